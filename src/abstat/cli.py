@@ -1,0 +1,80 @@
+"""The ``abstat`` command line: a thin dispatcher over the public API.
+
+Each sub-command lives in its own module exposing ``main(argv) -> int``
+and is imported only when asked for, so ``abstat ministat`` starts as fast
+as Python itself (no numpy on that path).
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+# name -> (module, one-line help).  Modules are imported lazily.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ministat": ("abstat.ministat.cli", "byte-exact drop-in for ministat(1)"),
+}
+
+USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"
+
+
+def _help() -> str:
+    lines = [USAGE, "", "commands:"]
+    for name, (_, text) in COMMANDS.items():
+        lines.append(f"  {name:<10} {text}")
+    lines.append("")
+    lines.append("abstat COMMAND --help shows a command's options.")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(_help())
+        return 0 if args else 2
+    if args[0] == "--version":
+        from abstat import __version__
+
+        print(f"abstat {__version__}")
+        return 0
+    name, rest = args[0], args[1:]
+    entry = COMMANDS.get(name)
+    if entry is None:
+        sys.stderr.write(f"abstat: unknown command {name!r}\n{USAGE}\n")
+        return 2
+    from abstat.errors import AbstatError
+
+    try:
+        module = __import__(entry[0], fromlist=["main"])
+        return int(module.main(rest) or 0)
+    except AbstatError as err:
+        _flush_quietly()
+        sys.stderr.write(f"abstat {name}: {err}\n")
+        return err.exit_status
+    except KeyboardInterrupt:
+        _flush_quietly()
+        sys.stderr.write(f"abstat {name}: interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # The reader went away (abstat ... | head): not an error of ours.
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return 0
+    except Exception as err:  # never a traceback for the user
+        if os.environ.get("ABSTAT_DEBUG"):
+            raise
+        _flush_quietly()
+        sys.stderr.write(
+            f"abstat {name}: internal error: {type(err).__name__}: {err} "
+            "(set ABSTAT_DEBUG=1 for a traceback)\n"
+        )
+        return 2
+
+
+def _flush_quietly() -> None:
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
