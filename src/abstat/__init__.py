@@ -11,6 +11,28 @@ __version__ = "0.1.0"
 _LAZY: dict[str, tuple[str, str]] = {
     "InputError": ("abstat.errors", "InputError"),
     "UsageError": ("abstat.errors", "UsageError"),
+    "compare": ("abstat.comparison", "compare"),
+    "compare_many": ("abstat.comparison", "compare_many"),
+    "Comparison": ("abstat.comparison", "Comparison"),
+    "Summary": ("abstat.readers.summary", "Summary"),
+    "audit_text": ("abstat.audit", "audit_text"),
+    "audit_file": ("abstat.audit", "audit_file"),
+    "plan": ("abstat.stats.power", "plan"),
+    "load_sample_sets": ("abstat.report.api", "load"),
+    "build_report": ("abstat.report.api", "build"),
+    "render_report_as": ("abstat.report.api", "render"),
+    "run_experiment": ("abstat.runner", "run_experiment"),
+    "ExperimentPlan": ("abstat.runner", "ExperimentPlan"),
+    "open_store": ("abstat.store", "open_store"),
+    "resolve_variant": ("abstat.store", "resolve_variant"),
+    "iter_sample_sets": ("abstat.store", "iter_sample_sets"),
+    "machine_record": ("abstat.machine", "collect"),
+    "read_samples": ("abstat.readers.text", "read_samples"),
+    "read_ministat": ("abstat.readers.text", "read_ministat"),
+    "describe": ("abstat.stats.descriptive", "describe"),
+    "t_critical": ("abstat.stats.student", "t_critical"),
+    "pooled_t": ("abstat.stats.student", "pooled_t"),
+    "ministat_report": ("abstat.ministat", "render_report"),
 }
 
 __all__ = ["__version__", *_LAZY]

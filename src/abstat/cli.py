@@ -12,6 +12,15 @@ import sys
 # name -> (module, one-line help).  Modules are imported lazily.
 COMMANDS: dict[str, tuple[str, str]] = {
     "ministat": ("abstat.ministat.cli", "byte-exact drop-in for ministat(1)"),
+    "compare": ("abstat.commands.compare", "compare variants with honest statistics (median, CI, verdict)"),
+    "run": ("abstat.commands.run", "measure variants (interleaved), store every run, compare them"),
+    "demo": ("abstat.commands.demo", "a built-in A/B experiment (about 10 s): run, store, compare"),
+    "list": ("abstat.commands.list", "list the experiments in the result store"),
+    "show": ("abstat.commands.show", "show a stored experiment: runs, machines, comparison"),
+    "export": ("abstat.commands.export", "export stored samples as CSV or JSON, one row per sample"),
+    "audit": ("abstat.commands.audit", "check ministat reports and averages pasted in e-mails or Markdown"),
+    "plan": ("abstat.commands.plan", "samples (runs x samples per run) needed to detect a change"),
+    "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"

@@ -1,1 +1,11 @@
+"""A byte-exact drop-in for ``ministat(1)`` (classic and FreeBSD dialects).
 
+``render_report`` returns the text ministat prints; ``abstat ministat`` (see
+:mod:`abstat.ministat.cli`) is the command.  Pure Python on the small-input
+path; numpy is only imported to read large integer files quickly.
+"""
+from __future__ import annotations
+
+from abstat.ministat.report import DIALECTS, SampleSet, render_report, sample_set
+
+__all__ = ["DIALECTS", "SampleSet", "render_report", "sample_set"]

@@ -1,1 +1,74 @@
+"""The result store: SQLite, one file (``./abstat.db`` by default).
 
+Public functions used by other areas:
+
+- :func:`resolve_variant` -- ``EXPERIMENT:VARIANT`` -> runs (one list of
+  floats per run group) for ``abstat compare``;
+- :func:`iter_sample_sets` -- every stored sample set with its labels, for
+  ``abstat report``.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from abstat.errors import InputError
+from abstat.store.db import (
+    DEFAULT_STORE,
+    ExperimentSummary,
+    Invocation,
+    SampleSet,
+    Store,
+    check_experiment_name,
+    open_store,
+)
+from abstat.store.schema import SCHEMA_VERSION
+
+__all__ = [
+    "DEFAULT_STORE", "ExperimentSummary", "Invocation", "SCHEMA_VERSION", "SampleSet", "Store",
+    "check_experiment_name", "iter_sample_sets", "open_store", "resolve_variant",
+]
+
+
+def resolve_variant(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall") -> list[list[float]] | None:
+    """Samples of a stored variant ``EXPERIMENT:VARIANT``, grouped by run group.
+
+    Returns one list of values per ``abstat run`` invocation (so each boot is
+    its own group) or ``None`` when the store, the experiment or the variant
+    does not exist.  Raises InputError when the variant exists but has no
+    successful sample of ``metric`` (the message lists the metrics it has).
+    """
+    experiment, sep, variant = ref.partition(":")
+    if not sep or not experiment or not variant or not os.path.isfile(store_path):
+        return None
+    try:
+        store = open_store(store_path, create=False)
+    except InputError:
+        return None
+    with store:
+        if variant not in store.variant_names(experiment):
+            return None
+        groups = store.variant_groups(experiment, variant, metric)
+        if not groups:
+            available = store.metrics(experiment, variant)
+            if available:
+                raise InputError(
+                    f"stored variant {ref!r} has no metric {metric!r} (it has: {', '.join(available)})",
+                    path=store_path,
+                )
+            raise InputError(f"stored variant {ref!r} has no successful run", path=store_path)
+        return groups
+
+
+def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:
+    """Every stored sample set whose labels match ``where``.
+
+    Labels: ``experiment``, ``variant``, ``metric``, ``host`` and every
+    ``--label k=v`` given to ``abstat run``.  ``where`` maps a label to a
+    value or a collection of accepted values.  Raises InputError when the
+    store does not exist or is not a store.
+    """
+    with open_store(store_path, create=False) as store:
+        sets = list(store.sample_sets(where))
+    return iter(sets)

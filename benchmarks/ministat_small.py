@@ -1,0 +1,81 @@
+"""Start-up cost of ``abstat ministat`` on small inputs.
+
+Two files of 100 samples; end-to-end wall time of ``python -m abstat
+ministat a b`` and of the installed ``abstat ministat a b`` against the
+anchor ``python -c pass`` run by the same interpreter, interleaved, median
+of many runs.  Target: at most 1.3x.
+
+Byte code is cached in a temporary PYTHONPYCACHEPREFIX (as an installed
+package has its .pyc files) even when PYTHONDONTWRITEBYTECODE is set.
+
+    python benchmarks/ministat_small.py [--runs 100]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100, help="runs of each command (default 100)")
+    options = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="abstat-small-")
+    try:
+        rng = random.Random(42)
+        files = []
+        for name, center in (("before.txt", 1000.0), ("after.txt", 990.0)):
+            path = os.path.join(work, name)
+            with open(path, "w") as handle:
+                handle.writelines(f"{rng.gauss(center, 15.0):.3f}\n" for _ in range(100))
+            files.append(path)
+        env = dict(os.environ)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = os.path.join(work, "pycache")
+        python = sys.executable
+        script = shutil.which("abstat", path=os.path.dirname(python)) or shutil.which("abstat")
+        commands = {
+            "python -c pass": [python, "-c", "pass"],
+            "python -m abstat ministat": [python, "-m", "abstat", "ministat", *files],
+        }
+        if script:
+            commands["abstat ministat (installed script)"] = [script, "ministat", *files]
+        for command in commands.values():  # warm up: page cache and byte code
+            for _ in range(3):
+                subprocess.run(command, stdout=subprocess.DEVNULL, env=env, check=True)
+        timings: dict[str, list[float]] = {name: [] for name in commands}
+        names = list(commands)
+        for _ in range(options.runs):
+            rng.shuffle(names)
+            for name in names:
+                start = time.perf_counter()
+                subprocess.run(commands[name], stdout=subprocess.DEVNULL, env=env, check=True)
+                timings[name].append(time.perf_counter() - start)
+        anchor = _median(timings["python -c pass"])
+        print(f"interpreter: {python}")
+        print(f"runs per command: {options.runs} (interleaved, median)")
+        for name in commands:
+            value = _median(timings[name])
+            print(f"{name:40s} {value * 1000:8.2f} ms   ratio {value / anchor:5.2f}x")
+        worst = _median(timings["python -m abstat ministat"]) / anchor
+        print(f"python -m abstat ministat / python -c pass = {worst:.2f}x (target <= 1.30x)")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Claims made with averages alone (no spread): find them in prose.
+
+Write-ups often say "the average of 5 builds" and give a table of means --
+``Unpatched: 66.51  232.93  109.21`` -- or inline pairs such as
+``with patch: 9931 ns without patch: 11111 ns``.  Without a spread nothing
+about significance can be said; the audit says so, names what to collect,
+and (when the number of runs is stated) how small the run-to-run noise
+would have to be for the claimed change to be detectable.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_NUM = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?"
+_UNITS = r"(?:ns|us|µs|ms|s|sec|secs|seconds|cycles|%|MB/s|GB/s|ops/s|op/s)"
+_MENTION = re.compile(
+    r"\b(?:(?:the|an?)\s+)?(?:average|mean|avg\.?)\s+(?:of|over|across)\s+(?:the\s+)?(?:last\s+)?"
+    r"(\d+)\s+(?:such\s+|consecutive\s+|separate\s+|individual\s+|independent\s+)?"
+    r"(runs?|builds?|iterations?|samples?|measurements?|repetitions?|trials?|times|invocations?|boots?|executions?|tries)\b"
+    r"|\baveraged\s+(?:over|across)\s+(\d+)\s+(runs?|builds?|iterations?|samples?|measurements?|repetitions?|trials?|boots?)\b",
+    re.IGNORECASE,
+)
+_ROW = re.compile(
+    rf"^(?P<label>[A-Za-z][\w .,'()/+-]*?)\s*:?\s+(?P<nums>{_NUM}(?:\s+{_NUM})*)\s*(?P<unit>{_UNITS})?$"
+)
+_HEADER_WORDS = re.compile(r"^[A-Za-z][\w/%()-]*(?:\s+[A-Za-z][\w/%()-]*)*$")
+_PAIR = re.compile(rf"([A-Za-z][A-Za-z _-]{{0,30}}?):\s*({_NUM})\s*({_UNITS})\b")
+_SPREAD = re.compile(r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bsigma\b|\bconfidence\b", re.IGNORECASE)
+_BASELINE = re.compile(r"\b(without|unpatched|before|baseline|base|old|vanilla|orig(?:inal)?|stock|reference)\b", re.IGNORECASE)
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?[ \t]*)*")
+TABLE_DISTANCE = 12  # lines between a mention and its table
+
+
+@dataclass
+class AveragesClaim:
+    """Averages given without any spread."""
+
+    line: int
+    end_line: int
+    mention: str | None = None
+    runs: int | None = None
+    columns: list[str] = field(default_factory=list)
+    rows: list[tuple[str, list[float]]] = field(default_factory=list)
+    unit: str | None = None
+
+    def baseline_index(self) -> int:
+        for index, (label, _) in enumerate(self.rows):
+            if _BASELINE.search(label):
+                return index
+        return 0
+
+
+@dataclass
+class _Table:
+    line: int
+    end_line: int
+    columns: list[str]
+    rows: list[tuple[str, list[float]]]
+    unit: str | None
+    used: bool = False
+
+
+def _tables(lines: list[str], skip: set[int]) -> list[_Table]:
+    tables: list[_Table] = []
+    i = 0
+    while i < len(lines):
+        run: list[tuple[str, list[float], str | None]] = []
+        j = i
+        while j < len(lines) and j + 1 not in skip:
+            text = lines[j]
+            if "|" in text or _SPREAD.search(text):
+                break
+            match = _ROW.match(text)
+            if not match:
+                break
+            values = [float(v) for v in match.group("nums").split()]
+            if run and len(values) != len(run[0][1]):
+                break
+            run.append((match.group("label").strip().rstrip(":"), values, match.group("unit")))
+            j += 1
+        if len(run) >= 2:
+            width = len(run[0][1])
+            columns = [f"value {k + 1}" for k in range(width)] if width > 1 else ["value"]
+            start = i
+            if i > 0 and i not in skip:
+                header = lines[i - 1]
+                if _HEADER_WORDS.match(header) and len(header.split()) == width:
+                    columns = header.split()
+                    start = i - 1
+            tables.append(_Table(start + 1, j, columns, [(label, values) for label, values, _ in run], run[0][2]))
+            i = j
+        else:
+            i += 1
+    return tables
+
+
+def find_averages(text: str, skip_lines: set[int] | None = None) -> list[AveragesClaim]:
+    """Claims based on averages without spread; ``skip_lines`` (1-based) are ministat reports."""
+    skip = skip_lines or set()
+    raw_lines = text.split("\n")
+    lines = [_QUOTE.sub("", line).strip() for line in raw_lines]
+    offsets = []
+    position = 0
+    for line in lines:
+        offsets.append(position)
+        position += len(line) + 1
+    joined = "\n".join(lines)
+
+    def line_of(offset: int) -> int:
+        low, high = 0, len(offsets) - 1
+        while low < high:
+            mid = (low + high + 1) // 2
+            if offsets[mid] <= offset:
+                low = mid
+            else:
+                high = mid - 1
+        return low + 1
+
+    mentions = [m for m in _MENTION.finditer(joined) if line_of(m.start()) not in skip]
+    tables = _tables(lines, skip)
+    claims: list[AveragesClaim] = []
+    last_end = -10_000
+    for index, mention in enumerate(mentions):
+        runs = int(mention.group(1) or mention.group(3))
+        line = line_of(mention.start())
+        if claims and claims[-1].runs == runs and mention.start() - last_end < 200 and not claims[-1].rows:
+            last_end = mention.end()
+            continue  # the same claim said twice ("... average of 100 runs. ipi: average of 100 runs")
+        last_end = mention.end()
+        claim = AveragesClaim(line=line, end_line=line_of(mention.end()), mention=" ".join(mention.group(0).split()), runs=runs)
+        table = next(
+            (t for t in tables if not t.used and -TABLE_DISTANCE <= t.line - line <= TABLE_DISTANCE), None
+        )
+        if table is not None:
+            table.used = True
+            claim.columns, claim.rows, claim.unit = table.columns, table.rows, table.unit
+            claim.line, claim.end_line = min(line, table.line), max(claim.end_line, table.end_line)
+        else:
+            stop = mentions[index + 1].start() if index + 1 < len(mentions) else len(joined)
+            window = joined[mention.end(): min(stop, mention.end() + 600)]
+            pairs = list(_PAIR.finditer(window))
+            units = {p.group(3) for p in pairs}
+            if len(pairs) >= 2 and len(units) == 1:
+                claim.columns = ["value"]
+                claim.rows = [(p.group(1).strip(), [float(p.group(2))]) for p in pairs]
+                claim.unit = pairs[0].group(3)
+                claim.end_line = line_of(mention.end() + pairs[-1].end())
+        claims.append(claim)
+    # A table of means without a mention counts when its words say "average".
+    for table in tables:
+        if table.used:
+            continue
+        words = " ".join(table.columns + [label for label, _ in table.rows])
+        if re.search(r"\b(avg|average|mean)\b", words, re.IGNORECASE):
+            claims.append(AveragesClaim(table.line, table.end_line, None, None, table.columns, table.rows, table.unit))
+    claims.sort(key=lambda c: c.line)
+    return claims

@@ -1,0 +1,191 @@
+"""Re-judge a printed comparison from its summaries (n, mean, stddev).
+
+ministat's verdict is Student's t with a pooled variance.  From the same
+three numbers per side we can also say:
+
+* Welch's t (no equal-variance assumption; Welch 1947) and its interval;
+* whether the spreads differ so much that the pooled t misleads: the pooled
+  standard error differs from Welch's when the spreads *and* the sample
+  sizes differ (with equal n the two standard errors are identical);
+* the smallest change these sample sizes could have detected with 80 %
+  power, and how many samples per side would confirm the observed change
+  with 80 % power (:mod:`abstat.stats.power`);
+* whether the change lies inside a practical threshold (``--threshold``).
+
+scipy is imported lazily.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from abstat.audit.findings import Finding
+from abstat.stats import power as power_mod
+
+POWER = 0.8
+SPREAD_RATIO_NOTE = 2.0  # larger/smaller stddev worth mentioning
+SE_DISTORTION = 0.10  # pooled vs Welch standard error: > 10 % off misleads
+
+
+def _pct(value: float) -> str:
+    return f"{value:+.3g}%"
+
+
+def _pval(p: float) -> str:
+    return f"= {p:.2g}" if p >= 1e-4 else "< 0.0001"
+
+
+@dataclass
+class Judgement:
+    confidence: float
+    difference: float
+    percent: float | None
+    welch: dict[str, float | list[float] | None] = field(default_factory=dict)
+    pooled: dict[str, float] = field(default_factory=dict)
+    spread_ratio: float | None = None
+    se_ratio: float | None = None
+    detectable_change: float | None = None
+    detectable_change_pct: float | None = None
+    samples_per_side: int | None = None
+    threshold_pct: float | None = None
+    threshold_verdict: str | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "confidence": self.confidence, "power": POWER,
+            "difference": self.difference, "percent": self.percent,
+            "welch": self.welch, "pooled": self.pooled,
+            "spread_ratio": self.spread_ratio, "se_ratio_pooled_to_welch": self.se_ratio,
+            "detectable_change": self.detectable_change,
+            "detectable_change_pct": self.detectable_change_pct,
+            "samples_per_side_for_change": self.samples_per_side,
+            "threshold_pct": self.threshold_pct, "threshold_verdict": self.threshold_verdict,
+        }
+
+
+def judge(
+    nb: int, ab: float, sb: float, nc: int, ac: float, sc: float, *, confidence: float = 95.0,
+    printed_difference: bool | None = None, threshold_pct: float | None = None,
+) -> Judgement:
+    """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb)."""
+    from scipy import stats
+
+    alpha = 1.0 - confidence / 100.0
+    d = ac - ab
+    percent = d * 100.0 / ab if ab != 0.0 else None
+    result = Judgement(confidence=confidence, difference=d, percent=percent, threshold_pct=threshold_pct)
+    out = result.findings
+    if any(math.isnan(x) for x in (sb, sc)):
+        out.append(Finding("no_spread", "warning", "a stddev is nan: nothing can be re-judged"))
+        return result
+    if nb < 2 or nc < 2:
+        out.append(Finding("too_few", "warning", "fewer than 2 values on a side: nothing can be re-judged"))
+        return result
+    vb, vc = sb * sb, sc * sc
+    if not all(math.isfinite(x) for x in (ab, ac, vb, vc, d, vb / nb + vc / nc)):
+        out.append(Finding("too_large", "warning", "the values are too large to re-judge in double precision"))
+        return result
+    se_welch = math.sqrt(vb / nb + vc / nc)
+    df_pooled = nb + nc - 2
+    sp = math.sqrt(((nb - 1) * vb + (nc - 1) * vc) / df_pooled)
+    se_pooled = sp * math.sqrt(1.0 / nb + 1.0 / nc)
+    if se_welch == 0.0:
+        out.append(Finding(
+            "no_spread", "info",
+            "both stddevs are 0: the values are constant, any difference is exact and no test applies",
+        ))
+        return result
+    welch = stats.ttest_ind_from_stats(ac, sc, nc, ab, sb, nb, equal_var=False)
+    a, b = vb / nb, vc / nc
+    df_welch = (a + b) ** 2 / (a * a / (nb - 1) + b * b / (nc - 1))
+    half = float(stats.t.isf(alpha / 2.0, df_welch)) * se_welch
+    result.welch = {
+        "t": float(welch.statistic), "df": df_welch, "p": float(welch.pvalue),
+        "ci": [d - half, d + half],
+        "ci_pct": [(d - half) * 100.0 / ab, (d + half) * 100.0 / ab] if ab != 0.0 else None,
+    }
+    pooled = stats.ttest_ind_from_stats(ac, sc, nc, ab, sb, nb, equal_var=True)
+    result.pooled = {"t": float(pooled.statistic), "df": float(df_pooled), "p": float(pooled.pvalue), "s": sp}
+    welch_significant = abs(d) > half
+    ci_text = (
+        f"{_pct(result.welch['ci_pct'][0])} .. {_pct(result.welch['ci_pct'][1])}"
+        if result.welch["ci_pct"] else f"{d - half:.6g} .. {d + half:.6g}"
+    )
+    out.append(Finding(
+        "welch", "info",
+        f"Welch's t: {_pct(percent) if percent is not None else f'{d:.6g}'}, {confidence:g}% interval "
+        f"{ci_text}, p {_pval(result.welch['p'])} (df {df_welch:.1f})",
+    ))
+    if printed_difference is not None and printed_difference != welch_significant:
+        if printed_difference:
+            out.append(Finding(
+                "welch_disagrees", "warning",
+                f"without assuming equal variances (Welch) the difference is NOT significant at {confidence:g}%",
+            ))
+        else:
+            out.append(Finding(
+                "welch_disagrees", "warning",
+                f"without assuming equal variances (Welch) the difference IS significant at {confidence:g}%",
+            ))
+    # Spreads.
+    small, large = sorted((sb, sc))
+    result.spread_ratio = large / small if small > 0 else math.inf
+    result.se_ratio = se_pooled / se_welch
+    distortion = result.se_ratio - 1.0
+    if result.spread_ratio >= SPREAD_RATIO_NOTE:
+        if abs(distortion) > SE_DISTORTION:
+            wider = "larger" if sc > sb else "smaller"
+            direction = "too small (claims too strong)" if distortion < 0 else "too large (claims too weak)"
+            out.append(Finding(
+                "pooled_misleads", "warning",
+                f"the stddevs differ {result.spread_ratio:.2g}x and the samples differ in size "
+                f"({nb} vs {nc}): the pooled standard error is {abs(distortion):.0%} {direction}; "
+                f"trust Welch's t (the candidate has the {wider} spread)",
+            ))
+        else:
+            out.append(Finding(
+                "unequal_spread", "info",
+                f"the stddevs differ {result.spread_ratio:.2g}x; with near-equal sample sizes the pooled "
+                f"standard error stays within {abs(distortion):.1%} of Welch's, so the pooled t holds here",
+            ))
+    # Power.
+    mde = power_mod.detectable_difference(sb, nb, sc, nc, alpha=alpha, power=POWER)
+    result.detectable_change = mde
+    result.detectable_change_pct = mde * 100.0 / abs(ab) if ab != 0.0 else None
+    mde_text = f"{result.detectable_change_pct:.3g}%" if result.detectable_change_pct is not None else f"{mde:.6g}"
+    out.append(Finding(
+        "detectable_change", "info",
+        f"smallest change these samples detect with {POWER:.0%} power at {confidence:g}%: {mde_text}",
+    ))
+    if d != 0.0:
+        needed = power_mod.samples_per_side(abs(d), sb, sc, alpha=alpha, power=POWER)
+        result.samples_per_side = needed
+        change = _pct(percent) if percent is not None else f"{d:.6g}"
+        if needed is None:
+            out.append(Finding("samples_needed", "info", f"no practical sample size confirms a change of {change}"))
+        else:
+            enough = needed <= min(nb, nc)
+            out.append(Finding(
+                "samples_needed", "info" if enough else "warning",
+                f"samples per side to confirm {change} with {POWER:.0%} power: {needed}"
+                + (f" (have {nb} and {nc})" if enough else f" -- more than the {min(nb, nc)} measured"),
+            ))
+    if printed_difference is False and percent is not None and result.detectable_change_pct is not None:
+        out.append(Finding(
+            "underpowered", "warning",
+            f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
+            "or more: smaller ones may be hidden",
+        ))
+    if threshold_pct is not None and result.welch.get("ci_pct"):
+        low, high = sorted(result.welch["ci_pct"])
+        limit = abs(threshold_pct)
+        if -limit < low and high < limit:
+            verdict, severity, text = "inside", "info", f"the whole {confidence:g}% interval lies within +/-{limit:g}%: practically no change"
+        elif low >= limit or high <= -limit:
+            verdict, severity, text = "outside", "info", f"the whole {confidence:g}% interval lies beyond +/-{limit:g}%: a change that matters"
+        else:
+            verdict, severity, text = "undecided", "warning", f"the {confidence:g}% interval straddles +/-{limit:g}%: cannot tell whether the change matters"
+        result.threshold_verdict = verdict
+        out.append(Finding(f"threshold_{verdict}", severity, text))
+    return result

@@ -1,0 +1,228 @@
+"""Recompute a printed ministat comparison from the printed vitals.
+
+ministat (both dialects) computes, for data set ``c`` against the baseline
+``b`` with the t value of its own table ``t = student[nb + nc - 2]``
+(the infinity row beyond 100 degrees of freedom)::
+
+    s  = sqrt(((nc-1) sc^2 + (nb-1) sb^2) / (nb + nc - 2))    pooled s
+    d  = ac - ab                                              difference
+    e  = t * s * sqrt(1/nc + 1/nb)                            half-width
+    "Difference" when |d| > e, else "No difference proven"
+    d * 100 / ab                                              relative difference
+    classic: e * 100 / ab                                     relative half-width
+    freebsd: t * sqrt(((nc-1) sc^2 + (nb-1) sb^2 ac^2/ab^2)
+                      * (nb+nc) / (nb nc (nb+nc-2))) * 100 / ab
+
+Only rounded vitals are printed, so each of ab, ac, sb, sc is an interval
+(:mod:`abstat.audit.printed`).  Every quantity above is monotone in each of
+the four inputs over such a box (as long as no average interval contains 0),
+so its exact range is spanned by the 16 corners.  A printed line is
+consistent when its own rounding interval meets that range.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+
+from abstat.audit.printed import Printed, format_g
+from abstat.audit.scan import DataSet, PrintedComparison
+
+DIALECTS = ("classic", "freebsd")
+_SLACK = 1e-12  # relative: double rounding inside the reference's arithmetic
+
+
+def t_value(df: int, confidence: float) -> float:
+    """The reference's t value (its own table, via abstat.stats.student)."""
+    from abstat.stats.student import t_critical
+
+    return float(t_critical(df, confidence))
+
+
+def _quantities(nb: int, nc: int, t: float, ab: float, ac: float, sb: float, sc: float) -> dict[str, float]:
+    vb, vc = sb * sb, sc * sc
+    dof = nb + nc - 2
+    spool = math.sqrt(((nc - 1) * vc + (nb - 1) * vb) / dof)
+    d = ac - ab
+    e = t * spool * math.sqrt(1.0 / nc + 1.0 / nb)
+    out = {"difference": d, "half_width": e, "pooled_s": spool, "margin": abs(d) - e}
+    if ab != 0.0:
+        re = ((nc - 1) * vc + (nb - 1) * vb * (ac * ac) / (ab * ab)) * ((nb + nc) / (nb * nc * (nb + nc - 2.0)))
+        out["percent"] = d * 100.0 / ab
+        out["percent_half_width_classic"] = e * 100.0 / ab
+        out["percent_half_width_freebsd"] = t * math.sqrt(re) * 100.0 / ab
+    return out
+
+
+@dataclass
+class LineCheck:
+    field: str
+    line: int
+    printed: str
+    low: float
+    high: float
+    ok: bool
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "field": self.field, "line": self.line, "printed": self.printed,
+            "recomputed_range": [self.low, self.high], "ok": self.ok,
+        }
+
+
+@dataclass
+class Recomputation:
+    """What the printed vitals imply, and which printed lines agree."""
+
+    t: float
+    df: int
+    confidence: float
+    central: dict[str, float]
+    ranges: dict[str, tuple[float, float]]
+    verdict_possible: dict[str, bool]  # "difference" / "no difference" -> reachable
+    checks: list[LineCheck] = field(default_factory=list)
+    dialects: list[str] = field(default_factory=list)  # dialects whose relative interval fits
+    consistent: bool | None = None
+    reasons: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        central = self.central
+        out: dict[str, object] = {
+            "t": self.t, "df": self.df, "confidence": self.confidence,
+            "verdict": "difference" if central["margin"] > 0 else "no difference proven",
+            "difference": central["difference"], "half_width": central["half_width"],
+            "pooled_s": central["pooled_s"],
+            "percent": central.get("percent"),
+            "percent_half_width": {
+                "classic": central.get("percent_half_width_classic"),
+                "freebsd": central.get("percent_half_width_freebsd"),
+            },
+            "ranges": {key: list(value) for key, value in self.ranges.items()},
+            "checks": [check.to_dict() for check in self.checks],
+        }
+        return out
+
+
+def _widen(low: float, high: float) -> tuple[float, float]:
+    slack = _SLACK * max(abs(low), abs(high))
+    return low - slack, high + slack
+
+
+def _spread_box(value: Printed) -> tuple[float, float]:
+    if math.isnan(value.value):
+        return (0.0, 0.0)
+    return (max(0.0, value.low), value.high)
+
+
+def _spread_value(value: Printed) -> float:
+    return 0.0 if math.isnan(value.value) else value.value
+
+
+def recompute(base: DataSet, cand: DataSet, confidence: float) -> Recomputation:
+    """Ranges of every printed quantity over the vitals' rounding box."""
+    nb, nc = base.n, cand.n
+    df = nb + nc - 2
+    t = t_value(df, confidence)
+    boxes = [
+        (base.avg.low, base.avg.high), (cand.avg.low, cand.avg.high),
+        _spread_box(base.stddev), _spread_box(cand.stddev),
+    ]
+    central = _quantities(nb, nc, t, base.avg.value, cand.avg.value, *(_spread_value(p) for p in (base.stddev, cand.stddev)))
+    corners = [_quantities(nb, nc, t, *corner) for corner in itertools.product(*boxes)]
+    ranges: dict[str, tuple[float, float]] = {}
+    for key in central:
+        values = [corner[key] for corner in corners if key in corner]
+        if len(values) == len(corners):
+            ranges[key] = _widen(min(values), max(values))
+    # |d| - e: d depends on the averages only, e on the spreads only.
+    d_low, d_high = ranges["difference"]
+    abs_d_max = max(abs(d_low), abs(d_high))
+    abs_d_min = 0.0 if d_low <= 0.0 <= d_high else min(abs(d_low), abs(d_high))
+    e_low, e_high = ranges["half_width"]
+    possible = {"difference": abs_d_max > e_low, "no difference": abs_d_min <= e_high}
+    return Recomputation(t=t, df=df, confidence=confidence, central=central, ranges=ranges, verdict_possible=possible)
+
+
+def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomputation:
+    """Check every printed line of ``comparison`` against the recomputation."""
+    result = recompute(base, cand, comparison.confidence)
+    nan_spread = math.isnan(base.stddev.value) or math.isnan(cand.stddev.value)
+    if nan_spread:
+        # Classic ministat's one-pass variance of (nearly) constant data can
+        # come out as a tiny negative number: its sqrt prints as -nan, while
+        # the comparison goes on with the negative variance.  Only the lines
+        # that depend on the averages alone can be checked; the nan itself
+        # is a fingerprint of the classic dialect (FreeBSD uses two passes).
+        result.reasons.append(
+            "a printed stddev is nan (classic ministat's one-pass variance came out negative): "
+            "the half-width, relative half-width and pooled s cannot be recomputed"
+        )
+        result.dialects.append("classic")
+    if any(value.low <= 0.0 <= value.high for value in (base.avg,)):
+        result.reasons.append("the baseline average is 0: no relative interval")
+    verdict = "difference" if comparison.difference_proven else "no difference"
+    verdict_ok = nan_spread or result.verdict_possible[verdict]
+    result.checks.append(LineCheck(
+        "verdict", comparison.line,
+        "Difference" if comparison.difference_proven else "No difference proven",
+        result.ranges["margin"][0], result.ranges["margin"][1], verdict_ok,
+    ))
+    if not verdict_ok:
+        if comparison.difference_proven:
+            result.reasons.append(
+                f"printed 'Difference at {comparison.confidence:.1f}% confidence', but |difference| "
+                f"{format_g(abs(result.central['difference']))} does not exceed the half-width "
+                f"{format_g(result.central['half_width'])} for any vitals that round to the printed ones"
+            )
+        else:
+            result.reasons.append(
+                f"printed 'No difference proven', but |difference| {format_g(abs(result.central['difference']))} "
+                f"exceeds the half-width {format_g(result.central['half_width'])} for all vitals that round to the printed ones"
+            )
+    fields: list[tuple[str, Printed | None, str]] = [
+        ("difference", comparison.difference, "difference"),
+        ("half_width", comparison.half_width, "half_width"),
+        ("percent", comparison.percent, "percent"),
+        ("pooled_s", comparison.pooled_s, "pooled_s"),
+    ]
+    if comparison.difference_proven:
+        for name, value, key in fields:
+            if value is None or key not in result.ranges or (nan_spread and key in ("half_width", "pooled_s")):
+                continue
+            low, high = result.ranges[key]
+            ok = value.contains(low, high)
+            result.checks.append(LineCheck(name, comparison.lines.get(name, comparison.line), value.text, low, high, ok))
+            if not ok:
+                result.reasons.append(
+                    f"printed {name.replace('_', ' ')} {value.text} but the vitals give "
+                    f"{format_g(result.central[key])} (any value in [{format_g(low, 9)}, {format_g(high, 9)}] would print)"
+                )
+        relative = comparison.percent_half_width
+        if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
+            for dialect in DIALECTS:
+                low, high = result.ranges[f"percent_half_width_{dialect}"]
+                if relative.contains(low, high):
+                    result.dialects.append(dialect)
+            both = [result.ranges[f"percent_half_width_{d}"] for d in DIALECTS]
+            ok = bool(result.dialects)
+            result.checks.append(LineCheck(
+                "percent_half_width", comparison.lines.get("percent_half_width", comparison.line), relative.text,
+                min(r[0] for r in both), max(r[1] for r in both), ok,
+            ))
+            if not ok:
+                result.reasons.append(
+                    f"printed relative half-width {relative.text}% fits neither dialect: classic (e/avg) gives "
+                    f"{format_g(result.central['percent_half_width_classic'])}%, freebsd gives "
+                    f"{format_g(result.central['percent_half_width_freebsd'])}%"
+                )
+    complete = comparison.complete and (
+        not comparison.difference_proven
+        or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
+    )
+    if all(c.ok for c in result.checks):
+        result.consistent = True if complete else None
+        if not complete:
+            result.reasons.append("some comparison lines are damaged or missing: the rest is consistent")
+    else:
+        result.consistent = False
+    return result

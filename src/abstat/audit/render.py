@@ -1,0 +1,141 @@
+"""Render an :class:`~abstat.audit.report.AuditReport` as text or JSON."""
+from __future__ import annotations
+
+import json
+import math
+
+from abstat.audit.report import AuditReport, BlockAudit, ComparisonAudit
+
+_MARK = {"error": "!!", "warning": " !", "info": " -"}
+
+
+def render(report: AuditReport, fmt: str = "text") -> str:
+    if fmt == "json":
+        return json.dumps(report.to_dict(), indent=2, allow_nan=False, default=_json_default) + "\n"
+    return render_text(report)
+
+
+def _json_default(value: object) -> object:
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _clean(value: object) -> object:
+    """NaN/inf are not JSON: write them as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clean(v) for v in value]
+    return value
+
+
+def to_json(report: AuditReport) -> str:
+    return json.dumps(_clean(report.to_dict()), indent=2, allow_nan=False) + "\n"
+
+
+def _state(consistent: bool | None) -> str:
+    return {True: "consistent", False: "INCONSISTENT", None: "not checked"}[consistent]
+
+
+def _g(value: float | None, digits: int = 6) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "nan"
+    return "%.*g" % (digits, value)
+
+
+def render_text(report: AuditReport) -> str:
+    counts = report.counts()
+    lines = [
+        f"{report.source}: {counts['ministat_reports']} ministat report(s), "
+        f"{counts['printed_comparisons']} printed comparison(s): {counts['consistent']} consistent, "
+        f"{counts['inconsistent']} inconsistent, {counts['unchecked']} not checkable"
+        + (f"; {counts['damaged_reports']} damaged" if counts["damaged_reports"] else "")
+        + (f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""),
+    ]
+    if not report.blocks:
+        lines.append("no ministat report and no table of averages found")
+    for block in report.blocks:
+        lines.append("")
+        lines.extend(_block_lines(block))
+    return "\n".join(lines) + "\n"
+
+
+def _block_lines(block: BlockAudit) -> list[str]:
+    if block.kind == "averages":
+        head = f"line {block.line}: averages without spread"
+        if block.mention:
+            head += f' ("{block.mention}")'
+        out = [head]
+        rows: dict[str, list[str]] = {}
+        for dataset in block.datasets:
+            unit = f" {dataset['unit']}" if dataset.get("unit") else ""
+            label = str(dataset["name"])
+            metric = str(dataset.get("metric") or "value")
+            if metric != "value" and label.endswith(" " + metric):
+                label = label[: -len(metric) - 1]
+                rows.setdefault(label, []).append(f"{metric} {_g(dataset['avg'])}{unit}")
+            else:
+                rows.setdefault(label, []).append(f"{_g(dataset['avg'])}{unit}")
+        out.extend(f"    {label}: {', '.join(values)}" for label, values in rows.items())
+        out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
+        for comparison in block.comparisons:
+            out.extend(f"  {_MARK[f.severity]} {f.message}" for f in comparison.findings if f.code != "no_spread")
+        return out
+    title = f"line {block.line}: ministat report"
+    if block.command:
+        title += f" ({block.command})"
+    title += " -- DAMAGED" if block.damaged and block.consistent is None else f" -- {_state(block.consistent)}"
+    if block.damaged and block.consistent is False:
+        title += ", DAMAGED"
+    if block.dialect:
+        title += ", dialect: " + ("classic or freebsd (both fit)" if block.dialect == "both" else block.dialect)
+    out = [title]
+    for problem in block.problems:
+        mark = "!!" if problem["severity"] == "error" else " !"
+        out.append(f"  {mark} line {problem['line']}: {problem['message']}")
+    for dataset in block.datasets:
+        name = f" {dataset['name']}" if dataset["name"] else ""
+        out.append(
+            f"    {dataset['symbol']}{name}: N={dataset['n']} avg={_g(dataset['avg'], 8)} "
+            f"stddev={_g(dataset['stddev'], 8)}"
+        )
+    out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
+    for comparison in block.comparisons:
+        out.extend(_comparison_lines(comparison))
+    return out
+
+
+def _comparison_lines(comparison: ComparisonAudit) -> list[str]:
+    head = f"  {comparison.candidate} vs {comparison.baseline}"
+    if comparison.printed is not None:
+        head += f" (line {comparison.line}): {_state(comparison.consistent)}"
+        if comparison.dialect:
+            head += " -- " + ("both dialects fit" if comparison.dialect == "both" else f"{comparison.dialect} dialect")
+    else:
+        head += ": nothing printed"
+    out = [head]
+    printed, result = comparison.printed, comparison.recomputation
+    if printed is not None and printed.difference_proven and result is not None:
+        def show(value: object) -> str:
+            return "?" if value is None else value.text  # type: ignore[attr-defined]
+
+        out.append(
+            f"      printed:    {show(printed.difference)} +/- {show(printed.half_width)}, "
+            f"{show(printed.percent)}% +/- {show(printed.percent_half_width)}%, pooled s = {show(printed.pooled_s)}"
+        )
+        c = result.central
+        if "percent" in c:
+            out.append(
+                f"      recomputed: {_g(c['difference'])} +/- {_g(c['half_width'])}, {_g(c['percent'])}% +/- "
+                f"{_g(c['percent_half_width_classic'])}% (classic) / {_g(c['percent_half_width_freebsd'])}% (freebsd), "
+                f"pooled s = {_g(c['pooled_s'])}  [t = {result.t:g}, df = {result.df}]"
+            )
+    elif printed is not None and result is not None:
+        verdict = "difference" if result.central["margin"] > 0 else "no difference"
+        out.append(
+            f"      printed: no difference proven at {printed.confidence:g}%; recomputed: |{_g(result.central['difference'])}| "
+            f"vs half-width {_g(result.central['half_width'])} -> {verdict}"
+        )
+    out.extend(f"    {_MARK[f.severity]} {f.message}" for f in comparison.findings)
+    return out

@@ -1,0 +1,330 @@
+"""Audit a text: every ministat report and every table of bare averages.
+
+:func:`audit_text` is the public entry point (``abstat.audit_text``); it
+returns an :class:`AuditReport` whose ``to_dict()`` is the JSON contract of
+``abstat audit --format json``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from abstat.audit.averages import AveragesClaim, find_averages
+from abstat.audit.findings import Finding
+from abstat.audit.judge import Judgement, judge
+from abstat.audit.printed import format_g
+from abstat.audit.recompute import Recomputation, check, recompute
+from abstat.audit.scan import Block, DataSet, PrintedComparison, find_blocks
+from abstat.stats import power as power_mod
+
+DEFAULT_CONFIDENCE = 95.0
+_TABLE_CONFIDENCES = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
+
+
+@dataclass
+class ComparisonAudit:
+    baseline: str
+    candidate: str
+    line: int | None
+    printed: PrintedComparison | None
+    recomputation: Recomputation | None
+    consistent: bool | None
+    dialect: str | None
+    judgement: Judgement | None
+    findings: list[Finding] = field(default_factory=list)
+    metric: str | None = None
+    printed_values: dict[str, float | None] | None = None  # bare averages: what the text gives
+    recomputed_values: dict[str, float | None] | None = None
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "baseline": self.baseline, "candidate": self.candidate, "line": self.line,
+            "consistent": self.consistent, "dialect": self.dialect,
+            "printed": self.printed.to_dict() if self.printed is not None else self.printed_values,
+            "recomputed": self.recomputation.to_dict() if self.recomputation is not None else self.recomputed_values,
+            "judgement": None if self.judgement is None else self.judgement.to_dict(),
+            "findings": [f.to_dict() for f in self.findings],
+        }
+        if self.metric is not None:
+            out["metric"] = self.metric
+        return out
+
+
+@dataclass
+class BlockAudit:
+    kind: str  # "ministat" or "averages"
+    line: int
+    end_line: int
+    command: str | None = None
+    datasets: list[dict[str, object]] = field(default_factory=list)
+    comparisons: list[ComparisonAudit] = field(default_factory=list)
+    problems: list[dict[str, object]] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    dialect: str | None = None
+    damaged: bool = False
+    mention: str | None = None
+
+    @property
+    def consistent(self) -> bool | None:
+        if self.kind != "ministat":
+            return None
+        if any(c.consistent is False for c in self.comparisons):
+            return False
+        if any(f.severity == "error" for f in self.findings):
+            return False
+        if self.damaged:
+            return None
+        checked = [c.consistent for c in self.comparisons if c.printed is not None]
+        if not checked or any(c is None for c in checked):
+            return None
+        return True
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "kind": self.kind, "line": self.line, "end_line": self.end_line,
+            "consistent": self.consistent, "damaged": self.damaged, "dialect": self.dialect,
+            "command": self.command, "problems": self.problems,
+            "datasets": self.datasets,
+            "comparisons": [c.to_dict() for c in self.comparisons],
+            "findings": [f.to_dict() for f in self.findings],
+        }
+        if self.kind == "averages":
+            out["mention"] = self.mention
+        return out
+
+
+@dataclass
+class AuditReport:
+    source: str
+    blocks: list[BlockAudit]
+    threshold_pct: float | None = None
+
+    @property
+    def comparisons(self) -> list[ComparisonAudit]:
+        return [c for b in self.blocks if b.kind == "ministat" for c in b.comparisons if c.printed is not None]
+
+    @property
+    def consistent(self) -> bool:
+        """No printed comparison contradicts its vitals and no report is damaged."""
+        return not any(b.consistent is False or b.damaged for b in self.blocks)
+
+    @property
+    def exit_status(self) -> int:
+        return 0 if self.consistent else 1
+
+    def counts(self) -> dict[str, int]:
+        comparisons = self.comparisons
+        return {
+            "ministat_reports": sum(1 for b in self.blocks if b.kind == "ministat"),
+            "averages_claims": sum(1 for b in self.blocks if b.kind == "averages"),
+            "damaged_reports": sum(1 for b in self.blocks if b.damaged),
+            "printed_comparisons": len(comparisons),
+            "consistent": sum(1 for c in comparisons if c.consistent is True),
+            "inconsistent": sum(1 for c in comparisons if c.consistent is False),
+            "unchecked": sum(1 for c in comparisons if c.consistent is None),
+        }
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "source": self.source, "consistent": self.consistent, "exit_status": self.exit_status,
+            "threshold_pct": self.threshold_pct, "counts": self.counts(),
+            "blocks": [b.to_dict() for b in self.blocks],
+        }
+
+
+def audit_text(text: str, *, threshold: float | None = None, source: str = "<text>") -> AuditReport:
+    """Audit every ministat report and every bare-averages claim in ``text``.
+
+    ``threshold``: practical threshold in percent (the change matters only
+    beyond +/- threshold).
+    """
+    blocks = find_blocks(text)
+    audits = [_audit_block(block, threshold) for block in blocks]
+    covered: set[int] = set()
+    for block in blocks:
+        covered.update(range(block.line, block.end_line + 1))
+    audits += [_audit_averages(claim) for claim in find_averages(text, covered)]
+    audits.sort(key=lambda b: b.line)
+    return AuditReport(source=source, blocks=audits, threshold_pct=threshold)
+
+
+# ----------------------------------------------------------------------------
+# ministat reports
+
+
+def _label(dataset: DataSet) -> str:
+    return dataset.name if dataset.name else dataset.symbol
+
+
+def _vitals_findings(ds: DataSet) -> list[Finding]:
+    """Relations every real sample satisfies, checked on the rounded vitals."""
+    out: list[Finding] = []
+    who = f"{ds.symbol} {_label(ds)}" if ds.name else ds.symbol
+    if ds.n < 3:
+        out.append(Finding("implausible_vitals", "error", f"{who}: N = {ds.n}, but ministat refuses fewer than 3 values"))
+    if ds.min.low > ds.max.high:
+        out.append(Finding("implausible_vitals", "error", f"{who}: Min {ds.min.text} is above Max {ds.max.text}"))
+        return out
+    for name, value in (("Median", ds.median), ("Avg", ds.avg)):
+        if value.high < ds.min.low or value.low > ds.max.high:
+            out.append(Finding("implausible_vitals", "error", f"{who}: {name} {value.text} lies outside Min..Max"))
+    if ds.n >= 2 and not math.isnan(ds.stddev.value):
+        span_low = max(0.0, ds.max.low - ds.min.high)
+        span_high = ds.max.high - ds.min.low
+        # Both extremes are in the sample: the mean is at least 1/n of the range from each.
+        if ds.avg.high < ds.min.low + span_low / ds.n or ds.avg.low > ds.max.high - span_low / ds.n:
+            out.append(Finding("implausible_vitals", "error", f"{who}: Avg {ds.avg.text} too close to Min or Max for N = {ds.n}"))
+        upper = span_high * math.sqrt(ds.n / (4.0 * (ds.n - 1)))
+        lower = span_low / math.sqrt(2.0 * (ds.n - 1))
+        # Classic ministat's one-pass variance carries a rounding error of
+        # about |x| * sqrt(n * eps) in the stddev (constant data can print a
+        # stddev of 1e-6): allow for it before calling a stddev impossible.
+        one_pass_error = 8.0 * max(abs(ds.min.value), abs(ds.max.value)) * math.sqrt(ds.n * 2.2e-16)
+        if ds.stddev.low > upper * (1 + 1e-9) + one_pass_error:
+            out.append(Finding("implausible_vitals", "error",
+                               f"{who}: Stddev {ds.stddev.text} exceeds the largest possible for this range ({format_g(upper)})"))
+        if ds.stddev.high < lower * (1 - 1e-6) - one_pass_error:
+            out.append(Finding("implausible_vitals", "error",
+                               f"{who}: Stddev {ds.stddev.text} is below the smallest possible for this range ({format_g(lower)})"))
+    return out
+
+
+def _dialect_name(dialects: list[str]) -> str | None:
+    if len(dialects) == 2:
+        return "both"
+    return dialects[0] if dialects else None
+
+
+def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
+    audit = BlockAudit(
+        kind="ministat", line=block.line, end_line=block.end_line, command=block.command,
+        datasets=[d.to_dict() for d in block.datasets],
+        problems=[p.to_dict() for p in block.problems], damaged=block.damaged,
+    )
+    for ds in block.datasets:
+        audit.findings.extend(_vitals_findings(ds))
+    by_symbol = {d.symbol: d for d in block.datasets}
+    base = by_symbol.get("x")
+    symbols = [d.symbol for d in block.datasets if d.symbol != "x"]
+    symbols += sorted(s for s in block.damaged_symbols if s != "x")
+    symbols += [s for s in block.comparisons if s not in symbols]
+    fits: set[str] | None = None
+    for symbol in symbols:
+        cand = by_symbol.get(symbol)
+        printed = block.comparisons.get(symbol)
+        confidence = printed.confidence if printed else (block.command_confidence or DEFAULT_CONFIDENCE)
+        comparison = ComparisonAudit(
+            baseline=_label(base) if base else block.legend.get("x", "x"),
+            candidate=_label(cand) if cand else block.legend.get(symbol, symbol),
+            line=printed.line if printed else (cand.line if cand else None),
+            printed=printed, recomputation=None, consistent=None, dialect=None, judgement=None,
+        )
+        audit.comparisons.append(comparison)
+        if base is None or cand is None:
+            missing = "baseline" if base is None else "candidate"
+            comparison.findings.append(Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed"))
+            continue
+        if confidence not in _TABLE_CONFIDENCES:
+            comparison.findings.append(Finding(
+                "unknown_confidence", "error", f"ministat has no t table column for {confidence:g}% confidence"))
+            if printed is not None:
+                comparison.consistent = False
+            continue
+        if printed is not None:
+            result = check(base, cand, printed)
+            comparison.recomputation = result
+            comparison.consistent = result.consistent
+            comparison.dialect = _dialect_name(result.dialects)
+            for reason in result.reasons:
+                severity = "error" if result.consistent is False else "warning"
+                comparison.findings.append(Finding("inconsistent" if severity == "error" else "unchecked", severity, reason))
+            if result.consistent and comparison.dialect == "both":
+                comparison.findings.append(Finding(
+                    "dialect_undecided", "info",
+                    "the relative interval prints the same in both dialects (classic e/avg and freebsd)"))
+            if result.dialects:
+                fits = set(result.dialects) if fits is None else fits & set(result.dialects)
+        elif base.n >= 2 and cand.n >= 2:
+            comparison.recomputation = recompute(base, cand, confidence)
+            comparison.findings.append(Finding(
+                "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))
+        if not any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value)):
+            try:
+                comparison.judgement = judge(
+                    base.n, base.avg.value, base.stddev.value, cand.n, cand.avg.value, cand.stddev.value,
+                    confidence=confidence, printed_difference=None if printed is None else printed.difference_proven,
+                    threshold_pct=threshold,
+                )
+            except (ValueError, ArithmeticError) as err:  # extreme values: say so, never crash
+                comparison.findings.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
+            else:
+                comparison.findings.extend(comparison.judgement.findings)
+    if fits is not None:
+        if not fits:
+            audit.findings.append(Finding(
+                "dialect_conflict", "error", "the comparisons of this report fit different ministat dialects"))
+        else:
+            audit.dialect = _dialect_name(sorted(fits))
+    if not block.has_header and not block.legend and audit.dialect == "classic":
+        audit.findings.append(Finding(
+            "dialect_conflict", "warning", "no legend and no header (-q output), which only FreeBSD's ministat prints"))
+    return audit
+
+
+# ----------------------------------------------------------------------------
+# bare averages
+
+
+def _audit_averages(claim: AveragesClaim) -> BlockAudit:
+    audit = BlockAudit(kind="averages", line=claim.line, end_line=claim.end_line, mention=claim.mention)
+    runs = claim.runs
+    for label, values in claim.rows:
+        for column, value in zip(claim.columns, values):
+            audit.datasets.append({
+                "name": label if len(claim.columns) == 1 else f"{label} {column}", "metric": column,
+                "n": runs, "min": None, "max": None, "median": None, "avg": value, "stddev": None,
+                "unit": claim.unit,
+            })
+    how = f"averages of {runs} runs" if runs else "averages"
+    audit.findings.append(Finding(
+        "no_significance", "warning",
+        f"only {how} are given, with no spread (no stddev, no min/max, no individual results): "
+        "whether the differences are real or noise cannot be judged",
+    ))
+    per_variant = f"all {runs} individual results per variant" if runs else "every individual result per variant"
+    audit.findings.append(Finding(
+        "collect_instead", "info",
+        f"collect instead: {per_variant} (one value per line, one file per variant) and compare them "
+        "with `abstat compare` or ministat; at the least report N, mean and stddev per variant "
+        "(name=n:mean:stddev)",
+    ))
+    if claim.rows:
+        base_index = claim.baseline_index()
+        base_label, base_values = claim.rows[base_index]
+        detectable = power_mod.detectable_effect_size(runs, runs) if runs and runs >= 2 else None
+        for index, (label, values) in enumerate(claim.rows):
+            if index == base_index:
+                continue
+            for column, base_value, value in zip(claim.columns, base_values, values):
+                change = value - base_value
+                percent = change * 100.0 / base_value if base_value else None
+                comparison = ComparisonAudit(
+                    baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
+                    consistent=None, dialect=None, judgement=None,
+                    metric=column if len(claim.columns) > 1 else None,
+                )
+                what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
+                change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
+                comparison.findings.append(Finding(
+                    "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
+                if detectable is not None and percent is not None and percent != 0.0:
+                    noise = abs(percent) / detectable
+                    comparison.findings.append(Finding(
+                        "noise_bound", "info",
+                        f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
+                        f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
+                    ))
+                comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
+                comparison.recomputed_values = {"difference": change, "percent": percent}
+                audit.comparisons.append(comparison)
+    return audit

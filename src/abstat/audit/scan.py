@@ -1,0 +1,395 @@
+"""Find ministat reports in free text and parse what they print.
+
+A report is recognised line by line after removing what mail and Markdown
+put in front of a line (indentation, ``>`` quote marks at any depth, tabs or
+spaces).  The lines ministat prints are: the legend (``x name``), the plot
+(``+---+`` borders and ``|...|`` rows), the vitals header, one vitals line
+per data set and, after every data set but the first, either the four
+"Difference at" lines or "No difference proven at".  ``-A`` drops the plot,
+``-n`` the comparisons, FreeBSD's ``-q`` the legend and the header.
+
+A line that starts like one of these but does not end like it (cut short,
+text glued to its end) makes the block *damaged*: it is reported with its
+line number, and whatever does not depend on it is still checked.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from abstat.audit.printed import LINE_DIGITS, VITALS_DIGITS, Printed, printed
+
+SYMBOLS = "x+*%#@O"  # ministat marks the 7th data set with O
+_NUM = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
+_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?[ \t]*)*")
+
+_VITALS = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)((?:[ \t]+{_NUM}){{5}})$")
+_VITALS_START = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)[ \t]+{_NUM}")
+_VITALS_PREFIX = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)((?:[ \t]+{_NUM}){{5}})")
+_NUMBERS_ONLY = re.compile(rf"^{_NUM}(?:[ \t]+{_NUM})*$")
+_HEADER = re.compile(r"^N[ \t]+Min[ \t]+Max[ \t]+Median[ \t]+Avg[ \t]+Stddev$")
+_HEADER_START = re.compile(r"^N[ \t]+Min\b")
+CANONICAL_HEADER = "    N           Min           Max        Median           Avg        Stddev"
+VITALS_WIDTH = len(CANONICAL_HEADER)  # 75: "%c %3zu" + 5 x " %13.8g"
+_LEGEND = re.compile(rf"^([{re.escape(SYMBOLS)}]) (\S.*)$")
+_BORDER = re.compile(r"^\+-+\+$")
+_BORDER_START = re.compile(r"^\+-{3,}")
+_PLOT_ROW = re.compile(r"^\|.*\|$")
+_DIFF_HEAD = re.compile(rf"^Difference at ({_NUM})% confidence$")
+_NODIFF = re.compile(rf"^No difference proven at ({_NUM})% confidence$")
+_DIFF_ABS = re.compile(rf"^({_NUM}) \+/- ({_NUM})$")
+_DIFF_PCT = re.compile(rf"^({_NUM})% \+/- ({_NUM})%$")
+_POOLED = re.compile(rf"^\(Student's t, pooled s = ({_NUM})\)$")
+_DAMAGE_STARTS = [
+    (re.compile(r"^Difference at\b"), "difference header"),
+    (re.compile(r"^No difference prov"), "no-difference line"),
+    (re.compile(r"^\(Student's t"), "pooled-s line"),
+    (re.compile(rf"^{_NUM}%? \+/-"), "difference line"),
+]
+_COMMAND = re.compile(r"(?:^|[\s$#>])ministat((?:[ \t]+\S+)*)[ \t]*$")
+_CONFIDENCE_OPTION = re.compile(r"(?:^|\s)-c[ \t]*(\d+(?:\.\d+)?)")
+
+
+@dataclass
+class Problem:
+    """Something wrong with the text of a block (not with its arithmetic)."""
+
+    line: int
+    message: str
+    severity: str = "error"  # "error": numbers lost; "warning": numbers intact
+
+    def to_dict(self) -> dict[str, object]:
+        return {"line": self.line, "severity": self.severity, "message": self.message}
+
+
+@dataclass
+class DataSet:
+    symbol: str
+    line: int
+    name: str | None
+    n: int
+    min: Printed
+    max: Printed
+    median: Printed
+    avg: Printed
+    stddev: Printed
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "symbol": self.symbol, "name": self.name, "line": self.line, "n": self.n,
+            "min": self.min.to_json(), "max": self.max.to_json(),
+            "median": self.median.to_json(), "avg": self.avg.to_json(),
+            "stddev": self.stddev.to_json(),
+        }
+
+
+@dataclass
+class PrintedComparison:
+    """The comparison lines ministat printed after one data set."""
+
+    line: int
+    confidence: float
+    difference_proven: bool
+    difference: Printed | None = None
+    half_width: Printed | None = None
+    percent: Printed | None = None
+    percent_half_width: Printed | None = None
+    pooled_s: Printed | None = None
+    lines: dict[str, int] = field(default_factory=dict)  # field -> line number
+    complete: bool = True
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {
+            "line": self.line, "confidence": self.confidence,
+            "verdict": "difference" if self.difference_proven else "no difference proven",
+        }
+        if self.difference_proven:
+            for key in ("difference", "half_width", "percent", "percent_half_width", "pooled_s"):
+                value = getattr(self, key)
+                out[key] = None if value is None else value.to_json()
+        return out
+
+
+@dataclass
+class Block:
+    """One ministat report found in the text."""
+
+    line: int
+    end_line: int
+    command: str | None = None
+    legend: dict[str, str] = field(default_factory=dict)
+    has_plot: bool = False
+    has_header: bool = False
+    datasets: list[DataSet] = field(default_factory=list)
+    comparisons: dict[str, PrintedComparison] = field(default_factory=dict)  # by data-set symbol
+    damaged_symbols: set[str] = field(default_factory=set)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def damaged(self) -> bool:
+        return any(p.severity == "error" for p in self.problems)
+
+    @property
+    def command_confidence(self) -> float | None:
+        if self.command is None:
+            return None
+        match = _CONFIDENCE_OPTION.search(self.command)
+        return float(match.group(1)) if match else None
+
+
+@dataclass
+class _Line:
+    number: int  # 1-based
+    raw: str
+    body: str  # after the quote prefix, trailing white space removed
+    text: str  # body without leading white space
+    kind: str
+    match: re.Match[str] | None = None
+    note: str = ""
+
+
+def _strip_quote(raw: str) -> str:
+    return raw[_QUOTE.match(raw).end():].rstrip() if raw else ""
+
+
+def _classify(number: int, raw: str) -> _Line:
+    raw = raw.rstrip("\r\n")
+    body = _strip_quote(raw)
+    text = body.strip()
+    line = _Line(number, raw, body, text, "other")
+    if not text:
+        line.kind = "blank"
+        return line
+    for kind, pattern in (
+        ("vitals", _VITALS), ("header", _HEADER), ("border", _BORDER), ("plotrow", _PLOT_ROW),
+        ("diffhead", _DIFF_HEAD), ("nodiff", _NODIFF), ("diffabs", _DIFF_ABS),
+        ("diffpct", _DIFF_PCT), ("pooled", _POOLED),
+    ):
+        match = pattern.match(text)
+        if match:
+            line.kind, line.match = kind, match
+            return line
+    if _VITALS_START.match(text):
+        line.kind = "badvitals"
+        prefix = _VITALS_PREFIX.match(text)
+        line.note = (
+            f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
+            if prefix else "vitals line cut short or malformed"
+        )
+        line.match = _VITALS_START.match(text)
+        return line
+    if _HEADER_START.match(text):
+        line.kind, line.note = "badheader", "vitals header cut short or malformed"
+        return line
+    if _BORDER_START.match(text):
+        line.kind, line.note = "badplot", "plot border cut short or malformed"
+        return line
+    if text.startswith("|") and len(text) > 10:
+        line.kind, line.note = "badplot", "plot row cut short or malformed"
+        return line
+    for pattern, what in _DAMAGE_STARTS:
+        if pattern.match(text):
+            line.kind, line.note = "badcomparison", f"{what} cut short or malformed"
+            return line
+    match = _LEGEND.match(text)
+    if match:
+        line.kind, line.match = "legend", match
+        return line
+    if _NUMBERS_ONLY.match(text):
+        line.kind = "numbers"
+    return line
+
+
+_STARTERS = {"legend", "border", "header", "vitals", "badvitals", "badheader"}
+_MEMBERS = _STARTERS | {
+    "plotrow", "badplot", "diffhead", "nodiff", "diffabs", "diffpct", "pooled", "badcomparison",
+    "numbers",
+}
+
+
+def _legend_run(lines: list[_Line], start: int) -> int:
+    """Length of a legend x, +, * ... starting at ``start`` (0 if none)."""
+    count = 0
+    while start + count < len(lines):
+        line = lines[start + count]
+        if line.kind != "legend" or line.match.group(1) != SYMBOLS[count]:
+            break
+        count += 1
+        if count == len(SYMBOLS):
+            break
+    return count
+
+
+def _starts_block(lines: list[_Line], i: int) -> bool:
+    line = lines[i]
+    if line.kind == "legend":
+        run = _legend_run(lines, i)
+        if run == 0:
+            return False
+        nxt = lines[i + run] if i + run < len(lines) else None
+        return nxt is not None and nxt.kind in {"border", "badplot", "header", "badheader", "vitals", "badvitals"}
+    if line.kind in ("border", "badplot"):
+        # A plot must lead to vitals within the plot's height.
+        for j in range(i + 1, min(len(lines), i + 60)):
+            if lines[j].kind in ("header", "vitals", "badheader", "badvitals"):
+                return True
+            if lines[j].kind not in ("plotrow", "border", "badplot"):
+                return False
+        return False
+    if line.kind in ("header", "badheader"):
+        return i + 1 < len(lines) and lines[i + 1].kind in ("vitals", "badvitals")
+    if line.kind in ("vitals", "badvitals"):
+        return line.match is not None and line.match.group(1) == "x"
+    return False
+
+
+def find_blocks(text: str) -> list[Block]:
+    """Every ministat report in ``text``, in order."""
+    lines = [_classify(number, raw) for number, raw in enumerate(text.split("\n"), start=1)]
+    blocks: list[Block] = []
+    i = 0
+    while i < len(lines):
+        if not _starts_block(lines, i):
+            i += 1
+            continue
+        j = i + 1
+        seen_vitals = lines[i].kind in ("vitals", "badvitals")
+        while j < len(lines) and lines[j].kind in _MEMBERS:
+            kind = lines[j].kind
+            if seen_vitals and kind in ("legend", "border", "header", "badheader"):
+                break  # the next report starts here
+            if seen_vitals and kind in ("vitals", "badvitals") and lines[j].match.group(1) == "x":
+                break
+            if kind == "numbers" and lines[j - 1].kind != "badvitals":
+                break
+            seen_vitals = seen_vitals or kind in ("vitals", "badvitals")
+            j += 1
+        blocks.append(_parse_block(lines, i, j))
+        i = j
+    return blocks
+
+
+def _command_before(lines: list[_Line], start: int) -> str | None:
+    for k in range(start - 1, max(-1, start - 3), -1):
+        if lines[k].kind == "blank":
+            continue
+        match = _COMMAND.search(lines[k].text)
+        if match:
+            return "ministat" + match.group(1)
+        return None
+    return None
+
+
+def _parse_vitals(line: _Line, match: re.Match[str], name: str | None) -> DataSet:
+    fields = match.group(3).split()
+    values = [printed(f, VITALS_DIGITS) for f in fields]
+    return DataSet(match.group(1), line.number, name, int(match.group(2)), *values)
+
+
+def _parse_block(lines: list[_Line], start: int, stop: int) -> Block:
+    block = Block(line=lines[start].number, end_line=lines[stop - 1].number)
+    block.command = _command_before(lines, start)
+    header_body: str | None = None
+    current: PrintedComparison | None = None
+    expected: list[str] = []  # comparison lines still expected
+    last_symbol: str | None = None
+    k = start
+    while k < stop:
+        line = lines[k]
+        kind = line.kind
+        if expected and kind not in ("diffabs", "diffpct", "pooled", "badcomparison"):
+            block.problems.append(Problem(line.number, "comparison lines missing: " + ", ".join(expected)))
+            if current is not None:
+                current.complete = False
+            expected = []
+        if kind == "legend":
+            block.legend[line.match.group(1)] = line.match.group(2)
+        elif kind in ("border", "plotrow"):
+            block.has_plot = True
+        elif kind == "badplot":
+            block.has_plot = True
+            block.problems.append(Problem(line.number, line.note + " (the plot is not used)", "warning"))
+        elif kind == "header":
+            block.has_header = True
+            header_body = line.body
+        elif kind == "badheader":
+            block.problems.append(Problem(line.number, line.note, "warning"))
+        elif kind in ("vitals", "badvitals"):
+            k = _take_vitals(block, lines, k, stop, header_body)
+            last_symbol = line.match.group(1)
+            current = None
+        elif kind in ("diffhead", "nodiff"):
+            if last_symbol is None or last_symbol == "x" or last_symbol in block.comparisons:
+                block.problems.append(Problem(line.number, "comparison line without a data set to compare"))
+            else:
+                current = PrintedComparison(
+                    line=line.number, confidence=float(line.match.group(1)),
+                    difference_proven=kind == "diffhead",
+                )
+                current.lines["verdict"] = line.number
+                block.comparisons[last_symbol] = current
+                expected = ["difference", "percent", "pooled s"] if kind == "diffhead" else []
+        elif kind in ("diffabs", "diffpct", "pooled"):
+            want = {"diffabs": "difference", "diffpct": "percent", "pooled": "pooled s"}[kind]
+            if current is None or not expected or expected[0] != want:
+                block.problems.append(Problem(line.number, f"unexpected {want} line"))
+            else:
+                expected.pop(0)
+                if kind == "diffabs":
+                    current.difference = printed(line.match.group(1), LINE_DIGITS)
+                    current.half_width = printed(line.match.group(2), LINE_DIGITS)
+                    current.lines["difference"] = current.lines["half_width"] = line.number
+                elif kind == "diffpct":
+                    current.percent = printed(line.match.group(1), LINE_DIGITS)
+                    current.percent_half_width = printed(line.match.group(2), LINE_DIGITS)
+                    current.lines["percent"] = current.lines["percent_half_width"] = line.number
+                else:
+                    current.pooled_s = printed(line.match.group(1), LINE_DIGITS)
+                    current.lines["pooled_s"] = line.number
+        elif kind == "badcomparison":
+            block.problems.append(Problem(line.number, line.note))
+            if current is not None:
+                current.complete = False
+                if expected:
+                    expected.pop(0)
+        elif kind == "numbers":
+            block.problems.append(Problem(line.number, "stray numbers inside the report"))
+        k += 1
+    if expected:
+        block.problems.append(Problem(block.end_line, "report ends inside a comparison: " + ", ".join(expected) + " missing"))
+        if current is not None:
+            current.complete = False
+    if not block.datasets and not block.damaged_symbols:
+        block.problems.append(Problem(block.line, "no vitals line: the report is incomplete"))
+    return block
+
+
+def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_body: str | None) -> int:
+    """Parse the vitals line at ``k`` (rejoining a wrapped line); returns the last index used."""
+    line = lines[k]
+    symbol = line.match.group(1)
+    expected_symbol = SYMBOLS[min(len(block.datasets) + len(block.damaged_symbols), len(SYMBOLS) - 1)]
+    if symbol != expected_symbol:
+        block.problems.append(Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning"))
+    name = block.legend.get(symbol)
+    if line.kind == "vitals":
+        match = _VITALS.match(line.text)
+        if header_body is not None and header_body.strip() == CANONICAL_HEADER.strip():
+            # Both printed with fixed widths: a shorter vitals line lost its end.
+            if len(line.text) < VITALS_WIDTH:
+                block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
+                block.damaged_symbols.add(symbol)
+                return k
+        block.datasets.append(_parse_vitals(line, match, name))
+        return k
+    # Damaged vitals: a line wrapped by a mailer continues on the next line.
+    if k + 1 < stop and lines[k + 1].kind == "numbers":
+        joined = f"{line.text} {lines[k + 1].text}"
+        match = _VITALS.match(joined)
+        if match:
+            block.problems.append(Problem(line.number, "vitals line wrapped onto the next line; rejoined", "warning"))
+            block.datasets.append(_parse_vitals(line, match, name))
+            return k + 1
+    block.problems.append(Problem(line.number, line.note))
+    block.damaged_symbols.add(symbol)
+    return k

@@ -1,0 +1,91 @@
+"""``abstat export``: every stored sample, one row each, as CSV or JSON."""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
+
+from abstat.errors import InputError, UsageError
+
+COLUMNS = ("experiment", "variant", "metric", "value", "unit", "run", "iteration", "index", "invocation",
+           "boot_id", "host", "started_at", "command", "labels")
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise UsageError(message)
+
+
+def flatten(record: Any, prefix: str = "machine") -> dict[str, Any]:
+    """``{"a": {"b": 1}}`` -> ``{"machine.a.b": 1}`` (lists joined by spaces)."""
+    flat: dict[str, Any] = {}
+    if isinstance(record, dict):
+        for key, value in record.items():
+            flat.update(flatten(value, f"{prefix}.{key}"))
+    elif isinstance(record, list):
+        flat[prefix] = " ".join(str(v) for v in record)
+    else:
+        flat[prefix] = record
+    return flat
+
+
+def write_csv(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
+    materialised = list(rows)
+    machine_columns: list[str] = []
+    flat_rows = []
+    for row in materialised:
+        flat = flatten(row["machine"])
+        for key in flat:
+            if key not in machine_columns:
+                machine_columns.append(key)
+        flat_rows.append(flat)
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*COLUMNS, *machine_columns])
+    for row, flat in zip(materialised, flat_rows):
+        cells = [row[c] for c in COLUMNS]
+        cells[COLUMNS.index("labels")] = " ".join(f"{k}={v}" for k, v in row["labels"].items())
+        cells[COLUMNS.index("value")] = repr(row["value"])
+        writer.writerow([*("" if c is None else c for c in cells),
+                         *("" if flat.get(k) is None else flat.get(k) for k in machine_columns)])
+    return len(materialised)
+
+
+def write_json(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
+    count = 0
+    out.write("[")
+    for row in rows:
+        out.write(("\n  " if count == 0 else ",\n  ") + json.dumps(row, sort_keys=False))
+        count += 1
+    out.write("\n]\n" if count else "]\n")
+    return count
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="abstat export",
+                     description="Export stored samples: one row per sample with its run and machine record.")
+    parser.add_argument("--format", choices=("csv", "json"), default="csv")
+    parser.add_argument("--experiment", metavar="NAME", help="only this experiment")
+    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
+    args = parser.parse_args(argv)
+    from abstat.store import open_store
+
+    path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
+    with open_store(path, create=False) as store:
+        if args.experiment is not None and not store.has_experiment(args.experiment):
+            raise InputError(f"no experiment {args.experiment!r}", path=path)
+        rows = store.sample_rows(args.experiment)
+        writer = write_csv if args.format == "csv" else write_json
+        if args.output:
+            try:
+                with open(args.output, "w", encoding="utf-8", newline="") as handle:
+                    writer(rows, handle)
+            except OSError as err:
+                raise InputError(f"cannot write: {err.strerror}", path=args.output) from None
+        else:
+            writer(rows, sys.stdout)
+    return 0

@@ -1,0 +1,42 @@
+"""``abstat list``: the experiments in the result store."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from abstat.errors import UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise UsageError(message)
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(prog="abstat list", description="List the experiments in the result store.")
+    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    from abstat.store import open_store
+
+    path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
+    with open_store(path, create=False) as store:
+        summaries = store.experiments()
+    if args.format == "json":
+        sys.stdout.write(json.dumps([vars(s) for s in summaries], indent=2) + "\n")
+        return 0
+    if not summaries:
+        sys.stdout.write(f"{path}: no experiments\n")
+        return 0
+    header = ("EXPERIMENT", "VARIANTS", "RUNS", "FAILED", "INVOCATIONS", "BOOTS", "HOSTS", "LAST RUN")
+    rows = [
+        (s.name, ",".join(s.variants), str(s.runs_ok), str(s.runs_failed), str(s.invocations), str(s.boots),
+         ",".join(s.hosts), s.last_run_at or "-")
+        for s in summaries
+    ]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for row in [header, *rows]:
+        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+    return 0

@@ -1,0 +1,139 @@
+"""``abstat plan VARIANT...``: how many samples (or runs x samples) a claim needs.
+
+Pilot data as for ``abstat compare``: sample files, ``name=n:mean:stddev``
+summaries, ``'name=runs/*.txt'`` (one file per run: nested data) or stored
+variants.  The first variant is the baseline.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+
+from abstat.errors import InputError, UsageError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:
+        raise UsageError(message)
+
+
+def _detect(text: str) -> tuple[float, bool]:
+    stripped = text.strip()
+    relative = stripped.endswith("%")
+    try:
+        value = float(stripped.rstrip("%").strip())
+    except ValueError:
+        raise UsageError(f"--detect {text!r}: expected a change such as 1% or 4.5 (absolute)") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"--detect {text!r}: must be a positive change")
+    return value, relative
+
+
+def _fraction(text: str, option: str, *, percent_ok: bool) -> float:
+    stripped = text.strip()
+    try:
+        value = float(stripped.rstrip("%"))
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: expected a number") from None
+    if stripped.endswith("%") or (percent_ok and value > 1.0):
+        value /= 100.0
+    if not 0.0 < value < 1.0:
+        raise UsageError(f"{option} {text!r}: must lie strictly between 0 and 1 (or 0% and 100%)")
+    return value
+
+
+def _positive(text: str | None, option: str) -> float | None:
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise UsageError(f"{option} {text!r}: expected a positive number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise UsageError(f"{option} {text!r}: expected a positive number")
+    return value
+
+
+def render_text(result) -> str:  # result: abstat.stats.power.Plan
+    change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
+    out = [
+        f"plan: detect a change of {change} from {result.baseline} with {result.power:.0%} power "
+        f"at {result.confidence:g}% confidence (two-sided)",
+        "",
+        "pilot:",
+    ]
+    for v in result.variants:
+        runs = f", {v.runs} runs" if v.runs else ""
+        power = f"; power now {v.current_power:.0%}" if v.current_power is not None else ""
+        out.append(f"  {v.name}: n={v.n}{runs}, mean {v.mean:.6g}, stddev {v.stddev:.6g}{power}")
+    out.append("")
+    if result.method == "flat":
+        for pair in result.pairs:
+            needed = pair["samples_per_variant"]
+            text = "more than 10,000,000" if needed is None else str(needed)
+            out.append(f"samples per variant ({pair['candidate']} vs {pair['baseline']}): {text}")
+        if len(result.pairs) > 1:
+            total = result.samples_per_variant
+            out.append(f"samples per variant for all comparisons: {'more than 10,000,000' if total is None else total}")
+    else:
+        flat = result.samples_per_variant
+        out.append(f"if every sample were its own run: {'more than 10,000,000' if flat is None else flat} samples per variant")
+        out.append(
+            f"variance components: within a run {math.sqrt(result.within):.6g} (sd), "
+            f"between runs {math.sqrt(max(result.between, 0.0)):.6g} (sd)"
+        )
+        out.append("allocation (Kalibera & Jones 2013): samples per run = ceil(sqrt(cost ratio x within / between))")
+        for a in result.allocations:
+            cost = "" if a.relative_cost is None else f", cost {a.relative_cost:.6g} sample-times per variant"
+            runs = "more than 10,000,000" if a.runs_per_variant is None else str(a.runs_per_variant)
+            label = f"run costs {a.cost_ratio:g} samples" + (" (assumed)" if a.assumed else "")
+            out.append(f"  {label}: {runs} runs x {a.samples_per_run} samples per run per variant{cost}")
+    for note in result.notes:
+        out.append(f"note: {note}")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    parser = _Parser(
+        prog="abstat plan",
+        description="From pilot data, the samples per variant (or runs x samples per run for nested data, "
+        "allocated as in Kalibera & Jones 2013) needed to detect a change with a given power.",
+    )
+    parser.add_argument("variants", nargs="+", metavar="VARIANT",
+                        help="pilot data: FILE, name=FILE, 'name=runs/*.txt', name=n:mean:stddev, EXPERIMENT:VARIANT")
+    parser.add_argument("--detect", default="1%", help="change to detect: 1%% of the baseline mean or an absolute value (default 1%%)")
+    parser.add_argument("--power", default="0.8", help="power, default 0.8")
+    parser.add_argument("--confidence", default="95", help="confidence, default 95 (%%)")
+    parser.add_argument("--run-cost", metavar="SECONDS", help="cost of starting a new run (boot, build, warm-up)")
+    parser.add_argument("--sample-cost", metavar="SECONDS", help="cost of one more sample inside a run")
+    parser.add_argument("-C", "--column", type=int, default=1)
+    parser.add_argument("--store", default=None)
+    parser.add_argument("--metric", default="wall")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    args = parser.parse_args(argv)
+    detect, relative = _detect(args.detect)
+    power = _fraction(args.power, "--power", percent_ok=True)
+    confidence = _fraction(args.confidence, "--confidence", percent_ok=True) * 100.0
+    if power <= 1.0 - confidence / 100.0:
+        raise UsageError(f"--power {args.power}: must exceed the false-positive rate {100 - confidence:g}%")
+    run_cost = _positive(args.run_cost, "--run-cost")
+    sample_cost = _positive(args.sample_cost, "--sample-cost")
+    if (run_cost is None) != (sample_cost is None):
+        raise UsageError("--run-cost and --sample-cost go together")
+    cost_ratio = None if run_cost is None else run_cost / sample_cost  # type: ignore[operator]
+    from abstat.readers.specs import parse_variant_specs
+    from abstat.stats.power import plan
+
+    variants = parse_variant_specs(args.variants, column=args.column, store=args.store, metric=args.metric)
+    try:
+        result = plan(variants, detect=detect, relative=relative, power=power, confidence=confidence,
+                      cost_ratio=cost_ratio)
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    if args.format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+    else:
+        sys.stdout.write(render_text(result))
+    return 0

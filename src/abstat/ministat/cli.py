@@ -1,0 +1,394 @@
+"""``abstat ministat``: the ministat command line, byte for byte.
+
+Options as ministat: ``-A -C column -c confidence -d delimiters -n -q -s
+-w width`` (``-q`` in the freebsd dialect only), files, ``-`` or nothing for
+standard input, up to seven data sets.  ``--dialect classic|freebsd`` (first
+argument) or ``ABSTAT_MINISTAT_DIALECT`` chooses the dialect.
+
+Standard output and exit status match the reference programs; errors are
+one line on standard error.  Where ministat crashes (NaN or infinity in the
+data, a plot width of 1) abstat reports the problem and exits with 2.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from abstat.errors import AbstatError, InputError
+from abstat.readers.text import STDIN_NAME, parse_c_double, parse_ministat, read_bytes
+
+ENV_DIALECT = "ABSTAT_MINISTAT_DIALECT"
+DEFAULT_WIDTH = 74
+MIN_POINTS = 3
+# Files at least this big are tried with the numpy reader for integer data.
+FAST_PATH_BYTES = 1 << 20
+
+_OPTIONS = {
+    "classic": {"A": False, "C": True, "c": True, "d": True, "s": False, "n": False, "w": True},
+    "freebsd": {"A": False, "C": True, "c": True, "d": True, "s": False, "n": False, "q": False, "w": True},
+}
+_LEVELS = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
+
+_USAGE_HEAD = "Usage: ministat [-C column] [-c confidence] [-d delimiter(s)] [-{flags}] [-w width] [file [file ...]]\n"
+_USAGE_BODY = (
+    "\tconfidence = {80%, 90%, 95%, 98%, 99%, 99.5%}\n"
+    "\t-A : print statistics only. suppress the graph.\n"
+    "\t-C : column number to extract (starts and defaults to 1)\n"
+    '\t-d : delimiter(s) string, default to " \\t"\n'
+    "\t-n : print summary statistics only, no graph/test\n"
+    "{q}"
+    "\t-s : print avg/median/stddev bars on separate lines\n"
+    "\t-w : width of graph/test output (default 74 or terminal width)\n"
+)
+_Q_LINE = "\t-q : suppress printing summary-statistics headers and data-set names\n"
+_ABSTAT_NOTE = (
+    "abstat: --dialect classic|freebsd (first argument) or {env}=freebsd selects the dialect;"
+    " default classic.\n"
+)
+
+
+class _Usage(Exception):
+    """A ministat usage error: *whine* then the usage text, exit status 2."""
+
+    def __init__(self, whine: str, getopt_message: str | None = None) -> None:
+        super().__init__(whine)
+        self.whine = whine
+        self.getopt_message = getopt_message
+
+
+def usage_text(dialect: str) -> str:
+    freebsd = dialect == "freebsd"
+    head = _USAGE_HEAD.replace("{flags}", "Anqs" if freebsd else "Ans")
+    return head + _USAGE_BODY.replace("{q}", _Q_LINE if freebsd else "")
+
+
+def getopt(args: list[str], spec: dict[str, bool], *, permute: bool):
+    """Yield ``(option, argument)`` pairs then ``(None, operands)``, like C
+    ``getopt``: grouped flags (``-As``), attached arguments (``-w60``),
+    ``--`` ends the options.  With *permute* (GNU getopt, Linux) operands may
+    precede options; otherwise (BSD) the first operand ends the options.
+    Raises :class:`_Usage` for an unknown option or a missing argument.
+    """
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            operands.extend(args[i + 1 :])
+            break
+        if len(arg) < 2 or arg[0] != "-":
+            if not permute:
+                operands.extend(args[i:])
+                break
+            operands.append(arg)
+            i += 1
+            continue
+        j = 1
+        while j < len(arg):
+            letter = arg[j]
+            takes = spec.get(letter)
+            if takes is None:
+                raise _Usage("Unknown option", f"invalid option -- '{letter}'")
+            if takes:
+                if j + 1 < len(arg):
+                    value = arg[j + 1 :]
+                elif i + 1 < len(args):
+                    i += 1
+                    value = args[i]
+                else:
+                    raise _Usage("Unknown option", f"option requires an argument -- '{letter}'")
+                yield letter, value
+                break
+            yield letter, None
+            j += 1
+        i += 1
+    yield None, operands
+
+
+def c_strtol(text: str) -> tuple[int, bool]:
+    """``(int)strtol(text, &end, 10)`` and whether all of *text* was used."""
+    raw = os.fsencode(text)
+    n = len(raw)
+    i = 0
+    while i < n and raw[i] in b" \t\n\v\f\r":
+        i += 1
+    sign = 1
+    j = i
+    if j < n and raw[j] in b"+-":
+        sign = -1 if raw[j] == 45 else 1
+        j += 1
+    k = j
+    while k < n and 48 <= raw[k] <= 57:
+        k += 1
+    if k == j:
+        return 0, n == 0  # no conversion: end = start of the string
+    digits = raw[j:k].lstrip(b"0") or b"0"
+    value = sign * (int(digits) if len(digits) <= 20 else 2**64)  # (saturates below)
+    value = max(-(2**63), min(2**63 - 1, value))  # strtol clamps to long
+    value &= 0xFFFFFFFF  # then the assignment to int keeps the low 32 bits
+    if value >= 2**31:
+        value -= 2**32
+    return value, k == n
+
+
+def c_atoi(text: str) -> int:
+    value, _ = c_strtol(text)
+    return value
+
+
+def terminal_width(stdout_fd: int = 1) -> int:
+    """Plot width as ministat picks it: 74, or on a terminal ``COLUMNS``
+    (if set and not empty) else the terminal's width minus 2."""
+    try:
+        if not os.isatty(stdout_fd):
+            return DEFAULT_WIDTH
+    except (OSError, ValueError):
+        return DEFAULT_WIDTH
+    columns = os.environ.get("COLUMNS")
+    if columns:
+        return c_atoi(columns)
+    try:
+        size = os.get_terminal_size(stdout_fd)
+    except (OSError, ValueError):
+        return DEFAULT_WIDTH
+    if size.columns > 0:
+        return size.columns - 2
+    return DEFAULT_WIDTH
+
+
+def _stdout_fd() -> int:
+    try:
+        return sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return -1
+
+
+class _Options:
+    __slots__ = ("plot", "stats", "column", "confidence", "delimiters", "separate", "quiet", "width", "files")
+
+    def __init__(self) -> None:
+        self.plot = True
+        self.stats = True
+        self.column = 1
+        self.confidence = 95.0
+        self.delimiters = b" \t"
+        self.separate = False
+        self.quiet = False
+        self.width = DEFAULT_WIDTH
+        self.files: list[str] = []
+
+
+def parse_options(args: list[str], dialect: str, width: int) -> _Options:
+    """Parse ministat's options exactly as the reference validates them."""
+    options = _Options()
+    options.width = width
+    chosen = -1
+    permute = dialect == "classic" and not os.environ.get("POSIXLY_CORRECT")
+    for letter, value in getopt(args, _OPTIONS[dialect], permute=permute):
+        if letter is None:
+            options.files = value
+        elif letter == "A":
+            options.plot = False
+        elif letter == "C":
+            column, complete = c_strtol(value)
+            if not complete:
+                raise _Usage("Invalid column number.")
+            if column <= 0:
+                raise _Usage("Column number should be positive.")
+            options.column = column
+        elif letter == "c":
+            raw = os.fsencode(value)
+            number = parse_c_double(raw) if raw else 0.0
+            if number is None:
+                raise _Usage("Not a floating point number")
+            for index, level in enumerate(_LEVELS):
+                if number == level:
+                    chosen = index
+            if chosen == -1:
+                raise _Usage("No support for confidence level")
+        elif letter == "d":
+            if not value:
+                raise _Usage("Can't use empty delimiter string")
+            options.delimiters = os.fsencode(value)
+        elif letter == "n":
+            options.stats = False
+        elif letter == "q":
+            options.quiet = True
+        elif letter == "s":
+            options.separate = True
+        elif letter == "w":
+            number, complete = c_strtol(value)
+            if not complete:
+                raise _Usage("Invalid width, not a number.")
+            if number < 0:
+                raise _Usage("Unable to move beyond left margin.")
+            options.width = number
+    if chosen != -1:
+        options.confidence = _LEVELS[chosen]
+    if len(options.files) > 7:
+        raise _Usage("Too many datasets.")
+    return options
+
+
+def _load(data: bytes, name: str, options: _Options, dialect: str):
+    from abstat.ministat.report import sample_set
+
+    if len(data) >= FAST_PATH_BYTES:
+        sample = _fast(data, name, options, dialect)
+        if sample is not None:
+            return sample
+    values = parse_ministat(data, name, column=options.column, delimiters=options.delimiters, dialect=dialect)
+    _check_count(len(values), name)
+    return sample_set(values, dialect)
+
+
+def _fast(source, name: str, options: _Options, dialect: str):
+    try:
+        from abstat.ministat.fast import integer_sample_set
+    except ImportError:  # numpy missing: the exact pure-Python reader is used
+        return None
+    return integer_sample_set(source, dialect=dialect, column=options.column, delimiters=options.delimiters)
+
+
+def _check_count(count: int, name: str) -> None:
+    if count < MIN_POINTS:
+        raise InputError(f"must contain at least {MIN_POINTS} data points (has {count})", path=name)
+
+
+def _open_error(path: str, err: OSError, status: int) -> InputError:
+    error = InputError(f"cannot open: {err.strerror or err}", path=path)
+    error.exit_status = status  # type: ignore[misc]
+    return error
+
+
+def _read_file(path: str, name: str, options: _Options, dialect: str, handle=None):
+    """Read one data set; *handle* is an already opened binary file."""
+    if path == "-":
+        return _load(read_bytes("-"), name, options, dialect)
+    try:
+        if handle is None:
+            handle = open(path, "rb")
+        with handle:
+            try:
+                size = os.fstat(handle.fileno()).st_size
+            except OSError:
+                size = 0
+            if size >= FAST_PATH_BYTES:
+                sample = _fast(handle, name, options, dialect)
+                if sample is not None:
+                    return sample
+                handle.seek(0)
+            data = handle.read()
+    except IsADirectoryError:
+        data = b""  # fopen() succeeds on a directory, reading it yields nothing
+    except OSError as err:
+        raise _open_error(path, err, 1 if dialect == "classic" else 2) from None
+    return _load(data, name, options, dialect)
+
+
+def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:
+    """Read every data set in order, with each dialect's error behaviour:
+    classic reads file after file (a missing file is exit status 1), FreeBSD
+    opens all files first (exit status 2)."""
+    files = options.files
+    if not files:
+        return [_load(read_bytes("-"), STDIN_NAME, options, dialect)], [STDIN_NAME]
+    if dialect == "classic":
+        names = [STDIN_NAME if path == "-" else path for path in files]
+        return [_read_file(path, name, options, dialect) for path, name in zip(files, names)], names
+    names = list(files)
+    handles = []
+    try:
+        for path in files:
+            if path == "-":
+                handles.append(None)
+                continue
+            try:
+                handles.append(open(path, "rb"))
+            except IsADirectoryError:
+                handles.append(None)
+            except OSError as err:
+                raise _open_error(path, err, 2) from None
+        samples = []
+        for path, handle in zip(files, handles):
+            if handle is None and path != "-":
+                samples.append(_load(b"", path, options, dialect))
+            else:
+                samples.append(_read_file(path, path, options, dialect, handle))
+        return samples, names
+    finally:
+        for handle in handles:
+            if handle is not None:
+                handle.close()
+
+
+def _write(text: str) -> None:
+    data = text.encode("utf-8", "surrogateescape")
+    out = getattr(sys.stdout, "buffer", None)
+    if out is not None:
+        sys.stdout.flush()
+        out.write(data)
+        out.flush()
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"abstat ministat: {message}\n")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``abstat ministat`` with *argv* (without the command name)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    dialect = os.environ.get(ENV_DIALECT) or "classic"
+    if args and args[0].startswith("--dialect"):
+        if args[0] == "--dialect" and len(args) > 1:
+            dialect = args[1]
+            args = args[2:]
+        elif args[0].startswith("--dialect="):
+            dialect = args[0][len("--dialect=") :]
+            args = args[1:]
+        else:
+            _error("--dialect needs a value: classic or freebsd")
+            return 2
+    if dialect not in _OPTIONS:
+        _error(f"unknown dialect {dialect!r}: use classic or freebsd")
+        return 2
+    if args and args[0] in ("--help", "-h"):
+        sys.stdout.write(usage_text(dialect) + _ABSTAT_NOTE.format(env=ENV_DIALECT))
+        return 0
+    try:
+        options = parse_options(args, dialect, terminal_width(_stdout_fd()))
+    except _Usage as err:
+        prefix = f"ministat: {err.getopt_message}\n" if err.getopt_message else ""
+        sys.stderr.write(prefix + err.whine + "\n" + usage_text(dialect))
+        return 2
+    try:
+        samples, names = read_datasets(options, dialect)
+        from abstat.ministat.report import PlotError, render_report
+
+        try:
+            text = render_report(
+                samples,
+                names=names,
+                confidence=options.confidence,
+                width=options.width,
+                plot=options.plot,
+                stats=options.stats,
+                dialect=dialect,
+                separate_bars=options.separate,
+                quiet=options.quiet,
+            )
+        except PlotError as err:
+            _error(str(err))
+            return 2
+        _write(text)
+    except AbstatError as err:
+        _error(str(err))
+        return err.exit_status
+    except MemoryError:
+        _error("out of memory reading the data sets")
+        return 2
+    return 0

@@ -1,0 +1,289 @@
+"""The text ``ministat`` prints, reproduced byte for byte.
+
+:func:`render_report` takes the data sets (values in input order) and
+returns the exact output: names, the ASCII plot, the summary table and
+Student's t comparisons of every data set against the first one.  The two
+dialects differ in the statistics (see :mod:`abstat.stats.descriptive`) and
+in the relative confidence interval (see :mod:`abstat.stats.student`).
+
+The plot follows ministat's integer arithmetic exactly, including its
+quirks: columns are ``(int)((x - x0) / dx)``, the plot's height is set by
+the *last* data set drawn (taller columns of earlier sets are cut), rows
+grown later are cleared, and the ``|___M___A___|`` bars are overwritten in
+drawing order.  Pure Python: this module is on the fast start-up path.
+"""
+from __future__ import annotations
+
+import math
+
+from abstat.stats.descriptive import c_div, c_sqrt, one_pass_variance, running_sums
+from abstat.stats.student import CONFIDENCE_LEVELS, pooled_t
+
+SYMBOLS = " x+*%#@O"
+MAX_DATASETS = 7
+DIALECTS = ("classic", "freebsd")
+_INT_MIN = -(2**31)
+_INT_MAX = 2**31 - 1
+
+
+class SampleSet:
+    """One data set as ministat sees it: sorted values and its statistics.
+
+    ``variance`` is the value the standard deviation was computed from
+    (classic: one-pass, possibly negative; freebsd: two-pass).  Subclasses
+    (the numpy path for large inputs) override :meth:`column_counts`.
+    """
+
+    __slots__ = ("n", "min", "max", "median", "mean", "variance", "stddev", "sorted_values")
+
+    def __init__(self, n, minimum, maximum, median, mean, variance, stddev, sorted_values=None) -> None:
+        self.n = n
+        self.min = minimum
+        self.max = maximum
+        self.median = median
+        self.mean = mean
+        self.variance = variance
+        self.stddev = stddev
+        self.sorted_values = sorted_values
+
+    def column_counts(self, x0: float, dx: float) -> list[tuple[int, int]]:
+        """``[(column, count), ...]`` in ascending order of the values, where
+        column = ``(int)((value - x0) / dx)`` as C computes it and count is
+        the length of each run of equal columns."""
+        runs: list[tuple[int, int]] = []
+        last = None
+        count = 0
+        for value in self.sorted_values:
+            column = c_int(c_div(value - x0, dx))
+            if column == last:
+                count += 1
+            else:
+                if last is not None:
+                    runs.append((last, count))
+                last = column
+                count = 1
+        if last is not None:
+            runs.append((last, count))
+        return runs
+
+
+def c_int(value: float) -> int:
+    """C's ``(int)`` of a double on x86-64: truncation, INT_MIN when out of range."""
+    if value != value or value >= 2147483648.0 or value <= -2147483649.0:
+        return _INT_MIN
+    return int(value)
+
+
+def sample_set(values, dialect: str = "classic") -> SampleSet:
+    """Build a :class:`SampleSet` from values in input order (ministat's
+    arithmetic: running sums in input order, statistics on sorted values)."""
+    data = [float(value) for value in values]
+    n = len(data)
+    if n == 0:
+        raise ValueError("a data set needs at least one value")
+    ordered = sorted(data)
+    half = n // 2
+    if dialect == "freebsd":
+        total = 0.0
+        for value in data:
+            total += value
+        mean = total / n
+        median = ordered[half] if n % 2 else (ordered[half] + ordered[half - 1]) / 2
+        acc = 0.0
+        for value in ordered:
+            acc += (value - mean) * (value - mean)
+        variance = c_div(acc, n - 1.0)
+    elif dialect == "classic":
+        total, squares = running_sums(data)
+        mean = total / n
+        median = ordered[half]
+        variance = one_pass_variance(n, total, squares) if n > 1 else c_div(squares - total * total / n, 0.0)
+    else:
+        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
+    return SampleSet(n, ordered[0], ordered[-1], median, mean, variance, c_sqrt(variance), ordered)
+
+
+def format_g(value: float, spec: str = "%g", signed_nan: bool = True) -> str:
+    """printf-style ``%g`` formatting.  NaN is spelled as the C library does:
+    glibc writes ``-nan`` when the sign bit is set (*signed_nan*), FreeBSD's
+    libc always writes ``nan``."""
+    if value != value:
+        text = "-nan" if signed_nan and math.copysign(1.0, value) < 0 else "nan"
+        width = spec[1:].split(".")[0]
+        return text.rjust(int(width)) if width else text
+    return spec % value
+
+
+def _vitals(symbol: str, sample: SampleSet, signed_nan: bool) -> str:
+    fields = (sample.min, sample.max, sample.median, sample.mean, sample.stddev)
+    return "%c %3d %s\n" % (symbol, sample.n, " ".join(format_g(value, "%13.8g", signed_nan) for value in fields))
+
+
+def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dialect: str) -> str:
+    result = pooled_t(
+        baseline.n,
+        baseline.mean,
+        baseline.stddev,
+        candidate.n,
+        candidate.mean,
+        candidate.stddev,
+        confidence,
+        var1=baseline.variance,
+        var2=candidate.variance,
+    )
+    level = "%.1f" % result.confidence
+    if not result.significant:
+        return f"No difference proven at {level}% confidence\n"
+    relative_half = (
+        result.relative_half_width_pct_freebsd if dialect == "freebsd" else result.relative_half_width_pct
+    )
+    signed = dialect != "freebsd"
+    return (
+        f"Difference at {level}% confidence\n"
+        f"\t{format_g(result.difference, '%g', signed)} +/- {format_g(result.half_width, '%g', signed)}\n"
+        f"\t{format_g(result.relative_pct, '%g', signed)}% +/- {format_g(relative_half, '%g', signed)}%\n"
+        f"\t(Student's t, pooled s = {format_g(result.pooled_sd, '%g', signed)})\n"
+    )
+
+
+class PlotError(ValueError):
+    """A plot ministat cannot draw (it crashes): width 1, overflowing data."""
+
+
+PlotWidthError = PlotError
+_OVERFLOW = "cannot draw the plot: the values or their sums overflow a double (ministat crashes here); use -A"
+
+
+def render_plot(samples: list[SampleSet], width: int, separate_bars: bool = False) -> str:
+    """ministat's ASCII plot of *samples* (its SetupPlot/DimPlot/PlotSet/DumpPlot)."""
+    lo = 999e99
+    hi = -999e99
+    span = 0.0
+    dx = 0.0
+    x0 = 0.0
+    for sample in samples:
+        for point in (sample.min, sample.max, sample.mean - sample.stddev, sample.mean + sample.stddev):
+            if point < lo:
+                lo = point
+            if point > hi:
+                hi = point
+            span = hi - lo
+            dx = c_div(span, width - 1.0)
+            x0 = lo - 0.5 * dx
+    if span == 0:
+        return "[no plot, span is zero width]\n"
+    if width == 1:
+        raise PlotError("a plot width of 1 cannot be drawn (ministat crashes on it); use -w 2 or more, or -A")
+    if width < 0:
+        raise PlotError(f"plot width {width} is negative")
+    if span - span != 0 or dx - dx != 0:
+        raise PlotError(_OVERFLOW)
+    nsets = len(samples)
+    bars: list[bytearray | None] = [None] * nsets
+    data = bytearray()
+    height = 0
+    for index, sample in enumerate(samples):
+        val = index + 1
+        bar_index = index if separate_bars else 0
+        bar = bars[bar_index]
+        if bar is None:
+            bar = bars[bar_index] = bytearray(width)
+        runs = sample.column_counts(x0, dx)
+        tallest = 1
+        for _column, count in runs:
+            if count > tallest:
+                tallest = count
+        rows = tallest + 1
+        if rows > height:
+            needed = width * rows
+            if len(data) < needed:
+                data.extend(bytes(needed - len(data)))
+            data[height * width : rows * width] = bytes((rows - height) * width)
+        height = rows
+        size = len(data)
+        for column, count in runs:
+            for j in range(1, count + 1):
+                offset = j * width + column
+                if 0 <= offset < size:
+                    data[offset] |= val
+        mean = sample.mean
+        sd = sample.stddev
+        if sd == sd:
+            left = c_int(c_div((mean - sd) - x0, dx))
+            right = c_int(c_div((mean + sd) - x0, dx))
+            if 0 <= right < width:
+                bar[right] = 124  # "|"
+            if 0 <= left < width:
+                bar[left] = 124
+            for i in range(max(left + 1, 0), min(right, width)):
+                if bar[i] == 0:
+                    bar[i] = 95  # "_"
+        column = c_int(c_div(sample.median - x0, dx))
+        if 0 <= column < width:
+            bar[column] = 77  # "M"
+        column = c_int(c_div(mean - x0, dx))
+        if column == _INT_MIN:
+            raise PlotError(_OVERFLOW)
+        if 0 <= column < width:
+            bar[column] = 65  # "A"
+    border = "+" + "-" * width + "+\n"
+    out = [border]
+    for i in range(1, height):
+        start = (height - i) * width
+        row = data[start : start + width]
+        out.append("|" + "".join(SYMBOLS[k] if k < 8 else "[%02x]" % k for k in row) + "|\n")
+    for bar in bars:
+        if bar is None:
+            continue
+        out.append("|" + bar.replace(b"\0", b" ").decode("latin-1") + "|\n")
+    out.append(border)
+    return "".join(out)
+
+
+def render_report(
+    datasets,
+    *,
+    names,
+    confidence: float = 95.0,
+    width: int = 74,
+    plot: bool = True,
+    stats: bool = True,
+    dialect: str = "classic",
+    separate_bars: bool = False,
+    quiet: bool = False,
+) -> str:
+    """Return exactly what ``ministat`` prints for *datasets*.
+
+    *datasets*: up to seven sequences of numbers (input order) or prepared
+    :class:`SampleSet` objects; *names* label them.  ``plot=False`` is
+    ministat's ``-A`` (no plot), ``stats=False`` its ``-n`` (summary table
+    only: no plot, no comparison), ``separate_bars`` its ``-s``, ``quiet``
+    FreeBSD's ``-q`` (no names, no table header).  *confidence* is one of
+    80, 90, 95, 98, 99, 99.5.  Raises ValueError for bad arguments and
+    :class:`PlotError` where ministat crashes (a plot width of 1, overflowing values).
+    """
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
+    if float(confidence) not in CONFIDENCE_LEVELS:
+        raise ValueError(f"no support for confidence level {confidence}")
+    samples = [item if isinstance(item, SampleSet) else sample_set(item, dialect) for item in datasets]
+    names = list(names)
+    if not samples or len(samples) > MAX_DATASETS:
+        raise ValueError(f"ministat compares 1 to {MAX_DATASETS} data sets, not {len(samples)}")
+    if len(names) != len(samples):
+        raise ValueError("one name per data set is needed")
+    out: list[str] = []
+    if not quiet:
+        for index, name in enumerate(names):
+            out.append(f"{SYMBOLS[index + 1]} {name}\n")
+    if stats and plot:
+        out.append(render_plot(samples, width, separate_bars))
+    if not quiet:
+        out.append("    N           Min           Max        Median           Avg        Stddev\n")
+    signed_nan = dialect != "freebsd"
+    out.append(_vitals(SYMBOLS[1], samples[0], signed_nan))
+    for index in range(1, len(samples)):
+        out.append(_vitals(SYMBOLS[index + 1], samples[index], signed_nan))
+        if stats:
+            out.append(_relative(samples[index], samples[0], confidence, dialect))
+    return "".join(out)

@@ -1,0 +1,373 @@
+"""Read other benchmark tools' result files into labelled sample sets.
+
+Formats (auto-detected by content, or chosen with ``--input-format``):
+
+``hyperfine``
+    ``hyperfine --export-json`` files: ``results[].command`` (label
+    ``command``), ``times`` (seconds), ``exit_codes``, ``parameters``
+    (labels, from ``-L``/``--parameter-scan``).
+``pyperf``
+    pyperf JSON (``.json`` or ``.json.gz``): ``benchmarks[].runs[].values``,
+    one run per pyperf worker process; warmups and calibration runs (runs
+    without ``values``) are skipped.  Label ``benchmark`` is the benchmark's
+    name; the common metadata becomes the machine record.
+``go``
+    Go benchmark text (``go test -bench``, the format benchstat reads):
+    ``key: value`` configuration lines become labels for the results that
+    follow, ``BenchmarkName/key=value-8  N  value unit [value unit...]``
+    lines give one sample per unit; each unit is a metric.
+``csv``
+    CSV with a header: numeric columns are metrics (one sample per row),
+    the others labels; ``value_columns``/``label_columns`` choose.
+
+Every function returns ``list[SampleSet]`` and raises
+:class:`abstat.errors.InputError` naming the file (and line) on bad input.
+"""
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import math
+import re
+from typing import Any
+
+from abstat.errors import InputError, UsageError
+from abstat.report.sampleset import SampleSet
+
+FORMATS = ("hyperfine", "pyperf", "go", "csv")
+
+_GO_CONFIG = re.compile(r"([a-z][^\s:A-Z]*):(?:[ \t]+(.*))?\Z")
+_GO_PROCS = re.compile(r"-(\d+)\Z")
+_CSV_SNIFF = re.compile(r"[A-Za-z_]")
+
+
+# --------------------------------------------------------------------------
+# reading bytes
+
+def read_text(path: str) -> str:
+    """The file's text (gzip transparently); InputError for binary/UTF-16."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", path=path) from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as err:
+            raise InputError(f"bad gzip data: {err}", path=path) from None
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise InputError("UTF-16 text is not supported; convert it to UTF-8", path=path)
+    if b"\x00" in raw:
+        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
+        raise InputError("binary data (NUL byte)", path=path, line=line)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[: err.start].count(b"\n") + 1
+        raise InputError("not UTF-8 text", path=path, line=line) from None
+    return text.lstrip("\ufeff")
+
+
+def detect_format(path: str, text: str) -> str | None:
+    """Which peer format ``text`` is in, or None for plain sample files."""
+    stripped = text.lstrip()
+    if stripped.startswith("{"):
+        try:
+            doc = json.loads(text)
+        except ValueError:
+            return None
+        if isinstance(doc, dict):
+            if isinstance(doc.get("results"), list):
+                return "hyperfine"
+            if "benchmarks" in doc or ("runs" in doc and "metadata" in doc):
+                return "pyperf"
+        return None
+    lines = text.splitlines()
+    for line in lines:
+        fields = line.split()
+        if (len(fields) >= 4 and fields[0].startswith("Benchmark")
+                and _is_go_name(fields[0]) and fields[1].isdigit()):
+            return "go"
+    content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if len(content) >= 2:
+        # A header: comma separated, at least one non-numeric field, and the
+        # next line has as many fields.
+        fields = next(csv.reader([content[0]]))
+        if (len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not _is_number(f) for f in fields)
+                and len(next(csv.reader([content[1]]))) == len(fields)):
+            return "csv"
+    return None
+
+
+def read_peer(path: str, fmt: str, *, text: str | None = None,
+              value_columns: list[str] | None = None,
+              label_columns: list[str] | None = None) -> list[SampleSet]:
+    """Read ``path`` in peer format ``fmt`` (one of FORMATS)."""
+    if text is None:
+        text = read_text(path)
+    if fmt == "hyperfine":
+        return read_hyperfine(path, text)
+    if fmt == "pyperf":
+        return read_pyperf(path, text)
+    if fmt == "go":
+        return read_gobench(path, text)
+    if fmt == "csv":
+        return read_csv(path, text, value_columns=value_columns, label_columns=label_columns)
+    raise UsageError(f"unknown input format {fmt!r} (choose from {', '.join(FORMATS)})")
+
+
+# --------------------------------------------------------------------------
+# helpers
+
+def _is_number(field: str) -> bool:
+    try:
+        value = float(field)
+    except ValueError:
+        return False
+    return math.isfinite(value)
+
+
+def _is_go_name(name: str) -> bool:
+    rest = name[len("Benchmark"):]
+    return not rest or not rest[0].islower()
+
+
+def _finite(value: Any, path: str, what: str, line: int | None = None) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{what}: not a number: {value!r}", path=path, line=line)
+    value = float(value)
+    if not math.isfinite(value):
+        raise InputError(f"{what}: not a finite number: {value!r}", path=path, line=line)
+    return value
+
+
+def _load_json(path: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as err:
+        line = getattr(err, "lineno", None)
+        raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path, line=line) from None
+
+
+# --------------------------------------------------------------------------
+# hyperfine
+
+def read_hyperfine(path: str, text: str | None = None) -> list[SampleSet]:
+    """``hyperfine --export-json`` results, one set per command (seconds)."""
+    doc = _load_json(path, read_text(path) if text is None else text)
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, list):
+        raise InputError("not a hyperfine JSON export (no 'results' list)", path=path)
+    sets: list[SampleSet] = []
+    for index, result in enumerate(results):
+        where = f"results[{index}]"
+        if not isinstance(result, dict) or not isinstance(result.get("command"), str):
+            raise InputError(f"{where}: no 'command'", path=path)
+        times = result.get("times")
+        if not isinstance(times, list) or not times:
+            raise InputError(f"{where} ({result['command']}): no 'times' (export made by "
+                             "an old hyperfine?)", path=path)
+        values = [_finite(v, path, f"{where}.times") for v in times]
+        labels = {"command": result["command"], "metric": "wall"}
+        parameters = result.get("parameters") or {}
+        if isinstance(parameters, dict):
+            labels.update({str(k): str(v) for k, v in parameters.items()})
+        extra: dict[str, Any] = {}
+        notes: list[str] = []
+        codes = result.get("exit_codes")
+        if isinstance(codes, list) and len(codes) == len(values):
+            extra["exit_codes"] = codes
+            failed = sum(1 for c in codes if c not in (0, None))
+            if failed:
+                notes.append(f"{path}: {result['command']}: {failed} of {len(codes)} "
+                             "runs exited non-zero (hyperfine -i); their times are included")
+        sets.append(SampleSet(labels=labels, runs=[values], source=path, unit="s",
+                              extra=extra, notes=notes))
+    if not sets:
+        raise InputError("hyperfine export holds no results", path=path)
+    return sets
+
+
+# --------------------------------------------------------------------------
+# pyperf
+
+_PYPERF_MACHINE_KEYS = (
+    "hostname", "platform", "cpu_model_name", "cpu_count", "cpu_freq", "cpu_config",
+    "cpu_affinity", "boot_time", "aslr", "python_implementation", "python_version",
+    "python_compiler", "perf_version", "timer",
+)
+
+
+def read_pyperf(path: str, text: str | None = None) -> list[SampleSet]:
+    """pyperf JSON: one set per benchmark, one run per worker process."""
+    doc = _load_json(path, read_text(path) if text is None else text)
+    if not isinstance(doc, dict):
+        raise InputError("not a pyperf JSON file", path=path)
+    common = doc.get("metadata") or {}
+    if "benchmarks" in doc:
+        benchmarks = doc["benchmarks"]
+    elif "runs" in doc:  # a single benchmark file (old layout)
+        benchmarks = [doc]
+        common = {}
+    else:
+        raise InputError("not a pyperf JSON file (no 'benchmarks')", path=path)
+    if not isinstance(benchmarks, list) or not isinstance(common, dict):
+        raise InputError("not a pyperf JSON file", path=path)
+    sets: list[SampleSet] = []
+    for index, bench in enumerate(benchmarks):
+        if not isinstance(bench, dict):
+            raise InputError(f"benchmarks[{index}] is not an object", path=path)
+        metadata = dict(common)
+        metadata.update(bench.get("metadata") or {})
+        name = str(metadata.get("name", f"benchmark{index + 1}"))
+        runs: list[list[float]] = []
+        for run_index, run in enumerate(bench.get("runs") or []):
+            values = run.get("values") if isinstance(run, dict) else None
+            if not values:  # calibration run: warmups only
+                continue
+            runs.append([_finite(v, path, f"{name}: runs[{run_index}].values") for v in values])
+        if not runs:
+            raise InputError(f"benchmark {name!r} has no measured values", path=path)
+        labels = {"benchmark": name}
+        if "hostname" in metadata:
+            labels["host"] = str(metadata["hostname"])
+        machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
+        unit = str(metadata.get("unit", "second"))
+        sets.append(SampleSet(labels=labels, runs=runs, source=path,
+                              unit="s" if unit == "second" else unit, machine=machine,
+                              extra={"pyperf_metadata": metadata}))
+    if not sets:
+        raise InputError("pyperf file holds no benchmarks", path=path)
+    return sets
+
+
+# --------------------------------------------------------------------------
+# Go benchmark format (golang.org/design/14313-benchmark-format)
+
+def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
+    """Go benchmark text: one set per (benchmark, configuration, unit)."""
+    if text is None:
+        text = read_text(path)
+    config: dict[str, str] = {}
+    found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
+    for lineno, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        match = _GO_CONFIG.match(line)
+        if match:
+            key, value = match.group(1), (match.group(2) or "").strip()
+            if value:
+                config[key] = value
+            else:
+                config.pop(key, None)
+            continue
+        fields = line.split()
+        if len(fields) < 4 or not fields[0].startswith("Benchmark") or not _is_go_name(fields[0]):
+            continue  # PASS, ok ..., Unit metadata, --- FAIL, blank: ignored
+        if not fields[1].isdigit():
+            continue
+        pairs = fields[2:]
+        if len(pairs) % 2:
+            raise InputError("benchmark line: value without unit", path=path, line=lineno)
+        labels = dict(config)
+        labels.update(_go_name_labels(fields[0]))
+        for value_text, unit in zip(pairs[::2], pairs[1::2]):
+            try:
+                value = float(value_text)
+            except ValueError:
+                raise InputError(f"benchmark line: bad value {value_text!r}",
+                                 path=path, line=lineno) from None
+            if not math.isfinite(value):
+                raise InputError(f"benchmark line: not a finite value {value_text!r}",
+                                 path=path, line=lineno)
+            set_labels = dict(labels, metric=unit)
+            key = tuple(sorted(set_labels.items()))
+            if key not in found:
+                found[key] = SampleSet(labels=set_labels, runs=[[]], source=path, unit=unit)
+            found[key].runs[0].append(value)
+    if not found:
+        raise InputError("no Go benchmark result lines", path=path)
+    return list(found.values())
+
+
+def _go_name_labels(field: str) -> dict[str, str]:
+    name = field[len("Benchmark"):]
+    labels: dict[str, str] = {}
+    match = _GO_PROCS.search(name)
+    if match:
+        labels["gomaxprocs"] = match.group(1)
+        name = name[: match.start()]
+    base, *parts = name.split("/")
+    kept = [base]
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if eq and key:
+            labels[key] = value
+        else:
+            kept.append(part)
+    labels["benchmark"] = "/".join(kept)
+    return labels
+
+
+# --------------------------------------------------------------------------
+# CSV
+
+def read_csv(path: str, text: str | None = None, *,
+             value_columns: list[str] | None = None,
+             label_columns: list[str] | None = None) -> list[SampleSet]:
+    """CSV with a header; numeric columns are metrics, the others labels."""
+    if text is None:
+        text = read_text(path)
+    rows = list(csv.reader(io.StringIO(text)))
+    numbered = [(i + 1, row) for i, row in enumerate(rows)
+                if row and any(cell.strip() for cell in row)
+                and not row[0].lstrip().startswith("#")]
+    if not numbered:
+        raise InputError("empty CSV file", path=path)
+    header_line, header = numbered[0]
+    header = [h.strip() for h in header]
+    if len(set(header)) != len(header) or any(not h for h in header):
+        raise InputError("CSV header has empty or repeated column names", path=path,
+                         line=header_line)
+    body = numbered[1:]
+    if not body:
+        raise InputError("CSV file has a header but no rows", path=path)
+    for lineno, row in body:
+        if len(row) != len(header):
+            raise InputError(f"{len(row)} fields, header has {len(header)}", path=path,
+                             line=lineno)
+    for name in (value_columns or []) + (label_columns or []):
+        if name not in header:
+            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
+    if label_columns is not None:
+        labels_cols = list(label_columns)
+    elif value_columns is not None:
+        labels_cols = [h for h in header if h not in value_columns and
+                       not all(_is_number(r[header.index(h)]) for _, r in body)]
+    else:
+        labels_cols = [h for h in header
+                       if not all(_is_number(r[header.index(h)]) for _, r in body)]
+    metrics = list(value_columns) if value_columns is not None else [
+        h for h in header if h not in labels_cols]
+    if not metrics:
+        raise InputError("CSV file has no numeric column to use as values "
+                         "(choose one with --csv-value)", path=path, line=header_line)
+    found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
+    label_index = [(h, header.index(h)) for h in labels_cols]
+    for lineno, row in body:
+        labels = {h: row[i].strip() for h, i in label_index}
+        for metric in metrics:
+            cell = row[header.index(metric)].strip()
+            if not _is_number(cell):
+                raise InputError(f"column {metric!r}: not a finite number: {cell!r}",
+                                 path=path, line=lineno)
+            set_labels = dict(labels)
+            if len(metrics) > 1 or "metric" not in set_labels:
+                set_labels["metric"] = metric
+            key = tuple(sorted(set_labels.items()))
+            if key not in found:
+                found[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
+            found[key].runs[0].append(float(cell))
+    return list(found.values())

@@ -1,0 +1,115 @@
+"""Command-line variant specifications for ``abstat compare`` (and friends).
+
+Each argument names one variant:
+
+``before.txt``                    a sample file (the name is the file name)
+``base=a.txt``                    a labelled sample file
+``'before=runs/before-*.txt'``    several files, each one independent run
+                                  (boot, process): nested data
+``before=98:438.97959:6.6564899`` summary statistics ``n:mean:stddev``
+``EXPERIMENT:VARIANT``            a variant recorded by ``abstat run`` in the
+                                  store (``--store``, metric ``--metric``)
+``-``                             standard input
+
+The first variant is the baseline; every other one is compared with it.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+
+from abstat.errors import InputError, UsageError
+from abstat.readers.summary import Summary, looks_like_summary, parse_summary
+
+_LABEL = re.compile(r"\A[^=/\\]+\Z")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_STORE_REF = re.compile(r"\A[A-Za-z0-9_.+-]+:[A-Za-z0-9_.+@-]+\Z")
+
+
+@dataclass
+class VariantData:
+    """One variant's data: runs of samples, or a summary.
+
+    ``runs`` has one list per independent run; a plain file is one run.
+    """
+
+    name: str
+    runs: list[list[float]] | None = None
+    summary: Summary | None = None
+    sources: list[str] = field(default_factory=list)
+
+    @property
+    def nested(self) -> bool:
+        return self.runs is not None and len(self.runs) > 1
+
+    @property
+    def data(self) -> Summary | list[float] | list[list[float]]:
+        """What :func:`abstat.compare` takes: a summary, samples or runs."""
+        if self.summary is not None:
+            return self.summary
+        assert self.runs is not None
+        return self.runs if self.nested else self.runs[0]
+
+
+def _read(path: str, column: int, delimiters: str | None) -> list[float]:
+    from abstat.readers.text import read_samples
+
+    return read_samples(path, column=column, delimiters=delimiters)
+
+
+def _stored(ref: str, store: str | None, metric: str) -> list[list[float]] | None:
+    if not _STORE_REF.match(ref) or os.path.exists(ref):
+        return None
+    try:
+        from abstat.store import DEFAULT_STORE, resolve_variant
+    except ImportError:
+        return None
+    runs = resolve_variant(ref, store or DEFAULT_STORE, metric=metric)
+    if runs is None:
+        return None
+    runs = [list(map(float, run)) for run in runs if len(run)]
+    return runs or None
+
+
+def parse_variant_spec(
+    arg: str, *, column: int = 1, delimiters: str | None = None, store: str | None = None, metric: str = "wall"
+) -> VariantData:
+    name, value = arg, arg
+    if not os.path.exists(arg) and "=" in arg:
+        label, _, rest = arg.partition("=")
+        if _LABEL.match(label) and rest:
+            name, value = label, rest
+        elif not rest:
+            raise UsageError(f"{arg!r}: nothing after '='")
+    if looks_like_summary(value) and not os.path.exists(value):
+        return VariantData(name, summary=parse_summary(value, source=arg), sources=[value])
+    if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
+        paths = sorted(glob.glob(value))
+        if not paths:
+            raise InputError("no file matches this pattern", path=value)
+        runs = [_read(p, column, delimiters) for p in paths]
+        return VariantData(name, runs=runs, sources=paths)
+    runs = _stored(value, store, metric)
+    if runs is not None:
+        return VariantData(name, runs=runs, sources=[f"store:{value}"])
+    return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
+
+
+def parse_variant_specs(
+    args: list[str],
+    *,
+    column: int = 1,
+    delimiters: str | None = None,
+    store: str | None = None,
+    metric: str = "wall",
+) -> dict[str, VariantData]:
+    """Parse every argument; the order is kept (the first is the baseline)."""
+    variants: dict[str, VariantData] = {}
+    for arg in args:
+        variant = parse_variant_spec(arg, column=column, delimiters=delimiters, store=store, metric=metric)
+        if variant.name in variants:
+            raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
+        variants[variant.name] = variant
+    return variants

@@ -1,0 +1,52 @@
+"""Summary-statistics inputs: ``name=n:mean:stddev``.
+
+A table of vitals (N, Avg, Stddev as ministat prints them, or from a paper)
+stands in for a sample file wherever abstat accepts one, e.g.
+``before=98:438.97959:6.6564899``.  Only analyses that can work from these
+three numbers (Welch's t on means) run on them; the rest say that they need
+raw samples.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from abstat.errors import InputError
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+SUMMARY_RE = re.compile(rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The vitals of a sample whose values are not available."""
+
+    n: int
+    mean: float
+    stddev: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"n": self.n, "mean": self.mean, "stddev": self.stddev}
+
+
+def looks_like_summary(text: str) -> bool:
+    return SUMMARY_RE.match(text) is not None
+
+
+def parse_summary(text: str, *, source: str | None = None) -> Summary:
+    """Parse ``n:mean:stddev``; InputError naming ``source`` when invalid."""
+    where = source if source is not None else text
+    match = SUMMARY_RE.match(text)
+    if match is None:
+        raise InputError(f"not a summary n:mean:stddev: {text!r}", path=where)
+    n = int(match.group(1))
+    mean = float(match.group(2))
+    stddev = float(match.group(3))
+    if n < 2:
+        raise InputError(f"a summary needs n >= 2 to carry a spread, got n={n}", path=where)
+    if not (math.isfinite(mean) and math.isfinite(stddev)):
+        raise InputError("summary values must be finite numbers", path=where)
+    if stddev < 0:
+        raise InputError(f"a standard deviation cannot be negative: {stddev!r}", path=where)
+    return Summary(n, mean, stddev)

@@ -1,0 +1,363 @@
+"""Read numeric samples from text files.
+
+Two readers share this module:
+
+* :func:`read_ministat` reads a file exactly as ``ministat`` does (``fgets``
+  into an 8 KiB buffer, ``strtok`` over the delimiters, ``strtod`` on the
+  chosen column, ``#`` starts a comment token).  Two dialects differ only in
+  line trimming: ``classic`` drops the trailing newline alone (so CRLF files
+  are invalid), ``freebsd`` drops all trailing white space.
+* :func:`read_samples` is the lenient reader the rest of abstat uses: CRLF,
+  blank lines, ``#`` comments, white space or comma separated columns.
+
+Both return the values in file order and reject what ministat would crash on
+(NaN, infinities) or what is not a sample file at all (binary, UTF-16,
+empty) with an :class:`~abstat.errors.InputError` naming the file and line.
+Only the standard library is imported here: this module sits on the fast
+start-up path of ``abstat ministat``.
+"""
+from __future__ import annotations
+
+import sys
+
+from abstat.errors import InputError
+
+# fgets(buf, BUFSIZ, f) returns at most BUFSIZ - 1 bytes: glibc's BUFSIZ is
+# 8192 (classic ministat, built on Linux), FreeBSD's is 1024.
+FGETS_CHUNK = 8191
+FGETS_CHUNK_FREEBSD = 1023
+STDIN_NAME = "<stdin>"
+_C_SPACE = b" \t\n\v\f\r"
+_DIGITS = b"0123456789"
+_HEX_DIGITS = b"0123456789abcdefABCDEF"
+_NAN_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+_INF = float("inf")
+_FLOAT_FIRST = frozenset(b"0123456789+-.")
+_FLOAT_LAST = frozenset(b"0123456789.")
+
+
+def read_bytes(path: str) -> bytes:
+    """Return the raw contents of *path* (``"-"`` is standard input).
+
+    Raises InputError (naming the file) when it cannot be opened or read.
+    """
+    if path == "-":
+        if sys.stdin is None:  # standard input closed
+            return b""
+        stream = getattr(sys.stdin, "buffer", None)
+        try:
+            if stream is not None:
+                return stream.read()
+            text = sys.stdin.read()
+            return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
+        except OSError as err:
+            raise InputError(f"cannot read standard input: {err.strerror or err}", path=STDIN_NAME) from None
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as err:
+        raise InputError(f"cannot open: {err.strerror or err}", path=path) from None
+
+
+def strtod_prefix(token: bytes) -> tuple[float, int]:
+    """Emulate glibc ``strtod`` in the C locale on *token*.
+
+    Returns ``(value, consumed)`` where *consumed* is the number of bytes
+    ``strtod`` would consume (0: no conversion).  Decimal and hexadecimal
+    forms, ``inf``/``infinity`` and ``nan``/``nan(chars)`` are recognised;
+    values are correctly rounded like glibc does.
+    """
+    n = len(token)
+    i = 0
+    while i < n and token[i] in _C_SPACE:
+        i += 1
+    start = i
+    negative = False
+    if i < n and token[i] in b"+-":
+        negative = token[i] == 45
+        i += 1
+    lower = token[i : i + 8].lower()
+    if lower.startswith(b"inf"):
+        consumed = i + (8 if lower == b"infinity" else 3)
+        return (-_INF if negative else _INF), consumed
+    if lower.startswith(b"nan"):
+        j = i + 3
+        if j < n and token[j] == 40:  # "("
+            k = j + 1
+            while k < n and token[k] in _NAN_CHARS:
+                k += 1
+            if k < n and token[k] == 41:  # ")"
+                j = k + 1
+        nan = float("nan")
+        return (-nan if negative else nan), j
+    if token[i : i + 2] in (b"0x", b"0X"):
+        j = i + 2
+        digits = 0
+        while j < n and token[j] in _HEX_DIGITS:
+            j += 1
+            digits += 1
+        if j < n and token[j] == 46:  # "."
+            k = j + 1
+            while k < n and token[k] in _HEX_DIGITS:
+                k += 1
+                digits += 1
+            if digits:
+                j = k
+        if digits:
+            mantissa_end = j
+            if j < n and token[j] in b"pP":
+                k = j + 1
+                if k < n and token[k] in b"+-":
+                    k += 1
+                if k < n and token[k] in _DIGITS:
+                    while k < n and token[k] in _DIGITS:
+                        k += 1
+                    j = k
+            text = token[start:j].decode("ascii")
+            if j == mantissa_end:
+                text += "p0"
+            try:
+                value = float.fromhex(text)
+            except OverflowError:
+                value = -_INF if negative else _INF
+            return value, j
+        # "0x" without hex digits: strtod reads the "0" and stops at the "x".
+        return (-0.0 if negative else 0.0), i + 1
+    j = i
+    digits = 0
+    while j < n and token[j] in _DIGITS:
+        j += 1
+        digits += 1
+    if j < n and token[j] == 46:
+        k = j + 1
+        while k < n and token[k] in _DIGITS:
+            k += 1
+            digits += 1
+        if digits:
+            j = k
+    if not digits:
+        return 0.0, 0
+    if j < n and token[j] in b"eE":
+        k = j + 1
+        if k < n and token[k] in b"+-":
+            k += 1
+        if k < n and token[k] in _DIGITS:
+            while k < n and token[k] in _DIGITS:
+                k += 1
+            j = k
+    return float(token[start:j]), j
+
+
+def parse_c_double(token: bytes) -> float | None:
+    """The value of *token* if ``strtod`` consumes all of it, else None."""
+    # Fast path: Python's float() agrees with strtod on plain decimal text
+    # (both round correctly); it also accepts "1_000" and surrounding blanks,
+    # which strtod does not, hence the checks on the first and last byte.
+    if token and token[0] in _FLOAT_FIRST and token[-1] in _FLOAT_LAST and b"_" not in token:
+        try:
+            return float(token)
+        except ValueError:
+            pass
+    value, consumed = strtod_prefix(token)
+    if consumed and consumed == len(token):
+        return value
+    return None
+
+
+def _describe_token(token: bytes) -> str:
+    text = token.decode("utf-8", "backslashreplace")
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return repr(text)
+
+
+def _hint(data: bytes) -> str:
+    """Why a whole file is unreadable, if it looks like one of the usual suspects."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return " (the file is UTF-16 encoded; convert it to ASCII/UTF-8 text)"
+    if b"\0" in data[:4096]:
+        return " (binary data, not a text file of numbers)"
+    return ""
+
+
+def _fgets_lines(data: bytes, chunk: int = FGETS_CHUNK):
+    """Yield the successive buffers ``fgets(buf, chunk + 1, f)`` would return."""
+    pos = 0
+    size = len(data)
+    while pos < size:
+        end = data.find(b"\n", pos)
+        end = size if end < 0 else end + 1
+        while end - pos > chunk:
+            yield data[pos : pos + chunk]
+            pos += chunk
+        yield data[pos:end]
+        pos = end
+
+
+def parse_ministat(
+    data: bytes,
+    name: str,
+    *,
+    column: int = 1,
+    delimiters: str | bytes = " \t",
+    dialect: str = "classic",
+) -> list[float]:
+    """Parse the bytes of a ministat data file; see :func:`read_ministat`."""
+    delims = delimiters.encode("utf-8", "surrogateescape") if isinstance(delimiters, str) else bytes(delimiters)
+    if not delims:
+        raise InputError("empty delimiter string", path=name)
+    if column < 1:
+        raise InputError("column number should be positive", path=name)
+    first = delims[:1]
+    table = None
+    if len(delims) > 1:
+        table = bytes.maketrans(delims[1:], first * (len(delims) - 1))
+    freebsd = dialect == "freebsd"
+    values: list[float] = []
+    append = values.append
+    line = 0
+    for buf in _fgets_lines(data, FGETS_CHUNK_FREEBSD if freebsd else FGETS_CHUNK):
+        line += 1
+        nul = buf.find(b"\0")
+        if nul >= 0:
+            buf = buf[:nul]
+        if freebsd:
+            buf = buf.rstrip(_C_SPACE)
+        elif buf[-1:] == b"\n":
+            buf = buf[:-1]
+        if table is not None:
+            buf = buf.translate(table)
+        token = None
+        index = 0
+        for part in buf.split(first):
+            if not part:
+                continue
+            if part[0] == 35:  # "#"
+                break
+            index += 1
+            if index == column:
+                token = part
+                break
+        if token is None:
+            continue
+        value = parse_c_double(token)
+        if value is None:
+            raise InputError(f"invalid data {_describe_token(token)}{_hint(data)}", path=name, line=line)
+        if value != value or value in (_INF, -_INF):
+            raise InputError(
+                f"{_describe_token(token)} is not a finite number (ministat cannot use NaN or infinity)",
+                path=name,
+                line=line,
+            )
+        append(value)
+    return values
+
+
+def read_ministat(
+    path: str,
+    *,
+    column: int = 1,
+    delimiters: str = " \t",
+    dialect: str = "classic",
+) -> list[float]:
+    """Read *path* with ministat's exact rules; ``"-"`` is standard input.
+
+    Lines are read as ``fgets`` does (at most 8191 bytes at a time, 1023 for
+    FreeBSD, whose BUFSIZ is 1024; the rest of a longer line counts as the
+    next line), split with ``strtok`` on any of the
+    *delimiters*, a token starting with ``#`` ends the line, the *column*-th
+    token (1-based) must be entirely a ``strtod`` number (decimal, hex,
+    exponent).  Lines without that column are skipped.  ``dialect="freebsd"``
+    also ignores trailing white space (CRLF files are accepted).  Raises
+    InputError naming file and line for invalid data and for NaN/infinity.
+    The ministat minimum of three values is not checked here.
+    """
+    name = STDIN_NAME if path == "-" else path
+    return parse_ministat(read_bytes(path), name, column=column, delimiters=delimiters, dialect=dialect)
+
+
+# --------------------------------------------------------------------------
+# Lenient reader
+
+
+def _decode_text(data: bytes, name: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError("file is UTF-16 encoded; convert it to UTF-8 or ASCII text", path=name, line=1)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        if len(data) > 1 and (data[1:2] == b"\0" or data[0:1] == b"\0") and nul < 2:
+            raise InputError("file looks UTF-16 encoded (NUL bytes); convert it to UTF-8 text", path=name, line=line)
+        raise InputError("binary data (NUL byte), not a text file of numbers", path=name, line=line)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise InputError("not UTF-8 text (binary data?)", path=name, line=line) from None
+
+
+def _lenient_float(token: str) -> float | None:
+    if "_" in token:
+        return None
+    try:
+        return float(token)
+    except ValueError:
+        pass
+    if token.isascii():
+        return parse_c_double(token.encode("ascii"))  # hexadecimal forms
+    return None
+
+
+def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | None = None) -> list[float]:
+    """Parse sample text leniently; see :func:`read_samples`."""
+    if column < 1:
+        raise InputError(f"column must be 1 or more, not {column}", path=name)
+    text = _decode_text(data, name)
+    if delimiters is not None and delimiters == "":
+        raise InputError("empty delimiter string", path=name)
+    values: list[float] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        hash_at = raw.find("#")
+        if hash_at >= 0:
+            raw = raw[:hash_at]
+        if delimiters is None:
+            fields = raw.replace(",", " ").split()
+        else:
+            fields = [raw]
+            for delim in delimiters:
+                fields = [piece for field in fields for piece in field.split(delim)]
+            fields = [field.strip() for field in fields if field.strip()]
+        if not fields:
+            continue
+        if len(fields) < column:
+            raise InputError(
+                f"line has {len(fields)} column{'s' if len(fields) != 1 else ''}, column {column} was asked for",
+                path=name,
+                line=number,
+            )
+        token = fields[column - 1]
+        value = _lenient_float(token)
+        if value is None:
+            shown = token if len(token) <= 40 else token[:37] + "..."
+            raise InputError(f"not a number: {shown!r}", path=name, line=number)
+        if value != value or value in (_INF, -_INF):
+            raise InputError(f"not a finite number: {token!r}", path=name, line=number)
+        values.append(value)
+    if not values:
+        raise InputError("no samples found (empty file?)", path=name)
+    return values
+
+
+def read_samples(path: str, *, column: int = 1, delimiters: str | None = None) -> list[float]:
+    """Read numeric samples from *path* leniently; ``"-"`` is standard input.
+
+    Accepts CRLF or LF line ends, blank lines, ``#`` comments (whole line or
+    trailing), fields separated by white space and/or commas (or by any of
+    *delimiters* when given) and picks the 1-based *column*.  Rejects NaN,
+    infinities, non-numbers, binary and UTF-16 files and files without any
+    value with an InputError naming the file and line.
+    """
+    name = STDIN_NAME if path == "-" else path
+    return parse_samples(read_bytes(path), name, column=column, delimiters=delimiters)

@@ -1,0 +1,79 @@
+"""``abstat report --format email``: plain text for a cover letter.
+
+The summary table within 72 columns, its footer and footnotes, then one
+block per compared cell exactly as ``ministat -A`` prints it for the two
+sample sets, each under a ``$ ministat -A ...`` line and indented by two
+spaces, as in a typical patch cover letter.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import textwrap
+
+from abstat.errors import UsageError
+from abstat.render.matrix import EMAIL_WIDTH, render_text
+from abstat.report.matrix import Cell, Report
+
+INDENT = "  "
+
+
+def ministat_command(names: list[str]) -> str:
+    """``ministat -A milan-hcall-pv64-{before,after}`` (brace form when it fits)."""
+    if len(names) == 2 and all(_plain(n) for n in names):
+        first, second = names
+        prefix = os.path.commonprefix([first, second])
+        suffix = os.path.commonprefix([first[len(prefix):][::-1], second[len(prefix):][::-1]])[::-1]
+        a = first[len(prefix): len(first) - len(suffix)]
+        b = second[len(prefix): len(second) - len(suffix)]
+        if prefix and a and b and "," not in a + b:
+            return f"ministat -A {prefix}{{{a},{b}}}{suffix}"
+    return "ministat -A " + " ".join(shlex.quote(n) for n in names)
+
+
+def _plain(name: str) -> bool:
+    return shlex.quote(name) == name and not any(c in name for c in "{}")
+
+
+def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
+    """The ``ministat -A`` output for baseline vs cell, with its command line."""
+    from abstat.ministat import render_report
+
+    names = [base.name, cell.name]
+    small = [c for c in (base, cell) if c.n < 3]
+    if small:
+        # ministat(1) refuses such a file; say so instead of inventing a block.
+        return "\n".join([
+            f"{INDENT}$ {ministat_command(names)}",
+            *(f"{INDENT}(no block: {c.name} has {c.n} data point{'s' if c.n != 1 else ''}; "
+              "ministat needs at least 3)" for c in small)])
+    text = render_report([base.sample_set.values, cell.sample_set.values], names=names,
+                         confidence=confidence, plot=False, stats=True, dialect="classic")
+    lines = [f"$ {ministat_command(names)}", *text.rstrip("\n").split("\n")]
+    return "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
+
+
+_MINISTAT_LEVELS = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
+
+
+def render_email(report: Report) -> str:
+    level = round(report.confidence * 100, 6)
+    if level not in _MINISTAT_LEVELS:
+        raise UsageError(f"--format email: ministat -A blocks need a confidence of "
+                         f"{', '.join(f'{x:g}' for x in _MINISTAT_LEVELS)} (got {level:g})")
+    text = render_text(report, width=EMAIL_WIDTH).rstrip("\n")
+    if any(cell.n % 2 == 0 for row in report.rows for cell in row.cells.values()):
+        text += "\n" + "\n".join(textwrap.wrap(
+            "ministat's Median column below is the upper of the two middle values "
+            "when N is even; the table uses the usual median (their mean).", EMAIL_WIDTH))
+    parts = [text]
+    for row in report.rows:
+        base = row.cells.get(report.baseline)
+        if base is None:
+            continue
+        for column in report.columns[1:]:
+            cell = row.cells.get(column)
+            if cell is None:
+                continue
+            parts.append(ministat_block(base, cell, level))
+    return "\n\n".join(parts) + "\n"

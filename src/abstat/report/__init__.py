@@ -1,0 +1,1 @@
+"""Reports across machines and configurations (``abstat report``)."""

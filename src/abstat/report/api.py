@@ -1,0 +1,94 @@
+"""The public API behind ``abstat report`` (the CLI is a thin layer over it).
+
+    sets = load(["milan-hcall-pv64-before", ...], pattern="{host}-hcall-{mode}-{variant}")
+    report = build(sets, by="variant", baseline="before")
+    text = render(report, "email")
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from abstat.errors import UsageError
+from abstat.readers.pattern import compile_pattern
+from abstat.report.inputs import load_files, load_store, parse_label_args, parse_where_args
+from abstat.report.matrix import Report, build_report, filter_sets
+from abstat.report.sampleset import SampleSet
+
+DEFAULT_STORE = "abstat.db"
+RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")
+
+
+def load(inputs: Sequence[str], *, pattern: str | None = None,
+         labels: Sequence[str] | dict[str, str] | None = None, store: str | None = None,
+         where: Sequence[str] | dict[str, set[str]] | None = None,
+         input_format: str = "auto", column: int = 1, delimiters: str | None = None,
+         csv_values: list[str] | None = None, csv_labels: list[str] | None = None,
+         ) -> list[SampleSet]:
+    """Sample sets from files (``inputs``) or, when there are none, the store."""
+    extra = labels if isinstance(labels, dict) else parse_label_args(labels or [], "--label")
+    if inputs:
+        if store:
+            raise UsageError("give either INPUT files or --store, not both")
+        compiled = compile_pattern(pattern) if pattern else None
+        return load_files(list(inputs), pattern=compiled, labels=extra,
+                          input_format=input_format, column=column, delimiters=delimiters,
+                          csv_values=csv_values, csv_labels=csv_labels)
+    if pattern:
+        raise UsageError("--pattern names labels from file names; give INPUT files")
+    return load_store(store or DEFAULT_STORE, _where(where), extra)
+
+
+def _where(where: Sequence[str] | dict[str, set[str]] | None) -> dict[str, set[str]]:
+    if isinstance(where, dict):
+        return {k: set(v) if not isinstance(v, str) else {v} for k, v in where.items()}
+    return parse_where_args(where or [])
+
+
+def build(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | None = None,
+          rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+          where: Sequence[str] | dict[str, set[str]] | None = None, adjust: str = "holm",
+          confidence: float = 0.95, center: str = "median", higher_is_better: bool = False,
+          seed: int = 0) -> Report:
+    """The matrix report (see :func:`abstat.report.matrix.build_report`)."""
+    return build_report(sets, by=by, baseline=baseline, rows=rows, metrics=metrics,
+                        where=_where(where), adjust=adjust, confidence=confidence,
+                        center=center, higher_is_better=higher_is_better, seed=seed)
+
+
+def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100) -> str:
+    """``report`` in one of RENDER_FORMATS, as a string."""
+    from abstat.render import matrix
+
+    if fmt == "table":
+        return matrix.render_rich(report, width=width, color=color)
+    if fmt == "text":
+        return matrix.render_text(report)
+    if fmt == "markdown":
+        return matrix.render_markdown(report)
+    if fmt == "json":
+        return matrix.render_json(report)
+    if fmt == "csv":
+        return matrix.render_csv(report)
+    if fmt == "email":
+        from abstat.render.email import render_email
+
+        return render_email(report)
+    if fmt == "html":
+        from abstat.render.html import render_html
+
+        return render_html(report)
+    raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(RENDER_FORMATS)})")
+
+
+def render_sets(sets: Sequence[SampleSet], fmt: str = "hyperfine", *,
+                where: Sequence[str] | dict[str, set[str]] | None = None,
+                metrics: Sequence[str] | None = None) -> str:
+    """Export the (filtered) sample sets themselves; only ``hyperfine`` so far."""
+    from abstat.report.export import render_hyperfine
+
+    if fmt != "hyperfine":
+        raise UsageError(f"unknown export format {fmt!r}")
+    chosen = filter_sets(list(sets), _where(where), metrics)
+    if not chosen:
+        raise UsageError("no sample set matches --where/--metric")
+    return render_hyperfine(chosen)

@@ -1,0 +1,113 @@
+"""Turn the report's inputs (files or the store) into labelled sample sets.
+
+Labels of a set read from a file, later sources winning:
+``variant=<file name without extension>`` (only without ``--pattern``),
+then what the file's content says (hyperfine command, pyperf benchmark, Go
+configuration lines...), then the ``--pattern`` fields, then ``--label k=v``.
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+from abstat.errors import InputError, UsageError
+from abstat.readers.pattern import FilePattern
+from abstat.report.sampleset import SampleSet, from_store_set
+
+INPUT_FORMATS = ("auto", "samples", "hyperfine", "pyperf", "go", "csv")
+
+
+def parse_label_args(items: Iterable[str], option: str) -> dict[str, str]:
+    """``['host=milan', 'mode=pv64']`` -> dict; UsageError on ``foo``."""
+    labels: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UsageError(f"{option} {item!r}: expected KEY=VALUE")
+        labels[key] = value
+    return labels
+
+
+def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
+    """``--where host=milan --where host=rome,naples`` -> {host: {...}}."""
+    where: dict[str, set[str]] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise UsageError(f"--where {item!r}: expected KEY=VALUE[,VALUE...]")
+        where.setdefault(key, set()).update(v for v in value.split(","))
+    return where
+
+
+def _stem(path: str) -> str:
+    base = os.path.basename(path.rstrip("/")) or path
+    for ext in (".json.gz", ".json", ".txt", ".csv", ".dat", ".out"):
+        if base.endswith(ext) and len(base) > len(ext):
+            return base[: -len(ext)]
+    return base
+
+
+def load_files(paths: list[str], *, pattern: FilePattern | None = None,
+               labels: dict[str, str] | None = None, input_format: str = "auto",
+               column: int = 1, delimiters: str | None = None,
+               csv_values: list[str] | None = None,
+               csv_labels: list[str] | None = None) -> list[SampleSet]:
+    """Read every file in ``paths`` into labelled sample sets."""
+    from abstat.readers import peers
+
+    if input_format not in INPUT_FORMATS:
+        raise UsageError(f"--input-format {input_format!r}: choose from {', '.join(INPUT_FORMATS)}")
+    sets: list[SampleSet] = []
+    for path in paths:
+        file_labels = pattern.labels(path) if pattern is not None else {}
+        fmt = input_format
+        text = None
+        if path != "-" and fmt in ("auto", "hyperfine", "pyperf", "go", "csv"):
+            text = peers.read_text(path)
+            if fmt == "auto":
+                fmt = peers.detect_format(path, text) or "samples"
+                if fmt == "samples" and text.lstrip().startswith(("{", "[")):
+                    raise InputError("JSON in no format abstat knows (hyperfine or pyperf "
+                                     "exports); choose one with --input-format", path=path)
+        elif fmt == "auto":
+            fmt = "samples"
+        if fmt == "samples":
+            from abstat.readers.text import read_samples
+
+            values = read_samples(path, column=column, delimiters=delimiters)
+            found = [SampleSet(labels={}, runs=[list(values)], source=path)]
+        else:
+            found = peers.read_peer(path, fmt, text=text, value_columns=csv_values,
+                                    label_columns=csv_labels)
+        for sample_set in found:
+            merged: dict[str, str] = {}
+            if pattern is None:
+                merged["variant"] = "stdin" if path == "-" else _stem(path)
+            merged.update(sample_set.labels)
+            merged.update(file_labels)
+            merged.update(labels or {})
+            sample_set.labels = merged
+            sets.append(sample_set)
+    return sets
+
+
+def load_store(store_path: str, where: dict[str, set[str]] | None = None,
+               labels: dict[str, str] | None = None) -> list[SampleSet]:
+    """Every sample set in the store at ``store_path`` (``abstat run`` results)."""
+    if not os.path.exists(store_path):
+        raise InputError("no such store (run `abstat run` first, or name input files)",
+                         path=store_path)
+    try:
+        from abstat.store import iter_sample_sets
+    except ImportError:
+        raise UsageError("this abstat has no store support (abstat.store.iter_sample_sets)") from None
+    sets = []
+    for stored in iter_sample_sets(store_path, {k: sorted(v) for k, v in (where or {}).items()} or None):
+        sample_set = from_store_set(stored)
+        sample_set.labels.update(labels or {})
+        sets.append(sample_set)
+    if not sets:
+        raise InputError("the store holds no matching samples", path=store_path)
+    return sets

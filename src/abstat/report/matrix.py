@@ -1,0 +1,430 @@
+"""The report's matrix: rows x columns of sample sets, compared to a baseline.
+
+``build_report(sets, by="variant", baseline=None, rows=None, ...)`` puts each
+sample set in a cell: its column is its value of the ``by`` label, its row the
+combination of the other labels that vary.  Every cell with a baseline cell in
+its row is compared to it with :func:`abstat.compare`; the p-values of all
+comparisons in the table are adjusted together (Holm by default) and a cell is
+marked significant when its adjusted p-value is below 1 - confidence.  A
+geometric-mean row summarises each column (per metric).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from statistics import NormalDist
+from typing import Any, Sequence
+
+from abstat.errors import AbstatError, UsageError
+from abstat.report.adjust import DESCRIPTIONS, METHODS, adjust_p_values
+from abstat.report.sampleset import SampleSet
+
+
+# Column values taken as the baseline when --baseline is not given (else the
+# first value seen).
+BASELINE_NAMES = ("before", "baseline", "base", "old", "orig", "original", "reference",
+                  "ref", "unpatched", "vanilla", "master", "main")
+
+
+@dataclass
+class Cell:
+    """One sample set in the table and, off the baseline column, its comparison."""
+
+    row: tuple[str, ...]
+    column: str
+    sample_set: SampleSet
+    center: float
+    n: int
+    comparison: Any = None          # abstat.comparison.Comparison or None
+    p_adjusted: float | None = None
+    significant: bool | None = None
+    notes: list[int] = field(default_factory=list)   # footnote numbers
+    shared_source: bool = False     # the source file holds other cells too
+
+    @property
+    def name(self) -> str:
+        """A display name: the source file (with the row's labels when the file
+        holds several cells), else the labels joined by '-'."""
+        source = self.sample_set.source
+        if source and source != "-":
+            if self.shared_source and any(self.row):
+                return f"{source}[{' '.join(v for v in self.row if v)}]"
+            return source
+        return "-".join(v for v in (*self.row, self.column) if v)
+
+
+@dataclass
+class Row:
+    labels: dict[str, str]           # the row keys' values
+    cells: dict[str, Cell]           # column value -> cell
+    metric: str | None = None
+
+
+@dataclass
+class Summary:
+    """Geometric mean of candidate/baseline ratios of one column, one metric."""
+
+    column: str
+    metric: str | None
+    ratio: float
+    ci: tuple[float, float] | None
+    cells: int
+
+
+@dataclass
+class Report:
+    by: str
+    baseline: str
+    columns: list[str]
+    row_keys: list[str]
+    rows: list[Row]
+    summaries: list[Summary]
+    common: dict[str, str]
+    footnotes: list[str]
+    adjust: str
+    confidence: float
+    center: str
+    machines: dict[str, dict[str, Any]]
+    column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def comparisons(self) -> list[Cell]:
+        return [c for row in self.rows for c in row.cells.values() if c.comparison is not None]
+
+    def footer(self) -> list[str]:
+        """The lines every format prints under the table."""
+        level = _pct_text(self.confidence * 100)
+        alpha = 1 - self.confidence
+        lines = [
+            f"Cells: {self.center} of each sample set; change = estimated change of the "
+            f"{self.center} from the baseline {self.by}={self.baseline} in percent, with its "
+            f"{level}% confidence interval (abstat compare; its method per cell is in the "
+            "JSON and HTML).",
+            f"* = significant at {_pct_text(alpha * 100)}% after "
+            f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
+            "intervals are not adjusted.",
+        ]
+        for column, labels in self.column_labels.items():
+            lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in labels.items()))
+        if self.summaries:
+            lines.append(
+                "geomean = geometric mean of candidate/baseline ratios over the rows; its "
+                "interval combines the cells' intervals on the log scale, assuming "
+                "independent cells."
+            )
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``abstat report --format json``."""
+        rows = []
+        for row in self.rows:
+            cells = {}
+            for column, cell in row.cells.items():
+                entry: dict[str, Any] = {
+                    "n": cell.n,
+                    "center": cell.center,
+                    "source": cell.sample_set.source,
+                    "unit": cell.sample_set.unit,
+                    "labels": dict(cell.sample_set.labels),
+                    "notes": list(cell.notes),
+                }
+                if cell.comparison is not None:
+                    cmp = cell.comparison
+                    entry["comparison"] = {
+                        "delta_pct": cmp.delta_pct,
+                        "ci_pct": list(cmp.ci_pct),
+                        "p_value": cmp.p_value,
+                        "p_adjusted": cell.p_adjusted,
+                        "significant": cell.significant,
+                        "verdict": cmp.verdict,
+                        "method": cmp.method,
+                        "detail": cmp.to_dict(),
+                    }
+                cells[column] = entry
+            rows.append({"labels": dict(row.labels), "cells": cells})
+        return {
+            "schema": "abstat.report/1",
+            "by": self.by,
+            "baseline": self.baseline,
+            "columns": list(self.columns),
+            "row_keys": list(self.row_keys),
+            "common_labels": dict(self.common),
+            "column_labels": {c: dict(v) for c, v in self.column_labels.items()},
+            "confidence": self.confidence,
+            "center": self.center,
+            "adjust": self.adjust,
+            "rows": rows,
+            "geomean": [
+                {"column": s.column, "metric": s.metric, "ratio": s.ratio,
+                 "ci": list(s.ci) if s.ci else None, "cells": s.cells}
+                for s in self.summaries
+            ],
+            "footnotes": list(self.footnotes),
+            "footer": self.footer(),
+            "machines": self.machines,
+        }
+
+
+def _pct_text(value: float) -> str:
+    return f"{value:.10g}"
+
+
+def _higher_is_better(sample_set: SampleSet, default: bool) -> bool:
+    unit = sample_set.unit or sample_set.labels.get("metric", "")
+    return default or unit.endswith("/s")
+
+
+def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
+                metrics: Sequence[str] | None) -> list[SampleSet]:
+    """The sets whose labels satisfy every ``where`` key and ``metrics``."""
+    chosen = []
+    for sample_set in sets:
+        labels = sample_set.labels
+        if where and any(labels.get(k) not in v for k, v in where.items()):
+            continue
+        if metrics and labels.get("metric") not in metrics:
+            continue
+        chosen.append(sample_set)
+    return chosen
+
+
+def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | None = None,
+                 rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+                 where: dict[str, set[str]] | None = None, adjust: str = "holm",
+                 confidence: float = 0.95, center: str = "median",
+                 higher_is_better: bool = False, seed: int = 0) -> Report:
+    """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
+    if adjust not in METHODS:
+        raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
+    if not 0 < confidence < 1:
+        raise UsageError(f"confidence {confidence!r} must be between 0 and 1")
+    if center not in ("median", "mean"):
+        raise UsageError(f"center {center!r}: choose median or mean")
+    all_sets = list(sets)
+    if metrics and not any("metric" in s.labels for s in all_sets):
+        raise UsageError("--metric: the inputs carry no 'metric' label")
+    chosen = filter_sets(all_sets, where, metrics)
+    if not chosen:
+        raise UsageError("no sample set matches --where/--metric")
+    for sample_set in chosen:
+        if by not in sample_set.labels:
+            what = sample_set.source or _labels_text(sample_set.labels)
+            raise UsageError(f"--by {by}: {what} has no label {by!r} "
+                             "(name it with --pattern or --label)")
+    keys: list[str] = []
+    for sample_set in chosen:
+        for key in sample_set.labels:
+            if key not in keys:
+                keys.append(key)
+    values_of = {k: _ordered(s.labels.get(k, "") for s in chosen) for k in keys}
+    columns = values_of[by]
+    if baseline is None:
+        conventional = [c for c in columns if c.lower() in BASELINE_NAMES]
+        baseline = conventional[0] if conventional else columns[0]
+    elif baseline not in columns:
+        raise UsageError(f"--baseline {baseline!r}: no sample set has {by}={baseline} "
+                         f"(values: {', '.join(columns)})")
+    columns = [baseline] + [c for c in columns if c != baseline]
+    varying = [k for k in keys if k != by and len(values_of[k]) > 1]
+    # A label that takes one value per column (``note: before`` in a Go file
+    # named old.txt) describes the column, not a row.
+    column_keys = [k for k in varying if _follows_column(chosen, by, k) and k not in (rows or [])]
+    if rows is not None:
+        row_keys = list(rows)
+        for key in row_keys:
+            if key not in keys:
+                raise UsageError(f"--rows: no sample set has a label {key!r} "
+                                 f"(labels: {', '.join(keys)})")
+            if key == by:
+                raise UsageError(f"--rows {key}: it is already the --by key")
+        stray = [k for k in varying if k not in row_keys and k not in column_keys]
+        if stray:
+            key = stray[0]
+            raise UsageError(f"label {key!r} takes several values "
+                             f"({', '.join(values_of[key][:6])}) but is not in --rows; "
+                             f"add it to --rows or choose one with --where {key}=...")
+    else:
+        row_keys = [k for k in varying if k not in column_keys]
+        row_keys = [k for k in row_keys if k != "metric"] + (["metric"] if "metric" in row_keys else [])
+    column_labels = {c: {k: next(s.labels.get(k, "") for s in chosen if s.labels[by] == c)
+                         for k in column_keys} for c in columns}
+    common = {k: values_of[k][0] for k in keys
+              if k != by and k not in varying and k not in row_keys and values_of[k][0] != ""}
+
+    notes = _Notes()
+    grid: dict[tuple[str, ...], dict[str, SampleSet]] = {}
+    for sample_set in chosen:
+        row_id = tuple(sample_set.labels.get(k, "") for k in row_keys)
+        column = sample_set.labels[by]
+        slot = grid.setdefault(row_id, {})
+        if column in slot:
+            slot[column] = _merge(slot[column], sample_set)
+        else:
+            slot[column] = SampleSet(labels=dict(sample_set.labels),
+                                     runs=[list(r) for r in sample_set.runs],
+                                     source=sample_set.source, unit=sample_set.unit,
+                                     machine=dict(sample_set.machine),
+                                     extra=dict(sample_set.extra),
+                                     notes=list(sample_set.notes))
+
+    from abstat.comparison import compare
+
+    per_source: dict[str | None, int] = {}
+    for slot in grid.values():
+        for sample_set in slot.values():
+            per_source[sample_set.source] = per_source.get(sample_set.source, 0) + 1
+
+    report_rows: list[Row] = []
+    for row_id, slot in grid.items():
+        cells: dict[str, Cell] = {}
+        for column in columns:
+            if column not in slot:
+                continue
+            sample_set = slot[column]
+            cell = Cell(row=row_id, column=column, sample_set=sample_set,
+                        center=_center(sample_set.values, center), n=sample_set.n,
+                        shared_source=per_source.get(sample_set.source, 0) > 1)
+            for note in sample_set.notes:
+                cell.notes.append(notes.add(note))
+            cells[column] = cell
+        base = cells.get(baseline)
+        for column, cell in cells.items():
+            if column == baseline:
+                continue
+            if base is None:
+                cell.notes.append(notes.add(
+                    f"{_row_text(row_keys, row_id)}: no baseline ({by}={baseline}) to compare with"))
+                continue
+            try:
+                cell.comparison = compare(
+                    base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
+                    confidence=confidence, center=center,
+                    higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
+                    seed=seed, names=(base.name, cell.name))
+            except AbstatError as err:
+                cell.notes.append(notes.add(f"{cell.name}: not compared: {err}"))
+                continue
+            for warning in getattr(cell.comparison, "warnings", None) or []:
+                message = getattr(warning, "message", None) or str(warning)
+                if cell.name not in message and base.name not in message:
+                    message = f"{cell.name} vs {base.name}: {message}"
+                cell.notes.append(notes.add(message))
+        report_rows.append(Row(labels=dict(zip(row_keys, row_id)), cells=cells,
+                               metric=slot[next(iter(slot))].labels.get("metric")))
+
+    compared = [c for r in report_rows for c in r.cells.values() if c.comparison is not None]
+    with_p = [c for c in compared if c.comparison.p_value is not None]
+    adjusted = adjust_p_values([float(c.comparison.p_value) for c in with_p], adjust)
+    alpha = 1 - confidence
+    for cell, p_adj in zip(with_p, adjusted):
+        cell.p_adjusted = p_adj
+        cell.significant = p_adj < alpha
+    for cell in compared:
+        if cell.comparison.p_value is None:
+            cell.significant = bool(cell.comparison.significant)
+            cell.notes.append(notes.add(
+                f"{cell.name}: method {cell.comparison.method} gives no p-value; "
+                "its mark is not adjusted for multiple comparisons"))
+    for cell in (c for r in report_rows for c in r.cells.values()):
+        cell.notes = sorted(set(cell.notes))
+
+    summaries = _summaries(report_rows, columns[1:], confidence)
+    machines: dict[str, dict[str, Any]] = {}
+    for sample_set in chosen:
+        if sample_set.machine:
+            host = sample_set.labels.get("host") or str(sample_set.machine.get("hostname", "?"))
+            machines.setdefault(host, sample_set.machine)
+    return Report(by=by, baseline=baseline, columns=columns, row_keys=row_keys,
+                  rows=report_rows, summaries=summaries, common=common,
+                  footnotes=notes.texts, adjust=adjust, confidence=confidence,
+                  center=center, machines=machines,
+                  column_labels={c: v for c, v in column_labels.items() if v})
+
+
+class _Notes:
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def add(self, text: str) -> int:
+        if text not in self.texts:
+            self.texts.append(text)
+        return self.texts.index(text) + 1
+
+
+def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:
+    seen: dict[str, str] = {}
+    for sample_set in sets:
+        value = sample_set.labels.get(key, "")
+        if seen.setdefault(sample_set.labels[by], value) != value:
+            return False
+    return True
+
+
+def _ordered(values) -> list[str]:
+    seen: list[str] = []
+    for value in values:
+        if value not in seen:
+            seen.append(value)
+    return seen
+
+
+def _labels_text(labels: dict[str, str]) -> str:
+    return ",".join(f"{k}={v}" for k, v in labels.items())
+
+
+def _row_text(keys: Sequence[str], values: Sequence[str]) -> str:
+    return " ".join(f"{k}={v}" for k, v in zip(keys, values)) or "the table"
+
+
+def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
+    """Two sets with the same labels: one set with both sets' runs."""
+    note = (f"{_labels_text(first.labels)}: {first.source or 'store'} and "
+            f"{second.source or 'store'} pooled as separate runs")
+    if first.unit != second.unit:
+        raise UsageError(f"{_labels_text(first.labels)}: units differ ({first.unit} vs "
+                         f"{second.unit}); add a label to tell the sets apart")
+    first.runs.extend(list(r) for r in second.runs)
+    first.notes.extend(second.notes)
+    first.notes.append(note)
+    return first
+
+
+def _center(values: Sequence[float], center: str) -> float:
+    from abstat.stats.descriptive import describe
+
+    description = describe(values)
+    return float(description.median if center == "median" else description.mean)
+
+
+def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    metrics = _ordered(r.metric for r in rows)
+    summaries = []
+    for metric in metrics:
+        for column in columns:
+            logs: list[float] = []
+            ses: list[float] | None = []
+            for row in rows:
+                cell = row.cells.get(column)
+                if row.metric != metric or cell is None or cell.comparison is None:
+                    continue
+                ratio = 1 + cell.comparison.delta_pct / 100
+                low, high = (1 + x / 100 for x in cell.comparison.ci_pct)
+                if ratio <= 0:
+                    logs = []
+                    break
+                logs.append(math.log(ratio))
+                if ses is not None and low > 0 and high > 0:
+                    ses.append((math.log(high) - math.log(low)) / (2 * z))
+                else:
+                    ses = None
+            if len(logs) < 2:
+                continue  # a geometric mean of one cell says nothing new
+            mean = sum(logs) / len(logs)
+            ci = None
+            if ses is not None and len(ses) == len(logs):
+                se = math.sqrt(sum(s * s for s in ses)) / len(ses)
+                ci = (math.exp(mean - z * se), math.exp(mean + z * se))
+            summaries.append(Summary(column=column, metric=metric, ratio=math.exp(mean),
+                                     ci=ci, cells=len(logs)))
+    return summaries

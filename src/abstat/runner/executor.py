@@ -1,0 +1,451 @@
+"""Executors: the real one (processes, ``os.wait4``) and a fake for tests.
+
+An executor measures one command (:meth:`measure`), runs hooks
+(:meth:`run_hook`) and starts background load (:meth:`start_background`).
+The experiment loop only talks to this interface, so scheduling, hooks and
+failure handling are tested deterministically with :class:`FakeExecutor`.
+"""
+from __future__ import annotations
+
+import os
+import select
+import shutil
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from abstat.runner import perf as perf_mod
+from abstat.runner.metrics import extract_json_metrics, extract_regex_metrics
+from abstat.runner.model import BUILTIN_METRICS, Command, Measurement, MetricPattern
+
+STDOUT_LIMIT = 16 * 1024 * 1024  # bytes of a run's output scanned for metrics
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Which variant and iteration a command runs for (exported to it)."""
+
+    variant: str
+    iteration: int = -1
+    warmup: bool = False
+
+    def env(self) -> dict[str, str]:
+        return {
+            "ABSTAT_VARIANT": self.variant,
+            "ABSTAT_ITERATION": str(self.iteration),
+            "ABSTAT_WARMUP": "1" if self.warmup else "0",
+        }
+
+
+class BackgroundHandle(Protocol):
+    command: Command
+
+    def exited(self) -> str | None:
+        """None while running, else how it ended (e.g. ``exit status 1``)."""
+
+    def stop(self) -> list[str]:
+        """Stop it with its whole process group; return notes."""
+
+
+class Executor(Protocol):
+    def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement: ...
+
+    def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement: ...
+
+    def start_background(self, command: Command) -> BackgroundHandle: ...
+
+    def close(self) -> None: ...
+
+
+def describe_status(status: int) -> str:
+    code = os.waitstatus_to_exitcode(status)
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"exit status {code}"
+
+
+def own_peak_rss_kib() -> int | None:
+    """This process's peak RSS (VmHWM) in KiB.
+
+    The kernel starts a child's ``ru_maxrss`` at its parent's peak RSS
+    (exec records the old address space's high-water mark), so a measured
+    peak at or below this value says nothing about the command itself.
+    """
+    try:
+        with open("/proc/self/status", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def _tail(data: bytes, lines: int = 3, limit: int = 400) -> str:
+    text = data.decode("utf-8", errors="replace").strip()
+    tail = " | ".join(line.strip() for line in text.splitlines()[-lines:] if line.strip())
+    return tail[-limit:]
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
+    """Signal a process group; True when it still had members."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _resolve(program: str) -> str:
+    """The executable ``program`` names, found on PATH now rather than inside the timed region."""
+    if os.sep in program:
+        return program
+    found = shutil.which(program)
+    return found if found is not None else program
+
+
+def _spawn(argv: list[str], env: Mapping[str, str], stdout_fd: int, stderr_fd: int, path: str | None = None) -> int:
+    """Start ``argv`` in its own process group, stdin from /dev/null.
+
+    A new process group (``setpgid``), not a new session: ``setsid`` would
+    also put the command in a new scheduler autogroup, which measurably
+    changes its timing on a loaded machine (hyperfine does neither).
+    """
+    return os.posix_spawnp(
+        path or argv[0],
+        argv,
+        env,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, stdout_fd, 1),
+            (os.POSIX_SPAWN_DUP2, stderr_fd, 2),
+        ],
+        setpgroup=0,
+    )
+
+
+def _wait(pid: int, timeout: float | None) -> tuple[int, os.struct_rusage | None, bool]:
+    """Wait for ``pid``; on timeout or interruption kill its whole group.
+
+    Returns (wait status, rusage of that child and its reaped descendants,
+    timed out).  ``os.wait4`` gives this child's own usage, not the
+    cumulative usage of every child abstat ever waited for.
+    """
+    try:
+        if timeout is None:
+            _, status, usage = os.wait4(pid, 0)
+            return status, usage, False
+        deadline = time.monotonic() + timeout
+        pidfd = -1
+        try:
+            pidfd = os.pidfd_open(pid)
+        except (AttributeError, OSError):
+            pidfd = -1
+        if pidfd >= 0:
+            try:
+                poller = select.poll()
+                poller.register(pidfd, select.POLLIN)
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0 or poller.poll(max(1, int(left * 1000) + 1)):
+                        break
+            finally:
+                os.close(pidfd)
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done == pid:
+                return status, usage, False
+        else:
+            pause = 0.001
+            while time.monotonic() < deadline:
+                done, status, usage = os.wait4(pid, os.WNOHANG)
+                if done == pid:
+                    return status, usage, False
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+        _kill_group(pid)
+        _, status, usage = os.wait4(pid, 0)
+        return status, usage, True
+    except BaseException:
+        # Ctrl-C (or anything else) while waiting: leave nothing behind.
+        _kill_group(pid)
+        try:
+            os.wait4(pid, 0)
+        except ChildProcessError:
+            pass
+        raise
+
+
+class ProcessBackground:
+    """A background command in its own process group."""
+
+    def __init__(self, command: Command, env: Mapping[str, str], grace: float = 2.0) -> None:
+        self.command = command
+        self.grace = grace
+        with open(os.devnull, "wb") as devnull:
+            self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
+        self._ended: str | None = None
+
+    def exited(self) -> str | None:
+        if self._ended is None:
+            done, status, _ = os.wait4(self.pid, os.WNOHANG)
+            if done == self.pid:
+                self._ended = describe_status(status)
+        return self._ended
+
+    def stop(self) -> list[str]:
+        notes: list[str] = []
+        early = self.exited()
+        if early is not None:
+            notes.append(f"background command {self.command.text!r} had already ended ({early})")
+        _kill_group(self.pid, signal.SIGTERM)
+        deadline = time.monotonic() + self.grace
+        while time.monotonic() < deadline:
+            self.exited()
+            if self._ended is not None and not _group_alive(self.pid):
+                break
+            time.sleep(0.005)
+        if _kill_group(self.pid, signal.SIGKILL):
+            notes.append(
+                f"background command {self.command.text!r} ignored SIGTERM for {self.grace:g} s: sent SIGKILL"
+            )
+        if self._ended is None:
+            _, status, _ = os.wait4(self.pid, 0)
+            self._ended = describe_status(status)
+        return notes
+
+
+class ProcessExecutor:
+    """Runs real processes without a shell (unless the command asks for one).
+
+    Wall time is ``time.perf_counter_ns`` around spawn and ``os.wait4``;
+    user/sys time, peak RSS and context switches come from the rusage
+    ``wait4`` returns for the measured process.  Standard output goes to a
+    temporary file (no pipe to drain, no deadlock) and is scanned for
+    ``--metric`` patterns and JSON lines afterwards.
+    """
+
+    def __init__(
+        self,
+        *,
+        patterns: tuple[MetricPattern, ...] | list[MetricPattern] = (),
+        json_lines: bool = True,
+        perf: perf_mod.PerfSupport | None = None,
+        extra_env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.patterns = tuple(patterns)
+        self.json_lines = json_lines
+        self.perf = perf if perf is not None and perf.usable else None
+        self._base_env = dict(os.environ)
+        if extra_env:
+            self._base_env.update(extra_env)
+        self._out = tempfile.TemporaryFile(prefix="abstat-out-")
+        self._err = tempfile.TemporaryFile(prefix="abstat-err-")
+        self._paths: dict[str, str] = {}
+        self._perf_path: str | None = None
+        if self.perf is not None:
+            fd, self._perf_path = tempfile.mkstemp(prefix="abstat-perf-", suffix=".csv")
+            os.close(fd)
+
+    def close(self) -> None:
+        self._out.close()
+        self._err.close()
+        if self._perf_path:
+            try:
+                os.unlink(self._perf_path)
+            except OSError:
+                pass
+            self._perf_path = None
+
+    def _reset_files(self) -> None:
+        for handle in (self._out, self._err):
+            handle.seek(0)
+            handle.truncate()
+
+    def _env(self, context: RunContext) -> dict[str, str]:
+        env = dict(self._base_env)
+        env.update(context.env())
+        return env
+
+    def _execute(
+        self, argv: list[str], env: Mapping[str, str], timeout: float | None
+    ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
+        """Spawn, wait; (status, exit code, wall ns, rusage, notes)."""
+        self._reset_files()
+        out_fd, err_fd = self._out.fileno(), self._err.fileno()
+        path = self._paths.get(argv[0])
+        if path is None:
+            path = self._paths[argv[0]] = _resolve(argv[0])
+        start = time.perf_counter_ns()
+        try:
+            pid = _spawn(argv, env, out_fd, err_fd, path)
+        except OSError as err:
+            return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
+        wait_status, usage, timed_out = _wait(pid, timeout)
+        wall_ns = time.perf_counter_ns() - start
+        if timed_out:
+            return "timeout", None, wall_ns, usage, [f"timed out after {timeout:g} s: process group killed"]
+        notes: list[str] = []
+        code = os.waitstatus_to_exitcode(wait_status)
+        if code != 0:
+            notes.append(describe_status(wait_status))
+        if _kill_group(pid):
+            notes.append("killed processes the command left running in its process group")
+        return ("failed" if code != 0 else "ok"), code, wall_ns, usage, notes
+
+    def _stderr_tail(self) -> str:
+        size = self._err.seek(0, os.SEEK_END)
+        self._err.seek(max(0, size - 8192))
+        return _tail(self._err.read())
+
+    def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
+        argv = command.argv()
+        if self.perf is not None and self._perf_path is not None:
+            argv = perf_mod.wrap(argv, self.perf, self._perf_path)
+        status, code, wall_ns, usage, notes = self._execute(argv, self._env(context), timeout)
+        wall = wall_ns / 1e9
+        measurement = Measurement(status, code, wall, notes=notes)
+        if status != "ok":
+            measurement.stderr_tail = self._stderr_tail()
+            return measurement
+        assert usage is not None
+        values = measurement.values
+        values["wall"] = [wall]
+        values["user"] = [usage.ru_utime]
+        values["sys"] = [usage.ru_stime]
+        floor = own_peak_rss_kib()
+        if floor is None or usage.ru_maxrss > floor:
+            values["maxrss"] = [float(usage.ru_maxrss)]
+        else:
+            notes.append(
+                f"peak RSS not recorded: at most abstat's own {floor} KiB, which Linux charges to every "
+                "process abstat starts"
+            )
+        values["vcsw"] = [float(usage.ru_nvcsw)]
+        values["ivcsw"] = [float(usage.ru_nivcsw)]
+        measurement.units.update(BUILTIN_METRICS)
+        if self.perf is not None and self._perf_path is not None:
+            counters, units, missing = perf_mod.read_output(self._perf_path)
+            for event, value in counters.items():
+                values[event] = [value]
+                measurement.units[event] = units.get(event, "count")
+            if missing:
+                notes.append("perf: not counted: " + ", ".join(missing))
+        if self.patterns or self.json_lines:
+            self._out.seek(0)
+            text = self._out.read(STDOUT_LIMIT).decode("utf-8", errors="replace")
+            measurement.stdout = text
+            if self.json_lines:
+                found, json_notes = extract_json_metrics(text, reserved=values.keys())
+                notes.extend(json_notes)
+                for name, numbers in found.items():
+                    values.setdefault(name, []).extend(numbers)
+            if self.patterns:
+                found, regex_notes = extract_regex_metrics(text, self.patterns)
+                for pattern in self.patterns:
+                    if pattern.unit:
+                        measurement.units[pattern.name] = pattern.unit
+                for name, numbers in found.items():
+                    values[name] = numbers
+                if regex_notes:
+                    # A benchmark that did not print its result did not succeed.
+                    measurement.status = "failed"
+                    notes.extend(regex_notes)
+                    measurement.stderr_tail = self._stderr_tail()
+        return measurement
+
+    def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
+        env = self._env(context)
+        env["ABSTAT_HOOK"] = kind
+        status, code, wall_ns, _, notes = self._execute(command.argv(), env, timeout)
+        measurement = Measurement(status, code, wall_ns / 1e9, notes=notes)
+        if status != "ok":
+            measurement.stderr_tail = self._stderr_tail()
+        return measurement
+
+    def start_background(self, command: Command) -> ProcessBackground:
+        return ProcessBackground(command, self._base_env)
+
+
+# --------------------------------------------------------------------------
+# Fake executor (deterministic tests of scheduling, order, hooks, failures)
+
+FakeBehaviour = Callable[[RunContext], "float | dict[str, float] | Measurement"]
+
+
+class FakeBackground:
+    def __init__(self, command: Command, log: list[tuple]) -> None:
+        self.command = command
+        self._log = log
+        self._log.append(("background-start", command.text))
+
+    def exited(self) -> str | None:
+        return None
+
+    def stop(self) -> list[str]:
+        self._log.append(("background-stop", self.command.text))
+        return []
+
+
+class FakeExecutor:
+    """Records every call in :attr:`log`; values come from ``behaviour``.
+
+    ``behaviour(context)`` returns the wall time in seconds, a dict of
+    metric values (``wall`` included or defaulting to 1.0), or a complete
+    :class:`Measurement`.  ``failing_hooks`` maps a hook kind to the
+    variant it fails for (``"*"`` for all).
+    """
+
+    def __init__(
+        self,
+        behaviour: FakeBehaviour | None = None,
+        *,
+        failing_hooks: Mapping[str, str] | None = None,
+    ) -> None:
+        self.behaviour = behaviour or (lambda context: 1.0)
+        self.failing_hooks = dict(failing_hooks or {})
+        self.log: list[tuple] = []
+        self.closed = False
+
+    def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
+        self.log.append(("run", context.variant, context.iteration, context.warmup))
+        result = self.behaviour(context)
+        if isinstance(result, Measurement):
+            return result
+        if isinstance(result, dict):
+            values = {name: [float(v)] for name, v in result.items()}
+        else:
+            values = {"wall": [float(result)]}
+        values.setdefault("wall", [1.0])
+        return Measurement("ok", 0, values["wall"][0], values, {"wall": "s"})
+
+    def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
+        self.log.append((kind, context.variant, context.iteration))
+        target = self.failing_hooks.get(kind)
+        if target is not None and target in ("*", context.variant):
+            return Measurement("failed", 1, 0.0, notes=["exit status 1"], stderr_tail="fake failure")
+        return Measurement("ok", 0, 0.0)
+
+    def start_background(self, command: Command) -> FakeBackground:
+        return FakeBackground(command, self.log)
+
+    def close(self) -> None:
+        self.closed = True

@@ -1,0 +1,134 @@
+"""Plain data the runner works with: commands, metric patterns, run results.
+
+Standard library only: the runner must work on a bare test box.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+# Metrics every measured run gets from the operating system, with units.
+BUILTIN_METRICS: dict[str, str] = {
+    "wall": "s",
+    "user": "s",
+    "sys": "s",
+    "maxrss": "KiB",
+    "vcsw": "count",
+    "ivcsw": "count",
+}
+
+_METRIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
+_UNIT = re.compile(r"^[A-Za-z%/_][A-Za-z0-9%/_.\-]*$")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command line as the user typed it, run with or without a shell."""
+
+    text: str
+    shell: bool = False
+
+    def argv(self) -> list[str]:
+        """The argument vector handed to exec (``/bin/sh -c`` with ``shell``)."""
+        if self.shell:
+            return ["/bin/sh", "-c", self.text]
+        return shlex.split(self.text)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One named thing to measure, e.g. ``before='./bench-old'``."""
+
+    name: str
+    command: Command
+
+
+@dataclass(frozen=True)
+class MetricPattern:
+    """``--metric NAME=REGEX[:UNIT]``: every match adds one value (group 1)."""
+
+    name: str
+    regex: re.Pattern[str]
+    unit: str | None = None
+
+
+def check_metric_name(name: str) -> str:
+    if not _METRIC_NAME.match(name):
+        raise ValueError(
+            f"bad metric name {name!r}: use letters, digits, '_', '.', '-' (starting with a letter)"
+        )
+    return name
+
+
+def parse_metric_pattern(spec: str) -> MetricPattern:
+    """Parse ``NAME=REGEX`` or ``NAME=REGEX:UNIT``.
+
+    The text after the last ``:`` is a unit when it looks like one (letters,
+    digits, ``%``, ``/``, ``_``) and what precedes it is a regular expression
+    with a capture group; otherwise the whole text after ``=`` is the regex.
+    Raises ValueError with a message fit for the user.
+    """
+    name, sep, rest = spec.partition("=")
+    if not sep or not name or not rest:
+        raise ValueError(f"--metric {spec!r}: expected NAME=REGEX or NAME=REGEX:UNIT")
+    check_metric_name(name)
+    if name in BUILTIN_METRICS:
+        raise ValueError(f"--metric {spec!r}: {name!r} is a built-in metric name")
+    candidates: list[tuple[str, str | None]] = []
+    head, colon, tail = rest.rpartition(":")
+    if colon and head and _UNIT.match(tail):
+        candidates.append((head, tail))
+    candidates.append((rest, None))
+    last_error = ""
+    for text, unit in candidates:
+        try:
+            regex = re.compile(text, re.MULTILINE)
+        except re.error as err:
+            last_error = f"bad regular expression {text!r}: {err}"
+            continue
+        if regex.groups < 1:
+            last_error = f"regular expression {text!r} has no capture group (the value is group 1)"
+            continue
+        return MetricPattern(name, regex, unit)
+    raise ValueError(f"--metric {spec!r}: {last_error}")
+
+
+@dataclass
+class Measurement:
+    """What one execution of a command produced.
+
+    ``status`` is ``ok``, ``failed`` (non-zero exit, killed by a signal, could
+    not start) or ``timeout``.  ``values`` maps a metric name to the values
+    the run produced (the built-in metrics have one value each; a regex or a
+    JSON-lines metric may have several).
+    """
+
+    status: str
+    exit_code: int | None
+    wall_s: float
+    values: dict[str, list[float]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    stdout: str = ""
+    stderr_tail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass
+class RunResult:
+    """One measured (or warm-up) run of one variant, in schedule order."""
+
+    variant: str
+    iteration: int          # 0-based index of this variant's measured runs
+    position: int           # 0-based position in the whole schedule
+    warmup: bool
+    measurement: Measurement
+    started_at: float       # time.time() when the run started
+
+    @property
+    def ok(self) -> bool:
+        return self.measurement.ok

@@ -1,0 +1,106 @@
+"""Hardware counters through ``perf stat -x,`` where the machine has them."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+
+DEFAULT_EVENTS: tuple[str, ...] = ("cycles", "instructions")
+
+
+@dataclass
+class PerfSupport:
+    """Which of the requested events ``perf stat`` can count here."""
+
+    perf_path: str | None
+    supported: list[str] = field(default_factory=list)
+    unsupported: list[str] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def usable(self) -> bool:
+        return self.perf_path is not None and bool(self.supported)
+
+
+def parse_perf_csv(text: str) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    """Parse ``perf stat -x,`` output: (values by event, units, unsupported events).
+
+    Each data line is ``value,unit,event,run-time,percent,...``; the value is
+    ``<not supported>`` or ``<not counted>`` when the event was not counted.
+    """
+    values: dict[str, float] = {}
+    units: dict[str, str] = {}
+    missing: list[str] = []
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split(",")
+        if len(parts) < 3:
+            continue
+        raw, unit, event = parts[0].strip(), parts[1].strip(), parts[2].strip()
+        if not event:
+            continue
+        if raw.startswith("<"):
+            missing.append(event)
+            continue
+        try:
+            values[event] = float(raw)
+        except ValueError:
+            missing.append(event)
+            continue
+        units[event] = unit or "count"
+    return values, units, missing
+
+
+def probe(events: tuple[str, ...] | list[str] = DEFAULT_EVENTS) -> PerfSupport:
+    """Run ``perf stat -x, -e EVENTS true`` once and see what it counts."""
+    perf = shutil.which("perf")
+    if perf is None:
+        return PerfSupport(None, [], list(events), "perf is not installed: no hardware counters")
+    with tempfile.NamedTemporaryFile("w+", prefix="abstat-perf-", suffix=".csv") as out:
+        try:
+            proc = subprocess.run(
+                [perf, "stat", "-x,", "-o", out.name, "-e", ",".join(events), "--", "true"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                timeout=30,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as err:
+            return PerfSupport(None, [], list(events), f"perf stat could not run: {err}")
+        out.seek(0)
+        text = out.read()
+    if proc.returncode != 0:
+        reason = proc.stderr.decode(errors="replace").strip().splitlines()
+        detail = reason[-1] if reason else f"exit status {proc.returncode}"
+        return PerfSupport(None, [], list(events), f"perf stat failed on this machine: {detail}")
+    values, _, missing = parse_perf_csv(text)
+    supported = [e for e in events if e in values]
+    unsupported = [e for e in events if e not in values]
+    note = ""
+    if unsupported:
+        note = (
+            "perf stat reports <not supported> on this machine for "
+            + ", ".join(unsupported)
+            + (" (no hardware counters, e.g. in a VM without a virtual PMU)" if not supported else "")
+        )
+    return PerfSupport(perf, supported, unsupported, note)
+
+
+def wrap(argv: list[str], support: PerfSupport, output_path: str) -> list[str]:
+    """``perf stat`` around ``argv``, writing its CSV to ``output_path``."""
+    assert support.perf_path is not None
+    return [
+        support.perf_path, "stat", "-x,", "-o", output_path,
+        "-e", ",".join(support.supported), "--", *argv,
+    ]
+
+
+def read_output(path: str) -> tuple[dict[str, float], dict[str, str], list[str]]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return parse_perf_csv(handle.read())
+    except OSError:
+        return {}, {}, []

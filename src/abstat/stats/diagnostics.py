@@ -1,0 +1,255 @@
+"""Diagnostics: properties of the data that weaken a comparison.
+
+Each check returns zero or more :class:`~abstat.stats.warnings.StatWarning`
+values; nothing is printed.  Codes (stable, see ``docs/json.md``):
+
+``too-few-samples``  too few samples (or runs) for the confidence asked; the
+                     message says how many would do.
+``ties``             quantized data / heavy ties (e.g. TSC counts in steps of
+                     20 cycles): medians move in whole steps.
+``unequal-spread``   spreads differ by more than 2x (Brown-Forsythe test).
+``bimodal``          the density has two or more modes holding >= 10% each.
+``drift``            trend or autocorrelation along the sample order: the
+                     samples are not independent draws.
+``far-out-share``    the estimate left out far-out values (a slow mode,
+                     interrupts) and their share differs between the
+                     variants (Fisher's exact test, 5%): the change is in
+                     how often the slow values occur, not only in the bulk.
+``runs-disagree``    the runs of a variant differ more than their own noise
+                     explains (one-way ANOVA), i.e. run-to-run variation.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from abstat.stats.warnings import StatWarning
+
+BIMODAL_MIN_MASS = 0.10
+SPREAD_RATIO = 2.0
+DRIFT_MIN_N = 10
+
+
+def min_n_rank_test(confidence: float) -> int:
+    """Smallest equal sample size at which a two-sample rank test can reject.
+
+    With m per side the most extreme arrangement has probability
+    ``2 / C(2m, m)``; it must not exceed ``1 - confidence``.
+    """
+    alpha = 1.0 - confidence
+    m = 1
+    while 2.0 / math.comb(2 * m, m) > alpha:
+        m += 1
+    return m
+
+
+def quantization_step(values: np.ndarray) -> float | None:
+    """The grid step of integer-valued data (gcd of the gaps), else None."""
+    if not np.all(values == np.round(values)) or np.max(np.abs(values)) > 2**52:
+        return None
+    u = np.unique(values.astype(np.int64))
+    if u.size < 2:
+        return None
+    step = int(np.gcd.reduce(np.diff(u)))
+    return float(step) if step > 1 else None
+
+
+def heavily_tied(values: np.ndarray) -> bool:
+    """True when one value holds >= 10% of a sample or < 30% are distinct."""
+    _, counts = np.unique(values, return_counts=True)
+    return bool(counts.max() >= max(2, 0.1 * values.size) or counts.size < 0.3 * values.size)
+
+
+def ties(name: str, values: np.ndarray) -> list[StatWarning]:
+    if not heavily_tied(values):
+        return []
+    uniq, counts = np.unique(values, return_counts=True)
+    top = int(counts.max())
+    step = quantization_step(values)
+    grid = f", on a grid of {step:g}" if step else ""
+    return [
+        StatWarning(
+            "ties",
+            f"{name}: heavily tied/quantized data ({uniq.size} distinct values in "
+            f"{values.size}{grid}; the most common value holds {top / values.size:.0%}): "
+            "medians move in whole steps; trimmed means are not used and rank statistics are tie-corrected",
+            name,
+        )
+    ]
+
+
+def brown_forsythe(x: np.ndarray, y: np.ndarray) -> float:
+    """p-value of the Brown-Forsythe test of equal spreads (Levene's test with
+    medians; Brown & Forsythe 1974): one-way ANOVA on |value - median|."""
+    from scipy import special
+
+    zx = np.abs(x - np.median(x))
+    zy = np.abs(y - np.median(y))
+    n1, n2 = zx.size, zy.size
+    m1, m2 = zx.mean(), zy.mean()
+    grand = (zx.sum() + zy.sum()) / (n1 + n2)
+    between = n1 * (m1 - grand) ** 2 + n2 * (m2 - grand) ** 2
+    within = float(np.sum((zx - m1) ** 2) + np.sum((zy - m2) ** 2))
+    if within == 0.0:
+        return 0.0 if between > 0 else 1.0
+    f = between / (within / (n1 + n2 - 2))
+    return float(special.fdtrc(1, n1 + n2 - 2, f))
+
+
+def unequal_spread(
+    name_x: str, x: np.ndarray, name_y: str, y: np.ndarray
+) -> list[StatWarning]:
+    if x.size < 3 or y.size < 3:
+        return []
+    sx, sy = float(np.std(x, ddof=1)), float(np.std(y, ddof=1))
+    if min(sx, sy) == 0.0 and max(sx, sy) == 0.0:
+        return []
+    ratio = max(sx, sy) / min(sx, sy) if min(sx, sy) > 0 else math.inf
+    if ratio < SPREAD_RATIO:
+        return []
+    p = brown_forsythe(x, y)
+    if not p < 0.01:
+        return []
+    wider = name_x if sx > sy else name_y
+    return [
+        StatWarning(
+            "unequal-spread",
+            f"spreads differ: {wider} is {ratio:.1f}x wider (Brown-Forsythe p={p:.2g}); "
+            "the change may be in shape, not only in location",
+            wider,
+        )
+    ]
+
+
+def mode_count(values: np.ndarray) -> int:
+    """Modes holding >= 10% of the mass in a Gaussian kernel density estimate.
+
+    Silverman's normal-reference bandwidth ``1.06 sd n^(-1/5)`` deliberately
+    over-smooths, so that only pronounced modes count; a valley must go below
+    70% of the lower of the two peaks to separate them.
+    """
+    n = values.size
+    sd = float(np.std(values))
+    if n < 10 or sd == 0.0:
+        return 1
+    bw = 1.06 * sd * n ** (-0.2)
+    lo, hi = float(values.min()) - 3 * bw, float(values.max()) + 3 * bw
+    bins = 512
+    counts, edges = np.histogram(values, bins=bins, range=(lo, hi))
+    width = edges[1] - edges[0]
+    half = int(math.ceil(4 * bw / width))
+    kx = np.arange(-half, half + 1) * width
+    kernel = np.exp(-0.5 * (kx / bw) ** 2)
+    dens = np.convolve(counts.astype(float), kernel, mode="same")
+    dens /= dens.sum()
+    # Split at local minima, then merge shallow neighbours.
+    d = np.diff(dens)
+    peaks = (np.flatnonzero((d[:-1] > 0) & (d[1:] <= 0)) + 1).tolist()
+    if len(peaks) < 2:
+        return 1
+    segments = []  # (peak height, mass)
+    bounds = [0]
+    for a, b in zip(peaks, peaks[1:]):
+        bounds.append(a + int(np.argmin(dens[a : b + 1])))
+    bounds.append(bins)
+    for i, p in enumerate(peaks):
+        segments.append([float(dens[p]), float(dens[bounds[i] : bounds[i + 1]].sum()), p])
+    merged = [segments[0]]
+    for seg in segments[1:]:
+        prev = merged[-1]
+        valley = float(dens[prev[2] : seg[2] + 1].min())
+        if valley > 0.7 * min(prev[0], seg[0]) or prev[1] < BIMODAL_MIN_MASS or seg[1] < BIMODAL_MIN_MASS:
+            # shallow valley or a small bump: one mode (keep the taller peak)
+            if seg[0] > prev[0]:
+                prev[0], prev[2] = seg[0], seg[2]
+            prev[1] += seg[1]
+        else:
+            merged.append(seg)
+    return sum(1 for seg in merged if seg[1] >= BIMODAL_MIN_MASS)
+
+
+def bimodal(name: str, values: np.ndarray) -> list[StatWarning]:
+    modes = mode_count(values)
+    if modes < 2:
+        return []
+    return [
+        StatWarning(
+            "bimodal",
+            f"{name}: {modes} modes in the distribution (each >= 10% of the samples): "
+            "a single centre summarises it poorly; look at the distribution",
+            name,
+        )
+    ]
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank (as scipy.stats.rankdata)."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (ends - (counts - 1) / 2.0)[inverse.ravel()]
+
+
+def drift(name: str, values: np.ndarray, level: float = 0.01) -> list[StatWarning]:
+    """Trend (Spearman rank correlation with the sample index) and lag-1
+    autocorrelation of the ranks, each tested at ``level`` (1%)."""
+    n = values.size
+    if n < DRIFT_MIN_N:
+        return []
+    ranks = average_ranks(values)
+    if np.all(ranks == ranks[0]):
+        return []
+    from scipy import special
+
+    z_crit = float(special.ndtri(1.0 - level / 2.0))
+    idx = np.arange(n, dtype=float)
+    idx -= idx.mean()
+    centred = ranks - ranks.mean()
+    rho = float(np.dot(idx, centred) / math.sqrt(np.dot(idx, idx) * np.dot(centred, centred)))
+    found = []
+    # Spearman's rho under independence: sd about 1 / sqrt(n - 1).
+    if abs(rho) * math.sqrt(n - 1) > z_crit and abs(rho) >= 0.2:
+        found.append(f"trend along the sample order (Spearman rho={rho:+.2f})")
+    r1 = float(np.dot(centred[1:], centred[:-1]) / np.dot(centred, centred))
+    if abs(r1 + 1.0 / n) * math.sqrt(n) > z_crit and abs(r1) >= 0.2:
+        found.append(f"lag-1 autocorrelation {r1:+.2f}")
+    if not found:
+        return []
+    return [
+        StatWarning(
+            "drift",
+            f"{name}: {' and '.join(found)}: samples are not independent "
+            "(warm-up, throttling, background load?); consider several runs",
+            name,
+        )
+    ]
+
+
+def runs_disagree(name: str, p_value: float, share: float) -> list[StatWarning]:
+    if not p_value < 0.001:
+        return []
+    return [
+        StatWarning(
+            "runs-disagree",
+            f"{name}: the runs differ more than their own noise explains (ANOVA p={p_value:.2g}); "
+            f"{share:.0%} of the variance is between runs",
+            name,
+        )
+    ]
+
+
+def far_out_share(name_x: str, n_x: int, out_x: int, name_y: str, n_y: int, out_y: int) -> list[StatWarning]:
+    """Warn when the share of far-out values differs (Fisher's exact test)."""
+    from scipy import stats
+
+    p = float(stats.fisher_exact([[out_x, n_x - out_x], [out_y, n_y - out_y]]).pvalue)
+    if not p < 0.05:
+        return []
+    return [
+        StatWarning(
+            "far-out-share",
+            f"far-out values (beyond Tukey's outer fences, left out of the estimate): {name_x} "
+            f"{out_x}/{n_x} ({out_x / n_x:.0%}), {name_y} {out_y}/{n_y} ({out_y / n_y:.0%}); "
+            f"their share differs (Fisher p={p:.2g}): the change is also in how often they occur",
+        )
+    ]

@@ -1,0 +1,88 @@
+"""--metric NAME=REGEX[:UNIT] parsing and extraction, JSON lines, perf CSV."""
+from __future__ import annotations
+
+import pytest
+
+from abstat.runner import parse_metric_pattern
+from abstat.runner.metrics import extract_json_metrics, extract_regex_metrics
+from abstat.runner.perf import parse_perf_csv
+
+# The ipi_benchmark table of seed 003 (one run's output).
+IPI_OUTPUT = """\
+Dry-run                 0      495181
+Self-IPI         11352737    21549999
+Normal IPI      499400218   575433727
+Broadcast IPI           0  1700692010
+Broadcast lock          0  1663001374
+"""
+
+IPI_METRICS = [
+    r"dry_run=^Dry-run\s+\d+\s+(\d+)$:ns",
+    r"self_ipi=^Self-IPI\s+\d+\s+(\d+)$:ns",
+    r"normal_ipi=^Normal IPI\s+\d+\s+(\d+)$:ns",
+    r"broadcast_ipi=^Broadcast IPI\s+\d+\s+(\d+)$:ns",
+    r"broadcast_lock=^Broadcast lock\s+\d+\s+(\d+)$:ns",
+]
+
+
+def test_the_five_ipi_benchmark_metrics_are_captured():
+    patterns = [parse_metric_pattern(spec) for spec in IPI_METRICS]
+    values, notes = extract_regex_metrics(IPI_OUTPUT, patterns)
+    assert notes == []
+    assert values == {
+        "dry_run": [495181.0], "self_ipi": [21549999.0], "normal_ipi": [575433727.0],
+        "broadcast_ipi": [1700692010.0], "broadcast_lock": [1663001374.0],
+    }
+    assert {p.unit for p in patterns} == {"ns"}
+
+
+def test_unit_suffix_is_optional_and_colons_inside_the_regex_survive():
+    plain = parse_metric_pattern(r"cycles=cycles per call: (\d+)")
+    assert plain.unit is None and plain.regex.pattern == r"cycles per call: (\d+)"
+    with_unit = parse_metric_pattern(r"cycles=cycles per call: (\d+):cycles")
+    assert with_unit.unit == "cycles" and with_unit.regex.pattern == r"cycles per call: (\d+)"
+    values, _ = extract_regex_metrics("cycles per call: 440\ncycles per call: 436\n", [with_unit])
+    assert values == {"cycles": [440.0, 436.0]}  # every match is one value
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("cycles", "expected NAME=REGEX"),
+    ("cycles=(\\d+", "bad regular expression"),
+    ("cycles=\\d+", "no capture group"),
+    ("wall=(\\d+)", "built-in metric"),
+    ("1x=(\\d+)", "bad metric name"),
+])
+def test_bad_metric_specs_are_refused(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse_metric_pattern(spec)
+
+
+def test_a_pattern_that_matches_nothing_or_garbage_gives_notes():
+    pattern = parse_metric_pattern(r"x=value: (\S+)")
+    values, notes = extract_regex_metrics("value: abc\n", [pattern])
+    assert values == {} and len(notes) == 2
+    assert "not a finite number" in notes[0] and "matched nothing" in notes[1]
+
+
+def test_json_lines_give_numeric_fields_only():
+    text = (
+        'starting\n{"cycles": 440, "name": "xen_version", "ok": true, "nested": {"a": 1}}\n'
+        '{"cycles": 436.5}\n[1, 2]\n{"bad json": \n{"wall": 3, "bad key!": 4, "inf": 1e999}\n'
+    )
+    values, notes = extract_json_metrics(text, reserved={"wall"})
+    assert values == {"cycles": [440.0, 436.5]}
+    assert notes == ["JSON field 'wall' ignored: it is a built-in metric name"]
+
+
+def test_perf_csv_parsing_separates_counted_and_unsupported_events():
+    text = (
+        "# started on Sun Nov 29\n\n"
+        "0.69,msec,task-clock,688195,100.00,0.665,CPUs utilized\n"
+        "49,,page-faults,688195,100.00,71.201,K/sec\n"
+        "<not supported>,,cycles,0,100.00,,\n"
+        "<not counted>,,instructions,0,0.00,,\n"
+    )
+    values, units, missing = parse_perf_csv(text)
+    assert values == {"task-clock": 0.69, "page-faults": 49.0}
+    assert units == {"task-clock": "msec", "page-faults": "count"}
+    assert missing == ["cycles", "instructions"]
