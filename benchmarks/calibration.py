@@ -46,6 +46,8 @@ class Scenario:
     shift: float  # relative change of the candidate in the A/B case
     draw: Callable[[np.random.Generator, float], np.ndarray]  # factor -> samples
     nested: bool = False
+    draw_b: Callable[[np.random.Generator], np.ndarray] | None = None  # A/B candidate, if not a scaling
+    change: str | None = None  # how the A/B candidate differs, if not a scaling
 
 
 def _normal(n: int) -> Callable[[np.random.Generator, float], np.ndarray]:
@@ -76,6 +78,12 @@ def _bimodal(rng: np.random.Generator, f: float, n: int = 50) -> np.ndarray:
     return np.where(slow, rng.normal(1250.0, 10.0, n), rng.normal(1000.0, 10.0, n)) * f
 
 
+def _fewer_slow(rng: np.random.Generator, n: int = 50) -> np.ndarray:
+    # the bimodal shape, but the slow mode taken by 5% instead of 20%
+    slow = rng.random(n) < 0.05
+    return np.where(slow, rng.normal(1250.0, 10.0, n), rng.normal(1000.0, 10.0, n))
+
+
 def _nested(rng: np.random.Generator, f: float, boots: int = 8, per_boot: int = 30) -> list[np.ndarray]:
     # each boot has its own offset (sd 1%), samples inside a boot sd 0.5%
     offsets = rng.normal(0.0, 0.01, boots)
@@ -89,19 +97,26 @@ SCENARIOS = [
     Scenario("tsc-quantized", "N(440, 7) in steps of 20 cycles, n=50 (ties)", 0.01, _tsc),
     Scenario("outliers", "N(1000, 10) + 3% at 1.3-1.8x, n=50", 0.005, _outliers),
     Scenario("bimodal", "80% N(1000, 10) + 20% N(1250, 10), n=50", 0.006, _bimodal),
+    Scenario("mode-share", "bimodal; A/B: slow mode 20% -> 5%, modes unmoved", 0.0, _bimodal,
+             draw_b=_fewer_slow, change="share 20%->5%"),
     Scenario("nested", "8 boots x 30, boot offset sd 1%, within sd 0.5%", 0.02, _nested, nested=True),
 ]
 
 
-def rejections(scenario: Scenario, factor: float, reps: int, seed: int) -> dict[str, int]:
+def rejections(scenario: Scenario, factor: float | None, reps: int, seed: int) -> dict[str, int]:
+    """Rejection counts; ``factor`` None draws the candidate with ``draw_b``."""
     rng = np.random.default_rng(seed)
-    counts = {"abstat": 0, "pooled t": 0, "Welch": 0, "Mann-Whitney": 0}
+    counts = {"abstat": 0, "pooled t": 0, "Welch": 0, "Mann-Whitney": 0, "covered": 0, "flagged": 0}
+    truth = 100.0 * (factor - 1.0) if factor is not None else math.nan
     xs, ys = [], []
     for _ in range(reps):
         x = scenario.draw(rng, 1.0)
-        y = scenario.draw(rng, factor)
+        y = scenario.draw_b(rng) if (scenario.draw_b and factor is None) else scenario.draw(rng, factor or 1.0)
         result = abstat.compare(x, y, confidence=1.0 - ALPHA)
         counts["abstat"] += bool(result.p_value < ALPHA)
+        counts["covered"] += bool(result.ci_pct[0] <= truth <= result.ci_pct[1])
+        shares = any(w.code == "far-out-share" for w in result.warnings)
+        counts["flagged"] += bool(result.p_value < ALPHA or shares)
         if scenario.nested:
             x, y = np.concatenate(x), np.concatenate(y)
         xs.append(x)
@@ -132,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     for sc in chosen:
         i = SCENARIOS.index(sc)  # the same draws whether run alone or with the others
         aa = rejections(sc, 1.0, reps, args.seed + 2 * i)
-        ab = rejections(sc, 1.0 + sc.shift, reps, args.seed + 2 * i + 1)
+        ab = rejections(sc, None if sc.draw_b else 1.0 + sc.shift, reps, args.seed + 2 * i + 1)
         rows.append((sc, aa, ab))
         if not args.markdown:
             print(f"# {sc.name} done ({time.perf_counter() - start:.0f}s)", file=sys.stderr)
@@ -141,29 +156,36 @@ def main(argv: list[str] | None = None) -> int:
     if args.markdown:
         print()
         print("| scenario | shift | " + " | ".join(f"FPR {t}" for t in tests) + " | "
-              + " | ".join(f"power {t}" for t in tests) + " |")
-        print("|" + "---|" * (2 + 2 * len(tests)))
+              + " | ".join(f"power {t}" for t in tests) + " | abstat CI coverage (A/A, A/B) |")
+        print("|" + "---|" * (3 + 2 * len(tests)))
         for sc, aa, ab in rows:
             fpr = [f"{aa[t] / reps:.1%}" for t in tests]
             pw = [f"{ab[t] / reps:.1%}" for t in tests]
-            print(f"| {sc.name} | {sc.shift:.1%} | " + " | ".join(fpr) + " | " + " | ".join(pw) + " |")
+            cov = f"{aa['covered'] / reps:.1%}, " + ("n/a" if sc.draw_b else f"{ab['covered'] / reps:.1%}")
+            print(f"| {sc.name} | {sc.change or format(sc.shift, '.1%')} | " + " | ".join(fpr) + " | " + " | ".join(pw) + f" | {cov} |")
+        print()
     else:
         print(f"{'scenario':<15}{'shift':>6}  {'test':<13}{'FPR':>14}{'power':>16}")
         for sc, aa, ab in rows:
             for t in tests:
                 fp, pw = aa[t] / reps, ab[t] / reps
-                print(f"{sc.name:<15}{sc.shift:>6.1%}  {t:<13}{fp:>7.1%} ±{mcse(fp):.1%}{pw:>9.1%} ±{mcse(pw):.1%}")
+                print(f"{sc.name:<15}{sc.change or format(sc.shift, '.1%'):>6}  {t:<13}{fp:>7.1%} ±{mcse(fp):.1%}{pw:>9.1%} ±{mcse(pw):.1%}")
+            print(f"{sc.name:<15}{'':>6}  {'abstat CI covers the true change':<34}"
+                  f"A/A {aa['covered'] / reps:.1%}, A/B " + ("n/a" if sc.draw_b else f"{ab['covered'] / reps:.1%}"))
     verdicts = []
     for sc, aa, ab in rows:
         fpr = aa["abstat"] / reps
         ok_fpr = fpr <= 0.06
         best = max(ab[t] for t in tests[1:]) / reps
         power = ab["abstat"] / reps
-        ok_power = sc.nested or power >= best - 2 * mcse(best)
+        ok_power = sc.nested or sc.draw_b is not None or power >= best - 2 * mcse(best)
         verdicts.append(ok_fpr and ok_power)
+        if sc.draw_b is not None:
+            print(f"{sc.name:<15} abstat significant or far-out-share warning: A/A {aa['flagged'] / reps:.1%}, "
+                  f"A/B {ab['flagged'] / reps:.1%}")
         print(
             f"{sc.name:<15} abstat FPR {fpr:.1%} {'<=' if ok_fpr else '>'} 6%;"
-            + ("" if sc.nested else f" power {power:.1%} vs best classic {best:.1%}: {'ok' if ok_power else 'BELOW'}")
+            + ("" if sc.nested else f" {'detection' if sc.draw_b else 'power'} {power:.1%} vs best classic {best:.1%}: {'ok' if ok_power else 'BELOW'}")
         )
     print(f"elapsed {time.perf_counter() - start:.0f}s")
     return 0 if all(verdicts) else 1

@@ -6,8 +6,11 @@ process executor (the code ``abstat run`` measures with) in many short,
 alternating rounds, so the drift and bursts of a noisy machine hit both
 tools alike, and prints:
 
-- each tool's median wall time, their difference (target: at most 0.5 ms)
-  and ratio, plus the median of the per-round differences (paired);
+- each tool's median wall time over all rounds, their difference and
+  ratio; the median of the per-round differences of medians ("paired",
+  the drift-cancelling estimate the 0.5 ms target is checked on: on a
+  loaded 2-CPU machine the pooled medians move by milliseconds between
+  identical runs); and the difference of the 10th percentiles;
 - abstat's own overhead per run in a real ``abstat run`` invocation: the
   time from the end of one measured run to the start of the next
   (scheduling, rusage, metric extraction, the SQLite commit, the progress
@@ -102,7 +105,7 @@ def main() -> int:
     print(f"runner overhead: {args.rounds} alternating rounds x {args.runs} runs per command and tool "
           f"(load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs); anchor: {version} -N")
     print(f"{'command':<11} {'hyperfine':>11} {'abstat':>11} {'difference':>11} {'ratio':>6} "
-          f"{'paired diff':>12} {'p10 diff':>10}  target |diff| <= {TARGET_MS} ms")
+          f"{'paired diff':>12} {'p10 diff':>10}  target |paired diff| <= {TARGET_MS} ms")
     missed = False
     for name, command in COMMANDS.items():
         h = statistics.median(samples["hyperfine"][name])
@@ -111,7 +114,7 @@ def main() -> int:
         pair_ms = statistics.median(paired[name]) * 1e3
         p10_ms = (statistics.quantiles(samples["abstat"][name], n=10)[0]
                   - statistics.quantiles(samples["hyperfine"][name], n=10)[0]) * 1e3
-        ok = abs(diff_ms) <= TARGET_MS
+        ok = abs(pair_ms) <= TARGET_MS
         missed |= not ok
         print(f"{command:<11} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {diff_ms:>+8.3f} ms {a / h:>6.3f} "
               f"{pair_ms:>+9.3f} ms {p10_ms:>+7.3f} ms  {'ok' if ok else 'MISSED'}")

@@ -202,3 +202,31 @@ def test_random_ministat_like_garbage_never_crashes() -> None:
         assert report.exit_status in (0, 1)
 
     check()
+
+
+NAN_REPORT = """x data/a.txt
++ data/b.txt
+    N           Min           Max        Median           Avg        Stddev
+x  52     17.296055     17.296055     17.296055     17.296055 8.0124669e-07
++  51     11.050309     11.050309     11.050309     11.050309          -nan
+Difference at 95.0% confidence
+\t-6.24575 +/- 1.83273e-07
+\t-36.1108% +/- 1.05962e-06%
+\t(Student's t, pooled s = 4.74471e-07)
+"""
+
+
+def test_classic_nan_stddev_checks_what_it_can_and_names_the_dialect() -> None:
+    # Classic ministat on constant data (conformance corpus case random_1_107):
+    # its one-pass variance went negative, sqrt printed -nan, the comparison
+    # went on with the negative variance.
+    report = audit_text(NAN_REPORT)
+    (block,) = report.blocks
+    (comparison,) = block.comparisons
+    assert comparison.consistent is True and comparison.dialect == "classic"
+    checked = {c.field for c in comparison.recomputation.checks}
+    assert checked == {"verdict", "difference", "percent"}
+    data = comparison.to_dict()["recomputed"]
+    assert data["half_width"] is None and data["percent_half_width"] == {"classic": None, "freebsd": None}
+    # A wrong difference is still caught.
+    assert audit_text(NAN_REPORT.replace("-6.24575", "-6.24585")).exit_status == 1

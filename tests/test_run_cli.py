@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from abstat.commands.run import comparison_report
 from abstat.errors import InputError
 from abstat.store import open_store, resolve_variant
 
-from test_run_process import alive, wait_gone
+from test_run_process import wait_gone
 
 
 def abstat(*args, cwd=None, timeout=120):
@@ -107,7 +106,7 @@ def test_ctrl_c_stops_cleanly_with_a_partial_report(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "abstat", "run", "-n", "1000", "--shell", "--experiment", "c", "--store", store,
          "-v", f"a=echo $$ >> {pids}; sleep 0.05", "-v", f"b=echo $$ >> {pids}; sleep 0.06", "--no-progress",
-         "--background", "sleep 60"],
+         "--background", f"sh -c 'echo $$ > {tmp_path / 'bg'}; exec sleep 60'"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 15
@@ -121,17 +120,7 @@ def test_ctrl_c_stops_cleanly_with_a_partial_report(tmp_path):
     assert wait_gone([int(p) for p in pids.read_text().split()]) == []
     with open_store(store) as s:
         assert s.invocations("c")[0]["status"] == "interrupted"
-    # the background sleep is gone too: no process of ours is left running sleep 60
-    leftovers = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/cmdline", "rb") as handle:
-                    if handle.read() == b"sleep\x0060\x00" and alive(int(entry)):
-                        leftovers.append(entry)
-            except OSError:
-                pass
-    assert leftovers == []
+    assert wait_gone([int((tmp_path / "bg").read_text())]) == []  # the background load is stopped too
 
 
 def test_comparison_warns_when_machine_records_differ(tmp_path):
@@ -162,3 +151,44 @@ def test_demo_runs_a_real_ab_experiment(tmp_path):
     report = json.loads(done.stdout)
     assert {"wall", "sys", "loop_ns"} <= set(report["metrics"])
     assert [len(g) for g in resolve_variant("demo:after", store, metric="loop_ns")] == [5]
+
+
+def test_sigterm_stops_like_ctrl_c_and_stops_the_background_group(tmp_path):
+    store = str(tmp_path / "s.db")
+    bg = tmp_path / "bg"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "abstat", "run", "-n", "1000", "--experiment", "t", "--store", store,
+         "-v", "a=sleep 0.02", "--no-progress", "--background", f"sh -c 'echo $$ > {bg}; exec sleep 60'"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and not bg.exists():
+        time.sleep(0.05)
+    time.sleep(0.3)
+    proc.terminate()
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert wait_gone([int(bg.read_text())]) == []
+    with open_store(store) as s:
+        assert s.invocations("t")[0]["status"] == "interrupted"
+
+
+def test_perf_request_reports_what_the_machine_supports(tmp_path):
+    import shutil
+
+    if shutil.which("perf") is None:
+        pytest.skip("perf is not installed")
+    from abstat.runner import perf as perf_mod
+
+    done = abstat("run", "-n", "2", "--perf", "--store", str(tmp_path / "s.db"), "-v", "a=true", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    if perf_mod.probe().usable:
+        assert "include perf stat itself" in done.stderr
+        assert resolve_variant(f"{_only_experiment(tmp_path)}:a", str(tmp_path / "s.db"), metric="cycles")
+    else:
+        assert "perf stat reports <not supported> on this machine for cycles, instructions" in done.stderr
+
+
+def _only_experiment(tmp_path) -> str:
+    with open_store(str(tmp_path / "s.db")) as s:
+        return s.experiment_names()[0]

@@ -161,3 +161,16 @@ def test_ctrl_c_stops_cleanly_stopping_background_and_cleaning_up():
     assert len(outcome.results) in (6, 7)  # three full blocks, maybe one run of the fourth
     assert ("background-stop", "load") in fake.log
     assert fake.log[-2:] == [("cleanup", "a", -1), ("cleanup", "b", -1)]
+
+
+def test_runner_store_and_machine_use_the_standard_library_only():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, abstat.runner, abstat.runner.perf, abstat.store, abstat.machine\n"
+        "third = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'abstat'})\n"
+        "print(','.join(m for m in third if not m.startswith('_')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == ""

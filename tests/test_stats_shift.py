@@ -92,3 +92,16 @@ def test_exact_null_distribution_matches_enumeration(n1, n2):
         u = sum(r - i for i, r in enumerate(chosen))
         counts[u] += 1
     assert np.allclose(pmf, counts / counts.sum())
+
+
+@pytest.mark.parametrize("seed,n1,n2,tied", [c for c in CASES if c[1] >= 9])
+def test_large_sample_path_gives_the_same_interval(seed, n1, n2, tied, monkeypatch):
+    """Without materialising the n1*n2 differences (bisection on counts)."""
+    import abstat.stats.shift as shift
+
+    x, y = _samples(seed, n1, n2, tied)
+    small = hodges_lehmann(x, y, 0.95)
+    monkeypatch.setattr(shift, "PAIRWISE_LIMIT", 0)
+    large = hodges_lehmann(x, y, 0.95)
+    assert (large.estimate, large.low, large.high, large.p_value) == (
+        small.estimate, small.low, small.high, small.p_value)

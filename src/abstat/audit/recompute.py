@@ -84,6 +84,7 @@ class Recomputation:
     dialects: list[str] = field(default_factory=list)  # dialects whose relative interval fits
     consistent: bool | None = None
     reasons: list[str] = field(default_factory=list)
+    spread_known: bool = True  # False: a printed stddev is nan
 
     def to_dict(self) -> dict[str, object]:
         central = self.central
@@ -100,6 +101,10 @@ class Recomputation:
             "ranges": {key: list(value) for key, value in self.ranges.items()},
             "checks": [check.to_dict() for check in self.checks],
         }
+        if not self.spread_known:  # a stddev printed as nan: nothing spread-based is known
+            out.update(verdict=None, half_width=None, pooled_s=None,
+                       percent_half_width={"classic": None, "freebsd": None})
+            out["ranges"] = {k: v for k, v in out["ranges"].items() if k in ("difference", "percent")}
         return out
 
 
@@ -148,6 +153,7 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
     result = recompute(base, cand, comparison.confidence)
     nan_spread = math.isnan(base.stddev.value) or math.isnan(cand.stddev.value)
     if nan_spread:
+        result.spread_known = False
         # Classic ministat's one-pass variance of (nearly) constant data can
         # come out as a tiny negative number: its sqrt prints as -nan, while
         # the comparison goes on with the negative variance.  Only the lines

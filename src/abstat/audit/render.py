@@ -10,13 +10,8 @@ _MARK = {"error": "!!", "warning": " !", "info": " -"}
 
 
 def render(report: AuditReport, fmt: str = "text") -> str:
-    if fmt == "json":
-        return json.dumps(report.to_dict(), indent=2, allow_nan=False, default=_json_default) + "\n"
-    return render_text(report)
-
-
-def _json_default(value: object) -> object:
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+    """``fmt``: ``text`` (the human report) or ``json``."""
+    return to_json(report) if fmt == "json" else render_text(report)
 
 
 def _clean(value: object) -> object:
@@ -44,9 +39,22 @@ def _g(value: float | None, digits: int = 6) -> str:
     return "%.*g" % (digits, value)
 
 
+def _span(bounds: tuple[float, float]) -> str:
+    """What %g prints anywhere in a recomputed range: one value, or low..high."""
+    low, high = (_g(b) for b in bounds)
+    return low if low == high else f"{low}..{high}"
+
+
 def render_text(report: AuditReport) -> str:
     counts = report.counts()
-    lines = [
+    if counts["ministat_reports"] == 0:
+        head = f"{report.source}: no ministat report"
+        if counts["averages_claims"]:
+            head += f"; {counts['averages_claims']} claim(s) from bare averages"
+        lines = [head]
+    else:
+        lines = []
+    lines += [] if lines else [
         f"{report.source}: {counts['ministat_reports']} ministat report(s), "
         f"{counts['printed_comparisons']} printed comparison(s): {counts['consistent']} consistent, "
         f"{counts['inconsistent']} inconsistent, {counts['unchecked']} not checkable"
@@ -54,7 +62,7 @@ def render_text(report: AuditReport) -> str:
         + (f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""),
     ]
     if not report.blocks:
-        lines.append("no ministat report and no table of averages found")
+        lines.append("no ministat report and no claim from averages found")
     for block in report.blocks:
         lines.append("")
         lines.extend(_block_lines(block))
@@ -124,14 +132,19 @@ def _comparison_lines(comparison: ComparisonAudit) -> list[str]:
             f"      printed:    {show(printed.difference)} +/- {show(printed.half_width)}, "
             f"{show(printed.percent)}% +/- {show(printed.percent_half_width)}%, pooled s = {show(printed.pooled_s)}"
         )
-        c = result.central
-        if "percent" in c:
+        r = result.ranges
+        if "percent" in r and not result.spread_known:
             out.append(
-                f"      recomputed: {_g(c['difference'])} +/- {_g(c['half_width'])}, {_g(c['percent'])}% +/- "
-                f"{_g(c['percent_half_width_classic'])}% (classic) / {_g(c['percent_half_width_freebsd'])}% (freebsd), "
-                f"pooled s = {_g(c['pooled_s'])}  [t = {result.t:g}, df = {result.df}]"
+                f"      recomputed: {_span(r['difference'])} +/- ?, {_span(r['percent'])}% +/- ?%, pooled s = ? "
+                "(a stddev is nan)"
             )
-    elif printed is not None and result is not None:
+        elif "percent" in r:
+            out.append(
+                f"      recomputed: {_span(r['difference'])} +/- {_span(r['half_width'])}, {_span(r['percent'])}% +/- "
+                f"{_span(r['percent_half_width_classic'])}% (classic) / {_span(r['percent_half_width_freebsd'])}% (freebsd), "
+                f"pooled s = {_span(r['pooled_s'])}  [t = {result.t:g}, df = {result.df}]"
+            )
+    elif printed is not None and result is not None and result.spread_known:
         verdict = "difference" if result.central["margin"] > 0 else "no difference"
         out.append(
             f"      printed: no difference proven at {printed.confidence:g}%; recomputed: |{_g(result.central['difference'])}| "

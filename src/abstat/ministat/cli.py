@@ -322,16 +322,19 @@ def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:
                 handle.close()
 
 
-def _write(text: str) -> None:
-    data = text.encode("utf-8", "surrogateescape")
+def _write(pieces) -> None:
+    """Write the report pieces to standard output (bytes, so that file
+    names which are not UTF-8 come out as given)."""
     out = getattr(sys.stdout, "buffer", None)
-    if out is not None:
+    if out is None:
+        for piece in pieces:
+            sys.stdout.write(piece)
         sys.stdout.flush()
-        out.write(data)
-        out.flush()
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        return
+    sys.stdout.flush()
+    for piece in pieces:
+        out.write(piece.encode("utf-8", "surrogateescape"))
+    out.flush()
 
 
 def _error(message: str) -> None:
@@ -367,12 +370,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         samples, names = read_datasets(options, dialect)
-        from abstat.ministat.report import PlotError, render_report
+        from abstat.ministat.report import PlotError, iter_report
 
         try:
-            text = render_report(
+            pieces = iter_report(
                 samples,
-                names=names,
+                names,
                 confidence=options.confidence,
                 width=options.width,
                 plot=options.plot,
@@ -384,7 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         except PlotError as err:
             _error(str(err))
             return 2
-        _write(text)
+        _write(pieces)
     except AbstatError as err:
         _error(str(err))
         return err.exit_status

@@ -57,26 +57,32 @@ class IntegerSampleSet(SampleSet):
         values = self.values
         if not (dx == dx and x0 == x0) or dx == 0:
             return _runs_slow(np.sort(values), x0, dx)
-        columns = []
-        low = None
-        high = None
+        counts_by_column: dict[int, int] = {}
+        blocks = []
         for start in range(0, len(values), SUM_BLOCK):
             block = values[start : start + SUM_BLOCK].astype(np.float64)
             block -= x0
             block /= dx
-            block_low = float(block.min())
-            block_high = float(block.max())
-            if not (block_low >= 0.0 and block_high < 2147483648.0):
-                return _runs_slow(np.sort(values), x0, dx)
-            low = block_low if low is None else min(low, block_low)
-            high = block_high if high is None else max(high, block_high)
-            columns.append(np.bincount(block.astype(np.int64)))
-        if not columns:
+            if not (float(block.min()) >= 0.0 and float(block.max()) < 2147483648.0):
+                return _runs_slow(np.sort(values), x0, dx)  # C's int conversion overflows
+            columns = block.astype(np.int64)
+            if int(columns.max()) < (1 << 22):
+                blocks.append(np.bincount(columns))
+            else:  # a very wide plot: count without a huge dense array
+                found, counts = np.unique(columns, return_counts=True)
+                for column, count in zip(found.tolist(), counts.tolist()):
+                    counts_by_column[column] = counts_by_column.get(column, 0) + count
+        if not blocks and not counts_by_column:
             return []
-        size = max(len(counts) for counts in columns)
+        size = max((len(counts) for counts in blocks), default=0)
         total = np.zeros(size, dtype=np.int64)
-        for counts in columns:
+        for counts in blocks:
             total[: len(counts)] += counts
+        if counts_by_column:
+            for column, count in np.ndenumerate(total):
+                if count:
+                    counts_by_column[column[0]] = counts_by_column.get(column[0], 0) + int(count)
+            return sorted(counts_by_column.items())
         occupied = np.flatnonzero(total)
         return [(int(column), int(total[column])) for column in occupied]
 

@@ -149,13 +149,17 @@ def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dial
 class PlotError(ValueError):
     """A plot ministat cannot draw (it crashes): width 1, overflowing data."""
 
-
-PlotWidthError = PlotError
 _OVERFLOW = "cannot draw the plot: the values or their sums overflow a double (ministat crashes here); use -A"
 
 
 def render_plot(samples: list[SampleSet], width: int, separate_bars: bool = False) -> str:
     """ministat's ASCII plot of *samples* (its SetupPlot/DimPlot/PlotSet/DumpPlot)."""
+    return "".join(plot_lines(samples, width, separate_bars))
+
+
+def plot_lines(samples: list[SampleSet], width: int, separate_bars: bool = False):
+    """The plot as an iterator of text pieces.  Everything is computed (and
+    :class:`PlotError` raised) before the iterator is returned."""
     lo = 999e99
     hi = -999e99
     span = 0.0
@@ -171,16 +175,21 @@ def render_plot(samples: list[SampleSet], width: int, separate_bars: bool = Fals
             dx = c_div(span, width - 1.0)
             x0 = lo - 0.5 * dx
     if span == 0:
-        return "[no plot, span is zero width]\n"
+        return iter(["[no plot, span is zero width]\n"])
     if width == 1:
         raise PlotError("a plot width of 1 cannot be drawn (ministat crashes on it); use -w 2 or more, or -A")
     if width < 0:
         raise PlotError(f"plot width {width} is negative")
     if span - span != 0 or dx - dx != 0:
         raise PlotError(_OVERFLOW)
-    nsets = len(samples)
-    bars: list[bytearray | None] = [None] * nsets
-    data = bytearray()
+    bars: list[bytearray | None] = [None] * len(samples)
+    # Each run of points is an entry [column, symbol bit, top row]: rows 1..top
+    # of the column hold the bit.  ministat keeps one grid of max-run + 1 rows
+    # and, whenever a later data set needs more rows, clears the rows above
+    # the previous height: that truncates every earlier entry.
+    entries: list[list[int]] = []
+    history: list[tuple[int, list[tuple[int, int]]]] = []
+    outside = False
     height = 0
     for index, sample in enumerate(samples):
         val = index + 1
@@ -189,6 +198,81 @@ def render_plot(samples: list[SampleSet], width: int, separate_bars: bool = Fals
         if bar is None:
             bar = bars[bar_index] = bytearray(width)
         runs = sample.column_counts(x0, dx)
+        history.append((val, runs))
+        tallest = 1
+        for column, count in runs:
+            if count > tallest:
+                tallest = count
+            if not 0 <= column < width:
+                outside = True
+        rows = tallest + 1
+        if rows > height:
+            for entry in entries:
+                if entry[2] >= height:
+                    entry[2] = height - 1
+        height = rows
+        entries.extend([column, val, count] for column, count in runs)
+        _draw_bar(bar, sample, x0, dx, width)
+    if outside:
+        body = _grid_rows_flat(history, width)
+    else:
+        body = _grid_rows(entries, height, width)
+    return _dump(body, bars, width)
+
+
+def _draw_bar(bar: bytearray, sample: SampleSet, x0: float, dx: float, width: int) -> None:
+    mean = sample.mean
+    sd = sample.stddev
+    if sd == sd:
+        left = c_int(c_div((mean - sd) - x0, dx))
+        right = c_int(c_div((mean + sd) - x0, dx))
+        if 0 <= right < width:
+            bar[right] = 124  # "|"
+        if 0 <= left < width:
+            bar[left] = 124
+        for i in range(max(left + 1, 0), min(right, width)):
+            if bar[i] == 0:
+                bar[i] = 95  # "_"
+    column = c_int(c_div(sample.median - x0, dx))
+    if 0 <= column < width:
+        bar[column] = 77  # "M"
+    column = c_int(c_div(mean - x0, dx))
+    if column == _INT_MIN:
+        raise PlotError(_OVERFLOW)
+    if 0 <= column < width:
+        bar[column] = 65  # "A"
+
+
+def _row_text(row) -> str:
+    return "|" + "".join(SYMBOLS[k] if k < 8 else "[%02x]" % k for k in row) + "|\n"
+
+
+def _grid_rows(entries: list[list[int]], height: int, width: int):
+    """Rows of the grid, top first, as (text, repeat) pairs: rows between two
+    entry tops are identical, so a million-row plot costs a few strings."""
+    ordered = sorted(entries, key=lambda entry: entry[2], reverse=True)
+    row = [0] * width
+    position = 0
+    current = height - 1
+    pieces = []
+    while current >= 1:
+        while position < len(ordered) and ordered[position][2] >= current:
+            column, val, _top = ordered[position]
+            row[column] |= val
+            position += 1
+        following = ordered[position][2] if position < len(ordered) else 0
+        following = max(following, 0)
+        pieces.append((_row_text(row), current - following))
+        current = following
+    return pieces
+
+
+def _grid_rows_flat(history: list[tuple[int, list[tuple[int, int]]]], width: int):
+    """The grid as ministat's flat byte array (used when a column falls
+    outside the plot and, as in C, spills into the neighbouring row)."""
+    data = bytearray()
+    height = 0
+    for val, runs in history:
         tallest = 1
         for _column, count in runs:
             if count > tallest:
@@ -206,38 +290,21 @@ def render_plot(samples: list[SampleSet], width: int, separate_bars: bool = Fals
                 offset = j * width + column
                 if 0 <= offset < size:
                     data[offset] |= val
-        mean = sample.mean
-        sd = sample.stddev
-        if sd == sd:
-            left = c_int(c_div((mean - sd) - x0, dx))
-            right = c_int(c_div((mean + sd) - x0, dx))
-            if 0 <= right < width:
-                bar[right] = 124  # "|"
-            if 0 <= left < width:
-                bar[left] = 124
-            for i in range(max(left + 1, 0), min(right, width)):
-                if bar[i] == 0:
-                    bar[i] = 95  # "_"
-        column = c_int(c_div(sample.median - x0, dx))
-        if 0 <= column < width:
-            bar[column] = 77  # "M"
-        column = c_int(c_div(mean - x0, dx))
-        if column == _INT_MIN:
-            raise PlotError(_OVERFLOW)
-        if 0 <= column < width:
-            bar[column] = 65  # "A"
+    return [(_row_text(data[(height - i) * width : (height - i + 1) * width]), 1) for i in range(1, height)]
+
+
+def _dump(body, bars, width: int):
     border = "+" + "-" * width + "+\n"
-    out = [border]
-    for i in range(1, height):
-        start = (height - i) * width
-        row = data[start : start + width]
-        out.append("|" + "".join(SYMBOLS[k] if k < 8 else "[%02x]" % k for k in row) + "|\n")
+    yield border
+    for text, repeat in body:
+        while repeat > 0:
+            batch = min(repeat, max(1, (1 << 20) // len(text)))
+            yield text * batch
+            repeat -= batch
     for bar in bars:
-        if bar is None:
-            continue
-        out.append("|" + bar.replace(b"\0", b" ").decode("latin-1") + "|\n")
-    out.append(border)
-    return "".join(out)
+        if bar is not None:
+            yield "|" + bar.replace(b"\0", b" ").decode("latin-1") + "|\n"
+    yield border
 
 
 def render_report(
@@ -272,12 +339,26 @@ def render_report(
         raise ValueError(f"ministat compares 1 to {MAX_DATASETS} data sets, not {len(samples)}")
     if len(names) != len(samples):
         raise ValueError("one name per data set is needed")
+    return "".join(iter_report(samples, names, confidence, width, plot, stats, dialect, separate_bars, quiet))
+
+
+def iter_report(samples, names, confidence=95.0, width=74, plot=True, stats=True, dialect="classic",
+                separate_bars=False, quiet=False):
+    """:func:`render_report` as an iterator of text pieces, for streaming a
+    very tall plot.  *samples* must be :class:`SampleSet` objects; errors are
+    raised before the first piece."""
+    lines = plot_lines(samples, width, separate_bars) if stats and plot else iter(())
+    return _iter_report(samples, names, confidence, lines, stats, dialect, quiet)
+
+
+def _iter_report(samples, names, confidence, lines, stats, dialect, quiet):
     out: list[str] = []
     if not quiet:
         for index, name in enumerate(names):
             out.append(f"{SYMBOLS[index + 1]} {name}\n")
-    if stats and plot:
-        out.append(render_plot(samples, width, separate_bars))
+    yield "".join(out)
+    yield from lines
+    out = []
     if not quiet:
         out.append("    N           Min           Max        Median           Avg        Stddev\n")
     signed_nan = dialect != "freebsd"
@@ -286,4 +367,4 @@ def render_report(
         out.append(_vitals(SYMBOLS[index + 1], samples[index], signed_nan))
         if stats:
             out.append(_relative(samples[index], samples[0], confidence, dialect))
-    return "".join(out)
+    yield "".join(out)

@@ -94,6 +94,9 @@ def parse_variant_spec(
     runs = _stored(value, store, metric)
     if runs is not None:
         return VariantData(name, runs=runs, sources=[f"store:{value}"])
+    if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
+        where = store or "./abstat.db"
+        raise InputError(f"no such file, and no stored variant {value!r} in {where}", path=value)
     return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
 
 

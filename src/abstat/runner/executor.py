@@ -104,6 +104,30 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+def _live_group_members(pgid: int) -> list[int]:
+    """Processes of group ``pgid`` that are not zombies (from /proc).
+
+    ``kill(-pgid, 0)`` also succeeds while orphaned zombies of the group wait
+    for init to reap them, which can take a second; they are already dead.
+    """
+    members: list[int] = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return [pgid] if _group_alive(pgid) else []
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            members.append(int(entry))
+    return members
+
+
 def _kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
     """Signal a process group; True when it still had members."""
     try:
@@ -220,10 +244,12 @@ class ProcessBackground:
         deadline = time.monotonic() + self.grace
         while time.monotonic() < deadline:
             self.exited()
-            if self._ended is not None and not _group_alive(self.pid):
+            if self._ended is not None and (not _group_alive(self.pid) or not _live_group_members(self.pid)):
                 break
-            time.sleep(0.005)
-        if _kill_group(self.pid, signal.SIGKILL):
+            time.sleep(0.01)
+        left = _live_group_members(self.pid) if _group_alive(self.pid) else []
+        _kill_group(self.pid, signal.SIGKILL)
+        if left:
             notes.append(
                 f"background command {self.command.text!r} ignored SIGTERM for {self.grace:g} s: sent SIGKILL"
             )
@@ -307,8 +333,11 @@ class ProcessExecutor:
         code = os.waitstatus_to_exitcode(wait_status)
         if code != 0:
             notes.append(describe_status(wait_status))
-        if _kill_group(pid):
-            notes.append("killed processes the command left running in its process group")
+        if _group_alive(pid):
+            left = _live_group_members(pid)
+            _kill_group(pid)
+            if left:
+                notes.append("killed processes the command left running in its process group")
         return ("failed" if code != 0 else "ok"), code, wall_ns, usage, notes
 
     def _stderr_tail(self) -> str:

@@ -33,7 +33,9 @@ from abstat.stats.diagnostics import heavily_tied
 from abstat.stats.shift import Shift, hodges_lehmann, welch, yuen
 
 PREFERENCE_MARGIN = 0.9  # an alternative must beat Welch's SE by 10%
+SMALL_SAMPLE_MARGIN = 0.8  # ... by 20% below TRIM_MIN_N samples per variant (noisier estimates)
 TRIM_MIN_N = 20  # trimmed means only with at least this many samples per variant
+SHARE_SWITCH_LEVEL = 0.001  # far-out shares this different: keep them in (Hodges-Lehmann)
 TRIMS = (0.1,)  # trimming proportions offered (20% trimming proved weaker in calibration)
 
 
@@ -62,10 +64,10 @@ def to_pct(d: float, scale: str, reference: float) -> float:
     return 100.0 * d / abs(reference)
 
 
-def choose(ses: dict[str, float]) -> str:
+def choose(ses: dict[str, float], margin: float = PREFERENCE_MARGIN) -> str:
     """The smallest standard error, Welch unless beaten by the margin."""
     best = "welch"
-    limit = PREFERENCE_MARGIN * ses["welch"]
+    limit = margin * ses["welch"]
     for name, se in ses.items():
         if name == "welch" or not math.isfinite(se) or se <= 0.0:
             continue
@@ -120,7 +122,8 @@ def select(ax: np.ndarray, ay: np.ndarray, confidence: float) -> str:
     pooled = np.concatenate([ax, ay])
     tests = _candidates(pooled, pooled, confidence, trimming(ax, ay), skip_fences(pooled))
     ses = {name: test().se for name, test in tests.items()}
-    return choose(ses)
+    margin = PREFERENCE_MARGIN if min(ax.size, ay.size) >= TRIM_MIN_N else SMALL_SAMPLE_MARGIN
+    return choose(ses, margin)
 
 
 def far_out_shares_differ(n_x: int, out_x: int, n_y: int, out_y: int, level: float = 0.05) -> bool:
@@ -154,21 +157,25 @@ def location_shift(x: np.ndarray, y: np.ndarray, confidence: float) -> LocationS
     ax, ay = (np.log(x), np.log(y)) if positive else (x, y)
     name = select(ax, ay, confidence)
     fences = skip_fences(np.concatenate([ax, ay]))
-    chosen = _candidates(ax, ay, confidence, trimming(ax, ay), fences)[name]()
     far_out = None
+    keep_in = ""
     if name == "skipped" and fences is not None:
         lo, hi = fences
         far_out = (
             int(np.count_nonzero((ax < lo) | (ax > hi))),
             int(np.count_nonzero((ay < lo) | (ay > hi))),
         )
-        if far_out_shares_differ(ax.size, far_out[0], ay.size, far_out[1]):
-            # The far-out values are part of the change: keep them in.
-            chosen = hodges_lehmann(ax, ay, confidence)
-            chosen = Shift(
-                chosen.estimate, chosen.low, chosen.high, chosen.p_value, chosen.se,
-                chosen.method + " (far-out values kept: their share differs)", chosen.df,
-            )
+        if far_out_shares_differ(ax.size, far_out[0], ay.size, far_out[1], SHARE_SWITCH_LEVEL):
+            keep_in = "far-out values kept: their share differs"
+        elif min(ax.size - far_out[0], ay.size - far_out[1]) < 2 or 2 * far_out[0] > ax.size or 2 * far_out[1] > ay.size:
+            keep_in = "far-out values kept: they are half a variant or more"
+    if keep_in:
+        # The far-out values are part of the change: keep them in.
+        chosen = hodges_lehmann(ax, ay, confidence)
+        chosen = Shift(chosen.estimate, chosen.low, chosen.high, chosen.p_value, chosen.se,
+                       f"{chosen.method} ({keep_in})", chosen.df)
+    else:
+        chosen = _candidates(ax, ay, confidence, trimming(ax, ay), fences)[name]()
     if name == "welch" and chosen.se == 0.0:
         chosen = hodges_lehmann(ax, ay, confidence)
     reference = float(np.median(x))

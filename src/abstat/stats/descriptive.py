@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 METHODS = ("standard", "freebsd", "classic")
-_NEG_NAN = -math.nan if math.copysign(1.0, -math.nan) < 0 else -float("nan")
+_NEG_NAN = -math.nan  # NaN with the sign bit set, like x86's default NaN
 
 
 def c_sqrt(value: float) -> float:

@@ -88,7 +88,18 @@ def samples_per_side(
 
     if enough(minimum):
         return minimum
-    low, high = minimum, minimum * 2
+    # Start next to the normal-approximation answer, then settle exactly.
+    from scipy import stats
+
+    z = stats.norm.isf(alpha / 2.0) + stats.norm.ppf(power)
+    guess = int(min(maximum, max(minimum + 1, math.ceil(z * z * (sd1 * sd1 + sd2 * sd2) / (delta * delta)))))
+    if enough(guess):
+        low, high = minimum, guess
+        if not enough(guess - 1):
+            return guess
+        low, high = minimum, guess - 1
+    else:
+        low, high = guess, guess + 2
     while not enough(high):
         low = high
         high *= 2
@@ -119,10 +130,15 @@ def detectable_difference(
     def gap(delta: float) -> float:
         return power_two_sample(delta, sd1, n1, sd2, n2, alpha=alpha) - power
 
-    high = se
+    from scipy import stats
+
+    guess = (stats.norm.isf(alpha / 2.0) + stats.norm.ppf(power)) * se
+    low, high = 0.9 * guess, 1.2 * guess
+    if gap(low) > 0.0:
+        low = 0.0
     while gap(high) < 0.0:
-        high *= 2.0
-    return float(optimize.brentq(gap, 0.0, high, xtol=se * 1e-10, rtol=1e-12))
+        low, high = high, high * 2.0
+    return float(optimize.brentq(gap, low, high, xtol=se * 1e-10, rtol=1e-12))
 
 
 def detectable_effect_size(n1: int, n2: int, *, alpha: float = 0.05, power: float = 0.8) -> float:

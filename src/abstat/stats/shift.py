@@ -127,6 +127,91 @@ def mwu_exact_pmf(n1: int, n2: int) -> np.ndarray:
     return poly / poly.sum()
 
 
+PAIRWISE_LIMIT = 4_000_000  # beyond this many pairs, order statistics by bisection
+
+
+class _PairwiseDifferences:
+    """The n1 * n2 differences ``y_j - x_i``: counts and order statistics.
+
+    Small problems materialise the differences (a partial sort finds the
+    order statistics in O(N)); large ones never do: the number of
+    differences above a value is a sum of binary searches in the sorted
+    ``x`` (O(n log n)), and an order statistic is found by bisection on
+    that count, then snapped to the nearest actual difference.
+    """
+
+    def __init__(self, x: np.ndarray, y: np.ndarray) -> None:
+        self.x = np.sort(x)
+        self.y = np.sort(y)
+        self.n_pairs = x.size * y.size
+        self.raw = np.subtract.outer(y, x).ravel() if self.n_pairs <= PAIRWISE_LIMIT else None
+
+    def _row_counts(self, d: float, strict: bool) -> np.ndarray:
+        """Per y_j: #{i: y_j - x_i > d} (or >= d), with the differences
+        computed exactly as the materialised ones: for each j, ``y_j - x_i``
+        falls as i grows, so a vectorised binary search over i finds it."""
+        n1 = self.x.size
+        lo = np.zeros(self.y.size, dtype=np.int64)
+        hi = np.full(self.y.size, n1, dtype=np.int64)
+        for _ in range(int(n1).bit_length() + 1):
+            active = lo < hi
+            if not active.any():
+                break
+            mid = (lo + hi) // 2
+            diff = self.y - self.x[np.minimum(mid, n1 - 1)]
+            right = active & ((diff > d) if strict else (diff >= d))
+            lo = np.where(right, mid + 1, lo)
+            hi = np.where(active & ~right, mid, hi)
+        return lo
+
+    def count_greater(self, d: float) -> int:
+        if self.raw is not None:
+            return int(np.count_nonzero(self.raw > d))
+        return int(self._row_counts(d, strict=True).sum())
+
+    def count_equal(self, d: float) -> int:
+        if self.raw is not None:
+            return int(np.count_nonzero(self.raw == d))
+        return int(self._row_counts(d, strict=False).sum() - self._row_counts(d, strict=True).sum())
+
+    def order_statistics(self, ranks: list[int]) -> dict[int, float]:
+        """1-based order statistics of the differences."""
+        if self.raw is not None:
+            part = np.partition(self.raw, sorted({r - 1 for r in ranks}))
+            return {r: float(part[r - 1]) for r in ranks}
+        return {r: self._kth(r) for r in ranks}
+
+    def _kth(self, k: int) -> float:
+        """k-th smallest difference: bisect on the value until few enough
+        differences lie in (lo, hi], then gather those and select exactly."""
+        n1, n_pairs = self.x.size, self.n_pairs
+        lo = float(self.y[0] - self.x[-1])
+        hi = float(self.y[-1] - self.x[0])
+        g_lo = self._row_counts(lo, strict=True)  # differences > lo per row
+        if n_pairs - int(g_lo.sum()) >= k:
+            return lo  # the minimum itself
+        g_hi = np.zeros(self.y.size, dtype=np.int64)  # nothing exceeds the maximum
+        limit = max(4 * (n1 + self.y.size), 100_000)
+        while int(g_lo.sum() - g_hi.sum()) > limit:
+            mid = lo + (hi - lo) / 2.0
+            if not lo < mid < hi:
+                break
+            g_mid = self._row_counts(mid, strict=True)
+            if n_pairs - int(g_mid.sum()) >= k:  # at least k differences <= mid
+                hi, g_hi = mid, g_mid
+            else:
+                lo, g_lo = mid, g_mid
+        # Differences in (lo, hi] of row j: i in [g_hi[j], g_lo[j]).
+        counts = g_lo - g_hi
+        total = int(counts.sum())
+        rows = np.repeat(np.arange(self.y.size), counts)
+        starts = np.repeat(g_hi - (np.cumsum(counts) - counts), counts)
+        cols = starts + np.arange(total)
+        values = self.y[rows] - self.x[cols]
+        below = n_pairs - int(g_lo.sum())  # differences <= lo
+        return float(np.partition(values, k - below - 1)[k - below - 1])
+
+
 EXACT_LIMIT = 8  # scipy.stats.mannwhitneyu uses the exact distribution up to 8 per side
 
 
@@ -134,7 +219,7 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> Shift:
     """Hodges-Lehmann shift with the Mann-Whitney-inverted interval."""
     n1, n2 = x.size, y.size
     n_pairs = n1 * n2
-    raw = np.subtract.outer(y, x).ravel()
+    pairs = _PairwiseDifferences(x, y)
     both = np.concatenate([x, y])
     ties = _has_ties(both)
     alpha = 1.0 - confidence
@@ -144,7 +229,7 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> Shift:
         # Largest c with P(U <= c - 1) <= alpha / 2: accept U in [c, N - c].
         c = int(np.searchsorted(cdf, alpha / 2.0 + 1e-12, side="right"))
         m_lo, m_hi = c, n_pairs - c
-        u = float(np.sum(raw > 0))  # U of y over x (no ties here)
+        u = float(pairs.count_greater(0.0))  # U of y over x (no ties here)
         k = min(u, n_pairs - u)
         p = float(min(1.0, 2.0 * cdf[int(k)]))
         method = "Hodges-Lehmann / Mann-Whitney (exact)"
@@ -160,8 +245,8 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> Shift:
         m_lo = int(math.ceil(n_pairs / 2.0 - z * sigma - 0.5))
         m_hi = int(math.floor(n_pairs / 2.0 + z * sigma + 0.5))
         # p-value at zero shift, pooled ties included (scipy's convention).
-        greater = float(np.count_nonzero(raw > 0))
-        equal = float(np.count_nonzero(raw == 0))
+        greater = float(pairs.count_greater(0.0))
+        equal = float(pairs.count_equal(0.0))
         u = greater + 0.5 * equal
         var0 = n1 * n2 / 12.0 * ((n + 1) - _tie_term(both) / (n * (n - 1)))
         if var0 <= 0:
@@ -170,18 +255,17 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> Shift:
             zstat = (abs(u - n_pairs / 2.0) - 0.5) / math.sqrt(var0)
             p = float(min(1.0, 2.0 * special.ndtr(-max(zstat, 0.0))))
         method = "Hodges-Lehmann / Mann-Whitney"
-    # Accepted shifts: between D_(m_lo) and D_(m_hi + 1) (1-based order
-    # statistics); a partial sort finds them and the median in O(N).
+    # Accepted shifts: between D_(m_lo) and D_(m_hi + 1) (1-based order statistics).
     half = n_pairs // 2
-    wanted = {half, half - 1 if n_pairs % 2 == 0 else half}
+    wanted = [half + 1] if n_pairs % 2 else [half, half + 1]
     if m_lo >= 1:
-        wanted.add(m_lo - 1)
+        wanted.append(m_lo)
     if m_hi < n_pairs:
-        wanted.add(m_hi)
-    diffs = np.partition(raw, sorted(wanted))
-    est = float(diffs[half]) if n_pairs % 2 else float((diffs[half - 1] + diffs[half]) / 2.0)
-    low = float(diffs[m_lo - 1]) if m_lo >= 1 else -math.inf
-    high = float(diffs[m_hi]) if m_hi < n_pairs else math.inf
+        wanted.append(m_hi + 1)
+    order = pairs.order_statistics(wanted)
+    est = order[half + 1] if n_pairs % 2 else (order[half] + order[half + 1]) / 2.0
+    low = order[m_lo] if m_lo >= 1 else -math.inf
+    high = order[m_hi + 1] if m_hi < n_pairs else math.inf
     z = _z_quantile(confidence)
     se = (high - low) / (2.0 * z) if math.isfinite(high - low) else math.inf
     return Shift(est, low, high, p, se, method, None)
