@@ -3,7 +3,6 @@
 The public API is imported lazily so that ``import abstat`` stays cheap;
 numpy and scipy load only when a statistic is computed.
 """
-from __future__ import annotations
 
 __version__ = "0.1.0"
 

@@ -4,7 +4,6 @@ Each sub-command lives in its own module exposing ``main(argv) -> int``
 and is imported only when asked for, so ``abstat ministat`` starts as fast
 as Python itself (no numpy on that path).
 """
-from __future__ import annotations
 
 import os
 import sys

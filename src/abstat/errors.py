@@ -5,7 +5,6 @@ value) or :class:`UsageError` (bad options); the CLI prints ``str(err)``
 prefixed with ``abstat:`` and exits with status 2.  No traceback is ever
 shown for these.
 """
-from __future__ import annotations
 
 
 class AbstatError(Exception):

@@ -4,7 +4,6 @@
 :mod:`abstat.ministat.cli`) is the command.  Pure Python on the small-input
 path; numpy is only imported to read large integer files quickly.
 """
-from __future__ import annotations
 
 from abstat.ministat.report import DIALECTS, SampleSet, render_report, sample_set
 

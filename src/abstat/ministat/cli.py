@@ -9,7 +9,6 @@ Standard output and exit status match the reference programs; errors are
 one line on standard error.  Where ministat crashes (NaN or infinity in the
 data, a plot width of 1) abstat reports the problem and exits with 2.
 """
-from __future__ import annotations
 
 import os
 import sys

@@ -12,7 +12,6 @@ the *last* data set drawn (taller columns of earlier sets are cut), rows
 grown later are cleared, and the ``|___M___A___|`` bars are overwritten in
 drawing order.  Pure Python: this module is on the fast start-up path.
 """
-from __future__ import annotations
 
 import math
 

@@ -16,7 +16,6 @@ empty) with an :class:`~abstat.errors.InputError` naming the file and line.
 Only the standard library is imported here: this module sits on the fast
 start-up path of ``abstat ministat``.
 """
-from __future__ import annotations
 
 import sys
 

@@ -17,7 +17,6 @@ middle values for even n, two-pass sample variance with n - 1).  Two
 
 Pure Python (no numpy): this sits on the fast start-up path.
 """
-from __future__ import annotations
 
 import math
 

@@ -16,7 +16,6 @@ checks every entry against ``scipy.stats.t.ppf``):
 
 Everything here is plain Python: it is on the fast start-up path.
 """
-from __future__ import annotations
 
 import math
 
