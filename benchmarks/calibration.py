@@ -15,9 +15,9 @@ All four see the same draws; for nested data the three classic tests get
 the pooled samples, as ministat users would feed them.  Each rate is printed
 with its Monte Carlo standard error sqrt(p (1 - p) / reps).
 
-    python benchmarks/calibration.py            # 2000 repetitions (~4 min, 1 core)
+    python benchmarks/calibration.py            # 2000 repetitions (~1.5 min, 1 core)
+    python benchmarks/calibration.py --reps 4000 --markdown   # the table in docs/statistics.md (~3 min)
     python benchmarks/calibration.py --quick    # 400 repetitions
-    python benchmarks/calibration.py --markdown # the table of docs/statistics.md
 """
 from __future__ import annotations
 

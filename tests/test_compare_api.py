@@ -237,3 +237,23 @@ def test_public_api_names():
         assert getattr(c, key) is not None or d[key] is None
         assert key in d
     assert d["seed"] == 3
+
+
+@pytest.mark.parametrize("center", ["median", "mean"])
+def test_results_do_not_depend_on_the_unit(center):
+    """Cycles or seconds: 1e-300-sized values give the same answer as 1-sized ones."""
+    rng = np.random.default_rng(12)
+    x, y = rng.normal(10, 1, 30), rng.normal(9.5, 1, 30)
+    ref = compare(x, y, center=center)
+    for scale in (1e-300, 1e-9, 1e9, 1e300):
+        c = compare(x * scale, y * scale, center=center)
+        assert c.p_value == pytest.approx(ref.p_value, rel=1e-9)
+        assert c.delta_pct == pytest.approx(ref.delta_pct, rel=1e-9)
+        assert c.ci_pct == pytest.approx(ref.ci_pct, rel=1e-9)
+
+
+def test_zero_baseline_centre_has_no_relative_change():
+    c = compare([-1.0, 0.0, 1.0, 0.0, 0.5, -0.5], [1.0, 2.0, 3.0, 2.0, 2.5, 1.5])
+    assert math.isnan(c.delta_pct) and c.to_dict()["delta_pct"] is None
+    assert "zero-baseline" in [w.code for w in c.warnings]
+    assert c.p_value < 0.05 and c.verdict == "no difference proven"

@@ -47,10 +47,17 @@ def main(argv: list[str] | None = None) -> int:
     name, rest = args[0], args[1:]
     entry = COMMANDS.get(name)
     if entry is None:
-        sys.stderr.write(f"abstat: unknown command {name!r}\n{USAGE}\n")
+        sys.stderr.write(f"abstat: unknown command {name!r} (abstat --help lists the commands)\n")
         return 2
     from abstat.errors import AbstatError
 
+    if not os.environ.get("ABSTAT_DEBUG"):
+        # numpy's floating-point RuntimeWarnings (overflow in extreme data)
+        # would print two lines of source code; results carry their own
+        # warnings as values.
+        import warnings
+
+        warnings.simplefilter("ignore", RuntimeWarning)
     try:
         module = __import__(entry[0], fromlist=["main"])
         return int(module.main(rest) or 0)

@@ -188,9 +188,12 @@ def _as_variant(data: Any, name: str) -> _Variant:
 # ---------------------------------------------------------------- summaries
 
 
-def _summarise(v: _Variant, confidence: float, outlier_rule: str) -> tuple[_Variant, VariantSummary, list[StatWarning]]:
-    """Summaries and per-variant diagnostics; returns the variant after
-    outlier exclusion (when a rule other than ``none`` is asked for)."""
+def _summarise(
+    v: _Variant, confidence: float, outlier_rule: str, factor: float = 1.0
+) -> tuple[_Variant, VariantSummary, list[StatWarning]]:
+    """Summaries (in the data's units) and per-variant diagnostics (on the
+    data times ``factor``); returns the variant after outlier exclusion
+    (when a rule other than ``none`` is asked for)."""
     import numpy as np
 
     from abstat.stats import diagnostics, nested, outliers
@@ -238,16 +241,17 @@ def _summarise(v: _Variant, confidence: float, outlier_rule: str) -> tuple[_Vari
         severe,
         dropped,
     )
+    scaled = everything * factor
     found += diagnostics.ties(v.name, everything)
-    if not diagnostics.heavily_tied(everything):
-        found += diagnostics.bimodal(v.name, everything)
+    if not diagnostics.heavily_tied(scaled):
+        found += diagnostics.bimodal(v.name, scaled)
     if len(kept_runs) > 1:
         runs_summary = []
         for run in kept_runs:
             rd = describe(run.tolist())
             runs_summary.append(RunSummary(rd.n, rd.median, rd.mean, rd.stddev))
         summary.runs = runs_summary
-        comps = nested.variance_components(kept_runs)
+        comps = nested.variance_components([run * factor for run in kept_runs])
         if comps is not None:
             summary.between_run_share = comps.share_between
             found += diagnostics.runs_disagree(v.name, comps.p_value, comps.share_between)
@@ -288,6 +292,8 @@ def _ratio_result(n1: int, m1: float, s1: float, n2: int, m2: float, s2: float, 
     sign = 1.0 if m1 > 0 else -1.0  # relative to the magnitude of the baseline
 
     def pct(q: float) -> float:
+        if math.isnan(q):
+            return math.nan
         return 100.0 * (q - 1.0) * sign if math.isfinite(q) else (math.inf if q > 0 else -math.inf)
 
     lo, hi = pct(r.low), pct(r.high)
@@ -378,6 +384,44 @@ def _nested(bx: list, by: list, center: str, confidence: float, found: list[Stat
     )
 
 
+def _scale_factor(vx: _Variant, vy: _Variant) -> float:
+    """A power of two that brings the largest magnitude near 1: multiplying
+    by it is exact in floating point, invisible in relative changes and
+    p-values, and keeps squares of 1e-300 or 1e300 from under- or
+    overflowing (1.0 when the data are in a safe range)."""
+    import numpy as np
+
+    magnitudes = []
+    for v in (vx, vy):
+        if v.summary is not None:
+            magnitudes += [abs(v.summary.mean), v.summary.stddev]
+        else:
+            assert v.runs is not None
+            magnitudes += [float(np.max(np.abs(r))) for r in v.runs]
+    top = max(magnitudes)
+    if top == 0.0 or not math.isfinite(top):
+        return 1.0
+    exponent = math.frexp(top)[1]
+    if -64 <= exponent <= 64:
+        return 1.0
+    return math.ldexp(1.0, -exponent)
+
+
+def _rescaled(vx: _Variant, vy: _Variant, factor: float) -> tuple[_Variant, _Variant]:
+    """Both variants multiplied by ``factor`` (see :func:`_scale_factor`)."""
+    if factor == 1.0:
+        return vx, vy
+
+    def scale(v: _Variant) -> _Variant:
+        if v.summary is not None:
+            s = v.summary
+            return _Variant(v.name, None, Summary(s.n, s.mean * factor, s.stddev * factor))
+        assert v.runs is not None
+        return _Variant(v.name, [r * factor for r in v.runs], None)
+
+    return scale(vx), scale(vy)
+
+
 def decide(
     delta_pct: float,
     ci_pct: Sequence[float],
@@ -440,6 +484,25 @@ def compare(
     percent.  ``seed`` seeds any resampling (the current methods are exact
     or asymptotic and do not resample; it is recorded in the result).
     """
+    import numpy as np
+
+    with np.errstate(all="ignore"):  # degenerate data are reported as warnings, not numpy noise
+        return _compare(baseline, candidate, confidence=confidence, center=center, threshold=threshold,
+                        higher_is_better=higher_is_better, seed=seed, outliers=outliers, names=names)
+
+
+def _compare(
+    baseline: Any,
+    candidate: Any,
+    *,
+    confidence: float,
+    center: str,
+    threshold: float | None,
+    higher_is_better: bool,
+    seed: int,
+    outliers: str,
+    names: tuple[str, str],
+) -> Comparison:
     from abstat.readers.specs import VariantData
 
     confidence = _check_options(confidence, center, threshold, outliers)
@@ -449,8 +512,9 @@ def compare(
     vy = _as_variant(candidate, name_y)
     warnings: list[StatWarning] = []
     notes: list[StatWarning] = []
-    vx, sx, wx = _summarise(vx, confidence, outliers)
-    vy, sy, wy = _summarise(vy, confidence, outliers)
+    factor = _scale_factor(vx, vy)
+    vx, sx, wx = _summarise(vx, confidence, outliers, factor)
+    vy, sy, wy = _summarise(vy, confidence, outliers, factor)
     warnings += wx + wy
     for v, s in ((vx, sx), (vy, sy)):
         if s.kind != "summary" and s.n < 2:
@@ -474,6 +538,7 @@ def compare(
                     )
                 )
     runs = None
+    vx, vy = _rescaled(vx, vy, factor)
     if vx.summary is not None or vy.summary is not None:
         if center == "median":
             warnings.append(
@@ -523,7 +588,15 @@ def compare(
                     f"{confidence:.0%} needs at least {need} per variant (10 or more for a useful interval)",
                 )
             )
-    if not (math.isfinite(result.ci[0]) and math.isfinite(result.ci[1])):
+    if math.isnan(result.delta_pct):
+        warnings.append(
+            StatWarning(
+                "zero-baseline",
+                "the baseline centre is 0, so a relative change is undefined; the p-value still tests "
+                "for a difference",
+            )
+        )
+    elif not (math.isfinite(result.ci[0]) and math.isfinite(result.ci[1])):
         warnings.append(
             StatWarning("too-few-samples", "the confidence interval is unbounded: too few samples or too much noise")
         )

@@ -230,6 +230,13 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
             if printed is not None:
                 comparison.consistent = False
             continue
+        if base.n < 2 or cand.n < 2:  # damaged or made-up vitals: no t test has such a sample
+            comparison.findings.append(Finding(
+                "implausible_vitals", "error",
+                "N below 2: nothing can be recomputed (ministat refuses fewer than 3 values)"))
+            if printed is not None:
+                comparison.consistent = False
+            continue
         if printed is not None:
             result = check(base, cand, printed)
             comparison.recomputation = result

@@ -35,6 +35,17 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
+    # Check what can be checked before the banner and the 8 MiB file, so
+    # that bad options give one line on stderr.
+    if args.runs < 1:
+        raise UsageError("-n must be at least 1")
+    if args.warmup < 0:
+        raise UsageError("--warmup cannot be negative")
+    if args.store:
+        from abstat.store import open_store
+
+        with open_store(args.store) as store:
+            store.experiment_names()
 
     from abstat.commands import run as run_command
 

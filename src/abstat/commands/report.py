@@ -74,6 +74,12 @@ def _split(values: list[str] | str | None) -> list[str]:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    if not 0.0 < args.confidence < 100.0:  # also NaN
+        raise UsageError(f"-c {args.confidence:g}: the confidence level is a percentage between 0 and 100")
+    if args.width is not None and args.width < 40:
+        raise UsageError(f"--width {args.width}: a table needs at least 40 columns")
+    if args.column < 1:
+        raise UsageError(f"-C {args.column}: columns count from 1")
     from abstat.report import api
 
     report_kwargs = dict(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import random
 import shlex
@@ -22,6 +23,7 @@ from typing import Any, TextIO
 
 from abstat.errors import InputError, UsageError
 
+MAX_RUNS = 1_000_000  # per variant: the schedule is built in memory
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
 
 
@@ -114,7 +116,7 @@ def check_command(command: Any, what: str) -> None:
 
 def parse_labels(specs: Sequence[str]) -> dict[str, str]:
     labels: dict[str, str] = {}
-    reserved = {"experiment", "variant", "metric", "host"}
+    reserved = {"experiment", "variant", "metric"}  # host=NAME overrides the hostname label
     for spec in specs:
         key, sep, value = spec.partition("=")
         key = key.strip()
@@ -265,13 +267,22 @@ def comparison_report(
     metrics: Sequence[str] | None = None,
     seed: int = 0,
     color: bool = False,
+    labels: dict[str, str] | None = None,
 ) -> str:
     """Compare every stored variant of ``experiment`` for every metric.
 
     Each ``abstat run`` invocation is a run group (nested data) once a
-    variant has more than one.  Returns the rendered text.
+    variant has more than one.  With ``labels``, only the invocations with
+    exactly these ``--label``s count: runs on another host or mode of the
+    same experiment are another configuration, not another run group.
+    Returns the rendered text.
     """
-    variants = [v for v in store.variant_names(experiment) if store.metrics(experiment, v)]
+    invocations = None
+    if labels is not None:
+        invocations = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels] or [-1]
+    variants = [v for v in store.variant_names(experiment)
+                if any(store.variant_groups(experiment, v, m, invocations=invocations)
+                       for m in store.metrics(experiment, v))]
     if not variants:
         return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
     if baseline is None:
@@ -285,18 +296,18 @@ def comparison_report(
     for metric in metric_names:
         data: dict[str, Any] = {}
         for name in variants:
-            groups = store.variant_groups(experiment, name, metric)
+            groups = store.variant_groups(experiment, name, metric, invocations=invocations)
             if groups:
                 data[name] = groups[0] if len(groups) == 1 else groups
         if baseline in data and len(data) >= 2:
             sections.append((metric, store.unit(experiment, metric), data))
     if len(variants) < 2 or not sections:
-        return _summary_only(store, experiment, variants, metric_names, fmt)
+        return _summary_only(store, experiment, variants, metric_names, fmt, invocations=invocations)
     try:
         from abstat.comparison import compare_many
         from abstat.render.compare_text import render
     except ImportError:
-        return _summary_only(store, experiment, variants, metric_names, fmt,
+        return _summary_only(store, experiment, variants, metric_names, fmt, invocations=invocations,
                              note="the comparison module is not available in this build")
     from abstat.stats.warnings import StatWarning
 
@@ -358,13 +369,14 @@ def comparison_report(
 
 
 def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
-                  note: str | None = None) -> str:
+                  note: str | None = None, invocations: list[int] | None = None) -> str:
     """Per-variant medians when there is nothing to compare."""
     rows = []
     for metric in metrics:
         unit = store.unit(experiment, metric)
         for name in variants:
-            values = [v for group in store.variant_groups(experiment, name, metric) for v in group]
+            values = [v for group in store.variant_groups(experiment, name, metric, invocations=invocations)
+                      for v in group]
             if values:
                 rows.append({"metric": metric, "variant": name, "n": len(values), "unit": unit,
                              "median": statistics.median(values), "min": min(values), "max": max(values)})
@@ -408,13 +420,19 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str,
         raise UsageError("-n must be at least 1")
     if args.warmup < 0:
         raise UsageError("--warmup cannot be negative")
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError("--timeout must be positive")
+    if args.runs > MAX_RUNS or args.warmup > MAX_RUNS:
+        raise UsageError(f"-n and --warmup are at most {MAX_RUNS:,} runs per variant")
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise UsageError("--timeout must be a positive number of seconds")
     if not 0 < args.confidence < 100:
         raise UsageError("--confidence must be between 0 and 100 (a percentage)")
     variants = parse_variants(args.variant, args.shell)
     if args.baseline is not None and args.experiment is None and args.baseline not in {v.name for v in variants}:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the variants")
+    if args.experiment is not None:
+        from abstat.store import check_experiment_name
+
+        check_experiment_name(args.experiment)  # before the store file is created
     labels = parse_labels(args.label)
     patterns = []
     for spec in args.metric:
@@ -512,7 +530,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str,
         stderr.flush()
         report = comparison_report(
             store, experiment, baseline=args.baseline, fmt=args.format, confidence=args.confidence,
-            higher_is_better=args.higher_is_better, seed=seed, color=_isatty(stdout),
+            higher_is_better=args.higher_is_better, seed=seed, color=_isatty(stdout), labels=labels,
         )
         stdout.write(report)
         stdout.flush()

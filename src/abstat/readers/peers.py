@@ -47,28 +47,22 @@ _CSV_SNIFF = re.compile(r"[A-Za-z_]")
 # reading bytes
 
 def read_text(path: str) -> str:
-    """The file's text (gzip transparently); InputError for binary/UTF-16."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", path=path) from None
+    """The file's text (``-``: standard input; gzip transparently).
+
+    Reading and decoding are abstat's shared ones
+    (:func:`abstat.readers.text.read_bytes`, :func:`~abstat.readers.text.decode_text`):
+    InputError naming the file and line for binary, UTF-16 or non-UTF-8 data.
+    """
+    from abstat.readers.text import STDIN_NAME, decode_text, read_bytes
+
+    name = STDIN_NAME if path == "-" else path
+    raw = read_bytes(path)
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as err:
-            raise InputError(f"bad gzip data: {err}", path=path) from None
-    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        raise InputError("UTF-16 text is not supported; convert it to UTF-8", path=path)
-    if b"\x00" in raw:
-        line = raw[: raw.index(b"\x00")].count(b"\n") + 1
-        raise InputError("binary data (NUL byte)", path=path, line=line)
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        line = raw[: err.start].count(b"\n") + 1
-        raise InputError("not UTF-8 text", path=path, line=line) from None
-    return text.lstrip("\ufeff")
+            raise InputError(f"bad gzip data: {err}", path=name) from None
+    return decode_text(raw, name).lstrip("\ufeff")
 
 
 def detect_format(path: str, text: str) -> str | None:
@@ -77,7 +71,7 @@ def detect_format(path: str, text: str) -> str | None:
     if stripped.startswith("{"):
         try:
             doc = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if isinstance(doc, dict):
             if isinstance(doc.get("results"), list):
@@ -95,10 +89,13 @@ def detect_format(path: str, text: str) -> str | None:
     if len(content) >= 2:
         # A header: comma separated, at least one non-numeric field, and the
         # next line has as many fields.
-        fields = next(csv.reader([content[0]]))
-        if (len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not _is_number(f) for f in fields)
-                and len(next(csv.reader([content[1]]))) == len(fields)):
-            return "csv"
+        try:
+            fields = next(csv.reader([content[0]]))
+            if (len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not _is_number(f) for f in fields)
+                    and len(next(csv.reader([content[1]]))) == len(fields)):
+                return "csv"
+        except csv.Error:  # CSV-like but broken: read_csv names the line
+            return "csv" if "," in content[0] else None
     return None
 
 
@@ -130,6 +127,16 @@ def _is_number(field: str) -> bool:
     return math.isfinite(value)
 
 
+def _looks_numeric(field: str) -> bool:
+    """A number, finite or not: a column of them holds values, not labels
+    (a ``nan`` in it is then reported on its line, not taken for a label)."""
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
+
+
 def _is_go_name(name: str) -> bool:
     rest = name[len("Benchmark"):]
     return not rest or not rest[0].islower()
@@ -144,12 +151,15 @@ def _finite(value: Any, path: str, what: str, line: int | None = None) -> float:
     return value
 
 
-def _load_json(path: str, text: str) -> Any:
+def load_json(path: str, text: str) -> Any:
+    """The JSON document in ``text``; InputError naming ``path`` and the line."""
     try:
         return json.loads(text)
     except ValueError as err:
         line = getattr(err, "lineno", None)
         raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path, line=line) from None
+    except RecursionError:
+        raise InputError("bad JSON: nested too deeply", path=path) from None
 
 
 # --------------------------------------------------------------------------
@@ -157,7 +167,7 @@ def _load_json(path: str, text: str) -> Any:
 
 def read_hyperfine(path: str, text: str | None = None) -> list[SampleSet]:
     """``hyperfine --export-json`` results, one set per command (seconds)."""
-    doc = _load_json(path, read_text(path) if text is None else text)
+    doc = load_json(path, read_text(path) if text is None else text)
     results = doc.get("results") if isinstance(doc, dict) else None
     if not isinstance(results, list):
         raise InputError("not a hyperfine JSON export (no 'results' list)", path=path)
@@ -203,10 +213,12 @@ _PYPERF_MACHINE_KEYS = (
 
 def read_pyperf(path: str, text: str | None = None) -> list[SampleSet]:
     """pyperf JSON: one set per benchmark, one run per worker process."""
-    doc = _load_json(path, read_text(path) if text is None else text)
+    doc = load_json(path, read_text(path) if text is None else text)
     if not isinstance(doc, dict):
         raise InputError("not a pyperf JSON file", path=path)
     common = doc.get("metadata") or {}
+    if not isinstance(common, dict):
+        raise InputError("not a pyperf JSON file ('metadata' is not an object)", path=path)
     if "benchmarks" in doc:
         benchmarks = doc["benchmarks"]
     elif "runs" in doc:  # a single benchmark file (old layout)
@@ -221,13 +233,21 @@ def read_pyperf(path: str, text: str | None = None) -> list[SampleSet]:
         if not isinstance(bench, dict):
             raise InputError(f"benchmarks[{index}] is not an object", path=path)
         metadata = dict(common)
-        metadata.update(bench.get("metadata") or {})
+        bench_metadata = bench.get("metadata") or {}
+        if not isinstance(bench_metadata, dict):
+            raise InputError(f"benchmarks[{index}].metadata is not an object", path=path)
+        metadata.update(bench_metadata)
         name = str(metadata.get("name", f"benchmark{index + 1}"))
         runs: list[list[float]] = []
-        for run_index, run in enumerate(bench.get("runs") or []):
+        bench_runs = bench.get("runs") or []
+        if not isinstance(bench_runs, list):
+            raise InputError(f"{name}: 'runs' is not a list", path=path)
+        for run_index, run in enumerate(bench_runs):
             values = run.get("values") if isinstance(run, dict) else None
             if not values:  # calibration run: warmups only
                 continue
+            if not isinstance(values, list):
+                raise InputError(f"{name}: runs[{run_index}].values is not a list", path=path)
             runs.append([_finite(v, path, f"{name}: runs[{run_index}].values") for v in values])
         if not runs:
             raise InputError(f"benchmark {name!r} has no measured values", path=path)
@@ -320,7 +340,13 @@ def read_csv(path: str, text: str | None = None, *,
     """CSV with a header; numeric columns are metrics, the others labels."""
     if text is None:
         text = read_text(path)
-    rows = list(csv.reader(io.StringIO(text)))
+    reader = csv.reader(io.StringIO(text))
+    rows = []
+    try:
+        for row in reader:
+            rows.append(row)
+    except csv.Error as err:
+        raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
     numbered = [(i + 1, row) for i, row in enumerate(rows)
                 if row and any(cell.strip() for cell in row)
                 and not row[0].lstrip().startswith("#")]
@@ -331,6 +357,9 @@ def read_csv(path: str, text: str | None = None, *,
     if len(set(header)) != len(header) or any(not h for h in header):
         raise InputError("CSV header has empty or repeated column names", path=path,
                          line=header_line)
+    if all(_looks_numeric(h) for h in header):
+        raise InputError("no CSV header: the first row holds numbers, not column names",
+                         path=path, line=header_line)
     body = numbered[1:]
     if not body:
         raise InputError("CSV file has a header but no rows", path=path)
@@ -345,10 +374,10 @@ def read_csv(path: str, text: str | None = None, *,
         labels_cols = list(label_columns)
     elif value_columns is not None:
         labels_cols = [h for h in header if h not in value_columns and
-                       not all(_is_number(r[header.index(h)]) for _, r in body)]
+                       not all(_looks_numeric(r[header.index(h)]) for _, r in body)]
     else:
         labels_cols = [h for h in header
-                       if not all(_is_number(r[header.index(h)]) for _, r in body)]
+                       if not all(_looks_numeric(r[header.index(h)]) for _, r in body)]
     metrics = list(value_columns) if value_columns is not None else [
         h for h in header if h not in labels_cols]
     if not metrics:

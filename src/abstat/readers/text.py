@@ -279,7 +279,13 @@ def read_ministat(
 # Lenient reader
 
 
-def _decode_text(data: bytes, name: str) -> str:
+def decode_text(data: bytes, name: str) -> str:
+    """``data`` as text: UTF-8, a UTF-8 byte-order mark dropped.
+
+    The one check every text reader of abstat shares: UTF-16 (with or
+    without a byte-order mark), binary data (a NUL byte) and bytes that are
+    not UTF-8 raise InputError naming ``name`` and the line.
+    """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError("file is UTF-16 encoded; convert it to UTF-8 or ASCII text", path=name, line=1)
     if data.startswith(b"\xef\xbb\xbf"):
@@ -295,6 +301,9 @@ def _decode_text(data: bytes, name: str) -> str:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         raise InputError("not UTF-8 text (binary data?)", path=name, line=line) from None
+
+
+_decode_text = decode_text
 
 
 def _lenient_float(token: str) -> float | None:

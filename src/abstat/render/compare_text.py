@@ -96,6 +96,22 @@ def _variant_rows(comparisons: Sequence[Any]) -> list[list[str]]:
     return rows
 
 
+def _run_lines(comparisons: Sequence[Any]) -> list[str]:
+    """One line per nested variant: its runs' sizes and medians."""
+    lines = []
+    seen: set[str] = set()
+    for comp in comparisons:
+        for s in comp.summaries:
+            if s.runs is None or s.name in seen:
+                continue
+            seen.add(s.name)
+            sizes = {r.n for r in s.runs}
+            size_text = f"n {sizes.pop()} each" if len(sizes) == 1 else "n " + " ".join(str(r.n) for r in s.runs)
+            medians = " ".join(_g(r.median) for r in s.runs)
+            lines.append(f"{s.name}: {len(s.runs)} runs ({size_text}), run medians {medians}")
+    return lines
+
+
 VARIANT_HEADER = ["variant", "n", "min", "max", "median", "median CI", "mean", "stddev", "outliers m/s", "runs"]
 COMPARE_HEADER = ["candidate", "baseline", "center", "change", "CI", "p", "verdict", "notes"]
 
@@ -143,6 +159,7 @@ def _plain_table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _text(comparisons: Sequence[Any]) -> str:
     messages, refs = _footnotes(comparisons)
     lines = _plain_table(VARIANT_HEADER, _variant_rows(comparisons))
+    lines += _run_lines(comparisons)
     lines.append("")
     lines += _plain_table(COMPARE_HEADER, _compare_rows(comparisons, refs))
     lines.append("")
@@ -169,6 +186,8 @@ def _rich(comparisons: Sequence[Any]) -> str:
     for row in _variant_rows(comparisons):
         variants.add_row(*row)
     console.print(variants)
+    for line in _run_lines(comparisons):
+        console.print(Text(line))
     console.print()
     table = Table(box=None, header_style="bold", pad_edge=False)
     for h in COMPARE_HEADER:
@@ -203,6 +222,10 @@ def _markdown(comparisons: Sequence[Any]) -> str:
         return out
 
     lines = table(VARIANT_HEADER, _variant_rows(comparisons))
+    runs = _run_lines(comparisons)
+    if runs:
+        lines.append("")
+        lines += [f"- {_md_escape(line)}" for line in runs]
     lines.append("")
     rows = _compare_rows(comparisons, refs)
     for row in rows:

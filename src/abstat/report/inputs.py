@@ -64,11 +64,12 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
         file_labels = pattern.labels(path) if pattern is not None else {}
         fmt = input_format
         text = None
-        if path != "-" and fmt in ("auto", "hyperfine", "pyperf", "go", "csv"):
+        if fmt in ("hyperfine", "pyperf", "go", "csv") or (path != "-" and fmt == "auto"):
             text = peers.read_text(path)
             if fmt == "auto":
                 fmt = peers.detect_format(path, text) or "samples"
                 if fmt == "samples" and text.lstrip().startswith(("{", "[")):
+                    peers.load_json(path, text)  # names the line of broken JSON
                     raise InputError("JSON in no format abstat knows (hyperfine or pyperf "
                                      "exports); choose one with --input-format", path=path)
         elif fmt == "auto":
@@ -79,7 +80,7 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
             values = read_samples(path, column=column, delimiters=delimiters)
             found = [SampleSet(labels={}, runs=[list(values)], source=path)]
         else:
-            found = peers.read_peer(path, fmt, text=text, value_columns=csv_values,
+            found = peers.read_peer("<stdin>" if path == "-" else path, fmt, text=text, value_columns=csv_values,
                                     label_columns=csv_labels)
         for sample_set in found:
             merged: dict[str, str] = {}

@@ -235,6 +235,17 @@ class ProcessBackground:
                 self._ended = describe_status(status)
         return self._ended
 
+    def failure(self) -> str | None:
+        """How the background load failed or ended; None while it runs.
+
+        A command that exits 0 while other members of its process group go on
+        (``sh -c 'load &'``) still provides the load.
+        """
+        ended = self.exited()
+        if ended is None or (ended == "exit status 0" and _live_group_members(self.pid)):
+            return None
+        return ended
+
     def stop(self) -> list[str]:
         notes: list[str] = []
         early = self.exited()

@@ -50,6 +50,9 @@ class ExperimentOutcome:
         return self.error is None and not self.interrupted
 
 
+BACKGROUND_SETTLE_S = 0.05
+
+
 class _Stop(Exception):
     pass
 
@@ -103,13 +106,17 @@ def run_experiment(
         set_up.remove(name)
         hook("cleanup", plan.cleanup, RunContext(name))
 
-    def check_background() -> None:
+    def check_background(done: int) -> None:
+        """A background load that failed or ended stops the experiment: the
+        runs after it would be measured without the load that was asked for."""
         for handle in backgrounds:
-            ended = handle.exited()
-            if ended is not None and id(handle) not in reported_background:
+            failure = getattr(handle, "failure", handle.exited)()
+            if failure is not None and id(handle) not in reported_background:
                 reported_background.add(id(handle))
-                outcome.notes.append(
-                    f"background command {handle.command.text!r} ended during the experiment ({ended})"
+                raise _Stop(
+                    f"background command {handle.command.text!r} ended ({failure}) "
+                    + (f"after {done} measured run(s)" if done else "before the first measured run")
+                    + "; a background load must last until abstat stops it"
                 )
 
     try:
@@ -119,6 +126,9 @@ def run_experiment(
                     setup(variant.name)
             for command in plan.background:
                 backgrounds.append(executor.start_background(command))
+            if backgrounds:
+                time.sleep(BACKGROUND_SETTLE_S)  # a load that fails at once fails here
+                check_background(0)
             current: str | None = None
             for position, slot in enumerate(slots):
                 if per_variant_setup and slot.variant != current:
@@ -145,14 +155,17 @@ def run_experiment(
                         f"{_failure_text(measurement)} (use --ignore-failure to go on)"
                     )
                 hook("conclude", plan.conclude, context)
-                check_background()
+                check_background(len(outcome.results))
         except _Stop as stop:
             outcome.error = str(stop)
         except KeyboardInterrupt:
             outcome.interrupted = True
         finally:
             for handle in backgrounds:
-                outcome.notes.extend(handle.stop())
+                notes = handle.stop()
+                if id(handle) in reported_background:  # its end is the error already
+                    notes = [note for note in notes if "had already ended" not in note]
+                outcome.notes.extend(notes)
             backgrounds.clear()
         for name in list(set_up):
             try:

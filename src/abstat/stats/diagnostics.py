@@ -15,6 +15,7 @@ values; nothing is printed.  Codes (stable, see ``docs/json.md``):
                      interrupts) and their share differs between the
                      variants (Fisher's exact test, 5%): the change is in
                      how often the slow values occur, not only in the bulk.
+``zero-baseline``    the baseline centre is 0: no relative change.
 ``runs-disagree``    the runs of a variant differ more than their own noise
                      explains (one-way ANOVA), i.e. run-to-run variation.
 """
@@ -232,7 +233,7 @@ def runs_disagree(name: str, p_value: float, share: float) -> list[StatWarning]:
         StatWarning(
             "runs-disagree",
             f"{name}: the runs differ more than their own noise explains (ANOVA p={p_value:.2g}); "
-            f"{share:.0%} of the variance is between runs",
+            f"{share:.0%} of the variance is between runs, which is why runs, not samples, are compared",
             name,
         )
     ]

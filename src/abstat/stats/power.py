@@ -24,6 +24,15 @@ from dataclasses import dataclass, field
 MAX_SAMPLES = 10_000_000
 
 
+def _rescaled(delta: float, sd1: float, sd2: float) -> tuple[float, float, float]:
+    """The three divided by the largest magnitude when squaring them would
+    overflow or underflow (power and sample sizes do not depend on the unit)."""
+    scale = max(abs(delta), abs(sd1), abs(sd2))
+    if scale == 0.0 or 1e-150 < scale < 1e150 or not math.isfinite(scale):
+        return delta, sd1, sd2
+    return delta / scale, sd1 / scale, sd2 / scale
+
+
 def _welch_df(var1: float, n1: float, var2: float, n2: float) -> float:
     a, b = var1 / n1, var2 / n2
     denominator = a * a / (n1 - 1) + b * b / (n2 - 1)
@@ -58,6 +67,7 @@ def power_two_sample(
     """
     if n1 < 2 or n2 < 2:
         raise ValueError("power needs at least 2 samples per side")
+    delta, sd1, sd2 = _rescaled(delta, sd1, sd2)
     var1, var2 = sd1 * sd1, sd2 * sd2
     se = math.sqrt(var1 / n1 + var2 / n2)
     if se == 0.0:
@@ -78,6 +88,7 @@ def samples_per_side(
     ``None`` when even ``maximum`` samples would not do (or ``delta`` is 0).
     """
     sd2 = sd1 if sd2 is None else sd2
+    delta, sd1, sd2 = _rescaled(delta, sd1, sd2)
     if delta == 0.0:
         return None
     if sd1 == 0.0 and sd2 == 0.0:
@@ -91,8 +102,12 @@ def samples_per_side(
     # Start next to the normal-approximation answer, then settle exactly.
     from scipy import stats
 
-    z = stats.norm.isf(alpha / 2.0) + stats.norm.ppf(power)
-    guess = int(min(maximum, max(minimum + 1, math.ceil(z * z * (sd1 * sd1 + sd2 * sd2) / (delta * delta)))))
+    z = float(stats.norm.isf(alpha / 2.0) + stats.norm.ppf(power))
+    try:
+        estimate = z * z * ((sd1 / delta) ** 2 + (sd2 / delta) ** 2)
+    except OverflowError:  # a change tiny against the spread
+        estimate = math.inf
+    guess = maximum if not estimate < maximum else max(minimum + 1, math.ceil(estimate))
     if enough(guess):
         low, high = minimum, guess
         if not enough(guess - 1):
@@ -123,6 +138,9 @@ def detectable_difference(
     """Smallest true difference of means detected with ``power`` (absolute units)."""
     from scipy import optimize
 
+    scale = max(abs(sd1), abs(sd2))
+    if scale > 0.0 and math.isfinite(scale) and not 1e-150 < scale < 1e150:
+        return scale * detectable_difference(sd1 / scale, n1, sd2 / scale, n2, alpha=alpha, power=power)
     se = math.sqrt(sd1 * sd1 / n1 + sd2 * sd2 / n2)
     if se == 0.0:
         return 0.0

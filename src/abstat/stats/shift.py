@@ -193,6 +193,10 @@ class _PairwiseDifferences:
         g_hi = np.zeros(self.y.size, dtype=np.int64)  # nothing exceeds the maximum
         limit = max(4 * (n1 + self.y.size), 100_000)
         while int(g_lo.sum() - g_hi.sum()) > limit:
+            # Heavy ties: if no difference lies strictly between lo and hi,
+            # the k-th one (in (lo, hi]) equals hi.
+            if int(g_lo.sum() - self._row_counts(hi, strict=False).sum()) == 0:
+                return hi
             mid = lo + (hi - lo) / 2.0
             if not lo < mid < hi:
                 break

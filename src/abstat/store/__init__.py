@@ -37,16 +37,14 @@ def resolve_variant(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wa
     Returns one list of values per ``abstat run`` invocation (so each boot is
     its own group) or ``None`` when the store, the experiment or the variant
     does not exist.  Raises InputError when the variant exists but has no
-    successful sample of ``metric`` (the message lists the metrics it has).
+    successful sample of ``metric`` (the message lists the metrics it has),
+    and when ``store_path`` exists but is not a readable store (a garbage or
+    damaged file must not pass for "no such variant").
     """
     experiment, sep, variant = ref.partition(":")
-    if not sep or not experiment or not variant or not os.path.isfile(store_path):
+    if not sep or not experiment or not variant or not os.path.exists(store_path):
         return None
-    try:
-        store = open_store(store_path, create=False)
-    except InputError:
-        return None
-    with store:
+    with open_store(store_path, create=False) as store:
         if variant not in store.variant_names(experiment):
             return None
         groups = store.variant_groups(experiment, variant, metric)

@@ -404,7 +404,7 @@ class Store:
             labels = dict(label_cache[invocation_id])
             labels.update({"experiment": experiment, "variant": variant, "metric": metric})
             if host is not None:
-                labels["host"] = host
+                labels.setdefault("host", host)  # a --label host=NAME names the machine
             if not _matches(labels, where):
                 continue
             key = tuple(sorted(labels.items()))
@@ -447,6 +447,8 @@ def _connect(path: str, create: bool) -> sqlite3.Connection:
     else:
         if not os.path.exists(path):
             raise InputError("no such store (run `abstat run` first, or give --store PATH)", path=path)
+        if os.path.isfile(path) and os.path.getsize(path) == 0:  # a store has its header page even in WAL mode
+            raise InputError("empty file, not a store (run `abstat run` first, or give --store PATH)", path=path)
         uri = f"file:{_quote(path)}?mode=rw"
     connection = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
@@ -470,6 +472,7 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True) -> Store:
     except sqlite3.Error as err:
         raise InputError(f"cannot open the store: {err}", path=path) from None
     try:
+        _check_foreign(connection, path)  # before anything is written to the file
         mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             connection.execute("PRAGMA journal_mode = WAL")
@@ -483,6 +486,18 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True) -> Store:
         connection.close()
         raise
     return Store(path, connection)
+
+
+def _check_foreign(connection: sqlite3.Connection, path: str) -> None:
+    """InputError for an SQLite file that is not (or not yet readable as) a
+    store, found by reading only: someone else's database stays untouched."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise InputError(
+            f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION})", path=path
+        )
+    if version == 0 and connection.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
+        raise InputError("not an abstat store (it has tables but no abstat schema version)", path=path)
 
 
 def _migrate(connection: sqlite3.Connection, path: str) -> None:
@@ -514,3 +529,45 @@ def _statements(script: str) -> list[str]:
     """Split a migration script into statements (none of ours contain ';' in literals)."""
     cleaned = "\n".join(line.split("--", 1)[0] for line in script.splitlines())
     return [part.strip() for part in cleaned.split(";") if part.strip()]
+
+
+# A store that opens fine can still fail later: a damaged page met by a query
+# ("database disk image is malformed"), a full disk, a lock held too long.
+# Every public Store method turns such an sqlite3 error into an InputError
+# naming the store, so no command shows it as an internal error; runs already
+# committed stay in the file.
+
+def _store_error(path: str, err: sqlite3.DatabaseError) -> InputError:
+    if isinstance(err, sqlite3.OperationalError) and "malformed" not in str(err):
+        return InputError(f"store error: {err}", path=path)
+    return InputError(f"damaged store ({err}); `sqlite3 {path} .recover` may save its contents", path=path)
+
+
+def _guarded(method: Any) -> Any:
+    import functools
+    import inspect
+
+    if inspect.isgeneratorfunction(method):
+        @functools.wraps(method)
+        def generator(self: Store, *args: Any, **kwargs: Any) -> Any:
+            try:
+                yield from method(self, *args, **kwargs)
+            except sqlite3.DatabaseError as err:
+                raise _store_error(self.path, err) from None
+
+        return generator
+
+    @functools.wraps(method)
+    def call(self: Store, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as err:
+            raise _store_error(self.path, err) from None
+
+    return call
+
+
+for _name, _member in list(vars(Store).items()):
+    if not _name.startswith("_") and callable(_member):
+        setattr(Store, _name, _guarded(_member))
+del _name, _member
