@@ -537,3 +537,15 @@ def test_failed_export_keeps_the_older_output(tmp_path, good_store):
     one_line_error(abstat("export", "--store", "bad.db", "-o", "out.csv", cwd=tmp_path), "export", "bad.db")
     assert (tmp_path / "out.csv").read_bytes() == older
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.db", "out.csv", "s.db"]
+
+
+def test_a_file_name_with_a_newline_still_gives_one_line(work):
+    proc = abstat("compare", "a.txt", "bad\nname.txt", cwd=work)
+    one_line_error(proc, "compare", "bad\\nname.txt")
+
+
+def test_plan_nested_pilot_beyond_double_precision(work):
+    (work / "runs").mkdir()
+    (work / "runs" / "r1.txt").write_text("1\n2\n")
+    (work / "runs" / "r2.txt").write_text("1e300\n1e300\n")
+    one_line_error(abstat("plan", "x=runs/*.txt", cwd=work), "plan", "x=runs/*.txt")

@@ -10,7 +10,6 @@ gone, children included, when ``abstat run`` returns.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys

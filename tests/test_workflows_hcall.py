@@ -173,10 +173,11 @@ def test_audit_finds_the_email_consistent_and_a_tampered_copy_not(hcall_email, t
     assert audit["consistent"] is True
     assert audit["counts"]["ministat_reports"] == 4 and audit["counts"]["inconsistent"] == 0
     assert audit["counts"]["consistent"] + audit["counts"]["unchecked"] == 4
-    # Change one printed relative difference by two points: the audit must catch it.
-    match = re.search(r"^  \t(-?[\d.]+)% \+/- ", email, re.MULTILINE)
-    assert match, "no printed difference in the e-mail"
-    tampered = email[: match.start(1)] + f"{float(match[1]) - 2:.6g}" + email[match.end(1):]
+    # Print both standard deviations of the first block as 1 (as if the outliers had been
+    # left out of the spread only): its printed verdict no longer follows from its vitals.
+    tampered = re.sub(r"^(  [x+] +\d+ .* )([\d.]+)$", lambda m: m[1] + "1".rjust(len(m[2])), email, count=2,
+                      flags=re.MULTILINE)
+    assert tampered.count("\n") == email.count("\n") and tampered != email
     (tmp_path / "tampered.txt").write_text(tampered)
     done = abstat("audit", str(tmp_path / "tampered.txt"))
     assert done.returncode == 1 and "INCONSISTENT" in done.stdout

@@ -63,7 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         return int(module.main(rest) or 0)
     except AbstatError as err:
         _flush_quietly()
-        sys.stderr.write(f"abstat {name}: {err}\n")
+        message = str(err).replace("\r", "\\r").replace("\n", "\\n")  # one line, whatever a file name holds
+        sys.stderr.write(f"abstat {name}: {message}\n")
         return err.exit_status
     except KeyboardInterrupt:
         _flush_quietly()
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             raise
         _flush_quietly()
         sys.stderr.write(
-            f"abstat {name}: internal error: {type(err).__name__}: {err} "
+            f"abstat {name}: internal error: {type(err).__name__}: {' '.join(str(err).split())} "
             "(set ABSTAT_DEBUG=1 for a traceback)\n"
         )
         return 2

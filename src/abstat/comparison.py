@@ -323,7 +323,6 @@ def _nested(bx: list, by: list, center: str, confidence: float, found: list[Stat
     import numpy as np
 
     from abstat.stats import nested
-    from abstat.stats.ratio import welch_ratio
     from abstat.stats.shift import Shift, welch
 
     cx = nested.run_centres(bx, center)

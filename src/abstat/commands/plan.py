@@ -132,6 +132,9 @@ def main(argv: list[str]) -> int:
                       cost_ratio=cost_ratio)
     except ValueError as err:
         raise InputError(str(err)) from None
+    except ArithmeticError:  # overflow: values near the limits of double precision
+        raise InputError(f"{', '.join(args.variants)}: the pilot values are too large to plan with "
+                         "in double precision") from None
     if args.format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
     else:

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from abstat.ministat.report import SampleSet, c_int
+from abstat.ministat.report import SampleSet, column_runs
 from abstat.stats.descriptive import c_div, c_sqrt
 
 READ_BLOCK = 1 << 22
@@ -56,7 +56,7 @@ class IntegerSampleSet(SampleSet):
     def column_counts(self, x0: float, dx: float) -> list[tuple[int, int]]:
         values = self.values
         if not (dx == dx and x0 == x0) or dx == 0:
-            return _runs_slow(np.sort(values), x0, dx)
+            return column_runs(np.sort(values).tolist(), x0, dx)
         counts_by_column: dict[int, int] = {}
         blocks = []
         for start in range(0, len(values), SUM_BLOCK):
@@ -64,7 +64,7 @@ class IntegerSampleSet(SampleSet):
             block -= x0
             block /= dx
             if not (float(block.min()) >= 0.0 and float(block.max()) < 2147483648.0):
-                return _runs_slow(np.sort(values), x0, dx)  # C's int conversion overflows
+                return column_runs(np.sort(values).tolist(), x0, dx)  # C's int conversion overflows
             columns = block.astype(np.int64)
             if int(columns.max()) < (1 << 22):
                 blocks.append(np.bincount(columns))
@@ -85,24 +85,6 @@ class IntegerSampleSet(SampleSet):
             return sorted(counts_by_column.items())
         occupied = np.flatnonzero(total)
         return [(int(column), int(total[column])) for column in occupied]
-
-
-def _runs_slow(ordered: np.ndarray, x0: float, dx: float) -> list[tuple[int, int]]:
-    runs: list[tuple[int, int]] = []
-    last = None
-    count = 0
-    for value in ordered.tolist():
-        column = c_int(c_div(float(value) - x0, dx))
-        if column == last:
-            count += 1
-        else:
-            if last is not None:
-                runs.append((last, count))
-            last = column
-            count = 1
-    if last is not None:
-        runs.append((last, count))
-    return runs
 
 
 def _parse_block(block: bytes) -> np.ndarray:

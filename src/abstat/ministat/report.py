@@ -49,21 +49,26 @@ class SampleSet:
         """``[(column, count), ...]`` in ascending order of the values, where
         column = ``(int)((value - x0) / dx)`` as C computes it and count is
         the length of each run of equal columns."""
-        runs: list[tuple[int, int]] = []
-        last = None
-        count = 0
-        for value in self.sorted_values:
-            column = c_int(c_div(value - x0, dx))
-            if column == last:
-                count += 1
-            else:
-                if last is not None:
-                    runs.append((last, count))
-                last = column
-                count = 1
-        if last is not None:
-            runs.append((last, count))
-        return runs
+        return column_runs(self.sorted_values, x0, dx)
+
+
+def column_runs(sorted_values, x0: float, dx: float) -> list[tuple[int, int]]:
+    """Runs of equal plot columns of ``sorted_values`` (see ``column_counts``)."""
+    runs: list[tuple[int, int]] = []
+    last = None
+    count = 0
+    for value in sorted_values:
+        column = c_int(c_div(value - x0, dx))
+        if column == last:
+            count += 1
+        else:
+            if last is not None:
+                runs.append((last, count))
+            last = column
+            count = 1
+    if last is not None:
+        runs.append((last, count))
+    return runs
 
 
 def c_int(value: float) -> int:
