@@ -549,3 +549,12 @@ def test_plan_nested_pilot_beyond_double_precision(work):
     (work / "runs" / "r1.txt").write_text("1\n2\n")
     (work / "runs" / "r2.txt").write_text("1e300\n1e300\n")
     one_line_error(abstat("plan", "x=runs/*.txt", cwd=work), "plan", "x=runs/*.txt")
+
+
+def test_run_unknown_baseline_of_a_stored_experiment_fails_before_running(store_with_history):
+    directory = store_with_history.parent
+    before = _ok_runs(store_with_history, "e1")
+    proc = abstat("run", "--no-progress", "--store", "s.db", "--experiment", "e1", "--baseline", "zz",
+                  "-n", "2", "-v", "c=true", cwd=directory)
+    one_line_error(proc, "run", "'zz'", "'e1'")
+    assert _ok_runs(store_with_history, "e1") == before

@@ -468,6 +468,10 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str,
     store = open_store(store_path)
     try:
         experiment = args.experiment or _default_experiment(store)
+        if args.baseline is not None and args.baseline not in (
+                {v.name for v in variants} | set(store.variant_names(experiment))):
+            raise UsageError(f"--baseline {args.baseline!r} is neither one of the variants nor stored in "
+                             f"experiment {experiment!r}")  # before any run, not after all of them
         settings = {
             "runs": args.runs, "warmup": args.warmup, "order": args.order, "seed": seed,
             "timeout": args.timeout, "shell": args.shell, "ignore_failure": args.ignore_failure,

@@ -3,7 +3,9 @@
 The summary table within 72 columns, its footer and footnotes, then one
 block per compared cell exactly as ``ministat -A`` prints it for the two
 sample sets, each under a ``$ ministat -A ...`` line and indented by two
-spaces, as in a typical patch cover letter.
+spaces, as in a typical patch cover letter.  A cell given as summary
+statistics (``NAME=n:mean:stddev``) has no samples, so ministat's Min, Max
+and Median are unknown: its block is a line saying so, not invented numbers.
 """
 from __future__ import annotations
 
@@ -40,6 +42,15 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
     from abstat.ministat import render_report
 
     names = [base.name, cell.name]
+    summaries = [c for c in (base, cell) if c.sample_set.summary is not None]
+    if summaries:
+        what = " and ".join(c.name for c in summaries)
+        verb = "are" if len(summaries) > 1 else "is"
+        text = (f"(no ministat -A block for {cell.name} vs {base.name}: {what} {verb} summary "
+                "statistics n:mean:stddev only; ministat needs the samples for Min, Max and Median)")
+        return "\n".join(textwrap.wrap(text, EMAIL_WIDTH, initial_indent=INDENT,
+                                       subsequent_indent=INDENT + " ", break_on_hyphens=False,
+                                       break_long_words=False))
     small = [c for c in (base, cell) if c.n < 3]
     if small:
         # ministat(1) refuses such a file; say so instead of inventing a block.
@@ -62,18 +73,13 @@ def render_email(report: Report) -> str:
         raise UsageError(f"--format email: ministat -A blocks need a confidence of "
                          f"{', '.join(f'{x:g}' for x in _MINISTAT_LEVELS)} (got {level:g})")
     text = render_text(report, width=EMAIL_WIDTH).rstrip("\n")
-    if any(cell.n % 2 == 0 for row in report.rows for cell in row.cells.values()):
+    pairs = [(row.cells[report.baseline], row.cells[column])
+             for row in report.rows if report.baseline in row.cells
+             for column in report.columns[1:] if column in row.cells]
+    with_samples = [c for pair in pairs if all(c.sample_set.summary is None for c in pair) for c in pair]
+    if any(cell.n % 2 == 0 for cell in with_samples):
         text += "\n" + "\n".join(textwrap.wrap(
             "ministat's Median column below is the upper of the two middle values "
             "when N is even; the table uses the usual median (their mean).", EMAIL_WIDTH))
-    parts = [text]
-    for row in report.rows:
-        base = row.cells.get(report.baseline)
-        if base is None:
-            continue
-        for column in report.columns[1:]:
-            cell = row.cells.get(column)
-            if cell is None:
-                continue
-            parts.append(ministat_block(base, cell, level))
+    parts = [text] + [ministat_block(base, cell, level) for base, cell in pairs]
     return "\n\n".join(parts) + "\n"

@@ -3,6 +3,9 @@
 The page holds the summary table, its footer and footnotes (the warnings),
 per compared cell a plot of both distributions (empirical CDFs, inline SVG
 made by matplotlib) with the two sets' summaries, and each machine's record.
+A cell given as summary statistics (``NAME=n:mean:stddev``) has no samples:
+its comparison gets no plot but a note saying why, and its Min, Max and
+Median are shown as unknown.
 Nothing is fetched: no scripts, no external style sheets, fonts or images,
 and a Content-Security-Policy that forbids them.  Every string that comes
 from the user (labels, file names, machine records) goes through
@@ -79,6 +82,12 @@ def _stats_table(cells: list[Cell]) -> str:
     out = ['<table class="stats"><tr><th>set</th><th>N</th><th>Min</th><th>Max</th>'
            "<th>Median</th><th>Avg</th><th>Stddev</th><th>runs</th></tr>"]
     for cell in cells:
+        summary = cell.sample_set.summary
+        if summary is not None:
+            out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (
+                cell.name, summary.n, "unknown", "unknown", "unknown", f"{summary.mean:.6g}",
+                f"{summary.stddev:.6g}", "summary")) + "</tr>")
+            continue
         d = describe(cell.sample_set.values)
         out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (
             cell.name, d.n, f"{d.min:.6g}", f"{d.max:.6g}", f"{d.median:.6g}",
@@ -90,8 +99,16 @@ def _stats_table(cells: list[Cell]) -> str:
 
 def _cell_section(report: Report, index: int, base: Cell, cell: Cell) -> str:
     unit = cell.sample_set.unit or cell.sample_set.labels.get("metric") or "value"
-    svg = ecdf_svg([(base.name, base.sample_set.values), (cell.name, cell.sample_set.values)],
-                   xlabel=unit, salt=f"abstat-cell-{index}")
+    summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
+    if summaries:
+        verb = "are" if len(summaries) > 1 else "is"
+        plot = (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
+                "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
+                "distribution need the samples.</p>")
+    else:
+        svg = ecdf_svg([(base.name, base.sample_set.values), (cell.name, cell.sample_set.values)],
+                       xlabel=unit, salt=f"abstat-cell-{index}")
+        plot = f'<div class="plot">{svg}</div>'
     labels = ", ".join(f"{k}={v}" for k, v in cell.sample_set.labels.items())
     parts = [f'<section class="cell" id="cell-{index}">',
              f"<h3>{_e(cell.name)} vs {_e(base.name)}</h3>",
@@ -102,7 +119,7 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell) -> str:
         p_raw = "" if cmp.p_value is None else f"p = {cmp.p_value:.3g}"
         parts.append(f"<p>change {_e(change_text(cell))} &mdash; {_e(cmp.verdict)}; "
                      f"{_e(cmp.method)}; {_e(p_raw)}{_e(p_adj)}</p>")
-    parts += [_stats_table([base, cell]), f'<div class="plot">{svg}</div>', "</section>"]
+    parts += [_stats_table([base, cell]), plot, "</section>"]
     return "\n".join(parts)
 
 

@@ -67,6 +67,8 @@ def change_text(cell: Cell) -> str:
 
 def center_text(cell: Cell, *, with_notes: bool) -> str:
     text = format_value(cell.center, cell.sample_set.unit)
+    if cell.center_kind != cell.report_center:   # summary statistics: the mean, not the median
+        text += f" ({cell.center_kind})"
     if with_notes and cell.notes:
         text += " " + _notes(cell)
     return text
@@ -303,7 +305,8 @@ def render_json(report: Report) -> str:
 
 CSV_FIELDS = ["kind", "by", "column", "baseline", "n", "center", "baseline_center",
               "delta_pct", "ci_low_pct", "ci_high_pct", "p_value", "p_adjusted",
-              "significant", "verdict", "method", "unit", "source", "notes"]
+              "significant", "verdict", "method", "unit", "source", "notes",
+              "center_kind", "data"]
 
 
 def render_csv(report: Report) -> str:
@@ -327,7 +330,8 @@ def render_csv(report: Report) -> str:
                 "" if cell.significant is None else str(cell.significant).lower(),
                 cmp.verdict if cmp else "", cmp.method if cmp else "",
                 cell.sample_set.unit or "", cell.sample_set.source or "",
-                " ".join(str(n) for n in cell.notes)])
+                " ".join(str(n) for n in cell.notes), cell.center_kind,
+                "summary" if cell.sample_set.summary is not None else "samples"])
     for summary in report.summaries:
         labels = [""] * len(report.row_keys)
         if "metric" in report.row_keys and summary.metric is not None:
@@ -337,5 +341,5 @@ def render_csv(report: Report) -> str:
             repr((summary.ratio - 1) * 100),
             repr((summary.ci[0] - 1) * 100) if summary.ci else "",
             repr((summary.ci[1] - 1) * 100) if summary.ci else "",
-            "", "", "", "", "geometric mean of ratios", "", "", ""])
+            "", "", "", "", "geometric mean of ratios", "", "", "", "", ""])
     return buffer.getvalue()

@@ -51,6 +51,9 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
     varying = [k for k in _keys(sets) if len({s.labels.get(k) for s in sets}) > 1]
     results = []
     for sample_set in sets:
+        if sample_set.summary is not None:
+            raise UsageError(f"--format hyperfine: {sample_set.source}: summary statistics hold no "
+                             "samples to export (hyperfine JSON needs the times)")
         factor = seconds_factor(sample_set)
         times = [v * factor for v in sample_set.values]
         result: dict[str, Any] = {

@@ -4,6 +4,11 @@ Labels of a set read from a file, later sources winning:
 ``variant=<file name without extension>`` (only without ``--pattern``),
 then what the file's content says (hyperfine command, pyperf benchmark, Go
 configuration lines...), then the ``--pattern`` fields, then ``--label k=v``.
+
+An input that is not a file but ``NAME=n:mean:stddev`` (summary statistics,
+as ministat prints N, Avg and Stddev) is a set without samples: NAME gives
+``variant=NAME``, or, with ``--pattern``, the labels the pattern reads from
+NAME as if it were a file name.
 """
 from __future__ import annotations
 
@@ -61,6 +66,10 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
         raise UsageError(f"--input-format {input_format!r}: choose from {', '.join(INPUT_FORMATS)}")
     sets: list[SampleSet] = []
     for path in paths:
+        summary_set = _summary_set(path, pattern, labels)
+        if summary_set is not None:
+            sets.append(summary_set)
+            continue
         file_labels = pattern.labels(path) if pattern is not None else {}
         fmt = input_format
         text = None
@@ -92,6 +101,36 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
             sample_set.labels = merged
             sets.append(sample_set)
     return sets
+
+
+def _summary_set(arg: str, pattern: FilePattern | None,
+                 labels: dict[str, str] | None) -> SampleSet | None:
+    """``NAME=n:mean:stddev`` (not an existing file) as a set; None otherwise."""
+    from abstat.readers.summary import looks_like_summary, parse_summary
+
+    if arg == "-" or os.path.exists(arg):
+        return None
+    name, eq, value = arg.partition("=")
+    if not eq:
+        if looks_like_summary(arg):
+            raise UsageError(f"{arg!r}: name the summary statistics: NAME={arg.strip()}")
+        return None
+    if value.count(":") != 2:
+        return None
+    name = name.strip()
+    if not name:
+        raise UsageError(f"{arg!r}: name the summary statistics: NAME=n:mean:stddev")
+    summary = parse_summary(value, source=arg)
+    if pattern is None:
+        merged = {"variant": name}
+    else:
+        try:
+            merged = pattern.labels(name)
+        except InputError:
+            raise InputError(f"summary name {name!r} does not match --pattern {pattern.text!r}",
+                             path=arg) from None
+    merged.update(labels or {})
+    return SampleSet(labels=merged, runs=[], source=arg, summary=summary)
 
 
 def load_store(store_path: str, where: dict[str, set[str]] | None = None,

@@ -40,13 +40,19 @@ class Cell:
     significant: bool | None = None
     notes: list[int] = field(default_factory=list)   # footnote numbers
     shared_source: bool = False     # the source file holds other cells too
+    report_center: str = "median"   # the report's --center (median or mean)
+
+    @property
+    def center_kind(self) -> str:
+        """What ``center`` is: ``median`` or ``mean`` (always the mean for a summary)."""
+        return "mean" if self.sample_set.summary is not None else self.report_center
 
     @property
     def name(self) -> str:
         """A display name: the source file (with the row's labels when the file
         holds several cells), else the labels joined by '-'."""
         source = self.sample_set.source
-        if source and source != "-":
+        if source and source != "-" and self.sample_set.summary is None:
             if self.shared_source and any(self.row):
                 return f"{source}[{' '.join(v for v in self.row if v)}]"
             return source
@@ -88,6 +94,11 @@ class Report:
     column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
 
     @property
+    def summary_cells(self) -> list[Cell]:
+        """The cells made from summary statistics instead of samples."""
+        return [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is not None]
+
+    @property
     def comparisons(self) -> list[Cell]:
         return [c for row in self.rows for c in row.cells.values() if c.comparison is not None]
 
@@ -95,15 +106,24 @@ class Report:
         """The lines every format prints under the table."""
         level = _pct_text(self.confidence * 100)
         alpha = 1 - self.confidence
+        cells = [c for row in self.rows for c in row.cells.values()]
+        # a table made only of summary statistics shows and compares means
+        center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
         lines = [
-            f"Cells: {self.center} of each sample set; change = estimated change of the "
-            f"{self.center} from the baseline {self.by}={self.baseline} in percent, with its "
+            f"Cells: {center} of each sample set; change = estimated change of the "
+            f"{center} from the baseline {self.by}={self.baseline} in percent, with its "
             f"{level}% confidence interval (abstat compare; its method per cell is in the "
             "JSON and HTML).",
             f"* = significant at {_pct_text(alpha * 100)}% after "
             f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
             "intervals are not adjusted.",
         ]
+        if self.summary_cells:
+            lines.append(
+                "Cells given as summary statistics (NAME=n:mean:stddev) show the mean; changes "
+                "involving them compare means (Welch's t, Fieller interval), since medians and "
+                "distributions need the raw samples."
+            )
         for column, labels in self.column_labels.items():
             lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in labels.items()))
         if self.summaries:
@@ -120,9 +140,12 @@ class Report:
         for row in self.rows:
             cells = {}
             for column, cell in row.cells.items():
+                summary = cell.sample_set.summary
                 entry: dict[str, Any] = {
                     "n": cell.n,
                     "center": cell.center,
+                    "center_kind": cell.center_kind,
+                    "summary": summary.to_dict() if summary is not None else None,
                     "source": cell.sample_set.source,
                     "unit": cell.sample_set.unit,
                     "labels": dict(cell.sample_set.labels),
@@ -265,7 +288,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                                      source=sample_set.source, unit=sample_set.unit,
                                      machine=dict(sample_set.machine),
                                      extra=dict(sample_set.extra),
-                                     notes=list(sample_set.notes))
+                                     notes=list(sample_set.notes),
+                                     summary=sample_set.summary)
 
     from abstat.comparison import compare
 
@@ -281,11 +305,17 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
             if column not in slot:
                 continue
             sample_set = slot[column]
+            summary = sample_set.summary
             cell = Cell(row=row_id, column=column, sample_set=sample_set,
-                        center=_center(sample_set.values, center), n=sample_set.n,
-                        shared_source=per_source.get(sample_set.source, 0) > 1)
+                        center=summary.mean if summary is not None else _center(sample_set.values, center),
+                        n=sample_set.n, shared_source=per_source.get(sample_set.source, 0) > 1,
+                        report_center=center)
             for note in sample_set.notes:
                 cell.notes.append(notes.add(note))
+            if summary is not None:
+                cell.notes.append(notes.add(
+                    f"{cell.name}: summary statistics only (n={summary.n}, mean {summary.mean:.6g}, "
+                    f"stddev {summary.stddev:.6g}); the cell shows the mean"))
             cells[column] = cell
         base = cells.get(baseline)
         for column, cell in cells.items():
@@ -378,6 +408,10 @@ def _row_text(keys: Sequence[str], values: Sequence[str]) -> str:
 
 def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
     """Two sets with the same labels: one set with both sets' runs."""
+    if first.summary is not None or second.summary is not None:
+        raise UsageError(f"{_labels_text(first.labels)}: given twice ({first.source or 'store'} and "
+                         f"{second.source or 'store'}); summary statistics cannot be pooled with "
+                         "other data; add a label to tell the sets apart")
     note = (f"{_labels_text(first.labels)}: {first.source or 'store'} and "
             f"{second.source or 'store'} pooled as separate runs")
     if first.unit != second.unit:

@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from abstat.readers.summary import Summary
+
 
 @dataclass
 class SampleSet:
@@ -15,6 +17,10 @@ class SampleSet:
     input says (``ns/op``, ``second``), ``machine`` the machine record when
     known, ``extra`` format-specific data kept for export (hyperfine's
     exit codes), ``notes`` warnings found while reading.
+
+    A set given as summary statistics (``before=98:438.97959:6.6564899``)
+    has ``summary`` and no ``runs``: its values are unknown, so whatever
+    needs them (medians, ministat blocks, plots, exports) must say so.
     """
 
     labels: dict[str, str]
@@ -24,18 +30,24 @@ class SampleSet:
     machine: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    summary: Summary | None = None
 
     @property
     def values(self) -> list[float]:
-        """All samples, runs concatenated."""
+        """All samples, runs concatenated (none for summary statistics)."""
         return [v for run in self.runs for v in run]
 
     @property
     def n(self) -> int:
+        if self.summary is not None:
+            return self.summary.n
         return sum(len(run) for run in self.runs)
 
-    def comparison_data(self) -> list[float] | list[list[float]]:
-        """What ``abstat.compare`` takes: flat for one run, nested for several."""
+    def comparison_data(self) -> Summary | list[float] | list[list[float]]:
+        """What ``abstat.compare`` takes: the summary, or the samples (flat
+        for one run, nested for several)."""
+        if self.summary is not None:
+            return self.summary
         runs = [list(run) for run in self.runs if run]
         return runs[0] if len(runs) == 1 else runs
 

@@ -471,32 +471,64 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True) -> Store:
         connection = _connect(path, create)
     except sqlite3.Error as err:
         raise InputError(f"cannot open the store: {err}", path=path) from None
-    try:
-        _check_foreign(connection, path)  # before anything is written to the file
-        mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
-            connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = NORMAL")
-        connection.execute("PRAGMA foreign_keys = ON")
-        _migrate(connection, path)
-    except sqlite3.DatabaseError as err:
-        connection.close()
-        raise InputError(f"not an abstat store ({err})", path=path) from None
-    except InputError:
-        connection.close()
-        raise
-    return Store(path, connection)
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    attempt = 0
+    while True:
+        try:
+            _prepare(connection, path)
+            return Store(path, connection)
+        except sqlite3.OperationalError as err:
+            # Two processes opening a new store at once: switching it to WAL
+            # can answer "locked" at once, without waiting for busy_timeout.
+            # Retry until the busy timeout is used up.
+            attempt += 1
+            if _is_busy(err) and time.monotonic() < deadline:
+                time.sleep(min(0.01 * attempt, 0.2))
+                continue
+            connection.close()
+            raise InputError(f"not an abstat store ({err})", path=path) from None
+        except sqlite3.DatabaseError as err:
+            connection.close()
+            raise InputError(f"not an abstat store ({err})", path=path) from None
+        except InputError:
+            connection.close()
+            raise
+
+
+def _prepare(connection: sqlite3.Connection, path: str) -> None:
+    """Check, switch to WAL and migrate a freshly opened store."""
+    _check_foreign(connection, path)  # before anything is written to the file
+    mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        connection.execute("PRAGMA journal_mode = WAL")
+    connection.execute("PRAGMA synchronous = NORMAL")
+    connection.execute("PRAGMA foreign_keys = ON")
+    _migrate(connection, path)
+
+
+def _is_busy(err: sqlite3.OperationalError) -> bool:
+    text = str(err).lower()
+    return "locked" in text or "busy" in text
 
 
 def _check_foreign(connection: sqlite3.Connection, path: str) -> None:
     """InputError for an SQLite file that is not (or not yet readable as) a
-    store, found by reading only: someone else's database stays untouched."""
-    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    store, found by reading only: someone else's database stays untouched.
+
+    Both reads happen in one read transaction: another process may be
+    creating the schema at this moment (tables and version come together).
+    """
+    connection.execute("BEGIN")
+    try:
+        version = connection.execute("PRAGMA user_version").fetchone()[0]
+        has_tables = bool(connection.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0])
+    finally:
+        connection.execute("COMMIT")
     if version > SCHEMA_VERSION:
         raise InputError(
             f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION})", path=path
         )
-    if version == 0 and connection.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]:
+    if version == 0 and has_tables:
         raise InputError("not an abstat store (it has tables but no abstat schema version)", path=path)
 
 
