@@ -558,3 +558,25 @@ def test_run_unknown_baseline_of_a_stored_experiment_fails_before_running(store_
                   "-n", "2", "-v", "c=true", cwd=directory)
     one_line_error(proc, "run", "'zz'", "'e1'")
     assert _ok_runs(store_with_history, "e1") == before
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@pytest.mark.parametrize("command, args", [
+    ("compare", ["a.txt", "b.txt"]),
+    ("ministat", ["a.txt", "b.txt"]),
+    ("report", ["a.txt", "b.txt"]),
+    ("plan", ["a.txt", "b.txt"]),
+])
+def test_full_disk_on_standard_output(work, command, args):
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, "-m", "abstat", command, *args], cwd=work, stdout=full,
+                              stderr=subprocess.PIPE, timeout=120)
+    proc.stdout = b""
+    one_line_error(proc, command, "No space left on device")
+
+
+def test_closed_standard_output_is_not_an_internal_error(work):
+    proc = subprocess.run([sys.executable, "-m", "abstat", "compare", "a.txt", "b.txt"], cwd=work,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr

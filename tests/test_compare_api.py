@@ -256,4 +256,19 @@ def test_zero_baseline_centre_has_no_relative_change():
     c = compare([-1.0, 0.0, 1.0, 0.0, 0.5, -0.5], [1.0, 2.0, 3.0, 2.0, 2.5, 1.5])
     assert math.isnan(c.delta_pct) and c.to_dict()["delta_pct"] is None
     assert "zero-baseline" in [w.code for w in c.warnings]
-    assert c.p_value < 0.05 and c.verdict == "no difference proven"
+    # The test still finds a difference: its direction decides the verdict
+    # (higher is worse by default), even without a relative change.
+    assert c.p_value < 0.05 and c.verdict == "slower"
+    better = compare([-1.0, 0.0, 1.0, 0.0, 0.5, -0.5], [1.0, 2.0, 3.0, 2.0, 2.5, 1.5], higher_is_better=True)
+    assert better.verdict == "faster"
+
+
+def test_medians_moving_against_the_estimated_shift_are_flagged():
+    a = [0.044253, 0.027823, 0.040422, 0.02479, 0.043011]
+    b = [0.03876, 0.037371, 0.035242, 0.037234, 0.051571]
+    c = compare(a, b)
+    assert float(np.median(b)) < float(np.median(a)) and c.delta_pct > 0
+    assert "medians-disagree" in [w.code for w in c.warnings]
+    rng = np.random.default_rng(3)
+    calm = compare(rng.normal(1000, 10, 50), rng.normal(990, 10, 50))
+    assert "medians-disagree" not in [w.code for w in calm.warnings]

@@ -170,7 +170,7 @@ def test_mixed_summary_and_file(capsys):
     status, out, err = run_cli(["--format", "email", *args], capsys)
     assert status == 0, err
     flat = " ".join(out.split())
-    assert "(no ministat -A block for milan-hcall-pv64-after vs before: before is summary statistics" in flat
+    assert f"(no ministat -A block for {path} vs before: before is summary statistics" in flat
     assert "$ ministat" not in out
 
     status, out, err = run_cli(["--format", "text", *args], capsys)

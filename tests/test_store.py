@@ -104,6 +104,27 @@ def test_sample_sets_carry_labels_and_filter_on_them(tmp_path):
     assert list(iter_sample_sets(path, {"nokey": "x"})) == []
 
 
+def test_resolve_variant_keeps_labelled_configurations_apart(tmp_path):
+    path = str(tmp_path / "s.db")
+    with open_store(path) as store:
+        for mode, base in (("pv64", 440.0), ("pv32", 1980.0)):
+            inv = store.start_invocation("hcall", MACHINE, labels={"mode": mode})
+            add(store, inv, "before", {"cycles": [base, base + 20]})
+    # pv64 and pv32 are different configurations, not two runs of one.
+    with pytest.raises(InputError, match=r"mixes runs with different labels \(mode=pv32\|pv64\)"):
+        resolve_variant("hcall:before", path, metric="cycles")
+    assert resolve_variant("hcall:before", path, metric="cycles", where={"mode": "pv32"}) == [[1980.0, 2000.0]]
+    assert resolve_variant("hcall:before", path, metric="cycles", where={"mode": {"pv64"}}) == [[440.0, 460.0]]
+    with pytest.raises(InputError, match="has no runs with mode=hvm"):
+        resolve_variant("hcall:before", path, metric="cycles", where={"mode": "hvm"})
+    chosen = abstat("compare", "--store", path, "--metric", "cycles", "--where", "mode=pv64",
+                    "--format", "json", "a=hcall:before", "b=hcall:before")
+    assert chosen.returncode == 0, chosen.stderr
+    assert json.loads(chosen.stdout)["comparisons"][0]["summaries"][0]["median"] == 450.0
+    mixed = abstat("compare", "--store", path, "--metric", "cycles", "a=hcall:before", "b=hcall:before")
+    assert mixed.returncode == 2 and "--where" in mixed.stderr and len(mixed.stderr.splitlines()) == 1
+
+
 def test_runs_accumulate_across_invocations_of_the_cli(tmp_path):
     path = str(tmp_path / "s.db")
     for _ in range(2):

@@ -58,9 +58,13 @@ def main(argv: list[str] | None = None) -> int:
         import warnings
 
         warnings.simplefilter("ignore", RuntimeWarning)
+    if sys.stdout is None:  # started with standard output closed (>&-)
+        sys.stdout = open(os.devnull, "w")
     try:
         module = __import__(entry[0], fromlist=["main"])
-        return int(module.main(rest) or 0)
+        status = int(module.main(rest) or 0)
+        sys.stdout.flush()  # a full disk shows here, as one line, not at interpreter exit
+        return status
     except AbstatError as err:
         _flush_quietly()
         message = str(err).replace("\r", "\\r").replace("\n", "\\n")  # one line, whatever a file name holds
@@ -72,12 +76,15 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader went away (abstat ... | head): not an error of ours.
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _discard_stdout()
         return 0
+    except OSError as err:  # the output cannot be written (disk full...), or a file error not named earlier
+        if os.environ.get("ABSTAT_DEBUG"):
+            raise
+        _discard_stdout()
+        where = f"{err.filename}: " if err.filename else "write error: "
+        sys.stderr.write(f"abstat {name}: {where}{err.strerror or err}\n")
+        return 2
     except Exception as err:  # never a traceback for the user
         if os.environ.get("ABSTAT_DEBUG"):
             raise
@@ -87,6 +94,16 @@ def main(argv: list[str] | None = None) -> int:
             "(set ABSTAT_DEBUG=1 for a traceback)\n"
         )
         return 2
+
+
+def _discard_stdout() -> None:
+    """Point standard output at /dev/null: what is still buffered goes nowhere
+    instead of failing again, with a message, when Python exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _flush_quietly() -> None:

@@ -599,9 +599,20 @@ def _compare(
         warnings.append(
             StatWarning("too-few-samples", "the confidence interval is unbounded: too few samples or too much noise")
         )
+    elif result.center == "median" and vx.summary is None and vy.summary is None and not runs:
+        tied = any(w.code == "ties" for w in warnings)
+        warnings += _medians_disagree(sx, sy, result, tied)
     alpha = 1.0 - confidence
     significant = bool(result.p_value < alpha)
     verdict = decide(result.delta_pct, result.ci, significant, threshold, higher_is_better)
+    if verdict == "no difference proven" and significant and math.isnan(result.delta_pct):
+        # Zero baseline: no relative change, but the test still found a
+        # difference; its direction decides (any change is beyond a
+        # threshold given in percent of zero).
+        change = (sy.mean - sx.mean) if result.center == "mean" else (sy.median - sx.median)
+        if change:
+            better = change > 0 if higher_is_better else change < 0
+            verdict = "faster" if better else "slower"
     return Comparison(
         baseline=vx.name,
         candidate=vy.name,
@@ -624,6 +635,31 @@ def _compare(
         summaries=[sx, sy],
         notes=notes,
     )
+
+
+def _medians_disagree(sx: VariantSummary, sy: VariantSummary, result: _Result, tied: bool) -> list[StatWarning]:
+    """A warning when the sample medians tell another story than the
+    estimated shift: opposite direction, or outside its interval (not
+    checked for heavily tied data, whose medians move in whole steps)."""
+    if not sx.median or not math.isfinite(result.delta_pct):
+        return []
+    moved = (sy.median / sx.median - 1.0) * 100.0
+    if sx.median < 0:
+        moved = -moved
+    lo, hi = result.ci
+    opposite = moved * result.delta_pct < 0
+    outside = not tied and not (lo <= moved <= hi)
+    if not (opposite or outside):
+        return []
+    how = "in the opposite direction to" if opposite else "outside the interval of"
+    return [
+        StatWarning(
+            "medians-disagree",
+            f"the sample medians moved {moved:+.2f}%, {how} the estimated shift ({result.delta_pct:+.2f}%, "
+            f"{result.method}): the variants differ in shape, not only in location, or the samples are "
+            "too small to pin the centre down; look at the distributions (abstat report --format html)",
+        )
+    ]
 
 
 def compare_many(variants: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> list[Comparison]:

@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="column delimiters (default: white space or commas)")
     p.add_argument("--store", default=None, metavar="PATH", help="result store for EXPERIMENT:VARIANT (./abstat.db)")
     p.add_argument("--metric", default="wall", help="metric of stored variants (default wall)")
+    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
+                    help="stored variants: keep the runs whose labels match (repeatable)")
     p.add_argument("--baseline", default=None, metavar="NAME", help="compare against this variant instead of the first")
     return p
 
@@ -76,8 +78,11 @@ def main(argv: list[str]) -> int:
     from abstat.readers.specs import parse_variant_specs
     from abstat.render.compare_text import render
 
+    from abstat.report.inputs import parse_where_args
+
     variants = parse_variant_specs(
-        args.inputs, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric
+        args.inputs, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
+        where=parse_where_args(args.where),
     )
     comparisons = compare_many(
         variants,

@@ -111,6 +111,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("-C", "--column", type=int, default=1)
     parser.add_argument("--store", default=None)
     parser.add_argument("--metric", default="wall")
+    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
+                    help="stored variants: keep the runs whose labels match (repeatable)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     detect, relative = _detect(args.detect)
@@ -126,7 +128,10 @@ def main(argv: list[str]) -> int:
     from abstat.readers.specs import parse_variant_specs
     from abstat.stats.power import plan
 
-    variants = parse_variant_specs(args.variants, column=args.column, store=args.store, metric=args.metric)
+    from abstat.report.inputs import parse_where_args
+
+    variants = parse_variant_specs(args.variants, column=args.column, store=args.store, metric=args.metric,
+                                   where=parse_where_args(args.where))
     try:
         result = plan(variants, detect=detect, relative=relative, power=power, confidence=confidence,
                       cost_ratio=cost_ratio)

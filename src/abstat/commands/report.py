@@ -5,8 +5,10 @@
                   [--store PATH] [--format FMT] [-o FILE] [INPUTS...]
 
 INPUTS are sample files (one number per line, as for ministat), hyperfine
-or pyperf JSON, Go benchmark text or CSV; with no INPUTS the report reads
-the store written by ``abstat run``.
+or pyperf JSON, Go benchmark text or CSV, or summary statistics
+``NAME=n:mean:stddev`` (variant NAME, or the labels ``--pattern`` reads
+from NAME); with no INPUTS the report reads the store written by
+``abstat run``.
 """
 from __future__ import annotations
 
@@ -31,7 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(terminal, Markdown, e-mail, JSON, CSV, HTML).",
     )
     parser.add_argument("inputs", nargs="*", metavar="INPUT",
-                        help="sample files or hyperfine/pyperf/Go/CSV files (none: the store)")
+                        help="sample files, hyperfine/pyperf/Go/CSV files or summary statistics "
+                             "NAME=n:mean:stddev (none: the store)")
     parser.add_argument("--by", default="variant", help="label whose values are the columns (default: variant)")
     parser.add_argument("--baseline", help="the column compared against (default: before, base, baseline, old, ... "
                              "when present, else the first value seen)")

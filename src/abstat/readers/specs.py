@@ -18,7 +18,9 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from abstat.errors import InputError, UsageError
 from abstat.readers.summary import Summary, looks_like_summary, parse_summary
@@ -59,14 +61,14 @@ def _read(path: str, column: int, delimiters: str | None) -> list[float]:
     return read_samples(path, column=column, delimiters=delimiters)
 
 
-def _stored(ref: str, store: str | None, metric: str) -> list[list[float]] | None:
+def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None) -> list[list[float]] | None:
     if not _STORE_REF.match(ref) or os.path.exists(ref):
         return None
     try:
         from abstat.store import DEFAULT_STORE, resolve_variant
     except ImportError:
         return None
-    runs = resolve_variant(ref, store or DEFAULT_STORE, metric=metric)
+    runs = resolve_variant(ref, store or DEFAULT_STORE, metric=metric, where=where)
     if runs is None:
         return None
     runs = [list(map(float, run)) for run in runs if len(run)]
@@ -74,7 +76,13 @@ def _stored(ref: str, store: str | None, metric: str) -> list[list[float]] | Non
 
 
 def parse_variant_spec(
-    arg: str, *, column: int = 1, delimiters: str | None = None, store: str | None = None, metric: str = "wall"
+    arg: str,
+    *,
+    column: int = 1,
+    delimiters: str | None = None,
+    store: str | None = None,
+    metric: str = "wall",
+    where: Mapping[str, Any] | None = None,
 ) -> VariantData:
     name, value = arg, arg
     if not os.path.exists(arg) and "=" in arg:
@@ -91,7 +99,7 @@ def parse_variant_spec(
             raise InputError("no file matches this pattern", path=value)
         runs = [_read(p, column, delimiters) for p in paths]
         return VariantData(name, runs=runs, sources=paths)
-    runs = _stored(value, store, metric)
+    runs = _stored(value, store, metric, where)
     if runs is not None:
         return VariantData(name, runs=runs, sources=[f"store:{value}"])
     if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
@@ -107,11 +115,17 @@ def parse_variant_specs(
     delimiters: str | None = None,
     store: str | None = None,
     metric: str = "wall",
+    where: Mapping[str, Any] | None = None,
 ) -> dict[str, VariantData]:
-    """Parse every argument; the order is kept (the first is the baseline)."""
+    """Parse every argument; the order is kept (the first is the baseline).
+
+    ``where`` chooses among the labelled configurations of stored variants
+    (see :func:`abstat.store.resolve_variant`)."""
     variants: dict[str, VariantData] = {}
     for arg in args:
-        variant = parse_variant_spec(arg, column=column, delimiters=delimiters, store=store, metric=metric)
+        variant = parse_variant_spec(
+            arg, column=column, delimiters=delimiters, store=store, metric=metric, where=where
+        )
         if variant.name in variants:
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant

@@ -24,7 +24,8 @@ def load(inputs: Sequence[str], *, pattern: str | None = None,
          input_format: str = "auto", column: int = 1, delimiters: str | None = None,
          csv_values: list[str] | None = None, csv_labels: list[str] | None = None,
          ) -> list[SampleSet]:
-    """Sample sets from files (``inputs``) or, when there are none, the store."""
+    """Sample sets from files (``inputs``, which may also be summary statistics
+    ``NAME=n:mean:stddev``) or, when there are none, the store."""
     extra = labels if isinstance(labels, dict) else parse_label_args(labels or [], "--label")
     if inputs:
         if store:

@@ -10,7 +10,7 @@ Public functions used by other areas:
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from abstat.errors import InputError
@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 
-def resolve_variant(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall") -> list[list[float]] | None:
+def resolve_variant(
+    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None
+) -> list[list[float]] | None:
     """Samples of a stored variant ``EXPERIMENT:VARIANT``, grouped by run group.
 
     Returns one list of values per ``abstat run`` invocation (so each boot is
@@ -40,6 +42,12 @@ def resolve_variant(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wa
     successful sample of ``metric`` (the message lists the metrics it has),
     and when ``store_path`` exists but is not a readable store (a garbage or
     damaged file must not pass for "no such variant").
+
+    ``where`` (label -> value or set of values, as ``iter_sample_sets``)
+    keeps the invocations whose labels match.  Invocations with different
+    labels (``--label host=milan`` and ``host=naples``) are different
+    configurations, not repeated runs of one: when the kept ones still
+    differ, InputError names the labels to choose with.
     """
     experiment, sep, variant = ref.partition(":")
     if not sep or not experiment or not variant or not os.path.exists(store_path):
@@ -56,7 +64,27 @@ def resolve_variant(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wa
                     path=store_path,
                 )
             raise InputError(f"stored variant {ref!r} has no successful run", path=store_path)
-        return groups
+        wanted = {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}
+        sets = list(store.sample_sets(wanted))
+    if not sets:
+        choice = ", ".join(
+            f"{k}={v if isinstance(v, str) else ','.join(sorted(map(str, v)))}" for k, v in (where or {}).items()
+        )
+        raise InputError(f"stored variant {ref!r} has no runs with {choice}", path=store_path)
+    if len(sets) > 1:
+        differing = sorted(
+            key for key in {k for s in sets for k in s.labels}
+            if len({s.labels.get(key) for s in sets}) > 1
+        )
+        choices = "; ".join(
+            f"{key}={'|'.join(sorted({str(s.labels.get(key)) for s in sets}))}" for key in differing
+        )
+        raise InputError(
+            f"stored variant {ref!r} mixes runs with different labels ({choices}); "
+            "choose one configuration with --where KEY=VALUE",
+            path=store_path,
+        )
+    return sets[0].runs
 
 
 def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:
