@@ -112,14 +112,15 @@ def test_stored_variant(monkeypatch, capsys):
 
     seen = {}
 
-    def fake(ref, store_path, metric="wall"):
+    def fake(ref, store_path, metric="wall", where=None):
         seen[ref] = (store_path, metric)
+        seen["where"] = where
         factor = 1.0 if ref.endswith(":old") else 0.9
         return [[1000.0 * factor + i for i in range(10)] for _ in range(3)] if ref.startswith("exp:") else None
 
     monkeypatch.setattr(abstat.store, "resolve_variant", fake)
     rc, out, _ = run(["--format", "json", "--store", "x.db", "--metric", "cycles", "exp:old", "exp:new"], capsys)
-    assert rc == 0 and seen["exp:old"] == ("x.db", "cycles")
+    assert rc == 0 and seen["exp:old"] == ("x.db", "cycles") and not seen["where"]
     c = json.loads(out)["comparisons"][0]
     assert c["unit"] == "runs" and c["runs"] == [3, 3]
 

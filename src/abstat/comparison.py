@@ -441,7 +441,7 @@ def decide(
     lo, hi = ci_pct
     if threshold is not None and threshold > 0 and -limit < lo and hi < limit:
         return "equivalent"
-    if significant and math.isfinite(delta_pct) and abs(delta_pct) > limit:
+    if significant and not math.isnan(delta_pct) and abs(delta_pct) > limit:
         better = delta_pct > 0 if higher_is_better else delta_pct < 0
         return "faster" if better else "slower"
     return "no difference proven"
@@ -517,7 +517,8 @@ def _compare(
     warnings += wx + wy
     for v, s in ((vx, sx), (vy, sy)):
         if s.kind != "summary" and s.n < 2:
-            raise InputError(f"{s.n} sample{'s' if s.n != 1 else ''} after outlier exclusion; at least 2 are needed", path=v.name)
+            after = " after outlier exclusion" if outliers != "none" else ""
+            raise InputError(f"{s.n} sample{'s' if s.n != 1 else ''}{after}; at least 2 are needed", path=v.name)
     if outliers != "none":
         notes.append(
             StatWarning(
@@ -647,7 +648,9 @@ def _medians_disagree(sx: VariantSummary, sy: VariantSummary, result: _Result, t
     if sx.median < 0:
         moved = -moved
     lo, hi = result.ci
-    opposite = moved * result.delta_pct < 0
+    # Opposite direction matters only where the interval settles the
+    # direction; outside the interval matters unless medians move in steps.
+    opposite = moved * result.delta_pct < 0 and (lo > 0 or hi < 0)
     outside = not tied and not (lo <= moved <= hi)
     if not (opposite or outside):
         return []

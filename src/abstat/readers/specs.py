@@ -122,6 +122,8 @@ def parse_variant_specs(
     ``where`` chooses among the labelled configurations of stored variants
     (see :func:`abstat.store.resolve_variant`)."""
     variants: dict[str, VariantData] = {}
+    if sum(1 for arg in args if arg == "-" or arg.endswith("=-")) > 1:
+        raise UsageError("standard input ('-') can be read only once")
     for arg in args:
         variant = parse_variant_spec(
             arg, column=column, delimiters=delimiters, store=store, metric=metric, where=where

@@ -16,6 +16,9 @@ from abstat.errors import InputError
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 SUMMARY_RE = re.compile(rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z")
+# Three colon-separated fields and no path separator: meant as a summary,
+# even when a field is malformed (then parse_summary says which).
+_SUMMARY_SHAPE = re.compile(r"\A[^/:]*:[^/:]*:[^/:]*\Z")
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,8 @@ class Summary:
 
 
 def looks_like_summary(text: str) -> bool:
-    return SUMMARY_RE.match(text) is not None
+    """True for ``n:mean:stddev``, well-formed or not (three fields)."""
+    return _SUMMARY_SHAPE.match(text) is not None
 
 
 def parse_summary(text: str, *, source: str | None = None) -> Summary:
@@ -39,7 +43,7 @@ def parse_summary(text: str, *, source: str | None = None) -> Summary:
     where = source if source is not None else text
     match = SUMMARY_RE.match(text)
     if match is None:
-        raise InputError(f"not a summary n:mean:stddev: {text!r}", path=where)
+        raise InputError(f"not a summary n:mean:stddev ({_what_is_wrong(text)}): {text!r}", path=where)
     n = int(match.group(1))
     mean = float(match.group(2))
     stddev = float(match.group(3))
@@ -50,3 +54,15 @@ def parse_summary(text: str, *, source: str | None = None) -> Summary:
     if stddev < 0:
         raise InputError(f"a standard deviation cannot be negative: {stddev!r}", path=where)
     return Summary(n, mean, stddev)
+
+
+def _what_is_wrong(text: str) -> str:
+    fields = [field.strip() for field in text.split(":")]
+    if len(fields) != 3:
+        return "it needs exactly three fields"
+    if not re.fullmatch(r"\d+", fields[0]):
+        return "n must be a whole number"
+    for name, field in zip(("mean", "stddev"), fields[1:]):
+        if not re.fullmatch(_NUMBER, field):
+            return f"{name} must be a finite number"
+    return "malformed"

@@ -34,9 +34,9 @@ def _g(value: float | None, digits: int = 6) -> str:
 def _pct(value: float | None) -> str:
     if value is None or not math.isfinite(value):
         return "unbounded" if value is not None and not math.isnan(value) else "n/a"
-    if value == 0 or abs(value) >= 0.1:
+    if value == 0 or 0.1 <= abs(value) < 1e6:
         return f"{value:+.2f}%"
-    return f"{value:+.2g}%"
+    return f"{value:+.3g}%"
 
 
 def _ci(ci: Sequence[float]) -> str:

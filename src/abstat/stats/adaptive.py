@@ -58,7 +58,10 @@ def to_pct(d: float, scale: str, reference: float) -> float:
             return math.inf
         if d == -math.inf:
             return -100.0
-        return 100.0 * math.expm1(d)
+        try:
+            return 100.0 * math.expm1(d)
+        except OverflowError:  # a ratio beyond 1e308 (subnormal or huge values)
+            return math.inf
     if reference == 0.0:
         return math.nan
     return 100.0 * d / abs(reference)
