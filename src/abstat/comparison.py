@@ -188,6 +188,37 @@ def _as_variant(data: Any, name: str) -> _Variant:
 # ---------------------------------------------------------------- summaries
 
 
+def _quantized_fences_note(*variants: _Variant) -> str:
+    """``; the data are quantized (grid 20) and the fences lie 1.5 steps
+    outside the quartiles...`` when Tukey's fences drop values of quantized
+    data only a few grid steps from the quartiles (per run, as the rule is
+    applied), naming the variant unless both say the same; else ``""``."""
+    from abstat.stats.outliers import quantized_fences
+
+    def steps(values: list[float]) -> str:
+        low, high = min(values), max(values)
+        return f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"{low:.3g} to {high:.3g}"
+
+    clauses: list[tuple[str, str]] = []
+    for v in variants:
+        if v.runs is None:
+            continue
+        found = [f for f in (quantized_fences(run) for run in v.runs) if f is not None]
+        if not found:
+            continue
+        grids = sorted({f.step for f in found})
+        clauses.append((v.name, (
+            f"the data are quantized (grid {'/'.join(f'{g:g}' for g in grids)}) and the fences lie "
+            f"{steps([f.fence_steps for f in found])} steps outside the quartiles: values "
+            f"{steps([f.nearest_steps for f in found])} steps beyond them were dropped"
+        )))
+    if not clauses:
+        return ""
+    if len(clauses) == len(variants) and len({text for _, text in clauses}) == 1:
+        return "; " + clauses[0][1]
+    return "".join(f"; {name}: {text}" for name, text in clauses)
+
+
 def _summarise(
     v: _Variant, confidence: float, outlier_rule: str, factor: float = 1.0
 ) -> tuple[_Variant, VariantSummary, list[StatWarning]]:
@@ -512,6 +543,7 @@ def _compare(
     warnings: list[StatWarning] = []
     notes: list[StatWarning] = []
     factor = _scale_factor(vx, vy)
+    quantized = _quantized_fences_note(vx, vy) if outliers == "tukey" else ""
     vx, sx, wx = _summarise(vx, confidence, outliers, factor)
     vy, sy, wy = _summarise(vy, confidence, outliers, factor)
     warnings += wx + wy
@@ -523,7 +555,8 @@ def _compare(
         notes.append(
             StatWarning(
                 "outliers-dropped",
-                f"outliers dropped ({outliers} rule): {sx.name} {sx.dropped}, {sy.name} {sy.dropped}",
+                f"outliers dropped ({outliers} rule): {sx.name} {sx.dropped}, {sy.name} {sy.dropped}"
+                + quantized,
             )
         )
     else:

@@ -279,12 +279,14 @@ def read_ministat(
 # Lenient reader
 
 
-def decode_text(data: bytes, name: str) -> str:
+def decode_text(data: bytes, name: str, *, latin1: bool = False) -> str:
     """``data`` as text: UTF-8, a UTF-8 byte-order mark dropped.
 
     The one check every text reader of abstat shares: UTF-16 (with or
     without a byte-order mark), binary data (a NUL byte) and bytes that are
-    not UTF-8 raise InputError naming ``name`` and the line.
+    not UTF-8 raise InputError naming ``name`` and the line.  With
+    ``latin1`` (e-mail texts), non-UTF-8 bytes are read as Latin-1 unless
+    control characters show the data to be binary.
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InputError("file is UTF-16 encoded; convert it to UTF-8 or ASCII text", path=name, line=1)
@@ -295,14 +297,21 @@ def decode_text(data: bytes, name: str) -> str:
         line = data.count(b"\n", 0, nul) + 1
         if len(data) > 1 and (data[1:2] == b"\0" or data[0:1] == b"\0") and nul < 2:
             raise InputError("file looks UTF-16 encoded (NUL bytes); convert it to UTF-8 text", path=name, line=line)
-        raise InputError("binary data (NUL byte), not a text file of numbers", path=name, line=line)
+        raise InputError("binary data (NUL byte), not a text file", path=name, line=line)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
+        if latin1:
+            text = data.decode("latin-1")
+            controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f" or 0x7F <= ord(ch) < 0xA0)
+            if controls <= _LATIN1_CONTROL_LIMIT * len(text):
+                return text
+            raise InputError("binary data, not a text file", path=name, line=line) from None
         raise InputError("not UTF-8 text (binary data?)", path=name, line=line) from None
 
 
+_LATIN1_CONTROL_LIMIT = 0.05  # share of control characters beyond which Latin-1 "text" is binary
 _decode_text = decode_text
 
 

@@ -11,7 +11,9 @@
 Quantized data (TSC counts in steps of 20 cycles) often have an IQR or a
 MAD of zero, which would make every value off the most common one an
 "outlier"; the spread is then taken as at least the data's smallest gap
-between distinct values (one quantization step).
+between distinct values (one quantization step).  The rule is kept as
+documented, but :func:`quantized_fences` tells when it drops values only a
+few grid steps from the quartiles, so that the report can say so.
 """
 from __future__ import annotations
 
@@ -21,6 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 RULES = ("none", "tukey", "mad")
+
+#: A value dropped this many grid steps (or fewer) from its quartile is an
+#: ordinary value of quantized data rather than an outlier worth the name.
+NEAR_STEPS = 3.0
 
 
 @dataclass(frozen=True)
@@ -93,3 +99,40 @@ def keep_mask(values: np.ndarray, rule: str) -> np.ndarray:
         if mad == 0.0:
             return np.ones(values.size, dtype=bool)
     return np.abs(0.6745 * (values - med) / mad) <= 3.5
+
+
+@dataclass(frozen=True)
+class QuantizedFences:
+    """Tukey's inner fences on quantized data, measured in grid steps."""
+
+    step: float  # the grid (e.g. 20 cycles)
+    fence_steps: float  # how far the inner fences lie outside the quartiles
+    nearest_steps: float  # how far the closest dropped value lies from its quartile
+
+
+def quantized_fences(values: np.ndarray) -> QuantizedFences | None:
+    """The fences in grid steps when ``--outliers tukey`` drops values of
+    quantized data at most NEAR_STEPS steps from the quartiles; else None.
+
+    The grid is :func:`abstat.stats.diagnostics.quantization_step` (integer
+    data, gcd of the gaps), as in the ``ties`` warning.
+    """
+    from abstat.stats.diagnostics import quantization_step
+
+    if values.size < 4:
+        return None
+    step = quantization_step(values)
+    if step is None:
+        return None
+    q1, q3 = quartiles(values)
+    _, lo, hi, _ = tukey_fences(values)
+    below = values[values < lo]
+    above = values[values > hi]
+    if below.size == 0 and above.size == 0:
+        return None
+    distances = [q1 - float(below.max())] if below.size else []
+    distances += [float(above.min()) - q3] if above.size else []
+    nearest = min(distances) / step
+    if nearest > NEAR_STEPS:
+        return None
+    return QuantizedFences(step=step, fence_steps=(hi - q3) / step, nearest_steps=nearest)
