@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--by", default="variant", help="label whose values are the columns (default: variant)")
     parser.add_argument("--baseline", help="the column compared against (default: before, base, baseline, old, ... "
                              "when present, else the first value seen)")
-    parser.add_argument("--rows", help="comma-separated labels that make the rows (default: every label that varies)")
+    parser.add_argument("--rows", help="comma-separated labels that make the rows (default: every label that varies; "
+                        "with several metrics, metric is added last)")
     parser.add_argument("--metric", action="append", default=[], help="only this metric (repeatable, or comma-separated)")
     parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
                         help="keep only sample sets with this label value (repeatable)")

@@ -234,17 +234,25 @@ class Progress:
 # the final comparison
 
 
-def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str) -> dict[str, str]:
-    """Variant -> warning text, for variants measured under another machine record than the baseline."""
+def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
+                        invocations: Sequence[int] | None = None) -> dict[str, str]:
+    """Variant -> warning text, for variants measured under another machine record than the baseline
+    (only the records of ``invocations`` when given)."""
     from abstat.machine import differing_fields
 
-    base_records = store.machine_records(experiment, baseline)
+    def records(variant: str) -> list[dict[str, Any]]:
+        if invocations is None:
+            return store.machine_records(experiment, variant)
+        return [i["machine"] for i in store.invocations(experiment) if i["id"] in invocations
+                and any(r["variant"] == variant and r["status"] == "ok" for r in i["runs"])]
+
+    base_records = records(baseline)
     warnings: dict[str, str] = {}
     for name in variants:
         if name == baseline:
             continue
         fields: list[str] = []
-        for other in store.machine_records(experiment, name):
+        for other in records(name):
             for base in base_records:
                 for field_name in differing_fields(base, other):
                     if field_name not in fields:
@@ -268,6 +276,7 @@ def comparison_report(
     seed: int = 0,
     color: bool = False,
     labels: dict[str, str] | None = None,
+    invocations: Sequence[int] | None = None,
 ) -> str:
     """Compare every stored variant of ``experiment`` for every metric.
 
@@ -275,11 +284,14 @@ def comparison_report(
     variant has more than one.  With ``labels``, only the invocations with
     exactly these ``--label``s count: runs on another host or mode of the
     same experiment are another configuration, not another run group.
-    Returns the rendered text.
+    ``invocations`` (ids, e.g. one configuration's from ``Store.sample_sets``)
+    restricts the comparison the same way.  Returns the rendered text.
     """
-    invocations = None
+    if invocations is not None:
+        invocations = list(invocations) or [-1]
     if labels is not None:
-        invocations = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels] or [-1]
+        matching = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels]
+        invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
     variants = [v for v in store.variant_names(experiment)
                 if any(store.variant_groups(experiment, v, m, invocations=invocations)
                        for m in store.metrics(experiment, v))]
@@ -291,7 +303,7 @@ def comparison_report(
         raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
                          f"(variants: {', '.join(variants)})")
     metric_names = list(metrics) if metrics else store.metrics(experiment)
-    machine_notes = machine_differences(store, experiment, variants, baseline)
+    machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
     sections: list[tuple[str, str | None, dict[str, Any]]] = []
     for metric in metric_names:
         data: dict[str, Any] = {}

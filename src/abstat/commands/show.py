@@ -35,6 +35,91 @@ def _machine_lines(record: dict[str, Any]) -> list[str]:
     return lines
 
 
+_SET_KEYS = ("experiment", "variant", "metric")  # what a configuration's sample sets differ in
+
+
+def _label_text(labels: dict[str, str]) -> str:
+    return " ".join(f"{k}={v}" for k, v in sorted(labels.items()))
+
+
+def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> list[tuple[dict[str, str], list[int]]]:
+    """(labels, invocation ids) of each label configuration of ``experiment``.
+
+    Invocations recorded with different labels (``--label host=milan`` and
+    ``host=naples``) are different configurations, not repeated runs of one;
+    the grouping is the store's (``Store.sample_sets``), less the experiment,
+    variant and metric each set also carries.
+    """
+    found: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], list[int]]] = {}
+    for sample_set in store.sample_sets({**where, "experiment": experiment}):
+        labels = {k: v for k, v in sample_set.labels.items() if k not in _SET_KEYS}
+        _, ids = found.setdefault(tuple(sorted(labels.items())), (labels, []))
+        ids.extend(i for i in sample_set.invocations if i not in ids)
+    return [found[key] for key in sorted(found)]
+
+
+def _selected(invocation: dict[str, Any], where: dict[str, set[str]]) -> bool:
+    labels = dict(invocation["labels"])
+    if invocation.get("hostname") is not None:
+        labels.setdefault("host", invocation["hostname"])  # as Store.sample_sets
+    return all(labels.get(key) in values for key, values in where.items())
+
+
+def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], list[int]]],
+             **options: Any) -> list[tuple[dict[str, str], str | None, str | None]]:
+    """(labels, report, error) per configuration; an error (no baseline there) is kept, not raised,
+    unless every configuration has it."""
+    from abstat.commands.run import comparison_report
+
+    done: list[tuple[dict[str, str], str | None, str | None]] = []
+    for labels, ids in configs:
+        try:
+            done.append((labels, comparison_report(store, experiment, invocations=ids, **options), None))
+        except UsageError as err:
+            done.append((labels, None, str(err)))
+    if all(report is None for _, report, _ in done):
+        raise UsageError(done[0][2] or "nothing to compare")
+    return done
+
+
+def _combine(experiment: str, done: list[tuple[dict[str, str], str | None, str | None]], fmt: str) -> str:
+    """One comparison block per configuration, headed by its labels."""
+    import json
+
+    if fmt == "json":
+        blocks = []
+        for labels, report, error in done:
+            block: dict[str, Any] = {"labels": labels}
+            if report is not None:
+                document = json.loads(report)
+                document.pop("experiment", None)
+                block.update(document)
+            else:
+                block["error"] = error
+            blocks.append(block)
+        return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
+    if fmt == "csv":
+        keys = sorted({k for labels, _, _ in done for k in labels})
+        out: list[str] = []
+        for labels, report, _ in done:
+            lines = (report or "").splitlines()
+            if not lines:
+                continue
+            if not out:
+                out.append(",".join(keys + [lines[0]]))
+            prefix = ",".join(labels.get(k, "") for k in keys)
+            out.extend(f"{prefix},{line}" for line in lines[1:])
+        return "\n".join(out) + "\n"
+    heading = "# " if fmt == "markdown" else ""
+    parts = []
+    for labels, report, error in done:
+        parts.append(f"{heading}configuration {_label_text(labels)}")
+        parts.append("")
+        parts.append((report if report is not None else f"not compared: {error}\n").rstrip("\n"))
+        parts.append("")
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
 def main(argv: list[str]) -> int:
     parser = _Parser(prog="abstat show", description="Show a stored experiment: runs, machines, comparison.")
     parser.add_argument("experiment", metavar="EXPERIMENT")
@@ -43,9 +128,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--metric", action="append", default=None, help="only this metric (repeatable)")
     parser.add_argument("--higher-is-better", action="append", default=[], metavar="METRIC")
     parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
+    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
+                        help="only the invocations with these labels (repeatable); invocations with "
+                             "different labels are compared separately, one block per label set")
     args = parser.parse_args(argv)
     from abstat.commands.run import comparison_report
+    from abstat.report.inputs import parse_where_args
     from abstat.store import open_store
+
+    where = parse_where_args(args.where)
+    for key in where:
+        if key in _SET_KEYS:
+            raise UsageError(f"--where {key}=...: " + ("use --metric" if key == "metric" else
+                             "use --baseline and the experiment argument"))
 
     path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
     with open_store(path, create=False) as store:
@@ -60,15 +155,26 @@ def main(argv: list[str]) -> int:
             for metric in args.metric:
                 if metric not in known:
                     raise UsageError(f"--metric {metric!r}: experiment has {', '.join(known) or 'no metrics'}")
-        report = comparison_report(
-            store, args.experiment, baseline=args.baseline, fmt=args.format, metrics=args.metric,
-            higher_is_better=args.higher_is_better, color=args.format == "text" and sys.stdout.isatty(),
-        )
+        options: dict[str, Any] = {
+            "baseline": args.baseline, "fmt": args.format, "metrics": args.metric,
+            "higher_is_better": args.higher_is_better, "color": args.format == "text" and sys.stdout.isatty(),
+        }
+        configs = configurations(store, args.experiment, where)
+        if where and not configs:
+            raise InputError(f"experiment {args.experiment!r} has no successful runs with "
+                             + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=path)
+        if len(configs) > 1:
+            report = _combine(args.experiment, _reports(store, args.experiment, configs, **options), args.format)
+        else:
+            report = comparison_report(store, args.experiment,
+                                       invocations=configs[0][1] if where else None, **options)
         if args.format != "text":
             sys.stdout.write(report)
             return 0
         out = [f"experiment {args.experiment}  (store {path})", ""]
         for inv in store.invocations(args.experiment):
+            if not _selected(inv, where):
+                continue
             labels = " ".join(f"{k}={v}" for k, v in inv["labels"].items())
             out.append(f"invocation {inv['id']}: {inv['started_at']} .. {inv['ended_at'] or '?'}  {inv['status']}"
                        + (f"  [{labels}]" if labels else ""))
@@ -82,7 +188,8 @@ def main(argv: list[str]) -> int:
             for note in inv["notes"]:
                 out.append(f"    note: {note}")
             out.append("")
-        failures = store.failed_runs(args.experiment)
+        shown = {inv["id"] for inv in store.invocations(args.experiment) if _selected(inv, where)}
+        failures = [f for f in store.failed_runs(args.experiment) if f["invocation"] in shown]
         if failures:
             out.append("failed runs (not used):")
             for f in failures:

@@ -254,6 +254,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
     column_keys = [k for k in varying if _follows_column(chosen, by, k) and k not in (rows or [])]
     if rows is not None:
         row_keys = list(rows)
+        if by != "metric" and "metric" in varying and "metric" not in row_keys and "metric" not in column_keys:
+            row_keys.append("metric")  # several metrics: one row each (the metric column says so)
         for key in row_keys:
             if key not in keys:
                 raise UsageError(f"--rows: no sample set has a label {key!r} "

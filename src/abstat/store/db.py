@@ -60,13 +60,15 @@ class SampleSet:
     """Samples of one metric of one variant under one set of labels.
 
     ``runs`` holds one list of values per run group (each ``abstat run``
-    invocation, hence each boot, is its own group).
+    invocation, hence each boot, is its own group); ``invocations`` the ids
+    of those invocations, in the same order.
     """
 
     labels: dict[str, str]
     runs: list[list[float]]
     machine: dict[str, Any] = field(default_factory=dict)
     unit: str | None = None
+    invocations: list[int] = field(default_factory=list)
 
 
 class Store:
@@ -421,6 +423,7 @@ class Store:
                 runs=[entry["groups"][i] for i in entry["invocations"]],
                 machine=json.loads(machine_row[0]) if machine_row else {},
                 unit=entry["unit"],
+                invocations=list(entry["invocations"]),
             )
 
 
