@@ -51,10 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from abstat.errors import AbstatError
 
-    if not os.environ.get("ABSTAT_DEBUG"):
+    if name != "ministat" and not os.environ.get("ABSTAT_DEBUG"):
         # numpy's floating-point RuntimeWarnings (overflow in extreme data)
         # would print two lines of source code; results carry their own
-        # warnings as values.
+        # warnings as values.  (ministat's numpy path handles its own, and
+        # its small-input path must not pay for importing `warnings`.)
         import warnings
 
         warnings.simplefilter("ignore", RuntimeWarning)
