@@ -79,8 +79,11 @@ def main() -> int:
         for name in commands:
             value = _median(timings[name])
             print(f"{name:42s} {value * 1000:8.2f} ms   ratio {value / anchor:5.2f}x")
-        worst = _median(timings["python -m abstat ministat"]) / anchor
-        print(f"python -m abstat ministat / python -c pass = {worst:.2f}x (target <= 1.30x)")
+        # The target is on the command a user runs: the installed `abstat`.
+        target_name = "abstat ministat (installed script)" if script else "python -m abstat ministat"
+        ratio = _median(timings[target_name]) / anchor
+        verdict = "ok" if ratio <= 1.30 else "MISSED"
+        print(f"{target_name} / python -c pass = {ratio:.2f}x (target <= 1.30x): {verdict}")
         return 0
     finally:
         shutil.rmtree(work, ignore_errors=True)
