@@ -13,7 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "ministat": ("abstat.ministat.cli", "byte-exact drop-in for ministat(1)"),
     "compare": ("abstat.commands.compare", "compare variants with honest statistics (median, CI, verdict)"),
     "run": ("abstat.commands.run", "measure variants (interleaved), store every run, compare them"),
-    "demo": ("abstat.commands.demo", "a built-in A/B experiment (about 10 s): run, store, compare"),
+    "demo": ("abstat.commands.demo", "a built-in A/B experiment (a few seconds): run, store, compare"),
     "list": ("abstat.commands.list", "list the experiments in the result store"),
     "show": ("abstat.commands.show", "show a stored experiment: runs, machines, comparison"),
     "export": ("abstat.commands.export", "export stored samples as CSV or JSON, one row per sample"),

@@ -1,4 +1,4 @@
-"""``abstat demo``: a real, built-in A/B experiment (about 10 seconds).
+"""``abstat demo``: a real, built-in A/B experiment (a few seconds).
 
 Two variants of the same job -- read an 8 MiB file and checksum it -- one
 with 128-byte read(2) calls (system-call bound), one with 256 KiB calls.
