@@ -104,14 +104,7 @@ def strtod_prefix(token: bytes) -> tuple[float, int]:
                 j = k
         if digits:
             mantissa_end = j
-            if j < n and token[j] in b"pP":
-                k = j + 1
-                if k < n and token[k] in b"+-":
-                    k += 1
-                if k < n and token[k] in _DIGITS:
-                    while k < n and token[k] in _DIGITS:
-                        k += 1
-                    j = k
+            j = _exponent_end(token, j, b"pP")
             text = token[start:j].decode("ascii")
             if j == mantissa_end:
                 text += "p0"
@@ -136,15 +129,23 @@ def strtod_prefix(token: bytes) -> tuple[float, int]:
             j = k
     if not digits:
         return 0.0, 0
-    if j < n and token[j] in b"eE":
+    j = _exponent_end(token, j, b"eE")
+    return float(token[start:j]), j
+
+
+def _exponent_end(token: bytes, j: int, markers: bytes) -> int:
+    """End of an exponent (``e-12``, ``p+3``) starting at ``j``; ``j`` when
+    there is none, as strtod backs off an ``e`` not followed by digits."""
+    n = len(token)
+    if j < n and token[j] in markers:
         k = j + 1
         if k < n and token[k] in b"+-":
             k += 1
         if k < n and token[k] in _DIGITS:
             while k < n and token[k] in _DIGITS:
                 k += 1
-            j = k
-    return float(token[start:j]), j
+            return k
+    return j
 
 
 def parse_c_double(token: bytes) -> float | None:
