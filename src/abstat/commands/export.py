@@ -72,9 +72,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
     args = parser.parse_args(argv)
-    from abstat.store import open_store
+    from abstat.store import open_store, resolve_store_path
 
-    path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
+    path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
             raise InputError(f"no experiment {args.experiment!r}", path=path)

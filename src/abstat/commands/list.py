@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from abstat.errors import UsageError
@@ -19,9 +18,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
-    from abstat.store import open_store
+    from abstat.store import open_store, resolve_store_path
 
-    path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
+    path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
         summaries = store.experiments()
     if args.format == "json":

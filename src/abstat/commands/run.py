@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import random
 import shlex
 import shutil
@@ -240,19 +239,13 @@ def machine_differences(store: Any, experiment: str, variants: list[str], baseli
     (only the records of ``invocations`` when given)."""
     from abstat.machine import differing_fields
 
-    def records(variant: str) -> list[dict[str, Any]]:
-        if invocations is None:
-            return store.machine_records(experiment, variant)
-        return [i["machine"] for i in store.invocations(experiment) if i["id"] in invocations
-                and any(r["variant"] == variant and r["status"] == "ok" for r in i["runs"])]
-
-    base_records = records(baseline)
+    base_records = store.machine_records(experiment, baseline, invocations=invocations)
     warnings: dict[str, str] = {}
     for name in variants:
         if name == baseline:
             continue
         fields: list[str] = []
-        for other in records(name):
+        for other in store.machine_records(experiment, name, invocations=invocations):
             for base in base_records:
                 for field_name in differing_fields(base, other):
                     if field_name not in fields:
@@ -292,9 +285,8 @@ def comparison_report(
     if labels is not None:
         matching = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels]
         invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
-    variants = [v for v in store.variant_names(experiment)
-                if any(store.variant_groups(experiment, v, m, invocations=invocations)
-                       for m in store.metrics(experiment, v))]
+    groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
+    variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
     if not variants:
         return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
     if baseline is None:
@@ -306,24 +298,17 @@ def comparison_report(
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
     sections: list[tuple[str, str | None, dict[str, Any]]] = []
     for metric in metric_names:
-        data: dict[str, Any] = {}
-        for name in variants:
-            groups = store.variant_groups(experiment, name, metric, invocations=invocations)
-            if groups:
-                data[name] = groups[0] if len(groups) == 1 else groups
+        by_variant = groups.get(metric, {})
+        data = {name: runs[0] if len(runs) == 1 else runs
+                for name in variants if (runs := by_variant.get(name))}
         if baseline in data and len(data) >= 2:
             sections.append((metric, store.unit(experiment, metric), data))
     if len(variants) < 2 or not sections:
-        return _summary_only(store, experiment, variants, metric_names, fmt, invocations=invocations)
-    try:
-        from abstat.comparison import compare_many
-        from abstat.render.compare_text import render
-    except ImportError:
-        return _summary_only(store, experiment, variants, metric_names, fmt, invocations=invocations,
-                             note="the comparison module is not available in this build")
-    from abstat.stats.warnings import StatWarning
-
+        return _summary_only(store, experiment, variants, metric_names, fmt, groups)
+    from abstat.comparison import compare_many
     from abstat.errors import AbstatError
+    from abstat.render.compare_text import render
+    from abstat.stats.warnings import StatWarning
 
     rendered: list[tuple[str, str | None, list[Any]]] = []
     not_compared: list[tuple[str, str]] = []
@@ -337,12 +322,9 @@ def comparison_report(
             not_compared.append((metric, str(err)))
             continue
         for comparison in comparisons:
-            note = machine_notes.get(getattr(comparison, "candidate", None))
+            note = machine_notes.get(comparison.candidate)
             if note is not None:
-                try:
-                    comparison.warnings.append(StatWarning("machine-differs", note, comparison.candidate))
-                except AttributeError:
-                    pass
+                comparison.warnings.append(StatWarning("machine-differs", note, comparison.candidate))
         rendered.append((metric, unit, comparisons))
     if fmt == "json":
         document = {
@@ -381,19 +363,19 @@ def comparison_report(
 
 
 def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
-                  note: str | None = None, invocations: list[int] | None = None) -> str:
-    """Per-variant medians when there is nothing to compare."""
+                  groups: dict[str, dict[str, list[list[float]]]]) -> str:
+    """Per-variant medians when there is nothing to compare (``groups`` as ``Store.groups_by_metric``)."""
     rows = []
     for metric in metrics:
         unit = store.unit(experiment, metric)
         for name in variants:
-            values = [v for group in store.variant_groups(experiment, name, metric, invocations=invocations)
-                      for v in group]
+            values = [v for group in groups.get(metric, {}).get(name, []) for v in group]
             if values:
                 rows.append({"metric": metric, "variant": name, "n": len(values), "unit": unit,
                              "median": statistics.median(values), "min": min(values), "max": max(values)})
     if fmt == "json":
-        return json.dumps({"experiment": experiment, "summary": rows, "note": note}, indent=2) + "\n"
+        # "note" stays in the document's shape (it is always null now that the comparison always exists)
+        return json.dumps({"experiment": experiment, "summary": rows, "note": None}, indent=2) + "\n"
     if fmt == "csv":
         lines = ["metric,variant,n,median,min,max,unit"]
         lines += [f"{r['metric']},{r['variant']},{r['n']},{r['median']!r},{r['min']!r},{r['max']!r},{r['unit'] or ''}"
@@ -406,8 +388,6 @@ def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Seq
             f"  {r['metric']:<14} {r['variant']:<14} {r['n']:>5} {format_value(r['median'], r['unit']):>14}"
             f" {format_value(r['min'], r['unit']):>14} {format_value(r['max'], r['unit']):>14}"
         )
-    if note:
-        lines.append(f"note: {note}")
     return "\n".join(lines) + "\n"
 
 
@@ -415,8 +395,7 @@ def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Seq
 # the command
 
 
-def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str,
-            stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -> int:
     """Run the experiment described by parsed ``args``; shared with ``abstat demo``."""
     from abstat import machine as machine_mod
     from abstat.runner import (Command, ExperimentPlan, ProcessExecutor, parse_metric_pattern,
@@ -424,8 +403,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str,
     from abstat.runner import perf as perf_mod
     from abstat.store import open_store
 
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    stdout, stderr = sys.stdout, sys.stderr
     if not args.variant:
         raise UsageError("give at least one variant: -v NAME=COMMAND")
     if args.runs < 1:
@@ -559,8 +537,10 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str,
 
 
 def main(argv: list[str]) -> int:
+    from abstat.store import resolve_store_path
+
     args = build_parser().parse_args(argv)
-    store_path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
+    store_path = resolve_store_path(args.store)
     return execute(args, ["abstat", "run", *argv], store_path=store_path)
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -134,7 +133,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from abstat.commands.run import comparison_report
     from abstat.report.inputs import parse_where_args
-    from abstat.store import open_store
+    from abstat.store import open_store, resolve_store_path
 
     where = parse_where_args(args.where)
     for key in where:
@@ -142,7 +141,7 @@ def main(argv: list[str]) -> int:
             raise UsageError(f"--where {key}=...: " + ("use --metric" if key == "metric" else
                              "use --baseline and the experiment argument"))
 
-    path = args.store or os.environ.get("ABSTAT_STORE") or "abstat.db"
+    path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
         if not store.has_experiment(args.experiment):
             names = store.experiment_names()
@@ -172,9 +171,8 @@ def main(argv: list[str]) -> int:
             sys.stdout.write(report)
             return 0
         out = [f"experiment {args.experiment}  (store {path})", ""]
-        for inv in store.invocations(args.experiment):
-            if not _selected(inv, where):
-                continue
+        shown = [inv for inv in store.invocations(args.experiment) if _selected(inv, where)]
+        for inv in shown:
             labels = " ".join(f"{k}={v}" for k, v in inv["labels"].items())
             out.append(f"invocation {inv['id']}: {inv['started_at']} .. {inv['ended_at'] or '?'}  {inv['status']}"
                        + (f"  [{labels}]" if labels else ""))
@@ -188,8 +186,8 @@ def main(argv: list[str]) -> int:
             for note in inv["notes"]:
                 out.append(f"    note: {note}")
             out.append("")
-        shown = {inv["id"] for inv in store.invocations(args.experiment) if _selected(inv, where)}
-        failures = [f for f in store.failed_runs(args.experiment) if f["invocation"] in shown]
+        shown_ids = {inv["id"] for inv in shown}
+        failures = [f for f in store.failed_runs(args.experiment) if f["invocation"] in shown_ids]
         if failures:
             out.append("failed runs (not used):")
             for f in failures:

@@ -65,10 +65,10 @@ def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] |
     if not _STORE_REF.match(ref) or os.path.exists(ref):
         return None
     try:
-        from abstat.store import DEFAULT_STORE, resolve_variant
+        from abstat.store import resolve_store_path, resolve_variant
     except ImportError:
         return None
-    runs = resolve_variant(ref, store or DEFAULT_STORE, metric=metric, where=where)
+    runs = resolve_variant(ref, resolve_store_path(store), metric=metric, where=where)
     if runs is None:
         return None
     runs = [list(map(float, run)) for run in runs if len(run)]
@@ -103,8 +103,10 @@ def parse_variant_spec(
     if runs is not None:
         return VariantData(name, runs=runs, sources=[f"store:{value}"])
     if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
-        where = store or "./abstat.db"
-        raise InputError(f"no such file, and no stored variant {value!r} in {where}", path=value)
+        from abstat.store import resolve_store_path
+
+        store_path = resolve_store_path(store)
+        raise InputError(f"no such file, and no stored variant {value!r} in {store_path}", path=value)
     return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
 
 

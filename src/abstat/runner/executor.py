@@ -46,6 +46,9 @@ class BackgroundHandle(Protocol):
     def exited(self) -> str | None:
         """None while running, else how it ended (e.g. ``exit status 1``)."""
 
+    def failure(self) -> str | None:
+        """None while it provides the load, else how it failed or ended."""
+
     def stop(self) -> list[str]:
         """Stop it with its whole process group; return notes."""
 
@@ -94,14 +97,20 @@ def _tail(data: bytes, lines: int = 3, limit: int = 400) -> str:
     return tail[-limit:]
 
 
-def _group_alive(pgid: int) -> bool:
+def _kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
+    """Signal a process group; True when it still had members."""
     try:
-        os.killpg(pgid, 0)
+        os.killpg(pgid, sig)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True
     return True
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while group ``pgid`` has members (orphaned zombies included)."""
+    return _kill_group(pgid, 0)
 
 
 def _live_group_members(pgid: int) -> list[int]:
@@ -126,17 +135,6 @@ def _live_group_members(pgid: int) -> list[int]:
         if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
             members.append(int(entry))
     return members
-
-
-def _kill_group(pgid: int, sig: int = signal.SIGKILL) -> bool:
-    """Signal a process group; True when it still had members."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _resolve(program: str) -> str:
@@ -438,6 +436,9 @@ class FakeBackground:
         self._log.append(("background-start", command.text))
 
     def exited(self) -> str | None:
+        return None
+
+    def failure(self) -> str | None:
         return None
 
     def stop(self) -> list[str]:

@@ -110,7 +110,7 @@ def run_experiment(
         """A background load that failed or ended stops the experiment: the
         runs after it would be measured without the load that was asked for."""
         for handle in backgrounds:
-            failure = getattr(handle, "failure", handle.exited)()
+            failure = handle.failure()
             if failure is not None and id(handle) not in reported_background:
                 reported_background.add(id(handle))
                 raise _Stop(

@@ -22,12 +22,14 @@ from abstat.store.db import (
     Store,
     check_experiment_name,
     open_store,
+    resolve_store_path,
 )
 from abstat.store.schema import SCHEMA_VERSION
 
 __all__ = [
     "DEFAULT_STORE", "ExperimentSummary", "Invocation", "SCHEMA_VERSION", "SampleSet", "Store",
     "check_experiment_name", "iter_sample_sets", "open_store", "resolve_variant",
+    "resolve_store_path",
 ]
 
 
@@ -55,9 +57,8 @@ def resolve_variant(
     with open_store(store_path, create=False) as store:
         if variant not in store.variant_names(experiment):
             return None
-        groups = store.variant_groups(experiment, variant, metric)
-        if not groups:
-            available = store.metrics(experiment, variant)
+        available = store.metrics(experiment, variant)  # the metrics of its successful runs
+        if metric not in available:
             if available:
                 raise InputError(
                     f"stored variant {ref!r} has no metric {metric!r} (it has: {', '.join(available)})",

@@ -20,7 +20,13 @@ from abstat.errors import InputError, UsageError
 from abstat.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 DEFAULT_STORE = "abstat.db"
+STORE_ENV = "ABSTAT_STORE"
 BUSY_TIMEOUT_MS = 30_000
+
+
+def resolve_store_path(given: str | None = None) -> str:
+    """The store a command uses: ``--store PATH``, else ``$ABSTAT_STORE``, else ``./abstat.db``."""
+    return given or os.environ.get(STORE_ENV) or DEFAULT_STORE
 
 
 def _now() -> str:
@@ -211,34 +217,37 @@ class Store:
         return self._experiment_id(name, create=False) is not None
 
     def experiments(self) -> list[ExperimentSummary]:
-        summaries: list[ExperimentSummary] = []
-        for exp_id, name, created in self.db.execute(
-            "SELECT id, name, created_at FROM experiments ORDER BY id"
-        ).fetchall():
-            inv = self.db.execute(
-                "SELECT COUNT(*), COUNT(DISTINCT boot_id), MAX(started_at) FROM invocations WHERE experiment_id = ?",
-                (exp_id,),
-            ).fetchone()
-            hosts = [
-                row[0]
-                for row in self.db.execute(
-                    "SELECT DISTINCT hostname FROM invocations WHERE experiment_id = ? AND hostname IS NOT NULL"
-                    " ORDER BY hostname",
-                    (exp_id,),
-                )
-            ]
-            counts = dict(
-                self.db.execute(
-                    "SELECT r.status = 'ok', COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
-                    " WHERE v.experiment_id = ? GROUP BY r.status = 'ok'",
-                    (exp_id,),
-                ).fetchall()
+        invocations = {
+            row[0]: row[1:]
+            for row in self.db.execute(
+                "SELECT experiment_id, COUNT(*), COUNT(DISTINCT boot_id), MAX(started_at) FROM invocations"
+                " GROUP BY experiment_id"
             )
+        }
+        hosts: dict[int, list[str]] = {}
+        for exp_id, host in self.db.execute(
+            "SELECT DISTINCT experiment_id, hostname FROM invocations WHERE hostname IS NOT NULL"
+            " ORDER BY experiment_id, hostname"
+        ):
+            hosts.setdefault(exp_id, []).append(host)
+        variants: dict[int, list[str]] = {}
+        for exp_id, name in self.db.execute("SELECT experiment_id, name FROM variants ORDER BY id"):
+            variants.setdefault(exp_id, []).append(name)
+        counts: dict[tuple[int, bool], int] = {
+            (exp_id, bool(ok)): count
+            for exp_id, ok, count in self.db.execute(
+                "SELECT v.experiment_id, r.status = 'ok', COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
+                " GROUP BY v.experiment_id, r.status = 'ok'"
+            )
+        }
+        summaries: list[ExperimentSummary] = []
+        for exp_id, name, created in self.db.execute("SELECT id, name, created_at FROM experiments ORDER BY id"):
+            count, boots, last = invocations.get(exp_id, (0, 0, None))
             summaries.append(
                 ExperimentSummary(
-                    name=name, created_at=created, last_run_at=inv[2], invocations=int(inv[0]),
-                    boots=int(inv[1]), hosts=hosts, variants=self.variant_names(name),
-                    runs_ok=int(counts.get(1, 0)), runs_failed=int(counts.get(0, 0)),
+                    name=name, created_at=created, last_run_at=last, invocations=int(count),
+                    boots=int(boots), hosts=hosts.get(exp_id, []), variants=variants.get(exp_id, []),
+                    runs_ok=counts.get((exp_id, True), 0), runs_failed=counts.get((exp_id, False), 0),
                 )
             )
         return summaries
@@ -279,27 +288,34 @@ class Store:
         ).fetchone()
         return row[0] if row else None
 
-    def variant_groups(
-        self, experiment: str, variant: str, metric: str, *, invocations: Sequence[int] | None = None
-    ) -> list[list[float]]:
-        """Values of successful runs, one list per invocation (run group)."""
+    def groups_by_metric(
+        self, experiment: str, *, invocations: Sequence[int] | None = None
+    ) -> dict[str, dict[str, list[list[float]]]]:
+        """Values of successful runs: metric -> variant -> one list per invocation (run group),
+        only those of ``invocations`` when given."""
         sql = (
-            "SELECT r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+            "SELECT s.metric, v.name, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
             " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-            " WHERE e.name = ? AND v.name = ? AND s.metric = ? AND r.status = 'ok'"
+            " WHERE e.name = ? AND r.status = 'ok'"
         )
-        params: list[Any] = [experiment, variant, metric]
+        params: list[Any] = [experiment]
         if invocations is not None:
             sql += f" AND r.invocation_id IN ({','.join('?' * len(invocations))})"
             params.extend(invocations)
-        sql += " ORDER BY r.invocation_id, r.position, s.idx"
-        groups: dict[int, list[float]] = {}
-        for invocation_id, value in self.db.execute(sql, params):
-            groups.setdefault(invocation_id, []).append(float(value))
-        return list(groups.values())
+        sql += " ORDER BY s.metric, v.id, r.invocation_id, r.position, s.idx"
+        found: dict[str, dict[str, dict[int, list[float]]]] = {}
+        for metric, variant, invocation_id, value in self.db.execute(sql, params):
+            found.setdefault(metric, {}).setdefault(variant, {}).setdefault(invocation_id, []).append(float(value))
+        return {
+            metric: {variant: list(groups.values()) for variant, groups in by_variant.items()}
+            for metric, by_variant in found.items()
+        }
 
-    def machine_records(self, experiment: str, variant: str | None = None) -> list[dict[str, Any]]:
-        """Machine records of the invocations with successful runs (oldest first)."""
+    def machine_records(
+        self, experiment: str, variant: str | None = None, *, invocations: Sequence[int] | None = None
+    ) -> list[dict[str, Any]]:
+        """Machine records of the invocations with successful runs (oldest first),
+        only those of ``invocations`` when given."""
         sql = (
             "SELECT DISTINCT i.id, i.machine FROM invocations i JOIN runs r ON r.invocation_id = i.id"
             " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = i.experiment_id"
@@ -309,6 +325,9 @@ class Store:
         if variant is not None:
             sql += " AND v.name = ?"
             params.append(variant)
+        if invocations is not None:
+            sql += f" AND i.id IN ({','.join('?' * len(invocations))})"
+            params.extend(invocations)
         sql += " ORDER BY i.id"
         return [json.loads(row[1]) for row in self.db.execute(sql, params)]
 
@@ -319,25 +338,33 @@ class Store:
             " WHERE e.name = ? ORDER BY i.id",
             (experiment,),
         ).fetchall()
+        labels: dict[int, dict[str, str]] = {row[0]: {} for row in rows}
+        for invocation_id, key, value in self.db.execute(
+            "SELECT l.invocation_id, l.key, l.value FROM labels l JOIN invocations i ON i.id = l.invocation_id"
+            " JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ? ORDER BY l.key",
+            (experiment,),
+        ):
+            if invocation_id in labels:  # not one started since the first query
+                labels[invocation_id][key] = value
+        run_counts: dict[int, list[tuple[Any, ...]]] = {row[0]: [] for row in rows}
+        for invocation_id, *count in self.db.execute(
+            "SELECT r.invocation_id, v.name, r.status, COUNT(*), GROUP_CONCAT(DISTINCT r.command) FROM runs r"
+            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+            " WHERE e.name = ? GROUP BY r.invocation_id, v.name, r.status ORDER BY v.id, r.status",
+            (experiment,),
+        ):
+            if invocation_id in run_counts:
+                run_counts[invocation_id].append(tuple(count))
         result = []
         for row in rows:
-            labels = dict(
-                self.db.execute("SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key", (row[0],))
-            )
-            counts = self.db.execute(
-                "SELECT v.name, r.status, COUNT(*), GROUP_CONCAT(DISTINCT r.command) FROM runs r"
-                " JOIN variants v ON v.id = r.variant_id WHERE r.invocation_id = ? GROUP BY v.name, r.status"
-                " ORDER BY v.id",
-                (row[0],),
-            ).fetchall()
             result.append(
                 {
                     "id": row[0], "started_at": row[1], "ended_at": row[2], "status": row[3],
                     "hostname": row[4], "boot_id": row[5], "argv": json.loads(row[6] or "[]"),
                     "settings": json.loads(row[7] or "{}"), "notes": json.loads(row[8] or "[]"),
-                    "machine": json.loads(row[9]), "labels": labels,
+                    "machine": json.loads(row[9]), "labels": labels[row[0]],
                     "runs": [
-                        {"variant": c[0], "status": c[1], "count": c[2], "command": c[3]} for c in counts
+                        {"variant": c[0], "status": c[1], "count": c[2], "command": c[3]} for c in run_counts[row[0]]
                     ],
                 }
             )
@@ -390,12 +417,19 @@ class Store:
 
     def sample_sets(self, where: Mapping[str, Any] | None = None) -> Iterator[SampleSet]:
         """Group samples by (experiment, variant, metric, host, labels); runs by invocation."""
-        rows = self.db.execute(
+        sql = (
             "SELECT e.name, v.name, s.metric, i.hostname, i.id, s.value, s.unit FROM samples s"
             " JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
             " JOIN experiments e ON e.id = v.experiment_id JOIN invocations i ON i.id = r.invocation_id"
-            " WHERE r.status = 'ok' ORDER BY e.id, v.id, s.metric, i.id, r.position, s.idx"
+            " WHERE r.status = 'ok'"
         )
+        accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
+        params: list[str] = []
+        for key, column in (("experiment", "e.name"), ("variant", "v.name"), ("metric", "s.metric")):
+            if key in accepted:  # these labels are columns: let SQLite skip the other rows
+                sql += f" AND {column} IN ({','.join('?' * len(accepted[key]))})"
+                params.extend(sorted(accepted[key]))
+        rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, i.id, r.position, s.idx", params)
         label_cache: dict[int, dict[str, str]] = {}
         sets: dict[tuple, dict[str, Any]] = {}
         for experiment, variant, metric, host, invocation_id, value, unit in rows:
@@ -407,7 +441,7 @@ class Store:
             labels.update({"experiment": experiment, "variant": variant, "metric": metric})
             if host is not None:
                 labels.setdefault("host", host)  # a --label host=NAME names the machine
-            if not _matches(labels, where):
+            if not _matches(labels, accepted):
                 continue
             key = tuple(sorted(labels.items()))
             entry = sets.setdefault(key, {"labels": labels, "groups": {}, "invocations": [], "unit": unit})
@@ -415,30 +449,30 @@ class Store:
                 entry["groups"][invocation_id] = []
                 entry["invocations"].append(invocation_id)
             entry["groups"][invocation_id].append(float(value))
+        machines: dict[int, str] = {}  # invocation id -> machine record (JSON)
         for entry in sets.values():
             last = entry["invocations"][-1]
-            machine_row = self.db.execute("SELECT machine FROM invocations WHERE id = ?", (last,)).fetchone()
+            if last not in machines:
+                machine_row = self.db.execute("SELECT machine FROM invocations WHERE id = ?", (last,)).fetchone()
+                machines[last] = machine_row[0] if machine_row else "{}"
             yield SampleSet(
                 labels=entry["labels"],
                 runs=[entry["groups"][i] for i in entry["invocations"]],
-                machine=json.loads(machine_row[0]) if machine_row else {},
+                machine=json.loads(machines[last]),
                 unit=entry["unit"],
                 invocations=list(entry["invocations"]),
             )
 
 
-def _matches(labels: Mapping[str, str], where: Mapping[str, Any] | None) -> bool:
-    if not where:
-        return True
-    for key, wanted in where.items():
-        if key not in labels:
-            return False
-        if isinstance(wanted, (list, tuple, set, frozenset)):
-            if labels[key] not in {str(w) for w in wanted}:
-                return False
-        elif labels[key] != str(wanted):
-            return False
-    return True
+def _accepted(wanted: Any) -> set[str]:
+    """The values a ``where`` entry accepts: one value or a collection of them."""
+    if isinstance(wanted, (list, tuple, set, frozenset)):
+        return {str(w) for w in wanted}
+    return {str(wanted)}
+
+
+def _matches(labels: Mapping[str, str], accepted: Mapping[str, set[str]]) -> bool:
+    return all(labels.get(key) in values for key, values in accepted.items())
 
 
 def _connect(path: str, create: bool) -> sqlite3.Connection:
@@ -523,10 +557,20 @@ def _check_foreign(connection: sqlite3.Connection, path: str) -> None:
     """
     connection.execute("BEGIN")
     try:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]
-        has_tables = bool(connection.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0])
+        version, has_tables = _schema_state(connection)
     finally:
         connection.execute("COMMIT")
+    _check_version(version, has_tables, path)
+
+
+def _schema_state(connection: sqlite3.Connection) -> tuple[int, bool]:
+    """(schema version, whether the file has any table)."""
+    version = connection.execute("PRAGMA user_version").fetchone()[0]
+    has_tables = connection.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
+    return int(version), bool(has_tables)
+
+
+def _check_version(version: int, has_tables: bool, path: str) -> None:
     if version > SCHEMA_VERSION:
         raise InputError(
             f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION})", path=path
@@ -539,17 +583,10 @@ def _migrate(connection: sqlite3.Connection, path: str) -> None:
     version = connection.execute("PRAGMA user_version").fetchone()[0]
     if version == SCHEMA_VERSION:
         return
-    if version > SCHEMA_VERSION:
-        raise InputError(
-            f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION})", path=path
-        )
     connection.execute("BEGIN IMMEDIATE")
     try:
-        version = connection.execute("PRAGMA user_version").fetchone()[0]  # another writer may have migrated
-        if version == 0 and connection.execute(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'"
-        ).fetchone()[0]:
-            raise InputError("not an abstat store (it has tables but no abstat schema version)", path=path)
+        version, has_tables = _schema_state(connection)  # another writer may have migrated
+        _check_version(version, has_tables, path)
         for step in range(version, SCHEMA_VERSION):
             for statement in _statements(MIGRATIONS[step]):
                 connection.execute(statement)
