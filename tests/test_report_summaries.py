@@ -214,3 +214,19 @@ def test_bad_summary_inputs_are_one_line_errors(args, message, capsys):
     assert out == ""
     assert err.count("\n") == 1 and err.startswith("abstat report: ") and message in err
     assert "Traceback" not in err
+
+
+def test_pair_warnings_name_the_pair_even_with_one_letter_names():
+    # Variants "a" and "b" occur inside almost any sentence: whether a
+    # footnote needs its "b vs a:" prefix is decided by the warning's own
+    # variant field, not by looking for the names in the text.
+    sets = api.load(["a=5:10:1", "b=5:12:1"])
+    report = api.build(sets, by="variant", baseline="a")
+    expected = abstat.compare(Summary(5, 10.0, 1.0), Summary(5, 12.0, 1.0), names=("a", "b"))
+    pair = [w for w in expected.warnings if w.variant is None]
+    assert pair, "the reference comparison should have a warning about the pair"
+    for warning in pair:
+        assert f"b vs a: {warning.message}" in report.footnotes
+    for warning in expected.warnings:
+        if warning.variant is not None:
+            assert warning.message in report.footnotes

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from abstat.audit.scan import strip_quote
+
 _NUM = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?"
 _UNITS = r"(?:ns|us|µs|ms|s|sec|secs|seconds|cycles|%|MB/s|GB/s|ops/s|op/s)"
 _MENTION = re.compile(
@@ -28,7 +30,6 @@ _HEADER_WORDS = re.compile(r"^[A-Za-z][\w/%()-]*(?:\s+[A-Za-z][\w/%()-]*)*$")
 _PAIR = re.compile(rf"([A-Za-z][A-Za-z _-]{{0,30}}?):\s*({_NUM})\s*({_UNITS})\b")
 _SPREAD = re.compile(r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bsigma\b|\bconfidence\b", re.IGNORECASE)
 _BASELINE = re.compile(r"\b(without|unpatched|before|baseline|base|old|vanilla|orig(?:inal)?|stock|reference)\b", re.IGNORECASE)
-_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?[ \t]*)*")
 TABLE_DISTANCE = 12  # lines between a mention and its table
 
 
@@ -99,7 +100,7 @@ def find_averages(text: str, skip_lines: set[int] | None = None) -> list[Average
     """Claims based on averages without spread; ``skip_lines`` (1-based) are ministat reports."""
     skip = skip_lines or set()
     raw_lines = text.split("\n")
-    lines = [_QUOTE.sub("", line).strip() for line in raw_lines]
+    lines = [strip_quote(line).strip() for line in raw_lines]
     offsets = []
     position = 0
     for line in lines:

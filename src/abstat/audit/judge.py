@@ -97,8 +97,7 @@ def judge(
         ))
         return result
     welch = stats.ttest_ind_from_stats(ac, sc, nc, ab, sb, nb, equal_var=False)
-    a, b = vb / nb, vc / nc
-    df_welch = (a + b) ** 2 / (a * a / (nb - 1) + b * b / (nc - 1))
+    df_welch = power_mod.welch_df(vb, nb, vc, nc)
     half = float(stats.t.isf(alpha / 2.0, df_welch)) * se_welch
     result.welch = {
         "t": float(welch.statistic), "df": df_welch, "p": float(welch.pvalue),

@@ -32,25 +32,18 @@ DIALECTS = ("classic", "freebsd")
 _SLACK = 1e-12  # relative: double rounding inside the reference's arithmetic
 
 
-def t_value(df: int, confidence: float) -> float:
-    """The reference's t value (its own table, via abstat.stats.student)."""
-    from abstat.stats.student import t_critical
+def _quantities(nb: int, nc: int, confidence: float, ab: float, ac: float, sb: float, sc: float) -> dict[str, float]:
+    """Every printed quantity for one set of vitals (ministat's arithmetic,
+    :func:`abstat.stats.student.pooled_t`); no relative ones when ab is 0."""
+    from abstat.stats.student import pooled_t
 
-    return float(t_critical(df, confidence))
-
-
-def _quantities(nb: int, nc: int, t: float, ab: float, ac: float, sb: float, sc: float) -> dict[str, float]:
-    vb, vc = sb * sb, sc * sc
-    dof = nb + nc - 2
-    spool = math.sqrt(((nc - 1) * vc + (nb - 1) * vb) / dof)
-    d = ac - ab
-    e = t * spool * math.sqrt(1.0 / nc + 1.0 / nb)
-    out = {"difference": d, "half_width": e, "pooled_s": spool, "margin": abs(d) - e}
+    r = pooled_t(nb, ab, sb, nc, ac, sc, confidence)
+    out = {"difference": r.difference, "half_width": r.half_width, "pooled_s": r.pooled_sd,
+           "margin": abs(r.difference) - r.half_width}
     if ab != 0.0:
-        re = ((nc - 1) * vc + (nb - 1) * vb * (ac * ac) / (ab * ab)) * ((nb + nc) / (nb * nc * (nb + nc - 2.0)))
-        out["percent"] = d * 100.0 / ab
-        out["percent_half_width_classic"] = e * 100.0 / ab
-        out["percent_half_width_freebsd"] = t * math.sqrt(re) * 100.0 / ab
+        out["percent"] = r.relative_pct
+        out["percent_half_width_classic"] = r.relative_half_width_pct
+        out["percent_half_width_freebsd"] = r.relative_half_width_pct_freebsd
     return out
 
 
@@ -125,15 +118,18 @@ def _spread_value(value: Printed) -> float:
 
 def recompute(base: DataSet, cand: DataSet, confidence: float) -> Recomputation:
     """Ranges of every printed quantity over the vitals' rounding box."""
+    from abstat.stats.student import t_critical
+
     nb, nc = base.n, cand.n
     df = nb + nc - 2
-    t = t_value(df, confidence)
+    t = float(t_critical(df, confidence))
     boxes = [
         (base.avg.low, base.avg.high), (cand.avg.low, cand.avg.high),
         _spread_box(base.stddev), _spread_box(cand.stddev),
     ]
-    central = _quantities(nb, nc, t, base.avg.value, cand.avg.value, *(_spread_value(p) for p in (base.stddev, cand.stddev)))
-    corners = [_quantities(nb, nc, t, *corner) for corner in itertools.product(*boxes)]
+    central = _quantities(nb, nc, confidence, base.avg.value, cand.avg.value,
+                          *(_spread_value(p) for p in (base.stddev, cand.stddev)))
+    corners = [_quantities(nb, nc, confidence, *corner) for corner in itertools.product(*boxes)]
     ranges: dict[str, tuple[float, float]] = {}
     for key in central:
         values = [corner[key] for corner in corners if key in corner]
@@ -164,7 +160,7 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
             "the half-width, relative half-width and pooled s cannot be recomputed"
         )
         result.dialects.append("classic")
-    if any(value.low <= 0.0 <= value.high for value in (base.avg,)):
+    if base.avg.low <= 0.0 <= base.avg.high:
         result.reasons.append("the baseline average is 0: no relative interval")
     verdict = "difference" if comparison.difference_proven else "no difference"
     verdict_ok = nan_spread or result.verdict_possible[verdict]
@@ -185,23 +181,18 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
                 f"printed 'No difference proven', but |difference| {format_g(abs(result.central['difference']))} "
                 f"exceeds the half-width {format_g(result.central['half_width'])} for all vitals that round to the printed ones"
             )
-    fields: list[tuple[str, Printed | None, str]] = [
-        ("difference", comparison.difference, "difference"),
-        ("half_width", comparison.half_width, "half_width"),
-        ("percent", comparison.percent, "percent"),
-        ("pooled_s", comparison.pooled_s, "pooled_s"),
-    ]
     if comparison.difference_proven:
-        for name, value, key in fields:
-            if value is None or key not in result.ranges or (nan_spread and key in ("half_width", "pooled_s")):
+        for name in ("difference", "half_width", "percent", "pooled_s"):
+            value: Printed | None = getattr(comparison, name)
+            if value is None or name not in result.ranges or (nan_spread and name in ("half_width", "pooled_s")):
                 continue
-            low, high = result.ranges[key]
+            low, high = result.ranges[name]
             ok = value.contains(low, high)
             result.checks.append(LineCheck(name, comparison.lines.get(name, comparison.line), value.text, low, high, ok))
             if not ok:
                 result.reasons.append(
                     f"printed {name.replace('_', ' ')} {value.text} but the vitals give "
-                    f"{format_g(result.central[key])} (any value in [{format_g(low, 9)}, {format_g(high, 9)}] would print)"
+                    f"{format_g(result.central[name])} (any value in [{format_g(low, 9)}, {format_g(high, 9)}] would print)"
                 )
         relative = comparison.percent_half_width
         if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:

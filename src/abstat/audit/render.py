@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import math
 
+from abstat.audit.printed import format_g
 from abstat.audit.report import AuditReport, BlockAudit, ComparisonAudit
 
 _MARK = {"error": "!!", "warning": " !", "info": " -"}
@@ -34,9 +35,7 @@ def _state(consistent: bool | None) -> str:
 
 
 def _g(value: float | None, digits: int = 6) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "nan"
-    return "%.*g" % (digits, value)
+    return "nan" if value is None else format_g(value, digits)
 
 
 def _span(bounds: tuple[float, float]) -> str:
@@ -47,20 +46,18 @@ def _span(bounds: tuple[float, float]) -> str:
 
 def render_text(report: AuditReport) -> str:
     counts = report.counts()
+    averages = f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""
     if counts["ministat_reports"] == 0:
-        head = f"{report.source}: no ministat report"
-        if counts["averages_claims"]:
-            head += f"; {counts['averages_claims']} claim(s) from bare averages"
-        lines = [head]
+        head = f"{report.source}: no ministat report{averages}"
     else:
-        lines = []
-    lines += [] if lines else [
-        f"{report.source}: {counts['ministat_reports']} ministat report(s), "
-        f"{counts['printed_comparisons']} printed comparison(s): {counts['consistent']} consistent, "
-        f"{counts['inconsistent']} inconsistent, {counts['unchecked']} not checkable"
-        + (f"; {counts['damaged_reports']} damaged" if counts["damaged_reports"] else "")
-        + (f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""),
-    ]
+        head = (
+            f"{report.source}: {counts['ministat_reports']} ministat report(s), "
+            f"{counts['printed_comparisons']} printed comparison(s): {counts['consistent']} consistent, "
+            f"{counts['inconsistent']} inconsistent, {counts['unchecked']} not checkable"
+            + (f"; {counts['damaged_reports']} damaged" if counts["damaged_reports"] else "")
+            + averages
+        )
+    lines = [head]
     if not report.blocks:
         lines.append("no ministat report and no claim from averages found")
     for block in report.blocks:

@@ -16,9 +16,9 @@ from abstat.audit.printed import format_g
 from abstat.audit.recompute import Recomputation, check, recompute
 from abstat.audit.scan import Block, DataSet, PrintedComparison, find_blocks
 from abstat.stats import power as power_mod
+from abstat.stats.student import CONFIDENCE_LEVELS
 
 DEFAULT_CONFIDENCE = 95.0
-_TABLE_CONFIDENCES = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
 
 
 @dataclass
@@ -224,7 +224,7 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
             missing = "baseline" if base is None else "candidate"
             comparison.findings.append(Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed"))
             continue
-        if confidence not in _TABLE_CONFIDENCES:
+        if confidence not in CONFIDENCE_LEVELS:
             comparison.findings.append(Finding(
                 "unknown_confidence", "error", f"ministat has no t table column for {confidence:g}% confidence"))
             if printed is not None:
@@ -251,7 +251,7 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
                     "the relative interval prints the same in both dialects (classic e/avg and freebsd)"))
             if result.dialects:
                 fits = set(result.dialects) if fits is None else fits & set(result.dialects)
-        elif base.n >= 2 and cand.n >= 2:
+        else:
             comparison.recomputation = recompute(base, cand, confidence)
             comparison.findings.append(Finding(
                 "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))

@@ -148,13 +148,14 @@ class _Line:
     note: str = ""
 
 
-def _strip_quote(raw: str) -> str:
+def strip_quote(raw: str) -> str:
+    """``raw`` without mail/Markdown quote marks and indentation in front, nor white space behind."""
     return raw[_QUOTE.match(raw).end():].rstrip() if raw else ""
 
 
 def _classify(number: int, raw: str) -> _Line:
     raw = raw.rstrip("\r\n")
-    body = _strip_quote(raw)
+    body = strip_quote(raw)
     text = body.strip()
     line = _Line(number, raw, body, text, "other")
     if not text:
@@ -169,14 +170,14 @@ def _classify(number: int, raw: str) -> _Line:
         if match:
             line.kind, line.match = kind, match
             return line
-    if _VITALS_START.match(text):
-        line.kind = "badvitals"
+    start = _VITALS_START.match(text)
+    if start:
+        line.kind, line.match = "badvitals", start
         prefix = _VITALS_PREFIX.match(text)
         line.note = (
             f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
             if prefix else "vitals line cut short or malformed"
         )
-        line.match = _VITALS_START.match(text)
         return line
     if _HEADER_START.match(text):
         line.kind, line.note = "badheader", "vitals header cut short or malformed"
@@ -373,14 +374,13 @@ def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_bod
         block.problems.append(Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning"))
     name = block.legend.get(symbol)
     if line.kind == "vitals":
-        match = _VITALS.match(line.text)
         if header_body is not None and header_body.strip() == CANONICAL_HEADER.strip():
             # Both printed with fixed widths: a shorter vitals line lost its end.
             if len(line.text) < VITALS_WIDTH:
                 block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
                 block.damaged_symbols.add(symbol)
                 return k
-        block.datasets.append(_parse_vitals(line, match, name))
+        block.datasets.append(_parse_vitals(line, line.match, name))
         return k
     # Damaged vitals: a line wrapped by a mailer continues on the next line.
     if k + 1 < stop and lines[k + 1].kind == "numbers":

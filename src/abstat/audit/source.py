@@ -14,15 +14,21 @@ def decode_document(data: bytes, name: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _display_name(path: str) -> str:
+    from abstat.readers.text import STDIN_NAME
+
+    return STDIN_NAME if path == "-" else path
+
+
 def read_document(path: str) -> str:
     """Contents of ``path`` (``-``: standard input) as text."""
     from abstat.readers.text import read_bytes
 
-    return decode_document(read_bytes(path), "<stdin>" if path == "-" else path)
+    return decode_document(read_bytes(path), _display_name(path))
 
 
 def audit_file(path: str, *, threshold: float | None = None):  # -> AuditReport
     """Audit the file at ``path`` (``-``: standard input)."""
     from abstat.audit.report import audit_text
 
-    return audit_text(read_document(path), threshold=threshold, source="<stdin>" if path == "-" else path)
+    return audit_text(read_document(path), threshold=threshold, source=_display_name(path))

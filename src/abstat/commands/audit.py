@@ -5,15 +5,10 @@ vitals, 1 when one is not (or a report is damaged), 2 on bad input.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
+from abstat.commands import ArgumentParser
 from abstat.errors import UsageError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
 
 
 def parse_percent(text: str, option: str) -> float:
@@ -28,7 +23,7 @@ def parse_percent(text: str, option: str) -> float:
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(
+    parser = ArgumentParser(
         prog="abstat audit",
         description="Check ministat reports pasted in e-mails or Markdown: recompute every printed "
         "comparison from the printed vitals, name the ministat dialect, re-judge the claim "
@@ -40,8 +35,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     threshold = parse_percent(args.threshold, "--threshold") if args.threshold is not None else None
     from abstat.audit import audit_file
-    from abstat.audit.render import render_text, to_json
+    from abstat.audit.render import render
 
     report = audit_file(args.file, threshold=threshold)
-    sys.stdout.write(to_json(report) if args.format == "json" else render_text(report))
+    sys.stdout.write(render(report, args.format))
     return report.exit_status

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 
+from abstat.commands import ArgumentParser
 from abstat.errors import UsageError
 
 DESCRIPTION = """\
@@ -18,11 +19,6 @@ change of the centre (median by default) with a confidence interval, a
 p-value and a verdict. Inputs: FILE, NAME=FILE, 'NAME=runs/*.txt' (each file
 one independent run), NAME=n:mean:stddev (summary statistics),
 EXPERIMENT:VARIANT (stored by abstat run), - (standard input)."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 via the CLI
-        raise UsageError(message)
 
 
 def _percent(text: str) -> float:
@@ -37,7 +33,7 @@ def _percent(text: str) -> float:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="abstat compare", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="abstat compare", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="baseline first, then the candidates")
     p.add_argument("-c", "--confidence", type=_percent, default=95.0, metavar="PCT",
                    help="confidence level in percent (default 95)")
@@ -77,7 +73,6 @@ def main(argv: list[str]) -> int:
     from abstat.comparison import compare_many
     from abstat.readers.specs import parse_variant_specs
     from abstat.render.compare_text import render
-
     from abstat.report.inputs import parse_where_args
 
     variants = parse_variant_specs(

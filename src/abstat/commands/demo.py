@@ -8,12 +8,12 @@ the comparison of every metric is printed, exactly as ``abstat run`` does.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 from importlib import resources
 
+from abstat.commands import ArgumentParser
 from abstat.errors import UsageError
 
 FILE_BYTES = 8 * 1024 * 1024
@@ -21,13 +21,8 @@ SMALL_CHUNK = 128
 LARGE_CHUNK = 256 * 1024
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
-
-
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="abstat demo", description=__doc__.splitlines()[0].strip("`"))
+    parser = ArgumentParser(prog="abstat demo", description=__doc__.splitlines()[0].strip("`"))
     parser.add_argument("-n", "--runs", type=int, default=30, help="measured runs per variant (default 30)")
     parser.add_argument("--warmup", type=int, default=2, help="warm-up runs per variant (default 2)")
     parser.add_argument("--store", metavar="PATH", help="keep the results in this store (default: temporary)")

@@ -1,7 +1,6 @@
 """``abstat export``: every stored sample, one row each, as CSV or JSON."""
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import os
@@ -9,15 +8,11 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from abstat.errors import InputError, UsageError
+from abstat.commands import ArgumentParser
+from abstat.errors import InputError
 
 COLUMNS = ("experiment", "variant", "metric", "value", "unit", "run", "iteration", "index", "invocation",
            "boot_id", "host", "started_at", "command", "labels")
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
 
 
 def flatten(record: Any, prefix: str = "machine") -> dict[str, Any]:
@@ -65,7 +60,7 @@ def write_json(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="abstat export",
+    parser = ArgumentParser(prog="abstat export",
                      description="Export stored samples: one row per sample with its run and machine record.")
     parser.add_argument("--format", choices=("csv", "json"), default="csv")
     parser.add_argument("--experiment", metavar="NAME", help="only this experiment")

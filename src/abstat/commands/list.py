@@ -1,20 +1,14 @@
 """``abstat list``: the experiments in the result store."""
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 
-from abstat.errors import UsageError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
+from abstat.commands import ArgumentParser
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="abstat list", description="List the experiments in the result store.")
+    parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.")
     parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)

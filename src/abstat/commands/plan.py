@@ -6,17 +6,12 @@ variants.  The first variant is the baseline.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
 
+from abstat.commands import ArgumentParser
 from abstat.errors import InputError, UsageError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
 
 
 def _detect(text: str) -> tuple[float, bool]:
@@ -96,7 +91,7 @@ def render_text(result) -> str:  # result: abstat.stats.power.Plan
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(
+    parser = ArgumentParser(
         prog="abstat plan",
         description="From pilot data, the samples per variant (or runs x samples per run for nested data, "
         "allocated as in Kalibera & Jones 2013) needed to detect a change with a given power.",
@@ -126,9 +121,8 @@ def main(argv: list[str]) -> int:
         raise UsageError("--run-cost and --sample-cost go together")
     cost_ratio = None if run_cost is None else run_cost / sample_cost  # type: ignore[operator]
     from abstat.readers.specs import parse_variant_specs
-    from abstat.stats.power import plan
-
     from abstat.report.inputs import parse_where_args
+    from abstat.stats.power import plan
 
     variants = parse_variant_specs(args.variants, column=args.column, store=args.store, metric=args.metric,
                                    where=parse_where_args(args.where))

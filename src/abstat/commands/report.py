@@ -16,18 +16,16 @@ import argparse
 import os
 import sys
 
+from abstat.commands import ArgumentParser
 from abstat.errors import UsageError
-
-FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html", "hyperfine")
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2 via the CLI
-        raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    from abstat.report.adjust import METHODS
+    from abstat.report.api import RENDER_FORMATS
+    from abstat.report.inputs import INPUT_FORMATS
+
+    parser = ArgumentParser(
         prog="abstat report",
         description="Compare every configuration against a baseline in one table "
                     "(terminal, Markdown, e-mail, JSON, CSV, HTML).",
@@ -47,19 +45,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
                         help="add this label to every input (repeatable)")
     parser.add_argument("--store", help="the store to read when no INPUT is given (default: ./abstat.db)")
-    parser.add_argument("--format", default=None, choices=FORMATS,
+    parser.add_argument("--format", default=None, choices=(*RENDER_FORMATS, "hyperfine"),
                         help="table (default on a terminal; plain text otherwise), text, markdown, "
                              "email, json, csv, html (needs -o or a pipe), hyperfine")
     parser.add_argument("-o", "--output", help="write to this file instead of standard output")
     parser.add_argument("--input-format", default="auto",
-                        choices=("auto", "samples", "hyperfine", "pyperf", "go", "csv"))
+                        choices=INPUT_FORMATS)
     parser.add_argument("--csv-value", help="CSV: comma-separated value (metric) columns")
     parser.add_argument("--csv-labels", help="CSV: comma-separated label columns")
     parser.add_argument("-C", "--column", type=int, default=1, help="sample files: column to read (default 1)")
     parser.add_argument("-d", "--delimiters", help="sample files: field delimiters")
     parser.add_argument("-c", "--confidence", type=float, default=95.0, help="confidence level in percent (default 95)")
     parser.add_argument("--center", choices=("median", "mean"), default="median")
-    parser.add_argument("--adjust", choices=("holm", "bh", "none"), default="holm",
+    parser.add_argument("--adjust", choices=METHODS, default="holm",
                         help="multiple-comparison control over the table (default holm)")
     parser.add_argument("--higher-is-better", action="store_true",
                         help="larger values are improvements (default: only units ending in /s)")

@@ -20,19 +20,15 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from abstat.commands import ArgumentParser
 from abstat.errors import InputError, UsageError
 
 MAX_RUNS = 1_000_000  # per variant: the schedule is built in memory
 _NAME_CHARS = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, exit 2, via the CLI
-        raise UsageError(message)
-
-
 def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = ArgumentParser(
         prog=prog,
         description="Run benchmark variants (interleaved), store every run, and compare them.",
         epilog="Example: abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'",
@@ -174,8 +170,13 @@ class Progress:
         if enabled and stream.isatty():
             try:
                 from rich.console import Console
-                from rich.progress import (BarColumn, MofNCompleteColumn, Progress as RichProgress,
-                                           TextColumn, TimeRemainingColumn)
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
+                from rich.progress import Progress as RichProgress
             except ImportError:
                 self._rich = None
             else:
@@ -398,8 +399,13 @@ def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Seq
 def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -> int:
     """Run the experiment described by parsed ``args``; shared with ``abstat demo``."""
     from abstat import machine as machine_mod
-    from abstat.runner import (Command, ExperimentPlan, ProcessExecutor, parse_metric_pattern,
-                               run_experiment)
+    from abstat.runner import (
+        Command,
+        ExperimentPlan,
+        ProcessExecutor,
+        parse_metric_pattern,
+        run_experiment,
+    )
     from abstat.runner import perf as perf_mod
     from abstat.store import open_store
 

@@ -1,17 +1,11 @@
 """``abstat show EXPERIMENT``: invocations, machines, failures and the comparison."""
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import Any
 
+from abstat.commands import ArgumentParser
 from abstat.errors import InputError, UsageError
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:
-        raise UsageError(message)
-
 
 _MACHINE_FIELDS = (
     ("hostname", "host"), ("cpu_model", "CPU"), ("microcode", "microcode"), ("cpus", "CPUs"),
@@ -120,7 +114,7 @@ def _combine(experiment: str, done: list[tuple[dict[str, str], str | None, str |
 
 
 def main(argv: list[str]) -> int:
-    parser = _Parser(prog="abstat show", description="Show a stored experiment: runs, machines, comparison.")
+    parser = ArgumentParser(prog="abstat show", description="Show a stored experiment: runs, machines, comparison.")
     parser.add_argument("experiment", metavar="EXPERIMENT")
     parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
     parser.add_argument("--baseline", metavar="NAME", help="variant the others are compared with")

@@ -372,12 +372,9 @@ def read_csv(path: str, text: str | None = None, *,
             raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
     if label_columns is not None:
         labels_cols = list(label_columns)
-    elif value_columns is not None:
-        labels_cols = [h for h in header if h not in value_columns and
-                       not all(_looks_numeric(r[header.index(h)]) for _, r in body)]
-    else:
-        labels_cols = [h for h in header
-                       if not all(_looks_numeric(r[header.index(h)]) for _, r in body)]
+    else:  # the columns not chosen as values that are not all numbers
+        labels_cols = [h for i, h in enumerate(header) if h not in (value_columns or ())
+                       and not all(_looks_numeric(r[i]) for _, r in body)]
     metrics = list(value_columns) if value_columns is not None else [
         h for h in header if h not in labels_cols]
     if not metrics:

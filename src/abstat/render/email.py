@@ -16,6 +16,7 @@ import textwrap
 from abstat.errors import UsageError
 from abstat.render.matrix import EMAIL_WIDTH, render_text
 from abstat.report.matrix import Cell, Report
+from abstat.stats.student import CONFIDENCE_LEVELS
 
 INDENT = "  "
 
@@ -64,18 +65,13 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
     return "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
 
 
-_MINISTAT_LEVELS = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
-
-
 def render_email(report: Report) -> str:
     level = round(report.confidence * 100, 6)
-    if level not in _MINISTAT_LEVELS:
+    if level not in CONFIDENCE_LEVELS:
         raise UsageError(f"--format email: ministat -A blocks need a confidence of "
-                         f"{', '.join(f'{x:g}' for x in _MINISTAT_LEVELS)} (got {level:g})")
+                         f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})")
     text = render_text(report, width=EMAIL_WIDTH).rstrip("\n")
-    pairs = [(row.cells[report.baseline], row.cells[column])
-             for row in report.rows if report.baseline in row.cells
-             for column in report.columns[1:] if column in row.cells]
+    pairs = report.pairs()
     with_samples = [c for pair in pairs if all(c.sample_set.summary is None for c in pair) for c in pair]
     if any(cell.n % 2 == 0 for cell in with_samples):
         text += "\n" + "\n".join(textwrap.wrap(

@@ -17,7 +17,7 @@ import json
 from html import escape
 
 from abstat.render.html_plots import ecdf_svg
-from abstat.render.matrix import change_text, label_columns, table_grid, title
+from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
 from abstat.report.matrix import Cell, Report
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -64,11 +64,9 @@ def _table(report: Report) -> str:
             position += 1
             if column != report.baseline:
                 cls = "change"
-                cell = row.cells.get(column) if row is not None else None
-                if cell is not None and cell.significant and cell.comparison is not None:
-                    verdict = getattr(cell.comparison, "verdict", "")
-                    if verdict in ("faster", "slower"):
-                        cls += " " + verdict
+                verdict = marked_verdict(row.cells.get(column) if row is not None else None)
+                if verdict in ("faster", "slower"):
+                    cls += " " + verdict
                 out.append(f'<td class="{cls}">{_e(line[position])}</td>')
                 position += 1
         out.append("</tr>")
@@ -97,7 +95,7 @@ def _stats_table(cells: list[Cell]) -> str:
     return "\n".join(out)
 
 
-def _cell_section(report: Report, index: int, base: Cell, cell: Cell) -> str:
+def _cell_section(index: int, base: Cell, cell: Cell) -> str:
     unit = cell.sample_set.unit or cell.sample_set.labels.get("metric") or "value"
     summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
     if summaries:
@@ -146,16 +144,8 @@ def render_html(report: Report) -> str:
         body.append('<h2 id="warnings">Warnings</h2>')
         body.append('<ol class="notes">' + "".join(f"<li>{_e(t)}</li>" for t in report.footnotes)
                     + "</ol>")
-    sections = []
-    index = 0
-    for row in report.rows:
-        base = row.cells.get(report.baseline)
-        for column in report.columns[1:]:
-            cell = row.cells.get(column)
-            if base is None or cell is None:
-                continue
-            index += 1
-            sections.append(_cell_section(report, index, base, cell))
+    sections = [_cell_section(index, base, cell)
+                for index, (base, cell) in enumerate(report.pairs(), 1)]
     if sections:
         body.append('<h2 id="distributions">Distributions</h2>')
         body += sections

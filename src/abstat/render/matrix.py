@@ -126,11 +126,7 @@ def label_columns(report: Report) -> int:
 
 
 def _summary_metrics(report: Report) -> list[Any]:
-    metrics: list[Any] = []
-    for summary in report.summaries:
-        if summary.metric not in metrics:
-            metrics.append(summary.metric)
-    return metrics
+    return list(dict.fromkeys(summary.metric for summary in report.summaries))
 
 
 def title(report: Report) -> str:
@@ -235,11 +231,16 @@ def render_rich(report: Report, *, width: int = 100, color: bool = True) -> str:
     return buffer.getvalue()
 
 
-def _rich_style(cell: Cell | None) -> str:
+def marked_verdict(cell: Cell | None) -> str | None:
+    """The verdict of a cell marked significant (``*``), else None."""
     if cell is None or not cell.significant or cell.comparison is None:
-        return ""
-    verdict = getattr(cell.comparison, "verdict", "")
-    return {"faster": "green", "slower": "red"}.get(verdict, "bold")
+        return None
+    return cell.comparison.verdict
+
+
+def _rich_style(cell: Cell | None) -> str:
+    verdict = marked_verdict(cell)
+    return "" if verdict is None else {"faster": "green", "slower": "red"}.get(verdict, "bold")
 
 
 # --------------------------------------------------------------------------

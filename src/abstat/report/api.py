@@ -14,7 +14,6 @@ from abstat.report.inputs import load_files, load_store, parse_label_args, parse
 from abstat.report.matrix import Report, build_report, filter_sets
 from abstat.report.sampleset import SampleSet
 
-DEFAULT_STORE = "abstat.db"
 RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")
 
 
@@ -36,7 +35,9 @@ def load(inputs: Sequence[str], *, pattern: str | None = None,
                           csv_values=csv_values, csv_labels=csv_labels)
     if pattern:
         raise UsageError("--pattern names labels from file names; give INPUT files")
-    return load_store(store or DEFAULT_STORE, _where(where), extra)
+    from abstat.store import resolve_store_path
+
+    return load_store(resolve_store_path(store), _where(where), extra)
 
 
 def _where(where: Sequence[str] | dict[str, set[str]] | None) -> dict[str, set[str]]:

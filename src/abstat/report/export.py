@@ -10,11 +10,11 @@ converted, sets whose values are not times are refused.
 from __future__ import annotations
 
 import json
-import statistics
 from typing import Any, Sequence
 
 from abstat.errors import UsageError
-from abstat.report.sampleset import SampleSet
+from abstat.report.sampleset import SampleSet, label_keys
+from abstat.stats.descriptive import describe
 
 _TO_SECONDS = {"s": 1.0, "second": 1.0, "seconds": 1.0, "sec": 1.0, "ms": 1e-3,
                "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ns/op": 1e-9, "sec/op": 1.0}
@@ -48,7 +48,7 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
     """The hyperfine JSON document for ``sets`` (one result per set)."""
     if not sets:
         raise UsageError("--format hyperfine: nothing to export")
-    varying = [k for k in _keys(sets) if len({s.labels.get(k) for s in sets}) > 1]
+    varying = [k for k in label_keys(sets) if len({s.labels.get(k) for s in sets}) > 1]
     results = []
     for sample_set in sets:
         if sample_set.summary is not None:
@@ -56,13 +56,14 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
                              "samples to export (hyperfine JSON needs the times)")
         factor = seconds_factor(sample_set)
         times = [v * factor for v in sample_set.values]
+        d = describe(times)
         result: dict[str, Any] = {
             "command": command_name(sample_set, varying),
-            "mean": statistics.fmean(times),
-            "stddev": statistics.stdev(times) if len(times) > 1 else None,
-            "median": statistics.median(times),
-            "min": min(times),
-            "max": max(times),
+            "mean": d.mean,
+            "stddev": d.stddev if d.n > 1 else None,
+            "median": d.median,
+            "min": d.min,
+            "max": d.max,
             "times": times,
         }
         codes = sample_set.extra.get("exit_codes")
@@ -75,10 +76,3 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
 
 def render_hyperfine(sets: Sequence[SampleSet]) -> str:
     return json.dumps(to_hyperfine(sets), indent=2) + "\n"
-
-
-def _keys(sets: Sequence[SampleSet]) -> list[str]:
-    keys: list[str] = []
-    for sample_set in sets:
-        keys += [k for k in sample_set.labels if k not in keys]
-    return keys

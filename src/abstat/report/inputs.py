@@ -22,27 +22,25 @@ from abstat.report.sampleset import SampleSet, from_store_set
 INPUT_FORMATS = ("auto", "samples", "hyperfine", "pyperf", "go", "csv")
 
 
+def _key_value(item: str, option: str, form: str) -> tuple[str, str]:
+    key, eq, value = item.partition("=")
+    key = key.strip()
+    if not eq or not key:
+        raise UsageError(f"{option} {item!r}: expected {form}")
+    return key, value
+
+
 def parse_label_args(items: Iterable[str], option: str) -> dict[str, str]:
     """``['host=milan', 'mode=pv64']`` -> dict; UsageError on ``foo``."""
-    labels: dict[str, str] = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise UsageError(f"{option} {item!r}: expected KEY=VALUE")
-        labels[key] = value
-    return labels
+    return dict(_key_value(item, option, "KEY=VALUE") for item in items)
 
 
 def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
     """``--where host=milan --where host=rome,naples`` -> {host: {...}}."""
     where: dict[str, set[str]] = {}
     for item in items:
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise UsageError(f"--where {item!r}: expected KEY=VALUE[,VALUE...]")
-        where.setdefault(key, set()).update(v for v in value.split(","))
+        key, value = _key_value(item, "--where", "KEY=VALUE[,VALUE...]")
+        where.setdefault(key, set()).update(value.split(","))
     return where
 
 

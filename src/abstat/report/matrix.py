@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from abstat.errors import AbstatError, UsageError
 from abstat.report.adjust import DESCRIPTIONS, METHODS, adjust_p_values
-from abstat.report.sampleset import SampleSet
+from abstat.report.sampleset import SampleSet, label_keys
 
 
 # Column values taken as the baseline when --baseline is not given (else the
@@ -97,6 +97,12 @@ class Report:
     def summary_cells(self) -> list[Cell]:
         """The cells made from summary statistics instead of samples."""
         return [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is not None]
+
+    def pairs(self) -> list[tuple[Cell, Cell]]:
+        """(baseline cell, candidate cell) of each row, in table order."""
+        return [(row.cells[self.baseline], row.cells[column])
+                for row in self.rows if self.baseline in row.cells
+                for column in self.columns[1:] if column in row.cells]
 
     @property
     def comparisons(self) -> list[Cell]:
@@ -234,11 +240,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
             what = sample_set.source or _labels_text(sample_set.labels)
             raise UsageError(f"--by {by}: {what} has no label {by!r} "
                              "(name it with --pattern or --label)")
-    keys: list[str] = []
-    for sample_set in chosen:
-        for key in sample_set.labels:
-            if key not in keys:
-                keys.append(key)
+    keys = label_keys(chosen)
     values_of = {k: _ordered(s.labels.get(k, "") for s in chosen) for k in keys}
     columns = values_of[by]
     if baseline is None:
@@ -336,9 +338,11 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
             except AbstatError as err:
                 cell.notes.append(notes.add(f"{cell.name}: not compared: {err}"))
                 continue
-            for warning in getattr(cell.comparison, "warnings", None) or []:
-                message = getattr(warning, "message", None) or str(warning)
-                if cell.name not in message and base.name not in message:
+            for warning in cell.comparison.warnings:
+                # A warning about one variant names it (and reads the same in
+                # every cell of the row); one about the pair needs the pair.
+                message = warning.message
+                if warning.variant is None:
                     message = f"{cell.name} vs {base.name}: {message}"
                 cell.notes.append(notes.add(message))
         report_rows.append(Row(labels=dict(zip(row_keys, row_id)), cells=cells,
@@ -392,12 +396,9 @@ def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:
     return True
 
 
-def _ordered(values) -> list[str]:
-    seen: list[str] = []
-    for value in values:
-        if value not in seen:
-            seen.append(value)
-    return seen
+def _ordered(values) -> list:
+    """The distinct values, in the order first seen."""
+    return list(dict.fromkeys(values))
 
 
 def _labels_text(labels: dict[str, str]) -> str:

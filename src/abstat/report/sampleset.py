@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterable
 
 from abstat.readers.summary import Summary
 
@@ -50,6 +50,11 @@ class SampleSet:
             return self.summary
         runs = [list(run) for run in self.runs if run]
         return runs[0] if len(runs) == 1 else runs
+
+
+def label_keys(sets: Iterable[SampleSet]) -> list[str]:
+    """Every label key of ``sets``, in the order first seen."""
+    return list(dict.fromkeys(key for sample_set in sets for key in sample_set.labels))
 
 
 def from_store_set(obj: Any) -> SampleSet:

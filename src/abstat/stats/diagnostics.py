@@ -118,8 +118,7 @@ def unequal_spread(
             "unequal-spread",
             f"spreads differ: {wider} is {ratio:.1f}x wider (Brown-Forsythe p={p:.2g}); "
             "the change may be in shape, not only in location",
-            wider,
-        )
+        )  # about the pair, not one variant: no variant field
     ]
 
 

@@ -33,7 +33,8 @@ def _rescaled(delta: float, sd1: float, sd2: float) -> tuple[float, float, float
     return delta / scale, sd1 / scale, sd2 / scale
 
 
-def _welch_df(var1: float, n1: float, var2: float, n2: float) -> float:
+def welch_df(var1: float, n1: float, var2: float, n2: float) -> float:
+    """Welch-Satterthwaite degrees of freedom (n1 + n2 - 2 when both variances are 0)."""
     a, b = var1 / n1, var2 / n2
     denominator = a * a / (n1 - 1) + b * b / (n2 - 1)
     if denominator == 0.0:
@@ -75,7 +76,7 @@ def power_two_sample(
     if var1 == var2:
         df = n1 + n2 - 2.0
     else:
-        df = _welch_df(var1, n1, var2, n2)
+        df = welch_df(var1, n1, var2, n2)
     return power_from_noncentrality(delta / se, df, alpha)
 
 
@@ -109,7 +110,6 @@ def samples_per_side(
         estimate = math.inf
     guess = maximum if not estimate < maximum else max(minimum + 1, math.ceil(estimate))
     if enough(guess):
-        low, high = minimum, guess
         if not enough(guess - 1):
             return guess
         low, high = minimum, guess - 1
@@ -297,18 +297,15 @@ def _pilot_of(name: str, data: object) -> tuple[VariantPilot, list[list[float]] 
     if hasattr(data, "n") and hasattr(data, "mean") and hasattr(data, "stddev"):
         return VariantPilot(name, int(data.n), float(data.mean), float(data.stddev)), None
     values = list(data)  # type: ignore[call-overload]
-    if values and isinstance(values[0], (list, tuple)) or (values and hasattr(values[0], "__len__")):
+    runs = None
+    if values and hasattr(values[0], "__len__"):  # a sequence of runs
         runs = [list(map(float, run)) for run in values]
-        flat = [x for run in runs for x in run]
-        if len(flat) < 2:
-            raise ValueError(f"{name}: a pilot needs at least 2 values")
-        d = describe(flat)
-        if len(runs) == 1:
-            return VariantPilot(name, d.n, d.mean, d.stddev), None
-        return VariantPilot(name, d.n, d.mean, d.stddev, runs=len(runs)), runs
+        values = [x for run in runs for x in run]
     if len(values) < 2:
         raise ValueError(f"{name}: a pilot needs at least 2 values")
     d = describe(values)
+    if runs is not None and len(runs) > 1:
+        return VariantPilot(name, d.n, d.mean, d.stddev, runs=len(runs)), runs
     return VariantPilot(name, d.n, d.mean, d.stddev), None
 
 
@@ -365,9 +362,8 @@ def plan(
         pairs.append({"baseline": base.name, "candidate": other.name, "samples_per_variant": needed})
         if len(pilots) > 1 and base.n >= 2 and other.n >= 2:
             other.current_power = power_two_sample(delta, base.stddev, base.n, other.stddev, other.n, alpha=alpha)
-    if len(pilots) > 1:
-        base.current_power = min(o.current_power for o in others if o.current_power is not None) if any(
-            o.current_power is not None for o in others) else None
+    powers = [o.current_power for o in others if o.current_power is not None]
+    base.current_power = min(powers) if powers else None
     counts = [p["samples_per_variant"] for p in pairs]
     flat_needed = None if any(c is None for c in counts) else max(counts)  # type: ignore[type-var]
     result = Plan(
