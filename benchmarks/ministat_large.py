@@ -18,6 +18,8 @@ import sys
 import tempfile
 import time
 
+from ministat_scale import measure as _measure  # GNU time: the child's own peak RSS
+
 
 def _write_samples(path: str, count: int, center: float, seed: int) -> None:
     import numpy as np
@@ -29,17 +31,6 @@ def _write_samples(path: str, count: int, center: float, seed: int) -> None:
             block = np.rint(rng.normal(center, center * 0.06, size)).astype(np.int64)
             handle.write("\n".join(map(str, block.tolist())))
             handle.write("\n")
-
-
-def _measure(command: list[str], output: str) -> tuple[float, int, int]:
-    """Wall time (s), max RSS (KiB) and exit status of *command*."""
-    with open(output, "wb") as sink:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=sink)
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - start
-        process.returncode = os.waitstatus_to_exitcode(status)
-    return elapsed, usage.ru_maxrss, process.returncode
 
 
 def _median(values: list[float]) -> float:

@@ -29,6 +29,8 @@ SUM_BLOCK = 1 << 20
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
 _EXACT = 2.0**53
+# Integer data whose range is below this (and below n) takes the counting median.
+COUNTING_RANGE = 1 << 22
 _FORBIDDEN_DELIMITERS = frozenset(b"0123456789-")
 
 
@@ -209,6 +211,33 @@ def _exact_sum_of_squares(values: np.ndarray) -> int:
     return total
 
 
+def _counting_order_statistic(values: np.ndarray, rank: int, low: int, high: int) -> int:
+    """The *rank*-th smallest value (0-based) from a histogram of the values."""
+    counts = np.zeros(high - low + 1, dtype=np.int64)
+    for start in range(0, len(values), SUM_BLOCK):
+        block = values[start : start + SUM_BLOCK].astype(np.int64)
+        block -= low
+        found = np.bincount(block)
+        counts[: len(found)] += found
+    np.cumsum(counts, out=counts)
+    return low + int(np.searchsorted(counts, rank, side="right"))
+
+
+def order_statistic(values: np.ndarray, rank: int) -> float:
+    """``sorted(values)[rank]`` as a double, for an integer array.
+
+    Integers within a small range (quantized data such as TSC cycles, where
+    ``ndarray.partition`` can degrade badly with few distinct values) are
+    counted; the rest are partitioned in place.  Both give the same element.
+    """
+    low = int(values.min())
+    high = int(values.max())
+    if high - low < COUNTING_RANGE and high - low <= len(values):
+        return float(_counting_order_statistic(values, rank, low, high))
+    values.partition(rank)
+    return float(values[rank])
+
+
 def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, delimiters: bytes = b" \t"):
     """Read a plain-integer data set with numpy; None when not applicable.
 
@@ -253,8 +282,7 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
         else:
             squares = _sequential_sum(values, square=True)
         variance = (squares - total * total / n) / (n - 1.0)
-        values.partition(half)
-        median = float(values[half])
+        median = order_statistic(values, half)
     return IntegerSampleSet(
         values,
         n=n,

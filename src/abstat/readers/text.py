@@ -194,6 +194,29 @@ def _fgets_lines(data: bytes, chunk: int = FGETS_CHUNK):
         pos = end
 
 
+_PLAIN_BYTES = frozenset(b"0123456789-.\n")
+
+
+def _plain_numbers(data: bytes, chunk: int) -> list[float] | None:
+    """Values of a file holding one plain decimal number per line, or None.
+
+    The common case, read at C speed: only digits, "-", "." and newlines,
+    every line shorter than fgets' buffer.  Python's ``float`` rounds such
+    a number correctly, as ``strtod`` does, so the values are the same; any
+    token ``float`` rejects ("-", "1.2.3", "5-3") sends the file to the
+    general reader, which reports it as ministat would.
+    """
+    if data.translate(None, b"0123456789-.\n"):
+        return None
+    lines = data.split(b"\n")
+    if max(map(len, lines), default=0) >= chunk:
+        return None  # fgets would cut a line in two
+    try:
+        return [float(token) for token in lines if token]
+    except ValueError:
+        return None
+
+
 def parse_ministat(
     data: bytes,
     name: str,
@@ -213,6 +236,10 @@ def parse_ministat(
     if len(delims) > 1:
         table = bytes.maketrans(delims[1:], first * (len(delims) - 1))
     freebsd = dialect == "freebsd"
+    if column == 1 and not _PLAIN_BYTES.intersection(delims):
+        plain = _plain_numbers(data, FGETS_CHUNK_FREEBSD if freebsd else FGETS_CHUNK)
+        if plain is not None:
+            return plain
     values: list[float] = []
     append = values.append
     line = 0

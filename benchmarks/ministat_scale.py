@@ -1,0 +1,144 @@
+"""``abstat ministat -A`` against Debian's ``ministat`` at several sizes and two data shapes.
+
+Shapes: ``distinct`` (integers from a normal distribution with a 6% spread,
+nearly all distinct) and ``tsc`` (TSC-like, heavily quantized: a handful of
+distinct values, ``20*round(normal(440, 7)/20)``).  For each size and shape
+two files are written and both programs run on them in the same script,
+interleaved; the script prints the median wall time, the largest max RSS
+(from ``os.wait4``), their ratios and whether the outputs are byte-identical.
+
+Targets (issue 14): 5*10^6 per file: time <= 0.5x, memory <= 1x;
+10^6: time <= 1x; 10^5: time <= 4x.
+
+    python benchmarks/ministat_scale.py [--sizes 100000,1000000,5000000] [--shapes distinct,tsc] [--runs 3]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TARGETS = {100_000: (4.0, None), 1_000_000: (1.0, None), 5_000_000: (0.5, 1.0)}
+
+
+def _target(size: int) -> tuple[float | None, float | None]:
+    fitting = [limit for limit in TARGETS if limit <= size]
+    return TARGETS[max(fitting)] if fitting else (None, None)
+
+
+def write_samples(path: str, count: int, shape: str, seed: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as handle:
+        for start in range(0, count, 1_000_000):
+            size = min(1_000_000, count - start)
+            if shape == "tsc":
+                block = (20 * np.rint(rng.normal(440.0 + seed, 7.0, size) / 20)).astype(np.int64)
+            else:
+                center = 52000.0 - 200 * seed
+                block = np.rint(rng.normal(center, center * 0.06, size)).astype(np.int64)
+            handle.write("\n".join(map(str, block.tolist())))
+            handle.write("\n")
+
+
+TIME = "/usr/bin/time"
+
+
+def measure(command: list[str], output: str) -> tuple[float, int, int]:
+    """Wall time (s), max RSS (KiB) and exit status of *command*.
+
+    A child forked from this (large) Python process starts with its parent's
+    resident set counted in its peak, so when GNU time is installed the
+    command is started through it and its own peak is read back.
+    """
+    launcher = [TIME, "-f", "%M", "-o", output + ".rss"] if os.access(TIME, os.X_OK) else []
+    with open(output, "wb") as sink:
+        start = time.perf_counter()
+        process = subprocess.Popen([*launcher, *command], stdout=sink)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+    rss = usage.ru_maxrss
+    if launcher:
+        with open(output + ".rss") as handle:
+            rss = int(handle.read().split()[-1])
+    return elapsed, rss, os.waitstatus_to_exitcode(status)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def run_case(work: str, reference: str, size: int, shape: str, runs: int) -> bool:
+    files = [os.path.join(work, f"{shape}-{size}-{side}.txt") for side in ("a", "b")]
+    for seed, path in enumerate(files, start=1):
+        write_samples(path, size, shape, seed)
+    commands = {
+        "ministat": [reference, "-A", *files],
+        "abstat": [sys.executable, "-m", "abstat", "ministat", "-A", *files],
+    }
+    outputs = {name: os.path.join(work, f"{name}.out") for name in commands}
+    for command in commands.values():  # warm the page cache and byte code
+        subprocess.run(command, stdout=subprocess.DEVNULL, check=False)
+    results: dict[str, list[tuple[float, int, int]]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            results[name].append(measure(command, outputs[name]))
+    for name in commands:
+        statuses = {status for _, _, status in results[name]}
+        if statuses != {0}:
+            print(f"{name} failed with exit status {statuses}", file=sys.stderr)
+            return False
+    with open(outputs["ministat"], "rb") as ref, open(outputs["abstat"], "rb") as ours:
+        identical = ref.read() == ours.read()
+    time_ref = _median([elapsed for elapsed, _, _ in results["ministat"]])
+    time_ours = _median([elapsed for elapsed, _, _ in results["abstat"]])
+    rss_ref = max(rss for _, rss, _ in results["ministat"])
+    rss_ours = max(rss for _, rss, _ in results["abstat"])
+    time_target, memory_target = _target(size)
+    time_ratio = time_ours / time_ref
+    memory_ratio = rss_ours / rss_ref
+    ok = identical and (time_target is None or time_ratio <= time_target)
+    ok = ok and (memory_target is None or memory_ratio <= memory_target)
+    print(
+        f"{size:>9} {shape:<8} {time_ref:7.3f} s {time_ours:7.3f} s {time_ratio:6.2f}x"
+        f" {'<=' + format(time_target, '.1f') if time_target else '':>6}"
+        f" {rss_ref / 1024:7.1f} {rss_ours / 1024:7.1f} MiB {memory_ratio:5.2f}x"
+        f" {'<=' + format(memory_target, '.1f') if memory_target else '':>6}"
+        f"  {'identical' if identical else 'OUTPUT DIFFERS'}  {'ok' if ok else 'MISSED'}"
+    )
+    for path in files:
+        os.unlink(path)
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100000,1000000,5000000", help="samples per file, comma-separated")
+    parser.add_argument("--shapes", default="distinct,tsc", help="distinct and/or tsc, comma-separated")
+    parser.add_argument("--runs", type=int, default=3, help="runs of each program per case (default 3)")
+    options = parser.parse_args()
+    reference = shutil.which("ministat") or ("/usr/bin/ministat" if os.path.exists("/usr/bin/ministat") else None)
+    if reference is None:
+        print("Debian's ministat is not installed: apt-get install ministat", file=sys.stderr)
+        return 2
+    sizes = [int(size) for size in options.sizes.split(",")]
+    shapes = options.shapes.split(",")
+    work = tempfile.mkdtemp(prefix="abstat-ministat-scale-")
+    print(f"runs: {options.runs} per program and case, interleaved (median wall time, max of max RSS)")
+    print(f"{'n/file':>9} {'shape':<8} {'ministat':>9} {'abstat':>9} {'time':>7} {'target':>6}"
+          f" {'ministat':>7} {'abstat':>7}     {'mem':>5} {'target':>6}")
+    try:
+        results = [run_case(work, reference, size, shape, options.runs) for size in sizes for shape in shapes]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
