@@ -5,7 +5,7 @@ import csv
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from abstat.commands import ArgumentParser
@@ -28,31 +28,49 @@ def flatten(record: Any, prefix: str = "machine") -> dict[str, Any]:
     return flat
 
 
-def write_csv(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
-    materialised = list(rows)
-    machine_columns: list[str] = []
-    flat_rows = []
-    for row in materialised:
-        flat = flatten(row["machine"])
-        for key in flat:
-            if key not in machine_columns:
-                machine_columns.append(key)
-        flat_rows.append(flat)
+def machine_columns(rows: Iterable[dict[str, Any]]) -> tuple[list[str], dict[int, dict[str, Any]]]:
+    """The machine columns in order of first appearance, and each invocation's
+    flattened record: one flatten per invocation, not per row."""
+    columns: dict[str, None] = {}
+    flat_by_invocation: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        invocation = row["invocation"]
+        if invocation not in flat_by_invocation:
+            flat = flatten(row["machine"])
+            flat_by_invocation[invocation] = flat
+            columns.update(dict.fromkeys(flat))
+    return list(columns), flat_by_invocation
+
+
+def write_csv(rows: Callable[[], Iterable[dict[str, Any]]], out: TextIO) -> int:
+    """Stream the rows as CSV; *rows* is called twice (the header needs every
+    machine column first), so memory stays flat in the number of rows."""
+    columns, flat_by_invocation = machine_columns(rows())
+    machine_cells: dict[int, list[Any]] = {
+        invocation: ["" if flat.get(key) is None else flat[key] for key in columns]
+        for invocation, flat in flat_by_invocation.items()
+    }
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([*COLUMNS, *machine_columns])
-    for row, flat in zip(materialised, flat_rows):
+    writer.writerow([*COLUMNS, *columns])
+    labels_at, value_at = COLUMNS.index("labels"), COLUMNS.index("value")
+    count = 0
+    for row in rows():
         cells = [row[c] for c in COLUMNS]
-        cells[COLUMNS.index("labels")] = " ".join(f"{k}={v}" for k, v in row["labels"].items())
-        cells[COLUMNS.index("value")] = repr(row["value"])
-        writer.writerow([*("" if c is None else c for c in cells),
-                         *("" if flat.get(k) is None else flat.get(k) for k in machine_columns)])
-    return len(materialised)
+        cells[labels_at] = " ".join(f"{k}={v}" for k, v in row["labels"].items())
+        cells[value_at] = repr(row["value"])
+        invocation = row["invocation"]
+        if invocation not in machine_cells:  # stored between the two passes
+            flat = flatten(row["machine"])
+            machine_cells[invocation] = ["" if flat.get(key) is None else flat[key] for key in columns]
+        writer.writerow([*("" if c is None else c for c in cells), *machine_cells[invocation]])
+        count += 1
+    return count
 
 
-def write_json(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
+def write_json(rows: Callable[[], Iterable[dict[str, Any]]], out: TextIO) -> int:
     count = 0
     out.write("[")
-    for row in rows:
+    for row in rows():
         out.write(("\n  " if count == 0 else ",\n  ") + json.dumps(row, sort_keys=False))
         count += 1
     out.write("\n]\n" if count else "]\n")
@@ -73,7 +91,9 @@ def main(argv: list[str]) -> int:
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
             raise InputError(f"no experiment {args.experiment!r}", path=path)
-        rows = store.sample_rows(args.experiment)
+        def rows() -> Iterable[dict[str, Any]]:
+            return store.sample_rows(args.experiment)
+
         writer = write_csv if args.format == "csv" else write_json
         if args.output:
             _write_replacing(args.output, lambda handle: writer(rows, handle))
