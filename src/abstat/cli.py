@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("abstat.commands.audit", "check ministat reports and averages pasted in e-mails or Markdown"),
     "plan": ("abstat.commands.plan", "samples (runs x samples per run) needed to detect a change"),
     "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
+    "doctor": ("abstat.commands.doctor", "check this machine for noise sources (frequency, turbo, SMT...); --tune"),
+    "noise": ("abstat.commands.noise", "A/A runs of one command: this machine's noise floor and stability"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"

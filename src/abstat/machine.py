@@ -134,6 +134,11 @@ def _hypervisor_fields(root: str, cpu_flag: bool | None) -> dict[str, Any]:
     return {"hypervisor_type": kind, "hypervisor_version": version}
 
 
+def hypervisor(root: str = "", cpu_flag: bool | None = None) -> dict[str, Any]:
+    """``hypervisor_type`` and ``hypervisor_version`` (used by ``abstat doctor`` too)."""
+    return _hypervisor_fields(root, cpu_flag)
+
+
 def _vulnerabilities(root: str) -> dict[str, str] | None:
     paths = sorted(glob.glob(f"{root}/sys/devices/system/cpu/vulnerabilities/*"))
     if not paths:

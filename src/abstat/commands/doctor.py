@@ -1,0 +1,64 @@
+"""``abstat doctor``: check this machine for known sources of benchmark noise.
+
+    abstat doctor [--format text|json] [--cpus LIST] [--tune | --reset]
+
+Each check reports ok, warn or not-available, with the evidence read from
+/proc and /sys and the fix.  ``--tune`` applies the reversible fixes (as
+root; otherwise it prints the commands) and records them; ``--reset``
+restores what was recorded.
+"""
+from __future__ import annotations
+
+import sys
+
+from abstat.commands import ArgumentParser
+from abstat.errors import UsageError
+
+
+def main(argv: list[str]) -> int:
+    parser = ArgumentParser(prog="abstat doctor",
+                            description="Check this machine for known sources of benchmark noise, and fix them.")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--cpus", metavar="LIST", help="the benchmark's CPUs, e.g. 2-3 (default: this process's"
+                                                       " affinity)")
+    parser.add_argument("--interval", type=float, default=0.5, metavar="SECONDS",
+                        help="how long to watch CPU use and swapping (default 0.5)")
+    parser.add_argument("--check", action="append", metavar="NAME", help="only this check (repeatable)")
+    parser.add_argument("--no-perf", action="store_true", help="do not run perf stat to test the counters")
+    action = parser.add_mutually_exclusive_group()
+    action.add_argument("--tune", action="store_true", help="apply the reversible fixes and record them")
+    action.add_argument("--reset", action="store_true", help="undo what --tune recorded")
+    parser.add_argument("--dry-run", action="store_true", help="with --tune: only print the commands")
+    parser.add_argument("--state", metavar="FILE", help="the tuning record (default"
+                        " $ABSTAT_DOCTOR_STATE or ~/.local/state/abstat/doctor-tune.json)")
+    parser.add_argument("--root", metavar="DIR", default="", help="read proc/ and sys/ under DIR (saved files)")
+    args = parser.parse_args(argv)
+    from abstat.doctor import CHECKS, Context, perf_probe, run_checks
+    from abstat.doctor.base import parse_cpu_list
+    from abstat.doctor.tune import default_state_path, reset, tune
+    from abstat.render.doctor import render_findings, render_tuning
+
+    known = {check.name for check in CHECKS}
+    for name in args.check or []:
+        if name not in known:
+            raise UsageError(f"--check {name!r}: unknown check (known: {', '.join(sorted(known))})")
+    cpus = None
+    if args.cpus is not None:
+        cpus = parse_cpu_list(args.cpus)
+        if not cpus:
+            raise UsageError(f"--cpus {args.cpus!r}: expected a CPU list such as 0-3,8")
+    if not args.interval >= 0:
+        raise UsageError("--interval must be 0 or more seconds")
+    state_path = args.state or default_state_path()
+    if args.reset:
+        sys.stdout.write(render_tuning(reset(state_path=state_path), "reset", args.format))
+        return 0
+    probe = None if args.no_perf or args.root else perf_probe
+    context = Context(args.root, cpus=cpus, interval=args.interval, probe_counters=probe)
+    findings = run_checks(context, args.check)
+    if args.tune:
+        result = tune(findings, state_path=state_path, run_commands=not args.root, dry_run=args.dry_run)
+        sys.stdout.write(render_tuning(result, "tune", args.format))
+        return 0
+    sys.stdout.write(render_findings(findings, args.format))
+    return 0

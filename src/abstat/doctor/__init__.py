@@ -1,0 +1,82 @@
+"""``abstat doctor``: known sources of benchmark noise on this machine.
+
+:func:`run_checks` returns one :class:`Finding` per check (``ok``, ``warn``
+or ``not-available`` with the evidence and the fix); :func:`preflight` is
+what ``abstat run`` records in the machine record and warns about.
+Standard library only.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from abstat.doctor.base import (
+    COUNTERS,
+    NOT_AVAILABLE,
+    OK,
+    STATUSES,
+    TIME,
+    WARN,
+    Change,
+    Check,
+    Context,
+    Finding,
+)
+from abstat.doctor.cpu import SMT, CStates, Governor, Isolation, Thermal, Turbo
+from abstat.doctor.system import (
+    ASLR,
+    Hypervisor,
+    IRQBalance,
+    Load,
+    NMIWatchdog,
+    PerfCounters,
+    Swap,
+    TransparentHugePages,
+)
+
+CHECKS: tuple[type[Check], ...] = (
+    Governor, Turbo, SMT, Isolation, IRQBalance, ASLR, TransparentHugePages, NMIWatchdog, CStates, Swap, Load,
+    Thermal, PerfCounters, Hypervisor,
+)
+
+__all__ = ["CHECKS", "COUNTERS", "NOT_AVAILABLE", "OK", "STATUSES", "TIME", "WARN", "Change", "Check", "Context",
+           "Finding", "preflight", "run_checks"]
+
+
+def run_checks(context: Context | None = None, names: Iterable[str] | None = None) -> list[Finding]:
+    """Every check (or those named) against ``context`` (default: this machine)."""
+    context = context or Context()
+    wanted = set(names) if names is not None else None
+    findings = []
+    for check_class in CHECKS:
+        check = check_class()
+        if wanted is not None and check.name not in wanted:
+            continue
+        try:
+            findings.append(check.inspect(context))
+        except (OSError, ValueError, IndexError) as err:  # a malformed kernel file: say so, never "ok"
+            findings.append(check.unavailable(f"could not be read: {err}"))
+    return findings
+
+
+def perf_probe() -> tuple[bool, str]:
+    """Whether ``perf stat`` counts cycles and instructions here."""
+    from abstat.runner import perf
+
+    support = perf.probe()
+    if support.perf_path is None:
+        return False, "perf is not installed"
+    if support.usable:
+        return True, f"counts {', '.join(support.supported)}"
+    return False, support.note or f"cannot count {', '.join(support.unsupported)}"
+
+
+def preflight(kinds: Iterable[str], *, interval: float = 0.1) -> tuple[dict[str, Any], list[str]]:
+    """For ``abstat run``: (the findings for the machine record, warnings for
+    the checks that failed and matter for these kinds of metric)."""
+    kinds = set(kinds)
+    findings = run_checks(Context(interval=interval, probe_counters=perf_probe if COUNTERS in kinds else None))
+    record = {finding.name: {"status": finding.status, "evidence": finding.evidence} for finding in findings}
+    warnings = [f"{finding.name}: {finding.evidence}" for finding in findings
+                if finding.status == WARN and kinds.intersection(finding.matters_for)]
+    return record, warnings

@@ -1,0 +1,53 @@
+"""Text and JSON of ``abstat doctor`` findings and tuning results."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_MARK = {"ok": "ok", "warn": "WARN", "not-available": "n/a"}
+
+
+def terminal_safe(text: str) -> str:
+    """Control characters (from files or process names) shown as escapes."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def render_findings(findings: list[Any], fmt: str = "text") -> str:
+    if fmt == "json":
+        return json.dumps([finding.to_dict() for finding in findings], indent=2) + "\n"
+    width = max((len(finding.name) for finding in findings), default=0)
+    lines = []
+    for finding in findings:
+        lines.append(f"{_MARK[finding.status]:<4}  {finding.name:<{width}}  {terminal_safe(finding.evidence)}")
+        if finding.status == "warn" and finding.fix:
+            lines.append(f"{'':<4}  {'':<{width}}  fix: {terminal_safe(finding.fix)}")
+    counts = {status: sum(f.status == status for f in findings) for status in _MARK}
+    lines.append("")
+    lines.append(f"{counts['ok']} ok, {counts['warn']} to fix, {counts['not-available']} not available here"
+                 " (not available is not ok: the source of the check is missing)")
+    return "\n".join(lines) + "\n"
+
+
+def render_tuning(result: Any, action: str, fmt: str = "text") -> str:
+    if fmt == "json":
+        return json.dumps({"action": action, "applied": result.applied, "commands": result.commands,
+                           "skipped": result.skipped, "record": result.state_path}, indent=2) + "\n"
+    lines = []
+    for entry in result.applied:
+        if entry.get("path"):
+            old, new = (entry["new"], entry["old"]) if action == "reset" else (entry["old"], entry["new"])
+            lines.append(f"{action}: {entry['path']}: {old} -> {new}")
+        else:
+            command = entry["undo"] if action == "reset" else entry["command"]
+            lines.append(f"{action}: ran {' '.join(command)}")
+    if result.applied:
+        lines.append(f"recorded in {result.state_path}" if action == "tune" else f"restored from {result.state_path}")
+    if result.commands:
+        lines.append("no permission to change these; run them as root (abstat doctor --reset cannot undo them):")
+        lines.extend(f"  {command}" for command in result.commands)
+    for skipped in result.skipped:
+        lines.append(f"not changed: {skipped}")
+    if not lines:
+        lines.append("nothing to tune: no failed check has a reversible fix" if action == "tune"
+                     else f"nothing to reset: no tuning recorded in {result.state_path}")
+    return "\n".join(terminal_safe(line) for line in lines) + "\n"
