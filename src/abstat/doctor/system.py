@@ -151,8 +151,9 @@ class PerfCounters(Check):
         if not cores:
             return self.finding(WARN, evidence + ": no hardware PMU, so cycles and instructions cannot be counted",
                                 "count on bare metal, or give the VM a PMU (e.g. QEMU -cpu host,pmu=on)")
-        if paranoid.lstrip("-").isdigit() and int(paranoid) > 2 and os.geteuid() != 0:
-            return self.finding(WARN, evidence + ": unprivileged users may not count", fix_paranoid)
+        if paranoid.lstrip("-").isdigit() and int(paranoid) > 2:
+            return self.finding(WARN, evidence + ": only root may count (perf_event_paranoid above 2)", fix_paranoid,
+                                [Change(context.path("/proc/sys/kernel/perf_event_paranoid"), "2")])
         return self.finding(OK, evidence + " (perf stat not tried)")
 
 
