@@ -1,0 +1,130 @@
+"""``abstat noise``: A/A runs of one command -- this machine's noise floor.
+
+    abstat noise -n 40 [--metric NAME=REGEX] -- ./bench --args
+
+The command runs as two identical variants, ``a`` and ``b``, interleaved in
+seeded blocks by ``abstat run``'s own code, and is stored as an experiment
+(``abstat plan`` and ``abstat show`` can use it later; run ``abstat noise``
+again with the same ``--experiment`` after a reboot to measure the
+between-invocation share).  Without a command, ``--experiment NAME``
+re-analyses stored runs.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import shlex
+import sys
+import time
+
+from abstat.commands import ArgumentParser
+from abstat.errors import InputError, UsageError
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="abstat noise",
+        description="Run one command as two identical variants (A/A) and report this machine's noise: spread,"
+                    " detectable change, drift, between-run share, A/A false-call rate.",
+        epilog="Example: abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick",
+    )
+    parser.add_argument("-n", "--runs", type=int, default=40, help="runs per variant (default 40)")
+    parser.add_argument("--warmup", type=int, default=0, help="warm-up runs per variant, not recorded")
+    parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
+                        help="a number the benchmark prints (as abstat run); repeatable")
+    parser.add_argument("--report", action="append", default=[], metavar="METRIC",
+                        help="report only this metric (repeatable; default every metric but context switches)")
+    parser.add_argument("--experiment", metavar="NAME", help="store under this name (default noise-DATE-TIME);"
+                        " without a command: analyse it")
+    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the run order")
+    parser.add_argument("--shell", action="store_true", help="run the command through /bin/sh -c")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="kill a run after this long")
+    parser.add_argument("--perf", action="store_true", help="count cycles and instructions with perf stat")
+    parser.add_argument("--confidence", type=float, default=95.0, help="confidence level in percent (default 95)")
+    parser.add_argument("--blocks", type=int, default=None,
+                        help="A/A blocks of consecutive runs (default: up to 6 blocks of at least 8 runs)")
+    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+    return parser
+
+
+def _default_experiment(store_path: str) -> str:
+    from abstat.store import open_store
+
+    base = time.strftime("noise-%Y%m%d-%H%M%S", time.localtime())
+    with open_store(store_path) as store:
+        name, counter = base, 1
+        while store.has_experiment(name):
+            counter += 1
+            name = f"{base}-{counter}"
+    return name
+
+
+def _run(args, command: str, experiment: str, store_path: str) -> int:
+    """The A/A runs, through exactly the code of ``abstat run`` (its comparison of a
+    with b is not printed: the noise report below replaces it)."""
+    from abstat.commands import run
+
+    run_argv = ["-n", str(args.runs), "--warmup", str(args.warmup), "-v", f"a={command}", "-v", f"b={command}",
+                "--experiment", experiment, "--order", "interleaved", "--format", "json"]
+    for flag, value in (("--seed", args.seed), ("--timeout", args.timeout)):
+        if value is not None:
+            run_argv += [flag, str(value)]
+    for spec in args.metric:
+        run_argv += ["--metric", spec]
+    run_argv += [flag for flag, on in (("--shell", args.shell), ("--perf", args.perf),
+                                       ("--no-progress", args.no_progress)) if on]
+    run_args = run.build_parser("abstat noise").parse_args(run_argv)
+    with contextlib.redirect_stdout(io.StringIO()):
+        return run.execute(run_args, ["abstat", "noise", *sys.argv[2:]], store_path=store_path)
+
+
+def main(argv: list[str]) -> int:
+    options, command_words = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
+    parser = build_parser()
+    args, extra = parser.parse_known_args(options)
+    if extra:
+        if any(word.startswith("-") for word in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        command_words = extra + command_words  # abstat noise ./bench (no "--")
+    if args.runs < 2:
+        raise UsageError("-n must be at least 2 runs per variant")
+    if not 0 < args.confidence < 100:
+        raise UsageError("--confidence must be between 0 and 100 (a percentage)")
+    if args.blocks is not None and args.blocks < 2:
+        raise UsageError("--blocks must be at least 2")
+    from abstat.noise import VARIANTS, analyse_experiment
+    from abstat.render.noise import render
+    from abstat.store import open_store, resolve_store_path
+
+    store_path = resolve_store_path(args.store)
+    status = 0
+    command = None
+    if command_words:
+        command = " ".join(command_words) if args.shell else shlex.join(command_words)
+        experiment = args.experiment or _default_experiment(store_path)
+        status = _run(args, command, experiment, store_path)
+    elif args.experiment is None:
+        raise UsageError("give the benchmark command after --, or --experiment NAME to analyse stored runs")
+    else:
+        experiment = args.experiment
+    with open_store(store_path, create=False) as store:
+        if not store.has_experiment(experiment):
+            raise InputError(f"no experiment {experiment!r}", path=store_path)
+        variants = store.variant_names(experiment)
+        if set(variants) != set(VARIANTS):
+            raise InputError(f"experiment {experiment!r} is not an A/A experiment of abstat noise (its variants:"
+                             f" {', '.join(variants) or 'none'}; expected a and b)", path=store_path)
+        order = [m for m in store.metrics(experiment)]
+        metrics = args.report or None
+        unknown = [m for m in metrics or [] if m not in order]
+        if unknown:
+            raise UsageError(f"--report {unknown[0]!r}: no such metric (stored: {', '.join(order)})")
+        results = analyse_experiment(store, experiment, metrics=metrics, confidence=args.confidence / 100.0,
+                                     blocks=args.blocks, seed=args.seed or 0)
+        results.sort(key=lambda m: order.index(m.metric) if m.metric in order else len(order))
+    header = {"experiment": experiment, "store": store_path, "command": command,
+              "confidence": args.confidence}
+    sys.stdout.write(render(header, results, args.format))
+    return status

@@ -1,0 +1,58 @@
+"""``abstat noise``: this machine's noise floor, measured with the user's own benchmark.
+
+Two identical variants run interleaved (by ``abstat run``'s code path) and
+are stored as an experiment; :func:`analyse_experiment` then reports, per
+metric, the run-to-run spread, the smallest change ``abstat compare`` would
+detect at this n (80 % power) and the runs needed for 1, 2 and 5 %, drift,
+steps and autocorrelation along the run order, the between-invocation
+share, and the rate at which A/A comparisons of disjoint blocks call a
+difference.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from abstat.noise.analysis import MetricNoise, RunValue, analyse_metric, detectable_change
+
+VARIANTS = ("a", "b")
+# Counts of context switches are recorded by every run but are not performance.
+SKIPPED_METRICS = frozenset({"vcsw", "ivcsw"})
+
+__all__ = ["VARIANTS", "MetricNoise", "RunValue", "analyse_experiment", "analyse_metric", "detectable_change",
+           "runs_by_metric"]
+
+
+def runs_by_metric(store: Any, experiment: str) -> tuple[dict[str, list[RunValue]], dict[str, str | None]]:
+    """Each metric's runs in run order (one value per run: the mean of its samples), and units."""
+    collected: dict[str, dict[int, list[Any]]] = {}
+    units: dict[str, str | None] = {}
+    for row in store.sample_rows(experiment):
+        metric = row["metric"]
+        units.setdefault(metric, row["unit"])
+        runs = collected.setdefault(metric, {})
+        entry = runs.get(row["run"])
+        if entry is None:
+            runs[row["run"]] = [row["variant"], row["invocation"], row["boot_id"], [row["value"]]]
+        else:
+            entry[3].append(row["value"])
+    series = {
+        metric: [RunValue(v, i, b, sum(values) / len(values)) for v, i, b, values in runs.values()]
+        for metric, runs in collected.items()
+    }
+    return series, units
+
+
+def analyse_experiment(store: Any, experiment: str, *, variants: tuple[str, str] = VARIANTS,
+                       metrics: list[str] | None = None, confidence: float = 0.95, blocks: int | None = None,
+                       seed: int = 0) -> list[MetricNoise]:
+    """The noise report of every metric (or those named) of a stored A/A experiment."""
+    series, units = runs_by_metric(store, experiment)
+    names = metrics or [m for m in series if m not in SKIPPED_METRICS]
+    results = []
+    for metric in names:
+        runs = [r for r in series.get(metric, []) if r.variant in variants]
+        if len(runs) < 4:
+            continue
+        results.append(analyse_metric(metric, units.get(metric), runs, variants=variants, confidence=confidence,
+                                      blocks=blocks, seed=seed))
+    return results

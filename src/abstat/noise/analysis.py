@@ -1,0 +1,175 @@
+"""Per-metric noise of an A/A experiment: spread, detectable change, stability."""
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.noise.stability import BlockCalls, Stability, block_calls, stability
+
+POWER = 0.8
+TARGETS_PCT = (1.0, 2.0, 5.0)
+
+
+@dataclass
+class RunValue:
+    """One run's value of a metric (the mean of its samples), in run order."""
+
+    variant: str
+    invocation: int
+    boot: str | None
+    value: float
+
+
+@dataclass
+class MetricNoise:
+    metric: str
+    unit: str | None
+    runs: dict[str, int]
+    mean: float
+    stddev: float
+    cv_pct: float | None
+    robust_cv_pct: float | None
+    detectable_pct: float | None
+    samples_needed: dict[str, int | None]
+    stability: Stability | None
+    blocks: BlockCalls | None
+    invocations: int
+    boots: int
+    between_share: float | None
+    between_p: float | None
+    aa_delta_pct: float | None
+    aa_ci_pct: list[float] | None
+    aa_significant: bool | None
+    confidence: float
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def stable(self) -> bool | None:
+        if self.stability is None:
+            return None
+        return self.stability.stable and not (self.blocks is not None and self.blocks.clearly_high)
+
+    def verdict(self) -> str:
+        """The finding in words."""
+        alpha = 1.0 - self.confidence
+        if self.stability is None:
+            return "too few runs to judge stability (at least 6 are needed; 16 for the A/A blocks)"
+        parts = []
+        if self.blocks is not None:
+            rate = (f"A/A comparisons of disjoint blocks called a difference in {self.blocks.calls} of"
+                    f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
+        else:
+            rate = "too few runs for A/A blocks"
+        if self.stable:
+            text = f"stable: no drift, step or autocorrelation along the {sum(self.runs.values())} runs; {rate}."
+            if self.detectable_pct is not None:
+                text += (f" At this n, changes of {self.detectable_pct:.2g}% or more are detected"
+                         f" {POWER:.0%} of the time; smaller claims need more runs.")
+            parts.append(text)
+        else:
+            reasons = list(self.stability.reasons)
+            if self.blocks is not None and self.blocks.clearly_high:
+                reasons.append(f"A/A comparisons of disjoint blocks called a difference in {self.blocks.calls} of"
+                               f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
+            elif self.blocks is not None:
+                reasons.append(rate)
+            parts.append("UNSTABLE: " + "; ".join(reasons) + ". Runs made at different times differ more than"
+                         " their spread says: results measured apart are not comparable, and the detectable"
+                         " change is optimistic. Interleave variants (abstat run does) and fix what abstat doctor"
+                         " reports.")
+        if self.between_share is not None and self.between_p is not None and self.between_p < alpha:
+            parts.append(f"{self.between_share:.0%} of the variance lies between invocations: repeat the"
+                         " experiment in several invocations (or boots) and compare run groups.")
+        if self.aa_significant:
+            parts.append("The two identical variants differ significantly: a sign of instability or of"
+                         " order effects.")
+        return " ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric, "unit": self.unit, "runs": self.runs, "mean": self.mean,
+            "stddev": self.stddev, "cv_pct": self.cv_pct, "robust_cv_pct": self.robust_cv_pct,
+            "detectable_change_pct": self.detectable_pct, "power": POWER, "confidence": self.confidence * 100,
+            "runs_needed_per_variant": self.samples_needed,
+            "trend": self.stability.trend.to_dict() if self.stability else None,
+            "autocorrelation": self.stability.autocorrelation.to_dict() if self.stability else None,
+            "step": self.stability.step.to_dict() if self.stability else None,
+            "aa_blocks": self.blocks.to_dict() if self.blocks else None,
+            "invocations": self.invocations, "boots": self.boots,
+            "between_share": self.between_share, "between_p": self.between_p,
+            "aa_compare": {"delta_pct": self.aa_delta_pct, "ci_pct": self.aa_ci_pct,
+                           "significant": self.aa_significant},
+            "stable": self.stable, "verdict": self.verdict(), "notes": list(self.notes),
+        }
+
+
+def _robust_cv(values: list[float]) -> float | None:
+    median = statistics.median(values)
+    if median == 0:
+        return None
+    mad = statistics.median(abs(v - median) for v in values)
+    return 100.0 * 1.4826 * mad / abs(median)
+
+
+def detectable_change(mean: float, sds: tuple[float, float], ns: tuple[int, int], *, confidence: float,
+                      power: float = POWER) -> tuple[float | None, dict[str, int | None]]:
+    """(smallest change in % of the mean detected with ``power`` at these n,
+    runs per variant needed for 1, 2 and 5 %), from stats/power.py as ``abstat plan``."""
+    from abstat.stats.power import detectable_difference, samples_per_side
+
+    alpha = 1.0 - confidence
+    if mean == 0 or min(ns) < 2:
+        return None, {f"{p:g}%": None for p in TARGETS_PCT}
+    smallest = detectable_difference(sds[0], ns[0], sds[1], ns[1], alpha=alpha, power=power)
+    needed = {f"{p:g}%": samples_per_side(abs(mean) * p / 100.0, sds[0], sds[1], alpha=alpha, power=power)
+              for p in TARGETS_PCT}
+    return 100.0 * smallest / abs(mean), needed
+
+
+def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, variants: tuple[str, str],
+                   confidence: float = 0.95, blocks: int | None = None, seed: int = 0) -> MetricNoise:
+    """The noise report of one metric from its runs in run order."""
+    from abstat.comparison import compare
+
+    values = [r.value for r in runs]
+    by_variant = {name: [r.value for r in runs if r.variant == name] for name in variants}
+    notes: list[str] = []
+    mean = statistics.fmean(values)
+    stddev = statistics.stdev(values) if len(values) > 1 else 0.0
+    sds = tuple(statistics.stdev(v) if len(v) > 1 else 0.0 for v in by_variant.values())
+    ns = tuple(len(v) for v in by_variant.values())
+    detectable, needed = detectable_change(mean, sds, ns, confidence=confidence)  # type: ignore[arg-type]
+    stable = stability(values, 1.0 - confidence) if len(values) >= 6 else None
+    calls = block_calls(values, confidence, blocks=blocks, seed=seed)
+    groups: dict[int, list[float]] = {}
+    for run in runs:
+        groups.setdefault(run.invocation, []).append(run.value)
+    boots = len({r.boot for r in runs})
+    share = share_p = None
+    if len(groups) > 1:
+        import numpy as np
+
+        from abstat.stats.nested import variance_components
+
+        components = variance_components([np.asarray(g, dtype=float) for g in groups.values()])
+        if components is not None:
+            share, share_p = components.share_between, components.p_value
+    else:
+        notes.append("one invocation: the between-run share needs runs from several invocations or boots"
+                     " (run abstat noise again with the same --experiment, after a reboot)")
+    aa_delta = aa_ci = aa_significant = None
+    if min(ns) >= 3 and len(set(values)) > 1:
+        result = compare(by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, seed=seed)
+        aa_delta, aa_ci, aa_significant = result.delta_pct, list(result.ci_pct), bool(result.significant)
+    if len(set(values)) == 1:
+        notes.append("every run gave the same value: no noise to measure at this resolution")
+    return MetricNoise(
+        metric=metric, unit=unit, runs=dict(zip(variants, ns)), mean=mean, stddev=stddev,
+        cv_pct=100.0 * stddev / abs(mean) if mean else None, robust_cv_pct=_robust_cv(values),
+        detectable_pct=detectable if detectable is None or math.isfinite(detectable) else None,
+        samples_needed=needed, stability=stable, blocks=calls, invocations=len(groups), boots=boots,
+        between_share=share, between_p=share_p, aa_delta_pct=aa_delta, aa_ci_pct=aa_ci,
+        aa_significant=aa_significant, confidence=confidence, notes=notes,
+    )
