@@ -71,7 +71,8 @@ class MetricNoise:
         else:
             reasons = list(self.stability.reasons)
             if self.blocks is not None and self.blocks.clearly_high:
-                reasons.append(f"A/A comparisons of disjoint blocks called a difference in {self.blocks.calls} of"
+                reasons.append(f"disjoint blocks of runs differ (Kruskal-Wallis p = {self.blocks.p_value:.2g}):"
+                               f" A/A comparisons of them called a difference in {self.blocks.calls} of"
                                f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
             elif self.blocks is not None:
                 reasons.append(rate)

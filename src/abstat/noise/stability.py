@@ -5,15 +5,24 @@
   resemble their neighbours: drift, a step, slow oscillation);
 * step: Pettitt's change-point test (one shift in the middle of the runs).
 
+A fourth asks whether disjoint consecutive blocks of runs differ (Kruskal-
+Wallis across the blocks); alongside, ``abstat compare`` is run on every pair
+of blocks and the share of pairs where it calls a difference is reported
+(about alpha on a stable machine; the pairs share blocks, so their count is
+not binomial and the Kruskal-Wallis p-value is what judges it).
+
 Ranks make them indifferent to the noise's distribution (skewed, heavy
-tails, quantized).  The series is unstable when the smallest p-value is
-below alpha / 3 (Bonferroni over the three).
+tails, quantized).  The series is unstable when one of the four p-values is
+below alpha / 4 (Bonferroni).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from typing import Any
+
+
+TESTS = 4  # trend, autocorrelation, step, blocks: each at alpha / TESTS
 
 
 @dataclass
@@ -85,7 +94,7 @@ class Stability:
 
     @property
     def reasons(self) -> list[str]:
-        limit = self.alpha / 3.0
+        limit = self.alpha / TESTS
         found = []
         if self.trend.p_value < limit:
             direction = "upward" if self.trend.statistic > 0 else "downward"
@@ -114,6 +123,7 @@ class BlockCalls:
     comparisons: int
     calls: int
     alpha: float
+    p_value: float  # Kruskal-Wallis: do the blocks differ?
 
     @property
     def rate(self) -> float:
@@ -121,12 +131,13 @@ class BlockCalls:
 
     @property
     def clearly_high(self) -> bool:
-        """Rate of at least 3 alpha and at least two calls: more than chance explains."""
-        return self.calls >= 2 and self.rate >= 3.0 * self.alpha
+        """The blocks differ more than chance explains (Kruskal-Wallis p below alpha / TESTS)."""
+        return self.p_value < self.alpha / TESTS
 
     def to_dict(self) -> dict[str, Any]:
         return {"blocks": self.blocks, "block_size": self.block_size, "comparisons": self.comparisons,
-                "calls": self.calls, "rate": self.rate, "alpha": self.alpha}
+                "calls": self.calls, "rate": self.rate, "alpha": self.alpha,
+                "kruskal_wallis_p": self.p_value}
 
 
 MIN_BLOCK = 8
@@ -150,4 +161,7 @@ def block_calls(values: list[float], confidence: float, *, blocks: int | None = 
             result = compare(parts[i], parts[j], confidence=confidence, seed=seed)
             comparisons += 1
             calls += bool(result.significant)
-    return BlockCalls(count, size, comparisons, calls, 1.0 - confidence)
+    from scipy import stats
+
+    p_value = float(stats.kruskal(*parts).pvalue) if len(set(values[: count * size])) > 1 else 1.0
+    return BlockCalls(count, size, comparisons, calls, 1.0 - confidence, p_value)
