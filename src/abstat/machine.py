@@ -3,7 +3,8 @@
 :func:`collect` reads ``/proc`` and ``/sys``; a field that cannot be read
 is recorded as ``None`` (missing), never an exception.  :func:`differing_fields`
 names what differs between two records (another boot, microcode, governor,
-mitigations, kernel...) so a comparison can warn about it.
+mitigations, kernel...) so a comparison can warn about it.  ``abstat run``
+adds ``doctor``: each ``abstat doctor`` check's status and evidence.
 """
 from __future__ import annotations
 

@@ -461,6 +461,9 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         timeout=args.timeout, background=backgrounds, ignore_failure=args.ignore_failure, **hooks,
     )
     record = machine_mod.collect()
+    from abstat.doctor import run_preflight
+
+    record["doctor"], doctor_warnings = run_preflight(perf_support)
     store = open_store(store_path)
     try:
         experiment = args.experiment or _default_experiment(store)
@@ -491,6 +494,8 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         )
         for note in notes:
             stderr.write(f"note: {note}\n")
+        for warning in doctor_warnings:
+            stderr.write(f"note: abstat doctor warns: {warning}\n")
         if perf_support is not None and perf_support.usable:
             stderr.write("note: with --perf, wall/user/sys time and peak RSS include perf stat itself\n")
         stderr.flush()

@@ -71,12 +71,23 @@ def perf_probe() -> tuple[bool, str]:
     return False, support.note or f"cannot count {', '.join(support.unsupported)}"
 
 
-def preflight(kinds: Iterable[str], *, interval: float = 0.1) -> tuple[dict[str, Any], list[str]]:
-    """For ``abstat run``: (the findings for the machine record, warnings for
-    the checks that failed and matter for these kinds of metric)."""
+def preflight(kinds: Iterable[str], *, interval: float = 0.05,
+              counters: tuple[bool, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+    """For ``abstat run``: (the findings, for the machine record; warnings for
+    the failed checks that matter for these kinds of metric).  ``counters``
+    is the run's own perf probe result, when it counts events."""
     kinds = set(kinds)
-    findings = run_checks(Context(interval=interval, probe_counters=perf_probe if COUNTERS in kinds else None))
+    probe = (lambda: counters) if counters is not None else None
+    findings = run_checks(Context(interval=interval, probe_counters=probe))
     record = {finding.name: {"status": finding.status, "evidence": finding.evidence} for finding in findings}
     warnings = [f"{finding.name}: {finding.evidence}" for finding in findings
                 if finding.status == WARN and kinds.intersection(finding.matters_for)]
     return record, warnings
+
+
+def run_preflight(perf_support: Any) -> tuple[dict[str, Any], list[str]]:
+    """``abstat run``'s hook: time metrics always, counters with ``--perf``."""
+    if perf_support is None:
+        return preflight({TIME})
+    counters = (perf_support.usable, perf_support.note or f"counts {', '.join(perf_support.supported)}")
+    return preflight({TIME, COUNTERS}, counters=counters)
