@@ -190,3 +190,15 @@ def test_preflight_warns_only_for_the_metrics_that_matter(monkeypatch: pytest.Mo
     assert not any(w.startswith("perf-counters:") for w in warnings)  # counters were not asked for
     _, counter_warnings = doctor.preflight({"counters"})
     assert not any(w.startswith("turbo:") for w in counter_warnings)
+
+
+def test_reset_without_permission_prints_commands_and_keeps_the_record(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _copy("laptop", tmp_path)
+    state = str(tmp_path / "state.json")
+    tune_mod.tune(run_checks(Context(str(root))), state_path=state, run_commands=False)
+    monkeypatch.setattr(tune_mod.os, "access", lambda path, mode: False)
+    result = tune_mod.reset(state_path=state)
+    assert f"echo 0 | sudo tee {root}/sys/devices/system/cpu/intel_pstate/no_turbo" in result.commands
+    assert not result.applied and os.path.exists(state)
+    assert (root / "sys/devices/system/cpu/intel_pstate/no_turbo").read_text() == "1\n"

@@ -142,6 +142,10 @@ def reset(*, state_path: str) -> TuneResult:
                 if entry.get("old") is None:
                     result.skipped.append(f"{entry['path']}: no old value recorded")
                     continue
+                if not os.access(entry["path"], os.W_OK):
+                    result.commands.append(Change(entry["path"], entry["old"]).shell())
+                    remaining.append(entry)
+                    continue
                 _write(entry["path"], entry["old"])
             elif entry.get("undo"):
                 completed = subprocess.run(entry["undo"], capture_output=True, text=True, check=False)

@@ -43,7 +43,8 @@ def render_tuning(result: Any, action: str, fmt: str = "text") -> str:
     if result.applied:
         lines.append(f"recorded in {result.state_path}" if action == "tune" else f"restored from {result.state_path}")
     if result.commands:
-        lines.append("no permission to change these; run them as root (abstat doctor --reset cannot undo them):")
+        lines.append("no permission to change these; run them as root" + (
+            " (abstat doctor --reset cannot undo them):" if action == "tune" else " (the record is kept):"))
         lines.extend(f"  {command}" for command in result.commands)
     for skipped in result.skipped:
         lines.append(f"not changed: {skipped}")
