@@ -25,6 +25,13 @@ import time
 TARGETS = {100_000: (4.0, None), 1_000_000: (1.0, None), 5_000_000: (0.5, 1.0)}
 
 
+HEADER = (
+    "runs: {runs} per program and case, interleaved (median wall time, max of max RSS)\n"
+    f"{'n/file':>9} {'shape':<8} {'ministat':>9} {'abstat':>9} {'time':>7} {'target':>6}"
+    f" {'ministat':>7} {'abstat':>7}     {'mem':>5} {'target':>6}"
+)
+
+
 def _target(size: int) -> tuple[float | None, float | None]:
     fitting = [limit for limit in TARGETS if limit <= size]
     return TARGETS[max(fitting)] if fitting else (None, None)
@@ -130,9 +137,7 @@ def main() -> int:
     sizes = [int(size) for size in options.sizes.split(",")]
     shapes = options.shapes.split(",")
     work = tempfile.mkdtemp(prefix="abstat-ministat-scale-")
-    print(f"runs: {options.runs} per program and case, interleaved (median wall time, max of max RSS)")
-    print(f"{'n/file':>9} {'shape':<8} {'ministat':>9} {'abstat':>9} {'time':>7} {'target':>6}"
-          f" {'ministat':>7} {'abstat':>7}     {'mem':>5} {'target':>6}")
+    print(HEADER.format(runs=options.runs))
     try:
         results = [run_case(work, reference, size, shape, options.runs) for size in sizes for shape in shapes]
     finally:
