@@ -61,7 +61,7 @@ def _default_experiment(store_path: str) -> str:
     return name
 
 
-def _run(args, command: str, experiment: str, store_path: str) -> int:
+def _run(args, command: str, experiment: str, store_path: str, argv: list[str]) -> int:
     """The A/A runs, through exactly the code of ``abstat run`` (its comparison of a
     with b is not printed: the noise report below replaces it)."""
     from abstat.commands import run
@@ -77,7 +77,7 @@ def _run(args, command: str, experiment: str, store_path: str) -> int:
                                        ("--no-progress", args.no_progress)) if on]
     run_args = run.build_parser("abstat noise").parse_args(run_argv)
     with contextlib.redirect_stdout(io.StringIO()):
-        return run.execute(run_args, ["abstat", "noise", *sys.argv[2:]], store_path=store_path)
+        return run.execute(run_args, ["abstat", "noise", *argv], store_path=store_path)
 
 
 def main(argv: list[str]) -> int:
@@ -104,7 +104,7 @@ def main(argv: list[str]) -> int:
     if command_words:
         command = " ".join(command_words) if args.shell else shlex.join(command_words)
         experiment = args.experiment or _default_experiment(store_path)
-        status = _run(args, command, experiment, store_path)
+        status = _run(args, command, experiment, store_path, argv)
     elif args.experiment is None:
         raise UsageError("give the benchmark command after --, or --experiment NAME to analyse stored runs")
     else:
