@@ -407,6 +407,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         run_experiment,
     )
     from abstat.runner import perf as perf_mod
+    from abstat.runner import signals as run_signals
     from abstat.store import open_store
 
     stdout, stderr = sys.stdout, sys.stderr
@@ -499,26 +500,39 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
 
         def persist(result: Any) -> None:
             measurement = result.measurement
-            store.add_run(
+            with run_signals.deferred():  # Ctrl-C lands after the commit, never inside the transaction
+                store.add_run(
                 invocation, variant=result.variant, command=commands[result.variant],
-                iteration=result.iteration, position=result.position, status=measurement.status,
-                exit_code=measurement.exit_code, started_at=result.started_at,
-                wall=measurement.wall_s, values=measurement.values, units=measurement.units,
-                notes=measurement.notes + ([f"stderr: {measurement.stderr_tail}"] if measurement.stderr_tail else []),
-            )
+                    iteration=result.iteration, position=result.position, status=measurement.status,
+                    exit_code=measurement.exit_code, started_at=result.started_at,
+                    wall=measurement.wall_s, values=measurement.values, units=measurement.units,
+                    notes=measurement.notes + ([f"stderr: {measurement.stderr_tail}"]
+                                               if measurement.stderr_tail else []),
+                )
             progress.result(result)
 
         executor = ProcessExecutor(patterns=patterns, json_lines=not args.no_json_lines, perf=perf_support)
         previous = _interrupt_on_termination()
         try:
             outcome = run_experiment(plan, executor, on_result=persist, on_slot=progress.slot)
-        finally:
-            _restore_signals(previous)
+        except BaseException as err:  # e.g. the store failed: end the processes, then record why it stopped
+            with run_signals.deferred(deliver=False):
+                executor.close()
+                progress.stop()
+                _restore_signals(previous)
+                try:
+                    store.finish_invocation(invocation, "failed", [*notes, f"abstat stopped: {err!r}"])
+                except Exception:
+                    pass  # the original error says more
+            raise
+        with run_signals.deferred(deliver=False) as held:  # a teardown no signal abandons
             executor.close()
             progress.stop()
-        status = "complete" if outcome.completed else ("interrupted" if outcome.interrupted else "failed")
-        notes.extend(outcome.notes)
-        store.finish_invocation(invocation, status, notes + ([outcome.error] if outcome.error else []))
+            _restore_signals(previous)
+            outcome.interrupted = outcome.interrupted or bool(held.received)
+            status = "complete" if outcome.completed else ("interrupted" if outcome.interrupted else "failed")
+            notes.extend(outcome.notes)
+            store.finish_invocation(invocation, status, notes + ([outcome.error] if outcome.error else []))
         failed = [r for r in outcome.results if not r.ok]
         for note in outcome.notes:
             stderr.write(f"note: {note}\n")
