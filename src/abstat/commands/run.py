@@ -96,8 +96,18 @@ def parse_variants(specs: Sequence[str], shell: bool) -> list[Any]:
     return variants
 
 
+def check_utf8(text: str, what: str) -> str:
+    """Refuse text that holds bytes which are not UTF-8 (os.fsdecode's surrogates): the store holds UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} {text!r}: not valid UTF-8 (abstat stores text as UTF-8)") from None
+    return text
+
+
 def check_command(command: Any, what: str) -> None:
     """Fail before anything runs when a command cannot be executed."""
+    check_utf8(command.text, what)
     try:
         argv = command.argv()
     except ValueError as err:
@@ -119,6 +129,7 @@ def parse_labels(specs: Sequence[str]) -> dict[str, str]:
             raise UsageError(f"--label {spec!r}: expected KEY=VALUE")
         if key in reserved:
             raise UsageError(f"--label {spec!r}: {key!r} is set by abstat itself")
+        check_utf8(spec, "--label")
         labels[key] = value
     return labels
 
@@ -429,6 +440,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     if args.experiment is not None:
         from abstat.store import check_experiment_name
 
+        check_utf8(args.experiment, "--experiment")
         check_experiment_name(args.experiment)  # before the store file is created
     labels = parse_labels(args.label)
     patterns = []

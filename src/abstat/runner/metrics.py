@@ -22,9 +22,9 @@ _MAX_NOTES_PER_KIND = 3
 
 def _number(text: str) -> float | None:
     """The finite number ``text`` spells (decimal, or an integer with a 0x/0o/0b prefix), else None."""
-    cleaned = text.strip().replace(",", "").replace("_", "")
-    if not cleaned.isascii():  # float() takes Arabic-Indic digits and Unicode spaces; a benchmark prints ASCII
+    if not text.isascii():  # float() takes Arabic-Indic digits and Unicode spaces; a benchmark prints ASCII
         return None
+    cleaned = text.strip().replace(",", "").replace("_", "")
     try:
         value = float(cleaned)
     except ValueError:
