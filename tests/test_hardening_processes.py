@@ -163,8 +163,9 @@ def test_a_command_that_leaves_its_group_is_ended_after_each_run(markers):
     marker = markers()
     executor = ProcessExecutor(json_lines=False)
     try:
-        measurement = executor.measure(Command(f"setsid sleep {marker} &", shell=True), RunContext("a"),
-                                       timeout=None)
+        # (the pause lets the child call setsid before the command's group is killed)
+        measurement = executor.measure(Command(f"setsid sleep {marker} & sleep 0.3", shell=True),
+                                       RunContext("a"), timeout=None)
         assert measurement.status == "ok"
         assert _alive_with(marker) == []  # before the executor closes
         assert any("outside its process group" in note for note in measurement.notes)
@@ -176,8 +177,8 @@ def test_a_setup_hook_daemon_lives_until_the_executor_closes(markers):
     marker = markers()
     executor = ProcessExecutor(json_lines=False)
     try:
-        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} &", shell=True), RunContext("a"),
-                                 timeout=None)
+        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} & sleep 0.3", shell=True),
+                                 RunContext("a"), timeout=None)
         assert hook.status == "ok" and len(_alive_with(marker)) == 1
     finally:
         executor.close()

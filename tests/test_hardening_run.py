@@ -158,3 +158,17 @@ def test_non_utf8_arguments_are_refused_in_one_line(tmp_path, args, named):
 def _statuses(path: Path) -> list[str]:
     with open_store(str(path)) as s:
         return [i["status"] for name in s.experiment_names() for i in s.invocations(name)]
+
+
+def test_an_interrupt_before_the_first_run_does_not_leave_the_invocation_running(tmp_path, monkeypatch, capsys):
+    import abstat.runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(abstat.runner, "ProcessExecutor", interrupted)
+    store = str(tmp_path / "s.db")
+    code = cli.main(["run", "-n", "2", "--no-progress", "--experiment", "early", "--store", store, "-v", "a=true"])
+    assert code == 130
+    with open_store(store) as s:
+        assert s.invocations("early")[0]["status"] == "interrupted"

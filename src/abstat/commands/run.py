@@ -475,6 +475,8 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     )
     record = machine_mod.collect()
     store = open_store(store_path)
+    invocation = None
+    finished = False
     try:
         experiment = args.experiment or _default_experiment(store)
         if args.baseline is not None and args.baseline not in (
@@ -527,15 +529,11 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         previous = _interrupt_on_termination()
         try:
             outcome = run_experiment(plan, executor, on_result=persist, on_slot=progress.slot)
-        except BaseException as err:  # e.g. the store failed: end the processes, then record why it stopped
+        except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
             with run_signals.deferred(deliver=False):
                 executor.close()
                 progress.stop()
                 _restore_signals(previous)
-                try:
-                    store.finish_invocation(invocation, "failed", [*notes, f"abstat stopped: {err!r}"])
-                except Exception:
-                    pass  # the original error says more
             raise
         with run_signals.deferred(deliver=False) as held:  # a teardown no signal abandons
             executor.close()
@@ -545,6 +543,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
             status = "complete" if outcome.completed else ("interrupted" if outcome.interrupted else "failed")
             notes.extend(outcome.notes)
             store.finish_invocation(invocation, status, notes + ([outcome.error] if outcome.error else []))
+            finished = True
         failed = [r for r in outcome.results if not r.ok]
         for note in outcome.notes:
             stderr.write(f"note: {note}\n")
@@ -560,6 +559,15 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         )
         stdout.write(report)
         stdout.flush()
+    except BaseException as err:
+        if invocation is not None and not finished:  # never leave it "running"
+            with run_signals.deferred(deliver=False):
+                try:
+                    store.finish_invocation(invocation, "interrupted" if isinstance(err, KeyboardInterrupt)
+                                            else "failed", [*notes, f"abstat stopped: {err!r}"])
+                except Exception:
+                    pass  # the original error says more
+        raise
     finally:
         store.close()
     if outcome.error:
