@@ -33,7 +33,8 @@ class Deferred:
 
 
 def _can_block() -> bool:
-    return threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+    return (threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+            and hasattr(signal, "sigtimedwait"))  # macOS has no sigtimedwait: signals are then not held
 
 
 @contextmanager
