@@ -172,3 +172,17 @@ def test_an_interrupt_before_the_first_run_does_not_leave_the_invocation_running
     assert code == 130
     with open_store(store) as s:
         assert s.invocations("early")[0]["status"] == "interrupted"
+
+
+def test_signals_are_held_during_a_deferred_section():
+    from abstat.runner import signals
+
+    with signals.deferred(deliver=False) as held:
+        os.kill(os.getpid(), signal.SIGINT)
+        assert signals.wait_for_signal(1.0) == signal.SIGINT  # learnt at once, not after the second
+    assert held.received == [signal.SIGINT]
+    with pytest.raises(KeyboardInterrupt):
+        with signals.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            finished = True
+    assert finished  # the section ran to its end before Ctrl-C took effect
