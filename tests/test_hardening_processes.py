@@ -183,3 +183,18 @@ def test_a_setup_hook_daemon_lives_until_the_executor_closes(markers):
     finally:
         executor.close()
     assert _alive_with(marker) == []
+
+
+def test_the_next_run_reports_what_a_dead_run_left_behind(tmp_path, markers):
+    marker = markers()
+    # A process as a run whose abstat and supervisor were both SIGKILLed leaves it.
+    orphan = subprocess.Popen(["sleep", marker], env=dict(os.environ, ABSTAT_RUN_TOKEN="0123456789abcdef.3"))
+    try:
+        proc = _start_run(tmp_path, "-n", "1", "-v", "a=true")
+        code, _, err = _finish(proc)
+        assert code == 0, err
+        assert f"left by an earlier abstat run (token 0123456789abcdef) still run: PID {orphan.pid} (sleep)" in err
+        assert orphan.poll() is None  # reported, not killed: it is not this run's
+    finally:
+        orphan.kill()
+        orphan.wait()

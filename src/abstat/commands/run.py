@@ -468,6 +468,9 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         perf_support = perf_mod.probe(events)
         if perf_support.note:
             notes.append(perf_support.note)
+    from abstat.runner.containment import leftover_notes
+
+    notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
 
     plan = ExperimentPlan(
         variants=variants, runs=args.runs, warmup=args.warmup, order=args.order, seed=seed,

@@ -114,3 +114,15 @@ class Containment:
                 signals.wait_for_signal(0.002)
             self.keep.discard(self._supervisor)
             self._supervisor = None
+
+
+def leftover_notes() -> list[str]:
+    """Notes on processes an earlier run left behind (its abstat and supervisor were killed):
+    they may load the machine this run measures.  They are reported, not killed."""
+    notes = []
+    for run, pids in sorted(reaper.leftovers().items()):
+        shown = ", ".join(reaper.describe(pid) for pid in sorted(pids)[:5])
+        more = f" and {len(pids) - 5} more" if len(pids) > 5 else ""
+        notes.append(f"{len(pids)} process(es) left by an earlier abstat run (token {run}) still run: "
+                     f"PID {shown}{more}; they may disturb these measurements")
+    return notes

@@ -168,3 +168,42 @@ def end_processes(find, keep: Iterable[int] = (), patience: float = 2.0) -> int:
         pause = min(pause * 2, 0.05)
     reap_zombie_children(kept)
     return len(killed)
+
+
+def _argv(pid: int) -> list[bytes]:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().split(b"\0")
+    except OSError:
+        return []
+
+
+def leftovers() -> dict[str, list[int]]:
+    """Live processes that carry the token of a run whose abstat is gone: run token -> PIDs.
+
+    A run is alive while its supervisor (``supervisor.py TOKEN``) is.  What is left
+    had both abstat and its supervisor killed (or came from a run without /proc access).
+    """
+    live_runs: set[str] = set()
+    by_run: dict[str, list[int]] = {}
+    me = os.getpid()
+    for pid in _all_pids():
+        if pid == me:
+            continue
+        argv = _argv(pid)
+        for index, word in enumerate(argv[:-1]):
+            if word.endswith(b"supervisor.py"):
+                live_runs.add(argv[index + 1].decode("ascii", "replace"))
+        token = token_of(pid)
+        if token and not is_zombie(pid):
+            by_run.setdefault(token.split(".", 1)[0], []).append(pid)
+    return {run: pids for run, pids in by_run.items() if run not in live_runs}
+
+
+def describe(pid: int) -> str:
+    """``PID (name)`` for a note."""
+    try:
+        with open(f"/proc/{pid}/comm", "rb") as handle:
+            return f"{pid} ({handle.read().strip().decode('utf-8', 'replace')})"
+    except OSError:
+        return str(pid)
