@@ -63,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("ignore", RuntimeWarning)
     if sys.stdout is None:  # started with standard output closed (>&-)
         sys.stdout = open(os.devnull, "w")
+    if sys.stderr is None:  # closed (2>&-): messages go nowhere, but errors still exit 2 and runs still count
+        sys.stderr = open(os.devnull, "w")
     try:
         module = __import__(entry[0], fromlist=["main"])
         status = int(module.main(rest) or 0)

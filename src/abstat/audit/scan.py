@@ -281,6 +281,19 @@ def _command_before(lines: list[_Line], start: int) -> str | None:
     return None
 
 
+MAX_N_DIGITS = 15  # ministat counts lines: a longer N is damage (and beyond what a float holds exactly)
+
+
+def _implausible_n(block: Block, line: _Line, match: re.Match[str]) -> bool:
+    """Record a problem (the data set is damaged) when N has implausibly many digits."""
+    digits = len(match.group(2).lstrip("0"))
+    if digits <= MAX_N_DIGITS:
+        return False
+    block.problems.append(Problem(line.number, f"N has {digits} digits: not a count ministat prints"))
+    block.damaged_symbols.add(match.group(1))
+    return True
+
+
 def _parse_vitals(line: _Line, match: re.Match[str], name: str | None) -> DataSet:
     fields = match.group(3).split()
     values = [printed(f, VITALS_DIGITS) for f in fields]
@@ -380,6 +393,8 @@ def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_bod
                 block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
                 block.damaged_symbols.add(symbol)
                 return k
+        if _implausible_n(block, line, line.match):
+            return k
         block.datasets.append(_parse_vitals(line, line.match, name))
         return k
     # Damaged vitals: a line wrapped by a mailer continues on the next line.
@@ -387,6 +402,8 @@ def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_bod
         joined = f"{line.text} {lines[k + 1].text}"
         match = _VITALS.match(joined)
         if match:
+            if _implausible_n(block, line, match):
+                return k + 1
             block.problems.append(Problem(line.number, "vitals line wrapped onto the next line; rejoined", "warning"))
             block.datasets.append(_parse_vitals(line, match, name))
             return k + 1

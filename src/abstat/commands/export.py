@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
@@ -96,31 +95,9 @@ def main(argv: list[str]) -> int:
 
         writer = write_csv if args.format == "csv" else write_json
         if args.output:
-            _write_replacing(args.output, lambda handle: writer(rows, handle))
+            from abstat.outfile import write_output
+
+            write_output(args.output, lambda handle: writer(rows, handle), newline="")
         else:
             writer(rows, sys.stdout)
     return 0
-
-
-def _write_replacing(output: str, write: Any) -> None:
-    """Write through a temporary file renamed over ``output`` at the end: an
-    export that fails half-way (a damaged store) leaves an older file whole."""
-    import tempfile
-
-    directory = os.path.dirname(os.path.abspath(output))
-    try:
-        fd, temporary = tempfile.mkstemp(prefix=".abstat-export-", dir=directory)
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror}", path=output) from None
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, 0o666 & ~umask)
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            write(handle)
-        os.replace(temporary, output)
-    except OSError as err:
-        raise InputError(f"cannot write: {err.strerror}", path=output) from None
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)

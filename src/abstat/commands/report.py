@@ -109,11 +109,9 @@ def main(argv: list[str]) -> int:
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
         text = api.render(report, fmt, color=to_terminal and fmt == "table", width=width)
     if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
-        except OSError as err:
-            raise UsageError(f"-o {args.output}: {err.strerror or err}") from None
+        from abstat.outfile import write_output
+
+        write_output(args.output, lambda handle: handle.write(text))
     else:
         sys.stdout.write(text)
     return 0

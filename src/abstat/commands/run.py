@@ -96,8 +96,18 @@ def parse_variants(specs: Sequence[str], shell: bool) -> list[Any]:
     return variants
 
 
+def check_utf8(text: str, what: str) -> str:
+    """Refuse text that holds bytes which are not UTF-8 (os.fsdecode's surrogates): the store holds UTF-8."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise UsageError(f"{what} {text!r}: not valid UTF-8 (abstat stores text as UTF-8)") from None
+    return text
+
+
 def check_command(command: Any, what: str) -> None:
     """Fail before anything runs when a command cannot be executed."""
+    check_utf8(command.text, what)
     try:
         argv = command.argv()
     except ValueError as err:
@@ -119,6 +129,7 @@ def parse_labels(specs: Sequence[str]) -> dict[str, str]:
             raise UsageError(f"--label {spec!r}: expected KEY=VALUE")
         if key in reserved:
             raise UsageError(f"--label {spec!r}: {key!r} is set by abstat itself")
+        check_utf8(spec, "--label")
         labels[key] = value
     return labels
 
@@ -407,6 +418,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         run_experiment,
     )
     from abstat.runner import perf as perf_mod
+    from abstat.runner import signals as run_signals
     from abstat.store import open_store
 
     stdout, stderr = sys.stdout, sys.stderr
@@ -428,6 +440,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     if args.experiment is not None:
         from abstat.store import check_experiment_name
 
+        check_utf8(args.experiment, "--experiment")
         check_experiment_name(args.experiment)  # before the store file is created
     labels = parse_labels(args.label)
     patterns = []
@@ -455,6 +468,9 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         perf_support = perf_mod.probe(events)
         if perf_support.note:
             notes.append(perf_support.note)
+    from abstat.runner.containment import leftover_notes
+
+    notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
 
     plan = ExperimentPlan(
         variants=variants, runs=args.runs, warmup=args.warmup, order=args.order, seed=seed,
@@ -465,6 +481,8 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
 
     record["doctor"], doctor_warnings = run_preflight(perf_support)
     store = open_store(store_path)
+    invocation = None
+    finished = False
     try:
         experiment = args.experiment or _default_experiment(store)
         if args.baseline is not None and args.baseline not in (
@@ -504,26 +522,36 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
 
         def persist(result: Any) -> None:
             measurement = result.measurement
-            store.add_run(
+            with run_signals.deferred():  # Ctrl-C lands after the commit, never inside the transaction
+                store.add_run(
                 invocation, variant=result.variant, command=commands[result.variant],
-                iteration=result.iteration, position=result.position, status=measurement.status,
-                exit_code=measurement.exit_code, started_at=result.started_at,
-                wall=measurement.wall_s, values=measurement.values, units=measurement.units,
-                notes=measurement.notes + ([f"stderr: {measurement.stderr_tail}"] if measurement.stderr_tail else []),
-            )
+                    iteration=result.iteration, position=result.position, status=measurement.status,
+                    exit_code=measurement.exit_code, started_at=result.started_at,
+                    wall=measurement.wall_s, values=measurement.values, units=measurement.units,
+                    notes=measurement.notes + ([f"stderr: {measurement.stderr_tail}"]
+                                               if measurement.stderr_tail else []),
+                )
             progress.result(result)
 
         executor = ProcessExecutor(patterns=patterns, json_lines=not args.no_json_lines, perf=perf_support)
         previous = _interrupt_on_termination()
         try:
             outcome = run_experiment(plan, executor, on_result=persist, on_slot=progress.slot)
-        finally:
-            _restore_signals(previous)
+        except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
+            with run_signals.deferred(deliver=False):
+                executor.close()
+                progress.stop()
+                _restore_signals(previous)
+            raise
+        with run_signals.deferred(deliver=False) as held:  # a teardown no signal abandons
             executor.close()
             progress.stop()
-        status = "complete" if outcome.completed else ("interrupted" if outcome.interrupted else "failed")
-        notes.extend(outcome.notes)
-        store.finish_invocation(invocation, status, notes + ([outcome.error] if outcome.error else []))
+            _restore_signals(previous)
+            outcome.interrupted = outcome.interrupted or bool(held.received)
+            status = "complete" if outcome.completed else ("interrupted" if outcome.interrupted else "failed")
+            notes.extend(outcome.notes)
+            store.finish_invocation(invocation, status, notes + ([outcome.error] if outcome.error else []))
+            finished = True
         failed = [r for r in outcome.results if not r.ok]
         for note in outcome.notes:
             stderr.write(f"note: {note}\n")
@@ -539,6 +567,15 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         )
         stdout.write(report)
         stdout.flush()
+    except BaseException as err:
+        if invocation is not None and not finished:  # never leave it "running"
+            with run_signals.deferred(deliver=False):
+                try:
+                    store.finish_invocation(invocation, "interrupted" if isinstance(err, KeyboardInterrupt)
+                                            else "failed", [*notes, f"abstat stopped: {err!r}"])
+                except Exception:
+                    pass  # the original error says more
+        raise
     finally:
         store.close()
     if outcome.error:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from abstat.errors import InputError
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-SUMMARY_RE = re.compile(rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z")
+SUMMARY_RE = re.compile(rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z", re.ASCII)
+MAX_N_DIGITS = 15  # beyond this a sample count is a typo, and int() of thousands of digits raises
 # Three colon-separated fields and no path separator: meant as a summary,
 # even when a field is malformed (then parse_summary says which).
 _SUMMARY_SHAPE = re.compile(r"\A[^/:]*:[^/:]*:[^/:]*\Z")
@@ -44,6 +45,8 @@ def parse_summary(text: str, *, source: str | None = None) -> Summary:
     match = SUMMARY_RE.match(text)
     if match is None:
         raise InputError(f"not a summary n:mean:stddev ({_what_is_wrong(text)}): {text!r}", path=where)
+    if len(match.group(1).lstrip("0")) > MAX_N_DIGITS:
+        raise InputError(f"n has {len(match.group(1).lstrip('0'))} digits: not a plausible sample count", path=where)
     n = int(match.group(1))
     mean = float(match.group(2))
     stddev = float(match.group(3))
@@ -60,9 +63,9 @@ def _what_is_wrong(text: str) -> str:
     fields = [field.strip() for field in text.split(":")]
     if len(fields) != 3:
         return "it needs exactly three fields"
-    if not re.fullmatch(r"\d+", fields[0]):
+    if not re.fullmatch(r"\d+", fields[0], re.ASCII):
         return "n must be a whole number"
     for name, field in zip(("mean", "stddev"), fields[1:]):
-        if not re.fullmatch(_NUMBER, field):
+        if not re.fullmatch(_NUMBER, field, re.ASCII):
             return f"{name} must be a finite number"
     return "malformed"

@@ -344,7 +344,7 @@ _decode_text = decode_text
 
 
 def _lenient_float(token: str) -> float | None:
-    if "_" in token:
+    if "_" in token or not token.isascii():  # float() reads Arabic-Indic digits and strips Unicode spaces
         return None
     try:
         return float(token)
@@ -355,6 +355,20 @@ def _lenient_float(token: str) -> float | None:
     return None
 
 
+def _ascii_lines(text: str) -> list[str]:
+    """Lines ended by LF, CRLF or CR only: not by U+2028, NEL or form feed as ``str.splitlines`` does."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def _refuse_unicode_space(line: str, name: str, number: int) -> None:
+    """Fields are separated by ASCII spaces, tabs and commas: a no-break space inside ``1 234`` would
+    otherwise silently split one value in two."""
+    for char in line:
+        if not char.isascii() and (char.isspace() or char in "\u200b\u2060\ufeff"):
+            raise InputError(f"non-ASCII space U+{ord(char):04X} in the line: separate values with ASCII "
+                             "spaces, tabs or commas", path=name, line=number)
+
+
 def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | None = None) -> list[float]:
     """Parse sample text leniently; see :func:`read_samples`."""
     if column < 1:
@@ -363,10 +377,12 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
     if delimiters is not None and delimiters == "":
         raise InputError("empty delimiter string", path=name)
     values: list[float] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(_ascii_lines(text), start=1):
         hash_at = raw.find("#")
         if hash_at >= 0:
             raw = raw[:hash_at]
+        if not raw.isascii():
+            _refuse_unicode_space(raw, name, number)
         if delimiters is None:
             fields = raw.replace(",", " ").split()
         else:

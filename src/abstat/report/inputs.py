@@ -58,7 +58,7 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
                csv_values: list[str] | None = None,
                csv_labels: list[str] | None = None) -> list[SampleSet]:
     """Read every file in ``paths`` into labelled sample sets."""
-    from abstat.readers import peers
+    from abstat.readers import display_text, peers
 
     if input_format not in INPUT_FORMATS:
         raise UsageError(f"--input-format {input_format!r}: choose from {', '.join(INPUT_FORMATS)}")
@@ -96,7 +96,8 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
             merged.update(sample_set.labels)
             merged.update(file_labels)
             merged.update(labels or {})
-            sample_set.labels = merged
+            sample_set.labels = {key: display_text(value) for key, value in merged.items()}
+            sample_set.source = display_text(sample_set.source) if sample_set.source else sample_set.source
             sets.append(sample_set)
     return sets
 

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from abstat.runner import perf as perf_mod
-from abstat.runner.metrics import extract_json_metrics, extract_regex_metrics
+from abstat.runner import reaper, signals
+from abstat.runner.containment import Containment
+from abstat.runner.metrics import MetricScanner, scan_output
 from abstat.runner.model import BUILTIN_METRICS, Command, Measurement, MetricPattern
-
-STDOUT_LIMIT = 16 * 1024 * 1024  # bytes of a run's output scanned for metrics
 
 
 @dataclass(frozen=True)
@@ -219,11 +219,16 @@ def _wait(pid: int, timeout: float | None) -> tuple[int, os.struct_rusage | None
 class ProcessBackground:
     """A background command in its own process group."""
 
-    def __init__(self, command: Command, env: Mapping[str, str], grace: float = 2.0) -> None:
+    def __init__(self, command: Command, env: Mapping[str, str], grace: float = 2.0,
+                 containment: Containment | None = None) -> None:
         self.command = command
         self.grace = grace
+        self._containment = containment or Containment(subreaper=False, supervise=False)
+        env, self._token = self._containment.environment(env)
         with open(os.devnull, "wb") as devnull:
             self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
+        self._containment.keep.add(self.pid)
+        self._containment.started(self.pid)
         self._ended: str | None = None
 
     def exited(self) -> str | None:
@@ -244,27 +249,46 @@ class ProcessBackground:
             return None
         return ended
 
+    def _escaped(self) -> list[int]:
+        """Live processes of this load outside its process group (setsid, setpgid)."""
+        return [pid for pid in self._containment._left(self._token) if pid != self.pid]
+
     def stop(self) -> list[str]:
+        """SIGTERM to the load's group and its escaped descendants, up to
+        ``grace`` seconds to end, then SIGKILL.  A second Ctrl-C or SIGTERM
+        meanwhile sends SIGKILL at once; it never abandons the stop."""
         notes: list[str] = []
         early = self.exited()
         if early is not None:
             notes.append(f"background command {self.command.text!r} had already ended ({early})")
-        _kill_group(self.pid, signal.SIGTERM)
-        deadline = time.monotonic() + self.grace
-        while time.monotonic() < deadline:
-            self.exited()
-            if self._ended is not None and (not _group_alive(self.pid) or not _live_group_members(self.pid)):
-                break
-            time.sleep(0.01)
-        left = _live_group_members(self.pid) if _group_alive(self.pid) else []
-        _kill_group(self.pid, signal.SIGKILL)
-        if left:
-            notes.append(
-                f"background command {self.command.text!r} ignored SIGTERM for {self.grace:g} s: sent SIGKILL"
-            )
-        if self._ended is None:
-            _, status, _ = os.wait4(self.pid, 0)
-            self._ended = describe_status(status)
+        with signals.deferred():
+            _kill_group(self.pid, signal.SIGTERM)
+            reaper.kill(self._escaped(), signal.SIGTERM)
+            deadline = time.monotonic() + self.grace
+            insisted = False
+            while time.monotonic() < deadline:
+                self.exited()
+                if self._ended is not None and not self._escaped() and (
+                        not _group_alive(self.pid) or not _live_group_members(self.pid)):
+                    break
+                if signals.wait_for_signal(0.01) is not None:
+                    insisted = True
+                    break
+            left = (_live_group_members(self.pid) if _group_alive(self.pid) else []) + self._escaped()
+            _kill_group(self.pid, signal.SIGKILL)
+            self._containment.sweep(self._token)
+            if left and insisted:
+                notes.append(f"background command {self.command.text!r}: interrupted again while it was "
+                             "being stopped: sent SIGKILL")
+            elif left:
+                notes.append(
+                    f"background command {self.command.text!r} ignored SIGTERM for {self.grace:g} s: sent SIGKILL"
+                )
+            if self._ended is None:
+                _, status, _ = os.wait4(self.pid, 0)
+                self._ended = describe_status(status)
+            self._containment.keep.discard(self.pid)
+            self._containment.ended(self.pid)
         return notes
 
 
@@ -285,13 +309,19 @@ class ProcessExecutor:
         json_lines: bool = True,
         perf: perf_mod.PerfSupport | None = None,
         extra_env: Mapping[str, str] | None = None,
+        subreaper: bool = True,
     ) -> None:
+        """``subreaper``: make this process the Linux child subreaper, so that
+        orphans of the commands stay below it and can be found and ended.  Pass
+        False in a program that runs child processes of its own concurrently:
+        dead orphans re-parented here are reaped, by process id."""
         self.patterns = tuple(patterns)
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
         self._base_env = dict(os.environ)
         if extra_env:
             self._base_env.update(extra_env)
+        self.containment = Containment(subreaper=subreaper)
         self._out = tempfile.TemporaryFile(prefix="abstat-out-")
         self._err = tempfile.TemporaryFile(prefix="abstat-err-")
         self._paths: dict[str, str] = {}
@@ -301,6 +331,8 @@ class ProcessExecutor:
             os.close(fd)
 
     def close(self) -> None:
+        """End every process the run started (see docs/processes.md); idempotent."""
+        self.containment.close()
         self._out.close()
         self._err.close()
         if self._perf_path:
@@ -321,9 +353,10 @@ class ProcessExecutor:
         return env
 
     def _execute(
-        self, argv: list[str], env: Mapping[str, str], timeout: float | None
+        self, argv: list[str], env: Mapping[str, str], timeout: float | None, *, sweep: bool = True
     ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
         """Spawn, wait; (status, exit code, wall ns, rusage, notes)."""
+        env, token = self.containment.environment(env)
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
         path = self._paths.get(argv[0])
@@ -334,19 +367,28 @@ class ProcessExecutor:
             pid = _spawn(argv, env, out_fd, err_fd, path)
         except OSError as err:
             return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
-        wait_status, usage, timed_out = _wait(pid, timeout)
-        wall_ns = time.perf_counter_ns() - start
+        self.containment.started(pid)
+        try:
+            wait_status, usage, timed_out = _wait(pid, timeout)
+            wall_ns = time.perf_counter_ns() - start
+            notes: list[str] = []
+            if timed_out:
+                notes.append(f"timed out after {timeout:g} s: process group killed")
+            code = os.waitstatus_to_exitcode(wait_status)
+            if code != 0 and not timed_out:
+                notes.append(describe_status(wait_status))
+            if _group_alive(pid):
+                left = _live_group_members(pid)
+                _kill_group(pid)
+                if left:
+                    notes.append("killed processes the command left running in its process group")
+        finally:
+            escaped = self.containment.sweep(token) if sweep else 0
+            self.containment.ended(pid)
+        if escaped:
+            notes.append(f"killed {escaped} process(es) the command left running outside its process group")
         if timed_out:
-            return "timeout", None, wall_ns, usage, [f"timed out after {timeout:g} s: process group killed"]
-        notes: list[str] = []
-        code = os.waitstatus_to_exitcode(wait_status)
-        if code != 0:
-            notes.append(describe_status(wait_status))
-        if _group_alive(pid):
-            left = _live_group_members(pid)
-            _kill_group(pid)
-            if left:
-                notes.append("killed processes the command left running in its process group")
+            return "timeout", None, wall_ns, usage, notes
         return ("failed" if code != 0 else "ok"), code, wall_ns, usage, notes
 
     def _stderr_tail(self) -> str:
@@ -389,38 +431,37 @@ class ProcessExecutor:
                 notes.append("perf: not counted: " + ", ".join(missing))
         if self.patterns or self.json_lines:
             self._out.seek(0)
-            text = self._out.read(STDOUT_LIMIT).decode("utf-8", errors="replace")
-            measurement.stdout = text
-            if self.json_lines:
-                found, json_notes = extract_json_metrics(text, reserved=values.keys())
-                notes.extend(json_notes)
-                for name, numbers in found.items():
-                    values.setdefault(name, []).extend(numbers)
+            scanner = MetricScanner(self.patterns, json_lines=self.json_lines, reserved=values.keys())
+            measurement.stdout = scan_output(self._out, scanner)
+            notes.extend(scanner.json_notes())
+            for name, numbers in scanner.json_values.items():
+                values.setdefault(name, []).extend(numbers)
             if self.patterns:
-                found, regex_notes = extract_regex_metrics(text, self.patterns)
+                regex_notes = scanner.regex_notes()
                 for pattern in self.patterns:
                     if pattern.unit:
                         measurement.units[pattern.name] = pattern.unit
-                for name, numbers in found.items():
+                for name, numbers in scanner.regex_values.items():
                     values[name] = numbers
                 if regex_notes:
                     # A benchmark that did not print its result did not succeed.
                     measurement.status = "failed"
-                    notes.extend(regex_notes)
                     measurement.stderr_tail = self._stderr_tail()
+                notes.extend(regex_notes)
         return measurement
 
     def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
         env = self._env(context)
         env["ABSTAT_HOOK"] = kind
-        status, code, wall_ns, _, notes = self._execute(command.argv(), env, timeout)
+        # A hook may start a daemon the benchmark needs (setsid): it is ended with the run, in close().
+        status, code, wall_ns, _, notes = self._execute(command.argv(), env, timeout, sweep=False)
         measurement = Measurement(status, code, wall_ns / 1e9, notes=notes)
         if status != "ok":
             measurement.stderr_tail = self._stderr_tail()
         return measurement
 
     def start_background(self, command: Command) -> ProcessBackground:
-        return ProcessBackground(command, self._base_env)
+        return ProcessBackground(command, self._base_env, containment=self.containment)
 
 
 # --------------------------------------------------------------------------

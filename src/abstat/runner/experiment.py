@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from abstat.runner import signals
 from abstat.runner.executor import BackgroundHandle, Executor, RunContext
 from abstat.runner.model import Command, Measurement, RunResult, Variant
 from abstat.runner.schedule import Slot, build_schedule
@@ -161,12 +162,16 @@ def run_experiment(
         except KeyboardInterrupt:
             outcome.interrupted = True
         finally:
-            for handle in backgrounds:
-                notes = handle.stop()
-                if id(handle) in reported_background:  # its end is the error already
-                    notes = [note for note in notes if "had already ended" not in note]
-                outcome.notes.extend(notes)
-            backgrounds.clear()
+            # A Ctrl-C or SIGTERM now waits (or makes the stop use SIGKILL at once): every load is stopped.
+            with signals.deferred(deliver=False) as held:
+                for handle in backgrounds:
+                    notes = handle.stop()
+                    if id(handle) in reported_background:  # its end is the error already
+                        notes = [note for note in notes if "had already ended" not in note]
+                    outcome.notes.extend(notes)
+                backgrounds.clear()
+            if held.received:
+                outcome.interrupted = True
         for name in list(set_up):
             try:
                 cleanup(name)

@@ -18,8 +18,9 @@ BUILTIN_METRICS: dict[str, str] = {
     "ivcsw": "count",
 }
 
-_METRIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
-_UNIT = re.compile(r"^[A-Za-z%/_][A-Za-z0-9%/_.\-]*$")
+# Checked with fullmatch: "$" would also match before a trailing newline.
+_METRIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
+_UNIT = re.compile(r"[A-Za-z%/_][A-Za-z0-9%/_.\-]*")
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class MetricPattern:
 
 
 def check_metric_name(name: str) -> str:
-    if not _METRIC_NAME.match(name):
+    if not _METRIC_NAME.fullmatch(name):
         raise ValueError(
             f"bad metric name {name!r}: use letters, digits, '_', '.', '-' (starting with a letter)"
         )
@@ -77,7 +78,7 @@ def parse_metric_pattern(spec: str) -> MetricPattern:
         raise ValueError(f"--metric {spec!r}: {name!r} is a built-in metric name")
     candidates: list[tuple[str, str | None]] = []
     head, colon, tail = rest.rpartition(":")
-    if colon and head and _UNIT.match(tail):
+    if colon and head and _UNIT.fullmatch(tail):
         candidates.append((head, tail))
     candidates.append((rest, None))
     last_error = ""

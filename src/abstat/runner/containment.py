@@ -1,0 +1,128 @@
+"""Containment of one executor's processes: tokens, sweeps, the supervisor.
+
+Every command gets ``ABSTAT_RUN_TOKEN=<run>.<n>`` (see
+:mod:`abstat.runner.reaper`).  :meth:`Containment.sweep` ends what one
+command left behind; :meth:`Containment.close` ends everything the run
+started and stops the supervisor (:mod:`abstat.runner.supervisor`), which
+would otherwise do the same when abstat dies.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+import time
+from collections.abc import Mapping
+
+from abstat.runner import reaper, signals
+
+SUPERVISOR_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
+
+
+class Containment:
+    def __init__(self, *, subreaper: bool = True, supervise: bool = True) -> None:
+        self.token = secrets.token_hex(8)
+        self.subreaper = reaper.become_subreaper() if subreaper else False
+        self.keep: set[int] = set()  # children waited for elsewhere (background loads, the supervisor)
+        self._count = 0
+        self._supervise = supervise
+        self._pipe = -1
+        self._supervisor: int | None = None
+        self._closed = False
+
+    def environment(self, base: Mapping[str, str]) -> tuple[dict[str, str], str]:
+        """``base`` plus a fresh spawn token; (environment, token)."""
+        self._count += 1
+        token = f"{self.token}.{self._count}"
+        env = dict(base)
+        env[reaper.TOKEN_VARIABLE] = token
+        if self._supervise and self._supervisor is None and not self._closed:
+            self._start_supervisor(base)
+        return env, token
+
+    def _start_supervisor(self, base: Mapping[str, str]) -> None:
+        env = {k: v for k, v in base.items() if k != reaper.TOKEN_VARIABLE}
+        read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
+        try:
+            pid = os.posix_spawn(
+                sys.executable, [sys.executable, "-E", "-s", SUPERVISOR_PATH, self.token], env,
+                file_actions=[
+                    (os.POSIX_SPAWN_DUP2, read_end, 0),
+                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                ],
+                setpgroup=0,  # Ctrl-C on the terminal is abstat's to handle, not the supervisor's
+            )
+        except OSError:
+            os.close(write_end)
+            self._supervise = False
+            return
+        finally:
+            os.close(read_end)
+        self._pipe, self._supervisor = write_end, pid
+        self.keep.add(pid)
+
+    def _tell(self, line: str) -> None:
+        if self._pipe < 0:
+            return
+        try:
+            os.write(self._pipe, line.encode("ascii"))
+        except OSError:  # the supervisor died: the sweeps below still run
+            os.close(self._pipe)
+            self._pipe = -1
+
+    def started(self, pgid: int) -> None:
+        self._tell(f"group {pgid}\n")
+
+    def ended(self, pgid: int) -> None:
+        self._tell(f"ended {pgid}\n")
+
+    def _left(self, token: str) -> list[int]:
+        return [pid for pid in reaper.descendants(os.getpid(), exclude=(self._supervisor or 0,))
+                if reaper.carries(reaper.token_of(pid), token) and not reaper.is_zombie(pid)]
+
+    def sweep(self, token: str) -> int:
+        """SIGKILL every live descendant carrying ``token`` (a command's, or the run's):
+        those that left the command's process group with setsid/setpgid too."""
+        return reaper.end_processes(lambda: self._left(token), keep=self.keep)
+
+    def close(self) -> None:
+        """End every process of the run and stop the supervisor; a second
+        Ctrl-C or SIGTERM meanwhile waits until this is done."""
+        if self._closed:
+            return
+        self._closed = True
+        with signals.deferred():
+            self.sweep(self.token)
+            for pid in self.keep - {self._supervisor}:  # background loads nobody stopped
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+            if self._supervisor is None:
+                reaper.end_processes(lambda: reaper.processes_with_token(self.token))
+                return
+            if self._pipe >= 0:
+                os.close(self._pipe)  # end of file: the supervisor sweeps all of /proc and exits
+                self._pipe = -1
+            deadline = time.monotonic() + SUPERVISOR_WAIT_S
+            while True:
+                done, _ = os.waitpid(self._supervisor, os.WNOHANG)
+                if done or time.monotonic() > deadline:
+                    break
+                signals.wait_for_signal(0.002)
+            self.keep.discard(self._supervisor)
+            self._supervisor = None
+
+
+def leftover_notes() -> list[str]:
+    """Notes on processes an earlier run left behind (its abstat and supervisor were killed):
+    they may load the machine this run measures.  They are reported, not killed."""
+    notes = []
+    for run, pids in sorted(reaper.leftovers().items()):
+        shown = ", ".join(reaper.describe(pid) for pid in sorted(pids)[:5])
+        more = f" and {len(pids) - 5} more" if len(pids) > 5 else ""
+        notes.append(f"{len(pids)} process(es) left by an earlier abstat run (token {run}) still run: "
+                     f"PID {shown}{more}; they may disturb these measurements")
+    return notes

@@ -1,0 +1,80 @@
+"""Teardown that a second Ctrl-C or SIGTERM cannot abandon.
+
+:func:`deferred` blocks SIGINT, SIGTERM and SIGHUP while a short critical
+section runs (stopping processes, committing a run): a signal that arrives
+meanwhile is held, not lost.  Code inside may call :func:`wait_for_signal`
+instead of sleeping, to learn at once that the user insists (and escalate,
+e.g. from SIGTERM to SIGKILL).  Signals still pending when the section ends
+are either delivered (``deliver=True``: Ctrl-C then raises
+KeyboardInterrupt right after the section, as does one that
+:func:`wait_for_signal` consumed) or consumed and recorded in
+:attr:`Deferred.received` (``deliver=False``).
+
+Only the main thread receives signals in Python; elsewhere these are no-ops.
+"""
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
+
+_active: list[Deferred] = []
+
+
+@dataclass
+class Deferred:
+    blocking: bool
+    received: list[int] = field(default_factory=list)
+
+
+def _can_block() -> bool:
+    return (threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
+            and hasattr(signal, "sigtimedwait"))  # macOS has no sigtimedwait: signals are then not held
+
+
+@contextmanager
+def deferred(deliver: bool = True) -> Iterator[Deferred]:
+    state = Deferred(blocking=_can_block() and not any(d.blocking for d in _active))
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if state.blocking else None
+    _active.append(state)
+    try:
+        yield state
+    finally:
+        _active.remove(state)
+        if previous is not None:
+            if not deliver:
+                while (got := _take(0)) is not None:
+                    state.received.append(got)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+            if deliver and state.received:
+                signal.raise_signal(state.received[0])  # consumed while waiting: act on it now
+
+
+def _take(timeout: float) -> int | None:
+    if not signal.sigpending() & STOP_SIGNALS and timeout <= 0:
+        return None
+    info = signal.sigtimedwait(STOP_SIGNALS, max(timeout, 0.0))
+    return info.si_signo if info is not None else None
+
+
+def wait_for_signal(timeout: float) -> int | None:
+    """Sleep up to ``timeout`` seconds; return a stop signal that arrived
+    (consumed, and recorded in the innermost :func:`deferred`), else None."""
+    for state in reversed(_active):
+        if state.blocking:
+            got = _take(timeout)
+            if got is not None:
+                state.received.append(got)
+            return got
+    time.sleep(timeout)
+    return None
+
+
+def interrupted() -> bool:
+    """True when a stop signal was received inside the current deferred sections."""
+    return any(state.received for state in _active)

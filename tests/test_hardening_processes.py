@@ -1,0 +1,200 @@
+"""Issue 15 §2: nothing ``abstat run`` starts outlives it, however it ends.
+
+Every process the tests start carries a marker in its command line (a
+unique ``sleep`` duration); survivors are found by that marker in /proc and
+killed by PID in the test's own clean-up.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from abstat.runner import Command, RunContext
+from abstat.runner.executor import ProcessExecutor
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+
+
+def _marked() -> str:
+    """A sleep duration no other process uses (sleep accepts fractions)."""
+    return f"{9000 + random.randrange(1000)}.{random.randrange(10**6):06d}"
+
+
+def _alive_with(marker: str) -> list[int]:
+    """Live processes with ``marker`` as a whole argument (abstat's own argv holds it inside a command)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker.encode() in cmdline.split(b"\0") and state not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture
+def markers():
+    made: list[str] = []
+
+    def make() -> str:
+        made.append(_marked())
+        return made[-1]
+
+    yield make
+    for marker in made:  # the test's own clean-up: by PID, never by name
+        for pid in _alive_with(marker):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def _wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return predicate()
+
+
+def _start_run(tmp_path: Path, *args: str) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=SRC, ABSTAT_STORE=str(tmp_path / "s.db"))
+    return subprocess.Popen(
+        [sys.executable, "-m", "abstat", "run", "--no-progress", "--shell", *args],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def _background(marker_escaped: str, marker_child: str) -> list[str]:
+    # Ignores SIGTERM (so do its children: SIG_IGN is inherited), and one child leaves the group.
+    return ["--background", f"trap '' TERM; setsid sleep {marker_escaped} & sleep {marker_child} & wait"]
+
+
+def _finish(proc: subprocess.Popen, timeout: float = 30) -> tuple[int, str, str]:
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+def test_normal_end_leaves_nothing(tmp_path, markers):
+    run_marker, bg_escaped, bg_child = markers(), markers(), markers()
+    proc = _start_run(tmp_path, "-n", "2", "-v", f"a=setsid sleep {run_marker} &",
+                      *_background(bg_escaped, bg_child))
+    code, _, err = _finish(proc)
+    assert code == 0, err
+    for marker in (run_marker, bg_escaped, bg_child):
+        assert _alive_with(marker) == [], marker
+    assert "ignored SIGTERM" in err  # the load was stopped with SIGKILL after its grace period
+
+
+def test_failure_leaves_nothing(tmp_path, markers):
+    run_marker, bg_escaped, bg_child = markers(), markers(), markers()
+    proc = _start_run(tmp_path, "-n", "3", "-v", f"a=setsid sleep {run_marker} & exit 1",
+                      *_background(bg_escaped, bg_child))
+    code, _, err = _finish(proc)
+    assert code == 2 and "failed" in err
+    for marker in (run_marker, bg_escaped, bg_child):
+        assert _alive_with(marker) == [], marker
+
+
+def test_timeout_leaves_nothing(tmp_path, markers):
+    run_marker, inner = markers(), markers()
+    proc = _start_run(tmp_path, "-n", "2", "--timeout", "0.5", "--ignore-failure",
+                      "-v", f"a=setsid sleep {run_marker} & sleep {inner}")
+    code, _, err = _finish(proc)
+    assert code == 0, err
+    assert _alive_with(run_marker) == [] and _alive_with(inner) == []
+
+
+def _interrupted_run(tmp_path, markers):
+    run_marker, inner, bg_escaped, bg_child = markers(), markers(), markers(), markers()
+    proc = _start_run(tmp_path, "-n", "5", "-v", f"a=setsid sleep {run_marker} & sleep {inner}",
+                      *_background(bg_escaped, bg_child))
+    assert _wait_for(lambda: _alive_with(run_marker) and _alive_with(bg_escaped), 20)
+    return proc, (run_marker, inner, bg_escaped, bg_child)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_leaves_nothing_and_exits_130(tmp_path, markers, signum):
+    proc, all_markers = _interrupted_run(tmp_path, markers)
+    proc.send_signal(signum)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    for marker in all_markers:
+        assert _alive_with(marker) == [], marker
+
+
+def test_a_second_interrupt_escalates_to_sigkill_and_still_ends_everything(tmp_path, markers):
+    proc, all_markers = _interrupted_run(tmp_path, markers)
+    proc.send_signal(signal.SIGINT)
+    time.sleep(0.5)  # the load ignores SIGTERM: abstat is within its 2 s grace period now
+    proc.send_signal(signal.SIGINT)
+    # The load is gone well before the grace period (1.5 s more) would have ended.
+    assert _wait_for(lambda: not _alive_with(all_markers[2]) and not _alive_with(all_markers[3]), 1.0)
+    code, _, err = _finish(proc)
+    assert code == 130, err
+    assert "interrupted again" in err
+    for marker in all_markers:
+        assert _alive_with(marker) == [], marker
+
+
+def test_sigkill_of_abstat_leaves_nothing(tmp_path, markers):
+    proc, all_markers = _interrupted_run(tmp_path, markers)
+    proc.kill()
+    _finish(proc)
+    for marker in all_markers:  # the supervisor ends them
+        assert _wait_for(lambda m=marker: not _alive_with(m), 10), marker
+
+
+def test_a_command_that_leaves_its_group_is_ended_after_each_run(markers):
+    marker = markers()
+    executor = ProcessExecutor(json_lines=False)
+    try:
+        # (the pause lets the child call setsid before the command's group is killed)
+        measurement = executor.measure(Command(f"setsid sleep {marker} & sleep 0.3", shell=True),
+                                       RunContext("a"), timeout=None)
+        assert measurement.status == "ok"
+        assert _alive_with(marker) == []  # before the executor closes
+        assert any("outside its process group" in note for note in measurement.notes)
+    finally:
+        executor.close()
+
+
+def test_a_setup_hook_daemon_lives_until_the_executor_closes(markers):
+    marker = markers()
+    executor = ProcessExecutor(json_lines=False)
+    try:
+        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} & sleep 0.3", shell=True),
+                                 RunContext("a"), timeout=None)
+        assert hook.status == "ok" and len(_alive_with(marker)) == 1
+    finally:
+        executor.close()
+    assert _alive_with(marker) == []
+
+
+def test_the_next_run_reports_what_a_dead_run_left_behind(tmp_path, markers):
+    marker = markers()
+    # A process as a run whose abstat and supervisor were both SIGKILLed leaves it.
+    orphan = subprocess.Popen(["sleep", marker], env=dict(os.environ, ABSTAT_RUN_TOKEN="0123456789abcdef.3"))
+    try:
+        proc = _start_run(tmp_path, "-n", "1", "-v", "a=true")
+        code, _, err = _finish(proc)
+        assert code == 0, err
+        assert f"left by an earlier abstat run (token 0123456789abcdef) still run: PID {orphan.pid} (sleep)" in err
+        assert orphan.poll() is None  # reported, not killed: it is not this run's
+    finally:
+        orphan.kill()
+        orphan.wait()
