@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("abstat.commands.audit", "check ministat reports and averages pasted in e-mails or Markdown"),
     "plan": ("abstat.commands.plan", "samples (runs x samples per run) needed to detect a change"),
     "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
+    "completion": ("abstat.commands.completion", "print the shell completion script (bash, zsh or fish)"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"
@@ -29,6 +30,10 @@ def _help() -> str:
     lines = [USAGE, "", "commands:"]
     for name, (_, text) in COMMANDS.items():
         lines.append(f"  {name:<10} {text}")
+    lines.append("")
+    lines.append("options:")
+    lines.append(f"  {'-h, --help':<18} show this help and exit")
+    lines.append(f"  {'--version':<18} show abstat's version and exit")
     lines.append("")
     lines.append("abstat COMMAND --help shows a command's options.")
     return "\n".join(lines)

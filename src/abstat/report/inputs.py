@@ -44,6 +44,29 @@ def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
     return where
 
 
+def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str] | bool) -> bool:
+    """Whether larger values are better for ``metric``: named (or ``all``) in
+    ``--higher-is-better METRIC[,METRIC]``, else a unit ending in ``/s`` (a
+    throughput).  ``chosen=True`` is ``all``."""
+    if chosen is True:
+        return True
+    named = set() if chosen is False else {
+        name.strip() for item in chosen for name in item.split(",") if name.strip()}
+    if "all" in named or (metric is not None and metric in named):
+        return True
+    return bool(unit and unit.endswith("/s"))
+
+
+def default_by(sets: Iterable[SampleSet]) -> str:
+    """The label whose values are the columns when ``--by`` is not given:
+    ``variant``, unless every set has the same variant and the sets differ
+    by ``command`` (the commands of one hyperfine export)."""
+    sets = list(sets)
+    if len({s.labels.get("variant") for s in sets}) <= 1 and len({s.labels.get("command") for s in sets}) > 1:
+        return "command"
+    return "variant"
+
+
 def _stem(path: str) -> str:
     base = os.path.basename(path.rstrip("/")) or path
     for ext in (".json.gz", ".json", ".txt", ".csv", ".dat", ".out"):

@@ -198,9 +198,11 @@ def _pct_text(value: float) -> str:
     return f"{value:.10g}"
 
 
-def _higher_is_better(sample_set: SampleSet, default: bool) -> bool:
-    unit = sample_set.unit or sample_set.labels.get("metric", "")
-    return default or unit.endswith("/s")
+def _higher_is_better(sample_set: SampleSet, chosen: bool | Sequence[str]) -> bool:
+    from abstat.report.inputs import higher_is_better
+
+    metric = sample_set.labels.get("metric")
+    return higher_is_better(metric, sample_set.unit or metric, chosen)
 
 
 def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
@@ -221,7 +223,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                  rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
                  where: dict[str, set[str]] | None = None, adjust: str = "holm",
                  confidence: float = 0.95, center: str = "median",
-                 higher_is_better: bool = False, seed: int = 0) -> Report:
+                 higher_is_better: bool | Sequence[str] = False, seed: int = 0) -> Report:
     """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
     if adjust not in METHODS:
         raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
