@@ -16,7 +16,7 @@ import argparse
 import os
 import sys
 
-from abstat.commands import (STORE_HELP, ArgumentParser, add_baseline, add_center, add_columns, add_confidence,
+from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence,
                              add_format, add_higher_is_better, add_label, add_metric_choice, add_output, add_seed,
                              add_store, add_where)
 from abstat.errors import UsageError
@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("inputs", nargs="*", metavar="INPUT",
                         help="sample files, hyperfine/pyperf/Go/CSV files or summary statistics "
-                             "NAME=n:mean:stddev (none: the store)")
+                             "NAME=n:mean:stddev (none: the runs in --store)")
     parser.add_argument("--by", default=None, metavar="LABEL",
                         help="label whose values are the columns (default: variant; command for the "
                              "commands of one hyperfine export)")
@@ -49,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--pattern", metavar="PATTERN",
                         help="labels from file names, e.g. '{host}-hcall-{mode}-{variant}'")
     add_label(parser, help="add this label to every input (repeatable)")
-    add_store(parser, help=STORE_HELP.replace("result store", "result store read when no INPUT is given"))
+    add_store(parser)
     add_format(parser, (*RENDER_FORMATS, "hyperfine"),
                help="output format (html needs -o or a pipe; hyperfine: the samples as hyperfine JSON)",
                default_text="table on a terminal, text otherwise")
