@@ -54,7 +54,12 @@ def main(argv: list[str]) -> int:
         raise UsageError("--column must be 1 or more")
 
     from abstat.comparison import compare_many
-    from abstat.readers.specs import parse_variant_specs
+    from abstat.readers.specs import parse_variant_specs, peer_files
+
+    peers = peer_files(args.inputs)
+    if peers:  # Go, hyperfine or pyperf files: a table of their benchmarks, as abstat report makes
+        sys.stdout.write(_compare_peer_files(args, peers))
+        return 0
     from abstat.render.compare_text import render
     from abstat.report.inputs import parse_where_args
 
@@ -90,3 +95,24 @@ def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
     if any(source.startswith("store:") for variant in variants for source in variant.sources):
         return higher_is_better(args.metric, None, args.higher_is_better)
     return bool(args.higher_is_better)
+
+
+def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, str]]) -> str:
+    """Files of peer tools hold many labelled sample sets (benchmarks, units,
+    commands): compare them as ``abstat report FILE...`` does, one column per file."""
+    from abstat.errors import UsageError as Usage
+    from abstat.report import api
+    from abstat.report.inputs import load_files
+
+    if args.threshold is not None or args.outliers != "none":
+        raise Usage("--threshold and --outliers apply to sample files, not to Go, hyperfine or pyperf files")
+    sets = []
+    for name, path in peers:
+        sets.extend(load_files([path], labels={"variant": name} if name else None, column=args.column,
+                               delimiters=args.delimiters))
+    metrics = None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) \
+        else [args.metric]
+    report = api.build(sets, baseline=args.baseline, metrics=metrics, where=args.where,
+                       confidence=args.confidence / 100.0, center=args.center,
+                       higher_is_better=args.higher_is_better, seed=args.seed)
+    return api.render(report, args.format)

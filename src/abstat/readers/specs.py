@@ -134,3 +134,26 @@ def parse_variant_specs(
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant
     return variants
+
+
+PEER_FORMATS = ("go", "hyperfine", "pyperf")
+
+
+def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
+    """``[(NAME or None, FILE), ...]`` when an argument is a file of a peer
+    tool (Go benchmark text, hyperfine or pyperf JSON), which holds labelled
+    sample sets rather than one column of numbers; ``[]`` when none is."""
+    from abstat.readers.peers import detect_format, read_text
+
+    named: list[tuple[str | None, str]] = []
+    any_peer = False
+    for arg in args:
+        name, path = None, arg
+        if not os.path.exists(arg) and "=" in arg:
+            label, _, rest = arg.partition("=")
+            if _LABEL.match(label) and rest:
+                name, path = label, rest
+        named.append((name, path))
+        if path != "-" and os.path.isfile(path) and not any_peer:
+            any_peer = detect_format(path, read_text(path)) in PEER_FORMATS
+    return named if any_peer else []

@@ -298,6 +298,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                                      summary=sample_set.summary)
 
     from abstat.comparison import compare
+    from abstat.report.exact import exact_comparison, is_exact
 
     per_source: dict[str | None, int] = {}
     for slot in grid.values():
@@ -332,11 +333,16 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                     f"{_row_text(row_keys, row_id)}: no baseline ({by}={baseline}) to compare with"))
                 continue
             try:
-                cell.comparison = compare(
-                    base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
-                    confidence=confidence, center=center,
-                    higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
-                    seed=seed, names=(base.name, cell.name))
+                if is_exact(base.sample_set, cell.sample_set):  # Go's "Unit ... assume=exact"
+                    cell.comparison = exact_comparison(
+                        base.sample_set, cell.sample_set, names=(base.name, cell.name), confidence=confidence,
+                        higher_is_better=_higher_is_better(cell.sample_set, higher_is_better), seed=seed)
+                else:
+                    cell.comparison = compare(
+                        base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
+                        confidence=confidence, center=center,
+                        higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
+                        seed=seed, names=(base.name, cell.name))
             except AbstatError as err:
                 cell.notes.append(notes.add(f"{cell.name}: not compared: {err}"))
                 continue
