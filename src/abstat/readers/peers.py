@@ -5,7 +5,8 @@ Formats (auto-detected by content, or chosen with ``--input-format``):
 ``hyperfine``
     ``hyperfine --export-json`` files: ``results[].command`` (label
     ``command``), ``times`` (seconds), ``exit_codes``, ``parameters``
-    (labels, from ``-L``/``--parameter-scan``).
+    (labels, from ``-L``/``--parameter-scan``), ``user`` and ``system``
+    (kept for the export).
 ``pyperf``
     pyperf JSON (``.json`` or ``.json.gz``): ``benchmarks[].runs[].values``,
     one run per pyperf worker process; warmups and calibration runs (runs
@@ -173,10 +174,14 @@ def read_hyperfine(path: str, text: str | None = None) -> list[SampleSet]:
                              "an old hyperfine?)", path=path)
         values = [_finite(v, path, f"{where}.times") for v in times]
         labels = {"command": result["command"], "metric": "wall"}
-        parameters = result.get("parameters") or {}
-        if isinstance(parameters, dict):
-            labels.update({str(k): str(v) for k, v in parameters.items()})
         extra: dict[str, Any] = {}
+        parameters = result.get("parameters") or {}
+        if isinstance(parameters, dict) and parameters:
+            extra["parameters"] = {str(k): str(v) for k, v in parameters.items()}
+            labels.update(extra["parameters"])
+        for key in ("user", "system"):  # mean CPU times, exported again as hyperfine wrote them
+            if isinstance(result.get(key), (int, float)) and not isinstance(result.get(key), bool):
+                extra[key] = float(result[key])
         notes: list[str] = []
         codes = result.get("exit_codes")
         if isinstance(codes, list) and len(codes) == len(values):

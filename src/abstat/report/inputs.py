@@ -171,4 +171,23 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
         sets.append(sample_set)
     if not sets:
         raise InputError("the store holds no matching samples", path=store_path)
+    _add_commands(store_path, sets)
     return sets
+
+
+def _add_commands(store_path: str, sets: list[SampleSet]) -> None:
+    """``extra["command"]``: the command a stored variant ran, when it ran one
+    (the same in every invocation), for exports that name commands."""
+    from abstat.store import open_store
+
+    commands: dict[tuple[str, str], set[str]] = {}
+    with open_store(store_path, create=False) as store:
+        for experiment in {s.labels.get("experiment") for s in sets if s.labels.get("experiment")}:
+            for invocation in store.invocations(experiment):
+                for entry in invocation["runs"]:
+                    if entry["status"] == "ok" and entry.get("command"):
+                        commands.setdefault((experiment, entry["variant"]), set()).add(entry["command"])
+    for sample_set in sets:
+        found = commands.get((sample_set.labels.get("experiment", ""), sample_set.labels.get("variant", "")))
+        if found and len(found) == 1:
+            sample_set.extra["command"] = next(iter(found))
