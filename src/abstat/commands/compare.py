@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if len(args.inputs) < 2:
-        raise UsageError("need at least two inputs: a baseline and a candidate")
+        hint = "; --higher-is-better takes a metric name (or all) before the inputs" if args.higher_is_better else ""
+        raise UsageError(f"need at least two inputs: a baseline and a candidate{hint}")
     if args.threshold is not None and args.threshold < 0:
         raise UsageError("--threshold must not be negative")
     if args.column < 1:
