@@ -171,3 +171,11 @@ def test_hyperfine_reader_keeps_user_system_and_parameters():
     for sample_set, result in zip(sets, doc["results"]):
         assert sample_set.extra["parameters"] == result["parameters"]
         assert sample_set.extra["user"] == result["user"] and sample_set.extra["system"] == result["system"]
+
+
+def test_compare_takes_named_hyperfine_files(capsys):
+    path = data("hyperfine-exitcodes.json")
+    assert cli_main(["compare", "--format", "json", f"old={path}", f"new={path}"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["columns"] == ["old", "new"]
+    assert {row["labels"]["command"] for row in doc["rows"]} == {"true", "false-ignored"}
