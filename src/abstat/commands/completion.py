@@ -75,8 +75,12 @@ def _mark_files(parser: argparse.ArgumentParser, file_kind: object) -> None:
 
 def script(shell: str) -> str:
     """The completion script for ``shell`` (one of SHELLS)."""
-    import shtab
+    try:
+        import shtab
+    except ImportError:
+        from abstat.errors import UsageError
 
+        raise UsageError("shell completion needs the shtab package (pip install shtab)") from None
     parser = root_parser()
     _mark_files(parser, shtab.FILE)
     return shtab.complete(parser, shell=shell)
