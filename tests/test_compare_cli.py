@@ -88,7 +88,7 @@ def test_csv(files, capsys):
 
 
 def test_options_reach_the_analysis(files, capsys):
-    rc, out, _ = run(["--format", "json", "--center", "mean", "--confidence", "99", "--higher-is-better",
+    rc, out, _ = run(["--format", "json", "--center", "mean", "--confidence", "99", "--higher-is-better", "all",
                       "--outliers", "tukey", "--seed", "7", str(files / "before.txt"), str(files / "after.txt")], capsys)
     c = json.loads(out)["comparisons"][0]
     assert c["center"] == "mean" and c["confidence"] == 99.0 and c["higher_is_better"]

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
     "doctor": ("abstat.commands.doctor", "check this machine for noise sources (frequency, turbo, SMT...); --tune"),
     "noise": ("abstat.commands.noise", "A/A runs of one command: this machine's noise floor and stability"),
+    "completion": ("abstat.commands.completion", "print the shell completion script (bash, zsh or fish)"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"
@@ -31,6 +32,10 @@ def _help() -> str:
     lines = [USAGE, "", "commands:"]
     for name, (_, text) in COMMANDS.items():
         lines.append(f"  {name:<10} {text}")
+    lines.append("")
+    lines.append("options:")
+    lines.append(f"  {'-h, --help':<18} show this help and exit")
+    lines.append(f"  {'--version':<18} show abstat's version and exit")
     lines.append("")
     lines.append("abstat COMMAND --help shows a command's options.")
     return "\n".join(lines)

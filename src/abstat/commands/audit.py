@@ -5,24 +5,13 @@ vitals, 1 when one is not (or a report is damaged), 2 on bad input.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
-from abstat.commands import ArgumentParser
-from abstat.errors import UsageError
+from abstat.commands import ArgumentParser, add_format, add_threshold
 
 
-def parse_percent(text: str, option: str) -> float:
-    """``2``, ``2%`` or ``2.5 %`` -> 2.0 / 2.5 (percent)."""
-    try:
-        value = float(text.strip().rstrip("%").strip())
-    except ValueError:
-        raise UsageError(f"{option} {text!r}: expected a percentage such as 2 or 2%") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise UsageError(f"{option} {text!r}: must be a positive percentage")
-    return value
-
-
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="abstat audit",
         description="Check ministat reports pasted in e-mails or Markdown: recompute every printed "
@@ -30,10 +19,14 @@ def main(argv: list[str]) -> int:
         "(Welch, power, sample sizes) and flag claims made from bare averages.",
     )
     parser.add_argument("file", metavar="FILE|-", help="text to audit (- for standard input)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--threshold", metavar="PCT", help="practical threshold: changes within +/-PCT%% do not matter")
-    args = parser.parse_args(argv)
-    threshold = parse_percent(args.threshold, "--threshold") if args.threshold is not None else None
+    add_format(parser, ("text", "json"), default="text")
+    add_threshold(parser)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    threshold = args.threshold
     from abstat.audit import audit_file
     from abstat.audit.render import render
 

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
-from abstat.commands import ArgumentParser
+from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_format,
+                             add_higher_is_better, add_metric_choice, add_seed, add_store, add_threshold, add_where)
 from abstat.errors import UsageError
 
 DESCRIPTION = """\
@@ -21,57 +23,44 @@ one independent run), NAME=n:mean:stddev (summary statistics),
 EXPERIMENT:VARIANT (stored by abstat run), - (standard input)."""
 
 
-def _percent(text: str) -> float:
-    value = text.strip().rstrip("%")
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
-    if number != number or number in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"not a finite percentage: {text!r}")
-    return number
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = ArgumentParser(prog="abstat compare", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="baseline first, then the candidates")
-    p.add_argument("-c", "--confidence", type=_percent, default=95.0, metavar="PCT",
-                   help="confidence level in percent (default 95)")
-    p.add_argument("--center", choices=("median", "mean"), default="median",
-                   help="centre to compare (default median: robust, adaptive estimator)")
-    p.add_argument("--threshold", type=_percent, default=None, metavar="PCT",
-                   help="practical threshold in percent: 'equivalent' when the interval lies inside +-PCT")
-    p.add_argument("--higher-is-better", action="store_true", help="for throughputs (default: lower is better)")
+    add_confidence(p)
+    add_center(p)
+    add_threshold(p)
+    add_higher_is_better(p)
     p.add_argument("--outliers", choices=("none", "tukey", "mad"), default="none",
                    help="drop outliers by this rule (default none; they are always counted)")
-    p.add_argument("--seed", type=int, default=0, help="seed for any resampling (default 0)")
-    p.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
+    add_seed(p)
+    add_format(p, ("text", "markdown", "json", "csv"), default="text")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text table (auto: on a terminal, unless NO_COLOR is set)")
-    p.add_argument("-C", "--column", type=int, default=1, metavar="N", help="column of the sample files (1-based)")
-    p.add_argument("-d", "--delimiters", default=None, metavar="CHARS",
-                   help="column delimiters (default: white space or commas)")
-    p.add_argument("--store", default=None, metavar="PATH", help="result store for EXPERIMENT:VARIANT (./abstat.db)")
-    p.add_argument("--metric", default="wall", help="metric of stored variants (default wall)")
-    p.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
-                    help="stored variants: keep the runs whose labels match (repeatable)")
-    p.add_argument("--baseline", default=None, metavar="NAME", help="compare against this variant instead of the first")
+    add_columns(p)
+    add_store(p)
+    add_metric_choice(p)
+    add_where(p)
+    add_baseline(p)
     return p
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if len(args.inputs) < 2:
-        raise UsageError("need at least two inputs: a baseline and a candidate")
-    if not 50.0 <= args.confidence < 100.0:
-        raise UsageError(f"--confidence must be at least 50 and below 100, not {args.confidence:g}")
+        hint = "; --higher-is-better takes a metric name (or all) before the inputs" if args.higher_is_better else ""
+        raise UsageError(f"need at least two inputs: a baseline and a candidate{hint}")
     if args.threshold is not None and args.threshold < 0:
         raise UsageError("--threshold must not be negative")
     if args.column < 1:
         raise UsageError("--column must be 1 or more")
 
     from abstat.comparison import compare_many
-    from abstat.readers.specs import parse_variant_specs
+    from abstat.readers.specs import parse_variant_specs, peer_files
+
+    peers = peer_files(args.inputs)
+    if peers:  # Go, hyperfine or pyperf files: a table of their benchmarks, as abstat report makes
+        sys.stdout.write(_compare_peer_files(args, peers))
+        return 0
     from abstat.render.compare_text import render
     from abstat.report.inputs import parse_where_args
 
@@ -85,7 +74,7 @@ def main(argv: list[str]) -> int:
         confidence=args.confidence / 100.0,
         center=args.center,
         threshold=args.threshold,
-        higher_is_better=args.higher_is_better,
+        higher_is_better=_higher_is_better(args, variants.values()),
         seed=args.seed,
         outliers=args.outliers,
     )
@@ -97,3 +86,34 @@ def main(argv: list[str]) -> int:
         color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     sys.stdout.write(render(comparisons, fmt=args.format, color=color))
     return 0
+
+
+def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
+    """``--higher-is-better`` for the one metric compared: stored variants'
+    is ``--metric``; files hold one unnamed metric, which any name given names."""
+    from abstat.report.inputs import higher_is_better
+
+    if any(source.startswith("store:") for variant in variants for source in variant.sources):
+        return higher_is_better(args.metric, None, args.higher_is_better)
+    return bool(args.higher_is_better)
+
+
+def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, str]]) -> str:
+    """Files of peer tools hold many labelled sample sets (benchmarks, units,
+    commands): compare them as ``abstat report FILE...`` does, one column per file."""
+    from abstat.errors import UsageError as Usage
+    from abstat.report import api
+    from abstat.report.inputs import load_files
+
+    if args.threshold is not None or args.outliers != "none":
+        raise Usage("--threshold and --outliers apply to sample files, not to Go, hyperfine or pyperf files")
+    sets = []
+    for name, path in peers:
+        sets.extend(load_files([path], labels={"variant": name} if name else None, column=args.column,
+                               delimiters=args.delimiters))
+    metrics = None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) \
+        else [args.metric]
+    report = api.build(sets, baseline=args.baseline, metrics=metrics, where=args.where,
+                       confidence=args.confidence / 100.0, center=args.center,
+                       higher_is_better=args.higher_is_better, seed=args.seed)
+    return api.render(report, args.format)

@@ -8,12 +8,13 @@ the comparison of every metric is printed, exactly as ``abstat run`` does.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
 from importlib import resources
 
-from abstat.commands import ArgumentParser
+from abstat.commands import ArgumentParser, add_format, add_no_progress, add_runs, add_seed, add_store, add_warmup
 from abstat.errors import UsageError
 
 FILE_BYTES = 8 * 1024 * 1024
@@ -21,15 +22,24 @@ SMALL_CHUNK = 128
 LARGE_CHUNK = 256 * 1024
 
 
+DESCRIPTION = (f"A real, built-in A/B experiment (a few seconds): an 8 MiB file read and checksummed with "
+               f"{SMALL_CHUNK}-byte read(2) calls (before) and {LARGE_CHUNK // 1024} KiB calls (after), "
+               "measured, stored and compared as abstat run does.")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="abstat demo", description=DESCRIPTION)
+    add_runs(parser, default=30)
+    add_warmup(parser, default=2)
+    add_store(parser, help="keep the results in this store (default: a temporary one)")
+    add_seed(parser, default=None, help="seed of the run order (default: random, stored)")
+    add_format(parser, ("text", "markdown", "json", "csv"), default="text", help="format of the final comparison")
+    add_no_progress(parser)
+    return parser
+
+
 def main(argv: list[str]) -> int:
-    parser = ArgumentParser(prog="abstat demo", description=__doc__.splitlines()[0].strip("`"))
-    parser.add_argument("-n", "--runs", type=int, default=30, help="measured runs per variant (default 30)")
-    parser.add_argument("--warmup", type=int, default=2, help="warm-up runs per variant (default 2)")
-    parser.add_argument("--store", metavar="PATH", help="keep the results in this store (default: temporary)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the run order")
-    parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     # Check what can be checked before the banner and the 8 MiB file, so
     # that bad options give one line on stderr.
     if args.runs < 1:

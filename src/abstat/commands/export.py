@@ -1,13 +1,14 @@
 """``abstat export``: every stored sample, one row each, as CSV or JSON."""
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
-from abstat.commands import ArgumentParser
+from abstat.commands import ArgumentParser, add_format, add_output, add_store
 from abstat.errors import InputError
 
 COLUMNS = ("experiment", "variant", "metric", "value", "unit", "run", "iteration", "index", "invocation",
@@ -76,14 +77,18 @@ def write_json(rows: Callable[[], Iterable[dict[str, Any]]], out: TextIO) -> int
     return count
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="abstat export",
-                     description="Export stored samples: one row per sample with its run and machine record.")
-    parser.add_argument("--format", choices=("csv", "json"), default="csv")
-    parser.add_argument("--experiment", metavar="NAME", help="only this experiment")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here instead of standard output")
-    args = parser.parse_args(argv)
+                            description="Export stored samples: one row per sample with its run and machine record.")
+    add_format(parser, ("csv", "json"), default="csv")
+    parser.add_argument("--experiment", metavar="NAME", help="only this experiment (default: every one)")
+    add_store(parser)
+    add_output(parser)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     from abstat.store import open_store, resolve_store_path
 
     path = resolve_store_path(args.store)

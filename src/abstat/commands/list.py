@@ -1,17 +1,22 @@
 """``abstat list``: the experiments in the result store."""
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
-from abstat.commands import ArgumentParser
+from abstat.commands import ArgumentParser, add_format, add_store
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.")
+    add_store(parser)
+    add_format(parser, ("text", "json"), default="text")
+    return parser
 
 
 def main(argv: list[str]) -> int:
-    parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     from abstat.store import open_store, resolve_store_path
 
     path = resolve_store_path(args.store)

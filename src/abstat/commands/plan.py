@@ -6,11 +6,13 @@ variants.  The first variant is the baseline.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
 
-from abstat.commands import ArgumentParser
+from abstat.commands import (ArgumentParser, add_columns, add_confidence, add_format, add_metric_choice, add_power,
+                             add_store, add_where)
 from abstat.errors import InputError, UsageError
 
 
@@ -24,19 +26,6 @@ def _detect(text: str) -> tuple[float, bool]:
     if not (value > 0 and math.isfinite(value)):
         raise UsageError(f"--detect {text!r}: must be a positive change")
     return value, relative
-
-
-def _fraction(text: str, option: str, *, percent_ok: bool) -> float:
-    stripped = text.strip()
-    try:
-        value = float(stripped.rstrip("%"))
-    except ValueError:
-        raise UsageError(f"{option} {text!r}: expected a number") from None
-    if stripped.endswith("%") or (percent_ok and value > 1.0):
-        value /= 100.0
-    if not 0.0 < value < 1.0:
-        raise UsageError(f"{option} {text!r}: must lie strictly between 0 and 1 (or 0% and 100%)")
-    return value
 
 
 def _positive(text: str | None, option: str) -> float | None:
@@ -90,7 +79,7 @@ def render_text(result) -> str:  # result: abstat.stats.power.Plan
     return "\n".join(out) + "\n"
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog="abstat plan",
         description="From pilot data, the samples per variant (or runs x samples per run for nested data, "
@@ -99,22 +88,25 @@ def main(argv: list[str]) -> int:
     parser.add_argument("variants", nargs="+", metavar="VARIANT",
                         help="pilot data: FILE, name=FILE, 'name=runs/*.txt', name=n:mean:stddev, EXPERIMENT:VARIANT")
     parser.add_argument("--detect", default="1%", help="change to detect: 1%% of the baseline mean or an absolute value (default 1%%)")
-    parser.add_argument("--power", default="0.8", help="power, default 0.8")
-    parser.add_argument("--confidence", default="95", help="confidence, default 95 (%%)")
+    add_power(parser)
+    add_confidence(parser)
     parser.add_argument("--run-cost", metavar="SECONDS", help="cost of starting a new run (boot, build, warm-up)")
     parser.add_argument("--sample-cost", metavar="SECONDS", help="cost of one more sample inside a run")
-    parser.add_argument("-C", "--column", type=int, default=1)
-    parser.add_argument("--store", default=None)
-    parser.add_argument("--metric", default="wall")
-    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
-                    help="stored variants: keep the runs whose labels match (repeatable)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    args = parser.parse_args(argv)
+    add_columns(parser)
+    add_store(parser)
+    add_metric_choice(parser)
+    add_where(parser)
+    add_format(parser, ("text", "json"), default="text")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     detect, relative = _detect(args.detect)
-    power = _fraction(args.power, "--power", percent_ok=True)
-    confidence = _fraction(args.confidence, "--confidence", percent_ok=True) * 100.0
+    power = args.power / 100.0
+    confidence = args.confidence
     if power <= 1.0 - confidence / 100.0:
-        raise UsageError(f"--power {args.power}: must exceed the false-positive rate {100 - confidence:g}%")
+        raise UsageError(f"--power {args.power:g}: must exceed the false-positive rate {100 - confidence:g}%")
     run_cost = _positive(args.run_cost, "--run-cost")
     sample_cost = _positive(args.sample_cost, "--sample-cost")
     if (run_cost is None) != (sample_cost is None):
@@ -124,7 +116,7 @@ def main(argv: list[str]) -> int:
     from abstat.report.inputs import parse_where_args
     from abstat.stats.power import plan
 
-    variants = parse_variant_specs(args.variants, column=args.column, store=args.store, metric=args.metric,
+    variants = parse_variant_specs(args.variants, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
                                    where=parse_where_args(args.where))
     try:
         result = plan(variants, detect=detect, relative=relative, power=power, confidence=confidence,

@@ -16,7 +16,9 @@ import argparse
 import os
 import sys
 
-from abstat.commands import ArgumentParser
+from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence,
+                             add_format, add_higher_is_better, add_label, add_metric_choice, add_output, add_seed,
+                             add_store, add_where)
 from abstat.errors import UsageError
 
 
@@ -32,37 +34,39 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("inputs", nargs="*", metavar="INPUT",
                         help="sample files, hyperfine/pyperf/Go/CSV files or summary statistics "
-                             "NAME=n:mean:stddev (none: the store)")
-    parser.add_argument("--by", default="variant", help="label whose values are the columns (default: variant)")
-    parser.add_argument("--baseline", help="the column compared against (default: before, base, baseline, old, ... "
-                             "when present, else the first value seen)")
-    parser.add_argument("--rows", help="comma-separated labels that make the rows (default: every label that varies; "
-                        "with several metrics, metric is added last)")
-    parser.add_argument("--metric", action="append", default=[], help="only this metric (repeatable, or comma-separated)")
-    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
-                        help="keep only sample sets with this label value (repeatable)")
-    parser.add_argument("--pattern", help="labels from file names, e.g. '{host}-hcall-{mode}-{variant}'")
-    parser.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
-                        help="add this label to every input (repeatable)")
-    parser.add_argument("--store", help="the store to read when no INPUT is given (default: ./abstat.db)")
-    parser.add_argument("--format", default=None, choices=(*RENDER_FORMATS, "hyperfine"),
-                        help="table (default on a terminal; plain text otherwise), text, markdown, "
-                             "email, json, csv, html (needs -o or a pipe), hyperfine")
-    parser.add_argument("-o", "--output", help="write to this file instead of standard output")
-    parser.add_argument("--input-format", default="auto",
-                        choices=INPUT_FORMATS)
-    parser.add_argument("--csv-value", help="CSV: comma-separated value (metric) columns")
-    parser.add_argument("--csv-labels", help="CSV: comma-separated label columns")
-    parser.add_argument("-C", "--column", type=int, default=1, help="sample files: column to read (default 1)")
-    parser.add_argument("-d", "--delimiters", help="sample files: field delimiters")
-    parser.add_argument("-c", "--confidence", type=float, default=95.0, help="confidence level in percent (default 95)")
-    parser.add_argument("--center", choices=("median", "mean"), default="median")
+                             "NAME=n:mean:stddev (none: the runs in --store)")
+    parser.add_argument("--by", default=None, metavar="LABEL",
+                        help="label whose values are the columns (default: variant; command for the "
+                             "commands of one hyperfine export)")
+    add_baseline(parser, help="the column compared against (default: before, base, baseline, old, ... "
+                              "when present, else the first value seen)")
+    parser.add_argument("--rows", metavar="LABEL[,LABEL]",
+                        help="comma-separated labels that make the rows (default: every label that varies; "
+                             "with several metrics, metric is added last)")
+    add_metric_choice(parser, repeatable=True)
+    add_where(parser, help="keep only the sample sets whose labels match; KEY=V1,V2 keeps either value "
+                           "(repeatable)")
+    parser.add_argument("--pattern", metavar="PATTERN",
+                        help="labels from file names, e.g. '{host}-hcall-{mode}-{variant}'")
+    add_label(parser, help="add this label to every input (repeatable)")
+    add_store(parser)
+    add_format(parser, (*RENDER_FORMATS, "hyperfine"),
+               help="output format (html needs -o or a pipe; hyperfine: the samples as hyperfine JSON)",
+               default_text="table on a terminal, text otherwise")
+    add_output(parser)
+    parser.add_argument("--input-format", default="auto", choices=INPUT_FORMATS,
+                        help="format of the INPUT files (default auto: recognised by content)")
+    parser.add_argument("--csv-value", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated value (metric) columns")
+    parser.add_argument("--csv-labels", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated label columns")
+    add_columns(parser)
+    add_confidence(parser)
+    add_center(parser)
     parser.add_argument("--adjust", choices=METHODS, default="holm",
                         help="multiple-comparison control over the table (default holm)")
-    parser.add_argument("--higher-is-better", action="store_true",
-                        help="larger values are improvements (default: only units ending in /s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of resampling methods (default 0)")
-    parser.add_argument("--width", type=int, default=None, help="terminal table width")
+    add_higher_is_better(parser)
+    add_seed(parser)
+    parser.add_argument("--width", type=int, default=None, metavar="COLUMNS",
+                        help="terminal table width (default: the terminal's)")
     return parser
 
 
@@ -76,12 +80,8 @@ def _split(values: list[str] | str | None) -> list[str]:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    if not 0.0 < args.confidence < 100.0:  # also NaN
-        raise UsageError(f"-c {args.confidence:g}: the confidence level is a percentage between 0 and 100")
     if args.width is not None and args.width < 40:
         raise UsageError(f"--width {args.width}: a table needs at least 40 columns")
-    if args.column < 1:
-        raise UsageError(f"-C {args.column}: columns count from 1")
     from abstat.report import api
 
     report_kwargs = dict(

@@ -20,7 +20,8 @@ import time
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from abstat.commands import ArgumentParser
+from abstat.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
+                             add_label, add_no_progress, add_runs, add_seed, add_store, add_warmup)
 from abstat.errors import InputError, UsageError
 
 MAX_RUNS = 1_000_000  # per variant: the schedule is built in memory
@@ -35,11 +36,11 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     )
     parser.add_argument("-v", "--variant", action="append", default=[], metavar="NAME=COMMAND",
                         help="a variant to measure (repeat for each variant)")
-    parser.add_argument("-n", "--runs", type=int, default=10, help="measured runs per variant (default 10)")
-    parser.add_argument("--warmup", type=int, default=0, help="warm-up runs per variant, not recorded")
+    add_runs(parser, default=10)
+    add_warmup(parser, default=0)
     parser.add_argument("--order", choices=("interleaved", "sequential", "random"), default="interleaved",
                         help="run order (default interleaved: seeded random blocks)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the run order (default: random, stored)")
+    add_seed(parser, default=None, help="seed of the run order (default: random, stored)")
     parser.add_argument("--shell", action="store_true", help="run commands and hooks through /bin/sh -c")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="kill a run (its whole process group) after this long; the run counts as failed")
@@ -61,16 +62,13 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     parser.add_argument("--perf-events", metavar="LIST", help="events for --perf (comma separated)")
     parser.add_argument("--experiment", metavar="NAME",
                         help="add to this experiment (created if new; default: a new one per invocation)")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
-    parser.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
-                        help="label these runs (e.g. host=milan mode=pv64); repeatable")
-    parser.add_argument("--baseline", metavar="NAME", help="variant the others are compared with")
-    parser.add_argument("--higher-is-better", action="append", default=[], metavar="METRIC",
-                        help="a metric where larger values are better (throughput); repeatable")
-    parser.add_argument("--confidence", type=float, default=95.0, help="confidence level in percent")
-    parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text",
-                        help="format of the final comparison")
-    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+    add_store(parser)
+    add_label(parser, help="label these runs (e.g. host=milan mode=pv64); repeatable")
+    add_baseline(parser)
+    add_higher_is_better(parser)
+    add_confidence(parser)
+    add_format(parser, ("text", "markdown", "json", "csv"), default="text", help="format of the final comparison")
+    add_no_progress(parser)
     return parser
 
 
@@ -321,6 +319,7 @@ def comparison_report(
     from abstat.errors import AbstatError
     from abstat.render.compare_text import render
     from abstat.stats.warnings import StatWarning
+    from abstat.report.inputs import higher_is_better as is_higher_better
 
     rendered: list[tuple[str, str | None, list[Any]]] = []
     not_compared: list[tuple[str, str]] = []
@@ -328,7 +327,7 @@ def comparison_report(
         try:
             comparisons = compare_many(
                 data, baseline=baseline, confidence=confidence / 100.0,
-                higher_is_better=metric in higher_is_better, seed=seed,
+                higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
             )
         except AbstatError as err:
             not_compared.append((metric, str(err)))

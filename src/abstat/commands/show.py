@@ -1,10 +1,12 @@
 """``abstat show EXPERIMENT``: invocations, machines, failures and the comparison."""
 from __future__ import annotations
 
+import argparse
 import sys
 from typing import Any
 
-from abstat.commands import ArgumentParser
+from abstat.commands import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
+                             add_store, add_where)
 from abstat.errors import InputError, UsageError
 
 _MACHINE_FIELDS = (
@@ -113,18 +115,22 @@ def _combine(experiment: str, done: list[tuple[dict[str, str], str | None, str |
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="abstat show", description="Show a stored experiment: runs, machines, comparison.")
-    parser.add_argument("experiment", metavar="EXPERIMENT")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
-    parser.add_argument("--baseline", metavar="NAME", help="variant the others are compared with")
-    parser.add_argument("--metric", action="append", default=None, help="only this metric (repeatable)")
-    parser.add_argument("--higher-is-better", action="append", default=[], metavar="METRIC")
-    parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
-    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]",
-                        help="only the invocations with these labels (repeatable); invocations with "
-                             "different labels are compared separately, one block per label set")
-    args = parser.parse_args(argv)
+    parser.add_argument("experiment", metavar="EXPERIMENT", help="the experiment's name (abstat list shows them)")
+    add_store(parser)
+    add_baseline(parser)
+    add_metric_choice(parser, repeatable=True)
+    add_higher_is_better(parser)
+    add_format(parser, ("text", "markdown", "json", "csv"), default="text")
+    add_where(parser, help="only the invocations whose labels match (repeatable); invocations with "
+                           "different labels are compared separately, one block per label set")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    args.metric = [m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None
     from abstat.commands.run import comparison_report
     from abstat.report.inputs import parse_where_args
     from abstat.store import open_store, resolve_store_path

@@ -5,17 +5,16 @@ Formats (auto-detected by content, or chosen with ``--input-format``):
 ``hyperfine``
     ``hyperfine --export-json`` files: ``results[].command`` (label
     ``command``), ``times`` (seconds), ``exit_codes``, ``parameters``
-    (labels, from ``-L``/``--parameter-scan``).
+    (labels, from ``-L``/``--parameter-scan``), ``user`` and ``system``
+    (kept for the export).
 ``pyperf``
     pyperf JSON (``.json`` or ``.json.gz``): ``benchmarks[].runs[].values``,
     one run per pyperf worker process; warmups and calibration runs (runs
     without ``values``) are skipped.  Label ``benchmark`` is the benchmark's
     name; the common metadata becomes the machine record.
 ``go``
-    Go benchmark text (``go test -bench``, the format benchstat reads):
-    ``key: value`` configuration lines become labels for the results that
-    follow, ``BenchmarkName/key=value-8  N  value unit [value unit...]``
-    lines give one sample per unit; each unit is a metric.
+    Go benchmark text (``go test -bench``, the format benchstat reads), as
+    golang.org/x/perf/benchfmt reads it: see :mod:`abstat.readers.gobench`.
 ``csv``
     CSV with a header: numeric columns are metrics (one sample per row),
     the others labels; ``value_columns``/``label_columns`` choose.
@@ -34,12 +33,11 @@ import re
 from typing import Any
 
 from abstat.errors import InputError, UsageError
+from abstat.readers.gobench import read_gobench
 from abstat.report.sampleset import SampleSet
 
 FORMATS = ("hyperfine", "pyperf", "go", "csv")
 
-_GO_CONFIG = re.compile(r"([a-z][^\s:A-Z]*):(?:[ \t]+(.*))?\Z")
-_GO_PROCS = re.compile(r"-(\d+)\Z")
 _CSV_SNIFF = re.compile(r"[A-Za-z_]")
 
 
@@ -82,8 +80,7 @@ def detect_format(path: str, text: str) -> str | None:
     lines = text.splitlines()
     for line in lines:
         fields = line.split()
-        if (len(fields) >= 4 and fields[0].startswith("Benchmark")
-                and _is_go_name(fields[0]) and fields[1].isdigit()):
+        if len(fields) >= 4 and line.startswith("Benchmark") and fields[1].isdigit():
             return "go"
     content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     if len(content) >= 2:
@@ -137,11 +134,6 @@ def _looks_numeric(field: str) -> bool:
     return True
 
 
-def _is_go_name(name: str) -> bool:
-    rest = name[len("Benchmark"):]
-    return not rest or not rest[0].islower()
-
-
 def _finite(value: Any, path: str, what: str, line: int | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{what}: not a number: {value!r}", path=path, line=line)
@@ -182,10 +174,14 @@ def read_hyperfine(path: str, text: str | None = None) -> list[SampleSet]:
                              "an old hyperfine?)", path=path)
         values = [_finite(v, path, f"{where}.times") for v in times]
         labels = {"command": result["command"], "metric": "wall"}
-        parameters = result.get("parameters") or {}
-        if isinstance(parameters, dict):
-            labels.update({str(k): str(v) for k, v in parameters.items()})
         extra: dict[str, Any] = {}
+        parameters = result.get("parameters") or {}
+        if isinstance(parameters, dict) and parameters:
+            extra["parameters"] = {str(k): str(v) for k, v in parameters.items()}
+            labels.update(extra["parameters"])
+        for key in ("user", "system"):  # mean CPU times, exported again as hyperfine wrote them
+            if isinstance(result.get(key), (int, float)) and not isinstance(result.get(key), bool):
+                extra[key] = float(result[key])
         notes: list[str] = []
         codes = result.get("exit_codes")
         if isinstance(codes, list) and len(codes) == len(values):
@@ -262,73 +258,6 @@ def read_pyperf(path: str, text: str | None = None) -> list[SampleSet]:
     if not sets:
         raise InputError("pyperf file holds no benchmarks", path=path)
     return sets
-
-
-# --------------------------------------------------------------------------
-# Go benchmark format (golang.org/design/14313-benchmark-format)
-
-def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
-    """Go benchmark text: one set per (benchmark, configuration, unit)."""
-    if text is None:
-        text = read_text(path)
-    config: dict[str, str] = {}
-    found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        line = raw.rstrip()
-        match = _GO_CONFIG.match(line)
-        if match:
-            key, value = match.group(1), (match.group(2) or "").strip()
-            if value:
-                config[key] = value
-            else:
-                config.pop(key, None)
-            continue
-        fields = line.split()
-        if len(fields) < 4 or not fields[0].startswith("Benchmark") or not _is_go_name(fields[0]):
-            continue  # PASS, ok ..., Unit metadata, --- FAIL, blank: ignored
-        if not fields[1].isdigit():
-            continue
-        pairs = fields[2:]
-        if len(pairs) % 2:
-            raise InputError("benchmark line: value without unit", path=path, line=lineno)
-        labels = dict(config)
-        labels.update(_go_name_labels(fields[0]))
-        for value_text, unit in zip(pairs[::2], pairs[1::2]):
-            try:
-                value = float(value_text)
-            except ValueError:
-                raise InputError(f"benchmark line: bad value {value_text!r}",
-                                 path=path, line=lineno) from None
-            if not math.isfinite(value):
-                raise InputError(f"benchmark line: not a finite value {value_text!r}",
-                                 path=path, line=lineno)
-            set_labels = dict(labels, metric=unit)
-            key = tuple(sorted(set_labels.items()))
-            if key not in found:
-                found[key] = SampleSet(labels=set_labels, runs=[[]], source=path, unit=unit)
-            found[key].runs[0].append(value)
-    if not found:
-        raise InputError("no Go benchmark result lines", path=path)
-    return list(found.values())
-
-
-def _go_name_labels(field: str) -> dict[str, str]:
-    name = field[len("Benchmark"):]
-    labels: dict[str, str] = {}
-    match = _GO_PROCS.search(name)
-    if match:
-        labels["gomaxprocs"] = match.group(1)
-        name = name[: match.start()]
-    base, *parts = name.split("/")
-    kept = [base]
-    for part in parts:
-        key, eq, value = part.partition("=")
-        if eq and key:
-            labels[key] = value
-        else:
-            kept.append(part)
-    labels["benchmark"] = "/".join(kept)
-    return labels
 
 
 # --------------------------------------------------------------------------

@@ -134,3 +134,42 @@ def parse_variant_specs(
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant
     return variants
+
+
+PEER_FORMATS = ("go", "hyperfine", "pyperf")
+
+
+def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
+    """``[(NAME or None, FILE), ...]`` when an argument is a file of a peer
+    tool (Go benchmark text, hyperfine or pyperf JSON), which holds labelled
+    sample sets rather than one column of numbers; ``[]`` when none is."""
+    named: list[tuple[str | None, str]] = []
+    any_peer = False
+    for arg in args:
+        name, path = None, arg
+        if not os.path.exists(arg) and "=" in arg:
+            label, _, rest = arg.partition("=")
+            if _LABEL.match(label) and rest:
+                name, path = label, rest
+        named.append((name, path))
+        if path != "-" and os.path.isfile(path) and not any_peer:
+            any_peer = _peer_format(path) in PEER_FORMATS
+    return named if any_peer else []
+
+
+def _peer_format(path: str, head_bytes: int = 1 << 16) -> str | None:
+    """The peer format of ``path``, judged from its first 64 KiB unless it is
+    JSON or gzip (a long sample file is not scanned twice)."""
+    from abstat.readers.peers import detect_format, read_text
+
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(head_bytes)
+    except OSError:
+        return None  # the sample reader names the problem
+    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] == b"{":
+        return detect_format(path, read_text(path))
+    text = head.decode("utf-8", errors="replace")
+    if len(head) == head_bytes:
+        text = text[: text.rfind("\n") + 1]
+    return detect_format(path, text)

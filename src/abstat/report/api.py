@@ -10,7 +10,7 @@ from typing import Sequence
 
 from abstat.errors import UsageError
 from abstat.readers.pattern import compile_pattern
-from abstat.report.inputs import load_files, load_store, parse_label_args, parse_where_args
+from abstat.report.inputs import default_by, load_files, load_store, parse_label_args, parse_where_args
 from abstat.report.matrix import Report, build_report, filter_sets
 from abstat.report.sampleset import SampleSet
 
@@ -46,13 +46,14 @@ def _where(where: Sequence[str] | dict[str, set[str]] | None) -> dict[str, set[s
     return parse_where_args(where or [])
 
 
-def build(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | None = None,
+def build(sets: Sequence[SampleSet], *, by: str | None = None, baseline: str | None = None,
           rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
           where: Sequence[str] | dict[str, set[str]] | None = None, adjust: str = "holm",
-          confidence: float = 0.95, center: str = "median", higher_is_better: bool = False,
+          confidence: float = 0.95, center: str = "median", higher_is_better: bool | Sequence[str] = False,
           seed: int = 0) -> Report:
-    """The matrix report (see :func:`abstat.report.matrix.build_report`)."""
-    return build_report(sets, by=by, baseline=baseline, rows=rows, metrics=metrics,
+    """The matrix report (see :func:`abstat.report.matrix.build_report`);
+    ``by`` defaults to :func:`abstat.report.inputs.default_by`."""
+    return build_report(sets, by=by or default_by(sets), baseline=baseline, rows=rows, metrics=metrics,
                         where=_where(where), adjust=adjust, confidence=confidence,
                         center=center, higher_is_better=higher_is_better, seed=seed)
 

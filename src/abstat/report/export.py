@@ -1,11 +1,23 @@
-"""Export sample sets as a hyperfine-compatible JSON document.
+"""Export sample sets as a hyperfine JSON document (``--format hyperfine``).
 
-The layout is hyperfine's ``--export-json``: ``results[]`` with
-``command``, ``mean``, ``stddev``, ``median``, ``min``, ``max``, ``times``
-(seconds), ``exit_codes`` (when known) and ``parameters`` (the labels), so
-hyperfine's own scripts (plot_histogram.py, ...) and ``abstat report`` read
-it back.  hyperfine holds times in seconds: sets in another time unit are
-converted, sets whose values are not times are refused.
+The layout is hyperfine's ``--export-json``, key for key and type for type:
+``results[]`` with ``command``, ``mean``, ``stddev``, ``median``, ``user``,
+``system``, ``min``, ``max``, ``times`` (seconds), ``exit_codes`` and
+``parameters``, so that hyperfine's analysis scripts (advanced_statistics.py,
+welch_ttest.py, plot_*.py) and ``abstat report`` read it.
+
+- One result per set of the wall-time metric: with several metrics, ``wall``
+  (or ``time``, ``elapsed``, a ``sec/op``/``ns/op`` unit) is exported and the
+  ``user`` and ``sys`` sets of the same variant give ``user`` and ``system``
+  (their means, as hyperfine writes them).  Values in another time unit are
+  converted to seconds; values that are not times are refused.
+- ``command`` is the command's text unchanged (a hyperfine export's, or the
+  command ``abstat run`` stored), else the name of the set (its labels that
+  vary); two results that would share a command get the labels that tell
+  them apart in brackets, as hyperfine's ``-n`` names do.
+- ``parameters`` holds hyperfine parameters only (``-L``/``--parameter-scan``
+  of the export read), and only where hyperfine wrote them; ``exit_codes``
+  only where they are known.  abstat's labels are not parameters.
 """
 from __future__ import annotations
 
@@ -19,16 +31,16 @@ from abstat.stats.descriptive import describe
 _TO_SECONDS = {"s": 1.0, "second": 1.0, "seconds": 1.0, "sec": 1.0, "ms": 1e-3,
                "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ns/op": 1e-9, "sec/op": 1.0}
 _TIME_METRICS = ("wall", "time", "elapsed")
+_USER_METRICS = ("user",)
+_SYSTEM_METRICS = ("sys", "system")
 
 
 def seconds_factor(sample_set: SampleSet) -> float:
     """The factor that turns the set's values into seconds; UsageError if not times."""
+    factor = _factor(sample_set)
+    if factor is not None:
+        return factor
     unit = sample_set.unit
-    if unit is not None:
-        if unit in _TO_SECONDS:
-            return _TO_SECONDS[unit]
-    elif sample_set.labels.get("metric") in _TIME_METRICS:
-        return 1.0
     what = sample_set.source or ",".join(f"{k}={v}" for k, v in sample_set.labels.items())
     if unit is None and "metric" not in sample_set.labels:
         raise UsageError(f"--format hyperfine: {what}: unknown unit; if the values are seconds, "
@@ -37,20 +49,72 @@ def seconds_factor(sample_set: SampleSet) -> float:
                      "are not times (hyperfine JSON holds seconds)")
 
 
-def command_name(sample_set: SampleSet, keys: Sequence[str]) -> str:
-    if "command" in sample_set.labels and "command" not in keys:
-        return sample_set.labels["command"]
-    parts = [sample_set.labels[k] for k in keys if k in sample_set.labels]
-    return " ".join(parts) or sample_set.labels.get("command", "") or (sample_set.source or "?")
+def _factor(sample_set: SampleSet) -> float | None:
+    if sample_set.unit is not None:
+        return _TO_SECONDS.get(sample_set.unit)
+    return 1.0 if sample_set.labels.get("metric") in _TIME_METRICS else None
+
+
+def wall_metric(sets: Sequence[SampleSet]) -> str | None:
+    """The metric to export when the sets hold several: the wall time."""
+    metrics = list(dict.fromkeys(s.labels.get("metric") for s in sets))
+    if len(metrics) <= 1:
+        return metrics[0] if metrics else None
+    for name in _TIME_METRICS:
+        if name in metrics:
+            return name
+    timed = [m for m in metrics if m is not None and any(
+        s.labels.get("metric") == m and s.unit in ("ns/op", "sec/op") for s in sets)]
+    if len(timed) == 1:
+        return timed[0]
+    raise UsageError("--format hyperfine: the sets hold several metrics and none is the wall time "
+                     f"({', '.join(str(m) for m in metrics)}); choose one with --metric")
+
+
+def _sibling_mean(sample_set: SampleSet, sets: Sequence[SampleSet], names: Sequence[str]) -> float | None:
+    """The mean, in seconds, of the set of metric ``names`` with the same other labels."""
+    others = {k: v for k, v in sample_set.labels.items() if k != "metric"}
+    for candidate in sets:
+        if candidate.labels.get("metric") in names and candidate.summary is None and candidate.values \
+                and {k: v for k, v in candidate.labels.items() if k != "metric"} == others:
+            factor = _factor(candidate)
+            if factor is not None:
+                values = candidate.values
+                return sum(values) / len(values) * factor
+    return None
+
+
+def _commands(chosen: Sequence[SampleSet]) -> list[str]:
+    varying = [k for k in label_keys(chosen) if k != "metric"
+               and len({s.labels.get(k) for s in chosen}) > 1]
+    commands = []
+    for sample_set in chosen:
+        text = sample_set.extra.get("command") or sample_set.labels.get("command")
+        if not isinstance(text, str) or not text:
+            text = " ".join(sample_set.labels[k] for k in varying if k in sample_set.labels) \
+                or sample_set.labels.get("variant") or sample_set.source or "?"
+        commands.append(text)
+    repeated = {text for text in commands if commands.count(text) > 1}
+    for index, text in enumerate(commands):
+        if text in repeated:
+            sample_set = chosen[index]
+            tell = [f"{k}={sample_set.labels[k]}" for k in varying
+                    if k in sample_set.labels and k != "command"
+                    and k not in (sample_set.extra.get("parameters") or {})]
+            if tell:
+                commands[index] = f"{text} [{' '.join(tell)}]"
+    return commands
 
 
 def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
-    """The hyperfine JSON document for ``sets`` (one result per set)."""
+    """The hyperfine JSON document for ``sets``: one result per set of the
+    wall-time metric."""
     if not sets:
         raise UsageError("--format hyperfine: nothing to export")
-    varying = [k for k in label_keys(sets) if len({s.labels.get(k) for s in sets}) > 1]
+    metric = wall_metric(sets)
+    chosen = [s for s in sets if s.labels.get("metric") == metric]
     results = []
-    for sample_set in sets:
+    for sample_set, command in zip(chosen, _commands(chosen)):
         if sample_set.summary is not None:
             raise UsageError(f"--format hyperfine: {sample_set.source}: summary statistics hold no "
                              "samples to export (hyperfine JSON needs the times)")
@@ -58,18 +122,27 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
         times = [v * factor for v in sample_set.values]
         d = describe(times)
         result: dict[str, Any] = {
-            "command": command_name(sample_set, varying),
+            "command": command,
             "mean": d.mean,
             "stddev": d.stddev if d.n > 1 else None,
             "median": d.median,
-            "min": d.min,
-            "max": d.max,
-            "times": times,
         }
+        user = sample_set.extra.get("user")
+        system = sample_set.extra.get("system")
+        if user is None:
+            user = _sibling_mean(sample_set, sets, _USER_METRICS)
+        if system is None:
+            system = _sibling_mean(sample_set, sets, _SYSTEM_METRICS)
+        if user is not None and system is not None:  # hyperfine writes both
+            result["user"] = float(user)
+            result["system"] = float(system)
+        result.update({"min": d.min, "max": d.max, "times": times})
         codes = sample_set.extra.get("exit_codes")
         if isinstance(codes, list) and len(codes) == len(times):
             result["exit_codes"] = codes
-        result["parameters"] = dict(sample_set.labels)
+        parameters = sample_set.extra.get("parameters")
+        if isinstance(parameters, dict) and parameters:
+            result["parameters"] = {str(k): str(v) for k, v in parameters.items()}
         results.append(result)
     return {"results": results}
 

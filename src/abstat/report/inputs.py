@@ -44,6 +44,29 @@ def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
     return where
 
 
+def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str] | bool) -> bool:
+    """Whether larger values are better for ``metric``: named (or ``all``) in
+    ``--higher-is-better METRIC[,METRIC]``, else a unit ending in ``/s`` (a
+    throughput).  ``chosen=True`` is ``all``."""
+    if chosen is True:
+        return True
+    named = set() if chosen is False else {
+        name.strip() for item in chosen for name in item.split(",") if name.strip()}
+    if "all" in named or (metric is not None and metric in named):
+        return True
+    return bool(unit and unit.endswith("/s"))
+
+
+def default_by(sets: Iterable[SampleSet]) -> str:
+    """The label whose values are the columns when ``--by`` is not given:
+    ``variant``, unless every set has the same variant and the sets differ
+    by ``command`` (the commands of one hyperfine export)."""
+    sets = list(sets)
+    if len({s.labels.get("variant") for s in sets}) <= 1 and len({s.labels.get("command") for s in sets}) > 1:
+        return "command"
+    return "variant"
+
+
 def _stem(path: str) -> str:
     base = os.path.basename(path.rstrip("/")) or path
     for ext in (".json.gz", ".json", ".txt", ".csv", ".dat", ".out"):
@@ -149,4 +172,23 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
         sets.append(sample_set)
     if not sets:
         raise InputError("the store holds no matching samples", path=store_path)
+    _add_commands(store_path, sets)
     return sets
+
+
+def _add_commands(store_path: str, sets: list[SampleSet]) -> None:
+    """``extra["command"]``: the command a stored variant ran, when it ran one
+    (the same in every invocation), for exports that name commands."""
+    from abstat.store import open_store
+
+    commands: dict[tuple[str, str], set[str]] = {}
+    with open_store(store_path, create=False) as store:
+        for experiment in {s.labels.get("experiment") for s in sets if s.labels.get("experiment")}:
+            for invocation in store.invocations(experiment):
+                for entry in invocation["runs"]:
+                    if entry["status"] == "ok" and entry.get("command"):
+                        commands.setdefault((experiment, entry["variant"]), set()).add(entry["command"])
+    for sample_set in sets:
+        found = commands.get((sample_set.labels.get("experiment", ""), sample_set.labels.get("variant", "")))
+        if found and len(found) == 1:
+            sample_set.extra["command"] = next(iter(found))

@@ -198,9 +198,11 @@ def _pct_text(value: float) -> str:
     return f"{value:.10g}"
 
 
-def _higher_is_better(sample_set: SampleSet, default: bool) -> bool:
-    unit = sample_set.unit or sample_set.labels.get("metric", "")
-    return default or unit.endswith("/s")
+def _higher_is_better(sample_set: SampleSet, chosen: bool | Sequence[str]) -> bool:
+    from abstat.report.inputs import higher_is_better
+
+    metric = sample_set.labels.get("metric")
+    return higher_is_better(metric, sample_set.unit or metric, chosen)
 
 
 def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
@@ -221,7 +223,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                  rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
                  where: dict[str, set[str]] | None = None, adjust: str = "holm",
                  confidence: float = 0.95, center: str = "median",
-                 higher_is_better: bool = False, seed: int = 0) -> Report:
+                 higher_is_better: bool | Sequence[str] = False, seed: int = 0) -> Report:
     """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
     if adjust not in METHODS:
         raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
@@ -296,6 +298,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                                      summary=sample_set.summary)
 
     from abstat.comparison import compare
+    from abstat.report.exact import exact_comparison, is_exact
 
     per_source: dict[str | None, int] = {}
     for slot in grid.values():
@@ -330,11 +333,16 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                     f"{_row_text(row_keys, row_id)}: no baseline ({by}={baseline}) to compare with"))
                 continue
             try:
-                cell.comparison = compare(
-                    base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
-                    confidence=confidence, center=center,
-                    higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
-                    seed=seed, names=(base.name, cell.name))
+                if is_exact(base.sample_set, cell.sample_set):  # Go's "Unit ... assume=exact"
+                    cell.comparison = exact_comparison(
+                        base.sample_set, cell.sample_set, names=(base.name, cell.name), confidence=confidence,
+                        higher_is_better=_higher_is_better(cell.sample_set, higher_is_better), seed=seed)
+                else:
+                    cell.comparison = compare(
+                        base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
+                        confidence=confidence, center=center,
+                        higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
+                        seed=seed, names=(base.name, cell.name))
             except AbstatError as err:
                 cell.notes.append(notes.add(f"{cell.name}: not compared: {err}"))
                 continue

@@ -1,0 +1,227 @@
+"""Go benchmark text, read as golang.org/x/perf/benchfmt reads it.
+
+The format (golang.org/design/14313-benchmark-format, as benchfmt
+implements it):
+
+- A line that starts with ``Benchmark`` is a result:
+  ``Benchmark<name> <iterations> <value> <unit> [<value> <unit>...]``.
+  Any name is accepted, ``Benchmarkuber_zap_text`` (bent's size files)
+  included.  A bare ``BenchmarkName`` line (``go test -v`` prints one
+  before the result) is skipped.  Fields are separated by white space; the
+  iteration count is a Go integer and the values Go floats (``1_000`` is
+  not a number, in Go either).  A line that does not parse is reported,
+  with its file and line number, and skipped: the rest of the file is read.
+- ``key: value`` lines (the key starts with a lower-case letter and holds
+  no space or upper-case letter) set configuration for the results that
+  follow; ``key:`` alone clears it.
+- ``Unit <unit> key=value...`` lines give unit metadata for the whole file;
+  ``assume=exact`` says the unit is measured without noise (binary sizes).
+- Every other line, an indented ``Benchmark`` line included, is ignored.
+
+Labels: the configuration keys, ``benchmark`` (the name without its
+``-N`` GOMAXPROCS suffix and ``key=value`` parts), ``gomaxprocs``, the
+sub-benchmark keys, and ``metric`` (the unit).  A sub-benchmark key that
+clashes with a configuration key or with one of abstat's own labels
+(``/metric=``, ``/benchmark=``, ``/goos=`` beside a ``goos:`` line) is
+kept as ``/key``, as benchstat names it, so that it neither merges
+different benchmarks nor overwrites the configuration.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from abstat.errors import InputError
+from abstat.report.sampleset import SampleSet
+
+# Labels abstat gives a result itself; a sub-benchmark key of the same name becomes "/key".
+OWN_LABELS = frozenset({"benchmark", "metric", "gomaxprocs", "variant", "command"})
+
+_INT = re.compile(r"[+-]?[0-9]+\Z")
+# Go's strconv.ParseFloat syntax, decimal and hexadecimal, without underscores
+# (Go allows them only after a base prefix: 0x_1p0; no benchmark prints that).
+_FLOAT = re.compile(
+    r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])\Z")
+_PROCS = re.compile(r"-(\d+)\Z")
+_INT64_MAX = 2**63 - 1
+
+
+class _Skip(Exception):
+    """A result line that is skipped; the message says why (None: silently)."""
+
+
+def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
+    """Go benchmark text: one set per (benchmark, configuration, unit).
+
+    Lines that do not parse are skipped and reported in every set's
+    ``notes`` (``file:line: message``), as benchstat reports them."""
+    if text is None:
+        from abstat.readers.peers import read_text
+
+        text = read_text(path)
+    config: dict[str, str] = {}
+    units: dict[str, dict[str, str]] = {}
+    found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
+    problems: list[tuple[int, str]] = []
+    indented = 0
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if line.startswith("Benchmark"):
+            try:
+                name, pairs = _result(line)
+            except _Skip as skip:
+                if skip.args[0]:
+                    problems.append((lineno, skip.args[0]))
+                continue
+            labels = _labels(name, config)
+            for value, unit in pairs:
+                set_labels = dict(labels, metric=unit)
+                key = tuple(sorted(set_labels.items()))
+                if key not in found:
+                    found[key] = SampleSet(labels=set_labels, runs=[[]], source=path, unit=unit)
+                found[key].runs[0].append(value)
+            continue
+        if line.startswith("Unit") and (len(line) == 4 or line[4].isspace()):
+            problems.extend((lineno, problem) for problem in _unit_line(line, units))
+            continue
+        key_value = _config_line(line)
+        if key_value is not None:
+            key, value = key_value
+            if value:
+                config[key] = value
+            else:
+                config.pop(key, None)
+            continue
+        if line.lstrip().startswith("Benchmark") and line[:1].isspace():
+            indented += 1
+    if not found:
+        if problems:
+            lineno, problem = problems[0]
+            raise InputError(f"{problem}; no result line could be read", path=path, line=lineno)
+        raise InputError("no Go benchmark result lines", path=path)
+    notes = []
+    if problems:
+        shown = "; ".join(f"line {lineno}: {problem}" for lineno, problem in problems[:3])
+        shown += f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
+        notes.append(f"{path}: {len(problems)} malformed line{'s' if len(problems) > 1 else ''} skipped, "
+                     f"as benchstat skips them: {shown}")
+    if indented:
+        notes.append(f"{path}: {indented} indented Benchmark line{'s' if indented > 1 else ''} ignored "
+                     "(Go's benchfmt reads only lines that start with 'Benchmark')")
+    sets = list(found.values())
+    for sample_set in sets:
+        sample_set.notes.extend(notes)
+        _apply_unit_metadata(sample_set, units.get(sample_set.unit or "", {}))
+    return sets
+
+
+def _fields(text: str) -> list[str]:
+    return text.split()
+
+
+def _result(line: str) -> tuple[str, list[tuple[float, str]]]:
+    """``(name, [(value, unit), ...])`` of a result line; _Skip otherwise."""
+    rest = line[len("Benchmark"):]
+    fields = _fields(rest)
+    if len(fields) <= 1 and rest == rest.rstrip() and not rest[:1].isspace():
+        raise _Skip(None)  # "BenchmarkName" alone: go test -v prints it before the result
+    name = rest.split(None, 1)[0] if rest[:1] and not rest[:1].isspace() else ""
+    fields = fields if name else ["", *fields]
+    if len(fields) < 2:
+        raise _Skip("missing iteration count")
+    if not _INT.match(fields[1]):
+        raise _Skip(f"parsing iteration count: invalid syntax: {fields[1]!r}")
+    if abs(int(fields[1])) > _INT64_MAX:
+        raise _Skip(f"parsing iteration count: value out of range: {fields[1]!r}")
+    pairs: list[tuple[float, str]] = []
+    values = fields[2:]
+    if not values:
+        raise _Skip("missing measurements")
+    for index in range(0, len(values), 2):
+        text = values[index]
+        if not _FLOAT.match(text):
+            raise _Skip(f"parsing measurement: invalid syntax: {text!r}")
+        if index + 1 >= len(values):
+            raise _Skip("missing units")
+        value = float.fromhex(text) if "x" in text.lower() else float(text)
+        if not math.isfinite(value):
+            raise _Skip(f"measurement {text!r} is not finite: abstat cannot compare it")
+        pairs.append((value, values[index + 1]))
+    return name, pairs
+
+
+def _labels(name: str, config: dict[str, str]) -> dict[str, str]:
+    labels = dict(config)
+    match = _PROCS.search(name)
+    procs = None
+    if match:
+        procs = match.group(1)
+        name = name[: match.start()]
+    base, *parts = name.split("/")
+    kept = [base]
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if eq and key:
+            if key in OWN_LABELS or key in config or key.startswith("/"):
+                key = "/" + key
+            labels[key] = value
+        else:
+            kept.append(part)
+    if procs is not None:
+        labels["/gomaxprocs" if "gomaxprocs" in config else "gomaxprocs"] = procs
+    labels["benchmark"] = "/".join(kept)
+    return labels
+
+
+def _config_line(line: str) -> tuple[str, str] | None:
+    """``(key, value)`` of a ``key: value`` line as benchfmt reads it, else None."""
+    if not line or not line[0].islower():
+        return None
+    colon = line.find(":")
+    if colon <= 0:
+        return None
+    key = line[:colon]
+    if any(ch.isspace() or ch.isupper() for ch in key):
+        return None
+    value = line[colon + 1:]
+    if not value:
+        return key, ""
+    stripped = value.lstrip(" \t")
+    if stripped == value:
+        return None  # "key:value" (no blank after the colon) is not configuration
+    return key, stripped
+
+
+def _unit_line(line: str, units: dict[str, dict[str, str]]) -> list[str]:
+    """Record ``Unit <unit> key=value...``; return the problems found."""
+    fields = _fields(line)[1:]
+    if not fields:
+        return ["missing unit"]
+    unit, problems = fields[0], []
+    metadata = units.setdefault(unit, {})
+    for item in fields[1:]:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            problems.append(f"expected key=value, not {item!r}")
+        elif key in metadata and metadata[key] != value:
+            problems.append(f"metadata {key} of unit {unit} already set to {metadata[key]}")
+        else:
+            metadata[key] = value
+    return problems
+
+
+def _apply_unit_metadata(sample_set: SampleSet, metadata: dict[str, Any]) -> None:
+    if not metadata:
+        return
+    sample_set.extra["unit_metadata"] = dict(metadata)
+    if metadata.get("assume") == "exact":
+        sample_set.extra["assume"] = "exact"
+        values = sample_set.values
+        if min(values) != max(values):
+            sample_set.notes.append(
+                f"{sample_set.labels.get('benchmark', '?')} ({sample_set.unit}): exact values expected "
+                f"(Unit {sample_set.unit} assume=exact), but they range from {min(values):g} to {max(values):g}")
