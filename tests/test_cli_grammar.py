@@ -25,7 +25,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 # Options whose meaning differs between commands on purpose, and why:
 # run's --metric defines a metric (NAME=REGEX[:UNIT]) that the others select
 # by name; --store of demo is a temporary store unless given.
-DIFFERENT_ON_PURPOSE = {("run", "--metric")}
+DIFFERENT_ON_PURPOSE = {("run", "--metric"), ("noise", "--metric")}
 
 
 def parsers() -> dict[str, argparse.ArgumentParser]:

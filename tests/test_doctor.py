@@ -176,7 +176,7 @@ def test_cli_tune_and_reset_on_a_saved_tree(tmp_path: Path) -> None:
 def test_cli_bad_input_is_one_line() -> None:
     done = _abstat("doctor", "--cpus", "zero")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--cpus" in done.stderr
-    done = _abstat("doctor", "--check", "nope")
+    done = _abstat("doctor", "--only", "nope")
     assert done.returncode == 2 and "unknown check" in done.stderr
 
 

@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import sys
 
-from abstat.commands import ArgumentParser
+from abstat.commands import ArgumentParser, add_format
 from abstat.errors import UsageError
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> ArgumentParser:
     parser = ArgumentParser(prog="abstat doctor",
                             description="Check this machine for known sources of benchmark noise, and fix them.")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(parser, ("text", "json"), default="text")
     parser.add_argument("--cpus", metavar="LIST", help="the benchmark's CPUs, e.g. 2-3 (default: this process's"
                                                        " affinity)")
     parser.add_argument("--interval", type=float, default=0.5, metavar="SECONDS",
                         help="how long to watch CPU use and swapping (default 0.5)")
-    parser.add_argument("--check", action="append", metavar="NAME", help="only this check (repeatable)")
+    parser.add_argument("--only", action="append", metavar="NAME", help="only this check (repeatable)")
     parser.add_argument("--no-perf", action="store_true", help="do not run perf stat to test the counters")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--tune", action="store_true", help="apply the reversible fixes and record them")
@@ -32,6 +32,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--state", metavar="FILE", help="the tuning record (default"
                         " $ABSTAT_DOCTOR_STATE or ~/.local/state/abstat/doctor-tune.json)")
     parser.add_argument("--root", metavar="DIR", default="", help="read proc/ and sys/ under DIR (saved files)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
     args = parser.parse_args(argv)
     from abstat.doctor import CHECKS, Context, perf_probe, run_checks
     from abstat.doctor.base import parse_cpu_list
@@ -39,9 +44,9 @@ def main(argv: list[str]) -> int:
     from abstat.render.doctor import render_findings, render_tuning
 
     known = {check.name for check in CHECKS}
-    for name in args.check or []:
+    for name in args.only or []:
         if name not in known:
-            raise UsageError(f"--check {name!r}: unknown check (known: {', '.join(sorted(known))})")
+            raise UsageError(f"--only {name!r}: unknown check (known: {', '.join(sorted(known))})")
     cpus = None
     if args.cpus is not None:
         cpus = parse_cpu_list(args.cpus)
@@ -55,7 +60,7 @@ def main(argv: list[str]) -> int:
         return 0
     probe = None if args.no_perf or args.root else perf_probe
     context = Context(args.root, cpus=cpus, interval=args.interval, probe_counters=probe)
-    findings = run_checks(context, args.check)
+    findings = run_checks(context, args.only)
     if args.tune:
         result = tune(findings, state_path=state_path, run_commands=not args.root, dry_run=args.dry_run)
         sys.stdout.write(render_tuning(result, "tune", args.format))

@@ -17,7 +17,8 @@ import shlex
 import sys
 import time
 
-from abstat.commands import ArgumentParser
+from abstat.commands import (ArgumentParser, add_confidence, add_format, add_no_progress, add_runs, add_seed,
+                             add_store, add_warmup)
 from abstat.errors import InputError, UsageError
 
 
@@ -28,24 +29,24 @@ def build_parser() -> ArgumentParser:
                     " detectable change, drift, between-run share, A/A false-call rate.",
         epilog="Example: abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick",
     )
-    parser.add_argument("-n", "--runs", type=int, default=40, help="runs per variant (default 40)")
-    parser.add_argument("--warmup", type=int, default=0, help="warm-up runs per variant, not recorded")
+    add_runs(parser, default=40)
+    add_warmup(parser, default=0)
     parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
                         help="a number the benchmark prints (as abstat run); repeatable")
     parser.add_argument("--report", action="append", default=[], metavar="METRIC",
                         help="report only this metric (repeatable; default every metric but context switches)")
     parser.add_argument("--experiment", metavar="NAME", help="store under this name (default noise-DATE-TIME);"
                         " without a command: analyse it")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the run order")
+    add_store(parser)
+    add_seed(parser, default=None, help="seed of the run order (default: random, stored)")
     parser.add_argument("--shell", action="store_true", help="run the command through /bin/sh -c")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="kill a run after this long")
     parser.add_argument("--perf", action="store_true", help="count cycles and instructions with perf stat")
-    parser.add_argument("--confidence", type=float, default=95.0, help="confidence level in percent (default 95)")
+    add_confidence(parser)
     parser.add_argument("--blocks", type=int, default=None,
                         help="A/A blocks of consecutive runs (default: up to 6 blocks of at least 8 runs)")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
-    parser.add_argument("--no-progress", action="store_true", help="no progress display")
+    add_format(parser, ("text", "markdown", "json"), default="text")
+    add_no_progress(parser)
     return parser
 
 
