@@ -72,6 +72,7 @@ class Box:
         os.makedirs(self.dir)
         self.reboot_delay = reboot_delay
         self.stay_down = False
+        self.down_after: int | None = None  # stays down once it has booted this many times
         self.boots = 0
         self.process: subprocess.Popen | None = None
         with open(os.path.join(self.dir, "sshd_config"), "w") as handle:
@@ -138,6 +139,7 @@ class Box:
 
     def power_on(self) -> None:
         self.stay_down = False
+        self.down_after = None
         if self.process is None:
             self.start()
 
@@ -203,6 +205,8 @@ class Lab:
         box.kill()
         time.sleep(box.reboot_delay)
         with self._lock:
+            if box.down_after is not None and box.boots >= box.down_after:
+                box.stay_down = True
             if not box.stay_down and not self._stop.is_set():
                 box.start()
 
