@@ -1,0 +1,142 @@
+"""The lab without ssh: schedules, option checks, and the shipped runner over plain pipes."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import pytest
+
+from abstat.lab import bundle
+from abstat.lab.config import block_slots, boot_order
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def abstat(*args: str, cwd: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=SRC)
+    return subprocess.run([sys.executable, "-m", "abstat", *args], env=env, capture_output=True, text=True,
+                          timeout=60, cwd=cwd)
+
+
+def test_boot_order_is_balanced_seeded_and_random():
+    variants = ["before", "after", "other"]
+    orders = {tuple(boot_order(variants, 8, seed, "milan")) for seed in range(40)}
+    for order in orders:
+        counts = Counter(order)
+        assert counts == Counter({name: 8 for name in variants})
+        for start in range(0, 24, 3):  # every round boots each variant once
+            assert sorted(order[start:start + 3]) == sorted(variants)
+    assert len(orders) > 30  # randomized, not "all before first"
+    assert boot_order(variants, 8, 5, "milan") == boot_order(variants, 8, 5, "milan")  # seeded
+    assert boot_order(variants, 8, 5, "milan") != boot_order(variants, 8, 5, "naples")  # per host
+
+
+def test_block_slots_positions_and_warmups():
+    slots = block_slots(["a", "b"], 3, 1, "interleaved", "s")
+    assert [s[3] for s in slots] == list(range(8))
+    assert sum(1 for s in slots if s[2]) == 2 and all(s[2] for s in slots[:2])
+    assert Counter(s[0] for s in slots if not s[2]) == {"a": 3, "b": 3}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--boot", "a=reboot", "-v", "a=true"], "--boot needs --host"),
+    (["--host", "m", "-v", "a=true", "--boot", "b=reboot"], "no variant 'b'"),
+    (["--host", "m", "-v", "a=true", "-v", "b=true", "--boot", "a=reboot"], "give one for every variant"),
+    (["--host", "m", "-v", "a=true", "--check", "a=true"], "--check needs --boot"),
+    (["--host", "m", "-v", "a=true", "--boot", "a=r", "--boots", "0"], "--boots must be at least 1"),
+    (["--host", "m", "-v", "a=true", "--boot-timeout", "-1"], "--boot-timeout must be a positive"),
+    (["--host", "m", "--host", "x=m", "--host", "x=n", "-v", "a=true"], "label 'x' given twice"),
+    (["--host=-oProxyCommand=x", "-v", "a=true"], "expected an ssh destination"),
+    (["--host", "m", "-v", "a=true", "--label", "host=z"], "--label host=...: with --host"),
+    (["--resume", "nothing"], "no such experiment"),
+    (["--resume", "nothing", "-n", "3"], "--resume takes the experiment's stored options"),
+])
+def test_bad_lab_options_are_one_line(tmp_path, args, message):
+    result = abstat("run", "--store", str(tmp_path / "s.db"), *args, cwd=str(tmp_path))
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def _start_runner() -> subprocess.Popen:
+    process = subprocess.Popen([sys.executable, "-I", "-c", bundle.BOOTSTRAP], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
+    process.stdin.write(bundle.payload())
+    process.stdin.flush()
+    return process
+
+
+def test_shipped_runner_speaks_the_protocol_without_abstat_installed():
+    process = _start_runner()  # -I: no PYTHONPATH, no site-packages: only what the zip brings
+    try:
+        hello = json.loads(process.stdout.readline())["hello"]
+        assert hello["machine"]["hostname"] and hello["boot_id"] == hello["machine"]["boot_id"]
+        plan = {"variants": {"a": "true", "b": "sh -c 'echo \"{\\\"n\\\": 7}\"'"}, "json_lines": True,
+                "slots": [["a", 0, True, 0], ["a", 0, False, 1], ["b", 0, False, 2], ["b", 1, False, 3]]}
+        process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+        process.stdin.flush()
+        messages = [json.loads(line) for line in process.stdout]
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    results = [m["result"] for m in messages if "result" in m]
+    assert [(r["variant"], r["iteration"], r["position"]) for r in results] == [("a", 0, 1), ("b", 0, 2), ("b", 1, 3)]
+    assert all(r["status"] == "ok" and r["wall"] > 0 for r in results)
+    assert results[1]["values"]["n"] == [7.0]
+    assert messages[-1] == {"done": {"error": None, "interrupted": False, "notes": []}}
+    assert process.returncode == 0, process.stderr.read()
+
+
+def test_shipped_runner_is_standard_library_only(tmp_path):
+    archive = tmp_path / "runner.zip"
+    archive.write_bytes(bundle.runner_zip())
+    probe = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import abstat.runner.remote\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'abstat', '__main__'}))"
+    )
+    result = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(archive)], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_shipped_runner_checks_commands_on_the_box():
+    process = _start_runner()
+    try:
+        process.stdout.readline()
+        plan = {"variants": {"a": "./no-such-benchmark"}, "slots": [["a", 0, False, 0]]}
+        process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+        process.stdin.flush()
+        message = json.loads(process.stdout.readline())
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    assert "command not found or not executable: './no-such-benchmark'" in message["error"]
+
+
+def test_shipped_runner_stops_the_run_when_the_controller_goes_away(tmp_path):
+    marker = tmp_path / "pid"
+    process = _start_runner()
+    try:
+        process.stdout.readline()
+        plan = {"variants": {"a": f"sh -c 'echo $$ > {marker}; exec sleep 60'"}, "slots": [["a", 0, False, 0]]}
+        process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+        process.stdin.flush()
+        deadline = time.monotonic() + 20
+        while not (marker.exists() and marker.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        started = time.monotonic()
+        process.stdin.close()  # the connection dropped
+        process.wait(timeout=20)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert time.monotonic() - started < 10
+    pid = int(marker.read_text())
+    assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
