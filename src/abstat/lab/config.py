@@ -91,7 +91,7 @@ def parse_hosts(specs: Sequence[str]) -> list[HostSpec]:
         label, destination = label.strip(), destination.strip()
         if not destination or destination.startswith("-") or any(c.isspace() for c in destination):
             raise UsageError(f"--host {spec!r}: expected an ssh destination, NAME or LABEL=DESTINATION")
-        if not label or not set(label) <= _NAME_CHARS:
+        if not label or not set(label) <= _NAME_CHARS or label.startswith("-"):
             raise UsageError(f"--host {spec!r}: the label must be letters, digits or '_.+-@' "
                              "(give one: --host LABEL=DESTINATION)")
         if any(h.label == label for h in hosts):

@@ -35,6 +35,7 @@ CHECK_TIMEOUT_S = 120.0
 BOOT_ATTEMPTS = 2          # a boot refused by --check is tried once more
 UNASKED_REBOOTS = 1        # more than this many reboots nobody asked for: boot loop
 RECONNECTS_PER_BLOCK = 3
+FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout
 
 
 class HostFailed(Exception):
@@ -98,7 +99,7 @@ class HostWorker(threading.Thread):
             self._check_stop()
             if not self.plan.reboots:
                 self.state("connecting", index)
-                boot_id = self._boot_id(self.plan.boot_timeout, f"{where}: cannot reach the host")
+                boot_id = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}: cannot reach the host")
             else:
                 attempts += 1
                 boot_id = self._reboot(index, variant, where)
@@ -118,7 +119,7 @@ class HostWorker(threading.Thread):
             self._check_stop()
             left = deadline - time.monotonic()
             if left <= 0:
-                raise HostFailed(f"{failure} within {self.plan.boot_timeout:g} s (last: {reason})")
+                raise HostFailed(f"{failure} within {timeout:g} s (last: {reason})")
             try:
                 self.ssh.connect(min(left, 10))
                 code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))
@@ -132,7 +133,8 @@ class HostWorker(threading.Thread):
 
     def _reboot(self, index: int, variant: str, where: str) -> str:
         self.state("booting", index, variant=variant)
-        old = self._boot_id(self.plan.boot_timeout, f"{where}: cannot reach the host before booting")
+        old = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S),
+                            f"{where}: cannot reach the host before booting")
         code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
             raise HostFailed(f"{where}: --boot command for {variant!r} failed with exit status {code}"
