@@ -141,3 +141,41 @@ def test_shipped_runner_stops_the_run_when_the_controller_goes_away(tmp_path):
     assert time.monotonic() - started < 10
     pid = int(marker.read_text())
     assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
+
+
+def _old_python(version: str) -> str | None:
+    import glob
+    import shutil
+
+    found = shutil.which(f"python{version}") or next(iter(sorted(glob.glob(
+        os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python3")))), None)
+    return found
+
+
+@pytest.mark.skipif(_old_python("3.8") is None, reason="no Python 3.8 on this machine")
+def test_shipped_runner_works_on_python_3_8():
+    process = subprocess.Popen([_old_python("3.8"), "-I", "-c", bundle.BOOTSTRAP], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        process.stdin.write(bundle.payload())
+        process.stdin.flush()
+        hello = json.loads(process.stdout.readline())["hello"]
+        assert hello["python"].startswith("3.8.")
+        plan = {"variants": {"a": "true", "b": "sleep 0.01"}, "timeout": 10, "background": ["sleep 60"],
+                "slots": [["a", 0, False, 0], ["b", 0, False, 1]]}
+        process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+        process.stdin.flush()
+        messages = [json.loads(line) for line in process.stdout]
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)
+    assert [m["result"]["status"] for m in messages if "result" in m] == ["ok", "ok"], process.stderr.read()
+    assert messages[-1]["done"]["error"] is None
+
+
+@pytest.mark.skipif(_old_python("3.7") is None, reason="no Python 3.7 on this machine")
+def test_too_old_python_on_the_box_is_one_line():
+    result = subprocess.run([_old_python("3.7"), "-I", "-c", bundle.BOOTSTRAP], input=bundle.payload(),
+                            capture_output=True, timeout=30)
+    assert result.returncode == 3
+    assert result.stderr.decode().strip().endswith("the runner needs 3.8 or newer")

@@ -40,6 +40,28 @@ os._exit(status)  # not sys.exit: a thread may still be blocked reading standard
 """
 
 
+# The zip's abstat/__init__.py.  The runner is written for the controller's
+# Python (3.10+); on an older box, this makes the little it uses of newer
+# Pythons available before any runner module is imported.
+PACKAGE_INIT = '''"""abstat's runner, shipped by abstat run --host (standard library only)."""
+import sys
+
+if sys.version_info < (3, 9):
+    import collections.abc
+    import os
+
+    def _waitstatus_to_exitcode(status):
+        return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+
+    if not hasattr(os, "waitstatus_to_exitcode"):
+        os.waitstatus_to_exitcode = _waitstatus_to_exitcode
+    for _name in ("Callable", "Iterable", "Iterator", "Mapping", "Sequence", "MutableMapping"):
+        _cls = getattr(collections.abc, _name)
+        if not hasattr(_cls, "__class_getitem__"):  # Callable[[X], Y] at run time
+            _cls.__class_getitem__ = classmethod(lambda cls, item: cls)
+'''
+
+
 @functools.lru_cache(maxsize=1)
 def runner_zip() -> bytes:
     """The runner package as zip bytes (built once per process)."""
@@ -49,7 +71,7 @@ def runner_zip() -> bytes:
     runner_dir = os.path.dirname(abstat.runner.__file__)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("abstat/__init__.py", '"""abstat runner, shipped by abstat run --host."""\n')
+        archive.writestr("abstat/__init__.py", PACKAGE_INIT)
         for name in sorted(os.listdir(runner_dir)):
             if name.endswith(".py"):
                 archive.write(os.path.join(runner_dir, name), f"abstat/runner/{name}")

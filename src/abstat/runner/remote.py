@@ -3,7 +3,8 @@
 The controller sends this package (``abstat/runner`` and ``abstat/machine.py``
 as a zip, see :mod:`abstat.lab.bundle`) through the ssh connection to a
 ``python3 -c`` bootstrap; nothing is installed on the box.  Standard
-library only, Python 3.8 or newer.
+library only; on Python 3.8 with the shims of the shipped
+``abstat/__init__.py`` (:data:`abstat.lab.bundle.PACKAGE_INIT`).
 
 Protocol: one JSON object per line.  This side first writes
 ``{"hello": {...}}`` (the machine record of this boot, the boot id), then
@@ -23,20 +24,12 @@ import sys
 import threading
 from typing import Any, BinaryIO, TextIO
 
-if not hasattr(os, "waitstatus_to_exitcode"):  # Python 3.8
-    def _waitstatus_to_exitcode(status: int) -> int:
-        if os.WIFSIGNALED(status):
-            return -os.WTERMSIG(status)
-        return os.WEXITSTATUS(status)
-
-    os.waitstatus_to_exitcode = _waitstatus_to_exitcode  # type: ignore[attr-defined]
-
-from abstat import machine  # noqa: E402  (after the compatibility shim)
-from abstat.runner import perf as perf_mod  # noqa: E402
-from abstat.runner.executor import ProcessExecutor  # noqa: E402
-from abstat.runner.experiment import ExperimentPlan, run_experiment  # noqa: E402
-from abstat.runner.model import Command, RunResult, Variant, parse_metric_pattern  # noqa: E402
-from abstat.runner.schedule import Slot  # noqa: E402
+from abstat import machine
+from abstat.runner import perf as perf_mod
+from abstat.runner.executor import ProcessExecutor
+from abstat.runner.experiment import ExperimentPlan, run_experiment
+from abstat.runner.model import Command, RunResult, Variant, parse_metric_pattern
+from abstat.runner.schedule import Slot
 
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
