@@ -147,9 +147,9 @@ def _old_python(version: str) -> str | None:
     import glob
     import shutil
 
-    found = shutil.which(f"python{version}") or next(iter(sorted(glob.glob(
-        os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python3")))), None)
-    return found
+    candidates = sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python3")))
+    candidates += [p for p in [shutil.which(f"python{version}")] if p and "/shims/" not in p]
+    return candidates[0] if candidates else None
 
 
 @pytest.mark.skipif(_old_python("3.8") is None, reason="no Python 3.8 on this machine")
