@@ -68,7 +68,7 @@ class Box:
         self.name = name
         self.address = address
         self.port = _free_port(address)
-        self.dir = os.path.join(lab.root, name)
+        self.dir = os.path.join(lab.root, "hosts", name)
         os.makedirs(self.dir)
         self.reboot_delay = reboot_delay
         self.stay_down = False
