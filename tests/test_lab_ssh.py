@@ -189,3 +189,38 @@ def test_unreachable_host_is_one_line(lab, tmp_path):
     assert len(lines) == 1 and "cannot reach the host" in lines[0], result.stderr
     rows = invocations(store)
     assert [r["labels"]["host"] for r in rows] == ["alpha"] and len(rows[0]["runs"]) == 2
+
+
+def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
+    import signal
+    import time
+
+    store = str(tmp_path / "lab.db")
+    counter = f"{lab.box}/count"
+    command = f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; " \
+              "if [ $n -ge 3 ]; then exec sleep 31.337; fi"
+    env = lab.env()
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    process = subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--experiment", "i",
+                                "--host", "alpha", "--shell", "-v", f"a={command}", "-n", "5", "--no-progress"],
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while lab.boxes["alpha"].read("count") != "3" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130, err
+    assert "--resume i" in err
+    rows = invocations(store)
+    assert len(rows) == 1 and rows[0]["status"] == "interrupted" and len(rows[0]["runs"]) == 2
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", "sleep 31.337"], capture_output=True, text=True)
+    assert left.stdout.strip() == ""  # the run on the box was killed with its process group
+    masters = subprocess.run(["pgrep", "-f", f"ssh -F {lab.ssh_config}"], capture_output=True, text=True)
+    assert masters.stdout.strip() == ""  # no ssh master or session left behind
