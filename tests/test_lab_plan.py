@@ -179,3 +179,59 @@ def test_too_old_python_on_the_box_is_one_line():
                             capture_output=True, timeout=30)
     assert result.returncode == 3
     assert result.stderr.decode().strip().endswith("the runner needs 3.8 or newer")
+
+
+def test_progress_lines_per_host():
+    import io
+
+    from abstat.render.lab_progress import LabProgress
+
+    stream = io.StringIO()
+    progress = LabProgress({"milan": (2, 2), "naples": (2, 2)}, ["before", "after"], stream, enabled=True)
+    progress.state("milan", "booting", 0, "after")
+    progress.state("milan", "checking", 0, "after")
+    progress.boot("milan", 0, "after", 2)
+    progress.state("milan", "running", 0)
+    progress.run("milan", "after", 0.0015, True)
+    progress.failed("naples", "boot 1 of 2 (before): the host did not come back")
+    progress.stop()
+    lines = stream.getvalue().splitlines()
+    assert lines[0] == "[milan] booting  boot 1/2 after  ETA -"
+    assert lines[1].startswith("[milan] checking  boot 1/2 after")
+    assert lines[3].startswith("[milan] running 1/2  boot 1/2 after  ETA ")
+    assert lines[3].endswith("median after 1.500 ms")
+    assert lines[-1] == "abstat run: host naples failed: boot 1 of 2 (before): the host did not come back"
+
+
+def test_progress_on_a_terminal_is_a_live_table():
+    import io
+
+    from abstat.render.lab_progress import LabProgress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
+    progress = LabProgress({"milan": (1, 3)}, ["a"], stream, enabled=True)
+    progress.state("milan", "running", 0)
+    progress.boot("milan", 0, "", 3)
+    progress.run("milan", "a", 2.5, True)
+    progress.finished("milan")
+    progress.stop()
+    text = stream.getvalue()
+    assert "milan" in text and "done" in text and "2.500 s" in text
+
+
+def test_progress_off_still_reports_failures():
+    import io
+
+    from abstat.render.lab_progress import LabProgress
+
+    stream = io.StringIO()
+    progress = LabProgress({"milan": (1, 3)}, ["a"], stream, enabled=False)
+    progress.state("milan", "running", 0)
+    progress.message("milan", "boot 1 refused by --check")
+    progress.failed("milan", "gone")
+    assert stream.getvalue().splitlines() == ["abstat run: milan: boot 1 refused by --check",
+                                              "abstat run: host milan failed: gone"]
