@@ -224,3 +224,21 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
     assert left.stdout.strip() == ""  # the run on the box was killed with its process group
     masters = subprocess.run(["pgrep", "-f", f"ssh -F {lab.ssh_config}"], capture_output=True, text=True)
     assert masters.stdout.strip() == ""  # no ssh master or session left behind
+
+
+def test_boot_loop_guard_stops_a_host_that_reboots_unasked(lab, tmp_path):
+    store = str(tmp_path / "lab.db")
+    counter = f"{lab.box}/count"
+    # From its second run on, the benchmark crashes the box (a reboot nobody asked for).
+    command = (f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; "
+               f"if [ $n -ge 2 ]; then touch {lab.box}/reboot-request; sleep 10; fi; echo ok")
+    result = abstat(lab, "run", "--store", store, "--experiment", "loop", "--host", "alpha", "--shell",
+                    "-v", f"a={command}", "-n", "3", *boot_options(lab, {"a": "a"}), "--boot-timeout", "20",
+                    "--no-progress")
+    assert result.returncode == 2
+    failures = [line for line in result.stderr.splitlines() if line.startswith("abstat run: host alpha failed")]
+    assert len(failures) == 1 and "rebooted 2 time(s) without being asked (boot loop?)" in failures[0]
+    rows = invocations(store)
+    assert [r["status"] for r in rows] == ["interrupted", "interrupted"]
+    assert len(rows[0]["runs"]) == 1  # the run before the crash is kept
+    assert lab.boxes["alpha"].boots == 5  # power-on, asked, crash, asked again, crash: then it stops asking

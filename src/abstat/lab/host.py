@@ -62,6 +62,7 @@ class HostWorker(threading.Thread):
         self.stopping = stopping
         self.schedule = plan.boot_schedule(host.label)
         self.unasked_reboots = 0
+        self.block_boot_id: str | None = None
 
     # -- reporting -----------------------------------------------------
 
@@ -99,7 +100,8 @@ class HostWorker(threading.Thread):
             self._check_stop()
             if not self.plan.reboots:
                 self.state("connecting", index)
-                boot_id = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}: cannot reach the host")
+                self._reach(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}: cannot reach the host")
+                boot_id = None  # this boot, whichever it is: the runner's hello tells
             else:
                 attempts += 1
                 boot_id = self._reboot(index, variant, where)
@@ -110,6 +112,20 @@ class HostWorker(threading.Thread):
             attempts = 0  # the host rebooted by itself: boot this variant again
 
     # -- booting -------------------------------------------------------
+
+    def _reach(self, timeout: float, failure: str) -> None:
+        """Connect, retrying for up to ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._check_stop()
+            left = deadline - time.monotonic()
+            try:
+                self.ssh.connect(max(1.0, min(left, 10)))
+                return
+            except SshError as err:
+                if deadline - time.monotonic() <= 0:
+                    raise HostFailed(f"{failure} within {timeout:g} s (last: {err})") from None
+            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
     def _boot_id(self, timeout: float, failure: str, *, unlike: str | None = None) -> str:
         """The host's boot id, waiting up to ``timeout`` for it to answer (and differ from ``unlike``)."""
@@ -164,14 +180,18 @@ class HostWorker(threading.Thread):
 
     # -- one block -----------------------------------------------------
 
-    def _block(self, index: int, boot_id: str, where: str) -> bool:
-        """Run the boot's block; False when the host rebooted on its own (the boot must be made again)."""
+    def _block(self, index: int, boot_id: str | None, where: str) -> bool:
+        """Run the boot's block; False when the host rebooted on its own (the boot must be made again).
+
+        ``boot_id`` None: the boot the host is in (known from the runner's hello)."""
+        self.block_boot_id = boot_id
         pending = {slot[3]: slot for slot in self.plan.slots(self.host.label, index)}
         started = False
         reconnects = 0
         while True:
             self._check_stop()
-            outcome = self._session(index, boot_id, pending, started)
+            outcome = self._session(index, pending, started)
+            boot_id = self.block_boot_id
             if outcome is None:
                 return True
             started = started or outcome == "lost-started"
@@ -179,7 +199,7 @@ class HostWorker(threading.Thread):
             reconnects += 1
             current = self._boot_id(self.plan.boot_timeout, f"{where}: the connection dropped and the host "
                                     "did not answer again")
-            if current != boot_id:
+            if boot_id is not None and current != boot_id:
                 self.unasked_reboots += 1
                 if started:
                     self.emit("end", index, status="interrupted",
@@ -191,7 +211,7 @@ class HostWorker(threading.Thread):
             if reconnects > RECONNECTS_PER_BLOCK:
                 raise HostFailed(f"{where}: the connection dropped {reconnects} times in one block; stopping")
 
-    def _session(self, index: int, boot_id: str, pending: dict[int, list[Any]], started: bool) -> str | None:
+    def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
         """One runner session; None when the block is done, else why it ended early."""
         try:
             process = self.ssh.open(bundle.remote_command())
@@ -208,6 +228,9 @@ class HostWorker(threading.Thread):
             if hello is None or "hello" not in hello:
                 return self._lost(process, started)
             info = hello["hello"]
+            if self.block_boot_id is None:
+                self.block_boot_id = info.get("boot_id")
+            boot_id = self.block_boot_id
             if info.get("boot_id") != boot_id:
                 return "lost-started" if started else "lost"
             if not started:
