@@ -43,7 +43,8 @@ def test_block_slots_positions_and_warmups():
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--boot", "a=reboot", "-v", "a=true"], "--boot needs --host"),
+    (["--boot", "a=reboot", "-v", "a=true"], "need --host"),
+    (["--boot-timeout", "5", "-v", "a=true"], "need --host"),
     (["--host", "m", "-v", "a=true", "--boot", "b=reboot"], "no variant 'b'"),
     (["--host", "m", "-v", "a=true", "-v", "b=true", "--boot", "a=reboot"], "give one for every variant"),
     (["--host", "m", "-v", "a=true", "--check", "a=true"], "--check needs --boot"),

@@ -421,7 +421,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     from abstat.runner import perf as perf_mod
     from abstat.store import open_store
 
-    if args.host or args.boot or args.check or args.boots is not None or args.resume is not None:
+    if args.host or args.boot or args.check or args.resume or (args.boots, args.boot_timeout) != (None, None):
         from abstat.lab import run_lab
 
         return run_lab(args, argv, store_path=store_path)

@@ -143,7 +143,8 @@ def lab_plan(args: argparse.Namespace, experiment: str, seed: int) -> LabPlan:
         raise UsageError("--confidence must be between 0 and 100 (a percentage)")
     hosts = parse_hosts(args.host)
     if not hosts:
-        raise UsageError("--boot needs --host: abstat reboots test boxes over ssh, never this machine")
+        raise UsageError("--boot, --check, --boots and --boot-timeout need --host: abstat boots test boxes "
+                         "over ssh, never this machine")
     boot = _per_variant(args.boot, "--boot", variants)
     check = _per_variant(args.check, "--check", variants)
     if boot and set(boot) != set(variants):
