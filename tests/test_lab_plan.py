@@ -65,27 +65,33 @@ def test_bad_lab_options_are_one_line(tmp_path, args, message):
     assert "Traceback" not in result.stderr
 
 
-def _start_runner() -> subprocess.Popen:
-    process = subprocess.Popen([sys.executable, "-I", "-c", bundle.BOOTSTRAP], stdin=subprocess.PIPE,
+def _start_runner(python: str = sys.executable) -> subprocess.Popen:
+    process = subprocess.Popen([python, "-I", "-c", bundle.BOOTSTRAP], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
     process.stdin.write(bundle.payload())
     process.stdin.flush()
     return process
 
 
-def test_shipped_runner_speaks_the_protocol_without_abstat_installed():
-    process = _start_runner()  # -I: no PYTHONPATH, no site-packages: only what the zip brings
+def _converse(plan: dict, python: str = sys.executable) -> tuple[dict, list[dict], subprocess.Popen]:
+    """Start the shipped runner, send ``plan``: (hello, every later message, the ended process)."""
+    process = _start_runner(python)
     try:
         hello = json.loads(process.stdout.readline())["hello"]
-        assert hello["machine"]["hostname"] and hello["boot_id"] == hello["machine"]["boot_id"]
-        plan = {"variants": {"a": "true", "b": "sh -c 'echo \"{\\\"n\\\": 7}\"'"}, "json_lines": True,
-                "slots": [["a", 0, True, 0], ["a", 0, False, 1], ["b", 0, False, 2], ["b", 1, False, 3]]}
         process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
         process.stdin.flush()
         messages = [json.loads(line) for line in process.stdout]
     finally:
         process.stdin.close()
         process.wait(timeout=30)
+    return hello, messages, process
+
+
+def test_shipped_runner_speaks_the_protocol_without_abstat_installed():
+    plan = {"variants": {"a": "true", "b": "sh -c 'echo \"{\\\"n\\\": 7}\"'"}, "json_lines": True,
+            "slots": [["a", 0, True, 0], ["a", 0, False, 1], ["b", 0, False, 2], ["b", 1, False, 3]]}
+    hello, messages, process = _converse(plan)  # python -I: no PYTHONPATH, no site-packages, only the zip
+    assert hello["machine"]["hostname"] and hello["boot_id"] == hello["machine"]["boot_id"]
     results = [m["result"] for m in messages if "result" in m]
     assert [(r["variant"], r["iteration"], r["position"]) for r in results] == [("a", 0, 1), ("b", 0, 2), ("b", 1, 3)]
     assert all(r["status"] == "ok" and r["wall"] > 0 for r in results)
@@ -108,17 +114,9 @@ def test_shipped_runner_is_standard_library_only(tmp_path):
 
 
 def test_shipped_runner_checks_commands_on_the_box():
-    process = _start_runner()
-    try:
-        process.stdout.readline()
-        plan = {"variants": {"a": "./no-such-benchmark"}, "slots": [["a", 0, False, 0]]}
-        process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
-        process.stdin.flush()
-        message = json.loads(process.stdout.readline())
-    finally:
-        process.stdin.close()
-        process.wait(timeout=30)
-    assert "command not found or not executable: './no-such-benchmark'" in message["error"]
+    _, messages, _ = _converse({"variants": {"a": "./no-such-benchmark"}, "slots": [["a", 0, False, 0]]})
+    assert len(messages) == 1
+    assert "command not found or not executable: './no-such-benchmark'" in messages[0]["error"]
 
 
 def test_shipped_runner_stops_the_run_when_the_controller_goes_away(tmp_path):
@@ -155,21 +153,10 @@ def _old_python(version: str) -> str | None:
 
 @pytest.mark.skipif(_old_python("3.8") is None, reason="no Python 3.8 on this machine")
 def test_shipped_runner_works_on_python_3_8():
-    process = subprocess.Popen([_old_python("3.8"), "-I", "-c", bundle.BOOTSTRAP], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        process.stdin.write(bundle.payload())
-        process.stdin.flush()
-        hello = json.loads(process.stdout.readline())["hello"]
-        assert hello["python"].startswith("3.8.")
-        plan = {"variants": {"a": "true", "b": "sleep 0.01"}, "timeout": 10, "background": ["sleep 60"],
-                "slots": [["a", 0, False, 0], ["b", 0, False, 1]]}
-        process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
-        process.stdin.flush()
-        messages = [json.loads(line) for line in process.stdout]
-    finally:
-        process.stdin.close()
-        process.wait(timeout=30)
+    plan = {"variants": {"a": "true", "b": "sleep 0.01"}, "timeout": 10, "background": ["sleep 60"],
+            "slots": [["a", 0, False, 0], ["b", 0, False, 1]]}
+    hello, messages, process = _converse(plan, _old_python("3.8"))
+    assert hello["python"].startswith("3.8.")
     assert [m["result"]["status"] for m in messages if "result" in m] == ["ok", "ok"], process.stderr.read()
     assert messages[-1]["done"]["error"] is None
 
