@@ -6,7 +6,7 @@ hostname and a file bind-mounted over ``/proc/sys/kernel/random/boot_id``.
 The box's directory is bind-mounted at one common path (``Lab.box``), so a
 command run on any box sees its own ``current`` and ``next`` files there.
 
-A "reboot" (``$BOX/reboot VARIANT``, as ``grub-reboot VARIANT && reboot``)
+A "reboot" (``Lab.reboot VARIANT``, as ``grub-reboot VARIANT && reboot``)
 writes ``next`` and asks the supervisor thread to reboot the box: it kills
 the box's whole PID namespace (sshd, sessions and benchmarks die), writes a
 new boot id, moves ``next`` to ``current`` and starts sshd again a moment
@@ -149,6 +149,15 @@ class Lab:
 
     def __init__(self, names: list[str], reboot_delay: float = 0.8) -> None:
         self.root = tempfile.mkdtemp(prefix="abstat-lab-test-")
+        try:
+            self._prepare(names, reboot_delay)
+        except BaseException:
+            shutil.rmtree(self.root, ignore_errors=True)
+            raise
+        self._stop = threading.Event()
+        self._supervisor = threading.Thread(target=self._supervise, daemon=True)
+
+    def _prepare(self, names: list[str], reboot_delay: float) -> None:
         self.box = os.path.join(self.root, "box")  # each box's own directory is mounted here
         os.makedirs(self.box)
         os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
@@ -177,12 +186,9 @@ class Lab:
                     f"  UserKnownHostsFile {self.root}/known_hosts\n  StrictHostKeyChecking accept-new\n"
                     "  LogLevel ERROR\n"
                 )
-        self._stop = threading.Event()
-        self._supervisor = threading.Thread(target=self._supervise, daemon=True)
 
     def start(self) -> None:
         for box in self.boxes.values():
-            # The box's directory is the mount point's contents before the box mounts it over.
             box.start()
         self._supervisor.start()
 
