@@ -223,3 +223,14 @@ def test_progress_off_still_reports_failures():
     progress.failed("milan", "gone")
     assert stream.getvalue().splitlines() == ["abstat run: milan: boot 1 refused by --check",
                                               "abstat run: host milan failed: gone"]
+
+
+def test_hello_is_found_past_login_script_noise():
+    import io
+
+    from abstat.lab.host import _hello
+
+    stream = io.BytesIO(b"Welcome to milan\n{not json\n[1, 2]\n" + json.dumps({"hello": {"boot_id": "b"}}).encode()
+                        + b"\n{\"result\": {}}\n")
+    assert _hello(stream) == {"hello": {"boot_id": "b"}}
+    assert _hello(io.BytesIO(b"motd only\n")) is None

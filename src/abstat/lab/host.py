@@ -63,6 +63,7 @@ class HostWorker(threading.Thread):
         self.schedule = plan.boot_schedule(host.label)
         self.unasked_reboots = 0
         self.block_boot_id: str | None = None
+        self.last_loss = ""  # the last line ssh or the runner wrote when a session ended early
 
     # -- reporting -----------------------------------------------------
 
@@ -209,7 +210,8 @@ class HostWorker(threading.Thread):
                                      "asked (boot loop?); stopping this host")
                 return False
             if reconnects > RECONNECTS_PER_BLOCK:
-                raise HostFailed(f"{where}: the connection dropped {reconnects} times in one block; stopping")
+                raise HostFailed(f"{where}: the connection dropped {reconnects} times in one block; stopping"
+                                 + (f" (last: {self.last_loss})" if self.last_loss else ""))
 
     def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
         """One runner session; None when the block is done, else why it ended early."""
@@ -222,7 +224,7 @@ class HostWorker(threading.Thread):
                 assert process.stdin is not None and process.stdout is not None
                 process.stdin.write(bundle.payload())
                 process.stdin.flush()
-                hello = _message(process.stdout.readline())
+                hello = _hello(process.stdout)
             except (OSError, ValueError):
                 hello = None
             if hello is None or "hello" not in hello:
@@ -266,21 +268,41 @@ class HostWorker(threading.Thread):
                     if done.get("interrupted"):
                         raise InterruptedError
                     return None
+            self.last_loss = _stderr_tail(process)
             return "lost-started"
         finally:
             self.ssh.close_session(process)
 
     def _lost(self, process: subprocess.Popen, started: bool) -> str:
         """The session ended before the runner said hello: a Python problem on the box, or the connection."""
-        try:
-            assert process.stderr is not None
-            err = process.stderr.read().decode(errors="replace").strip()
-        except (OSError, ValueError):
-            err = ""
+        err = _stderr_tail(process)
         code = process.wait()
         if code not in (255, -9, -15) and err:  # not the connection: the box cannot run the runner
-            raise HostFailed(f"cannot start the runner with python3 on the host: {err.splitlines()[-1]}")
+            raise HostFailed(f"cannot start the runner with python3 on the host: {err}")
+        self.last_loss = err
         return "lost-started" if started else "lost"
+
+
+def _stderr_tail(process: subprocess.Popen) -> str:
+    """The last line the session wrote on standard error (read once it ended)."""
+    try:
+        assert process.stderr is not None
+        lines = process.stderr.read().decode(errors="replace").strip().splitlines()
+    except (OSError, ValueError):
+        return ""
+    return lines[-1].strip() if lines else ""
+
+
+def _hello(stream: Any, limit: int = 200) -> dict[str, Any] | None:
+    """The runner's first message, past any lines a login script printed first."""
+    for _ in range(limit):
+        line = stream.readline()
+        if not line:
+            return None
+        message = _message(line)
+        if message is not None and "hello" in message:
+            return message
+    return None
 
 
 def _message(line: bytes) -> dict[str, Any] | None:
