@@ -54,7 +54,7 @@ def test_block_slots_positions_and_warmups():
     (["--host=-oProxyCommand", "-v", "a=true"], "expected an ssh destination"),
     (["--host=-o=x", "-v", "a=true"], "the label must be"),
     (["--host", "m", "-v", "a=true", "--label", "host=z"], "--label host=...: with --host"),
-    (["--resume", "nothing"], "no such experiment"),
+    (["--resume", "nothing"], "no such store"),
     (["--resume", "nothing", "-n", "3"], "--resume takes the experiment's stored options"),
 ])
 def test_bad_lab_options_are_one_line(tmp_path, args, message):
@@ -63,6 +63,23 @@ def test_bad_lab_options_are_one_line(tmp_path, args, message):
     assert message in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_resume_needs_a_stored_lab_experiment(tmp_path):
+    from abstat.store import open_store
+
+    store = str(tmp_path / "s.db")
+    abstat("run", "--store", store, "--resume", "x", cwd=str(tmp_path))
+    assert not os.path.exists(store)  # a resume creates no store
+    with open_store(store):
+        pass
+    result = abstat("run", "--store", store, "--resume", "x", cwd=str(tmp_path))
+    assert result.returncode == 2 and "--resume 'x': no such experiment" in result.stderr
+    local = abstat("run", "--store", store, "--experiment", "x", "-v", "a=true", "-n", "1", "--no-progress",
+                   cwd=str(tmp_path))
+    assert local.returncode == 0, local.stderr
+    result = abstat("run", "--store", store, "--resume", "x", cwd=str(tmp_path))
+    assert result.returncode == 2 and "not run with --host, nothing to resume" in result.stderr
 
 
 def _start_runner(python: str = sys.executable) -> subprocess.Popen:

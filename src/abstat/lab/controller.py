@@ -29,12 +29,12 @@ JOIN_TIMEOUT_S = 30.0
 _RESUME_OVERRIDES = ("no_progress", "boot_timeout", "format")
 
 
-def _done_boots(store: Any, experiment: str, host: str) -> set[int]:
-    """Boot indexes of ``host`` already stored complete in ``experiment``."""
+def _done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
+    """Boot indexes of ``host`` stored complete in ``experiment`` by the schedule of ``seed``."""
     done: set[int] = set()
     for invocation in store.invocations(experiment):
         lab = invocation["settings"].get("lab") or {}
-        if lab.get("host") == host and invocation["status"] == "complete":
+        if lab.get("host") == host and lab.get("seed") == seed and invocation["status"] == "complete":
             done.add(int(lab.get("boot", 0)))
     return done
 
@@ -74,18 +74,19 @@ def run_lab(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     """``abstat run --host ...`` or ``abstat run --resume EXPERIMENT``."""
     from abstat.store import check_experiment_name, open_store
 
-    if args.resume is not None:
+    resuming = args.resume is not None
+    if resuming:
         _check_resume_options(args)
         check_experiment_name(args.resume)
     elif args.experiment is not None:
         check_experiment_name(args.experiment)
     original = list(argv[2:]) if list(argv[:2]) == ["abstat", "run"] else list(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
-    if args.resume is None:
+    if not resuming:
         lab_plan(args, args.experiment or "", seed)  # every option checked before the store is created
-    store = open_store(store_path)
+    store = open_store(store_path, create=not resuming)
     try:
-        if args.resume is not None:
+        if resuming:
             args, original = _resumed_args(store, args.resume, args)
             seed = args.seed
         experiment = args.experiment
@@ -94,7 +95,7 @@ def run_lab(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
 
             experiment = _default_experiment(store)
         plan = lab_plan(args, experiment, seed)
-        return Controller(plan, args, original, store).run()
+        return Controller(plan, args, original, store).run(resuming=resuming)
     finally:
         store.close()
 
@@ -128,13 +129,15 @@ class Controller:
             },
         }
 
-    def run(self) -> int:
+    def run(self, *, resuming: bool = False) -> int:
+        """Run every host's boots (a resume: those not stored complete); the exit status."""
         from abstat.render.lab_progress import LabProgress
 
         plan, store, stderr = self.plan, self.store, sys.stderr
         control_dir = tempfile.mkdtemp(prefix="abstat-ssh-")
         todo = {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
-                          if i not in _done_boots(store, plan.experiment, h.label)] for h in plan.hosts}
+                          if not resuming or i not in _done_boots(store, plan.experiment, h.label, plan.seed)]
+                for h in plan.hosts}
         boots_text = (f"{len(plan.variants)} variant(s) x {plan.boots} boot(s) x {plan.runs} runs per boot"
                       if plan.reboots else f"{len(plan.variants)} variant(s) x {plan.runs} runs")
         stderr.write(f"abstat run: experiment {plan.experiment!r} on {len(plan.hosts)} host(s), {boots_text},"
