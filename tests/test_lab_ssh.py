@@ -79,13 +79,13 @@ def invocations(store: str) -> list[dict]:
 
 def test_two_hosts_two_variants_several_boots_then_report_by_host(lab, tmp_path):
     store = str(tmp_path / "lab.db")
-    result = abstat(lab, "run", "--store", store, "--experiment", "hcall", "--host", "alpha", "--host", "beta",
+    result = abstat(lab, "run", "--store", store, "--experiment", "hcall", "--host", "alpha", "--host", "b=beta",
                     *measured(lab), *boot_options(lab), "--boots", "2", "-n", "3", "--seed", "7",
                     "--boot-timeout", "20", "--no-progress")
     assert result.returncode == 0, result.stderr
     rows = invocations(store)
-    for name in ("alpha", "beta"):
-        mine = [r for r in rows if r["labels"].get("host") == name]
+    for label, name in (("alpha", "alpha"), ("b", "beta")):
+        mine = [r for r in rows if r["labels"].get("host") == label]
         assert len(mine) == 4  # 2 variants x 2 boots
         assert all(r["status"] == "complete" for r in mine)
         # every boot is a new boot of that box, recorded with the record read on the box itself
@@ -100,7 +100,7 @@ def test_two_hosts_two_variants_several_boots_then_report_by_host(lab, tmp_path)
         assert sorted(order[:2]) == sorted(order[2:]) == ["after", "before"]  # balanced rounds
         from abstat.lab.config import boot_order
 
-        assert order == boot_order(["before", "after"], 2, 7, name)  # the seeded order, as stored
+        assert order == boot_order(["before", "after"], 2, 7, label)  # the seeded order, as stored
     assert lab.boxes["alpha"].boots == lab.boxes["beta"].boots == 5  # the first boot + 4 asked for
 
     report = abstat(lab, "report", "--store", store, "--by", "variant", "--rows", "host", "--metric", "kernel",
@@ -108,7 +108,7 @@ def test_two_hosts_two_variants_several_boots_then_report_by_host(lab, tmp_path)
     assert report.returncode == 0, report.stderr
     table = list(csv.DictReader(io.StringIO(report.stdout)))
     compared = [row for row in table if row["kind"] == "cell" and row["column"] == "after"]
-    assert sorted(row["host"] for row in compared) == ["alpha", "beta"], report.stdout  # one row per host
+    assert sorted(row["host"] for row in compared) == ["alpha", "b"], report.stdout  # one row per host
     for row in compared:
         assert "2 vs 2" in row["method"]  # the boots are the independent unit
         assert float(row["delta_pct"]) == 100.0  # kernel 2 against kernel 1
