@@ -95,13 +95,13 @@ class HostWorker(threading.Thread):
 
     def _boot(self, index: int) -> None:
         variant = self.schedule[index]
-        where = f"boot {index + 1} of {len(self.schedule)}" + (f" ({variant})" if variant else "")
+        where = f"boot {index + 1} of {len(self.schedule)} ({variant}): " if variant else ""  # starts messages
         attempts = 0
         while True:
             self._check_stop()
             if not self.plan.reboots:
                 self.state("connecting", index)
-                self._reach(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}: cannot reach the host")
+                self._reach(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host")
                 boot_id = None  # this boot, whichever it is: the runner's hello tells
             else:
                 attempts += 1
@@ -151,13 +151,13 @@ class HostWorker(threading.Thread):
     def _reboot(self, index: int, variant: str, where: str) -> str:
         self.state("booting", index, variant=variant)
         old = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S),
-                            f"{where}: cannot reach the host before booting")
+                            f"{where}cannot reach the host before booting")
         code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
-            raise HostFailed(f"{where}: --boot command for {variant!r} failed with exit status {code}"
+            raise HostFailed(f"{where}--boot command for {variant!r} failed with exit status {code}"
                              + (f": {err.strip().splitlines()[-1]}" if err.strip() else ""))
         self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
-        return self._boot_id(self.plan.boot_timeout, f"{where}: the host did not come back after booting "
+        return self._boot_id(self.plan.boot_timeout, f"{where}the host did not come back after booting "
                              f"{variant!r}", unlike=old)
 
     def _checked(self, index: int, variant: str, where: str, attempts: int) -> bool:
@@ -168,14 +168,14 @@ class HostWorker(threading.Thread):
         try:
             code, out, err = self.ssh.run(command, timeout=CHECK_TIMEOUT_S)
         except SshError as failure:
-            raise HostFailed(f"{where}: cannot run --check: {failure}") from None
+            raise HostFailed(f"{where}cannot run --check: {failure}") from None
         if code == 0:
             return True
         detail = (err or out).strip().splitlines()
         reason = f"exit status {code}" + (f": {detail[-1]}" if detail else "")
         self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
         if attempts >= BOOT_ATTEMPTS:
-            raise HostFailed(f"{where}: booted {attempts} times, and --check for {variant!r} refused every boot "
+            raise HostFailed(f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
                              f"({reason}); nothing from these boots is recorded")
         return False
 
@@ -198,7 +198,7 @@ class HostWorker(threading.Thread):
             started = started or outcome == "lost-started"
             self.state("reconnecting", index)
             reconnects += 1
-            current = self._boot_id(self.plan.boot_timeout, f"{where}: the connection dropped and the host "
+            current = self._boot_id(self.plan.boot_timeout, f"{where}the connection dropped and the host "
                                     "did not answer again")
             if boot_id is not None and current != boot_id:
                 self.unasked_reboots += 1
@@ -206,11 +206,11 @@ class HostWorker(threading.Thread):
                     self.emit("end", index, status="interrupted",
                               note="the host rebooted in the middle of the block (runs before it kept)")
                 if self.unasked_reboots > UNASKED_REBOOTS or not self.plan.reboots:
-                    raise HostFailed(f"{where}: the host rebooted {self.unasked_reboots} time(s) without being "
+                    raise HostFailed(f"{where}the host rebooted {self.unasked_reboots} time(s) without being "
                                      "asked (boot loop?); stopping this host")
                 return False
             if reconnects > RECONNECTS_PER_BLOCK:
-                raise HostFailed(f"{where}: the connection dropped {reconnects} times in one block; stopping"
+                raise HostFailed(f"{where}the connection dropped {reconnects} times in one block; stopping"
                                  + (f" (last: {self.last_loss})" if self.last_loss else ""))
 
     def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
