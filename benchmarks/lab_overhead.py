@@ -6,7 +6,9 @@ a loopback address (a simulated box from tests/lab_sim.py; needs root,
 sshd and unshare).  Each is timed at two sizes N1 < N2; the per-run cost is
 the slope (time(N2) - time(N1)) / (N2 - N1), which leaves out the fixed
 costs (Python start-up, the ssh connection, shipping the runner), shown
-separately.  Medians of a few repetitions.
+separately.  Medians of a few repetitions.  Over ssh the controller's store
+commit overlaps the box's next run (results stream back), so the added time
+can come out at or below zero.
 
     python benchmarks/lab_overhead.py [--small 20] [--large 1020] [--repeat 5]
 """
