@@ -69,6 +69,18 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     add_confidence(parser)
     add_format(parser, ("text", "markdown", "json", "csv"), default="text", help="format of the final comparison")
     add_no_progress(parser)
+    lab = parser.add_argument_group("lab: several machines and boots, over ssh (docs/lab.md)")
+    lab.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
+                     help="run on this ssh destination (repeatable; in parallel; runs labelled host=NAME)")
+    lab.add_argument("--boot", action="append", default=[], metavar="VARIANT=COMMAND",
+                     help="the command that boots the host into VARIANT (e.g. grub-reboot X && reboot)")
+    lab.add_argument("--check", action="append", default=[], metavar="VARIANT=COMMAND",
+                     help="must exit 0 on the host once booted into VARIANT, or the boot is refused")
+    lab.add_argument("--boots", type=int, default=None, metavar="K", help="boots per variant (default 1)")
+    lab.add_argument("--boot-timeout", type=float, default=None, metavar="S",
+                     help="wait at most S seconds for a host to come back (default 600)")
+    lab.add_argument("--resume", metavar="EXPERIMENT",
+                     help="continue a --host experiment where it stopped (stored boots are not repeated)")
     return parser
 
 
@@ -420,6 +432,10 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     from abstat.runner import signals as run_signals
     from abstat.store import open_store
 
+    if args.host or args.boot or args.check or args.resume or (args.boots, args.boot_timeout) != (None, None):
+        from abstat.lab import run_lab
+
+        return run_lab(args, argv, store_path=store_path)
     stdout, stderr = sys.stdout, sys.stderr
     if not args.variant:
         raise UsageError("give at least one variant: -v NAME=COMMAND")

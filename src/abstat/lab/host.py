@@ -1,0 +1,313 @@
+"""One host's part of a lab experiment, in its own thread.
+
+For each scheduled boot: run the variant's ``--boot`` command, wait (at most
+``--boot-timeout``) until the host answers with a new boot id, run
+``--check``, then run the block through the shipped runner.  The worker
+never touches the store: it reports :class:`Event`s to the controller's
+queue, which writes each run as soon as it arrives.
+
+Failures: a host that does not come back, or fails in a way that repeating
+will not fix, raises :class:`HostFailed` (one line, the host stops; other
+hosts go on).  A connection lost in the middle of a block is reconnected;
+if the boot is the same, the block continues with the runs not yet
+received, else the host rebooted without being asked: the block's runs so
+far are kept, the boot is made again, and a second unasked reboot stops
+the host (boot-loop guard).
+"""
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.lab import bundle
+from abstat.lab.config import HostSpec, LabPlan
+from abstat.lab.ssh import SshError, SshHost
+
+BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
+POLL_INTERVAL_S = 0.5
+BOOT_COMMAND_TIMEOUT_S = 120.0
+CHECK_TIMEOUT_S = 120.0
+BOOT_ATTEMPTS = 2          # a boot refused by --check is tried once more
+UNASKED_REBOOTS = 1        # more than this many reboots nobody asked for: boot loop
+RECONNECTS_PER_BLOCK = 3
+FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout
+
+
+class HostFailed(Exception):
+    """This host's part stops; the message is the one line the user sees."""
+
+
+@dataclass
+class Event:
+    kind: str                 # state | boot | run | end | refused | failed | finished
+    host: str
+    boot: int = 0             # index in the host's boot schedule
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+class HostWorker(threading.Thread):
+    def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
+                 events: queue.Queue[Event], stopping: threading.Event) -> None:
+        super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
+        self.plan = plan
+        self.host = host
+        self.ssh = ssh
+        self.todo = boots
+        self.events = events
+        self.stopping = stopping
+        self.schedule = plan.boot_schedule(host.label)
+        self.unasked_reboots = 0
+        self.block_boot_id: str | None = None
+        self.last_loss = ""  # the last line ssh or the runner wrote when a session ended early
+
+    # -- reporting -----------------------------------------------------
+
+    def emit(self, kind: str, boot: int = 0, **data: Any) -> None:
+        self.events.put(Event(kind, self.host.label, boot, data))
+
+    def state(self, state: str, boot: int = 0, **data: Any) -> None:
+        self.emit("state", boot, state=state, **data)
+
+    def _check_stop(self) -> None:
+        if self.stopping.is_set():
+            raise InterruptedError
+
+    # -- the thread ----------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            for index in self.todo:
+                self._boot(index)
+            self.emit("finished")
+        except HostFailed as failure:
+            self.emit("failed", message=str(failure))
+        except InterruptedError:
+            self.emit("finished", interrupted=True)
+        except Exception as err:  # a bug must still stop only this host, with its reason
+            self.emit("failed", message=f"unexpected {type(err).__name__}: {err}")
+        finally:
+            self.ssh.close()
+
+    def _boot(self, index: int) -> None:
+        variant = self.schedule[index]
+        where = f"boot {index + 1} of {len(self.schedule)} ({variant}): " if variant else ""  # starts messages
+        attempts = 0
+        while True:
+            self._check_stop()
+            if not self.plan.reboots:
+                self.state("connecting", index)
+                self._reach(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host")
+                boot_id = None  # this boot, whichever it is: the runner's hello tells
+            else:
+                attempts += 1
+                boot_id = self._reboot(index, variant, where)
+                if not self._checked(index, variant, where, attempts):
+                    continue
+            if self._block(index, boot_id, where):
+                return
+            attempts = 0  # the host rebooted by itself: boot this variant again
+
+    # -- booting -------------------------------------------------------
+
+    def _reach(self, timeout: float, failure: str) -> None:
+        """Connect, retrying for up to ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._check_stop()
+            left = deadline - time.monotonic()
+            try:
+                self.ssh.connect(max(1.0, min(left, 10)))
+                return
+            except SshError as err:
+                if deadline - time.monotonic() <= 0:
+                    raise HostFailed(f"{failure} within {timeout:g} s (last: {err})") from None
+            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
+
+    def _boot_id(self, timeout: float, failure: str, *, unlike: str | None = None) -> str:
+        """The host's boot id, waiting up to ``timeout`` for it to answer (and differ from ``unlike``)."""
+        deadline = time.monotonic() + timeout
+        reason = "no answer"
+        while True:
+            self._check_stop()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise HostFailed(f"{failure} within {timeout:g} s (last: {reason})")
+            try:
+                self.ssh.connect(min(left, 10))
+                code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))
+                boot_id = out.strip()
+                if code == 0 and boot_id and boot_id != unlike:
+                    return boot_id
+                reason = "still the old boot" if code == 0 and boot_id else (err.strip() or f"exit status {code}")
+            except SshError as err:
+                reason = str(err)
+            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
+
+    def _reboot(self, index: int, variant: str, where: str) -> str:
+        self.state("booting", index, variant=variant)
+        old = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S),
+                            f"{where}cannot reach the host before booting")
+        code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
+        if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
+            raise HostFailed(f"{where}--boot command for {variant!r} failed with exit status {code}"
+                             + (f": {err.strip().splitlines()[-1]}" if err.strip() else ""))
+        self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
+        return self._boot_id(self.plan.boot_timeout, f"{where}the host did not come back after booting "
+                             f"{variant!r}", unlike=old)
+
+    def _checked(self, index: int, variant: str, where: str, attempts: int) -> bool:
+        command = self.plan.check.get(variant)
+        if command is None:
+            return True
+        self.state("checking", index, variant=variant)
+        try:
+            code, out, err = self.ssh.run(command, timeout=CHECK_TIMEOUT_S)
+        except SshError as failure:
+            raise HostFailed(f"{where}cannot run --check: {failure}") from None
+        if code == 0:
+            return True
+        detail = (err or out).strip().splitlines()
+        reason = f"exit status {code}" + (f": {detail[-1]}" if detail else "")
+        self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
+        if attempts >= BOOT_ATTEMPTS:
+            raise HostFailed(f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
+                             f"({reason}); nothing from these boots is recorded")
+        return False
+
+    # -- one block -----------------------------------------------------
+
+    def _block(self, index: int, boot_id: str | None, where: str) -> bool:
+        """Run the boot's block; False when the host rebooted on its own (the boot must be made again).
+
+        ``boot_id`` None: the boot the host is in (known from the runner's hello)."""
+        self.block_boot_id = boot_id
+        pending = {slot[3]: slot for slot in self.plan.slots(self.host.label, index)}
+        started = False
+        reconnects = 0
+        while True:
+            self._check_stop()
+            outcome = self._session(index, pending, started)
+            boot_id = self.block_boot_id
+            if outcome is None:
+                return True
+            started = started or outcome == "lost-started"
+            self.state("reconnecting", index)
+            reconnects += 1
+            current = self._boot_id(self.plan.boot_timeout, f"{where}the connection dropped and the host "
+                                    "did not answer again")
+            if boot_id is not None and current != boot_id:
+                self.unasked_reboots += 1
+                if started:
+                    self.emit("end", index, status="interrupted",
+                              note="the host rebooted in the middle of the block (runs before it kept)")
+                if self.unasked_reboots > UNASKED_REBOOTS or not self.plan.reboots:
+                    raise HostFailed(f"{where}the host rebooted {self.unasked_reboots} time(s) without being "
+                                     "asked (boot loop?); stopping this host")
+                return False
+            if reconnects > RECONNECTS_PER_BLOCK:
+                raise HostFailed(f"{where}the connection dropped {reconnects} times in one block; stopping"
+                                 + (f" (last: {self.last_loss})" if self.last_loss else ""))
+
+    def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
+        """One runner session; None when the block is done, else why it ended early."""
+        try:
+            process = self.ssh.open(bundle.remote_command())
+        except OSError as err:
+            raise HostFailed(f"cannot run ssh: {err}") from None
+        try:
+            try:
+                assert process.stdin is not None and process.stdout is not None
+                process.stdin.write(bundle.payload())
+                process.stdin.flush()
+                hello = _hello(process.stdout)
+            except (OSError, ValueError):
+                hello = None
+            if hello is None or "hello" not in hello:
+                return self._lost(process, started)
+            info = hello["hello"]
+            if self.block_boot_id is None:
+                self.block_boot_id = info.get("boot_id")
+            boot_id = self.block_boot_id
+            if info.get("boot_id") != boot_id:
+                return "lost-started" if started else "lost"
+            if not started:
+                self.emit("boot", index, machine=info.get("machine") or {}, boot_id=boot_id,
+                          slots=sum(1 for slot in pending.values() if not slot[2]))
+                started = True
+            self.state("running", index)
+            plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(),
+                                                                                     key=lambda s: s[3]))
+            try:
+                process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+                process.stdin.flush()
+            except OSError:
+                return "lost-started"
+            for line in process.stdout:
+                message = _message(line)
+                if message is None:
+                    continue
+                if "result" in message:
+                    result = message["result"]
+                    pending.pop(result["position"], None)
+                    self.emit("run", index, result=result)
+                elif "error" in message:
+                    self.emit("end", index, status="failed", note=message["error"])
+                    raise HostFailed(f"on the host: {message['error']}")
+                elif "done" in message:
+                    done = message["done"]
+                    status = "interrupted" if done.get("interrupted") else ("failed" if done.get("error")
+                                                                            else "complete")
+                    self.emit("end", index, status=status, notes=done.get("notes") or [], error=done.get("error"))
+                    if done.get("error"):
+                        raise HostFailed(done["error"])
+                    if done.get("interrupted"):
+                        raise InterruptedError
+                    return None
+            self.last_loss = _stderr_tail(process)
+            return "lost-started"
+        finally:
+            self.ssh.close_session(process)
+
+    def _lost(self, process: subprocess.Popen, started: bool) -> str:
+        """The session ended before the runner said hello: a Python problem on the box, or the connection."""
+        err = _stderr_tail(process)
+        code = process.wait()
+        if code not in (255, -9, -15) and err:  # not the connection: the box cannot run the runner
+            raise HostFailed(f"cannot start the runner with python3 on the host: {err}")
+        self.last_loss = err
+        return "lost-started" if started else "lost"
+
+
+def _stderr_tail(process: subprocess.Popen) -> str:
+    """The last line the session wrote on standard error (read once it ended)."""
+    try:
+        assert process.stderr is not None
+        lines = process.stderr.read().decode(errors="replace").strip().splitlines()
+    except (OSError, ValueError):
+        return ""
+    return lines[-1].strip() if lines else ""
+
+
+def _hello(stream: Any, limit: int = 200) -> dict[str, Any] | None:
+    """The runner's first message, past any lines a login script printed first."""
+    for _ in range(limit):
+        line = stream.readline()
+        if not line:
+            return None
+        message = _message(line)
+        if message is not None and "hello" in message:
+            return message
+    return None
+
+
+def _message(line: bytes) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message if isinstance(message, dict) else None

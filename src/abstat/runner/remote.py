@@ -1,0 +1,178 @@
+"""The far end of ``abstat run --host``: runs on the test box, over ssh.
+
+The controller sends this package (``abstat/runner`` and ``abstat/machine.py``
+as a zip, see :mod:`abstat.lab.bundle`) through the ssh connection to a
+``python3 -c`` bootstrap; nothing is installed on the box.  Standard
+library only; on Python 3.8 with the shims of the shipped
+``abstat/__init__.py`` (:data:`abstat.lab.bundle.PACKAGE_INIT`).
+
+Protocol: one JSON object per line.  This side first writes
+``{"hello": {...}}`` (the machine record of this boot, the boot id), then
+reads one request: ``{"run": PLAN}`` or ``{"exit": true}``.  For a plan it
+writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
+at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
+controller goes away (standard input closes), the run in progress is killed
+with its process group and cleanup hooks run, as on Ctrl-C.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sys
+import threading
+from typing import Any, BinaryIO, TextIO
+
+from abstat import machine
+from abstat.runner import perf as perf_mod
+from abstat.runner.executor import ProcessExecutor
+from abstat.runner.experiment import ExperimentPlan, run_experiment
+from abstat.runner.model import Command, RunResult, Variant, parse_metric_pattern
+from abstat.runner.schedule import Slot
+
+BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
+
+
+class SlotPlan(ExperimentPlan):
+    """A plan whose schedule is given (the rest of a boot's block)."""
+
+    def __init__(self, slots: list[Slot], **fields: Any) -> None:
+        super().__init__(**fields)
+        self.slots = slots
+
+    def schedule(self) -> list[Slot]:
+        return list(self.slots)
+
+
+def boot_id() -> str | None:
+    try:
+        with open(BOOT_ID_PATH) as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+class Channel:
+    """JSON lines to the controller; a lost controller stops the experiment."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.lock = threading.Lock()
+        self.lost = False
+        self.finished = threading.Event()  # set before "done": a closing controller is then no interruption
+
+    def send(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, separators=(",", ":")) + "\n"
+        with self.lock:
+            try:
+                self.out.write(text)
+                self.out.flush()
+            except (BrokenPipeError, OSError):
+                self.lost = True
+                raise KeyboardInterrupt from None
+
+
+def _missing_commands(plan: dict[str, Any]) -> list[str]:
+    """Commands of the plan that cannot be executed on this box."""
+    shell = bool(plan.get("shell"))
+    texts = [(f"variant {name!r}", text) for name, text in plan["variants"].items()]
+    texts += [(f"--{kind}", text) for kind, text in (plan.get("hooks") or {}).items()]
+    texts += [("--background", text) for text in plan.get("background") or []]
+    problems = []
+    for what, text in texts:
+        try:
+            argv = Command(text, shell).argv()
+        except ValueError as err:
+            problems.append(f"{what}: cannot split {text!r}: {err}")
+            continue
+        if not argv:
+            problems.append(f"{what}: empty command")
+        elif shutil.which(argv[0]) is None:
+            problems.append(f"{what}: command not found or not executable: {argv[0]!r}"
+                            + ("" if shell else " (use --shell for shell syntax)"))
+    return problems
+
+
+def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
+    measurement = result.measurement
+    return {"result": {
+        "variant": result.variant, "iteration": result.iteration, "position": positions[result.position],
+        "started_at": result.started_at, "status": measurement.status, "exit_code": measurement.exit_code,
+        "wall": measurement.wall_s, "values": measurement.values, "units": measurement.units,
+        "notes": measurement.notes, "stderr_tail": measurement.stderr_tail,
+    }}
+
+
+def run_plan(plan: dict[str, Any], channel: Channel) -> None:
+    problems = _missing_commands(plan)
+    if problems:
+        channel.send({"error": "; ".join(problems)})
+        return
+    try:
+        patterns = [parse_metric_pattern(spec) for spec in plan.get("metrics") or []]
+    except ValueError as err:
+        channel.send({"error": str(err)})
+        return
+    shell = bool(plan.get("shell"))
+    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
+    slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in plan["slots"]]
+    positions = [position for *_, position in plan["slots"]]
+    perf_support = None
+    notes: list[str] = []
+    if plan.get("perf_events"):
+        perf_support = perf_mod.probe(tuple(plan["perf_events"]))
+        if perf_support.note:
+            notes.append(perf_support.note)
+    experiment = SlotPlan(
+        slots,
+        variants=[Variant(name, Command(text, shell)) for name, text in plan["variants"].items()],
+        runs=0, timeout=plan.get("timeout"), background=[Command(t, shell) for t in plan.get("background") or []],
+        ignore_failure=bool(plan.get("ignore_failure")),
+        setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
+        conclude=hooks.get("conclude"),
+    )
+    executor = ProcessExecutor(patterns=patterns, json_lines=bool(plan.get("json_lines", True)), perf=perf_support)
+    try:
+        outcome = run_experiment(
+            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))
+    finally:
+        executor.close()
+    channel.finished.set()
+    if not channel.lost:
+        channel.send({"done": {"error": outcome.error, "interrupted": outcome.interrupted,
+                               "notes": notes + outcome.notes}})
+
+
+def _watch_controller(source: BinaryIO, channel: Channel) -> None:
+    """Standard input closes when the controller or the connection goes away: stop like Ctrl-C."""
+    try:
+        while source.readline():
+            pass
+    except (OSError, ValueError):
+        pass
+    if not channel.finished.is_set():
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def main(source: BinaryIO | None = None, out: TextIO | None = None) -> int:
+    source = source if source is not None else sys.stdin.buffer
+    out = out if out is not None else sys.stdout
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.default_int_handler)
+    channel = Channel(out)
+    try:
+        record = machine.collect()
+        channel.send({"hello": {"machine": record, "boot_id": boot_id(),
+                                "python": ".".join(map(str, sys.version_info[:3]))}})
+        line = source.readline()
+        if not line:
+            return 0
+        request = json.loads(line)
+        if "run" not in request:
+            return 0
+        threading.Thread(target=_watch_controller, args=(source, channel), daemon=True).start()
+        run_plan(request["run"], channel)
+    except KeyboardInterrupt:
+        return 130
+    return 0
