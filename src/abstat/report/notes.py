@@ -1,0 +1,129 @@
+"""Footnotes grouped by kind: one note per kind of warning, listing its cells.
+
+A warning is a value (:class:`abstat.stats.warnings.StatWarning`) whose
+``message`` names its variant and its exact figures; those stay in the JSON
+(and the HTML page's per-cell sections).  Tables number one footnote per
+*kind*: the warning's ``code`` plus a coarse parameter (the quantisation
+grid), worded without names, followed by the cells it concerns and what to
+do about it:
+
+    [1] heavily tied/quantized data (grid 20): milan/pv64, milan/pv32 (before);
+        medians move in whole steps ...
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# code -> (what was found, what to do)
+KINDS: dict[str, tuple[str, str]] = {
+    "ties": ("heavily tied/quantized data",
+             "medians move in whole steps and rank statistics are tie-corrected; a finer clock or "
+             "more work per sample resolves smaller changes"),
+    "unequal-spread": ("the spreads of the two sides differ",
+                       "the change may be in shape, not only in location; look at the distributions "
+                       "(abstat report --format html)"),
+    "bimodal": ("several modes in the distribution",
+                "a single centre summarises it poorly; look at the distributions (abstat report --format html)"),
+    "drift": ("trend or autocorrelation along the sample order",
+              "samples are not independent (warm-up, throttling, background load?); measure several "
+              "independent runs"),
+    "runs-disagree": ("the runs differ more than their own noise explains",
+                      "runs, not samples, are compared; more runs narrow the interval"),
+    "far-out-share": ("far-out values are more frequent on one side",
+                      "the change is also in how often they occur; look at the distributions"),
+    "too-few-samples": ("too few samples for a useful interval",
+                        "collect more (abstat plan says how many)"),
+    "outliers": ("outliers beyond Tukey's fences, kept", "--outliers tukey or mad drops them"),
+    "outliers-dropped": ("outliers dropped by the --outliers rule", ""),
+    "summary-only": ("summary statistics only (n, mean, stddev)",
+                     "medians, outliers, ties and drift need the raw samples; the means are compared"),
+    "zero-baseline": ("the baseline centre is 0",
+                      "a relative change is undefined; the p-value still tests for a difference"),
+    "medians-disagree": ("the sample medians and the estimated shift disagree",
+                         "the sides differ in shape, or the samples are too small to pin the centre down; "
+                         "look at the distributions (abstat report --format html)"),
+    "machine-differs": ("measured under different machine records",
+                        "measure on one machine and boot, or say why the difference does not matter"),
+}
+_GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
+MAX_SUBJECTS = 8
+
+
+def kind_of(warning: Any) -> tuple[str, str]:
+    """(head, advice) of a warning: its kind, worded without names."""
+    code = getattr(warning, "code", "note")
+    message = str(getattr(warning, "message", warning))
+    if code not in KINDS:
+        variant = getattr(warning, "variant", None)
+        if variant and message.startswith(f"{variant}: "):
+            message = message[len(variant) + 2:]
+        return message, ""
+    head, advice = KINDS[code]
+    grid = _GRID.search(message) if code in ("ties", "outliers-dropped") else None
+    if grid:
+        head += f" (grid {grid.group(1)})"
+    return head, advice
+
+
+@dataclass
+class Footnote:
+    head: str
+    advice: str = ""
+    subjects: list[str] = field(default_factory=list)
+
+    def text(self, limit: int = MAX_SUBJECTS) -> str:
+        text = self.head
+        subjects = compact(self.subjects)
+        if subjects:
+            shown = subjects[:limit]
+            more = len(subjects) - len(shown)
+            text += ": " + ", ".join(shown) + (f" and {more} more" if more else "")
+        return text + (f"; {self.advice}" if self.advice else "")
+
+
+def compact(subjects: list[str]) -> list[str]:
+    """``["milan/pv64 before", "milan/pv64 after"]`` -> ``["milan/pv64 (before, after)"]``."""
+    by_place: dict[str, list[str]] = {}
+    for subject in subjects:
+        place, _, side = subject.rpartition(" ")
+        by_place.setdefault(place if place else subject, []).append(side if place else "")
+    out = []
+    for place, sides in by_place.items():
+        sides = [s for s in sides if s]
+        out.append(place if not sides else f"{place} {sides[0]}" if len(sides) == 1
+                   else f"{place} ({', '.join(sides)})")
+    return out
+
+
+class Footnotes:
+    """Numbered notes, one per (head, advice); subjects collected in order."""
+
+    def __init__(self) -> None:
+        self.items: list[Footnote] = []
+        self._numbers: dict[tuple[str, str], int] = {}
+
+    def add(self, head: str, subject: str | None = None, advice: str = "") -> int:
+        key = (head, advice)
+        if key not in self._numbers:
+            self.items.append(Footnote(head, advice))
+            self._numbers[key] = len(self.items)
+        number = self._numbers[key]
+        note = self.items[number - 1]
+        if subject and subject not in note.subjects:
+            note.subjects.append(subject)
+        return number
+
+    def add_warning(self, warning: Any, subject: str | None = None) -> int:
+        head, advice = kind_of(warning)
+        return self.add(head, subject, advice)
+
+    @property
+    def texts(self) -> list[str]:
+        return [note.text() for note in self.items]
+
+
+def plural(count: int, word: str, plural_form: str | None = None) -> str:
+    """``1 run``, ``2 runs``."""
+    return f"{count} {word if count == 1 else (plural_form or word + 's')}"
