@@ -209,8 +209,8 @@ def verdict_word(verdict: str, delta_pct: float, unit: str | None = None, metric
                  higher_is_better: bool = False) -> str:
     """``faster``/``slower`` for times; ``lower``/``higher`` with ``(better)`` or
     ``(worse)`` for counts, sizes and throughputs; other verdicts unchanged."""
-    if verdict not in ("faster", "slower"):
-        return verdict
+    if verdict not in ("faster", "slower") or (unit is None and metric is None):
+        return verdict   # unknown unit: the statistical verdict as it is
     info = tidy(unit, metric)
     if info.kind == "time" and "/" not in info.base and not higher_is_better:
         return verdict

@@ -62,10 +62,9 @@ class Cell:
         return "-".join(v for v in (*self.row, self.column) if v)
 
     @property
-    def place(self) -> str:
-        """Where the cell sits in the table: ``milan/pv64 after`` (footnotes' subjects)."""
-        row = "/".join(v for v in self.row if v)
-        return f"{row} {self.column}" if row else self.column
+    def place(self) -> tuple[str, str]:
+        """Where the cell sits in the table: (``milan/pv64``, ``after``), the footnotes' subject."""
+        return "/".join(v for v in self.row if v), self.column
 
 
 @dataclass

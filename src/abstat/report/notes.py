@@ -71,7 +71,7 @@ def kind_of(warning: Any) -> tuple[str, str]:
 class Footnote:
     head: str
     advice: str = ""
-    subjects: list[str] = field(default_factory=list)
+    subjects: list[Subject] = field(default_factory=list)
 
     def text(self, limit: int = MAX_SUBJECTS) -> str:
         text = self.head
@@ -83,17 +83,23 @@ class Footnote:
         return text + (f"; {self.advice}" if self.advice else "")
 
 
-def compact(subjects: list[str]) -> list[str]:
-    """``["milan/pv64 before", "milan/pv64 after"]`` -> ``["milan/pv64 (before, after)"]``."""
+Subject = tuple[str, str]   # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")
+
+
+def compact(subjects: list[Subject]) -> list[str]:
+    """``[("milan/pv64", "before"), ("milan/pv64", "after")]`` -> ``["milan/pv64 (before, after)"]``."""
     by_place: dict[str, list[str]] = {}
-    for subject in subjects:
-        place, _, side = subject.rpartition(" ")
-        by_place.setdefault(place if place else subject, []).append(side if place else "")
+    for place, side in subjects:
+        by_place.setdefault(place, []).append(side)
     out = []
     for place, sides in by_place.items():
         sides = [s for s in sides if s]
-        out.append(place if not sides else f"{place} {sides[0]}" if len(sides) == 1
-                   else f"{place} ({', '.join(sides)})")
+        if not place:
+            out += sides
+        elif not sides:
+            out.append(place)
+        else:
+            out.append(f"{place} {sides[0]}" if len(sides) == 1 else f"{place} ({', '.join(sides)})")
     return out
 
 
@@ -104,18 +110,20 @@ class Footnotes:
         self.items: list[Footnote] = []
         self._numbers: dict[tuple[str, str], int] = {}
 
-    def add(self, head: str, subject: str | None = None, advice: str = "") -> int:
+    def add(self, head: str, subject: Subject | str | None = None, advice: str = "") -> int:
         key = (head, advice)
         if key not in self._numbers:
             self.items.append(Footnote(head, advice))
             self._numbers[key] = len(self.items)
         number = self._numbers[key]
         note = self.items[number - 1]
+        if isinstance(subject, str):
+            subject = (subject, "")
         if subject and subject not in note.subjects:
             note.subjects.append(subject)
         return number
 
-    def add_warning(self, warning: Any, subject: str | None = None) -> int:
+    def add_warning(self, warning: Any, subject: Subject | str | None = None) -> int:
         head, advice = kind_of(warning)
         return self.add(head, subject, advice)
 
