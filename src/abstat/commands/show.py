@@ -62,7 +62,7 @@ def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], li
              **options: Any) -> list[tuple[dict[str, str], str | None, str | None]]:
     """(labels, report, error) per configuration; an error (no baseline there) is kept, not raised,
     unless every configuration has it."""
-    from abstat.commands.run import comparison_report
+    from abstat.render.run_report import comparison_report
 
     done: list[tuple[dict[str, str], str | None, str | None]] = []
     for labels, ids in configs:
@@ -125,7 +125,8 @@ def main(argv: list[str]) -> int:
                         help="only the invocations with these labels (repeatable); invocations with "
                              "different labels are compared separately, one block per label set")
     args = parser.parse_args(argv)
-    from abstat.commands.run import comparison_report
+    from abstat.render.run_report import comparison_report
+    from abstat.render import terminal
     from abstat.report.inputs import parse_where_args
     from abstat.store import open_store, resolve_store_path
 
@@ -150,7 +151,8 @@ def main(argv: list[str]) -> int:
                     raise UsageError(f"--metric {metric!r}: experiment has {', '.join(known) or 'no metrics'}")
         options: dict[str, Any] = {
             "baseline": args.baseline, "fmt": args.format, "metrics": args.metric,
-            "higher_is_better": args.higher_is_better, "color": args.format == "text" and sys.stdout.isatty(),
+            "higher_is_better": args.higher_is_better, "verbose": True,
+            "color": args.format == "text" and terminal.color_wanted(sys.stdout),
         }
         configs = configurations(store, args.experiment, where)
         if where and not configs:

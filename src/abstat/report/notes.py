@@ -36,7 +36,6 @@ KINDS: dict[str, tuple[str, str]] = {
     "too-few-samples": ("too few samples for a useful interval",
                         "collect more (abstat plan says how many)"),
     "outliers": ("outliers beyond Tukey's fences, kept", "--outliers tukey or mad drops them"),
-    "outliers-dropped": ("outliers dropped by the --outliers rule", ""),
     "summary-only": ("summary statistics only (n, mean, stddev)",
                      "medians, outliers, ties and drift need the raw samples; the means are compared"),
     "zero-baseline": ("the baseline centre is 0",
@@ -48,6 +47,7 @@ KINDS: dict[str, tuple[str, str]] = {
                         "measure on one machine and boot, or say why the difference does not matter"),
 }
 _GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
+_FIELDS = re.compile(r"machine records: (.+)$")
 MAX_SUBJECTS = 8
 
 
@@ -61,9 +61,12 @@ def kind_of(warning: Any) -> tuple[str, str]:
             message = message[len(variant) + 2:]
         return message, ""
     head, advice = KINDS[code]
-    grid = _GRID.search(message) if code in ("ties", "outliers-dropped") else None
+    grid = _GRID.search(message) if code == "ties" else None
     if grid:
         head += f" (grid {grid.group(1)})"
+    fields = _FIELDS.search(message) if code == "machine-differs" else None
+    if fields:
+        head += f" ({fields.group(1)})"
     return head, advice
 
 

@@ -383,6 +383,19 @@ class Store:
             for r in rows
         ]
 
+    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first)."""
+        rows = self.db.execute(
+            "SELECT r.invocation_id, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
+            " AND r.notes IS NOT NULL ORDER BY r.id", (experiment,)).fetchall()
+        counts: dict[str, int] = {}
+        for invocation_id, notes in rows:
+            if invocations is None or invocation_id in invocations:
+                for note in json.loads(notes or "[]"):
+                    counts[note] = counts.get(note, 0) + 1
+        return [{"note": note, "runs": count} for note, count in counts.items()]
+
     def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
         """One row per stored sample (export): experiment, variant, metric, value, run..."""
         sql = (
