@@ -19,6 +19,7 @@ from abstat.errors import AbstatError, UsageError
 from abstat.report.adjust import DESCRIPTIONS, METHODS, adjust_p_values
 from abstat.report.notes import Footnotes
 from abstat.report.sampleset import SampleSet, label_keys
+from abstat.stats.warnings import StatWarning
 
 
 # Column values taken as the baseline when --baseline is not given (else the
@@ -327,8 +328,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                 cell.notes.append(notes.add(note))
                 cell.messages.append({"code": "input", "message": note, "variant": cell.name})
             if summary is not None:
-                cell.notes.append(notes.add("given as summary statistics (n, mean, stddev)", cell.place,
-                                            "the cell shows the mean"))
+                cell.notes.append(notes.add_warning(StatWarning("summary-only", "summary statistics only"),
+                                                    cell.place))
                 cell.messages.append({"code": "summary-only", "variant": cell.name, "message":
                                       f"summary statistics only (n={summary.n}, mean {summary.mean!r}, "
                                       f"stddev {summary.stddev!r})"})

@@ -37,7 +37,8 @@ KINDS: dict[str, tuple[str, str]] = {
                         "collect more (abstat plan says how many)"),
     "outliers": ("outliers beyond Tukey's fences, kept", "--outliers tukey or mad drops them"),
     "summary-only": ("summary statistics only (n, mean, stddev)",
-                     "medians, outliers, ties and drift need the raw samples; the means are compared"),
+                     "the cells show the mean, and changes compare means (Welch's t); medians, outliers, "
+                     "ties and drift need the raw samples"),
     "zero-baseline": ("the baseline centre is 0",
                       "a relative change is undefined; the p-value still tests for a difference"),
     "medians-disagree": ("the sample medians and the estimated shift disagree",
@@ -55,7 +56,7 @@ def kind_of(warning: Any) -> tuple[str, str]:
     """(head, advice) of a warning: its kind, worded without names."""
     code = getattr(warning, "code", "note")
     message = str(getattr(warning, "message", warning))
-    if code not in KINDS:
+    if code not in KINDS or (code == "summary-only" and not message.startswith("summary statistics only")):
         variant = getattr(warning, "variant", None)
         if variant and message.startswith(f"{variant}: "):
             message = message[len(variant) + 2:]
