@@ -12,7 +12,7 @@ from abstat.commands import ArgumentParser
 from abstat.errors import InputError
 
 COLUMNS = ("experiment", "variant", "metric", "value", "unit", "run", "iteration", "index", "invocation",
-           "boot_id", "host", "started_at", "command", "labels")
+           "boot_id", "host", "started_at", "command", "labels", "notes")
 
 
 def flatten(record: Any, prefix: str = "machine") -> dict[str, Any]:
@@ -40,11 +40,13 @@ def write_csv(rows: Iterator[dict[str, Any]], out: TextIO) -> int:
         flat_rows.append(flat)
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*COLUMNS, *machine_columns])
+    from abstat.render.tables import csv_row
     for row, flat in zip(materialised, flat_rows):
         cells = [row[c] for c in COLUMNS]
         cells[COLUMNS.index("labels")] = " ".join(f"{k}={v}" for k, v in row["labels"].items())
+        cells[COLUMNS.index("notes")] = "; ".join(row.get("notes") or [])
         cells[COLUMNS.index("value")] = repr(row["value"])
-        writer.writerow([*("" if c is None else c for c in cells),
+        csv_row(writer, [*("" if c is None else c for c in cells),   # formulas neutralised (OWASP)
                          *("" if flat.get(k) is None else flat.get(k) for k in machine_columns)])
     return len(materialised)
 

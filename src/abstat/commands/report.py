@@ -105,9 +105,14 @@ def main(argv: list[str]) -> int:
     if fmt == "hyperfine":
         text = api.render_sets(sets, fmt, where=args.where, metrics=_split(args.metric) or None)
     else:
+        from abstat.render import terminal
+
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
-        text = api.render(report, fmt, color=to_terminal and fmt == "table", width=width)
+        to_stdout = args.output is None
+        text = api.render(report, fmt, width=width,
+                          color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
+                          ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"))
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:
@@ -115,5 +120,7 @@ def main(argv: list[str]) -> int:
         except OSError as err:
             raise UsageError(f"-o {args.output}: {err.strerror or err}") from None
     else:
-        sys.stdout.write(text)
+        from abstat.render import terminal
+
+        terminal.write(sys.stdout, text)
     return 0

@@ -6,6 +6,7 @@ from typing import Any
 
 from abstat.commands import ArgumentParser
 from abstat.errors import InputError, UsageError
+from abstat.render import escape, tables
 
 _MACHINE_FIELDS = (
     ("hostname", "host"), ("cpu_model", "CPU"), ("microcode", "microcode"), ("cpus", "CPUs"),
@@ -92,23 +93,26 @@ def _combine(experiment: str, done: list[tuple[dict[str, str], str | None, str |
             blocks.append(block)
         return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
     if fmt == "csv":
+        import csv
+        import io
+
         keys = sorted({k for labels, _, _ in done for k in labels})
-        out: list[str] = []
+        header: list[str] = []
+        rows: list[list[str]] = []
         for labels, report, _ in done:
-            lines = (report or "").splitlines()
-            if not lines:
+            parsed = list(csv.reader(io.StringIO(report or "")))
+            if not parsed:
                 continue
-            if not out:
-                out.append(",".join(keys + [lines[0]]))
-            prefix = ",".join(labels.get(k, "") for k in keys)
-            out.extend(f"{prefix},{line}" for line in lines[1:])
-        return "\n".join(out) + "\n"
+            header = header or keys + parsed[0]
+            rows += [[labels.get(k, "") for k in keys] + row for row in parsed[1:]]
+        return tables.csv_text(header, rows) if header else "\n"
     heading = "# " if fmt == "markdown" else ""
     parts = []
     for labels, report, error in done:
-        parts.append(f"{heading}configuration {_label_text(labels)}")
+        clean = escape.markdown if fmt == "markdown" else escape.terminal
+        parts.append(heading + clean(f"configuration {_label_text(labels)}"))
         parts.append("")
-        parts.append((report if report is not None else f"not compared: {error}\n").rstrip("\n"))
+        parts.append((report if report is not None else clean(f"not compared: {error}") + "\n").rstrip("\n"))
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -164,7 +168,7 @@ def main(argv: list[str]) -> int:
             report = comparison_report(store, args.experiment,
                                        invocations=configs[0][1] if where else None, **options)
         if args.format != "text":
-            sys.stdout.write(report)
+            terminal.write(sys.stdout, report)
             return 0
         out = [f"experiment {args.experiment}  (store {path})", ""]
         shown = [inv for inv in store.invocations(args.experiment) if _selected(inv, where)]
@@ -190,5 +194,6 @@ def main(argv: list[str]) -> int:
                 out.append(f"    invocation {f['invocation']} {f['variant']} run {f['run']}: {f['status']}"
                            f" {'; '.join(f['notes'])}")
             out.append("")
-    sys.stdout.write("\n".join(out) + "\n" + report)
+    # everything above comes from the store: commands, labels, notes, machine records
+    terminal.write(sys.stdout, "\n".join(map(escape.terminal, out)) + "\n" + report)
     return 0

@@ -57,12 +57,13 @@ def build(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | Non
                         center=center, higher_is_better=higher_is_better, seed=seed)
 
 
-def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100) -> str:
-    """``report`` in one of RENDER_FORMATS, as a string."""
+def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100,
+           ascii_only: bool = False) -> str:
+    """``report`` in one of RENDER_FORMATS, as a string (``ascii_only``: box lines in ASCII)."""
     from abstat.render import matrix
 
     if fmt == "table":
-        return matrix.render_rich(report, width=width, color=color)
+        return matrix.render_rich(report, width=width, color=color, ascii_only=ascii_only)
     if fmt == "text":
         return matrix.render_text(report)
     if fmt == "markdown":
