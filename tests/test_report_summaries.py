@@ -144,7 +144,7 @@ def test_html_has_no_plot_for_summaries(tmp_path, capsys):
     assert "<svg" not in html
     assert "No distribution plot: before and after are summary statistics" in html
     assert "<td>before</td><td>98</td><td>unknown</td><td>unknown</td><td>unknown</td>" \
-           "<td>438.98</td><td>6.65649</td>" in html
+           "<td>439.0</td><td>6.656</td>" in html   # 4 significant digits (issue 10)
 
 
 def test_mixed_summary_and_file(capsys):

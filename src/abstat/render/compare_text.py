@@ -361,12 +361,6 @@ def render(comparisons: Sequence[Any], fmt: str = "text", color: bool = False, *
            unit: str | None = None, metric: str | None = None, footnotes: bool = True) -> str:
     """The comparisons (in ``unit``, of ``metric`` when known) as text in one of :data:`FORMATS`;
     ``footnotes=False``: the text tables without them (a summary block follows with them)."""
-    if fmt == "text":
-        return (_rich if color else _text)(comparisons, unit, metric, footnotes)
-    if fmt == "markdown":
-        return _markdown(comparisons, unit, metric)
-    if fmt == "json":
-        return _json(comparisons)
-    if fmt == "csv":
-        return _csv(comparisons)
-    raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    from abstat.render.registry import render_comparisons
+
+    return render_comparisons(comparisons, fmt, color=color, unit=unit, metric=metric, footnotes=footnotes)

@@ -14,7 +14,7 @@ from abstat.report.inputs import load_files, load_store, parse_label_args, parse
 from abstat.report.matrix import Report, build_report, filter_sets
 from abstat.report.sampleset import SampleSet
 
-RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")
+RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")  # = registry.REPORT_FORMATS
 
 
 def load(inputs: Sequence[str], *, pattern: str | None = None,
@@ -60,27 +60,9 @@ def build(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | Non
 def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100,
            ascii_only: bool = False) -> str:
     """``report`` in one of RENDER_FORMATS, as a string (``ascii_only``: box lines in ASCII)."""
-    from abstat.render import matrix
+    from abstat.render.registry import render_report
 
-    if fmt == "table":
-        return matrix.render_rich(report, width=width, color=color, ascii_only=ascii_only)
-    if fmt == "text":
-        return matrix.render_text(report)
-    if fmt == "markdown":
-        return matrix.render_markdown(report)
-    if fmt == "json":
-        return matrix.render_json(report)
-    if fmt == "csv":
-        return matrix.render_csv(report)
-    if fmt == "email":
-        from abstat.render.email import render_email
-
-        return render_email(report)
-    if fmt == "html":
-        from abstat.render.html import render_html
-
-        return render_html(report)
-    raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(RENDER_FORMATS)})")
+    return render_report(report, fmt, color=color, width=width, ascii_only=ascii_only)
 
 
 def render_sets(sets: Sequence[SampleSet], fmt: str = "hyperfine", *,
