@@ -89,6 +89,7 @@ def test_format_change():
     ("faster", 10, "MB/s", None, True, "higher (better)"),         # a throughput
     ("no difference proven", 1, "count", "vcsw", False, "no difference proven"),
     ("faster", -10, None, None, False, "faster"),                   # unknown unit: as computed
+    ("faster", -10, None, "cycles", False, "faster"),               # TSC cycles measure time
 ])
 def test_verdict_words_fit_the_metric(verdict, delta, unit, metric, higher, word):
     assert verdict_word(verdict, delta, unit, metric, higher) == word

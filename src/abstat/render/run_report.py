@@ -9,6 +9,7 @@ tables first.  Markdown, JSON and CSV carry the details.
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections.abc import Sequence
 from typing import Any
@@ -166,9 +167,32 @@ def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = N
     return getter(experiment, invocations) if getter is not None else []
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def merge_notes(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Notes that differ only in their figures, as one with ranges:
+    ``at most abstat's own 20228 to 20244 KiB`` (run counts added up)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for entry in notes:
+        groups.setdefault(_NUMBER.sub("#", str(entry["note"])), []).append(entry)
+    merged = []
+    for key, entries in groups.items():
+        numbers = [[float(x) for x in _NUMBER.findall(str(e["note"]))] for e in entries]
+        texts = iter(key.split("#"))
+        parts = [next(texts)]
+        for position, rest in enumerate(texts):
+            column = [n[position] for n in numbers]
+            low, high = min(column), max(column)
+            parts.append(f"{low:g}" if low == high else f"{low:g} to {high:g}")
+            parts.append(rest)
+        merged.append({"note": "".join(parts), "runs": sum(int(e.get("runs") or 0) for e in entries)})
+    return merged
+
+
 def note_lines(notes: Sequence[dict[str, Any]], *, markdown: bool = False) -> list[str]:
     lines = [""] if notes else []
-    for entry in notes:
+    for entry in merge_notes(notes):
         count = entry.get("runs") or 0
         where = f" ({count} run{'s' if count != 1 else ''})" if count > 1 else ""
         text = f"note: {entry['note']}{where}"

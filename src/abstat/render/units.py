@@ -31,6 +31,8 @@ _BYTES = {"B": 1.0, "byte": 1.0, "bytes": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2
           "TB": 1e12}
 # metrics whose values are seconds when the input names no unit
 TIME_METRICS = ("wall", "user", "sys", "system", "time", "elapsed")
+# counts of clock ticks: durations, so their verdicts are faster/slower
+CLOCK_UNITS = ("cycles", "cycle", "tsc", "ticks", "clocks")
 
 _PREFIXES = {
     "time": ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")),
@@ -212,7 +214,8 @@ def verdict_word(verdict: str, delta_pct: float, unit: str | None = None, metric
     if verdict not in ("faster", "slower") or (unit is None and metric is None):
         return verdict   # unknown unit: the statistical verdict as it is
     info = tidy(unit, metric)
-    if info.kind == "time" and "/" not in info.base and not higher_is_better:
+    clock = (unit or "").lower() in CLOCK_UNITS or (not unit and (metric or "").lower() in CLOCK_UNITS)
+    if (info.kind == "time" and "/" not in info.base or clock) and not higher_is_better:
         return verdict
     direction = "lower" if delta_pct < 0 else "higher"
     return f"{direction} (better)" if verdict == "faster" else f"{direction} (worse)"
