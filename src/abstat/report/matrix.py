@@ -124,9 +124,13 @@ class Report:
         cells = [c for row in self.rows for c in row.cells.values()]
         # a table made only of summary statistics shows and compares means
         center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
+        estimands = {getattr(c.comparison, "estimand", None) for c in self.comparisons}
+        estimand = estimands.pop() if len(estimands) == 1 else None
+        estimand = str(estimand).replace("_", " ") if estimand else None
+        what = f"the {estimand}" if estimand else f"estimated change of the {center}"
         lines = [
-            f"Cells: {center} of each sample set; change = estimated change of the "
-            f"{center} from the baseline {self.by}={self.baseline} in percent, with its "
+            f"Cells: {center} of each sample set; change = {what} "
+            f"from the baseline {self.by}={self.baseline} in percent, with its "
             f"{level}% confidence interval (abstat compare; its method per cell is in the "
             "JSON and HTML).",
             f"* = significant at {_pct_text(alpha * 100)}% after "
