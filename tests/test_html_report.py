@@ -23,13 +23,16 @@ needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM),
 EVIL = '<script>document.title="PWNED"</script><img src=x onerror="document.title=1">'
 
 
-def hcall_html(tmp_path=None, labels=None, pattern=PATTERN, files=FILES, **options) -> str:
+def hcall_html(tmp_path=None, labels=None, pattern=PATTERN, files=FILES, machine=None, **options) -> str:
+    """The hcall report as HTML; ``machine(host)``: a machine record for each set."""
     cwd = os.getcwd()
     os.chdir(HCALL)
     try:
         sets = api.load(files, pattern=pattern, labels=labels)
     finally:
         os.chdir(cwd)
+    for sample_set in sets if machine else ():
+        sample_set.machine = machine(sample_set.labels["host"])
     return api.render(api.build(sets, **options), "html")
 
 
@@ -179,18 +182,9 @@ def test_script_in_a_label_is_shown_as_text_not_run(tmp_path):
 # -- issue 10 / 14 / 15: plots written from the data, machine table, extreme input ---------
 
 def machines_html() -> str:
-    cwd = os.getcwd()
-    os.chdir(HCALL)
-    try:
-        sets = api.load(FILES, pattern=PATTERN)
-    finally:
-        os.chdir(cwd)
-    for sample_set in sets:
-        host = sample_set.labels["host"]
-        sample_set.machine = {"hostname": host, "cpu_model": f"CPU of {host}", "microcode": "0x1",
-                              "governor": None, "smt": True, "boot_id": f"boot-{host}",
-                              "vulnerabilities": {"meltdown": "Not affected", "spectre_v2": "Mitigation: x"}}
-    return api.render(api.build(sets), "html")
+    return hcall_html(machine=lambda host: {
+        "hostname": host, "cpu_model": f"CPU of {host}", "microcode": "0x1", "governor": None, "smt": True,
+        "boot_id": f"boot-{host}", "vulnerabilities": {"meltdown": "Not affected", "spectre_v2": "Mitigation: x"}})
 
 
 def test_machine_record_is_a_readable_table():

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.render import escape, tables
-from abstat.render.units import common_scale, format_change, format_pct, verdict_word
+from abstat.render.units import common_scale, format_change, verdict_word
 from abstat.report.notes import Footnotes
 
 FORMATS = ("text", "markdown", "json", "csv")

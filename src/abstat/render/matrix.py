@@ -8,10 +8,10 @@ import io
 import json
 import math
 import textwrap
-from typing import Any, Sequence
+from typing import Any
 
 from abstat.render import escape, tables
-from abstat.render.units import Scaler, common_scale, format_change, format_value  # noqa: F401 (API)
+from abstat.render.units import Scaler, common_scale, format_change  # noqa: F401 (format_change: API)
 from abstat.report.matrix import Cell, Report, Summary
 
 EMAIL_WIDTH = 72

@@ -91,7 +91,11 @@ def comparison_report(
         if baseline in data and len(data) >= 2:
             sections.append((metric, store.unit(experiment, metric), data))
     if len(variants) < 2 or not sections:
-        return _summary_only(store, experiment, variants, metric_names, fmt, groups)
+        text = _summary_only(store, experiment, variants, metric_names, fmt, groups)
+        if fmt in ("text", "markdown"):
+            text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
+                                                                 markdown=fmt == "markdown"))
+        return text
     from abstat.comparison import compare_many
     from abstat.errors import AbstatError
     from abstat.render.compare_text import render, summary_block
