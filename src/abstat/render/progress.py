@@ -6,6 +6,7 @@ for the terminal.
 """
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from typing import Any, TextIO
@@ -49,7 +50,7 @@ class Progress:
                 self._rich = RichProgress(
                     TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[medians]}"),
-                    console=Console(file=stream), transient=False,
+                    console=Console(file=stream, no_color=bool(os.environ.get("NO_COLOR"))), transient=False,
                 )
                 self._rich.start()
                 self._task = self._rich.add_task("running", total=total_runs, medians="")
