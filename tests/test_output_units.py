@@ -33,6 +33,13 @@ def test_wall_metric_without_unit_is_seconds():
     assert format_value(0.0713758, None, "wall") == "71.38 ms"
 
 
+def test_unit_named_in_the_metric():
+    assert format_value(131749201.0, None, "loop_ns") == "131.7 ms"
+    assert format_value(2048.0, None, "rss_bytes") == "2.000 KiB"
+    assert tidy(None, "ops_s").kind == "count" and tidy(None, "cycles").kind == "count"  # ops_s: a rate?
+    assert verdict_word("faster", -93, None, "loop_ns") == "faster"
+
+
 def test_one_unit_per_column():
     # the example: one column mixed "1.32 s" and "886.5 ms"
     scale = common_scale([1.32, 0.8865], "s")

@@ -58,6 +58,12 @@ def tidy(unit: str | None, metric: str | None = None) -> Tidy:
     text = (unit or "").strip()
     if not text and metric in TIME_METRICS:
         text = "s"
+    elif not text and metric:
+        # a JSON field named for its unit: loop_ns, rss_bytes, elapsed-ms
+        suffix = metric.replace("-", "_").rpartition("_")[2]
+        if "_" in metric.replace("-", "_") and (suffix in _TIME or suffix in _BYTES) \
+                and suffix not in ("B", "s"):   # ops_s may be a rate
+            text = suffix
     if text in ("", "count", "counts", "1"):
         return Tidy("", 1.0, "count", -1)
     numerator, slash, rest = text.partition("/")
