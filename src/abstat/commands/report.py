@@ -82,6 +82,7 @@ def main(argv: list[str]) -> int:
         raise UsageError(f"--width {args.width}: a table needs at least 40 columns")
     if args.column < 1:
         raise UsageError(f"-C {args.column}: columns count from 1")
+    from abstat.render import terminal
     from abstat.report import api
 
     report_kwargs = dict(
@@ -105,8 +106,6 @@ def main(argv: list[str]) -> int:
     if fmt == "hyperfine":
         text = api.render_sets(sets, fmt, where=args.where, metrics=_split(args.metric) or None)
     else:
-        from abstat.render import terminal
-
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
         to_stdout = args.output is None
@@ -120,7 +119,5 @@ def main(argv: list[str]) -> int:
         except OSError as err:
             raise UsageError(f"-o {args.output}: {err.strerror or err}") from None
     else:
-        from abstat.render import terminal
-
         terminal.write(sys.stdout, text)
     return 0
