@@ -24,8 +24,10 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 
 # Options whose meaning differs between commands on purpose, and why:
 # run's --metric defines a metric (NAME=REGEX[:UNIT]) that the others select
-# by name; --store of demo is a temporary store unless given.
-DIFFERENT_ON_PURPOSE = {("run", "--metric"), ("noise", "--metric")}
+# by name; compare's -v/--verbose is --verbose alone in run, whose -v is --variant;
+# --store of demo is a temporary store unless given.
+DIFFERENT_ON_PURPOSE = {("run", "--metric"), ("noise", "--metric"),
+                        ("compare", "--verbose")}  # run's -v is --variant: only compare has -v for --verbose
 
 
 def parsers() -> dict[str, argparse.ArgumentParser]:

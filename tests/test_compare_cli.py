@@ -38,6 +38,8 @@ def files(tmp_path):
 def test_text_table(files, capsys):
     rc, out, err = run([str(files / "before.txt"), str(files / "after.txt")], capsys)
     assert rc == 0 and err == ""
+    assert "faster" in out and "median CI" not in out  # terse by default (issue 10)
+    rc, out, err = run(["-v", str(files / "before.txt"), str(files / "after.txt")], capsys)
     assert "faster" in out and "median CI" in out and "adaptive" in out
     assert "\x1b[" not in out  # not a terminal: plain
 
@@ -73,7 +75,7 @@ def test_nested_glob(files, capsys):
 def test_summaries_markdown(capsys):
     rc, out, _ = run(["--format", "markdown", "before=98:438.97959:6.6564899", "after=98:370.81633:12.57337"], capsys)
     assert rc == 0
-    assert "| after | before | mean | -15.53% |" in out
+    assert "| after | before | mean | -15.5% |" in out  # decimals as the interval supports (issue 10)
     assert "**warning:** summary statistics only" in out
 
 

@@ -23,13 +23,16 @@ needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM),
 EVIL = '<script>document.title="PWNED"</script><img src=x onerror="document.title=1">'
 
 
-def hcall_html(tmp_path=None, labels=None, pattern=PATTERN, files=FILES, **options) -> str:
+def hcall_html(tmp_path=None, labels=None, pattern=PATTERN, files=FILES, machine=None, **options) -> str:
+    """The hcall report as HTML; ``machine(host)``: a machine record for each set."""
     cwd = os.getcwd()
     os.chdir(HCALL)
     try:
         sets = api.load(files, pattern=pattern, labels=labels)
     finally:
         os.chdir(cwd)
+    for sample_set in sets if machine else ():
+        sample_set.machine = machine(sample_set.labels["host"])
     return api.render(api.build(sets, **options), "html")
 
 
@@ -174,3 +177,85 @@ def test_script_in_a_label_is_shown_as_text_not_run(tmp_path):
     assert "<script" not in dom.lower() and "<img" not in dom.lower()
     assert "PWNED</title>" not in dom and "<title>1</title>" not in dom
     assert "&lt;script&gt;document.title=\"PWNED\"&lt;/script&gt;" in dom
+
+
+# -- issue 10 / 14 / 15: plots written from the data, machine table, extreme input ---------
+
+def machines_html() -> str:
+    return hcall_html(machine=lambda host: {
+        "hostname": host, "cpu_model": f"CPU of {host}", "microcode": "0x1", "governor": None, "smt": True,
+        "boot_id": f"boot-{host}", "vulnerabilities": {"meltdown": "Not affected", "spectre_v2": "Mitigation: x"}})
+
+
+def test_machine_record_is_a_readable_table():
+    html = machines_html()
+    table = html[html.index('<table class="machine">'):]
+    assert "null" not in table and "{" not in table          # no raw nulls, no JSON blobs
+    assert "<th>governor</th>" not in table                 # recorded by no machine: left out
+    assert '<tr class="differs"><th>boot_id</th>' in table and '<tr class="differs"><th>cpu_model</th>' in table
+    assert "<tr><th>microcode</th>" in table                 # the same everywhere: not highlighted
+    assert "affected: spectre_v2" in table
+
+
+def test_every_compared_cell_has_its_plot_with_its_name():
+    html = hcall_html()
+    sections = re.findall(r'<section class="cell".*?</section>', html, flags=re.S)
+    assert len(sections) == 4
+    for section in sections:
+        name = re.search(r"<h3>(.*?)</h3>", section).group(1)
+        svg = re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0)
+        assert f"<title>{name}</title>" in svg
+        assert "empirical CDF" in svg and "box plot" in svg and svg.count("<circle") == 60
+
+
+def test_extreme_values_plot_without_overflow(tmp_path):
+    # "arange: cannot compute length" with matplotlib
+    for variant, values in (("before", [1e308, 1.5e308, 1.2e308, 1.7e308, 1.1e308]),
+                            ("after", [1.3e308, 1.6e308, 1.4e308, 1.75e308, 1.25e308]),):
+        (tmp_path / f"big-{variant}").write_text("\n".join(repr(v) for v in values))
+    sets = api.load([str(tmp_path / "big-before"), str(tmp_path / "big-after")], pattern="{host}-{variant}")
+    html = api.render(api.build(sets), "html")
+    svg = re.search(r"<svg\b.*?</svg>", html, flags=re.S).group(0)
+    assert "inf" not in svg and "nan" not in svg.lower().replace("nan-", "")
+    numbers = [float(x) for x in re.findall(r'(?:x|y|cx|cy|x1|x2|y1|y2)="(-?[0-9.]+)"', svg)]
+    assert numbers and all(-1 <= x <= 1000 for x in numbers)
+
+
+def test_non_utf8_label_is_shown_escaped(tmp_path):
+    # matplotlib raised TypeError: set_text() on surrogates
+    sets = []
+    for variant in ("before", "after"):
+        sets += api.load([os.path.join(HCALL, f"milan-hcall-pv64-{variant}")], pattern=None,
+                         labels=[f"variant={variant}", "host=h\udcff"])
+    html = api.render(api.build(sets), "html")
+    html.encode("utf-8")                                     # writable
+    assert "h\\udcff" in html and html.count("<svg") == 1
+
+
+@needs_chromium
+def test_chromium_screenshot_at_1280(tmp_path):
+    """The page a reviewer prints: table first, plots at a useful width, machines highlighted."""
+    page = tmp_path / "machines.html"
+    page.write_text(machines_html(), encoding="utf-8")
+    shot = tmp_path / "page.png"
+    result = chromium(tmp_path, page.as_uri(), "--window-size=1280,5200", f"--screenshot={shot}")
+    assert result.returncode == 0 and console_lines(result.stderr) == []
+    from matplotlib.image import imread
+
+    pixels = (imread(str(shot))[:, :, :3] * 255).round().astype(int)
+    height, width, _ = pixels.shape
+    assert width == 1280
+
+    def where(rgb: tuple[int, int, int], tolerance: int = 0):
+        match = (abs(pixels - rgb) <= tolerance).all(axis=2)
+        return match.nonzero()
+
+    header_rows, _ = where((0xEE, 0xF1, 0xF5))                 # the summary table's header: first
+    plot_rows, plot_cols = where((0x1F, 0x77, 0xB4), 40)        # the baseline's ECDF line and dots
+    machine_rows, _ = where((0xFF, 0xF4, 0xD6))                 # highlighted machine fields
+    assert header_rows.size and header_rows.min() < 150
+    assert plot_rows.size and plot_rows.min() > header_rows.max()
+    frame_rows, frame_cols = where((0x88, 0x88, 0x88))         # the plots' panel frames
+    frame_cols = frame_cols[frame_rows > header_rows.max() + 100]
+    assert frame_cols.max() - frame_cols.min() > 0.7 * width    # plots use the page's width
+    assert machine_rows.size > 1000 and machine_rows.min() > plot_rows.max()

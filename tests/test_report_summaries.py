@@ -97,13 +97,15 @@ def test_json_cell_is_compare_on_the_summaries(reference, capsys):
 def test_tables_show_the_mean_and_say_so(fmt, reference, capsys):
     status, out, err = run_cli(["--format", fmt, "--width", "200", BEFORE, AFTER], capsys)
     assert status == 0, err
-    assert "438.98 (mean)" in out and "370.816 (mean)" in out
+    # one scale for the column (issue 10): 4 significant digits for the smaller value
+    assert "439.0 (mean)" in out and "370.8 (mean)" in out
     assert format_change(reference.delta_pct, reference.ci_pct) == "-15.5% [-16.2, -14.9]"
-    assert "-15.5% [-16.2, -14.9] *" in out
+    assert "-15.5% [-16.2, -14.9] *" in out.replace("\\", "")  # Markdown escapes every cell (issue 15)
     flat = " ".join(out.replace("\\", "").split())
     assert "Cells given as summary statistics (NAME=n:mean:stddev) show the mean" in flat
-    assert "summary statistics only (n=98, mean 438.98, stddev 6.65649)" in flat
-    assert "compared the means with Welch's t" in flat
+    # one footnote for the kind, naming both cells (issue 10); the figures are in the JSON
+    assert "summary statistics only (n, mean, stddev): before, after" in flat
+    assert "changes compare means (Welch's t)" in flat
 
 
 def test_csv_marks_summary_cells(reference, capsys):
@@ -142,7 +144,7 @@ def test_html_has_no_plot_for_summaries(tmp_path, capsys):
     assert "<svg" not in html
     assert "No distribution plot: before and after are summary statistics" in html
     assert "<td>before</td><td>98</td><td>unknown</td><td>unknown</td><td>unknown</td>" \
-           "<td>438.98</td><td>6.65649</td>" in html
+           "<td>439.0</td><td>6.656</td>" in html   # 4 significant digits (issue 10)
 
 
 def test_mixed_summary_and_file(capsys):
@@ -177,8 +179,8 @@ def test_mixed_summary_and_file(capsys):
     assert status == 0, err
     lines = out.splitlines()
     assert lines[0] == "abstat report: variant, baseline before (host=milan, mode=pv64)"
-    assert "438.98 (mean)" in out
-    assert f"{statistics.median(values):.6g}  " + format_change(expected.delta_pct, expected.ci_pct) in out
+    assert "439.0 (mean)" in out
+    assert f"{statistics.median(values):.1f}  " + format_change(expected.delta_pct, expected.ci_pct) in out
     assert "changes involving them compare means" in " ".join(out.split())
 
 
@@ -225,8 +227,13 @@ def test_pair_warnings_name_the_pair_even_with_one_letter_names():
     expected = abstat.compare(Summary(5, 10.0, 1.0), Summary(5, 12.0, 1.0), names=("a", "b"))
     pair = [w for w in expected.warnings if w.variant is None]
     assert pair, "the reference comparison should have a warning about the pair"
+    # one footnote per kind (issue 10): it names the cell, not the text's guess at names
+    from abstat.report.notes import Footnote, kind_of
+
     for warning in pair:
-        assert f"b vs a: {warning.message}" in report.footnotes
+        head, advice = kind_of(warning)
+        assert Footnote(head, advice, [("", "b")]).text() in report.footnotes \
+            or any(t.startswith(head + ": ") and "b" in t.split(";")[0] for t in report.footnotes)
+    messages = [m["message"] for c in report.rows[0].cells.values() for m in c.messages]
     for warning in expected.warnings:
-        if warning.variant is not None:
-            assert warning.message in report.footnotes
+        assert warning.message in messages   # in full, in the JSON

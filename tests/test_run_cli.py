@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -116,7 +117,7 @@ def test_ctrl_c_stops_cleanly_with_a_partial_report(tmp_path):
     out, err = proc.communicate(timeout=30)
     assert proc.returncode == 130, err
     assert "interrupted" in err and "partial report follows" in err
-    assert "c: wall (s)" in out  # the comparison of what was measured
+    assert re.search(r"^wall\s+\S+ ms → \S+ ms ", out, re.M)  # the comparison of what was measured
     assert wait_gone([int(p) for p in pids.read_text().split()]) == []
     with open_store(store) as s:
         assert s.invocations("c")[0]["status"] == "interrupted"
@@ -135,7 +136,8 @@ def test_comparison_warns_when_machine_records_differ(tmp_path):
                               started_at=0.0, wall=v, values={"wall": [v]}, units={"wall": "s"})
         text = comparison_report(store, "x")
         document = json.loads(comparison_report(store, "x", fmt="json"))
-    assert "before and after were measured under different machine records: boot, microcode" in text
+    # one footnote per kind of warning (issue 10), naming what differs and the variant
+    assert "measured under different machine records (boot, microcode): wall after" in text
     assert document["machine_warnings"] == [
         "before and after were measured under different machine records: boot, microcode"]
     codes = [w["code"] for w in document["metrics"]["wall"]["comparisons"]["comparisons"][0]["warnings"]]

@@ -91,9 +91,10 @@ def test_each_run_compares_only_its_own_host_and_mode(hcall_store):
 
 def _median_cells(table: str) -> dict[tuple[str, str], tuple[float, float, float]]:
     cells = {}
-    for match in re.finditer(r"^(milan|naples)\s+(pv64|pv32)\s+([\d.]+)\s+([\d.]+)\s+([+-][\d.]+)%",
+    # counts are grouped by thousands (issue 10): 1,982.5
+    for match in re.finditer(r"^(milan|naples)\s+(pv64|pv32)\s+([\d.,]+)\s+([\d.,]+)\s+([+-][\d.]+)%",
                              table, re.MULTILINE):
-        cells[(match[1], match[2])] = (float(match[3]), float(match[4]), float(match[5]))
+        cells[(match[1], match[2])] = tuple(float(match[i].replace(",", "")) for i in (3, 4, 5))
     return cells
 
 

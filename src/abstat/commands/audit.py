@@ -31,5 +31,12 @@ def main(argv: list[str]) -> int:
     from abstat.audit.render import render
 
     report = audit_file(args.file, threshold=threshold)
-    sys.stdout.write(render(report, args.format))
+    text = render(report, args.format)
+    if args.format == "text":   # quoted e-mail text may hold ANSI/OSC sequences: shown, not obeyed
+        from abstat.render import escape, terminal
+
+        text = "\n".join("\t".join(map(escape.terminal, line.split("\t"))) for line in text.split("\n"))
+        terminal.write(sys.stdout, text)
+    else:
+        sys.stdout.write(text)
     return report.exit_status

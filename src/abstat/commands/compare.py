@@ -7,7 +7,6 @@ Inputs are described in :mod:`abstat.readers.specs`; statistics in
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
@@ -35,7 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_seed(p)
     add_format(p, ("text", "markdown", "json", "csv"), default="text")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
-                   help="colour the text table (auto: on a terminal, unless NO_COLOR is set)")
+                   help="colour the text output (auto: on a terminal or with FORCE_COLOR, never with NO_COLOR)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="text: the per-variant and per-comparison tables before the summary lines")
     add_columns(p)
     add_store(p)
     add_metric_choice(p)
@@ -61,7 +62,8 @@ def main(argv: list[str]) -> int:
     if peers:  # Go, hyperfine or pyperf files: a table of their benchmarks, as abstat report makes
         sys.stdout.write(_compare_peer_files(args, peers))
         return 0
-    from abstat.render.compare_text import render
+    from abstat.render import terminal
+    from abstat.render.compare_text import render, summary_block
     from abstat.report.inputs import parse_where_args
 
     variants = parse_variant_specs(
@@ -78,13 +80,15 @@ def main(argv: list[str]) -> int:
         seed=args.seed,
         outliers=args.outliers,
     )
-    if args.color == "always":
-        color = True
-    elif args.color == "never":
-        color = False
+    color = terminal.color_wanted(sys.stdout, args.color)
+    if args.format != "text":
+        text = render(comparisons, fmt=args.format)
     else:
-        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-    sys.stdout.write(render(comparisons, fmt=args.format, color=color))
+        # terse by default: one line per candidate (and the footnotes); -v: the tables first
+        text = summary_block([(None, None, comparisons)], color=color)
+        if args.verbose:
+            text = render(comparisons, fmt="text", color=color, footnotes=False) + "\n" + text
+    terminal.write(sys.stdout, text)
     return 0
 
 

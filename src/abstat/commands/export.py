@@ -12,7 +12,7 @@ from abstat.commands import ArgumentParser, add_format, add_output, add_store
 from abstat.errors import InputError
 
 COLUMNS = ("experiment", "variant", "metric", "value", "unit", "run", "iteration", "index", "invocation",
-           "boot_id", "host", "started_at", "command", "labels")
+           "boot_id", "host", "started_at", "command", "labels", "notes")
 
 
 def flatten(record: Any, prefix: str = "machine") -> dict[str, Any]:
@@ -52,17 +52,20 @@ def write_csv(rows: Callable[[], Iterable[dict[str, Any]]], out: TextIO) -> int:
     }
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow([*COLUMNS, *columns])
-    labels_at, value_at = COLUMNS.index("labels"), COLUMNS.index("value")
+    labels_at, value_at, notes_at = COLUMNS.index("labels"), COLUMNS.index("value"), COLUMNS.index("notes")
+    from abstat.render.tables import csv_row
+
     count = 0
     for row in rows():
         cells = [row[c] for c in COLUMNS]
         cells[labels_at] = " ".join(f"{k}={v}" for k, v in row["labels"].items())
         cells[value_at] = repr(row["value"])
+        cells[notes_at] = "; ".join(row.get("notes") or [])
         invocation = row["invocation"]
         if invocation not in machine_cells:  # stored between the two passes
             flat = flatten(row["machine"])
             machine_cells[invocation] = ["" if flat.get(key) is None else flat[key] for key in columns]
-        writer.writerow([*("" if c is None else c for c in cells), *machine_cells[invocation]])
+        csv_row(writer, [*("" if c is None else c for c in cells), *machine_cells[invocation]])  # formulas neutralised
         count += 1
     return count
 

@@ -82,6 +82,7 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.width is not None and args.width < 40:
         raise UsageError(f"--width {args.width}: a table needs at least 40 columns")
+    from abstat.render import terminal
     from abstat.report import api
 
     report_kwargs = dict(
@@ -107,11 +108,14 @@ def main(argv: list[str]) -> int:
     else:
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
-        text = api.render(report, fmt, color=to_terminal and fmt == "table", width=width)
+        to_stdout = args.output is None
+        text = api.render(report, fmt, width=width,
+                          color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
+                          ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"))
     if args.output:
         from abstat.outfile import write_output
 
         write_output(args.output, lambda handle: handle.write(text))
     else:
-        sys.stdout.write(text)
+        terminal.write(sys.stdout, text)
     return 0

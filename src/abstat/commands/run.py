@@ -9,16 +9,14 @@ otherwise) and the final comparison (``abstat.comparison``).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import shlex
 import shutil
-import statistics
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
                              add_label, add_no_progress, add_runs, add_seed, add_store, add_warmup)
@@ -69,6 +67,8 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     add_confidence(parser)
     add_format(parser, ("text", "markdown", "json", "csv"), default="text", help="format of the final comparison")
     add_no_progress(parser)
+    parser.add_argument("--verbose", action="store_true",
+                        help="text: each metric's tables before the summary lines (-v is --variant here)")
     lab = parser.add_argument_group("lab: several machines and boots, over ssh (docs/lab.md)")
     lab.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
                      help="run on this ssh destination (repeatable; in parallel; runs labelled host=NAME)")
@@ -154,264 +154,12 @@ def _default_experiment(store: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# formatting helpers
+# rendering lives in render/: the progress display and the final comparison
 
-
-def format_value(value: float, unit: str | None) -> str:
-    if unit == "s":
-        magnitude = abs(value)
-        if magnitude >= 1:
-            return f"{value:.3f} s"
-        if magnitude >= 1e-3:
-            return f"{value * 1e3:.3f} ms"
-        return f"{value * 1e6:.1f} µs"
-    text = f"{value:.6g}"
-    return f"{text} {unit}" if unit and unit != "count" else text
-
-
-def _format_eta(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-
-
-class Progress:
-    """Progress with ETA and each variant's running median of wall time."""
-
-    def __init__(self, variants: list[str], total_runs: int, stream: TextIO, enabled: bool) -> None:
-        self.variants = variants
-        self.total = total_runs
-        self.stream = stream
-        self.enabled = enabled
-        self.walls: dict[str, list[float]] = {name: [] for name in variants}
-        self.failed: dict[str, int] = dict.fromkeys(variants, 0)
-        self.done = 0
-        self.started = time.monotonic()
-        self._rich: Any = None
-        self._task: Any = None
-        if enabled and stream.isatty():
-            try:
-                from rich.console import Console
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    TextColumn,
-                    TimeRemainingColumn,
-                )
-                from rich.progress import Progress as RichProgress
-            except ImportError:
-                self._rich = None
-            else:
-                self._rich = RichProgress(
-                    TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[medians]}"),
-                    console=Console(file=stream), transient=False,
-                )
-                self._rich.start()
-                self._task = self._rich.add_task("running", total=total_runs, medians="")
-
-    def medians_text(self) -> str:
-        parts = []
-        for name in self.variants:
-            values = self.walls[name]
-            text = format_value(statistics.median(values), "s") if values else "-"
-            if self.failed[name]:
-                text += f" ({self.failed[name]} failed)"
-            parts.append(f"{name} {text}")
-        return "median: " + ", ".join(parts)
-
-    def slot(self, slot: Any, position: int, total: int) -> None:
-        if self._rich is not None:
-            label = f"warm-up {slot.variant}" if slot.warmup else slot.variant
-            self._rich.update(self._task, description=label)
-
-    def result(self, result: Any) -> None:
-        self.done += 1
-        measurement = result.measurement
-        if measurement.ok:
-            self.walls[result.variant].append(measurement.wall_s)
-        else:
-            self.failed[result.variant] += 1
-        if not self.enabled:
-            return
-        if self._rich is not None:
-            self._rich.update(self._task, advance=1, medians=self.medians_text())
-            return
-        elapsed = time.monotonic() - self.started
-        eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        outcome = format_value(measurement.wall_s, "s") if measurement.ok else measurement.status.upper()
-        self.stream.write(
-            f"[{self.done}/{self.total}] {result.variant} run {result.iteration + 1}: {outcome}"
-            f"  {self.medians_text()}  ETA {_format_eta(eta)}\n"
-        )
-        self.stream.flush()
-
-    def stop(self) -> None:
-        if self._rich is not None:
-            self._rich.stop()
-            self._rich = None
-
-
-# ---------------------------------------------------------------------------
-# the final comparison
-
-
-def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
-                        invocations: Sequence[int] | None = None) -> dict[str, str]:
-    """Variant -> warning text, for variants measured under another machine record than the baseline
-    (only the records of ``invocations`` when given)."""
-    from abstat.machine import differing_fields
-
-    base_records = store.machine_records(experiment, baseline, invocations=invocations)
-    warnings: dict[str, str] = {}
-    for name in variants:
-        if name == baseline:
-            continue
-        fields: list[str] = []
-        for other in store.machine_records(experiment, name, invocations=invocations):
-            for base in base_records:
-                for field_name in differing_fields(base, other):
-                    if field_name not in fields:
-                        fields.append(field_name)
-        if fields:
-            warnings[name] = (
-                f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
-            )
-    return warnings
-
-
-def comparison_report(
-    store: Any,
-    experiment: str,
-    *,
-    baseline: str | None = None,
-    fmt: str = "text",
-    confidence: float = 95.0,
-    higher_is_better: Sequence[str] = (),
-    metrics: Sequence[str] | None = None,
-    seed: int = 0,
-    color: bool = False,
-    labels: dict[str, str] | None = None,
-    invocations: Sequence[int] | None = None,
-) -> str:
-    """Compare every stored variant of ``experiment`` for every metric.
-
-    Each ``abstat run`` invocation is a run group (nested data) once a
-    variant has more than one.  With ``labels``, only the invocations with
-    exactly these ``--label``s count: runs on another host or mode of the
-    same experiment are another configuration, not another run group.
-    ``invocations`` (ids, e.g. one configuration's from ``Store.sample_sets``)
-    restricts the comparison the same way.  Returns the rendered text.
-    """
-    if invocations is not None:
-        invocations = list(invocations) or [-1]
-    if labels is not None:
-        matching = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels]
-        invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
-    groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
-    variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
-    if not variants:
-        return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
-    if baseline is None:
-        baseline = variants[0]
-    elif baseline not in variants:
-        raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
-                         f"(variants: {', '.join(variants)})")
-    metric_names = list(metrics) if metrics else store.metrics(experiment)
-    machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
-    sections: list[tuple[str, str | None, dict[str, Any]]] = []
-    for metric in metric_names:
-        by_variant = groups.get(metric, {})
-        data = {name: runs[0] if len(runs) == 1 else runs
-                for name in variants if (runs := by_variant.get(name))}
-        if baseline in data and len(data) >= 2:
-            sections.append((metric, store.unit(experiment, metric), data))
-    if len(variants) < 2 or not sections:
-        return _summary_only(store, experiment, variants, metric_names, fmt, groups)
-    from abstat.comparison import compare_many
-    from abstat.errors import AbstatError
-    from abstat.render.compare_text import render
-    from abstat.stats.warnings import StatWarning
-    from abstat.report.inputs import higher_is_better as is_higher_better
-
-    rendered: list[tuple[str, str | None, list[Any]]] = []
-    not_compared: list[tuple[str, str]] = []
-    for metric, unit, data in sections:
-        try:
-            comparisons = compare_many(
-                data, baseline=baseline, confidence=confidence / 100.0,
-                higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
-            )
-        except AbstatError as err:
-            not_compared.append((metric, str(err)))
-            continue
-        for comparison in comparisons:
-            note = machine_notes.get(comparison.candidate)
-            if note is not None:
-                comparison.warnings.append(StatWarning("machine-differs", note, comparison.candidate))
-        rendered.append((metric, unit, comparisons))
-    if fmt == "json":
-        document = {
-            "experiment": experiment,
-            "baseline": baseline,
-            "metrics": {
-                metric: {"unit": unit, "comparisons": json.loads(render(comparisons, fmt="json"))}
-                for metric, unit, comparisons in rendered
-            },
-            "machine_warnings": list(machine_notes.values()),
-            "not_compared": {metric: reason for metric, reason in not_compared},
-        }
-        return json.dumps(document, indent=2) + "\n"
-    if fmt == "csv":
-        out: list[str] = []
-        for index, (metric, _unit, comparisons) in enumerate(rendered):
-            lines = render(comparisons, fmt="csv").splitlines()
-            if not lines:
-                continue
-            if index == 0 or not out:
-                out.append("metric," + lines[0])
-            out.extend(f"{metric},{line}" for line in lines[1:])
-        return "\n".join(out) + "\n"
-    parts: list[str] = []
-    heading = "## " if fmt == "markdown" else ""
-    for metric, unit, comparisons in rendered:
-        parts.append(f"{heading}{experiment}: {metric}" + (f" ({unit})" if unit else ""))
-        parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text").rstrip("\n"))
-        parts.append("")
-    for metric, reason in not_compared:
-        parts.append(f"{experiment}: {metric}: not compared: {reason}")
-    if not rendered:
-        for note in machine_notes.values():
-            parts.append(f"warning: {note}")
-    return "\n".join(parts).rstrip("\n") + "\n"
-
-
-def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
-                  groups: dict[str, dict[str, list[list[float]]]]) -> str:
-    """Per-variant medians when there is nothing to compare (``groups`` as ``Store.groups_by_metric``)."""
-    rows = []
-    for metric in metrics:
-        unit = store.unit(experiment, metric)
-        for name in variants:
-            values = [v for group in groups.get(metric, {}).get(name, []) for v in group]
-            if values:
-                rows.append({"metric": metric, "variant": name, "n": len(values), "unit": unit,
-                             "median": statistics.median(values), "min": min(values), "max": max(values)})
-    if fmt == "json":
-        # "note" stays in the document's shape (it is always null now that the comparison always exists)
-        return json.dumps({"experiment": experiment, "summary": rows, "note": None}, indent=2) + "\n"
-    if fmt == "csv":
-        lines = ["metric,variant,n,median,min,max,unit"]
-        lines += [f"{r['metric']},{r['variant']},{r['n']},{r['median']!r},{r['min']!r},{r['max']!r},{r['unit'] or ''}"
-                  for r in rows]
-        return "\n".join(lines) + "\n"
-    lines = [f"experiment {experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")]
-    lines.append(f"  {'metric':<14} {'variant':<14} {'N':>5} {'median':>14} {'min':>14} {'max':>14}")
-    for r in rows:
-        lines.append(
-            f"  {r['metric']:<14} {r['variant']:<14} {r['n']:>5} {format_value(r['median'], r['unit']):>14}"
-            f" {format_value(r['min'], r['unit']):>14} {format_value(r['max'], r['unit']):>14}"
-        )
-    return "\n".join(lines) + "\n"
+from abstat.render import escape  # noqa: E402
+from abstat.render.progress import Progress  # noqa: E402
+from abstat.render.units import fits  # noqa: E402
+from abstat.render.run_report import comparison_report, machine_differences  # noqa: E402,F401 (API)
 
 
 # ---------------------------------------------------------------------------
@@ -521,14 +269,13 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
             variants=[v.name for v in variants],
         )
         total = len(variants) * args.runs
-        stderr.write(
+        stderr.write(fits(stderr, escape.terminal(
             f"abstat run: experiment {experiment!r}, {len(variants)} variant(s) x {args.runs} runs"
-            f" (+{args.warmup} warm-up), order {args.order}, seed {seed}, store {store_path}\n"
-        )
+            f" (+{args.warmup} warm-up), order {args.order}, seed {seed}, store {store_path}") + "\n"))
         for note in notes:
-            stderr.write(f"note: {note}\n")
+            stderr.write(fits(stderr, escape.terminal(f"note: {note}") + "\n"))
         for warning in doctor_warnings:
-            stderr.write(f"note: abstat doctor warns: {warning}\n")
+            stderr.write(fits(stderr, escape.terminal(f"note: abstat doctor warns: {warning}") + "\n"))
         if perf_support is not None and perf_support.usable:
             stderr.write("note: with --perf, wall/user/sys time and peak RSS include perf stat itself\n")
         stderr.flush()
@@ -569,18 +316,21 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
             finished = True
         failed = [r for r in outcome.results if not r.ok]
         for note in outcome.notes:
-            stderr.write(f"note: {note}\n")
+            stderr.write(fits(stderr, escape.terminal(f"note: {note}") + "\n"))
         if failed:
             stderr.write(f"note: {len(failed)} failed run(s) recorded as failed, not used in the comparison\n")
         if outcome.interrupted:
             stderr.write(f"abstat run: interrupted: {len(outcome.results)} of {total} runs done;"
                          " partial report follows\n")
         stderr.flush()
+        from abstat.render import terminal
+
         report = comparison_report(
             store, experiment, baseline=args.baseline, fmt=args.format, confidence=args.confidence,
-            higher_is_better=args.higher_is_better, seed=seed, color=_isatty(stdout), labels=labels,
+            higher_is_better=args.higher_is_better, seed=seed, color=terminal.color_wanted(stdout), labels=labels,
+            verbose=args.verbose,
         )
-        stdout.write(report)
+        terminal.write(stdout, report)
         stdout.flush()
     except BaseException as err:
         if invocation is not None and not finished:  # never leave it "running"
@@ -633,13 +383,6 @@ def _restore_signals(previous: dict[int, Any]) -> None:
 
     for signum, handler in previous.items():
         signal.signal(signum, handler)
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
 
 
 def quote_command(argv: Sequence[str]) -> str:

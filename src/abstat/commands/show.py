@@ -8,6 +8,7 @@ from typing import Any
 from abstat.commands import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
                              add_store, add_where)
 from abstat.errors import InputError, UsageError
+from abstat.render import escape, tables
 
 _MACHINE_FIELDS = (
     ("hostname", "host"), ("cpu_model", "CPU"), ("microcode", "microcode"), ("cpus", "CPUs"),
@@ -64,7 +65,7 @@ def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], li
              **options: Any) -> list[tuple[dict[str, str], str | None, str | None]]:
     """(labels, report, error) per configuration; an error (no baseline there) is kept, not raised,
     unless every configuration has it."""
-    from abstat.commands.run import comparison_report
+    from abstat.render.run_report import comparison_report
 
     done: list[tuple[dict[str, str], str | None, str | None]] = []
     for labels, ids in configs:
@@ -94,23 +95,26 @@ def _combine(experiment: str, done: list[tuple[dict[str, str], str | None, str |
             blocks.append(block)
         return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
     if fmt == "csv":
+        import csv
+        import io
+
         keys = sorted({k for labels, _, _ in done for k in labels})
-        out: list[str] = []
+        header: list[str] = []
+        rows: list[list[str]] = []
         for labels, report, _ in done:
-            lines = (report or "").splitlines()
-            if not lines:
+            parsed = list(csv.reader(io.StringIO(report or "")))
+            if not parsed:
                 continue
-            if not out:
-                out.append(",".join(keys + [lines[0]]))
-            prefix = ",".join(labels.get(k, "") for k in keys)
-            out.extend(f"{prefix},{line}" for line in lines[1:])
-        return "\n".join(out) + "\n"
+            header = header or keys + parsed[0]
+            rows += [[labels.get(k, "") for k in keys] + row for row in parsed[1:]]
+        return tables.csv_text(header, rows) if header else "\n"
     heading = "# " if fmt == "markdown" else ""
     parts = []
     for labels, report, error in done:
-        parts.append(f"{heading}configuration {_label_text(labels)}")
+        clean = escape.markdown if fmt == "markdown" else escape.terminal
+        parts.append(heading + clean(f"configuration {_label_text(labels)}"))
         parts.append("")
-        parts.append((report if report is not None else f"not compared: {error}\n").rstrip("\n"))
+        parts.append((report if report is not None else clean(f"not compared: {error}") + "\n").rstrip("\n"))
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -131,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     args.metric = [m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None
-    from abstat.commands.run import comparison_report
+    from abstat.render.run_report import comparison_report
+    from abstat.render import terminal
     from abstat.report.inputs import parse_where_args
     from abstat.store import open_store, resolve_store_path
 
@@ -156,7 +161,8 @@ def main(argv: list[str]) -> int:
                     raise UsageError(f"--metric {metric!r}: experiment has {', '.join(known) or 'no metrics'}")
         options: dict[str, Any] = {
             "baseline": args.baseline, "fmt": args.format, "metrics": args.metric,
-            "higher_is_better": args.higher_is_better, "color": args.format == "text" and sys.stdout.isatty(),
+            "higher_is_better": args.higher_is_better, "verbose": True,
+            "color": args.format == "text" and terminal.color_wanted(sys.stdout),
         }
         configs = configurations(store, args.experiment, where)
         if where and not configs:
@@ -168,7 +174,7 @@ def main(argv: list[str]) -> int:
             report = comparison_report(store, args.experiment,
                                        invocations=configs[0][1] if where else None, **options)
         if args.format != "text":
-            sys.stdout.write(report)
+            terminal.write(sys.stdout, report)
             return 0
         out = [f"experiment {args.experiment}  (store {path})", ""]
         shown = [inv for inv in store.invocations(args.experiment) if _selected(inv, where)]
@@ -194,5 +200,6 @@ def main(argv: list[str]) -> int:
                 out.append(f"    invocation {f['invocation']} {f['variant']} run {f['run']}: {f['status']}"
                            f" {'; '.join(f['notes'])}")
             out.append("")
-    sys.stdout.write("\n".join(out) + "\n" + report)
+    # everything above comes from the store: commands, labels, notes, machine records
+    terminal.write(sys.stdout, "\n".join(map(escape.terminal, out)) + "\n" + report)
     return 0

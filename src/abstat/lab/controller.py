@@ -245,7 +245,8 @@ class Controller:
         """One comparison per host (each boot a run group): JSON keyed by host, CSV with a host column."""
         import json
 
-        from abstat.commands.run import _isatty, comparison_report
+        from abstat.render import escape, terminal
+        from abstat.render.run_report import comparison_report
 
         args, plan = self.args, self.plan
         documents: dict[str, Any] = {}
@@ -254,7 +255,8 @@ class Controller:
             report = comparison_report(
                 self.store, plan.experiment, baseline=args.baseline, fmt=args.format,
                 confidence=args.confidence, higher_is_better=args.higher_is_better, seed=plan.seed,
-                color=_isatty(sys.stdout), labels={**plan.labels, "host": host.label},
+                color=terminal.color_wanted(sys.stdout), labels={**plan.labels, "host": host.label},
+                verbose=args.verbose,
             )
             if args.format == "json":
                 documents[host.label] = json.loads(report) if report.strip() else None
@@ -266,7 +268,8 @@ class Controller:
                 sys.stdout.writelines(f"{_csv_field(host.label)},{line}\n" for line in lines[1:])
             else:
                 heading = "# " if args.format == "markdown" else "== "
-                sys.stdout.write(f"{heading}host {host.label}{'' if heading == '# ' else ' =='}\n")
+                shown = escape.markdown(host.label) if args.format == "markdown" else escape.terminal(host.label)
+                sys.stdout.write(f"{heading}host {shown}{'' if heading == '# ' else ' =='}\n")
                 sys.stdout.write(report)
         if args.format == "json":
             sys.stdout.write(json.dumps({"experiment": plan.experiment, "hosts": documents}, indent=2) + "\n")
@@ -274,4 +277,7 @@ class Controller:
 
 
 def _csv_field(text: str) -> str:
-    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n') else text
+    from abstat.render import escape
+
+    text = str(escape.csv_cell(text))  # formula cells neutralised (OWASP)
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text

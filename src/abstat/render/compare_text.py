@@ -2,17 +2,27 @@
 
 ``render(comparisons, fmt, color)`` returns the text; it never prints.
 The JSON form is the documented contract of ``docs/json.md``.
-Warnings become numbered footnotes in text and Markdown; a warning shared
-by several comparisons (e.g. about the baseline) is listed once.
+Warnings become numbered footnotes in text and Markdown, one per kind of
+warning (:mod:`abstat.report.notes`), listing the variants it concerns.
+:func:`summary_block` is the terse form ``abstat run`` and ``abstat compare``
+end with: one line per metric and candidate,
+
+    wall  12.31 ms -> 10.02 ms  -18.6% [-19.4, -17.8]  faster
+
+Numbers go through :mod:`abstat.render.units`, cells through the table
+writers of :mod:`abstat.render.tables` (which escape them for the target).
 """
 from __future__ import annotations
 
-import csv
 import io
 import json
 import math
 from collections.abc import Sequence
 from typing import Any
+
+from abstat.render import escape, tables
+from abstat.render.units import common_scale, format_change, verdict_word
+from abstat.report.notes import Footnotes
 
 FORMATS = ("text", "markdown", "json", "csv")
 VERDICT_STYLE = {
@@ -21,6 +31,17 @@ VERDICT_STYLE = {
     "equivalent": "cyan",
     "no difference proven": "yellow",
 }
+ARROW = "\u2192"
+
+
+def _style(word: str) -> str:
+    if word.startswith(("faster", "slower")):
+        return VERDICT_STYLE[word.split()[0]]
+    if "(better)" in word:
+        return VERDICT_STYLE["faster"]
+    if "(worse)" in word:
+        return VERDICT_STYLE["slower"]
+    return VERDICT_STYLE.get(word, "")
 
 
 def _g(value: float | None, digits: int = 6) -> str:
@@ -31,19 +52,13 @@ def _g(value: float | None, digits: int = 6) -> str:
     return f"{value:.{digits}g}"
 
 
-def _pct(value: float | None) -> str:
-    if value is None or not math.isfinite(value):
-        return "unbounded" if value is not None and not math.isnan(value) else "n/a"
-    if value == 0 or 0.1 <= abs(value) < 1e6:
-        return f"{value:+.2f}%"
-    return f"{value:+.3g}%"
+def _change(comp: Any) -> str:
+    return format_change(comp.delta_pct, comp.ci_pct).split(" [")[0]
 
 
-def _ci(ci: Sequence[float]) -> str:
-    lo, hi = ci
-    lo_s = _pct(lo) if math.isfinite(lo) else "-inf"
-    hi_s = _pct(hi) if math.isfinite(hi) else "+inf"
-    return f"[{lo_s}, {hi_s}]"
+def _ci(comp: Any) -> str:
+    text = format_change(comp.delta_pct, comp.ci_pct)
+    return "[" + text.split(" [", 1)[1] if " [" in text else "n/a"
 
 
 def _p(value: float) -> str:
@@ -52,51 +67,65 @@ def _p(value: float) -> str:
     return f"{value:.2g}"
 
 
-def _footnotes(comparisons: Sequence[Any]) -> tuple[list[str], list[list[int]]]:
-    """Unique messages (warnings, then notes) and, per comparison, their numbers."""
-    messages: list[str] = []
+def _footnotes(comparisons: Sequence[Any], notes: Footnotes | None = None,
+               prefix: str = "") -> tuple[Footnotes, list[list[int]]]:
+    """Footnotes by kind (warnings, then notes) and, per comparison, their numbers;
+    ``prefix`` (a metric) is the place of each subject."""
+    notes = notes if notes is not None else Footnotes()
     refs: list[list[int]] = []
     for comp in comparisons:
         mine = []
         for item in list(comp.warnings) + list(comp.notes):
-            text = item.message
-            if text not in messages:
-                messages.append(text)
-            mine.append(messages.index(text) + 1)
+            subject = item.variant if getattr(item, "variant", None) else f"{comp.candidate} vs {comp.baseline}"
+            mine.append(notes.add_warning(item, (prefix, subject)))
         refs.append(sorted(set(mine)))
-    return messages, refs
+    return notes, refs
 
 
-def _warning_numbers(comparisons: Sequence[Any], messages: list[str]) -> set[int]:
-    return {messages.index(w.message) + 1 for c in comparisons for w in c.warnings}
+def _warning_numbers(comparisons: Sequence[Any], notes: Footnotes) -> set[int]:
+    from abstat.report.notes import kind_of
+
+    keys = {kind_of(w) for c in comparisons for w in c.warnings}
+    return {i for i, n in enumerate(notes.items, 1) if (n.head, n.advice) in keys}
 
 
-def _variant_rows(comparisons: Sequence[Any]) -> list[list[str]]:
-    rows = []
+def _variant_rows(comparisons: Sequence[Any], unit: str | None = None,
+                  metric: str | None = None) -> list[list[str]]:
+    summaries: list[Any] = []
     seen: set[str] = set()
     for comp in comparisons:
         for s in comp.summaries:
-            if s.name in seen:
-                continue
-            seen.add(s.name)
-            if s.kind == "summary":
-                rows.append([s.name, str(s.n), "-", "-", "-", "-", _g(s.mean), _g(s.stddev), "-", "summary"])
-                continue
-            ci = f"[{_g(s.median_ci[0])}, {_g(s.median_ci[1])}]" if s.median_ci else "n/a"
-            out = f"{s.outliers_mild}/{s.outliers_severe}"
-            if s.dropped:
-                out += f" ({s.dropped} dropped)"
-            extra = ""
-            if s.runs is not None:
-                share = "" if s.between_run_share is None else f", {s.between_run_share:.0%} between runs"
-                extra = f"{len(s.runs)} runs{share}"
-            rows.append(
-                [s.name, str(s.n), _g(s.min), _g(s.max), _g(s.median), ci, _g(s.mean), _g(s.stddev), out, extra]
-            )
+            if s.name not in seen:
+                seen.add(s.name)
+                summaries.append(s)
+    scale = common_scale([v for s in summaries for v in (s.min, s.max, s.median, s.mean) if v is not None],
+                         unit, metric)
+
+    def value(v: float | None) -> str:
+        return "-" if v is None else scale(v)
+
+    def spread(v: float | None) -> str:
+        return "-" if v is None or v != v else common_scale([v], unit, metric)(v)
+
+    rows = []
+    for s in summaries:
+        if s.kind == "summary":
+            rows.append([s.name, f"{s.n:,}", "-", "-", "-", "-", value(s.mean), spread(s.stddev), "-", "summary"])
+            continue
+        ci = f"[{value(s.median_ci[0])}, {value(s.median_ci[1])}]" if s.median_ci else "n/a"
+        out = f"{s.outliers_mild}/{s.outliers_severe}"
+        if s.dropped:
+            out += f" ({s.dropped} dropped)"
+        extra = ""
+        if s.runs is not None:
+            share = "" if s.between_run_share is None else f", {s.between_run_share:.0%} between runs"
+            extra = f"{len(s.runs)} runs{share}"
+        rows.append([s.name, f"{s.n:,}", value(s.min), value(s.max), value(s.median), ci, value(s.mean),
+                     spread(s.stddev), out, extra])
     return rows
 
 
-def _run_lines(comparisons: Sequence[Any]) -> list[str]:
+def _run_lines(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None) -> list[str]:
     """One line per nested variant: its runs' sizes and medians."""
     lines = []
     seen: set[str] = set()
@@ -107,31 +136,32 @@ def _run_lines(comparisons: Sequence[Any]) -> list[str]:
             seen.add(s.name)
             sizes = {r.n for r in s.runs}
             size_text = f"n {sizes.pop()} each" if len(sizes) == 1 else "n " + " ".join(str(r.n) for r in s.runs)
-            medians = " ".join(_g(r.median) for r in s.runs)
+            scale = common_scale([r.median for r in s.runs], unit, metric)
+            medians = " ".join(scale(r.median) for r in s.runs)
             lines.append(f"{s.name}: {len(s.runs)} runs ({size_text}), run medians {medians}")
     return lines
 
 
 VARIANT_HEADER = ["variant", "n", "min", "max", "median", "median CI", "mean", "stddev", "outliers m/s", "runs"]
+VARIANT_ALIGN = ["l", "r", "r", "r", "r", "l", "r", "r", "l", "l"]
 COMPARE_HEADER = ["candidate", "baseline", "center", "change", "CI", "p", "verdict", "notes"]
+COMPARE_ALIGN = ["l", "l", "l", "r", "l", "r", "l", "l"]
 
 
-def _compare_rows(comparisons: Sequence[Any], refs: list[list[int]]) -> list[list[str]]:
+def _compare_rows(comparisons: Sequence[Any], refs: list[list[int]], unit: str | None = None,
+                  metric: str | None = None) -> list[list[str]]:
     rows = []
     for comp, mine in zip(comparisons, refs):
-        rows.append(
-            [
-                comp.candidate,
-                comp.baseline,
-                comp.center,
-                _pct(comp.delta_pct),
-                _ci(comp.ci_pct),
-                _p(comp.p_value),
-                comp.verdict,
-                " ".join(f"[{i}]" for i in mine),
-            ]
-        )
+        word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
+        rows.append([comp.candidate, comp.baseline, comp.center, _change(comp), _ci(comp), _p(comp.p_value),
+                     word, " ".join(f"[{i}]" for i in mine)])
     return rows
+
+
+def estimand_text(comp: Any) -> str:
+    """What the change estimates: the comparison's ``estimand`` when it has one."""
+    estimand = getattr(comp, "estimand", None)
+    return str(estimand).replace("_", " ") if estimand else f"change of the {comp.center}"
 
 
 def _method_lines(comparisons: Sequence[Any]) -> list[str]:
@@ -141,104 +171,156 @@ def _method_lines(comparisons: Sequence[Any]) -> list[str]:
         thr = f", threshold ±{comp.threshold:g}%" if comp.threshold is not None else ""
         better = "higher" if comp.higher_is_better else "lower"
         lines.append(
-            f"{comp.candidate} vs {comp.baseline}: {comp.method}; {conf} confidence{thr}; {better} is better"
+            f"{comp.candidate} vs {comp.baseline}: {estimand_text(comp)}; {comp.method}; {conf} confidence{thr}; "
+            f"{better} is better"
         )
     return lines
 
 
-def _plain_table(header: list[str], rows: list[list[str]]) -> list[str]:
-    numeric = {i for i, h in enumerate(header) if h in ("n", "min", "max", "median", "mean", "stddev", "change", "p")}
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    out = []
-    for row in [header, *rows]:
-        cells = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
-        out.append("  ".join(cells).rstrip())
-    return out
+def _footnote_lines(comparisons: Sequence[Any], notes: Footnotes, *, md: bool = False) -> list[str]:
+    warn = _warning_numbers(comparisons, notes)
+    lines = []
+    for i, text in enumerate(notes.texts, start=1):
+        if md:
+            lines.append(f"{i}. {'**warning:** ' if i in warn else ''}{escape.markdown(text)}")
+        else:
+            lines.append(escape.terminal(f"[{i}] {'warning: ' if i in warn else ''}{text}"))
+    return lines
 
 
-def _text(comparisons: Sequence[Any]) -> str:
-    messages, refs = _footnotes(comparisons)
-    lines = _plain_table(VARIANT_HEADER, _variant_rows(comparisons))
-    lines += _run_lines(comparisons)
+def _text(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None,
+          footnotes: bool = True) -> str:
+    notes, refs = _footnotes(comparisons)
+    if not footnotes:
+        notes, refs = Footnotes(), [[] for _ in refs]
+    lines = tables.plain(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN, rule=False)
+    lines += map(escape.terminal, _run_lines(comparisons, unit, metric))
     lines.append("")
-    lines += _plain_table(COMPARE_HEADER, _compare_rows(comparisons, refs))
+    lines += tables.plain(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN,
+                          rule=False)
     lines.append("")
-    lines += _method_lines(comparisons)
-    if messages:
+    lines += map(escape.terminal, _method_lines(comparisons))
+    if notes.items:
         lines.append("")
-        warn = _warning_numbers(comparisons, messages)
-        for i, text in enumerate(messages, start=1):
-            lines.append(f"[{i}] {'warning: ' if i in warn else ''}{text}")
+        lines += _footnote_lines(comparisons, notes)
     return "\n".join(lines) + "\n"
 
 
-def _rich(comparisons: Sequence[Any]) -> str:
+def _console(buffer: io.StringIO, width: int = 160) -> Any:
     from rich.console import Console
-    from rich.table import Table
+
+    return Console(file=buffer, force_terminal=True, color_system="standard", width=width,
+                   highlight=False, emoji=False, markup=False)
+
+
+def _rich(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None,
+          footnotes: bool = True) -> str:
     from rich.text import Text
 
-    messages, refs = _footnotes(comparisons)
+    notes, refs = _footnotes(comparisons)
+    if not footnotes:
+        notes, refs = Footnotes(), [[] for _ in refs]
     buffer = io.StringIO()
-    console = Console(file=buffer, force_terminal=True, color_system="standard", width=160)
-    variants = Table(box=None, header_style="bold", pad_edge=False)
-    for h in VARIANT_HEADER:
-        variants.add_column(h, justify="right" if h in ("n", "min", "max", "median", "mean", "stddev") else "left")
-    for row in _variant_rows(comparisons):
-        variants.add_row(*row)
-    console.print(variants)
-    for line in _run_lines(comparisons):
-        console.print(Text(line))
+    console = _console(buffer)
+    options = {"box": None, "header_style": "bold", "pad_edge": False}
+    console.print(tables.rich_table(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN,
+                                    **options))
+    for line in _run_lines(comparisons, unit, metric):
+        console.print(Text(escape.terminal(line)))
     console.print()
-    table = Table(box=None, header_style="bold", pad_edge=False)
-    for h in COMPARE_HEADER:
-        table.add_column(h, justify="right" if h in ("change", "p") else "left")
-    for comp, row in zip(comparisons, _compare_rows(comparisons, refs)):
-        row_cells: list[Any] = list(row)
-        row_cells[6] = Text(row[6], style=VERDICT_STYLE.get(comp.verdict, ""))
-        table.add_row(*row_cells)
-    console.print(table)
+    rows = _compare_rows(comparisons, refs, unit, metric)
+    styles = [["", "", "", "", "", "", _style(row[6]), ""] for row in rows]
+    console.print(tables.rich_table(COMPARE_HEADER, rows, COMPARE_ALIGN, styles, **options))
     console.print()
     for line in _method_lines(comparisons):
-        console.print(Text(line, style="dim"))
-    if messages:
+        console.print(Text(escape.terminal(line), style="dim"))
+    if notes.items:
         console.print()
-        warn = _warning_numbers(comparisons, messages)
-        for i, text in enumerate(messages, start=1):
-            style = "yellow" if i in warn else "dim"
-            console.print(Text(f"[{i}] {'warning: ' if i in warn else ''}{text}", style=style))
+        warn = _warning_numbers(comparisons, notes)
+        for i, line in enumerate(_footnote_lines(comparisons, notes), start=1):
+            console.print(Text(line, style="yellow" if i in warn else "dim"))
     return buffer.getvalue()
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
-def _markdown(comparisons: Sequence[Any]) -> str:
-    messages, refs = _footnotes(comparisons)
-
-    def table(header: list[str], rows: list[list[str]]) -> list[str]:
-        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        out += ["| " + " | ".join(_md_escape(c) for c in row) + " |" for row in rows]
-        return out
-
-    lines = table(VARIANT_HEADER, _variant_rows(comparisons))
-    runs = _run_lines(comparisons)
+def _markdown(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None) -> str:
+    notes, refs = _footnotes(comparisons)
+    lines = tables.markdown(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN)
+    runs = _run_lines(comparisons, unit, metric)
     if runs:
         lines.append("")
-        lines += [f"- {_md_escape(line)}" for line in runs]
+        lines += [f"- {escape.markdown(line)}" for line in runs]
     lines.append("")
-    rows = _compare_rows(comparisons, refs)
-    for row in rows:
-        row[6] = f"**{row[6]}**"
-    lines += table(COMPARE_HEADER, rows)
+    lines += tables.markdown(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN,
+                             bold=(6,))
     lines.append("")
-    lines += [f"- {line}" for line in _method_lines(comparisons)]
-    if messages:
+    lines += [f"- {escape.markdown(line)}" for line in _method_lines(comparisons)]
+    if notes.items:
         lines.append("")
-        warn = _warning_numbers(comparisons, messages)
-        for i, text in enumerate(messages, start=1):
-            lines.append(f"{i}. {'**warning:** ' if i in warn else ''}{_md_escape(text)}")
+        lines += _footnote_lines(comparisons, notes, md=True)
     return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# the terse form: one line per metric and candidate
+
+
+def _centre(comp: Any, name: str) -> float | None:
+    for s in comp.summaries:
+        if s.name == name:
+            if comp.center == "median" and s.median is not None:
+                return s.median
+            return s.mean
+    return None
+
+
+def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,
+                  color: bool = False, notes: Footnotes | None = None) -> str:
+    """``(metric, unit, comparisons)`` per metric -> one line per candidate,
+    then the footnotes (one per kind of warning) they refer to."""
+    notes = notes if notes is not None else Footnotes()
+    body: list[list[str]] = []
+    words: list[str] = []
+    every: list[Any] = []
+    several = any(len(comps) > 1 for _, _, comps in sections)
+    for metric, unit, comps in sections:
+        _, refs = _footnotes(comps, notes, prefix=metric or "")
+        for comp, mine in zip(comps, refs):
+            every.append(comp)
+            before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
+            scale = common_scale([v for v in (before, after) if v is not None], unit, metric)
+            pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
+            word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
+            words.append(word)
+            head = [metric or comp.center] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
+            body.append([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
+                         " ".join(f"[{i}]" for i in mine)])
+    if not body:
+        return ""
+    align = ["l"] * (len(body[0]) - 4) + ["r", "l", "l", "l"]
+    lines = tables.plain([""] * len(body[0]), body, align, rule=False)[1:]
+    first = every[0]
+    caption = (f"{first.candidate if not several else 'candidate'} vs {first.baseline}: {estimand_text(first)} "
+               f"with its {first.confidence * 100:g}% confidence interval")
+    out = [escape.terminal(caption), *lines]
+    if notes.items:
+        out.append("")
+        out += _footnote_lines(every, notes)
+    if not color:
+        return "\n".join(out) + "\n"
+    from rich.text import Text
+
+    buffer = io.StringIO()
+    console = _console(buffer, width=max(80, max(len(line) for line in out)))
+    console.print(Text(out[0], style="dim"))
+    for line, word in zip(out[1:], words):
+        text = Text(line)
+        at = line.rfind(word)
+        if at >= 0:
+            text.stylize(_style(word), at, at + len(word))
+        console.print(text)
+    for line in out[1 + len(words):]:
+        console.print(Text(line, style="dim"))
+    return buffer.getvalue()
 
 
 def to_json_document(comparisons: Sequence[Any]) -> dict[str, Any]:
@@ -258,12 +340,10 @@ CSV_HEADER = [
 
 
 def _csv(comparisons: Sequence[Any]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
+    rows = []
     for c in comparisons:
         d = c.to_dict()
-        writer.writerow(
+        rows.append(
             [
                 d["baseline"], d["candidate"], d["n"][0], d["n"][1], d["unit"], d["center"],
                 "" if d["delta_pct"] is None else repr(d["delta_pct"]),
@@ -274,17 +354,13 @@ def _csv(comparisons: Sequence[Any]) -> str:
                 ";".join(w["code"] for w in d["warnings"]),
             ]
         )
-    return buffer.getvalue()
+    return tables.csv_text(CSV_HEADER, rows)
 
 
-def render(comparisons: Sequence[Any], fmt: str = "text", color: bool = False) -> str:
-    """The comparisons as text in one of :data:`FORMATS`."""
-    if fmt == "text":
-        return _rich(comparisons) if color else _text(comparisons)
-    if fmt == "markdown":
-        return _markdown(comparisons)
-    if fmt == "json":
-        return _json(comparisons)
-    if fmt == "csv":
-        return _csv(comparisons)
-    raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+def render(comparisons: Sequence[Any], fmt: str = "text", color: bool = False, *,
+           unit: str | None = None, metric: str | None = None, footnotes: bool = True) -> str:
+    """The comparisons (in ``unit``, of ``metric`` when known) as text in one of :data:`FORMATS`;
+    ``footnotes=False``: the text tables without them (a summary block follows with them)."""
+    from abstat.render.registry import render_comparisons
+
+    return render_comparisons(comparisons, fmt, color=color, unit=unit, metric=metric, footnotes=footnotes)

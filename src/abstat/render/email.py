@@ -14,6 +14,7 @@ import shlex
 import textwrap
 
 from abstat.errors import UsageError
+from abstat.render import escape
 from abstat.render.matrix import EMAIL_WIDTH, render_text
 from abstat.report.matrix import Cell, Report
 from abstat.stats.student import CONFIDENCE_LEVELS
@@ -42,12 +43,12 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
     """The ``ministat -A`` output for baseline vs cell, with its command line."""
     from abstat.ministat import render_report
 
-    names = [base.name, cell.name]
+    names = [escape.terminal(base.name), escape.terminal(cell.name)]
     summaries = [c for c in (base, cell) if c.sample_set.summary is not None]
     if summaries:
-        what = " and ".join(c.name for c in summaries)
+        what = escape.terminal(" and ".join(c.name for c in summaries))
         verb = "are" if len(summaries) > 1 else "is"
-        text = (f"(no ministat -A block for {cell.name} vs {base.name}: {what} {verb} summary "
+        text = (f"(no ministat -A block for {names[1]} vs {names[0]}: {what} {verb} summary "
                 "statistics n:mean:stddev only; ministat needs the samples for Min, Max and Median)")
         return "\n".join(textwrap.wrap(text, EMAIL_WIDTH, initial_indent=INDENT,
                                        subsequent_indent=INDENT + " ", break_on_hyphens=False,
@@ -57,7 +58,7 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
         # ministat(1) refuses such a file; say so instead of inventing a block.
         return "\n".join([
             f"{INDENT}$ {ministat_command(names)}",
-            *(f"{INDENT}(no block: {c.name} has {c.n} data point{'s' if c.n != 1 else ''}; "
+            *(f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
               "ministat needs at least 3)" for c in small)])
     text = render_report([base.sample_set.values, cell.sample_set.values], names=names,
                          confidence=confidence, plot=False, stats=True, dialect="classic")

@@ -1,23 +1,26 @@
 """``abstat report --format html``: one self-contained HTML file.
 
 The page holds the summary table, its footer and footnotes (the warnings),
-per compared cell a plot of both distributions (empirical CDFs, inline SVG
-made by matplotlib) with the two sets' summaries, and each machine's record.
+per compared cell a plot of both distributions (empirical CDFs and a box
+plot over the samples, inline SVG written by :mod:`abstat.render.svg_plots`)
+with the two sets' summaries, and the machine records as one key/value table
+whose rows that differ between machines are highlighted.
 A cell given as summary statistics (``NAME=n:mean:stddev``) has no samples:
 its comparison gets no plot but a note saying why, and its Min, Max and
 Median are shown as unknown.
 Nothing is fetched: no scripts, no external style sheets, fonts or images,
 and a Content-Security-Policy that forbids them.  Every string that comes
 from the user (labels, file names, machine records) goes through
-``html.escape`` (matplotlib's SVG writer escapes the text inside plots).
+:func:`abstat.render.escape.html`, inside the plots too.
 """
 from __future__ import annotations
 
-import json
-from html import escape
+from typing import Any
 
-from abstat.render.html_plots import ecdf_svg
+from abstat.render import escape
 from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
+from abstat.render.svg_plots import comparison_svg
+from abstat.render.units import common_scale, verdict_word
 from abstat.report.matrix import Cell, Report
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -38,14 +41,19 @@ section.cell { border-top: 1px solid #ddd; margin-top: 1.5em; }
 table.stats { border-collapse: collapse; font-size: 0.9em; font-variant-numeric: tabular-nums; }
 table.stats td, table.stats th { padding: 0.15em 0.6em; text-align: right; }
 table.stats td:first-child, table.stats th:first-child { text-align: left; }
-dl.machine { display: grid; grid-template-columns: max-content auto; gap: 0.1em 1em; font-size: 0.9em; }
-dl.machine dt { font-weight: bold; } dl.machine dd { margin: 0; font-family: monospace; white-space: pre-wrap; }
-svg { max-width: 100%; height: auto; }
+table.machine { border-collapse: collapse; font-size: 0.85em; }
+table.machine th, table.machine td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: left;
+                                     vertical-align: top; }
+table.machine th { background: #f6f6f6; } table.machine td { font-family: monospace; overflow-wrap: anywhere; }
+table.machine tr.differs td, table.machine tr.differs th { background: #fff4d6; }
+td.missing { color: #888; font-style: italic; }
+p.caption { font-size: 0.9em; color: #333; }
+div.plot svg { width: 100%; height: auto; display: block; }
+@media print { section.cell { break-inside: avoid; } }
 """
 
 
-def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+_e = escape.html
 
 
 def _table(report: Report) -> str:
@@ -77,26 +85,32 @@ def _table(report: Report) -> str:
 def _stats_table(cells: list[Cell]) -> str:
     from abstat.stats.descriptive import describe
 
+    unit, metric = cells[0].sample_set.unit, cells[0].sample_set.labels.get("metric")
+    described = {id(c): describe(c.sample_set.values) for c in cells if c.sample_set.summary is None}
+    scale = common_scale([v for d in described.values() for v in (d.min, d.max, d.median, d.mean)]
+                         + [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None],
+                         unit, metric)
     out = ['<table class="stats"><tr><th>set</th><th>N</th><th>Min</th><th>Max</th>'
            "<th>Median</th><th>Avg</th><th>Stddev</th><th>runs</th></tr>"]
     for cell in cells:
         summary = cell.sample_set.summary
         if summary is not None:
             out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (
-                cell.name, summary.n, "unknown", "unknown", "unknown", f"{summary.mean:.6g}",
-                f"{summary.stddev:.6g}", "summary")) + "</tr>")
+                cell.name, summary.n, "unknown", "unknown", "unknown", scale(summary.mean),
+                common_scale([summary.stddev], unit, metric)(summary.stddev), "summary")) + "</tr>")
             continue
-        d = describe(cell.sample_set.values)
+        d = described[id(cell)]
         out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (
-            cell.name, d.n, f"{d.min:.6g}", f"{d.max:.6g}", f"{d.median:.6g}",
-            f"{d.mean:.6g}", f"{d.stddev:.6g}" if d.n > 1 else "-",
+            cell.name, f"{d.n:,}", scale(d.min), scale(d.max), scale(d.median), scale(d.mean),
+            common_scale([d.stddev], unit, metric)(d.stddev) if d.n > 1 else "-",
             len(cell.sample_set.runs))) + "</tr>")
     out.append("</table>")
     return "\n".join(out)
 
 
 def _cell_section(index: int, base: Cell, cell: Cell) -> str:
-    unit = cell.sample_set.unit or cell.sample_set.labels.get("metric") or "value"
+    unit, metric = cell.sample_set.unit, cell.sample_set.labels.get("metric")
+    heading = f"{cell.name} vs {base.name}"
     summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
     if summaries:
         verb = "are" if len(summaries) > 1 else "is"
@@ -104,34 +118,79 @@ def _cell_section(index: int, base: Cell, cell: Cell) -> str:
                 "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
                 "distribution need the samples.</p>")
     else:
-        svg = ecdf_svg([(base.name, base.sample_set.values), (cell.name, cell.sample_set.values)],
-                       xlabel=unit, salt=f"abstat-cell-{index}")
+        svg = comparison_svg([(base.name, base.sample_set.values), (cell.name, cell.sample_set.values)],
+                             unit=unit, metric=metric, title=heading)
         plot = f'<div class="plot">{svg}</div>'
     labels = ", ".join(f"{k}={v}" for k, v in cell.sample_set.labels.items())
     parts = [f'<section class="cell" id="cell-{index}">',
-             f"<h3>{_e(cell.name)} vs {_e(base.name)}</h3>",
+             f"<h3>{_e(heading)}</h3>",
              f"<p>{_e(labels)}</p>"]
     if cell.comparison is not None:
         cmp = cell.comparison
         p_adj = "" if cell.p_adjusted is None else f", adjusted p = {cell.p_adjusted:.3g}"
         p_raw = "" if cmp.p_value is None else f"p = {cmp.p_value:.3g}"
-        parts.append(f"<p>change {_e(change_text(cell))} &mdash; {_e(cmp.verdict)}; "
+        word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
+        estimand = getattr(cmp, "estimand", None)
+        what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
+        parts.append(f"<p>{_e(what)}change {_e(change_text(cell))} &mdash; {_e(word)}; "
                      f"{_e(cmp.method)}; {_e(p_raw)}{_e(p_adj)}</p>")
+    if cell.messages:
+        parts.append('<ul class="cell-notes">' + "".join(
+            f"<li>{_e(m['message'])}</li>" for m in cell.messages) + "</ul>")
     parts += [_stats_table([base, cell]), plot, "</section>"]
     return "\n".join(parts)
 
 
+def _machine_value(key: str, value: Any) -> str | None:
+    """A record field as readable text (None: not recorded)."""
+    if value is None or value == "" or value == [] or value == {}:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if key == "vulnerabilities" and isinstance(value, dict):
+        affected = sorted(k for k, v in value.items() if not str(v).startswith("Not affected"))
+        return ("affected: " + ", ".join(affected)) if affected else "none affected"
+    if isinstance(value, dict):
+        return "; ".join(f"{k}={_machine_value(k, v) or '-'}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value)
+    return str(value)
+
+
+def _flat_record(record: dict[str, Any], prefix: str = "") -> dict[str, str | None]:
+    flat: dict[str, str | None] = {}
+    for key, value in record.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and key != "vulnerabilities" and value:
+            flat.update(_flat_record(value, name + "."))
+        else:
+            flat[name] = _machine_value(key, value)
+    return flat
+
+
 def _machines(report: Report) -> str:
+    """One key/value table: a column per machine, differing rows highlighted."""
     if not report.machines:
         return ""
+    hosts = list(report.machines)
+    records = {host: _flat_record(report.machines[host]) for host in hosts}
+    keys = list(dict.fromkeys(k for record in records.values() for k in record))
+    keys = [k for k in keys if any(records[h].get(k) is not None for h in hosts)]
+    differing = [k for k in keys if len({records[h].get(k) for h in hosts}) > 1]
     out = ['<h2 id="machines">Machines</h2>']
-    for host, record in report.machines.items():
-        out.append(f"<h3>{_e(host)}</h3>")
-        out.append('<dl class="machine">')
-        for key, value in record.items():
-            text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-            out.append(f"<dt>{_e(key)}</dt><dd>{_e(text)}</dd>")
-        out.append("</dl>")
+    if len(hosts) > 1:
+        out.append(f'<p class="caption">{len(differing)} of {len(keys)} recorded fields differ between '
+                   "the machines (highlighted); fields no machine recorded are left out.</p>")
+    out.append('<table class="machine"><thead><tr><th>field</th>'
+               + "".join(f"<th>{_e(h)}</th>" for h in hosts) + "</tr></thead><tbody>")
+    for key in keys:
+        cls = ' class="differs"' if key in differing else ""
+        cells = []
+        for host in hosts:
+            value = records[host].get(key)
+            cells.append('<td class="missing">not recorded</td>' if value is None else f"<td>{_e(value)}</td>")
+        out.append(f"<tr{cls}><th>{_e(key)}</th>{''.join(cells)}</tr>")
+    out.append("</tbody></table>")
     return "\n".join(out)
 
 

@@ -46,7 +46,7 @@ class HostLine:
         return (time.monotonic() - self.started) / self.done * max(0, total - self.done)
 
     def medians(self, variants: list[str]) -> str:
-        from abstat.commands.run import format_value
+        from abstat.render.units import format_value
 
         parts = [f"{name} {format_value(statistics.median(self.walls[name]), 's')}"
                  for name in variants if self.walls.get(name)]

@@ -8,8 +8,10 @@ import io
 import json
 import math
 import textwrap
-from typing import Any, Sequence
+from typing import Any
 
+from abstat.render import escape, tables
+from abstat.render.units import Scaler, common_scale, format_change  # noqa: F401 (format_change: API)
 from abstat.report.matrix import Cell, Report, Summary
 
 EMAIL_WIDTH = 72
@@ -18,37 +20,24 @@ EMAIL_WIDTH = 72
 # --------------------------------------------------------------------------
 # cell text
 
-_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns"))
+def _metric(cell: Cell) -> str | None:
+    return cell.sample_set.labels.get("metric")
 
 
-def format_value(value: float, unit: str | None = None) -> str:
-    """A centre value: six significant digits, like ministat's columns.
-
-    Seconds (hyperfine, pyperf, the store's wall time) get a readable prefix:
-    ``0.000435`` s is shown as ``435 us``.
-    """
-    if unit in ("s", "second", "seconds") and value != 0 and math.isfinite(value):
-        for factor, name in _TIME_STEPS:
-            if abs(value) >= factor or factor == 1e-9:
-                return f"{value / factor:.4g} {name}"
-    return f"{value:.6g}"
+def scalers(report: Report) -> dict[tuple[str | None, str | None], Scaler]:
+    """One scale per (unit, metric): every centre of a metric, in every
+    column, gets the same prefix and decimals."""
+    groups: dict[tuple[str | None, str | None], list[float]] = {}
+    for row in report.rows:
+        for cell in row.cells.values():
+            groups.setdefault((cell.sample_set.unit, _metric(cell)), []).append(cell.center)
+    return {key: common_scale(values, *key) for key, values in groups.items()}
 
 
-def _decimals(values: Sequence[float]) -> int:
-    spread = max(values) - min(values) if len(values) > 1 else abs(values[0])
-    return 2 if spread < 1 else 1
-
-
-def format_change(delta: float, ci: Sequence[float] | None) -> str:
-    """``-13.6% [-14.2, -13.1]``."""
-    if not math.isfinite(delta):
-        return "n/a"
-    numbers = [delta, *(x for x in (ci or []) if math.isfinite(x))]
-    d = _decimals(numbers)
-    text = f"{delta:+.{d}f}%"
-    if ci is not None and all(math.isfinite(x) for x in ci):
-        text += f" [{ci[0]:+.{d}f}, {ci[1]:+.{d}f}]"
-    return text
+def format_cell_value(cell: Cell, scales: dict[tuple[str | None, str | None], Scaler] | None = None) -> str:
+    key = (cell.sample_set.unit, _metric(cell))
+    scaler = scales[key] if scales and key in scales else common_scale([cell.center], *key)
+    return scaler(cell.center)
 
 
 def _notes(cell: Cell) -> str:
@@ -65,8 +54,9 @@ def change_text(cell: Cell) -> str:
     return (text + " " + _notes(cell)).rstrip()
 
 
-def center_text(cell: Cell, *, with_notes: bool) -> str:
-    text = format_value(cell.center, cell.sample_set.unit)
+def center_text(cell: Cell, *, with_notes: bool,
+                scales: dict[tuple[str | None, str | None], Scaler] | None = None) -> str:
+    text = format_cell_value(cell, scales)
     if cell.center_kind != cell.report_center:   # summary statistics: the mean, not the median
         text += f" ({cell.center_kind})"
     if with_notes and cell.notes:
@@ -95,6 +85,7 @@ def table_grid(report: Report) -> tuple[list[str], list[list[str]], list[str]]:
             headers.append("change" if len(candidates) == 1 else f"{column} change")
             align.append("l")
     body: list[list[str]] = []
+    scales = scalers(report)
     for row in report.rows:
         line = [row.labels.get(k, "") for k in report.row_keys] or [""] * label_columns(report)
         for column in report.columns:
@@ -104,7 +95,7 @@ def table_grid(report: Report) -> tuple[list[str], list[list[str]], list[str]]:
                 if column != report.baseline:
                     line.append("")
                 continue
-            line.append(center_text(cell, with_notes=column == report.baseline))
+            line.append(center_text(cell, with_notes=column == report.baseline, scales=scales))
             if column != report.baseline:
                 line.append(change_text(cell))
         body.append(line)
@@ -135,49 +126,43 @@ def title(report: Report) -> str:
     return text + (f" ({common})" if common else "")
 
 
-def _pad(cells: Sequence[str], widths: Sequence[int], align: Sequence[str]) -> str:
-    parts = [c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(cells, widths, align)]
-    return "  ".join(parts).rstrip()
-
-
 def plain_table(report: Report) -> str:
     headers, body, align = table_grid(report)
-    widths = [max(len(r[i]) for r in [headers, *body]) for i in range(len(headers))]
-    lines = [_pad(headers, widths, align), _pad(["-" * w for w in widths], widths, align)]
-    lines += [_pad(r, widths, align) for r in body]
-    return "\n".join(lines)
+    return "\n".join(tables.plain(headers, body, align))
 
 
 def long_table(report: Report) -> str:
     """One line per cell, for tables too wide for an e-mail."""
     lines = []
-    width = max(len(c) for c in report.columns)
-    value_width = max(len(center_text(c, with_notes=False))
+    T = escape.terminal
+    scales = scalers(report)
+    width = max(len(T(c)) for c in report.columns)
+    value_width = max(len(center_text(c, with_notes=False, scales=scales))
                       for row in report.rows for c in row.cells.values())
     for row in report.rows:
         head = " ".join(f"{k}={row.labels.get(k, '')}" for k in report.row_keys) or "all"
-        lines.append(head)
+        lines.append(T(head))
         for column in report.columns:
             cell = row.cells.get(column)
             if cell is None:
                 continue
-            text = center_text(cell, with_notes=False).rjust(value_width)
+            text = center_text(cell, with_notes=False, scales=scales).rjust(value_width)
             if column != report.baseline:
                 text += "  " + change_text(cell)
             elif cell.notes:
                 text += "  " + _notes(cell)
-            lines.append(f"  {column.ljust(width)}  {text}".rstrip())
+            lines.append(f"  {T(column).ljust(width)}  {text}".rstrip())
     for summary in report.summaries:
         metric = f" {summary.metric}" if summary.metric and "metric" in report.row_keys else ""
-        lines.append(f"geomean{metric} {summary.column}: {summary_text(summary)}")
+        lines.append(T(f"geomean{metric} {summary.column}: {summary_text(summary)}"))
     return "\n".join(lines)
 
 
 def footer_lines(report: Report, width: int | None = None) -> list[str]:
     lines = []
-    for text in report.footer():
+    for text in map(escape.terminal, report.footer()):
         lines += textwrap.wrap(text, width) if width else [text]
-    for number, text in enumerate(report.footnotes, 1):
+    for number, text in enumerate(map(escape.terminal, report.footnotes), 1):
         if width:
             lines += textwrap.wrap(text, width, initial_indent=f"[{number}] ",
                                    subsequent_indent=" " * (len(str(number)) + 3),
@@ -192,39 +177,39 @@ def render_text(report: Report, *, width: int | None = None) -> str:
     table = plain_table(report)
     if width and max(len(line) for line in table.splitlines()) > width:
         table = long_table(report)
-    heading = textwrap.wrap(title(report), width, break_on_hyphens=False) if width else [title(report)]
+    heading = escape.terminal(title(report))
+    heading = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]
     parts = [*heading, "", table, ""]
     parts += footer_lines(report, width)
     return "\n".join(parts) + "\n"
 
 
-def render_rich(report: Report, *, width: int = 100, color: bool = True) -> str:
-    """The table drawn by rich (box lines, colour marks) as a string."""
+def render_rich(report: Report, *, width: int = 100, color: bool = True, ascii_only: bool = False) -> str:
+    """The table drawn by rich (box lines, colour marks) as a string; with
+    ``ascii_only``, box lines in ASCII (for a stream that cannot encode them)."""
+    from rich import box
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     headers, body, align = table_grid(report)
-    # Text objects throughout: labels are shown as typed, never as rich markup.
-    table = Table(title=Text(title(report)), title_justify="left")
-    for header, a in zip(headers, align):
-        table.add_column(Text(header), justify="right" if a == "r" else "left", no_wrap=True)
     n_rows = len(report.rows)
+    styles = []
     for index, line in enumerate(body):
         row = report.rows[index] if index < n_rows else None
-        position = label_columns(report)
-        texts = [Text(x) for x in line[:position]]
+        row_styles = [""] * label_columns(report)
         for column in report.columns:
-            texts.append(Text(line[position]))
-            position += 1
+            row_styles.append("")
             if column != report.baseline:
-                cell = row.cells.get(column) if row is not None else None
-                texts.append(Text(line[position], style=_rich_style(cell)))
-                position += 1
-        table.add_row(*texts, end_section=index == n_rows - 1 and len(body) > n_rows)
+                row_styles.append(_rich_style(row.cells.get(column) if row is not None else None))
+        styles.append(row_styles)
+    # Text objects throughout (tables.rich_table): labels are shown as typed, never as rich markup.
+    table = tables.rich_table(headers, body, align, styles, title=Text(escape.terminal(title(report))),
+                              title_justify="left", no_wrap=True, box=box.ASCII if ascii_only else box.HEAVY_HEAD)
+    if len(body) > n_rows and n_rows:
+        table.rows[n_rows - 1].end_section = True
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False, emoji=False, markup=False)
+                      highlight=False, emoji=False, markup=False, no_color=not color)
     console.print(table)
     for text in footer_lines(report, width):
         console.print(Text(text))
@@ -246,25 +231,14 @@ def _rich_style(cell: Cell | None) -> str:
 # --------------------------------------------------------------------------
 # Markdown
 
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
-
-
-def md_escape(text: str) -> str:
-    """Text safe inside a GitHub-flavoured Markdown table cell."""
-    return text.translate(_MD_SPECIAL).replace("\n", " ")
+md_escape = escape.markdown   # the name other modules and tests know
 
 
 def render_markdown(report: Report) -> str:
-    """A GitHub-flavoured Markdown table; user strings (labels, names) escaped."""
+    """A GitHub-flavoured Markdown table; every cell escaped (tables.markdown)."""
     headers, body, align = table_grid(report)
-    n_labels = label_columns(report)
     lines = [f"### {md_escape(title(report))}", ""]
-    lines.append("| " + " | ".join(md_escape(h) for h in headers) + " |")
-    lines.append("|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|")
-    for row in body:
-        # label cells come from the user; the others are numbers we wrote
-        cells = [md_escape(c) for c in row[:n_labels]] + [c.replace("|", "\\|") for c in row[n_labels:]]
-        lines.append("| " + " | ".join(cells) + " |")
+    lines += tables.markdown(headers, body, align)
     lines.append("")
     for text in report.footer():
         lines.append(md_escape(text) + "  ")
@@ -313,7 +287,7 @@ CSV_FIELDS = ["kind", "by", "column", "baseline", "n", "center", "baseline_cente
 def render_csv(report: Report) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(list(report.row_keys) + CSV_FIELDS)
+    tables.csv_row(writer, list(report.row_keys) + CSV_FIELDS)
     for row in report.rows:
         base = row.cells.get(report.baseline)
         for column in report.columns:
@@ -321,7 +295,7 @@ def render_csv(report: Report) -> str:
             if cell is None:
                 continue
             cmp = cell.comparison
-            writer.writerow([row.labels.get(k, "") for k in report.row_keys] + [
+            tables.csv_row(writer, [row.labels.get(k, "") for k in report.row_keys] + [
                 "cell", report.by, column, report.baseline, cell.n, repr(cell.center),
                 repr(base.center) if base is not None else "",
                 repr(cmp.delta_pct) if cmp else "",
@@ -331,13 +305,13 @@ def render_csv(report: Report) -> str:
                 "" if cell.significant is None else str(cell.significant).lower(),
                 cmp.verdict if cmp else "", cmp.method if cmp else "",
                 cell.sample_set.unit or "", cell.sample_set.source or "",
-                " ".join(str(n) for n in cell.notes), cell.center_kind,
+                ";".join(dict.fromkeys(m["code"] for m in cell.messages)), cell.center_kind,
                 "summary" if cell.sample_set.summary is not None else "samples"])
     for summary in report.summaries:
         labels = [""] * len(report.row_keys)
         if "metric" in report.row_keys and summary.metric is not None:
             labels[report.row_keys.index("metric")] = summary.metric
-        writer.writerow(labels + [
+        tables.csv_row(writer, labels + [
             "geomean", report.by, summary.column, report.baseline, summary.cells, "", "",
             repr((summary.ratio - 1) * 100),
             repr((summary.ci[0] - 1) * 100) if summary.ci else "",

@@ -14,7 +14,7 @@ from abstat.report.inputs import default_by, load_files, load_store, parse_label
 from abstat.report.matrix import Report, build_report, filter_sets
 from abstat.report.sampleset import SampleSet
 
-RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")
+RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")  # = registry.REPORT_FORMATS
 
 
 def load(inputs: Sequence[str], *, pattern: str | None = None,
@@ -58,29 +58,12 @@ def build(sets: Sequence[SampleSet], *, by: str | None = None, baseline: str | N
                         center=center, higher_is_better=higher_is_better, seed=seed)
 
 
-def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100) -> str:
-    """``report`` in one of RENDER_FORMATS, as a string."""
-    from abstat.render import matrix
+def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100,
+           ascii_only: bool = False) -> str:
+    """``report`` in one of RENDER_FORMATS, as a string (``ascii_only``: box lines in ASCII)."""
+    from abstat.render.registry import render_report
 
-    if fmt == "table":
-        return matrix.render_rich(report, width=width, color=color)
-    if fmt == "text":
-        return matrix.render_text(report)
-    if fmt == "markdown":
-        return matrix.render_markdown(report)
-    if fmt == "json":
-        return matrix.render_json(report)
-    if fmt == "csv":
-        return matrix.render_csv(report)
-    if fmt == "email":
-        from abstat.render.email import render_email
-
-        return render_email(report)
-    if fmt == "html":
-        from abstat.render.html import render_html
-
-        return render_html(report)
-    raise UsageError(f"unknown format {fmt!r} (choose from {', '.join(RENDER_FORMATS)})")
+    return render_report(report, fmt, color=color, width=width, ascii_only=ascii_only)
 
 
 def render_sets(sets: Sequence[SampleSet], fmt: str = "hyperfine", *,

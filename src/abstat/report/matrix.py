@@ -17,7 +17,9 @@ from typing import Any, Sequence
 
 from abstat.errors import AbstatError, UsageError
 from abstat.report.adjust import DESCRIPTIONS, METHODS, adjust_p_values
+from abstat.report.notes import Footnotes
 from abstat.report.sampleset import SampleSet, label_keys
+from abstat.stats.warnings import StatWarning
 
 
 # Column values taken as the baseline when --baseline is not given (else the
@@ -39,6 +41,7 @@ class Cell:
     p_adjusted: float | None = None
     significant: bool | None = None
     notes: list[int] = field(default_factory=list)   # footnote numbers
+    messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
     shared_source: bool = False     # the source file holds other cells too
     report_center: str = "median"   # the report's --center (median or mean)
 
@@ -53,10 +56,16 @@ class Cell:
         holds several cells), else the labels joined by '-'."""
         source = self.sample_set.source
         if source and source != "-" and self.sample_set.summary is None:
-            if self.shared_source and any(self.row):
-                return f"{source}[{' '.join(v for v in self.row if v)}]"
+            if self.shared_source:
+                # both sides of a comparison may come from one file: name the column too
+                return f"{source}[{' '.join(v for v in (*self.row, self.column) if v)}]"
             return source
         return "-".join(v for v in (*self.row, self.column) if v)
+
+    @property
+    def place(self) -> tuple[str, str]:
+        """Where the cell sits in the table: (``milan/pv64``, ``after``), the footnotes' subject."""
+        return "/".join(v for v in self.row if v), self.column
 
 
 @dataclass
@@ -115,9 +124,13 @@ class Report:
         cells = [c for row in self.rows for c in row.cells.values()]
         # a table made only of summary statistics shows and compares means
         center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
+        estimands = {getattr(c.comparison, "estimand", None) for c in self.comparisons}
+        estimand = estimands.pop() if len(estimands) == 1 else None
+        estimand = str(estimand).replace("_", " ") if estimand else None
+        what = f"the {estimand}" if estimand else f"estimated change of the {center}"
         lines = [
-            f"Cells: {center} of each sample set; change = estimated change of the "
-            f"{center} from the baseline {self.by}={self.baseline} in percent, with its "
+            f"Cells: {center} of each sample set; change = {what} "
+            f"from the baseline {self.by}={self.baseline} in percent, with its "
             f"{level}% confidence interval (abstat compare; its method per cell is in the "
             "JSON and HTML).",
             f"* = significant at {_pct_text(alpha * 100)}% after "
@@ -156,6 +169,7 @@ class Report:
                     "unit": cell.sample_set.unit,
                     "labels": dict(cell.sample_set.labels),
                     "notes": list(cell.notes),
+                    "messages": list(cell.messages),
                 }
                 if cell.comparison is not None:
                     cmp = cell.comparison
@@ -280,7 +294,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
     common = {k: values_of[k][0] for k in keys
               if k != by and k not in varying and k not in row_keys and values_of[k][0] != ""}
 
-    notes = _Notes()
+    notes = Footnotes()
     grid: dict[tuple[str, ...], dict[str, SampleSet]] = {}
     for sample_set in chosen:
         row_id = tuple(sample_set.labels.get(k, "") for k in row_keys)
@@ -319,18 +333,21 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                         report_center=center)
             for note in sample_set.notes:
                 cell.notes.append(notes.add(note))
+                cell.messages.append({"code": "input", "message": note, "variant": cell.name})
             if summary is not None:
-                cell.notes.append(notes.add(
-                    f"{cell.name}: summary statistics only (n={summary.n}, mean {summary.mean:.6g}, "
-                    f"stddev {summary.stddev:.6g}); the cell shows the mean"))
+                cell.notes.append(notes.add_warning(StatWarning("summary-only", "summary statistics only"),
+                                                    cell.place))
+                cell.messages.append({"code": "summary-only", "variant": cell.name, "message":
+                                      f"summary statistics only (n={summary.n}, mean {summary.mean!r}, "
+                                      f"stddev {summary.stddev!r})"})
             cells[column] = cell
         base = cells.get(baseline)
         for column, cell in cells.items():
             if column == baseline:
                 continue
             if base is None:
-                cell.notes.append(notes.add(
-                    f"{_row_text(row_keys, row_id)}: no baseline ({by}={baseline}) to compare with"))
+                cell.notes.append(notes.add(f"no baseline ({by}={baseline}) to compare with",
+                                            _row_text(row_keys, row_id)))
                 continue
             try:
                 if is_exact(base.sample_set, cell.sample_set):  # Go's "Unit ... assume=exact"
@@ -344,15 +361,15 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                         higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
                         seed=seed, names=(base.name, cell.name))
             except AbstatError as err:
-                cell.notes.append(notes.add(f"{cell.name}: not compared: {err}"))
+                cell.notes.append(notes.add(f"not compared: {err}", cell.place))
+                cell.messages.append({"code": "not-compared", "message": str(err), "variant": None})
                 continue
             for warning in cell.comparison.warnings:
-                # A warning about one variant names it (and reads the same in
-                # every cell of the row); one about the pair needs the pair.
-                message = warning.message
-                if warning.variant is None:
-                    message = f"{cell.name} vs {base.name}: {message}"
-                cell.notes.append(notes.add(message))
+                # one footnote per kind of warning, listing the cells (the side
+                # a warning about one variant concerns, else the row)
+                side = base if warning.variant is not None and warning.variant == base.name else cell
+                cell.notes.append(notes.add_warning(warning, side.place))
+                cell.messages.append(warning.to_dict())
         report_rows.append(Row(labels=dict(zip(row_keys, row_id)), cells=cells,
                                metric=slot[next(iter(slot))].labels.get("metric")))
 
@@ -367,7 +384,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
         if cell.comparison.p_value is None:
             cell.significant = bool(cell.comparison.significant)
             cell.notes.append(notes.add(
-                f"{cell.name}: method {cell.comparison.method} gives no p-value; "
+                f"method {cell.comparison.method} gives no p-value", cell.place,
                 "its mark is not adjusted for multiple comparisons"))
     for cell in (c for r in report_rows for c in r.cells.values()):
         cell.notes = sorted(set(cell.notes))
@@ -383,16 +400,6 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                   footnotes=notes.texts, adjust=adjust, confidence=confidence,
                   center=center, machines=machines,
                   column_labels={c: v for c, v in column_labels.items() if v})
-
-
-class _Notes:
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def add(self, text: str) -> int:
-        if text not in self.texts:
-            self.texts.append(text)
-        return self.texts.index(text) + 1
 
 
 def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:

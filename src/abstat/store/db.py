@@ -383,11 +383,24 @@ class Store:
             for r in rows
         ]
 
+    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None) -> list[dict[str, Any]]:
+        """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first)."""
+        rows = self.db.execute(
+            "SELECT r.invocation_id, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
+            " AND r.notes IS NOT NULL ORDER BY r.id", (experiment,)).fetchall()
+        counts: dict[str, int] = {}
+        for invocation_id, notes in rows:
+            if invocations is None or invocation_id in invocations:
+                for note in json.loads(notes or "[]"):
+                    counts[note] = counts.get(note, 0) + 1
+        return [{"note": note, "runs": count} for note, count in counts.items()]
+
     def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
         """One row per stored sample (export): experiment, variant, metric, value, run..."""
         sql = (
             "SELECT e.name, v.name, s.metric, s.value, s.unit, r.id, r.iteration, s.idx, i.id, i.boot_id,"
-            " i.hostname, r.started_at, r.command, i.machine FROM samples s JOIN runs r ON r.id = s.run_id"
+            " i.hostname, r.started_at, r.command, i.machine, r.notes FROM samples s JOIN runs r ON r.id = s.run_id"
             " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
             " JOIN invocations i ON i.id = r.invocation_id WHERE r.status = 'ok'"
         )
@@ -412,7 +425,7 @@ class Store:
                 "unit": row[4], "run": row[5], "iteration": row[6] + 1, "index": row[7],
                 "invocation": invocation_id, "boot_id": row[9], "host": row[10],
                 "started_at": row[11], "command": row[12], "labels": label_cache[invocation_id],
-                "machine": machines[invocation_id],
+                "notes": json.loads(row[14] or "[]"), "machine": machines[invocation_id],
             }
 
     def sample_sets(self, where: Mapping[str, Any] | None = None) -> Iterator[SampleSet]:

@@ -1,0 +1,77 @@
+"""One escape function per output target, for text that comes from data.
+
+File names, labels, experiment and variant names, commands, machine records
+and e-mails are data: they may hold ANSI/OSC escape sequences, newlines,
+Markdown or HTML markup, spreadsheet formulas or bytes that are not UTF-8
+(kept by Python as lone surrogates).  The table writers (``render/tables.py``)
+apply the function of their target to every cell; other renderers call it
+where a data string meets their output.
+
+* :func:`terminal`: control characters (C0, DEL, C1, line and paragraph
+  separators, bidirectional overrides) and lone surrogates become visible
+  ``\\xNN``/``\\uNNNN`` escapes, so nothing can move the cursor, set the
+  title or break a line of a table.
+* :func:`markdown`: :func:`terminal`, then GitHub-flavoured Markdown's
+  specials (``\\ ` * _ [ ] | # ~``) backslash-escaped and ``< > &`` as
+  entities: no raw HTML (``<img onerror>``), no link (``[l](javascript:)``),
+  no autolink.
+* :func:`csv_cell`: OWASP's rule against formula injection: a text cell
+  starting with ``= + - @``, tab or carriage return gets a leading ``'``;
+  numbers (``-15.2``, ``-1e-05``) stay numbers.
+* :func:`html`: :func:`html.escape` with quotes, after replacing lone
+  surrogates and control characters.
+"""
+from __future__ import annotations
+
+import html as _html
+import re
+
+# C0 controls, DEL, C1 controls, U+2028/2029, bidi embeddings/overrides/isolates, lone surrogates
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal(text: object) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``)."""
+    return _UNSAFE.sub(_visible, str(text))
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
+
+
+def markdown(text: object) -> str:
+    """``text`` safe inside a Markdown table cell, list item or heading."""
+    return terminal(text).translate(_MD_SPECIAL)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell that no spreadsheet evaluates as a formula (OWASP);
+    non-strings and numeric strings are returned unchanged."""
+    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
+        return _no_surrogates(value) if isinstance(value, str) else value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + _no_surrogates(value)
+    return value
+
+
+def _no_surrogates(text: str) -> str:
+    return re.sub("[\ud800-\udfff]", _visible, text)
+
+
+def html(text: object) -> str:
+    """``text`` as HTML text or attribute value."""
+    return _html.escape(terminal(text), quote=True)
+
+
+def plain(text: object) -> str:
+    """Plain text for a file or an e-mail: as :func:`terminal`."""
+    return terminal(text)

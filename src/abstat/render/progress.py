@@ -1,0 +1,97 @@
+"""``abstat run``'s progress display: rich on a terminal, plain lines otherwise.
+
+Each variant's running median of wall time, the failures so far and an ETA;
+wall times through :func:`abstat.render.units.format_value`, names escaped
+for the terminal.
+"""
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from typing import Any, TextIO
+
+from abstat.render import escape
+from abstat.render.units import fits, format_value
+
+
+def _format_eta(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+class Progress:
+    """Progress with ETA and each variant's running median of wall time."""
+
+    def __init__(self, variants: list[str], total_runs: int, stream: TextIO, enabled: bool) -> None:
+        self.variants = variants
+        self.total = total_runs
+        self.stream = stream
+        self.enabled = enabled
+        self.walls: dict[str, list[float]] = {name: [] for name in variants}
+        self.failed: dict[str, int] = dict.fromkeys(variants, 0)
+        self.done = 0
+        self.started = time.monotonic()
+        self._rich: Any = None
+        self._task: Any = None
+        if enabled and stream.isatty():
+            try:
+                from rich.console import Console
+                from rich.progress import (
+                    BarColumn,
+                    MofNCompleteColumn,
+                    TextColumn,
+                    TimeRemainingColumn,
+                )
+                from rich.progress import Progress as RichProgress
+            except ImportError:
+                self._rich = None
+            else:
+                self._rich = RichProgress(
+                    TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[medians]}"),
+                    console=Console(file=stream, no_color=bool(os.environ.get("NO_COLOR"))), transient=False,
+                )
+                self._rich.start()
+                self._task = self._rich.add_task("running", total=total_runs, medians="")
+
+    def medians_text(self) -> str:
+        parts = []
+        for name in self.variants:
+            values = self.walls[name]
+            text = format_value(statistics.median(values), "s") if values else "-"
+            if self.failed[name]:
+                text += f" ({self.failed[name]} failed)"
+            parts.append(f"{escape.terminal(name)} {text}")
+        return "median: " + ", ".join(parts)
+
+    def slot(self, slot: Any, position: int, total: int) -> None:
+        if self._rich is not None:
+            label = escape.terminal(f"warm-up {slot.variant}" if slot.warmup else slot.variant)
+            self._rich.update(self._task, description=label)
+
+    def result(self, result: Any) -> None:
+        self.done += 1
+        measurement = result.measurement
+        if measurement.ok:
+            self.walls[result.variant].append(measurement.wall_s)
+        else:
+            self.failed[result.variant] += 1
+        if not self.enabled:
+            return
+        if self._rich is not None:
+            self._rich.update(self._task, advance=1, medians=fits(self.stream, self.medians_text()))
+            return
+        elapsed = time.monotonic() - self.started
+        eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
+        outcome = format_value(measurement.wall_s, "s") if measurement.ok else measurement.status.upper()
+        self.stream.write(fits(self.stream,
+            f"[{self.done}/{self.total}] {escape.terminal(result.variant)} run {result.iteration + 1}: {outcome}"
+            f"  {self.medians_text()}  ETA {_format_eta(eta)}\n"
+        ))
+        self.stream.flush()
+
+    def stop(self) -> None:
+        if self._rich is not None:
+            self._rich.stop()
+            self._rich = None

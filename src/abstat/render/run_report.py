@@ -1,0 +1,238 @@
+"""The comparison ``abstat run`` ends with, and ``abstat show`` prints.
+
+:func:`comparison_report` compares every stored variant of an experiment
+for every metric and renders the result: by default (text) one summary line
+per metric and candidate with the grouped footnotes and the notes the runs
+left (e.g. why peak RSS was not recorded); ``verbose`` puts the per-metric
+tables first.  Markdown, JSON and CSV carry the details.
+"""
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections.abc import Sequence
+from typing import Any
+
+from abstat.errors import UsageError
+from abstat.render import escape, tables
+from abstat.render.units import common_scale
+
+
+def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
+                        invocations: Sequence[int] | None = None) -> dict[str, str]:
+    """Variant -> warning text, for variants measured under another machine record than the baseline
+    (only the records of ``invocations`` when given)."""
+    from abstat.machine import differing_fields
+
+    base_records = store.machine_records(experiment, baseline, invocations=invocations)
+    warnings: dict[str, str] = {}
+    for name in variants:
+        if name == baseline:
+            continue
+        fields: list[str] = []
+        for other in store.machine_records(experiment, name, invocations=invocations):
+            for base in base_records:
+                for field_name in differing_fields(base, other):
+                    if field_name not in fields:
+                        fields.append(field_name)
+        if fields:
+            warnings[name] = (
+                f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
+            )
+    return warnings
+
+
+def comparison_report(
+    store: Any,
+    experiment: str,
+    *,
+    baseline: str | None = None,
+    fmt: str = "text",
+    confidence: float = 95.0,
+    higher_is_better: Sequence[str] = (),
+    metrics: Sequence[str] | None = None,
+    seed: int = 0,
+    color: bool = False,
+    labels: dict[str, str] | None = None,
+    invocations: Sequence[int] | None = None,
+    verbose: bool = False,
+) -> str:
+    """Compare every stored variant of ``experiment`` for every metric.
+
+    Each ``abstat run`` invocation is a run group (nested data) once a
+    variant has more than one.  With ``labels``, only the invocations with
+    exactly these ``--label``s count: runs on another host or mode of the
+    same experiment are another configuration, not another run group.
+    ``invocations`` (ids, e.g. one configuration's from ``Store.sample_sets``)
+    restricts the comparison the same way.  Returns the rendered text.
+    """
+    if invocations is not None:
+        invocations = list(invocations) or [-1]
+    if labels is not None:
+        matching = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels]
+        invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
+    groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
+    variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
+    if not variants:
+        return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
+    if baseline is None:
+        baseline = variants[0]
+    elif baseline not in variants:
+        raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
+                         f"(variants: {', '.join(variants)})")
+    metric_names = list(metrics) if metrics else store.metrics(experiment)
+    machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
+    sections: list[tuple[str, str | None, dict[str, Any]]] = []
+    for metric in metric_names:
+        by_variant = groups.get(metric, {})
+        data = {name: runs[0] if len(runs) == 1 else runs
+                for name in variants if (runs := by_variant.get(name))}
+        if baseline in data and len(data) >= 2:
+            sections.append((metric, store.unit(experiment, metric), data))
+    if len(variants) < 2 or not sections:
+        text = _summary_only(store, experiment, variants, metric_names, fmt, groups)
+        if fmt in ("text", "markdown"):
+            text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
+                                                                 markdown=fmt == "markdown"))
+        return text
+    from abstat.comparison import compare_many
+    from abstat.errors import AbstatError
+    from abstat.render.compare_text import render, summary_block
+    from abstat.report.inputs import higher_is_better as is_higher_better
+    from abstat.stats.warnings import StatWarning
+
+    rendered: list[tuple[str, str | None, list[Any]]] = []
+    not_compared: list[tuple[str, str]] = []
+    for metric, unit, data in sections:
+        try:
+            comparisons = compare_many(
+                data, baseline=baseline, confidence=confidence / 100.0,
+                higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
+            )
+        except AbstatError as err:
+            not_compared.append((metric, str(err)))
+            continue
+        for comparison in comparisons:
+            note = machine_notes.get(comparison.candidate)
+            if note is not None:
+                comparison.warnings.append(StatWarning("machine-differs", note, comparison.candidate))
+        rendered.append((metric, unit, comparisons))
+    if fmt == "json":
+        document = {
+            "experiment": experiment,
+            "baseline": baseline,
+            "metrics": {
+                metric: {"unit": unit, "comparisons": json.loads(render(comparisons, fmt="json"))}
+                for metric, unit, comparisons in rendered
+            },
+            "machine_warnings": list(machine_notes.values()),
+            "run_notes": run_notes(store, experiment, invocations),
+            "not_compared": {metric: reason for metric, reason in not_compared},
+        }
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "csv":
+        out: list[str] = []
+        for index, (metric, _unit, comparisons) in enumerate(rendered):
+            lines = render(comparisons, fmt="csv").splitlines()
+            if not lines:
+                continue
+            if index == 0 or not out:
+                out.append("metric," + lines[0])
+            out.extend(f"{metric},{line}" for line in lines[1:])
+        return "\n".join(out) + "\n"
+    notes = run_notes(store, experiment, invocations)
+    if fmt == "text" and not verbose:
+        parts = [escape.terminal(f"experiment {experiment}, baseline {baseline}"),
+                 summary_block(rendered, color=color).rstrip("\n")]
+    else:
+        parts = []
+        heading = "## " if fmt == "markdown" else ""
+        clean = escape.markdown if fmt == "markdown" else escape.terminal
+        for metric, unit, comparisons in rendered:
+            parts.append(heading + clean(f"{experiment}: {metric}" + (f" ({unit})" if unit else "")))
+            parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=metric,
+                                footnotes=fmt != "text").rstrip("\n"))
+            parts.append("")
+        if fmt == "text":
+            parts.append(summary_block(rendered, color=color).rstrip("\n"))
+    clean = escape.markdown if fmt == "markdown" else escape.terminal
+    for metric, reason in not_compared:
+        parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))
+    if not rendered:
+        for note in machine_notes.values():
+            parts.append(clean(f"warning: {note}"))
+    parts += note_lines(notes, markdown=fmt == "markdown")
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = None) -> list[dict[str, Any]]:
+    """The notes the runs and invocations left (``{"note", "runs"}``), each once with its count."""
+    getter = getattr(store, "run_notes", None)
+    return getter(experiment, invocations) if getter is not None else []
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def merge_notes(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Notes that differ only in their figures, as one with ranges:
+    ``at most abstat's own 20228 to 20244 KiB`` (run counts added up)."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for entry in notes:
+        groups.setdefault(_NUMBER.sub("#", str(entry["note"])), []).append(entry)
+    merged = []
+    for key, entries in groups.items():
+        numbers = [[float(x) for x in _NUMBER.findall(str(e["note"]))] for e in entries]
+        texts = iter(key.split("#"))
+        parts = [next(texts)]
+        for position, rest in enumerate(texts):
+            column = [n[position] for n in numbers]
+            low, high = min(column), max(column)
+            parts.append(f"{low:g}" if low == high else f"{low:g} to {high:g}")
+            parts.append(rest)
+        merged.append({"note": "".join(parts), "runs": sum(int(e.get("runs") or 0) for e in entries)})
+    return merged
+
+
+def note_lines(notes: Sequence[dict[str, Any]], *, markdown: bool = False) -> list[str]:
+    lines = [""] if notes else []
+    for entry in merge_notes(notes):
+        count = entry.get("runs") or 0
+        where = f" ({count} run{'s' if count != 1 else ''})" if count > 1 else ""
+        text = f"note: {entry['note']}{where}"
+        lines.append(f"- {escape.markdown(text)}" if markdown else escape.terminal(text))
+    return lines
+
+
+def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
+                  groups: dict[str, dict[str, list[list[float]]]]) -> str:
+    """Per-variant medians when there is nothing to compare (``groups`` as ``Store.groups_by_metric``)."""
+    rows = []
+    for metric in metrics:
+        unit = store.unit(experiment, metric)
+        for name in variants:
+            values = [v for group in groups.get(metric, {}).get(name, []) for v in group]
+            if values:
+                rows.append({"metric": metric, "variant": name, "n": len(values), "unit": unit,
+                             "median": statistics.median(values), "min": min(values), "max": max(values)})
+    if fmt == "json":
+        # "note" stays in the document's shape (it is always null now that the comparison always exists)
+        return json.dumps({"experiment": experiment, "summary": rows, "note": None}, indent=2) + "\n"
+    if fmt == "csv":
+        return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit"],
+                               [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
+                                 repr(r["max"]), r["unit"] or ""] for r in rows])
+    head = f"experiment {experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
+    body = []
+    for metric in metrics:
+        mine = [r for r in rows if r["metric"] == metric]
+        if not mine:
+            continue
+        scale = common_scale([v for r in mine for v in (r["median"], r["min"], r["max"])], mine[0]["unit"], metric)
+        body += [[r["metric"], r["variant"], f"{r['n']:,}", scale(r["median"]), scale(r["min"]), scale(r["max"])]
+                 for r in mine]
+    lines = [escape.terminal(head)]
+    lines += ["  " + line for line in tables.plain(["metric", "variant", "N", "median", "min", "max"], body,
+                                                     ["l", "l", "r", "r", "r", "r"], rule=False)]
+    return "\n".join(lines) + "\n"

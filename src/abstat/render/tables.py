@@ -1,0 +1,76 @@
+"""Table writers: one grid of strings, one escape per target, applied here.
+
+A grid is headers, body rows (lists of strings) and alignments ('l'/'r').
+Every cell passes through the target's escape (:mod:`abstat.render.escape`)
+in this module and nowhere else, whether it holds a label from the data or
+a number abstat wrote.
+"""
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any, Sequence
+
+from abstat.render import escape
+
+
+def _pad(cells: Sequence[str], widths: Sequence[int], align: Sequence[str]) -> str:
+    parts = [c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(cells, widths, align)]
+    return "  ".join(parts).rstrip()
+
+
+def plain(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
+          *, rule: bool = True) -> list[str]:
+    """Space-padded columns (terminal, e-mail, text file), control characters escaped."""
+    rows = [[escape.terminal(c) for c in row] for row in [headers, *body]]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
+    lines = [_pad(rows[0], widths, align)]
+    if rule:
+        lines.append(_pad(["-" * w for w in widths], widths, align))
+    lines += [_pad(r, widths, align) for r in rows[1:]]
+    return lines
+
+
+def markdown(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
+             *, bold: Sequence[int] = ()) -> list[str]:
+    """A GitHub-flavoured Markdown table; ``bold``: column indexes set in bold."""
+    def cell(index: int, text: str) -> str:
+        escaped = escape.markdown(text)
+        return f"**{escaped}**" if index in bold and escaped else escaped
+
+    lines = ["| " + " | ".join(escape.markdown(h) for h in headers) + " |",
+             "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"]
+    lines += ["| " + " | ".join(cell(i, c) for i, c in enumerate(row)) + " |" for row in body]
+    return lines
+
+
+def csv_text(headers: Sequence[str], body: Sequence[Sequence[Any]]) -> str:
+    """CSV with formula-looking text cells neutralised (numbers kept)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([escape.csv_cell(h) for h in headers])
+    for row in body:
+        writer.writerow([escape.csv_cell(c) for c in row])
+    return buffer.getvalue()
+
+
+def csv_row(writer: Any, row: Sequence[Any]) -> None:
+    """One row through an existing ``csv.writer``, escaped."""
+    writer.writerow([escape.csv_cell(c) for c in row])
+
+
+def rich_table(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
+               styles: Sequence[Sequence[str]] | None = None, *, no_wrap: bool = False,
+               **options: Any) -> Any:
+    """A rich ``Table`` of ``Text`` cells (never markup), control characters escaped."""
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(**options)
+    for header, a in zip(headers, align):
+        table.add_column(Text(escape.terminal(header)), justify="right" if a == "r" else "left",
+                         no_wrap=no_wrap)
+    for index, row in enumerate(body):
+        row_styles = styles[index] if styles else [""] * len(row)
+        table.add_row(*(Text(escape.terminal(c), style=s) for c, s in zip(row, row_styles)))
+    return table

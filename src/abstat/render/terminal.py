@@ -1,0 +1,41 @@
+"""What a terminal gets: colour or not, and text it can encode.
+
+Colour follows, in this order: an explicit ``--color always|never``;
+``NO_COLOR`` (any non-empty value: no colour, https://no-color.org);
+``FORCE_COLOR`` (any non-empty value: colour even into a pipe); else colour
+only when the stream is a terminal.  :func:`write` folds our non-ASCII marks
+(µ, →, box lines) to ASCII for a stream that cannot encode them
+(``PYTHONIOENCODING=ascii``, a C locale).
+"""
+from __future__ import annotations
+
+import os
+from typing import TextIO
+
+from abstat.render.units import fits
+
+
+def is_terminal(stream: object) -> bool:
+    try:
+        return bool(stream.isatty())  # type: ignore[attr-defined]
+    except (AttributeError, ValueError):
+        return False
+
+
+def color_wanted(stream: object, choice: str = "auto") -> bool:
+    if choice in ("always", "never"):
+        return choice == "always"
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return is_terminal(stream)
+
+
+def can_encode(stream: object, text: str) -> bool:
+    return fits(stream, text) == text
+
+
+def write(stream: TextIO, text: str) -> None:
+    """``text`` to ``stream``, in ASCII if the stream cannot encode it."""
+    stream.write(fits(stream, text))

@@ -1,0 +1,251 @@
+"""One formatter for numbers and units (after golang/perf's benchunit).
+
+* :func:`tidy` maps a unit as inputs spell it (``ns/op``, ``KiB``, ``sec``)
+  to a base unit (``s/op``, ``B``, ``s``) and the factor that gets there,
+  and says its class: ``time`` (SI prefixes n, µ, m), ``bytes`` (binary
+  prefixes Ki, Mi, Gi) or ``count`` (no prefix, thousands grouped).
+* :func:`common_scale` gives a group of values (a table column, the two
+  sides of a comparison) one prefix and one number of decimals: the value
+  nearest zero gets four significant digits, the others as many as the
+  decimals give.  So a column never mixes ``1.32 s`` and ``886.5 ms``.
+* :data:`EXACT` is the scaler for JSON and CSV: full precision, no unit.
+* :func:`format_change` prints a relative change with as many decimals as
+  its confidence interval supports.
+
+Everything here returns ASCII except the ``µ`` prefix; :func:`ascii_text`
+folds that (and the few other non-ASCII marks renderers use) for a stream
+that cannot encode it.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+# unit as spelled -> (base unit, factor to it)
+_TIME = {"s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3,
+         "msec": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "usec": 1e-6, "ns": 1e-9,
+         "nsec": 1e-9}
+_BYTES = {"B": 1.0, "byte": 1.0, "bytes": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2,
+          "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9,
+          "TB": 1e12}
+# metrics whose values are seconds when the input names no unit
+TIME_METRICS = ("wall", "user", "sys", "system", "time", "elapsed")
+# counts of clock ticks: durations, so their verdicts are faster/slower
+CLOCK_UNITS = ("cycles", "cycle", "tsc", "ticks", "clocks")
+
+_PREFIXES = {
+    "time": ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")),
+    "bytes": ((1024.0 ** 4, "Ti"), (1024.0 ** 3, "Gi"), (1024.0 ** 2, "Mi"), (1024.0, "Ki"), (1.0, "")),
+}
+SIGNIFICANT = 4
+_MAX_DECIMALS = 6
+_EXACT_LIMIT = 1e15   # beyond it, digits of a grouped integer are noise: use an exponent
+
+
+@dataclass(frozen=True)
+class Tidy:
+    """A unit reduced to its base: ``value * factor`` is in ``base``."""
+
+    base: str          # "s", "B", "s/op", "B/s", "" (a count) or the unit as given
+    factor: float
+    kind: str          # "time", "bytes" or "count"
+    prefix_at: int     # where the prefix goes in ``base`` (0: in front; -1: no prefix)
+
+
+def tidy(unit: str | None, metric: str | None = None) -> Tidy:
+    """The base unit of ``unit`` (``metric`` names seconds when ``unit`` is None)."""
+    text = (unit or "").strip()
+    if not text and metric in TIME_METRICS:
+        text = "s"
+    elif not text and metric:
+        # a JSON field named for its unit: loop_ns, rss_bytes, elapsed-ms
+        suffix = metric.replace("-", "_").rpartition("_")[2]
+        if "_" in metric.replace("-", "_") and (suffix in _TIME or suffix in _BYTES) \
+                and suffix not in ("B", "s"):   # ops_s may be a rate
+            text = suffix
+    if text in ("", "count", "counts", "1"):
+        return Tidy("", 1.0, "count", -1)
+    numerator, slash, rest = text.partition("/")
+    tail = slash + rest
+    if numerator in _TIME and tail in ("", "/op", "/call", "/iter"):
+        return Tidy("s" + tail, _TIME[numerator], "time", 0)
+    if numerator in _BYTES:
+        return Tidy("B" + tail, _BYTES[numerator], "bytes", 0)
+    return Tidy(text, 1.0, "count", -1)
+
+
+def is_time(unit: str | None, metric: str | None = None) -> bool:
+    return tidy(unit, metric).kind == "time"
+
+
+@dataclass(frozen=True)
+class Scaler:
+    """Formats values of one group: ``value`` (in the input unit) -> text."""
+
+    factor: float       # input unit -> displayed unit
+    decimals: int
+    unit: str           # displayed unit, "" for a bare count
+    group: bool = True  # thousands separators
+
+    def number(self, value: float) -> str:
+        """The scaled number without its unit."""
+        if not isinstance(value, (int, float)) or not math.isfinite(value):
+            return _non_finite(value)
+        scaled = value * self.factor
+        if not math.isfinite(scaled) or abs(scaled) >= _EXACT_LIMIT or self.decimals < 0:
+            return f"{scaled:.{SIGNIFICANT}g}"
+        text = f"{scaled:{',' if self.group else ''}.{self.decimals}f}"
+        return "0" if text.lstrip("-").strip("0.,") == "" and scaled == 0 else text
+
+    def __call__(self, value: float) -> str:
+        text = self.number(value)
+        return f"{text} {self.unit}" if self.unit else text
+
+
+class _Exact(Scaler):
+    """JSON and CSV: every digit (``repr``), no unit, no grouping."""
+
+    def number(self, value: float) -> str:
+        return repr(float(value)) if isinstance(value, float) else str(value)
+
+    def __call__(self, value: float) -> str:
+        return self.number(value)
+
+
+EXACT: Scaler = _Exact(1.0, 0, "", False)
+
+
+def _non_finite(value: object) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    if isinstance(value, float):
+        return "inf" if value > 0 else "-inf"
+    return "-" if value is None else str(value)
+
+
+def _decimals_for(smallest: float) -> int:
+    """Decimals that give ``smallest`` (> 0, as printed) SIGNIFICANT digits."""
+    digits = SIGNIFICANT - 1 - math.floor(math.log10(smallest))
+    decimals = max(0, min(_MAX_DECIMALS, digits))
+    # the printed form decides: 999.96 with 1 decimal is "1000.0", which has 5 digits
+    if decimals and float(f"{smallest:.{decimals}f}") >= 10 ** (SIGNIFICANT - decimals):
+        decimals -= 1
+    return decimals
+
+
+def common_scale(values: Iterable[float | None], unit: str | None = None,
+                 metric: str | None = None) -> Scaler:
+    """One scaler for all ``values`` (in ``unit``): the prefix that puts the
+    non-zero value nearest zero at 1 or more, and enough decimals for it."""
+    info = tidy(unit, metric)
+    finite = [abs(v) * info.factor for v in values
+              if isinstance(v, (int, float)) and math.isfinite(v) and v != 0]
+    finite = [v for v in finite if math.isfinite(v) and v != 0]
+    # rounded as it will print, so 999.96 ms is "1.000 s", not "1,000 ms"
+    smallest = float(f"{min(finite):.{SIGNIFICANT}g}") if finite else 1.0
+    prefix, scale = "", 1.0
+    if info.kind in _PREFIXES:
+        for scale, prefix in _PREFIXES[info.kind]:
+            if smallest >= scale * 0.9999995:
+                break
+    scaled = smallest / scale
+    if info.kind == "count" and all(float(v).is_integer() for v in finite):
+        decimals = 0     # counts are exact: 1,982 cycles, not 1,982.0
+    else:
+        decimals = _decimals_for(scaled) if finite else 0
+        if scaled < 10 ** (SIGNIFICANT - 1 - _MAX_DECIMALS):
+            decimals = -1   # far below the smallest prefix: an exponent, not 0.000000
+    if info.prefix_at == 0:
+        shown = prefix + info.base
+    else:
+        shown = info.base
+    return Scaler(info.factor / scale, decimals, shown, group=True)
+
+
+def format_value(value: float | None, unit: str | None = None, metric: str | None = None) -> str:
+    """One value on its own scale: ``0.000435`` s -> ``435.0 µs``."""
+    if value is None:
+        return "-"
+    return common_scale([value], unit, metric)(value)
+
+
+# --------------------------------------------------------------------------
+# relative changes
+
+
+def change_decimals(delta: float, ci: Sequence[float] | None) -> int:
+    """Decimals a change supports: two significant digits of its interval's
+    width (one decimal without an interval), at most 4."""
+    if ci is None or len(ci) != 2 or not all(math.isfinite(x) for x in ci):
+        return 1
+    width = abs(ci[1] - ci[0])
+    if width == 0:
+        return 1
+    return max(0, min(4, 1 - math.floor(math.log10(width))))
+
+
+def format_pct(value: float, decimals: int) -> str:
+    if not math.isfinite(value):
+        return "n/a" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+    text = f"{value:+.{decimals}f}"
+    if float(text) == 0:
+        text = f"{0.0:.{decimals}f}"   # no "-0.0" nor "+0.0"
+        text = "+" + text if value > 0 else ("-" + text if value < 0 else text)
+    return text
+
+
+def format_change(delta: float, ci: Sequence[float] | None) -> str:
+    """``-13.6% [-14.2, -13.1]``: decimals as the interval supports."""
+    if not math.isfinite(delta):
+        return "n/a"
+    d = change_decimals(delta, ci)
+    text = f"{format_pct(delta, d)}%"
+    if ci is not None and len(ci) == 2:
+        if all(math.isfinite(x) for x in ci):
+            text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}]"
+        else:
+            text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}] (unbounded)"
+    return text
+
+
+# --------------------------------------------------------------------------
+# verdict words that fit the metric
+
+
+def verdict_word(verdict: str, delta_pct: float, unit: str | None = None, metric: str | None = None,
+                 higher_is_better: bool = False) -> str:
+    """``faster``/``slower`` for times; ``lower``/``higher`` with ``(better)`` or
+    ``(worse)`` for counts, sizes and throughputs; other verdicts unchanged."""
+    if verdict not in ("faster", "slower") or (unit is None and metric is None):
+        return verdict   # unknown unit: the statistical verdict as it is
+    info = tidy(unit, metric)
+    clock = (unit or "").lower() in CLOCK_UNITS or (not unit and (metric or "").lower() in CLOCK_UNITS)
+    if (info.kind == "time" and "/" not in info.base or clock) and not higher_is_better:
+        return verdict
+    direction = "lower" if delta_pct < 0 else "higher"
+    return f"{direction} (better)" if verdict == "faster" else f"{direction} (worse)"
+
+
+# --------------------------------------------------------------------------
+# streams that cannot encode everything
+
+_ASCII_FOLD = str.maketrans({"µ": "u", "μ": "u", "→": "->", "−": "-", "±": "+-", "…": "...",
+                             "≤": "<=", "≥": ">=", "×": "x", "—": "--", "–": "-"})
+
+
+def ascii_text(text: str) -> str:
+    """``text`` with our own non-ASCII marks spelt in ASCII; anything else
+    that remains non-ASCII becomes a ``\\x``/``\\u`` escape."""
+    folded = text.translate(_ASCII_FOLD)
+    return folded.encode("ascii", "backslashreplace").decode("ascii")
+
+
+def fits(stream: object, text: str) -> str:
+    """``text`` as ``stream`` can encode it (ASCII fallback for e.g. PYTHONIOENCODING=ascii)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return ascii_text(text)
+    return text

@@ -1,0 +1,141 @@
+"""Footnotes grouped by kind: one note per kind of warning, listing its cells.
+
+A warning is a value (:class:`abstat.stats.warnings.StatWarning`) whose
+``message`` names its variant and its exact figures; those stay in the JSON
+(and the HTML page's per-cell sections).  Tables number one footnote per
+*kind*: the warning's ``code`` plus a coarse parameter (the quantisation
+grid), worded without names, followed by the cells it concerns and what to
+do about it:
+
+    [1] heavily tied/quantized data (grid 20): milan/pv64, milan/pv32 (before);
+        medians move in whole steps ...
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+# code -> (what was found, what to do)
+KINDS: dict[str, tuple[str, str]] = {
+    "ties": ("heavily tied/quantized data",
+             "medians move in whole steps and rank statistics are tie-corrected; a finer clock or "
+             "more work per sample resolves smaller changes"),
+    "unequal-spread": ("the spreads of the two sides differ",
+                       "the change may be in shape, not only in location; look at the distributions "
+                       "(abstat report --format html)"),
+    "bimodal": ("several modes in the distribution",
+                "a single centre summarises it poorly; look at the distributions (abstat report --format html)"),
+    "drift": ("trend or autocorrelation along the sample order",
+              "samples are not independent (warm-up, throttling, background load?); measure several "
+              "independent runs"),
+    "runs-disagree": ("the runs differ more than their own noise explains",
+                      "runs, not samples, are compared; more runs narrow the interval"),
+    "far-out-share": ("far-out values are more frequent on one side",
+                      "the change is also in how often they occur; look at the distributions"),
+    "too-few-samples": ("too few samples for a useful interval",
+                        "collect more (abstat plan says how many)"),
+    "outliers": ("outliers beyond Tukey's fences, kept", "--outliers tukey or mad drops them"),
+    "summary-only": ("summary statistics only (n, mean, stddev)",
+                     "the cells show the mean, and changes compare means (Welch's t); medians, outliers, "
+                     "ties and drift need the raw samples"),
+    "zero-baseline": ("the baseline centre is 0",
+                      "a relative change is undefined; the p-value still tests for a difference"),
+    "medians-disagree": ("the sample medians and the estimated shift disagree",
+                         "the sides differ in shape, or the samples are too small to pin the centre down; "
+                         "look at the distributions (abstat report --format html)"),
+    "machine-differs": ("measured under different machine records",
+                        "measure on one machine and boot, or say why the difference does not matter"),
+}
+_GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
+_FIELDS = re.compile(r"machine records: (.+)$")
+MAX_SUBJECTS = 8
+
+
+def kind_of(warning: Any) -> tuple[str, str]:
+    """(head, advice) of a warning: its kind, worded without names."""
+    code = getattr(warning, "code", "note")
+    message = str(getattr(warning, "message", warning))
+    if code not in KINDS or (code == "summary-only" and not message.startswith("summary statistics only")):
+        variant = getattr(warning, "variant", None)
+        if variant and message.startswith(f"{variant}: "):
+            message = message[len(variant) + 2:]
+        return message, ""
+    head, advice = KINDS[code]
+    grid = _GRID.search(message) if code == "ties" else None
+    if grid:
+        head += f" (grid {grid.group(1)})"
+    fields = _FIELDS.search(message) if code == "machine-differs" else None
+    if fields:
+        head += f" ({fields.group(1)})"
+    return head, advice
+
+
+@dataclass
+class Footnote:
+    head: str
+    advice: str = ""
+    subjects: list[Subject] = field(default_factory=list)
+
+    def text(self, limit: int = MAX_SUBJECTS) -> str:
+        text = self.head
+        subjects = compact(self.subjects)
+        if subjects:
+            shown = subjects[:limit]
+            more = len(subjects) - len(shown)
+            text += ": " + ", ".join(shown) + (f" and {more} more" if more else "")
+        return text + (f"; {self.advice}" if self.advice else "")
+
+
+Subject = tuple[str, str]   # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")
+
+
+def compact(subjects: list[Subject]) -> list[str]:
+    """``[("milan/pv64", "before"), ("milan/pv64", "after")]`` -> ``["milan/pv64 (before, after)"]``."""
+    by_place: dict[str, list[str]] = {}
+    for place, side in subjects:
+        by_place.setdefault(place, []).append(side)
+    out = []
+    for place, sides in by_place.items():
+        sides = [s for s in sides if s]
+        if not place:
+            out += sides
+        elif not sides:
+            out.append(place)
+        else:
+            out.append(f"{place} {sides[0]}" if len(sides) == 1 else f"{place} ({', '.join(sides)})")
+    return out
+
+
+class Footnotes:
+    """Numbered notes, one per (head, advice); subjects collected in order."""
+
+    def __init__(self) -> None:
+        self.items: list[Footnote] = []
+        self._numbers: dict[tuple[str, str], int] = {}
+
+    def add(self, head: str, subject: Subject | str | None = None, advice: str = "") -> int:
+        key = (head, advice)
+        if key not in self._numbers:
+            self.items.append(Footnote(head, advice))
+            self._numbers[key] = len(self.items)
+        number = self._numbers[key]
+        note = self.items[number - 1]
+        if isinstance(subject, str):
+            subject = (subject, "")
+        if subject and subject not in note.subjects:
+            note.subjects.append(subject)
+        return number
+
+    def add_warning(self, warning: Any, subject: Subject | str | None = None) -> int:
+        head, advice = kind_of(warning)
+        return self.add(head, subject, advice)
+
+    @property
+    def texts(self) -> list[str]:
+        return [note.text() for note in self.items]
+
+
+def plural(count: int, word: str, plural_form: str | None = None) -> str:
+    """``1 run``, ``2 runs``."""
+    return f"{count} {word if count == 1 else (plural_form or word + 's')}"

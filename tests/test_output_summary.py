@@ -1,0 +1,70 @@
+"""The terse summary ``abstat run`` and ``abstat compare`` end with (issue 10)."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from abstat.comparison import compare_many
+from abstat.render.compare_text import summary_block
+from abstat.render.run_report import merge_notes, note_lines
+
+
+@pytest.fixture(scope="module")
+def sections():
+    rng = np.random.default_rng(0)
+    wall = compare_many({"before": rng.normal(0.01231, 1e-4, 60), "after": rng.normal(0.01002, 1e-4, 60)})
+    vcsw = compare_many({"before": np.round(rng.normal(1000, 30, 60)), "after": np.round(rng.normal(900, 30, 60))})
+    rss = compare_many({"before": rng.normal(18000, 50, 60), "after": rng.normal(19000, 50, 60)})
+    return [("wall", "s", wall), ("vcsw", "count", vcsw), ("maxrss", "KiB", rss)]
+
+
+def test_one_line_per_metric(sections):
+    text = summary_block(sections)
+    lines = text.splitlines()
+    assert lines[0] == "after vs before: change of the median with its 95% confidence interval"
+    wall = next(line for line in lines if line.startswith("wall"))
+    match = re.match(r"wall\s+(\S+) ms → (\S+) ms\s+([+-]\d+\.\d+)% \[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]\s+faster$", wall)
+    assert match, wall
+    before, after = (s.median for s in sections[0][2][0].summaries)
+    assert float(match[1]) == pytest.approx(before * 1e3, abs=0.005)
+    assert float(match[2]) == pytest.approx(after * 1e3, abs=0.005)
+    comparison = sections[0][2][0]
+    assert float(match[3]) == pytest.approx(comparison.delta_pct, abs=0.005)
+    assert len(match[3].split(".")[1]) == 2          # interval 0.56 points wide: two decimals
+    # the change agrees with an independent estimate: the ratio of the sample medians
+    assert float(match[3]) == pytest.approx((after / before - 1) * 100, abs=0.5)
+    # counts grouped by thousands, KiB scaled to MiB, verdict words with the metric's direction
+    assert re.search(r"^vcsw\s+1,\d{3}\.\d → \d{3}\.\d\s+-\d+\.\d% \S+ \S+\s+lower \(better\)", text, re.M)
+    assert re.search(r"^maxrss\s+17\.\d\d MiB → 18\.\d\d MiB\s+\+\d\.\d+% \S+ \S+\s+higher \(worse\)", text, re.M)
+
+
+def test_the_change_is_the_one_scipy_supports(sections):
+    # the Welch test on log values (scipy) and the line agree in sign and significance
+    comparison = sections[0][2][0]
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(0.01231, 1e-4, 60), rng.normal(0.01002, 1e-4, 60)
+    assert stats.ttest_ind(np.log(a), np.log(b), equal_var=False).pvalue < 0.05
+    assert comparison.verdict == "faster"
+
+
+def test_estimand_caption(sections):
+    wall = sections[0][2]
+    try:
+        wall[0].estimand = "ratio_of_medians"
+        assert summary_block([sections[0]]).splitlines()[0] == (
+            "after vs before: ratio of medians with its 95% confidence interval")
+    finally:
+        del wall[0].estimand
+
+
+def test_notes_that_differ_in_figures_are_merged():
+    notes = [{"note": "peak RSS not recorded: at most abstat's own 20228 KiB", "runs": 1},
+             {"note": "peak RSS not recorded: at most abstat's own 20244 KiB", "runs": 3},
+             {"note": "perf: cycles not supported", "runs": 1}]
+    assert merge_notes(notes) == [
+        {"note": "peak RSS not recorded: at most abstat's own 20228 to 20244 KiB", "runs": 4},
+        {"note": "perf: cycles not supported", "runs": 1}]
+    assert note_lines(notes)[1] == "note: peak RSS not recorded: at most abstat's own 20228 to 20244 KiB (4 runs)"
