@@ -20,6 +20,7 @@ def _rows(count: int):
             "experiment": "e", "variant": "ab"[index % 2], "metric": "m", "value": index / 7, "unit": "s",
             "run": index, "iteration": index // 2 + 1, "index": 0, "invocation": invocation,
             "boot_id": None, "host": "h,\"q\"", "started_at": "t", "command": "./x", "labels": {"k": "v w"},
+            "notes": ["peak RSS not recorded", "=1+2"] if index % 3 == 0 else [],
             "machine": MACHINES[invocation],
         }
 
@@ -42,6 +43,9 @@ def _reference(rows) -> list[list[str]]:
                 value = " ".join(f"{k}={v}" for k, v in value.items())
             elif column == "value":
                 value = repr(value)
+            elif column == "notes":
+                value = "; ".join(value)
+                value = "'" + value if value.startswith(("=", "+", "-", "@", "\t", "\r")) else value
             cells.append("" if value is None else str(value))
         cells += ["" if flat.get(key) is None else str(flat[key]) for key in columns]
         table.append(cells)

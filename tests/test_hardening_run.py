@@ -186,3 +186,24 @@ def test_signals_are_held_during_a_deferred_section():
             os.kill(os.getpid(), signal.SIGINT)
             finished = True
     assert finished  # the section ran to its end before Ctrl-C took effect
+
+
+def test_a_signal_landing_on_another_thread_is_held_too():
+    # A process-directed Ctrl-C may be delivered to any thread that does not block it
+    # (rich's refresh thread): the section must still not be interrupted.
+    import threading
+
+    from abstat.runner import signals
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        with signals.deferred(deliver=False) as held:
+            signal.pthread_kill(other.ident, signal.SIGINT)
+            assert signals.wait_for_signal(2.0) == signal.SIGINT
+            finished = True
+        assert finished and held.received == [signal.SIGINT]
+    finally:
+        stop.set()
+        other.join()

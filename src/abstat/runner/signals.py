@@ -40,19 +40,38 @@ def _can_block() -> bool:
 @contextmanager
 def deferred(deliver: bool = True) -> Iterator[Deferred]:
     state = Deferred(blocking=_can_block() and not any(d.blocking for d in _active))
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if state.blocking else None
+    previous_mask = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS) if state.blocking else None
+    # A signal sent to the process can land on another thread (rich's refresh thread, a
+    # reader thread), which does not block it; Python then runs the handler in the main
+    # thread.  Record such a signal instead of letting it raise inside the section.
+    previous_handlers = {}
+    if state.blocking:
+        for signum in STOP_SIGNALS:
+            try:
+                previous_handlers[signum] = signal.signal(signum, _record)
+            except (OSError, ValueError):
+                pass
     _active.append(state)
     try:
         yield state
     finally:
         _active.remove(state)
-        if previous is not None:
+        if previous_mask is not None:
             if not deliver:
                 while (got := _take(0)) is not None:
                     state.received.append(got)
-            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+            for signum, handler in previous_handlers.items():
+                signal.signal(signum, handler)
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
             if deliver and state.received:
                 signal.raise_signal(state.received[0])  # consumed while waiting: act on it now
+
+
+def _record(signum: int, frame: object) -> None:
+    for state in reversed(_active):
+        if state.blocking:
+            state.received.append(signum)
+            return
 
 
 def _take(timeout: float) -> int | None:
@@ -67,10 +86,18 @@ def wait_for_signal(timeout: float) -> int | None:
     (consumed, and recorded in the innermost :func:`deferred`), else None."""
     for state in reversed(_active):
         if state.blocking:
-            got = _take(timeout)
-            if got is not None:
-                state.received.append(got)
-            return got
+            seen = len(state.received)
+            deadline = time.monotonic() + timeout
+            while True:
+                if len(state.received) > seen:  # recorded by _record (delivered to another thread)
+                    return state.received[seen]
+                remaining = deadline - time.monotonic()
+                got = _take(min(max(remaining, 0.0), 0.05))
+                if got is not None:
+                    state.received.append(got)
+                    return got
+                if remaining <= 0:
+                    return None
     time.sleep(timeout)
     return None
 
