@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("abstat.commands.audit", "check ministat reports and averages pasted in e-mails or Markdown"),
     "plan": ("abstat.commands.plan", "samples (runs x samples per run) needed to detect a change"),
     "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
+    "import": ("abstat.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"

@@ -73,13 +73,26 @@ def main(argv: list[str]) -> int:
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
             raise InputError(f"no experiment {args.experiment!r}", path=path)
-        rows = store.sample_rows(args.experiment)
+        unreadable: list[str] = []
+        rows = _readable(store.sample_rows(args.experiment), unreadable)
         writer = write_csv if args.format == "csv" else write_json
         if args.output:
             _write_replacing(args.output, lambda handle: writer(rows, handle))
         else:
             writer(rows, sys.stdout)
+        damage = unreadable + store.check_damage()
+    if damage:  # what was readable is exported; the exit status says it is not everything
+        raise InputError(f"damaged store, exported only the readable samples: {'; '.join(damage[:3])}",
+                         path=store.display)
     return 0
+
+
+def _readable(rows: Iterator[dict[str, Any]], unreadable: list[str]) -> Iterator[dict[str, Any]]:
+    """``rows`` up to the first damaged page; what stopped them goes to ``unreadable``."""
+    try:
+        yield from rows
+    except InputError as err:
+        unreadable.append(err.message)
 
 
 def _write_replacing(output: str, write: Any) -> None:

@@ -57,21 +57,31 @@ class Store(StoreReader, StoreWriter):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def import_from(self, source: Store) -> Any:
+        """Copy into this store the runs of ``source`` it lacks (see ``transfer``); an ImportResult."""
+        from abstat.store.transfer import import_store
+
+        try:
+            return import_store(source, self)
+        except source.db.errors as err:
+            raise _error(source, err) from None
+
     def check_damage(self) -> list[str]:
         """Everything known to be damaged: what the readers met so far, and what
         the database reports of itself (SQLite: ``PRAGMA quick_check``)."""
         return [*self.damage, *self.db.damage_check()]
 
 
-def open_store(path: str = DEFAULT_STORE, *, create: bool = True) -> Store:
+def open_store(path: str = DEFAULT_STORE, *, create: bool = True, read_only: bool = False) -> Store:
     """Open (and create or migrate) the store ``path``: a file or a ``postgresql://`` URL.
 
     Raises InputError naming the store (its password masked) when it is not
     a store, is from a newer abstat (left untouched), cannot be reached, or
     (with ``create=False``) does not exist.  A SQLite store the user may not
-    write (read-only file or directory) opens read-only with ``create=False``.
+    write (read-only file or directory) opens read-only with ``create=False``;
+    ``read_only=True`` never writes (an older store is read as it is).
     """
-    connection = connect(path, create=create)
+    connection = connect(path, create=create, read_only=read_only)
     deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
     attempt = 0
     while True:
@@ -149,7 +159,8 @@ for _class in (StoreReader, StoreWriter):
     for _name, _member in list(vars(_class).items()):
         if not _name.startswith("_") and inspect.isfunction(_member):
             setattr(Store, _name, _guarded(_member))
-setattr(Store, "check_damage", _guarded(Store.check_damage))
+for _name in ("check_damage", "import_from"):
+    setattr(Store, _name, _guarded(getattr(Store, _name)))
 del _class, _name, _member
 
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "Store", "display_name", "open_store", "resolve_store_path"]

@@ -188,7 +188,7 @@ class StoreReader:
         for invocation_id, *count in self.db.execute(
             f"SELECT r.invocation_id, v.name, r.status, COUNT(*), {self.db.concat_distinct('r.command')} FROM runs r"
             " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-            " WHERE e.name = ? GROUP BY r.invocation_id, v.name, r.status ORDER BY v.id, r.status",
+            " WHERE e.name = ? GROUP BY r.invocation_id, v.id, v.name, r.status ORDER BY v.id, r.status",
             (experiment,),
         ):
             if invocation_id in run_counts:
