@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
     path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
-            raise InputError(f"no experiment {args.experiment!r}", path=path)
+            raise InputError(f"no experiment {args.experiment!r}", path=store.display)
         unreadable: list[str] = []
         rows = _readable(store.sample_rows(args.experiment), unreadable)
         writer = write_csv if args.format == "csv" else write_json

@@ -9,7 +9,8 @@ from abstat.commands import ArgumentParser
 
 def main(argv: list[str]) -> int:
     parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    parser.add_argument("--store", metavar="PATH|URL", default=None,
+                        help="result store: a file or a postgresql:// URL (default $ABSTAT_STORE, else ./abstat.db)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     args = parser.parse_args(argv)
     from abstat.store import open_store, resolve_store_path
@@ -21,7 +22,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(json.dumps([vars(s) for s in summaries], indent=2) + "\n")
         return 0
     if not summaries:
-        sys.stdout.write(f"{path}: no experiments\n")
+        sys.stdout.write(f"{store.display}: no experiments\n")
         return 0
     header = ("EXPERIMENT", "VARIANTS", "RUNS", "FAILED", "INVOCATIONS", "BOOTS", "HOSTS", "LAST RUN")
     rows = [

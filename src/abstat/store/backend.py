@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlsplit
 
 from abstat.errors import InputError
 
@@ -33,20 +33,17 @@ def is_url(name: str) -> bool:
     return name.startswith(URL_SCHEMES)
 
 
-def display_name(name: str) -> str:
-    """``name`` fit to print: a URL's password (in the netloc or as a
-    ``password=`` parameter) is replaced by ``***``."""
-    if not is_url(name):
-        return name
-    parts = urlsplit(name)
-    netloc = parts.netloc
-    if "@" in netloc:
-        userinfo, _, hostport = netloc.rpartition("@")
-        if ":" in userinfo:
-            userinfo = userinfo.split(":", 1)[0] + ":***"
-        netloc = f"{userinfo}@{hostport}"
-    query = re.sub(r"(?i)(^|&)(password=)[^&]*", r"\1\2***", parts.query)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+_URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^\s/@:]*:)[^\s@/]*@")
+_PARAM_PASSWORD = re.compile(r"(?i)((?:^|[?&\s])password=)[^&\s]*")
+
+
+def display_name(text: str) -> str:
+    """``text`` (a store name, an argument list item) fit to print or record: the
+    password of a PostgreSQL URL in it, in the netloc or as a ``password=``
+    parameter, is replaced by ``***``."""
+    if "postgres" not in text:
+        return text
+    return _PARAM_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))
 
 
 def _secret(name: str) -> str | None:

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from abstat.errors import UsageError
+from abstat.store.backend import display_name
 from abstat.store.records import Invocation
 
 
@@ -108,7 +109,8 @@ class StoreWriter:
         row = {
             "uid": uid or str(uuid.uuid4()), "started_at": started_at or now(),
             "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
-            "machine": json.dumps(dict(machine), sort_keys=True), "argv": json.dumps(list(argv)),
+            "machine": json.dumps(dict(machine), sort_keys=True),
+            "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
             "settings": json.dumps(dict(settings or {}), sort_keys=True), "labels": dict(labels or {}),
         }
         with self.db.transaction():
