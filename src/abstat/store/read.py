@@ -277,6 +277,9 @@ class StoreReader:
         label_cache: dict[int, dict[str, str]] = {}
         sets: dict[tuple, dict[str, Any]] = {}
         for experiment, variant, metric, host, invocation_id, value, unit in rows:
+            number = self._number(value, metric, invocation_id)
+            if number is None:
+                continue
             if invocation_id not in label_cache:
                 label_cache[invocation_id] = dict(
                     self.db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,))
@@ -292,9 +295,7 @@ class StoreReader:
             if invocation_id not in entry["groups"]:
                 entry["groups"][invocation_id] = []
                 entry["invocations"].append(invocation_id)
-            number = self._number(value, metric, invocation_id)
-            if number is not None:
-                entry["groups"][invocation_id].append(number)
+            entry["groups"][invocation_id].append(number)
         machines: dict[int, str] = {}  # invocation id -> machine record (JSON)
         for entry in sets.values():
             last = entry["invocations"][-1]

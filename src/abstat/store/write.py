@@ -172,6 +172,7 @@ class StoreWriter:
     def finish_invocation(self, invocation: Invocation, status: str, notes: Sequence[str] = ()) -> None:
         if invocation.id in self._spooled:
             self.spool.finish_invocation(self._spooled[invocation.id], status, notes)
+            self._bring_home()
             return
         try:
             with self.db.transaction():
@@ -181,6 +182,7 @@ class StoreWriter:
             if not self._fail_over(invocation, err):
                 raise
             self.spool.finish_invocation(self._spooled[invocation.id], status, notes)
+            self._bring_home()
 
     # -- surviving a server that goes away -----------------------------------
 
@@ -211,3 +213,31 @@ class StoreWriter:
             f" --store {self.display}` once the server is back"
         )
         return True
+
+    def _bring_home(self) -> None:
+        """At the end of a spooled invocation: if the server answers again, import
+        the spool into it (so the report sees every run); else leave it for later."""
+        from abstat.errors import InputError
+        from abstat.store.backend import connect
+        from abstat.store.schema import migrate
+
+        try:
+            connection = connect(self.db.name, create=False)
+        except InputError:
+            return
+        try:
+            migrate(connection)
+        except (InputError, *connection.errors):
+            connection.close()
+            return
+        self.db.close()
+        self.db = connection
+        try:
+            result = self.import_from(self.spool)  # type: ignore[attr-defined]
+        except InputError:
+            return
+        assert self._spool_notify is not None
+        self._spool_notify(
+            f"abstat run: the store server answers again: {result.runs_added} spooled run(s) imported into"
+            f" {self.display}; {self.spool.display} is no longer needed"
+        )
