@@ -167,6 +167,10 @@ class Connection:
     def close(self) -> None:
         self.raw.close()
 
+    def analyze(self) -> None:
+        """Refresh the planner's statistics after a bulk load (PostgreSQL plans
+        joins from them; SQLite's plans need none)."""
+
     def damage_check(self) -> list[str]:
         """Damage the database itself reports (pages, indexes), read only."""
         try:
@@ -192,8 +196,6 @@ class PostgresConnection(Connection):
             converted = self._sql[text] = text.replace("%", "%%").replace("?", "%s")
         return converted
 
-    def execute(self, text: str, params: Sequence[Any] = ()) -> Any:
-        return self.raw.execute(self.sql(text), tuple(params), prepare=False)
 
     def executemany(self, text: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
@@ -256,6 +258,9 @@ class PostgresConnection(Connection):
 
     def damage_check(self) -> list[str]:
         return []
+
+    def analyze(self) -> None:
+        self.raw.execute("ANALYZE")
 
 
 # -- opening -----------------------------------------------------------------

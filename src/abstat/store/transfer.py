@@ -79,6 +79,8 @@ def import_store(source: Any, target: Any) -> ImportResult:
             known_invocations[uid] = (target_id, status if present is None or finished else present[1])
             known_runs.update(run["uid"] for run in missing)
             result.runs_added += len(missing)
+    if result.runs_added:
+        target.db.analyze()
     return result
 
 
