@@ -206,3 +206,26 @@ def test_a_store_whose_samples_are_all_unreadable_says_so(tmp_path):
     exported = abstat("export", "--store", path, "-o", str(tmp_path / "out.csv"))
     assert exported.returncode == 2 and "damaged store" in exported.stderr
     assert (tmp_path / "out.csv").read_text().startswith("experiment,variant")
+
+
+def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path):
+    path = str(tmp_path / "s.db")
+    done = abstat("run", "-n", "300", "-v", "a=true", "-v", "b=true", "--experiment", "d", "--store", path,
+                  "--no-progress", "--no-json-lines")
+    assert done.returncode == 0, done.stderr
+    whole = abstat("export", "--store", path).stdout.count("\n")
+    pages = os.path.getsize(path) // 4096
+    with open(path, "r+b") as handle:  # scribble over a page near the end (rows of the runs table)
+        handle.seek(4096 * (pages - 3) + 100)
+        handle.write(b"\xde\xad" * 200)
+    exported = abstat("export", "--store", path)
+    clean(exported)
+    assert exported.returncode == 2 and len(exported.stderr.splitlines()) == 1
+    assert "damaged store, exported only the readable samples" in exported.stderr
+    assert "integrity check" in exported.stderr
+    rows = exported.stdout.count("\n")
+    assert whole // 2 < rows < whole  # most of it, not all of it, and not just the header
+    for command in (["report"], ["show", "d"], ["list"]):
+        done = abstat(*command, "--store", path)
+        clean(done)
+        assert done.returncode in (0, 2) and (done.returncode == 0 or "damaged store" in done.stderr)

@@ -157,6 +157,11 @@ class Connection:
     def is_disconnect(self, err: BaseException) -> bool:
         return False
 
+    def is_damage(self, err: BaseException) -> bool:
+        """A damaged file (as opposed to a lock, a full disk...): reading around it may save the rest."""
+        return isinstance(err, sqlite3.DatabaseError) and (
+            not isinstance(err, sqlite3.OperationalError) or "malformed" in str(err))
+
     def error(self, err: BaseException) -> InputError:
         text = scrub(str(err), self.name)
         if isinstance(err, sqlite3.OperationalError) and "malformed" not in text:
@@ -176,8 +181,12 @@ class Connection:
         try:
             rows = [row[0] for row in self.raw.execute("PRAGMA quick_check(20)")]
         except sqlite3.DatabaseError as err:
-            return [str(err)]
-        return [] if rows == ["ok"] else rows
+            return [f"integrity check failed: {err}"]
+        if rows == ["ok"]:
+            return []
+        problems = [line for row in rows for line in str(row).splitlines() if not line.startswith("***")]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        return [f"integrity check: {problems[0] if problems else rows[0]}{more}"]
 
 
 class PostgresConnection(Connection):
@@ -237,6 +246,9 @@ class PostgresConnection(Connection):
         self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (0x61627374,))  # 'abst'
 
     def is_busy(self, err: BaseException) -> bool:
+        return False
+
+    def is_damage(self, err: BaseException) -> bool:
         return False
 
     def is_disconnect(self, err: BaseException) -> bool:

@@ -225,7 +225,42 @@ class StoreReader:
         ]
 
     def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
-        """One row per stored sample (export): experiment, variant, metric, value, run..."""
+        """One row per stored sample (export): experiment, variant, metric, value, run...
+
+        In a damaged SQLite file the rows the one ordered query cannot reach are
+        read run by run, around the damage (named in ``damage``)."""
+        done: set[int] = set()
+        try:
+            for row in self._sample_rows(experiment):
+                done.add(row["run"])
+                yield row
+        except self.db.errors as err:
+            if not self.db.is_damage(err):
+                raise
+            self._damaged(f"the store is damaged ({' '.join(str(err).split())}); read around it run by run")
+            yield from self._salvaged_rows(experiment, done)
+
+    def _salvaged_rows(self, experiment: str | None, done: set[int]) -> Iterator[dict[str, Any]]:
+        run_ids: list[int] = []
+        try:
+            for (run_id,) in self.db.execute("SELECT id FROM runs WHERE status = 'ok' ORDER BY id"):
+                run_ids.append(run_id)
+        except self.db.errors:
+            self._damaged(f"the list of runs is damaged: {len(run_ids)} run(s) readable")
+        lost = 0
+        for run_id in run_ids:
+            if run_id in done:
+                continue
+            try:
+                rows = list(self._sample_rows(experiment, run_id))
+            except self.db.errors:
+                lost += 1
+                continue
+            yield from rows
+        if lost:
+            self._damaged(f"the samples of {lost} run(s) are unreadable")
+
+    def _sample_rows(self, experiment: str | None = None, run_id: int | None = None) -> Iterator[dict[str, Any]]:
         sql = (
             "SELECT e.name, v.name, s.metric, s.value, s.unit, r.id, r.iteration, s.idx, i.id, i.boot_id,"
             " i.hostname, r.started_at, r.command, i.machine FROM samples s JOIN runs r ON r.id = s.run_id"
@@ -236,6 +271,9 @@ class StoreReader:
         if experiment is not None:
             sql += " AND e.name = ?"
             params.append(experiment)
+        if run_id is not None:
+            sql += " AND r.id = ?"
+            params.append(run_id)
         sql += " ORDER BY e.id, i.id, r.position, s.metric, s.idx"
         machines: dict[int, dict[str, Any]] = {}
         label_cache: dict[int, dict[str, str]] = {}
