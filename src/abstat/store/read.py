@@ -42,6 +42,13 @@ class StoreReader:
             self._damaged(f"a {metric!r} sample of invocation {invocation_id} is not a number ({value!r:.40})")
             return None
 
+    def _all_labels(self) -> dict[int, dict[str, str]]:
+        """invocation id -> its labels, in one query (one row per label: a small table)."""
+        labels: dict[int, dict[str, str]] = {}
+        for invocation_id, key, value in self.db.execute("SELECT invocation_id, key, value FROM labels ORDER BY key"):
+            labels.setdefault(invocation_id, {})[key] = value
+        return labels
+
     def _damaged(self, note: str) -> None:
         if note not in self.damage:
             self.damage.append(note)
@@ -312,13 +319,13 @@ class StoreReader:
                 sql += f" AND {column} IN ({','.join('?' * len(accepted[key]))})"
                 params.extend(sorted(accepted[key]))
         rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, i.id, r.position, s.idx", params)
-        label_cache: dict[int, dict[str, str]] = {}
+        label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
         for experiment, variant, metric, host, invocation_id, value, unit in rows:
             number = self._number(value, metric, invocation_id)
             if number is None:
                 continue
-            if invocation_id not in label_cache:
+            if invocation_id not in label_cache:  # no labels, or started after they were read
                 label_cache[invocation_id] = dict(
                     self.db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,))
                 )
@@ -334,16 +341,18 @@ class StoreReader:
                 entry["groups"][invocation_id] = []
                 entry["invocations"].append(invocation_id)
             entry["groups"][invocation_id].append(number)
+        last_ids = sorted({entry["invocations"][-1] for entry in sets.values()})
         machines: dict[int, str] = {}  # invocation id -> machine record (JSON)
+        for start in range(0, len(last_ids), 500):
+            chunk = last_ids[start:start + 500]
+            machines.update(self.db.execute(
+                f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
         for entry in sets.values():
             last = entry["invocations"][-1]
-            if last not in machines:
-                machine_row = self.db.execute("SELECT machine FROM invocations WHERE id = ?", (last,)).fetchone()
-                machines[last] = machine_row[0] if machine_row else "{}"
             yield SampleSet(
                 labels=entry["labels"],
                 runs=[entry["groups"][i] for i in entry["invocations"]],
-                machine=self._load(machines[last], {}, f"machine record of invocation {last}"),
+                machine=self._load(machines.get(last), {}, f"machine record of invocation {last}"),
                 unit=entry["unit"],
                 invocations=list(entry["invocations"]),
             )
