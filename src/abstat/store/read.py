@@ -306,22 +306,31 @@ class StoreReader:
 
     def sample_sets(self, where: Mapping[str, Any] | None = None) -> Iterator[SampleSet]:
         """Group samples by (experiment, variant, metric, host, labels); runs by invocation."""
+        # Names and hosts come from the small tables, not with every sample row:
+        # the big query moves five columns, three of them numbers.
         sql = (
-            "SELECT e.name, v.name, s.metric, i.hostname, i.id, s.value, s.unit FROM samples s"
+            "SELECT v.id, s.metric, r.invocation_id, s.value, s.unit FROM samples s"
             " JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id JOIN invocations i ON i.id = r.invocation_id"
-            " WHERE r.status = 'ok'"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE r.status = 'ok'"
         )
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
         params: list[str] = []
         for key, column in (("experiment", "e.name"), ("variant", "v.name"), ("metric", "s.metric")):
-            if key in accepted:  # these labels are columns: let SQLite skip the other rows
+            if key in accepted:  # these labels are columns: let the database skip the other rows
                 sql += f" AND {column} IN ({','.join('?' * len(accepted[key]))})"
                 params.extend(sorted(accepted[key]))
-        rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, i.id, r.position, s.idx", params)
+        rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, r.invocation_id, r.position, s.idx", params)
+        names = {key: (experiment, variant) for key, experiment, variant in self.db.execute(
+            "SELECT v.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
+        hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
-        for experiment, variant, metric, host, invocation_id, value, unit in rows:
+        for variant_id, metric, invocation_id, value, unit in rows:
+            if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
+                names.update({key: (e, v) for key, e, v in self.db.execute(
+                    "SELECT v.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")})
+                hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
+            (experiment, variant), host = names[variant_id], hosts[invocation_id]
             number = self._number(value, metric, invocation_id)
             if number is None:
                 continue
