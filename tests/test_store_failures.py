@@ -203,9 +203,10 @@ def test_a_store_whose_samples_are_all_unreadable_says_so(tmp_path):
     clean(report)
     assert report.returncode == 2 and "damaged store" in report.stderr and "is not a number" in report.stderr
     assert "no matching samples" not in report.stderr
+    (tmp_path / "out.csv").write_text("an older export\n")
     exported = abstat("export", "--store", path, "-o", str(tmp_path / "out.csv"))
-    assert exported.returncode == 2 and "damaged store" in exported.stderr
-    assert (tmp_path / "out.csv").read_text().startswith("experiment,variant")
+    assert exported.returncode == 2 and "damaged store, no sample is readable" in exported.stderr
+    assert (tmp_path / "out.csv").read_text() == "an older export\n"  # nothing readable replaces nothing
 
 
 def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path):
@@ -225,6 +226,8 @@ def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path)
     assert "integrity check" in exported.stderr
     rows = exported.stdout.count("\n")
     assert whole // 2 < rows < whole  # most of it, not all of it, and not just the header
+    saved = abstat("export", "--store", path, "-o", str(tmp_path / "out.csv"))
+    assert saved.returncode == 2 and (tmp_path / "out.csv").read_text().count("\n") == rows
     for command in (["report"], ["show", "d"], ["list"]):
         done = abstat(*command, "--store", path)
         clean(done)

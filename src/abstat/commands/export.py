@@ -76,11 +76,18 @@ def main(argv: list[str]) -> int:
         unreadable: list[str] = []
         rows = _readable(store.sample_rows(args.experiment), unreadable)
         writer = write_csv if args.format == "csv" else write_json
+
+        def write_readable(handle: TextIO) -> list[str]:
+            written = writer(rows, handle)
+            damage = unreadable + store.check_damage()
+            if damage and not written:  # nothing readable: an older -o FILE stays as it was
+                raise InputError(f"damaged store, no sample is readable: {'; '.join(damage[:3])}", path=store.display)
+            return damage
+
         if args.output:
-            _write_replacing(args.output, lambda handle: writer(rows, handle))
+            damage = _write_replacing(args.output, write_readable)
         else:
-            writer(rows, sys.stdout)
-        damage = unreadable + store.check_damage()
+            damage = write_readable(sys.stdout)
     if damage:  # what was readable is exported; the exit status says it is not everything
         raise InputError(f"damaged store, exported only the readable samples: {'; '.join(damage[:3])}",
                          path=store.display)
@@ -95,7 +102,7 @@ def _readable(rows: Iterator[dict[str, Any]], unreadable: list[str]) -> Iterator
         unreadable.append(err.message)
 
 
-def _write_replacing(output: str, write: Any) -> None:
+def _write_replacing(output: str, write: Any) -> Any:
     """Write through a temporary file renamed over ``output`` at the end: an
     export that fails half-way (a damaged store) leaves an older file whole."""
     import tempfile
@@ -110,8 +117,9 @@ def _write_replacing(output: str, write: Any) -> None:
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            write(handle)
+            result = write(handle)
         os.replace(temporary, output)
+        return result
     except OSError as err:
         raise InputError(f"cannot write: {err.strerror}", path=output) from None
     finally:

@@ -133,6 +133,17 @@ class Connection:
     def in_transaction(self) -> bool:
         return bool(self.raw.in_transaction)
 
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads that must agree with each other (SQLite: one read transaction;
+        another process may be creating the schema: tables and version come together)."""
+        self.raw.execute("BEGIN")
+        try:
+            yield
+        finally:
+            if self.raw.in_transaction:
+                self.raw.execute("COMMIT")
+
     # -- schema version ----------------------------------------------------
 
     def schema_state(self) -> tuple[int, bool]:
@@ -230,6 +241,10 @@ class PostgresConnection(Connection):
 
     def in_transaction(self) -> bool:
         return self.raw.info.transaction_status != self.psycopg.pq.TransactionStatus.IDLE
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        yield  # the schema is created in one transaction: no reader sees half of it
 
     def schema_state(self) -> tuple[int, bool]:
         tables = self.raw.execute(

@@ -40,7 +40,7 @@ class Store(StoreReader, StoreWriter):
     def __init__(self, connection: Connection, version: int) -> None:
         StoreWriter.__init__(self)
         self.db = connection
-        self.path = connection.name if connection.kind == "sqlite" else connection.display
+        self.path = connection.display  # a file's path, or the URL without its password
         self.display = connection.display
         self.kind = connection.kind
         self.version = version
@@ -108,9 +108,9 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True, read_only: boo
 
 def _check_then_wal(connection: Connection) -> None:
     """Refuse a foreign or newer file by reading only, then switch to WAL."""
-    from abstat.store.schema import _read, check_version
+    from abstat.store.schema import check_version
 
-    with _read(connection):
+    with connection.snapshot():
         version, has_tables = connection.schema_state()
     check_version(version, has_tables, connection.display)  # before anything is written to the file
     raw = connection.raw

@@ -145,7 +145,7 @@ def migrate(db: Any) -> int:
     Reads first: a current store is not written to, a newer or foreign one
     is refused before anything is written.  A read-only SQLite store is
     left at its version (readers cope with every older one)."""
-    with _read(db):
+    with db.snapshot():
         version, has_tables = db.schema_state()
     check_version(version, has_tables, db.display)
     if version == SCHEMA_VERSION or db.read_only:
@@ -164,23 +164,3 @@ def migrate(db: Any) -> int:
                         db.execute(statement)
             db.set_version(step + 1)
     return SCHEMA_VERSION
-
-
-class _read:
-    """Both reads of the schema state in one read transaction on SQLite (another
-    process may be creating the schema: tables and version come together)."""
-
-    def __init__(self, db: Any) -> None:
-        self.db = db
-
-    def __enter__(self) -> None:
-        if db_kind(self.db) == "sqlite":
-            self.db.raw.execute("BEGIN")
-
-    def __exit__(self, *exc: object) -> None:
-        if db_kind(self.db) == "sqlite" and self.db.raw.in_transaction:
-            self.db.raw.execute("COMMIT")
-
-
-def db_kind(db: Any) -> str:
-    return str(db.kind)
