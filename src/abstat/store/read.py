@@ -113,9 +113,7 @@ class StoreReader:
             " WHERE e.name = ?"
         )
         params: list[Any] = [experiment]
-        if variant is not None:
-            sql += " AND v.name = ?"
-            params.append(variant)
+        sql = _and_in(sql, params, "v.name", None if variant is None else [variant])
         names = [row[0] for row in self.db.execute(sql, params)]
         from abstat.runner.model import BUILTIN_METRICS
 
@@ -142,9 +140,7 @@ class StoreReader:
             " WHERE e.name = ? AND r.status = 'ok'"
         )
         params: list[Any] = [experiment]
-        if invocations is not None:
-            sql += f" AND r.invocation_id IN ({','.join('?' * len(invocations))})"
-            params.extend(invocations)
+        sql = _and_in(sql, params, "r.invocation_id", invocations)
         sql += " ORDER BY s.metric, v.id, r.invocation_id, r.position, s.idx"
         found: dict[str, dict[str, dict[int, list[float]]]] = {}
         for metric, variant, invocation_id, value in self.db.execute(sql, params):
@@ -167,12 +163,8 @@ class StoreReader:
             " WHERE e.name = ? AND r.status = 'ok'"
         )
         params: list[Any] = [experiment]
-        if variant is not None:
-            sql += " AND v.name = ?"
-            params.append(variant)
-        if invocations is not None:
-            sql += f" AND i.id IN ({','.join('?' * len(invocations))})"
-            params.extend(invocations)
+        sql = _and_in(sql, params, "v.name", None if variant is None else [variant])
+        sql = _and_in(sql, params, "i.id", invocations)
         sql += " ORDER BY i.id"
         return [self._load(row[1], {}, f"machine record of invocation {row[0]}") for row in self.db.execute(sql, params)]
 
@@ -275,12 +267,8 @@ class StoreReader:
             " JOIN invocations i ON i.id = r.invocation_id WHERE r.status = 'ok'"
         )
         params: list[Any] = []
-        if experiment is not None:
-            sql += " AND e.name = ?"
-            params.append(experiment)
-        if run_id is not None:
-            sql += " AND r.id = ?"
-            params.append(run_id)
+        sql = _and_in(sql, params, "e.name", None if experiment is None else [experiment])
+        sql = _and_in(sql, params, "r.id", None if run_id is None else [run_id])
         sql += " ORDER BY e.id, i.id, r.position, s.metric, s.idx"
         machines: dict[int, dict[str, Any]] = {}
         label_cache: dict[int, dict[str, str]] = {}
@@ -314,11 +302,10 @@ class StoreReader:
             " JOIN experiments e ON e.id = v.experiment_id WHERE r.status = 'ok'"
         )
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
-        params: list[str] = []
+        params: list[Any] = []
         for key, column in (("experiment", "e.name"), ("variant", "v.name"), ("metric", "s.metric")):
-            if key in accepted:  # these labels are columns: let the database skip the other rows
-                sql += f" AND {column} IN ({','.join('?' * len(accepted[key]))})"
-                params.extend(sorted(accepted[key]))
+            # these labels are columns: let the database skip the other rows
+            sql = _and_in(sql, params, column, sorted(accepted[key]) if key in accepted else None)
         rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, r.invocation_id, r.position, s.idx", params)
         names = {key: (experiment, variant) for key, experiment, variant in self.db.execute(
             "SELECT v.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
@@ -365,6 +352,14 @@ class StoreReader:
                 unit=entry["unit"],
                 invocations=list(entry["invocations"]),
             )
+
+
+def _and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None) -> str:
+    """``sql`` narrowed to rows whose ``column`` is one of ``values`` (unchanged for None)."""
+    if values is None:
+        return sql
+    params.extend(values)
+    return sql + f" AND {column} IN ({','.join('?' * len(values))})"
 
 
 def _accepted(wanted: Any) -> set[str]:
