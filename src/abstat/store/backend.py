@@ -20,7 +20,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from abstat.errors import InputError
 
@@ -47,13 +47,11 @@ def display_name(text: str) -> str:
 
 
 def _secret(name: str) -> str | None:
-    if not is_url(name):
-        return None
-    parts = urlsplit(name)
-    if parts.password:
-        return parts.password
-    found = re.search(r"(?i)(?:^|&)password=([^&]*)", parts.query)
-    return found.group(1) if found else None
+    found = _URL_PASSWORD.search(name)
+    if found:
+        return name[found.end(1):found.end() - 1]
+    found = _PARAM_PASSWORD.search(name) if is_url(name) else None
+    return name[found.end(1):found.end()] if found else None
 
 
 def scrub(text: str, name: str) -> str:
@@ -313,7 +311,9 @@ def _connect_postgres(url: str) -> Connection:
         raise InputError(INSTALL_HINT, path=display_name(url)) from None
     try:
         # Credentials come from the URL, PGPASSFILE / ~/.pgpass or the PG* environment, as for psql.
-        raw = psycopg.connect(url, autocommit=True, connect_timeout=int(os.environ.get("PGCONNECT_TIMEOUT", "10")))
+        # A default bound on the wait, unless the user chose one (URL or PGCONNECT_TIMEOUT).
+        bound = {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10}
+        raw = psycopg.connect(url, autocommit=True, **bound)
     except psycopg.Error as err:
         raise InputError(f"cannot connect to the store: {scrub(str(err), url)}", path=display_name(url)) from None
     except Exception as err:  # a malformed URL: psycopg raises ProgrammingError or ValueError
