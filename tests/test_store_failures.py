@@ -232,3 +232,13 @@ def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path)
         done = abstat(*command, "--store", path)
         clean(done)
         assert done.returncode in (0, 2) and (done.returncode == 0 or "damaged store" in done.stderr)
+
+
+@pytest.mark.parametrize("url", ["postgresql://u:pa55word@[bad/x", "postgres://u@127.0.0.1:1/db?password=pa55word",
+                                 "postgresql://u:pa55word@127.0.0.1:99999999/x"])
+def test_malformed_or_unreachable_urls_are_one_masked_line(url):
+    pytest.importorskip("psycopg")
+    for command in (["list"], ["report"], ["import", "x.db"], ["compare", "e:a", "e:b"]):
+        done = abstat(*command, "--store", url, env={"PGCONNECT_TIMEOUT": "3"})
+        assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+        clean(done, "pa55word")
