@@ -29,24 +29,24 @@ def abstat(*args: str, **kwargs) -> subprocess.CompletedProcess:
 
 def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path, monkeypatch, capsys):
     """The race of issue 15: Ctrl-C after BEGIN IMMEDIATE, before the store's try block."""
-    original_write, original_add_run = Store._write, Store.add_run
+    from abstat.store.backend import Connection
+
+    original_transaction, original_add_run = Connection.transaction, Store.add_run
     state = {"armed": False, "fired": False}
 
     @contextlib.contextmanager
-    def racy_write(self):
-        if state["armed"] and not state["fired"]:
-            state["fired"] = True
-            self.db.execute("BEGIN IMMEDIATE")
-            os.kill(os.getpid(), signal.SIGINT)  # a handler that raises would do so here
-            self.db.execute("ROLLBACK")
-        with original_write(self) as db:
+    def racy_transaction(self):
+        with original_transaction(self) as db:
+            if state["armed"] and not state["fired"]:
+                state["fired"] = True
+                os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C right after BEGIN IMMEDIATE
             yield db
 
     def add_run(self, *args, **kwargs):
         state["armed"] = True
         return original_add_run(self, *args, **kwargs)
 
-    monkeypatch.setattr(Store, "_write", racy_write)
+    monkeypatch.setattr(Connection, "transaction", racy_transaction)
     monkeypatch.setattr(Store, "add_run", add_run)
     store = str(tmp_path / "s.db")
     code = cli.main(["run", "-n", "3", "--no-progress", "--experiment", "race", "--store", store,

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("abstat.commands.doctor", "check this machine for noise sources (frequency, turbo, SMT...); --tune"),
     "noise": ("abstat.commands.noise", "A/A runs of one command: this machine's noise floor and stability"),
     "completion": ("abstat.commands.completion", "print the shell completion script (bash, zsh or fish)"),
+    "import": ("abstat.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"

@@ -13,7 +13,7 @@ from abstat.errors import UsageError
 # Every output format, in the one order every command lists its choices in.
 FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html", "hyperfine")
 
-STORE_HELP = "result store (default: $ABSTAT_STORE, else ./abstat.db)"
+STORE_HELP = "result store: a file or a postgresql:// URL (default: $ABSTAT_STORE, else ./abstat.db)"
 
 
 class ArgumentParser(argparse.ArgumentParser):

@@ -5,7 +5,7 @@ import argparse
 import csv
 import json
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TextIO
 
 from abstat.commands import ArgumentParser, add_format, add_output, add_store
@@ -97,15 +97,39 @@ def main(argv: list[str]) -> int:
     path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
-            raise InputError(f"no experiment {args.experiment!r}", path=path)
-        def rows() -> Iterable[dict[str, Any]]:
-            return store.sample_rows(args.experiment)
+            raise InputError(f"no experiment {args.experiment!r}", path=store.display)
+        unreadable: list[str] = []
+
+        def rows() -> Iterable[dict[str, Any]]:  # called once per pass of the CSV writer
+            return _readable(store.sample_rows(args.experiment), unreadable)
 
         writer = write_csv if args.format == "csv" else write_json
+
+        def write_readable(handle: TextIO) -> list[str]:
+            written = writer(rows, handle)
+            damage = unreadable + store.check_damage()
+            if damage and not written:  # nothing readable: an older -o FILE stays as it was
+                raise InputError(f"damaged store, no sample is readable: {'; '.join(damage[:3])}", path=store.display)
+            return damage
+
         if args.output:
             from abstat.outfile import write_output
 
-            write_output(args.output, lambda handle: writer(rows, handle), newline="")
+            found: list[list[str]] = []
+            write_output(args.output, lambda handle: found.append(write_readable(handle)), newline="")
+            damage = found[0]
         else:
-            writer(rows, sys.stdout)
+            damage = write_readable(sys.stdout)
+    if damage:  # what was readable is exported; the exit status says it is not everything
+        raise InputError(f"damaged store, exported only the readable samples: {'; '.join(damage[:3])}",
+                         path=store.display)
     return 0
+
+
+def _readable(rows: Iterator[dict[str, Any]], unreadable: list[str]) -> Iterator[dict[str, Any]]:
+    """``rows`` up to the first damaged page; what stopped them goes to ``unreadable`` (once)."""
+    try:
+        yield from rows
+    except InputError as err:
+        if err.message not in unreadable:
+            unreadable.append(err.message)

@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(json.dumps([vars(s) for s in summaries], indent=2) + "\n")
         return 0
     if not summaries:
-        sys.stdout.write(f"{path}: no experiments\n")
+        sys.stdout.write(f"{store.display}: no experiments\n")
         return 0
     header = ("EXPERIMENT", "VARIANTS", "RUNS", "FAILED", "INVOCATIONS", "BOOTS", "HOSTS", "LAST RUN")
     rows = [

@@ -246,6 +246,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     store = open_store(store_path)
     invocation = None
     finished = False
+    store.spool_on_disconnect(lambda line: (stderr.write(line + "\n"), stderr.flush()))  # PostgreSQL only
     try:
         experiment = args.experiment or _default_experiment(store)
         if args.baseline is not None and args.baseline not in (
@@ -271,7 +272,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         total = len(variants) * args.runs
         stderr.write(fits(stderr, escape.terminal(
             f"abstat run: experiment {experiment!r}, {len(variants)} variant(s) x {args.runs} runs"
-            f" (+{args.warmup} warm-up), order {args.order}, seed {seed}, store {store_path}") + "\n"))
+            f" (+{args.warmup} warm-up), order {args.order}, seed {seed}, store {store.display}") + "\n"))
         for note in notes:
             stderr.write(fits(stderr, escape.terminal(f"note: {note}") + "\n"))
         for warning in doctor_warnings:
@@ -344,7 +345,7 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
     finally:
         store.close()
     if outcome.error:
-        raise InputError(f"{outcome.error}; the runs so far are stored in {store_path} "
+        raise InputError(f"{outcome.error}; the runs so far are stored in {store.display} "
                          f"(experiment {experiment!r})")
     return 130 if outcome.interrupted else 0
 

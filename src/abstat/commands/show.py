@@ -152,7 +152,7 @@ def main(argv: list[str]) -> int:
             names = store.experiment_names()
             raise InputError(
                 f"no experiment {args.experiment!r}" + (f" (experiments: {', '.join(names)})" if names else ""),
-                path=path,
+                path=store.display,
             )
         if args.metric:
             known = store.metrics(args.experiment)
@@ -167,7 +167,7 @@ def main(argv: list[str]) -> int:
         configs = configurations(store, args.experiment, where)
         if where and not configs:
             raise InputError(f"experiment {args.experiment!r} has no successful runs with "
-                             + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=path)
+                             + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=store.display)
         if len(configs) > 1:
             report = _combine(args.experiment, _reports(store, args.experiment, configs, **options), args.format)
         else:
@@ -176,7 +176,7 @@ def main(argv: list[str]) -> int:
         if args.format != "text":
             terminal.write(sys.stdout, report)
             return 0
-        out = [f"experiment {args.experiment}  (store {path})", ""]
+        out = [f"experiment {args.experiment}  (store {store.display})", ""]
         shown = [inv for inv in store.invocations(args.experiment) if _selected(inv, where)]
         for inv in shown:
             labels = " ".join(f"{k}={v}" for k, v in inv["labels"].items())

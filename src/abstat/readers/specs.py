@@ -103,9 +103,9 @@ def parse_variant_spec(
     if runs is not None:
         return VariantData(name, runs=runs, sources=[f"store:{value}"])
     if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
-        from abstat.store import resolve_store_path
+        from abstat.store import display_name, resolve_store_path
 
-        store_path = resolve_store_path(store)
+        store_path = display_name(resolve_store_path(store))
         raise InputError(f"no such file, and no stored variant {value!r} in {store_path}", path=value)
     return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
 

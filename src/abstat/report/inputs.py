@@ -158,20 +158,20 @@ def _summary_set(arg: str, pattern: FilePattern | None,
 def load_store(store_path: str, where: dict[str, set[str]] | None = None,
                labels: dict[str, str] | None = None) -> list[SampleSet]:
     """Every sample set in the store at ``store_path`` (``abstat run`` results)."""
-    if not os.path.exists(store_path):
-        raise InputError("no such store (run `abstat run` first, or name input files)",
-                         path=store_path)
     try:
-        from abstat.store import iter_sample_sets
+        from abstat.store import display_name, iter_sample_sets, store_exists
     except ImportError:
         raise UsageError("this abstat has no store support (abstat.store.iter_sample_sets)") from None
+    if not store_exists(store_path):  # a postgresql:// URL is opened, not looked for
+        raise InputError("no such store (run `abstat run` first, or name input files)",
+                         path=store_path)
     sets = []
     for stored in iter_sample_sets(store_path, {k: sorted(v) for k, v in (where or {}).items()} or None):
         sample_set = from_store_set(stored)
         sample_set.labels.update(labels or {})
         sets.append(sample_set)
     if not sets:
-        raise InputError("the store holds no matching samples", path=store_path)
+        raise InputError("the store holds no matching samples", path=display_name(store_path))
     _add_commands(store_path, sets)
     return sets
 

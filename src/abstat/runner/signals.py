@@ -30,6 +30,7 @@ _active: list[Deferred] = []
 class Deferred:
     blocking: bool
     received: list[int] = field(default_factory=list)
+    reported: int = 0  # how many of ``received`` wait_for_signal has returned
 
 
 def _can_block() -> bool:
@@ -86,15 +87,16 @@ def wait_for_signal(timeout: float) -> int | None:
     (consumed, and recorded in the innermost :func:`deferred`), else None."""
     for state in reversed(_active):
         if state.blocking:
-            seen = len(state.received)
             deadline = time.monotonic() + timeout
             while True:
-                if len(state.received) > seen:  # recorded by _record (delivered to another thread)
-                    return state.received[seen]
+                if len(state.received) > state.reported:  # e.g. recorded by _record (another thread's)
+                    state.reported += 1
+                    return state.received[state.reported - 1]
                 remaining = deadline - time.monotonic()
                 got = _take(min(max(remaining, 0.0), 0.05))
                 if got is not None:
                     state.received.append(got)
+                    state.reported = len(state.received)
                     return got
                 if remaining <= 0:
                     return None

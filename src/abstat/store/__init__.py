@@ -1,4 +1,6 @@
-"""The result store: SQLite, one file (``./abstat.db`` by default).
+"""The result store: SQLite, one file (``./abstat.db`` by default), or a
+PostgreSQL database named by a ``postgresql://`` URL (``pip install
+'abstat[postgres]'``), with one schema and one API for both.
 
 Public functions used by other areas:
 
@@ -14,23 +16,22 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from abstat.errors import InputError
-from abstat.store.db import (
-    DEFAULT_STORE,
-    ExperimentSummary,
-    Invocation,
-    SampleSet,
-    Store,
-    check_experiment_name,
-    open_store,
-    resolve_store_path,
-)
+from abstat.store.backend import display_name, is_url
+from abstat.store.db import DEFAULT_STORE, Store, open_store, resolve_store_path
+from abstat.store.records import ExperimentSummary, Invocation, SampleSet
 from abstat.store.schema import SCHEMA_VERSION
+from abstat.store.write import check_experiment_name
 
 __all__ = [
     "DEFAULT_STORE", "ExperimentSummary", "Invocation", "SCHEMA_VERSION", "SampleSet", "Store",
-    "check_experiment_name", "iter_sample_sets", "open_store", "resolve_variant",
-    "resolve_store_path",
+    "check_experiment_name", "display_name", "is_url", "iter_sample_sets", "open_store", "resolve_variant",
+    "resolve_store_path", "store_exists",
 ]
+
+
+def store_exists(store: str) -> bool:
+    """Whether ``store`` may hold data: an existing file, or any URL (the server answers when opened)."""
+    return is_url(store) or os.path.exists(store)
 
 
 def resolve_variant(
@@ -52,7 +53,7 @@ def resolve_variant(
     differ, InputError names the labels to choose with.
     """
     experiment, sep, variant = ref.partition(":")
-    if not sep or not experiment or not variant or not os.path.exists(store_path):
+    if not sep or not experiment or not variant or not store_exists(store_path):
         return None
     with open_store(store_path, create=False) as store:
         if variant not in store.variant_names(experiment):
@@ -62,16 +63,16 @@ def resolve_variant(
             if available:
                 raise InputError(
                     f"stored variant {ref!r} has no metric {metric!r} (it has: {', '.join(available)})",
-                    path=store_path,
+                    path=store.display,
                 )
-            raise InputError(f"stored variant {ref!r} has no successful run", path=store_path)
+            raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
         wanted = {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}
         sets = list(store.sample_sets(wanted))
     if not sets:
         choice = ", ".join(
             f"{k}={v if isinstance(v, str) else ','.join(sorted(map(str, v)))}" for k, v in (where or {}).items()
         )
-        raise InputError(f"stored variant {ref!r} has no runs with {choice}", path=store_path)
+        raise InputError(f"stored variant {ref!r} has no runs with {choice}", path=display_name(store_path))
     if len(sets) > 1:
         differing = sorted(
             key for key in {k for s in sets for k in s.labels}
@@ -83,7 +84,7 @@ def resolve_variant(
         raise InputError(
             f"stored variant {ref!r} mixes runs with different labels ({choices}); "
             "choose one configuration with --where KEY=VALUE",
-            path=store_path,
+            path=display_name(store_path),
         )
     return sets[0].runs
 
@@ -94,8 +95,14 @@ def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | No
     Labels: ``experiment``, ``variant``, ``metric``, ``host`` and every
     ``--label k=v`` given to ``abstat run``.  ``where`` maps a label to a
     value or a collection of accepted values.  Raises InputError when the
-    store does not exist or is not a store.
+    store does not exist or is not a store.  When nothing matches and the
+    store is damaged, the InputError says what is damaged.
     """
     with open_store(store_path, create=False) as store:
         sets = list(store.sample_sets(where))
+        if not sets:
+            damage = store.check_damage()
+            if damage:
+                raise InputError(f"damaged store, no readable samples match: {'; '.join(damage[:3])}",
+                                 path=store.display)
     return iter(sets)

@@ -1,11 +1,60 @@
-"""Schema of the result store, versioned with ``PRAGMA user_version``.
+"""The one logical schema of the result store and its migrations.
 
-``MIGRATIONS[i]`` takes a store from version ``i`` to ``i + 1``; a new
-schema change is a new entry at the end, never an edit of an old one.
+Both back ends run the same migrations (``backend.Connection.ddl`` adapts
+the types); the version is recorded in the store (``PRAGMA user_version``
+on SQLite, table ``abstat_schema`` on PostgreSQL).  ``MIGRATIONS[i]`` takes
+a store from version ``i`` to ``i + 1``: a new schema change is a new entry
+at the end, never an edit of an old one.  A step is a DDL script or a tuple
+of scripts and Python functions (for backfills).  A store from a newer
+abstat is refused and left untouched.
 """
 from __future__ import annotations
 
-MIGRATIONS: tuple[str, ...] = (
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any, Union
+
+from abstat.errors import InputError
+
+UID_NAMESPACE = uuid.UUID("6b3f0c4e-7a51-4d0e-9a57-0b7a3b5c2d11")
+
+
+def invocation_uid(experiment: str, row: tuple[Any, ...]) -> str:
+    """The identity of an invocation stored before identities existed: derived
+    from what it recorded (and its id in that file), so every copy of an old
+    store backfills the same uid and importing any two of them adds nothing twice."""
+    return str(uuid.uuid5(UID_NAMESPACE, json.dumps([experiment, *row], default=str)))
+
+
+def run_uid(invocation: str, row: tuple[Any, ...]) -> str:
+    return str(uuid.uuid5(UID_NAMESPACE, json.dumps([invocation, *row], default=str)))
+
+
+# The columns an old invocation / run identity is derived from (in this order).
+INVOCATION_IDENTITY = "i.id, i.started_at, i.hostname, i.boot_id, i.machine, i.argv, i.settings"
+RUN_IDENTITY = "r.id, v.name, r.iteration, r.position, r.started_at"
+
+
+def _backfill_uids(db: Any) -> None:
+    invocation_uids: dict[int, str] = {}
+    for experiment, *row in db.execute(
+        f"SELECT e.name, {INVOCATION_IDENTITY} FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+        " ORDER BY i.id"
+    ).fetchall():
+        invocation_uids[row[0]] = invocation_uid(experiment, tuple(row))
+    db.executemany("UPDATE invocations SET uid = ? WHERE id = ?",
+                   [(uid, key) for key, uid in invocation_uids.items()])
+    runs = db.execute(
+        f"SELECT r.invocation_id, {RUN_IDENTITY} FROM runs r JOIN variants v ON v.id = r.variant_id ORDER BY r.id"
+    ).fetchall()
+    db.executemany("UPDATE runs SET uid = ? WHERE id = ?",
+                   [(run_uid(invocation_uids[row[0]], tuple(row[1:])), row[1]) for row in runs])
+
+
+Step = Union[str, Callable[[Any], None]]
+
+MIGRATIONS: tuple[Union[str, tuple[Step, ...]], ...] = (
     # 0 -> 1: experiments, invocations (one per `abstat run`), runs, samples.
     """
     CREATE TABLE experiments (
@@ -62,6 +111,56 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (run_id, metric, idx)
     ) WITHOUT ROWID;
     """,
+    # 1 -> 2: stable identities, so that `abstat import` merges stores idempotently.
+    (
+        """
+        ALTER TABLE invocations ADD COLUMN uid TEXT;
+        ALTER TABLE runs ADD COLUMN uid TEXT;
+        """,
+        _backfill_uids,
+        """
+        CREATE UNIQUE INDEX invocations_by_uid ON invocations (uid);
+        CREATE UNIQUE INDEX runs_by_uid ON runs (uid);
+        CREATE INDEX invocations_by_experiment ON invocations (experiment_id);
+        """,
+    ),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def check_version(version: int, has_tables: bool, display: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise InputError(
+            f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION});"
+            " it is left untouched: use a newer abstat", path=display
+        )
+    if version == 0 and has_tables:
+        raise InputError("not an abstat store (it has tables but no abstat schema version)", path=display)
+
+
+def migrate(db: Any) -> int:
+    """Bring the store up to SCHEMA_VERSION; returns the version it has now.
+
+    Reads first: a current store is not written to, a newer or foreign one
+    is refused before anything is written.  A read-only SQLite store is
+    left at its version (readers cope with every older one)."""
+    with db.snapshot():
+        version, has_tables = db.schema_state()
+    check_version(version, has_tables, db.display)
+    if version == SCHEMA_VERSION or db.read_only:
+        return version
+    with db.transaction():
+        db.lock_schema()
+        version, has_tables = db.schema_state()  # another writer may have migrated meanwhile
+        check_version(version, has_tables, db.display)
+        for step in range(version, SCHEMA_VERSION):
+            parts = MIGRATIONS[step]
+            for part in parts if isinstance(parts, tuple) else (parts,):
+                if callable(part):
+                    part(db)
+                else:
+                    for statement in db.ddl(part):
+                        db.execute(statement)
+            db.set_version(step + 1)
+    return SCHEMA_VERSION

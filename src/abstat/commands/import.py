@@ -1,0 +1,50 @@
+"""``abstat import OTHER...``: merge other stores into this one.
+
+OTHER is a SQLite file or a ``postgresql://`` URL; so is ``--store``.  This
+merges the stores of machines that ran ``abstat run`` alone, moves a store
+between back ends (SQLite -> PostgreSQL to share, PostgreSQL -> SQLite to
+take a copy offline), and brings home a spool file written while the server
+was away.  Runs keep their identities: importing twice adds nothing.
+"""
+from __future__ import annotations
+
+import sys
+
+from abstat.commands import ArgumentParser, add_store
+from abstat.errors import InputError
+
+
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="abstat import",
+        description="Copy the runs of other stores (files or postgresql:// URLs) into this store, keeping their "
+                    "labels, run groups and machine records. Idempotent: runs already present are skipped.",
+    )
+    parser.add_argument("sources", nargs="+", metavar="OTHER", help="store to import: a file or a postgresql:// URL")
+    add_store(parser)  # the store imported into (created if missing)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from abstat.render.escape import terminal
+    from abstat.store import display_name, open_store, resolve_store_path
+
+    target_name = resolve_store_path(args.store)
+    damaged = []
+    with open_store(target_name) as target:
+        for source_name in args.sources:
+            with open_store(source_name, create=False, read_only=True) as source:
+                result = target.import_from(source)
+            sys.stdout.write(
+                f"{terminal(display_name(source_name))}: {result.invocations_added} invocation(s) and {result.runs_added} run(s)"
+                f" added, {result.runs_present} run(s) already present"
+                + (f", {result.invocations_updated} invocation(s) completed" if result.invocations_updated else "")
+                + f" (into {terminal(target.display)})\n"
+            )
+            if result.damage:
+                damaged.append(f"{display_name(source_name)}: {'; '.join(result.damage[:3])}")
+    sys.stdout.flush()
+    if damaged:
+        raise InputError("damaged rows were left behind: " + " | ".join(damaged))
+    return 0

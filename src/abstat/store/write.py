@@ -1,0 +1,243 @@
+"""Writing the store: one short transaction per invocation start, per run
+and per invocation end, so each run is committed as soon as it completes and
+a SIGKILL loses at most the run in progress.
+
+Experiments and variants are created with ``INSERT ... ON CONFLICT DO
+NOTHING`` and read back, so concurrent writers (processes on several hosts
+writing one experiment) never create one twice.  Every invocation and run
+gets a random UUID: its identity across stores, for ``abstat import``.
+
+On PostgreSQL a server that goes away can be survived: after
+:meth:`StoreWriter.spool_on_disconnect`, the invocation in progress moves to
+a local SQLite file (same identities) that ``abstat import`` merges later.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from abstat.errors import UsageError
+from abstat.store.backend import display_name
+from abstat.store.records import Invocation
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def check_experiment_name(name: str) -> str:
+    if not name or ":" in name or name.strip() != name or "\n" in name:
+        raise UsageError(
+            f"bad experiment name {name!r}: it must be non-empty, without ':' or surrounding spaces"
+        )
+    return name
+
+
+def _dumps_list(items: Sequence[Any]) -> str | None:
+    return json.dumps(list(items)) if items else None
+
+
+class StoreWriter:
+    db: Any
+    display: str
+
+    def __init__(self) -> None:
+        self._spool_notify: Callable[[str], None] | None = None
+        self._spool_directory = "."
+        self.spool: Any = None  # the SQLite store runs go to once the server went away
+        self._spooled: dict[int, Invocation] = {}  # invocation id here -> the spool's
+        self._begun: dict[int, dict[str, Any]] = {}  # invocation id -> what started it (to replay)
+        self._committed: dict[int, int] = {}  # invocation id -> runs committed here
+
+    # -- rows shared by writing and importing ------------------------------
+
+    def _ensure_experiment(self, name: str, created_at: str | None = None) -> int:
+        self.db.execute("INSERT INTO experiments (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                        (name, created_at or now()))
+        return int(self.db.execute("SELECT id FROM experiments WHERE name = ?", (name,)).fetchone()[0])
+
+    def _ensure_variant(self, experiment_id: int, name: str) -> int:
+        self.db.execute("INSERT INTO variants (experiment_id, name) VALUES (?, ?)"
+                        " ON CONFLICT (experiment_id, name) DO NOTHING", (experiment_id, name))
+        return int(self.db.execute("SELECT id FROM variants WHERE experiment_id = ? AND name = ?",
+                                   (experiment_id, name)).fetchone()[0])
+
+    def _insert_invocation(self, experiment_id: int, row: Mapping[str, Any]) -> int:
+        invocation_id = self.db.insert(
+            "INSERT INTO invocations (uid, experiment_id, started_at, ended_at, status, hostname, boot_id, machine,"
+            " argv, settings, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row["uid"], experiment_id, row["started_at"], row.get("ended_at"), row.get("status", "running"),
+             row.get("hostname"), row.get("boot_id"), row["machine"], row.get("argv"), row.get("settings"),
+             row.get("notes")),
+        )
+        self.db.executemany("INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)",
+                            [(invocation_id, key, value) for key, value in row.get("labels", {}).items()])
+        return invocation_id
+
+    def _insert_run(self, invocation_id: int, variant_id: int, row: Mapping[str, Any],
+                    samples: Sequence[tuple[str, int, float, str | None]]) -> int:
+        run_id = self.db.insert(
+            "INSERT INTO runs (uid, invocation_id, variant_id, command, iteration, position, status, exit_code,"
+            " started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (row["uid"], invocation_id, variant_id, row["command"], row["iteration"], row["position"],
+             row["status"], row.get("exit_code"), row["started_at"], row.get("wall"), row.get("notes")),
+        )
+        self.db.executemany("INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)",
+                            [(run_id, *sample) for sample in samples])
+        return run_id
+
+    # -- one `abstat run` ----------------------------------------------------
+
+    def start_invocation(
+        self,
+        experiment: str,
+        machine: Mapping[str, Any],
+        *,
+        argv: Sequence[str] = (),
+        settings: Mapping[str, Any] | None = None,
+        labels: Mapping[str, str] | None = None,
+        variants: Sequence[str] = (),
+        uid: str | None = None,
+        started_at: str | None = None,
+    ) -> Invocation:
+        """Record the start of one ``abstat run`` (creating the experiment)."""
+        check_experiment_name(experiment)
+        row = {
+            "uid": uid or str(uuid.uuid4()), "started_at": started_at or now(),
+            "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
+            "machine": json.dumps(dict(machine), sort_keys=True),
+            "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
+            "settings": json.dumps(dict(settings or {}), sort_keys=True), "labels": dict(labels or {}),
+        }
+        with self.db.transaction():
+            experiment_id = self._ensure_experiment(experiment)
+            invocation_id = self._insert_invocation(experiment_id, row)
+            for name in variants:
+                self._ensure_variant(experiment_id, name)
+        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
+        self._begun[invocation_id] = {
+            "experiment": experiment, "machine": dict(machine), "argv": list(argv), "settings": dict(settings or {}),
+            "labels": dict(labels or {}), "variants": list(variants), "uid": row["uid"],
+            "started_at": row["started_at"],
+        }
+        self._committed[invocation_id] = 0
+        return invocation
+
+    def add_run(
+        self,
+        invocation: Invocation,
+        *,
+        variant: str,
+        command: str,
+        iteration: int,
+        position: int,
+        status: str,
+        exit_code: int | None,
+        started_at: float,
+        wall: float | None,
+        values: Mapping[str, Sequence[float]],
+        units: Mapping[str, str] | None = None,
+        notes: Sequence[str] = (),
+    ) -> int:
+        """Commit one completed run and, if it succeeded, its samples."""
+        arguments = dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
+                         exit_code=exit_code, started_at=started_at, wall=wall, values=values, units=units,
+                         notes=notes)
+        if invocation.id in self._spooled:
+            return int(self.spool.add_run(self._spooled[invocation.id], **arguments))
+        units = units or {}
+        row = {"uid": str(uuid.uuid4()), "command": command, "iteration": iteration, "position": position,
+               "status": status, "exit_code": exit_code, "started_at": started_at, "wall": wall,
+               "notes": _dumps_list(notes)}
+        samples = [
+            (metric, index, float(value), units.get(metric))
+            for metric, numbers in values.items()
+            for index, value in enumerate(numbers)
+        ] if status == "ok" else []
+        try:
+            with self.db.transaction():
+                variant_id = self._ensure_variant(invocation.experiment_id, variant)
+                run_id = self._insert_run(invocation.id, variant_id, row, samples)
+        except self.db.errors as err:
+            if not self._fail_over(invocation, err):
+                raise
+            return int(self.spool.add_run(self._spooled[invocation.id], **arguments))
+        self._committed[invocation.id] = self._committed.get(invocation.id, 0) + 1
+        return run_id
+
+    def finish_invocation(self, invocation: Invocation, status: str, notes: Sequence[str] = ()) -> None:
+        if invocation.id in self._spooled:
+            self.spool.finish_invocation(self._spooled[invocation.id], status, notes)
+            self._bring_home()
+            return
+        try:
+            with self.db.transaction():
+                self.db.execute("UPDATE invocations SET ended_at = ?, status = ?, notes = ? WHERE id = ?",
+                                (now(), status, _dumps_list(notes), invocation.id))
+        except self.db.errors as err:
+            if not self._fail_over(invocation, err):
+                raise
+            self.spool.finish_invocation(self._spooled[invocation.id], status, notes)
+            self._bring_home()
+
+    # -- surviving a server that goes away -----------------------------------
+
+    def spool_on_disconnect(self, notify: Callable[[str], None], directory: str = ".") -> None:
+        """If the server goes away, keep the invocation going in a local SQLite
+        file and call ``notify`` once with a line naming it.  (No effect on SQLite.)"""
+        self._spool_notify = notify
+        self._spool_directory = directory
+
+    def _fail_over(self, invocation: Invocation, err: BaseException) -> bool:
+        if self._spool_notify is None or not self.db.is_disconnect(err) or invocation.id not in self._begun:
+            return False
+        from abstat.store.db import open_store
+
+        begun = self._begun[invocation.id]
+        if self.spool is None:
+            name = f"abstat-spool-{begun['uid'][:8]}.db"
+            path = os.path.join(self._spool_directory, name)
+            self.spool = open_store(path)
+        self._spooled[invocation.id] = self.spool.start_invocation(
+            begun["experiment"], begun["machine"], argv=begun["argv"], settings=begun["settings"],
+            labels=begun["labels"], variants=begun["variants"], uid=begun["uid"], started_at=begun["started_at"],
+        )
+        reason = self.db.error(err)
+        self._spool_notify(
+            f"abstat run: {reason}; the {self._committed.get(invocation.id, 0)} run(s) already committed there are"
+            f" kept; the next runs go to {self.spool.display}: `abstat import {self.spool.display}"
+            f" --store {self.display}` once the server is back"
+        )
+        return True
+
+    def _bring_home(self) -> None:
+        """At the end of a spooled invocation: if the server answers again, import
+        the spool into it (so the report sees every run); else leave it for later."""
+        from abstat.errors import InputError
+        from abstat.store.backend import connect
+        from abstat.store.schema import migrate
+
+        try:
+            connection = connect(self.db.name, create=False)
+        except InputError:
+            return
+        try:
+            migrate(connection)
+        except (InputError, *connection.errors):
+            connection.close()
+            return
+        self.db.close()
+        self.db = connection
+        try:
+            result = self.import_from(self.spool)  # type: ignore[attr-defined]
+        except InputError:
+            return
+        assert self._spool_notify is not None
+        self._spool_notify(
+            f"abstat run: the store server answers again: {result.runs_added} spooled run(s) imported into"
+            f" {self.display}; {self.spool.display} is no longer needed"
+        )
