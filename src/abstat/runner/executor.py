@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from abstat.runner import perf as perf_mod
-from abstat.runner import reaper, signals
+from abstat.runner import cgroup, reaper, signals
 from abstat.runner.containment import Containment
 from abstat.runner.metrics import MetricScanner, scan_output
 from abstat.runner.model import BUILTIN_METRICS, Command, Measurement, MetricPattern
@@ -225,8 +225,12 @@ class ProcessBackground:
         self.grace = grace
         self._containment = containment or Containment(subreaper=False, supervise=False)
         env, self._token = self._containment.environment(env)
-        with open(os.devnull, "wb") as devnull:
-            self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
+        self._cgroup = self._containment.enter(self._containment.new_cgroup())
+        try:
+            with open(os.devnull, "wb") as devnull:
+                self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
+        finally:
+            self._containment.leave(self._cgroup)
         self._containment.keep.add(self.pid)
         self._containment.started(self.pid)
         self._ended: str | None = None
@@ -251,6 +255,8 @@ class ProcessBackground:
 
     def _escaped(self) -> list[int]:
         """Live processes of this load outside its process group (setsid, setpgid)."""
+        if self._cgroup is not None:
+            return [pid for pid in cgroup.members(self._cgroup) if pid != self.pid and reaper.outside_group(pid, self.pid)]
         return [pid for pid in self._containment._left(self._token) if pid != self.pid]
 
     def stop(self) -> list[str]:
@@ -276,7 +282,10 @@ class ProcessBackground:
                     break
             left = (_live_group_members(self.pid) if _group_alive(self.pid) else []) + self._escaped()
             _kill_group(self.pid, signal.SIGKILL)
-            self._containment.sweep(self._token)
+            if self._cgroup is not None:
+                self._containment.end_cgroup(self._cgroup, self.pid)
+            else:
+                self._containment.sweep(self._token)
             if left and insisted:
                 notes.append(f"background command {self.command.text!r}: interrupted again while it was "
                              "being stopped: sent SIGKILL")
@@ -362,10 +371,15 @@ class ProcessExecutor:
         path = self._paths.get(argv[0])
         if path is None:
             path = self._paths[argv[0]] = _resolve(argv[0])
+        # Born in a cgroup of its own (where one can be made); abstat moves back after the wait.
+        group = self.containment.enter(self.containment.new_cgroup())
         start = time.perf_counter_ns()
         try:
             pid = _spawn(argv, env, out_fd, err_fd, path)
         except OSError as err:
+            self.containment.leave(group)
+            if group is not None:
+                self.containment.end_cgroup(group, 0)
             return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
         self.containment.started(pid)
         try:
@@ -383,7 +397,13 @@ class ProcessExecutor:
                 if left:
                     notes.append("killed processes the command left running in its process group")
         finally:
-            escaped = self.containment.sweep(token) if sweep else 0
+            self.containment.leave(group)
+            if not sweep:  # a hook's daemon lives in its cgroup until the run ends
+                escaped = 0
+            elif group is not None:
+                escaped = self.containment.end_cgroup(group, pid)
+            else:
+                escaped = self.containment.sweep(token)
             self.containment.ended(pid)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")
