@@ -400,6 +400,8 @@ class ProcessExecutor:
             self.containment.leave(group)
             if not sweep:  # a hook's daemon lives in its cgroup until the run ends
                 escaped = 0
+                if group is not None:
+                    cgroup.remove(group)  # only when empty
             elif group is not None:
                 escaped = self.containment.end_cgroup(group, pid)
             else:
