@@ -243,22 +243,26 @@ def test_each_mode_ends_a_setsid_child_after_each_run(markers, request, mode):
 
 
 @needs_cgroup
-def test_each_command_is_born_in_a_cgroup_of_its_own_that_is_removed():
+def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
+    marker = markers()
     home = _cgroup_of(os.getpid())
     executor = ProcessExecutor()  # json_lines: keeps the output on the measurement
     try:
         first = executor.measure(Command("cat /proc/self/cgroup"), RunContext("a"), timeout=None)
+        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} &", shell=True),
+                                 RunContext("a"), timeout=None)
         second = executor.measure(Command("cat /proc/self/cgroup"), RunContext("a"), timeout=None)
         run_directory = executor.containment.cgroups.directory
-        assert _cgroup_of(os.getpid()) == home  # abstat went back after each run
-        assert not [entry for entry in os.listdir(run_directory)  # each command's cgroup is removed
-                    if os.path.isdir(os.path.join(run_directory, entry))]
+        relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
+        assert _cgroup_of(os.getpid()).endswith(relative + "/run")  # abstat, for the whole run
+        [daemon] = _alive_with(marker)
+        assert hook.status == "ok" and _cgroup_of(daemon).endswith(relative + "/2")
     finally:
         executor.close()
-    relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
+    assert _cgroup_of(os.getpid()) == home  # back home at the end
     lines = [next(line for line in m.stdout.splitlines() if line.startswith("0::")) for m in (first, second)]
-    assert lines[0].endswith(relative + "/1") and lines[1].endswith(relative + "/2"), lines
-    assert not os.path.exists(run_directory)
+    assert lines[0].endswith(relative + "/run") and lines[1].endswith(relative + "/run"), lines
+    assert not os.path.exists(run_directory) and _alive_with(marker) == []
 
 
 @needs_cgroup

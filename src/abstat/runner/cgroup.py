@@ -1,20 +1,28 @@
-"""A cgroup v2 per command, where the system lets abstat make one (standard library only).
+"""cgroup v2 for a run's processes, where the system lets abstat make one (standard library only).
 
-Layout: ``<abstat's own cgroup>/abstat-<run token>/<spawn number>``.  The
-own cgroup is the ``0::`` line of ``/proc/self/cgroup``, found below the
-cgroup2 mount (``/sys/fs/cgroup`` on a pure v2 system,
-``/sys/fs/cgroup/unified`` on a hybrid one).  It needs write access to that
-directory and to its ``cgroup.procs`` (root, or a delegated subtree).
+Layout, below abstat's own cgroup (the ``0::`` line of ``/proc/self/cgroup``,
+under the cgroup2 mount: ``/sys/fs/cgroup`` on a pure v2 system,
+``/sys/fs/cgroup/unified`` on a hybrid one)::
 
-A command is born in its cgroup: abstat moves itself into the new cgroup,
-spawns the command (a child starts in its parent's cgroup), and moves itself
-back once the command has been waited for.  There is no window in which the
-command could fork outside the cgroup, and no code of ours runs between
-fork and exec.  Its descendants stay in the cgroup whatever they do
-(``setsid``, ``setpgid``, ``env -i``, double forks); only a process with
-write access to the hierarchy can leave it.  ``cgroup.kill`` (Linux >= 5.14)
-ends them all at once; on older kernels their PIDs are killed until the
-cgroup is empty.  docs/processes.md says what is guaranteed where.
+    abstat-<run token>/run      abstat itself while the run lasts, and the measured commands
+    abstat-<run token>/<n>      one per hook and per background load
+
+It needs write access to the own cgroup's directory and ``cgroup.procs``
+(root, or a delegated subtree).  A child starts in its parent's cgroup, so a
+command is *born* in its cgroup: no window in which it could fork outside,
+and no code of ours between fork and exec.  Its descendants stay there
+whatever they do (``setsid``, ``setpgid``, ``env -i``, double forks); only
+a process with write access to the hierarchy can leave.
+
+abstat moves itself into ``run`` once, not around every measured command:
+each move takes the kernel's cgroup_threadgroup_rwsem for writing, which
+waits for an RCU grace period (milliseconds on a loaded machine).  After
+each measured command, every process in ``run`` other than abstat is what
+that command left behind; they get SIGKILL until none is left.  A hook or a
+background load must outlive its own command, so it gets a cgroup of its
+own (abstat moves there for its spawn, and back).  At the end, and in the
+supervisor after a SIGKILL of abstat, ``cgroup.kill`` (Linux >= 5.14) ends
+everything below ``abstat-<run token>``; older kernels get a kill loop.
 """
 from __future__ import annotations
 
@@ -147,28 +155,63 @@ def leftover_directories(base: str, live_runs) -> list[str]:
             if name[len(PREFIX):] not in live and os.path.isdir(os.path.join(base, name))]
 
 
+_active: list[str] = []  # run cgroups this process is in: one at a time
+
+
+def end_members(directory: str, keep, reap=None, patience: float = EMPTY_WAIT_S) -> None:
+    """SIGKILL every process in ``directory`` except this one and ``keep``, until
+    none is left (bounded)."""
+    me = os.getpid()
+    deadline = time.monotonic() + patience
+    pause = 0.0002
+    while True:
+        found = [pid for pid in members(directory) if pid != me and pid not in keep]
+        if not found or time.monotonic() > deadline:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if reap is not None:
+            reap()
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
+
+
 class RunCgroups:
     """The cgroups of one run: ``abstat-<token>`` below abstat's own cgroup."""
 
     def __init__(self, home: str, directory: str) -> None:
         self.home = home
         self.directory = directory
+        self.run = os.path.join(directory, "run")
         self.usable = True
 
     @classmethod
     def create(cls, token: str) -> "RunCgroups | None":
+        """Make the run's cgroups and move this process into ``run``; None where that
+        cannot be done, or while another run of this process has cgroups."""
         home = own_directory()
-        if home is None:
+        if home is None or _active:
             return None
         directory = os.path.join(home, PREFIX + token)
         try:
             os.mkdir(directory)
         except OSError:
             return None
-        return cls(home, directory)
+        cgroups = cls(home, directory)
+        try:
+            os.mkdir(cgroups.run)
+            _write(os.path.join(cgroups.run, "cgroup.procs"), "0")
+        except OSError:
+            remove(directory)
+            return None
+        _active.append(directory)
+        return cgroups
 
     def new(self, name: str) -> str | None:
-        """A new empty cgroup for one command, or None (then the caller falls back)."""
+        """A new empty cgroup for a hook or a background load, or None (then the caller falls back)."""
         if not self.usable:
             return None
         path = os.path.join(self.directory, name)
@@ -187,15 +230,22 @@ class RunCgroups:
             return False
 
     def leave(self) -> None:
-        """Move this process back home.  If that fails, no cgroup is killed again
-        (``kill`` also refuses a cgroup this process is in)."""
+        """Move this process back into ``run``.  If that fails, no new cgroup is
+        made (``kill`` also refuses a cgroup this process is in)."""
         try:
-            _write(os.path.join(self.home, "cgroup.procs"), "0")
+            _write(os.path.join(self.run, "cgroup.procs"), "0")
         except OSError:
             self.usable = False
 
     def close(self, reap=None) -> list[int]:
-        """Kill everything in the run's cgroups and remove them; the PIDs killed."""
+        """Move this process home, kill everything in the run's cgroups and remove them;
+        the PIDs killed."""
+        try:
+            _write(os.path.join(self.home, "cgroup.procs"), "0")
+        except OSError:
+            pass
+        if self.directory in _active:
+            _active.remove(self.directory)
         pids = kill(self.directory, reap)
         remove(self.directory)
         return pids

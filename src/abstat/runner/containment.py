@@ -82,20 +82,36 @@ class Containment:
     def ended(self, pgid: int) -> None:
         self._tell(f"ended {pgid}\n")
 
-    def new_cgroup(self) -> str | None:
-        """A cgroup for the command just given an environment; None where cgroup v2 is not writable."""
+    def _cgroups(self) -> cgroup.RunCgroups | None:
+        """The run's cgroups, made at the first command (after the supervisor has started)."""
         if self._want_cgroups and not self._closed:
             self._want_cgroups = False
             self.cgroups = cgroup.RunCgroups.create(self.token)
             if self.cgroups is not None:
                 self._tell(f"cgroup {self.cgroups.directory}\n")
-        return self.cgroups.new(str(self._count)) if self.cgroups is not None else None
+        return self.cgroups
 
-    def enter(self, path: str | None) -> str | None:
-        """Move abstat into ``path`` so that the next spawn is born there; the cgroup, or None."""
-        if path is None or self.cgroups is None:
+    def in_cgroup(self) -> bool:
+        """True when a measured command spawned now is born in the run's cgroup."""
+        return self._cgroups() is not None
+
+    def end_command(self, pgid: int) -> int:
+        """Kill what a measured command left in the run's cgroup; how many had left group ``pgid``."""
+        assert self.cgroups is not None
+        me = os.getpid()
+        outside = sum(reaper.outside_group(pid, pgid) for pid in cgroup.members(self.cgroups.run)
+                      if pid != me and pid not in self.keep)
+        cgroup.end_members(self.cgroups.run, self.keep, self._reap)
+        return outside
+
+    def enter_own_cgroup(self) -> str | None:
+        """Move abstat into a new cgroup for the hook or background load it spawns next; the cgroup or None.
+        Call :meth:`leave` after the spawn."""
+        cgroups = self._cgroups()
+        path = cgroups.new(str(self._count)) if cgroups is not None else None
+        if path is None:
             return None
-        if self.cgroups.enter(path):
+        if cgroups.enter(path):
             return path
         cgroup.remove(path)
         return None
@@ -105,7 +121,7 @@ class Containment:
             self.cgroups.leave()
 
     def end_cgroup(self, path: str, pgid: int) -> int:
-        """Kill all of a command's cgroup and remove it; how many processes had left group ``pgid``."""
+        """Kill all of a cgroup of its own and remove it; how many processes had left group ``pgid``."""
         outside = sum(reaper.outside_group(pid, pgid) for pid in cgroup.members(path))
         cgroup.kill(path, self._reap)
         cgroup.remove(path)

@@ -225,7 +225,7 @@ class ProcessBackground:
         self.grace = grace
         self._containment = containment or Containment(subreaper=False, supervise=False)
         env, self._token = self._containment.environment(env)
-        self._cgroup = self._containment.enter(self._containment.new_cgroup())
+        self._cgroup = self._containment.enter_own_cgroup()
         try:
             with open(os.devnull, "wb") as devnull:
                 self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
@@ -371,15 +371,17 @@ class ProcessExecutor:
         path = self._paths.get(argv[0])
         if path is None:
             path = self._paths[argv[0]] = _resolve(argv[0])
-        # Born in a cgroup of its own (where one can be made); abstat moves back after the wait.
-        group = self.containment.enter(self.containment.new_cgroup())
+        # Where cgroup v2 is writable, a measured command is born in the run's cgroup, and a hook
+        # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
+        own = None if sweep else self.containment.enter_own_cgroup()
+        shared = sweep and self.containment.in_cgroup()
         start = time.perf_counter_ns()
         try:
             pid = _spawn(argv, env, out_fd, err_fd, path)
         except OSError as err:
-            self.containment.leave(group)
-            if group is not None:
-                self.containment.end_cgroup(group, 0)
+            self.containment.leave(own)
+            if own is not None:
+                self.containment.end_cgroup(own, 0)
             return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
         self.containment.started(pid)
         try:
@@ -397,13 +399,13 @@ class ProcessExecutor:
                 if left:
                     notes.append("killed processes the command left running in its process group")
         finally:
-            self.containment.leave(group)
+            self.containment.leave(own)
             if not sweep:  # a hook's daemon lives in its cgroup until the run ends
                 escaped = 0
-                if group is not None:
-                    cgroup.remove(group)  # only when empty
-            elif group is not None:
-                escaped = self.containment.end_cgroup(group, pid)
+                if own is not None:
+                    cgroup.remove(own)  # only when empty
+            elif shared:
+                escaped = self.containment.end_command(pid)
             else:
                 escaped = self.containment.sweep(token)
             self.containment.ended(pid)
