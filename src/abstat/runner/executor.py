@@ -319,18 +319,23 @@ class ProcessExecutor:
         perf: perf_mod.PerfSupport | None = None,
         extra_env: Mapping[str, str] | None = None,
         subreaper: bool = True,
+        cgroups: bool = True,
     ) -> None:
         """``subreaper``: make this process the Linux child subreaper, so that
-        orphans of the commands stay below it and can be found and ended.  Pass
-        False in a program that runs child processes of its own concurrently:
-        dead orphans re-parented here are reaped, by process id."""
+        orphans of the commands stay below it and can be found and ended.
+        ``cgroups``: where cgroup v2 is writable, this process moves into the
+        run's cgroup until :meth:`close`, and everything in it but this process
+        is ended after each measured command (docs/processes.md).  Pass False
+        for both in a program that runs child processes of its own concurrently:
+        dead orphans re-parented here are reaped, by process id, and children
+        born in the run's cgroup would be ended."""
         self.patterns = tuple(patterns)
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
         self._base_env = dict(os.environ)
         if extra_env:
             self._base_env.update(extra_env)
-        self.containment = Containment(subreaper=subreaper)
+        self.containment = Containment(subreaper=subreaper, cgroups=cgroups)
         self._out = tempfile.TemporaryFile(prefix="abstat-out-")
         self._err = tempfile.TemporaryFile(prefix="abstat-err-")
         self._paths: dict[str, str] = {}
