@@ -1,7 +1,8 @@
 """Finding and ending every process a run started (standard library only).
 
-Three mechanisms, used together (docs/processes.md says what each
-guarantees):
+Where cgroup v2 is writable, :mod:`abstat.runner.cgroup` holds every
+process of a run.  Elsewhere, and as a second line, three mechanisms are
+used together (docs/processes.md says what each guarantees):
 
 * **Process groups.**  Every command starts in its own group; the group is
   killed when the command ends, times out or is interrupted.
