@@ -96,33 +96,49 @@ def populated(directory: str) -> bool:
         return False
 
 
-def kill(directory: str, reap=None) -> list[int]:
-    """SIGKILL every process in ``directory`` and below, wait until it is empty
-    (bounded); returns the PIDs it held.  ``reap()`` collects dead children
-    meanwhile.  Never kills a cgroup this process is in."""
-    pids = members(directory)
-    if not pids or os.getpid() in pids:
-        return [] if not pids else [pid for pid in pids if pid != os.getpid()]
-    try:
-        _write(os.path.join(directory, "cgroup.kill"), "1")
-        has_kill = True
-    except OSError:  # Linux < 5.14: no cgroup.kill
-        has_kill = False
-    deadline = time.monotonic() + EMPTY_WAIT_S
+def _repeat(step, reap, patience: float) -> None:
+    """Run ``step()`` (then ``reap()``) with a growing pause until it returns False or time is up."""
+    deadline = time.monotonic() + patience
     pause = 0.0002
-    while populated(directory) and time.monotonic() < deadline:
-        if not has_kill:
-            for pid in members(directory):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+    while step() and time.monotonic() < deadline:
         if reap is not None:
             reap()
         time.sleep(pause)
         pause = min(pause * 2, 0.01)
     if reap is not None:
         reap()
+
+
+def end_members(directory: str, keep=(), reap=None, patience: float = EMPTY_WAIT_S) -> None:
+    """SIGKILL every process in ``directory`` (and below) except this one and ``keep``,
+    until none is left (bounded)."""
+    me = os.getpid()
+
+    def step() -> bool:
+        found = [pid for pid in members(directory) if pid != me and pid not in keep]
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return bool(found)
+
+    _repeat(step, reap, patience)
+
+
+def kill(directory: str, reap=None) -> list[int]:
+    """SIGKILL every process in ``directory`` and below, wait until it is empty
+    (bounded); returns the PIDs it held.  ``reap()`` collects dead children
+    meanwhile.  Never kills a cgroup this process is in."""
+    pids = members(directory)
+    if not pids or os.getpid() in pids:
+        return [pid for pid in pids if pid != os.getpid()]
+    try:
+        _write(os.path.join(directory, "cgroup.kill"), "1")
+    except OSError:  # Linux < 5.14: no cgroup.kill
+        end_members(directory, (), reap)
+    else:
+        _repeat(lambda: populated(directory), reap, EMPTY_WAIT_S)
     return pids
 
 
@@ -156,27 +172,6 @@ def leftover_directories(base: str, live_runs) -> list[str]:
 
 
 _active: list[str] = []  # run cgroups this process is in: one at a time
-
-
-def end_members(directory: str, keep, reap=None, patience: float = EMPTY_WAIT_S) -> None:
-    """SIGKILL every process in ``directory`` except this one and ``keep``, until
-    none is left (bounded)."""
-    me = os.getpid()
-    deadline = time.monotonic() + patience
-    pause = 0.0002
-    while True:
-        found = [pid for pid in members(directory) if pid != me and pid not in keep]
-        if not found or time.monotonic() > deadline:
-            break
-        for pid in found:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        if reap is not None:
-            reap()
-        time.sleep(pause)
-        pause = min(pause * 2, 0.01)
 
 
 class RunCgroups:
