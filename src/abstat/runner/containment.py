@@ -22,10 +22,10 @@ SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not di
 
 
 class Containment:
-    def __init__(self, *, subreaper: bool = True, supervise: bool = True, cgroups: bool | None = None) -> None:
-        """``cgroups``: a cgroup v2 per command where possible (default: when supervised)."""
+    def __init__(self, *, subreaper: bool = True, supervise: bool = True, cgroups: bool = True) -> None:
+        """``cgroups``: the run's processes in cgroup v2 where possible; only with a supervisor."""
         self.token = secrets.token_hex(8)
-        self._want_cgroups = supervise if cgroups is None else cgroups
+        self._want_cgroups = cgroups
         self.cgroups: cgroup.RunCgroups | None = None
         self.subreaper = reaper.become_subreaper() if subreaper else False
         self.keep: set[int] = set()  # children waited for elsewhere (background loads, the supervisor)
@@ -83,8 +83,9 @@ class Containment:
         self._tell(f"ended {pgid}\n")
 
     def _cgroups(self) -> cgroup.RunCgroups | None:
-        """The run's cgroups, made at the first command (after the supervisor has started)."""
-        if self._want_cgroups and not self._closed:
+        """The run's cgroups, made at the first command once the supervisor runs: a live
+        supervisor is what tells another abstat that these cgroups are not leftovers."""
+        if self._want_cgroups and not self._closed and self._supervisor is not None:
             self._want_cgroups = False
             self.cgroups = cgroup.RunCgroups.create(self.token)
             if self.cgroups is not None:
