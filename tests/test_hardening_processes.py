@@ -198,3 +198,110 @@ def test_the_next_run_reports_what_a_dead_run_left_behind(tmp_path, markers):
     finally:
         orphan.kill()
         orphan.wait()
+
+
+# --- A cgroup v2 per command, where this machine lets abstat make one ---
+
+from abstat.runner import cgroup  # noqa: E402
+
+CGROUP_HOME = cgroup.own_directory()
+needs_cgroup = pytest.mark.skipif(
+    CGROUP_HOME is None, reason="cgroup v2 is not writable here (no cgroup2 mount, or abstat's cgroup "
+                                "is not delegated to this user): the token + subreaper fallback applies")
+
+
+def _cgroup_of(pid: int) -> str:
+    return next(line[3:].strip() for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+                if line.startswith("0::"))
+
+
+def _abstat_cgroups() -> list[str]:
+    return sorted(name for name in os.listdir(CGROUP_HOME) if name.startswith(cgroup.PREFIX))
+
+
+@pytest.fixture
+def without_cgroups(monkeypatch):
+    monkeypatch.setattr(cgroup, "own_directory", lambda: None)
+
+
+@pytest.mark.parametrize(("mode", "escape"), [
+    ("fallback", "setsid"), ("cgroup", "setsid"),
+    ("cgroup", "env -i setsid"),  # no token, not in the group: only the cgroup holds it
+])
+def test_each_mode_ends_an_escaped_grandchild_after_each_run(markers, request, mode, escape):
+    if mode == "cgroup" and CGROUP_HOME is None:
+        pytest.skip("cgroup v2 is not writable here (no cgroup2 mount, or not delegated to this user)")
+    if mode == "fallback":
+        request.getfixturevalue("without_cgroups")
+    marker = markers()
+    executor = ProcessExecutor(json_lines=False)
+    try:
+        measurement = executor.measure(Command(f"{escape} sleep {marker} & sleep 0.3", shell=True),
+                                       RunContext("a"), timeout=None)
+        assert measurement.status == "ok" and _alive_with(marker) == []  # before the executor closes
+        assert "killed 1 process(es) the command left running outside its process group" in measurement.notes
+        assert (executor.containment.cgroups is not None) == (mode == "cgroup")
+    finally:
+        executor.close()
+
+
+@needs_cgroup
+def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
+    marker = markers()
+    home = _cgroup_of(os.getpid())
+    executor = ProcessExecutor()  # json_lines: keeps the output on the measurement
+    try:
+        first = executor.measure(Command("cat /proc/self/cgroup"), RunContext("a"), timeout=None)
+        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} &", shell=True),
+                                 RunContext("a"), timeout=None)
+        second = executor.measure(Command("cat /proc/self/cgroup"), RunContext("a"), timeout=None)
+        run_directory = executor.containment.cgroups.directory
+        relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
+        assert _cgroup_of(os.getpid()).endswith(relative + "/run")  # abstat, for the whole run
+        [daemon] = _alive_with(marker)
+        assert hook.status == "ok" and _cgroup_of(daemon).endswith(relative + "/2")
+    finally:
+        executor.close()
+    assert _cgroup_of(os.getpid()) == home  # back home at the end
+    lines = [next(line for line in m.stdout.splitlines() if line.startswith("0::")) for m in (first, second)]
+    assert lines[0].endswith(relative + "/run") and lines[1].endswith(relative + "/run"), lines
+    assert not os.path.exists(run_directory) and _alive_with(marker) == []
+
+
+@needs_cgroup
+def test_sigkill_of_abstat_ends_grandchildren_without_token_or_group(tmp_path, markers):
+    run_marker, bg_marker = markers(), markers()
+    proc = _start_run(tmp_path, "-n", "5", "-v", f"a=env -i setsid sleep {run_marker} & sleep 30",
+                      "--background", f"trap '' TERM; env -i setsid sleep {bg_marker} & wait")
+    assert _wait_for(lambda: _alive_with(run_marker) and _alive_with(bg_marker), 20)
+    before = set(_abstat_cgroups())
+    assert before
+    proc.kill()
+    _finish(proc)
+    for marker in (run_marker, bg_marker):  # the supervisor kills the run's cgroup
+        assert _wait_for(lambda m=marker: not _alive_with(m), 10), marker
+    assert _wait_for(lambda: not before & set(_abstat_cgroups()), 10)  # and removes it
+
+
+@needs_cgroup
+def test_the_next_run_kills_and_removes_a_cgroup_a_dead_run_left(tmp_path, markers):
+    marker = markers()
+    # A cgroup as a run whose abstat and supervisor were both SIGKILLed leaves it.
+    directory = os.path.join(CGROUP_HOME, cgroup.PREFIX + "fedcba9876543210")
+    os.makedirs(os.path.join(directory, "4"))
+    orphan = subprocess.Popen(["sleep", marker], env={})
+    try:
+        Path(directory, "4", "cgroup.procs").write_text(str(orphan.pid))
+        proc = _start_run(tmp_path, "-n", "1", "-v", "a=true")
+        code, _, err = _finish(proc)
+        assert code == 0, err
+        assert f"an earlier abstat run left cgroup {directory}: killed 1 process(es) (PID {orphan.pid} (sleep))" \
+            in err, err
+        assert orphan.wait(5) == -signal.SIGKILL
+        assert not os.path.exists(directory)
+    finally:
+        orphan.kill()
+        orphan.wait()
+        if os.path.isdir(directory):
+            cgroup.kill(directory)
+            cgroup.remove(directory)

@@ -63,8 +63,8 @@ def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path,
 def test_output_after_100_mb_is_scanned(tmp_path):
     # 100 MB of output, then the value: found, with memory bounded by the scan block.
     script = tmp_path / "bench.py"
-    script.write_text("import sys\nline = b'y' * 1023 + b'\\n'\nfor _ in range(100 * 1024):\n"
-                      "    sys.stdout.buffer.write(line)\nprint('x=5')\nprint('{\"late\": 7}')\n")
+    script.write_text("import sys\nblock = (b'y' * 1023 + b'\\n') * 1024\nfor _ in range(100):\n"
+                      "    sys.stdout.buffer.write(block)\nprint('x=5')\nprint('{\"late\": 7}')\n")
     executor = ProcessExecutor(patterns=[parse_metric_pattern(r"x=x=(\d+)")])
     try:
         measurement = executor.measure(Command(f"{sys.executable} {script}"), RunContext("a"), timeout=60)

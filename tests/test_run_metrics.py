@@ -86,3 +86,63 @@ def test_perf_csv_parsing_separates_counted_and_unsupported_events():
     assert values == {"task-clock": 0.69, "page-faults": 49.0}
     assert units == {"task-clock": "msec", "page-faults": "count"}
     assert missing == ["cycles", "instructions"]
+
+
+# --- Streaming scan: where blocks end must not change what is found (issue 15 §3) ---
+
+import io  # noqa: E402
+import re  # noqa: E402
+
+from abstat.runner.metrics import BLOCK_BYTES, MAX_JSON_LINE_CHARS, MetricScanner, scan_output  # noqa: E402
+
+# Matches that span line breaks (\s), are anchored (^ $ with MULTILINE), use a lookbehind and \b,
+# and one JSON line; "µ" is two bytes in UTF-8, so some blocks end inside a character.
+STREAM_TEXT = (
+    "warm-up\ntotal:\n  12\nµs per op: 3.5\nx=7\n"
+    "{\"cycles\": 440}\nnoise total:\n\n 99 end\n"
+    "ab x=8 yy\nµs per op:\n4.25\n{\"cycles\": 436}\nx=9"
+)
+STREAM_PATTERNS = [r"total=total:\s+(\d+)", r"x=^x=(\d+)$", r"us=(?<=µs) per op:\s*([\d.]+)", r"word=\bx=(\d+)\b"]
+
+
+def _reference(text: str) -> dict[str, list[float]]:
+    """The independent reference: Python's re over the whole text at once."""
+    found: dict[str, list[float]] = {}
+    for spec in STREAM_PATTERNS:
+        name, regex = spec.split("=", 1)
+        for match in re.finditer(regex, text, re.MULTILINE):
+            found.setdefault(name, []).append(float(match.group(1)))
+    return found
+
+
+@pytest.mark.parametrize("overlap", [16, 64])
+def test_matches_at_and_across_every_block_boundary_are_found(overlap):
+    data = STREAM_TEXT.encode()
+    expected = _reference(STREAM_TEXT)
+    assert expected["total"] == [12.0, 99.0] and expected["x"] == [7.0, 9.0]  # the text spans lines
+    for block_bytes in range(1, len(data) + 2):
+        scanner = MetricScanner([parse_metric_pattern(s) for s in STREAM_PATTERNS], json_lines=True,
+                                overlap=overlap)
+        kept = scan_output(io.BytesIO(data), scanner, block_bytes=block_bytes)
+        assert kept == STREAM_TEXT, block_bytes
+        assert scanner.regex_values == expected, block_bytes
+        assert scanner.json_values == {"cycles": [440.0, 436.0]}, block_bytes
+        assert scanner.regex_notes() == []
+
+
+@pytest.mark.parametrize("shift", range(-8, 9))
+def test_a_match_across_a_line_break_at_the_real_block_size_is_found(shift):
+    # "total:\n 5": the line break falls on, just before and just after the 1 MiB boundary.
+    head = b"y" * (BLOCK_BYTES - len(b"total:") + shift) + b"\n"
+    data = b"total:\n".join([head, b" 5\n"]) + b'{"late": 1}\n'
+    scanner = MetricScanner([parse_metric_pattern(r"total=total:\s+(\d+)")], json_lines=True)
+    scan_output(io.BytesIO(data), scanner)
+    assert scanner.regex_values == {"total": [5.0]} and scanner.json_values == {"late": [1.0]}
+
+
+def test_an_overlong_line_is_not_read_as_json_and_the_next_one_is():
+    data = b'{"big": "' + b"z" * (MAX_JSON_LINE_CHARS + 10) + b'", "x": 1}\n{"x": 2}\n'
+    scanner = MetricScanner(json_lines=True)
+    scan_output(io.BytesIO(data), scanner, block_bytes=1 << 16)
+    assert scanner.json_values == {"x": [2.0]}
+    assert len(scanner._text) == 0 and scanner._line == []  # nothing of it is held

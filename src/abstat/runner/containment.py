@@ -1,7 +1,8 @@
 """Containment of one executor's processes: tokens, sweeps, the supervisor.
 
 Every command gets ``ABSTAT_RUN_TOKEN=<run>.<n>`` (see
-:mod:`abstat.runner.reaper`).  :meth:`Containment.sweep` ends what one
+:mod:`abstat.runner.reaper`) and, where cgroup v2 is writable, a cgroup of
+its own (:mod:`abstat.runner.cgroup`).  :meth:`Containment.sweep` ends what one
 command left behind; :meth:`Containment.close` ends everything the run
 started and stops the supervisor (:mod:`abstat.runner.supervisor`), which
 would otherwise do the same when abstat dies.
@@ -14,15 +15,18 @@ import sys
 import time
 from collections.abc import Mapping
 
-from abstat.runner import reaper, signals
+from abstat.runner import cgroup, reaper, signals
 
 SUPERVISOR_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
 SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
 
 
 class Containment:
-    def __init__(self, *, subreaper: bool = True, supervise: bool = True) -> None:
+    def __init__(self, *, subreaper: bool = True, supervise: bool = True, cgroups: bool = True) -> None:
+        """``cgroups``: the run's processes in cgroup v2 where possible; only with a supervisor."""
         self.token = secrets.token_hex(8)
+        self._want_cgroups = cgroups
+        self.cgroups: cgroup.RunCgroups | None = None
         self.subreaper = reaper.become_subreaper() if subreaper else False
         self.keep: set[int] = set()  # children waited for elsewhere (background loads, the supervisor)
         self._count = 0
@@ -67,7 +71,7 @@ class Containment:
         if self._pipe < 0:
             return
         try:
-            os.write(self._pipe, line.encode("ascii"))
+            os.write(self._pipe, os.fsencode(line))
         except OSError:  # the supervisor died: the sweeps below still run
             os.close(self._pipe)
             self._pipe = -1
@@ -77,6 +81,55 @@ class Containment:
 
     def ended(self, pgid: int) -> None:
         self._tell(f"ended {pgid}\n")
+
+    def _cgroups(self) -> cgroup.RunCgroups | None:
+        """The run's cgroups, made at the first command once the supervisor runs: a live
+        supervisor is what tells another abstat that these cgroups are not leftovers."""
+        if self._want_cgroups and not self._closed and self._supervisor is not None:
+            self._want_cgroups = False
+            self.cgroups = cgroup.RunCgroups.create(self.token)
+            if self.cgroups is not None:
+                self._tell(f"cgroup {self.cgroups.directory}\n")
+        return self.cgroups
+
+    def in_cgroup(self) -> bool:
+        """True when a measured command spawned now is born in the run's cgroup."""
+        return self._cgroups() is not None
+
+    def end_command(self, pgid: int) -> int:
+        """Kill what a measured command left in the run's cgroup; how many had left group ``pgid``."""
+        assert self.cgroups is not None
+        me = os.getpid()
+        outside = sum(reaper.outside_group(pid, pgid) for pid in cgroup.members(self.cgroups.run)
+                      if pid != me and pid not in self.keep)
+        cgroup.end_members(self.cgroups.run, self.keep, self._reap)
+        return outside
+
+    def enter_own_cgroup(self) -> str | None:
+        """Move abstat into a new cgroup for the hook or background load it spawns next; the cgroup or None.
+        Call :meth:`leave` after the spawn."""
+        cgroups = self._cgroups()
+        path = cgroups.new(str(self._count)) if cgroups is not None else None
+        if path is None:
+            return None
+        if cgroups.enter(path):
+            return path
+        cgroup.remove(path)
+        return None
+
+    def leave(self, path: str | None) -> None:
+        if path is not None and self.cgroups is not None:
+            self.cgroups.leave()
+
+    def end_cgroup(self, path: str, pgid: int) -> int:
+        """Kill all of a cgroup of its own and remove it; how many processes had left group ``pgid``."""
+        outside = sum(reaper.outside_group(pid, pgid) for pid in cgroup.members(path))
+        cgroup.kill(path, self._reap)
+        cgroup.remove(path)
+        return outside
+
+    def _reap(self) -> None:
+        reaper.reap_zombie_children(self.keep)
 
     def _left(self, token: str) -> list[int]:
         return [pid for pid in reaper.descendants(os.getpid(), exclude=(self._supervisor or 0,))
@@ -94,6 +147,8 @@ class Containment:
             return
         self._closed = True
         with signals.deferred():
+            if self.cgroups is not None:
+                self.cgroups.close(self._reap)  # all descendants, whatever their group or environment
             self.sweep(self.token)
             for pid in self.keep - {self._supervisor}:  # background loads nobody stopped
                 try:
@@ -118,11 +173,29 @@ class Containment:
 
 def leftover_notes() -> list[str]:
     """Notes on processes an earlier run left behind (its abstat and supervisor were killed):
-    they may load the machine this run measures.  They are reported, not killed."""
-    notes = []
+    they may load the machine this run measures.  Those in a run's cgroup are killed
+    with it and the cgroup removed; those found by their token only are reported."""
+    notes = cleaned_cgroup_notes()
     for run, pids in sorted(reaper.leftovers().items()):
         shown = ", ".join(reaper.describe(pid) for pid in sorted(pids)[:5])
         more = f" and {len(pids) - 5} more" if len(pids) > 5 else ""
         notes.append(f"{len(pids)} process(es) left by an earlier abstat run (token {run}) still run: "
                      f"PID {shown}{more}; they may disturb these measurements")
+    return notes
+
+
+def cleaned_cgroup_notes() -> list[str]:
+    """Kill and remove the cgroups of runs whose abstat and supervisor are gone; a note for each."""
+    home = cgroup.own_directory()
+    if home is None:
+        return []
+    notes = []
+    for directory in cgroup.leftover_directories(home, reaper.live_runs):
+        shown = [reaper.describe(pid) for pid in sorted(cgroup.members(directory))]
+        killed = cgroup.kill(directory)
+        gone = cgroup.remove(directory)
+        what = f"killed {len(killed)} process(es) (PID {', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})" \
+            if killed else "no process was left in it"
+        notes.append(f"an earlier abstat run left cgroup {directory}: {what}; "
+                     + ("removed it" if gone else "could not remove it"))
     return notes

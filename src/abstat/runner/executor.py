@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from abstat.runner import perf as perf_mod
-from abstat.runner import reaper, signals
+from abstat.runner import cgroup, reaper, signals
 from abstat.runner.containment import Containment
 from abstat.runner.metrics import MetricScanner, scan_output
 from abstat.runner.model import BUILTIN_METRICS, Command, Measurement, MetricPattern
@@ -225,8 +225,12 @@ class ProcessBackground:
         self.grace = grace
         self._containment = containment or Containment(subreaper=False, supervise=False)
         env, self._token = self._containment.environment(env)
-        with open(os.devnull, "wb") as devnull:
-            self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
+        self._cgroup = self._containment.enter_own_cgroup()
+        try:
+            with open(os.devnull, "wb") as devnull:
+                self.pid = _spawn(command.argv(), env, devnull.fileno(), devnull.fileno())
+        finally:
+            self._containment.leave(self._cgroup)
         self._containment.keep.add(self.pid)
         self._containment.started(self.pid)
         self._ended: str | None = None
@@ -251,6 +255,8 @@ class ProcessBackground:
 
     def _escaped(self) -> list[int]:
         """Live processes of this load outside its process group (setsid, setpgid)."""
+        if self._cgroup is not None:
+            return [pid for pid in cgroup.members(self._cgroup) if pid != self.pid and reaper.outside_group(pid, self.pid)]
         return [pid for pid in self._containment._left(self._token) if pid != self.pid]
 
     def stop(self) -> list[str]:
@@ -276,7 +282,10 @@ class ProcessBackground:
                     break
             left = (_live_group_members(self.pid) if _group_alive(self.pid) else []) + self._escaped()
             _kill_group(self.pid, signal.SIGKILL)
-            self._containment.sweep(self._token)
+            if self._cgroup is not None:
+                self._containment.end_cgroup(self._cgroup, self.pid)
+            else:
+                self._containment.sweep(self._token)
             if left and insisted:
                 notes.append(f"background command {self.command.text!r}: interrupted again while it was "
                              "being stopped: sent SIGKILL")
@@ -310,18 +319,23 @@ class ProcessExecutor:
         perf: perf_mod.PerfSupport | None = None,
         extra_env: Mapping[str, str] | None = None,
         subreaper: bool = True,
+        cgroups: bool = True,
     ) -> None:
         """``subreaper``: make this process the Linux child subreaper, so that
-        orphans of the commands stay below it and can be found and ended.  Pass
-        False in a program that runs child processes of its own concurrently:
-        dead orphans re-parented here are reaped, by process id."""
+        orphans of the commands stay below it and can be found and ended.
+        ``cgroups``: where cgroup v2 is writable, this process moves into the
+        run's cgroup until :meth:`close`, and everything in it but this process
+        is ended after each measured command (docs/processes.md).  Pass False
+        for both in a program that runs child processes of its own concurrently:
+        dead orphans re-parented here are reaped, by process id, and children
+        born in the run's cgroup would be ended."""
         self.patterns = tuple(patterns)
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
         self._base_env = dict(os.environ)
         if extra_env:
             self._base_env.update(extra_env)
-        self.containment = Containment(subreaper=subreaper)
+        self.containment = Containment(subreaper=subreaper, cgroups=cgroups)
         self._out = tempfile.TemporaryFile(prefix="abstat-out-")
         self._err = tempfile.TemporaryFile(prefix="abstat-err-")
         self._paths: dict[str, str] = {}
@@ -362,10 +376,17 @@ class ProcessExecutor:
         path = self._paths.get(argv[0])
         if path is None:
             path = self._paths[argv[0]] = _resolve(argv[0])
+        # Where cgroup v2 is writable, a measured command is born in the run's cgroup, and a hook
+        # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
+        own = None if sweep else self.containment.enter_own_cgroup()
+        shared = sweep and self.containment.in_cgroup()
         start = time.perf_counter_ns()
         try:
             pid = _spawn(argv, env, out_fd, err_fd, path)
         except OSError as err:
+            self.containment.leave(own)
+            if own is not None:
+                self.containment.end_cgroup(own, 0)
             return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
         self.containment.started(pid)
         try:
@@ -383,7 +404,15 @@ class ProcessExecutor:
                 if left:
                     notes.append("killed processes the command left running in its process group")
         finally:
-            escaped = self.containment.sweep(token) if sweep else 0
+            self.containment.leave(own)
+            if not sweep:  # a hook's daemon lives in its cgroup until the run ends
+                escaped = 0
+                if own is not None:
+                    cgroup.remove(own)  # only when empty
+            elif shared:
+                escaped = self.containment.end_command(pid)
+            else:
+                escaped = self.containment.sweep(token)
             self.containment.ended(pid)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")

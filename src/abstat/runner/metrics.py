@@ -1,13 +1,24 @@
 """Numbers a benchmark prints: ``--metric NAME=REGEX`` and JSON lines.
 
-A run's whole output is scanned, in blocks of whole lines of about
-:data:`BLOCK_BYTES`, so memory stays constant however much it prints
-(:func:`scan_output`).  A ``--metric`` match that spans a line break exactly
-where one block ends and the next begins is not seen; every match within a
-line, and every JSON line, is.
+A run's whole output is scanned as a stream, in blocks of
+:data:`BLOCK_BYTES` (:func:`scan_output`), so memory stays bounded however
+much it prints.  Where one block ends does not change what is found:
+
+* ``--metric``: each block is scanned together with the text carried over
+  from the previous one.  A match that ends within the last
+  :data:`OVERLAP_CHARS` characters of what has arrived is not taken yet: it
+  may grow, or a better one may start there, once more text arrives.  So
+  every match (lookarounds included) of up to :data:`OVERLAP_CHARS`
+  characters is found exactly as in the whole output at once, also one that
+  spans a line break at a block boundary.  A longer match may be cut.
+  :data:`CONTEXT_CHARS` characters before the resume point are kept for
+  ``^``, ``\\b`` and lookbehinds.
+* JSON lines: the partial last line is carried into the next block.  A line
+  longer than :data:`MAX_JSON_LINE_CHARS` is skipped without being held.
 """
 from __future__ import annotations
 
+import codecs
 import json
 import math
 from collections.abc import Iterable, Iterator
@@ -17,6 +28,9 @@ from abstat.runner.model import MetricPattern, check_metric_name
 
 BLOCK_BYTES = 1 << 20
 KEPT_OUTPUT_BYTES = 64 * 1024  # the start of the output kept on the measurement
+OVERLAP_CHARS = 64 * 1024  # a --metric match up to this long is found wherever blocks end
+CONTEXT_CHARS = 4096  # text kept before where a search resumes, for ^, \b and lookbehinds
+MAX_JSON_LINE_CHARS = 1 << 20  # a longer line is not read as JSON, and never held whole
 _MAX_NOTES_PER_KIND = 3
 
 
@@ -46,35 +60,99 @@ def _json_number(value: object) -> float | None:
 
 
 class MetricScanner:
-    """Collects metric values from text fed to it block by block."""
+    """Collects metric values from text fed to it piece by piece; call :meth:`finish` at the end."""
 
     def __init__(self, patterns: Iterable[MetricPattern] = (), *, json_lines: bool = False,
-                 reserved: Iterable[str] = ()) -> None:
+                 reserved: Iterable[str] = (), overlap: int = OVERLAP_CHARS) -> None:
         self.patterns = tuple(patterns)
         self.json_lines = json_lines
         self.reserved = set(reserved)
+        self.overlap = overlap
         self.regex_values: dict[str, list[float]] = {}
         self.json_values: dict[str, list[float]] = {}
         self._bad: dict[str, list[str]] = {}        # pattern -> first matches that were not numbers
         self._bad_count: dict[str, int] = {}
         self._json_notes: list[str] = []
+        self._text = ""                              # unscanned text, after context kept for lookbehind
+        self._resume = [0] * len(self.patterns)      # per pattern: where its next search starts in _text
+        self._line: list[str] = []                   # the JSON line that has not ended yet
+        self._line_chars = 0
+        self._finished = False
 
     def feed(self, text: str) -> None:
-        for pattern in self.patterns:
-            for match in pattern.regex.finditer(text):
-                raw = match.group(1)
-                if raw is None:
-                    continue
-                number = _number(raw)
-                if number is None:
-                    self._bad_count[pattern.name] = self._bad_count.get(pattern.name, 0) + 1
-                    kept = self._bad.setdefault(pattern.name, [])
-                    if len(kept) < _MAX_NOTES_PER_KIND:
-                        kept.append(raw[:200])
-                    continue
-                self.regex_values.setdefault(pattern.name, []).append(number)
+        """Scan the next piece of the output."""
+        if self.patterns:
+            self._scan(self._text + text, final=False)
         if self.json_lines:
-            self._feed_json(text)
+            self._feed_lines(text)
+
+    def finish(self) -> None:
+        """The output has ended: take what was held back."""
+        if self._finished:
+            return
+        self._finished = True
+        if self.patterns:
+            self._scan(self._text, final=True)
+        if self.json_lines and self._line:
+            line, self._line = "".join(self._line), []
+            self._feed_json(line)
+
+    def _scan(self, text: str, *, final: bool) -> None:
+        settled = len(text) if final else len(text) - self.overlap  # a match ending later may change
+        for index, pattern in enumerate(self.patterns):
+            position = self._resume[index]
+            for match in pattern.regex.finditer(text, position):
+                if match.end() > settled and match.start() >= settled - self.overlap:
+                    position = match.start()  # scanned again with more text
+                    break
+                self._take(pattern, match.group(1))
+                position = match.end() if match.end() > match.start() else match.end() + 1
+            else:
+                position = max(position, settled)
+            self._resume[index] = min(position, len(text))
+        if final:
+            self._text = ""
+            return
+        cut = max(0, min(self._resume, default=len(text)) - CONTEXT_CHARS)
+        self._text = text[cut:]
+        self._resume = [position - cut for position in self._resume]
+
+    def _take(self, pattern: MetricPattern, raw: str | None) -> None:
+        if raw is None:
+            return
+        number = _number(raw)
+        if number is None:
+            self._bad_count[pattern.name] = self._bad_count.get(pattern.name, 0) + 1
+            kept = self._bad.setdefault(pattern.name, [])
+            if len(kept) < _MAX_NOTES_PER_KIND:
+                kept.append(raw[:200])
+            return
+        self.regex_values.setdefault(pattern.name, []).append(number)
+
+    def _feed_lines(self, text: str) -> None:
+        cut = text.rfind("\n") + 1
+        if cut:
+            head = text[:cut]
+            if self._line:
+                first = head.index("\n") + 1
+                self._hold(head[:first])
+                line, self._line = "".join(self._line), []
+                self._line_chars = 0
+                if line:
+                    self._feed_json(line)
+                head = head[first:]
+            self._feed_json(head)
+        self._hold(text[cut:])
+
+    def _hold(self, text: str) -> None:
+        """Keep ``text`` as part of the unfinished line, unless the line is too long to be JSON we read."""
+        if not text or self._line_chars < 0:
+            return
+        self._line_chars += len(text)
+        if self._line_chars > MAX_JSON_LINE_CHARS:
+            self._line, self._line_chars = [""], -1  # skipped until its end: "" keeps the state "in a line"
+        else:
+            self._line.append(text)
 
     def _feed_json(self, text: str) -> None:
         for line in text.splitlines():
@@ -119,31 +197,26 @@ class MetricScanner:
 
 
 def iter_blocks(handle: BinaryIO, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:
-    """The stream as text, in blocks that end at a line break (a line longer
-    than a block is cut).  At most two blocks are held at a time."""
-    carry = b""
+    """The stream as text, ``block_bytes`` at a time (a UTF-8 character split
+    between two blocks is decoded whole; invalid bytes become U+FFFD)."""
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     while True:
         chunk = handle.read(block_bytes)
+        text = decoder.decode(chunk, final=not chunk)
+        if text:
+            yield text
         if not chunk:
             break
-        data = carry + chunk
-        cut = data.rfind(b"\n") + 1
-        if cut == 0 and len(data) >= block_bytes:
-            cut = len(data)
-        carry = data[cut:]
-        if cut:
-            yield data[:cut].decode("utf-8", errors="replace")
-    if carry:
-        yield carry.decode("utf-8", errors="replace")
 
 
 def scan_output(handle: BinaryIO, scanner: MetricScanner, block_bytes: int = BLOCK_BYTES) -> str:
-    """Feed all of ``handle`` to ``scanner``; return the start of the output (for display)."""
+    """Feed all of ``handle`` to ``scanner`` and finish it; return the start of the output (for display)."""
     kept = ""
     for block in iter_blocks(handle, block_bytes):
         if len(kept) < KEPT_OUTPUT_BYTES:
             kept += block[: KEPT_OUTPUT_BYTES - len(kept)]
         scanner.feed(block)
+    scanner.finish()
     return kept
 
 
@@ -157,6 +230,7 @@ def extract_regex_metrics(
     """
     scanner = MetricScanner(patterns)
     scanner.feed(text)
+    scanner.finish()
     return scanner.regex_values, scanner.regex_notes()
 
 
@@ -172,4 +246,5 @@ def extract_json_metrics(
     """
     scanner = MetricScanner(json_lines=True, reserved=reserved)
     scanner.feed(text)
+    scanner.finish()
     return scanner.json_values, scanner.json_notes()

@@ -1,7 +1,8 @@
 """Finding and ending every process a run started (standard library only).
 
-Three mechanisms, used together (docs/processes.md says what each
-guarantees):
+Where cgroup v2 is writable, :mod:`abstat.runner.cgroup` holds every
+process of a run.  Elsewhere, and as a second line, three mechanisms are
+used together (docs/processes.md says what each guarantees):
 
 * **Process groups.**  Every command starts in its own group; the group is
   killed when the command ends, times out or is interrupted.
@@ -50,6 +51,14 @@ def _stat_fields(pid: int) -> list[bytes] | None:
 def is_zombie(pid: int) -> bool:
     fields = _stat_fields(pid)
     return fields is not None and fields[0] in (b"Z", b"X")
+
+
+def outside_group(pid: int, pgid: int) -> bool:
+    """True when ``pid`` is alive and not in process group ``pgid``."""
+    try:
+        return os.getpgid(pid) != pgid and not is_zombie(pid)
+    except ProcessLookupError:
+        return False
 
 
 def children(pid: int) -> list[int]:
@@ -178,26 +187,33 @@ def _argv(pid: int) -> list[bytes]:
         return []
 
 
+def live_runs() -> set[str]:
+    """Tokens of the runs whose supervisor (``supervisor.py TOKEN``) is alive."""
+    live: set[str] = set()
+    for pid in _all_pids():
+        argv = _argv(pid)
+        for index, word in enumerate(argv[:-1]):
+            if word.endswith(b"supervisor.py"):
+                live.add(argv[index + 1].decode("ascii", "replace"))
+    return live
+
+
 def leftovers() -> dict[str, list[int]]:
     """Live processes that carry the token of a run whose abstat is gone: run token -> PIDs.
 
     A run is alive while its supervisor (``supervisor.py TOKEN``) is.  What is left
     had both abstat and its supervisor killed (or came from a run without /proc access).
     """
-    live_runs: set[str] = set()
+    live = live_runs()
     by_run: dict[str, list[int]] = {}
     me = os.getpid()
     for pid in _all_pids():
         if pid == me:
             continue
-        argv = _argv(pid)
-        for index, word in enumerate(argv[:-1]):
-            if word.endswith(b"supervisor.py"):
-                live_runs.add(argv[index + 1].decode("ascii", "replace"))
         token = token_of(pid)
         if token and not is_zombie(pid):
             by_run.setdefault(token.split(".", 1)[0], []).append(pid)
-    return {run: pids for run, pids in by_run.items() if run not in live_runs}
+    return {run: pids for run, pids in by_run.items() if run not in live}
 
 
 def describe(pid: int) -> str:

@@ -1,0 +1,246 @@
+"""cgroup v2 for a run's processes, where the system lets abstat make one (standard library only).
+
+Layout, below abstat's own cgroup (the ``0::`` line of ``/proc/self/cgroup``,
+under the cgroup2 mount: ``/sys/fs/cgroup`` on a pure v2 system,
+``/sys/fs/cgroup/unified`` on a hybrid one)::
+
+    abstat-<run token>/run      abstat itself while the run lasts, and the measured commands
+    abstat-<run token>/<n>      one per hook and per background load
+
+It needs write access to the own cgroup's directory and ``cgroup.procs``
+(root, or a delegated subtree).  A child starts in its parent's cgroup, so a
+command is *born* in its cgroup: no window in which it could fork outside,
+and no code of ours between fork and exec.  Its descendants stay there
+whatever they do (``setsid``, ``setpgid``, ``env -i``, double forks); only
+a process with write access to the hierarchy can leave.
+
+abstat moves itself into ``run`` once, not around every measured command:
+each move takes the kernel's cgroup_threadgroup_rwsem for writing, which
+waits for an RCU grace period (milliseconds on a loaded machine).  After
+each measured command, every process in ``run`` other than abstat is what
+that command left behind; they get SIGKILL until none is left.  A hook or a
+background load must outlive its own command, so it gets a cgroup of its
+own (abstat moves there for its spawn, and back).  At the end, and in the
+supervisor after a SIGKILL of abstat, ``cgroup.kill`` (Linux >= 5.14) ends
+everything below ``abstat-<run token>``; older kernels get a kill loop.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+PREFIX = "abstat-"
+EMPTY_WAIT_S = 2.0
+
+
+def _mount() -> tuple[str, str] | None:
+    """(mount point, the hierarchy path it shows) of the cgroup2 file system."""
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                left, _, right = line.partition(" - ")
+                fields = left.split()
+                if right.split()[:1] == ["cgroup2"] and len(fields) >= 5:
+                    return fields[4].replace("\\040", " "), fields[3]
+    except OSError:
+        return None
+    return None
+
+
+def own_directory() -> str | None:
+    """The directory of this process's cgroup v2, when it is writable here; else None."""
+    mount = _mount()
+    if mount is None:
+        return None
+    try:
+        with open("/proc/self/cgroup", encoding="utf-8", errors="replace") as handle:
+            path = next((line[3:].rstrip("\n") for line in handle if line.startswith("0::")), None)
+    except OSError:
+        return None
+    mount_point, shown = mount
+    if path is None or path.endswith(" (deleted)") or not (path + "/").startswith(shown.rstrip("/") + "/"):
+        return None
+    directory = os.path.join(mount_point, path[len(shown.rstrip("/")):].lstrip("/"))
+    procs = os.path.join(directory, "cgroup.procs")
+    if not (os.access(directory, os.W_OK) and os.access(procs, os.W_OK)):
+        return None
+    return directory
+
+
+def _write(path: str, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, text.encode("ascii"))
+    finally:
+        os.close(fd)
+
+
+def members(directory: str) -> list[int]:
+    """PIDs in ``directory`` and in the cgroups below it."""
+    found: list[int] = []
+    for current, subdirectories, _ in os.walk(directory):
+        try:
+            with open(os.path.join(current, "cgroup.procs"), "rb") as handle:
+                found.extend(int(word) for word in handle.read().split())
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def populated(directory: str) -> bool:
+    try:
+        with open(os.path.join(directory, "cgroup.events"), "rb") as handle:
+            return b"populated 1" in handle.read()
+    except OSError:
+        return False
+
+
+def _repeat(step, reap, patience: float) -> None:
+    """Run ``step()`` (then ``reap()``) with a growing pause until it returns False or time is up."""
+    deadline = time.monotonic() + patience
+    pause = 0.0002
+    while step() and time.monotonic() < deadline:
+        if reap is not None:
+            reap()
+        time.sleep(pause)
+        pause = min(pause * 2, 0.01)
+    if reap is not None:
+        reap()
+
+
+def end_members(directory: str, keep=(), reap=None, patience: float = EMPTY_WAIT_S) -> None:
+    """SIGKILL every process in ``directory`` (and below) except this one and ``keep``,
+    until none is left (bounded)."""
+    me = os.getpid()
+
+    def step() -> bool:
+        found = [pid for pid in members(directory) if pid != me and pid not in keep]
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        return bool(found)
+
+    _repeat(step, reap, patience)
+
+
+def kill(directory: str, reap=None) -> list[int]:
+    """SIGKILL every process in ``directory`` and below, wait until it is empty
+    (bounded); returns the PIDs it held.  ``reap()`` collects dead children
+    meanwhile.  Never kills a cgroup this process is in."""
+    pids = members(directory)
+    if not pids or os.getpid() in pids:
+        return [pid for pid in pids if pid != os.getpid()]
+    try:
+        _write(os.path.join(directory, "cgroup.kill"), "1")
+    except OSError:  # Linux < 5.14: no cgroup.kill
+        end_members(directory, (), reap)
+    else:
+        _repeat(lambda: populated(directory), reap, EMPTY_WAIT_S)
+    return pids
+
+
+def remove(directory: str) -> bool:
+    """rmdir ``directory`` and the (empty) cgroups below it; False if one is left."""
+    removed = True
+    for current, _, _ in sorted(os.walk(directory), key=lambda entry: -len(entry[0])):
+        try:
+            os.rmdir(current)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            removed = False
+    return removed
+
+
+def leftover_directories(base: str, live_runs) -> list[str]:
+    """``abstat-<token>`` cgroups below ``base`` whose run has no live supervisor.
+
+    ``live_runs()`` is asked after the listing: a run starts its supervisor
+    before it makes its cgroup, so a run starting meanwhile is not taken for dead."""
+    try:
+        names = [name for name in sorted(os.listdir(base)) if name.startswith(PREFIX)]
+    except OSError:
+        return []
+    if not names:
+        return []
+    live = live_runs()
+    return [os.path.join(base, name) for name in names
+            if name[len(PREFIX):] not in live and os.path.isdir(os.path.join(base, name))]
+
+
+_active: list[str] = []  # run cgroups this process is in: one at a time
+
+
+class RunCgroups:
+    """The cgroups of one run: ``abstat-<token>`` below abstat's own cgroup."""
+
+    def __init__(self, home: str, directory: str) -> None:
+        self.home = home
+        self.directory = directory
+        self.run = os.path.join(directory, "run")
+        self.usable = True
+
+    @classmethod
+    def create(cls, token: str) -> "RunCgroups | None":
+        """Make the run's cgroups and move this process into ``run``; None where that
+        cannot be done, or while another run of this process has cgroups."""
+        home = own_directory()
+        if home is None or _active:
+            return None
+        directory = os.path.join(home, PREFIX + token)
+        try:
+            os.mkdir(directory)
+        except OSError:
+            return None
+        cgroups = cls(home, directory)
+        try:
+            os.mkdir(cgroups.run)
+            _write(os.path.join(cgroups.run, "cgroup.procs"), "0")
+        except OSError:
+            remove(directory)
+            return None
+        _active.append(directory)
+        return cgroups
+
+    def new(self, name: str) -> str | None:
+        """A new empty cgroup for a hook or a background load, or None (then the caller falls back)."""
+        if not self.usable:
+            return None
+        path = os.path.join(self.directory, name)
+        try:
+            os.mkdir(path)
+        except OSError:
+            return None
+        return path
+
+    def enter(self, path: str) -> bool:
+        """Move this process into ``path``, so that what it spawns now is born there."""
+        try:
+            _write(os.path.join(path, "cgroup.procs"), "0")
+            return True
+        except OSError:
+            return False
+
+    def leave(self) -> None:
+        """Move this process back into ``run``.  If that fails, no new cgroup is
+        made (``kill`` also refuses a cgroup this process is in)."""
+        try:
+            _write(os.path.join(self.run, "cgroup.procs"), "0")
+        except OSError:
+            self.usable = False
+
+    def close(self, reap=None) -> list[int]:
+        """Move this process home, kill everything in the run's cgroups and remove them;
+        the PIDs killed."""
+        try:
+            _write(os.path.join(self.home, "cgroup.procs"), "0")
+        except OSError:
+            pass
+        if self.directory in _active:
+            _active.remove(self.directory)
+        pids = kill(self.directory, reap)
+        remove(self.directory)
+        return pids
