@@ -64,6 +64,8 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
     parser.add_argument("--label", action="append", default=[], metavar="KEY=VALUE",
                         help="label these runs (e.g. host=milan mode=pv64); repeatable")
+    parser.add_argument("--rev", action="store_true",
+                        help="label the runs with the git revision of the current directory (rev, commit_time)")
     parser.add_argument("--baseline", metavar="NAME", help="variant the others are compared with")
     parser.add_argument("--higher-is-better", action="append", default=[], metavar="METRIC",
                         help="a metric where larger values are better (throughput); repeatable")
@@ -430,6 +432,10 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
 
         check_experiment_name(args.experiment)  # before the store file is created
     labels = parse_labels(args.label)
+    if args.rev:
+        from abstat.history.revision import head_labels
+
+        labels = {**head_labels("."), **labels}  # an explicit --label rev=... wins
     patterns = []
     for spec in args.metric:
         try:
