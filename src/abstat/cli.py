@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "audit": ("abstat.commands.audit", "check ministat reports and averages pasted in e-mails or Markdown"),
     "plan": ("abstat.commands.plan", "samples (runs x samples per run) needed to detect a change"),
     "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
+    "history": ("abstat.commands.history", "a benchmark across git revisions: change points and their sizes"),
+    "bisect": ("abstat.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"
