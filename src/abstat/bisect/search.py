@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 CLIP = 3.0
+TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
 T_DF = 4.0
 INITIAL_REFERENCES = 5      # runs of each reference before the search starts
 GATE_PVALUE = 0.001          # good and bad references must differ this clearly
@@ -122,7 +123,12 @@ class Search:
             bad = bad + [v for c, v, _ in self.samples if self._sides.get(c) == 1]
         g, b = float(np.median(good)), float(np.median(bad))
         residuals = np.concatenate([np.asarray(good) - g, np.asarray(bad) - b])
-        scale = 1.4826 * float(np.median(np.abs(residuals)))
+        scale = max(1.4826 * float(np.median(np.abs(residuals))),
+                    float(np.subtract(*np.percentile(residuals, [75, 25]))) / 1.349)
+        levels = np.unique(np.concatenate([good, bad]))
+        if levels.size > 1:  # quantized data: add Sheppard's correction of the grid step
+            step = float(np.min(np.diff(levels)))
+            scale = math.sqrt(scale * scale + step * step / 12.0)
         if scale <= 0:
             scale = float(np.std(residuals))
         if scale <= 0:
@@ -167,7 +173,7 @@ class Search:
             zg = (x - g) / scale
             zb = (x - b) / scale
             llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
-            np.add.at(per_commit, commits, np.clip(llr, -CLIP, CLIP))
+            np.add.at(per_commit, commits, TEMPER * np.clip(llr, -CLIP, CLIP))
         # log P(k) = sum over measured i >= k of LLR_i  (commit i is bad when i >= k)
         suffix = np.cumsum(per_commit[::-1])[::-1]
         return suffix[1:]
