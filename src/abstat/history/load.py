@@ -42,7 +42,17 @@ def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mappi
         fmt = detect_format(path, text)
         if fmt is None:
             raise InputError("not a CSV, hyperfine, pyperf or Go benchmark file", path=path)
-        for sample_set in read_peer(path, fmt, text=text):
+        options: dict[str, Any] = {}
+        if fmt == "csv" and metrics:  # every other column labels the values (rev, commit_time...)
+            import csv
+            import io
+
+            header = [h.strip() for h in next(csv.reader(io.StringIO(text)), [])]
+            options = {"value_columns": [m for m in metrics if m in header],
+                       "label_columns": [h for h in header if h not in metrics]}
+            if not options["value_columns"]:
+                continue
+        for sample_set in read_peer(path, fmt, text=text, **options):
             labels = sample_set.labels
             if metrics and labels.get("metric") not in metrics:
                 continue
