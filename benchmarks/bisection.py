@@ -1,6 +1,10 @@
 """Bisection under noise: abstat's probabilistic bisection against the usual rules.
 
-    python benchmarks/bisect.py [--trials 100] [--seed 1] [--markdown]
+    python benchmarks/bisection.py [--trials 100] [--seed 1] [--markdown]
+
+(Not benchmarks/bisect.py: a file of that name would shadow the standard
+library's bisect module, which `random` imports, for every script run from
+this directory.)
 
 Histories of N = 100 and 1000 commits with one change of d = 0.5, 1 and 2
 noise standard deviations at a uniformly drawn commit.  Noise shapes:
@@ -22,18 +26,11 @@ spent (mean, 95th percentile), references included.
 """
 from __future__ import annotations
 
-import os
+import argparse
 import sys
+import warnings
 
-# This file is named like the standard library's bisect module, which numpy imports:
-# take the script's own directory off the module path first.
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
-import argparse  # noqa: E402
-import warnings  # noqa: E402
-
-import numpy as np  # noqa: E402
+import numpy as np
 
 SHAPES = ("normal", "quantized", "outliers")
 
