@@ -9,11 +9,14 @@ BENCH_C = r"""
 #include <time.h>
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
 int main(void) {
+    unsigned long work = WORK;
+    FILE *input = fopen("work.txt", "r");  /* a run-time input, when the repository has one */
+    if (input) { if (fscanf(input, "%lu", &work) != 1) return 3; fclose(input); }
     volatile unsigned long sink = 0;
     double best = 1e30;
     for (int rep = 0; rep < 7; rep++) {
         double start = now();
-        for (unsigned long i = 0; i < WORK; i++) sink += i * 2654435761UL;
+        for (unsigned long i = 0; i < work; i++) sink += i * 2654435761UL;
         double took = now() - start;
         if (took < best) best = took;
     }
@@ -29,9 +32,11 @@ def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:
 
 
 def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: int | None = None,
-              work: int = 2_000_000, slowdown: float = 0.05) -> list[str]:
+              work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False) -> list[str]:
     """A repository whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop, and
-    whose commit ``broken_at`` does not compile (the next one fixes it).  Returns the shas, oldest first."""
+    whose commit ``broken_at`` does not compile (the next one fixes it).  With ``runtime_input`` the
+    loop count is read from work.txt at run time, so the binary never changes.  Returns the shas,
+    oldest first."""
     os.makedirs(path)
     git(path, "init", "-q")
     git(path, "config", "user.email", "t@example.org")
@@ -39,7 +44,10 @@ def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broke
     shas = []
     for number in range(1, commits + 1):
         amount = work + (int(work * slowdown) if slow_at is not None and number >= slow_at else 0)
-        source = BENCH_C.replace("WORK", f"{amount}UL")
+        source = BENCH_C.replace("WORK", f"{work if runtime_input else amount}UL")
+        if runtime_input:
+            with open(os.path.join(path, "work.txt"), "w") as out:
+                out.write(f"{amount}\n")
         if broken_at is not None and number == broken_at:
             source += "this does not compile\n"
         with open(os.path.join(path, "bench.c"), "w") as out:

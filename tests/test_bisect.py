@@ -73,6 +73,16 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     assert revs == sorted(revs, key=shas.index)  # git order
 
 
+def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
+    shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=15, runtime_input=True)
+    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
+                  cwd=str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    assert f"culprit: {shas[14]}" in done.stdout
+    assert "warning: the culprit's bench is identical to its parent's (build-id:" in done.stdout
+
+
 def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=32)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
@@ -122,3 +132,19 @@ def test_bisect_bad_input_is_one_line(tmp_path, args, message):
         base += ["--metric", METRIC]
     done = abstat(*base, *args, cwd=repo)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_artifact_digest_is_the_build_id_readelf_shows(tmp_path):
+    import shutil
+
+    from abstat.bisect.workspace import artifact_digest
+
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) is not installed")
+    source = tmp_path / "x.c"
+    source.write_text("int main(void) { return 0; }\n")
+    subprocess.run(["cc", "-Wl,--build-id", "-o", str(tmp_path / "x"), str(source)], check=True)
+    notes = subprocess.run(["readelf", "-n", str(tmp_path / "x")], capture_output=True, text=True).stdout
+    build_id = notes.split("Build ID:")[1].split()[0]
+    assert artifact_digest(str(tmp_path / "x")) == f"build-id:{build_id}"
+    assert artifact_digest(str(source)).startswith("sha256:")

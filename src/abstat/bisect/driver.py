@@ -37,8 +37,10 @@ class Report:
     confidence: float = 0.95
 
 
-def run_bisect(config: Config, store: Any, experiment: str, argv: Sequence[str],
+def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequence[str],
                progress: Callable[[str], None] = lambda text: None) -> Report:
+    """Bisect between ``config.good`` and ``config.bad``, recording every run under ``experiment``
+    (default ``bisect-GOOD-BAD`` with both as 12-digit hashes)."""
     from abstat.runner import ProcessExecutor, parse_metric_pattern
 
     shas = resolve([config.good, config.bad], config.repo)
@@ -47,6 +49,7 @@ def run_bisect(config: Config, store: Any, experiment: str, argv: Sequence[str],
             raise InputError(f"unknown revision {name!r}", path=config.repo)
     commits = commits_between(shas[config.good] or "", shas[config.bad] or "", config.repo)
     n = len(commits) - 1
+    experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
     search = Search(n, confidence=config.confidence, budget=config.budget)
     patterns = [parse_metric_pattern(config.metric_spec)] if config.metric_spec else []
     executor = ProcessExecutor(patterns=patterns, json_lines=False)

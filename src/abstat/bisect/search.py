@@ -8,9 +8,12 @@ their mass but are never measured) and is updated with every sample:
 - **Likelihood.** A sample ``x`` at commit ``i`` has density ``f_bad`` when
   ``i >= k`` and ``f_good`` otherwise.  Both are Student-t (4 degrees of
   freedom, heavy tails for outliers) located at the medians of the good and
-  bad reference measurements with a pooled robust scale.  Each sample's
-  log-likelihood ratio is clipped to +-``CLIP`` so a few wild samples (or a
-  misfitting model) cannot carry the decision.  All samples are re-scored
+  bad reference measurements (and of test commits the posterior already
+  places on one side with probability >= 0.99) with a pooled robust scale
+  (the larger of MAD and IQR, plus Sheppard's correction for quantized
+  values).  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
+  few wild samples cannot carry the decision, and weighted by ``TEMPER``
+  because the model is estimated, not known.  All samples are re-scored
   whenever the references grow.
 - **Drift.** Every batch interleaves one reference run (good and bad in
   turn) with the runs of the commit under test.  When the references'

@@ -107,7 +107,7 @@ def run_step(argv: list[str]) -> int:
                         recorder.close("complete")
                         values = _references(store, experiment, metric, shas)
                     references[role] = values
-                failure = build(executor, args.build, ".", "test", args.timeout) if args.build else None
+                failure = build(executor, args.build, repo, "test", args.timeout) if args.build else None
                 if failure is not None:
                     sys.stderr.write(f"abstat bisect step: {head[:12]}: build failed, skip ({failure[:200]})\n")
                     return UNDECIDED
@@ -115,7 +115,7 @@ def run_step(argv: list[str]) -> int:
                 evidence = 0.0
                 while len(values) < args.max_runs:
                     for _ in range(BATCH):
-                        value = measure(executor, recorder, head, "test", ".", args.run, metric, args.timeout)
+                        value = measure(executor, recorder, head, "test", repo, args.run, metric, args.timeout)
                         if value is not None:
                             values.append(value)
                     evidence = llr(values, references["good"], references["bad"])

@@ -83,12 +83,14 @@ def artifact_digest(path: str) -> str | None:
             data = handle.read()
     except OSError:
         return None
-    marker = data.find(b"GNU\x00")
-    if data[:4] == b"\x7fELF" and marker >= 12:
-        size = int.from_bytes(data[marker - 12:marker - 8], "little")
+    marker = data.find(b"GNU\x00") if data[:4] == b"\x7fELF" else -1
+    while marker >= 12:  # ELF notes: namesz 4, descsz, type, "GNU\0", desc (little-endian files)
+        namesz = int.from_bytes(data[marker - 12:marker - 8], "little")
+        size = int.from_bytes(data[marker - 8:marker - 4], "little")
         kind = int.from_bytes(data[marker - 4:marker], "little")
-        if kind == 3 and 8 <= size <= 64:  # NT_GNU_BUILD_ID
+        if namesz == 4 and kind == 3 and 8 <= size <= 64:  # NT_GNU_BUILD_ID
             return "build-id:" + data[marker + 4:marker + 4 + size].hex()
+        marker = data.find(b"GNU\x00", marker + 4)
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 

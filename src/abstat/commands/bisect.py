@@ -43,7 +43,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="the number to compare (a regex with one group), or a built-in metric (wall, user...)")
     parser.add_argument("--repo", default=".", metavar="DIR", help="git repository (default: current directory)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
-    parser.add_argument("--experiment", metavar="NAME", help="store experiment (default bisect-GOOD-BAD)")
+    parser.add_argument("--experiment", metavar="NAME",
+                        help="store experiment (default bisect-GOOD-BAD, abbreviated hashes; "
+                             "step: bisect-step-BAD of the first bad revision)")
     parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
 
 
@@ -128,7 +130,10 @@ def main(argv: list[str]) -> int:
     config = Config(repo=args.repo, good=args.good, bad=args.bad, run=args.run, metric=metric, metric_spec=spec,
                     build=args.build, budget=args.budget, confidence=args.confidence, artifact=args.artifact,
                     timeout=args.timeout)
-    experiment = args.experiment or f"bisect-{args.good}-{args.bad}".replace(":", "_")
+    if args.experiment is not None:
+        from abstat.store import check_experiment_name
+
+        check_experiment_name(args.experiment)
     store_path = resolve_store_path(args.store)
 
     def progress(text: str) -> None:
@@ -137,7 +142,7 @@ def main(argv: list[str]) -> int:
             sys.stderr.flush()
 
     with open_store(store_path) as store:
-        report = run_bisect(config, store, experiment, ["abstat", "bisect", *argv], progress)
+        report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
     sys.stdout.write(render(report, args.format))
     return 0
 
