@@ -18,8 +18,9 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md):
 The p-value is the Mann-Whitney p of the two segments around the reported
 position; that position was chosen to maximise the statistic, so the
 p-value is optimistic (a screening value, not a calibrated one).  The size
-is the Hodges-Lehmann shift (right minus left) with its Mann-Whitney
-confidence interval, also as a percentage of the left segment's median.
+is the Hodges-Lehmann shift (right minus left) with its
+Mann-Whitney confidence interval, widened by half the grid step for heavily
+quantized values, also as a percentage of the left segment's median.
 """
 from __future__ import annotations
 
@@ -108,6 +109,22 @@ def _median(values: Sequence[float]) -> float:
     return float(np.median(np.asarray(values, dtype=float)))
 
 
+def _sides(x: Sequence[float], lo: int, position: int, hi: int, window: int) -> tuple[list[float], list[float]]:
+    """The two windows around ``position``, within its neighbours ``lo`` and ``hi``."""
+    return list(x[max(lo, position - window):position]), list(x[position:min(hi, position + window)])
+
+
+def _grid_step(values: Sequence[float]) -> float:
+    """The grid of heavily quantized values (fewer distinct values than half the points), else 0:
+    shift intervals are widened by half of it, as their ends can only fall on the grid."""
+    import numpy as np
+
+    levels = np.unique(np.asarray(values, dtype=float))
+    if levels.size < 2 or levels.size * 2 > len(values):
+        return 0.0
+    return float(np.min(np.diff(levels)))
+
+
 def _best_split(x: Sequence[float], lo: int, hi: int, min_segment: int) -> int | None:
     """Position in (lo, hi) minimising the absolute deviations from each side's median
     (an L1 cost: robust to outliers, and unlike a standardised rank statistic not drawn
@@ -160,8 +177,7 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
         lo, hi = neighbours(position, points)
         if position - lo < min_segment or hi - position < min_segment:
             return 2.0
-        left = x[max(lo, position - window):position]
-        right = x[position:min(hi, position + window)]
+        left, right = _sides(x, lo, position, hi, window)
         before, after = _median(left), _median(right)
         if min_magnitude > 0 and abs(after - before) < min_magnitude * abs(before):
             return 2.0
@@ -187,17 +203,18 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     found: list[ChangePoint] = []
     for position in located:
         lo, hi = neighbours(position, located)
-        left = x[max(lo, position - window):position]
-        right = x[position:min(hi, position + window)]
+        left, right = _sides(x, lo, position, hi, window)
         if len(left) < min_segment or len(right) < min_segment:
             continue
         p_value = _mw_p(left, right)
         if p_value > max_pvalue:
             continue
         shift = hodges_lehmann(np.asarray(left), np.asarray(right), confidence)
+        half_step = _grid_step(x[max(lo, position - window):min(hi, position + window)]) / 2.0
         after_count = n - position
         found.append(ChangePoint(
-            index=position, p_value=p_value, shift=shift.estimate, low=shift.low, high=shift.high,
+            index=position, p_value=p_value, shift=shift.estimate, low=shift.low - half_step,
+            high=shift.high + half_step,
             before=_median(left), after=_median(right), left_n=len(left), right_n=len(right),
             provisional=after_count < settle, points_to_settle=max(0, settle - after_count),
         ))
