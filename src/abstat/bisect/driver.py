@@ -1,6 +1,7 @@
 """``abstat bisect``: drive git, the runner and the store with :class:`abstat.bisect.search.Search`."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -68,27 +69,27 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                 failure = build(executor, config.build, paths[index], role, config.timeout)
                 if failure is not None:
                     raise InputError(f"the {role} revision {commits[index][:12]} does not build: {failure}")
+            built: dict[int, str] = {}   # test commit -> worktree holding its build (two slots)
             while True:
                 step = search.plan()
                 if isinstance(step, Outcome):
                     report.outcome = step
                     break
-                if step.test is not None and step.test not in paths:
-                    path = trees.checkout("test", commits[step.test])
-                    failure = build(executor, config.build, path, "test", config.timeout)
-                    if failure is not None:
-                        search.skip(step.test)
-                        recorder.skipped(commits[step.test], failure)
-                        report.skipped.append(commits[step.test])
-                        progress(f"skip {commits[step.test][:12]}: build failed ({failure[:120]})")
-                        continue
-                _run_batch(search, step, commits, paths, trees, recorder, executor, config, n)
-                if step.test is not None:
-                    top = search.posterior().max()
-                    progress(f"measured {commits[step.test][:12]} x{step.commits.count(step.test)}; "
-                             f"{search.runs} runs; most likely culprit at {top:.0%}")
+                needed = [c for c in dict.fromkeys(step.commits) if c not in paths]
+                failed = _build_tests(needed, built, commits, trees, executor, config)
+                if failed is not None:
+                    index, failure = failed
+                    search.skip(index)
+                    recorder.skipped(commits[index], failure)
+                    report.skipped.append(commits[index])
+                    progress(f"skip {commits[index][:12]}: build failed ({failure[:120]})")
+                    continue
+                _run_batch(search, step, commits, {**built, **paths}, recorder, executor, config, n)
+                progress(", ".join(f"measured {commits[c][:12]} x{step.commits.count(c)}" for c in needed)
+                         + f"; {search.runs} runs; most likely culprit at {search.posterior().max():.0%}")
             if report.outcome.culprit is not None and config.artifact:
-                report.warnings += _artifact_check(report.outcome.culprit, commits, paths, trees, executor, config)
+                report.warnings += _artifact_check(report.outcome.culprit, commits, {**built, **paths}, trees,
+                                                   executor, config)
         status = "complete"
     finally:
         executor.close()
@@ -98,12 +99,34 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     return report
 
 
-def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int, str], trees: Worktrees,
+SLOTS = ("test-a", "test-b")
+
+
+def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], trees: Worktrees, executor: Any,
+                 config: Config) -> tuple[int, str] | None:
+    """Check out and build the batch's test commits (at most two) in the test slots; keeps builds
+    already there.  Returns (commit, why) for the first that does not build."""
+    keep = {c: path for c, path in built.items() if c in needed}
+    free = [slot for slot in SLOTS if os.path.join(trees.root, slot) not in keep.values()]
+    built.clear()
+    built.update(keep)
+    for index in needed:
+        if index in built:
+            continue
+        path = trees.checkout(free.pop(0), commits[index])
+        failure = build(executor, config.build, path, "test", config.timeout)
+        if failure is not None:
+            return index, failure
+        built[index] = path
+    return None
+
+
+def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int, str],
                recorder: Recorder, executor: Any, config: Config, n: int) -> None:
     values: list[float | None] = []
     for index in step.commits:
         role = "good" if index == 0 else "bad" if index == n else "test"
-        path = paths.get(index) or trees.paths["test"]
+        path = paths[index]
         values.append(measure(executor, recorder, commits[index], role, path, config.run, config.metric,
                               config.timeout))
     search.record(step, values)
@@ -111,13 +134,11 @@ def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int,
 
 def _artifact_check(culprit: int, commits: list[str], paths: dict[int, str], trees: Worktrees,
                     executor: Any, config: Config) -> list[str]:
-    import os
-
     digests = []
     for index in (culprit - 1, culprit):
         path = paths.get(index)
         if path is None:
-            path = trees.checkout("test", commits[index])
+            path = trees.checkout(SLOTS[0], commits[index])
             if build(executor, config.build, path, "artifact", config.timeout) is not None:
                 return [f"--artifact: {commits[index][:12]} did not build again; artifacts not compared"]
         digest = artifact_digest(os.path.join(path, config.artifact or ""))

@@ -26,7 +26,8 @@ their mass but are never measured) and is updated with every sample:
   whose error is the Bayes error of ``m`` samples at the estimated effect
   size (Waeber, Frazier & Henderson 2013: with a symmetric channel this is
   the posterior median, as in Horstein's scheme).
-- **Stopping.** One commit holds posterior >= ``confidence`` (found), or the
+- **Stopping.** One commit holds posterior >= ``confidence``, and still does
+  after one more batch of it and its parent (found), or the
   budget is spent (inconclusive), or the references do not differ
   (no change found).
 """
@@ -91,6 +92,7 @@ class Search:
         self.next_reference = 0     # 0: good next, else bad
         self.max_reference_runs = max(30, budget // 4)
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
+        self._verified: int | None = None  # culprit above the threshold, given one more batch
 
     # -- recording ---------------------------------------------------------
 
@@ -245,9 +247,21 @@ class Search:
         self._update_sides(posterior)
         posterior = self.posterior()
         top = int(posterior.argmax())
-        if posterior[top] >= self.confidence:
-            return self.outcome("found")
         m = self._batch_size()
+        if posterior[top] >= self.confidence:
+            culprit = top + 1
+            if self._verified == culprit:
+                return self.outcome("found")
+            # one more batch of the culprit and its parent before believing a crossing
+            self._verified = culprit
+            half = max(1, m // 2)
+            tests = [c for c in (culprit - 1, culprit) if 0 < c < self.n and c not in self.skipped]
+            if tests:
+                batch = [c for c in tests for _ in range(half)]
+                return Batch(batch[:len(batch) // 2] + [0 if self.next_reference == 0 else self.n]
+                             + batch[len(batch) // 2:], tests[-1])
+            return self.outcome("found")
+        self._verified = None
         test = self._choose(posterior, m)
         if test is None:
             return self.outcome("untestable")
