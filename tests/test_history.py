@@ -50,7 +50,7 @@ def _git(repo: str, *args: str, env: dict[str, str] | None = None) -> str:
                           env={**os.environ, **(env or {})}).stdout.strip()
 
 
-def _repo_with_store(tmp_path, commits: int, step_at: int) -> tuple[str, str, list[str]]:
+def _repo_with_store(tmp_path, commits: int, step_at: int, stored: int | None = None) -> tuple[str, str, list[str]]:
     repo = str(tmp_path / "repo")
     os.makedirs(repo)
     _git(repo, "init", "-q")
@@ -66,8 +66,13 @@ def _repo_with_store(tmp_path, commits: int, step_at: int) -> tuple[str, str, li
                                                  "GIT_AUTHOR_DATE": "2024-01-01T00:00:00"})
         shas.append(_git(repo, "rev-parse", "HEAD"))
     store_path = str(tmp_path / "a.db")
-    rng = np.random.default_rng(7)
-    order = list(range(commits))
+    _store_points(store_path, shas, range(stored if stored is not None else commits), step_at)
+    return repo, store_path, shas
+
+
+def _store_points(store_path: str, shas: list[str], which, step_at: int) -> None:
+    rng = np.random.default_rng(len(list(which)))
+    order = list(which)
     rng.shuffle(order)  # recorded out of order
     with open_store(store_path) as store:
         for i in order:
@@ -77,7 +82,6 @@ def _repo_with_store(tmp_path, commits: int, step_at: int) -> tuple[str, str, li
                               exit_code=0, started_at=0.0, wall=0.1,
                               values={"ns": [100 + (5 if i >= step_at else 0) + rng.normal(0, 1)]})
             store.finish_invocation(invocation, "complete")
-    return repo, store_path, shas
 
 
 def test_history_orders_by_git_and_reports_stability(tmp_path):
@@ -102,6 +106,18 @@ def test_history_orders_by_git_and_reports_stability(tmp_path):
     text = abstat("history", "h", "--store", store_path, cwd=repo).stdout
     assert f"change point moved: reported at {shas[16][:12]} before, now at {shas[18][:12]}" in text
     assert f"moved from {shas[16][:12]}" in text
+
+
+def test_adding_points_keeps_the_change_point_and_says_so(tmp_path):
+    repo, store_path, shas = _repo_with_store(tmp_path, 40, 15, stored=24)
+    first = json.loads(abstat("history", "h", "--store", store_path, "--format", "json", cwd=repo).stdout)
+    (change,) = first["series"][0]["change_points"]
+    assert change["rev"] == shas[15] and change["status"] == "new"
+    _store_points(store_path, shas, range(24, 40), 15)
+    second = json.loads(abstat("history", "h", "--store", store_path, "--format", "json", cwd=repo).stdout)
+    (series,) = second["series"]
+    assert len(series["points"]) == 40 and series["notes"] == []
+    assert [(c["rev"], c["status"]) for c in series["change_points"]] == [(shas[15], "kept")]
 
 
 def test_history_from_csv_without_git_uses_commit_time(tmp_path):
