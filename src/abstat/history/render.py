@@ -127,13 +127,11 @@ def render_json(report: HistoryReport) -> str:
 
 
 def _plot(result: SeriesResult, salt: str) -> str:
-    import io
-
     import matplotlib
     from matplotlib.backends.backend_svg import FigureCanvasSVG
     from matplotlib.figure import Figure
 
-    from abstat.render.html_plots import _METADATA, _PROLOGUE
+    from abstat.render.html_plots import svg_element
 
     points = result.series.points
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt,
@@ -158,11 +156,7 @@ def _plot(result: SeriesResult, salt: str) -> str:
         axes.set_ylabel(result.series.metric + (f" ({result.series.unit})" if result.series.unit else ""))
         axes.grid(True, alpha=0.3)
         axes.legend(loc="best", fontsize=7)
-        figure.tight_layout()
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = _PROLOGUE.sub("", buffer.getvalue(), count=1)
-    return _METADATA.sub("", text, count=1).strip()
+        return svg_element(figure)
 
 
 def render_html(report: HistoryReport) -> str:

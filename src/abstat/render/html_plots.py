@@ -41,9 +41,15 @@ def ecdf_svg(series: Sequence[tuple[str, Sequence[float]]], *, xlabel: str, salt
         axes.set_ylim(0, 1.02)
         axes.grid(True, alpha=0.3)
         axes.legend(loc="best", fontsize=8)
-        figure.tight_layout()
-        buffer = io.StringIO()
-        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
+        return svg_element(figure)
+
+
+def svg_element(figure: object) -> str:
+    """A matplotlib figure as an inline ``<svg>`` element (no XML prologue, no metadata);
+    call it inside the ``rc_context`` that set ``svg.hashsalt``."""
+    figure.tight_layout()  # type: ignore[attr-defined]
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})  # type: ignore[attr-defined]
     text = _PROLOGUE.sub("", buffer.getvalue(), count=1)
     text = _METADATA.sub("", text, count=1)
     return text.strip()
