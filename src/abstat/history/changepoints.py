@@ -184,12 +184,16 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             return 2.0
         return _mw_p(left, right)
 
+    scores = [score(p, kept) for p in kept]
     while kept:
-        scores = [score(p, kept) for p in kept]
         worst = int(np.argmax(scores))
         if scores[worst] <= max_pvalue:
             break
         del kept[worst]
+        del scores[worst]
+        for i in (worst - 1, worst):  # only the two neighbours' segments changed
+            if 0 <= i < len(kept):
+                scores[i] = score(kept[i], kept)
     # re-locate each change between its neighbours, then size it
     located: list[int] = []
     for position in kept:
