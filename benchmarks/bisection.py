@@ -22,7 +22,9 @@ Methods, each given the good and bad ends:
 - asv: one run per commit (asv find): bad when closer to the bad end's run.
 
 Printed: accuracy (named commit is the changed one) and benchmark runs
-spent (mean, 95th percentile), references included.
+spent (mean, 95th percentile), references included.  ``--coverage`` prints
+instead how often abstat's 95% interval of the change's size (Hodges-Lehmann,
+bad minus good references) holds the true shift.
 """
 from __future__ import annotations
 
@@ -101,11 +103,17 @@ def run_asv(history: History) -> int:
     return plain_bisect(history, lambda c: abs(float(history.measure(c)[0]) - bad) < abs(good - bad) / 2)
 
 
+COVERED: list[bool] = []  # whether abstat's interval of the change held the true shift
+
+
 def run_abstat(history: History) -> int | None:
     from abstat.bisect.search import Search, simulate
 
     search = Search(history.n, confidence=0.95, budget=2000)
     outcome = simulate(search, lambda c: float(history.measure(c)[0]))
+    if outcome.shift_low is not None and outcome.shift_high is not None:
+        true_shift = history.d * (2.0 if history.shape == "quantized" else 1.0)
+        COVERED.append(outcome.shift_low <= true_shift <= outcome.shift_high)
     return outcome.culprit
 
 
@@ -125,8 +133,21 @@ def main() -> int:
     parser.add_argument("--sizes", default="100,1000")
     parser.add_argument("--effects", default="0.5,1,2")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--coverage", action="store_true",
+                        help="only abstat: coverage of its 95%% interval of the change's size, per shape")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
+    if args.coverage:
+        for n in [int(x) for x in args.sizes.split(",")]:
+            for d in [float(x) for x in args.effects.split(",")]:
+                for shape in SHAPES:
+                    rng = np.random.default_rng([args.seed, n, int(d * 10), SHAPES.index(shape), 99])
+                    COVERED.clear()
+                    for _ in range(args.trials):
+                        run_abstat(History(n, d, shape, rng))
+                    print(f"N={n} d={d:g} {shape}: interval of the change covers the true shift in "
+                          f"{sum(COVERED)}/{len(COVERED)} = {sum(COVERED) / max(1, len(COVERED)):.3f}", flush=True)
+        return 0
     header = ["N", "d", "noise", *[f"{m} acc / runs (p95)" for m in METHODS]]
     rows = []
     for n in [int(x) for x in args.sizes.split(",")]:
