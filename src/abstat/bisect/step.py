@@ -65,7 +65,6 @@ def llr(values: list[float], good: list[float], bad: list[float]) -> float:
 
 
 def run_step(argv: list[str]) -> int:
-    from abstat.bisect.driver import Config  # noqa: F401  (same options as abstat bisect)
     from abstat.bisect.workspace import Recorder, Worktrees, build, measure
     from abstat.commands.bisect import metric_choice
     from abstat.errors import UsageError
@@ -83,8 +82,8 @@ def run_step(argv: list[str]) -> int:
     goods = git(["for-each-ref", "--format=%(objectname)", "refs/bisect/good-*"], repo).stdout.split()
     if not bad_ref or not goods:
         raise UsageError("no git bisect in progress with a good and a bad revision (git bisect start BAD GOOD)")
-    first_bad = next((line.split("[", 1)[1][:12] for line in git(["bisect", "log"], repo, check=False).stdout.splitlines()
-                      if line.startswith("# bad: [")), bad_ref[:12])
+    log = git(["bisect", "log"], repo, check=False).stdout.splitlines()
+    first_bad = next((line.split("[", 1)[1][:12] for line in log if line.startswith("# bad: [")), bad_ref[:12])
     experiment = args.experiment or f"bisect-step-{first_bad}"  # one experiment for the whole git bisect
     executor = ProcessExecutor(patterns=[parse_metric_pattern(spec)] if spec else [], json_lines=False)
     store_path = resolve_store_path(args.store)

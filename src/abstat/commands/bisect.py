@@ -81,7 +81,7 @@ def render(report: Any, fmt: str) -> str:
                        "good_level": outcome.good_level, "references_p": outcome.reference_p},
             "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
         }, indent=2) + "\n"
-    from abstat.history.render import _t
+    from abstat.history.render import terminal_safe as _t
 
     lines = []
     size = (f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "

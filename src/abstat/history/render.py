@@ -12,7 +12,7 @@ from abstat.render.matrix import format_value, md_escape
 _CONTROL = {i: f"\\x{i:02x}" for i in [*range(32), 127]}
 
 
-def _t(text: object) -> str:
+def terminal_safe(text: object) -> str:
     """Text from data, safe on a terminal (control characters shown escaped)."""
     return str(text).translate(_CONTROL)
 
@@ -58,7 +58,7 @@ def _settings_line(report: HistoryReport) -> str:
 
 
 def render_text(report: HistoryReport, markdown: bool = False) -> str:
-    esc = md_escape if markdown else _t
+    esc = md_escape if markdown else terminal_safe
     lines: list[str] = []
     for result in report.results:
         series = result.series

@@ -42,7 +42,8 @@ class Series:
     @property
     def title(self) -> str:
         shown = [f"{k}={v}" for k, v in sorted(self.labels.items()) if k not in ("metric", "experiment")]
-        return f"{self.labels.get('experiment', '')} {self.metric}".strip() + (f" [{', '.join(shown)}]" if shown else "")
+        name = f"{self.labels.get('experiment', '')} {self.metric}".strip()
+        return name + (f" [{', '.join(shown)}]" if shown else "")
 
 
 @dataclass
