@@ -148,3 +148,29 @@ def test_artifact_digest_is_the_build_id_readelf_shows(tmp_path):
     build_id = notes.split("Build ID:")[1].split()[0]
     assert artifact_digest(str(tmp_path / "x")) == f"build-id:{build_id}"
     assert artifact_digest(str(source)).startswith("sha256:")
+
+
+def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
+    import signal
+    import time
+
+    from abstat.store import open_store
+
+    repo = str(tmp_path / "repo")
+    shas = make_repo(repo, commits=16, slow_at=9)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    process = subprocess.Popen([sys.executable, "-m", "abstat", "bisect", "--good", shas[0], "--bad", shas[-1],
+                                "--build", BUILD, "--run", RUN + " && sleep 0.2", "--metric", METRIC,
+                                "--store", str(tmp_path / "a.db"), "--experiment", "t"],
+                               cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "measured" not in (line := process.stderr.readline()):
+        pass
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted" in err
+    listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
+    assert len(listing.splitlines()) == 1
+    with open_store(str(tmp_path / "a.db"), create=False) as store:
+        assert store.experiments()[0].runs_ok >= 10
+        assert {i["status"] for i in store.invocations("t")} == {"interrupted"}

@@ -91,6 +91,9 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                 report.warnings += _artifact_check(report.outcome.culprit, commits, {**built, **paths}, trees,
                                                    executor, config)
         status = "complete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
     finally:
         executor.close()
         recorder.close(status)

@@ -141,8 +141,14 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"abstat bisect: {text}\n")
             sys.stderr.flush()
 
-    with open_store(store_path) as store:
-        report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
+    from abstat.commands.run import _interrupt_on_termination, _restore_signals
+
+    previous = _interrupt_on_termination()  # SIGTERM/SIGHUP: like Ctrl-C, worktrees removed, runs kept
+    try:
+        with open_store(store_path) as store:
+            report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
+    finally:
+        _restore_signals(previous)
     sys.stdout.write(render(report, args.format))
     return 0
 
