@@ -288,6 +288,11 @@ class Search:
             result.shift, result.shift_low, result.shift_high = shift.estimate, shift.low, shift.high
             result.good_level = float(np.median(good))
             result.reference_p = self.reference_p()
+        if status == "inconclusive" and result.reference_p is not None and result.reference_p > GATE_PVALUE:
+            result.candidates = []
+            result.notes.append(f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} runs, "
+                                f"Mann-Whitney p={result.reference_p:.2g}): the budget ran out before a search "
+                                "could start")
         if status == "untestable":
             result.notes.append("the remaining candidates cannot be told apart: their neighbours did not build")
         return result

@@ -99,7 +99,8 @@ def render(report: Any, fmt: str) -> str:
         lines.append(f"{word}: no commit reached probability {report.confidence:g}")
         if size:
             lines.append("  " + size)
-        lines.append("  remaining candidates:")
+        if candidates:
+            lines.append("  remaining candidates:")
         for c in candidates:
             lines.append(f"    {c['probability']:.3f}  {c['rev'][:12]} {_t(c['subject'])}")
     lines.append(f"  {outcome.runs} benchmark runs over {len(commits) - 1} commits"
