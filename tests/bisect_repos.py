@@ -31,10 +31,10 @@ def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:
                           env={**os.environ, **(env or {})}).stdout.strip()
 
 
-def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: int | None = None,
+def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: tuple[int, ...] = (),
               work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False) -> list[str]:
     """A repository whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop, and
-    whose commit ``broken_at`` does not compile (the next one fixes it).  With ``runtime_input`` the
+    whose commits ``broken_at`` do not compile (the next one fixes it).  With ``runtime_input`` the
     loop count is read from work.txt at run time, so the binary never changes.  Returns the shas,
     oldest first."""
     os.makedirs(path)
@@ -48,7 +48,7 @@ def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broke
         if runtime_input:
             with open(os.path.join(path, "work.txt"), "w") as out:
                 out.write(f"{amount}\n")
-        if broken_at is not None and number == broken_at:
+        if number in broken_at:
             source += "this does not compile\n"
         with open(os.path.join(path, "bench.c"), "w") as out:
             out.write(source)

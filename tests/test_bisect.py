@@ -55,11 +55,12 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slow_at=37)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
+                  "--confidence", "0.99",
                   "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "found" and result["culprit"] == shas[36]
-    assert result["probability"] >= 0.95
+    assert result["probability"] >= 0.99
     good = result["change"]["good_level"]
     assert 0.02 < result["change"]["shift"] / good < 0.09
     assert not result["warnings"]  # the culprit's binary differs from its parent's
@@ -77,6 +78,7 @@ def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=15, runtime_input=True)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
+                  "--confidence", "0.99",
                   cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
     assert f"culprit: {shas[14]}" in done.stdout
@@ -84,12 +86,17 @@ def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
 
 
 def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
-    shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=32)
+    # the middle two commits do not build: the first commit tested is one of them
+    shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=(31, 32))
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), cwd=str(tmp_path / "repo"))
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "0.99",
+                  cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
-    assert "skipped (build failed): " + shas[31][:12] in done.stdout
+    assert "skipped (build failed): " in done.stdout
+    skipped = done.stdout.split("skipped (build failed): ")[1].split()[0].split(",")
+    assert skipped[0] in (shas[30][:12], shas[31][:12]), done.stdout
     assert f"culprit: {shas[44]}" in done.stdout
+    assert "build failed" in done.stderr  # the progress says why it skipped
 
 
 def test_bisect_without_a_change_names_no_culprit(tmp_path):
