@@ -155,3 +155,20 @@ def test_history_unknown_experiment_is_one_line(tmp_path):
     repo, store_path, _ = _repo_with_store(tmp_path, 2, 1)
     done = abstat("history", "nope", "--store", store_path, cwd=repo)
     assert done.returncode == 2 and "no experiment 'nope'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_history_from_go_benchmark_output_with_rev_lines(tmp_path):
+    rng = np.random.default_rng(9)
+    lines = []
+    for i in reversed(range(24)):  # newest first in the file; commit_time gives the order
+        lines += [f"rev: g{i:02d}", f"commit_time: {2000 + i}"]
+        lines += [f"BenchmarkParse-8   \t 1000\t {1000 * (1.1 if i >= 12 else 1) + rng.normal(0, 5):.1f} ns/op"
+                  for _ in range(3)]
+    (tmp_path / "go.txt").write_text("\n".join(lines) + "\n")
+    done = abstat("history", "--input", "go.txt", "--repo", str(tmp_path), "--format", "json", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (series,) = json.loads(done.stdout)["series"]
+    assert series["labels"]["benchmark"] == "Parse" and series["unit"] == "ns/op"
+    assert [p["rev"] for p in series["points"]] == [f"g{i:02d}" for i in range(24)]
+    (change,) = series["change_points"]
+    assert change["rev"] == "g12" and change["relative_low"] < 0.10 < change["relative_high"]
