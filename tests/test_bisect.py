@@ -181,3 +181,12 @@ def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
     with open_store(str(tmp_path / "a.db"), create=False) as store:
         assert store.experiments()[0].runs_ok >= 10
         assert {i["status"] for i in store.invocations("t")} == {"interrupted"}
+
+
+def test_a_commit_whose_runs_all_fail_is_skipped_and_the_search_ends():
+    rng = np.random.default_rng(6)
+    search = Search(40, budget=400)
+    outcome = simulate(search, lambda c: None if c == 20 else rng.normal(2.0 if c >= 30 else 0.0, 1.0))
+    assert 20 in search.skipped
+    assert outcome.status == "found" and outcome.culprit == 30
+    assert outcome.runs > len(search.samples)  # failed runs count as spent

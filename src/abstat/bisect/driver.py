@@ -84,7 +84,9 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                     report.skipped.append(commits[index])
                     progress(f"skip {commits[index][:12]}: build failed ({failure[:120]})")
                     continue
-                _run_batch(search, step, commits, {**built, **paths}, recorder, executor, config, n)
+                for index in _run_batch(search, step, commits, {**built, **paths}, recorder, executor, config, n):
+                    report.skipped.append(commits[index])
+                    progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
                 progress(", ".join(f"measured {commits[c][:12]} x{step.commits.count(c)}" for c in needed)
                          + f"; {search.runs} runs; most likely culprit at {search.posterior().max():.0%}")
             if report.outcome.culprit is not None and config.artifact:
@@ -125,14 +127,15 @@ def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], t
 
 
 def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int, str],
-               recorder: Recorder, executor: Any, config: Config, n: int) -> None:
+               recorder: Recorder, executor: Any, config: Config, n: int) -> list[int]:
+    """Run the batch; the commits under test skipped because every run failed."""
     values: list[float | None] = []
     for index in step.commits:
         role = "good" if index == 0 else "bad" if index == n else "test"
         path = paths[index]
         values.append(measure(executor, recorder, commits[index], role, path, config.run, config.metric,
                               config.timeout))
-    search.record(step, values)
+    return search.record(step, values)
 
 
 def _artifact_check(culprit: int, commits: list[str], paths: dict[int, str], trees: Worktrees,

@@ -89,6 +89,7 @@ class Search:
         self.skipped: set[int] = set()
         self.samples: list[tuple[int, float, int]] = []   # (commit, value, batch number)
         self.batches = 0
+        self.attempts = 0
         self.next_reference = 0     # 0: good next, else bad
         self.max_reference_runs = max(30, budget // 4)
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
@@ -96,19 +97,30 @@ class Search:
 
     # -- recording ---------------------------------------------------------
 
-    def record(self, batch: Batch, values: Sequence[float | None]) -> None:
-        """Values of the batch's runs in order (None: the run failed, ignored)."""
+    def record(self, batch: Batch, values: Sequence[float | None]) -> list[int]:
+        """Values of the batch's runs in order (None: the run failed, ignored; it still counts
+        against the budget).  A commit under test none of whose runs in the batch succeeded is
+        skipped from then on, like one that does not build; returns those commits."""
+        succeeded: dict[int, int] = {}
         for commit, value in zip(batch.commits, values):
+            self.attempts += 1
+            succeeded.setdefault(commit, 0)
             if value is not None and math.isfinite(value):
                 self.samples.append((commit, float(value), self.batches))
+                succeeded[commit] += 1
         self.batches += 1
+        failing = [c for c, count in succeeded.items() if count == 0 and 0 < c < self.n]
+        for commit in failing:
+            self.skip(commit)
+        return failing
 
     def skip(self, commit: int) -> None:
         self.skipped.add(commit)
 
     @property
     def runs(self) -> int:
-        return len(self.samples)
+        """Benchmark runs spent, failed ones included."""
+        return self.attempts
 
     # -- the model ---------------------------------------------------------
 
