@@ -24,6 +24,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "noise": ("abstat.commands.noise", "A/A runs of one command: this machine's noise floor and stability"),
     "completion": ("abstat.commands.completion", "print the shell completion script (bash, zsh or fish)"),
     "import": ("abstat.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
+    "history": ("abstat.commands.history", "a benchmark across git revisions: change points and their sizes"),
+    "bisect": ("abstat.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
 }
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"

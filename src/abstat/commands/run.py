@@ -62,6 +62,8 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
                         help="add to this experiment (created if new; default: a new one per invocation)")
     add_store(parser)
     add_label(parser, help="label these runs (e.g. host=milan mode=pv64); repeatable")
+    parser.add_argument("--rev", action="store_true",
+                        help="label the runs with the git revision of the current directory (rev, commit_time)")
     add_baseline(parser)
     add_higher_is_better(parser)
     add_confidence(parser)
@@ -206,6 +208,10 @@ def execute(args: argparse.Namespace, argv: Sequence[str], *, store_path: str) -
         check_utf8(args.experiment, "--experiment")
         check_experiment_name(args.experiment)  # before the store file is created
     labels = parse_labels(args.label)
+    if args.rev:
+        from abstat.history.revision import head_labels
+
+        labels = {**head_labels("."), **labels}  # an explicit --label rev=... wins
     patterns = []
     for spec in args.metric:
         try:

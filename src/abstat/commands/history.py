@@ -1,0 +1,95 @@
+"""``abstat history``: a benchmark across revisions, its change points and their stability.
+
+    abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
+    abstat history --input results.csv --metric ns_op
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from abstat.commands import ArgumentParser
+from abstat.errors import UsageError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog="abstat history",
+        description="Order runs by revision (git's commit order), find change points per series "
+                    "(revision, size with interval, p-value) and say when an earlier one moved.",
+        epilog="Record revisions with `abstat run --rev` (or --label rev=...).",
+    )
+    parser.add_argument("experiment", nargs="?", help="stored experiment")
+    parser.add_argument("--input", action="append", default=[], metavar="FILE",
+                        help="also read history from a CSV or a peer tool's file with a revision label; repeatable")
+    parser.add_argument("--metric", action="append", default=[], metavar="M",
+                        help="metric(s) to analyse (default: the benchmark's own, else wall); repeatable")
+    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                        help="keep runs with this label (repeat a key for alternatives)")
+    parser.add_argument("--rev-label", default="rev", metavar="NAME", help="label holding the revision (default rev)")
+    parser.add_argument("--repo", default=".", metavar="DIR",
+                        help="git repository giving the commit order (default: the current directory)")
+    parser.add_argument("--min-magnitude", type=float, default=0.0, metavar="PERCENT",
+                        help="ignore changes smaller than this percentage of the level (default 0)")
+    parser.add_argument("--max-pvalue", type=float, default=0.001, help="p-value threshold (default 0.001)")
+    parser.add_argument("--min-segment", type=int, default=5, metavar="N",
+                        help="fewest revisions on each side of a change (default 5; shorter = spike)")
+    parser.add_argument("--window", type=int, default=30, metavar="N",
+                        help="revisions on each side used to test and size a change (default 30)")
+    parser.add_argument("--confidence", type=float, default=95.0, help="confidence level in percent")
+    parser.add_argument("--state", metavar="PATH",
+                        help="record of reported change points (default STORE.changepoints.json)")
+    parser.add_argument("--no-state", action="store_true", help="neither read nor update the record")
+    parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
+    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    return parser
+
+
+def parse_where(specs: list[str]) -> dict[str, list[str]]:
+    where: dict[str, list[str]] = {}
+    for spec in specs:
+        key, sep, value = spec.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--where {spec!r}: expected KEY=VALUE")
+        where.setdefault(key.strip(), []).append(value)
+    return where
+
+
+def main(argv: list[str]) -> int:
+    from abstat.history import state as state_mod
+    from abstat.history.analysis import Settings, analyse
+    from abstat.history.load import load_history
+    from abstat.history.render import render
+    from abstat.store import resolve_store_path
+
+    args = build_parser().parse_args(argv)
+    if args.experiment is None and not args.input:
+        raise UsageError("give an EXPERIMENT or --input FILE")
+    if not (0 < args.max_pvalue <= 1):
+        raise UsageError("--max-pvalue must be in (0, 1]")
+    if not (math.isfinite(args.min_magnitude) and args.min_magnitude >= 0):
+        raise UsageError("--min-magnitude must be a percentage >= 0")
+    if args.min_segment < 2 or args.window < args.min_segment:
+        raise UsageError("--min-segment must be at least 2 and --window at least --min-segment")
+    if not 0 < args.confidence < 100:
+        raise UsageError("--confidence must be between 0 and 100 (a percentage)")
+    store_path = resolve_store_path(args.store) if args.experiment is not None else None
+    history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
+                           metrics=args.metric or None, where=parse_where(args.where), repo=args.repo,
+                           rev_label=args.rev_label)
+    settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
+                        min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0)
+    state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
+    previous = state_mod.load(state_path) if state_path else {}
+    report, updated = analyse(history, settings, previous)
+    text = render(report, args.format)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    else:
+        sys.stdout.write(text)
+    if state_path:
+        state_mod.save(state_path, updated)
+    return 0

@@ -1,0 +1,1 @@
+"""History of a benchmark across revisions: series, change points, their stability."""

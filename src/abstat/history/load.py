@@ -1,0 +1,85 @@
+"""Where a history comes from: the store, CSV files, peers' result files."""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from abstat.errors import InputError, UsageError
+from abstat.history.revision import REV_LABEL, commit_subject
+from abstat.history.series import History, build_series, order_revisions
+
+
+def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
+                where: Mapping[str, Any]) -> tuple[list[Any], dict[int, int]]:
+    from abstat.store import open_store
+
+    with open_store(store_path, create=False) as store:
+        if not store.has_experiment(experiment):
+            known = ", ".join(store.experiment_names()[-10:]) or "none"
+            raise InputError(f"no experiment {experiment!r} (recent: {known})", path=store_path)
+        available = store.metrics(experiment)
+        if metrics:
+            missing = [m for m in metrics if m not in available]
+            if missing:
+                raise UsageError(f"experiment {experiment!r} has no metric {missing[0]!r} "
+                                 f"(it has: {', '.join(available) or 'none'})")
+            chosen = list(metrics)
+        else:
+            from abstat.runner.model import BUILTIN_METRICS
+
+            chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
+        sets = list(store.sample_sets({**where, "experiment": experiment, "metric": chosen}))
+    first_seen = {i: i for s in sets for i in s.invocations}  # invocation ids grow with time
+    return sets, first_seen
+
+
+def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mapping[str, Any]) -> list[Any]:
+    from abstat.readers.peers import detect_format, read_peer, read_text
+
+    sets: list[Any] = []
+    for path in paths:
+        text = read_text(path)
+        fmt = detect_format(path, text)
+        if fmt is None:
+            raise InputError("not a CSV, hyperfine, pyperf or Go benchmark file", path=path)
+        options: dict[str, Any] = {}
+        if fmt == "csv" and metrics:  # every other column labels the values (rev, commit_time...)
+            import csv
+            import io
+
+            header = [h.strip() for h in next(csv.reader(io.StringIO(text)), [])]
+            options = {"value_columns": [m for m in metrics if m in header],
+                       "label_columns": [h for h in header if h not in metrics]}
+            if not options["value_columns"]:
+                continue
+        for sample_set in read_peer(path, fmt, text=text, **options):
+            labels = sample_set.labels
+            if metrics and labels.get("metric") not in metrics:
+                continue
+            if all(labels.get(k) in ({v} if isinstance(v, str) else set(v)) for k, v in where.items()):
+                sets.append(sample_set)
+    return sets
+
+
+def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequence[str] = (),
+                 metrics: Sequence[str] | None = None, where: Mapping[str, Any] | None = None,
+                 repo: str | None = ".", rev_label: str = REV_LABEL) -> History:
+    where = dict(where or {})
+    sets: list[Any] = []
+    first_seen: dict[int, int] = {}
+    if experiment is not None:
+        assert store_path is not None
+        sets, first_seen = _store_sets(store_path, experiment, metrics, where)
+    file_sets = _file_sets(inputs, metrics, where)
+    series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
+    warnings: list[str] = []
+    if skipped:
+        warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "
+                        f"(record revisions with abstat run --rev or --label {rev_label}=...)")
+    how, order_warnings, full = order_revisions(series, repo)
+    subjects: dict[str, str] = {}
+    if full and repo is not None:
+        revs = {p.rev for s in series for p in s.points}
+        if len(revs) <= 2000:
+            subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
+    return History(series, how, subjects, warnings + order_warnings)

@@ -1,0 +1,199 @@
+"""``abstat history`` output: text, Markdown, JSON and HTML (one plot per series)."""
+from __future__ import annotations
+
+import json
+import math
+from html import escape
+from typing import Any
+
+from abstat.history.analysis import HistoryReport, SeriesResult
+from abstat.render.matrix import format_value, md_escape
+
+_CONTROL = {i: f"\\x{i:02x}" for i in [*range(32), 127]}
+
+
+def terminal_safe(text: object) -> str:
+    """Text from data, safe on a terminal (control characters shown escaped)."""
+    return str(text).translate(_CONTROL)
+
+
+def _pct(value: float | None) -> str:
+    return "?" if value is None or not math.isfinite(value) else f"{value * 100:+.2f}%"
+
+
+def _p(value: float) -> str:
+    return f"{value:.2g}" if value >= 1e-300 else "<1e-300"
+
+
+def _status(change: dict[str, Any]) -> str:
+    parts = [change["status"]]
+    if change["provisional"]:
+        parts.append(f"provisional: {change['points_to_settle']} more point(s) settle it")
+    return "; ".join(parts)
+
+
+def _rows(result: SeriesResult, report: HistoryReport) -> list[list[str]]:
+    unit = result.series.unit
+    rows = []
+    for change in (result.describe(c) for c in result.detection.change_points):
+        subject = report.subjects.get(change["rev"], "")
+        rows.append([
+            change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
+            format_value(change["before"], unit), format_value(change["after"], unit),
+            f"{_pct(change['relative'])} [{_pct(change['relative_low'])}, {_pct(change['relative_high'])}]",
+            _p(change["p_value"]), f"{change['points_before']}/{change['points_after']}", _status(change),
+        ])
+    return rows
+
+
+_HEADER = ["revision", "before", "after", "change [CI]", "p", "points", "status"]
+
+
+def _settings_line(report: HistoryReport) -> str:
+    s = report.settings
+    return (f"revisions in {report.ordering}; change points: PELT candidates confirmed by Mann-Whitney "
+            f"p <= {s.max_pvalue:g}, segments >= {s.min_segment} points (window {s.window}), "
+            f"min magnitude {s.min_magnitude * 100:g}%, {s.confidence * 100:g}% intervals; "
+            "the p-value is taken at the best split (optimistic)")
+
+
+def render_text(report: HistoryReport, markdown: bool = False) -> str:
+    esc = md_escape if markdown else terminal_safe
+    lines: list[str] = []
+    for result in report.results:
+        series = result.series
+        heading = f"{series.title}" + (f" ({series.unit})" if series.unit else "")
+        lines.append(("## " if markdown else "") + esc(heading))
+        count = len(series.points)
+        lines.append(f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
+                     + (f", {series.points[0].rev[:12]} .. {series.points[-1].rev[:12]}" if count else ""))
+        rows = [[esc(c) for c in row] for row in _rows(result, report)]
+        if not rows:
+            lines.append("no change point found")
+        elif markdown:
+            lines.append("")
+            lines.append("| " + " | ".join(_HEADER) + " |")
+            lines.append("|" + "|".join("---" for _ in _HEADER) + "|")
+            lines.extend("| " + " | ".join(row) + " |" for row in rows)
+        else:
+            widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
+            lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(_HEADER, widths)).rstrip())
+            lines.extend("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+        if result.detection.segment_medians and len(result.detection.segment_medians) > 1:
+            parts = [f"{esc(series.points[a].rev[:12])}..{esc(series.points[b - 1].rev[:12])}: "
+                     f"{format_value(m, series.unit)}" for a, b, m in result.detection.segment_medians]
+            lines.append("segments (median): " + ", ".join(parts))
+        for note in result.notes + result.detection.warnings:
+            lines.append(("- " if markdown else "note: ") + esc(note))
+        lines.append("")
+    if not report.results:
+        lines.append("no series with a revision label found")
+        lines.append("")
+    for warning in report.warnings:
+        lines.append(("- warning: " if markdown else "warning: ") + esc(warning))
+    lines.append(esc(_settings_line(report)))
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _finite(value: Any) -> Any:
+    return value if not isinstance(value, float) or math.isfinite(value) else None
+
+
+def to_document(report: HistoryReport) -> dict[str, Any]:
+    s = report.settings
+    return {
+        "ordering": report.ordering,
+        "settings": {"max_pvalue": s.max_pvalue, "min_magnitude": s.min_magnitude,
+                     "min_segment": s.min_segment, "window": s.window, "confidence": s.confidence},
+        "warnings": report.warnings,
+        "series": [
+            {
+                "labels": r.series.labels, "metric": r.series.metric, "unit": r.series.unit,
+                "points": [{"rev": p.rev, "commit_time": p.commit_time, "n": len(p.values), "centre": p.centre,
+                            "subject": report.subjects.get(p.rev)} for p in r.series.points],
+                "change_points": [{k: _finite(v) for k, v in r.describe(c).items()}
+                                  for c in r.detection.change_points],
+                "segments": [{"first_rev": r.series.points[a].rev, "last_rev": r.series.points[b - 1].rev,
+                              "median": m} for a, b, m in r.detection.segment_medians],
+                "notes": r.notes + r.detection.warnings,
+            }
+            for r in report.results
+        ],
+    }
+
+
+def render_json(report: HistoryReport) -> str:
+    return json.dumps(to_document(report), indent=2) + "\n"
+
+
+def _plot(result: SeriesResult, salt: str) -> str:
+    import matplotlib
+    from matplotlib.backends.backend_svg import FigureCanvasSVG
+    from matplotlib.figure import Figure
+
+    from abstat.render.html_plots import svg_element
+
+    points = result.series.points
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt,
+                                "text.parse_math": False, "font.size": 9}):
+        figure = Figure(figsize=(8.0, 3.0))
+        FigureCanvasSVG(figure)
+        axes = figure.add_subplot()
+        xs = [i for i, p in enumerate(points) for _ in p.values]
+        ys = [v for p in points for v in p.values]
+        axes.plot(xs, ys, ".", color="#9ab", markersize=3, label="samples")
+        axes.plot(range(len(points)), [p.centre for p in points], "-", color="#1f77b4", linewidth=0.8,
+                  label="median per revision")
+        for a, b, median in result.detection.segment_medians:
+            axes.hlines(median, a - 0.4, b - 0.6, colors="#2ca02c", linewidth=2)
+        for change in result.detection.change_points:
+            axes.axvline(change.index - 0.5, color="#d62728", linestyle="--" if change.provisional else "-",
+                         linewidth=1.2)
+        step = max(1, len(points) // 12)
+        ticks = list(range(0, len(points), step))
+        axes.set_xticks(ticks, [points[i].rev[:8] for i in ticks], rotation=45, fontsize=7)
+        axes.set_xlabel("revision (change points: red lines, dashed = provisional; segment medians: green)")
+        axes.set_ylabel(result.series.metric + (f" ({result.series.unit})" if result.series.unit else ""))
+        axes.grid(True, alpha=0.3)
+        axes.legend(loc="best", fontsize=7)
+        return svg_element(figure)
+
+
+def render_html(report: HistoryReport) -> str:
+    parts = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+             'style-src \'unsafe-inline\'; img-src data:">',
+             "<title>abstat history</title><style>body{font-family:system-ui,sans-serif;max-width:72em;"
+             "margin:2em auto;padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+             "padding:.2em .6em}th{background:#eef1f5}svg{max-width:100%;height:auto}</style></head><body>",
+             "<h1>abstat history</h1>"]
+    for index, result in enumerate(report.results):
+        series = result.series
+        parts.append(f"<section><h2>{escape(series.title)}</h2>")
+        parts.append(f"<p>{len(series.points)} revision(s)</p>")
+        parts.append(_plot(result, salt=f"series{index}"))
+        rows = _rows(result, report)
+        if rows:
+            parts.append("<table><tr>" + "".join(f"<th>{escape(h)}</th>" for h in _HEADER) + "</tr>")
+            parts.extend("<tr>" + "".join(f"<td>{escape(c)}</td>" for c in row) + "</tr>" for row in rows)
+            parts.append("</table>")
+        else:
+            parts.append("<p>no change point found</p>")
+        if result.notes or result.detection.warnings:
+            parts.append("<ul>" + "".join(f"<li>{escape(n)}</li>"
+                                          for n in result.notes + result.detection.warnings) + "</ul>")
+        parts.append("</section>")
+    if not report.results:
+        parts.append("<p>no series with a revision label found</p>")
+    if report.warnings:
+        parts.append("<ul>" + "".join(f"<li>warning: {escape(w)}</li>" for w in report.warnings) + "</ul>")
+    parts.append(f"<p><small>{escape(_settings_line(report))}</small></p></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def render(report: HistoryReport, fmt: str) -> str:
+    if fmt == "json":
+        return render_json(report)
+    if fmt == "html":
+        return render_html(report)
+    return render_text(report, markdown=fmt == "markdown")

@@ -1,0 +1,130 @@
+"""Series of per-revision values, from the store or from files, in revision order."""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.history.revision import REV_LABEL, TIME_LABEL, is_repository, resolve, topological_order
+
+# Labels that say where a point sits in the history (or its role in a bisection), not which series it is.
+POSITION_LABELS = frozenset({REV_LABEL, TIME_LABEL, "role"})
+
+
+@dataclass
+class Point:
+    rev: str
+    values: list[float]
+    commit_time: float | None = None
+    first_seen: int = 0
+    roles: set[str] = field(default_factory=set)
+
+    @property
+    def centre(self) -> float:
+        ordered = sorted(self.values)
+        n = len(ordered)
+        return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2.0
+
+
+@dataclass
+class Series:
+    labels: dict[str, str]
+    metric: str
+    unit: str | None
+    points: list[Point]
+
+    @property
+    def key(self) -> str:
+        parts = [f"{k}={v}" for k, v in sorted(self.labels.items()) if k != "metric"]
+        return ",".join([f"metric={self.metric}", *parts])
+
+    @property
+    def title(self) -> str:
+        shown = [f"{k}={v}" for k, v in sorted(self.labels.items()) if k not in ("metric", "experiment")]
+        name = f"{self.labels.get('experiment', '')} {self.metric}".strip()
+        return name + (f" [{', '.join(shown)}]" if shown else "")
+
+
+@dataclass
+class History:
+    series: list[Series]
+    ordering: str                   # how revisions were ordered
+    subjects: dict[str, str] = field(default_factory=dict)  # rev -> commit subject (git)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _float(text: str | None) -> float | None:
+    try:
+        return float(text) if text not in (None, "") else None
+    except ValueError:
+        return None
+
+
+def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen: Mapping[int, int] | None = None
+                 ) -> tuple[list[Series], int]:
+    """Group sample sets (``.labels``, ``.runs``, ``.unit``) into series by their labels
+    other than the revision's.  Returns (series, number of sets without a revision)."""
+    by_key: dict[tuple, Series] = {}
+    points: dict[tuple, dict[str, Point]] = {}
+    skipped = 0
+    for order, sample_set in enumerate(sets):
+        labels = dict(sample_set.labels)
+        rev = labels.get(rev_label)
+        values = [float(v) for run in sample_set.runs for v in run]
+        if not rev or not values:
+            skipped += 1 if not rev else 0
+            continue
+        metric = labels.get("metric", "value")
+        kept = {k: v for k, v in labels.items() if k not in POSITION_LABELS and k != rev_label}
+        key = tuple(sorted(kept.items()))
+        if key not in by_key:
+            by_key[key] = Series(kept, metric, sample_set.unit, [])
+            points[key] = {}
+        seen = order
+        invocations = getattr(sample_set, "invocations", None)
+        if first_seen is not None and invocations:
+            seen = min(first_seen.get(i, order) for i in invocations)
+        point = points[key].get(rev)
+        if point is None:
+            point = points[key][rev] = Point(rev, [], _float(labels.get(TIME_LABEL)), seen)
+            by_key[key].points.append(point)
+        point.values.extend(values)
+        point.first_seen = min(point.first_seen, seen)
+        if labels.get("role"):
+            point.roles.add(labels["role"])
+        if point.commit_time is None:
+            point.commit_time = _float(labels.get(TIME_LABEL))
+    return list(by_key.values()), skipped
+
+
+def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, list[str], dict[str, str]]:
+    """Sort every series' points in place.  Returns (how, warnings, rev -> full sha).
+
+    In a git repository knowing every revision: git's topological order.
+    Otherwise: by recorded commit time, then by first-seen order."""
+    revs = list(dict.fromkeys(p.rev for s in series for p in s.points))
+    warnings: list[str] = []
+    rank: dict[str, tuple] = {}
+    full: dict[str, str] = {}
+    how = "commit time, then first seen"
+    if repo is not None and revs and is_repository(repo):
+        resolved = resolve(revs, repo)
+        unknown = [rev for rev, sha in resolved.items() if sha is None]
+        if unknown:
+            warnings.append(f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
+                            f"(e.g. {unknown[0][:40]}): ordered by commit time instead")
+        else:
+            order = topological_order([resolved[r] or "" for r in revs], repo)
+            position = {sha: i for i, sha in enumerate(order)}
+            rank = {rev: (position[resolved[rev] or ""],) for rev in revs}
+            full = {rev: resolved[rev] or rev for rev in revs}
+            how = "git topological order"
+    for s in series:
+        if rank:
+            s.points.sort(key=lambda p: rank[p.rev])
+        else:
+            s.points.sort(key=lambda p: (p.commit_time is None, p.commit_time or 0.0, p.first_seen))
+    if not rank and any(p.commit_time is None for s in series for p in s.points):
+        warnings.append("some revisions have no commit time: they follow the others in the order first seen")
+    return how, warnings, full

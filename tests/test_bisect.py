@@ -1,0 +1,192 @@
+"""abstat bisect: the search in simulation, and end to end on real git repositories with a C benchmark."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from bisect_repos import BUILD, METRIC, RUN, make_repo  # noqa: E402
+
+from abstat.bisect.search import Outcome, Search, simulate  # noqa: E402
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def abstat(*args: str, cwd: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": SRC}
+    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def test_search_finds_a_two_sd_change_in_simulation():
+    found = 0
+    for trial in range(20):
+        rng = np.random.default_rng([3, trial])
+        culprit = int(rng.integers(1, 101))
+        outcome = simulate(Search(100), lambda c: rng.normal(2.0 if c >= culprit else 0.0, 1.0))
+        found += outcome.culprit == culprit
+    assert found >= 18
+
+
+def test_search_without_a_change_names_no_culprit():
+    for trial in range(5):
+        rng = np.random.default_rng([4, trial])
+        outcome = simulate(Search(50, budget=200), lambda c: rng.normal(0.0, 1.0))
+        assert outcome.culprit is None
+        assert outcome.status in ("no-change", "inconclusive")
+
+
+def test_skipped_neighbours_leave_the_candidates_untestable():
+    search = Search(4)
+    for commit in (1, 2, 3):
+        search.skip(commit)
+    rng = np.random.default_rng(5)
+    outcome = simulate(search, lambda c: rng.normal(3.0 if c >= 2 else 0.0, 1.0))
+    assert isinstance(outcome, Outcome) and outcome.culprit is None
+    assert outcome.status == "untestable" and len(outcome.candidates) >= 3
+
+
+def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
+    shas = make_repo(str(tmp_path / "repo"), slow_at=37)
+    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
+                  "--confidence", "0.99",
+                  "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "found" and result["culprit"] == shas[36]
+    assert result["probability"] >= 0.99
+    good = result["change"]["good_level"]
+    assert 0.02 < result["change"]["shift"] / good < 0.09
+    assert not result["warnings"]  # the culprit's binary differs from its parent's
+    listing = subprocess.run(["git", "worktree", "list"], cwd=tmp_path / "repo", capture_output=True, text=True)
+    assert len(listing.stdout.splitlines()) == 1  # its worktrees are gone
+    history = abstat("history", result["experiment"], "--store", str(tmp_path / "a.db"), "--metric", "ns",
+                     "--min-segment", "2", "--format", "json", cwd=str(tmp_path / "repo"))
+    assert history.returncode == 0, history.stderr
+    points = json.loads(history.stdout)["series"][0]["points"]
+    revs = [p["rev"] for p in points]
+    assert revs == sorted(revs, key=shas.index)  # git order
+
+
+def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
+    shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=15, runtime_input=True)
+    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
+                  "--confidence", "0.99",
+                  cwd=str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    assert f"culprit: {shas[14]}" in done.stdout
+    assert "warning: the culprit's bench is identical to its parent's (build-id:" in done.stdout
+
+
+def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
+    # the middle two commits do not build: the first commit tested is one of them
+    shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=(31, 32))
+    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "0.99",
+                  cwd=str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    assert "skipped (build failed): " in done.stdout
+    skipped = done.stdout.split("skipped (build failed): ")[1].split()[0].split(",")
+    assert skipped[0] in (shas[30][:12], shas[31][:12]), done.stdout
+    assert f"culprit: {shas[44]}" in done.stdout
+    assert "build failed" in done.stderr  # the progress says why it skipped
+
+
+def test_bisect_without_a_change_names_no_culprit(tmp_path):
+    shas = make_repo(str(tmp_path / "repo"), slowdown=0.0)
+    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--budget", "80",
+                  cwd=str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    assert "culprit:" not in done.stdout
+    assert "no change found" in done.stdout or "inconclusive" in done.stdout
+
+
+def test_bisect_step_inside_git_bisect_run(tmp_path):
+    repo = str(tmp_path / "repo")
+    shas = make_repo(repo, commits=16, slow_at=11)
+    subprocess.run(["git", "bisect", "start", shas[-1], shas[0]], cwd=repo, check=True, capture_output=True)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run(["git", "bisect", "run", sys.executable, "-m", "abstat", "bisect", "step",
+                           "--build", BUILD, "--run", RUN, "--metric", METRIC, "--store", str(tmp_path / "a.db")],
+                          cwd=repo, capture_output=True, text=True, env=env, timeout=240)
+    assert f"{shas[10]} is the first bad commit" in done.stdout, done.stdout + done.stderr
+
+
+def test_bisect_step_outside_a_bisection_stops_git(tmp_path):
+    repo = str(tmp_path / "repo")
+    make_repo(repo, commits=2)
+    done = abstat("bisect", "step", "--run", RUN, "--metric", METRIC, "--store", str(tmp_path / "a.db"), cwd=repo)
+    assert done.returncode == 128 and "no git bisect in progress" in done.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--good", "nosuchrev", "--bad", "HEAD"], "unknown revision 'nosuchrev'"),
+    (["--good", "HEAD~1", "--bad", "HEAD", "--metric", "ns=nogroup"], "no capture group"),
+])
+def test_bisect_bad_input_is_one_line(tmp_path, args, message):
+    repo = str(tmp_path / "repo")
+    make_repo(repo, commits=2)
+    base = ["bisect", "--run", RUN, "--store", str(tmp_path / "a.db")]
+    if "--metric" not in args:
+        base += ["--metric", METRIC]
+    done = abstat(*base, *args, cwd=repo)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_artifact_digest_is_the_build_id_readelf_shows(tmp_path):
+    import shutil
+
+    from abstat.bisect.workspace import artifact_digest
+
+    if shutil.which("readelf") is None:
+        pytest.skip("readelf (binutils) is not installed")
+    source = tmp_path / "x.c"
+    source.write_text("int main(void) { return 0; }\n")
+    subprocess.run(["cc", "-Wl,--build-id", "-o", str(tmp_path / "x"), str(source)], check=True)
+    notes = subprocess.run(["readelf", "-n", str(tmp_path / "x")], capture_output=True, text=True).stdout
+    build_id = notes.split("Build ID:")[1].split()[0]
+    assert artifact_digest(str(tmp_path / "x")) == f"build-id:{build_id}"
+    assert artifact_digest(str(source)).startswith("sha256:")
+
+
+def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
+    import signal
+    import time
+
+    from abstat.store import open_store
+
+    repo = str(tmp_path / "repo")
+    shas = make_repo(repo, commits=16, slow_at=9)
+    env = {**os.environ, "PYTHONPATH": SRC}
+    process = subprocess.Popen([sys.executable, "-m", "abstat", "bisect", "--good", shas[0], "--bad", shas[-1],
+                                "--build", BUILD, "--run", RUN + " && sleep 0.2", "--metric", METRIC,
+                                "--store", str(tmp_path / "a.db"), "--experiment", "t"],
+                               cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and "measured" not in (line := process.stderr.readline()):
+        pass
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "interrupted" in err
+    listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
+    assert len(listing.splitlines()) == 1
+    with open_store(str(tmp_path / "a.db"), create=False) as store:
+        assert store.experiments()[0].runs_ok >= 10
+        assert {i["status"] for i in store.invocations("t")} == {"interrupted"}
+
+
+def test_a_commit_whose_runs_all_fail_is_skipped_and_the_search_ends():
+    rng = np.random.default_rng(6)
+    search = Search(40, budget=400)
+    outcome = simulate(search, lambda c: None if c == 20 else rng.normal(2.0 if c >= 30 else 0.0, 1.0))
+    assert 20 in search.skipped
+    assert outcome.status == "found" and outcome.culprit == 30
+    assert outcome.runs > len(search.samples)  # failed runs count as spent

@@ -1,0 +1,174 @@
+"""abstat history: change points against scipy, revision order from git, the record of reported changes."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+from scipy.stats import mannwhitneyu
+
+from abstat.history.changepoints import detect
+from abstat.store import open_store
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def abstat(*args: str, cwd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
+
+
+def test_step_found_with_scipy_p_value_and_spike_ignored():
+    rng = np.random.default_rng(1)
+    values = np.r_[rng.normal(100, 1, 60), rng.normal(104, 1, 60)]
+    values[20] = 140.0  # a single spike
+    found = detect(values).change_points
+    assert [c.index for c in found] == [60]
+    change = found[0]
+    left, right = values[60 - change.left_n:60], values[60:60 + change.right_n]
+    assert change.p_value == mannwhitneyu(left, right, alternative="two-sided", method="asymptotic").pvalue
+    assert change.low < 4.0 < change.high and not change.provisional
+
+
+def test_stationary_quantized_series_has_no_change_point():
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        assert detect(np.round(rng.normal(440, 2, 300))).change_points == []
+
+
+def test_change_near_the_end_is_provisional():
+    rng = np.random.default_rng(3)
+    values = np.r_[rng.normal(100, 1, 50), rng.normal(110, 1, 6)]
+    (change,) = detect(values).change_points
+    assert change.index == 50 and change.provisional and change.points_to_settle == 4
+
+
+def _git(repo: str, *args: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}).stdout.strip()
+
+
+def _repo_with_store(tmp_path, commits: int, step_at: int, stored: int | None = None) -> tuple[str, str, list[str]]:
+    repo = str(tmp_path / "repo")
+    os.makedirs(repo)
+    _git(repo, "init", "-q")
+    _git(repo, "config", "user.email", "t@example.org")
+    _git(repo, "config", "user.name", "t")
+    shas = []
+    # every commit has the same time stamp: only git's graph gives the order
+    for i in range(commits):
+        with open(os.path.join(repo, "f"), "w") as out:
+            out.write(str(i))
+        _git(repo, "add", "f")
+        _git(repo, "commit", "-qm", f"c{i}", env={"GIT_COMMITTER_DATE": "2024-01-01T00:00:00",
+                                                 "GIT_AUTHOR_DATE": "2024-01-01T00:00:00"})
+        shas.append(_git(repo, "rev-parse", "HEAD"))
+    store_path = str(tmp_path / "a.db")
+    _store_points(store_path, shas, range(stored if stored is not None else commits), step_at)
+    return repo, store_path, shas
+
+
+def _store_points(store_path: str, shas: list[str], which, step_at: int) -> None:
+    rng = np.random.default_rng(len(list(which)))
+    order = list(which)
+    rng.shuffle(order)  # recorded out of order
+    with open_store(store_path) as store:
+        for i in order:
+            invocation = store.start_invocation("h", {"hostname": "box"}, labels={"rev": shas[i]}, variants=["b"])
+            for run in range(3):
+                store.add_run(invocation, variant="b", command="x", iteration=run, position=run, status="ok",
+                              exit_code=0, started_at=0.0, wall=0.1,
+                              values={"ns": [100 + (5 if i >= step_at else 0) + rng.normal(0, 1)]})
+            store.finish_invocation(invocation, "complete")
+
+
+def test_history_orders_by_git_and_reports_stability(tmp_path):
+    repo, store_path, shas = _repo_with_store(tmp_path, 30, 18)
+    done = abstat("history", "h", "--store", store_path, "--format", "json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert document["ordering"] == "git topological order"
+    (series,) = document["series"]
+    assert [p["rev"] for p in series["points"]] == shas
+    (change,) = series["change_points"]
+    assert change["rev"] == shas[18] and change["status"] == "new"
+    assert change["relative_low"] < 0.05 < change["relative_high"]
+    again = json.loads(abstat("history", "h", "--store", store_path, "--format", "json", cwd=repo).stdout)
+    assert again["series"][0]["change_points"][0]["status"] == "kept"
+    # a record that placed it two commits earlier: the output says it moved
+    record_path = store_path + ".changepoints.json"
+    record = json.load(open(record_path))
+    key = next(iter(record["series"]))
+    record["series"][key][0]["rev"] = shas[16]
+    json.dump(record, open(record_path, "w"))
+    text = abstat("history", "h", "--store", store_path, cwd=repo).stdout
+    assert f"change point moved: reported at {shas[16][:12]} before, now at {shas[18][:12]}" in text
+    assert f"moved from {shas[16][:12]}" in text
+
+
+def test_adding_points_keeps_the_change_point_and_says_so(tmp_path):
+    repo, store_path, shas = _repo_with_store(tmp_path, 40, 15, stored=24)
+    first = json.loads(abstat("history", "h", "--store", store_path, "--format", "json", cwd=repo).stdout)
+    (change,) = first["series"][0]["change_points"]
+    assert change["rev"] == shas[15] and change["status"] == "new"
+    _store_points(store_path, shas, range(24, 40), 15)
+    second = json.loads(abstat("history", "h", "--store", store_path, "--format", "json", cwd=repo).stdout)
+    (series,) = second["series"]
+    assert len(series["points"]) == 40 and series["notes"] == []
+    assert [(c["rev"], c["status"]) for c in series["change_points"]] == [(shas[15], "kept")]
+
+
+def test_history_from_csv_without_git_uses_commit_time(tmp_path):
+    rows = ["rev,commit_time,bench,ms"]
+    rng = np.random.default_rng(8)
+    for i in reversed(range(24)):  # file order is not history order
+        for _ in range(2):
+            rows.append(f"r{i:02d}x,{1000 + i},<b>|x,{10 + (1 if i >= 12 else 0) + rng.normal(0, 0.1):.4f}")
+    (tmp_path / "h.csv").write_text("\n".join(rows) + "\n")
+    done = abstat("history", "--input", "h.csv", "--metric", "ms", "--repo", str(tmp_path), "--format", "json",
+                  cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (series,) = json.loads(done.stdout)["series"]
+    assert [p["rev"] for p in series["points"]] == [f"r{i:02d}x" for i in range(24)]
+    assert [c["rev"] for c in series["change_points"]] == ["r12x"]
+    html = abstat("history", "--input", "h.csv", "--metric", "ms", "--format", "html", cwd=str(tmp_path)).stdout
+    assert "<svg" in html and "&lt;b&gt;|x" in html and "<b>|x" not in html
+    markdown = abstat("history", "--input", "h.csv", "--metric", "ms", "--format", "markdown", cwd=str(tmp_path)).stdout
+    assert "\\<b\\>\\|x" in markdown or "&lt;b&gt;" in markdown or "\\|x" in markdown
+
+
+def test_run_rev_records_the_revision(tmp_path):
+    repo, _, shas = _repo_with_store(tmp_path, 2, 1)
+    done = abstat("run", "--rev", "--experiment", "r", "-n", "1", "-v", "t=true", "--store", "r.db",
+                  "--no-progress", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    with open_store(os.path.join(repo, "r.db"), create=False) as store:
+        labels = store.invocations("r")[0]["labels"]
+    assert labels["rev"] == shas[-1] and labels["commit_time"].isdigit()
+    outside = abstat("run", "--rev", "-n", "1", "-v", "t=true", "--store", "r.db", cwd=str(tmp_path))
+    assert outside.returncode == 2 and "--rev: not a git repository" in outside.stderr
+
+
+def test_history_unknown_experiment_is_one_line(tmp_path):
+    repo, store_path, _ = _repo_with_store(tmp_path, 2, 1)
+    done = abstat("history", "nope", "--store", store_path, cwd=repo)
+    assert done.returncode == 2 and "no experiment 'nope'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_history_from_go_benchmark_output_with_rev_lines(tmp_path):
+    rng = np.random.default_rng(9)
+    lines = []
+    for i in reversed(range(24)):  # newest first in the file; commit_time gives the order
+        lines += [f"rev: g{i:02d}", f"commit_time: {2000 + i}"]
+        lines += [f"BenchmarkParse-8   \t 1000\t {1000 * (1.1 if i >= 12 else 1) + rng.normal(0, 5):.1f} ns/op"
+                  for _ in range(3)]
+    (tmp_path / "go.txt").write_text("\n".join(lines) + "\n")
+    done = abstat("history", "--input", "go.txt", "--repo", str(tmp_path), "--format", "json", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    (series,) = json.loads(done.stdout)["series"]
+    assert series["labels"]["benchmark"] == "Parse" and series["unit"] == "ns/op"
+    assert [p["rev"] for p in series["points"]] == [f"g{i:02d}" for i in range(24)]
+    (change,) = series["change_points"]
+    assert change["rev"] == "g12" and change["relative_low"] < 0.10 < change["relative_high"]
