@@ -55,7 +55,7 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slow_at=37)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
-                  "--confidence", "0.99",
+                  "--confidence", "99",
                   "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -78,7 +78,7 @@ def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=15, runtime_input=True)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
-                  "--confidence", "0.99",
+                  "--confidence", "99",
                   cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
     assert f"culprit: {shas[14]}" in done.stdout
@@ -89,7 +89,7 @@ def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
     # the middle two commits do not build: the first commit tested is one of them
     shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=(31, 32))
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "0.99",
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99",
                   cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
     assert "skipped (build failed): " in done.stdout

@@ -26,7 +26,7 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 # run's --metric defines a metric (NAME=REGEX[:UNIT]) that the others select
 # by name; compare's -v/--verbose is --verbose alone in run, whose -v is --variant;
 # --store of demo is a temporary store unless given.
-DIFFERENT_ON_PURPOSE = {("run", "--metric"), ("noise", "--metric"),
+DIFFERENT_ON_PURPOSE = {("run", "--metric"), ("noise", "--metric"), ("bisect", "--metric"),
                         ("compare", "--verbose")}  # run's -v is --variant: only compare has -v for --verbose
 
 

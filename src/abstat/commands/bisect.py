@@ -11,7 +11,7 @@ import math
 import sys
 from typing import Any
 
-from abstat.commands import ArgumentParser
+from abstat.commands import ArgumentParser, add_confidence, add_format, add_no_progress, add_store
 from abstat.errors import UsageError
 
 
@@ -20,19 +20,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="abstat bisect",
         description="Probabilistic bisection on continuous measurements: builds and runs commits in its "
                     "own git worktrees, re-measures the good and bad ends interleaved, stops when one "
-                    "commit holds the posterior probability asked for.",
-        epilog="Inside `git bisect run`: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
+                    "commit holds the posterior probability asked for (-c/--confidence, in percent).",
+        epilog="Inside git bisect run: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
     )
     parser.add_argument("--good", required=True, metavar="REV", help="a revision without the change")
     parser.add_argument("--bad", required=True, metavar="REV", help="a later revision with it")
     _common(parser)
     parser.add_argument("--budget", type=int, default=400, metavar="N", help="most benchmark runs (default 400)")
-    parser.add_argument("--confidence", type=float, default=0.95,
-                        help="posterior probability that ends the search (default 0.95)")
+    add_confidence(parser)  # here: the posterior probability (in percent) that ends the search
     parser.add_argument("--artifact", metavar="PATH",
                         help="built file (relative to the tree) compared between the culprit and its parent")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
-    parser.add_argument("--no-progress", action="store_true")
+    add_format(parser, ("text", "json"), default="text")
+    add_no_progress(parser)
     return parser
 
 
@@ -46,7 +45,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--experiment", metavar="NAME",
                         help="store experiment (default bisect-GOOD-BAD, abbreviated hashes; "
                              "step: bisect-step-BAD of the first bad revision)")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    add_store(parser)
 
 
 def metric_choice(spec: str) -> tuple[str, str | None]:
@@ -81,7 +80,7 @@ def render(report: Any, fmt: str) -> str:
                        "good_level": outcome.good_level, "references_p": outcome.reference_p},
             "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
         }, indent=2) + "\n"
-    from abstat.history.render import terminal_safe as _t
+    from abstat.render.escape import terminal as _t
 
     lines = []
     size = (f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "
@@ -123,13 +122,11 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.budget < 20:
         raise UsageError("--budget must be at least 20 runs")
-    if not (0.5 < args.confidence < 1):
-        raise UsageError("--confidence must be a probability between 0.5 and 1 (e.g. 0.95)")
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise UsageError("--timeout must be a positive number of seconds")
     metric, spec = metric_choice(args.metric)
     config = Config(repo=args.repo, good=args.good, bad=args.bad, run=args.run, metric=metric, metric_spec=spec,
-                    build=args.build, budget=args.budget, confidence=args.confidence, artifact=args.artifact,
+                    build=args.build, budget=args.budget, confidence=args.confidence / 100.0, artifact=args.artifact,
                     timeout=args.timeout)
     if args.experiment is not None:
         from abstat.store import check_experiment_name

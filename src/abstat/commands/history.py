@@ -9,8 +9,9 @@ import argparse
 import math
 import sys
 
-from abstat.commands import ArgumentParser
-from abstat.errors import UsageError
+from abstat.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
+                             add_where)
+from abstat.errors import InputError, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -18,15 +19,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="abstat history",
         description="Order runs by revision (git's commit order), find change points per series "
                     "(revision, size with interval, p-value) and say when an earlier one moved.",
-        epilog="Record revisions with `abstat run --rev` (or --label rev=...).",
+        epilog="Record revisions with abstat run --rev (or --label rev=...).",
     )
     parser.add_argument("experiment", nargs="?", help="stored experiment")
     parser.add_argument("--input", action="append", default=[], metavar="FILE",
                         help="also read history from a CSV or a peer tool's file with a revision label; repeatable")
-    parser.add_argument("--metric", action="append", default=[], metavar="M",
-                        help="metric(s) to analyse (default: the benchmark's own, else wall); repeatable")
-    parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
-                        help="keep runs with this label (repeat a key for alternatives)")
+    add_metric_choice(parser, repeatable=True)
+    add_where(parser)
     parser.add_argument("--rev-label", default="rev", metavar="NAME", help="label holding the revision (default rev)")
     parser.add_argument("--repo", default=".", metavar="DIR",
                         help="git repository giving the commit order (default: the current directory)")
@@ -37,24 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="fewest revisions on each side of a change (default 5; shorter = spike)")
     parser.add_argument("--window", type=int, default=30, metavar="N",
                         help="revisions on each side used to test and size a change (default 30)")
-    parser.add_argument("--confidence", type=float, default=95.0, help="confidence level in percent")
-    parser.add_argument("--state", metavar="PATH",
+    add_confidence(parser)
+    parser.add_argument("--state", metavar="FILE",
                         help="record of reported change points (default STORE.changepoints.json)")
     parser.add_argument("--no-state", action="store_true", help="neither read nor update the record")
-    parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of standard output")
-    parser.add_argument("--store", metavar="PATH", default=None, help="result store (default ./abstat.db)")
+    add_format(parser, ("text", "markdown", "json", "html"), default="text")
+    add_output(parser)
+    add_store(parser)
     return parser
-
-
-def parse_where(specs: list[str]) -> dict[str, list[str]]:
-    where: dict[str, list[str]] = {}
-    for spec in specs:
-        key, sep, value = spec.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"--where {spec!r}: expected KEY=VALUE")
-        where.setdefault(key.strip(), []).append(value)
-    return where
 
 
 def main(argv: list[str]) -> int:
@@ -62,6 +51,7 @@ def main(argv: list[str]) -> int:
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
     from abstat.history.render import render
+    from abstat.report.inputs import parse_where_args
     from abstat.store import resolve_store_path
 
     args = build_parser().parse_args(argv)
@@ -73,11 +63,10 @@ def main(argv: list[str]) -> int:
         raise UsageError("--min-magnitude must be a percentage >= 0")
     if args.min_segment < 2 or args.window < args.min_segment:
         raise UsageError("--min-segment must be at least 2 and --window at least --min-segment")
-    if not 0 < args.confidence < 100:
-        raise UsageError("--confidence must be between 0 and 100 (a percentage)")
     store_path = resolve_store_path(args.store) if args.experiment is not None else None
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
-                           metrics=args.metric or None, where=parse_where(args.where), repo=args.repo,
+                           metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
+                           where=parse_where_args(args.where), repo=args.repo,
                            rev_label=args.rev_label)
     settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
                         min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0)
@@ -86,10 +75,14 @@ def main(argv: list[str]) -> int:
     report, updated = analyse(history, settings, previous)
     text = render(report, args.format)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
+        from abstat.outfile import write_output
+
+        write_output(args.output, lambda handle: handle.write(text))
     else:
         sys.stdout.write(text)
     if state_path:
-        state_mod.save(state_path, updated)
+        try:
+            state_mod.save(state_path, updated)
+        except OSError as err:
+            raise InputError(f"cannot record the change points: {err.strerror or err}", path=state_path) from None
     return 0

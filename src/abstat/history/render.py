@@ -7,14 +7,9 @@ from html import escape
 from typing import Any
 
 from abstat.history.analysis import HistoryReport, SeriesResult
-from abstat.render.matrix import format_value, md_escape
-
-_CONTROL = {i: f"\\x{i:02x}" for i in [*range(32), 127]}
-
-
-def terminal_safe(text: object) -> str:
-    """Text from data, safe on a terminal (control characters shown escaped)."""
-    return str(text).translate(_CONTROL)
+from abstat.render.escape import markdown as md_escape
+from abstat.render.escape import terminal as terminal_safe
+from abstat.render.units import format_value
 
 
 def _pct(value: float | None) -> str:

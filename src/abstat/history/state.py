@@ -20,6 +20,14 @@ VERSION = 1
 
 
 def sidecar_path(store_path: str) -> str:
+    """Beside a store file; for a PostgreSQL store (a URL), in the current
+    directory, named after the database (its password never appears)."""
+    if "://" in store_path:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(store_path)
+        name = "-".join(x for x in (parts.hostname, parts.path.strip("/")) if x) or "postgresql"
+        return f"abstat-{''.join(c if c.isalnum() or c in '-_.' else '_' for c in name)}.changepoints.json"
     return store_path + ".changepoints.json"
 
 

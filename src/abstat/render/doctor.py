@@ -4,12 +4,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from abstat.render.escape import terminal as terminal_safe
+
 _MARK = {"ok": "ok", "warn": "WARN", "not-available": "n/a"}
-
-
-def terminal_safe(text: str) -> str:
-    """Control characters (from files or process names) shown as escapes."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def render_findings(findings: list[Any], fmt: str = "text") -> str:

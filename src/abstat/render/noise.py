@@ -4,8 +4,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from abstat.render.doctor import terminal_safe
-from abstat.render.matrix import format_change, format_value, md_escape
+from abstat.render.escape import markdown as md_escape
+from abstat.render.escape import terminal as terminal_safe
+from abstat.render.units import format_change, format_value
 
 
 def _pct(value: float | None) -> str:
