@@ -38,7 +38,7 @@ def files(tmp_path):
 def test_text_table(files, capsys):
     rc, out, err = run([str(files / "before.txt"), str(files / "after.txt")], capsys)
     assert rc == 0 and err == ""
-    assert "faster" in out and "median CI" in out and "adaptive" in out
+    assert "faster" in out and "median CI" in out and "Bonett-Price" in out
     assert "\x1b[" not in out  # not a terminal: plain
 
 

@@ -38,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--confidence", type=_percent, default=95.0, metavar="PCT",
                    help="confidence level in percent (default 95)")
     p.add_argument("--center", choices=("median", "mean"), default="median",
-                   help="centre to compare (default median: robust, adaptive estimator)")
+                   help="centre to compare (default median: the ratio of medians; mean: the ratio of means)")
     p.add_argument("--threshold", type=_percent, default=None, metavar="PCT",
                    help="practical threshold in percent: 'equivalent' when the interval lies inside +-PCT")
     p.add_argument("--higher-is-better", action="store_true", help="for throughputs (default: lower is better)")

@@ -59,6 +59,22 @@ def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
     return lo, hi
 
 
+def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str) -> Result:
+    """Both variants constant: the change is exact, there is no interval; the
+    p-value is the exact permutation test's, ``1 / C(n1 + n2, n1)`` per side
+    (every arrangement of the two samples but the observed one ties or
+    reverses the order)."""
+    c0, c1 = float(x[0]), float(y[0])
+    method = "both variants constant: the change is exact; permutation p-value"
+    if c0 == c1:
+        return _unchanged(estimand, method, center, unit)
+    if scale == "linear" and reference == 0.0:
+        return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
+    p = min(1.0, 2.0 / math.comb(x.size + y.size, x.size))
+    delta = 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
+    return Result(estimand, delta, (NAN, NAN), p, method, center, unit)
+
+
 def means(
     n1: int, m1: float, s1: float, n2: int, m2: float, s2: float, confidence: float, method: str, unit: str,
     *, nonnegative: bool = False, constant: bool = False,
@@ -70,8 +86,10 @@ def means(
         return _cannot("mean_ratio", method, "mean", unit,
                        "the baseline mean is 0, so a relative change is undefined")
     if s1 == 0.0 and s2 == 0.0:
-        if constant and m1 == m2:
-            return _unchanged("mean_ratio", method, "mean", unit)
+        if constant:
+            import numpy as np
+
+            return _constant("mean_ratio", "mean", unit, np.full(n1, m1), np.full(n2, m2), m1, "linear")
         return _cannot("mean_ratio", method, "mean", unit,
                        "neither variant varies, so there is no noise estimate to judge the change by")
     r = welch_ratio(n1, m1, s1, n2, m2, s2, confidence)
@@ -96,8 +114,11 @@ def medians(x: Any, y: Any, confidence: float) -> Result:
     estimand = "median_ratio" if positive else "median_difference"
     method = "Bonett-Price test of the medians" + (" (on log values)" if positive else "")
     ax, ay = (np.log(x), np.log(y)) if positive else (x, y)
-    shift = median_shift(ax, ay, confidence)
     reference = float(np.median(x))
+    if x.min() == x.max() and y.min() == y.max():
+        return _constant(estimand, "median", "samples", x, y, reference, scale="log" if positive else "linear")
+    shift = median_shift(ax, ay, confidence,
+                         math.log(float(np.median(y)) / reference) if positive else None)
     if not positive and reference == 0.0:
         return _cannot(estimand, method, "median", "samples",
                        "the baseline median is 0, so a relative change is undefined")
@@ -105,8 +126,7 @@ def medians(x: Any, y: Any, confidence: float) -> Result:
         if shift.estimate == 0.0 and x.min() == x.max() == y.min() == y.max():
             return _unchanged(estimand, method, "median", "samples")
         return _cannot(estimand, method, "median", "samples",
-                       "the medians cannot resolve this change: the values around each median are all equal "
-                       "(quantized data move in whole steps); --center mean compares the means, which can")
+                       "neither variant varies, so there is no noise estimate to judge the change of the medians by")
     scale = "log" if positive else "linear"
     ci = (to_pct(shift.low, scale, reference), to_pct(shift.high, scale, reference))
     nonnegative = bool(np.all(x >= 0) and np.all(y >= 0))

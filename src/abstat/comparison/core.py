@@ -20,6 +20,8 @@ from abstat.comparison.summaries import quantized_fences_note, summarise
 from abstat.errors import InputError, UsageError
 from abstat.stats.warnings import StatWarning
 
+MEDIAN_MIN_N = 5  # below this the Bonett-Price standard errors were not calibrated
+
 
 def decide(
     delta_pct: float,
@@ -187,6 +189,11 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
         )
     else:
         result = analyses.medians(x, y, confidence)
+        if min(x.size, y.size) < MEDIAN_MIN_N:
+            warnings.append(StatWarning(
+                "too-few-samples",
+                f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
+                f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval)"))
         tied = [w.variant for w in warnings if w.code == "ties"]
         if not result.cannot and not result.p_value < 1.0 - confidence and tied:
             warnings.append(StatWarning(

@@ -19,8 +19,10 @@ come from the same statistic, the interval excludes 0 exactly when
 
 On heavily quantized data the order statistics around the median are often
 all one grid value: the median then cannot move by less than a grid step and
-its standard error is 0.  :func:`median_shift` reports that as unresolvable
-(``se == 0``) rather than as an infinitely precise change.
+its order-statistic standard error is 0.  :func:`median_shift` then takes
+half the gap to the neighbouring value (half a grid step) instead: such a
+median is known to within a step, not exactly, and a change smaller than a
+step cannot show in it.
 """
 from __future__ import annotations
 
@@ -62,11 +64,35 @@ def sorted_median(sorted_values: np.ndarray) -> float:
     return float(sorted_values[half]) if n % 2 else float((sorted_values[half - 1] + sorted_values[half]) / 2.0)
 
 
-def median_shift(x: np.ndarray, y: np.ndarray, confidence: float) -> MedianShift:
-    """Bonett-Price comparison of the medians of ``y`` (candidate) and ``x``."""
+def grid_gap(sorted_values: np.ndarray) -> float:
+    """The gap from the median to the nearest other value of the sample
+    (inf when every value is the same)."""
+    m = sorted_median(sorted_values)
+    below = sorted_values[sorted_values < m]
+    above = sorted_values[sorted_values > m]
+    gaps = ([m - float(below[-1])] if below.size else []) + ([float(above[0]) - m] if above.size else [])
+    return min(gaps) if gaps else math.inf
+
+
+def median_shift(x: np.ndarray, y: np.ndarray, confidence: float, estimate: float | None = None) -> MedianShift:
+    """Bonett-Price comparison of the medians of ``y`` (candidate) and ``x``.
+
+    When the order statistics around a median are all one value (quantized
+    data), its standard error is taken as half the gap to the nearest other
+    value (half a grid step): the median is then known to a grid step, not
+    exactly.  A variant whose values are all equal borrows the other's gap;
+    if both are constant the standard error is 0 (no noise to judge by).
+    ``estimate`` replaces the difference of the sample medians (on
+    logarithms: the log of the ratio of the medians of the raw values, which
+    differs from the median of the logs for an even n)."""
     sx, sy = np.sort(x), np.sort(y)
     se_x, se_y = median_se(sx), median_se(sy)
-    est = sorted_median(sy) - sorted_median(sx)
+    if se_x == 0.0 or se_y == 0.0:
+        gap = min(grid_gap(sx), grid_gap(sy))
+        if math.isfinite(gap):
+            se_x = se_x or gap / 2.0
+            se_y = se_y or gap / 2.0
+    est = sorted_median(sy) - sorted_median(sx) if estimate is None else estimate
     se = math.hypot(se_x, se_y)
     if not se > 0.0:
         p = 1.0 if est == 0.0 else math.nan
