@@ -74,7 +74,7 @@ def ties(name: str, values: np.ndarray) -> list[StatWarning]:
             "ties",
             f"{name}: heavily tied/quantized data ({uniq.size} distinct values in "
             f"{values.size}{grid}; the most common value holds {top / values.size:.0%}): "
-            "medians move in whole steps; trimmed means are not used and rank statistics are tie-corrected",
+            "medians move in whole steps",
             name,
         )
     ]
