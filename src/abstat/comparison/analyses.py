@@ -93,6 +93,9 @@ def means(
         return _cannot("mean_ratio", method, "mean", unit,
                        "neither variant varies, so there is no noise estimate to judge the change by")
     r = welch_ratio(n1, m1, s1, n2, m2, s2, confidence)
+    if not math.isfinite(r.ratio):
+        return _cannot("mean_ratio", method, "mean", unit,
+                       "the ratio of the means is beyond the range of double precision")
     if not (math.isfinite(r.low) and math.isfinite(r.high)):
         return _cannot("mean_ratio", method, "mean", unit,
                        "the interval of the ratio is unbounded: the baseline mean is not clearly away from 0 "

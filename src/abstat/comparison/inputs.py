@@ -36,6 +36,11 @@ def as_variant(data: Any, name: str) -> Variant:
     if isinstance(data, VariantData):
         return as_variant(data.data, data.name)
     if isinstance(data, Summary):
+        if not (isinstance(data.n, int) and data.n >= 2):
+            raise InputError(f"summary: n must be an integer of at least 2, not {data.n!r}", path=name)
+        if not (math.isfinite(data.mean) and math.isfinite(data.stddev) and data.stddev >= 0):
+            raise InputError("summary: the mean and standard deviation must be finite, the deviation >= 0",
+                             path=name)
         return Variant(name, None, data)
     if isinstance(data, (str, bytes)) or not isinstance(data, (Sequence, np.ndarray)):
         raise UsageError(f"{name}: expected a sequence of numbers, of runs, or a Summary, not {type(data).__name__}")

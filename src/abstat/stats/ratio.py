@@ -30,6 +30,10 @@ class RatioTest:
     method: str = "Welch t, Fieller interval"
 
 
+def _square(value: float) -> float:
+    return value * value  # inf rather than OverflowError
+
+
 def welch_df(n1: int, a1: float, n2: int, a2: float) -> float:
     """Welch-Satterthwaite degrees of freedom from the squared standard errors
     ``a_i = s_i^2 / n_i``, computed from their shares so that neither
@@ -52,8 +56,8 @@ def welch_ratio(
     spread = max(sd1, sd2)
     if spread == 0.0:
         return RatioTest(ratio, ratio, ratio, 1.0 if mean1 == mean2 else 0.0, math.inf)
-    a1 = (sd1 / spread) ** 2 / n1
-    a2 = (sd2 / spread) ** 2 / n2
+    a1 = _square(sd1 / spread) / n1
+    a2 = _square(sd2 / spread) / n2
     df = welch_df(n1, a1, n2, a2)
     t = (mean2 / spread - mean1 / spread) / math.sqrt(a1 + a2)
     p = min(1.0, 2.0 * stdtr(df, -abs(t))) if not math.isnan(t) else 1.0
@@ -62,8 +66,8 @@ def welch_ratio(
     q = stdtrit(df, 0.5 + confidence / 2.0)
     # Fieller: (r - ratio)^2 <= q^2 (v2 + r^2 v1), with v_i the squared
     # standard errors relative to the baseline mean.
-    v1 = (sd1 / mean1) ** 2 / n1
-    v2 = (sd2 / mean1) ** 2 / n2
+    v1 = _square(sd1 / mean1) / n1
+    v2 = _square(sd2 / mean1) / n2
     qa = 1.0 - q * q * v1
     qc = ratio * ratio - q * q * v2
     disc = ratio * ratio - qa * qc
