@@ -125,8 +125,9 @@ def summarise(
         dropped,
     )
     scaled = everything * factor
-    found += diagnostics.ties(v.name, everything)
-    if not diagnostics.heavily_tied(scaled):
+    tied = diagnostics.ties(v.name, everything)
+    found += tied
+    if not tied:
         found += diagnostics.bimodal(v.name, scaled)
     if len(kept_runs) > 1:
         runs_summary = []
