@@ -21,6 +21,7 @@ instead.  They follow the textbook definitions:
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from statistics import NormalDist
 
 _STANDARD = NormalDist()
@@ -148,6 +149,21 @@ def fdtrc(dfn: float, dfd: float, f: float) -> float:
     return betainc(dfd / 2.0, dfn / 2.0, dfd / (dfd + dfn * f))
 
 
+@lru_cache(maxsize=64)
+def _binom_half_cdf_table(n: int) -> tuple[float, ...]:
+    """``P(Bin(n, 1/2) <= k)`` for k = 0..n, from exact integer binomial
+    coefficients (one pass)."""
+    total = 0
+    term = 1
+    out = []
+    scale = 2**n
+    for j in range(n + 1):
+        total += term
+        out.append(total / scale)
+        term = term * (n - j) // (j + 1)
+    return tuple(out)
+
+
 def binom_half_cdf(k: int, n: int) -> float:
     """``P(Bin(n, 1/2) <= k)``: exact (integers) up to 2000 trials, else the
     incomplete beta ``I_{1/2}(n - k, k + 1)``."""
@@ -156,10 +172,5 @@ def binom_half_cdf(k: int, n: int) -> float:
     if k >= n:
         return 1.0
     if n <= 2000:
-        total = 0
-        term = 1
-        for j in range(k + 1):
-            total += term
-            term = term * (n - j) // (j + 1)
-        return total / 2**n
+        return _binom_half_cdf_table(n)[k]
     return betainc(float(n - k), k + 1.0, 0.5)
