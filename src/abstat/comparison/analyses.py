@@ -111,17 +111,17 @@ def medians(x: Any, y: Any, confidence: float) -> Result:
     the Bonett-Price test of the medians (:mod:`abstat.stats.medians`)."""
     import numpy as np
 
-    from abstat.stats.medians import median_shift
+    from abstat.stats.medians import median, median_shift
 
     positive = bool(np.all(x > 0) and np.all(y > 0))
     estimand = "median_ratio" if positive else "median_difference"
     method = "Bonett-Price test of the medians" + (" (on log values)" if positive else "")
     ax, ay = (np.log(x), np.log(y)) if positive else (x, y)
-    reference = float(np.median(x))
+    reference = median(x)
     if x.min() == x.max() and y.min() == y.max():
         return _constant(estimand, "median", "samples", x, y, reference, scale="log" if positive else "linear")
     shift = median_shift(ax, ay, confidence,
-                         math.log(float(np.median(y)) / reference) if positive else None)
+                         math.log(median(y) / reference) if positive else None)
     if not positive and reference == 0.0:
         return _cannot(estimand, method, "median", "samples",
                        "the baseline median is 0, so a relative change is undefined")

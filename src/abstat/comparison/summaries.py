@@ -61,12 +61,14 @@ def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
     underflow; then scaled back (exact)."""
     import numpy as np
 
+    from abstat.stats.medians import median
+
     scaled = values * factor if factor != 1.0 else values
     n = int(values.size)
     mean = float(np.mean(scaled)) / factor
     stddev = float(np.std(scaled, ddof=1)) / factor if n > 1 else math.nan
     return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)),
-                            float(np.median(values)))
+                            float(median(values)))
 
 
 def summarise(

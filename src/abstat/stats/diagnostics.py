@@ -21,6 +21,7 @@ import math
 import numpy as np
 
 from abstat.stats.warnings import StatWarning
+from abstat.stats.medians import median
 
 BIMODAL_MIN_MASS = 0.10
 SPREAD_RATIO = 2.0
@@ -87,8 +88,8 @@ def brown_forsythe(x: np.ndarray, y: np.ndarray) -> float:
     medians; Brown & Forsythe 1974): one-way ANOVA on |value - median|."""
     from abstat.stats.distributions import fdtrc
 
-    zx = np.abs(x - np.median(x))
-    zy = np.abs(y - np.median(y))
+    zx = np.abs(x - median(x))
+    zy = np.abs(y - median(y))
     n1, n2 = zx.size, zy.size
     m1, m2 = zx.mean(), zy.mean()
     grand = (zx.sum() + zy.sum()) / (n1 + n2)

@@ -58,6 +58,18 @@ def median_se(sorted_values: np.ndarray) -> float:
     return float(sorted_values[n - c] - sorted_values[c - 1]) / (2.0 * z)
 
 
+def median(values: np.ndarray) -> float:
+    """The sample median (mean of the two middle values for an even n), by
+    partial sort: ``np.median`` gives the same value but imports ``numpy.ma``
+    (30 ms of start-up)."""
+    n = values.size
+    half = n // 2
+    if n % 2:
+        return float(np.partition(values, half)[half])
+    part = np.partition(values, [half - 1, half])
+    return float((part[half - 1] + part[half]) / 2.0)
+
+
 def sorted_median(sorted_values: np.ndarray) -> float:
     n = sorted_values.size
     half = n // 2

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from abstat.stats.medians import median
 
 
 @dataclass(frozen=True)
@@ -58,4 +59,4 @@ def run_centres(runs: list[np.ndarray], center: str) -> np.ndarray:
     """One value per run: its median (``center="median"``) or mean."""
     if center == "mean":
         return np.array([float(r.mean()) for r in runs])
-    return np.array([float(np.median(r)) for r in runs])
+    return np.array([median(r) for r in runs])
