@@ -51,6 +51,17 @@ def _positive(text: str | None, option: str) -> float | None:
     return value
 
 
+def _finite(value):
+    """JSON has no infinities or NaN: they become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
 def render_text(result) -> str:  # result: abstat.stats.power.Plan
     change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
     out = [
@@ -135,7 +146,7 @@ def main(argv: list[str]) -> int:
         raise InputError(f"{', '.join(args.variants)}: the pilot values are too large to plan with "
                          "in double precision") from None
     if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n")
     else:
         sys.stdout.write(render_text(result))
     return 0

@@ -209,12 +209,8 @@ def plan_nested(
     notes: list[str] = []
     per_run = optimal_samples_per_run(within, between, cost_ratio)
     if per_run is None:
-        notes.append(
-            "the pilot shows no run-to-run variance beyond the samples' own noise: "
-            "runs can be few and long; the run count below keeps the pilot's run length"
-        )
-        per_run = max(2, pilot_run_length)
-        between = 0.0
+        return _few_long_runs(within, delta, cost_ratio=cost_ratio, pilot_run_length=pilot_run_length,
+                              alpha=alpha, power=power)
     run_var = between + within / per_run
     run_sd = math.sqrt(run_var)
     runs = samples_per_side(delta, run_sd, run_sd, alpha=alpha, power=power, minimum=minimum_runs)
@@ -223,6 +219,38 @@ def plan_nested(
         cost_ratio=cost_ratio, samples_per_run=per_run, runs_per_variant=runs,
         run_mean_sd=run_sd, relative_cost=cost, notes=notes,
     )
+
+
+FEW_RUNS = 3  # the fewest runs per variant abstat compare judges without a warning
+MAX_FEW_RUNS = 60
+
+
+def _few_long_runs(within: float, delta: float, *, cost_ratio: float, pilot_run_length: int,
+                   alpha: float, power: float) -> NestedPlan:
+    """No run-to-run variance in the pilot: a run's mean has variance
+    ``within / samples_per_run``, so few long runs are cheapest.  For each run
+    count from 3 up, the shortest run (at least the pilot's) that reaches the
+    power; the cheapest allocation wins."""
+    best: NestedPlan | None = None
+    for runs in range(FEW_RUNS, MAX_FEW_RUNS + 1):
+        lo, hi = max(2, pilot_run_length), MAX_SAMPLES
+        if samples_per_side(delta, math.sqrt(within / hi), alpha=alpha, power=power, minimum=runs) != runs:
+            continue
+        while lo < hi:  # shortest run length at which `runs` runs suffice
+            mid = (lo + hi) // 2
+            if samples_per_side(delta, math.sqrt(within / mid), alpha=alpha, power=power, minimum=runs) == runs:
+                hi = mid
+            else:
+                lo = mid + 1
+        cost = runs * (cost_ratio + lo)
+        if best is None or cost < (best.relative_cost or math.inf):
+            best = NestedPlan(cost_ratio, lo, runs, math.sqrt(within / lo), cost)
+    note = ("the pilot shows no run-to-run variance beyond the samples' own noise, so few long runs are "
+            "cheapest: the allocation uses at least 3 runs per variant and runs as long as needed")
+    if best is None:
+        return NestedPlan(cost_ratio, max(2, pilot_run_length), None, math.sqrt(within), None, [note])
+    return NestedPlan(best.cost_ratio, best.samples_per_run, best.runs_per_variant, best.run_mean_sd,
+                      best.relative_cost, [note])
 
 
 # --------------------------------------------------------------------------
@@ -291,8 +319,6 @@ class Plan:
 
 def _pilot_of(name: str, data: object) -> tuple[VariantPilot, list[list[float]] | None]:
     """(summary, runs or None) of one variant's pilot data."""
-    from abstat.stats.descriptive import describe
-
     data = getattr(data, "data", data)  # readers.specs.VariantData
     if hasattr(data, "n") and hasattr(data, "mean") and hasattr(data, "stddev"):
         return VariantPilot(name, int(data.n), float(data.mean), float(data.stddev)), None
@@ -303,10 +329,23 @@ def _pilot_of(name: str, data: object) -> tuple[VariantPilot, list[list[float]] 
         values = [x for run in runs for x in run]
     if len(values) < 2:
         raise ValueError(f"{name}: a pilot needs at least 2 values")
-    d = describe(values)
+    mean, stddev = _mean_sd(values)
     if runs is not None and len(runs) > 1:
-        return VariantPilot(name, d.n, d.mean, d.stddev, runs=len(runs)), runs
-    return VariantPilot(name, d.n, d.mean, d.stddev), None
+        return VariantPilot(name, len(values), mean, stddev, runs=len(runs)), runs
+    return VariantPilot(name, len(values), mean, stddev), None
+
+
+def _mean_sd(values: list[float]) -> tuple[float, float]:
+    """Mean and standard deviation without overflow: computed on the values
+    divided by a power of two near the largest magnitude (exact), so values
+    near 1e308 do not sum to infinity."""
+    import numpy as np
+
+    array = np.asarray(values, dtype=float)
+    top = float(np.max(np.abs(array)))
+    factor = math.ldexp(1.0, -math.frexp(top)[1]) if top > 1e300 else 1.0
+    scaled = array * factor
+    return float(np.mean(scaled)) / factor, float(np.std(scaled, ddof=1)) / factor
 
 
 def plan(
@@ -353,7 +392,10 @@ def plan(
         delta = detect
         delta_pct = detect * 100.0 / abs(base.mean) if base.mean else None
     others = pilots[1:] or [VariantPilot(base.name + " (same spread)", base.n, base.mean, base.stddev)]
-    notes: list[str] = []
+    notes: list[str] = [
+        "sample sizes and power are for the ratio of means (Welch's t, as abstat compare --center mean); "
+        "the default ratio of medians needs about 1.6 (pi/2) times as many samples on normal data"
+    ]
     if len(pilots) == 1:
         notes.append("one variant given: the other is assumed to have the same spread")
     pairs = []
