@@ -41,12 +41,16 @@ def _pct(value: float | None) -> str:
 
 def _ci(ci: Sequence[float]) -> str:
     lo, hi = ci
+    if math.isnan(lo) or math.isnan(hi):
+        return "none"  # cannot judge: no bounds at all, not fake infinite ones
     lo_s = _pct(lo) if math.isfinite(lo) else "-inf"
     hi_s = _pct(hi) if math.isfinite(hi) else "+inf"
     return f"[{lo_s}, {hi_s}]"
 
 
 def _p(value: float) -> str:
+    if math.isnan(value):
+        return "-"
     if value < 1e-16:
         return "<1e-16"
     return f"{value:.2g}"
