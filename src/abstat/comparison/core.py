@@ -198,8 +198,8 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
         if not result.cannot and not result.p_value < 1.0 - confidence and tied:
             warnings.append(StatWarning(
                 "median-resolution",
-                f"{', '.join(t for t in tied if t)}: quantized data; their medians move in whole steps, so a change "
-                "smaller than a step cannot show in the medians; --center mean can resolve it"))
+                "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
+                "them; --center mean can resolve it"))
     return result
 
 
