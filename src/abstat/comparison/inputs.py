@@ -28,6 +28,18 @@ def _is_number(value: Any) -> bool:
     )
 
 
+def _equal_length_runs(groups: list[Any]) -> Any:
+    """Runs of one length as a 2-D float array (one conversion, not one per
+    run), else None."""
+    import numpy as np
+
+    try:
+        array = np.asarray(groups, dtype=float)
+    except (TypeError, ValueError):
+        return None
+    return array if array.ndim == 2 and array.shape[1] > 0 else None
+
+
 def as_variant(data: Any, name: str) -> Variant:
     import numpy as np
 
@@ -51,6 +63,13 @@ def as_variant(data: Any, name: str) -> Variant:
         groups = [data]
     else:
         groups = list(data)
+        equal_runs = _equal_length_runs(groups)
+        if equal_runs is not None:
+            bad = np.argwhere(~np.isfinite(equal_runs))
+            if bad.size:
+                raise InputError(f"value {int(bad[0][1]) + 1} of run {int(bad[0][0]) + 1} is not a finite number",
+                                 path=name)
+            return Variant(name, list(equal_runs), None)
     runs = []
     for index, group in enumerate(groups, start=1):
         try:

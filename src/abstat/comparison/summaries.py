@@ -90,6 +90,9 @@ def summarise(
     mild = severe = dropped = 0
     kept_runs = []
     for run in v.runs:
+        if run.size < 4 and outlier_rule == "none":  # too short for any rule: nothing to count
+            kept_runs.append(run)
+            continue
         counts = outliers.classify(run)
         mild += counts.mild
         severe += counts.severe
@@ -132,18 +135,20 @@ def summarise(
     if not tied:
         found += diagnostics.bimodal(v.name, scaled)
     if len(kept_runs) > 1:
-        runs_summary = []
-        for run in kept_runs:
-            rd = describe_array(run, factor)
-            runs_summary.append(RunSummary(rd.n, rd.median, rd.mean, rd.stddev))
-        summary.runs = runs_summary
-        comps = nested.variance_components([run * factor for run in kept_runs])
+        scaled_runs = [run * factor for run in kept_runs] if factor != 1.0 else kept_runs
+        per_run = nested.run_stats(scaled_runs)
+        summary.runs = [
+            RunSummary(int(n), float(med) / factor, float(mean) / factor, float(sd) / factor)
+            for n, med, mean, sd in zip(per_run.sizes, per_run.medians, per_run.means, per_run.stddevs)
+        ]
+        comps = nested.variance_components(scaled_runs, per_run)
         if comps is not None:
             summary.between_run_share = comps.share_between
             found += diagnostics.runs_disagree(v.name, comps.p_value, comps.share_between)
         # Bonferroni over the runs, so that many runs do not raise false alarms.
         level = 0.01 / len(kept_runs)
-        drifting = sum(1 for run in kept_runs if diagnostics.drift(v.name, run, level))
+        drifting = sum(1 for run in kept_runs if run.size >= diagnostics.DRIFT_MIN_N
+                       and diagnostics.drift(v.name, run, level))
         if drifting:
             found.append(
                 StatWarning(
