@@ -63,10 +63,13 @@ def _finite(value):
 
 
 def render_text(result) -> str:  # result: abstat.stats.power.Plan
+    from abstat.stats.power import ESTIMAND_NOTE
+
     change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
     out = [
         f"plan: detect a change of {change} from {result.baseline} with {result.power:.0%} power "
         f"at {result.confidence:g}% confidence (two-sided)",
+        ESTIMAND_NOTE,
         "",
         "pilot:",
     ]

@@ -288,6 +288,11 @@ class Allocation:
         return dict(self.__dict__)
 
 
+ESTIMAND = "mean_ratio"  # the comparison the sizes are for (docs/json.md vocabulary)
+ESTIMAND_NOTE = ("sizes and power are for the ratio of means (Welch's t: abstat compare --center mean); "
+                 "the default ratio of medians needs about pi/2 = 1.6 times as many samples on normal data")
+
+
 @dataclass
 class Plan:
     """What ``abstat plan`` answers (``to_dict()`` is its JSON)."""
@@ -309,7 +314,7 @@ class Plan:
     def to_dict(self) -> dict[str, object]:
         return {
             "baseline": self.baseline, "detect": self.detect, "detect_pct": self.detect_pct,
-            "power": self.power, "confidence": self.confidence, "method": self.method,
+            "power": self.power, "confidence": self.confidence, "method": self.method, "estimand": ESTIMAND,
             "variants": [v.to_dict() for v in self.variants],
             "samples_per_variant": self.samples_per_variant, "pairs": self.pairs,
             "variance_components": None if self.within is None else {"within": self.within, "between": self.between},
@@ -392,10 +397,7 @@ def plan(
         delta = detect
         delta_pct = detect * 100.0 / abs(base.mean) if base.mean else None
     others = pilots[1:] or [VariantPilot(base.name + " (same spread)", base.n, base.mean, base.stddev)]
-    notes: list[str] = [
-        "sample sizes and power are for the ratio of means (Welch's t, as abstat compare --center mean); "
-        "the default ratio of medians needs about 1.6 (pi/2) times as many samples on normal data"
-    ]
+    notes: list[str] = []
     if len(pilots) == 1:
         notes.append("one variant given: the other is assumed to have the same spread")
     pairs = []
