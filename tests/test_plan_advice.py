@@ -50,3 +50,24 @@ def test_plan_says_which_estimand_it_plans_for(tmp_path):
     a.write_text("".join(f"{v}\n" for v in np.random.default_rng(1).normal(100, 1, 20)))
     done = _abstat("plan", str(a))
     assert done.returncode == 0 and "ratio of means" in done.stdout
+
+
+def test_compare_and_plan_agree_on_five_runs_of_quantized_data():
+    # Issue 9.3: 5 vs 5 runs gave "-13.64% [-13.64%, -13.64%] p<1e-16" from
+    # compare while plan said the power was 5% on the same files.
+    from abstat.comparison import compare
+    from abstat.stats.power import plan
+
+    rng = np.random.default_rng(2)
+    before = [list(20.0 * np.round(rng.normal(440, 9, 30) / 20)) for _ in range(5)]
+    after = [list(20.0 * np.round(rng.normal(437, 9, 30) / 20)) for _ in range(5)]
+    medians = compare(before, after)
+    means = compare(before, after, center="mean")
+    pilot = plan({"before": before, "after": after}, detect=1.0)
+    power_now = pilot.variants[1].current_power
+    assert medians.verdict == "cannot judge" or medians.ci_pct[0] < medians.ci_pct[1]
+    # plan's power for a 1% change and compare's interval for the means tell
+    # one story: power passes 50% where the change passes the half-width.
+    half_width = (means.ci_pct[1] - means.ci_pct[0]) / 2
+    assert (half_width < 1.0) == (power_now > 0.5)
+    assert abs(half_width - 1.0) > 0.1  # not a coin toss at the boundary
