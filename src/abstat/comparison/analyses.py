@@ -66,10 +66,10 @@ def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: 
     reverses the order)."""
     c0, c1 = float(x[0]), float(y[0])
     method = "both variants constant: the change is exact; permutation p-value"
-    if c0 == c1:
-        return _unchanged(estimand, method, center, unit)
     if scale == "linear" and reference == 0.0:
         return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
+    if c0 == c1:
+        return _unchanged(estimand, method, center, unit)
     p = min(1.0, 2.0 / math.comb(x.size + y.size, x.size))
     delta = 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
     return Result(estimand, delta, (NAN, NAN), p, method, center, unit)
