@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 sys.path.insert(0, SRC)
+
+from compare_speed import run_timed  # noqa: E402  (same directory)
 
 TARGET = 5.0
 ANCHOR = """
@@ -54,15 +54,6 @@ def build(path: str, runs: int) -> None:
     store.close()
 
 
-def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
-    elapsed = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20_000)
@@ -80,11 +71,11 @@ def main() -> int:
             "abstat report": [sys.executable, "-m", "abstat", "report", "--store", store],
         }
         for argv in commands.values():
-            timed(argv, env)  # bytecode, page cache
+            run_timed(argv, env)  # bytecode, page cache
         results: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(args.reps):
             for name, argv in commands.items():
-                results[name].append(timed(argv, env))
+                results[name].append(run_timed(argv, env))
     medians = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
                for name, rs in results.items()}
     anchor_wall, anchor_cpu = medians["anchor"]
