@@ -28,6 +28,7 @@ class Result:
     center: str
     unit: str
     cannot: str = ""  # why no interval can be given ("" when it can)
+    pinned: bool = False  # a median sat on one grid value: it moves only in whole steps
 
 
 def _cannot(estimand: str, method: str, center: str, unit: str, why: str) -> Result:
@@ -134,7 +135,7 @@ def medians(x: Any, y: Any, confidence: float) -> Result:
     ci = (to_pct(shift.low, scale, reference), to_pct(shift.high, scale, reference))
     nonnegative = bool(np.all(x >= 0) and np.all(y >= 0))
     return Result(estimand, to_pct(shift.estimate, scale, reference), _clamped(ci, nonnegative), shift.p_value,
-                  method, "median", "samples")
+                  method, "median", "samples", pinned=shift.pinned)
 
 
 def run_centres(bx: list, by: list, center: str, confidence: float, found: list[StatWarning],

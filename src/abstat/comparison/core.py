@@ -194,8 +194,7 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
                 "too-few-samples",
                 f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
                 f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval)"))
-        tied = [w.variant for w in warnings if w.code == "ties"]
-        if not result.cannot and not result.p_value < 1.0 - confidence and tied:
+        if result.pinned and not result.p_value < 1.0 - confidence:
             warnings.append(StatWarning(
                 "median-resolution",
                 "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "

@@ -45,6 +45,7 @@ class MedianShift:
     se: float
     se_x: float
     se_y: float
+    pinned: bool = False  # a median's order statistics were all one value (grid step used)
 
 
 def median_se(sorted_values: np.ndarray) -> float:
@@ -99,7 +100,8 @@ def median_shift(x: np.ndarray, y: np.ndarray, confidence: float, estimate: floa
     differs from the median of the logs for an even n)."""
     sx, sy = np.sort(x), np.sort(y)
     se_x, se_y = median_se(sx), median_se(sy)
-    if se_x == 0.0 or se_y == 0.0:
+    pinned = se_x == 0.0 or se_y == 0.0
+    if pinned:
         gap = min(grid_gap(sx), grid_gap(sy))
         if math.isfinite(gap):
             se_x = se_x or gap / 2.0
@@ -108,7 +110,7 @@ def median_shift(x: np.ndarray, y: np.ndarray, confidence: float, estimate: floa
     se = math.hypot(se_x, se_y)
     if not se > 0.0:
         p = 1.0 if est == 0.0 else math.nan
-        return MedianShift(est, est, est, p, 0.0 if se == 0.0 else math.nan, se_x, se_y)
+        return MedianShift(est, est, est, p, 0.0 if se == 0.0 else math.nan, se_x, se_y, pinned)
     z = ndtri(0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * ndtr(-abs(est / se)))
-    return MedianShift(est, est - z * se, est + z * se, p, se, se_x, se_y)
+    return MedianShift(est, est - z * se, est + z * se, p, se, se_x, se_y, pinned)
