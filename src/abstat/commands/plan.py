@@ -62,8 +62,8 @@ def _finite(value):
     return value
 
 
-def render_text(result) -> str:  # result: abstat.stats.power.Plan
-    from abstat.stats.power import ESTIMAND_NOTE
+def render_text(result) -> str:  # result: abstat.stats.pilot.Plan
+    from abstat.stats.pilot import ESTIMAND_NOTE
 
     change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
     out = [
@@ -136,7 +136,7 @@ def main(argv: list[str]) -> int:
     cost_ratio = None if run_cost is None else run_cost / sample_cost  # type: ignore[operator]
     from abstat.readers.specs import parse_variant_specs
     from abstat.report.inputs import parse_where_args
-    from abstat.stats.power import plan
+    from abstat.stats.pilot import plan
 
     variants = parse_variant_specs(args.variants, column=args.column, store=args.store, metric=args.metric,
                                    where=parse_where_args(args.where))
