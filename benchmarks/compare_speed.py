@@ -1,64 +1,150 @@
-"""Speed of one ``abstat.compare`` (100 vs 100 samples) against scipy anchors.
+"""Speed and memory of ``abstat.compare`` against scipy, and of the CLI
+against ``python -c "import numpy"``, measured in the same run (issue 14).
 
-Imports happen before timing; each call is timed many times and the median
-is reported, together with the ratio to ``scipy.stats.ttest_ind`` and
-``scipy.stats.mannwhitneyu`` on the same data in the same run.
+1. ``abstat.compare(x, y)`` at n = 10^3 .. 10^6 per side, normal,
+   log-normal and TSC-quantized data: CPU time (best of ``--reps`` calls,
+   ``time.process_time``) and peak traced memory (``tracemalloc``; numpy
+   reports its buffers to it), against ``scipy.stats.mannwhitneyu`` +
+   ``scipy.stats.ttest_ind`` on the same arrays.  Target: <= 3x CPU,
+   <= 2x memory.
+2. ``abstat compare a.txt b.txt`` (2 x 100 samples) in a fresh interpreter,
+   wall and CPU time (medians of ``--cli-reps`` runs, alternating with the
+   anchor), against ``python -c "import
+   numpy"``, with abstat's bytecode cached as in an installed package.
+   Target: <= 1.5x.
 
-    python benchmarks/compare_speed.py [--n 100] [--reps 300]
+The script exits 1 when a ratio misses its target.
+
+    python benchmarks/compare_speed.py                 # the README table
+    python benchmarks/compare_speed.py --max-n 100000  # quicker
 """
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+import tracemalloc
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+import numpy as np
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+sys.path.insert(0, SRC)
+
+import abstat  # noqa: E402
+
+CPU_TARGET = 3.0
+MEMORY_TARGET = 2.0
+CLI_TARGET = 1.5
 
 
-def timed(fn, reps: int) -> float:
-    fn()  # warm up (lazy imports, caches)
-    samples = []
-    for _ in range(reps):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+def data(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    if shape == "normal":
+        return rng.normal(1000, 10, n), rng.normal(1005, 10, n)
+    if shape == "log-normal":
+        return rng.lognormal(0, 1, n), rng.lognormal(0.01, 1, n)
+    return 20.0 * np.round(rng.normal(440, 7, n) / 20), 20.0 * np.round(rng.normal(444, 7, n) / 20)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--n", type=int, default=100)
-    parser.add_argument("--reps", type=int, default=300)
-    args = parser.parse_args(argv)
-
-    import numpy as np
+def scipy_anchor(x: np.ndarray, y: np.ndarray) -> None:
     from scipy import stats
 
-    import abstat
+    stats.mannwhitneyu(x, y, alternative="two-sided")
+    stats.ttest_ind(x, y, equal_var=False)
 
-    rng = np.random.default_rng(0)
-    shapes = {
-        "normal": (rng.normal(1000, 10, args.n), rng.normal(990, 10, args.n)),
-        "tsc-quantized": (np.round(rng.normal(440, 7, args.n) / 20) * 20, np.round(rng.normal(430, 7, args.n) / 20) * 20),
-        "outliers": (rng.normal(1000, 10, args.n) * np.where(rng.random(args.n) < 0.03, 1.5, 1.0),
-                     rng.normal(995, 10, args.n)),
-    }
-    nested = ([rng.normal(1000, 5, 30) for _ in range(8)], [rng.normal(990, 5, 30) for _ in range(8)])
-    print(f"{'data':<15}{'abstat.compare':>16}{'ttest_ind':>12}{'mannwhitneyu':>14}{'ratio/t':>9}{'ratio/MW':>10}")
-    for name, (x, y) in shapes.items():
-        xs, ys = list(x), list(y)
-        ours = timed(lambda: abstat.compare(xs, ys), args.reps)
-        t = timed(lambda: stats.ttest_ind(x, y), args.reps)
-        mw = timed(lambda: stats.mannwhitneyu(x, y), args.reps)
-        print(f"{name:<15}{ours * 1e3:>13.2f} ms{t * 1e3:>9.3f} ms{mw * 1e3:>11.3f} ms{ours / t:>9.1f}{ours / mw:>10.1f}")
-    ours = timed(lambda: abstat.compare(*nested), args.reps)
-    flat = [np.concatenate(nested[0]), np.concatenate(nested[1])]
-    t = timed(lambda: stats.ttest_ind(*flat), args.reps)
-    mw = timed(lambda: stats.mannwhitneyu(*flat), args.reps)
-    print(f"{'nested 8x30':<15}{ours * 1e3:>13.2f} ms{t * 1e3:>9.3f} ms{mw * 1e3:>11.3f} ms{ours / t:>9.1f}{ours / mw:>10.1f}")
-    return 0
+
+def cpu(fn, reps: int) -> float:
+    fn()  # warm up: lazy imports
+    best = float("inf")
+    for _ in range(reps):
+        start = time.process_time()
+        fn()
+        best = min(best, time.process_time() - start)
+    return best
+
+
+def peak(fn) -> int:
+    tracemalloc.start()
+    fn()
+    _, top = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return top
+
+
+def run_timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU (user + system of the child) seconds of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+    elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def interleaved(ours: list[str], anchor: list[str], reps: int, env: dict[str, str]) -> tuple[float, ...]:
+    """Medians of wall and CPU for both commands, run alternately so that
+    the machine's load falls on both alike."""
+    runs: dict[str, list[tuple[float, float]]] = {"ours": [], "anchor": []}
+    for _ in range(reps):
+        runs["anchor"].append(run_timed(anchor, env))
+        runs["ours"].append(run_timed(ours, env))
+    return tuple(statistics.median(r[i] for r in runs[k]) for k in ("ours", "anchor") for i in (0, 1))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--max-n", type=int, default=10**6)
+    parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--cli-reps", type=int, default=15)
+    args = parser.parse_args()
+    rng = np.random.default_rng(1)
+    failed = []
+    print("| data | n per side | abstat.compare CPU | scipy CPU | ratio | abstat memory | scipy memory | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    n = 1000
+    while n <= args.max_n:
+        for shape in ("normal", "log-normal", "quantized"):
+            x, y = data(shape, n, rng)
+            reps = args.reps if n <= 10**5 else 1
+            ours = cpu(lambda: abstat.compare(x, y), reps)
+            theirs = cpu(lambda: scipy_anchor(x, y), reps)
+            mem_ours, mem_theirs = peak(lambda: abstat.compare(x, y)), peak(lambda: scipy_anchor(x, y))
+            ratio, mem_ratio = ours / theirs, mem_ours / mem_theirs
+            print(f"| {shape} | {n:,} | {ours * 1e3:.1f} ms | {theirs * 1e3:.1f} ms | {ratio:.2f} | "
+                  f"{mem_ours / 2**20:.1f} MiB | {mem_theirs / 2**20:.1f} MiB | {mem_ratio:.2f} |")
+            if ratio > CPU_TARGET or mem_ratio > MEMORY_TARGET:
+                failed.append(f"{shape} n={n}")
+        n *= 10
+    with tempfile.TemporaryDirectory() as tmp:
+        # Bytecode cached as for an installed package (pip compiles it);
+        # PYTHONDONTWRITEBYTECODE would otherwise recompile every module.
+        env = dict(os.environ, PYTHONPATH=SRC, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        files = []
+        for name, values in zip("ab", data("normal", 100, rng)):
+            path = os.path.join(tmp, f"{name}.txt")
+            np.savetxt(path, values)
+            files.append(path)
+        command = [sys.executable, "-m", "abstat", "compare", *files]
+        run_timed(command, env)  # writes the bytecode
+        wall_ours, cpu_ours, wall_anchor, cpu_anchor = interleaved(
+            command, [sys.executable, "-c", "import numpy"], args.cli_reps, env)
+    ratio = wall_ours / wall_anchor
+    print()
+    print("| command | wall (median) | CPU (median) | anchor `python -c \"import numpy\"` wall, CPU "
+          "| wall ratio | CPU ratio |")
+    print("|---|---|---|---|---|---|")
+    print(f"| `abstat compare a b`, 2 x 100 samples | {wall_ours * 1e3:.0f} ms | {cpu_ours * 1e3:.0f} ms | "
+          f"{wall_anchor * 1e3:.0f} ms, {cpu_anchor * 1e3:.0f} ms | {ratio:.2f} | {cpu_ours / cpu_anchor:.2f} |")
+    if ratio > CLI_TARGET:
+        failed.append("CLI")
+    for what in failed:
+        print(f"MISSED TARGET: {what}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -48,7 +48,8 @@ def test_json_has_no_infinities():
     c = compare(Summary(3, 1.0, 10.0), Summary(3, 5.0, 1.0))  # Fieller: baseline mean not away from 0
     doc = json.loads(render([c], "json"))
     assert doc["comparisons"][0]["ci_pct"] == [None, None]
-    assert "too-few-samples" in [w["code"] for w in doc["comparisons"][0]["warnings"]]
+    assert doc["comparisons"][0]["verdict"] == "cannot judge"
+    assert "cannot-judge" in [w["code"] for w in doc["comparisons"][0]["warnings"]]
 
 
 def test_csv_header_and_warning_codes():

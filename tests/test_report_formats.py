@@ -431,3 +431,20 @@ def test_unknown_json_is_named(tmp_path, capsys):
     assert status == 2
     assert err == (f"abstat report: {path}: JSON in no format abstat knows (hyperfine or "
                    "pyperf exports); choose one with --input-format\n")
+
+
+def test_verdicts_follow_the_holm_adjusted_significance():
+    # Issue 9.4: a cell not significant after Holm (unadjusted p 0.031,
+    # adjusted 0.251) still said "faster" in CSV, JSON and HTML.
+    from abstat.report.adjust import adjust_p_values
+
+    report = hcall_report()
+    cells = [c for r in report.rows for c in r.cells.values() if c.comparison is not None]
+    raw = [c.comparison.p_value for c in cells]
+    unadjusted_only = 0
+    for cell, p_holm in zip(cells, adjust_p_values(raw, "holm")):
+        assert cell.p_adjusted == pytest.approx(p_holm)
+        assert cell.significant == (p_holm < 0.05) == cell.comparison.significant
+        assert (cell.comparison.verdict in ("faster", "slower")) == cell.significant
+        unadjusted_only += cell.comparison.p_value < 0.05 <= p_holm
+    assert unadjusted_only >= 1  # the data hold such a cell: the test can fail

@@ -81,3 +81,18 @@ def test_brown_forsythe_matches_scipy_levene_median(seed):
     rng = np.random.default_rng(seed)
     x, y = rng.normal(0, 1, 30 + seed), rng.normal(0, 1.5 + seed, 25)
     assert diagnostics.brown_forsythe(x, y) == pytest.approx(stats.levene(x, y, center="median").pvalue, rel=1e-9)
+
+
+def test_rank_and_tie_helpers_match_scipy_and_numpy_on_tied_and_untied_data():
+    # Issue 14 pins: the O(n log n) helpers give the old (numpy/scipy) results.
+    from scipy import stats as sps
+
+    from abstat.stats.diagnostics import average_ranks, tie_counts
+    from abstat.stats.medians import median
+
+    rng = np.random.default_rng(21)
+    for values in (rng.normal(0, 1, 1001), 20.0 * np.round(rng.normal(440, 7, 1000) / 20),
+                   rng.integers(0, 5, 777).astype(float), np.array([3.0]), np.array([2.0, 1.0])):
+        assert np.array_equal(average_ranks(values), sps.rankdata(values))
+        assert np.array_equal(tie_counts(values), np.unique(values, return_counts=True)[1])
+        assert median(values) == float(np.median(values))

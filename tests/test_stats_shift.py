@@ -105,3 +105,20 @@ def test_large_sample_path_gives_the_same_interval(seed, n1, n2, tied, monkeypat
     large = hodges_lehmann(x, y, 0.95)
     assert (large.estimate, large.low, large.high, large.p_value) == (
         small.estimate, small.low, small.high, small.p_value)
+
+
+def test_mann_whitney_p_is_exact_like_scipy_when_one_side_is_small():
+    # Issue 9: for 5 vs 20 samples abstat gave p = 0.0048 (normal
+    # approximation) where scipy's exact test gives 0.0023.
+    from scipy import stats as sps
+
+    from abstat.stats.shift import hodges_lehmann
+
+    rng = np.random.default_rng(7)
+    for n1, n2 in ((5, 20), (20, 5), (8, 40), (3, 9)):
+        x = rng.normal(0.0, 1.0, n1)
+        y = rng.normal(1.0, 1.0, n2)
+        ours = hodges_lehmann(x, y, 0.95)
+        ref = sps.mannwhitneyu(y, x, alternative="two-sided", method="auto").pvalue
+        assert ours.p_value == pytest.approx(ref, rel=1e-9), (n1, n2)
+        assert "exact" in ours.method

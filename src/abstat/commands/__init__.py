@@ -149,7 +149,7 @@ def add_seed(parser: argparse.ArgumentParser, default: int | None = 0,
 
 def add_center(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--center", choices=("median", "mean"), default="median",
-                        help="centre to compare (default median: robust, adaptive estimator)")
+                        help="centre to compare (default median: the ratio of medians; mean: the ratio of means)")
 
 
 def add_columns(parser: argparse.ArgumentParser) -> None:

@@ -40,11 +40,25 @@ def _positive(text: str | None, option: str) -> float | None:
     return value
 
 
-def render_text(result) -> str:  # result: abstat.stats.power.Plan
+def _finite(value):
+    """JSON has no infinities or NaN: they become null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def render_text(result) -> str:  # result: abstat.stats.pilot.Plan
+    from abstat.stats.pilot import ESTIMAND_NOTE
+
     change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
     out = [
         f"plan: detect a change of {change} from {result.baseline} with {result.power:.0%} power "
         f"at {result.confidence:g}% confidence (two-sided)",
+        ESTIMAND_NOTE,
         "",
         "pilot:",
     ]
@@ -114,7 +128,7 @@ def main(argv: list[str]) -> int:
     cost_ratio = None if run_cost is None else run_cost / sample_cost  # type: ignore[operator]
     from abstat.readers.specs import parse_variant_specs
     from abstat.report.inputs import parse_where_args
-    from abstat.stats.power import plan
+    from abstat.stats.pilot import plan
 
     variants = parse_variant_specs(args.variants, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
                                    where=parse_where_args(args.where))
@@ -127,7 +141,7 @@ def main(argv: list[str]) -> int:
         raise InputError(f"{', '.join(args.variants)}: the pilot values are too large to plan with "
                          "in double precision") from None
     if args.format == "json":
-        sys.stdout.write(json.dumps(result.to_dict(), indent=2) + "\n")
+        sys.stdout.write(json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n")
     else:
         sys.stdout.write(render_text(result))
     return 0

@@ -57,11 +57,15 @@ def _change(comp: Any) -> str:
 
 
 def _ci(comp: Any) -> str:
+    if comp.ci_pct is not None and any(math.isnan(x) for x in comp.ci_pct):
+        return "none"  # cannot judge: no bounds at all, not fake infinite ones
     text = format_change(comp.delta_pct, comp.ci_pct)
     return "[" + text.split(" [", 1)[1] if " [" in text else "n/a"
 
 
 def _p(value: float) -> str:
+    if math.isnan(value):
+        return "-"
     if value < 1e-16:
         return "<1e-16"
     return f"{value:.2g}"

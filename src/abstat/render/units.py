@@ -201,7 +201,7 @@ def format_change(delta: float, ci: Sequence[float] | None) -> str:
         return "n/a"
     d = change_decimals(delta, ci)
     text = f"{format_pct(delta, d)}%"
-    if ci is not None and len(ci) == 2:
+    if ci is not None and len(ci) == 2 and not any(math.isnan(x) for x in ci):  # NaN: no interval at all
         if all(math.isfinite(x) for x in ci):
             text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}]"
         else:

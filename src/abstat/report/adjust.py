@@ -8,7 +8,7 @@ expected share of false marks among the marked cells).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 METHODS = ("holm", "bh", "none")
 
@@ -40,3 +40,18 @@ def adjust_p_values(p_values: Sequence[float], method: str = "holm") -> list[flo
             running = min(running, min(1.0, m * float(p_values[index]) / (rank + 1)))
             adjusted[index] = running
     return adjusted
+
+
+def follow_adjusted(comparison: Any, significant: bool) -> Any:
+    """The comparison with its verdict and ``significant`` flag re-decided on
+    the adjusted significance, so that a cell's verdict, star and colour agree
+    in every format (its ``p_value`` stays the unadjusted one)."""
+    import dataclasses
+
+    from abstat.comparison import decide
+
+    if comparison.verdict == "cannot judge":
+        return comparison
+    verdict = decide(comparison.delta_pct, comparison.ci_pct, significant, comparison.threshold,
+                     comparison.higher_is_better)
+    return dataclasses.replace(comparison, significant=significant, verdict=verdict)

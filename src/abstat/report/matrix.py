@@ -16,7 +16,7 @@ from statistics import NormalDist
 from typing import Any, Sequence
 
 from abstat.errors import AbstatError, UsageError
-from abstat.report.adjust import DESCRIPTIONS, METHODS, adjust_p_values
+from abstat.report.adjust import DESCRIPTIONS, METHODS, adjust_p_values, follow_adjusted
 from abstat.report.notes import Footnotes
 from abstat.report.sampleset import SampleSet, label_keys
 from abstat.stats.warnings import StatWarning
@@ -380,6 +380,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
     for cell, p_adj in zip(with_p, adjusted):
         cell.p_adjusted = p_adj
         cell.significant = p_adj < alpha
+        cell.comparison = follow_adjusted(cell.comparison, cell.significant)
     for cell in compared:
         if cell.comparison.p_value is None:
             cell.significant = bool(cell.comparison.significant)

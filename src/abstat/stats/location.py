@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import special
+from abstat.stats.distributions import binom_half_cdf, ndtri
 
 
 def median_ci_ranks(n: int, confidence: float) -> tuple[int, int] | None:
@@ -20,12 +20,11 @@ def median_ci_ranks(n: int, confidence: float) -> tuple[int, int] | None:
     alpha = 1.0 - confidence
     # k = number of j in 0..n with P(Bin(n, 1/2) <= j) <= alpha / 2; only a
     # window around the normal approximation needs evaluating.
-    z = float(special.ndtri(1.0 - alpha / 2.0))
+    z = ndtri(1.0 - alpha / 2.0)
     start = max(0, int(n / 2.0 - z * math.sqrt(n) / 2.0) - 10)
     stop = min(n, int(n / 2.0 - z * math.sqrt(n) / 2.0) + 12)
-    js = np.arange(start, max(stop, start) + 1)
-    below = js[special.bdtr(js, n, 0.5) <= alpha / 2.0]
-    k = int(below[-1]) + 1 if below.size else 0
+    below = [j for j in range(start, max(stop, start) + 1) if binom_half_cdf(j, n) <= alpha / 2.0]
+    k = below[-1] + 1 if below else 0
     if k == 0:
         return None
     return k, n - k + 1

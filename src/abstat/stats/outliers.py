@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from abstat.stats.medians import median
 
 RULES = ("none", "tukey", "mad")
 
@@ -92,8 +93,8 @@ def keep_mask(values: np.ndarray, rule: str) -> np.ndarray:
     if rule == "tukey":
         _, lo, hi, _ = tukey_fences(values)
         return (values >= lo) & (values <= hi)
-    med = np.median(values)
-    mad = np.median(np.abs(values - med))
+    med = median(values)
+    mad = median(np.abs(values - med))
     if mad == 0.0:
         mad = smallest_gap(values)
         if mad == 0.0:

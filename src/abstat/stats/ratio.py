@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import special
+from abstat.stats.distributions import stdtr, stdtrit
 
 
 @dataclass(frozen=True)
@@ -30,28 +30,48 @@ class RatioTest:
     method: str = "Welch t, Fieller interval"
 
 
+def _square(value: float) -> float:
+    return value * value  # inf rather than OverflowError
+
+
+def welch_df(n1: int, a1: float, n2: int, a2: float) -> float:
+    """Welch-Satterthwaite degrees of freedom from the squared standard errors
+    ``a_i = s_i^2 / n_i``, computed from their shares so that neither
+    underflows nor overflows (1e-130 squared twice is below the doubles)."""
+    total = a1 + a2
+    w1, w2 = a1 / total, a2 / total
+    denominator = (w1 * w1 / (n1 - 1) if n1 > 1 else 0.0) + (w2 * w2 / (n2 - 1) if n2 > 1 else 0.0)
+    return 1.0 / denominator if denominator > 0.0 else math.inf
+
+
 def welch_ratio(
     n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float, confidence: float
 ) -> RatioTest:
-    a1 = sd1 * sd1 / n1
-    a2 = sd2 * sd2 / n2
-    se = math.sqrt(a1 + a2)
-    if se == 0.0:
-        equal = mean1 == mean2
-        ratio = mean2 / mean1 if mean1 else math.nan
-        return RatioTest(ratio, ratio, ratio, 1.0 if equal else 0.0, math.inf)
-    df = (a1 + a2) ** 2 / (
-        (a1 * a1 / (n1 - 1) if n1 > 1 else 0.0) + (a2 * a2 / (n2 - 1) if n2 > 1 else 0.0)
-    )
-    t = (mean2 - mean1) / se
-    p = float(2.0 * special.stdtr(df, -abs(t)))
-    q = float(special.stdtrit(df, 0.5 + confidence / 2.0))
+    """Welch's test of equal means and Fieller's interval for ``mean2 / mean1``.
+
+    Everything is computed relative to the larger standard deviation and the
+    baseline mean, so that data near the limits of double precision
+    (1e-320 or 1e308) neither underflow nor overflow."""
     ratio = mean2 / mean1 if mean1 else math.nan
-    qa = mean1 * mean1 - q * q * a1
-    qb = mean1 * mean2
-    qc = mean2 * mean2 - q * q * a2
-    disc = qb * qb - qa * qc
-    if qa <= 0.0 or disc < 0.0:
+    spread = max(sd1, sd2)
+    if spread == 0.0:
+        return RatioTest(ratio, ratio, ratio, 1.0 if mean1 == mean2 else 0.0, math.inf)
+    a1 = _square(sd1 / spread) / n1
+    a2 = _square(sd2 / spread) / n2
+    df = welch_df(n1, a1, n2, a2)
+    t = (mean2 / spread - mean1 / spread) / math.sqrt(a1 + a2)
+    p = min(1.0, 2.0 * stdtr(df, -abs(t))) if not math.isnan(t) else 1.0
+    if not mean1:
+        return RatioTest(ratio, -math.inf, math.inf, p, df)
+    q = stdtrit(df, 0.5 + confidence / 2.0)
+    # Fieller: (r - ratio)^2 <= q^2 (v2 + r^2 v1), with v_i the squared
+    # standard errors relative to the baseline mean.
+    v1 = _square(sd1 / mean1) / n1
+    v2 = _square(sd2 / mean1) / n2
+    qa = 1.0 - q * q * v1
+    qc = ratio * ratio - q * q * v2
+    disc = ratio * ratio - qa * qc
+    if qa <= 0.0 or disc < 0.0 or not math.isfinite(disc):
         return RatioTest(ratio, -math.inf, math.inf, p, df)
     root = math.sqrt(disc)
-    return RatioTest(ratio, (qb - root) / qa, (qb + root) / qa, p, df)
+    return RatioTest(ratio, (ratio - root) / qa, (ratio + root) / qa, p, df)

@@ -4,8 +4,9 @@ Every function takes the baseline ``x`` and the candidate ``y`` as 1-D numpy
 float arrays (already on the analysis scale, e.g. logarithms) and returns a
 :class:`Shift`: the estimated shift ``y - x``, its confidence interval, a
 two-sided p-value for "no shift" and an equivalent standard error (the
-interval's half-width divided by the normal quantile) that the adaptive
-selector compares across estimators.
+interval's half-width divided by the normal quantile).  ``abstat compare``
+itself compares medians (:mod:`abstat.stats.medians`) or means
+(:mod:`abstat.stats.ratio`); these estimators remain for the library's users.
 
 - :func:`welch`: difference of means, Welch-Satterthwaite t (Welch 1947).
 - :func:`yuen`: difference of trimmed means with winsorized variances
@@ -13,7 +14,8 @@ selector compares across estimators.
 - :func:`hodges_lehmann`: median of the pairwise differences with the
   distribution-free interval obtained by inverting the Mann-Whitney-Wilcoxon
   test (Hodges & Lehmann 1963; Bauer 1972), tie-corrected; the p-value is the
-  Mann-Whitney test's (exact for small samples without ties, normal
+  Mann-Whitney test's (exact when either sample has at most 8 values and
+  there are no ties, as ``scipy.stats.mannwhitneyu(method="auto")``; normal
   approximation with tie and continuity correction otherwise).
 """
 from __future__ import annotations
@@ -113,17 +115,22 @@ def mwu_exact_pmf(n1: int, n2: int) -> np.ndarray:
     """Null distribution of the Mann-Whitney U (no ties), U = 0 .. n1*n2.
 
     Coefficients of the Gaussian binomial coefficient [n1+n2 choose n1]_q,
-    built by multiplying (1 - q^(n1+i)) / (1 - q^i) for i = 1..n2.
+    built by multiplying (1 - q^(m+i)) / (1 - q^i) for i = 1..k, with k the
+    smaller and m the larger sample size (the distribution is symmetric in
+    the two); dividing by (1 - q^i) is a running sum with stride i.
     """
+    m, k = max(n1, n2), min(n1, n2)
     size = n1 * n2 + 1
     poly = np.zeros(size)
     poly[0] = 1.0
-    for i in range(1, n2 + 1):
+    for i in range(1, k + 1):
         shifted = np.zeros(size)
-        shifted[n1 + i :] = poly[: size - (n1 + i)]
-        poly = poly - shifted  # times (1 - q^(n1+i))
-        for k in range(i, size):  # divided by (1 - q^i)
-            poly[k] += poly[k - i]
+        shifted[m + i :] = poly[: size - (m + i)]
+        poly = poly - shifted  # times (1 - q^(m+i))
+        rows = -(-size // i)
+        padded = np.zeros(rows * i)
+        padded[:size] = poly
+        poly = np.cumsum(padded.reshape(rows, i), axis=0).ravel()[:size]  # divided by (1 - q^i)
     return poly / poly.sum()
 
 
@@ -216,7 +223,7 @@ class _PairwiseDifferences:
         return float(np.partition(values, k - below - 1)[k - below - 1])
 
 
-EXACT_LIMIT = 8  # scipy.stats.mannwhitneyu uses the exact distribution up to 8 per side
+EXACT_LIMIT = 8  # scipy.stats.mannwhitneyu: exact when either sample has at most 8 values (no ties)
 
 
 def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> Shift:
@@ -227,7 +234,7 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float) -> Shift:
     both = np.concatenate([x, y])
     ties = _has_ties(both)
     alpha = 1.0 - confidence
-    if not ties and n1 <= EXACT_LIMIT and n2 <= EXACT_LIMIT:
+    if not ties and min(n1, n2) <= EXACT_LIMIT:
         pmf = mwu_exact_pmf(n1, n2)
         cdf = np.cumsum(pmf)
         # Largest c with P(U <= c - 1) <= alpha / 2: accept U in [c, N - c].

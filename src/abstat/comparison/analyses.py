@@ -1,0 +1,196 @@
+"""The comparison of centres, one function per estimand family.
+
+Each returns a :class:`Result`: the relative change of the named estimand
+(``model.ESTIMANDS``) in percent, its interval and p-value from one and the
+same statistic (so the interval excludes 0 exactly when ``p < 1 -
+confidence``), or, when the data cannot support an interval, ``cannot`` set
+to the one-line reason and no numbers.  Methods and references:
+``docs/statistics.md``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from abstat.stats.warnings import StatWarning
+
+NAN = math.nan
+
+
+@dataclass
+class Result:
+    estimand: str
+    delta_pct: float
+    ci: tuple[float, float]
+    p_value: float
+    method: str
+    center: str
+    unit: str
+    cannot: str = ""  # why no interval can be given ("" when it can)
+    pinned: bool = False  # a median sat on one grid value: it moves only in whole steps
+
+
+def _cannot(estimand: str, method: str, center: str, unit: str, why: str) -> Result:
+    return Result(estimand, NAN, (NAN, NAN), NAN, method, center, unit, why)
+
+
+def _unchanged(estimand: str, method: str, center: str, unit: str) -> Result:
+    """Both variants constant and equal: the one zero-width interval."""
+    return Result(estimand, 0.0, (0.0, 0.0), 1.0, method, center, unit)
+
+
+def to_pct(d: float, scale: str, reference: float) -> float:
+    """A shift on the analysis scale as a change in percent."""
+    if scale == "log":
+        if d == -math.inf:
+            return -100.0
+        try:
+            return 100.0 * math.expm1(d)
+        except OverflowError:  # a ratio beyond 1e308
+            return math.inf
+    return 100.0 * d / abs(reference)
+
+
+def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
+    """A quantity that cannot be negative cannot fall by more than 100%."""
+    lo, hi = ci
+    if nonnegative:
+        lo, hi = max(lo, -100.0), max(hi, -100.0)
+    return lo, hi
+
+
+def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str) -> Result:
+    """Both variants constant: the change is exact, there is no interval; the
+    p-value is the exact permutation test's, ``1 / C(n1 + n2, n1)`` per side
+    (every arrangement of the two samples but the observed one ties or
+    reverses the order)."""
+    c0, c1 = float(x[0]), float(y[0])
+    method = "both variants constant: the change is exact; permutation p-value"
+    if scale == "linear" and reference == 0.0:
+        return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
+    if c0 == c1:
+        return _unchanged(estimand, method, center, unit)
+    p = min(1.0, 2.0 / math.comb(x.size + y.size, x.size))
+    delta = 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
+    return Result(estimand, delta, (NAN, NAN), p, method, center, unit)
+
+
+def means(
+    n1: int, m1: float, s1: float, n2: int, m2: float, s2: float, confidence: float, method: str, unit: str,
+    *, nonnegative: bool = False, constant: bool = False,
+) -> Result:
+    """``mean_ratio``: Welch's t and Fieller's interval."""
+    from abstat.stats.ratio import welch_ratio
+
+    if m1 == 0.0:
+        return _cannot("mean_ratio", method, "mean", unit,
+                       "the baseline mean is 0, so a relative change is undefined")
+    if s1 == 0.0 and s2 == 0.0:
+        if constant:
+            import numpy as np
+
+            return _constant("mean_ratio", "mean", unit, np.full(n1, m1), np.full(n2, m2), m1, "linear")
+        return _cannot("mean_ratio", method, "mean", unit,
+                       "neither variant varies, so there is no noise estimate to judge the change by")
+    r = welch_ratio(n1, m1, s1, n2, m2, s2, confidence)
+    if not math.isfinite(r.ratio):
+        return _cannot("mean_ratio", method, "mean", unit,
+                       "the ratio of the means is beyond the range of double precision")
+    if not (math.isfinite(r.low) and math.isfinite(r.high)):
+        return _cannot("mean_ratio", method, "mean", unit,
+                       "the interval of the ratio is unbounded: the baseline mean is not clearly away from 0 "
+                       "(too few samples or too much noise)")
+    sign = 1.0 if m1 > 0 else -1.0  # relative to the magnitude of the baseline
+    lo, hi = sorted((100.0 * (r.low - 1.0) * sign + 0.0, 100.0 * (r.high - 1.0) * sign + 0.0))
+    return Result("mean_ratio", 100.0 * (r.ratio - 1.0) * sign + 0.0, _clamped((lo, hi), nonnegative), r.p_value,
+                  method, "mean", unit)
+
+
+def medians(x: Any, y: Any, confidence: float) -> Result:
+    """``median_ratio`` (positive data, on logarithms) or ``median_difference``:
+    the Bonett-Price test of the medians (:mod:`abstat.stats.medians`)."""
+    import numpy as np
+
+    from abstat.stats.medians import median, median_shift
+
+    positive = bool(np.all(x > 0) and np.all(y > 0))
+    estimand = "median_ratio" if positive else "median_difference"
+    method = "Bonett-Price test of the medians" + (" (on log values)" if positive else "")
+    ax, ay = (np.log(x), np.log(y)) if positive else (x, y)
+    reference = median(x)
+    if x.min() == x.max() and y.min() == y.max():
+        return _constant(estimand, "median", "samples", x, y, reference, scale="log" if positive else "linear")
+    shift = median_shift(ax, ay, confidence,
+                         math.log(median(y) / reference) if positive else None)
+    if not positive and reference == 0.0:
+        return _cannot(estimand, method, "median", "samples",
+                       "the baseline median is 0, so a relative change is undefined")
+    if not shift.se > 0.0:
+        if shift.estimate == 0.0 and x.min() == x.max() == y.min() == y.max():
+            return _unchanged(estimand, method, "median", "samples")
+        return _cannot(estimand, method, "median", "samples",
+                       "neither variant varies, so there is no noise estimate to judge the change of the medians by")
+    scale = "log" if positive else "linear"
+    ci = (to_pct(shift.low, scale, reference), to_pct(shift.high, scale, reference))
+    nonnegative = bool(np.all(x >= 0) and np.all(y >= 0))
+    return Result(estimand, to_pct(shift.estimate, scale, reference), _clamped(ci, nonnegative), shift.p_value,
+                  method, "median", "samples", pinned=shift.pinned)
+
+
+def run_centres(bx: list, by: list, center: str, confidence: float, found: list[StatWarning],
+                names: tuple[str, str]) -> Result:
+    """Runs as the unit: Welch's t on the per-run centres (on logarithms for
+    positive data: ``geomean_ratio``; else ``mean_difference``)."""
+    import numpy as np
+
+    from abstat.stats import nested
+    from abstat.stats.distributions import stdtr, stdtrit
+    from abstat.stats.ratio import welch_df
+
+    cx = nested.run_centres(bx, center)
+    cy = nested.run_centres(by, center)
+    kx, ky = cx.size, cy.size
+    label = "medians" if center == "median" else "means"
+    unit_text = f"runs are the independent unit: {kx} vs {ky}"
+    for name, k in zip(names, (kx, ky)):
+        if k < 3:
+            found.append(StatWarning(
+                "too-few-samples",
+                f"{name}: {k} run{'s' if k != 1 else ''}; the run-to-run variation is poorly known "
+                "with fewer than 3 runs per variant (5 or more are better)", name))
+    positive = bool(np.all(cx > 0) and np.all(cy > 0))
+    estimand = "geomean_ratio" if positive else "mean_difference"
+    ax, ay = (np.log(cx), np.log(cy)) if positive else (cx, cy)
+    log = " (log)" if positive else ""
+    est = float(ay.mean() - ax.mean())
+    if kx >= 2 and ky >= 2:
+        a1, a2 = float(ax.var(ddof=1)) / kx, float(ay.var(ddof=1)) / ky
+        se = math.sqrt(a1 + a2)
+        df = welch_df(kx, a1, ky, a2) if se > 0 else math.inf
+        method = f"Welch t on per-run {label}{log} ({unit_text})"
+    else:
+        # One side has a single run: borrow the other side's run-to-run
+        # variance (pooled t, assumes equal between-run variance).
+        many = ax if kx > 1 else ay
+        df = many.size - 1
+        se = float(many.std(ddof=1)) * math.sqrt(1.0 / kx + 1.0 / ky)
+        method = (f"t on per-run {label}{log}, run-to-run variance from the variant with several runs "
+                  f"({unit_text})")
+    reference = float(cx.mean())
+    if not positive and reference == 0.0:
+        return _cannot(estimand, method, center, "runs",
+                       f"the baseline's run {label} average 0, so a relative change is undefined")
+    if not se > 0.0:
+        if est == 0.0 and np.ptp(ax) == 0.0 and np.ptp(ay) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
+            return _unchanged(estimand, method, center, "runs")
+        return _cannot(estimand, method, center, "runs",
+                       f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated"
+                       + (" (quantized data: the run medians move in whole steps; --center mean can resolve "
+                          "smaller changes)" if center == "median" else ""))
+    q = stdtrit(df, 0.5 + confidence / 2.0)
+    p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
+    scale = "log" if positive else "linear"
+    ci = (to_pct(est - q * se, scale, reference), to_pct(est + q * se, scale, reference))
+    nonnegative = bool(np.all(cx >= 0) and np.all(cy >= 0))
+    return Result(estimand, to_pct(est, scale, reference), _clamped(ci, nonnegative), p, method, center, "runs")

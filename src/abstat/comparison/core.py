@@ -1,0 +1,255 @@
+"""Compare a candidate with a baseline: ``abstat.compare(...)``.
+
+The pipeline: variant data (samples, runs of samples, or summary statistics)
+-> per-variant summaries and diagnostics (:mod:`.summaries`) -> the
+comparison of one named estimand (:mod:`.analyses`) -> a verdict.  Results
+are values with warnings attached; nothing is printed.  The methods and
+their calibration are documented in ``docs/statistics.md``, the JSON form
+in ``docs/json.md``.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from abstat.comparison import analyses
+from abstat.comparison.inputs import Variant, as_variant, rescaled, scale_factor
+from abstat.comparison.model import CENTERS, OUTLIER_RULES, Comparison, VariantSummary
+from abstat.comparison.summaries import quantized_fences_note, summarise
+from abstat.errors import InputError, UsageError
+from abstat.stats.warnings import StatWarning
+
+MEDIAN_MIN_N = 5  # below this the Bonett-Price standard errors were not calibrated
+
+
+def decide(
+    delta_pct: float,
+    ci_pct: Sequence[float],
+    significant: bool,
+    threshold: float | None,
+    higher_is_better: bool,
+) -> str:
+    """The verdict.
+
+    ``equivalent``: a threshold was given and the whole interval lies inside
+    ``(-threshold, +threshold)`` (an interval-inclusion equivalence test, at
+    least as strict as TOST at level ``(1 - confidence) / 2`` per side).
+    ``faster``/``slower``: significant and the estimate beyond the threshold
+    (0 without one) in the better/worse direction.  Otherwise ``no
+    difference proven``.
+    """
+    limit = threshold or 0.0
+    lo, hi = ci_pct
+    if threshold is not None and threshold > 0 and -limit < lo and hi < limit:
+        return "equivalent"
+    if significant and not math.isnan(delta_pct) and abs(delta_pct) > limit:
+        better = delta_pct > 0 if higher_is_better else delta_pct < 0
+        return "faster" if better else "slower"
+    return "no difference proven"
+
+
+def _check_options(confidence: float, center: str, threshold: float | None, outliers: str) -> float:
+    if confidence > 1.0:
+        confidence = confidence / 100.0
+    if not 0.5 <= confidence < 1.0:
+        raise UsageError(f"confidence must be between 50% and 100% (exclusive), not {confidence:.6g}")
+    if center not in CENTERS:
+        raise UsageError(f"center must be one of {', '.join(CENTERS)}, not {center!r}")
+    if outliers not in OUTLIER_RULES:
+        raise UsageError(f"outliers must be one of {', '.join(OUTLIER_RULES)}, not {outliers!r}")
+    if threshold is not None and not (math.isfinite(threshold) and threshold >= 0):
+        raise UsageError(f"threshold must be a percentage >= 0, not {threshold!r}")
+    return confidence
+
+
+def compare(
+    baseline: Any,
+    candidate: Any,
+    *,
+    confidence: float = 0.95,
+    center: str = "median",
+    threshold: float | None = None,
+    higher_is_better: bool = False,
+    seed: int = 0,
+    outliers: str = "none",
+    names: tuple[str, str] = ("baseline", "candidate"),
+) -> Comparison:
+    """Compare ``candidate`` with ``baseline``.
+
+    Each is a sequence of numbers, a sequence of runs (sequences of
+    numbers; runs are then the independent unit), an
+    :class:`abstat.readers.summary.Summary` or a
+    :class:`abstat.readers.specs.VariantData`.  ``confidence`` is a fraction
+    (0.95) or a percentage (95).  ``threshold`` is a practical threshold in
+    percent.  ``seed`` seeds any resampling (the current methods are exact
+    or asymptotic and do not resample; it is recorded in the result).
+    """
+    import numpy as np
+
+    with np.errstate(all="ignore"):  # degenerate data are reported as warnings, not numpy noise
+        return _compare(baseline, candidate, confidence=confidence, center=center, threshold=threshold,
+                        higher_is_better=higher_is_better, seed=seed, outliers=outliers, names=names)
+
+
+def _compare(
+    baseline: Any,
+    candidate: Any,
+    *,
+    confidence: float,
+    center: str,
+    threshold: float | None,
+    higher_is_better: bool,
+    seed: int,
+    outliers: str,
+    names: tuple[str, str],
+) -> Comparison:
+    from abstat.readers.specs import VariantData
+
+    confidence = _check_options(confidence, center, threshold, outliers)
+    name_x = baseline.name if isinstance(baseline, VariantData) else names[0]
+    name_y = candidate.name if isinstance(candidate, VariantData) else names[1]
+    vx = as_variant(baseline, name_x)
+    vy = as_variant(candidate, name_y)
+    warnings: list[StatWarning] = []
+    factor = scale_factor(vx, vy)
+    quantized = quantized_fences_note(vx, vy) if outliers == "tukey" else ""
+    vx, sx, wx = summarise(vx, confidence, outliers, factor)
+    vy, sy, wy = summarise(vy, confidence, outliers, factor)
+    warnings += wx + wy
+    for v, s in ((vx, sx), (vy, sy)):
+        if s.kind != "summary" and s.n < 2:
+            after = " after outlier exclusion" if outliers != "none" else ""
+            raise InputError(f"{s.n} sample{'s' if s.n != 1 else ''}{after}; at least 2 are needed", path=v.name)
+    notes = _outlier_notes(sx, sy, outliers, quantized)
+    runs = None
+    vx, vy = rescaled(vx, vy, factor)
+    if vx.summary is not None or vy.summary is not None:
+        warnings += _summary_warnings(vx, vy, center, outliers)
+        result = analyses.means(
+            sx.n, sx.mean * factor, sx.stddev * factor, sy.n, sy.mean * factor, sy.stddev * factor, confidence,
+            "Welch t on means from summary statistics, Fieller interval", "samples",
+        )
+    elif vx.nested or vy.nested:
+        assert vx.runs is not None and vy.runs is not None
+        result = analyses.run_centres(vx.runs, vy.runs, center, confidence, warnings, (vx.name, vy.name))
+        runs = [len(vx.runs), len(vy.runs)]
+    else:
+        assert vx.runs is not None and vy.runs is not None
+        result = _flat(vx, vy, center, confidence, warnings)
+    if result.cannot:
+        warnings.append(StatWarning("cannot-judge", result.cannot))
+    alpha = 1.0 - confidence
+    significant = bool(result.p_value < alpha) and not result.cannot
+    if result.cannot:
+        verdict = "cannot judge"
+    else:
+        verdict = decide(result.delta_pct, result.ci, significant, threshold, higher_is_better)
+    return Comparison(
+        baseline=vx.name,
+        candidate=vy.name,
+        n=[sx.n, sy.n],
+        center=result.center,
+        delta_pct=result.delta_pct,
+        ci_pct=[result.ci[0], result.ci[1]],
+        p_value=result.p_value,
+        significant=significant,
+        verdict=verdict,
+        method=result.method,
+        warnings=warnings,
+        confidence=confidence,
+        threshold=threshold,
+        higher_is_better=higher_is_better,
+        unit=result.unit,
+        runs=runs,
+        outlier_rule=outliers,
+        seed=seed,
+        summaries=[sx, sy],
+        notes=notes,
+        estimand=result.estimand,
+    )
+
+
+def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: list[StatWarning]) -> analyses.Result:
+    """Independent samples: medians (Bonett-Price) or means (Welch, Fieller)."""
+    import numpy as np
+
+    from abstat.stats import diagnostics
+
+    assert vx.runs is not None and vy.runs is not None
+    x, y = vx.runs[0], vy.runs[0]
+    positive = bool(np.all(x > 0) and np.all(y > 0))
+    warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
+    if center == "mean":
+        result = analyses.means(
+            x.size, float(x.mean()), float(x.std(ddof=1)), y.size, float(y.mean()), float(y.std(ddof=1)),
+            confidence, "Welch t on means, Fieller interval", "samples",
+            nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
+            constant=bool(x.min() == x.max() and y.min() == y.max()),
+        )
+    else:
+        result = analyses.medians(x, y, confidence)
+        if min(x.size, y.size) < MEDIAN_MIN_N:
+            warnings.append(StatWarning(
+                "too-few-samples",
+                f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
+                f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval)"))
+        if result.pinned and not result.p_value < 1.0 - confidence:
+            warnings.append(StatWarning(
+                "median-resolution",
+                "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
+                "them; --center mean can resolve it"))
+    return result
+
+
+def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quantized: str) -> list[StatWarning]:
+    if outliers != "none":
+        return [StatWarning(
+            "outliers-dropped",
+            f"outliers dropped ({outliers} rule): {sx.name} {sx.dropped}, {sy.name} {sy.dropped}" + quantized,
+        )]
+    return [
+        StatWarning(
+            "outliers",
+            f"{s.name}: {s.outliers_mild} mild and {s.outliers_severe} severe outliers (Tukey), "
+            "kept (--outliers tukey|mad drops them)",
+            s.name,
+        )
+        for s in (sx, sy)
+        if s.outliers_mild or s.outliers_severe
+    ]
+
+
+def _summary_warnings(vx: Variant, vy: Variant, center: str, outliers: str) -> list[StatWarning]:
+    found = []
+    if center == "median":
+        found.append(StatWarning(
+            "summary-only",
+            "summary statistics only: medians, outliers, ties, bimodality and drift need raw "
+            "samples; compared the means with Welch's t",
+        ))
+    if outliers != "none":
+        found.append(StatWarning("summary-only", "outliers cannot be dropped from summary statistics"))
+    nested_side = [v.name for v in (vx, vy) if v.nested]
+    if nested_side:
+        found.append(StatWarning(
+            "summary-only",
+            f"{', '.join(nested_side)}: runs pooled as one sample, since the other side is a summary "
+            "without run structure; the test treats samples as independent",
+        ))
+    return found
+
+
+def compare_many(variants: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> list[Comparison]:
+    """Compare every variant with the baseline (the first one by default)."""
+    names = list(variants)
+    if len(names) < 2:
+        raise UsageError("need at least two variants to compare")
+    base = names[0] if baseline is None else baseline
+    if base not in variants:
+        raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
+    return [
+        compare(variants[base], variants[name], names=(base, name), **options)
+        for name in names
+        if name != base
+    ]

@@ -1,0 +1,162 @@
+"""Per-variant summaries and diagnostics (after outlier exclusion)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from abstat.comparison.inputs import Variant
+from abstat.comparison.model import RunSummary, VariantSummary
+from abstat.errors import InputError
+from abstat.stats.warnings import StatWarning
+
+
+def quantized_fences_note(*variants: Variant) -> str:
+    """``; the data are quantized (grid 20) and the fences lie 1.5 steps
+    outside the quartiles...`` when Tukey's fences drop values of quantized
+    data only a few grid steps from the quartiles (per run, as the rule is
+    applied), naming the variant unless both say the same; else ``""``."""
+    from abstat.stats.outliers import quantized_fences
+
+    def steps(values: list[float]) -> str:
+        low, high = min(values), max(values)
+        return f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"{low:.3g} to {high:.3g}"
+
+    clauses: list[tuple[str, str]] = []
+    for v in variants:
+        if v.runs is None:
+            continue
+        found = [f for f in (quantized_fences(run) for run in v.runs) if f is not None]
+        if not found:
+            continue
+        grids = sorted({f.step for f in found})
+        clauses.append((v.name, (
+            f"the data are quantized (grid {'/'.join(f'{g:g}' for g in grids)}) and the fences lie "
+            f"{steps([f.fence_steps for f in found])} steps outside the quartiles: values "
+            f"{steps([f.nearest_steps for f in found])} steps beyond them were dropped"
+        )))
+    if not clauses:
+        return ""
+    if len(clauses) == len(variants) and len({text for _, text in clauses}) == 1:
+        return "; " + clauses[0][1]
+    return "".join(f"; {name}: {text}" for name, text in clauses)
+
+
+@dataclass(frozen=True)
+class ArrayDescription:
+    n: int
+    mean: float
+    stddev: float
+    min: float
+    max: float
+    median: float
+
+
+def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
+    """n, mean, standard deviation, min, max and median of a numpy array.
+
+    The mean and standard deviation are computed on the values times
+    ``factor`` (a power of two bringing the largest magnitude near 1), so that
+    sums of values near 1e308 do not overflow and squares of 1e-320 do not
+    underflow; then scaled back (exact)."""
+    import numpy as np
+
+    from abstat.stats.medians import median
+
+    scaled = values * factor if factor != 1.0 else values
+    n = int(values.size)
+    mean = float(np.mean(scaled)) / factor
+    stddev = float(np.std(scaled, ddof=1)) / factor if n > 1 else math.nan
+    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)),
+                            float(median(values)))
+
+
+def summarise(
+    v: Variant, confidence: float, outlier_rule: str, factor: float = 1.0
+) -> tuple[Variant, VariantSummary, list[StatWarning]]:
+    """Summaries (in the data's units) and per-variant diagnostics (on the
+    data times ``factor``); returns the variant after outlier exclusion
+    (when a rule other than ``none`` is asked for)."""
+    import numpy as np
+
+    from abstat.stats import diagnostics, nested, outliers
+    from abstat.stats.location import median_ci, min_n_for_median_ci
+
+    found: list[StatWarning] = []
+    if v.summary is not None:
+        s = v.summary
+        return v, VariantSummary(v.name, "summary", s.n, s.mean, s.stddev), found
+    assert v.runs is not None
+    mild = severe = dropped = 0
+    kept_runs = []
+    for run in v.runs:
+        if run.size < 4 and outlier_rule == "none":  # too short for any rule: nothing to count
+            kept_runs.append(run)
+            continue
+        counts = outliers.classify(run)
+        mild += counts.mild
+        severe += counts.severe
+        mask = outliers.keep_mask(run, outlier_rule)
+        dropped += int(run.size - mask.sum())
+        kept_runs.append(run[mask])
+    everything = np.concatenate(kept_runs)
+    if everything.size == 0:
+        raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare",
+                         path=v.name)
+    d = describe_array(everything, factor)
+    ci = median_ci(everything, confidence)
+    if ci is None:
+        need = min_n_for_median_ci(confidence)
+        found.append(
+            StatWarning(
+                "too-few-samples",
+                f"{v.name}: {d.n} samples cannot give a distribution-free {confidence:.0%} interval "
+                f"for the median; {need} would",
+                v.name,
+            )
+        )
+    summary = VariantSummary(
+        v.name,
+        "runs" if len(kept_runs) > 1 else "samples",
+        d.n,
+        d.mean,
+        d.stddev,
+        d.min,
+        d.max,
+        d.median,
+        ci,
+        mild,
+        severe,
+        dropped,
+    )
+    scaled = everything * factor
+    tied = diagnostics.ties(v.name, everything)
+    found += tied
+    if not tied:
+        found += diagnostics.bimodal(v.name, scaled)
+    if len(kept_runs) > 1:
+        scaled_runs = [run * factor for run in kept_runs] if factor != 1.0 else kept_runs
+        per_run = nested.run_stats(scaled_runs)
+        summary.runs = [
+            RunSummary(int(n), float(med) / factor, float(mean) / factor, float(sd) / factor)
+            for n, med, mean, sd in zip(per_run.sizes, per_run.medians, per_run.means, per_run.stddevs)
+        ]
+        comps = nested.variance_components(scaled_runs, per_run)
+        if comps is not None:
+            summary.between_run_share = comps.share_between
+            found += diagnostics.runs_disagree(v.name, comps.p_value, comps.share_between)
+        # Bonferroni over the runs, so that many runs do not raise false alarms.
+        level = 0.01 / len(kept_runs)
+        drifting = sum(1 for run in kept_runs if run.size >= diagnostics.DRIFT_MIN_N
+                       and diagnostics.drift(v.name, run, level))
+        if drifting:
+            found.append(
+                StatWarning(
+                    "drift",
+                    f"{v.name}: trend or autocorrelation inside {drifting} of {len(kept_runs)} runs",
+                    v.name,
+                )
+            )
+    else:
+        found += diagnostics.drift(v.name, everything)
+    return Variant(v.name, kept_runs, None), summary, found
