@@ -172,3 +172,25 @@ def test_run_on_a_host_records_the_doctor_findings_and_warns(lab, tmp_path):
         notes = [line for line in result.stderr.splitlines()
                  if line.startswith(f"abstat run: {host}: note: abstat doctor warns: ")]
         assert {line.split("warns: ")[1].split(":")[0] for line in notes} >= warned
+
+
+def _python_3_8() -> str | None:
+    import glob
+
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8.*/bin/python3")))
+    return found[0] if found else shutil.which("python3.8")
+
+
+@pytest.mark.skipif(_python_3_8() is None, reason="no Python 3.8 on this machine")
+def test_the_shipped_checks_run_on_python_3_8():
+    """The oldest Python a box may have: the hello's findings and a doctor request, checked in full
+    (the hello records an error instead of failing, so a 3.8 problem would hide there)."""
+    from abstat.lab import bundle
+
+    process = subprocess.run([_python_3_8(), "-I", "-c", bundle.BOOTSTRAP], cwd="/", capture_output=True,
+                             input=bundle.payload() + b'{"doctor": {"interval": 0}}\n', timeout=60)
+    assert process.returncode == 0, process.stderr
+    hello, answer = [json.loads(line) for line in process.stdout.splitlines()]
+    assert hello["hello"]["python"].startswith("3.8.")
+    assert "error" not in hello["hello"]["machine"]["doctor"]
+    assert [check["name"] for check in answer["doctor"]] == [c["name"] for c in local_checks("--interval", "0")]
