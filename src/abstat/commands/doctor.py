@@ -12,6 +12,7 @@ checks travel with the lab's runner bundle, nothing is installed there.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 from abstat.commands import ArgumentParser, add_format
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _on_hosts(args, cpus: list[int] | None) -> int:
+def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
     """The checks on every ``--host`` at once: one section (or JSON object) per host;
     a host that cannot be checked gets one line on standard error, and exit status 2."""
     import json
