@@ -10,7 +10,7 @@ to the one-line reason and no numbers.  Methods and references:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from abstat.stats.warnings import StatWarning
@@ -184,7 +184,8 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
     if not se > 0.0:
         if np.ptp(ax) == 0.0 and np.ptp(ay) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
             # every sample of each variant is one value: the change is exact (no interval)
-            return _constant(estimand, center, "runs", cx, cy, reference, "log" if positive else "linear")
+            exact = _constant(estimand, center, "runs", cx, cy, reference, "log" if positive else "linear")
+            return replace(exact, method=f"{exact.method} ({unit_text})")
         return _cannot(estimand, method, center, "runs",
                        f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated"
                        + (" (quantized data: the run medians move in whole steps; --center mean can resolve "
