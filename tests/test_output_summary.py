@@ -24,7 +24,7 @@ def sections():
 def test_one_line_per_metric(sections):
     text = summary_block(sections)
     lines = text.splitlines()
-    assert lines[0] == "after vs before: median ratio with its 95% confidence interval"
+    assert lines[0] == "after vs before: median ratio with its 95% confidence interval"  # the estimand named
     wall = next(line for line in lines if line.startswith("wall"))
     match = re.match(r"wall\s+(\S+) ms → (\S+) ms\s+([+-]\d+\.\d+)% \[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]\s+faster$", wall)
     assert match, wall

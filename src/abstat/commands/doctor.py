@@ -1,14 +1,18 @@
 """``abstat doctor``: check this machine for known sources of benchmark noise.
 
     abstat doctor [--format text|json] [--cpus LIST] [--tune | --reset]
+    abstat doctor --host NAME|LABEL=DEST [--host ...] [--format text|json]
 
 Each check reports ok, warn or not-available, with the evidence read from
 /proc and /sys and the fix.  ``--tune`` applies the reversible fixes (as
 root; otherwise it prints the commands) and records them; ``--reset``
-restores what was recorded.
+restores what was recorded.  ``--host`` (repeatable) runs the checks on
+each test box over ssh instead, as ``abstat run --host`` reaches it: the
+checks travel with the lab's runner bundle, nothing is installed there.
 """
 from __future__ import annotations
 
+import argparse
 import sys
 
 from abstat.commands import ArgumentParser, add_format
@@ -32,6 +36,10 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--state", metavar="FILE", help="the tuning record (default"
                         " $ABSTAT_DOCTOR_STATE or ~/.local/state/abstat/doctor-tune.json)")
     parser.add_argument("--root", metavar="DIR", default="", help="read proc/ and sys/ under DIR (saved files)")
+    parser.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
+                        help="check this ssh destination instead of this machine (repeatable, as abstat run --host)")
+    parser.add_argument("--connect-timeout", type=float, default=30.0, metavar="SECONDS",
+                        help="with --host: give up on a host that does not answer within this (default 30)")
     return parser
 
 
@@ -54,6 +62,8 @@ def main(argv: list[str]) -> int:
             raise UsageError(f"--cpus {args.cpus!r}: expected a CPU list such as 0-3,8")
     if not args.interval >= 0:
         raise UsageError("--interval must be 0 or more seconds")
+    if args.host:
+        return _on_hosts(args, cpus)
     state_path = args.state or default_state_path()
     if args.reset:
         sys.stdout.write(render_tuning(reset(state_path=state_path), "reset", args.format))
@@ -67,3 +77,51 @@ def main(argv: list[str]) -> int:
         return 0
     sys.stdout.write(render_findings(findings, args.format))
     return 0
+
+
+def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
+    """The checks on every ``--host`` at once: one section (or JSON object) per host;
+    a host that cannot be checked gets one line on standard error, and exit status 2."""
+    import json
+
+    from abstat.doctor import STATUSES, Finding
+    from abstat.lab.config import parse_hosts
+    from abstat.lab.query import ask_hosts
+    from abstat.render.doctor import render_findings, terminal_safe
+
+    for flag, given in (("--tune", args.tune), ("--reset", args.reset), ("--state", args.state),
+                        ("--dry-run", args.dry_run)):
+        if given:
+            raise UsageError(f"{flag} changes this machine only; run abstat doctor {flag} on the host itself")
+    if not args.connect_timeout > 0:
+        raise UsageError("--connect-timeout must be a positive number of seconds")
+    hosts = parse_hosts(args.host)
+    options = {"root": args.root, "cpus": cpus, "interval": args.interval, "only": args.only,
+               "no_perf": args.no_perf}
+    answers = ask_hosts(hosts, {"doctor": options}, timeout=args.connect_timeout)
+    documents, failed, separator = [], 0, ""
+    for answer in answers:
+        findings = None
+        if answer.error is None:
+            try:
+                findings = [Finding(item["name"], item["status"], item["evidence"], item["fix"])
+                            for item in answer.answer if item["status"] in STATUSES]
+            except (TypeError, KeyError):
+                answer.error = "the host's answer is not a list of findings (another abstat version?)"
+        if findings is None:
+            failed += 1
+            sys.stderr.write(f"abstat doctor: host {terminal_safe(answer.host.label)}: "
+                             f"{terminal_safe(answer.error or '')}\n")
+            documents.append({"host": answer.host.label, "error": answer.error, "checks": []})
+            continue
+        if args.format == "json":
+            documents.append({"host": answer.host.label, "checks": [f.to_dict() for f in findings]})
+        else:
+            sys.stdout.write(f"{separator}== host {terminal_safe(answer.host.label)}"
+                             f" ({terminal_safe(answer.host.destination)}) ==\n")
+            separator = "\n"
+            sys.stdout.write(render_findings(findings, "text"))
+        sys.stdout.flush()
+    if args.format == "json":
+        sys.stdout.write(json.dumps(documents, indent=2) + "\n")
+    return 2 if failed else 0

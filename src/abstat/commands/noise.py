@@ -1,13 +1,15 @@
 """``abstat noise``: A/A runs of one command -- this machine's noise floor.
 
-    abstat noise -n 40 [--metric NAME=REGEX] -- ./bench --args
+    abstat noise -n 40 [--metric NAME=REGEX] [--host NAME|LABEL=DEST] -- ./bench --args
 
 The command runs as two identical variants, ``a`` and ``b``, interleaved in
 seeded blocks by ``abstat run``'s own code, and is stored as an experiment
 (``abstat plan`` and ``abstat show`` can use it later; run ``abstat noise``
 again with the same ``--experiment`` after a reboot to measure the
 between-invocation share).  Without a command, ``--experiment NAME``
-re-analyses stored runs.
+re-analyses stored runs.  ``--host`` runs the A/A experiment on that test box
+through the lab (``abstat run --host``: ssh, the shipped runner, runs
+labelled ``host=NAME``) and analyses that host's runs.
 """
 from __future__ import annotations
 
@@ -38,6 +40,9 @@ def build_parser() -> ArgumentParser:
     parser.add_argument("--experiment", metavar="NAME", help="store under this name (default noise-DATE-TIME);"
                         " without a command: analyse it")
     add_store(parser)
+    parser.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
+                        help="run on this ssh destination, as abstat run --host (one host; without a command:"
+                             " analyse only this host's runs)")
     add_seed(parser, default=None, help="seed of the run order (default: random, stored)")
     parser.add_argument("--shell", action="store_true", help="run the command through /bin/sh -c")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="kill a run after this long")
@@ -76,9 +81,12 @@ def _run(args, command: str, experiment: str, store_path: str, argv: list[str]) 
         run_argv += ["--metric", spec]
     run_argv += [flag for flag, on in (("--shell", args.shell), ("--perf", args.perf),
                                        ("--no-progress", args.no_progress)) if on]
+    if args.host:  # through the lab: stored with run's own options, so abstat run --resume works too
+        run_argv += ["--host", args.host[0]]
+        argv = run_argv
     run_args = run.build_parser("abstat noise").parse_args(run_argv)
     with contextlib.redirect_stdout(io.StringIO()):
-        return run.execute(run_args, ["abstat", "noise", *argv], store_path=store_path)
+        return run.execute(run_args, ["abstat", "run" if args.host else "noise", *argv], store_path=store_path)
 
 
 def main(argv: list[str]) -> int:
@@ -95,6 +103,13 @@ def main(argv: list[str]) -> int:
         raise UsageError("--confidence must be between 0 and 100 (a percentage)")
     if args.blocks is not None and args.blocks < 2:
         raise UsageError("--blocks must be at least 2")
+    labels = None
+    if args.host:
+        from abstat.lab.config import parse_hosts
+
+        if len(args.host) > 1:
+            raise UsageError("--host: one host at a time (the noise floor is a property of one machine)")
+        labels = {"host": parse_hosts(args.host)[0].label}
     from abstat.noise import VARIANTS, analyse_experiment
     from abstat.render.noise import render
     from abstat.store import open_store, resolve_store_path
@@ -117,15 +132,17 @@ def main(argv: list[str]) -> int:
         if set(variants) != set(VARIANTS):
             raise InputError(f"experiment {experiment!r} is not an A/A experiment of abstat noise (its variants:"
                              f" {', '.join(variants) or 'none'}; expected a and b)", path=store_path)
+        if labels and not any(i["labels"].get("host") == labels["host"] for i in store.invocations(experiment)):
+            raise InputError(f"experiment {experiment!r} has no runs of host {labels['host']!r}", path=store_path)
         order = [m for m in store.metrics(experiment)]
         metrics = args.report or None
         unknown = [m for m in metrics or [] if m not in order]
         if unknown:
             raise UsageError(f"--report {unknown[0]!r}: no such metric (stored: {', '.join(order)})")
         results = analyse_experiment(store, experiment, metrics=metrics, confidence=args.confidence / 100.0,
-                                     blocks=args.blocks, seed=args.seed or 0)
+                                     blocks=args.blocks, seed=args.seed or 0, labels=labels)
         results.sort(key=lambda m: order.index(m.metric) if m.metric in order else len(order))
-    header = {"experiment": experiment, "store": store_path, "command": command,
+    header = {"experiment": experiment, "store": store_path, "command": command, "host": labels and labels["host"],
               "confidence": args.confidence}
     sys.stdout.write(render(header, results, args.format))
     return status

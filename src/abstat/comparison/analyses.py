@@ -182,8 +182,9 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
         return _cannot(estimand, method, center, "runs",
                        f"the baseline's run {label} average 0, so a relative change is undefined")
     if not se > 0.0:
-        if est == 0.0 and np.ptp(ax) == 0.0 and np.ptp(ay) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
-            return _unchanged(estimand, method, center, "runs")
+        if np.ptp(ax) == 0.0 and np.ptp(ay) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
+            # every sample of each variant is one value: the change is exact (no interval)
+            return _constant(estimand, center, "runs", cx, cy, reference, "log" if positive else "linear")
         return _cannot(estimand, method, center, "runs",
                        f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated"
                        + (" (quantized data: the run medians move in whole steps; --center mean can resolve "

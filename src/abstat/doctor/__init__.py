@@ -40,7 +40,7 @@ CHECKS: tuple[type[Check], ...] = (
 )
 
 __all__ = ["CHECKS", "COUNTERS", "NOT_AVAILABLE", "OK", "STATUSES", "TIME", "WARN", "Change", "Check", "Context",
-           "Finding", "preflight", "run_checks"]
+           "Finding", "on_host", "preflight", "preflight_into", "run_checks"]
 
 
 def run_checks(context: Context | None = None, names: Iterable[str] | None = None) -> list[Finding]:
@@ -91,3 +91,26 @@ def run_preflight(perf_support: Any) -> tuple[dict[str, Any], list[str]]:
         return preflight({TIME})
     counters = (perf_support.usable, perf_support.note or f"counts {', '.join(perf_support.supported)}")
     return preflight({TIME, COUNTERS}, counters=counters)
+
+
+def on_host(options: dict[str, Any]) -> list[dict[str, Any]]:
+    """What ``abstat doctor --host`` asks of a test box (run there by the shipped
+    runner): the findings as dicts, for ``options`` root, cpus, interval, only
+    and no_perf, as the local command's ``--root --cpus --interval --only --no-perf``."""
+    root = options.get("root") or ""
+    probe = None if options.get("no_perf") or root else perf_probe
+    context = Context(root, cpus=options.get("cpus"), interval=float(options.get("interval", 0.5)),
+                      probe_counters=probe)
+    return [finding.to_dict() for finding in run_checks(context, options.get("only"))]
+
+
+def preflight_into(record: dict[str, Any]) -> list[str]:
+    """``abstat run --host``'s hook, on the box: the findings into the machine record
+    (as a local ``abstat run`` records them), and the warnings for time metrics.
+    A failing check must never stop the runs, so an error is recorded instead."""
+    try:
+        record["doctor"], warnings = preflight({TIME})
+    except Exception as err:  # noqa: BLE001 -- recorded, the runs go on
+        record["doctor"] = {"error": f"{type(err).__name__}: {err}"}
+        return []
+    return warnings

@@ -1,8 +1,9 @@
 """What the controller ships to a test box: the runner as a zip, and the
 ``python3 -c`` bootstrap that loads it from standard input.
 
-The zip holds ``abstat/runner/*.py`` and ``abstat/machine.py`` (standard
-library only) under an empty ``abstat/__init__.py``; nothing else of abstat
+The zip holds ``abstat/runner/*.py``, ``abstat/machine.py`` and the checks of
+``abstat/doctor/`` (standard library only) under a generated
+``abstat/__init__.py``; nothing else of abstat
 (numpy, scipy...) goes to the box.  The bootstrap reads the zip's length
 and bytes from standard input, imports the runner from it, deletes the file
 and serves the rest of standard input (:mod:`abstat.runner.remote`).
@@ -62,9 +63,14 @@ if sys.version_info < (3, 9):
 '''
 
 
+# Modules of shipped packages that run only on the controller (tuning needs abstat.errors).
+_CONTROLLER_ONLY = frozenset({"tune.py"})
+
+
 @functools.lru_cache(maxsize=1)
 def runner_zip() -> bytes:
     """The runner package as zip bytes (built once per process)."""
+    import abstat.doctor
     import abstat.machine
     import abstat.runner
 
@@ -76,6 +82,10 @@ def runner_zip() -> bytes:
             if name.endswith(".py"):
                 archive.write(os.path.join(runner_dir, name), f"abstat/runner/{name}")
         archive.write(abstat.machine.__file__, "abstat/machine.py")
+        doctor_dir = os.path.dirname(abstat.doctor.__file__)
+        for name in sorted(os.listdir(doctor_dir)):
+            if name.endswith(".py") and name not in _CONTROLLER_ONLY:
+                archive.write(os.path.join(doctor_dir, name), f"abstat/doctor/{name}")
     return buffer.getvalue()
 
 

@@ -110,6 +110,7 @@ class Controller:
         self.stopping = threading.Event()
         self.invocations: dict[tuple[str, int], Any] = {}
         self.failures: dict[str, str] = {}
+        self.doctor_warned: set[str] = set()
 
     def _settings(self, host: Any, index: int, variant: str, boot_id: str) -> dict[str, Any]:
         from abstat import __version__
@@ -208,6 +209,10 @@ class Controller:
                 variants=[variant] if variant else list(plan.variants),
             )
             progress.boot(event.host, event.boot, variant, data["slots"])
+            if event.host not in self.doctor_warned:  # as a local abstat run warns, once per host
+                self.doctor_warned.add(event.host)
+                for warning in data.get("doctor_warnings") or []:
+                    progress.message(event.host, f"note: abstat doctor warns: {warning}")
         elif event.kind == "run":
             result = data["result"]
             notes = list(result.get("notes") or [])

@@ -237,7 +237,8 @@ class HostWorker(threading.Thread):
                 return "lost-started" if started else "lost"
             if not started:
                 self.emit("boot", index, machine=info.get("machine") or {}, boot_id=boot_id,
-                          slots=sum(1 for slot in pending.values() if not slot[2]))
+                          slots=sum(1 for slot in pending.values() if not slot[2]),
+                          doctor_warnings=info.get("doctor_warnings") or [])
                 started = True
             self.state("running", index)
             plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(),

@@ -22,11 +22,16 @@ __all__ = ["VARIANTS", "MetricNoise", "RunValue", "analyse_experiment", "analyse
            "runs_by_metric"]
 
 
-def runs_by_metric(store: Any, experiment: str) -> tuple[dict[str, list[RunValue]], dict[str, str | None]]:
-    """Each metric's runs in run order (one value per run: the mean of its samples), and units."""
+def runs_by_metric(store: Any, experiment: str, labels: dict[str, str] | None = None,
+                   ) -> tuple[dict[str, list[RunValue]], dict[str, str | None]]:
+    """Each metric's runs in run order (one value per run: the mean of its samples), and units;
+    only runs whose invocation carries every one of ``labels`` (e.g. ``host=NAME``)."""
     collected: dict[str, dict[int, list[Any]]] = {}
     units: dict[str, str | None] = {}
+    wanted = set((labels or {}).items())
     for row in store.sample_rows(experiment):
+        if not wanted <= set(row["labels"].items()):
+            continue
         metric = row["metric"]
         units.setdefault(metric, row["unit"])
         runs = collected.setdefault(metric, {})
@@ -44,9 +49,10 @@ def runs_by_metric(store: Any, experiment: str) -> tuple[dict[str, list[RunValue
 
 def analyse_experiment(store: Any, experiment: str, *, variants: tuple[str, str] = VARIANTS,
                        metrics: list[str] | None = None, confidence: float = 0.95, blocks: int | None = None,
-                       seed: int = 0) -> list[MetricNoise]:
-    """The noise report of every metric (or those named) of a stored A/A experiment."""
-    series, units = runs_by_metric(store, experiment)
+                       seed: int = 0, labels: dict[str, str] | None = None) -> list[MetricNoise]:
+    """The noise report of every metric (or those named) of a stored A/A experiment
+    (of its runs labelled ``labels``, when given: one host's)."""
+    series, units = runs_by_metric(store, experiment, labels)
     names = metrics or [m for m in series if m not in SKIPPED_METRICS]
     results = []
     for metric in names:

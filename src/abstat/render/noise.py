@@ -98,7 +98,8 @@ def render_json(header: dict[str, Any], metrics: list[Any]) -> str:
 
 
 def _title(header: dict[str, Any]) -> str:
-    return (f"abstat noise: experiment {header['experiment']!r}: two identical variants (a, b), interleaved;"
+    where = f" on host {header['host']}" if header.get("host") else ""
+    return (f"abstat noise: experiment {header['experiment']!r}{where}: two identical variants (a, b), interleaved;"
             f" command: {header.get('command') or 'as stored'}")
 
 

@@ -8,7 +8,8 @@ library only; on Python 3.8 with the shims of the shipped
 
 Protocol: one JSON object per line.  This side first writes
 ``{"hello": {...}}`` (the machine record of this boot, the boot id), then
-reads one request: ``{"run": PLAN}`` or ``{"exit": true}``.  For a plan it
+reads one request: ``{"run": PLAN}``, ``{"doctor": OPTIONS}`` (answered with
+``{"doctor": FINDINGS}``) or ``{"exit": true}``.  For a plan it
 writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
 at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
 controller goes away (standard input closes), the run in progress is killed
@@ -24,7 +25,7 @@ import sys
 import threading
 from typing import Any, BinaryIO, TextIO
 
-from abstat import machine
+from abstat import doctor, machine  # imported now: the shipped zip is deleted once the runner is loaded
 from abstat.runner import perf as perf_mod
 from abstat.runner.executor import ProcessExecutor
 from abstat.runner.experiment import ExperimentPlan, run_experiment
@@ -163,12 +164,16 @@ def main(source: BinaryIO | None = None, out: TextIO | None = None) -> int:
     channel = Channel(out)
     try:
         record = machine.collect()
-        channel.send({"hello": {"machine": record, "boot_id": boot_id(),
+        warnings = doctor.preflight_into(record)
+        channel.send({"hello": {"machine": record, "boot_id": boot_id(), "doctor_warnings": warnings,
                                 "python": ".".join(map(str, sys.version_info[:3]))}})
         line = source.readline()
         if not line:
             return 0
         request = json.loads(line)
+        if "doctor" in request:  # abstat doctor --host
+            channel.send({"doctor": doctor.on_host(request["doctor"])})
+            return 0
         if "run" not in request:
             return 0
         threading.Thread(target=_watch_controller, args=(source, channel), daemon=True).start()

@@ -1,0 +1,88 @@
+"""One question to each host, in parallel, through the shipped runner.
+
+``abstat doctor --host`` uses it: connect (the lab's :class:`SshHost`), ship
+the bundle, read the runner's hello, send one request line, read the one
+answer.  A host that cannot be reached, or does not answer within the
+timeout, gets its one-line reason instead; the other hosts are unaffected.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.lab import bundle
+from abstat.lab.config import HostSpec
+from abstat.lab.host import _hello, _message, _stderr_tail
+from abstat.lab.ssh import SshError, SshHost
+
+
+@dataclass
+class HostAnswer:
+    host: HostSpec
+    answer: Any = None                 # the value of the reply's key, when it came
+    error: str | None = None           # why not, in one line
+    hello: dict[str, Any] = field(default_factory=dict)
+
+
+def _ask(ssh: SshHost, request: dict[str, Any], key: str, timeout: float, result: HostAnswer) -> None:
+    try:
+        ssh.connect(timeout)
+    except SshError as err:
+        result.error = f"cannot reach the host: {err}"
+        return
+    process = ssh.open(bundle.remote_command())
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        try:
+            process.stdin.write(bundle.payload())
+            process.stdin.flush()
+            hello = _hello(process.stdout)
+            if hello is not None:
+                process.stdin.write((json.dumps(request) + "\n").encode())
+                process.stdin.flush()
+        except (OSError, ValueError):
+            hello = None
+        if hello is None:
+            process.wait()
+            reason = _stderr_tail(process)
+            result.error = f"cannot start the runner with python3 on the host: {reason or 'the session ended'}"
+            return
+        result.hello = hello["hello"]
+        for line in process.stdout:
+            message = _message(line)
+            if message is not None and key in message:
+                result.answer = message[key]
+                return
+        result.error = f"the host did not answer ({_stderr_tail(process) or 'the session ended'})"
+    finally:
+        ssh.close_session(process)
+
+
+def ask_hosts(hosts: list[HostSpec], request: dict[str, Any], *, timeout: float = 30.0) -> list[HostAnswer]:
+    """``request`` (one key) to every host at once; answers in the order of ``hosts``."""
+    (key,) = request
+    results = [HostAnswer(host) for host in hosts]
+    control_dir = tempfile.mkdtemp(prefix="abstat-ssh-")
+    connections = [SshHost(host.label, host.destination, control_dir) for host in hosts]
+    threads = [threading.Thread(target=_ask, args=(ssh, request, key, timeout, result), daemon=True)
+               for ssh, result in zip(connections, results)]
+    try:
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + timeout + 10  # connecting may take the timeout; answering a little more
+        for thread in threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+    finally:
+        for ssh, thread, result in zip(connections, threads, results):
+            if thread.is_alive():
+                ssh.abort()  # the reader sees the end of its session and returns
+                thread.join(10)
+                result.answer, result.error = None, f"no answer within {timeout:g} s"
+            ssh.close()
+        shutil.rmtree(control_dir, ignore_errors=True)
+    return results
