@@ -62,3 +62,13 @@ def test_holm_and_bh_match_statsmodels(p_values):
         expected = multipletests(np.array(p_values), alpha=0.05, method=theirs)[1]
         assert adjust_p_values(p_values, method) == pytest.approx(list(expected), abs=1e-12)
     assert adjust_p_values(p_values, "none") == p_values
+
+
+def test_a_cannot_judge_nan_counts_as_p_one_and_does_not_poison_the_step_down():
+    from statsmodels.stats.multitest import multipletests
+
+    p_values = [float("nan"), 7.8e-31, float("nan"), 0.2, 1e-5]
+    as_one = [1.0, 7.8e-31, 1.0, 0.2, 1e-5]
+    for method, theirs in (("holm", "holm"), ("bh", "fdr_bh")):
+        expected = multipletests(np.array(as_one), alpha=0.05, method=theirs)[1]
+        assert adjust_p_values(p_values, method) == pytest.approx(list(expected), abs=1e-12)

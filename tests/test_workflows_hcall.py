@@ -101,6 +101,8 @@ def _median_cells(table: str) -> dict[tuple[str, str], tuple[float, float, float
     return cells
 
 
+
+
 def _blocks(email: str) -> dict[str, str]:
     """``ministat -A`` blocks by command line, dedented (the e-mail indents by two spaces)."""
     blocks: dict[str, str] = {}

@@ -10,7 +10,7 @@ to the one-line reason and no numbers.  Methods and references:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from abstat.stats.warnings import StatWarning
@@ -60,13 +60,14 @@ def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
     return lo, hi
 
 
-def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str) -> Result:
+def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str,
+              unit_text: str = "") -> Result:
     """Both variants constant: the change is exact, there is no interval; the
     p-value is the exact permutation test's, ``1 / C(n1 + n2, n1)`` per side
     (every arrangement of the two samples but the observed one ties or
     reverses the order)."""
     c0, c1 = float(x[0]), float(y[0])
-    method = "both variants constant: the change is exact; permutation p-value"
+    method = "both variants constant: the change is exact; permutation p-value" + (f" ({unit_text})" if unit_text else "")
     if scale == "linear" and reference == 0.0:
         return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
     if c0 == c1:
@@ -184,8 +185,8 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
     if not se > 0.0:
         if np.ptp(ax) == 0.0 and np.ptp(ay) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
             # every sample of each variant is one value: the change is exact (no interval)
-            exact = _constant(estimand, center, "runs", cx, cy, reference, "log" if positive else "linear")
-            return replace(exact, method=f"{exact.method} ({unit_text})")
+            return _constant(estimand, center, "runs", cx, cy, reference, "log" if positive else "linear",
+                             unit_text)
         return _cannot(estimand, method, center, "runs",
                        f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated"
                        + (" (quantized data: the run medians move in whole steps; --center mean can resolve "

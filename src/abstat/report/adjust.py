@@ -8,6 +8,7 @@ expected share of false marks among the marked cells).
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 METHODS = ("holm", "bh", "none")
@@ -26,6 +27,9 @@ def adjust_p_values(p_values: Sequence[float], method: str = "holm") -> list[flo
     m = len(p_values)
     if method == "none" or m == 0:
         return [float(p) for p in p_values]
+    # A comparison that cannot be judged (NaN p) counts in the family as p = 1;
+    # left as NaN it made the sort order arbitrary and the step-down wrong.
+    p_values = [1.0 if math.isnan(float(p)) else float(p) for p in p_values]
     order = sorted(range(m), key=lambda i: p_values[i])
     adjusted = [0.0] * m
     if method == "holm":
