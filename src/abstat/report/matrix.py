@@ -124,10 +124,13 @@ class Report:
         cells = [c for row in self.rows for c in row.cells.values()]
         # a table made only of summary statistics shows and compares means
         center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
-        estimands = {getattr(c.comparison, "estimand", None) for c in self.comparisons}
-        estimand = estimands.pop() if len(estimands) == 1 else None
-        estimand = str(estimand).replace("_", " ") if estimand else None
-        what = f"the {estimand}" if estimand else f"estimated change of the {center}"
+        labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
+        if len(labels) == 1:
+            what = f"the {labels[0]}"
+        elif labels:  # e.g. runs as the unit in some cells, samples in others
+            what = "the estimand named per cell in the JSON and HTML (" + "; ".join(labels) + ")"
+        else:
+            what = f"the change of the {center}"
         lines = [
             f"Cells: {center} of each sample set; change = {what} "
             f"from the baseline {self.by}={self.baseline} in percent, with its "
