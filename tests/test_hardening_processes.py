@@ -185,6 +185,31 @@ def test_a_setup_hook_daemon_lives_until_the_executor_closes(markers):
     assert _alive_with(marker) == []
 
 
+@pytest.mark.parametrize("cgroups", [True, False])
+@pytest.mark.parametrize("start", ["setsid sleep {} &", "sleep {} &"])
+def test_a_daemon_a_hook_starts_as_its_shell_exits_lives_until_the_executor_closes(markers, start, cgroups):
+    """The hook's shell exits at once, maybe before its child has called setsid (as with daemon(3)),
+    or the child stays in the group: either way the daemon must live until the run ends.  Killing
+    the hook's group when its shell exited killed it about half the time in a warm process."""
+    executor = ProcessExecutor(json_lines=False, cgroups=cgroups)
+    made = []
+    try:
+        executor.measure(Command("true"), RunContext("a"), timeout=None)
+        for _ in range(10):
+            made.append(markers())
+            hook = executor.run_hook("setup", Command(start.format(made[-1]), shell=True),
+                                     RunContext("a"), timeout=None)
+            assert hook.status == "ok", hook.notes
+            # (the shell's child may not have exec'd sleep yet: wait for it, then it must stay)
+            assert _wait_for(lambda m=made[-1]: _alive_with(m), 5), hook.notes
+        time.sleep(0.2)
+        assert all(len(_alive_with(marker)) == 1 for marker in made)
+    finally:
+        executor.close()
+    for marker in made:
+        assert _alive_with(marker) == [], marker
+
+
 def test_the_next_run_reports_what_a_dead_run_left_behind(tmp_path, markers):
     marker = markers()
     # A process as a run whose abstat and supervisor were both SIGKILLed leaves it.
@@ -258,6 +283,7 @@ def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
         run_directory = executor.containment.cgroups.directory
         relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
         assert _cgroup_of(os.getpid()).endswith(relative + "/run")  # abstat, for the whole run
+        assert _wait_for(lambda: _alive_with(marker), 5)  # the hook's shell may exit before its child execs
         [daemon] = _alive_with(marker)
         assert hook.status == "ok" and _cgroup_of(daemon).endswith(relative + "/2")
     finally:
