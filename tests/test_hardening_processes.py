@@ -185,6 +185,31 @@ def test_a_setup_hook_daemon_lives_until_the_executor_closes(markers):
     assert _alive_with(marker) == []
 
 
+@pytest.mark.parametrize("cgroups", [True, False])
+@pytest.mark.parametrize("start", ["setsid sleep {} &", "sleep {} &"])
+def test_a_daemon_a_hook_starts_as_its_shell_exits_lives_until_the_executor_closes(markers, start, cgroups):
+    """The hook's shell exits at once, maybe before its child has called setsid (as with daemon(3)),
+    or the child stays in the group: either way the daemon must live until the run ends.  Killing
+    the hook's group when its shell exited killed it about half the time in a warm process."""
+    executor = ProcessExecutor(json_lines=False, cgroups=cgroups)
+    made = []
+    try:
+        executor.measure(Command("true"), RunContext("a"), timeout=None)
+        for _ in range(10):
+            made.append(markers())
+            hook = executor.run_hook("setup", Command(start.format(made[-1]), shell=True),
+                                     RunContext("a"), timeout=None)
+            assert hook.status == "ok", hook.notes
+            # (the shell's child may not have exec'd sleep yet: wait for it, then it must stay)
+            assert _wait_for(lambda m=made[-1]: _alive_with(m), 5), hook.notes
+        time.sleep(0.2)
+        assert all(len(_alive_with(marker)) == 1 for marker in made)
+    finally:
+        executor.close()
+    for marker in made:
+        assert _alive_with(marker) == [], marker
+
+
 def test_the_next_run_reports_what_a_dead_run_left_behind(tmp_path, markers):
     marker = markers()
     # A process as a run whose abstat and supervisor were both SIGKILLed leaves it.
@@ -258,6 +283,7 @@ def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
         run_directory = executor.containment.cgroups.directory
         relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
         assert _cgroup_of(os.getpid()).endswith(relative + "/run")  # abstat, for the whole run
+        assert _wait_for(lambda: _alive_with(marker), 5)  # the hook's shell may exit before its child execs
         [daemon] = _alive_with(marker)
         assert hook.status == "ok" and _cgroup_of(daemon).endswith(relative + "/2")
     finally:
@@ -305,3 +331,78 @@ def test_the_next_run_kills_and_removes_a_cgroup_a_dead_run_left(tmp_path, marke
         if os.path.isdir(directory):
             cgroup.kill(directory)
             cgroup.remove(directory)
+
+
+def _pid_namespaces_work() -> bool:
+    try:
+        return subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"],
+                              capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+OWNER = """
+import sys
+from pathlib import Path
+Path(sys.argv[1], "cgroup.procs").write_text("0")
+from abstat.runner import Command, RunContext
+from abstat.runner.executor import ProcessExecutor
+executor = ProcessExecutor(json_lines=False)
+executor.run_hook("setup", Command("sleep " + sys.argv[2] + " &", shell=True), RunContext("a"), timeout=None)
+print(executor.containment.cgroups.directory, flush=True)
+sys.stdin.readline()
+executor.close()
+"""
+
+CLEANER = """
+import sys
+from pathlib import Path
+Path(sys.argv[1], "cgroup.procs").write_text("0")
+from abstat.runner.containment import cleaned_cgroup_notes
+print(cleaned_cgroup_notes())
+"""
+
+
+@needs_cgroup
+@pytest.mark.skipif(not _pid_namespaces_work(), reason="unshare --pid --mount-proc does not work here")
+def test_a_run_in_another_pid_namespace_does_not_take_a_live_run_for_a_dead_one(markers):
+    """A container (or a lab box) with its own PID namespace but the host's cgroup file system
+    cannot see this run's supervisor in its /proc: it must still not kill this run's cgroup."""
+    marker = markers()
+    # A cgroup of the test's own as the home of both runs, so that nothing else on the machine is touched.
+    home = os.path.join(CGROUP_HOME, f"test-home-{os.getpid()}-{random.randrange(10**6)}")
+    os.mkdir(home)
+    env = dict(os.environ, PYTHONPATH=SRC)
+    owner = subprocess.Popen([sys.executable, "-c", OWNER, home, marker], env=env, text=True,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    try:
+        directory = owner.stdout.readline().strip()
+        assert directory.startswith(home + "/" + cgroup.PREFIX)
+        assert _wait_for(lambda: _alive_with(marker), 5)
+        cleaner = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", CLEANER, home],
+                                 env=env, capture_output=True, text=True, timeout=60)
+        assert cleaner.returncode == 0, cleaner.stderr
+        assert cleaner.stdout.strip() == "[]"
+        assert owner.poll() is None and _alive_with(marker) and os.path.isdir(directory)
+        owner.stdin.write("\n")
+        owner.stdin.flush()
+        assert owner.wait(30) == 0
+        assert _alive_with(marker) == [] and not os.path.exists(directory)
+    finally:
+        owner.kill()
+        owner.wait()
+        cgroup.kill(home)
+        cgroup.remove(home)
+
+
+@needs_cgroup
+def test_a_live_run_whose_supervisor_is_not_seen_is_not_a_leftover():
+    """A run's abstat holds its cgroup's lock while it lives: even when its supervisor is not
+    found (another PID namespace, or one that could not start), the cgroup is not a leftover."""
+    executor = ProcessExecutor(json_lines=False)
+    try:
+        executor.measure(Command("true"), RunContext("a"), timeout=None)
+        directory = executor.containment.cgroups.directory
+        assert directory not in cgroup.leftover_directories(CGROUP_HOME, set)
+    finally:
+        executor.close()

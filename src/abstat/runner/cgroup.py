@@ -26,6 +26,7 @@ everything below ``abstat-<run token>``; older kernels get a kill loop.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import time
@@ -76,8 +77,9 @@ def _write(path: str, text: str) -> None:
         os.close(fd)
 
 
-def members(directory: str) -> list[int]:
-    """PIDs in ``directory`` and in the cgroups below it."""
+def _listed(directory: str) -> list[int]:
+    """PIDs as ``cgroup.procs`` of ``directory`` and below show them here: a process
+    outside this PID namespace shows as 0."""
     found: list[int] = []
     for current, subdirectories, _ in os.walk(directory):
         try:
@@ -86,6 +88,49 @@ def members(directory: str) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+def members(directory: str) -> list[int]:
+    """PIDs in ``directory`` and in the cgroups below it that this PID namespace sees
+    (never 0: ``kill(0, ...)`` would signal our own process group)."""
+    return [pid for pid in _listed(directory) if pid > 0]
+
+
+def hides_processes(directory: str) -> bool:
+    """True when ``directory`` (or below) holds processes outside this PID namespace."""
+    return 0 in _listed(directory)
+
+
+def hold(directory: str) -> int | None:
+    """Lock ``directory`` (flock) for as long as the returned descriptor is open: the
+    sign that its run is alive, seen from any PID namespace.  None if it cannot be locked."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)  # not inherited by commands
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def held(directory: str) -> bool:
+    """True while a live run holds ``directory``'s lock (see :func:`hold`)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return False
 
 
 def populated(directory: str) -> bool:
@@ -156,8 +201,13 @@ def remove(directory: str) -> bool:
 
 
 def leftover_directories(base: str, live_runs) -> list[str]:
-    """``abstat-<token>`` cgroups below ``base`` whose run has no live supervisor.
+    """``abstat-<token>`` cgroups below ``base`` whose run is gone.
 
+    A run is alive while its abstat holds the directory's lock (:func:`hold`), or
+    while its supervisor shows in ``live_runs()``.  ``live_runs()`` scans /proc,
+    which shows only this PID namespace: a run in another one (a container that
+    shares the cgroup file system) is told by its lock, and a cgroup that holds
+    processes this namespace cannot see is never taken for a leftover.
     ``live_runs()`` is asked after the listing: a run starts its supervisor
     before it makes its cgroup, so a run starting meanwhile is not taken for dead."""
     try:
@@ -167,8 +217,9 @@ def leftover_directories(base: str, live_runs) -> list[str]:
     if not names:
         return []
     live = live_runs()
-    return [os.path.join(base, name) for name in names
-            if name[len(PREFIX):] not in live and os.path.isdir(os.path.join(base, name))]
+    paths = [os.path.join(base, name) for name in names if name[len(PREFIX):] not in live]
+    return [path for path in paths
+            if os.path.isdir(path) and not held(path) and not hides_processes(path)]
 
 
 _active: list[str] = []  # run cgroups this process is in: one at a time
@@ -182,6 +233,7 @@ class RunCgroups:
         self.directory = directory
         self.run = os.path.join(directory, "run")
         self.usable = True
+        self._lock: int | None = None
 
     @classmethod
     def create(cls, token: str) -> "RunCgroups | None":
@@ -196,10 +248,12 @@ class RunCgroups:
         except OSError:
             return None
         cgroups = cls(home, directory)
+        cgroups._lock = hold(directory)
         try:
             os.mkdir(cgroups.run)
             _write(os.path.join(cgroups.run, "cgroup.procs"), "0")
         except OSError:
+            cgroups._unlock()
             remove(directory)
             return None
         _active.append(directory)
@@ -243,4 +297,10 @@ class RunCgroups:
             _active.remove(self.directory)
         pids = kill(self.directory, reap)
         remove(self.directory)
+        self._unlock()
         return pids
+
+    def _unlock(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None

@@ -398,7 +398,10 @@ class ProcessExecutor:
             code = os.waitstatus_to_exitcode(wait_status)
             if code != 0 and not timed_out:
                 notes.append(describe_status(wait_status))
-            if _group_alive(pid):
+            # A hook's group is not killed when its shell exits: a daemon it starts (`server &`, or
+            # daemon(3): fork, the parent exits, the child calls setsid) may still be in the group
+            # at that moment, and the benchmark needs it.  What a hook starts ends with the run.
+            if sweep and _group_alive(pid):
                 left = _live_group_members(pid)
                 _kill_group(pid)
                 if left:
@@ -482,7 +485,8 @@ class ProcessExecutor:
     def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
         env = self._env(context)
         env["ABSTAT_HOOK"] = kind
-        # A hook may start a daemon the benchmark needs (setsid): it is ended with the run, in close().
+        # A hook may start a daemon the benchmark needs, in its group or not: it is ended with the run,
+        # in close() (or at once if the hook times out).
         status, code, wall_ns, _, notes = self._execute(command.argv(), env, timeout, sweep=False)
         measurement = Measurement(status, code, wall_ns / 1e9, notes=notes)
         if status != "ok":
