@@ -17,7 +17,37 @@ from collections.abc import Mapping
 
 from abstat.runner import cgroup, reaper, signals
 
-SUPERVISOR_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+
+
+def _supervisor_path() -> str:
+    """``supervisor.py`` as a file Python can run.  Shipped to a test box the
+    runner is imported from a zip that is deleted once loaded (lab/bundle.py):
+    the supervisor and the two modules it imports are then copied now, while
+    the zip is still readable, into a private directory removed at exit."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+    if os.path.isfile(here):
+        return here
+    import atexit
+    import pkgutil
+    import shutil
+    import tempfile
+
+    try:
+        sources = {name: pkgutil.get_data(__name__.rpartition(".")[0], name)
+                   for name in ("supervisor.py", "reaper.py", "cgroup.py")}
+    except OSError:
+        return here  # not runnable: the executor then runs without a supervisor
+    if any(data is None for data in sources.values()):
+        return here
+    directory = tempfile.mkdtemp(prefix="abstat-supervisor-")
+    atexit.register(shutil.rmtree, directory, True)
+    for name, data in sources.items():
+        with open(os.path.join(directory, name), "wb") as handle:
+            handle.write(data)  # type: ignore[arg-type]
+    return os.path.join(directory, "supervisor.py")
+
+
+SUPERVISOR_PATH = _supervisor_path()
 SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
 
 
@@ -47,6 +77,9 @@ class Containment:
 
     def _start_supervisor(self, base: Mapping[str, str]) -> None:
         env = {k: v for k, v in base.items() if k != reaper.TOKEN_VARIABLE}
+        if not os.path.isfile(SUPERVISOR_PATH):
+            self._supervise = False  # no watchdog (and so no cgroups): the sweeps still run
+            return
         read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
         try:
             pid = os.posix_spawn(
