@@ -44,13 +44,22 @@ def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> l
     Invocations recorded with different labels (``--label host=milan`` and
     ``host=naples``) are different configurations, not repeated runs of one;
     the grouping is the store's (``Store.sample_sets``), less the experiment,
-    variant and metric each set also carries.
+    variant and metric each set also carries; invocations with no successful
+    run have no samples and form none.
     """
+    # From the invocations (their labels and host, as Store.sample_sets labels its sets), not
+    # from the samples: reading every sample only to learn the labels cost most of `show`.
     found: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], list[int]]] = {}
-    for sample_set in store.sample_sets({**where, "experiment": experiment}):
-        labels = {k: v for k, v in sample_set.labels.items() if k not in _SET_KEYS}
+    for invocation in store.invocations(experiment):
+        if not _selected(invocation, where) or not any(
+                entry["status"] == "ok" and entry["count"] for entry in invocation["runs"]):
+            continue
+        labels = dict(invocation["labels"])
+        if invocation.get("hostname") is not None:
+            labels.setdefault("host", invocation["hostname"])
+        labels = {k: v for k, v in labels.items() if k not in _SET_KEYS}
         _, ids = found.setdefault(tuple(sorted(labels.items())), (labels, []))
-        ids.extend(i for i in sample_set.invocations if i not in ids)
+        ids.append(invocation["id"])
     return [found[key] for key in sorted(found)]
 
 

@@ -1,24 +1,29 @@
 """Run benchmarks: executors, scheduling, hooks, background load.
 
-Standard library only, so ``abstat run`` works on a bare test box.
+Standard library only, so ``abstat run`` works on a bare test box.  The names
+below are loaded on first use: reading a store (``abstat show``) needs only
+``BUILTIN_METRICS``, not the executor and its process machinery.
 """
 from __future__ import annotations
 
-from abstat.runner.executor import FakeExecutor, ProcessExecutor, RunContext
-from abstat.runner.experiment import ExperimentOutcome, ExperimentPlan, run_experiment
-from abstat.runner.model import (
-    BUILTIN_METRICS,
-    Command,
-    Measurement,
-    MetricPattern,
-    RunResult,
-    Variant,
-    parse_metric_pattern,
-)
-from abstat.runner.schedule import ORDERS, Slot, build_schedule
+import importlib
+from typing import Any
 
-__all__ = [
-    "BUILTIN_METRICS", "Command", "ExperimentOutcome", "ExperimentPlan", "FakeExecutor",
-    "Measurement", "MetricPattern", "ORDERS", "ProcessExecutor", "RunContext", "RunResult",
-    "Slot", "Variant", "build_schedule", "parse_metric_pattern", "run_experiment",
-]
+_HOMES = {
+    "FakeExecutor": "executor", "ProcessExecutor": "executor", "RunContext": "executor",
+    "ExperimentOutcome": "experiment", "ExperimentPlan": "experiment", "run_experiment": "experiment",
+    "BUILTIN_METRICS": "model", "Command": "model", "Measurement": "model", "MetricPattern": "model",
+    "RunResult": "model", "Variant": "model", "parse_metric_pattern": "model",
+    "ORDERS": "schedule", "Slot": "schedule", "build_schedule": "schedule",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # once loaded, an ordinary attribute (tests may replace it)
+    return value
