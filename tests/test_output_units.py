@@ -104,3 +104,11 @@ def test_verdict_words_fit_the_metric(verdict, delta, unit, metric, higher, word
 
 def test_ascii_fallback():
     assert ascii_text("12.31 µs → 10.02 µs ┃ x") == "12.31 us -> 10.02 us \\u2503 x"
+
+
+def test_p_values_below_double_precision_resolution_are_shown_as_a_bound():
+    from abstat.render.units import format_p
+
+    assert format_p(1.83e-311) == "<1e-16" and format_p(0.0) == "<1e-16"
+    assert format_p(float("nan")) == "-" and format_p(None) == "-"
+    assert format_p(0.0445) == "0.044" and format_p(0.0445, 3) == "0.0445"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.render import escape, tables
-from abstat.render.units import common_scale, format_change, verdict_word
+from abstat.render.units import common_scale, format_change, format_p, verdict_word
 from abstat.report.notes import Footnotes
 
 FORMATS = ("text", "markdown", "json", "csv")
@@ -64,11 +64,7 @@ def _ci(comp: Any) -> str:
 
 
 def _p(value: float) -> str:
-    if math.isnan(value):
-        return "-"
-    if value < 1e-16:
-        return "<1e-16"
-    return f"{value:.2g}"
+    return format_p(value)
 
 
 def _footnotes(comparisons: Sequence[Any], notes: Footnotes | None = None,

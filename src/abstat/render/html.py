@@ -20,7 +20,7 @@ from typing import Any
 from abstat.render import escape
 from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
 from abstat.render.svg_plots import comparison_svg
-from abstat.render.units import common_scale, verdict_word
+from abstat.render.units import common_scale, format_p, verdict_word
 from abstat.report.matrix import Cell, Report
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -127,8 +127,8 @@ def _cell_section(index: int, base: Cell, cell: Cell) -> str:
              f"<p>{_e(labels)}</p>"]
     if cell.comparison is not None:
         cmp = cell.comparison
-        p_adj = "" if cell.p_adjusted is None else f", adjusted p = {cell.p_adjusted:.3g}"
-        p_raw = "" if cmp.p_value is None else f"p = {cmp.p_value:.3g}"
+        p_adj = "" if cell.p_adjusted is None else f", adjusted p {_p_relation(cell.p_adjusted)}"
+        p_raw = "" if cmp.p_value is None else f"p {_p_relation(cmp.p_value)}"
         word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
         estimand = getattr(cmp, "estimand", None)
         what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
@@ -218,3 +218,9 @@ def render_html(report: Report) -> str:
         f"<title>{_e(heading)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         + "\n".join(body) + "\n</body>\n</html>\n"
     )
+
+
+def _p_relation(value: float) -> str:
+    """``= 0.0445`` or ``< 1e-16``."""
+    text = format_p(value, 3)
+    return f"< {text[1:]}" if text.startswith("<") else f"= {text}"

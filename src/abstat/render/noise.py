@@ -6,7 +6,7 @@ from typing import Any
 
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
-from abstat.render.units import format_change, format_value
+from abstat.render.units import format_change, format_p, format_value
 
 
 def _pct(value: float | None) -> str:
@@ -20,7 +20,7 @@ def _needed(metric: Any) -> str:
 
 
 def _p(value: float) -> str:
-    return f"{value:.2g}"
+    return format_p(value)
 
 
 def _stability_line(metric: Any) -> str:

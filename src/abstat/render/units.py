@@ -195,6 +195,17 @@ def format_pct(value: float, decimals: int) -> str:
     return text
 
 
+def format_p(value: float | None, digits: int = 2) -> str:
+    """A p-value as a reader can use it: below 1e-16 (double precision's
+    resolution near 1, and far past any sampling model's accuracy) it is
+    shown as ``<1e-16``; NaN (cannot judge) as ``-``."""
+    if value is None or math.isnan(value):
+        return "-"
+    if value < 1e-16:
+        return "<1e-16"
+    return f"{value:.{digits}g}"
+
+
 def format_change(delta: float, ci: Sequence[float] | None) -> str:
     """``-13.6% [-14.2, -13.1]``: decimals as the interval supports."""
     if not math.isfinite(delta):
