@@ -161,7 +161,7 @@ def _default_experiment(store: Any) -> str:
 from abstat.render import escape  # noqa: E402
 from abstat.render.progress import Progress  # noqa: E402
 from abstat.render.units import fits  # noqa: E402
-from abstat.render.run_report import comparison_report, machine_differences  # noqa: E402,F401 (API)
+from abstat.render.run_report import comparison_report  # noqa: E402
 
 
 # ---------------------------------------------------------------------------

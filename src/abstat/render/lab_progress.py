@@ -13,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from abstat.render.terminal import is_terminal
+
 
 def _eta(seconds: float | None) -> str:
     if seconds is None:
@@ -66,7 +68,7 @@ class LabProgress:
         self.stream = stream
         self.enabled = enabled
         self._live: Any = None
-        if enabled and _isatty(stream):
+        if enabled and is_terminal(stream):
             try:
                 from rich.console import Console
                 from rich.live import Live
@@ -176,10 +178,3 @@ class LabProgress:
         if self._live is not None:
             self._live.stop()
             self._live = None
-
-
-def _isatty(stream: TextIO) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError):
-        return False
