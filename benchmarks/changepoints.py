@@ -18,6 +18,13 @@ points, for the spikes shape how many spikes were reported as changes, and
 for abstat the coverage of its 95% interval of the step's size (how often
 the true shift lies inside, over the matched changes).
 
+A reference row, "oracle K", is not a detector: it is told the true number of
+changes and places them by exact least squares (ruptures' Dynp; least
+absolute deviations on the outliers shape), the maximum-likelihood
+segmentation for Gaussian noise.  Its F1 is about the most any detector can
+reach on a shape at that noise level: steps of a third of a noise SD cannot
+be placed within +-5 points by anyone.
+
 Anchors: Otava's compute_change_points with its defaults (window 50,
 max_pvalue 0.001, min_magnitude 0) when apache-otava is installed;
 ruptures PELT with an L2 cost and the BIC penalty 2*sigma^2*log(n), and
@@ -110,6 +117,16 @@ def detect_pelt_rbf(values: np.ndarray) -> list[int]:
             if e < len(values)]
 
 
+def oracle_segmentation(values: np.ndarray, count: int, shape: str) -> list[int]:
+    import ruptures
+
+    if count == 0:
+        return []
+    model = "l1" if shape == "outliers" else "l2"
+    fitted = ruptures.Dynp(model=model, min_size=3, jump=1).fit(values.reshape(-1, 1))
+    return [e for e in fitted.predict(n_bkps=count) if e < len(values)]
+
+
 def match(found: list[int], truth: list[int]) -> list[tuple[int, int]]:
     pairs, used = [], set()
     for t in truth:
@@ -128,6 +145,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--noise", type=float, default=1.0, help="noise SD in percent of the level (default 1)")
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle K reference row")
     args = parser.parse_args()
     detectors = {"abstat": detect_abstat, "PELT l2 BIC": detect_pelt_l2, "PELT rbf": detect_pelt_rbf}
     try:
@@ -143,13 +161,17 @@ def main() -> int:
     for shape in SHAPES:
         rng = np.random.default_rng([args.seed, SHAPES.index(shape)])
         series = [make_series(shape, args.length, rng, args.noise) for _ in range(args.series)]
-        for name, detector in detectors.items():
+        named = dict(detectors)
+        if not args.no_oracle and shape not in ("spikes", "stationary"):
+            named["oracle K (reference)"] = None
+        for name, detector in named.items():
             tp = fp = fn = errors = spikes_hit = covered = 0
             delays: list[int] = []
             started = time.perf_counter()
             for values, truth, spikes, shifts in series:
                 try:
-                    found = detector(values)
+                    found = (oracle_segmentation(values, len(truth), shape) if detector is None
+                             else detector(values))
                 except Exception:
                     errors += 1
                     found = []

@@ -172,3 +172,56 @@ def test_history_from_go_benchmark_output_with_rev_lines(tmp_path):
     assert [p["rev"] for p in series["points"]] == [f"g{i:02d}" for i in range(24)]
     (change,) = series["change_points"]
     assert change["rev"] == "g12" and change["relative_low"] < 0.10 < change["relative_high"]
+
+
+def test_slow_drift_is_not_cut_into_steps():
+    # a straight drift of 6 noise SDs over 300 revisions, no step: no change point
+    # (the detector before the straight-line check cut 9 of these 10 series into steps)
+    rng = np.random.default_rng(11)
+    cut = sum(bool(detect(100 + np.linspace(0, 6, 300) + rng.normal(0, 1, 300)).change_points) for _ in range(10))
+    assert cut <= 1
+
+
+def test_step_inside_a_drift_is_still_found():
+    rng = np.random.default_rng(12)
+    values = 100 + np.linspace(0, 4, 200) + rng.normal(0, 1, 200)
+    values[120:] += 5
+    assert [c.index for c in detect(values).change_points] == [120]
+
+
+def test_step_beyond_line_p_matches_statsmodels_ols():
+    import statsmodels.api as sm
+    from scipy.stats import norm, rankdata
+
+    from abstat.history.changepoints import _step_beyond_line_p
+
+    rng = np.random.default_rng(13)
+    values = np.r_[rng.normal(0, 1, 40), rng.normal(0.8, 1, 35)] + np.linspace(0, 1, 75)
+    lo, position, hi = 5, 45, 75
+    scores = norm.ppf(rankdata(values[lo:hi]) / (hi - lo + 1))
+    index = np.arange(hi - lo, dtype=float)
+    design = sm.add_constant(np.column_stack([index, (index >= position - lo).astype(float)]))
+    expected = sm.OLS(scores, design).fit().pvalues[2]
+    assert abs(_step_beyond_line_p(list(values), lo, position, hi) - expected) < 1e-12 * max(1.0, expected) + 1e-15
+
+
+def test_location_not_pulled_by_an_outlier_or_by_ranks():
+    # the largest value before a big step sits next to it (ranks alone cannot place the step),
+    # and a wild value right after the step (a least-squares split would move onto it)
+    rng = np.random.default_rng(14)
+    values = np.r_[rng.normal(100, 1, 60), rng.normal(110, 1, 60)]
+    values[59] = values[:60].max() + 1.0
+    values[61] = 160.0
+    (change,) = detect(values).change_points
+    assert change.index == 60
+
+
+def test_small_step_located_within_two_points():
+    # a step of 1.2 noise SD with 80 revisions on each side (the 3%-noise regime of the benchmark):
+    # found within +-2 points in 14 of 20 series (10 of 20 with the median-based split before)
+    rng = np.random.default_rng(15)
+    hits = 0
+    for _ in range(20):
+        values = np.r_[rng.normal(100, 1, 80), rng.normal(101.2, 1, 80)]
+        hits += any(abs(c.index - 80) <= 2 for c in detect(values).change_points)
+    assert hits >= 13

@@ -34,8 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-pvalue", type=float, default=0.001, help="p-value threshold (default 0.001)")
     parser.add_argument("--min-segment", type=int, default=5, metavar="N",
                         help="fewest revisions on each side of a change (default 5; shorter = spike)")
-    parser.add_argument("--window", type=int, default=30, metavar="N",
-                        help="revisions on each side used to test and size a change (default 30)")
+    parser.add_argument("--window", type=int, default=50, metavar="N",
+                        help="revisions on each side used to test and size a change (default 50)")
     add_confidence(parser)
     parser.add_argument("--state", metavar="FILE",
                         help="record of reported change points (default STORE.changepoints.json)")

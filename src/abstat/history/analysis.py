@@ -15,7 +15,7 @@ class Settings:
     max_pvalue: float = 0.001
     min_magnitude: float = 0.0      # fraction of the level before the change
     min_segment: int = 5
-    window: int = 30
+    window: int = 50
     confidence: float = 0.95
 
 

@@ -7,6 +7,7 @@ from html import escape
 from typing import Any
 
 from abstat.history.analysis import HistoryReport, SeriesResult
+from abstat.history.changepoints import SIZE_WINDOW
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
 from abstat.render.units import format_value
@@ -47,7 +48,8 @@ _HEADER = ["revision", "before", "after", "change [CI]", "p", "points", "status"
 def _settings_line(report: HistoryReport) -> str:
     s = report.settings
     return (f"revisions in {report.ordering}; change points: PELT candidates confirmed by Mann-Whitney "
-            f"p <= {s.max_pvalue:g}, segments >= {s.min_segment} points (window {s.window}), "
+            f"p <= {s.max_pvalue:g} (searched within {s.window} points, tested and sized on "
+            f"{min(s.window, SIZE_WINDOW)}), beyond a straight line, segments >= {s.min_segment} points, "
             f"min magnitude {s.min_magnitude * 100:g}%, {s.confidence * 100:g}% intervals; "
             "the p-value is taken at the best split (optimistic)")
 
