@@ -10,15 +10,17 @@ from abstat.history.analysis import HistoryReport, SeriesResult
 from abstat.history.changepoints import SIZE_WINDOW
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
-from abstat.render.units import format_value
+from abstat.render.units import format_change, format_p, format_value
 
 
-def _pct(value: float | None) -> str:
-    return "?" if value is None or not math.isfinite(value) else f"{value * 100:+.2f}%"
-
-
-def _p(value: float) -> str:
-    return f"{value:.2g}" if value >= 1e-300 else "<1e-300"
+def _change(change: dict[str, Any]) -> str:
+    """``+4.10% [+3.81, +4.42]`` with the decimals the interval supports (render.units)."""
+    relative = change["relative"]
+    if relative is None or not math.isfinite(relative):
+        return "?"
+    low, high = change["relative_low"], change["relative_high"]
+    interval = None if low is None or high is None else (low * 100.0, high * 100.0)
+    return format_change(relative * 100.0, interval)
 
 
 def _status(change: dict[str, Any]) -> str:
@@ -36,8 +38,8 @@ def _rows(result: SeriesResult, report: HistoryReport) -> list[list[str]]:
         rows.append([
             change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
             format_value(change["before"], unit), format_value(change["after"], unit),
-            f"{_pct(change['relative'])} [{_pct(change['relative_low'])}, {_pct(change['relative_high'])}]",
-            _p(change["p_value"]), f"{change['points_before']}/{change['points_after']}", _status(change),
+            _change(change), format_p(change["p_value"]),
+            f"{change['points_before']}/{change['points_after']}", _status(change),
         ])
     return rows
 
