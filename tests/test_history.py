@@ -225,3 +225,26 @@ def test_small_step_located_within_two_points():
         values = np.r_[rng.normal(100, 1, 80), rng.normal(101.2, 1, 80)]
         hits += any(abs(c.index - 80) <= 2 for c in detect(values).change_points)
     assert hits >= 13
+
+
+def test_long_history_finds_both_steps():
+    # 20,000 revisions: candidates come from PELT in C (ruptures' KernelCPD, linear kernel),
+    # and a 1-SD step is tested on --window points each side (the detector before took a
+    # minute here and dropped the second step on a 30-point test)
+    rng = np.random.default_rng(1)
+    values = rng.normal(100, 1, 20000)
+    values[6666:] += 2
+    values[13333:] -= 1
+    assert [c.index for c in detect(values).change_points] == [6666, 13333]
+
+
+def test_candidates_are_pelt_with_the_least_squares_cost():
+    import ruptures
+
+    from abstat.history.changepoints import _robust_sigma, candidates
+
+    rng = np.random.default_rng(16)
+    values = np.r_[rng.normal(10, 1, 80), rng.normal(13, 1, 70), rng.normal(11, 1, 90)]
+    scaled = ((values - np.median(values)) / _robust_sigma(values)).reshape(-1, 1)
+    reference = ruptures.Pelt(model="l2", min_size=2, jump=1).fit(scaled).predict(pen=2 * np.log(values.size))
+    assert candidates(values) == [e for e in reference if e < values.size]
