@@ -35,7 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--min-segment", type=int, default=5, metavar="N",
                         help="fewest revisions on each side of a change (default 5; shorter = spike)")
     parser.add_argument("--window", type=int, default=50, metavar="N",
-                        help="revisions on each side used to test and size a change (default 50)")
+                        help="revisions on each side used to test a change (default 50; its size uses at most 30): "
+                             "raise it for long, stable histories to find smaller steps")
     add_confidence(parser)
     parser.add_argument("--state", metavar="FILE",
                         help="record of reported change points (default STORE.changepoints.json)")

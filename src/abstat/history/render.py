@@ -50,8 +50,8 @@ _HEADER = ["revision", "before", "after", "change [CI]", "p", "points", "status"
 def _settings_line(report: HistoryReport) -> str:
     s = report.settings
     return (f"revisions in {report.ordering}; change points: PELT candidates confirmed by Mann-Whitney "
-            f"p <= {s.max_pvalue:g} (searched within {s.window} points, tested and sized on "
-            f"{min(s.window, SIZE_WINDOW)}), beyond a straight line, segments >= {s.min_segment} points, "
+            f"p <= {s.max_pvalue:g} on {s.window} points each side (sized on {min(s.window, SIZE_WINDOW)}), "
+            f"beyond a straight line, segments >= {s.min_segment} points, "
             f"min magnitude {s.min_magnitude * 100:g}%, {s.confidence * 100:g}% intervals; "
             "the p-value is taken at the best split (optimistic)")
 
