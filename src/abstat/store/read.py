@@ -223,12 +223,56 @@ class StoreReader:
             for r in rows
         ]
 
-    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None) -> list[dict[str, Any]]:
-        """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first)."""
+    def run_outcomes(self, experiment: str) -> list[dict[str, Any]]:
+        """Every run of ``experiment``, failed ones too, in the order they ran
+        (invocation, then position): ``{"run", "invocation", "variant",
+        "iteration", "position", "status", "exit_code", "wall"}``.
+
+        ``exit_code`` is the process's exit status, negative for a process
+        killed by a signal (``-9``), None when it has none (a timeout, a
+        command that could not start); ``wall`` is in seconds (None if not
+        recorded).  A value that is not a number reads as None, with a
+        damage note."""
         rows = self.db.execute(
+            "SELECT r.id, r.invocation_id, v.name, r.iteration, r.position, r.status, r.exit_code, r.wall"
+            " FROM runs r JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+            " WHERE e.name = ? ORDER BY r.invocation_id, r.position, r.id",
+            (experiment,),
+        ).fetchall()
+        return [
+            {"run": r[0], "invocation": r[1], "variant": r[2], "iteration": r[3] + 1, "position": r[4],
+             "status": r[5], "exit_code": self._optional(r[6], int, f"exit code of run {r[0]}"),
+             "wall": self._optional(r[7], float, f"wall time of run {r[0]}")}
+            for r in rows
+        ]
+
+    def _optional(self, value: Any, kind: type, what: str) -> Any:
+        """``value`` as ``kind`` (int or float); None (and a damage note) when it is none."""
+        if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+            return value
+        try:
+            number = float(value)
+            if kind is int and not number.is_integer():
+                raise ValueError
+            return kind(number)
+        except (TypeError, ValueError, OverflowError):
+            self._damaged(f"{what} is not a number ({value!r:.40})")
+            return None
+
+    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None,
+                  variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first),
+        only those of ``invocations`` and of ``variants`` when given."""
+        if variants is not None and not variants:
+            return []
+        sql = (
             "SELECT r.id, r.invocation_id, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
             " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-            " AND r.notes IS NOT NULL ORDER BY r.id", (experiment,)).fetchall()
+            " AND r.notes IS NOT NULL"
+        )
+        params: list[Any] = [experiment]
+        sql = _and_in(sql, params, "v.name", variants)
+        rows = self.db.execute(sql + " ORDER BY r.id", params).fetchall()
         counts: dict[str, int] = {}
         for run_id, invocation_id, notes in rows:
             if invocations is None or invocation_id in invocations:
