@@ -109,12 +109,12 @@ def hyperfine_check(repo: str, work: str, runs: int) -> int:
         handle.write(abstat("report", "--store", store, "--format", "hyperfine"))
     exports["store, failing runs"] = (exports["failing runs"][0], mine)
     differ = 0
-    print(f"{'script':<30} {'export':<18} {'on hyperfine export':<40} on abstat export")
+    print(f"{'script':<30} {'export':<20} {'on hyperfine export':<40} on abstat export")
     for script in scripts:
         for name, (theirs, mine) in exports.items():
             anchor, outcome = run_script(script, theirs, work), run_script(script, mine, work)
             differ += anchor != outcome
-            print(f"{os.path.basename(script):<30} {name:<18} {anchor:<40} {outcome}")
+            print(f"{os.path.basename(script):<30} {name:<20} {anchor:<40} {outcome}")
     with open(exports["parameter scan"][1]) as handle:
         print("abstat export, first result's keys:", list(json.load(handle)["results"][0]))
     for name, path in zip(("hyperfine -i", "abstat store"), exports["store, failing runs"]):

@@ -216,13 +216,14 @@ def merge_notes(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault(_NUMBER.sub("#", str(entry["note"])), []).append(entry)
     merged = []
     for key, entries in groups.items():
-        numbers = [[float(x) for x in _NUMBER.findall(str(e["note"]))] for e in entries]
+        figures = [_NUMBER.findall(str(e["note"])) for e in entries]
         texts = iter(key.split("#"))
         parts = [next(texts)]
         for position, rest in enumerate(texts):
-            column = [n[position] for n in numbers]
+            column = [float(f[position]) for f in figures]
             low, high = min(column), max(column)
-            parts.append(f"{low:g}" if low == high else f"{low:g} to {high:g}")
+            # a figure that does not vary stays as written (127.0.0.1 is no range)
+            parts.append(figures[0][position] if low == high else f"{low:g} to {high:g}")
             parts.append(rest)
         merged.append({"note": "".join(parts), "runs": sum(int(e.get("runs") or 0) for e in entries)})
     return merged
