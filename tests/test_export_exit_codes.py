@@ -100,6 +100,12 @@ def test_a_damaged_exit_code_reads_as_unknown_and_is_named(tmp_path):
         assert store.damage == ["exit code of run 2 is not a number ('x')"]
 
 
+def _experiment(store) -> str:
+    with open_store(str(store), create=False) as opened:
+        [name] = opened.experiment_names()
+    return name
+
+
 # Exits 0, 3, then kills itself with SIGTERM, in turn; $0 is its counter file.
 FLAKY = """sh -c 'n=$(cat "$0" 2>/dev/null || echo 0); echo $((n+1)) > "$0"; \
 case $((n % 3)) in 1) exit 3;; 2) kill -TERM $$;; esac' {counter}"""
@@ -129,6 +135,12 @@ def test_store_export_has_the_exit_codes_hyperfine_writes_for_the_same_command(t
     assert {k: type(v) for k, v in mine.items()} == {k: type(v) for k, v in theirs.items()}
     assert all(type(c) is int for c in mine["exit_codes"]) and len(mine["times"]) == 6
     assert ours["true"]["exit_codes"] == [0] * 6
+    # abstat export --format hyperfine is the same exporter
+    exported = subprocess.run([sys.executable, "-m", "abstat", "export", "--store", str(store), "--format",
+                               "hyperfine", "--experiment", _experiment(store)],
+                              capture_output=True, text=True, env=env, timeout=120)
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout == out.stdout
     # read back, abstat says what hyperfine -i means
     export = tmp_path / "ours.json"
     export.write_text(out.stdout)
@@ -136,3 +148,24 @@ def test_store_export_has_the_exit_codes_hyperfine_writes_for_the_same_command(t
                           capture_output=True, text=True, env=env, timeout=120)
     assert back.returncode == 0, back.stderr
     assert "4 of 6 runs exited non-zero (hyperfine -i); their times are included" in back.stdout
+
+
+def test_export_format_hyperfine_takes_one_experiment_or_all(store_name, capsys):
+    from abstat.cli import main as cli_main
+
+    _fill(store_name)
+    with open_store(store_name) as store:
+        inv = store.start_invocation("other", MACHINE, variants=["c"])
+        store.add_run(inv, variant="c", command="./c", iteration=0, position=0, status="ok", exit_code=0,
+                      started_at=0.0, wall=0.25, values={"wall": [0.25]}, units={"wall": "s"})
+        store.finish_invocation(inv, "complete")
+    assert cli_main(["export", "--store", store_name, "--format", "hyperfine", "--experiment", "e"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert len(results) == 6 and {r["command"].split(" [")[0] for r in results} == {"./a", "./b"}
+    assert [r["exit_codes"] for r in results if r["command"].startswith("./a [") and "host=milan" in r["command"]] \
+        == [[0, 137, 0]]
+    assert cli_main(["export", "--store", store_name, "--format", "hyperfine"]) == 0
+    everything = json.loads(capsys.readouterr().out)["results"]
+    assert [r["times"] for r in everything if r["command"] == "./c"] == [[0.25]]
+    assert cli_main(["export", "--store", store_name, "--format", "hyperfine", "--experiment", "none"]) == 2
+    assert "no experiment 'none'" in capsys.readouterr().err
