@@ -69,7 +69,9 @@ def test_run_outcomes_read_every_run_in_order_on_both_back_ends(store_name):
 
 def test_stored_sets_carry_hyperfines_exit_codes_on_both_back_ends(store_name):
     _fill(store_name)
-    sets = {(s.labels["host"], s.labels["variant"], s.labels["metric"]): s for s in load_store(store_name)}
+    assert all("exit_codes" not in s.extra for s in load_store(store_name))  # read only when asked
+    sets = {(s.labels["host"], s.labels["variant"], s.labels["metric"]): s
+            for s in load_store(store_name, exit_codes=True)}
     a = sets["milan", "a", "wall"]
     # the failed run is there with its wall time, killed by SIGKILL is 128 + 9; the timeout is not
     assert a.extra["exit_codes"] == [0, 137, 0] and a.extra["all_values"] == [0.010, 0.011, 0.012]

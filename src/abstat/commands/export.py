@@ -136,7 +136,7 @@ def _export_hyperfine(path: str, experiment: str | None, output: str | None) -> 
     from abstat.report import api
 
     where = None if experiment is None else {"experiment": {experiment}}
-    text = api.render_sets(api.load([], store=path, where=where), "hyperfine")
+    text = api.render_sets(api.load([], store=path, where=where, exit_codes=True), "hyperfine")
     if output:
         from abstat.outfile import write_output
 

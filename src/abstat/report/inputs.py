@@ -156,8 +156,10 @@ def _summary_set(arg: str, pattern: FilePattern | None,
 
 
 def load_store(store_path: str, where: dict[str, set[str]] | None = None,
-               labels: dict[str, str] | None = None) -> list[SampleSet]:
-    """Every sample set in the store at ``store_path`` (``abstat run`` results)."""
+               labels: dict[str, str] | None = None, *, exit_codes: bool = False) -> list[SampleSet]:
+    """Every sample set in the store at ``store_path`` (``abstat run`` results);
+    ``exit_codes``: with their runs' exit codes, failed runs included (see
+    :mod:`abstat.report.stored_runs`), for the hyperfine export."""
     try:
         from abstat.store import display_name, iter_sample_sets, store_exists
     except ImportError:
@@ -174,5 +176,5 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
         pairs.append((stored, sample_set))
     if not pairs:
         raise InputError("the store holds no matching samples", path=display_name(store_path))
-    add_run_details(store_path, pairs)
+    add_run_details(store_path, pairs, exit_codes=exit_codes)
     return [sample_set for _, sample_set in pairs]

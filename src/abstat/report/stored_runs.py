@@ -36,8 +36,9 @@ def _configuration(labels: dict[str, Any], hostname: str | None = None) -> dict[
     return found
 
 
-def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]]) -> None:
-    """Fill ``extra`` (see the module) of each ``(stored set, set)`` pair."""
+def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, exit_codes: bool = False) -> None:
+    """Fill ``extra`` (see the module) of each ``(stored set, set)`` pair;
+    the exit codes only when asked (they read every run)."""
     from abstat.store import open_store
 
     experiments = list(dict.fromkeys(stored.labels.get("experiment") for stored, _ in pairs))
@@ -52,14 +53,15 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]]) -> 
                     if entry["status"] == "ok" and entry.get("command"):
                         commands.setdefault(entry["variant"], set()).add(entry["command"])
             configurations = {i["id"]: _configuration(i["labels"], i["hostname"]) for i in invocations}
-            outcomes = store.run_outcomes(experiment)
+            outcomes = store.run_outcomes(experiment) if exit_codes else None
             for stored, sample_set in pairs:
                 if stored.labels.get("experiment") != experiment:
                     continue
                 found = commands.get(stored.labels.get("variant", ""))
                 if found and len(found) == 1:
                     sample_set.extra["command"] = next(iter(found))
-                _add_exit_codes(stored, sample_set, outcomes, configurations)
+                if outcomes is not None:
+                    _add_exit_codes(stored, sample_set, outcomes, configurations)
 
 
 def _add_exit_codes(stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]],
