@@ -5,7 +5,7 @@
 - ``extra["exit_codes"]``, with ``extra["all_values"]`` beside it: one exit
   code per exported value, in the order the runs ran, as hyperfine's
   ``exit_codes`` (a process killed by signal N is ``128 + N``, as hyperfine
-  writes it).  For the ``wall`` metric the runs that failed with an exit
+  writes it; a successful run's is 0).  For the ``wall`` metric the runs that failed with an exit
   status are there too, with the wall time the store kept for them, as
   ``hyperfine -i`` includes failing runs; their samples of other metrics
   were never stored, so other metrics hold the successful runs only.  A run
