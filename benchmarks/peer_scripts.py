@@ -2,8 +2,9 @@
 
 1. hyperfine's analysis scripts (scripts/*.py of a sharkdp/hyperfine
    checkout) run on abstat's ``--format hyperfine`` exports -- of a live
-   hyperfine export with a parameter scan, of one with two commands, and of
-   an ``abstat run`` store -- and, as the anchor, on hyperfine's own export
+   hyperfine export with a parameter scan, of one with two commands, of
+   one with failing runs (``-i``), and of ``abstat run`` stores, one with
+   failing runs (``--ignore-failure``) -- and, as the anchor, on hyperfine's own export
    of the same runs.  A script must do on abstat's export what it does on
    hyperfine's (plot_parametrized.py refuses exports without parameters,
    plot_progression.py needs more runs than its averaging window, in both).
@@ -77,9 +78,13 @@ def hyperfine_check(repo: str, work: str, runs: int) -> int:
         print("hyperfine is not installed: skipped")
         return 0
     scripts = sorted(p for p in checkout_files(repo, "scripts", work) if p.endswith(".py"))
+    # exits 0, 3, then kills itself with SIGTERM, in turn ($0: its counter file)
+    flaky = ("sh -c 'n=$(cat \"$0\" 2>/dev/null || echo 0); echo $((n+1)) > \"$0\"; "
+             "case $((n % 3)) in 1) exit 3;; 2) kill -TERM $$;; esac' ")
     cases = {
         "parameter scan": ["-L", "t", "0.010,0.002", "sleep {t}"],
         "two commands": ["sleep 0.010", "sleep 0.002"],
+        "failing runs": ["-i", "sleep 0.002", flaky + os.path.join(work, "counter-hyperfine")],
     }
     exports: dict[str, tuple[str | None, str]] = {}
     for name, args in cases.items():
@@ -96,15 +101,26 @@ def hyperfine_check(repo: str, work: str, runs: int) -> int:
     with open(mine, "w") as handle:
         handle.write(abstat("report", "--store", store, "--format", "hyperfine"))
     exports["abstat run store"] = (exports["two commands"][0], mine)
+    store = os.path.join(work, "failing.db")
+    abstat("run", "-n", str(runs), "--no-progress", "--ignore-failure", "--store", store, "-v", "fast=sleep 0.002",
+           "-v", "flaky=" + flaky + os.path.join(work, "counter-abstat"))
+    mine = os.path.join(work, "failing.abstat.json")
+    with open(mine, "w") as handle:
+        handle.write(abstat("report", "--store", store, "--format", "hyperfine"))
+    exports["store, failing runs"] = (exports["failing runs"][0], mine)
     differ = 0
-    print(f"{'script':<30} {'export':<18} {'on hyperfine export':<40} on abstat export")
+    print(f"{'script':<30} {'export':<20} {'on hyperfine export':<40} on abstat export")
     for script in scripts:
         for name, (theirs, mine) in exports.items():
             anchor, outcome = run_script(script, theirs, work), run_script(script, mine, work)
             differ += anchor != outcome
-            print(f"{os.path.basename(script):<30} {name:<18} {anchor:<40} {outcome}")
+            print(f"{os.path.basename(script):<30} {name:<20} {anchor:<40} {outcome}")
     with open(exports["parameter scan"][1]) as handle:
         print("abstat export, first result's keys:", list(json.load(handle)["results"][0]))
+    for name, path in zip(("hyperfine -i", "abstat store"), exports["store, failing runs"]):
+        with open(path) as handle:
+            failing = json.load(handle)["results"][1]
+        print(f"{name}, failing command: keys {list(failing)}, exit_codes {failing.get('exit_codes')}")
     return differ
 
 

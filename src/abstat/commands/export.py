@@ -1,4 +1,6 @@
-"""``abstat export``: every stored sample, one row each, as CSV or JSON."""
+"""``abstat export``: every stored sample, one row each, as CSV or JSON; or
+the stored runs as hyperfine's JSON (``--format hyperfine``, the exporter of
+``abstat report --format hyperfine``)."""
 from __future__ import annotations
 
 import argparse
@@ -82,8 +84,10 @@ def write_json(rows: Callable[[], Iterable[dict[str, Any]]], out: TextIO) -> int
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(prog="abstat export",
-                            description="Export stored samples: one row per sample with its run and machine record.")
-    add_format(parser, ("csv", "json"), default="csv")
+                            description="Export stored samples: one row per sample with its run and machine record "
+                                        "(csv, json), or the runs as hyperfine --export-json writes them.")
+    add_format(parser, ("csv", "json", "hyperfine"), default="csv",
+               help="output format; hyperfine: one result per variant and configuration, wall times")
     parser.add_argument("--experiment", metavar="NAME", help="only this experiment (default: every one)")
     add_store(parser)
     add_output(parser)
@@ -98,6 +102,8 @@ def main(argv: list[str]) -> int:
     with open_store(path, create=False) as store:
         if args.experiment is not None and not store.has_experiment(args.experiment):
             raise InputError(f"no experiment {args.experiment!r}", path=store.display)
+        if args.format == "hyperfine":
+            return _export_hyperfine(path, args.experiment, args.output)
         unreadable: list[str] = []
 
         def rows() -> Iterable[dict[str, Any]]:  # called once per pass of the CSV writer
@@ -123,6 +129,20 @@ def main(argv: list[str]) -> int:
     if damage:  # what was readable is exported; the exit status says it is not everything
         raise InputError(f"damaged store, exported only the readable samples: {'; '.join(damage[:3])}",
                          path=store.display)
+    return 0
+
+
+def _export_hyperfine(path: str, experiment: str | None, output: str | None) -> int:
+    from abstat.report import api
+
+    where = None if experiment is None else {"experiment": {experiment}}
+    text = api.render_sets(api.load([], store=path, where=where, exit_codes=True), "hyperfine")
+    if output:
+        from abstat.outfile import write_output
+
+        write_output(output, lambda handle: handle.write(text))
+    else:
+        sys.stdout.write(text)
     return 0
 
 

@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
         args.inputs, pattern=args.pattern, labels=args.label, store=args.store,
         where=args.where, input_format=args.input_format, column=args.column,
         delimiters=args.delimiters, csv_values=_split(args.csv_value) or None,
-        csv_labels=_split(args.csv_labels) or None,
+        csv_labels=_split(args.csv_labels) or None, exit_codes=args.format == "hyperfine",
     )
     fmt = args.format
     to_terminal = args.output is None and sys.stdout.isatty()

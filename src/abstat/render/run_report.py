@@ -8,6 +8,8 @@ tables first.  Markdown, JSON and CSV carry the details.
 """
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import statistics
@@ -91,7 +93,7 @@ def comparison_report(
         if baseline in data and len(data) >= 2:
             sections.append((metric, store.unit(experiment, metric), data))
     if len(variants) < 2 or not sections:
-        text = _summary_only(store, experiment, variants, metric_names, fmt, groups)
+        text = _summary_only(store, experiment, variants, metric_names, fmt, groups, invocations)
         if fmt in ("text", "markdown"):
             text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
                                                                  markdown=fmt == "markdown"))
@@ -132,15 +134,20 @@ def comparison_report(
         }
         return json.dumps(document, indent=2) + "\n"
     if fmt == "csv":
-        out: list[str] = []
-        for index, (metric, _unit, comparisons) in enumerate(rendered):
-            lines = render(comparisons, fmt="csv").splitlines()
-            if not lines:
+        header: list[str] = []
+        body: list[list[Any]] = []
+        cells: dict[tuple[str, str], str] = {}  # (baseline, candidate) -> notes of their runs
+        for metric, _unit, comparisons in rendered:
+            rows = list(csv.reader(io.StringIO(render(comparisons, fmt="csv"))))
+            if not rows:
                 continue
-            if index == 0 or not out:
-                out.append("metric," + lines[0])
-            out.extend(f"{metric},{line}" for line in lines[1:])
-        return "\n".join(out) + "\n"
+            header = ["metric", *rows[0], "notes"]
+            for row, comparison in zip(rows[1:], comparisons):
+                pair = (comparison.baseline, comparison.candidate)
+                if pair not in cells:
+                    cells[pair] = notes_cell(store, experiment, invocations, pair)
+                body.append([metric, *row, cells[pair]])
+        return tables.csv_text(header, body) if header else ""
     notes = run_notes(store, experiment, invocations)
     if fmt == "text" and not verbose:
         parts = [escape.terminal(f"experiment {experiment}, baseline {baseline}"),
@@ -166,10 +173,36 @@ def comparison_report(
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = None) -> list[dict[str, Any]]:
-    """The notes the runs and invocations left (``{"note", "runs"}``), each once with its count."""
+def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = None,
+              variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The notes the runs left (``{"note", "runs"}``), each once with its count;
+    only those of ``variants`` when given."""
     getter = getattr(store, "run_notes", None)
-    return getter(experiment, invocations) if getter is not None else []
+    if getter is None:
+        return []
+    return getter(experiment, invocations) if variants is None else getter(experiment, invocations, variants)
+
+
+def notes_cell(store: Any, experiment: str, invocations: Sequence[int] | None, variants: Sequence[str]) -> str:
+    """The CSV ``notes`` cell of a row about ``variants``: the notes their
+    successful runs left, joined by ``; `` as ``abstat export`` joins a run's
+    notes, each once (figures merged into ranges, as the text shows them)
+    with the variants that left it and the run count:
+    ``killed processes ... (b: 3 runs); peak RSS not recorded: at most ... 25320 to 25328 KiB ... (a, b: 6 runs)``."""
+    variants = list(dict.fromkeys(variants))
+    entries: list[dict[str, Any]] = []
+    left_by: dict[str, list[str]] = {}  # a note with its figures masked -> the variants that left it
+    for name in variants:
+        for entry in run_notes(store, experiment, invocations, [name]):
+            entries.append(entry)
+            who = left_by.setdefault(_NUMBER.sub("#", str(entry["note"])), [])
+            if name not in who:
+                who.append(name)
+    parts = []
+    for entry, who in zip(merge_notes(entries), left_by.values()):  # both in order of first appearance
+        count = int(entry.get("runs") or 0)
+        parts.append(f"{entry['note']} ({', '.join(who)}: {count} run{'s' if count != 1 else ''})")
+    return "; ".join(parts)
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -183,13 +216,14 @@ def merge_notes(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault(_NUMBER.sub("#", str(entry["note"])), []).append(entry)
     merged = []
     for key, entries in groups.items():
-        numbers = [[float(x) for x in _NUMBER.findall(str(e["note"]))] for e in entries]
+        figures = [_NUMBER.findall(str(e["note"])) for e in entries]
         texts = iter(key.split("#"))
         parts = [next(texts)]
         for position, rest in enumerate(texts):
-            column = [n[position] for n in numbers]
+            column = [float(f[position]) for f in figures]
             low, high = min(column), max(column)
-            parts.append(f"{low:g}" if low == high else f"{low:g} to {high:g}")
+            # a figure that does not vary stays as written (127.0.0.1 is no range)
+            parts.append(figures[0][position] if low == high else f"{low:g} to {high:g}")
             parts.append(rest)
         merged.append({"note": "".join(parts), "runs": sum(int(e.get("runs") or 0) for e in entries)})
     return merged
@@ -206,7 +240,7 @@ def note_lines(notes: Sequence[dict[str, Any]], *, markdown: bool = False) -> li
 
 
 def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
-                  groups: dict[str, dict[str, list[list[float]]]]) -> str:
+                  groups: dict[str, dict[str, list[list[float]]]], invocations: Sequence[int] | None) -> str:
     """Per-variant medians when there is nothing to compare (``groups`` as ``Store.groups_by_metric``)."""
     rows = []
     for metric in metrics:
@@ -220,9 +254,10 @@ def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Seq
         # "note" stays in the document's shape (it is always null now that the comparison always exists)
         return json.dumps({"experiment": experiment, "summary": rows, "note": None}, indent=2) + "\n"
     if fmt == "csv":
-        return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit"],
+        notes = {name: notes_cell(store, experiment, invocations, [name]) for name in variants}
+        return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit", "notes"],
                                [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
-                                 repr(r["max"]), r["unit"] or ""] for r in rows])
+                                 repr(r["max"]), r["unit"] or "", notes[r["variant"]]] for r in rows])
     head = f"experiment {experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
     body = []
     for metric in metrics:

@@ -22,9 +22,10 @@ def load(inputs: Sequence[str], *, pattern: str | None = None,
          where: Sequence[str] | dict[str, set[str]] | None = None,
          input_format: str = "auto", column: int = 1, delimiters: str | None = None,
          csv_values: list[str] | None = None, csv_labels: list[str] | None = None,
-         ) -> list[SampleSet]:
+         exit_codes: bool = False) -> list[SampleSet]:
     """Sample sets from files (``inputs``, which may also be summary statistics
-    ``NAME=n:mean:stddev``) or, when there are none, the store."""
+    ``NAME=n:mean:stddev``) or, when there are none, the store (``exit_codes``:
+    with the stored runs' exit codes, for ``render_sets``)."""
     extra = labels if isinstance(labels, dict) else parse_label_args(labels or [], "--label")
     if inputs:
         if store:
@@ -37,7 +38,7 @@ def load(inputs: Sequence[str], *, pattern: str | None = None,
         raise UsageError("--pattern names labels from file names; give INPUT files")
     from abstat.store import resolve_store_path
 
-    return load_store(resolve_store_path(store), _where(where), extra)
+    return load_store(resolve_store_path(store), _where(where), extra, exit_codes=exit_codes)
 
 
 def _where(where: Sequence[str] | dict[str, set[str]] | None) -> dict[str, set[str]]:

@@ -15,9 +15,14 @@ welch_ttest.py, plot_*.py) and ``abstat report`` read it.
   command ``abstat run`` stored), else the name of the set (its labels that
   vary); two results that would share a command get the labels that tell
   them apart in brackets, as hyperfine's ``-n`` names do.
+- ``exit_codes``: one per time, as hyperfine's (``128 + N`` for a process
+  killed by signal N): those of the export read, or of the runs ``abstat
+  run`` stored (see :mod:`abstat.report.stored_runs`: the wall times of the
+  runs that failed with an exit status are among ``times`` and in the
+  statistics, as with ``hyperfine -i``).
 - ``parameters`` holds hyperfine parameters only (``-L``/``--parameter-scan``
-  of the export read), and only where hyperfine wrote them; ``exit_codes``
-  only where they are known.  abstat's labels are not parameters.
+  of the export read), and only where hyperfine wrote them.  abstat's labels
+  are not parameters.
 """
 from __future__ import annotations
 
@@ -119,7 +124,9 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
             raise UsageError(f"--format hyperfine: {sample_set.source}: summary statistics hold no "
                              "samples to export (hyperfine JSON needs the times)")
         factor = seconds_factor(sample_set)
-        times = [v * factor for v in sample_set.values]
+        codes = sample_set.extra.get("exit_codes")
+        values = sample_set.extra.get("all_values", sample_set.values)  # a store's failed runs too
+        times = [v * factor for v in values]
         d = describe(times)
         result: dict[str, Any] = {
             "command": command,
@@ -137,7 +144,6 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
             result["user"] = float(user)
             result["system"] = float(system)
         result.update({"min": d.min, "max": d.max, "times": times})
-        codes = sample_set.extra.get("exit_codes")
         if isinstance(codes, list) and len(codes) == len(times):
             result["exit_codes"] = codes
         parameters = sample_set.extra.get("parameters")

@@ -156,8 +156,10 @@ def _summary_set(arg: str, pattern: FilePattern | None,
 
 
 def load_store(store_path: str, where: dict[str, set[str]] | None = None,
-               labels: dict[str, str] | None = None) -> list[SampleSet]:
-    """Every sample set in the store at ``store_path`` (``abstat run`` results)."""
+               labels: dict[str, str] | None = None, *, exit_codes: bool = False) -> list[SampleSet]:
+    """Every sample set in the store at ``store_path`` (``abstat run`` results);
+    ``exit_codes``: with their runs' exit codes, failed runs included (see
+    :mod:`abstat.report.stored_runs`), for the hyperfine export."""
     try:
         from abstat.store import display_name, iter_sample_sets, store_exists
     except ImportError:
@@ -165,30 +167,14 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
     if not store_exists(store_path):  # a postgresql:// URL is opened, not looked for
         raise InputError("no such store (run `abstat run` first, or name input files)",
                          path=store_path)
-    sets = []
+    from abstat.report.stored_runs import add_run_details
+
+    pairs = []
     for stored in iter_sample_sets(store_path, {k: sorted(v) for k, v in (where or {}).items()} or None):
         sample_set = from_store_set(stored)
         sample_set.labels.update(labels or {})
-        sets.append(sample_set)
-    if not sets:
+        pairs.append((stored, sample_set))
+    if not pairs:
         raise InputError("the store holds no matching samples", path=display_name(store_path))
-    _add_commands(store_path, sets)
-    return sets
-
-
-def _add_commands(store_path: str, sets: list[SampleSet]) -> None:
-    """``extra["command"]``: the command a stored variant ran, when it ran one
-    (the same in every invocation), for exports that name commands."""
-    from abstat.store import open_store
-
-    commands: dict[tuple[str, str], set[str]] = {}
-    with open_store(store_path, create=False) as store:
-        for experiment in {s.labels.get("experiment") for s in sets if s.labels.get("experiment")}:
-            for invocation in store.invocations(experiment):
-                for entry in invocation["runs"]:
-                    if entry["status"] == "ok" and entry.get("command"):
-                        commands.setdefault((experiment, entry["variant"]), set()).add(entry["command"])
-    for sample_set in sets:
-        found = commands.get((sample_set.labels.get("experiment", ""), sample_set.labels.get("variant", "")))
-        if found and len(found) == 1:
-            sample_set.extra["command"] = next(iter(found))
+    add_run_details(store_path, pairs, exit_codes=exit_codes)
+    return [sample_set for _, sample_set in pairs]

@@ -7,32 +7,14 @@ use what is readable and name the rest.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from abstat.store.read_runs import RunReader, and_in
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
-class StoreReader:
-    db: Any
-    damage: list[str]
-
-    def _load(self, text: Any, default: Any, what: str) -> Any:
-        """A JSON column's value; ``default`` (and a damage note) when it is not
-        JSON of the expected kind."""
-        if text is None:
-            return default
-        try:
-            value = json.loads(text)
-        except (ValueError, TypeError):
-            self._damaged(f"{what} is not valid JSON")
-            return default
-        if not isinstance(value, type(default)):
-            self._damaged(f"{what} is not a JSON {type(default).__name__}")
-            return default
-        return value
-
+class StoreReader(RunReader):
     def _number(self, value: Any, metric: str, invocation_id: int) -> float | None:
         if isinstance(value, float):
             return value
@@ -48,10 +30,6 @@ class StoreReader:
         for invocation_id, key, value in self.db.execute("SELECT invocation_id, key, value FROM labels ORDER BY key"):
             labels.setdefault(invocation_id, {})[key] = value
         return labels
-
-    def _damaged(self, note: str) -> None:
-        if note not in self.damage:
-            self.damage.append(note)
 
     def experiment_names(self) -> list[str]:
         return [row[0] for row in self.db.execute("SELECT name FROM experiments ORDER BY id")]
@@ -113,7 +91,7 @@ class StoreReader:
             " WHERE e.name = ?"
         )
         params: list[Any] = [experiment]
-        sql = _and_in(sql, params, "v.name", None if variant is None else [variant])
+        sql = and_in(sql, params, "v.name", None if variant is None else [variant])
         names = [row[0] for row in self.db.execute(sql, params)]
         from abstat.runner.model import BUILTIN_METRICS
 
@@ -140,7 +118,7 @@ class StoreReader:
             " WHERE e.name = ? AND r.status = 'ok'"
         )
         params: list[Any] = [experiment]
-        sql = _and_in(sql, params, "r.invocation_id", invocations)
+        sql = and_in(sql, params, "r.invocation_id", invocations)
         sql += " ORDER BY s.metric, v.id, r.invocation_id, r.position, s.idx"
         found: dict[str, dict[str, dict[int, list[float]]]] = {}
         for metric, variant, invocation_id, value in self.db.execute(sql, params):
@@ -163,8 +141,8 @@ class StoreReader:
             " WHERE e.name = ? AND r.status = 'ok'"
         )
         params: list[Any] = [experiment]
-        sql = _and_in(sql, params, "v.name", None if variant is None else [variant])
-        sql = _and_in(sql, params, "i.id", invocations)
+        sql = and_in(sql, params, "v.name", None if variant is None else [variant])
+        sql = and_in(sql, params, "i.id", invocations)
         sql += " ORDER BY i.id"
         return [self._load(row[1], {}, f"machine record of invocation {row[0]}") for row in self.db.execute(sql, params)]
 
@@ -210,32 +188,6 @@ class StoreReader:
             )
         return result
 
-    def failed_runs(self, experiment: str) -> list[dict[str, Any]]:
-        rows = self.db.execute(
-            "SELECT r.invocation_id, v.name, r.iteration, r.status, r.exit_code, r.notes, r.id FROM runs r"
-            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-            " WHERE e.name = ? AND r.status != 'ok' ORDER BY r.id",
-            (experiment,),
-        ).fetchall()
-        return [
-            {"invocation": r[0], "variant": r[1], "run": r[2] + 1, "status": r[3], "exit_code": r[4],
-             "notes": self._load(r[5], [], f"notes of run {r[6]}")}
-            for r in rows
-        ]
-
-    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None) -> list[dict[str, Any]]:
-        """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first)."""
-        rows = self.db.execute(
-            "SELECT r.id, r.invocation_id, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-            " AND r.notes IS NOT NULL ORDER BY r.id", (experiment,)).fetchall()
-        counts: dict[str, int] = {}
-        for run_id, invocation_id, notes in rows:
-            if invocations is None or invocation_id in invocations:
-                for note in self._load(notes, [], f"notes of run {run_id}"):
-                    counts[note] = counts.get(note, 0) + 1
-        return [{"note": note, "runs": count} for note, count in counts.items()]
-
     def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
         """One row per stored sample (export): experiment, variant, metric, value, run...
 
@@ -280,8 +232,8 @@ class StoreReader:
             " JOIN invocations i ON i.id = r.invocation_id WHERE r.status = 'ok'"
         )
         params: list[Any] = []
-        sql = _and_in(sql, params, "e.name", None if experiment is None else [experiment])
-        sql = _and_in(sql, params, "r.id", None if run_id is None else [run_id])
+        sql = and_in(sql, params, "e.name", None if experiment is None else [experiment])
+        sql = and_in(sql, params, "r.id", None if run_id is None else [run_id])
         sql += " ORDER BY e.id, i.id, r.position, s.metric, s.idx"
         machines: dict[int, dict[str, Any]] = {}
         label_cache: dict[int, dict[str, str]] = {}
@@ -318,7 +270,7 @@ class StoreReader:
         params: list[Any] = []
         for key, column in (("experiment", "e.name"), ("variant", "v.name"), ("metric", "s.metric")):
             # these labels are columns: let the database skip the other rows
-            sql = _and_in(sql, params, column, sorted(accepted[key]) if key in accepted else None)
+            sql = and_in(sql, params, column, sorted(accepted[key]) if key in accepted else None)
         rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, r.invocation_id, r.position, s.idx", params)
         names = {key: (experiment, variant) for key, experiment, variant in self.db.execute(
             "SELECT v.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
@@ -365,14 +317,6 @@ class StoreReader:
                 unit=entry["unit"],
                 invocations=list(entry["invocations"]),
             )
-
-
-def _and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None) -> str:
-    """``sql`` narrowed to rows whose ``column`` is one of ``values`` (unchanged for None)."""
-    if values is None:
-        return sql
-    params.extend(values)
-    return sql + f" AND {column} IN ({','.join('?' * len(values))})"
 
 
 def _accepted(wanted: Any) -> set[str]:

@@ -1,0 +1,92 @@
+"""What the store knows of a stored set's runs beyond its samples, for the exports.
+
+- ``extra["command"]``: the command the variant ran, when it ran one (the
+  same in every invocation).
+- ``extra["exit_codes"]``, with ``extra["all_values"]`` beside it: one exit
+  code per exported value, in the order the runs ran, as hyperfine's
+  ``exit_codes`` (a process killed by signal N is ``128 + N``, as hyperfine
+  writes it; a successful run's is 0).  For the ``wall`` metric the runs that failed with an exit
+  status are there too, with the wall time the store kept for them, as
+  ``hyperfine -i`` includes failing runs; their samples of other metrics
+  were never stored, so other metrics hold the successful runs only.  A run
+  with no exit status (timed out, or could not start) has no counterpart in
+  hyperfine and is left out.  Written only when every successful run gave
+  exactly one value of the set's metric, so codes and values line up.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from abstat.report.sampleset import SampleSet
+
+_SET_KEYS = ("experiment", "variant", "metric")
+
+
+def hyperfine_exit_code(code: int) -> int:
+    """A stored exit status as hyperfine writes it: ``-N`` (killed by signal N) -> ``128 + N``."""
+    return 128 - code if code < 0 else code
+
+
+def _configuration(labels: dict[str, Any], hostname: str | None = None) -> dict[str, str]:
+    """The labels that tell an experiment's configurations apart (as ``Store.sample_sets`` makes them)."""
+    found = {str(k): str(v) for k, v in labels.items() if k not in _SET_KEYS}
+    if hostname is not None:
+        found.setdefault("host", hostname)
+    return found
+
+
+def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, exit_codes: bool = False) -> None:
+    """Fill ``extra`` (see the module) of each ``(stored set, set)`` pair;
+    the exit codes only when asked (they read every run)."""
+    from abstat.store import open_store
+
+    experiments = list(dict.fromkeys(stored.labels.get("experiment") for stored, _ in pairs))
+    with open_store(store_path, create=False) as store:
+        for experiment in experiments:
+            if not experiment:
+                continue
+            invocations = store.invocations(experiment)
+            commands: dict[str, set[str]] = {}
+            for invocation in invocations:
+                for entry in invocation["runs"]:
+                    if entry["status"] == "ok" and entry.get("command"):
+                        commands.setdefault(entry["variant"], set()).add(entry["command"])
+            configurations = {i["id"]: _configuration(i["labels"], i["hostname"]) for i in invocations}
+            outcomes = store.run_outcomes(experiment) if exit_codes else None
+            for stored, sample_set in pairs:
+                if stored.labels.get("experiment") != experiment:
+                    continue
+                found = commands.get(stored.labels.get("variant", ""))
+                if found and len(found) == 1:
+                    sample_set.extra["command"] = next(iter(found))
+                if outcomes is not None:
+                    _add_exit_codes(stored, sample_set, outcomes, configurations)
+
+
+def _add_exit_codes(stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]],
+                    configurations: dict[int, dict[str, str]]) -> None:
+    configuration = _configuration(stored.labels)
+    runs = [o for o in outcomes if o["variant"] == stored.labels.get("variant")
+            and configurations.get(o["invocation"]) == configuration]
+    groups = dict(zip(stored.invocations, stored.runs))
+    ok_counts: dict[int, int] = {}
+    for outcome in runs:
+        if outcome["status"] == "ok":
+            ok_counts[outcome["invocation"]] = ok_counts.get(outcome["invocation"], 0) + 1
+    if ok_counts != {invocation: len(values) for invocation, values in groups.items()}:
+        return  # not one value per successful run: codes and values would not line up
+    with_failed = stored.labels.get("metric") == "wall" and stored.unit in (None, "s")  # the runs' wall column
+    unread = {invocation: iter(values) for invocation, values in groups.items()}
+    values: list[float] = []
+    codes: list[int] = []
+    for outcome in runs:
+        code, wall = outcome["exit_code"], outcome["wall"]
+        if outcome["status"] == "ok":
+            values.append(next(unread[outcome["invocation"]]))
+            codes.append(0 if code is None else hyperfine_exit_code(code))
+        elif with_failed and code is not None and wall is not None:
+            values.append(wall)
+            codes.append(hyperfine_exit_code(code))
+    sample_set.extra["exit_codes"] = codes
+    sample_set.extra["all_values"] = values

@@ -1,0 +1,112 @@
+"""Reading the store run by run: what each run ended with (exit code, wall
+time), the failed runs, the notes runs left; and the decoding every reader
+shares: a value the store cannot decode is read as missing and named in
+``damage``, never raised."""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+
+class RunReader:
+    db: Any
+    damage: list[str]
+
+    def _load(self, text: Any, default: Any, what: str) -> Any:
+        """A JSON column's value; ``default`` (and a damage note) when it is not
+        JSON of the expected kind."""
+        if text is None:
+            return default
+        try:
+            value = json.loads(text)
+        except (ValueError, TypeError):
+            self._damaged(f"{what} is not valid JSON")
+            return default
+        if not isinstance(value, type(default)):
+            self._damaged(f"{what} is not a JSON {type(default).__name__}")
+            return default
+        return value
+
+    def _damaged(self, note: str) -> None:
+        if note not in self.damage:
+            self.damage.append(note)
+
+    def failed_runs(self, experiment: str) -> list[dict[str, Any]]:
+        rows = self.db.execute(
+            "SELECT r.invocation_id, v.name, r.iteration, r.status, r.exit_code, r.notes, r.id FROM runs r"
+            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+            " WHERE e.name = ? AND r.status != 'ok' ORDER BY r.id",
+            (experiment,),
+        ).fetchall()
+        return [
+            {"invocation": r[0], "variant": r[1], "run": r[2] + 1, "status": r[3],
+             "exit_code": self._optional(r[4], int, f"exit code of run {r[6]}"),
+             "notes": self._load(r[5], [], f"notes of run {r[6]}")}
+            for r in rows
+        ]
+
+    def run_outcomes(self, experiment: str) -> list[dict[str, Any]]:
+        """Every run of ``experiment``, failed ones too, in the order they ran
+        (invocation, then position): ``{"run", "invocation", "variant",
+        "iteration", "position", "status", "exit_code", "wall"}``.
+
+        ``exit_code`` is the process's exit status, negative for a process
+        killed by a signal (``-9``), None when it has none (a timeout, a
+        command that could not start); ``wall`` is in seconds (None if not
+        recorded).  A value that is not a number reads as None, with a
+        damage note."""
+        rows = self.db.execute(
+            "SELECT r.id, r.invocation_id, v.name, r.iteration, r.position, r.status, r.exit_code, r.wall"
+            " FROM runs r JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+            " WHERE e.name = ? ORDER BY r.invocation_id, r.position, r.id",
+            (experiment,),
+        ).fetchall()
+        return [
+            {"run": r[0], "invocation": r[1], "variant": r[2], "iteration": r[3] + 1, "position": r[4],
+             "status": r[5], "exit_code": self._optional(r[6], int, f"exit code of run {r[0]}"),
+             "wall": self._optional(r[7], float, f"wall time of run {r[0]}")}
+            for r in rows
+        ]
+
+    def _optional(self, value: Any, kind: type, what: str) -> Any:
+        """``value`` as ``kind`` (int or float); None (and a damage note) when it is none."""
+        if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
+            return value
+        try:
+            number = float(value)
+            if kind is int and not number.is_integer():
+                raise ValueError
+            return kind(number)
+        except (TypeError, ValueError, OverflowError):
+            self._damaged(f"{what} is not a number ({value!r:.40})")
+            return None
+
+    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None,
+                  variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first),
+        only those of ``invocations`` and of ``variants`` when given."""
+        if variants is not None and not variants:
+            return []
+        sql = (
+            "SELECT r.id, r.invocation_id, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
+            " AND r.notes IS NOT NULL"
+        )
+        params: list[Any] = [experiment]
+        sql = and_in(sql, params, "v.name", variants)
+        rows = self.db.execute(sql + " ORDER BY r.id", params).fetchall()
+        counts: dict[str, int] = {}
+        for run_id, invocation_id, notes in rows:
+            if invocations is None or invocation_id in invocations:
+                for note in self._load(notes, [], f"notes of run {run_id}"):
+                    counts[note] = counts.get(note, 0) + 1
+        return [{"note": note, "runs": count} for note, count in counts.items()]
+
+
+def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None) -> str:
+    """``sql`` narrowed to rows whose ``column`` is one of ``values`` (unchanged for None)."""
+    if values is None:
+        return sql
+    params.extend(values)
+    return sql + f" AND {column} IN ({','.join('?' * len(values))})"
