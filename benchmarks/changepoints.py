@@ -52,10 +52,14 @@ def make_series(shape: str, length: int, rng: np.random.Generator, noise_sd: flo
     changes: list[int] = []
     if shape not in ("spikes", "stationary"):
         count = int(rng.integers(1, 4))
+        tries = 0
         while len(changes) < count:
             at = int(rng.integers(25, length - 25))
             if all(abs(at - c) >= 25 for c in changes):
                 changes.append(at)
+            tries += 1
+            if tries % 1000 == 0:  # a short series can leave no room: start again
+                changes.clear()
         changes.sort()
         for at in changes:
             size = rng.uniform(0.01, 0.10) * rng.choice((-1.0, 1.0))
@@ -147,6 +151,8 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle K reference row")
     args = parser.parse_args()
+    if args.length < 101:
+        parser.error("--length must be at least 101 (three steps 25 points apart, 25 from each end)")
     detectors = {"abstat": detect_abstat, "PELT l2 BIC": detect_pelt_l2, "PELT rbf": detect_pelt_rbf}
     try:
         import otava.analysis  # noqa: F401

@@ -249,3 +249,16 @@ def test_candidates_are_pelt_with_the_least_squares_cost():
     scaled = ((values - np.median(values)) / _robust_sigma(values)).reshape(-1, 1)
     reference = ruptures.Pelt(model="l2", min_size=2, jump=1).fit(scaled).predict(pen=2 * np.log(values.size))
     assert candidates(values) == [e for e in reference if e < values.size]
+
+
+def test_changepoint_benchmark_runs_and_prints_every_shape():
+    script = os.path.join(os.path.dirname(SRC), "benchmarks", "changepoints.py")
+    done = subprocess.run([sys.executable, script, "--series", "3", "--length", "120", "--markdown"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
+    abstat_rows = {row[0].lstrip("| ") for row in rows if row[1] == "abstat"}
+    assert abstat_rows == {"normal", "quantized", "outliers", "bimodal", "drift", "spikes", "stationary"}
+    assert {row[0].lstrip("| ") for row in rows if row[1] == "oracle K (reference)"} == {
+        "normal", "quantized", "outliers", "bimodal", "drift"}
+    assert all(row[9] == "0" for row in rows[1:])  # the errors column: no detector raised
