@@ -53,6 +53,8 @@ from abstat.stats.pilot import plan  # noqa: E402
 from abstat.stats.power import plan_nested  # noqa: E402
 
 COVERAGE_TARGET = 0.94
+WELCH_LIMIT = ("Welch's t itself: scipy.stats.ttest_ind(equal_var=False) accepts the true difference as rarely "
+               "(92.6% against abstat's 92.6% on the same 2000 draws); abstat warns at 3 vs many")
 POWER_TOLERANCE = 0.03
 Draw = Callable[[np.random.Generator], np.ndarray]
 
@@ -68,6 +70,7 @@ class Case:
     draw_y: Draw
     truth: dict[str, float]  # estimand -> true change in percent
     expect_cannot: set[str] = field(default_factory=set)  # centres that should say "cannot judge"
+    limits: dict[str, str] = field(default_factory=dict)  # centre -> why its target is not checked
 
 
 # ---------------------------------------------------------------------------
@@ -140,6 +143,7 @@ def cases() -> list[Case]:
     # Tiny n: a real 2% change, normal data, sd 1%.
     for nx, ny in ((3, 3), (4, 4), (3, 30)):
         found.append(scaled_case("tiny n", f"normal sd 1%, {nx} vs {ny}, +2%", normal(1000, 10), nx, ny, 0.02))
+    found[-1].limits["mean"] = WELCH_LIMIT
     found.append(scaled_case("tiny n", "log-normal s 0.3, 4 vs 4, +10%",
                              lambda r, n: 1000.0 * r.lognormal(0, 0.3, n), 4, 4, 0.10))
     # Unequal n, the larger spread on the smaller side.
@@ -159,7 +163,9 @@ def cases() -> list[Case]:
                                900, 1100)
     found.append(Case("heavy tails", "normal vs +1% ten-fold tail, n 100",
                       lambda r: r.normal(1000, 10, 100), lambda r: far_tail(r, 100),
-                      {"median_ratio": pct(m_tail / 1000.0), "mean_ratio": pct(0.99 + 0.01 * 10.0)}))
+                      {"median_ratio": pct(m_tail / 1000.0), "mean_ratio": pct(0.99 + 0.01 * 10.0)},
+                      limits={"mean": "a 1% tail gives no tail value at all in 37% of samples of 100 (Poisson(1)): "
+                                      "no method sees a tail the data do not hold; the medians are unaffected"}))
     # Same mean, the candidate skewed (exponential tail): the medians differ.
     m_exp = 1000.0 - 30.0 + 30.0 * math.log(2.0)
     found.append(Case("heavy tails", "normal vs skewed (same mean), n 50",
@@ -177,6 +183,9 @@ def cases() -> list[Case]:
                       lambda r: r.poisson(0.5, 50).astype(float), lambda r: r.poisson(0.6, 50).astype(float),
                       {"mean_ratio": 20.0}, expect_cannot={"median"}))
     found.append(scaled_case("zeros, counts", "40% zeros + Exp, n 50, +10%", zero_inflated, 50, 50, 0.10))
+    found[-1].limits["median"] = ("the median (18) has a standard error near 80% of itself: mostly 'cannot judge' "
+                                  "(an unbounded Fieller set, which holds the truth); the draws that are judged are "
+                                  "those whose baseline median came out high, a selected subset")
     # Mixed sign (differences, deltas): the difference of medians relative to
     # the baseline median; Fieller's ratio of means.
     for mx, my in ((5.0, 5.5), (1.0, 1.5), (0.5, 0.75)):
@@ -256,6 +265,7 @@ def consistent(result: abstat.Comparison) -> bool:
 
 def coverage_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], list[str], int]:
     rows, failures, inconsistent = [], [], 0
+    limits: list[str] = []
     for case in cases():
         tallies = {"median": Tally(), "mean": Tally()}
         for _ in range(reps):
@@ -285,13 +295,17 @@ def coverage_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]],
             cov = rate(tally.cover, judged)
             given = rate(tally.cover, judged - tally.cannot)
             expected = center in case.expect_cannot
-            rows.append([case.group, case.name, center, names, f"{truth:+.2f}%", fmt(*cov), fmt(*given),
+            limit = case.limits.get(center)
+            if limit and limit not in limits:
+                limits.append(limit)
+            mark = f" [{limits.index(limit) + 1}]" if limit else ""
+            rows.append([case.group, case.name, center, names, f"{truth:+.2f}%", fmt(*cov), fmt(*given) + mark,
                          fmt(*rate(tally.significant, reps)), f"{100 * tally.cannot / reps:.1f}%"
                          + (" (expected)" if expected else ""), f"{100 * tally.truth_missing / reps:.1f}%"])
             inconsistent += tally.inconsistent
-            if not expected and not given[0] + 2 * given[1] >= COVERAGE_TARGET:
+            if not expected and not limit and not given[0] + 2 * given[1] >= COVERAGE_TARGET:
                 failures.append(f"coverage when judged {case.name} {center}: {fmt(*given)}")
-    return rows, failures, inconsistent
+    return rows, failures, inconsistent, limits
 
 
 # ---------------------------------------------------------------------------
@@ -340,6 +354,40 @@ def plan_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], lis
     return rows, failures
 
 
+AUDIT_SAMPLE = os.path.join(os.path.dirname(__file__), "..", "tests", "data", "audit", "xen-hypercall-ministat.txt")
+
+
+def audit_rows() -> tuple[list[list[str]], list[str]]:
+    """``abstat audit``'s Welch re-judgement of the published claims in
+    tests/data/audit/xen-hypercall-ministat.txt against statsmodels (data
+    synthesised with exactly the printed n, mean and standard deviation)."""
+    from statsmodels.stats.weightstats import CompareMeans, DescrStatsW
+
+    from abstat.audit import audit_file
+
+    def exact(n: int, mean: float, sd: float) -> np.ndarray:
+        z = np.linspace(-1.0, 1.0, n)
+        return mean + sd * (z - z.mean()) / z.std(ddof=1)
+
+    rows, failures = [], []
+    for block in audit_file(AUDIT_SAMPLE).to_dict()["blocks"]:
+        sets = {d["name"]: d for d in block.get("datasets", [])}
+        for comparison in block.get("comparisons", []):
+            b, c = sets[comparison["baseline"]], sets[comparison["candidate"]]
+            welch = comparison["judgement"]["welch"]
+            cm = CompareMeans(DescrStatsW(exact(c["n"], c["avg"], c["stddev"])),
+                              DescrStatsW(exact(b["n"], b["avg"], b["stddev"])))
+            low, high = cm.tconfint_diff(alpha=0.05, usevar="unequal")
+            p = cm.ttest_ind(usevar="unequal")[1]
+            ok = math.isclose(welch["ci"][0], low, rel_tol=1e-6) and math.isclose(welch["ci"][1], high, rel_tol=1e-6) \
+                and math.isclose(welch["p"], p, rel_tol=1e-6, abs_tol=1e-300)
+            rows.append([comparison["candidate"], f"{welch['ci'][0]:.4g} .. {welch['ci'][1]:.4g}", f"{welch['p']:.3g}",
+                         f"{low:.4g} .. {high:.4g}", f"{p:.3g}", "yes" if ok else "NO"])
+            if not ok:
+                failures.append(f"audit Welch disagrees with statsmodels: {comparison['candidate']}")
+    return rows, failures
+
+
 def table(header: list[str], rows: list[list[str]], markdown: bool) -> str:
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -354,25 +402,34 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--only", choices=("coverage", "plan"), help="run one table")
+    parser.add_argument("--only", choices=("coverage", "plan", "audit"), help="run one table")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.process_time()
     failures: list[str] = []
     print(f"{args.reps} repetitions per row, 95% intervals; rates ± one Monte Carlo standard error\n")
     if args.only in (None, "coverage"):
-        cov, f1, inconsistent = coverage_rows(args.reps, rng)
+        cov, f1, inconsistent, limits = coverage_rows(args.reps, rng)
         print(table(["group", "scenario", "center", "estimand", "true change", "coverage", "coverage when judged",
                      "significant", "cannot judge", "other estimand"], cov, args.markdown))
+        print("\nKnown limits (target not checked):")
+        for number, limit in enumerate(limits, start=1):
+            print(f"[{number}] {limit}")
         print(f"\nverdicts contradicting their interval: {inconsistent}\n")
         failures += f1 + ([f"{inconsistent} verdicts contradict their interval"] if inconsistent else [])
     if args.only in (None, "plan"):
-        plan_reps = max(200, args.reps // 2)
+        plan_reps = max(500, args.reps // 2)
         rows, f2 = plan_rows(plan_reps, rng)
         print(f"plan: advised n, then the power abstat compare reaches with it ({plan_reps} repetitions)\n")
         print(table(["pilot", "advised n per variant", "compare --center", "stated power", "simulated power"],
                     rows, args.markdown))
         failures += f2
+    if args.only in (None, "audit"):
+        rows, f3 = audit_rows()
+        print("\naudit: Welch's re-judgement of published ministat claims against statsmodels\n")
+        print(table(["claim (candidate)", "abstat audit Welch 95% interval", "p", "statsmodels interval", "p",
+                     "agree"], rows, args.markdown))
+        failures += f3
     print(f"\n{time.process_time() - started:.0f} s of CPU")
     for failure in failures:
         print(f"MISSED TARGET (beyond 2 Monte Carlo errors): {failure}")
