@@ -47,7 +47,10 @@ from scipy import optimize, stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 
+sys.path.insert(0, os.path.dirname(__file__))
+
 import abstat  # noqa: E402
+from calibration import table  # noqa: E402  (benchmarks/calibration.py)
 from abstat.readers.summary import Summary  # noqa: E402
 from abstat.stats.pilot import plan  # noqa: E402
 from abstat.stats.power import plan_nested  # noqa: E402
@@ -263,7 +266,7 @@ def consistent(result: abstat.Comparison) -> bool:
     return True
 
 
-def coverage_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], list[str], int]:
+def coverage_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], list[str], int, list[str]]:
     rows, failures, inconsistent = [], [], 0
     limits: list[str] = []
     for case in cases():
@@ -400,15 +403,6 @@ def audit_rows() -> tuple[list[list[str]], list[str]]:
             if not ok:
                 failures.append(f"audit Welch disagrees with statsmodels: {comparison['candidate']}")
     return rows, failures
-
-
-def table(header: list[str], rows: list[list[str]], markdown: bool) -> str:
-    if markdown:
-        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-        return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in [header, *rows])
 
 
 def main() -> int:
