@@ -157,7 +157,7 @@ def small_sample_df(n1: int, se1: float, n2: int, se2: float) -> float:
     values; otherwise Welch-Satterthwaite's with ``n_i - 1`` per variant, as
     if each standard error came from a sample deviation.  With 3 values the
     standard error rests on the range of the sample: the normal quantile gave
-    88-91% coverage at 95% for 3 vs 30 (``benchmarks/edge_calibration.py``)."""
+    87-91% coverage at 95% for 3 vs 30 (``benchmarks/edge_calibration.py``)."""
     if min(n1, n2) >= SMALL_N:
         return math.inf
     a1, a2 = se1 * se1, se2 * se2
