@@ -155,6 +155,11 @@ def cases() -> list[Case]:
                           lambda r, nx=nx, sx=sx: r.normal(1000, sx, nx),
                           lambda r, ny=ny, sy=sy: r.normal(1010, sy, ny),
                           {"median_ratio": 1.0, "mean_ratio": 1.0}))
+        if (nx, sx) == (5, 50):
+            found[-1].limits["median"] = (
+                "Bonett-Price with 5 values holding 5x the spread: 92-93.5% (93.5% ±0.6 at 2000 repetitions), "
+                "above the 92% defect line; the t quantile used below 5 values, extended to 5-9, would halve "
+                "the power of 5 vs 5 (measured: 18% -> 10% for +1% at sd 1%)")
     # One-sided heavy tails, candidate scaled.
     for alpha in (1.5, 2.0, 3.0):
         found.append(scaled_case("heavy tails", f"Pareto alpha {alpha:g}, n 50, +10%", pareto(alpha), 50, 50, 0.10))
