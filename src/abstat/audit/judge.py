@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from abstat.audit.findings import Finding
+from abstat.comparison.analyses import relative_interval
 from abstat.stats import power as power_mod
 
 POWER = 0.8
@@ -33,6 +34,15 @@ def _pct(value: float) -> str:
 
 def _pval(p: float) -> str:
     return f"= {p:.2g}" if p >= 1e-4 else "< 0.0001"
+
+
+def _relative_ci(ab: float, sb: float, nb: int, ac: float, sc: float, nc: int, q: float) -> list[float] | None:
+    """Fieller's interval of the change relative to the baseline mean, whose
+    own uncertainty counts (docs/statistics.md); None when it is unbounded."""
+    if ab == 0.0:
+        return None
+    interval = relative_interval(ab, ac, sb / math.sqrt(nb), sc / math.sqrt(nc), q)
+    return list(interval) if interval else None
 
 
 @dataclass
@@ -102,7 +112,7 @@ def judge(
     result.welch = {
         "t": float(welch.statistic), "df": df_welch, "p": float(welch.pvalue),
         "ci": [d - half, d + half],
-        "ci_pct": [(d - half) * 100.0 / ab, (d + half) * 100.0 / ab] if ab != 0.0 else None,
+        "ci_pct": _relative_ci(ab, sb, nb, ac, sc, nc, half / se_welch),
     }
     pooled = stats.ttest_ind_from_stats(ac, sc, nc, ab, sb, nb, equal_var=True)
     result.pooled = {"t": float(pooled.statistic), "df": float(df_pooled), "p": float(pooled.pvalue), "s": sp}

@@ -52,6 +52,29 @@ def to_pct(d: float, scale: str, reference: float) -> float:
     return 100.0 * d / abs(reference)
 
 
+def relative_interval(reference: float, other: float, se_reference: float, se_other: float,
+                      q: float) -> tuple[float, float] | None:
+    """The interval, in percent, of ``(other - reference) / |reference|`` on
+    the linear scale: Fieller's interval for ``other / reference`` (the
+    uncertainty of the reference counts too), None when it is unbounded
+    (the reference is not clearly away from 0).  At a ratio of 1 its
+    condition is the test of ``other = reference``, so the interval holds 0
+    exactly when that test is not significant."""
+    from abstat.stats.ratio import fieller
+
+    ratio, v1, v2 = other / reference, se_reference / reference, se_other / reference
+    low, high = fieller(ratio, v1 * v1, v2 * v2, q)  # products overflow to inf, not an error
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    sign = 1.0 if reference > 0 else -1.0
+    lo, hi = sorted((100.0 * (low - 1.0) * sign + 0.0, 100.0 * (high - 1.0) * sign + 0.0))
+    return lo, hi
+
+
+UNBOUNDED = ("the interval of the change is unbounded: the baseline {what} is not clearly away from 0 "
+             "(too few samples or too much noise for a change relative to it)")
+
+
 def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
     """A quantity that cannot be negative cannot fall by more than 100%."""
     lo, hi = ci
@@ -133,7 +156,17 @@ def medians(x: Any, y: Any, confidence: float) -> Result:
         return _cannot(estimand, method, "median", "samples",
                        "neither variant varies, so there is no noise estimate to judge the change of the medians by")
     scale = "log" if positive else "linear"
-    ci = (to_pct(shift.low, scale, reference), to_pct(shift.high, scale, reference))
+    if positive:
+        ci = (to_pct(shift.low, scale, reference), to_pct(shift.high, scale, reference))
+    else:
+        from abstat.stats.distributions import ndtri, stdtrit
+
+        level = 0.5 + confidence / 2.0
+        q = ndtri(level) if math.isinf(shift.df) else stdtrit(shift.df, level)
+        relative = relative_interval(reference, median(y), shift.se_x, shift.se_y, q)
+        if relative is None:
+            return _cannot(estimand, method, "median", "samples", UNBOUNDED.format(what="median"))
+        ci = relative
     nonnegative = bool(np.all(x >= 0) and np.all(y >= 0))
     return Result(estimand, to_pct(shift.estimate, scale, reference), _clamped(ci, nonnegative), shift.p_value,
                   method, "median", "samples", pinned=shift.pinned)
@@ -175,7 +208,8 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
         # variance (pooled t, assumes equal between-run variance).
         many = ax if kx > 1 else ay
         df = many.size - 1
-        se = float(many.std(ddof=1)) * math.sqrt(1.0 / kx + 1.0 / ky)
+        a1, a2 = float(many.var(ddof=1)) / kx, float(many.var(ddof=1)) / ky
+        se = math.sqrt(a1 + a2)
         method = (f"t on per-run {label}{log}, run-to-run variance from the variant with several runs "
                   f"({unit_text})")
     reference = float(cx.mean())
@@ -194,6 +228,12 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
     q = stdtrit(df, 0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
     scale = "log" if positive else "linear"
-    ci = (to_pct(est - q * se, scale, reference), to_pct(est + q * se, scale, reference))
+    if positive:
+        ci = (to_pct(est - q * se, scale, reference), to_pct(est + q * se, scale, reference))
+    else:
+        relative = relative_interval(reference, float(cy.mean()), math.sqrt(a1), math.sqrt(a2), q)
+        if relative is None:
+            return _cannot(estimand, method, center, "runs", UNBOUNDED.format(what=f"runs' {label}"))
+        ci = relative
     nonnegative = bool(np.all(cx >= 0) and np.all(cy >= 0))
     return Result(estimand, to_pct(est, scale, reference), _clamped(ci, nonnegative), p, method, center, "runs")

@@ -64,14 +64,20 @@ def welch_ratio(
     if not mean1:
         return RatioTest(ratio, -math.inf, math.inf, p, df)
     q = stdtrit(df, 0.5 + confidence / 2.0)
-    # Fieller: (r - ratio)^2 <= q^2 (v2 + r^2 v1), with v_i the squared
-    # standard errors relative to the baseline mean.
-    v1 = _square(sd1 / mean1) / n1
-    v2 = _square(sd2 / mean1) / n2
+    low, high = fieller(ratio, _square(sd1 / mean1) / n1, _square(sd2 / mean1) / n2, q)
+    return RatioTest(ratio, low, high, p, df)
+
+
+def fieller(ratio: float, v1: float, v2: float, q: float) -> tuple[float, float]:
+    """Fieller's interval for ``m2 / m1`` given ``ratio = m2 / m1`` and the
+    squared standard errors of ``m1`` and ``m2`` relative to ``m1`` (``v1 =
+    se1^2 / m1^2``, ``v2 = se2^2 / m1^2``): the ratios ``r`` with ``(ratio -
+    r)^2 <= q^2 (v2 + r^2 v1)``.  ``(-inf, inf)`` when that set is unbounded
+    (``m1`` is not clearly away from 0)."""
     qa = 1.0 - q * q * v1
     qc = ratio * ratio - q * q * v2
     disc = ratio * ratio - qa * qc
     if qa <= 0.0 or disc < 0.0 or not math.isfinite(disc):
-        return RatioTest(ratio, -math.inf, math.inf, p, df)
+        return -math.inf, math.inf
     root = math.sqrt(disc)
-    return RatioTest(ratio, (ratio - root) / qa, (ratio + root) / qa, p, df)
+    return (ratio - root) / qa, (ratio + root) / qa
