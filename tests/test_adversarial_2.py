@@ -36,3 +36,51 @@ def test_audit_number_pattern_is_unchanged() -> None:
     for text in ["1", "12", "12.", "12.5", ".5", "-1.5e-3", "+2E+10", "nan", "-inf", "1.5.", "1..5", "e5", "."]:
         old = re.fullmatch(r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)", text)
         assert bool(number.match(text)) == bool(old), text
+
+
+def test_audit_of_a_long_line_of_numbers_that_is_no_row_is_fast(tmp_path: Path) -> None:
+    """The averages-table row pattern (lazy label, then numbers) took 21 s for 10,000 numbers."""
+    path = tmp_path / "mail.txt"
+    path.write_text("x" + " 1.5" * 50_000 + " z\n")
+    proc = abstat("audit", str(path), cwd=tmp_path, timeout=30)
+    assert proc.returncode == 0, proc.stderr
+
+
+_OLD_ROW = None
+
+
+def _old_row(text: str) -> tuple[str, list[str], str | None] | None:
+    """The regular expression ``_row`` replaces (the reference, fast enough on short lines)."""
+    global _OLD_ROW
+    from abstat.audit import averages
+
+    if _OLD_ROW is None:
+        num, units = averages._NUM, averages._UNITS
+        _OLD_ROW = re.compile(rf"^(?P<label>[A-Za-z][\w .,'()/+-]*?)\s*:?\s+(?P<nums>{num}(?:\s+{num})*)"
+                              rf"\s*(?P<unit>{units})?$")
+    match = _OLD_ROW.match(text)
+    if match is None:
+        return None
+    return match.group("label").strip().rstrip(":"), match.group("nums").split(), match.group("unit")
+
+
+def test_audit_row_matcher_agrees_with_the_regular_expression() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from abstat.audit.averages import _row
+
+    pieces = st.sampled_from(list("ab1 2.:-+e\tsm%()/,'") + ["ms", "sec", "5 ", "x: ", "1.5 ", "µs", "ops/s", "E3"])
+
+    @settings(max_examples=3000, deadline=None)
+    @given(st.lists(pieces, max_size=12))
+    def check(parts: list[str]) -> None:
+        text = "".join(parts).strip()
+        row = _row(text)
+        mine = None if row is None else (row[0].strip().rstrip(":"), row[1].split(), row[2])
+        assert mine == _old_row(text), text
+
+    check()
+    for text in ["without patch: 12.5 12.7 12.6 s", "with 2 CPUs 1 2 3", "x 5 : 1 2", "base 1.5ms", "a: 5%"]:
+        row = _row(text)
+        assert row is not None and (row[0].strip().rstrip(":"), row[1].split(), row[2]) == _old_row(text)
