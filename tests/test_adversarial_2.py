@@ -84,3 +84,54 @@ def test_audit_row_matcher_agrees_with_the_regular_expression() -> None:
     for text in ["without patch: 12.5 12.7 12.6 s", "with 2 CPUs 1 2 3", "x 5 : 1 2", "base 1.5ms", "a: 5%"]:
         row = _row(text)
         assert row is not None and (row[0].strip().rstrip(":"), row[1].split(), row[2]) == _old_row(text)
+
+
+# --------------------------------------------------------------------------
+# an error message quotes at most a short piece of the bad value
+
+def test_a_huge_number_on_one_line_is_quoted_short(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("1\n2\n3\n")
+    (tmp_path / "long.txt").write_text("1" * 1_000_000 + "\n2\n3\n")  # a finite-looking token that overflows
+    line = one_line_error(abstat("compare", "a.txt", "long.txt", cwd=tmp_path), "compare", "long.txt:1:",
+                          "not a finite number")
+    assert len(line) < 200, len(line)
+
+
+def test_a_long_bad_cell_of_a_peer_file_is_quoted_short(tmp_path: Path) -> None:
+    import json
+
+    (tmp_path / "h.json").write_text(json.dumps({"results": [{"command": "a", "mean": 1, "times": ["x" * 100_000, 1]}]}))
+    line = one_line_error(abstat("report", "h.json", cwd=tmp_path), "report", "h.json", "not a number")
+    assert len(line) < 200, len(line)
+    (tmp_path / "h.csv").write_text("rev,value\nr1,1\nr2," + "x" * 100_000 + "\n")
+    line = one_line_error(abstat("report", "--csv-value", "value", "h.csv", cwd=tmp_path), "report", "h.csv:3:")
+    assert len(line) < 200, len(line)
+
+
+# --------------------------------------------------------------------------
+# names from the store are escaped for the terminal
+
+ESC_NAME = "e\x1b]0;PWNED\x07<b>|x"
+
+
+@pytest.fixture
+def evil_names_store(tmp_path: Path) -> Path:
+    from abstat.store import open_store
+
+    path = tmp_path / "s.db"
+    with open_store(str(path)) as store:
+        inv = store.start_invocation(ESC_NAME, {"hostname": "h\x1b[2J"}, variants=["a"])
+        for i in range(3):
+            store.add_run(inv, variant="a", command="true", iteration=i, position=i, status="ok", exit_code=0,
+                          started_at=0.0, wall=1.0 + i, values={"wall": [1.0 + i]}, units={"wall": "s"}, notes=[])
+    return path
+
+
+def test_list_escapes_experiment_and_host_names(evil_names_store: Path) -> None:
+    proc = abstat("list", "--store", str(evil_names_store), cwd=evil_names_store.parent)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode()
+    assert "\x1b" not in text and "\x07" not in text, text
+    assert "e\\x1b]0;PWNED\\x07<b>|x" in text and "h\\x1b[2J" in text
+    as_json = abstat("list", "--format", "json", "--store", str(evil_names_store), cwd=evil_names_store.parent)
+    assert __import__("json").loads(as_json.stdout)[0]["name"] == ESC_NAME  # JSON keeps the data as it is
