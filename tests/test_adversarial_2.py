@@ -135,3 +135,69 @@ def test_list_escapes_experiment_and_host_names(evil_names_store: Path) -> None:
     assert "e\\x1b]0;PWNED\\x07<b>|x" in text and "h\\x1b[2J" in text
     as_json = abstat("list", "--format", "json", "--store", str(evil_names_store), cwd=evil_names_store.parent)
     assert __import__("json").loads(as_json.stdout)[0]["name"] == ESC_NAME  # JSON keeps the data as it is
+
+
+# --------------------------------------------------------------------------
+# history from CSV files: extreme values, names with control characters
+
+def _history_csv(tmp_path: Path, name: str, rows: list[tuple[str, float]]) -> str:
+    (tmp_path / name).write_text("rev,value\n" + "".join(f"{rev},{value!r}\n" for rev, value in rows))
+    return name
+
+
+def test_history_html_of_values_near_the_largest_double(tmp_path: Path) -> None:
+    name = _history_csv(tmp_path, "huge.csv", [(f"r{i}", 1e308 if i > 20 else 1.7e308) for i in range(40)])
+    proc = abstat("history", "--input", name, "--repo", str(tmp_path), "--format", "html", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+    assert b"no plot" in proc.stdout
+
+
+def test_history_median_of_two_huge_values_is_finite() -> None:
+    from abstat.history.series import Point
+
+    assert Point("r", [1.7e308, 1.6e308]).centre == pytest.approx(1.65e308)
+    assert Point("r", [-1.7e308, -1.6e308]).centre == pytest.approx(-1.65e308)
+    assert Point("r", [1.0, 2.0]).centre == 1.5
+
+
+CONTROL_REV = "r{}\x1b[31m<script>|"
+
+
+@pytest.fixture
+def control_history(tmp_path: Path) -> Path:
+    _history_csv(tmp_path, "h.csv", [(CONTROL_REV.format(i), 5.0 + (i > 20) + 0.001 * (i % 3)) for i in range(40)])
+    return tmp_path
+
+
+def test_history_text_and_markdown_escape_revisions(control_history: Path) -> None:
+    for fmt in ("text", "markdown"):
+        proc = abstat("history", "--input", "h.csv", "--repo", str(control_history), "--format", fmt,
+                      cwd=control_history)
+        assert proc.returncode == 0, proc.stderr
+        text = proc.stdout.decode()
+        assert "\x1b" not in text, text
+        assert "revision(s)" in text
+        if fmt == "markdown":
+            assert "<script" not in text
+            lines = text.splitlines()
+            last_row = max(i for i, line in enumerate(lines) if line.startswith("| "))
+            assert lines[last_row + 1] == "", "a line right after a table is one more row of it"
+
+
+def test_history_html_plot_of_revisions_with_control_characters(control_history: Path) -> None:
+    proc = abstat("history", "--input", "h.csv", "--repo", str(control_history), "--format", "html",
+                  cwd=control_history)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == b"", proc.stderr.decode()  # matplotlib warned about glyph 27 on stderr
+    assert b"\x1b" not in proc.stdout and b"<script" not in proc.stdout
+
+
+@pytest.mark.parametrize("command", [
+    ["history", "--input", "h.csv"],
+    ["bisect", "--run", "true", "--metric", "wall", "--good", "HEAD~1", "--bad", "HEAD"],
+])
+def test_repository_directory_that_does_not_exist(tmp_path: Path, command: list[str]) -> None:
+    _history_csv(tmp_path, "h.csv", [("r1", 1.0)])
+    proc = abstat(*command, "--repo", str(tmp_path / "nowhere"), "--store", str(tmp_path / "s.db"), cwd=tmp_path)
+    line = one_line_error(proc, command[0], str(tmp_path / "nowhere"), "no such directory")
+    assert "git is not installed" not in line
