@@ -201,3 +201,65 @@ def test_repository_directory_that_does_not_exist(tmp_path: Path, command: list[
     proc = abstat(*command, "--repo", str(tmp_path / "nowhere"), "--store", str(tmp_path / "s.db"), cwd=tmp_path)
     line = one_line_error(proc, command[0], str(tmp_path / "nowhere"), "no such directory")
     assert "git is not installed" not in line
+
+
+# --------------------------------------------------------------------------
+# bisect when the benchmark fails
+
+def _script_repo(path: Path, scripts: list[str]) -> None:
+    """A repository with one commit per script (bench.sh), oldest first."""
+    import subprocess
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=path, check=True, capture_output=True)
+
+    path.mkdir()
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "test")
+    for number, script in enumerate(scripts, start=1):
+        (path / "bench.sh").write_text(f"{script}  # {number}\n")
+        git("add", "-A")
+        git("commit", "-qm", f"commit {number}")
+
+
+def test_bisect_whose_benchmark_always_fails_is_one_line(tmp_path: Path) -> None:
+    """Every reference run failed: numpy's percentile of nothing became an internal error."""
+    import sqlite3
+
+    _script_repo(tmp_path / "repo", ["echo ops: 10", "echo ops: 10", "echo ops: 20"])
+    proc = abstat("bisect", "--repo", "repo", "--good", "HEAD~2", "--bad", "HEAD", "--run", "./no-such-benchmark",
+                  "--metric", "ops=ops: ([0-9]+)", "--store", "s.db", "--budget", "20", "--no-progress", cwd=tmp_path)
+    one_line_error(proc, "bisect", "every run of the benchmark failed at the good revision", "exit status 127")
+    failed = sqlite3.connect(tmp_path / "s.db").execute("SELECT count(*) FROM runs WHERE status != 'ok'").fetchone()
+    assert failed[0] >= 5  # the failed runs are recorded
+
+
+def _in_bisection(repo: Path, *args: str, store: Path, timeout: float = 120):
+    import subprocess
+
+    subprocess.run(["git", "bisect", "start", "HEAD", "HEAD~4"], cwd=repo, check=True, capture_output=True)
+    try:
+        return abstat("bisect", "step", *args, "--metric", "ops=ops: ([0-9]+)", "--store", str(store),
+                      cwd=repo, timeout=timeout)
+    finally:
+        subprocess.run(["git", "bisect", "reset"], cwd=repo, capture_output=True)
+
+
+def test_bisect_step_on_a_commit_whose_runs_all_fail_skips_it(tmp_path: Path) -> None:
+    """It ran forever: only successful runs counted towards --max-runs."""
+    import sqlite3
+
+    _script_repo(tmp_path / "repo", ["echo ops: 10", "echo ops: 10", "exit 1", "echo ops: 20", "echo ops: 20"])
+    proc = _in_bisection(tmp_path / "repo", "--run", "sh bench.sh", store=tmp_path / "s.db")
+    assert proc.returncode == 125, proc.stderr  # git bisect's skip
+    assert b"every run failed, skip" in proc.stderr
+    failed = sqlite3.connect(tmp_path / "s.db").execute("SELECT count(*) FROM runs WHERE status != 'ok'").fetchone()
+    assert failed[0] == 30  # --max-runs
+
+
+def test_bisect_step_whose_reference_always_fails_stops_git(tmp_path: Path) -> None:
+    _script_repo(tmp_path / "repo", ["echo ops: 10", "echo ops: 10", "echo ops: 15", "echo ops: 20", "echo ops: 20"])
+    proc = _in_bisection(tmp_path / "repo", "--run", "exit 3", store=tmp_path / "s.db")
+    one_line_error(proc, "bisect", "every run of the benchmark failed at the good reference", "exit status 3",
+                   status=128)
