@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from test_cli_bad_inputs import abstat, one_line_error
+from test_cli_bad_inputs import abstat, good_store, one_line_error  # noqa: F401 (fixture)
 
 
 # --------------------------------------------------------------------------
@@ -263,3 +263,53 @@ def test_bisect_step_whose_reference_always_fails_stops_git(tmp_path: Path) -> N
     proc = _in_bisection(tmp_path / "repo", "--run", "exit 3", store=tmp_path / "s.db")
     one_line_error(proc, "bisect", "every run of the benchmark failed at the good reference", "exit status 3",
                    status=128)
+
+
+# --------------------------------------------------------------------------
+# a store on a read-only file system (root ignores file modes, so a read-only bind mount)
+
+def _read_only_mounts_work() -> bool:
+    import os
+    import shutil
+    import subprocess
+
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        return False
+    try:
+        return subprocess.run(["unshare", "--mount", "true"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not _read_only_mounts_work(), reason="needs root and unshare --mount for a read-only bind mount")
+def test_store_on_a_read_only_file_system(tmp_path: Path, good_store: Path) -> None:
+    """A read-only store was 'not an abstat store (unable to open database file)'."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+
+    disk = tmp_path / "ro"
+    disk.mkdir()
+    shutil.copy(good_store, disk / "s.db")
+    commands = [
+        ["run", "--store", "s.db", "-n", "1", "--no-progress", "-v", "a=true"],
+        ["run", "--store", "new.db", "-n", "1", "--no-progress", "-v", "a=true"],
+        ["import", "--store", "s.db", str(good_store)],
+        ["list", "--store", "s.db"],
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_DEBUG", "ABSTAT_STORE")}
+    script = [f"mount --bind {shlex.quote(str(disk))} {shlex.quote(str(disk))}",
+              f"mount -o remount,ro,bind {shlex.quote(str(disk))}", f"cd {shlex.quote(str(disk))}"]
+    for index, args in enumerate(commands):
+        command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "abstat", *args])
+        script.append(f"{command} >{tmp_path}/out{index} 2>{tmp_path}/err{index}; echo $? >{tmp_path}/rc{index}")
+    subprocess.run(["unshare", "--mount", "sh", "-c", "\n".join(script)], check=True, timeout=300, env=env)
+    for index, args in enumerate(commands[:3]):
+        proc = subprocess.CompletedProcess(args, int((tmp_path / f"rc{index}").read_text()),
+                                           (tmp_path / f"out{index}").read_bytes(),
+                                           (tmp_path / f"err{index}").read_bytes())
+        line = one_line_error(proc, args[0], args[2], "read-only")
+        assert "not an abstat store" not in line, line
+    assert (tmp_path / "rc3").read_text().strip() == "0"  # reading still works
+    assert b"e1" in (tmp_path / "out3").read_bytes()
