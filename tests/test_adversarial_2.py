@@ -313,3 +313,16 @@ def test_store_on_a_read_only_file_system(tmp_path: Path, good_store: Path) -> N
         assert "not an abstat store" not in line, line
     assert (tmp_path / "rc3").read_text().strip() == "0"  # reading still works
     assert b"e1" in (tmp_path / "out3").read_bytes()
+
+
+@pytest.mark.parametrize("content,args", [
+    ("x,value\n1,2\n3,4\n", []),                       # no revision column
+    ("rev,value\n,1\n,2\n", []),                       # only empty revisions
+    ("rev,value\nr1,1\nr2,2\n", ["--metric", "zz"]),   # no such metric
+])
+def test_history_of_files_without_anything_to_analyse_is_an_error(tmp_path: Path, content: str,
+                                                                    args: list[str]) -> None:
+    """It printed 'no series with a revision label found' and exited 0: a script saw success."""
+    (tmp_path / "h.csv").write_text(content)
+    proc = abstat("history", "--input", "h.csv", "--repo", str(tmp_path), *args, cwd=tmp_path)
+    one_line_error(proc, "history", "h.csv", "'rev'")
