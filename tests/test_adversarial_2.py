@@ -326,3 +326,12 @@ def test_history_of_files_without_anything_to_analyse_is_an_error(tmp_path: Path
     (tmp_path / "h.csv").write_text(content)
     proc = abstat("history", "--input", "h.csv", "--repo", str(tmp_path), *args, cwd=tmp_path)
     one_line_error(proc, "history", "h.csv", "'rev'")
+
+
+@pytest.mark.parametrize("command", [["history", "nope", "--no-state"], ["show", "nope"]])
+def test_error_listing_names_from_the_store_is_escaped(evil_names_store: Path, command: list[str]) -> None:
+    """'no experiment ... (recent: NAMES)' wrote the store's names to the terminal as they are."""
+    proc = abstat(*command, "--store", str(evil_names_store), cwd=evil_names_store.parent)
+    line = one_line_error(proc, command[0], "nope")
+    assert "\x1b" not in line and "\x07" not in line, line
+    assert "e\\x1b]0;PWNED\\x07<b>|x" in line
