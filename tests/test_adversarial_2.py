@@ -335,3 +335,21 @@ def test_error_listing_names_from_the_store_is_escaped(evil_names_store: Path, c
     line = one_line_error(proc, command[0], "nope")
     assert "\x1b" not in line and "\x07" not in line, line
     assert "e\\x1b]0;PWNED\\x07<b>|x" in line
+
+
+# --------------------------------------------------------------------------
+# stored variants of experiments whose names abstat run accepts
+
+@pytest.mark.parametrize("experiment", ["bench[v2]", "my bench", "k*"])
+def test_stored_variant_of_an_experiment_with_any_accepted_name(tmp_path: Path, experiment: str) -> None:
+    """run accepts any name without ':'; compare and plan found only [A-Za-z0-9_.+-] names (and
+    globbed names with brackets or stars as file patterns)."""
+    proc = abstat("run", "--store", "s.db", "--experiment", experiment, "-n", "3", "--no-progress",
+                  "-v", "a=true", "-v", "b=true", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for command in ("compare", "plan"):
+        proc = abstat(command, "--store", "s.db", f"{experiment}:a", f"{experiment}:b", cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert f"{experiment}:a".encode() in proc.stdout
+    one_line_error(abstat("compare", "--store", "s.db", f"{experiment}:zz", f"{experiment}:a", cwd=tmp_path),
+                   "compare", f"{experiment}:zz")
