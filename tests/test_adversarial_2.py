@@ -353,3 +353,22 @@ def test_stored_variant_of_an_experiment_with_any_accepted_name(tmp_path: Path, 
         assert f"{experiment}:a".encode() in proc.stdout
     one_line_error(abstat("compare", "--store", "s.db", f"{experiment}:zz", f"{experiment}:a", cwd=tmp_path),
                    "compare", f"{experiment}:zz")
+
+
+# --------------------------------------------------------------------------
+# -o onto the store itself
+
+@pytest.mark.parametrize("command", [["export"], ["report"], ["history", "e1", "--no-state"]])
+def test_output_onto_the_store_keeps_the_store(tmp_path: Path, good_store: Path, command: list[str]) -> None:
+    """`abstat export --store s.db -o s.db` replaced the store by its CSV: every run was lost."""
+    import shutil
+
+    shutil.copy(good_store, tmp_path / "s.db")
+    (tmp_path / "link.db").symlink_to("s.db")
+    for target in ("s.db", "link.db"):
+        proc = abstat(*command, "--store", "s.db", "-o", target, cwd=tmp_path)
+        one_line_error(proc, command[0], target, "SQLite database")
+    listed = abstat("list", "--store", "s.db", cwd=tmp_path)
+    assert listed.returncode == 0 and b"e1" in listed.stdout, listed.stderr
+    proc = abstat("export", "--store", "s.db", "-o", "out.csv", cwd=tmp_path)  # other files are still written
+    assert proc.returncode == 0 and (tmp_path / "out.csv").read_text().startswith("experiment,"), proc.stderr
