@@ -233,6 +233,10 @@ def test_bisect_whose_benchmark_always_fails_is_one_line(tmp_path: Path) -> None
     one_line_error(proc, "bisect", "every run of the benchmark failed at the good revision", "exit status 127")
     failed = sqlite3.connect(tmp_path / "s.db").execute("SELECT count(*) FROM runs WHERE status != 'ok'").fetchone()
     assert failed[0] >= 5  # the failed runs are recorded
+    import subprocess
+
+    worktrees = subprocess.run(["git", "worktree", "list"], cwd=tmp_path / "repo", capture_output=True, text=True)
+    assert len(worktrees.stdout.splitlines()) == 1, worktrees.stdout  # its worktrees are removed
 
 
 def _in_bisection(repo: Path, *args: str, store: Path, timeout: float = 120):
