@@ -12,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from test_cli_bad_inputs import abstat, good_store, one_line_error  # noqa: F401 (fixture)
-
+from test_cli_bad_inputs import abstat, one_line_error
+from test_cli_bad_inputs import good_store as good_store  # noqa: F401 (a fixture, used by name)
 
 # --------------------------------------------------------------------------
 # audit: regular expressions that backtracked quadratically on long lines
