@@ -80,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except AbstatError as err:
         _flush_quietly()
-        message = str(err).replace("\r", "\\r").replace("\n", "\\n")  # one line, whatever a file name holds
+        from abstat.render.escape import terminal
+
+        # one line, whatever a file name holds; no escape sequence from a name in the store reaches the terminal
+        message = terminal(str(err).replace("\r", "\\r").replace("\n", "\\n"))
         sys.stderr.write(f"abstat {name}: {message}\n")
         return err.exit_status
     except KeyboardInterrupt:
@@ -95,8 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("ABSTAT_DEBUG"):
             raise
         _discard_stdout()
+        from abstat.render.escape import terminal
+
         where = f"{err.filename}: " if err.filename else "write error: "
-        sys.stderr.write(f"abstat {name}: {where}{err.strerror or err}\n")
+        sys.stderr.write(terminal(f"abstat {name}: {where}{err.strerror or err}") + "\n")
         return 2
     except Exception as err:  # never a traceback for the user
         if os.environ.get("ABSTAT_DEBUG"):

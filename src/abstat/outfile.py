@@ -9,6 +9,8 @@
 * Anything else (``/dev/null``, ``/dev/stdout``, a FIFO, a terminal) is
   written through, never replaced: renaming over ``/dev/null`` as root
   would replace the device.
+* A SQLite database (a result store, or its write-ahead log) is never
+  replaced: ``-o abstat.db`` is refused, the runs recorded there stay.
 * Every write, the flush and the close are checked.  On failure (a full
   disk, ``/dev/full``) no partial file is left where a regular file was
   asked for, and the error is one line naming the file
@@ -36,10 +38,26 @@ def write_output(path: str, write: Callable[[TextIO], None], *, newline: str | N
         raise InputError(f"cannot write: {err.strerror or err}", path=path) from None
     if mode is not None and stat.S_ISDIR(mode):
         raise InputError("cannot write: is a directory", path=path)
+    if mode is not None and stat.S_ISREG(mode) and _is_database(target):
+        raise InputError("will not replace a SQLite database (a result store?) with the output; "
+                         "choose another -o FILE", path=path)
     if mode is None or stat.S_ISREG(mode):
         _replace_regular(path, target, mode, write, newline)
     else:
         _write_through(path, write, newline)
+
+
+# A SQLite file, and its write-ahead log: `-o abstat.db` would replace every recorded run.
+_DATABASE_MAGIC = (b"SQLite format 3\x00", b"\x37\x7f\x06\x82", b"\x37\x7f\x06\x83")
+
+
+def _is_database(target: str) -> bool:
+    try:
+        with open(target, "rb") as handle:
+            head = handle.read(16)
+    except OSError:
+        return False
+    return head.startswith(_DATABASE_MAGIC)
 
 
 def _failure(path: str, err: OSError) -> InputError:

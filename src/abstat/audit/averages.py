@@ -23,14 +23,52 @@ _MENTION = re.compile(
     r"|\baveraged\s+(?:over|across)\s+(\d+)\s+(runs?|builds?|iterations?|samples?|measurements?|repetitions?|trials?|boots?)\b",
     re.IGNORECASE,
 )
-_ROW = re.compile(
-    rf"^(?P<label>[A-Za-z][\w .,'()/+-]*?)\s*:?\s+(?P<nums>{_NUM}(?:\s+{_NUM})*)\s*(?P<unit>{_UNITS})?$"
-)
 _HEADER_WORDS = re.compile(r"^[A-Za-z][\w/%()-]*(?:\s+[A-Za-z][\w/%()-]*)*$")
 _PAIR = re.compile(rf"([A-Za-z][A-Za-z _-]{{0,30}}?):\s*({_NUM})\s*({_UNITS})\b")
 _SPREAD = re.compile(r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bsigma\b|\bconfidence\b", re.IGNORECASE)
 _BASELINE = re.compile(r"\b(without|unpatched|before|baseline|base|old|vanilla|orig(?:inal)?|stock|reference)\b", re.IGNORECASE)
 TABLE_DISTANCE = 12  # lines between a mention and its table
+# A row is ``LABEL[:] NUM NUM ... [UNIT]``.  As one regular expression (label of letters, digits and
+# spaces, matched lazily, then the numbers) it backtracks quadratically on a long line of numbers
+# that does not end like a row (10,000 numbers: 21 s), so :func:`_row` finds the same match by
+# taking the numbers from the end, in linear time.
+_LABEL = re.compile(r"[A-Za-z][\w .,'()/+-]*")
+_NUMBER = re.compile(_NUM)
+_NUMBER_UNIT = re.compile(rf"({_NUM})({_UNITS})")
+_UNIT = re.compile(_UNITS)
+
+
+def _row(text: str) -> tuple[str, str, str | None] | None:
+    """(label, numbers, unit) of a row ``LABEL[:] NUM NUM ... [UNIT]``, or None; the label is the
+    shortest one that leaves only numbers (and a unit) after it."""
+    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+    if not spans:
+        return None
+    unit = None
+    if _UNIT.fullmatch(text, *spans[-1]):
+        unit = text[slice(*spans.pop())]
+    elif not _NUMBER.fullmatch(text, *spans[-1]):
+        glued = _NUMBER_UNIT.fullmatch(text, *spans[-1])
+        if glued is None:
+            return None
+        unit = glued.group(2)
+        spans[-1] = (spans[-1][0], glued.end(1))
+    if not spans or not _NUMBER.fullmatch(text, *spans[-1]):
+        return None
+    first = len(spans) - 1
+    while first > 0 and _NUMBER.fullmatch(text, *spans[first - 1]):
+        first -= 1
+    label_match = _LABEL.match(text)
+    label_end = label_match.end() if label_match else 0
+    for start, _ in spans[first:]:
+        label = text[:start].rstrip()
+        if label.endswith(":"):
+            label = label[:-1].rstrip()
+        if len(label) > label_end:  # a character no label has: longer labels have it too
+            return None
+        if label:
+            return label, text[start:spans[-1][1]], unit
+    return None
 
 
 @dataclass
@@ -72,13 +110,14 @@ def _tables(lines: list[str], skip: set[int]) -> list[_Table]:
             text = lines[j]
             if "|" in text or _SPREAD.search(text):
                 break
-            match = _ROW.match(text)
-            if not match:
+            row = _row(text)
+            if row is None:
                 break
-            values = [float(v) for v in match.group("nums").split()]
+            label, numbers, unit = row
+            values = [float(v) for v in numbers.split()]
             if run and len(values) != len(run[0][1]):
                 break
-            run.append((match.group("label").strip().rstrip(":"), values, match.group("unit")))
+            run.append((label.strip().rstrip(":"), values, unit))
             j += 1
         if len(run) >= 2:
             width = len(run[0][1])

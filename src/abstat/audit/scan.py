@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from abstat.audit.printed import LINE_DIGITS, VITALS_DIGITS, Printed, printed
 
 SYMBOLS = "x+*%#@O"  # ministat marks the 7th data set with O
-_NUM = r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
+_NUM = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
 _QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?[ \t]*)*")
 
 _VITALS = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)((?:[ \t]+{_NUM}){{5}})$")

@@ -87,6 +87,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                 for index in _run_batch(search, step, commits, {**built, **paths}, recorder, executor, config, n):
                     report.skipped.append(commits[index])
                     progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
+                _check_references(search, step, commits, recorder)
                 progress(", ".join(f"measured {commits[c][:12]} x{step.commits.count(c)}" for c in needed)
                          + f"; {search.runs} runs; most likely culprit at {search.posterior().max():.0%}")
             if report.outcome.culprit is not None and config.artifact:
@@ -136,6 +137,16 @@ def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int,
         values.append(measure(executor, recorder, commits[index], role, path, config.run, config.metric,
                               config.timeout))
     return search.record(step, values)
+
+
+def _check_references(search: Search, step: Batch, commits: list[str], recorder: Recorder) -> None:
+    """The good and bad revisions must measure: a reference whose every run failed is an error
+    (the search cannot start without it; nothing else is worth measuring)."""
+    measured = {commit for commit, _, _ in search.samples}
+    for index, role in ((0, "good"), (len(commits) - 1, "bad")):
+        if index in step.commits and index not in measured:
+            why = recorder.failures.get((commits[index], role), "no value")
+            raise InputError(f"every run of the benchmark failed at the {role} revision {commits[index][:12]}: {why}")
 
 
 def _artifact_check(culprit: int, commits: list[str], paths: dict[int, str], trees: Worktrees,

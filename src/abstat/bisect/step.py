@@ -105,6 +105,10 @@ def run_step(argv: list[str]) -> int:
                                 measure(executor, recorder, shas[0], role, path, args.run, metric, args.timeout)
                         recorder.close("complete")
                         values = _references(store, experiment, metric, shas)
+                    if not values:
+                        why = recorder.failures.get((shas[0], role), "no value")
+                        raise StepError(f"every run of the benchmark failed at the {role} reference "
+                                        f"{shas[0][:12]}: {why}")
                     references[role] = values
                 failure = build(executor, args.build, repo, "test", args.timeout) if args.build else None
                 if failure is not None:
@@ -112,14 +116,20 @@ def run_step(argv: list[str]) -> int:
                     return UNDECIDED
                 values: list[float] = []
                 evidence = 0.0
-                while len(values) < args.max_runs:
+                runs = 0  # failed runs count too: a commit whose every run fails is skipped, not run forever
+                while runs < args.max_runs:
                     for _ in range(BATCH):
+                        runs += 1
                         value = measure(executor, recorder, head, "test", repo, args.run, metric, args.timeout)
                         if value is not None:
                             values.append(value)
                     evidence = llr(values, references["good"], references["bad"])
                     if abs(evidence) >= THRESHOLD:
                         break
+                if not values:
+                    why = recorder.failures.get((head, "test"), "no value")
+                    sys.stderr.write(f"abstat bisect step: {head[:12]}: every run failed, skip ({why[:200]})\n")
+                    return UNDECIDED
             finally:
                 recorder.close("complete")
     finally:

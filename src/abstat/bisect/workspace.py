@@ -62,8 +62,11 @@ def build(executor: Any, command: str | None, path: str, label: str, timeout: fl
     if not command:
         return None
     measurement = executor.run_hook("build", in_dir(path, command), RunContext(label), timeout=timeout)
-    if measurement.ok:
-        return None
+    return None if measurement.ok else failure_reason(measurement)
+
+
+def failure_reason(measurement: Any) -> str:
+    """Why a build or a run failed: its notes (exit status...) and the end of its stderr."""
     reason = "; ".join(measurement.notes) or measurement.status
     return reason + (f" (stderr: {measurement.stderr_tail})" if measurement.stderr_tail else "")
 
@@ -108,6 +111,7 @@ class Recorder:
         self.machine = machine.collect()
         self.invocations: dict[tuple[str, str], Any] = {}
         self.counts: dict[tuple[str, str], int] = {}
+        self.failures: dict[tuple[str, str], str] = {}  # (sha, role) -> why its last failed run failed
         self.position = 0
 
     def invocation(self, sha: str, role: str) -> Any:
@@ -131,6 +135,8 @@ class Recorder:
         )
         self.counts[key] += 1
         self.position += 1
+        if not measurement.ok:
+            self.failures[key] = failure_reason(measurement)
 
     def skipped(self, sha: str, reason: str) -> None:
         invocation = self.invocation(sha, "skipped")

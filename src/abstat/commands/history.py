@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 
 from abstat.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
@@ -64,6 +65,8 @@ def main(argv: list[str]) -> int:
         raise UsageError("--min-magnitude must be a percentage >= 0")
     if args.min_segment < 2 or args.window < args.min_segment:
         raise UsageError("--min-segment must be at least 2 and --window at least --min-segment")
+    if not os.path.isdir(args.repo):
+        raise InputError("--repo: no such directory", path=args.repo)
     store_path = resolve_store_path(args.store) if args.experiment is not None else None
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
                            metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,

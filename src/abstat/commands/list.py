@@ -25,13 +25,16 @@ def main(argv: list[str]) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps([vars(s) for s in summaries], indent=2) + "\n")
         return 0
+    from abstat.render.escape import terminal
+
     if not summaries:
-        sys.stdout.write(f"{store.display}: no experiments\n")
+        sys.stdout.write(f"{terminal(store.display)}: no experiments\n")
         return 0
     header = ("EXPERIMENT", "VARIANTS", "RUNS", "FAILED", "INVOCATIONS", "BOOTS", "HOSTS", "LAST RUN")
     rows = [
-        (s.name, ",".join(s.variants), str(s.runs_ok), str(s.runs_failed), str(s.invocations), str(s.boots),
-         ",".join(s.hosts), s.last_run_at or "-")
+        tuple(terminal(cell) for cell in (
+            s.name, ",".join(s.variants), str(s.runs_ok), str(s.runs_failed), str(s.invocations), str(s.boots),
+            ",".join(s.hosts), s.last_run_at or "-"))
         for s in summaries
     ]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]

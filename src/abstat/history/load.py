@@ -72,6 +72,10 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
         sets, first_seen = _store_sets(store_path, experiment, metrics, where)
     file_sets = _file_sets(inputs, metrics, where)
     series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
+    if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
+        wanted = f" of metric {', '.join(metrics)}" if metrics else ""
+        raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r} column; "
+                         "--rev-label names another)", path=", ".join(inputs))
     warnings: list[str] = []
     if skipped:
         warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 import math
-from html import escape
 from typing import Any
 
 from abstat.history.analysis import HistoryReport, SeriesResult
 from abstat.history.changepoints import SIZE_WINDOW
+from abstat.render.escape import html as escape
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
 from abstat.render.units import format_change, format_p, format_value
@@ -65,7 +65,7 @@ def render_text(report: HistoryReport, markdown: bool = False) -> str:
         lines.append(("## " if markdown else "") + esc(heading))
         count = len(series.points)
         lines.append(f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
-                     + (f", {series.points[0].rev[:12]} .. {series.points[-1].rev[:12]}" if count else ""))
+                     + (f", {esc(series.points[0].rev[:12])} .. {esc(series.points[-1].rev[:12])}" if count else ""))
         rows = [[esc(c) for c in row] for row in _rows(result, report)]
         if not rows:
             lines.append("no change point found")
@@ -74,6 +74,7 @@ def render_text(report: HistoryReport, markdown: bool = False) -> str:
             lines.append("| " + " | ".join(_HEADER) + " |")
             lines.append("|" + "|".join("---" for _ in _HEADER) + "|")
             lines.extend("| " + " | ".join(row) + " |" for row in rows)
+            lines.append("")  # the next line would be read as one more row of the table
         else:
             widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
             lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(_HEADER, widths)).rstrip())
@@ -133,13 +134,15 @@ def _plot(result: SeriesResult, salt: str) -> str:
     from abstat.render.html_plots import svg_element
 
     points = result.series.points
+    ys = [v for p in points for v in p.values]
+    if ys and not math.isfinite(max(ys) - min(ys)):
+        return _NO_PLOT
     with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt,
                                 "text.parse_math": False, "font.size": 9}):
         figure = Figure(figsize=(8.0, 3.0))
         FigureCanvasSVG(figure)
         axes = figure.add_subplot()
         xs = [i for i, p in enumerate(points) for _ in p.values]
-        ys = [v for p in points for v in p.values]
         axes.plot(xs, ys, ".", color="#9ab", markersize=3, label="samples")
         axes.plot(range(len(points)), [p.centre for p in points], "-", color="#1f77b4", linewidth=0.8,
                   label="median per revision")
@@ -150,12 +153,18 @@ def _plot(result: SeriesResult, salt: str) -> str:
                          linewidth=1.2)
         step = max(1, len(points) // 12)
         ticks = list(range(0, len(points), step))
-        axes.set_xticks(ticks, [points[i].rev[:8] for i in ticks], rotation=45, fontsize=7)
+        axes.set_xticks(ticks, [terminal_safe(points[i].rev[:8]) for i in ticks], rotation=45, fontsize=7)
         axes.set_xlabel("revision (change points: red lines, dashed = provisional; segment medians: green)")
-        axes.set_ylabel(result.series.metric + (f" ({result.series.unit})" if result.series.unit else ""))
+        axes.set_ylabel(terminal_safe(result.series.metric + (f" ({result.series.unit})" if result.series.unit else "")))
         axes.grid(True, alpha=0.3)
         axes.legend(loc="best", fontsize=7)
-        return svg_element(figure)
+        try:
+            return svg_element(figure)
+        except (ValueError, OverflowError):  # matplotlib's ticks overflow near the largest doubles
+            return _NO_PLOT
+
+
+_NO_PLOT = "<p>(no plot: the values are too close to the largest floating-point number to draw)</p>"
 
 
 def render_html(report: HistoryReport) -> str:

@@ -22,7 +22,9 @@ def git(args: Sequence[str], cwd: str, *, check: bool = True, timeout: float = G
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                               input=stdin, env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        if not os.path.isdir(cwd):
+            raise InputError("no such directory", path=cwd) from None
         raise InputError("git is not installed", path=cwd) from None
     except subprocess.TimeoutExpired:
         raise InputError(f"git {' '.join(args[:2])} took more than {timeout:g} s", path=cwd) from None

@@ -1,6 +1,7 @@
 """Series of per-revision values, from the store or from files, in revision order."""
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,11 @@ class Point:
     def centre(self) -> float:
         ordered = sorted(self.values)
         n = len(ordered)
-        return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2.0
+        if n % 2:
+            return ordered[n // 2]
+        low, high = ordered[n // 2 - 1], ordered[n // 2]
+        middle = (low + high) / 2.0
+        return middle if math.isfinite(middle) else low / 2.0 + high / 2.0  # near the largest doubles
 
 
 @dataclass

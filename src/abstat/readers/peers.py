@@ -134,9 +134,15 @@ def _looks_numeric(field: str) -> bool:
     return True
 
 
+def _shown(value: Any) -> str:
+    """``repr(value)``, cut to 40 characters: an error message stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _finite(value: Any, path: str, what: str, line: int | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{what}: not a number: {value!r}", path=path, line=line)
+        raise InputError(f"{what}: not a number: {_shown(value)}", path=path, line=line)
     value = float(value)
     if not math.isfinite(value):
         raise InputError(f"{what}: not a finite number: {value!r}", path=path, line=line)
@@ -316,7 +322,7 @@ def read_csv(path: str, text: str | None = None, *,
         for metric in metrics:
             cell = row[header.index(metric)].strip()
             if not _is_number(cell):
-                raise InputError(f"column {metric!r}: not a finite number: {cell!r}",
+                raise InputError(f"column {metric!r}: not a finite number: {_shown(cell)}",
                                  path=path, line=lineno)
             set_labels = dict(labels)
             if len(metrics) > 1 or "metric" not in set_labels:

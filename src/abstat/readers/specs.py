@@ -27,7 +27,8 @@ from abstat.readers.summary import Summary, looks_like_summary, parse_summary
 
 _LABEL = re.compile(r"\A[^=/\\]+\Z")
 _GLOB_CHARS = re.compile(r"[*?\[]")
-_STORE_REF = re.compile(r"\A[A-Za-z0-9_.+-]+:[A-Za-z0-9_.+@-]+\Z")
+# EXPERIMENT:VARIANT, with an experiment name as abstat run accepts it (anything but ':'; spaces, brackets...)
+_STORE_REF = re.compile(r"\A[^:]+:[A-Za-z0-9_.+@-]+\Z")
 
 
 @dataclass
@@ -96,6 +97,9 @@ def parse_variant_spec(
     if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
         paths = sorted(glob.glob(value))
         if not paths:
+            runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'
+            if runs is not None:
+                return VariantData(name, runs=runs, sources=[f"store:{value}"])
             raise InputError("no file matches this pattern", path=value)
         runs = [_read(p, column, delimiters) for p in paths]
         return VariantData(name, runs=runs, sources=paths)

@@ -400,11 +400,10 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
             )
         token = fields[column - 1]
         value = _lenient_float(token)
-        if value is None:
+        if value is None or value != value or value in (_INF, -_INF):
             shown = token if len(token) <= 40 else token[:37] + "..."
-            raise InputError(f"not a number: {shown!r}", path=name, line=number)
-        if value != value or value in (_INF, -_INF):
-            raise InputError(f"not a finite number: {token!r}", path=name, line=number)
+            what = "not a number" if value is None else "not a finite number"
+            raise InputError(f"{what}: {shown!r}", path=name, line=number)
         values.append(value)
     if not values:
         raise InputError("no samples found (empty file?)", path=name)

@@ -330,6 +330,9 @@ def _connect_sqlite(path: str, create: bool, read_only: bool = False) -> Connect
         directory = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(directory):
             raise InputError("the store's directory does not exist", path=path)
+        if not os.access(directory, os.W_OK):
+            raise InputError("cannot create the store: its directory is read-only (a read-only file system, "
+                             "or no write permission)", path=path)
         mode = "rwc"
     else:
         if os.path.getsize(path) == 0 and not create:  # a store has its header page even in WAL mode

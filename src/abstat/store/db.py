@@ -99,11 +99,21 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True, read_only: boo
                 continue
             connection.close()
             if connection.kind == "sqlite":
+                if not connection.read_only and not _writable(path):  # a store, on a read-only disk
+                    raise InputError(f"cannot write to the store ({err}): {_READ_ONLY}",
+                                     path=connection.display) from None
                 raise InputError(f"not an abstat store ({err})", path=connection.display) from None
             raise connection.error(err) from None
         except BaseException:
             connection.close()
             raise
+
+
+_READ_ONLY = "the file or its directory is read-only (a read-only file system, or no write permission)"
+
+
+def _writable(path: str) -> bool:
+    return os.access(path, os.W_OK) and os.access(os.path.dirname(os.path.abspath(path)), os.W_OK)
 
 
 def _check_then_wal(connection: Connection) -> None:
