@@ -169,3 +169,13 @@ def test_audit_relative_interval_is_fiellers():
         ci = judge(10, x.mean(), x.std(ddof=1), 10, y.mean(), y.std(ddof=1)).welch["ci_pct"]
         covered += bool(ci) and ci[0] <= 30.0 <= ci[1]
     assert covered / 300 >= 0.93
+
+
+def test_medians_near_the_largest_double_are_finite():
+    import abstat
+
+    before = [1.7e308, 1.6e308, 1.65e308, 1.62e308, 1.69e308, 1.61e308]
+    after = [1.5e308, 1.4e308, 1.45e308, 1.42e308, 1.49e308, 1.41e308]
+    result = abstat.compare(before, after)
+    baseline, candidate = result.summaries
+    assert baseline.median == 1.635e308 and candidate.median == 1.435e308

@@ -262,3 +262,16 @@ def test_changepoint_benchmark_runs_and_prints_every_shape():
     assert {row[0].lstrip("| ") for row in rows if row[1] == "oracle K (reference)"} == {
         "normal", "quantized", "outliers", "bimodal", "drift"}
     assert all(row[9] == "0" for row in rows[1:])  # the errors column: no detector raised
+
+
+def test_huge_and_subnormal_values_give_the_same_changes_scaled():
+    # a -67% step, as plain numbers, near the largest double and among subnormals: the same
+    # position and relative size, and medians that are neither inf nor 0
+    rng = np.random.default_rng(2)
+    values = np.r_[rng.normal(1.0, 0.01, 60), rng.normal(0.33, 0.0033, 60)]
+    (plain,) = detect(values).change_points
+    for scale in (1.5e308, 2.0 ** -1060):
+        (change,) = detect(values * scale).change_points
+        assert change.index == plain.index == 60
+        assert abs(change.relative - plain.relative) < 1e-3
+        assert np.isfinite(change.before) and change.after > 0

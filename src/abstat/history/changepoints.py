@@ -43,6 +43,7 @@ next to a spike, which then helped it pass.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -240,14 +241,22 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
 
     if min_segment < 2:
         raise ValueError("min_segment must be at least 2")
-    x = [float(v) for v in values]
+    # work on the values times a power of two that brings the largest to [0.5, 1): exact, and
+    # neither values near the largest double nor subnormal ones overflow or vanish on the way
+    peak = max((abs(float(v)) for v in values), default=0.0)
+    exponent = math.frexp(peak)[1] if peak > 0 and math.isfinite(peak) else 0
+    x = [math.ldexp(float(v), -exponent) for v in values]
+
+    def unscaled(value: float) -> float:
+        return math.ldexp(value, exponent)
+
     n = len(x)
     settle = settle if settle is not None else max(2 * min_segment, 10)
     warnings: list[str] = []
     if n < 2 * min_segment:
         if n:
             warnings.append(f"{n} points: too few to find a change (at least {2 * min_segment})")
-        return Detection([], [(0, n, _median(x))] if n else [], warnings)
+        return Detection([], [(0, n, unscaled(_median(x)))] if n else [], warnings)
     kept = candidates(x)
     sigma = _robust_sigma(x)
 
@@ -322,11 +331,12 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
         half_step = _grid_step(x[max(lo, position - size_window):min(hi, position + size_window)]) / 2.0
         after_count = n - position
         found.append(ChangePoint(
-            index=position, p_value=p_value, shift=shift.estimate, low=shift.low - half_step,
-            high=shift.high + half_step,
-            before=_median(sized_left), after=_median(sized_right), left_n=len(left), right_n=len(right),
+            index=position, p_value=p_value, shift=unscaled(shift.estimate),
+            low=unscaled(shift.low - half_step), high=unscaled(shift.high + half_step),
+            before=unscaled(_median(sized_left)), after=unscaled(_median(sized_right)),
+            left_n=len(left), right_n=len(right),
             provisional=after_count < settle, points_to_settle=max(0, settle - after_count),
         ))
     bounds = [0, *[c.index for c in found], n]
-    segments = [(a, b, _median(x[a:b])) for a, b in zip(bounds, bounds[1:])]
+    segments = [(a, b, unscaled(_median(x[a:b]))) for a, b in itertools.pairwise(bounds)]
     return Detection(found, segments, warnings)

@@ -75,13 +75,21 @@ def median(values: np.ndarray) -> float:
     if n % 2:
         return float(np.partition(values, half)[half])
     part = np.partition(values, [half - 1, half])
-    return float((part[half - 1] + part[half]) / 2.0)
+    return _midpoint(float(part[half - 1]), float(part[half]))
+
+
+def _midpoint(low: float, high: float) -> float:
+    """``(low + high) / 2`` that does not overflow near the largest double."""
+    middle = (low + high) / 2.0
+    return middle if math.isfinite(middle) else low / 2.0 + high / 2.0
 
 
 def sorted_median(sorted_values: np.ndarray) -> float:
     n = sorted_values.size
     half = n // 2
-    return float(sorted_values[half]) if n % 2 else float((sorted_values[half - 1] + sorted_values[half]) / 2.0)
+    if n % 2:
+        return float(sorted_values[half])
+    return _midpoint(float(sorted_values[half - 1]), float(sorted_values[half]))
 
 
 def grid_gap(sorted_values: np.ndarray) -> float:
