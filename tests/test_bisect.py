@@ -92,8 +92,8 @@ def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99",
                   cwd=str(tmp_path / "repo"))
     assert done.returncode == 0, done.stderr
-    assert "skipped (build failed): " in done.stdout
-    skipped = done.stdout.split("skipped (build failed): ")[1].split()[0].split(",")
+    assert "skipped (did not build, or every run failed): " in done.stdout
+    skipped = done.stdout.split("skipped (did not build, or every run failed): ")[1].split()[0].split(",")
     assert skipped[0] in (shas[30][:12], shas[31][:12]), done.stdout
     assert f"culprit: {shas[44]}" in done.stdout
     assert "build failed" in done.stderr  # the progress says why it skipped
@@ -192,3 +192,14 @@ def test_a_commit_whose_runs_all_fail_is_skipped_and_the_search_ends():
     assert 20 in search.skipped
     assert outcome.status == "found" and outcome.culprit == 30
     assert outcome.runs > len(search.samples)  # failed runs count as spent
+
+
+def test_artifact_outside_the_tree_is_refused_in_one_line(tmp_path):
+    for artifact in ("/etc/passwd", "../../x", "build/../../x"):
+        done = subprocess.run([sys.executable, "-m", "abstat", "bisect", "--good", "a", "--bad", "b",
+                               "--build", "true", "--run", "true", "--metric", "x=x: (\\d+)",
+                               "--artifact", artifact, "--store", str(tmp_path / "s.db")],
+                              cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC},
+                              timeout=60)
+        assert done.returncode == 2 and "--artifact" in done.stderr and "inside the repository" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr

@@ -275,3 +275,13 @@ def test_huge_and_subnormal_values_give_the_same_changes_scaled():
         assert change.index == plain.index == 60
         assert abs(change.relative - plain.relative) < 1e-3
         assert np.isfinite(change.before) and change.after > 0
+
+
+def test_history_of_a_stored_experiment_without_revisions_is_one_line(tmp_path):
+    store_path = str(tmp_path / "s.db")
+    done = abstat("run", "--store", store_path, "--experiment", "plain", "-n", "3", "-v", "a=true",
+                  "--no-progress", cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    done = abstat("history", "plain", "--store", store_path, "--no-state", cwd=str(tmp_path))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "'rev' label" in done.stderr

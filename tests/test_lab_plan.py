@@ -251,3 +251,34 @@ def test_hello_is_found_past_login_script_noise():
                         + b"\n{\"result\": {}}\n")
     assert _hello(stream) == {"hello": {"boot_id": "b"}}
     assert _hello(io.BytesIO(b"motd only\n")) is None
+
+
+def test_a_name_that_does_not_resolve_fails_at_once_not_after_the_first_contact_wait():
+    import time
+    from types import SimpleNamespace
+
+    import pytest
+
+    from abstat.lab.host import HostFailed, HostWorker
+    from abstat.lab.ssh import SshError
+
+    calls = []
+
+    def connect(timeout):
+        calls.append(timeout)
+        raise SshError("ssh: Could not resolve hostname 127.0.0.1:1: Name or service not known")
+
+    worker = SimpleNamespace(ssh=SimpleNamespace(connect=connect), _check_stop=lambda: None)
+    started = time.monotonic()
+    with pytest.raises(HostFailed, match="cannot reach the host: ssh: Could not resolve hostname"):
+        HostWorker._reach(worker, 30.0, "cannot reach the host")
+    assert calls == [10] and time.monotonic() - started < 5
+
+    def refused(timeout):
+        calls.append(timeout)
+        raise SshError("ssh: connect to host 127.0.0.1 port 1: Connection refused")
+
+    worker.ssh.connect = refused
+    with pytest.raises(HostFailed, match="within 1 s"):
+        HostWorker._reach(worker, 1.0, "cannot reach the host")
+    assert len(calls) > 2  # a refused connection is retried until the time is up

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from typing import Any
 
@@ -103,7 +104,7 @@ def render(report: Any, fmt: str) -> str:
         for c in candidates:
             lines.append(f"    {c['probability']:.3f}  {c['rev'][:12]} {_t(c['subject'])}")
     lines.append(f"  {outcome.runs} benchmark runs over {len(commits) - 1} commits"
-                 + (f"; {len(report.skipped)} skipped (build failed): "
+                 + (f"; {len(report.skipped)} skipped (did not build, or every run failed): "
                     + ", ".join(s[:12] for s in report.skipped) if report.skipped else ""))
     for warning in report.warnings + outcome.notes:
         lines.append(f"warning: {_t(warning)}")
@@ -122,6 +123,10 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.budget < 20:
         raise UsageError("--budget must be at least 20 runs")
+    if args.artifact is not None and (os.path.isabs(args.artifact)
+                                      or os.path.normpath(args.artifact).split(os.sep)[0] in ("..", "")):
+        raise UsageError(f"--artifact {args.artifact!r}: give a path inside the repository's tree, "
+                         "relative to its top")
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise UsageError("--timeout must be a positive number of seconds")
     metric, spec = metric_choice(args.metric)

@@ -76,6 +76,11 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
         raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r} column; "
                          "--rev-label names another)", path=", ".join(inputs))
+    if experiment is not None and not series:  # a stored experiment that was never given revisions
+        matching = " matching --where" if where else ""
+        raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
+                         f"(record revisions with abstat run --rev or --label {rev_label}=...; "
+                         "--rev-label names another)", path=store_path)
     warnings: list[str] = []
     if skipped:
         warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "

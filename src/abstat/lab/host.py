@@ -35,6 +35,7 @@ CHECK_TIMEOUT_S = 120.0
 BOOT_ATTEMPTS = 2          # a boot refused by --check is tried once more
 UNASKED_REBOOTS = 1        # more than this many reboots nobody asked for: boot loop
 RECONNECTS_PER_BLOCK = 3
+PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed")
 FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout
 
 
@@ -115,7 +116,8 @@ class HostWorker(threading.Thread):
     # -- booting -------------------------------------------------------
 
     def _reach(self, timeout: float, failure: str) -> None:
-        """Connect, retrying for up to ``timeout`` seconds."""
+        """Connect, retrying for up to ``timeout`` seconds (at once failing on errors that waiting
+        cannot mend: a name that does not resolve, a changed host key)."""
         deadline = time.monotonic() + timeout
         while True:
             self._check_stop()
@@ -124,6 +126,8 @@ class HostWorker(threading.Thread):
                 self.ssh.connect(max(1.0, min(left, 10)))
                 return
             except SshError as err:
+                if any(marker in str(err) for marker in PERMANENT_SSH_ERRORS):
+                    raise HostFailed(f"{failure}: {err}") from None  # waiting cannot mend it
                 if deadline - time.monotonic() <= 0:
                     raise HostFailed(f"{failure} within {timeout:g} s (last: {err})") from None
             time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
