@@ -27,8 +27,9 @@ from typing import TextIO
 from abstat.errors import InputError
 
 
-def write_output(path: str, write: Callable[[TextIO], None], *, newline: str | None = None) -> None:
-    """Call ``write(handle)`` with a UTF-8 text handle whose contents end up in ``path``."""
+def check_output(path: str) -> tuple[str, int | None]:
+    """Refuse an ``-o`` target that must not be written (a directory, a SQLite database) before
+    any work is done; returns the real target and its mode (None: it does not exist yet)."""
     target = os.path.realpath(path)  # through symbolic links (a dangling one: its target is created)
     try:
         mode = os.stat(target).st_mode
@@ -41,6 +42,12 @@ def write_output(path: str, write: Callable[[TextIO], None], *, newline: str | N
     if mode is not None and stat.S_ISREG(mode) and _is_database(target):
         raise InputError("will not replace a SQLite database (a result store?) with the output; "
                          "choose another -o FILE", path=path)
+    return target, mode
+
+
+def write_output(path: str, write: Callable[[TextIO], None], *, newline: str | None = None) -> None:
+    """Call ``write(handle)`` with a UTF-8 text handle whose contents end up in ``path``."""
+    target, mode = check_output(path)
     if mode is None or stat.S_ISREG(mode):
         _replace_regular(path, target, mode, write, newline)
     else:

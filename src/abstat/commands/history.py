@@ -67,6 +67,10 @@ def main(argv: list[str]) -> int:
         raise UsageError("--min-segment must be at least 2 and --window at least --min-segment")
     if not os.path.isdir(args.repo):
         raise InputError("--repo: no such directory", path=args.repo)
+    if args.output:
+        from abstat.outfile import check_output
+
+        check_output(args.output)  # before the work: never onto the store, say
     store_path = resolve_store_path(args.store) if args.experiment is not None else None
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
                            metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
