@@ -188,7 +188,7 @@ class MetricScanner:
             extra = self._bad_count.get(pattern.name, 0) - len(self._bad.get(pattern.name, []))
             if extra > 0:
                 notes.append(f"metric {pattern.name}: {extra} more match(es) that are not finite numbers")
-            if pattern.name not in self.regex_values:
+            if pattern.name not in self.regex_values and not self._bad_count.get(pattern.name, 0):
                 notes.append(f"metric {pattern.name}: pattern {pattern.regex.pattern!r} matched nothing")
         return notes
 
