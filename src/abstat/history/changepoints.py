@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 DEFAULT_MAX_PVALUE = 0.001
@@ -229,6 +229,27 @@ def _step_beyond_line_p(x: Sequence[float], lo: int, position: int, hi: int) -> 
     return float(2.0 * stdtr(n - 3, -abs(t)))
 
 
+def _failing(ratio: float) -> float:
+    """A test's p-value over its threshold: 0 when it passes, else the ratio (larger: weaker)."""
+    return ratio if ratio > 1.0 else 0.0
+
+
+def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> list[int]:
+    """Drop the weakest failing point (``weakness`` > 0) and re-judge its two neighbours, whose
+    segments merged, until every point left stands: a drift cut into pieces falls piece by piece
+    as the segments around the pieces grow."""
+    points = list(points)
+    weaknesses = [weakness(p, points) for p in points]
+    while points and max(weaknesses) > 0.0:
+        weakest = max(range(len(points)), key=weaknesses.__getitem__)
+        del points[weakest]
+        del weaknesses[weakest]
+        for i in (weakest - 1, weakest):
+            if 0 <= i < len(points):
+                weaknesses[i] = weakness(points[i], points)
+    return points
+
+
 def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
            min_magnitude: float = DEFAULT_MIN_MAGNITUDE, min_segment: int = DEFAULT_MIN_SEGMENT,
            window: int = DEFAULT_WINDOW, settle: int | None = None, confidence: float = 0.95) -> Detection:
@@ -257,7 +278,6 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
         if n:
             warnings.append(f"{n} points: too few to find a change (at least {2 * min_segment})")
         return Detection([], [(0, n, unscaled(_median(x)))] if n else [], warnings)
-    kept = candidates(x)
     sigma = _robust_sigma(x)
 
     def neighbours(position: int, points: list[int]) -> tuple[int, int]:
@@ -266,65 +286,45 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
         hi = points[i + 1] if i + 1 < len(points) else n
         return lo, hi
 
-    def score(position: int, points: list[int]) -> float:
-        """p-value of the candidate, or 2.0 when it cannot stand (too short, too small)."""
+    def magnitude_too_small(left: list[float], right: list[float]) -> bool:
+        before, after = _median(left), _median(right)
+        return min_magnitude > 0 and abs(after - before) < min_magnitude * abs(before)
+
+    def candidate_weakness(position: int, points: list[int]) -> float:
+        """How far a PELT candidate is from standing (0: it stands)."""
         lo, hi = neighbours(position, points)
         if position - lo < min_segment or hi - position < min_segment:
-            return 2.0
+            return math.inf
         left, right = _sides(x, lo, position, hi, window)
-        before, after = _median(left), _median(right)
-        if min_magnitude > 0 and abs(after - before) < min_magnitude * abs(before):
-            return 2.0
-        return _mw_p(left, right)
+        if magnitude_too_small(left, right):
+            return math.inf
+        return _failing(_mw_p(left, right) / max_pvalue)
 
-    scores = [score(p, kept) for p in kept]
-    while kept:
-        worst = int(np.argmax(scores))
-        if scores[worst] <= max_pvalue:
-            break
-        del kept[worst]
-        del scores[worst]
-        for i in (worst - 1, worst):  # only the two neighbours' segments changed
-            if 0 <= i < len(kept):
-                scores[i] = score(kept[i], kept)
-    # re-locate each change between its neighbours, then size it
+    def change_weakness(position: int, points: list[int]) -> float:
+        """How far a located change is from standing (0: it stands): its guarded test, and a
+        step beyond the straight line through its neighbouring segments."""
+        lo, hi = neighbours(position, points)
+        left, right = _sides(x, lo, position, hi, window)
+        if len(left) < min_segment or len(right) < min_segment or magnitude_too_small(left, right):
+            return math.inf
+        return _failing(max(_mw_p(*_guarded(left, right)) / max_pvalue,
+                            _step_beyond_line_p(x, lo, position, hi) / TREND_PVALUE))
+
+    kept = _prune(candidates(x), candidate_weakness)
+    # re-locate each change within its window between its neighbours
     located: list[int] = []
     for position in kept:
         lo, hi = neighbours(position, kept)
-        lo = max(lo, position - window)
-        hi = min(hi, position + window)
-        best = _best_split(x, lo, hi, min_segment, sigma)
+        best = _best_split(x, max(lo, position - window), min(hi, position + window), min_segment, sigma)
         located.append(best if best is not None else position)
-    located = sorted(set(located))
+    located = _prune(sorted(set(located)), change_weakness)
     from abstat.stats.shift import hodges_lehmann
 
     found: list[ChangePoint] = []
-    test_window = window
     size_window = min(window, SIZE_WINDOW)
-
-    def failure(position: int, points: list[int]) -> float:
-        """0 when the change stands; else how far it is from standing (larger: weaker)."""
-        lo, hi = neighbours(position, points)
-        left, right = _sides(x, lo, position, hi, test_window)
-        if len(left) < min_segment or len(right) < min_segment:
-            return math.inf
-        ratios = (_mw_p(*_guarded(left, right)) / max_pvalue,
-                  _step_beyond_line_p(x, lo, position, hi) / TREND_PVALUE)
-        return max(ratios) if max(ratios) > 1.0 else 0.0
-
-    # drop the weakest failing change and re-test its neighbours on the merged segments
-    # (a drift cut into pieces falls piece by piece as the straight line gets longer)
-    failures = [failure(p, located) for p in located]
-    while located and max(failures) > 0.0:
-        weakest = int(np.argmax(failures))
-        del located[weakest]
-        del failures[weakest]
-        for i in (weakest - 1, weakest):
-            if 0 <= i < len(located):
-                failures[i] = failure(located[i], located)
     for position in located:
         lo, hi = neighbours(position, located)
-        left, right = _guarded(*_sides(x, lo, position, hi, test_window))
+        left, right = _guarded(*_sides(x, lo, position, hi, window))
         p_value = _mw_p(left, right)
         sized_left, sized_right = _guarded(*_sides(x, lo, position, hi, size_window))
         shift = hodges_lehmann(np.asarray(sized_left), np.asarray(sized_right), confidence)
