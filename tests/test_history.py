@@ -285,3 +285,10 @@ def test_history_of_a_stored_experiment_without_revisions_is_one_line(tmp_path):
     done = abstat("history", "plain", "--store", store_path, "--no-state", cwd=str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "'rev' label" in done.stderr
+
+
+def test_min_magnitude_drops_changes_smaller_than_it():
+    rng = np.random.default_rng(17)
+    values = np.r_[rng.normal(100, 0.5, 80), rng.normal(103, 0.5, 80)]  # a 3% step
+    assert [c.index for c in detect(values, min_magnitude=0.02).change_points] == [80]
+    assert detect(values, min_magnitude=0.05).change_points == []
