@@ -68,3 +68,33 @@ def test_notes_that_differ_in_figures_are_merged():
         {"note": "peak RSS not recorded: at most abstat's own 20228 to 20244 KiB", "runs": 4},
         {"note": "perf: cycles not supported", "runs": 1}]
     assert note_lines(notes)[1] == "note: peak RSS not recorded: at most abstat's own 20228 to 20244 KiB (4 runs)"
+
+
+def test_runs_as_the_unit_show_the_centres_the_change_is_the_ratio_of():
+    # with several runs per variant the change is a ratio of geometric means of the runs'
+    # medians: the line shows those, not the pooled medians (whose ratio is another figure)
+    from scipy.stats import gmean
+
+
+    rng = np.random.default_rng(3)
+    before = [rng.normal(level, 0.01, 20) for level in (1.0, 3.0, 1.2, 2.8)]
+    after = [rng.normal(level, 0.01, 20) for level in (1.1, 2.9, 1.3, 3.2)]
+    (comparison,) = compare_many({"before": before, "after": after})
+    assert comparison.estimand == "geomean_ratio"
+    lines = summary_block([("wall", "s", [comparison])]).splitlines()
+    match = re.match(r"wall\s+(\S+) s → (\S+) s\s+([+-]\d+(?:\.\d+)?)%", lines[1])
+    assert match, lines[1]
+    expected = [gmean([np.median(run) for run in runs]) for runs in (before, after)]
+    assert float(match[1]) == pytest.approx(expected[0], rel=2e-3)
+    assert float(match[2]) == pytest.approx(expected[1], rel=2e-3)
+    assert comparison.delta_pct == pytest.approx((expected[1] / expected[0] - 1) * 100, rel=1e-6)
+
+
+def test_caption_names_each_estimand_when_the_lines_differ(sections):
+
+    rng = np.random.default_rng(4)
+    nested = compare_many({"before": [rng.normal(level, 0.01, 20) for level in (1, 2, 1.5)],
+                           "after": [rng.normal(level, 0.01, 20) for level in (1.1, 2, 1.6)]})
+    caption = summary_block([sections[0], ("user", "s", nested)]).splitlines()[0]
+    assert caption == ("after vs before: median ratio for wall; geomean ratio for user; "
+                       "95% confidence intervals")

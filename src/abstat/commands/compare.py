@@ -81,15 +81,34 @@ def main(argv: list[str]) -> int:
         outliers=args.outliers,
     )
     color = terminal.color_wanted(sys.stdout, args.color)
+    metric, unit = _stored_metric(args, variants.values())
     if args.format != "text":
-        text = render(comparisons, fmt=args.format)
+        text = render(comparisons, fmt=args.format, unit=unit, metric=metric)
     else:
         # terse by default: one line per candidate (and the footnotes); -v: the tables first
-        text = summary_block([(None, None, comparisons)], color=color)
+        text = summary_block([(metric, unit, comparisons)], color=color)
         if args.verbose:
-            text = render(comparisons, fmt="text", color=color, footnotes=False) + "\n" + text
+            text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) \
+                + "\n" + text
     terminal.write(sys.stdout, text)
     return 0
+
+
+def _stored_metric(args: argparse.Namespace, variants: Any) -> tuple[str | None, str | None]:
+    """The metric and its unit when the variants come from the store (``EXP:VARIANT``): the
+    lines then say ``wall  1.842 ms -> ...``, as ``run`` and ``show`` do; (None, None) for files."""
+    refs = [source[len("store:"):] for v in variants for source in v.sources if source.startswith("store:")]
+    if not refs:
+        return None, None
+    from abstat.errors import InputError
+    from abstat.store import open_store, resolve_store_path
+
+    try:
+        with open_store(resolve_store_path(args.store), create=False) as store:
+            units = {store.unit(ref.rsplit(":", 1)[0], args.metric) for ref in refs}
+    except InputError:  # the variants were read; a store gone since only costs the unit
+        units = set()
+    return args.metric, units.pop() if len(units) == 1 else None
 
 
 def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:

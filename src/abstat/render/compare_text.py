@@ -265,11 +265,19 @@ def _markdown(comparisons: Sequence[Any], unit: str | None = None, metric: str |
 
 
 def _centre(comp: Any, name: str) -> float | None:
+    """The centre the change is the ratio of: the median or mean of the samples, or with runs as
+    the unit the geometric (``geomean_ratio``) or arithmetic mean of the runs' medians or means."""
     for s in comp.summaries:
-        if s.name == name:
-            if comp.center == "median" and s.median is not None:
-                return s.median
-            return s.mean
+        if s.name != name:
+            continue
+        if comp.unit == "runs" and s.runs:
+            centres = [r.median if comp.center == "median" else r.mean for r in s.runs]
+            if comp.estimand == "geomean_ratio" and all(c > 0 for c in centres):
+                return math.exp(math.fsum(math.log(c) for c in centres) / len(centres))
+            return math.fsum(centres) / len(centres)
+        if comp.center == "median" and s.median is not None:
+            return s.median
+        return s.mean
     return None
 
 
@@ -299,8 +307,18 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     align = ["l"] * (len(body[0]) - 4) + ["r", "l", "l", "l"]
     lines = tables.plain([""] * len(body[0]), body, align, rule=False)[1:]
     first = every[0]
-    caption = (f"{first.candidate if not several else 'candidate'} vs {first.baseline}: {estimand_text(first)} "
-               f"with its {first.confidence * 100:g}% confidence interval")
+    by_estimand: dict[str, list[str]] = {}
+    for (metric, _, comps) in sections:
+        for comp in comps:
+            names = by_estimand.setdefault(estimand_text(comp), [])
+            if (metric or comp.center) not in names:
+                names.append(metric or comp.center)
+    who = f"{first.candidate if not several else 'candidate'} vs {first.baseline}"
+    if len(by_estimand) == 1:
+        caption = f"{who}: {estimand_text(first)} with its {first.confidence * 100:g}% confidence interval"
+    else:  # the lines do not all compare the same kind of centre: say which does which
+        kinds = "; ".join(f"{text} for {', '.join(names)}" for text, names in by_estimand.items())
+        caption = f"{who}: {kinds}; {first.confidence * 100:g}% confidence intervals"
     out = [escape.terminal(caption), *lines]
     if notes.items:
         out.append("")
