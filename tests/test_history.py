@@ -292,3 +292,18 @@ def test_min_magnitude_drops_changes_smaller_than_it():
     values = np.r_[rng.normal(100, 0.5, 80), rng.normal(103, 0.5, 80)]  # a 3% step
     assert [c.index for c in detect(values, min_magnitude=0.02).change_points] == [80]
     assert detect(values, min_magnitude=0.05).change_points == []
+
+
+def test_too_short_to_confirm_anything_says_so():
+    # 7 + 5 revisions with a clean 10% step: no test on so few points reaches p <= 0.001
+    # (a perfectly separated 8 vs 8 is the least that can: 18 points with the guard points)
+    rng = np.random.default_rng(1)
+    values = np.r_[np.full(7, 1000.0), np.full(5, 1100.0)] + rng.normal(0, 10, 12)
+    detection = detect(values)
+    assert detection.change_points == []
+    assert any("too few to confirm any change at p <= 0.001" in w and "at least 18 points" in w
+               for w in detection.warnings)
+    longer = np.r_[np.full(9, 1000.0), np.full(9, 1100.0)] + rng.normal(0, 10, 18)
+    assert not any("too few" in w for w in detect(longer).warnings)
+    assert mannwhitneyu(range(8), range(8, 16), method="asymptotic").pvalue <= 0.001 < \
+        mannwhitneyu(range(7), range(7, 14), method="asymptotic").pvalue

@@ -119,10 +119,11 @@ def add_threshold(parser: argparse.ArgumentParser) -> None:
                              "('equivalent' when the whole interval lies inside)")
 
 
-def add_metric_choice(parser: argparse.ArgumentParser, repeatable: bool = False) -> None:
+def add_metric_choice(parser: argparse.ArgumentParser, repeatable: bool = False,
+                      default_text: str = "every metric") -> None:
     if repeatable:
         parser.add_argument("--metric", action="append", default=[], metavar="METRIC",
-                            help="only this metric (repeatable, or comma-separated; default: every metric)")
+                            help=f"only this metric (repeatable, or comma-separated; default: {default_text})")
     else:
         parser.add_argument("--metric", default="wall", metavar="METRIC",
                             help="the metric of stored variants (default wall)")

@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("experiment", nargs="?", help="stored experiment")
     parser.add_argument("--input", action="append", default=[], metavar="FILE",
                         help="also read history from a CSV or a peer tool's file with a revision label; repeatable")
-    add_metric_choice(parser, repeatable=True)
+    add_metric_choice(parser, repeatable=True,
+                      default_text="the metrics --metric defined in abstat run, else wall")
     add_where(parser)
     parser.add_argument("--rev-label", default="rev", metavar="NAME", help="label holding the revision (default rev)")
     parser.add_argument("--repo", default=".", metavar="DIR",

@@ -229,6 +229,18 @@ def _step_beyond_line_p(x: Sequence[float], lo: int, position: int, hi: int) -> 
     return float(2.0 * stdtr(n - 3, -abs(t)))
 
 
+def _points_needed(max_pvalue: float, window: int) -> int:
+    """The fewest points in which a perfectly clean step in the middle can pass the test at
+    ``max_pvalue`` (the sides less their guard points, each at most ``window``)."""
+    n = 4
+    while n < 2 * window + 2:
+        side = min((n - 2 * GUARD) // 2, window - GUARD)
+        if side >= 1 and _mw_p([float(i) for i in range(side)], [float(side + i) for i in range(side)]) <= max_pvalue:
+            return n
+        n += 1
+    return n
+
+
 def _failing(ratio: float) -> float:
     """A test's p-value over its threshold: 0 when it passes, else the ratio (larger: weaker)."""
     return ratio if ratio > 1.0 else 0.0
@@ -279,6 +291,10 @@ def detect(values: Sequence[float], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             warnings.append(f"{n} points: too few to find a change (at least {2 * min_segment})")
         return Detection([], [(0, n, unscaled(_median(x)))] if n else [], warnings)
     sigma = _robust_sigma(x)
+    needed = _points_needed(max_pvalue, window)
+    if n < needed:
+        warnings.append(f"{n} points: too few to confirm any change at p <= {max_pvalue:g}, even a clean step "
+                        f"in the middle (at least {needed} points; or raise --max-pvalue)")
 
     def neighbours(position: int, points: list[int]) -> tuple[int, int]:
         i = points.index(position)

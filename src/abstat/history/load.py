@@ -10,7 +10,7 @@ from abstat.history.series import History, build_series, order_revisions
 
 
 def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
-                where: Mapping[str, Any]) -> tuple[list[Any], dict[int, int]]:
+                where: Mapping[str, Any], notes: list[str]) -> tuple[list[Any], dict[int, int]]:
     from abstat.store import open_store
 
     with open_store(store_path, create=False) as store:
@@ -28,6 +28,9 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
             from abstat.runner.model import BUILTIN_METRICS
 
             chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
+        skipped = [m for m in available if m not in chosen]
+        if skipped and not metrics:
+            notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
         sets = list(store.sample_sets({**where, "experiment": experiment, "metric": chosen}))
     first_seen = {i: i for s in sets for i in s.invocations}  # invocation ids grow with time
     return sets, first_seen
@@ -67,9 +70,10 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
     where = dict(where or {})
     sets: list[Any] = []
     first_seen: dict[int, int] = {}
+    store_notes: list[str] = []
     if experiment is not None:
         assert store_path is not None
-        sets, first_seen = _store_sets(store_path, experiment, metrics, where)
+        sets, first_seen = _store_sets(store_path, experiment, metrics, where, store_notes)
     file_sets = _file_sets(inputs, metrics, where)
     series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
     if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
@@ -81,7 +85,7 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
         raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
                          f"(record revisions with abstat run --rev or --label {rev_label}=...; "
                          "--rev-label names another)", path=store_path)
-    warnings: list[str] = []
+    warnings: list[str] = list(store_notes)
     if skipped:
         warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "
                         f"(record revisions with abstat run --rev or --label {rev_label}=...)")
