@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from abstat.commands import ArgumentParser, add_confidence, add_format, add_no_progress, add_store
+from abstat.bisect.search import GATE_PVALUE
 from abstat.errors import UsageError
 
 
@@ -92,8 +93,10 @@ def render(report: Any, fmt: str) -> str:
         lines.append(f"culprit: {sha} {_t(report.subjects.get(sha, ''))}")
         lines.append(f"  probability {outcome.probability:.3f}; {size}")
     elif outcome.status == "no-change":
-        lines.append("no change found: the good and bad revisions measure alike "
-                     f"(references p={outcome.reference_p:.2g}); no culprit named")
+        lines.append("no change found: the good and bad revisions do not differ clearly "
+                     f"(Mann-Whitney p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
+                     "needs); "
+                     "no culprit named")
     else:
         word = "inconclusive" if outcome.status == "inconclusive" else "inconclusive (untestable commits)"
         lines.append(f"{word}: no commit reached probability {report.confidence:g}")

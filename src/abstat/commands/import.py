@@ -8,6 +8,7 @@ was away.  Runs keep their identities: importing twice adds nothing.
 """
 from __future__ import annotations
 
+import os
 import sys
 
 from abstat.commands import ArgumentParser, add_store
@@ -31,6 +32,9 @@ def main(argv: list[str]) -> int:
     from abstat.store import display_name, open_store, resolve_store_path
 
     target_name = resolve_store_path(args.store)
+    for source_name in args.sources:  # before the target is created or touched
+        if "://" not in source_name and not os.path.exists(source_name):
+            raise InputError("no such store to import", path=source_name)
     damaged = []
     with open_store(target_name) as target:
         for source_name in args.sources:

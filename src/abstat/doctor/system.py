@@ -144,7 +144,7 @@ class PerfCounters(Check):
             if works:
                 return self.finding(OK, evidence)
             if not cores:
-                return self.finding(WARN, evidence + ": no hardware PMU (a VM without a virtual PMU)",
+                return self.finding(WARN, evidence if "PMU" in detail else evidence + ": no hardware PMU",
                                     "count on bare metal, or give the VM a PMU (e.g. QEMU -cpu host,pmu=on)")
             return self.finding(WARN, evidence, fix_paranoid, [Change(context.path(
                 "/proc/sys/kernel/perf_event_paranoid"), "1")] if paranoid.lstrip("-").isdigit() and int(paranoid) > 1 else [])

@@ -281,6 +281,14 @@ def _centre(comp: Any, name: str) -> float | None:
     return None
 
 
+def _centre_label(comp: Any) -> str:
+    """What the line's two figures are, when no metric names the line."""
+    if comp.unit != "runs":
+        return comp.center
+    of_runs = f"run {comp.center}s"
+    return f"geomean of {of_runs}" if comp.estimand == "geomean_ratio" else f"mean of {of_runs}"
+
+
 def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,
                   color: bool = False, notes: Footnotes | None = None) -> str:
     """``(metric, unit, comparisons)`` per metric -> one line per candidate,
@@ -299,7 +307,7 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
             pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
             word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
             words.append(word)
-            head = [metric or comp.center] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
+            head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
             body.append([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
                          " ".join(f"[{i}]" for i in mine)])
     if not body:
@@ -311,8 +319,8 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     for (metric, _, comps) in sections:
         for comp in comps:
             names = by_estimand.setdefault(estimand_text(comp), [])
-            if (metric or comp.center) not in names:
-                names.append(metric or comp.center)
+            if (metric or _centre_label(comp)) not in names:
+                names.append(metric or _centre_label(comp))
     who = f"{first.candidate if not several else 'candidate'} vs {first.baseline}"
     if len(by_estimand) == 1:
         caption = f"{who}: {estimand_text(first)} with its {first.confidence * 100:g}% confidence interval"
@@ -369,7 +377,7 @@ def _csv(comparisons: Sequence[Any]) -> str:
                 "" if d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
                 d["confidence"], "" if d["p_value"] is None else repr(d["p_value"]),
                 "yes" if d["significant"] else "no", d["verdict"], d["method"],
-                ";".join(w["code"] for w in d["warnings"]),
+                ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),
             ]
         )
     return tables.csv_text(CSV_HEADER, rows)

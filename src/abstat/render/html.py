@@ -15,6 +15,7 @@ from the user (labels, file names, machine records) goes through
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from abstat.render import escape
@@ -127,8 +128,9 @@ def _cell_section(index: int, base: Cell, cell: Cell) -> str:
              f"<p>{_e(labels)}</p>"]
     if cell.comparison is not None:
         cmp = cell.comparison
-        p_adj = "" if cell.p_adjusted is None else f", adjusted p {_p_relation(cell.p_adjusted)}"
-        p_raw = "" if cmp.p_value is None else f"p {_p_relation(cmp.p_value)}"
+        judged = cmp.p_value is not None and not math.isnan(cmp.p_value)  # cannot judge: no p at all
+        p_adj = f", adjusted p {_p_relation(cell.p_adjusted)}" if judged and cell.p_adjusted is not None else ""
+        p_raw = f"p {_p_relation(cmp.p_value)}" if judged else ""
         word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
         estimand = getattr(cmp, "estimand", None)
         what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""

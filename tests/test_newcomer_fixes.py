@@ -1,0 +1,41 @@
+"""Defects a newcomer met following the README (/work notes): each pinned here."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from abstat.comparison import compare_many
+from abstat.render.compare_text import render, summary_block
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+
+
+def abstat(*args: str, cwd) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120, check=False)
+
+
+def test_importing_a_store_that_does_not_exist_names_it_and_creates_nothing(tmp_path):
+    done = abstat("import", "nosuch.db", "--store", "target.db", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.strip() == "abstat import: nosuch.db: no such store to import"
+    assert not (tmp_path / "target.db").exists()
+
+
+def test_runs_as_the_unit_are_labelled_as_what_they_are_when_no_metric_names_the_line():
+    rng = np.random.default_rng(5)
+    comparisons = compare_many({"before": [rng.normal(level, 0.01, 20) for level in (1.0, 1.1, 0.9)],
+                                "after": [rng.normal(level, 0.01, 20) for level in (1.2, 1.3, 1.1)]})
+    line = summary_block([(None, None, comparisons)]).splitlines()[1]
+    assert line.startswith("geomean of run medians  ")
+
+
+def test_csv_names_each_kind_of_warning_once():
+    comparisons = compare_many({"a": [1.0, 2.0], "b": [1.5, 2.5]})  # too few samples, said more than once
+    row = next(csv.DictReader(io.StringIO(render(comparisons, "csv"))))
+    codes = row["warnings"].split(";")
+    assert "too-few-samples" in codes and len(codes) == len(set(codes))
