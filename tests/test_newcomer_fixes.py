@@ -39,3 +39,15 @@ def test_csv_names_each_kind_of_warning_once():
     row = next(csv.DictReader(io.StringIO(render(comparisons, "csv"))))
     codes = row["warnings"].split(";")
     assert "too-few-samples" in codes and len(codes) == len(set(codes))
+
+
+def test_a_zero_baseline_is_one_footnote_whatever_the_centre():
+    from abstat.report.notes import kind_of
+    from abstat.stats.warnings import StatWarning
+
+    heads = {kind_of(StatWarning("cannot-judge", message))[0] for message in (
+        "the baseline centre is 0, so a relative change is undefined",
+        "the baseline median is 0, so a relative change is undefined",
+        "the baseline mean is 0, so a relative change is undefined",
+        "the baseline's run medians average 0, so a relative change is undefined")}
+    assert heads == {"the baseline centre is 0, so a relative change is undefined"}

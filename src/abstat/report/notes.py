@@ -41,12 +41,14 @@ KINDS: dict[str, tuple[str, str]] = {
                      "ties and drift need the raw samples"),
     "zero-baseline": ("the baseline centre is 0",
                       "a relative change is undefined; the p-value still tests for a difference"),
+    "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
     "medians-disagree": ("the sample medians and the estimated shift disagree",
                          "the sides differ in shape, or the samples are too small to pin the centre down; "
                          "look at the distributions (abstat report --format html)"),
     "machine-differs": ("measured under different machine records",
                         "measure on one machine and boot, or say why the difference does not matter"),
 }
+_ZERO_BASELINE = re.compile(r"the baseline(?:'s run \w+ average| \w+ is) 0, so a relative change is undefined")
 _GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
 _FIELDS = re.compile(r"machine records: (.+)$")
 MAX_SUBJECTS = 8
@@ -56,6 +58,8 @@ def kind_of(warning: Any) -> tuple[str, str]:
     """(head, advice) of a warning: its kind, worded without names."""
     code = getattr(warning, "code", "note")
     message = str(getattr(warning, "message", warning))
+    if code == "cannot-judge" and _ZERO_BASELINE.match(message):  # median, mean, runs' centres alike
+        code = "zero-baseline-judged"
     if code not in KINDS or (code == "summary-only" and not message.startswith("summary statistics only")):
         variant = getattr(warning, "variant", None)
         if variant and message.startswith(f"{variant}: "):
