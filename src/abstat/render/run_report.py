@@ -85,6 +85,9 @@ def comparison_report(
                          f"(variants: {', '.join(variants)})")
     metric_names = list(metrics) if metrics else store.metrics(experiment)
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
+    from abstat.comparison.commands import command_warnings
+
+    command_notes = command_warnings(store, experiment, invocations)
     sections: list[tuple[str, str | None, dict[str, Any]]] = []
     for metric in metric_names:
         by_variant = groups.get(metric, {})
@@ -119,6 +122,9 @@ def comparison_report(
             note = machine_notes.get(comparison.candidate)
             if note is not None:
                 comparison.warnings.append(StatWarning("machine-differs", note, comparison.candidate))
+            for variant in dict.fromkeys((comparison.baseline, comparison.candidate)):
+                if variant in command_notes:
+                    comparison.warnings.append(command_notes[variant])
         rendered.append((metric, unit, comparisons))
     if fmt == "json":
         document = {
@@ -129,6 +135,7 @@ def comparison_report(
                 for metric, unit, comparisons in rendered
             },
             "machine_warnings": list(machine_notes.values()),
+            "command_warnings": [w.message for w in command_notes.values()],
             "run_notes": run_notes(store, experiment, invocations),
             "not_compared": {metric: reason for metric, reason in not_compared},
         }
@@ -167,7 +174,7 @@ def comparison_report(
     for metric, reason in not_compared:
         parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))
     if not rendered:
-        for note in machine_notes.values():
+        for note in [*machine_notes.values(), *(w.message for w in command_notes.values())]:
             parts.append(clean(f"warning: {note}"))
     parts += note_lines(notes, markdown=fmt == "markdown")
     return "\n".join(parts).rstrip("\n") + "\n"
