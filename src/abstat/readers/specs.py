@@ -42,6 +42,7 @@ class VariantData:
     runs: list[list[float]] | None = None
     summary: Summary | None = None
     sources: list[str] = field(default_factory=list)
+    warnings: list[Any] = field(default_factory=list)  # about the data (a stored variant's mixed commands)
 
     @property
     def nested(self) -> bool:
@@ -62,14 +63,15 @@ def _read(path: str, column: int, delimiters: str | None) -> list[float]:
     return read_samples(path, column=column, delimiters=delimiters)
 
 
-def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None) -> list[list[float]] | None:
+def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None,
+            warnings: list[Any] | None = None, name: str | None = None) -> list[list[float]] | None:
     if not _STORE_REF.match(ref) or os.path.exists(ref):
         return None
     try:
         from abstat.store import resolve_store_path, resolve_variant
     except ImportError:
         return None
-    runs = resolve_variant(ref, resolve_store_path(store), metric=metric, where=where)
+    runs = resolve_variant(ref, resolve_store_path(store), metric=metric, where=where, warnings=warnings, name=name)
     if runs is None:
         return None
     runs = [list(map(float, run)) for run in runs if len(run)]
@@ -97,15 +99,17 @@ def parse_variant_spec(
     if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
         paths = sorted(glob.glob(value))
         if not paths:
-            runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'
+            warnings: list[Any] = []  # an experiment named like a pattern: 'bench[v2]:a'
+            runs = _stored(value, store, metric, where, warnings, name)
             if runs is not None:
-                return VariantData(name, runs=runs, sources=[f"store:{value}"])
+                return VariantData(name, runs=runs, sources=[f"store:{value}"], warnings=warnings)
             raise InputError("no file matches this pattern", path=value)
         runs = [_read(p, column, delimiters) for p in paths]
         return VariantData(name, runs=runs, sources=paths)
-    runs = _stored(value, store, metric, where)
+    warnings = []
+    runs = _stored(value, store, metric, where, warnings, name)
     if runs is not None:
-        return VariantData(name, runs=runs, sources=[f"store:{value}"])
+        return VariantData(name, runs=runs, sources=[f"store:{value}"], warnings=warnings)
     if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
         from abstat.store import display_name, resolve_store_path
 

@@ -48,7 +48,7 @@ KINDS: dict[str, tuple[str, str]] = {
                         "measure on one machine and boot, or say why the difference does not matter"),
     "command-differs": ("runs of one variant ran different commands",
                         "they are pooled as one variant; if that was not meant, measure under a new --experiment "
-                        "name, or --label the invocations and select them with abstat report --where"),
+                        "name, or --label the invocations and choose with --where"),
 }
 _GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
 _FIELDS = re.compile(r"machine records: (.+)$")

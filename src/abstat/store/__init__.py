@@ -35,7 +35,8 @@ def store_exists(store: str) -> bool:
 
 
 def resolve_variant(
-    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None
+    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None,
+    warnings: list[Any] | None = None, name: str | None = None,
 ) -> list[list[float]] | None:
     """Samples of a stored variant ``EXPERIMENT:VARIANT``, grouped by run group.
 
@@ -51,6 +52,10 @@ def resolve_variant(
     labels (``--label host=milan`` and ``host=naples``) are different
     configurations, not repeated runs of one: when the kept ones still
     differ, InputError names the labels to choose with.
+
+    ``warnings``, when given, receives the ``command-differs`` warning
+    (:mod:`abstat.comparison.commands`) of the runs returned, calling the
+    variant ``name`` (default ``ref``).
     """
     experiment, sep, variant = ref.partition(":")
     if not sep or not experiment or not variant or not store_exists(store_path):
@@ -68,6 +73,11 @@ def resolve_variant(
             raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
         wanted = {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}
         sets = list(store.sample_sets(wanted))
+        if warnings is not None and len(sets) == 1:
+            from abstat.comparison.commands import command_warnings
+
+            found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)
+            warnings += [found] if found else []
     if not sets:
         choice = ", ".join(
             f"{k}={v if isinstance(v, str) else ','.join(sorted(map(str, v)))}" for k, v in (where or {}).items()
