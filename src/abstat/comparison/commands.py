@@ -32,3 +32,15 @@ def command_warnings(store: Any, experiment: str, invocations: Sequence[int] | N
                 "command-differs",
                 f"{label}: runs of one variant ran different commands: {quoted(commands)}", label)
     return warnings
+
+
+def experiment_command_warnings(store: Any, experiment: str, invocations: Sequence[int] | None = None
+                                ) -> list[StatWarning]:
+    """One ``command-differs`` warning per set of commands that some variants
+    of ``experiment`` share (an A/A experiment's two variants run one command)."""
+    shared: dict[tuple[str, ...], list[str]] = {}  # commands -> the variants that ran them
+    for variant, commands in store.variant_commands(experiment, invocations).items():
+        if len(commands) > 1:
+            shared.setdefault(tuple(commands), []).append(variant)
+    return [StatWarning("command-differs", f"{', '.join(variants)}: runs of one variant ran different commands: "
+                        f"{quoted(commands)}", variants[0]) for commands, variants in shared.items()]
