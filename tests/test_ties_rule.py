@@ -41,10 +41,21 @@ def test_tsc_like_cycle_counts_on_a_20_cycle_grid_still_warn(tmp_path):
     assert "heavily tied/quantized data" in compare(tmp_path, "cycles.txt", cycles.tolist())
 
 
-def test_quantized_with_many_levels_or_a_tied_median_window_still_warn():
+def test_a_median_window_of_few_levels_warns_although_most_values_are_distinct():
     rng = np.random.default_rng(3)
-    many_levels = 1000 + 20 * rng.integers(0, 60, size=100)  # 60 levels: most values share one
-    assert heavily_tied(many_levels.astype(float))
-    window = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 5.0, 6.0, 7.0, 8.0, 9.0])  # the median's neighbours are 5
-    assert heavily_tied(window)
+    tails = np.r_[rng.uniform(-100, -10, 40), rng.uniform(10, 100, 40)]  # 80 distinct values
+    centre = np.repeat([0.0, 1.0, 2.0, 3.0], 6)  # the median's neighbours: 4 levels, 6 each (6% each)
+    values = np.r_[tails, centre]
+    assert heavily_tied(values)
+    assert not heavily_tied(np.r_[tails, np.linspace(-1, 4, 24)])
     assert not heavily_tied(np.arange(20, dtype=float))
+
+
+def test_continuous_two_decimal_data_rarely_warn_and_coarse_grids_do():
+    """Simulated: Gaussian (sd 2) rounded to 0.01 at n = 20 warned in ~24% of
+    samples under the old rule (any pair); TSC-like data whose grid is half a
+    standard deviation warn always from n = 20."""
+    rng = np.random.default_rng(11)
+    fine = np.mean([heavily_tied(np.round(rng.normal(100, 2, 20), 2)) for _ in range(400)])
+    coarse = np.mean([heavily_tied(20 * np.round(rng.normal(440, 40, 20) / 20)) for _ in range(400)])
+    assert fine < 0.02 and coarse == 1.0

@@ -61,19 +61,20 @@ def tie_counts(values: np.ndarray) -> np.ndarray:
 
 def heavily_tied(values: np.ndarray) -> bool:
     """True when the data are quantized: < 30% of the values are distinct, or
-    half of them share their value with another, or one value holds >= 10%
-    of the sample (and at least 3 values), or more than half of the order
-    statistics around the median (a window of ~sqrt(n), at least 3) are one
-    value.  A single pair of equal values among continuous data is none of
+    one value holds >= 10% of the sample (and at least 3 values), or the
+    order statistics around the median (ranks n/2 +- ceil(sqrt(n)), about its
+    confidence interval's span) take at most min(5, half their count)
+    distinct values or are mostly one value: the median then moves in whole
+    steps.  A single pair of equal values among continuous data is none of
     these (a pair is 10% of 20 values, which alone used to count)."""
     counts = tie_counts(values)
     n = values.size
-    if counts.size < 0.3 * n or counts[counts > 1].sum() >= 0.5 * n or counts.max() >= max(3, 0.1 * n):
+    if counts.size < 0.3 * n or counts.max() >= max(3, 0.1 * n):
         return True
-    width = min(n, max(3, round(math.sqrt(n))))
-    start = (n - width) // 2
-    window = np.sort(values)[start:start + width]
-    return bool(tie_counts(window).max() > width / 2)
+    half = math.ceil(math.sqrt(n))
+    low, high = max(0, (n - 1) // 2 - half), min(n, n // 2 + half + 1)
+    window = tie_counts(np.sort(values)[low:high])
+    return bool(window.size <= min(5, (high - low) // 2) or window.max() > (high - low) / 2)
 
 
 def ties(name: str, values: np.ndarray) -> list[StatWarning]:
