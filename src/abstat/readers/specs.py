@@ -63,19 +63,26 @@ def _read(path: str, column: int, delimiters: str | None) -> list[float]:
     return read_samples(path, column=column, delimiters=delimiters)
 
 
-def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None,
-            warnings: list[Any] | None = None, name: str | None = None) -> list[list[float]] | None:
+def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None) -> list[list[float]] | None:
     if not _STORE_REF.match(ref) or os.path.exists(ref):
         return None
     try:
         from abstat.store import resolve_store_path, resolve_variant
     except ImportError:
         return None
-    runs = resolve_variant(ref, resolve_store_path(store), metric=metric, where=where, warnings=warnings, name=name)
+    runs = resolve_variant(ref, resolve_store_path(store), metric=metric, where=where)
     if runs is None:
         return None
     runs = [list(map(float, run)) for run in runs if len(run)]
     return runs or None
+
+
+def _from_store(name: str, ref: str, runs: list[list[float]], store: str | None, metric: str,
+                where: Mapping[str, Any] | None) -> VariantData:
+    from abstat.store import resolve_store_path, stored_variant_warnings
+
+    warnings = stored_variant_warnings(ref, resolve_store_path(store), metric=metric, where=where, name=name)
+    return VariantData(name, runs=runs, sources=[f"store:{ref}"], warnings=warnings)
 
 
 def parse_variant_spec(
@@ -99,17 +106,15 @@ def parse_variant_spec(
     if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
         paths = sorted(glob.glob(value))
         if not paths:
-            warnings: list[Any] = []  # an experiment named like a pattern: 'bench[v2]:a'
-            runs = _stored(value, store, metric, where, warnings, name)
+            runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'
             if runs is not None:
-                return VariantData(name, runs=runs, sources=[f"store:{value}"], warnings=warnings)
+                return _from_store(name, value, runs, store, metric, where)
             raise InputError("no file matches this pattern", path=value)
         runs = [_read(p, column, delimiters) for p in paths]
         return VariantData(name, runs=runs, sources=paths)
-    warnings = []
-    runs = _stored(value, store, metric, where, warnings, name)
+    runs = _stored(value, store, metric, where)
     if runs is not None:
-        return VariantData(name, runs=runs, sources=[f"store:{value}"], warnings=warnings)
+        return _from_store(name, value, runs, store, metric, where)
     if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
         from abstat.store import display_name, resolve_store_path
 

@@ -35,8 +35,7 @@ def store_exists(store: str) -> bool:
 
 
 def resolve_variant(
-    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None,
-    warnings: list[Any] | None = None, name: str | None = None,
+    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None
 ) -> list[list[float]] | None:
     """Samples of a stored variant ``EXPERIMENT:VARIANT``, grouped by run group.
 
@@ -52,10 +51,6 @@ def resolve_variant(
     labels (``--label host=milan`` and ``host=naples``) are different
     configurations, not repeated runs of one: when the kept ones still
     differ, InputError names the labels to choose with.
-
-    ``warnings``, when given, receives the ``command-differs`` warning
-    (:mod:`abstat.comparison.commands`) of the runs returned, calling the
-    variant ``name`` (default ``ref``).
     """
     experiment, sep, variant = ref.partition(":")
     if not sep or not experiment or not variant or not store_exists(store_path):
@@ -73,11 +68,6 @@ def resolve_variant(
             raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
         wanted = {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}
         sets = list(store.sample_sets(wanted))
-        if warnings is not None and len(sets) == 1:
-            from abstat.comparison.commands import command_warnings
-
-            found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)
-            warnings += [found] if found else []
     if not sets:
         choice = ", ".join(
             f"{k}={v if isinstance(v, str) else ','.join(sorted(map(str, v)))}" for k, v in (where or {}).items()
@@ -97,6 +87,26 @@ def resolve_variant(
             path=display_name(store_path),
         )
     return sets[0].runs
+
+
+def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
+                            where: Mapping[str, Any] | None = None, name: str | None = None) -> list[Any]:
+    """What :func:`resolve_variant` returns for ``ref`` warrants saying: the
+    ``command-differs`` warning (:mod:`abstat.comparison.commands`) when its
+    runs ran different commands, calling the variant ``name`` (default ``ref``).
+    Empty when the variant does not resolve to one configuration."""
+    experiment, sep, variant = ref.partition(":")
+    if not sep or not store_exists(store_path):
+        return []
+    from abstat.comparison.commands import command_warnings
+
+    with open_store(store_path, create=False) as store:
+        sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
+                                       "metric": metric}))
+        if len(sets) != 1:
+            return []
+        found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)
+    return [found] if found else []
 
 
 def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:

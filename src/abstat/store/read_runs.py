@@ -71,8 +71,8 @@ class RunReader:
 
     def variant_commands(self, experiment: str, invocations: Sequence[int] | None = None
                          ) -> dict[str, list[str]]:
-        """Variant -> the distinct commands of its successful runs (first run first),
-        only those of ``invocations`` when given."""
+        """Variant (in the order they were declared) -> the distinct commands of its
+        successful runs (first run first), only those of ``invocations`` when given."""
         sql = (
             "SELECT v.name, r.command, MIN(r.id) FROM runs r JOIN variants v ON v.id = r.variant_id"
             " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
@@ -80,7 +80,7 @@ class RunReader:
         params: list[Any] = [experiment]
         sql = and_in(sql, params, "r.invocation_id", invocations)
         commands: dict[str, list[str]] = {}
-        for variant, command, _first in self.db.execute(sql + " GROUP BY v.name, r.command ORDER BY 3", params):
+        for variant, command, _first in self.db.execute(sql + " GROUP BY v.id, v.name, r.command ORDER BY v.id, 3", params):
             commands.setdefault(variant, []).append(command)
         return commands
 
