@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from store_pg import backend, store_name  # noqa: F401  (fixtures: sqlite and postgresql)
 
 WARNING = "ran different commands"
 
@@ -68,3 +69,22 @@ def test_noise_names_a_changed_command(scripts, second):
     else:
         expected = "warning: a, b: runs of one variant ran different commands: `./bench-old`, `./bench-new`"
         assert expected in out.splitlines()[1] and expected in stored
+
+
+def test_variant_commands_on_both_back_ends(store_name):
+    from abstat.store import open_store
+
+    machine = {"hostname": "milan", "boot_id": "boot-1"}
+    with open_store(store_name) as store:
+        ids = []
+        for commands in ({"before": "./old", "after": "./new"}, {"before": "./new", "after": "./new"}):
+            invocation = store.start_invocation("mix", machine, variants=list(commands))
+            for position, (variant, command) in enumerate(commands.items()):
+                store.add_run(invocation, variant=variant, command=command, iteration=0, position=position,
+                              status="ok", exit_code=0, started_at=1000.0 + position, wall=1.0,
+                              values={"wall": [1.0]}, units={"wall": "s"})
+            store.finish_invocation(invocation, "complete")
+            ids.append(invocation.id)
+    with open_store(store_name, create=False) as store:
+        assert store.variant_commands("mix") == {"before": ["./old", "./new"], "after": ["./new"]}
+        assert store.variant_commands("mix", [ids[1]]) == {"before": ["./new"], "after": ["./new"]}
