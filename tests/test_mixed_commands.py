@@ -52,6 +52,14 @@ def test_swapped_commands_are_named_everywhere_runs_are_compared(scripts):
     assert '"command-differs"' in json_text
 
 
+def test_one_variant_summary_says_its_medians_pool_two_commands(scripts):
+    abstat("run", "-n", "2", "--experiment", "one", "-v", "a=./bench-old", "--store", "s.db", cwd=scripts)
+    out = abstat("run", "-n", "2", "--experiment", "one", "-v", "a=./bench-new", "--store", "s.db", cwd=scripts)
+    assert "warning: a: runs of one variant ran different commands: `./bench-old`, `./bench-new`; they are pooled" in out
+    again = abstat("run", "-n", "2", "--experiment", "two", "-v", "a=./bench-old", "--store", "s.db", cwd=scripts)
+    assert WARNING not in again
+
+
 def test_same_commands_give_no_warning(scripts):
     assert WARNING not in run_twice(scripts, swap=False)
     assert WARNING not in abstat("show", "mix", "--store", "s.db", cwd=scripts)
