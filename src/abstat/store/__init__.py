@@ -25,7 +25,7 @@ from abstat.store.write import check_experiment_name
 __all__ = [
     "DEFAULT_STORE", "ExperimentSummary", "Invocation", "SCHEMA_VERSION", "SampleSet", "Store",
     "check_experiment_name", "display_name", "is_url", "iter_sample_sets", "open_store", "resolve_variant",
-    "resolve_store_path", "store_exists",
+    "resolve_store_path", "store_exists", "stored_variant_warnings",
 ]
 
 
