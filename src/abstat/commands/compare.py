@@ -80,6 +80,9 @@ def main(argv: list[str]) -> int:
         seed=args.seed,
         outliers=args.outliers,
     )
+    for comparison in comparisons:  # what the readers found about the data (a stored variant's mixed commands)
+        for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
+            comparison.warnings.extend(variants[name].warnings if name in variants else [])
     color = terminal.color_wanted(sys.stdout, args.color)
     metric, unit = _stored_metric(args, variants.values())
     if args.format != "text":

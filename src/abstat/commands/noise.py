@@ -142,7 +142,12 @@ def main(argv: list[str]) -> int:
         results = analyse_experiment(store, experiment, metrics=metrics, confidence=args.confidence / 100.0,
                                      blocks=args.blocks, seed=args.seed or 0, labels=labels)
         results.sort(key=lambda m: order.index(m.metric) if m.metric in order else len(order))
+        from abstat.comparison.commands import experiment_command_warnings
+
+        chosen = [i["id"] for i in store.invocations(experiment)
+                  if set((labels or {}).items()) <= set(i["labels"].items())] if labels else None
+        warnings = experiment_command_warnings(store, experiment, chosen)
     header = {"experiment": experiment, "store": store_path, "command": command, "host": labels and labels["host"],
-              "confidence": args.confidence}
+              "confidence": args.confidence, "warnings": [w.to_dict() for w in warnings]}
     sys.stdout.write(render(header, results, args.format))
     return status

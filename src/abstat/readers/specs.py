@@ -42,6 +42,7 @@ class VariantData:
     runs: list[list[float]] | None = None
     summary: Summary | None = None
     sources: list[str] = field(default_factory=list)
+    warnings: list[Any] = field(default_factory=list)  # about the data (a stored variant's mixed commands)
 
     @property
     def nested(self) -> bool:
@@ -76,6 +77,14 @@ def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] |
     return runs or None
 
 
+def _from_store(name: str, ref: str, runs: list[list[float]], store: str | None, metric: str,
+                where: Mapping[str, Any] | None) -> VariantData:
+    from abstat.store import resolve_store_path, stored_variant_warnings
+
+    warnings = stored_variant_warnings(ref, resolve_store_path(store), metric=metric, where=where, name=name)
+    return VariantData(name, runs=runs, sources=[f"store:{ref}"], warnings=warnings)
+
+
 def parse_variant_spec(
     arg: str,
     *,
@@ -99,13 +108,13 @@ def parse_variant_spec(
         if not paths:
             runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'
             if runs is not None:
-                return VariantData(name, runs=runs, sources=[f"store:{value}"])
+                return _from_store(name, value, runs, store, metric, where)
             raise InputError("no file matches this pattern", path=value)
         runs = [_read(p, column, delimiters) for p in paths]
         return VariantData(name, runs=runs, sources=paths)
     runs = _stored(value, store, metric, where)
     if runs is not None:
-        return VariantData(name, runs=runs, sources=[f"store:{value}"])
+        return _from_store(name, value, runs, store, metric, where)
     if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
         from abstat.store import display_name, resolve_store_path
 

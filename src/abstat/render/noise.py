@@ -55,7 +55,7 @@ def _aa(metric: Any) -> str:
 
 
 def render_text(header: dict[str, Any], metrics: list[Any]) -> str:
-    lines = [terminal_safe(_title(header)), ""]
+    lines = [terminal_safe(_title(header)), *(terminal_safe(w) for w in _warnings(header)), ""]
     for m in metrics:
         lines.append(f"{terminal_safe(m.metric)}" + (f" ({terminal_safe(m.unit)})" if m.unit else "")
                      + f": mean {format_value(m.mean, m.unit)}, spread {_pct(m.cv_pct)} (CV),"
@@ -76,7 +76,8 @@ def render_text(header: dict[str, Any], metrics: list[Any]) -> str:
 
 
 def render_markdown(header: dict[str, Any], metrics: list[Any]) -> str:
-    lines = [f"### {md_escape(_title(header))}", ""]
+    lines = [f"### {md_escape(_title(header))}", "", *(f"- {md_escape(w)}" for w in _warnings(header))]
+    lines += [""] if _warnings(header) else []
     lines.append("| metric | mean | spread (CV) | detectable change | runs for 1% / 2% / 5% | drift, step,"
                  " autocorrelation | between invocations | A/A block calls | stable |")
     lines.append("|:---|---:|---:|---:|---:|:---|:---|---:|:---|")
@@ -95,6 +96,12 @@ def render_markdown(header: dict[str, Any], metrics: list[Any]) -> str:
 
 def render_json(header: dict[str, Any], metrics: list[Any]) -> str:
     return json.dumps(dict(header, metrics=[m.to_dict() for m in metrics]), indent=2) + "\n"
+
+
+def _warnings(header: dict[str, Any]) -> list[str]:
+    """The header's warnings (``command-differs``: the stored runs ran different commands), with advice."""
+    advice = {"command-differs": "; the analysis pools them; if that was not meant, use a new --experiment name"}
+    return [f"warning: {w['message']}{advice.get(w['code'], '')}" for w in header.get("warnings") or []]
 
 
 def _title(header: dict[str, Any]) -> str:

@@ -85,6 +85,9 @@ def comparison_report(
                          f"(variants: {', '.join(variants)})")
     metric_names = list(metrics) if metrics else store.metrics(experiment)
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
+    from abstat.comparison.commands import command_warnings
+
+    command_notes = command_warnings(store, experiment, invocations)
     sections: list[tuple[str, str | None, dict[str, Any]]] = []
     for metric in metric_names:
         by_variant = groups.get(metric, {})
@@ -94,7 +97,9 @@ def comparison_report(
             sections.append((metric, store.unit(experiment, metric), data))
     if len(variants) < 2 or not sections:
         text = _summary_only(store, experiment, variants, metric_names, fmt, groups, invocations)
-        if fmt in ("text", "markdown"):
+        if fmt in ("text", "markdown"):  # the medians above pool the runs of every command
+            clean = escape.markdown if fmt == "markdown" else escape.terminal
+            text += "".join(clean(f"warning: {line}") + "\n" for line in _with_advice(command_notes))
             text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
                                                                  markdown=fmt == "markdown"))
         return text
@@ -119,6 +124,9 @@ def comparison_report(
             note = machine_notes.get(comparison.candidate)
             if note is not None:
                 comparison.warnings.append(StatWarning("machine-differs", note, comparison.candidate))
+            for variant in dict.fromkeys((comparison.baseline, comparison.candidate)):
+                if variant in command_notes:
+                    comparison.warnings.append(command_notes[variant])
         rendered.append((metric, unit, comparisons))
     if fmt == "json":
         document = {
@@ -129,6 +137,7 @@ def comparison_report(
                 for metric, unit, comparisons in rendered
             },
             "machine_warnings": list(machine_notes.values()),
+            "command_warnings": [w.message for w in command_notes.values()],
             "run_notes": run_notes(store, experiment, invocations),
             "not_compared": {metric: reason for metric, reason in not_compared},
         }
@@ -167,10 +176,17 @@ def comparison_report(
     for metric, reason in not_compared:
         parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))
     if not rendered:
-        for note in machine_notes.values():
+        for note in [*machine_notes.values(), *_with_advice(command_notes)]:
             parts.append(clean(f"warning: {note}"))
     parts += note_lines(notes, markdown=fmt == "markdown")
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _with_advice(warnings: dict[str, Any]) -> list[str]:
+    """Warnings shown outside a table's footnotes, each with its footnote's advice."""
+    from abstat.report.notes import KINDS
+
+    return [f"{w.message}; {KINDS[w.code][1]}" for w in warnings.values()]
 
 
 def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = None,

@@ -47,10 +47,14 @@ KINDS: dict[str, tuple[str, str]] = {
                          "look at the distributions (abstat report --format html)"),
     "machine-differs": ("measured under different machine records",
                         "measure on one machine and boot, or say why the difference does not matter"),
+    "command-differs": ("runs of one variant ran different commands",
+                        "they are pooled as one variant; if that was not meant, measure under a new --experiment "
+                        "name, or --label the invocations and choose with --where"),
 }
 _ZERO_BASELINE = re.compile(r"the baseline(?:'s run \w+ average| \w+ is) 0, so a relative change is undefined")
 _GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
 _FIELDS = re.compile(r"machine records: (.+)$")
+_COMMANDS = re.compile(r"ran different commands: (.+)$")
 MAX_SUBJECTS = 8
 
 
@@ -72,6 +76,9 @@ def kind_of(warning: Any) -> tuple[str, str]:
     fields = _FIELDS.search(message) if code == "machine-differs" else None
     if fields:
         head += f" ({fields.group(1)})"
+    commands = _COMMANDS.search(message) if code == "command-differs" else None
+    if commands:
+        head += f" ({commands.group(1)})"
     return head, advice
 
 

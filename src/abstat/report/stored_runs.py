@@ -2,6 +2,8 @@
 
 - ``extra["command"]``: the command the variant ran, when it ran one (the
   same in every invocation).
+- ``notes``: the ``command-differs`` warning when the set's runs ran
+  different commands (:mod:`abstat.comparison.commands`).
 - ``extra["exit_codes"]``, with ``extra["all_values"]`` beside it: one exit
   code per exported value, in the order the runs ran, as hyperfine's
   ``exit_codes`` (a process killed by signal N is ``128 + N``, as hyperfine
@@ -18,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from abstat.report.notes import KINDS
 from abstat.report.sampleset import SampleSet
 
 _SET_KEYS = ("experiment", "variant", "metric")
@@ -39,6 +42,7 @@ def _configuration(labels: dict[str, Any], hostname: str | None = None) -> dict[
 def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, exit_codes: bool = False) -> None:
     """Fill ``extra`` (see the module) of each ``(stored set, set)`` pair;
     the exit codes only when asked (they read every run)."""
+    from abstat.comparison.commands import command_warnings
     from abstat.store import open_store
 
     experiments = list(dict.fromkeys(stored.labels.get("experiment") for stored, _ in pairs))
@@ -60,6 +64,9 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                 found = commands.get(stored.labels.get("variant", ""))
                 if found and len(found) == 1:
                     sample_set.extra["command"] = next(iter(found))
+                mixed = command_warnings(store, experiment, stored.invocations, name=f"{experiment}:{{variant}}")
+                if stored.labels.get("variant") in mixed:
+                    sample_set.notes.append(f"{mixed[stored.labels['variant']].message}; {KINDS['command-differs'][1]}")
                 if outcomes is not None:
                     _add_exit_codes(stored, sample_set, outcomes, configurations)
 

@@ -60,9 +60,21 @@ def tie_counts(values: np.ndarray) -> np.ndarray:
 
 
 def heavily_tied(values: np.ndarray) -> bool:
-    """True when one value holds >= 10% of a sample or < 30% are distinct."""
+    """True when the data are quantized: < 30% of the values are distinct, or
+    one value holds >= 10% of the sample (and at least 3 values), or the
+    order statistics around the median (ranks n/2 +- ceil(sqrt(n)), about its
+    confidence interval's span) take at most min(5, half their count)
+    distinct values or are mostly one value: the median then moves in whole
+    steps.  A single pair of equal values among continuous data is none of
+    these (a pair is 10% of 20 values, which alone used to count)."""
     counts = tie_counts(values)
-    return bool(counts.max() >= max(2, 0.1 * values.size) or counts.size < 0.3 * values.size)
+    n = values.size
+    if counts.size < 0.3 * n or counts.max() >= max(3, 0.1 * n):
+        return True
+    half = math.ceil(math.sqrt(n))
+    low, high = max(0, (n - 1) // 2 - half), min(n, n // 2 + half + 1)
+    window = tie_counts(np.sort(values)[low:high])
+    return bool(window.size <= min(5, (high - low) // 2) or window.max() > (high - low) / 2)
 
 
 def ties(name: str, values: np.ndarray) -> list[StatWarning]:

@@ -25,7 +25,7 @@ from abstat.store.write import check_experiment_name
 __all__ = [
     "DEFAULT_STORE", "ExperimentSummary", "Invocation", "SCHEMA_VERSION", "SampleSet", "Store",
     "check_experiment_name", "display_name", "is_url", "iter_sample_sets", "open_store", "resolve_variant",
-    "resolve_store_path", "store_exists",
+    "resolve_store_path", "store_exists", "stored_variant_warnings",
 ]
 
 
@@ -87,6 +87,26 @@ def resolve_variant(
             path=display_name(store_path),
         )
     return sets[0].runs
+
+
+def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
+                            where: Mapping[str, Any] | None = None, name: str | None = None) -> list[Any]:
+    """What :func:`resolve_variant` returns for ``ref`` warrants saying: the
+    ``command-differs`` warning (:mod:`abstat.comparison.commands`) when its
+    runs ran different commands, calling the variant ``name`` (default ``ref``).
+    Empty when the variant does not resolve to one configuration."""
+    experiment, sep, variant = ref.partition(":")
+    if not sep or not store_exists(store_path):
+        return []
+    from abstat.comparison.commands import command_warnings
+
+    with open_store(store_path, create=False) as store:
+        sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
+                                       "metric": metric}))
+        if len(sets) != 1:
+            return []
+        found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)
+    return [found] if found else []
 
 
 def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:

@@ -69,6 +69,21 @@ class RunReader:
             for r in rows
         ]
 
+    def variant_commands(self, experiment: str, invocations: Sequence[int] | None = None
+                         ) -> dict[str, list[str]]:
+        """Variant (in the order they were declared) -> the distinct commands of its
+        successful runs (first run first), only those of ``invocations`` when given."""
+        sql = (
+            "SELECT v.name, r.command, MIN(r.id) FROM runs r JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
+        )
+        params: list[Any] = [experiment]
+        sql = and_in(sql, params, "r.invocation_id", invocations)
+        commands: dict[str, list[str]] = {}
+        for variant, command, _first in self.db.execute(sql + " GROUP BY v.id, v.name, r.command ORDER BY v.id, 3", params):
+            commands.setdefault(variant, []).append(command)
+        return commands
+
     def _optional(self, value: Any, kind: type, what: str) -> Any:
         """``value`` as ``kind`` (int or float); None (and a damage note) when it is none."""
         if value is None or (isinstance(value, kind) and not isinstance(value, bool)):
