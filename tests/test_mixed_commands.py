@@ -44,7 +44,7 @@ def test_swapped_commands_are_named_everywhere_runs_are_compared(scripts):
     assert "--experiment name" in run
     assert line in abstat("show", "mix", "--store", "s.db", cwd=scripts)
     compared = abstat("compare", "mix:before", "mix:after", "--store", "s.db", cwd=scripts)
-    assert line + ": mix:before;" in compared and "(`./bench-new`, `./bench-old`): mix:after;" in compared
+    assert line + ": wall mix:before;" in compared and "(`./bench-new`, `./bench-old`): wall mix:after;" in compared
     report = abstat("report", "--store", "s.db", cwd=scripts)
     assert "mix:before: runs of one variant ran different commands: `./bench-old`, `./bench-new`" in report
     assert "mix:after: runs of one variant ran different commands: `./bench-new`, `./bench-old`" in report
