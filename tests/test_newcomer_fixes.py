@@ -51,3 +51,25 @@ def test_a_zero_baseline_is_one_footnote_whatever_the_centre():
         "the baseline mean is 0, so a relative change is undefined",
         "the baseline's run medians average 0, so a relative change is undefined")}
     assert heads == {"the baseline centre is 0, so a relative change is undefined"}
+
+
+def test_report_cells_with_several_runs_show_the_centres_the_change_compares():
+    from scipy.stats import gmean
+
+    from abstat.report.matrix import build_report
+    from abstat.report.sampleset import SampleSet
+
+    rng = np.random.default_rng(6)
+    before = [list(rng.normal(level, 0.01, 20)) for level in (1.0, 3.0, 1.2)]
+    after = [list(rng.normal(level, 0.01, 20)) for level in (1.1, 3.3, 1.3)]
+    report = build_report([SampleSet({"variant": "before", "metric": "wall"}, before, unit="s"),
+                           SampleSet({"variant": "after", "metric": "wall"}, after, unit="s")],
+                          baseline="before")
+    cells = report.rows[0].cells
+    expected = {name: gmean([np.median(run) for run in runs]) for name, runs in (("before", before), ("after", after))}
+    for name in ("before", "after"):
+        assert abs(cells[name].center - expected[name]) < 1e-12 * expected[name]
+    assert cells["after"].center_kind == "geomean of run medians"
+    change = cells["after"].comparison.delta_pct
+    assert abs(change - (expected["after"] / expected["before"] - 1) * 100) < 1e-9
+    assert "geomean of run medians where a set holds several runs" in " ".join(report.footer())

@@ -57,7 +57,7 @@ def change_text(cell: Cell) -> str:
 def center_text(cell: Cell, *, with_notes: bool,
                 scales: dict[tuple[str | None, str | None], Scaler] | None = None) -> str:
     text = format_cell_value(cell, scales)
-    if cell.center_kind != cell.report_center:   # summary statistics: the mean, not the median
+    if cell.sample_set.summary is not None and cell.center_kind != cell.report_center:  # the mean, not the median
         text += f" ({cell.center_kind})"
     if with_notes and cell.notes:
         text += " " + _notes(cell)

@@ -47,8 +47,17 @@ class Cell:
 
     @property
     def center_kind(self) -> str:
-        """What ``center`` is: ``median`` or ``mean`` (always the mean for a summary)."""
-        return "mean" if self.sample_set.summary is not None else self.report_center
+        """What ``center`` is: ``median`` or ``mean`` (always the mean for a summary); with
+        several runs, what the comparison compares: ``geomean of run medians`` (positive data)
+        or ``mean of run medians`` (or means)."""
+        if self.sample_set.summary is not None:
+            return "mean"
+        runs = self.sample_set.runs
+        if len(runs) > 1 and all(len(run) for run in runs):
+            of_runs = f"run {self.report_center}s"
+            positive = all(min(run) > 0 for run in runs)
+            return f"geomean of {of_runs}" if positive else f"mean of {of_runs}"
+        return self.report_center
 
     @property
     def name(self) -> str:
@@ -131,8 +140,11 @@ class Report:
             what = "the estimand named per cell in the JSON and HTML (" + "; ".join(labels) + ")"
         else:
             what = f"the change of the {center}"
+        nested = sorted({c.center_kind for c in cells if c.center_kind.startswith(("geomean of", "mean of run"))})
+        cells_are = f"{center} of each sample set" + (
+            f" ({' or '.join(nested)} where a set holds several runs)" if nested else "")
         lines = [
-            f"Cells: {center} of each sample set; change = {what} "
+            f"Cells: {cells_are}; change = {what} "
             f"from the baseline {self.by}={self.baseline} in percent, with its "
             f"{level}% confidence interval (abstat compare; its method per cell is in the "
             "JSON and HTML).",
@@ -331,7 +343,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
             sample_set = slot[column]
             summary = sample_set.summary
             cell = Cell(row=row_id, column=column, sample_set=sample_set,
-                        center=summary.mean if summary is not None else _center(sample_set.values, center),
+                        center=summary.mean if summary is not None else _center(sample_set.runs, center),
                         n=sample_set.n, shared_source=per_source.get(sample_set.source, 0) > 1,
                         report_center=center)
             for note in sample_set.notes:
@@ -445,11 +457,23 @@ def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
     return first
 
 
-def _center(values: Sequence[float], center: str) -> float:
+def _center(runs: Sequence[Sequence[float]], center: str) -> float:
+    """The cell's centre: the median (or mean) of its samples; with several runs, the centre the
+    comparison compares, the geometric mean of the runs' medians (arithmetic for data that are
+    not all positive), so that the change is the ratio of the printed centres."""
     from abstat.stats.descriptive import describe
 
-    description = describe(values)
-    return float(description.median if center == "median" else description.mean)
+    def one(values: Sequence[float]) -> float:
+        description = describe(values)
+        return float(description.median if center == "median" else description.mean)
+
+    runs = [run for run in runs if len(run)]
+    if len(runs) <= 1:
+        return one([v for run in runs for v in run])
+    centres = [one(run) for run in runs]
+    if all(min(run) > 0 for run in runs):
+        return math.exp(math.fsum(math.log(c) for c in centres) / len(centres))
+    return math.fsum(centres) / len(centres)
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:
