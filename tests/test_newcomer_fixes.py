@@ -73,3 +73,14 @@ def test_report_cells_with_several_runs_show_the_centres_the_change_compares():
     change = cells["after"].comparison.delta_pct
     assert abs(change - (expected["after"] / expected["before"] - 1) * 100) < 1e-9
     assert "geomean of run medians where a set holds several runs" in " ".join(report.footer())
+
+
+def test_stored_variants_name_their_metric_and_unit_in_compare_and_plan(tmp_path):
+    done = abstat("run", "-n", "4", "-v", "a=true", "-v", "b=true", "--store", "s.db", "--experiment", "e",
+                  "--no-progress", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    compared = abstat("compare", "e:a", "e:b", "--store", "s.db", cwd=tmp_path)
+    line = compared.stdout.splitlines()[1]
+    assert compared.returncode == 0 and line.startswith("wall  ") and any(u in line for u in (" µs ", " ms ", " s "))
+    planned = abstat("plan", "e:a", "e:b", "--store", "s.db", cwd=tmp_path)
+    assert planned.returncode == 0 and planned.stdout.splitlines()[1] == "metric wall, figures in s"

@@ -183,3 +183,20 @@ def add_warmup(parser: argparse.ArgumentParser, default: int) -> None:
 def option_strings(parser: argparse.ArgumentParser) -> dict[str, Any]:
     """``--option`` -> its action, for every optional argument of ``parser``."""
     return {s: action for action in parser._actions for s in action.option_strings}
+
+
+def stored_metric(store_arg: str | None, metric: str, variants: Any) -> tuple[str | None, str | None]:
+    """The metric and its unit when the variants come from the store (``EXP:VARIANT``): the
+    lines then say ``wall  1.842 ms -> ...``, as ``run`` and ``show`` do; (None, None) for files."""
+    refs = [source[len("store:"):] for v in variants for source in v.sources if source.startswith("store:")]
+    if not refs:
+        return None, None
+    from abstat.errors import InputError
+    from abstat.store import open_store, resolve_store_path
+
+    try:
+        with open_store(resolve_store_path(store_arg), create=False) as store:
+            units = {store.unit(ref.rsplit(":", 1)[0], metric) for ref in refs}
+    except InputError:  # the variants were read; a store gone since only costs the unit
+        units = set()
+    return metric, units.pop() if len(units) == 1 else None

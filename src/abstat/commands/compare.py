@@ -11,7 +11,8 @@ import sys
 from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_format,
-                             add_higher_is_better, add_metric_choice, add_seed, add_store, add_threshold, add_where)
+                             add_higher_is_better, add_metric_choice, add_seed, add_store, add_threshold, add_where,
+                             stored_metric)
 from abstat.errors import UsageError
 
 DESCRIPTION = """\
@@ -84,7 +85,7 @@ def main(argv: list[str]) -> int:
         for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
             comparison.warnings.extend(variants[name].warnings if name in variants else [])
     color = terminal.color_wanted(sys.stdout, args.color)
-    metric, unit = _stored_metric(args, variants.values())
+    metric, unit = stored_metric(args.store, args.metric, variants.values())
     if args.format != "text":
         text = render(comparisons, fmt=args.format, unit=unit, metric=metric)
     else:
@@ -95,23 +96,6 @@ def main(argv: list[str]) -> int:
                 + "\n" + text
     terminal.write(sys.stdout, text)
     return 0
-
-
-def _stored_metric(args: argparse.Namespace, variants: Any) -> tuple[str | None, str | None]:
-    """The metric and its unit when the variants come from the store (``EXP:VARIANT``): the
-    lines then say ``wall  1.842 ms -> ...``, as ``run`` and ``show`` do; (None, None) for files."""
-    refs = [source[len("store:"):] for v in variants for source in v.sources if source.startswith("store:")]
-    if not refs:
-        return None, None
-    from abstat.errors import InputError
-    from abstat.store import open_store, resolve_store_path
-
-    try:
-        with open_store(resolve_store_path(args.store), create=False) as store:
-            units = {store.unit(ref.rsplit(":", 1)[0], args.metric) for ref in refs}
-    except InputError:  # the variants were read; a store gone since only costs the unit
-        units = set()
-    return args.metric, units.pop() if len(units) == 1 else None
 
 
 def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:

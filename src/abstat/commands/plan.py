@@ -12,7 +12,7 @@ import math
 import sys
 
 from abstat.commands import (ArgumentParser, add_columns, add_confidence, add_format, add_metric_choice, add_power,
-                             add_store, add_where)
+                             add_store, add_where, stored_metric)
 from abstat.errors import InputError, UsageError
 
 
@@ -143,5 +143,10 @@ def main(argv: list[str]) -> int:
     if args.format == "json":
         sys.stdout.write(json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n")
     else:
-        sys.stdout.write(render_text(result))
+        text = render_text(result)
+        metric, unit = stored_metric(args.store, args.metric, variants.values())
+        if metric is not None:  # stored variants: say what the raw figures below are
+            first, _, rest = text.partition("\n")
+            text = f"{first}\nmetric {metric}" + (f", figures in {unit}" if unit else "") + f"\n{rest}"
+        sys.stdout.write(text)
     return 0
