@@ -269,7 +269,9 @@ class Search:
             half = max(1, m // 2)
             tests = [c for c in (culprit - 1, culprit) if 0 < c < self.n and c not in self.skipped]
             if tests:
-                batch = [c for c in tests for _ in range(half)]
+                # alternating, so that a burst of load on the machine hits the culprit and its
+                # parent alike instead of confirming a crossing that is not there
+                batch = [c for _ in range(half) for c in tests]
                 return Batch(batch[:len(batch) // 2] + [0 if self.next_reference == 0 else self.n]
                              + batch[len(batch) // 2:], tests[-1])
             return self.outcome("found")
