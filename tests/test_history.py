@@ -307,3 +307,11 @@ def test_too_short_to_confirm_anything_says_so():
     assert not any("too few" in w for w in detect(longer).warnings)
     assert mannwhitneyu(range(8), range(8, 16), method="asymptotic").pvalue <= 0.001 < \
         mannwhitneyu(range(7), range(7, 14), method="asymptotic").pvalue
+
+
+def test_markdown_settings_line_is_its_own_paragraph(tmp_path):
+    rows = "rev,ns\n" + "".join(f"r{i:03d},{100 + (i >= 30) * 5 + (i % 3) * 0.1}\n" for i in range(60))
+    (tmp_path / "h.csv").write_text(rows)
+    text = abstat("history", "--input", "h.csv", "--no-state", "--format", "markdown", cwd=str(tmp_path)).stdout
+    lines = text.rstrip("\n").splitlines()
+    assert lines[-1].startswith("revisions in ") and lines[-2] == ""

@@ -91,6 +91,8 @@ def render_text(report: HistoryReport, markdown: bool = False) -> str:
         lines.append("")
     for warning in report.warnings:
         lines.append(("- warning: " if markdown else "warning: ") + esc(warning))
+    if markdown and report.warnings:
+        lines.append("")  # else the settings line continues the last list item
     lines.append(esc(_settings_line(report)))
     return "\n".join(lines).rstrip("\n") + "\n"
 
