@@ -461,19 +461,19 @@ def _center(runs: Sequence[Sequence[float]], center: str) -> float:
     """The cell's centre: the median (or mean) of its samples; with several runs, the centre the
     comparison compares, the geometric mean of the runs' medians (arithmetic for data that are
     not all positive), so that the change is the ratio of the printed centres."""
+    import numpy as np
+
     from abstat.stats.descriptive import describe
+    from abstat.stats.nested import run_centres
 
-    def one(values: Sequence[float]) -> float:
-        description = describe(values)
-        return float(description.median if center == "median" else description.mean)
-
-    runs = [run for run in runs if len(run)]
+    runs = [np.asarray(run, dtype=float) for run in runs if len(run)]
     if len(runs) <= 1:
-        return one([v for run in runs for v in run])
-    centres = [one(run) for run in runs]
-    if all(min(run) > 0 for run in runs):
-        return math.exp(math.fsum(math.log(c) for c in centres) / len(centres))
-    return math.fsum(centres) / len(centres)
+        description = describe(np.concatenate(runs) if runs else np.empty(0))
+        return float(description.median if center == "median" else description.mean)
+    centres = run_centres(runs, center)
+    if all(run.min() > 0 for run in runs):
+        return float(np.exp(np.log(centres).mean()))
+    return float(centres.mean())
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:
