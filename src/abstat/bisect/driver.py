@@ -42,7 +42,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                progress: Callable[[str], None] = lambda text: None) -> Report:
     """Bisect between ``config.good`` and ``config.bad``, recording every run under ``experiment``
     (default ``bisect-GOOD-BAD`` with both as 12-digit hashes)."""
-    from abstat.runner import ProcessExecutor, parse_metric_pattern
+    from abstat.bisect.measure import measurement_session
 
     shas = resolve([config.good, config.bad], config.repo)
     for name, sha in shas.items():
@@ -52,8 +52,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     n = len(commits) - 1
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
     search = Search(n, confidence=config.confidence, budget=config.budget)
-    patterns = [parse_metric_pattern(config.metric_spec)] if config.metric_spec else []
-    executor = ProcessExecutor(patterns=patterns, json_lines=False)
+    executor = measurement_session(config.run, config.metric_spec, config.timeout)
     settings = {"bisect": {"good": commits[0], "bad": commits[-1], "build": config.build, "run": config.run,
                            "metric": config.metric_spec or config.metric, "budget": config.budget,
                            "confidence": config.confidence}}

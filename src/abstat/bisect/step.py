@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from abstat.errors import AbstatError
 
@@ -28,15 +30,21 @@ class StepError(AbstatError):
     exit_status = 128
 
 
-def _parser():
-    from abstat.commands import ArgumentParser
-    from abstat.commands.bisect import _common
+@dataclass(frozen=True)
+class StepConfig:
+    """What one ``abstat bisect step`` measures: ``metric`` (a built-in one, or the name of
+    ``metric_spec``, ``NAME=REGEX``) of ``run`` after ``build``, in ``repo``'s checked-out tree."""
 
-    parser = ArgumentParser(prog="abstat bisect step",
-                            description="One commit's verdict for `git bisect run`: 0 good, 1 bad, 125 skip.")
-    _common(parser)
-    parser.add_argument("--max-runs", type=int, default=30, metavar="N", help="most runs of this commit (default 30)")
-    return parser
+    run: str
+    metric: str
+    metric_spec: str | None
+    metric_text: str            # --metric as given (recorded)
+    build: str | None = None
+    repo: str = "."
+    timeout: float | None = None
+    experiment: str | None = None
+    store: str | None = None
+    max_runs: int = 30
 
 
 def _references(store, experiment: str, metric: str, shas: list[str]) -> list[float]:
@@ -64,18 +72,17 @@ def llr(values: list[float], good: list[float], bad: list[float]) -> float:
     return total
 
 
-def run_step(argv: list[str]) -> int:
+def run_step(args: StepConfig, argv: list[str]) -> int:
+    """Measure the checked-out commit against the references; 0 good, 1 bad, 125 undecided."""
+    from abstat.bisect.measure import measurement_session
     from abstat.bisect.workspace import Recorder, Worktrees, build, measure
-    from abstat.commands.bisect import metric_choice
     from abstat.errors import UsageError
     from abstat.history.revision import git
-    from abstat.runner import ProcessExecutor, parse_metric_pattern
     from abstat.store import open_store, resolve_store_path
 
-    args = _parser().parse_args(argv)
     if args.max_runs < BATCH:
         raise UsageError(f"--max-runs must be at least {BATCH}")
-    metric, spec = metric_choice(args.metric)
+    metric = args.metric
     repo = args.repo
     head = git(["rev-parse", "HEAD"], repo).stdout.strip()
     bad_ref = git(["rev-parse", "--verify", "-q", "refs/bisect/bad"], repo, check=False).stdout.strip()
@@ -85,12 +92,12 @@ def run_step(argv: list[str]) -> int:
     log = git(["bisect", "log"], repo, check=False).stdout.splitlines()
     first_bad = next((line.split("[", 1)[1][:12] for line in log if line.startswith("# bad: [")), bad_ref[:12])
     experiment = args.experiment or f"bisect-step-{first_bad}"  # one experiment for the whole git bisect
-    executor = ProcessExecutor(patterns=[parse_metric_pattern(spec)] if spec else [], json_lines=False)
+    executor = measurement_session(args.run, args.metric_spec, args.timeout)
     store_path = resolve_store_path(args.store)
     try:
         with open_store(store_path) as store:
             recorder = Recorder(store, experiment, repo, ["abstat", "bisect", "step", *argv],
-                                {"bisect_step": {"run": args.run, "build": args.build, "metric": args.metric}})
+                                {"bisect_step": {"run": args.run, "build": args.build, "metric": args.metric_text}})
             try:
                 references = {}
                 for role, shas in (("good", goods), ("bad", [bad_ref])):
@@ -143,11 +150,12 @@ def run_step(argv: list[str]) -> int:
     return verdict
 
 
-def main(argv: list[str]) -> int:
+def guarded(step: Callable[[], int]) -> int:
+    """Run ``step`` so that every error exits 128 (``git bisect run`` stops), never 1 or 2 (bad)."""
     import os
 
     try:
-        return run_step(argv)
+        return step()
     except StepError:
         raise
     except AbstatError as err:

@@ -1,9 +1,7 @@
-"""Sub-command modules: each exposes ``main(argv) -> int`` (see abstat.cli)
-and ``build_parser()``, its argparse parser (read by ``abstat completion``
-and by the tests that hold every command to one grammar).
-
-The options several commands share are defined once here, so that each has
-the same name, value, meaning and help text everywhere.
+"""Sub-command modules: each exposes ``main(argv) -> int`` (see abstat.cli) and ``build_parser()``,
+its argparse parser (read by ``abstat completion`` and by the tests that hold every command to one
+grammar).  The options several commands share are defined once here: one name, value, meaning and
+help text everywhere (an experiment's own options: :mod:`abstat.commands.experiment_args`).
 """
 import argparse
 from typing import Any, Sequence

@@ -6,14 +6,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
-from typing import Any
 
 from abstat.commands import ArgumentParser, add_confidence, add_format, add_no_progress, add_store
-from abstat.bisect.search import GATE_PVALUE
 from abstat.errors import UsageError
 
 
@@ -62,64 +59,32 @@ def metric_choice(spec: str) -> tuple[str, str | None]:
         raise UsageError(str(err)) from None
 
 
-def _pct(value: float | None, base: float | None) -> str:
-    if value is None or not base:
-        return "?"
-    return f"{value / abs(base) * 100:+.2f}%"
+def step_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="abstat bisect step",
+                            description="One commit's verdict for `git bisect run`: 0 good, 1 bad, 125 skip.")
+    _common(parser)
+    parser.add_argument("--max-runs", type=int, default=30, metavar="N", help="most runs of this commit (default 30)")
+    return parser
 
 
-def render(report: Any, fmt: str) -> str:
-    outcome = report.outcome
-    commits = report.commits
-    candidates = [{"rev": commits[i], "probability": p, "subject": report.subjects.get(commits[i], "")}
-                  for i, p in outcome.candidates]
-    if fmt == "json":
-        return json.dumps({
-            "status": outcome.status, "culprit": commits[outcome.culprit] if outcome.culprit else None,
-            "probability": outcome.probability if outcome.culprit else None, "candidates": candidates,
-            "runs": outcome.runs, "commits": len(commits) - 1,
-            "change": {"shift": outcome.shift, "low": outcome.shift_low, "high": outcome.shift_high,
-                       "good_level": outcome.good_level, "references_p": outcome.reference_p},
-            "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
-        }, indent=2) + "\n"
-    from abstat.render.escape import terminal as _t
+def _step(argv: list[str]) -> int:
+    """``abstat bisect step``: every error exits 128, which stops ``git bisect run``."""
+    from abstat.bisect.step import StepConfig, guarded, run_step
 
-    lines = []
-    size = (f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "
-            f"{_pct(outcome.shift_high, outcome.good_level)}] (bad - good, Hodges-Lehmann on the references, "
-            f"p={outcome.reference_p:.2g})" if outcome.shift is not None and outcome.reference_p is not None else "")
-    if outcome.status == "found":
-        sha = commits[outcome.culprit]
-        lines.append(f"culprit: {sha} {_t(report.subjects.get(sha, ''))}")
-        lines.append(f"  probability {outcome.probability:.3f}; {size}")
-    elif outcome.status == "no-change":
-        lines.append("no change found: the good and bad revisions do not differ clearly "
-                     f"(Mann-Whitney p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
-                     "needs); "
-                     "no culprit named")
-    else:
-        word = "inconclusive" if outcome.status == "inconclusive" else "inconclusive (untestable commits)"
-        lines.append(f"{word}: no commit reached probability {report.confidence:g}")
-        if size:
-            lines.append("  " + size)
-        if candidates:
-            lines.append("  remaining candidates:")
-        for c in candidates:
-            lines.append(f"    {c['probability']:.3f}  {c['rev'][:12]} {_t(c['subject'])}")
-    lines.append(f"  {outcome.runs} benchmark runs over {len(commits) - 1} commits"
-                 + (f"; {len(report.skipped)} skipped (did not build, or every run failed): "
-                    + ", ".join(s[:12] for s in report.skipped) if report.skipped else ""))
-    for warning in report.warnings + outcome.notes:
-        lines.append(f"warning: {_t(warning)}")
-    lines.append(f"  measurements stored in experiment {_t(report.experiment)} (see abstat history)")
-    return "\n".join(lines) + "\n"
+    def step() -> int:
+        args = step_parser().parse_args(argv)
+        metric, spec = metric_choice(args.metric)
+        config = StepConfig(run=args.run, metric=metric, metric_spec=spec, metric_text=args.metric, build=args.build,
+                            repo=args.repo, timeout=args.timeout, experiment=args.experiment, store=args.store,
+                            max_runs=args.max_runs)
+        return run_step(config, ["abstat", "bisect", "step", *argv])
+
+    return guarded(step)
 
 
 def main(argv: list[str]) -> int:
     if argv[:1] == ["step"]:
-        from abstat.bisect.step import main as step_main
-
-        return step_main(argv[1:])
+        return _step(argv[1:])
     from abstat.bisect.driver import Config, run_bisect
     from abstat.store import open_store, resolve_store_path
 
@@ -147,14 +112,15 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"abstat bisect: {text}\n")
             sys.stderr.flush()
 
-    from abstat.commands.run import _interrupt_on_termination, _restore_signals
+    from abstat.bisect.render import render
+    from abstat.runner import signals
 
-    previous = _interrupt_on_termination()  # SIGTERM/SIGHUP: like Ctrl-C, worktrees removed, runs kept
+    previous = signals.interrupt_on_termination()  # SIGTERM/SIGHUP: like Ctrl-C, worktrees removed, runs kept
     try:
         with open_store(store_path) as store:
             report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
     finally:
-        _restore_signals(previous)
+        signals.restore_handlers(previous)
     sys.stdout.write(render(report, args.format))
     return 0
 

@@ -52,7 +52,8 @@ def main(argv: list[str]) -> int:
         with open_store(args.store) as store:
             store.experiment_names()
 
-    from abstat.commands import run as run_command
+    from abstat.commands.run import execute, quote_command
+    from abstat.engine import Analysis, ExperimentSpec, Variant
 
     with tempfile.TemporaryDirectory(prefix="abstat-demo-") as workdir:
         data_path = os.path.join(workdir, "data.bin")
@@ -60,20 +61,15 @@ def main(argv: list[str]) -> int:
             handle.write(os.urandom(FILE_BYTES))
         with resources.as_file(resources.files("abstat") / "examples" / "read_chunks.py") as script:
             python = [sys.executable, "-I", "-S", str(script), data_path]
-            before = run_command.quote_command([*python, str(SMALL_CHUNK)])
-            after = run_command.quote_command([*python, str(LARGE_CHUNK)])
-            store_path = args.store or os.path.join(workdir, "demo.db")
-            run_argv = [
-                "-n", str(args.runs), "--warmup", str(args.warmup), "--experiment", "demo",
-                "-v", f"before={before}", "-v", f"after={after}", "--format", args.format,
-            ]
-            if args.seed is not None:
-                run_argv += ["--seed", str(args.seed)]
-            if args.no_progress:
-                run_argv.append("--no-progress")
+            spec = ExperimentSpec(
+                (Variant("before", quote_command([*python, str(SMALL_CHUNK)])),
+                 Variant("after", quote_command([*python, str(LARGE_CHUNK)]))),
+                runs=args.runs, warmup=args.warmup, seed=args.seed, experiment="demo",
+                analysis=Analysis(), store=args.store or os.path.join(workdir, "demo.db"),
+            )
             sys.stderr.write(
                 f"abstat demo: reading an 8 MiB file with {SMALL_CHUNK}-byte read(2) calls (before) "
                 f"against {LARGE_CHUNK // 1024} KiB calls (after)\n"
             )
-            run_args = run_command.build_parser("abstat demo").parse_args(run_argv)
-            return run_command.execute(run_args, ["abstat", "demo", *argv], store_path=store_path)
+            return execute(spec, fmt=args.format, verbose=False, progress=not args.no_progress,
+                           argv=["abstat", "demo", *argv])[0]

@@ -85,7 +85,7 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
     import json
 
     from abstat.doctor import STATUSES, Finding
-    from abstat.lab.config import parse_hosts
+    from abstat.commands.lab_args import parse_hosts
     from abstat.lab.query import ask_hosts
     from abstat.render.doctor import render_findings, terminal_safe
 

@@ -13,11 +13,9 @@ labelled ``host=NAME``) and analyses that host's runs.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import shlex
 import sys
-import time
+from typing import Any
 
 from abstat.commands import (ArgumentParser, add_confidence, add_format, add_no_progress, add_runs, add_seed,
                              add_store, add_warmup)
@@ -56,37 +54,32 @@ def build_parser() -> ArgumentParser:
 
 
 def _default_experiment(store_path: str) -> str:
+    from abstat.engine.record import default_name
     from abstat.store import open_store
 
-    base = time.strftime("noise-%Y%m%d-%H%M%S", time.localtime())
     with open_store(store_path) as store:
-        name, counter = base, 1
-        while store.has_experiment(name):
-            counter += 1
-            name = f"{base}-{counter}"
-    return name
+        return default_name(store, "noise")
 
 
-def _run(args, command: str, experiment: str, store_path: str, argv: list[str]) -> int:
-    """The A/A runs, through exactly the code of ``abstat run`` (its comparison of a
-    with b is not printed: the noise report below replaces it)."""
-    from abstat.commands import run
+def _spec(args, command: str, experiment: str, store_path: str, host: Any) -> Any:
+    """Two identical variants, a and b, interleaved: the A/A experiment."""
+    from abstat.commands.experiment_args import metric_sources
+    from abstat.engine import ExperimentSpec, Lab, Variant
 
-    run_argv = ["-n", str(args.runs), "--warmup", str(args.warmup), "-v", f"a={command}", "-v", f"b={command}",
-                "--experiment", experiment, "--order", "interleaved", "--format", "json"]
-    for flag, value in (("--seed", args.seed), ("--timeout", args.timeout)):
-        if value is not None:
-            run_argv += [flag, str(value)]
-    for spec in args.metric:
-        run_argv += ["--metric", spec]
-    run_argv += [flag for flag, on in (("--shell", args.shell), ("--perf", args.perf),
-                                       ("--no-progress", args.no_progress)) if on]
-    if args.host:  # through the lab: stored with run's own options, so abstat run --resume works too
-        run_argv += ["--host", args.host[0]]
-        argv = run_argv
-    run_args = run.build_parser("abstat noise").parse_args(run_argv)
-    with contextlib.redirect_stdout(io.StringIO()):
-        return run.execute(run_args, ["abstat", "run" if args.host else "noise", *argv], store_path=store_path)
+    return ExperimentSpec(
+        (Variant("a", command), Variant("b", command)), runs=args.runs, warmup=args.warmup, order="interleaved",
+        seed=args.seed, shell=args.shell, timeout=args.timeout, metrics=metric_sources(args), experiment=experiment,
+        lab=Lab((host,)) if host is not None else None, store=store_path,
+    )
+
+
+def _run(args, spec: Any, argv: list[str]) -> int:
+    """The A/A runs, through the engine as ``abstat run`` runs them (its comparison of a with b is not
+    printed: the noise report replaces it)."""
+    from abstat.commands.run import execute
+
+    return execute(spec, fmt="json", verbose=False, progress=not args.no_progress, argv=["abstat", "noise", *argv],
+                   report=False)[0]
 
 
 def main(argv: list[str]) -> int:
@@ -103,13 +96,14 @@ def main(argv: list[str]) -> int:
         raise UsageError("--confidence must be between 0 and 100 (a percentage)")
     if args.blocks is not None and args.blocks < 2:
         raise UsageError("--blocks must be at least 2")
-    labels = None
+    labels, host = None, None
     if args.host:
-        from abstat.lab.config import parse_hosts
+        from abstat.commands.lab_args import parse_hosts
 
         if len(args.host) > 1:
             raise UsageError("--host: one host at a time (the noise floor is a property of one machine)")
-        labels = {"host": parse_hosts(args.host)[0].label}
+        host = parse_hosts(args.host)[0]
+        labels = {"host": host.label}
     from abstat.noise import VARIANTS, analyse_experiment
     from abstat.render.noise import render
     from abstat.store import open_store, resolve_store_path
@@ -119,8 +113,15 @@ def main(argv: list[str]) -> int:
     command = None
     if command_words:
         command = " ".join(command_words) if args.shell else shlex.join(command_words)
+        from abstat.commands.experiment_args import check_counts
+
+        if args.experiment is not None:
+            from abstat.store import check_experiment_name
+
+            check_experiment_name(args.experiment)
+        check_counts(args)
         experiment = args.experiment or _default_experiment(store_path)
-        status = _run(args, command, experiment, store_path, argv)
+        status = _run(args, _spec(args, command, experiment, store_path, host), argv)
     elif args.experiment is None:
         raise UsageError("give the benchmark command after --, or --experiment NAME to analyse stored runs")
     else:

@@ -8,34 +8,10 @@ from typing import Any
 from abstat.commands import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
                              add_store, add_where)
 from abstat.errors import InputError, UsageError
-from abstat.render import escape, tables
-
-_MACHINE_FIELDS = (
-    ("hostname", "host"), ("cpu_model", "CPU"), ("microcode", "microcode"), ("cpus", "CPUs"),
-    ("smt", "SMT"), ("kernel_release", "kernel"), ("hypervisor_type", "hypervisor"),
-    ("governor", "governor"), ("boost", "boost"), ("boot_id", "boot"), ("loadavg", "load average"),
-)
-
-
-def _machine_lines(record: dict[str, Any]) -> list[str]:
-    lines = []
-    for key, label in _MACHINE_FIELDS:
-        value = record.get(key)
-        if isinstance(value, list):
-            value = " ".join(str(v) for v in value)
-        lines.append(f"    {label + ':':<14}{value if value is not None else '(missing)'}")
-    vulns = record.get("vulnerabilities") or {}
-    affected = sorted(k for k, v in vulns.items() if not str(v).startswith("Not affected"))
-    lines.append(f"    {'mitigations:':<14}" + (", ".join(affected) + " (affected)" if affected else "(none affected)"
-                                                  if vulns else "(missing)"))
-    return lines
-
+from abstat.render import escape
+from abstat.render.show import combine, invocation_lines
 
 _SET_KEYS = ("experiment", "variant", "metric")  # what a configuration's sample sets differ in
-
-
-def _label_text(labels: dict[str, str]) -> str:
-    return " ".join(f"{k}={v}" for k, v in sorted(labels.items()))
 
 
 def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> list[tuple[dict[str, str], list[int]]]:
@@ -85,47 +61,6 @@ def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], li
     if all(report is None for _, report, _ in done):
         raise UsageError(done[0][2] or "nothing to compare")
     return done
-
-
-def _combine(experiment: str, done: list[tuple[dict[str, str], str | None, str | None]], fmt: str) -> str:
-    """One comparison block per configuration, headed by its labels."""
-    import json
-
-    if fmt == "json":
-        blocks = []
-        for labels, report, error in done:
-            block: dict[str, Any] = {"labels": labels}
-            if report is not None:
-                document = json.loads(report)
-                document.pop("experiment", None)
-                block.update(document)
-            else:
-                block["error"] = error
-            blocks.append(block)
-        return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
-    if fmt == "csv":
-        import csv
-        import io
-
-        keys = sorted({k for labels, _, _ in done for k in labels})
-        header: list[str] = []
-        rows: list[list[str]] = []
-        for labels, report, _ in done:
-            parsed = list(csv.reader(io.StringIO(report or "")))
-            if not parsed:
-                continue
-            header = header or keys + parsed[0]
-            rows += [[labels.get(k, "") for k in keys] + row for row in parsed[1:]]
-        return tables.csv_text(header, rows) if header else "\n"
-    heading = "# " if fmt == "markdown" else ""
-    parts = []
-    for labels, report, error in done:
-        clean = escape.markdown if fmt == "markdown" else escape.terminal
-        parts.append(heading + clean(f"configuration {_label_text(labels)}"))
-        parts.append("")
-        parts.append((report if report is not None else clean(f"not compared: {error}") + "\n").rstrip("\n"))
-        parts.append("")
-    return "\n".join(parts).rstrip("\n") + "\n"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,37 +113,17 @@ def main(argv: list[str]) -> int:
             raise InputError(f"experiment {args.experiment!r} has no successful runs with "
                              + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=store.display)
         if len(configs) > 1:
-            report = _combine(args.experiment, _reports(store, args.experiment, configs, **options), args.format)
+            report = combine(args.experiment, _reports(store, args.experiment, configs, **options), args.format)
         else:
             report = comparison_report(store, args.experiment,
                                        invocations=configs[0][1] if where else None, **options)
         if args.format != "text":
             terminal.write(sys.stdout, report)
             return 0
-        out = [f"experiment {args.experiment}  (store {store.display})", ""]
         shown = [inv for inv in store.invocations(args.experiment) if _selected(inv, where)]
-        for inv in shown:
-            labels = " ".join(f"{k}={v}" for k, v in inv["labels"].items())
-            out.append(f"invocation {inv['id']}: {inv['started_at']} .. {inv['ended_at'] or '?'}  {inv['status']}"
-                       + (f"  [{labels}]" if labels else ""))
-            settings = inv["settings"]
-            if settings:
-                out.append(f"    runs {settings.get('runs')} + {settings.get('warmup')} warm-up, order "
-                           f"{settings.get('order')}, seed {settings.get('seed')}")
-            for entry in inv["runs"]:
-                out.append(f"    {entry['variant']}: {entry['count']} {entry['status']}  ({entry['command']})")
-            out.extend(_machine_lines(inv["machine"]))
-            for note in inv["notes"]:
-                out.append(f"    note: {note}")
-            out.append("")
         shown_ids = {inv["id"] for inv in shown}
         failures = [f for f in store.failed_runs(args.experiment) if f["invocation"] in shown_ids]
-        if failures:
-            out.append("failed runs (not used):")
-            for f in failures:
-                out.append(f"    invocation {f['invocation']} {f['variant']} run {f['run']}: {f['status']}"
-                           f" {'; '.join(f['notes'])}")
-            out.append("")
+        out = invocation_lines(args.experiment, store.display, shown, failures)
     # everything above comes from the store: commands, labels, notes, machine records
     terminal.write(sys.stdout, "\n".join(map(escape.terminal, out)) + "\n" + report)
     return 0

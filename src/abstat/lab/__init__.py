@@ -1,15 +1,16 @@
 """The lab: one experiment on several machines and across reboots, over SSH.
 
-``abstat run --host NAME ... [--boot VARIANT=COMMAND --check VARIANT=COMMAND
---boots K]`` runs the experiment on each host in parallel.  The transport
-is the real OpenSSH client (:mod:`abstat.lab.ssh`); the runner is shipped to
-each box through the connection (:mod:`abstat.lab.bundle`,
+The transport is the real OpenSSH client (:mod:`abstat.lab.ssh`); the
+runner is shipped to each box through the connection (:mod:`abstat.lab.bundle`,
 :mod:`abstat.runner.remote`), so a box needs only ``python3`` (3.8 or newer)
-and a shell.  Every run goes to the controller's store as it completes.
+and a shell.  :mod:`abstat.lab.host` runs one host's boots in a thread and
+reports events; :mod:`abstat.lab.protocol` reads what a box sends;
+:mod:`abstat.lab.query` asks every host one question (``abstat doctor
+--host``).  The engine (:mod:`abstat.engine.hosts`) drives all of it from an
+experiment's specification and writes every run to the store.
 """
 from __future__ import annotations
 
-from abstat.lab.config import HostSpec, LabPlan, boot_order, lab_plan
-from abstat.lab.controller import run_lab
+from abstat.lab.config import HostSpec, LabPlan, block_slots, boot_order
 
-__all__ = ["HostSpec", "LabPlan", "boot_order", "lab_plan", "run_lab"]
+__all__ = ["HostSpec", "LabPlan", "block_slots", "boot_order"]

@@ -26,6 +26,7 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec, LabPlan
+from abstat.lab.protocol import _hello, _message, _stderr_tail
 from abstat.lab.ssh import SshError, SshHost
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
@@ -51,10 +52,28 @@ class Event:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+class HostHooks:
+    """What happens around one host's part of an experiment, in its worker thread.
+
+    ``acquire`` runs before the first boot (connected or not), ``release``
+    after the last, whatever happened (an error, an interrupt).  The base
+    class does nothing; raising :class:`HostFailed` in ``acquire`` stops this
+    host alone with that line.  This is where a lease on the box (a lock held
+    for the whole session) goes: docs/architecture.md.
+    """
+
+    def acquire(self, worker: HostWorker) -> None:
+        """Before the host's first boot."""
+
+    def release(self, worker: HostWorker) -> None:
+        """After its last, always (exceptions here are reported as the host's failure)."""
+
+
 class HostWorker(threading.Thread):
     def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
-                 events: queue.Queue[Event], stopping: threading.Event) -> None:
+                 events: queue.Queue[Event], stopping: threading.Event, hooks: HostHooks | None = None) -> None:
         super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
+        self.hooks = hooks or HostHooks()
         self.plan = plan
         self.host = host
         self.ssh = ssh
@@ -82,8 +101,12 @@ class HostWorker(threading.Thread):
 
     def run(self) -> None:
         try:
-            for index in self.todo:
-                self._boot(index)
+            try:
+                self.hooks.acquire(self)
+                for index in self.todo:
+                    self._boot(index)
+            finally:
+                self.hooks.release(self)
             self.emit("finished")
         except HostFailed as failure:
             self.emit("failed", message=str(failure))
@@ -286,33 +309,3 @@ class HostWorker(threading.Thread):
             raise HostFailed(f"cannot start the runner with python3 on the host: {err}")
         self.last_loss = err
         return "lost-started" if started else "lost"
-
-
-def _stderr_tail(process: subprocess.Popen) -> str:
-    """The last line the session wrote on standard error (read once it ended)."""
-    try:
-        assert process.stderr is not None
-        lines = process.stderr.read().decode(errors="replace").strip().splitlines()
-    except (OSError, ValueError):
-        return ""
-    return lines[-1].strip() if lines else ""
-
-
-def _hello(stream: Any, limit: int = 200) -> dict[str, Any] | None:
-    """The runner's first message, past any lines a login script printed first."""
-    for _ in range(limit):
-        line = stream.readline()
-        if not line:
-            return None
-        message = _message(line)
-        if message is not None and "hello" in message:
-            return message
-    return None
-
-
-def _message(line: bytes) -> dict[str, Any] | None:
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return None
-    return message if isinstance(message, dict) else None

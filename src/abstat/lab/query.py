@@ -17,7 +17,7 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec
-from abstat.lab.host import _hello, _message, _stderr_tail
+from abstat.lab.protocol import _hello, _message, _stderr_tail
 from abstat.lab.ssh import SshError, SshHost
 
 

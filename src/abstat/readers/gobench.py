@@ -59,7 +59,7 @@ def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
     Lines that do not parse are skipped and reported in every set's
     ``notes`` (``file:line: message``), as benchstat reports them."""
     if text is None:
-        from abstat.readers.peers import read_text
+        from abstat.readers.source import read_text
 
         text = read_text(path)
     config: dict[str, str] = {}

@@ -25,7 +25,6 @@ Every function returns ``list[SampleSet]`` and raises
 from __future__ import annotations
 
 import csv
-import gzip
 import io
 import json
 import math
@@ -34,33 +33,13 @@ from typing import Any
 
 from abstat.errors import InputError, UsageError
 from abstat.readers.gobench import read_gobench
+from abstat.readers.source import read_text
 from abstat.report.sampleset import SampleSet
+
 
 FORMATS = ("hyperfine", "pyperf", "go", "csv")
 
 _CSV_SNIFF = re.compile(r"[A-Za-z_]")
-
-
-# --------------------------------------------------------------------------
-# reading bytes
-
-def read_text(path: str) -> str:
-    """The file's text (``-``: standard input; gzip transparently).
-
-    Reading and decoding are abstat's shared ones
-    (:func:`abstat.readers.text.read_bytes`, :func:`~abstat.readers.text.decode_text`):
-    InputError naming the file and line for binary, UTF-16 or non-UTF-8 data.
-    """
-    from abstat.readers.text import STDIN_NAME, decode_text, read_bytes
-
-    name = STDIN_NAME if path == "-" else path
-    raw = read_bytes(path)
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as err:
-            raise InputError(f"bad gzip data: {err}", path=name) from None
-    return decode_text(raw, name).lstrip("\ufeff")
 
 
 def detect_format(path: str, text: str) -> str | None:

@@ -118,6 +118,9 @@ class LabProgress:
         self._write("  ".join(parts))
 
     def _write(self, text: str) -> None:
+        from abstat.render import escape
+
+        text = escape.terminal(text)  # what a box or ssh said, too
         if self._live is not None:
             self._live.console.print(text, markup=False, highlight=False)
         else:

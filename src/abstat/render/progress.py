@@ -65,18 +65,19 @@ class Progress:
             parts.append(f"{escape.terminal(name)} {text}")
         return "median: " + ", ".join(parts)
 
-    def slot(self, slot: Any, position: int, total: int) -> None:
+    def slot(self, slot: Any) -> None:
+        """A run is about to start (``slot``: its ``variant`` and whether it is a ``warmup``)."""
         if self._rich is not None:
             label = escape.terminal(f"warm-up {slot.variant}" if slot.warmup else slot.variant)
             self._rich.update(self._task, description=label)
 
-    def result(self, result: Any) -> None:
+    def result(self, run: Any) -> None:
+        """A measured run completed (``run``: an :class:`abstat.engine.events.RunDone`)."""
         self.done += 1
-        measurement = result.measurement
-        if measurement.ok:
-            self.walls[result.variant].append(measurement.wall_s)
+        if run.ok:
+            self.walls[run.variant].append(run.wall)
         else:
-            self.failed[result.variant] += 1
+            self.failed[run.variant] += 1
         if not self.enabled:
             return
         if self._rich is not None:
@@ -84,9 +85,9 @@ class Progress:
             return
         elapsed = time.monotonic() - self.started
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
-        outcome = format_value(measurement.wall_s, "s") if measurement.ok else measurement.status.upper()
+        outcome = format_value(run.wall, "s") if run.ok else run.status.upper()
         self.stream.write(fits(self.stream,
-            f"[{self.done}/{self.total}] {escape.terminal(result.variant)} run {result.iteration + 1}: {outcome}"
+            f"[{self.done}/{self.total}] {escape.terminal(run.variant)} run {run.iteration + 1}: {outcome}"
             f"  {self.medians_text()}  ETA {_format_eta(eta)}\n"
         ))
         self.stream.flush()

@@ -46,13 +46,13 @@ def _lazy(module: str, function: str) -> Callable[..., str]:
 def _compare(function: str) -> Callable[..., str]:
     def call(comparisons: Sequence[Any], *, color: bool = False, unit: str | None = None,
              metric: str | None = None, footnotes: bool = True) -> str:
-        from abstat.render import compare_text
+        from abstat.render import compare_formats
 
         if function == "text":
-            return (compare_text._rich if color else compare_text._text)(comparisons, unit, metric, footnotes)
+            return (compare_formats._rich if color else compare_formats._text)(comparisons, unit, metric, footnotes)
         if function == "markdown":
-            return compare_text._markdown(comparisons, unit, metric)
-        return getattr(compare_text, f"_{function}")(comparisons)
+            return compare_formats._markdown(comparisons, unit, metric)
+        return getattr(compare_formats, f"_{function}")(comparisons)
     return call
 
 

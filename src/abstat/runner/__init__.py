@@ -10,7 +10,8 @@ import importlib
 from typing import Any
 
 _HOMES = {
-    "FakeExecutor": "executor", "ProcessExecutor": "executor", "RunContext": "executor",
+    "FakeExecutor": "fake", "ProcessExecutor": "executor", "RunContext": "model",
+    "Collector": "model", "command_problem": "model", "command_problems": "model",
     "ExperimentOutcome": "experiment", "ExperimentPlan": "experiment", "run_experiment": "experiment",
     "BUILTIN_METRICS": "model", "Command": "model", "Measurement": "model", "MetricPattern": "model",
     "RunResult": "model", "Variant": "model", "parse_metric_pattern": "model",

@@ -11,8 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from abstat.runner import signals
-from abstat.runner.executor import BackgroundHandle, Executor, RunContext
-from abstat.runner.model import Command, Measurement, RunResult, Variant
+from abstat.runner.model import BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult, Variant
 from abstat.runner.schedule import Slot, build_schedule
 
 

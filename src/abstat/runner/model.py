@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 # Metrics every measured run gets from the operating system, with units.
 BUILTIN_METRICS: dict[str, str] = {
@@ -133,3 +136,80 @@ class RunResult:
     @property
     def ok(self) -> bool:
         return self.measurement.ok
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Which variant and iteration a command runs for (exported to it)."""
+
+    variant: str
+    iteration: int = -1
+    warmup: bool = False
+
+    def env(self) -> dict[str, str]:
+        return {
+            "ABSTAT_VARIANT": self.variant,
+            "ABSTAT_ITERATION": str(self.iteration),
+            "ABSTAT_WARMUP": "1" if self.warmup else "0",
+        }
+
+
+class BackgroundHandle(Protocol):
+    command: Command
+
+    def exited(self) -> str | None:
+        """None while running, else how it ended (e.g. ``exit status 1``)."""
+
+    def failure(self) -> str | None:
+        """None while it provides the load, else how it failed or ended."""
+
+    def stop(self) -> list[str]:
+        """Stop it with its whole process group; return notes."""
+
+
+class Executor(Protocol):
+    def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement: ...
+
+    def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement: ...
+
+    def start_background(self, command: Command) -> BackgroundHandle: ...
+
+    def close(self) -> None: ...
+
+
+
+
+class Collector(Protocol):
+    """A metric source that acts around each measured run (``runner/sources.py`` builds them from a spec).
+
+    ``wrap`` is called just before the command starts and may replace its
+    argument vector (``perf stat ... --``); ``collect`` is called after every
+    measured command, failed ones too (``measurement.ok``), and adds values,
+    units and notes (or marks the run failed); ``close`` releases what the
+    source holds and returns notes.  Standard library only: collectors run on the test box.
+    """
+
+    def wrap(self, argv: list[str], context: RunContext) -> list[str]: ...
+
+    def collect(self, measurement: Measurement, context: RunContext) -> None: ...
+
+    def close(self) -> list[str]: ...
+
+
+def command_problem(what: str, text: str, shell: bool) -> str | None:
+    """Why ``text`` cannot be executed here (one line naming ``what``), or None."""
+    try:
+        argv = Command(text, shell).argv()
+    except ValueError as err:
+        return f"{what}: cannot split {text!r}: {err}"
+    if not argv:
+        return f"{what}: empty command"
+    if shutil.which(argv[0]) is None:
+        return (f"{what}: command not found or not executable: {argv[0]!r}"
+                + ("" if shell else " (use --shell for shell syntax)"))
+    return None
+
+
+def command_problems(commands: Sequence[tuple[str, str]], shell: bool) -> list[str]:
+    """:func:`command_problem` of each (what, text)."""
+    return [problem for what, text in commands if (problem := command_problem(what, text, shell)) is not None]

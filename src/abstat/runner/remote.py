@@ -8,7 +8,9 @@ library only; on Python 3.8 with the shims of the shipped
 
 Protocol: one JSON object per line.  This side first writes
 ``{"hello": {...}}`` (the machine record of this boot, the boot id), then
-reads one request: ``{"run": PLAN}``, ``{"doctor": OPTIONS}`` (answered with
+reads one request: ``{"run": PLAN}`` (``PLAN``: variants, slots, shell,
+timeout, hooks, background, ``sources``: the metric sources of
+:mod:`abstat.runner.sources` in their JSON form, ignore_failure), ``{"doctor": OPTIONS}`` (answered with
 ``{"doctor": FINDINGS}``) or ``{"exit": true}``.  For a plan it
 writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
 at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -29,8 +30,9 @@ from abstat import doctor, machine  # imported now: the shipped zip is deleted o
 from abstat.runner import perf as perf_mod
 from abstat.runner.executor import ProcessExecutor
 from abstat.runner.experiment import ExperimentPlan, run_experiment
-from abstat.runner.model import Command, RunResult, Variant, parse_metric_pattern
+from abstat.runner.model import Command, RunResult, Variant, command_problems
 from abstat.runner.schedule import Slot
+from abstat.runner.sources import JsonLines, Perf, RegexMetric, decode_source, executor_options
 
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
@@ -76,23 +78,10 @@ class Channel:
 
 def _missing_commands(plan: dict[str, Any]) -> list[str]:
     """Commands of the plan that cannot be executed on this box."""
-    shell = bool(plan.get("shell"))
     texts = [(f"variant {name!r}", text) for name, text in plan["variants"].items()]
     texts += [(f"--{kind}", text) for kind, text in (plan.get("hooks") or {}).items()]
     texts += [("--background", text) for text in plan.get("background") or []]
-    problems = []
-    for what, text in texts:
-        try:
-            argv = Command(text, shell).argv()
-        except ValueError as err:
-            problems.append(f"{what}: cannot split {text!r}: {err}")
-            continue
-        if not argv:
-            problems.append(f"{what}: empty command")
-        elif shutil.which(argv[0]) is None:
-            problems.append(f"{what}: command not found or not executable: {argv[0]!r}"
-                            + ("" if shell else " (use --shell for shell syntax)"))
-    return problems
+    return command_problems(texts, bool(plan.get("shell")))
 
 
 def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
@@ -105,13 +94,26 @@ def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
     }}
 
 
+def _sources(plan: dict[str, Any]) -> list[Any]:
+    """The plan's metric sources: ``sources`` (JSON forms), else the first protocol's keys
+    ``metrics`` (``NAME=REGEX[:UNIT]`` texts), ``json_lines`` (default on) and ``perf_events``."""
+    if "sources" in plan:
+        return [decode_source(item) for item in plan["sources"] or []]
+    found: list[Any] = [RegexMetric.parse(text) for text in plan.get("metrics") or []]
+    if plan.get("json_lines", True):
+        found.append(JsonLines())
+    if plan.get("perf_events"):
+        found.append(Perf(tuple(plan["perf_events"])))
+    return found
+
+
 def run_plan(plan: dict[str, Any], channel: Channel) -> None:
     problems = _missing_commands(plan)
     if problems:
         channel.send({"error": "; ".join(problems)})
         return
     try:
-        patterns = [parse_metric_pattern(spec) for spec in plan.get("metrics") or []]
+        options = executor_options(_sources(plan))
     except ValueError as err:
         channel.send({"error": str(err)})
         return
@@ -121,8 +123,8 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
     positions = [position for *_, position in plan["slots"]]
     perf_support = None
     notes: list[str] = []
-    if plan.get("perf_events"):
-        perf_support = perf_mod.probe(tuple(plan["perf_events"]))
+    if options.perf_events:
+        perf_support = perf_mod.probe(options.perf_events)
         if perf_support.note:
             notes.append(perf_support.note)
     experiment = SlotPlan(
@@ -133,12 +135,14 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
         conclude=hooks.get("conclude"),
     )
-    executor = ProcessExecutor(patterns=patterns, json_lines=bool(plan.get("json_lines", True)), perf=perf_support)
+    executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
+                               collectors=options.collectors)
     try:
         outcome = run_experiment(
             experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))
     finally:
         executor.close()
+        notes.extend(executor.notes)
     channel.finished.set()
     if not channel.lost:
         channel.send({"done": {"error": outcome.error, "interrupted": outcome.interrupted,

@@ -107,3 +107,27 @@ def wait_for_signal(timeout: float) -> int | None:
 def interrupted() -> bool:
     """True when a stop signal was received inside the current deferred sections."""
     return any(state.received for state in _active)
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def interrupt_on_termination() -> dict[int, object]:
+    """SIGTERM and SIGHUP stop what runs like Ctrl-C (KeyboardInterrupt): the run in progress and
+    the background load are killed, what ran is kept.  Returns the previous handlers, for
+    :func:`restore_handlers`; nothing changes outside the main thread."""
+    previous: dict[int, object] = {}
+    if threading.current_thread() is not threading.main_thread():
+        return previous
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        try:
+            previous[signum] = signal.signal(signum, _raise_interrupt)
+        except (OSError, ValueError):
+            pass
+    return previous
+
+
+def restore_handlers(previous: dict[int, object]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)  # type: ignore[arg-type]

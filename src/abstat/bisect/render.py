@@ -1,0 +1,61 @@
+"""What ``abstat bisect`` ends with: the culprit (or why none), the change, the runs; text or JSON
+(as :mod:`abstat.history.render` renders a history)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from abstat.bisect.search import GATE_PVALUE
+
+
+def _pct(value: float | None, base: float | None) -> str:
+    if value is None or not base:
+        return "?"
+    return f"{value / abs(base) * 100:+.2f}%"
+
+
+def render(report: Any, fmt: str) -> str:
+    outcome = report.outcome
+    commits = report.commits
+    candidates = [{"rev": commits[i], "probability": p, "subject": report.subjects.get(commits[i], "")}
+                  for i, p in outcome.candidates]
+    if fmt == "json":
+        return json.dumps({
+            "status": outcome.status, "culprit": commits[outcome.culprit] if outcome.culprit else None,
+            "probability": outcome.probability if outcome.culprit else None, "candidates": candidates,
+            "runs": outcome.runs, "commits": len(commits) - 1,
+            "change": {"shift": outcome.shift, "low": outcome.shift_low, "high": outcome.shift_high,
+                       "good_level": outcome.good_level, "references_p": outcome.reference_p},
+            "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
+        }, indent=2) + "\n"
+    from abstat.render.escape import terminal as _t
+
+    lines = []
+    size = (f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "
+            f"{_pct(outcome.shift_high, outcome.good_level)}] (bad - good, Hodges-Lehmann on the references, "
+            f"p={outcome.reference_p:.2g})" if outcome.shift is not None and outcome.reference_p is not None else "")
+    if outcome.status == "found":
+        sha = commits[outcome.culprit]
+        lines.append(f"culprit: {sha} {_t(report.subjects.get(sha, ''))}")
+        lines.append(f"  probability {outcome.probability:.3f}; {size}")
+    elif outcome.status == "no-change":
+        lines.append("no change found: the good and bad revisions do not differ clearly "
+                     f"(Mann-Whitney p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
+                     "needs); "
+                     "no culprit named")
+    else:
+        word = "inconclusive" if outcome.status == "inconclusive" else "inconclusive (untestable commits)"
+        lines.append(f"{word}: no commit reached probability {report.confidence:g}")
+        if size:
+            lines.append("  " + size)
+        if candidates:
+            lines.append("  remaining candidates:")
+        for c in candidates:
+            lines.append(f"    {c['probability']:.3f}  {c['rev'][:12]} {_t(c['subject'])}")
+    lines.append(f"  {outcome.runs} benchmark runs over {len(commits) - 1} commits"
+                 + (f"; {len(report.skipped)} skipped (did not build, or every run failed): "
+                    + ", ".join(s[:12] for s in report.skipped) if report.skipped else ""))
+    for warning in report.warnings + outcome.notes:
+        lines.append(f"warning: {_t(warning)}")
+    lines.append(f"  measurements stored in experiment {_t(report.experiment)} (see abstat history)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,190 @@
+"""A specification run on test boxes over ssh, across boots: the lab's controller.
+
+One :class:`abstat.lab.host.HostWorker` thread per host boots it, checks
+the boot and runs each block through the shipped runner, reporting its
+events to a queue; this thread alone writes the store (one invocation per
+boot, labelled ``host=LABEL``, with the machine record the host sent for
+that boot) and turns the workers' events into the engine's
+(:mod:`abstat.engine.events`).  A resume skips every boot already stored
+as complete under the same seed.
+"""
+from __future__ import annotations
+
+import queue
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Optional
+
+from abstat.engine import events as ev
+from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
+from abstat.engine.spec import ExperimentSpec
+from abstat.lab.config import LabPlan
+from abstat.lab.host import Event, HostHooks, HostWorker
+from abstat.lab.ssh import SshHost
+from abstat.runner.sources import Perf
+
+JOIN_TIMEOUT_S = 30.0
+TICK_S = 0.25
+
+# A factory of the hooks around each host's part (None: no hooks); see HostHooks.
+HostHooksFactory = Callable[[Any], Optional[HostHooks]]
+
+
+def lab_plan(spec: ExperimentSpec) -> LabPlan:
+    """What the host workers need of ``spec`` (its seed and experiment fixed, ``lab`` set)."""
+    assert spec.lab is not None and spec.seed is not None and spec.experiment is not None
+    remote = {
+        "shell": spec.shell, "timeout": spec.timeout, "hooks": spec.hooks.items(), "background": list(spec.background),
+        "sources": [source.to_json() for source in spec.metrics], "ignore_failure": spec.ignore_failure,
+    }
+    return LabPlan(
+        experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={v.name: v.command for v in spec.variants},
+        runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, boot=dict(spec.lab.boot),
+        check=dict(spec.lab.check), boots=spec.lab.boots, boot_timeout=spec.lab.boot_timeout,
+        labels=dict(spec.labels), remote=remote,
+    )
+
+
+def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
+    """Boot indexes of ``host`` stored complete in ``experiment`` by the schedule of ``seed``."""
+    done: set[int] = set()
+    for invocation in store.invocations(experiment):
+        lab = invocation["settings"].get("lab") or {}
+        if lab.get("host") == host and lab.get("seed") == seed and invocation["status"] == "complete":
+            done.add(int(lab.get("boot", 0)))
+    return done
+
+
+def run_hosts(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: ev.EventSink,
+              resuming: bool = False, host_hooks: HostHooksFactory | None = None,
+              caller: dict[str, Any] | None = None) -> ExperimentResult:
+    """Run ``spec`` (seed fixed, ``lab`` set) on its hosts; see :meth:`abstat.engine.Engine.run`."""
+    from abstat.store import open_store
+
+    store = open_store(store_path, create=not resuming)
+    try:
+        spec = spec.replace(experiment=spec.experiment or default_name(store))
+        return _Controller(spec, store, list(argv), on_event, host_hooks, caller).run(resuming)
+    finally:
+        store.close()
+
+
+class _Controller:
+    def __init__(self, spec: ExperimentSpec, store: Any, argv: list[str], on_event: ev.EventSink,
+                 host_hooks: HostHooksFactory | None, caller: dict[str, Any] | None) -> None:
+        self.spec = spec
+        self.plan = lab_plan(spec)
+        self.store = store
+        self.argv = argv
+        self.on_event = on_event
+        self.host_hooks = host_hooks or (lambda host: None)
+        self.events: queue.Queue[Event] = queue.Queue()
+        self.stopping = threading.Event()
+        self.invocations: dict[tuple[str, int], Any] = {}
+        self.doctor_warned: set[str] = set()
+        self.result = ExperimentResult(spec, spec.experiment or "", store.display)
+        perf = next((s.events for s in spec.metrics if isinstance(s, Perf)), ())
+        self.settings = settings_of(spec, list(perf), caller)
+
+    def _settings(self, host: Any, index: int, variant: str, boot_id: str) -> dict[str, Any]:
+        plan = self.plan
+        return {**self.settings, "lab": {
+            "seed": plan.seed, "host": host.label, "destination": host.destination, "boot": index,
+            "boots": len(plan.boot_schedule(host.label)), "boot_variant": variant or None,
+            "boot_command": plan.boot.get(variant), "check": plan.check.get(variant), "boot_id": boot_id,
+        }}
+
+    def run(self, resuming: bool) -> ExperimentResult:
+        """Run every host's boots (on a resume: those not stored complete)."""
+        plan, store, result = self.plan, self.store, self.result
+        control_dir = tempfile.mkdtemp(prefix="abstat-ssh-")
+        todo = {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
+                          if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)]
+                for h in plan.hosts}
+        self.on_event(ev.ExperimentStarted(plan.experiment, self.spec, store.display, todo={
+            h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label])) for h in plan.hosts}))
+        workers = [HostWorker(plan, host, SshHost(host.label, host.destination, control_dir), todo[host.label],
+                              self.events, self.stopping, self.host_hooks(host)) for host in plan.hosts]
+        try:
+            for worker in workers:
+                worker.start()
+            while any(w.is_alive() for w in workers) or not self.events.empty():
+                try:
+                    event = self.events.get(timeout=TICK_S)
+                except queue.Empty:
+                    self.on_event(ev.Tick())
+                    continue
+                self._handle(event)
+        except KeyboardInterrupt:
+            result.status = "interrupted"
+            self.stopping.set()
+            for worker in workers:
+                worker.ssh.abort()
+            deadline = time.monotonic() + JOIN_TIMEOUT_S
+            for worker in workers:
+                worker.join(max(0.0, deadline - time.monotonic()))
+            while not self.events.empty():
+                self._handle(self.events.get_nowait())
+        finally:
+            for worker in workers:
+                worker.ssh.close()
+            for invocation in self.invocations.values():
+                store.finish_invocation(invocation, "interrupted", ["abstat run stopped before this boot's end"])
+            shutil.rmtree(control_dir, ignore_errors=True)
+        if result.hosts_failed and result.status == "complete":
+            result.status = "failed"
+            result.error = f"{len(result.hosts_failed)} of {len(plan.hosts)} host(s) stopped"
+        total = sum(len(todo[h.label]) for h in plan.hosts) * plan.runs * (1 if plan.reboots else len(plan.variants))
+        self.on_event(ev.ExperimentDone(plan.experiment, result.status, len(result.runs), total,
+                                        len(result.failed_runs), result.error, tuple(result.notes)))
+        return result
+
+    def _handle(self, event: Event) -> None:
+        plan, store, sink = self.plan, self.store, self.on_event
+        key = (event.host, event.boot)
+        data = event.data
+        host = next(h for h in plan.hosts if h.label == event.host)
+        if event.kind == "boot":
+            variant = plan.boot_schedule(host.label)[event.boot]
+            self.invocations[key] = store.start_invocation(
+                plan.experiment, data["machine"], argv=self.argv,
+                settings=self._settings(host, event.boot, variant, data["boot_id"]),
+                labels={**plan.labels, "host": host.label}, variants=[variant] if variant else list(plan.variants),
+            )
+            sink(ev.BootStarted(event.boot, variant or None, data["slots"], data["boot_id"], host=event.host))
+            if event.host not in self.doctor_warned:  # as a local abstat run warns, once per host
+                self.doctor_warned.add(event.host)
+                for warning in data.get("doctor_warnings") or []:
+                    sink(ev.Note(f"note: abstat doctor warns: {warning}", host=event.host))
+        elif event.kind == "run":
+            r = data["result"]
+            run = ev.RunDone(r["variant"], r["iteration"], r["position"], r["status"], r["wall"], r["exit_code"],
+                             r["started_at"], r["values"], r["units"],
+                             tuple(run_notes(r.get("notes") or [], r.get("stderr_tail") or "")),
+                             boot=event.boot, host=event.host)
+            add_run(store, self.invocations[key], run, plan.variants[run.variant])
+            self.result.runs.append(run)
+            sink(run)
+        elif event.kind == "end":
+            invocation = self.invocations.pop(key, None)
+            notes = list(data.get("notes") or []) + [n for n in (data.get("note"), data.get("error")) if n]
+            if invocation is not None:
+                store.finish_invocation(invocation, data["status"], notes)
+            sink(ev.BootDone(event.boot, data["status"], tuple(notes), host=event.host))
+        elif event.kind == "state":
+            sink(ev.HostState(data["state"], event.boot, data.get("variant"), host=event.host))
+        elif event.kind == "refused":
+            sink(ev.BootRefused(event.boot, data["variant"], data["reason"], data.get("attempt", 0), host=event.host))
+        elif event.kind == "failed":
+            self.result.hosts_failed[event.host] = data["message"]
+            invocation = self.invocations.pop(key, None)
+            if invocation is not None:
+                store.finish_invocation(invocation, "failed", [data["message"]])
+            for other in [k for k in self.invocations if k[0] == event.host]:
+                store.finish_invocation(self.invocations.pop(other), "failed", [data["message"]])
+            sink(ev.HostLost(data["message"], host=event.host))
+        elif event.kind == "finished":
+            sink(ev.HostDone(bool(data.get("interrupted")), host=event.host))

@@ -1,0 +1,102 @@
+"""A specification run on this machine: preflight, one invocation in the store, every run committed.
+
+The order of what happens is the contract ``abstat run`` has always kept:
+everything that can be checked is checked before the store is created
+(commands, names, the baseline); the machine record and the doctor's
+preflight are read; then the invocation starts, each run is committed with
+signals held back (stored whole or not at all) as soon as it completes, and
+the invocation is finished whatever happens (``complete``, ``interrupted``,
+``failed``), never left ``running``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from abstat.engine.events import EventSink, ExperimentDone, ExperimentStarted, Note, RunDone
+from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
+from abstat.engine.session import LocalSession, check_commands, probe_perf
+from abstat.engine.spec import ExperimentSpec
+from abstat.errors import UsageError
+from abstat.runner import signals
+
+
+def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: EventSink,
+              caller: dict[str, Any] | None = None) -> ExperimentResult:
+    """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
+    from abstat import machine
+    from abstat.doctor import run_preflight
+    from abstat.runner.containment import leftover_notes
+    from abstat.store import open_store
+
+    check_commands(spec)
+    baseline = spec.analysis.baseline
+    if baseline is not None and spec.experiment is None and baseline not in spec.names:
+        raise UsageError(f"--baseline {baseline!r} is not one of the variants")
+    perf = probe_perf(spec)
+    notes: list[str] = [perf.note] if perf is not None and perf.note else []
+    notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
+    record = machine.collect()
+    record["doctor"], doctor_warnings = run_preflight(perf)
+    store = open_store(store_path)
+    invocation = None
+    finished = False
+    store.spool_on_disconnect(lambda line: on_event(Note(line)))  # PostgreSQL only
+    try:
+        experiment = spec.experiment or default_name(store)
+        if baseline is not None and baseline not in set(spec.names) | set(store.variant_names(experiment)):
+            raise UsageError(f"--baseline {baseline!r} is neither one of the variants nor stored in "
+                             f"experiment {experiment!r}")  # before any run, not after all of them
+        spec = spec.replace(experiment=experiment)
+        invocation = store.start_invocation(
+            experiment, record, argv=list(argv), settings=settings_of(spec, perf.supported if perf else [], caller),
+            labels=dict(spec.labels), variants=spec.names,
+        )
+        result = ExperimentResult(spec, experiment, store.display)
+        on_event(ExperimentStarted(experiment, spec, store.display, tuple(notes), tuple(doctor_warnings),
+                                   perf_in_times=perf is not None and perf.usable))
+        commands = {v.name: v.command for v in spec.variants}
+
+        def persist(outcome: Any) -> None:
+            m = outcome.measurement
+            run = RunDone(outcome.variant, outcome.iteration, outcome.position, m.status, m.wall_s, m.exit_code,
+                          outcome.started_at, m.values, m.units, tuple(run_notes(m.notes, m.stderr_tail)))
+            with signals.deferred():  # Ctrl-C lands after the commit, never inside the transaction
+                add_run(store, invocation, run, commands[run.variant])
+            result.runs.append(run)
+            on_event(run)
+
+        session = LocalSession(spec, on_event=on_event, perf=perf)
+        previous = signals.interrupt_on_termination()
+        try:
+            outcome = session.run(persist)
+        except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
+            with signals.deferred(deliver=False):
+                session.close()
+                signals.restore_handlers(previous)
+            raise
+        with signals.deferred(deliver=False) as held:  # a teardown no signal abandons
+            session.close()
+            signals.restore_handlers(previous)
+            interrupted = outcome.interrupted or bool(held.received)
+            result.status = "complete" if outcome.error is None and not interrupted else (
+                "interrupted" if interrupted else "failed")
+            result.error = outcome.error
+            result.notes = list(outcome.notes) + session.notes
+            store.finish_invocation(invocation, result.status,
+                                    notes + result.notes + ([outcome.error] if outcome.error else []))
+            finished = True
+        on_event(ExperimentDone(experiment, result.status, len(result.runs), len(spec.variants) * spec.runs,
+                                len(result.failed_runs), result.error, tuple(result.notes)))
+    except BaseException as err:
+        if invocation is not None and not finished:  # never leave it "running"
+            with signals.deferred(deliver=False):
+                try:
+                    store.finish_invocation(invocation, "interrupted" if isinstance(err, KeyboardInterrupt)
+                                            else "failed", [*notes, f"abstat stopped: {err!r}"])
+                except Exception:
+                    pass  # the original error says more
+        raise
+    finally:
+        store.close()
+    return result

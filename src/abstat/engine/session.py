@@ -1,0 +1,124 @@
+"""Sessions: where the engine's runs happen, with the processes they start under control.
+
+:class:`LocalSession` is this machine: the preflight of a specification
+(every command exists, the metric sources can be set up), the executor built
+from its metric sources (regex, JSON lines, perf, and any collector a new
+source brings), and the experiment loop of :mod:`abstat.runner.experiment`.
+It is also what a caller that picks each run itself measures through
+(``abstat bisect``: :meth:`LocalSession.measure`, :meth:`LocalSession.run_hook`,
+the :class:`~abstat.runner.model.Executor` interface).
+
+On hosts, the lab's :class:`abstat.lab.host.HostWorker` plays this part
+over ssh (:mod:`abstat.engine.hosts`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from abstat.engine.events import EventSink, RunStarted, ignore
+from abstat.engine.spec import ExperimentSpec
+from abstat.errors import UsageError
+from abstat.runner.model import Command, Measurement, RunContext, RunResult, command_problem
+
+
+def commands_of(spec: ExperimentSpec) -> list[tuple[str, str]]:
+    """(what, command) of every command a spec runs: variants, hooks, background loads."""
+    found = [(f"variant {v.name!r}", v.command) for v in spec.variants]
+    found += [(f"--{kind}", text) for kind, text in spec.hooks.items().items()]
+    found += [("--background", text) for text in spec.background]
+    return found
+
+
+def check_commands(spec: ExperimentSpec) -> None:
+    """Fail before anything runs when a command cannot be executed on this machine."""
+    for what, text in commands_of(spec):
+        problem = command_problem(what, text, spec.shell)
+        if problem is not None:
+            raise UsageError(problem)
+
+
+def probe_perf(spec: ExperimentSpec) -> Any:
+    """What ``perf stat`` can count here of the spec's perf events (None without a perf source)."""
+    from abstat.runner import perf as perf_mod
+    from abstat.runner.sources import Perf
+
+    events = next((source.events for source in spec.metrics if isinstance(source, Perf)), None)
+    return perf_mod.probe(events) if events else None
+
+
+class LocalSession:
+    """This machine's processes for one specification; :meth:`close` ends everything they started.
+
+    ``perf`` is the spec's perf probe (:func:`probe_perf`; probed here when
+    not given).  Pass ``subreaper=False, cgroups=False`` in a program that runs
+    processes of its own at the same time (see
+    :class:`~abstat.runner.executor.ProcessExecutor`).  ``notes``: what the
+    metric sources said when the session closed.
+    """
+
+    def __init__(self, spec: ExperimentSpec, *, on_event: EventSink = ignore, perf: Any = None,
+                 subreaper: bool = True, cgroups: bool = True) -> None:
+        from abstat.runner import ProcessExecutor  # the package's name for it (a test may replace it)
+        from abstat.runner.sources import executor_options
+
+        self.spec = spec
+        self.on_event = on_event
+        self.notes: list[str] = []
+        options = executor_options(spec.metrics)
+        self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
+        self.executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=self.perf,
+                                        collectors=options.collectors, subreaper=subreaper, cgroups=cgroups)
+
+    # -- the Executor interface, for callers that choose each run -------------
+
+    def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
+        return self.executor.measure(command, context, timeout=timeout)
+
+    def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
+        return self.executor.run_hook(kind, command, context, timeout=timeout)
+
+    def start_background(self, command: Command) -> Any:
+        return self.executor.start_background(command)
+
+    # -- a whole specification -------------------------------------------------
+
+    def run(self, on_result: Callable[[RunResult], None]) -> Any:
+        """Run the spec's schedule (seed fixed); ``on_result`` gets each measured run as it completes.
+        Returns the runner's :class:`~abstat.runner.experiment.ExperimentOutcome`."""
+        from abstat.runner.experiment import run_experiment
+
+        plan = experiment_plan(self.spec)
+        sink = self.on_event
+
+        def slot(slot: Any, position: int, total: int) -> None:
+            sink(RunStarted(slot.variant, slot.iteration, slot.warmup, position, total))
+
+        return run_experiment(plan, self.executor, on_result=on_result, on_slot=slot)
+
+    def close(self) -> None:
+        """End every process the session started (idempotent)."""
+        self.executor.close()
+        self.notes.extend(self.executor.notes)
+        self.executor.notes.clear()
+
+    def __enter__(self) -> LocalSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def experiment_plan(spec: ExperimentSpec) -> Any:
+    """The runner's plan of a local spec (its seed must be fixed)."""
+    from abstat.runner.experiment import ExperimentPlan
+    from abstat.runner.model import Variant as RunnerVariant
+
+    assert spec.seed is not None, "the engine fixes the seed before running"
+    hooks = {kind: Command(text, spec.shell) for kind, text in spec.hooks.items().items()}
+    return ExperimentPlan(
+        variants=[RunnerVariant(v.name, Command(v.command, spec.shell)) for v in spec.variants],
+        runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, timeout=spec.timeout,
+        background=[Command(text, spec.shell) for text in spec.background], ignore_failure=spec.ignore_failure,
+        **hooks,
+    )

@@ -1,0 +1,90 @@
+"""The specification a lab experiment was stored with: what ``--resume`` reloads.
+
+Since the engine, every invocation's ``settings["spec"]`` holds the
+specification as run (seed drawn, revision labels resolved), in its JSON
+form.  It is read back as untrusted input: decoded and validated
+(:func:`abstat.engine.spec_json.decode`); a forged or damaged one is one
+line naming the experiment and the field, never an internal error.
+
+A store written by an abstat from before the engine keeps a lab
+experiment's options as a command line (``settings["lab"]["argv"]``) and its
+seed.  That is returned as :attr:`StoredExperiment.legacy_argv`, checked to
+be a short list of strings; only the command-line layer knows the grammar
+to convert it into a specification (``abstat run --resume`` does, and
+validates the result), so :meth:`StoredExperiment.resumable` refuses it
+here in one line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from abstat.engine.spec import MAX_COMMAND_CHARS, ExperimentSpec, SpecError
+from abstat.engine.spec_json import decode
+from abstat.errors import InputError
+
+MAX_LEGACY_ARGS = 10_000
+
+
+@dataclass(frozen=True)
+class StoredExperiment:
+    experiment: str
+    store: str                          # the store's display name
+    invocation: int                     # the invocation read
+    spec: ExperimentSpec | None = None  # stored by this abstat
+    legacy_argv: tuple[str, ...] = ()   # stored by an abstat from before the engine: `abstat run` arguments
+    legacy_seed: int | None = None
+    caller: dict[str, Any] = field(default_factory=dict)  # what the caller kept (untrusted: check each value)
+
+    def resumable(self, store: str, *, boot_timeout: float | None = None) -> ExperimentSpec:
+        """The specification to resume with, writing to ``store`` (the one it was read from, whatever
+        the stored specification says), with ``boot_timeout`` when given."""
+        if self.spec is None:
+            raise InputError(f"--resume {self.experiment!r}: stored by an older abstat, as a command line; "
+                             f"resume it once with `abstat run --resume {self.experiment}`, which converts it",
+                             path=self.store)
+        return with_resume_options(self.spec, boot_timeout=boot_timeout, store=store)
+
+
+def with_resume_options(spec: ExperimentSpec, *, boot_timeout: float | None, store: str) -> ExperimentSpec:
+    """What a resume may change: the boot timeout; and the store is the one resumed from."""
+    assert spec.lab is not None
+    lab = spec.lab if boot_timeout is None else replace(spec.lab, boot_timeout=boot_timeout)
+    return spec.replace(lab=lab, store=store)
+
+
+def stored_experiment(store_path: str, experiment: str) -> StoredExperiment:
+    """The last lab invocation's specification of ``experiment`` (the store is not created)."""
+    from abstat.store import open_store
+
+    with open_store(store_path, create=False) as store:
+        if not store.has_experiment(experiment):
+            raise InputError(f"--resume {experiment!r}: no such experiment", path=store.path)
+        stored = [i for i in store.invocations(experiment) if isinstance(i["settings"].get("lab"), dict)]
+        if not stored:
+            raise InputError(f"--resume {experiment!r}: not run with --host, nothing to resume", path=store.path)
+        last = stored[-1]
+        settings, display = last["settings"], store.display
+    where = f"--resume {experiment!r}: the stored specification (invocation {last['id']})"
+    if "spec" in settings:
+        try:
+            spec = decode(settings["spec"])
+        except SpecError as err:
+            raise InputError(f"{where} is not valid: {err}", path=display) from None
+        if spec.lab is None:
+            raise InputError(f"{where} is not valid: lab: not a lab experiment", path=display)
+        caller = settings.get("caller")
+        return StoredExperiment(experiment, display, last["id"], spec=spec.replace(experiment=experiment),
+                                caller=caller if isinstance(caller, dict) else {})
+    return _legacy(experiment, display, last["id"], settings["lab"])
+
+
+def _legacy(experiment: str, display: str, invocation: int, lab: dict[str, Any]) -> StoredExperiment:
+    argv, seed = lab.get("argv"), lab.get("seed")
+    where = f"--resume {experiment!r}: the stored options (invocation {invocation})"
+    if not isinstance(argv, list) or len(argv) > MAX_LEGACY_ARGS or not all(
+            isinstance(a, str) and len(a) <= MAX_COMMAND_CHARS for a in argv):
+        raise InputError(f"{where} are not a list of arguments", path=display)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InputError(f"{where}: the seed {seed!r} is not a seed", path=display)
+    return StoredExperiment(experiment, display, invocation, legacy_argv=tuple(argv), legacy_seed=seed)

@@ -1,0 +1,212 @@
+"""The report's table as data: cells, rows, the geometric-mean summaries, and the report.
+
+:func:`abstat.report.matrix.build_report` fills it; the renderers
+(:mod:`abstat.render.matrix`, ``html``, ``email``) and the JSON contract
+(:meth:`Report.to_dict`) read it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.report.adjust import DESCRIPTIONS
+from abstat.report.sampleset import SampleSet
+
+
+@dataclass
+class Cell:
+    """One sample set in the table and, off the baseline column, its comparison."""
+
+    row: tuple[str, ...]
+    column: str
+    sample_set: SampleSet
+    center: float
+    n: int
+    comparison: Any = None          # abstat.comparison.Comparison or None
+    p_adjusted: float | None = None
+    significant: bool | None = None
+    notes: list[int] = field(default_factory=list)   # footnote numbers
+    messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
+    shared_source: bool = False     # the source file holds other cells too
+    report_center: str = "median"   # the report's --center (median or mean)
+
+    @property
+    def center_kind(self) -> str:
+        """What ``center`` is: ``median`` or ``mean`` (always the mean for a summary); with
+        several runs, what the comparison compares: ``geomean of run medians`` (positive data)
+        or ``mean of run medians`` (or means)."""
+        if self.sample_set.summary is not None:
+            return "mean"
+        runs = self.sample_set.runs
+        if len(runs) > 1 and all(len(run) for run in runs):
+            of_runs = f"run {self.report_center}s"
+            positive = all(min(run) > 0 for run in runs)
+            return f"geomean of {of_runs}" if positive else f"mean of {of_runs}"
+        return self.report_center
+
+    @property
+    def name(self) -> str:
+        """A display name: the source file (with the row's labels when the file
+        holds several cells), else the labels joined by '-'."""
+        source = self.sample_set.source
+        if source and source != "-" and self.sample_set.summary is None:
+            if self.shared_source:
+                # both sides of a comparison may come from one file: name the column too
+                return f"{source}[{' '.join(v for v in (*self.row, self.column) if v)}]"
+            return source
+        return "-".join(v for v in (*self.row, self.column) if v)
+
+    @property
+    def place(self) -> tuple[str, str]:
+        """Where the cell sits in the table: (``milan/pv64``, ``after``), the footnotes' subject."""
+        return "/".join(v for v in self.row if v), self.column
+
+
+@dataclass
+class Row:
+    labels: dict[str, str]           # the row keys' values
+    cells: dict[str, Cell]           # column value -> cell
+    metric: str | None = None
+
+
+@dataclass
+class Summary:
+    """Geometric mean of candidate/baseline ratios of one column, one metric."""
+
+    column: str
+    metric: str | None
+    ratio: float
+    ci: tuple[float, float] | None
+    cells: int
+
+
+@dataclass
+class Report:
+    by: str
+    baseline: str
+    columns: list[str]
+    row_keys: list[str]
+    rows: list[Row]
+    summaries: list[Summary]
+    common: dict[str, str]
+    footnotes: list[str]
+    adjust: str
+    confidence: float
+    center: str
+    machines: dict[str, dict[str, Any]]
+    column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    @property
+    def summary_cells(self) -> list[Cell]:
+        """The cells made from summary statistics instead of samples."""
+        return [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is not None]
+
+    def pairs(self) -> list[tuple[Cell, Cell]]:
+        """(baseline cell, candidate cell) of each row, in table order."""
+        return [(row.cells[self.baseline], row.cells[column])
+                for row in self.rows if self.baseline in row.cells
+                for column in self.columns[1:] if column in row.cells]
+
+    @property
+    def comparisons(self) -> list[Cell]:
+        return [c for row in self.rows for c in row.cells.values() if c.comparison is not None]
+
+    def footer(self) -> list[str]:
+        """The lines every format prints under the table."""
+        level = _pct_text(self.confidence * 100)
+        alpha = 1 - self.confidence
+        cells = [c for row in self.rows for c in row.cells.values()]
+        # a table made only of summary statistics shows and compares means
+        center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
+        labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
+        if len(labels) == 1:
+            what = f"the {labels[0]}"
+        elif labels:  # e.g. runs as the unit in some cells, samples in others
+            what = "the estimand named per cell in the JSON and HTML (" + "; ".join(labels) + ")"
+        else:
+            what = f"the change of the {center}"
+        nested = sorted({c.center_kind for c in cells if c.center_kind.startswith(("geomean of", "mean of run"))})
+        cells_are = f"{center} of each sample set" + (
+            f" ({' or '.join(nested)} where a set holds several runs)" if nested else "")
+        lines = [
+            f"Cells: {cells_are}; change = {what} "
+            f"from the baseline {self.by}={self.baseline} in percent, with its "
+            f"{level}% confidence interval (abstat compare; its method per cell is in the "
+            "JSON and HTML).",
+            f"* = significant at {_pct_text(alpha * 100)}% after "
+            f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
+            "intervals are not adjusted.",
+        ]
+        if self.summary_cells:
+            lines.append(
+                "Cells given as summary statistics (NAME=n:mean:stddev) show the mean; changes "
+                "involving them compare means (Welch's t, Fieller interval), since medians and "
+                "distributions need the raw samples."
+            )
+        for column, labels in self.column_labels.items():
+            lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in labels.items()))
+        if self.summaries:
+            lines.append(
+                "geomean = geometric mean of candidate/baseline ratios over the rows; its "
+                "interval combines the cells' intervals on the log scale, assuming "
+                "independent cells."
+            )
+        return lines
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON contract of ``abstat report --format json``."""
+        rows = []
+        for row in self.rows:
+            cells = {}
+            for column, cell in row.cells.items():
+                summary = cell.sample_set.summary
+                entry: dict[str, Any] = {
+                    "n": cell.n,
+                    "center": cell.center,
+                    "center_kind": cell.center_kind,
+                    "summary": summary.to_dict() if summary is not None else None,
+                    "source": cell.sample_set.source,
+                    "unit": cell.sample_set.unit,
+                    "labels": dict(cell.sample_set.labels),
+                    "notes": list(cell.notes),
+                    "messages": list(cell.messages),
+                }
+                if cell.comparison is not None:
+                    cmp = cell.comparison
+                    entry["comparison"] = {
+                        "delta_pct": cmp.delta_pct,
+                        "ci_pct": list(cmp.ci_pct),
+                        "p_value": cmp.p_value,
+                        "p_adjusted": cell.p_adjusted,
+                        "significant": cell.significant,
+                        "verdict": cmp.verdict,
+                        "method": cmp.method,
+                        "detail": cmp.to_dict(),
+                    }
+                cells[column] = entry
+            rows.append({"labels": dict(row.labels), "cells": cells})
+        return {
+            "schema": "abstat.report/1",
+            "by": self.by,
+            "baseline": self.baseline,
+            "columns": list(self.columns),
+            "row_keys": list(self.row_keys),
+            "common_labels": dict(self.common),
+            "column_labels": {c: dict(v) for c, v in self.column_labels.items()},
+            "confidence": self.confidence,
+            "center": self.center,
+            "adjust": self.adjust,
+            "rows": rows,
+            "geomean": [
+                {"column": s.column, "metric": s.metric, "ratio": s.ratio,
+                 "ci": list(s.ci) if s.ci else None, "cells": s.cells}
+                for s in self.summaries
+            ],
+            "footnotes": list(self.footnotes),
+            "footer": self.footer(),
+            "machines": self.machines,
+        }
+
+
+def _pct_text(value: float) -> str:
+    return f"{value:.10g}"

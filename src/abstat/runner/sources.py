@@ -1,0 +1,170 @@
+"""Metric sources: what a measured run yields besides its built-in metrics.
+
+Every run gets wall, user and sys time, peak RSS and context switches from
+``os.wait4`` (:data:`abstat.runner.model.BUILTIN_METRICS`).  A source adds
+more, and is part of an experiment's specification
+(``ExperimentSpec.metrics``) in the JSON form below, which the controller
+validates and a test box decodes with the same code (this module ships to the
+box; standard library only):
+
+- ``{"source": "regex", "name": N, "pattern": RE, "unit": U}``: ``--metric
+  NAME=REGEX[:UNIT]``, every match of group 1 in the output adds a value;
+- ``{"source": "json-lines"}``: every numeric field of a JSON-object line
+  (on by default; ``--no-json-lines`` leaves it out);
+- ``{"source": "perf", "events": [...]}``: ``perf stat`` counters (``--perf``).
+
+A new source is one class here (``kind``, ``from_json``, ``to_json`` and
+``collector()`` returning a :class:`~abstat.runner.model.Collector` that
+wraps and reads each run) registered in :data:`SOURCES`; see
+docs/architecture.md.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from abstat.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check_metric_name, parse_metric_pattern
+
+MAX_PATTERN_CHARS = 4096
+MAX_EVENTS = 64
+_EVENT = re.compile(r"[A-Za-z0-9_.:/=,\-]{1,200}")
+_UNIT = re.compile(r"[A-Za-z%/_][A-Za-z0-9%/_.\-]{0,31}")
+
+
+def _keys(data: Any, kind: str, allowed: set[str]) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise ValueError(f"a metric source must be an object, not {type(data).__name__}")
+    unknown = sorted(set(data) - allowed - {"source"})
+    if unknown:
+        raise ValueError(f"metric source {kind!r}: unknown field {unknown[0]!r}")
+    return data
+
+
+@dataclass(frozen=True)
+class RegexMetric:
+    """``--metric NAME=REGEX[:UNIT]``: each match of group 1 in the run's output is one value."""
+
+    kind: ClassVar[str] = "regex"
+    name: str
+    pattern: str
+    unit: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> RegexMetric:
+        """From the command-line form ``NAME=REGEX[:UNIT]`` (ValueError with the user's message)."""
+        compiled = parse_metric_pattern(text)
+        return cls(compiled.name, compiled.regex.pattern, compiled.unit)
+
+    @classmethod
+    def from_json(cls, data: Any) -> RegexMetric:
+        data = _keys(data, cls.kind, {"name", "pattern", "unit"})
+        name, pattern, unit = data.get("name"), data.get("pattern"), data.get("unit")
+        if not isinstance(name, str) or not isinstance(pattern, str) or not (unit is None or isinstance(unit, str)):
+            raise ValueError("metric source 'regex': name and pattern must be strings, unit a string or null")
+        source = cls(name, pattern, unit)
+        source.compiled()
+        return source
+
+    def compiled(self) -> MetricPattern:
+        """The checked, compiled pattern (ValueError naming the problem)."""
+        check_metric_name(self.name)
+        if self.name in BUILTIN_METRICS:
+            raise ValueError(f"metric {self.name!r}: a built-in metric name")
+        if len(self.pattern) > MAX_PATTERN_CHARS:
+            raise ValueError(f"metric {self.name!r}: the regular expression is longer than {MAX_PATTERN_CHARS}")
+        if self.unit is not None and not _UNIT.fullmatch(self.unit):
+            raise ValueError(f"metric {self.name!r}: bad unit {self.unit!r}")
+        try:
+            regex = re.compile(self.pattern, re.MULTILINE)
+        except re.error as err:
+            raise ValueError(f"metric {self.name!r}: bad regular expression {self.pattern!r}: {err}") from None
+        if regex.groups < 1:
+            raise ValueError(f"metric {self.name!r}: regular expression {self.pattern!r} has no capture group "
+                             "(the value is group 1)")
+        return MetricPattern(self.name, regex, self.unit)
+
+    @property
+    def text(self) -> str:
+        """The command-line form, as ``settings["metrics"]`` records it."""
+        return f"{self.name}={self.pattern}" + (f":{self.unit}" if self.unit else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.kind, "name": self.name, "pattern": self.pattern, "unit": self.unit}
+
+
+@dataclass(frozen=True)
+class JsonLines:
+    """Every numeric field of each JSON-object line the benchmark prints."""
+
+    kind: ClassVar[str] = "json-lines"
+
+    @classmethod
+    def from_json(cls, data: Any) -> JsonLines:
+        _keys(data, cls.kind, set())
+        return cls()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.kind}
+
+
+@dataclass(frozen=True)
+class Perf:
+    """Hardware counters with ``perf stat`` (those this machine supports)."""
+
+    kind: ClassVar[str] = "perf"
+    events: tuple[str, ...]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Perf:
+        data = _keys(data, cls.kind, {"events"})
+        events = data.get("events")
+        if not isinstance(events, list) or not events or len(events) > MAX_EVENTS:
+            raise ValueError(f"metric source 'perf': events must be a list of 1 to {MAX_EVENTS} event names")
+        for event in events:
+            if not isinstance(event, str) or not _EVENT.fullmatch(event):
+                raise ValueError(f"metric source 'perf': bad event name {event!r}")
+        return cls(tuple(events))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.kind, "events": list(self.events)}
+
+
+MetricSource = Any  # one of the classes in SOURCES (a Union would need updating with every new source)
+
+SOURCES: dict[str, Any] = {cls.kind: cls for cls in (RegexMetric, JsonLines, Perf)}
+
+
+def decode_source(data: Any) -> MetricSource:
+    """A metric source from its JSON form (ValueError naming what is wrong)."""
+    kind = data.get("source") if isinstance(data, dict) else None
+    cls = SOURCES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ValueError(f"unknown metric source {kind!r} (known: {', '.join(SOURCES)})")
+    return cls.from_json(data)
+
+
+@dataclass
+class ExecutorOptions:
+    """What :class:`~abstat.runner.executor.ProcessExecutor` is built with for a list of sources."""
+
+    patterns: list[MetricPattern]
+    json_lines: bool
+    perf_events: tuple[str, ...]
+    collectors: list[Collector]
+
+
+def executor_options(sources: list[MetricSource] | tuple[MetricSource, ...]) -> ExecutorOptions:
+    """Regex and JSON-lines sources share one scan of the output; perf wraps the command; the
+    sources of other kinds bring their own collector (``source.collector()``)."""
+    options = ExecutorOptions([], False, (), [])
+    for source in sources:
+        if isinstance(source, RegexMetric):
+            options.patterns.append(source.compiled())
+        elif isinstance(source, JsonLines):
+            options.json_lines = True
+        elif isinstance(source, Perf):
+            options.perf_events = source.events
+        else:
+            options.collectors.append(source.collector())
+    return options
