@@ -48,7 +48,7 @@ def ministat_parser() -> argparse.ArgumentParser:
 def root_parser() -> argparse.ArgumentParser:
     """One parser holding every command's parser, as shtab needs."""
     from abstat import __version__
-    from abstat.cli import COMMANDS
+    from abstat.cli_commands import COMMANDS
 
     root = ArgumentParser(prog="abstat", description="Prove or refute performance claims.")
     root.add_argument("--version", action="version", version=f"abstat {__version__}",

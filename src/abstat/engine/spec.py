@@ -1,237 +1,54 @@
-"""An experiment as data: :class:`ExperimentSpec`, typed and validated.
+"""An experiment as data: :class:`ExperimentSpec`, typed and validated, and its JSON form.
 
 A specification holds everything an experiment needs to run and to be run
 again: the variants and their commands, hooks, background load, metric
 sources and their units, order and seed, warm-up and runs, the failure
 policy, timeout and shell, labels and revision labelling, the hosts, boots
 and checks of the lab, the analysis the run ends with, and the store.
-Building one checks every field (types, ranges, sizes, names): a bad value
-raises :class:`SpecError`, one line naming the field.  Its JSON form
-(:mod:`abstat.engine.spec_json`) is what the store keeps, so that
-``abstat run --resume`` reloads a specification, never a command line.
+Building one checks every field (:mod:`abstat.engine.parts`): a bad value
+raises :class:`SpecError`, one line naming the field.  Its JSON form is what
+the store keeps, so that ``abstat run --resume`` reloads a specification,
+never a command line.  Nothing here runs anything or looks at this machine;
+whether a command exists is the engine's preflight (:mod:`abstat.engine.session`).
 
-Nothing here runs anything or looks at this machine; whether a command
-exists is the engine's preflight (:mod:`abstat.engine.session`).
+The JSON form (:func:`encode`, :func:`decode`)::
+
+    {"abstat_spec": 1, "experiment": "hcall",
+     "variants": [{"name": "before", "command": "./hcall", "labels": {}}, ...],
+     "runs": 10, "warmup": 0, "order": "interleaved", "seed": 1234,
+     "shell": false, "timeout": null, "on_failure": "stop",
+     "hooks": {"setup": null, "cleanup": null, "prepare": "make clean", "conclude": null},
+     "background": [], "metrics": [{"source": "json-lines"}, {"source": "regex", ...}],
+     "labels": {"mode": "pv64"}, "rev": null,
+     "lab": {"hosts": [{"label": "milan", "destination": "milan"}], "boot": {...}, "check": {...},
+             "boots": 3, "boot_timeout": 600.0},
+     "analysis": {"baseline": null, "confidence": 95.0, "higher_is_better": []},
+     "store": null}
+
+:func:`decode` takes the document as untrusted input (the store, a file a
+user wrote): every key is known, every value has its type, range, size and
+name checked, and anything wrong is one :class:`~abstat.engine.spec.SpecError`
+naming it.  Keys left out take their defaults (only ``variants`` is
+required), so a hand-written file can be short.  ``abstat_spec`` is the
+version: a document of a newer version is refused; a version's meaning
+never changes (a new field is a new version, and this decoder keeps reading
+the old ones).
 """
 from __future__ import annotations
 
-import math
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from abstat.errors import InputError
-from abstat.runner.sources import SOURCES, JsonLines
+from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
+                                 MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
+                                 NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
+                                 SpecError, Variant, _choice, _flag, _integer, _labels, _seconds, _text)
+from abstat.runner.sources import SOURCES, JsonLines, decode_source
 
-SPEC_VERSION = 1
-MAX_RUNS = 1_000_000          # per variant: the schedule is built in memory
-MAX_VARIANTS = 1000
-MAX_HOSTS = 1000
-MAX_BOOTS = 10_000
-MAX_LABELS = 100
-MAX_COMMAND_CHARS = 65_536
-MAX_NAME_CHARS = 200
-MAX_VALUE_CHARS = 4096
-MAX_BACKGROUND = 100
-MAX_METRICS = 200
-MAX_SEED = 2**63
-ORDERS = ("interleaved", "sequential", "random")
-FAILURE_POLICIES = ("stop", "continue")
-HOOKS = ("setup", "cleanup", "prepare", "conclude")
-RESERVED_LABELS = frozenset({"experiment", "variant", "metric"})
-NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
-HOST_CHARS = NAME_CHARS | {"@"}
-DEFAULT_BOOT_TIMEOUT_S = 600.0
-
-
-class SpecError(InputError):
-    """A specification field is bad: one line, ``FIELD: problem`` (exit status 2)."""
-
-    def __init__(self, field_name: str, problem: str, source: str | None = None) -> None:
-        self.field = field_name
-        self.problem = problem
-        super().__init__(f"{field_name}: {problem}" if field_name else problem, path=source)
-
-
-# --------------------------------------------------------------------------
-# checks shared by the parts
-
-def _text(where: str, value: Any, limit: int = MAX_COMMAND_CHARS, *, empty: bool = False) -> str:
-    if not isinstance(value, str):
-        raise SpecError(where, f"must be a string, not {type(value).__name__}")
-    if not empty and not value.strip():
-        raise SpecError(where, "must not be empty")
-    if len(value) > limit:
-        raise SpecError(where, f"is longer than {limit:,} characters")
-    if "\x00" in value:
-        raise SpecError(where, "holds a NUL character")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise SpecError(where, f"{value!r} is not valid UTF-8 (abstat stores text as UTF-8)") from None
-    return value
-
-
-def _name(where: str, value: Any, chars: frozenset[str] = NAME_CHARS) -> str:
-    _text(where, value, MAX_NAME_CHARS)
-    if not set(value) <= chars or (chars is HOST_CHARS and value.startswith("-")):
-        allowed = "'_.+-@' (not starting with '-')" if chars is HOST_CHARS else "'_.+-'"
-        raise SpecError(where, f"{value!r}: use letters, digits and {allowed}")
-    return value
-
-
-def _integer(where: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(where, f"must be an integer, not {type(value).__name__}")
-    if not low <= value <= high:
-        raise SpecError(where, f"must be from {low:,} to {high:,} (got {value:,})")
-    return value
-
-
-def _seconds(where: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
-        raise SpecError(where, f"must be a positive number of seconds (got {value!r})")
-    return float(value)
-
-
-def _flag(where: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise SpecError(where, f"must be true or false, not {value!r}")
-    return value
-
-
-def _labels(where: str, value: Any) -> dict[str, str]:
-    if not isinstance(value, Mapping):
-        raise SpecError(where, f"must be an object of names and values, not {type(value).__name__}")
-    if len(value) > MAX_LABELS:
-        raise SpecError(where, f"more than {MAX_LABELS} labels")
-    labels = {}
-    for key, text in value.items():
-        _name(f"{where} key", key)
-        labels[key] = _text(f"{where}[{key!r}]", text, MAX_VALUE_CHARS, empty=True)
-    return labels
-
-
-def _choice(where: str, value: Any, choices: tuple[str, ...]) -> str:
-    if value not in choices:
-        raise SpecError(where, f"{value!r}: choose one of {', '.join(choices)}")
-    return value
-
-
-# --------------------------------------------------------------------------
-# the parts
-
-@dataclass(frozen=True)
-class Variant:
-    """One thing to measure: a name and its command; ``labels`` go on its runs only."""
-
-    name: str
-    command: str
-    labels: Mapping[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        _name("variant name", self.name)
-        _text(f"variant {self.name!r} command", self.command)
-        object.__setattr__(self, "labels", _labels(f"variant {self.name!r} labels", self.labels))
-        if RESERVED_LABELS & set(self.labels):
-            raise SpecError(f"variant {self.name!r} labels", "experiment, variant and metric are set by abstat")
-
-
-@dataclass(frozen=True)
-class Hooks:
-    """``setup``/``cleanup`` once per variant, ``prepare``/``conclude`` around every run."""
-
-    setup: str | None = None
-    cleanup: str | None = None
-    prepare: str | None = None
-    conclude: str | None = None
-
-    def __post_init__(self) -> None:
-        for kind in HOOKS:
-            value = getattr(self, kind)
-            if value is not None:
-                _text(f"hooks.{kind}", value)
-
-    def items(self) -> dict[str, str]:
-        """The hooks given, kind -> command."""
-        return {kind: getattr(self, kind) for kind in HOOKS if getattr(self, kind) is not None}
-
-
-@dataclass(frozen=True)
-class Host:
-    """A test box: ``label`` is the value of the ``host`` label, ``destination`` what ssh is given."""
-
-    label: str
-    destination: str
-
-    def __post_init__(self) -> None:
-        _name("host label", self.label, HOST_CHARS)
-        destination = _text(f"host {self.label!r} destination", self.destination, MAX_NAME_CHARS)
-        if destination.startswith("-") or any(c.isspace() for c in destination):
-            raise SpecError(f"host {self.label!r} destination", f"{destination!r}: not an ssh destination")
-
-
-@dataclass(frozen=True)
-class Lab:
-    """Hosts to run on over ssh, and the boots: ``boot`` and ``check`` map a variant to a command."""
-
-    hosts: tuple[Host, ...]
-    boot: Mapping[str, str] = field(default_factory=dict)
-    check: Mapping[str, str] = field(default_factory=dict)
-    boots: int = 1
-    boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
-
-    def __post_init__(self) -> None:
-        hosts = tuple(self.hosts) if isinstance(self.hosts, (list, tuple)) else None
-        if not hosts:
-            raise SpecError("lab.hosts", "give at least one host")
-        if len(hosts) > MAX_HOSTS:
-            raise SpecError("lab.hosts", f"more than {MAX_HOSTS} hosts")
-        for host in hosts:
-            if not isinstance(host, Host):
-                raise SpecError("lab.hosts", f"must hold hosts, not {type(host).__name__}")
-        labels = [host.label for host in hosts]
-        twice = next((label for label in labels if labels.count(label) > 1), None)
-        if twice is not None:
-            raise SpecError("lab.hosts", f"host label {twice!r} given twice")
-        object.__setattr__(self, "hosts", hosts)
-        for kind in ("boot", "check"):
-            commands = getattr(self, kind)
-            if not isinstance(commands, Mapping):
-                raise SpecError(f"lab.{kind}", "must map variant names to commands")
-            object.__setattr__(self, kind, {_name(f"lab.{kind} variant", k): _text(f"lab.{kind}[{k!r}]", v)
-                                            for k, v in commands.items()})
-        _integer("lab.boots", self.boots, 1, MAX_BOOTS)
-        object.__setattr__(self, "boot_timeout", _seconds("lab.boot_timeout", self.boot_timeout))
-        if self.check and not self.boot:
-            raise SpecError("lab.check", "needs boot commands (it checks the boot of a variant)")
-        if self.boots != 1 and not self.boot:
-            raise SpecError("lab.boots", "needs boot commands")
-
-    @property
-    def reboots(self) -> bool:
-        return bool(self.boot)
-
-
-@dataclass(frozen=True)
-class Analysis:
-    """The comparison a run ends with: baseline variant, confidence in percent, higher-is-better metrics."""
-
-    baseline: str | None = None
-    confidence: float = 95.0
-    higher_is_better: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.baseline is not None:
-            _name("analysis.baseline", self.baseline)
-        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
-                or not 0 < self.confidence < 100:
-            raise SpecError("analysis.confidence", f"must be a percentage between 0 and 100 (got {self.confidence!r})")
-        items = self.higher_is_better
-        if not isinstance(items, (list, tuple)) or len(items) > MAX_METRICS:
-            raise SpecError("analysis.higher_is_better", f"must be a list of at most {MAX_METRICS} metric names")
-        object.__setattr__(self, "higher_is_better",
-                           tuple(_text("analysis.higher_is_better", item, MAX_VALUE_CHARS) for item in items))
+__all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
+           "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "SpecError", "Variant", "decode", "dumps", "encode", "loads"]
 
 
 @dataclass(frozen=True)
@@ -364,14 +181,136 @@ class ExperimentSpec:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        """The versioned JSON form (:mod:`abstat.engine.spec_json`)."""
-        from abstat.engine.spec_json import encode
-
+        """The versioned JSON form (:func:`encode`)."""
         return encode(self)
 
     @classmethod
     def from_json(cls, document: Any, source: str | None = None) -> ExperimentSpec:
-        """Decode and validate an untrusted JSON document; :class:`SpecError` names what is wrong."""
-        from abstat.engine.spec_json import decode
-
+        """Decode and validate an untrusted JSON document (:func:`decode`)."""
         return decode(document, source)
+
+
+# --------------------------------------------------------------------------
+# the JSON form
+
+MAX_DOCUMENT_BYTES = 4 << 20
+_TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
+        "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store")
+
+
+def encode(spec: ExperimentSpec) -> dict[str, Any]:
+    """The document of ``spec`` (every key present)."""
+    lab = spec.lab
+    return {
+        "abstat_spec": SPEC_VERSION,
+        "experiment": spec.experiment,
+        "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
+        "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
+        "shell": spec.shell, "timeout": spec.timeout, "on_failure": spec.on_failure,
+        "hooks": {kind: getattr(spec.hooks, kind) for kind in ("setup", "cleanup", "prepare", "conclude")},
+        "background": list(spec.background),
+        "metrics": [source.to_json() for source in spec.metrics],
+        "labels": dict(spec.labels), "rev": spec.rev,
+        "lab": None if lab is None else {
+            "hosts": [{"label": h.label, "destination": h.destination} for h in lab.hosts],
+            "boot": dict(lab.boot), "check": dict(lab.check), "boots": lab.boots, "boot_timeout": lab.boot_timeout,
+        },
+        "analysis": {"baseline": spec.analysis.baseline, "confidence": spec.analysis.confidence,
+                     "higher_is_better": list(spec.analysis.higher_is_better)},
+        "store": spec.store,
+    }
+
+
+def dumps(spec: ExperimentSpec) -> str:
+    return json.dumps(encode(spec), indent=2, sort_keys=False) + "\n"
+
+
+def loads(text: str | bytes, source: str | None = None) -> ExperimentSpec:
+    """Decode a JSON text (a file's contents): :class:`SpecError` for bad JSON too."""
+    if len(text) > MAX_DOCUMENT_BYTES:
+        raise SpecError("", f"a specification is at most {MAX_DOCUMENT_BYTES >> 20} MiB", source)
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        raise SpecError("", f"not a JSON specification: {err}", source) from None
+    return decode(document, source)
+
+
+def _object(where: str, value: Any, keys: tuple[str, ...], source: str | None) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise SpecError(where, f"must be an object, not {_kind(value)}", source)
+    unknown = sorted(set(value) - set(keys), key=str)
+    if unknown:
+        raise SpecError(where, f"unknown field {unknown[0]!r}", source)
+    return value
+
+
+def _list(where: str, value: Any, source: str | None) -> list[Any]:
+    if not isinstance(value, list):
+        raise SpecError(where, f"must be a list, not {_kind(value)}", source)
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
+        type(value), type(value).__name__)
+
+
+def decode(document: Any, source: str | None = None) -> ExperimentSpec:
+    """The validated specification of a JSON document (parsed already)."""
+    doc = _object("specification", document, _TOP, source)
+    version = doc.get("abstat_spec")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SpecError("abstat_spec", "missing or not a version number: not an abstat specification", source)
+    if version > SPEC_VERSION:
+        raise SpecError("abstat_spec", f"version {version} was written by a newer abstat "
+                        f"(this one reads up to {SPEC_VERSION})", source)
+    if version < 1:
+        raise SpecError("abstat_spec", f"no version {version}", source)
+    try:
+        return _build(doc, source)
+    except SpecError as err:
+        if err.path is None and source is not None:
+            raise SpecError(err.field, err.problem, source) from None
+        raise
+    except (TypeError, ValueError) as err:  # a source's own check, or a value of the wrong type deep down
+        raise SpecError("specification", str(err), source) from None
+
+
+def _build(doc: dict[str, Any], source: str | None) -> ExperimentSpec:
+    args: dict[str, Any] = {}
+    variants = []
+    for index, item in enumerate(_list("variants", doc.get("variants"), source)):
+        item = _object(f"variants[{index}]", item, ("name", "command", "labels"), source)
+        variants.append(Variant(item.get("name"), item.get("command"), item.get("labels", {})))
+    args["variants"] = tuple(variants)
+    for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
+                "store"):
+        if key in doc:
+            args[key] = doc[key]
+    if doc.get("hooks") is not None:
+        args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
+    if "background" in doc:
+        args["background"] = tuple(_list("background", doc["background"], source))
+    if "metrics" in doc:
+        metrics = []
+        for index, item in enumerate(_list("metrics", doc["metrics"], source)):
+            try:
+                metrics.append(decode_source(item))
+            except ValueError as err:
+                raise SpecError(f"metrics[{index}]", str(err), source) from None
+        args["metrics"] = tuple(metrics)
+    if doc.get("lab") is not None:
+        lab = _object("lab", doc["lab"], ("hosts", "boot", "check", "boots", "boot_timeout"), source)
+        hosts = []
+        for index, item in enumerate(_list("lab.hosts", lab.get("hosts"), source)):
+            item = _object(f"lab.hosts[{index}]", item, ("label", "destination"), source)
+            hosts.append(Host(item.get("label"), item.get("destination")))
+        args["lab"] = Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
+    if doc.get("analysis") is not None:
+        analysis = _object("analysis", doc["analysis"], ("baseline", "confidence", "higher_is_better"), source)
+        if "higher_is_better" in analysis:
+            analysis = dict(analysis, higher_is_better=tuple(_list("analysis.higher_is_better",
+                                                                   analysis["higher_is_better"], source)))
+        args["analysis"] = Analysis(**analysis)
+    return ExperimentSpec(**args)

@@ -3,7 +3,7 @@
 Since the engine, every invocation's ``settings["spec"]`` holds the
 specification as run (seed drawn, revision labels resolved), in its JSON
 form.  It is read back as untrusted input: decoded and validated
-(:func:`abstat.engine.spec_json.decode`); a forged or damaged one is one
+(:func:`abstat.engine.spec.decode`); a forged or damaged one is one
 line naming the experiment and the field, never an internal error.
 
 A store written by an abstat from before the engine keeps a lab
@@ -19,8 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from abstat.engine.spec import MAX_COMMAND_CHARS, ExperimentSpec, SpecError
-from abstat.engine.spec_json import decode
+from abstat.engine.spec import MAX_COMMAND_CHARS, ExperimentSpec, SpecError, decode
 from abstat.errors import InputError
 
 MAX_LEGACY_ARGS = 10_000

@@ -1,0 +1,26 @@
+"""The commands of ``abstat``: name -> (module, one-line help).
+
+Data only (no imports): :mod:`abstat.cli` dispatches through it, importing a
+command's module only when it is asked for, and ``abstat completion`` builds
+every command's parser from it.  A new command is a module in
+``abstat/commands/`` (``main(argv)`` and ``build_parser()``) and one line here.
+"""
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ministat": ("abstat.ministat.cli", "byte-exact drop-in for ministat(1)"),
+    "compare": ("abstat.commands.compare", "compare variants with honest statistics (median, CI, verdict)"),
+    "run": ("abstat.commands.run", "measure variants (interleaved), store every run, compare them"),
+    "demo": ("abstat.commands.demo", "a built-in A/B experiment (a few seconds): run, store, compare"),
+    "list": ("abstat.commands.list", "list the experiments in the result store"),
+    "show": ("abstat.commands.show", "show a stored experiment: runs, machines, comparison"),
+    "export": ("abstat.commands.export", "export stored samples as CSV or JSON, one row per sample"),
+    "audit": ("abstat.commands.audit", "check ministat reports and averages pasted in e-mails or Markdown"),
+    "plan": ("abstat.commands.plan", "samples (runs x samples per run) needed to detect a change"),
+    "report": ("abstat.commands.report", "one table across machines and configurations (text, e-mail, HTML...)"),
+    "doctor": ("abstat.commands.doctor", "check this machine for noise sources (frequency, turbo, SMT...); --tune"),
+    "noise": ("abstat.commands.noise", "A/A runs of one command: this machine's noise floor and stability"),
+    "completion": ("abstat.commands.completion", "print the shell completion script (bash, zsh or fish)"),
+    "import": ("abstat.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
+    "history": ("abstat.commands.history", "a benchmark across git revisions: change points and their sizes"),
+    "bisect": ("abstat.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
+}

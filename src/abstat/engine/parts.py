@@ -1,0 +1,225 @@
+"""The parts of an experiment's specification, and the checks every field goes through.
+
+:class:`Variant`, :class:`Hooks`, :class:`Host`, :class:`Lab` and
+:class:`Analysis` check their fields when built (types, ranges, sizes,
+names): a bad value raises :class:`SpecError`, one line naming the field.
+:class:`abstat.engine.spec.ExperimentSpec` holds them.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.errors import InputError
+
+SPEC_VERSION = 1
+MAX_RUNS = 1_000_000          # per variant: the schedule is built in memory
+MAX_VARIANTS = 1000
+MAX_HOSTS = 1000
+MAX_BOOTS = 10_000
+MAX_LABELS = 100
+MAX_COMMAND_CHARS = 65_536
+MAX_NAME_CHARS = 200
+MAX_VALUE_CHARS = 4096
+MAX_BACKGROUND = 100
+MAX_METRICS = 200
+MAX_SEED = 2**63
+ORDERS = ("interleaved", "sequential", "random")
+FAILURE_POLICIES = ("stop", "continue")
+HOOKS = ("setup", "cleanup", "prepare", "conclude")
+RESERVED_LABELS = frozenset({"experiment", "variant", "metric"})
+NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.+-")
+HOST_CHARS = NAME_CHARS | {"@"}
+DEFAULT_BOOT_TIMEOUT_S = 600.0
+
+
+class SpecError(InputError):
+    """A specification field is bad: one line, ``FIELD: problem`` (exit status 2)."""
+
+    def __init__(self, field_name: str, problem: str, source: str | None = None) -> None:
+        self.field = field_name
+        self.problem = problem
+        super().__init__(f"{field_name}: {problem}" if field_name else problem, path=source)
+
+
+# --------------------------------------------------------------------------
+# checks shared by the parts
+
+def _text(where: str, value: Any, limit: int = MAX_COMMAND_CHARS, *, empty: bool = False) -> str:
+    if not isinstance(value, str):
+        raise SpecError(where, f"must be a string, not {type(value).__name__}")
+    if not empty and not value.strip():
+        raise SpecError(where, "must not be empty")
+    if len(value) > limit:
+        raise SpecError(where, f"is longer than {limit:,} characters")
+    if "\x00" in value:
+        raise SpecError(where, "holds a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SpecError(where, f"{value!r} is not valid UTF-8 (abstat stores text as UTF-8)") from None
+    return value
+
+
+def _name(where: str, value: Any, chars: frozenset[str] = NAME_CHARS) -> str:
+    _text(where, value, MAX_NAME_CHARS)
+    if not set(value) <= chars or (chars is HOST_CHARS and value.startswith("-")):
+        allowed = "'_.+-@' (not starting with '-')" if chars is HOST_CHARS else "'_.+-'"
+        raise SpecError(where, f"{value!r}: use letters, digits and {allowed}")
+    return value
+
+
+def _integer(where: str, value: Any, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SpecError(where, f"must be an integer, not {type(value).__name__}")
+    if not low <= value <= high:
+        raise SpecError(where, f"must be from {low:,} to {high:,} (got {value:,})")
+    return value
+
+
+def _seconds(where: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (math.isfinite(value) and value > 0):
+        raise SpecError(where, f"must be a positive number of seconds (got {value!r})")
+    return float(value)
+
+
+def _flag(where: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise SpecError(where, f"must be true or false, not {value!r}")
+    return value
+
+
+def _labels(where: str, value: Any) -> dict[str, str]:
+    if not isinstance(value, Mapping):
+        raise SpecError(where, f"must be an object of names and values, not {type(value).__name__}")
+    if len(value) > MAX_LABELS:
+        raise SpecError(where, f"more than {MAX_LABELS} labels")
+    labels = {}
+    for key, text in value.items():
+        _name(f"{where} key", key)
+        labels[key] = _text(f"{where}[{key!r}]", text, MAX_VALUE_CHARS, empty=True)
+    return labels
+
+
+def _choice(where: str, value: Any, choices: tuple[str, ...]) -> str:
+    if value not in choices:
+        raise SpecError(where, f"{value!r}: choose one of {', '.join(choices)}")
+    return value
+
+
+# --------------------------------------------------------------------------
+# the parts
+
+@dataclass(frozen=True)
+class Variant:
+    """One thing to measure: a name and its command; ``labels`` go on its runs only."""
+
+    name: str
+    command: str
+    labels: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _name("variant name", self.name)
+        _text(f"variant {self.name!r} command", self.command)
+        object.__setattr__(self, "labels", _labels(f"variant {self.name!r} labels", self.labels))
+        if RESERVED_LABELS & set(self.labels):
+            raise SpecError(f"variant {self.name!r} labels", "experiment, variant and metric are set by abstat")
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """``setup``/``cleanup`` once per variant, ``prepare``/``conclude`` around every run."""
+
+    setup: str | None = None
+    cleanup: str | None = None
+    prepare: str | None = None
+    conclude: str | None = None
+
+    def __post_init__(self) -> None:
+        for kind in HOOKS:
+            value = getattr(self, kind)
+            if value is not None:
+                _text(f"hooks.{kind}", value)
+
+    def items(self) -> dict[str, str]:
+        """The hooks given, kind -> command."""
+        return {kind: getattr(self, kind) for kind in HOOKS if getattr(self, kind) is not None}
+
+
+@dataclass(frozen=True)
+class Host:
+    """A test box: ``label`` is the value of the ``host`` label, ``destination`` what ssh is given."""
+
+    label: str
+    destination: str
+
+    def __post_init__(self) -> None:
+        _name("host label", self.label, HOST_CHARS)
+        destination = _text(f"host {self.label!r} destination", self.destination, MAX_NAME_CHARS)
+        if destination.startswith("-") or any(c.isspace() for c in destination):
+            raise SpecError(f"host {self.label!r} destination", f"{destination!r}: not an ssh destination")
+
+
+@dataclass(frozen=True)
+class Lab:
+    """Hosts to run on over ssh, and the boots: ``boot`` and ``check`` map a variant to a command."""
+
+    hosts: tuple[Host, ...]
+    boot: Mapping[str, str] = field(default_factory=dict)
+    check: Mapping[str, str] = field(default_factory=dict)
+    boots: int = 1
+    boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
+
+    def __post_init__(self) -> None:
+        hosts = tuple(self.hosts) if isinstance(self.hosts, (list, tuple)) else None
+        if not hosts:
+            raise SpecError("lab.hosts", "give at least one host")
+        if len(hosts) > MAX_HOSTS:
+            raise SpecError("lab.hosts", f"more than {MAX_HOSTS} hosts")
+        for host in hosts:
+            if not isinstance(host, Host):
+                raise SpecError("lab.hosts", f"must hold hosts, not {type(host).__name__}")
+        labels = [host.label for host in hosts]
+        twice = next((label for label in labels if labels.count(label) > 1), None)
+        if twice is not None:
+            raise SpecError("lab.hosts", f"host label {twice!r} given twice")
+        object.__setattr__(self, "hosts", hosts)
+        for kind in ("boot", "check"):
+            commands = getattr(self, kind)
+            if not isinstance(commands, Mapping):
+                raise SpecError(f"lab.{kind}", "must map variant names to commands")
+            object.__setattr__(self, kind, {_name(f"lab.{kind} variant", k): _text(f"lab.{kind}[{k!r}]", v)
+                                            for k, v in commands.items()})
+        _integer("lab.boots", self.boots, 1, MAX_BOOTS)
+        object.__setattr__(self, "boot_timeout", _seconds("lab.boot_timeout", self.boot_timeout))
+        if self.check and not self.boot:
+            raise SpecError("lab.check", "needs boot commands (it checks the boot of a variant)")
+        if self.boots != 1 and not self.boot:
+            raise SpecError("lab.boots", "needs boot commands")
+
+    @property
+    def reboots(self) -> bool:
+        return bool(self.boot)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The comparison a run ends with: baseline variant, confidence in percent, higher-is-better metrics."""
+
+    baseline: str | None = None
+    confidence: float = 95.0
+    higher_is_better: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.baseline is not None:
+            _name("analysis.baseline", self.baseline)
+        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
+                or not 0 < self.confidence < 100:
+            raise SpecError("analysis.confidence", f"must be a percentage between 0 and 100 (got {self.confidence!r})")
+        items = self.higher_is_better
+        if not isinstance(items, (list, tuple)) or len(items) > MAX_METRICS:
+            raise SpecError("analysis.higher_is_better", f"must be a list of at most {MAX_METRICS} metric names")
+        object.__setattr__(self, "higher_is_better",
+                           tuple(_text("analysis.higher_is_better", item, MAX_VALUE_CHARS) for item in items))
