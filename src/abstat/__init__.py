@@ -1,7 +1,21 @@
 """abstat: prove or refute performance claims.
 
-The public API is imported lazily so that ``import abstat`` stays cheap;
-numpy and scipy load only when a statistic is computed.
+The public API (docs/api.md shows each part with an example):
+
+- experiments: :func:`run` an :class:`ExperimentSpec` here or on test boxes
+  (made of :class:`Variant`, :class:`Hooks`, the metric sources :class:`RegexMetric`,
+  :class:`JsonLines` and :class:`Perf`, a :class:`Lab` of :class:`Host` and an
+  :class:`Analysis`), :func:`resume` a lab experiment, or drive an :class:`Engine`
+  with events;
+- this machine and the boxes: :func:`noise_floor`, :func:`analyse_noise`,
+  :func:`check_machine` (the doctor's checks), :func:`check_hosts`;
+- revisions: :func:`analyse_history`, :func:`find_commit` (bisection);
+- statistics: :func:`compare`, :func:`compare_many`, :func:`plan`,
+  :func:`load_sample_sets` / :func:`build_report` / :func:`render_report_as`,
+  :func:`audit_text`, :func:`audit_file`; the store: :func:`open_store`.
+
+It is imported lazily so that ``import abstat`` stays cheap; numpy and scipy
+load only when a statistic is computed.
 """
 
 __version__ = "0.1.0"
@@ -10,6 +24,28 @@ __version__ = "0.1.0"
 _LAZY: dict[str, tuple[str, str]] = {
     "InputError": ("abstat.errors", "InputError"),
     "UsageError": ("abstat.errors", "UsageError"),
+    "SpecError": ("abstat.engine.parts", "SpecError"),
+    "run": ("abstat.api", "run"),
+    "resume": ("abstat.api", "resume"),
+    "noise_floor": ("abstat.api", "noise_floor"),
+    "analyse_noise": ("abstat.api", "analyse_noise"),
+    "NoiseReport": ("abstat.api", "NoiseReport"),
+    "analyse_history": ("abstat.api", "analyse_history"),
+    "find_commit": ("abstat.api", "find_commit"),
+    "check_machine": ("abstat.api", "check_machine"),
+    "check_hosts": ("abstat.api", "check_hosts"),
+    "HostFindings": ("abstat.api", "HostFindings"),
+    "Engine": ("abstat.engine", "Engine"),
+    "ExperimentResult": ("abstat.engine.record", "ExperimentResult"),
+    "ExperimentSpec": ("abstat.engine.spec", "ExperimentSpec"),
+    "Variant": ("abstat.engine.parts", "Variant"),
+    "Hooks": ("abstat.engine.parts", "Hooks"),
+    "Host": ("abstat.engine.parts", "Host"),
+    "Lab": ("abstat.engine.parts", "Lab"),
+    "Analysis": ("abstat.engine.parts", "Analysis"),
+    "RegexMetric": ("abstat.runner.sources", "RegexMetric"),
+    "JsonLines": ("abstat.runner.sources", "JsonLines"),
+    "Perf": ("abstat.runner.sources", "Perf"),
     "compare": ("abstat.comparison", "compare"),
     "compare_many": ("abstat.comparison", "compare_many"),
     "Comparison": ("abstat.comparison", "Comparison"),

@@ -27,7 +27,7 @@ def read_document(path: str) -> str:
     return decode_document(read_bytes(path), _display_name(path))
 
 
-def audit_file(path: str, *, threshold: float | None = None):  # -> AuditReport
+def audit_file(path: str, *, threshold: float | None = None) -> "AuditReport":  # noqa: F821 -- abstat.audit.report, imported when called
     """Audit the file at ``path`` (``-``: standard input)."""
     from abstat.audit.report import audit_text
 

@@ -84,9 +84,8 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
     a host that cannot be checked gets one line on standard error, and exit status 2."""
     import json
 
-    from abstat.doctor import STATUSES, Finding
+    from abstat.api import check_hosts
     from abstat.commands.lab_args import parse_hosts
-    from abstat.lab.query import ask_hosts
     from abstat.render.doctor import render_findings, terminal_safe
 
     for flag, given in (("--tune", args.tune), ("--reset", args.reset), ("--state", args.state),
@@ -95,30 +94,20 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
             raise UsageError(f"{flag} changes this machine only; run abstat doctor {flag} on the host itself")
     if not args.connect_timeout > 0:
         raise UsageError("--connect-timeout must be a positive number of seconds")
-    hosts = parse_hosts(args.host)
-    options = {"root": args.root, "cpus": cpus, "interval": args.interval, "only": args.only,
-               "no_perf": args.no_perf}
-    answers = ask_hosts(hosts, {"doctor": options}, timeout=args.connect_timeout)
+    answers = check_hosts(parse_hosts(args.host), only=args.only, cpus=cpus, interval=args.interval,
+                           perf=not args.no_perf, timeout=args.connect_timeout, root=args.root)
     documents, failed, separator = [], 0, ""
     for answer in answers:
-        findings = None
-        if answer.error is None:
-            try:
-                findings = [Finding(item["name"], item["status"], item["evidence"], item["fix"])
-                            for item in answer.answer if item["status"] in STATUSES]
-            except (TypeError, KeyError):
-                answer.error = "the host's answer is not a list of findings (another abstat version?)"
+        findings = answer.findings
         if findings is None:
             failed += 1
-            sys.stderr.write(f"abstat doctor: host {terminal_safe(answer.host.label)}: "
-                             f"{terminal_safe(answer.error or '')}\n")
-            documents.append({"host": answer.host.label, "error": answer.error, "checks": []})
+            sys.stderr.write(f"abstat doctor: host {terminal_safe(answer.host)}: {terminal_safe(answer.error or '')}\n")
+            documents.append({"host": answer.host, "error": answer.error, "checks": []})
             continue
         if args.format == "json":
-            documents.append({"host": answer.host.label, "checks": [f.to_dict() for f in findings]})
+            documents.append({"host": answer.host, "checks": [f.to_dict() for f in findings]})
         else:
-            sys.stdout.write(f"{separator}== host {terminal_safe(answer.host.label)}"
-                             f" ({terminal_safe(answer.host.destination)}) ==\n")
+            sys.stdout.write(f"{separator}== host {terminal_safe(answer.host)} ({terminal_safe(answer.destination)}) ==\n")
             separator = "\n"
             sys.stdout.write(render_findings(findings, "text"))
         sys.stdout.flush()

@@ -312,9 +312,9 @@ def _dump(body, bars, width: int):
 
 
 def render_report(
-    datasets,
+    datasets: "list[SampleSet]",
     *,
-    names,
+    names: "list[str]",
     confidence: float = 95.0,
     width: int = 74,
     plot: bool = True,

@@ -117,7 +117,7 @@ def two_pass_variance(sorted_values, mean: float) -> float:
     return acc / (len(sorted_values) - 1.0)
 
 
-def describe(values, *, method: str = "standard", presorted: bool = False) -> Description:
+def describe(values: "list[float] | tuple[float, ...]", *, method: str = "standard", presorted: bool = False) -> Description:
     """Summarise *values* (any iterable of numbers, at least one).
 
     *method* is ``"standard"`` (= ``"freebsd"``) or ``"classic"``, see the

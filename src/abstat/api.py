@@ -1,0 +1,182 @@
+"""The public API's functions for what runs and what is run: experiments, noise, history, bisect, doctor.
+
+Each is what the command of the same name does, without a command line:
+typed arguments in, data out (with its warnings), nothing printed.  They are
+re-exported from :mod:`abstat` (``abstat.run(spec)``; names that are not
+those of abstat's subpackages: ``abstat.noise`` is the package, ``abstat.noise_floor`` the function); docs/api.md shows each
+with an example, and the tests run those examples.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.engine import Engine, ExperimentResult, ExperimentSpec
+from abstat.engine.events import EventSink, ignore
+
+
+def run(spec: ExperimentSpec, *, on_event: EventSink | None = None) -> ExperimentResult:
+    """Run the experiment ``spec`` describes, here or (``spec.lab``) on its hosts across boots.
+
+    Every run is stored as it completes (``spec.store``, else ``$ABSTAT_STORE``,
+    else ``./abstat.db``); ``on_event`` gets the progress
+    (:mod:`abstat.engine.events`).  Returns the runs and how the experiment
+    ended; a failing run or hook ends it with ``status == "failed"`` and
+    ``error``.  Bad input raises :class:`abstat.UsageError` before anything runs.
+    """
+    return Engine(on_event=on_event or ignore).run(spec)
+
+
+def resume(experiment: str, *, store: str | None = None, boot_timeout: float | None = None,
+           on_event: EventSink | None = None) -> ExperimentResult:
+    """Continue a lab experiment from the specification stored with it; stored boots are not repeated."""
+    return Engine(on_event=on_event or ignore).resume(experiment, store=store, boot_timeout=boot_timeout)
+
+
+# --------------------------------------------------------------------------
+# noise
+
+@dataclass
+class NoiseReport:
+    """An A/A experiment and its analysis: one :class:`abstat.noise.MetricNoise` per metric."""
+
+    experiment: str
+    metrics: list[Any]
+    result: ExperimentResult | None = None   # the runs, when they were made now
+    warnings: list[Any] = field(default_factory=list)
+
+    def metric(self, name: str) -> Any:
+        return next(m for m in self.metrics if m.metric == name)
+
+
+def noise_floor(command: str, *, runs: int = 40, warmup: int = 0, metrics: Sequence[str] = (), shell: bool = False,
+          timeout: float | None = None, seed: int | None = None, host: str | None = None,
+          experiment: str | None = None, store: str | None = None, confidence: float = 95.0,
+          blocks: int | None = None, on_event: EventSink | None = None) -> NoiseReport:
+    """Run ``command`` as two identical variants, interleaved (here, or on ``host``: ``NAME`` or
+    ``LABEL=DESTINATION``), store them, and analyse this machine's noise floor
+    (``metrics``: ``NAME=REGEX[:UNIT]`` the command prints)."""
+    from abstat.engine import Host, Lab, Variant
+    from abstat.engine.record import default_name
+    from abstat.runner.sources import JsonLines, RegexMetric
+    from abstat.store import open_store, resolve_store_path
+
+    path = resolve_store_path(store)
+    if experiment is None:
+        with open_store(path) as opened:
+            experiment = default_name(opened, "noise")
+    label, _, destination = (host or "").partition("=")
+    lab = Lab((Host(label, destination or label),)) if host else None
+    spec = ExperimentSpec((Variant("a", command), Variant("b", command)), runs=runs, warmup=warmup, seed=seed,
+                          shell=shell, timeout=timeout, experiment=experiment, lab=lab, store=path,
+                          metrics=(*(RegexMetric.parse(text) for text in metrics), JsonLines()))
+    result = run(spec, on_event=on_event)
+    report = analyse_noise(experiment, store=path, host=label or None, confidence=confidence, blocks=blocks,
+                           seed=result.spec.seed or 0)
+    report.result = result
+    return report
+
+
+def analyse_noise(experiment: str, *, store: str | None = None, host: str | None = None,
+                  metrics: Sequence[str] | None = None, confidence: float = 95.0, blocks: int | None = None,
+                  seed: int = 0) -> NoiseReport:
+    """The noise analysis of a stored A/A experiment (of ``host``'s runs only, when given)."""
+    from abstat.comparison.commands import experiment_command_warnings
+    from abstat.noise import analyse_experiment
+    from abstat.store import open_store, resolve_store_path
+
+    labels = {"host": host} if host else None
+    with open_store(resolve_store_path(store), create=False) as opened:
+        found = analyse_experiment(opened, experiment, metrics=list(metrics) if metrics else None,
+                                   confidence=confidence / 100.0, blocks=blocks, seed=seed, labels=labels)
+        chosen = [i["id"] for i in opened.invocations(experiment) if i["labels"].get("host") == host] if host else None
+        warnings = experiment_command_warnings(opened, experiment, chosen)
+    return NoiseReport(experiment, found, warnings=list(warnings))
+
+
+# --------------------------------------------------------------------------
+# history and bisect
+
+def analyse_history(experiment: str | None = None, *, store: str | None = None, inputs: Sequence[str] = (),
+            metrics: Sequence[str] | None = None, where: dict[str, set[str]] | None = None, repo: str | None = ".",
+            rev_label: str = "rev", max_pvalue: float = 0.001, min_magnitude: float = 0.0, min_segment: int = 5,
+            window: int = 50, confidence: float = 95.0) -> Any:
+    """Change points of a benchmark across git revisions (``abstat history``): the report of
+    :func:`abstat.history.analysis.analyse` (``min_magnitude`` in percent; no change-point record is
+    read or written)."""
+    from abstat.history.analysis import Settings, analyse
+    from abstat.history.load import load_history
+    from abstat.store import resolve_store_path
+
+    loaded = load_history(store_path=resolve_store_path(store) if experiment is not None else None,
+                          experiment=experiment, inputs=list(inputs), metrics=list(metrics) if metrics else None,
+                          where=where or {}, repo=repo, rev_label=rev_label)
+    settings = Settings(max_pvalue=max_pvalue, min_magnitude=min_magnitude / 100.0, min_segment=min_segment,
+                        window=window, confidence=confidence / 100.0)
+    return analyse(loaded, settings, {})[0]
+
+
+def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", build: str | None = None,
+           budget: int = 400, confidence: float = 95.0, artifact: str | None = None, timeout: float | None = None,
+           experiment: str | None = None, store: str | None = None,
+           progress: Callable[[str], None] = lambda text: None) -> Any:
+    """Find the commit between ``good`` and ``bad`` that changed ``metric`` (a built-in one such as
+    ``wall``, or ``NAME=REGEX`` the benchmark prints): the :class:`abstat.bisect.driver.Report`."""
+    from abstat.bisect.driver import Config, run_bisect
+    from abstat.runner import BUILTIN_METRICS
+    from abstat.runner.sources import RegexMetric
+    from abstat.store import open_store, resolve_store_path
+
+    name, spec = (metric, None) if metric in BUILTIN_METRICS else (RegexMetric.parse(metric).name, metric)
+    config = Config(repo=repo, good=good, bad=bad, run=run, metric=name, metric_spec=spec, build=build,
+                    budget=budget, confidence=confidence / 100.0, artifact=artifact, timeout=timeout)
+    with open_store(resolve_store_path(store)) as opened:
+        return run_bisect(config, opened, experiment, ["abstat.bisect", good, bad], progress)
+
+
+# --------------------------------------------------------------------------
+# doctor
+
+def check_machine(only: Sequence[str] | None = None, *, cpus: Sequence[int] | None = None, interval: float = 0.5,
+           perf: bool = True, root: str = "") -> list[Any]:
+    """This machine's noise sources: one :class:`abstat.doctor.Finding` per check (or those ``only`` names);
+    ``root``: read /proc and /sys under this directory instead (a copy of another machine's)."""
+    from abstat.doctor import Context, perf_probe, run_checks
+
+    context = Context(root, cpus=list(cpus) if cpus is not None else None, interval=interval,
+                      probe_counters=perf_probe if perf and not root else None)
+    return run_checks(context, only)
+
+
+@dataclass
+class HostFindings:
+    host: str                      # the host's label
+    destination: str
+    findings: list[Any] | None     # None when it could not be checked
+    error: str | None = None
+
+
+def check_hosts(hosts: Sequence[Any], *, only: Sequence[str] | None = None, cpus: Sequence[int] | None = None,
+                 interval: float = 0.5, perf: bool = True, timeout: float = 30.0, root: str = "") -> list[HostFindings]:
+    """The same checks on each test box (``NAME``, ``LABEL=DESTINATION`` or a :class:`~abstat.engine.Host`)
+    over ssh, in parallel; a host that cannot be checked has its one-line ``error``."""
+    from abstat.doctor import STATUSES, Finding
+    from abstat.engine import Host
+    from abstat.lab.query import ask_hosts
+
+    boxes = [h if isinstance(h, Host) else Host(h.partition("=")[0], h.partition("=")[2] or h.partition("=")[0])
+             for h in hosts]
+    options = {"root": root, "cpus": list(cpus) if cpus is not None else None, "interval": interval,
+               "only": list(only) if only else None, "no_perf": not perf}
+    found = []
+    for answer in ask_hosts(boxes, {"doctor": options}, timeout=timeout):
+        findings, error = None, answer.error
+        if error is None:
+            try:
+                findings = [Finding(item["name"], item["status"], item["evidence"], item["fix"])
+                            for item in answer.answer if item["status"] in STATUSES]
+            except (TypeError, KeyError):
+                error = "the host's answer is not a list of findings (another abstat version?)"
+        found.append(HostFindings(answer.host.label, answer.host.destination, findings, error))
+    return found
