@@ -2,6 +2,7 @@
 
 - no import circle between modules;
 - no module outside ``abstat.commands`` (and ``abstat.cli``, ``abstat.__main__``) imports it;
+- no import from a lower layer up to a higher one (:data:`LAYERS`, docs/architecture.md);
 - no library function takes an ``argparse.Namespace``;
 - no module over 400 lines, no command module over 200;
 - ``abstat.runner`` imports only the standard library and what ships with it to a test box.
@@ -29,6 +30,33 @@ PACKAGE = os.path.join(SRC, "abstat")
 MAX_LINES = 400
 MAX_COMMAND_LINES = 200
 COMMAND_LAYER = ("abstat.commands", "abstat.cli", "abstat.__main__")
+# The layers, lowest first; a module is in the layer of the longest prefix listed for it.  An import may go
+# down or stay in its layer, never up (docs/architecture.md draws these).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("abstat", "abstat.errors", "abstat.outfile", "abstat.cli_commands"),  # leaves (the root: version, lazy names)
+    ("abstat.machine",),
+    ("abstat.doctor",),
+    ("abstat.runner",),                      # ships to the box with machine and doctor
+    ("abstat.lab",),                         # ssh, the bundle, host workers
+    ("abstat.stats",),
+    ("abstat.readers",),
+    ("abstat.ministat",),
+    ("abstat.store",),
+    ("abstat.comparison",),
+    ("abstat.report",),
+    ("abstat.render",),
+    ("abstat.noise", "abstat.audit", "abstat.history"),
+    ("abstat.engine",),
+    ("abstat.bisect",),
+    ("abstat.api", "abstat.report.api"),     # the public API (report.api: load, build, render a report)
+    ("abstat.commands",),
+    ("abstat.cli", "abstat.__main__"),
+)
+# Upward imports that are known and owned elsewhere: (importer, imported) -> why.  A new one fails the test.
+KNOWN_UPWARD = {
+    ("abstat.readers.specs", "abstat.store"): "VariantData and its loader from the store share readers/specs.py",
+    ("abstat.store", "abstat.comparison.commands"): "stored_variant_warnings builds comparison warnings in store/",
+}
 # What the shipped runner may import of abstat besides itself (lab/bundle.py ships these).
 RUNNER_SHIPS_WITH = ("abstat.runner", "abstat.machine", "abstat.doctor")
 
@@ -198,6 +226,7 @@ def test_the_checks_fail_on_what_they_look_for(tmp_path):
     assert circles(modules) == [["abstat.commands.run", "abstat.lib"]]
     assert _commands_imported_from_outside(modules) == ["abstat.lib imports abstat.commands.run"]
     assert _too_long(modules) == ["abstat.lib: 403 lines (at most 400)"]
+    assert upward_imports(modules) == ["abstat.lib imports abstat.commands.run (layer 0 -> 16)"]
 
 
 def test_no_import_circles():
@@ -222,6 +251,33 @@ def _too_long(modules: dict[str, Module]) -> list[str]:
         if module.lines > limit:
             found.append(f"{module.name}: {module.lines} lines (at most {limit})")
     return sorted(found)
+
+
+def layer_of(name: str) -> int:
+    best, found = -1, -1
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if _in(name, (prefix,)) and len(prefix) > best:
+                best, found = len(prefix), index
+    return found
+
+
+def upward_imports(modules: dict[str, Module]) -> list[str]:
+    found = []
+    for module in modules.values():
+        for target in module.imports:
+            if layer_of(target) > layer_of(module.name) and (module.name, target) not in KNOWN_UPWARD:
+                found.append(f"{module.name} imports {target} (layer {layer_of(module.name)} -> {layer_of(target)})")
+    return sorted(found)
+
+
+def test_every_module_has_a_layer():
+    assert [name for name in GRAPH if layer_of(name) < 0] == []
+
+
+def test_no_upward_imports():
+    found = upward_imports(GRAPH)
+    assert not found, "; ".join(found)
 
 
 def test_modules_are_at_most_400_lines_and_commands_200():

@@ -142,10 +142,11 @@ def check_machine(only: Sequence[str] | None = None, *, cpus: Sequence[int] | No
            perf: bool = True, root: str = "") -> list[Any]:
     """This machine's noise sources: one :class:`abstat.doctor.Finding` per check (or those ``only`` names);
     ``root``: read /proc and /sys under this directory instead (a copy of another machine's)."""
-    from abstat.doctor import Context, perf_probe, run_checks
+    from abstat.doctor import Context, run_checks
+    from abstat.runner.perf import counters_probe
 
     context = Context(root, cpus=list(cpus) if cpus is not None else None, interval=interval,
-                      probe_counters=perf_probe if perf and not root else None)
+                      probe_counters=counters_probe if perf and not root else None)
     return run_checks(context, only)
 
 

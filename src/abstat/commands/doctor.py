@@ -46,7 +46,7 @@ def build_parser() -> ArgumentParser:
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    from abstat.doctor import CHECKS, Context, perf_probe, run_checks
+    from abstat.doctor import CHECKS, Context, run_checks
     from abstat.doctor.base import parse_cpu_list
     from abstat.doctor.tune import default_state_path, reset, tune
     from abstat.render.doctor import render_findings, render_tuning
@@ -68,7 +68,9 @@ def main(argv: list[str]) -> int:
     if args.reset:
         sys.stdout.write(render_tuning(reset(state_path=state_path), "reset", args.format))
         return 0
-    probe = None if args.no_perf or args.root else perf_probe
+    from abstat.runner.perf import counters_probe
+
+    probe = None if args.no_perf or args.root else counters_probe
     context = Context(args.root, cpus=cpus, interval=args.interval, probe_counters=probe)
     findings = run_checks(context, args.only)
     if args.tune:

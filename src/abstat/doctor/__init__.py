@@ -40,7 +40,7 @@ CHECKS: tuple[type[Check], ...] = (
 )
 
 __all__ = ["CHECKS", "COUNTERS", "NOT_AVAILABLE", "OK", "STATUSES", "TIME", "WARN", "Change", "Check", "Context",
-           "Finding", "on_host", "preflight", "preflight_into", "run_checks"]
+           "Finding", "on_host", "preflight", "preflight_into", "run_checks"]  # perf's probe: abstat.runner.perf
 
 
 def run_checks(context: Context | None = None, names: Iterable[str] | None = None) -> list[Finding]:
@@ -57,18 +57,6 @@ def run_checks(context: Context | None = None, names: Iterable[str] | None = Non
         except (OSError, ValueError, IndexError) as err:  # a malformed kernel file: say so, never "ok"
             findings.append(check.unavailable(f"could not be read: {err}"))
     return findings
-
-
-def perf_probe() -> tuple[bool, str]:
-    """Whether ``perf stat`` counts cycles and instructions here."""
-    from abstat.runner import perf
-
-    support = perf.probe()
-    if support.perf_path is None:
-        return False, "perf is not installed"
-    if support.usable:
-        return True, f"counts {', '.join(support.supported)}"
-    return False, support.note or f"cannot count {', '.join(support.unsupported)}"
 
 
 def preflight(kinds: Iterable[str], *, interval: float = 0.05,
@@ -93,10 +81,11 @@ def run_preflight(perf_support: Any) -> tuple[dict[str, Any], list[str]]:
     return preflight({TIME, COUNTERS}, counters=counters)
 
 
-def on_host(options: dict[str, Any]) -> list[dict[str, Any]]:
+def on_host(options: dict[str, Any], perf_probe: Any = None) -> list[dict[str, Any]]:
     """What ``abstat doctor --host`` asks of a test box (run there by the shipped
     runner): the findings as dicts, for ``options`` root, cpus, interval, only
-    and no_perf, as the local command's ``--root --cpus --interval --only --no-perf``."""
+    and no_perf, as the local command's ``--root --cpus --interval --only --no-perf``
+    (``perf_probe``: :func:`abstat.runner.perf.counters_probe`, which the runner passes)."""
     root = options.get("root") or ""
     probe = None if options.get("no_perf") or root else perf_probe
     context = Context(root, cpus=options.get("cpus"), interval=float(options.get("interval", 0.5)),

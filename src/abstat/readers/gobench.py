@@ -33,7 +33,7 @@ import re
 from typing import Any
 
 from abstat.errors import InputError
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 
 # Labels abstat gives a result itself; a sub-benchmark key of the same name becomes "/key".
 OWN_LABELS = frozenset({"benchmark", "metric", "gomaxprocs", "variant", "command"})

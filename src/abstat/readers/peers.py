@@ -34,7 +34,7 @@ from typing import Any
 from abstat.errors import InputError, UsageError
 from abstat.readers.gobench import read_gobench
 from abstat.readers.source import read_text
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 
 
 FORMATS = ("hyperfine", "pyperf", "go", "csv")

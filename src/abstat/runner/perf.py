@@ -104,3 +104,13 @@ def read_output(path: str) -> tuple[dict[str, float], dict[str, str], list[str]]
             return parse_perf_csv(handle.read())
     except OSError:
         return {}, {}, []
+
+
+def counters_probe() -> tuple[bool, str]:
+    """Whether ``perf stat`` counts cycles and instructions here: the doctor's counters check."""
+    support = probe()
+    if support.perf_path is None:
+        return False, "perf is not installed"
+    if support.usable:
+        return True, f"counts {', '.join(support.supported)}"
+    return False, support.note or f"cannot count {', '.join(support.unsupported)}"

@@ -176,7 +176,7 @@ def main(source: BinaryIO | None = None, out: TextIO | None = None) -> int:
             return 0
         request = json.loads(line)
         if "doctor" in request:  # abstat doctor --host
-            channel.send({"doctor": doctor.on_host(request["doctor"])})
+            channel.send({"doctor": doctor.on_host(request["doctor"], perf_mod.counters_probe)})
             return 0
         if "run" not in request:
             return 0
