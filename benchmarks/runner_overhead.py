@@ -16,7 +16,12 @@ tools alike, and prints:
   (scheduling, rusage, metric extraction, the SQLite commit, the progress
   line), from the stored run start times.
 
-Usage: python benchmarks/runner_overhead.py [--rounds 80] [--runs 3]
+With ``--baseline-src DIR`` (another abstat's ``src``, e.g. a worktree of
+an older commit), the between-run overhead of ``abstat run`` is also measured
+for both, alternating in ``--cli-rounds`` rounds of 50 runs, and the
+medians, their ratio and the median of the per-round differences are printed.
+
+Usage: python benchmarks/runner_overhead.py [--rounds 80] [--runs 3] [--baseline-src DIR]
 Needs ``hyperfine`` (Debian package) on PATH.  Exit status 1 when the
 target is missed.
 """
@@ -59,14 +64,18 @@ def run_abstat(executor: ProcessExecutor, name: str, text: str, runs: int) -> li
     return values
 
 
-def cli_overhead_per_run(workdir: str, runs: int) -> list[float]:
-    """Gaps between the end of one run and the start of the next in a real `abstat run`."""
-    store = os.path.join(workdir, "overhead.db")
+def cli_overhead_per_run(workdir: str, runs: int, src: str | None = None) -> list[float]:
+    """Gaps between the end of one run and the start of the next in a real `abstat run`
+    (of the abstat in ``src`` when given)."""
+    fd, store = tempfile.mkstemp(prefix="overhead-", suffix=".db", dir=workdir)
+    os.close(fd)
+    os.unlink(store)
     argv = [sys.executable, "-m", "abstat", "run", "-n", str(runs), "--store", store, "--no-progress",
             "--format", "csv"]
     for name, command in COMMANDS.items():
         argv += ["-v", f"{name}={command}"]
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = dict(os.environ, PYTHONPATH=src) if src else None
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     db = sqlite3.connect(store)
     rows = db.execute("SELECT started_at, wall FROM runs ORDER BY position").fetchall()
     db.close()
@@ -77,6 +86,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=80)
     parser.add_argument("--runs", type=int, default=3, help="runs per command, round and tool")
+    parser.add_argument("--baseline-src", metavar="DIR", help="another abstat's src: pair abstat run's overhead")
+    parser.add_argument("--cli-rounds", type=int, default=10, help="alternating rounds with --baseline-src")
     args = parser.parse_args()
     if shutil.which("hyperfine") is None:
         print("hyperfine is not installed (apt-get install hyperfine)", file=sys.stderr)
@@ -100,6 +111,13 @@ def main() -> int:
                         medians[tool] = statistics.median(values)
                     paired[name].append(medians["abstat"] - medians["hyperfine"])
             gaps = cli_overhead_per_run(workdir, 50)
+            pairs = []
+            if args.baseline_src:
+                here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+                for round_index in range(args.cli_rounds):
+                    order = (here, args.baseline_src) if round_index % 2 == 0 else (args.baseline_src, here)
+                    medians = {src: statistics.median(cli_overhead_per_run(workdir, 50, src)) for src in order}
+                    pairs.append((medians[here], medians[args.baseline_src]))
     finally:
         executor.close()
     print(f"runner overhead: {args.rounds} alternating rounds x {args.runs} runs per command and tool "
@@ -121,6 +139,13 @@ def main() -> int:
     print(f"abstat run's own overhead per run (end of a run to the start of the next, median of "
           f"{len(gaps)}): {statistics.median(gaps) * 1e3:.3f} ms (90th percentile "
           f"{statistics.quantiles(gaps, n=10)[-1] * 1e3:.3f} ms)")
+    if pairs:
+        new = statistics.median(p[0] for p in pairs)
+        old = statistics.median(p[1] for p in pairs)
+        paired = statistics.median(p[0] - p[1] for p in pairs)
+        print(f"abstat run's overhead per run, this abstat vs {args.baseline_src} ({len(pairs)} alternating rounds "
+              f"of 50 runs, medians of the rounds' medians): {new * 1e3:.3f} ms vs {old * 1e3:.3f} ms, ratio "
+              f"{new / old:.3f}, paired difference {paired * 1e3:+.3f} ms")
     return 1 if missed else 0
 
 
