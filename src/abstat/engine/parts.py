@@ -103,6 +103,23 @@ def _labels(where: str, value: Any) -> dict[str, str]:
     return labels
 
 
+def _unique(where: str, value: Any, cls: type, noun: str, limit: int, key: str, key_noun: str) -> tuple[Any, ...]:
+    """A non-empty list of at most ``limit`` ``cls`` whose ``key`` differ, as a tuple."""
+    items = tuple(value) if isinstance(value, (list, tuple)) else None
+    if not items:
+        raise SpecError(where, f"give at least one {noun}")
+    if len(items) > limit:
+        raise SpecError(where, f"more than {limit} {noun}s")
+    seen: set[str] = set()
+    for item in items:
+        if not isinstance(item, cls):
+            raise SpecError(where, f"must hold {noun}s, not {type(item).__name__}")
+        if getattr(item, key) in seen:
+            raise SpecError(where, f"{key_noun} {getattr(item, key)!r} given twice")
+        seen.add(getattr(item, key))
+    return items
+
+
 def _choice(where: str, value: Any, choices: tuple[str, ...]) -> str:
     if value not in choices:
         raise SpecError(where, f"{value!r}: choose one of {', '.join(choices)}")
@@ -173,19 +190,8 @@ class Lab:
     boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
 
     def __post_init__(self) -> None:
-        hosts = tuple(self.hosts) if isinstance(self.hosts, (list, tuple)) else None
-        if not hosts:
-            raise SpecError("lab.hosts", "give at least one host")
-        if len(hosts) > MAX_HOSTS:
-            raise SpecError("lab.hosts", f"more than {MAX_HOSTS} hosts")
-        for host in hosts:
-            if not isinstance(host, Host):
-                raise SpecError("lab.hosts", f"must hold hosts, not {type(host).__name__}")
-        labels = [host.label for host in hosts]
-        twice = next((label for label in labels if labels.count(label) > 1), None)
-        if twice is not None:
-            raise SpecError("lab.hosts", f"host label {twice!r} given twice")
-        object.__setattr__(self, "hosts", hosts)
+        object.__setattr__(self, "hosts", _unique("lab.hosts", self.hosts, Host, "host", MAX_HOSTS, "label",
+                                                  "host label"))
         for kind in ("boot", "check"):
             commands = getattr(self, kind)
             if not isinstance(commands, Mapping):

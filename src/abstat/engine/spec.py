@@ -44,7 +44,7 @@ from typing import Any
 from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
                                  MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
-                                 SpecError, Variant, _choice, _flag, _integer, _labels, _seconds, _text)
+                                 SpecError, Variant, _choice, _flag, _integer, _labels, _seconds, _text, _unique)
 from abstat.runner.sources import SOURCES, JsonLines, decode_source
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
@@ -82,19 +82,9 @@ class ExperimentSpec:
     store: str | None = None
 
     def __post_init__(self) -> None:
-        variants = tuple(self.variants) if isinstance(self.variants, (list, tuple)) else None
-        if not variants:
-            raise SpecError("variants", "give at least one variant")
-        if len(variants) > MAX_VARIANTS:
-            raise SpecError("variants", f"more than {MAX_VARIANTS} variants")
-        names: set[str] = set()
-        for variant in variants:
-            if not isinstance(variant, Variant):
-                raise SpecError("variants", f"must hold variants, not {type(variant).__name__}")
-            if variant.name in names:
-                raise SpecError("variants", f"variant {variant.name!r} given twice")
-            names.add(variant.name)
+        variants = _unique("variants", self.variants, Variant, "variant", MAX_VARIANTS, "name", "variant")
         object.__setattr__(self, "variants", variants)
+        names = {variant.name for variant in variants}
         _integer("runs", self.runs, 1, MAX_RUNS)
         _integer("warmup", self.warmup, 0, MAX_RUNS)
         _choice("order", self.order, ORDERS)
