@@ -287,3 +287,48 @@ def test_the_api_refuses_an_old_store_in_one_line(tmp_path):
     _lab_store(str(tmp_path / "s.db"), {"lab": {"argv": ["--host", "m", "-v", "a=true"], "seed": 1}})
     with pytest.raises(InputError, match="stored by an older abstat, as a command line; resume it once with"):
         Engine().resume("x", store=str(tmp_path / "s.db"))
+
+
+# --------------------------------------------------------------------------
+# the job as a file: --print-spec, --spec
+
+
+def test_the_options_printed_as_a_specification_run_as_a_file(tmp_path):
+    printed = abstat("run", "-v", "a=true", "-v", "b=true", "-n", "3", "--label", "k=v", "--seed", "9",
+                     "--metric", "x=x=(\\d+)", "--no-json-lines", "--print-spec", cwd=str(tmp_path))
+    assert printed.returncode == 0 and printed.stderr == ""
+    assert not (tmp_path / "abstat.db").exists()  # nothing ran, no store
+    spec = loads(printed.stdout)
+    assert spec.runs == 3 and spec.seed == 9 and spec.labels == {"k": "v"} and spec.store is None
+    assert spec.metrics == (RegexMetric("x", "x=(\\d+)"),)
+    (tmp_path / "job.json").write_text(printed.stdout.replace('"true"', '"echo x=5"'))
+    ran = abstat("run", "--spec", "job.json", "--store", "s.db", "--format", "json", "--no-progress",
+                 cwd=str(tmp_path))
+    assert ran.returncode == 0, ran.stderr
+    assert "seed 9" in ran.stderr.splitlines()[0]
+    with open_store(str(tmp_path / "s.db")) as store:
+        (name,) = store.experiment_names()
+        (invocation,) = store.invocations(name)
+        assert invocation["labels"] == {"k": "v"} and invocation["settings"]["metrics"] == ["x=x=(\\d+)"]
+    assert set(json.loads(ran.stdout)["metrics"]) >= {"x", "wall"}
+
+
+@pytest.mark.parametrize("text, named", [
+    ('{"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}], "timeout": 0}', "job.json: timeout: must"),
+    ("not json", "job.json: not a JSON specification"),
+    ('{"variants": []}', "job.json: abstat_spec: missing"),
+])
+def test_a_bad_specification_file_is_one_line(tmp_path, text, named):
+    (tmp_path / "job.json").write_text(text)
+    result = abstat("run", "--spec", "job.json", cwd=str(tmp_path))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and named in result.stderr, result.stderr
+    assert not (tmp_path / "abstat.db").exists()
+
+
+def test_a_specification_file_takes_no_experiment_options(tmp_path):
+    (tmp_path / "job.json").write_text(dumps(ExperimentSpec((Variant("a", "true"),))))
+    result = abstat("run", "--spec", "job.json", "-n", "5", cwd=str(tmp_path))
+    assert result.returncode == 2 and "--spec takes the experiment from its file" in result.stderr
+    assert "(got --runs)" in result.stderr
+    missing = abstat("run", "--spec", "nowhere.json", cwd=str(tmp_path))
+    assert missing.returncode == 2 and "nowhere.json: cannot read the specification" in missing.stderr

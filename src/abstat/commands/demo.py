@@ -52,7 +52,8 @@ def main(argv: list[str]) -> int:
         with open_store(args.store) as store:
             store.experiment_names()
 
-    from abstat.commands.run import execute, quote_command
+    from abstat.commands.experiment_args import quote_command
+    from abstat.commands.run import execute
     from abstat.engine import Analysis, ExperimentSpec, Variant
 
     with tempfile.TemporaryDirectory(prefix="abstat-demo-") as workdir:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import shlex
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,6 +53,11 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
 
 # --------------------------------------------------------------------------
 # values
+
+def quote_command(argv: Sequence[str]) -> str:
+    """A command line that runs ``argv`` as given (without ``--shell``)."""
+    return " ".join(shlex.quote(a) for a in argv)
+
 
 def check_utf8(text: str, what: str) -> str:
     """Refuse text that holds bytes which are not UTF-8 (os.fsdecode's surrogates): the store holds UTF-8."""

@@ -11,7 +11,6 @@ holds (:mod:`abstat.render.run_report`, one per host for a lab run).
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -24,7 +23,7 @@ from abstat.errors import InputError, UsageError
 from abstat.render.run_report import comparison_report  # noqa: F401 -- tests take it from here
 
 REPORT_FORMATS = ("text", "markdown", "json", "csv")
-_RESUME_OVERRIDES = ("no_progress", "boot_timeout", "format", "verbose")
+_OUTPUT_OPTIONS = ("store", "format", "verbose", "no_progress")
 
 
 def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
@@ -52,12 +51,12 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     parser.add_argument("--verbose", action="store_true",
                         help="text: each metric's tables before the summary lines (-v is --variant here)")
     add_lab_options(parser)
+    spec = parser.add_argument_group("the experiment as data (docs/architecture.md)")
+    spec.add_argument("--spec", metavar="FILE", help="run the experiment specification in FILE (JSON, - for standard "
+                      "input) instead of one given by options")
+    spec.add_argument("--print-spec", action="store_true",
+                      help="print the specification the options describe (JSON) and run nothing")
     return parser
-
-
-def report_options(fmt: str, verbose: bool) -> dict[str, Any]:
-    """How the run's comparison is rendered, recorded with its invocations (a resume renders it alike)."""
-    return {"report": {"format": fmt, "verbose": verbose}}
 
 
 def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequence[str], resuming: bool = False,
@@ -68,7 +67,8 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
     from abstat.render.run_events import RunDisplay
 
     with RunDisplay(sys.stderr, progress=progress) as display:
-        engine = Engine(on_event=display, argv=argv, caller=report_options(fmt, verbose))
+        # how the comparison is rendered goes with each invocation: a resume renders it alike
+        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}})
         result = engine.run(spec, resuming=resuming)
     if report:
         _print_report(result, fmt, verbose)
@@ -110,12 +110,7 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     from abstat.engine.stored import stored_experiment, with_resume_options
     from abstat.store import check_experiment_name
 
-    defaults = vars(build_parser().parse_args([]))
-    extra = [name for name, value in vars(args).items()
-             if name not in (*_RESUME_OVERRIDES, "resume", "store") and value != defaults.get(name)]
-    if extra:
-        raise UsageError("--resume takes the experiment's stored options; besides it only --store, "
-                         f"--boot-timeout, --format, --verbose and --no-progress (got --{extra[0].replace('_', '-')})")
+    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", *_OUTPUT_OPTIONS))
     check_experiment_name(args.resume)
     stored = stored_experiment(store_path, args.resume)
     if stored.spec is not None:
@@ -127,6 +122,36 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     verbose = shown.get("verbose") is True
     fmt, verbose = (args.format if args.format != "text" else fmt), (args.verbose or verbose)
     return with_resume_options(spec, boot_timeout=args.boot_timeout, store=store_path), fmt, verbose
+
+
+def _alone(args: argparse.Namespace, option: str, what: str, allowed: tuple[str, ...]) -> None:
+    """Refuse the options that ``--OPTION`` (which brings ``what``) leaves no say to."""
+    defaults = vars(build_parser().parse_args([]))
+    extra = [name for name, value in vars(args).items()
+             if name not in (*allowed, option) and value != defaults.get(name)]
+    if extra:
+        names = [f"--{name.replace('_', '-')}" for name in allowed]
+        raise UsageError(f"--{option} takes {what}; besides it only {', '.join(names[:-1])} and {names[-1]}"
+                         f" (got --{extra[0].replace('_', '-')})")
+
+
+def _from_file(args: argparse.Namespace) -> Any:
+    """The specification in ``--spec FILE``, read as untrusted input; ``--store`` wins over its store."""
+    from abstat.engine.spec import loads
+    from abstat.store import resolve_store_path
+
+    _alone(args, "spec", "the experiment from its file", ("print_spec", *_OUTPUT_OPTIONS))
+    try:
+        if args.spec == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.spec, encoding="utf-8") as handle:
+                text = handle.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the specification: {getattr(err, 'strerror', None) or err}",
+                         path=args.spec) from None
+    spec = loads(text, source=args.spec)
+    return spec.replace(store=resolve_store_path(args.store or spec.store))
 
 
 def _from_legacy(stored: Any, store_path: str) -> tuple[Any, dict[str, Any]]:
@@ -155,10 +180,11 @@ def main(argv: list[str]) -> int:
         spec, fmt, verbose = _resume(args, store_path)
         return execute(spec, fmt=fmt, verbose=verbose, progress=not args.no_progress,
                        argv=["abstat", "run", *argv], resuming=True)[0]
-    spec = spec_from_args(args, store_path)
+    spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
+    if args.print_spec:
+        from abstat.engine.spec import dumps
+
+        sys.stdout.write(dumps(spec.replace(store=args.store)))
+        return 0
     return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
                    argv=["abstat", "run", *argv])[0]
-
-
-def quote_command(argv: Sequence[str]) -> str:
-    return " ".join(shlex.quote(a) for a in argv)
