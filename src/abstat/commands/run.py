@@ -69,9 +69,8 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
     with RunDisplay(sys.stderr, progress=progress) as display:
         # how the comparison is rendered goes with each invocation: a resume renders it alike
         engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}})
-        result = engine.run(spec, resuming=resuming)
-    if report:
-        _print_report(result, fmt, verbose)
+        shown = (lambda store, done: _print_report(store, done, fmt, verbose)) if report else None
+        result = engine.run(spec, resuming=resuming, before_close=shown)
     if result.spec.lab is not None:
         if result.hosts_failed:
             raise InputError(f"{len(result.hosts_failed)} of {len(result.spec.lab.hosts)} host(s) stopped "
@@ -85,22 +84,20 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
     return (130 if result.interrupted else 0), result
 
 
-def _print_report(result: Any, fmt: str, verbose: bool) -> None:
+def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
     from abstat.render import terminal
     from abstat.render.lab_report import lab_report
-    from abstat.store import open_store
 
     spec = result.spec
     analysis = spec.analysis
     options = {"baseline": analysis.baseline, "confidence": analysis.confidence, "fmt": fmt, "seed": spec.seed,
                "higher_is_better": list(analysis.higher_is_better), "color": terminal.color_wanted(sys.stdout),
                "verbose": verbose}
-    with open_store(spec.store, create=False) as store:
-        if spec.lab is None:
-            text = comparison_report(store, result.experiment, labels=dict(spec.labels), **options)
-        else:
-            text = lab_report(store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels),
-                              **options)
+    if spec.lab is None:
+        text = comparison_report(store, result.experiment, labels=dict(spec.labels), **options)
+    else:
+        text = lab_report(store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels),
+                          **options)
     terminal.write(sys.stdout, text)
     sys.stdout.flush()
 

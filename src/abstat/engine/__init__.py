@@ -21,7 +21,7 @@ public API (``abstat.run``) all run experiments through this class.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from abstat.engine.events import Event, EventSink, ignore
@@ -67,13 +67,17 @@ class Engine:
         self.caller = dict(caller or {})
         self.host_hooks = host_hooks
 
-    def run(self, spec: ExperimentSpec, *, resuming: bool = False) -> ExperimentResult:
+    def run(self, spec: ExperimentSpec, *, resuming: bool = False,
+            before_close: Callable[[Any, ExperimentResult], None] | None = None) -> ExperimentResult:
         """Run ``spec`` to its end (or Ctrl-C, SIGTERM, SIGHUP: status ``interrupted``).
 
         Bad input (a command that does not exist, a bad baseline) raises
         :class:`~abstat.errors.UsageError` before anything runs or the store is
         created; a failing hook or run ends the experiment with status
-        ``failed`` and ``error``; a host that stops is in ``hosts_failed``."""
+        ``failed`` and ``error``; a host that stops is in ``hosts_failed``.
+        ``before_close(store, result)`` is called at the end with the store
+        still open (``abstat run`` renders its comparison there: a store that
+        lost its server then still names the local spool of the runs)."""
         from abstat.store import resolve_store_path
 
         if not isinstance(spec, ExperimentSpec):
@@ -87,12 +91,13 @@ class Engine:
             if spec.analysis.baseline is not None and spec.analysis.baseline not in spec.names:
                 raise UsageError(f"--baseline {spec.analysis.baseline!r} is not one of the variants")
             return run_hosts(spec, store_path, argv=self.argv, on_event=self.on_event, resuming=resuming,
-                             host_hooks=self.host_hooks, caller=self.caller)
+                             host_hooks=self.host_hooks, caller=self.caller, before_close=before_close)
         if resuming:
             raise SpecError("lab", "only a lab experiment (run on hosts) can be resumed")
         from abstat.engine.local import run_local
 
-        return run_local(spec, store_path, argv=self.argv, on_event=self.on_event, caller=self.caller)
+        return run_local(spec, store_path, argv=self.argv, on_event=self.on_event, caller=self.caller,
+                         before_close=before_close)
 
     def resume(self, experiment: str, *, store: str | None = None, boot_timeout: float | None = None
                ) -> ExperimentResult:

@@ -60,14 +60,18 @@ def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
 
 def run_hosts(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: ev.EventSink,
               resuming: bool = False, host_hooks: HostHooksFactory | None = None,
-              caller: dict[str, Any] | None = None) -> ExperimentResult:
+              caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
+              ) -> ExperimentResult:
     """Run ``spec`` (seed fixed, ``lab`` set) on its hosts; see :meth:`abstat.engine.Engine.run`."""
     from abstat.store import open_store
 
     store = open_store(store_path, create=not resuming)
     try:
         spec = spec.replace(experiment=spec.experiment or default_name(store))
-        return _Controller(spec, store, list(argv), on_event, host_hooks, caller).run(resuming)
+        result = _Controller(spec, store, list(argv), on_event, host_hooks, caller).run(resuming)
+        if before_close is not None:
+            before_close(store, result)
+        return result
     finally:
         store.close()
 

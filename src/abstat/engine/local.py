@@ -10,7 +10,7 @@ the invocation is finished whatever happens (``complete``, ``interrupted``,
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from abstat.engine.events import EventSink, ExperimentDone, ExperimentStarted, Note, RunDone
@@ -22,7 +22,8 @@ from abstat.runner import signals
 
 
 def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: EventSink,
-              caller: dict[str, Any] | None = None) -> ExperimentResult:
+              caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
+              ) -> ExperimentResult:
     """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
     from abstat import machine
     from abstat.doctor import run_preflight
@@ -88,6 +89,8 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
             finished = True
         on_event(ExperimentDone(experiment, result.status, len(result.runs), len(spec.variants) * spec.runs,
                                 len(result.failed_runs), result.error, tuple(result.notes)))
+        if before_close is not None:
+            before_close(store, result)
     except BaseException as err:
         if invocation is not None and not finished:  # never leave it "running"
             with signals.deferred(deliver=False):
