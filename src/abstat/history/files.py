@@ -97,10 +97,15 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
     position = {rev_column, time_column} - {None}
     numeric = {h for i, h in enumerate(header)
                if h not in position and all(_is_number(r[i]) or r[i] == "" for r in body) and any(r[i] for r in body)}
-    for name in list(metrics or []) + list(label_columns or []):
+    for name in label_columns or []:
         if name not in header:
             raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
-    chosen = [m for m in metrics] if metrics else [h for h in header if h in numeric and h not in (label_columns or ())]
+    if metrics:  # another file may hold them
+        chosen = [m for m in metrics if m in header]
+        if not chosen:
+            return [], []
+    else:
+        chosen = [h for h in header if h in numeric and h not in (label_columns or ())]
     labels = list(label_columns) if label_columns is not None else [
         h for h in header if h not in numeric and h not in position]
     if not chosen:

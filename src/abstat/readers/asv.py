@@ -16,7 +16,8 @@ Each benchmark (and parameter combination) gives a :class:`SampleSet` labelled
 ``metric`` (the benchmark's name), ``params`` (when it has any), ``machine``, ``env`` and the revision
 (``rev``: the commit hash; ``commit_time``: its date in Unix seconds): the samples when
 asv kept them, else its one result.  Failed benchmarks (``null``) are left out, counted
-in a note.  Units come from ``benchmarks.json`` when it is there (asv's ``seconds`` is
+in a note; in a results directory, files that are not results (malformed JSON) are
+skipped with a note, as asv skips them.  Units come from ``benchmarks.json`` when it is there (asv's ``seconds`` is
 ``s``).
 """
 from __future__ import annotations
@@ -99,6 +100,7 @@ def _entries(document: dict[str, Any], path: str) -> list[tuple[str, list[Any], 
 def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
     """Every results file under ``path`` as sample sets; with notes."""
     sets: list[SampleSet] = []
+    skipped: list[str] = []
     failed = 0
     for file_path in result_files(path):
         try:
@@ -107,9 +109,15 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
         except OSError as err:
             raise InputError(f"cannot read: {err.strerror or err}", path=file_path) from None
         except ValueError as err:
+            if file_path != path:  # in a results directory asv skips it too
+                skipped.append(os.path.relpath(file_path, path))
+                continue
             raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=file_path,
                              line=getattr(err, "lineno", None)) from None
         if not is_asv_results(document):
+            if file_path != path:
+                skipped.append(os.path.relpath(file_path, path))
+                continue
             raise InputError("not an asv results file (no 'commit_hash' and 'results')", path=file_path)
         machine = document.get("params") if isinstance(document.get("params"), dict) else {}
         base = {"rev": str(document["commit_hash"]), "machine": str(machine.get("machine", "")),
@@ -133,4 +141,7 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
                 sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
                                       unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))
     notes = [f"{path}: {failed} failed or missing asv result(s) left out"] if failed else []
+    if skipped:
+        notes.append(f"{path}: {len(skipped)} file(s) that are not asv results skipped, as asv does "
+                     f"(e.g. {skipped[0]})")
     return sets, notes
