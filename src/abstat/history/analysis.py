@@ -53,10 +53,11 @@ class SeriesResult:
 def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -> list[str]:
     """One note per reason a candidate fell, naming the option that would report it."""
     notes = []
-    close = [(i, p) for i, why, p in detection.dropped if why == "pvalue" and p <= 10 * settings.max_pvalue]
+    close = [(i, p) for i, why, p in detection.dropped if why == "pvalue"
+             and p <= max(10 * settings.max_pvalue, 0.01)]
     if close:
         i, p = min(close, key=lambda item: item[1])
-        notes.append(f"{len(close)} possible change(s) just above --max-pvalue {settings.max_pvalue:g} "
+        notes.append(f"{len(close)} possible change(s) above --max-pvalue {settings.max_pvalue:g} "
                      f"(the closest at {order[i][:12]}, p = {p:.2g}): raise --max-pvalue to report them")
     drift = [i for i, why, _ in detection.dropped if why == "drift"]
     if drift:

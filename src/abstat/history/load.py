@@ -62,7 +62,8 @@ def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mappi
                     document = None
             if is_asv_results(document):
                 found, read_notes = read_asv(path)
-            elif fmt == "csv":
+            elif fmt == "csv" or (fmt is None and document is None and any(
+                    d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
                 found, read_notes = read_history_csv(path, text, metrics=metrics, label_columns=label_columns,
                                                      rev_label=rev_label)
             elif fmt is None:

@@ -66,6 +66,12 @@ def _units(path: str) -> dict[str, str]:
     return {}
 
 
+def _env_from_name(path: str) -> str:
+    """``HASH8-ENV.json`` -> ``ENV`` (format 1 files name their environment only there)."""
+    name = os.path.basename(path)[:-len(".json")] if path.endswith(".json") else os.path.basename(path)
+    return name.partition("-")[2] or name
+
+
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
@@ -121,7 +127,7 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
             raise InputError("not an asv results file (no 'commit_hash' and 'results')", path=file_path)
         machine = document.get("params") if isinstance(document.get("params"), dict) else {}
         base = {"rev": str(document["commit_hash"]), "machine": str(machine.get("machine", "")),
-                "env": str(document.get("env_name", document.get("python", "")))}
+                "env": str(document.get("env_name") or _env_from_name(file_path))}
         date = _number(document.get("date"))
         if date is not None:
             base["commit_time"] = repr(date / 1000.0)
