@@ -14,6 +14,7 @@ import pytest
 from abstat.history.changepoints import detect
 from abstat.history.files import parse_time
 from abstat.store import open_store
+from store_pg import backend, store_name  # noqa: F401  (fixtures: sqlite and postgresql)
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "history")
@@ -234,3 +235,13 @@ def test_dropped_candidates_name_the_option_that_reports_them(tmp_path, fmt):
     (tmp_path / "w.csv").write_text("rev,ns\n" + "".join(f"r{i:03d},{v:.4f}\n" for i, v in enumerate(values)))
     text = abstat("history", "--input", "w.csv", "--format", fmt, "--max-pvalue", "1e-7", cwd=tmp_path).stdout
     assert "raise --max-pvalue to report them" in text
+
+
+def test_experiment_without_successful_runs_is_one_line_on_every_back_end(store_name, tmp_path):
+    # PostgreSQL refused the query with an empty metric list: "s.metric IN ()", a syntax error
+    done = abstat("run", "--store", store_name, "--experiment", "broken", "-n", "2", "-v", "a=false",
+                  "--label", "rev=r1", "--no-progress", cwd=tmp_path)
+    assert done.returncode != 0 or "failed" in done.stdout + done.stderr
+    done = abstat("history", "broken", "--store", store_name, "--no-state", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "syntax" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and "no successful runs" in done.stderr

@@ -74,7 +74,6 @@ def main(argv: list[str]) -> int:
     from abstat.history.load import load_history
     from abstat.history.render import render
     from abstat.report.inputs import parse_where_args
-    from abstat.store import resolve_store_path
 
     args = build_parser().parse_args(argv)
     if args.experiment is None and not args.input:
@@ -93,7 +92,11 @@ def main(argv: list[str]) -> int:
         from abstat.outfile import check_output
 
         check_output(args.output)  # before the work: never onto the store, say
-    store_path = resolve_store_path(args.store) if args.experiment is not None else None
+    store_path = None
+    if args.experiment is not None:  # files alone need no store code: a quicker start
+        from abstat.store import resolve_store_path
+
+        store_path = resolve_store_path(args.store)
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
                            metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
                            where=parse_where_args(args.where), repo=args.repo,
