@@ -14,7 +14,7 @@ import sys
 from abstat.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
                              add_where)
 from abstat.errors import InputError, UsageError
-from abstat.history.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_WINDOW
+from abstat.history.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -51,9 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, metavar="N",
                         help=f"revisions on each side used to test a change (default {DEFAULT_WINDOW}; its "
                              "size uses at most 30)")
-    parser.add_argument("--penalty", type=float, default=2.0, metavar="F",
-                        help="candidates: splits whose least-squares gain exceeds F log n (default 2, BIC); "
-                             "lower finds more small steps, and more false ones")
+    parser.add_argument("--penalty", type=float, default=DEFAULT_PENALTY, metavar="F",
+                        help=f"candidates: splits whose least-squares gain exceeds F log n (default "
+                             f"{DEFAULT_PENALTY:g}); lower proposes more small steps to the t test")
     parser.add_argument("--no-drift-check", dest="drift", action="store_false",
                         help="report steps even where a straight line explains them as well (a slow drift)")
     parser.add_argument("--exit-code", action="store_true",

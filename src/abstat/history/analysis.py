@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.history.changepoints import (DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_WINDOW, ChangePoint,
-                                         Detection, detect)
+from abstat.history.changepoints import (DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW,
+                                         ChangePoint, Detection, detect)
 from abstat.history.series import History, Series
 from abstat.history.state import reconcile, record
 
@@ -20,7 +20,7 @@ class Settings:
     window: int = DEFAULT_WINDOW
     confidence: float = 0.95
     drift: bool = True              # a ramp is a line, not steps
-    penalty: float = 2.0            # candidates: splits that gain more than penalty * log(n)
+    penalty: float = DEFAULT_PENALTY  # candidates: splits that gain more than penalty * log(n)
 
 
 @dataclass

@@ -47,6 +47,7 @@ DEFAULT_MIN_SEGMENT = 5
 DEFAULT_WINDOW = 100
 SIZE_WINDOW = 30               # revisions on each side for the reported size (at most --window)
 DEFAULT_MIN_MAGNITUDE = 0.0    # relative |shift| / |level before|
+DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
 DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 
 
@@ -117,7 +118,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     """Change points of ``points`` (in order): each a number, or one revision's samples, or a
     list of its runs (lists of samples).  ``settle`` (default ``2 * min_segment``, at least 10):
     a change point with fewer revisions after it is provisional.  ``penalty``: the gain a
-    candidate split needs (default ``2 log n``)."""
+    candidate split needs (default ``DEFAULT_PENALTY log n``)."""
     import numpy as np
 
     from abstat.history import segment
@@ -235,7 +236,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             moved.append(int(ks[int(np.argmax(gain))]))
         return sorted(set(moved))
 
-    pen = penalty if penalty is not None else 2.0 * math.log(max(n, 3))
+    pen = penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3))
     candidates = segment.binary_segmentation(sums, n, min_segment, pen)
 
     def gain_weakness(position: int, kept: list[int]) -> float:
