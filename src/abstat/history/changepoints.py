@@ -122,7 +122,13 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     import numpy as np
 
     from abstat.history import segment
-    from abstat.history.tdist import t_quantile, t_two_sided_p
+    from abstat.stats.distributions import stdtr, stdtrit
+
+    def t_two_sided_p(t: float, df: int) -> float:
+        return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
+
+    def t_quantile(probability: float, df: int) -> float:
+        return stdtrit(df, probability)
 
     if min_segment < 2:
         raise ValueError("min_segment must be at least 2")
