@@ -245,3 +245,18 @@ def test_experiment_without_successful_runs_is_one_line_on_every_back_end(store_
     done = abstat("history", "broken", "--store", store_name, "--no-state", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "syntax" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and "no successful runs" in done.stderr
+
+
+def test_otava_csv_example(tmp_path):
+    # apache/otava tests/resources/sample.csv (its docs' CSV example); Otava's csv_e2e_test
+    # expects metric2 -12.9% at aaa6, with 4 revisions after it (so --min-segment 4 here)
+    rows = ["time,commit,metric1,metric2"] + [
+        f"2024.01.{i + 1:02d} 3:00:00 +0100,aaa{i},{m1},{m2}" for i, (m1, m2) in enumerate(zip(
+            [154023, 138455, 143112, 149190, 132098, 151344, 155145, 148889, 149466, 148209],
+            [10.43, 10.23, 10.29, 10.91, 10.34, 10.69, 9.23, 9.11, 9.13, 9.03]))]
+    (tmp_path / "sample.csv").write_text("\n".join(rows) + "\n")
+    document = history_json("--input", "sample.csv", "--min-segment", "4", "--no-state", cwd=tmp_path)
+    by_metric = {s["metric"]: s for s in document["series"]}
+    assert by_metric["metric1"]["change_points"] == []
+    (change,) = by_metric["metric2"]["change_points"]
+    assert change["rev"] == "aaa6" and round(100 * change["relative"], 1) == -12.9
