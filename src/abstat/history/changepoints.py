@@ -23,12 +23,13 @@ under it are in :mod:`abstat.history.segment`:
    there.  Two close changes that both pass are both reported.
 5. **Step, not drift**: per run of changes in one direction, between the changes of
    the other direction around it, two explanations are compared by BIC: the steps
-   alone, or a straight line plus the steps that stand beyond it (t test at
+   alone, or a straight line (a quadratic or cubic curve for a run of 2 or 3 or more
+   pieces: ``DRIFT_DEGREE``) plus the steps that stand beyond it (t test at
    ``max_pvalue`` in the fit of both, weakest dropped first).  Each step costs two
-   parameters (its level and its position), the line one.  A ramp cut into pieces is
-   a line (its pieces do not stand beyond it, and the line is cheaper); a clean step,
-   which the steps fit far better, is never dropped for it; a step on top of a
-   drift stands beyond the line and stays.  ``drift=False`` turns the check off.
+   parameters (its level and its position), the curve one per degree.  A ramp cut into
+   pieces is a line (its pieces do not stand beyond it, and the line is cheaper); a
+   clean step, which the steps fit far better, is never dropped for it; a step on top
+   of a drift stands beyond the line and stays.  ``drift=False`` turns the check off.
 
 The p-value is the t test's at the chosen split, so it is optimistic (a screening
 value, not a calibrated one).  The size is the difference of the weighted means over
