@@ -39,7 +39,11 @@ def _rows(result: SeriesResult, report: HistoryReport) -> list[list[str]]:
             change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
             format_value(change["before"], unit), format_value(change["after"], unit),
             _change(change), format_p(change["p_value"]),
-            f"{change['points_before']}/{change['points_after']}", _status(change),
+            f"{change['points_before']}/{change['points_after']}" + (
+                f" ({change['samples_before']}/{change['samples_after']} samples)"
+                if (change["samples_before"], change["samples_after"]) != (change["points_before"],
+                                                                           change["points_after"]) else ""),
+            _status(change),
         ])
     return rows
 
