@@ -25,8 +25,10 @@ tb = d['tigerbeetle']['series']
 out['Tigerbeetle (defaults)'] = [(c.index, round(100 * c.relative, 1)) for c in detect(tb).change_points]
 out['Tigerbeetle (p 0.01, window 30, min 5%)'] = [c.index for c in detect(tb, max_pvalue=0.01, window=30, min_magnitude=0.05).change_points]
 out['noiseless ramp, 1000 points: changes'] = len(detect(np.linspace(0, 1, 1000)).change_points)
-rng = np.random.default_rng(9)
-out['noisy ramp (rise 10 SD, 100 points): series alarmed of 200'] = sum(bool(detect(np.linspace(0, 10, 100) + rng.normal(0, 1, 100)).change_points) for _ in range(200))
+for rise in (3, 10, 20, 100):
+    rng = np.random.default_rng(9)
+    out[f'noisy ramp (rise {rise} SD, 100 points): series alarmed of 200'] = sum(
+        bool(detect(np.linspace(0, rise, 100) + rng.normal(0, 1, 100)).change_points) for _ in range(200))
 j = np.arange(1000); y = 0.2 * np.cos(j / 100.0) + 1.0 * (j >= 500)
 rng = np.random.default_rng(3)
 res = [[c.index for c in detect(y + rng.normal(0, 0.05, 1000)).change_points] for _ in range(20)]
