@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -70,7 +71,10 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
 
     def spooled(line: str) -> None:  # the store's own one-line messages when its server goes away
         text = line.split(": ", 1)[1] if line.startswith("abstat run: ") else line
-        if "answers again" in text or not store_notes:
+        # its count of runs kept is one revision's: say "the runs", the bisection's
+        text = re.sub(r"the \d+ run\(s\) already committed there are kept", "the runs already committed there "
+                      "are kept", text)
+        if ("answers again" in text and ": 0 spooled run(s)" not in text) or not store_notes:
             store_notes[:] = [text]
             progress(text)
 
@@ -170,15 +174,16 @@ def _progress_line(search: Search, step: Batch, commits: list[str]) -> str:
     return line
 
 
-SLOTS = ("test-a", "test-b")
+SLOTS = ("test-a", "test-b")  # worktrees for commits under test; a merge's verification batch adds one per parent
 
 
 def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], trees: Worktrees, executor: Any,
                  config: Config) -> tuple[int, str] | None:
-    """Check out and build the batch's test commits (at most two) in the test slots; keeps builds
-    already there.  Returns (commit, why) for the first that does not build."""
+    """Check out and build the batch's test commits in the test slots (two, more for a merge and
+    its parents); keeps builds already there.  Returns (commit, why) for the first that does not build."""
     keep = {c: path for c, path in built.items() if c in needed}
-    free = [slot for slot in SLOTS if os.path.join(trees.root, slot) not in keep.values()]
+    slots = [*SLOTS, *(f"test-{chr(ord('a') + i)}" for i in range(len(SLOTS), len(needed)))]
+    free = [slot for slot in slots if os.path.join(trees.root, slot) not in keep.values()]
     built.clear()
     built.update(keep)
     for index in needed:
