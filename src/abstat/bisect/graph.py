@@ -14,19 +14,22 @@ Two sums over the ancestor relation are all the search needs:
 - ``descendant_sums(v)``: for every commit ``k``, ``sum of v[i] over i with k
   ancestor-or-self of i`` (the log-likelihood of "``k`` is the culprit").
 
-Both are exact on any DAG.  The graph is cut into *segments*: maximal
-chains in which every commit but the first has exactly one parent in the
-range and that parent has exactly one child in it.  A segment's first
+Both are exact on any DAG, and cost one pass over the graph's *segments*:
+maximal chains in which every commit but the first has exactly one parent
+in the range and that parent has exactly one child in it.  A segment's first
 commit has its parents at the ends of earlier segments, so the ancestors of
-a commit are whole segments (a bit matrix over segments, packed) plus the
-commits before it in its own segment.  A linear history is one segment;
-a kernel release (about 14,000 commits, 1,000 merges) a few thousand.
+a commit are whole segments plus the commits before it in its own segment.
+The whole segments below segment ``s`` are those below its *main parent*
+segment (the parent's with most ancestors), that segment itself, and
+``extra[s]``: what its other parents bring that the main one does not have
+(a merged topic branch's own segments).  So the mass below every segment is
+one forward pass, and the sums over descendants the same pass backwards.  A
+linear history is one segment; a kernel release (about 14,000 commits,
+1,000 merges) a few thousand, each merge's extra a topic branch's few.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-_CHUNK = 1 << 22  # bits unpacked at once when multiplying by the segment matrix
 
 
 class Graph:
@@ -66,16 +69,31 @@ class Graph:
         self.order = np.argsort(self.segment, kind="stable")   # stable: topological within a segment
         counts = np.bincount(self.segment, minlength=self.segments)
         self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-        # ancestors[s]: the segments wholly among the ancestors of segment s, packed bits (big-endian)
-        s_count = self.segments
-        width = (s_count + 7) // 8
-        ancestors = np.zeros((s_count, width), dtype=np.uint8)
-        for s, head in enumerate(heads):
-            for p in inside[head - 1]:
-                t = int(segment[p])
-                ancestors[s] |= ancestors[t]
-                ancestors[s, t >> 3] |= np.uint8(0x80 >> (t & 7))
-        self._ancestors = ancestors
+        # below[s]: the segments wholly among the ancestors of segment s (bits of an int)
+        below: list[int] = []
+        self._main: list[int] = []          # segment -> its main parent segment (-1: none in the range)
+        self._extra: list[list[int]] = []   # segment -> the whole segments its other parents add
+        for head in heads:
+            listed = [int(segment[p]) for p in inside[head - 1]]
+            if not listed:
+                below.append(0)
+                self._main.append(-1)
+                self._extra.append([])
+                continue
+            main = max(listed, key=lambda t: below[t].bit_count())
+            mine = below[main] | (1 << main)
+            others = 0
+            for t in listed:
+                others |= below[t] | (1 << t)
+            extra, bits = [], others & ~mine
+            while bits:
+                low = bits & -bits
+                extra.append(low.bit_length() - 1)
+                bits ^= low
+            below.append(mine | others)
+            self._main.append(main)
+            self._extra.append(extra)
+        self._below = below
 
     @classmethod
     def linear(cls, n: int) -> Graph:
@@ -90,15 +108,6 @@ class Graph:
         return self.parents[commit - 1] if commit > 0 else ()
 
     # -- the two sums --------------------------------------------------------
-
-    def _rows(self, rows):  # -> iterator of (row indices, unpacked bits as float)
-        import numpy as np
-
-        step = max(1, _CHUNK // max(1, self.segments))
-        for start in range(0, len(rows), step):
-            chosen = rows[start:start + step]
-            bits = np.unpackbits(self._ancestors[chosen], axis=1, count=self.segments)
-            yield chosen, bits.astype(np.float64)
 
     def _within(self, values, *, reverse: bool):  # -> per commit, inclusive cumulative sum in its segment
         import numpy as np
@@ -117,28 +126,32 @@ class Graph:
         import numpy as np
 
         p = np.asarray(p, dtype=np.float64)
-        whole = np.zeros(self.segments)
-        if self.segments > 1:
-            totals = np.bincount(self.segment, weights=p, minlength=self.segments)
-            for rows, bits in self._rows(np.arange(self.segments)):
-                whole[rows] = bits @ totals
-        return whole[self.segment] + self._within(p, reverse=False)
+        totals = np.bincount(self.segment, weights=p, minlength=self.segments).tolist()
+        whole = [0.0] * self.segments
+        for s, (main, extra) in enumerate(zip(self._main, self._extra)):
+            if main >= 0:  # in topological order: the main parent's is done
+                whole[s] = whole[main] + totals[main] + sum(totals[e] for e in extra)
+        return np.asarray(whole)[self.segment] + self._within(p, reverse=False)
 
     def descendant_sums(self, v):  # v over commits 1..n -> sum of v over each commit's descendants (and itself)
         import numpy as np
 
         v = np.asarray(v, dtype=np.float64)
-        whole = np.zeros(self.segments)
-        if self.segments > 1:
-            totals = np.bincount(self.segment, weights=v, minlength=self.segments)
-            measured = np.flatnonzero(totals)
-            for rows, bits in self._rows(measured):
-                whole += totals[rows] @ bits
-        return whole[self.segment] + self._within(v, reverse=True)
+        carried = np.bincount(self.segment, weights=v, minlength=self.segments).tolist()
+        whole = [0.0] * self.segments
+        for s in range(self.segments - 1, -1, -1):  # backwards: what every descendant segment carries
+            main, amount = self._main[s], carried[s]
+            if main < 0 or amount == 0.0:
+                continue
+            carried[main] += amount
+            whole[main] += amount
+            for e in self._extra[s]:
+                whole[e] += amount
+        return np.asarray(whole)[self.segment] + self._within(v, reverse=True)
 
     def is_ancestor(self, k: int, i: int) -> bool:
         """Whether ``k`` is ``i`` or one of its ancestors (both in ``1..n``)."""
         sk, si = int(self.segment[k - 1]), int(self.segment[i - 1])
         if sk == si:
             return k <= i
-        return bool(self._ancestors[si, sk >> 3] & (0x80 >> (sk & 7)))
+        return bool(self._below[si] >> sk & 1)

@@ -13,9 +13,9 @@
   :func:`ceiling_prefix`), so their git stops at the tree.
 - **Recognisable.**  The worktrees live in ``$TMPDIR/abstat-bisect-XXXXXXXX/``
   beside a lock file (``abstat-bisect.lock``) that the bisection holds
-  (``flock``) while it runs, and each is added ``--lock``\\ ed with the reason
-  ``abstat bisect (pid N)``, so that ``git worktree prune`` keeps it while
-  the bisection runs.
+  (``flock``) while it runs, and each is locked (``git worktree lock``) with
+  the reason ``abstat bisect (pid N)``, so that ``git worktree prune`` keeps
+  it while the bisection runs.
 - **Pruned after a SIGKILL.**  A new :class:`Worktrees` first removes the
   worktrees of this repository that are abstat's (locked with that reason,
   in such a directory) and whose bisection is gone (nobody holds the lock
@@ -69,8 +69,8 @@ def common_dir(repo: str) -> str:
     """The repository's common git directory (absolute), found from ``repo`` as the user meant it."""
     from abstat.history.revision import git
 
-    found = git(["rev-parse", "--path-format=absolute", "--git-common-dir"], repo).stdout.strip()
-    return os.path.realpath(found)
+    found = git(["rev-parse", "--git-common-dir"], repo).stdout.strip()  # relative to repo, or absolute
+    return os.path.realpath(os.path.join(repo, found))
 
 
 def ceiling_prefix(root: str) -> str:
@@ -98,8 +98,9 @@ class Worktrees:
         path = self.paths.get(name)
         if path is None:
             path = os.path.join(self.root, name)
-            pinned_git(["worktree", "add", "--detach", "--force", "--lock", "--reason",
-                        f"{REASON} (pid {os.getpid()})", path, sha], git_dir=self.common, ceiling=self.root)
+            pinned_git(["worktree", "add", "--detach", "--force", path, sha], git_dir=self.common, ceiling=self.root)
+            pinned_git(["worktree", "lock", "--reason", f"{REASON} (pid {os.getpid()})", path],
+                       git_dir=self.common, ceiling=self.root)
             self.paths[name] = path
             self.gitdirs[name] = _read_gitfile(path) or _admin_dir(self.common, path) or ""
             if not self.gitdirs[name]:
@@ -131,7 +132,9 @@ def _read_gitfile(path: str) -> str | None:
             text = handle.read().strip()
     except OSError:
         return None
-    return text[len("gitdir:"):].strip() if text.startswith("gitdir:") else None
+    if not text.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(path, text[len("gitdir:"):].strip()))  # relative since git 2.48's option
 
 
 def _restore_gitfile(path: str, gitdir: str) -> None:
@@ -158,7 +161,7 @@ def _admin_dir(common: str, path: str) -> str | None:
     for name in names:
         try:
             with open(os.path.join(base, name, "gitdir")) as handle:
-                target = handle.read().strip()
+                target = os.path.normpath(os.path.join(base, name, handle.read().strip()))
         except OSError:
             continue
         if target in (want, os.path.join(path, ".git")):
@@ -199,19 +202,30 @@ def _ours_and_dead(root: str) -> bool:
 
 
 def prune_stale(common: str) -> list[str]:
-    """Remove this repository's worktrees left by a bisection that was killed; their paths."""
-    listing = pinned_git(["worktree", "list", "--porcelain"], git_dir=common, ceiling=os.path.dirname(common),
-                         check=False).stdout
+    """Remove this repository's worktrees left by a bisection that was killed; their paths.
+
+    Read from the repository's own records (gitrepository-layout(5)): ``worktrees/<id>/gitdir``
+    names the tree's ``.git`` file, ``worktrees/<id>/locked`` holds the reason it is locked."""
+    base = os.path.join(common, "worktrees")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
     removed: list[str] = []
     roots: set[str] = set()
-    for block in listing.split("\n\n"):
-        fields = dict((line.split(" ", 1) + [""])[:2] for line in block.splitlines() if line)
-        path = fields.get("worktree", "")
+    for name in names:
+        admin = os.path.join(base, name)
+        try:
+            with open(os.path.join(admin, "locked")) as handle:
+                reason = handle.read()
+            with open(os.path.join(admin, "gitdir")) as handle:
+                path = os.path.dirname(os.path.normpath(os.path.join(admin, handle.read().strip())))
+        except OSError:
+            continue  # not locked: not abstat's
         root = os.path.dirname(path)
-        if (not path or not fields.get("locked", "").startswith(REASON)
-                or not os.path.basename(root).startswith(PREFIX) or not _ours_and_dead(root)):
+        if not reason.startswith(REASON) or not os.path.basename(root).startswith(PREFIX) or not _ours_and_dead(root):
             continue
-        _remove(common, path, None, root if os.path.isdir(root) else os.path.dirname(common))
+        _remove(common, path, admin, root if os.path.isdir(root) else os.path.dirname(common))
         removed.append(path)
         roots.add(root)
     for root in roots:
