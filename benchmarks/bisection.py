@@ -61,9 +61,12 @@ class History:
         self.culprit = int(rng.integers(1, n + 1))
         self.runs = 0
 
+    def is_bad(self, commit: int) -> bool:
+        return commit >= self.culprit
+
     def measure(self, commit: int, count: int = 1) -> np.ndarray:
         self.runs += count
-        bad = commit >= self.culprit
+        bad = self.is_bad(commit)
         if self.shape == "quantized":
             return np.round(440.0 + 2.0 * (self.rng.normal(0, 1, count) + (self.d if bad else 0)))
         values = self.rng.normal(0, 1, count) + (self.d if bad else 0.0)
@@ -224,14 +227,8 @@ class MergeHistory(History):
         self.closure = closure[1:, 1:]      # closure[i - 1, k - 1]: k is i or one of its ancestors
         super().__init__(len(parents), d, shape, rng)
 
-    def measure(self, commit: int, count: int = 1) -> np.ndarray:
-        self.runs += count
-        bad = commit > 0 and bool(self.closure[commit - 1, self.culprit - 1])
-        values = self.rng.normal(0, 1, count) + (self.d if bad else 0.0)
-        if self.shape == "outliers":
-            hit = self.rng.random(count) < 0.05
-            values = np.where(hit, values + self.rng.uniform(5, 20, count), values)
-        return 100.0 + values
+    def is_bad(self, commit: int) -> bool:
+        return commit > 0 and bool(self.closure[commit - 1, self.culprit - 1])
 
 
 def git_bisect(history: MergeHistory, is_bad) -> int:

@@ -118,6 +118,11 @@ def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
     assert skipped[0] in (shas[30][:12], shas[31][:12]), done.stdout
     assert f"culprit: {shas[44]}" in done.stdout
     assert "build failed" in done.stderr  # the progress says why it skipped
+    lines = done.stderr.splitlines()
+    assert lines[1] == f"abstat bisect: measured good {shas[0][:12]} x5, bad {shas[-1][:12]} x5; 10 runs"
+    assert all(": ;" not in line and ", ;" not in line for line in lines)  # no empty field
+    tested = [line for line in lines if "most likely culprit" in line]
+    assert tested and all(line.startswith("abstat bisect: measured ") for line in tested)
 
 
 def test_bisect_without_a_change_names_no_culprit(tmp_path):

@@ -106,6 +106,7 @@ class Search:
         self.max_reference_runs = max(30, budget // 4)
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
+        self._memos: dict[tuple, object] = {}
 
     # -- recording ---------------------------------------------------------
 
@@ -141,9 +142,22 @@ class Search:
         bad = [v for c, v, _ in self.samples if c == self.n]
         return good, bad
 
+    def _memo(self, name: str, compute):
+        """``compute()``, kept until the samples, the batches or the sides change (samples are only
+        ever appended, so their number identifies them)."""
+        key = (name, id(self.samples), len(self.samples), self.batches, tuple(sorted(self._sides.items())))
+        if key not in self._memos:
+            if len(self._memos) > 64:
+                self._memos.clear()
+            self._memos[key] = compute()
+        return self._memos[key]
+
     def _model(self) -> tuple[float, float, float]:
         """(good location, bad location, scale): the references, plus the test commits that
         the posterior already places on one side with near certainty (drift-corrected)."""
+        return self._memo("model", self._compute_model)
+
+    def _compute_model(self) -> tuple[float, float, float]:
         import numpy as np
 
         good, bad = self._references()
@@ -165,6 +179,9 @@ class Search:
         return g, b, scale
 
     def reference_p(self) -> float:
+        return self._memo("reference_p", self._compute_reference_p)
+
+    def _compute_reference_p(self) -> float:
         from scipy.stats import mannwhitneyu
 
         good, bad = self._references()
@@ -190,6 +207,9 @@ class Search:
         return {batch: intercept + slope * batch for batch in range(self.batches)}
 
     def log_posterior(self):  # -> numpy array over k = 1..N
+        return self._memo("log_posterior", self._compute_log_posterior).copy()
+
+    def _compute_log_posterior(self):
         import numpy as np
 
         g, b, scale = self._model()
