@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from abstat.bisect.worktrees import LOCK_FILE, PREFIX, Worktrees, ceiling_prefix
+from abstat.bisect.worktrees import LOCK_FILE, PREFIX, Worktrees, ceiling_prefix  # noqa: F401 (Worktrees: for step)
 from abstat.errors import InputError
 from abstat.history.revision import commit_time
 
