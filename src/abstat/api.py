@@ -99,22 +99,24 @@ def analyse_noise(experiment: str, *, store: str | None = None, host: str | None
 # history and bisect
 
 def analyse_history(experiment: str | None = None, *, store: str | None = None, inputs: Sequence[str] = (),
-            metrics: Sequence[str] | None = None, where: dict[str, set[str]] | None = None, repo: str | None = ".",
-            rev_label: str = "rev", max_pvalue: float = 0.001, min_magnitude: float = 0.0, min_segment: int = 5,
-            window: int = 50, confidence: float = 95.0) -> Any:
+                    metrics: Sequence[str] | None = None, where: dict[str, set[str]] | None = None,
+                    repo: str | None = ".", rev_label: str = "rev", label_columns: Sequence[str] | None = None,
+                    min_magnitude: float = 0.0, confidence: float = 95.0, **settings: Any) -> Any:
     """Change points of a benchmark across git revisions (``abstat history``): the report of
-    :func:`abstat.history.analysis.analyse` (``min_magnitude`` in percent; no change-point record is
-    read or written)."""
+    :func:`abstat.history.analysis.analyse` for the runs of ``experiment`` in the store and/or the
+    files ``inputs`` (``min_magnitude`` and ``confidence`` in percent; ``settings``: the other fields
+    of :class:`abstat.history.analysis.Settings`, e.g. ``max_pvalue``, ``min_segment``, ``drift``).
+    No change-point record is read or written."""
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
     from abstat.store import resolve_store_path
 
     loaded = load_history(store_path=resolve_store_path(store) if experiment is not None else None,
                           experiment=experiment, inputs=list(inputs), metrics=list(metrics) if metrics else None,
-                          where=where or {}, repo=repo, rev_label=rev_label)
-    settings = Settings(max_pvalue=max_pvalue, min_magnitude=min_magnitude / 100.0, min_segment=min_segment,
-                        window=window, confidence=confidence / 100.0)
-    return analyse(loaded, settings, {})[0]
+                          where=where or {}, repo=repo, rev_label=rev_label,
+                          label_columns=list(label_columns) if label_columns else None)
+    chosen = Settings(min_magnitude=min_magnitude / 100.0, confidence=confidence / 100.0, **settings)
+    return analyse(loaded, chosen, {})[0]
 
 
 def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", build: str | None = None,

@@ -2,6 +2,7 @@
 
     abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
     abstat history --input results.csv --metric ns_op
+    abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import sys
 from abstat.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
                              add_where)
 from abstat.errors import InputError, UsageError
+from abstat.history.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,25 +22,42 @@ def build_parser() -> argparse.ArgumentParser:
         prog="abstat history",
         description="Order runs by revision (git's commit order), find change points per series "
                     "(revision, size with interval, p-value) and say when an earlier one moved.",
-        epilog="Record revisions with abstat run --rev (or --label rev=...).",
+        epilog="Record revisions with abstat run --rev (or --label rev=...). Exit status: 0, or with "
+               "--exit-code 0 when no change point is new and 1 when one is new or moved (every one is new "
+               "without a record of earlier ones); 2 on bad input or usage.",
     )
     parser.add_argument("experiment", nargs="?", help="stored experiment")
     parser.add_argument("--input", action="append", default=[], metavar="FILE",
-                        help="also read history from a CSV or a peer tool's file with a revision label; repeatable")
+                        help="also read history from a CSV (rev or commit column; Otava's time,commit,... too), "
+                             "asv results (a machine's directory or JSON file) or a peer tool's file; repeatable")
     add_metric_choice(parser, repeatable=True,
-                      default_text="the metrics --metric defined in abstat run, else wall")
+                      default_text="the metrics --metric defined in abstat run, else wall; in a CSV every "
+                                   "numeric column")
+    parser.add_argument("--label-column", action="append", default=[], metavar="NAME",
+                        help="CSV: this column labels the series (repeatable; default: the columns that are "
+                             "not numbers, other than the revision and its time)")
     add_where(parser)
-    parser.add_argument("--rev-label", default="rev", metavar="NAME", help="label holding the revision (default rev)")
+    parser.add_argument("--rev-label", default="rev", metavar="NAME",
+                        help="label or column holding the revision (default rev; a CSV's commit column too)")
     parser.add_argument("--repo", default=".", metavar="DIR",
                         help="git repository giving the commit order (default: the current directory)")
     parser.add_argument("--min-magnitude", type=float, default=0.0, metavar="PERCENT",
                         help="ignore changes smaller than this percentage of the level (default 0)")
-    parser.add_argument("--max-pvalue", type=float, default=0.001, help="p-value threshold (default 0.001)")
-    parser.add_argument("--min-segment", type=int, default=5, metavar="N",
-                        help="fewest revisions on each side of a change (default 5; shorter = spike)")
-    parser.add_argument("--window", type=int, default=50, metavar="N",
-                        help="revisions on each side used to test a change (default 50; its size uses at most 30): "
-                             "raise it for long, stable histories to find smaller steps")
+    parser.add_argument("--max-pvalue", type=float, default=DEFAULT_MAX_PVALUE,
+                        help=f"p-value threshold of a change's t test (default {DEFAULT_MAX_PVALUE:g})")
+    parser.add_argument("--min-segment", type=int, default=DEFAULT_MIN_SEGMENT, metavar="N",
+                        help=f"fewest revisions on each side of a change (default {DEFAULT_MIN_SEGMENT}; "
+                             "shorter = spike)")
+    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, metavar="N",
+                        help=f"revisions on each side used to test a change (default {DEFAULT_WINDOW}; its "
+                             "size uses at most 30)")
+    parser.add_argument("--penalty", type=float, default=DEFAULT_PENALTY, metavar="F",
+                        help=f"candidates: splits whose least-squares gain exceeds F log n (default "
+                             f"{DEFAULT_PENALTY:g}); lower proposes more small steps to the t test")
+    parser.add_argument("--no-drift-check", dest="drift", action="store_false",
+                        help="report steps even where a straight line explains them as well (a slow drift)")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit 1 when a change point is new or moved, 0 when none is (like git diff --exit-code)")
     add_confidence(parser)
     parser.add_argument("--state", metavar="FILE",
                         help="record of reported change points (default STORE.changepoints.json)")
@@ -55,7 +74,6 @@ def main(argv: list[str]) -> int:
     from abstat.history.load import load_history
     from abstat.history.render import render
     from abstat.report.inputs import parse_where_args
-    from abstat.store import resolve_store_path
 
     args = build_parser().parse_args(argv)
     if args.experiment is None and not args.input:
@@ -64,6 +82,8 @@ def main(argv: list[str]) -> int:
         raise UsageError("--max-pvalue must be in (0, 1]")
     if not (math.isfinite(args.min_magnitude) and args.min_magnitude >= 0):
         raise UsageError("--min-magnitude must be a percentage >= 0")
+    if not (math.isfinite(args.penalty) and args.penalty >= 0):
+        raise UsageError("--penalty must be a number >= 0")
     if args.min_segment < 2 or args.window < args.min_segment:
         raise UsageError("--min-segment must be at least 2 and --window at least --min-segment")
     if not os.path.isdir(args.repo):
@@ -72,13 +92,18 @@ def main(argv: list[str]) -> int:
         from abstat.outfile import check_output
 
         check_output(args.output)  # before the work: never onto the store, say
-    store_path = resolve_store_path(args.store) if args.experiment is not None else None
+    store_path = None
+    if args.experiment is not None:  # files alone need no store code: a quicker start
+        from abstat.store import resolve_store_path
+
+        store_path = resolve_store_path(args.store)
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
                            metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
                            where=parse_where_args(args.where), repo=args.repo,
-                           rev_label=args.rev_label)
+                           rev_label=args.rev_label, label_columns=args.label_column or None)
     settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
-                        min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0)
+                        min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0,
+                        drift=args.drift, penalty=args.penalty)
     state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)
@@ -94,4 +119,6 @@ def main(argv: list[str]) -> int:
             state_mod.save(state_path, updated)
         except OSError as err:
             raise InputError(f"cannot record the change points: {err.strerror or err}", path=state_path) from None
+    if args.exit_code:
+        return 1 if any(status != "kept" for r in report.results for status in r.status.values()) else 0
     return 0

@@ -1,22 +1,26 @@
 """Change points for every series of a history, with their stability against earlier reports."""
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.history.changepoints import ChangePoint, Detection, detect
+from abstat.history.changepoints import (DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW,
+                                         ChangePoint, Detection, detect)
 from abstat.history.series import History, Series
 from abstat.history.state import reconcile, record
 
 
 @dataclass
 class Settings:
-    max_pvalue: float = 0.001
+    max_pvalue: float = DEFAULT_MAX_PVALUE
     min_magnitude: float = 0.0      # fraction of the level before the change
-    min_segment: int = 5
-    window: int = 50
+    min_segment: int = DEFAULT_MIN_SEGMENT
+    window: int = DEFAULT_WINDOW
     confidence: float = 0.95
+    drift: bool = True              # a ramp is a line, not steps
+    penalty: float = DEFAULT_PENALTY  # candidates: splits that gain more than penalty * log(n)
 
 
 @dataclass
@@ -41,8 +45,30 @@ class SeriesResult:
             "relative_high": interval[1] if interval else None,
             "p_value": change.p_value, "points_before": change.left_n, "points_after": change.right_n,
             "provisional": change.provisional, "points_to_settle": change.points_to_settle,
+            "samples_before": change.samples_before, "samples_after": change.samples_after,
             "status": self.status.get(change.index, "new"),
         }
+
+
+def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -> list[str]:
+    """One note per reason a candidate fell, naming the option that would report it."""
+    notes = []
+    close = [(i, p) for i, why, p in detection.dropped if why == "pvalue"
+             and p <= max(10 * settings.max_pvalue, 0.01)]
+    if close:
+        i, p = min(close, key=lambda item: item[1])
+        notes.append(f"{len(close)} possible change(s) above --max-pvalue {settings.max_pvalue:g} "
+                     f"(the closest at {order[i][:12]}, p = {p:.2g}): raise --max-pvalue to report them")
+    drift = [i for i, why, _ in detection.dropped if why == "drift"]
+    if drift:
+        notes.append(f"{len(drift)} possible change(s) read as part of a drift, a line fitting them better "
+                     f"(first at {order[drift[0]][:12]}): --no-drift-check reports them as steps")
+    small = [(i, r) for i, why, r in detection.dropped if why == "magnitude"]
+    if small:
+        i, r = max(small, key=lambda item: item[1])
+        notes.append(f"{len(small)} change(s) smaller than --min-magnitude {settings.min_magnitude * 100:g}% "
+                     f"(the largest at {order[i][:12]}, {r * 100:.2g}%): lower --min-magnitude to report them")
+    return notes
 
 
 @dataclass
@@ -62,9 +88,10 @@ def analyse(history: History, settings: Settings, previous: Mapping[str, list[di
     state = dict(previous or {})
     results: list[SeriesResult] = []
     for series in history.series:
-        centres = [p.centre for p in series.points]
-        detection = detect(centres, max_pvalue=settings.max_pvalue, min_magnitude=settings.min_magnitude,
-                           min_segment=settings.min_segment, window=settings.window,
+        detection = detect([p.measurements for p in series.points], max_pvalue=settings.max_pvalue,
+                           min_magnitude=settings.min_magnitude, min_segment=settings.min_segment,
+                           window=settings.window, drift=settings.drift,
+                           penalty=settings.penalty * math.log(max(len(series.points), 3)),
                            confidence=settings.confidence)
         result = SeriesResult(series, detection)
         order = result.revisions
@@ -72,7 +99,7 @@ def analyse(history: History, settings: Settings, previous: Mapping[str, list[di
         status, notes = reconcile(state.get(series.key, []), current, order, near=settings.min_segment)
         by_rev = {order[c.index]: c.index for c in detection.change_points}
         result.status = {by_rev[rev]: text for rev, text in status.items()}
-        result.notes = notes
+        result.notes = notes + _dropped_notes(detection, order, settings)
         state[series.key] = record(detection.change_points, order)
         results.append(result)
     report = HistoryReport(results, history.ordering, settings, history.subjects, list(history.warnings))

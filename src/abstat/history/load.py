@@ -28,6 +28,8 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
             from abstat.runner.model import BUILTIN_METRICS
 
             chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
+        if not chosen:  # no successful run recorded a metric: nothing to ask the database for
+            raise InputError(f"experiment {experiment!r} has no successful runs", path=store_path)
         skipped = [m for m in available if m not in chosen]
         if skipped and not metrics:
             notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
@@ -36,26 +38,41 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
     return sets, first_seen
 
 
-def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mapping[str, Any]) -> list[Any]:
+def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mapping[str, Any],
+               label_columns: Sequence[str] | None, rev_label: str, notes: list[str]) -> list[Any]:
+    import json
+    import os
+
+    from abstat.history.files import read_history_csv, revision_from_metadata
+    from abstat.readers.asv import is_asv_results, read_asv
     from abstat.readers.peers import detect_format, read_peer, read_text
 
     sets: list[Any] = []
     for path in paths:
-        text = read_text(path)
-        fmt = detect_format(path, text)
-        if fmt is None:
-            raise InputError("not a CSV, hyperfine, pyperf or Go benchmark file", path=path)
-        options: dict[str, Any] = {}
-        if fmt == "csv" and metrics:  # every other column labels the values (rev, commit_time...)
-            import csv
-            import io
-
-            header = [h.strip() for h in next(csv.reader(io.StringIO(text)), [])]
-            options = {"value_columns": [m for m in metrics if m in header],
-                       "label_columns": [h for h in header if h not in metrics]}
-            if not options["value_columns"]:
-                continue
-        for sample_set in read_peer(path, fmt, text=text, **options):
+        if os.path.isdir(path):
+            found, read_notes = read_asv(path)
+        else:
+            text = read_text(path)
+            fmt = detect_format(path, text)
+            document = None
+            if text.lstrip().startswith("{"):
+                try:
+                    document = json.loads(text)
+                except (ValueError, RecursionError):
+                    document = None
+            if is_asv_results(document):
+                found, read_notes = read_asv(path)
+            elif fmt == "csv" or (fmt is None and document is None and any(
+                    d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
+                found, read_notes = read_history_csv(path, text, metrics=metrics, label_columns=label_columns,
+                                                     rev_label=rev_label)
+            elif fmt is None:
+                raise InputError("not a CSV, asv, hyperfine, pyperf or Go benchmark file", path=path)
+            else:
+                found = [revision_from_metadata(s, rev_label) for s in read_peer(path, fmt, text=text)]
+                read_notes = [note for s in found for note in s.notes]
+        notes += read_notes
+        for sample_set in found:
             labels = sample_set.labels
             if metrics and labels.get("metric") not in metrics:
                 continue
@@ -66,7 +83,8 @@ def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mappi
 
 def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequence[str] = (),
                  metrics: Sequence[str] | None = None, where: Mapping[str, Any] | None = None,
-                 repo: str | None = ".", rev_label: str = REV_LABEL) -> History:
+                 repo: str | None = ".", rev_label: str = REV_LABEL,
+                 label_columns: Sequence[str] | None = None) -> History:
     where = dict(where or {})
     sets: list[Any] = []
     first_seen: dict[int, int] = {}
@@ -74,18 +92,19 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
     if experiment is not None:
         assert store_path is not None
         sets, first_seen = _store_sets(store_path, experiment, metrics, where, store_notes)
-    file_sets = _file_sets(inputs, metrics, where)
+    file_notes: list[str] = []
+    file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
     series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
     if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
-        raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r} column; "
-                         "--rev-label names another)", path=", ".join(inputs))
+        raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
+                         "or 'time' column; --rev-label names another)", path=", ".join(inputs))
     if experiment is not None and not series:  # a stored experiment that was never given revisions
         matching = " matching --where" if where else ""
         raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
                          f"(record revisions with abstat run --rev or --label {rev_label}=...; "
                          "--rev-label names another)", path=store_path)
-    warnings: list[str] = list(store_notes)
+    warnings: list[str] = list(store_notes) + file_notes
     if skipped:
         warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "
                         f"(record revisions with abstat run --rev or --label {rev_label}=...)")

@@ -39,7 +39,11 @@ def _rows(result: SeriesResult, report: HistoryReport) -> list[list[str]]:
             change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
             format_value(change["before"], unit), format_value(change["after"], unit),
             _change(change), format_p(change["p_value"]),
-            f"{change['points_before']}/{change['points_after']}", _status(change),
+            f"{change['points_before']}/{change['points_after']}" + (
+                f" ({change['samples_before']}/{change['samples_after']} samples)"
+                if (change["samples_before"], change["samples_after"]) != (change["points_before"],
+                                                                           change["points_after"]) else ""),
+            _status(change),
         ])
     return rows
 
@@ -49,10 +53,12 @@ _HEADER = ["revision", "before", "after", "change [CI]", "p", "points", "status"
 
 def _settings_line(report: HistoryReport) -> str:
     s = report.settings
-    return (f"revisions in {report.ordering}; change points: PELT candidates confirmed by Mann-Whitney "
-            f"p <= {s.max_pvalue:g} on {s.window} points each side (sized on {min(s.window, SIZE_WINDOW)}), "
-            f"beyond a straight line, segments >= {s.min_segment} points, "
+    drift = "a drift check (a line or curve instead of steps, by BIC)" if s.drift else "no drift check"
+    return (f"revisions in {report.ordering}; change points: binary segmentation (penalty {s.penalty:g} log n) "
+            f"confirmed by a weighted t test p <= {s.max_pvalue:g} on {s.window} revisions each side "
+            f"(sized on {min(s.window, SIZE_WINDOW)}), {drift}, segments >= {s.min_segment} revisions, "
             f"min magnitude {s.min_magnitude * 100:g}%, {s.confidence * 100:g}% intervals; "
+            "every sample counts, weighted by the revision-to-revision noise; "
             "the p-value is taken at the best split (optimistic)")
 
 
@@ -106,7 +112,8 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
     return {
         "ordering": report.ordering,
         "settings": {"max_pvalue": s.max_pvalue, "min_magnitude": s.min_magnitude,
-                     "min_segment": s.min_segment, "window": s.window, "confidence": s.confidence},
+                     "min_segment": s.min_segment, "window": s.window, "confidence": s.confidence,
+                     "drift_check": s.drift, "penalty": s.penalty},
         "warnings": report.warnings,
         "series": [
             {

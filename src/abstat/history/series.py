@@ -20,6 +20,12 @@ class Point:
     commit_time: float | None = None
     first_seen: int = 0
     roles: set[str] = field(default_factory=set)
+    runs: list[list[float]] = field(default_factory=list)  # the samples again, one list per run
+
+    @property
+    def measurements(self) -> list[float] | list[list[float]]:
+        """What the detector takes: the samples, or the runs when there are several."""
+        return self.runs if len(self.runs) > 1 else self.values
 
     @property
     def centre(self) -> float:
@@ -76,7 +82,8 @@ def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen:
     for order, sample_set in enumerate(sets):
         labels = dict(sample_set.labels)
         rev = labels.get(rev_label)
-        values = [float(v) for run in sample_set.runs for v in run]
+        runs = [[float(v) for v in run] for run in sample_set.runs if len(run)]
+        values = [v for run in runs for v in run]
         if not rev or not values:
             skipped += 1 if not rev else 0
             continue
@@ -95,6 +102,7 @@ def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen:
             point = points[key][rev] = Point(rev, [], _float(labels.get(TIME_LABEL)), seen)
             by_key[key].points.append(point)
         point.values.extend(values)
+        point.runs.extend(runs)
         point.first_seen = min(point.first_seen, seen)
         if labels.get("role"):
             point.roles.add(labels["role"])

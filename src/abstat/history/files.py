@@ -1,0 +1,170 @@
+"""History read from files: CSV (abstat's own and Otava's ``time,commit,metric...``), asv
+results, and peers' files whose labels or metadata carry a revision.
+
+A CSV row is one sample of each metric column at its revision.  The revision is the
+``--rev-label`` column (default ``rev``), else Otava's ``commit``; its time is a
+``commit_time`` or Otava's ``time`` column, in Unix seconds or as a date (ISO 8601, or
+Otava's ``2024.01.01 3:00:00 +0100``).  Without a revision column each row's time is its
+revision.  Metric columns are the ``--metric`` ones, else every column of numbers; the
+series' labels are the ``--label-column`` ones, else the columns that are not numbers.
+Other numeric columns are left out, never turned into labels.  An empty cell is a
+missing sample (counted in a note), never a refused file.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import re
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from abstat.errors import InputError, UsageError
+from abstat.history.revision import TIME_LABEL
+from abstat.report.sampleset import SampleSet
+
+REV_COLUMNS = ("commit",)                 # Otava's name, after --rev-label
+TIME_COLUMNS = (TIME_LABEL, "time")       # abstat's, Otava's
+PYPERF_REV_KEYS = ("commit_id", "revision", "commit", "rev")  # pyperformance writes commit_id
+PYPERF_TIME_KEYS = ("commit_date", "date")
+
+_DATE = re.compile(r"^(\d{4})[-./](\d{1,2})[-./](\d{1,2})(?:[T ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+                   r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?$", re.IGNORECASE)
+
+
+def parse_time(text: str) -> float | None:
+    """Unix seconds from a number or a date (a date without a zone is UTC); None if neither."""
+    text = text.strip()
+    try:
+        value = float(text)
+        return value if math.isfinite(value) else None
+    except ValueError:
+        pass
+    match = _DATE.match(text)
+    if not match:
+        return None
+    year, month, day, hour, minute, second, fraction, zone = match.groups()
+    offset = timedelta(0)
+    if zone and zone.upper() not in ("Z", "UTC", "GMT"):
+        sign = -1 if zone[0] == "-" else 1
+        digits = zone[1:].replace(":", "")
+        offset = sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    try:
+        moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
+                          int((fraction or "0")[:6].ljust(6, "0")), tzinfo=timezone(offset))
+    except ValueError:
+        return None
+    return moment.timestamp()
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
+
+
+def _delimiter(header_line: str) -> str:
+    counts = {d: header_line.count(d) for d in (",", ";", "\t")}
+    return max(counts, key=counts.__getitem__) if max(counts.values()) else ","
+
+
+def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
+                     rev_label: str) -> tuple[list[SampleSet], list[str]]:
+    """The CSV's samples as sets labelled with their revision (and time); with notes."""
+    lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    if not lines:
+        raise InputError("empty CSV file", path=path)
+    reader = csv.reader(io.StringIO("\n".join(lines)), delimiter=_delimiter(lines[0]))
+    try:
+        rows = [[cell.strip() for cell in row] for row in reader]
+    except csv.Error as err:
+        raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
+    header, body = rows[0], rows[1:]
+    if len(set(header)) != len(header) or any(not h for h in header):
+        raise InputError("CSV header has empty or repeated column names", path=path, line=1)
+    if not body:
+        raise InputError("CSV file has a header but no rows", path=path)
+    for number, row in enumerate(body, start=2):
+        if len(row) != len(header):
+            raise InputError(f"{len(row)} fields, header has {len(header)}", path=path, line=number)
+    rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
+    time_column = next((c for c in TIME_COLUMNS if c in header), None)
+    if rev_column is None and time_column is None:
+        raise InputError(f"no {rev_label!r}, 'commit' or 'time' column to order the rows by "
+                         "(--rev-label names the revision's column)", path=path)
+    position = {rev_column, time_column} - {None}
+    numeric = {h for i, h in enumerate(header)
+               if h not in position and all(_is_number(r[i]) or r[i] == "" for r in body) and any(r[i] for r in body)}
+    for name in label_columns or []:
+        if name not in header:
+            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
+    if metrics:  # another file may hold them
+        chosen = [m for m in metrics if m in header]
+        if not chosen:
+            return [], []
+    else:
+        chosen = [h for h in header if h in numeric and h not in (label_columns or ())]
+    labels = list(label_columns) if label_columns is not None else [
+        h for h in header if h not in numeric and h not in position]
+    if not chosen:
+        raise InputError("CSV file has no column of numbers to follow (--metric names one)", path=path)
+    index = {h: i for i, h in enumerate(header)}
+    sets: dict[tuple, SampleSet] = {}
+    missing = 0
+    for number, row in enumerate(body, start=2):
+        when = None
+        if time_column is not None and row[index[time_column]]:
+            when = parse_time(row[index[time_column]])
+            if when is None:
+                raise InputError(f"column {time_column!r}: not a time (Unix seconds or a date): "
+                                 f"{row[index[time_column]][:40]!r}", path=path, line=number)
+        rev = row[index[rev_column]] if rev_column is not None else row[index[time_column]]  # type: ignore[index]
+        if not rev:
+            missing += len(chosen)
+            continue
+        base = {h: row[index[h]] for h in labels}
+        base[rev_label] = rev
+        if when is not None:
+            base[TIME_LABEL] = repr(when)
+        for metric in chosen:
+            cell = row[index[metric]]
+            if cell == "":
+                missing += 1
+                continue
+            if not _is_number(cell):
+                raise InputError(f"column {metric!r}: not a finite number: {cell[:40]!r}", path=path, line=number)
+            set_labels = {**base, "metric": metric}
+            key = tuple(sorted(set_labels.items()))
+            if key not in sets:
+                sets[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
+            sets[key].runs[0].append(float(cell))
+    notes = [f"{path}: {missing} empty cell(s) left out"] if missing else []
+    return list(sets.values()), notes
+
+
+def revision_from_metadata(sample_set: SampleSet, rev_label: str) -> SampleSet:
+    """A pyperf set's revision from its metadata (pyperformance's ``commit_id``), a hyperfine
+    set's from a ``commit`` parameter; the command line, which names the revision, is then no
+    label of the series."""
+    labels = dict(sample_set.labels)
+    metadata: Mapping[str, Any] = sample_set.extra.get("pyperf_metadata") or {}
+    if rev_label not in labels:
+        for key in (rev_label, *PYPERF_REV_KEYS):
+            if metadata.get(key) not in (None, ""):
+                labels[rev_label] = str(metadata[key])
+                break
+        else:
+            if "commit" in (sample_set.extra.get("parameters") or {}):
+                labels[rev_label] = labels.pop("commit")
+    if rev_label in labels and TIME_LABEL not in labels:
+        for key in PYPERF_TIME_KEYS:
+            when = parse_time(str(metadata.get(key, "")))
+            if when is not None:
+                labels[TIME_LABEL] = repr(when)
+                break
+    if rev_label in labels and "parameters" in sample_set.extra:
+        labels.pop("command", None)  # hyperfine's command differs per revision: not the series' name
+    sample_set.labels = labels
+    return sample_set

@@ -1,0 +1,153 @@
+"""airspeed velocity (asv) results: one JSON file per machine, commit and environment.
+
+``asv run`` writes ``results/MACHINE/HASH8-ENV.json`` (and ``machine.json`` beside them,
+``benchmarks.json`` one level up).  A results file holds ``commit_hash``, ``date`` (the
+commit's, in milliseconds), ``params`` (the machine and environment, ``machine`` among
+them), ``env_name`` and ``results``:
+
+- format 2 (asv >= 0.5): ``results[name]`` is a row of the columns ``result_columns``
+  names (``result``, ``params``, ..., ``samples``): ``result`` holds one value per
+  combination of the benchmark's parameters (``itertools.product`` of ``params``), and
+  ``samples`` one list of samples per combination when asv kept them;
+- format 1: ``results[name]`` is a number, or ``{"result": [...], "params": [...],
+  "samples": [...]}``.
+
+Each benchmark (and parameter combination) gives a :class:`SampleSet` labelled
+``metric`` (the benchmark's name), ``params`` (when it has any), ``machine``, ``env`` and the revision
+(``rev``: the commit hash; ``commit_time``: its date in Unix seconds): the samples when
+asv kept them, else its one result.  Failed benchmarks (``null``) are left out, counted
+in a note; in a results directory, files that are not results (malformed JSON) are
+skipped with a note, as asv skips them.  Units come from ``benchmarks.json`` when it is there (asv's ``seconds`` is
+``s``).
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+from typing import Any
+
+from abstat.errors import InputError
+from abstat.readers.sampleset import SampleSet
+
+_UNITS = {"seconds": "s", "bytes": "B"}
+
+
+def is_asv_results(document: Any) -> bool:
+    return isinstance(document, dict) and "commit_hash" in document and isinstance(document.get("results"), dict)
+
+
+def result_files(path: str) -> list[str]:
+    """The results files under ``path``: a results directory, one machine's, or one file."""
+    if not os.path.isdir(path):
+        return [path]
+    found = []
+    for directory, subdirectories, files in os.walk(path):
+        subdirectories.sort()
+        found += [os.path.join(directory, f) for f in sorted(files)
+                  if f.endswith(".json") and f not in ("machine.json", "benchmarks.json")]
+    return found
+
+
+def _units(path: str) -> dict[str, str]:
+    """Benchmark name -> unit, from the ``benchmarks.json`` of the results directory above."""
+    directory = os.path.dirname(os.path.abspath(path))
+    for candidate in (os.path.join(directory, "benchmarks.json"), os.path.join(os.path.dirname(directory),
+                                                                                "benchmarks.json")):
+        try:
+            with open(candidate, encoding="utf-8") as handle:
+                document = json.load(handle)
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict):
+            return {name: str(info.get("unit")) for name, info in document.items()
+                    if isinstance(info, dict) and info.get("unit")}
+    return {}
+
+
+def _env_from_name(path: str) -> str:
+    """``HASH8-ENV.json`` -> ``ENV`` (format 1 files name their environment only there)."""
+    name = os.path.basename(path)[:-len(".json")] if path.endswith(".json") else os.path.basename(path)
+    return name.partition("-")[2] or name
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _entries(document: dict[str, Any], path: str) -> list[tuple[str, list[Any], list[list[Any]], list[Any]]]:
+    """(name, results per combination, parameter values, samples per combination) per benchmark."""
+    columns = document.get("result_columns")
+    entries = []
+    for name, row in document["results"].items():
+        if isinstance(columns, list):  # format 2
+            if not isinstance(row, list):
+                raise InputError(f"results[{name!r}] is not a list of {len(columns)} columns", path=path)
+            fields = dict(zip(columns, row))
+            results, params, samples = fields.get("result"), fields.get("params") or [], fields.get("samples")
+        elif isinstance(row, dict):  # format 1, parameterized or with samples
+            results, params, samples = row.get("result"), row.get("params") or [], row.get("samples")
+        else:  # format 1, a plain number
+            results, params, samples = row, [], None
+        if not isinstance(results, list):
+            results = [results]
+        if not isinstance(params, list) or not all(isinstance(p, list) for p in params):
+            raise InputError(f"results[{name!r}]: 'params' is not a list of lists", path=path)
+        if not isinstance(samples, list):
+            samples = [None] * len(results)
+        entries.append((str(name), results, params, samples))
+    return entries
+
+
+def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
+    """Every results file under ``path`` as sample sets; with notes."""
+    sets: list[SampleSet] = []
+    skipped: list[str] = []
+    failed = 0
+    for file_path in result_files(path):
+        try:
+            with open(file_path, encoding="utf-8") as handle:
+                document = json.load(handle)
+        except OSError as err:
+            raise InputError(f"cannot read: {err.strerror or err}", path=file_path) from None
+        except ValueError as err:
+            if file_path != path:  # in a results directory asv skips it too
+                skipped.append(os.path.relpath(file_path, path))
+                continue
+            raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=file_path,
+                             line=getattr(err, "lineno", None)) from None
+        if not is_asv_results(document):
+            if file_path != path:
+                skipped.append(os.path.relpath(file_path, path))
+                continue
+            raise InputError("not an asv results file (no 'commit_hash' and 'results')", path=file_path)
+        machine = document.get("params") if isinstance(document.get("params"), dict) else {}
+        base = {"rev": str(document["commit_hash"]), "machine": str(machine.get("machine", "")),
+                "env": str(document.get("env_name") or _env_from_name(file_path))}
+        date = _number(document.get("date"))
+        if date is not None:
+            base["commit_time"] = repr(date / 1000.0)
+        units = _units(file_path)
+        for name, results, params, samples in _entries(document, file_path):
+            combinations = list(itertools.product(*params)) if params else [()]
+            for i, result in enumerate(results):
+                values = samples[i] if i < len(samples) and isinstance(samples[i], list) else [result]
+                numbers = [v for v in (_number(x) for x in values) if v is not None]
+                if not numbers:
+                    failed += 1
+                    continue
+                labels = {**base, "metric": name}
+                if params and i < len(combinations):
+                    labels["params"] = ", ".join(str(p) for p in combinations[i])
+                unit = units.get(name)
+                sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
+                                      unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))
+    notes = [f"{path}: {failed} failed or missing asv result(s) left out"] if failed else []
+    if skipped:
+        notes.append(f"{path}: {len(skipped)} file(s) that are not asv results skipped, as asv does "
+                     f"(e.g. {skipped[0]})")
+    return sets, notes
