@@ -57,7 +57,7 @@ def _change(comp: Any) -> str:
 
 
 def _ci(comp: Any) -> str:
-    if comp.ci_pct is not None and any(math.isnan(x) for x in comp.ci_pct):
+    if comp.ci_pct is None or any(math.isnan(x) for x in comp.ci_pct):
         return "none"  # cannot judge: no bounds at all, not fake infinite ones
     text = format_change(comp.delta_pct, comp.ci_pct)
     return "[" + text.split(" [", 1)[1] if " [" in text else "n/a"
@@ -153,15 +153,15 @@ def _compare_rows(comparisons: Sequence[Any], refs: list[list[int]], unit: str |
     rows = []
     for comp, mine in zip(comparisons, refs):
         word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
-        rows.append([comp.candidate, comp.baseline, comp.center, _change(comp), _ci(comp), _p(comp.p_value),
+        rows.append([comp.candidate, comp.baseline, _centre_label(comp), _change(comp), _ci(comp), _p(comp.p_value),
                      word, " ".join(f"[{i}]" for i in mine)])
     return rows
 
 
 def estimand_text(comp: Any) -> str:
-    """What the change estimates: the comparison's ``estimand`` when it has one."""
-    estimand = getattr(comp, "estimand", None)
-    return str(estimand).replace("_", " ") if estimand else f"change of the {comp.center}"
+    """What the change estimates, in words (the comparison's ``estimand_label``)."""
+    label = getattr(comp, "estimand_label", None)
+    return str(label) if label else f"change of the {comp.center}"
 
 
 def _method_lines(comparisons: Sequence[Any]) -> list[str]:
@@ -265,28 +265,20 @@ def _markdown(comparisons: Sequence[Any], unit: str | None = None, metric: str |
 
 
 def _centre(comp: Any, name: str) -> float | None:
-    """The centre the change is the ratio of: the median or mean of the samples, or with runs as
-    the unit the geometric (``geomean_ratio``) or arithmetic mean of the runs' medians or means."""
+    """The variant's centre of the comparison's estimand (``centers``: a median, mean,
+    geometric mean or pseudo-median, of the samples or of the runs' medians or means)."""
+    centers = getattr(comp, "centers", None)
+    if centers:
+        return centers[0] if name == comp.baseline else centers[1] if name == comp.candidate else None
     for s in comp.summaries:
-        if s.name != name:
-            continue
-        if comp.unit == "runs" and s.runs:
-            centres = [r.median if comp.center == "median" else r.mean for r in s.runs]
-            if comp.estimand == "geomean_ratio" and all(c > 0 for c in centres):
-                return math.exp(math.fsum(math.log(c) for c in centres) / len(centres))
-            return math.fsum(centres) / len(centres)
-        if comp.center == "median" and s.median is not None:
-            return s.median
-        return s.mean
+        if s.name == name:
+            return s.median if comp.center == "median" and s.median is not None else s.mean
     return None
 
 
 def _centre_label(comp: Any) -> str:
     """What the line's two figures are, when no metric names the line."""
-    if comp.unit != "runs":
-        return comp.center
-    of_runs = f"run {comp.center}s"
-    return f"geomean of {of_runs}" if comp.estimand == "geomean_ratio" else f"mean of {of_runs}"
+    return getattr(comp, "center_kind", "") or comp.center
 
 
 def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,
@@ -373,8 +365,8 @@ def _csv(comparisons: Sequence[Any]) -> str:
             [
                 d["baseline"], d["candidate"], d["n"][0], d["n"][1], d["unit"], d["center"],
                 "" if d["delta_pct"] is None else repr(d["delta_pct"]),
-                "" if d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
-                "" if d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
+                "" if d["ci_pct"] is None or d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
+                "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
                 d["confidence"], "" if d["p_value"] is None else repr(d["p_value"]),
                 "yes" if d["significant"] else "no", d["verdict"], d["method"],
                 ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),
