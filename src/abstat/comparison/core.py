@@ -141,7 +141,7 @@ def _compare(
         runs = [len(vx.runs), len(vy.runs)]
     else:
         assert vx.runs is not None and vy.runs is not None
-        result = _flat(vx, vy, center, confidence, warnings, notes)
+        result = _flat(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1))
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))
     centers = _centers(result, sx, sy, factor)
@@ -191,7 +191,7 @@ def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, fa
 
 
 def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: list[StatWarning],
-          notes: list[StatWarning]) -> analyses.Result:
+          notes: list[StatWarning], lag1: tuple[float | None, float | None] = (None, None)) -> analyses.Result:
     """Independent samples: the default rule, medians or means."""
     import numpy as np
 
@@ -202,7 +202,7 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
     x, y = vx.runs[0], vy.runs[0]
     positive = bool(np.all(x > 0) and np.all(y > 0))
     warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
-    inflate = _serial(vx.name, x, notes), _serial(vy.name, y, notes)
+    inflate = _serial(vx.name, x, vy.name, y, notes, lag1)
     if center == "auto":
         return estimands.default_change(x, y, confidence, inflate=inflate)
     if center == "mean":
@@ -234,18 +234,20 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
     return result
 
 
-def _serial(name: str, values: Any, notes: list[StatWarning]) -> float:
-    """The variance factor for serial correlation in ``values`` (sample
-    order), with a note when it widens the interval."""
-    from abstat.stats.dependence import serial_factor
+def _serial(name_x: str, x: Any, name_y: str, y: Any, notes: list[StatWarning],
+            lag1: tuple[float | None, float | None] = (None, None)) -> tuple[float, float]:
+    """The variance factors for serial correlation in ``x`` and ``y`` (sample
+    order), with a note when they widen the interval."""
+    from abstat.stats.dependence import serial_factors
 
-    factor, phi = serial_factor(values)
-    if factor > 1.0:
+    fx, fy, phi = serial_factors(x, y, lag1)
+    if fx > 1.0 or fy > 1.0:
+        which = " and ".join(name for name, f in ((name_x, fx), (name_y, fy)) if f > 1.0)
         notes.append(StatWarning(
             "autocorrelation",
-            f"{name}: lag-1 autocorrelation {phi:+.2f} along the sample order; the interval is widened for it "
-            f"(variance x{factor:.2g})", name))
-    return factor
+            f"{which}: samples resemble their neighbours in sample order (lag-1 autocorrelation about "
+            f"{phi:+.2f}): the interval is widened for it (variance x{max(fx, fy):.2g})"))
+    return fx, fy
 
 
 def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quantized: str) -> list[StatWarning]:

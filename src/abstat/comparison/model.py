@@ -66,6 +66,7 @@ class VariantSummary:
     dropped: int = 0
     runs: list[RunSummary] | None = None
     between_run_share: float | None = None
+    lag1: float | None = field(default=None, repr=False)  # lag-1 rank autocorrelation (not in the JSON)
 
     def to_dict(self) -> dict[str, Any]:
         return {

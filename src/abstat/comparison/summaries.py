@@ -158,5 +158,7 @@ def summarise(
                 )
             )
     else:
-        found += diagnostics.drift(v.name, everything)
+        correlations = diagnostics.rank_correlations(everything)
+        summary.lag1 = correlations[1] if correlations is not None else 0.0
+        found += diagnostics.drift(v.name, everything, correlations=correlations)
     return Variant(v.name, kept_runs, None), summary, found

@@ -4,13 +4,18 @@ The two-sample Hodges-Lehmann estimate is the median of the ``n1 n2``
 differences ``y_j - x_i``, the one-sample one (the pseudo-median) the median
 of the ``n (n + 1) / 2`` Walsh averages ``(x_i + x_j) / 2, i <= j``.  Both
 are order statistics of a *sorted matrix* ``a_i + b_j`` (``a`` and ``b``
-ascending, row ``j`` holding ``i < cap_j``): the number of its entries up to
-a value is one vectorised binary search of ``p - b`` in ``a``.  An order
-statistic is found by interpolation on that count (Illinois regula falsi,
-bisection as the safeguard) until few entries lie in the bracket, which are
-then gathered and partially sorted; with 10^6 values per side about ten
-counts suffice.  This is the selection of Johnson & Mizoguchi (1978) and
-Monahan (1984) by a different search for the bracket.
+ascending; for the Walsh sums row ``j`` holds ``i <= j``): the number of its
+entries up to a value is one vectorised binary search of ``p - b`` in ``a``.
+An order statistic is found by interpolation on that count (Illinois regula
+falsi, bisection as the safeguard), from a bracket guessed by sampling
+entries, until few entries lie in the bracket; those are gathered and
+partially sorted.  With 10^6 values per side about six counts suffice.  This
+is the selection of Johnson & Mizoguchi (1978) and Monahan (1984) with a
+different search for the bracket.
+
+Points may carry weights (a weight ``w`` stands for ``w`` equal points; the
+entry ``a_i + b_j`` then stands for ``w_i w_j`` entries): large groups of tied
+values are represented so (:func:`abstat.stats.hodges_lehmann.spread_ties`).
 """
 from __future__ import annotations
 
@@ -18,145 +23,203 @@ import math
 
 import numpy as np
 
-GATHER = 200_000  # gather the entries of a bracket holding at most this many (or 4 n)
+GATHER = 200_000  # gather the entries of a bracket holding at most this many
+
+
+def _cumulative(weights: np.ndarray | None, n: int) -> np.ndarray | None:
+    """``c[k]`` = the weight of the first ``k`` points (None: unweighted, ``c[k] = k``)."""
+    if weights is None:
+        return None
+    out = np.empty(n + 1)
+    out[0] = 0.0
+    np.cumsum(weights, out=out[1:])
+    return out
 
 
 class SortedSums:
-    """The entries ``a_i + b_j`` for ``i < cap_j`` (``a``, ``b`` ascending,
-    ``cap`` non-decreasing)."""
+    """The entries ``a_i + b_j`` (``a``, ``b`` ascending; with ``walsh``, only
+    ``i <= j`` of ``a = b``), the points weighted by ``wa``, ``wb`` (None: 1)."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, cap: np.ndarray | int) -> None:
-        self.a, self.b = a, b
-        self.cap = np.broadcast_to(np.asarray(cap, dtype=np.int64), b.shape)
-        self.size = int(self.cap.sum())
+    def __init__(self, a: np.ndarray, b: np.ndarray, wa: np.ndarray | None = None, wb: np.ndarray | None = None,
+                 walsh: bool = False) -> None:
+        self.a, self.b, self.wa, self.wb, self.walsh = a, b, wa, wb, walsh
+        self._ca = _cumulative(wa, a.size)
         self._rb = b[::-1]  # queries p - b ascend when b is reversed: cache-friendly searches
+        self._rows = np.arange(b.size)
+        if walsh:
+            w = np.ones(b.size) if wb is None else wb
+            self.size = float(np.sum(w * (w + 1.0) / 2.0) + np.sum(w * (np.cumsum(w) - w)))
+        else:
+            self.size = float(a.size if wa is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
+        self.scale = float(np.max(np.abs(a))) + float(np.max(np.abs(b)))
 
-    def _row_counts(self, p: float, side: str) -> np.ndarray:
-        """Per row: entries ``< p`` (``side="left"``) or ``<= p`` (``"right"``)."""
+    def positions(self, p: float, side: str = "right") -> np.ndarray:
+        """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
         found = np.searchsorted(self.a, p - self._rb, side=side)[::-1]
-        return np.minimum(found, self.cap)
+        return np.minimum(found, self._rows + 1) if self.walsh else found
 
-    def count(self, p: float, side: str = "right") -> int:
-        return int(self._row_counts(p, side).sum())
+    def weight_of(self, positions: np.ndarray) -> float:
+        """The weight of the entries before ``positions`` in every row."""
+        inner = positions if self._ca is None else self._ca[positions]
+        total = float(np.sum(inner)) if self.wb is None else float(np.dot(inner, self.wb))
+        if self.walsh:  # the diagonal entry x_j + x_j counts w (w + 1) / 2 times, not w^2
+            w = np.ones(self.b.size) if self.wb is None else self.wb
+            total -= float(np.sum((w * (w - 1.0) / 2.0)[positions > self._rows]))
+        return total
 
-    def _gather(self, start: np.ndarray, stop: np.ndarray) -> np.ndarray:
-        """The entries ``a_i + b_j`` with ``start_j <= i < stop_j``."""
-        sizes = stop - start
-        total = int(sizes.sum())
-        rows = np.repeat(np.arange(self.b.size), sizes)
-        cols = np.repeat(start - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
-        return self.a[cols] + self.b[rows]
+    def count(self, p: float, side: str = "right") -> float:
+        """The weight of the entries ``<= p`` (``< p`` for ``side="left"``)."""
+        return self.weight_of(self.positions(p, side))
 
     def next_above(self, p: float, rows: np.ndarray | None = None) -> float:
-        """The smallest entry ``> p`` (inf if none); ``rows``: the per-row counts at ``p``."""
-        start = self._row_counts(p, "right") if rows is None else rows
-        ok = start < self.cap
+        """The smallest entry ``> p`` (inf if none); ``rows``: :meth:`positions` at ``p``."""
+        start = self.positions(p) if rows is None else rows
+        cap = self._rows + 1 if self.walsh else self.a.size
+        ok = start < cap
         if not ok.any():
             return math.inf
         return float(np.min(self.a[start[ok]] + self.b[ok]))
 
-    def kth(self, k: int) -> float:
-        """The ``k``-th smallest entry (0-based)."""
-        return self._kth(k)[0]
+    def previous_at_most(self, p: float, rows: np.ndarray | None = None) -> float:
+        """The largest entry ``<= p`` (-inf if none)."""
+        stop = self.positions(p) if rows is None else rows
+        ok = stop > 0
+        if not ok.any():
+            return -math.inf
+        return float(np.max(self.a[stop[ok] - 1] + self.b[ok]))
 
-    def _kth(self, k: int) -> tuple[float, np.ndarray]:
-        """The ``k``-th smallest entry (0-based) and the per-row counts of entries up to it."""
+    def _gather(self, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The entries with ``start_j <= i < stop_j`` and their weights."""
+        sizes = stop - start
+        total = int(sizes.sum())
+        rows = np.repeat(self._rows, sizes)
+        cols = np.repeat(start - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
+        values = self.a[cols] + self.b[rows]
+        if self.wa is None and self.wb is None:  # unweighted (a diagonal Walsh entry counts 1 x 2 / 2 = 1)
+            return values, None
+        wa = np.ones(total) if self.wa is None else self.wa[cols]
+        wb = np.ones(total) if self.wb is None else self.wb[rows]
+        weights = wa * wb
+        if self.walsh:
+            diagonal = cols == rows
+            weights[diagonal] = wb[diagonal] * (wb[diagonal] + 1.0) / 2.0
+        return values, weights
+
+    def kth(self, k: float, near: tuple[float, float] | None = None) -> float:
+        """The entry at weighted rank ``k`` (0-based: the smallest entry whose
+        count of entries up to it exceeds ``k``); ``near``: a guess ``(value,
+        half-width)`` of where it lies, to start the search."""
         if not 0 <= k < self.size:
             raise IndexError(k)
-        lo = float(self.a[0] + self.b[0]) - 1.0  # below every entry: count 0
-        lo = lo - abs(lo) * 1e-12
+        lo = float(self.a[0] + self.b[0])
+        lo -= abs(lo) * 1e-12 + 1.0  # below every entry: count 0
         hi = float(self.a[-1] + self.b[-1])
-        hi = hi + abs(hi) * 1e-12 + 1e-300  # above every entry, whatever the rounding of p - b
-        r_lo, r_hi = np.zeros(self.b.size, dtype=np.int64), self.cap
-        c_lo, c_hi = 0, self.size
-        for p in self._guess(k) or ():
-            rows = self._row_counts(p, "right")
-            c = int(rows.sum())
-            if c <= k and p > lo:
+        hi += abs(hi) * 1e-12 + 1e-300  # above every entry, whatever the rounding of p - b
+        r_lo = np.zeros(self.b.size, dtype=np.int64)
+        r_hi = self._rows + 1 if self.walsh else np.full(self.b.size, self.a.size, dtype=np.int64)
+        c_lo, c_hi = 0.0, self.size
+        guesses = (near[0] - near[1], near[0] + near[1]) if near is not None else self._guess(k)
+        for p in guesses or ():
+            if not lo < p < hi:
+                continue
+            rows = self.positions(p)
+            c = self.weight_of(rows)
+            if c <= k:
                 lo, c_lo, r_lo = p, c, rows
-            elif c > k and p < hi:
+            else:
                 hi, c_hi, r_hi = p, c, rows
-        resolution = 1e-15 * (float(np.max(np.abs(self.a))) + float(np.max(np.abs(self.b))))
-        side = 0  # Illinois: which end was kept last
-        f_lo, f_hi = float(c_lo - k - 0.5), float(c_hi - k - 0.5)
-        while c_hi - c_lo > GATHER:
+        # Secant steps on the count; after a step lands close to the k-th on
+        # one side, the next aims as far beyond it on the other side, so that
+        # two counts close the bracket (bisection when a step leaves it).
+        moved = 0
+        limit = GATHER if self.wa is None and self.wb is None else GATHER // 10  # weighted: sorted, not partitioned
+        while int(np.sum(r_hi - r_lo)) > limit:
             width = hi - lo
-            if not width > resolution:  # a block of equal entries holds the k-th
-                value = self.next_above(lo, r_lo)
-                return value, self._row_counts(value, "right")
-            p = hi - f_hi * width / (f_hi - f_lo)
+            if not width > 1e-15 * self.scale:  # a block of equal entries holds the k-th
+                return self.next_above(lo, r_lo)
+            slope = (c_hi - c_lo) / width
+            if moved > 0:
+                p = hi - 2.0 * (c_hi - k - 0.5) / slope
+            elif moved < 0:
+                p = lo + 2.0 * (k + 0.5 - c_lo) / slope
+            else:
+                p = lo + (k + 0.5 - c_lo) / slope
             if not lo < p < hi:
                 p = lo + width / 2.0
-            rows = self._row_counts(p, "right")
-            c = int(rows.sum())
-            f = float(c - k - 0.5)
-            if c <= k:
-                lo, c_lo, r_lo, f_lo = p, c, rows, f
-                if side == -1:
-                    f_hi /= 2.0
-                side = -1
+            rows = self.positions(p)
+            c = self.weight_of(rows)
+            landed = -1 if c <= k else 1
+            if landed < 0:
+                lo, c_lo, r_lo = p, c, rows
             else:
-                hi, c_hi, r_hi, f_hi = p, c, rows, f
-                if side == 1:
-                    f_lo /= 2.0
-                side = 1
-        values = self._gather(r_lo, r_hi)
-        order = np.argpartition(values, k - c_lo)
-        value = float(values[order[k - c_lo]])
-        # counts up to the value: those up to lo, and the gathered ones not above it
-        inside = np.zeros(self.b.size, dtype=np.int64)
-        sizes = r_hi - r_lo
-        keep = values <= value
-        if keep.any():
-            rows_of = np.repeat(np.arange(self.b.size), sizes)
-            inside = np.bincount(rows_of[keep], minlength=self.b.size)
-        return value, r_lo + inside
+                hi, c_hi, r_hi = p, c, rows
+            # after a secant step, overshoot from where it landed; once across, a secant step again
+            moved = landed if moved == 0 else (0 if landed != moved else moved)
+        values, weights = self._gather(r_lo, r_hi)
+        if values.size == 0:
+            return self.next_above(lo, r_lo)
+        rank = k - c_lo
+        if weights is None:
+            return float(np.partition(values, int(rank))[int(rank)])
+        order = np.argsort(values, kind="stable")
+        running = np.cumsum(weights[order])
+        at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
+        return float(values[order[at]])
 
-    def _guess(self, k: int) -> tuple[float, float] | None:
+    def _guess(self, k: float) -> tuple[float, float] | None:
         """A bracket of the k-th entry from a sample of entries (checked by
         counting, so a wrong guess costs time, never correctness)."""
         if self.size <= 4 * GATHER:
             return None
-        rng = np.random.default_rng(k)
-        s = 20_000
-        weights = np.cumsum(self.cap)
-        pick = rng.integers(0, self.size, s)
-        rows = np.searchsorted(weights, pick, side="right")
-        cols = (rng.random(s) * self.cap[rows]).astype(np.int64)
-        sample = np.sort(self.a[cols] + self.b[rows])
+        rng = np.random.default_rng(12345)
+        s = max(20_000, min(200_000, self.b.size // 5))  # a narrower bracket saves counts, when they cost more than the sample
+        rows = rng.integers(0, self.b.size, s)
+        if self.walsh:
+            cols = (rng.random(s) * (rows + 1)).astype(np.int64)
+        else:
+            cols = rng.integers(0, self.a.size, s)
+        values = self.a[cols] + self.b[rows]
+        weights = (np.ones(s) if self.wa is None else self.wa[cols]) * (np.ones(s) if self.wb is None else self.wb[rows])
+        if self.walsh:
+            weights = weights * (rows + 1)  # rows are drawn evenly, entries are not
+        order = np.argsort(values)
+        values, running = values[order], np.cumsum(weights[order])
+        running /= running[-1]
         q = k / self.size
-        spread = 4.0 * math.sqrt(q * (1 - q) / s) + 2.0 / s
-        low = sample[max(0, int((q - spread) * s))]
-        high = sample[min(s - 1, int(math.ceil((q + spread) * s)))]
-        return float(low), float(high)
+        spread = 4.0 * math.sqrt(q * (1 - q) / s) + 4.0 / s
+        low = np.searchsorted(running, q - spread)
+        high = np.searchsorted(running, q + spread)
+        return float(values[max(0, low - 1)]), float(values[min(s - 1, high)])
 
 
-def differences(x_sorted: np.ndarray, y_sorted: np.ndarray) -> SortedSums:
-    """The ``y_j - x_i`` of all pairs."""
-    return SortedSums(-x_sorted[::-1], y_sorted, x_sorted.size)
+def differences(x: np.ndarray, y: np.ndarray, wx: np.ndarray | None = None,
+                wy: np.ndarray | None = None) -> SortedSums:
+    """The ``y_j - x_i`` of all pairs (``x``, ``y`` ascending)."""
+    return SortedSums(-x[::-1], y, None if wx is None else wx[::-1], wy)
 
 
-def walsh_sums(x_sorted: np.ndarray) -> SortedSums:
-    """The ``x_i + x_j, i <= j`` (twice the Walsh averages)."""
-    return SortedSums(x_sorted, x_sorted, np.arange(1, x_sorted.size + 1))
+def walsh_sums(x: np.ndarray, w: np.ndarray | None = None) -> SortedSums:
+    """The ``x_i + x_j, i <= j`` (twice the Walsh averages; ``x`` ascending)."""
+    return SortedSums(x, x, w, w, walsh=True)
 
 
 def median_of(matrix: SortedSums) -> float:
     """The median of the entries (the mean of the two middle ones for an even count)."""
     n = matrix.size
-    low, rows = matrix._kth((n - 1) // 2)
+    low = matrix.kth((n - 1) // 2)
     if n % 2:
         return low
-    following = low if int(rows.sum()) > n // 2 else matrix.next_above(low, rows)
+    rows = matrix.positions(low)
+    following = low if matrix.weight_of(rows) > n // 2 else matrix.next_above(low, rows)
     middle = (low + following) / 2.0
     return middle if math.isfinite(middle) else low / 2.0 + following / 2.0
 
 
-def hodges_lehmann_shift(x_sorted: np.ndarray, y_sorted: np.ndarray) -> float:
-    """Median of the pairwise differences ``y_j - x_i``."""
-    return median_of(differences(x_sorted, y_sorted))
+def hodges_lehmann_shift(x: np.ndarray, y: np.ndarray) -> float:
+    """Median of the pairwise differences ``y_j - x_i`` (both ascending)."""
+    return median_of(differences(x, y))
 
 
-def pseudo_median(x_sorted: np.ndarray) -> float:
-    """Median of the Walsh averages (the one-sample Hodges-Lehmann estimate)."""
-    return median_of(walsh_sums(x_sorted)) / 2.0
+def pseudo_median(x: np.ndarray, w: np.ndarray | None = None) -> float:
+    """Median of the Walsh averages (the one-sample Hodges-Lehmann estimate; ``x`` ascending)."""
+    return median_of(walsh_sums(x, w)) / 2.0
