@@ -52,7 +52,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import abstat  # noqa: E402
 from calibration import table  # noqa: E402  (benchmarks/calibration.py)
 from abstat.readers.summary import Summary  # noqa: E402
-from abstat.stats.pilot import plan  # noqa: E402
+from abstat.comparison.planning import plan  # noqa: E402
 from abstat.stats.power import plan_nested  # noqa: E402
 
 COVERAGE_TARGET = 0.94

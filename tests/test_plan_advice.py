@@ -56,7 +56,7 @@ def test_compare_and_plan_agree_on_five_runs_of_quantized_data():
     # Issue 9.3: 5 vs 5 runs gave "-13.64% [-13.64%, -13.64%] p<1e-16" from
     # compare while plan said the power was 5% on the same files.
     from abstat.comparison import compare
-    from abstat.stats.pilot import plan
+    from abstat.comparison.planning import plan
 
     rng = np.random.default_rng(2)
     before = [list(20.0 * np.round(rng.normal(440, 9, 30) / 20)) for _ in range(5)]

@@ -43,21 +43,18 @@ class Cell:
     notes: list[int] = field(default_factory=list)   # footnote numbers
     messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
     shared_source: bool = False     # the source file holds other cells too
-    report_center: str = "median"   # the report's --center (median or mean)
+    report_center: str = "auto"     # the report's --center (auto, median or mean)
 
     @property
     def center_kind(self) -> str:
-        """What ``center`` is: ``median`` or ``mean`` (always the mean for a summary); with
-        several runs, what the comparison compares: ``geomean of run medians`` (positive data)
-        or ``mean of run medians`` (or means)."""
+        """What ``center`` is: the centre the cell's comparisons compare (``median``, ``mean``,
+        ``pseudo-median``, ``geometric mean``; with several runs ``geometric mean of run medians``...;
+        always the mean for a summary)."""
         if self.sample_set.summary is not None:
             return "mean"
-        runs = self.sample_set.runs
-        if len(runs) > 1 and all(len(run) for run in runs):
-            of_runs = f"run {self.report_center}s"
-            positive = all(min(run) > 0 for run in runs)
-            return f"geomean of {of_runs}" if positive else f"mean of {of_runs}"
-        return self.report_center
+        from abstat.comparison.estimands import centre_of
+
+        return centre_of(self.sample_set.runs, self.report_center)[1]
 
     @property
     def name(self) -> str:
@@ -140,9 +137,8 @@ class Report:
             what = "the estimand named per cell in the JSON and HTML (" + "; ".join(labels) + ")"
         else:
             what = f"the change of the {center}"
-        nested = sorted({c.center_kind for c in cells if c.center_kind.startswith(("geomean of", "mean of run"))})
-        cells_are = f"{center} of each sample set" + (
-            f" ({' or '.join(nested)} where a set holds several runs)" if nested else "")
+        kinds = list(dict.fromkeys(c.center_kind for c in cells))
+        cells_are = f"{' or '.join(kinds) if kinds else center} of each sample set"
         lines = [
             f"Cells: {cells_are}; change = {what} "
             f"from the baseline {self.by}={self.baseline} in percent, with its "
@@ -190,7 +186,7 @@ class Report:
                     cmp = cell.comparison
                     entry["comparison"] = {
                         "delta_pct": cmp.delta_pct,
-                        "ci_pct": list(cmp.ci_pct),
+                        "ci_pct": list(cmp.ci_pct) if cmp.ci_pct is not None else None,
                         "p_value": cmp.p_value,
                         "p_adjusted": cell.p_adjusted,
                         "significant": cell.significant,
@@ -251,15 +247,15 @@ def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
 def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | None = None,
                  rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
                  where: dict[str, set[str]] | None = None, adjust: str = "holm",
-                 confidence: float = 0.95, center: str = "median",
+                 confidence: float = 0.95, center: str = "auto",
                  higher_is_better: bool | Sequence[str] = False, seed: int = 0) -> Report:
     """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
     if adjust not in METHODS:
         raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence {confidence!r} must be between 0 and 1")
-    if center not in ("median", "mean"):
-        raise UsageError(f"center {center!r}: choose median or mean")
+    if center not in ("auto", "median", "mean"):
+        raise UsageError(f"center {center!r}: choose auto, median or mean")
     all_sets = list(sets)
     if metrics and not any("metric" in s.labels for s in all_sets):
         raise UsageError("--metric: the inputs carry no 'metric' label")
@@ -458,22 +454,11 @@ def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
 
 
 def _center(runs: Sequence[Sequence[float]], center: str) -> float:
-    """The cell's centre: the median (or mean) of its samples; with several runs, the centre the
-    comparison compares, the geometric mean of the runs' medians (arithmetic for data that are
-    not all positive), so that the change is the ratio of the printed centres."""
-    import numpy as np
+    """The cell's centre: the one its comparisons compare (abstat.comparison.estimands.centre_of),
+    so that the change is (about) the ratio of the printed centres."""
+    from abstat.comparison.estimands import centre_of
 
-    from abstat.stats.descriptive import describe
-    from abstat.stats.nested import run_centres
-
-    runs = [np.asarray(run, dtype=float) for run in runs if len(run)]
-    if len(runs) <= 1:
-        description = describe(np.concatenate(runs) if runs else np.empty(0))
-        return float(description.median if center == "median" else description.mean)
-    centres = run_centres(runs, center)
-    if all(run.min() > 0 for run in runs):
-        return float(np.exp(np.log(centres).mean()))
-    return float(centres.mean())
+    return centre_of(list(runs), center)[0]
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:
@@ -489,7 +474,7 @@ def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[S
                 if row.metric != metric or cell is None or cell.comparison is None:
                     continue
                 ratio = 1 + cell.comparison.delta_pct / 100
-                low, high = (1 + x / 100 for x in cell.comparison.ci_pct)
+                low, high = (1 + x / 100 for x in (cell.comparison.ci_pct or (math.nan, math.nan)))
                 if ratio <= 0:
                     logs = []
                     break

@@ -19,8 +19,8 @@ from typing import Any
 # code -> (what was found, what to do)
 KINDS: dict[str, tuple[str, str]] = {
     "ties": ("heavily tied/quantized data",
-             "medians move in whole steps and rank statistics are tie-corrected; a finer clock or "
-             "more work per sample resolves smaller changes"),
+             "medians move in whole steps (the default comparison reads tied values as spread over "
+             "their step); a finer clock or more work per sample resolves smaller changes"),
     "unequal-spread": ("the spreads of the two sides differ",
                        "the change may be in shape, not only in location; look at the distributions "
                        "(abstat report --format html)"),

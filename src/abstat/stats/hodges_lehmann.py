@@ -112,6 +112,8 @@ class BMStat:
     p_hat: float  # P(X < Y - delta) + P(=) / 2
     se: float  # its standard error
     df: float
+    unit_x: float = 0.0  # Var(F_Y(X)): one baseline value's share of se^2 is unit_x / n_x
+    unit_y: float = 0.0  # Var(F_X(Y))
 
     @property
     def t(self) -> float:
@@ -152,7 +154,7 @@ def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float
     se = math.sqrt(a + b) / (nx * ny)
     denominator = (a * a / (nx - 1) if nx > 1 else 0.0) + (b * b / (ny - 1) if ny > 1 else 0.0)
     df = (a + b) ** 2 / denominator if denominator > 0 else math.inf
-    return BMStat(p_hat, se, df)
+    return BMStat(p_hat, se, df, vx / (ny * ny), vy / (nx * nx))
 
 
 def bm_p_value(stat: BMStat, nx: int, ny: int) -> float:
