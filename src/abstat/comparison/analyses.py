@@ -190,8 +190,9 @@ def _exact_medians(x: Any, y: Any, sx: Any, sy: Any, confidence: float, estimand
 
     reasons = "; ".join(f"the {side} median is {'on discrete values' if w == 'discrete' else 'between two modes'}"
                         for side, w in why.items() if w)
-    method = f"order-statistic intervals of both medians combined ({reasons})"
-    found = exact_medians(sx, sy, confidence)
+    method = f"order-statistic intervals of the medians combined ({reasons}; Bonett-Price's for the other)" \
+        if not all(why.values()) else f"order-statistic intervals of both medians combined ({reasons})"
+    found = exact_medians(sx, sy, confidence, (bool(why["baseline"]), bool(why["candidate"])))
     if found.x is None or found.y is None:
         return _cannot(estimand, method, "median", "samples",
                        f"too few samples for distribution-free intervals of the medians at {confidence ** 0.5:.2%} each")

@@ -119,8 +119,8 @@ def _compare(
     warnings: list[StatWarning] = []
     factor = scale_factor(vx, vy)
     quantized = quantized_fences_note(vx, vy) if outliers == "tukey" else ""
-    vx, sx, wx = summarise(vx, confidence, outliers, factor)
-    vy, sy, wy = summarise(vy, confidence, outliers, factor)
+    vx, sx, wx = summarise(vx, confidence, outliers, factor, medians=center == "median")
+    vy, sy, wy = summarise(vy, confidence, outliers, factor, medians=center == "median")
     warnings += wx + wy
     for v, s in ((vx, sx), (vy, sy)):
         if s.kind != "summary" and s.n < 2:

@@ -196,12 +196,12 @@ def _t_quantile_cached(df: float, p: float) -> float:
 
 
 def t_quantile(df: float, p: float) -> float:
-    """:func:`stdtrit` with ``df`` rounded to 6 significant digits and cached
+    """:func:`stdtrit` with ``df`` rounded to 10 significant digits and cached
     (interval searches ask for the quantile at many nearly equal ``df``; the
-    rounding moves the quantile by less than 1e-6 of itself)."""
+    rounding moves the quantile by less than 1e-10 of itself)."""
     if math.isinf(df) or df > 1e7:
         return ndtri(p)
-    return _t_quantile_cached(float(f"{df:.6g}"), p)
+    return _t_quantile_cached(float(f"{df:.10g}"), p)
 
 
 def nctdtr(df: float, delta: float, t: float) -> float:

@@ -179,8 +179,9 @@ def small_sample_df(n1: int, se1: float, n2: int, se2: float) -> float:
 # Medians the normal approximation does not describe: discrete values, a valley
 
 
-LOW_DENSITY = 0.5  # a median whose density is below half the lower quartile density is in a valley
-GAP_SHARE = 0.5  # a median whose order-statistic window is half one gap straddles two modes
+LOW_DENSITY = 0.4  # a median whose density is below 0.4 of the lower quartile density is in a valley
+GAP_SHARE = 0.6  # a median whose order-statistic window is mostly one gap straddles two modes
+DENSITY_MIN_N = 20  # below this the spacing estimates of the densities are too rough to compare
 
 
 def _density_at(sorted_values: np.ndarray, quantile: float, half: int) -> float:
@@ -200,10 +201,13 @@ def unreliable(sorted_values: np.ndarray) -> str:
     - ``"discrete"``: the values around it are one value, or steps of
       discrete values as wide as that error (counts, clock ticks): the
       sample median then jumps between grid values;
-    - ``"between modes"``: its order-statistic window is mostly one gap, or
-      the density at the median is below half the smaller of the densities
-      at the quartiles (a unimodal density never is: it is at least the
-      smaller of any two on either side).  Between two modes the sample
+    - ``"between modes"``: its order-statistic window is mostly (60%) one
+      gap, or (from 20 values) the density at the median is below 0.4 of the
+      smaller of the densities at the quartiles (a unimodal density never is
+      below 1: it is at least the smaller of any two on either side).  On
+      normal, exponential, log-normal and t(3) samples of 20 this flags
+      0.4-1.6% (8% of exponential samples of 10), on 50/50 mixtures with
+      modes 10 sd apart 88-94%, 4 sd apart 6-34% (n 10-100).  Between two modes the sample
       median jumps from one to the other, and a normal interval around it
       calls differences between identical variants (40% of 50/50 draws).
     """
@@ -218,6 +222,8 @@ def unreliable(sorted_values: np.ndarray) -> str:
     width = float(window[-1] - window[0])
     if width > 0 and float(np.max(np.diff(window))) > GAP_SHARE * width:
         return "between modes"
+    if n < DENSITY_MIN_N:
+        return ""
     half = max(2, int(math.ceil(math.sqrt(n) / 2.0)))
     centre = _density_at(sorted_values, 0.5, half)
     sides = min(_density_at(sorted_values, 0.25, half), _density_at(sorted_values, 0.75, half))
@@ -252,18 +258,34 @@ def _interval(sorted_values: np.ndarray, miss: float) -> tuple[float, float] | N
     return float(sorted_values[lo - 1]), float(sorted_values[n - lo])
 
 
-def exact_medians(sx: np.ndarray, sy: np.ndarray, confidence: float) -> ExactMedians:
+def _normal_interval(sorted_values: np.ndarray, miss: float) -> tuple[float, float] | None:
+    """The median plus or minus its Bonett-Price error at non-coverage ``miss``
+    (Student's t with n - 1 degrees of freedom below :data:`SMALL_N` values)."""
+    n = sorted_values.size
+    se = median_se(sorted_values)
+    if not se > 0:
+        return None
+    q = ndtri(1.0 - miss / 2.0) if n >= SMALL_N else stdtrit(n - 1, 1.0 - miss / 2.0)
+    m = sorted_median(sorted_values)
+    return m - q * se, m + q * se
+
+
+def exact_medians(sx: np.ndarray, sy: np.ndarray, confidence: float,
+                  exact: tuple[bool, bool] = (True, True)) -> ExactMedians:
     """The order-statistic intervals of both medians (Conover 1999, 3.2), valid
     for any distribution, discrete or between modes, each at ``sqrt(confidence)``,
     and the p-value of "equal medians" from the same construction: ``1 - (1 -
     m)^2`` for the smallest non-coverage ``m`` per median at which the two
-    intervals are still disjoint."""
+    intervals are still disjoint.  ``exact``: per variant, False for a median
+    whose Bonett-Price interval stands instead (one the normal approximation
+    describes, beside another that it does not)."""
     miss = 1.0 - math.sqrt(confidence)
-    ix, iy = _interval(sx, miss), _interval(sy, miss)
+    kinds = [_interval if e else _normal_interval for e in exact]
+    ix, iy = kinds[0](sx, miss), kinds[1](sy, miss)
 
     def disjoint(log_miss: float) -> bool:
         m = math.exp(log_miss)
-        a, b = _interval(sx, m), _interval(sy, m)
+        a, b = kinds[0](sx, m), kinds[1](sy, m)
         return a is not None and b is not None and (a[1] < b[0] or b[1] < a[0])
 
     lo, hi = math.log(1e-300), math.log(0.999999)  # disjoint at hi? then p is about 1
