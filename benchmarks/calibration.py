@@ -291,6 +291,56 @@ def equivalence_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str
     return rows, failures
 
 
+NOISE_N = 40  # abstat noise's default runs per variant
+NOISE_SHAPES = [("normal", N), ("log-normal", LOGN), ("grid 20 (3 levels)", G), ("3% interrupts", OUT)]
+NOISE_TOLERANCE = 0.2
+
+
+def _shifted(pop: Population, change_pct: float) -> Population:
+    """The candidate whose default estimand changes by ``change_pct``: the
+    population scaled (every ratio estimand moves by the factor), or on a
+    grid the latent values shifted until the Hodges-Lehmann ratio of the
+    cell-spread values moves by that much (the grid itself stays)."""
+    if not pop.step:
+        return pop.scaled(1 + change_pct / 100)
+    from scipy import optimize
+
+    def shifted(s: float) -> Population:
+        return population("shifted", *[Component(c.weight, stats.norm(c.dist.mean() * (1 + s), c.dist.std()),
+                                                 c.slowdown) for c in pop.components], step=pop.step)
+
+    s = optimize.brentq(lambda s: truth("hl_ratio", pop, shifted(s)) - change_pct, 0.0, 0.2, xtol=1e-7)
+    return shifted(s)
+
+
+def noise_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], list[str]]:
+    """abstat noise's detectable change (80% power) on A/A runs, against the
+    change the default compare detects with 80% power in simulation."""
+    from abstat.noise.analysis import detectable_change
+
+    rows, failures = [], []
+    for name, pop in NOISE_SHAPES:
+        reported = [detectable_change(list(pop.sample(rng, NOISE_N)), list(pop.sample(rng, NOISE_N)),
+                                      confidence=0.95)[0] for _ in range(200)]
+        reported = np.array([r for r in reported if r is not None])
+        typical = float(np.median(reported))
+        lo, hi = 0.4 * typical, 2.5 * typical
+        for _ in range(7):  # bisection on the change: power 80%
+            mid = (lo + hi) / 2
+            target = _shifted(pop, mid)
+            hits = sum(abstat.compare(pop.sample(rng, NOISE_N), target.sample(rng, NOISE_N)).significant
+                       for _ in range(reps))
+            lo, hi = (mid, hi) if hits / reps < 0.8 else (lo, mid)
+        simulated = (lo + hi) / 2
+        within = float(np.mean(np.abs(reported / simulated - 1) <= NOISE_TOLERANCE))
+        ratio = typical / simulated
+        rows.append([name, str(NOISE_N), f"{typical:.3g}%", f"{np.quantile(reported, 0.1):.3g}-"
+                     f"{np.quantile(reported, 0.9):.3g}%", f"{simulated:.3g}%", f"{ratio:.2f}", f"{within:.0%}"])
+        if abs(ratio - 1) > NOISE_TOLERANCE:
+            failures.append(f"noise detectable change {name}: {typical:.3g}% against {simulated:.3g}% simulated")
+    return rows, failures
+
+
 def table(header: list[str], rows: list[list[str]], markdown: bool) -> str:
     if markdown:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -324,13 +374,19 @@ def main() -> int:
         lines += got
         failures += missed
     equiv, f3 = ([], []) if args.only else equivalence_rows(reps, rng)
-    failures += f3
+    noise, f4 = ([], []) if args.only else noise_rows(max(200, reps // 2), rng)
+    failures += f3 + f4
     print(f"{reps} repetitions per row, alpha = {ALPHA}, seed {args.seed}; rates ± one Monte Carlo standard error\n")
     print(table(HEADER, lines, args.markdown))
     if equiv:
         print()
         print(table(["center", "threshold", "'equivalent' at a true change of +threshold",
                      "'equivalent' with no change"], equiv, args.markdown))
+    if noise:
+        print()
+        print(table(["shape", "runs per variant", "noise's detectable change (median of 200 A/A draws)",
+                     "10-90% of draws", "change the default compare detects 80% of the time (simulated)",
+                     "ratio", "draws within 20%"], noise, args.markdown))
     print(f"\n{time.process_time() - started:.0f} s of CPU")
     for failure in failures:
         print(f"MISSED TARGET (beyond 2 Monte Carlo errors): {failure}")
