@@ -1,29 +1,82 @@
-"""Build small git repositories for the bisect tests: a C benchmark over 64 commits."""
+"""Build small git repositories for the bisect tests: a C benchmark over linear and merged histories.
+
+The benchmark (bench.c) really runs a loop whose length is the commit's work (``work.h``, or
+``work.txt`` read at run time).  What it prints as ``ns N`` is either
+
+- its real time (best of 7 repetitions), when ``$BENCH_NOISE`` is unset; or
+- with ``BENCH_NOISE=COUNTER:SEED:SD``, a measurement the VM's clock cannot perturb: the work
+  times 0.5 ns, with Gaussian noise of SD percent and 3% of runs 10-30% slow, drawn from a
+  64-bit mix of SEED and the run's number, which each run takes from the file COUNTER (under
+  flock).  A seed gives the same noise to the same sequence of runs, so a trial is reproducible,
+  and a different seed is a different trial.
+
+``./bench --work`` prints the work alone: the deterministic verdict that ``git bisect run``
+scripts use as the reference.
+"""
 from __future__ import annotations
 
 import os
 import subprocess
 
 BENCH_C = r"""
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
+#include "work.h"
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
-int main(void) {
+static unsigned long long mix(unsigned long long x) {  /* splitmix64 */
+    x += 0x9e3779b97f4a7c15ULL; x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL; return x ^ (x >> 31);
+}
+static double uniform(unsigned long long x) { return ((mix(x) >> 11) + 0.5) / 9007199254740992.0; }
+static unsigned long long take_number(const char *path) {
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    char text[32] = {0};
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) exit(4);
+    unsigned long long n = read(fd, text, sizeof text - 1) > 0 ? strtoull(text, NULL, 10) : 0;
+    if (lseek(fd, 0, SEEK_SET) != 0 || ftruncate(fd, 0) != 0 || dprintf(fd, "%llu\n", n + 1) <= 0) exit(4);
+    close(fd);
+    return n;
+}
+int main(int argc, char **argv) {
     unsigned long work = WORK;
     FILE *input = fopen("work.txt", "r");  /* a run-time input, when the repository has one */
     if (input) { if (fscanf(input, "%lu", &work) != 1) return 3; fclose(input); }
+    if (argc > 1 && strcmp(argv[1], "--work") == 0) { printf("%lu\n", work); return 0; }
+    const char *noise = getenv("BENCH_NOISE");
     volatile unsigned long sink = 0;
     double best = 1e30;
-    for (int rep = 0; rep < 7; rep++) {
+    for (int rep = 0; rep < (noise ? 1 : 7); rep++) {
         double start = now();
         for (unsigned long i = 0; i < work; i++) sink += i * 2654435761UL;
         double took = now() - start;
         if (took < best) best = took;
     }
-    printf("ns %.0f\n", best);
+    if (noise) {
+        char counter[4096]; unsigned long long seed; double sd;
+        if (sscanf(noise, "%4095[^:]:%llu:%lf", counter, &seed, &sd) != 3) return 5;
+        unsigned long long key = mix(seed) ^ take_number(counter) * 0x2545f4914f6cdd1dULL;
+        double z = sqrt(-2.0 * log(uniform(key))) * cos(6.283185307179586 * uniform(key + 1));
+        double value = work * 0.5 * (1.0 + sd / 100.0 * z);
+        if (uniform(key + 2) < 0.03) value *= 1.10 + 0.20 * uniform(key + 3);
+        printf("ns %.0f\n", value);
+    } else {
+        printf("ns %.0f\n", best);
+    }
     return 0;
 }
 """
+
+BUILD = "cc -O1 -o bench bench.c -lm"
+RUN = "./bench"
+METRIC = r"ns=^ns (\d+)"
+# git bisect run's deterministic verdict: bad when the commit's work is above the good end's
+STEP_SCRIPT = "cc -O1 -o bench bench.c -lm || exit 125\ntest \"$(./bench --work)\" -le {work}\n"
 
 
 def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:
@@ -31,37 +84,157 @@ def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:
                           env={**os.environ, **(env or {})}).stdout.strip()
 
 
+def noise_env(counter: str, seed: int, sd: float = 1.0) -> dict[str, str]:
+    """The environment that makes bench print controlled noise (see the module)."""
+    return {"BENCH_NOISE": f"{counter}:{seed}:{sd:g}"}
+
+
+def _init(path: str) -> None:
+    os.makedirs(path)
+    git(path, "init", "-q", "-b", "main")
+    git(path, "config", "user.email", "t@example.org")
+    git(path, "config", "user.name", "test")
+    git(path, "config", "merge.ff", "false")
+
+
+def _stamp(number: int) -> dict[str, str]:
+    stamp = f"2024-01-01T{number // 3600:02d}:{number // 60 % 60:02d}:{number % 60:02d}"
+    return {"GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp}
+
+
 def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: tuple[int, ...] = (),
               work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False) -> list[str]:
-    """A repository whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop, and
+    """A linear history whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop, and
     whose commits ``broken_at`` do not compile (the next one fixes it).  With ``runtime_input`` the
     loop count is read from work.txt at run time, so the binary never changes.  Returns the shas,
     oldest first."""
-    os.makedirs(path)
-    git(path, "init", "-q")
-    git(path, "config", "user.email", "t@example.org")
-    git(path, "config", "user.name", "test")
+    _init(path)
+    with open(os.path.join(path, "bench.c"), "w") as out:
+        out.write(BENCH_C)
     shas = []
     for number in range(1, commits + 1):
         amount = work + (int(work * slowdown) if slow_at is not None and number >= slow_at else 0)
-        source = BENCH_C.replace("WORK", f"{work if runtime_input else amount}UL")
+        with open(os.path.join(path, "work.h"), "w") as out:
+            out.write(f"#define WORK {work if runtime_input else amount}UL\n")
+            if number in broken_at:
+                out.write("this does not compile\n")
         if runtime_input:
             with open(os.path.join(path, "work.txt"), "w") as out:
                 out.write(f"{amount}\n")
-        if number in broken_at:
-            source += "this does not compile\n"
-        with open(os.path.join(path, "bench.c"), "w") as out:
-            out.write(source)
         with open(os.path.join(path, "NOTES"), "a") as out:
             out.write(f"change {number}\n")
         git(path, "add", "-A")
-        stamp = f"2024-01-01T00:00:{number:02d}" if number < 60 else f"2024-01-01T00:01:{number - 60:02d}"
         git(path, "commit", "-qm", f"commit {number}" + (" slower loop" if number == slow_at else ""),
-            env={"GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp})
+            env=_stamp(number))
         shas.append(git(path, "rev-parse", "HEAD"))
     return shas
 
 
-BUILD = "cc -O1 -o bench bench.c"
-RUN = "./bench"
-METRIC = r"ns=^ns (\d+)"
+# -- merged histories ---------------------------------------------------------------------------
+#
+# Every branch adds its share of the work in a header of its own (work_<branch>.h), and its notes
+# in a file of its own, so merges never conflict.  A history is a list of steps:
+#   ("commit", branch, name)               a commit on branch
+#   ("branch", new, from_name)             start branch new at the commit called from_name
+#   ("merge", into, branch, name)          merge branch into into, the merge commit called name
+# The culprit (a commit's name) adds SLOWDOWN of the base work to its branch's header; a merge
+# named as culprit adds it to a header of its own, in the merge commit itself (an "evil merge").
+
+BASE_WORK = 1_000_000
+SLOWDOWN = 0.05
+
+
+def _history(side_from: str, nested: bool) -> list[tuple[str, ...]]:
+    steps: list[tuple[str, ...]] = [("commit", "main", f"m{i}") for i in range(0, 3)]
+    steps.append(("branch", "side", side_from))
+    steps += [("commit", "side", "s1"), ("commit", "main", "m3"), ("commit", "side", "s2")]
+    if nested:
+        steps.append(("branch", "topic", "s2"))
+        steps += [("commit", "topic", "t1"), ("commit", "side", "s3"), ("commit", "topic", "t2"),
+                  ("commit", "main", "m4"), ("commit", "topic", "t3"), ("commit", "side", "s4"),
+                  ("merge", "side", "topic", "Merge branch 'topic' into side")]
+    else:
+        steps += [("commit", "side", "s3"), ("commit", "main", "m4"), ("commit", "side", "s4")]
+    steps += [("commit", "main", "m5"), ("commit", "side", "s5"), ("commit", "main", "m6"),
+              ("commit", "side", "s6"), ("merge", "main", "side", "Merge branch 'side'"),
+              ("commit", "main", "m7")]
+    return steps
+
+
+SHAPES = {
+    # the issue's repository: main m1..m6 (the good end m1), side s1..s6 forked at m2, merged, then m7
+    "side": _history("m2", nested=False),
+    # a topic branch t1..t3 forked from s2 and merged into side before side is merged into main
+    "nested": _history("m2", nested=True),
+    # side forked at m0, before the good end m1: its commits are not descendants of the good end
+    "before-good": _history("m0", nested=False),
+}
+
+
+def make_merge_repo(path: str, shape: str, culprit: str) -> dict[str, str]:
+    """Build ``SHAPES[shape]`` with the slowdown at ``culprit``; commit name -> sha (also ``good``
+    (m1) and ``bad`` (m7)).  Commits other than merges are tagged with their names."""
+    _init(path)
+    with open(os.path.join(path, "bench.c"), "w") as out:
+        out.write(BENCH_C)
+    steps = SHAPES[shape]
+    branches = sorted({step[1] for step in steps if step[0] == "commit"} | {"merge"})
+    with open(os.path.join(path, "work.h"), "w") as out:
+        out.write("".join(f"#include \"work_{branch}.h\"\n" for branch in branches))
+        out.write(f"#define WORK ({BASE_WORK}UL" + "".join(f" + WORK_{b.upper()}" for b in branches) + ")\n")
+    extra = int(BASE_WORK * SLOWDOWN)
+    shas: dict[str, str] = {}
+    for number, step in enumerate(steps):
+        clock = number * 60
+        if step[0] == "branch":
+            git(path, "branch", step[1], shas[step[2]])
+            continue
+        if step[0] == "merge":
+            into, branch, name = step[1:]
+            git(path, "checkout", "-q", into)
+            git(path, "merge", "-q", "--no-ff", "--no-commit", branch, env=_stamp(clock))
+            if name == culprit:
+                _write_header(path, "merge", extra)
+                git(path, "add", "-A")
+            git(path, "commit", "-qm", name, env=_stamp(clock))
+            shas[name] = git(path, "rev-parse", "HEAD")
+            continue
+        _, branch, name = step
+        if shas:
+            git(path, "checkout", "-q", branch)
+        else:  # the root commit: every branch's header, with no extra work
+            for other in branches:
+                _write_header(path, other, 0)
+        if name == culprit:
+            _write_header(path, branch, extra)
+        with open(os.path.join(path, f"NOTES-{branch}"), "a") as out:
+            out.write(f"change {name}\n")
+        git(path, "add", "-A")
+        git(path, "commit", "-qm", name + (" slower loop" if name == culprit else ""), env=_stamp(clock))
+        git(path, "tag", name)
+        shas[name] = git(path, "rev-parse", "HEAD")
+    git(path, "checkout", "-q", "main")
+    shas["good"], shas["bad"] = shas["m1"], shas["m7"]
+    return shas
+
+
+def _write_header(path: str, branch: str, amount: int) -> None:
+    with open(os.path.join(path, f"work_{branch}.h"), "w") as out:
+        out.write(f"#define WORK_{branch.upper()} {amount}UL\n")
+
+
+def git_bisect_run(repo: str, good: str, bad: str, work: int) -> str:
+    """The first bad commit ``git bisect run`` names with the deterministic step script."""
+    script = os.path.join(os.path.dirname(repo), "step.sh")
+    with open(script, "w") as out:
+        out.write("#!/bin/sh\n" + STEP_SCRIPT.format(work=work))
+    os.chmod(script, 0o755)
+    git(repo, "bisect", "start", bad, good)
+    try:
+        done = subprocess.run(["git", "bisect", "run", script], cwd=repo, capture_output=True, text=True,
+                              check=True, timeout=300)
+    finally:
+        git(repo, "bisect", "reset")
+    first = [line for line in done.stdout.splitlines() if line.endswith(" is the first bad commit")]
+    assert len(first) == 1, done.stdout
+    return first[0].split()[0]

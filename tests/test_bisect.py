@@ -1,4 +1,8 @@
-"""abstat bisect: the search in simulation, and end to end on real git repositories with a C benchmark."""
+"""abstat bisect: the search in simulation, and end to end on real git repositories with a C benchmark.
+
+The end-to-end tests build and run a real C benchmark in real worktrees, but (except the one on
+real timing, whose change is tenfold) it prints a measurement made of the commit's work and seeded
+noise (bisect_repos.noise_env): the shared VM's clock rate changes twofold from run to run."""
 from __future__ import annotations
 
 import json
@@ -10,17 +14,21 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bisect_repos import BUILD, METRIC, RUN, make_repo  # noqa: E402
+from bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
 from abstat.bisect.search import Outcome, Search, simulate  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 
 
-def abstat(*args: str, cwd: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": SRC}
+def abstat(*args: str, cwd: str, timeout: float = 240, env: dict[str, str] | None = None
+           ) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          env=env, timeout=timeout)
+                          env={**os.environ, "PYTHONPATH": SRC, **(env or {})}, timeout=timeout)
+
+
+def noisy(tmp_path, seed: int = 1, sd: float = 1.0) -> dict[str, str]:
+    return noise_env(str(tmp_path / "runs-counter"), seed, sd)
 
 
 def test_search_finds_a_two_sd_change_in_simulation():
@@ -56,7 +64,7 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
                   "--confidence", "99",
-                  "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"))
+                  "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "found" and result["culprit"] == shas[36]
@@ -64,6 +72,7 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     good = result["change"]["good_level"]
     assert 0.02 < result["change"]["shift"] / good < 0.09
     assert not result["warnings"]  # the culprit's binary differs from its parent's
+    assert result["graph"]["merges"] == 0 and result["graph"]["commits"] == 63
     listing = subprocess.run(["git", "worktree", "list"], cwd=tmp_path / "repo", capture_output=True, text=True)
     assert len(listing.stdout.splitlines()) == 1  # its worktrees are gone
     history = abstat("history", result["experiment"], "--store", str(tmp_path / "a.db"), "--metric", "ns",
@@ -74,12 +83,24 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     assert revs == sorted(revs, key=shas.index)  # git order
 
 
+def test_bisect_on_real_timing_names_a_tenfold_slowdown(tmp_path):
+    # no controlled noise: the benchmark's own clock, with a change no clock-rate change can hide
+    shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=9, work=400_000, slowdown=9.0)
+    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
+                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99",
+                  "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"))
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["status"] == "found" and result["culprit"] == shas[8], done.stdout
+    assert result["change"]["shift"] / result["change"]["good_level"] > 3
+
+
 def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=15, runtime_input=True)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
                   "--confidence", "99",
-                  cwd=str(tmp_path / "repo"))
+                  cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
     assert done.returncode == 0, done.stderr
     assert f"culprit: {shas[14]}" in done.stdout
     assert "warning: the culprit's bench is identical to its parent's (build-id:" in done.stdout
@@ -90,20 +111,25 @@ def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=(31, 32))
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99",
-                  cwd=str(tmp_path / "repo"))
+                  cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "skipped (did not build, or every run failed): " in done.stdout
     skipped = done.stdout.split("skipped (did not build, or every run failed): ")[1].split()[0].split(",")
     assert skipped[0] in (shas[30][:12], shas[31][:12]), done.stdout
     assert f"culprit: {shas[44]}" in done.stdout
     assert "build failed" in done.stderr  # the progress says why it skipped
+    lines = done.stderr.splitlines()
+    assert lines[1] == f"abstat bisect: measured good {shas[0][:12]} x5, bad {shas[-1][:12]} x5; 10 runs"
+    assert all(": ;" not in line and ", ;" not in line for line in lines)  # no empty field
+    tested = [line for line in lines if "most likely culprit" in line]
+    assert tested and all(line.startswith("abstat bisect: measured ") for line in tested)
 
 
 def test_bisect_without_a_change_names_no_culprit(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slowdown=0.0)
     done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
                   "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--budget", "80",
-                  cwd=str(tmp_path / "repo"))
+                  cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
     assert done.returncode == 0, done.stderr
     assert "culprit:" not in done.stdout
     assert "no change found" in done.stdout or "inconclusive" in done.stdout
@@ -111,11 +137,10 @@ def test_bisect_without_a_change_names_no_culprit(tmp_path):
 
 def test_bisect_step_inside_git_bisect_run(tmp_path):
     repo = str(tmp_path / "repo")
-    # git's own loop trusts every step: this checks that `step` works inside it, so the change is
-    # made large enough (15%) that no step errs on a loaded machine; abstat bisect handles 5% (above)
-    shas = make_repo(repo, commits=16, slow_at=11, slowdown=0.15)
+    # git's own loop trusts every step: this checks that `step` works inside it (a 5% change in 1% noise)
+    shas = make_repo(repo, commits=16, slow_at=11)
     subprocess.run(["git", "bisect", "start", shas[-1], shas[0]], cwd=repo, check=True, capture_output=True)
-    env = {**os.environ, "PYTHONPATH": SRC}
+    env = {**os.environ, "PYTHONPATH": SRC, **noisy(tmp_path)}
     done = subprocess.run(["git", "bisect", "run", sys.executable, "-m", "abstat", "bisect", "step",
                            "--build", BUILD, "--run", RUN, "--metric", METRIC, "--store", str(tmp_path / "a.db")],
                           cwd=repo, capture_output=True, text=True, env=env, timeout=240)
@@ -160,6 +185,8 @@ def test_artifact_digest_is_the_build_id_readelf_shows(tmp_path):
 
 
 def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
+    """SIGTERM while a run is in progress (the benchmark says so, and waits): exit 130, "interrupted",
+    its worktrees gone, the runs so far stored and their invocations marked interrupted."""
     import signal
     import time
 
@@ -167,22 +194,47 @@ def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
 
     repo = str(tmp_path / "repo")
     shas = make_repo(repo, commits=16, slow_at=9)
-    env = {**os.environ, "PYTHONPATH": SRC}
+    go, inside = tmp_path / "go", tmp_path / "inside"
+    # once `go` exists, the next run of the benchmark says it is running, then runs for a minute
+    run = f"{RUN} && if [ -e {go} ]; then touch {inside}; sleep 60; fi"
+    env = {**os.environ, "PYTHONPATH": SRC, **noisy(tmp_path)}
     process = subprocess.Popen([sys.executable, "-m", "abstat", "bisect", "--good", shas[0], "--bad", shas[-1],
-                                "--build", BUILD, "--run", RUN + " && sleep 0.2", "--metric", METRIC,
+                                "--build", BUILD, "--run", run, "--metric", METRIC, "--no-progress",
                                 "--store", str(tmp_path / "a.db"), "--experiment", "t"],
                                cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and "measured" not in (line := process.stderr.readline()):
-        pass
-    process.send_signal(signal.SIGTERM)
-    _, err = process.communicate(timeout=60)
-    assert process.returncode == 130 and "interrupted" in err
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and process.poll() is None:  # 12 runs first: a test batch began
+            counter = tmp_path / "runs-counter"
+            if counter.exists() and counter.read_text().strip() and int(counter.read_text()) >= 12:
+                break
+            time.sleep(0.05)
+        go.touch()
+        while time.monotonic() < deadline and process.poll() is None and not inside.exists():
+            time.sleep(0.05)
+        assert inside.exists() and process.poll() is None, "the benchmark never ran after `go`"
+        started = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert time.monotonic() - started < 30  # the benchmark was stopped, not waited for
+    assert process.returncode == 130 and "interrupted" in err, err
     listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(listing.splitlines()) == 1
+    assert not [p for p in os.listdir(tempfile_dir()) if p.startswith("abstat-bisect-")
+                and os.path.exists(os.path.join(tempfile_dir(), p, "abstat-bisect.lock"))
+                and str(process.pid) in open(os.path.join(tempfile_dir(), p, "abstat-bisect.lock")).read()]
     with open_store(str(tmp_path / "a.db"), create=False) as store:
-        assert store.experiments()[0].runs_ok >= 10
+        assert store.experiments()[0].runs_ok >= 12
         assert {i["status"] for i in store.invocations("t")} == {"interrupted"}
+
+
+def tempfile_dir() -> str:
+    import tempfile
+
+    return tempfile.gettempdir()
 
 
 def test_a_commit_whose_runs_all_fail_is_skipped_and_the_search_ends():
@@ -203,3 +255,32 @@ def test_artifact_outside_the_tree_is_refused_in_one_line(tmp_path):
                               timeout=60)
         assert done.returncode == 2 and "--artifact" in done.stderr and "inside the repository" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_shell_completion_offers_steps_own_options_after_bisect_step(tmp_path):
+    import shutil
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    script = tmp_path / "abstat.bash"
+    script.write_text(abstat("completion", "bash", cwd=str(tmp_path)).stdout)
+
+    def complete(*words: str) -> set[str]:
+        line = " ".join(words)
+        code = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
+                f"COMP_POINT=${{#COMP_LINE}}; _shtab_abstat abstat '{words[-1]}' '{words[-2]}'; "
+                "printf '%s\\n' \"${COMPREPLY[@]}\"")
+        return set(subprocess.run([bash, "-c", code], capture_output=True, text=True, timeout=60).stdout.split())
+
+    assert complete("abstat", "bisect", "st") == {"step"}
+    step = complete("abstat", "bisect", "step", "--")
+    assert "--max-runs" in step and {"--run", "--metric", "--build", "--store"} <= step
+    assert not step & {"--good", "--bad", "--budget", "--confidence", "--artifact", "--format"}
+    bisect = complete("abstat", "bisect", "--")
+    assert {"--good", "--bad", "--budget", "--confidence"} <= bisect and "--max-runs" not in bisect
+    # and every option offered after `bisect step` is one that `bisect step` accepts
+    from abstat.bisect.step import _parser
+
+    accepted = {o for action in _parser()._actions for o in action.option_strings}
+    assert step <= accepted

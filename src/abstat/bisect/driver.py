@@ -2,14 +2,19 @@
 from __future__ import annotations
 
 import os
+import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from abstat.bisect.graph import Graph
 from abstat.bisect.search import Batch, Outcome, Search
 from abstat.bisect.workspace import Recorder, Worktrees, artifact_digest, build, measure
 from abstat.errors import InputError
-from abstat.history.revision import commit_subject, commits_between, resolve
+from abstat.history.revision import commit_subject, git, resolve
+
+MODEL = "a commit is bad iff the culprit is it or one of its ancestors, as git bisect assumes"
 
 
 @dataclass
@@ -36,6 +41,7 @@ class Report:
     warnings: list[str] = field(default_factory=list)
     experiment: str = ""
     confidence: float = 0.95
+    graph: dict[str, Any] = field(default_factory=dict)   # commits, merges, segments, model
 
 
 def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequence[str],
@@ -48,22 +54,39 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     for name, sha in shas.items():
         if sha is None:
             raise InputError(f"unknown revision {name!r}", path=config.repo)
-    commits = commits_between(shas[config.good] or "", shas[config.bad] or "", config.repo)
+    commits, parent_shas, graph = load_history(config.good, shas[config.good] or "", config.bad,
+                                               shas[config.bad] or "", config.repo)
     n = len(commits) - 1
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
-    search = Search(n, confidence=config.confidence, budget=config.budget)
+    search = Search(n, graph=graph, confidence=config.confidence, budget=config.budget)
     patterns = [parse_metric_pattern(config.metric_spec)] if config.metric_spec else []
     executor = ProcessExecutor(patterns=patterns, json_lines=False)
     settings = {"bisect": {"good": commits[0], "bad": commits[-1], "build": config.build, "run": config.run,
                            "metric": config.metric_spec or config.metric, "budget": config.budget,
                            "confidence": config.confidence}}
-    recorder = Recorder(store, experiment, config.repo, argv, settings)
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {}, experiment=experiment,
-                    confidence=config.confidence)
-    progress(f"{n} commit(s) between {commits[0][:12]} (good) and {commits[-1][:12]} (bad)")
+                    confidence=config.confidence,
+                    graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL})
+    store_notes: list[str] = []
+
+    def spooled(line: str) -> None:  # the store's own one-line messages when its server goes away
+        text = line.split(": ", 1)[1] if line.startswith("abstat run: ") else line
+        # its count of runs kept is one revision's: say "the runs", the bisection's
+        text = re.sub(r"the \d+ run\(s\) already committed there are kept", "the runs already committed there "
+                      "are kept", text)
+        if ("answers again" in text and ": 0 spooled run(s)" not in text) or not store_notes:
+            store_notes[:] = [text]
+            progress(text)
+
+    recorder = Recorder(store, experiment, config.repo, argv, settings, spool=spooled)
+    progress(f"{n} commit(s) between {commits[0][:12]} (good) and {commits[-1][:12]} (bad)"
+             + (f", {graph.merges} merge(s): searching the commit graph ({MODEL})" if graph.merges else ""))
     status = "failed"
     try:
         with Worktrees(config.repo) as trees:
+            if trees.pruned:
+                progress(f"removed {len(trees.pruned)} worktree(s) of a bisection that was killed: "
+                         + ", ".join(trees.pruned))
             paths = {0: trees.checkout("good", commits[0]), n: trees.checkout("bad", commits[-1])}
             for index, role in ((0, "good"), (n, "bad")):
                 failure = build(executor, config.build, paths[index], role, config.timeout)
@@ -88,32 +111,79 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                     report.skipped.append(commits[index])
                     progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
                 _check_references(search, step, commits, recorder)
-                progress(", ".join(f"measured {commits[c][:12]} x{step.commits.count(c)}" for c in needed)
-                         + f"; {search.runs} runs; most likely culprit at {search.posterior().max():.0%}")
-            if report.outcome.culprit is not None and config.artifact:
-                report.warnings += _artifact_check(report.outcome.culprit, commits, {**built, **paths}, trees,
+                progress(_progress_line(search, step, commits))
+            culprit = report.outcome.culprit
+            if culprit is not None and config.artifact:
+                known = {commits[i]: path for i, path in {**built, **paths}.items()}
+                report.warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees,
                                                    executor, config)
+            if culprit is not None and len(parent_shas[culprit]) > 1:
+                report.warnings.append(
+                    f"the culprit {commits[culprit][:12]} is a merge whose parents ("
+                    + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the "
+                    "change comes from combining them (its conflict resolution, or changes that only "
+                    "together make the difference)")
         status = "complete"
     except KeyboardInterrupt:
         status = "interrupted"
         raise
     finally:
         executor.close()
-        recorder.close(status)
+        try:
+            recorder.close(status)
+        finally:
+            report.warnings += store_notes
     report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
                        for i, _ in report.outcome.candidates if i < len(commits)}
     return report
 
 
-SLOTS = ("test-a", "test-b")
+def load_history(good_name: str, good: str, bad_name: str, bad: str,
+                 repo: str) -> tuple[list[str], list[tuple[str, ...]], Graph]:
+    """The commits git bisect would consider (reachable from ``bad``, not from ``good``), good
+    first, then parents before children (``git rev-list --topo-order --reverse --parents``);
+    each one's parents (shas); and their graph."""
+    if git(["merge-base", "--is-ancestor", good, bad], repo, check=False).returncode != 0:
+        base = git(["merge-base", good, bad], repo, check=False).stdout.strip()
+        hint = (f"; their merge base is {base[:12]}: bisect from it (--good {base[:12]}) once it measures like "
+                f"{good_name}, as git bisect tests a merge base first" if base else "")
+        raise InputError(f"--good {good_name} is not an ancestor of --bad {bad_name}{hint}", path=repo)
+    lines = git(["rev-list", "--topo-order", "--reverse", "--parents", bad, "--not", good], repo).stdout.splitlines()
+    if not lines:
+        raise InputError(f"no commits between {good_name} and {bad_name}", path=repo)
+    commits, parents = [good], [()]
+    for line in lines:
+        sha, *listed = line.split()
+        commits.append(sha)
+        parents.append(tuple(listed))
+    index = {sha: i for i, sha in enumerate(commits)}
+    graph = Graph([[index.get(p, 0) for p in listed] for listed in parents[1:]])
+    return commits, parents, graph
+
+
+def _progress_line(search: Search, step: Batch, commits: list[str]) -> str:
+    n = len(commits) - 1
+    counts = Counter(step.commits)
+    names = {0: f"good {commits[0][:12]}", n: f"bad {commits[n][:12]}"}
+    line = "measured " + ", ".join(f"{names.get(c, commits[c][:12])} x{k}" for c, k in counts.items())
+    line += f"; {search.runs} runs"
+    if step.test is not None:
+        posterior = search.posterior()
+        top = int(posterior.argmax())
+        line += f"; most likely culprit {commits[top + 1][:12]} at {posterior[top]:.0%}"
+    return line
+
+
+SLOTS = ("test-a", "test-b")  # worktrees for commits under test; a merge's verification batch adds one per parent
 
 
 def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], trees: Worktrees, executor: Any,
                  config: Config) -> tuple[int, str] | None:
-    """Check out and build the batch's test commits (at most two) in the test slots; keeps builds
-    already there.  Returns (commit, why) for the first that does not build."""
+    """Check out and build the batch's test commits in the test slots (two, more for a merge and
+    its parents); keeps builds already there.  Returns (commit, why) for the first that does not build."""
     keep = {c: path for c, path in built.items() if c in needed}
-    free = [slot for slot in SLOTS if os.path.join(trees.root, slot) not in keep.values()]
+    slots = [*SLOTS, *(f"test-{chr(ord('a') + i)}" for i in range(len(SLOTS), len(needed)))]
+    free = [slot for slot in slots if os.path.join(trees.root, slot) not in keep.values()]
     built.clear()
     built.update(keep)
     for index in needed:
@@ -149,21 +219,24 @@ def _check_references(search: Search, step: Batch, commits: list[str], recorder:
             raise InputError(f"every run of the benchmark failed at the {role} revision {commits[index][:12]}: {why}")
 
 
-def _artifact_check(culprit: int, commits: list[str], paths: dict[int, str], trees: Worktrees,
+def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str], trees: Worktrees,
                     executor: Any, config: Config) -> list[str]:
-    digests = []
-    for index in (culprit - 1, culprit):
-        path = paths.get(index)
-        if path is None:
-            path = trees.checkout(SLOTS[0], commits[index])
+    """Compare the culprit's built ``--artifact`` with each parent's."""
+    digests = {}
+    for sha in (culprit, *parents):
+        path = paths.get(sha)
+        if path is None or trees.at.get(os.path.basename(path)) != sha:
+            path = trees.checkout(SLOTS[0], sha)
             if build(executor, config.build, path, "artifact", config.timeout) is not None:
-                return [f"--artifact: {commits[index][:12]} did not build again; artifacts not compared"]
+                return [f"--artifact: {sha[:12]} did not build again; artifacts not compared"]
         digest = artifact_digest(os.path.join(path, config.artifact or ""))
         if digest is None:
-            return [f"--artifact {config.artifact}: no such file after building {commits[index][:12]}"]
-        digests.append(digest)
-    if digests[0] == digests[1]:
-        return [f"the culprit's {config.artifact} is identical to its parent's ({digests[0][:40]}): "
+            return [f"--artifact {config.artifact}: no such file after building {sha[:12]}"]
+        digests[sha] = digest
+    same = [sha for sha in parents if digests[sha] == digests[culprit]]
+    if same:
+        whose = "its parent's" if len(parents) == 1 else f"its parent {same[0][:12]}'s"
+        return [f"the culprit's {config.artifact} is identical to {whose} ({digests[culprit][:40]}): "
                 "the change in the measurements may not come from this commit (noise, or a build input "
                 "outside the repository)"]
     return []

@@ -1,12 +1,15 @@
 """Probabilistic bisection on continuous measurements (library code, no I/O).
 
-Commits are numbered ``0`` (known good) .. ``N`` (known bad); the unknown is
-``k`` in ``1..N``, the first commit that behaves like the bad one.  The
-posterior over ``k`` starts uniform (commits that failed to build keep
-their mass but are never measured) and is updated with every sample:
+Commits are numbered ``0`` (known good) .. ``N`` (known bad) in a
+topological order of the commit graph (:mod:`abstat.bisect.graph`); the
+unknown is ``k`` in ``1..N``, the culprit: a commit is bad exactly when
+``k`` is itself or one of its ancestors (git bisect's model; on a history
+without merges, "``i >= k``").  The posterior over ``k`` starts uniform
+(commits that failed to build keep their mass but are never measured) and
+is updated with every sample:
 
 - **Likelihood.** A sample ``x`` at commit ``i`` has density ``f_bad`` when
-  ``i >= k`` and ``f_good`` otherwise.  Both are Student-t (4 degrees of
+  ``i`` is bad and ``f_good`` otherwise.  Both are Student-t (4 degrees of
   freedom, heavy tails for outliers) located at the medians of the good and
   bad reference measurements (and of test commits the posterior already
   places on one side with probability >= 0.99) with a pooled robust scale
@@ -22,12 +25,15 @@ their mass but are never measured) and is updated with every sample:
   the machine cancels; without a trend nothing is corrected (a per-batch
   correction from one or two references adds more noise than it removes).
 - **Next commit.** The one maximising the expected information gain of a
-  batch, ``H(Y) - H(Y | side)``, treating the batch as a binary channel
-  whose error is the Bayes error of ``m`` samples at the estimated effect
-  size (Waeber, Frazier & Henderson 2013: with a symmetric channel this is
-  the posterior median, as in Horstein's scheme).
+  batch, ``H(Y) - H(Y | side)`` with ``P(side = bad)`` the posterior mass of
+  the commit's ancestors, treating the batch as a binary channel whose
+  error is the Bayes error of ``m`` samples at the estimated effect size
+  (Waeber, Frazier & Henderson 2013: on a line with a symmetric channel this
+  is the posterior median, as in Horstein's scheme).
 - **Stopping.** One commit holds posterior >= ``confidence``, and still does
-  after one more batch of it and its parent (found), or the
+  after one more batch of it and its parents (all of a merge's parents in
+  the range: git bisect's rule that a merge is the culprit only when its
+  parents are good) (found), or the
   budget is spent (inconclusive), or the references do not differ
   (no change found).
 """
@@ -36,6 +42,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from abstat.bisect.graph import Graph
 
 CLIP = 3.0
 TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
@@ -77,10 +85,14 @@ def _entropy(p: float) -> float:
 
 
 class Search:
-    def __init__(self, n: int, *, confidence: float = 0.95, budget: int = 400, batch_max: int = 24,
-                 initial_references: int = INITIAL_REFERENCES) -> None:
+    def __init__(self, n: int, *, graph: Graph | None = None, confidence: float = 0.95, budget: int = 400,
+                 batch_max: int = 24, initial_references: int = INITIAL_REFERENCES) -> None:
+        """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``)."""
         if n < 1:
             raise ValueError("need at least one commit after the good one")
+        self.graph = graph if graph is not None else Graph.linear(n)
+        if self.graph.n != n:
+            raise ValueError(f"the graph has {self.graph.n} commits, not {n}")
         self.n = n
         self.confidence = confidence
         self.budget = budget
@@ -94,6 +106,7 @@ class Search:
         self.max_reference_runs = max(30, budget // 4)
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
+        self._memos: dict[tuple, object] = {}
 
     # -- recording ---------------------------------------------------------
 
@@ -129,9 +142,22 @@ class Search:
         bad = [v for c, v, _ in self.samples if c == self.n]
         return good, bad
 
+    def _memo(self, name: str, compute):
+        """``compute()``, kept until the samples, the batches or the sides change (samples are only
+        ever appended, so their number identifies them)."""
+        key = (name, id(self.samples), len(self.samples), self.batches, tuple(sorted(self._sides.items())))
+        if key not in self._memos:
+            if len(self._memos) > 64:
+                self._memos.clear()
+            self._memos[key] = compute()
+        return self._memos[key]
+
     def _model(self) -> tuple[float, float, float]:
         """(good location, bad location, scale): the references, plus the test commits that
         the posterior already places on one side with near certainty (drift-corrected)."""
+        return self._memo("model", self._compute_model)
+
+    def _compute_model(self) -> tuple[float, float, float]:
         import numpy as np
 
         good, bad = self._references()
@@ -153,6 +179,9 @@ class Search:
         return g, b, scale
 
     def reference_p(self) -> float:
+        return self._memo("reference_p", self._compute_reference_p)
+
+    def _compute_reference_p(self) -> float:
         from scipy.stats import mannwhitneyu
 
         good, bad = self._references()
@@ -178,6 +207,9 @@ class Search:
         return {batch: intercept + slope * batch for batch in range(self.batches)}
 
     def log_posterior(self):  # -> numpy array over k = 1..N
+        return self._memo("log_posterior", self._compute_log_posterior).copy()
+
+    def _compute_log_posterior(self):
         import numpy as np
 
         g, b, scale = self._model()
@@ -191,9 +223,8 @@ class Search:
             zb = (x - b) / scale
             llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
             np.add.at(per_commit, commits, TEMPER * np.clip(llr, -CLIP, CLIP))
-        # log P(k) = sum over measured i >= k of LLR_i  (commit i is bad when i >= k)
-        suffix = np.cumsum(per_commit[::-1])[::-1]
-        return suffix[1:]
+        # log P(k) = sum of LLR_i over the measured i that are bad if k is the culprit: k's descendants
+        return self.graph.descendant_sums(per_commit[1:])
 
     def posterior(self):
         import numpy as np
@@ -205,10 +236,10 @@ class Search:
     def _update_sides(self, posterior) -> None:
         import numpy as np
 
-        cdf = np.cumsum(posterior)
+        bad = self.graph.bad_mass(posterior)   # bad[i - 1] = P(commit i is bad)
         self._sides = {}
         for commit in {c for c, _, _ in self.samples if 0 < c < self.n}:
-            p_bad = float(cdf[commit - 1])
+            p_bad = float(bad[commit - 1])
             if p_bad >= SIDE_CERTAINTY:
                 self._sides[commit] = 1
             elif p_bad <= 1 - SIDE_CERTAINTY:
@@ -229,17 +260,15 @@ class Search:
         from scipy.stats import norm
 
         error = float(norm.cdf(-math.sqrt(m) * min(self.effect(), 6.0) / 2.0))
-        cdf = np.cumsum(posterior)       # cdf[i-1] = P(k <= i) = P(commit i is bad)
-        best, best_gain = None, 1e-9
-        noise = _entropy(error)
-        for i in range(1, self.n):
-            if i in self.skipped:
-                continue
-            p_bad = float(cdf[i - 1])
-            gain = _entropy(p_bad * (1 - error) + (1 - p_bad) * error) - noise
-            if gain > best_gain:
-                best, best_gain = i, gain
-        return best
+        p_bad = self.graph.bad_mass(posterior)[:-1]     # commits 1..N-1: P(commit i is bad)
+        seen = np.clip(p_bad * (1 - error) + (1 - p_bad) * error, 1e-300, 1 - 1e-16)
+        gain = -(seen * np.log(seen) + (1 - seen) * np.log1p(-seen)) - _entropy(error)
+        gain[(p_bad <= 0) | (p_bad >= 1)] = 0.0
+        for i in self.skipped:
+            if 0 < i < self.n:
+                gain[i - 1] = 0.0
+        best = int(np.argmax(gain)) if gain.size else 0
+        return best + 1 if gain.size and gain[best] > 1e-9 else None
 
     def _reference_batch(self, each: int) -> Batch:
         return Batch([c for _ in range(each) for c in (0, self.n)], None)
@@ -264,10 +293,11 @@ class Search:
             culprit = top + 1
             if self._verified == culprit:
                 return self.outcome("found")
-            # one more batch of the culprit and its parent before believing a crossing
+            # one more batch of the culprit and its parents before believing a crossing
             self._verified = culprit
             half = max(1, m // 2)
-            tests = [c for c in (culprit - 1, culprit) if 0 < c < self.n and c not in self.skipped]
+            tests = [c for c in (*self.graph.parents_of(culprit), culprit)
+                     if 0 < c < self.n and c not in self.skipped]
             if tests:
                 # alternating, so that a burst of load on the machine hits the culprit and its
                 # parent alike instead of confirming a crossing that is not there

@@ -4,55 +4,24 @@ from __future__ import annotations
 import hashlib
 import os
 import shlex
-import shutil
-import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
+from abstat.bisect.worktrees import LOCK_FILE, PREFIX, Worktrees, ceiling_prefix  # noqa: F401 (Worktrees: for step)
 from abstat.errors import InputError
-from abstat.history.revision import commit_time, git
+from abstat.history.revision import commit_time
 
 VARIANT = "bench"
 
 
-class Worktrees:
-    """Detached worktrees of one repository under a private temporary directory, removed on close."""
-
-    def __init__(self, repo: str) -> None:
-        self.repo = repo
-        self.root = tempfile.mkdtemp(prefix="abstat-bisect-")
-        self.paths: dict[str, str] = {}
-        self.at: dict[str, str] = {}
-
-    def checkout(self, name: str, sha: str) -> str:
-        path = self.paths.get(name)
-        if path is None:
-            path = os.path.join(self.root, name)
-            git(["worktree", "add", "--detach", "--force", path, sha], self.repo)
-            self.paths[name] = path
-        elif self.at.get(name) != sha:
-            git(["checkout", "--quiet", "--force", "--detach", sha], path)
-        self.at[name] = sha
-        return path
-
-    def close(self) -> None:
-        for path in self.paths.values():
-            git(["worktree", "remove", "--force", path], self.repo, check=False)
-        shutil.rmtree(self.root, ignore_errors=True)
-        git(["worktree", "prune"], self.repo, check=False)
-
-    def __enter__(self) -> Worktrees:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 def in_dir(path: str, command: str) -> Any:
+    """``command`` (shell) run in ``path``; in one of abstat's worktrees, git stops at the tree."""
     from abstat.runner import Command
 
-    return Command(f"cd {shlex.quote(path)} && {command}", shell=True)
+    root = os.path.dirname(path)
+    ours = os.path.basename(root).startswith(PREFIX) and os.path.exists(os.path.join(root, LOCK_FILE))
+    return Command(f"{ceiling_prefix(root) if ours else ''}cd {shlex.quote(path)} && {command}", shell=True)
 
 
 def build(executor: Any, command: str | None, path: str, label: str, timeout: float | None) -> str | None:
@@ -98,9 +67,19 @@ def artifact_digest(path: str) -> str | None:
 
 
 class Recorder:
-    """One store invocation per revision (labels rev, commit_time, role), runs added as they complete."""
+    """One store invocation per revision (labels rev, commit_time, role), runs added as they complete.
 
-    def __init__(self, store: Any, experiment: str, repo: str, argv: Sequence[str], settings: dict[str, Any]) -> None:
+    With ``spool`` (a callback for the store's one-line messages), a PostgreSQL server that goes
+    away does not stop the bisection: the store's own mechanism (``spool_on_disconnect``, as
+    ``abstat run`` uses it) moves the invocations in progress to a local SQLite file, and brings it
+    home when they end if the server answers again.  Invocations of revisions first measured after
+    that are begun in the same file.  A revision whose invocation could not be begun because the
+    server had just gone, before the store spooled, keeps its runs here until the next run of an
+    invocation begun on the server (every batch has one: the reference run), or the end, makes the
+    store spool.  Any other store error stops the bisection, as before."""
+
+    def __init__(self, store: Any, experiment: str, repo: str, argv: Sequence[str], settings: dict[str, Any],
+                 spool: Callable[[str], None] | None = None) -> None:
         from abstat import machine
 
         self.store = store
@@ -110,43 +89,103 @@ class Recorder:
         self.settings = settings
         self.machine = machine.collect()
         self.invocations: dict[tuple[str, str], Any] = {}
+        self.where: dict[tuple[str, str], Any] = {}    # key -> the store holding its invocation (or its spool)
+        self.waiting: dict[tuple[str, str], list[dict[str, Any]]] = {}  # runs whose invocation is not begun yet
+        self.ends: dict[tuple[str, str], tuple[str, list[str]]] = {}    # ... and how to finish it
         self.counts: dict[tuple[str, str], int] = {}
         self.failures: dict[tuple[str, str], str] = {}  # (sha, role) -> why its last failed run failed
         self.position = 0
+        self.spooling = spool is not None
+        if spool is not None:
+            store.spool_on_disconnect(spool)
 
-    def invocation(self, sha: str, role: str) -> Any:
-        key = (sha, role)
-        if key not in self.invocations:
-            labels = {"rev": sha, "commit_time": commit_time(sha, self.repo), "role": role}
-            self.invocations[key] = self.store.start_invocation(
-                self.experiment, self.machine, argv=self.argv, settings=self.settings, labels=labels,
-                variants=[VARIANT])
-            self.counts[key] = 0
+    def _begin(self, key: tuple[str, str]) -> Any | None:
+        """The invocation of ``key``, begun where runs go now; None while it waits (see the class)."""
+        if key in self.invocations:
+            return self.invocations[key]
+        labels = {"rev": key[0], "commit_time": commit_time(key[0], self.repo), "role": key[1]}
+        arguments = dict(argv=self.argv, settings=self.settings, labels=labels, variants=[VARIANT])
+        spool = getattr(self.store, "spool", None)
+        target = spool if spool is not None else self.store
+        try:
+            self.invocations[key] = target.start_invocation(self.experiment, self.machine, **arguments)
+        except InputError as err:
+            gone = err.__context__ is not None and self.store.db.is_disconnect(err.__context__)
+            if not (gone and spool is None and self.spooling and self.store in self.where.values()):
+                raise
+            self.waiting.setdefault(key, [])
+            return None
+        self.where[key] = target
+        self.counts.setdefault(key, 0)
         return self.invocations[key]
 
+    def _settle(self) -> None:
+        """Begin the waiting invocations (in the spool once the store spooled) and hand them their runs."""
+        for key in list(self.waiting):
+            runs = self.waiting.pop(key)
+            if self._begin(key) is None:
+                self.waiting[key] = runs
+                continue
+            for arguments in runs:
+                self.where[key].add_run(self.invocations[key], **arguments)
+            if key in self.ends:
+                self._finish(key, *self.ends.pop(key))
+
+    def _finish(self, key: tuple[str, str], status: str, notes: list[str]) -> None:
+        self.where.pop(key).finish_invocation(self.invocations.pop(key), status, notes)
+
+    def _write(self, key: tuple[str, str], arguments: dict[str, Any] | None, end: tuple[str, list[str]] | None) -> None:
+        from abstat.runner import signals
+
+        with signals.deferred():  # a signal lands after the commit, never inside the transaction
+            if key in self.waiting or self._begin(key) is None:
+                if arguments is not None:
+                    self.waiting[key].append(arguments)
+                if end is not None:
+                    self.ends[key] = end
+                return
+            if arguments is not None:
+                self.where[key].add_run(self.invocations[key], **arguments)
+            if end is not None:
+                self._finish(key, *end)
+            if self.waiting:  # a run went through: to the server, or to the spool the store just made
+                self._settle()
+
     def add(self, sha: str, role: str, command: str, started: float, measurement: Any) -> None:
-        invocation = self.invocation(sha, role)
         key = (sha, role)
-        self.store.add_run(
-            invocation, variant=VARIANT, command=command, iteration=self.counts[key], position=self.position,
+        count = self.counts.setdefault(key, 0)
+        arguments = dict(
+            variant=VARIANT, command=command, iteration=count, position=self.position,
             status=measurement.status, exit_code=measurement.exit_code, started_at=started,
             wall=measurement.wall_s, values=measurement.values, units=measurement.units,
             notes=measurement.notes + ([f"stderr: {measurement.stderr_tail}"] if measurement.stderr_tail else []),
         )
-        self.counts[key] += 1
+        self.counts[key] = count + 1
         self.position += 1
         if not measurement.ok:
             self.failures[key] = failure_reason(measurement)
+        self._write(key, arguments, None)
 
     def skipped(self, sha: str, reason: str) -> None:
-        invocation = self.invocation(sha, "skipped")
-        self.store.finish_invocation(invocation, "build-failed", [f"build failed: {reason}"])
-        del self.invocations[(sha, "skipped")]
+        self._write((sha, "skipped"), None, ("build-failed", [f"build failed: {reason}"]))
 
     def close(self, status: str, notes: Sequence[str] = ()) -> None:
-        for invocation in self.invocations.values():
-            self.store.finish_invocation(invocation, status, list(notes))
-        self.invocations.clear()
+        """Finish every invocation: those begun in the spool before the last begun on the server,
+        whose end brings the spool home when the server answers again."""
+        from abstat.runner import signals
+
+        with signals.deferred():
+            on_server = [key for key, where in self.where.items() if where is self.store]
+            if self.waiting and on_server:  # its end makes the store spool if the server is gone
+                self._finish(on_server.pop(0), status, list(notes))
+                self._settle()
+            for key in [key for key in self.where if key not in on_server] + on_server:
+                self._finish(key, status, list(notes))
+            if self.waiting:
+                lost = sum(len(runs) for runs in self.waiting.values())
+                self.waiting.clear()
+                raise InputError(f"the store took no invocation for {lost} run(s) after its server went away",
+                                 path=self.store.display)
 
 
 def measure(executor: Any, recorder: Recorder | None, sha: str, role: str, path: str, run: str,

@@ -60,7 +60,12 @@ def root_parser() -> argparse.ArgumentParser:
         else:
             module = __import__(module_name, fromlist=["build_parser"])
             child = module.build_parser()
-        commands.add_parser(name, help=text, parents=[child], add_help=False)
+        command = commands.add_parser(name, help=text, parents=[child], add_help=False)
+        if name == "bisect":  # `abstat bisect step` (parsed by bisect before its own parser) has its own options
+            from abstat.bisect.step import _parser as step_parser
+
+            command.add_subparsers(dest="subcommand", metavar="step").add_parser(
+                "step", parents=[step_parser()], add_help=False, help="one commit's verdict for git bisect run")
     return root
 
 
