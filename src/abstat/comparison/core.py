@@ -204,7 +204,14 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
     warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
     inflate = _serial(vx.name, x, vy.name, y, notes, lag1)
     if center == "auto":
-        return estimands.default_change(x, y, confidence, inflate=inflate)
+        result = estimands.default_change(x, y, confidence, inflate=inflate)
+        if min(x.size, y.size) < MEDIAN_MIN_N:
+            warnings.append(StatWarning(
+                "too-few-samples",
+                f"{min(x.size, y.size)} samples in the smaller variant: the interval rests on very few degrees of "
+                f"freedom and is wide; {MEDIAN_MIN_N} or more per variant are better ({estimands.HL_MIN_N} or more "
+                "for the Hodges-Lehmann ratio)"))
+        return result
     if center == "mean":
         sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan for v, k in zip((x, y), inflate)]
         result = analyses.means(

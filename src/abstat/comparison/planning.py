@@ -199,9 +199,7 @@ def plan(
         pairs=pairs, notes=notes, estimand="mean_ratio", center="mean" if not nested else center,
         estimand_label="ratio of means" + (" of the run means" if nested else ""),
     )
-    if not nested:
-        notes.append("summary statistics n:mean:stddev allow only the ratio of means (Welch's t), as in "
-                     "abstat compare")
+    if not nested:  # summary statistics n:mean:stddev allow only the ratio of means, as in abstat compare
         return result
     notes.append(NESTED_NOTE)
     components = []
