@@ -29,6 +29,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "drift": ("trend or autocorrelation along the sample order",
               "samples are not independent (warm-up, throttling, background load?); measure several "
               "independent runs"),
+    "autocorrelation": ("samples resemble their neighbours in sample order",
+                        "the interval is widened for it (the AR(1) variance factor of the ranks' lag-1 "
+                        "autocorrelation); interleaved or several independent runs avoid it"),
     "runs-disagree": ("the runs differ more than their own noise explains",
                       "runs, not samples, are compared; more runs narrow the interval"),
     "far-out-share": ("far-out values are more frequent on one side",

@@ -193,8 +193,12 @@ def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     level = 0.5 + confidence / 2.0
     here = bm_statistic(x, y, estimate, inflate)
     ends = []
+    density = pairs.density  # entries per unit about the estimate: where the ends should lie
     for sign in (-1, 1):
         s, end, half, guess = here, estimate, None, None
+        first = t_quantile(here.df, level) * here.se * n / density if math.isfinite(density) and density > 0 else 0
+        if first > 0:
+            guess = (estimate + sign * first, 0.05 * first)
         for _ in range(6):
             bound = t_quantile(s.df, level) * s.se
             if half is not None and abs(bound - half) <= 1e-3 * half:

@@ -52,6 +52,9 @@ class SortedSums:
         else:
             self.size = float(a.size if wa is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
         self.scale = float(np.max(np.abs(a))) + float(np.max(np.abs(b)))
+        self.density = math.nan  # entries per unit of value about the last order statistic found
+        self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
+        self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
 
     def positions(self, p: float, side: str = "right") -> np.ndarray:
         """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
@@ -132,10 +135,12 @@ class SortedSums:
         # one side, the next aims as far beyond it on the other side, so that
         # two counts close the bracket (bisection when a step leaves it).
         moved = 0
-        limit = GATHER if self.wa is None and self.wb is None else GATHER // 10  # weighted: sorted, not partitioned
+        # gather when few entries are left: a count costs about one pass over the rows
+        limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
         while int(np.sum(r_hi - r_lo)) > limit:
             width = hi - lo
             if not width > 1e-15 * self.scale:  # a block of equal entries holds the k-th
+                self.last_count = math.nan
                 return self.next_above(lo, r_lo)
             slope = (c_hi - c_lo) / width
             if moved > 0:
@@ -155,16 +160,25 @@ class SortedSums:
                 hi, c_hi, r_hi = p, c, rows
             # after a secant step, overshoot from where it landed; once across, a secant step again
             moved = landed if moved == 0 else (0 if landed != moved else moved)
+        self.density = (c_hi - c_lo) / (hi - lo) if hi > lo else math.inf  # entries per unit near the k-th
         values, weights = self._gather(r_lo, r_hi)
         if values.size == 0:
+            self.last_count = math.nan
             return self.next_above(lo, r_lo)
         rank = k - c_lo
         if weights is None:
-            return float(np.partition(values, int(rank))[int(rank)])
-        order = np.argsort(values, kind="stable")
-        running = np.cumsum(weights[order])
-        at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
-        return float(values[order[at]])
+            value = float(np.partition(values, int(rank))[int(rank)])
+            inside = float(np.count_nonzero(values <= value))
+        else:
+            order = np.argsort(values, kind="stable")
+            running = np.cumsum(weights[order])
+            at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
+            value = float(values[order[at]])
+            inside = float(running[np.searchsorted(values[order], value, side="right") - 1])
+        self.last_count = c_lo + inside  # the weight of the entries up to the value
+        above = values[values > value]
+        self.last_next = float(above.min()) if above.size else math.nan  # the next entry, when gathered
+        return value
 
     def _guess(self, k: float) -> tuple[float, float] | None:
         """A bracket of the k-th entry from a sample of entries (checked by
@@ -172,21 +186,25 @@ class SortedSums:
         if self.size <= 4 * GATHER:
             return None
         rng = np.random.default_rng(12345)
-        s = max(20_000, min(200_000, self.b.size // 5))  # a narrower bracket saves counts, when they cost more than the sample
+        s = max(2_000, min(200_000, self.b.size // 5))  # a narrower bracket saves counts, when they cost more than the sample
         rows = rng.integers(0, self.b.size, s)
         if self.walsh:
             cols = (rng.random(s) * (rows + 1)).astype(np.int64)
         else:
             cols = rng.integers(0, self.a.size, s)
         values = self.a[cols] + self.b[rows]
+        q = k / self.size
+        spread = 4.0 * math.sqrt(q * (1 - q) / s) + 4.0 / s
+        if self.wa is None and self.wb is None and not self.walsh:  # every entry equally likely: no sort
+            low, high = max(0, int((q - spread) * s)), min(s - 1, int(math.ceil((q + spread) * s)))
+            part = np.partition(values, [low, high])
+            return float(part[low]), float(part[high])
         weights = (np.ones(s) if self.wa is None else self.wa[cols]) * (np.ones(s) if self.wb is None else self.wb[rows])
         if self.walsh:
             weights = weights * (rows + 1)  # rows are drawn evenly, entries are not
         order = np.argsort(values)
         values, running = values[order], np.cumsum(weights[order])
         running /= running[-1]
-        q = k / self.size
-        spread = 4.0 * math.sqrt(q * (1 - q) / s) + 4.0 / s
         low = np.searchsorted(running, q - spread)
         high = np.searchsorted(running, q + spread)
         return float(values[max(0, low - 1)]), float(values[min(s - 1, high)])
@@ -209,8 +227,11 @@ def median_of(matrix: SortedSums) -> float:
     low = matrix.kth((n - 1) // 2)
     if n % 2:
         return low
-    rows = matrix.positions(low)
-    following = low if matrix.weight_of(rows) > n // 2 else matrix.next_above(low, rows)
+    up_to = matrix.last_count
+    if up_to != up_to:  # unknown: count
+        up_to = matrix.count(low)
+    following = low if up_to > n // 2 else (matrix.last_next if matrix.last_next == matrix.last_next
+                                            and up_to == up_to else matrix.next_above(low))
     middle = (low + following) / 2.0
     return middle if math.isfinite(middle) else low / 2.0 + following / 2.0
 
