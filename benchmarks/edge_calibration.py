@@ -51,8 +51,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import abstat  # noqa: E402
 from calibration import table  # noqa: E402  (benchmarks/calibration.py)
+from calibration_truth import Component, population, truth as population_truth  # noqa: E402
 from abstat.readers.summary import Summary  # noqa: E402
-from abstat.stats.pilot import plan  # noqa: E402
+from abstat.comparison.planning import plan  # noqa: E402
 from abstat.stats.power import plan_nested  # noqa: E402
 
 COVERAGE_TARGET = 0.94
@@ -119,7 +120,18 @@ def scaled_case(group: str, name: str, draw: Callable[[np.random.Generator, int]
     baseline median is exactly ``shift``."""
     true = 100.0 * shift
     return Case(group, name, lambda r: draw(r, nx), lambda r: draw(r, ny) * (1.0 + shift),
-                {"median_ratio": true, "median_difference": true, "mean_ratio": true})
+                {"median_ratio": true, "median_difference": true, "mean_ratio": true, "hl_ratio": true,
+                 "geomean_ratio": true})
+
+
+def default_truths(x, y) -> dict[str, float]:
+    """The true changes of the default's estimands between two populations
+    (``calibration_truth``: quadrature and root finding on the populations)."""
+    return {e: population_truth(e, x, y) for e in ("hl_ratio", "geomean_ratio")}
+
+
+def normal_pop(mean: float, sd: float, step: float | None = None):
+    return population(f"N({mean:g}, {sd:g})", Component(1.0, stats.norm(mean, sd)), step=step)
 
 
 def normal(mean: float, sd: float) -> Callable[[np.random.Generator, int], np.ndarray]:
@@ -154,7 +166,8 @@ def cases() -> list[Case]:
         found.append(Case("unequal n, spread", f"n {nx} sd {sx / 10:g}% vs n {ny} sd {sy / 10:g}%, +1%",
                           lambda r, nx=nx, sx=sx: r.normal(1000, sx, nx),
                           lambda r, ny=ny, sy=sy: r.normal(1010, sy, ny),
-                          {"median_ratio": 1.0, "mean_ratio": 1.0}))
+                          {"median_ratio": 1.0, "mean_ratio": 1.0,
+                           **default_truths(normal_pop(1000, sx), normal_pop(1010, sy))}))
         if (nx, sx) == (5, 50):
             found[-1].limits["median"] = (
                 "Bonett-Price with 5 values holding 5x the spread: 92-93.5% (93.5% ±0.6 at 2000 repetitions), "
@@ -169,16 +182,20 @@ def cases() -> list[Case]:
     # Shapes differ: the candidate alone gains the tail.
     m_tail = continuous_median(lambda q: 0.99 * stats.norm.cdf(q, 1000, 10) + 0.01 * stats.norm.cdf(q, 10000, 100),
                                900, 1100)
+    tail = population("tail", Component(0.99, stats.norm(1000, 10)), Component(0.01, stats.norm(10000, 100)))
     found.append(Case("heavy tails", "normal vs +1% ten-fold tail, n 100",
                       lambda r: r.normal(1000, 10, 100), lambda r: far_tail(r, 100),
-                      {"median_ratio": pct(m_tail / 1000.0), "mean_ratio": pct(0.99 + 0.01 * 10.0)},
+                      {"median_ratio": pct(m_tail / 1000.0), "mean_ratio": pct(0.99 + 0.01 * 10.0),
+                       **default_truths(normal_pop(1000, 10), tail)},
                       limits={"mean": "a 1% tail gives no tail value at all in 37% of samples of 100 (Poisson(1)): "
                                       "no method sees a tail the data do not hold; the medians are unaffected"}))
     # Same mean, the candidate skewed (exponential tail): the medians differ.
     m_exp = 1000.0 - 30.0 + 30.0 * math.log(2.0)
+    skew = population("skewed", Component(1.0, stats.expon(loc=970.0, scale=30.0)))
     found.append(Case("heavy tails", "normal vs skewed (same mean), n 50",
                       lambda r: r.normal(1000, 30, 50), lambda r: 970.0 + r.exponential(30.0, 50),
-                      {"median_ratio": pct(m_exp / 1000.0), "mean_ratio": 0.0}))
+                      {"median_ratio": pct(m_exp / 1000.0), "mean_ratio": 0.0,
+                       **default_truths(normal_pop(1000, 30), skew)}))
     # Zeros and small counts.
     for lam_x, lam_y in ((4.0, 4.0), (4.0, 4.4), (4.0, 6.0)):
         found.append(Case("zeros, counts", f"Poisson({lam_x:g}) vs Poisson({lam_y:g}), n 50",
@@ -200,7 +217,9 @@ def cases() -> list[Case]:
         found.append(Case("mixed sign", f"N({mx:g}, 1) vs N({my:g}, 1), n 50",
                           lambda r, m=mx: r.normal(m, 1.0, 50), lambda r, m=my: r.normal(m, 1.0, 50),
                           {"median_difference": pct(my / mx), "median_ratio": pct(my / mx),
-                           "mean_ratio": pct(my / mx)}))
+                           "mean_ratio": pct(my / mx),
+                           **({"hl_ratio": population_truth("hl_ratio", normal_pop(mx, 1), normal_pop(my, 1))}
+                              if mx >= 5 else {})}))
     # Nested runs with mixed-sign run centres: difference of the means of the
     # run centres relative to the baseline's.
     def runs(r: np.random.Generator, centre: float) -> list[np.ndarray]:
@@ -225,7 +244,8 @@ def grid_case(name: str, mean_x: float, mean_y: float, sd: float, n: int) -> Cas
     return Case("quantized, ties", name,
                 lambda r: 20.0 * np.round(r.normal(mean_x, sd, n) / 20.0),
                 lambda r: 20.0 * np.round(r.normal(mean_y, sd, n) / 20.0),
-                {"median_ratio": pct(median_ratio), "mean_ratio": pct(mean_ratio)})
+                {"median_ratio": pct(median_ratio), "mean_ratio": pct(mean_ratio),
+                 **default_truths(normal_pop(mean_x, sd, 20.0), normal_pop(mean_y, sd, 20.0))})
 
 
 # ---------------------------------------------------------------------------
@@ -258,8 +278,10 @@ class Tally:
 def consistent(result: abstat.Comparison) -> bool:
     """A significant result's interval excludes 0 and a non-significant one's
     holds it (interval and p-value come from one statistic)."""
+    if result.verdict == "cannot judge" or result.ci_pct is None:
+        return True
     lo, hi = result.ci_pct
-    if result.verdict == "cannot judge" or math.isnan(lo) or math.isnan(hi):
+    if math.isnan(lo) or math.isnan(hi):
         return True
     holds_zero = lo <= 0.0 <= hi
     if result.significant and holds_zero and not (lo == hi == 0.0):
@@ -275,7 +297,7 @@ def coverage_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]],
     rows, failures, inconsistent = [], [], 0
     limits: list[str] = []
     for case in cases():
-        tallies = {"median": Tally(), "mean": Tally()}
+        tallies = {"auto": Tally(), "median": Tally(), "mean": Tally()}
         for _ in range(reps):
             x, y = case.draw_x(rng), case.draw_y(rng)
             for center, tally in tallies.items():

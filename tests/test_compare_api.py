@@ -54,28 +54,31 @@ def test_summary_cannot_drop_outliers():
     assert any("cannot be dropped" in w.message for w in c.warnings)
 
 
-def test_flat_median_default_uses_log_scale_and_relative_change():
+@pytest.mark.parametrize("center,estimand,method", [("auto", "hl_ratio", "Hodges-Lehmann"),
+                                                    ("median", "median_ratio", "Bonett-Price")])
+def test_flat_default_and_median_use_log_scale_and_relative_change(center, estimand, method):
     rng = np.random.default_rng(0)
     x = rng.normal(1000, 10, 100)
     y = x * 0.9  # exactly 10% faster
-    c = compare(x, y)
+    c = compare(x, y, center=center)
     assert c.delta_pct == pytest.approx(-10.0, abs=1e-9)
     assert c.ci_pct[0] < -10.0 < c.ci_pct[1] or c.ci_pct[0] == pytest.approx(-10.0)
     assert c.significant and c.verdict == "faster"
-    assert c.unit == "samples" and c.runs is None and c.center == "median"
-    assert "Bonett-Price" in c.method and c.estimand == "median_ratio"
+    assert c.unit == "samples" and c.runs is None and c.center == center
+    assert method in c.method and c.estimand == estimand
 
 
-def test_welch_choice_matches_scipy_on_log_values():
+def test_small_samples_compare_geometric_means_as_scipy_welch_on_logs():
+    # Fewer than 10 values: Welch's t on the logarithms (a t reference, so no p < 1e-16 at 5 vs 5).
     rng = np.random.default_rng(1)
-    x = rng.normal(1000, 10, 60)
-    y = rng.normal(995, 10, 60)
+    x = rng.normal(1000, 10, 8)
+    y = rng.normal(995, 10, 6)
     c = compare(x, y)
-    if c.method.startswith("Welch"):
-        ref = stats.ttest_ind(np.log(y), np.log(x), equal_var=False)
-        assert c.p_value == pytest.approx(ref.pvalue, rel=1e-9)
-        lo, hi = ref.confidence_interval(0.95)
-        assert c.ci_pct == pytest.approx([100 * math.expm1(lo), 100 * math.expm1(hi)])
+    ref = stats.ttest_ind(np.log(y), np.log(x), equal_var=False)
+    assert c.estimand == "geomean_ratio" and c.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    lo, hi = ref.confidence_interval(0.95)
+    assert c.ci_pct == pytest.approx([100 * math.expm1(lo), 100 * math.expm1(hi)])
+    assert c.centers == pytest.approx([math.exp(np.log(x).mean()), math.exp(np.log(y).mean())])
 
 
 def test_outliers_select_a_robust_estimator_and_are_counted():
@@ -182,7 +185,7 @@ def test_single_run_against_several_borrows_the_run_variance():
 
 
 def test_too_few_samples_warns_with_the_number_needed():
-    c = compare([1.0, 2.0, 3.0], [2.0, 3.0, 4.0])
+    c = compare([1.0, 2.0, 3.0], [2.0, 3.0, 4.0], center="median")
     texts = " ".join(w.message for w in c.warnings if w.code == "too-few-samples")
     assert "6 would" in texts and "at least 5 per variant" in texts
 
@@ -254,12 +257,13 @@ def test_results_do_not_depend_on_the_unit(center):
 
 def test_zero_baseline_centre_has_no_relative_change():
     # Issue 9: a zero centre gives "cannot judge" with no bounds, never "slower".
-    c = compare([-1.0, 0.0, 1.0, 0.0, 0.5, -0.5], [1.0, 2.0, 3.0, 2.0, 2.5, 1.5])
-    assert math.isnan(c.delta_pct) and c.to_dict()["delta_pct"] is None
-    assert c.to_dict()["ci_pct"] == [None, None] and c.to_dict()["p_value"] is None
-    assert "cannot-judge" in [w.code for w in c.warnings]
-    assert c.verdict == "cannot judge" and not c.significant
-    assert c.estimand == "median_difference"
+    for center, estimand in (("median", "median_difference"), ("auto", "mean_ratio"), ("mean", "mean_ratio")):
+        c = compare([-1.0, 0.0, 1.0, 0.0, 0.5, -0.5], [1.0, 2.0, 3.0, 2.0, 2.5, 1.5], center=center)
+        assert math.isnan(c.delta_pct) and c.to_dict()["delta_pct"] is None
+        assert c.ci_pct is None and c.to_dict()["ci_pct"] is None and c.to_dict()["p_value"] is None
+        assert "cannot-judge" in [w.code for w in c.warnings]
+        assert c.verdict == "cannot judge" and not c.significant
+        assert c.estimand == estimand
 
 
 def test_the_interval_is_for_the_ratio_of_the_medians():
@@ -270,7 +274,7 @@ def test_the_interval_is_for_the_ratio_of_the_medians():
     rng = np.random.default_rng(1)
     a = rng.permutation(np.r_[rng.normal(100, 1, 26), rng.normal(200, 2, 24)])
     b = rng.permutation(np.r_[rng.normal(90, 1, 24), rng.normal(180, 2, 26)])
-    c = compare(a, b)
+    c = compare(a, b, center="median")
     moved = (float(np.median(b)) / float(np.median(a)) - 1.0) * 100.0
     assert c.delta_pct == pytest.approx(moved, rel=1e-12)
     assert c.ci_pct[0] <= moved <= c.ci_pct[1]

@@ -40,7 +40,7 @@ def test_text_table(files, capsys):
     assert rc == 0 and err == ""
     assert "faster" in out and "median CI" not in out  # terse by default (issue 10)
     rc, out, err = run(["-v", str(files / "before.txt"), str(files / "after.txt")], capsys)
-    assert "faster" in out and "median CI" in out and "Bonett-Price" in out
+    assert "faster" in out and "median CI" in out and "Hodges-Lehmann ratio" in out and "Brunner-Munzel" in out
     assert "\x1b[" not in out  # not a terminal: plain
 
 
@@ -49,7 +49,7 @@ def test_labels_json_contract(files, capsys):
                       f"same={files / 'same.txt'}"], capsys)
     assert rc == 0
     doc = json.loads(out)
-    assert doc["version"] == 1
+    assert doc["version"] == 2
     first, second = doc["comparisons"]
     assert (first["baseline"], first["candidate"]) == ("base", "new")
     assert second["candidate"] == "same"
@@ -84,7 +84,7 @@ def test_csv(files, capsys):
                      capsys)
     assert rc == 0
     rows = list(csv.DictReader(io.StringIO(out)))
-    assert len(rows) == 1 and rows[0]["center"] == "median"
+    assert len(rows) == 1 and rows[0]["center"] == "auto"
     assert rows[0]["verdict"] in ("equivalent", "no difference proven")
     assert float(rows[0]["ci_low_pct"]) < float(rows[0]["ci_high_pct"])
 

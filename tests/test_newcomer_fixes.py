@@ -31,7 +31,7 @@ def test_runs_as_the_unit_are_labelled_as_what_they_are_when_no_metric_names_the
     comparisons = compare_many({"before": [rng.normal(level, 0.01, 20) for level in (1.0, 1.1, 0.9)],
                                 "after": [rng.normal(level, 0.01, 20) for level in (1.2, 1.3, 1.1)]})
     line = summary_block([(None, None, comparisons)]).splitlines()[1]
-    assert line.startswith("geomean of run medians  ")
+    assert line.startswith("geometric mean of run medians  ")
 
 
 def test_csv_names_each_kind_of_warning_once():
@@ -69,10 +69,10 @@ def test_report_cells_with_several_runs_show_the_centres_the_change_compares():
     expected = {name: gmean([np.median(run) for run in runs]) for name, runs in (("before", before), ("after", after))}
     for name in ("before", "after"):
         assert abs(cells[name].center - expected[name]) < 1e-12 * expected[name]
-    assert cells["after"].center_kind == "geomean of run medians"
+    assert cells["after"].center_kind == "geometric mean of run medians"
     change = cells["after"].comparison.delta_pct
     assert abs(change - (expected["after"] / expected["before"] - 1) * 100) < 1e-9
-    assert "geomean of run medians where a set holds several runs" in " ".join(report.footer())
+    assert "Cells: geometric mean of run medians of each sample set" in " ".join(report.footer())
 
 
 def test_stored_variants_name_their_metric_and_unit_in_compare_and_plan(tmp_path):

@@ -57,18 +57,42 @@ def test_trend_equals_scipy_spearman() -> None:
     assert trend_test(values).p_value == pytest.approx(p)
 
 
-def test_detectable_change_equals_statsmodels_power() -> None:
+def test_detectable_change_below_ten_runs_is_statsmodels_welch_on_logs() -> None:
+    # Fewer than 10 runs per variant: compare takes the ratio of geometric means (Welch's t on the
+    # logarithms), and noise sizes for exactly that test.
     from statsmodels.stats.power import TTestIndPower
 
-    for n, sd in ((10, 3.0), (40, 2.0), (200, 0.5)):
+    from abstat.stats.power import detectable_difference
+
+    rng = np.random.default_rng(3)
+    for n in (4, 6, 9):
+        a, b = rng.normal(100, 2, n), rng.normal(100, 2, n)
+        ours, needed, size = detectable_change(list(a), list(b), confidence=0.95)
+        assert size.estimand == "geomean_ratio"
+        sa, sb = np.log(a).std(ddof=1), np.log(b).std(ddof=1)
+        assert math.log1p(ours / 100) == pytest.approx(detectable_difference(sa, n, sb, n), rel=1e-6)
+        # with equal spreads that is statsmodels' two-sample t
+        same, _, _ = detectable_change(list(a), list(a * 1.0), confidence=0.95)
         effect = TTestIndPower().solve_power(nobs1=n, alpha=0.05, power=0.8, ratio=1.0)
-        ours, needed = detectable_change(100.0, (sd, sd), (n, n), confidence=0.95)
-        assert ours == pytest.approx(effect * sd, rel=1e-4)
-        for pct, runs in needed.items():
-            effect_size = float(pct.rstrip("%")) / sd
-            assert TTestIndPower().power(effect_size, runs, 0.05) >= 0.8
-            if runs > 2:
-                assert TTestIndPower().power(effect_size, runs - 1, 0.05) < 0.8
+        assert math.log1p(same / 100) == pytest.approx(effect * sa, rel=1e-5)
+
+
+def test_detectable_change_of_the_hodges_lehmann_ratio_is_the_asymptotic_one() -> None:
+    # Ten or more runs: the Hodges-Lehmann ratio, whose variance on normal data is (pi / 3) sd^2 / n
+    # per variant (Lehmann 1975); the sizing reads it off the Brunner-Munzel interval of the runs.
+    from statsmodels.stats.power import NormalIndPower
+
+    rng = np.random.default_rng(4)
+    sd, n = 0.02, 2000
+    a, b = np.exp(rng.normal(0, sd, n)), np.exp(rng.normal(0, sd, n))
+    ours, needed, size = detectable_change(list(a), list(b), confidence=0.95)
+    assert size.estimand == "hl_ratio"
+    assert size.v[0] == pytest.approx(math.pi / 3 * sd * sd, rel=0.1)
+    effect = NormalIndPower().solve_power(nobs1=n, alpha=0.05, power=0.8, ratio=1.0)
+    assert math.log1p(ours / 100) == pytest.approx(effect * sd * math.sqrt(math.pi / 3), rel=0.1)
+    for pct, runs in needed.items():
+        p = float(pct.rstrip("%"))
+        assert size.power(p, runs, runs, 0.05) >= 0.8 > size.power(p, runs - 1, runs - 1, 0.05)
 
 
 def _runs(series, invocations=1) -> list[RunValue]:
@@ -190,7 +214,8 @@ def test_noise_command_end_to_end(tmp_path: Path) -> None:
     planned = json.loads(plan.stdout)["samples_per_variant"]  # plan takes a's mean as the base, noise both
     assert planned == pytest.approx(value["runs_needed_per_variant"]["2%"], rel=0.1)
     text = _abstat("noise", "--store", store, "--experiment", "aa", "--report", "value")
-    assert "detectable change at n = 10/10 runs" in text.stdout and "verdict:" in text.stdout
+    assert "detectable change of the Hodges-Lehmann ratio" in text.stdout and "at n = 10/10 runs" in text.stdout
+    assert "verdict:" in text.stdout
     markdown = _abstat("noise", "--store", store, "--experiment", "aa", "--format", "markdown")
     assert "| metric | mean | spread (CV) |" in markdown.stdout
 

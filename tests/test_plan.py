@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from abstat.readers.summary import Summary
+from abstat.comparison import planning as pilot
 from abstat.stats import power
 
 
@@ -76,11 +77,11 @@ def test_nested_plan_uses_variance_components_and_statsmodels_runs() -> None:
     from statsmodels.stats.power import TTestIndPower
 
     rng = np.random.default_rng(11)
-    pilot = {
+    data = {
         "before": _nested(rng, 40, 20, 100.0, between=1.0, within=4.0),
         "after": _nested(rng, 40, 20, 99.0, between=1.0, within=4.0),
     }
-    result = power.plan(pilot, detect=1.0, cost_ratio=10.0)
+    result = pilot.plan(data, detect=1.0, cost_ratio=10.0)
     assert result.method == "nested"
     assert result.within == pytest.approx(4.0, rel=0.15)
     assert result.between == pytest.approx(1.0, rel=0.4)
@@ -119,7 +120,7 @@ def test_nested_allocation_reaches_the_power_in_simulation() -> None:
 def test_flat_plan_from_summaries() -> None:
     from statsmodels.stats.power import TTestIndPower
 
-    result = power.plan(
+    result = pilot.plan(
         {"before": Summary(98, 438.97959, 6.6564899), "after": Summary(98, 370.81633, 12.57337)}, detect=1.0,
     )
     assert result.method == "flat"

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from scipy import stats
 
 from abstat.stats.power import plan_nested, power_two_sample
@@ -45,18 +46,27 @@ def test_plan_json_has_no_infinity_and_finite_means(tmp_path):
     assert mean == float(np.mean(np.array(values) / 4) * 4)
 
 
-def test_plan_says_which_estimand_it_plans_for(tmp_path):
-    a = tmp_path / "a.txt"
-    a.write_text("".join(f"{v}\n" for v in np.random.default_rng(1).normal(100, 1, 20)))
-    done = _abstat("plan", str(a))
-    assert done.returncode == 0 and "ratio of means" in done.stdout
+@pytest.mark.parametrize("center,label", [(None, "Hodges-Lehmann ratio"), ("median", "ratio of medians"),
+                                          ("mean", "ratio of means")])
+def test_plan_says_which_estimand_it_plans_for(tmp_path, center, label):
+    # Issue 20: plan sizes for the estimand compare would use on the same data, and says which.
+    rng = np.random.default_rng(1)
+    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+    a.write_text("".join(f"{v}\n" for v in rng.normal(100, 1, 20)))
+    b.write_text("".join(f"{v}\n" for v in rng.normal(100.5, 1, 20)))
+    extra = ["--center", center] if center else []
+    done = _abstat("plan", str(a), str(b), *extra)
+    assert done.returncode == 0 and label in done.stdout
+    planned = json.loads(_abstat("plan", "--format", "json", str(a), str(b), *extra).stdout)
+    compared = json.loads(_abstat("compare", "--format", "json", str(a), str(b), *extra).stdout)
+    assert planned["estimand"] == compared["comparisons"][0]["estimand"]
 
 
 def test_compare_and_plan_agree_on_five_runs_of_quantized_data():
     # Issue 9.3: 5 vs 5 runs gave "-13.64% [-13.64%, -13.64%] p<1e-16" from
     # compare while plan said the power was 5% on the same files.
     from abstat.comparison import compare
-    from abstat.stats.pilot import plan
+    from abstat.comparison.planning import plan
 
     rng = np.random.default_rng(2)
     before = [list(20.0 * np.round(rng.normal(440, 9, 30) / 20)) for _ in range(5)]

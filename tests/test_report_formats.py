@@ -92,8 +92,11 @@ def test_cells_are_what_compare_says():
     assert cell.comparison.delta_pct == direct.delta_pct
     assert cell.comparison.ci_pct == direct.ci_pct
     assert cell.p_adjusted == direct.p_value
+    assert cell.center == pytest.approx(direct.centers[1], rel=1e-12)  # the centre the change compares
+    assert cell.center_kind == direct.center_kind == "pseudo-median"
+    median = hcall_report(adjust="none", center="median").rows[0].cells["after"]
     import statistics
-    assert cell.center == statistics.median(after)
+    assert median.center == statistics.median(after) and median.center_kind == "median"
 
 
 def test_holm_is_applied_across_the_table():
@@ -438,7 +441,7 @@ def test_verdicts_follow_the_holm_adjusted_significance():
     # adjusted 0.251) still said "faster" in CSV, JSON and HTML.
     from abstat.report.adjust import adjust_p_values
 
-    report = hcall_report()
+    report = hcall_report(center="median")  # one of its cells is significant before Holm, not after
     cells = [c for r in report.rows for c in r.cells.values() if c.comparison is not None]
     raw = [c.comparison.p_value for c in cells]
     unadjusted_only = 0

@@ -52,7 +52,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "Summary": ("abstat.readers.summary", "Summary"),
     "audit_text": ("abstat.audit", "audit_text"),
     "audit_file": ("abstat.audit", "audit_file"),
-    "plan": ("abstat.stats.power", "plan"),
+    "plan": ("abstat.comparison.planning", "plan"),
     "load_sample_sets": ("abstat.report.api", "load"),
     "build_report": ("abstat.report.api", "build"),
     "render_report_as": ("abstat.report.api", "render"),

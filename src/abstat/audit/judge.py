@@ -124,7 +124,9 @@ def judge(
     out.append(Finding(
         "welch", "info",
         f"Welch's t: {_pct(percent) if percent is not None else f'{d:.6g}'}, {confidence:g}% interval "
-        f"{ci_text}, p {_pval(result.welch['p'])} (df {df_welch:.1f})",
+        f"{ci_text}, p {_pval(result.welch['p'])} (df {df_welch:.1f}); of the means, all that N, Avg and "
+        "Stddev allow (abstat compare on the samples compares the Hodges-Lehmann ratio, which outliers and "
+        "quantization sway less, so its verdict may differ)",
     ))
     if printed_difference is not None and printed_difference != welch_significant:
         if printed_difference:

@@ -11,8 +11,8 @@ import json
 import math
 import sys
 
-from abstat.commands import (ArgumentParser, add_columns, add_confidence, add_format, add_metric_choice, add_power,
-                             add_store, add_where, stored_metric)
+from abstat.commands import (ArgumentParser, add_center, add_columns, add_confidence, add_format, add_power, add_store,
+                             add_where, stored_metric)
 from abstat.errors import InputError, UsageError
 
 
@@ -51,14 +51,14 @@ def _finite(value):
     return value
 
 
-def render_text(result) -> str:  # result: abstat.stats.pilot.Plan
-    from abstat.stats.pilot import ESTIMAND_NOTE
-
+def render_text(result) -> str:  # result: abstat.comparison.planning.Plan
     change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
+    center = "" if result.center == "auto" else f" --center {result.center}"
     out = [
         f"plan: detect a change of {change} from {result.baseline} with {result.power:.0%} power "
         f"at {result.confidence:g}% confidence (two-sided)",
-        ESTIMAND_NOTE,
+        f"sizes and power are for the {result.estimand_label}: what abstat compare{center} compares on data "
+        "like these",
         "",
         "pilot:",
     ]
@@ -106,9 +106,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_confidence(parser)
     parser.add_argument("--run-cost", metavar="SECONDS", help="cost of starting a new run (boot, build, warm-up)")
     parser.add_argument("--sample-cost", metavar="SECONDS", help="cost of one more sample inside a run")
+    add_center(parser)
+    parser.add_argument("--outliers", choices=("none", "tukey", "mad"), default="none",
+                        help="drop the pilot's outliers by this rule, as abstat compare --outliers would (default none)")
     add_columns(parser)
     add_store(parser)
-    add_metric_choice(parser)
+    parser.add_argument("--metric", default=None, metavar="METRIC",
+                        help="the metric of stored variants (default: the experiment's own metric, the one its "
+                             "benchmark prints, else wall)")
     add_where(parser)
     add_format(parser, ("text", "json"), default="text")
     return parser
@@ -128,13 +133,14 @@ def main(argv: list[str]) -> int:
     cost_ratio = None if run_cost is None else run_cost / sample_cost  # type: ignore[operator]
     from abstat.readers.specs import parse_variant_specs
     from abstat.report.inputs import parse_where_args
-    from abstat.stats.pilot import plan
+    from abstat.comparison.planning import plan
 
-    variants = parse_variant_specs(args.variants, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
-                                   where=parse_where_args(args.where))
+    metric = args.metric or _own_metric(args.store, args.variants)
+    variants = parse_variant_specs(args.variants, column=args.column, delimiters=args.delimiters, store=args.store,
+                                   metric=metric, where=parse_where_args(args.where))
     try:
         result = plan(variants, detect=detect, relative=relative, power=power, confidence=confidence,
-                      cost_ratio=cost_ratio)
+                      cost_ratio=cost_ratio, center=args.center, outliers=args.outliers)
     except ValueError as err:
         raise InputError(str(err)) from None
     except ArithmeticError:  # overflow: values near the limits of double precision
@@ -144,9 +150,34 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n")
     else:
         text = render_text(result)
-        metric, unit = stored_metric(args.store, args.metric, variants.values())
+        metric, unit = stored_metric(args.store, metric, variants.values())
         if metric is not None:  # stored variants: say what the raw figures below are
             first, _, rest = text.partition("\n")
             text = f"{first}\nmetric {metric}" + (f", figures in {unit}" if unit else "") + f"\n{rest}"
         sys.stdout.write(text)
     return 0
+
+
+def _own_metric(store_arg: str | None, specs: list[str]) -> str:
+    """The metric of stored variants when ``--metric`` is not given: the
+    experiment's own (the first one its benchmark printed, not one abstat
+    measures of every run), else ``wall``."""
+    import os
+    import re
+
+    from abstat.runner.model import BUILTIN_METRICS
+
+    values = [spec.split("=", 1)[-1] for spec in specs]
+    experiments = {v.rsplit(":", 1)[0] for v in values
+                   if not os.path.exists(v) and re.fullmatch(r"[^:]+:[A-Za-z0-9_.+@-]+", v)}
+    if not experiments:
+        return "wall"
+    from abstat.store import open_store, resolve_store_path
+
+    try:
+        with open_store(resolve_store_path(store_arg), create=False) as store:
+            own = [m for e in sorted(experiments) if store.has_experiment(e)
+                   for m in store.metrics(e) if m not in BUILTIN_METRICS]
+    except InputError:
+        return "wall"
+    return own[0] if own else "wall"

@@ -29,6 +29,8 @@ class Result:
     unit: str
     cannot: str = ""  # why no interval can be given ("" when it can)
     pinned: bool = False  # a median sat on one grid value: it moves only in whole steps
+    centres: tuple[float, float] | None = None  # each variant's centre of the estimand (data units)
+    center_kind: str = ""  # what those centres are ("median", "pseudo-median", "geometric mean"...)
 
 
 def _cannot(estimand: str, method: str, center: str, unit: str, why: str) -> Result:
@@ -128,31 +130,37 @@ def means(
     sign = 1.0 if m1 > 0 else -1.0  # relative to the magnitude of the baseline
     lo, hi = sorted((100.0 * (r.low - 1.0) * sign + 0.0, 100.0 * (r.high - 1.0) * sign + 0.0))
     return Result("mean_ratio", 100.0 * (r.ratio - 1.0) * sign + 0.0, _clamped((lo, hi), nonnegative), r.p_value,
-                  method, "mean", unit)
+                  method, "mean", unit, centres=(m1, m2), center_kind="mean")
 
 
-def medians(x: Any, y: Any, confidence: float) -> Result:
+def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1.0, 1.0)) -> Result:
     """``median_ratio`` (positive data, on logarithms) or ``median_difference``:
-    the Bonett-Price test of the medians (:mod:`abstat.stats.medians`)."""
+    the Bonett-Price test of the medians (:mod:`abstat.stats.medians`); when
+    either median is discrete or lies between two modes (checked per
+    variant), the exact order-statistic intervals of both medians instead."""
     import numpy as np
 
-    from abstat.stats.medians import median, median_shift
+    from abstat.stats.medians import median, median_shift, unreliable
 
     positive = bool(np.all(x > 0) and np.all(y > 0))
     estimand = "median_ratio" if positive else "median_difference"
     method = "Bonett-Price test of the medians" + (" (on log values)" if positive else "")
     ax, ay = (np.log(x), np.log(y)) if positive else (x, y)
     reference = median(x)
+    centres = (reference, median(y))
     if x.min() == x.max() and y.min() == y.max():
-        return _constant(estimand, "median", "samples", x, y, reference, scale="log" if positive else "linear")
-    shift = median_shift(ax, ay, confidence,
-                         math.log(median(y) / reference) if positive else None)
+        r = _constant(estimand, "median", "samples", x, y, reference, scale="log" if positive else "linear")
+        r.centres, r.center_kind = centres, "median"
+        return r
     if not positive and reference == 0.0:
         return _cannot(estimand, method, "median", "samples",
                        "the baseline median is 0, so a relative change is undefined")
+    sx, sy = np.sort(ax), np.sort(ay)
+    why = {name: unreliable(s) for name, s in (("baseline", sx), ("candidate", sy))}
+    if any(why.values()):
+        return _exact_medians(x, y, sx, sy, confidence, estimand, positive, why, centres)
+    shift = median_shift(ax, ay, confidence, math.log(centres[1] / reference) if positive else None, inflate)
     if not shift.se > 0.0:
-        if shift.estimate == 0.0 and x.min() == x.max() == y.min() == y.max():
-            return _unchanged(estimand, method, "median", "samples")
         return _cannot(estimand, method, "median", "samples",
                        "neither variant varies, so there is no noise estimate to judge the change of the medians by")
     scale = "log" if positive else "linear"
@@ -163,29 +171,65 @@ def medians(x: Any, y: Any, confidence: float) -> Result:
 
         level = 0.5 + confidence / 2.0
         q = ndtri(level) if math.isinf(shift.df) else stdtrit(shift.df, level)
-        relative = relative_interval(reference, median(y), shift.se_x, shift.se_y, q)
+        relative = relative_interval(reference, centres[1], shift.se_x, shift.se_y, q)
         if relative is None:
             return _cannot(estimand, method, "median", "samples", UNBOUNDED.format(what="median"))
         ci = relative
     nonnegative = bool(np.all(x >= 0) and np.all(y >= 0))
     return Result(estimand, to_pct(shift.estimate, scale, reference), _clamped(ci, nonnegative), shift.p_value,
-                  method, "median", "samples", pinned=shift.pinned)
+                  method, "median", "samples", pinned=shift.pinned, centres=centres, center_kind="median")
+
+
+def _exact_medians(x: Any, y: Any, sx: Any, sy: Any, confidence: float, estimand: str, positive: bool,
+                   why: dict[str, str], centres: tuple[float, float]) -> Result:
+    """Both medians' distribution-free intervals, each at ``sqrt(confidence)``,
+    combined: the change lies between the ratios (or relative differences) of
+    their ends.  Wider than Bonett-Price's, and valid on discrete data and
+    between modes, where a normal interval is not."""
+    from abstat.stats.medians import exact_medians
+
+    reasons = "; ".join(f"the {side} median is {'on discrete values' if w == 'discrete' else 'between two modes'}"
+                        for side, w in why.items() if w)
+    method = f"order-statistic intervals of the medians combined ({reasons}; Bonett-Price's for the other)" \
+        if not all(why.values()) else f"order-statistic intervals of both medians combined ({reasons})"
+    found = exact_medians(sx, sy, confidence, (bool(why["baseline"]), bool(why["candidate"])))
+    if found.x is None or found.y is None:
+        return _cannot(estimand, method, "median", "samples",
+                       f"too few samples for distribution-free intervals of the medians at {confidence ** 0.5:.2%} each")
+    (xl, xh), (yl, yh) = found.x, found.y
+    reference, other = centres
+    if positive:  # on logarithms
+        lo, hi = to_pct(yl - xh, "log", 1.0), to_pct(yh - xl, "log", 1.0)
+        delta = to_pct(math.log(other / reference), "log", 1.0)
+    else:
+        if xl <= 0.0 <= xh:
+            return _cannot(estimand, method, "median", "samples", UNBOUNDED.format(what="median"))
+        sign = 1.0 if reference > 0 else -1.0
+        ratios = [b / a for a in (xl, xh) for b in (yl, yh)]
+        lo, hi = sorted((100.0 * (min(ratios) - 1.0) * sign, 100.0 * (max(ratios) - 1.0) * sign))
+        delta = 100.0 * (other - reference) / abs(reference)
+    nonnegative = bool((x >= 0).all() and (y >= 0).all())
+    return Result(estimand, delta, _clamped((lo, hi), nonnegative), found.p_value, method, "median", "samples",
+                  pinned=any(w == "discrete" for w in why.values()), centres=centres, center_kind="median")
 
 
 def run_centres(bx: list, by: list, center: str, confidence: float, found: list[StatWarning],
                 names: tuple[str, str]) -> Result:
-    """Runs as the unit: Welch's t on the per-run centres (on logarithms for
-    positive data: ``geomean_ratio``; else ``mean_difference``)."""
+    """Runs as the unit: each run reduced to its median (its mean with
+    ``--center mean``), the run centres compared.  ``mean``: the ratio of the
+    means of the run means (Welch, Fieller: pyperf's ratio); ``median``: the
+    ratio of the geometric means of the run medians; ``auto``: the default
+    rule on the run medians (:mod:`abstat.comparison.estimands`).  Run
+    centres <= 0: ``mean_difference``."""
     import numpy as np
 
+    from abstat.comparison import estimands
     from abstat.stats import nested
-    from abstat.stats.distributions import stdtr, stdtrit
-    from abstat.stats.ratio import welch_df
 
-    cx = nested.run_centres(bx, center)
-    cy = nested.run_centres(by, center)
+    per_run = "mean" if center == "mean" else "median"
+    cx = nested.run_centres(bx, per_run)
+    cy = nested.run_centres(by, per_run)
     kx, ky = cx.size, cy.size
-    label = "medians" if center == "median" else "means"
     unit_text = f"runs are the independent unit: {kx} vs {ky}"
     for name, k in zip(names, (kx, ky)):
         if k < 3:
@@ -193,47 +237,78 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
                 "too-few-samples",
                 f"{name}: {k} run{'s' if k != 1 else ''}; the run-to-run variation is poorly known "
                 "with fewer than 3 runs per variant (5 or more are better)", name))
+    constant = all(np.ptp(r) == 0 for r in (*bx, *by))
     positive = bool(np.all(cx > 0) and np.all(cy > 0))
-    estimand = "geomean_ratio" if positive else "mean_difference"
-    ax, ay = (np.log(cx), np.log(cy)) if positive else (cx, cy)
-    log = " (log)" if positive else ""
-    est = float(ay.mean() - ax.mean())
+    if center == "mean":
+        many = cx if kx > 1 else cy
+        sd = [float(c.std(ddof=1)) if c.size > 1 else float(many.std(ddof=1)) if many.size > 1 else 0.0
+              for c in (cx, cy)]
+        r = means(kx, float(cx.mean()), sd[0], ky, float(cy.mean()), sd[1], confidence,
+                  f"Welch t on the per-run means, Fieller interval ({unit_text})", "runs",
+                  nonnegative=bool(np.all(cx >= 0) and np.all(cy >= 0)),
+                  constant=constant and np.ptp(cx) == 0 and np.ptp(cy) == 0)
+        r.center, r.center_kind = "mean", "mean of run means"
+        return r
+    if positive:
+        if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and not constant:
+            return _cannot("geomean_ratio", f"Welch t on the logarithms of the run medians ({unit_text})", center,
+                           "runs", "the per-run medians do not vary, so the run-to-run variation cannot be "
+                           "estimated (quantized data: the run medians move in whole steps; --center mean can "
+                           "resolve smaller changes)")
+        if center == "auto":
+            r = estimands.default_change(cx, cy, confidence, unit="runs", of="run medians")
+        else:
+            r = estimands.geomeans(cx, cy, confidence, "runs", center, of="run medians")
+        r.center = center
+        r.method += f" ({unit_text})"
+        return r
+    return _run_differences(cx, cy, bx, by, center, confidence, unit_text)
+
+
+def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confidence: float,
+                     unit_text: str) -> Result:
+    """``mean_difference``: Welch's t on run medians of which some are <= 0,
+    relative to the baseline's mean run median (Fieller's interval)."""
+    import numpy as np
+
+    from abstat.stats.distributions import stdtr, stdtrit
+    from abstat.stats.ratio import welch_df
+
+    kx, ky = cx.size, cy.size
+    estimand, label = "mean_difference", "medians"
+    est = float(cy.mean() - cx.mean())
     if kx >= 2 and ky >= 2:
-        a1, a2 = float(ax.var(ddof=1)) / kx, float(ay.var(ddof=1)) / ky
+        a1, a2 = float(cx.var(ddof=1)) / kx, float(cy.var(ddof=1)) / ky
         se = math.sqrt(a1 + a2)
         df = welch_df(kx, a1, ky, a2) if se > 0 else math.inf
-        method = f"Welch t on per-run {label}{log} ({unit_text})"
+        method = f"Welch t on per-run {label} ({unit_text})"
     else:
         # One side has a single run: borrow the other side's run-to-run
         # variance (pooled t, assumes equal between-run variance).
-        many = ax if kx > 1 else ay
+        many = cx if kx > 1 else cy
         df = many.size - 1
         a1, a2 = float(many.var(ddof=1)) / kx, float(many.var(ddof=1)) / ky
         se = math.sqrt(a1 + a2)
-        method = (f"t on per-run {label}{log}, run-to-run variance from the variant with several runs "
+        method = (f"t on per-run {label}, run-to-run variance from the variant with several runs "
                   f"({unit_text})")
     reference = float(cx.mean())
-    if not positive and reference == 0.0:
+    centres = (reference, float(cy.mean()))
+    if reference == 0.0:
         return _cannot(estimand, method, center, "runs",
                        f"the baseline's run {label} average 0, so a relative change is undefined")
     if not se > 0.0:
-        if np.ptp(ax) == 0.0 and np.ptp(ay) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
+        if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
             # every sample of each variant is one value: the change is exact (no interval)
-            return _constant(estimand, center, "runs", cx, cy, reference, "log" if positive else "linear",
-                             unit_text)
+            r = _constant(estimand, center, "runs", cx, cy, reference, "linear", unit_text)
+            r.centres, r.center_kind = centres, "mean of run medians"
+            return r
         return _cannot(estimand, method, center, "runs",
-                       f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated"
-                       + (" (quantized data: the run medians move in whole steps; --center mean can resolve "
-                          "smaller changes)" if center == "median" else ""))
+                       f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated")
     q = stdtrit(df, 0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
-    scale = "log" if positive else "linear"
-    if positive:
-        ci = (to_pct(est - q * se, scale, reference), to_pct(est + q * se, scale, reference))
-    else:
-        relative = relative_interval(reference, float(cy.mean()), math.sqrt(a1), math.sqrt(a2), q)
-        if relative is None:
-            return _cannot(estimand, method, center, "runs", UNBOUNDED.format(what=f"runs' {label}"))
-        ci = relative
+    relative = relative_interval(reference, float(cy.mean()), math.sqrt(a1), math.sqrt(a2), q)
+    if relative is None:
+        return _cannot(estimand, method, center, "runs", UNBOUNDED.format(what=f"runs' {label}"))
     nonnegative = bool(np.all(cx >= 0) and np.all(cy >= 0))
-    return Result(estimand, to_pct(est, scale, reference), _clamped(ci, nonnegative), p, method, center, "runs")
+    return Result(estimand, to_pct(est, "linear", reference), _clamped(relative, nonnegative), p, method, center,
+                  "runs", centres=centres, center_kind="mean of run medians")

@@ -68,7 +68,7 @@ def compare(
     candidate: Any,
     *,
     confidence: float = 0.95,
-    center: str = "median",
+    center: str = "auto",
     threshold: float | None = None,
     higher_is_better: bool = False,
     seed: int = 0,
@@ -76,6 +76,11 @@ def compare(
     names: tuple[str, str] = ("baseline", "candidate"),
 ) -> Comparison:
     """Compare ``candidate`` with ``baseline``.
+
+    ``center``: ``"auto"`` (the default rule of
+    :mod:`abstat.comparison.estimands`: the Hodges-Lehmann ratio, or the
+    ratio of geometric means below 10 values per variant), ``"median"``
+    (the ratio of medians) or ``"mean"`` (the ratio of means).
 
     Each is a sequence of numbers, a sequence of runs (sequences of
     numbers; runs are then the independent unit), an
@@ -114,8 +119,8 @@ def _compare(
     warnings: list[StatWarning] = []
     factor = scale_factor(vx, vy)
     quantized = quantized_fences_note(vx, vy) if outliers == "tukey" else ""
-    vx, sx, wx = summarise(vx, confidence, outliers, factor)
-    vy, sy, wy = summarise(vy, confidence, outliers, factor)
+    vx, sx, wx = summarise(vx, confidence, outliers, factor, medians=center == "median")
+    vy, sy, wy = summarise(vy, confidence, outliers, factor, medians=center == "median")
     warnings += wx + wy
     for v, s in ((vx, sx), (vy, sy)):
         if s.kind != "summary" and s.n < 2:
@@ -136,9 +141,10 @@ def _compare(
         runs = [len(vx.runs), len(vy.runs)]
     else:
         assert vx.runs is not None and vy.runs is not None
-        result = _flat(vx, vy, center, confidence, warnings)
+        result = _flat(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1))
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))
+    centers = _centers(result, sx, sy, factor)
     alpha = 1.0 - confidence
     significant = bool(result.p_value < alpha) and not result.cannot
     if result.cannot:
@@ -151,7 +157,7 @@ def _compare(
         n=[sx.n, sy.n],
         center=result.center,
         delta_pct=result.delta_pct,
-        ci_pct=[result.ci[0], result.ci[1]],
+        ci_pct=None if result.cannot else [result.ci[0], result.ci[1]],
         p_value=result.p_value,
         significant=significant,
         verdict=verdict,
@@ -167,22 +173,49 @@ def _compare(
         summaries=[sx, sy],
         notes=notes,
         estimand=result.estimand,
+        centers=centers,
+        center_kind=result.center_kind or result.center,
     )
 
 
-def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: list[StatWarning]) -> analyses.Result:
-    """Independent samples: medians (Bonett-Price) or means (Welch, Fieller)."""
+def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, factor: float) -> list[float] | None:
+    """Each variant's centre of the estimand, in the data's units."""
+    if result.centres is not None:
+        return [result.centres[0] / factor, result.centres[1] / factor]
+    kind = result.center_kind or result.center
+    if kind == "mean":
+        return [sx.mean, sy.mean]
+    if kind == "median" and sx.median is not None and sy.median is not None:
+        return [sx.median, sy.median]
+    return None
+
+
+def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: list[StatWarning],
+          notes: list[StatWarning], lag1: tuple[float | None, float | None] = (None, None)) -> analyses.Result:
+    """Independent samples: the default rule, medians or means."""
     import numpy as np
 
+    from abstat.comparison import estimands
     from abstat.stats import diagnostics
 
     assert vx.runs is not None and vy.runs is not None
     x, y = vx.runs[0], vy.runs[0]
     positive = bool(np.all(x > 0) and np.all(y > 0))
     warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
+    inflate = _serial(vx.name, x, vy.name, y, notes, lag1)
+    if center == "auto":
+        result = estimands.default_change(x, y, confidence, inflate=inflate)
+        if min(x.size, y.size) < MEDIAN_MIN_N:
+            warnings.append(StatWarning(
+                "too-few-samples",
+                f"{min(x.size, y.size)} samples in the smaller variant: the interval rests on very few degrees of "
+                f"freedom and is wide; {MEDIAN_MIN_N} or more per variant are better ({estimands.HL_MIN_N} or more "
+                "for the Hodges-Lehmann ratio)"))
+        return result
     if center == "mean":
+        sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan for v, k in zip((x, y), inflate)]
         result = analyses.means(
-            x.size, float(x.mean()), float(x.std(ddof=1)), y.size, float(y.mean()), float(y.std(ddof=1)),
+            x.size, float(x.mean()), sd[0], y.size, float(y.mean()), sd[1],
             confidence, "Welch t on means, Fieller interval", "samples",
             nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
             constant=bool(x.min() == x.max() and y.min() == y.max()),
@@ -192,20 +225,36 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
                 "too-few-samples",
                 f"{min(x.size, y.size)} samples against {max(x.size, y.size)}: Welch's t is liberal when one "
                 "variant has so few (a 95% interval covers about 92% of the time at 3 vs 30)"))
-    else:
-        result = analyses.medians(x, y, confidence)
-        if min(x.size, y.size) < MEDIAN_MIN_N:
-            warnings.append(StatWarning(
-                "too-few-samples",
-                f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
-                f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval); the interval uses a t quantile "
-                "with few degrees of freedom and is wide"))
-        if result.pinned and not result.p_value < 1.0 - confidence:
-            warnings.append(StatWarning(
-                "median-resolution",
-                "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
-                "them; --center mean can resolve it"))
+        return result
+    result = analyses.medians(x, y, confidence, inflate)
+    if min(x.size, y.size) < MEDIAN_MIN_N:
+        warnings.append(StatWarning(
+            "too-few-samples",
+            f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
+            f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval); the interval uses a t quantile "
+            "with few degrees of freedom and is wide"))
+    if result.pinned and not result.p_value < 1.0 - confidence:
+        warnings.append(StatWarning(
+            "median-resolution",
+            "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
+            "them; the default comparison (--center auto) or --center mean can resolve it"))
     return result
+
+
+def _serial(name_x: str, x: Any, name_y: str, y: Any, notes: list[StatWarning],
+            lag1: tuple[float | None, float | None] = (None, None)) -> tuple[float, float]:
+    """The variance factors for serial correlation in ``x`` and ``y`` (sample
+    order), with a note when they widen the interval."""
+    from abstat.stats.dependence import serial_factors
+
+    fx, fy, phi = serial_factors(x, y, lag1)
+    if fx > 1.0 or fy > 1.0:
+        which = " and ".join(name for name, f in ((name_x, fx), (name_y, fy)) if f > 1.0)
+        notes.append(StatWarning(
+            "autocorrelation",
+            f"{which}: samples resemble their neighbours in sample order (lag-1 autocorrelation about "
+            f"{phi:+.2f}): the interval is widened for it (variance x{max(fx, fy):.2g})"))
+    return fx, fy
 
 
 def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quantized: str) -> list[StatWarning]:
@@ -228,7 +277,7 @@ def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quanti
 
 def _summary_warnings(vx: Variant, vy: Variant, center: str, outliers: str) -> list[StatWarning]:
     found = []
-    if center == "median":
+    if center != "mean":
         found.append(StatWarning(
             "summary-only",
             "summary statistics only: medians, outliers, ties, bimodality and drift need raw "

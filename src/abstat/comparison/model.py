@@ -8,25 +8,33 @@ from typing import Any
 
 from abstat.stats.warnings import StatWarning
 
-CENTERS = ("median", "mean")
+CENTERS = ("auto", "median", "mean")
 OUTLIER_RULES = ("none", "tukey", "mad")
 VERDICTS = ("faster", "slower", "equivalent", "no difference proven", "cannot judge")
-JSON_VERSION = 1
+JSON_VERSION = 2
 
 #: The fixed vocabulary of the ``estimand`` field: the one quantity a
 #: comparison estimates, whatever method computes it (docs/json.md).
 ESTIMANDS = {
+    "hl_ratio": "Hodges-Lehmann ratio (median of the candidate/baseline ratios{of})",
+    "geomean_ratio": "ratio of geometric means{of}",
     "median_ratio": "ratio of medians",
     "median_difference": "difference of medians, relative to the baseline median",
-    "mean_ratio": "ratio of means",
-    "geomean_ratio": "ratio of the geometric means of the per-run {center}s",
-    "mean_difference": "difference of the means of the per-run {center}s, relative to the baseline's",
+    "mean_ratio": "ratio of means{of}",
+    "mean_difference": "difference of the means{of}, relative to the baseline's",
 }
 
+RUN_CENTRES = {"mean": "run means", "median": "run medians", "auto": "run medians"}
 
-def estimand_label(estimand: str, center: str) -> str:
-    """The caption text of an estimand (``ratio of medians``...)."""
-    return ESTIMANDS[estimand].format(center=center)
+
+def estimand_label(estimand: str, center: str, unit: str = "samples") -> str:
+    """The caption text of an estimand (``ratio of medians``...); with runs
+    as the unit, of what per-run centres (``ratio of geometric means of the
+    run medians``)."""
+    of = f" of the {RUN_CENTRES.get(center, 'run medians')}" if unit == "runs" else ""
+    if estimand == "hl_ratio" and of:
+        of = f" of the {RUN_CENTRES.get(center, 'run medians')}"
+    return ESTIMANDS[estimand].format(of=of)
 
 
 @dataclass
@@ -58,6 +66,7 @@ class VariantSummary:
     dropped: int = 0
     runs: list[RunSummary] | None = None
     between_run_share: float | None = None
+    lag1: float | None = field(default=None, repr=False)  # lag-1 rank autocorrelation (not in the JSON)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -83,9 +92,12 @@ class Comparison:
     """One candidate against the baseline; attributes are the JSON fields.
 
     ``estimand`` names the quantity ``delta_pct`` and ``ci_pct`` estimate
-    (:data:`ESTIMANDS`).  When the data cannot support an interval the
-    verdict is ``cannot judge`` and ``delta_pct``, ``ci_pct`` and
-    ``p_value`` are NaN (null in JSON); a warning says why.
+    (:data:`ESTIMANDS`); ``centers`` are each variant's centre of that
+    estimand (``center_kind`` says which: ``pseudo-median``, ``geometric
+    mean``, ``median``, ``mean``, ``geometric mean of run medians``...).
+    When the data cannot support an interval the verdict is ``cannot judge``,
+    ``delta_pct`` and ``p_value`` are NaN (null in JSON) and ``ci_pct`` is
+    None; a warning says why.
     """
 
     baseline: str
@@ -93,7 +105,7 @@ class Comparison:
     n: list[int]
     center: str
     delta_pct: float
-    ci_pct: list[float]
+    ci_pct: list[float] | None
     p_value: float
     significant: bool
     verdict: str
@@ -108,11 +120,13 @@ class Comparison:
     seed: int
     summaries: list[VariantSummary] = field(default_factory=list)
     notes: list[StatWarning] = field(default_factory=list)
-    estimand: str = "median_ratio"
+    estimand: str = "hl_ratio"
+    centers: list[float] | None = None
+    center_kind: str = ""
 
     @property
     def estimand_label(self) -> str:
-        return estimand_label(self.estimand, self.center)
+        return estimand_label(self.estimand, self.center, self.unit)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -124,8 +138,10 @@ class Comparison:
             "center": self.center,
             "estimand": self.estimand,
             "estimand_label": self.estimand_label,
+            "centers": [_num(c) for c in self.centers] if self.centers else None,
+            "center_kind": self.center_kind or None,
             "delta_pct": _num(self.delta_pct),
-            "ci_pct": [_num(self.ci_pct[0]), _num(self.ci_pct[1])],
+            "ci_pct": [_num(self.ci_pct[0]), _num(self.ci_pct[1])] if self.ci_pct is not None else None,
             "confidence": self.confidence * 100.0,
             "p_value": _num(self.p_value),
             "significant": self.significant,

@@ -72,11 +72,13 @@ def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
 
 
 def summarise(
-    v: Variant, confidence: float, outlier_rule: str, factor: float = 1.0
+    v: Variant, confidence: float, outlier_rule: str, factor: float = 1.0, medians: bool = True
 ) -> tuple[Variant, VariantSummary, list[StatWarning]]:
     """Summaries (in the data's units) and per-variant diagnostics (on the
     data times ``factor``); returns the variant after outlier exclusion
-    (when a rule other than ``none`` is asked for)."""
+    (when a rule other than ``none`` is asked for).  ``medians``: the
+    comparison compares medians, so a median without a distribution-free
+    interval is worth a warning."""
     import numpy as np
 
     from abstat.stats import diagnostics, nested, outliers
@@ -105,7 +107,7 @@ def summarise(
                          path=v.name)
     d = describe_array(everything, factor)
     ci = median_ci(everything, confidence)
-    if ci is None:
+    if ci is None and medians:
         need = min_n_for_median_ci(confidence)
         found.append(
             StatWarning(
@@ -158,5 +160,7 @@ def summarise(
                 )
             )
     else:
-        found += diagnostics.drift(v.name, everything)
+        correlations = diagnostics.rank_correlations(everything)
+        summary.lag1 = correlations[1] if correlations is not None else 0.0
+        found += diagnostics.drift(v.name, everything, correlations=correlations)
     return Variant(v.name, kept_runs, None), summary, found

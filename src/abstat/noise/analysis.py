@@ -44,6 +44,9 @@ class MetricNoise:
     aa_significant: bool | None
     confidence: float
     notes: list[str] = field(default_factory=list)
+    estimand: str = ""  # the comparison the sizes are for (abstat compare's default on these runs)
+    estimand_label: str = ""
+    unresolvable: str = ""  # why no number of runs resolves a change ("" if some does)
 
     @property
     def stable(self) -> bool | None:
@@ -65,8 +68,11 @@ class MetricNoise:
         if self.stable:
             text = f"stable: no drift, step or autocorrelation along the {sum(self.runs.values())} runs; {rate}."
             if self.detectable_pct is not None:
-                text += (f" At this n, changes of {self.detectable_pct:.2g}% or more are detected"
-                         f" {POWER:.0%} of the time; smaller claims need more runs.")
+                text += (f" At this n, changes of {self.detectable_pct:.2g}% or more (of the {self.estimand_label},"
+                         f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
+                         " claims need more runs.")
+            elif self.unresolvable:
+                text += f" No number of runs resolves a change here: {self.unresolvable}."
             parts.append(text)
         else:
             reasons = list(self.stability.reasons)
@@ -93,6 +99,8 @@ class MetricNoise:
             "metric": self.metric, "unit": self.unit, "runs": self.runs, "mean": self.mean,
             "stddev": self.stddev, "cv_pct": self.cv_pct, "robust_cv_pct": self.robust_cv_pct,
             "detectable_change_pct": self.detectable_pct, "power": POWER, "confidence": self.confidence * 100,
+            "estimand": self.estimand or None, "estimand_label": self.estimand_label or None,
+            "unresolvable": self.unresolvable or None,
             "runs_needed_per_variant": self.samples_needed,
             "trend": self.stability.trend.to_dict() if self.stability else None,
             "autocorrelation": self.stability.autocorrelation.to_dict() if self.stability else None,
@@ -114,19 +122,24 @@ def _robust_cv(values: list[float]) -> float | None:
     return 100.0 * 1.4826 * mad / abs(median)
 
 
-def detectable_change(mean: float, sds: tuple[float, float], ns: tuple[int, int], *, confidence: float,
-                      power: float = POWER) -> tuple[float | None, dict[str, int | None]]:
-    """(smallest change in % of the mean detected with ``power`` at these n,
-    runs per variant needed for 1, 2 and 5 %), from stats/power.py as ``abstat plan``."""
-    from abstat.stats.power import detectable_difference, samples_per_side
+def detectable_change(a: list[float], b: list[float], *, confidence: float, power: float = POWER,
+                      center: str = "auto") -> tuple[float | None, dict[str, int | None], Any]:
+    """(smallest change in % detected with ``power`` at these n, runs per
+    variant needed for 1, 2 and 5 %, the sizing), for the estimand ``abstat
+    compare`` would use on these runs (:mod:`abstat.comparison.sizing`, as
+    ``abstat plan``)."""
+    import numpy as np
+
+    from abstat.comparison.sizing import sizing
 
     alpha = 1.0 - confidence
-    if mean == 0 or min(ns) < 2:
-        return None, {f"{p:g}%": None for p in TARGETS_PCT}
-    smallest = detectable_difference(sds[0], ns[0], sds[1], ns[1], alpha=alpha, power=power)
-    needed = {f"{p:g}%": samples_per_side(abs(mean) * p / 100.0, sds[0], sds[1], alpha=alpha, power=power)
-              for p in TARGETS_PCT}
-    return 100.0 * smallest / abs(mean), needed
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if min(x.size, y.size) < 2:
+        return None, {f"{p:g}%": None for p in TARGETS_PCT}, None
+    size = sizing(x, y, center, confidence)
+    smallest = size.detectable(x.size, y.size, alpha, power)
+    needed = {f"{p:g}%": size.needed(p, alpha, power) for p in TARGETS_PCT}
+    return smallest, needed, size.at(x.size, y.size)
 
 
 def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, variants: tuple[str, str],
@@ -139,9 +152,9 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
     notes: list[str] = []
     mean = statistics.fmean(values)
     stddev = statistics.stdev(values) if len(values) > 1 else 0.0
-    sds = tuple(statistics.stdev(v) if len(v) > 1 else 0.0 for v in by_variant.values())
     ns = tuple(len(v) for v in by_variant.values())
-    detectable, needed = detectable_change(mean, sds, ns, confidence=confidence)  # type: ignore[arg-type]
+    detectable, needed, size = detectable_change(by_variant[variants[0]], by_variant[variants[1]],
+                                                 confidence=confidence)
     stable = stability(values, 1.0 - confidence) if len(values) >= 6 else None
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
     groups: dict[int, list[float]] = {}
@@ -163,7 +176,8 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
     aa_delta = aa_ci = aa_significant = None
     if min(ns) >= 3 and len(set(values)) > 1:
         result = compare(by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, seed=seed)
-        aa_delta, aa_ci, aa_significant = result.delta_pct, list(result.ci_pct), bool(result.significant)
+        aa_delta, aa_significant = result.delta_pct, bool(result.significant)
+        aa_ci = list(result.ci_pct) if result.ci_pct is not None else None
     if len(set(values)) == 1:
         notes.append("every run gave the same value: no noise to measure at this resolution")
     return MetricNoise(
@@ -173,4 +187,6 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
         samples_needed=needed, stability=stable, blocks=calls, invocations=len(groups), boots=boots,
         between_share=share, between_p=share_p, aa_delta_pct=aa_delta, aa_ci_pct=aa_ci,
         aa_significant=aa_significant, confidence=confidence, notes=notes,
+        estimand=size.estimand if size is not None else "", estimand_label=size.label if size is not None else "",
+        unresolvable=size.reason if size is not None else "",
     )

@@ -52,7 +52,7 @@ def _change(comp: Any) -> str:
 
 
 def _ci(comp: Any) -> str:
-    if comp.ci_pct is not None and any(math.isnan(x) for x in comp.ci_pct):
+    if comp.ci_pct is None or any(math.isnan(x) for x in comp.ci_pct):
         return "none"  # cannot judge: no bounds at all, not fake infinite ones
     text = format_change(comp.delta_pct, comp.ci_pct)
     return "[" + text.split(" [", 1)[1] if " [" in text else "n/a"
@@ -148,15 +148,20 @@ def _compare_rows(comparisons: Sequence[Any], refs: list[list[int]], unit: str |
     rows = []
     for comp, mine in zip(comparisons, refs):
         word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
-        rows.append([comp.candidate, comp.baseline, comp.center, _change(comp), _ci(comp), _p(comp.p_value),
+        rows.append([comp.candidate, comp.baseline, _centre_label(comp), _change(comp), _ci(comp), _p(comp.p_value),
                      word, " ".join(f"[{i}]" for i in mine)])
     return rows
 
 
+def _centre_label(comp: Any) -> str:
+    """What the line's two figures are, when no metric names the line."""
+    return getattr(comp, "center_kind", "") or comp.center
+
+
 def estimand_text(comp: Any) -> str:
-    """What the change estimates: the comparison's ``estimand`` when it has one."""
-    estimand = getattr(comp, "estimand", None)
-    return str(estimand).replace("_", " ") if estimand else f"change of the {comp.center}"
+    """What the change estimates, in words (the comparison's ``estimand_label``)."""
+    label = getattr(comp, "estimand_label", None)
+    return str(label) if label else f"change of the {comp.center}"
 
 
 def _method_lines(comparisons: Sequence[Any]) -> list[str]:
@@ -279,8 +284,8 @@ def _csv(comparisons: Sequence[Any]) -> str:
             [
                 d["baseline"], d["candidate"], d["n"][0], d["n"][1], d["unit"], d["center"],
                 "" if d["delta_pct"] is None else repr(d["delta_pct"]),
-                "" if d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
-                "" if d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
+                "" if d["ci_pct"] is None or d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
+                "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
                 d["confidence"], "" if d["p_value"] is None else repr(d["p_value"]),
                 "yes" if d["significant"] else "no", d["verdict"], d["method"],
                 ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),

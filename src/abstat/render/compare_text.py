@@ -25,28 +25,20 @@ __all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "summary
 
 
 def _centre(comp: Any, name: str) -> float | None:
-    """The centre the change is the ratio of: the median or mean of the samples, or with runs as
-    the unit the geometric (``geomean_ratio``) or arithmetic mean of the runs' medians or means."""
+    """The variant's centre of the comparison's estimand (``centers``: a median, mean,
+    geometric mean or pseudo-median, of the samples or of the runs' medians or means)."""
+    centers = getattr(comp, "centers", None)
+    if centers:
+        return centers[0] if name == comp.baseline else centers[1] if name == comp.candidate else None
     for s in comp.summaries:
-        if s.name != name:
-            continue
-        if comp.unit == "runs" and s.runs:
-            centres = [r.median if comp.center == "median" else r.mean for r in s.runs]
-            if comp.estimand == "geomean_ratio" and all(c > 0 for c in centres):
-                return math.exp(math.fsum(math.log(c) for c in centres) / len(centres))
-            return math.fsum(centres) / len(centres)
-        if comp.center == "median" and s.median is not None:
-            return s.median
-        return s.mean
+        if s.name == name:
+            return s.median if comp.center == "median" and s.median is not None else s.mean
     return None
 
 
 def _centre_label(comp: Any) -> str:
     """What the line's two figures are, when no metric names the line."""
-    if comp.unit != "runs":
-        return comp.center
-    of_runs = f"run {comp.center}s"
-    return f"geomean of {of_runs}" if comp.estimand == "geomean_ratio" else f"mean of {of_runs}"
+    return getattr(comp, "center_kind", "") or comp.center
 
 
 def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,

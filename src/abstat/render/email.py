@@ -66,6 +66,16 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
     return "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
 
 
+def reconciling_line(report: Report) -> str:
+    """Why the table and the ministat blocks below it may disagree: one line."""
+    labels = sorted({c.comparison.estimand_label for c in report.comparisons})
+    what = labels[0] if len(labels) == 1 else "estimand named per cell in the JSON"
+    adjusted = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted"}.get(report.adjust, "unadjusted")
+    return (f"The ministat -A blocks below compare means with Student's t (pooled variance, no "
+            f"adjustment); the table compares the {what} with {adjusted} significance, so the two may "
+            "disagree: outliers and quantized values move means more.")
+
+
 def render_email(report: Report) -> str:
     level = round(report.confidence * 100, 6)
     if level not in CONFIDENCE_LEVELS:
@@ -78,5 +88,7 @@ def render_email(report: Report) -> str:
         text += "\n" + "\n".join(textwrap.wrap(
             "ministat's Median column below is the upper of the two middle values "
             "when N is even; the table uses the usual median (their mean).", EMAIL_WIDTH))
+    if with_samples:
+        text += "\n" + "\n".join(textwrap.wrap(reconciling_line(report), EMAIL_WIDTH))
     parts = [text] + [ministat_block(base, cell, level) for base, cell in pairs]
     return "\n\n".join(parts) + "\n"

@@ -299,7 +299,7 @@ def render_csv(report: Report) -> str:
                 "cell", report.by, column, report.baseline, cell.n, repr(cell.center),
                 repr(base.center) if base is not None else "",
                 repr(cmp.delta_pct) if cmp else "",
-                repr(cmp.ci_pct[0]) if cmp else "", repr(cmp.ci_pct[1]) if cmp else "",
+                repr(cmp.ci_pct[0]) if cmp and cmp.ci_pct else "", repr(cmp.ci_pct[1]) if cmp and cmp.ci_pct else "",
                 repr(cmp.p_value) if cmp and cmp.p_value is not None else "",
                 repr(cell.p_adjusted) if cell.p_adjusted is not None else "",
                 "" if cell.significant is None else str(cell.significant).lower(),

@@ -61,8 +61,9 @@ def render_text(header: dict[str, Any], metrics: list[Any]) -> str:
                      + f": mean {format_value(m.mean, m.unit)}, spread {_pct(m.cv_pct)} (CV),"
                      f" {_pct(m.robust_cv_pct)} (MAD/median)")
         n = "/".join(str(v) for v in m.runs.values())
-        lines.append(f"  detectable change at n = {n} runs, 80% power, {m.confidence:.0%} confidence:"
-                     f" {_pct(m.detectable_pct)}")
+        of = f" of the {m.estimand_label}" if getattr(m, "estimand_label", "") else ""
+        lines.append(f"  detectable change{of} at n = {n} runs, 80% power, {m.confidence:.0%} confidence:"
+                     f" {_pct(m.detectable_pct)}" + (f" ({m.unresolvable})" if getattr(m, "unresolvable", "") else ""))
         lines.append(f"  runs per variant needed for {_needed(m)}")
         lines.append(f"  along the run order: {_stability_line(m)}")
         lines.append(f"  between invocations: {_between(m)}")

@@ -50,7 +50,7 @@ def _where(where: Sequence[str] | dict[str, set[str]] | None) -> dict[str, set[s
 def build(sets: Sequence[SampleSet], *, by: str | None = None, baseline: str | None = None,
           rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
           where: Sequence[str] | dict[str, set[str]] | None = None, adjust: str = "holm",
-          confidence: float = 0.95, center: str = "median", higher_is_better: bool | Sequence[str] = False,
+          confidence: float = 0.95, center: str = "auto", higher_is_better: bool | Sequence[str] = False,
           seed: int = 0) -> Report:
     """The matrix report (see :func:`abstat.report.matrix.build_report`);
     ``by`` defaults to :func:`abstat.report.inputs.default_by`."""

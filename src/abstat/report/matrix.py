@@ -55,15 +55,15 @@ def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
 def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | None = None,
                  rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
                  where: dict[str, set[str]] | None = None, adjust: str = "holm",
-                 confidence: float = 0.95, center: str = "median",
+                 confidence: float = 0.95, center: str = "auto",
                  higher_is_better: bool | Sequence[str] = False, seed: int = 0) -> Report:
     """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
     if adjust not in METHODS:
         raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
     if not 0 < confidence < 1:
         raise UsageError(f"confidence {confidence!r} must be between 0 and 1")
-    if center not in ("median", "mean"):
-        raise UsageError(f"center {center!r}: choose median or mean")
+    if center not in ("auto", "median", "mean"):
+        raise UsageError(f"center {center!r}: choose auto, median or mean")
     all_sets = list(sets)
     if metrics and not any("metric" in s.labels for s in all_sets):
         raise UsageError("--metric: the inputs carry no 'metric' label")
@@ -262,22 +262,11 @@ def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
 
 
 def _center(runs: Sequence[Sequence[float]], center: str) -> float:
-    """The cell's centre: the median (or mean) of its samples; with several runs, the centre the
-    comparison compares, the geometric mean of the runs' medians (arithmetic for data that are
-    not all positive), so that the change is the ratio of the printed centres."""
-    import numpy as np
+    """The cell's centre: the one its comparisons compare (abstat.comparison.estimands.centre_of),
+    so that the change is (about) the ratio of the printed centres."""
+    from abstat.comparison.estimands import centre_of
 
-    from abstat.stats.descriptive import describe
-    from abstat.stats.nested import run_centres
-
-    runs = [np.asarray(run, dtype=float) for run in runs if len(run)]
-    if len(runs) <= 1:
-        description = describe(np.concatenate(runs) if runs else np.empty(0))
-        return float(description.median if center == "median" else description.mean)
-    centres = run_centres(runs, center)
-    if all(run.min() > 0 for run in runs):
-        return float(np.exp(np.log(centres).mean()))
-    return float(centres.mean())
+    return centre_of(list(runs), center)[0]
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:
@@ -293,7 +282,7 @@ def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[S
                 if row.metric != metric or cell is None or cell.comparison is None:
                     continue
                 ratio = 1 + cell.comparison.delta_pct / 100
-                low, high = (1 + x / 100 for x in cell.comparison.ci_pct)
+                low, high = (1 + x / 100 for x in (cell.comparison.ci_pct or (math.nan, math.nan)))
                 if ratio <= 0:
                     logs = []
                     break

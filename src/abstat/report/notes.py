@@ -19,8 +19,8 @@ from typing import Any
 # code -> (what was found, what to do)
 KINDS: dict[str, tuple[str, str]] = {
     "ties": ("heavily tied/quantized data",
-             "medians move in whole steps and rank statistics are tie-corrected; a finer clock or "
-             "more work per sample resolves smaller changes"),
+             "medians move in whole steps (the default comparison reads tied values as spread over "
+             "their step); a finer clock or more work per sample resolves smaller changes"),
     "unequal-spread": ("the spreads of the two sides differ",
                        "the change may be in shape, not only in location; look at the distributions "
                        "(abstat report --format html)"),
@@ -29,6 +29,9 @@ KINDS: dict[str, tuple[str, str]] = {
     "drift": ("trend or autocorrelation along the sample order",
               "samples are not independent (warm-up, throttling, background load?); measure several "
               "independent runs"),
+    "autocorrelation": ("samples resemble their neighbours in sample order",
+                        "the interval is widened for it (the AR(1) variance factor of the ranks' lag-1 "
+                        "autocorrelation); interleaved or several independent runs avoid it"),
     "runs-disagree": ("the runs differ more than their own noise explains",
                       "runs, not samples, are compared; more runs narrow the interval"),
     "far-out-share": ("far-out values are more frequent on one side",

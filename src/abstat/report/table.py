@@ -28,21 +28,18 @@ class Cell:
     notes: list[int] = field(default_factory=list)   # footnote numbers
     messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
     shared_source: bool = False     # the source file holds other cells too
-    report_center: str = "median"   # the report's --center (median or mean)
+    report_center: str = "auto"     # the report's --center (auto, median or mean)
 
     @property
     def center_kind(self) -> str:
-        """What ``center`` is: ``median`` or ``mean`` (always the mean for a summary); with
-        several runs, what the comparison compares: ``geomean of run medians`` (positive data)
-        or ``mean of run medians`` (or means)."""
+        """What ``center`` is: the centre the cell's comparisons compare (``median``, ``mean``,
+        ``pseudo-median``, ``geometric mean``; with several runs ``geometric mean of run medians``...;
+        always the mean for a summary)."""
         if self.sample_set.summary is not None:
             return "mean"
-        runs = self.sample_set.runs
-        if len(runs) > 1 and all(len(run) for run in runs):
-            of_runs = f"run {self.report_center}s"
-            positive = all(min(run) > 0 for run in runs)
-            return f"geomean of {of_runs}" if positive else f"mean of {of_runs}"
-        return self.report_center
+        from abstat.comparison.estimands import centre_of
+
+        return centre_of(self.sample_set.runs, self.report_center)[1]
 
     @property
     def name(self) -> str:
@@ -125,9 +122,8 @@ class Report:
             what = "the estimand named per cell in the JSON and HTML (" + "; ".join(labels) + ")"
         else:
             what = f"the change of the {center}"
-        nested = sorted({c.center_kind for c in cells if c.center_kind.startswith(("geomean of", "mean of run"))})
-        cells_are = f"{center} of each sample set" + (
-            f" ({' or '.join(nested)} where a set holds several runs)" if nested else "")
+        kinds = list(dict.fromkeys(c.center_kind for c in cells))
+        cells_are = f"{' or '.join(kinds) if kinds else center} of each sample set"
         lines = [
             f"Cells: {cells_are}; change = {what} "
             f"from the baseline {self.by}={self.baseline} in percent, with its "
@@ -175,7 +171,7 @@ class Report:
                     cmp = cell.comparison
                     entry["comparison"] = {
                         "delta_pct": cmp.delta_pct,
-                        "ci_pct": list(cmp.ci_pct),
+                        "ci_pct": list(cmp.ci_pct) if cmp.ci_pct is not None else None,
                         "p_value": cmp.p_value,
                         "p_adjusted": cell.p_adjusted,
                         "significant": cell.significant,

@@ -212,30 +212,43 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def drift(name: str, values: np.ndarray, level: float = 0.01) -> list[StatWarning]:
-    """Trend (Spearman rank correlation with the sample index) and lag-1
-    autocorrelation of the ranks, each tested at ``level`` (1%)."""
+def rank_correlations(values: np.ndarray) -> tuple[float, float] | None:
+    """Spearman's correlation of the values with their order (a trend) and
+    the lag-1 autocorrelation of their ranks; None for fewer than
+    :data:`DRIFT_MIN_N` values or a constant sample."""
     n = values.size
     if n < DRIFT_MIN_N:
-        return []
+        return None
     ranks = average_ranks(values)
-    if np.all(ranks == ranks[0]):
-        return []
-    from abstat.stats.distributions import ndtri
-
-    z_crit = ndtri(1.0 - level / 2.0)
-    idx = np.arange(n, dtype=float)
-    idx -= idx.mean()
     centred = ranks - ranks.mean()
     # Plain products and sums: np.dot hands these to BLAS threads, which cost
     # more CPU than the arithmetic itself.
     spread = float(np.sum(centred * centred))
+    if spread == 0.0:
+        return None
+    idx = np.arange(n, dtype=float)
+    idx -= idx.mean()
     rho = float(np.sum(idx * centred)) / math.sqrt(float(np.sum(idx * idx)) * spread)
+    return rho, float(np.sum(centred[1:] * centred[:-1])) / spread
+
+
+def drift(name: str, values: np.ndarray, level: float = 0.01,
+          correlations: tuple[float, float] | None = None) -> list[StatWarning]:
+    """Trend (Spearman rank correlation with the sample index) and lag-1
+    autocorrelation of the ranks, each tested at ``level`` (1%);
+    ``correlations``: :func:`rank_correlations` of ``values``, if known."""
+    n = values.size
+    found_corr = correlations if correlations is not None else rank_correlations(values)
+    if found_corr is None:
+        return []
+    rho, r1 = found_corr
+    from abstat.stats.distributions import ndtri
+
+    z_crit = ndtri(1.0 - level / 2.0)
     found = []
     # Spearman's rho under independence: sd about 1 / sqrt(n - 1).
     if abs(rho) * math.sqrt(n - 1) > z_crit and abs(rho) >= 0.2:
         found.append(f"trend along the sample order (Spearman rho={rho:+.2f})")
-    r1 = float(np.sum(centred[1:] * centred[:-1])) / spread
     if abs(r1 + 1.0 / n) * math.sqrt(n) > z_crit and abs(r1) >= 0.2:
         found.append(f"lag-1 autocorrelation {r1:+.2f}")
     if not found:

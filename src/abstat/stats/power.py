@@ -5,7 +5,7 @@ Two uses:
 * ``abstat audit`` asks, for a printed ministat comparison, what the data
   could have detected (:func:`detectable_difference`) and how many samples
   per side would confirm the claimed change (:func:`samples_per_side`).
-* ``abstat plan`` (:mod:`abstat.stats.pilot`) turns pilot data into a
+* ``abstat plan`` (:mod:`abstat.comparison.planning`) turns pilot data into a
   sample size -- flat (:func:`samples_per_side`) or nested runs x samples,
   allocated as in Kalibera & Jones, "Rigorous Benchmarking in Reasonable
   Time" (ISMM 2013) (:func:`optimal_samples_per_run`, :func:`plan_nested`).
@@ -13,7 +13,9 @@ Two uses:
 Power is computed exactly from the noncentral t distribution (two-sided
 test), the same model as ``statsmodels.stats.power.TTestIndPower``; with
 unequal spreads the Welch standard error and Welch-Satterthwaite degrees of
-freedom replace the pooled ones.  scipy is imported lazily.
+freedom replace the pooled ones.  The distribution functions are those of
+:mod:`abstat.stats.distributions` (no scipy: ``plan`` and ``audit`` start as
+fast as ``compare``).
 """
 from __future__ import annotations
 
@@ -43,17 +45,11 @@ def welch_df(var1: float, n1: float, var2: float, n2: float) -> float:
 
 def power_from_noncentrality(noncentrality: float, df: float, alpha: float) -> float:
     """Power of a two-sided t test with ``df`` degrees of freedom."""
-    from scipy import stats
+    from abstat.stats.distributions import nctdtr, stdtrit
 
-    crit = stats.t.isf(alpha / 2.0, df)
+    crit = stdtrit(df, 1.0 - alpha / 2.0)
     nc = abs(noncentrality)
-    value = float(stats.nct.sf(crit, df, nc) + stats.nct.cdf(-crit, df, nc))
-    if math.isnan(value):
-        # scipy's noncentral t gives up far in the tail (huge noncentrality
-        # with few degrees of freedom); the normal approximation is exact
-        # enough there.
-        value = float(stats.norm.sf(crit - nc) + stats.norm.cdf(-crit - nc))
-    return value
+    return (1.0 - nctdtr(df, nc, crit)) + nctdtr(df, nc, -crit)
 
 
 def power_two_sample(
@@ -100,9 +96,9 @@ def samples_per_side(
     if enough(minimum):
         return minimum
     # Start next to the normal-approximation answer, then settle exactly.
-    from scipy import stats
+    from abstat.stats.distributions import ndtri
 
-    z = float(stats.norm.isf(alpha / 2.0) + stats.norm.ppf(power))
+    z = ndtri(1.0 - alpha / 2.0) + ndtri(power)
     try:
         estimate = z * z * ((sd1 / delta) ** 2 + (sd2 / delta) ** 2)
     except OverflowError:  # a change tiny against the spread
@@ -135,7 +131,7 @@ def detectable_difference(
     sd1: float, n1: int, sd2: float, n2: int, *, alpha: float = 0.05, power: float = 0.8
 ) -> float:
     """Smallest true difference of means detected with ``power`` (absolute units)."""
-    from scipy import optimize
+    from abstat.stats.distributions import brentq, ndtri
 
     scale = max(abs(sd1), abs(sd2))
     if scale > 0.0 and math.isfinite(scale) and not 1e-150 < scale < 1e150:
@@ -147,15 +143,13 @@ def detectable_difference(
     def gap(delta: float) -> float:
         return power_two_sample(delta, sd1, n1, sd2, n2, alpha=alpha) - power
 
-    from scipy import stats
-
-    guess = (stats.norm.isf(alpha / 2.0) + stats.norm.ppf(power)) * se
+    guess = (ndtri(1.0 - alpha / 2.0) + ndtri(power)) * se
     low, high = 0.9 * guess, 1.2 * guess
     if gap(low) > 0.0:
         low = 0.0
     while gap(high) < 0.0:
         low, high = high, high * 2.0
-    return float(optimize.brentq(gap, low, high, xtol=se * 1e-10, rtol=1e-12))
+    return float(brentq(gap, low, high, xtol=se * 1e-10, rtol=1e-12))
 
 
 def detectable_effect_size(n1: int, n2: int, *, alpha: float = 0.05, power: float = 0.8) -> float:
@@ -250,16 +244,3 @@ def _few_long_runs(within: float, delta: float, *, cost_ratio: float, pilot_run_
         return NestedPlan(cost_ratio, max(2, pilot_run_length), None, math.sqrt(within), None, [note])
     return NestedPlan(best.cost_ratio, best.samples_per_run, best.runs_per_variant, best.run_mean_sd,
                       best.relative_cost, [note])
-
-
-_MOVED = ("DEFAULT_COST_RATIOS", "ESTIMAND", "ESTIMAND_NOTE", "VariantPilot", "Allocation", "Plan", "plan")
-
-
-def __getattr__(name: str) -> object:
-    """``abstat plan``'s pilot-data layer lives in :mod:`abstat.stats.pilot`;
-    its names stay reachable here."""
-    if name in _MOVED:
-        from abstat.stats import pilot
-
-        return getattr(pilot, name)
-    raise AttributeError(name)

@@ -1,13 +1,18 @@
 """``abstat plan``: pilot data -> samples (or runs x samples per run) per variant.
 
-The power and sample-size arithmetic is in :mod:`abstat.stats.power`; the
-variance components of nested pilots come from
+Flat pilots are sized for the estimand ``abstat compare`` would use on data
+like the pilot's (:mod:`abstat.comparison.sizing`: the default Hodges-Lehmann
+ratio, geometric means below 10 values, ``--center median`` or ``mean``);
+summary statistics (``n:mean:stddev``) only allow the ratio of means
+(:mod:`abstat.stats.power`, Welch's t).  Nested pilots get Kalibera & Jones'
+runs x samples allocation from the variance components of
 :func:`abstat.stats.nested.variance_components`.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from abstat.stats.power import plan_nested, power_two_sample, samples_per_side
 
@@ -43,9 +48,8 @@ class Allocation:
         return dict(self.__dict__)
 
 
-ESTIMAND = "mean_ratio"  # the comparison the sizes are for (docs/json.md vocabulary)
-ESTIMAND_NOTE = ("sizes and power are for the ratio of means (Welch's t: abstat compare --center mean); "
-                 "the default ratio of medians needs about pi/2 = 1.6 times as many samples on normal data")
+NESTED_NOTE = ("runs x samples: Kalibera & Jones' allocation from the variance components of the samples, "
+               "for the ratio of the means of the run means (Welch's t on run means)")
 
 
 @dataclass
@@ -65,11 +69,15 @@ class Plan:
     between: float | None = None
     allocations: list[Allocation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    estimand: str = "hl_ratio"  # the comparison the sizes are for (docs/json.md vocabulary)
+    estimand_label: str = ""
+    center: str = "auto"
 
     def to_dict(self) -> dict[str, object]:
         return {
             "baseline": self.baseline, "detect": self.detect, "detect_pct": self.detect_pct,
-            "power": self.power, "confidence": self.confidence, "method": self.method, "estimand": ESTIMAND,
+            "power": self.power, "confidence": self.confidence, "method": self.method, "estimand": self.estimand,
+            "estimand_label": self.estimand_label, "center": self.center,
             "variants": [v.to_dict() for v in self.variants],
             "samples_per_variant": self.samples_per_variant, "pairs": self.pairs,
             "variance_components": None if self.within is None else {"within": self.within, "between": self.between},
@@ -77,22 +85,35 @@ class Plan:
         }
 
 
-def _pilot_of(name: str, data: object) -> tuple[VariantPilot, list[list[float]] | None]:
-    """(summary, runs or None) of one variant's pilot data."""
+def _pilot_of(name: str, data: object, outliers: str = "none"
+              ) -> tuple[VariantPilot, list[list[float]] | None, Any]:
+    """(summary, runs or None, the flat values as a numpy array or None for
+    summary statistics) of one variant's pilot data, after dropping outliers
+    by ``outliers`` (per run, as ``abstat compare`` does)."""
+    import numpy as np
+
+    from abstat.stats.outliers import keep_mask
+
     data = getattr(data, "data", data)  # readers.specs.VariantData
     if hasattr(data, "n") and hasattr(data, "mean") and hasattr(data, "stddev"):
-        return VariantPilot(name, int(data.n), float(data.mean), float(data.stddev)), None
+        return VariantPilot(name, int(data.n), float(data.mean), float(data.stddev)), None, None
     values = list(data)  # type: ignore[call-overload]
     runs = None
     if values and hasattr(values[0], "__len__"):  # a sequence of runs
         runs = [list(map(float, run)) for run in values]
-        values = [x for run in runs for x in run]
-    if len(values) < 2:
-        raise ValueError(f"{name}: a pilot needs at least 2 values")
-    mean, stddev = _mean_sd(values)
-    if runs is not None and len(runs) > 1:
-        return VariantPilot(name, len(values), mean, stddev, runs=len(runs)), runs
-    return VariantPilot(name, len(values), mean, stddev), None
+    else:
+        runs = [list(map(float, values))]
+    arrays = [np.asarray(run, dtype=float) for run in runs]
+    arrays = [a[keep_mask(a, outliers)] for a in arrays]
+    runs = [a.tolist() for a in arrays if a.size]
+    flat = np.concatenate(arrays) if arrays else np.empty(0)
+    if flat.size < 2:
+        raise ValueError(f"{name}: a pilot needs at least 2 values" + (" after dropping outliers"
+                                                                        if outliers != "none" else ""))
+    mean, stddev = _mean_sd(flat.tolist())
+    if len(runs) > 1:
+        return VariantPilot(name, int(flat.size), mean, stddev, runs=len(runs)), runs, flat
+    return VariantPilot(name, int(flat.size), mean, stddev), None, flat
 
 
 def _mean_sd(values: list[float]) -> tuple[float, float]:
@@ -110,7 +131,7 @@ def _mean_sd(values: list[float]) -> tuple[float, float]:
 
 def plan(
     variants: dict[str, object], *, detect: float, relative: bool = True, power: float = 0.8,
-    confidence: float = 95.0, cost_ratio: float | None = None,
+    confidence: float = 95.0, cost_ratio: float | None = None, center: str = "auto", outliers: str = "none",
 ) -> Plan:
     """Samples per variant needed to detect a change of ``detect``.
 
@@ -120,7 +141,10 @@ def plan(
     a percentage of the baseline mean (``relative=True``) or an absolute
     change.  ``confidence`` in percent (0.95 is read as 95 %).
     ``cost_ratio``: cost of a new run / cost of one sample in a run (nested
-    pilots; without it the plan shows ratios 1, 10 and 100).
+    pilots; without it the plan shows ratios 1, 10 and 100).  ``center`` and
+    ``outliers``: as for ``abstat compare``; the sizes are for the estimand it
+    would use (a relative ``detect`` is a change of that estimand, an
+    absolute one is taken relative to the baseline's centre of it).
     """
     import numpy as np
 
@@ -138,11 +162,15 @@ def plan(
     alpha = 1.0 - confidence / 100.0
     pilots: list[VariantPilot] = []
     nested: dict[str, list[list[float]]] = {}
+    flats: list[Any] = []
     for name, data in variants.items():
-        pilot, runs = _pilot_of(name, data)
+        pilot, runs, flat = _pilot_of(name, data, outliers)
         pilots.append(pilot)
+        flats.append(flat)
         if runs is not None:
             nested[name] = runs
+    if not nested and all(f is not None for f in flats):
+        return _flat_plan(pilots, flats, detect, relative, power, confidence, center)
     base = pilots[0]
     if relative:
         if base.mean == 0.0:
@@ -168,10 +196,12 @@ def plan(
     result = Plan(
         baseline=base.name, detect=delta, detect_pct=delta_pct, power=power, confidence=confidence,
         method="nested" if nested else "flat", variants=pilots, samples_per_variant=flat_needed,
-        pairs=pairs, notes=notes,
+        pairs=pairs, notes=notes, estimand="mean_ratio", center="mean" if not nested else center,
+        estimand_label="ratio of means" + (" of the run means" if nested else ""),
     )
-    if not nested:
+    if not nested:  # summary statistics n:mean:stddev allow only the ratio of means, as in abstat compare
         return result
+    notes.append(NESTED_NOTE)
     components = []
     for name, runs in nested.items():
         vc = variance_components([np.asarray(run, dtype=float) for run in runs])
@@ -228,3 +258,51 @@ def plan(
             relative_cost=nested_plan.relative_cost,
         ))
     return result
+
+
+def _flat_plan(pilots: list[VariantPilot], flats: list[Any], detect: float, relative: bool, power: float,
+               confidence: float, center: str) -> Plan:
+    """Independent samples: sized for the comparison ``compare`` would make
+    (:func:`abstat.comparison.sizing.sizing`) of the baseline with each candidate."""
+    from abstat.comparison.estimands import centre_of
+    from abstat.comparison.sizing import sizing
+
+    alpha = 1.0 - confidence / 100.0
+    base, x = pilots[0], flats[0]
+    centre, _ = centre_of([x], center)
+    if relative:
+        detect_pct, delta = detect, abs(centre) * detect / 100.0
+    else:
+        if not centre:
+            raise ValueError("an absolute change needs a baseline centre other than 0")
+        detect_pct, delta = 100.0 * detect / abs(centre), detect
+    notes: list[str] = []
+    others = list(zip(pilots[1:], flats[1:]))
+    if not others:
+        notes.append("one variant given: the other is assumed to be like it")
+        others = [(VariantPilot(base.name + " (the same)", base.n, base.mean, base.stddev), x)]
+    pairs, sizes = [], []
+    for other, y in others:
+        size = sizing(x, y, center, confidence / 100.0)
+        sizes.append(size)
+        needed = size.needed(detect_pct, alpha, power)
+        pairs.append({"baseline": base.name, "candidate": other.name, "samples_per_variant": needed,
+                      "estimand": size.at(needed or 10**7, needed or 10**7).estimand})
+        if len(pilots) > 1:
+            p = size.power(detect_pct, x.size, y.size, alpha)
+            other.current_power = None if p != p else p
+        reason = size.at(needed or 10**7, needed or 10**7).reason or size.reason
+        if needed is None and reason and reason not in notes:
+            notes.append(reason)
+    powers = [o.current_power for o, _ in others if o.current_power is not None]
+    base.current_power = min(powers) if powers and len(pilots) > 1 else None
+    counts = [p["samples_per_variant"] for p in pairs]
+    flat_needed = None if any(c is None for c in counts) else max(counts)  # type: ignore[type-var]
+    chosen = sizes[0].at(flat_needed or 10**7, flat_needed or 10**7)
+    estimands = {p["estimand"] for p in pairs}
+    if len(estimands) > 1:
+        notes.append("the comparisons need different sizes and so different estimands: "
+                     + ", ".join(f"{p['candidate']}: {p['estimand']}" for p in pairs))
+    return Plan(baseline=base.name, detect=delta, detect_pct=detect_pct, power=power, confidence=confidence,
+                method="flat", variants=pilots, samples_per_variant=flat_needed, pairs=pairs, notes=notes,
+                estimand=chosen.estimand, estimand_label=chosen.label, center=center)

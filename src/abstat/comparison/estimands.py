@@ -1,0 +1,158 @@
+"""The default comparison (``--center auto``) and the one rule that names its estimand.
+
+Decided per variant, never on the pooled sample:
+
+- both variants positive with at least :data:`HL_MIN_N` values each: the
+  **Hodges-Lehmann ratio** (``hl_ratio``), the median of the candidate /
+  baseline ratios over all pairs, with the interval of the inverted
+  Brunner-Munzel test (:mod:`abstat.stats.hodges_lehmann`; tied values read
+  as spread over their grid step);
+- positive, but fewer values in either: the **ratio of geometric means**
+  (``geomean_ratio``), Welch's t on the logarithms with Student's t
+  reference (a rank test cannot reach small p-values at 5 vs 5: its
+  smallest is 0.0079);
+- some value <= 0 (a ratio of pairs is undefined): the **ratio of means**
+  (``mean_ratio``), Welch's t and Fieller's interval.
+
+:func:`default_estimand` names the estimand that rule gives for data of a
+given size and sign, so that ``plan``, ``noise``, ``report``, ``audit``,
+``history`` and ``bisect`` can speak of the quantity ``compare`` would
+estimate; :func:`default_change` computes it for two samples.  The rule and
+its calibration: ``docs/statistics.md``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from abstat.comparison.analyses import NAN, Result, _cannot, _constant, means, to_pct
+
+HL_MIN_N = 10  # fewer values in either variant: geometric means (Welch on logarithms)
+
+
+def default_estimand(n_baseline: int, n_candidate: int, positive: bool = True) -> str:
+    """The ``estimand`` the default comparison uses for variants of these
+    sizes (values or runs), all values positive or not."""
+    if not positive:
+        return "mean_ratio"
+    return "hl_ratio" if min(n_baseline, n_candidate) >= HL_MIN_N else "geomean_ratio"
+
+
+def geomeans(x: Any, y: Any, confidence: float, unit: str = "samples", center: str = "auto",
+             inflate: tuple[float, float] = (1.0, 1.0), of: str = "") -> Result:
+    """``geomean_ratio``: Welch's t on the logarithms (positive data), Student's t reference."""
+    import numpy as np
+
+    from abstat.stats.distributions import stdtr, t_quantile
+    from abstat.stats.ratio import welch_df
+
+    lx, ly = np.log(x), np.log(y)
+    kind = "geometric mean" + (f" of {of}" if of else "")
+    method = f"Welch t on the logarithms{f' of {of}' if of else ''} (geometric means)"
+    centres = (math.exp(float(lx.mean())), math.exp(float(ly.mean())))
+    if lx.min() == lx.max() and ly.min() == ly.max():
+        r = _constant("geomean_ratio", center, unit, x, y, float(x[0]), "log")
+        r.centres, r.center_kind = centres, kind
+        return r
+    a1 = float(lx.var(ddof=1)) / lx.size * inflate[0] if lx.size > 1 else 0.0
+    a2 = float(ly.var(ddof=1)) / ly.size * inflate[1] if ly.size > 1 else 0.0
+    if lx.size < 2 or ly.size < 2:
+        # one value on a side: the other side's variance stands in for it (pooled t, df n - 1)
+        many = lx if lx.size > 1 else ly
+        v = float(many.var(ddof=1))
+        a1, a2 = v / lx.size, v / ly.size
+        df = float(many.size - 1)
+        method += ", the spread of the variant with several values standing in for the other's"
+    else:
+        df = welch_df(lx.size, a1, ly.size, a2) if a1 + a2 > 0 else math.inf
+    se = math.sqrt(a1 + a2)
+    est = float(ly.mean() - lx.mean())
+    if not se > 0.0:
+        return _cannot("geomean_ratio", method, center, unit,
+                       "neither variant varies, so there is no noise estimate to judge the change by")
+    q = t_quantile(df, 0.5 + confidence / 2.0)
+    p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
+    ci = (to_pct(est - q * se, "log", 1.0), to_pct(est + q * se, "log", 1.0))
+    return Result("geomean_ratio", to_pct(est, "log", 1.0), ci, p, method, center, unit,
+                  centres=centres, center_kind=kind)
+
+
+def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples", center: str = "auto",
+                         inflate: tuple[float, float] = (1.0, 1.0), of: str = "") -> Result:
+    """``hl_ratio``: the median of the pairwise log ratios, the inverted
+    Brunner-Munzel interval, the Brunner-Munzel p-value at ratio 1."""
+    import numpy as np
+
+    from abstat.stats.hodges_lehmann import hodges_lehmann
+
+    lx, ly = np.log(x), np.log(y)
+    kind = "pseudo-median" + (f" of {of}" if of else "")
+    if lx.min() == lx.max() and ly.min() == ly.max():
+        r = _constant("hl_ratio", center, unit, x, y, float(x[0]), "log")
+        r.centres, r.center_kind = (float(x[0]), float(y[0])), kind
+        return r
+    h = hodges_lehmann(lx, ly, confidence, inflate)
+    method = (f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
+              "Brunner-Munzel test")
+    centres = (math.exp(h.centres[0]), math.exp(h.centres[1]))
+    if not (math.isfinite(h.low) and math.isfinite(h.high)):
+        return Result("hl_ratio", NAN, (NAN, NAN), NAN, method, center, unit,
+                      "the interval of the ratio is unbounded: too few values to bound the change",
+                      centres=centres, center_kind=kind)
+    ci = (to_pct(h.low, "log", 1.0), to_pct(h.high, "log", 1.0))
+    return Result("hl_ratio", to_pct(h.estimate, "log", 1.0), ci, h.p_value, method, center, unit,
+                  centres=centres, center_kind=kind)
+
+
+def default_change(x: Any, y: Any, confidence: float = 0.95, *, unit: str = "samples",
+                   inflate: tuple[float, float] = (1.0, 1.0), of: str = "") -> Result:
+    """The default comparison of two samples (numpy arrays of values, or of
+    run centres with ``unit="runs"``; ``of`` names them, e.g. ``run medians``)."""
+    import numpy as np
+
+    positive = bool(np.all(x > 0) and np.all(y > 0))
+    estimand = default_estimand(x.size, y.size, positive)
+    if estimand == "hl_ratio":
+        return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of)
+    if estimand == "geomean_ratio":
+        return geomeans(x, y, confidence, unit, inflate=inflate, of=of)
+    sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else 0.0 for v, k in zip((x, y), inflate)]
+    r = means(x.size, float(x.mean()), sd[0], y.size, float(y.mean()), sd[1], confidence,
+              f"Welch t on means{f' of {of}' if of else ''}, Fieller interval (some values <= 0: a ratio of "
+              "pairs is undefined)", unit, nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
+              constant=bool(x.min() == x.max() and y.min() == y.max()))
+    r.center = "auto"
+    if of:
+        r.center_kind = f"mean of {of}"
+    return r
+
+
+def centre_of(runs: list[Any], center: str = "auto") -> tuple[float, str]:
+    """A sample set's centre as a comparison with ``center`` compares it, and
+    its kind (``pseudo-median``, ``geometric mean of run medians``...): one
+    run or flat samples, or several runs reduced to their medians (means).
+    The default rule is applied to the set's own size."""
+    import numpy as np
+
+    from abstat.stats.hodges_lehmann import centre
+    from abstat.stats.medians import median
+    from abstat.stats.nested import run_centres
+
+    runs = [np.asarray(run, dtype=float) for run in runs if len(run)]
+    if not runs:
+        return math.nan, center
+    of = ""
+    if len(runs) > 1:
+        of = "run means" if center == "mean" else "run medians"
+        values = run_centres(runs, "mean" if center == "mean" else "median")
+    else:
+        values = runs[0]
+    suffix = f" of {of}" if of else ""
+    positive = bool(np.all(values > 0))
+    if center == "mean" or not positive:
+        return float(values.mean()), "mean" + suffix
+    if center == "median" and not of:
+        return median(values), "median"
+    if center == "auto" and values.size >= HL_MIN_N:
+        return math.exp(centre(np.log(values))), "pseudo-median" + suffix
+    return math.exp(float(np.log(values).mean())), "geometric mean" + suffix

@@ -1,0 +1,334 @@
+"""The Hodges-Lehmann shift with the interval of the inverted Brunner-Munzel test.
+
+The default comparison of ``abstat compare`` (on logarithms: the
+*Hodges-Lehmann ratio*, the median of the candidate/baseline ratios over all
+pairs).
+
+- **Estimate**: the median of the pairwise differences ``y_j - x_i``
+  (Hodges & Lehmann 1963), found without forming them
+  (:mod:`abstat.stats.pairwise`).
+- **Test**: Brunner & Munzel's (2000) test of ``p = P(X < Y) + P(X = Y) / 2
+  = 1/2``, whose variance comes from each sample's placements separately, so
+  that unequal spreads and unequal n keep it valid (the Mann-Whitney test is
+  not: Fagerland & Sandvik 2009), with Welch-Satterthwaite degrees of freedom
+  and Student's t (as ``scipy.stats.brunnermunzel``).
+- **Interval**: every shift ``d`` at which the test of ``x`` against ``y -
+  d`` does not reject.  ``p(d)`` is one minus the share of differences below
+  ``d``, so the ends are differences themselves; they are found by
+  interpolation on the test statistic, which changes only where ``d`` passes
+  a difference.  The estimate (``p = 1/2``) always lies inside.
+
+**Ties** (quantized values, counts, clock ticks): the ``k`` equal values of a
+level are read as spread evenly over that level's cell, ``k`` points at the
+quantiles of a uniform distribution over ``[v - h, v + h]``, ``h`` half the
+gap to the nearest other value of the same variant.  A value measured on a
+grid stands for an interval of true values; read so, the shift moves
+continuously when the share of values on each level changes, instead of
+sticking at a grid step (the plain median of pairwise differences of values
+on one grid is nearly always 0 or a whole step).  The variance of the test
+averages the placements of each tie group (the influence of one
+observation is the mean over its cell), so that at shift 0, on one grid, the
+statistic is exactly Brunner-Munzel's with mid-ranks.  Untied data are left
+as they are.  A level holding more than :data:`POINTS` values is represented
+by that many evenly spaced points, each weighted (their positions differ
+from the full set's by less than 1/POINTS of the cell: a relative change
+below 1e-6 of the result); that keeps 10^6 TSC samples on a few grid
+levels as cheap as 10^4.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from abstat.stats.distributions import stdtr, t_quantile
+
+POINTS = 2048  # a tied level of more values is integrated with this many weighted points
+SMALL = 200_000  # up to this many pairs, the differences are formed and sorted
+
+
+@dataclass(frozen=True)
+class Spread:
+    """A sorted sample with its ties spread over their cells."""
+
+    values: np.ndarray  # ascending
+    n: int  # the sample's size
+    groups: np.ndarray | None = None  # index of each value's tie group (None: no ties)
+    counts: np.ndarray | None = None  # the size of each tie group
+    weights: np.ndarray | None = None  # how many values each point stands for (None: 1 each)
+
+    def group_means(self, per_value: np.ndarray) -> np.ndarray:
+        """``per_value`` averaged within each tie group (as it is when there are none)."""
+        if self.groups is None:
+            return per_value
+        w = per_value if self.weights is None else per_value * self.weights
+        return (np.bincount(self.groups, weights=w) / self.counts)[self.groups]
+
+    def variance(self, per_value: np.ndarray) -> float:
+        """The sample variance (divisor n - 1) of ``per_value`` over the ``n`` values."""
+        if self.n < 2:
+            return 0.0
+        if self.weights is None:
+            centred = per_value - per_value.mean()
+            return float(np.sum(centred * centred)) / (self.n - 1)
+        mean = float(np.sum(self.weights * per_value)) / self.n
+        centred = per_value - mean
+        return float(np.sum(self.weights * centred * centred)) / (self.n - 1)
+
+
+def spread_ties(sorted_values: np.ndarray) -> Spread:
+    """The tied values of each level spread evenly over ``[v - h, v + h]``,
+    ``h`` half the gap to the nearest other level (no spread for a constant sample)."""
+    s = sorted_values
+    n = s.size
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    if starts.size == n:
+        return Spread(s, n)
+    counts = np.diff(np.append(starts, n))
+    levels = s[starts]
+    if starts.size == 1:
+        half = np.zeros(1)
+    else:
+        gaps = np.diff(levels)
+        half = np.minimum(np.append(np.inf, gaps), np.append(gaps, np.inf)) / 2.0
+    points = np.minimum(counts, POINTS)  # points per level
+    groups = np.repeat(np.arange(starts.size), points)
+    offsets = np.cumsum(points) - points
+    position = (np.arange(int(points.sum())) - offsets[groups] + 0.5) / points[groups]  # in (0, 1)
+    values = levels[groups] + half[groups] * (2.0 * position - 1.0)
+    weights = None if points.size == counts.size and np.array_equal(points, counts) else \
+        (counts / points)[groups]
+    return Spread(values, n, groups, counts, weights)
+
+
+@dataclass(frozen=True)
+class BMStat:
+    """Brunner-Munzel's statistic for ``x`` against ``y - delta``."""
+
+    p_hat: float  # P(X < Y - delta) + P(=) / 2
+    se: float  # its standard error
+    df: float
+    unit_x: float = 0.0  # Var(F_Y(X)): one baseline value's share of se^2 is unit_x / n_x
+    unit_y: float = 0.0  # Var(F_X(Y))
+
+    @property
+    def t(self) -> float:
+        return (self.p_hat - 0.5) / self.se if self.se > 0 else math.copysign(math.inf, self.p_hat - 0.5)
+
+
+def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+    """``sum of weights_i over i with positions_i <= j`` for ``j < size``."""
+    return np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1))[:size]
+
+
+def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0)) -> BMStat:
+    """Brunner-Munzel at shift ``delta`` (``inflate``: factors on each
+    variance component, for serial correlation; 1 for independent samples)."""
+    xs, ys = x.values, y.values
+    nx, ny = x.n, y.n
+    target = xs + delta
+    left = np.searchsorted(ys, target, side="left")  # y_j - delta < x_i
+    at = ys.take(left, mode="clip")
+    equal = at == target
+    equal &= left < ys.size
+    right = left
+    if equal.any():
+        right = left.copy()
+        right[equal] = np.searchsorted(ys, target[equal], side="right")
+    cy = None if y.weights is None else np.append(0.0, np.cumsum(y.weights))
+    if right is left:
+        placements_x = (left if cy is None else cy[left]).astype(float)
+        placements_y = _below(ys.size, left, x.weights).astype(float)
+    else:
+        placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
+        placements_y = (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+    total = placements_y.sum() if y.weights is None else float(np.dot(placements_y, y.weights))
+    p_hat = float(total) / (nx * ny)
+    vx = x.variance(x.group_means(placements_x)) * inflate[0]
+    vy = y.variance(y.group_means(placements_y)) * inflate[1]
+    a, b = nx * vx, ny * vy
+    se = math.sqrt(a + b) / (nx * ny)
+    denominator = (a * a / (nx - 1) if nx > 1 else 0.0) + (b * b / (ny - 1) if ny > 1 else 0.0)
+    df = (a + b) ** 2 / denominator if denominator > 0 else math.inf
+    return BMStat(p_hat, se, df, vx / (ny * ny), vy / (nx * nx))
+
+
+def bm_p_value(stat: BMStat, nx: int, ny: int) -> float:
+    """Two-sided p-value; when neither sample overlaps the other (no variance
+    to estimate), the exact permutation probability of so extreme an order,
+    ``2 / C(nx + ny, nx)``, rather than 0."""
+    if stat.se > 0:
+        return min(1.0, 2.0 * stdtr(stat.df, -abs(stat.t)))
+    if stat.p_hat == 0.5:
+        return 1.0
+    return min(1.0, 2.0 / math.comb(nx + ny, nx))
+
+
+@dataclass(frozen=True)
+class HLResult:
+    estimate: float  # the Hodges-Lehmann shift (analysis scale)
+    low: float
+    high: float
+    p_value: float
+    df: float
+    centres: tuple[float, float]  # each sample's pseudo-median (analysis scale)
+
+
+def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]) -> tuple[float, float, float]:
+    """Estimate and interval without forming the differences.  The share of
+    differences above a shift is ``p(d)``, so the lower end is the difference
+    of rank ``N (1/2 - q se)``, the upper of rank ``N (1/2 + q se)``, with
+    ``se`` and ``q`` the test's at that end: select there, evaluate the test,
+    select again until ``q se`` settles (to 1e-3 of itself, which moves the
+    end by less than 1e-3 of the interval's half-width)."""
+    from abstat.stats.pairwise import differences, median_of
+
+    pairs = differences(x.values, y.values, x.weights, y.weights)
+    n = pairs.size
+    estimate = median_of(pairs)
+    level = 0.5 + confidence / 2.0
+    here = bm_statistic(x, y, estimate, inflate)
+    ends = []
+    density = pairs.density  # entries per unit about the estimate: where the ends should lie
+    for sign in (-1, 1):
+        s, end, half, guess = here, estimate, None, None
+        first = t_quantile(here.df, level) * here.se * n / density if math.isfinite(density) and density > 0 else 0
+        if first > 0:
+            guess = (estimate + sign * first, 0.05 * first)
+        for _ in range(6):
+            bound = t_quantile(s.df, level) * s.se
+            if half is not None and abs(bound - half) <= 1e-3 * half:
+                break
+            half = bound
+            rank = n * (0.5 + sign * half)
+            if rank < 0 or rank >= n:
+                end = sign * math.inf
+                break
+            end = pairs.kth(rank, guess)
+            guess = (end, max(abs(end - estimate) * 1e-3, 1e-12 * pairs.scale))
+            s = bm_statistic(x, y, end, inflate)
+        ends.append(end)
+    return estimate, min(ends[0], estimate), max(ends[1], estimate)
+
+
+def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]) -> tuple[float, float, float]:
+    """Estimate and interval from the sorted distinct differences ``U``
+    (``C_k`` of them up to ``U_k``).  Between ``U_k`` and ``U_(k+1)`` the
+    share of differences above the shift is ``1 - C_k / N``, so the lower end
+    is about where ``C_k = N (1/2 - q se)``, the upper where ``C_k = N (1/2 + q
+    se)``, ``se`` (and ``q``) the test's there: a fixed point, reached in a
+    few steps; then the gaps next to it are tested until the test's verdict
+    changes, which places the end exactly."""
+    d = np.sort(np.subtract.outer(y.values, x.values).ravel())
+    n = d.size
+    estimate = float(d[n // 2]) if n % 2 else (float(d[n // 2 - 1]) + float(d[n // 2])) / 2.0
+    last = np.flatnonzero(np.append(d[1:] != d[:-1], True))
+    u, below = d[last], last + 1  # distinct differences, and how many are <= each
+    m = u.size
+    level = 0.5 + confidence / 2.0
+
+    def gap_point(k: int) -> float:  # a shift inside gap k, between u[k] and u[k+1]
+        if k < 0:
+            return float(u[0]) - 1.0 - abs(float(u[0]))
+        if k >= m - 1:
+            return float(u[-1]) + 1.0 + abs(float(u[-1]))
+        return (float(u[k]) + float(u[k + 1])) / 2.0
+
+    memo: dict[int, BMStat] = {}
+
+    def at_gap(k: int) -> BMStat:
+        if k not in memo:
+            memo[k] = bm_statistic(x, y, gap_point(k), inflate)
+        return memo[k]
+
+    def accepted(k: int) -> bool:
+        s = at_gap(k)
+        return abs(s.p_hat - 0.5) <= t_quantile(s.df, level) * s.se
+
+    centre = int(np.searchsorted(u, estimate, side="right")) - 1  # the gap holding the estimate
+    stat = bm_statistic(x, y, estimate, inflate)
+    ends = []
+    for sign in (-1, 1):
+        s, k = stat, centre
+        for _ in range(6):  # the fixed point: the gap whose share matches the test's bound
+            target = n * (0.5 + sign * t_quantile(s.df, level) * s.se)  # differences at or below the end
+            k_new = int(np.searchsorted(below, target, side="left" if sign < 0 else "right")) - (sign > 0)
+            k_new = min(max(k_new, -1), m - 1)
+            if k_new == k:
+                break
+            k = k_new
+            s = at_gap(k)
+        if sign < 0:  # the first accepted gap from below
+            if accepted(k):
+                while k >= 0 and accepted(k - 1):
+                    k -= 1
+            else:
+                while k < centre and not accepted(k + 1):
+                    k += 1
+                k += 1
+            ends.append(-math.inf if k < 0 else float(u[k]))
+        else:  # the last accepted gap from above
+            if accepted(k):
+                while k < m - 1 and accepted(k + 1):
+                    k += 1
+            else:
+                while k > centre and not accepted(k - 1):
+                    k -= 1
+                k -= 1
+            ends.append(math.inf if k >= m - 1 else float(u[k + 1]))
+    low, high = min(ends[0], estimate), max(ends[1], estimate)
+    return estimate, low, high
+
+
+def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
+                   inflate: tuple[float, float] = (1.0, 1.0), centres: bool = True) -> HLResult:
+    """Hodges-Lehmann shift of ``y`` against ``x`` (analysis scale, e.g.
+    logarithms), the inverted Brunner-Munzel interval and the p-value at 0;
+    ties spread over their cells (module documentation)."""
+    sx, sy = spread_ties(np.sort(x)), spread_ties(np.sort(y))
+    at_zero = bm_statistic(sx, sy, 0.0, inflate)
+    p = bm_p_value(at_zero, x.size, y.size)
+    if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:
+        estimate, low, high = _small(sx, sy, confidence, inflate)
+    else:
+        estimate, low, high = _large(sx, sy, confidence, inflate)
+    if p < 1.0 - confidence and low <= 0.0 <= high:
+        p = 1.0 - confidence  # the accepted shifts straddle 0 after all: the interval decides
+    elif not p < 1.0 - confidence and not low <= 0.0 <= high:
+        low, high = min(low, 0.0), max(high, 0.0)  # 0 is accepted: it belongs in the interval
+    mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
+    return HLResult(estimate, low, high, p, at_zero.df, mid)
+
+
+def centre(values: np.ndarray) -> float:
+    """A sample's Hodges-Lehmann centre as the default comparison computes it:
+    the pseudo-median of its (tie-spread) values, on the analysis scale."""
+    return _pseudo_median(spread_ties(np.sort(values)))
+
+
+CENTRE_POINTS = 100_000  # a larger sample's pseudo-median is taken on this many of its quantiles
+
+
+def _pseudo_median(sample: Spread) -> float:
+    """The pseudo-median (a centre to print beside the change, not the
+    change itself): exact up to :data:`CENTRE_POINTS` points; for larger
+    samples, of that many evenly spaced quantiles, each standing for ``n /
+    CENTRE_POINTS`` values (off by less than their spacing, below 1e-4 of a
+    standard deviation)."""
+    from abstat.stats.pairwise import pseudo_median
+
+    v, w = sample.values, sample.weights
+    n = v.size
+    if w is None and n * (n + 1) // 2 <= SMALL:
+        walsh = np.add.outer(v, v)[np.triu_indices(n)]
+        return float(np.median(walsh)) / 2.0
+    if n > CENTRE_POINTS:
+        running = np.cumsum(w) if w is not None else np.arange(1.0, n + 1.0)
+        targets = (np.arange(CENTRE_POINTS) + 0.5) * (running[-1] / CENTRE_POINTS)
+        v = v[np.minimum(np.searchsorted(running, targets), n - 1)]
+        w = np.full(CENTRE_POINTS, running[-1] / CENTRE_POINTS)
+    return pseudo_median(v, w)
