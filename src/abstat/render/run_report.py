@@ -24,20 +24,17 @@ from abstat.render.units import common_scale
 def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
                         invocations: Sequence[int] | None = None) -> dict[str, str]:
     """Variant -> warning text, for variants measured under another machine record than the baseline
-    (only the records of ``invocations`` when given)."""
-    from abstat.machine import differing_fields
+    (only the records of ``invocations`` when given).  Linear in the invocations: each record is
+    read once, and each field compared through its distinct values (not every pair of records)."""
+    from abstat.machine import differing_fields_between
 
-    base_records = store.machine_records(experiment, baseline, invocations=invocations)
+    records = store.machine_records_by_variant(experiment, invocations=invocations)
+    base_records = records.get(baseline, [])
     warnings: dict[str, str] = {}
     for name in variants:
         if name == baseline:
             continue
-        fields: list[str] = []
-        for other in store.machine_records(experiment, name, invocations=invocations):
-            for base in base_records:
-                for field_name in differing_fields(base, other):
-                    if field_name not in fields:
-                        fields.append(field_name)
+        fields = differing_fields_between(base_records, records.get(name, []))
         if fields:
             warnings[name] = (
                 f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
@@ -72,7 +69,7 @@ def comparison_report(
     if invocations is not None:
         invocations = list(invocations) or [-1]
     if labels is not None:
-        matching = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels]
+        matching = store.invocation_ids(experiment, labels)
         invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
     groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
     variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
@@ -83,7 +80,12 @@ def comparison_report(
     elif baseline not in variants:
         raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
                          f"(variants: {', '.join(variants)})")
-    metric_names = list(metrics) if metrics else store.metrics(experiment)
+    if metrics:
+        metric_names = list(metrics)
+    else:  # the metrics of the runs read (not another pass over the experiment's samples)
+        from abstat.store.read import ordered_metrics
+
+        metric_names = ordered_metrics(groups)
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
     from abstat.comparison.commands import command_warnings
 

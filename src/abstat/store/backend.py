@@ -95,6 +95,13 @@ class Connection:
     def concat_distinct(self, expression: str) -> str:
         return f"GROUP_CONCAT(DISTINCT {expression})"
 
+    def within(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        """``column`` is one of ``values``, as a condition and its parameters: one
+        parameter however many the values (SQLite limits a statement's parameters)."""
+        import json
+
+        return f"{column} IN (SELECT value FROM json_each(?))", [json.dumps(list(values))]
+
     def ddl(self, script: str) -> list[str]:
         """A migration script as this back end's statements (ours hold no ';' in literals)."""
         cleaned = "\n".join(line.split("--", 1)[0] for line in script.splitlines())
@@ -224,6 +231,9 @@ class PostgresConnection(Connection):
 
     def concat_distinct(self, expression: str) -> str:
         return f"STRING_AGG(DISTINCT {expression}, ',')"
+
+    def within(self, column: str, values: Sequence[Any]) -> tuple[str, list[Any]]:
+        return f"{column} = ANY(?)", [list(values)]
 
     def ddl(self, script: str) -> list[str]:
         statements = []
