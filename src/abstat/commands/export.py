@@ -45,10 +45,12 @@ def main(argv: list[str]) -> int:
         from abstat.report import rows_export
 
         unreadable: list[str] = []
-        writer = rows_export.write_csv if args.format == "csv" else rows_export.write_json
 
         def write_readable(handle: TextIO) -> list[str]:
-            written = writer(_readable(store.sample_rows(args.experiment), unreadable), handle)
+            if args.format == "csv":
+                written = rows_export.write_csv(_readable(store.sample_values(args.experiment), unreadable), handle)
+            else:
+                written = rows_export.write_json(_readable(store.sample_rows(args.experiment), unreadable), handle)
             damage = unreadable + store.check_damage()
             if damage and not written:  # nothing readable: an older -o FILE stays as it was
                 raise InputError(f"damaged store, no sample is readable: {'; '.join(damage[:3])}", path=store.display)
@@ -84,7 +86,7 @@ def _export_hyperfine(path: str, experiment: str | None, output: str | None) -> 
     return 0
 
 
-def _readable(rows: Iterator[dict[str, Any]], unreadable: list[str]) -> Iterator[dict[str, Any]]:
+def _readable(rows: Iterator[Any], unreadable: list[str]) -> Iterator[Any]:
     """``rows`` up to the first damaged page; what stopped them goes to ``unreadable`` (once)."""
     try:
         yield from rows
