@@ -177,16 +177,27 @@ class StoreReader(RowReader, RunReader):
 
     def invocation_ids(self, experiment: str, labels: Mapping[str, str]) -> list[int]:
         """The invocations of ``experiment`` whose ``--label``s are exactly ``labels``, oldest first."""
+        wanted = dict(labels)
+        return [key for key, mine in self.invocation_labels(experiment, host=False).items() if mine == wanted]
+
+    def invocation_labels(self, experiment: str, *, host: bool = True) -> dict[int, dict[str, str]]:
+        """Invocation id -> its ``--label``s, oldest first; with ``host``, ``host`` is its
+        hostname unless a label names it (as :meth:`sample_sets` labels them)."""
         rows = self.db.execute(
-            "SELECT i.id, l.key, l.value FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
-            " LEFT JOIN labels l ON l.invocation_id = i.id WHERE e.name = ? ORDER BY i.id", (experiment,))
+            "SELECT i.id, i.hostname, l.key, l.value FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+            " LEFT JOIN labels l ON l.invocation_id = i.id WHERE e.name = ? ORDER BY i.id, l.key", (experiment,))
         found: dict[int, dict[str, str]] = {}
-        for invocation_id, key, value in rows:
+        hosts: dict[int, str | None] = {}
+        for invocation_id, hostname, key, value in rows:
             mine = found.setdefault(invocation_id, {})
+            hosts[invocation_id] = hostname
             if key is not None:
                 mine[key] = value
-        wanted = dict(labels)
-        return [invocation_id for invocation_id, mine in found.items() if mine == wanted]
+        if host:
+            for invocation_id, hostname in hosts.items():
+                if hostname is not None:
+                    found[invocation_id].setdefault("host", hostname)
+        return found
 
     def invocations(self, experiment: str) -> list[dict[str, Any]]:
         rows = self.db.execute(
