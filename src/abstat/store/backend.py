@@ -88,6 +88,11 @@ class Connection:
         if rows:
             self.raw.executemany(self.sql(text), rows)
 
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        """Bulk insert (``abstat import``): one statement for many rows (PostgreSQL: COPY)."""
+        self.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                         rows)
+
     def insert(self, text: str, params: Sequence[Any]) -> int:
         """Run an INSERT and return the new row's ``id``."""
         return int(self.execute(text + " RETURNING id", params).fetchone()[0])
@@ -160,6 +165,10 @@ class Connection:
 
     def lock_schema(self) -> None:
         """Inside a transaction: keep other processes from migrating at the same time
+        (SQLite's BEGIN IMMEDIATE already holds the write lock)."""
+
+    def lock_import(self) -> None:
+        """Inside a transaction: one import at a time decides what the store lacks and adds it
         (SQLite's BEGIN IMMEDIATE already holds the write lock)."""
 
     # -- errors ------------------------------------------------------------
@@ -269,6 +278,16 @@ class PostgresConnection(Connection):
 
     def lock_schema(self) -> None:
         self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (0x61627374,))  # 'abst'
+
+    def lock_import(self) -> None:
+        self.raw.execute("SELECT pg_advisory_xact_lock(%s)", (0x61627369,))  # 'absi'
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        with self.raw.cursor() as cursor, cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
 
     def is_busy(self, err: BaseException) -> bool:
         return False
