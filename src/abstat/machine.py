@@ -258,12 +258,28 @@ def differing_fields_between(first: Iterable[Mapping[str, Any] | None],
 
 
 def _distinct_values(values: Iterable[Any]) -> list[Any]:
+    found: dict[Any, Any] = {}
+    for value in values:
+        found.setdefault(_identity(value), value)
+    return list(found.values())
+
+
+def _identity(value: Any) -> Any:
+    """A hashable key equal for equal values (a record's field: text, a number, a mapping of text)."""
+    if isinstance(value, Mapping):
+        try:
+            return ("mapping", frozenset(value.items()))
+        except TypeError:
+            pass
+    elif not isinstance(value, (list, set)):
+        try:
+            hash(value)
+            return ("value", value)  # 1 and 1.0 are one value here as in differing_fields (==)
+        except TypeError:
+            pass
     import json
 
-    found: dict[str, Any] = {}
-    for value in values:
-        found.setdefault(json.dumps(value, sort_keys=True, default=str), value)
-    return list(found.values())
+    return ("json", json.dumps(value, sort_keys=True, default=str))
 
 
 def _differing_mitigations(label: str, ours: list[Any], theirs: list[Any]) -> list[str]:

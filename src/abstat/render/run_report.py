@@ -60,17 +60,80 @@ def comparison_report(
     """Compare every stored variant of ``experiment`` for every metric.
 
     Each ``abstat run`` invocation is a run group (nested data) once a
-    variant has more than one.  With ``labels``, only the invocations with
-    exactly these ``--label``s count: runs on another host or mode of the
-    same experiment are another configuration, not another run group.
-    ``invocations`` (ids, e.g. one configuration's from ``Store.sample_sets``)
-    restricts the comparison the same way.  Returns the rendered text.
+    variant has more than one.  With ``labels`` (the report ``abstat run``
+    and the lab end with), only the invocations with exactly these
+    ``--label``s count: runs on another host or mode of the same experiment
+    are another configuration, not another run group; and only the latest
+    of them, up to ``RECENT_RUNS`` runs (at least the latest invocation), so
+    that a nightly job's report costs the same on its 10,000th night as on
+    its first; a line says how many were left out (``abstat show``, without
+    ``labels``, compares every one).  ``invocations`` (ids, e.g. one
+    configuration's from ``Store.sample_sets``) restricts the comparison the
+    same way.  Returns the rendered text.
     """
+    window = None
     if invocations is not None:
         invocations = list(invocations) or [-1]
     if labels is not None:
         matching = store.invocation_ids(experiment, labels)
-        invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
+        matching = [i for i in matching if invocations is None or i in invocations]
+        invocations = recent_invocations(store, matching) or [-1]
+        if len(invocations) < len(matching):
+            window = (len(invocations), len(matching))
+    text = _report(store, experiment, baseline=baseline, fmt=fmt, confidence=confidence,
+                   higher_is_better=higher_is_better, metrics=metrics, seed=seed, color=color,
+                   invocations=invocations, verbose=verbose)
+    return _with_window(text, window, experiment, fmt)
+
+
+RECENT_RUNS = 2000
+
+
+def recent_invocations(store: Any, invocations: Sequence[int], budget: int = RECENT_RUNS) -> list[int]:
+    """The latest of ``invocations`` (ids, oldest first) whose runs add up to at most
+    ``budget``, and at least the latest one; oldest first."""
+    chosen: list[int] = []
+    total = 0
+    pending = list(invocations)
+    while pending:
+        chunk, pending = pending[-200:], pending[:-200]
+        counts = store.run_counts(chunk)
+        for invocation in reversed(chunk):
+            total += counts.get(invocation, 0)
+            if chosen and total > budget:
+                return chosen[::-1]
+            chosen.append(invocation)
+    return chosen[::-1]
+
+
+def _with_window(text: str, window: tuple[int, int] | None, experiment: str, fmt: str) -> str:
+    """The report, saying which invocations the end-of-run report left out."""
+    if window is None or fmt == "csv" or not text:
+        return text
+    compared, stored = window
+    if fmt == "json":
+        document = json.loads(text)
+        document["invocations"] = {"compared": compared, "stored": stored}
+        return json.dumps(document, indent=2) + "\n"
+    line = (f"note: compared the latest {compared:,} of the {stored:,} invocations with these labels"
+            f" (at most {RECENT_RUNS:,} runs at the end of a run); abstat show {experiment} compares every one")
+    return text.rstrip("\n") + "\n\n" + (f"- {escape.markdown(line)}" if fmt == "markdown" else escape.terminal(line)) + "\n"
+
+
+def _report(
+    store: Any,
+    experiment: str,
+    *,
+    baseline: str | None,
+    fmt: str,
+    confidence: float,
+    higher_is_better: Sequence[str],
+    metrics: Sequence[str] | None,
+    seed: int,
+    color: bool,
+    invocations: Sequence[int] | None,
+    verbose: bool,
+) -> str:
     groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
     variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
     if not variants:

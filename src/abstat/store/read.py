@@ -8,10 +8,12 @@ use what is readable and name the rest.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from abstat.store.read_rows import RowReader
-from abstat.store.read_runs import RUN_ORDER, RunReader, and_in
+from abstat.store.read_runs import GROUP_ORDER, RunReader, and_in
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
@@ -24,6 +26,12 @@ class StoreReader(RowReader, RunReader):
         except (TypeError, ValueError):
             self._damaged(f"a {metric!r} sample of invocation {invocation_id} is not a number ({value!r:.40})")
             return None
+
+    def _numbers(self, values: list[Any], metric: str, invocation_id: int) -> list[float]:
+        """``values`` (one run group's), those that are not numbers left out and named."""
+        if set(map(type, values)) <= {float}:
+            return values
+        return [number for number in (self._number(v, metric, invocation_id) for v in values) if number is not None]
 
     def _all_labels(self) -> dict[int, dict[str, str]]:
         """invocation id -> its labels, in one query (one row per label: a small table)."""
@@ -128,25 +136,18 @@ class StoreReader(RowReader, RunReader):
         if not variants:
             return {}
         params: list[Any] = []
-        sql = and_in("SELECT r.variant_id, s.metric, r.invocation_id, s.value FROM samples s"
-                     " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'", params, "r.variant_id", list(variants))
-        sql = and_in(sql, params, "r.invocation_id", invocations, self.db)
+        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id" \
+              " WHERE r.status = 'ok'"
+        if invocations is None:  # else the invocations alone drive the query (see RunReader._runs_of)
+            sql = and_in(sql, params, "r.variant_id", list(variants))
+        else:
+            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations), self.db)
         found: dict[str, dict[int, dict[int, list[float]]]] = {}
-        for variant_id, metric, invocation_id, value in self.db.execute(sql + RUN_ORDER, params):
-            if value.__class__ is not float:
-                value = self._number(value, metric, invocation_id)
-                if value is None:
-                    continue
-            by_variant = found.get(metric)
-            if by_variant is None:
-                by_variant = found[metric] = {}
-            groups = by_variant.get(variant_id)
-            if groups is None:
-                groups = by_variant[variant_id] = {}
-            group = groups.get(invocation_id)
-            if group is None:
-                group = groups[invocation_id] = []
-            group.append(value)
+        for (variant_id, metric, invocation_id), rows in groupby(self.db.execute(sql + GROUP_ORDER, params),
+                                                                 _GROUP_KEY):
+            group = self._numbers(list(map(_VALUE, rows)), metric, invocation_id)
+            if group:
+                found.setdefault(metric, {}).setdefault(variant_id, {})[invocation_id] = group
         return {
             metric: {variants[v]: list(found[metric][v].values()) for v in variants if v in found[metric]}
             for metric in sorted(found)
@@ -158,9 +159,11 @@ class StoreReader(RowReader, RunReader):
         (oldest first), only those of ``invocations`` when given; each record is read once."""
         variants = self._variant_ids(experiment)
         params: list[Any] = []
-        sql = and_in("SELECT DISTINCT r.variant_id, r.invocation_id FROM runs r WHERE r.status = 'ok'",
-                     params, "r.variant_id", list(variants))
-        sql = and_in(sql, params, "r.invocation_id", invocations, self.db)
+        sql = "SELECT DISTINCT r.variant_id, r.invocation_id FROM runs r WHERE r.status = 'ok'"
+        if invocations is None:
+            sql = and_in(sql, params, "r.variant_id", list(variants))
+        else:
+            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations), self.db)
         pairs = self.db.execute(sql, params).fetchall() if variants else []
         wanted = sorted({invocation for _, invocation in pairs})
         records: dict[int, dict[str, Any]] = {}
@@ -261,33 +264,22 @@ class StoreReader(RowReader, RunReader):
         if len(chosen) < len(names):
             sql = and_in(sql, params, "r.variant_id", chosen)
         sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
-        rows = self.db.execute(sql + RUN_ORDER, params)
+        rows = self.db.execute(sql + GROUP_ORDER, params)
         hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
-        slots: dict[tuple[int, str], list[float] | None] = {}  # (variant, metric) -> the current run group
-        current = None
-        for variant_id, metric, invocation_id, value, unit in rows:
-            if invocation_id != current:
-                current, slots = invocation_id, {}
-            slot = slots.get((variant_id, metric), _UNSEEN)
-            if slot is _UNSEEN:
-                if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
-                    names.update(self._names())
-                    hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
-                if invocation_id not in label_cache:  # no labels, or started after they were read
-                    label_cache[invocation_id] = dict(self.db.execute(
-                        "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
-                slot = slots[(variant_id, metric)] = _run_group(
-                    sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
-                    hosts[invocation_id], unit, accepted)
-            if slot is None:
-                continue
-            if value.__class__ is not float:
-                value = self._number(value, metric, invocation_id)
-                if value is None:
-                    continue
-            slot.append(value)
+        for (variant_id, metric, invocation_id), run_group in groupby(rows, _GROUP_KEY):
+            found = list(run_group)
+            if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
+                names.update(self._names())
+                hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
+            if invocation_id not in label_cache:  # no labels, or started after they were read
+                label_cache[invocation_id] = dict(self.db.execute(
+                    "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
+            slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
+                              hosts[invocation_id], found[0][4], accepted)
+            if slot is not None:
+                slot.extend(self._numbers(list(map(_VALUE, found)), metric, invocation_id))
         entries = []
         for entry in sorted(sets.values(), key=lambda e: e["order"]):
             entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
@@ -315,7 +307,8 @@ class StoreReader(RowReader, RunReader):
             "SELECT v.id, e.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
 
 
-_UNSEEN: Any = object()
+_GROUP_KEY = itemgetter(0, 1, 2)
+_VALUE = itemgetter(3)
 
 
 def ordered_metrics(names: Iterable[str]) -> list[str]:

@@ -32,6 +32,33 @@ class RunReader:
         if note not in self.damage:
             self.damage.append(note)
 
+    def _runs_of(self, experiment: str, invocations: Sequence[int] | None, params: list[Any]) -> str:
+        """``FROM ... WHERE ...`` over the runs ``r`` (and their variants ``v``) of ``experiment``,
+        only those of ``invocations`` when given.  The invocations then drive the query (their
+        index): joined through the experiment, SQLite would walk the variant index over every run
+        of the experiment to keep the few of 20 invocations of 10^4."""
+        if invocations is None:
+            params.append(experiment)
+            return (" FROM runs r JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+                    " WHERE e.name = ?")
+        return and_in(" FROM runs r JOIN variants v ON v.id = r.variant_id WHERE 1 = 1", params, "r.invocation_id",
+                      self._own_invocations(experiment, invocations), self.db)
+
+    def _own_invocations(self, experiment: str, invocations: Sequence[int]) -> list[int]:
+        """Those of ``invocations`` that are ``experiment``'s, in their order."""
+        params: list[Any] = [experiment]
+        sql = and_in("SELECT i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
+                     params, "i.id", list(invocations), self.db)
+        own = {row[0] for row in self.db.execute(sql, params)}
+        return [invocation for invocation in invocations if invocation in own]
+
+    def run_counts(self, invocations: Sequence[int]) -> dict[int, int]:
+        """Invocation id -> how many runs it stored (failed ones too)."""
+        params: list[Any] = []
+        sql = and_in("SELECT invocation_id, COUNT(*) FROM runs WHERE 1 = 1", params, "invocation_id",
+                     list(invocations), self.db)
+        return dict(self.db.execute(sql + " GROUP BY invocation_id", params).fetchall())
+
     def failed_runs(self, experiment: str) -> list[dict[str, Any]]:
         rows = self.db.execute(
             "SELECT r.invocation_id, v.name, r.iteration, r.status, r.exit_code, r.notes, r.id FROM runs r"
@@ -73,13 +100,10 @@ class RunReader:
                          ) -> dict[str, list[str]]:
         """Variant (in the order they were declared) -> the distinct commands of its
         successful runs (first run first), only those of ``invocations`` when given."""
-        sql = (
-            "SELECT v.id, v.name, r.command, MIN(r.id) FROM runs r JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-        )
-        params: list[Any] = [experiment]
-        sql = and_in(sql, params, "r.invocation_id", invocations, self.db)
-        return commands_of(self.db.execute(sql + " GROUP BY v.id, v.name, r.command", params).fetchall())
+        params: list[Any] = []
+        sql = "SELECT v.id, v.name, r.command, MIN(r.id)" + self._runs_of(experiment, invocations, params)
+        return commands_of(self.db.execute(sql + " AND r.status = 'ok' GROUP BY v.id, v.name, r.command",
+                                           params).fetchall())
 
     def command_rows(self, experiment: str) -> list[tuple[int, int, str, str, int]]:
         """(invocation, variant id, variant, command, its first run) for the successful runs of
@@ -110,14 +134,9 @@ class RunReader:
         notes: each distinct list of notes is read and decoded once, with its count."""
         if variants is not None and not variants:
             return []
-        sql = (
-            "SELECT r.notes, MIN(r.id), COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-            " AND r.notes IS NOT NULL"
-        )
-        params: list[Any] = [experiment]
-        sql = and_in(sql, params, "v.name", variants)
-        sql = and_in(sql, params, "r.invocation_id", invocations, self.db)
+        params: list[Any] = []
+        sql = "SELECT r.notes, MIN(r.id), COUNT(*)" + self._runs_of(experiment, invocations, params)
+        sql = and_in(sql + " AND r.status = 'ok' AND r.notes IS NOT NULL", params, "v.name", variants)
         counts: dict[str, int] = {}
         for notes, run_id, runs in self.db.execute(sql + " GROUP BY r.notes ORDER BY 2", params).fetchall():
             for note in self._load(notes, [], f"notes of run {run_id}"):
@@ -126,6 +145,8 @@ class RunReader:
 
 
 RUN_ORDER = " ORDER BY r.invocation_id, r.position, s.run_id, s.metric, s.idx"  # samples as measured
+# each run group's values together, as measured: (invocation, variant, metric) then run order
+GROUP_ORDER = " ORDER BY r.invocation_id, r.variant_id, s.metric, r.position, s.run_id, s.idx"
 
 
 def commands_of(rows: Sequence[tuple[Any, ...]], invocations: Sequence[int] | None = None) -> dict[str, list[str]]:
@@ -150,6 +171,8 @@ def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | Non
     with the connection ``db``, any number of values (one parameter for a long list)."""
     if values is None:
         return sql
+    if not values:
+        return sql + " AND 1 = 0"
     if db is not None and len(values) > 500:
         condition, extra = db.within(column, values)
         params.extend(extra)
