@@ -21,14 +21,18 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 from abstat.store.read_runs import and_in
 from abstat.store.schema import INVOCATION_IDENTITY, RUN_IDENTITY, invocation_uid, run_uid
+from abstat.store.transfer_sqlite import attach, copy_batch, detach
 
 BATCH_RUNS = 20_000
 RUN_COLUMNS = ("uid", "invocation_id", "variant_id", "command", "iteration", "position", "status", "exit_code",
                "started_at", "wall", "notes")
+RUN_TYPES = ("int8", "text", "int8", "int8", "text", "int8", "int8", "text", "int8", "float8", "float8", "text")
+SAMPLE_TYPES = ("int8", "text", "int8", "float8", "text")
 
 
 @dataclass
@@ -44,6 +48,19 @@ class ImportResult:
 def import_store(source: Any, target: Any) -> ImportResult:
     """Copy what ``source`` holds and ``target`` lacks into ``target`` (both open Stores)."""
     result = ImportResult(source.display)
+    attached = attach(source, target)  # SQLite to SQLite: in SQL, no row through Python
+    try:
+        _import(source, target, result, attached)
+    finally:
+        if attached:
+            detach(target)
+    result.damage = list(source.damage)
+    if result.runs_added:
+        target.db.analyze()
+    return result
+
+
+def _import(source: Any, target: Any, result: ImportResult, attached: bool) -> None:
     has_uids = source.version >= 2
     experiments = source.db.execute("SELECT id, name, created_at FROM experiments ORDER BY id").fetchall()
     for experiment_id, experiment, created_at in experiments:
@@ -62,11 +79,10 @@ def import_store(source: Any, target: Any) -> ImportResult:
             target_experiment = target._ensure_experiment(experiment, created_at)
             variant_ids = {name: target._ensure_variant(target_experiment, name) for name in variants}
         for batch in _batches(invocations, counts):
-            _Batch(source, target, experiment, target_experiment, variant_ids, has_uids, result).copy(batch)
-    result.damage = list(source.damage)
-    if result.runs_added:
-        target.db.analyze()
-    return result
+            if attached:
+                copy_batch(source, target, experiment_id, target_experiment, batch[0][4], batch[-1][4], result)
+            else:
+                _Batch(source, target, experiment, target_experiment, variant_ids, has_uids, result).copy(batch)
 
 
 def _batches(invocations: list[tuple[Any, ...]], counts: dict[int, int]) -> Iterator[list[tuple[Any, ...]]]:
@@ -151,27 +167,25 @@ class _Batch:
                        [(ids[row[0]], key, value) for row in rows for key, value in labels.get(row[4], [])])
         return ids
 
-    def _insert_runs(self, missing: list[tuple[int, dict[str, Any]]],
-                     samples: dict[int, list[tuple[str, int, float, Any]]]) -> None:
+    def _insert_runs(self, missing: list[tuple[int, dict[str, Any]]], samples: list[tuple[Any, ...]]) -> None:
         if not missing:
             return
         db = self.target.db
         for _, run in missing:
             if run["variant"] not in self.variant_ids:
                 self.variant_ids[run["variant"]] = self.target._ensure_variant(self.target_experiment, run["variant"])
-        db.insert_rows("runs", RUN_COLUMNS, [
-            (run["uid"], invocation, self.variant_ids[run["variant"]], run["command"], run["iteration"],
+        ids = db.reserve_ids("runs", len(missing))  # the samples name their runs without reading them back
+        db.insert_rows("runs", ("id", *RUN_COLUMNS), [
+            (key, run["uid"], invocation, self.variant_ids[run["variant"]], run["command"], run["iteration"],
              run["position"], run["status"], run["exit_code"], run["started_at"], run["wall"], run["notes"])
-            for invocation, run in missing])
-        params: list[Any] = []
-        sql = and_in("SELECT uid, id FROM runs WHERE 1 = 1", params, "invocation_id",
-                     sorted({invocation for invocation, _ in missing}), db)
-        run_ids = dict(db.execute(sql, params).fetchall())
-        unread = {run["invocation"] for _, run in missing} - self.read  # stored in the source meanwhile
+            for key, (invocation, run) in zip(ids, missing)], RUN_TYPES)
+        target_of = {run["id"]: key for key, (_, run) in zip(ids, missing)}  # source run id -> target run id
+        unread = sorted({run["invocation"] for _, run in missing} - self.read)  # stored in the source meanwhile
         if unread:
-            samples.update(_samples(self.source, sorted(unread)))
+            samples = samples + _samples(self.source, unread)
         db.insert_rows("samples", ("run_id", "metric", "idx", "value", "unit"), [
-            (run_ids[run["uid"]], *sample) for _, run in missing for sample in samples.get(run["id"], ())])
+            (target_of[run_id], metric, index, value, unit) for run_id, metric, index, value, unit, _ in samples
+            if run_id in target_of], SAMPLE_TYPES)
 
 
 def _labels(store: Any, invocations: Sequence[int]) -> dict[int, list[tuple[str, str]]]:
@@ -204,26 +218,21 @@ def _runs(source: Any, invocations: Sequence[int], uids: dict[int, str], has_uid
     return found
 
 
-def _samples(source: Any, invocations: Sequence[int]) -> dict[int, list[tuple[str, int, float, Any]]]:
-    """Source run id -> its readable samples, for the runs of ``invocations``; a sample that is
-    not a number is left behind (and named in the source's ``damage``)."""
-    samples: dict[int, list[tuple[str, int, float, Any]]] = {}
+def _samples(source: Any, invocations: Sequence[int]) -> list[tuple[Any, ...]]:
+    """``(run id, metric, index, value, unit, invocation)`` of the source's samples of ``invocations``;
+    a sample that is not a number is left behind (and named in the source's ``damage``)."""
     if not invocations:
-        return samples
+        return []
     params: list[Any] = []
     sql = and_in("SELECT s.run_id, s.metric, s.idx, s.value, s.unit, r.invocation_id FROM samples s"
                  " JOIN runs r ON r.id = s.run_id WHERE 1 = 1", params, "r.invocation_id", list(invocations),
                  source.db)
-    current: Any = None
-    mine: list[tuple[str, int, float, Any]] = []
-    for run_id, metric, index, value, unit, invocation in source.db.execute(
-            sql + " ORDER BY s.run_id, s.metric, s.idx", params):
-        if run_id != current:
-            current = run_id
-            mine = samples.setdefault(run_id, [])
-        if value.__class__ is not float:
-            value = source._number(value, metric, invocation)
-            if value is None:
-                continue
-        mine.append((metric, index, value, unit))
-    return samples
+    rows = source.db.execute(sql + " ORDER BY s.run_id, s.metric, s.idx", params).fetchall()
+    if set(map(type, map(itemgetter(3), rows))) <= {float}:
+        return rows
+    readable = []
+    for run_id, metric, index, value, unit, invocation in rows:
+        number = source._number(value, metric, invocation)
+        if number is not None:
+            readable.append((run_id, metric, index, number, unit, invocation))
+    return readable
