@@ -183,9 +183,13 @@ class _Batch:
         unread = sorted({run["invocation"] for _, run in missing} - self.read)  # stored in the source meanwhile
         if unread:
             samples = samples + _samples(self.source, unread)
-        db.insert_rows("samples", ("run_id", "metric", "idx", "value", "unit"), [
-            (target_of[run_id], metric, index, value, unit) for run_id, metric, index, value, unit, _ in samples
-            if run_id in target_of], SAMPLE_TYPES)
+        rows = [(target_of[run_id], metric, index, value, unit) for run_id, metric, index, value, unit, _ in samples
+                if run_id in target_of]
+        if not set(map(type, map(itemgetter(3), rows))) <= {float}:  # a damaged source
+            rows = [(run_id, metric, index, number, unit) for (run_id, metric, index, value, unit), (*_, invocation)
+                    in zip(rows, (sample for sample in samples if sample[0] in target_of))
+                    if (number := self.source._number(value, metric, invocation)) is not None]
+        db.insert_rows("samples", ("run_id", "metric", "idx", "value", "unit"), rows, SAMPLE_TYPES)
 
 
 def _labels(store: Any, invocations: Sequence[int]) -> dict[int, list[tuple[str, str]]]:
@@ -219,20 +223,12 @@ def _runs(source: Any, invocations: Sequence[int], uids: dict[int, str], has_uid
 
 
 def _samples(source: Any, invocations: Sequence[int]) -> list[tuple[Any, ...]]:
-    """``(run id, metric, index, value, unit, invocation)`` of the source's samples of ``invocations``;
-    a sample that is not a number is left behind (and named in the source's ``damage``)."""
+    """``(run id, metric, index, value, unit, invocation)`` of the source's samples of ``invocations``,
+    as stored (a value that is not a number is left behind when copied, and named)."""
     if not invocations:
         return []
     params: list[Any] = []
     sql = and_in("SELECT s.run_id, s.metric, s.idx, s.value, s.unit, r.invocation_id FROM samples s"
                  " JOIN runs r ON r.id = s.run_id WHERE 1 = 1", params, "r.invocation_id", list(invocations),
                  source.db)
-    rows = source.db.execute(sql + " ORDER BY s.run_id, s.metric, s.idx", params).fetchall()
-    if set(map(type, map(itemgetter(3), rows))) <= {float}:
-        return rows
-    readable = []
-    for run_id, metric, index, value, unit, invocation in rows:
-        number = source._number(value, metric, invocation)
-        if number is not None:
-            readable.append((run_id, metric, index, number, unit, invocation))
-    return readable
+    return source.db.execute(sql + " ORDER BY s.run_id, s.metric, s.idx", params).fetchall()
