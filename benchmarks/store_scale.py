@@ -112,7 +112,7 @@ def main() -> int:
     failed: list[str] = []
     shape = None
     try:
-        print(f"| runs | command | CPU | anchor CPU | ratio | wall | peak RSS |")
+        print("| runs | command | CPU | anchor CPU | ratio | wall | peak RSS |")
         print("|---|---|---|---|---|---|---|")
         for size in sizes:
             path = os.path.join(keep, f"store-{size}.db")

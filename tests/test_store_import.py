@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from store_pg import backend, fresh_database, new_store, server_url, store_name  # noqa: F401  (fixtures)
+from store_pg import backend, fresh_database, server_url, store_name  # noqa: F401  (fixtures)
 
 from abstat.errors import InputError
 from abstat.store import open_store, transfer

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any, TextIO
 
 from abstat.commands import ArgumentParser, add_format, add_output, add_store
 from abstat.errors import InputError, UsageError
-from abstat.report.rows_export import COLUMNS, flatten, write_csv  # noqa: F401  (the CSV's columns)
 
 
 def build_parser() -> argparse.ArgumentParser:
