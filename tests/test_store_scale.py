@@ -132,3 +132,37 @@ def test_long_lists_of_invocations_are_one_parameter(tmp_path) -> None:
         assert store.groups_by_metric("nightly", invocations=many) == store.groups_by_metric("nightly")
         assert store.run_notes("nightly", many) == store.run_notes("nightly")
         assert store.variant_commands("nightly", many) == store.variant_commands("nightly")
+
+
+def test_the_end_of_run_report_pools_the_latest_invocations_and_says_so(tmp_path, monkeypatch) -> None:
+    import json
+
+    from abstat.render import run_report
+
+    path = str(tmp_path / "s.db")
+    with open_store(path) as store:
+        for night in range(12):
+            inv = store.start_invocation("nightly", {"hostname": "h", "boot_id": f"b{night}"}, variants=["a", "b"])
+            for position in range(10):
+                variant = "ab"[position % 2]
+                store.add_run(inv, variant=variant, command=f"./{variant}", iteration=position // 2,
+                              position=position, status="ok", exit_code=0, started_at=0.0, wall=1.0,
+                              values={"wall": [1.0 + night + (0.1 if variant == "b" else 0.0) + position / 100]})
+            store.finish_invocation(inv, "complete")
+    monkeypatch.setattr(run_report, "RECENT_RUNS", 35)
+    with open_store(path, create=False) as store:
+        ids = store.invocation_ids("nightly", {})
+        assert run_report.recent_invocations(store, ids, budget=35) == ids[-3:]
+        assert run_report.recent_invocations(store, ids, budget=5) == ids[-1:]  # at least the latest
+        assert run_report.recent_invocations(store, ids, budget=10**6) == ids
+        text = run_report.comparison_report(store, "nightly", labels={})
+        assert "compared the latest 3 of the 12 invocations with these labels" in text
+        assert "abstat show nightly compares every one" in text
+        document = json.loads(run_report.comparison_report(store, "nightly", labels={}, fmt="json"))
+        assert document["invocations"] == {"compared": 3, "stored": 12}
+        whole = run_report.comparison_report(store, "nightly")  # abstat show: every invocation
+        assert "compared the latest" not in whole
+        # the window's comparison is the comparison of those invocations alone
+        alone = run_report.comparison_report(store, "nightly", invocations=ids[-3:], fmt="json")
+        document.pop("invocations")
+        assert document == json.loads(alone)

@@ -89,9 +89,10 @@ def comparison_report(
 RECENT_RUNS = 2000
 
 
-def recent_invocations(store: Any, invocations: Sequence[int], budget: int = RECENT_RUNS) -> list[int]:
+def recent_invocations(store: Any, invocations: Sequence[int], budget: int | None = None) -> list[int]:
     """The latest of ``invocations`` (ids, oldest first) whose runs add up to at most
-    ``budget``, and at least the latest one; oldest first."""
+    ``budget`` (default ``RECENT_RUNS``), and at least the latest one; oldest first."""
+    budget = RECENT_RUNS if budget is None else budget
     chosen: list[int] = []
     total = 0
     pending = list(invocations)
