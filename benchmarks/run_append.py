@@ -26,13 +26,12 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from store_shape import RUNS_PER_INVOCATION, cached, child_env  # noqa: E402
+from store_shape import RUNS_PER_INVOCATION, cached, workspace  # noqa: E402
 
 TARGET = 1.5
 
@@ -62,10 +61,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=5, help="timed runs of each (median)")
     parser.add_argument("--keep", help="directory to keep (and reuse) the large store in")
     args = parser.parse_args()
-    work = tempfile.mkdtemp(prefix="abstat-run-append-")
-    keep = args.keep or work
-    os.makedirs(keep, exist_ok=True)
-    env = child_env(work)
+    work, keep, env = workspace("abstat-run-append-", args.keep)
     try:
         large = cached(keep, args.invocations * RUNS_PER_INVOCATION)
         copy, fresh = os.path.join(work, "copy.db"), os.path.join(work, "fresh.db")

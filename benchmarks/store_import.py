@@ -28,14 +28,13 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 
-from store_shape import cached, child_env  # noqa: E402
+from store_shape import cached, verdict, workspace  # noqa: E402
 
 TARGETS = {"sqlite": 30_000, "postgresql": 10_000}
 
@@ -90,10 +89,7 @@ def main() -> int:
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
 
-    work = tempfile.mkdtemp(prefix="abstat-import-")
-    keep = args.keep or work
-    os.makedirs(keep, exist_ok=True)
-    env = child_env(work)
+    work, keep, env = workspace("abstat-import-", args.keep)
     abstat = [sys.executable, "-m", "abstat"]
     stop = None
     admin = args.url
@@ -152,9 +148,7 @@ def main() -> int:
         if stop is not None:
             stop()
         shutil.rmtree(work, ignore_errors=True)
-    for what in failed:
-        print(f"MISSED TARGET: {what}")
-    return 1 if failed else 0
+    return verdict(failed)
 
 
 if __name__ == "__main__":

@@ -36,13 +36,12 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from store_shape import EXPERIMENT, cached, child_env, template  # noqa: E402
+from store_shape import EXPERIMENT, cached, template, verdict, workspace  # noqa: E402
 
 TARGET = 3.0
 CSV_TARGET = 2.0
@@ -103,10 +102,7 @@ def main() -> int:
     parser.add_argument("--keep", help="directory to keep (and reuse) the built stores in")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
-    work = tempfile.mkdtemp(prefix="abstat-store-scale-")
-    keep = args.keep or work
-    os.makedirs(keep, exist_ok=True)
-    env = child_env(work)
+    work, keep, env = workspace("abstat-store-scale-", args.keep)
     abstat = [sys.executable, "-m", "abstat"]
     cpu: dict[str, dict[int, float]] = {}
     failed: list[str] = []
@@ -174,9 +170,7 @@ def main() -> int:
                     print(f"  {name:<8} (timed out)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    for what in failed:
-        print(f"MISSED TARGET: {what}")
-    return 1 if failed else 0
+    return verdict(failed)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,21 @@ def child_env(tmp: str | None = None) -> dict[str, str]:
     return env
 
 
+def workspace(prefix: str, keep: str | None) -> tuple[str, str, dict[str, str]]:
+    """(a temporary directory, the directory to keep built stores in, the children's environment)."""
+    work = tempfile.mkdtemp(prefix=prefix)
+    keep = keep or work
+    os.makedirs(keep, exist_ok=True)
+    return work, keep, child_env(work)
+
+
+def verdict(failed: list[str]) -> int:
+    """Print what missed its target; the exit status."""
+    for what in failed:
+        print(f"MISSED TARGET: {what}")
+    return 1 if failed else 0
+
+
 def template() -> dict:
     """The rows one real ``abstat run`` writes: invocation, runs and samples."""
     with tempfile.TemporaryDirectory() as tmp:
