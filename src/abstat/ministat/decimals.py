@@ -9,6 +9,13 @@ glibc's ``strtod`` returns (Clinger's fast path).  Lines of 16 or more
 digits send the piece to ``np.fromstring``, which rounds correctly too
 (CPython's dtoa).
 
+Speed: each line's last 8 (or 16) characters are read as one little-endian
+uint64 and its digits combined in three multiply-and-shift steps (SIMD
+within a register); when every line has its dot at the same place
+("%.3f"), the dot is shifted out first and the whole block divided by one
+power of ten.  Arrays are reused in place: under load a fresh array's page
+faults cost more than its arithmetic.
+
 A block qualifies when every line is ``[-](digits[.digits]|.digits|digits.)``
 or empty (what ``strtod`` consumes entirely), at most ``MAX_LINE`` bytes,
 with no negative zero (where it lands in a sort depends on qsort).  Any
@@ -19,13 +26,21 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 MAX_LINE = 40
 PIECE = 1 << 19  # bytes parsed at once: the temporaries stay small beside the values
 _EXACT = 2**53
 _POWERS = 10.0 ** np.arange(23)
 _INT_POWERS = 10 ** np.arange(19, dtype=np.int64)
+_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+_ZEROS = np.uint64(0x3030303030303030)
+_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
+_HIGH = np.uint64(0x8080808080808080)
+_DOTS = np.uint64(0x1E1E1E1E1E1E1E1E)  # "." ^ "0" in every byte
+_COMBINE = tuple((np.uint64(shift), np.uint64(factor), np.uint64(mask)) for shift, factor, mask in (
+    (8, 10, 0x00FF00FF00FF00FF), (16, 100, 0x0000FFFF0000FFFF), (32, 10000, 0x00000000FFFFFFFF)))
+_DIGIT = np.zeros(256, dtype=bool)
+_DIGIT[48:58] = True
 
 
 def parse_decimal_block(block: bytes) -> np.ndarray | None:
@@ -53,14 +68,13 @@ def _parse(block: bytes) -> np.ndarray | None:
     ends = np.flatnonzero(raw == 10)
     if not len(ends) or ends[-1] != len(raw) - 1:
         return None
-    digits = int(np.count_nonzero((raw - np.uint8(48)) < 10))
     dots = int(np.count_nonzero(raw == 46))
     minus = int(np.count_nonzero(raw == 45))
-    if digits + len(ends) + dots + minus != len(raw):
+    if int(np.count_nonzero(_DIGIT[raw])) + len(ends) + dots + minus != len(raw):
         return None  # anything but digits, "-", "." and newlines
     lengths = np.diff(ends, prepend=-1) - 1
-    keep = lengths > 0
-    if not bool(np.all(keep)):  # empty lines hold no value
+    if int(lengths.min()) == 0:  # empty lines hold no value
+        keep = lengths > 0
         ends, lengths = ends[keep], lengths[keep]
         if not len(ends):
             return np.empty(0)
@@ -70,73 +84,122 @@ def _parse(block: bytes) -> np.ndarray | None:
     negative = raw[ends - lengths] == 45
     if int(np.count_nonzero(negative)) != minus:
         return None  # a "-" not in front: "5-3", "--5"
-    words = _words(raw, ends, lengths, 8 if width <= 8 else 16)
-    full = np.zeros(len(ends), dtype=np.uint64)
-    fraction = np.zeros(len(ends), dtype=np.int64)
-    has_dot = np.zeros(len(ends), dtype=bool)
-    for index, word in enumerate(words):  # most significant first
-        digits_of, dot_at = _swar(word)
-        found = dot_at >= 0
-        if bool(np.any(found & has_dot)):
-            return None  # two dots in a line
-        fraction = np.where(found, dot_at + 8 * (len(words) - 1 - index), fraction)
-        has_dot |= found
-        full = full * np.uint64(10**8) + digits_of
-    if int(np.count_nonzero(has_dot)) != dots:
-        return None  # two dots in one word of a line
-    if bool(np.any(lengths - has_dot - negative < 1)):
-        return None  # "-", ".", "-.": no digit, strtod converts nothing
-    full = full.astype(np.int64)
-    # The dot, read as a 0 digit, multiplied the digits left of it by 10 once more: take that back.
-    low = full % _INT_POWERS[fraction]
-    mantissa = np.where(has_dot, (full - low) // 10 + low, full)
+    kept = lengths - negative  # the characters read: the "-" is read as a "0"
+    fixed = _fixed_fraction(block, raw, ends, lengths, dots) if width <= 8 else None
+    if fixed is not None:  # every line has its dot at the same place ("%.3f")
+        if bool(np.any(kept < 2)):
+            return None  # "." or "-.": no digit
+        word = _word(raw, ends, kept)
+        _close_gap(word, 7 - fixed)
+        mantissa = _swar(word)[0].view(np.int64)
+        values = mantissa.astype(np.float64)
+        values /= _POWERS[fixed]
+    else:
+        found = _any_fraction(raw, ends, kept, width, dots)
+        if found is None:
+            return None
+        mantissa, fraction = found
+        values = mantissa.astype(np.float64)
+        values /= _POWERS[fraction]
     if int(mantissa.max()) >= _EXACT:
         return _general(block, len(ends))
-    if bool(np.any(negative & (mantissa == 0))):
-        return None  # "-0.0": a negative zero
-    values = mantissa.astype(np.float64)
-    values /= _POWERS[fraction]
-    np.negative(values, out=values, where=negative)
+    if minus:
+        if bool(np.any(negative & (mantissa == 0))):
+            return None  # "-0.0": a negative zero
+        np.negative(values, out=values, where=negative)
     return values
 
 
-def _words(raw: np.ndarray, ends: np.ndarray, lengths: np.ndarray, width: int) -> list[np.ndarray]:
-    """Each line right-aligned in ``width`` bytes (``"0"`` on the left), as little-endian
-    uint64 words, the most significant (leftmost) first."""
-    padded = np.concatenate([np.full(width, 48, dtype=np.uint8), raw])
-    windows = as_strided(padded, shape=(len(padded) - width + 1, width), strides=(1, 1), writeable=False)
-    rows = windows[ends]  # the ``width`` bytes before each newline
-    words = rows.view(np.uint64)  # (lines, width // 8)
-    result = []
-    for index in range(width // 8):
-        word = words[:, index].copy()
-        # bytes that belong to earlier lines (left of this line) become "0"
-        before = np.clip(width - lengths - 8 * index, 0, 8).astype(np.uint64) * np.uint64(8)
-        mask = np.where(before >= 64, _ALL, (np.uint64(1) << np.minimum(before, np.uint64(63))) - np.uint64(1))
-        word &= ~mask
-        word |= _ZEROS & mask
-        result.append(word)
-    return result
+def _fixed_fraction(block: bytes, raw: np.ndarray, ends: np.ndarray, lengths: np.ndarray, dots: int) -> int | None:
+    """The number of digits after the dot when every line has one dot, at the same place."""
+    first = block.find(b".")
+    if dots != len(ends) or not 0 <= first < int(ends[0]):
+        return None
+    fraction = int(ends[0]) - first - 1
+    if fraction > 7 or not bool(np.all(lengths > fraction)):
+        return None  # (the dot inside every line: else it could be an earlier line's)
+    if int(np.count_nonzero(raw[ends - fraction - 1] == 46)) != len(ends):
+        return None
+    return fraction
 
 
-_ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
-_ZEROS = np.uint64(0x3030303030303030)
-_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_HIGH = np.uint64(0x8080808080808080)
-_DOTS = np.uint64(0x1E1E1E1E1E1E1E1E)  # "." ^ "0" in every byte
+def _any_fraction(raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, width: int,
+                  dots: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(mantissas, digits after the dot) of lines with their dots anywhere, or None."""
+    if width > 8:  # two words, the left one first
+        words = [_word(raw, ends, kept - 8, 8), _word(raw, ends, kept)]
+    else:
+        words = [_word(raw, ends, kept)]
+    full = np.zeros(len(ends), dtype=np.uint64)
+    fraction = np.zeros(len(ends), dtype=np.int64)
+    has_dot = np.zeros(len(ends), dtype=bool)
+    for index, word in enumerate(words):
+        digits, dot_at = _swar(word)
+        found = dot_at >= 0
+        if bool(np.any(found & has_dot)):
+            return None  # two dots in a line
+        np.copyto(fraction, dot_at + 8 * (len(words) - 1 - index), where=found)
+        has_dot |= found
+        full *= np.uint64(10**8)
+        full += digits
+    if int(np.count_nonzero(has_dot)) != dots:
+        return None  # two dots in one word of a line
+    if bool(np.any(kept - has_dot < 1)):
+        return None  # "-", ".", "-.": no digit, strtod converts nothing
+    signed = full.view(np.int64)
+    # The dot, read as a 0 digit, multiplied the digits left of it by 10 once more: take that back.
+    low = signed % _INT_POWERS[fraction]
+    return np.where(has_dot, (signed - low) // 10 + low, signed), fraction
+
+
+def _word(raw: np.ndarray, ends: np.ndarray, keep: np.ndarray, skip: int = 0) -> np.ndarray:
+    """The 8 characters before each line's end (``skip`` more to the left), little-endian in a
+    uint64 (the leftmost character in the lowest byte); those left of the line's last ``keep``
+    characters (earlier lines, its "-") read as "0"."""
+    padded = np.concatenate([np.full(8 + skip, 48, dtype=np.uint8), raw])
+    windows = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # unaligned
+    word = windows[ends]  # padded[end : end + 8] = raw[end - 8 - skip : end - skip]
+    shift = (64 - 8 * np.clip(keep, 0, 8)).astype(np.uint64)
+    outside = np.where(shift >= 64, _ALL, ~(_ALL << np.minimum(shift, np.uint64(63))))
+    word &= ~outside
+    outside &= _ZEROS
+    word |= outside
+    return word
+
+
+def _close_gap(word: np.ndarray, byte: int) -> None:
+    """Take the character at ``byte`` (the dot) out of each word, the characters left of it
+    moved one place right, a "0" coming in on the left (in place)."""
+    left = word & np.uint64((1 << (8 * byte)) - 1)
+    word &= ~np.uint64((1 << (8 * byte + 8)) - 1)
+    left <<= np.uint64(8)
+    word |= left
+    word |= np.uint64(0x30)
 
 
 def _swar(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the 8 characters as a decimal number, "-" and "." read as 0; the number of
-    characters right of the "." or -1), for 8 characters per word (SIMD within a register)."""
-    x = word ^ _ZEROS  # digits 0..9, "." 0x1E, "-" 0x1D
-    y = x ^ _DOTS  # the "." byte is 0
-    dot_byte = ~((((y & _LOW7) + _LOW7) | y) | _LOW7)  # 0x80 in the byte of the "." (exact, no borrow)
-    big = ((x + np.uint64(0x7676767676767676)) & _HIGH) >> np.uint64(7)  # 1 in the bytes above 9
-    x &= ~(big * np.uint64(0xFF))
-    x = (x * np.uint64(10) + (x >> np.uint64(8))) & np.uint64(0x00FF00FF00FF00FF)
-    x = (x * np.uint64(100) + (x >> np.uint64(16))) & np.uint64(0x0000FFFF0000FFFF)
-    x = (x * np.uint64(10000) + (x >> np.uint64(32))) & np.uint64(0x00000000FFFFFFFF)
+    characters right of the "." or -1), for 8 characters per word (SIMD within a register).
+    ``word`` is reused (in place)."""
+    x = word
+    x ^= _ZEROS  # digits 0..9, "." 0x1E, "-" 0x1D
+    t = x ^ _DOTS  # the "." byte is 0
+    dot_byte = t & _LOW7
+    dot_byte += _LOW7
+    dot_byte |= t
+    dot_byte |= _LOW7
+    np.invert(dot_byte, out=dot_byte)  # 0x80 in the byte of the "." (exact, no borrow)
+    np.add(x, np.uint64(0x7676767676767676), out=t)
+    t &= _HIGH
+    t >>= np.uint64(7)
+    t *= np.uint64(0xFF)  # 0xFF in the bytes above 9
+    np.invert(t, out=t)
+    x &= t
+    for shift, factor, mask in _COMBINE:
+        np.right_shift(x, shift, out=t)
+        x *= factor
+        x += t
+        x &= mask
     position = np.full(len(word), -1, dtype=np.int64)
     present = dot_byte != 0
     if bool(np.any(present)):

@@ -16,7 +16,7 @@ ministat's running sums are accumulated in input order in doubles, which
 into each block's first element.  When every partial sum is an integer
 below 2**53 the sums are exact and integer arithmetic gives the same
 doubles faster.  Memory: values are kept once, as int32 when they fit,
-the file is read in 4 MiB blocks.
+the file is read in 1 MiB blocks.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ import numpy as np
 from abstat.ministat.report import SampleSet, column_runs
 from abstat.stats.descriptive import c_div, c_sqrt
 
-READ_BLOCK = 1 << 22
+READ_BLOCK = 1 << 20  # small blocks: the temporaries stay small beside the values
 SUM_BLOCK = 1 << 20
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
