@@ -39,8 +39,6 @@ _HIGH = np.uint64(0x8080808080808080)
 _DOTS = np.uint64(0x1E1E1E1E1E1E1E1E)  # "." ^ "0" in every byte
 _COMBINE = tuple((np.uint64(shift), np.uint64(factor), np.uint64(mask)) for shift, factor, mask in (
     (8, 10, 0x00FF00FF00FF00FF), (16, 100, 0x0000FFFF0000FFFF), (32, 10000, 0x00000000FFFFFFFF)))
-_DIGIT = np.zeros(256, dtype=bool)
-_DIGIT[48:58] = True
 
 
 def parse_decimal_block(block: bytes) -> np.ndarray | None:
@@ -64,14 +62,18 @@ def parse_decimal_block(block: bytes) -> np.ndarray | None:
 
 
 def _parse(block: bytes) -> np.ndarray | None:
+    try:
+        return _values(block)
+    except _NegativeZero:
+        return None
+
+
+def _values(block: bytes) -> np.ndarray | None:
+    dots, minus = block.count(b"."), block.count(b"-")
+    if len(block.translate(None, b"0123456789")) != block.count(b"\n") + dots + minus or block[-1:] != b"\n":
+        return None  # anything but digits, "-", "." and newlines (bytes methods: C loops, no arrays)
     raw = np.frombuffer(block, dtype=np.uint8)
     ends = np.flatnonzero(raw == 10)
-    if not len(ends) or ends[-1] != len(raw) - 1:
-        return None
-    dots = int(np.count_nonzero(raw == 46))
-    minus = int(np.count_nonzero(raw == 45))
-    if int(np.count_nonzero(_DIGIT[raw])) + len(ends) + dots + minus != len(raw):
-        return None  # anything but digits, "-", "." and newlines
     lengths = np.diff(ends, prepend=-1) - 1
     if int(lengths.min()) == 0:  # empty lines hold no value
         keep = lengths > 0
@@ -91,9 +93,12 @@ def _parse(block: bytes) -> np.ndarray | None:
             return None  # "." or "-.": no digit
         word = _word(raw, ends, kept)
         _close_gap(word, 7 - fixed)
-        mantissa = _swar(word)[0].view(np.int64)
+        mantissa = _swar(word, dots=False)[0].view(np.int64)  # < 10**8: exact
         values = mantissa.astype(np.float64)
         values /= _POWERS[fixed]
+        if minus:
+            _negate(values, mantissa, negative)
+        return values
     else:
         found = _any_fraction(raw, ends, kept, width, dots)
         if found is None:
@@ -104,10 +109,18 @@ def _parse(block: bytes) -> np.ndarray | None:
     if int(mantissa.max()) >= _EXACT:
         return _general(block, len(ends))
     if minus:
-        if bool(np.any(negative & (mantissa == 0))):
-            return None  # "-0.0": a negative zero
-        np.negative(values, out=values, where=negative)
+        _negate(values, mantissa, negative)
     return values
+
+
+def _negate(values: np.ndarray, mantissa: np.ndarray, negative: np.ndarray) -> None:
+    if bool(np.any(negative & (mantissa == 0))):
+        raise _NegativeZero  # "-0.0": where it lands in a sort depends on qsort
+    np.negative(values, out=values, where=negative)
+
+
+class _NegativeZero(Exception):
+    pass
 
 
 def _fixed_fraction(block: bytes, raw: np.ndarray, ends: np.ndarray, lengths: np.ndarray, dots: int) -> int | None:
@@ -135,6 +148,7 @@ def _any_fraction(raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, width: in
     has_dot = np.zeros(len(ends), dtype=bool)
     for index, word in enumerate(words):
         digits, dot_at = _swar(word)
+        assert dot_at is not None
         found = dot_at >= 0
         if bool(np.any(found & has_dot)):
             return None  # two dots in a line
@@ -177,12 +191,16 @@ def _close_gap(word: np.ndarray, byte: int) -> None:
     word |= np.uint64(0x30)
 
 
-def _swar(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _swar(word: np.ndarray, dots: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
     """(the 8 characters as a decimal number, "-" and "." read as 0; the number of
-    characters right of the "." or -1), for 8 characters per word (SIMD within a register).
-    ``word`` is reused (in place)."""
+    characters right of the "." or -1, when ``dots``), for 8 characters per word (SIMD
+    within a register).  ``word`` is reused (in place)."""
     x = word
     x ^= _ZEROS  # digits 0..9, "." 0x1E, "-" 0x1D
+    if not dots:  # only digits left: combine them
+        t = np.empty_like(x)
+        _combine(x, t)
+        return x, None
     t = x ^ _DOTS  # the "." byte is 0
     dot_byte = t & _LOW7
     dot_byte += _LOW7
@@ -195,17 +213,22 @@ def _swar(word: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     t *= np.uint64(0xFF)  # 0xFF in the bytes above 9
     np.invert(t, out=t)
     x &= t
-    for shift, factor, mask in _COMBINE:
-        np.right_shift(x, shift, out=t)
-        x *= factor
-        x += t
-        x &= mask
+    _combine(x, t)
     position = np.full(len(word), -1, dtype=np.int64)
     present = dot_byte != 0
     if bool(np.any(present)):
         byte = np.log2(dot_byte[present].astype(np.float64)).astype(np.int64) // 8  # 0 = leftmost character
         position[present] = 7 - byte
     return x, position
+
+
+def _combine(x: np.ndarray, t: np.ndarray) -> None:
+    """Eight digit bytes (0..9, the leftmost lowest) into their number, in place (``t``: scratch)."""
+    for shift, factor, mask in _COMBINE:
+        np.right_shift(x, shift, out=t)
+        x *= factor
+        x += t
+        x &= mask
 
 
 def _general(block: bytes, count: int) -> np.ndarray | None:
