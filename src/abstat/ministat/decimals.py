@@ -173,11 +173,18 @@ def _word(raw: np.ndarray, ends: np.ndarray, keep: np.ndarray, skip: int = 0) ->
     padded = np.concatenate([np.full(8 + skip, 48, dtype=np.uint8), raw])
     windows = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))  # unaligned
     word = windows[ends]  # padded[end : end + 8] = raw[end - 8 - skip : end - skip]
-    shift = (64 - 8 * np.clip(keep, 0, 8)).astype(np.uint64)
-    outside = np.where(shift >= 64, _ALL, ~(_ALL << np.minimum(shift, np.uint64(63))))
-    word &= ~outside
-    outside &= _ZEROS
-    word |= outside
+    if int(keep.min()) >= 8:
+        return word  # every character is the line's
+    if int(keep.min()) >= 1 and int(keep.max()) <= 8:
+        shift = (64 - 8 * keep).astype(np.uint64)
+        inside = np.left_shift(_ALL, shift)  # the line's characters, in the high bytes
+    else:
+        shift = (64 - 8 * np.clip(keep, 0, 8)).astype(np.uint64)
+        inside = np.where(shift >= 64, np.uint64(0), _ALL << np.minimum(shift, np.uint64(63)))
+    word &= inside
+    np.invert(inside, out=inside)
+    inside &= _ZEROS
+    word |= inside
     return word
 
 
