@@ -1,8 +1,10 @@
 """``abstat ministat -A`` against Debian's ``ministat`` at several sizes and two data shapes.
 
 Shapes: ``distinct`` (integers from a normal distribution with a 6% spread,
-nearly all distinct) and ``tsc`` (TSC-like, heavily quantized: a handful of
-distinct values, ``20*round(normal(440, 7)/20)``).  For each size and shape
+nearly all distinct), ``tsc`` (TSC-like, heavily quantized: a handful of
+distinct values, ``20*round(normal(440, 7)/20)``), and decimals as
+programs print them: ``time`` (seconds with three decimals, ``1.048``) and
+``perf-stat`` (milliseconds with two, ``1234.56``).  For each size and shape
 two files are written and both programs run on them in the same script,
 interleaved; the script prints the median wall time, the largest max RSS
 (from ``os.wait4``), their ratios and whether the outputs are byte-identical.
@@ -10,7 +12,7 @@ interleaved; the script prints the median wall time, the largest max RSS
 Targets (issue 14): 5*10^6 per file: time <= 0.5x, memory <= 1x;
 10^6: time <= 1x; 10^5: time <= 4x.
 
-    python benchmarks/ministat_scale.py [--sizes 100000,1000000,5000000] [--shapes distinct,tsc] [--runs 3]
+    python benchmarks/ministat_scale.py [--sizes 100000,1000000,5000000] [--shapes distinct,tsc,time,perf-stat] [--runs 3]
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ TARGETS = {100_000: (4.0, None), 1_000_000: (1.0, None), 5_000_000: (0.5, 1.0)}
 
 HEADER = (
     "runs: {runs} per program and case, interleaved (median wall time, max of max RSS)\n"
-    f"{'n/file':>9} {'shape':<8} {'ministat':>9} {'abstat':>9} {'time':>7} {'target':>6}"
+    f"{'n/file':>9} {'shape':<9} {'ministat':>9} {'abstat':>9} {'time':>7} {'target':>6}"
     f" {'ministat':>7} {'abstat':>7}     {'mem':>5} {'target':>6}"
 )
 
@@ -45,11 +47,15 @@ def write_samples(path: str, count: int, shape: str, seed: int) -> None:
         for start in range(0, count, 1_000_000):
             size = min(1_000_000, count - start)
             if shape == "tsc":
-                block = (20 * np.rint(rng.normal(440.0 + seed, 7.0, size) / 20)).astype(np.int64)
+                lines = map(str, (20 * np.rint(rng.normal(440.0 + seed, 7.0, size) / 20)).astype(np.int64).tolist())
+            elif shape == "time":
+                lines = (f"{value:.3f}" for value in rng.normal(1.05 + 0.01 * seed, 0.05, size).tolist())
+            elif shape == "perf-stat":
+                lines = (f"{value:.2f}" for value in rng.normal(1234.5 + 10 * seed, 60.0, size).tolist())
             else:
                 center = 52000.0 - 200 * seed
-                block = np.rint(rng.normal(center, center * 0.06, size)).astype(np.int64)
-            handle.write("\n".join(map(str, block.tolist())))
+                lines = map(str, np.rint(rng.normal(center, center * 0.06, size)).astype(np.int64).tolist())
+            handle.write("\n".join(lines))
             handle.write("\n")
 
 
@@ -113,7 +119,7 @@ def run_case(work: str, reference: str, size: int, shape: str, runs: int) -> boo
     ok = identical and (time_target is None or time_ratio <= time_target)
     ok = ok and (memory_target is None or memory_ratio <= memory_target)
     print(
-        f"{size:>9} {shape:<8} {time_ref:7.3f} s {time_ours:7.3f} s {time_ratio:6.2f}x"
+        f"{size:>9} {shape:<9} {time_ref:7.3f} s {time_ours:7.3f} s {time_ratio:6.2f}x"
         f" {'<=' + format(time_target, '.1f') if time_target else '':>6}"
         f" {rss_ref / 1024:7.1f} {rss_ours / 1024:7.1f} MiB {memory_ratio:5.2f}x"
         f" {'<=' + format(memory_target, '.1f') if memory_target else '':>6}"
@@ -127,7 +133,8 @@ def run_case(work: str, reference: str, size: int, shape: str, runs: int) -> boo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,1000000,5000000", help="samples per file, comma-separated")
-    parser.add_argument("--shapes", default="distinct,tsc", help="distinct and/or tsc, comma-separated")
+    parser.add_argument("--shapes", default="distinct,tsc,time,perf-stat",
+                        help="distinct, tsc, time, perf-stat (comma-separated)")
     parser.add_argument("--runs", type=int, default=3, help="runs of each program per case (default 3)")
     options = parser.parse_args()
     reference = shutil.which("ministat") or ("/usr/bin/ministat" if os.path.exists("/usr/bin/ministat") else None)

@@ -1,11 +1,12 @@
-"""``abstat export --format csv`` streams: same table as before, flat memory."""
+"""``abstat export --format csv`` streams: the table an independent materialising
+exporter builds, flat memory; machine records once per invocation, never per sample."""
 from __future__ import annotations
 
 import csv
 import io
 import tracemalloc
 
-from abstat.commands.export import COLUMNS, flatten, write_csv
+from abstat.report.rows_export import COLUMNS, MACHINE_COLUMNS, write_csv, write_machines_csv
 
 MACHINES = {
     1: {"hostname": "a", "cpu": {"model": "X", "flags": ["sse", "avx"]}, "governor": None},
@@ -21,21 +22,20 @@ def _rows(count: int):
             "run": index, "iteration": index // 2 + 1, "index": 0, "invocation": invocation,
             "boot_id": None, "host": "h,\"q\"", "started_at": "t", "command": "./x", "labels": {"k": "v w"},
             "notes": ["peak RSS not recorded", "=1+2"] if index % 3 == 0 else [],
-            "machine": MACHINES[invocation],
         }
 
 
+def _values(rows):
+    """The rows as ``Store.sample_values`` gives them."""
+    for row in rows:
+        yield row, row["metric"], row["value"], row["unit"], row["index"]
+
+
 def _reference(rows) -> list[list[str]]:
-    """The table as the row-materialising exporter built it (independent code)."""
+    """The samples table as a row-materialising exporter builds it (independent code)."""
     rows = list(rows)
-    columns: list[str] = []
+    table = [list(COLUMNS)]
     for row in rows:
-        for key in flatten(row["machine"]):
-            if key not in columns:
-                columns.append(key)
-    table = [[*COLUMNS, *columns]]
-    for row in rows:
-        flat = flatten(row["machine"])
         cells = []
         for column in COLUMNS:
             value = row[column]
@@ -47,18 +47,31 @@ def _reference(rows) -> list[list[str]]:
                 value = "; ".join(value)
                 value = "'" + value if value.startswith(("=", "+", "-", "@", "\t", "\r")) else value
             cells.append("" if value is None else str(value))
-        cells += ["" if flat.get(key) is None else str(flat[key]) for key in columns]
         table.append(cells)
     return table
 
 
 def test_streamed_csv_equals_materialised_table() -> None:
     out = io.StringIO()
-    assert write_csv(lambda: _rows(10), out) == 10
+    assert write_csv(_values(_rows(10)), out) == 10
     table = list(csv.reader(io.StringIO(out.getvalue())))
     assert table == _reference(_rows(10))
-    assert table[0][len(COLUMNS):] == ["machine.hostname", "machine.cpu.model", "machine.cpu.flags",
-                                       "machine.governor", "machine.boost"]
+    assert not any("machine" in column for column in table[0])
+
+
+def test_machine_records_go_out_once_per_invocation() -> None:
+    def machine_rows():
+        for invocation, machine in MACHINES.items():
+            yield {"experiment": "e", "invocation": invocation, "host": "h", "boot_id": None, "started_at": "t",
+                   "machine": machine}
+
+    out = io.StringIO()
+    assert write_machines_csv(machine_rows, out) == 2
+    table = list(csv.reader(io.StringIO(out.getvalue())))
+    assert table[0] == [*MACHINE_COLUMNS, "machine.hostname", "machine.cpu.model", "machine.cpu.flags",
+                        "machine.governor", "machine.boost"]
+    assert table[1:] == [["e", "1", "h", "", "t", "a", "X", "sse avx", "", ""],
+                         ["e", "2", "h", "", "t", "b", "Y", "", "", "True"]]
 
 
 def _peak(count: int) -> int:
@@ -68,7 +81,7 @@ def _peak(count: int) -> int:
 
     tracemalloc.start()
     try:
-        write_csv(lambda: _rows(count), Sink())
+        write_csv(_values(_rows(count)), Sink())
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

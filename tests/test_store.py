@@ -1,6 +1,7 @@
 """The SQLite store: schema, grouping, labels, durability, concurrent writers."""
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -209,10 +210,22 @@ def test_list_show_and_export(tmp_path):
     assert [(r["variant"], r["metric"], r["value"]) for r in rows] == [
         ("before", "cycles", 440.0), ("before", "cycles", 436.0), ("before", "wall", 1.5), ("after", "wall", 1.25),
     ]
-    assert rows[0]["machine"] == MACHINE and rows[0]["labels"] == {"mode": "pv64"}
+    assert "machine" not in rows[0] and rows[0]["labels"] == {"mode": "pv64"}
     assert rows[0]["run"] == rows[1]["run"] != rows[3]["run"]
     csv_text = abstat("export", "--store", path).stdout.splitlines()
     header = csv_text[0].split(",")
     assert header[:6] == ["experiment", "variant", "metric", "value", "unit", "run"]
-    assert "machine.microcode" in header and len(csv_text) == 5
+    assert not any(column.startswith("machine") for column in header) and len(csv_text) == 5
+    # the machine records go out once per invocation, beside the samples
+    machines = tmp_path / "machines.csv"
+    assert abstat("export", "--store", path, "-o", str(tmp_path / "samples.csv"), "--machines",
+                  str(machines)).returncode == 0
+    table = list(csv.reader(machines.open()))
+    assert table[0][:5] == ["experiment", "invocation", "host", "boot_id", "started_at"] and len(table) == 2
+    assert dict(zip(table[0], table[1]))["machine.microcode"] == MACHINE["microcode"]
+    as_json = tmp_path / "machines.json"
+    assert abstat("export", "--format", "json", "--store", path, "--machines", str(as_json)).returncode == 0
+    assert [(m["invocation"], m["machine"]) for m in json.loads(as_json.read_text())] == [(rows[0]["invocation"], MACHINE)]
+    refused = abstat("export", "--format", "hyperfine", "--store", path, "--machines", str(as_json))
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert abstat("list", "--store", str(tmp_path / "none.db")).returncode == 2

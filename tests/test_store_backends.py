@@ -14,7 +14,7 @@ from store_pg import backend, password_of, store_name  # noqa: F401  (fixtures)
 
 from abstat.errors import InputError
 from abstat.store import SCHEMA_VERSION, iter_sample_sets, open_store, resolve_variant
-from abstat.store.backend import connect
+from abstat.store.connect import connect
 from abstat.store.schema import MIGRATIONS
 
 MACHINE = {"hostname": "milan", "boot_id": "boot-1", "microcode": "0xa0011d1"}

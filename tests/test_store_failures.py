@@ -180,10 +180,15 @@ def test_rows_with_invalid_json_are_named_and_the_rest_is_used(store_name, tmp_p
         done = abstat(*command, "--store", store_name)
         clean(done)
         assert done.returncode == 0, (command, done.stderr)
-    exported = abstat("export", "--format", "json", "--store", store_name)
+    samples_only = abstat("export", "--format", "json", "--store", store_name)
+    clean(samples_only)  # the damaged records are not among the samples' columns: the samples are whole
+    assert samples_only.returncode == 0 and len(json.loads(samples_only.stdout)) == 6
+    machines = tmp_path / "machines.json"
+    exported = abstat("export", "--format", "json", "--store", store_name, "--machines", str(machines))
     clean(exported)
     assert exported.returncode == 2
     assert len(json.loads(exported.stdout)) == 6  # every readable sample
+    assert json.loads(machines.read_text())[0]["machine"] == {}  # the one that is not JSON
     assert "damaged store, exported only the readable samples" in exported.stderr
     assert "machine record of invocation 1 is not valid JSON" in exported.stderr
     again = abstat("run", "-n", "1", "-v", "a=true", "-v", "b=true", "--experiment", "dmg", "--store", store_name,

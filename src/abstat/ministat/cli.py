@@ -19,8 +19,11 @@ from abstat.readers.text import STDIN_NAME, parse_c_double, parse_ministat, read
 ENV_DIALECT = "ABSTAT_MINISTAT_DIALECT"
 DEFAULT_WIDTH = 74
 MIN_POINTS = 3
-# Files at least this big are tried with the numpy reader for integer data.
+# Files at least this big are tried with the numpy reader for integers and decimals.
 FAST_PATH_BYTES = 1 << 20
+# Data sets at least this big, read by the general reader, get their statistics from numpy
+# (below, numpy's import costs more than the list's sort).
+LARGE_SET = 1_000_000
 
 _OPTIONS = {
     "classic": {"A": False, "C": True, "c": True, "d": True, "s": False, "n": False, "w": True},
@@ -229,16 +232,39 @@ def parse_options(args: list[str], dialect: str, width: int) -> _Options:
     return options
 
 
-def _load(data: bytes, name: str, options: _Options, dialect: str):
+def _load(data: bytes, name: str, options: _Options, dialect: str, *, tried: bool = False):
+    """One data set from the bytes of its file (*tried*: the numpy reader already declined it)."""
     from abstat.ministat.report import sample_set
 
-    if len(data) >= FAST_PATH_BYTES:
+    if len(data) >= FAST_PATH_BYTES and not tried:
         sample = _fast(data, name, options, dialect)
         if sample is not None:
             return sample
     values = parse_ministat(data, name, column=options.column, delimiters=options.delimiters, dialect=dialect)
+    del data
     _check_count(len(values), name)
+    if len(values) >= LARGE_SET:
+        sample = _from_array(values, dialect)
+        if sample is not None:
+            return sample
     return sample_set(values, dialect)
+
+
+def _from_array(values: list[float], dialect: str):
+    """A large data set's statistics from a numpy array (8 bytes a value, not a list's 32
+    and its sorted copy's 8 more); None without numpy, or with a negative zero (whose
+    place among the zeros is the list sort's)."""
+    try:
+        import numpy as np
+
+        from abstat.ministat.fast import array_sample_set
+    except ImportError:
+        return None
+    array = np.array(values, dtype=np.float64)
+    if bool(np.any((array == 0) & np.signbit(array))):
+        return None
+    values.clear()  # the caller's list: the array replaces it
+    return array_sample_set(array, dialect)
 
 
 def _fast(source, name: str, options: _Options, dialect: str):
@@ -272,17 +298,18 @@ def _read_file(path: str, name: str, options: _Options, dialect: str, handle=Non
                 size = os.fstat(handle.fileno()).st_size
             except OSError:
                 size = 0
-            if size >= FAST_PATH_BYTES:
+            tried = size >= FAST_PATH_BYTES
+            if tried:  # read in blocks; the file is read again only when the numpy reader declines it
                 sample = _fast(handle, name, options, dialect)
                 if sample is not None:
                     return sample
                 handle.seek(0)
             data = handle.read()
     except IsADirectoryError:
-        data = b""  # fopen() succeeds on a directory, reading it yields nothing
+        data, tried = b"", False  # fopen() succeeds on a directory, reading it yields nothing
     except OSError as err:
         raise _open_error(path, err, 1 if dialect == "classic" else 2) from None
-    return _load(data, name, options, dialect)
+    return _load(data, name, options, dialect, tried=tried)
 
 
 def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:

@@ -1,10 +1,13 @@
-"""numpy reader for large ministat inputs made of plain integers.
+"""numpy reader for large ministat inputs made of plain integers or plain
+decimals (:mod:`abstat.ministat.decimals`).
 
-A file qualifies when every line is ``[-]digits`` (at most 18 characters)
-or empty and the data set is taken from column 1.  Anything else (a
-decimal point, a comment, a CR, a delimiter, ...) returns None and the
-exact pure-Python reader is used instead, so results never depend on which
-path ran.
+A file qualifies when every line is ``[-]digits`` (at most 18 characters),
+a plain decimal (``-1.25``) or empty, lines end in LF or CRLF (ministat
+trims trailing white space), and the data set is taken from column 1.
+Anything else (an exponent, a comment, a delimiter, a blank inside a
+line...) returns None and the exact pure-Python reader is used instead, so
+results never depend on which path ran.  :func:`array_sample_set` gives the
+statistics of values read by either (as a numpy array).
 
 Exactness: integers convert to doubles exactly as ``strtod`` rounds them;
 ministat's running sums are accumulated in input order in doubles, which
@@ -13,7 +16,7 @@ ministat's running sums are accumulated in input order in doubles, which
 into each block's first element.  When every partial sum is an integer
 below 2**53 the sums are exact and integer arithmetic gives the same
 doubles faster.  Memory: values are kept once, as int32 when they fit,
-the file is read in 4 MiB blocks.
+the file is read in 1 MiB blocks.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ import numpy as np
 from abstat.ministat.report import SampleSet, column_runs
 from abstat.stats.descriptive import c_div, c_sqrt
 
-READ_BLOCK = 1 << 22
+READ_BLOCK = 1 << 20  # small blocks: the temporaries stay small beside the values
 SUM_BLOCK = 1 << 20
 _INT64_MAX = 2**63 - 1
 _INT64_MIN = -(2**63)
@@ -39,7 +42,7 @@ class _NotSimple(Exception):
 
 
 class IntegerSampleSet(SampleSet):
-    """A :class:`SampleSet` whose values live in a numpy integer array."""
+    """A :class:`SampleSet` whose values live in a numpy array (integers, or doubles)."""
 
     __slots__ = ("values",)
 
@@ -90,7 +93,18 @@ class IntegerSampleSet(SampleSet):
 
 
 def _parse_block(block: bytes) -> np.ndarray:
-    """Integers of a block of complete lines, or raise _NotSimple."""
+    """Integers (int64) or decimals (float64) of a block of complete lines, or raise _NotSimple."""
+    if b"\r" in block:  # CRLF: ministat trims the CR with the rest of the trailing white space
+        block = block.replace(b"\r\n", b"\n")
+        if b"\r" in block:
+            raise _NotSimple
+    if b"." in block:
+        from abstat.ministat.decimals import parse_decimal_block
+
+        values = parse_decimal_block(block)
+        if values is None:
+            raise _NotSimple
+        return values
     raw = np.frombuffer(block, dtype=np.uint8)
     newlines = block.count(b"\n")
     minus = int(np.count_nonzero(raw == 45))
@@ -177,8 +191,10 @@ class _Store:
     def extend(self, values: np.ndarray) -> None:
         if len(values) == 0:
             return
-        if self.array.dtype == np.int32 and (int(values.min()) < -(2**31) or int(values.max()) >= 2**31):
-            self.array = self.array.astype(np.int64)
+        if values.dtype.kind == "f" and self.array.dtype.kind != "f":
+            self._convert(np.float64)  # integers so far convert as strtod rounds them
+        elif self.array.dtype == np.int32 and (int(values.min()) < -(2**31) or int(values.max()) >= 2**31):
+            self._convert(np.int64)
         needed = self.size + len(values)
         if needed > len(self.array):
             grown = np.empty(max(needed, 2 * len(self.array)), dtype=self.array.dtype)
@@ -186,6 +202,13 @@ class _Store:
             self.array = grown
         self.array[self.size : needed] = values
         self.size = needed
+
+    def _convert(self, dtype: type) -> None:
+        """The same capacity in ``dtype``: only the values held are copied (the rest of
+        the capacity stays untouched, so it takes no memory)."""
+        converted = np.empty(len(self.array), dtype=dtype)
+        converted[: self.size] = self.array[: self.size]
+        self.array = converted
 
 
 def _sequential_sum(values: np.ndarray, square: bool, shift: float = 0.0) -> float:
@@ -230,16 +253,17 @@ def order_statistic(values: np.ndarray, rank: int) -> float:
     ``ndarray.partition`` can degrade badly with few distinct values) are
     counted; the rest are partitioned in place.  Both give the same element.
     """
-    low = int(values.min())
-    high = int(values.max())
-    if high - low < COUNTING_RANGE and high - low <= len(values):
-        return float(_counting_order_statistic(values, rank, low, high))
+    if values.dtype.kind == "i":
+        low = int(values.min())
+        high = int(values.max())
+        if high - low < COUNTING_RANGE and high - low <= len(values):
+            return float(_counting_order_statistic(values, rank, low, high))
     values.partition(rank)
     return float(values[rank])
 
 
 def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, delimiters: bytes = b" \t"):
-    """Read a plain-integer data set with numpy; None when not applicable.
+    """Read a data set of plain integers or decimals with numpy; None when not applicable.
 
     *source* is a binary file object positioned at its start, or bytes.
     The result equals ``sample_set(read_ministat(...), dialect)``.
@@ -262,10 +286,17 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
     except _NotSimple:
         return None
     values = store.array[: store.size]
-    n = len(values)
-    if n < 3:
+    if len(values) < 3:
         return None  # let the general reader report it with its message
-    biggest = max(abs(int(values.min())), abs(int(values.max())))
+    return array_sample_set(values, dialect)
+
+
+def array_sample_set(values: np.ndarray, dialect: str = "classic") -> IntegerSampleSet:
+    """The statistics of *values* (in input order; reordered in place) as ministat
+    computes them: ``sample_set(values.tolist(), dialect)`` without a list."""
+    n = len(values)
+    integer = values.dtype.kind == "i"
+    biggest = max(abs(int(values.min())), abs(int(values.max()))) if integer else _EXACT
     if n * biggest < _EXACT:
         total = float(int(values.sum(dtype=np.int64)))
     else:
@@ -281,7 +312,7 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
             squares = float(_exact_sum_of_squares(values))
         else:
             squares = _sequential_sum(values, square=True)
-        variance = (squares - total * total / n) / (n - 1.0)
+        variance = (squares - total * total / n) / (n - 1.0) if n > 1 else c_div(squares - total * total / n, 0.0)
         median = order_statistic(values, half)
     return IntegerSampleSet(
         values,

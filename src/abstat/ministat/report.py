@@ -81,7 +81,8 @@ def c_int(value: float) -> int:
 def sample_set(values, dialect: str = "classic") -> SampleSet:
     """Build a :class:`SampleSet` from values in input order (ministat's
     arithmetic: running sums in input order, statistics on sorted values)."""
-    data = [float(value) for value in values]
+    # values read by the text reader are a list of floats already: no copy of them
+    data = values if type(values) is list and set(map(type, values)) <= {float} else [float(v) for v in values]
     n = len(data)
     if n == 0:
         raise ValueError("a data set needs at least one value")

@@ -4,9 +4,9 @@ Two readers share this module:
 
 * :func:`read_ministat` reads a file exactly as ``ministat`` does (``fgets``
   into an 8 KiB buffer, ``strtok`` over the delimiters, ``strtod`` on the
-  chosen column, ``#`` starts a comment token).  Two dialects differ only in
-  line trimming: ``classic`` drops the trailing newline alone (so CRLF files
-  are invalid), ``freebsd`` drops all trailing white space.
+  chosen column, ``#`` starts a comment token).  Both dialects drop all
+  trailing white space of each line (so CRLF files read), as Debian's
+  ministat 20150715 and FreeBSD's do; they differ in fgets' buffer size.
 * :func:`read_samples` is the lenient reader the rest of abstat uses: CRLF,
   blank lines, ``#`` comments, white space or comma separated columns.
 
@@ -138,10 +138,7 @@ def parse_ministat(
         nul = buf.find(b"\0")
         if nul >= 0:
             buf = buf[:nul]
-        if freebsd:
-            buf = buf.rstrip(_C_SPACE)
-        elif buf[-1:] == b"\n":
-            buf = buf[:-1]
+        buf = buf.rstrip(_C_SPACE)  # both programs trim trailing white space (CRLF files, "1 " under -d ' ')
         if table is not None:
             buf = buf.translate(table)
         token = None
@@ -184,8 +181,8 @@ def read_ministat(
     next line), split with ``strtok`` on any of the
     *delimiters*, a token starting with ``#`` ends the line, the *column*-th
     token (1-based) must be entirely a ``strtod`` number (decimal, hex,
-    exponent).  Lines without that column are skipped.  ``dialect="freebsd"``
-    also ignores trailing white space (CRLF files are accepted).  Raises
+    exponent).  Lines without that column are skipped.  Trailing white space
+    is ignored (CRLF files are accepted), in both dialects.  Raises
     InputError naming file and line for invalid data and for NaN/infinity.
     The ministat minimum of three values is not checked here.
     """

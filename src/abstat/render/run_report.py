@@ -24,20 +24,17 @@ from abstat.render.units import common_scale
 def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
                         invocations: Sequence[int] | None = None) -> dict[str, str]:
     """Variant -> warning text, for variants measured under another machine record than the baseline
-    (only the records of ``invocations`` when given)."""
-    from abstat.machine import differing_fields
+    (only the records of ``invocations`` when given).  Linear in the invocations: each record is
+    read once, and each field compared through its distinct values (not every pair of records)."""
+    from abstat.machine import differing_fields_between
 
-    base_records = store.machine_records(experiment, baseline, invocations=invocations)
+    records = store.machine_records_by_variant(experiment, invocations=invocations)
+    base_records = records.get(baseline, [])
     warnings: dict[str, str] = {}
     for name in variants:
         if name == baseline:
             continue
-        fields: list[str] = []
-        for other in store.machine_records(experiment, name, invocations=invocations):
-            for base in base_records:
-                for field_name in differing_fields(base, other):
-                    if field_name not in fields:
-                        fields.append(field_name)
+        fields = differing_fields_between(base_records, records.get(name, []))
         if fields:
             warnings[name] = (
                 f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
@@ -63,17 +60,81 @@ def comparison_report(
     """Compare every stored variant of ``experiment`` for every metric.
 
     Each ``abstat run`` invocation is a run group (nested data) once a
-    variant has more than one.  With ``labels``, only the invocations with
-    exactly these ``--label``s count: runs on another host or mode of the
-    same experiment are another configuration, not another run group.
-    ``invocations`` (ids, e.g. one configuration's from ``Store.sample_sets``)
-    restricts the comparison the same way.  Returns the rendered text.
+    variant has more than one.  With ``labels`` (the report ``abstat run``
+    and the lab end with), only the invocations with exactly these
+    ``--label``s count: runs on another host or mode of the same experiment
+    are another configuration, not another run group; and only the latest
+    of them, up to ``RECENT_RUNS`` runs (at least the latest invocation), so
+    that a nightly job's report costs the same on its 10,000th night as on
+    its first; a line says how many were left out (``abstat show``, without
+    ``labels``, compares every one).  ``invocations`` (ids, e.g. one
+    configuration's from ``Store.sample_sets``) restricts the comparison the
+    same way.  Returns the rendered text.
     """
+    window = None
     if invocations is not None:
         invocations = list(invocations) or [-1]
     if labels is not None:
-        matching = [i["id"] for i in store.invocations(experiment) if i["labels"] == labels]
-        invocations = [i for i in matching if invocations is None or i in invocations] or [-1]
+        matching = store.invocation_ids(experiment, labels)
+        matching = [i for i in matching if invocations is None or i in invocations]
+        invocations = recent_invocations(store, matching) or [-1]
+        if len(invocations) < len(matching):
+            window = (len(invocations), len(matching))
+    text = _report(store, experiment, baseline=baseline, fmt=fmt, confidence=confidence,
+                   higher_is_better=higher_is_better, metrics=metrics, seed=seed, color=color,
+                   invocations=invocations, verbose=verbose)
+    return _with_window(text, window, experiment, fmt)
+
+
+RECENT_RUNS = 2000
+
+
+def recent_invocations(store: Any, invocations: Sequence[int], budget: int | None = None) -> list[int]:
+    """The latest of ``invocations`` (ids, oldest first) whose runs add up to at most
+    ``budget`` (default ``RECENT_RUNS``), and at least the latest one; oldest first."""
+    budget = RECENT_RUNS if budget is None else budget
+    chosen: list[int] = []
+    total = 0
+    pending = list(invocations)
+    while pending:
+        chunk, pending = pending[-200:], pending[:-200]
+        counts = store.run_counts(chunk)
+        for invocation in reversed(chunk):
+            total += counts.get(invocation, 0)
+            if chosen and total > budget:
+                return chosen[::-1]
+            chosen.append(invocation)
+    return chosen[::-1]
+
+
+def _with_window(text: str, window: tuple[int, int] | None, experiment: str, fmt: str) -> str:
+    """The report, saying which invocations the end-of-run report left out."""
+    if window is None or fmt == "csv" or not text:
+        return text
+    compared, stored = window
+    if fmt == "json":
+        document = json.loads(text)
+        document["invocations"] = {"compared": compared, "stored": stored}
+        return json.dumps(document, indent=2) + "\n"
+    line = (f"note: compared the latest {compared:,} of the {stored:,} invocations with these labels"
+            f" (at most {RECENT_RUNS:,} runs at the end of a run); abstat show {experiment} compares every one")
+    return text.rstrip("\n") + "\n\n" + (f"- {escape.markdown(line)}" if fmt == "markdown" else escape.terminal(line)) + "\n"
+
+
+def _report(
+    store: Any,
+    experiment: str,
+    *,
+    baseline: str | None,
+    fmt: str,
+    confidence: float,
+    higher_is_better: Sequence[str],
+    metrics: Sequence[str] | None,
+    seed: int,
+    color: bool,
+    invocations: Sequence[int] | None,
+    verbose: bool,
+) -> str:
     groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
     variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
     if not variants:
@@ -83,7 +144,12 @@ def comparison_report(
     elif baseline not in variants:
         raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
                          f"(variants: {', '.join(variants)})")
-    metric_names = list(metrics) if metrics else store.metrics(experiment)
+    if metrics:
+        metric_names = list(metrics)
+    else:  # the metrics of the runs read (not another pass over the experiment's samples)
+        from abstat.store.read import ordered_metrics
+
+        metric_names = ordered_metrics(groups)
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
     from abstat.comparison.commands import command_warnings
 

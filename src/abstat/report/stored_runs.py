@@ -31,32 +31,29 @@ def hyperfine_exit_code(code: int) -> int:
     return 128 - code if code < 0 else code
 
 
-def _configuration(labels: dict[str, Any], hostname: str | None = None) -> dict[str, str]:
+def _configuration(labels: dict[str, Any]) -> dict[str, str]:
     """The labels that tell an experiment's configurations apart (as ``Store.sample_sets`` makes them)."""
-    found = {str(k): str(v) for k, v in labels.items() if k not in _SET_KEYS}
-    if hostname is not None:
-        found.setdefault("host", hostname)
-    return found
+    return {str(k): str(v) for k, v in labels.items() if k not in _SET_KEYS}
 
 
 def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, exit_codes: bool = False) -> None:
     """Fill ``extra`` (see the module) of each ``(stored set, set)`` pair;
-    the exit codes only when asked (they read every run)."""
+    the exit codes only when asked (they read every run).  Each experiment's
+    runs are read once for all its sets (not once per set)."""
     from abstat.comparison.commands import command_warnings
     from abstat.store import open_store
-
     experiments = list(dict.fromkeys(stored.labels.get("experiment") for stored, _ in pairs))
     with open_store(store_path, create=False) as store:
         for experiment in experiments:
             if not experiment:
                 continue
-            invocations = store.invocations(experiment)
+            rows = store.command_rows(experiment)
             commands: dict[str, set[str]] = {}
-            for invocation in invocations:
-                for entry in invocation["runs"]:
-                    if entry["status"] == "ok" and entry.get("command"):
-                        commands.setdefault(entry["variant"], set()).add(entry["command"])
-            configurations = {i["id"]: _configuration(i["labels"], i["hostname"]) for i in invocations}
+            for _invocation, _variant_id, variant, command, _first in rows:
+                if command:
+                    commands.setdefault(variant, set()).add(command)
+            answers = _Commands(rows)
+            configurations = store.invocation_labels(experiment) if exit_codes else {}
             outcomes = store.run_outcomes(experiment) if exit_codes else None
             for stored, sample_set in pairs:
                 if stored.labels.get("experiment") != experiment:
@@ -64,11 +61,24 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                 found = commands.get(stored.labels.get("variant", ""))
                 if found and len(found) == 1:
                     sample_set.extra["command"] = next(iter(found))
-                mixed = command_warnings(store, experiment, stored.invocations, name=f"{experiment}:{{variant}}")
+                mixed = command_warnings(answers, experiment, stored.invocations, name=f"{experiment}:{{variant}}")
                 if stored.labels.get("variant") in mixed:
                     sample_set.notes.append(f"{mixed[stored.labels['variant']].message}; {KINDS['command-differs'][1]}")
                 if outcomes is not None:
                     _add_exit_codes(stored, sample_set, outcomes, configurations)
+
+
+class _Commands:
+    """``variant_commands`` of any set of an experiment's invocations, answered
+    from one read of its runs (:meth:`Store.command_rows`)."""
+
+    def __init__(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        self.rows = rows
+
+    def variant_commands(self, experiment: str, invocations: Sequence[int] | None = None) -> dict[str, list[str]]:
+        from abstat.store.read_runs import commands_of
+
+        return commands_of(self.rows, invocations)
 
 
 def _add_exit_codes(stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]],

@@ -58,8 +58,8 @@ def resolve_variant(
     with open_store(store_path, create=False) as store:
         if variant not in store.variant_names(experiment):
             return None
-        available = store.metrics(experiment, variant)  # the metrics of its successful runs
-        if metric not in available:
+        if not store.has_metric(experiment, variant, metric):
+            available = store.metrics(experiment, variant)  # the metrics of its successful runs
             if available:
                 raise InputError(
                     f"stored variant {ref!r} has no metric {metric!r} (it has: {', '.join(available)})",
@@ -68,6 +68,8 @@ def resolve_variant(
             raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
         wanted = {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}
         sets = list(store.sample_sets(wanted))
+    _resolved.clear()  # for stored_variant_warnings, which follows with the same arguments
+    _resolved[_key(ref, store_path, metric, where)] = sets
     if not sets:
         choice = ", ".join(
             f"{k}={v if isinstance(v, str) else ','.join(sorted(map(str, v)))}" for k, v in (where or {}).items()
@@ -89,6 +91,15 @@ def resolve_variant(
     return sets[0].runs
 
 
+# The sets resolve_variant found last, so that stored_variant_warnings, called
+# next with the same arguments (readers.specs), does not read the samples again.
+_resolved: dict[tuple, list[SampleSet]] = {}
+
+
+def _key(ref: str, store_path: str, metric: str, where: Mapping[str, Any] | None) -> tuple:
+    return (ref, store_path, metric, repr(sorted((k, repr(v)) for k, v in (where or {}).items())))
+
+
 def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
                             where: Mapping[str, Any] | None = None, name: str | None = None) -> list[Any]:
     """What :func:`resolve_variant` returns for ``ref`` warrants saying: the
@@ -101,8 +112,10 @@ def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: s
     from abstat.comparison.commands import command_warnings
 
     with open_store(store_path, create=False) as store:
-        sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
-                                       "metric": metric}))
+        sets = _resolved.pop(_key(ref, store_path, metric, where), None)
+        if sets is None:
+            sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
+                                           "metric": metric}))
         if len(sets) != 1:
             return []
         found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)

@@ -16,7 +16,8 @@ import time
 from typing import Any
 
 from abstat.errors import InputError
-from abstat.store.backend import BUSY_TIMEOUT_MS, Connection, connect, display_name
+from abstat.store.backend import BUSY_TIMEOUT_MS, Connection, display_name
+from abstat.store.connect import connect
 from abstat.store.read import StoreReader
 from abstat.store.schema import migrate
 from abstat.store.write import StoreWriter
@@ -66,6 +67,9 @@ class Store(StoreReader, StoreWriter):
         except source.db.errors as err:
             raise _error(source, err) from None
 
+    def _open_spool(self, path: str) -> Store:
+        return open_store(path)
+
     def check_damage(self) -> list[str]:
         """Everything known to be damaged: what the readers met so far, and what
         the database reports of itself (SQLite: ``PRAGMA quick_check``)."""
@@ -102,7 +106,9 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True, read_only: boo
                 if not connection.read_only and not _writable(path):  # a store, on a read-only disk
                     raise InputError(f"cannot write to the store ({err}): {_READ_ONLY}",
                                      path=connection.display) from None
-                raise InputError(f"not an abstat store ({err})", path=connection.display) from None
+                if _foreign(err):
+                    raise InputError(f"not an abstat store ({err})", path=connection.display) from None
+                raise InputError(f"cannot open the store ({err})", path=connection.display) from None  # disk full...
             raise connection.error(err) from None
         except BaseException:
             connection.close()
@@ -110,6 +116,16 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True, read_only: boo
 
 
 _READ_ONLY = "the file or its directory is read-only (a read-only file system, or no write permission)"
+
+
+def _foreign(err: BaseException) -> bool:
+    """Whether SQLite's error says the file is not a database (or a damaged one), rather than
+    that it cannot be written (a full disk, an I/O error)."""
+    name = getattr(err, "sqlite_errorname", "")
+    if name:
+        return name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT"))
+    text = str(err).lower()
+    return "not a database" in text or "malformed" in text or "encrypted" in text
 
 
 def _writable(path: str) -> bool:

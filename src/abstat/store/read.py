@@ -7,14 +7,17 @@ use what is readable and name the rest.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
-from abstat.store.read_runs import RunReader, and_in
+from abstat.store.read_rows import RowReader
+from abstat.store.read_runs import GROUP_ORDER, RunReader, and_in
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
-class StoreReader(RunReader):
+class StoreReader(RowReader, RunReader):
     def _number(self, value: Any, metric: str, invocation_id: int) -> float | None:
         if isinstance(value, float):
             return value
@@ -23,6 +26,12 @@ class StoreReader(RunReader):
         except (TypeError, ValueError):
             self._damaged(f"a {metric!r} sample of invocation {invocation_id} is not a number ({value!r:.40})")
             return None
+
+    def _numbers(self, values: list[Any], metric: str, invocation_id: int) -> list[float]:
+        """``values`` (one run group's), those that are not numbers left out and named."""
+        if set(map(type, values)) <= {float}:
+            return values
+        return [number for number in (self._number(v, metric, invocation_id) for v in values) if number is not None]
 
     def _all_labels(self) -> dict[int, dict[str, str]]:
         """invocation id -> its labels, in one query (one row per label: a small table)."""
@@ -92,11 +101,15 @@ class StoreReader(RunReader):
         )
         params: list[Any] = [experiment]
         sql = and_in(sql, params, "v.name", None if variant is None else [variant])
-        names = [row[0] for row in self.db.execute(sql, params)]
-        from abstat.runner.model import BUILTIN_METRICS
+        return ordered_metrics(row[0] for row in self.db.execute(sql, params))
 
-        builtin = [m for m in BUILTIN_METRICS if m in names]
-        return builtin + sorted(m for m in names if m not in BUILTIN_METRICS)
+    def has_metric(self, experiment: str, variant: str, metric: str) -> bool:
+        """Whether a successful run of ``experiment``'s ``variant`` has a sample of ``metric``
+        (stops at the first: cheaper than :meth:`metrics` on a large experiment)."""
+        return self.db.execute(
+            "SELECT 1 FROM samples s JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND v.name = ? AND s.metric = ?"
+            " AND r.status = 'ok' LIMIT 1", (experiment, variant, metric)).fetchone() is not None
 
     def unit(self, experiment: str, metric: str) -> str | None:
         row = self.db.execute(
@@ -107,44 +120,87 @@ class StoreReader(RunReader):
         ).fetchone()
         return row[0] if row else None
 
+    def _variant_ids(self, experiment: str) -> dict[int, str]:
+        """Variant id -> name, for ``experiment``'s variants (in the order they were declared)."""
+        return dict(self.db.execute(
+            "SELECT v.id, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ?"
+            " ORDER BY v.id", (experiment,)).fetchall())
+
     def groups_by_metric(
         self, experiment: str, *, invocations: Sequence[int] | None = None
     ) -> dict[str, dict[str, list[list[float]]]]:
         """Values of successful runs: metric -> variant -> one list per invocation (run group),
-        only those of ``invocations`` when given."""
-        sql = (
-            "SELECT s.metric, v.name, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
-            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-            " WHERE e.name = ? AND r.status = 'ok'"
-        )
-        params: list[Any] = [experiment]
-        sql = and_in(sql, params, "r.invocation_id", invocations)
-        sql += " ORDER BY s.metric, v.id, r.invocation_id, r.position, s.idx"
-        found: dict[str, dict[str, dict[int, list[float]]]] = {}
-        for metric, variant, invocation_id, value in self.db.execute(sql, params):
-            number = self._number(value, metric, invocation_id)
-            if number is not None:
-                found.setdefault(metric, {}).setdefault(variant, {}).setdefault(invocation_id, []).append(number)
+        only those of ``invocations`` when given.  Metrics by name, variants in their
+        declared order, run groups by invocation, values in the order they were measured."""
+        variants = self._variant_ids(experiment)
+        if not variants:
+            return {}
+        params: list[Any] = []
+        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id" \
+              " WHERE r.status = 'ok'"
+        if invocations is None:  # else the invocations alone drive the query (see RunReader._runs_of)
+            sql = and_in(sql, params, "r.variant_id", list(variants))
+        else:
+            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations), self.db)
+        found: dict[str, dict[int, dict[int, list[float]]]] = {}
+        for (variant_id, metric, invocation_id), rows in groupby(self.db.execute(sql + GROUP_ORDER, params),
+                                                                 _GROUP_KEY):
+            group = self._numbers(list(map(_VALUE, rows)), metric, invocation_id)
+            if group:
+                found.setdefault(metric, {}).setdefault(variant_id, {})[invocation_id] = group
         return {
-            metric: {variant: list(groups.values()) for variant, groups in by_variant.items()}
-            for metric, by_variant in found.items()
+            metric: {variants[v]: list(found[metric][v].values()) for v in variants if v in found[metric]}
+            for metric in sorted(found)
         }
 
-    def machine_records(
-        self, experiment: str, variant: str | None = None, *, invocations: Sequence[int] | None = None
-    ) -> list[dict[str, Any]]:
-        """Machine records of the invocations with successful runs (oldest first),
-        only those of ``invocations`` when given."""
-        sql = (
-            "SELECT DISTINCT i.id, i.machine FROM invocations i JOIN runs r ON r.invocation_id = i.id"
-            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = i.experiment_id"
-            " WHERE e.name = ? AND r.status = 'ok'"
-        )
-        params: list[Any] = [experiment]
-        sql = and_in(sql, params, "v.name", None if variant is None else [variant])
-        sql = and_in(sql, params, "i.id", invocations)
-        sql += " ORDER BY i.id"
-        return [self._load(row[1], {}, f"machine record of invocation {row[0]}") for row in self.db.execute(sql, params)]
+    def machine_records_by_variant(self, experiment: str, *, invocations: Sequence[int] | None = None
+                                   ) -> dict[str, list[dict[str, Any]]]:
+        """Variant -> the machine records of the invocations with successful runs of it
+        (oldest first), only those of ``invocations`` when given; each record is read once."""
+        variants = self._variant_ids(experiment)
+        params: list[Any] = []
+        sql = "SELECT DISTINCT r.variant_id, r.invocation_id FROM runs r WHERE r.status = 'ok'"
+        if invocations is None:
+            sql = and_in(sql, params, "r.variant_id", list(variants))
+        else:
+            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations), self.db)
+        pairs = self.db.execute(sql, params).fetchall() if variants else []
+        wanted = sorted({invocation for _, invocation in pairs})
+        records: dict[int, dict[str, Any]] = {}
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start:start + 500]
+            for key, text in self.db.execute(
+                    f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                records[key] = self._load(text, {}, f"machine record of invocation {key}")
+        found: dict[str, list[dict[str, Any]]] = {name: [] for name in variants.values()}
+        for variant_id, invocation in sorted(pairs, key=lambda pair: pair[1]):
+            if invocation in records:
+                found[variants[variant_id]].append(records[invocation])
+        return {name: found_records for name, found_records in found.items() if found_records}
+
+    def invocation_ids(self, experiment: str, labels: Mapping[str, str]) -> list[int]:
+        """The invocations of ``experiment`` whose ``--label``s are exactly ``labels``, oldest first."""
+        wanted = dict(labels)
+        return [key for key, mine in self.invocation_labels(experiment, host=False).items() if mine == wanted]
+
+    def invocation_labels(self, experiment: str, *, host: bool = True) -> dict[int, dict[str, str]]:
+        """Invocation id -> its ``--label``s, oldest first; with ``host``, ``host`` is its
+        hostname unless a label names it (as :meth:`sample_sets` labels them)."""
+        rows = self.db.execute(
+            "SELECT i.id, i.hostname, l.key, l.value FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+            " LEFT JOIN labels l ON l.invocation_id = i.id WHERE e.name = ? ORDER BY i.id, l.key", (experiment,))
+        found: dict[int, dict[str, str]] = {}
+        hosts: dict[int, str | None] = {}
+        for invocation_id, hostname, key, value in rows:
+            mine = found.setdefault(invocation_id, {})
+            hosts[invocation_id] = hostname
+            if key is not None:
+                mine[key] = value
+        if host:
+            for invocation_id, hostname in hosts.items():
+                if hostname is not None:
+                    found[invocation_id].setdefault("host", hostname)
+        return found
 
     def invocations(self, experiment: str) -> list[dict[str, Any]]:
         rows = self.db.execute(
@@ -188,127 +244,54 @@ class StoreReader(RunReader):
             )
         return result
 
-    def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
-        """One row per stored sample (export): experiment, variant, metric, value, run...
-
-        In a damaged SQLite file the rows the one ordered query cannot reach are
-        read run by run, around the damage (named in ``damage``)."""
-        done: set[int] = set()
-        try:
-            for row in self._sample_rows(experiment):
-                done.add(row["run"])
-                yield row
-        except self.db.errors as err:
-            if not self.db.is_damage(err):
-                raise
-            self._damaged(f"the store is damaged ({' '.join(str(err).split())}); read around it run by run")
-            yield from self._salvaged_rows(experiment, done)
-
-    def _salvaged_rows(self, experiment: str | None, done: set[int]) -> Iterator[dict[str, Any]]:
-        run_ids: list[int] = []
-        try:
-            for (run_id,) in self.db.execute("SELECT id FROM runs WHERE status = 'ok' ORDER BY id"):
-                run_ids.append(run_id)
-        except self.db.errors:
-            self._damaged(f"the list of runs is damaged: {len(run_ids)} run(s) readable")
-        lost = 0
-        for run_id in run_ids:
-            if run_id in done:
-                continue
-            try:
-                rows = list(self._sample_rows(experiment, run_id))
-            except self.db.errors:
-                lost += 1
-                continue
-            yield from rows
-        if lost:
-            self._damaged(f"the samples of {lost} run(s) are unreadable")
-
-    def _sample_rows(self, experiment: str | None = None, run_id: int | None = None) -> Iterator[dict[str, Any]]:
-        sql = (
-            "SELECT e.name, v.name, s.metric, s.value, s.unit, r.id, r.iteration, s.idx, i.id, i.boot_id,"
-            " i.hostname, r.started_at, r.command, i.machine, r.notes FROM samples s JOIN runs r ON r.id = s.run_id"
-            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-            " JOIN invocations i ON i.id = r.invocation_id WHERE r.status = 'ok'"
-        )
-        params: list[Any] = []
-        sql = and_in(sql, params, "e.name", None if experiment is None else [experiment])
-        sql = and_in(sql, params, "r.id", None if run_id is None else [run_id])
-        sql += " ORDER BY e.id, i.id, r.position, s.metric, s.idx"
-        machines: dict[int, dict[str, Any]] = {}
-        label_cache: dict[int, dict[str, str]] = {}
-        for row in self.db.execute(sql, params):
-            invocation_id = row[8]
-            if invocation_id not in machines:
-                machines[invocation_id] = self._load(row[13], {}, f"machine record of invocation {invocation_id}")
-                label_cache[invocation_id] = dict(
-                    self.db.execute(
-                        "SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key", (invocation_id,)
-                    ).fetchall()
-                )
-            value = self._number(row[3], row[2], invocation_id)
-            if value is None:
-                continue
-            yield {
-                "experiment": row[0], "variant": row[1], "metric": row[2], "value": value,
-                "unit": row[4], "run": row[5], "iteration": row[6] + 1, "index": row[7],
-                "invocation": invocation_id, "boot_id": row[9], "host": row[10],
-                "started_at": row[11], "command": row[12], "labels": label_cache[invocation_id],
-                "notes": self._load(row[14], [], f"notes of run {row[5]}"), "machine": machines[invocation_id],
-            }
-
     def sample_sets(self, where: Mapping[str, Any] | None = None) -> Iterator[SampleSet]:
-        """Group samples by (experiment, variant, metric, host, labels); runs by invocation."""
-        # Names and hosts come from the small tables, not with every sample row:
-        # the big query moves five columns, three of them numbers.
-        sql = (
-            "SELECT v.id, s.metric, r.invocation_id, s.value, s.unit FROM samples s"
-            " JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE r.status = 'ok'"
-        )
+        """Group samples by (experiment, variant, metric, host, labels); runs by invocation.
+
+        Sets come in the order of their experiment, variant, metric and first
+        invocation; each set's runs by invocation, values as measured."""
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
+        names = self._names()
+        # Experiment and variant are columns of small tables: choose the variants here, and let
+        # the database skip the other rows (the big query moves four columns, two of them numbers).
+        chosen = [key for key, (_, experiment, variant) in names.items()
+                  if experiment in accepted.get("experiment", (experiment,))
+                  and variant in accepted.get("variant", (variant,))]
+        if not chosen:
+            return
         params: list[Any] = []
-        for key, column in (("experiment", "e.name"), ("variant", "v.name"), ("metric", "s.metric")):
-            # these labels are columns: let the database skip the other rows
-            sql = and_in(sql, params, column, sorted(accepted[key]) if key in accepted else None)
-        rows = self.db.execute(sql + " ORDER BY e.id, v.id, s.metric, r.invocation_id, r.position, s.idx", params)
-        names = {key: (experiment, variant) for key, experiment, variant in self.db.execute(
-            "SELECT v.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
+        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
+              " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        if len(chosen) < len(names):
+            sql = and_in(sql, params, "r.variant_id", chosen)
+        sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
+        rows = self.db.execute(sql + GROUP_ORDER, params)
         hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
-        for variant_id, metric, invocation_id, value, unit in rows:
+        for (variant_id, metric, invocation_id), run_group in groupby(rows, _GROUP_KEY):
+            found = list(run_group)
             if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
-                names.update({key: (e, v) for key, e, v in self.db.execute(
-                    "SELECT v.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")})
+                names.update(self._names())
                 hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
-            (experiment, variant), host = names[variant_id], hosts[invocation_id]
-            number = self._number(value, metric, invocation_id)
-            if number is None:
-                continue
             if invocation_id not in label_cache:  # no labels, or started after they were read
-                label_cache[invocation_id] = dict(
-                    self.db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,))
-                )
-            labels = dict(label_cache[invocation_id])
-            labels.update({"experiment": experiment, "variant": variant, "metric": metric})
-            if host is not None:
-                labels.setdefault("host", host)  # a --label host=NAME names the machine
-            if not _matches(labels, accepted):
-                continue
-            key = tuple(sorted(labels.items()))
-            entry = sets.setdefault(key, {"labels": labels, "groups": {}, "invocations": [], "unit": unit})
-            if invocation_id not in entry["groups"]:
-                entry["groups"][invocation_id] = []
-                entry["invocations"].append(invocation_id)
-            entry["groups"][invocation_id].append(number)
-        last_ids = sorted({entry["invocations"][-1] for entry in sets.values()})
+                label_cache[invocation_id] = dict(self.db.execute(
+                    "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
+            slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
+                              hosts[invocation_id], found[0][4], accepted)
+            if slot is not None:
+                slot.extend(self._numbers(list(map(_VALUE, found)), metric, invocation_id))
+        entries = []
+        for entry in sorted(sets.values(), key=lambda e: e["order"]):
+            entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
+            if entry["invocations"]:
+                entries.append(entry)
+        last_ids = sorted({entry["invocations"][-1] for entry in entries})
         machines: dict[int, str] = {}  # invocation id -> machine record (JSON)
         for start in range(0, len(last_ids), 500):
             chunk = last_ids[start:start + 500]
             machines.update(self.db.execute(
                 f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
-        for entry in sets.values():
+        for entry in entries:
             last = entry["invocations"][-1]
             yield SampleSet(
                 labels=entry["labels"],
@@ -317,6 +300,48 @@ class StoreReader(RunReader):
                 unit=entry["unit"],
                 invocations=list(entry["invocations"]),
             )
+
+    def _names(self) -> dict[int, tuple[int, str, str]]:
+        """Variant id -> (experiment id, experiment name, variant name)."""
+        return {key: (experiment_id, experiment, variant) for key, experiment_id, experiment, variant in self.db.execute(
+            "SELECT v.id, e.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
+
+
+_GROUP_KEY = itemgetter(0, 1, 2)
+_VALUE = itemgetter(3)
+
+
+def ordered_metrics(names: Iterable[str]) -> list[str]:
+    """Metric names as the store lists them: built-in ones first (in their order), then by name."""
+    from abstat.runner.model import BUILTIN_METRICS
+
+    found = set(names)
+    return [m for m in BUILTIN_METRICS if m in found] + sorted(m for m in found if m not in BUILTIN_METRICS)
+
+
+def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
+               invocation_id: int,
+               labels: Mapping[str, str], host: str | None, unit: str | None,
+               accepted: Mapping[str, set[str]]) -> list[float] | None:
+    """The list the values of one invocation's (variant, metric) go to, in the set its labels
+    make; None when the labels do not match ``accepted``."""
+    experiment_id, experiment, variant = name
+    full = dict(labels)
+    full.update({"experiment": experiment, "variant": variant, "metric": metric})
+    if host is not None:
+        full.setdefault("host", host)  # a --label host=NAME names the machine
+    if not _matches(full, accepted):
+        return None
+    key = tuple(sorted(full.items()))
+    entry = sets.get(key)
+    if entry is None:
+        entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
+                             "order": (experiment_id, variant_id, metric, invocation_id)}
+    group = entry["groups"].get(invocation_id)
+    if group is None:
+        group = entry["groups"][invocation_id] = []
+        entry["invocations"].append(invocation_id)
+    return group
 
 
 def _accepted(wanted: Any) -> set[str]:

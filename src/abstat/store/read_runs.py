@@ -32,6 +32,33 @@ class RunReader:
         if note not in self.damage:
             self.damage.append(note)
 
+    def _runs_of(self, experiment: str, invocations: Sequence[int] | None, params: list[Any]) -> str:
+        """``FROM ... WHERE ...`` over the runs ``r`` (and their variants ``v``) of ``experiment``,
+        only those of ``invocations`` when given.  The invocations then drive the query (their
+        index): joined through the experiment, SQLite would walk the variant index over every run
+        of the experiment to keep the few of 20 invocations of 10^4."""
+        if invocations is None:
+            params.append(experiment)
+            return (" FROM runs r JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+                    " WHERE e.name = ?")
+        return and_in(" FROM runs r JOIN variants v ON v.id = r.variant_id WHERE 1 = 1", params, "r.invocation_id",
+                      self._own_invocations(experiment, invocations), self.db)
+
+    def _own_invocations(self, experiment: str, invocations: Sequence[int]) -> list[int]:
+        """Those of ``invocations`` that are ``experiment``'s, in their order."""
+        params: list[Any] = [experiment]
+        sql = and_in("SELECT i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
+                     params, "i.id", list(invocations), self.db)
+        own = {row[0] for row in self.db.execute(sql, params)}
+        return [invocation for invocation in invocations if invocation in own]
+
+    def run_counts(self, invocations: Sequence[int]) -> dict[int, int]:
+        """Invocation id -> how many runs it stored (failed ones too)."""
+        params: list[Any] = []
+        sql = and_in("SELECT invocation_id, COUNT(*) FROM runs WHERE 1 = 1", params, "invocation_id",
+                     list(invocations), self.db)
+        return dict(self.db.execute(sql + " GROUP BY invocation_id", params).fetchall())
+
     def failed_runs(self, experiment: str) -> list[dict[str, Any]]:
         rows = self.db.execute(
             "SELECT r.invocation_id, v.name, r.iteration, r.status, r.exit_code, r.notes, r.id FROM runs r"
@@ -73,16 +100,19 @@ class RunReader:
                          ) -> dict[str, list[str]]:
         """Variant (in the order they were declared) -> the distinct commands of its
         successful runs (first run first), only those of ``invocations`` when given."""
-        sql = (
-            "SELECT v.name, r.command, MIN(r.id) FROM runs r JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-        )
-        params: list[Any] = [experiment]
-        sql = and_in(sql, params, "r.invocation_id", invocations)
-        commands: dict[str, list[str]] = {}
-        for variant, command, _first in self.db.execute(sql + " GROUP BY v.id, v.name, r.command ORDER BY v.id, 3", params):
-            commands.setdefault(variant, []).append(command)
-        return commands
+        params: list[Any] = []
+        sql = "SELECT v.id, v.name, r.command, MIN(r.id)" + self._runs_of(experiment, invocations, params)
+        return commands_of(self.db.execute(sql + " AND r.status = 'ok' GROUP BY v.id, v.name, r.command",
+                                           params).fetchall())
+
+    def command_rows(self, experiment: str) -> list[tuple[int, int, str, str, int]]:
+        """(invocation, variant id, variant, command, its first run) for the successful runs of
+        ``experiment``: what :func:`commands_of` answers ``variant_commands`` from, for any
+        set of invocations, without another query."""
+        return self.db.execute(
+            "SELECT r.invocation_id, v.id, v.name, r.command, MIN(r.id) FROM runs r JOIN variants v"
+            " ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
+            " GROUP BY r.invocation_id, v.id, v.name, r.command", (experiment,)).fetchall()
 
     def _optional(self, value: Any, kind: type, what: str) -> Any:
         """``value`` as ``kind`` (int or float); None (and a damage note) when it is none."""
@@ -100,28 +130,52 @@ class RunReader:
     def run_notes(self, experiment: str, invocations: Sequence[int] | None = None,
                   variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first),
-        only those of ``invocations`` and of ``variants`` when given."""
+        only those of ``invocations`` and of ``variants`` when given.  Runs mostly leave the same
+        notes: each distinct list of notes is read and decoded once, with its count."""
         if variants is not None and not variants:
             return []
-        sql = (
-            "SELECT r.id, r.invocation_id, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-            " AND r.notes IS NOT NULL"
-        )
-        params: list[Any] = [experiment]
-        sql = and_in(sql, params, "v.name", variants)
-        rows = self.db.execute(sql + " ORDER BY r.id", params).fetchall()
+        params: list[Any] = []
+        sql = "SELECT r.notes, MIN(r.id), COUNT(*)" + self._runs_of(experiment, invocations, params)
+        sql = and_in(sql + " AND r.status = 'ok' AND r.notes IS NOT NULL", params, "v.name", variants)
         counts: dict[str, int] = {}
-        for run_id, invocation_id, notes in rows:
-            if invocations is None or invocation_id in invocations:
-                for note in self._load(notes, [], f"notes of run {run_id}"):
-                    counts[note] = counts.get(note, 0) + 1
+        for notes, run_id, runs in self.db.execute(sql + " GROUP BY r.notes ORDER BY 2", params).fetchall():
+            for note in self._load(notes, [], f"notes of run {run_id}"):
+                counts[note] = counts.get(note, 0) + runs
         return [{"note": note, "runs": count} for note, count in counts.items()]
 
 
-def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None) -> str:
-    """``sql`` narrowed to rows whose ``column`` is one of ``values`` (unchanged for None)."""
+RUN_ORDER = " ORDER BY r.invocation_id, r.position, s.run_id, s.metric, s.idx"  # samples as measured
+# each run group's values together, as measured: (invocation, variant, metric) then run order
+GROUP_ORDER = " ORDER BY r.invocation_id, r.variant_id, s.metric, r.position, s.run_id, s.idx"
+
+
+def commands_of(rows: Sequence[tuple[Any, ...]], invocations: Sequence[int] | None = None) -> dict[str, list[str]]:
+    """``variant_commands`` from rows ``(variant id, variant, command, first run)``, or from
+    :meth:`RunReader.command_rows` (with the invocation first) narrowed to ``invocations``."""
+    if rows and len(rows[0]) == 5:
+        keep = None if invocations is None else set(invocations)
+        first: dict[tuple[int, str, str], int] = {}
+        for invocation, variant_id, variant, command, run_id in rows:
+            if keep is None or invocation in keep:
+                key = (variant_id, variant, command)
+                first[key] = min(first.get(key, run_id), run_id)
+        rows = [(*key, run_id) for key, run_id in first.items()]
+    commands: dict[str, list[str]] = {}
+    for _, variant, command, _first in sorted(rows, key=lambda row: (row[0], row[3])):
+        commands.setdefault(variant, []).append(command)
+    return commands
+
+
+def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None, db: Any = None) -> str:
+    """``sql`` narrowed to rows whose ``column`` is one of ``values`` (unchanged for None);
+    with the connection ``db``, any number of values (one parameter for a long list)."""
     if values is None:
         return sql
+    if not values:
+        return sql + " AND 1 = 0"
+    if db is not None and len(values) > 500:
+        condition, extra = db.within(column, values)
+        params.extend(extra)
+        return sql + f" AND {condition}"
     params.extend(values)
     return sql + f" AND {column} IN ({','.join('?' * len(values))})"

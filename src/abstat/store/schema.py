@@ -129,7 +129,18 @@ MIGRATIONS: tuple[Union[str, tuple[Step, ...]], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-def check_version(version: int, has_tables: bool, display: str) -> None:
+def check_version(version: Any, has_tables: bool, display: str) -> int:
+    """The store's schema version as a number; InputError when this abstat must not use it
+    (newer, damaged, or someone else's tables)."""
+    if isinstance(version, bool) or not isinstance(version, int):
+        try:
+            version = int(str(version).strip())
+        except ValueError:
+            raise InputError(f"damaged store: its schema version {str(version)[:40]!r} is not a number;"
+                             " it is left untouched", path=display) from None
+    if version < 0:
+        raise InputError(f"damaged store: its schema version {version} is negative; it is left untouched",
+                         path=display)
     if version > SCHEMA_VERSION:
         raise InputError(
             f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION});"
@@ -137,6 +148,7 @@ def check_version(version: int, has_tables: bool, display: str) -> None:
         )
     if version == 0 and has_tables:
         raise InputError("not an abstat store (it has tables but no abstat schema version)", path=display)
+    return version
 
 
 def migrate(db: Any) -> int:
@@ -144,23 +156,35 @@ def migrate(db: Any) -> int:
 
     Reads first: a current store is not written to, a newer or foreign one
     is refused before anything is written.  A read-only SQLite store is
-    left at its version (readers cope with every older one)."""
+    left at its version (readers cope with every older one).  A role that may
+    not create the tables (an empty database) or upgrade them gets one line
+    saying so, not the server's refusal of a CREATE TABLE."""
     with db.snapshot():
         version, has_tables = db.schema_state()
-    check_version(version, has_tables, db.display)
+    version = check_version(version, has_tables, db.display)
     if version == SCHEMA_VERSION or db.read_only:
         return version
-    with db.transaction():
-        db.lock_schema()
-        version, has_tables = db.schema_state()  # another writer may have migrated meanwhile
-        check_version(version, has_tables, db.display)
-        for step in range(version, SCHEMA_VERSION):
-            parts = MIGRATIONS[step]
-            for part in parts if isinstance(parts, tuple) else (parts,):
-                if callable(part):
-                    part(db)
-                else:
-                    for statement in db.ddl(part):
-                        db.execute(statement)
-            db.set_version(step + 1)
+    try:
+        with db.transaction():
+            db.lock_schema()
+            version, has_tables = db.schema_state()  # another writer may have migrated meanwhile
+            version = check_version(version, has_tables, db.display)
+            for step in range(version, SCHEMA_VERSION):
+                parts = MIGRATIONS[step]
+                for part in parts if isinstance(parts, tuple) else (parts,):
+                    if callable(part):
+                        part(db)
+                    else:
+                        for statement in db.ddl(part):
+                            db.execute(statement)
+                db.set_version(step + 1)
+    except db.errors as err:
+        if not db.is_permission(err):
+            raise
+        if version == 0 and not has_tables:
+            raise InputError("the store is empty, and read-only for this role: it may not create abstat's tables"
+                             " (run `abstat run` or `abstat import` as a role that may, once)", path=db.display) from None
+        raise InputError(f"the store has schema version {version}, older than this abstat's {SCHEMA_VERSION},"
+                         " and is read-only for this role: it may not upgrade it (open it once as a role that may)",
+                         path=db.display) from None
     return SCHEMA_VERSION

@@ -195,30 +195,37 @@ class StoreWriter:
     def _fail_over(self, invocation: Invocation, err: BaseException) -> bool:
         if self._spool_notify is None or not self.db.is_disconnect(err) or invocation.id not in self._begun:
             return False
-        from abstat.store.db import open_store
+        from abstat.errors import InputError
 
         begun = self._begun[invocation.id]
-        if self.spool is None:
-            name = f"abstat-spool-{begun['uid'][:8]}.db"
-            path = os.path.join(self._spool_directory, name)
-            self.spool = open_store(path)
-        self._spooled[invocation.id] = self.spool.start_invocation(
-            begun["experiment"], begun["machine"], argv=begun["argv"], settings=begun["settings"],
-            labels=begun["labels"], variants=begun["variants"], uid=begun["uid"], started_at=begun["started_at"],
-        )
         reason = self.db.error(err)
+        kept = f"the {self._committed.get(invocation.id, 0)} run(s) already committed there are kept"
+        path = os.path.join(self._spool_directory, f"abstat-spool-{begun['uid'][:8]}.db")
+        try:
+            if self.spool is None:
+                self.spool = self._open_spool(path)
+            self._spooled[invocation.id] = self.spool.start_invocation(
+                begun["experiment"], begun["machine"], argv=begun["argv"], settings=begun["settings"],
+                labels=begun["labels"], variants=begun["variants"], uid=begun["uid"], started_at=begun["started_at"],
+            )
+        except InputError as spool_error:  # a full disk, a read-only directory: say both, in one line
+            raise InputError(f"{reason}; {kept}; the next runs cannot go to a spool file either"
+                             f" ({spool_error})") from None
         self._spool_notify(
-            f"abstat run: {reason}; the {self._committed.get(invocation.id, 0)} run(s) already committed there are"
-            f" kept; the next runs go to {self.spool.display}: `abstat import {self.spool.display}"
-            f" --store {self.display}` once the server is back"
+            f"abstat run: {reason}; {kept}; the next runs go to {self.spool.display}: `abstat import"
+            f" {self.spool.display} --store {self.display}` once the server is back"
         )
         return True
+
+    def _open_spool(self, path: str) -> Any:
+        """The local SQLite store a spooled invocation goes to (the Store opens it)."""
+        raise NotImplementedError
 
     def _bring_home(self) -> None:
         """At the end of a spooled invocation: if the server answers again, import
         the spool into it (so the report sees every run); else leave it for later."""
         from abstat.errors import InputError
-        from abstat.store.backend import connect
+        from abstat.store.connect import connect
         from abstat.store.schema import migrate
 
         try:
