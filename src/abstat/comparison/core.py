@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from abstat.comparison import analyses
+from abstat.comparison import runs as run_unit
 from abstat.comparison.inputs import Variant, as_variant, rescaled, scale_factor
 from abstat.comparison.model import CENTERS, OUTLIER_RULES, Comparison, VariantSummary
 from abstat.comparison.summaries import quantized_fences_note, summarise
@@ -137,7 +138,7 @@ def _compare(
         )
     elif vx.nested or vy.nested:
         assert vx.runs is not None and vy.runs is not None
-        result = analyses.run_centres(vx.runs, vy.runs, center, confidence, warnings, (vx.name, vy.name))
+        result = run_unit.run_centres(vx.runs, vy.runs, center, confidence, warnings, (vx.name, vy.name))
         runs = [len(vx.runs), len(vy.runs)]
     else:
         assert vx.runs is not None and vy.runs is not None

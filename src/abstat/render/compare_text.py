@@ -11,7 +11,6 @@ candidate,
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Sequence
 from typing import Any
 
