@@ -34,6 +34,11 @@ def open_kmsg(path: str = KMSG_PATH) -> int:
         raise ValueError(f"--metric-source kmsg: cannot read {path}: {err.strerror or err}{hint}") from None
 
 
+def check_readable(path: str = KMSG_PATH) -> None:
+    """ValueError (one line) when the kernel log cannot be read here."""
+    os.close(open_kmsg(path))
+
+
 def record_text(record: bytes) -> str:
     """The message of one ``/dev/kmsg`` record (``PRIO,SEQ,USEC,FLAGS;TEXT`` and
     `` KEY=VALUE`` dictionary lines), its ``\\xNN`` escapes decoded."""

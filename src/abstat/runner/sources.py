@@ -30,7 +30,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from abstat.runner import kmsg as kmsg_mod
+from abstat.runner import trace as trace_mod
 from abstat.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check_metric_name, parse_metric_pattern
+
+# kmsg and trace are imported here, not in the functions that use them: on a test box the runner's
+# zip is gone once the runner is imported.
 
 MAX_PATTERN_CHARS = 4096
 MAX_EVENTS = 64
@@ -163,16 +168,10 @@ class Kmsg:
 
     def check(self) -> None:
         """ValueError when this machine's kernel log cannot be read."""
-        import os
-
-        from abstat.runner.kmsg import open_kmsg
-
-        os.close(open_kmsg())
+        kmsg_mod.check_readable()
 
     def collector(self) -> Collector:
-        from abstat.runner.kmsg import KmsgCollector
-
-        return KmsgCollector(self.compiled())
+        return kmsg_mod.KmsgCollector(self.compiled())
 
 
 @dataclass(frozen=True)
@@ -186,14 +185,10 @@ class Trace:
     @classmethod
     def parse(cls, texts: list[str], all_cpus: bool = False) -> Trace:
         """From ``--trace`` options (ValueError with the user's message)."""
-        from abstat.runner.trace import parse_probe
-
-        return cls._checked(tuple(parse_probe(text) for text in texts), all_cpus)
+        return cls._checked(tuple(trace_mod.parse_probe(text) for text in texts), all_cpus)
 
     @classmethod
     def _checked(cls, probes: tuple[tuple[str, str], ...], all_cpus: bool) -> Trace:
-        from abstat.runner.trace import metric_names
-
         if not probes or len(probes) > MAX_EVENTS:
             raise ValueError(f"metric source 'trace': 1 to {MAX_EVENTS} probes")
         seen: set[str] = set()
@@ -201,14 +196,12 @@ class Trace:
             if name in seen:
                 raise ValueError(f"--trace: two probes are named {name!r} (name one: NAME=PROBE)")
             seen.add(name)
-            if any(metric in BUILTIN_METRICS for metric in metric_names(name)):
+            if any(metric in BUILTIN_METRICS for metric in trace_mod.metric_names(name)):
                 raise ValueError(f"--trace {name!r}: a built-in metric name")
         return cls(probes, all_cpus)
 
     @classmethod
     def from_json(cls, data: Any) -> Trace:
-        from abstat.runner.trace import parse_probe
-
         data = _keys(data, cls.kind, {"probes", "all_cpus"})
         items, all_cpus = data.get("probes"), data.get("all_cpus", False)
         if not isinstance(items, list) or not isinstance(all_cpus, bool):
@@ -218,7 +211,7 @@ class Trace:
             if not isinstance(item, dict) or set(item) != {"name", "probe"} or not all(
                     isinstance(item[k], str) for k in item):
                 raise ValueError("metric source 'trace': each probe is {\"name\": ..., \"probe\": ...}")
-            name, probe = parse_probe(f"{item['name']}={item['probe']}")
+            name, probe = trace_mod.parse_probe(f"{item['name']}={item['probe']}")
             probes.append((name, probe))
         return cls._checked(tuple(probes), all_cpus)
 
@@ -232,15 +225,11 @@ class Trace:
 
     def check(self) -> None:
         """ValueError naming the first probe that cannot attach on this machine, and why."""
-        from abstat.runner.trace import check_probe
-
         for _, probe in self.probes:
-            check_probe(probe, self.all_cpus)
+            trace_mod.check_probe(probe, self.all_cpus)
 
     def collector(self) -> Collector:
-        from abstat.runner.trace import TraceCollector
-
-        return TraceCollector(list(self.probes), self.all_cpus)
+        return trace_mod.TraceCollector(list(self.probes), self.all_cpus)
 
 
 MetricSource = Any  # one of the classes in SOURCES (a Union would need updating with every new source)
