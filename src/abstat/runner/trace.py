@@ -45,6 +45,7 @@ STOP_TIMEOUT_S = 30.0
 MAP_KEYS = "65536"  # threads one run may fork and trace
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _TRACEPOINT = re.compile(r"tracepoint:([A-Za-z0-9_]{1,64}):([A-Za-z0-9_]{1,128}),([A-Za-z0-9_]{1,128})")
+_WHERE = re.compile(r"^stdin:[\d:-]+:\s*")  # where in the generated program: says nothing to the user
 _NOISE = ("couldn't set RLIMIT_MEMLOCK",)
 _modes: dict[tuple[str, bool], str] = {}  # (probe, all_cpus) -> attach point kind that attached here
 
@@ -108,7 +109,7 @@ def script(probes: list[tuple[str, str]], all_cpus: bool) -> str:
 
 
 def _reason(stderr: str) -> str:
-    kept = [line.strip() for line in stderr.splitlines()
+    kept = [_WHERE.sub("", line.strip()) for line in stderr.splitlines()
             if line.strip() and not any(noise in line for noise in _NOISE)
             and not line.lstrip().startswith("~") and ("ERROR" in line or "open(" in line or "FATAL" in line)]
     text = "; ".join(dict.fromkeys(kept)) or "bpftrace exited before its probes were attached"
