@@ -215,3 +215,24 @@ def test_the_box_s_tracer_and_kernel_log_on_a_lab_run(tmp_path):
     else:
         reference = strace_reads(["sh", "-c", "dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null; true"])
         assert values["a", "read.calls"] == [reference] * 3
+
+
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
+def test_perf_records_the_software_events_and_compares_them(tmp_path):
+    command = "dd if=/dev/zero of=/dev/null bs=64k count=200"
+    direct = subprocess.run(["perf", "stat", "-x,", "-e", "page-faults,task-clock", "--", *command.split()],
+                            capture_output=True, text=True, timeout=60)
+    if direct.returncode != 0:
+        pytest.skip(f"perf stat does not run here: {direct.stderr.strip().splitlines()[-1:]}")
+    reference = {line.split(",")[2]: float(line.split(",")[0]) for line in direct.stderr.splitlines()
+                 if line.count(",") >= 2 and line.split(",")[0].replace(".", "").isdigit()}
+    done = abstat("run", "-n", "3", "--experiment", "p", "--perf", "--no-json-lines",
+                  "-v", f"a={command}", "-v", f"b={command.replace('200', '2000')}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    exported = json.loads(abstat("export", "--experiment", "p", "--format", "json", cwd=tmp_path).stdout)
+    units = {row["metric"]: row["unit"] for row in exported}
+    assert units["page-faults"] == "count" and units["task-clock"] == "msec"
+    assert {"context-switches", "cpu-migrations"} <= set(units)
+    faults = [row["value"] for row in exported if row["metric"] == "page-faults" and row["variant"] == "a"]
+    assert all(0.5 * reference["page-faults"] <= value <= 2 * reference["page-faults"] for value in faults)
+    assert re.search(r"^task-clock\s+.*→", done.stdout, re.MULTILINE), done.stdout  # compared like the others
