@@ -50,7 +50,7 @@ def test_a_short_document_takes_the_defaults():
     spec = decode({"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}]})
     assert spec == ExperimentSpec((Variant("a", "true"),))
     assert (spec.runs, spec.warmup, spec.order, spec.seed, spec.on_failure) == (10, 0, "interleaved", None, "stop")
-    assert spec.metrics == (JsonLines(),) and spec.lab is None and spec.analysis.confidence == 95.0
+        ({"metrics": [{"source": "ktap"}]}, "metrics[0]: unknown metric source 'ktap'"),
 
 
 GOOD = {"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}]}
