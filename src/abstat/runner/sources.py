@@ -52,6 +52,13 @@ def _keys(data: Any, kind: str, allowed: set[str]) -> dict[str, Any]:
     return data
 
 
+def _items(data: dict[str, Any], kind: str, key: str, what: str) -> list[Any]:
+    items = data.get(key)
+    if not isinstance(items, list) or not items or len(items) > MAX_EVENTS:
+        raise ValueError(f"metric source {kind!r}: {key} must be a list of 1 to {MAX_EVENTS} {what}")
+    return items
+
+
 @dataclass(frozen=True)
 class RegexMetric:
     """``--metric NAME=REGEX[:UNIT]``: each match of group 1 in the run's output is one value."""
@@ -121,17 +128,14 @@ class JsonLines:
 
 @dataclass(frozen=True)
 class Perf:
-    """Hardware counters with ``perf stat`` (those this machine supports)."""
+    """Counters with ``perf stat``: hardware and software events (those this machine supports)."""
 
     kind: ClassVar[str] = "perf"
     events: tuple[str, ...]
 
     @classmethod
     def from_json(cls, data: Any) -> Perf:
-        data = _keys(data, cls.kind, {"events"})
-        events = data.get("events")
-        if not isinstance(events, list) or not events or len(events) > MAX_EVENTS:
-            raise ValueError(f"metric source 'perf': events must be a list of 1 to {MAX_EVENTS} event names")
+        events = _items(_keys(data, cls.kind, {"events"}), cls.kind, "events", "event names")
         for event in events:
             if not isinstance(event, str) or not _EVENT.fullmatch(event):
                 raise ValueError(f"metric source 'perf': bad event name {event!r}")
@@ -150,10 +154,7 @@ class Kmsg:
 
     @classmethod
     def from_json(cls, data: Any) -> Kmsg:
-        data = _keys(data, cls.kind, {"metrics"})
-        items = data.get("metrics")
-        if not isinstance(items, list) or not items or len(items) > MAX_EVENTS:
-            raise ValueError(f"metric source 'kmsg': metrics must be a list of 1 to {MAX_EVENTS} patterns")
+        items = _items(_keys(data, cls.kind, {"metrics"}), cls.kind, "metrics", "patterns")
         return cls(tuple(RegexMetric.from_json(item) for item in items))
 
     def to_json(self) -> dict[str, Any]:
