@@ -150,19 +150,21 @@ class Tracer:
             stdout=subprocess.PIPE, stderr=self._err, env=env, text=True, start_new_session=True,
             preexec_fn=self._child)
         assert self.process.stdout is not None
+        # Raw reads, not readline(): a line held in a file object's buffer is invisible to select().
+        fd = self.process.stdout.fileno()
+        seen = b""
         deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
+        while READY.encode() not in seen:
             left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, left))
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
             if not ready:
                 self.kill()
                 raise RuntimeError(f"bpftrace did not attach its probes within {START_TIMEOUT_S:g} s")
-            line = self.process.stdout.readline()
-            if not line:
+            chunk = os.read(fd, 65536)
+            if not chunk:
                 self.process.wait()
                 raise RuntimeError(_reason(self.stderr()))
-            if READY in line:
-                return
+            seen = seen[-256:] + chunk
 
     def stderr(self) -> str:
         self._err.seek(0)
