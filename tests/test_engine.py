@@ -82,7 +82,7 @@ GOOD = {"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}]}
     ({"metrics": [{"source": "regex", "name": "x", "pattern": "("}]}, "metrics[0]: metric 'x': bad regular"),
     ({"metrics": [{"source": "regex", "name": "wall", "pattern": "(1)"}]}, "a built-in metric name"),
     ({"metrics": [{"source": "regex", "name": "x", "pattern": "no group"}]}, "has no capture group"),
-    ({"metrics": [{"source": "trace"}]}, "metrics[0]: unknown metric source 'trace'"),
+    ({"metrics": [{"source": "ktap"}]}, "metrics[0]: unknown metric source 'ktap'"),
     ({"metrics": [{"source": "perf", "events": ["cycles;rm -rf /"]}]}, "bad event name"),
     ({"labels": {"variant": "x"}}, "labels: 'variant' is set by abstat itself"),
     ({"labels": {"k": 3}}, "labels['k']: must be a string"),

@@ -20,6 +20,10 @@ from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, H
 from abstat.errors import UsageError
 
 
+# perf stat counts these without a PMU (in a VM without hardware counters too)
+SOFTWARE_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults")
+
+
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """What is run and how (after -v/--variant, -n and --warmup)."""
     parser.add_argument("--order", choices=("interleaved", "sequential", "random"), default="interleaved",
@@ -44,10 +48,19 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
     """The metric sources' options (a new source's flag goes here, and into :func:`metric_sources`)."""
     parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
                         help="a number the benchmark prints: every match adds a value (group 1); repeatable")
+    parser.add_argument("--metric-source", choices=("output", "kmsg"), default="output",
+                        help="where --metric patterns look: the command's output (default) or the kernel log "
+                             "lines written during each run (kmsg: /dev/kmsg, needs root)")
+    parser.add_argument("--trace", action="append", default=[], metavar="[NAME=]FUNC|tracepoint:G:ENTER,EXIT",
+                        help="a kernel function's calls (NAME.calls) and time per call (NAME.ns) in each run, "
+                             "with bpftrace, in the measured process tree; repeatable")
+    parser.add_argument("--trace-all-cpus", action="store_true",
+                        help="--trace every process on the machine during each run, not only the measured ones")
     parser.add_argument("--no-json-lines", action="store_true",
                         help="do not read numeric fields of JSON-object lines the benchmark prints")
     parser.add_argument("--perf", action="store_true",
-                        help="count hardware events with perf stat (cycles, instructions) where supported")
+                        help="count events with perf stat where supported: cycles, instructions and the "
+                             "software events task-clock, context-switches, cpu-migrations, page-faults")
     parser.add_argument("--perf-events", metavar="LIST", help="events for --perf (comma separated)")
 
 
@@ -97,19 +110,27 @@ def parse_labels(specs: Sequence[str]) -> dict[str, str]:
 def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
     """The metric sources the options ask for, in the order the executor applies them."""
     from abstat.runner import perf as perf_mod
-    from abstat.runner.sources import JsonLines, Perf, RegexMetric
+    from abstat.runner.sources import JsonLines, Kmsg, Perf, RegexMetric, Trace
 
     sources: list[Any] = []
-    for text in args.metric:
-        try:
-            sources.append(RegexMetric.parse(text))
-        except ValueError as err:
-            raise UsageError(str(err)) from None
+    try:
+        patterns = [RegexMetric.parse(text) for text in args.metric]
+        kmsg = getattr(args, "metric_source", "output") == "kmsg"
+        if kmsg and not patterns:
+            raise UsageError("--metric-source kmsg: give the numbers to read with --metric NAME=REGEX[:UNIT]")
+        sources.extend([Kmsg(tuple(patterns))] if kmsg else patterns)
+        if getattr(args, "trace", None):
+            sources.append(Trace.parse(args.trace, args.trace_all_cpus))
+        elif getattr(args, "trace_all_cpus", False):
+            raise UsageError("--trace-all-cpus: give the probes with --trace")
+    except ValueError as err:
+        raise UsageError(str(err)) from None
     if not getattr(args, "no_json_lines", False):
         sources.append(JsonLines())
     events_text = getattr(args, "perf_events", None)
     if args.perf or events_text:
-        events = tuple(e.strip() for e in (events_text or ",".join(perf_mod.DEFAULT_EVENTS)).split(",") if e.strip())
+        default = ",".join(perf_mod.DEFAULT_EVENTS + SOFTWARE_EVENTS)
+        events = tuple(e.strip() for e in (events_text or default).split(",") if e.strip())
         if events:
             sources.append(Perf(events))
     return tuple(sources)

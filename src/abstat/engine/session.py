@@ -36,6 +36,10 @@ def check_commands(spec: ExperimentSpec) -> None:
         problem = command_problem(what, text, spec.shell)
         if problem is not None:
             raise UsageError(problem)
+    from abstat.runner.sources import check_sources
+
+    for problem in check_sources(spec.metrics):  # the kernel log readable, every --trace probe attaches
+        raise UsageError(problem)
 
 
 def probe_perf(spec: ExperimentSpec) -> Any:

@@ -11,7 +11,13 @@ box; standard library only):
   NAME=REGEX[:UNIT]``, every match of group 1 in the output adds a value;
 - ``{"source": "json-lines"}``: every numeric field of a JSON-object line
   (on by default; ``--no-json-lines`` leaves it out);
-- ``{"source": "perf", "events": [...]}``: ``perf stat`` counters (``--perf``).
+- ``{"source": "perf", "events": [...]}``: ``perf stat`` counters (``--perf``);
+- ``{"source": "kmsg", "metrics": [{"name", "pattern", "unit"}, ...]}``: the
+  ``--metric`` patterns applied to the kernel log lines written during each run
+  (``--metric-source kmsg``, :mod:`abstat.runner.kmsg`);
+- ``{"source": "trace", "probes": [{"name": N, "probe": P}, ...], "all_cpus": B}``:
+  calls and time per call of kernel functions or tracepoint pairs during each
+  run, with bpftrace (``--trace``, :mod:`abstat.runner.trace`).
 
 A new source is one class here (``kind``, ``from_json``, ``to_json`` and
 ``collector()`` returning a :class:`~abstat.runner.model.Collector` that
@@ -24,7 +30,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from abstat.runner import kmsg as kmsg_mod
+from abstat.runner import trace as trace_mod
 from abstat.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check_metric_name, parse_metric_pattern
+
+# kmsg and trace are imported here, not in the functions that use them: on a test box the runner's
+# zip is gone once the runner is imported.
 
 MAX_PATTERN_CHARS = 4096
 MAX_EVENTS = 64
@@ -39,6 +50,13 @@ def _keys(data: Any, kind: str, allowed: set[str]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"metric source {kind!r}: unknown field {unknown[0]!r}")
     return data
+
+
+def _items(data: dict[str, Any], kind: str, key: str, what: str) -> list[Any]:
+    items = data.get(key)
+    if not isinstance(items, list) or not items or len(items) > MAX_EVENTS:
+        raise ValueError(f"metric source {kind!r}: {key} must be a list of 1 to {MAX_EVENTS} {what}")
+    return items
 
 
 @dataclass(frozen=True)
@@ -110,17 +128,14 @@ class JsonLines:
 
 @dataclass(frozen=True)
 class Perf:
-    """Hardware counters with ``perf stat`` (those this machine supports)."""
+    """Counters with ``perf stat``: hardware and software events (those this machine supports)."""
 
     kind: ClassVar[str] = "perf"
     events: tuple[str, ...]
 
     @classmethod
     def from_json(cls, data: Any) -> Perf:
-        data = _keys(data, cls.kind, {"events"})
-        events = data.get("events")
-        if not isinstance(events, list) or not events or len(events) > MAX_EVENTS:
-            raise ValueError(f"metric source 'perf': events must be a list of 1 to {MAX_EVENTS} event names")
+        events = _items(_keys(data, cls.kind, {"events"}), cls.kind, "events", "event names")
         for event in events:
             if not isinstance(event, str) or not _EVENT.fullmatch(event):
                 raise ValueError(f"metric source 'perf': bad event name {event!r}")
@@ -130,9 +145,97 @@ class Perf:
         return {"source": self.kind, "events": list(self.events)}
 
 
+@dataclass(frozen=True)
+class Kmsg:
+    """``--metric-source kmsg``: the patterns read the kernel log lines each run wrote."""
+
+    kind: ClassVar[str] = "kmsg"
+    metrics: tuple[RegexMetric, ...]
+
+    @classmethod
+    def from_json(cls, data: Any) -> Kmsg:
+        items = _items(_keys(data, cls.kind, {"metrics"}), cls.kind, "metrics", "patterns")
+        return cls(tuple(RegexMetric.from_json(item) for item in items))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.kind, "metrics": [{k: v for k, v in m.to_json().items() if k != "source"}
+                                                 for m in self.metrics]}
+
+    def compiled(self) -> list[MetricPattern]:
+        """The checked, compiled patterns (ValueError naming the problem)."""
+        if not self.metrics or not all(isinstance(m, RegexMetric) for m in self.metrics):
+            raise ValueError("metric source 'kmsg': metrics must be 1 or more RegexMetric")
+        return [metric.compiled() for metric in self.metrics]
+
+    def check(self) -> None:
+        """ValueError when this machine's kernel log cannot be read."""
+        kmsg_mod.check_readable()
+
+    def collector(self) -> Collector:
+        return kmsg_mod.KmsgCollector(self.compiled())
+
+
+@dataclass(frozen=True)
+class Trace:
+    """``--trace [NAME=]PROBE``: calls (``NAME.calls``) and time per call (``NAME.ns``) during each run."""
+
+    kind: ClassVar[str] = "trace"
+    probes: tuple[tuple[str, str], ...]  # (metric name prefix, probe)
+    all_cpus: bool = False
+
+    @classmethod
+    def parse(cls, texts: list[str], all_cpus: bool = False) -> Trace:
+        """From ``--trace`` options (ValueError with the user's message)."""
+        return cls._checked(tuple(trace_mod.parse_probe(text) for text in texts), all_cpus)
+
+    @classmethod
+    def _checked(cls, probes: tuple[tuple[str, str], ...], all_cpus: bool) -> Trace:
+        if not probes or len(probes) > MAX_EVENTS:
+            raise ValueError(f"metric source 'trace': 1 to {MAX_EVENTS} probes")
+        seen: set[str] = set()
+        for name, _ in probes:
+            if name in seen:
+                raise ValueError(f"--trace: two probes are named {name!r} (name one: NAME=PROBE)")
+            seen.add(name)
+            if any(metric in BUILTIN_METRICS for metric in trace_mod.metric_names(name)):
+                raise ValueError(f"--trace {name!r}: a built-in metric name")
+        return cls(probes, all_cpus)
+
+    @classmethod
+    def from_json(cls, data: Any) -> Trace:
+        data = _keys(data, cls.kind, {"probes", "all_cpus"})
+        items, all_cpus = data.get("probes"), data.get("all_cpus", False)
+        if not isinstance(items, list) or not isinstance(all_cpus, bool):
+            raise ValueError("metric source 'trace': probes must be a list, all_cpus true or false")
+        probes = []
+        for item in items:
+            if not isinstance(item, dict) or set(item) != {"name", "probe"} or not all(
+                    isinstance(item[k], str) for k in item):
+                raise ValueError("metric source 'trace': each probe is {\"name\": ..., \"probe\": ...}")
+            name, probe = trace_mod.parse_probe(f"{item['name']}={item['probe']}")
+            probes.append((name, probe))
+        return cls._checked(tuple(probes), all_cpus)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.kind, "probes": [{"name": n, "probe": p} for n, p in self.probes],
+                "all_cpus": self.all_cpus}
+
+    def compiled(self) -> Trace:
+        """Itself, every probe checked as :meth:`from_json` does (a probe becomes bpftrace code)."""
+        return Trace.from_json(self.to_json())
+
+    def check(self) -> None:
+        """ValueError naming the first probe that cannot attach on this machine, and why."""
+        for _, probe in self.probes:
+            trace_mod.check_probe(probe, self.all_cpus)
+
+    def collector(self) -> Collector:
+        return trace_mod.TraceCollector(list(self.probes), self.all_cpus)
+
+
 MetricSource = Any  # one of the classes in SOURCES (a Union would need updating with every new source)
 
-SOURCES: dict[str, Any] = {cls.kind: cls for cls in (RegexMetric, JsonLines, Perf)}
+SOURCES: dict[str, Any] = {cls.kind: cls for cls in (RegexMetric, JsonLines, Perf, Kmsg, Trace)}
 
 
 def decode_source(data: Any) -> MetricSource:
@@ -142,6 +245,20 @@ def decode_source(data: Any) -> MetricSource:
     if cls is None:
         raise ValueError(f"unknown metric source {kind!r} (known: {', '.join(SOURCES)})")
     return cls.from_json(data)
+
+
+def check_sources(sources: list[MetricSource] | tuple[MetricSource, ...]) -> list[str]:
+    """Why sources cannot work on this machine (one line each; before any run): the kernel
+    log unreadable, a probe that does not attach."""
+    problems = []
+    for source in sources:
+        check = getattr(source, "check", None)
+        if check is not None:
+            try:
+                check()
+            except ValueError as err:
+                problems.append(str(err))
+    return problems
 
 
 @dataclass
