@@ -149,7 +149,7 @@ def parse_variant_specs(
     return variants
 
 
-PEER_FORMATS = ("go", "hyperfine", "pyperf")
+PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv")
 
 
 def peer_files(args: list[str]) -> list[tuple[str | None, str]]:

@@ -56,8 +56,10 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                  rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
                  where: dict[str, set[str]] | None = None, adjust: str = "holm",
                  confidence: float = 0.95, center: str = "auto",
-                 higher_is_better: bool | Sequence[str] = False, seed: int = 0) -> Report:
-    """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
+                 higher_is_better: bool | Sequence[str] = False, seed: int = 0,
+                 threshold: float | None = None, outliers: str = "none") -> Report:
+    """Arrange ``sets`` in the matrix and compare each cell to its baseline
+    (``threshold``, ``outliers``: as :func:`abstat.compare` takes them)."""
     if adjust not in METHODS:
         raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
     if not 0 < confidence < 1:
@@ -176,7 +178,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                 else:
                     cell.comparison = compare(
                         base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
-                        confidence=confidence, center=center,
+                        confidence=confidence, center=center, threshold=threshold, outliers=outliers,
                         higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
                         seed=seed, names=(base.name, cell.name))
             except AbstatError as err:
