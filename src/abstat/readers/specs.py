@@ -149,7 +149,8 @@ def parse_variant_specs(
     return variants
 
 
-PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv")
+PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
+                "criterion-csv", "asv")
 
 
 def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
@@ -165,7 +166,9 @@ def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
             if _LABEL.match(label) and rest:
                 name, path = label, rest
         named.append((name, path))
-        if path != "-" and os.path.isfile(path) and not any_peer:
+        if path != "-" and os.path.isdir(path):
+            any_peer = True  # criterion's or asv's results directory
+        elif path != "-" and os.path.isfile(path) and not any_peer:
             any_peer = _peer_format(path) in PEER_FORMATS
     return named if any_peer else []
 
@@ -180,7 +183,7 @@ def _peer_format(path: str, head_bytes: int = 1 << 16) -> str | None:
             head = handle.read(head_bytes)
     except OSError:
         return None  # the sample reader names the problem
-    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] == b"{":
+    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"["):
         return detect_format(path, read_text(path))
     text = head.decode("utf-8", errors="replace")
     if len(head) == head_bytes:
