@@ -299,8 +299,8 @@ def read_pyperf(path: str, text: str | None = None) -> list[SampleSet]:
             raise InputError(f"benchmark {name!r} has no measured values", path=path)
         labels = {"benchmark": name}
         tags = metadata.get("tags")
-        if isinstance(tags, list) and tags:  # pyperf's compare_to makes one table per tag
-            labels["tags"] = ",".join(sorted(str(t) for t in tags))
+        if isinstance(tags, list) and tags:  # pyperf's table of tag T: --where tags=T,T+U,...
+            labels["tags"] = "+".join(sorted(str(t) for t in tags))
         if "hostname" in metadata:
             labels["host"] = str(metadata["hostname"])
         machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
