@@ -17,7 +17,7 @@
     ``--benchmark-json`` or a saved run (``.benchmarks/…/0001_*.json``): one set per
     benchmark (``fullname``; label ``benchmark``, and ``group``, ``param`` when set),
     seconds per iteration.  With ``--benchmark-save-data`` the rounds (``stats.data``)
-    are the samples; without it ``stats.rounds``, ``mean`` and ``stddev`` are summary
+    are the samples (when it holds every round); without it ``stats.rounds``, ``mean`` and ``stddev`` are summary
     statistics.  ``machine_info`` is the machine record, ``commit_info.id`` the label ``rev``.
 ``bmf``
     bencher metric format: ``{BENCHMARK: {MEASURE: {"value": x, "lower_value": ..,
@@ -163,6 +163,11 @@ def read_pytest_benchmark(path: str, doc: Any) -> list[SampleSet]:
         if commit.get("id"):
             labels["rev"] = str(commit["id"])
         data = stats.get("data")
+        notes = []
+        if isinstance(data, list) and data and stats.get("rounds") not in (None, len(data)):
+            notes.append(f"{path}: {name}: stats.data holds {len(data)} values but {stats.get('rounds')!r} "
+                         "rounds ran: read as its stats (rounds, mean, stddev), as pytest-benchmark reports it")
+            data = None
         if isinstance(data, list) and data:
             values = [_num(v) for v in data]
             if any(v is None for v in values):
@@ -174,7 +179,7 @@ def read_pytest_benchmark(path: str, doc: Any) -> list[SampleSet]:
         if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1 or mean is None or stddev is None:
             raise InputError(f"{name}: stats need 'rounds', 'mean' and 'stddev' (or 'data')", path=path)
         sets.append(SampleSet(labels=labels, runs=[], source=path, unit="s", machine=dict(machine),
-                              summary=Summary(rounds, mean, stddev)))
+                              summary=Summary(rounds, mean, stddev), notes=notes))
     if not sets:
         raise InputError("pytest-benchmark file holds no benchmarks", path=path)
     return sets
