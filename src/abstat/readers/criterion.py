@@ -135,6 +135,12 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     """criterion's ``raw.csv``: one time per iteration a row."""
     reader = csv.DictReader(io.StringIO(text))
     found: dict[tuple[str, str], SampleSet] = {}
+    try:
+        if not is_raw_csv(list(reader.fieldnames or [])):
+            raise InputError("not a criterion raw.csv (header group,function,value,...,iteration_count)",
+                             path=path, line=1)
+    except csv.Error as err:
+        raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
     column = "sample_measured_value" if "sample_measured_value" in (reader.fieldnames or []) else "sample_time_nanos"
     try:
         for row in reader:
