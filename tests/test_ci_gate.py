@@ -157,3 +157,46 @@ def test_report_ci_formats(tmp_path, fmt):
         assert json.loads(done.stdout) == []  # +1% proven, but within the 5% threshold: no issue
     else:
         assert "No regression proven beyond the threshold" in done.stdout and "::error" not in done.stdout
+
+
+# --------------------------------------------------------------------------
+# saved baselines, on both store back ends
+
+from store_pg import backend, store_name  # noqa: E402,F401  (fixtures: sqlite and postgresql)
+
+
+def _run(tmp_path: Path, store: str, experiment: str, level: float, seed: int, runs: int = 8) -> None:
+    done = abstat("run", "-n", str(runs), "--no-progress", "--store", store, "--experiment", experiment,
+                  "--metric", r"t=t=([0-9.]+)", "-v", f"bench={sys.executable} job.py {level} {seed}", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+def test_saved_baseline_is_frozen_and_notes_another_machine(tmp_path, store_name):
+    from abstat.store import open_store
+
+    (tmp_path / "job.py").write_text(JOB)
+    _run(tmp_path, store_name, "main", 100.0, 1)
+    saved = abstat("baseline", "save", "main", "main", "--store", store_name, cwd=tmp_path)
+    assert saved.returncode == 0 and "8 run(s)" in saved.stdout, saved.stderr
+    _run(tmp_path, store_name, "main", 200.0, 2)  # later runs of main do not move the baseline
+    _run(tmp_path, store_name, "pr", 105.0, 3)
+    listed = abstat("baseline", "list", "--store", store_name, cwd=tmp_path)
+    assert listed.stdout.startswith("main  ") and listed.stdout.rstrip().endswith("8 run(s)")
+    gate = abstat("compare", "baseline:main", "pr:bench", "--metric", "t", "--store", store_name,
+                  "--fail-on", "slower", "--threshold", "2", "--format", "json", cwd=tmp_path)
+    assert gate.returncode == 1, gate.stderr
+    (comparison,) = json.loads(gate.stdout)["comparisons"]
+    assert comparison["n"] == [8, 8] and 3 < comparison["delta_pct"] < 7
+    assert not [w for w in comparison["warnings"] if w["code"] == "baseline-machine"]
+    with open_store(store_name) as store:  # the candidate ran on another kernel
+        (machine,) = store.db.execute(
+            "SELECT i.machine FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
+            ("pr",)).fetchone()
+        record = dict(json.loads(machine), kernel_release="6.99.0-other")
+        store.db.execute("UPDATE invocations SET machine = ? WHERE experiment_id = "
+                         "(SELECT id FROM experiments WHERE name = ?)", (json.dumps(record), "pr"))
+        store.db.commit() if hasattr(store.db, "commit") else None
+    text = abstat("compare", "baseline:main", "pr:bench", "--metric", "t", "--store", store_name, cwd=tmp_path)
+    assert "another machine configuration" in text.stdout and "kernel" in text.stdout, text.stdout
+    missing = abstat("compare", "baseline:nope", "pr:bench", "--store", store_name, cwd=tmp_path)
+    assert missing.returncode == 2 and "no saved baseline 'nope'" in missing.stderr
