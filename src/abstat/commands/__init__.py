@@ -119,11 +119,8 @@ def add_threshold(parser: argparse.ArgumentParser) -> None:
 
 def add_fail_on(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on", choices=("slower", "faster", "change"), default=None,
-                        help="CI gate: exit 1 when a change in this direction is proven beyond --threshold "
-                             "(significant after Holm, whole interval beyond it); 0 otherwise, 2 on bad input")
-
-
-def add_outliers(parser: argparse.ArgumentParser) -> None:
+                        help="CI gate: exit 1 when a change this way is proven beyond --threshold (significant "
+                             "after Holm, the whole interval beyond it); else 0; 2 on bad input")
     parser.add_argument("--outliers", choices=("none", "tukey", "mad"), default="none",
                         help="drop outliers by this rule (default none; they are always counted)")
 

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
-                             add_format, add_higher_is_better, add_metric_choice, add_outliers, add_seed, add_store,
+                             add_format, add_higher_is_better, add_metric_choice, add_seed, add_store,
                              add_threshold, add_where, stored_metric)
 from abstat.errors import UsageError
 
@@ -34,7 +34,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_center(p)
     add_threshold(p)
     add_higher_is_better(p)
-    add_outliers(p)
     add_fail_on(p)
     add_seed(p)
     add_format(p, ("text", "markdown", "json", "csv", "github", "gitlab"), default="text",

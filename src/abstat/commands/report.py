@@ -20,7 +20,7 @@ import os
 import sys
 
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
-                             add_format, add_higher_is_better, add_label, add_metric_choice, add_outliers, add_output,
+                             add_format, add_higher_is_better, add_label, add_metric_choice, add_output,
                              add_seed, add_store, add_threshold, add_where)
 from abstat.errors import UsageError
 
@@ -68,7 +68,6 @@ def build_parser() -> argparse.ArgumentParser:
                         help="multiple-comparison control over the table (default holm)")
     add_higher_is_better(parser)
     add_threshold(parser)
-    add_outliers(parser)
     add_fail_on(parser)
     add_seed(parser)
     parser.add_argument("--width", type=int, default=None, metavar="COLUMNS",
