@@ -46,7 +46,7 @@ def save_baseline(store_path: str, name: str, experiment: str) -> SavedBaseline:
     target = experiment_of(name)
     if experiment.startswith(PREFIX):
         raise UsageError(f"{experiment!r} is a saved baseline already; name the experiment to save")
-    with open_store(store_path) as store:
+    with open_store(store_path, create=False) as store:
         db = store.db
         with db.transaction():
             row = db.execute("SELECT id FROM experiments WHERE name = ?", (experiment,)).fetchone()
