@@ -171,13 +171,14 @@ def test_saved_baseline_is_frozen_and_notes_another_machine(tmp_path, store_name
     from abstat.store import open_store
 
     (tmp_path / "job.py").write_text(JOB)
-    _run(tmp_path, store_name, "main", 100.0, 1)
+    _run(tmp_path, store_name, "main", 100.0, 1)  # two CI jobs of main: two invocations, two run groups
+    _run(tmp_path, store_name, "main", 100.0, 5)
     saved = abstat("baseline", "save", "main", "main", "--store", store_name, cwd=tmp_path)
-    assert saved.returncode == 0 and "6 run(s)" in saved.stdout, saved.stderr
+    assert saved.returncode == 0 and "2 invocation(s), 12 run(s)" in saved.stdout, saved.stderr
     _run(tmp_path, store_name, "main", 200.0, 2)  # later runs of main do not move the baseline
-    _run(tmp_path, store_name, "pr", 105.0, 3)
+    _run(tmp_path, store_name, "pr", 110.0, 3)
     listed = abstat("baseline", "list", "--store", store_name, cwd=tmp_path)
-    assert listed.stdout.startswith("main  ") and listed.stdout.rstrip().endswith("6 run(s)")
+    assert listed.stdout.startswith("main  ") and listed.stdout.rstrip().endswith("12 run(s)")
     with open_store(store_name) as store:  # the candidate ran on another kernel
         (machine,) = store.db.execute(
             "SELECT i.machine FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
@@ -190,7 +191,8 @@ def test_saved_baseline_is_frozen_and_notes_another_machine(tmp_path, store_name
                   "--fail-on", "slower", "--threshold", "2", "--format", "json", cwd=tmp_path)
     assert gate.returncode == 1, gate.stderr
     (comparison,) = json.loads(gate.stdout)["comparisons"]
-    assert comparison["n"] == [6, 6] and 3 < comparison["delta_pct"] < 7  # the frozen 6 runs of main
+    assert comparison["n"] == [12, 6] and 7 < comparison["delta_pct"] < 13  # the frozen 12 runs of main
+    assert comparison["unit"] == "runs" and comparison["runs"] == [2, 1]  # each job a group
     (note,) = [w for w in comparison["warnings"] if w["code"] == "baseline-machine"]
     assert "another machine configuration" in note["message"] and "kernel" in note["message"]
     missing = abstat("compare", "baseline:nope", "pr:bench", "--store", store_name, cwd=tmp_path)
