@@ -432,8 +432,8 @@ def test_unknown_json_is_named(tmp_path, capsys):
     path.write_text('{"benchmarks_v2": []}\n')
     status, _, err = run_cli([str(path)], capsys)
     assert status == 2
-    assert err == (f"abstat report: {path}: JSON in no format abstat knows (hyperfine or "
-                   "pyperf exports); choose one with --input-format\n")
+    assert err == (f"abstat report: {path}: JSON in no format abstat knows (hyperfine, pyperf, Google "
+                   "Benchmark, pytest-benchmark, criterion, asv, BMF); choose one with --input-format\n")
 
 
 def test_verdicts_follow_the_holm_adjusted_significance():

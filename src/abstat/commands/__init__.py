@@ -9,7 +9,7 @@ from typing import Any, Sequence
 from abstat.errors import UsageError
 
 # Every output format, in the one order every command lists its choices in.
-FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html", "hyperfine")
+FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html", "github", "gitlab", "hyperfine")
 
 STORE_HELP = "result store: a file or a postgresql:// URL (default: $ABSTAT_STORE, else ./abstat.db)"
 
@@ -115,6 +115,14 @@ def add_threshold(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threshold", type=threshold_percent, default=None, metavar="PCT",
                         help="practical threshold in percent: changes within +-PCT do not matter "
                              "('equivalent' when the whole interval lies inside)")
+
+
+def add_fail_on(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fail-on", choices=("slower", "faster", "change"), default=None,
+                        help="CI gate: exit 1 when a change this way is proven beyond --threshold (significant "
+                             "after Holm, the whole interval beyond it); else 0; 2 on bad input")
+    parser.add_argument("--outliers", choices=("none", "tukey", "mad"), default="none",
+                        help="drop outliers by this rule (default none; they are always counted)")
 
 
 def add_metric_choice(parser: argparse.ArgumentParser, repeatable: bool = False,

@@ -10,9 +10,9 @@ import argparse
 import sys
 from typing import Any
 
-from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_format,
-                             add_higher_is_better, add_metric_choice, add_seed, add_store, add_threshold, add_where,
-                             stored_metric)
+from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
+                             add_format, add_higher_is_better, add_metric_choice, add_seed, add_store,
+                             add_threshold, add_where, stored_metric)
 from abstat.errors import UsageError
 
 DESCRIPTION = """\
@@ -20,7 +20,11 @@ Compare each candidate with the baseline (the first input): the relative
 change of the centre (median by default) with a confidence interval, a
 p-value and a verdict. Inputs: FILE, NAME=FILE, 'NAME=runs/*.txt' (each file
 one independent run), NAME=n:mean:stddev (summary statistics),
-EXPERIMENT:VARIANT (stored by abstat run), - (standard input)."""
+EXPERIMENT:VARIANT (stored by abstat run), - (standard input).
+
+Exit status: 0, or 1 when --fail-on finds a change proven beyond --threshold
+(significant after Holm over the candidates, whole interval beyond it);
+2 on bad input."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,10 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_center(p)
     add_threshold(p)
     add_higher_is_better(p)
-    p.add_argument("--outliers", choices=("none", "tukey", "mad"), default="none",
-                   help="drop outliers by this rule (default none; they are always counted)")
+    add_fail_on(p)
     add_seed(p)
-    add_format(p, ("text", "markdown", "json", "csv"), default="text")
+    add_format(p, ("text", "markdown", "json", "csv", "github", "gitlab"), default="text",
+               help="output format (github: annotations, and the Markdown summary appended to "
+                    "$GITHUB_STEP_SUMMARY when set; gitlab: a code-quality report)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text output (auto: on a terminal or with FORCE_COLOR, never with NO_COLOR)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -60,9 +65,8 @@ def main(argv: list[str]) -> int:
     from abstat.readers.specs import parse_variant_specs, peer_files
 
     peers = peer_files(args.inputs)
-    if peers:  # Go, hyperfine or pyperf files: a table of their benchmarks, as abstat report makes
-        sys.stdout.write(_compare_peer_files(args, peers))
-        return 0
+    if peers:  # peers' files: a table of their benchmarks, as abstat report makes
+        return _compare_peer_files(args, peers)
     from abstat.render import terminal
     from abstat.render.compare_text import render, summary_block
     from abstat.report.inputs import parse_where_args
@@ -86,7 +90,11 @@ def main(argv: list[str]) -> int:
             comparison.warnings.extend(variants[name].warnings if name in variants else [])
     color = terminal.color_wanted(sys.stdout, args.color)
     metric, unit = stored_metric(args.store, args.metric, variants.values())
-    if args.format != "text":
+    if args.format == "github":
+        from abstat.render.ci_formats import render_comparisons
+
+        text = github_output(render_comparisons(comparisons, "github", unit=unit, metric=metric, split=True))
+    elif args.format != "text":
         text = render(comparisons, fmt=args.format, unit=unit, metric=metric)
     else:
         # terse by default: one line per candidate (and the footnotes); -v: the tables first
@@ -95,7 +103,41 @@ def main(argv: list[str]) -> int:
             text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) \
                 + "\n" + text
     terminal.write(sys.stdout, text)
-    return 0
+    return gate_status(args, comparisons)
+
+
+def gate_status(args: argparse.Namespace, comparisons: Any = None, report: Any = None) -> int:
+    """The exit status of ``--fail-on`` (0 without it); its lines go to standard error."""
+    if args.fail_on is None:
+        return 0
+    from abstat.report.gate import evaluate, gate_report
+
+    if report is not None:
+        result = gate_report(report, args.fail_on, args.threshold)
+    else:
+        result = evaluate(comparisons, args.fail_on, args.threshold, confidence=args.confidence / 100.0)
+    sys.stdout.flush()
+    sys.stderr.write("".join(line + "\n" for line in result.lines()))
+    return result.exit_status
+
+
+def github_output(parts: tuple[str, str]) -> str:
+    """The workflow commands to print; the summary appended to ``$GITHUB_STEP_SUMMARY``
+    when it is set (else printed after the commands)."""
+    import os
+
+    commands, summary = parts
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return commands + summary
+    from abstat.errors import InputError
+
+    try:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(summary + "\n")
+    except OSError as err:
+        raise InputError(f"cannot append the step summary: {err.strerror or err}", path=path) from None
+    return commands
 
 
 def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
@@ -108,15 +150,12 @@ def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
     return bool(args.higher_is_better)
 
 
-def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, str]]) -> str:
+def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, str]]) -> int:
     """Files of peer tools hold many labelled sample sets (benchmarks, units,
     commands): compare them as ``abstat report FILE...`` does, one column per file."""
-    from abstat.errors import UsageError as Usage
     from abstat.report import api
     from abstat.report.inputs import load_files
 
-    if args.threshold is not None or args.outliers != "none":
-        raise Usage("--threshold and --outliers apply to sample files, not to Go, hyperfine or pyperf files")
     sets = []
     for name, path in peers:
         sets.extend(load_files([path], labels={"variant": name} if name else None, column=args.column,
@@ -125,5 +164,12 @@ def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, 
         else [args.metric]
     report = api.build(sets, baseline=args.baseline, metrics=metrics, where=args.where,
                        confidence=args.confidence / 100.0, center=args.center,
-                       higher_is_better=args.higher_is_better, seed=args.seed)
-    return api.render(report, args.format)
+                       higher_is_better=args.higher_is_better, seed=args.seed,
+                       threshold=args.threshold, outliers=args.outliers)
+    if args.format == "github":
+        from abstat.render.ci_formats import render_report
+
+        sys.stdout.write(github_output(render_report(report, "github", split=True)))
+    else:
+        sys.stdout.write(api.render(report, args.format))
+    return gate_status(args, report=report)

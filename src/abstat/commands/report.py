@@ -9,6 +9,9 @@ or pyperf JSON, Go benchmark text or CSV, or summary statistics
 ``NAME=n:mean:stddev`` (variant NAME, or the labels ``--pattern`` reads
 from NAME); with no INPUTS the report reads the store written by
 ``abstat run``.
+
+Exit status: 0; 1 when ``--fail-on`` finds a cell whose change is proven
+beyond ``--threshold`` (after ``--adjust``, Holm by default); 2 on bad input.
 """
 from __future__ import annotations
 
@@ -16,9 +19,9 @@ import argparse
 import os
 import sys
 
-from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence,
-                             add_format, add_higher_is_better, add_label, add_metric_choice, add_output, add_seed,
-                             add_store, add_where)
+from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
+                             add_format, add_higher_is_better, add_label, add_metric_choice, add_output,
+                             add_seed, add_store, add_threshold, add_where)
 from abstat.errors import UsageError
 
 
@@ -64,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--adjust", choices=METHODS, default="holm",
                         help="multiple-comparison control over the table (default holm)")
     add_higher_is_better(parser)
+    add_threshold(parser)
+    add_fail_on(parser)
     add_seed(parser)
     parser.add_argument("--width", type=int, default=None, metavar="COLUMNS",
                         help="terminal table width (default: the terminal's)")
@@ -90,6 +95,7 @@ def main(argv: list[str]) -> int:
         metrics=_split(args.metric) or None, where=args.where, adjust=args.adjust,
         confidence=args.confidence / 100, center=args.center,
         higher_is_better=args.higher_is_better, seed=args.seed,
+        threshold=args.threshold, outliers=args.outliers,
     )
     sets = api.load(
         args.inputs, pattern=args.pattern, labels=args.label, store=args.store,
@@ -103,8 +109,17 @@ def main(argv: list[str]) -> int:
         fmt = "table" if to_terminal else "text"
     if fmt == "html" and to_terminal:
         raise UsageError("--format html writes a whole page; name a file with -o FILE")
+    report = None
     if fmt == "hyperfine":
+        if args.fail_on:
+            raise UsageError("--fail-on judges comparisons; --format hyperfine exports samples")
         text = api.render_sets(sets, fmt, where=args.where, metrics=_split(args.metric) or None)
+    elif fmt == "github" and args.output is None:
+        from abstat.commands.compare import github_output
+        from abstat.render.ci_formats import render_report
+
+        report = api.build(sets, **report_kwargs)
+        text = github_output(render_report(report, "github", split=True))
     else:
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
@@ -118,4 +133,6 @@ def main(argv: list[str]) -> int:
         write_output(args.output, lambda handle: handle.write(text))
     else:
         terminal.write(sys.stdout, text)
-    return 0
+    from abstat.commands.compare import gate_status
+
+    return gate_status(args, report=report) if report is not None else 0

@@ -28,6 +28,7 @@ import csv
 import io
 import json
 import math
+import os
 import re
 from typing import Any
 
@@ -37,7 +38,34 @@ from abstat.readers.source import read_text
 from abstat.readers.sampleset import SampleSet
 
 
-FORMATS = ("hyperfine", "pyperf", "go", "csv")
+FORMATS = ("hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
+           "criterion-csv", "asv")
+
+
+def detect_json(doc: Any) -> str | None:
+    """The format of a JSON document, the more specific formats first (Google Benchmark's
+    and pytest-benchmark's ``benchmarks`` before pyperf's)."""
+    from abstat.readers import asv, benchjson, criterion
+
+    if not isinstance(doc, (dict, list)):
+        return None
+    if criterion.is_sample_json(doc) or criterion.is_estimates(doc):
+        return "criterion"
+    if not isinstance(doc, dict):
+        return None
+    if isinstance(doc.get("results"), list):
+        return "hyperfine"
+    if asv.is_asv_results(doc):
+        return "asv"
+    if benchjson.is_gbench(doc):
+        return "gbench"
+    if benchjson.is_pytest_benchmark(doc):
+        return "pytest-benchmark"
+    if "benchmarks" in doc or ("runs" in doc and "metadata" in doc):
+        return "pyperf"
+    if benchjson.is_bmf(doc):
+        return "bmf"
+    return None
 
 _CSV_SNIFF = re.compile(r"[A-Za-z_]")
 
@@ -50,12 +78,12 @@ def detect_format(path: str, text: str) -> str | None:
             doc = json.loads(text)
         except (ValueError, RecursionError):
             return None
-        if isinstance(doc, dict):
-            if isinstance(doc.get("results"), list):
-                return "hyperfine"
-            if "benchmarks" in doc or ("runs" in doc and "metadata" in doc):
-                return "pyperf"
-        return None
+        return detect_json(doc)
+    if stripped.startswith("[") and text.rstrip().endswith("]"):  # criterion's old sample.json
+        try:
+            return detect_json(json.loads(text))
+        except (ValueError, RecursionError):
+            return None
     lines = text.splitlines()
     for line in lines:
         fields = line.split()
@@ -67,6 +95,10 @@ def detect_format(path: str, text: str) -> str | None:
         # next line has as many fields.
         try:
             fields = next(csv.reader([content[0]]))
+            from abstat.readers.criterion import is_raw_csv
+
+            if is_raw_csv(fields):
+                return "criterion-csv"
             if (len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not _is_number(f) for f in fields)
                     and len(next(csv.reader([content[1]]))) == len(fields)):
                 return "csv"
@@ -89,7 +121,40 @@ def read_peer(path: str, fmt: str, *, text: str | None = None,
         return read_gobench(path, text)
     if fmt == "csv":
         return read_csv(path, text, value_columns=value_columns, label_columns=label_columns)
+    if fmt in ("gbench", "pytest-benchmark", "bmf", "criterion", "criterion-csv", "asv"):
+        return _read_more(path, fmt, text)
     raise UsageError(f"unknown input format {fmt!r} (choose from {', '.join(FORMATS)})")
+
+
+def _read_more(path: str, fmt: str, text: str) -> list[SampleSet]:
+    from abstat.readers import benchjson, criterion
+
+    if fmt == "criterion-csv":
+        return criterion.read_raw_csv(path, text)
+    if fmt == "asv":
+        from abstat.readers.asv import read_asv
+
+        sets, notes = read_asv(path)
+        if not sets:
+            raise InputError("asv results file holds no result", path=path)
+        sets[0].notes.extend(notes)
+        return sets
+    doc = load_json(path, text)
+    if fmt == "criterion":
+        return criterion.read_criterion(path, doc)
+    reader = {"gbench": benchjson.read_gbench, "pytest-benchmark": benchjson.read_pytest_benchmark,
+              "bmf": benchjson.read_bmf}[fmt]
+    return reader(path, doc)
+
+
+def read_directory(path: str) -> list[SampleSet]:
+    """A directory of results: criterion's (``target/criterion``) or asv's (``results``)."""
+    from abstat.readers import criterion
+
+    for _, _, files in os.walk(path):
+        if "sample.json" in files:
+            return criterion.read_criterion(path)
+    return _read_more(path, "asv", "")
 
 
 # --------------------------------------------------------------------------
@@ -233,6 +298,9 @@ def read_pyperf(path: str, text: str | None = None) -> list[SampleSet]:
         if not runs:
             raise InputError(f"benchmark {name!r} has no measured values", path=path)
         labels = {"benchmark": name}
+        tags = metadata.get("tags")
+        if isinstance(tags, list) and tags:  # pyperf's table of tag T: --where tags=T,T+U,...
+            labels["tags"] = "+".join(sorted(str(t) for t in tags))
         if "hostname" in metadata:
             labels["host"] = str(metadata["hostname"])
         machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}

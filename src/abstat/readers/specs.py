@@ -112,6 +112,11 @@ def parse_variant_spec(
             raise InputError("no file matches this pattern", path=value)
         runs = [_read(p, column, delimiters) for p in paths]
         return VariantData(name, runs=runs, sources=paths)
+    if value.startswith("baseline:") and not os.path.exists(value):  # a saved baseline (abstat baseline save)
+        from abstat.store import resolve_store_path
+        from abstat.store.baselines import baseline_ref
+
+        value = baseline_ref(value, resolve_store_path(store)) or value
     runs = _stored(value, store, metric, where)
     if runs is not None:
         return _from_store(name, value, runs, store, metric, where)
@@ -146,10 +151,29 @@ def parse_variant_specs(
         if variant.name in variants:
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant
+    _baseline_machines(variants, store)
     return variants
 
 
-PEER_FORMATS = ("go", "hyperfine", "pyperf")
+def _baseline_machines(variants: dict[str, VariantData], store: str | None) -> None:
+    """A warning on a saved baseline whose machine records differ from the candidates'."""
+    refs = {name: v.sources[0][len("store:"):] for name, v in variants.items()
+            if len(v.sources) == 1 and v.sources[0].startswith("store:")}
+    based = [name for name, ref in refs.items() if ref.startswith("baseline@")]
+    if not based:
+        return
+    from abstat.stats.warnings import StatWarning
+    from abstat.store import resolve_store_path
+    from abstat.store.baselines import machine_note
+
+    for name in based:
+        note = machine_note(resolve_store_path(store), refs[name], [r for n, r in refs.items() if n != name])
+        if note:
+            variants[name].warnings.append(StatWarning("baseline-machine", note, variant=name))
+
+
+PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
+                "criterion-csv", "asv")
 
 
 def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
@@ -165,7 +189,9 @@ def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
             if _LABEL.match(label) and rest:
                 name, path = label, rest
         named.append((name, path))
-        if path != "-" and os.path.isfile(path) and not any_peer:
+        if path != "-" and os.path.isdir(path):
+            any_peer = True  # criterion's or asv's results directory
+        elif path != "-" and os.path.isfile(path) and not any_peer:
             any_peer = _peer_format(path) in PEER_FORMATS
     return named if any_peer else []
 
@@ -180,7 +206,7 @@ def _peer_format(path: str, head_bytes: int = 1 << 16) -> str | None:
             head = handle.read(head_bytes)
     except OSError:
         return None  # the sample reader names the problem
-    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] == b"{":
+    if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"["):
         return detect_format(path, read_text(path))
     text = head.decode("utf-8", errors="replace")
     if len(head) == head_bytes:

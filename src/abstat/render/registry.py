@@ -56,6 +56,16 @@ def _compare(function: str) -> Callable[..., str]:
     return call
 
 
+def _ci(fmt: str, comparisons: bool = False) -> Callable[..., str]:
+    def call(data: Any, *, unit: str | None = None, metric: str | None = None, **_: Any) -> str:
+        from abstat.render import ci_formats
+
+        if comparisons:
+            return ci_formats.render_comparisons(data, fmt, unit=unit, metric=metric)
+        return ci_formats.render_report(data, fmt)
+    return call
+
+
 RENDERERS: dict[str, Renderer] = {r.name: r for r in (
     Renderer("table", escape.terminal, report=_matrix("render_rich")),
     Renderer("text", escape.terminal, report=_matrix("render_text"), comparisons=_compare("text")),
@@ -64,6 +74,8 @@ RENDERERS: dict[str, Renderer] = {r.name: r for r in (
     Renderer("json", lambda cell: cell, report=_matrix("render_json"), comparisons=_compare("json")),
     Renderer("csv", escape.csv_cell, report=_matrix("render_csv"), comparisons=_compare("csv")),
     Renderer("html", escape.html, report=_lazy("abstat.render.html", "render_html")),
+    Renderer("github", escape.markdown, report=_ci("github"), comparisons=_ci("github", comparisons=True)),
+    Renderer("gitlab", escape.terminal, report=_ci("gitlab"), comparisons=_ci("gitlab", comparisons=True)),
 )}
 
 REPORT_FORMATS = tuple(name for name, r in RENDERERS.items() if r.report is not None)

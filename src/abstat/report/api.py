@@ -14,7 +14,7 @@ from abstat.report.inputs import default_by, load_files, load_store, parse_label
 from abstat.report.matrix import Report, build_report, filter_sets
 from abstat.report.sampleset import SampleSet
 
-RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html")  # = registry.REPORT_FORMATS
+RENDER_FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html", "github", "gitlab")  # = registry.REPORT_FORMATS
 
 
 def load(inputs: Sequence[str], *, pattern: str | None = None,
@@ -51,12 +51,13 @@ def build(sets: Sequence[SampleSet], *, by: str | None = None, baseline: str | N
           rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
           where: Sequence[str] | dict[str, set[str]] | None = None, adjust: str = "holm",
           confidence: float = 0.95, center: str = "auto", higher_is_better: bool | Sequence[str] = False,
-          seed: int = 0) -> Report:
+          seed: int = 0, threshold: float | None = None, outliers: str = "none") -> Report:
     """The matrix report (see :func:`abstat.report.matrix.build_report`);
     ``by`` defaults to :func:`abstat.report.inputs.default_by`."""
     return build_report(sets, by=by or default_by(sets), baseline=baseline, rows=rows, metrics=metrics,
                         where=_where(where), adjust=adjust, confidence=confidence,
-                        center=center, higher_is_better=higher_is_better, seed=seed)
+                        center=center, higher_is_better=higher_is_better, seed=seed,
+                        threshold=threshold, outliers=outliers)
 
 
 def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100,

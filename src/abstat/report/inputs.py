@@ -19,7 +19,8 @@ from abstat.errors import InputError, UsageError
 from abstat.readers.pattern import FilePattern
 from abstat.report.sampleset import SampleSet, from_store_set
 
-INPUT_FORMATS = ("auto", "samples", "hyperfine", "pyperf", "go", "csv")
+INPUT_FORMATS = ("auto", "samples", "hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bmf",
+                 "criterion", "criterion-csv", "asv")
 
 
 def _key_value(item: str, option: str, form: str) -> tuple[str, str]:
@@ -94,17 +95,22 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
         file_labels = pattern.labels(path) if pattern is not None else {}
         fmt = input_format
         text = None
-        if fmt in ("hyperfine", "pyperf", "go", "csv") or (path != "-" and fmt == "auto"):
+        if path != "-" and os.path.isdir(path) and fmt in ("auto", "criterion", "asv"):
+            fmt, text = "directory", ""
+        elif fmt not in ("auto", "samples") or (path != "-" and fmt == "auto"):
             text = peers.read_text(path)
             if fmt == "auto":
                 fmt = peers.detect_format(path, text) or "samples"
                 if fmt == "samples" and text.lstrip().startswith(("{", "[")):
                     peers.load_json(path, text)  # names the line of broken JSON
-                    raise InputError("JSON in no format abstat knows (hyperfine or pyperf "
-                                     "exports); choose one with --input-format", path=path)
+                    raise InputError("JSON in no format abstat knows (hyperfine, pyperf, Google Benchmark, "
+                                     "pytest-benchmark, criterion, asv, BMF); choose one with --input-format",
+                                     path=path)
         elif fmt == "auto":
             fmt = "samples"
-        if fmt == "samples":
+        if fmt == "directory":
+            found = peers.read_directory(path)
+        elif fmt == "samples":
             from abstat.readers.text import read_samples
 
             values = read_samples(path, column=column, delimiters=delimiters)

@@ -56,8 +56,10 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                  rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
                  where: dict[str, set[str]] | None = None, adjust: str = "holm",
                  confidence: float = 0.95, center: str = "auto",
-                 higher_is_better: bool | Sequence[str] = False, seed: int = 0) -> Report:
-    """Arrange ``sets`` in the matrix and compare each cell to its baseline."""
+                 higher_is_better: bool | Sequence[str] = False, seed: int = 0,
+                 threshold: float | None = None, outliers: str = "none") -> Report:
+    """Arrange ``sets`` in the matrix and compare each cell to its baseline
+    (``threshold``, ``outliers``: as :func:`abstat.compare` takes them)."""
     if adjust not in METHODS:
         raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
     if not 0 < confidence < 1:
@@ -108,6 +110,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
     else:
         row_keys = [k for k in varying if k not in column_keys]
         row_keys = [k for k in row_keys if k != "metric"] + (["metric"] if "metric" in row_keys else [])
+        if "command" in row_keys and _derived(chosen, "command", [by] + [k for k in row_keys if k != "command"]):
+            row_keys.remove("command")  # a hyperfine grid's command is made of its parameters, --by among them
     column_labels = {c: {k: next(s.labels.get(k, "") for s in chosen if s.labels[by] == c)
                          for k in column_keys} for c in columns}
     common = {k: values_of[k][0] for k in keys
@@ -176,7 +180,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                 else:
                     cell.comparison = compare(
                         base.sample_set.comparison_data(), cell.sample_set.comparison_data(),
-                        confidence=confidence, center=center,
+                        confidence=confidence, center=center, threshold=threshold, outliers=outliers,
                         higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
                         seed=seed, names=(base.name, cell.name))
             except AbstatError as err:
@@ -220,6 +224,16 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                   footnotes=notes.texts, adjust=adjust, confidence=confidence,
                   center=center, machines=machines,
                   column_labels={c: v for c, v in column_labels.items() if v})
+
+
+def _derived(sets: Sequence[SampleSet], key: str, others: Sequence[str]) -> bool:
+    """Whether ``key``'s value is fixed by the ``others`` (with ``by`` among them) but not by
+    the rows' labels alone: it then splits every row by column, and says nothing the others do not."""
+    def function_of(keys: Sequence[str]) -> bool:
+        seen: dict[tuple[str, ...], str] = {}
+        return all(seen.setdefault(tuple(s.labels.get(k, "") for k in keys), s.labels.get(key, ""))
+                   == s.labels.get(key, "") for s in sets)
+    return function_of(others) and not function_of(others[1:])
 
 
 def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:

@@ -1,0 +1,122 @@
+"""The CI gate: does a set of comparisons prove a change beyond a threshold?
+
+``--fail-on slower|faster|change`` with ``--threshold PCT`` makes ``abstat compare`` and
+``abstat report`` exit 1 when, for at least one comparison,
+
+- the change is significant *after* multiple-comparison control over the family gated
+  (Holm over a report's cells, or over compare's candidates; one comparison is its own
+  family), and
+- the whole confidence interval of the change lies beyond the threshold in the named
+  direction (``slower``: worse, whatever the metric's direction; ``faster``: better;
+  ``change``: either).
+
+A change whose estimate is beyond the threshold but whose interval reaches back inside
+it is *not* proven beyond it and does not fail the gate; neither does a comparison that
+cannot be judged.  This module only decides; commands print and exit.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+FAIL_ON = ("slower", "faster", "change")
+
+
+@dataclass
+class GateHit:
+    """One comparison that fails the gate."""
+
+    name: str            # "candidate vs baseline" (or a report cell's place)
+    direction: str       # "slower" or "faster" (worse/better)
+    delta_pct: float
+    ci_pct: tuple[float, float]
+    p_adjusted: float
+
+
+@dataclass
+class GateResult:
+    fail_on: str
+    threshold: float
+    hits: list[GateHit] = field(default_factory=list)
+    judged: int = 0      # comparisons the gate looked at
+    unjudged: int = 0    # comparisons that could not be judged (no interval)
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.hits)
+
+    @property
+    def exit_status(self) -> int:
+        return 1 if self.hits else 0
+
+    def lines(self) -> list[str]:
+        """One line per hit, then the verdict of the gate: for standard error."""
+        out = [f"gate: {hit.name}: {hit.direction} {hit.delta_pct:+.2f}% "
+               f"[{hit.ci_pct[0]:+.2f}, {hit.ci_pct[1]:+.2f}], beyond {self.threshold:g}% "
+               f"(adjusted p {hit.p_adjusted:.3g})" for hit in self.hits]
+        if self.hits:
+            out.append(f"gate: FAIL: {len(self.hits)} of {self.judged} comparison(s) proven "
+                       f"{self.fail_on} beyond {self.threshold:g}%")
+        else:
+            out.append(f"gate: pass: no comparison of {self.judged} proven {self.fail_on} "
+                       f"beyond {self.threshold:g}%")
+        if self.unjudged:
+            out.append(f"gate: {self.unjudged} comparison(s) could not be judged (no interval)")
+        return out
+
+
+def _direction(comparison: Any, lo: float, hi: float, threshold: float) -> str | None:
+    """``slower``/``faster`` when the whole interval lies beyond the threshold, else None."""
+    if lo > threshold:
+        up = "faster" if comparison.higher_is_better else "slower"
+    elif hi < -threshold:
+        up = "slower" if comparison.higher_is_better else "faster"
+    else:
+        return None
+    return up
+
+
+def evaluate(comparisons: Sequence[Any], fail_on: str, threshold: float | None, *,
+             names: Sequence[str] | None = None, p_adjusted: Sequence[float | None] | None = None,
+             confidence: float = 0.95, adjust: str = "holm") -> GateResult:
+    """Gate ``comparisons`` (:class:`abstat.comparison.Comparison`).  ``p_adjusted``:
+    p-values already adjusted over the family (a report's); else they are adjusted
+    here with ``adjust``.  ``names``: how each comparison is named in the lines."""
+    from abstat.errors import UsageError
+    from abstat.report.adjust import adjust_p_values
+
+    if fail_on not in FAIL_ON:
+        raise UsageError(f"--fail-on {fail_on!r}: choose from {', '.join(FAIL_ON)}")
+    limit = float(threshold or 0.0)
+    if p_adjusted is None:
+        raw = [float("nan") if c.p_value is None else float(c.p_value) for c in comparisons]
+        p_adjusted = adjust_p_values(raw, adjust)
+    result = GateResult(fail_on=fail_on, threshold=limit)
+    alpha = 1.0 - confidence
+    for index, comparison in enumerate(comparisons):
+        ci = comparison.ci_pct
+        p = p_adjusted[index]
+        if (ci is None or any(math.isnan(x) for x in ci) or comparison.verdict == "cannot judge"
+                or p is None or math.isnan(p)):
+            result.unjudged += 1
+            continue
+        result.judged += 1
+        direction = _direction(comparison, float(ci[0]), float(ci[1]), limit)
+        if direction is None or p >= alpha or (fail_on != "change" and direction != fail_on):
+            continue
+        name = names[index] if names else f"{comparison.candidate} vs {comparison.baseline}"
+        result.hits.append(GateHit(name, direction, float(comparison.delta_pct),
+                                   (float(ci[0]), float(ci[1])), float(p)))
+    return result
+
+
+def gate_report(report: Any, fail_on: str, threshold: float | None) -> GateResult:
+    """Gate the cells of a report (:class:`abstat.report.table.Report`) on their
+    adjusted p-values (the report's ``--adjust``)."""
+    cells = report.comparisons
+    return evaluate([c.comparison for c in cells], fail_on, threshold,
+                    names=[f"{'/'.join(v for v in (*c.row, c.column) if v)}" for c in cells],
+                    p_adjusted=[c.p_adjusted if c.p_adjusted is not None
+                                else (0.0 if c.significant else 1.0) for c in cells],
+                    confidence=report.confidence)
