@@ -9,13 +9,16 @@ would otherwise do the same when abstat dies.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 
 from abstat.runner import cgroup, reaper, signals
+from abstat.runner.supervisor import state_text
 
 
 
@@ -47,6 +50,20 @@ def _supervisor_path() -> str:
     return os.path.join(directory, "supervisor.py")
 
 
+def _state_file() -> int:
+    """An unlinked file for the supervisor's state (not inherited by commands), or -1."""
+    try:
+        handle = tempfile.TemporaryFile(prefix="abstat-supervisor-", buffering=0)
+    except OSError:
+        return -1
+    try:  # above 3, where the supervisor finds it: a dup2 onto itself would keep close-on-exec
+        return fcntl.fcntl(handle.fileno(), fcntl.F_DUPFD_CLOEXEC, 10)
+    except OSError:
+        return -1
+    finally:
+        handle.close()
+
+
 SUPERVISOR_PATH = _supervisor_path()
 SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
 
@@ -62,6 +79,8 @@ class Containment:
         self._count = 0
         self._supervise = supervise
         self._pipe = -1
+        self._state: int = -1  # the supervisor's state file (see supervisor.py), rewritten in one pwrite
+        self._groups: set[int] = set()
         self._supervisor: int | None = None
         self._closed = False
 
@@ -80,25 +99,40 @@ class Containment:
         if not os.path.isfile(SUPERVISOR_PATH):
             self._supervise = False  # no watchdog (and so no cgroups): the sweeps still run
             return
+        state = _state_file()
         read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
+        argv = [sys.executable, "-E", "-s", SUPERVISOR_PATH, self.token] + (["--state-fd-3"] if state >= 0 else [])
+        actions = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+        if state >= 0:
+            actions.append((os.POSIX_SPAWN_DUP2, state, 3))
         try:
-            pid = os.posix_spawn(
-                sys.executable, [sys.executable, "-E", "-s", SUPERVISOR_PATH, self.token], env,
-                file_actions=[
-                    (os.POSIX_SPAWN_DUP2, read_end, 0),
-                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-                ],
-                setpgroup=0,  # Ctrl-C on the terminal is abstat's to handle, not the supervisor's
-            )
+            # setpgroup: Ctrl-C on the terminal is abstat's to handle, not the supervisor's
+            pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
         except OSError:
             os.close(write_end)
+            if state >= 0:
+                os.close(state)
             self._supervise = False
             return
         finally:
             os.close(read_end)
-        self._pipe, self._supervisor = write_end, pid
+        self._pipe, self._state, self._supervisor = write_end, state, pid
         self.keep.add(pid)
+
+    def _publish(self) -> None:
+        """Tell the supervisor what to end should abstat die: the state file in one
+        pwrite (no wake-up), or a line on the pipe without one."""
+        if self._state < 0:
+            return
+        lines = [f"cgroup {self.cgroups.directory}"] if self.cgroups is not None else []
+        lines.extend(f"group {pgid}" for pgid in sorted(self._groups))
+        try:
+            os.pwrite(self._state, state_text(lines), 0)
+        except OSError:  # a full disk: the pipe then
+            os.close(self._state)
+            self._state = -1
+            self._tell("".join(line + "\n" for line in lines))
 
     def _tell(self, line: str) -> None:
         if self._pipe < 0:
@@ -110,10 +144,18 @@ class Containment:
             self._pipe = -1
 
     def started(self, pgid: int) -> None:
-        self._tell(f"group {pgid}\n")
+        self._groups.add(pgid)
+        if self._state >= 0:
+            self._publish()
+        else:
+            self._tell(f"group {pgid}\n")
 
     def ended(self, pgid: int) -> None:
-        self._tell(f"ended {pgid}\n")
+        self._groups.discard(pgid)
+        if self._state >= 0:
+            self._publish()
+        else:
+            self._tell(f"ended {pgid}\n")
 
     def _cgroups(self) -> cgroup.RunCgroups | None:
         """The run's cgroups, made at the first command once the supervisor runs: a live
@@ -122,7 +164,10 @@ class Containment:
             self._want_cgroups = False
             self.cgroups = cgroup.RunCgroups.create(self.token)
             if self.cgroups is not None:
-                self._tell(f"cgroup {self.cgroups.directory}\n")
+                if self._state >= 0:
+                    self._publish()
+                else:
+                    self._tell(f"cgroup {self.cgroups.directory}\n")
         return self.cgroups
 
     def in_cgroup(self) -> bool:
@@ -194,6 +239,9 @@ class Containment:
             if self._pipe >= 0:
                 os.close(self._pipe)  # end of file: the supervisor sweeps all of /proc and exits
                 self._pipe = -1
+            if self._state >= 0:
+                os.close(self._state)  # the supervisor has its own descriptor of it
+                self._state = -1
             deadline = time.monotonic() + SUPERVISOR_WAIT_S
             while True:
                 done, _ = os.waitpid(self._supervisor, os.WNOHANG)
