@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-import secrets
+import signal
 import sys
 import tempfile
 import time
@@ -71,7 +71,7 @@ SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not di
 class Containment:
     def __init__(self, *, subreaper: bool = True, supervise: bool = True, cgroups: bool = True) -> None:
         """``cgroups``: the run's processes in cgroup v2 where possible; only with a supervisor."""
-        self.token = secrets.token_hex(8)
+        self.token = os.urandom(8).hex()  # secrets.token_hex(8), without importing hmac and hashlib
         self._want_cgroups = cgroups
         self.cgroups: cgroup.RunCgroups | None = None
         self.subreaper = reaper.become_subreaper() if subreaper else False
@@ -178,8 +178,11 @@ class Containment:
         """Kill what a measured command left in the run's cgroup; how many had left group ``pgid``."""
         assert self.cgroups is not None
         me = os.getpid()
-        outside = sum(reaper.outside_group(pid, pgid) for pid in cgroup.members(self.cgroups.run)
-                      if pid != me and pid not in self.keep)
+        left = [pid for pid in cgroup.members(self.cgroups.run) if pid != me and pid not in self.keep]
+        if not left:  # the usual case: one read of cgroup.procs, then collect re-parented zombies
+            self._reap()
+            return 0
+        outside = sum(reaper.outside_group(pid, pgid) for pid in left)
         cgroup.end_members(self.cgroups.run, self.keep, self._reap)
         return outside
 
@@ -233,15 +236,30 @@ class Containment:
                     os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
                     pass
-            if self._supervisor is None:
+            if self._supervisor is None or self._state >= 0:
+                # What the supervisor would do at end of file, done here: all of /proc, not only
+                # descendants.  Then the supervisor is not needed, and abstat need not wait for it to
+                # start, sweep /proc again and exit (hundreds of ms on a loaded machine).
                 reaper.end_processes(lambda: reaper.processes_with_token(self.token))
+            if self._supervisor is None:
+                return
+            if self._state >= 0:
+                os.close(self._state)
+                self._state = -1
+                try:
+                    os.kill(self._supervisor, signal.SIGKILL)  # it ignores SIGTERM
+                    os.waitpid(self._supervisor, 0)  # dies at once
+                except (ProcessLookupError, ChildProcessError):
+                    pass
+                self.keep.discard(self._supervisor)
+                self._supervisor = None
+                if self._pipe >= 0:
+                    os.close(self._pipe)
+                    self._pipe = -1
                 return
             if self._pipe >= 0:
                 os.close(self._pipe)  # end of file: the supervisor sweeps all of /proc and exits
                 self._pipe = -1
-            if self._state >= 0:
-                os.close(self._state)  # the supervisor has its own descriptor of it
-                self._state = -1
             deadline = time.monotonic() + SUPERVISOR_WAIT_S
             while True:
                 done, _ = os.waitpid(self._supervisor, os.WNOHANG)

@@ -73,6 +73,8 @@ class ProcessExecutor:
         self._out = tempfile.TemporaryFile(prefix="abstat-out-")
         self._err = tempfile.TemporaryFile(prefix="abstat-err-")
         self._paths: dict[str, str] = {}
+        self._argvs: dict[Command, list[str]] = {}  # shlex once per command, not once per run
+        self._rss_floor = 0  # abstat's peak RSS as last read: it only grows (see _values)
         self._perf_path: str | None = None
         if self.perf is not None:
             fd, self._perf_path = tempfile.mkstemp(prefix="abstat-perf-", suffix=".csv")
@@ -166,7 +168,10 @@ class ProcessExecutor:
         return tail(self._err.read())
 
     def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
-        argv = command.argv()
+        argv = self._argvs.get(command)
+        if argv is None:
+            argv = self._argvs[command] = command.argv()
+        argv = list(argv)
         if self.perf is not None and self._perf_path is not None:
             argv = perf_mod.wrap(argv, self.perf, self._perf_path)
         for collector in self.collectors:
@@ -190,7 +195,12 @@ class ProcessExecutor:
         values["wall"] = [wall]
         values["user"] = [usage.ru_utime]
         values["sys"] = [usage.ru_stime]
-        floor = own_peak_rss_kib()
+        # abstat's peak RSS only grows: at or below the last value read, the run's peak says nothing
+        # and /proc/self/status need not be read again (it is, for a peak above it).
+        floor: int | None = self._rss_floor
+        if usage.ru_maxrss > self._rss_floor:
+            floor = own_peak_rss_kib()
+            self._rss_floor = max(self._rss_floor, floor or 0)
         if floor is None or usage.ru_maxrss > floor:
             values["maxrss"] = [float(usage.ru_maxrss)]
         else:

@@ -116,10 +116,13 @@ def token_of(pid: int) -> str | None:
             environ = handle.read()
     except OSError:
         return None
-    for entry in environ.split(b"\0"):
-        if entry.startswith(prefix):
-            return entry[len(prefix):].decode("ascii", "replace")
-    return None
+    environ = b"\0" + environ  # the first NAME=value entry, found without splitting the whole block
+    at = environ.find(b"\0" + prefix)
+    if at < 0:
+        return None
+    start = at + 1 + len(prefix)
+    end = environ.find(b"\0", start)
+    return environ[start:end if end >= 0 else len(environ)].decode("ascii", "replace")
 
 
 def carries(token: str | None, wanted: str) -> bool:
