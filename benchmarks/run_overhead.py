@@ -10,10 +10,12 @@ load average:
 - **measured wall time** of ``true`` and ``sleep 0.005``: each tool's median,
   and the median over rounds of the per-round difference of medians (paired:
   the drift of a shared machine hits both alike).  Target: |paired| <= 0.03 ms.
-- **time between runs**: (total time of N2 runs - total time of N1 runs -
-  the difference of the measured times) / (N2 - N1), for each tool: what a
-  run costs beyond the command's own life, start-up cancelled.  Target:
-  abstat <= 1.5x hyperfine, paired per round.
+- **time per run** (start to start): (whole time of N2 runs - whole time of
+  N1 runs) / (N2 - N1), for each tool, start-up cancelled; and the part of it
+  beyond the command's measured life (the time between runs proper: the
+  difference of the measured times taken off).  Target: abstat's time per
+  run <= 1.5x hyperfine's, paired per round (the issue's figures, 1.23 ms
+  against 0.60 ms for ``true``, are times per run).
 - **fixed cost** of ``abstat run -n 10 -v a=true``: its whole time minus the
   ten measured runs.  Target: <= 0.4 s; printed beside hyperfine's own fixed
   cost and ``python -c pass`` measured in the same rounds.
@@ -88,6 +90,7 @@ def main() -> int:
     n1, n2 = args.runs, args.runs + args.more
     medians = {tool: {name: [] for name in COMMANDS} for tool in tools}
     gaps = {tool: {name: [] for name in COMMANDS} for tool in tools}
+    cycles = {tool: {name: [] for name in COMMANDS} for tool in tools}
     fixed: dict[str, list[float]] = {"abstat": [], "hyperfine": [], "python": []}
     loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory(prefix="abstat-run-overhead-") as workdir:
@@ -98,6 +101,7 @@ def main() -> int:
                     whole1, times1 = tools[tool](text, n1, workdir)
                     whole2, times2 = tools[tool](text, n2, workdir)
                     medians[tool][name].append(statistics.median(times1 + times2))
+                    cycles[tool][name].append((whole2 - whole1) / (n2 - n1))
                     gaps[tool][name].append((whole2 - whole1 - (sum(times2) - sum(times1))) / (n2 - n1))
             for tool in order:  # the fixed cost: -n 10 of `true`, whole time minus the runs
                 whole, times = tools[tool]("true", 10, workdir)
@@ -117,14 +121,16 @@ def main() -> int:
         missed |= not ok
         print(f"{text:<20} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {pair_ms:>+9.3f} ms "
               f"{sum(d > 0 for d in diffs):>4}/{len(diffs):<4}  {'ok' if ok else 'MISSED'}")
-    print(f"{'time between runs':<20} {'hyperfine':>11} {'abstat':>11} {'paired ratio':>12}"
-          f"  target ratio <= {GAP_TARGET}")
+    print(f"{'time per run':<20} {'hyperfine':>11} {'abstat':>11} {'paired ratio':>12}"
+          f"  target ratio <= {GAP_TARGET}   {'between runs: hyperfine':>24} {'abstat':>10}")
     for name, text in COMMANDS.items():
-        h, a = (statistics.median(gaps[tool][name]) for tool in ("hyperfine", "abstat"))
-        ratio = statistics.median(x / y for x, y in zip(gaps["abstat"][name], gaps["hyperfine"][name]) if y > 0)
+        h, a = (statistics.median(cycles[tool][name]) for tool in ("hyperfine", "abstat"))
+        ratio = statistics.median(x / y for x, y in zip(cycles["abstat"][name], cycles["hyperfine"][name]))
+        gh, ga = (statistics.median(gaps[tool][name]) for tool in ("hyperfine", "abstat"))
         ok = ratio <= GAP_TARGET
         missed |= not ok
-        print(f"{text:<20} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {ratio:>12.2f}  {'ok' if ok else 'MISSED'}")
+        print(f"{text:<20} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {ratio:>12.2f}  {'ok' if ok else 'MISSED':<22}"
+              f"{gh * 1e3:>+21.3f} ms {ga * 1e3:>+7.3f} ms")
     a, h, p = (statistics.median(fixed[key]) for key in ("abstat", "hyperfine", "python"))
     ok = a <= FIXED_TARGET_S
     missed |= not ok

@@ -26,6 +26,8 @@ from abstat.runner.model import (BUILTIN_METRICS, BackgroundHandle, Collector, C
 from abstat.runner.process import (describe_status, group_alive, kill_group, live_group_members, own_peak_rss_kib,
                                    resolve, spawn, tail, wait)
 
+_yield = getattr(os, "sched_yield", lambda: None)
+
 __all__ = ["BackgroundHandle", "Executor", "FakeBackground", "FakeExecutor", "ProcessBackground", "ProcessExecutor",
            "RunContext", "describe_status", "own_peak_rss_kib"]
 
@@ -119,6 +121,10 @@ class ProcessExecutor:
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
         shared = sweep and self.containment.in_cgroup()
+        # Give up the rest of the time slice abstat's own work between runs (rusage, output, the
+        # store's commit) used: on a busy machine the scheduler would otherwise take the CPU back
+        # during the measured command's start, and charge that wait to the command (issue 26).
+        _yield()
         start = time.perf_counter_ns()
         try:
             pid = spawn(argv, env, out_fd, err_fd, path)
