@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sqlite3
 import statistics
@@ -44,27 +45,42 @@ GAP_TARGET = 1.5
 FIXED_TARGET_S = 0.4
 
 
+CPU: list[float] = [0.0]  # user + system seconds of the last process tree timed (what load does not inflate much)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(argv: list[str], env: dict[str, str] | None = None) -> float:
-    """Wall seconds of one whole process (its output thrown away)."""
+    """Wall seconds of one whole process (its output thrown away); its CPU seconds go to ``CPU``."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    CPU[0] = _children_cpu() - cpu
+    return wall
 
 
 def hyperfine(text: str, runs: int, workdir: str) -> tuple[float, list[float]]:
     """(whole time, measured times) of ``hyperfine -N`` (one warm-up run)."""
+    cpu = _children_cpu()
     start = time.perf_counter()
     times = run_hyperfine(text, runs, workdir)
-    return time.perf_counter() - start, times
+    wall = time.perf_counter() - start
+    CPU[0] = _children_cpu() - cpu
+    return wall, times
 
 
-def abstat(text: str, runs: int, workdir: str, warmup: int = 1) -> tuple[float, list[float]]:
-    """(whole time, stored wall values) of ``abstat run`` into a fresh store."""
+def abstat(text: str, runs: int, workdir: str, warmup: int = 1, src: str | None = None) -> tuple[float, list[float]]:
+    """(whole time, stored wall values) of ``abstat run`` (the one in ``src`` when given) into a fresh store."""
     fd, store = tempfile.mkstemp(prefix="run-overhead-", suffix=".db", dir=workdir)
     os.close(fd)
     os.unlink(store)
+    env = dict(os.environ, PYTHONPATH=src) if src else None
     whole = timed([sys.executable, "-m", "abstat", "run", "-n", str(runs), "--warmup", str(warmup),
-                   "--store", store, "--no-progress", "--format", "csv", "-v", f"a={text}"])
+                   "--store", store, "--no-progress", "--format", "csv", "-v", f"a={text}"], env)
     db = sqlite3.connect(store)
     walls = [row[0] for row in db.execute("SELECT wall FROM runs WHERE status = 'ok' ORDER BY position")]
     db.close()
@@ -81,17 +97,24 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--runs", type=int, default=20, help="N1: runs per command, round and tool")
     parser.add_argument("--more", type=int, default=100, help="N2 - N1 for the time between runs")
+    parser.add_argument("--baseline-src", metavar="DIR",
+                        help="another abstat's src (e.g. a worktree of an older commit), measured alike in each round")
     args = parser.parse_args()
     if shutil.which("hyperfine") is None:
         print("hyperfine is not installed (apt-get install hyperfine)", file=sys.stderr)
         return 2
     version = subprocess.run(["hyperfine", "--version"], capture_output=True, text=True).stdout.strip()
     tools = {"hyperfine": hyperfine, "abstat": abstat}
+    if args.baseline_src:
+        tools["baseline"] = lambda text, runs, workdir: abstat(text, runs, workdir, src=args.baseline_src)
     n1, n2 = args.runs, args.runs + args.more
     medians = {tool: {name: [] for name in COMMANDS} for tool in tools}
     gaps = {tool: {name: [] for name in COMMANDS} for tool in tools}
     cycles = {tool: {name: [] for name in COMMANDS} for tool in tools}
-    fixed: dict[str, list[float]] = {"abstat": [], "hyperfine": [], "python": []}
+    fixed: dict[str, list[float]] = {tool: [] for tool in tools}
+    fixed["python"] = []
+    fixed_cpu: dict[str, list[float]] = {key: [] for key in fixed}
+    cycle_cpu = {tool: {name: [] for name in COMMANDS} for tool in tools}
     loads = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory(prefix="abstat-run-overhead-") as workdir:
         for index in range(args.rounds):
@@ -99,44 +122,62 @@ def main() -> int:
             for name, text in COMMANDS.items():
                 for tool in order:
                     whole1, times1 = tools[tool](text, n1, workdir)
+                    cpu1 = CPU[0]
                     whole2, times2 = tools[tool](text, n2, workdir)
+                    cycle_cpu[tool][name].append((CPU[0] - cpu1) / (n2 - n1))
                     medians[tool][name].append(statistics.median(times1 + times2))
                     cycles[tool][name].append((whole2 - whole1) / (n2 - n1))
                     gaps[tool][name].append((whole2 - whole1 - (sum(times2) - sum(times1))) / (n2 - n1))
             for tool in order:  # the fixed cost: -n 10 of `true`, whole time minus the runs
                 whole, times = tools[tool]("true", 10, workdir)
                 fixed[tool].append(whole - sum(times))
+                fixed_cpu[tool].append(CPU[0])
             fixed["python"].append(timed([sys.executable, "-c", "pass"]))
+            fixed_cpu["python"].append(CPU[0])
             loads.append(os.getloadavg()[0])
     print(f"abstat run vs {version} -N: {args.rounds} alternating rounds of {n1} and {n2} runs per command and "
           f"tool; load average {min(loads):.2f} to {max(loads):.2f} on {os.cpu_count()} CPUs")
+    others = [tool for tool in tools if tool != "hyperfine"]  # abstat, and the baseline abstat if given
+
+    def paired(table: dict, tool: str, name: str, how) -> float:
+        return statistics.median(how(x, y) for x, y in zip(table[tool][name], table["hyperfine"][name]))
+
     missed = False
-    print(f"{'measured wall time':<20} {'hyperfine':>11} {'abstat':>11} {'paired diff':>12} {'rounds >0':>9}"
-          f"  target |paired diff| <= {BIAS_TARGET_MS} ms")
+    print(f"measured wall time (median; paired: median over rounds of the difference to hyperfine's); "
+          f"target |abstat paired| <= {BIAS_TARGET_MS} ms")
     for name, text in COMMANDS.items():
-        h, a = (statistics.median(medians[tool][name]) for tool in ("hyperfine", "abstat"))
-        diffs = [x - y for x, y in zip(medians["abstat"][name], medians["hyperfine"][name])]
-        pair_ms = statistics.median(diffs) * 1e3
-        ok = abs(pair_ms) <= BIAS_TARGET_MS
+        cells = [f"hyperfine {statistics.median(medians['hyperfine'][name]) * 1e3:.3f} ms"]
+        for tool in others:
+            diff = paired(medians, tool, name, lambda x, y: x - y) * 1e3
+            above = sum(x > y for x, y in zip(medians[tool][name], medians["hyperfine"][name]))
+            cells.append(f"{tool} {statistics.median(medians[tool][name]) * 1e3:.3f} ms, paired {diff:+.3f} ms "
+                         f"(above in {above}/{args.rounds})")
+        ok = abs(paired(medians, "abstat", name, lambda x, y: x - y)) * 1e3 <= BIAS_TARGET_MS
         missed |= not ok
-        print(f"{text:<20} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {pair_ms:>+9.3f} ms "
-              f"{sum(d > 0 for d in diffs):>4}/{len(diffs):<4}  {'ok' if ok else 'MISSED'}")
-    print(f"{'time per run':<20} {'hyperfine':>11} {'abstat':>11} {'paired ratio':>12}"
-          f"  target ratio <= {GAP_TARGET}   {'between runs: hyperfine':>24} {'abstat':>10}")
+        print(f"  {text:<12} " + "; ".join(cells) + f"  {'ok' if ok else 'MISSED'}")
+    print(f"time per run, start to start (beyond the command's measured life in brackets); "
+          f"target abstat / hyperfine <= {GAP_TARGET}, paired")
     for name, text in COMMANDS.items():
-        h, a = (statistics.median(cycles[tool][name]) for tool in ("hyperfine", "abstat"))
-        ratio = statistics.median(x / y for x, y in zip(cycles["abstat"][name], cycles["hyperfine"][name]))
-        gh, ga = (statistics.median(gaps[tool][name]) for tool in ("hyperfine", "abstat"))
-        ok = ratio <= GAP_TARGET
+        cells = [f"hyperfine {statistics.median(cycles['hyperfine'][name]) * 1e3:.3f} ms "
+                 f"({statistics.median(gaps['hyperfine'][name]) * 1e3:+.3f})"]
+        for tool in others:
+            cells.append(f"{tool} {statistics.median(cycles[tool][name]) * 1e3:.3f} ms "
+                         f"({statistics.median(gaps[tool][name]) * 1e3:+.3f}), ratio "
+                         f"{paired(cycles, tool, name, lambda x, y: x / y):.2f}")
+        ok = paired(cycles, "abstat", name, lambda x, y: x / y) <= GAP_TARGET
         missed |= not ok
-        print(f"{text:<20} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {ratio:>12.2f}  {'ok' if ok else 'MISSED':<22}"
-              f"{gh * 1e3:>+21.3f} ms {ga * 1e3:>+7.3f} ms")
-    a, h, p = (statistics.median(fixed[key]) for key in ("abstat", "hyperfine", "python"))
-    ok = a <= FIXED_TARGET_S
+        print(f"  {text:<12} " + "; ".join(cells) + f"  {'ok' if ok else 'MISSED'}")
+        print(f"  {'':<12} CPU per run (process tree, the command's included): "
+              + "; ".join(f"{tool} {statistics.median(cycle_cpu[tool][name]) * 1e3:.3f} ms" for tool in tools))
+    cost = {key: statistics.median(values) for key, values in fixed.items()}
+    ok = cost["abstat"] <= FIXED_TARGET_S
     missed |= not ok
-    print(f"fixed cost of -n 10 true (whole time minus the runs): abstat {a:.3f} s, hyperfine {h:.3f} s "
-          f"(ratio {a / h:.1f}), python -c pass {p:.3f} s (ratio {a / p:.1f}); "
-          f"target abstat <= {FIXED_TARGET_S} s: {'ok' if ok else 'MISSED'}")
+    print("fixed cost of -n 10 true (whole time minus the ten runs): "
+          + ", ".join(f"{tool} {cost[tool]:.3f} s" for tool in others)
+          + f"; hyperfine {cost['hyperfine']:.3f} s; python -c pass {cost['python']:.3f} s (abstat / python "
+          f"{cost['abstat'] / cost['python']:.1f}); target abstat <= {FIXED_TARGET_S} s: {'ok' if ok else 'MISSED'}")
+    print("CPU of the whole -n 10 true (process tree, user + system): "
+          + ", ".join(f"{tool} {statistics.median(fixed_cpu[tool]):.3f} s" for tool in fixed_cpu))
     return 1 if missed else 0
 
 
