@@ -207,7 +207,6 @@ def leftovers() -> dict[str, list[int]]:
     A run is alive while its supervisor (``supervisor.py TOKEN``) is.  What is left
     had both abstat and its supervisor killed (or came from a run without /proc access).
     """
-    live = live_runs()
     by_run: dict[str, list[int]] = {}
     me = os.getpid()
     for pid in _all_pids():
@@ -216,6 +215,10 @@ def leftovers() -> dict[str, list[int]]:
         token = token_of(pid)
         if token and not is_zombie(pid):
             by_run.setdefault(token.split(".", 1)[0], []).append(pid)
+    if not by_run:  # the usual case: no second scan of /proc
+        return {}
+    # Asked after the scan: a run's supervisor starts before its first command carries its token.
+    live = live_runs()
     return {run: pids for run, pids in by_run.items() if run not in live}
 
 
