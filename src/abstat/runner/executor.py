@@ -133,7 +133,8 @@ class ProcessExecutor:
             if own is not None:
                 self.containment.end_cgroup(own, 0)
             return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
-        self.containment.started(pid)
+        if not shared:  # born in the run's cgroup, it is ended with it: nothing to tell inside the timed part
+            self.containment.started(pid)
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
@@ -161,7 +162,8 @@ class ProcessExecutor:
                 escaped = self.containment.end_command(pid)
             else:
                 escaped = self.containment.sweep(token)
-            self.containment.ended(pid)
+            if not shared:
+                self.containment.ended(pid)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")
         if timed_out:
