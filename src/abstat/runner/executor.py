@@ -112,6 +112,8 @@ class ProcessExecutor:
     ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
         """Spawn, wait; (status, exit code, wall ns, rusage, notes)."""
         env, token = self.containment.environment(env)
+        # Encoded here, not by posix_spawn between the timestamps (some µs for a usual environment).
+        encoded = {os.fsencode(key): os.fsencode(value) for key, value in env.items()}
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
         path = self._paths.get(argv[0])
@@ -127,7 +129,7 @@ class ProcessExecutor:
         _yield()
         start = time.perf_counter_ns()
         try:
-            pid = spawn(argv, env, out_fd, err_fd, path)
+            pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
             self.containment.leave(own)
             if own is not None:
