@@ -29,8 +29,13 @@ def test_the_supervisor_sleeps_while_commands_run():
         executor.measure(Command("true"), RunContext("a"), timeout=None)
         pid = executor.containment._supervisor
         assert pid is not None
-        time.sleep(0.5)  # let it finish starting (imports, reading the pipe)
-        before = _switches(pid)
+        before, deadline = -1, time.monotonic() + 20
+        while time.monotonic() < deadline:  # until it has started (imports) and sleeps on the pipe
+            time.sleep(0.3)
+            now = _switches(pid)
+            if now == before:
+                break
+            before = now
         for i in range(30):
             assert executor.measure(Command("true"), RunContext("a", i), timeout=None).status == "ok"
         assert _switches(pid) - before <= 2  # a line per command would wake it 60 times
@@ -76,3 +81,20 @@ def test_a_supervisor_whose_abstat_died_kills_the_groups_of_its_state_file():
         if victim.poll() is None:
             victim.kill()
             victim.wait()
+
+
+def test_the_doctors_sample_started_early_waits_only_for_what_is_left():
+    from abstat.doctor.base import Context
+
+    early = Context(interval=0.05)
+    early.start_sampling()
+    time.sleep(0.08)  # abstat run's preparations
+    start = time.monotonic()
+    early.sampled()
+    assert time.monotonic() - start < 0.04
+    assert early.interval >= 0.08  # the evidence names the span the rates cover
+
+    late = Context(interval=0.05)
+    start = time.monotonic()
+    late.sampled()
+    assert time.monotonic() - start >= 0.05 and 0.05 <= late.interval < 1
