@@ -46,12 +46,12 @@ def test_the_supervisor_sleeps_while_commands_run():
 def test_the_state_file_names_the_live_groups_and_a_torn_one_names_none():
     fd = containment._state_file()
     assert fd >= 10
-    long = supervisor.state_text(["cgroup /sys/fs/cgroup/x", "group 12", "group 13"])
+    long = containment.state_text(["cgroup /sys/fs/cgroup/x", "group 12", "group 13"])
     os.pwrite(fd, long, 0)
     assert supervisor.read_state(fd) == [b"cgroup /sys/fs/cgroup/x", b"group 12", b"group 13"]
-    os.pwrite(fd, supervisor.state_text(["group 14"]), 0)  # shorter: the old tail stays behind it
+    os.pwrite(fd, containment.state_text(["group 14"]), 0)  # shorter: the old tail stays behind it
     assert supervisor.read_state(fd) == [b"group 14"]
-    os.pwrite(fd, supervisor.state_text([]), 0)
+    os.pwrite(fd, containment.state_text([]), 0)
     assert supervisor.read_state(fd) == []
     os.pwrite(fd, long, 0)
     os.pwrite(fd, b"group 99\n", 0)  # torn: a new beginning over an old state with its end line
@@ -63,7 +63,7 @@ def test_a_supervisor_whose_abstat_died_kills_the_groups_of_its_state_file():
     """A process group without abstat's token, listed in the state file only, is ended at end of file."""
     victim = subprocess.Popen(["sleep", "60"], start_new_session=True, env={"PATH": os.environ["PATH"]})
     fd = containment._state_file()
-    os.pwrite(fd, supervisor.state_text([f"group {victim.pid}"]), 0)
+    os.pwrite(fd, containment.state_text([f"group {victim.pid}"]), 0)
     read_end, write_end = os.pipe()
     pid = os.posix_spawn(sys.executable, [sys.executable, "-E", "-s", containment.SUPERVISOR_PATH, "f" * 16,
                                           "--state-fd-3"], dict(os.environ),

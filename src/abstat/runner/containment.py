@@ -9,6 +9,7 @@ would otherwise do the same when abstat dies.
 """
 from __future__ import annotations
 
+import binascii
 import fcntl
 import os
 import signal
@@ -18,7 +19,6 @@ import time
 from collections.abc import Mapping
 
 from abstat.runner import cgroup, reaper, signals
-from abstat.runner.supervisor import state_text
 
 
 
@@ -48,6 +48,14 @@ def _supervisor_path() -> str:
         with open(os.path.join(directory, name), "wb") as handle:
             handle.write(data)  # type: ignore[arg-type]
     return os.path.join(directory, "supervisor.py")
+
+
+def state_text(lines: list[str]) -> bytes:
+    """The supervisor's state file: the lines, then ``end CRC`` (the CRC-32 of what precedes it), as
+    ``supervisor.read_state`` reads it.  (Not imported from supervisor.py: Python 3.8's zip import,
+    on a test box, runs that module without its package.)"""
+    body = os.fsencode("".join(line + "\n" for line in lines))
+    return body + b"end %08x\n" % binascii.crc32(body)
 
 
 def _state_file() -> int:

@@ -39,14 +39,9 @@ STATE_FD = 3
 STATE_LIMIT = 1 << 20
 
 
-def state_text(lines: list[str]) -> bytes:
-    """The state file's content: the lines, then ``end CRC`` (the CRC-32 of what precedes it)."""
-    body = os.fsencode("".join(line + "\n" for line in lines))
-    return body + b"end %08x\n" % binascii.crc32(body)
-
-
 def read_state(fd: int) -> list[bytes]:
-    """The lines of the state file before its ``end CRC`` line; none when the file is absent or
+    """The lines of the state file (written by ``containment.state_text``: the lines, then ``end CRC``,
+    the CRC-32 of what precedes it) before its ``end CRC`` line; none when the file is absent or
     torn (a longer state partly overwritten: the CRC of what precedes the first end line differs)."""
     try:
         data = os.pread(fd, STATE_LIMIT, 0)
