@@ -141,7 +141,11 @@ class Containment:
         lines.extend(f"group {pgid}" for pgid in sorted(self._groups))
         try:
             os.pwrite(self._state, state_text(lines), 0)
-        except OSError:  # a full disk: the pipe then
+        except OSError:  # no memory (or a full disk): the pipe then, and no stale state left in the file
+            try:
+                os.ftruncate(self._state, 0)
+            except OSError:
+                pass
             os.close(self._state)
             self._state = -1
             self._tell("".join(line + "\n" for line in lines))
