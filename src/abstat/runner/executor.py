@@ -11,6 +11,7 @@ and failure handling are tested deterministically with
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from abstat.runner.process import (describe_status, group_alive, kill_group, liv
                                    resolve, spawn, tail, wait)
 
 _yield = getattr(os, "sched_yield", lambda: None)
+_FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 __all__ = ["BackgroundHandle", "Executor", "FakeBackground", "FakeExecutor", "ProcessBackground", "ProcessExecutor",
            "RunContext", "describe_status", "own_peak_rss_kib"]
@@ -112,8 +114,10 @@ class ProcessExecutor:
     ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
         """Spawn, wait; (status, exit code, wall ns, rusage, notes)."""
         env, token = self.containment.environment(env)
-        # Encoded here, not by posix_spawn between the timestamps (some µs for a usual environment).
-        encoded = {os.fsencode(key): os.fsencode(value) for key, value in env.items()}
+        # Encoded here, not by posix_spawn between the timestamps (some µs for a usual environment);
+        # str.encode as os.fsencode does it, without a Python call per variable.
+        code, errors = _FS_ENCODING
+        encoded = {key.encode(code, errors): value.encode(code, errors) for key, value in env.items()}
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
         path = self._paths.get(argv[0])
