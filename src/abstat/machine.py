@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
-import platform
-import socket
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
@@ -178,12 +177,14 @@ def _loadavg(root: str) -> list[float] | None:
 def collect(root: str = "") -> dict[str, Any]:
     """The machine record of this host (``root`` prefixes /proc and /sys, for tests)."""
     record: dict[str, Any] = {"record_version": RECORD_VERSION}
-    record["hostname"] = _safe(socket.gethostname)
+    # os.uname() rather than socket.gethostname() and platform: the same values, without importing
+    # those modules (abstat run's start-up)
+    record["hostname"] = _safe(lambda: os.uname().nodename)
     record["collected_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     cpu = _safe(lambda: _cpu_fields(root)) or {}
     record.update(cpu)
-    record["arch"] = _safe(platform.machine)
-    record["kernel_release"] = _read(f"{root}/proc/sys/kernel/osrelease") or _safe(platform.release)
+    record["arch"] = _safe(lambda: os.uname().machine)
+    record["kernel_release"] = _read(f"{root}/proc/sys/kernel/osrelease") or _safe(lambda: os.uname().release)
     record["kernel_version"] = _read(f"{root}/proc/sys/kernel/version")
     record["kernel_cmdline"] = _read(f"{root}/proc/cmdline")
     record.update(_safe(lambda: _hypervisor_fields(root, cpu.get("hypervisor_flag"))) or {})
@@ -191,7 +192,7 @@ def collect(root: str = "") -> dict[str, Any]:
     record.update(_safe(lambda: _frequency_fields(root)) or {})
     record["loadavg"] = _safe(lambda: _loadavg(root))
     record["boot_id"] = _read(f"{root}/proc/sys/kernel/random/boot_id")
-    record["python"] = _safe(platform.python_version)
+    record["python"] = _safe(lambda: sys.version.split()[0])
     for key in (
         "cpu_vendor", "cpu_model", "cpu_family", "cpu_model_number", "cpu_stepping", "microcode",
         "cpus", "cores", "sockets", "smt", "hypervisor_flag", "online_cpus", "hypervisor_type",

@@ -59,26 +59,30 @@ def run_checks(context: Context | None = None, names: Iterable[str] | None = Non
     return findings
 
 
-def preflight(kinds: Iterable[str], *, interval: float = 0.05,
-              counters: tuple[bool, str] | None = None) -> tuple[dict[str, Any], list[str]]:
+def preflight(kinds: Iterable[str], *, interval: float = 0.05, counters: tuple[bool, str] | None = None,
+              context: Context | None = None) -> tuple[dict[str, Any], list[str]]:
     """For ``abstat run``: (the findings, for the machine record; warnings for
     the failed checks that matter for these kinds of metric).  ``counters``
-    is the run's own perf probe result, when it counts events."""
+    is the run's own perf probe result, when it counts events; ``context`` one
+    whose sampling started earlier (:meth:`Context.start_sampling`)."""
     kinds = set(kinds)
     probe = (lambda: counters) if counters is not None else None
-    findings = run_checks(Context(interval=interval, probe_counters=probe))
+    if context is None:
+        context = Context(interval=interval)
+    context.probe_counters = probe
+    findings = run_checks(context)
     record = {finding.name: {"status": finding.status, "evidence": finding.evidence} for finding in findings}
     warnings = [f"{finding.name}: {finding.evidence}" for finding in findings
                 if finding.status == WARN and kinds.intersection(finding.matters_for)]
     return record, warnings
 
 
-def run_preflight(perf_support: Any) -> tuple[dict[str, Any], list[str]]:
-    """``abstat run``'s hook: time metrics always, counters with ``--perf``."""
+def run_preflight(perf_support: Any, context: Context | None = None) -> tuple[dict[str, Any], list[str]]:
+    """``abstat run``'s hook: time metrics always, counters with ``--perf``; ``context``: see :func:`preflight`."""
     if perf_support is None:
-        return preflight({TIME})
+        return preflight({TIME}, context=context)
     counters = (perf_support.usable, perf_support.note or f"counts {', '.join(perf_support.supported)}")
-    return preflight({TIME, COUNTERS}, counters=counters)
+    return preflight({TIME, COUNTERS}, counters=counters, context=context)
 
 
 def on_host(options: dict[str, Any], perf_probe: Any = None) -> list[dict[str, Any]]:

@@ -99,6 +99,7 @@ class Context:
         self.cpus = cpus
         self._before: dict[str, str | None] = {}
         self._after: dict[str, str | None] | None = None
+        self._started: float | None = None
 
     def path(self, path: str) -> str:
         return self.root + path
@@ -128,11 +129,23 @@ class Context:
     # ``interval`` seconds apart, shared by every check that needs them.
     SAMPLED = ("/proc/stat", "/proc/vmstat")
 
+    def start_sampling(self) -> None:
+        """Take the first snapshot now: :meth:`sampled` then waits only for what is left of
+        ``interval`` (``abstat run`` starts it before its other preparations)."""
+        if self._started is None:
+            self._before = {path: self.read(path) for path in self.SAMPLED}
+            self._started = time.monotonic()
+
     def sampled(self) -> tuple[dict[str, str | None], dict[str, str | None]]:
         if self._after is None:
-            self._before = {path: self.read(path) for path in self.SAMPLED}
+            self.start_sampling()
             if self.interval > 0 and not self.root:
-                time.sleep(self.interval)
+                assert self._started is not None
+                left = self._started + self.interval - time.monotonic()
+                if left > 0:
+                    time.sleep(left)
+                # the span the rates cover, as the evidence says it: at least ``interval``
+                self.interval = round(max(time.monotonic() - self._started, self.interval), 3)
             self._after = {path: self.read(path) for path in self.SAMPLED}
         return self._before, self._after
 

@@ -25,6 +25,12 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
               caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
               ) -> ExperimentResult:
     """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
+    from abstat.doctor.base import Context
+
+    # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
+    # now, so the preparations below (imports, checks, the machine record) fill that time.
+    sample = Context(interval=0.05)
+    sample.start_sampling()
     from abstat import machine
     from abstat.doctor import run_preflight
     from abstat.runner.containment import leftover_notes
@@ -38,7 +44,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     notes: list[str] = [perf.note] if perf is not None and perf.note else []
     notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
     record = machine.collect()
-    record["doctor"], doctor_warnings = run_preflight(perf)
+    record["doctor"], doctor_warnings = run_preflight(perf, sample)
     store = open_store(store_path)
     invocation = None
     finished = False

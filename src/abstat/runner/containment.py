@@ -9,9 +9,12 @@ would otherwise do the same when abstat dies.
 """
 from __future__ import annotations
 
+import binascii
+import fcntl
 import os
-import secrets
+import signal
 import sys
+import tempfile
 import time
 from collections.abc import Mapping
 
@@ -47,6 +50,32 @@ def _supervisor_path() -> str:
     return os.path.join(directory, "supervisor.py")
 
 
+def state_text(lines: list[str]) -> bytes:
+    """The supervisor's state file: the lines, then ``end CRC`` (the CRC-32 of what precedes it), as
+    ``supervisor.read_state`` reads it.  (Not imported from supervisor.py: Python 3.8's zip import,
+    on a test box, runs that module without its package.)"""
+    body = os.fsencode("".join(line + "\n" for line in lines))
+    return body + b"end %08x\n" % binascii.crc32(body)
+
+
+def _state_file() -> int:
+    """A file in memory (or else an unlinked one) for the supervisor's state, not inherited by
+    commands, or -1: a pwrite to it costs no disk journal inside a measured command's time."""
+    try:
+        fd = os.memfd_create("abstat-supervisor")  # close-on-exec
+    except (AttributeError, OSError):
+        try:
+            fd = os.dup(tempfile.TemporaryFile(prefix="abstat-supervisor-", buffering=0).fileno())
+        except OSError:
+            return -1
+    try:  # above 3, where the supervisor finds it: a dup2 onto itself would keep close-on-exec
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    except OSError:
+        return -1
+    finally:
+        os.close(fd)
+
+
 SUPERVISOR_PATH = _supervisor_path()
 SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
 
@@ -54,7 +83,7 @@ SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not di
 class Containment:
     def __init__(self, *, subreaper: bool = True, supervise: bool = True, cgroups: bool = True) -> None:
         """``cgroups``: the run's processes in cgroup v2 where possible; only with a supervisor."""
-        self.token = secrets.token_hex(8)
+        self.token = os.urandom(8).hex()  # secrets.token_hex(8), without importing hmac and hashlib
         self._want_cgroups = cgroups
         self.cgroups: cgroup.RunCgroups | None = None
         self.subreaper = reaper.become_subreaper() if subreaper else False
@@ -62,6 +91,8 @@ class Containment:
         self._count = 0
         self._supervise = supervise
         self._pipe = -1
+        self._state: int = -1  # the supervisor's state file (see supervisor.py), rewritten in one pwrite
+        self._groups: set[int] = set()
         self._supervisor: int | None = None
         self._closed = False
 
@@ -80,25 +111,44 @@ class Containment:
         if not os.path.isfile(SUPERVISOR_PATH):
             self._supervise = False  # no watchdog (and so no cgroups): the sweeps still run
             return
+        state = _state_file()
         read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
+        argv = [sys.executable, "-E", "-s", SUPERVISOR_PATH, self.token] + (["--state-fd-3"] if state >= 0 else [])
+        actions = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                   (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+        if state >= 0:
+            actions.append((os.POSIX_SPAWN_DUP2, state, 3))
         try:
-            pid = os.posix_spawn(
-                sys.executable, [sys.executable, "-E", "-s", SUPERVISOR_PATH, self.token], env,
-                file_actions=[
-                    (os.POSIX_SPAWN_DUP2, read_end, 0),
-                    (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-                ],
-                setpgroup=0,  # Ctrl-C on the terminal is abstat's to handle, not the supervisor's
-            )
+            # setpgroup: Ctrl-C on the terminal is abstat's to handle, not the supervisor's
+            pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
         except OSError:
             os.close(write_end)
+            if state >= 0:
+                os.close(state)
             self._supervise = False
             return
         finally:
             os.close(read_end)
-        self._pipe, self._supervisor = write_end, pid
+        self._pipe, self._state, self._supervisor = write_end, state, pid
         self.keep.add(pid)
+
+    def _publish(self) -> None:
+        """Tell the supervisor what to end should abstat die: the state file in one
+        pwrite (no wake-up), or a line on the pipe without one."""
+        if self._state < 0:
+            return
+        lines = [f"cgroup {self.cgroups.directory}"] if self.cgroups is not None else []
+        lines.extend(f"group {pgid}" for pgid in sorted(self._groups))
+        try:
+            os.pwrite(self._state, state_text(lines), 0)
+        except OSError:  # no memory (or a full disk): the pipe then, and no stale state left in the file
+            try:
+                os.ftruncate(self._state, 0)
+            except OSError:
+                pass
+            os.close(self._state)
+            self._state = -1
+            self._tell("".join(line + "\n" for line in lines))
 
     def _tell(self, line: str) -> None:
         if self._pipe < 0:
@@ -110,10 +160,18 @@ class Containment:
             self._pipe = -1
 
     def started(self, pgid: int) -> None:
-        self._tell(f"group {pgid}\n")
+        self._groups.add(pgid)
+        if self._state >= 0:
+            self._publish()
+        else:
+            self._tell(f"group {pgid}\n")
 
     def ended(self, pgid: int) -> None:
-        self._tell(f"ended {pgid}\n")
+        self._groups.discard(pgid)
+        if self._state >= 0:
+            self._publish()
+        else:
+            self._tell(f"ended {pgid}\n")
 
     def _cgroups(self) -> cgroup.RunCgroups | None:
         """The run's cgroups, made at the first command once the supervisor runs: a live
@@ -122,7 +180,10 @@ class Containment:
             self._want_cgroups = False
             self.cgroups = cgroup.RunCgroups.create(self.token)
             if self.cgroups is not None:
-                self._tell(f"cgroup {self.cgroups.directory}\n")
+                if self._state >= 0:
+                    self._publish()
+                else:
+                    self._tell(f"cgroup {self.cgroups.directory}\n")
         return self.cgroups
 
     def in_cgroup(self) -> bool:
@@ -133,8 +194,11 @@ class Containment:
         """Kill what a measured command left in the run's cgroup; how many had left group ``pgid``."""
         assert self.cgroups is not None
         me = os.getpid()
-        outside = sum(reaper.outside_group(pid, pgid) for pid in cgroup.members(self.cgroups.run)
-                      if pid != me and pid not in self.keep)
+        left = [pid for pid in cgroup.members(self.cgroups.run) if pid != me and pid not in self.keep]
+        if not left:  # the usual case: one read of cgroup.procs, then collect re-parented zombies
+            self._reap()
+            return 0
+        outside = sum(reaper.outside_group(pid, pgid) for pid in left)
         cgroup.end_members(self.cgroups.run, self.keep, self._reap)
         return outside
 
@@ -188,8 +252,26 @@ class Containment:
                     os.waitpid(pid, os.WNOHANG)
                 except ChildProcessError:
                     pass
-            if self._supervisor is None:
+            if self._supervisor is None or self._state >= 0:
+                # What the supervisor would do at end of file, done here: all of /proc, not only
+                # descendants.  Then the supervisor is not needed, and abstat need not wait for it to
+                # start, sweep /proc again and exit (hundreds of ms on a loaded machine).
                 reaper.end_processes(lambda: reaper.processes_with_token(self.token))
+            if self._supervisor is None:
+                return
+            if self._state >= 0:
+                os.close(self._state)
+                self._state = -1
+                try:
+                    os.kill(self._supervisor, signal.SIGKILL)  # it ignores SIGTERM
+                    os.waitpid(self._supervisor, 0)  # dies at once
+                except (ProcessLookupError, ChildProcessError):
+                    pass
+                self.keep.discard(self._supervisor)
+                self._supervisor = None
+                if self._pipe >= 0:
+                    os.close(self._pipe)
+                    self._pipe = -1
                 return
             if self._pipe >= 0:
                 os.close(self._pipe)  # end of file: the supervisor sweeps all of /proc and exits

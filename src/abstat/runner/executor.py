@@ -11,6 +11,7 @@ and failure handling are tested deterministically with
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -25,6 +26,9 @@ from abstat.runner.model import (BUILTIN_METRICS, BackgroundHandle, Collector, C
                                  MetricPattern, RunContext)
 from abstat.runner.process import (describe_status, group_alive, kill_group, live_group_members, own_peak_rss_kib,
                                    resolve, spawn, tail, wait)
+
+_yield = getattr(os, "sched_yield", lambda: None)
+_FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 __all__ = ["BackgroundHandle", "Executor", "FakeBackground", "FakeExecutor", "ProcessBackground", "ProcessExecutor",
            "RunContext", "describe_status", "own_peak_rss_kib"]
@@ -73,6 +77,8 @@ class ProcessExecutor:
         self._out = tempfile.TemporaryFile(prefix="abstat-out-")
         self._err = tempfile.TemporaryFile(prefix="abstat-err-")
         self._paths: dict[str, str] = {}
+        self._argvs: dict[Command, list[str]] = {}  # shlex once per command, not once per run
+        self._rss_floor = 0  # abstat's peak RSS as last read: it only grows (see _values)
         self._perf_path: str | None = None
         if self.perf is not None:
             fd, self._perf_path = tempfile.mkstemp(prefix="abstat-perf-", suffix=".csv")
@@ -108,6 +114,10 @@ class ProcessExecutor:
     ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
         """Spawn, wait; (status, exit code, wall ns, rusage, notes)."""
         env, token = self.containment.environment(env)
+        # Encoded here, not by posix_spawn between the timestamps (some µs for a usual environment);
+        # str.encode as os.fsencode does it, without a Python call per variable.
+        code, errors = _FS_ENCODING
+        encoded = {key.encode(code, errors): value.encode(code, errors) for key, value in env.items()}
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
         path = self._paths.get(argv[0])
@@ -117,15 +127,20 @@ class ProcessExecutor:
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
         shared = sweep and self.containment.in_cgroup()
+        # Give up the rest of the time slice abstat's own work between runs (rusage, output, the
+        # store's commit) used: on a busy machine the scheduler would otherwise take the CPU back
+        # during the measured command's start, and charge that wait to the command (issue 26).
+        _yield()
         start = time.perf_counter_ns()
         try:
-            pid = spawn(argv, env, out_fd, err_fd, path)
+            pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
             self.containment.leave(own)
             if own is not None:
                 self.containment.end_cgroup(own, 0)
             return "failed", None, 0, None, [f"cannot execute {argv[0]!r}: {err.strerror or err}"]
-        self.containment.started(pid)
+        if not shared:  # born in the run's cgroup, it is ended with it: nothing to tell inside the timed part
+            self.containment.started(pid)
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
@@ -153,7 +168,8 @@ class ProcessExecutor:
                 escaped = self.containment.end_command(pid)
             else:
                 escaped = self.containment.sweep(token)
-            self.containment.ended(pid)
+            if not shared:
+                self.containment.ended(pid)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")
         if timed_out:
@@ -166,7 +182,10 @@ class ProcessExecutor:
         return tail(self._err.read())
 
     def measure(self, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
-        argv = command.argv()
+        argv = self._argvs.get(command)
+        if argv is None:
+            argv = self._argvs[command] = command.argv()
+        argv = list(argv)
         if self.perf is not None and self._perf_path is not None:
             argv = perf_mod.wrap(argv, self.perf, self._perf_path)
         for collector in self.collectors:
@@ -190,7 +209,12 @@ class ProcessExecutor:
         values["wall"] = [wall]
         values["user"] = [usage.ru_utime]
         values["sys"] = [usage.ru_stime]
-        floor = own_peak_rss_kib()
+        # abstat's peak RSS only grows: at or below the last value read, the run's peak says nothing
+        # and /proc/self/status need not be read again (it is, for a peak above it).
+        floor: int | None = self._rss_floor
+        if usage.ru_maxrss > self._rss_floor:
+            floor = own_peak_rss_kib()
+            self._rss_floor = max(self._rss_floor, floor or 0)
         if floor is None or usage.ru_maxrss > floor:
             values["maxrss"] = [float(usage.ru_maxrss)]
         else:

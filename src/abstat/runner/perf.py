@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
@@ -59,6 +58,8 @@ def probe(events: tuple[str, ...] | list[str] = DEFAULT_EVENTS) -> PerfSupport:
     if perf is None:
         return PerfSupport(None, [], list(events), "perf is not installed: no hardware counters")
     with tempfile.NamedTemporaryFile("w+", prefix="abstat-perf-", suffix=".csv") as out:
+        import subprocess  # here: abstat run without --perf never needs it
+
         try:
             proc = subprocess.run(
                 [perf, "stat", "-x,", "-o", out.name, "-e", ",".join(events), "--", "true"],

@@ -97,7 +97,8 @@ def resolve(program: str) -> str:
     return found if found is not None else program
 
 
-def spawn(argv: list[str], env: Mapping[str, str], stdout_fd: int, stderr_fd: int, path: str | None = None) -> int:
+def spawn(argv: list[str], env: Mapping[str, str] | Mapping[bytes, bytes], stdout_fd: int, stderr_fd: int,
+          path: str | None = None) -> int:
     """Start ``argv`` in its own process group, stdin from /dev/null.
 
     A new process group (``setpgid``), not a new session: ``setsid`` would

@@ -116,10 +116,13 @@ def token_of(pid: int) -> str | None:
             environ = handle.read()
     except OSError:
         return None
-    for entry in environ.split(b"\0"):
-        if entry.startswith(prefix):
-            return entry[len(prefix):].decode("ascii", "replace")
-    return None
+    environ = b"\0" + environ  # the first NAME=value entry, found without splitting the whole block
+    at = environ.find(b"\0" + prefix)
+    if at < 0:
+        return None
+    start = at + 1 + len(prefix)
+    end = environ.find(b"\0", start)
+    return environ[start:end if end >= 0 else len(environ)].decode("ascii", "replace")
 
 
 def carries(token: str | None, wanted: str) -> bool:
@@ -204,7 +207,6 @@ def leftovers() -> dict[str, list[int]]:
     A run is alive while its supervisor (``supervisor.py TOKEN``) is.  What is left
     had both abstat and its supervisor killed (or came from a run without /proc access).
     """
-    live = live_runs()
     by_run: dict[str, list[int]] = {}
     me = os.getpid()
     for pid in _all_pids():
@@ -213,6 +215,10 @@ def leftovers() -> dict[str, list[int]]:
         token = token_of(pid)
         if token and not is_zombie(pid):
             by_run.setdefault(token.split(".", 1)[0], []).append(pid)
+    if not by_run:  # the usual case: no second scan of /proc
+        return {}
+    # Asked after the scan: a run's supervisor starts before its first command carries its token.
+    live = live_runs()
     return {run: pids for run, pids in by_run.items() if run not in live}
 
 

@@ -3,9 +3,16 @@
 Started by :class:`abstat.runner.executor.ProcessExecutor` as a separate
 Python process (``python -E -s supervisor.py TOKEN``, run by file path,
 standard library only).  Its standard input is a pipe whose only writer is
-abstat; abstat writes ``group PGID`` / ``ended PGID`` lines as it starts and
-reaps commands, and ``cgroup DIR`` once it has made the run's cgroup.  End of file means abstat has exited, however it exited
-(normal end, exception, or SIGKILL, which no handler can catch): the
+abstat, which never writes to it: end of file means abstat has exited,
+however it exited (normal end, exception, or SIGKILL, which no handler can
+catch).  What to end is in a file open as descriptor 3 (unlinked), which
+abstat rewrites in one ``pwrite`` as it starts and reaps commands: ``cgroup
+DIR`` once it has made the run's cgroup, a ``group PGID`` line per live
+process group, and ``end CRC``.  Nothing wakes the supervisor while commands run
+(a line per command on the pipe would: a process competing with the measured
+command for the CPUs).  Lines on the pipe (``group PGID``, ``ended PGID``,
+``cgroup DIR``: the first protocol, used when no file could be made) are
+still read.  At end of file the
 supervisor then kills everything in the run's cgroup (``cgroup.kill``: whatever
 the processes' group, session or environment) and removes it, SIGKILLs the
 process groups still listed and every process
@@ -15,6 +22,7 @@ meant for abstat.
 """
 from __future__ import annotations
 
+import binascii
 import os
 import signal
 import sys
@@ -27,19 +35,37 @@ else:  # run by file path: reaper.py and cgroup.py sit next to this file
     from reaper import end_processes, processes_with_token  # type: ignore[import-not-found,no-redef]
 
 
-def supervise(token: str, commands: "object") -> int:
+STATE_FD = 3
+STATE_LIMIT = 1 << 20
+
+
+def read_state(fd: int) -> list[bytes]:
+    """The lines of the state file (written by ``containment.state_text``: the lines, then ``end CRC``,
+    the CRC-32 of what precedes it) before its ``end CRC`` line; none when the file is absent or
+    torn (a longer state partly overwritten: the CRC of what precedes the first end line differs)."""
+    try:
+        data = os.pread(fd, STATE_LIMIT, 0)
+    except OSError:
+        return []
+    start = 0
+    while (at := data.find(b"end ", start)) >= 0:
+        if at == 0 or data[at - 1:at] == b"\n":
+            checksum = data[at + 4:at + 12]
+            if data[at + 12:at + 13] == b"\n" and checksum == b"%08x" % binascii.crc32(data[:at]):
+                return data[:at].splitlines()
+            return []
+        start = at + 1
+    return []
+
+
+def supervise(token: str, commands: "object", state_fd: int | None = None) -> int:
     groups: set[int] = set()
     directory = None
-    for line in commands:  # type: ignore[attr-defined]
-        if line.startswith(b"cgroup /"):
-            directory = os.fsdecode(line[len(b"cgroup "):].rstrip(b"\n"))
-            continue
-        words = line.split()
-        if len(words) == 2 and words[1].isdigit():
-            if words[0] == b"group":
-                groups.add(int(words[1]))
-            elif words[0] == b"ended":
-                groups.discard(int(words[1]))
+    for line in commands:  # type: ignore[attr-defined]  # blocks until abstat is gone
+        directory = _apply(line, groups, directory)
+    if state_fd is not None:
+        for line in read_state(state_fd):
+            directory = _apply(line, groups, directory)
     if directory is not None:
         cgroup.kill(directory)
         cgroup.remove(directory)
@@ -52,12 +78,26 @@ def supervise(token: str, commands: "object") -> int:
     return 0
 
 
+def _apply(line: bytes, groups: set[int], directory: str | None) -> str | None:
+    """One ``cgroup DIR`` / ``group PGID`` / ``ended PGID`` line; the cgroup directory."""
+    if line.startswith(b"cgroup /"):
+        return os.fsdecode(line[len(b"cgroup "):].rstrip(b"\n"))
+    words = line.split()
+    if len(words) == 2 and words[1].isdigit():
+        if words[0] == b"group":
+            groups.add(int(words[1]))
+        elif words[0] == b"ended":
+            groups.discard(int(words[1]))
+    return directory
+
+
 def main(argv: list[str]) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
-    if len(argv) != 1 or not argv[0]:
+    if len(argv) not in (1, 2) or not argv[0]:
         return 2
-    return supervise(argv[0], sys.stdin.buffer)
+    state_fd = STATE_FD if argv[1:] == ["--state-fd-3"] else None
+    return supervise(argv[0], sys.stdin.buffer, state_fd)
 
 
 if __name__ == "__main__":
