@@ -50,6 +50,7 @@ SIZE_WINDOW = 30               # revisions on each side for the reported size (a
 DEFAULT_MIN_MAGNITUDE = 0.0    # relative |shift| / |level before|
 DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
 DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
+CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
 @dataclass
@@ -182,7 +183,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             count = b - a
             best = bic(sse_steps, count, 1 + 2 * len(run))
             chosen = list(run)
-            for degree in range(1, min(DRIFT_DEGREE, len(run)) + 1):  # a curve needs pieces to show
+            for degree in range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1):  # a curve needs pieces
                 survivors = list(run)
                 while survivors:
                     _, ts, df = sums.fit(a, b, survivors, degree)
