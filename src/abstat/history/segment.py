@@ -226,6 +226,30 @@ class Sums:
         return sse, ts, df
 
 
+def step_size(sums: Sums, a: int, k: int, b: int, slope: bool) -> tuple[float, float, int]:
+    """The step at ``k`` on [a, b) by weighted least squares of a level and a step (plus a common
+    slope when ``slope``): (the step, its standard error, degrees of freedom)."""
+    x, w = sums.x[a:b], sums.weight[a:b]
+    n = b - a
+    index = np.arange(n, dtype=float)
+    columns = [np.ones(n), (index >= k - a).astype(float)]
+    if slope:
+        columns.insert(1, index / max(n - 1, 1) * 2.0 - 1.0)
+    df = n - len(columns)
+    root = np.sqrt(w)
+    design = np.column_stack(columns) * root[:, None]
+    y = x * root
+    if df <= 0:
+        return float(x[k - a:].mean() - x[:k - a].mean()) if 0 < k - a < n else 0.0, math.inf, max(df, 0)
+    try:
+        inverse = np.linalg.inv(design.T @ design)
+    except np.linalg.LinAlgError:
+        return 0.0, math.inf, df
+    coef = inverse @ (design.T @ y)
+    sse = max(0.0, float(np.sum((y - design @ coef) ** 2)))
+    return float(coef[-1]), math.sqrt(sse / df * float(inverse[-1, -1])), df
+
+
 def binary_segmentation(sums: Sums, n: int, m: int, penalty: float) -> list[int]:
     """Split [0, n) where the weighted gain is largest, while it exceeds ``penalty``."""
     found: list[int] = []
