@@ -54,6 +54,7 @@ DEFAULT_MIN_MAGNITUDE = 0.0    # relative |shift| / |level before|
 DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
 DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 SIZE_SLOPE_SIDE = 10           # the size's fit has a common slope when both sides have this many revisions
+SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
@@ -228,6 +229,8 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             reasons[position] = ("magnitude", small)
             return math.inf
         _, t, df = sums.step_test(a, position, b)
+        if SERIAL_GATE and df > 0 and not math.isinf(t):
+            t /= math.sqrt(sums.serial_factor(a, position, b, SERIAL_GATE))
         p = t_two_sided_p(t, df) if df > 0 else 1.0
         if p > max_pvalue:
             reasons[position] = ("pvalue", p)

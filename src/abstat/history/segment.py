@@ -176,6 +176,22 @@ class Sums:
             return diff, (math.inf if diff else 0.0), df
         return diff, diff / math.sqrt(var), df
 
+    def serial_factor(self, a: int, k: int, b: int, gate: float) -> float:
+        """How much the variance of a mean of [a, k) or [k, b) exceeds the independent one when the
+        residuals from the two segments' weighted means are serially correlated: (1 + r) / (1 - r)
+        for their lag-1 autocorrelation r, when r exceeds ``gate`` / sqrt(b - a); else 1."""
+        x, w = self.x[a:b], self.weight[a:b]
+        r = x.copy()
+        for lo, hi in ((0, k - a), (k - a, b - a)):
+            r[lo:hi] -= np.average(x[lo:hi], weights=w[lo:hi])
+        r *= np.sqrt(w)
+        top, bottom = float(np.dot(r[1:k - a], r[:k - a - 1]) + np.dot(r[k - a + 1:], r[k - a:-1])), float(np.dot(r, r))
+        rho = top / bottom if bottom > 0 else 0.0
+        if rho <= gate / math.sqrt(b - a):
+            return 1.0
+        rho = min(rho, 1.0 - 1e-12)
+        return (1.0 + rho) / (1.0 - rho)
+
     def gains(self, a: int, b: int, m: int) -> tuple[np.ndarray, np.ndarray]:
         """Positions k in [a+m, b-m] and the weighted least-squares gain of splitting there
         (the squared z of the difference of means, the weights being inverse variances)."""
