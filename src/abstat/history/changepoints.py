@@ -16,15 +16,16 @@ under it are in :mod:`abstat.history.segment`:
    (weighted least squares of the centres on a step) between its neighbouring
    segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
    ``min_segment`` revisions on each side (shorter is a spike) and a relative size
-   of at least ``min_magnitude``.  The weakest failing one is dropped first and its
-   neighbours re-tested on the merged segments.
+   of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
+   than noise: lag-1 r above ``SERIAL_GATE / sqrt(n)``) widen the test by ``(1 + r) / (1 - r)``.
+   The weakest failing one is dropped first and its neighbours re-tested on the merged segments.
 4. **Location**: each change is moved to the split of the span between its
    neighbours (at most ``window`` each side) with the largest gain, then tested again
    there.  Two close changes that both pass are both reported.
 5. **Step, not drift**: per run of changes in one direction, between the changes of
    the other direction around it, two explanations are compared by BIC: the steps
-   alone, or a straight line (a quadratic or cubic curve for a run of 2 or 3 or more
-   pieces: ``DRIFT_DEGREE``) plus the steps that stand beyond it (t test at
+   alone, or a straight line (a quadratic or cubic curve for a run of 3 or 4 or more
+   pieces: ``DRIFT_DEGREE``, ``CURVE_PIECES``; a curve on 2 pieces took clean steps) plus the steps that stand beyond it (t test at
    ``max_pvalue`` in the fit of both, weakest dropped first).  Each step costs two
    parameters (its level and its position), the curve one per degree.  A ramp cut into
    pieces is a line (its pieces do not stand beyond it, and the line is cheaper); a
