@@ -1,6 +1,6 @@
 """Change-point detectors on a fresh battery of series: abstat vs its anchors, on the same series.
 
-    python benchmarks/changepoints.py [--series 60] [--seed N] [--markdown] [--no-oracle]
+    python benchmarks/changepoints.py [--series 60] [--seed N] [--markdown] [--no-oracle] [--losses]
 
 The battery is drawn with a seed the script prints (``--seed`` repeats it): per series
 a length of 20-500 revisions (log-uniform), 0-4 steps (as many as fit at least
@@ -18,7 +18,10 @@ noise with an SD of 1-3% of the level.  Shapes:
 A detected change matches a true one within +-``TOLERANCE`` revisions (one to one).
 Printed per shape and detector: precision, recall, F1, false alarms per 1000
 revisions, spikes reported (detections at a spike that match no true step), series alarmed (for the no-step shapes), CPU seconds, and
-for abstat the coverage of its 95% interval of the step's size.
+for abstat the coverage of its 95% interval of the step's size (the true shift at the true
+step it matched).  ``--losses`` adds where abstat's recall is lost: per bucket of the
+true step's z, how many steps abstat finds, how many it finds without the drift check,
+how many binary segmentation proposes at all, and how many PELT-L2 finds.
 
 Anchors: ruptures PELT with an L2 cost and the BIC penalty ``2 sigma^2 log n`` (sigma
 from the MAD of successive differences), apache-otava's ``compute_change_points``
@@ -180,6 +183,38 @@ def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
             "errors": errors, "cpu": time.process_time() - started}
 
 
+Z_EDGES = (0.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
+
+
+def step_z(values: np.ndarray, truth: list[int], shifts: dict[int, float]) -> dict[int, float]:
+    """Each true step's z: |shift| / sigma * sqrt(l r / (l + r)) for the true segments l, r around it
+    (what a two-sample test between its true neighbours would see)."""
+    bounds, sigma = [0, *truth, len(values)], _sigma(values)
+    return {t: abs(shifts[t]) / sigma * math.sqrt((t - bounds[i]) * (bounds[i + 2] - t) / (bounds[i + 2] - bounds[i]))
+            for i, t in enumerate(truth)}
+
+
+def losses(shape: str, series: list) -> list[str]:
+    """Where abstat's recall is lost, per bucket of the step's z: true steps, found by abstat, found
+    with --no-drift-check, proposed (also with --max-pvalue 1: binary segmentation at the penalty),
+    and found by PELT-L2 BIC."""
+    from abstat.history.changepoints import detect
+
+    table: dict[int, list[int]] = {}
+    for values, truth, _, shifts in series:
+        runs = [[c.index for c in detect(values).change_points],
+                [c.index for c in detect(values, drift=False).change_points],
+                [c.index for c in detect(values, drift=False, max_pvalue=1.0).change_points],
+                detect_pelt_l2(values)]
+        for t, z in step_z(values, truth, shifts).items():
+            row = table.setdefault(int(np.searchsorted(Z_EDGES, z, side="right")) - 1, [0] * 5)
+            row[0] += 1
+            for j, found in enumerate(runs):
+                row[j + 1] += any(abs(f - t) <= TOLERANCE for f in found)
+    return [f"{shape}: z {Z_EDGES[b]:g}-{Z_EDGES[b + 1]:g}: {row[0]} steps, abstat {row[1]}, no drift check {row[2]}, "
+            f"proposed {row[3]}, PELT-L2 {row[4]}" for b, row in sorted(table.items())]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--series", type=int, default=60, help="series per shape (default 60)")
@@ -187,6 +222,8 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle K reference row")
     parser.add_argument("--only", action="append", help="only these detectors (repeatable)")
+    parser.add_argument("--losses", action="store_true",
+                        help="also print where abstat's recall is lost, by the steps' z (see losses())")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print(f"seed {seed}", flush=True)
@@ -196,7 +233,7 @@ def main() -> int:
     warnings.simplefilter("ignore")
     header = ["shape", "detector", "precision", "recall", "F1", "FA/1000", "spikes reported", "alarmed",
               "CI coverage", "errors", "CPU s"]
-    rows, margins = [], []
+    rows, margins, lost = [], [], []
     for shape in SHAPES:
         rng = np.random.default_rng([seed, SHAPES.index(shape)])
         series = [make_series(shape, rng) for _ in range(args.series)]
@@ -216,6 +253,8 @@ def main() -> int:
         if shape not in ("stationary", "drift only") and anchors and "abstat" in results:
             oracle = results.get("oracle K (reference)", {}).get("F1", math.nan)
             margins.append((shape, results["abstat"]["F1"] - max(anchors), oracle - max(anchors)))
+        if args.losses and shape in ("normal", "quantized", "bimodal", "drift"):
+            lost += losses(shape, series)
         print(f"... {shape} done", file=sys.stderr, flush=True)
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
     if args.markdown:
@@ -232,6 +271,9 @@ def main() -> int:
     for shape, margin, oracle in margins:
         print(f"{shape}: abstat F1 - best anchor = {margin:+.3f}"
               + (f" (oracle K - best anchor = {oracle:+.3f})" if not math.isnan(oracle) else ""))
+    if lost:
+        print("\nrecall by the true step's z (|shift| / noise SD x sqrt(l r / (l + r)), its true segments l, r):")
+        print("\n".join(lost))
     return 0
 
 

@@ -42,11 +42,16 @@ def test_step_found_with_scipy_t_test_and_spike_ignored():
     assert (change.left_n, change.right_n) == (70, 70)
     reference = ttest_ind(x[70:], x[:70])
     assert abs(change.p_value - reference.pvalue) <= 1e-6 * reference.pvalue
-    # the size: the difference of means over 30 revisions each side, with scipy's t interval
-    sized = ttest_ind(x[70:100], x[40:70])
-    interval = sized.confidence_interval(0.95)
-    assert abs(change.shift - (x[70:100].mean() - x[40:70].mean())) < 1e-9
-    assert abs(change.low - interval.low) < 1e-9 and abs(change.high - interval.high) < 1e-9
+    # the size: the step of a level + common slope + step fit over 30 revisions each side, with
+    # its t interval (statsmodels' OLS on the same 60 values)
+    import statsmodels.api as sm
+
+    j = np.arange(60.0)
+    design = np.column_stack([np.ones(60), j, (j >= 30).astype(float)])
+    fitted = sm.OLS(x[40:100], design).fit()
+    low, high = fitted.conf_int(0.05)[2]
+    assert abs(change.shift - fitted.params[2]) < 1e-9
+    assert abs(change.low - low) < 1e-9 and abs(change.high - high) < 1e-9
     assert change.low < 4.0 < change.high and not change.provisional
     values[20] = 140.0  # a single spike: neither a change nor a moved one
     assert [c.index for c in detect(values).change_points] == [70]

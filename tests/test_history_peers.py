@@ -72,6 +72,24 @@ def test_asv_cosine_plus_one_step_is_one_step():
     assert sum(f == [500] for f in found) >= 8, found
 
 
+@pytest.mark.parametrize("noise", [0.0, 1e-4])
+def test_asv_noiseless_cosine_plus_one_step_is_exactly_that_step(noise):
+    # asv's test_autocorrelated exactly (noise 0: asv expects right == [500, 1000]), and with
+    # a little noise: the residuals of the steps are serially correlated, so the cosine's
+    # pieces do not stand, and the step of 1 does
+    import abstat.history.changepoints as changepoints
+
+    j = np.arange(1000)
+    y = 0.2 * np.cos(j / 100.0) + 1.0 * (j >= 500) + np.random.default_rng(4).normal(0, 1, j.size) * noise
+    assert [c.index for c in detect(y).change_points] == [500]
+    # without the serial correlation check, the noiseless cosine is cut into dozens of steps
+    saved, changepoints.SERIAL_GATE = changepoints.SERIAL_GATE, 0.0
+    try:
+        assert len(detect(y).change_points) > 10
+    finally:
+        changepoints.SERIAL_GATE = saved
+
+
 def test_asv_weighted_steps_and_a_spike():
     # asv's test_weighted: five steps, uniform noise, one spike at 15 (asv reports it unless it is
     # down-weighted; a spike is never a change here)

@@ -56,7 +56,7 @@ def _settings_line(report: HistoryReport) -> str:
     drift = "a drift check (a line or curve instead of steps, by BIC)" if s.drift else "no drift check"
     return (f"revisions in {report.ordering}; change points: binary segmentation (penalty {s.penalty:g} log n) "
             f"confirmed by a weighted t test p <= {s.max_pvalue:g} on {s.window} revisions each side "
-            f"(sized on {min(s.window, SIZE_WINDOW)}), {drift}, segments >= {s.min_segment} revisions, "
+            f"(sized by a level, slope and step on {min(s.window, SIZE_WINDOW)} each side), {drift}, segments >= {s.min_segment} revisions, "
             f"min magnitude {s.min_magnitude * 100:g}%, {s.confidence * 100:g}% intervals; "
             "every sample counts, weighted by the revision-to-revision noise; "
             "the p-value is taken at the best split (optimistic)")

@@ -176,6 +176,22 @@ class Sums:
             return diff, (math.inf if diff else 0.0), df
         return diff, diff / math.sqrt(var), df
 
+    def serial_factor(self, a: int, k: int, b: int, gate: float) -> float:
+        """How much the variance of a mean of [a, k) or [k, b) exceeds the independent one when the
+        residuals from the two segments' weighted means are serially correlated: (1 + r) / (1 - r)
+        for their lag-1 autocorrelation r, when r exceeds ``gate`` / sqrt(b - a); else 1."""
+        x, w = self.x[a:b], self.weight[a:b]
+        r = x.copy()
+        for lo, hi in ((0, k - a), (k - a, b - a)):
+            r[lo:hi] -= np.average(x[lo:hi], weights=w[lo:hi])
+        r *= np.sqrt(w)
+        top, bottom = float(np.dot(r[1:k - a], r[:k - a - 1]) + np.dot(r[k - a + 1:], r[k - a:-1])), float(np.dot(r, r))
+        rho = top / bottom if bottom > 0 else 0.0
+        if rho <= gate / math.sqrt(b - a):
+            return 1.0
+        rho = min(rho, 1.0 - 1e-12)
+        return (1.0 + rho) / (1.0 - rho)
+
     def gains(self, a: int, b: int, m: int) -> tuple[np.ndarray, np.ndarray]:
         """Positions k in [a+m, b-m] and the weighted least-squares gain of splitting there
         (the squared z of the difference of means, the weights being inverse variances)."""
@@ -224,6 +240,30 @@ class Sums:
             else:
                 ts.append(float(coef[j]) / math.sqrt(var))
         return sse, ts, df
+
+
+def step_size(sums: Sums, a: int, k: int, b: int, slope: bool) -> tuple[float, float, int]:
+    """The step at ``k`` on [a, b) by weighted least squares of a level and a step (plus a common
+    slope when ``slope``): (the step, its standard error, degrees of freedom)."""
+    x, w = sums.x[a:b], sums.weight[a:b]
+    n = b - a
+    index = np.arange(n, dtype=float)
+    columns = [np.ones(n), (index >= k - a).astype(float)]
+    if slope:
+        columns.insert(1, index / max(n - 1, 1) * 2.0 - 1.0)
+    df = n - len(columns)
+    root = np.sqrt(w)
+    design = np.column_stack(columns) * root[:, None]
+    y = x * root
+    if df <= 0:
+        return float(x[k - a:].mean() - x[:k - a].mean()) if 0 < k - a < n else 0.0, math.inf, max(df, 0)
+    try:
+        inverse = np.linalg.inv(design.T @ design)
+    except np.linalg.LinAlgError:
+        return 0.0, math.inf, df
+    coef = inverse @ (design.T @ y)
+    sse = max(0.0, float(np.sum((y - design @ coef) ** 2)))
+    return float(coef[-1]), math.sqrt(sse / df * float(inverse[-1, -1])), df
 
 
 def binary_segmentation(sums: Sums, n: int, m: int, penalty: float) -> list[int]:
