@@ -18,6 +18,7 @@ import shlex
 import subprocess
 import threading
 import time
+from typing import Any
 
 SSH_COMMAND_ENV = "ABSTAT_SSH_COMMAND"
 # Keep-alives notice a host that vanished (a reboot does not close TCP):
@@ -28,6 +29,28 @@ _COMMON_OPTIONS = ("-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "
 def ssh_command() -> list[str]:
     text = os.environ.get(SSH_COMMAND_ENV, "").strip()
     return shlex.split(text) if text else ["ssh"]
+
+
+OUTPUT_KEPT = 65536  # bytes kept of each stream of a command run on a box (its end)
+
+
+def _keep_tail(stream: Any, buffer: bytearray) -> None:
+    """Read ``stream`` to its end, keeping its last :data:`OUTPUT_KEPT` bytes in ``buffer``."""
+    try:
+        while True:
+            chunk = stream.read1(65536)
+            if not chunk:
+                return
+            buffer.extend(chunk)
+            if len(buffer) > OUTPUT_KEPT:
+                del buffer[:len(buffer) - OUTPUT_KEPT]
+    except (OSError, ValueError):
+        return
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
 
 
 class SshError(Exception):
@@ -107,20 +130,34 @@ class SshHost:
     # -- commands and sessions ----------------------------------------
 
     def run(self, remote_command: str, timeout: float) -> tuple[int, str, str]:
-        """Run a command on the host: (exit status, stdout, stderr); 255 is ssh's own failure."""
+        """Run a command on the host: (exit status, stdout, stderr); 255 is ssh's own failure.
+
+        Of each stream only the last :data:`OUTPUT_KEPT` bytes are kept (a box cannot fill the
+        workstation's memory); after ``timeout`` the session is killed (status -1)."""
         try:
             process = self.open(remote_command, stdin=subprocess.DEVNULL)
         except OSError as err:
             raise SshError(f"cannot run ssh: {err}") from None
+        kept: list[bytearray] = [bytearray(), bytearray()]
+        readers = [threading.Thread(target=_keep_tail, args=(stream, buffer), daemon=True)
+                   for stream, buffer in zip((process.stdout, process.stderr), kept)]
+        for reader in readers:
+            reader.start()
+        code: int | None
         try:
-            out, err = process.communicate(timeout=timeout)
+            code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
-            out, err = process.communicate()
-            return -1, out.decode(errors="replace"), f"no answer within {timeout:g} s"
+            process.wait()
+            code = None
         finally:
             self._forget(process)
-        return process.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+        for reader in readers:
+            reader.join(5)
+        out, err = (bytes(buffer).decode(errors="replace") for buffer in kept)
+        if code is None:
+            return -1, out, f"no answer within {timeout:g} s"
+        return code, out, err
 
     def open(self, remote_command: str, *, stdin: int = subprocess.PIPE) -> subprocess.Popen:
         """A running ``ssh`` session with pipes (the caller waits for it)."""
@@ -135,19 +172,10 @@ class SshHost:
             if process in self._sessions:
                 self._sessions.remove(process)
 
-    def close_session(self, process: subprocess.Popen) -> None:
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        self._forget(process)
+    def close_session(self, session: Any) -> None:
+        """End a :class:`abstat.lab.protocol.BoxSession` (at most 10 s after its input closes)."""
+        session.close()
+        self._forget(session.process)
 
     def abort(self) -> None:
         """Kill every session and the master (Ctrl-C, end of the experiment)."""
