@@ -19,7 +19,8 @@ speaks the runner protocol with what the scenario says:
 - ``error``: answer the plan with ``{"error": TEXT}``;
 - ``result``: fields replacing those of every result (``result_index``: only
   that one); ``extra_results``: that many results for slots of the plan
-  sent again; ``done``: fields replacing those of the final ``done``;
+  sent again; ``many_values``: that many values of ``wall`` (with ``result_index``);
+  ``done``: fields replacing those of the final ``done``;
 - ``doctor``: the answer to a ``{"doctor": ...}`` request;
 - ``ssh_stdout``: text the stand-in writes before running any command (a
   ``.bashrc`` that echoes a greeting).
@@ -136,6 +137,8 @@ def fake_python(argv: list[str]) -> int:
                   "notes": [], "stderr_tail": ""}
         if "result_index" not in scenario or scenario["result_index"] == index:
             result.update(scenario.get("result") or {})
+            if scenario.get("many_values"):
+                result["values"] = {"wall": [0] * scenario["many_values"]}
         _send({"result": result})
     done = {"error": None, "interrupted": False, "notes": []}
     done.update(scenario.get("done") or {})
