@@ -191,7 +191,9 @@ def test_unreachable_host_is_one_line(lab, tmp_path):
     assert [r["labels"]["host"] for r in rows] == ["alpha"] and len(rows[0]["runs"]) == 2
 
 
-def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
+    import glob
     import signal
     import time
 
@@ -201,6 +203,8 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
               "if [ $n -ge 3 ]; then exec sleep 31.337; fi"
     env = lab.env()
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env["TMPDIR"] = str(tmp_path / ("a long CI workspace path with spaces and %h %% " + "x" * 80))
+    os.makedirs(env["TMPDIR"])  # the control sockets must not go there (too long, a space, a %)
     process = subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--experiment", "i",
                                 "--host", "alpha", "--shell", "-v", f"a={command}", "-n", "5", "--no-progress"],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -209,7 +213,7 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
         while lab.boxes["alpha"].read("count") != "3" and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(getattr(signal, signum))
         out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
@@ -224,6 +228,11 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
     assert left.stdout.strip() == ""  # the run on the box was killed with its process group
     masters = subprocess.run(["pgrep", "-f", f"ssh -F {lab.ssh_config}"], capture_output=True, text=True)
     assert masters.stdout.strip() == ""  # no ssh master or session left behind
+    from abstat.lab.ssh import SshHost
+
+    name = os.path.basename(SshHost("alpha", "alpha", "/").control_path)[:-len(".sock")]
+    assert glob.glob(f"/tmp/abstat-ssh-*/{name}.*") == []  # its control socket and log removed
+    assert os.listdir(env["TMPDIR"]) == []
 
 
 def test_boot_loop_guard_stops_a_host_that_reboots_unasked(lab, tmp_path):

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from typing import Any
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec
 from abstat.lab.protocol import BoxSession, ProtocolError
-from abstat.lab.ssh import SshError, SshHost
+from abstat.lab.ssh import SshError, SshHost, control_directory
 
 
 @dataclass
@@ -72,7 +71,7 @@ def ask_hosts(hosts: list[HostSpec], request: dict[str, Any], *, timeout: float 
     """``request`` (one key) to every host at once; answers in the order of ``hosts``."""
     (key,) = request
     results = [HostAnswer(host) for host in hosts]
-    control_dir = tempfile.mkdtemp(prefix="abstat-ssh-")
+    control_dir = control_directory()
     connections = [SshHost(host.label, host.destination, control_dir) for host in hosts]
     threads = [threading.Thread(target=_ask, args=(ssh, request, key, timeout, result), daemon=True)
                for ssh, result in zip(connections, results)]

@@ -13,9 +13,11 @@ rebooted) the next :meth:`SshHost.connect` starts a new one.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import subprocess
+import tempfile
 import threading
 import time
 from typing import Any
@@ -64,15 +66,29 @@ def _last_line(data: bytes | str | None) -> str:
     return lines[-1] if lines else ""
 
 
+def control_directory() -> str:
+    """A new private directory (mode 0700) for the control sockets: under ``/tmp`` when it can be
+    written, whatever ``$TMPDIR`` says (a socket's path must stay short: at most 107 bytes, and ssh
+    adds a suffix while it creates it), else under the temporary directory."""
+    for base in ("/tmp", None):
+        try:
+            return tempfile.mkdtemp(prefix="abstat-ssh-", dir=base)
+        except OSError:
+            if base is None:
+                raise
+    raise AssertionError("unreachable")
+
+
 class SshHost:
     """One ssh destination, with abstat's own master connection to it."""
 
     def __init__(self, label: str, destination: str, control_dir: str) -> None:
         self.label = label
         self.destination = destination
-        self.control_path = os.path.join(control_dir, f"{label}.sock")
+        name = hashlib.sha256(f"{label}\0{destination}".encode(errors="surrogateescape")).hexdigest()[:16]
+        self.control_path = os.path.join(control_dir, f"{name}.sock")  # no label text in a path ssh expands (%)
         self._master: subprocess.Popen | None = None
-        self._master_log = os.path.join(control_dir, f"{label}.log")
+        self._master_log = os.path.join(control_dir, f"{name}.log")
         self._lock = threading.Lock()
         self._sessions: list[subprocess.Popen] = []
 
