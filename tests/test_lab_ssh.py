@@ -251,3 +251,30 @@ def test_boot_loop_guard_stops_a_host_that_reboots_unasked(lab, tmp_path):
     assert [r["status"] for r in rows] == ["interrupted", "interrupted"]
     assert len(rows[0]["runs"]) == 1  # the run before the crash is kept
     assert lab.boxes["alpha"].boots == 5  # power-on, asked, crash, asked again, crash: then it stops asking
+
+
+def test_a_greeting_login_script_and_after_booted_first_change_nothing(tmp_path):
+    """A ``.bashrc`` that echoes a welcome before every command (the boot id is then not the whole
+    output), and a seeded order that boots ``after`` first: the boots count, and the baseline is
+    still the first -v."""
+    from abstat.lab.config import boot_order
+
+    seed = next(s for s in range(100) if boot_order(["before", "after"], 1, s, "alpha")[0] == "after")
+    boxes = lab_sim.Lab(["alpha"], reboot_delay=0.3, greeting="Welcome to alpha 0f1e2d3c (have a nice day)")
+    try:
+        boxes.start()
+        store = str(tmp_path / "lab.db")
+        result = abstat(boxes, "run", "--store", store, "--experiment", "greet", "--host", "alpha",
+                        *measured(boxes), *boot_options(boxes), "-n", "2", "--seed", str(seed),
+                        "--boot-timeout", "20", "--no-progress")
+        assert result.returncode == 0, result.stderr
+        rows = invocations(store)
+        assert [r["lab"]["boot_variant"] for r in rows] == ["after", "before"]
+        assert all(r["status"] == "complete" and len(r["runs"]) == 2 for r in rows)
+        assert len({r["boot_id"] for r in rows}) == 2 and boxes.boxes["alpha"].boots == 3
+        assert "baseline before" in result.stdout and "after vs before" in result.stdout, result.stdout
+        db = sqlite3.connect(store)
+        assert [name for (name,) in db.execute("SELECT name FROM variants ORDER BY id")] == ["before", "after"]
+        db.close()
+    finally:
+        boxes.close()

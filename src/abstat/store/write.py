@@ -169,18 +169,26 @@ class StoreWriter:
             "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
             "settings": json.dumps(dict(settings or {}), sort_keys=True), "labels": dict(labels or {}),
         }
-        with self.db.transaction():
-            experiment_id = self._ensure_experiment(experiment)
-            invocation_id = self._insert_invocation(experiment_id, row)
-            for name in variants:
-                self._ensure_variant(experiment_id, name)
-        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
-        self._begun[invocation_id] = {
+        begun = {
             "experiment": experiment, "machine": dict(machine), "argv": list(argv), "settings": dict(settings or {}),
             "labels": dict(labels or {}), "variants": list(variants), "uid": row["uid"],
             "started_at": row["started_at"],
         }
-        self._committed[invocation_id] = 0
+        try:
+            with self.db.transaction():
+                experiment_id = self._ensure_experiment(experiment)
+                invocation_id = self._insert_invocation(experiment_id, row)
+                for name in variants:
+                    self._ensure_variant(experiment_id, name)
+        except self.db.errors as err:  # the server went away between two boots: the new one starts spooled
+            if self._spool_notify is None or not self.db.is_disconnect(err):
+                raise
+            invocation = Invocation(-1 - len(self._begun), -1, experiment, row["uid"])  # an id no row has
+            self._begun[invocation.id], self._committed[invocation.id] = begun, 0
+            self._fail_over(invocation, err)
+            return invocation
+        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
+        self._begun[invocation_id], self._committed[invocation_id] = begun, 0
         return invocation
 
     def add_run(
