@@ -144,3 +144,30 @@ def test_export_and_show_read_the_store_the_hostile_run_left(hostile_run):
     assert exported.returncode == 0, exported.stderr
     assert "\x1b" not in exported.stdout
     assert json.loads(exported.stdout)
+
+
+def test_resume_shows_the_stored_commands_and_runs_nothing_without_yes(hostile_run, tmp_path):
+    _, store, _ = hostile_run
+    pwned = tmp_path / "pwned"
+    db = sqlite3.connect(store)
+    (count,) = db.execute("SELECT count(*) FROM invocations").fetchone()
+    (last, settings) = db.execute("SELECT id, settings FROM invocations ORDER BY id DESC LIMIT 1").fetchone()
+    forged = json.loads(settings)
+    forged["spec"]["variants"][0]["command"] = f"touch {pwned} \x1b]0;title\x07"
+    forged["spec"]["hooks"] = {"setup": "echo set up"}
+    db.execute("UPDATE invocations SET settings = ? WHERE id = ?", (json.dumps(forged), last))
+    db.commit()
+    db.close()
+    env = hostile_box.environment({}, str(tmp_path))
+    env["PYTHONPATH"] = SRC
+    result = subprocess.run([sys.executable, "-m", "abstat", "run", "--resume", "hostile", "--store", store],
+                            env=env, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("on good (good), nosuch (nosuch), ")
+    assert f"  -v a=touch {pwned} \\x1b]0;title\\x07" in lines and "  --setup echo set up" in lines
+    assert lines[-1] == ("abstat run: --resume 'hostile' runs the stored commands above; check them, then add --yes")
+    assert "\x1b" not in result.stderr and not pwned.exists()
+    db = sqlite3.connect(store)
+    assert db.execute("SELECT count(*) FROM invocations").fetchone() == (count,)
+    db.close()

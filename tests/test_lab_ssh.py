@@ -132,7 +132,7 @@ def test_host_that_never_returns_stops_alone_then_resume(lab, tmp_path):
     assert len(beta_rows) == 1 and beta_rows[0]["status"] == "complete" and len(beta_rows[0]["runs"]) == 2
 
     beta.power_on()
-    resumed = abstat(lab, "run", "--resume", "x", "--store", store, "--no-progress")
+    resumed = abstat(lab, "run", "--resume", "x", "--yes", "--store", store, "--no-progress")
     assert resumed.returncode == 0, resumed.stderr
     assert "alpha: 4 boot(s) already stored, 0 to go" in resumed.stderr
     rows = invocations(store)

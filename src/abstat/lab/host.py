@@ -35,7 +35,9 @@ CHECK_TIMEOUT_S = 120.0
 BOOT_ATTEMPTS = 2          # a boot refused by --check is tried once more
 UNASKED_REBOOTS = 1        # more than this many reboots nobody asked for: boot loop
 RECONNECTS_PER_BLOCK = 3
-PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed")
+PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed", "Permission denied",
+                        "Bad configuration option", "Bad owner or permissions", "Too many authentication failures",
+                        "command-line line", "Unsupported option")  # errors waiting cannot mend
 HELLO_TIMEOUT_S = 120.0   # from the session's start to the runner's hello (Python starting, the machine record)
 SESSION_END_S = 10.0      # a session that ended its output is killed after this long
 FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout

@@ -20,6 +20,9 @@ from abstat.lab.protocol import BoxSession, ProtocolError
 from abstat.lab.ssh import SshError, SshHost, control_directory
 
 
+MAX_TIMEOUT_S = 86400.0
+
+
 @dataclass
 class HostAnswer:
     host: HostSpec
@@ -70,6 +73,7 @@ def _ask(ssh: SshHost, request: dict[str, Any], key: str, timeout: float, result
 def ask_hosts(hosts: list[HostSpec], request: dict[str, Any], *, timeout: float = 30.0) -> list[HostAnswer]:
     """``request`` (one key) to every host at once; answers in the order of ``hosts``."""
     (key,) = request
+    timeout = min(timeout, MAX_TIMEOUT_S) if timeout > 0 else MAX_TIMEOUT_S  # inf, nan: a day is "forever"
     results = [HostAnswer(host) for host in hosts]
     control_dir = control_directory()
     connections = [SshHost(host.label, host.destination, control_dir) for host in hosts]
