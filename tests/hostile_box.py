@@ -79,6 +79,7 @@ def ssh(argv: list[str]) -> int:
     if not command:
         return 0
     os.environ["HOSTILE_DESTINATION"] = destination
+    os.environ["ABSTAT_LEASE"] = os.path.join(os.environ["HOSTILE_BIN"], f"{destination}.lease")
     os.environ["PATH"] = os.environ["HOSTILE_BIN"] + os.pathsep + os.environ.get("PATH", "")
     os.execvp("sh", ["sh", "-c", " ".join(command)])
     return 255
@@ -91,7 +92,7 @@ def _send(message: dict) -> None:
 
 def fake_python(argv: list[str]) -> int:
     scenario = _scenario(os.environ.get("HOSTILE_DESTINATION", ""))
-    if not scenario:
+    if not scenario or "remote.main()" not in " ".join(argv):  # a healthy box, or not the runner (the lease)
         os.execv(os.environ["HOSTILE_REAL_PYTHON"], [os.environ["HOSTILE_REAL_PYTHON"], *argv])
     source = sys.stdin.buffer
     size = int(source.readline())

@@ -83,6 +83,7 @@ class Box:
                 "KbdInteractiveAuthentication no\n"
                 f"AuthorizedKeysFile {lab.user_key}.pub\nStrictModes no\nLogLevel ERROR\nMaxSessions 50\n"
                 "MaxStartups 100\n"
+                + f"SetEnv ABSTAT_LEASE={lab.box}/lease\n"  # each box its own lease file (they share /tmp)
                 + (f"ForceCommand {lab.greeter}\n" if lab.greeting else "")
             )
         self._write("current", "")

@@ -33,6 +33,11 @@ def main(argv: list[str]) -> int:
             time.sleep(3600)
     if not command:
         return 0
+    if "ABSTAT_LEASE" not in os.environ:  # one box per destination: its own lease (see abstat.lab.lease)
+        import tempfile
+
+        os.environ["ABSTAT_LEASE"] = os.path.join(tempfile.gettempdir(), f"abstat-local-ssh-{os.getuid()}-"
+                                                  f"{os.getppid()}-{argv[0]}.lease")
     os.execvp("sh", ["sh", "-c", " ".join(command)])
     return 255
 

@@ -13,6 +13,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -278,3 +279,50 @@ def test_a_greeting_login_script_and_after_booted_first_change_nothing(tmp_path)
         db.close()
     finally:
         boxes.close()
+
+
+def test_a_leased_box_makes_a_second_experiment_wait_or_with_no_wait_stop(lab, tmp_path):
+    import time
+
+    store = str(tmp_path / "lab.db")
+    env = lab.env()
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    box, log = lab.box, tmp_path / "third.err"
+
+    def start(*args: str, stderr: Any = subprocess.PIPE) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--host", "alpha",
+                                 "--shell", "-n", "1", "--no-progress", *args], env=env, stdout=subprocess.PIPE,
+                                stderr=stderr, text=True)
+
+    def until(condition: Any) -> None:
+        deadline = time.monotonic() + 60
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    first = start("--experiment", "first", "-v",
+                  f"a=touch {box}/started; while [ ! -e {box}/release ]; do sleep 0.05; done; touch {box}/first-done")
+    waiting = None
+    try:
+        until(lambda: lab.boxes["alpha"].read("started") is not None)
+        refused = abstat(lab, "run", "--store", store, "--host", "alpha", "--experiment", "second", "--no-wait",
+                         "-v", "a=true", "-n", "1", "--no-progress")
+        with open(log, "w") as handle:
+            waiting = start("--experiment", "third", "-v", f"a=test -e {box}/first-done", stderr=handle)
+        until(lambda: "waiting for the box" in log.read_text())
+        open(os.path.join(lab.boxes["alpha"].dir, "release"), "w").close()
+        out, err = first.communicate(timeout=60)
+        assert first.returncode == 0, err
+        waiting.communicate(timeout=60)
+    finally:
+        open(os.path.join(lab.boxes["alpha"].dir, "release"), "w").close()
+        for process in (first, waiting):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    err = log.read_text()
+    assert refused.returncode == 2, refused.stderr
+    failed = [line for line in refused.stderr.splitlines() if line.startswith("abstat run: host alpha failed:")]
+    assert len(failed) == 1 and "the box is leased to experiment 'first' of " in failed[0], refused.stderr
+    assert failed[0].endswith("(--no-wait)")
+    assert waiting.returncode == 0, err  # it measured only once the first had finished
+    assert "abstat run: alpha: waiting for the box: leased to experiment 'first' of " in err

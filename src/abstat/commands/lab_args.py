@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from abstat.engine.spec import DEFAULT_BOOT_TIMEOUT_S, NAME_CHARS, ExperimentSpec as Spec, Host, Lab
 from abstat.errors import UsageError
@@ -26,6 +27,8 @@ def add_lab_options(parser: argparse.ArgumentParser) -> None:
     lab.add_argument("--boots", type=int, default=None, metavar="K", help="boots per variant (default 1)")
     lab.add_argument("--boot-timeout", type=float, default=None, metavar="S",
                      help="wait at most S seconds for a host to come back (default 600)")
+    lab.add_argument("--no-wait", action="store_true",
+                     help="a host leased to another experiment stops at once, naming the holder (default: wait)")
     lab.add_argument("--resume", metavar="EXPERIMENT",
                      help="continue a --host experiment where it stopped (stored boots are not repeated); "
                           "shows the stored commands and runs them only with --yes")
@@ -107,3 +110,12 @@ def stored_commands(spec: Spec) -> list[str]:
         lines += [f"  --boot {variant}={command}" for variant, command in spec.lab.boot.items()]
         lines += [f"  --check {variant}={command}" for variant, command in spec.lab.check.items()]
     return lines
+
+
+def lease_hooks(args: argparse.Namespace) -> Any:
+    """The host hooks of ``--no-wait`` (None: the engine's default lease, which waits)."""
+    if not getattr(args, "no_wait", False):
+        return None
+    from abstat.lab.lease import BoxLease
+
+    return lambda host: BoxLease(wait=False)

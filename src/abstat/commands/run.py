@@ -19,7 +19,7 @@ from typing import Any
 from abstat.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
                              add_label, add_no_progress, add_runs, add_store, add_warmup)
 from abstat.commands.experiment_args import add_run_options, spec_from_args
-from abstat.commands.lab_args import add_lab_options, stored_commands
+from abstat.commands.lab_args import add_lab_options, lease_hooks, stored_commands
 from abstat.errors import InputError, UsageError
 from abstat.render import escape
 from abstat.render.run_report import comparison_report  # noqa: F401 -- tests take it from here
@@ -62,7 +62,7 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
 
 
 def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequence[str], resuming: bool = False,
-            report: bool = True) -> tuple[int, Any]:
+            report: bool = True, host_hooks: Any = None) -> tuple[int, Any]:
     """Run ``spec`` through the engine, showing its events, then print its comparison (unless not
     ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``."""
     from abstat.engine import Engine
@@ -70,7 +70,8 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
 
     with RunDisplay(sys.stderr, progress=progress) as display:
         # how the comparison is rendered goes with each invocation: a resume renders it alike
-        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}})
+        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}},
+                        host_hooks=host_hooks)
         shown = (lambda store, done: _print_report(store, done, fmt, verbose)) if report else None
         result = engine.run(spec, resuming=resuming, before_close=shown)
     if result.spec.lab is not None:
@@ -111,7 +112,7 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     from abstat.engine.stored import stored_experiment, with_resume_options
     from abstat.store import check_experiment_name
 
-    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", "yes", *_OUTPUT_OPTIONS))
+    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", "yes", "no_wait", *_OUTPUT_OPTIONS))
     check_experiment_name(args.resume)
     stored = stored_experiment(store_path, args.resume)
     if stored.spec is not None:
@@ -183,7 +184,7 @@ def main(argv: list[str]) -> int:
     if args.resume is not None:
         spec, fmt, verbose = _resume(args, store_path)
         return execute(spec, fmt=fmt, verbose=verbose, progress=not args.no_progress,
-                       argv=["abstat", "run", *argv], resuming=True)[0]
+                       argv=["abstat", "run", *argv], resuming=True, host_hooks=lease_hooks(args))[0]
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
     if args.print_spec:
         from abstat.engine.spec import dumps
@@ -191,4 +192,4 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(dumps(spec.replace(store=args.store)))
         return 0
     return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
-                   argv=["abstat", "run", *argv])[0]
+                   argv=["abstat", "run", *argv], host_hooks=lease_hooks(args))[0]

@@ -22,6 +22,7 @@ from abstat.engine.record import ExperimentResult, add_run, default_name, run_no
 from abstat.engine.spec import ExperimentSpec
 from abstat.lab.config import LabPlan
 from abstat.lab.host import Event, HostHooks, HostWorker
+from abstat.lab.lease import BoxLease
 from abstat.lab.ssh import SshHost, control_directory
 from abstat.runner import signals
 from abstat.runner.sources import Perf
@@ -85,7 +86,7 @@ class _Controller:
         self.store = store
         self.argv = argv
         self.on_event = on_event
-        self.host_hooks = host_hooks or (lambda host: None)
+        self.host_hooks = host_hooks or (lambda host: BoxLease())  # by default, wait for a leased box
         self.events: queue.Queue[Event] = queue.Queue()
         self.stopping = threading.Event()
         self.invocations: dict[tuple[str, int], Any] = {}
@@ -208,5 +209,7 @@ class _Controller:
             for other in [k for k in self.invocations if k[0] == event.host]:
                 store.finish_invocation(self.invocations.pop(other), "failed", [data["message"]])
             sink(ev.HostLost(data["message"], host=event.host))
+        elif event.kind == "note":
+            sink(ev.Note(data["text"], host=event.host))
         elif event.kind == "finished":
             sink(ev.HostDone(bool(data.get("interrupted")), host=event.host))

@@ -74,6 +74,9 @@ class HostHooks:
     def acquire(self, worker: HostWorker) -> None:
         """Before the host's first boot."""
 
+    def before_block(self, worker: HostWorker) -> None:
+        """Before each block's runs (after its boot and check): a lease lost with a reboot is taken again."""
+
     def release(self, worker: HostWorker) -> None:
         """After its last, always (exceptions here are reported as the host's failure)."""
 
@@ -141,6 +144,7 @@ class HostWorker(threading.Thread):
                 boot_id = self._reboot(index, variant, where)
                 if not self._checked(index, variant, where, attempts):
                     continue
+            self.hooks.before_block(self)
             if self._block(index, boot_id, where):
                 return
             attempts = 0  # the host rebooted by itself: boot this variant again

@@ -115,7 +115,11 @@ class SshHost:
         except FileNotFoundError:
             pass
         seconds = max(1, int(min(timeout, 30)))
-        with open(self._master_log, "wb") as log:
+        try:
+            log = open(self._master_log, "wb")
+        except OSError as err:  # the control directory is gone: the experiment is ending
+            raise SshError(f"cannot write {self._master_log}: {err.strerror}") from None
+        with log:
             master = subprocess.Popen(
                 [*self._argv("-M", "-N", "-o", "ControlPersist=no", "-o", f"ConnectTimeout={seconds}"),
                  "--", self.destination],
@@ -126,8 +130,11 @@ class SshHost:
         while not os.path.exists(self.control_path):
             if master.poll() is not None or time.monotonic() > deadline:
                 self.disconnect()
-                with open(self._master_log, "rb") as log:
-                    reason = _last_line(log.read())
+                try:
+                    with open(self._master_log, "rb") as log:
+                        reason = _last_line(log.read())
+                except OSError:  # removed by close() meanwhile (the experiment is ending)
+                    reason = ""
                 raise SshError(reason or f"ssh {self.destination} exited with status {master.returncode}")
             time.sleep(0.01)
 
