@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import sys
 import time
 import uuid
@@ -58,20 +57,13 @@ def _scenario(destination: str) -> dict:
 
 
 def ssh(argv: list[str]) -> int:
-    options: list[str] = []
-    while argv and argv[0] != "--":
-        options.append(argv.pop(0))
-    argv = argv[1:]
-    if not argv:
+    sys.path.insert(0, HERE)
+    import local_ssh
+
+    _, destination, command = local_ssh.parse(argv)  # a master (-M) is served there
+    if destination is None:
         sys.stderr.write("hostile_box: no destination\n")
         return 255
-    destination, command = argv[0], argv[1:]
-    if "-M" in options:
-        path = next(o.split("=", 1)[1] for o in options if o.startswith("ControlPath="))
-        open(path, "w").close()
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-        while True:
-            time.sleep(3600)
     scenario = _scenario(destination)
     if scenario.get("ssh_stdout"):
         sys.stdout.write(scenario["ssh_stdout"])

@@ -8,10 +8,9 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
-from store_pg import backend, fresh_database, password_of, server_url  # noqa: F401  (fixtures)
+from store_pg import backend, cut_the_server, fresh_database, password_of  # noqa: F401  (fixtures)
 
 from abstat.store import open_store
 
@@ -23,8 +22,6 @@ SRC = os.path.join(os.path.dirname(HERE), "src")
 def test_a_lab_run_whose_server_goes_away_spools_and_every_run_is_kept(tmp_path, comes_back):
     psycopg = pytest.importorskip("psycopg")
     url = fresh_database()
-    database = url.rsplit("/", 1)[1]
-    admin = server_url()
     env = dict(os.environ, ABSTAT_SSH_COMMAND=f"{sys.executable} {os.path.join(HERE, 'local_ssh.py')}",
                PYTHONPATH=SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
     runs = 60
@@ -32,26 +29,7 @@ def test_a_lab_run_whose_server_goes_away_spools_and_every_run_is_kept(tmp_path,
         [sys.executable, "-m", "abstat", "run", "--host", "h1", "--host", "h2", "-n", str(runs), "--shell",
          "-v", "a=sleep 0.01", "-v", "b=sleep 0.01", "--experiment", "blip", "--store", url, "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=env)
-    try:
-        deadline, committed = time.monotonic() + 60, 0
-        while committed < 20 and time.monotonic() < deadline:
-            time.sleep(0.1)
-            try:
-                with psycopg.connect(url) as db:
-                    committed = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-            except psycopg.Error:
-                committed = 0
-        with psycopg.connect(admin, autocommit=True) as db:
-            if not comes_back:
-                db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS false')
-            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
-                       " AND pid <> pg_backend_pid()", (database,))
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        with psycopg.connect(admin, autocommit=True) as db:
-            db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS true')
+    committed, out, err = cut_the_server(url, proc, after_runs=20, comes_back=comes_back)
     assert committed >= 20
     assert password_of(url) not in err + out and "Traceback" not in err and "internal error" not in err, err
     went = [line for line in err.splitlines() if "went away" in line]

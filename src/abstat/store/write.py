@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -271,7 +272,7 @@ class StoreWriter:
                 begun["experiment"], begun["machine"], argv=begun["argv"], settings=begun["settings"],
                 labels=begun["labels"], variants=begun["variants"], uid=begun["uid"], started_at=begun["started_at"],
             )
-        except InputError as spool_error:  # a full disk, a read-only directory: say both, in one line
+        except (InputError, OSError, sqlite3.Error) as spool_error:  # a full disk, a read-only directory: say both
             raise InputError(f"{reason}; {kept}; the next runs cannot go to a spool file either"
                              f" ({spool_error})") from None
         self._spool_notify(
