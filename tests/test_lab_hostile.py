@@ -171,3 +171,24 @@ def test_resume_shows_the_stored_commands_and_runs_nothing_without_yes(hostile_r
     db = sqlite3.connect(store)
     assert db.execute("SELECT count(*) FROM invocations").fetchone() == (count,)
     db.close()
+
+
+def test_a_silent_or_flooding_session_is_ended_within_its_timeouts():
+    import time
+
+    from abstat.lab.protocol import BoxSession, NoAnswer
+
+    started = time.monotonic()
+    silent = BoxSession(subprocess.Popen(["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=subprocess.PIPE))
+    with pytest.raises(NoAnswer):
+        silent.hello(1.0)
+    silent.close(grace=0.5)
+    assert silent.process.returncode == -9 and time.monotonic() - started < 10
+    flood = BoxSession(subprocess.Popen([sys.executable, "-c", "import sys\nwhile True: sys.stderr.write('e' * 65536)"],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    with pytest.raises(NoAnswer):  # standard error is drained: the box is not blocked, nor is the reader
+        flood.hello(1.0)
+    assert flood.stderr_tail().startswith("eeee") and len(flood.stderr_tail()) <= 1000
+    flood.close(grace=0.5)
+    assert time.monotonic() - started < 20

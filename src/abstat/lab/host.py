@@ -25,7 +25,7 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec, LabPlan
-from abstat.lab.protocol import BoxSession, ProtocolError, boot_id_from, decode_done, decode_error, decode_result
+from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError, boot_id_from, decode_done, decode_error, decode_result
 from abstat.lab.ssh import SshError, SshHost
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
@@ -280,6 +280,8 @@ class HostWorker(threading.Thread):
             pass  # the session ended: no hello follows
         try:
             hello = session.hello(HELLO_TIMEOUT_S)
+        except NoAnswer:
+            raise HostFailed(f"the runner did not answer within {HELLO_TIMEOUT_S:g} s of starting") from None
         except ProtocolError as err:
             raise ProtocolError(str(err), "hello") from None
         if hello is None:

@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 from abstat.lab.host import HostFailed, HostHooks
-from abstat.lab.protocol import BoxSession, ProtocolError
+from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError
 
 LEASE_TIMEOUT_S = 60.0  # for the box to answer whether the lease is free
 
@@ -110,10 +110,12 @@ class BoxLease(HostHooks):
         while True:
             try:
                 message = self.session.message(max(0.5, min(1.0, deadline - time.monotonic())))
-            except ProtocolError as err:
-                if str(err) == "no answer in time" and (self._waiting or time.monotonic() < deadline):
+            except NoAnswer:
+                if self._waiting or time.monotonic() < deadline:
                     worker._check_stop()
                     continue
+                raise HostFailed(f"cannot take the lease of the box: no answer within {LEASE_TIMEOUT_S:g} s") from None
+            except ProtocolError as err:
                 raise HostFailed(f"cannot take the lease of the box: {err}") from None
             if message is None:
                 _, reason = self.session.end(5)

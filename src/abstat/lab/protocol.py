@@ -52,6 +52,10 @@ class ProtocolError(Exception):
     """What a box sent breaks the protocol; the text is ``FIELD: problem``, in one line."""
 
 
+class NoAnswer(ProtocolError):
+    """The box said nothing within the time it had."""
+
+
 @dataclass
 class Hello:
     machine: dict[str, Any]
@@ -125,7 +129,7 @@ class BoxSession:
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ProtocolError("no answer in time")
+                raise NoAnswer("no answer in time")
             try:
                 item = self._lines.get(timeout=min(left, 0.5))
             except queue.Empty:

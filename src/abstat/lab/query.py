@@ -16,7 +16,7 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec
-from abstat.lab.protocol import BoxSession, ProtocolError
+from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError
 from abstat.lab.ssh import SshError, SshHost, control_directory
 
 
@@ -63,6 +63,9 @@ def _ask(ssh: SshHost, request: dict[str, Any], key: str, timeout: float, result
             result.answer = message[key]
             return
         result.error = f"the host did not answer ({session.end(10)[1] or 'the session ended'})"
+    except NoAnswer:
+        session.kill()
+        result.error = f"no answer within {timeout:g} s"
     except ProtocolError as err:
         session.kill()
         result.error = f"the host sent an invalid answer: {err}"
