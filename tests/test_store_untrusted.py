@@ -78,3 +78,30 @@ def test_rows_an_older_abstat_stored_from_a_box_are_named_not_an_internal_error(
     for args in (("export", "--format", "hyperfine"), ("noise", "--experiment", "e"), ("show", "e")):
         result = abstat(*args)
         assert "internal error" not in result.stderr and "Traceback" not in result.stderr, (args, result.stderr)
+
+
+def test_no_command_names_the_store_with_its_password(tmp_path):
+    """history's and noise's first errors (an unknown experiment, no rev label) and noise's JSON."""
+    pytest.importorskip("psycopg")
+    from store_pg import fresh_database, password_of
+
+    url = fresh_database()
+    secret = password_of(url)
+    assert secret
+    env = dict(os.environ, PYTHONPATH=SRC)
+
+    def abstat(*args: str, store: str | None = url) -> subprocess.CompletedProcess:
+        extra = ["--store", store] if store else []
+        return subprocess.run([sys.executable, "-m", "abstat", *args, *extra], env=env, capture_output=True,
+                              text=True, timeout=120, cwd=tmp_path)
+
+    assert abstat("run", "--experiment", "e", "-v", "a=true", "-v", "b=true", "-n", "2").returncode == 0
+    assert abstat("noise", "-n", "2", "--experiment", "n", "--format", "json", "--", "true").returncode in (0, 2)
+    for args in (("history", "nosuch"), ("history", "e"), ("noise", "--experiment", "nosuch"),
+                 ("noise", "--experiment", "e"), ("noise", "--experiment", "n", "--format", "json")):
+        for store in (url, None):  # --store, and $ABSTAT_STORE (a CI secret)
+            env["ABSTAT_STORE"] = url if store is None else ""
+            done = abstat(*args, store=store)
+            assert secret not in done.stdout + done.stderr, (args, store, done.stderr)
+            assert "internal error" not in done.stderr, (args, done.stderr)
+    env.pop("ABSTAT_STORE")
