@@ -72,9 +72,9 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
     """The lab the options describe (None without --host), checked in the options' words."""
     hosts = parse_hosts(args.host)
     if not hosts:
-        if args.boot or args.check or (args.boots, args.boot_timeout) != (None, None):
-            raise UsageError("--boot, --check, --boots and --boot-timeout need --host: abstat boots test boxes "
-                             "over ssh, never this machine")
+        if args.boot or args.check or (args.boots, args.boot_timeout) != (None, None) or getattr(args, "no_wait", 0):
+            raise UsageError("--boot, --check, --boots, --boot-timeout and --no-wait need --host: abstat boots test "
+                             "boxes over ssh, never this machine")
         return None
     boot = _per_variant(args.boot, "--boot", names)
     check = _per_variant(args.check, "--check", names)
