@@ -74,8 +74,9 @@ class HostHooks:
     def acquire(self, worker: HostWorker) -> None:
         """Before the host's first boot."""
 
-    def before_block(self, worker: HostWorker) -> None:
-        """Before each block's runs (after its boot and check): a lease lost with a reboot is taken again."""
+    def hold(self, worker: HostWorker) -> None:
+        """Before the host is booted and before each block's runs (connected): a lease lost with a
+        reboot is taken again."""
 
     def release(self, worker: HostWorker) -> None:
         """After its last, always (exceptions here are reported as the host's failure)."""
@@ -144,7 +145,7 @@ class HostWorker(threading.Thread):
                 boot_id = self._reboot(index, variant, where)
                 if not self._checked(index, variant, where, attempts):
                     continue
-            self.hooks.before_block(self)
+            self.hooks.hold(self)
             if self._block(index, boot_id, where):
                 return
             attempts = 0  # the host rebooted by itself: boot this variant again
@@ -193,6 +194,7 @@ class HostWorker(threading.Thread):
         self.state("booting", index, variant=variant)
         old = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S),
                             f"{where}cannot reach the host before booting")
+        self.hooks.hold(self)  # never reboot a box another experiment measures on
         code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
             raise HostFailed(f"{where}--boot command for {variant!r} failed with exit status {code}"

@@ -8,11 +8,12 @@ away, or the box rebooted).  A second experiment waits until the box is
 free (its host shows ``waiting for the lease``) or, with ``wait=False``
 (``--no-wait``), stops that host with one line naming the holder.
 
-A reboot ends the session and so the lock: :meth:`BoxLease.before_block`
-takes it again before every block, so every block runs under the lease
-(another experiment may use the box between two of our boots, never during
-one of our blocks; the boot id check of the block then notices a box that
-was rebooted meanwhile).
+The lease is taken before the box is rebooted and before every block
+(:meth:`BoxLease.hold`); a reboot ends the session and so the lock, which
+is taken again once the box is back.  So abstat never reboots a box, nor
+measures on it, while another experiment holds it; another experiment may
+use the box between our reboot and our block (the block's boot id check
+then notices a box that was rebooted meanwhile).
 """
 from __future__ import annotations
 
@@ -94,9 +95,9 @@ class BoxLease(HostHooks):
         self._waiting = False
 
     def acquire(self, worker: Any) -> None:
-        """Nothing yet: the lease is taken before each block (:meth:`before_block`)."""
+        """Nothing yet: the lease is taken before each boot and block (:meth:`hold`)."""
 
-    def before_block(self, worker: Any) -> None:
+    def hold(self, worker: Any) -> None:
         if self.session is not None and self.session.process.poll() is None:
             return  # still held (no reboot since)
         self._end(worker)
