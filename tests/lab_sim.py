@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
 import shutil
 import signal
 import socket
@@ -82,6 +83,8 @@ class Box:
                 "KbdInteractiveAuthentication no\n"
                 f"AuthorizedKeysFile {lab.user_key}.pub\nStrictModes no\nLogLevel ERROR\nMaxSessions 50\n"
                 "MaxStartups 100\n"
+                + f"SetEnv ABSTAT_LEASE={lab.box}/lease\n"  # each box its own lease file (they share /tmp)
+                + (f"ForceCommand {lab.greeter}\n" if lab.greeting else "")
             )
         self._write("current", "")
 
@@ -147,8 +150,12 @@ class Box:
 class Lab:
     """Boxes, keys, an ssh_config with their aliases, and the reboot supervisor."""
 
-    def __init__(self, names: list[str], reboot_delay: float = 0.8) -> None:
+    def __init__(self, names: list[str], reboot_delay: float = 0.8, greeting: str = "") -> None:
+        """``greeting``: what every session prints first on standard output, as a ``.bashrc`` that
+        echoes a welcome (through sshd's ForceCommand)."""
         self.root = tempfile.mkdtemp(prefix="abstat-lab-test-")
+        self.greeting = greeting
+        self.greeter = os.path.join(self.root, "greeter")
         try:
             self._prepare(names, reboot_delay)
         except BaseException:
@@ -166,6 +173,9 @@ class Lab:
         for path in (self.host_key, self.user_key):
             subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True,
                            capture_output=True, timeout=30)
+        with open(self.greeter, "w") as handle:
+            handle.write(f"#!/bin/sh\nprintf '%s\\n' {shlex.quote(self.greeting)}\nexec sh -c \"$SSH_ORIGINAL_COMMAND\"\n")
+        os.chmod(self.greeter, 0o755)
         self.reboot = os.path.join(self.root, "reboot")  # usage: $reboot VARIANT
         with open(self.reboot, "w") as handle:
             handle.write("#!/bin/sh\n# grub-reboot \"$1\" && reboot, simulated\n"

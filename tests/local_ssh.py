@@ -16,23 +16,33 @@ import sys
 import time
 
 
-def main(argv: list[str]) -> int:
+def parse(argv: list[str]) -> tuple[list[str], str | None, list[str]]:
+    """``ssh`` arguments -> (options, destination, remote command); serves a master (``-M``) itself."""
     options: list[str] = []
     while argv and argv[0] != "--":
         options.append(argv.pop(0))
     argv = argv[1:]  # the "--"
-    if not argv:
-        sys.stderr.write("local_ssh: no destination\n")
-        return 255
-    command = argv[1:]
-    if "-M" in options:
+    if argv and "-M" in options:
         path = next(o.split("=", 1)[1] for o in options if o.startswith("ControlPath="))
         open(path, "w").close()
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         while True:
             time.sleep(3600)
+    return options, (argv[0] if argv else None), argv[1:]
+
+
+def main(argv: list[str]) -> int:
+    _, destination, command = parse(argv)
+    if destination is None:
+        sys.stderr.write("local_ssh: no destination\n")
+        return 255
     if not command:
         return 0
+    if "ABSTAT_LEASE" not in os.environ:  # one box per destination: its own lease (see abstat.lab.lease)
+        import tempfile
+
+        os.environ["ABSTAT_LEASE"] = os.path.join(tempfile.gettempdir(), f"abstat-local-ssh-{os.getuid()}-"
+                                                  f"{os.getppid()}-{destination}.lease")
     os.execvp("sh", ["sh", "-c", " ".join(command)])
     return 255
 

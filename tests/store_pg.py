@@ -127,6 +127,38 @@ def fresh_database() -> str:
              f"{params.get('port', '5432')}/{name}"
 
 
+def cut_the_server(url: str, proc: subprocess.Popen, *, after_runs: int, comes_back: bool) -> tuple[int, str, str]:
+    """Once ``after_runs`` runs are committed in ``url`` (within 60 s), drop every connection to it
+    (and with ``comes_back`` False refuse new ones); then wait for ``proc``.  (committed, out, err);
+    connections are allowed again whatever happens."""
+    import time
+
+    import psycopg
+
+    database, admin = url.rsplit("/", 1)[1], server_url()
+    try:
+        deadline, committed = time.monotonic() + 60, 0
+        while committed < after_runs and time.monotonic() < deadline:
+            time.sleep(0.1)
+            try:
+                with psycopg.connect(url) as db:
+                    committed = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+            except psycopg.Error:
+                committed = 0
+        with psycopg.connect(admin, autocommit=True) as db:  # the server drops abstat's connection
+            if not comes_back:
+                db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS false')
+            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
+                       " AND pid <> pg_backend_pid()", (database,))
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        with psycopg.connect(admin, autocommit=True) as db:
+            db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS true')
+    return committed, out, err
+
+
 def password_of(url: str) -> str | None:
     from psycopg.conninfo import conninfo_to_dict
 

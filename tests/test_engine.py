@@ -247,7 +247,7 @@ def _failing_ssh(tmp_path) -> dict[str, str]:
 def test_a_forged_stored_specification_is_one_line_and_runs_nothing(tmp_path, stored, named):
     spec = {**encode(ExperimentSpec((Variant("a", "true"),), seed=1, lab=Lab((Host("m", "m"),)))), **stored}
     _lab_store(str(tmp_path / "s.db"), {"spec": spec, "lab": {"host": "m", "seed": 1, "boot": 0}})
-    result = abstat("run", "--resume", "x", "--store", str(tmp_path / "s.db"), cwd=str(tmp_path),
+    result = abstat("run", "--resume", "x", "--yes", "--store", str(tmp_path / "s.db"), cwd=str(tmp_path),
                     env=_failing_ssh(tmp_path))
     assert result.returncode == 2, result.stderr
     assert result.stderr.count("\n") == 1 and "internal error" not in result.stderr
@@ -257,7 +257,7 @@ def test_a_forged_stored_specification_is_one_line_and_runs_nothing(tmp_path, st
 def test_an_experiment_stored_as_a_command_line_still_resumes(tmp_path):
     argv = ["--host", "m", "-v", "a=true", "-v", "b=true", "-n", "3", "--experiment", "x", "--format", "json"]
     _lab_store(str(tmp_path / "s.db"), {"lab": {"argv": argv, "seed": 77, "host": "m", "boot": 0}})
-    result = abstat("run", "--resume", "x", "--store", str(tmp_path / "s.db"), "--no-progress", cwd=str(tmp_path),
+    result = abstat("run", "--resume", "x", "--yes", "--store", str(tmp_path / "s.db"), "--no-progress", cwd=str(tmp_path),
                     env=_failing_ssh(tmp_path))
     # converted into a specification (the seed is the stored one), validated, run: the host cannot be reached
     assert "abstat run: experiment 'x' on 1 host(s), 2 variant(s) x 3 runs, seed 77" in result.stderr
@@ -275,7 +275,7 @@ def test_an_experiment_stored_as_a_command_line_still_resumes(tmp_path):
 ])
 def test_a_damaged_stored_command_line_is_one_line(tmp_path, argv, named):
     _lab_store(str(tmp_path / "s.db"), {"lab": {"argv": argv, "seed": 1, "host": "m", "boot": 0}})
-    result = abstat("run", "--resume", "x", "--store", str(tmp_path / "s.db"), cwd=str(tmp_path),
+    result = abstat("run", "--resume", "x", "--yes", "--store", str(tmp_path / "s.db"), cwd=str(tmp_path),
                     env=_failing_ssh(tmp_path))
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert named in result.stderr and "usage:" not in result.stdout + result.stderr

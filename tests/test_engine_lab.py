@@ -86,7 +86,7 @@ def test_a_stopped_lab_experiment_resumes_without_repeating_its_boots(lab, tmp_p
         _as_stored_before_the_engine(store, options)
     box.down_after = None
     box.power_on()
-    resumed = abstat(lab, "run", "--resume", "x", "--store", store, "--no-progress", "--format", "json")
+    resumed = abstat(lab, "run", "--resume", "x", "--yes", "--store", store, "--no-progress", "--format", "json")
     assert resumed.returncode == 0, resumed.stderr
     assert "alpha: 2 boot(s) already stored, 2 to go" in resumed.stderr
     assert "seed 5" in resumed.stderr.splitlines()[0]

@@ -243,14 +243,23 @@ def test_progress_off_still_reports_failures():
 
 
 def test_hello_is_found_past_login_script_noise():
-    import io
+    import subprocess
 
-    from abstat.lab.host import _hello
+    from abstat.lab.protocol import BoxSession
 
-    stream = io.BytesIO(b"Welcome to milan\n{not json\n[1, 2]\n" + json.dumps({"hello": {"boot_id": "b"}}).encode()
-                        + b"\n{\"result\": {}}\n")
-    assert _hello(stream) == {"hello": {"boot_id": "b"}}
-    assert _hello(io.BytesIO(b"motd only\n")) is None
+    boot = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+    text = "Welcome to milan\n{not json\n[1, 2]\n" + json.dumps({"hello": {"boot_id": boot}}) + "\n"
+
+    def session(output: str) -> BoxSession:
+        return BoxSession(subprocess.Popen(["printf", "%s", output], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE))
+
+    box = session(text)
+    assert box.hello(10).boot_id == boot
+    box.close()
+    box = session("motd only\n")
+    assert box.hello(10) is None
+    box.close()
 
 
 def test_a_name_that_does_not_resolve_fails_at_once_not_after_the_first_contact_wait():

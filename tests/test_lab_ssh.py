@@ -13,6 +13,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -132,7 +133,7 @@ def test_host_that_never_returns_stops_alone_then_resume(lab, tmp_path):
     assert len(beta_rows) == 1 and beta_rows[0]["status"] == "complete" and len(beta_rows[0]["runs"]) == 2
 
     beta.power_on()
-    resumed = abstat(lab, "run", "--resume", "x", "--store", store, "--no-progress")
+    resumed = abstat(lab, "run", "--resume", "x", "--yes", "--store", store, "--no-progress")
     assert resumed.returncode == 0, resumed.stderr
     assert "alpha: 4 boot(s) already stored, 0 to go" in resumed.stderr
     rows = invocations(store)
@@ -191,7 +192,9 @@ def test_unreachable_host_is_one_line(lab, tmp_path):
     assert [r["labels"]["host"] for r in rows] == ["alpha"] and len(rows[0]["runs"]) == 2
 
 
-def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
+@pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
+    import glob
     import signal
     import time
 
@@ -201,6 +204,8 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
               "if [ $n -ge 3 ]; then exec sleep 31.337; fi"
     env = lab.env()
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    env["TMPDIR"] = str(tmp_path / ("a long CI workspace path with spaces and %h %% " + "x" * 80))
+    os.makedirs(env["TMPDIR"])  # the control sockets must not go there (too long, a space, a %)
     process = subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--experiment", "i",
                                 "--host", "alpha", "--shell", "-v", f"a={command}", "-n", "5", "--no-progress"],
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -209,7 +214,7 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
         while lab.boxes["alpha"].read("count") != "3" and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(getattr(signal, signum))
         out, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
@@ -224,6 +229,11 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path):
     assert left.stdout.strip() == ""  # the run on the box was killed with its process group
     masters = subprocess.run(["pgrep", "-f", f"ssh -F {lab.ssh_config}"], capture_output=True, text=True)
     assert masters.stdout.strip() == ""  # no ssh master or session left behind
+    from abstat.lab.ssh import SshHost
+
+    name = os.path.basename(SshHost("alpha", "alpha", "/").control_path)[:-len(".sock")]
+    assert glob.glob(f"/tmp/abstat-ssh-*/{name}.*") == []  # its control socket and log removed
+    assert os.listdir(env["TMPDIR"]) == []
 
 
 def test_boot_loop_guard_stops_a_host_that_reboots_unasked(lab, tmp_path):
@@ -242,3 +252,77 @@ def test_boot_loop_guard_stops_a_host_that_reboots_unasked(lab, tmp_path):
     assert [r["status"] for r in rows] == ["interrupted", "interrupted"]
     assert len(rows[0]["runs"]) == 1  # the run before the crash is kept
     assert lab.boxes["alpha"].boots == 5  # power-on, asked, crash, asked again, crash: then it stops asking
+
+
+def test_a_greeting_login_script_and_after_booted_first_change_nothing(tmp_path):
+    """A ``.bashrc`` that echoes a welcome before every command (the boot id is then not the whole
+    output), and a seeded order that boots ``after`` first: the boots count, and the baseline is
+    still the first -v."""
+    from abstat.lab.config import boot_order
+
+    seed = next(s for s in range(100) if boot_order(["before", "after"], 1, s, "alpha")[0] == "after")
+    boxes = lab_sim.Lab(["alpha"], reboot_delay=0.3, greeting="Welcome to alpha 0f1e2d3c (have a nice day)")
+    try:
+        boxes.start()
+        store = str(tmp_path / "lab.db")
+        result = abstat(boxes, "run", "--store", store, "--experiment", "greet", "--host", "alpha",
+                        *measured(boxes), *boot_options(boxes), "-n", "2", "--seed", str(seed),
+                        "--boot-timeout", "20", "--no-progress")
+        assert result.returncode == 0, result.stderr
+        rows = invocations(store)
+        assert [r["lab"]["boot_variant"] for r in rows] == ["after", "before"]
+        assert all(r["status"] == "complete" and len(r["runs"]) == 2 for r in rows)
+        assert len({r["boot_id"] for r in rows}) == 2 and boxes.boxes["alpha"].boots == 3
+        assert "baseline before" in result.stdout and "after vs before" in result.stdout, result.stdout
+        db = sqlite3.connect(store)
+        assert [name for (name,) in db.execute("SELECT name FROM variants ORDER BY id")] == ["before", "after"]
+        db.close()
+    finally:
+        boxes.close()
+
+
+def test_a_leased_box_makes_a_second_experiment_wait_or_with_no_wait_stop(lab, tmp_path):
+    import time
+
+    store = str(tmp_path / "lab.db")
+    env = lab.env()
+    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
+    box, log = lab.box, tmp_path / "third.err"
+
+    def start(*args: str, stderr: Any = subprocess.PIPE) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--host", "alpha",
+                                 "--shell", "-n", "1", "--no-progress", *args], env=env, stdout=subprocess.PIPE,
+                                stderr=stderr, text=True)
+
+    def until(condition: Any) -> None:
+        deadline = time.monotonic() + 60
+        while not condition() and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    first = start("--experiment", "first", "-v",
+                  f"a=touch {box}/started; while [ ! -e {box}/release ]; do sleep 0.05; done; touch {box}/first-done")
+    waiting = None
+    try:
+        until(lambda: lab.boxes["alpha"].read("started") is not None)
+        refused = abstat(lab, "run", "--store", store, "--host", "alpha", "--experiment", "second", "--no-wait",
+                         "-v", "a=true", "-n", "1", "--no-progress")
+        with open(log, "w") as handle:
+            waiting = start("--experiment", "third", "-v", f"a=test -e {box}/first-done", stderr=handle)
+        until(lambda: "waiting for the box" in log.read_text())
+        open(os.path.join(lab.boxes["alpha"].dir, "release"), "w").close()
+        out, err = first.communicate(timeout=60)
+        assert first.returncode == 0, err
+        waiting.communicate(timeout=60)
+    finally:
+        open(os.path.join(lab.boxes["alpha"].dir, "release"), "w").close()
+        for process in (first, waiting):
+            if process is not None and process.poll() is None:
+                process.kill()
+                process.wait()
+    err = log.read_text()
+    assert refused.returncode == 2, refused.stderr
+    failed = [line for line in refused.stderr.splitlines() if line.startswith("abstat run: host alpha failed:")]
+    assert len(failed) == 1 and "the box is leased to experiment 'first' of " in failed[0], refused.stderr
+    assert failed[0].endswith("(--no-wait)")
+    assert waiting.returncode == 0, err  # it measured only once the first had finished
+    assert "abstat run: alpha: waiting for the box: leased to experiment 'first' of " in err

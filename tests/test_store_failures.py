@@ -8,10 +8,9 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import time
 
 import pytest
-from store_pg import backend, fresh_database, password_of, server_url, store_name  # noqa: F401  (fixtures)
+from store_pg import backend, cut_the_server, fresh_database, password_of, server_url, store_name  # noqa: F401
 
 from abstat.store import open_store
 
@@ -35,33 +34,12 @@ def test_a_server_that_goes_away_keeps_committed_runs_and_spools_the_rest(tmp_pa
     import psycopg
 
     url = fresh_database()
-    database = url.rsplit("/", 1)[1]
-    admin = server_url()
     proc = subprocess.Popen(
         [sys.executable, "-m", "abstat", "run", "-n", "150", "-v", "a=true", "-v", "b=true", "--experiment", "gone",
          "--label", "host=h1", "--store", url, "--no-progress", "--verbose"],  # tables: n per variant
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
     )
-    try:
-        deadline, committed = time.monotonic() + 60, 0
-        while committed < 20 and time.monotonic() < deadline:
-            time.sleep(0.1)
-            try:
-                with psycopg.connect(url) as db:
-                    committed = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-            except psycopg.Error:
-                committed = 0
-        with psycopg.connect(admin, autocommit=True) as db:  # the server drops abstat's connection
-            if not comes_back:
-                db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS false')
-            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
-                       " AND pid <> pg_backend_pid()", (database,))
-        out, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-        with psycopg.connect(admin, autocommit=True) as db:
-            db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS true')
+    committed, out, err = cut_the_server(url, proc, after_runs=20, comes_back=comes_back)
     assert committed >= 20
     assert password_of(url) not in err + out and "Traceback" not in err and "internal error" not in err
     lines = [line for line in err.splitlines() if "went away" in line]

@@ -166,6 +166,7 @@ def check_hosts(hosts: Sequence[Any], *, only: Sequence[str] | None = None, cpus
     over ssh, in parallel; a host that cannot be checked has its one-line ``error``."""
     from abstat.doctor import STATUSES, Finding
     from abstat.engine import Host
+    from abstat.lab.protocol import ProtocolError, decode_findings
     from abstat.lab.query import ask_hosts
 
     boxes = [h if isinstance(h, Host) else Host(h.partition("=")[0], h.partition("=")[2] or h.partition("=")[0])
@@ -178,8 +179,8 @@ def check_hosts(hosts: Sequence[Any], *, only: Sequence[str] | None = None, cpus
         if error is None:
             try:
                 findings = [Finding(item["name"], item["status"], item["evidence"], item["fix"])
-                            for item in answer.answer if item["status"] in STATUSES]
-            except (TypeError, KeyError):
-                error = "the host's answer is not a list of findings (another abstat version?)"
+                            for item in decode_findings(answer.answer, tuple(STATUSES))]
+            except ProtocolError as err:
+                error = f"the host sent an invalid answer: {err}"
         found.append(HostFindings(answer.host.label, answer.host.destination, findings, error))
     return found

@@ -8,8 +8,9 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from abstat.engine.spec import DEFAULT_BOOT_TIMEOUT_S, NAME_CHARS, Host, Lab
+from abstat.engine.spec import DEFAULT_BOOT_TIMEOUT_S, NAME_CHARS, ExperimentSpec as Spec, Host, Lab
 from abstat.errors import UsageError
 
 OPTIONS = ("host", "boot", "check", "boots", "boot_timeout")
@@ -26,8 +27,13 @@ def add_lab_options(parser: argparse.ArgumentParser) -> None:
     lab.add_argument("--boots", type=int, default=None, metavar="K", help="boots per variant (default 1)")
     lab.add_argument("--boot-timeout", type=float, default=None, metavar="S",
                      help="wait at most S seconds for a host to come back (default 600)")
+    lab.add_argument("--no-wait", action="store_true",
+                     help="a host leased to another experiment stops at once, naming the holder (default: wait)")
     lab.add_argument("--resume", metavar="EXPERIMENT",
-                     help="continue a --host experiment where it stopped (stored boots are not repeated)")
+                     help="continue a --host experiment where it stopped (stored boots are not repeated); "
+                          "shows the stored commands and runs them only with --yes")
+    lab.add_argument("--yes", action="store_true",
+                     help="with --resume: run the stored commands it shows (a store may come from elsewhere)")
 
 
 def parse_hosts(specs: Sequence[str]) -> tuple[Host, ...]:
@@ -66,9 +72,9 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
     """The lab the options describe (None without --host), checked in the options' words."""
     hosts = parse_hosts(args.host)
     if not hosts:
-        if args.boot or args.check or (args.boots, args.boot_timeout) != (None, None):
-            raise UsageError("--boot, --check, --boots and --boot-timeout need --host: abstat boots test boxes "
-                             "over ssh, never this machine")
+        if args.boot or args.check or (args.boots, args.boot_timeout) != (None, None) or getattr(args, "no_wait", 0):
+            raise UsageError("--boot, --check, --boots, --boot-timeout and --no-wait need --host: abstat boots test "
+                             "boxes over ssh, never this machine")
         return None
     boot = _per_variant(args.boot, "--boot", names)
     check = _per_variant(args.check, "--check", names)
@@ -89,3 +95,27 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
         raise UsageError("--label host=...: with --host, the host label is the host's name "
                          "(rename with --host LABEL=DESTINATION)")
     return Lab(hosts, boot, check, 1 if args.boots is None else args.boots, timeout)
+
+
+def stored_commands(spec: Spec) -> list[str]:
+    """What ``--resume`` would run, one line each (the caller escapes them): a store may have been
+    imported or shared, and nothing read from it is run before the user has seen it."""
+    where = (", ".join(f"{h.label} ({h.destination})" for h in spec.lab.hosts) if spec.lab is not None
+             else "this machine")
+    lines = [f"on {where}{' (in a shell)' if spec.shell else ''}:"]
+    lines += [f"  -v {v.name}={v.command}" for v in spec.variants]
+    lines += [f"  --{kind} {command}" for kind, command in spec.hooks.items().items()]
+    lines += [f"  --background {command}" for command in spec.background]
+    if spec.lab is not None:
+        lines += [f"  --boot {variant}={command}" for variant, command in spec.lab.boot.items()]
+        lines += [f"  --check {variant}={command}" for variant, command in spec.lab.check.items()]
+    return lines
+
+
+def lease_hooks(args: argparse.Namespace) -> Any:
+    """The host hooks of ``--no-wait`` (None: the engine's default lease, which waits)."""
+    if not getattr(args, "no_wait", False):
+        return None
+    from abstat.lab.lease import BoxLease
+
+    return lambda host: BoxLease(wait=False)

@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
         labels = {"host": host.label}
     from abstat.noise import VARIANTS, analyse_experiment
     from abstat.render.noise import render
-    from abstat.store import open_store, resolve_store_path
+    from abstat.store import display_name, open_store, resolve_store_path
 
     store_path = resolve_store_path(args.store)
     status = 0
@@ -128,13 +128,13 @@ def main(argv: list[str]) -> int:
         experiment = args.experiment
     with open_store(store_path, create=False) as store:
         if not store.has_experiment(experiment):
-            raise InputError(f"no experiment {experiment!r}", path=store_path)
+            raise InputError(f"no experiment {experiment!r}", path=store.display)
         variants = store.variant_names(experiment)
         if set(variants) != set(VARIANTS):
             raise InputError(f"experiment {experiment!r} is not an A/A experiment of abstat noise (its variants:"
-                             f" {', '.join(variants) or 'none'}; expected a and b)", path=store_path)
+                             f" {', '.join(variants) or 'none'}; expected a and b)", path=store.display)
         if labels and not any(i["labels"].get("host") == labels["host"] for i in store.invocations(experiment)):
-            raise InputError(f"experiment {experiment!r} has no runs of host {labels['host']!r}", path=store_path)
+            raise InputError(f"experiment {experiment!r} has no runs of host {labels['host']!r}", path=store.display)
         order = [m for m in store.metrics(experiment)]
         metrics = args.report or None
         unknown = [m for m in metrics or [] if m not in order]
@@ -148,7 +148,7 @@ def main(argv: list[str]) -> int:
         chosen = [i["id"] for i in store.invocations(experiment)
                   if set((labels or {}).items()) <= set(i["labels"].items())] if labels else None
         warnings = experiment_command_warnings(store, experiment, chosen)
-    header = {"experiment": experiment, "store": store_path, "command": command, "host": labels and labels["host"],
+    header = {"experiment": experiment, "store": display_name(store_path), "command": command, "host": labels and labels["host"],
               "confidence": args.confidence, "warnings": [w.to_dict() for w in warnings]}
     sys.stdout.write(render(header, results, args.format))
     return status

@@ -11,6 +11,7 @@ holds (:mod:`abstat.render.run_report`, one per host for a lab run).
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -18,8 +19,9 @@ from typing import Any
 from abstat.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
                              add_label, add_no_progress, add_runs, add_store, add_warmup)
 from abstat.commands.experiment_args import add_run_options, spec_from_args
-from abstat.commands.lab_args import add_lab_options
+from abstat.commands.lab_args import add_lab_options, lease_hooks, stored_commands
 from abstat.errors import InputError, UsageError
+from abstat.render import escape
 from abstat.render.run_report import comparison_report  # noqa: F401 -- tests take it from here
 
 REPORT_FORMATS = ("text", "markdown", "json", "csv")
@@ -60,7 +62,7 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
 
 
 def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequence[str], resuming: bool = False,
-            report: bool = True) -> tuple[int, Any]:
+            report: bool = True, host_hooks: Any = None) -> tuple[int, Any]:
     """Run ``spec`` through the engine, showing its events, then print its comparison (unless not
     ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``."""
     from abstat.engine import Engine
@@ -68,16 +70,19 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
 
     with RunDisplay(sys.stderr, progress=progress) as display:
         # how the comparison is rendered goes with each invocation: a resume renders it alike
-        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}})
+        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}},
+                        host_hooks=host_hooks)
         shown = (lambda store, done: _print_report(store, done, fmt, verbose)) if report else None
         result = engine.run(spec, resuming=resuming, before_close=shown)
     if result.spec.lab is not None:
         if result.hosts_failed:
             raise InputError(f"{len(result.hosts_failed)} of {len(result.spec.lab.hosts)} host(s) stopped "
                              f"({', '.join(result.hosts_failed)}); every completed run is stored; continue with: "
-                             f"abstat run --resume {result.experiment} --store {result.store}")
+                             f"abstat run --resume {shlex.quote(result.experiment)} --store "
+                             f"{shlex.quote(result.store)}")
         if result.interrupted:
-            sys.stderr.write(f"abstat run: interrupted; continue with: abstat run --resume {result.experiment}\n")
+            sys.stderr.write("abstat run: interrupted; continue with: abstat run --resume "
+                             f"{shlex.quote(result.experiment)}\n")
     elif result.error:
         raise InputError(f"{result.error}; the runs so far are stored in {result.store} "
                          f"(experiment {result.experiment!r})")
@@ -107,7 +112,7 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     from abstat.engine.stored import stored_experiment, with_resume_options
     from abstat.store import check_experiment_name
 
-    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", *_OUTPUT_OPTIONS))
+    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", "yes", "no_wait", *_OUTPUT_OPTIONS))
     check_experiment_name(args.resume)
     stored = stored_experiment(store_path, args.resume)
     if stored.spec is not None:
@@ -118,6 +123,9 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     fmt = shown.get("format") if shown.get("format") in REPORT_FORMATS else "text"
     verbose = shown.get("verbose") is True
     fmt, verbose = (args.format if args.format != "text" else fmt), (args.verbose or verbose)
+    if not args.yes:  # nothing read from a store runs unseen
+        sys.stderr.writelines(escape.terminal(line) + "\n" for line in stored_commands(spec))
+        raise UsageError(f"--resume {args.resume!r} runs the stored commands above; check them, then add --yes")
     return with_resume_options(spec, boot_timeout=args.boot_timeout, store=store_path), fmt, verbose
 
 
@@ -176,7 +184,7 @@ def main(argv: list[str]) -> int:
     if args.resume is not None:
         spec, fmt, verbose = _resume(args, store_path)
         return execute(spec, fmt=fmt, verbose=verbose, progress=not args.no_progress,
-                       argv=["abstat", "run", *argv], resuming=True)[0]
+                       argv=["abstat", "run", *argv], resuming=True, host_hooks=lease_hooks(args))[0]
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
     if args.print_spec:
         from abstat.engine.spec import dumps
@@ -184,4 +192,4 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(dumps(spec.replace(store=args.store)))
         return 0
     return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
-                   argv=["abstat", "run", *argv])[0]
+                   argv=["abstat", "run", *argv], host_hooks=lease_hooks(args))[0]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import queue
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -23,7 +22,9 @@ from abstat.engine.record import ExperimentResult, add_run, default_name, run_no
 from abstat.engine.spec import ExperimentSpec
 from abstat.lab.config import LabPlan
 from abstat.lab.host import Event, HostHooks, HostWorker
-from abstat.lab.ssh import SshHost
+from abstat.lab.lease import BoxLease
+from abstat.lab.ssh import SshHost, control_directory
+from abstat.runner import signals
 from abstat.runner.sources import Perf
 
 JOIN_TIMEOUT_S = 30.0
@@ -66,6 +67,7 @@ def run_hosts(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     from abstat.store import open_store
 
     store = open_store(store_path, create=not resuming)
+    store.spool_on_disconnect(lambda line: on_event(ev.Note(line)))  # PostgreSQL: a server that goes away
     try:
         spec = spec.replace(experiment=spec.experiment or default_name(store))
         result = _Controller(spec, store, list(argv), on_event, host_hooks, caller).run(resuming)
@@ -84,7 +86,7 @@ class _Controller:
         self.store = store
         self.argv = argv
         self.on_event = on_event
-        self.host_hooks = host_hooks or (lambda host: None)
+        self.host_hooks = host_hooks or (lambda host: BoxLease())  # by default, wait for a leased box
         self.events: queue.Queue[Event] = queue.Queue()
         self.stopping = threading.Event()
         self.invocations: dict[tuple[str, int], Any] = {}
@@ -104,7 +106,7 @@ class _Controller:
     def run(self, resuming: bool) -> ExperimentResult:
         """Run every host's boots (on a resume: those not stored complete)."""
         plan, store, result = self.plan, self.store, self.result
-        control_dir = tempfile.mkdtemp(prefix="abstat-ssh-")
+        control_dir = control_directory()
         todo = {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
                           if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)]
                 for h in plan.hosts}
@@ -112,6 +114,7 @@ class _Controller:
             h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label])) for h in plan.hosts}))
         workers = [HostWorker(plan, host, SshHost(host.label, host.destination, control_dir), todo[host.label],
                               self.events, self.stopping, self.host_hooks(host)) for host in plan.hosts]
+        previous = signals.interrupt_on_termination()  # SIGTERM, SIGHUP (timeout, CI): as Ctrl-C
         try:
             for worker in workers:
                 worker.start()
@@ -121,23 +124,27 @@ class _Controller:
                 except queue.Empty:
                     self.on_event(ev.Tick())
                     continue
-                self._handle(event)
+                with signals.deferred():  # a run is stored whole or not at all
+                    self._handle(event)
         except KeyboardInterrupt:
             result.status = "interrupted"
-            self.stopping.set()
-            for worker in workers:
-                worker.ssh.abort()
-            deadline = time.monotonic() + JOIN_TIMEOUT_S
-            for worker in workers:
-                worker.join(max(0.0, deadline - time.monotonic()))
-            while not self.events.empty():
-                self._handle(self.events.get_nowait())
+            with signals.deferred(deliver=False):  # a teardown no second signal abandons
+                self._stop(workers)
+        except BaseException:  # the store failed: stop every host before the error is told
+            with signals.deferred(deliver=False):
+                self._stop(workers, keep_events=False)
+            raise
         finally:
-            for worker in workers:
-                worker.ssh.close()
-            for invocation in self.invocations.values():
-                store.finish_invocation(invocation, "interrupted", ["abstat run stopped before this boot's end"])
-            shutil.rmtree(control_dir, ignore_errors=True)
+            with signals.deferred(deliver=False):
+                for worker in workers:
+                    worker.ssh.close()
+                for invocation in self.invocations.values():
+                    try:
+                        store.finish_invocation(invocation, "interrupted", ["abstat run stopped before this boot's end"])
+                    except Exception:  # the store is what failed: its error is the one to tell
+                        break
+                shutil.rmtree(control_dir, ignore_errors=True)
+                signals.restore_handlers(previous)
         if result.hosts_failed and result.status == "complete":
             result.status = "failed"
             result.error = f"{len(result.hosts_failed)} of {len(plan.hosts)} host(s) stopped"
@@ -145,6 +152,18 @@ class _Controller:
         self.on_event(ev.ExperimentDone(plan.experiment, result.status, len(result.runs), total,
                                         len(result.failed_runs), result.error, tuple(result.notes)))
         return result
+
+    def _stop(self, workers: list[HostWorker], keep_events: bool = True) -> None:
+        """Stop every host: sessions and masters killed, threads joined (at most JOIN_TIMEOUT_S);
+        the runs they sent before are stored (``keep_events``)."""
+        self.stopping.set()
+        for worker in workers:
+            worker.ssh.abort()
+        deadline = time.monotonic() + JOIN_TIMEOUT_S
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+        while keep_events and not self.events.empty():
+            self._handle(self.events.get_nowait())
 
     def _handle(self, event: Event) -> None:
         plan, store, sink = self.plan, self.store, self.on_event
@@ -156,7 +175,7 @@ class _Controller:
             self.invocations[key] = store.start_invocation(
                 plan.experiment, data["machine"], argv=self.argv,
                 settings=self._settings(host, event.boot, variant, data["boot_id"]),
-                labels={**plan.labels, "host": host.label}, variants=[variant] if variant else list(plan.variants),
+                labels={**plan.labels, "host": host.label}, variants=list(plan.variants),  # -v order: the baseline first
             )
             sink(ev.BootStarted(event.boot, variant or None, data["slots"], data["boot_id"], host=event.host))
             if event.host not in self.doctor_warned:  # as a local abstat run warns, once per host
@@ -190,5 +209,7 @@ class _Controller:
             for other in [k for k in self.invocations if k[0] == event.host]:
                 store.finish_invocation(self.invocations.pop(other), "failed", [data["message"]])
             sink(ev.HostLost(data["message"], host=event.host))
+        elif event.kind == "note":
+            sink(ev.Note(data["text"], host=event.host))
         elif event.kind == "finished":
             sink(ev.HostDone(bool(data.get("interrupted")), host=event.host))

@@ -16,7 +16,7 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
     with open_store(store_path, create=False) as store:
         if not store.has_experiment(experiment):
             known = ", ".join(store.experiment_names()[-10:]) or "none"
-            raise InputError(f"no experiment {experiment!r} (recent: {known})", path=store_path)
+            raise InputError(f"no experiment {experiment!r} (recent: {known})", path=_shown(store_path))
         available = store.metrics(experiment)
         if metrics:
             missing = [m for m in metrics if m not in available]
@@ -29,7 +29,7 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
 
             chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
         if not chosen:  # no successful run recorded a metric: nothing to ask the database for
-            raise InputError(f"experiment {experiment!r} has no successful runs", path=store_path)
+            raise InputError(f"experiment {experiment!r} has no successful runs", path=_shown(store_path))
         skipped = [m for m in available if m not in chosen]
         if skipped and not metrics:
             notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
@@ -103,7 +103,7 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
         matching = " matching --where" if where else ""
         raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
                          f"(record revisions with abstat run --rev or --label {rev_label}=...; "
-                         "--rev-label names another)", path=store_path)
+                         "--rev-label names another)", path=_shown(store_path))
     warnings: list[str] = list(store_notes) + file_notes
     if skipped:
         warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "
@@ -115,3 +115,10 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
         if len(revs) <= 2000:
             subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
     return History(series, how, subjects, warnings + order_warnings)
+
+
+def _shown(store_path: str | None) -> str | None:
+    """The store as errors name it: a PostgreSQL URL's password masked."""
+    from abstat.store import display_name
+
+    return None if store_path is None else display_name(store_path)

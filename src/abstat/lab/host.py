@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import queue
-import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -26,7 +25,7 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec, LabPlan
-from abstat.lab.protocol import _hello, _message, _stderr_tail
+from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError, boot_id_from, decode_done, decode_error, decode_result
 from abstat.lab.ssh import SshError, SshHost
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
@@ -36,8 +35,18 @@ CHECK_TIMEOUT_S = 120.0
 BOOT_ATTEMPTS = 2          # a boot refused by --check is tried once more
 UNASKED_REBOOTS = 1        # more than this many reboots nobody asked for: boot loop
 RECONNECTS_PER_BLOCK = 3
-PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed")
+PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed", "Permission denied",
+                        "Bad configuration option", "Bad owner or permissions", "Too many authentication failures",
+                        "command-line line", "Unsupported option")  # errors waiting cannot mend
+HELLO_TIMEOUT_S = 120.0   # from the session's start to the runner's hello (Python starting, the machine record)
+SESSION_END_S = 10.0      # a session that ended its output is killed after this long
 FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout
+
+
+def _last(text: str, limit: int = 500) -> str:
+    """The last non-empty line of what a command on the box printed (at most ``limit`` characters)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[-1][:limit] if lines else ""
 
 
 class HostFailed(Exception):
@@ -64,6 +73,10 @@ class HostHooks:
 
     def acquire(self, worker: HostWorker) -> None:
         """Before the host's first boot."""
+
+    def hold(self, worker: HostWorker) -> None:
+        """Before the host is booted and before each block's runs (connected): a lease lost with a
+        reboot is taken again."""
 
     def release(self, worker: HostWorker) -> None:
         """After its last, always (exceptions here are reported as the host's failure)."""
@@ -132,6 +145,7 @@ class HostWorker(threading.Thread):
                 boot_id = self._reboot(index, variant, where)
                 if not self._checked(index, variant, where, attempts):
                     continue
+            self.hooks.hold(self)
             if self._block(index, boot_id, where):
                 return
             attempts = 0  # the host rebooted by itself: boot this variant again
@@ -167,10 +181,11 @@ class HostWorker(threading.Thread):
             try:
                 self.ssh.connect(min(left, 10))
                 code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))
-                boot_id = out.strip()
-                if code == 0 and boot_id and boot_id != unlike:
+                boot_id = boot_id_from(out) if code == 0 else None
+                if boot_id and boot_id != unlike:
                     return boot_id
-                reason = "still the old boot" if code == 0 and boot_id else (err.strip() or f"exit status {code}")
+                reason = ("still the old boot" if boot_id else "no boot id in its answer" if code == 0
+                          else _last(err) or f"exit status {code}")
             except SshError as err:
                 reason = str(err)
             time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
@@ -179,10 +194,11 @@ class HostWorker(threading.Thread):
         self.state("booting", index, variant=variant)
         old = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S),
                             f"{where}cannot reach the host before booting")
+        self.hooks.hold(self)  # never reboot a box another experiment measures on
         code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
             raise HostFailed(f"{where}--boot command for {variant!r} failed with exit status {code}"
-                             + (f": {err.strip().splitlines()[-1]}" if err.strip() else ""))
+                             + (f": {_last(err)}" if _last(err) else ""))
         self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
         return self._boot_id(self.plan.boot_timeout, f"{where}the host did not come back after booting "
                              f"{variant!r}", unlike=old)
@@ -198,8 +214,8 @@ class HostWorker(threading.Thread):
             raise HostFailed(f"{where}cannot run --check: {failure}") from None
         if code == 0:
             return True
-        detail = (err or out).strip().splitlines()
-        reason = f"exit status {code}" + (f": {detail[-1]}" if detail else "")
+        detail = _last(err) or _last(out)
+        reason = f"exit status {code}" + (f": {detail}" if detail else "")
         self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
         if attempts >= BOOT_ATTEMPTS:
             raise HostFailed(f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
@@ -243,68 +259,87 @@ class HostWorker(threading.Thread):
     def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
         """One runner session; None when the block is done, else why it ended early."""
         try:
-            process = self.ssh.open(bundle.remote_command())
+            session = BoxSession(self.ssh.open(bundle.remote_command()))
         except OSError as err:
             raise HostFailed(f"cannot run ssh: {err}") from None
         try:
             try:
-                assert process.stdin is not None and process.stdout is not None
-                process.stdin.write(bundle.payload())
-                process.stdin.flush()
-                hello = _hello(process.stdout)
-            except (OSError, ValueError):
-                hello = None
-            if hello is None or "hello" not in hello:
-                return self._lost(process, started)
-            info = hello["hello"]
-            if self.block_boot_id is None:
-                self.block_boot_id = info.get("boot_id")
-            boot_id = self.block_boot_id
-            if info.get("boot_id") != boot_id:
-                return "lost-started" if started else "lost"
-            if not started:
-                self.emit("boot", index, machine=info.get("machine") or {}, boot_id=boot_id,
-                          slots=sum(1 for slot in pending.values() if not slot[2]),
-                          doctor_warnings=info.get("doctor_warnings") or [])
-                started = True
-            self.state("running", index)
-            plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(),
-                                                                                     key=lambda s: s[3]))
-            try:
-                process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
-                process.stdin.flush()
-            except OSError:
-                return "lost-started"
-            for line in process.stdout:
-                message = _message(line)
-                if message is None:
-                    continue
-                if "result" in message:
-                    result = message["result"]
-                    pending.pop(result["position"], None)
-                    self.emit("run", index, result=result)
-                elif "error" in message:
-                    self.emit("end", index, status="failed", note=message["error"])
-                    raise HostFailed(f"on the host: {message['error']}")
-                elif "done" in message:
-                    done = message["done"]
-                    status = "interrupted" if done.get("interrupted") else ("failed" if done.get("error")
-                                                                            else "complete")
-                    self.emit("end", index, status=status, notes=done.get("notes") or [], error=done.get("error"))
-                    if done.get("error"):
-                        raise HostFailed(done["error"])
-                    if done.get("interrupted"):
-                        raise InterruptedError
-                    return None
-            self.last_loss = _stderr_tail(process)
-            return "lost-started"
+                return self._converse(session, index, pending, started)
+            except ProtocolError as err:
+                session.kill()  # a box that breaks the protocol is not listened to any longer
+                raise HostFailed(f"the host sent an invalid {err.args[1] if len(err.args) > 1 else 'message'}: "
+                                 f"{err.args[0]}") from None
         finally:
-            self.ssh.close_session(process)
+            self.ssh.close_session(session)
 
-    def _lost(self, process: subprocess.Popen, started: bool) -> str:
+    def _converse(self, session: BoxSession, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
+        process = session.process
+        try:
+            assert process.stdin is not None
+            process.stdin.write(bundle.payload())
+            process.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the session ended: no hello follows
+        try:
+            hello = session.hello(HELLO_TIMEOUT_S)
+        except NoAnswer:
+            raise HostFailed(f"the runner did not answer within {HELLO_TIMEOUT_S:g} s of starting") from None
+        except ProtocolError as err:
+            raise ProtocolError(str(err), "hello") from None
+        if hello is None:
+            return self._lost(session, started)
+        if self.block_boot_id is None:
+            self.block_boot_id = hello.boot_id
+        boot_id = self.block_boot_id
+        if hello.boot_id != boot_id:
+            return "lost-started" if started else "lost"
+        if not started:
+            self.emit("boot", index, machine=hello.machine, boot_id=boot_id,
+                      slots=sum(1 for slot in pending.values() if not slot[2]), doctor_warnings=hello.doctor_warnings)
+            started = True
+        self.state("running", index)
+        plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(), key=lambda s: s[3]))
+        try:
+            process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+            process.stdin.flush()
+        except (OSError, ValueError):
+            return "lost-started"
+        while True:
+            message = session.message()
+            if message is None:
+                break
+            if "result" in message:
+                try:
+                    result = decode_result(message["result"], pending)
+                except ProtocolError as err:
+                    raise ProtocolError(str(err), "result") from None
+                pending.pop(result["position"], None)
+                self.emit("run", index, result=result)
+            elif "error" in message:
+                error = decode_error(message["error"])
+                self.emit("end", index, status="failed", note=error)
+                raise HostFailed(f"on the host: {error}")
+            elif "done" in message:
+                try:
+                    done = decode_done(message["done"])
+                except ProtocolError as err:
+                    raise ProtocolError(str(err), "end of the block") from None
+                status = "interrupted" if done["interrupted"] else ("failed" if done["error"] else "complete")
+                self.emit("end", index, status=status, notes=done["notes"], error=done["error"])
+                if done["error"]:
+                    raise HostFailed(done["error"])
+                if done["interrupted"]:
+                    raise InterruptedError
+                return None
+            else:
+                raise ProtocolError(f"a message that is none of result, error, done ({sorted(message)[:3]})",
+                                    "message")
+        self.last_loss = session.end(SESSION_END_S)[1]
+        return "lost-started"
+
+    def _lost(self, session: BoxSession, started: bool) -> str:
         """The session ended before the runner said hello: a Python problem on the box, or the connection."""
-        err = _stderr_tail(process)
-        code = process.wait()
+        code, err = session.end(SESSION_END_S)
         if code not in (255, -9, -15) and err:  # not the connection: the box cannot run the runner
             raise HostFailed(f"cannot start the runner with python3 on the host: {err}")
         self.last_loss = err

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
@@ -17,8 +16,11 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec
-from abstat.lab.protocol import _hello, _message, _stderr_tail
-from abstat.lab.ssh import SshError, SshHost
+from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError
+from abstat.lab.ssh import SshError, SshHost, control_directory
+
+
+MAX_TIMEOUT_S = 86400.0
 
 
 @dataclass
@@ -35,39 +37,48 @@ def _ask(ssh: SshHost, request: dict[str, Any], key: str, timeout: float, result
     except SshError as err:
         result.error = f"cannot reach the host: {err}"
         return
-    process = ssh.open(bundle.remote_command())
+    session = BoxSession(ssh.open(bundle.remote_command()))
+    deadline = time.monotonic() + timeout + 5
     try:
-        assert process.stdin is not None and process.stdout is not None
+        process = session.process
+        assert process.stdin is not None
         try:
             process.stdin.write(bundle.payload())
             process.stdin.flush()
-            hello = _hello(process.stdout)
-            if hello is not None:
-                process.stdin.write((json.dumps(request) + "\n").encode())
-                process.stdin.flush()
         except (OSError, ValueError):
-            hello = None
+            pass
+        hello = session.hello(max(1.0, deadline - time.monotonic()))
         if hello is None:
-            process.wait()
-            reason = _stderr_tail(process)
+            _, reason = session.end(10)
             result.error = f"cannot start the runner with python3 on the host: {reason or 'the session ended'}"
             return
-        result.hello = hello["hello"]
-        for line in process.stdout:
-            message = _message(line)
-            if message is not None and key in message:
-                result.answer = message[key]
-                return
-        result.error = f"the host did not answer ({_stderr_tail(process) or 'the session ended'})"
+        try:
+            process.stdin.write((json.dumps(request) + "\n").encode())
+            process.stdin.flush()
+        except (OSError, ValueError):
+            pass
+        result.hello = {"machine": hello.machine, "boot_id": hello.boot_id}
+        message = session.message(max(1.0, deadline - time.monotonic()))
+        if message is not None and key in message:
+            result.answer = message[key]
+            return
+        result.error = f"the host did not answer ({session.end(10)[1] or 'the session ended'})"
+    except NoAnswer:
+        session.kill()
+        result.error = f"no answer within {timeout:g} s"
+    except ProtocolError as err:
+        session.kill()
+        result.error = f"the host sent an invalid answer: {err}"
     finally:
-        ssh.close_session(process)
+        ssh.close_session(session)
 
 
 def ask_hosts(hosts: list[HostSpec], request: dict[str, Any], *, timeout: float = 30.0) -> list[HostAnswer]:
     """``request`` (one key) to every host at once; answers in the order of ``hosts``."""
     (key,) = request
+    timeout = min(timeout, MAX_TIMEOUT_S) if timeout > 0 else MAX_TIMEOUT_S  # inf, nan: a day is "forever"
     results = [HostAnswer(host) for host in hosts]
-    control_dir = tempfile.mkdtemp(prefix="abstat-ssh-")
+    control_dir = control_directory()
     connections = [SshHost(host.label, host.destination, control_dir) for host in hosts]
     threads = [threading.Thread(target=_ask, args=(ssh, request, key, timeout, result), daemon=True)
                for ssh, result in zip(connections, results)]

@@ -13,11 +13,14 @@ rebooted) the next :meth:`SshHost.connect` starts a new one.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shlex
 import subprocess
+import tempfile
 import threading
 import time
+from typing import Any
 
 SSH_COMMAND_ENV = "ABSTAT_SSH_COMMAND"
 # Keep-alives notice a host that vanished (a reboot does not close TCP):
@@ -28,6 +31,28 @@ _COMMON_OPTIONS = ("-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "
 def ssh_command() -> list[str]:
     text = os.environ.get(SSH_COMMAND_ENV, "").strip()
     return shlex.split(text) if text else ["ssh"]
+
+
+OUTPUT_KEPT = 65536  # bytes kept of each stream of a command run on a box (its end)
+
+
+def _keep_tail(stream: Any, buffer: bytearray) -> None:
+    """Read ``stream`` to its end, keeping its last :data:`OUTPUT_KEPT` bytes in ``buffer``."""
+    try:
+        while True:
+            chunk = stream.read1(65536)
+            if not chunk:
+                return
+            buffer.extend(chunk)
+            if len(buffer) > OUTPUT_KEPT:
+                del buffer[:len(buffer) - OUTPUT_KEPT]
+    except (OSError, ValueError):
+        return
+    finally:
+        try:
+            stream.close()
+        except OSError:
+            pass
 
 
 class SshError(Exception):
@@ -41,15 +66,29 @@ def _last_line(data: bytes | str | None) -> str:
     return lines[-1] if lines else ""
 
 
+def control_directory() -> str:
+    """A new private directory (mode 0700) for the control sockets: under ``/tmp`` when it can be
+    written, whatever ``$TMPDIR`` says (a socket's path must stay short: at most 107 bytes, and ssh
+    adds a suffix while it creates it), else under the temporary directory."""
+    for base in ("/tmp", None):
+        try:
+            return tempfile.mkdtemp(prefix="abstat-ssh-", dir=base)
+        except OSError:
+            if base is None:
+                raise
+    raise AssertionError("unreachable")
+
+
 class SshHost:
     """One ssh destination, with abstat's own master connection to it."""
 
     def __init__(self, label: str, destination: str, control_dir: str) -> None:
         self.label = label
         self.destination = destination
-        self.control_path = os.path.join(control_dir, f"{label}.sock")
+        name = hashlib.sha256(f"{label}\0{destination}".encode(errors="surrogateescape")).hexdigest()[:16]
+        self.control_path = os.path.join(control_dir, f"{name}.sock")  # no label text in a path ssh expands (%)
         self._master: subprocess.Popen | None = None
-        self._master_log = os.path.join(control_dir, f"{label}.log")
+        self._master_log = os.path.join(control_dir, f"{name}.log")
         self._lock = threading.Lock()
         self._sessions: list[subprocess.Popen] = []
 
@@ -76,7 +115,11 @@ class SshHost:
         except FileNotFoundError:
             pass
         seconds = max(1, int(min(timeout, 30)))
-        with open(self._master_log, "wb") as log:
+        try:
+            log = open(self._master_log, "wb")
+        except OSError as err:  # the control directory is gone: the experiment is ending
+            raise SshError(f"cannot write {self._master_log}: {err.strerror}") from None
+        with log:
             master = subprocess.Popen(
                 [*self._argv("-M", "-N", "-o", "ControlPersist=no", "-o", f"ConnectTimeout={seconds}"),
                  "--", self.destination],
@@ -87,8 +130,11 @@ class SshHost:
         while not os.path.exists(self.control_path):
             if master.poll() is not None or time.monotonic() > deadline:
                 self.disconnect()
-                with open(self._master_log, "rb") as log:
-                    reason = _last_line(log.read())
+                try:
+                    with open(self._master_log, "rb") as log:
+                        reason = _last_line(log.read())
+                except OSError:  # removed by close() meanwhile (the experiment is ending)
+                    reason = ""
                 raise SshError(reason or f"ssh {self.destination} exited with status {master.returncode}")
             time.sleep(0.01)
 
@@ -107,20 +153,34 @@ class SshHost:
     # -- commands and sessions ----------------------------------------
 
     def run(self, remote_command: str, timeout: float) -> tuple[int, str, str]:
-        """Run a command on the host: (exit status, stdout, stderr); 255 is ssh's own failure."""
+        """Run a command on the host: (exit status, stdout, stderr); 255 is ssh's own failure.
+
+        Of each stream only the last :data:`OUTPUT_KEPT` bytes are kept (a box cannot fill the
+        workstation's memory); after ``timeout`` the session is killed (status -1)."""
         try:
             process = self.open(remote_command, stdin=subprocess.DEVNULL)
         except OSError as err:
             raise SshError(f"cannot run ssh: {err}") from None
+        kept: list[bytearray] = [bytearray(), bytearray()]
+        readers = [threading.Thread(target=_keep_tail, args=(stream, buffer), daemon=True)
+                   for stream, buffer in zip((process.stdout, process.stderr), kept)]
+        for reader in readers:
+            reader.start()
+        code: int | None
         try:
-            out, err = process.communicate(timeout=timeout)
+            code = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             process.kill()
-            out, err = process.communicate()
-            return -1, out.decode(errors="replace"), f"no answer within {timeout:g} s"
+            process.wait()
+            code = None
         finally:
             self._forget(process)
-        return process.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+        for reader in readers:
+            reader.join(5)
+        out, err = (bytes(buffer).decode(errors="replace") for buffer in kept)
+        if code is None:
+            return -1, out, f"no answer within {timeout:g} s"
+        return code, out, err
 
     def open(self, remote_command: str, *, stdin: int = subprocess.PIPE) -> subprocess.Popen:
         """A running ``ssh`` session with pipes (the caller waits for it)."""
@@ -135,19 +195,10 @@ class SshHost:
             if process in self._sessions:
                 self._sessions.remove(process)
 
-    def close_session(self, process: subprocess.Popen) -> None:
-        for stream in (process.stdin, process.stdout, process.stderr):
-            if stream is not None:
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        self._forget(process)
+    def close_session(self, session: Any) -> None:
+        """End a :class:`abstat.lab.protocol.BoxSession` (at most 10 s after its input closes)."""
+        session.close()
+        self._forget(session.process)
 
     def abort(self) -> None:
         """Kill every session and the master (Ctrl-C, end of the experiment)."""

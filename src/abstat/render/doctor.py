@@ -12,10 +12,11 @@ _MARK = {"ok": "ok", "warn": "WARN", "not-available": "n/a"}
 def render_findings(findings: list[Any], fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps([finding.to_dict() for finding in findings], indent=2) + "\n"
-    width = max((len(finding.name) for finding in findings), default=0)
+    width = max((len(terminal_safe(finding.name)) for finding in findings), default=0)
     lines = []
-    for finding in findings:
-        lines.append(f"{_MARK[finding.status]:<4}  {finding.name:<{width}}  {terminal_safe(finding.evidence)}")
+    for finding in findings:  # a box's findings too: every text escaped
+        lines.append(f"{_MARK[finding.status]:<4}  {terminal_safe(finding.name):<{width}}  "
+                     f"{terminal_safe(finding.evidence)}")
         if finding.status == "warn" and finding.fix:
             lines.append(f"{'':<4}  {'':<{width}}  fix: {terminal_safe(finding.fix)}")
     counts = {status: sum(f.status == status for f in findings) for status in _MARK}

@@ -195,8 +195,9 @@ class Connection:
 
     def is_damage(self, err: BaseException) -> bool:
         """A damaged file (as opposed to a lock, a full disk...): reading around it may save the rest."""
-        return isinstance(err, sqlite3.DatabaseError) and (
-            not isinstance(err, sqlite3.OperationalError) or "malformed" in str(err))
+        return isinstance(err, sqlite3.DatabaseError) and (  # a damaged page may read as text that is not UTF-8
+            not isinstance(err, sqlite3.OperationalError) or "malformed" in str(err)
+            or "Could not decode to UTF-8" in str(err))
 
     def error(self, err: BaseException) -> InputError:
         text = scrub(str(err), self.name)

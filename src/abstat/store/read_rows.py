@@ -116,14 +116,18 @@ class RowReader:
                                 (invocation_id,)))
                     boot_id, host, variant_id, iteration, started_at, command, notes = runs[key]
                     current = key
+                    if iteration.__class__ is not int:  # a row an older abstat let a box write
+                        iteration = self._optional(iteration, int, f"iteration of run {key}")
                     run = {"experiment": name, "variant": variants[variant_id], "run": key,
-                           "iteration": iteration + 1, "invocation": invocation_id, "boot_id": boot_id, "host": host,
+                           "iteration": None if iteration is None else iteration + 1, "invocation": invocation_id, "boot_id": boot_id, "host": host,
                            "started_at": started_at, "command": command, "labels": labels[invocation_id],
                            "notes": notes_read.get(notes) or self._notes(notes, key, notes_read)}
                 if value.__class__ is not float:
                     value = self._number(value, metric, invocation_id)
                     if value is None:
                         continue
+                if unit is not None and unit.__class__ is not str:
+                    unit = str(unit)
                 yield run, metric, value, unit, index
 
     def _notes(self, text: Any, run_id: int, found: dict[Any, list[str]]) -> list[str]:

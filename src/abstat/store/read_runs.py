@@ -67,7 +67,7 @@ class RunReader:
             (experiment,),
         ).fetchall()
         return [
-            {"invocation": r[0], "variant": r[1], "run": r[2] + 1, "status": r[3],
+            {"invocation": r[0], "variant": r[1], "run": _plus_one(self._optional(r[2], int, f"iteration of run {r[6]}")), "status": r[3],
              "exit_code": self._optional(r[4], int, f"exit code of run {r[6]}"),
              "notes": self._load(r[5], [], f"notes of run {r[6]}")}
             for r in rows
@@ -90,7 +90,8 @@ class RunReader:
             (experiment,),
         ).fetchall()
         return [
-            {"run": r[0], "invocation": r[1], "variant": r[2], "iteration": r[3] + 1, "position": r[4],
+            {"run": r[0], "invocation": r[1], "variant": r[2], "iteration": _plus_one(self._optional(r[3], int, f"iteration of run {r[0]}")),
+             "position": self._optional(r[4], int, f"position of run {r[0]}"),
              "status": r[5], "exit_code": self._optional(r[6], int, f"exit code of run {r[0]}"),
              "wall": self._optional(r[7], float, f"wall time of run {r[0]}")}
             for r in rows
@@ -179,3 +180,8 @@ def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | Non
         return sql + f" AND {condition}"
     params.extend(values)
     return sql + f" AND {column} IN ({','.join('?' * len(values))})"
+
+
+def _plus_one(iteration: int | None) -> int | None:
+    """A stored 0-based iteration as shown (1-based); None stays None (a damaged row, named)."""
+    return None if iteration is None else iteration + 1

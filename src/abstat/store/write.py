@@ -14,13 +14,15 @@ a local SQLite file (same identities) that ``abstat import`` merges later.
 from __future__ import annotations
 
 import json
+import math
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from abstat.errors import UsageError
+from abstat.errors import InputError, UsageError
 from abstat.store.backend import display_name
 from abstat.store.records import Invocation
 
@@ -35,6 +37,56 @@ def check_experiment_name(name: str) -> str:
             f"bad experiment name {name!r}: it must be non-empty, without ':' or surrounding spaces"
         )
     return name
+
+
+_RUN_STATUSES = ("ok", "failed", "timeout")
+
+
+def _bad(field: str, problem: str) -> InputError:
+    return InputError(f"refusing to store a run: {field}: {problem}")
+
+
+def _finite(value: Any, field: str, *, optional: bool = False) -> float | None:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _bad(field, f"not a number ({type(value).__name__})")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise _bad(field, f"{number!r} is not finite")
+    return number
+
+
+def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
+                 started_at: Any, wall: Any, values: Any, units: Any, notes: Any) -> dict[str, Any]:
+    """The arguments of :meth:`StoreWriter.add_run`, each checked for its type (what a store holds is
+    read back by every command, so nothing malformed goes in: InputError, one line)."""
+    for field, text in (("variant", variant), ("command", command)):
+        if not isinstance(text, str) or (field == "variant" and not text):
+            raise _bad(field, f"not a text ({type(text).__name__})")
+    for field, number in (("iteration", iteration), ("position", position), ("exit_code", exit_code)):
+        if not (number is None and field == "exit_code") and (isinstance(number, bool) or not isinstance(number, int)):
+            raise _bad(field, f"not an integer ({type(number).__name__})")
+    if status not in _RUN_STATUSES:
+        raise _bad("status", f"{str(status)[:40]!r} is not one of {', '.join(_RUN_STATUSES)}")
+    if not isinstance(values, Mapping) or not all(isinstance(k, str) and k for k in values):
+        raise _bad("values", "not a mapping of metric names to lists of numbers")
+    checked = {}
+    for metric, numbers in values.items():
+        if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
+            raise _bad(f"values[{metric!r}]", f"not a list of numbers ({type(numbers).__name__})")
+        checked[metric] = [_finite(v, f"values[{metric!r}][{i}]") for i, v in enumerate(numbers)]
+    units = units or {}
+    if not isinstance(units, Mapping) or not all(isinstance(k, str) and isinstance(u, str) for k, u in units.items()):
+        raise _bad("units", "not a mapping of metric names to unit texts")
+    if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence) or not all(isinstance(n, str) for n in notes):
+        raise _bad("notes", "not a list of texts")
+    return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
+                exit_code=exit_code, started_at=_finite(started_at, "started_at"),
+                wall=_finite(wall, "wall", optional=True), values=checked, units=dict(units), notes=list(notes))
 
 
 def _dumps_list(items: Sequence[Any]) -> str | None:
@@ -106,6 +158,11 @@ class StoreWriter:
     ) -> Invocation:
         """Record the start of one ``abstat run`` (creating the experiment)."""
         check_experiment_name(experiment)
+        if not isinstance(machine, Mapping) or not all(
+                isinstance(machine.get(key), (str, type(None))) for key in ("hostname", "boot_id")):
+            raise InputError("refusing to store an invocation: machine: not a record with text hostname and boot_id")
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in (labels or {}).items()):
+            raise InputError("refusing to store an invocation: labels: not a mapping of texts to texts")
         row = {
             "uid": uid or str(uuid.uuid4()), "started_at": started_at or now(),
             "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
@@ -113,18 +170,26 @@ class StoreWriter:
             "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
             "settings": json.dumps(dict(settings or {}), sort_keys=True), "labels": dict(labels or {}),
         }
-        with self.db.transaction():
-            experiment_id = self._ensure_experiment(experiment)
-            invocation_id = self._insert_invocation(experiment_id, row)
-            for name in variants:
-                self._ensure_variant(experiment_id, name)
-        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
-        self._begun[invocation_id] = {
+        begun = {
             "experiment": experiment, "machine": dict(machine), "argv": list(argv), "settings": dict(settings or {}),
             "labels": dict(labels or {}), "variants": list(variants), "uid": row["uid"],
             "started_at": row["started_at"],
         }
-        self._committed[invocation_id] = 0
+        try:
+            with self.db.transaction():
+                experiment_id = self._ensure_experiment(experiment)
+                invocation_id = self._insert_invocation(experiment_id, row)
+                for name in variants:
+                    self._ensure_variant(experiment_id, name)
+        except self.db.errors as err:  # the server went away between two boots: the new one starts spooled
+            if self._spool_notify is None or not self.db.is_disconnect(err):
+                raise
+            invocation = Invocation(-1 - len(self._begun), -1, experiment, row["uid"])  # an id no row has
+            self._begun[invocation.id], self._committed[invocation.id] = begun, 0
+            self._fail_over(invocation, err)
+            return invocation
+        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
+        self._begun[invocation_id], self._committed[invocation_id] = begun, 0
         return invocation
 
     def add_run(
@@ -143,13 +208,14 @@ class StoreWriter:
         units: Mapping[str, str] | None = None,
         notes: Sequence[str] = (),
     ) -> int:
-        """Commit one completed run and, if it succeeded, its samples."""
-        arguments = dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
-                         exit_code=exit_code, started_at=started_at, wall=wall, values=values, units=units,
-                         notes=notes)
+        """Commit one completed run and, if it succeeded, its samples (InputError, nothing stored, when
+        a field has the wrong type: a number that is not finite, a text for a list...)."""
+        arguments = _checked_run(variant, command, iteration, position, status, exit_code, started_at, wall,
+                                 values, units, notes)
         if invocation.id in self._spooled:
             return int(self.spool.add_run(self._spooled[invocation.id], **arguments))
-        units = units or {}
+        values, units, notes, wall, started_at = (arguments[k] for k in ("values", "units", "notes", "wall",
+                                                                           "started_at"))
         row = {"uid": str(uuid.uuid4()), "command": command, "iteration": iteration, "position": position,
                "status": status, "exit_code": exit_code, "started_at": started_at, "wall": wall,
                "notes": _dumps_list(notes)}
@@ -195,8 +261,6 @@ class StoreWriter:
     def _fail_over(self, invocation: Invocation, err: BaseException) -> bool:
         if self._spool_notify is None or not self.db.is_disconnect(err) or invocation.id not in self._begun:
             return False
-        from abstat.errors import InputError
-
         begun = self._begun[invocation.id]
         reason = self.db.error(err)
         kept = f"the {self._committed.get(invocation.id, 0)} run(s) already committed there are kept"
@@ -208,7 +272,7 @@ class StoreWriter:
                 begun["experiment"], begun["machine"], argv=begun["argv"], settings=begun["settings"],
                 labels=begun["labels"], variants=begun["variants"], uid=begun["uid"], started_at=begun["started_at"],
             )
-        except InputError as spool_error:  # a full disk, a read-only directory: say both, in one line
+        except (InputError, OSError, sqlite3.Error) as spool_error:  # a full disk, a read-only directory: say both
             raise InputError(f"{reason}; {kept}; the next runs cannot go to a spool file either"
                              f" ({spool_error})") from None
         self._spool_notify(
@@ -224,7 +288,6 @@ class StoreWriter:
     def _bring_home(self) -> None:
         """At the end of a spooled invocation: if the server answers again, import
         the spool into it (so the report sees every run); else leave it for later."""
-        from abstat.errors import InputError
         from abstat.store.connect import connect
         from abstat.store.schema import migrate
 
