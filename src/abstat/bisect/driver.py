@@ -42,6 +42,7 @@ class Report:
     experiment: str = ""
     confidence: float = 0.95
     graph: dict[str, Any] = field(default_factory=dict)   # commits, merges, segments, model
+    boots: dict[str, Any] = field(default_factory=dict)   # on a host: host, runs_per_boot, boots, replayed
 
 
 def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequence[str],
