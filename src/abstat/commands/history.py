@@ -3,6 +3,7 @@
     abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
     abstat history --input results.csv --metric ns_op
     abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
+    abstat history nightly --confirm --bisect --build 'make' --run ./bench --run-metric 'ns=ns: (\\d+)'
 """
 from __future__ import annotations
 
@@ -65,7 +66,58 @@ def build_parser() -> argparse.ArgumentParser:
     add_format(parser, ("text", "markdown", "json", "html"), default="text")
     add_output(parser)
     add_store(parser)
+    loop = parser.add_argument_group("confirm and bisect a change point now (on this machine)")
+    loop.add_argument("--confirm", action="store_true",
+                      help="re-measure the revisions around each new, moved or provisional change point, "
+                           "interleaved, and say whether it holds (with --exit-code: 1 only when one holds)")
+    loop.add_argument("--bisect", action="store_true", help="then bisect each change that holds between them")
+    loop.add_argument("--run", metavar="CMD", help="the benchmark (shell), run in each revision's worktree")
+    loop.add_argument("--build", metavar="CMD", help="build command (shell), run in each worktree first")
+    loop.add_argument("--run-metric", metavar="NAME=REGEX",
+                      help="the number --run prints (as abstat bisect --metric; default: the series' metric "
+                           "when it is a built-in one, wall...)")
+    loop.add_argument("--confirm-runs", type=int, default=20, metavar="N", help="runs of each side (default 20)")
+    loop.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
     return parser
+
+
+def _confirm(args: argparse.Namespace, report: object, store_path: str | None) -> tuple[list, str]:
+    """Confirm (and bisect) the report's change points; (confirmations, their rendering)."""
+    from abstat.bisect.confirm import confirm, render_confirmations, to_confirm
+    from abstat.commands.bisect import metric_choice
+    from abstat.store import resolve_store_path
+
+    if not args.run:
+        raise UsageError("--confirm needs --run CMD (the benchmark, run in each revision's tree)")
+    if args.format not in ("text", "json") or args.output:
+        raise UsageError("--confirm writes text or json to standard output")
+    if args.confirm_runs < 3 or (args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout))):
+        raise UsageError("--confirm-runs must be at least 3, --timeout a positive number of seconds")
+    metric_text = args.run_metric or next((m.strip() for m in ",".join(args.metric).split(",") if m.strip()), "wall")
+    metric, spec = metric_choice(metric_text)
+    store = store_path or resolve_store_path(args.store)
+
+    def progress(text: str) -> None:
+        sys.stderr.write(f"abstat history: {text}\n")
+
+    found = []
+    for series, before, after, detected in to_confirm(report):
+        item = confirm(series, before, after, detected, repo=args.repo, run=args.run, metric=metric,
+                       metric_spec=spec, build=args.build, runs=args.confirm_runs, store=store,
+                       experiment=f"confirm-{before[:12]}-{after[:12]}", confidence=args.confidence / 100.0,
+                       timeout=args.timeout, progress=progress)
+        if item.holds and args.bisect:
+            from abstat.bisect.driver import Config, run_bisect
+            from abstat.store import open_store
+
+            config = Config(repo=args.repo, good=item.before, bad=item.after, run=args.run, metric=metric,
+                            metric_spec=spec, build=args.build, confidence=args.confidence / 100.0,
+                            timeout=args.timeout)
+            progress(f"bisecting {item.before[:12]}..{item.after[:12]}")
+            with open_store(store) as opened:
+                item.bisect = run_bisect(config, opened, None, ["abstat", "history", "--bisect"], progress)
+        found.append(item)
+    return found, render_confirmations(found, args.format)
 
 
 def main(argv: list[str]) -> int:
@@ -108,6 +160,15 @@ def main(argv: list[str]) -> int:
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)
     text = render(report, args.format)
+    confirmed: list = []
+    if args.confirm or args.bisect:
+        confirmed, more = _confirm(args, report, store_path)
+        if args.format == "json":
+            import json
+
+            text = json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n"
+        else:
+            text += "\n" + (more or "no change point to confirm\n")
     if args.output:
         from abstat.outfile import write_output
 
@@ -119,6 +180,8 @@ def main(argv: list[str]) -> int:
             state_mod.save(state_path, updated)
         except OSError as err:
             raise InputError(f"cannot record the change points: {err.strerror or err}", path=state_path) from None
+    if args.exit_code and (args.confirm or args.bisect):
+        return 1 if any(item.holds for item in confirmed) else 0
     if args.exit_code:
         return 1 if any(status != "kept" for r in report.results for status in r.status.values()) else 0
     return 0
