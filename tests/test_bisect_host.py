@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 
 import pytest
 
@@ -174,7 +175,10 @@ def test_bisect_on_a_box_across_reboots_skips_a_broken_kernel_and_resumes_after_
     # each boot ran in the kernel it booted; every commit installed once, with its own artifact
     installed = [line.split() for line in (box.read("installed") or "").splitlines()]
     assert all(path.endswith(f"/.abstat/artifacts/{rev}/kernel.img") for rev, path in installed)
-    assert len(installed) == len({rev for rev, _ in installed}) == len({b[1] for b in boots})
+    # once per commit and process: a resumed bisection installs again what it boots (the box may have been
+    # re-imaged while it was away)
+    assert {rev for rev, _ in installed} == {b[1] for b in boots}
+    assert max(Counter(rev for rev, _ in installed).values()) <= 2
     ran = [line.split() for line in (box.read("run-env") or "").splitlines()]
     assert all(rev == kernel for rev, kernel in ran) and len(ran) == 2 * len(complete)
     assert shas[3] not in {rev for rev, _ in ran}
