@@ -93,10 +93,15 @@ class BoxSetup:
                 else isinstance(value, str) and 0 < len(value) <= 100_000
             if not ok and not (value is None and key not in ("label", "destination", "run", "metric", "runs")):
                 raise InputError(f"{where}: the stored box setting {key!r} is not valid")
+        from abstat.engine import Host, SpecError
+
         try:
+            Host(data.get("label"), data.get("destination"))  # no ssh option from a store
             return cls(**data)
         except TypeError:
             raise InputError(f"{where}: the stored box settings are incomplete") from None
+        except SpecError as err:
+            raise InputError(f"{where}: the stored box is not valid: {err}") from None
 
 
 def _artifact_name(artifact: str) -> str:
