@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from abstat.bisect.driver import MODEL, Report, load_history
+from abstat.bisect.driver import MODEL, Report, progress_line, resolve_range
 from abstat.bisect.onbox import Box, BoxLost, BoxSetup, Failed
 from abstat.bisect.search import Batch, Outcome, Search
 from abstat.errors import InputError
@@ -104,14 +104,8 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
     """Bisect ``config``'s range on its box, one boot at a time; every boot stored in ``experiment``."""
     from abstat.bisect.measure import measurement_session
     from abstat.bisect.worktrees import Worktrees
-    from abstat.history.revision import resolve
 
-    shas = resolve([config.good, config.bad], config.repo)
-    for name, sha in shas.items():
-        if sha is None:
-            raise InputError(f"unknown revision {name!r}", path=config.repo)
-    commits, parent_shas, graph = load_history(config.good, shas[config.good] or "", config.bad,
-                                               shas[config.bad] or "", config.repo)
+    commits, parent_shas, graph = resolve_range(config.good, config.bad, config.repo)
     config.good, config.bad = commits[0], commits[-1]
     n, setup = len(commits) - 1, config.setup
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
@@ -188,7 +182,7 @@ def _search(search: Search, commits: list[str], stored: dict[tuple[int, int], tu
         search.record(done, values)
         for index in failed:
             search.skip(index)
-        progress(_line(search, done, commits))
+        progress(progress_line(search, done, commits, "booted", "boots"))
 
 
 def _boot(box: Box, store: Any, sha: str, role: str, batch: int, slot: int,
@@ -205,16 +199,3 @@ def _boot(box: Box, store: Any, sha: str, role: str, batch: int, slot: int,
         box.recover(sha)
     return value
 
-
-def _line(search: Search, step: Any, commits: list[str]) -> str:
-    from collections import Counter
-
-    n = len(commits) - 1
-    names = {0: f"good {commits[0][:12]}", n: f"bad {commits[n][:12]}"}
-    line = "booted " + ", ".join(f"{names.get(c, commits[c][:12])} x{k}" for c, k in Counter(step.commits).items())
-    line += f"; {search.runs} boots"
-    if step.test is not None:
-        posterior = search.posterior()
-        top = int(posterior.argmax())
-        line += f"; most likely culprit {commits[top + 1][:12]} at {posterior[top]:.0%}"
-    return line
