@@ -76,3 +76,21 @@ def test_confirm_holds_the_step_rejects_the_spike_and_bisect_names_the_commit(tm
     assert not spike["holds"] and spike["interval"][0] < 0 < spike["interval"][1], spike
     assert step["bisect"]["status"] == "found" and step["bisect"]["culprit"] == shas[STEP_AT]
     assert "bisect" not in spike
+
+
+def test_the_mail_names_what_holds_and_how_to_reproduce_it_and_escapes_what_it_read():
+    sys.path.insert(0, SRC)
+    from abstat.bisect.confirm import Confirmation, render_email
+
+    held = Confirmation("nightly ns\nBcc: x@example.org", "a" * 40, "b" * 40, 0.05, holds=True, shift=50.0,
+                        low=40.0, high=60.0, level=1000.0, p_value=1e-6, runs=24, experiment="confirm-x")
+    spike = Confirmation("nightly ns", "c" * 40, "d" * 40, 0.08, holds=False, shift=1.0, low=-5.0, high=6.0,
+                         level=1000.0, p_value=0.7, runs=24, experiment="confirm-y")
+    mail = render_email([held, spike], "the history\n", {("a" * 40, "b" * 40): ["abstat", "bisect", "--run", "./b x"]})
+    headers, body = mail.split("\n\n", 1)
+    assert headers.splitlines()[0] == "Subject: abstat: 1 change(s) confirmed"
+    assert all(line.split(":")[0] in ("Subject", "MIME-Version", "Content-Type", "Content-Transfer-Encoding")
+               for line in headers.splitlines())
+    assert "\nBcc:" not in mail and "nightly ns\\x0aBcc: x@example.org" in body
+    assert "confirmed: +5.00% [+4.00%, +6.00%]" in body and "not reproduced: +0.10%" in body
+    assert "    abstat bisect --run './b x'" in body

@@ -189,6 +189,7 @@ def _boot(box: Box, store: Any, sha: str, role: str, batch: int, slot: int,
           progress: Callable[[str], None]) -> float | Failed:
     """One boot of ``sha`` measured on the box; a failed one is stored as ``skipped`` and the box recovered."""
     place = {"batch": batch, "slot": slot}
+    progress(f"boot {slot + 1} of batch {batch + 1}: {role} {sha[:12]} on host {box.setup.label}")
     value = box.measure(sha, role, place)
     if isinstance(value, Failed) and role == "test":  # a reference's failure is not stored: a resume boots it again
         invocation = store.start_invocation(

@@ -157,3 +157,29 @@ def render_confirmations(items: list[Confirmation], fmt: str) -> str:
             lines.extend("  " + line for line in render(item.bisect, "text").splitlines())
     return "\n".join(lines) + ("\n" if lines else "")
 
+
+
+def render_email(items: list[Confirmation], history_text: str, reproduce: dict[tuple[str, str], list[str]]) -> str:
+    """A plain-text mail (RFC 5322 headers, then the body) for a nightly job: what holds, its size and
+    interval, the culprit when bisected, and the commands that reproduce each (``reproduce``: argv
+    lists keyed by (before, after)).  Everything from data is escaped; the subject is one line."""
+    import shlex
+
+    from abstat.render.escape import terminal as _t
+
+    held = [item for item in items if item.holds]
+    culprits = [item.bisect.commits[item.bisect.outcome.culprit][:12] for item in held
+                if item.bisect is not None and item.bisect.outcome.culprit is not None]
+    if held:
+        subject = f"abstat: {len(held)} change(s) confirmed" + (f", culprit {', '.join(culprits)}" if culprits else "")
+    else:
+        subject = f"abstat: no change confirmed ({len(items)} checked)"
+    lines = [f"Subject: {_t(subject)}", "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
+             "Content-Transfer-Encoding: 8bit", "", render_confirmations(items, "text").rstrip("\n")]
+    for item in items:
+        argv = reproduce.get((item.before, item.after))
+        if argv:
+            lines += ["", f"reproduce {item.before[:12]} -> {item.after[:12]}:", "    " + shlex.join(argv)]
+    lines += ["", "the history:", history_text.rstrip("\n")]
+    return "\n".join(_t(line) if not line.startswith(("Subject:", "MIME", "Content")) else line
+                     for line in lines) + "\n"

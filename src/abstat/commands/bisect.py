@@ -95,8 +95,10 @@ def _step(argv: list[str]) -> int:
 
 def _progress(no_progress: bool):
     def progress(text: str) -> None:
-        if not no_progress:
-            sys.stderr.write(f"abstat bisect: {text}\n")
+        from abstat.render.escape import terminal
+
+        if not no_progress:  # what a box or a build says is escaped for the terminal
+            sys.stderr.write(f"abstat bisect: {terminal(text)}\n")
             sys.stderr.flush()
     return progress
 

@@ -63,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--state", metavar="FILE",
                         help="record of reported change points (default STORE.changepoints.json)")
     parser.add_argument("--no-state", action="store_true", help="neither read nor update the record")
-    add_format(parser, ("text", "markdown", "json", "html"), default="text")
+    add_format(parser, ("text", "markdown", "json", "html", "email"), default="text")
     add_output(parser)
     add_store(parser)
     loop = parser.add_argument_group("confirm and bisect a change point now (on this machine)")
@@ -81,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _confirm(args: argparse.Namespace, report: object, store_path: str | None) -> tuple[list, str]:
+def _confirm(args: argparse.Namespace, report: object, store_path: str | None, render) -> tuple[list, str]:
     """Confirm (and bisect) the report's change points; (confirmations, their rendering)."""
     from abstat.bisect.confirm import confirm, render_confirmations, to_confirm
     from abstat.commands.bisect import metric_choice
@@ -89,8 +89,8 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None) -
 
     if not args.run:
         raise UsageError("--confirm needs --run CMD (the benchmark, run in each revision's tree)")
-    if args.format not in ("text", "json") or args.output:
-        raise UsageError("--confirm writes text or json to standard output")
+    if args.format not in ("text", "json", "email") or args.output:
+        raise UsageError("--confirm writes text, json or email (a mail for a nightly job) to standard output")
     if args.confirm_runs < 3 or (args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout))):
         raise UsageError("--confirm-runs must be at least 3, --timeout a positive number of seconds")
     metric_text = args.run_metric or next((m.strip() for m in ",".join(args.metric).split(",") if m.strip()), "wall")
@@ -117,7 +117,15 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None) -
             with open_store(store) as opened:
                 item.bisect = run_bisect(config, opened, None, ["abstat", "history", "--bisect"], progress)
         found.append(item)
-    return found, render_confirmations(found, args.format)
+    if args.format != "email":
+        return found, render_confirmations(found, args.format)
+    from abstat.bisect.confirm import render_email
+
+    common = ["--repo", os.path.abspath(args.repo), *(["--build", args.build] if args.build else []), "--run", args.run,
+              "--metric", metric_text, "--store", store]
+    reproduce = {(i.before, i.after): ["abstat", "bisect", "--good", i.before, "--bad", i.after, *common]
+                 for i in found}
+    return found, render_email(found, render(report, "text"), reproduce)
 
 
 def main(argv: list[str]) -> int:
@@ -159,11 +167,15 @@ def main(argv: list[str]) -> int:
     state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)
-    text = render(report, args.format)
+    if args.format == "email" and not (args.confirm or args.bisect):
+        raise UsageError("--format email is the mail of --confirm (and --bisect)")
+    text = render(report, "text" if args.format == "email" else args.format)
     confirmed: list = []
     if args.confirm or args.bisect:
-        confirmed, more = _confirm(args, report, store_path)
-        if args.format == "json":
+        confirmed, more = _confirm(args, report, store_path, render)
+        if args.format == "email":
+            text = more
+        elif args.format == "json":
             import json
 
             text = json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n"
