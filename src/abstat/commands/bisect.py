@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="most benchmark runs (default 400); with --host, most boots (default 150)")
     add_confidence(parser)  # here: the posterior probability (in percent) that ends the search
     parser.add_argument("--artifact", metavar="PATH",
-                        help="built file (relative to the tree) compared between the culprit and its parent")
+                        help="built file (relative to the tree) compared between the culprit and its parent; "
+                             "with --host, the file copied to the box (ABSTAT_ARTIFACT)")
     add_format(parser, ("text", "json"), default="text")
     add_no_progress(parser)
     add_host_options(parser)
