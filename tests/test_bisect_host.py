@@ -182,3 +182,24 @@ def test_bisect_on_a_box_across_reboots_skips_a_broken_kernel_and_resumes_after_
     ran = [line.split() for line in (box.read("run-env") or "").splitlines()]
     assert all(rev == kernel for rev, kernel in ran) and len(ran) == 2 * len(complete)
     assert shas[3] not in {rev for rev, _ in ran}
+
+
+def test_bisect_on_a_box_without_reboots_builds_on_the_box(lab, tmp_path):
+    """--build-on-host (the box checks the commit out of its own clone and builds it) and no --boot: each
+    measurement is one session in the box's current boot."""
+    repo = str(tmp_path / "repo")
+    shas = make_repo(repo, [1000, 1000, 3000, 3000])
+    box = lab.boxes["alpha"]
+    clone = os.path.join(lab.box, "src")  # the box's own clone, at the box's path
+    build = (f'test -d {clone} || git clone -q {repo} {clone}; '
+             f'cd {clone} && git checkout -q "$ABSTAT_REV" && cp cost "built-$ABSTAT_REV"')
+    bench = (f"python3 -c 'import random, sys; print(\"ns\", float(open(sys.argv[1]).read()) * random.gauss(1, 0.01))'"
+             f' "{clone}/built-$ABSTAT_REV"')  # each commit's build kept apart: they are measured in any order
+    before = box.boots
+    done = abstat(lab, "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--store", str(tmp_path / "b.db"),
+                  "--host", "alpha", "--build-on-host", build, "--run", bench,
+                  "--metric", "ns=^ns ([0-9.]+)", "-n", "2", "--budget", "40", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["culprit"] == shas[2] and answer["boots"]["runs_per_boot"] == 2
+    assert box.boots == before  # no reboot
