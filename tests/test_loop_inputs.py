@@ -165,3 +165,19 @@ def test_doctor_and_noise_exit_codes(tmp_path):
     assert "unstable" in unstable.stdout or "drift" in unstable.stdout or "step" in unstable.stdout
     analysed = abstat("noise", "--experiment", "aa", "--store", store, "--report", "v")
     assert analysed.returncode == 0, analysed.stderr
+
+
+def test_the_answer_of_a_box_bisection_counts_boots():
+    from abstat.bisect.driver import Report
+    from abstat.bisect.render import render
+    from abstat.bisect.search import Outcome
+
+    outcome = Outcome("found", 2, 0.99, [(2, 0.99)], 25, shift=300, shift_low=290, shift_high=310, good_level=1000,
+                      reference_p=1e-5)
+    report = Report(outcome, ["a" * 40, "b" * 40, "c" * 40], {"c" * 40: "slower\x1b[2J"}, skipped=["b" * 40],
+                    experiment="bx", graph={"merges": 0})
+    report.boots = {"host": "alpha", "runs_per_boot": 2, "boots": 25, "replayed": 5}
+    text = render(report, "text")
+    assert "25 boots of host alpha (2 run(s) each, the boot as the unit; 5 read back from the store)" in text
+    assert "did not build, install or boot" in text and "\x1b" not in text
+    assert json.loads(render(report, "json"))["boots"] == report.boots
