@@ -61,7 +61,7 @@ class _FakeBox:
         from abstat.bisect.onbox import Failed
 
         runs = self.boxes.boot(self.index[sha])
-        return Failed("does not boot") if runs is None else float(np.median(runs))
+        return Failed("does not boot", booted=True) if runs is None else float(np.median(runs))
 
     def recover(self, sha: str) -> None:
         pass

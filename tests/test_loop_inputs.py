@@ -85,13 +85,13 @@ class _Box:
         key = (slot["batch"], slot["slot"])
         assert key not in self.refuse, f"boot {key} was stored: a resume must not make it again"
         index = int(sha, 16)
-        value = Failed("does not boot") if index == self.broken else \
+        value = Failed("does not boot", booted=True) if index == self.broken else \
             float(self.costs[index] * self.rng.normal(1, 0.02))
         self.boots[key] = (sha, value)
         return value
 
     def recover(self, sha):
-        pass
+        self.recovered = [*getattr(self, "recovered", []), sha]
 
 
 class _Store:
@@ -120,6 +120,9 @@ def test_the_box_loop_replays_stored_boots_exactly_and_goes_on():
     commits = [f"{i:040x}" for i in range(len(costs))]
     whole, report = _search(_Box(costs, broken=8), commits)  # 8: the first commit the search tests
     assert whole.status == "found" and whole.culprit == 12 and report.skipped == [commits[8]]
+    box = _Box(costs, broken=8)
+    _search(box, commits)
+    assert box.recovered == [commits[8]]  # --recover after the boot that failed, once
     first = _Box(costs, broken=8)
     everything = _search(first, commits)[0]
     assert (everything.culprit, everything.runs) == (whole.culprit, whole.runs)  # the same draws: the same search

@@ -196,7 +196,7 @@ def _boot(box: Box, store: Any, sha: str, role: str, batch: int, slot: int,
             box.experiment, {}, argv=box.argv, settings={"caller": {"bisect": {**box.caller, **place, "role": role}}},
             labels={"rev": sha, "role": "skipped", "host": box.setup.label})
         store.finish_invocation(invocation, "skipped", [value.reason])
-    if isinstance(value, Failed):
+    if isinstance(value, Failed) and value.booted:  # a build that failed left the box as it was
         box.recover(sha)
     return value
 

@@ -57,6 +57,7 @@ class Failed:
     """A commit that gave no value on the box (skipped by the search), and why."""
 
     reason: str
+    booted: bool = False        # it failed in or after its boot (then --recover runs), not in its build
 
 
 @dataclass(frozen=True)
@@ -253,11 +254,11 @@ class Box:
         if lost is not None:
             if UNREACHABLE in lost:  # before the boot: the box, not the commit
                 raise BoxLost(f"host {self.setup.label}: {lost}")
-            return Failed(f"boot: {lost}")
+            return Failed(f"boot: {lost}", booted=True)
         values = result.values(VARIANT, self.setup.metric, self.setup.label)
         if not values:
             notes = next((run.notes for run in result.failed_runs), ()) or (result.error or "no value",)
-            return Failed(f"no run gave a value of {self.setup.metric}: {'; '.join(notes)[:200]}")
+            return Failed(f"no run gave a value of {self.setup.metric}: {'; '.join(notes)[:200]}", booted=True)
         return float(statistics.median(values))
 
     def recover(self, sha: str) -> None:
