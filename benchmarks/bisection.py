@@ -41,6 +41,11 @@ bisect's model).  Methods:
   the good end's;
 - pinpoint: git bisect's choice of commits, Pinpoint's rule (above) for each.
 
+``--boots``: the boot-level case (benchmarks/bisection_boots.py): bisection on
+simulated test boxes, each measurement one boot, a 4% culprit in 2% run noise
+and boot-to-boot offsets, a commit that does not boot; abstat bisect --host's
+loop against Pinpoint's rule, boots and runs spent (default N = 32, 10 trials).
+
 ``--scale``: the graph search's cost against the linear search's (the anchor,
 same run) on merge histories of 150, 1,500 and 15,000 commits.
 """
@@ -313,9 +318,20 @@ def main() -> int:
     parser.add_argument("--coverage", action="store_true",
                         help="only abstat: coverage of its 95%% interval of the change's size, per shape")
     parser.add_argument("--merges", action="store_true", help="histories with merges (see the module)")
+    parser.add_argument("--boots", action="store_true", help="the boot-level case (benchmarks/bisection_boots.py)")
     parser.add_argument("--scale", action="store_true",
                         help="time of the graph search against the linear one, 150 to 15,000 commits")
     args = parser.parse_args()
+    if args.boots:
+        import os
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bisection_boots import table
+
+        warnings.simplefilter("ignore")
+        sizes = [32] if args.sizes == "100,1000" else [int(x) for x in args.sizes.split(",")]
+        table(args.trials if "--trials" in sys.argv else 10, sizes, args.seed, args.markdown)
+        return 0
     if args.scale:
         scale(args.seed)
         return 0

@@ -27,7 +27,8 @@ SRC = str(Path(__file__).resolve().parents[1] / "src")
 # by name; compare's -v/--verbose is --verbose alone in run, whose -v is --variant;
 # --store of demo is a temporary store unless given.
 DIFFERENT_ON_PURPOSE = {("run", "--metric"), ("noise", "--metric"), ("bisect", "--metric"),
-                        ("compare", "--verbose")}  # run's -v is --variant: only compare has -v for --verbose
+                        ("compare", "--verbose"),  # run's -v is --variant: only compare has -v for --verbose
+                        ("bisect", "--boot"), ("bisect", "--check")}  # one boot of the commit, not VARIANT=COMMAND
 
 
 def parsers() -> dict[str, argparse.ArgumentParser]:

@@ -42,6 +42,7 @@ class Report:
     experiment: str = ""
     confidence: float = 0.95
     graph: dict[str, Any] = field(default_factory=dict)   # commits, merges, segments, model
+    boots: dict[str, Any] = field(default_factory=dict)   # on a host: host, runs_per_boot, boots, replayed
 
 
 def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequence[str],
@@ -50,12 +51,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     (default ``bisect-GOOD-BAD`` with both as 12-digit hashes)."""
     from abstat.bisect.measure import measurement_session
 
-    shas = resolve([config.good, config.bad], config.repo)
-    for name, sha in shas.items():
-        if sha is None:
-            raise InputError(f"unknown revision {name!r}", path=config.repo)
-    commits, parent_shas, graph = load_history(config.good, shas[config.good] or "", config.bad,
-                                               shas[config.bad] or "", config.repo)
+    commits, parent_shas, graph = resolve_range(config.good, config.bad, config.repo)
     n = len(commits) - 1
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
     search = Search(n, graph=graph, confidence=config.confidence, budget=config.budget)
@@ -110,7 +106,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                     report.skipped.append(commits[index])
                     progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
                 _check_references(search, step, commits, recorder)
-                progress(_progress_line(search, step, commits))
+                progress(progress_line(search, step, commits))
             culprit = report.outcome.culprit
             if culprit is not None and config.artifact:
                 known = {commits[i]: path for i, path in {**built, **paths}.items()}
@@ -137,6 +133,15 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     return report
 
 
+def resolve_range(good: str, bad: str, repo: str) -> tuple[list[str], list[tuple[str, ...]], Graph]:
+    """:func:`load_history` of two revisions as the user named them (one line when one is unknown)."""
+    shas = resolve([good, bad], repo)
+    for name, sha in shas.items():
+        if sha is None:
+            raise InputError(f"unknown revision {name!r}", path=repo)
+    return load_history(good, shas[good] or "", bad, shas[bad] or "", repo)
+
+
 def load_history(good_name: str, good: str, bad_name: str, bad: str,
                  repo: str) -> tuple[list[str], list[tuple[str, ...]], Graph]:
     """The commits git bisect would consider (reachable from ``bad``, not from ``good``), good
@@ -160,12 +165,12 @@ def load_history(good_name: str, good: str, bad_name: str, bad: str,
     return commits, parents, graph
 
 
-def _progress_line(search: Search, step: Batch, commits: list[str]) -> str:
+def progress_line(search: Search, step: Batch, commits: list[str], verb: str = "measured", unit: str = "runs") -> str:
     n = len(commits) - 1
     counts = Counter(step.commits)
     names = {0: f"good {commits[0][:12]}", n: f"bad {commits[n][:12]}"}
-    line = "measured " + ", ".join(f"{names.get(c, commits[c][:12])} x{k}" for c, k in counts.items())
-    line += f"; {search.runs} runs"
+    line = f"{verb} " + ", ".join(f"{names.get(c, commits[c][:12])} x{k}" for c, k in counts.items())
+    line += f"; {search.runs} {unit}"
     if step.test is not None:
         posterior = search.posterior()
         top = int(posterior.argmax())

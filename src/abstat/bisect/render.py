@@ -27,7 +27,7 @@ def render(report: Any, fmt: str) -> str:
             "change": {"shift": outcome.shift, "low": outcome.shift_low, "high": outcome.shift_high,
                        "good_level": outcome.good_level, "references_p": outcome.reference_p},
             "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
-            "graph": report.graph,
+            "graph": report.graph, "boots": report.boots or None,
         }, indent=2) + "\n"
     from abstat.render.escape import terminal as _t
 
@@ -54,9 +54,13 @@ def render(report: Any, fmt: str) -> str:
         for c in candidates:
             lines.append(f"    {c['probability']:.3f}  {c['rev'][:12]} {_t(c['subject'])}")
     merges = report.graph.get("merges", 0)
-    lines.append(f"  {outcome.runs} benchmark runs over {len(commits) - 1} commits"
+    boots = report.boots
+    spent = (f"{outcome.runs} boots of host {_t(boots['host'])} ({boots['runs_per_boot']} run(s) each, the boot as "
+             f"the unit{'; ' + str(boots['replayed']) + ' read back from the store' if boots['replayed'] else ''})"
+             if boots else f"{outcome.runs} benchmark runs")
+    lines.append(f"  {spent} over {len(commits) - 1} commits"
                  + (f" ({merges} merge(s): searched the commit graph; {report.graph['model']})" if merges else "")
-                 + (f"; {len(report.skipped)} skipped (did not build, or every run failed): "
+                 + (f"; {len(report.skipped)} skipped (did not build{', install or boot' if boots else ''}, or every run failed): "
                     + ", ".join(s[:12] for s in report.skipped) if report.skipped else ""))
     for warning in report.warnings + outcome.notes:
         lines.append(f"warning: {_t(warning)}")

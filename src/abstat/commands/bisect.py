@@ -1,7 +1,11 @@
 """``abstat bisect``: find the commit that changed a benchmark, noise and all.
 
     abstat bisect --good v6.1 --bad v6.2 --build 'make -j8' --run './bench' --metric 'cycles=cycles: (\\d+)'
+    abstat bisect --good v6.1 --bad v6.2 --host box --build 'make -j8 bzImage' --artifact arch/x86/boot/bzImage \\
+        --install 'sudo cp "$ABSTAT_ARTIFACT" /boot/vmlinuz-bisect' --boot 'sudo kexec ...' --run ./bench ...
     git bisect run abstat bisect step --run './bench' --metric 'cycles=cycles: (\\d+)'
+
+Exit status: 0 culprit found, 1 no change found, 3 inconclusive, 2 bad input, 130 interrupted.
 """
 from __future__ import annotations
 
@@ -11,7 +15,10 @@ import os
 import sys
 
 from abstat.commands import ArgumentParser, add_confidence, add_format, add_no_progress, add_store
+from abstat.commands.bisect_host import add_host_options, box_bisect_from_args, resume, run_on_host
 from abstat.errors import UsageError
+
+EXIT_STATUS = {"found": 0, "no-change": 1, "inconclusive": 3, "untestable": 3}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -20,17 +27,22 @@ def build_parser() -> argparse.ArgumentParser:
         description="Probabilistic bisection on continuous measurements: builds and runs commits in its "
                     "own git worktrees, re-measures the good and bad ends interleaved, stops when one "
                     "commit holds the posterior probability asked for (-c/--confidence, in percent).",
-        epilog="Inside git bisect run: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
+        epilog="Exit status: 0 culprit found, 1 no change found (good and bad do not differ), 3 inconclusive "
+               "(budget spent, or untestable commits), 2 bad input or a lost box (resume it), 130 interrupted.  "
+               "Inside git bisect run: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
     )
     parser.add_argument("--good", required=True, metavar="REV", help="a revision without the change")
     parser.add_argument("--bad", required=True, metavar="REV", help="a later revision with it")
     _common(parser)
-    parser.add_argument("--budget", type=int, default=400, metavar="N", help="most benchmark runs (default 400)")
+    parser.add_argument("--budget", type=int, default=None, metavar="N",
+                        help="most benchmark runs (default 400); with --host, most boots (default 150)")
     add_confidence(parser)  # here: the posterior probability (in percent) that ends the search
     parser.add_argument("--artifact", metavar="PATH",
-                        help="built file (relative to the tree) compared between the culprit and its parent")
+                        help="built file (relative to the tree) compared between the culprit and its parent; "
+                             "with --host, the file copied to the box (ABSTAT_ARTIFACT)")
     add_format(parser, ("text", "json"), default="text")
     add_no_progress(parser)
+    add_host_options(parser)
     return parser
 
 
@@ -82,14 +94,36 @@ def _step(argv: list[str]) -> int:
     return guarded(step)
 
 
+def _progress(no_progress: bool):
+    def progress(text: str) -> None:
+        from abstat.render.escape import terminal
+
+        if not no_progress:  # what a box or a build says is escaped for the terminal
+            sys.stderr.write(f"abstat bisect: {terminal(text)}\n")
+            sys.stderr.flush()
+    return progress
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["step"]:
         return _step(argv[1:])
+    from abstat.bisect.render import render
+    from abstat.runner import signals
+
+    if any(arg == "--resume" or arg.startswith("--resume=") for arg in argv):
+        previous = signals.interrupt_on_termination()
+        try:
+            report, fmt = resume(argv, _progress)
+        finally:
+            signals.restore_handlers(previous)
+        sys.stdout.write(render(report, fmt))
+        return EXIT_STATUS[report.outcome.status]
     from abstat.bisect.driver import Config, run_bisect
     from abstat.store import open_store, resolve_store_path
 
     args = build_parser().parse_args(argv)
-    if args.budget < 20:
+    budget = args.budget if args.budget is not None else 150 if args.host else 400
+    if budget < 20:
         raise UsageError("--budget must be at least 20 runs")
     if args.artifact is not None and (os.path.isabs(args.artifact)
                                       or os.path.normpath(args.artifact).split(os.sep)[0] in ("..", "")):
@@ -98,31 +132,27 @@ def main(argv: list[str]) -> int:
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise UsageError("--timeout must be a positive number of seconds")
     metric, spec = metric_choice(args.metric)
+    box = box_bisect_from_args(args, metric, spec, budget)
     config = Config(repo=args.repo, good=args.good, bad=args.bad, run=args.run, metric=metric, metric_spec=spec,
-                    build=args.build, budget=args.budget, confidence=args.confidence / 100.0, artifact=args.artifact,
+                    build=args.build, budget=budget, confidence=args.confidence / 100.0, artifact=args.artifact,
                     timeout=args.timeout)
     if args.experiment is not None:
         from abstat.store import check_experiment_name
 
         check_experiment_name(args.experiment)
     store_path = resolve_store_path(args.store)
-
-    def progress(text: str) -> None:
-        if not args.no_progress:
-            sys.stderr.write(f"abstat bisect: {text}\n")
-            sys.stderr.flush()
-
-    from abstat.bisect.render import render
-    from abstat.runner import signals
-
+    progress = _progress(args.no_progress)
     previous = signals.interrupt_on_termination()  # SIGTERM/SIGHUP: like Ctrl-C, worktrees removed, runs kept
     try:
-        with open_store(store_path) as store:
-            report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
+        if box is not None:
+            report = run_on_host(box, store_path, args.experiment, ["abstat", "bisect", *argv], progress)
+        else:
+            with open_store(store_path) as store:
+                report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
     finally:
         signals.restore_handlers(previous)
     sys.stdout.write(render(report, args.format))
-    return 0
+    return EXIT_STATUS[report.outcome.status]
 
 
 __all__ = ["main"]

@@ -40,7 +40,17 @@ def build_parser() -> ArgumentParser:
                         help="check this ssh destination instead of this machine (repeatable, as abstat run --host)")
     parser.add_argument("--connect-timeout", type=float, default=30.0, metavar="SECONDS",
                         help="with --host: give up on a host that does not answer within this (default 30)")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit 1 when a check warns (a setting to fix), 0 when none does")
+    parser.epilog = ("Exit status: 0; with --exit-code 1 when a check warns; 2 on bad input or a host that "
+                     "cannot be checked.")
     return parser
+
+
+def _status(args: argparse.Namespace, findings: list) -> int:
+    from abstat.doctor.base import WARN
+
+    return 1 if args.exit_code and any(f.status == WARN for f in findings) else 0
 
 
 def main(argv: list[str]) -> int:
@@ -78,7 +88,7 @@ def main(argv: list[str]) -> int:
         sys.stdout.write(render_tuning(result, "tune", args.format))
         return 0
     sys.stdout.write(render_findings(findings, args.format))
-    return 0
+    return _status(args, findings)
 
 
 def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
@@ -98,7 +108,7 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
         raise UsageError("--connect-timeout must be a positive number of seconds")
     answers = check_hosts(parse_hosts(args.host), only=args.only, cpus=cpus, interval=args.interval,
                            perf=not args.no_perf, timeout=args.connect_timeout, root=args.root)
-    documents, failed, separator = [], 0, ""
+    documents, failed, separator, warned = [], 0, "", 0
     for answer in answers:
         findings = answer.findings
         if findings is None:
@@ -106,6 +116,7 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
             sys.stderr.write(f"abstat doctor: host {terminal_safe(answer.host)}: {terminal_safe(answer.error or '')}\n")
             documents.append({"host": answer.host, "error": answer.error, "checks": []})
             continue
+        warned = max(warned, _status(args, findings))
         if args.format == "json":
             documents.append({"host": answer.host, "checks": [f.to_dict() for f in findings]})
         else:
@@ -115,4 +126,4 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
         sys.stdout.flush()
     if args.format == "json":
         sys.stdout.write(json.dumps(documents, indent=2) + "\n")
-    return 2 if failed else 0
+    return 2 if failed else warned

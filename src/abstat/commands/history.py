@@ -3,6 +3,7 @@
     abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
     abstat history --input results.csv --metric ns_op
     abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
+    abstat history nightly --confirm --bisect --build 'make' --run ./bench --run-metric 'ns=ns: (\\d+)'
 """
 from __future__ import annotations
 
@@ -62,10 +63,69 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--state", metavar="FILE",
                         help="record of reported change points (default STORE.changepoints.json)")
     parser.add_argument("--no-state", action="store_true", help="neither read nor update the record")
-    add_format(parser, ("text", "markdown", "json", "html"), default="text")
+    add_format(parser, ("text", "markdown", "json", "html", "email"), default="text")
     add_output(parser)
     add_store(parser)
+    loop = parser.add_argument_group("confirm and bisect a change point now (on this machine)")
+    loop.add_argument("--confirm", action="store_true",
+                      help="re-measure the revisions around each new, moved or provisional change point, "
+                           "interleaved, and say whether it holds (with --exit-code: 1 only when one holds)")
+    loop.add_argument("--bisect", action="store_true", help="then bisect each change that holds between them")
+    loop.add_argument("--run", metavar="CMD", help="the benchmark (shell), run in each revision's worktree")
+    loop.add_argument("--build", metavar="CMD", help="build command (shell), run in each worktree first")
+    loop.add_argument("--run-metric", metavar="NAME=REGEX",
+                      help="the number --run prints (as abstat bisect --metric; default: the series' metric "
+                           "when it is a built-in one, wall...)")
+    loop.add_argument("--confirm-runs", type=int, default=20, metavar="N", help="runs of each side (default 20)")
+    loop.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
     return parser
+
+
+def _confirm(args: argparse.Namespace, report: object, store_path: str | None, render) -> tuple[list, str]:
+    """Confirm (and bisect) the report's change points; (confirmations, their rendering)."""
+    from abstat.bisect.confirm import confirm, render_confirmations, to_confirm
+    from abstat.commands.bisect import metric_choice
+    from abstat.store import resolve_store_path
+
+    if not args.run:
+        raise UsageError("--confirm needs --run CMD (the benchmark, run in each revision's tree)")
+    if args.format not in ("text", "json", "email") or args.output:
+        raise UsageError("--confirm writes text, json or email (a mail for a nightly job) to standard output")
+    if args.confirm_runs < 3 or (args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout))):
+        raise UsageError("--confirm-runs must be at least 3, --timeout a positive number of seconds")
+    metric_text = args.run_metric or next((m.strip() for m in ",".join(args.metric).split(",") if m.strip()), "wall")
+    metric, spec = metric_choice(metric_text)
+    store = store_path or resolve_store_path(args.store)
+
+    def progress(text: str) -> None:
+        sys.stderr.write(f"abstat history: {text}\n")
+
+    found = []
+    for series, before, after, detected in to_confirm(report):
+        item = confirm(series, before, after, detected, repo=args.repo, run=args.run, metric=metric,
+                       metric_spec=spec, build=args.build, runs=args.confirm_runs, store=store,
+                       experiment=f"confirm-{before[:12]}-{after[:12]}", confidence=args.confidence / 100.0,
+                       timeout=args.timeout, progress=progress)
+        if item.holds and args.bisect:
+            from abstat.bisect.driver import Config, run_bisect
+            from abstat.store import open_store
+
+            config = Config(repo=args.repo, good=item.before, bad=item.after, run=args.run, metric=metric,
+                            metric_spec=spec, build=args.build, confidence=args.confidence / 100.0,
+                            timeout=args.timeout)
+            progress(f"bisecting {item.before[:12]}..{item.after[:12]}")
+            with open_store(store) as opened:
+                item.bisect = run_bisect(config, opened, None, ["abstat", "history", "--bisect"], progress)
+        found.append(item)
+    if args.format != "email":
+        return found, render_confirmations(found, args.format)
+    from abstat.bisect.confirm import render_email
+
+    common = ["--repo", os.path.abspath(args.repo), *(["--build", args.build] if args.build else []), "--run", args.run,
+              "--metric", metric_text, "--store", store]
+    reproduce = {(i.before, i.after): ["abstat", "bisect", "--good", i.before, "--bad", i.after, *common]
+                 for i in found}
+    return found, render_email(found, render(report, "text"), reproduce)
 
 
 def main(argv: list[str]) -> int:
@@ -107,7 +167,20 @@ def main(argv: list[str]) -> int:
     state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)
-    text = render(report, args.format)
+    if args.format == "email" and not (args.confirm or args.bisect):
+        raise UsageError("--format email is the mail of --confirm (and --bisect)")
+    text = render(report, "text" if args.format == "email" else args.format)
+    confirmed: list = []
+    if args.confirm or args.bisect:
+        confirmed, more = _confirm(args, report, store_path, render)
+        if args.format == "email":
+            text = more
+        elif args.format == "json":
+            import json
+
+            text = json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n"
+        else:
+            text += "\n" + (more or "no change point to confirm\n")
     if args.output:
         from abstat.outfile import write_output
 
@@ -119,6 +192,8 @@ def main(argv: list[str]) -> int:
             state_mod.save(state_path, updated)
         except OSError as err:
             raise InputError(f"cannot record the change points: {err.strerror or err}", path=state_path) from None
+    if args.exit_code and (args.confirm or args.bisect):
+        return 1 if any(item.holds for item in confirmed) else 0
     if args.exit_code:
         return 1 if any(status != "kept" for r in report.results for status in r.status.values()) else 0
     return 0

@@ -27,7 +27,9 @@ def build_parser() -> ArgumentParser:
         prog="abstat noise",
         description="Run one command as two identical variants (A/A) and report this machine's noise: spread,"
                     " detectable change, drift, between-run share, A/A false-call rate.",
-        epilog="Example: abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick",
+        epilog="Example: abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick.  Exit status: 0; "
+               "with --exit-code 1 when a metric is unstable (drift, a step, autocorrelation, or A/A blocks "
+               "clearly apart); 2 on bad input; a run that fails: its status, as abstat run.",
     )
     add_runs(parser, default=40)
     add_warmup(parser, default=0)
@@ -50,6 +52,7 @@ def build_parser() -> ArgumentParser:
                         help="A/A blocks of consecutive runs (default: up to 6 blocks of at least 8 runs)")
     add_format(parser, ("text", "markdown", "json"), default="text")
     add_no_progress(parser)
+    parser.add_argument("--exit-code", action="store_true", help="exit 1 when a metric is unstable, 0 when none is")
     return parser
 
 
@@ -151,4 +154,6 @@ def main(argv: list[str]) -> int:
     header = {"experiment": experiment, "store": display_name(store_path), "command": command, "host": labels and labels["host"],
               "confidence": args.confidence, "warnings": [w.to_dict() for w in warnings]}
     sys.stdout.write(render(header, results, args.format))
+    if status == 0 and args.exit_code and any(result.stable is False for result in results):
+        return 1
     return status

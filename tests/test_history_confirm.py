@@ -1,0 +1,96 @@
+"""``abstat history --confirm`` and ``--bisect`` on a real git history, measured for real.
+
+The repository's commits each hold a ``cost``; the benchmark prints it with
+1% Gaussian noise.  A nightly history (every third commit, as a CSV with
+three samples per night) shows a 5% step and, on its last three nights, an 8%
+rise that the code does not have (the machine's bad week: a provisional change
+point).  ``--confirm`` re-measures the two
+revisions around each change point interleaved: the step holds, the spike is
+"not reproduced"; ``--bisect`` then names the commit of the step among the
+nights' commits.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+STEP_AT = 32                        # the commit that makes it 5% slower
+COMMITS = 61
+BENCH = ("python3 -c 'import random, sys; print(\"ns\", float(open(\"cost\").read()) * random.gauss(1, 0.01))'")
+
+
+def _repo(path: str) -> list[str]:
+    os.makedirs(path)
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    run = (lambda *a: subprocess.run(["git", *a], cwd=path, env=env, check=True, capture_output=True,
+                                     text=True).stdout.strip())
+    run("init", "-q", "-b", "main")
+    shas = []
+    for i in range(COMMITS):
+        with open(os.path.join(path, "cost"), "w") as handle:
+            handle.write(f"{1050 if i >= STEP_AT else 1000}\n")
+        with open(os.path.join(path, "number"), "w") as handle:
+            handle.write(f"{i}\n")
+        run("add", "cost", "number")
+        run("commit", "-q", "-m", f"c{i}" + (" slower" if i == STEP_AT else ""))
+        shas.append(run("rev-parse", "HEAD"))
+    return shas
+
+
+def _nightly(path: str, shas: list[str]) -> None:
+    rng = random.Random(7)
+    with open(path, "w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["rev", "ns"])
+        nights = list(range(0, COMMITS, 3))
+        for night in nights:
+            level = 1050 if night >= STEP_AT else 1000
+            if night >= nights[-3]:
+                level *= 1.08  # three bad nights: the machine, not the code
+            for _ in range(3):
+                out.writerow([shas[night], f"{level * rng.gauss(1, 0.005):.2f}"])
+
+
+def test_confirm_holds_the_step_rejects_the_spike_and_bisect_names_the_commit(tmp_path):
+    repo = str(tmp_path / "repo")
+    shas = _repo(repo)
+    nightly = str(tmp_path / "nightly.csv")
+    _nightly(nightly, shas)
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    done = subprocess.run([sys.executable, "-m", "abstat", "history", "--input", nightly, "--repo", repo,
+                           "--no-state", "--min-segment", "3", "--confirm", "--bisect", "--run", BENCH, "--run-metric", "ns=^ns ([0-9.]+)",
+                           "--confirm-runs", "12", "--store", str(tmp_path / "c.db"), "--format", "json",
+                           "--exit-code"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr          # a change holds
+    confirmations = {(c["before"], c["after"]): c for c in json.loads(done.stdout)["confirmations"]}
+    step = confirmations[(shas[30], shas[33])]
+    assert step["holds"] and 0.03 < step["relative"] < 0.07, step
+    assert step["interval"][0] > 0
+    spike = confirmations[(shas[51], shas[54])]  # provisional: 3 nights
+    assert not spike["holds"] and spike["interval"][0] < 0 < spike["interval"][1], spike
+    assert step["bisect"]["status"] == "found" and step["bisect"]["culprit"] == shas[STEP_AT]
+    assert "bisect" not in spike
+
+
+def test_the_mail_names_what_holds_and_how_to_reproduce_it_and_escapes_what_it_read():
+    sys.path.insert(0, SRC)
+    from abstat.bisect.confirm import Confirmation, render_email
+
+    held = Confirmation("nightly ns\nBcc: x@example.org", "a" * 40, "b" * 40, 0.05, holds=True, shift=50.0,
+                        low=40.0, high=60.0, level=1000.0, p_value=1e-6, runs=24, experiment="confirm-x")
+    spike = Confirmation("nightly ns", "c" * 40, "d" * 40, 0.08, holds=False, shift=1.0, low=-5.0, high=6.0,
+                         level=1000.0, p_value=0.7, runs=24, experiment="confirm-y")
+    mail = render_email([held, spike], "the history\n", {("a" * 40, "b" * 40): ["abstat", "bisect", "--run", "./b x"]})
+    headers, body = mail.split("\n\n", 1)
+    assert headers.splitlines()[0] == "Subject: abstat: 1 change(s) confirmed"
+    assert all(line.split(":")[0] in ("Subject", "MIME-Version", "Content-Type", "Content-Transfer-Encoding")
+               for line in headers.splitlines())
+    assert "\nBcc:" not in mail and "nightly ns\\x0aBcc: x@example.org" in body
+    assert "confirmed: +5.00% [+4.00%, +6.00%]" in body and "not reproduced: +0.10%" in body
+    assert "    abstat bisect --run './b x'" in body
