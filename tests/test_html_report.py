@@ -205,7 +205,8 @@ def test_every_compared_cell_has_its_plot_with_its_name():
         name = re.search(r"<h3>(.*?)</h3>", section).group(1)
         svg = re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0)
         assert f"<title>{name}</title>" in svg
-        assert "empirical CDF" in svg and "box plot" in svg and svg.count("<circle") == 60
+        dots = "".join(re.findall(r'<path class="dots" d="([^"]*)"', svg))
+        assert "empirical CDF" in svg and "box plot" in svg and dots.count("h0") == 60   # one dot per sample
 
 
 def test_extreme_values_plot_without_overflow(tmp_path):
