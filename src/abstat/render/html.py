@@ -121,9 +121,15 @@ def heading(report: Report, base: Cell, cell: Cell) -> str:
     return f"{where}: {what}" if where else what
 
 
-def _constant(base: Cell, cell: Cell) -> str | None:
+def shown_name(report: Report, cell: Cell) -> str:
+    """A set's name in a figure: its file when it came from one, else ``variant=after``."""
+    source = cell.sample_set.source
+    return cell.name if source and source != "-" else f"{report.by}={cell.column}"
+
+
+def _constant(report: Report, base: Cell, cell: Cell) -> str | None:
     """A sentence instead of a plot when every set holds one value only."""
-    sets = [(c.name, set(c.sample_set.values)) for c in (base, cell)]
+    sets = [(shown_name(report, c), set(c.sample_set.values)) for c in (base, cell)]
     if not all(len(values) == 1 for _, values in sets):
         return None
     scale = common_scale([v for _, values in sets for v in values], cell.sample_set.unit,
@@ -158,7 +164,7 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: b
     unit, metric = cell.sample_set.unit, cell.sample_set.labels.get("metric")
     title_text = heading(report, base, cell)
     summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
-    constant = None if summaries else _constant(base, cell)
+    constant = None if summaries else _constant(report, base, cell)
     if summaries:
         verb = "are" if len(summaries) > 1 else "is"
         figure = (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
@@ -169,7 +175,7 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: b
     elif not plot:
         figure = ""
     else:
-        drawn = comparison_figure([(base.name, base.sample_set.values), (cell.name, cell.sample_set.values)],
+        drawn = comparison_figure([(shown_name(report, c), c.sample_set.values) for c in (base, cell)],
                                   unit=unit, metric=metric, title=title_text)
         figure = f'<div class="plot">{drawn.svg}</div>'
         if drawn.note:

@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from abstat.render.units import Scaler, common_scale
+from abstat.render.units import Scaler, common_scale, format_value
 
 LOG_BULK_FACTOR = 4.0      # bulk spanning more than this factor (and data > 0): log axis
 CLIP_GAIN = 1.5            # clip when the whole range is this many times the bulk's
@@ -60,6 +60,8 @@ class Axis:
     data_low: float = 0.0
     data_high: float = 0.0
     beyond: list[tuple[int, int]] = field(default_factory=list)   # per series: (below, above)
+    extremes: list[tuple[float, float]] = field(default_factory=list)   # per series: (min, max)
+    bulk: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self) -> None:
         low, high = self.low, self.high
@@ -111,21 +113,24 @@ class Axis:
             return [_fewest(scale, [t])[0] for t in ticks], scale.unit
         return _fewest(scale, ticks), scale.unit
 
-    def clip_note(self, names: Sequence[str], scale: Scaler) -> str:
+    def clip_note(self, names: Sequence[str], unit: str | None, metric: str | None) -> str:
         """What the axis leaves out, in words ('' when nothing)."""
+        def say(value: float) -> str:
+            return format_value(value, unit, metric)
+
         if self.kind == "log":
-            return (f"logarithmic axis: the samples span {scale(self.data_low)} to {scale(self.data_high)}, "
-                    "more than a factor of four in their bulk")
+            return (f"logarithmic axis: the samples span {say(self.data_low)} to {say(self.data_high)}, "
+                    "their bulk more than a factor of four")
         if self.kind != "clipped":
             return ""
         parts = []
-        for name, (below, above) in zip(names, self.beyond):
-            said = [f"{below} below" if below else "", f"{above} above" if above else ""]
+        for name, (below, above), (lowest, highest) in zip(names, self.beyond, self.extremes):
+            said = [f"{below} below (down to {say(lowest)})" if below else "",
+                    f"{above} above (up to {say(highest)})" if above else ""]
             if below or above:
-                parts.append(f"{name}: {' and '.join(s for s in said if s)}")
-        return (f"axis set by the bulk of the samples ({scale(self.low)} to {scale(self.high)}); "
-                f"samples beyond it are drawn at its edges (range {scale(self.data_low)} to "
-                f"{scale(self.data_high)}): " + "; ".join(parts))
+                parts.append(f"{name} {' and '.join(s for s in said if s)}")
+        return (f"the axis shows the bulk of the samples ({say(self.bulk[0])} to {say(self.bulk[1])}); "
+                "the samples beyond it are drawn at its edges and counted: " + "; ".join(parts))
 
 
 def choose_axis(series: Sequence[Sequence[float]], start: float, end: float) -> Axis:
@@ -142,7 +147,8 @@ def choose_axis(series: Sequence[Sequence[float]], start: float, end: float) -> 
         kind = "clipped"
     else:
         low, high = data_low, data_high
-    axis = Axis(kind, low, high, start, end, data_low, data_high)
+    axis = Axis(kind, low, high, start, end, data_low, data_high, bulk=(low, high))
+    axis.extremes = [(s[0], s[-1]) for s in series]
     if kind == "clipped":
         axis.beyond = [(sum(1 for v in s if v < axis.low), sum(1 for v in s if v > axis.high)) for s in series]
     return axis

@@ -25,7 +25,6 @@ from typing import Sequence
 
 from abstat.render import escape
 from abstat.render.svg_axes import Axis, choose_axis, quantile, whiskers
-from abstat.render.units import Scaler, common_scale
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 DASHES = ("", "6 3", "2 2", "8 2 2 2")
@@ -131,12 +130,8 @@ def comparison_figure(series: Sequence[tuple[str, Sequence[float]]], *, unit: st
                    + text(legend_x + 28, LEGEND_Y, label, anchor="start", size=11) + "</g>")
         legend_x += 48 + 6.6 * len(label)
         _strip(out, strip_x, values, index, STRIP_BOX[1] + band * (index + 0.5), band, color, name_)
-    note = ecdf_x.clip_note([n for n, _ in data], _value_scale(ecdf_x, unit, metric))
+    note = ecdf_x.clip_note([n for n, _ in data], unit, metric)
     return Figure("".join(out) + "</svg>", note)
-
-
-def _value_scale(axis: Axis, unit: str | None, metric: str | None) -> Scaler:
-    return common_scale([axis.low, axis.high, axis.data_low, axis.data_high], unit, metric)
 
 
 def _strip(out: list[str], axis: Axis, values: list[float], index: int, centre: float, band: float,
