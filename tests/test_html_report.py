@@ -108,7 +108,7 @@ def chromium(tmp_path, url: str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+         "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
          "--window-size=1200,1000", *extra, url],
         capture_output=True, text=True, timeout=180)
 

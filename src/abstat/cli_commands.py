@@ -22,5 +22,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "completion": ("abstat.commands.completion", "print the shell completion script (bash, zsh or fish)"),
     "import": ("abstat.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
     "history": ("abstat.commands.history", "a benchmark across git revisions: change points and their sizes"),
+    "publish": ("abstat.commands.publish", "a static site from the store: experiments, history series, regressions"),
     "bisect": ("abstat.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
 }

@@ -216,10 +216,9 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
                     "in the table above only (--plots all draws every cell)." if left else "")
 
 
-def render_html(report: Report, plots: str = "auto") -> str:
-    """The whole page as a string; ``plots``: which cells get a section with a figure (PLOT_CHOICES)."""
-    head = title(report)
-    body = [f"<h1>{_e(head)}</h1>", _table(report)]
+def render_body(report: Report, plots: str = "auto") -> str:
+    """The page's body: table, footer and warnings, distributions, machines."""
+    body = [f"<h1>{_e(title(report))}</h1>", _table(report)]
     body += [f'<p class="footer">{_e(line)}</p>' for line in report.footer()]
     if report.footnotes:
         body.append('<h2 id="warnings">Warnings</h2>')
@@ -235,7 +234,12 @@ def render_html(report: Report, plots: str = "auto") -> str:
     machines = machines_html(report.machines)
     if machines:
         body.append(machines)
-    return page(head, "\n".join(body))
+    return "\n".join(body)
+
+
+def render_html(report: Report, plots: str = "auto") -> str:
+    """The whole page as a string; ``plots``: which cells get a section with a figure (PLOT_CHOICES)."""
+    return page(title(report), render_body(report, plots))
 
 
 def page(head: str, body: str, style: str = "") -> str:
