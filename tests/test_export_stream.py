@@ -6,7 +6,7 @@ import csv
 import io
 import tracemalloc
 
-from abstat.report.rows_export import COLUMNS, MACHINE_COLUMNS, write_csv, write_machines_csv
+from abstat.render.rows_export import COLUMNS, MACHINE_COLUMNS, write_csv, write_machines_csv
 
 MACHINES = {
     1: {"hostname": "a", "cpu": {"model": "X", "flags": ["sse", "avx"]}, "governor": None},

@@ -186,17 +186,7 @@ def option_strings(parser: argparse.ArgumentParser) -> dict[str, Any]:
 
 
 def stored_metric(store_arg: str | None, metric: str, variants: Any) -> tuple[str | None, str | None]:
-    """The metric and its unit when the variants come from the store (``EXP:VARIANT``): the
-    lines then say ``wall  1.842 ms -> ...``, as ``run`` and ``show`` do; (None, None) for files."""
-    refs = [source[len("store:"):] for v in variants for source in v.sources if source.startswith("store:")]
-    if not refs:
-        return None, None
-    from abstat.errors import InputError
-    from abstat.store import open_store, resolve_store_path
+    """:func:`abstat.store.metric_unit.stored_metric` (imported when a command needs it)."""
+    from abstat.store.metric_unit import stored_metric as lookup
 
-    try:
-        with open_store(resolve_store_path(store_arg), create=False) as store:
-            units = {store.unit(ref.rsplit(":", 1)[0], metric) for ref in refs}
-    except InputError:  # the variants were read; a store gone since only costs the unit
-        units = set()
-    return metric, units.pop() if len(units) == 1 else None
+    return lookup(store_arg, metric, variants)

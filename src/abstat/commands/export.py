@@ -1,7 +1,7 @@
 """``abstat export``: every stored sample, one row each, as CSV or JSON, and with
 ``--machines FILE`` the machine record of each invocation, once; or the stored
 runs as hyperfine's JSON (``--format hyperfine``, the exporter of ``abstat
-report --format hyperfine``).  The writers are :mod:`abstat.report.rows_export`."""
+report --format hyperfine``).  The writers are :mod:`abstat.render.rows_export`."""
 from __future__ import annotations
 
 import argparse
@@ -41,7 +41,7 @@ def main(argv: list[str]) -> int:
             raise InputError(f"no experiment {args.experiment!r}", path=store.display)
         if args.format == "hyperfine":
             return _export_hyperfine(path, args.experiment, args.output)
-        from abstat.report import rows_export
+        from abstat.render import rows_export
 
         unreadable: list[str] = []
 

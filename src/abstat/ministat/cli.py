@@ -14,6 +14,7 @@ import os
 import sys
 
 from abstat.errors import AbstatError, InputError
+from abstat.ministat.cargs import _Usage, c_atoi, c_strtol, getopt
 from abstat.readers.text import STDIN_NAME, parse_c_double, parse_ministat, read_bytes
 
 ENV_DIALECT = "ABSTAT_MINISTAT_DIALECT"
@@ -49,93 +50,10 @@ _ABSTAT_NOTE = (
 )
 
 
-class _Usage(Exception):
-    """A ministat usage error: *whine* then the usage text, exit status 2."""
-
-    def __init__(self, whine: str, getopt_message: str | None = None) -> None:
-        super().__init__(whine)
-        self.whine = whine
-        self.getopt_message = getopt_message
-
-
 def usage_text(dialect: str) -> str:
     freebsd = dialect == "freebsd"
     head = _USAGE_HEAD.replace("{flags}", "Anqs" if freebsd else "Ans")
     return head + _USAGE_BODY.replace("{q}", _Q_LINE if freebsd else "")
-
-
-def getopt(args: list[str], spec: dict[str, bool], *, permute: bool):
-    """Yield ``(option, argument)`` pairs then ``(None, operands)``, like C
-    ``getopt``: grouped flags (``-As``), attached arguments (``-w60``),
-    ``--`` ends the options.  With *permute* (GNU getopt, Linux) operands may
-    precede options; otherwise (BSD) the first operand ends the options.
-    Raises :class:`_Usage` for an unknown option or a missing argument.
-    """
-    operands: list[str] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if arg == "--":
-            operands.extend(args[i + 1 :])
-            break
-        if len(arg) < 2 or arg[0] != "-":
-            if not permute:
-                operands.extend(args[i:])
-                break
-            operands.append(arg)
-            i += 1
-            continue
-        j = 1
-        while j < len(arg):
-            letter = arg[j]
-            takes = spec.get(letter)
-            if takes is None:
-                raise _Usage("Unknown option", f"invalid option -- '{letter}'")
-            if takes:
-                if j + 1 < len(arg):
-                    value = arg[j + 1 :]
-                elif i + 1 < len(args):
-                    i += 1
-                    value = args[i]
-                else:
-                    raise _Usage("Unknown option", f"option requires an argument -- '{letter}'")
-                yield letter, value
-                break
-            yield letter, None
-            j += 1
-        i += 1
-    yield None, operands
-
-
-def c_strtol(text: str) -> tuple[int, bool]:
-    """``(int)strtol(text, &end, 10)`` and whether all of *text* was used."""
-    raw = os.fsencode(text)
-    n = len(raw)
-    i = 0
-    while i < n and raw[i] in b" \t\n\v\f\r":
-        i += 1
-    sign = 1
-    j = i
-    if j < n and raw[j] in b"+-":
-        sign = -1 if raw[j] == 45 else 1
-        j += 1
-    k = j
-    while k < n and 48 <= raw[k] <= 57:
-        k += 1
-    if k == j:
-        return 0, n == 0  # no conversion: end = start of the string
-    digits = raw[j:k].lstrip(b"0") or b"0"
-    value = sign * (int(digits) if len(digits) <= 20 else 2**64)  # (saturates below)
-    value = max(-(2**63), min(2**63 - 1, value))  # strtol clamps to long
-    value &= 0xFFFFFFFF  # then the assignment to int keeps the low 32 bits
-    if value >= 2**31:
-        value -= 2**32
-    return value, k == n
-
-
-def c_atoi(text: str) -> int:
-    value, _ = c_strtol(text)
-    return value
 
 
 def terminal_width(stdout_fd: int = 1) -> int:
