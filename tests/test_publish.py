@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 
 import pytest
 from publish_store import EVIL, add_nightly, fill
+from store_pg import new_store, server_url
 from test_html_report import chromium, console_lines, needs_chromium
 
 from abstat.publish import publish
@@ -78,6 +79,19 @@ def test_republish_rewrites_only_what_changed(site, tmp_path):
     assert "nightly" not in third.unchanged and sorted(third.unchanged) == ["hcall", f"x{EVIL}"]
     series = [p for p in third.written if p.startswith("series/")]
     assert len(series) == 1 and "31 revision(s)" in (site_copy / series[0]).read_text(encoding="utf-8")
+
+
+def test_publish_from_postgresql_matches_sqlite(site, tmp_path):
+    """The same runs in PostgreSQL give the same index (names, verdicts, series)."""
+    root, _, _ = site
+    server_url()                                           # skips when no PostgreSQL can be started
+    url = new_store("postgresql", tmp_path)
+    fill(url)
+    publish(url, str(tmp_path / "pg"))
+
+    def rows(html: str) -> list[str]:
+        return [re.sub(r"<td>[0-9T:Z-]{20}</td>", "", row) for row in re.findall(r'<tr class="row.*?</tr>', html)]
+    assert rows((tmp_path / "pg" / "index.html").read_text(encoding="utf-8")) == rows(read(root, "index.html"))
 
 
 def test_a_damaged_manifest_only_rewrites(site, tmp_path):
@@ -163,3 +177,28 @@ def test_chromium_navigates_the_site_from_file(site, tmp_path):
         pixels = (imread(str(shot))[:, :, :3] * 255).round().astype(int)
         header = (pixels[:, :, 0] == 0xEE) & (pixels[:, :, 1] == 0xF1) & (pixels[:, :, 2] == 0xF5)
         assert pixels.shape[1] == 1280 and header.sum() > 1000          # the tables are drawn
+
+
+@needs_chromium
+def test_the_index_filters_without_a_script(site, tmp_path):
+    from matplotlib.image import imread
+
+    root, _, _ = site
+    index = read(root, "index.html")
+    slower_only = root / "site" / "index-slower-test.html"
+    slower_only.write_text(index.replace('id="show-all" checked>', 'id="show-all">')
+                           .replace('id="show-slower">', 'id="show-slower" checked>'), encoding="utf-8")
+    try:
+        counts = []
+        for page in (root / "site" / "index.html", slower_only):
+            shot = tmp_path / f"{page.stem}.png"
+            visit(tmp_path, page.as_uri(), "--window-size=1280,900", f"--screenshot={shot}")
+            pixels = (imread(str(shot))[:, :, :3] * 255).round().astype(int)
+            green = ((pixels == (0xE3, 0xF4, 0xE1)).all(axis=2)).sum()     # tr.faster td.verdict
+            red = ((pixels == (0xFB, 0xE3, 0xE1)).all(axis=2)).sum()       # tr.slower td.verdict
+            counts.append((green, red))
+    finally:
+        slower_only.unlink()
+    (all_green, all_red), (slower_green, slower_red) = counts
+    assert all_green > 500 and all_red > 500                 # both rows shown
+    assert slower_green == 0 and slower_red > 500            # "slower" hides the faster experiment

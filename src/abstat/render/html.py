@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 
+from abstat.errors import UsageError
 from abstat.render import escape
 from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
 from abstat.render.html_machines import machines_html
@@ -200,7 +201,7 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
     """The (index, base, cell) pairs that get a section, and a sentence on those left out."""
     pairs = [(i, b, c) for i, (b, c) in enumerate(report.pairs(), 1)]
     if plots not in PLOT_CHOICES:
-        raise ValueError(f"plots={plots!r}: choose from {', '.join(PLOT_CHOICES)}")
+        raise UsageError(f"--plots {plots!r}: choose from {', '.join(PLOT_CHOICES)}")
     if plots == "all" or (plots == "auto" and len(pairs) <= AUTO_ALL):
         return pairs, ""
     if plots == "none":
