@@ -117,6 +117,12 @@ def test_cli_publish_and_bad_directory(site, tmp_path):
     bad = subprocess.run([sys.executable, "-m", "abstat", "publish", "--store", store, str(tmp_path / "file")],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "not a directory" in bad.stderr and "Traceback" not in bad.stderr
+    for name, content in (("garbage.db", b"\x00not a store" * 200), ("empty.db", b"")):
+        (tmp_path / name).write_bytes(content)
+        proc = subprocess.run([sys.executable, "-m", "abstat", "publish", "--store", str(tmp_path / name),
+                               str(tmp_path / f"site-{name}")], capture_output=True, text=True, env=env, timeout=120)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and name in proc.stderr
+        assert (tmp_path / name).read_bytes() == content and not (tmp_path / f"site-{name}").exists()
     missing = subprocess.run([sys.executable, "-m", "abstat", "publish", "--store", str(tmp_path / "no.db"),
                               str(tmp_path / "s2")], capture_output=True, text=True, env=env, timeout=120)
     assert missing.returncode == 2 and "Traceback" not in missing.stderr
