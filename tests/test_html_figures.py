@@ -81,6 +81,19 @@ def test_far_outliers_are_clipped_and_said():
     assert syscall.count('class="beyond"') == 2             # a mark at the edge per set
 
 
+def test_a_few_far_outliers_in_a_small_set_do_not_make_a_log_axis():
+    """30 quantized samples, 2 of them (7%) 40x the bulk: the axis is clipped to the bulk, not logarithmic."""
+    before = [420, 440, 440, 460] * 7 + [440, 440]
+    after = [380, 400, 400, 420] * 7 + [400, 17600]
+    after[5] = 17600
+    sets = [SampleSet({"variant": "before"}, [before], unit="cycles"), SampleSet({"variant": "after"}, [after], unit="cycles")]
+    (section,) = sections(api.render(api.build(sets), "html"))
+    assert "log scale" not in section and "variant=after 2 above (up to 17,600 cycles)" in section
+    paths = ecdf_steps(re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0))
+    assert x_at(paths[0], 0.95) - x_at(paths[1], 0.05) >= (ECDF_BOX[2] - ECDF_BOX[0]) / 3
+    assert "<td>variant=after</td><td>30</td><td>380</td><td>17,600</td><td>400</td>" in section
+
+
 def test_legend_is_outside_the_panels():
     for section in sections(page("tsc")):
         svg = re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0)

@@ -85,30 +85,34 @@ def _table(report: Report) -> str:
     return "\n".join(out)
 
 
-def _stats_table(cells: list[Cell]) -> str:
+def _stats_table(cells: list[Cell], names: list[str]) -> str:
     """N/Min/Max/Median/Avg/Stddev of each set, every value in one unit (one scale for the table)."""
     from abstat.stats.descriptive import describe
 
     unit, metric = cells[0].sample_set.unit, cells[0].sample_set.labels.get("metric")
     described = {id(c): describe(c.sample_set.values) for c in cells if c.sample_set.summary is None}
-    values = [v for d in described.values() for v in (d.min, d.max, d.median, d.mean)]
-    values += [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None]
-    scale = common_scale(values, unit, metric)
+    # one unit for the table: Min/Max/Median set it (integers stay integers: counts, cycles),
+    # Avg and Stddev keep it with the digits they need
+    scale = common_scale([v for d in described.values() for v in (d.min, d.max, d.median)]
+                         or [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None],
+                         unit, metric)
+    average = in_unit_of(scale, [d.mean for d in described.values()]
+                         + [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None])
     spread = in_unit_of(scale, [d.stddev for d in described.values() if d.n > 1]
                         + [c.sample_set.summary.stddev for c in cells if c.sample_set.summary is not None])
     in_unit = f" ({scale.unit})" if scale.unit else ""
     out = ['<table class="stats"><tr><th>set</th><th>N</th>'
            + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
            + "<th>runs</th></tr>"]
-    for cell in cells:
+    for cell, name in zip(cells, names):
         summary = cell.sample_set.summary
         if summary is not None:
-            row = (cell.name, f"{summary.n:,}", "unknown", "unknown", "unknown", scale.number(summary.mean),
+            row = (name, f"{summary.n:,}", "unknown", "unknown", "unknown", average.number(summary.mean),
                    spread.number(summary.stddev), "summary")
         else:
             d = described[id(cell)]
-            row = (cell.name, f"{d.n:,}", scale.number(d.min), scale.number(d.max), scale.number(d.median),
-                   scale.number(d.mean), spread.number(d.stddev) if d.n > 1 else "-",
+            row = (name, f"{d.n:,}", scale.number(d.min), scale.number(d.max), scale.number(d.median),
+                   average.number(d.mean), spread.number(d.stddev) if d.n > 1 else "-",
                    len(cell.sample_set.runs))
         out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row) + "</tr>")
     out.append("</table>")
@@ -188,7 +192,7 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: b
     if cell.messages:
         parts.append('<ul class="cell-notes">' + "".join(
             f"<li>{_e(here(m['message']))}</li>" for m in cell.messages) + "</ul>")
-    parts += [_stats_table([base, cell]), figure, "</section>"]
+    parts += [_stats_table([base, cell], [shown_name(report, c) for c in (base, cell)]), figure, "</section>"]
     return "\n".join(parts)
 
 

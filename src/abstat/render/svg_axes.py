@@ -3,8 +3,8 @@
 :func:`choose_axis` looks at every series to be drawn on one axis and picks
 
 * ``linear`` over the whole range when nothing is far from the bulk;
-* ``clipped`` (linear over the bulk: each series' whiskers at 1.5 IQR, widened to its 5th and
-  95th percentiles) when samples far outside it would squeeze the bulk into a sliver; the samples
+* ``clipped`` (linear over the bulk: each series' whiskers at 1.5 IQR, widened to its 10th and
+  90th percentiles) when samples far outside it would squeeze the bulk into a sliver; the samples
   beyond are drawn at the edges and counted (:meth:`Axis.clip_note` says so in words);
 * ``log`` when the data are positive and the bulk itself spans more than a factor of four
   (right-skewed timings spanning decades).
@@ -43,9 +43,10 @@ def whiskers(ordered: Sequence[float]) -> tuple[float, float]:
 
 
 def bulk(ordered: Sequence[float]) -> tuple[float, float]:
-    """Where a series' bulk lies: its whiskers, widened to its 5th and 95th percentiles."""
+    """Where a series' bulk lies: its whiskers, widened to its 10th and 90th percentiles (heavily
+    tied data have a zero IQR; up to a tenth of far outliers still leave the bulk alone)."""
     low, high = whiskers(ordered)
-    return min(low, quantile(ordered, 0.05)), max(high, quantile(ordered, 0.95))
+    return min(low, quantile(ordered, 0.1)), max(high, quantile(ordered, 0.9))
 
 
 @dataclass
