@@ -175,7 +175,7 @@ def test_chromium_navigates_the_site_from_file(site, tmp_path):
     evil = urljoin(index_url, next(h for h in links(index) if "PWNED" in h))
     dom, _ = visit(tmp_path, evil, "--dump-dom")
     assert "<script>document.title" not in dom and "PWNED</title>" not in dom
-    for url in (index_url, experiment, series):
+    for url in (experiment, series):                       # the index: test_the_index_filters_without_a_script
         shot = tmp_path / "shot.png"
         visit(tmp_path, url, "--window-size=1280,1200", f"--screenshot={shot}")
         from matplotlib.image import imread

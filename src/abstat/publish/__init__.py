@@ -9,7 +9,7 @@ first.  Pages link to one another by relative paths, so the site works from ``fi
 from any web server; nothing is fetched (the report's Content-Security-Policy).
 
 Publishing is incremental: ``DIR/.abstat-publish.json`` keeps, per experiment, a fingerprint
-of its runs (invocations, runs, last run) and what the index needs; an experiment whose
+of its runs (invocations, runs, last run) and of ``plots``, and what the index needs; an experiment whose
 fingerprint did not change keeps its pages.  The file is read as untrusted input: anything
 malformed in it only makes every page be rewritten.
 """

@@ -30,8 +30,8 @@ def slug(name: str) -> str:
     return f"{safe}-{hashlib.sha1(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
 
 
-def _fingerprint(summary: Any) -> str:
-    parts = [SITE_VERSION, summary.invocations, summary.boots, summary.runs_ok, summary.runs_failed,
+def _fingerprint(summary: Any, plots: str) -> str:
+    parts = [SITE_VERSION, plots, summary.invocations, summary.boots, summary.runs_ok, summary.runs_failed,
              summary.last_run_at, list(summary.variants), list(summary.hosts)]
     return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
 
@@ -152,7 +152,7 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     done = Published(directory)
     entries: dict[str, Any] = {}
     for summary in summaries:
-        fingerprint = _fingerprint(summary)
+        fingerprint = _fingerprint(summary, plots)
         known = previous.get(summary.name)
         pages_known = known.get("pages", []) if known else []
         if known and known["fingerprint"] == fingerprint and all(
