@@ -103,7 +103,7 @@ def build(path: str, runs: int, shape: dict | None = None, *, experiment: str = 
     for name in VARIANTS:
         variant_ids[name] = db.execute("INSERT INTO variants (experiment_id, name) VALUES (?, ?) RETURNING id",
                                        (experiment_id, name)).fetchone()[0]
-    run_id = 0
+    run_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM runs").fetchone()[0]  # another experiment may be there
     for index in range(max(1, runs // RUNS_PER_INVOCATION)):
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.7e9 + 86400 * index))
         invocation_id = db.execute(

@@ -48,7 +48,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("abstat.noise", "abstat.audit", "abstat.history"),
     ("abstat.engine",),
     ("abstat.bisect",),
-    ("abstat.api", "abstat.report.api"),     # the public API (report.api: load, build, render a report)
+    ("abstat.api", "abstat.report.api", "abstat.publish"),  # the public API (report.api: load, build, render
+                                             # a report; publish: the static site of a whole store)
     ("abstat.commands",),
     ("abstat.cli", "abstat.__main__"),
 )

@@ -108,7 +108,7 @@ def chromium(tmp_path, url: str, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
          "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
+         "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
          "--window-size=1200,1000", *extra, url],
         capture_output=True, text=True, timeout=180)
 
@@ -205,7 +205,8 @@ def test_every_compared_cell_has_its_plot_with_its_name():
         name = re.search(r"<h3>(.*?)</h3>", section).group(1)
         svg = re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0)
         assert f"<title>{name}</title>" in svg
-        assert "empirical CDF" in svg and "box plot" in svg and svg.count("<circle") == 60
+        dots = "".join(re.findall(r'<path class="dots" d="([^"]*)"', svg))
+        assert "empirical CDF" in svg and "box plot" in svg and dots.count("h0") == 60   # one dot per sample
 
 
 def test_extreme_values_plot_without_overflow(tmp_path):

@@ -23,5 +23,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "import": ("abstat.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
     "history": ("abstat.commands.history", "a benchmark across git revisions: change points and their sizes"),
     "baseline": ("abstat.commands.baseline", "save an experiment as a named baseline for compare baseline:NAME"),
+    "publish": ("abstat.commands.publish", "a static site from the store: experiments, history series, regressions"),
     "bisect": ("abstat.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
 }

@@ -70,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_threshold(parser)
     add_fail_on(parser)
     add_seed(parser)
+    parser.add_argument("--plots", choices=("auto", "all", "significant", "none"), default="auto",
+                        help="html: which compared cells get a figure (default auto: all up to 200 "
+                             "comparisons, else the significant ones, at most 200)")
     parser.add_argument("--width", type=int, default=None, metavar="COLUMNS",
                         help="terminal table width (default: the terminal's)")
     return parser
@@ -126,7 +129,8 @@ def main(argv: list[str]) -> int:
         to_stdout = args.output is None
         text = api.render(report, fmt, width=width,
                           color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
-                          ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"))
+                          ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
+                          plots=args.plots)
     if args.output:
         from abstat.outfile import write_output
 

@@ -135,45 +135,18 @@ def render_json(report: HistoryReport) -> str:
     return json.dumps(to_document(report), indent=2) + "\n"
 
 
-def _plot(result: SeriesResult, salt: str) -> str:
-    import matplotlib
-    from matplotlib.backends.backend_svg import FigureCanvasSVG
-    from matplotlib.figure import Figure
-
-    from abstat.render.html_plots import svg_element
+def _plot(result: SeriesResult, salt: str = "") -> str:
+    """The series as inline SVG (abstat.render.svg_history), with what its axis clips."""
+    from abstat.render.svg_history import history_figure
 
     points = result.series.points
-    ys = [v for p in points for v in p.values]
-    if ys and not math.isfinite(max(ys) - min(ys)):
-        return _NO_PLOT
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": salt,
-                                "text.parse_math": False, "font.size": 9}):
-        figure = Figure(figsize=(8.0, 3.0))
-        FigureCanvasSVG(figure)
-        axes = figure.add_subplot()
-        xs = [i for i, p in enumerate(points) for _ in p.values]
-        axes.plot(xs, ys, ".", color="#9ab", markersize=3, label="samples")
-        axes.plot(range(len(points)), [p.centre for p in points], "-", color="#1f77b4", linewidth=0.8,
-                  label="median per revision")
-        for a, b, median in result.detection.segment_medians:
-            axes.hlines(median, a - 0.4, b - 0.6, colors="#2ca02c", linewidth=2)
-        for change in result.detection.change_points:
-            axes.axvline(change.index - 0.5, color="#d62728", linestyle="--" if change.provisional else "-",
-                         linewidth=1.2)
-        step = max(1, len(points) // 12)
-        ticks = list(range(0, len(points), step))
-        axes.set_xticks(ticks, [terminal_safe(points[i].rev[:8]) for i in ticks], rotation=45, fontsize=7)
-        axes.set_xlabel("revision (change points: red lines, dashed = provisional; segment medians: green)")
-        axes.set_ylabel(terminal_safe(result.series.metric + (f" ({result.series.unit})" if result.series.unit else "")))
-        axes.grid(True, alpha=0.3)
-        axes.legend(loc="best", fontsize=7)
-        try:
-            return svg_element(figure)
-        except (ValueError, OverflowError):  # matplotlib's ticks overflow near the largest doubles
-            return _NO_PLOT
-
-
-_NO_PLOT = "<p>(no plot: the values are too close to the largest floating-point number to draw)</p>"
+    figure = history_figure(
+        [terminal_safe(p.rev) for p in points], [p.values for p in points], [p.centre for p in points],
+        result.detection.segment_medians,
+        [(c.index, c.before, c.after, c.provisional) for c in result.detection.change_points],
+        unit=result.series.unit, metric=result.series.metric, title=result.series.title)
+    note = f'<p class="caption">{escape(figure.note)}</p>' if figure.note else ""
+    return figure.svg + note
 
 
 def render_html(report: HistoryReport) -> str:

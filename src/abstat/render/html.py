@@ -16,12 +16,13 @@ from the user (labels, file names, machine records) goes through
 from __future__ import annotations
 
 import math
-from typing import Any
 
+from abstat.errors import UsageError
 from abstat.render import escape
 from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
-from abstat.render.svg_plots import comparison_svg
-from abstat.render.units import common_scale, format_p, verdict_word
+from abstat.render.html_machines import machines_html
+from abstat.render.svg_plots import comparison_figure
+from abstat.render.units import common_scale, format_p, in_unit_of, verdict_word
 from abstat.report.matrix import Cell, Report
 
 _CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -50,6 +51,7 @@ table.machine tr.differs td, table.machine tr.differs th { background: #fff4d6; 
 td.missing { color: #888; font-style: italic; }
 p.caption { font-size: 0.9em; color: #333; }
 div.plot svg { width: 100%; height: auto; display: block; }
+details.machine-rest { margin-top: 0.8em; } details.machine-rest summary { cursor: pointer; }
 @media print { section.cell { break-inside: avoid; } }
 """
 
@@ -83,142 +85,176 @@ def _table(report: Report) -> str:
     return "\n".join(out)
 
 
-def _stats_table(cells: list[Cell]) -> str:
+def _stats_table(cells: list[Cell], names: list[str]) -> str:
+    """N/Min/Max/Median/Avg/Stddev of each set, every value in one unit (one scale for the table)."""
     from abstat.stats.descriptive import describe
 
     unit, metric = cells[0].sample_set.unit, cells[0].sample_set.labels.get("metric")
     described = {id(c): describe(c.sample_set.values) for c in cells if c.sample_set.summary is None}
-    scale = common_scale([v for d in described.values() for v in (d.min, d.max, d.median, d.mean)]
-                         + [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None],
+    # one unit for the table: Min/Max/Median set it (integers stay integers: counts, cycles),
+    # Avg and Stddev keep it with the digits they need
+    scale = common_scale([v for d in described.values() for v in (d.min, d.max, d.median)]
+                         or [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None],
                          unit, metric)
-    out = ['<table class="stats"><tr><th>set</th><th>N</th><th>Min</th><th>Max</th>'
-           "<th>Median</th><th>Avg</th><th>Stddev</th><th>runs</th></tr>"]
-    for cell in cells:
+    average = in_unit_of(scale, [d.mean for d in described.values()]
+                         + [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None])
+    spread = in_unit_of(scale, [d.stddev for d in described.values() if d.n > 1]
+                        + [c.sample_set.summary.stddev for c in cells if c.sample_set.summary is not None])
+    in_unit = f" ({scale.unit})" if scale.unit else ""
+    out = ['<table class="stats"><tr><th>set</th><th>N</th>'
+           + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
+           + "<th>runs</th></tr>"]
+    for cell, name in zip(cells, names):
         summary = cell.sample_set.summary
         if summary is not None:
-            out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (
-                cell.name, summary.n, "unknown", "unknown", "unknown", scale(summary.mean),
-                common_scale([summary.stddev], unit, metric)(summary.stddev), "summary")) + "</tr>")
-            continue
-        d = described[id(cell)]
-        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (
-            cell.name, f"{d.n:,}", scale(d.min), scale(d.max), scale(d.median), scale(d.mean),
-            common_scale([d.stddev], unit, metric)(d.stddev) if d.n > 1 else "-",
-            len(cell.sample_set.runs))) + "</tr>")
+            row = (name, f"{summary.n:,}", "unknown", "unknown", "unknown", average.number(summary.mean),
+                   spread.number(summary.stddev), "summary")
+        else:
+            d = described[id(cell)]
+            row = (name, f"{d.n:,}", scale.number(d.min), scale.number(d.max), scale.number(d.median),
+                   average.number(d.mean), spread.number(d.stddev) if d.n > 1 else "-",
+                   len(cell.sample_set.runs))
+        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row) + "</tr>")
     out.append("</table>")
     return "\n".join(out)
 
 
-def _cell_section(index: int, base: Cell, cell: Cell) -> str:
+def heading(report: Report, base: Cell, cell: Cell) -> str:
+    """``host=milan, mode=pv64: variant after vs before`` (label names and values)."""
+    where = ", ".join(f"{k}={v}" for k, v in zip(report.row_keys, cell.row) if v != "")
+    what = f"{report.by} {cell.column} vs {base.column}"
+    return f"{where}: {what}" if where else what
+
+
+def shown_name(report: Report, cell: Cell) -> str:
+    """A set's name in a figure: its file when it came from one, else ``variant=after``."""
+    source = cell.sample_set.source
+    return cell.name if source and source != "-" else f"{report.by}={cell.column}"
+
+
+def _constant(report: Report, base: Cell, cell: Cell) -> str | None:
+    """A sentence instead of a plot when every set holds one value only."""
+    sets = [(shown_name(report, c), set(c.sample_set.values)) for c in (base, cell)]
+    if not all(len(values) == 1 for _, values in sets):
+        return None
+    scale = common_scale([v for _, values in sets for v in values], cell.sample_set.unit,
+                         cell.sample_set.labels.get("metric"))
+    said = [f"every sample of {name} is {scale(next(iter(values)))}" for name, values in sets]
+    return f"No plot: {' and '.join(said)}; there is no distribution to draw."
+
+
+def _comparison_line(cell: Cell) -> str:
+    cmp = cell.comparison
     unit, metric = cell.sample_set.unit, cell.sample_set.labels.get("metric")
-    heading = f"{cell.name} vs {base.name}"
+    judged = cmp.p_value is not None and not math.isnan(cmp.p_value)  # cannot judge: no p at all
+    word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
+    estimand = getattr(cmp, "estimand_label", None) or getattr(cmp, "estimand", None)
+    what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
+    parts = [f"{what}change {change_text(cell)} \N{EM DASH} {word}", str(cmp.method or "")]
+    if judged:
+        parts.append(f"p {_p_relation(cmp.p_value)}" + (
+            f", adjusted p {_p_relation(cell.p_adjusted)}" if cell.p_adjusted is not None else ""))
+    else:
+        parts.append("no p-value (nothing to tell the sides apart)")
+    return "<p>" + _e("; ".join(p for p in parts if p)) + "</p>"
+
+
+def here(text: str) -> str:
+    """A warning as this page says it: the distributions are below, not another command away."""
+    return text.replace("look at the distributions (abstat report --format html)",
+                        "look at the distributions (the figures below)")
+
+
+def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: bool = True) -> str:
+    unit, metric = cell.sample_set.unit, cell.sample_set.labels.get("metric")
+    title_text = heading(report, base, cell)
     summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
+    constant = None if summaries else _constant(report, base, cell)
     if summaries:
         verb = "are" if len(summaries) > 1 else "is"
-        plot = (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
-                "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
-                "distribution need the samples.</p>")
+        figure = (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
+                  "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
+                  "distribution need the samples.</p>")
+    elif constant:
+        figure = f'<p class="note">{_e(constant)}</p>'
+    elif not plot:
+        figure = ""
     else:
-        svg = comparison_svg([(base.name, base.sample_set.values), (cell.name, cell.sample_set.values)],
-                             unit=unit, metric=metric, title=heading)
-        plot = f'<div class="plot">{svg}</div>'
+        drawn = comparison_figure([(shown_name(report, c), c.sample_set.values) for c in (base, cell)],
+                                  unit=unit, metric=metric, title=title_text)
+        figure = f'<div class="plot">{drawn.svg}</div>'
+        if drawn.note:
+            figure += f'<p class="caption axis-note">{_e(drawn.note)}</p>'
     labels = ", ".join(f"{k}={v}" for k, v in cell.sample_set.labels.items())
-    parts = [f'<section class="cell" id="cell-{index}">',
-             f"<h3>{_e(heading)}</h3>",
-             f"<p>{_e(labels)}</p>"]
+    parts = [f'<section class="cell" id="cell-{index}">', f"<h3>{_e(title_text)}</h3>", f"<p>{_e(labels)}</p>"]
     if cell.comparison is not None:
-        cmp = cell.comparison
-        judged = cmp.p_value is not None and not math.isnan(cmp.p_value)  # cannot judge: no p at all
-        p_adj = f", adjusted p {_p_relation(cell.p_adjusted)}" if judged and cell.p_adjusted is not None else ""
-        p_raw = f"p {_p_relation(cmp.p_value)}" if judged else ""
-        word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
-        estimand = getattr(cmp, "estimand", None)
-        what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
-        parts.append(f"<p>{_e(what)}change {_e(change_text(cell))} &mdash; {_e(word)}; "
-                     f"{_e(cmp.method)}; {_e(p_raw)}{_e(p_adj)}</p>")
+        parts.append(_comparison_line(cell))
     if cell.messages:
         parts.append('<ul class="cell-notes">' + "".join(
-            f"<li>{_e(m['message'])}</li>" for m in cell.messages) + "</ul>")
-    parts += [_stats_table([base, cell]), plot, "</section>"]
+            f"<li>{_e(here(m['message']))}</li>" for m in cell.messages) + "</ul>")
+    parts += [_stats_table([base, cell], [shown_name(report, c) for c in (base, cell)]), figure, "</section>"]
     return "\n".join(parts)
 
 
-def _machine_value(key: str, value: Any) -> str | None:
-    """A record field as readable text (None: not recorded)."""
-    if value is None or value == "" or value == [] or value == {}:
-        return None
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if key == "vulnerabilities" and isinstance(value, dict):
-        affected = sorted(k for k, v in value.items() if not str(v).startswith("Not affected"))
-        return ("affected: " + ", ".join(affected)) if affected else "none affected"
-    if isinstance(value, dict):
-        return "; ".join(f"{k}={_machine_value(k, v) or '-'}" for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value)
-    return str(value)
+PLOT_CHOICES = ("auto", "all", "significant", "none")
+AUTO_ALL = 200       # --plots auto: every cell up to this many comparisons, else the significant ones
+AUTO_MOST = 200      # ... and at most this many of them, the largest changes first
 
 
-def _flat_record(record: dict[str, Any], prefix: str = "") -> dict[str, str | None]:
-    flat: dict[str, str | None] = {}
-    for key, value in record.items():
-        name = f"{prefix}{key}"
-        if isinstance(value, dict) and key != "vulnerabilities" and value:
-            flat.update(_flat_record(value, name + "."))
-        else:
-            flat[name] = _machine_value(key, value)
-    return flat
+def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], str]:
+    """The (index, base, cell) pairs that get a section, and a sentence on those left out."""
+    pairs = [(i, b, c) for i, (b, c) in enumerate(report.pairs(), 1)]
+    if plots not in PLOT_CHOICES:
+        raise UsageError(f"--plots {plots!r}: choose from {', '.join(PLOT_CHOICES)}")
+    if plots == "all" or (plots == "auto" and len(pairs) <= AUTO_ALL):
+        return pairs, ""
+    if plots == "none":
+        return [], f"{len(pairs)} compared cells; no distributions drawn (--plots none)."
+    chosen = [p for p in pairs if p[2].significant]
+    limit = "significant"
+    if plots == "auto" and len(chosen) > AUTO_MOST:
+        chosen = sorted(chosen, key=lambda p: -abs(p[2].comparison.delta_pct))[:AUTO_MOST]
+        chosen.sort(key=lambda p: p[0])
+        limit = f"significant, the {AUTO_MOST} largest changes"
+    left = len(pairs) - len(chosen)
+    return chosen, (f"{len(chosen)} of {len(pairs)} compared cells drawn ({limit}); the other {left} are "
+                    "in the table above only (--plots all draws every cell)." if left else "")
 
 
-def _machines(report: Report) -> str:
-    """One key/value table: a column per machine, differing rows highlighted."""
-    if not report.machines:
-        return ""
-    hosts = list(report.machines)
-    records = {host: _flat_record(report.machines[host]) for host in hosts}
-    keys = list(dict.fromkeys(k for record in records.values() for k in record))
-    keys = [k for k in keys if any(records[h].get(k) is not None for h in hosts)]
-    differing = [k for k in keys if len({records[h].get(k) for h in hosts}) > 1]
-    out = ['<h2 id="machines">Machines</h2>']
-    if len(hosts) > 1:
-        out.append(f'<p class="caption">{len(differing)} of {len(keys)} recorded fields differ between '
-                   "the machines (highlighted); fields no machine recorded are left out.</p>")
-    out.append('<table class="machine"><thead><tr><th>field</th>'
-               + "".join(f"<th>{_e(h)}</th>" for h in hosts) + "</tr></thead><tbody>")
-    for key in keys:
-        cls = ' class="differs"' if key in differing else ""
-        cells = []
-        for host in hosts:
-            value = records[host].get(key)
-            cells.append('<td class="missing">not recorded</td>' if value is None else f"<td>{_e(value)}</td>")
-        out.append(f"<tr{cls}><th>{_e(key)}</th>{''.join(cells)}</tr>")
-    out.append("</tbody></table>")
-    return "\n".join(out)
-
-
-def render_html(report: Report) -> str:
-    """The whole page as a string."""
-    heading = title(report)
-    body = [f"<h1>{_e(heading)}</h1>", _table(report)]
+def render_body(report: Report, plots: str = "auto") -> str:
+    """The page's body: table, footer and warnings, distributions, machines."""
+    body = [f"<h1>{_e(title(report))}</h1>", _table(report)]
     body += [f'<p class="footer">{_e(line)}</p>' for line in report.footer()]
     if report.footnotes:
         body.append('<h2 id="warnings">Warnings</h2>')
-        body.append('<ol class="notes">' + "".join(f"<li>{_e(t)}</li>" for t in report.footnotes)
+        body.append('<ol class="notes">' + "".join(f"<li>{_e(here(t))}</li>" for t in report.footnotes)
                     + "</ol>")
-    sections = [_cell_section(index, base, cell)
-                for index, (base, cell) in enumerate(report.pairs(), 1)]
-    if sections:
+    chosen, left_out = plotted(report, plots)
+    sections = [_cell_section(report, index, base, cell) for index, base, cell in chosen]
+    if sections or left_out:
         body.append('<h2 id="distributions">Distributions</h2>')
+        if left_out:
+            body.append(f'<p class="caption">{_e(left_out)}</p>')
         body += sections
-    machines = _machines(report)
+    machines = machines_html(report.machines)
     if machines:
         body.append(machines)
+    return "\n".join(body)
+
+
+def render_html(report: Report, plots: str = "auto") -> str:
+    """The whole page as a string; ``plots``: which cells get a section with a figure (PLOT_CHOICES)."""
+    return page(title(report), render_body(report, plots))
+
+
+def page(head: str, body: str, style: str = "") -> str:
+    """A self-contained page: no scripts, nothing fetched (the Content-Security-Policy forbids it)."""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(heading)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
-        + "\n".join(body) + "\n</body>\n</html>\n"
+        f"<title>{_e(head)}</title>\n<style>{_STYLE}{style}</style>\n</head>\n<body>\n"
+        + body + "\n</body>\n</html>\n"
     )
 
 

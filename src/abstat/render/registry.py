@@ -43,6 +43,12 @@ def _lazy(module: str, function: str) -> Callable[..., str]:
     return call
 
 
+def _html(report: Any, *, plots: str = "auto", **_: Any) -> str:
+    from abstat.render.html import render_html
+
+    return render_html(report, plots=plots)
+
+
 def _compare(function: str) -> Callable[..., str]:
     def call(comparisons: Sequence[Any], *, color: bool = False, unit: str | None = None,
              metric: str | None = None, footnotes: bool = True) -> str:
@@ -73,7 +79,7 @@ RENDERERS: dict[str, Renderer] = {r.name: r for r in (
     Renderer("email", escape.plain, report=_lazy("abstat.render.email", "render_email")),
     Renderer("json", lambda cell: cell, report=_matrix("render_json"), comparisons=_compare("json")),
     Renderer("csv", escape.csv_cell, report=_matrix("render_csv"), comparisons=_compare("csv")),
-    Renderer("html", escape.html, report=_lazy("abstat.render.html", "render_html")),
+    Renderer("html", escape.html, report=_html),
     Renderer("github", escape.markdown, report=_ci("github"), comparisons=_ci("github", comparisons=True)),
     Renderer("gitlab", escape.terminal, report=_ci("gitlab"), comparisons=_ci("gitlab", comparisons=True)),
 )}

@@ -1,6 +1,8 @@
 """Inline SVG plots for the HTML report, written directly from the data.
 
-One figure per compared cell, two panels side by side:
+One figure per compared cell, two panels side by side on one x axis
+(:func:`abstat.render.svg_axes.choose_axis`: linear, clipped to the bulk with
+the far samples drawn at the edges and counted, or logarithmic):
 
 * the empirical CDFs of both sets (step lines), which show shifts, spread
   and modes at once;
@@ -8,29 +10,37 @@ One figure per compared cell, two panels side by side:
   samples themselves (deterministic jitter), which shows outliers and
   quantisation.
 
-No plotting library: a figure is a few kilobytes of text made in well under
-a millisecond for the usual sizes (long series are thinned to at most
-``MAX_POINTS`` ECDF vertices and ``MAX_DOTS`` dots, keeping the extremes).
-Every string from the data goes through :func:`abstat.render.escape.html`;
-numbers are positions computed here, so nothing else reaches the markup.
-Extreme but finite data (near 1e308) are placed without overflow.
+The legend sits under the panels, outside the data.  No plotting library: a
+figure is a few kilobytes (the samples of a set are one ``<path>`` of dots;
+long series are thinned to at most ``MAX_POINTS`` ECDF vertices and
+``MAX_DOTS`` dots, keeping the extremes).  Every string from the data goes
+through :func:`abstat.render.escape.html`; numbers are positions computed
+here.  Extreme but finite data (near 1e308) are placed without overflow.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 from abstat.render import escape
-from abstat.render.units import common_scale
+from abstat.render.svg_axes import Axis, choose_axis, quantile, whiskers
 
 COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd")
 DASHES = ("", "6 3", "2 2", "8 2 2 2")
 MAX_POINTS = 1000
 MAX_DOTS = 400
-WIDTH, HEIGHT = 960, 300
-ECDF_BOX = (64, 28, 470, 250)     # left, top, right, bottom
-STRIP_BOX = (560, 28, 940, 250)
+WIDTH, HEIGHT = 960, 326
+ECDF_BOX = (64, 28, 450, 250)     # left, top, right, bottom
+STRIP_BOX = (540, 28, 900, 250)
+LEGEND_Y = 314
 NAME_CHARS = 40
+
+
+@dataclass(frozen=True)
+class Figure:
+    svg: str
+    note: str       # what the axis leaves out or how it is scaled ('' when linear over everything)
 
 
 def _thin(ordered: Sequence[float], limit: int) -> list[float]:
@@ -40,63 +50,42 @@ def _thin(ordered: Sequence[float], limit: int) -> list[float]:
     return [ordered[round(i * (n - 1) / (limit - 1))] for i in range(limit)]
 
 
-def _quantile(ordered: Sequence[float], q: float) -> float:
-    position = (len(ordered) - 1) * q
-    low = math.floor(position)
-    high = min(low + 1, len(ordered) - 1)
-    fraction = position - low
-    return ordered[low] + (ordered[high] - ordered[low]) * fraction if fraction else ordered[low]
-
-
-class _Axis:
-    """Maps data values to pixels without overflowing on extreme data."""
-
-    def __init__(self, low: float, high: float, start: float, end: float) -> None:
-        if not high > low:
-            pad = abs(low) * 0.05 or 1.0
-            low, high = low - pad, high + pad
-            if not high > low:          # pad lost to rounding (|low| near the float limit)
-                low, high = low * (1 - 1e-9 * math.copysign(1, low)), high * (1 + 1e-9 * math.copysign(1, high))
-        pad = (high / 2 - low / 2) * 0.06     # 3% of the span on each side
-        if math.isfinite(low - pad) and math.isfinite(high + pad):
-            low, high = low - pad, high + pad
-        self.low, self.high = low, high
-        self.half_span = high / 2 - low / 2
-        self.start, self.end = start, end
-
-    def __call__(self, value: float) -> float:
-        return self.start + (value / 2 - self.low / 2) / self.half_span * (self.end - self.start)
-
-    def ticks(self, count: int = 5) -> list[float]:
-        raw = self.half_span * 2 / count if math.isfinite(self.half_span * 2) else self.half_span / count * 2
-        if not math.isfinite(raw) or raw <= 0:
-            return [self.low, self.high]
-        power = 10.0 ** math.floor(math.log10(raw))
-        step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-        first = math.ceil(self.low / step)
-        last = math.floor(self.high / step)
-        if not (math.isfinite(first) and math.isfinite(last)) or last - first > 4 * count:
-            return [self.low, self.high]
-        return [k * step for k in range(int(first), int(last) + 1)]
-
-
 def _f(value: float) -> str:
     return f"{value:.1f}"
 
 
-def _text(x: float, y: float, text: str, *, anchor: str = "middle", size: int = 12,
-          extra: str = "") -> str:
+def text(x: float, y: float, content: str, *, anchor: str = "middle", size: int = 12, extra: str = "") -> str:
     return (f'<text x="{_f(x)}" y="{_f(y)}" text-anchor="{anchor}" font-size="{size}"{extra}>'
-            f"{escape.html(text)}</text>")
+            f"{escape.html(content)}</text>")
 
 
-def _short(name: str) -> str:
+def short(name: str) -> str:
     return name if len(name) <= NAME_CHARS else "…" + name[1 - NAME_CHARS:]   # the end tells files apart
 
 
-def comparison_svg(series: Sequence[tuple[str, Sequence[float]]], *, unit: str | None = None,
-                   metric: str | None = None, title: str = "") -> str:
-    """An ``<svg>`` element: ECDFs and box/strip plots of each (name, values) series."""
+def axis_title(unit_shown: str, unit: str | None, metric: str | None) -> str:
+    """``wall (ms)``, ``cycles``: the metric once, the unit once."""
+    unit_text = unit_shown or unit or ""
+    if metric and unit_text and metric != unit_text:
+        return f"{metric} ({unit_text})"
+    return metric or unit_text or "value"
+
+
+def x_axis(out: list[str], axis: Axis, box: tuple[int, int, int, int], ticks: list[float],
+           labels: list[str], title: str) -> None:
+    x0, y0, x1, y1 = box
+    out.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" fill="none" stroke="#888"/>')
+    for tick, label in zip(ticks, labels):
+        x = axis(tick)
+        if axis.inside(tick):
+            out.append(f'<line x1="{_f(x)}" y1="{y0}" x2="{_f(x)}" y2="{y1}" stroke="#ddd"/>')
+            out.append(text(x, y1 + 16, label, size=11))
+    out.append(text((x0 + x1) / 2, y1 + 36, title, size=12))
+
+
+def comparison_figure(series: Sequence[tuple[str, Sequence[float]]], *, unit: str | None = None,
+                      metric: str | None = None, title: str = "") -> Figure:
+    """ECDFs and box/strip plots of each (name, values) series, and what the axis clips."""
     data = [(name, sorted(v for v in values if math.isfinite(v))) for name, values in series]
     data = [(name, values) for name, values in data if values]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
@@ -104,77 +93,85 @@ def comparison_svg(series: Sequence[tuple[str, Sequence[float]]], *, unit: str |
     if title:
         out.append(f"<title>{escape.html(title)}</title>")
     if not data:
-        out.append(_text(WIDTH / 2, HEIGHT / 2, "no finite values to plot"))
-        return "".join(out) + "</svg>"
-    low = min(values[0] for _, values in data)
-    high = max(values[-1] for _, values in data)
+        out.append(text(WIDTH / 2, HEIGHT / 2, "no finite values to plot"))
+        return Figure("".join(out) + "</svg>", "")
     left, top, right, bottom = ECDF_BOX
-    ecdf_x = _Axis(low, high, left, right)
-    strip_x = _Axis(low, high, STRIP_BOX[0], STRIP_BOX[2])
+    ecdf_x = choose_axis([v for _, v in data], left, right)
+    strip_x = choose_axis([v for _, v in data], STRIP_BOX[0], STRIP_BOX[2])
     ticks = ecdf_x.ticks()
-    scale = common_scale(ticks, unit, metric)
-    label = scale.unit or (unit or metric or "value")
-    # axes, grid and tick labels of both panels
-    for axis, (x0, y0, x1, y1) in ((ecdf_x, ECDF_BOX), (strip_x, STRIP_BOX)):
-        out.append(f'<rect x="{x0}" y="{y0}" width="{x1 - x0}" height="{y1 - y0}" fill="none" stroke="#888"/>')
-        for tick in ticks:
-            x = axis(tick)
-            if x0 - 0.5 <= x <= x1 + 0.5:
-                out.append(f'<line x1="{_f(x)}" y1="{y0}" x2="{_f(x)}" y2="{y1}" stroke="#ddd"/>')
-                out.append(_text(x, y1 + 16, scale.number(tick), size=11))
-        out.append(_text((x0 + x1) / 2, y1 + 36, label, size=12))
+    labels, shown = ecdf_x.tick_labels(ticks, unit, metric)
+    name = axis_title(shown, unit, metric) + (" (log scale)" if ecdf_x.kind == "log" else "")
+    for axis, box in ((ecdf_x, ECDF_BOX), (strip_x, STRIP_BOX)):
+        x_axis(out, axis, box, ticks, labels, name)
     for fraction in (0.0, 0.25, 0.5, 0.75, 1.0):
         y = bottom - fraction * (bottom - top)
         out.append(f'<line x1="{left}" y1="{_f(y)}" x2="{right}" y2="{_f(y)}" stroke="#eee"/>')
-        out.append(_text(left - 6, y + 4, f"{fraction:g}", anchor="end", size=11))
-    out.append(_text(16, (top + bottom) / 2, "fraction of samples ≤ x", size=12,
-                     extra=f' transform="rotate(-90 16 {_f((top + bottom) / 2)})"'))
-    out.append(_text((left + right) / 2, 16, "empirical CDF", size=12))
-    out.append(_text((STRIP_BOX[0] + STRIP_BOX[2]) / 2, 16, "box plot over the samples", size=12))
-    longest = max(len(f"{_short(name)} (n={len(values)})") for name, values in data)
-    out.append(f'<rect x="{left + 4}" y="{top + 4}" width="{min(right - left - 8, 40 + 6.6 * longest):.0f}" '
-               f'height="{16 * len(data) + 6}" fill="#fff" fill-opacity="0.85" stroke="#ccc"/>')
+        out.append(text(left - 6, y + 4, f"{fraction:g}", anchor="end", size=11))
+    out.append(text(16, (top + bottom) / 2, "fraction of samples ≤ x", size=12,
+                    extra=f' transform="rotate(-90 16 {_f((top + bottom) / 2)})"'))
+    out.append(text((left + right) / 2, 16, "empirical CDF", size=12))
+    out.append(text((STRIP_BOX[0] + STRIP_BOX[2]) / 2, 16, "box plot over the samples", size=12))
     band = (STRIP_BOX[3] - STRIP_BOX[1]) / len(data)
-    for index, (name, values) in enumerate(data):
+    legend_x = float(left)
+    for index, (name_, values) in enumerate(data):
         color, dash = COLORS[index % len(COLORS)], DASHES[index % len(DASHES)]
         dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        # ECDF as a step path
-        n = len(values)
         points = _thin(values, MAX_POINTS)
         m = len(points)
         path = [f"M{_f(ecdf_x(points[0]))},{_f(bottom)}"]
         for i, value in enumerate(points):
-            y = bottom - (i + 1) / m * (bottom - top)
-            path.append(f"H{_f(ecdf_x(value))}V{_f(y)}")
-        out.append(f'<path d="{"".join(path)}" fill="none" stroke="{color}" stroke-width="1.6"{dash_attr}/>')
-        legend_y = top + 16 + 16 * index
-        out.append(f'<line x1="{left + 8}" y1="{legend_y - 4}" x2="{left + 30}" y2="{legend_y - 4}" '
-                   f'stroke="{color}" stroke-width="2"{dash_attr}/>')
-        out.append(_text(left + 36, legend_y, f"{_short(name)} (n={n})", anchor="start", size=11))
-        # strip of samples and a box plot on top
-        centre = STRIP_BOX[1] + band * (index + 0.5)
-        dots = _thin(values, MAX_DOTS)
-        spread = band * 0.35
-        for i, value in enumerate(dots):
+            path.append(f"H{_f(ecdf_x(value))}V{_f(bottom - (i + 1) / m * (bottom - top))}")
+        out.append(f'<path class="data" d="{"".join(path)}" fill="none" stroke="{color}" '
+                   f'stroke-width="1.6"{dash_attr}/>')
+        # the legend, under the panels
+        label = f"{short(name_)} (n={len(values)})"
+        out.append(f'<g class="legend"><line x1="{_f(legend_x)}" y1="{LEGEND_Y - 4}" x2="{_f(legend_x + 22)}" '
+                   f'y2="{LEGEND_Y - 4}" stroke="{color}" stroke-width="2"{dash_attr}/>'
+                   + text(legend_x + 28, LEGEND_Y, label, anchor="start", size=11) + "</g>")
+        legend_x += 48 + 6.6 * len(label)
+        _strip(out, strip_x, values, index, STRIP_BOX[1] + band * (index + 0.5), band, color, name_)
+    note = ecdf_x.clip_note([n for n, _ in data], unit, metric)
+    return Figure("".join(out) + "</svg>", note)
+
+
+def _strip(out: list[str], axis: Axis, values: list[float], index: int, centre: float, band: float,
+           color: str, name: str) -> None:
+    """One series' dots (one path), box and whiskers, and the count of samples beyond the axis."""
+    spread = band * 0.35
+    dots = []
+    for i, value in enumerate(_thin(values, MAX_DOTS)):
+        if axis.inside(value):
             jitter = ((i * 0.6180339887) % 1.0 - 0.5) * 2 * spread
-            out.append(f'<circle cx="{_f(strip_x(value))}" cy="{_f(centre + jitter)}" r="2" '
-                       f'fill="{color}" fill-opacity="0.35"/>')
-        q1, median, q3 = (_quantile(values, q) for q in (0.25, 0.5, 0.75))
-        iqr = q3 / 2 - q1 / 2     # half, against overflow
-        low_fence, high_fence = q1 - 3 * iqr, q3 + 3 * iqr
-        whisker_low = next((v for v in values if v >= low_fence), values[0])
-        whisker_high = next((v for v in reversed(values) if v <= high_fence), values[-1])
-        half = band * 0.22
-        out.append(f'<line x1="{_f(strip_x(whisker_low))}" y1="{_f(centre)}" x2="{_f(strip_x(whisker_high))}" '
-                   f'y2="{_f(centre)}" stroke="#333"/>')
-        for whisker in (whisker_low, whisker_high):
-            out.append(f'<line x1="{_f(strip_x(whisker))}" y1="{_f(centre - half / 2)}" '
-                       f'x2="{_f(strip_x(whisker))}" y2="{_f(centre + half / 2)}" stroke="#333"/>')
-        out.append(f'<rect x="{_f(strip_x(q1))}" y="{_f(centre - half)}" '
-                   f'width="{_f(max(strip_x(q3) - strip_x(q1), 1.0))}" height="{_f(2 * half)}" '
-                   f'fill="{color}" fill-opacity="0.15" stroke="#333"/>')
-        out.append(f'<line x1="{_f(strip_x(median))}" y1="{_f(centre - half)}" x2="{_f(strip_x(median))}" '
-                   f'y2="{_f(centre + half)}" stroke="#000" stroke-width="2.5"/>')
-        out.append(_text(STRIP_BOX[0] + 4, centre - band * 0.38, _short(name), anchor="start", size=11,
-                         extra=f' fill="{color}"'))
-    return "".join(out) + "</svg>"
+            dots.append(f"M{_f(axis(value))} {_f(centre + jitter)}h0")
+    if dots:
+        out.append(f'<path class="dots" d="{"".join(dots)}" stroke="{color}" stroke-opacity="0.4" '
+                   'stroke-width="4" stroke-linecap="round"/>')
+    q1, median, q3 = (quantile(values, q) for q in (0.25, 0.5, 0.75))
+    whisker_low, whisker_high = whiskers(values)
+    half = band * 0.22
+    out.append(f'<path d="M{_f(axis(whisker_low))} {_f(centre)}H{_f(axis(whisker_high))}'
+               f'M{_f(axis(whisker_low))} {_f(centre - half / 2)}V{_f(centre + half / 2)}'
+               f'M{_f(axis(whisker_high))} {_f(centre - half / 2)}V{_f(centre + half / 2)}" stroke="#333"/>')
+    out.append(f'<rect x="{_f(axis(q1))}" y="{_f(centre - half)}" '
+               f'width="{_f(max(axis(q3) - axis(q1), 1.0))}" height="{_f(2 * half)}" '
+               f'fill="{color}" fill-opacity="0.15" stroke="#333"/>')
+    out.append(f'<line x1="{_f(axis(median))}" y1="{_f(centre - half)}" x2="{_f(axis(median))}" '
+               f'y2="{_f(centre + half)}" stroke="#000" stroke-width="2.5"/>')
+    out.append(text(STRIP_BOX[0] + 4, centre - band * 0.38, short(name), anchor="start", size=11,
+                    extra=f' fill="{color}"'))
+    below = sum(1 for v in values if v < axis.low)
+    above = sum(1 for v in values if v > axis.high)
+    if above:
+        x = STRIP_BOX[2] + 3
+        out.append(f'<path class="beyond" d="M{_f(x)} {_f(centre - 5)}l8 5l-8 5z" fill="{color}"/>')
+        out.append(text(x + 11, centre + 4, f"{above}", anchor="start", size=11, extra=f' fill="{color}"'))
+    if below:
+        x = STRIP_BOX[0] - 3
+        out.append(f'<path class="beyond" d="M{_f(x)} {_f(centre - 5)}l-8 5l8 5z" fill="{color}"/>')
+        out.append(text(x - 11, centre + 4, f"{below}", anchor="end", size=11, extra=f' fill="{color}"'))
+
+
+def comparison_svg(series: Sequence[tuple[str, Sequence[float]]], *, unit: str | None = None,
+                   metric: str | None = None, title: str = "") -> str:
+    """The figure's ``<svg>`` element alone."""
+    return comparison_figure(series, unit=unit, metric=metric, title=title).svg

@@ -61,10 +61,13 @@ def build(sets: Sequence[SampleSet], *, by: str | None = None, baseline: str | N
 
 
 def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100,
-           ascii_only: bool = False) -> str:
-    """``report`` in one of RENDER_FORMATS, as a string (``ascii_only``: box lines in ASCII)."""
+           ascii_only: bool = False, plots: str = "auto") -> str:
+    """``report`` in one of RENDER_FORMATS, as a string (``ascii_only``: box lines in ASCII;
+    ``plots``: html's figures, auto, all, significant or none)."""
     from abstat.render.registry import render_report
 
+    if fmt == "html":
+        return render_report(report, fmt, plots=plots)
     return render_report(report, fmt, color=color, width=width, ascii_only=ascii_only)
 
 

@@ -196,6 +196,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
         report_rows.append(Row(labels=dict(zip(row_keys, row_id)), cells=cells,
                                metric=slot[next(iter(slot))].labels.get("metric")))
 
+    report_rows.sort(key=_row_order(row_keys, values_of, metrics))
     compared = [c for r in report_rows for c in r.cells.values() if c.comparison is not None]
     with_p = [c for c in compared if c.comparison.p_value is not None]
     adjusted = adjust_p_values([float(c.comparison.p_value) for c in with_p], adjust)
@@ -234,6 +235,18 @@ def _derived(sets: Sequence[SampleSet], key: str, others: Sequence[str]) -> bool
         return all(seen.setdefault(tuple(s.labels.get(k, "") for k in keys), s.labels.get(key, ""))
                    == s.labels.get(key, "") for s in sets)
     return function_of(others) and not function_of(others[1:])
+
+
+def _row_order(row_keys: Sequence[str], values_of: dict[str, list], metrics: Sequence[str] | None):
+    """Rows grouped by the row keys in their order (``--rows base,metric``: by base, then metric),
+    each key's values in the order asked (``--metric wall,user,sys``) or first seen in the inputs."""
+    rank = {k: {v: i for i, v in enumerate(values_of.get(k, []))} for k in row_keys}
+    if metrics and "metric" in rank:
+        rank["metric"] = {m: i for i, m in enumerate(dict.fromkeys(metrics))}
+
+    def key(row: Row) -> tuple[int, ...]:
+        return tuple(rank[k].get(row.labels.get(k, ""), len(rank[k])) for k in row_keys)
+    return key
 
 
 def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:

@@ -118,8 +118,16 @@ class Report:
         labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
         if len(labels) == 1:
             what = f"the {labels[0]}"
-        elif labels:  # e.g. runs as the unit in some cells, samples in others
-            what = "the estimand named per cell in the JSON and HTML (" + "; ".join(labels) + ")"
+        elif labels:  # e.g. runs as the unit in some cells, samples in others: say which cells
+            where: dict[str, list[str]] = {}
+            for cell in self.comparisons:
+                label = getattr(cell.comparison, "estimand_label", None) or ""
+                place = "/".join(v for v in cell.row if v) or cell.column
+                if label and place not in where.setdefault(label, []):
+                    where[label].append(place)
+            what = "; ".join(f"the {label} ({', '.join(where[label][:6])}"
+                             + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "") + ")"
+                             for label in labels)
         else:
             what = f"the change of the {center}"
         kinds = list(dict.fromkeys(c.center_kind for c in cells))

@@ -1,0 +1,101 @@
+"""``abstat publish`` on stores of 10^3 to 10^5 runs, against the store benchmarks' anchor (issue 27).
+
+Each store holds ``runs / 1000`` experiments of 1000 runs (10 invocations of 100 runs, five
+metrics, a ~4.2 KB machine record each: ``store_shape.py``).  For each size the script prints
+the CPU and wall time of a first ``abstat publish`` (every page), its ratio to the anchor
+(``store_anchor.py``: one sqlite3 query and numpy medians per experiment, in one interpreter per
+store), the largest page, then adds one invocation of two runs to one experiment and times the
+second ``publish`` (only that experiment's pages are rewritten).  Last, the growth exponent of
+the first publish over the sizes.  Targets: 10^5 runs published in <= 60 s with pages <= 2 MB;
+the second publish <= 2 s.
+
+    python benchmarks/publish_speed.py [--runs 1000,10000,100000] [--keep DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from store_shape import SRC, build, template, workspace  # noqa: E402
+
+PER_EXPERIMENT = 1000
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.monotonic()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), time.monotonic() - start
+
+
+def anchor_cpu(store: str, experiments: list[str], env: dict[str, str]) -> float:
+    script = ("import sys; sys.path.insert(0, %r); import store_anchor\n"
+              "for name in sys.argv[2:]: store_anchor.main(sys.argv[1], name)") % HERE
+    return timed([sys.executable, "-c", script, store, *experiments], env)[0]
+
+
+def add_run(store: str, experiment: str) -> None:
+    sys.path.insert(0, SRC)
+    from abstat.store import open_store
+
+    with open_store(store) as handle:
+        invocation = handle.start_invocation(experiment, {"hostname": "bench"}, variants=["a", "b"])
+        for position, variant in enumerate(("a", "b")):
+            handle.add_run(invocation, variant=variant, command="true", iteration=0, position=position, status="ok",
+                           exit_code=0, started_at=time.time(), wall=0.001, values={"wall": [0.001]},
+                           units={"wall": "s"})
+        handle.finish_invocation(invocation, "complete")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", default="1000,10000,100000")
+    parser.add_argument("--keep", help="keep the built stores here (reused when present)")
+    args = parser.parse_args(argv)
+    work, keep, env = workspace("abstat-publish-", args.keep)
+    shape = template()
+    sizes = [int(x) for x in args.runs.split(",")]
+    firsts, failed = [], []
+    print(f"{'runs':>7} {'exps':>5} {'CPU s':>7} {'wall s':>7} {'anchor':>7} {'ratio':>6} {'largest page':>13}"
+          f" {'2nd CPU':>8} {'2nd wall':>8}")
+    for runs in sizes:
+        experiments = [f"bench{i:04d}" for i in range(max(1, runs // PER_EXPERIMENT))]
+        store = os.path.join(keep, f"publish-{runs}.db")
+        if not os.path.exists(store):
+            for name in experiments:
+                build(store, PER_EXPERIMENT, shape, experiment=name, seed=len(name) + int(name[5:]))
+        site = os.path.join(work, f"site-{runs}")
+        command = [sys.executable, "-m", "abstat", "publish", "--store", store, site, "--full"]
+        cpu, wall = timed(command, env)
+        anchor = anchor_cpu(store, experiments, env)
+        largest = max(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(site) for f in files
+                      if f.endswith(".html"))
+        add_run(store, experiments[len(experiments) // 2])
+        cpu2, wall2 = timed(command[:-1], env)
+        firsts.append(cpu)
+        print(f"{runs:>7} {len(experiments):>5} {cpu:>7.2f} {wall:>7.2f} {anchor:>7.2f} {cpu / anchor:>6.1f} "
+              f"{largest:>13,} {cpu2:>8.2f} {wall2:>8.2f}")
+        if runs >= 100000:
+            if wall > 60:
+                failed.append(f"first publish of {runs} runs took {wall:.1f} s (target <= 60 s)")
+            if wall2 > 2:
+                failed.append(f"second publish after one new run took {wall2:.2f} s (target <= 2 s)")
+        if largest > 2 * 1024 * 1024:
+            failed.append(f"a page of {largest:,} bytes (target <= 2 MB)")
+    if len(sizes) > 1:
+        print(f"growth of the first publish: CPU ~ runs^{math.log(firsts[-1] / firsts[0]) / math.log(sizes[-1] / sizes[0]):.2f}")
+    for what in failed:
+        print(f"MISSED TARGET: {what}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

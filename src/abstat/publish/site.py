@@ -1,0 +1,189 @@
+"""Build the site: one experiment at a time, only where its runs changed (see the package docstring)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from abstat.errors import AbstatError
+from abstat.publish.pages import index_page, regressions_page, wrap
+
+MANIFEST = ".abstat-publish.json"
+SITE_VERSION = 1      # bump when pages change shape: every page is rewritten once
+
+
+@dataclass
+class Published:
+    directory: str
+    written: list[str] = field(default_factory=list)     # pages written (relative paths)
+    unchanged: list[str] = field(default_factory=list)   # experiments whose pages were kept
+    removed: list[str] = field(default_factory=list)     # pages of experiments no longer in the store
+    warnings: list[str] = field(default_factory=list)
+
+
+def slug(name: str) -> str:
+    """A file name for any experiment or series name: safe characters, and a hash that keeps names apart."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:40] or "x"
+    return f"{safe}-{hashlib.sha1(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
+
+
+def _fingerprint(summary: Any, plots: str) -> str:
+    parts = [SITE_VERSION, plots, summary.invocations, summary.boots, summary.runs_ok, summary.runs_failed,
+             summary.last_run_at, list(summary.variants), list(summary.hosts)]
+    return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+def _read_manifest(directory: str) -> dict[str, Any]:
+    try:
+        with open(os.path.join(directory, MANIFEST), encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    entries = data.get("experiments") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        return {}
+    return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, dict)
+            and isinstance(v.get("fingerprint"), str) and isinstance(v.get("entry"), dict)}
+
+
+def _write(directory: str, relative: str, text: str) -> None:
+    path = os.path.join(directory, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    temporary = path + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(temporary, path)
+
+
+def _verdict(report: Any) -> tuple[str, str]:
+    """(filter class, words) of a report's comparisons."""
+    compared = [c for c in report.comparisons if c.comparison is not None]
+    slower = sum(1 for c in compared if c.significant and c.comparison.verdict == "slower")
+    faster = sum(1 for c in compared if c.significant and c.comparison.verdict == "faster")
+    other = sum(1 for c in compared if c.significant) - slower - faster
+    said = [f"{n} {w}" for n, w in ((slower, "slower"), (faster, "faster"), (other, "changed")) if n]
+    if not compared:
+        return "same", "nothing compared (one variant: see its history series, if any)"
+    words = (", ".join(said) + f" of {len(compared)} compared") if said else \
+        f"no difference proven ({len(compared)} compared)"
+    return ("slower" if slower else "faster" if faster else "same"), words
+
+
+def _experiment(store_path: str, summary: Any, plots: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """The experiment's pages (relative path -> HTML) and its index entry."""
+    from abstat.render.html import render_body
+    from abstat.report import api
+
+    name = summary.name
+    page = f"experiments/{slug(name)}.html"
+    entry: dict[str, Any] = {"name": name, "page": page, "variants": list(summary.variants),
+                             "hosts": list(summary.hosts), "runs": summary.runs_ok, "failed": summary.runs_failed,
+                             "last_run": summary.last_run_at, "verdict": "same", "words": "", "series": []}
+    pages: dict[str, str] = {}
+    try:
+        sets = api.load([], store=store_path, where={"experiment": {name}})
+    except AbstatError as err:
+        sets, entry["words"] = [], f"not read: {err}"
+    body = ""
+    if sets:
+        try:
+            report = api.build(sets)
+            body = render_body(report, plots)
+            entry["verdict"], entry["words"] = _verdict(report)
+        except AbstatError as err:
+            entry["words"] = f"not compared: {err}"
+    if not body:
+        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
+    pages[page] = wrap(f"experiment {name}", body, depth=1)
+    if any("rev" in s.labels for s in sets):
+        series_pages, entry["series"] = _history(store_path, name)
+        pages.update(series_pages)
+    return pages, entry
+
+
+def _history(store_path: str, name: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    from abstat.history.analysis import Settings, analyse
+    from abstat.history.load import load_history
+    from abstat.history.render import render_html
+
+    try:
+        history = load_history(store_path=store_path, experiment=name, repo=None)
+    except AbstatError:
+        return {}, []
+    report, _ = analyse(history, Settings())
+    pages, entries = {}, []
+    for result in report.results:
+        series = result.series
+        page = f"series/{slug(name + chr(0) + series.title)}.html"
+        text = render_html(replace(report, results=[result], warnings=[]))
+        body = text[text.index("<body>") + len("<body>"):text.rindex("</body>")]
+        back = f'<p>experiment: <a href="../experiments/{slug(name)}.html">{_esc(name)}</a></p>'
+        pages[page] = wrap(f"history {series.title}", back + body, depth=1)
+        higher_better = bool(series.unit and series.unit.endswith("/s"))
+        changes = []
+        for change in result.detection.change_points:
+            pct = (change.after / change.before - 1) * 100 if change.before else None
+            worse = pct is not None and (pct < 0 if higher_better else pct > 0)
+            changes.append({"rev": series.points[change.index].rev, "pct": pct, "p": change.p_value,
+                            "before": change.before, "after": change.after, "worse": worse,
+                            "provisional": change.provisional})
+        entries.append({"title": series.title, "page": page, "metric": series.metric, "unit": series.unit,
+                        "revisions": len(series.points), "changes": changes, "experiment": name})
+    return pages, entries
+
+
+def _esc(text: str) -> str:
+    from abstat.render.escape import html
+
+    return html(text)
+
+
+def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool = False) -> Published:
+    """Write (or bring up to date) the site for ``store_path`` in ``directory``."""
+    from abstat.store import open_store
+
+    with open_store(store_path, create=False, read_only=True) as store:
+        summaries = store.experiments()
+    os.makedirs(directory, exist_ok=True)
+    previous = {} if full else _read_manifest(directory)
+    done = Published(directory)
+    entries: dict[str, Any] = {}
+    for summary in summaries:
+        fingerprint = _fingerprint(summary, plots)
+        known = previous.get(summary.name)
+        pages_known = known.get("pages", []) if known else []
+        if known and known["fingerprint"] == fingerprint and all(
+                isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
+            entries[summary.name] = known
+            done.unchanged.append(summary.name)
+            continue
+        pages, entry = _experiment(store_path, summary, plots)
+        for relative, text in pages.items():
+            _write(directory, relative, text)
+            done.written.append(relative)
+        entries[summary.name] = {"fingerprint": fingerprint, "entry": entry, "pages": sorted(pages)}
+        stale = set(p for p in pages_known if isinstance(p, str)) - set(pages)
+        _remove(directory, stale, done)
+    for name, known in previous.items():
+        if name not in entries:
+            _remove(directory, {p for p in known.get("pages", []) if isinstance(p, str)}, done)
+    listed = [entries[s.name]["entry"] for s in summaries]
+    for relative, text in (("index.html", index_page(listed)), ("regressions.html", regressions_page(listed))):
+        _write(directory, relative, text)
+        done.written.append(relative)
+    _write(directory, MANIFEST, json.dumps({"abstat_publish": SITE_VERSION, "experiments": entries},
+                                           indent=1, default=str))
+    return done
+
+
+def _remove(directory: str, pages: set[str], done: Published) -> None:
+    for relative in sorted(pages):
+        if relative.startswith(("experiments/", "series/")) and ".." not in relative:
+            try:
+                os.remove(os.path.join(directory, relative))
+                done.removed.append(relative)
+            except OSError:
+                pass

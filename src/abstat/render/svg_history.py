@@ -1,0 +1,96 @@
+"""A history series as inline SVG: samples per revision, change points drawn, y range set by the bulk.
+
+The y axis is :func:`abstat.render.svg_axes.choose_axis` over every sample of the series, so a
+far outlier no longer flattens a real +10% step into two pixels: it is drawn at the edge and
+counted in the figure's note.  Tick labels are in one unit (the axis title names it once: no
+``ns (ns)``, no offset).  Each change point is a red line (dashed: provisional) labelled with
+its step in percent; segment medians are green; the median per revision is a blue line.
+Revision labels on the x axis are thinned to at most ``MAX_TICKS``.  Strings from the data go
+through :func:`abstat.render.escape.html`.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from abstat.render import escape
+from abstat.render.svg_axes import choose_axis
+from abstat.render.svg_plots import Figure, axis_title, text
+
+WIDTH, HEIGHT = 960, 360
+BOX = (84, 30, 940, 250)      # left, top, right, bottom
+MAX_TICKS = 14
+MAX_DOTS_PER_REV = 60
+
+
+def _f(value: float) -> str:
+    return f"{value:.1f}"
+
+
+def history_figure(revs: Sequence[str], values: Sequence[Sequence[float]], centres: Sequence[float],
+                   segments: Sequence[tuple[int, int, float]], changes: Sequence[tuple[int, float, float, bool]],
+                   *, unit: str | None, metric: str | None, title: str = "") -> Figure:
+    """``changes``: (index of the first revision after, level before, level after, provisional)."""
+    left, top, right, bottom = BOX
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+           'font-family="sans-serif">']
+    if title:
+        out.append(f"<title>{escape.html(title)}</title>")
+    finite = sorted(v for vs in values for v in vs if math.isfinite(v))
+    if not finite:
+        out.append(text(WIDTH / 2, HEIGHT / 2, "no finite values to plot"))
+        return Figure("".join(out) + "</svg>", "")
+    n = len(revs)
+    y = choose_axis([finite], bottom, top)
+
+    def x(index: float) -> float:
+        return left + (index + 0.5) / n * (right - left)
+
+    out.append(f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" fill="none" stroke="#888"/>')
+    ticks = y.ticks()
+    labels, shown = y.tick_labels(ticks, unit, metric)
+    for tick, label in zip(ticks, labels):
+        if y.inside(tick):
+            out.append(f'<line x1="{left}" y1="{_f(y(tick))}" x2="{right}" y2="{_f(y(tick))}" stroke="#eee"/>')
+            out.append(text(left - 6, y(tick) + 4, label, anchor="end", size=11))
+    name = axis_title(shown, unit, metric) + (" (log scale)" if y.kind == "log" else "")
+    out.append(text(18, (top + bottom) / 2, name, size=12, extra=f' transform="rotate(-90 18 {_f((top + bottom) / 2)})"'))
+    step = max(1, math.ceil(n / MAX_TICKS))
+    for index in range(0, n, step):
+        px = x(index)
+        out.append(f'<line x1="{_f(px)}" y1="{bottom}" x2="{_f(px)}" y2="{bottom + 4}" stroke="#888"/>')
+        out.append(text(px, bottom + 14, revs[index][:10], anchor="end", size=10,
+                        extra=f' transform="rotate(-40 {_f(px)} {bottom + 14})"'))
+    out.append(text((left + right) / 2, bottom + 84, "revision", size=12))
+    dots, beyond = [], 0
+    for index, vs in enumerate(values):
+        shown_values = vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)]
+        for k, value in enumerate(shown_values):
+            if not math.isfinite(value):
+                continue
+            jitter = ((k * 0.6180339887) % 1.0 - 0.5) * min(12.0, (right - left) / n * 0.5)
+            if not y.inside(value):
+                beyond += 1
+            dots.append(f"M{_f(x(index) + jitter)} {_f(y(value))}h0")
+    out.append(f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
+               'stroke-linecap="round"/>')
+    line = [f"{'M' if i == 0 else 'L'}{_f(x(i))} {_f(y(c))}" for i, c in enumerate(centres) if math.isfinite(c)]
+    if line:
+        out.append(f'<path class="data" d="{"".join(line)}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
+    for start, end, median in segments:
+        out.append(f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
+                   f'y2="{_f(y(median))}" stroke="#2ca02c" stroke-width="2.5"/>')
+    for index, before, after, provisional in changes:
+        px = x(index - 0.5)
+        dash = ' stroke-dasharray="5 3"' if provisional else ""
+        out.append(f'<line class="change" x1="{_f(px)}" y1="{top}" x2="{_f(px)}" y2="{bottom}" stroke="#d62728" '
+                   f'stroke-width="1.5"{dash}/>')
+        if before and math.isfinite(after / before):
+            out.append(text(px + 3, top - 6, f"{(after / before - 1) * 100:+.1f}%", anchor="start", size=11,
+                            extra=' fill="#d62728"'))
+    out.append(text(left, HEIGHT - 8, "dots: samples; blue: median per revision; green: segment medians; "
+                    "red: change points (dashed: provisional)", anchor="start", size=11))
+    note = y.clip_note(["samples"], unit, metric) if y.kind != "linear" else ""
+    if y.kind == "clipped":
+        note = note.replace("samples 0 below", "").strip()
+    return Figure("".join(out) + "</svg>", note)
