@@ -131,7 +131,9 @@ def test_the_healthy_hosts_complete_and_nothing_invalid_is_stored(hostile_run):
 
 def test_memory_stays_bounded_and_nothing_is_left_behind(hostile_run):
     _, store, peak_kib = hostile_run
-    assert peak_kib < 600 * 1024  # the endless line and the 10^6 values, read in bounded lines
+    # the endless line and the 10^6 values, read in bounded lines (unbounded, main took 4.9 GB;
+    # 23 hosts at once peak at 0.55-0.65 GiB, depending on how their big messages overlap)
+    assert peak_kib < 1024 * 1024
     listing = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     assert "hostile_box.py" not in listing
 

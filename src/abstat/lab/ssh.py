@@ -196,7 +196,14 @@ class SshHost:
                 self._sessions.remove(process)
 
     def close_session(self, session: Any) -> None:
-        """End a :class:`abstat.lab.protocol.BoxSession` (at most 10 s after its input closes)."""
+        """End a :class:`abstat.lab.protocol.BoxSession` (at most 10 s after its input closes), or
+        a plain session from :meth:`open` (killed if still running, then forgotten)."""
+        if isinstance(session, subprocess.Popen):
+            if session.poll() is None:
+                session.kill()
+                session.wait()
+            self._forget(session)
+            return
         session.close()
         self._forget(session.process)
 
