@@ -39,7 +39,7 @@ def test_text_table(files, capsys):
     rc, out, err = run([str(files / "before.txt"), str(files / "after.txt")], capsys)
     assert rc == 0 and err == ""
     assert "faster" in out and "median CI" not in out  # terse by default (issue 10)
-    rc, out, err = run(["-v", str(files / "before.txt"), str(files / "after.txt")], capsys)
+    rc, out, err = run(["--verbose", str(files / "before.txt"), str(files / "after.txt")], capsys)
     assert "faster" in out and "median CI" in out and "Hodges-Lehmann ratio" in out and "Brunner-Munzel" in out
     assert "\x1b[" not in out  # not a terminal: plain
 

@@ -100,7 +100,7 @@ def test_compare_cli_file_name_with_osc(tmp_path):
     evil.write_text("\n".join(map(str, _samples(5, 90))))
     base = tmp_path / "a.txt"
     base.write_text("\n".join(map(str, _samples(4, 100))))
-    result = abstat("compare", "-v", str(base), str(evil), env={"FORCE_COLOR": "1"})
+    result = abstat("compare", "--verbose", str(base), str(evil), env={"FORCE_COLOR": "1"})
     assert result.returncode == 0, result.stderr
     assert "\x1b]" not in result.stdout and "\\x1b]0;PWNED\\x07b.txt" in result.stdout
 
@@ -197,7 +197,7 @@ def two_files(tmp_path):
 @pytest.mark.parametrize("env,coloured", [({}, False), ({"NO_COLOR": "1"}, False), ({"FORCE_COLOR": "1"}, True),
                                           ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, False)])
 def test_colour_follows_the_environment(two_files, env, coloured):
-    for args in (["compare", "a.txt", "b.txt"], ["compare", "-v", "a.txt", "b.txt"],
+    for args in (["compare", "a.txt", "b.txt"], ["compare", "--verbose", "a.txt", "b.txt"],
                  ["report", "--format", "table", "a.txt", "b.txt"]):
         result = abstat(*args, env=env, cwd=str(two_files))
         assert result.returncode == 0, result.stderr

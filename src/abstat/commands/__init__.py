@@ -6,6 +6,8 @@ help text everywhere (an experiment's own options: :mod:`abstat.commands.experim
 import argparse
 from typing import Any, Sequence
 
+from abstat.commands.values import (confidence_percent, percent, positive_int, power_percent,  # noqa: F401
+                                    threshold_percent)
 from abstat.errors import UsageError
 
 # Every output format, in the one order every command lists its choices in.
@@ -15,55 +17,22 @@ STORE_HELP = "result store: a file or a postgresql:// URL (default: $ABSTAT_STOR
 
 
 class ArgumentParser(argparse.ArgumentParser):
-    """argparse whose errors are one line and exit status 2, through the CLI."""
+    """argparse whose errors are one line and exit status 2, through the CLI, and whose ``--help``
+    ends with ``examples`` (command lines, printed as given, after the epilog)."""
+
+    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.examples = tuple(examples)
 
     def error(self, message: str) -> None:
         raise UsageError(message)
 
-
-def _percent_value(text: str) -> tuple[float, bool]:
-    stripped = text.strip()
-    try:
-        value = float(stripped.rstrip("%").strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"not a finite percentage: {text!r}")
-    return value, stripped.endswith("%")
-
-
-def percent(text: str) -> float:
-    """``2``, ``2%`` or ``2.5 %`` -> the number of percent (finite)."""
-    return _percent_value(text)[0]
-
-
-def confidence_percent(text: str) -> float:
-    """``95``, ``95%`` or ``99.5`` -> the confidence level in percent, in [50, 100)."""
-    value, _ = _percent_value(text)
-    if not 50.0 <= value < 100.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the confidence level must be at least 50 and below 100 (percent)")
-    return value
-
-
-def power_percent(text: str) -> float:
-    """``80`` or ``80%`` -> the power in percent, in (1, 100)."""
-    value, with_sign = _percent_value(text)
-    if 0.0 < value < 1.0 and not with_sign:
-        raise argparse.ArgumentTypeError(f"{text!r}: the power is a percentage, like the confidence: "
-                                         f"{value * 100:g} for {value:g}")
-    if not 0.0 < value < 100.0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the power must lie strictly between 0 and 100 (percent)")
-    return value
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be 1 or more")
-    return value
+    def format_help(self) -> str:
+        text = super().format_help()
+        if not self.examples:
+            return text
+        title = "example:" if len(self.examples) == 1 else "examples:"
+        return text.rstrip("\n") + f"\n\n{title}\n" + "".join(f"  {line}\n" for line in self.examples)
 
 
 def formats(*names: str) -> tuple[str, ...]:
@@ -102,13 +71,6 @@ def add_format(parser: argparse.ArgumentParser, choices: Sequence[str], default:
                help: str = "output format", default_text: str | None = None) -> None:
     parser.add_argument("--format", choices=formats(*choices), default=default,
                         help=f"{help} (default {default_text or default})")
-
-
-def threshold_percent(text: str) -> float:
-    value = percent(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: the threshold must not be negative")
-    return value
 
 
 def add_threshold(parser: argparse.ArgumentParser) -> None:
@@ -172,6 +134,26 @@ def add_columns(parser: argparse.ArgumentParser) -> None:
 def add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
                         help="write to this file instead of standard output")
+
+
+class _OldVerbose(argparse.Action):
+    """``-v`` where it once meant --verbose: a one-line error naming the spellings (exit 2), never a silent
+    change of meaning."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        raise UsageError(f"-v no longer means more detail: -v is --variant in every abstat command (abstat run -v "
+                         f"NAME=COMMAND); write {parser.prog} --verbose ...")
+
+
+def add_verbose(parser: argparse.ArgumentParser, help: str, old_short: bool = False) -> None:
+    """``--verbose``, spelled out in every command (``-v`` is ``--variant``); ``old_short``: refuse the ``-v``
+    that once meant it here, naming the new spelling."""
+    parser.add_argument("--verbose", action="store_true", help=help)
+    if old_short:
+        parser.add_argument("-v", action=_OldVerbose)
 
 
 def add_no_progress(parser: argparse.ArgumentParser) -> None:

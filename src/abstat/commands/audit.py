@@ -13,7 +13,7 @@ from abstat.commands import ArgumentParser, add_format, add_threshold
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat audit",
+        prog="abstat audit", examples=("abstat audit thread.eml", "xclip -o | abstat audit -"),
         description="Check ministat reports pasted in e-mails or Markdown: recompute every printed "
         "comparison from the printed vitals, name the ministat dialect, re-judge the claim "
         "(Welch, power, sample sizes) and flag claims made from bare averages.",

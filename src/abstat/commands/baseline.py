@@ -14,7 +14,9 @@ from abstat.commands import ArgumentParser, add_store
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat baseline", description="Save an experiment as a named baseline "
+    parser = ArgumentParser(prog="abstat baseline", examples=(
+        "abstat baseline save v6.8 kernel-6.8-run      # then: abstat compare baseline:v6.8 new=new.txt",
+        "abstat baseline list"), description="Save an experiment as a named baseline "
                             "(a frozen copy in the store) for abstat compare baseline:NAME ..., or list them.")
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION", help="save or list")
     save = sub.add_parser("save", help="save EXPERIMENT (all its runs) as baseline NAME, replacing an older one")

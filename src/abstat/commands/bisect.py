@@ -23,7 +23,7 @@ EXIT_STATUS = {"found": 0, "no-change": 1, "inconclusive": 3, "untestable": 3}
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat bisect",
+        prog="abstat bisect", examples=("abstat bisect --good v6.7 --bad v6.8 --build make --run ./bench --metric wall",),
         description="Probabilistic bisection on continuous measurements: builds and runs commits in its "
                     "own git worktrees, re-measures the good and bad ends interleaved, stops when one "
                     "commit holds the posterior probability asked for (-c/--confidence, in percent).",
@@ -72,7 +72,8 @@ def metric_choice(spec: str) -> tuple[str, str | None]:
 
 
 def step_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat bisect step",
+    parser = ArgumentParser(prog="abstat bisect step", examples=(
+                            "git bisect run abstat bisect step --build make --run ./bench --metric wall",),
                             description="One commit's verdict for `git bisect run`: 0 good, 1 bad, 125 skip.")
     _common(parser)
     parser.add_argument("--max-runs", type=int, default=30, metavar="N", help="most runs of this commit (default 30)")

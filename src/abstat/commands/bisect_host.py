@@ -63,7 +63,7 @@ def box_bisect_from_args(args: argparse.Namespace, metric: str, spec: str | None
 
 
 def resume_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat bisect --resume",
+    parser = ArgumentParser(prog="abstat bisect --resume", examples=("abstat bisect --resume bisect-1a2b3c-4d5e6f --store lab.db",),
                             description="Continue a bisection on a test box from its store: the boots stored are "
                                         "read back, the search goes on from the first one missing.")
     parser.add_argument("--resume", required=True, metavar="EXPERIMENT", help="the bisection's experiment")

@@ -12,7 +12,7 @@ from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
                              add_format, add_higher_is_better, add_metric_choice, add_seed, add_store,
-                             add_threshold, add_where, stored_metric)
+                             add_threshold, add_verbose, add_where, stored_metric)
 from abstat.errors import UsageError
 
 DESCRIPTION = """\
@@ -28,7 +28,9 @@ Exit status: 0, or 1 when --fail-on finds a change proven beyond --threshold
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = ArgumentParser(prog="abstat compare", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = ArgumentParser(prog="abstat compare", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+                       examples=("abstat compare old.txt new.txt",
+                                 "abstat compare --verbose --threshold 1% base='runs-old/*.txt' new='runs-new/*.txt'"))
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="baseline first, then the candidates")
     add_confidence(p)
     add_center(p)
@@ -41,8 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "$GITHUB_STEP_SUMMARY when set; gitlab: a code-quality report)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text output (auto: on a terminal or with FORCE_COLOR, never with NO_COLOR)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="text: the per-variant and per-comparison tables before the summary lines")
+    add_verbose(p, "text: the per-variant and per-comparison tables before the summary lines", old_short=True)
     add_columns(p)
     add_store(p)
     add_metric_choice(p)
@@ -97,7 +98,7 @@ def main(argv: list[str]) -> int:
     elif args.format != "text":
         text = render(comparisons, fmt=args.format, unit=unit, metric=metric)
     else:
-        # terse by default: one line per candidate (and the footnotes); -v: the tables first
+        # terse by default: one line per candidate (and the footnotes); --verbose: the tables first
         text = summary_block([(metric, unit, comparisons)], color=color)
         if args.verbose:
             text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) \

@@ -18,10 +18,50 @@ from abstat.commands import ArgumentParser
 SHELLS = ("bash", "zsh", "fish")
 # Arguments whose values are file names.
 _FILE_METAVARS = {"PATH", "FILE", "FILE|-", "INPUT", "VARIANT"}
+# Arguments whose values are stored experiments: completed from the store at completion time, the one the
+# command line names with --store (else $ABSTAT_STORE, else ./abstat.db), by the hidden abstat list --names.
+_EXPERIMENT_DESTS = {"experiment", "resume"}
+_EXPERIMENTS = {
+    "bash": "_abstat_experiments",
+    "zsh": "_abstat_experiments",
+    "fish": "(_abstat_experiments)",
+    "preamble": {
+        "bash": """
+_abstat_experiments() {
+  local i IFS=$'\\n' store=()
+  for ((i = 1; i < ${#COMP_WORDS[@]} - 1; i++)); do
+    [[ ${COMP_WORDS[i]} == --store ]] && store=(--store "${COMP_WORDS[i+1]}")
+  done
+  compgen -W "$(abstat list --names "${store[@]}" 2>/dev/null)" -- "$1"
+}""",
+        "zsh": """
+_abstat_experiments() {
+  local -a names store
+  local i
+  for ((i = 1; i < ${#words}; i++)); do
+    [[ ${words[i]} == --store ]] && store=(--store ${words[i+1]})
+  done
+  names=(${(f)"$(abstat list --names $store 2>/dev/null)"})
+  compadd -a names
+}""",
+        "fish": """
+function _abstat_experiments
+  set -l tokens (commandline -opc)
+  set -l store
+  for i in (seq (count $tokens))
+    if test "$tokens[$i]" = --store; and test $i -lt (count $tokens)
+      set store --store $tokens[(math $i + 1)]
+    end
+  end
+  abstat list --names $store 2>/dev/null
+end""",
+    },
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat completion",
+    parser = ArgumentParser(prog="abstat completion", examples=(
+                            "abstat completion bash > ~/.local/share/bash-completion/completions/abstat",),
                             description="Print the completion script for a shell; see the README to enable it.")
     parser.add_argument("shell", choices=SHELLS, help="the shell: bash, zsh or fish")
     return parser
@@ -69,13 +109,20 @@ def root_parser() -> argparse.ArgumentParser:
     return root
 
 
-def _mark_files(parser: argparse.ArgumentParser, file_kind: object) -> None:
+def _mark(parser: argparse.ArgumentParser, file_kind: object) -> None:
+    """What each argument completes to: files, stored experiments, doctor's checks."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for child in action.choices.values():
-                _mark_files(child, file_kind)
+                _mark(child, file_kind)
         elif action.metavar in _FILE_METAVARS:
             action.complete = file_kind  # type: ignore[attr-defined]
+        elif action.dest in _EXPERIMENT_DESTS:
+            action.complete = _EXPERIMENTS  # type: ignore[attr-defined]
+        elif parser.prog.endswith("doctor") and action.dest == "only":
+            from abstat.doctor import CHECKS
+
+            action.choices = [check.name for check in CHECKS]
 
 
 def script(shell: str) -> str:
@@ -87,7 +134,7 @@ def script(shell: str) -> str:
 
         raise UsageError("shell completion needs the shtab package (pip install shtab)") from None
     parser = root_parser()
-    _mark_files(parser, shtab.FILE)
+    _mark(parser, shtab.FILE)
     return shtab.complete(parser, shell=shell)
 
 

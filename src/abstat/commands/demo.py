@@ -28,7 +28,7 @@ DESCRIPTION = (f"A real, built-in A/B experiment (a few seconds): an 8 MiB file 
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat demo", description=DESCRIPTION)
+    parser = ArgumentParser(prog="abstat demo", description=DESCRIPTION, examples=("abstat demo -n 20",))
     add_runs(parser, default=30)
     add_warmup(parser, default=2)
     add_store(parser, help="keep the results in this store (default: a temporary one)")

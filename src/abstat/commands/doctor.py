@@ -20,7 +20,7 @@ from abstat.errors import UsageError
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="abstat doctor",
+    parser = ArgumentParser(prog="abstat doctor", examples=("abstat doctor --cpus 2-3 --only cpu-governor --only turbo",),
                             description="Check this machine for known sources of benchmark noise, and fix them.")
     add_format(parser, ("text", "json"), default="text")
     parser.add_argument("--cpus", metavar="LIST", help="the benchmark's CPUs, e.g. 2-3 (default: this process's"

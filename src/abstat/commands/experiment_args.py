@@ -93,6 +93,16 @@ def parse_variants(specs: Sequence[str]) -> tuple[Variant, ...]:
     return tuple(variants)
 
 
+def one_variant(words: Sequence[str], shell: bool, given: bool) -> str:
+    """``abstat run -- COMMAND``'s one variant as ``NAME=COMMAND``, named after its program (``./bench`` -> bench)."""
+    if given:
+        raise UsageError("give the variants either with -v NAME=COMMAND or as one command after --, not both")
+    command = " ".join(words) if shell else quote_command(words)
+    program = (shlex.split(command) or [""])[0] if shell else words[0]
+    name = "".join(c for c in program.rstrip("/").rsplit("/", 1)[-1] if c in NAME_CHARS).lstrip(".") or "command"
+    return f"{name}={command}"
+
+
 def parse_labels(specs: Sequence[str]) -> dict[str, str]:
     labels: dict[str, str] = {}
     for spec in specs:

@@ -14,7 +14,8 @@ from abstat.errors import InputError, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat export",
+    parser = ArgumentParser(prog="abstat export", examples=(
+                                "abstat export --experiment ipi -o ipi.csv --machines machines.csv",),
                             description="Export stored samples: one row per sample with its run (csv, json), and "
                                         "the machine records once per invocation (--machines FILE); or the runs as "
                                         "hyperfine --export-json writes them.")

@@ -20,7 +20,8 @@ from abstat.history.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT,
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat history",
+        prog="abstat history", examples=("abstat history nightly --metric wall --format html -o nightly.html",
+                                         "abstat history nightly --confirm --run ./bench --run-metric 'ns=ns: (\\d+)'"),
         description="Order runs by revision (git's commit order), find change points per series "
                     "(revision, size with interval, p-value) and say when an earlier one moved.",
         epilog="Record revisions with abstat run --rev (or --label rev=...). Exit status: 0, or with "

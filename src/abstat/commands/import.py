@@ -17,7 +17,7 @@ from abstat.errors import InputError
 
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat import",
+        prog="abstat import", examples=("abstat import --store team.db laptop.db postgresql://bench@db/abstat",),
         description="Copy the runs of other stores (files or postgresql:// URLs) into this store, keeping their "
                     "labels, run groups and machine records. Idempotent: runs already present are skipped.",
     )

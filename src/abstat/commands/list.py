@@ -9,9 +9,12 @@ from abstat.commands import ArgumentParser, add_format, add_store
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.")
+    parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.",
+                            examples=("abstat list --store team.db",))
     add_store(parser)
     add_format(parser, ("text", "json"), default="text")
+    # for the shells' completion (abstat completion): the names, one a line; nothing, status 0, without a store
+    parser.add_argument("--names", action="store_true", help=argparse.SUPPRESS)
     return parser
 
 
@@ -20,6 +23,8 @@ def main(argv: list[str]) -> int:
     from abstat.store import open_store, resolve_store_path
 
     path = resolve_store_path(args.store)
+    if args.names:
+        return _names(path)
     with open_store(path, create=False) as store:
         summaries = store.experiments()
     if args.format == "json":
@@ -37,7 +42,24 @@ def main(argv: list[str]) -> int:
             ",".join(s.hosts), s.last_run_at or "-"))
         for s in summaries
     ]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    from abstat.render.terminal import columns, ljust
+
+    widths = [max(columns(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
-        sys.stdout.write("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip() + "\n")
+        sys.stdout.write("  ".join(ljust(cell, width) for cell, width in zip(row, widths)).rstrip() + "\n")
+    return 0
+
+
+def _names(path: str) -> int:
+    """The experiments' names, one a line, for completion: quiet and status 0 whatever goes wrong (a
+    completion never prints an error into the command line being typed)."""
+    from abstat.errors import AbstatError
+    from abstat.store import open_store
+
+    try:
+        with open_store(path, create=False) as store:
+            names = store.experiment_names()
+    except (AbstatError, OSError):
+        return 0
+    sys.stdout.write("".join(name + "\n" for name in names if "\n" not in name))
     return 0

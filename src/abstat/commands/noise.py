@@ -27,10 +27,12 @@ def build_parser() -> ArgumentParser:
         prog="abstat noise",
         description="Run one command as two identical variants (A/A) and report this machine's noise: spread,"
                     " detectable change, drift, between-run share, A/A false-call rate.",
-        epilog="Example: abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick.  Exit status: 0; "
-               "with --exit-code 1 when a metric is unstable (drift, a step, autocorrelation, or A/A blocks "
+        examples=("abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick",),
+        epilog="Exit status: 0; with --exit-code 1 when a metric is unstable (drift, a step, autocorrelation, or A/A blocks "
                "clearly apart); 2 on bad input; a run that fails: its status, as abstat run.",
     )
+    parser.add_argument("command", nargs="*", metavar="-- COMMAND",
+                        help="the benchmark, run as both variants (none: analyse --experiment's stored runs)")
     add_runs(parser, default=40)
     add_warmup(parser, default=0)
     parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
@@ -86,13 +88,8 @@ def _run(args, spec: Any, argv: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
-    options, command_words = (argv[: argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv, [])
-    parser = build_parser()
-    args, extra = parser.parse_known_args(options)
-    if extra:
-        if any(word.startswith("-") for word in extra):
-            parser.error(f"unrecognized arguments: {' '.join(extra)}")
-        command_words = extra + command_words  # abstat noise ./bench (no "--")
+    args = build_parser().parse_args(argv)
+    command_words = args.command  # abstat noise -- ./bench --quick, or abstat noise ./bench
     if args.runs < 2:
         raise UsageError("-n must be at least 2 runs per variant")
     if not 0 < args.confidence < 100:

@@ -95,7 +95,7 @@ def render_text(result) -> str:  # result: abstat.comparison.planning.Plan
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat plan",
+        prog="abstat plan", examples=("abstat plan --detect 2% --power 90 old=pilot-old.txt new=pilot-new.txt",),
         description="From pilot data, the samples per variant (or runs x samples per run for nested data, "
         "allocated as in Kalibera & Jones 2013) needed to detect a change with a given power.",
     )

@@ -8,14 +8,13 @@ import sys
 from abstat.commands import ArgumentParser, add_store
 from abstat.errors import UsageError
 
-EPILOG = """example:
-  abstat publish --store team.db site/      # then open site/index.html, or serve site/ with any web server
-  abstat publish --store postgresql://bench@db/abstat /var/www/bench --plots significant"""
+EXAMPLES = ("abstat publish --store team.db site/      # then open site/index.html, or serve site/ with any web server",
+            "abstat publish --store postgresql://bench@db/abstat /var/www/bench --plots significant")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat publish", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="abstat publish", examples=EXAMPLES,
         description="Write a static, self-contained site from the result store: an index of experiments and "
                     "history series (filterable), one page per experiment (its report and machines), one per "
                     "history series (change points drawn) and a regressions page. Incremental: only the pages "

@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     from abstat.report.inputs import INPUT_FORMATS
 
     parser = ArgumentParser(
-        prog="abstat report",
+        prog="abstat report", examples=("abstat report --store ipi.db --by host --metric wall,user,sys --format markdown",),
         description="Compare every configuration against a baseline in one table "
                     "(terminal, Markdown, e-mail, JSON, CSV, HTML).",
     )

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
-                             add_label, add_no_progress, add_runs, add_store, add_warmup)
-from abstat.commands.experiment_args import add_run_options, spec_from_args
+                             add_label, add_no_progress, add_runs, add_store, add_verbose, add_warmup)
+from abstat.commands.experiment_args import add_run_options, one_variant, spec_from_args
 from abstat.commands.lab_args import add_lab_options, lease_hooks, stored_commands
 from abstat.errors import InputError, UsageError
 from abstat.render import escape
@@ -32,10 +32,13 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     parser = ArgumentParser(
         prog=prog,
         description="Run benchmark variants (interleaved), store every run, and compare them.",
-        epilog="Example: abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'",
+        examples=("abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'",
+                  "abstat run -n 20 -- ./bench --quick      # one variant, named after the program"),
     )
     parser.add_argument("-v", "--variant", action="append", default=[], metavar="NAME=COMMAND",
                         help="a variant to measure (repeat for each variant)")
+    parser.add_argument("command", nargs="*", metavar="-- COMMAND",
+                        help="one command to measure instead of -v: one variant, named after its program")
     add_runs(parser, default=10)
     add_warmup(parser, default=0)
     add_run_options(parser)
@@ -50,8 +53,7 @@ def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
     add_confidence(parser)
     add_format(parser, REPORT_FORMATS, default="text", help="format of the final comparison")
     add_no_progress(parser)
-    parser.add_argument("--verbose", action="store_true",
-                        help="text: each metric's tables before the summary lines (-v is --variant here)")
+    add_verbose(parser, "text: each metric's tables before the summary lines")
     add_lab_options(parser)
     spec = parser.add_argument_group("the experiment as data (docs/architecture.md)")
     spec.add_argument("--spec", metavar="FILE", help="run the experiment specification in FILE (JSON, - for standard "
@@ -136,8 +138,8 @@ def _alone(args: argparse.Namespace, option: str, what: str, allowed: tuple[str,
              if name not in (*allowed, option) and value != defaults.get(name)]
     if extra:
         names = [f"--{name.replace('_', '-')}" for name in allowed]
-        raise UsageError(f"--{option} takes {what}; besides it only {', '.join(names[:-1])} and {names[-1]}"
-                         f" (got --{extra[0].replace('_', '-')})")
+        got = "a command after --" if extra[0] == "command" else f"--{extra[0].replace('_', '-')}"
+        raise UsageError(f"--{option} takes {what}; besides it only {', '.join(names[:-1])} and {names[-1]} (got {got})")
 
 
 def _from_file(args: argparse.Namespace) -> Any:
@@ -185,6 +187,8 @@ def main(argv: list[str]) -> int:
         spec, fmt, verbose = _resume(args, store_path)
         return execute(spec, fmt=fmt, verbose=verbose, progress=not args.no_progress,
                        argv=["abstat", "run", *argv], resuming=True, host_hooks=lease_hooks(args))[0]
+    if args.command and args.spec is None:  # abstat run -- ./bench: one variant, as hyperfine's positional command
+        args.variant = [*args.variant, one_variant(args.command, args.shell, given=bool(args.variant))]
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
     if args.print_spec:
         from abstat.engine.spec import dumps

@@ -64,7 +64,8 @@ def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], li
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat show", description="Show a stored experiment: runs, machines, comparison.")
+    parser = ArgumentParser(prog="abstat show", examples=("abstat show ipi --metric wall --where host=milan",),
+                            description="Show a stored experiment: runs, machines, comparison.")
     parser.add_argument("experiment", metavar="EXPERIMENT", help="the experiment's name (abstat list shows them)")
     add_store(parser)
     add_baseline(parser)

@@ -10,7 +10,7 @@ import math
 import textwrap
 from typing import Any
 
-from abstat.render import escape, tables
+from abstat.render import escape, tables, terminal
 from abstat.render.units import Scaler, common_scale, format_change  # noqa: F401 (format_change: API)
 from abstat.report.matrix import Cell, Report, Summary
 
@@ -136,7 +136,7 @@ def long_table(report: Report) -> str:
     lines = []
     T = escape.terminal
     scales = scalers(report)
-    width = max(len(T(c)) for c in report.columns)
+    width = max(terminal.columns(T(c)) for c in report.columns)
     value_width = max(len(center_text(c, with_notes=False, scales=scales))
                       for row in report.rows for c in row.cells.values())
     for row in report.rows:
@@ -151,7 +151,7 @@ def long_table(report: Report) -> str:
                 text += "  " + change_text(cell)
             elif cell.notes:
                 text += "  " + _notes(cell)
-            lines.append(f"  {T(column).ljust(width)}  {text}".rstrip())
+            lines.append(f"  {terminal.ljust(T(column), width)}  {text}".rstrip())
     for summary in report.summaries:
         metric = f" {summary.metric}" if summary.metric and "metric" in report.row_keys else ""
         lines.append(T(f"geomean{metric} {summary.column}: {summary_text(summary)}"))

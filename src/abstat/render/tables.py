@@ -12,18 +12,20 @@ import io
 from typing import Any, Sequence
 
 from abstat.render import escape
+from abstat.render.terminal import columns, ljust, rjust
 
 
 def _pad(cells: Sequence[str], widths: Sequence[int], align: Sequence[str]) -> str:
-    parts = [c.rjust(w) if a == "r" else c.ljust(w) for c, w, a in zip(cells, widths, align)]
+    parts = [rjust(c, w) if a == "r" else ljust(c, w) for c, w, a in zip(cells, widths, align)]
     return "  ".join(parts).rstrip()
 
 
 def plain(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
           *, rule: bool = True) -> list[str]:
-    """Space-padded columns (terminal, e-mail, text file), control characters escaped."""
+    """Space-padded columns (terminal, e-mail, text file), control characters escaped; widths in terminal
+    columns (a CJK character takes two, a combining mark none)."""
     rows = [[escape.terminal(c) for c in row] for row in [headers, *body]]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(headers))]
+    widths = [max(columns(r[i]) for r in rows) for i in range(len(headers))]
     lines = [_pad(rows[0], widths, align)]
     if rule:
         lines.append(_pad(["-" * w for w in widths], widths, align))

@@ -10,6 +10,7 @@ only when the stream is a terminal.  :func:`write` folds our non-ASCII marks
 from __future__ import annotations
 
 import os
+import unicodedata
 from typing import TextIO
 
 from abstat.render.units import fits
@@ -34,6 +35,29 @@ def color_wanted(stream: object, choice: str = "auto") -> bool:
 
 def can_encode(stream: object, text: str) -> bool:
     return fits(stream, text) == text
+
+
+def columns(text: str) -> int:
+    """The terminal columns ``text`` takes: wide and full-width characters (CJK, East Asian Width W/F) take
+    two, combining marks and zero-width format characters (ZWJ, soft hyphen...) none, others one."""
+    if text.isascii():
+        return len(text)
+    total = 0
+    for char in text:
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+            continue
+        total += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return total
+
+
+def ljust(text: str, width: int) -> str:
+    """``text`` padded with spaces on the right to ``width`` terminal columns."""
+    return text + " " * max(0, width - columns(text))
+
+
+def rjust(text: str, width: int) -> str:
+    """``text`` padded with spaces on the left to ``width`` terminal columns."""
+    return " " * max(0, width - columns(text)) + text
 
 
 def write(stream: TextIO, text: str) -> None:
