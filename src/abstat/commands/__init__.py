@@ -8,6 +8,7 @@ from typing import Any, Sequence
 
 from abstat.commands.values import (confidence_percent, percent, positive_int, power_percent,  # noqa: F401
                                     threshold_percent)
+from abstat.commands.where import resolve_revisions  # noqa: F401 -- --where rev=PREFIX, in every command taking --where
 from abstat.errors import UsageError
 
 # Every output format, in the one order every command lists its choices in.

@@ -13,6 +13,7 @@ from typing import Any
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
                              add_format, add_higher_is_better, add_metric_choice, add_seed, add_store,
                              add_threshold, add_verbose, add_where, stored_metric)
+from abstat.commands.where import resolve_revisions
 from abstat.errors import UsageError
 
 DESCRIPTION = """\
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     if len(args.inputs) < 2:
         hint = "; --higher-is-better takes a metric name (or all) before the inputs" if args.higher_is_better else ""
         raise UsageError(f"need at least two inputs: a baseline and a candidate{hint}")

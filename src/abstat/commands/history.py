@@ -13,7 +13,7 @@ import os
 import sys
 
 from abstat.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
-                             add_where)
+                             add_where, resolve_revisions)
 from abstat.errors import InputError, UsageError
 from abstat.history.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW
 
@@ -160,7 +160,7 @@ def main(argv: list[str]) -> int:
         store_path = resolve_store_path(args.store)
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
                            metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
-                           where=parse_where_args(args.where), repo=args.repo,
+                           where=parse_where_args(resolve_revisions(args.where, args.store)), repo=args.repo,
                            rev_label=args.rev_label, label_columns=args.label_column or None)
     settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
                         min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0,

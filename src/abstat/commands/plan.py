@@ -13,6 +13,7 @@ import sys
 
 from abstat.commands import (ArgumentParser, add_center, add_columns, add_confidence, add_format, add_power, add_store,
                              add_where, stored_metric)
+from abstat.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError
 
 
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     detect, relative = _detect(args.detect)
     power = args.power / 100.0
     confidence = args.confidence

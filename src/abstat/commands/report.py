@@ -22,6 +22,7 @@ import sys
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
                              add_format, add_higher_is_better, add_label, add_metric_choice, add_output,
                              add_seed, add_store, add_threshold, add_where)
+from abstat.commands.where import resolve_revisions
 from abstat.errors import UsageError
 
 
@@ -88,6 +89,7 @@ def _split(values: list[str] | str | None) -> list[str]:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     if args.width is not None and args.width < 40:
         raise UsageError(f"--width {args.width}: a table needs at least 40 columns")
     from abstat.render import terminal

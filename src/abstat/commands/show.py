@@ -7,6 +7,7 @@ from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
                              add_store, add_where)
+from abstat.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError
 from abstat.render import escape
 from abstat.render.show import combine, invocation_lines
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
+    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     args.metric = [m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None
     from abstat.render.run_report import comparison_report
     from abstat.render import terminal
