@@ -14,7 +14,7 @@ import io
 from collections.abc import Sequence
 from typing import Any
 
-from abstat.render import escape, tables
+from abstat.render import escape, tables, terminal
 from abstat.render.compare_formats import (ARROW, CSV_HEADER, FORMATS, _console, _footnote_lines, _footnotes, _style,
                                            estimand_text, to_json_document)
 from abstat.render.units import common_scale, format_change, verdict_word
@@ -87,7 +87,7 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     from rich.text import Text
 
     buffer = io.StringIO()
-    console = _console(buffer, width=max(80, max(len(line) for line in out)))
+    console = _console(buffer, width=max(80, max(terminal.columns(line) for line in out)))
     console.print(Text(out[0], style="dim"))
     for line, word in zip(out[1:], words):
         text = Text(line)

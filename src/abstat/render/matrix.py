@@ -175,7 +175,7 @@ def footer_lines(report: Report, width: int | None = None) -> list[str]:
 def render_text(report: Report, *, width: int | None = None) -> str:
     """Plain text: title, table (long layout if wider than ``width``), footer."""
     table = plain_table(report)
-    if width and max(len(line) for line in table.splitlines()) > width:
+    if width and max(terminal.columns(line) for line in table.splitlines()) > width:
         table = long_table(report)
     heading = escape.terminal(title(report))
     heading = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]

@@ -39,12 +39,13 @@ def can_encode(stream: object, text: str) -> bool:
 
 def columns(text: str) -> int:
     """The terminal columns ``text`` takes: wide and full-width characters (CJK, East Asian Width W/F) take
-    two, combining marks and zero-width format characters (ZWJ, soft hyphen...) none, others one."""
+    two, combining marks and zero-width format characters (ZWJ, ZWSP...) none, others one (the soft hyphen
+    too: terminals draw it)."""
     if text.isascii():
         return len(text)
     total = 0
     for char in text:
-        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf") and char != "\xad":
             continue
         total += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
     return total

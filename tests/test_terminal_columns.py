@@ -1,0 +1,80 @@
+"""Widths in terminal columns (issue 27): wide characters (CJK, full-width forms) take two columns and
+combining marks none, so names in them do not shift the columns of ``list`` and the text tables.  The
+reference for a string's width is rich's own cell table (``rich.cells.cell_len``), not our function."""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.cells import cell_len
+
+from abstat.cli import main as cli_main
+from abstat.render import tables
+from abstat.render.terminal import columns, ljust, rjust
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+NAMES = ["plain", "測試", "ベンチマーク-ipi", "cafe\u0301-x", "ｆｕｌｌ", "e\u0301\u0301\u0301", "Ünïcödé"]
+
+
+@pytest.mark.parametrize("text", NAMES + ["", "中文 and ascii", "\u00ad", "\u200b"])
+def test_columns_agree_with_richs_cell_table(text):
+    assert columns(text) == cell_len(text)
+    assert cell_len(ljust(text, 20)) == 20 and cell_len(rjust(text, 20)) == 20
+    assert ljust(text, 0) == text
+
+
+def test_zero_width_joiner_takes_no_column():
+    # rich joins a ZWJ sequence into one cluster (emoji); between letters terminals draw both letters
+    assert columns("\u200d") == 0 and columns("a\u200db") == 2
+
+
+def _starts(line: str) -> list[int]:
+    """The terminal column at which each field (separated by two spaces or more) starts."""
+    return [cell_len(line[:m.start()]) for m in re.finditer(r"(?:^|(?<=  ))\S", line)]
+
+
+def _aligned(lines: list[str], fields: int) -> None:
+    starts = [_starts(line)[:fields] for line in lines if line.strip()]
+    assert all(len(s) == fields for s in starts), lines
+    assert all(s == starts[0] for s in starts), "\n".join(lines)
+
+
+def test_plain_tables_align_wide_and_combining_cells():
+    body = [[name, "12", "x"] for name in NAMES]
+    lines = tables.plain(["NAME", "N", "END"], body, ["l", "r", "l"])
+    _aligned(lines[2:], 3)
+    assert {cell_len(line[:line.index("END")]) for line in lines[:1]} == {_starts(lines[2])[2]}
+    # right-aligned: every line ends its second field at one column
+    ends = {cell_len(line[:line.index("12") + 2]) for line in lines[2:]}
+    assert len(ends) == 1
+
+
+def test_list_columns_do_not_shift(tmp_path):
+    env = {**os.environ, "PYTHONPATH": SRC}
+    for name in ("測試-ipi", "cafe\u0301", "plain"):
+        done = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "1", "--no-progress", "--store",
+                               str(tmp_path / "s.db"), "--experiment", name, "-v", "a=true"],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert done.returncode == 0, done.stderr
+    out = subprocess.run([sys.executable, "-m", "abstat", "list", "--store", str(tmp_path / "s.db")],
+                         capture_output=True, text=True, timeout=60, env=env).stdout
+    lines = out.splitlines()
+    assert len(lines) == 4 and "測試-ipi" in out
+    _aligned(lines, 8)
+
+
+def test_compare_summary_aligns_wide_variant_names(tmp_path, capsys):
+    os.chdir(tmp_path)
+    Path("a.txt").write_text("\n".join(str(100 + i % 7) for i in range(30)))
+    Path("b.txt").write_text("\n".join(str(90 + i % 7) for i in range(30)))
+    Path("c.txt").write_text("\n".join(str(110 + i % 7) for i in range(30)))
+    assert cli_main(["compare", "base=a.txt", "新しい版=b.txt", "x=c.txt"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "→" in line]
+    assert len(lines) == 2, lines
+    # the arrow and the verdict stand in one column on both lines
+    assert len({cell_len(line[:line.index("→")]) for line in lines}) == 1
+    assert len({cell_len(line[:line.index("%")]) for line in lines}) == 1
