@@ -55,7 +55,7 @@ def test_one_unit_per_column():
     (18368, "KiB", "17.94 MiB"),
     (2.15303e9, None, "2,153,030,000"),        # counts: thousands grouped
     (1982.7, "count", "1,983"),                # 4 significant digits
-    (441.5, "count", "441.5"),
+    (441.5, "count", "442"),                     # a count prints as a count (issue 27), even a median between two
     (0.0, "s", "0 s"),
     (1e308, None, "1e+308"),                   # no 309-digit integer
     (1e-320, "s", "1e-311 ns"),

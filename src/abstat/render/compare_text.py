@@ -51,10 +51,12 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     several = any(len(comps) > 1 for _, _, comps in sections)
     for metric, unit, comps in sections:
         _, refs = _footnotes(comps, notes, prefix=metric or "")
+        # one scale per metric: the baseline's centre reads alike on every line of it
+        scale = common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
+                              if v is not None], unit, metric)
         for comp, mine in zip(comps, refs):
             every.append(comp)
             before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
-            scale = common_scale([v for v in (before, after) if v is not None], unit, metric)
             pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
             word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
             words.append(word)

@@ -68,8 +68,14 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
 
 def reconciling_line(report: Report) -> str:
     """Why the table and the ministat blocks below it may disagree: one line."""
-    labels = sorted({c.comparison.estimand_label for c in report.comparisons})
-    what = labels[0] if len(labels) == 1 else "estimand named per cell in the JSON"
+    where: dict[str, list[str]] = {}  # estimand -> the rows (or columns) that compare it
+    for cell in report.comparisons:
+        place = "/".join(v for v in cell.row if v) or cell.column
+        if place not in where.setdefault(cell.comparison.estimand_label, []):
+            where[cell.comparison.estimand_label].append(place)
+    what = next(iter(where)) if len(where) == 1 else "; the ".join(
+        f"{label} ({', '.join(places[:4])}{f' and {len(places) - 4} more' if len(places) > 4 else ''})"
+        for label, places in sorted(where.items()))
     adjusted = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted"}.get(report.adjust, "unadjusted")
     return (f"The ministat -A blocks below compare means with Student's t (pooled variance, no "
             f"adjustment); the table compares the {what} with {adjusted} significance, so the two may "

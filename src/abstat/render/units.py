@@ -75,6 +75,11 @@ def tidy(unit: str | None, metric: str | None = None) -> Tidy:
     return Tidy(text, 1.0, "count", -1)
 
 
+def is_counted(unit: str | None) -> bool:
+    """Whether ``unit`` names whole events (context switches, cycles...): values print as integers."""
+    return (unit or "").strip() in ("count", "counts", *CLOCK_UNITS)
+
+
 def is_time(unit: str | None, metric: str | None = None) -> bool:
     return tidy(unit, metric).kind == "time"
 
@@ -150,8 +155,10 @@ def common_scale(values: Iterable[float | None], unit: str | None = None,
             if smallest >= scale * 0.9999995:
                 break
     scaled = smallest / scale
-    if info.kind == "count" and all(float(v).is_integer() for v in finite):
-        decimals = 0     # counts are exact: 1,982 cycles, not 1,982.0
+    if info.kind == "count" and (all(float(v).is_integer() for v in finite) or is_counted(unit)):
+        # counts are exact: 1,982 cycles, not 1,982.0; and a median between two counts (18.5 context
+        # switches) prints as a count too (18), every value of the table alike
+        decimals = 0
     else:
         decimals = _decimals_for(scaled) if finite else 0
         if scaled < 10 ** (SIGNIFICANT - 1 - _MAX_DECIMALS):

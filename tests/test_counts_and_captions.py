@@ -1,0 +1,73 @@
+"""Counts print as integers, one table prints one value one way, and every caption and footer names
+the estimand of what it shows (issue 27)."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from abstat.cli import main as cli_main
+from abstat.readers.sampleset import SampleSet
+from abstat.render.units import common_scale, is_counted
+from abstat.report import api
+
+
+@pytest.mark.parametrize("unit,values,expected", [
+    ("count", [18.5, 7.0], ["18", "7"]),            # a median between two counts: printed as a count
+    ("counts", [99.0, 99.5], ["99", "100"]),
+    ("cycles", [1982.5, 2000.25], ["1,982 cycles", "2,000 cycles"]),
+    (None, [12.345, 13.0], ["12.35", "13.00"]),      # no unit named: a measured number keeps its digits
+    ("ops", [3.5, 4.0], ["3.500 ops", "4.000 ops"]),
+])
+def test_counted_units_print_integers(unit, values, expected):
+    scale = common_scale(values, unit)
+    assert [scale(v) for v in values] == expected
+    assert is_counted(unit) == (unit in ("count", "counts", "cycles"))
+
+
+def _sets(metric, unit, before, after):
+    return [SampleSet({"metric": metric, "variant": v}, [list(values)], unit=unit)
+            for v, values in (("before", before), ("after", after))]
+
+
+def test_a_report_prints_counts_as_integers():
+    # ivcsw as the seed showed it: medians 18.5 and 7 (even n), "18.500 -> 7.000" before
+    sets = _sets("ivcsw", "count", [17, 18, 19, 20, 18, 19] * 3, [7, 6, 8, 7, 7, 7] * 3)
+    sets += _sets("vcsw", "count", [99, 99, 100, 99] * 4, [98, 99, 99, 99] * 4)
+    for fmt in ("text", "markdown"):
+        text = api.render(api.build(sets), fmt)
+        rows = [line for line in text.splitlines() if re.match(r"\|? ?(ivcsw|vcsw)\b", line)]
+        assert len(rows) == 2, text
+        for row in rows:
+            numbers = [n for n in re.findall(r"(?<![\[+\-\w.])\d[\d,]*(?:\.\d+)?(?![\d%\]])", row)]
+            assert numbers and all("." not in n for n in numbers), row
+
+
+def test_the_baseline_reads_alike_on_every_line(tmp_path, capsys):
+    os.chdir(tmp_path)
+    Path("a.txt").write_text("\n".join(str(100 + i % 7) for i in range(30)))
+    Path("b.txt").write_text("\n".join(str(90 + i % 7) for i in range(30)))
+    Path("c.txt").write_text("\n".join(str(110 + i % 7) for i in range(30)))
+    assert cli_main(["compare", "base=a.txt", "b=b.txt", "c=c.txt"]) == 0
+    out = capsys.readouterr().out
+    lefts = [line.split("→")[0].split()[-1] for line in out.splitlines() if "→" in line]
+    assert len(lefts) == 2 and lefts[0] == lefts[1], out
+    caption = out.splitlines()[0]
+    assert "Hodges-Lehmann ratio" in caption  # names the estimand of the change shown
+
+
+def test_email_reconciling_line_names_each_estimand_with_its_rows():
+    sets = _sets("wall", "s", [1.0 + i * 0.01 for i in range(20)], [1.1 + i * 0.01 for i in range(20)])
+    sets += _sets("sys", "s", [0.0, 0.0, 0.001] * 5, [0.0, 0.001, 0.001] * 5)
+    text = api.render(api.build(sets), "email")
+    assert "named per cell" not in text
+    joined = " ".join(text.split())
+    line = joined[joined.index("the table compares"):]
+    line = line[:line.index("significance")]
+    labels = {c.comparison.estimand_label for c in api.build(sets).comparisons}
+    assert len(labels) == 2
+    for label in labels:
+        assert label in line
+    assert "(wall)" in line and "(sys)" in line
