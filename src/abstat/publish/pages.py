@@ -18,7 +18,7 @@ nav.site { font-size: 0.9em; margin-bottom: 1em; } nav.site a { margin-right: 1e
 table.site { border-collapse: collapse; font-size: 0.92em; } table.site th, table.site td {
   border: 1px solid #c8c8c8; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 table.site th { background: #eef1f5; } tr.slower td.verdict { background: #fbe3e1; }
-tr.faster td.verdict { background: #e3f4e1; } .filters label { margin-right: 1em; }
+tr.faster td.verdict { background: #e3f4e1; } .filters label { margin-right: 1em; } td.none { color: #777; }
 section table { border-collapse: collapse; } section td, section th { border: 1px solid #ccc; padding: .2em .6em; }
 section th { background: #eef1f5; } section svg { max-width: 100%; height: auto; }
 """ + "".join(f"#show-{key}:checked ~ div.lists tr.row:not(.{key}) {{ display: none; }}\n"
@@ -49,6 +49,40 @@ def wrap(head: str, body: str, *, depth: int = 0) -> str:
 
 def _pct(value: Any) -> str:
     return f"{value:+.1f}%" if isinstance(value, (int, float)) and math.isfinite(value) else "n/a"
+
+
+def _follow_up_cells(change: dict[str, Any], depth: int) -> str:
+    """The confirmation and the bisection cells of a change point: links to their experiments' pages."""
+    links = {link.get("kind"): link for link in change.get("links") or [] if isinstance(link, dict)}
+    cells = []
+    for kind, missing in (("confirmation", "not confirmed (abstat history --confirm)"),
+                          ("bisection", "not bisected (abstat history --confirm --bisect)")):
+        link = links.get(kind)
+        if link is None:
+            cells.append(f'<td class="none">{_e(missing)}</td>')
+            continue
+        runs = f" ({_e(_text(link.get('runs')))} runs)" if link.get("runs") is not None else ""
+        cells.append(f'<td><a class="{kind}" href="{"../" * depth}{_href(link.get("page"))}">'
+                     f"{_e(_text(link.get('experiment')))}</a>{runs}</td>")
+    return "".join(cells)
+
+
+def change_links(experiment: str, changes: Sequence[dict[str, Any]]) -> str:
+    """A series page's change points with their confirmation and bisection, when the store holds them."""
+    if not changes:
+        return ""
+    out = ['<section id="follow-ups"><h2>Change points: confirmation and bisection</h2>',
+           "<p>Each change point (the first revision after it; the change is the segment median after over the "
+           "one before) and the experiments that re-measured it: the A/B confirmation of the revisions on either "
+           "side (confirm-BEFORE-AFTER) and the bisection between them (bisect-GOOD-BAD).</p>",
+           '<table class="site"><thead><tr><th>revisions</th><th>change of the segment median</th>'
+           "<th>confirmation</th><th>bisection</th></tr></thead><tbody>"]
+    for change in changes:
+        span = f"{_text(change.get('previous'))[:12]}..{_text(change.get('rev'))[:12]}"
+        out.append(f"<tr><td><code>{_e(span)}</code></td><td>{_e(_pct(change.get('pct')))}</td>"
+                   f"{_follow_up_cells(change, 1)}</tr>")
+    out.append("</tbody></table></section>")
+    return "\n".join(out)
 
 
 def _series_class(changes: Sequence[dict[str, Any]]) -> str:
@@ -117,13 +151,15 @@ def regressions_page(entries: Sequence[dict[str, Any]]) -> str:
         out.append("<p>No change point made a series worse.</p>")
         return wrap("abstat: regressions", "\n".join(out))
     out.append('<table class="site" id="regressions"><thead><tr><th>experiment</th><th>series</th>'
-               "<th>revision</th><th>change</th><th>p</th><th>status</th></tr></thead><tbody>")
+               "<th>revision</th><th>change of the segment median</th><th>p</th><th>status</th>"
+               "<th>confirmation</th><th>bisection</th></tr></thead><tbody>")
     for entry, series, change in found:
         p = change.get("p")
         p_text = f"{p:.2g}" if isinstance(p, (int, float)) and math.isfinite(p) else ""
         out.append(f"<tr><td>{_e(_text(entry.get('name')))}</td>"
                    f'<td><a href="{_href(series.get("page"))}">{_e(_text(series.get("title")))}</a></td>'
                    f"<td>{_e(_text(change.get('rev')))}</td><td>{_e(_pct(change.get('pct')))}</td>"
-                   f"<td>{_e(p_text)}</td><td>{'provisional' if change.get('provisional') else 'settled'}</td></tr>")
+                   f"<td>{_e(p_text)}</td><td>{'provisional' if change.get('provisional') else 'settled'}</td>"
+                   f"{_follow_up_cells(change, 0)}</tr>")
     out.append("</tbody></table>")
     return wrap("abstat: regressions", "\n".join(out))

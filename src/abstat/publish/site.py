@@ -9,10 +9,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from abstat.errors import AbstatError
-from abstat.publish.pages import index_page, regressions_page, wrap
+from abstat.publish.pages import change_links, index_page, regressions_page, wrap
 
 MANIFEST = ".abstat-publish.json"
-SITE_VERSION = 1      # bump when pages change shape: every page is rewritten once
+SITE_VERSION = 2      # bump when pages change shape: every page is rewritten once
 
 
 @dataclass
@@ -30,10 +30,25 @@ def slug(name: str) -> str:
     return f"{safe}-{hashlib.sha1(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
 
 
-def _fingerprint(summary: Any, plots: str) -> str:
+def _fingerprint(summary: Any, plots: str, related: str = "") -> str:
+    """What an experiment's pages depend on; ``related``: the confirmations and bisections in the store,
+    for an experiment with history series (its change points link to them)."""
     parts = [SITE_VERSION, plots, summary.invocations, summary.boots, summary.runs_ok, summary.runs_failed,
-             summary.last_run_at, list(summary.variants), list(summary.hosts)]
+             summary.last_run_at, list(summary.variants), list(summary.hosts), related]
     return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+# the experiments ``history --confirm`` and ``bisect`` (and ``history --bisect``) store by default:
+# confirm-BEFORE-AFTER and bisect-GOOD-BAD, both revisions as 12-digit hashes
+FOLLOW_UPS = (("confirmation", "confirm-"), ("bisection", "bisect-"))
+
+
+def _related(summaries: Any) -> dict[str, Any]:
+    return {s.name: s for s in summaries if s.name.startswith(tuple(prefix for _, prefix in FOLLOW_UPS))}
+
+
+def _related_key(related: dict[str, Any]) -> str:
+    return json.dumps([(name, s.runs_ok, s.last_run_at) for name, s in sorted(related.items())], default=str)
 
 
 def _read_manifest(directory: str) -> dict[str, Any]:
@@ -72,7 +87,8 @@ def _verdict(report: Any) -> tuple[str, str]:
     return ("slower" if slower else "faster" if faster else "same"), words
 
 
-def _experiment(store_path: str, summary: Any, plots: str) -> tuple[dict[str, str], dict[str, Any]]:
+def _experiment(store_path: str, summary: Any, plots: str,
+                related: dict[str, Any] | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """The experiment's pages (relative path -> HTML) and its index entry."""
     from abstat.render.html import render_body
     from abstat.report import api
@@ -99,12 +115,12 @@ def _experiment(store_path: str, summary: Any, plots: str) -> tuple[dict[str, st
         body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
     pages[page] = wrap(f"experiment {name}", body, depth=1)
     if any("rev" in s.labels for s in sets):
-        series_pages, entry["series"] = _history(store_path, name)
+        series_pages, entry["series"] = _history(store_path, name, related or {})
         pages.update(series_pages)
     return pages, entry
 
 
-def _history(store_path: str, name: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _history(store_path: str, name: str, related: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
     from abstat.history.render import render_html
@@ -121,18 +137,30 @@ def _history(store_path: str, name: str) -> tuple[dict[str, str], list[dict[str,
         text = render_html(replace(report, results=[result], warnings=[]))
         body = text[text.index("<body>") + len("<body>"):text.rindex("</body>")]
         back = f'<p>experiment: <a href="../experiments/{slug(name)}.html">{_esc(name)}</a></p>'
-        pages[page] = wrap(f"history {series.title}", back + body, depth=1)
         higher_better = bool(series.unit and series.unit.endswith("/s"))
         changes = []
         for change in result.detection.change_points:
             pct = (change.after / change.before - 1) * 100 if change.before else None
             worse = pct is not None and (pct < 0 if higher_better else pct > 0)
-            changes.append({"rev": series.points[change.index].rev, "pct": pct, "p": change.p_value,
+            rev, previous = series.points[change.index].rev, series.points[max(change.index - 1, 0)].rev
+            changes.append({"rev": rev, "previous": previous, "pct": pct, "p": change.p_value,
                             "before": change.before, "after": change.after, "worse": worse,
-                            "provisional": change.provisional})
+                            "provisional": change.provisional, "links": _follow_ups(previous, rev, related)})
+        pages[page] = wrap(f"history {series.title}", back + body + change_links(name, changes), depth=1)
         entries.append({"title": series.title, "page": page, "metric": series.metric, "unit": series.unit,
                         "revisions": len(series.points), "changes": changes, "experiment": name})
     return pages, entries
+
+
+def _follow_ups(before: str, after: str, related: dict[str, Any]) -> list[dict[str, Any]]:
+    """The confirmation and bisection of the change from ``before`` to ``after`` stored, if any."""
+    found = []
+    for kind, prefix in FOLLOW_UPS:
+        name = f"{prefix}{before[:12]}-{after[:12]}"
+        if name in related:
+            found.append({"kind": kind, "experiment": name, "page": f"experiments/{slug(name)}.html",
+                          "runs": related[name].runs_ok, "last_run": related[name].last_run_at})
+    return found
 
 
 def _esc(text: str) -> str:
@@ -151,16 +179,21 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     previous = {} if full else _read_manifest(directory)
     done = Published(directory)
     entries: dict[str, Any] = {}
+    related = _related(summaries)
+    related_key = _related_key(related)
     for summary in summaries:
-        fingerprint = _fingerprint(summary, plots)
         known = previous.get(summary.name)
+        with_series = bool(known and known["entry"].get("series"))
+        fingerprint = _fingerprint(summary, plots, related_key if with_series else "")
         pages_known = known.get("pages", []) if known else []
         if known and known["fingerprint"] == fingerprint and all(
                 isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
             entries[summary.name] = known
             done.unchanged.append(summary.name)
             continue
-        pages, entry = _experiment(store_path, summary, plots)
+        pages, entry = _experiment(store_path, summary, plots, related)
+        if entry["series"] and not with_series:
+            fingerprint = _fingerprint(summary, plots, related_key)
         for relative, text in pages.items():
             _write(directory, relative, text)
             done.written.append(relative)
