@@ -52,6 +52,52 @@ def _backfill_uids(db: Any) -> None:
                    [(run_uid(invocation_uids[row[0]], tuple(row[1:])), row[1]) for row in runs])
 
 
+def _create_views(db: Any) -> None:
+    """Views a dashboard (Grafana, Metabase) queries directly, on either back end (docs/store.md):
+    runs with their labels, their samples, and per-revision medians.  Only the time conversion and the
+    label list differ between SQLite and PostgreSQL."""
+    postgres = db.kind == "postgresql"
+    time = "to_timestamp(r.started_at)" if postgres else "datetime(r.started_at, 'unixepoch')"
+    labels = ("(SELECT string_agg(l.key || '=' || l.value, ',' ORDER BY l.key) FROM labels l"
+              " WHERE l.invocation_id = r.invocation_id)") if postgres else \
+        ("(SELECT group_concat(kv, ',') FROM (SELECT l.key || '=' || l.value AS kv FROM labels l"
+         " WHERE l.invocation_id = r.invocation_id ORDER BY l.key))")
+    db.execute(f"""
+        CREATE VIEW abstat_runs AS
+        SELECT e.name AS experiment, v.name AS variant, r.invocation_id, r.id AS run_id, r.iteration,
+               r.position, r.status, r.exit_code, r.started_at, {time} AS time, r.wall, r.command,
+               i.hostname, COALESCE(host.value, i.hostname) AS host, rev.value AS rev,
+               commit_time.value AS commit_time, {labels} AS labels
+        FROM runs r
+        JOIN variants v ON v.id = r.variant_id
+        JOIN experiments e ON e.id = v.experiment_id
+        JOIN invocations i ON i.id = r.invocation_id
+        LEFT JOIN labels host ON host.invocation_id = r.invocation_id AND host.key = 'host'
+        LEFT JOIN labels rev ON rev.invocation_id = r.invocation_id AND rev.key = 'rev'
+        LEFT JOIN labels commit_time ON commit_time.invocation_id = r.invocation_id AND commit_time.key = 'commit_time'
+    """)
+    db.execute("""
+        CREATE VIEW abstat_samples AS
+        SELECT r.experiment, r.variant, r.invocation_id, r.run_id, r.status, r.started_at, r.time, r.host,
+               r.rev, r.commit_time, r.labels, s.metric, s.idx, s.value, s.unit
+        FROM abstat_runs r JOIN samples s ON s.run_id = r.run_id
+    """)
+    # the median of a revision's samples (of runs that succeeded), per experiment, variant, metric and
+    # host: the middle value, or the mean of the two middle ones
+    db.execute("""
+        CREATE VIEW abstat_revision_medians AS
+        SELECT experiment, variant, metric, host, rev, MAX(commit_time) AS commit_time,
+               MIN(first_run) AS first_run, MAX(unit) AS unit, MAX(n) AS n, AVG(value) AS median
+        FROM (SELECT experiment, variant, metric, host, rev, commit_time, unit, value,
+                     MIN(started_at) OVER (PARTITION BY experiment, variant, metric, host, rev) AS first_run,
+                     ROW_NUMBER() OVER (PARTITION BY experiment, variant, metric, host, rev ORDER BY value) AS k,
+                     COUNT(*) OVER (PARTITION BY experiment, variant, metric, host, rev) AS n
+              FROM abstat_samples WHERE rev IS NOT NULL AND status = 'ok') ranked
+        WHERE k = (n + 1) / 2 OR k = (n + 2) / 2
+        GROUP BY experiment, variant, metric, host, rev
+    """)
+
+
 Step = Union[str, Callable[[Any], None]]
 
 MIGRATIONS: tuple[Union[str, tuple[Step, ...]], ...] = (
@@ -124,6 +170,8 @@ MIGRATIONS: tuple[Union[str, tuple[Step, ...]], ...] = (
         CREATE INDEX invocations_by_experiment ON invocations (experiment_id);
         """,
     ),
+    # 2 -> 3: views for dashboards (abstat_runs, abstat_samples, abstat_revision_medians; docs/store.md).
+    (_create_views,),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
