@@ -53,6 +53,12 @@ def test_every_help_ends_with_an_example_of_its_command(name):
         PARSERS[name].parse_args(words)  # no UsageError
 
 
+def test_the_top_level_help_ends_with_an_example(capsys):
+    assert cli_main(["--help"]) == 0
+    lines = capsys.readouterr().out.rstrip().splitlines()
+    assert lines[-2] == "example:" and lines[-1].startswith("  abstat run ")
+
+
 def test_v_is_variant_wherever_it_exists_and_verbose_is_spelled_out():
     seen_variant = 0
     for name, parser in PARSERS.items():

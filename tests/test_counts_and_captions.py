@@ -71,3 +71,16 @@ def test_email_reconciling_line_names_each_estimand_with_its_rows():
     for label in labels:
         assert label in line
     assert "(wall)" in line and "(sys)" in line
+
+
+def test_the_variant_table_prints_its_stddev_in_the_tables_unit():
+    # sys times as the seed's: means of a few hundred µs, a stddev above 1 ms (once "1.249 ms" beside µs)
+    from abstat.comparison import compare_many
+    from abstat.render.compare_text import render
+
+    a = [0.0, 0.0, 0.0, 0.0, 0.0029, 0.0017]
+    b = [0.0, 0.0, 0.0, 0.0, 0.0019, 0.0001]
+    text = render(compare_many({"a": a, "b": b}), fmt="text", unit="s", metric="sys")
+    table = text[:text.index("candidate")]
+    units = set(re.findall(r"\d (µs|ms|ns|s)\b", table))
+    assert units == {"µs"}, table

@@ -23,6 +23,7 @@ def _help() -> str:
     lines.append(f"  {'--version':<18} show abstat's version and exit")
     lines.append("")
     lines.append("abstat COMMAND --help shows a command's options.")
+    lines += ["", "example:", "  abstat run -n 20 -v old=./bench-old -v new=./bench-new"]
     return "\n".join(lines)
 
 
