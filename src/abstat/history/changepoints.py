@@ -58,6 +58,7 @@ SIZE_SLOPE_SIDE = 10           # the size's fit has a common slope when both sid
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
 LOCATION_LEVEL = 3.84          # the size's interval spans the locations whose gain is within this of the best's
+CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
 CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
@@ -233,7 +234,15 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             return math.inf
         _, t, df = sums.step_test(a, position, b)
         if SERIAL_GATE and df > 0 and not math.isinf(t):
-            t /= math.sqrt(sums.serial_factor(a, position, b, SERIAL_GATE))
+            factor = sums.serial_factor(a, position, b, SERIAL_GATE)
+            t /= math.sqrt(factor)
+            if factor > 1.0 and CURVE_LINE:
+                # a smooth curve: the step must also stand beyond a local line through it
+                sa, sb = spans(position, kept, min(window, SIZE_WINDOW))
+                if min(position - sa, sb - position) >= 3:
+                    diff, se, df_line = segment.step_size(sums, sa, position, sb, True)
+                    if df_line > 0 and se > 0 and t_two_sided_p(diff / se, df_line) > t_two_sided_p(t, df):
+                        t, df = diff / se, df_line
         p = t_two_sided_p(t, df) if df > 0 else 1.0
         if p > max_pvalue:
             reasons[position] = ("pvalue", p)
