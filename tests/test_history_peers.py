@@ -90,6 +90,24 @@ def test_asv_noiseless_cosine_plus_one_step_is_exactly_that_step(noise):
         changepoints.SERIAL_GATE = saved
 
 
+def test_asv_cosine_plus_one_step_with_noise_of_a_twentieth_is_that_step():
+    # asv's test_autocorrelated with noise of 1/20 of the cosine's amplitude (0.01): the
+    # residuals are serially correlated, so a change must also stand beyond a local line through
+    # it; the cosine's turns (sizes of 0.00-0.01 beyond that line) are no steps
+    import abstat.history.changepoints as changepoints
+
+    j = np.arange(1000)
+    y = 0.2 * np.cos(j / 100.0) + 1.0 * (j >= 500)
+    rng = np.random.default_rng(3)
+    draws = [y + rng.normal(0, 0.01, j.size) for _ in range(10)]
+    assert all([c.index for c in detect(v).change_points] == [500] for v in draws)
+    saved, changepoints.CURVE_LINE = changepoints.CURVE_LINE, False
+    try:  # without it, 1-4 turns stand in most draws
+        assert sum(len(detect(v).change_points) > 1 for v in draws) >= 5
+    finally:
+        changepoints.CURVE_LINE = saved
+
+
 def test_asv_weighted_steps_and_a_spike():
     # asv's test_weighted: five steps, uniform noise, one spike at 15 (asv reports it unless it is
     # down-weighted; a spike is never a change here)

@@ -56,6 +56,9 @@ DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this tim
 DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 SIZE_SLOPE_SIDE = 10           # the size's fit has a common slope when both sides have this many revisions
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
+STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
+LOCATION_LEVEL = 3.84          # the size's interval spans the locations whose gain is within this of the best's
+CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
 CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
@@ -187,7 +190,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             start = end + 1
             sse_steps, _, _ = sums.fit(a, b, run, 0)
             count = b - a
-            best = bic(sse_steps, count, 1 + 2 * len(run))
+            best = bic(sse_steps, count, 1 + STEP_PARAMS * len(run))
             chosen = list(run)
             for degree in range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1):  # a curve needs pieces
                 survivors = list(run)
@@ -201,7 +204,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
                 sse_drift, _, df = sums.fit(a, b, survivors, degree)
                 if df <= 0:
                     break
-                score = bic(sse_drift, count, 1 + degree + 2 * len(survivors))
+                score = bic(sse_drift, count, 1 + degree + STEP_PARAMS * len(survivors))
                 if score <= best:
                     best, chosen = score, survivors
             for position in run:
@@ -231,7 +234,15 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             return math.inf
         _, t, df = sums.step_test(a, position, b)
         if SERIAL_GATE and df > 0 and not math.isinf(t):
-            t /= math.sqrt(sums.serial_factor(a, position, b, SERIAL_GATE))
+            factor = sums.serial_factor(a, position, b, SERIAL_GATE)
+            t /= math.sqrt(factor)
+            if factor > 1.0 and CURVE_LINE:
+                # a smooth curve: the step must also stand beyond a local line through it
+                sa, sb = spans(position, kept, min(window, SIZE_WINDOW))
+                if min(position - sa, sb - position) >= 3:
+                    diff, se, df_line = segment.step_size(sums, sa, position, sb, True)
+                    if df_line > 0 and se > 0 and t_two_sided_p(diff / se, df_line) > t_two_sided_p(t, df):
+                        t, df = diff / se, df_line
         p = t_two_sided_p(t, df) if df > 0 else 1.0
         if p > max_pvalue:
             reasons[position] = ("pvalue", p)
@@ -278,15 +289,23 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
         _, t, df = sums.step_test(a, position, b)
         p_value = t_two_sided_p(t, df) if df > 0 else 1.0
         sa, sb = spans(position, kept, size_window)
-        diff, se, df_size = segment.step_size(sums, sa, position, sb,
-                                              min(position - sa, sb - position) >= SIZE_SLOPE_SIDE)
-        half = se * t_quantile(0.5 + confidence / 2.0, df_size) if df_size > 0 else math.inf
+
+        def interval(k: int) -> tuple[float, float, float]:
+            diff, se, df_size = segment.step_size(sums, sa, k, sb, min(k - sa, sb - k) >= SIZE_SLOPE_SIDE)
+            half = se * t_quantile(0.5 + confidence / 2.0, df_size) if df_size > 0 else math.inf
+            return diff, diff - half, diff + half
+
+        diff, low, high = interval(position)
+        if LOCATION_LEVEL:
+            for k in segment.plausible_locations(sums, sa, position, sb, min_segment, LOCATION_LEVEL):
+                _, k_low, k_high = interval(k)
+                low, high = min(low, k_low), max(high, k_high)
         left = sums.window(sa, position)
         before = left[1] / left[0]
         after_count = n - position
         found.append(ChangePoint(
             index=position, p_value=p_value, shift=data.shift(diff),
-            low=data.shift(diff - half), high=data.shift(diff + half),
+            low=data.shift(low), high=data.shift(high),
             before=data.value(before), after=data.value(before + diff),
             left_n=position - a, right_n=b - position,
             provisional=after_count < settle, points_to_settle=max(0, settle - after_count),

@@ -266,6 +266,16 @@ def step_size(sums: Sums, a: int, k: int, b: int, slope: bool) -> tuple[float, f
     return float(coef[-1]), math.sqrt(sse / df * float(inverse[-1, -1])), df
 
 
+def plausible_locations(sums: Sums, a: int, k: int, b: int, m: int, level: float) -> list[int]:
+    """Split positions of [a, b) other than ``k`` (at least ``m`` from both ends) whose gain is within
+    ``level`` of the largest: the locations a likelihood-ratio test at that level keeps."""
+    ks, gain = sums.gains(a, b, min(m, k - a, b - k))
+    if ks.size == 0:
+        return []
+    keep = gain >= float(np.max(gain)) - level
+    return [int(i) for i in ks[keep] if i != k]
+
+
 def binary_segmentation(sums: Sums, n: int, m: int, penalty: float) -> list[int]:
     """Split [0, n) where the weighted gain is largest, while it exceeds ``penalty``."""
     found: list[int] = []
