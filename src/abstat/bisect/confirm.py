@@ -4,9 +4,25 @@ For each change point ``history`` reports as new or moved (or provisional),
 the last revision before it and the first after it are checked out in
 abstat's own worktrees (:mod:`abstat.bisect.worktrees`), built with
 ``--build``, and measured as one interleaved A/B experiment
-(:class:`~abstat.engine.ExperimentSpec`, variants ``before`` and ``after``
-labelled with their ``rev``, run by :meth:`abstat.engine.Engine.run`): both
-in the same minutes on the same machine, as JuliaLang/julia#11709 asks.  The
+(:class:`~abstat.engine.ExperimentSpec`, variants ``old`` and ``new``
+labelled with their ``rev`` and ``role`` ``before``/``after``, run by
+:meth:`abstat.engine.Engine.run`): both in the same minutes on the same
+machine, as JuliaLang/julia#11709 asks.  Nothing but the revision tells the
+two sides apart (an A/A of two identical revisions must come out 0):
+
+- the worktrees' paths and the variants' names (``$ABSTAT_VARIANT``) have the
+  same length, so the benchmark starts with an environment (``$PWD``...) and
+  a command line of the same size on both sides: a size that differs moves the
+  initial stack and with it the alignment of everything on it (Mytkowicz et
+  al., "Producing wrong data without doing anything obviously wrong!", 2009);
+- one warm-up block (each side once, not measured) takes the first run after
+  the builds (a cold page cache for the revision built first, the dynamic
+  loader's caches...);
+- the interleaved blocks are balanced: the seed is chosen so that each side
+  runs first in half of the blocks (the engine shuffles each block on its
+  own, which leaves e.g. 9 of 12 to one side as often as 1 experiment in 7).
+
+The
 change *holds* when the Hodges-Lehmann shift's interval (after - before)
 excludes zero on the side the history saw; otherwise it is "not
 reproduced" (a spike, a noisy night, a change of the machine).  A change
@@ -19,6 +35,43 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+NAMES = ("old", "new")          # the variants (and worktrees) of before and after: the same length
+WARMUP = 1                      # warm-up blocks
+_EXACT_UP_TO = 1000             # runs a side up to which the seed search insists on an exact balance
+_MAX_SEEDS = 4096
+
+
+def leads(schedule: list[Any], names: tuple[str, ...] = NAMES) -> dict[str, int]:
+    """How many measured blocks of ``schedule`` (runner Slots) each variant runs first in."""
+    first: dict[int, str] = {}
+    for slot in schedule:
+        if not slot.warmup:
+            first.setdefault(slot.iteration, slot.variant)
+    return {name: sum(1 for variant in first.values() if variant == name) for name in names}
+
+
+def balanced_seed(runs: int, *, warmup: int = WARMUP, start: int | None = None) -> int:
+    """A seed whose interleaved schedule of ``old`` and ``new`` lets each run first in half the
+    measured blocks (the odd block out when ``runs`` is odd); the most balanced of the first
+    seeds tried from ``start`` (random when None) when ``runs`` is beyond ``_EXACT_UP_TO``."""
+    import random
+
+    from abstat.runner.schedule import build_schedule
+
+    seed = random.SystemRandom().randrange(2**31) if start is None else start
+    best, best_gap = seed, None
+    for tried in range(_MAX_SEEDS):
+        candidate = (seed + tried) % 2**31
+        count = leads(build_schedule(list(NAMES), runs, warmup=warmup, seed=candidate))
+        gap = abs(count[NAMES[0]] - count[NAMES[1]])
+        if gap <= runs % 2:
+            return candidate
+        if best_gap is None or gap < best_gap:
+            best, best_gap = candidate, gap
+        if runs > _EXACT_UP_TO and tried >= 64:
+            break
+    return best
 
 
 @dataclass
@@ -92,23 +145,24 @@ def confirm(series: str, before: str, after: str, detected: float | None, *, rep
     try:
         with Worktrees(repo) as trees:
             variants = []
-            for name, sha in (("before", result.before), ("after", result.after)):
+            for name, role, sha in ((NAMES[0], "before", result.before), (NAMES[1], "after", result.after)):
                 path = trees.checkout(name, sha)
-                failure = build_in(session, build, path, name, timeout)
+                failure = build_in(session, build, path, role, timeout)
                 if failure is not None:
                     result.why = f"{sha[:12]} does not build: {failure}"
                     return result
-                variants.append(Variant(name, in_dir(path, run).text, labels={"rev": sha, "role": name}))
+                variants.append(Variant(name, in_dir(path, run).text, labels={"rev": sha, "role": role}))
             metrics = (RegexMetric.parse(metric_spec),) if metric_spec else ()
-            spec = ExperimentSpec(tuple(variants), runs=runs, shell=True, timeout=timeout, metrics=metrics,
-                                  experiment=experiment, store=store, on_failure="continue")
+            spec = ExperimentSpec(tuple(variants), runs=runs, warmup=WARMUP, seed=balanced_seed(runs), shell=True,
+                                  timeout=timeout, metrics=metrics, experiment=experiment, store=store,
+                                  on_failure="continue")
             done = Engine(argv=["abstat", "history", "--confirm"]).run(spec)
     finally:
         session.close()
     if done.interrupted:
         raise KeyboardInterrupt
-    a = np.asarray(done.values("before", metric), dtype=float)
-    b = np.asarray(done.values("after", metric), dtype=float)
+    a = np.asarray(done.values(NAMES[0], metric), dtype=float)
+    b = np.asarray(done.values(NAMES[1], metric), dtype=float)
     result.runs = len(done.runs)
     if a.size < 3 or b.size < 3:
         result.why = f"too few runs gave a value of {metric} ({a.size} before, {b.size} after)"

@@ -13,7 +13,11 @@ standard error, split into each variant's share, scaled to other sizes as
   ``Var F_X(Y)`` (placements, ties spread as the comparison spreads them)
   over the squared density of the pairwise log ratios at the estimate, the
   slope that turns the test's interval into the estimate's (``2 q se /
-  width`` of the pilot's interval);
+  width`` of the pilot's interval); on values that sit on a few grid levels
+  (clock ticks), the power is that of a model that keeps the grid and moves
+  the shares of its levels (:mod:`abstat.comparison.grid_sizing`): the local
+  slope promised 80% power at 0.79x the change compare detects that often on
+  3 levels of a 20-tick grid;
 - ``geomean_ratio``: the variances of the logarithms (Welch's t, power from
   the noncentral t);
 - ``mean_ratio``: the squared coefficients of variation (Welch's t on the
@@ -34,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from abstat.comparison.estimands import HL_MIN_N, default_estimand
+from abstat.comparison.grid_sizing import GridModel, grid_levels
 from abstat.comparison.model import estimand_label
 
 MAX_N = 10_000_000
@@ -49,6 +54,7 @@ class Sizing:
     reason: str = ""  # why no size resolves a change ("" if one does)
     step_pct: float | None = None  # the whole step a discrete median moves in, percent
     small: "Sizing | None" = None  # the sizing below HL_MIN_N values (geometric means), for the default
+    grid: Any = None  # values on a few grid levels: the power of compare there (comparison/grid_sizing.py)
 
     @property
     def label(self) -> str:
@@ -77,6 +83,8 @@ class Sizing:
 
         if self.at(n1, n2).reason or min(n1, n2) < 2:
             return math.nan
+        if self.at(n1, n2).grid is not None:
+            return self.at(n1, n2).grid.power(pct, n1, n2, alpha)
         se = self.se(n1, n2)
         delta = math.log1p(pct / 100.0)
         if not se > 0:
@@ -146,6 +154,9 @@ def sizing(x: Any, y: Any | None = None, center: str = "auto", confidence: float
     if geo.v == (0.0, 0.0):
         geo.reason = "neither variant varies at this resolution: no noise to size a comparison by"
     hl = _hl_sizing(lx, ly, confidence, center)
+    levels = None if hl.reason else grid_levels(x, y)
+    if levels is not None:
+        hl.grid = GridModel(x, y, levels)
     if default_estimand(x.size, y.size) != "hl_ratio" and min(x.size, y.size) < 3:
         hl.reason = hl.reason or "too few pilot values to estimate the Hodges-Lehmann ratio's spread"
     hl.small = geo
