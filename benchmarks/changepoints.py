@@ -13,7 +13,9 @@ noise with an SD of 1-3% of the level.  Shapes:
 - spikes: 2% single-revision spikes 10-30% high (none of them is a change);
 - drift: a linear drift of 1-5% of the level over the series under the steps;
 - stationary (no steps, normal noise): false alarms per 1000 revisions;
-- drift only (no steps, the drift shape's drift): the share of series alarmed.
+- drift only (no steps, the drift shape's drift): the share of series alarmed;
+- sampled (``--samples K``): the normal shape's steps, each revision measured 1 to K times;
+  abstat gets every sample, the anchors (and a row "abstat (means)") the revision means.
 
 A detected change matches a true one within +-``TOLERANCE`` revisions (one to one).
 Printed per shape and detector: precision, recall, F1, false alarms per 1000
@@ -87,17 +89,42 @@ def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[
     return values, changes, spikes, shifts
 
 
+SAMPLED: dict[int, list[np.ndarray]] = {}  # id(revision means) -> each revision's samples ("sampled" shape)
+
+
+def make_sampled(rng: np.random.Generator, most: int) -> tuple[np.ndarray, list[int], list[int], dict[int, float]]:
+    """The normal shape's steps, each revision measured 1 to ``most`` times (uniform), each sample with
+    an SD that gives a revision of the average count the battery's noise.  The values are the
+    revision means (what a detector taking one value per revision gets); abstat gets the samples."""
+    base, changes, _, shifts = make_series("normal", rng)
+    length = len(base)
+    level = 100.0 + np.cumsum([shifts.get(i, 0.0) for i in range(length)])
+    sd = rng.uniform(1.0, 3.0) * math.sqrt((most + 1) / 2.0)
+    samples = [level[i] + sd * rng.normal(0.0, 1.0, int(rng.integers(1, most + 1))) for i in range(length)]
+    values = np.asarray([s.mean() for s in samples])
+    SAMPLED[id(values)] = samples
+    return values, changes, [], shifts
+
+
+def detect_abstat_means(values: np.ndarray) -> list[int]:
+    """abstat given only the revision means (the "sampled" shape: what it loses without the samples)."""
+    from abstat.history.changepoints import detect
+
+    return [c.index for c in detect(values).change_points]
+
+
 def _sigma(values: np.ndarray) -> float:
     return float(np.median(np.abs(np.diff(values)))) / (0.6745 * math.sqrt(2)) or float(np.std(values)) or 1.0
 
 
 INTERVALS: dict[int, tuple[float, float]] = {}  # abstat's last intervals by index (coverage column)
+SETTINGS: dict[str, object] = {}  # --set: abstat's detect() keywords (lower case)
 
 
 def detect_abstat(values: np.ndarray) -> list[int]:
     from abstat.history.changepoints import detect
 
-    found = detect(values).change_points
+    found = detect(SAMPLED.get(id(values), values), **SETTINGS).change_points
     INTERVALS.clear()
     INTERVALS.update({c.index: (c.low, c.high) for c in found})
     return [c.index for c in found]
@@ -222,11 +249,33 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle K reference row")
     parser.add_argument("--only", action="append", help="only these detectors (repeatable)")
+    parser.add_argument("--samples", type=int, default=0, metavar="K",
+                        help="also a shape 'sampled': each revision measured 1..K times, abstat given the samples, "
+                             "the anchors (and 'abstat (means)') the revision means")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="abstat with a detect() keyword (lower case, e.g. max_pvalue=0.005, drift=False) or a "
+                             "constant of abstat.history.changepoints (upper case, e.g. STEP_PARAMS=1); repeatable")
+    parser.add_argument("--shape", action="append", help="only these shapes (repeatable)")
     parser.add_argument("--losses", action="store_true",
                         help="also print where abstat's recall is lost, by the steps' z (see losses())")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print(f"seed {seed}", flush=True)
+    import ast
+
+    import abstat.history.changepoints as changepoints
+
+    for item in args.set:
+        name, _, text = item.partition("=")
+        value = ast.literal_eval(text)
+        if name.isupper():
+            if not hasattr(changepoints, name):
+                parser.error(f"--set {item}: abstat.history.changepoints has no {name}")
+            setattr(changepoints, name, value)
+        else:
+            SETTINGS[name] = value
+    if args.set:
+        print(f"abstat with {', '.join(args.set)}", flush=True)
     detectors = _detectors()
     if args.only:
         detectors = {k: v for k, v in detectors.items() if k in args.only}
@@ -234,10 +283,18 @@ def main() -> int:
     header = ["shape", "detector", "precision", "recall", "F1", "FA/1000", "spikes reported", "alarmed",
               "CI coverage", "errors", "CPU s"]
     rows, margins, lost = [], [], []
-    for shape in SHAPES:
-        rng = np.random.default_rng([seed, SHAPES.index(shape)])
-        series = [make_series(shape, rng) for _ in range(args.series)]
+    for shape in SHAPES + (("sampled",) if args.samples > 1 else ()):
+        if args.shape and shape not in args.shape:
+            continue
+        SAMPLED.clear()
+        rng = np.random.default_rng([seed, (SHAPES + ("sampled",)).index(shape)])
+        if shape == "sampled":
+            series = [make_sampled(rng, args.samples) for _ in range(args.series)]
+        else:
+            series = [make_series(shape, rng) for _ in range(args.series)]
         named = dict(detectors)
+        if shape == "sampled" and "abstat" in named:
+            named["abstat (means)"] = detect_abstat_means
         if not args.no_oracle and shape not in ("stationary", "drift only"):
             named["oracle K (reference)"] = None
         results = {name: evaluate(shape, series, name, detector) for name, detector in named.items()}
@@ -249,7 +306,8 @@ def main() -> int:
                          f"{100 * r['alarmed']:.0f}%" if not steps else "-",
                          f"{r['coverage']:.2f}" if name == "abstat" and steps else "-",
                          str(r["errors"]), f"{r['cpu']:.1f}"])
-        anchors = [r["F1"] for name, r in results.items() if name not in ("abstat", "oracle K (reference)")]
+        anchors = [r["F1"] for name, r in results.items()
+                   if name not in ("abstat", "abstat (means)", "oracle K (reference)")]
         if shape not in ("stationary", "drift only") and anchors and "abstat" in results:
             oracle = results.get("oracle K (reference)", {}).get("F1", math.nan)
             margins.append((shape, results["abstat"]["F1"] - max(anchors), oracle - max(anchors)))

@@ -263,6 +263,23 @@ def test_changepoint_benchmark_runs_and_prints_every_shape():
     assert all(row[9] == "0" for row in rows[1:])  # the errors column: no detector raised
 
 
+def test_changepoint_benchmark_sampled_shape_and_settings():
+    script = os.path.join(os.path.dirname(SRC), "benchmarks", "changepoints.py")
+    env = {**os.environ, "PYTHONPATH": SRC}
+    done = subprocess.run([sys.executable, script, "--series", "4", "--seed", "5", "--markdown", "--no-oracle",
+                           "--samples", "4", "--shape", "sampled", "--shape", "normal", "--only", "abstat",
+                           "--set", "max_pvalue=0.01", "--set", "CURVE_LINE=False"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")][1:]
+    assert {(row[0].lstrip("| "), row[1]) for row in rows} == {
+        ("normal", "abstat"), ("sampled", "abstat"), ("sampled", "abstat (means)")}
+    assert "abstat with max_pvalue=0.01, CURVE_LINE=False" in done.stdout
+    bad = subprocess.run([sys.executable, script, "--series", "1", "--set", "NO_SUCH=1"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert bad.returncode == 2 and "NO_SUCH" in bad.stderr.splitlines()[-1]
+
+
 def test_huge_and_subnormal_values_give_the_same_changes_scaled():
     # a -67% step, as plain numbers, near the largest double and among subnormals: the same
     # position and relative size, and medians that are neither inf nor 0

@@ -17,7 +17,8 @@ under it are in :mod:`abstat.history.segment`:
    segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
    ``min_segment`` revisions on each side (shorter is a spike) and a relative size
    of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
-   than noise: lag-1 r above ``SERIAL_GATE / sqrt(n)``) widen the test by ``(1 + r) / (1 - r)``.
+   than noise: lag-1 r above ``SERIAL_GATE / sqrt(n)``) widen the test by ``(1 + r) / (1 - r)``,
+   and the change must then also stand beyond a local line through it (``CURVE_LINE``).
    The weakest failing one is dropped first and its neighbours re-tested on the merged segments.
 4. **Location**: each change is moved to the split of the span between its
    neighbours (at most ``window`` each side) with the largest gain, then tested again
@@ -35,8 +36,10 @@ under it are in :mod:`abstat.history.segment`:
 The p-value is the t test's at the chosen split, so it is optimistic (a screening
 value, not a calibrated one).  The size is the step of a weighted least-squares fit of
 a level, a common slope and the step over at most ``SIZE_WINDOW`` revisions each side
-(no slope when a side has fewer than ``SIZE_SLOPE_SIDE``), with its t interval, also as
-a percentage of the weighted mean before.  The slope is what makes the interval cover:
+(no slope when a side has fewer than ``SIZE_SLOPE_SIDE``), also as a percentage of the
+weighted mean before.  Its interval is the union of the fit's t intervals over the splits a
+likelihood-ratio test keeps (gain within ``LOCATION_LEVEL`` of the best's): the location
+is chosen, not known.  The slope is what makes the interval cover:
 a difference of means is biased by a drift, or by a step missed nearby, and covered the
 true size in only 0.77-0.91 of the detected steps (``benchmarks/changepoints.py``).
 """
