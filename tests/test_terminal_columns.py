@@ -75,6 +75,9 @@ def test_compare_summary_aligns_wide_variant_names(tmp_path, capsys):
     assert cli_main(["compare", "base=a.txt", "新しい版=b.txt", "x=c.txt"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "→" in line]
     assert len(lines) == 2, lines
-    # the arrow and the verdict stand in one column on both lines
-    assert len({cell_len(line[:line.index("→")]) for line in lines}) == 1
-    assert len({cell_len(line[:line.index("%")]) for line in lines}) == 1
+    # the name, the change and the verdict columns start at one terminal column on both lines, and the
+    # (right-aligned) pair of centres ends at one
+    starts = [_starts(line) for line in lines]
+    assert starts[0][1] == starts[1][1] and starts[0][3:5] == starts[1][3:5], lines
+    pair_ends = {cell_len(line[:line.index("%")].rstrip("-+.0123456789")) for line in lines}
+    assert len(pair_ends) == 1, lines
