@@ -75,6 +75,33 @@ def test_compare_summary_aligns_wide_variant_names(tmp_path, capsys):
     assert cli_main(["compare", "base=a.txt", "新しい版=b.txt", "x=c.txt"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "→" in line]
     assert len(lines) == 2, lines
-    # the arrow and the verdict stand in one column on both lines
-    assert len({cell_len(line[:line.index("→")]) for line in lines}) == 1
-    assert len({cell_len(line[:line.index("%")]) for line in lines}) == 1
+    # the name, the change and the verdict columns start at one terminal column on both lines, and the
+    # (right-aligned) pair of centres ends at one
+    starts = [_starts(line) for line in lines]
+    assert starts[0][1] == starts[1][1] and starts[0][3:5] == starts[1][3:5], lines
+    pair_ends = {cell_len(line[:line.index("%")].rstrip("-+.0123456789")) for line in lines}
+    assert len(pair_ends) == 1, lines
+
+
+def test_list_names_hosts_as_report_does(tmp_path, capsys):
+    """The host label when an invocation has one (as report and show name it), else the hostname."""
+    from abstat.report import api
+    from abstat.store import open_store
+
+    path = str(tmp_path / "h.db")
+    with open_store(path) as store:
+        for experiment, hostname, labels in (("ab", "box-17.lab", {"host": "milan"}), ("ab", "box-18.lab", {}),
+                                             ("other", "ci", {})):
+            invocation = store.start_invocation(experiment, {"hostname": hostname}, labels=labels, variants=["a"])
+            store.add_run(invocation, variant="a", command="true", iteration=0, position=0, status="ok",
+                          exit_code=0, started_at=1.0, wall=0.01, values={"wall": [0.01]}, units={"wall": "s"})
+            store.finish_invocation(invocation, "complete")
+    assert cli_main(["list", "--store", path, "--format", "json"]) == 0
+    import json
+
+    listed = {e["name"]: e["hosts"] for e in json.loads(capsys.readouterr().out)}
+    assert listed == {"ab": ["box-18.lab", "milan"], "other": ["ci"]}
+    report_hosts = sorted({s.labels["host"] for s in api.load([], store=path, where={"experiment": {"ab"}})})
+    assert listed["ab"] == report_hosts
+    assert cli_main(["list", "--store", path]) == 0
+    assert "box-18.lab,milan" in capsys.readouterr().out
