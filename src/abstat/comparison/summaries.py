@@ -89,18 +89,8 @@ def summarise(
         s = v.summary
         return v, VariantSummary(v.name, "summary", s.n, s.mean, s.stddev), found
     assert v.runs is not None
-    mild = severe = dropped = 0
-    kept_runs = []
-    for run in v.runs:
-        if run.size < 4 and outlier_rule == "none":  # too short for any rule: nothing to count
-            kept_runs.append(run)
-            continue
-        counts = outliers.classify(run)
-        mild += counts.mild
-        severe += counts.severe
-        mask = outliers.keep_mask(run, outlier_rule)
-        dropped += int(run.size - mask.sum())
-        kept_runs.append(run[mask])
+    # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
+    mild, severe, dropped, kept_runs = outliers.classify_runs(list(v.runs), outlier_rule)
     everything = np.concatenate(kept_runs)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare",
@@ -149,8 +139,7 @@ def summarise(
             found += diagnostics.runs_disagree(v.name, comps.p_value, comps.share_between)
         # Bonferroni over the runs, so that many runs do not raise false alarms.
         level = 0.01 / len(kept_runs)
-        drifting = sum(1 for run in kept_runs if run.size >= diagnostics.DRIFT_MIN_N
-                       and diagnostics.drift(v.name, run, level))
+        drifting = diagnostics.drifting_runs(kept_runs, level)  # diagnostics.drift of each run, row-wise
         if drifting:
             found.append(
                 StatWarning(

@@ -12,7 +12,6 @@ import csv
 import io
 import json
 import re
-import statistics
 from collections.abc import Sequence
 from typing import Any
 
@@ -324,6 +323,8 @@ def note_lines(notes: Sequence[dict[str, Any]], *, markdown: bool = False) -> li
 def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
                   groups: dict[str, dict[str, list[list[float]]]], invocations: Sequence[int] | None) -> str:
     """Per-variant medians when there is nothing to compare (``groups`` as ``Store.groups_by_metric``)."""
+    import statistics
+
     rows = []
     for metric in metrics:
         unit = store.unit(experiment, metric)

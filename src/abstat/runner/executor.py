@@ -28,6 +28,38 @@ from abstat.runner.process import (describe_status, group_alive, kill_group, liv
                                    resolve, spawn, tail, wait)
 
 _yield = getattr(os, "sched_yield", lambda: None)
+_CPUS = os.cpu_count() or 1
+#: How long abstat sleeps before a measured command's first timestamp when every CPU has a runnable
+#: task (issue 26; benchmarks/run_bias.py measures it against hyperfine -N).
+SETTLE_S = 0.00025
+
+
+def _contended() -> bool:
+    """Whether every CPU has a runnable task now, this process included (/proc/loadavg's fourth field)."""
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            running = int(handle.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return running >= _CPUS  # this process is one of them
+
+
+def settle() -> None:
+    """Before a measured command's first timestamp: let the scheduler settle abstat's own work.
+
+    abstat's work between runs (rusage, output, the store's commit: about a millisecond of
+    CPU) is charged to it by the scheduler: on a busy machine it then waits longer to run
+    again when the command exits, and that wait is inside the measured time.  A short sleep
+    lets the scheduler (EEVDF's lag, Linux 6.6+) settle that account first: with 1 ms of work
+    between runs, at load 7-10 on 2 CPUs, ``true`` read +0.02 ms against hyperfine -N after a
+    0.25 ms sleep, +2.55 ms after ``sched_yield`` and +5.29 ms after neither (run_bias.py).
+    On an idle machine the sleep would only lengthen the time between runs: then abstat yields."""
+    if _contended():
+        time.sleep(SETTLE_S)
+    else:
+        _yield()
+
+
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 __all__ = ["BackgroundHandle", "Executor", "FakeBackground", "FakeExecutor", "ProcessBackground", "ProcessExecutor",
@@ -127,10 +159,7 @@ class ProcessExecutor:
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
         shared = sweep and self.containment.in_cgroup()
-        # Give up the rest of the time slice abstat's own work between runs (rusage, output, the
-        # store's commit) used: on a busy machine the scheduler would otherwise take the CPU back
-        # during the measured command's start, and charge that wait to the command (issue 26).
-        _yield()
+        settle()  # abstat's own work between runs must not be charged to the command (issue 26)
         start = time.perf_counter_ns()
         try:
             pid = spawn(argv, encoded, out_fd, err_fd, path)

@@ -31,13 +31,16 @@ import re
 import select
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
+from typing import TYPE_CHECKING
 
 from abstat.runner import cgroup
 from abstat.runner.model import Measurement, RunContext, check_metric_name
 from abstat.runner.reaper import TOKEN_VARIABLE
+
+if TYPE_CHECKING:
+    import subprocess
 
 READY = "abstat-tracer-ready"
 START_TIMEOUT_S = 60.0
@@ -141,6 +144,8 @@ class Tracer:
                 pass
 
     def start(self, bpftrace: str) -> None:
+        import subprocess  # here: abstat run imports this module at every start-up
+
         env = {k: v for k, v in os.environ.items() if k != TOKEN_VARIABLE}  # not swept as the run's
         env["BPFTRACE_MAP_KEYS_MAX"] = MAP_KEYS
         self._err.seek(0)
@@ -172,6 +177,8 @@ class Tracer:
 
     def stop(self) -> dict[str, dict[str, float]]:
         """SIGINT, wait, and its maps: ``{"@c0": {root: value}}``; RuntimeError when it did not end well."""
+        import subprocess  # here: abstat run imports this module at every start-up
+
         process, self.process = self.process, None
         if process is None:
             return {}

@@ -274,3 +274,47 @@ def runs_disagree(name: str, p_value: float, share: float) -> list[StatWarning]:
             name,
         )
     ]
+
+
+def drifting_runs(runs: list[np.ndarray], level: float) -> int:
+    """How many of ``runs`` (those of at least :data:`DRIFT_MIN_N` values) :func:`drift` flags at
+    ``level``: the rank correlations computed row-wise on the runs of equal size.  Average ranks
+    are half-integers summing to n(n + 1) / 2, so every sum below is exact and the result is
+    that of :func:`drift` run by run."""
+    from abstat.stats.distributions import ndtri
+
+    sizes: dict[int, list[np.ndarray]] = {}
+    for run in runs:
+        if run.size >= DRIFT_MIN_N:
+            sizes.setdefault(run.size, []).append(run)
+    z_crit = ndtri(1.0 - level / 2.0)
+    found = 0
+    for n, group in sizes.items():
+        block = np.stack(group)
+        finite = np.isfinite(block).all(axis=1)
+        found += sum(1 for row in block[~finite] if drift("", row, level))
+        block = block[finite]
+        k = block.shape[0]
+        if k == 0:
+            continue
+        order = np.argsort(block, axis=1)
+        ordered = np.take_along_axis(block, order, axis=1)
+        new = np.ones((k, n), dtype=bool)
+        new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+        starts = np.flatnonzero(new.ravel())
+        counts = np.diff(np.r_[starts, k * n])
+        average = np.repeat(starts % n + (counts + 1) / 2.0, counts).reshape(k, n)
+        ranks = np.empty((k, n))
+        np.put_along_axis(ranks, order, average, axis=1)
+        centred = ranks - ranks.mean(axis=1, keepdims=True)
+        spread = np.sum(centred * centred, axis=1)
+        idx = np.arange(n, dtype=float)
+        idx -= idx.mean()
+        varying = spread != 0.0
+        centred, spread = centred[varying], spread[varying]
+        rho = np.sum(idx * centred, axis=1) / np.sqrt(float(np.sum(idx * idx)) * spread)
+        r1 = np.sum(centred[:, 1:] * centred[:, :-1], axis=1) / spread
+        trend = (np.abs(rho) * math.sqrt(n - 1) > z_crit) & (np.abs(rho) >= 0.2)
+        serial = (np.abs(r1 + 1.0 / n) * math.sqrt(n) > z_crit) & (np.abs(r1) >= 0.2)
+        found += int(np.sum(trend | serial))
+    return found

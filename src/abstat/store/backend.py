@@ -18,7 +18,6 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import quote
 
 from abstat.errors import InputError
 
@@ -249,7 +248,7 @@ def connect_sqlite(path: str, create: bool, read_only: bool = False) -> Connecti
         directory = os.path.dirname(os.path.abspath(path))
         read_only = read_only or (not create and not (os.access(path, os.W_OK) and os.access(directory, os.W_OK)))
         mode = "ro" if read_only else "rw"
-    uri = f"file:{quote(os.path.abspath(path))}?mode={mode}"
+    uri = f"file:{_quote(os.path.abspath(path))}?mode={mode}"
     immutable = False
     try:
         raw = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
@@ -285,3 +284,13 @@ def _signals_deferred(wanted: bool = True) -> Iterator[None]:
 
     with signals.deferred():
         yield
+
+
+_URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~/")
+
+
+def _quote(path: str) -> str:
+    """``path`` percent-encoded for a SQLite URI, as urllib.parse.quote does (without importing
+    urllib and ipaddress at every start-up); bytes that are not UTF-8 (surrogateescape) too."""
+    return "".join(chr(byte) if byte in _URI_SAFE else f"%{byte:02X}"
+                   for byte in path.encode("utf-8", "surrogateescape"))

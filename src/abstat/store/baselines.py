@@ -14,11 +14,11 @@ several invocations.  The schema is unchanged (one logical schema, one set of mi
 from __future__ import annotations
 
 import re
-import uuid
 from dataclasses import dataclass
 from typing import Any
 
 from abstat.errors import InputError, UsageError
+from abstat.store.schema import new_uid
 
 PREFIX = "baseline@"
 _NAME = re.compile(r"\A[A-Za-z0-9_.+-]+\Z")
@@ -63,7 +63,7 @@ def save_baseline(store_path: str, name: str, experiment: str) -> SavedBaseline:
             for inv in invocations:
                 labels = dict(db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (inv[0],)).fetchall())
                 new_inv = store._insert_invocation(target_id, {
-                    "uid": str(uuid.uuid4()), "started_at": inv[1], "ended_at": inv[2], "status": inv[3],
+                    "uid": new_uid(), "started_at": inv[1], "ended_at": inv[2], "status": inv[3],
                     "hostname": inv[4], "boot_id": inv[5], "machine": inv[6], "argv": inv[7], "settings": inv[8],
                     "notes": inv[9], "labels": labels})
                 for run in db.execute(
@@ -75,7 +75,7 @@ def save_baseline(store_path: str, name: str, experiment: str) -> SavedBaseline:
                     samples = db.execute("SELECT metric, idx, value, unit FROM samples WHERE run_id = ?"
                                          " ORDER BY metric, idx", (run[0],)).fetchall()
                     store._insert_run(new_inv, names[run[1]], {
-                        "uid": str(uuid.uuid4()), "command": run[2], "iteration": run[3], "position": run[4],
+                        "uid": new_uid(), "command": run[2], "iteration": run[3], "position": run[4],
                         "status": run[5], "exit_code": run[6], "started_at": run[7], "wall": run[8],
                         "notes": run[9]}, [tuple(s) for s in samples])
                     runs += 1

@@ -8,12 +8,11 @@ use what is readable and name the rest.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
 from abstat.store.read_rows import RowReader
-from abstat.store.read_runs import GROUP_ORDER, RunReader, and_in
+from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
@@ -139,13 +138,13 @@ class StoreReader(RowReader, RunReader):
         sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id" \
               " WHERE r.status = 'ok'"
         if invocations is None:  # else the invocations alone drive the query (see RunReader._runs_of)
-            sql = and_in(sql, params, "r.variant_id", list(variants))
+            sql = and_in(sql, params, "r.variant_id", list(variants)) + BY_VARIANT
         else:
-            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations), self.db)
+            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations),
+                         self.db) + BY_INVOCATION
         found: dict[str, dict[int, dict[int, list[float]]]] = {}
-        for (variant_id, metric, invocation_id), rows in groupby(self.db.execute(sql + GROUP_ORDER, params),
-                                                                 _GROUP_KEY):
-            group = self._numbers(list(map(_VALUE, rows)), metric, invocation_id)
+        for (variant_id, metric, invocation_id), values in sorted(_run_groups(self.db.execute(sql, params)).items()):
+            group = self._numbers(values, metric, invocation_id)
             if group:
                 found.setdefault(metric, {}).setdefault(variant_id, {})[invocation_id] = group
         return {
@@ -261,15 +260,19 @@ class StoreReader(RowReader, RunReader):
         params: list[Any] = []
         sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
               " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        order = BY_RUN
         if len(chosen) < len(names):
             sql = and_in(sql, params, "r.variant_id", chosen)
+            order = BY_VARIANT
         sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
-        rows = self.db.execute(sql + GROUP_ORDER, params)
+        units: dict[tuple[int, str, int], Any] = {}
+        groups = _run_groups(self.db.execute(sql + order, params), units)
         hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
-        for (variant_id, metric, invocation_id), run_group in groupby(rows, _GROUP_KEY):
-            found = list(run_group)
+        # by invocation, variant, metric: the order sets and their run groups are made in
+        for key in sorted(groups, key=_INVOCATION_FIRST):
+            variant_id, metric, invocation_id = key
             if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
                 names.update(self._names())
                 hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
@@ -277,9 +280,9 @@ class StoreReader(RowReader, RunReader):
                 label_cache[invocation_id] = dict(self.db.execute(
                     "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
             slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
-                              hosts[invocation_id], found[0][4], accepted)
+                              hosts[invocation_id], units[key], accepted)
             if slot is not None:
-                slot.extend(self._numbers(list(map(_VALUE, found)), metric, invocation_id))
+                slot.extend(self._numbers(groups[key], metric, invocation_id))
         entries = []
         for entry in sorted(sets.values(), key=lambda e: e["order"]):
             entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
@@ -307,8 +310,33 @@ class StoreReader(RowReader, RunReader):
             "SELECT v.id, e.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")}
 
 
-_GROUP_KEY = itemgetter(0, 1, 2)
-_VALUE = itemgetter(3)
+_INVOCATION_FIRST = itemgetter(2, 0, 1)
+
+
+def _run_groups(rows: Iterable[tuple[Any, ...]], units: dict[tuple[int, str, int], Any] | None = None
+                ) -> dict[tuple[int, str, int], list[Any]]:
+    """(variant id, metric, invocation id) -> values, in the order of ``rows`` (samples in run
+    order: each group's values as measured); ``units`` gets each group's first unit (rows of five
+    columns)."""
+    groups: dict[tuple[int, str, int], list[Any]] = {}
+    if units is None:
+        for variant_id, metric, invocation_id, value in rows:
+            key = (variant_id, metric, invocation_id)
+            values = groups.get(key)
+            if values is None:
+                groups[key] = [value]
+            else:
+                values.append(value)
+        return groups
+    for variant_id, metric, invocation_id, value, unit in rows:
+        key = (variant_id, metric, invocation_id)
+        values = groups.get(key)
+        if values is None:
+            groups[key] = [value]
+            units[key] = unit
+        else:
+            values.append(value)
+    return groups
 
 
 def ordered_metrics(names: Iterable[str]) -> list[str]:

@@ -146,8 +146,12 @@ class RunReader:
 
 
 RUN_ORDER = " ORDER BY r.invocation_id, r.position, s.run_id, s.metric, s.idx"  # samples as measured
-# each run group's values together, as measured: (invocation, variant, metric) then run order
-GROUP_ORDER = " ORDER BY r.invocation_id, r.variant_id, s.metric, r.position, s.run_id, s.idx"
+# Samples in run order (runs are stored as they end: run id order is the order they were measured)
+# along the index that chose the runs, so that the database need not sort: by variant (runs_by_variant),
+# by invocation (runs_by_invocation), or every run.  Readers gather each run group's values in Python.
+BY_VARIANT = " ORDER BY r.variant_id, r.id, s.metric, s.idx"
+BY_INVOCATION = " ORDER BY r.invocation_id, r.id, s.metric, s.idx"
+BY_RUN = " ORDER BY r.id, s.metric, s.idx"
 
 
 def commands_of(rows: Sequence[tuple[Any, ...]], invocations: Sequence[int] | None = None) -> dict[str, list[str]]:

@@ -11,24 +11,39 @@ abstat is refused and left untouched.
 from __future__ import annotations
 
 import json
-import uuid
+import os
 from collections.abc import Callable
 from typing import Any, Union
 
 from abstat.errors import InputError
 
-UID_NAMESPACE = uuid.UUID("6b3f0c4e-7a51-4d0e-9a57-0b7a3b5c2d11")
+UID_NAMESPACE = "6b3f0c4e-7a51-4d0e-9a57-0b7a3b5c2d11"  # of uuid5 (the uuid module is imported when needed)
+
+
+def new_uid() -> str:
+    """A random identity: ``str(uuid.uuid4())``, without importing uuid (and platform) at every start-up."""
+    raw = bytearray(os.urandom(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40  # version 4
+    raw[8] = (raw[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = raw.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+
+
+def _uuid5(text: str) -> str:
+    import uuid
+
+    return str(uuid.uuid5(uuid.UUID(UID_NAMESPACE), text))
 
 
 def invocation_uid(experiment: str, row: tuple[Any, ...]) -> str:
     """The identity of an invocation stored before identities existed: derived
     from what it recorded (and its id in that file), so every copy of an old
     store backfills the same uid and importing any two of them adds nothing twice."""
-    return str(uuid.uuid5(UID_NAMESPACE, json.dumps([experiment, *row], default=str)))
+    return _uuid5(json.dumps([experiment, *row], default=str))
 
 
 def run_uid(invocation: str, row: tuple[Any, ...]) -> str:
-    return str(uuid.uuid5(UID_NAMESPACE, json.dumps([invocation, *row], default=str)))
+    return _uuid5(json.dumps([invocation, *row], default=str))
 
 
 # The columns an old invocation / run identity is derived from (in this order).

@@ -18,13 +18,13 @@ import math
 import os
 import sqlite3
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from abstat.errors import InputError, UsageError
 from abstat.store.backend import display_name
 from abstat.store.records import Invocation
+from abstat.store.schema import new_uid
 
 
 def now() -> str:
@@ -164,7 +164,7 @@ class StoreWriter:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in (labels or {}).items()):
             raise InputError("refusing to store an invocation: labels: not a mapping of texts to texts")
         row = {
-            "uid": uid or str(uuid.uuid4()), "started_at": started_at or now(),
+            "uid": uid or new_uid(), "started_at": started_at or now(),
             "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
             "machine": json.dumps(dict(machine), sort_keys=True),
             "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
@@ -216,7 +216,7 @@ class StoreWriter:
             return int(self.spool.add_run(self._spooled[invocation.id], **arguments))
         values, units, notes, wall, started_at = (arguments[k] for k in ("values", "units", "notes", "wall",
                                                                            "started_at"))
-        row = {"uid": str(uuid.uuid4()), "command": command, "iteration": iteration, "position": position,
+        row = {"uid": new_uid(), "command": command, "iteration": iteration, "position": position,
                "status": status, "exit_code": exit_code, "started_at": started_at, "wall": wall,
                "notes": _dumps_list(notes)}
         samples = [
