@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from abstat.runner.schedule import SCHEDULE_VERSION
+
 DEFAULT_BOOT_TIMEOUT_S = 600.0
 
 
@@ -44,7 +46,7 @@ class LabPlan:
     boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
     labels: dict[str, str] = field(default_factory=dict)
     remote: dict[str, Any] = field(default_factory=dict)  # the runner's settings (shell, hooks, metrics...)
-    schedule: int = 2                          # the schedule version (abstat.runner.schedule); 1 to resume an older one
+    schedule: int = SCHEDULE_VERSION           # the schedule version (abstat.runner.schedule); 1 to resume an older one
 
     @property
     def reboots(self) -> bool:
@@ -63,7 +65,7 @@ class LabPlan:
         return block_slots(names, self.runs, self.warmup, self.order, f"{self.seed}:{host}:{boot_index}", self.schedule)
 
 
-def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, version: int = 2) -> list[str]:
+def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, version: int = SCHEDULE_VERSION) -> list[str]:
     """Balanced, seeded, randomized: ``boots`` rounds, each boots every variant
     once (so not all "before" first, and every prefix of the schedule is
     within one boot of balanced); the rounds' orders are counterbalanced like
@@ -84,7 +86,7 @@ def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, versio
 
 
 def block_slots(names: Sequence[str], runs: int, warmup: int, order: str, seed: str,
-                version: int = 2) -> list[list[Any]]:
+                version: int = SCHEDULE_VERSION) -> list[list[Any]]:
     """``[variant, iteration, warmup, position]`` for every run of one block."""
     from abstat.runner.schedule import build_schedule
 
