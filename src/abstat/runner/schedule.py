@@ -68,9 +68,7 @@ def balanced_orders(variants: Sequence[str], blocks: int, rng: random.Random) ->
             squares = [design[:k], design[k:]]
             if rng.random() < 0.5:
                 squares.reverse()
-            rest = rng.sample(squares[0], min(left, k))
-            if left > k:
-                rest = squares[0] + rng.sample(squares[1], left - k)
+            rest = rng.sample(squares[0], left) if left <= k else squares[0] + rng.sample(squares[1], left - k)
             rest = [list(row) for row in rest]
             rng.shuffle(rest)
         rows.extend(rest)
