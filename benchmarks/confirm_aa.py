@@ -3,8 +3,8 @@
 Two identical revisions measured ``--confirm-runs`` times each in interleaved blocks; each value
 is noise (sd 1) plus ``delta`` when the run is the first of its block (a position effect: the
 run after the other side's, a warmer cache...).  The engine's own shuffle of each block (the
-schedule ``--confirm`` used) is compared with the balanced seed it uses now
-(:func:`abstat.bisect.confirm.balanced_seed`), on the same noise.  A false call is a 95%
+schedule ``--confirm`` used, schedule version 1) is compared with the counterbalanced schedule
+(version 2, :mod:`abstat.runner.schedule`) it uses now, on the same noise.  A false call is a 95%
 Hodges-Lehmann interval of (new - old) that excludes 0 (two-sided: a change of either sign
 "holds").  The anchor is the rate without a position effect (delta 0) in the same run.
 
@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-from abstat.bisect.confirm import NAMES, balanced_seed  # noqa: E402
+from abstat.bisect.confirm import NAMES  # noqa: E402
 from abstat.runner.schedule import build_schedule  # noqa: E402
 from abstat.stats.shift import hodges_lehmann  # noqa: E402
 
@@ -30,8 +30,7 @@ def false_calls(reps: int, runs: int, delta: float, balanced: bool, seed: int) -
     calls = 0
     for rep in range(reps):
         start = int(rng.integers(2**31))
-        schedule = build_schedule(list(NAMES), runs, warmup=1, seed=balanced_seed(runs, start=start) if balanced
-                                  else start)
+        schedule = build_schedule(list(NAMES), runs, warmup=1, seed=start, version=2 if balanced else 1)
         values: dict[str, list[float]] = {name: [] for name in NAMES}
         seen: set[int] = set()
         for slot in schedule:

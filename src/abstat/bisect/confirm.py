@@ -18,9 +18,9 @@ two sides apart (an A/A of two identical revisions must come out 0):
 - one warm-up block (each side once, not measured) takes the first run after
   the builds (a cold page cache for the revision built first, the dynamic
   loader's caches...);
-- the interleaved blocks are balanced: the seed is chosen so that each side
-  runs first in half of the blocks (the engine shuffles each block on its
-  own, which leaves e.g. 9 of 12 to one side as often as 1 experiment in 7).
+- the interleaved blocks are balanced: the engine's schedule is
+  counterbalanced (:mod:`abstat.runner.schedule`), so each side runs first
+  in half of the measured blocks (the odd one out when ``runs`` is odd).
 
 The
 change *holds* when the Hodges-Lehmann shift's interval (after - before)
@@ -38,8 +38,6 @@ from typing import Any
 
 NAMES = ("old", "new")          # the variants (and worktrees) of before and after: the same length
 WARMUP = 1                      # warm-up blocks
-_EXACT_UP_TO = 1000             # runs a side up to which the seed search insists on an exact balance
-_MAX_SEEDS = 4096
 
 
 def leads(schedule: list[Any], names: tuple[str, ...] = NAMES) -> dict[str, int]:
@@ -49,29 +47,6 @@ def leads(schedule: list[Any], names: tuple[str, ...] = NAMES) -> dict[str, int]
         if not slot.warmup:
             first.setdefault(slot.iteration, slot.variant)
     return {name: sum(1 for variant in first.values() if variant == name) for name in names}
-
-
-def balanced_seed(runs: int, *, warmup: int = WARMUP, start: int | None = None) -> int:
-    """A seed whose interleaved schedule of ``old`` and ``new`` lets each run first in half the
-    measured blocks (the odd block out when ``runs`` is odd); the most balanced of the first
-    seeds tried from ``start`` (random when None) when ``runs`` is beyond ``_EXACT_UP_TO``."""
-    import random
-
-    from abstat.runner.schedule import build_schedule
-
-    seed = random.SystemRandom().randrange(2**31) if start is None else start
-    best, best_gap = seed, None
-    for tried in range(_MAX_SEEDS):
-        candidate = (seed + tried) % 2**31
-        count = leads(build_schedule(list(NAMES), runs, warmup=warmup, seed=candidate))
-        gap = abs(count[NAMES[0]] - count[NAMES[1]])
-        if gap <= runs % 2:
-            return candidate
-        if best_gap is None or gap < best_gap:
-            best, best_gap = candidate, gap
-        if runs > _EXACT_UP_TO and tried >= 64:
-            break
-    return best
 
 
 @dataclass
@@ -153,7 +128,7 @@ def confirm(series: str, before: str, after: str, detected: float | None, *, rep
                     return result
                 variants.append(Variant(name, in_dir(path, run).text, labels={"rev": sha, "role": role}))
             metrics = (RegexMetric.parse(metric_spec),) if metric_spec else ()
-            spec = ExperimentSpec(tuple(variants), runs=runs, warmup=WARMUP, seed=balanced_seed(runs), shell=True,
+            spec = ExperimentSpec(tuple(variants), runs=runs, warmup=WARMUP, shell=True,
                                   timeout=timeout, metrics=metrics, experiment=experiment, store=store,
                                   on_failure="continue")
             done = Engine(argv=["abstat", "history", "--confirm"]).run(spec)

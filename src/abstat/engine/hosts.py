@@ -59,6 +59,18 @@ def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
     return done
 
 
+def stored_schedule(store: Any, experiment: str, seed: int) -> int:
+    """The schedule version ``experiment``'s boots were stored with under ``seed`` (1: stored before
+    abstat recorded one; the current version when none is stored), so that a resume replays it."""
+    from abstat.runner.schedule import SCHEDULE_VERSION
+
+    for invocation in store.invocations(experiment):
+        lab = invocation["settings"].get("lab") or {}
+        if lab.get("seed") == seed:
+            return int(lab.get("schedule", 1))
+    return SCHEDULE_VERSION
+
+
 def run_hosts(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: ev.EventSink,
               resuming: bool = False, host_hooks: HostHooksFactory | None = None,
               caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
@@ -98,7 +110,7 @@ class _Controller:
     def _settings(self, host: Any, index: int, variant: str, boot_id: str) -> dict[str, Any]:
         plan = self.plan
         return {**self.settings, "lab": {
-            "seed": plan.seed, "host": host.label, "destination": host.destination, "boot": index,
+            "seed": plan.seed, "schedule": plan.schedule, "host": host.label, "destination": host.destination, "boot": index,
             "boots": len(plan.boot_schedule(host.label)), "boot_variant": variant or None,
             "boot_command": plan.boot.get(variant), "check": plan.check.get(variant), "boot_id": boot_id,
         }}
@@ -107,6 +119,8 @@ class _Controller:
         """Run every host's boots (on a resume: those not stored complete)."""
         plan, store, result = self.plan, self.store, self.result
         control_dir = control_directory()
+        if resuming:  # the boots and blocks still to run keep the order the stored ones were planned in
+            plan.schedule = stored_schedule(store, plan.experiment, plan.seed)
         todo = {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
                           if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)]
                 for h in plan.hosts}

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from abstat.runner.schedule import SCHEDULE_VERSION
+
 DEFAULT_BOOT_TIMEOUT_S = 600.0
 
 
@@ -44,6 +46,7 @@ class LabPlan:
     boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
     labels: dict[str, str] = field(default_factory=dict)
     remote: dict[str, Any] = field(default_factory=dict)  # the runner's settings (shell, hooks, metrics...)
+    schedule: int = SCHEDULE_VERSION           # the schedule version (abstat.runner.schedule); 1 to resume an older one
 
     @property
     def reboots(self) -> bool:
@@ -53,20 +56,27 @@ class LabPlan:
         """Variant of each boot on ``host`` (one entry, ``""``, without --boot)."""
         if not self.reboots:
             return [""]
-        return boot_order(list(self.variants), self.boots, self.seed, host)
+        return boot_order(list(self.variants), self.boots, self.seed, host, self.schedule)
 
     def slots(self, host: str, boot_index: int) -> list[list[Any]]:
         """The runs of one boot: all variants interleaved, or the booted variant's."""
         variant = self.boot_schedule(host)[boot_index]
         names = [variant] if variant else list(self.variants)
-        return block_slots(names, self.runs, self.warmup, self.order, f"{self.seed}:{host}:{boot_index}")
+        return block_slots(names, self.runs, self.warmup, self.order, f"{self.seed}:{host}:{boot_index}", self.schedule)
 
 
-def boot_order(variants: Sequence[str], boots: int, seed: int, host: str) -> list[str]:
+def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, version: int = SCHEDULE_VERSION) -> list[str]:
     """Balanced, seeded, randomized: ``boots`` rounds, each boots every variant
-    once in a shuffled order (so not all "before" first, and every prefix of
-    the schedule is within one boot of balanced)."""
+    once (so not all "before" first, and every prefix of the schedule is
+    within one boot of balanced); the rounds' orders are counterbalanced like
+    interleaved blocks (:func:`abstat.runner.schedule.balanced_orders`: each
+    variant boots first in as many rounds as another, within one).  Version 1:
+    each round shuffled on its own (what an experiment stored before recorded)."""
+    from abstat.runner.schedule import balanced_orders
+
     rng = random.Random(f"boot-order:{seed}:{host}")
+    if version >= 2:
+        return [name for round_ in balanced_orders(variants, boots, rng) for name in round_]
     order: list[str] = []
     for _ in range(boots):
         round_ = list(variants)
@@ -75,10 +85,11 @@ def boot_order(variants: Sequence[str], boots: int, seed: int, host: str) -> lis
     return order
 
 
-def block_slots(names: Sequence[str], runs: int, warmup: int, order: str, seed: str) -> list[list[Any]]:
+def block_slots(names: Sequence[str], runs: int, warmup: int, order: str, seed: str,
+                version: int = SCHEDULE_VERSION) -> list[list[Any]]:
     """``[variant, iteration, warmup, position]`` for every run of one block."""
     from abstat.runner.schedule import build_schedule
 
     number = random.Random(f"block:{seed}").randrange(2**31)
-    slots = build_schedule(list(names), runs, warmup=warmup, order=order, seed=number)
+    slots = build_schedule(list(names), runs, warmup=warmup, order=order, seed=number, version=version)
     return [[slot.variant, slot.iteration, slot.warmup, position] for position, slot in enumerate(slots)]
