@@ -1,5 +1,10 @@
 """The ``slow`` marker: test files that drive real sshd boxes, reboots, bisections, Chromium, bpftrace
-or timed benchmarks.  ``python -m pytest -m "not slow"`` is the README's fast first try."""
+or timed benchmarks.  ``python -m pytest -m "not slow"`` is the README's fast first try.
+
+``xdist_group`` (pytest-xdist's ``--dist loadgroup``, e.g. ``python -m pytest -n 2 --dist loadgroup``):
+files whose assertions look at every process of the machine run in one worker, one after the other,
+so that one of them never sees the helper another one has running (``ps`` for ``local_ssh.py`` or
+``hostile_box.py``).  Without xdist the marker does nothing."""
 from __future__ import annotations
 
 import os
@@ -15,12 +20,24 @@ SLOW_FILES = frozenset({
     "test_workflows_hcall.py", "test_workflows_ipi.py",
 })
 
+# group -> files that must not run at the same time as one another (see the docstring)
+XDIST_GROUPS = {
+    "machine-wide-ps": frozenset({"test_api_docs.py", "test_lab_hostile.py", "test_lab_store_loss.py",
+                                  "test_trace.py"}),
+}
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "slow: real boxes, reboots, bisections, browsers or tracers (minutes)")
+    config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker with the group's others")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if os.path.basename(str(item.fspath)) in SLOW_FILES:
+        name = os.path.basename(str(item.fspath))
+        if name in SLOW_FILES:
             item.add_marker(pytest.mark.slow)
+        for group, files in XDIST_GROUPS.items():
+            if name in files:
+                item.add_marker(pytest.mark.xdist_group(group))
