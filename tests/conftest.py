@@ -2,9 +2,9 @@
 or timed benchmarks.  ``python -m pytest -m "not slow"`` is the README's fast first try.
 
 ``xdist_group`` (pytest-xdist's ``--dist loadgroup``, e.g. ``python -m pytest -n 2 --dist loadgroup``):
-files whose assertions look at every process of the machine run in one worker, one after the other,
-so that one of them never sees the helper another one has running (``ps`` for ``local_ssh.py`` or
-``hostile_box.py``).  Without xdist the marker does nothing.
+files whose assertions look at the whole machine run in one worker, one after the other, so that one
+of them never sees what another has running (``ps`` for ``local_ssh.py``, ``pgrep`` for a command run
+on a box, the ssh control files of a host).  Without xdist the marker does nothing.
 
 Before each test, what earlier tests left is collected and the survivors (modules, fixtures, caches)
 are frozen out of the garbage collector (``gc.freeze``): a full collection then walks only what the
@@ -29,8 +29,12 @@ SLOW_FILES = frozenset({
 
 # group -> files that must not run at the same time as one another (see the docstring)
 XDIST_GROUPS = {
-    "machine-wide-ps": frozenset({"test_api_docs.py", "test_lab_hostile.py", "test_lab_store_loss.py",
-                                  "test_trace.py"}),
+    # ps/pgrep for helpers and commands (local_ssh.py, hostile_box.py, "sleep 31.337"), and the ssh
+    # control files of host "alpha" in /tmp/abstat-ssh-* that a lab test checks are gone: every file
+    # that drives the lab's ssh (simulated sshd boxes or local_ssh.py)
+    "machine-wide": frozenset({"test_api_docs.py", "test_bisect_host.py", "test_engine_lab.py",
+                               "test_lab_doctor.py", "test_lab_hostile.py", "test_lab_ssh.py",
+                               "test_lab_store_loss.py", "test_trace.py"}),
 }
 
 
