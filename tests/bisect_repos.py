@@ -97,37 +97,44 @@ def _init(path: str) -> None:
     git(path, "config", "merge.ff", "false")
 
 
-def _stamp(number: int) -> dict[str, str]:
-    stamp = f"2024-01-01T{number // 3600:02d}:{number // 60 % 60:02d}:{number % 60:02d}"
-    return {"GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_DATE": stamp}
-
-
 def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: tuple[int, ...] = (),
               work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False) -> list[str]:
     """A linear history whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop, and
     whose commits ``broken_at`` do not compile (the next one fixes it).  With ``runtime_input`` the
     loop count is read from work.txt at run time, so the binary never changes.  Returns the shas,
-    oldest first."""
+    oldest first.  The commits are written by one ``git fast-import`` (a git process per commit and
+    file costs seconds for 64 commits on a loaded 2-core machine); the work tree is then checked out."""
     _init(path)
-    with open(os.path.join(path, "bench.c"), "w") as out:
-        out.write(BENCH_C)
-    shas = []
+    stream: list[bytes] = []
+
+    def data(text: str) -> bytes:
+        raw = text.encode()
+        return b"data %d\n%s\n" % (len(raw), raw)
+
+    notes = ""
     for number in range(1, commits + 1):
         amount = work + (int(work * slowdown) if slow_at is not None and number >= slow_at else 0)
-        with open(os.path.join(path, "work.h"), "w") as out:
-            out.write(f"#define WORK {work if runtime_input else amount}UL\n")
-            if number in broken_at:
-                out.write("this does not compile\n")
+        header = f"#define WORK {work if runtime_input else amount}UL\n"
+        if number in broken_at:
+            header += "this does not compile\n"
+        notes += f"change {number}\n"
+        files = {"bench.c": BENCH_C, "work.h": header, "NOTES": notes}
         if runtime_input:
-            with open(os.path.join(path, "work.txt"), "w") as out:
-                out.write(f"{amount}\n")
-        with open(os.path.join(path, "NOTES"), "a") as out:
-            out.write(f"change {number}\n")
-        git(path, "add", "-A")
-        git(path, "commit", "-qm", f"commit {number}" + (" slower loop" if number == slow_at else ""),
-            env=_stamp(number))
-        shas.append(git(path, "rev-parse", "HEAD"))
-    return shas
+            files["work.txt"] = f"{amount}\n"
+        when = f"{_EPOCH + number} +0000"
+        stream.append(f"commit refs/heads/main\nauthor test <t@example.org> {when}\n"
+                      f"committer test <t@example.org> {when}\n".encode())
+        stream.append(data(f"commit {number}" + (" slower loop" if number == slow_at else "") + "\n"))
+        for name, text in files.items():
+            stream.append(f"M 100644 inline {name}\n".encode() + data(text))
+    stream.append(b"done\n")
+    subprocess.run(["git", "fast-import", "--quiet", "--done"], cwd=path, input=b"".join(stream), check=True,
+                   capture_output=True)
+    git(path, "reset", "-q", "--hard", "main")
+    return git(path, "rev-list", "--reverse", "main").split()
+
+
+_EPOCH = 1704067200  # 2024-01-01T00:00:00Z: commit N of a linear history is N seconds after it
 
 
 # -- merged histories ---------------------------------------------------------------------------
@@ -173,54 +180,85 @@ SHAPES = {
 
 def make_merge_repo(path: str, shape: str, culprit: str) -> dict[str, str]:
     """Build ``SHAPES[shape]`` with the slowdown at ``culprit``; commit name -> sha (also ``good``
-    (m1) and ``bad`` (m7)).  Commits other than merges are tagged with their names."""
+    (m1) and ``bad`` (m7)).  Commits other than merges are tagged with their names.  Written by one
+    ``git fast-import``, with the trees ``git merge`` makes of these histories (every file is changed
+    on one line of development only, so a merge takes each file from the side that changed it since
+    the merge base); the work tree is then checked out at main."""
     _init(path)
-    with open(os.path.join(path, "bench.c"), "w") as out:
-        out.write(BENCH_C)
     steps = SHAPES[shape]
     branches = sorted({step[1] for step in steps if step[0] == "commit"} | {"merge"})
-    with open(os.path.join(path, "work.h"), "w") as out:
-        out.write("".join(f"#include \"work_{branch}.h\"\n" for branch in branches))
-        out.write(f"#define WORK ({BASE_WORK}UL" + "".join(f" + WORK_{b.upper()}" for b in branches) + ")\n")
     extra = int(BASE_WORK * SLOWDOWN)
-    shas: dict[str, str] = {}
+    work_h = ("".join(f"#include \"work_{branch}.h\"\n" for branch in branches)
+              + f"#define WORK ({BASE_WORK}UL" + "".join(f" + WORK_{b.upper()}" for b in branches) + ")\n")
+    trees: list[dict[str, str]] = []
+    ancestry: list[set[int]] = []          # each commit's ancestors, itself included
+    heads: dict[str, int] = {}
+    named: dict[str, int] = {}
+    stream: list[bytes] = []
+
+    def header(branch: str, amount: int) -> tuple[str, str]:
+        return f"work_{branch}.h", f"#define WORK_{branch.upper()} {amount}UL\n"
+
+    def commit(branch: str, name: str, number: int, tree: dict[str, str], parents: list[int]) -> int:
+        mark = len(trees)
+        trees.append(tree)
+        ancestry.append({mark}.union(*(ancestry[p] for p in parents)))
+        when = f"{_EPOCH + number * 60} +0000"
+        message = f"{name}\n".encode()
+        stream.append(f"commit refs/heads/{branch}\nmark :{mark + 1}\nauthor test <t@example.org> {when}\n"
+                      f"committer test <t@example.org> {when}\ndata {len(message)}\n".encode() + message + b"\n")
+        if parents:
+            stream.append(f"from :{parents[0] + 1}\n".encode())
+        for other in parents[1:]:
+            stream.append(f"merge :{other + 1}\n".encode())
+        stream.append(b"deleteall\n")
+        for file, text in sorted(tree.items()):
+            raw = text.encode()
+            stream.append(f"M 100644 inline {file}\ndata {len(raw)}\n".encode() + raw + b"\n")
+        heads[branch] = mark
+        return mark
+
     for number, step in enumerate(steps):
-        clock = number * 60
         if step[0] == "branch":
-            git(path, "branch", step[1], shas[step[2]])
+            heads[step[1]] = named[step[2]]
             continue
         if step[0] == "merge":
             into, branch, name = step[1:]
-            git(path, "checkout", "-q", into)
-            git(path, "merge", "-q", "--no-ff", "--no-commit", branch, env=_stamp(clock))
+            ours, theirs = heads[into], heads[branch]
+            common = ancestry[ours] & ancestry[theirs]
+            base = trees[max(common, key=lambda c: len(ancestry[c]))]  # the one merge base of these shapes
+            tree = {}
+            for file in set(trees[ours]) | set(trees[theirs]):
+                mine, other = trees[ours].get(file), trees[theirs].get(file)
+                tree[file] = other if mine == base.get(file) else mine
+                assert mine == base.get(file) or other == base.get(file) or mine == other, file
+            tree = {file: text for file, text in tree.items() if text is not None}
             if name == culprit:
-                _write_header(path, "merge", extra)
-                git(path, "add", "-A")
-            git(path, "commit", "-qm", name, env=_stamp(clock))
-            shas[name] = git(path, "rev-parse", "HEAD")
+                tree.update([header("merge", extra)])
+            named[name] = commit(into, name, number, tree, [ours, theirs])
             continue
         _, branch, name = step
-        if shas:
-            git(path, "checkout", "-q", branch)
-        else:  # the root commit: every branch's header, with no extra work
-            for other in branches:
-                _write_header(path, other, 0)
+        if not trees:  # the root commit: every branch's header, with no extra work
+            tree = {"bench.c": BENCH_C, "work.h": work_h, **dict(header(other, 0) for other in branches)}
+            parents: list[int] = []
+        else:
+            tree, parents = dict(trees[heads[branch]]), [heads[branch]]
         if name == culprit:
-            _write_header(path, branch, extra)
-        with open(os.path.join(path, f"NOTES-{branch}"), "a") as out:
-            out.write(f"change {name}\n")
-        git(path, "add", "-A")
-        git(path, "commit", "-qm", name + (" slower loop" if name == culprit else ""), env=_stamp(clock))
-        git(path, "tag", name)
-        shas[name] = git(path, "rev-parse", "HEAD")
-    git(path, "checkout", "-q", "main")
+            tree.update([header(branch, extra)])
+        tree[f"NOTES-{branch}"] = tree.get(f"NOTES-{branch}", "") + f"change {name}\n"
+        named[name] = commit(branch, name + (" slower loop" if name == culprit else ""), number, tree, parents)
+        stream.append(f"reset refs/tags/{name}\nfrom :{named[name] + 1}\n".encode())
+    stream.append(b"done\n")
+    marks = os.path.join(path, ".git", "abstat-test-marks")
+    subprocess.run(["git", "fast-import", "--quiet", "--done", f"--export-marks={marks}"], cwd=path,
+                   input=b"".join(stream), check=True, capture_output=True)
+    with open(marks) as handle:
+        by_mark = dict(line.split() for line in handle)
+    os.unlink(marks)
+    git(path, "reset", "-q", "--hard", "main")
+    shas = {name: by_mark[f":{mark + 1}"] for name, mark in named.items()}
     shas["good"], shas["bad"] = shas["m1"], shas["m7"]
     return shas
-
-
-def _write_header(path: str, branch: str, amount: int) -> None:
-    with open(os.path.join(path, f"work_{branch}.h"), "w") as out:
-        out.write(f"#define WORK_{branch.upper()} {amount}UL\n")
 
 
 def git_bisect_run(repo: str, good: str, bad: str, work: int) -> str:

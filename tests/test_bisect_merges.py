@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -77,10 +78,43 @@ def test_graph_refuses_what_is_not_a_history_ending_at_the_bad_commit():
         Graph([[], [1], [1]])     # commit 2 is no ancestor of the bad end 3
 
 
+class Histories:
+    """Each (shape, culprit) history built once for the module, and git bisect run's first bad commit
+    on it found once (``truth``).  The tests that only read a history share it; a test that runs abstat
+    bisect, which adds and locks worktrees, does so in its own copy (``copy``)."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.built: dict[tuple[str, str], tuple[str, dict[str, str]]] = {}
+        self.truths: dict[tuple[str, str], str] = {}
+
+    def get(self, shape: str, culprit: str) -> tuple[str, dict[str, str]]:
+        if (shape, culprit) not in self.built:
+            repo = str(self.factory.mktemp("history") / "repo")
+            self.built[shape, culprit] = repo, make_merge_repo(repo, shape, culprit)
+        return self.built[shape, culprit]
+
+    def truth(self, shape: str, culprit: str) -> str:
+        if (shape, culprit) not in self.truths:
+            repo, shas = self.get(shape, culprit)
+            self.truths[shape, culprit] = _truth(repo, shas, culprit)
+        return self.truths[shape, culprit]
+
+    def copy(self, shape: str, culprit: str, where) -> tuple[str, dict[str, str]]:
+        repo, shas = self.get(shape, culprit)
+        mine = str(where / "repo")
+        shutil.copytree(repo, mine, symlinks=True)
+        return mine, shas
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory) -> Histories:
+    return Histories(tmp_path_factory)
+
+
 @pytest.mark.parametrize("shape", list(SHAPES))
-def test_the_graph_is_gits_ancestry(tmp_path, shape):
-    repo = str(tmp_path / "repo")
-    shas = make_merge_repo(repo, shape, "m4")
+def test_the_graph_is_gits_ancestry(histories, shape):
+    repo, shas = histories.get(shape, "m4")
     commits, parents, graph = load_history("m1", shas["good"], "m7", shas["bad"], repo)
     listed = subprocess.run(["git", "rev-list", shas["bad"], "--not", shas["good"]], cwd=repo,
                             capture_output=True, text=True, check=True).stdout.split()
@@ -101,12 +135,11 @@ def _truth(repo: str, shas: dict[str, str], culprit: str) -> str:
 
 
 @pytest.mark.parametrize("shape, culprit", CASES)
-def test_search_on_the_real_graph_names_gits_first_bad_commit_in_every_seeded_trial(tmp_path, shape, culprit):
+def test_search_on_the_real_graph_names_gits_first_bad_commit_in_every_seeded_trial(histories, shape, culprit):
     """The search alone, on the graph of the real repository, 25 seeded trials: 5% change in 1% noise
     with 3% outliers (as the test benchmark prints), confidence 99%."""
-    repo = str(tmp_path / "repo")
-    shas = make_merge_repo(repo, shape, culprit)
-    truth = _truth(repo, shas, culprit)
+    repo, shas = histories.get(shape, culprit)
+    truth = histories.truth(shape, culprit)
     commits, _, graph = load_history("m1", shas["good"], "m7", shas["bad"], repo)
     k = commits.index(truth)
     for trial in range(25):
@@ -133,12 +166,11 @@ def _bisect(repo: str, shas: dict[str, str], counter: str, seed: int) -> dict:
 
 
 @pytest.mark.parametrize("shape, culprit", CASES)
-def test_bisect_on_merged_histories_agrees_with_git_bisect_run(tmp_path, shape, culprit):
+def test_bisect_on_merged_histories_agrees_with_git_bisect_run(histories, tmp_path, shape, culprit):
     """End to end (real builds, worktrees, runs; seeded noise): abstat bisect names git bisect run's
     first bad commit in every seeded trial, and says it searched the commit graph."""
-    repo = str(tmp_path / "repo")
-    shas = make_merge_repo(repo, shape, culprit)
-    truth = _truth(repo, shas, culprit)
+    truth = histories.truth(shape, culprit)
+    repo, shas = histories.copy(shape, culprit, tmp_path)
     for seed in (1, 2) if (shape, culprit) in TWICE else (3,):
         result = _bisect(repo, shas, str(tmp_path / f"counter{seed}"), seed)
         assert result["status"] == "found" and result["culprit"] == truth, (seed, result)
@@ -152,9 +184,8 @@ SHAPES_MERGES = {"side": 1, "nested": 2, "before-good": 1}
 TWICE = {("side", "m4"), ("nested", "t2")}  # two seeded trials; one for the others
 
 
-def test_the_text_output_says_the_history_was_searched_as_a_graph(tmp_path):
-    repo = str(tmp_path / "repo")
-    shas = make_merge_repo(repo, "nested", "t2")
+def test_the_text_output_says_the_history_was_searched_as_a_graph(histories, tmp_path):
+    repo, shas = histories.copy("nested", "t2", tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "abstat", "bisect", "--good", "m1", "--bad", "m7", "--build", BUILD, "--run", RUN,
          "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99"],
@@ -166,9 +197,8 @@ def test_the_text_output_says_the_history_was_searched_as_a_graph(tmp_path):
     assert "2 merge(s): searching the commit graph" in done.stderr.splitlines()[0]
 
 
-def test_a_good_end_that_is_no_ancestor_of_the_bad_end_is_refused_naming_the_merge_base(tmp_path):
-    repo = str(tmp_path / "repo")
-    shas = make_merge_repo(repo, "side", "m4")
+def test_a_good_end_that_is_no_ancestor_of_the_bad_end_is_refused_naming_the_merge_base(histories, tmp_path):
+    repo, shas = histories.copy("side", "m4", tmp_path)
     done = subprocess.run(
         [sys.executable, "-m", "abstat", "bisect", "--good", "s3", "--bad", "m6", "--run", RUN,
          "--metric", METRIC, "--store", str(tmp_path / "a.db")],

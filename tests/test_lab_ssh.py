@@ -192,6 +192,30 @@ def test_unreachable_host_is_one_line(lab, tmp_path):
     assert [r["labels"]["host"] for r in rows] == ["alpha"] and len(rows[0]["runs"]) == 2
 
 
+def _control_dirs(pid: int) -> set[str]:
+    """The directories of the ControlPath options of the ssh processes under ``pid`` (its descendants)."""
+    parents: dict[int, int] = {}
+    argv: dict[int, list[str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                parents[int(entry)] = int(handle.read().rsplit(b")", 1)[1].split()[1])
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                argv[int(entry)] = handle.read().decode(errors="replace").split("\0")
+        except (OSError, IndexError, ValueError):
+            continue
+    found: set[str] = set()
+    for child in parents:
+        ancestor = parents[child]
+        while ancestor not in (0, 1, pid) and ancestor in parents:
+            ancestor = parents[ancestor]
+        if ancestor == pid:
+            found |= {os.path.dirname(a.split("=", 1)[1]) for a in argv.get(child, []) if a.startswith("ControlPath=")}
+    return found
+
+
 @pytest.mark.parametrize("signum", ["SIGINT", "SIGTERM", "SIGHUP"])
 def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
     import glob
@@ -214,6 +238,7 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
         while lab.boxes["alpha"].read("count") != "3" and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(0.3)
+        control_dirs = _control_dirs(process.pid)  # this abstat's, not another process's of host "alpha"
         process.send_signal(getattr(signal, signum))
         out, err = process.communicate(timeout=60)
     finally:
@@ -232,7 +257,8 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
     from abstat.lab.ssh import SshHost
 
     name = os.path.basename(SshHost("alpha", "alpha", "/").control_path)[:-len(".sock")]
-    assert glob.glob(f"/tmp/abstat-ssh-*/{name}.*") == []  # its control socket and log removed
+    assert control_dirs and all(glob.glob(f"{d}/{name}.*") == [] for d in control_dirs), control_dirs
+    # its control socket and log removed
     assert os.listdir(env["TMPDIR"]) == []
 
 
