@@ -105,3 +105,21 @@ def test_list_names_hosts_as_report_does(tmp_path, capsys):
     assert listed["ab"] == report_hosts
     assert cli_main(["list", "--store", path]) == 0
     assert "box-18.lab,milan" in capsys.readouterr().out
+
+
+def test_history_change_table_aligns_wide_revision_names(tmp_path, capsys):
+    """Revisions named in CJK (a CSV's rev column) do not shift the change-point table's columns."""
+    import random
+
+    rng = random.Random(5)
+    rows = ["rev,ns"]
+    for i in range(40):
+        name = f"版本{i:02d}" if i % 2 else f"r{i:02d}"
+        rows += [f"{name},{rng.gauss(1000 if i < 21 else 1100, 5):.2f}" for _ in range(5)]
+    (tmp_path / "h.csv").write_text("\n".join(rows) + "\n")
+    assert cli_main(["history", "--input", str(tmp_path / "h.csv"), "--metric", "ns"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("revision"))
+    table = [lines[start]] + [line for line in lines[start + 1:start + 4] if line.startswith("  ") and "%" in line]
+    assert len(table) >= 2 and any(columns(line) != len(line) for line in table[1:]), lines
+    _aligned(table, 4)

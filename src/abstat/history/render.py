@@ -10,6 +10,7 @@ from abstat.history.changepoints import SIZE_WINDOW
 from abstat.render.escape import html as escape
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
+from abstat.render.terminal import columns, ljust
 from abstat.render.units import format_change, format_p, format_value
 
 
@@ -82,9 +83,9 @@ def render_text(report: HistoryReport, markdown: bool = False) -> str:
             lines.extend("| " + " | ".join(row) + " |" for row in rows)
             lines.append("")  # the next line would be read as one more row of the table
         else:
-            widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
-            lines.append("  " + "  ".join(h.ljust(w) for h, w in zip(_HEADER, widths)).rstrip())
-            lines.extend("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows)
+            widths = [max(columns(h), *(columns(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
+            lines.append("  " + "  ".join(ljust(h, w) for h, w in zip(_HEADER, widths)).rstrip())
+            lines.extend("  " + "  ".join(ljust(c, w) for c, w in zip(row, widths)).rstrip() for row in rows)
         if result.detection.segment_medians and len(result.detection.segment_medians) > 1:
             parts = [f"{esc(series.points[a].rev[:12])}..{esc(series.points[b - 1].rev[:12])}: "
                      f"{format_value(m, series.unit)}" for a, b, m in result.detection.segment_medians]
