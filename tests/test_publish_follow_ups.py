@@ -81,3 +81,18 @@ def test_an_unrelated_new_run_does_not_rewrite_the_series(tmp_path):
     assert [p for p in again.written if p.startswith(("series/", "experiments/"))] == [
         f"experiments/{slug('other')}.html"]
     shutil.rmtree(site)
+
+
+def test_the_index_names_hosts_as_report_does(tmp_path):
+    """An invocation's ``host`` label (what ``report --rows host`` shows), else its hostname."""
+    store_path = str(tmp_path / "h.db")
+    with open_store(store_path) as store:
+        for hostname, labels in (("box-17.lab", {"host": "milan"}), ("box-18.lab", {})):
+            invocation = store.start_invocation("ab", {"hostname": hostname}, labels=labels, variants=["a"])
+            store.add_run(invocation, variant="a", command="true", iteration=0, position=0, status="ok",
+                          exit_code=0, started_at=1.0, wall=0.01, values={"wall": [0.01]}, units={"wall": "s"})
+            store.finish_invocation(invocation, "complete")
+    publish(store_path, str(tmp_path / "site"))
+    row = next(line for line in (tmp_path / "site" / "index.html").read_text().split("<tr")
+               if ">ab<" in line or "ab.html" in line)
+    assert "milan" in row and "box-18.lab" in row and "box-17.lab" not in row

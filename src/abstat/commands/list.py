@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
 from abstat.commands import ArgumentParser, add_format, add_store
 
@@ -28,9 +27,6 @@ def main(argv: list[str]) -> int:
         return _names(path)
     with open_store(path, create=False) as store:
         summaries = store.experiments()
-        hosts = _hosts(store)
-    for summary in summaries:  # the hosts as report and show name them: the host label, else the hostname
-        summary.hosts = hosts.get(summary.name, [])
     if args.format == "json":
         sys.stdout.write(json.dumps([vars(s) for s in summaries], indent=2) + "\n")
         return 0
@@ -52,18 +48,6 @@ def main(argv: list[str]) -> int:
     for row in [header, *rows]:
         sys.stdout.write("  ".join(ljust(cell, width) for cell, width in zip(row, widths)).rstrip() + "\n")
     return 0
-
-
-def _hosts(store: Any) -> dict[str, list[str]]:
-    """Experiment -> its hosts: each invocation's ``host`` label, else its hostname (one query)."""
-    found: dict[str, list[str]] = {}
-    for name, host in store.db.execute(
-            "SELECT DISTINCT e.name, COALESCE(l.value, i.hostname) FROM invocations i"
-            " JOIN experiments e ON e.id = i.experiment_id"
-            " LEFT JOIN labels l ON l.invocation_id = i.id AND l.key = 'host'"
-            " WHERE COALESCE(l.value, i.hostname) IS NOT NULL ORDER BY 1, 2"):
-        found.setdefault(name, []).append(host)
-    return found
 
 
 def _names(path: str) -> int:

@@ -53,10 +53,11 @@ class StoreReader(RowReader, RunReader):
                 " GROUP BY experiment_id"
             )
         }
-        hosts: dict[int, list[str]] = {}
+        hosts: dict[int, list[str]] = {}  # as report and show name them: the host label, else the hostname
         for exp_id, host in self.db.execute(
-            "SELECT DISTINCT experiment_id, hostname FROM invocations WHERE hostname IS NOT NULL"
-            " ORDER BY experiment_id, hostname"
+            "SELECT DISTINCT i.experiment_id, COALESCE(l.value, i.hostname) FROM invocations i"
+            " LEFT JOIN labels l ON l.invocation_id = i.id AND l.key = 'host'"
+            " WHERE COALESCE(l.value, i.hostname) IS NOT NULL ORDER BY 1, 2"
         ):
             hosts.setdefault(exp_id, []).append(host)
         variants: dict[int, list[str]] = {}
