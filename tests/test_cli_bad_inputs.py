@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 GOOD_A = "1\n2\n3\n4\n5\n"
@@ -31,10 +32,10 @@ def abstat(*args: str, cwd: Path, stdin: bytes | None = None, timeout: float = 1
     env.pop("ABSTAT_DEBUG", None)
     env.pop("ABSTAT_STORE", None)
     env["NO_COLOR"] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "abstat", *args], cwd=cwd, input=stdin if stdin is not None else b"",
-        capture_output=True, timeout=timeout, env=env,
-    )
+    # the first call of each sub-command through a real `python -m abstat`, the others in a fork of this
+    # process running the same entry point (forked_cli.py: an interpreter's start-up each was most of this
+    # file's time); ABSTAT_TEST_NO_FORK=1 runs every call through a real interpreter
+    return forked_cli.run(list(args), cwd=cwd, stdin=stdin if stdin is not None else b"", env=env, timeout=timeout)
 
 
 def one_line_error(proc: subprocess.CompletedProcess, command: str, *names: str, status: int = 2) -> str:
@@ -580,3 +581,20 @@ def test_closed_standard_output_is_not_an_internal_error(work):
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
                           preexec_fn=lambda: os.close(1))
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["compare", "missing.txt", "b.txt"], ["ministat", "missing.txt"], ["report", "--format", "nope", "b.txt"],
+    ["audit", "-"], ["compare", "b.txt", "b.txt"], ["plan", "-c", "0.95", "b.txt"],
+])
+def test_the_forked_runner_answers_as_a_real_interpreter(tmp_path, args):
+    """The harness itself (forked_cli): a fork running abstat's entry point gives the status, standard
+    output and standard error a real ``python -m abstat`` gives."""
+    (tmp_path / "b.txt").write_text(GOOD_B)
+    env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_DEBUG", "ABSTAT_STORE")}
+    env["NO_COLOR"] = "1"
+    real = subprocess.run([sys.executable, "-m", "abstat", *args], cwd=tmp_path, input=b"x\n",
+                          capture_output=True, timeout=120, env=env)
+    forked_cli._REAL.add(args[0])
+    forked = forked_cli.run(args, cwd=tmp_path, stdin=b"x\n", env=env, timeout=120)
+    assert (forked.returncode, forked.stdout, forked.stderr) == (real.returncode, real.stdout, real.stderr)
