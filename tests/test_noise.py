@@ -267,3 +267,15 @@ def test_noise_errors_are_one_line(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     done = _abstat("noise", "--store", store, "--experiment", "ab")
     assert done.returncode == 2 and "not an A/A experiment" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_a_detectable_change_beyond_any_modelled_size_is_none_not_an_overflow():
+    """Two grids 100 apart (a step half-way through tied runs): the grid sizing's power stays below 80% for
+    every change it models, so the search for the detectable change must end with None (printed n/a),
+    not a math range error (seen in CI as `abstat noise: internal error: OverflowError`)."""
+    from abstat.noise.analysis import detectable_change
+
+    a = [100, 102, 102, 101, 102, 102, 200, 200, 202, 200, 202, 201]
+    b = [101, 100, 101, 100, 100, 101, 201, 202, 201, 201, 200, 202]
+    smallest, needed, _ = detectable_change(a, b, confidence=0.95)
+    assert smallest is None and set(needed) == {"1%", "2%", "5%"}

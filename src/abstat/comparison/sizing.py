@@ -42,6 +42,8 @@ from abstat.comparison.grid_sizing import GridModel, grid_levels
 from abstat.comparison.model import estimand_label
 
 MAX_N = 10_000_000
+#: The largest change (as a log ratio) the search for a detectable change looks at: a million-fold.
+_MAX_LOG_CHANGE = math.log(1e6)
 
 
 @dataclass
@@ -103,7 +105,7 @@ class Sizing:
         hi = 1.0
         while self.power(100.0 * math.expm1(hi * se), n1, n2, alpha) < power:
             hi *= 2.0
-            if hi > 1e6:
+            if hi > 1e6 or hi * se > _MAX_LOG_CHANGE:  # no change up to a million-fold is detected so
                 return None
         d = brentq(lambda k: self.power(100.0 * math.expm1(k * se), n1, n2, alpha) - power, 0.0, hi, xtol=1e-9)
         return 100.0 * math.expm1(d * se)
