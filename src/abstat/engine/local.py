@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from abstat.engine.events import EventSink, ExperimentDone, ExperimentStarted, Note, RunDone
-from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
+from abstat.engine.buffer import RunBuffer
+from abstat.engine.record import ExperimentResult, default_name, run_notes, settings_of
 from abstat.engine.session import LocalSession, check_commands, probe_perf
 from abstat.engine.spec import ExperimentSpec
 from abstat.errors import UsageError
@@ -63,26 +64,33 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
         on_event(ExperimentStarted(experiment, spec, store.display, tuple(notes), tuple(doctor_warnings),
                                    perf_in_times=perf is not None and perf.usable))
         commands = {v.name: v.command for v in spec.variants}
+        session = LocalSession(spec, on_event=on_event, perf=perf)
+        # Short runs are journaled and committed in batches (abstat.engine.buffer); the supervisor
+        # replays the journal should abstat be killed outright.
+        buffer = RunBuffer(store, invocation, commands, guard=session.executor.containment)
 
         def persist(outcome: Any) -> None:
             m = outcome.measurement
             run = RunDone(outcome.variant, outcome.iteration, outcome.position, m.status, m.wall_s, m.exit_code,
                           outcome.started_at, m.values, m.units, tuple(run_notes(m.notes, m.stderr_tail)))
-            with signals.deferred():  # Ctrl-C lands after the commit, never inside the transaction
-                add_run(store, invocation, run, commands[run.variant])
+            with signals.deferred():  # Ctrl-C lands after the journal line or the commit, never inside
+                buffer.add(run)
             result.runs.append(run)
             on_event(run)
 
-        session = LocalSession(spec, on_event=on_event, perf=perf)
         previous = signals.interrupt_on_termination()
         try:
             outcome = session.run(persist)
         except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
             with signals.deferred(deliver=False):
-                session.close()
-                signals.restore_handlers(previous)
+                try:
+                    buffer.close()  # what completed is kept (a failed commit names its journal)
+                finally:
+                    session.close()
+                    signals.restore_handlers(previous)
             raise
         with signals.deferred(deliver=False) as held:  # a teardown no signal abandons
+            buffer.close()
             session.close()
             signals.restore_handlers(previous)
             interrupted = outcome.interrupted or bool(held.received)

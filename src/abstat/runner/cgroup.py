@@ -234,6 +234,7 @@ class RunCgroups:
         self.run = os.path.join(directory, "run")
         self.usable = True
         self._lock: int | None = None
+        self._procs = self._stat = -1  # run/cgroup.procs and run/cgroup.stat, kept open (see run_members)
 
     @classmethod
     def create(cls, token: str) -> "RunCgroups | None":
@@ -257,7 +258,31 @@ class RunCgroups:
             remove(directory)
             return None
         _active.append(directory)
+        try:
+            cgroups._procs = os.open(os.path.join(cgroups.run, "cgroup.procs"), os.O_RDONLY)
+            cgroups._stat = os.open(os.path.join(cgroups.run, "cgroup.stat"), os.O_RDONLY)
+        except OSError:
+            cgroups._close_files()
         return cgroups
+
+    def run_members(self) -> list[int]:
+        """:func:`members` of ``run``, as after each measured command: two reads of files kept open
+        (3 µs, against 24 for a walk of the directory) while ``run`` has no cgroup below it."""
+        if self._stat >= 0:
+            try:
+                if b"nr_descendants 0\n" in os.pread(self._stat, 4096, 0):
+                    listed = os.pread(self._procs, 65536, 0)
+                    if len(listed) < 65536:  # else more than a read holds: the walk reads it whole
+                        return [pid for pid in map(int, listed.split()) if pid > 0]
+            except (OSError, ValueError):
+                pass
+        return members(self.run)
+
+    def _close_files(self) -> None:
+        for fd in (self._procs, self._stat):
+            if fd >= 0:
+                os.close(fd)
+        self._procs = self._stat = -1
 
     def new(self, name: str) -> str | None:
         """A new empty cgroup for a hook or a background load, or None (then the caller falls back)."""
@@ -295,6 +320,7 @@ class RunCgroups:
             pass
         if self.directory in _active:
             _active.remove(self.directory)
+        self._close_files()
         pids = kill(self.directory, reap)
         remove(self.directory)
         self._unlock()

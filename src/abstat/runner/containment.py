@@ -93,18 +93,24 @@ class Containment:
         self._pipe = -1
         self._state: int = -1  # the supervisor's state file (see supervisor.py), rewritten in one pwrite
         self._groups: set[int] = set()
+        self._replay = ""  # the supervisor's `replay` line: the run journal to add to the store should abstat die
         self._supervisor: int | None = None
         self._closed = False
 
     def environment(self, base: Mapping[str, str]) -> tuple[dict[str, str], str]:
         """``base`` plus a fresh spawn token; (environment, token)."""
-        self._count += 1
-        token = f"{self.token}.{self._count}"
+        token = self.next_token(base)
         env = dict(base)
         env[reaper.TOKEN_VARIABLE] = token
+        return env, token
+
+    def next_token(self, base: Mapping[str, str]) -> str:
+        """A fresh spawn token, for the environment of the next command (``base``: abstat's own
+        environment, for the supervisor, started at the first command)."""
+        self._count += 1
         if self._supervise and self._supervisor is None and not self._closed:
             self._start_supervisor(base)
-        return env, token
+        return f"{self.token}.{self._count}"
 
     def _start_supervisor(self, base: Mapping[str, str]) -> None:
         env = {k: v for k, v in base.items() if k != reaper.TOKEN_VARIABLE}
@@ -139,6 +145,8 @@ class Containment:
             return
         lines = [f"cgroup {self.cgroups.directory}"] if self.cgroups is not None else []
         lines.extend(f"group {pgid}" for pgid in sorted(self._groups))
+        if self._replay:
+            lines.append(self._replay)
         try:
             os.pwrite(self._state, state_text(lines), 0)
         except OSError:  # no memory (or a full disk): the pipe then, and no stale state left in the file
@@ -149,6 +157,26 @@ class Containment:
             os.close(self._state)
             self._state = -1
             self._tell("".join(line + "\n" for line in lines))
+
+    def supervised(self) -> bool:
+        """True while a supervisor watches this process (see :meth:`watch_journal`)."""
+        return self._supervisor is not None and self._pipe >= 0 and not self._closed
+
+    def watch_journal(self, replay: dict[str, str] | None) -> bool:
+        """Have the supervisor replay a run journal into the store should abstat die: ``replay`` names
+        ``journal``, ``store``, ``python`` and ``path`` (where the abstat package is); None: no more.
+        False when no supervisor can (see supervisor.py)."""
+        import json
+
+        line = "" if replay is None else "replay " + json.dumps(replay).encode("utf-8").hex()  # one line, always
+        if line and not self.supervised():
+            return False
+        self._replay = line
+        if self._state >= 0:
+            self._publish()
+        else:
+            self._tell((line or "replay -") + "\n")
+        return self._pipe >= 0
 
     def _tell(self, line: str) -> None:
         if self._pipe < 0:
@@ -194,7 +222,7 @@ class Containment:
         """Kill what a measured command left in the run's cgroup; how many had left group ``pgid``."""
         assert self.cgroups is not None
         me = os.getpid()
-        left = [pid for pid in cgroup.members(self.cgroups.run) if pid != me and pid not in self.keep]
+        left = [pid for pid in self.cgroups.run_members() if pid != me and pid not in self.keep]
         if not left:  # the usual case: one read of cgroup.procs, then collect re-parented zombies
             self._reap()
             return 0

@@ -17,7 +17,7 @@ import time
 from collections.abc import Mapping, Sequence
 
 from abstat.runner import perf as perf_mod
-from abstat.runner import cgroup
+from abstat.runner import cgroup, reaper
 from abstat.runner.background import ProcessBackground
 from abstat.runner.containment import Containment
 from abstat.runner.fake import FakeBackground, FakeExecutor
@@ -34,11 +34,21 @@ _CPUS = os.cpu_count() or 1
 SETTLE_S = 0.00025
 
 
+_LOADAVG = [-2]  # /proc/loadavg, kept open (-1: it cannot be read here)
+
+
 def _contended() -> bool:
     """Whether every CPU has a runnable task now, this process included (/proc/loadavg's fourth field)."""
+    fd = _LOADAVG[0]
+    if fd == -2:
+        try:
+            fd = _LOADAVG[0] = os.open("/proc/loadavg", os.O_RDONLY)
+        except OSError:
+            fd = _LOADAVG[0] = -1
+    if fd < 0:
+        return False
     try:
-        with open("/proc/loadavg", "rb") as handle:
-            running = int(handle.read().split()[3].split(b"/")[0])
+        running = int(os.pread(fd, 256, 0).split()[3].split(b"/")[0])
     except (OSError, ValueError, IndexError):
         return False
     return running >= _CPUS  # this process is one of them
@@ -61,6 +71,13 @@ def settle() -> None:
 
 
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+_TOKEN_KEY = reaper.TOKEN_VARIABLE.encode("ascii")
+
+
+def _encode(env: Mapping[str, str]) -> dict[bytes, bytes]:
+    """``env`` as posix_spawn takes it: str.encode as os.fsencode does it, without a Python call per variable."""
+    code, errors = _FS_ENCODING
+    return {key.encode(code, errors): value.encode(code, errors) for key, value in env.items()}
 
 __all__ = ["BackgroundHandle", "Executor", "FakeBackground", "FakeExecutor", "ProcessBackground", "ProcessExecutor",
            "RunContext", "describe_status", "own_peak_rss_kib"]
@@ -105,6 +122,7 @@ class ProcessExecutor:
         self._base_env = dict(os.environ)
         if extra_env:
             self._base_env.update(extra_env)
+        self._encoded_env = _encode(self._base_env)  # once: a run encodes only what it adds
         self.containment = Containment(subreaper=subreaper, cgroups=cgroups)
         self._out = tempfile.TemporaryFile(prefix="abstat-out-")
         self._err = tempfile.TemporaryFile(prefix="abstat-err-")
@@ -136,20 +154,15 @@ class ProcessExecutor:
             handle.seek(0)
             handle.truncate()
 
-    def _env(self, context: RunContext) -> dict[str, str]:
-        env = dict(self._base_env)
-        env.update(context.env())
-        return env
-
     def _execute(
-        self, argv: list[str], env: Mapping[str, str], timeout: float | None, *, sweep: bool = True
+        self, argv: list[str], added: Mapping[str, str], timeout: float | None, *, sweep: bool = True
     ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
-        """Spawn, wait; (status, exit code, wall ns, rusage, notes)."""
-        env, token = self.containment.environment(env)
-        # Encoded here, not by posix_spawn between the timestamps (some µs for a usual environment);
-        # str.encode as os.fsencode does it, without a Python call per variable.
-        code, errors = _FS_ENCODING
-        encoded = {key.encode(code, errors): value.encode(code, errors) for key, value in env.items()}
+        """Spawn with the base environment plus ``added``, wait; (status, exit code, wall ns, rusage, notes)."""
+        token = self.containment.next_token(self._base_env)
+        # Encoded here, not by posix_spawn between the timestamps; the base environment was encoded once.
+        encoded = self._encoded_env.copy()
+        encoded.update(_encode(added))
+        encoded[_TOKEN_KEY] = token.encode("ascii")
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
         path = self._paths.get(argv[0])
@@ -219,7 +232,7 @@ class ProcessExecutor:
             argv = perf_mod.wrap(argv, self.perf, self._perf_path)
         for collector in self.collectors:
             argv = collector.wrap(argv, context)
-        status, code, wall_ns, usage, notes = self._execute(argv, self._env(context), timeout)
+        status, code, wall_ns, usage, notes = self._execute(argv, context.env(), timeout)
         wall = wall_ns / 1e9
         measurement = Measurement(status, code, wall, notes=notes)
         if status != "ok":
@@ -282,7 +295,7 @@ class ProcessExecutor:
                 notes.extend(regex_notes)
 
     def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
-        env = self._env(context)
+        env = context.env()
         env["ABSTAT_HOOK"] = kind
         # A hook may start a daemon the benchmark needs, in its group or not: it is ended with the run,
         # in close() (or at once if the hook times out).

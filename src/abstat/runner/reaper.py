@@ -148,6 +148,13 @@ def kill(pids: Iterable[int], sig: int = signal.SIGKILL) -> None:
 def reap_zombie_children(keep: Iterable[int] = ()) -> None:
     """Collect the exit status of dead children nobody else waits for
     (orphans that re-parented to this process), except ``keep``."""
+    try:  # one system call in the usual case: no child has died (WNOWAIT: only a look, nothing reaped)
+        if os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            return
+    except ChildProcessError:
+        return
+    except (AttributeError, OSError):  # no waitid here: look at every child
+        pass
     kept = set(keep)
     for child in children(os.getpid()):
         if child in kept or not is_zombie(child):

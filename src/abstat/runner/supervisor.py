@@ -17,7 +17,9 @@ supervisor then kills everything in the run's cgroup (``cgroup.kill``: whatever
 the processes' group, session or environment) and removes it, SIGKILLs the
 process groups still listed and every process
 whose environment carries ``ABSTAT_RUN_TOKEN=TOKEN[.N]``, repeating until
-none is left, and exits.  It ignores SIGINT, SIGTERM and SIGHUP, which are
+none is left.  If the state names a run journal (``replay HEX``: runs
+abstat had not yet committed, see abstat.store.journal), it then adds them
+to the store with ``python -m abstat.store.journal``, and exits.  It ignores SIGINT, SIGTERM and SIGHUP, which are
 meant for abstat.
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ import binascii
 import os
 import signal
 import sys
+import time
 
 if __package__:
     from abstat.runner import cgroup
@@ -61,11 +64,13 @@ def read_state(fd: int) -> list[bytes]:
 def supervise(token: str, commands: "object", state_fd: int | None = None) -> int:
     groups: set[int] = set()
     directory = None
+    replay: list[bytes] = [b""]
     for line in commands:  # type: ignore[attr-defined]  # blocks until abstat is gone
-        directory = _apply(line, groups, directory)
+        directory = _apply(line, groups, directory, replay)
     if state_fd is not None:
+        replay[0] = b""  # the state file says all there is to say
         for line in read_state(state_fd):
-            directory = _apply(line, groups, directory)
+            directory = _apply(line, groups, directory, replay)
     if directory is not None:
         cgroup.kill(directory)
         cgroup.remove(directory)
@@ -75,13 +80,51 @@ def supervise(token: str, commands: "object", state_fd: int | None = None) -> in
         except (ProcessLookupError, PermissionError):
             pass
     end_processes(lambda: processes_with_token(token), patience=10.0)
+    if replay[0]:
+        replay_journal(replay[0])
     return 0
 
 
-def _apply(line: bytes, groups: set[int], directory: str | None) -> str | None:
-    """One ``cgroup DIR`` / ``group PGID`` / ``ended PGID`` line; the cgroup directory."""
+REPLAY_WAIT_S = 120.0
+
+
+def replay_journal(encoded: bytes) -> None:
+    """Add the runs of abstat's journal to its store: ``python -m abstat.store.journal JOURNAL``, the store
+    in its environment (a PostgreSQL URL may hold a password: never in an argument list)."""
+    import json
+
+    try:
+        document = json.loads(binascii.unhexlify(encoded))
+        journal, store, python, path = (document[key] for key in ("journal", "store", "python", "path"))
+        if not all(isinstance(item, str) and item for item in (journal, store, python, path)):
+            return
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        return
+    env = dict(os.environ)
+    env["PYTHONPATH"] = path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["ABSTAT_JOURNAL_STORE"] = store
+    try:
+        pid = os.posix_spawn(python, [python, "-m", "abstat.store.journal", journal], env,
+                             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)])
+    except OSError:
+        return
+    deadline = time.monotonic() + REPLAY_WAIT_S
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)  # the journal stays: it can be replayed by hand
+    os.waitpid(pid, 0)
+
+
+def _apply(line: bytes, groups: set[int], directory: str | None, replay: list[bytes] | None = None) -> str | None:
+    """One ``cgroup DIR`` / ``group PGID`` / ``ended PGID`` / ``replay HEX`` line; the cgroup directory."""
     if line.startswith(b"cgroup /"):
         return os.fsdecode(line[len(b"cgroup "):].rstrip(b"\n"))
+    if line.startswith(b"replay ") and replay is not None:
+        replay[0] = line[len(b"replay "):].strip().replace(b"-", b"")
+        return directory
     words = line.split()
     if len(words) == 2 and words[1].isdigit():
         if words[0] == b"group":

@@ -60,6 +60,21 @@ def _finite(value: Any, field: str, *, optional: bool = False) -> float | None:
     return number
 
 
+def _plain(values: Any, units: Any, notes: Any) -> bool:
+    """Whether ``values``, ``units`` and ``notes`` are as the runner hands them over (a dict of lists of
+    finite floats, a dict of texts, a list of texts): checked with exact type tests, no ABC look-ups."""
+    if type(values) is not dict or (units is not None and type(units) is not dict) or type(notes) is not list:
+        return False
+    for metric, numbers in values.items():
+        if type(metric) is not str or not metric or type(numbers) is not list:
+            return False
+        for value in numbers:
+            if type(value) is not float or value - value != 0.0:  # inf - inf and nan - nan are nan
+                return False
+    return all(type(k) is str and type(u) is str for k, u in (units or {}).items()) and all(
+        type(note) is str for note in notes)
+
+
 def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
                  started_at: Any, wall: Any, values: Any, units: Any, notes: Any) -> dict[str, Any]:
     """The arguments of :meth:`StoreWriter.add_run`, each checked for its type (what a store holds is
@@ -72,6 +87,12 @@ def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, stat
             raise _bad(field, f"not an integer ({type(number).__name__})")
     if status not in _RUN_STATUSES:
         raise _bad("status", f"{str(status)[:40]!r} is not one of {', '.join(_RUN_STATUSES)}")
+    started_at, wall = _finite(started_at, "started_at"), _finite(wall, "wall", optional=True)
+    if _plain(values, units, notes):
+        return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
+                    exit_code=exit_code, started_at=started_at, wall=wall,
+                    values={metric: list(numbers) for metric, numbers in values.items()}, units=dict(units or {}),
+                    notes=list(notes))
     if not isinstance(values, Mapping) or not all(isinstance(k, str) and k for k in values):
         raise _bad("values", "not a mapping of metric names to lists of numbers")
     checked = {}
@@ -85,8 +106,35 @@ def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, stat
     if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence) or not all(isinstance(n, str) for n in notes):
         raise _bad("notes", "not a list of texts")
     return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
-                exit_code=exit_code, started_at=_finite(started_at, "started_at"),
-                wall=_finite(wall, "wall", optional=True), values=checked, units=dict(units), notes=list(notes))
+                exit_code=exit_code, started_at=started_at, wall=wall, values=checked, units=dict(units),
+                notes=list(notes))
+
+
+def check_run(*, variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
+              started_at: Any, wall: Any, values: Any, units: Any = None, notes: Any = (), uid: Any = None
+              ) -> dict[str, Any]:
+    """A run as :meth:`StoreWriter.add_checked_runs` takes it: every field checked (InputError, one line),
+    and its identity (``uid``, new when None)."""
+    checked = _checked_run(variant, command, iteration, position, status, exit_code, started_at, wall, values,
+                           units, notes)
+    if uid is not None and (not isinstance(uid, str) or not 0 < len(uid) <= 64):
+        raise _bad("uid", "not an identity text")
+    checked["uid"] = uid or new_uid()
+    return checked
+
+
+def _run_row(run: Mapping[str, Any]) -> dict[str, Any]:
+    return {"uid": run["uid"], "command": run["command"], "iteration": run["iteration"],
+            "position": run["position"], "status": run["status"], "exit_code": run["exit_code"],
+            "started_at": run["started_at"], "wall": run["wall"], "notes": _dumps_list(run["notes"])}
+
+
+def _samples(run: Mapping[str, Any]) -> list[tuple[str, int, float, str | None]]:
+    if run["status"] != "ok":
+        return []
+    units = run["units"]
+    return [(metric, index, value, units.get(metric))
+            for metric, numbers in run["values"].items() for index, value in enumerate(numbers)]
 
 
 def _dumps_list(items: Sequence[Any]) -> str | None:
@@ -104,6 +152,7 @@ class StoreWriter:
         self._spooled: dict[int, Invocation] = {}  # invocation id here -> the spool's
         self._begun: dict[int, dict[str, Any]] = {}  # invocation id -> what started it (to replay)
         self._committed: dict[int, int] = {}  # invocation id -> runs committed here
+        self._known_variants: dict[tuple[int, str], int] = {}  # (experiment id, variant) -> id, once known
 
     # -- rows shared by writing and importing ------------------------------
 
@@ -207,33 +256,38 @@ class StoreWriter:
         values: Mapping[str, Sequence[float]],
         units: Mapping[str, str] | None = None,
         notes: Sequence[str] = (),
+        uid: str | None = None,
     ) -> int:
         """Commit one completed run and, if it succeeded, its samples (InputError, nothing stored, when
-        a field has the wrong type: a number that is not finite, a text for a list...)."""
-        arguments = _checked_run(variant, command, iteration, position, status, exit_code, started_at, wall,
-                                 values, units, notes)
+        a field has the wrong type: a number that is not finite, a text for a list...).  ``uid``: the
+        run's identity (a new one when None)."""
+        arguments = check_run(variant=variant, command=command, iteration=iteration, position=position,
+                              status=status, exit_code=exit_code, started_at=started_at, wall=wall, values=values,
+                              units=units, notes=notes, uid=uid)
+        return self.add_checked_runs(invocation, [arguments])[0]
+
+    def add_checked_runs(self, invocation: Invocation, runs: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Commit runs checked by :func:`check_run` (each with its ``uid``) in one transaction; their ids.
+        (The engine commits a batch of short runs at once: see abstat.engine.buffer.)"""
         if invocation.id in self._spooled:
-            return int(self.spool.add_run(self._spooled[invocation.id], **arguments))
-        values, units, notes, wall, started_at = (arguments[k] for k in ("values", "units", "notes", "wall",
-                                                                           "started_at"))
-        row = {"uid": new_uid(), "command": command, "iteration": iteration, "position": position,
-               "status": status, "exit_code": exit_code, "started_at": started_at, "wall": wall,
-               "notes": _dumps_list(notes)}
-        samples = [
-            (metric, index, float(value), units.get(metric))
-            for metric, numbers in values.items()
-            for index, value in enumerate(numbers)
-        ] if status == "ok" else []
+            return [int(self.spool.add_run(self._spooled[invocation.id], **run)) for run in runs]
+        ids: list[int] = []
+        known = dict(self._known_variants)
         try:
             with self.db.transaction():
-                variant_id = self._ensure_variant(invocation.experiment_id, variant)
-                run_id = self._insert_run(invocation.id, variant_id, row, samples)
+                for run in runs:
+                    key = (invocation.experiment_id, run["variant"])
+                    variant_id = known.get(key)
+                    if variant_id is None:  # two statements, once per variant
+                        variant_id = known[key] = self._ensure_variant(*key)
+                    ids.append(self._insert_run(invocation.id, variant_id, _run_row(run), _samples(run)))
         except self.db.errors as err:
             if not self._fail_over(invocation, err):
                 raise
-            return int(self.spool.add_run(self._spooled[invocation.id], **arguments))
-        self._committed[invocation.id] = self._committed.get(invocation.id, 0) + 1
-        return run_id
+            return [int(self.spool.add_run(self._spooled[invocation.id], **run)) for run in runs]
+        self._known_variants = known  # once committed: a rolled-back variant row is not remembered
+        self._committed[invocation.id] = self._committed.get(invocation.id, 0) + len(ids)
+        return ids
 
     def finish_invocation(self, invocation: Invocation, status: str, notes: Sequence[str] = ()) -> None:
         if invocation.id in self._spooled:
