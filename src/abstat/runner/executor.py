@@ -274,7 +274,8 @@ class ProcessExecutor:
                 measurement.units[event] = units.get(event, "count")
             if missing:
                 notes.append("perf: not counted: " + ", ".join(missing))
-        if self.patterns or self.json_lines:
+        # A command that printed nothing has no JSON lines to read (the usual micro-benchmark: 10 µs a run).
+        if self.patterns or (self.json_lines and self._out.seek(0, os.SEEK_END) > 0):
             self._out.seek(0)
             scanner = MetricScanner(self.patterns, json_lines=self.json_lines, reserved=values.keys())
             measurement.stdout = scan_output(self._out, scanner)
