@@ -110,16 +110,19 @@ def test_a_failed_commit_names_the_journal_that_keeps_its_runs(store, tmp_path):
     def refuse(*args, **kwargs):
         raise InputError("disk full", path=path)
 
-    buffer.store = type("Refusing", (), {"add_checked_runs": refuse, "db": opened.db})()
+    buffer.store = type("Refusing", (), {"add_checked_runs": refuse, "db": opened.db, "display": path})()
     with pytest.raises(InputError) as caught:
         buffer.close()
     kept = buffer.path
-    assert f"the last 2 run(s) are in {kept}" in str(caught.value) and "disk full" in str(caught.value)
+    assert f"the last 2 run(s) are in {kept}: `abstat import {kept} --store {path}`" in str(caught.value)
+    assert "disk full" in str(caught.value)
     assert guard.replay is None  # the supervisor must not remove it
-    replayed = subprocess.run([sys.executable, "-m", "abstat.store.journal", kept, "--store", path],
-                              capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))
-    assert replayed.returncode == 0, replayed.stderr
-    assert count(path) == 2 and not os.path.exists(kept)
+    for _ in range(2):
+        replayed = subprocess.run([sys.executable, "-m", "abstat", "import", kept, "--store", path],
+                                  capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))
+        assert replayed.returncode == 0, replayed.stderr
+        assert count(path) == 2 and os.path.exists(kept)
+    assert "0 run(s) added from a run journal, 2 already present" in replayed.stdout
 
 
 def test_a_replay_adds_what_the_store_lacks_once_and_skips_a_torn_line(store, tmp_path):
@@ -132,8 +135,8 @@ def test_a_replay_adds_what_the_store_lacks_once_and_skips_a_torn_line(store, tm
         handle.write(b'{"uid": "cut sh')  # abstat killed inside the write
     copy = str(tmp_path / "copy.jsonl")
     shutil.copy(buffer.path, copy)
-    assert journal.replay(copy, opened) == 3
-    assert journal.replay(copy, opened) == 0
+    assert journal.replay(copy, opened) == (3, 1)
+    assert journal.replay(copy, opened) == (0, 4)
     assert count(path) == 4
     db = sqlite3.connect(path)
     assert db.execute("SELECT COUNT(DISTINCT run_id) FROM samples").fetchone()[0] == 4
@@ -145,12 +148,12 @@ def test_replaying_something_else_is_one_line_and_exit_status_2(tmp_path):
     path = str(tmp_path / "s.db")
     open_store(path).close()
     bogus = tmp_path / "bogus.jsonl"
-    bogus.write_text("not json\n")
+    bogus.write_bytes(journal.header("0" * 36, "e")[:30] + b"\n")
     other = tmp_path / "other.jsonl"
     other.write_bytes(journal.header("0" * 36, "e"))
     for target, expected in ((bogus, "not an abstat run journal"), (other, "has no invocation"),
-                             (tmp_path / "missing.jsonl", "cannot read the journal")):
-        done = subprocess.run([sys.executable, "-m", "abstat.store.journal", str(target), "--store", path],
+                             (tmp_path / "missing.jsonl", "no such store to import")):
+        done = subprocess.run([sys.executable, "-m", "abstat", "import", str(target), "--store", path],
                               capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))
         assert done.returncode == 2 and expected in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
@@ -196,3 +199,14 @@ def test_sigkill_loses_at_most_the_run_in_progress_though_runs_wait_for_their_co
     assert db.execute("SELECT status FROM invocations").fetchone()[0] == "running"
     assert sorted(row[0] for row in db.execute("SELECT position FROM runs")) == list(range(stored))
     db.close()
+
+
+def test_without_a_writable_temporary_directory_every_run_is_committed_at_once(store, tmp_path, monkeypatch):
+    path, opened, invocation = store
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "gone"))  # no journal can be made there
+    buffer = RunBuffer(opened, invocation, {"a": "./bench"}, guard=Guard())
+    for index in range(3):
+        buffer.add(run(index))
+        assert count(path) == index + 1
+    assert buffer.path is None
+    buffer.close()

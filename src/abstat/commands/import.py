@@ -4,7 +4,8 @@ OTHER is a SQLite file or a ``postgresql://`` URL; so is ``--store``.  This
 merges the stores of machines that ran ``abstat run`` alone, moves a store
 between back ends (SQLite -> PostgreSQL to share, PostgreSQL -> SQLite to
 take a copy offline), and brings home a spool file written while the server
-was away.  Runs keep their identities: importing twice adds nothing.
+was away, or a run journal of a killed ``abstat run`` (abstat.store.journal).
+Runs keep their identities: importing twice adds nothing.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def build_parser() -> ArgumentParser:
         description="Copy the runs of other stores (files or postgresql:// URLs) into this store, keeping their "
                     "labels, run groups and machine records. Idempotent: runs already present are skipped.",
     )
-    parser.add_argument("sources", nargs="+", metavar="OTHER", help="store to import: a file or a postgresql:// URL")
+    parser.add_argument("sources", nargs="+", metavar="OTHER",
+                        help="store to import: a file or a postgresql:// URL (or the run journal of a killed abstat run)")
     add_store(parser)  # the store imported into (created if missing)
     return parser
 
@@ -29,7 +31,7 @@ def build_parser() -> ArgumentParser:
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     from abstat.render.escape import terminal
-    from abstat.store import display_name, open_store, resolve_store_path
+    from abstat.store import display_name, journal, open_store, resolve_store_path
 
     target_name = resolve_store_path(args.store)
     for source_name in args.sources:  # before the target is created or touched
@@ -38,6 +40,11 @@ def main(argv: list[str]) -> int:
     damaged = []
     with open_store(target_name) as target:
         for source_name in args.sources:
+            if "://" not in source_name and journal.is_journal(source_name):  # runs abstat had not committed
+                added, present = journal.replay(source_name, target)
+                sys.stdout.write(f"{terminal(source_name)}: {added} run(s) added from a run journal, {present} "
+                                 f"already present (into {terminal(target.display)})\n")
+                continue
             with open_store(source_name, create=False, read_only=True) as source:
                 result = target.import_from(source)
             sys.stdout.write(

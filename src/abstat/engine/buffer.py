@@ -73,7 +73,7 @@ class RunBuffer:
                 if self.path is not None:  # its runs are safe there: say how to add them
                     self.guard.watch_journal(None)  # the supervisor must not remove it
                     raise InputError(f"{err}; the last {len(self.pending)} run(s) are in {self.path}: "
-                                     f"python -m abstat.store.journal {self.path} --store STORE adds them") from None
+                                     f"`abstat import {self.path} --store {self.store.display}` adds them") from None
                 raise
             self.pending.clear()
             if self._fd >= 0:

@@ -6,13 +6,16 @@ for the terminal.
 """
 from __future__ import annotations
 
+import bisect
 import os
-import statistics
 import time
 from typing import Any, TextIO
 
 from abstat.render import escape
 from abstat.render.units import fits, format_value
+
+
+REDRAW_S = 0.1
 
 
 def _format_eta(seconds: float) -> str:
@@ -28,7 +31,8 @@ class Progress:
         self.total = total_runs
         self.stream = stream
         self.enabled = enabled
-        self.walls: dict[str, list[float]] = {name: [] for name in variants}
+        self.walls: dict[str, list[float]] = {name: [] for name in variants}  # kept sorted: a median is a look-up
+        self._drawn = 0.0  # when the rich display was last drawn
         self.failed: dict[str, int] = dict.fromkeys(variants, 0)
         self.done = 0
         self.started = time.monotonic()
@@ -47,10 +51,13 @@ class Progress:
             except ImportError:
                 self._rich = None
             else:
+                # Drawn between runs only, at most every REDRAW_S: rich's own refresh thread would wake
+                # and draw while a measured command runs.
                 self._rich = RichProgress(
                     TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[medians]}"),
                     console=Console(file=stream, no_color=bool(os.environ.get("NO_COLOR"))), transient=False,
+                    auto_refresh=False,
                 )
                 self._rich.start()
                 self._task = self._rich.add_task("running", total=total_runs, medians="")
@@ -59,7 +66,9 @@ class Progress:
         parts = []
         for name in self.variants:
             values = self.walls[name]
-            text = format_value(statistics.median(values), "s") if values else "-"
+            middle = len(values) // 2
+            text = (format_value(values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2, "s")
+                    if values else "-")
             if self.failed[name]:
                 text += f" ({self.failed[name]} failed)"
             parts.append(f"{escape.terminal(name)} {text}")
@@ -69,19 +78,20 @@ class Progress:
         """A run is about to start (``slot``: its ``variant`` and whether it is a ``warmup``)."""
         if self._rich is not None:
             label = escape.terminal(f"warm-up {slot.variant}" if slot.warmup else slot.variant)
-            self._rich.update(self._task, description=label)
+            self._rich.update(self._task, description=label)  # drawn with the next run's result
 
     def result(self, run: Any) -> None:
         """A measured run completed (``run``: an :class:`abstat.engine.events.RunDone`)."""
         self.done += 1
         if run.ok:
-            self.walls[run.variant].append(run.wall)
+            bisect.insort(self.walls[run.variant], run.wall)
         else:
             self.failed[run.variant] += 1
         if not self.enabled:
             return
         if self._rich is not None:
-            self._rich.update(self._task, advance=1, medians=fits(self.stream, self.medians_text()))
+            self._rich.update(self._task, advance=1)
+            self._draw(self.done == self.total)
             return
         elapsed = time.monotonic() - self.started
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
@@ -92,7 +102,16 @@ class Progress:
         ))
         self.stream.flush()
 
+    def _draw(self, now: bool = False) -> None:
+        """Draw the rich display if REDRAW_S has passed since it last was (or ``now``)."""
+        clock = time.monotonic()
+        if now or clock - self._drawn >= REDRAW_S:
+            self._rich.update(self._task, medians=fits(self.stream, self.medians_text()))
+            self._rich.refresh()
+            self._drawn = clock
+
     def stop(self) -> None:
         if self._rich is not None:
+            self._rich.update(self._task, medians=fits(self.stream, self.medians_text()))
             self._rich.stop()
             self._rich = None

@@ -1,8 +1,8 @@
 """The experiment loop: hooks, background load, warm-ups, measured runs.
 
 Library code: it never prints.  Progress and persistence go through the
-``on_result`` callback, called after each run completes (the store commits
-there, so a crash loses at most the run in progress).
+``on_result`` callback, called after each run completes (the run goes to the
+store, or to its journal, there: a crash loses at most the run in progress).
 """
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ process groups still listed and every process
 whose environment carries ``ABSTAT_RUN_TOKEN=TOKEN[.N]``, repeating until
 none is left.  If the state names a run journal (``replay HEX``: runs
 abstat had not yet committed, see abstat.store.journal), it then adds them
-to the store with ``python -m abstat.store.journal``, and exits.  It ignores SIGINT, SIGTERM and SIGHUP, which are
+to the store with ``abstat import JOURNAL``, and exits.  It ignores SIGINT, SIGTERM and SIGHUP, which are
 meant for abstat.
 """
 from __future__ import annotations
@@ -89,8 +89,8 @@ REPLAY_WAIT_S = 120.0
 
 
 def replay_journal(encoded: bytes) -> None:
-    """Add the runs of abstat's journal to its store: ``python -m abstat.store.journal JOURNAL``, the store
-    in its environment (a PostgreSQL URL may hold a password: never in an argument list)."""
+    """Add the runs of abstat's journal to its store: ``python -m abstat import JOURNAL``, the store in
+    its environment (a PostgreSQL URL may hold a password: never in an argument list); then remove it."""
     import json
 
     try:
@@ -102,16 +102,21 @@ def replay_journal(encoded: bytes) -> None:
         return
     env = dict(os.environ)
     env["PYTHONPATH"] = path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env["ABSTAT_JOURNAL_STORE"] = store
+    env["ABSTAT_STORE"] = store
     try:
-        pid = os.posix_spawn(python, [python, "-m", "abstat.store.journal", journal], env,
+        pid = os.posix_spawn(python, [python, "-m", "abstat", "import", journal], env,
                              file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)])
     except OSError:
         return
     deadline = time.monotonic() + REPLAY_WAIT_S
     while time.monotonic() < deadline:
-        done, _ = os.waitpid(pid, os.WNOHANG)
+        done, status = os.waitpid(pid, os.WNOHANG)
         if done:
+            if os.waitstatus_to_exitcode(status) == 0:
+                try:
+                    os.unlink(journal)  # every run is in the store
+                except OSError:
+                    pass
             return
         time.sleep(0.01)
     os.kill(pid, signal.SIGKILL)  # the journal stays: it can be replayed by hand

@@ -7,25 +7,31 @@ and appends each run to its journal first, in one ``write``: a file of JSON
 lines, a header naming the invocation, then one run per line with its
 ``uid``.  If abstat is killed (SIGKILL, the OOM killer), the run's
 supervisor replays the journal into the store (:func:`replay`, run as
-``python -m abstat.store.journal JOURNAL``), so what completed is kept as
-it was when every run was its own transaction.  Replaying twice adds
-nothing: a run whose ``uid`` is in the store is skipped.
-
-By hand, should the supervisor have died too:
-``python -m abstat.store.journal JOURNAL --store STORE``.
+``abstat import JOURNAL`` with the store in ``ABSTAT_STORE``), so what
+completed is kept as it was when every run was its own transaction.
+Replaying twice adds nothing: a run whose ``uid`` is in the store is
+skipped.  By hand, should the supervisor have died too: ``abstat import
+JOURNAL --store STORE``.
 """
 from __future__ import annotations
 
 import json
-import os
-import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from abstat.errors import InputError
 
 FORMAT = 1
-STORE_VARIABLE = "ABSTAT_JOURNAL_STORE"  # how the supervisor hands the store to the replay (never argv: a password)
+_MAGIC = b'{"abstat_journal":'
+
+
+def is_journal(path: str) -> bool:
+    """Whether ``path`` is a file that starts as a run journal does."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(len(_MAGIC)) == _MAGIC
+    except OSError:
+        return False
 
 
 def header(invocation_uid: str, experiment: str) -> bytes:
@@ -67,8 +73,8 @@ def _documents(lines: list[bytes]) -> Iterator[Any]:
             return  # torn: nothing after it was written whole either
 
 
-def replay(path: str, store: Any) -> int:
-    """Add the journal's runs that ``store`` lacks to their invocation; how many were added.
+def replay(path: str, store: Any) -> tuple[int, int]:
+    """Add the journal's runs that ``store`` lacks to their invocation; (added, already present).
     InputError when the journal or its invocation cannot be found."""
     from abstat.store.records import Invocation
     from abstat.store.write import check_run
@@ -81,9 +87,10 @@ def replay(path: str, store: Any) -> int:
                          path=path)
     invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
     present = {row[0] for row in store.db.execute("SELECT uid FROM runs WHERE invocation_id = ?", (invocation.id,))}
-    wanted = []
+    wanted, skipped = [], 0
     for run in runs:
         if run.get("uid") in present:
+            skipped += 1
             continue
         try:
             wanted.append(check_run(**run))
@@ -91,38 +98,4 @@ def replay(path: str, store: Any) -> int:
             raise InputError("a run in the journal has unknown fields", path=path) from None
     if wanted:
         store.add_checked_runs(invocation, wanted)
-    return len(wanted)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m abstat.store.journal JOURNAL [--store STORE]``: replay, then remove the journal."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    store_name = os.environ.get(STORE_VARIABLE)
-    if len(args) == 3 and args[1] == "--store":
-        store_name = args[2]
-    elif len(args) != 1:
-        print("usage: python -m abstat.store.journal JOURNAL [--store STORE]", file=sys.stderr)
-        return 2
-    from abstat.render import escape
-    from abstat.store import open_store, resolve_store_path
-
-    path = args[0]
-    try:
-        store = open_store(resolve_store_path(store_name), create=False)
-        try:
-            added = replay(path, store)
-        finally:
-            store.close()
-    except InputError as err:
-        print(escape.terminal(f"abstat journal: {err}"), file=sys.stderr)
-        return 2
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
-    print(escape.terminal(f"abstat journal: {added} run(s) added from {path}"), file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return len(wanted), skipped

@@ -1,6 +1,6 @@
-"""Writing the store: one short transaction per invocation start, per run
-and per invocation end, so each run is committed as soon as it completes and
-a SIGKILL loses at most the run in progress.
+"""Writing the store: one short transaction per invocation start, per run (or
+per batch of short runs, which the engine journals first: abstat.store.journal)
+and per invocation end, so a SIGKILL loses at most the run in progress.
 
 Experiments and variants are created with ``INSERT ... ON CONFLICT DO
 NOTHING`` and read back, so concurrent writers (processes on several hosts
