@@ -27,7 +27,7 @@ REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
-COSTS = [1000] * 2 + [1300] * 4          # c0 (good) .. c5 (bad): the slowdown is c2
+COSTS = [1000] * 2 + [1300] * 5          # c0 (good) .. c6 (bad): the slowdown is c2; c3 splits c1..c6 in half
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def options(lab: lab_sim.Lab, repo: str, store: str) -> list[str]:
                      f" $(cat {box}/kernels/$k)\n"
                      f'echo "$ABSTAT_REV $k" >> {box}/run-env\n')
     os.chmod(bench, 0o755)
-    return ["--repo", repo, "--good", "HEAD~5", "--bad", "HEAD", "--store", store, "--experiment", "bx",
+    return ["--repo", repo, "--good", "HEAD~6", "--bad", "HEAD", "--store", store, "--experiment", "bx",
             "--host", "alpha", "--build", "cp cost kernel.img", "--artifact", "kernel.img",
             "--install", f'mkdir -p {box}/kernels && cp "$ABSTAT_ARTIFACT" {box}/kernels/$ABSTAT_REV'
                          f' && echo "$ABSTAT_REV $ABSTAT_ARTIFACT" >> {box}/installed',

@@ -31,7 +31,7 @@ def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path,
     """The race of issue 15: Ctrl-C after BEGIN IMMEDIATE, before the store's try block."""
     from abstat.store.backend import Connection
 
-    original_transaction, original_add_run = Connection.transaction, Store.add_run
+    original_transaction, original_add_run = Connection.transaction, Store.add_checked_runs
     state = {"armed": False, "fired": False}
 
     @contextlib.contextmanager
@@ -47,7 +47,8 @@ def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path,
         return original_add_run(self, *args, **kwargs)
 
     monkeypatch.setattr(Connection, "transaction", racy_transaction)
-    monkeypatch.setattr(Store, "add_run", add_run)
+    monkeypatch.setattr(Store, "add_checked_runs", add_run)
+    monkeypatch.setattr("abstat.engine.buffer.COMMIT_EVERY_S", 0.0)  # each run its own commit, as a long run's
     store = str(tmp_path / "s.db")
     code = cli.main(["run", "-n", "3", "--no-progress", "--experiment", "race", "--store", store,
                      "-v", "a=true", "-v", "b=true"])
