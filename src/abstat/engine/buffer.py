@@ -95,7 +95,7 @@ class RunBuffer:
 
     def _journal(self, checked: dict[str, Any]) -> bool:
         """Append ``checked`` to the journal (made at the first run); False when there is none."""
-        if self._fd < 0 and not self._open():
+        if (self._fd < 0 and not self._open()) or not self._usable:
             return False
         line = journal.run_line(checked)
         try:
