@@ -71,6 +71,10 @@ def supervise(token: str, commands: "object", state_fd: int | None = None) -> in
         replay[0] = b""  # the state file says all there is to say
         for line in read_state(state_fd):
             directory = _apply(line, groups, directory, replay)
+        try:
+            os.close(state_fd)  # read: not for the replay's process (it may name a store's password)
+        except OSError:
+            pass
     if directory is not None:
         cgroup.kill(directory)
         cgroup.remove(directory)
