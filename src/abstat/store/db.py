@@ -181,12 +181,14 @@ def _error(store: Store, err: BaseException) -> InputError:
     return error
 
 
-for _class in (StoreReader, StoreWriter):
+_own = set(vars(Store))
+for _class in Store.__mro__[1:-1]:  # every reader and writer mixin (RowReader, RunReader too), most derived first
     for _name, _member in list(vars(_class).items()):
-        if not _name.startswith("_") and inspect.isfunction(_member):
+        if not _name.startswith("_") and inspect.isfunction(_member) and _name not in _own:
             setattr(Store, _name, _guarded(_member))
+            _own.add(_name)
 for _name in ("check_damage", "import_from"):
     setattr(Store, _name, _guarded(getattr(Store, _name)))
-del _class, _name, _member
+del _class, _name, _member, _own
 
 __all__ = ["DEFAULT_STORE", "STORE_ENV", "Store", "display_name", "open_store", "resolve_store_path"]
