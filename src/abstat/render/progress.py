@@ -33,6 +33,7 @@ class Progress:
         self.enabled = enabled
         self.walls: dict[str, list[float]] = {name: [] for name in variants}  # kept sorted: a median is a look-up
         self._drawn = 0.0  # when the rich display was last drawn
+        self._label = "running"  # what runs now, as the next drawing shows it
         self.failed: dict[str, int] = dict.fromkeys(variants, 0)
         self.done = 0
         self.started = time.monotonic()
@@ -77,8 +78,8 @@ class Progress:
     def slot(self, slot: Any) -> None:
         """A run is about to start (``slot``: its ``variant`` and whether it is a ``warmup``)."""
         if self._rich is not None:
-            label = escape.terminal(f"warm-up {slot.variant}" if slot.warmup else slot.variant)
-            self._rich.update(self._task, description=label)  # drawn with the next run's result
+            self._label = f"warm-up {slot.variant}" if slot.warmup else slot.variant
+            self._draw()  # at most every REDRAW_S: a long warm-up still shows
 
     def result(self, run: Any) -> None:
         """A measured run completed (``run``: an :class:`abstat.engine.events.RunDone`)."""
@@ -90,7 +91,6 @@ class Progress:
         if not self.enabled:
             return
         if self._rich is not None:
-            self._rich.update(self._task, advance=1)
             self._draw(self.done == self.total)
             return
         elapsed = time.monotonic() - self.started
@@ -106,12 +106,14 @@ class Progress:
         """Draw the rich display if REDRAW_S has passed since it last was (or ``now``)."""
         clock = time.monotonic()
         if now or clock - self._drawn >= REDRAW_S:
-            self._rich.update(self._task, medians=fits(self.stream, self.medians_text()))
+            self._rich.update(self._task, completed=self.done, description=escape.terminal(self._label),
+                              medians=fits(self.stream, self.medians_text()))
             self._rich.refresh()
             self._drawn = clock
 
     def stop(self) -> None:
         if self._rich is not None:
-            self._rich.update(self._task, medians=fits(self.stream, self.medians_text()))
+            self._rich.update(self._task, completed=self.done, description=escape.terminal(self._label),
+                              medians=fits(self.stream, self.medians_text()))
             self._rich.stop()
             self._rich = None
