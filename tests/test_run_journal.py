@@ -146,17 +146,29 @@ def test_a_replay_adds_what_the_store_lacks_once_and_skips_a_torn_line(store, tm
 
 def test_replaying_something_else_is_one_line_and_exit_status_2(tmp_path):
     path = str(tmp_path / "s.db")
-    open_store(path).close()
+    with open_store(path) as opened:
+        invocation = opened.start_invocation("e", MACHINE, variants=["a"])
+    good = journal.run_line({"uid": "u1", "variant": "a", "command": "c", "iteration": 0, "position": 0,
+                             "status": "ok", "exit_code": 0, "started_at": 1.0, "wall": 1.0,
+                             "values": {"wall": [1.0]}, "units": {"wall": "s"}, "notes": []})
+    poisoned = tmp_path / "poisoned.jsonl"
+    poisoned.write_bytes(journal.header(invocation.uid, "e") + good + good.replace(b'"u1"', b'"u2"').replace(
+        b'"notes":[]', b'"notes":"abc"'))
+    missing = tmp_path / "missing-fields.jsonl"
+    missing.write_bytes(journal.header(invocation.uid, "e") + b'{"uid": "u3"}\n')
     bogus = tmp_path / "bogus.jsonl"
     bogus.write_bytes(journal.header("0" * 36, "e")[:30] + b"\n")
     other = tmp_path / "other.jsonl"
     other.write_bytes(journal.header("0" * 36, "e"))
     for target, expected in ((bogus, "not an abstat run journal"), (other, "has no invocation"),
-                             (tmp_path / "missing.jsonl", "no such store to import")):
+                             (tmp_path / "missing.jsonl", "no such store to import"),
+                             (poisoned, "poisoned.jsonl:3: refusing to store a run: notes: not a list of texts"),
+                             (missing, "missing-fields.jsonl:2: not a run of the journal: unknown or missing")):
         done = subprocess.run([sys.executable, "-m", "abstat", "import", str(target), "--store", path],
                               capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))
         assert done.returncode == 2 and expected in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    assert count(path) == 0  # nothing of a journal with a poisoned run is added
 
 
 def test_the_supervisor_reads_the_replay_line_and_its_withdrawal():

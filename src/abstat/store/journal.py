@@ -88,14 +88,16 @@ def replay(path: str, store: Any) -> tuple[int, int]:
     invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
     present = {row[0] for row in store.db.execute("SELECT uid FROM runs WHERE invocation_id = ?", (invocation.id,))}
     wanted, skipped = [], 0
-    for run in runs:
+    for line, run in enumerate(runs, start=2):  # line 1 is the header
         if run.get("uid") in present:
             skipped += 1
             continue
         try:
             wanted.append(check_run(**run))
         except TypeError:
-            raise InputError("a run in the journal has unknown fields", path=path) from None
+            raise InputError("not a run of the journal: unknown or missing fields", path=path, line=line) from None
+        except InputError as err:
+            raise InputError(err.message, path=path, line=line) from None
     if wanted:
         store.add_checked_runs(invocation, wanted)
     return len(wanted), skipped
