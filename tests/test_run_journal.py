@@ -117,6 +117,11 @@ def test_a_failed_commit_names_the_journal_that_keeps_its_runs(store, tmp_path):
     assert f"the last 2 run(s) are in {kept}: `abstat import {kept} --store {path}`" in str(caught.value)
     assert "disk full" in str(caught.value)
     assert guard.replay is None  # the supervisor must not remove it
+    alone = RunBuffer(buffer.store, invocation, {"a": "./bench"}, guard=Guard())
+    alone._last -= 1.0  # a long run, committed at once and never journaled: its loss is not hidden
+    with pytest.raises(InputError) as caught:
+        alone.add(run(9, wall=1.0))
+    assert str(caught.value) == f"{path}: disk full"
     for _ in range(2):
         replayed = subprocess.run([sys.executable, "-m", "abstat", "import", kept, "--store", path],
                                   capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))

@@ -48,6 +48,7 @@ class RunBuffer:
         self._usable = guard is not None
         self._last = time.monotonic()
         self._header_size = 0
+        self._journaled = 0  # how many of the pending runs the journal holds
 
     def add(self, run: RunDone) -> None:
         """Keep ``run``: journaled and pending, or committed now (InputError: a field the store refuses)."""
@@ -70,12 +71,13 @@ class RunBuffer:
             try:
                 self.store.add_checked_runs(self.invocation, self.pending)
             except InputError as err:
-                if self.path is not None:  # its runs are safe there: say how to add them
+                if self.path is not None and self._journaled:  # those runs are safe there: say how to add them
                     self.guard.watch_journal(None)  # the supervisor must not remove it
-                    raise InputError(f"{err}; the last {len(self.pending)} run(s) are in {self.path}: "
+                    raise InputError(f"{err}; the last {self._journaled} run(s) are in {self.path}: "
                                      f"`abstat import {self.path} --store {self.store.display}` adds them") from None
                 raise
             self.pending.clear()
+            self._journaled = 0
             if self._fd >= 0:
                 os.ftruncate(self._fd, self._header_size)
                 os.lseek(self._fd, self._header_size, os.SEEK_SET)
@@ -100,6 +102,7 @@ class RunBuffer:
         line = journal.run_line(checked)
         try:
             if os.write(self._fd, line) == len(line):
+                self._journaled += 1
                 return True
         except OSError:
             pass
