@@ -33,7 +33,7 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
         skipped = [m for m in available if m not in chosen]
         if skipped and not metrics:
             notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
-        sets = list(store.sample_sets({**where, "experiment": experiment, "metric": chosen}))
+        sets = list(store.sample_sets({**where, "experiment": experiment, "metric": chosen}, machines=False))
     first_seen = {i: i for s in sets for i in s.invocations}  # invocation ids grow with time
     return sets, first_seen
 
