@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from abstat.store.read_rows import RowReader
-from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in, shared
+from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in, gc_paused, shared
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
@@ -253,6 +253,11 @@ class StoreReader(RowReader, RunReader):
         history never reads them), decoded once per invocation: the sets of one
         invocation share it, and what it shares with the record decoded before it
         (most of a machine's record, run after run) is one object (:func:`shared`)."""
+        with gc_paused():  # 10^6 new objects, none in a cycle: the collector's passes only cost
+            found = self._sample_sets(where, machines)
+        yield from found
+
+    def _sample_sets(self, where: Mapping[str, Any] | None, machines: bool) -> list[SampleSet]:
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
         names = self._names()
         # Experiment and variant are columns of small tables: choose the variants here, and let
@@ -261,7 +266,7 @@ class StoreReader(RowReader, RunReader):
                   if experiment in accepted.get("experiment", (experiment,))
                   and variant in accepted.get("variant", (variant,))]
         if not chosen:
-            return
+            return []
         params: list[Any] = []
         sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
               " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
@@ -294,14 +299,10 @@ class StoreReader(RowReader, RunReader):
             if entry["invocations"]:
                 entries.append(entry)
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
-        for entry in entries:
-            yield SampleSet(
-                labels=entry["labels"],
-                runs=[entry["groups"][i] for i in entry["invocations"]],
-                machine=records.get(entry["invocations"][-1], {}),
-                unit=entry["unit"],
-                invocations=list(entry["invocations"]),
-            )
+        return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
+                          machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
+                          invocations=list(entry["invocations"]))
+                for entry in entries]
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Invocation id -> its decoded machine record (``{}`` and a damage note when damaged),
