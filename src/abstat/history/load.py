@@ -87,18 +87,22 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
                  label_columns: Sequence[str] | None = None) -> History:
     from abstat.store.read_runs import gc_paused
 
-    where = dict(where or {})
+    with gc_paused():  # a point per revision, none in a cycle (see gc_paused)
+        return _load(store_path, experiment, inputs, metrics, dict(where or {}), repo, rev_label, label_columns)
+
+
+def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str], metrics: Sequence[str] | None,
+          where: dict[str, Any], repo: str | None, rev_label: str, label_columns: Sequence[str] | None) -> History:
     sets: list[Any] = []
     first_seen: dict[int, int] = {}
     store_notes: list[str] = []
     file_notes: list[str] = []
-    with gc_paused():  # a point per revision, none in a cycle (see gc_paused)
-        if experiment is not None:
-            assert store_path is not None
-            sets, first_seen = _store_sets(store_path, experiment, metrics, where, store_notes)
-        file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
-        series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
-        del sets, file_sets
+    if experiment is not None:
+        assert store_path is not None
+        sets, first_seen = _store_sets(store_path, experiment, metrics, where, store_notes)
+    file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
+    series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
+    del sets, file_sets
     if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
         raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
