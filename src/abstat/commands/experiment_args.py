@@ -16,6 +16,7 @@ from typing import Any
 
 from abstat.commands import add_seed
 from abstat.commands.lab_args import lab_from_args
+from abstat.engine.parts import MAX_CPU
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
 from abstat.errors import UsageError
 
@@ -41,6 +42,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--background", action="append", default=[], metavar="CMD",
                         help="background load, started before the first run and stopped (whole process "
                              "group) after the last; repeatable")
+    parser.add_argument("--cpus", metavar="LIST", default=None,
+                        help="confine every measured command and its children to these CPUs (e.g. 2-3 or 1,3: "
+                             "the affinity they start with); recorded with the runs")
     add_metric_options(parser)
 
 
@@ -62,6 +66,10 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
                         help="count events with perf stat where supported: cycles, instructions and the "
                              "software events task-clock, context-switches, cpu-migrations, page-faults")
     parser.add_argument("--perf-events", metavar="LIST", help="events for --perf (comma separated)")
+    parser.add_argument("--monitor", action="append", default=[], metavar="NAME[,NAME]",
+                        help="the kernel's counters before and after each run, stored as monitor.NAME.FIELD: "
+                             "interrupts (IPIs, TLB shootdowns, timer...), softirqs, vmstat, schedstat, pressure; "
+                             "compare and report list what else changed")
 
 
 # --------------------------------------------------------------------------
@@ -120,7 +128,7 @@ def parse_labels(specs: Sequence[str]) -> dict[str, str]:
 def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
     """The metric sources the options ask for, in the order the executor applies them."""
     from abstat.runner import perf as perf_mod
-    from abstat.runner.sources import JsonLines, Kmsg, Perf, RegexMetric, Trace
+    from abstat.runner.sources import JsonLines, Kmsg, Monitor, Perf, RegexMetric, Trace
 
     sources: list[Any] = []
     try:
@@ -133,6 +141,8 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
             sources.append(Trace.parse(args.trace, args.trace_all_cpus))
         elif getattr(args, "trace_all_cpus", False):
             raise UsageError("--trace-all-cpus: give the probes with --trace")
+        if getattr(args, "monitor", None):
+            sources.append(Monitor.parse(args.monitor))
     except ValueError as err:
         raise UsageError(str(err)) from None
     if not getattr(args, "no_json_lines", False):
@@ -144,6 +154,22 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
         if events:
             sources.append(Perf(events))
     return tuple(sources)
+
+
+def parse_cpus(text: str | None) -> tuple[int, ...]:
+    """``--cpus 0-3,6`` as CPU numbers (the kernel's list syntax)."""
+    if text is None:
+        return ()
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, sep, high = part.strip().partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            raise UsageError(f"--cpus {text!r}: expected CPU numbers and ranges such as 0-3,6")
+        first, last = int(low), int(high) if sep else int(low)
+        if last < first or last > MAX_CPU:
+            raise UsageError(f"--cpus {text!r}: bad range {part.strip()!r}")
+        cpus.update(range(first, last + 1))
+    return tuple(sorted(cpus))
 
 
 def check_counts(args: argparse.Namespace) -> None:
@@ -180,4 +206,5 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         background=tuple(check_utf8(text, "--background") for text in args.background),
         metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
         lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
+        cpus=parse_cpus(getattr(args, "cpus", None)),
     )

@@ -40,6 +40,11 @@ def check_commands(spec: ExperimentSpec) -> None:
 
     for problem in check_sources(spec.metrics):  # the kernel log readable, every --trace probe attaches
         raise UsageError(problem)
+    from abstat.runner.process import cpus_problem
+
+    problem = cpus_problem(spec.cpus)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def probe_perf(spec: ExperimentSpec) -> Any:
@@ -72,7 +77,8 @@ class LocalSession:
         options = executor_options(spec.metrics)
         self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
         self.executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=self.perf,
-                                        collectors=options.collectors, subreaper=subreaper, cgroups=cgroups)
+                                        collectors=options.collectors, subreaper=subreaper, cgroups=cgroups,
+                                        cpus=spec.cpus)
 
     # -- the Executor interface, for callers that choose each run -------------
 
