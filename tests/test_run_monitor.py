@@ -195,12 +195,13 @@ def test_abstat_itself_gets_its_cpus_back_after_each_run():
 
 def test_cpus_are_checked_as_options_and_as_data(tmp_path):
     store = str(tmp_path / "s.db")
-    for bad, words in (("1-0", "bad range"), ("x", "expected CPU numbers"), ("99999", "bad range"),
+    for bad, words in (("1-0", "expected a CPU list"), ("x", "expected a CPU list"), ("99999", "CPUs 0 to 65535"),
                        (str(max(os.sched_getaffinity(0)) + 1), "not one this machine lets abstat use")):
         result = _abstat("run", "-n", "1", "--store", store, "--cpus", bad, "-v", "a=true")
         assert result.returncode == 2 and words in result.stderr and result.stderr.count("\n") == 1, result.stderr
     spec = ExperimentSpec((Variant("a", "true"),), cpus=(3, 1))
-    assert spec.cpus == (1, 3) and decode(spec.to_json()).cpus == (1, 3)
+    assert spec.cpus == (1, 3) and decode(spec.to_json()).cpus == (1, 3) and spec.to_json()["abstat_spec"] == 2
+    assert ExperimentSpec((Variant("a", "true"),)).to_json()["abstat_spec"] == 1
     with pytest.raises(SpecError, match="version 2"):
         decode({"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}], "cpus": [0]})
     with pytest.raises(SpecError, match="listed twice"):

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.commands import add_seed
+from abstat.commands.values import cpus_of
 from abstat.commands.lab_args import lab_from_args
-from abstat.engine.parts import MAX_CPU
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
 from abstat.errors import UsageError
 
@@ -42,7 +42,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--background", action="append", default=[], metavar="CMD",
                         help="background load, started before the first run and stopped (whole process "
                              "group) after the last; repeatable")
-    parser.add_argument("--cpus", metavar="LIST", default=None,
+    parser.add_argument("--cpus", metavar="LIST",
                         help="confine every measured command and its children to these CPUs (e.g. 2-3 or 1,3: "
                              "the affinity they start with); recorded with the runs")
     add_metric_options(parser)
@@ -156,22 +156,6 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
     return tuple(sources)
 
 
-def parse_cpus(text: str | None) -> tuple[int, ...]:
-    """``--cpus 0-3,6`` as CPU numbers (the kernel's list syntax)."""
-    if text is None:
-        return ()
-    cpus: set[int] = set()
-    for part in text.split(","):
-        low, sep, high = part.strip().partition("-")
-        if not low.isdigit() or (sep and not high.isdigit()):
-            raise UsageError(f"--cpus {text!r}: expected CPU numbers and ranges such as 0-3,6")
-        first, last = int(low), int(high) if sep else int(low)
-        if last < first or last > MAX_CPU:
-            raise UsageError(f"--cpus {text!r}: bad range {part.strip()!r}")
-        cpus.update(range(first, last + 1))
-    return tuple(sorted(cpus))
-
-
 def check_counts(args: argparse.Namespace) -> None:
     """-n, --warmup, --timeout and -c, in the options' words."""
     if args.runs < 1:
@@ -206,5 +190,5 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         background=tuple(check_utf8(text, "--background") for text in args.background),
         metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
         lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
-        cpus=parse_cpus(getattr(args, "cpus", None)),
+        cpus=cpus_of(getattr(args, "cpus", None)),
     )

@@ -194,10 +194,11 @@ _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "see
 
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present)."""
+    """The document of ``spec`` (every key present, but ``cpus`` only when set: a document without it is
+    version 1, which older abstats read)."""
     lab = spec.lab
     return {
-        "abstat_spec": SPEC_VERSION,
+        "abstat_spec": 2 if spec.cpus else 1,  # the oldest version that holds every field used
         "experiment": spec.experiment,
         "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
         "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
@@ -213,7 +214,7 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
         "analysis": {"baseline": spec.analysis.baseline, "confidence": spec.analysis.confidence,
                      "higher_is_better": list(spec.analysis.higher_is_better)},
         "store": spec.store,
-        "cpus": list(spec.cpus),
+        **({"cpus": list(spec.cpus)} if spec.cpus else {}),
     }
 
 

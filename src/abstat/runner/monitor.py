@@ -41,7 +41,7 @@ MAX_FILE_BYTES = 4 << 20  # /proc/interrupts on a 1000-CPU machine is a few hund
 _FIELD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 UNITS = {"schedstat.run": "ns", "schedstat.wait": "ns"}  # pressure's are set per field below
 
-Counters = dict[str, int]
+Counters = "dict[str, int]"  # a string: the runner also runs on Python 3.8 (no dict[...] at run time)
 
 
 def _read(path: str) -> str:
