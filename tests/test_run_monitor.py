@@ -263,3 +263,58 @@ def test_tlb_shootdowns_are_what_else_changed(tmp_path):
     assert np.median(tlb["two"]) > 10 * max(1.0, np.median(tlb["one"]))  # 20,000 unmaps while a thread runs on CPU 1
     moved = {row.metric for row in other_changes(samples, "one").moved}
     assert "monitor.interrupts.TLB" in moved
+
+
+# -- perf: multiplexing and groups ---------------------------------------------------------------------
+
+# perf stat -x, lines in the layout of tools/perf/Documentation/perf-stat.txt ("CSV FORMAT": value, unit,
+# event, counter run time, percentage of measurement time, metric value, metric unit), as a machine with
+# four counters prints six hardware events: the last four were scheduled 66.67% of the time.
+MULTIPLEXED = """\
+1.02,msec,task-clock,1020345,100.00,0.921,CPUs utilized
+2961234,,cycles,680230,66.67,2.902,GHz
+3950112,,instructions,680230,66.67,1.33,insn per cycle
+12034,,cache-misses,680119,66.66,,
+<not supported>,,branch-misses,0,100.00,,
+"""
+
+
+def test_perf_multiplexing_is_read_and_said():
+    from abstat.runner import perf as perf_mod
+
+    values, units, missing, running = perf_mod.parse_perf_csv_running(MULTIPLEXED)
+    assert values["cycles"] == 2961234 and units["task-clock"] == "msec" and missing == ["branch-misses"]
+    assert running == {"task-clock": 100.0, "cycles": 66.67, "instructions": 66.67, "cache-misses": 66.66}
+    note = perf_mod.multiplexing_note(running)
+    assert note.startswith("perf: multiplexed: cache-misses 66.7%, cycles 66.7%, instructions 66.7% of the run")
+    assert perf_mod.multiplexing_note({"task-clock": 100.0}) is None
+    assert perf_mod.parse_perf_csv(MULTIPLEXED)[0] == values  # the three-value form is unchanged
+
+
+def test_perf_event_lists_keep_groups_and_pmu_terms():
+    from abstat.runner import perf as perf_mod
+    from abstat.runner.sources import Perf
+
+    text = "{cycles,instructions}:u,cpu/event=0x3c,umask=0x0/,page-faults"
+    events = perf_mod.split_events(text)
+    assert events == ["{cycles,instructions}:u", "cpu/event=0x3c,umask=0x0/", "page-faults"]
+    assert perf_mod.group_members(events[0]) == ["cycles", "instructions"]
+    assert Perf.from_json({"source": "perf", "events": events}).events == tuple(events)
+    with pytest.raises(ValueError):
+        Perf.from_json({"source": "perf", "events": ["{cycles;rm -rf /}"]})
+
+
+def test_a_run_counted_in_part_carries_the_note(tmp_path):
+    from abstat.runner import perf as perf_mod
+
+    fake = tmp_path / "perf"  # writes what a multiplexing perf stat writes, then runs the command
+    fake.write_text("#!/bin/sh\nout=\"$4\"\nshift 7\ncat > \"$out\" <<'X'\n" + MULTIPLEXED + "X\nexec \"$@\"\n")
+    fake.chmod(0o755)
+    support = perf_mod.PerfSupport(str(fake), ["task-clock", "cycles", "instructions", "cache-misses"])
+    executor = ProcessExecutor(perf=support, subreaper=False, cgroups=False)
+    try:
+        measured = executor.measure(Command("true", False), RunContext("a", 0), timeout=30)
+    finally:
+        executor.close()
+    assert measured.ok and measured.values["cycles"] == [2961234.0]
+    assert any(note.startswith("perf: multiplexed: cache-misses 66.7%") for note in measured.notes)

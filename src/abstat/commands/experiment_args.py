@@ -150,7 +150,7 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
     events_text = getattr(args, "perf_events", None)
     if args.perf or events_text:
         default = ",".join(perf_mod.DEFAULT_EVENTS + SOFTWARE_EVENTS)
-        events = tuple(e.strip() for e in (events_text or default).split(",") if e.strip())
+        events = tuple(perf_mod.split_events(events_text or default))
         if events:
             sources.append(Perf(events))
     return tuple(sources)

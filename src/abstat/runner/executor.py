@@ -283,12 +283,15 @@ class ProcessExecutor:
         values["ivcsw"] = [float(usage.ru_nivcsw)]
         measurement.units.update(BUILTIN_METRICS)
         if self.perf is not None and self._perf_path is not None:
-            counters, units, missing = perf_mod.read_output(self._perf_path)
+            counters, units, missing, running = perf_mod.read_output(self._perf_path)
             for event, value in counters.items():
                 values[event] = [value]
                 measurement.units[event] = units.get(event, "count")
             if missing:
                 notes.append("perf: not counted: " + ", ".join(missing))
+            multiplexed = perf_mod.multiplexing_note(running)
+            if multiplexed:
+                notes.append(multiplexed)
         # A command that printed nothing has no JSON lines to read (the usual micro-benchmark: 10 µs a run).
         if self.patterns or (self.json_lines and self._out.seek(0, os.SEEK_END) > 0):
             self._out.seek(0)

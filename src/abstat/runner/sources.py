@@ -44,7 +44,7 @@ from abstat.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check
 
 MAX_PATTERN_CHARS = 4096
 MAX_EVENTS = 64
-_EVENT = re.compile(r"[A-Za-z0-9_.:/=,\-]{1,200}")
+_EVENT = re.compile(r"[A-Za-z0-9_.:/=,\-]{1,200}|\{[A-Za-z0-9_.:/=,\-]{1,200}\}[A-Za-z:]{0,8}")
 _UNIT = re.compile(r"[A-Za-z%/_][A-Za-z0-9%/_.\-]{0,31}")
 
 
