@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.commands import add_seed
+from abstat.commands.decide_args import add_sequential_options, sequential_from_args
 from abstat.commands.values import cpus_of
 from abstat.commands.lab_args import lab_from_args
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
@@ -46,6 +47,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="confine every measured command and its children to these CPUs (e.g. 2-3 or 1,3: "
                              "the affinity they start with); recorded with the runs")
     add_metric_options(parser)
+    add_sequential_options(parser)
 
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
@@ -174,6 +176,7 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
     """The specification ``abstat run``'s options describe (checked first as options, in their words)."""
     if not args.variant:
         raise UsageError("give at least one variant: -v NAME=COMMAND")
+    sequential = sequential_from_args(args)  # --max-runs sets -n
     check_counts(args)
     variants = parse_variants(args.variant)
     if args.experiment is not None:
@@ -190,5 +193,5 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         background=tuple(check_utf8(text, "--background") for text in args.background),
         metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
         lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
-        cpus=cpus_of(getattr(args, "cpus", None)),
+        cpus=cpus_of(getattr(args, "cpus", None)), sequential=sequential,
     )

@@ -240,3 +240,21 @@ def _cpus(where: str, value: Any) -> tuple[int, ...]:
     if len(cpus) != len(value):
         raise SpecError(where, "a CPU is listed twice")
     return tuple(cpus)
+
+
+@dataclass(frozen=True)
+class Sequential:
+    """``--until-decided``: judge at planned looks and stop once every candidate is settled
+    (:mod:`abstat.comparison.sequential`); the spec's ``runs`` is the maximum per variant."""
+
+    min_runs: int = 5
+    threshold: float = 2.0  # percent: equivalent when the interval lies inside +-threshold
+    metric: str | None = None  # None: the first metric the spec defines, else wall
+
+    def __post_init__(self) -> None:
+        _integer("sequential.min_runs", self.min_runs, 2, MAX_RUNS)
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
+                or not (0 < self.threshold < 100 and math.isfinite(self.threshold)):
+            raise SpecError("sequential.threshold", f"must be a percentage between 0 and 100 (got {self.threshold!r})")
+        if self.metric is not None:
+            _text("sequential.metric", self.metric, MAX_NAME_CHARS)
