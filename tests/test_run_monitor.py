@@ -318,3 +318,24 @@ def test_a_run_counted_in_part_carries_the_note(tmp_path):
         executor.close()
     assert measured.ok and measured.values["cycles"] == [2961234.0]
     assert any(note.startswith("perf: multiplexed: cache-misses 66.7%") for note in measured.notes)
+
+
+def test_what_else_changed_is_one_caption_and_a_row_per_counter():
+    from abstat.render.monitors import as_json, caption, lines
+
+    rng = np.random.default_rng(2)
+    samples = {"monitor.interrupts.TLB": {"one": rng.poisson(3, 20), "two": rng.poisson(20000, 20)},
+               "monitor.vmstat.pg\x1b[31mfault": {"one": rng.poisson(9, 20), "two": rng.poisson(90, 20)},
+               "monitor.softirqs.RCU": {"one": rng.poisson(50, 20), "two": rng.poisson(50, 20)}}
+    changes = other_changes(samples, "one")
+    text = lines(changes)
+    assert text[0] == caption(changes) and text[0].startswith("what else changed: 2 of 3 monitor counters moved")
+    assert len(text) == 2 + 2 and "\x1b" not in "".join(text)  # caption, header, two rows; data escaped
+    assert any("monitor.interrupts.TLB" in line and "two vs one" in line for line in text)
+    document = as_json(changes)
+    assert document["tested"] == 3 and {row["metric"] for row in document["moved"]} == set(
+        row.metric for row in changes.moved)
+    assert lines(other_changes({}, "one")) == []
+    none = other_changes({"monitor.softirqs.RCU": samples["monitor.softirqs.RCU"]}, "one")
+    assert lines(none) == ["what else changed: none of 1 monitor counters moved (Benjamini-Hochberg, "
+                           "5% false discoveries)"]
