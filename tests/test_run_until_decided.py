@@ -71,7 +71,7 @@ def test_aa_experiments_rarely_call_a_difference_and_often_equivalence():
         differences += verdict not in ("equivalent", "undecided")
         equivalent += verdict == "equivalent"
         fixed = compare(base, cand, confidence=0.90).ci_pct
-        fixed_equivalent += -2 < fixed[0] and fixed[1] < 2
+        fixed_equivalent += fixed[0] > -2 and fixed[1] < 2
     assert differences / trials <= 0.05
     assert equivalent >= fixed_equivalent - 0.03 * trials  # about as often as a fixed design of the maximum
 

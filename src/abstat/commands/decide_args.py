@@ -1,4 +1,4 @@
-"""``abstat run --until-decided``: the options of a sequential experiment, into :class:`~abstat.engine.parts.Sequential`.
+"""``abstat run --until-decided``: a sequential experiment's options, as :class:`~abstat.engine.parts.Sequential`.
 
 With it, ``-n`` (or ``--max-runs``) is the most runs per variant; the experiment
 stops at the first of the design's looks where every candidate is settled
@@ -7,9 +7,13 @@ stops at the first of the design's looks where every candidate is settled
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from abstat.commands import add_threshold
 from abstat.errors import UsageError
+
+if TYPE_CHECKING:
+    from abstat.engine.parts import Sequential
 
 DEFAULT_THRESHOLD_PCT = 2.0
 
@@ -26,14 +30,15 @@ def add_sequential_options(parser: argparse.ArgumentParser) -> None:
                        help="--until-decided: at most this many runs per variant (default: -n)")
     group.add_argument("--decide-on", metavar="METRIC", default=None,
                        help="--until-decided: the metric judged (default: the first --metric, else wall)")
-    add_threshold(group)
+    add_threshold(parser)
 
 
-def sequential_from_args(args: argparse.Namespace) -> object | None:
+def sequential_from_args(args: argparse.Namespace) -> Sequential | None:
     """The ``Sequential`` of the options (None without ``--until-decided``); ``--max-runs`` becomes ``-n``."""
     from abstat.engine.parts import Sequential
 
-    given = [name for name in ("min_runs", "max_runs", "decide_on", "threshold") if getattr(args, name, None) is not None]
+    given = [name for name in ("min_runs", "max_runs", "decide_on", "threshold")
+             if getattr(args, name, None) is not None]
     if not getattr(args, "until_decided", False):
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} needs --until-decided")

@@ -108,6 +108,6 @@ def other_changes(samples: Mapping[str, Mapping[str, Sequence[float]]], baseline
     q_values = benjamini_hochberg([item[4] for item in tested])
     moved = [MovedCounter(metric, candidate, baseline, units.get(metric), float(np.median(base)),
                           float(np.median(cand)), float(base.mean()), float(cand.mean()), p, q)
-             for (metric, candidate, base, cand, p), q in zip(tested, q_values) if q <= fdr]
+             for (metric, candidate, base, cand, p), q in zip(tested, q_values, strict=True) if q <= fdr]
     moved.sort(key=lambda row: (row.q_value, row.metric, row.candidate))
     return OtherChanges(len(tested), fdr, tuple(moved))

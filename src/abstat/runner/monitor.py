@@ -27,8 +27,10 @@ Standard library only: on a lab run the box reads its own files.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from abstat.runner.model import Measurement, RunContext
 
@@ -41,7 +43,8 @@ MAX_FILE_BYTES = 4 << 20  # /proc/interrupts on a 1000-CPU machine is a few hund
 _FIELD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 UNITS = {"schedstat.run": "ns", "schedstat.wait": "ns"}  # pressure's are set per field below
 
-Counters = "dict[str, int]"  # a string: the runner also runs on Python 3.8 (no dict[...] at run time)
+if TYPE_CHECKING:  # the runner also runs on Python 3.8, where dict[...] cannot be evaluated
+    Counters = dict[str, int]
 
 
 def _read(path: str) -> str:
@@ -193,10 +196,8 @@ class MonitorCollector:
     def wrap(self, argv: list[str], context: RunContext) -> list[str]:
         self._before = {}
         for name in self.names:
-            try:
+            with contextlib.suppress(OSError):  # said in collect
                 self._before[name] = snapshot(name)
-            except OSError:
-                pass  # said in collect
         return argv
 
     def collect(self, measurement: Measurement, context: RunContext) -> None:
