@@ -47,7 +47,8 @@ def one(store: str, name: str, runs: int, load: int, cpus: str | None) -> np.nda
 
 def spread(values: np.ndarray) -> str:
     q05, q25, q50, q75, q95 = np.percentile(values, [5, 25, 50, 75, 95])
-    return f"median {q50 * 1e3:7.1f} ms  IQR/median {100 * (q75 - q25) / q50:5.1f}%  5-95%/median {100 * (q95 - q05) / q50:5.1f}%"
+    return (f"median {q50 * 1e3:7.1f} ms  IQR/median {100 * (q75 - q25) / q50:5.1f}%  "
+            f"5-95%/median {100 * (q95 - q05) / q50:5.1f}%")
 
 
 def main() -> None:
