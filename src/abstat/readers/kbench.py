@@ -66,7 +66,7 @@ def _sets(path: str, found: dict[tuple[str, ...], list[float]], units: dict[str,
           keys: tuple[str, ...] = ("metric",)) -> list[SampleSet]:
     if not found:
         raise InputError(f"{fmt}: no result lines found", path=path)
-    return [SampleSet(labels=dict(zip(keys, key)), runs=[values], source=path, unit=units.get(key[-1]),
+    return [SampleSet(labels=dict(zip(keys, key, strict=False)), runs=[values], source=path, unit=units.get(key[-1]),
                       extra={"format": fmt})
             for key, values in found.items()]
 
@@ -176,7 +176,7 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
             raise InputError("will-it-scale: not a number in the row", path=path, line=number) from None
         if numbers[0] == 0:
             continue
-        for name, value in zip(header[1:], numbers[1:]):
+        for name, value in zip(header[1:], numbers[1:], strict=False):
             found.setdefault((fields[0], name), []).append(value)
     units: dict[str, str | None] = {"processes_idle": "%", "threads_idle": "%"}
     return _sets(path, found, units, "will-it-scale", ("tasks", "metric"))

@@ -47,7 +47,7 @@ def _sets(path: str, found: dict[tuple[str, str], list[float]], units: dict[str,
           keys: tuple[str, str]) -> list[SampleSet]:
     if not found:
         raise InputError(f"{fmt}: no result lines found", path=path)
-    return [SampleSet(labels=dict(zip(keys, key)), runs=[values], source=path, unit=units.get(key[1]),
+    return [SampleSet(labels=dict(zip(keys, key, strict=False)), runs=[values], source=path, unit=units.get(key[1]),
                       extra={"format": fmt}) for key, values in found.items()]
 
 
@@ -65,7 +65,7 @@ def read_stress_ng(path: str, text: str) -> list[SampleSet]:
             continue
         row = STRESS_ROW.match(body)
         if row and in_table:
-            for name, value in zip(STRESS_COLUMNS, row.group(2).split()):
+            for name, value in zip(STRESS_COLUMNS, row.group(2).split(), strict=False):
                 _add(found, (row.group(1), name), _float(value))
             continue
         misc = STRESS_MISC.match(body)
