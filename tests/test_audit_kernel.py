@@ -209,3 +209,12 @@ def test_cli_text_and_json_name_every_kernel_block(tmp_path):
     out = subprocess.run([sys.executable, "-m", "abstat", "audit", "--format", "json", str(path)],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and '"kind": "lkp"' in out.stdout and '"kind": "per-run"' in out.stdout
+
+
+def test_the_archive_table_with_collapsed_spaces_reads_the_same():
+    wide = _kernel_blocks(audit_text(_read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2.txt"))), "lkp")[0]
+    narrow = _kernel_blocks(audit_text(_read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2_collapsed.txt"))),
+                            "lkp")[0]
+    assert [(c.metric, c.printed_values) for c in narrow.comparisons] == \
+        [(c.metric, c.printed_values) for c in wide.comparisons]
+    assert narrow.consistent is True

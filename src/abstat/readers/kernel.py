@@ -25,8 +25,11 @@ def detect(text: str) -> str | None:
 
 
 def _detect_json(text: str) -> str | None:
-    if perfstat.is_json(text[:_HEAD_CHARS]):
+    head = text[:_HEAD_CHARS]
+    if perfstat.is_json(head):
         return "perf-stat-json"
+    if '"fio version"' not in head and not ('"start"' in head and '"intervals"' in text):
+        return None  # not fio's nor iperf3's: no second parse of a large JSON file
     try:
         doc = fio.load_document("", text)
     except Exception:  # noqa: BLE001 -- not a JSON document: not one of these tools

@@ -262,7 +262,7 @@ def _json_lines(text: str) -> list[tuple[int, Any]]:
             continue
         try:
             found.append((number, json.loads(line)))
-        except ValueError:
+        except (ValueError, RecursionError):
             return []
     return found
 
