@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import statistics
 import subprocess
 import sys
 
@@ -218,3 +219,30 @@ def test_the_archive_table_with_collapsed_spaces_reads_the_same():
     assert [(c.metric, c.printed_values) for c in narrow.comparisons] == \
         [(c.metric, c.printed_values) for c in wide.comparisons]
     assert narrow.consistent is True
+
+
+def _verbose_runs(text: str, event: str) -> list[float]:
+    """The per-run counts ``perf stat -v -r N`` prints before its summary (``page-faults: 48 712281 712281``)."""
+    return [float(line.split()[1]) for line in text.splitlines() if line.startswith(event + ":")]
+
+
+def test_perf_plus_minus_is_the_standard_error_checked_against_perfs_own_per_run_counts():
+    """perf -v prints every run's count in the same invocation: the sd the audit derives from the printed
+    ± (x/100 * mean * sqrt(N)) is the runs' sample standard deviation, up to the printing's rounding."""
+    before = _read(os.path.join(KERNEL, "perf_stat_v_r10_sh_true.txt"))
+    after = _read(os.path.join(KERNEL, "perf_stat_v_r10_sh_ls.txt"))
+    report = audit_text(before + "\n" + after)
+    [block] = _kernel_blocks(report, "perf-stat")
+    for side, text in ((0, before), (1, after)):
+        for event in ("page-faults",):  # -v's context-switches are read before perf's final count: not comparable
+            runs = _verbose_runs(text, event)
+            assert len(runs) == 10
+            dataset = next(d for d in block.datasets
+                           if d["metric"] == event and str(d["name"]).startswith(f"block {side + 1}"))
+            assert dataset["n"] == 10
+            assert abs(dataset["avg"] - statistics.fmean(runs)) <= 1.0  # perf prints the mean as a whole count
+            assert dataset["stddev"] == pytest.approx(statistics.stdev(runs), rel=0.05)
+    comparison = _comparison(block, "page-faults")
+    reference = stats.ttest_ind(_verbose_runs(after, "page-faults"), _verbose_runs(before, "page-faults"),
+                                equal_var=False)
+    assert comparison.judgement.welch["t"] == pytest.approx(reference.statistic, rel=0.05)

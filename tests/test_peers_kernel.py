@@ -30,6 +30,11 @@ def read(path: str):
     return fmt, peers.read_peer(path, fmt, text=text)
 
 
+def _text(path: str) -> str:
+    with open(path) as handle:
+        return handle.read()
+
+
 def by_metric(sets, **labels):
     return {s.labels["metric"]: s for s in sets if all(s.labels.get(k) == v for k, v in labels.items())}
 
@@ -52,10 +57,10 @@ def lkp_expected(name: str) -> dict[str, float]:
 def _csv_reference(path: str) -> dict[str, tuple[list[float], str]]:
     """Brute force: value,unit,event,... rows, comments skipped."""
     found: dict[str, tuple[list[float], str]] = {}
-    for line in open(path):
+    for line in _text(path).splitlines():
         if not line.strip() or line.startswith("#"):
             continue
-        fields = line.rstrip("\n").split(",")
+        fields = line.split(",")
         found.setdefault(fields[2], ([], fields[1]))[0].append(float(fields[0]))
     return found
 
@@ -77,7 +82,7 @@ def test_perf_csv_first_row_is_data_and_every_value_and_unit_is_read(name):
 
 def test_perf_csv_of_r_runs_says_each_value_is_a_mean_with_its_standard_error():
     sets = by_metric(read(os.path.join(KERNEL, "perf_stat_r5.csv"))[1])
-    line = open(os.path.join(KERNEL, "perf_stat_r5.csv")).read().splitlines()[0].split(",")
+    line = _text(os.path.join(KERNEL, "perf_stat_r5.csv")).splitlines()[0].split(",")
     assert any(f"± {line[3]} standard error" in note for note in sets["task-clock"].notes)
 
 
@@ -87,7 +92,7 @@ def test_perf_json_counter_value_strings_are_read_per_event(name):
     fmt, sets = read(path)
     assert fmt == "perf-stat-json"
     reference: dict[str, list[float]] = {}
-    for line in open(path):
+    for line in _text(path).splitlines():
         if line.startswith("{"):
             obj = json.loads(line)
             reference.setdefault(obj["event"], []).append(float(obj["counter-value"]))
@@ -101,7 +106,7 @@ def test_perf_text_r_block_becomes_summary_statistics_with_sd_from_the_standard_
     fmt, sets = read(path)
     assert fmt == "perf-stat"
     got = by_metric(sets)
-    text = open(path).read()
+    text = _text(path)
     for line in text.splitlines():
         fields = line.split()
         if "task-clock" in fields:
@@ -152,7 +157,7 @@ def test_perf_csv_compare_cli_reads_events_not_a_header():
 
 def test_fio_json_made_here():
     path = os.path.join(KERNEL, "fio_randread.json")
-    doc = json.load(open(path))
+    doc = json.loads(_text(path))
     sets = by_metric(read(path)[1], job="randread")
     read_part = doc["jobs"][0]["read"]
     assert sets["read.iops"].runs == [[read_part["iops"]]]
@@ -163,7 +168,7 @@ def test_fio_json_made_here():
 
 def test_iperf3_json_made_here():
     path = os.path.join(KERNEL, "iperf3_loopback.json")
-    end = json.load(open(path))["end"]
+    end = json.loads(_text(path))["end"]
     sets = by_metric(read(path)[1])
     assert sets["receiver.bits_per_second"].runs == [[end["sum_received"]["bits_per_second"]]]
     assert sets["sender.bits_per_second"].unit == "bit/s"
@@ -177,7 +182,8 @@ def test_text_tools_give_one_value_per_run(name, fmt, metric, regex_word):
     path = os.path.join(KERNEL, name)
     got_fmt, sets = read(path)
     assert got_fmt == fmt
-    expected = [float(line.split(regex_word)[1].split()[0]) for line in open(path) if regex_word in line]
+    expected = [float(line.split(regex_word)[1].split()[0]) for line in _text(path).splitlines()
+                if regex_word in line]
     assert len(expected) == 3 and by_metric(sets)[metric].runs == [expected]
 
 

@@ -112,7 +112,8 @@ def test_a_missing_path_fails_the_run_and_strings_are_numbers():
 def test_run_cli_json_metric_records_one_value_per_run(tmp_path):
     bench = tmp_path / "bench.py"
     bench.write_text("import json, os\nprint('starting')\n"
-                     "print(json.dumps({'jobs': [{'read': {'iops': 1000 + len(os.environ.get('X', ''))}}]}, indent=2))\n")
+                     "iops = 1000 + len(os.environ.get('X', ''))\n"
+                     "print(json.dumps({'jobs': [{'read': {'iops': iops}}]}, indent=2))\n")
     store = tmp_path / "store"
     out = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "3", "--no-progress", "--store", str(store),
                           "--format", "json", "--metric", "iops=json:jobs[0].read.iops:IO/s",
