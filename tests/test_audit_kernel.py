@@ -246,3 +246,16 @@ def test_perf_plus_minus_is_the_standard_error_checked_against_perfs_own_per_run
     reference = stats.ttest_ind(_verbose_runs(after, "page-faults"), _verbose_runs(before, "page-faults"),
                                 equal_var=False)
     assert comparison.judgement.welch["t"] == pytest.approx(reference.statistic, rel=0.05)
+
+
+@pytest.mark.parametrize("text", [
+    "cpu " + "1234567 (12345) " * 3000 + "x",
+    "cpu " + "1234567 ± 12345 " * 3000 + "x",
+    "Amean x " + "1234567 (  1.00%) " * 3000 + "x",
+    "%stddev %change %stddev\n" + "1 ± 2% " * 3000,
+])
+def test_long_hostile_rows_are_read_in_linear_time_not_backtracked(text):
+    """Such a row once sent the mean (sd) regular expression into exponential backtracking (12 cells:
+    minutes); read cell by cell it is refused at once (no time is measured here: it just ends)."""
+    report = audit_text(text)
+    assert all(not b.comparisons for b in report.blocks)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from abstat.audit.findings import Finding
 from abstat.audit.scan import strip_quote
 
-_NUM = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 PERF_HEADER = re.compile(r"Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
 PERF_COUNTER = re.compile(
     rf"^(?P<value>{_NUM}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"

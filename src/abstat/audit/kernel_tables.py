@@ -19,14 +19,14 @@ from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
 from abstat.audit.scan import strip_quote
 
-_NUM = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 MM_STATS = r"Amean|Hmean|Gmean|Stddev|CoeffVar|Min|Max|B[AH]mean-\d+"
 MM_ROW = re.compile(rf"^(?P<stat>{MM_STATS})\s+(?P<metric>\S+)\s+(?P<rest>{_NUM}.*)$")
 MM_CELL = re.compile(rf"({_NUM})\s*(?:\(\s*([-+]?[\d.]+|nan|-?inf)%\)|\*\s*([-+]?[\d.]+|nan|-?inf)%\*)")
 _SD_CELL = rf"({_NUM})\s*(?:\(\s*({_NUM})\s*\)(?!\s*%)|(?:±|\+/-|\+-)\s*({_NUM})(?![\d.]*\s*%))"
 SD_CELL = re.compile(_SD_CELL)
-SD_ROW = re.compile(rf"^(?P<label>[A-Za-z][\w .:/%()-]*?)[:\s]\s*(?P<cells>(?:{_SD_CELL}\s*)+)"
-                    r"(?:\s*[-+]?\d+(?:\.\d+)?%)*\s*$")
+SD_LABEL = re.compile(r"(?P<label>[A-Za-z][^\s:]*(?:[ \t]+[A-Za-z(][^\s:]*)*?):?\s+(?=[-+.\d])")
+TRAILING_PCT = re.compile(r"\s*[-+]?\d+(?:\.\d+)?%")
 RUN_INDEX = re.compile(r"^(?:run\s*|#)?(\d{1,4})[:.)]?$", re.IGNORECASE)
 SUMMARY_WORDS = re.compile(r"^(avg|average|mean|amean)[:]?$", re.IGNORECASE)
 KERNBENCH_RUN = re.compile(r"run number (\d+)")
@@ -149,10 +149,23 @@ def find_mean_sd(lines: list[str], covered: set[int]) -> list[Claim]:
 
 
 def _sd_row(raw: str) -> tuple[str, list[tuple[str, str, str]]] | None:
-    match = SD_ROW.match(strip_quote(raw).strip())
-    if match is None:
+    """``(label, cells)`` of ``LABEL  mean (sd)  mean ± sd ...`` (then optional ``+1.2%`` columns), parsed
+    cell by cell: no regular expression with a repeated group of numbers (whose backtracking explodes)."""
+    text = strip_quote(raw).strip()
+    label = SD_LABEL.match(text)
+    if label is None:
         return None
-    return match.group("label").strip().rstrip(":"), SD_CELL.findall(match.group("cells"))
+    cells, position = [], label.end()
+    while (cell := SD_CELL.match(text, position)) is not None:
+        cells.append(cell.groups())
+        position = cell.end()
+        while position < len(text) and text[position].isspace():
+            position += 1
+    while (pct := TRAILING_PCT.match(text, position)) is not None:
+        position = pct.end()
+    if not cells or text[position:].strip():
+        return None
+    return label.group("label").strip(), cells
 
 
 def _wide_claim(lines: list[str], group: tuple) -> Claim:

@@ -22,7 +22,7 @@ from abstat.errors import InputError
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
 
-_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 HACKBENCH_TIME = re.compile(rf"^Time:\s*({_NUM})\s*$")
 INSTANCE = re.compile(r"^Instance: (\d+)\s*$")
 HACKBENCH_HEAD = re.compile(r"^Running in (?:process|threaded) mode with \d+ groups")

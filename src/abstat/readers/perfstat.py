@@ -33,7 +33,7 @@ from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
 
 _NOT_COUNTED = ("<not counted>", "<not supported>")
-_NUM = r"[-+]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 HEADER = re.compile(r"^\s*Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
 # "     0.68 msec task-clock   # 0.501 CPUs utilized   ( +-  6.77% )  (50.00%)"
 COUNTER = re.compile(

@@ -17,7 +17,7 @@ import re
 from abstat.errors import InputError
 from abstat.readers.sampleset import SampleSet
 
-_NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 STRESS_PREFIX = re.compile(r"^stress-ng: (?:info|metrc):\s+\[\d+\]\s+")
 STRESS_HEADER = re.compile(r"stressor\s+bogo ops\s+real time")
 STRESS_ROW = re.compile(rf"^([\w.-]+)\s+((?:{_NUM}\s+){{5,7}}{_NUM})\s*$")
