@@ -299,3 +299,16 @@ def test_bad_kernel_tool_files_name_the_problem(tmp_path, content, message):
     path.write_text(content)
     with pytest.raises(InputError, match=message):
         read(str(path))
+
+
+def test_perf_text_multiplexing_in_both_notations(tmp_path):
+    path = tmp_path / "old.txt"  # perf before 4.x wrote [ 50.00%], later (50.00%)
+    path.write_text(" Performance counter stats for './a':\n\n"
+                    "     1,234,567 cycles             #    2.1 GHz                [50.00%]\n"
+                    "         5,000 instructions       #    0.00 insn per cycle    (66.67%)\n"
+                    "         7,000 branches\n\n       1.0 seconds time elapsed\n")
+    sets = by_metric(read(str(path))[1])
+    assert sets["cycles"].runs == [[1234567.0]] and sets["cycles"].extra["pcnt_running"] == [50.0]
+    assert sets["instructions"].extra["pcnt_running"] == [66.67]
+    assert any("66.67% of the time" in note for note in sets["instructions"].notes)
+    assert sets["branches"].notes == [] and sets["seconds-time-elapsed"].unit == "s"

@@ -42,7 +42,7 @@ COUNTER = re.compile(
     r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)"
     r"(?P<rest>.*)$")
 NOISE = re.compile(r"\(\s*\+-\s*(?P<pct>[\d.]+)%\s*\)")
-RUNNING = re.compile(r"\((?P<pct>[\d.]+)%\)\s*$")
+RUNNING = re.compile(r"(?:\((?P<pct>[\d.]+)%\)|\[\s*(?P<old>[\d.]+)%\s*\])\s*$")  # old perf: [ 50.01%]
 ELAPSED = re.compile(rf"^\s*(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed|user|sys)")
 _CSV_FIELDS_MIN = 3
 
@@ -117,7 +117,7 @@ def parse_counter_line(line: str) -> tuple[str, float | None, str | None, float 
     noise = NOISE.search(rest)
     running = RUNNING.search(rest.split("#", 1)[-1] if "#" in rest else rest)
     return (match.group("event"), value, match.group("unit"), float(noise.group("pct")) if noise else None,
-            float(running.group("pct")) if running else None)
+            float(running.group("pct") or running.group("old")) if running else None)
 
 
 def read_text_blocks(text: str) -> list[dict[str, Any]]:
