@@ -155,9 +155,10 @@ def _sd_row(raw: str) -> tuple[str, list[tuple[str, str, str]]] | None:
     label = SD_LABEL.match(text)
     if label is None:
         return None
-    cells, position = [], label.end()
+    cells: list[tuple[str, str, str]] = []
+    position = label.end()
     while (cell := SD_CELL.match(text, position)) is not None:
-        cells.append(cell.groups())
+        cells.append((cell.group(1), cell.group(2) or "", cell.group(3) or ""))
         position = cell.end()
         while position < len(text) and text[position].isspace():
             position += 1
