@@ -53,7 +53,9 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
     """The metric sources' options (a new source's flag goes here, and into :func:`metric_sources`)."""
     parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
-                        help="a number the benchmark prints: every match adds a value (group 1); repeatable")
+                        help="a number the benchmark prints: every match adds a value (group 1); "
+                        "[NAME=]json:PATH[:UNIT] reads one value per run from the JSON it prints (jobs[0].read.iops); "
+                        "repeatable")
     parser.add_argument("--metric-source", choices=("output", "kmsg"), default="output",
                         help="where --metric patterns look: the command's output (default) or the kernel log "
                              "lines written during each run (kmsg: /dev/kmsg, needs root)")

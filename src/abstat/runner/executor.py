@@ -300,6 +300,8 @@ class ProcessExecutor:
             notes.extend(scanner.json_notes())
             for name, numbers in scanner.json_values.items():
                 values.setdefault(name, []).extend(numbers)
+            for name, unit in scanner.json_units.items():  # perf stat -j lines: msec for task-clock
+                measurement.units.setdefault(name, unit)
             if self.patterns:
                 regex_notes = scanner.regex_notes()
                 for pattern in self.patterns:

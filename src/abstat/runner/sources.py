@@ -8,7 +8,9 @@ validates and a test box decodes with the same code (this module ships to the
 box; standard library only):
 
 - ``{"source": "regex", "name": N, "pattern": RE, "unit": U}``: ``--metric
-  NAME=REGEX[:UNIT]``, every match of group 1 in the output adds a value;
+  NAME=REGEX[:UNIT]``, every match of group 1 in the output adds a value
+  (a pattern ``json:PATH``, from ``--metric [NAME=]json:PATH``, reads one value
+  per run from the JSON document printed: :mod:`abstat.runner.jsonpath`);
 - ``{"source": "json-lines"}``: every numeric field of a JSON-object line
   (on by default; ``--no-json-lines`` leaves it out);
 - ``{"source": "perf", "events": [...]}``: ``perf stat`` counters (``--perf``);
@@ -34,6 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from abstat.runner import jsonpath
 from abstat.runner import kmsg as kmsg_mod
 from abstat.runner import monitor as monitor_mod
 from abstat.runner import trace as trace_mod
@@ -75,7 +78,12 @@ class RegexMetric:
 
     @classmethod
     def parse(cls, text: str) -> RegexMetric:
-        """From the command-line form ``NAME=REGEX[:UNIT]`` (ValueError with the user's message)."""
+        """From the command-line form ``NAME=REGEX[:UNIT]`` (ValueError with the user's message);
+        ``[NAME=]json:PATH[:UNIT]`` is a JSON path (:mod:`abstat.runner.jsonpath`), kept as the pattern
+        ``json:PATH``: no regular expression of that form has the capture group a regex metric needs."""
+        if jsonpath.is_json_metric(text):
+            parsed = jsonpath.parse_json_metric(text)
+            return cls(parsed.name, "json:" + parsed.text, parsed.unit)
         compiled = parse_metric_pattern(text)
         return cls(compiled.name, compiled.regex.pattern, compiled.unit)
 
@@ -91,6 +99,11 @@ class RegexMetric:
 
     def compiled(self) -> MetricPattern:
         """The checked, compiled pattern (ValueError naming the problem)."""
+        if self.pattern.startswith("json:") and "(" not in self.pattern:
+            parsed = jsonpath.parse_json_metric(f"{self.name}={self.pattern}" + (f":{self.unit}" if self.unit else ""))
+            if self.name in BUILTIN_METRICS:
+                raise ValueError(f"metric {self.name!r}: a built-in metric name")
+            return parsed
         check_metric_name(self.name)
         if self.name in BUILTIN_METRICS:
             raise ValueError(f"metric {self.name!r}: a built-in metric name")
