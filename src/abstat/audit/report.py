@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from abstat.audit.averages import AveragesClaim, find_averages
 from abstat.audit.findings import Finding
-from abstat.audit.judge import Judgement, judge
+from abstat.audit.judge import judge
 from abstat.audit.printed import format_g
-from abstat.audit.recompute import Recomputation, check, recompute
+from abstat.audit.recompute import check, recompute
 from abstat.audit.records import BlockAudit, ComparisonAudit
 from abstat.audit.scan import Block, DataSet, find_blocks
 from abstat.stats import power as power_mod

@@ -256,8 +256,8 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
 
 def _json_lines(text: str) -> list[tuple[int, Any]]:
     found = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        line = line.strip()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
         if not line or line.startswith("#"):
             continue
         try:
