@@ -82,7 +82,9 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
         rows = [[cell.strip() for cell in row] for row in reader]
     except csv.Error as err:
         raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
+    del lines, reader  # the text again, twice over: free before the sets are made
     header, body = rows[0], rows[1:]
+    del rows
     if len(set(header)) != len(header) or any(not h for h in header):
         raise InputError("CSV header has empty or repeated column names", path=path, line=1)
     if not body:
@@ -114,7 +116,11 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
     index = {h: i for i, h in enumerate(header)}
     sets: dict[tuple, _CsvSet] = {}
     missing = 0
-    for number, row in enumerate(body, start=2):
+    body.reverse()  # each row let go of once read (a row is 10x its value in memory)
+    number = 1
+    while body:
+        row = body.pop()
+        number += 1
         when = None
         if time_column is not None and row[index[time_column]]:
             when = parse_time(row[index[time_column]])

@@ -1,7 +1,7 @@
 """Where a history comes from: the store, CSV files, peers' result files."""
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from abstat.errors import InputError, UsageError
@@ -101,8 +101,9 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         assert store_path is not None
         sets, first_seen = _store_sets(store_path, experiment, metrics, where, store_notes)
     file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
-    series, skipped = build_series([*sets, *file_sets], rev_label=rev_label, first_seen=first_seen or None)
+    pending = [*sets, *file_sets]
     del sets, file_sets
+    series, skipped = build_series(_drained(pending), rev_label=rev_label, first_seen=first_seen or None)
     if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
         raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
@@ -123,6 +124,14 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         if len(revs) <= 2000:
             subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
     return History(series, how, subjects, warnings + order_warnings)
+
+
+def _drained(items: list[Any]) -> Iterator[Any]:
+    """``items`` in order, each let go of once handed out: the series copy the values, so a
+    set read is memory free again (a CSV of 10^6 revisions is 10^6 sets)."""
+    items.reverse()
+    while items:
+        yield items.pop()
 
 
 def _shown(store_path: str | None) -> str | None:
