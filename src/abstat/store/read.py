@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from abstat.store.read_rows import RowReader
-from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in, gc_paused, shared
+from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in, drained, gc_paused, shared
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
@@ -291,18 +291,19 @@ class StoreReader(RowReader, RunReader):
                     "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
             slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
                               hosts[invocation_id], units[key], accepted)
+            values = groups.pop(key)  # each value held once: the group's list goes as the set's fills
             if slot is not None:
-                slot.extend(self._numbers(groups[key], metric, invocation_id))
+                slot.extend(self._numbers(values, metric, invocation_id))
         entries = []
         for entry in sorted(sets.values(), key=lambda e: e["order"]):
             entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
             if entry["invocations"]:
                 entries.append(entry)
+        sets.clear()
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
         return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
                           machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
-                          invocations=list(entry["invocations"]))
-                for entry in entries]
+                          invocations=entry["invocations"]) for entry in drained(entries)]
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Invocation id -> its decoded machine record (``{}`` and a damage note when damaged),

@@ -222,6 +222,14 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
+def drained(items: list[Any]) -> Iterator[Any]:
+    """``items`` in order, emptying the list: each item let go of once handed out (when what
+    is made of it copies what it needs, a bulk read holds one of the two at a time)."""
+    items.reverse()
+    while items:
+        yield items.pop()
+
+
 def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None, db: Any = None) -> str:
     """``sql`` narrowed to rows whose ``column`` is one of ``values`` (unchanged for None);
     with the connection ``db``, any number of values (one parameter for a long list)."""
