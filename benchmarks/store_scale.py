@@ -167,7 +167,7 @@ def main() -> int:
                             "history-anchor": [*commands["anchor"], "wall"],
                             "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"]}
             if args.only:
-                wanted = {"anchor", *args.only.split(",")}
+                wanted = {"anchor", "history-anchor", *args.only.split(",")}
                 commands = {name: argv for name, argv in commands.items() if name in wanted}
             timed(commands["anchor"], env, args.timeout)  # bytecode, page cache
             results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
