@@ -45,12 +45,13 @@ class ImportResult:
     damage: list[str] = field(default_factory=list)
 
 
-def import_store(source: Any, target: Any) -> ImportResult:
-    """Copy what ``source`` holds and ``target`` lacks into ``target`` (both open Stores)."""
+def import_store(source: Any, target: Any, experiments: Sequence[str] | None = None) -> ImportResult:
+    """Copy what ``source`` holds and ``target`` lacks into ``target`` (both open Stores); only the
+    experiments named in ``experiments`` when given (the caller decides which may be taken)."""
     result = ImportResult(source.display)
     attached = attach(source, target)  # SQLite to SQLite: in SQL, no row through Python
     try:
-        _import(source, target, result, attached)
+        _import(source, target, result, attached, None if experiments is None else set(experiments))
     finally:
         if attached:
             detach(target)
@@ -60,10 +61,12 @@ def import_store(source: Any, target: Any) -> ImportResult:
     return result
 
 
-def _import(source: Any, target: Any, result: ImportResult, attached: bool) -> None:
+def _import(source: Any, target: Any, result: ImportResult, attached: bool, chosen: set[str] | None) -> None:
     has_uids = source.version >= 2
     experiments = source.db.execute("SELECT id, name, created_at FROM experiments ORDER BY id").fetchall()
     for experiment_id, experiment, created_at in experiments:
+        if chosen is not None and experiment not in chosen:
+            continue
         variants = [row[0] for row in source.db.execute(
             "SELECT name FROM variants WHERE experiment_id = ? ORDER BY id", (experiment_id,))]
         uid_column = "i.uid" if has_uids else "NULL"
