@@ -100,6 +100,45 @@ while os.read(sys.stdin.fileno(), 4096):
 """
 
 
+class _LeaseSession(BoxSession):
+    """The lease program's session: its every answer is one short line written at once, so a line longer
+    than :data:`MAX_ANSWER`, or begun and not ended within :data:`LINE_PATIENCE_S`, is refused at once."""
+
+    def __init__(self, process: Any) -> None:
+        self._partial_since: float | None = None
+        super().__init__(process)
+
+    def _read_stdout(self) -> None:
+        stream: Any = self.process.stdout
+        pending = bytearray()
+        try:
+            while stream is not None and not self._closed.is_set() and (chunk := stream.read1(65536)):
+                pending += chunk
+                while (end := pending.find(b"\n")) >= 0:
+                    self._put(bytes(pending[:end + 1]))
+                    del pending[:end + 1]
+                if len(pending) > MAX_ANSWER:
+                    self._put(ProtocolError(f"a line longer than {MAX_ANSWER} bytes"))
+                    self.process.kill()
+                    return
+                self._partial_since = (self._partial_since or time.monotonic()) if pending else None
+        except (OSError, ValueError):
+            pass
+        self._put(None)
+
+    def _next_line(self, deadline: float) -> bytes | None:
+        while True:
+            try:
+                return super()._next_line(min(deadline, time.monotonic() + 0.5))
+            except NoAnswer:
+                since = self._partial_since
+                if since is not None and time.monotonic() - since > LINE_PATIENCE_S:
+                    self.kill()
+                    raise ProtocolError(f"a line that did not end within {LINE_PATIENCE_S:g} s") from None
+                if time.monotonic() >= deadline:
+                    raise
+
+
 def holder_text(experiment: str) -> str:
     """Who holds a lease: the experiment, the user and machine of the controller, its pid, since when."""
     try:
@@ -129,7 +168,7 @@ class BoxLease(HostHooks):
                    f"{'wait' if self.wait else 'no-wait'}")
         try:
             # every answer of the lease is one short line written at once: one that does not end is refused
-            self.session = BoxSession(worker.ssh.open(command), max_line=MAX_ANSWER, line_patience=LINE_PATIENCE_S)
+            self.session = _LeaseSession(worker.ssh.open(command))
         except OSError as err:
             raise HostFailed(f"cannot run ssh: {err}") from None
         deadline = time.monotonic() + LEASE_TIMEOUT_S

@@ -74,13 +74,8 @@ class BoxSession:
     :meth:`close` ends the session whatever the box does (it is killed when
     it does not end by itself)."""
 
-    def __init__(self, process: subprocess.Popen, *, max_line: int = MAX_LINE,
-                 line_patience: float | None = None) -> None:
-        """``max_line``: the longest line taken; ``line_patience``: seconds a line begun may take to end
-        (None: no limit), for sessions whose every line is written at once (the lease's)."""
+    def __init__(self, process: subprocess.Popen) -> None:
         self.process = process
-        self._max_line, self._patience = max_line, line_patience
-        self._partial_since: float | None = None
         self._lines: queue.Queue[bytes | None | ProtocolError] = queue.Queue(maxsize=16)
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._junk = 0
@@ -102,39 +97,18 @@ class BoxSession:
         stream = self.process.stdout
         try:
             assert stream is not None
-            if self._patience is not None:
-                self._read_chunks(stream)
-            while not self._closed.is_set() and self._patience is None:
-                line = stream.readline(self._max_line + 1)
+            while not self._closed.is_set():
+                line = stream.readline(MAX_LINE + 1)
                 if not line:
                     break
-                if len(line) > self._max_line:
-                    self._too_long()
+                if len(line) > MAX_LINE:
+                    self._put(ProtocolError(f"a line longer than {MAX_LINE} bytes"))
+                    self.process.kill()  # a box that talks without end is ended
                     return
                 self._put(line)
         except (OSError, ValueError):
             pass
         self._put(None)
-
-    def _too_long(self) -> None:
-        self._put(ProtocolError(f"a line longer than {self._max_line} bytes"))
-        self.process.kill()  # a box that talks without end is ended
-
-    def _read_chunks(self, stream: Any) -> None:
-        """Lines as they come, noting when a line began that has not ended (see ``line_patience``)."""
-        pending = bytearray()
-        while not self._closed.is_set():
-            chunk = stream.read1(65536)
-            if not chunk:
-                return
-            pending += chunk
-            while (end := pending.find(b"\n")) >= 0:
-                self._put(bytes(pending[:end + 1]))
-                del pending[:end + 1]
-            if len(pending) > self._max_line:
-                self._too_long()
-                raise ValueError("ended")
-            self._partial_since = (self._partial_since or time.monotonic()) if pending else None
 
     def _read_stderr(self) -> None:
         stream = self.process.stderr
@@ -159,10 +133,6 @@ class BoxSession:
             try:
                 item = self._lines.get(timeout=min(left, 0.5))
             except queue.Empty:
-                since = self._partial_since
-                if since is not None and self._patience is not None and time.monotonic() - since > self._patience:
-                    self.kill()
-                    raise ProtocolError(f"a line that did not end within {self._patience:g} s") from None
                 continue
             if isinstance(item, ProtocolError):
                 raise item
