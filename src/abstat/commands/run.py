@@ -192,9 +192,8 @@ def main(argv: list[str]) -> int:
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
     if args.print_spec:
         from abstat.engine.spec import dumps
-        from abstat.store import display_name
+        from abstat.store import display_name  # a password is never printed: it shows as ***
 
-        # a password is never printed: the store's shows as ***; --store or PGPASSWORD gives it again
         sys.stdout.write(dumps(spec.replace(store=display_name(args.store) if args.store else args.store)))
         return 0
     return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
