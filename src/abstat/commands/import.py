@@ -95,6 +95,8 @@ def main(argv: list[str]) -> int:
     for source_name in args.sources:  # before the target is created or touched
         if "://" not in source_name and not os.path.exists(source_name):
             raise InputError("no such store to import", path=source_name)
+        if "://" not in source_name and not os.path.isfile(source_name):  # a FIFO is never waited on
+            raise InputError("not a regular file, so not a store or a run journal", path=source_name)
     if args.merge and args.experiment is None:
         raise UsageError("--merge goes with --experiment NAME: the experiments to add to")
     damaged = []
@@ -104,9 +106,12 @@ def main(argv: list[str]) -> int:
                   if "://" in name or not journal.is_journal(name)}
         for source_name in args.sources:
             if "://" not in source_name and journal.is_journal(source_name):  # runs abstat had not committed
-                added, present = journal.replay(source_name, target)
+                added, present, broken = journal.replay(source_name, target)
                 sys.stdout.write(f"{terminal(source_name)}: {added} run(s) added from a run journal, {present} "
                                  f"already present (into {terminal(target.display)})\n")
+                if broken:  # the runs around them are in; the journal is kept (the supervisor keeps it)
+                    damaged.append(f"{source_name}: damaged line(s) {', '.join(map(str, broken[:5]))} of the "
+                                   "journal left out")
                 continue
             damage = _import_store(target, source_name, chosen[source_name])
             if damage:

@@ -148,15 +148,12 @@ def _from_file(args: argparse.Namespace) -> Any:
     from abstat.store import resolve_store_path
 
     _alone(args, "spec", "the experiment from its file", ("print_spec", *_OUTPUT_OPTIONS))
-    try:
-        if args.spec == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.spec, encoding="utf-8") as handle:
-                text = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the specification: {getattr(err, 'strerror', None) or err}",
-                         path=args.spec) from None
+    from abstat.readers.text import read_bytes
+
+    try:  # bounded: --spec /dev/zero is one line
+        text = read_bytes(args.spec, limit=16 << 20).decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(f"cannot read the specification: {err}", path=args.spec) from None
     spec = loads(text, source=args.spec)
     return spec.replace(store=resolve_store_path(args.store or spec.store))
 
