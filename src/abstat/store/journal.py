@@ -34,7 +34,7 @@ MAX_JOURNAL_BYTES = 1 << 30
 def _open_regular(path: str) -> Any:
     """``path`` opened for reading if it is a regular file (a FIFO is never waited on); OSError else."""
     descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    handle = open(descriptor, "rb")
+    handle = open(descriptor, "rb")  # noqa: SIM115 - returned open
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         handle.close()
         raise OSError(errno.EINVAL, "not a regular file")
