@@ -152,8 +152,9 @@ def _from_file(args: argparse.Namespace) -> Any:
 
     try:  # bounded: --spec /dev/zero is one line
         text = read_bytes(args.spec, limit=16 << 20).decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(f"cannot read the specification: {err}", path=args.spec) from None
+    except (InputError, UnicodeDecodeError) as err:
+        why = err.message.removeprefix("cannot open: ") if isinstance(err, InputError) else err
+        raise InputError(f"cannot read the specification: {why}", path=args.spec) from None
     spec = loads(text, source=args.spec)
     return spec.replace(store=resolve_store_path(args.store or spec.store))
 
