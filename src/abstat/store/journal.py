@@ -131,3 +131,58 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
         except OverflowError as err:
             raise InputError(f"a run of the journal cannot be stored: {err}", path=path) from None
     return len(wanted), skipped, damaged
+
+
+def left_behind(store: Any, directory: str | None = None) -> list[tuple[str, str]]:
+    """(journal, experiment) of every run journal in the temporary directory that no live abstat holds
+    (its writer holds a shared lock while it runs) and whose invocation ``store`` still shows
+    running: a journal left when abstat and its supervisor were both killed.  Its runs are not in
+    the store; ``abstat import JOURNAL`` adds them."""
+    import fcntl
+    import tempfile
+
+    directory = directory or tempfile.gettempdir()
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.startswith("abstat-journal-") and n.endswith(".jsonl"))
+    except OSError:
+        return []
+    found = []
+    for name in names[:1000]:
+        path = os.path.join(directory, name)
+        try:
+            with _open_regular(path) as handle:
+                if os.fstat(handle.fileno()).st_uid != os.geteuid():
+                    continue
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    continue  # a live abstat writes it
+                head = _document(handle.readline(65536))
+        except OSError:
+            continue
+        if isinstance(head, dict) and head.get("abstat_journal") == FORMAT and isinstance(head.get("invocation"), str):
+            row = store.db.execute("SELECT e.name, i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+                                   " WHERE i.uid = ? AND i.status = 'running'", (head["invocation"],)).fetchone()
+            if row is not None and _missing_runs(path, store, row[1]):
+                found.append((path, str(row[0])))
+    return found
+
+
+def _missing_runs(path: str, store: Any, invocation: int) -> bool:
+    """Whether the journal holds a run the store lacks (imported already: nothing to say)."""
+    try:
+        _, runs, _ = read(path)
+    except InputError:
+        return False
+    present = {row[0] for row in store.db.execute("SELECT uid FROM runs WHERE invocation_id = ?", (invocation,))}
+    return any(run["uid"] not in present for _, run in runs)
+
+
+def left_behind_notes(store: Any) -> list[str]:
+    """One line per journal :func:`left_behind` finds, naming the command that adds its runs."""
+    import shlex
+
+    return [f"note: experiment {experiment!r} is still shown running: its last runs wait in the run journal "
+            f"{path}; add them with: abstat import {shlex.quote(path)} --store {shlex.quote(store.display)}"
+            for path, experiment in left_behind(store)]
+
