@@ -113,3 +113,25 @@ def test_import_takes_only_what_is_named_and_never_a_baseline_unasked(workspace)
     shutil.copy(cwd / "other.db", cwd / "c.db")
     assert run("--store", "d.db", "--baselines", "c.db").returncode == 0 and names("d.db") == [
         "baseline@main", "main", "pr"]
+
+
+def test_an_invocation_identity_of_another_experiment_is_refused(workspace):
+    """A store whose invocation carries the identity of the target's invocation of another experiment:
+    its runs are not attached to that experiment (a later ``baseline save`` would have taken them)."""
+    cwd, env = workspace
+    _measure(env, str(cwd), "target.db", "main", 1.0, 3)
+    _measure(env, str(cwd), "forged.db", "pr", 1.0, 3)
+    target, forged = sqlite3.connect(str(cwd / "target.db")), sqlite3.connect(str(cwd / "forged.db"))
+    (uid,) = target.execute("SELECT uid FROM invocations").fetchone()
+    forged.execute("UPDATE invocations SET uid = ?", (uid,))
+    forged.commit()
+    forged.close()
+    target.close()
+    done = subprocess.run([sys.executable, "-m", "abstat", "import", "--store", "target.db", "forged.db"],
+                          cwd=str(cwd), env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "is already in the target as one of experiment 'main'" in done.stderr, done.stderr
+    db = sqlite3.connect(str(cwd / "target.db"))
+    assert db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 3
+    assert [name for (name,) in db.execute("SELECT name FROM experiments")] == ["main"]
+    db.close()
