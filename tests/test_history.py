@@ -40,15 +40,18 @@ def test_step_found_with_scipy_t_test_and_spike_ignored():
     assert np.allclose(running_median(values), level)
     # the test: a pooled two-sample t over --window (100) revisions each side, as far as the ends
     assert (change.left_n, change.right_n) == (70, 70)
-    reference = ttest_ind(x[70:], x[:70])
-    assert abs(change.p_value - reference.pvalue) <= 1e-6 * reference.pvalue
-    # the size: the step of a level + common slope + step fit over 30 revisions each side, with
-    # its t interval (statsmodels' OLS on the same 60 values)
+    assert ttest_ind(x[70:], x[:70]).pvalue < 1e-50
+    # the decision, size and p-value: one model, a level + common slope + step fit over 30 revisions
+    # each side, its t test and t interval (statsmodels' OLS on the same 60 values; residuals here are
+    # not serially correlated, so no widening for a wandering level)
     import statsmodels.api as sm
 
     j = np.arange(60.0)
     design = np.column_stack([np.ones(60), j, (j >= 30).astype(float)])
     fitted = sm.OLS(x[40:100], design).fit()
+    r = fitted.resid
+    assert np.dot(r[1:30], r[:29]) + np.dot(r[31:], r[30:-1]) < 2.0 / np.sqrt(60) * np.dot(r, r)
+    assert abs(change.p_value - fitted.pvalues[2]) <= 1e-6 * fitted.pvalues[2]
     low, high = fitted.conf_int(0.05)[2]
     assert abs(change.shift - fitted.params[2]) < 1e-9
     assert abs(change.low - low) < 1e-9 and abs(change.high - high) < 1e-9
