@@ -287,7 +287,8 @@ def f_measure(annotations: dict[str, list[int]], found: list[int], margin: int =
     predicted = set(found) | {0}
     per = [true_positives(sorted(set(cps) | {0}), sorted(predicted), margin) for cps in annotations.values()]
     precision = len(set().union(*per)) / len(predicted)
-    recall = sum(len(hits) / len(set(cps) | {0}) for hits, cps in zip(per, annotations.values(), strict=True)) / len(per)
+    recall = sum(len(hits) / len(set(cps) | {0})
+                 for hits, cps in zip(per, annotations.values(), strict=True)) / len(per)
     return (2 * precision * recall / (precision + recall) if precision + recall else 0.0), precision, recall
 
 

@@ -45,11 +45,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--min-magnitude", type=float, default=0.0, metavar="PERCENT",
                         help="ignore changes smaller than this percentage of the level (default 0)")
     parser.add_argument("--min-change", type=float, default=cp.DEFAULT_MIN_CHANGE * 100, metavar="PCT",
-                        help=f"below PCT%% of the level: small, not alerted (default {cp.DEFAULT_MIN_CHANGE * 100:g})")
+                        help=f"below PCT%% of the level: small, not alerted (default {100 * cp.DEFAULT_MIN_CHANGE:g})")
     parser.add_argument("--max-pvalue", type=float, default=cp.DEFAULT_MAX_PVALUE,
                         help=f"p-value threshold of a change's t test (default {cp.DEFAULT_MAX_PVALUE:g})")
     parser.add_argument("--min-segment", type=int, default=cp.DEFAULT_MIN_SEGMENT, metavar="N",
-                        help=f"fewest revisions each side of a change (default {cp.DEFAULT_MIN_SEGMENT}; shorter: spike)")
+                        help=f"fewest revisions each side of a change (default {cp.DEFAULT_MIN_SEGMENT}; fewer: spike)")
     parser.add_argument("--window", type=int, default=cp.DEFAULT_WINDOW, metavar="N",
                         help=f"revisions on each side used to test a change (default {cp.DEFAULT_WINDOW}; its "
                              "size uses at most 30)")

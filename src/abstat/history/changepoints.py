@@ -3,15 +3,17 @@
 Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md); the numbers
 under it are in :mod:`abstat.history.segment`:
 
-1. **Revisions, weighted**: each revision's centre (mean of its samples, wild ones
-   winsorized; with several runs, of the run means) with the weight
+1. **Revisions, weighted**: each revision's centre (the 20% trimmed mean of its samples;
+   with several runs, of the run means) with the weight
    ``1 / (tau^2 + s^2 / n)``: a revision measured 8 times counts for up to 8 of
    one measured once, as far as the revision-to-revision noise ``tau`` allows.
    Centres far (``CLIP`` SDs) from a running median of 5 are pulled back: one
    spike cannot make or move a change.
-2. **Candidates**: binary segmentation of the weighted least-squares cost (the
-   gain of a split is the squared z of its difference of means), splitting while the
-   gain exceeds the BIC penalty ``2 log n``: O(n log n), no quadratic cost.
+2. **Candidates** (:mod:`abstat.history.candidates`): binary segmentation of the weighted
+   least-squares cost (the gain of a split is the squared z of its difference of means),
+   splitting while the gain exceeds the BIC penalty ``2 log n``, plus the best split of every
+   seeded interval (lengths n, n/2, ...) over the same penalty, so short bumps are proposed:
+   O(n log n), no quadratic cost.
 3. **Confirmation**: every candidate must pass a weighted two-sample t test
    (weighted least squares of the centres on a step) between its neighbouring
    segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
@@ -33,15 +35,13 @@ under it are in :mod:`abstat.history.segment`:
    clean step, which the steps fit far better, is never dropped for it; a step on top
    of a drift stands beyond the line and stays.  ``drift=False`` turns the check off.
 
-The p-value is the t test's at the chosen split, so it is optimistic (a screening
-value, not a calibrated one).  The size is the step of a weighted least-squares fit of
-a level, a common slope and the step over at most ``SIZE_WINDOW`` revisions each side
-(no slope when a side has fewer than ``SIZE_SLOPE_SIDE``), also as a percentage of the
-weighted mean before.  Its interval is the union of the fit's t intervals over the splits a
-likelihood-ratio test keeps (gain within ``LOCATION_LEVEL`` of the best's): the location
-is chosen, not known.  The slope is what makes the interval cover:
-a difference of means is biased by a drift, or by a step missed nearby, and covered the
-true size in only 0.77-0.91 of the detected steps (``benchmarks/changepoints.py``).
+6. **Decision** (:mod:`abstat.history.decide`): a change is reported only when one model, a
+   level, a common slope (both sides with ``SIZE_SLOPE_SIDE`` revisions) and a step fitted over
+   at most ``SIZE_WINDOW`` revisions each side, gives p <= ``max_pvalue`` and a confidence interval
+   of the step (the union over the locations a likelihood-ratio test keeps) that excludes 0;
+   serially correlated residuals (a wandering level) widen it.  The reported p-value and interval
+   are that model's (the p-value at the chosen split: optimistic).  A change below ``min_change``
+   of the level before is listed in ``Detection.small``, not reported.
 """
 from __future__ import annotations
 
