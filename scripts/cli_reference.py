@@ -22,11 +22,8 @@ def _help_of(name: str) -> str:
     from abstat.cli import main
 
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        try:
-            main([name, "--help"] if name else ["--help"])
-        except SystemExit:
-            pass
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()), contextlib.suppress(SystemExit):
+        main([name, "--help"] if name else ["--help"])
     return out.getvalue().rstrip() + "\n"
 
 

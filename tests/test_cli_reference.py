@@ -26,6 +26,7 @@ def test_the_reference_is_what_the_parsers_print(monkeypatch):
         text = handle.read()
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if cli_reference.recorded_version(text) != version:
-        pytest.skip(f"written with Python {cli_reference.recorded_version(text)}; argparse's layout differs in {version}")
+        recorded = cli_reference.recorded_version(text)
+        pytest.skip(f"written with Python {recorded}; argparse's layout differs in {version}")
     monkeypatch.setenv("COLUMNS", "100")
     assert cli_reference.render() == text, "run python scripts/cli_reference.py"
