@@ -1,0 +1,163 @@
+"""A parameter scan's report (``abstat run -L``): a comparison per grid point, then the grid's analysis.
+
+:func:`grid_report` is what ``abstat run`` ends with for a grid: like a
+lab's report per host (:mod:`abstat.render.lab_report`), one comparison per
+point (its invocations are labelled with the point's values), then whether
+each candidate's change depends on the point and each variant's scaling
+exponent (:mod:`abstat.comparison.grid`).  :func:`with_grid` adds the same
+analysis under ``abstat report``'s table when its rows are a stored grid's
+parameters.  Text, Markdown and JSON carry the analysis; CSV has the
+per-point rows only.  Everything printed from data is escaped.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from abstat.comparison.grid import GridAnalysis, analyse, numeric
+from abstat.render import escape
+
+MAX_SHOWN_POINTS = 8
+
+
+def stored_parameters(store: Any, experiment: str) -> dict[str, list[str]]:
+    """The parameters (name -> values) of ``experiment``'s latest grid invocation; {} if none.  The
+    settings are untrusted: anything but names and lists of strings is ignored."""
+    for invocation in reversed(store.invocations(experiment)):
+        found = invocation["settings"].get("parameters") if isinstance(invocation["settings"], dict) else None
+        if isinstance(found, dict) and found and all(
+                isinstance(k, str) and isinstance(v, list) and v and all(isinstance(x, str) for x in v)
+                for k, v in found.items()):
+            return {k: list(v) for k, v in found.items()}
+    return {}
+
+
+def _point_text(point: Mapping[str, str]) -> str:
+    return ",".join(f"{name}={value}" for name, value in point.items())
+
+
+def _values(groups: Mapping[str, Mapping[str, list[list[float]]]]) -> dict[str, dict[str, list[float]]]:
+    return {metric: {variant: [x for group in runs for x in group] for variant, runs in by_variant.items()}
+            for metric, by_variant in groups.items()}
+
+
+def grid_report(store: Any, experiment: str, *, labels: dict[str, str], fmt: str = "text",
+                **options: Any) -> str:
+    """Every grid point's comparison, then the grid's analysis (``options``: ``comparison_report``'s)."""
+    from abstat.render.run_report import comparison_report, recent_invocations
+
+    parameters = stored_parameters(store, experiment)
+    points = [dict(zip(parameters, values, strict=True)) for values in itertools.product(*parameters.values())]
+    documents, out, grids = [], [], {}  # type: ignore[var-annotated]
+    csv_header = False
+    clean = escape.markdown if fmt == "markdown" else escape.terminal
+    for point in points:
+        report = comparison_report(store, experiment, fmt=fmt, labels={**labels, **point}, **options)
+        ids = recent_invocations(store, store.invocation_ids(experiment, {**labels, **point}))
+        for metric, by_variant in _values(store.groups_by_metric(experiment, invocations=ids or [-1])).items():
+            grids.setdefault(metric, []).append((point, by_variant))
+        if fmt == "json":
+            documents.append({"labels": point, "report": json.loads(report) if report.strip() else None})
+        elif fmt == "csv":
+            lines = report.splitlines()
+            if lines and not csv_header:
+                out.append(",".join(_csv_field(name) for name in parameters) + "," + lines[0] + "\n")
+                csv_header = True
+            prefix = ",".join(_csv_field(value) for value in point.values())
+            out.extend(f"{prefix},{line}\n" for line in lines[1:])
+        else:
+            heading = f"# {clean(_point_text(point))}" if fmt == "markdown" else f"== {clean(_point_text(point))} =="
+            out.append(heading + "\n" + report)
+    variants = [v for v in store.variant_names(experiment) if any(v in g[0][1] for g in grids.values() if g)]
+    baseline = options.get("baseline") or (variants[0] if variants else None)
+    if baseline is None or fmt == "csv":
+        return "".join(out) if fmt != "json" else json.dumps({"experiment": experiment, "points": documents}) + "\n"
+    grids = dict(sorted(grids.items(), key=lambda item: (item[0] != "wall", item[0])))  # wall first
+    analysis = analyse(grids, list(parameters), variants, baseline, options.get("confidence", 95.0) / 100)
+    if fmt == "json":
+        document = {"experiment": experiment, "points": documents, "grid": analysis.to_dict()}
+        return json.dumps(document, indent=2) + "\n"
+    return "".join(out) + "\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
+
+
+def _csv_field(text: str) -> str:
+    text = str(escape.csv_cell(text))
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
+
+
+def _shown(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}g}"
+
+
+def analysis_lines(analysis: GridAnalysis, fmt: str = "text") -> list[str]:
+    """The analysis as lines (text or Markdown), escaped."""
+    markdown = fmt == "markdown"
+    clean = escape.markdown if markdown else escape.terminal
+    bullet = "- " if markdown else "  "
+    names = ", ".join(analysis.parameters)
+    tests = sum(1 for items in analysis.interactions.values() for i in items if i.p_value is not None)
+    level = 1 - analysis.confidence
+    lines = [("## " if markdown else "") + clean(
+        f"grid: does the change depend on {names}? Welch's test of the log ratio of geometric means across "
+        f"the points, Holm-adjusted over {tests} test(s), at {level:.3g}")]
+    for metric, items in analysis.interactions.items():
+        for test in items:
+            if not test.points:  # no point with values of both: nothing to say
+                continue
+            shown = " ".join(f"{r:.3f} ({_point_text(p)})" for p, r in
+                             zip(test.points[:MAX_SHOWN_POINTS], test.ratios, strict=False))
+            if len(test.points) > MAX_SHOWN_POINTS:
+                shown += f" ... ({len(test.points)} points)"
+            if test.p_value is None:
+                verdict = f"not tested: {test.note}"
+            else:
+                adjusted = analysis.adjusted.get((metric, test.candidate), test.p_value)
+                call = "depends on the grid point" if adjusted < level else "no evidence that it depends on the point"
+                assert test.df is not None
+                verdict = (f"F={test.statistic:.3g} ({test.df[0]:g}, {test.df[1]:.1f} df), p={_shown(test.p_value)}"
+                           f" (adjusted {_shown(adjusted)}): {call}")
+            lines.append(bullet + clean(f"{metric}: {test.candidate}/{test.baseline} {shown}: {verdict}"))
+    scalings = [(m, s) for m, items in analysis.scalings.items() for s in items]
+    if scalings:
+        lines.append(("## " if markdown else "") + clean(
+            f"scaling exponent: slope of log(metric) on log(parameter), {analysis.confidence * 100:.3g}% interval "
+            "(HC3)"))
+        for metric, s in scalings:
+            interval = f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]" if s.interval else "(no interval)"
+            notes = f" ({'; '.join(s.notes)})" if s.notes else ""
+            lines.append(bullet + clean(f"{metric} in {s.parameter}: {s.variant} {s.exponent:.3f} {interval}{notes}"))
+    return lines
+
+
+def with_grid(text: str, report: Any, store: Any, fmt: str) -> str:
+    """``abstat report``'s output with the grid's analysis added, when its rows are a stored grid's
+    parameters (every row key but ``metric``); ``text`` unchanged otherwise (and in other formats)."""
+    if fmt not in ("table", "text", "markdown", "json"):
+        return text
+    keys = [k for k in report.row_keys if k != "metric"]
+    experiments = {c.sample_set.labels.get("experiment") for row in report.rows for c in row.cells.values()}
+    parameters: dict[str, list[str]] = {}
+    for experiment in sorted(e for e in experiments if e):
+        parameters.update(stored_parameters(store, experiment))
+    if not keys or not all(k in parameters for k in keys):
+        return text
+    grids: dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]] = {}
+    for row in report.rows:
+        point = {k: row.labels[k] for k in keys}
+        samples = {column: [x for run in cell.sample_set.runs for x in run] for column, cell in row.cells.items()}
+        grids.setdefault(row.metric or "", []).append((point, samples))
+    for grid in grids.values():  # numeric parameters in increasing order, as the table may not be
+        grid.sort(key=lambda item: tuple(_order(parameters[k], item[0][k]) for k in keys))
+    analysis = analyse(grids, keys, report.columns, report.baseline, report.confidence)
+    if fmt == "json":
+        document = json.loads(text)
+        document["grid"] = analysis.to_dict()
+        return json.dumps(document, indent=2) + "\n"
+    return text.rstrip("\n") + "\n\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
+
+
+def _order(values: Sequence[str], value: str) -> float:
+    numbers = numeric([value])
+    return numbers[0] if numbers else float(values.index(value) if value in values else len(values))
