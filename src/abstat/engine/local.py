@@ -1,4 +1,5 @@
-"""A specification run on this machine: preflight, one invocation in the store, every run committed.
+"""A specification run on this machine: preflight, one invocation in the store (one per grid point of a
+parameter scan, :mod:`abstat.engine.grid`), every run committed.
 
 The order of what happens is the contract ``abstat run`` has always kept:
 everything that can be checked is checked before the store is created
@@ -59,20 +60,13 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
         spec = spec.replace(experiment=experiment)
         points = grid_points(spec)  # [{}] without parameters: one invocation, as always
         entries = {entry.name: entry for entry in schedule_entries(spec)}
-        for point in points:  # a grid: one invocation per point, labelled with its values (as a lab's hosts)
-            invocations.append(store.start_invocation(
-                experiment, record, argv=list(argv), labels={**spec.labels, **point}, variants=spec.names,
-                settings=settings_of(spec, perf.supported if perf else [], caller, point=point)))
+        start_all(store, invocations, spec, points, record, argv=list(argv),
+                  settings=lambda point: settings_of(spec, perf.supported if perf else [], caller, point=point))
         result = ExperimentResult(spec, experiment, store.display)
         on_event(ExperimentStarted(experiment, spec, store.display, tuple(notes), tuple(doctor_warnings),
                                    perf_in_times=perf is not None and perf.usable))
         session = LocalSession(spec, on_event=on_event, perf=perf)
-        # Short runs are journaled and committed in batches (abstat.engine.buffer); the supervisor
-        # replays the journal should abstat be killed outright.  A grid's runs go to several invocations:
-        # each is committed as it completes (the journal holds one invocation's).
-        guard = session.executor.containment if len(points) == 1 else None
-        buffers = [RunBuffer(store, invocation, {e.variant: e.command for e in entries.values() if e.point == index},
-                             guard=guard) for index, invocation in enumerate(invocations)]
+        buffers = point_buffers(store, invocations, list(entries.values()), session.executor.containment)
 
         def persist(outcome: Any) -> None:
             m, entry = outcome.measurement, entries[outcome.variant]
@@ -104,9 +98,8 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
                 "interrupted" if interrupted else "failed")
             result.error = outcome.error
             result.notes = list(outcome.notes) + session.notes
-            for invocation in invocations:
-                store.finish_invocation(invocation, result.status,
-                                        notes + result.notes + ([outcome.error] if outcome.error else []))
+            finish_all(store, invocations, result.status,
+                       notes + result.notes + ([outcome.error] if outcome.error else []))
             finished = True
         on_event(ExperimentDone(experiment, result.status, len(result.runs), len(entries) * spec.runs,
                                 len(result.failed_runs), result.error, tuple(result.notes)))
@@ -115,12 +108,8 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     except BaseException as err:
         if not finished:  # never leave one "running"
             with signals.deferred(deliver=False):
-                for invocation in invocations:
-                    try:
-                        store.finish_invocation(invocation, "interrupted" if isinstance(err, KeyboardInterrupt)
-                                                else "failed", [*notes, f"abstat stopped: {err!r}"])
-                    except Exception:
-                        pass  # the original error says more
+                finish_all(store, invocations, "interrupted" if isinstance(err, KeyboardInterrupt) else "failed",
+                           [*notes, f"abstat stopped: {err!r}"], quietly=True)
         raise
     finally:
         store.close()
@@ -137,3 +126,32 @@ def close_all(buffers: list[RunBuffer]) -> None:
             failure = failure or err
     if failure is not None:
         raise failure
+
+
+def finish_all(store: Any, invocations: list[Any], status: str, notes: list[str], *, quietly: bool = False) -> None:
+    """Finish every invocation (``quietly``: after an error, which says more than a failure here)."""
+    for invocation in invocations:
+        try:
+            store.finish_invocation(invocation, status, notes)
+        except Exception:
+            if not quietly:
+                raise
+
+
+def start_all(store: Any, invocations: list[Any], spec: ExperimentSpec, points: list[dict[str, str]], record: Any,
+              *, argv: list[str], settings: Callable[[dict[str, str]], dict[str, Any]]) -> None:
+    """Start an invocation per grid point (labelled with its values, as a lab's hosts are), each
+    appended to ``invocations`` as it starts (whatever fails next, those are finished)."""
+    for point in points:
+        invocations.append(store.start_invocation(spec.experiment, record, argv=argv, variants=spec.names,
+                                                  labels={**spec.labels, **point}, settings=settings(point)))
+
+
+def point_buffers(store: Any, invocations: list[Any], entries: list[Any], guard: Any) -> list[RunBuffer]:
+    """A :class:`RunBuffer` per grid point's invocation.  Short runs are journaled and committed in
+    batches (:mod:`abstat.engine.buffer`; the supervisor replays the journal should abstat be killed
+    outright); a grid's runs go to several invocations, each run committed as it completes (the
+    journal holds one invocation's)."""
+    guard = guard if len(invocations) == 1 else None
+    return [RunBuffer(store, invocation, {e.variant: e.command for e in entries if e.point == index}, guard=guard)
+            for index, invocation in enumerate(invocations)]

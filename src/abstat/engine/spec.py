@@ -335,11 +335,7 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
     if doc.get("sequential") is not None:
         args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
                                                   source))
-    if "parameters" in doc:
-        parameters = _object("parameters", doc["parameters"], tuple(doc["parameters"])
-                             if isinstance(doc["parameters"], dict) else (), source)
-        args["parameters"] = {name: tuple(_list(f"parameters[{name!r}]", values, source))
-                              for name, values in parameters.items()}
+    args.update(_decode_parameters(doc, source))
     if "metrics" in doc:
         metrics = []
         for index, item in enumerate(_list("metrics", doc["metrics"], source)):
@@ -362,3 +358,14 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
                                                                    analysis["higher_is_better"], source)))
         args["analysis"] = Analysis(**analysis)
     return ExperimentSpec(**args)
+
+
+def _decode_parameters(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
+    """``{"parameters": ...}`` from the document's object of names and lists ({} without one; the
+    specification checks the names and values)."""
+    if "parameters" not in doc:
+        return {}
+    value = doc["parameters"]
+    parameters = _object("parameters", value, tuple(value) if isinstance(value, dict) else (), source)
+    return {"parameters": {name: tuple(_list(f"parameters[{name!r}]", values, source))
+                           for name, values in parameters.items()}}

@@ -26,12 +26,15 @@ def stored_parameters(store: Any, experiment: str) -> dict[str, list[str]]:
     """The parameters (name -> values) of ``experiment``'s latest grid invocation; {} if none.  The
     settings are untrusted: anything but names and lists of strings is ignored."""
     for invocation in reversed(store.invocations(experiment)):
-        found = invocation["settings"].get("parameters") if isinstance(invocation["settings"], dict) else None
-        if isinstance(found, dict) and found and all(
-                isinstance(k, str) and isinstance(v, list) and v and all(isinstance(x, str) for x in v)
-                for k, v in found.items()):
-            return {k: list(v) for k, v in found.items()}
+        settings = invocation["settings"]
+        found = settings.get("parameters") if isinstance(settings, dict) else None
+        if isinstance(found, dict) and found and all(_values_list(v) for v in found.values()):
+            return {str(k): list(v) for k, v in found.items()}
     return {}
+
+
+def _values_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(x, str) for x in value)
 
 
 def _point_text(point: Mapping[str, str]) -> str:
@@ -46,40 +49,62 @@ def _values(groups: Mapping[str, Mapping[str, list[list[float]]]]) -> dict[str, 
 def grid_report(store: Any, experiment: str, *, labels: dict[str, str], fmt: str = "text",
                 **options: Any) -> str:
     """Every grid point's comparison, then the grid's analysis (``options``: ``comparison_report``'s)."""
-    from abstat.render.run_report import comparison_report, recent_invocations
+    from abstat.render.run_report import comparison_report
 
     parameters = stored_parameters(store, experiment)
     points = [dict(zip(parameters, values, strict=True)) for values in itertools.product(*parameters.values())]
-    documents, out, grids = [], [], {}  # type: ignore[var-annotated]
-    csv_header = False
+    reports = [comparison_report(store, experiment, fmt=fmt, labels={**labels, **point}, **options)
+               for point in points]
+    grids = _stored_grids(store, experiment, labels, points)
+    variants = [v for v in store.variant_names(experiment) if any(v in samples for g in grids.values()
+                                                                  for _, samples in g)]
+    baseline = options.get("baseline") or (variants[0] if variants else None)
+    analysis = None if baseline is None or fmt == "csv" else analyse(
+        grids, list(parameters), variants, baseline, options.get("confidence", 95.0) / 100)
+    return _render(fmt, experiment, list(parameters), points, reports, analysis)
+
+
+def _render(fmt: str, experiment: str, parameters: list[str], points: list[dict[str, str]], reports: list[str],
+            analysis: GridAnalysis | None) -> str:
+    if fmt == "json":
+        documents = [{"labels": point, "report": json.loads(report) if report.strip() else None}
+                     for point, report in zip(points, reports, strict=True)]
+        document = {"experiment": experiment, "points": documents,
+                    "grid": analysis.to_dict() if analysis is not None else None}
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "csv":
+        return _csv(parameters, points, reports)
     clean = escape.markdown if fmt == "markdown" else escape.terminal
+    out = [(f"# {clean(_point_text(point))}" if fmt == "markdown" else f"== {clean(_point_text(point))} ==")
+           + "\n" + report for point, report in zip(points, reports, strict=True)]
+    if analysis is not None:
+        out.append("\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt)))
+    return "".join(out)
+
+
+def _stored_grids(store: Any, experiment: str, labels: dict[str, str], points: list[dict[str, str]]
+                  ) -> dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]]:
+    """metric -> (point, variant -> values) of the latest invocations of each point (as the comparisons)."""
+    from abstat.render.run_report import recent_invocations
+
+    grids: dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]] = {}
     for point in points:
-        report = comparison_report(store, experiment, fmt=fmt, labels={**labels, **point}, **options)
         ids = recent_invocations(store, store.invocation_ids(experiment, {**labels, **point}))
         for metric, by_variant in _values(store.groups_by_metric(experiment, invocations=ids or [-1])).items():
             grids.setdefault(metric, []).append((point, by_variant))
-        if fmt == "json":
-            documents.append({"labels": point, "report": json.loads(report) if report.strip() else None})
-        elif fmt == "csv":
-            lines = report.splitlines()
-            if lines and not csv_header:
-                out.append(",".join(_csv_field(name) for name in parameters) + "," + lines[0] + "\n")
-                csv_header = True
-            prefix = ",".join(_csv_field(value) for value in point.values())
-            out.extend(f"{prefix},{line}\n" for line in lines[1:])
-        else:
-            heading = f"# {clean(_point_text(point))}" if fmt == "markdown" else f"== {clean(_point_text(point))} =="
-            out.append(heading + "\n" + report)
-    variants = [v for v in store.variant_names(experiment) if any(v in g[0][1] for g in grids.values() if g)]
-    baseline = options.get("baseline") or (variants[0] if variants else None)
-    if baseline is None or fmt == "csv":
-        return "".join(out) if fmt != "json" else json.dumps({"experiment": experiment, "points": documents}) + "\n"
-    grids = dict(sorted(grids.items(), key=lambda item: (item[0] != "wall", item[0])))  # wall first
-    analysis = analyse(grids, list(parameters), variants, baseline, options.get("confidence", 95.0) / 100)
-    if fmt == "json":
-        document = {"experiment": experiment, "points": documents, "grid": analysis.to_dict()}
-        return json.dumps(document, indent=2) + "\n"
-    return "".join(out) + "\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
+    return dict(sorted(grids.items(), key=lambda item: (item[0] != "wall", item[0])))  # wall first
+
+
+def _csv(parameters: list[str], points: list[dict[str, str]], reports: list[str]) -> str:
+    """One table: the point's values first, then each point's comparison rows."""
+    out: list[str] = []
+    for point, report in zip(points, reports, strict=True):
+        lines = report.splitlines()
+        if lines and not out:
+            out.append(",".join(_csv_field(name) for name in parameters) + "," + lines[0] + "\n")
+        prefix = ",".join(_csv_field(value) for value in point.values())
+        out.extend(f"{prefix},{line}\n" for line in lines[1:])
+    return "".join(out)
 
 
 def _csv_field(text: str) -> str:
@@ -95,54 +120,67 @@ def analysis_lines(analysis: GridAnalysis, fmt: str = "text") -> list[str]:
     """The analysis as lines (text or Markdown), escaped."""
     markdown = fmt == "markdown"
     clean = escape.markdown if markdown else escape.terminal
-    bullet = "- " if markdown else "  "
-    names = ", ".join(analysis.parameters)
+    gap, heading = ([""], "## ") if markdown else ([], "")
     tests = sum(1 for items in analysis.interactions.values() for i in items if i.p_value is not None)
+    lines = [heading + clean(
+        f"grid: does the change depend on {', '.join(analysis.parameters)}? Welch's test of the log ratio of "
+        f"geometric means across the points, Holm-adjusted over {tests} test(s), at {1 - analysis.confidence:.3g}"),
+        *gap]
+    lines += [("- " if markdown else "  ") + clean(line) for line in _interaction_lines(analysis)]
+    scalings = [(m, s) for m, items in analysis.scalings.items() for s in items]
+    if scalings:
+        lines += [*gap, heading + clean(
+            f"scaling exponent: slope of log(metric) on log(parameter), {analysis.confidence * 100:.3g}% interval "
+            "(HC3)"), *gap]
+    for metric, s in scalings:
+        interval = f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]" if s.interval else "(no interval)"
+        notes = f" ({'; '.join(s.notes)})" if s.notes else ""
+        lines.append(("- " if markdown else "  ") + clean(f"{metric} in {s.parameter}: {s.variant} {s.exponent:.3f} "
+                                                          f"{interval}{notes}"))
+    return lines
+
+
+def _interaction_lines(analysis: GridAnalysis) -> list[str]:
     level = 1 - analysis.confidence
-    lines = [("## " if markdown else "") + clean(
-        f"grid: does the change depend on {names}? Welch's test of the log ratio of geometric means across "
-        f"the points, Holm-adjusted over {tests} test(s), at {level:.3g}")]
+    lines = []
     for metric, items in analysis.interactions.items():
-        for test in items:
-            if not test.points:  # no point with values of both: nothing to say
-                continue
+        for test in (t for t in items if t.points):  # none: no point with values of both, nothing to say
             shown = " ".join(f"{r:.3f} ({_point_text(p)})" for p, r in
                              zip(test.points[:MAX_SHOWN_POINTS], test.ratios, strict=False))
             if len(test.points) > MAX_SHOWN_POINTS:
                 shown += f" ... ({len(test.points)} points)"
-            if test.p_value is None:
+            if test.p_value is None or test.df is None:
                 verdict = f"not tested: {test.note}"
             else:
                 adjusted = analysis.adjusted.get((metric, test.candidate), test.p_value)
                 call = "depends on the grid point" if adjusted < level else "no evidence that it depends on the point"
-                assert test.df is not None
                 verdict = (f"F={test.statistic:.3g} ({test.df[0]:g}, {test.df[1]:.1f} df), p={_shown(test.p_value)}"
                            f" (adjusted {_shown(adjusted)}): {call}")
-            lines.append(bullet + clean(f"{metric}: {test.candidate}/{test.baseline} {shown}: {verdict}"))
-    scalings = [(m, s) for m, items in analysis.scalings.items() for s in items]
-    if scalings:
-        lines.append(("## " if markdown else "") + clean(
-            f"scaling exponent: slope of log(metric) on log(parameter), {analysis.confidence * 100:.3g}% interval "
-            "(HC3)"))
-        for metric, s in scalings:
-            interval = f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]" if s.interval else "(no interval)"
-            notes = f" ({'; '.join(s.notes)})" if s.notes else ""
-            lines.append(bullet + clean(f"{metric} in {s.parameter}: {s.variant} {s.exponent:.3f} {interval}{notes}"))
+            lines.append(f"{metric}: {test.candidate}/{test.baseline} {shown}: {verdict}")
     return lines
 
 
-def with_grid(text: str, report: Any, store: Any, fmt: str) -> str:
+def with_grid(text: str, report: Any, store_path: str | None, fmt: str) -> str:
     """``abstat report``'s output with the grid's analysis added, when its rows are a stored grid's
     parameters (every row key but ``metric``); ``text`` unchanged otherwise (and in other formats)."""
-    if fmt not in ("table", "text", "markdown", "json"):
-        return text
     keys = [k for k in report.row_keys if k != "metric"]
-    experiments = {c.sample_set.labels.get("experiment") for row in report.rows for c in row.cells.values()}
-    parameters: dict[str, list[str]] = {}
-    for experiment in sorted(e for e in experiments if e):
-        parameters.update(stored_parameters(store, experiment))
-    if not keys or not all(k in parameters for k in keys):
+    if fmt not in ("table", "text", "markdown", "json") or not keys:
         return text
+    parameters = _report_parameters(report, store_path)
+    if not all(k in parameters for k in keys):
+        return text
+    analysis = analyse(_report_grids(report, keys, parameters), keys, report.columns, report.baseline,
+                       report.confidence)
+    if fmt == "json":
+        document = json.loads(text)
+        document["grid"] = analysis.to_dict()
+        return json.dumps(document, indent=2) + "\n"
+    return text.rstrip("\n") + "\n\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
+
+
+def _report_grids(report: Any, keys: list[str], parameters: dict[str, list[str]]
+                  ) -> dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]]:
+    """metric -> (point, column -> values) of the report's rows."""
     grids: dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]] = {}
     for row in report.rows:
         point = {k: row.labels[k] for k in keys}
@@ -150,12 +188,19 @@ def with_grid(text: str, report: Any, store: Any, fmt: str) -> str:
         grids.setdefault(row.metric or "", []).append((point, samples))
     for grid in grids.values():  # numeric parameters in increasing order, as the table may not be
         grid.sort(key=lambda item: tuple(_order(parameters[k], item[0][k]) for k in keys))
-    analysis = analyse(grids, keys, report.columns, report.baseline, report.confidence)
-    if fmt == "json":
-        document = json.loads(text)
-        document["grid"] = analysis.to_dict()
-        return json.dumps(document, indent=2) + "\n"
-    return text.rstrip("\n") + "\n\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
+    return grids
+
+
+def _report_parameters(report: Any, store_path: str | None) -> dict[str, list[str]]:
+    """The stored parameters of the experiments the report's cells come from."""
+    from abstat.store import open_store, resolve_store_path
+
+    experiments = {c.sample_set.labels.get("experiment") for row in report.rows for c in row.cells.values()}
+    parameters: dict[str, list[str]] = {}
+    with open_store(resolve_store_path(store_path), create=False) as store:
+        for experiment in sorted(e for e in experiments if e):
+            parameters.update(stored_parameters(store, experiment))
+    return parameters
 
 
 def _order(values: Sequence[str], value: str) -> float:
