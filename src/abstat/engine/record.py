@@ -96,7 +96,9 @@ class ExperimentResult:
     def failed_runs(self) -> list[RunDone]:
         return [run for run in self.runs if not run.ok]
 
-    def values(self, variant: str, metric: str = "wall", host: str | None = None) -> list[float]:
-        """Every value of ``metric`` from the successful runs of ``variant`` (of ``host``), in run order."""
+    def values(self, variant: str, metric: str = "wall", host: str | None = None,
+               point: dict[str, str] | None = None) -> list[float]:
+        """Every value of ``metric`` from the successful runs of ``variant`` (of ``host``; at a parameter
+        scan's grid ``point``, e.g. ``{"size": "10"}``; None: every point), in run order."""
         return [value for run in self.runs if run.ok and run.variant == variant and (host is None or run.host == host)
-                for value in run.values.get(metric, [])]
+                and (point is None or run.point == point) for value in run.values.get(metric, [])]

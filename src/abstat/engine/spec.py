@@ -19,6 +19,7 @@ The JSON form (:func:`encode`, :func:`decode`)::
      "shell": false, "timeout": null, "on_failure": "stop",
      "hooks": {"setup": null, "cleanup": null, "prepare": "make clean", "conclude": null},
      "background": [], "metrics": [{"source": "json-lines"}, {"source": "regex", ...}], "cpus": [2, 3],
+     "parameters": {"size": ["4096", "65536"]},
      "labels": {"mode": "pv64"}, "rev": null,
      "lab": {"hosts": [{"label": "milan", "destination": "milan"}], "boot": {...}, "check": {...},
              "boots": 3, "boot_timeout": 600.0},

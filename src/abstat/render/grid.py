@@ -117,26 +117,33 @@ def _shown(value: float | None, digits: int = 3) -> str:
 
 
 def analysis_lines(analysis: GridAnalysis, fmt: str = "text") -> list[str]:
-    """The analysis as lines (text or Markdown), escaped."""
+    """The analysis as lines (text or Markdown), escaped: the interaction tests, then the exponents."""
     markdown = fmt == "markdown"
     clean = escape.markdown if markdown else escape.terminal
-    gap, heading = ([""], "## ") if markdown else ([], "")
+    gap, heading, bullet = ([""], "## ", "- ") if markdown else ([], "", "  ")
     tests = sum(1 for items in analysis.interactions.values() for i in items if i.p_value is not None)
-    lines = [heading + clean(
-        f"grid: does the change depend on {', '.join(analysis.parameters)}? Welch's test of the log ratio of "
-        f"geometric means across the points, Holm-adjusted over {tests} test(s), at {1 - analysis.confidence:.3g}"),
-        *gap]
-    lines += [("- " if markdown else "  ") + clean(line) for line in _interaction_lines(analysis)]
-    scalings = [(m, s) for m, items in analysis.scalings.items() for s in items]
-    if scalings:
-        lines += [*gap, heading + clean(
+    sections = []
+    found = _interaction_lines(analysis)
+    if found:
+        sections.append([heading + clean(
+            f"grid: does the change depend on {', '.join(analysis.parameters)}? Welch's test of the log ratio of "
+            f"geometric means across the points, Holm-adjusted over {tests} test(s), at "
+            f"{1 - analysis.confidence:.3g}"), *gap, *(bullet + clean(line) for line in found)])
+    found = _scaling_lines(analysis)
+    if found:
+        sections.append([heading + clean(
             f"scaling exponent: slope of log(metric) on log(parameter), {analysis.confidence * 100:.3g}% interval "
-            "(HC3)"), *gap]
-    for metric, s in scalings:
-        interval = f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]" if s.interval else "(no interval)"
-        notes = f" ({'; '.join(s.notes)})" if s.notes else ""
-        lines.append(("- " if markdown else "  ") + clean(f"{metric} in {s.parameter}: {s.variant} {s.exponent:.3f} "
-                                                          f"{interval}{notes}"))
+            "(HC3)"), *gap, *(bullet + clean(line) for line in found)])
+    return [line for index, section in enumerate(sections) for line in (gap if index else []) + section]
+
+
+def _scaling_lines(analysis: GridAnalysis) -> list[str]:
+    lines = []
+    for metric, items in analysis.scalings.items():
+        for s in items:
+            interval = f"[{s.interval[0]:.3f}, {s.interval[1]:.3f}]" if s.interval else "(no interval)"
+            notes = f" ({'; '.join(s.notes)})" if s.notes else ""
+            lines.append(f"{metric} in {s.parameter}: {s.variant} {s.exponent:.3f} {interval}{notes}")
     return lines
 
 
