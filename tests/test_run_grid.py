@@ -237,3 +237,24 @@ def test_a_a_over_a_3x2_grid_is_calibrated():
                 for s, sd in (("1", 0.01), ("2", 0.05), ("4", 0.2))]
         calls += analyse({"wall": grid}, ["size"], ["a", "b"], "a").adjusted[("wall", "b")] < 0.05
     assert 0.02 <= calls / 1000 <= 0.06
+
+
+def test_the_engine_keeps_each_runs_point_and_the_end_report_has_the_grid_in_json(tmp_path):
+    from abstat.engine import Engine
+    from abstat.render.grid import grid_report
+    from abstat.store import open_store
+
+    spec = ExperimentSpec((Variant("a", """echo '{"n": {n}}'"""), Variant("b", """echo '{"n": 1{n}}'""")), runs=3,
+                          parameters={"n": ("2", "3")}, store=str(tmp_path / "s.db"), experiment="e", seed=1)
+    result = Engine().run(spec)
+    assert result.status == "complete" and len(result.runs) == 12
+    assert result.values("a", "n", point={"n": "2"}) == [2.0] * 3
+    assert result.values("b", "n", point={"n": "3"}) == [13.0] * 3
+    assert sorted(result.values("a", "n")) == [2.0] * 3 + [3.0] * 3
+    with open_store(str(tmp_path / "s.db"), create=False) as store:
+        document = json.loads(grid_report(store, "e", labels={}, fmt="json"))
+    assert [p["labels"] for p in document["points"]] == [{"n": "2"}, {"n": "3"}]
+    assert document["points"][0]["report"]["baseline"] == "a"
+    exponents = {s["variant"]: s["exponent"] for s in document["grid"]["scaling"]["n"]}
+    assert exponents["a"] == pytest.approx(1.0)  # n itself: log n on log n
+    assert exponents["b"] == pytest.approx(np.log(13 / 12) / np.log(3 / 2))
