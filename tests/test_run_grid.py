@@ -130,6 +130,12 @@ def test_a_3x2_grid_runs_interleaved_and_is_stored_per_point(tmp_path):
                                   "wall", "--format", "json").stdout)
     test = document["grid"]["interactions"]["wall"][0]
     assert test["candidate"] == "b" and len(test["points"]) == 3 and 0 <= test["p_value"] <= 1
+    page = tmp_path / "grid.html"
+    drawn = _abstat("report", "--store", str(store), "--by", "variant", "--rows", "size", "--metric", "wall",
+                    "--format", "html", "-o", str(page))
+    assert drawn.returncode == 0, drawn.stderr
+    section = page.read_text().split('<section class="grid">', 1)[1]
+    assert section.count("<svg") == 2 and "wall against size" in section and "change against size" in section
 
 
 @pytest.mark.parametrize("args, words", [
@@ -258,3 +264,19 @@ def test_the_engine_keeps_each_runs_point_and_the_end_report_has_the_grid_in_jso
     exponents = {s["variant"]: s["exponent"] for s in document["grid"]["scaling"]["n"]}
     assert exponents["a"] == pytest.approx(1.0)  # n itself: log n on log n
     assert exponents["b"] == pytest.approx(np.log(13 / 12) / np.log(3 / 2))
+
+
+def test_the_figures_escape_the_data_and_place_the_values_on_a_log_axis():
+    import re
+
+    from abstat.render.svg_grid import change_figure, metric_figure
+
+    drawn = metric_figure("p<x>", ["1", "10", "100"], {"a<b>": [[1.0, 1.1], [10.0, 11.0], [100.0, 90.0]]},
+                          unit="s", metric="wall")
+    assert "<x>" not in drawn.svg and "a<b>" not in drawn.svg and "a&lt;b&gt;" in drawn.svg
+    line = re.search(r'class="data" d="([^"]+)"', drawn.svg).group(1)
+    xs = [float(v) for v in re.findall(r"[ML]([\d.]+) ", line)]
+    assert len(xs) == 3 and xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.2)  # 1, 10, 100 evenly: log
+    grid = [({"n": n}, {"a": [1.0, 1.1, 0.9], "b": [2.0, 2.1, 1.9]}) for n in ("1", "2")]
+    figure = change_figure("n", ["1", "2"], [interaction(grid, "a", "b")])
+    assert figure.svg.count("<line") >= 4 and "b/a" in figure.svg

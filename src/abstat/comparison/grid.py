@@ -47,6 +47,7 @@ class Interaction:
     baseline: str
     points: list[dict[str, str]]
     ratios: list[float]                 # exp(d) per point: the ratio of geometric means
+    intervals: list[tuple[float, float]] = field(default_factory=list)  # per point: its Welch t interval
     statistic: float | None = None      # Welch's F
     df: tuple[float, float] | None = None
     p_value: float | None = None
@@ -55,7 +56,8 @@ class Interaction:
 
     def to_dict(self) -> dict[str, Any]:
         return {"candidate": self.candidate, "baseline": self.baseline,
-                "points": [{"labels": dict(p), "ratio": r} for p, r in zip(self.points, self.ratios, strict=True)],
+                "points": [{"labels": dict(p), "ratio": r, "interval": list(i)}
+                           for p, r, i in zip(self.points, self.ratios, self.intervals, strict=True)],
                 "statistic": self.statistic, "df": list(self.df) if self.df else None, "p_value": self.p_value,
                 "cochran_q": self.q, "note": self.note,
                 "method": "Welch's heterogeneity test of the log ratio of geometric means across the grid points"}
@@ -117,24 +119,28 @@ def welch_heterogeneity(d: Sequence[float], v: Sequence[float], f: Sequence[floa
     return statistic, (float(k - 1), df2), p, q
 
 
-def interaction(grid: Grid, baseline: str, candidate: str) -> Interaction:
-    """Test whether ``candidate``'s change against ``baseline`` differs across the points of ``grid``."""
-    changes, points, ratios = [], [], []
+def interaction(grid: Grid, baseline: str, candidate: str, confidence: float = 0.95) -> Interaction:
+    """Test whether ``candidate``'s change against ``baseline`` differs across the points of ``grid``
+    (each point's ratio with its ``confidence`` interval, Welch's t on the logarithms)."""
+    result = Interaction(candidate, baseline, [], [])
+    changes = []
     for point, samples in grid:
         change = point_change(samples.get(baseline, ()), samples.get(candidate, ()))
         if change is None:
             continue
+        d, v, f = change
+        half = float(stats.t.ppf(0.5 + confidence / 2, f)) * math.sqrt(v) if v > 0 else 0.0
         changes.append(change)
-        points.append(dict(point))
-        ratios.append(math.exp(change[0]))
-    result = Interaction(candidate, baseline, points, ratios)
+        result.points.append(dict(point))
+        result.ratios.append(math.exp(d))
+        result.intervals.append((math.exp(d - half), math.exp(d + half)))
     if len(changes) < 2:
         result.note = "fewer than 2 grid points with 2 or more positive values of both"
     elif any(v == 0 for _, v, _ in changes):
         result.note = "constant values at a grid point: no variance to judge the change by"
     else:
-        d, v, f = zip(*changes, strict=True)
-        result.statistic, result.df, result.p_value, result.q = welch_heterogeneity(d, v, f)
+        ds, vs, fs = zip(*changes, strict=True)
+        result.statistic, result.df, result.p_value, result.q = welch_heterogeneity(ds, vs, fs)
     return result
 
 
@@ -219,7 +225,7 @@ def analyse(grids: Mapping[str, Grid], parameters: Sequence[str], variants: Sequ
     them), and every variant's scaling exponent in each parameter whose values are positive numbers."""
     result = GridAnalysis(list(parameters), baseline, confidence=confidence)
     for metric, grid in grids.items():
-        result.interactions[metric] = [interaction(grid, baseline, c) for c in variants if c != baseline]
+        result.interactions[metric] = [interaction(grid, baseline, c, confidence) for c in variants if c != baseline]
         found = [scaling(grid, variant, name, confidence) for name in parameters for variant in variants]
         result.scalings[metric] = [s for s in found if s is not None]
     tested = [(m, i) for m, items in result.interactions.items() for i in items if i.p_value is not None]

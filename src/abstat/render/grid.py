@@ -6,8 +6,9 @@ point (its invocations are labelled with the point's values), then whether
 each candidate's change depends on the point and each variant's scaling
 exponent (:mod:`abstat.comparison.grid`).  :func:`with_grid` adds the same
 analysis under ``abstat report``'s table when its rows are a stored grid's
-parameters.  Text, Markdown and JSON carry the analysis; CSV has the
-per-point rows only.  Everything printed from data is escaped.
+parameters.  Text, Markdown and JSON carry the analysis (and ``report``'s
+HTML its figures, :mod:`abstat.render.grid_html`); CSV has the per-point
+rows only.  Everything printed from data is escaped.
 """
 from __future__ import annotations
 
@@ -171,13 +172,18 @@ def with_grid(text: str, report: Any, store_path: str | None, fmt: str) -> str:
     """``abstat report``'s output with the grid's analysis added, when its rows are a stored grid's
     parameters (every row key but ``metric``); ``text`` unchanged otherwise (and in other formats)."""
     keys = [k for k in report.row_keys if k != "metric"]
-    if fmt not in ("table", "text", "markdown", "json") or not keys:
+    if fmt not in ("table", "text", "markdown", "json", "html") or not keys:
         return text
     parameters = _report_parameters(report, store_path)
     if not all(k in parameters for k in keys):
         return text
-    analysis = analyse(_report_grids(report, keys, parameters), keys, report.columns, report.baseline,
-                       report.confidence)
+    grids = _report_grids(report, keys, parameters)
+    analysis = analyse(grids, keys, report.columns, report.baseline, report.confidence)
+    if fmt == "html":
+        from abstat.render.grid_html import grid_section
+
+        units = {row.metric or "": cell.sample_set.unit for row in report.rows for cell in row.cells.values()}
+        return text.replace("</body>", grid_section(analysis, grids, units, analysis_lines(analysis)) + "</body>", 1)
     if fmt == "json":
         document = json.loads(text)
         document["grid"] = analysis.to_dict()
