@@ -230,7 +230,8 @@ def test_location_not_pulled_by_an_outlier_or_by_ranks():
     assert change.index == 60
 
 
-@pytest.mark.xfail(strict=True, reason="the decision model (level + slope + step, interval must exclude 0) loses power: 10 of the 13 hits main had (issue 40; docs/history.md)")
+@pytest.mark.xfail(strict=True, reason="the decision model (level + slope + step, interval must exclude 0) loses "
+                   "power: 10 of the 13 hits main had (issue 40; docs/history.md)")
 def test_small_step_located_within_two_points():
     # a step of 1.2 noise SD with 80 revisions on each side (the 3%-noise regime of the benchmark):
     # found within +-2 points in 14 of 20 series (10 of 20 with the median-based split before)
