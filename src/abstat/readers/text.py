@@ -18,10 +18,13 @@ start-up path of ``abstat ministat``.
 """
 
 import sys
-from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.cnumber import parse_c_double, strtod_prefix  # noqa: F401 -- ministat's numbers, read here too
+
+TYPE_CHECKING = False  # typing stays off ministat's start-up path (tests/test_ministat_cli.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # fgets(buf, BUFSIZ, f) returns at most BUFSIZ - 1 bytes: glibc's BUFSIZ is
 # 8192 (classic ministat, built on Linux), FreeBSD's is 1024.
@@ -58,7 +61,7 @@ def read_bytes(path: str, *, limit: int = MAX_INPUT_BYTES) -> bytes:
         raise InputError(f"cannot open: {err.strerror or err}", path=path) from None
 
 
-def _read_limited(stream: Any, name: str, limit: int) -> bytes:
+def _read_limited(stream: "Any", name: str, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     try:
