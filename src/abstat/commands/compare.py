@@ -88,6 +88,9 @@ def main(argv: list[str]) -> int:
         seed=args.seed,
         outliers=args.outliers,
     )
+    from abstat.report.adjust import adjust_family
+
+    comparisons = adjust_family(comparisons)  # several candidates are one family (Holm), as in a report
     for comparison in comparisons:  # what the readers found about the data (a stored variant's mixed commands)
         for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
             comparison.warnings.extend(variants[name].warnings if name in variants else [])

@@ -18,6 +18,7 @@ from abstat.render import escape, tables, terminal
 from abstat.render.compare_formats import (ARROW, CSV_HEADER, FORMATS, _console, _footnote_lines, _footnotes, _style,
                                            estimand_text, to_json_document)
 from abstat.render.units import common_scale, format_change, verdict_word
+from abstat.report.adjust import family_caption
 from abstat.report.notes import Footnotes
 
 __all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "summary_block", "to_json_document"]
@@ -80,6 +81,9 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     else:  # the lines do not all compare the same kind of centre: say which does which
         kinds = "; ".join(f"{text} for {', '.join(names)}" for text, names in by_estimand.items())
         caption = f"{who}: {kinds}; {first.confidence * 100:g}% confidence intervals"
+    family = family_caption(every)
+    if family:
+        caption += f"; {family}"
     out = [escape.terminal(caption), *lines]
     if notes.items:
         out.append("")

@@ -193,6 +193,10 @@ def _report(
                 if variant in command_notes:
                     comparison.warnings.append(command_notes[variant])
         rendered.append((metric, unit, comparisons))
+    from abstat.report.adjust import adjust_sections, family_caption
+
+    rendered = adjust_sections(rendered)  # one family: every metric x candidate shown (Holm)
+    family = family_caption([c for _, _, comps in rendered for c in comps])
     if fmt == "json":
         document = {
             "experiment": experiment,
@@ -237,6 +241,8 @@ def _report(
             parts.append("")
         if fmt == "text":
             parts.append(summary_block(rendered, color=color).rstrip("\n"))
+        elif family:
+            parts.append(clean(family[0].upper() + family[1:] + "."))
     clean = escape.markdown if fmt == "markdown" else escape.terminal
     for metric, reason in not_compared:
         parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))

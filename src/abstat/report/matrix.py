@@ -11,6 +11,7 @@ returns (:class:`Report` and its cells) is :mod:`abstat.report.table`.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from statistics import NormalDist
 from typing import Any, Sequence
@@ -204,7 +205,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
     for cell, p_adj in zip(with_p, adjusted):
         cell.p_adjusted = p_adj
         cell.significant = p_adj < alpha
-        cell.comparison = follow_adjusted(cell.comparison, cell.significant)
+        cell.comparison = dataclasses.replace(follow_adjusted(cell.comparison, cell.significant),
+                                              p_adjusted=p_adj, adjustment=adjust)
     for cell in compared:
         if cell.comparison.p_value is None:
             cell.significant = bool(cell.comparison.significant)
