@@ -64,7 +64,6 @@ def main(argv: list[str]) -> int:
     if args.column < 1:
         raise UsageError("--column must be 1 or more")
 
-    from abstat.comparison import compare_many
     from abstat.readers.specs import parse_variant_specs, peer_files
 
     peers = peer_files(args.inputs)
@@ -78,7 +77,9 @@ def main(argv: list[str]) -> int:
         args.inputs, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
         where=parse_where_args(args.where),
     )
-    comparisons = compare_many(
+    from abstat.report.analysis import analyse
+
+    comparisons = analyse(  # the one analysis path: compare, centres that agree, Holm over the candidates
         variants,
         baseline=args.baseline,
         confidence=args.confidence / 100.0,
@@ -88,9 +89,6 @@ def main(argv: list[str]) -> int:
         seed=args.seed,
         outliers=args.outliers,
     )
-    from abstat.report.adjust import adjust_family
-
-    comparisons = adjust_family(comparisons)  # several candidates are one family (Holm), as in a report
     for comparison in comparisons:  # what the readers found about the data (a stored variant's mixed commands)
         for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
             comparison.warnings.extend(variants[name].warnings if name in variants else [])

@@ -168,8 +168,8 @@ def _report(
             text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
                                                                  markdown=fmt == "markdown"))
         return text
-    from abstat.comparison import compare_many
     from abstat.errors import AbstatError
+    from abstat.report.analysis import analyse
     from abstat.render.compare_text import render, summary_block
     from abstat.report.inputs import higher_is_better as is_higher_better
     from abstat.stats.warnings import StatWarning
@@ -178,8 +178,8 @@ def _report(
     not_compared: list[tuple[str, str]] = []
     for metric, unit, data in sections:
         try:
-            comparisons = compare_many(
-                data, baseline=baseline, confidence=confidence / 100.0,
+            comparisons = analyse(
+                data, baseline=baseline, adjust=None, confidence=confidence / 100.0,
                 higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
             )
         except AbstatError as err:

@@ -59,7 +59,7 @@ def adjust_family(comparisons: Sequence[Any], method: str = "holm") -> list[Any]
     raw = [float(c.p_value) if c.p_value is not None else math.nan for c in comparisons]
     adjusted = adjust_p_values(raw, method)
     done = []
-    for comparison, p_adj in zip(comparisons, adjusted):
+    for comparison, p_adj in zip(comparisons, adjusted, strict=True):
         alpha = 1.0 - float(comparison.confidence)
         judged = follow_adjusted(comparison, p_adj < alpha)
         done.append(dataclasses.replace(judged, p_adjusted=p_adj, adjustment=method))

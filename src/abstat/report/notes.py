@@ -45,9 +45,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "zero-baseline": ("the baseline centre is 0",
                       "a relative change is undefined; the p-value still tests for a difference"),
     "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
-    "medians-disagree": ("the sample medians and the estimated shift disagree",
-                         "the sides differ in shape, or the samples are too small to pin the centre down; "
-                         "look at the distributions (abstat report --format html)"),
+    "medians-disagree": ("shapes differ: the medians do not move as the change",
+                         "no pair of centres summarises the change; see the distributions (--format html)"),
     "machine-differs": ("measured under different machine records",
                         "measure on one machine and boot, or say why the difference does not matter"),
     "command-differs": ("runs of one variant ran different commands",
