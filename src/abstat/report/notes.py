@@ -47,6 +47,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
     "medians-disagree": ("shapes differ: the medians do not move as the change",
                          "no pair of centres summarises the change; see the distributions (--format html)"),
+    "scales-differ": ("values 100x or more apart from the baseline's",
+                      "different units? --unit names a plain file's unit"),
     "machine-differs": ("measured under different machine records",
                         "measure on one machine and boot, or say why the difference does not matter"),
     "command-differs": ("runs of one variant ran different commands",
