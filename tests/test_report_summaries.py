@@ -123,7 +123,7 @@ def test_csv_marks_summary_cells(reference, capsys):
 
 
 def test_email_prints_no_invented_ministat_block(capsys):
-    status, out, err = run_cli(["--format", "email", BEFORE, AFTER], capsys)
+    status, out, err = run_cli(["--format", "email", "--ministat", BEFORE, AFTER], capsys)
     assert status == 0, err
     assert all(len(line) <= 72 for line in out.splitlines())
     flat = " ".join(out.split())
@@ -171,7 +171,7 @@ def test_mixed_summary_and_file(capsys):
     assert cmp["p_value"] == pytest.approx(welch.pvalue, rel=1e-9)
     assert cmp["method"] == "Welch t on means from summary statistics, Fieller interval"
 
-    status, out, err = run_cli(["--format", "email", *args], capsys)
+    status, out, err = run_cli(["--format", "email", "--ministat", *args], capsys)
     assert status == 0, err
     flat = " ".join(out.split())
     assert f"(no ministat -A block for {path} vs before: before is summary statistics" in flat

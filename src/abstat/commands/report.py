@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--csv-value", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated value (metric) columns")
     parser.add_argument("--csv-labels", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated label columns")
     add_columns(parser)
+    parser.add_argument("--ministat", action="store_true",
+                        help="--format email: add a ministat -A block per compared cell, on the table's samples")
     add_confidence(parser)
     add_center(parser)
     parser.add_argument("--adjust", choices=METHODS, default="holm",
@@ -129,7 +131,9 @@ def main(argv: list[str]) -> int:
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
         to_stdout = args.output is None
-        text = api.render(report, fmt, width=width,
+        if args.ministat and fmt != "email":
+            raise UsageError("--ministat adds blocks to --format email")
+        text = api.render(report, fmt, width=width, ministat=args.ministat,
                           color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
                           ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
                           plots=args.plots)

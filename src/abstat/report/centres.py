@@ -25,7 +25,8 @@ from typing import Any
 
 from abstat.stats.warnings import StatWarning
 
-SHAPE_WORDS = "shapes differ"
+SHAPE_WORDS = "shapes differ"   # on a summary line; a table's cell says SHAPE_MARK, its footnote the words
+SHAPE_MARK = "(shape)"
 _MEDIAN_ESTIMANDS = ("hl_ratio", "median_ratio", "median_difference")
 
 

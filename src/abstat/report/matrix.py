@@ -228,7 +228,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                   rows=report_rows, summaries=summaries, common=common,
                   footnotes=notes.texts, adjust=adjust, confidence=confidence,
                   center=center, machines=machines,
-                  column_labels={c: v for c, v in column_labels.items() if v}, outliers=outliers)
+                  column_labels={c: v for c, v in column_labels.items() if v}, outliers=outliers,
+                  short_footnotes=notes.short_texts(72))
 
 
 def _derived(sets: Sequence[SampleSet], key: str, others: Sequence[str]) -> bool:

@@ -101,6 +101,18 @@ class Footnote:
             text += ": " + ", ".join(shown) + (f" and {more} more" if more else "")
         return text + (f"; {self.advice}" if self.advice else "")
 
+    def short(self, width: int) -> str:
+        """One line of at most ``width`` columns (with its ``[n] `` mark): the finding and whom it
+        concerns, without the advice (that is in --verbose, the HTML page and docs/output.md)."""
+        subjects = compact(self.subjects)
+        for shown in range(len(subjects), -1, -1):
+            more = len(subjects) - shown
+            text = self.head + (": " + ", ".join(subjects[:shown]) if shown else "")
+            text += f" and {more} more" if more and shown else (f" ({len(subjects)} cells)" if more else "")
+            if len(text) <= width:
+                return text
+        return self.head[: max(1, width - 3)] + "..."
+
 
 Subject = tuple[str, str]   # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")
 
@@ -149,6 +161,10 @@ class Footnotes:
     @property
     def texts(self) -> list[str]:
         return [note.text() for note in self.items]
+
+    def short_texts(self, width: int) -> list[str]:
+        """:meth:`Footnote.short` of each note, ``width`` the columns its ``[n] `` mark leaves."""
+        return [note.short(width - len(f"[{number}] ")) for number, note in enumerate(self.items, 1)]
 
 
 def plural(count: int, word: str, plural_form: str | None = None) -> str:

@@ -97,6 +97,26 @@ class Report:
     machines: dict[str, dict[str, Any]]
     column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
     outliers: str = "none"          # the outlier rule every number of every cell was computed after
+    short_footnotes: list[str] = field(default_factory=list)  # one line each, <= 72 columns (e-mail)
+
+    def short_footer(self) -> list[str]:
+        """The footer in a few lines for a cover letter: what the cells and changes are, the family's
+        rule, the outlier rule (the long explanations are in the text format, HTML and docs)."""
+        level = _pct_text(self.confidence * 100)
+        kinds = list(dict.fromkeys(c.center_kind for row in self.rows for c in row.cells.values()))
+        labels = sorted({c.comparison.estimand_label.split(" (")[0] for c in self.comparisons})
+        change = " or ".join(labels) if labels else f"change of the {self.center}"
+        lines = [f"Cells: {' or '.join(kinds) or self.center}; change: the {change}, {level}% interval.",
+                 f"* = significant at {_pct_text(100 - self.confidence * 100)}% after "
+                 + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
+                 + f" over the {len(self.comparisons)} comparisons."]
+        if self.outlier_line():
+            lines.append(self.outlier_line())
+        if self.summary_cells:
+            lines.append("Summary-statistics cells show the mean; their changes compare means.")
+        if self.summaries:
+            lines.append("geomean: geometric mean of the rows' ratios.")
+        return lines
 
     def outlier_line(self) -> str:
         """The rule and what it dropped per cell, for every format (empty without a rule)."""
