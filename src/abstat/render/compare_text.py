@@ -19,7 +19,7 @@ from abstat.render.compare_formats import (ARROW, CSV_HEADER, FORMATS, _console,
                                            estimand_text, to_json_document)
 from abstat.render.units import common_scale, format_change, verdict_word
 from abstat.report.adjust import family_caption
-from abstat.report.centres import SHAPE_WORDS, has_shape_warning
+from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.notes import Footnotes
 
 __all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "summary_block", "to_json_document"]
@@ -63,7 +63,7 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
             word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
             words.append(word)
             head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
-            shape = [SHAPE_WORDS] if has_shape_warning(comp) else []  # the row says it, not only a footnote
+            shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
             body.append([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
                          " ".join([*shape, *(f"[{i}]" for i in mine)])])
     if not body:

@@ -12,7 +12,7 @@ from typing import Any
 
 from abstat.render import escape, tables, terminal
 from abstat.render.units import Scaler, common_scale, format_change  # noqa: F401 (format_change: API)
-from abstat.report.centres import SHAPE_MARK, has_shape_warning
+from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.matrix import Cell, Report, Summary
 
 EMAIL_WIDTH = 72
@@ -52,8 +52,10 @@ def change_text(cell: Cell) -> str:
     cmp = cell.comparison
     text = format_change(cmp.delta_pct, cmp.ci_pct)
     text += " *" if cell.significant else "  "
-    if has_shape_warning(cmp):  # the printed centres cannot agree with the change: the row says so
-        text += " " + SHAPE_MARK
+    if cmp.verdict == "cannot judge":
+        text = "cannot judge"
+    elif has_shape_warning(cmp):  # the printed centres cannot agree with the change: the row says so
+        text += " " + row_words(cmp, short=True)
     return (text + " " + _notes(cell)).rstrip()
 
 

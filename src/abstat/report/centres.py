@@ -27,6 +27,8 @@ from abstat.stats.warnings import StatWarning
 
 SHAPE_WORDS = "shapes differ"   # on a summary line; a table's cell says SHAPE_MARK, its footnote the words
 SHAPE_MARK = "(shape)"
+STEP_WORDS = "medians in grid steps"  # integer data one step of their grid from agreeing
+STEP_MARK = "(step)"
 _MEDIAN_ESTIMANDS = ("hl_ratio", "median_ratio", "median_difference")
 
 
@@ -81,10 +83,41 @@ def agree(comparison: Any, baseline: Any, candidate: Any) -> Any:
                                   warnings=list(comparison.warnings))
     problem = disagreement(centres[0], centres[1], comparison.delta_pct, comparison.ci_pct)
     if problem:
-        changed.warnings.append(StatWarning(
-            "medians-disagree", f"{comparison.candidate}: {kind}s {problem}; the distributions differ in shape "
-                                f"more than in location", comparison.candidate))
+        step = grid_step(flat) if integer else 0.0
+        if step and within_step(centres[0], centres[1], step, comparison.ci_pct):
+            changed.warnings.append(StatWarning(  # one step of the grid from agreeing: a step, not a shape
+                "medians-step", f"{comparison.candidate}: {kind}s {problem}; on a grid of {step:g} they move in "
+                                f"whole steps", comparison.candidate))
+        else:
+            changed.warnings.append(StatWarning(
+                "medians-disagree", f"{comparison.candidate}: {kind}s {problem}; the distributions differ in "
+                                    f"shape more than in location", comparison.candidate))
     return changed
+
+
+def within_step(before: float, after: float, step: float, ci_pct: Sequence[float] | None) -> bool:
+    """Whether a candidate centre less than one grid ``step`` from ``after`` would agree with the
+    interval: the data's grid, not their shape, keeps the printed pair from agreeing."""
+    if ci_pct is None or not before:
+        return False
+    low, high = sorted(before * (1.0 + bound / 100.0) for bound in ci_pct)
+    return low <= after + step and after - step <= high
+
+
+def grid_step(sides: Sequence[Any]) -> float:
+    """The step of integer data (the greatest common divisor of the differences between their values;
+    0 when it is 1, or too fine to matter)."""
+    import numpy as np
+
+    values = np.unique(np.concatenate([np.asarray(side, dtype=float) for side in sides]))
+    if values.size < 2 or values.size > 100_000:
+        return 0.0
+    step = 0
+    for gap in np.diff(values).astype(np.int64):
+        step = math.gcd(step, int(gap))
+        if step == 1:
+            return 0.0
+    return float(step)
 
 
 def disagreement(before: float, after: float, delta_pct: float, ci_pct: Sequence[float] | None) -> str:
@@ -103,8 +136,18 @@ def disagreement(before: float, after: float, delta_pct: float, ci_pct: Sequence
 
 
 def has_shape_warning(comparison: Any) -> bool:
-    """Whether the row must say that the distributions differ in shape."""
-    return any(w.code == "medians-disagree" for w in getattr(comparison, "warnings", ()) or ())
+    """Whether the row must say that its centres cannot agree with its change (shapes, or grid steps)."""
+    return bool(row_words(comparison))
+
+
+def row_words(comparison: Any, short: bool = False) -> str:
+    """What the row says when its centres cannot agree with its change ("" when they agree)."""
+    codes = {w.code for w in getattr(comparison, "warnings", ()) or ()}
+    if "medians-disagree" in codes:
+        return SHAPE_MARK if short else SHAPE_WORDS
+    if "medians-step" in codes:
+        return STEP_MARK if short else STEP_WORDS
+    return ""
 
 
 def _concatenate(runs: list[Any]) -> Any:

@@ -47,6 +47,8 @@ KINDS: dict[str, tuple[str, str]] = {
     "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
     "medians-disagree": ("shapes differ: the medians do not move as the change",
                          "no pair of centres summarises the change; see the distributions (--format html)"),
+    "medians-step": ("medians in grid steps: one step from agreeing with the change",
+                     "integer data move in whole steps of their grid; the change is between them"),
     "scales-differ": ("values 100x or more apart from the baseline's",
                       "different units? --unit names a plain file's unit"),
     "machine-differs": ("measured under different machine records",

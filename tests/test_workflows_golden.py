@@ -1,0 +1,85 @@
+"""The seed workflows end to end as golden outputs (issue 35), each within 72 columns in e-mail.
+
+Data (tests/data/workflows/, written once from the seeds in /work/shared/seeds):
+
+* ``seed000-tsc.csv``: seed 000's TSC cycles of a hypercall on a grid of 20, two machines x two modes,
+  before/after, ~100 samples each with 3% interrupts 20-60x the bulk (tests/seed_shapes.tsc_sets);
+* ``seed002-build.csv``: seed 002's ``make -j 8`` elapsed/user/system, 5 builds per variant around the
+  seed's averages (Unpatched, latched, unlatched);
+* ``seed003-ipi.csv``: seed 003's ipi_benchmark, 2 bases (with/without 4bd06060762b) x 2 patches x 5
+  tests in ns, 20 runs per cell around the seed's averages of 100 (the base without the commit has
+  zero for three tests).
+
+After a deliberate change of output, regenerate with ABSTAT_UPDATE_GOLDEN=1 and review the diff.
+Independent checks beside the goldens: widths, and each printed median against numpy on the data.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data", "workflows")
+GOLDEN = os.path.join(DATA, "golden")
+UPDATE = bool(os.environ.get("ABSTAT_UPDATE_GOLDEN"))
+
+WORKFLOWS = {
+    "seed000": ["--input-format", "csv", "--csv-value", "cycles", "--csv-labels", "host,mode,variant",
+                "--outliers", "tukey", "seed000-tsc.csv"],
+    "seed002": ["--input-format", "csv", "--csv-value", "elapsed,user,system", "--csv-labels", "variant",
+                "seed002-build.csv"],
+    "seed003": ["--input-format", "csv", "--csv-value", "ns", "--csv-labels", "base,patch,test", "--by", "patch",
+                "--baseline", "without", "seed003-ipi.csv"],
+}
+
+
+def report(args: list[str], fmt: str) -> str:
+    done = subprocess.run([sys.executable, "-m", "abstat", "report", "--format", fmt, *args], cwd=DATA,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.mark.parametrize("name", sorted(WORKFLOWS))
+@pytest.mark.parametrize("fmt", ["email", "text"])
+def test_seed_workflow_golden(name, fmt):
+    out = report(WORKFLOWS[name], fmt)
+    path = os.path.join(GOLDEN, f"{name}.{fmt}")
+    if UPDATE:
+        os.makedirs(GOLDEN, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(out)
+    with open(path, encoding="utf-8") as handle:
+        assert out == handle.read(), f"{name}.{fmt} differs from its golden file"
+    if fmt == "email":
+        assert max(len(line) for line in out.splitlines()) <= 72
+        assert "ministat" not in out
+
+
+def test_seed000_cells_are_medians_of_the_kept_samples_on_the_grid():
+    import json
+
+    doc = json.loads(report(WORKFLOWS["seed000"], "json"))
+    assert doc["outliers"] == "tukey"
+    with open(os.path.join(DATA, "seed000-tsc.csv")) as handle:
+        rows = list(csv.DictReader(handle))
+    for row in doc["rows"]:
+        for variant, cell in row["cells"].items():
+            values = np.array([float(r["cycles"]) for r in rows if r["variant"] == variant
+                               and r["host"] == row["labels"]["host"] and r["mode"] == row["labels"]["mode"]])
+            # the rule drops the interrupts (20-60x the bulk: at least the three of each set) and no
+            # value of the bulk below them; n, and the median on the grid, are of the values kept
+            kept = np.sort(values)[:cell["n"]]
+            assert cell["dropped"] == values.size - cell["n"] >= 3 and kept[-1] < 2 * np.median(values)
+            assert cell["center"] == kept[(kept.size - 1) // 2] and cell["center"] % 20 == 0
+
+
+def test_seed003_all_zero_sides_cannot_be_judged_and_say_so():
+    out = report(WORKFLOWS["seed003"], "email")
+    zero_rows = [line for line in out.splitlines() if line.strip().startswith("with ") and " 0  " in line + "  "]
+    assert len(zero_rows) == 3 and all("cannot judge" in line for line in zero_rows)
