@@ -36,6 +36,9 @@ WORKFLOWS = {
     "seed003": ["--input-format", "csv", "--csv-value", "ns", "--csv-labels", "base,patch,test", "--by", "patch",
                 "--baseline", "without", "seed003-ipi.csv"],
 }
+# the seeds' own layouts: variants as rows x metrics as columns (002); one compact 2 x 2 x 5 table (003)
+WORKFLOWS["seed002-columns"] = [*WORKFLOWS["seed002"], "--columns", "metric"]
+WORKFLOWS["seed003-columns"] = [*WORKFLOWS["seed003"], "--columns", "base"]
 
 
 def report(args: list[str], fmt: str) -> str:
@@ -83,3 +86,25 @@ def test_seed003_all_zero_sides_cannot_be_judged_and_say_so():
     out = report(WORKFLOWS["seed003"], "email")
     zero_rows = [line for line in out.splitlines() if line.strip().startswith("with ") and " 0  " in line + "  "]
     assert len(zero_rows) == 3 and all("cannot judge" in line for line in zero_rows)
+
+
+def test_seed002_columns_layout_has_the_seeds_shape_and_the_reports_numbers():
+    import json
+
+    doc = json.loads(report(WORKFLOWS["seed002"], "json"))
+    out = report(WORKFLOWS["seed002-columns"], "email")
+    lines = out.splitlines()
+    assert lines[2].split() == ["variant", "elapsed", "user", "system"]
+    for variant in ("Unpatched", "latched", "unlatched"):
+        (line,) = [line for line in lines if line.startswith(variant + " ")]
+        assert len(line.split()) == 7  # three centres with their unit
+    centres = {(r["labels"]["metric"], v): c["center"] for r in doc["rows"] for v, c in r["cells"].items()}
+    assert len(centres) == 9 and f"{centres[('elapsed', 'latched')]:.2f} s" in out
+    changes = [line.split("%")[0].split()[-1] for line in lines if line.startswith(" " * 10) and "%" in line]
+    assert len(changes) == 2
+
+
+def test_columns_refuses_a_label_that_is_not_a_row_in_one_line():
+    done = subprocess.run([sys.executable, "-m", "abstat", "report", "--format", "email", "--columns", "host",
+                           *WORKFLOWS["seed002"]], cwd=DATA, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--columns host" in done.stderr

@@ -18,8 +18,7 @@ import shlex
 import textwrap
 
 from abstat.errors import UsageError
-from abstat.render import escape
-from abstat.render import terminal
+from abstat.render import escape, terminal
 from abstat.render.matrix import EMAIL_WIDTH, long_table, plain_table, title
 from abstat.report.matrix import Cell, Report
 from abstat.stats.student import CONFIDENCE_LEVELS
@@ -102,14 +101,7 @@ def render_email(report: Report, *, ministat: bool = False) -> str:
     if ministat and level not in CONFIDENCE_LEVELS:
         raise UsageError(f"--ministat: ministat -A blocks need a confidence of "
                          f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})")
-    table = plain_table(report)
-    if max(terminal.columns(line) for line in table.splitlines()) > EMAIL_WIDTH:
-        table = long_table(report)
-    lines = [*textwrap.wrap(escape.terminal(title(report)), EMAIL_WIDTH, break_on_hyphens=False), "", table, ""]
-    for text in report.short_footer():
-        lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
-    lines += [f"[{number}] {escape.terminal(text)}" for number, text in enumerate(report.short_footnotes, 1)]
-    text = "\n".join(lines)
+    text = _letter(report)
     pairs = report.pairs()
     if not ministat or not pairs:
         return text + "\n"
@@ -120,3 +112,20 @@ def render_email(report: Report, *, ministat: bool = False) -> str:
             "(integer data) or their mean.", EMAIL_WIDTH))
     parts = [text] + [ministat_block(base, cell, level, report.outliers) for base, cell in pairs]
     return "\n\n".join(parts) + "\n"
+
+
+def _letter(report: Report) -> str:
+    """Title, table (the ``--columns`` layout, or one line per cell when wider than 72), short footer,
+    one line per footnote."""
+    table = plain_table(report)
+    if report.columns_label:
+        from abstat.render.pivot import pivot_lines
+
+        table = "\n".join(pivot_lines(report, report.columns_label))
+    if max(terminal.columns(line) for line in table.splitlines()) > EMAIL_WIDTH:
+        table = long_table(report)
+    lines = [*textwrap.wrap(escape.terminal(title(report)), EMAIL_WIDTH, break_on_hyphens=False), "", table, ""]
+    for text in report.short_footer():
+        lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
+    lines += [f"[{number}] {escape.terminal(text)}" for number, text in enumerate(report.short_footnotes, 1)]
+    return "\n".join(lines)

@@ -177,9 +177,10 @@ def footer_lines(report: Report, width: int | None = None) -> list[str]:
     return lines
 
 
-def render_text(report: Report, *, width: int | None = None) -> str:
-    """Plain text: title, table (long layout if wider than ``width``), footer."""
-    table = plain_table(report)
+def render_text(report: Report, *, width: int | None = None, table: str | None = None) -> str:
+    """Plain text: title, table (``table``, else the plain one; the long layout if wider than
+    ``width``), footer."""
+    table = plain_table(report) if table is None else table
     if width and max(terminal.columns(line) for line in table.splitlines()) > width:
         table = long_table(report)
     heading = escape.terminal(title(report))

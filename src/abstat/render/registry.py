@@ -37,6 +37,12 @@ def _matrix(function: str) -> Callable[..., str]:
     return call
 
 
+def _text(report: Any, **_: Any) -> str:
+    from abstat.render.pivot import render_text
+
+    return render_text(report)
+
+
 def _email(report: Any, *, ministat: bool = False, **_: Any) -> str:
     from abstat.render.email import render_email
 
@@ -74,7 +80,7 @@ def _ci(fmt: str, comparisons: bool = False) -> Callable[..., str]:
 
 RENDERERS: dict[str, Renderer] = {r.name: r for r in (
     Renderer("table", escape.terminal, report=_matrix("render_rich")),
-    Renderer("text", escape.terminal, report=_matrix("render_text"), comparisons=_compare("text")),
+    Renderer("text", escape.terminal, report=_text, comparisons=_compare("text")),
     Renderer("markdown", escape.markdown, report=_matrix("render_markdown"), comparisons=_compare("markdown")),
     Renderer("email", escape.plain, report=_email),
     Renderer("json", lambda cell: cell, report=_matrix("render_json"), comparisons=_compare("json")),

@@ -71,27 +71,19 @@ def agree(comparison: Any, baseline: Any, candidate: Any) -> Any:
     ``medians-disagree`` warning naming both moves."""
     if comparison.unit == "runs" or comparison.summaries and any(s.kind == "summary" for s in comparison.summaries):
         return comparison  # centres of run centres, or means of summaries: the estimand's own terms
-    sides = [kept_runs(data, comparison.outlier_rule) for data in (baseline, candidate)]
-    if sides[0] is None or sides[1] is None:
+    base_runs, candidate_runs = (kept_runs(data, comparison.outlier_rule) for data in (baseline, candidate))
+    if base_runs is None or candidate_runs is None:
         return comparison
-    flat = [_concatenate(runs) for runs in sides]
+    flat = [_concatenate(base_runs), _concatenate(candidate_runs)]
     integer = all(on_integer_grid(values) for values in flat)
     centres, kind = comparison.centers, comparison.center_kind
     if comparison.estimand in _MEDIAN_ESTIMANDS or integer or not centres:
         centres, kind = [shown_median(values) for values in flat], "median"
     changed = dataclasses.replace(comparison, centers=list(centres), center_kind=kind,
                                   warnings=list(comparison.warnings))
-    problem = disagreement(centres[0], centres[1], comparison.delta_pct, comparison.ci_pct)
-    if problem:
-        step = grid_step(flat) if integer else 0.0
-        if step and within_step(centres[0], centres[1], step, comparison.ci_pct):
-            changed.warnings.append(StatWarning(  # one step of the grid from agreeing: a step, not a shape
-                "medians-step", f"{comparison.candidate}: {kind}s {problem}; on a grid of {step:g} they move in "
-                                f"whole steps", comparison.candidate))
-        else:
-            changed.warnings.append(StatWarning(
-                "medians-disagree", f"{comparison.candidate}: {kind}s {problem}; the distributions differ in "
-                                    f"shape more than in location", comparison.candidate))
+    warning = _disagreement_warning(comparison, centres, kind, flat if integer else None)
+    if warning is not None:
+        changed.warnings.append(warning)
     return changed
 
 
@@ -102,6 +94,21 @@ def within_step(before: float, after: float, step: float, ci_pct: Sequence[float
         return False
     low, high = sorted(before * (1.0 + bound / 100.0) for bound in ci_pct)
     return low <= after + step and after - step <= high
+
+
+def _disagreement_warning(comparison: Any, centres: Sequence[float], kind: str,
+                          integer_sides: Sequence[Any] | None) -> StatWarning | None:
+    """The warning of a printed pair that cannot agree with the change: ``medians-step`` when integer
+    data are one step of their grid from agreeing, else ``medians-disagree`` (None when they agree)."""
+    problem = disagreement(centres[0], centres[1], comparison.delta_pct, comparison.ci_pct)
+    if not problem:
+        return None
+    step = grid_step(integer_sides) if integer_sides is not None else 0.0
+    if step and within_step(centres[0], centres[1], step, comparison.ci_pct):
+        return StatWarning("medians-step", f"{comparison.candidate}: {kind}s {problem}; on a grid of {step:g} they "
+                                           "move in whole steps", comparison.candidate)
+    return StatWarning("medians-disagree", f"{comparison.candidate}: {kind}s {problem}; the distributions differ "
+                                           "in shape more than in location", comparison.candidate)
 
 
 def grid_step(sides: Sequence[Any]) -> float:

@@ -198,9 +198,7 @@ def beside_peers(sets: list[SampleSet], metric: str | None, unit: str | None = N
     if not plain or not peers:
         return sets
     keys = {k for s in peers for k in s.labels} - {"variant"}
-    shared = {k: peers[0].labels.get(k, "") for k in keys if len({s.labels.get(k, "") for s in peers}) == 1}
-    if "metric" in keys and "metric" not in shared and metric in {s.labels.get("metric") for s in peers}:
-        shared["metric"] = str(metric)
+    shared = _shared_labels(peers, keys, metric)
     varying = sorted(keys - set(shared))
     if varying:
         name = plain[0].source or plain[0].labels.get("variant")
@@ -210,3 +208,11 @@ def beside_peers(sets: list[SampleSet], metric: str | None, unit: str | None = N
         sample_set.labels.update(shared)
         sample_set.unit = sample_set.unit or unit
     return sets
+
+
+def _shared_labels(peers: list[SampleSet], keys: set[str], metric: str | None) -> dict[str, str]:
+    """The labels every peer set has alike (and ``metric`` when it is one of theirs)."""
+    shared = {k: peers[0].labels.get(k, "") for k in keys if len({s.labels.get(k, "") for s in peers}) == 1}
+    if "metric" in keys and "metric" not in shared and metric in {s.labels.get("metric") for s in peers}:
+        shared["metric"] = str(metric)
+    return shared
