@@ -108,3 +108,33 @@ def test_columns_refuses_a_label_that_is_not_a_row_in_one_line():
     done = subprocess.run([sys.executable, "-m", "abstat", "report", "--format", "email", "--columns", "host",
                            *WORKFLOWS["seed002"]], cwd=DATA, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--columns host" in done.stderr
+
+
+def test_seed000_ministat_blocks_follow_the_outlier_rule_and_audit_flags_far_maxima(tmp_path):
+    """Blocks on all samples carry the interrupts (Max 20-60x the Median): audit flags each block; with
+    --outliers tukey the blocks are computed on the table's samples, the flag goes, and every block
+    whose t-test disagrees with the table says so on itself."""
+    import json
+
+    def audit(args: list[str]) -> dict:
+        mail = tmp_path / "mail.txt"
+        mail.write_text(report([*args, "--ministat"], "email"))
+        done = subprocess.run([sys.executable, "-m", "abstat", "audit", "--format", "json", str(mail)],
+                              capture_output=True, text=True, timeout=120)
+        return json.loads(done.stdout)
+
+    plain = [a for a in WORKFLOWS["seed000"] if a not in ("--outliers", "tukey")]
+    codes = [f["code"] for b in audit(plain)["blocks"] for f in b["findings"]]
+    assert codes.count("far_outliers") == 8  # both sides of the 4 blocks
+    kept = audit(WORKFLOWS["seed000"])
+    assert not [f for b in kept["blocks"] for f in b["findings"] if f["code"] == "far_outliers"]
+    out = report([*WORKFLOWS["seed000"], "--ministat"], "email")
+    doc = json.loads(report(WORKFLOWS["seed000"], "json"))
+    expected = [(row["cells"]["before"]["n"], row["cells"]["after"]["n"]) for row in doc["rows"]]
+    printed = []
+    for block in out.split("\n\n  $ ministat -A ")[1:]:
+        lines = block.splitlines()
+        n_of = {line.split()[0]: int(line.split()[1]) for line in lines if line.startswith(("  x ", "  + "))
+                and len(line.split()) == 7}
+        printed.append((n_of["x"], n_of["+"]))
+    assert sorted(printed) == sorted(expected) and any(n < 100 for pair in printed for n in pair)
