@@ -90,7 +90,7 @@ def test_run_and_show_adjust_their_family_with_holm(tmp_path):
     assert len(comparisons) >= 4
     raw = [1.0 if c["p_value"] is None else c["p_value"] for c in comparisons]
     expected = multipletests(raw, method="holm")[1]
-    for comparison, p_holm in zip(comparisons, expected):
+    for comparison, p_holm in zip(comparisons, expected, strict=True):
         assert comparison["adjustment"] == "holm"
         assert comparison["p_adjusted"] == pytest.approx(p_holm, rel=1e-9)
         if comparison["verdict"] != "cannot judge":
