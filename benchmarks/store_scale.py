@@ -123,6 +123,27 @@ def _missed(name: str, size: int, sizes: list[int], ratio: float, rss: int, anch
     return missed
 
 
+def _commands(abstat: list[str], path: str, out: str, machines: str, history: bool,
+              only: str) -> dict[str, list[str]]:
+    """The commands timed at one size (and their anchors)."""
+    commands = {
+        "anchor": [sys.executable, os.path.join(HERE, "store_anchor.py"), path, EXPERIMENT],
+        "list": [*abstat, "list", "--store", path],
+        "show": [*abstat, "show", "--store", path, EXPERIMENT],
+        "compare": [*abstat, "compare", "--store", path, f"{EXPERIMENT}:a", f"{EXPERIMENT}:b"],
+        "report": [*abstat, "report", "--store", path],
+        "export": [*abstat, "export", "--store", path, "--format", "csv", "-o", out, "--machines", machines],
+    }
+    if history:
+        commands = {"anchor": commands["anchor"], "report": commands["report"],
+                    "history-anchor": [*commands["anchor"], "wall"],
+                    "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"]}
+    if only:
+        wanted = {"anchor", "history-anchor", *only.split(",")}
+        commands = {name: argv for name, argv in commands.items() if name in wanted}
+    return commands
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="runs per store, comma-separated")
@@ -154,21 +175,7 @@ def main() -> int:
                       f" {os.path.getsize(path) / 2**20:.0f} MiB)", file=sys.stderr)
             out = os.path.join(work, "export.csv")
             machines = os.path.join(work, "machines.csv")
-            commands = {
-                "anchor": [sys.executable, os.path.join(HERE, "store_anchor.py"), path, EXPERIMENT],
-                "list": [*abstat, "list", "--store", path],
-                "show": [*abstat, "show", "--store", path, EXPERIMENT],
-                "compare": [*abstat, "compare", "--store", path, f"{EXPERIMENT}:a", f"{EXPERIMENT}:b"],
-                "report": [*abstat, "report", "--store", path],
-                "export": [*abstat, "export", "--store", path, "--format", "csv", "-o", out, "--machines", machines],
-            }
-            if args.history:
-                commands = {"anchor": commands["anchor"], "report": commands["report"],
-                            "history-anchor": [*commands["anchor"], "wall"],
-                            "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"]}
-            if args.only:
-                wanted = {"anchor", "history-anchor", *args.only.split(",")}
-                commands = {name: argv for name, argv in commands.items() if name in wanted}
+            commands = _commands(abstat, path, out, machines, args.history, args.only)
             timed(commands["anchor"], env, args.timeout)  # bytecode, page cache
             results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
             for _ in range(args.reps):
