@@ -137,12 +137,13 @@ def up(name: str, *, kernel: str | None = None, initrd: str | None = None, cpu: 
     directory = box_dir(name)
     if supervisor_pid(directory) is not None:
         raise TestboxError(f"test box {name!r} is already up")
+    if not os.path.exists(os.path.join(directory, "box.json")):
+        _check_options(cpu, smp, memory, kernel, initrd)
     missing = missing_tools()
     if missing:
         raise TestboxError(f"test boxes need {', '.join(missing)} (apt-get install qemu-system-x86 qemu-utils "
                            "openssh-client e2fsprogs)")
     if not os.path.exists(os.path.join(directory, "box.json")):
-        _check_options(cpu, smp, memory, kernel, initrd)
         image = ensure_image(progress)
         settings = Settings(name, image.path, os.path.abspath(kernel) if kernel else image.kernel,
                             os.path.abspath(initrd) if initrd else ("" if kernel else image.initrd),

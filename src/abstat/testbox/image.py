@@ -63,8 +63,13 @@ class Image:
         return os.path.join(self.path, "ssh_host_ed25519_key.pub")
 
 
+def tool(name: str) -> str | None:
+    """The program's path: on ``$PATH``, else in /usr/sbin or /sbin (not on a user's ``$PATH`` everywhere)."""
+    return shutil.which(name) or shutil.which(name, path="/usr/sbin:/sbin")
+
+
 def missing_tools() -> list[str]:
-    return [tool for tool in REQUIRED_TOOLS if shutil.which(tool) is None]
+    return [name for name in REQUIRED_TOOLS if tool(name) is None]
 
 
 def _run(argv: list[str], what: str, cwd: str | None = None, timeout: float = 900) -> str:
@@ -268,5 +273,5 @@ def _make_disk(root: str, path: str) -> None:
             with contextlib.suppress(OSError):
                 used += os.lstat(os.path.join(directory, name)).st_size
     size_mb = used // 2**20 + 1024  # a gigabyte free for what users copy there
-    _run(["mke2fs", "-q", "-F", "-t", "ext4", "-L", "abstat-root", "-E", "root_owner=0:0", "-d", root,
+    _run([tool("mke2fs") or "mke2fs", "-q", "-F", "-t", "ext4", "-L", "abstat-root", "-E", "root_owner=0:0", "-d", root,
           path, f"{size_mb}M"], "making the test box's disk")
