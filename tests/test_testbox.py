@@ -111,6 +111,20 @@ def _stored(store: str) -> list[dict]:
     return [{"variant": name, "boot_id": boot_id, "machine": json.loads(machine)} for name, boot_id, machine in rows]
 
 
+def _check_booted(row: dict) -> None:
+    """The run measured the kernel its boot asked for (its command line, read on the box in that boot)."""
+    words = row["machine"]["kernel_cmdline"].split()
+    pti = [word for word in words if word.startswith("pti=")]
+    assert pti[-1] == ("pti=on" if row["variant"] == "on" else "pti=off"), (row["variant"], words)
+    if row["variant"] == "off2":  # QEMU booted the box's choice: a fresh command line, not kexec's
+        assert pti == ["pti=off"] and words[-1] == "pti=off"
+    assert row["machine"]["boot_id"] == row["boot_id"]
+    # the real machine record of the guest: Debian's kernel, its mitigations, QEMU's TCG CPU
+    assert row["machine"]["kernel_release"].endswith("-cloud-amd64")
+    assert "meltdown" in row["machine"]["vulnerabilities"] and "QEMU" in row["machine"]["hypervisor_type"]
+    assert "QEMU TCG CPU" in row["machine"]["cpu_model"]
+
+
 def test_seed_000_pti_across_kexec_and_grub_like_reboots(box, tmp_path):
     store = str(tmp_path / "pti.db")
     enabled = 'dmesg | grep -q "page tables isolation: enabled"'
@@ -127,13 +141,8 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots(box, tmp_path):
     runs = _stored(store)
     boots = {row["boot_id"] for row in runs}
     assert len(boots) >= 4 and len(boots) == 6  # 3 variants x 2 boots, each a boot of its own
-    for row in runs:  # each run measured the kernel its boot asked for
-        words = row["machine"]["kernel_cmdline"].split()
-        pti = [word for word in words if word.startswith("pti=")]
-        assert pti[-1] == ("pti=on" if row["variant"] == "on" else "pti=off"), (row["variant"], words)
-        if row["variant"] == "off2":  # QEMU booted the box's choice: a fresh command line, not kexec's
-            assert pti == ["pti=off"] and words[-1] == "pti=off"
-        assert row["machine"]["boot_id"] == row["boot_id"]
+    for row in runs:
+        _check_booted(row)
     shown = json.loads(abstat("show", "pti", "--store", store, "--format", "json", env=box).stdout)
     comparisons = {item["candidate"]: item for item in shown["metrics"]["cycles"]["comparisons"]["comparisons"]}
     assert comparisons["on"]["runs"] == [2, 2]  # boots are the unit
@@ -142,22 +151,55 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots(box, tmp_path):
     assert comparisons["off2"]["ci_pct"][0] < 0 < comparisons["off2"]["ci_pct"][1]
 
 
-def test_a_lost_box_comes_back_with_its_disk(box):
-    assert box_ssh(box, "echo kept > /root/marker && sync").returncode == 0
+def _wait_for(predicate, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"no {what} within {timeout:g} s"
+        time.sleep(0.2)
+
+
+def test_a_lost_box_did_not_come_back_and_the_experiment_resumes(box, tmp_path):
+    """QEMU killed while the box reboots (the power cord): that boot "did not come back"; the box
+    comes back with its disk (``testbox up``) and ``run --resume`` makes the boot again."""
     directory = os.path.join(box["ABSTAT_TESTBOX_BOXES"], BOX)
-    with open(os.path.join(directory, "qemu.pid")) as source:
-        os.kill(int(source.read()), signal.SIGKILL)  # the power cord
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
-        if listed[0]["state"] == "lost":
-            break
-        time.sleep(0.5)
-    assert listed[0]["state"] == "lost"
-    assert _box_processes(box) == []
+    assert box_ssh(box, "echo kept > /root/marker && sync").returncode == 0
+    store = str(tmp_path / "lost.db")
+    console = os.path.join(directory, "console.log")
+    signal_boot = "echo abstat-test-boot-requested >/dev/ttyS0; sleep 2; "
+    argv = [sys.executable, "-m", "abstat", "run", "--experiment", "lost", "--host", BOX, "--store", store,
+            "--no-progress", "--seed", "3", "-v", "off=/root/getppid_cycles 5 50", "-v", "on=/root/getppid_cycles 5 50",
+            "-n", "1", "--metric", r"cycles=^(\d+)$:cycles", "--boot-timeout", "45",
+            "--boot", f"off={signal_boot}{KEXEC.format(args='pti=off')} && kexec -e",
+            "--boot", f"on={signal_boot}{KEXEC.format(args='pti=on')} && kexec -e"]
+    with open(console, "rb") as source:
+        seen = len(source.read())
+    run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=box)
+    try:
+        def asked_to_boot() -> bool:
+            with open(console, "rb") as source:
+                return b"abstat-test-boot-requested" in source.read()[seen:]
+
+        _wait_for(asked_to_boot, 600, "boot command")
+        with open(os.path.join(directory, "qemu.pid")) as source:
+            os.kill(int(source.read()), signal.SIGKILL)  # the power cord, while the box reboots
+        _, err = run.communicate(timeout=600)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 2 and "did not come back after booting" in err, err
+    assert "abstat run --resume lost" in err
+    listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
+    assert listed[0]["state"] == "lost" and _box_processes(box) == []
     again = abstat("testbox", "up", BOX, "--timeout", "600", env=box, timeout=900)
     assert again.returncode == 0, again.stderr
     assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
+    resumed = abstat("run", "--resume", "lost", "--store", store, "--yes", "--no-progress", env=box, timeout=1800)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    runs = _stored(store)
+    assert sorted(row["variant"] for row in runs) == ["off", "on"]
+    for row in runs:
+        _check_booted(row)
 
 
 def test_down_leaves_nothing(box):
