@@ -31,6 +31,9 @@ from abstat.testbox.image import missing_tools  # noqa: E402
 BOX = "seedbox"
 BENCH = os.path.join(TESTS, "data", "testbox", "getppid_cycles.c")
 KEXEC = "kexec -l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append={args}"
+# kexec -e in the background, as systemctl kexec does: the boot command returns at once instead of
+# leaving its ssh session to the keep-alives (15 s a boot)
+KEXEC_E = "{ (sleep 0.5; kexec -e) >/dev/null 2>&1 </dev/null & }"
 
 
 def _missing() -> str | None:
@@ -132,8 +135,8 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots(box, tmp_path):
         "run", "--experiment", "pti", "--host", BOX, "--store", store, "--no-progress", "--seed", "7",
         "-v", "off=/root/getppid_cycles 20 200", "-v", "on=/root/getppid_cycles 20 200",
         "-v", "off2=/root/getppid_cycles 20 200", "-n", "2", "--metric", r"cycles=^(\d+)$:cycles",
-        "--boot", f"off={KEXEC.format(args='pti=off')} && kexec -e",
-        "--boot", f"on={KEXEC.format(args='pti=on')} && kexec -e",
+        "--boot", f"off={KEXEC.format(args='pti=off')} && {KEXEC_E}",
+        "--boot", f"on={KEXEC.format(args='pti=on')} && {KEXEC_E}",
         "--boot", "off2=testbox-next-boot pti=off && reboot",
         "--check", f"off=! {enabled}", "--check", f"on={enabled}", "--check", f"off2=! {enabled}",
         "--boots", "2", "--boot-timeout", "600", env=box, timeout=3000)
@@ -170,7 +173,7 @@ def test_a_lost_box_did_not_come_back_and_the_experiment_resumes(box, tmp_path):
             "--no-progress", "--seed", "3", "-v", "off=/root/getppid_cycles 5 50", "-v", "on=/root/getppid_cycles 5 50",
             "-n", "1", "--metric", r"cycles=^(\d+)$:cycles", "--boot-timeout", "45",
             "--boot", f"off={signal_boot}{KEXEC.format(args='pti=off')} && kexec -e",
-            "--boot", f"on={signal_boot}{KEXEC.format(args='pti=on')} && kexec -e"]
+            "--boot", f"on={signal_boot}{KEXEC.format(args='pti=on')} && {KEXEC_E}"]
     with open(console, "rb") as source:
         seen = len(source.read())
     run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=box)

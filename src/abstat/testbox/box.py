@@ -191,7 +191,7 @@ def wait_for_ssh(name: str, timeout: float) -> None:
     directory = box_dir(name)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if supervisor_pid(directory) is None:
+        if supervisor_pid(directory) is None and (time.sleep(1) or supervisor_pid(directory) is None):
             state = _read_state(directory).get("state", "stopped")
             raise TestboxError(f"test box {name!r} stopped while booting ({state}); see {directory}/console.log "
                                "and supervisor.log")
