@@ -206,6 +206,16 @@ def wait_for_ssh(name: str, timeout: float) -> None:
                        f"see {directory}/console.log")
 
 
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (the supervisor runs in a session of its own: no one of
+    ours waits for it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as source:
+            return source.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def down(name: str) -> None:
     """Stop the box (its QEMU and supervisor) and remove its directory."""
     directory = box_dir(name)
@@ -215,10 +225,12 @@ def down(name: str) -> None:
     if pid is not None:
         os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + 20
-        while supervisor_pid(directory) is not None and time.monotonic() < deadline:
+        while _running(pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if supervisor_pid(directory) is not None:
+        if _running(pid):
             os.kill(pid, signal.SIGKILL)
+            while _running(pid):
+                time.sleep(0.05)
     for _ in range(200):  # QEMU dies with its supervisor (PR_SET_PDEATHSIG); make sure of it
         qemu = _pid_alive(directory, "qemu.pid", f"abstat-testbox-{name}")
         if qemu is None:

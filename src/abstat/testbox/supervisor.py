@@ -120,10 +120,10 @@ def supervise(directory: str) -> int:
             except subprocess.TimeoutExpired:
                 qemu_process.kill()
                 qemu_process.wait()
+        write_state(directory, state=state, boots=boots)
         for name in ("qemu.pid", "supervisor.pid"):
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(directory, name))
-        write_state(directory, state=state, boots=boots)
     return 0
 
 
