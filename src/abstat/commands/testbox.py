@@ -19,11 +19,11 @@ def build_parser() -> ArgumentParser:
         prog="abstat testbox",
         description="Local test boxes: QEMU guests booting a real Debian kernel (python3, sshd, kexec-tools, bpftrace"
                     " inside), reached over ssh on 127.0.0.1 as --host NAME by every command.",
-        examples=("abstat testbox up tb1 --smp 2", "abstat run --host tb1 -v a='true' -v b='true'",
-                  "abstat testbox down tb1"),
-        epilog="Exit status: 0; 2 when a box cannot be built, started, reached or stopped.",
+        examples=("abstat testbox up tb1 --smp 2", "abstat testbox list", "abstat testbox down tb1"),
+        epilog="Then --host tb1 in abstat run, doctor, noise, bisect. Exit status: 0; 2 when a box cannot be built,"
+               " started, reached or stopped.",
     )
-    actions = parser.add_subparsers(dest="action", metavar="{up,down,list}")
+    actions = parser.add_subparsers(dest="action", metavar="{up,down,list}", help="what to do")
     start = actions.add_parser("up", help="start a box (built and made first when needed); wait until ssh reaches it")
     start.add_argument("name", help="the box's name (a letter, then letters, digits, - or _): --host NAME")
     start.add_argument("--kernel", metavar="FILE", help="boot this kernel (bzImage) instead of Debian's")
