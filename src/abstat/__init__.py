@@ -27,6 +27,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SpecError": ("abstat.engine.parts", "SpecError"),
     "run": ("abstat.api", "run"),
     "resume": ("abstat.api", "resume"),
+    "stored_commands": ("abstat.api", "stored_commands"),
     "noise_floor": ("abstat.api", "noise_floor"),
     "analyse_noise": ("abstat.api", "analyse_noise"),
     "NoiseReport": ("abstat.api", "NoiseReport"),

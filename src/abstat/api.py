@@ -28,10 +28,27 @@ def run(spec: ExperimentSpec, *, on_event: EventSink | None = None) -> Experimen
     return Engine(on_event=on_event or ignore).run(spec)
 
 
+def stored_commands(experiment: str, *, store: str | None = None) -> list[str]:
+    """What :func:`resume` of ``experiment`` would run and where, one line each: a store may have been
+    imported or shared, so show these and check them before passing them to :func:`resume`."""
+    from abstat.engine.stored import stored_commands as lines
+    from abstat.engine.stored import stored_experiment
+    from abstat.store import resolve_store_path
+
+    stored = stored_experiment(resolve_store_path(store), experiment)
+    if stored.spec is None:  # stored as a command line by an older abstat: says how to convert it
+        stored.resumable(stored.store)
+    assert stored.spec is not None
+    return lines(stored.spec)
+
+
 def resume(experiment: str, *, store: str | None = None, boot_timeout: float | None = None,
-           on_event: EventSink | None = None) -> ExperimentResult:
-    """Continue a lab experiment from the specification stored with it; stored boots are not repeated."""
-    return Engine(on_event=on_event or ignore).resume(experiment, store=store, boot_timeout=boot_timeout)
+           approved: Sequence[str] | None = None, on_event: EventSink | None = None) -> ExperimentResult:
+    """Continue a lab experiment from the specification stored with it; stored boots are not repeated.
+    Nothing runs unless ``approved`` is the list :func:`stored_commands` returned (seen and checked):
+    otherwise :class:`abstat.UsageError` names the stored commands."""
+    return Engine(on_event=on_event or ignore).resume(experiment, store=store, boot_timeout=boot_timeout,
+                                                      approved=approved)
 
 
 # --------------------------------------------------------------------------

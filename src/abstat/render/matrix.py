@@ -151,7 +151,7 @@ def long_table(report: Report) -> str:
                 text += "  " + change_text(cell)
             elif cell.notes:
                 text += "  " + _notes(cell)
-            lines.append(f"  {terminal.ljust(T(column), width)}  {text}".rstrip())
+            lines.append(f"  {terminal.ljust(T(column), width)}  {T(text)}".rstrip())  # its unit is data
     for summary in report.summaries:
         metric = f" {summary.metric}" if summary.metric and "metric" in report.row_keys else ""
         lines.append(T(f"geomean{metric} {summary.column}: {summary_text(summary)}"))

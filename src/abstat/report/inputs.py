@@ -173,7 +173,7 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
         raise UsageError("this abstat has no store support (abstat.store.iter_sample_sets)") from None
     if not store_exists(store_path):  # a postgresql:// URL is opened, not looked for
         raise InputError("no such store (run `abstat run` first, or name input files)",
-                         path=store_path)
+                         path=display_name(store_path))
     from abstat.report.stored_runs import add_run_details
 
     pairs = []
