@@ -28,8 +28,8 @@ from abstat.testbox.paths import BOXES_ENV  # noqa: E402
 from abstat.testbox.probe import kvm_boots  # noqa: E402
 
 KEXEC = ("kexec -l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
-         "&& { (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }")
-GRUB = "testbox-next-boot bench={n} && { (sleep 0.2; reboot) >/dev/null 2>&1 </dev/null & }"
+         "&& {{ (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }}")
+GRUB = "testbox-next-boot bench={n} && {{ (sleep 0.2; reboot) >/dev/null 2>&1 </dev/null & }}"
 
 
 def boot_id(name: str) -> str | None:
