@@ -187,11 +187,17 @@ def ssh_argv(name: str, command: str) -> list[str]:
     return ["ssh", "-F", config, "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", name, command]
 
 
+def _gone_for_a_second(directory: str) -> bool:
+    """No supervisor a second later either (one just started may read as an empty /proc/PID/cmdline)."""
+    time.sleep(1)
+    return supervisor_pid(directory) is None
+
+
 def wait_for_ssh(name: str, timeout: float) -> None:
     directory = box_dir(name)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if supervisor_pid(directory) is None and (time.sleep(1) or supervisor_pid(directory) is None):
+        if supervisor_pid(directory) is None and _gone_for_a_second(directory):
             state = _read_state(directory).get("state", "stopped")
             raise TestboxError(f"test box {name!r} stopped while booting ({state}); see {directory}/console.log "
                                "and supervisor.log")
