@@ -30,7 +30,7 @@ def abstat_measured(*args: str, cwd: str) -> tuple[int, str, int]:
     with open(os.path.join(cwd, "stderr"), "w+") as err:
         process = subprocess.Popen([sys.executable, "-m", "abstat", *args], cwd=cwd, stdout=subprocess.DEVNULL,
                                    stderr=err, stdin=subprocess.DEVNULL, env=dict(env, PYTHONPATH=SRC),
-                                   preexec_fn=_guard)
+                                   preexec_fn=_guard)  # noqa: PLW1509 -- a memory limit, set before exec
         deadline = time.monotonic() + 120
         while True:  # polled, so that a reader that hangs fails the test instead of hanging it
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)

@@ -176,8 +176,12 @@ def _history(store_path: str, name: str, related: dict[str, Any]) -> tuple[dict[
     from abstat.history.load import load_history
     from abstat.history.render import render_html
 
-    try:
-        history = load_history(store_path=store_path, experiment=name, repo=None)
+    from abstat.store import open_store
+
+    try:  # every metric of the experiment: a regression found on `user` must reach the regressions page
+        with open_store(store_path, create=False, read_only=True) as store:
+            metrics = store.metrics(name)
+        history = load_history(store_path=store_path, experiment=name, repo=None, metrics=metrics or None)
     except AbstatError:
         return {}, []
     report, _ = analyse(history, Settings())

@@ -77,7 +77,8 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]], l
         raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
     lines = data.split(b"\n")[:-1]  # what follows the last newline was never whole
     head = _document(lines[0]) if lines else None
-    if not isinstance(head, dict) or head.get("abstat_journal") != FORMAT or not isinstance(head.get("invocation"), str):
+    if (not isinstance(head, dict) or head.get("abstat_journal") != FORMAT
+            or not isinstance(head.get("invocation"), str)):
         raise InputError("not an abstat run journal", path=path)
     runs, damaged = [], []
     for number, line in enumerate(lines[1:], start=2):
