@@ -55,7 +55,7 @@ def _start(settings: Settings, directory: str, entry: Entry) -> subprocess.Popen
         open(control, "w").close()
         with open(os.path.join(directory, "qemu.log"), "wb") as log:
             qemu = subprocess.Popen(argv(settings, directory, entry), stdin=subprocess.DEVNULL,
-                                    stdout=log, stderr=log, preexec_fn=_die_with_parent)
+                                    stdout=log, stderr=log, preexec_fn=_die_with_parent)  # noqa: PLW1509 -- no threads here
         try:
             qemu.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
@@ -71,13 +71,12 @@ def _start(settings: Settings, directory: str, entry: Entry) -> subprocess.Popen
 
 
 def supervise(directory: str) -> int:
-    global _stopping
     settings = Settings.load(directory)
     entry = Entry()
     boots = 0
 
     def stop(signum, frame):
-        global _stopping
+        global _stopping  # noqa: PLW0603 -- the signal handler's flag, read by the boot loop
         _stopping = True
         qemu_process = current[0]
         if qemu_process is not None and qemu_process.poll() is None:
