@@ -250,7 +250,15 @@ def _serial(name_x: str, x: Any, name_y: str, y: Any, notes: list[StatWarning],
     order), with a note when they widen the interval."""
     from abstat.stats.dependence import serial_factors
 
+    from abstat.stats.dependence import is_sorted
+
     fx, fy, phi = serial_factors(x, y, lag1)
+    ordered = [name for name, v in ((name_x, x), (name_y, y)) if is_sorted(v)]
+    if ordered:
+        notes.append(StatWarning(
+            "sorted",
+            f"{' and '.join(ordered)}: the values are in sorted order, so their order carries no time: not "
+            "read as drift or serial correlation"))
     if fx > 1.0 or fy > 1.0:
         which = " and ".join(name for name, f in ((name_x, fx), (name_y, fy)) if f > 1.0)
         notes.append(StatWarning(

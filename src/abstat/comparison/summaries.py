@@ -8,6 +8,7 @@ from typing import Any
 from abstat.comparison.inputs import Variant
 from abstat.comparison.model import RunSummary, VariantSummary
 from abstat.errors import InputError
+from abstat.stats.dependence import is_sorted
 from abstat.stats.warnings import StatWarning
 
 
@@ -148,6 +149,8 @@ def summarise(
                     v.name,
                 )
             )
+    elif is_sorted(everything):  # a sorted file: its order is the sort's, not time
+        summary.lag1 = 0.0
     else:
         correlations = diagnostics.rank_correlations(everything)
         summary.lag1 = correlations[1] if correlations is not None else 0.0
