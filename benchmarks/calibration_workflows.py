@@ -11,7 +11,7 @@ baseline population on both sides, the row's sizes) and A/B draws:
   (``calibration_truth.truth``, from the populations; target >= 94%);
 - power beside Welch's t, Yuen's 10%-trimmed t on logarithms, scipy's
   Brunner-Munzel (t reference), Mann-Whitney and a permutation test of the
-  difference of means (1000 draws), on the same draws; a reference is valid
+  difference of means (200 draws), on the same draws; a reference is valid
   in a row when its A/A rate is at most 6% within two Monte Carlo errors.
 
 Then family-wise error of ``report``'s Holm adjustment on all-null tables of
@@ -80,11 +80,9 @@ def rows() -> list[tuple[str, object, object, int, int, float | None]]:
     for nx, ny in ((500, 5), (5, 500)):
         out.append((f"3% interrupts x U(1.3,1.8), +1%, {nx} vs {ny}", OUT, OUT.scaled(1.01), nx, ny, 1.0))
         out.append((f"skewed 1000+30 LogN(0,1), +1%, {nx} vs {ny}", SKEW, SKEW.scaled(1.01), nx, ny, 1.0))
-    out.append(("normal, +0.5%, 5 vs 500", N, N.scaled(1.005), 500, 5, 0.5))
     for small in (3, 4, 5, 7):
         for big in (30, 500):
             out.append((f"normal, +1%, {small} vs {big}", N, N.scaled(1.01), big, small, 1.0))
-    out.append(("3% interrupts, +1%, 7 vs 30", OUT, OUT.scaled(1.01), 30, 7, 1.0))
     out.append(("grid 20 against grid 21 (same latent N(440, 7)), n 50", G20, G21, 50, 50, None))
     out.append(("interrupt rate 2% -> 8%, n 50", RATE2, RATE8, 50, 50, None))
     out.append(("mixture weight 80/20 -> 70/30, n 50", MIXA, MIXB, 50, 50, None))
@@ -93,7 +91,7 @@ def rows() -> list[tuple[str, object, object, int, int, float | None]]:
     return out
 
 
-def permutation_means(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, draws: int = 1000) -> float:
+def permutation_means(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, draws: int = 200) -> float:
     z = np.concatenate((x, y))
     observed = abs(y.mean() - x.mean())
     keys = rng.random((draws, z.size))
