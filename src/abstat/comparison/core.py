@@ -205,6 +205,7 @@ def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: li
     x, y = vx.runs[0], vy.runs[0]
     positive = bool(np.all(x > 0) and np.all(y > 0))
     warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
+    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y)
     inflate = _serial(vx.name, x, vy.name, y, notes, lag1)
     if center == "auto":
         result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed)

@@ -95,7 +95,10 @@ def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples
     h = hodges_lehmann(lx, ly, confidence, inflate, seed=seed)
     reference = "permutation" if min(lx.size, ly.size) <= PERMUTE_MAX else "t"
     method = (f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
-              f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}")
+              f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}"
+              + ("; tied values read as spread evenly over their grid cells, so the ratio is the median ratio "
+                 "of those spread values, not of the raw values (which moves only in whole steps)"
+                 if h.spread else ""))
     centres = (math.exp(h.centres[0]), math.exp(h.centres[1]))
     if not (math.isfinite(h.low) and math.isfinite(h.high)):
         from abstat.stats.hodges_lehmann import separated_p

@@ -183,6 +183,7 @@ class HLResult:
     p_value: float
     df: float
     centres: tuple[float, float]  # each sample's pseudo-median (analysis scale)
+    spread: bool = False  # tied values were spread over their cells (the estimand is of the spread values)
 
 
 def _quantile(df: float, level: float, fixed: float | None) -> float:
@@ -334,7 +335,7 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
     elif not p < alpha and not low <= 0.0 <= high:
         low, high = min(low, 0.0), max(high, 0.0)  # 0 is accepted: it belongs in the interval
     mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
-    return HLResult(estimate, low, high, p, at_zero.df, mid)
+    return HLResult(estimate, low, high, p, at_zero.df, mid, sx.groups is not None or sy.groups is not None)
 
 
 def centre(values: np.ndarray) -> float:
