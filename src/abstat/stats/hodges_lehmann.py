@@ -302,6 +302,15 @@ def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     return estimate, low, high
 
 
+def _estimate(x: Spread, y: Spread) -> float:
+    """The Hodges-Lehmann shift of the spread samples (as :func:`_small` and :func:`_large` find it)."""
+    if x.values.size * y.values.size <= SMALL and x.weights is None and y.weights is None:
+        return float(np.median(np.subtract.outer(y.values, x.values)))
+    from abstat.stats.pairwise import differences, median_of
+
+    return median_of(differences(x.values, y.values, x.weights, y.weights))
+
+
 PERMUTE_MAX = 50  # up to this many values in the smaller sample, the permutation reference
 
 
@@ -313,17 +322,21 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
     ties spread over their cells (module documentation).  With at most
     :data:`PERMUTE_MAX` values in either sample (or ``permute``) the test's
     reference is its permutation distribution
-    (:mod:`abstat.stats.permutation`, drawn reproducibly from ``seed``),
-    for the p-value and for the interval alike; else Student's t."""
+    (:mod:`abstat.stats.permutation`, drawn reproducibly from ``seed``):
+    the observed samples' for the p-value (exact when they are
+    exchangeable), the samples aligned at the estimate for the interval
+    (exact coverage under a pure shift); the two are reconciled below as
+    for the t reference.  Else Student's t."""
     sx, sy = spread_ties(np.sort(x)), spread_ties(np.sort(y))
     at_zero = bm_statistic(sx, sy, 0.0, inflate)
     alpha = 1.0 - confidence
     fixed = None
     if permute if permute is not None else min(x.size, y.size) <= PERMUTE_MAX:
-        from abstat.stats.permutation import bm_permutation
+        from abstat.stats.permutation import bm_permutation, interval_critical
 
-        test = bm_permutation(x, y, alpha, seed, inflate)
-        p, fixed = test.p_value, test.critical(alpha)
+        p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
+        # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)
+        fixed = interval_critical(x, y - _estimate(sx, sy), alpha, seed)
     else:
         p = bm_p_value(at_zero, x.size, y.size)
     if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:

@@ -230,3 +230,22 @@ def beyond(reference: np.ndarray, observed: float, total: int, m: int) -> float:
     else:
         df = brentq(lambda d: 2.0 * stdtr(d, -anchor) - share, 1.0, 1e6, xtol=1e-6)
     return min(ceiling, max(floor, 2.0 * stdtr(df, -observed)))
+
+
+def _log_arrangements(total: int, m: int) -> float:
+    return math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1)
+
+
+def interval_critical(x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0) -> float:
+    """The critical ``|T|`` at level ``alpha`` of the permutation distribution
+    of ``x`` against ``y`` as given: for an interval, ``y`` aligned at the
+    estimate, so that under a pure shift the reference is that of the
+    exchangeable samples ``x`` and ``y - shift`` (exact coverage then).  The
+    first batch of draws (``draws_for(alpha)[0]``) or every arrangement."""
+    pooled = pooled_levels(x, y)
+    m, total = min(x.size, y.size), pooled.total
+    if _log_arrangements(total, m) <= math.log(EXACT) + 1e-9:
+        reference, exact = np.abs(statistics(pooled, all_subsets(total, m))), True
+    else:
+        reference, exact = np.abs(statistics(pooled, random_subsets(total, m, draws_for(alpha)[0], seed, 3))), False
+    return PermutationTest(math.nan, math.nan, np.sort(reference)[::-1], exact).critical(alpha)
