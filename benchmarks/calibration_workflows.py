@@ -35,9 +35,10 @@ from scipy import stats
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 sys.path.insert(0, os.path.dirname(__file__))
 
+from calibration_truth import Component, Population, normal, population, truth  # noqa: E402
+
 import abstat  # noqa: E402
 from abstat.report.adjust import adjust_p_values  # noqa: E402
-from calibration_truth import Component, Population, normal, population, truth  # noqa: E402
 
 ALPHA = 0.05
 N = population("N(1000, 10)", normal(1000, 10))
@@ -150,7 +151,8 @@ def run_row(row, reps: int, rng: np.random.Generator) -> tuple[list[str], list[s
             cover += ab.ci_pct[0] - 1e-9 <= true <= ab.ci_pct[1] + 1e-9
         ref_aa[i] = references(a, a2, rng)
         ref_ab[i] = references(a, b, rng)
-    valid = [rate(ref_aa[:, k].sum(), reps)[0] - 2 * rate(ref_aa[:, k].sum(), reps)[1] <= 0.06 for k in range(len(REFS))]
+    valid = [rate(ref_aa[:, k].sum(), reps)[0] - 2 * rate(ref_aa[:, k].sum(), reps)[1] <= 0.06
+             for k in range(len(REFS))]
     best = max((k for k in range(len(REFS)) if valid[k]), key=lambda k: ref_ab[:, k].mean(), default=None)
     if best is None:
         gap = "no valid reference"

@@ -38,7 +38,7 @@ def test_the_statistic_of_every_arrangement_is_scipys_brunner_munzel(nx, ny, gri
     rows = permutation.random_subsets(nx + ny, min(nx, ny), 40, seed=3)
     assert all(len(set(r)) == r.size for r in rows)
     ours = np.abs(permutation.statistics(pooled, rows))
-    for row, t in zip(rows, ours):
+    for row, t in zip(rows, ours, strict=True):
         inside = np.zeros(z.size, dtype=bool)
         inside[row] = True
         ref = _bm(z[inside], z[~inside])

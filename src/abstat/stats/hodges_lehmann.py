@@ -191,6 +191,11 @@ def _quantile(df: float, level: float, fixed: float | None) -> float:
     return t_quantile(df, level) if fixed is None else fixed
 
 
+def _bound(s: BMStat, level: float, fixed: float | None) -> float:
+    """The largest ``|p - 1/2|`` the test accepts at ``s`` (inf when every shift is accepted)."""
+    return math.inf if fixed == math.inf else _quantile(s.df, level, fixed) * s.se
+
+
 def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float],
            fixed: float | None = None) -> tuple[float, float, float]:
     """Estimate and interval without forming the differences.  The share of
@@ -210,11 +215,11 @@ def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     density = pairs.density  # entries per unit about the estimate: where the ends should lie
     for sign in (-1, 1):
         s, end, half, guess = here, estimate, None, None
-        first = _quantile(here.df, level, fixed) * here.se * n / density if math.isfinite(density) and density > 0 else 0
+        first = _bound(here, level, fixed) * n / density if math.isfinite(density) and density > 0 else 0
         if math.isfinite(first) and first > 0:
             guess = (estimate + sign * first, 0.05 * first)
         for _ in range(6):
-            bound = _quantile(s.df, level, fixed) * s.se if fixed != math.inf else math.inf
+            bound = _bound(s, level, fixed)
             if half is not None and abs(bound - half) <= 1e-3 * half:
                 break
             half = bound
@@ -261,10 +266,8 @@ def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
         return memo[k]
 
     def accepted(k: int) -> bool:
-        if fixed == math.inf:
-            return True
         s = at_gap(k)
-        return abs(s.p_hat - 0.5) <= _quantile(s.df, level, fixed) * s.se
+        return abs(s.p_hat - 0.5) <= _bound(s, level, fixed)
 
     centre = int(np.searchsorted(u, estimate, side="right")) - 1  # the gap holding the estimate
     stat = bm_statistic(x, y, estimate, inflate)
@@ -272,8 +275,7 @@ def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     for sign in (-1, 1):
         s, k = stat, centre
         for _ in range(6):  # the fixed point: the gap whose share matches the test's bound
-            bound = _quantile(s.df, level, fixed) * s.se if fixed != math.inf else math.inf
-            target = n * (0.5 + sign * bound)  # differences at or below the end
+            target = n * (0.5 + sign * _bound(s, level, fixed))  # differences at or below the end
             k_new = int(np.searchsorted(below, target, side="left" if sign < 0 else "right")) - (sign > 0)
             k_new = min(max(k_new, -1), m - 1)
             if k_new == k:

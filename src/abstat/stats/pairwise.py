@@ -187,7 +187,8 @@ class SortedSums:
             return None
         from abstat.stats.permutation import uniforms  # SplitMix64: numpy.random stays off the compare path
 
-        s = max(2_000, min(200_000, self.b.size // 5))  # a narrower bracket saves counts, when they cost more than the sample
+        # a narrower bracket saves counts, when they cost more than the sample
+        s = max(2_000, min(200_000, self.b.size // 5))
         u = uniforms(12345, 2 * s)
         rows = np.minimum((u[:s] * self.b.size).astype(np.int64), self.b.size - 1)
         if self.walsh:
