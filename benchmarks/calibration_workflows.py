@@ -204,11 +204,12 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--no-fwer", action="store_true")
     parser.add_argument("--fwer-only", action="store_true")
+    parser.add_argument("--reverse", action="store_true", help="rows in reverse order (a second process)")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.process_time()
     lines, failures = [], []
-    for row in rows():
+    for row in rows()[::-1] if args.reverse else rows():
         if args.fwer_only or args.only and args.only not in row[0]:
             continue
         line, missed = run_row(row, args.reps, rng)
