@@ -338,7 +338,8 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
 
         p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
         # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)
-        fixed = interval_critical(x, y - _estimate(sx, sy), alpha, seed)
+        fixed = interval_critical(x, y - _estimate(sx, sy), alpha, seed) \
+            if separated_p(x.size, y.size) < alpha else math.inf  # else no shift can be rejected
     else:
         p = bm_p_value(at_zero, x.size, y.size)
     if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:
