@@ -133,6 +133,10 @@ def main(argv: list[str]) -> int:
                           color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
                           ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
                           plots=args.plots)
+        if not args.inputs:  # a parameter scan's grid in the rows: its analysis under the table
+            from abstat.render.grid import with_grid
+
+            text = with_grid(text, report, args.store, fmt)
     if args.output:
         from abstat.outfile import write_output
 

@@ -6,7 +6,7 @@ This command parses its options into an experiment's specification
 (:mod:`abstat.commands.experiment_args`), hands it to the engine
 (:mod:`abstat.engine`) with a display of its events
 (:mod:`abstat.render.run_events`), and renders the comparison the store then
-holds (:mod:`abstat.render.run_report`, one per host for a lab run).
+holds (:mod:`abstat.render.run_report`, one per host for a lab run, per point for a grid).
 """
 from __future__ import annotations
 
@@ -93,18 +93,19 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
 
 def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
     from abstat.render import terminal
+    from abstat.render.grid import grid_report
     from abstat.render.lab_report import lab_report
 
-    spec = result.spec
-    analysis = spec.analysis
+    spec, analysis = result.spec, result.spec.analysis
     options = {"baseline": analysis.baseline, "confidence": analysis.confidence, "fmt": fmt, "seed": spec.seed,
                "higher_is_better": list(analysis.higher_is_better), "color": terminal.color_wanted(sys.stdout),
                "verbose": verbose}
-    if spec.lab is None:
-        text = comparison_report(store, result.experiment, labels=dict(spec.labels), **options)
-    else:
+    if spec.lab is not None:
         text = lab_report(store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels),
                           **options)
+    else:  # a parameter scan: a comparison per grid point, then the grid's analysis
+        text = (grid_report if spec.parameters else comparison_report)(store, result.experiment,
+                                                                        labels=dict(spec.labels), **options)
     terminal.write(sys.stdout, text)
     sys.stdout.flush()
 
