@@ -149,15 +149,13 @@ def _from_file(args: argparse.Namespace) -> Any:
     from abstat.store import resolve_store_path
 
     _alone(args, "spec", "the experiment from its file", ("print_spec", *_OUTPUT_OPTIONS))
-    try:
-        if args.spec == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.spec, encoding="utf-8") as handle:
-                text = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the specification: {getattr(err, 'strerror', None) or err}",
-                         path=args.spec) from None
+    from abstat.readers.text import read_bytes
+
+    try:  # bounded: --spec /dev/zero is one line
+        text = read_bytes(args.spec, limit=16 << 20).decode("utf-8")
+    except (InputError, UnicodeDecodeError) as err:
+        why = err.message.removeprefix("cannot open: ") if isinstance(err, InputError) else err
+        raise InputError(f"cannot read the specification: {why}", path=args.spec) from None
     spec = loads(text, source=args.spec)
     return spec.replace(store=resolve_store_path(args.store or spec.store))
 
@@ -193,8 +191,9 @@ def main(argv: list[str]) -> int:
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
     if args.print_spec:
         from abstat.engine.spec import dumps
+        from abstat.store import display_name  # a password is never printed: it shows as ***
 
-        sys.stdout.write(dumps(spec.replace(store=args.store)))
+        sys.stdout.write(dumps(spec.replace(store=display_name(args.store) if args.store else args.store)))
         return 0
     return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
                    argv=["abstat", "run", *argv], host_hooks=lease_hooks(args))[0]

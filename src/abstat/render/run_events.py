@@ -15,6 +15,12 @@ from abstat.render import escape
 from abstat.render.units import fits
 
 
+# When the doctor warned about load: CPU time (user, sys) counts only this process's own work, so a change
+# that wall-clock time hides under other work shows in it (issue 35's loaded-machine regression).
+LOAD_ADVICE = ("note: under load, wall time includes waiting for other work; user and sys CPU time resist it: "
+               "compare them (abstat show EXPERIMENT --metric user,sys)")
+
+
 class RunDisplay:
     def __init__(self, stream: TextIO, *, progress: bool = True) -> None:
         self.stream = stream
@@ -57,6 +63,8 @@ class RunDisplay:
             self._line(f"note: {note}")
         for warning in event.doctor_warnings:
             self._line(f"note: abstat doctor warns: {warning}")
+        if any(warning.split(":", 1)[0].strip() == "load" for warning in event.doctor_warnings):
+            self._line(LOAD_ADVICE)
         if event.perf_in_times:
             self.stream.write("note: with --perf, wall/user/sys time and peak RSS include perf stat itself\n")
         self.stream.flush()

@@ -149,6 +149,11 @@ def _report(
         from abstat.store.read import ordered_metrics
 
         metric_names = ordered_metrics(groups)
+    from abstat.render import monitors
+
+    metric_names, monitor_names = monitors.split_monitors(metric_names) if not metrics else (metric_names, [])
+    others = monitors.from_groups(groups, monitor_names, baseline, {m: store.unit(experiment, m)
+                                                                    for m in monitor_names})
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
     from abstat.comparison.commands import command_warnings
 
@@ -168,8 +173,8 @@ def _report(
             text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
                                                                  markdown=fmt == "markdown"))
         return text
-    from abstat.comparison import compare_many
     from abstat.errors import AbstatError
+    from abstat.report.analysis import analyse
     from abstat.render.compare_text import render, summary_block
     from abstat.report.inputs import higher_is_better as is_higher_better
     from abstat.stats.warnings import StatWarning
@@ -178,8 +183,8 @@ def _report(
     not_compared: list[tuple[str, str]] = []
     for metric, unit, data in sections:
         try:
-            comparisons = compare_many(
-                data, baseline=baseline, confidence=confidence / 100.0,
+            comparisons = analyse(
+                data, baseline=baseline, adjust=None, confidence=confidence / 100.0,
                 higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
             )
         except AbstatError as err:
@@ -193,6 +198,10 @@ def _report(
                 if variant in command_notes:
                     comparison.warnings.append(command_notes[variant])
         rendered.append((metric, unit, comparisons))
+    from abstat.report.adjust import adjust_sections, family_caption
+
+    rendered = adjust_sections(rendered)  # one family: every metric x candidate shown (Holm)
+    family = family_caption([c for _, _, comps in rendered for c in comps])
     if fmt == "json":
         document = {
             "experiment": experiment,
@@ -205,6 +214,7 @@ def _report(
             "command_warnings": [w.message for w in command_notes.values()],
             "run_notes": run_notes(store, experiment, invocations),
             "not_compared": {metric: reason for metric, reason in not_compared},
+            **({"what_else_changed": monitors.as_json(others)} if others.tested else {}),
         }
         return json.dumps(document, indent=2) + "\n"
     if fmt == "csv":
@@ -237,12 +247,16 @@ def _report(
             parts.append("")
         if fmt == "text":
             parts.append(summary_block(rendered, color=color).rstrip("\n"))
+        elif family:
+            parts.append(clean(family[0].upper() + family[1:] + "."))
     clean = escape.markdown if fmt == "markdown" else escape.terminal
     for metric, reason in not_compared:
         parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))
     if not rendered:
         for note in [*machine_notes.values(), *_with_advice(command_notes)]:
             parts.append(clean(f"warning: {note}"))
+    if others.tested:
+        parts += ["", *monitors.lines(others, markdown=fmt == "markdown")]
     parts += note_lines(notes, markdown=fmt == "markdown")
     return "\n".join(parts).rstrip("\n") + "\n"
 
