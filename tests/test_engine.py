@@ -201,9 +201,10 @@ def test_the_display_draws_a_local_run_as_abstat_run_always_has():
     lines = stream.getvalue().splitlines()
     assert lines[:3] == ["abstat run: experiment 'e', 2 variant(s) x 1 runs (+0 warm-up), order interleaved, seed 5,"
                          " store s.db", "note: a note", "note: abstat doctor warns: load: busy"]
-    assert lines[3].startswith("[1/2] a run 1: 1.500 ms  median: a 1.500 ms, b -  ETA ")
-    assert lines[4].startswith("[2/2] b run 1: FAILED  median: a 1.500 ms, b - (1 failed)")
-    assert lines[5:] == ["store went away: runs spooled to x.db", "note: background ignored SIGTERM",
+    assert lines[3].startswith("note: under load, wall time includes waiting")  # the doctor warned of load
+    assert lines[4].startswith("[1/2] a run 1: 1.500 ms  median: a 1.500 ms, b -  ETA ")
+    assert lines[5].startswith("[2/2] b run 1: FAILED  median: a 1.500 ms, b - (1 failed)")
+    assert lines[6:] == ["store went away: runs spooled to x.db", "note: background ignored SIGTERM",
                          "note: 1 failed run(s) recorded as failed, not used in the comparison",
                          "abstat run: interrupted: 2 of 2 runs done; partial report follows"]
 

@@ -103,10 +103,14 @@ class RowReader:
             runs: dict[int, tuple[Any, ...]] = {}
             current: Any = None
             run: dict[str, Any] = {}
+            orphans = 0
             for key, metric, value, unit, index, invocation_id in self.db.execute(sql + RUN_ORDER, params):
                 if key != current:
                     if key not in runs:  # the next invocation, or a run stored since its runs were read
                         runs = self._invocation_runs(invocation_id)
+                        if key not in runs:  # a damaged row: its run id names no run of its invocation
+                            orphans += 1
+                            continue
                         if runs[key][2] not in variants:
                             variants.update(self.db.execute("SELECT id, name FROM variants WHERE experiment_id = ?",
                                                             (experiment_id,)))
@@ -119,7 +123,8 @@ class RowReader:
                     if iteration.__class__ is not int:  # a row an older abstat let a box write
                         iteration = self._optional(iteration, int, f"iteration of run {key}")
                     run = {"experiment": name, "variant": variants[variant_id], "run": key,
-                           "iteration": None if iteration is None else iteration + 1, "invocation": invocation_id, "boot_id": boot_id, "host": host,
+                           "iteration": None if iteration is None else iteration + 1, "invocation": invocation_id,
+                           "boot_id": boot_id, "host": host,
                            "started_at": started_at, "command": command, "labels": labels[invocation_id],
                            "notes": notes_read.get(notes) or self._notes(notes, key, notes_read)}
                 if value.__class__ is not float:
@@ -129,6 +134,8 @@ class RowReader:
                 if unit is not None and unit.__class__ is not str:
                     unit = str(unit)
                 yield run, metric, value, unit, index
+            if orphans:
+                self._damaged(f"{orphans} sample row(s) of experiment {name!r} name no run: left out")
 
     def _notes(self, text: Any, run_id: int, found: dict[Any, list[str]]) -> list[str]:
         notes = self._load(text, [], f"notes of run {run_id}")
