@@ -27,7 +27,8 @@ from typing import Any
 
 from abstat.bisect.driver import MODEL, Report, progress_line, resolve_range
 from abstat.bisect.onbox import Box, BoxLost, BoxSetup, Failed
-from abstat.bisect.search import Batch, Outcome, Search
+from abstat.bisect.search import Batch, Outcome
+from abstat.bisect.segments import Bisection
 from abstat.errors import InputError
 from abstat.history.revision import commit_subject
 
@@ -113,7 +114,7 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
     if stored and not resume:
         raise InputError(f"experiment {experiment!r} already holds {len(stored)} boot(s) of a bisection: continue "
                          f"it with --resume {experiment} or name another with --experiment", path=store.display)
-    search = Search(n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX)
+    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX)
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {}, experiment=experiment,
                     confidence=config.confidence,
                     graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL})
@@ -137,14 +138,15 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
     finally:
         session.close()
     report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
-                       for i, _ in report.outcome.candidates if i < len(commits)}
+                       for i, _ in report.outcome.candidates + [(o.culprit, 0.0) for o in report.outcome.steps]
+                       if i is not None and i < len(commits)}
     if report.outcome.culprit is not None and len(parent_shas[report.outcome.culprit]) > 1:
         report.warnings.append(f"the culprit {commits[report.outcome.culprit][:12]} is a merge whose parents measure "
                                "like the good end: the change comes from combining them")
     return report
 
 
-def _search(search: Search, commits: list[str], stored: dict[tuple[int, int], tuple[str, float | Failed]],
+def _search(search: Bisection, commits: list[str], stored: dict[tuple[int, int], tuple[str, float | Failed]],
             box: Box, store: Any, report: Report, progress: Callable[[str], None]) -> Outcome:
     n = len(commits) - 1
     while True:

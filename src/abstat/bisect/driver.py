@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.bisect.graph import Graph
-from abstat.bisect.search import Batch, Outcome, Search
+from abstat.bisect.search import Batch, Outcome
+from abstat.bisect.segments import Bisection
 from abstat.bisect.workspace import Recorder, Worktrees, artifact_digest, build, measure
 from abstat.errors import InputError
 from abstat.history.revision import commit_subject, git, resolve
@@ -54,7 +55,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     commits, parent_shas, graph = resolve_range(config.good, config.bad, config.repo)
     n = len(commits) - 1
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
-    search = Search(n, graph=graph, confidence=config.confidence, budget=config.budget)
+    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget)
     executor = measurement_session(config.run, config.metric_spec, config.timeout)
     settings = {"bisect": {"good": commits[0], "bad": commits[-1], "build": config.build, "run": config.run,
                            "metric": config.metric_spec or config.metric, "budget": config.budget,
@@ -129,7 +130,8 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
         finally:
             report.warnings += store_notes
     report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
-                       for i, _ in report.outcome.candidates if i < len(commits)}
+                       for i, _ in report.outcome.candidates + [(o.culprit, 0.0) for o in report.outcome.steps]
+                       if i is not None and i < len(commits)}
     return report
 
 
@@ -165,7 +167,8 @@ def load_history(good_name: str, good: str, bad_name: str, bad: str,
     return commits, parents, graph
 
 
-def progress_line(search: Search, step: Batch, commits: list[str], verb: str = "measured", unit: str = "runs") -> str:
+def progress_line(search: Bisection, step: Batch, commits: list[str], verb: str = "measured",
+                  unit: str = "runs") -> str:
     n = len(commits) - 1
     counts = Counter(step.commits)
     names = {0: f"good {commits[0][:12]}", n: f"bad {commits[n][:12]}"}
@@ -201,7 +204,7 @@ def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], t
     return None
 
 
-def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int, str],
+def _run_batch(search: Bisection, step: Batch, commits: list[str], paths: dict[int, str],
                recorder: Recorder, executor: Any, config: Config, n: int) -> list[int]:
     """Run the batch; the commits under test skipped because every run failed."""
     values: list[float | None] = []
@@ -213,7 +216,7 @@ def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int,
     return search.record(step, values)
 
 
-def _check_references(search: Search, step: Batch, commits: list[str], recorder: Recorder) -> None:
+def _check_references(search: Bisection, step: Batch, commits: list[str], recorder: Recorder) -> None:
     """The good and bad revisions must measure: a reference whose every run failed is an error
     (the search cannot start without it; nothing else is worth measuring)."""
     measured = {commit for commit, _, _ in search.samples}

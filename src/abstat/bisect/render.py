@@ -19,6 +19,9 @@ def render(report: Any, fmt: str) -> str:
     commits = report.commits
     candidates = [{"rev": commits[i], "probability": p, "subject": report.subjects.get(commits[i], "")}
                   for i, p in outcome.candidates]
+    steps = [{"rev": commits[o.culprit], "probability": o.probability, "shift": o.shift, "low": o.shift_low,
+              "high": o.shift_high, "good_level": o.good_level, "subject": report.subjects.get(commits[o.culprit], "")}
+             for o in outcome.steps if o.culprit is not None]
     if fmt == "json":
         return json.dumps({
             "status": outcome.status, "culprit": commits[outcome.culprit] if outcome.culprit else None,
@@ -27,7 +30,8 @@ def render(report: Any, fmt: str) -> str:
             "change": {"shift": outcome.shift, "low": outcome.shift_low, "high": outcome.shift_high,
                        "good_level": outcome.good_level, "references_p": outcome.reference_p},
             "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
-            "graph": report.graph, "boots": report.boots or None,
+            "graph": report.graph, "boots": report.boots or None, "steps": steps,
+            "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
         }, indent=2) + "\n"
     from abstat.render.escape import terminal as _t
 
@@ -41,9 +45,11 @@ def render(report: Any, fmt: str) -> str:
         lines.append(f"  probability {outcome.probability:.3f}; {size}")
     elif outcome.status == "no-change":
         lines.append("no change found: the good and bad revisions do not differ clearly "
-                     f"(Mann-Whitney p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
+                     f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
                      "needs); "
                      "no culprit named")
+    elif outcome.status == "several":
+        lines += _several(outcome, commits, steps, size)
     else:
         word = "inconclusive" if outcome.status == "inconclusive" else "inconclusive (untestable commits)"
         lines.append(f"{word}: no commit reached probability {report.confidence:g}")
@@ -66,3 +72,19 @@ def render(report: Any, fmt: str) -> str:
         lines.append(f"warning: {_t(warning)}")
     lines.append(f"  measurements stored in experiment {_t(report.experiment)} (see abstat history)")
     return "\n".join(lines) + "\n"
+
+
+def _several(outcome: Any, commits: list[str], steps: list[dict[str, Any]], size: str) -> list[str]:
+    from abstat.render.escape import terminal as _t
+
+    where = commits[outcome.intermediate][:12] if outcome.intermediate is not None else "?"
+    lines = [f"more than one change: {where} measures unlike both the good and the bad revision; no single commit "
+             "made the whole change", f"  whole range: {size}" if size else ""]
+    for step in steps:
+        lines.append(f"  step: {step['rev']} {_t(step['subject'])}")
+        lines.append(f"    probability {step['probability']:.3f}; change {_pct(step['shift'], step['good_level'])} "
+                     f"[{_pct(step['low'], step['good_level'])}, {_pct(step['high'], step['good_level'])}] "
+                     "(between the levels on either side of it)")
+    if not steps:
+        lines.append("  no step isolated within the budget" if not outcome.notes else "  no step isolated")
+    return [line for line in lines if line]
