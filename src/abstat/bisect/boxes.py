@@ -25,12 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from abstat.bisect.driver import MODEL, Report, progress_line, resolve_range
+from abstat.bisect.driver import MODEL, Report, progress_line, resolve_range, subjects
 from abstat.bisect.onbox import Box, BoxLost, BoxSetup, Failed
 from abstat.bisect.search import Batch, Outcome
 from abstat.bisect.segments import Bisection
 from abstat.errors import InputError
-from abstat.history.revision import commit_subject
 
 BATCH_MAX = 8          # boots of the commit under test per batch, at most
 SHA = re.compile(r"[0-9a-f]{40}")
@@ -137,9 +136,7 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
                 box.close()
     finally:
         session.close()
-    report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
-                       for i, _ in report.outcome.candidates + [(o.culprit, 0.0) for o in report.outcome.steps]
-                       if i is not None and i < len(commits)}
+    report.subjects = subjects(report.outcome, commits, config.repo)
     if report.outcome.culprit is not None and len(parent_shas[report.outcome.culprit]) > 1:
         report.warnings.append(f"the culprit {commits[report.outcome.culprit][:12]} is a merge whose parents measure "
                                "like the good end: the change comes from combining them")

@@ -108,17 +108,9 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                     progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
                 _check_references(search, step, commits, recorder)
                 progress(progress_line(search, step, commits))
-            culprit = report.outcome.culprit
-            if culprit is not None and config.artifact:
-                known = {commits[i]: path for i, path in {**built, **paths}.items()}
-                report.warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees,
-                                                   executor, config)
-            if culprit is not None and len(parent_shas[culprit]) > 1:
-                report.warnings.append(
-                    f"the culprit {commits[culprit][:12]} is a merge whose parents ("
-                    + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the "
-                    "change comes from combining them (its conflict resolution, or changes that only "
-                    "together make the difference)")
+            if report.outcome.culprit is not None:
+                report.warnings += _culprit_warnings(report.outcome.culprit, commits, parent_shas,
+                                                     {**built, **paths}, trees, executor, config)
         status = "complete"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -129,10 +121,14 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
             recorder.close(status)
         finally:
             report.warnings += store_notes
-    report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
-                       for i, _ in report.outcome.candidates + [(o.culprit, 0.0) for o in report.outcome.steps]
-                       if i is not None and i < len(commits)}
+    report.subjects = subjects(report.outcome, commits, config.repo)
     return report
+
+
+def subjects(outcome: Outcome, commits: list[str], repo: str) -> dict[str, str]:
+    """The subjects of the commits the outcome names (candidates, the steps of several changes)."""
+    named = [i for i, _ in outcome.candidates] + [o.culprit for o in outcome.steps if o.culprit is not None]
+    return {commits[i]: commit_subject(commits[i], repo) for i in named if i < len(commits)}
 
 
 def resolve_range(good: str, bad: str, repo: str) -> tuple[list[str], list[tuple[str, ...]], Graph]:
@@ -224,6 +220,21 @@ def _check_references(search: Bisection, step: Batch, commits: list[str], record
         if index in step.commits and index not in measured:
             why = recorder.failures.get((commits[index], role), "no value")
             raise InputError(f"every run of the benchmark failed at the {role} revision {commits[index][:12]}: {why}")
+
+
+def _culprit_warnings(culprit: int, commits: list[str], parent_shas: list[tuple[str, ...]], paths: dict[int, str],
+                      trees: Worktrees, executor: Any, config: Config) -> list[str]:
+    """What the culprit's artifact and parents say about it."""
+    warnings = []
+    if config.artifact:
+        known = {commits[i]: path for i, path in paths.items()}
+        warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees, executor, config)
+    if len(parent_shas[culprit]) > 1:
+        warnings.append(f"the culprit {commits[culprit][:12]} is a merge whose parents ("
+                        + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the "
+                        "change comes from combining them (its conflict resolution, or changes that only "
+                        "together make the difference)")
+    return warnings
 
 
 def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str], trees: Worktrees,

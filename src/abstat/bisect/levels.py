@@ -26,7 +26,8 @@ from collections.abc import Sequence
 LEVEL_CONFIDENCE = 0.999    # intervals that must both exclude 0 to call a level intermediate
 LEVEL_MIN_RUNS = 6          # runs of a commit before its level is judged
 SIDE_CONFIDENCE = 0.95     # the interval of culprit to bad, and of parent to good, must hold 0
-SIDE_MIN_RUNS = 10         # runs of the culprit and of its parents asked for at least
+SIDE_MIN_RUNS = 4          # runs of the culprit and of its parents asked for at least (a change many
+                           # times the noise: boots are dear)
 SIDE_MAX_RUNS = 30         # runs of the culprit and of its parents asked for at most
 MAX_POINTS = 400            # most recent runs of a reference used by these checks (bounded cost)
 
@@ -95,7 +96,7 @@ def like(values: Sequence[float], end: Sequence[float], need: int) -> bool | Non
     return low <= 0 <= high
 
 
-def attributed(sides: list[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
+def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
                bad: Sequence[float], strikes: dict[int, int]) -> bool:
     """Whether each (commit, its runs, the end it should measure like) -- the culprit with the bad end, its
     parents with the good end -- does, with enough runs that a level half way between the ends would

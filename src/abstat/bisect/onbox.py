@@ -198,22 +198,10 @@ class Box:
         commit's -- a box may keep one slot (docs/lab.md: ``cp "$ABSTAT_ARTIFACT" /boot/vmlinuz-bisect``),
         or build in one tree, so what a commit installed earlier may have been overwritten since.
         A Failed when it does not build or install."""
-        from abstat.bisect.workspace import build
-
         if sha in self.failed:
             return Failed(self.failed[sha])
-        setup, why = self.setup, None
-        if setup.build is not None and sha not in self.built:
-            path = self.trees.checkout("box", sha)
-            why = build(self.session, f"ABSTAT_REV={sha}; export ABSTAT_REV; {setup.build}", path, "test",
-                        setup.timeout)
-            why = f"build failed: {why}" if why else None
-            if why is None and setup.artifact is not None:
-                local = os.path.join(path, setup.artifact)
-                if not os.path.isfile(local):
-                    why = f"build made no {setup.artifact}"
-                else:
-                    self._copy(sha, local)
+        setup = self.setup
+        why = self._build_here(sha) if setup.build is not None and sha not in self.built else None
         if why is None and self.installed != sha:
             self.installed = None   # a box step that fails half way leaves no commit known installed
             if setup.build_on_host is not None:
@@ -227,6 +215,22 @@ class Box:
             return Failed(why)
         self.built.add(sha)
         self.installed = sha
+        return None
+
+    def _build_here(self, sha: str) -> str | None:
+        """``--build`` in the box's worktree here, and the artifact copied to the box; why not, or None."""
+        from abstat.bisect.workspace import build
+
+        setup = self.setup
+        path = self.trees.checkout("box", sha)
+        why = build(self.session, f"ABSTAT_REV={sha}; export ABSTAT_REV; {setup.build}", path, "test", setup.timeout)
+        if why:
+            return f"build failed: {why}"
+        if setup.artifact is not None:
+            local = os.path.join(path, setup.artifact)
+            if not os.path.isfile(local):
+                return f"build made no {setup.artifact}"
+            self._copy(sha, local)
         return None
 
     # -- one boot, through the engine --------------------------------------------

@@ -319,24 +319,7 @@ class Search:
         top = int(posterior.argmax())
         m = self._batch_size()
         if posterior[top] >= self.confidence:
-            culprit = top + 1
-            if self._verified == culprit and self.attributed(culprit):
-                return self.outcome("found")
-            # one more batch of the culprit and its parents before believing a crossing
-            self._verified = culprit
-            half = max(2, m // 2)
-            tests = [c for c in (*self.graph.parents_of(culprit), culprit)
-                     if 0 < c < self.n and c not in self.skipped]
-            if tests:
-                # alternating, so that a burst of load on the machine hits the culprit and its
-                # parent alike instead of confirming a crossing that is not there
-                batch = [c for _ in range(half) for c in tests]
-                # both ends grow: the culprit is judged against the bad one, its parents against the good one
-                short = min(len(good), len(bad)) < levels.SIDE_MAX_RUNS
-                references = [0, self.n] if short else [0 if self.next_reference == 0 else self.n]
-                self.next_reference ^= 1
-                return Batch(batch[:len(batch) // 2] + references + batch[len(batch) // 2:], tests[-1])
-            return self.outcome("found")
+            return self._verify(top + 1, m, len(good), len(bad))
         self._verified = None
         test = self._choose(posterior, m)
         if test is None:
@@ -345,6 +328,25 @@ class Search:
         self.next_reference ^= 1
         half = m // 2
         return Batch([test] * half + [reference] + [test] * (m - half), test)
+
+    def _verify(self, culprit: int, m: int, good: int, bad: int) -> Batch | Outcome:
+        """Found, once a culprit above the threshold stays there for one more batch of it and its parents
+        and their runs place them on their sides (:meth:`attributed`); else that batch."""
+        if self._verified == culprit and self.attributed(culprit):
+            return self.outcome("found")
+        self._verified = culprit
+        half = max(2, m // 2)
+        tests = [c for c in (*self.graph.parents_of(culprit), culprit) if 0 < c < self.n and c not in self.skipped]
+        if not tests:
+            return self.outcome("found")
+        # alternating, so that a burst of load on the machine hits the culprit and its
+        # parent alike instead of confirming a crossing that is not there
+        batch = [c for _ in range(half) for c in tests]
+        # both ends grow: the culprit is judged against the bad one, its parents against the good one
+        short = min(good, bad) < levels.runs_needed(*self._references())
+        references = [0, self.n] if short else [0 if self.next_reference == 0 else self.n]
+        self.next_reference ^= 1
+        return Batch(batch[:len(batch) // 2] + references + batch[len(batch) // 2:], tests[-1])
 
     def outcome(self, status: str) -> Outcome:
         import numpy as np

@@ -55,7 +55,7 @@ class Bisection:
         part = self._current
         local = Batch([c - part.low for c in batch.commits], None if batch.test is None else batch.test - part.low)
         failing = [c + part.low for c in part.search.record(local, values)]
-        for commit, value in zip(batch.commits, values):
+        for commit, value in zip(batch.commits, values, strict=False):
             self.attempts += 1
             if value is not None and math.isfinite(value):
                 self.samples.append((commit, float(value), self.batches))
