@@ -54,7 +54,7 @@ def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
     at = sorted(int(c) for c in rng.choice(np.arange(1, COMMITS + 1), size=count, replace=False))
     repo = os.path.join(root, "repo")
     # commit number 1 is the good end (index 0); index i is commit number i + 1
-    shas = make_repo(repo, commits=COMMITS + 1, work=WORK, steps={i + 1: s for i, s in zip(at, sizes)})
+    shas = make_repo(repo, commits=COMMITS + 1, work=WORK, steps={i + 1: s for i, s in zip(at, sizes, strict=True)})
     env = {**os.environ, **noise_env(os.path.join(root, "counter"), int(rng.integers(1, 2**62)), 2.0, shape)}
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "abstat", "bisect", "--repo", repo, "--good", shas[0], "--bad",
@@ -72,7 +72,7 @@ def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
     index = {sha: i for i, sha in enumerate(shas)}
     truth = set(at)
     named = [index.get(step.get("rev"), -1) for step in answer.get("steps") or []]
-    status, culprit = answer["status"], index.get(answer.get("culprit") or "", None)
+    status, culprit = answer["status"], index.get(answer.get("culprit") or "")
     if status == "found":
         kind = "right" if count == 1 and culprit in truth else "wrong"
     elif status == "several" and count > 1 and named and set(named) <= truth:
