@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 
 import pytest
 
@@ -39,6 +40,12 @@ XDIST_GROUPS = {
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Started as a background job (`&`, `nohup`), the suite inherits SIGINT ignored, and an ignored
+    # signal stays ignored across exec: the tests that interrupt an abstat child would see it go on.
+    # A handler (unlike SIG_IGN) is reset to the default at exec, so every child starts as from a
+    # terminal.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "slow: real boxes, reboots, bisections, browsers or tracers (minutes)")
     config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker with the group's others")
 

@@ -25,7 +25,8 @@ _MENTION = re.compile(
 )
 _HEADER_WORDS = re.compile(r"^[A-Za-z][\w/%()-]*(?:\s+[A-Za-z][\w/%()-]*)*$")
 _PAIR = re.compile(rf"([A-Za-z][A-Za-z _-]{{0,30}}?):\s*({_NUM})\s*({_UNITS})\b")
-_SPREAD = re.compile(r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bsigma\b|\bconfidence\b", re.IGNORECASE)
+_SPREAD = re.compile(r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bstandard deviation|\bsigma\b|\bconfidence\b",
+                     re.IGNORECASE)
 _BASELINE = re.compile(r"\b(without|unpatched|before|baseline|base|old|vanilla|orig(?:inal)?|stock|reference)\b", re.IGNORECASE)
 TABLE_DISTANCE = 12  # lines between a mention and its table
 # A row is ``LABEL[:] NUM NUM ... [UNIT]``.  As one regular expression (label of letters, digits and

@@ -47,6 +47,8 @@ def _span(bounds: tuple[float, float]) -> str:
 def render_text(report: AuditReport) -> str:
     counts = report.counts()
     averages = f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""
+    kernel = sum(1 for b in report.blocks if b.kind not in ("ministat", "averages"))
+    averages += f"; {kernel} kernel tool result(s)" if kernel else ""
     if counts["ministat_reports"] == 0:
         head = f"{report.source}: no ministat report{averages}"
     else:
@@ -59,7 +61,7 @@ def render_text(report: AuditReport) -> str:
         )
     lines = [head]
     if not report.blocks:
-        lines.append("no ministat report and no claim from averages found")
+        lines.append("no ministat report, no kernel tool's result and no claim from averages found")
     for block in report.blocks:
         lines.append("")
         lines.extend(_block_lines(block))
@@ -67,6 +69,10 @@ def render_text(report: AuditReport) -> str:
 
 
 def _block_lines(block: BlockAudit) -> list[str]:
+    if block.kind not in ("ministat", "averages"):  # a kernel tool's result (abstat.audit.kernel_audit)
+        from abstat.audit.kernel_audit import block_lines
+
+        return block_lines(block)
     if block.kind == "averages":
         head = f"line {block.line}: averages without spread"
         if block.mention:

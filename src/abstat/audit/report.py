@@ -7,90 +7,19 @@ returns an :class:`AuditReport` whose ``to_dict()`` is the JSON contract of
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from abstat.audit.averages import AveragesClaim, find_averages
 from abstat.audit.findings import Finding
-from abstat.audit.judge import Judgement, judge
+from abstat.audit.judge import judge
 from abstat.audit.printed import format_g
-from abstat.audit.recompute import Recomputation, check, recompute
-from abstat.audit.scan import Block, DataSet, PrintedComparison, find_blocks
+from abstat.audit.recompute import check, recompute
+from abstat.audit.records import BlockAudit, ComparisonAudit
+from abstat.audit.scan import Block, DataSet, find_blocks
 from abstat.stats import power as power_mod
 from abstat.stats.student import CONFIDENCE_LEVELS
 
 DEFAULT_CONFIDENCE = 95.0
-
-
-@dataclass
-class ComparisonAudit:
-    baseline: str
-    candidate: str
-    line: int | None
-    printed: PrintedComparison | None
-    recomputation: Recomputation | None
-    consistent: bool | None
-    dialect: str | None
-    judgement: Judgement | None
-    findings: list[Finding] = field(default_factory=list)
-    metric: str | None = None
-    printed_values: dict[str, float | None] | None = None  # bare averages: what the text gives
-    recomputed_values: dict[str, float | None] | None = None
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "baseline": self.baseline, "candidate": self.candidate, "line": self.line,
-            "consistent": self.consistent, "dialect": self.dialect,
-            "printed": self.printed.to_dict() if self.printed is not None else self.printed_values,
-            "recomputed": self.recomputation.to_dict() if self.recomputation is not None else self.recomputed_values,
-            "judgement": None if self.judgement is None else self.judgement.to_dict(),
-            "findings": [f.to_dict() for f in self.findings],
-        }
-        if self.metric is not None:
-            out["metric"] = self.metric
-        return out
-
-
-@dataclass
-class BlockAudit:
-    kind: str  # "ministat" or "averages"
-    line: int
-    end_line: int
-    command: str | None = None
-    datasets: list[dict[str, object]] = field(default_factory=list)
-    comparisons: list[ComparisonAudit] = field(default_factory=list)
-    problems: list[dict[str, object]] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    dialect: str | None = None
-    damaged: bool = False
-    mention: str | None = None
-
-    @property
-    def consistent(self) -> bool | None:
-        if self.kind != "ministat":
-            return None
-        if any(c.consistent is False for c in self.comparisons):
-            return False
-        if any(f.severity == "error" for f in self.findings):
-            return False
-        if self.damaged:
-            return None
-        checked = [c.consistent for c in self.comparisons if c.printed is not None]
-        if not checked or any(c is None for c in checked):
-            return None
-        return True
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "kind": self.kind, "line": self.line, "end_line": self.end_line,
-            "consistent": self.consistent, "damaged": self.damaged, "dialect": self.dialect,
-            "command": self.command, "problems": self.problems,
-            "datasets": self.datasets,
-            "comparisons": [c.to_dict() for c in self.comparisons],
-            "findings": [f.to_dict() for f in self.findings],
-        }
-        if self.kind == "averages":
-            out["mention"] = self.mention
-        return out
 
 
 @dataclass
@@ -143,6 +72,11 @@ def audit_text(text: str, *, threshold: float | None = None, source: str = "<tex
     covered: set[int] = set()
     for block in blocks:
         covered.update(range(block.line, block.end_line + 1))
+    from abstat.audit.kernel_audit import kernel_audits  # perf stat, LKP, mmtests, mean (sd), per-run tables
+
+    kernel, kernel_lines = kernel_audits(text, covered, threshold)
+    audits += kernel
+    covered |= kernel_lines
     audits += [_audit_averages(claim) for claim in find_averages(text, covered)]
     audits.sort(key=lambda b: b.line)
     return AuditReport(source=source, blocks=audits, threshold_pct=threshold)

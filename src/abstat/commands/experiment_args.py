@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.commands import add_seed
+from abstat.commands.decide_args import add_sequential_options, sequential_from_args
+from abstat.commands.values import cpus_of
 from abstat.commands.lab_args import lab_from_args
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
 from abstat.errors import UsageError
@@ -41,13 +43,19 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--background", action="append", default=[], metavar="CMD",
                         help="background load, started before the first run and stopped (whole process "
                              "group) after the last; repeatable")
+    parser.add_argument("--cpus", metavar="LIST",
+                        help="confine every measured command and its children to these CPUs (e.g. 2-3 or 1,3: "
+                             "the affinity they start with); recorded with the runs")
     add_metric_options(parser)
+    add_sequential_options(parser)
 
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
     """The metric sources' options (a new source's flag goes here, and into :func:`metric_sources`)."""
     parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
-                        help="a number the benchmark prints: every match adds a value (group 1); repeatable")
+                        help="a number the benchmark prints: every match adds a value (group 1); "
+                        "[NAME=]json:PATH[:UNIT] reads one value per run from the JSON it prints (jobs[0].read.iops); "
+                        "repeatable")
     parser.add_argument("--metric-source", choices=("output", "kmsg"), default="output",
                         help="where --metric patterns look: the command's output (default) or the kernel log "
                              "lines written during each run (kmsg: /dev/kmsg, needs root)")
@@ -62,6 +70,10 @@ def add_metric_options(parser: argparse.ArgumentParser) -> None:
                         help="count events with perf stat where supported: cycles, instructions and the "
                              "software events task-clock, context-switches, cpu-migrations, page-faults")
     parser.add_argument("--perf-events", metavar="LIST", help="events for --perf (comma separated)")
+    parser.add_argument("--monitor", action="append", default=[], metavar="NAME[,NAME]",
+                        help="the kernel's counters before and after each run, stored as monitor.NAME.FIELD: "
+                             "interrupts (IPIs, TLB shootdowns, timer...), softirqs, vmstat, schedstat, pressure; "
+                             "compare and report list what else changed")
 
 
 # --------------------------------------------------------------------------
@@ -120,7 +132,7 @@ def parse_labels(specs: Sequence[str]) -> dict[str, str]:
 def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
     """The metric sources the options ask for, in the order the executor applies them."""
     from abstat.runner import perf as perf_mod
-    from abstat.runner.sources import JsonLines, Kmsg, Perf, RegexMetric, Trace
+    from abstat.runner.sources import JsonLines, Kmsg, Monitor, Perf, RegexMetric, Trace
 
     sources: list[Any] = []
     try:
@@ -133,6 +145,8 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
             sources.append(Trace.parse(args.trace, args.trace_all_cpus))
         elif getattr(args, "trace_all_cpus", False):
             raise UsageError("--trace-all-cpus: give the probes with --trace")
+        if getattr(args, "monitor", None):
+            sources.append(Monitor.parse(args.monitor))
     except ValueError as err:
         raise UsageError(str(err)) from None
     if not getattr(args, "no_json_lines", False):
@@ -140,7 +154,7 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
     events_text = getattr(args, "perf_events", None)
     if args.perf or events_text:
         default = ",".join(perf_mod.DEFAULT_EVENTS + SOFTWARE_EVENTS)
-        events = tuple(e.strip() for e in (events_text or default).split(",") if e.strip())
+        events = tuple(perf_mod.split_events(events_text or default))
         if events:
             sources.append(Perf(events))
     return tuple(sources)
@@ -164,6 +178,7 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
     """The specification ``abstat run``'s options describe (checked first as options, in their words)."""
     if not args.variant:
         raise UsageError("give at least one variant: -v NAME=COMMAND")
+    sequential = sequential_from_args(args)  # --max-runs sets -n
     check_counts(args)
     variants = parse_variants(args.variant)
     if args.experiment is not None:
@@ -180,4 +195,5 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         background=tuple(check_utf8(text, "--background") for text in args.background),
         metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
         lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
+        cpus=cpus_of(getattr(args, "cpus", None)), sequential=sequential,
     )

@@ -7,7 +7,6 @@ variants.  The first variant is the baseline.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 
@@ -15,6 +14,7 @@ from abstat.commands import (ArgumentParser, add_center, add_columns, add_confid
                              add_where, stored_metric)
 from abstat.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError
+from abstat.render.plan import plan_json, render_text
 
 
 def _detect(text: str) -> tuple[float, bool]:
@@ -39,59 +39,6 @@ def _positive(text: str | None, option: str) -> float | None:
     if not (value > 0 and math.isfinite(value)):
         raise UsageError(f"{option} {text!r}: expected a positive number")
     return value
-
-
-def _finite(value):
-    """JSON has no infinities or NaN: they become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
-
-
-def render_text(result) -> str:  # result: abstat.comparison.planning.Plan
-    change = f"{result.detect_pct:g}% ({result.detect:.6g})" if result.detect_pct is not None else f"{result.detect:.6g}"
-    center = "" if result.center == "auto" else f" --center {result.center}"
-    out = [
-        f"plan: detect a change of {change} from {result.baseline} with {result.power:.0%} power "
-        f"at {result.confidence:g}% confidence (two-sided)",
-        f"sizes and power are for the {result.estimand_label}: what abstat compare{center} compares on data "
-        "like these",
-        "",
-        "pilot:",
-    ]
-    for v in result.variants:
-        runs = f", {v.runs} runs" if v.runs else ""
-        power = f"; power now {v.current_power:.0%}" if v.current_power is not None else ""
-        out.append(f"  {v.name}: n={v.n}{runs}, mean {v.mean:.6g}, stddev {v.stddev:.6g}{power}")
-    out.append("")
-    if result.method == "flat":
-        for pair in result.pairs:
-            needed = pair["samples_per_variant"]
-            text = "more than 10,000,000" if needed is None else str(needed)
-            out.append(f"samples per variant ({pair['candidate']} vs {pair['baseline']}): {text}")
-        if len(result.pairs) > 1:
-            total = result.samples_per_variant
-            out.append(f"samples per variant for all comparisons: {'more than 10,000,000' if total is None else total}")
-    else:
-        flat = result.samples_per_variant
-        out.append(f"if every sample were its own run: {'more than 10,000,000' if flat is None else flat} samples per variant")
-        out.append(
-            f"variance components: within a run {math.sqrt(result.within):.6g} (sd), "
-            f"between runs {math.sqrt(max(result.between, 0.0)):.6g} (sd)"
-        )
-        out.append("allocation (Kalibera & Jones 2013): samples per run = ceil(sqrt(cost ratio x within / between))")
-        for a in result.allocations:
-            cost = "" if a.relative_cost is None else f", cost {a.relative_cost:.6g} sample-times per variant"
-            runs = "more than 10,000,000" if a.runs_per_variant is None else str(a.runs_per_variant)
-            label = f"run costs {a.cost_ratio:g} samples" + (" (assumed)" if a.assumed else "")
-            out.append(f"  {label}: {runs} runs x {a.samples_per_run} samples per run per variant{cost}")
-    for note in result.notes:
-        out.append(f"note: {note}")
-    return "\n".join(out) + "\n"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,7 +96,7 @@ def main(argv: list[str]) -> int:
         raise InputError(f"{', '.join(args.variants)}: the pilot values are too large to plan with "
                          "in double precision") from None
     if args.format == "json":
-        sys.stdout.write(json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n")
+        sys.stdout.write(plan_json(result))
     else:
         text = render_text(result)
         metric, unit = stored_metric(args.store, metric, variants.values())

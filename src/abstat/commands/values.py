@@ -53,3 +53,19 @@ def threshold_percent(text: str) -> float:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text!r}: the threshold must not be negative")
     return value
+
+
+def cpus_of(text: str | None) -> tuple[int, ...]:
+    """``--cpus 0-3,8`` (the kernel's list syntax, as ``doctor --cpus``) as CPU numbers."""
+    from abstat.doctor.base import parse_cpu_list
+    from abstat.engine.parts import MAX_CPU
+    from abstat.errors import UsageError
+
+    if text is None:
+        return ()
+    numbers = text.replace("-", ",").split(",")
+    cpus = None if len(text) > 4096 or any(n.strip().isdigit() and int(n) > MAX_CPU for n in numbers) else (
+        parse_cpu_list(text))
+    if not cpus:
+        raise UsageError(f"--cpus {text!r}: expected a CPU list such as 0-3,8 (CPUs 0 to {MAX_CPU})")
+    return tuple(sorted(set(cpus)))

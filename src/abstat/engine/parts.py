@@ -14,7 +14,7 @@ from typing import Any
 
 from abstat.errors import InputError
 
-SPEC_VERSION = 1
+SPEC_VERSION = 2  # 2: cpus
 MAX_RUNS = 1_000_000          # per variant: the schedule is built in memory
 MAX_VARIANTS = 1000
 MAX_HOSTS = 1000
@@ -26,6 +26,7 @@ MAX_VALUE_CHARS = 4096
 MAX_BACKGROUND = 100
 MAX_METRICS = 200
 MAX_SEED = 2**63
+MAX_CPU = 65_535  # a CPU number (Linux's NR_CPUS is at most 8192)
 ORDERS = ("interleaved", "sequential", "random")
 FAILURE_POLICIES = ("stop", "continue")
 HOOKS = ("setup", "cleanup", "prepare", "conclude")
@@ -229,3 +230,31 @@ class Analysis:
             raise SpecError("analysis.higher_is_better", f"must be a list of at most {MAX_METRICS} metric names")
         object.__setattr__(self, "higher_is_better",
                            tuple(_text("analysis.higher_is_better", item, MAX_VALUE_CHARS) for item in items))
+
+
+def _cpus(where: str, value: Any) -> tuple[int, ...]:
+    """CPU numbers: distinct, each 0..MAX_CPU, in increasing order."""
+    if not isinstance(value, (list, tuple)) or len(value) > MAX_CPU + 1:
+        raise SpecError(where, "must be a list of CPU numbers")
+    cpus = sorted({_integer(where, cpu, 0, MAX_CPU) for cpu in value})
+    if len(cpus) != len(value):
+        raise SpecError(where, "a CPU is listed twice")
+    return tuple(cpus)
+
+
+@dataclass(frozen=True)
+class Sequential:
+    """``--until-decided``: judge at planned looks and stop once every candidate is settled
+    (:mod:`abstat.comparison.sequential`); the spec's ``runs`` is the maximum per variant."""
+
+    min_runs: int = 5
+    threshold: float = 2.0  # percent: equivalent when the interval lies inside +-threshold
+    metric: str | None = None  # None: the first metric the spec defines, else wall
+
+    def __post_init__(self) -> None:
+        _integer("sequential.min_runs", self.min_runs, 2, MAX_RUNS)
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
+                or not (0 < self.threshold < 100 and math.isfinite(self.threshold)):
+            raise SpecError("sequential.threshold", f"must be a percentage between 0 and 100 (got {self.threshold!r})")
+        if self.metric is not None:
+            _text("sequential.metric", self.metric, MAX_NAME_CHARS)

@@ -33,6 +33,7 @@ def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, 
         "json_lines": any(isinstance(source, JsonLines) for source in spec.metrics),
         "perf_events": list(perf_events),
         "variants": {v.name: v.command for v in spec.variants},
+        "cpus": list(spec.cpus),
         "abstat": __version__,
         "spec": dict(spec.to_json(), store=None),  # where it is stored goes without saying (and may hold a password)
     }

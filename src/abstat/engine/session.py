@@ -40,6 +40,11 @@ def check_commands(spec: ExperimentSpec) -> None:
 
     for problem in check_sources(spec.metrics):  # the kernel log readable, every --trace probe attaches
         raise UsageError(problem)
+    from abstat.runner.process import cpus_problem
+
+    problem = cpus_problem(spec.cpus)
+    if problem is not None:
+        raise UsageError(problem)
 
 
 def probe_perf(spec: ExperimentSpec) -> Any:
@@ -72,7 +77,8 @@ class LocalSession:
         options = executor_options(spec.metrics)
         self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
         self.executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=self.perf,
-                                        collectors=options.collectors, subreaper=subreaper, cgroups=cgroups)
+                                        collectors=options.collectors, subreaper=subreaper, cgroups=cgroups,
+                                        cpus=spec.cpus)
 
     # -- the Executor interface, for callers that choose each run -------------
 
@@ -98,7 +104,8 @@ class LocalSession:
         def slot(slot: Any, position: int, total: int) -> None:
             sink(RunStarted(slot.variant, slot.iteration, slot.warmup, position, total))
 
-        return run_experiment(plan, self.executor, on_result=on_result, on_slot=slot)
+        return run_experiment(plan, self.executor, on_result=on_result, on_slot=slot,
+                              should_stop=stop_when_decided(self.spec))
 
     def close(self) -> None:
         """End every process the session started (idempotent)."""
@@ -126,3 +133,49 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
         background=[Command(text, spec.shell) for text in spec.background], ignore_failure=spec.ignore_failure,
         **hooks,
     )
+
+
+def decided_metric(spec: ExperimentSpec) -> str:
+    """The metric ``--until-decided`` judges: the one it names, else the first the spec defines, else wall."""
+    from abstat.runner.sources import Kmsg, RegexMetric
+
+    assert spec.sequential is not None
+    if spec.sequential.metric:
+        return spec.sequential.metric
+    for source in spec.metrics:
+        if isinstance(source, RegexMetric):
+            return source.name
+        if isinstance(source, Kmsg):
+            return source.metrics[0].name
+    return "wall"
+
+
+def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str | None] | None:
+    """``run_experiment``'s ``should_stop`` for ``--until-decided`` (None without it): at each of the design's
+    looks, :meth:`abstat.comparison.sequential.SequentialDesign.decide` on the runs so far."""
+    if spec.sequential is None:
+        return None
+    from abstat.comparison.sequential import SequentialDesign
+
+    design = SequentialDesign(spec.sequential.min_runs, spec.runs, spec.sequential.threshold,
+                              alpha=1 - spec.analysis.confidence / 100)
+    looks, metric = set(design.looks()), decided_metric(spec)
+    baseline = spec.analysis.baseline or spec.names[0]
+    higher = metric in spec.analysis.higher_is_better or "all" in spec.analysis.higher_is_better
+    state: list[Any] = [None]
+
+    def should_stop(results: list[RunResult]) -> str | None:
+        runs = len(results) // len(spec.variants)
+        if runs not in looks:
+            return None
+        samples: dict[str, list[float]] = {name: [] for name in spec.names}
+        for result in results:
+            if result.measurement.ok:
+                samples[result.variant].extend(result.measurement.values.get(metric, ()))
+        if any(len(values) < 2 for values in samples.values()):
+            return None if runs < spec.runs else f"--until-decided: fewer than 2 values of {metric!r} per variant"
+        state[0] = design.decide(samples, baseline, runs, state[0], higher_is_better=higher)
+        reason = state[0].stop_reason
+        return None if reason is None else f"--until-decided on {metric}: {reason}"
+
+    return should_stop

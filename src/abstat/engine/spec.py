@@ -18,7 +18,7 @@ The JSON form (:func:`encode`, :func:`decode`)::
      "runs": 10, "warmup": 0, "order": "interleaved", "seed": 1234,
      "shell": false, "timeout": null, "on_failure": "stop",
      "hooks": {"setup": null, "cleanup": null, "prepare": "make clean", "conclude": null},
-     "background": [], "metrics": [{"source": "json-lines"}, {"source": "regex", ...}],
+     "background": [], "metrics": [{"source": "json-lines"}, {"source": "regex", ...}], "cpus": [2, 3],
      "labels": {"mode": "pv64"}, "rev": null,
      "lab": {"hosts": [{"label": "milan", "destination": "milan"}], "boot": {...}, "check": {...},
              "boots": 3, "boot_timeout": 600.0},
@@ -44,11 +44,13 @@ from typing import Any
 from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
                                  MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
-                                 SpecError, Variant, _choice, _flag, _integer, _labels, _seconds, _text, _unique)
+                                 Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _seconds, _text,
+                                 _unique)
 from abstat.runner.sources import SOURCES, JsonLines, decode_source
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
-           "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "SpecError", "Variant", "decode", "dumps", "encode", "loads"]
+           "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "Sequential", "SpecError", "Variant", "decode", "dumps", "encode",
+           "loads"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,10 @@ class ExperimentSpec:
     its hosts over ssh (and boots them when it has boot commands); ``store``
     None is ``$ABSTAT_STORE``, else ``./abstat.db``.  ``metrics`` are the
     sources of metrics besides the built-in ones (:mod:`abstat.runner.sources`).
+    ``cpus`` (empty: any) are the CPUs every measured command and its children
+    start confined to (``--cpus``); ``sequential`` stops the experiment once
+    decided (``--until-decided``; ``runs`` is then the maximum).  Both are
+    version 2 of the JSON form.
     """
 
     variants: tuple[Variant, ...]
@@ -80,6 +86,8 @@ class ExperimentSpec:
     lab: Lab | None = None
     analysis: Analysis = field(default_factory=Analysis)
     store: str | None = None
+    cpus: tuple[int, ...] = ()
+    sequential: Sequential | None = None
 
     def __post_init__(self) -> None:
         variants = _unique("variants", self.variants, Variant, "variant", MAX_VARIANTS, "name", "variant")
@@ -118,6 +126,16 @@ class ExperimentSpec:
             raise SpecError("analysis", f"must be Analysis, not {type(self.analysis).__name__}")
         if self.store is not None:
             _text("store", self.store, MAX_VALUE_CHARS)
+        object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
+        if self.sequential is not None:
+            if not isinstance(self.sequential, Sequential):
+                raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
+            if self.sequential.min_runs > self.runs:
+                raise SpecError("sequential.min_runs", f"is more than the maximum, runs ({self.runs})")
+            if self.lab is not None:
+                raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
+            if self.order == "sequential" or len(self.variants) < 2:
+                raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
 
     def _check_metrics(self) -> None:
         metrics = self.metrics
@@ -185,14 +203,16 @@ class ExperimentSpec:
 
 MAX_DOCUMENT_BYTES = 4 << 20
 _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
-        "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store")
+        "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
+        "sequential")
 
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present)."""
+    """The document of ``spec`` (every key present, but ``cpus`` only when set: a document without it is
+    version 1, which older abstats read)."""
     lab = spec.lab
     return {
-        "abstat_spec": SPEC_VERSION,
+        "abstat_spec": 2 if spec.cpus or spec.sequential else 1,  # the oldest version holding every field used
         "experiment": spec.experiment,
         "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
         "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
@@ -208,6 +228,9 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
         "analysis": {"baseline": spec.analysis.baseline, "confidence": spec.analysis.confidence,
                      "higher_is_better": list(spec.analysis.higher_is_better)},
         "store": spec.store,
+        **({"cpus": list(spec.cpus)} if spec.cpus else {}),
+        **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
+                           "metric": spec.sequential.metric}} if spec.sequential else {}),
     }
 
 
@@ -258,7 +281,7 @@ def decode(document: Any, source: str | None = None) -> ExperimentSpec:
     if version < 1:
         raise SpecError("abstat_spec", f"no version {version}", source)
     try:
-        return _build(doc, source)
+        return _build(doc, source, version)
     except SpecError as err:
         if err.path is None and source is not None:
             raise SpecError(err.field, err.problem, source) from None
@@ -267,7 +290,7 @@ def decode(document: Any, source: str | None = None) -> ExperimentSpec:
         raise SpecError("specification", str(err), source) from None
 
 
-def _build(doc: dict[str, Any], source: str | None) -> ExperimentSpec:
+def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:
     args: dict[str, Any] = {}
     variants = []
     for index, item in enumerate(_list("variants", doc.get("variants"), source)):
@@ -282,6 +305,14 @@ def _build(doc: dict[str, Any], source: str | None) -> ExperimentSpec:
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
+    for key in ("cpus", "sequential"):
+        if key in doc and version < 2:
+            raise SpecError(key, "is a field of version 2", source)
+    if "cpus" in doc:
+        args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
+    if doc.get("sequential") is not None:
+        args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
+                                                  source))
     if "metrics" in doc:
         metrics = []
         for index, item in enumerate(_list("metrics", doc["metrics"], source)):

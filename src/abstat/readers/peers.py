@@ -34,12 +34,13 @@ from typing import Any
 
 from abstat.errors import InputError, UsageError
 from abstat.readers.gobench import read_gobench
+from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
 from abstat.readers.source import read_text
 from abstat.readers.sampleset import SampleSet
 
 
 FORMATS = ("hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
-           "criterion-csv", "asv")
+           "criterion-csv", "asv", *KERNEL_FORMATS)
 
 
 def detect_json(doc: Any) -> str | None:
@@ -72,6 +73,11 @@ _CSV_SNIFF = re.compile(r"[A-Za-z_]")
 
 def detect_format(path: str, text: str) -> str | None:
     """Which peer format ``text`` is in, or None for plain sample files."""
+    from abstat.readers import kernel
+
+    found = kernel.detect(text)  # before CSV: a perf stat -x, file's first row is data, not a header
+    if found:
+        return found
     stripped = text.lstrip()
     if stripped.startswith("{"):
         try:
@@ -123,6 +129,10 @@ def read_peer(path: str, fmt: str, *, text: str | None = None,
         return read_csv(path, text, value_columns=value_columns, label_columns=label_columns)
     if fmt in ("gbench", "pytest-benchmark", "bmf", "criterion", "criterion-csv", "asv"):
         return _read_more(path, fmt, text)
+    if fmt in KERNEL_FORMATS:
+        from abstat.readers import kernel
+
+        return kernel.read(path, fmt, text)
     raise UsageError(f"unknown input format {fmt!r} (choose from {', '.join(FORMATS)})")
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.errors import InputError, UsageError
+from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
 from abstat.readers.summary import Summary, looks_like_summary, parse_summary
 
 _LABEL = re.compile(r"\A[^=/\\]+\Z")
@@ -173,7 +174,7 @@ def _baseline_machines(variants: dict[str, VariantData], store: str | None) -> N
 
 
 PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
-                "criterion-csv", "asv")
+                "criterion-csv", "asv", *KERNEL_FORMATS)
 
 
 def peer_files(args: list[str]) -> list[tuple[str | None, str]]:

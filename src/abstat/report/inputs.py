@@ -16,11 +16,12 @@ import os
 from typing import Iterable
 
 from abstat.errors import InputError, UsageError
+from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
 from abstat.readers.pattern import FilePattern
 from abstat.report.sampleset import SampleSet, from_store_set
 
 INPUT_FORMATS = ("auto", "samples", "hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bmf",
-                 "criterion", "criterion-csv", "asv")
+                 "criterion", "criterion-csv", "asv", *KERNEL_FORMATS)
 
 
 def _key_value(item: str, option: str, form: str) -> tuple[str, str]:

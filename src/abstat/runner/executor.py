@@ -103,6 +103,7 @@ class ProcessExecutor:
         subreaper: bool = True,
         cgroups: bool = True,
         collectors: Sequence[Collector] = (),
+        cpus: Sequence[int] = (),
     ) -> None:
         """``subreaper``: make this process the Linux child subreaper, so that
         orphans of the commands stay below it and can be found and ended.
@@ -113,9 +114,11 @@ class ProcessExecutor:
         dead orphans re-parented here are reaped, by process id, and children
         born in the run's cgroup would be ended.  ``collectors``: further metric
         sources (:class:`~abstat.runner.model.Collector`), in order, around every
-        measured command; :meth:`close` closes them."""
+        measured command; :meth:`close` closes them.  ``cpus``: every measured command starts confined to
+        these CPUs (the affinity its children inherit; empty: as abstat's own)."""
         self.patterns = tuple(patterns)
         self.collectors = tuple(collectors)
+        self.cpus = frozenset(cpus)
         self.notes: list[str] = []  # what the collectors said when closed
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
@@ -172,11 +175,18 @@ class ProcessExecutor:
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
         shared = sweep and self.containment.in_cgroup()
+        # --cpus: this thread takes the CPUs for the spawn (posix_spawn's child inherits its affinity) and
+        # until the wait ends (it only waits meanwhile), so nothing is done between the timestamps
+        pinned = os.sched_getaffinity(0) if sweep and self.cpus else None
+        if pinned is not None:
+            os.sched_setaffinity(0, self.cpus)
         settle()  # abstat's own work between runs must not be charged to the command (issue 26)
         start = time.perf_counter_ns()
         try:
             pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
+            if pinned is not None:
+                os.sched_setaffinity(0, pinned)
             self.containment.leave(own)
             if own is not None:
                 self.containment.end_cgroup(own, 0)
@@ -186,6 +196,9 @@ class ProcessExecutor:
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
+            if pinned is not None:
+                os.sched_setaffinity(0, pinned)
+                pinned = None
             notes: list[str] = []
             if timed_out:
                 notes.append(f"timed out after {timeout:g} s: process group killed")
@@ -201,6 +214,8 @@ class ProcessExecutor:
                 if left:
                     notes.append("killed processes the command left running in its process group")
         finally:
+            if pinned is not None:  # the wait was interrupted
+                os.sched_setaffinity(0, pinned)
             self.containment.leave(own)
             if not sweep:  # a hook's daemon lives in its cgroup until the run ends
                 escaped = 0
@@ -268,12 +283,15 @@ class ProcessExecutor:
         values["ivcsw"] = [float(usage.ru_nivcsw)]
         measurement.units.update(BUILTIN_METRICS)
         if self.perf is not None and self._perf_path is not None:
-            counters, units, missing = perf_mod.read_output(self._perf_path)
+            counters, units, missing, running = perf_mod.read_output(self._perf_path)
             for event, value in counters.items():
                 values[event] = [value]
                 measurement.units[event] = units.get(event, "count")
             if missing:
                 notes.append("perf: not counted: " + ", ".join(missing))
+            multiplexed = perf_mod.multiplexing_note(running)
+            if multiplexed:
+                notes.append(multiplexed)
         # A command that printed nothing has no JSON lines to read (the usual micro-benchmark: 10 µs a run).
         if self.patterns or (self.json_lines and self._out.seek(0, os.SEEK_END) > 0):
             self._out.seek(0)
@@ -282,6 +300,8 @@ class ProcessExecutor:
             notes.extend(scanner.json_notes())
             for name, numbers in scanner.json_values.items():
                 values.setdefault(name, []).extend(numbers)
+            for name, unit in scanner.json_units.items():  # perf stat -j lines: msec for task-clock
+                measurement.units.setdefault(name, unit)
             if self.patterns:
                 regex_notes = scanner.regex_notes()
                 for pattern in self.patterns:

@@ -64,12 +64,23 @@ def _failure_text(measurement: Measurement) -> str:
     return text
 
 
+def _block_done(results: list[RunResult], variants: int) -> bool:
+    """Every variant has as many measured runs as the others (asked only by ``--until-decided``)."""
+    if len(results) % variants:
+        return False
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.variant] = counts.get(result.variant, 0) + 1
+    return len(counts) == variants and len(set(counts.values())) == 1
+
+
 def run_experiment(
     plan: ExperimentPlan,
     executor: Executor,
     *,
     on_result: Callable[[RunResult], None] | None = None,
     on_slot: Callable[[Slot, int, int], None] | None = None,
+    should_stop: Callable[[list[RunResult]], str | None] | None = None,
 ) -> ExperimentOutcome:
     """Run ``plan`` with ``executor``.
 
@@ -77,7 +88,9 @@ def run_experiment(
     completes; ``on_slot(slot, position, total)`` is called before every run.
     Warm-up runs are not reported to ``on_result``.  A failing hook, or a
     failing run without ``ignore_failure``, stops the experiment and sets
-    ``error``; Ctrl-C sets ``interrupted``.  Cleanup hooks and background
+    ``error``; Ctrl-C sets ``interrupted``.  ``should_stop(results)`` is asked
+    whenever every variant has completed as many measured runs as the others
+    (a block's end): a reason (a note of the outcome) ends the runs there.  Cleanup hooks and background
     processes are always dealt with before returning.
     """
     outcome = ExperimentOutcome()
@@ -156,6 +169,11 @@ def run_experiment(
                     )
                 hook("conclude", plan.conclude, context)
                 check_background(len(outcome.results))
+                if should_stop is not None and not slot.warmup and _block_done(outcome.results, len(variants)):
+                    reason = should_stop(outcome.results)
+                    if reason is not None:
+                        outcome.notes.append(reason)
+                        break
         except _Stop as stop:
             outcome.error = str(stop)
         except KeyboardInterrupt:

@@ -24,6 +24,7 @@ import math
 from collections.abc import Iterable, Iterator
 from typing import BinaryIO
 
+from abstat.runner import jsonpath
 from abstat.runner.model import MetricPattern, check_metric_name
 
 BLOCK_BYTES = 1 << 20
@@ -32,6 +33,7 @@ OVERLAP_CHARS = 64 * 1024  # a --metric match up to this long is found wherever 
 CONTEXT_CHARS = 4096  # text kept before where a search resumes, for ^, \b and lookbehinds
 MAX_JSON_LINE_CHARS = 1 << 20  # a longer line is not read as JSON, and never held whole
 _MAX_NOTES_PER_KIND = 3
+_PERF_AGGREGATES = ("cpu", "core", "die", "socket", "node", "thread", "cgroup")
 
 
 def _number(text: str) -> float | None:
@@ -64,8 +66,14 @@ class MetricScanner:
 
     def __init__(self, patterns: Iterable[MetricPattern] = (), *, json_lines: bool = False,
                  reserved: Iterable[str] = (), overlap: int = OVERLAP_CHARS) -> None:
-        self.patterns = tuple(patterns)
+        patterns = tuple(patterns)
+        self.json_paths = [p for p in patterns if isinstance(p, jsonpath.JsonPathPattern)]
+        self.patterns = tuple(p for p in patterns if not isinstance(p, jsonpath.JsonPathPattern))
         self.json_lines = json_lines
+        self.json_units: dict[str, str] = {}  # perf stat -j lines: the event's unit
+        self._document: list[str] = []  # the output kept for JSON paths
+        self._document_chars = 0
+        self._path_notes: list[str] = []
         self.reserved = set(reserved)
         self.overlap = overlap
         self.regex_values: dict[str, list[float]] = {}
@@ -85,6 +93,12 @@ class MetricScanner:
             self._scan(self._text + text, final=False)
         if self.json_lines:
             self._feed_lines(text)
+        if self.json_paths and self._document_chars >= 0:
+            self._document_chars += len(text)
+            if self._document_chars > jsonpath.MAX_DOCUMENT_CHARS:
+                self._document, self._document_chars = [], -1
+            else:
+                self._document.append(text)
 
     def finish(self) -> None:
         """The output has ended: take what was held back."""
@@ -96,6 +110,20 @@ class MetricScanner:
         if self.json_lines and self._line:
             line, self._line = "".join(self._line), []
             self._feed_json(line)
+        if self.json_paths:
+            self._read_paths()
+
+    def _read_paths(self) -> None:
+        if self._document_chars < 0:
+            limit = jsonpath.MAX_DOCUMENT_CHARS >> 20
+            self._path_notes.extend(f"metric {p.name}: the output is longer than {limit} MiB: its JSON path "
+                                    "is not read" for p in self.json_paths)
+            return
+        values, problems, remarks = jsonpath.extract("".join(self._document), self.json_paths)
+        self._document = []
+        self.regex_values.update(values)
+        self._path_notes.extend(problems)
+        self._json_notes.extend(remarks)
 
     def _scan(self, text: str, *, final: bool) -> None:
         settled = len(text) if final else len(text) - self.overlap  # a match ending later may change
@@ -165,6 +193,9 @@ class MetricScanner:
                 continue
             if not isinstance(obj, dict):
                 continue
+            if isinstance(obj.get("event"), str) and "counter-value" in obj:
+                self._perf_json(obj)
+                continue
             for key, value in obj.items():
                 number = _json_number(value)
                 if number is None:
@@ -180,8 +211,35 @@ class MetricScanner:
                     continue
                 self.json_values.setdefault(key, []).append(number)
 
+    def _perf_json(self, obj: dict[str, object]) -> None:
+        """A ``perf stat -j`` line: the event is the metric, ``counter-value`` (a string) its value."""
+        event = str(obj["event"])
+        name = ".".join([event, *(str(obj[k]) for k in _PERF_AGGREGATES if k in obj)])
+        value = jsonpath.number(obj["counter-value"])
+        try:
+            check_metric_name(name)
+        except ValueError:
+            name = "perf." + "".join(c if c.isalnum() or c in "_.-" else "_" for c in name)
+        if value is None:
+            self._json_note(f"perf stat -j: {name} not counted ({str(obj['counter-value'])[:40]})")
+            return
+        if name in self.reserved:
+            self._json_note(f"perf stat -j: event {name!r} ignored: it is a built-in metric name")
+            return
+        self.json_values.setdefault(name, []).append(value)
+        if isinstance(obj.get("unit"), str) and obj["unit"]:
+            self.json_units[name] = str(obj["unit"])
+        running = jsonpath.number(obj.get("pcnt-running"))
+        if running is not None and running < 100.0:
+            self._json_note(f"perf stat -j: {name} counted {running:g}% of the time (multiplexed counters): "
+                            "perf scaled the count")
+
+    def _json_note(self, note: str) -> None:
+        if note not in self._json_notes:
+            self._json_notes.append(note)
+
     def regex_notes(self) -> list[str]:
-        notes: list[str] = []
+        notes: list[str] = list(self._path_notes)
         for pattern in self.patterns:
             for raw in self._bad.get(pattern.name, []):
                 notes.append(f"metric {pattern.name}: matched {raw!r}, which is not a finite number")

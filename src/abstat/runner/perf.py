@@ -28,6 +28,15 @@ def parse_perf_csv(text: str) -> tuple[dict[str, float], dict[str, str], list[st
     Each data line is ``value,unit,event,run-time,percent,...``; the value is
     ``<not supported>`` or ``<not counted>`` when the event was not counted.
     """
+    values, units, missing, _ = parse_perf_csv_running(text)
+    return values, units, missing
+
+
+def parse_perf_csv_running(text: str) -> tuple[dict[str, float], dict[str, str], list[str], dict[str, float]]:
+    """:func:`parse_perf_csv`, and the share of the run (percent) each counted event was counting: perf's
+    fifth field, below 100 when the PMU multiplexed more events than it has counters; perf then scales the
+    value (``value x enabled / running``) to an estimate."""
+    running: dict[str, float] = {}
     values: dict[str, float] = {}
     units: dict[str, str] = {}
     missing: list[str] = []
@@ -49,7 +58,47 @@ def parse_perf_csv(text: str) -> tuple[dict[str, float], dict[str, str], list[st
             missing.append(event)
             continue
         units[event] = unit or "count"
-    return values, units, missing
+        try:
+            share = float(parts[4]) if len(parts) > 4 and parts[4].strip() else 100.0
+        except ValueError:
+            share = 100.0
+        running[event] = share
+    return values, units, missing, running
+
+
+def split_events(text: str) -> list[str]:
+    """``--perf-events`` split at the commas outside ``{...}`` groups (a group's events are counted
+    together, so their ratios are exact even when multiplexed) and outside a PMU's ``pmu/a=1,b=2/``."""
+    events: list[str] = []
+    current: list[str] = []
+    depth, in_pmu = 0, False
+    for char in text:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        in_pmu = not in_pmu if char == "/" else in_pmu
+        if char == "," and depth == 0 and not in_pmu:
+            events.append("".join(current).strip())
+            current = []
+        else:
+            current.append(char)
+    events.append("".join(current).strip())
+    return [event for event in events if event]
+
+
+def group_members(event: str) -> list[str]:
+    """The events of a group ``{a,b}:u`` (modifiers dropped), or the event itself."""
+    if event.startswith("{") and "}" in event:
+        return [e.strip() for e in event[1:event.index("}")].split(",") if e.strip()]
+    return [event]
+
+
+def multiplexing_note(running: dict[str, float]) -> str | None:
+    """A run's note naming the counters perf measured for only part of the run, or None."""
+    partial = sorted((share, event) for event, share in running.items() if share < 100.0)
+    if not partial:
+        return None
+    shown = ", ".join(f"{event} {share:.3g}%" for share, event in partial)
+    return (f"perf: multiplexed: {shown} of the run counted; perf scaled those values up to estimates "
+            "(count fewer events, or group them as {a,b} for exact ratios)")
 
 
 def probe(events: tuple[str, ...] | list[str] = DEFAULT_EVENTS) -> PerfSupport:
@@ -78,8 +127,8 @@ def probe(events: tuple[str, ...] | list[str] = DEFAULT_EVENTS) -> PerfSupport:
         detail = reason[-1] if reason else f"exit status {proc.returncode}"
         return PerfSupport(None, [], list(events), f"perf stat failed on this machine: {detail}")
     values, _, missing = parse_perf_csv(text)
-    supported = [e for e in events if e in values]
-    unsupported = [e for e in events if e not in values]
+    supported = [e for e in events if all(member in values for member in group_members(e))]
+    unsupported = [e for e in events if e not in supported]
     note = ""
     if unsupported:
         note = (
@@ -99,12 +148,13 @@ def wrap(argv: list[str], support: PerfSupport, output_path: str) -> list[str]:
     ]
 
 
-def read_output(path: str) -> tuple[dict[str, float], dict[str, str], list[str]]:
+def read_output(path: str) -> tuple[dict[str, float], dict[str, str], list[str], dict[str, float]]:
+    """(values, units, events not counted, share of the run each was counting) of ``perf stat``'s CSV."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
-            return parse_perf_csv(handle.read())
+            return parse_perf_csv_running(handle.read())
     except OSError:
-        return {}, {}, []
+        return {}, {}, [], {}
 
 
 def counters_probe() -> tuple[bool, str]:

@@ -11,7 +11,7 @@ import select
 import shutil
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 
 def describe_status(status: int) -> str:
@@ -167,3 +167,30 @@ def wait(pid: int, timeout: float | None) -> tuple[int, os.struct_rusage | None,
         except ChildProcessError:
             pass
         raise
+
+
+def format_cpus(cpus: Sequence[int]) -> str:
+    """``0-3,6``: CPU numbers as the kernel's lists (``Cpus_allowed_list``) write them."""
+    parts: list[str] = []
+    ordered = sorted(set(cpus))
+    start = previous = None
+    for cpu in [*ordered, None]:
+        if previous is not None and cpu == previous + 1:
+            previous = cpu
+            continue
+        if start is not None:
+            parts.append(str(start) if start == previous else f"{start}-{previous}")
+        start = previous = cpu
+    return ",".join(parts)
+
+
+def cpus_problem(cpus: Sequence[int]) -> str | None:
+    """Why the measured commands cannot be confined to ``cpus`` here (one line), or None."""
+    if not cpus:
+        return None
+    allowed = os.sched_getaffinity(0)
+    missing = sorted(set(cpus) - allowed)
+    if missing:
+        return (f"--cpus {format_cpus(cpus)}: CPU {format_cpus(missing)} is not one this machine lets abstat use "
+                f"(its CPUs: {format_cpus(sorted(allowed))})")
+    return None

@@ -31,6 +31,7 @@ from abstat.runner import perf as perf_mod
 from abstat.runner.executor import ProcessExecutor
 from abstat.runner.experiment import ExperimentPlan, run_experiment
 from abstat.runner.model import Command, RunResult, Variant, command_problems
+from abstat.runner.process import cpus_problem
 from abstat.runner.schedule import Slot
 from abstat.runner.sources import JsonLines, Perf, RegexMetric, decode_source, executor_options
 
@@ -107,6 +108,17 @@ def _sources(plan: dict[str, Any]) -> list[Any]:
     return found
 
 
+def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
+    """The plan's ``cpus`` (absent from older controllers' plans), checked against this box's CPUs."""
+    cpus = plan.get("cpus") or []
+    if not isinstance(cpus, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in cpus):
+        raise ValueError("the plan's cpus must be a list of CPU numbers")
+    problem = cpus_problem(cpus)
+    if problem is not None:
+        raise ValueError(problem)
+    return tuple(cpus)
+
+
 def run_plan(plan: dict[str, Any], channel: Channel) -> None:
     problems = _missing_commands(plan)
     if problems:
@@ -114,6 +126,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         return
     try:
         options = executor_options(_sources(plan))
+        cpus = _cpus(plan)
     except ValueError as err:
         channel.send({"error": str(err)})
         return
@@ -136,7 +149,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         conclude=hooks.get("conclude"),
     )
     executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
-                               collectors=options.collectors)
+                               collectors=options.collectors, cpus=cpus)
     try:
         outcome = run_experiment(
             experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))

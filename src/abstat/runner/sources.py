@@ -8,7 +8,9 @@ validates and a test box decodes with the same code (this module ships to the
 box; standard library only):
 
 - ``{"source": "regex", "name": N, "pattern": RE, "unit": U}``: ``--metric
-  NAME=REGEX[:UNIT]``, every match of group 1 in the output adds a value;
+  NAME=REGEX[:UNIT]``, every match of group 1 in the output adds a value
+  (a pattern ``json:PATH``, from ``--metric [NAME=]json:PATH``, reads one value
+  per run from the JSON document printed: :mod:`abstat.runner.jsonpath`);
 - ``{"source": "json-lines"}``: every numeric field of a JSON-object line
   (on by default; ``--no-json-lines`` leaves it out);
 - ``{"source": "perf", "events": [...]}``: ``perf stat`` counters (``--perf``);
@@ -17,7 +19,11 @@ box; standard library only):
   (``--metric-source kmsg``, :mod:`abstat.runner.kmsg`);
 - ``{"source": "trace", "probes": [{"name": N, "probe": P}, ...], "all_cpus": B}``:
   calls and time per call of kernel functions or tracepoint pairs during each
-  run, with bpftrace (``--trace``, :mod:`abstat.runner.trace`).
+  run, with bpftrace (``--trace``, :mod:`abstat.runner.trace`);
+- ``{"source": "monitor", "monitors": ["interrupts", ...]}``: the kernel's
+  counters (interrupts, softirqs, vmstat, schedstat, pressure) read before and
+  after each run, their differences as ``monitor.NAME.FIELD``
+  (``--monitor``, :mod:`abstat.runner.monitor`).
 
 A new source is one class here (``kind``, ``from_json``, ``to_json`` and
 ``collector()`` returning a :class:`~abstat.runner.model.Collector` that
@@ -30,7 +36,9 @@ import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from abstat.runner import jsonpath
 from abstat.runner import kmsg as kmsg_mod
+from abstat.runner import monitor as monitor_mod
 from abstat.runner import trace as trace_mod
 from abstat.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check_metric_name, parse_metric_pattern
 
@@ -39,7 +47,7 @@ from abstat.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check
 
 MAX_PATTERN_CHARS = 4096
 MAX_EVENTS = 64
-_EVENT = re.compile(r"[A-Za-z0-9_.:/=,\-]{1,200}")
+_EVENT = re.compile(r"[A-Za-z0-9_.:/=,\-]{1,200}|\{[A-Za-z0-9_.:/=,\-]{1,200}\}[A-Za-z:]{0,8}")
 _UNIT = re.compile(r"[A-Za-z%/_][A-Za-z0-9%/_.\-]{0,31}")
 
 
@@ -70,7 +78,12 @@ class RegexMetric:
 
     @classmethod
     def parse(cls, text: str) -> RegexMetric:
-        """From the command-line form ``NAME=REGEX[:UNIT]`` (ValueError with the user's message)."""
+        """From the command-line form ``NAME=REGEX[:UNIT]`` (ValueError with the user's message);
+        ``[NAME=]json:PATH[:UNIT]`` is a JSON path (:mod:`abstat.runner.jsonpath`), kept as the pattern
+        ``json:PATH``: no regular expression of that form has the capture group a regex metric needs."""
+        if jsonpath.is_json_metric(text):
+            parsed = jsonpath.parse_json_metric(text)
+            return cls(parsed.name, "json:" + parsed.text, parsed.unit)
         compiled = parse_metric_pattern(text)
         return cls(compiled.name, compiled.regex.pattern, compiled.unit)
 
@@ -86,6 +99,11 @@ class RegexMetric:
 
     def compiled(self) -> MetricPattern:
         """The checked, compiled pattern (ValueError naming the problem)."""
+        if self.pattern.startswith("json:") and "(" not in self.pattern:
+            parsed = jsonpath.parse_json_metric(f"{self.name}={self.pattern}" + (f":{self.unit}" if self.unit else ""))
+            if self.name in BUILTIN_METRICS:
+                raise ValueError(f"metric {self.name!r}: a built-in metric name")
+            return parsed
         check_metric_name(self.name)
         if self.name in BUILTIN_METRICS:
             raise ValueError(f"metric {self.name!r}: a built-in metric name")
@@ -233,9 +251,46 @@ class Trace:
         return trace_mod.TraceCollector(list(self.probes), self.all_cpus)
 
 
+@dataclass(frozen=True)
+class Monitor:
+    """``--monitor NAME[,NAME]``: the kernel's counters before and after each run (``monitor.NAME.FIELD``)."""
+
+    kind: ClassVar[str] = "monitor"
+    monitors: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, texts: list[str]) -> Monitor:
+        """From ``--monitor`` options (ValueError with the user's message)."""
+        names: list[str] = []
+        for text in texts:
+            names.extend(name for name in monitor_mod.parse_names(text) if name not in names)
+        return cls(tuple(names))
+
+    @classmethod
+    def from_json(cls, data: Any) -> Monitor:
+        items = _items(_keys(data, cls.kind, {"monitors"}), cls.kind, "monitors", "monitor names")
+        if not all(isinstance(item, str) for item in items):
+            raise ValueError("metric source 'monitor': monitors must be names")
+        return cls.parse([",".join(items)])
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.kind, "monitors": list(self.monitors)}
+
+    def compiled(self) -> Monitor:
+        """Itself, its names checked as :meth:`from_json` does."""
+        return Monitor.from_json(self.to_json())
+
+    def check(self) -> None:
+        """ValueError naming a monitor whose file this machine does not have."""
+        monitor_mod.check(self.monitors)
+
+    def collector(self) -> Collector:
+        return monitor_mod.MonitorCollector(self.monitors)
+
+
 MetricSource = Any  # one of the classes in SOURCES (a Union would need updating with every new source)
 
-SOURCES: dict[str, Any] = {cls.kind: cls for cls in (RegexMetric, JsonLines, Perf, Kmsg, Trace)}
+SOURCES: dict[str, Any] = {cls.kind: cls for cls in (RegexMetric, JsonLines, Perf, Kmsg, Trace, Monitor)}
 
 
 def decode_source(data: Any) -> MetricSource:

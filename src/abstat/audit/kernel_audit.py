@@ -1,0 +1,187 @@
+"""Audit what kernel developers paste (perf stat -r blocks, the kernel test robot's tables, mmtests,
+``mean (sd)`` and per-run tables) with the same findings as a ministat block: the test recomputed
+from N, mean and standard deviation (:func:`abstat.audit.judge.judge`: Welch's t as scipy's
+``ttest_ind_from_stats(equal_var=False)`` gives it, power, samples needed), the printed change checked
+against the printed means, and a verdict.  A block that cannot be read is named, never compared.
+"""
+from __future__ import annotations
+
+import math
+from decimal import Decimal, InvalidOperation
+
+from abstat.audit.findings import Finding
+from abstat.audit.judge import judge
+from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, find_lkp_tables, find_perf_blocks
+from abstat.audit.kernel_tables import find_mean_sd, find_mmtests, find_per_run
+from abstat.audit.records import BlockAudit, ComparisonAudit
+
+KINDS = ("perf-stat", "lkp", "mmtests", "mean-sd", "per-run")
+TITLES = {"perf-stat": "perf stat -r blocks", "lkp": "kernel test robot table", "mmtests": "mmtests table",
+          "mean-sd": "mean (sd) table", "per-run": "per-run table"}
+
+
+def find_claims(text: str, covered: set[int]) -> list[Claim]:
+    """Every kernel tool's result in ``text`` outside the ``covered`` lines (ministat reports)."""
+    lines = text.splitlines()
+    claims: list[Claim] = []
+    for finder in (find_perf_blocks, find_lkp_tables, find_mmtests):
+        claims += [c for c in finder(lines) if c.line not in covered]
+    taken = set(covered)
+    for claim in claims:
+        taken.update(range(claim.line, claim.end_line + 1))
+    for finder2 in (find_per_run, find_mean_sd):
+        found = finder2(lines, taken)
+        for claim in found:
+            taken.update(range(claim.line, claim.end_line + 1))
+        claims += found
+    return sorted(claims, key=lambda c: c.line)
+
+
+def kernel_audits(text: str, covered: set[int], threshold: float | None) -> tuple[list[BlockAudit], set[int]]:
+    """The audits of every kernel tool's result, and the lines they cover."""
+    audits: list[BlockAudit] = []
+    lines: set[int] = set()
+    for claim in find_claims(text, covered):
+        audits.append(audit_claim(claim, threshold))
+        lines.update(range(claim.line, claim.end_line + 1))
+    return audits, lines
+
+
+def audit_claim(claim: Claim, threshold: float | None) -> BlockAudit:
+    audit = BlockAudit(kind=claim.kind, line=claim.line, end_line=claim.end_line, command=claim.title,
+                       findings=list(claim.findings))
+    if not claim.readable:
+        audit.findings.append(Finding("unreadable", "warning", f"{TITLES[claim.kind]}: nothing in it could be "
+                                      "read as numbers to compare; it is not audited"))
+    for row in claim.rows:
+        for side in row.sides:
+            audit.datasets.append({"name": side.label, "metric": row.metric, "line": row.line, "n": side.n,
+                                   "avg": side.mean, "stddev": side.sd, "how": side.how})
+        base = row.sides[0]
+        for index, cand in enumerate(row.sides[1:]):
+            printed = row.changes[index] if index < len(row.changes) else None
+            audit.comparisons.append(_compare(row, base, cand, printed, threshold))
+    return audit
+
+
+def _compare(row: Row, base: Side, cand: Side, printed: PrintedChange | None,
+             threshold: float | None) -> ComparisonAudit:
+    comparison = ComparisonAudit(baseline=base.label, candidate=cand.label, line=row.line, printed=None,
+                                 recomputation=None, consistent=None, dialect=None, judgement=None,
+                                 metric=row.metric)
+    percent = (cand.mean - base.mean) * 100.0 / base.mean if base.mean else None
+    comparison.printed_values = {"baseline_avg": base.mean, "candidate_avg": cand.mean,
+                                 "change": None if printed is None else printed.value,
+                                 "change_is_percent": None if printed is None else float(printed.percent)}
+    comparison.recomputed_values = {"difference": cand.mean - base.mean, "percent": percent}
+    out = comparison.findings
+    if printed is not None:
+        comparison.consistent = _printed_fits(base, cand, printed)
+        if comparison.consistent is False:
+            difference = cand.mean - base.mean
+            shown = f"{percent:+.4g}%" if percent is not None and printed.percent else f"{difference:+.6g}"
+            out.append(Finding("inconsistent", "error", f"printed change {printed.text} does not follow from "
+                               f"the printed values {base.mean_text} and {cand.mean_text} ({shown})"))
+    missing = _why_not_judged(base, cand)
+    if missing:
+        out.append(Finding("not_judged", "warning", f"verdict: not judged -- {missing}"))
+        return comparison
+    for side in (base, cand):
+        if side.how:
+            out.append(Finding("spread_source", "info", f"{side.label}: N={side.n}, sd={side.sd:.6g} ({side.how})"))
+    assert base.n is not None and cand.n is not None and base.sd is not None and cand.sd is not None
+    try:
+        comparison.judgement = judge(base.n, base.mean, base.sd, cand.n, cand.mean, cand.sd,
+                                     printed_difference=None if printed is None else printed.marked,
+                                     threshold_pct=threshold)
+    except (ValueError, ArithmeticError) as err:
+        out.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
+        return comparison
+    out.append(_verdict(comparison))
+    out.extend(comparison.judgement.findings)
+    return comparison
+
+
+def _why_not_judged(base: Side, cand: Side) -> str | None:
+    reasons = []
+    if base.n is None or cand.n is None:
+        reasons.append("the number of runs is not given")
+    elif base.n < 2 or cand.n < 2:
+        return "one run on a side: no spread"
+    missing = [side for side in (base, cand) if side.sd is None]
+    if missing:
+        reasons.append("no standard deviation for " + " and ".join(
+            f"{side.label}" + (f" ({side.how})" if side.how else "") for side in missing))
+    if reasons:
+        return "; ".join(reasons)
+    if not all(math.isfinite(x) for x in (base.mean, cand.mean, base.sd or 0.0, cand.sd or 0.0)):
+        return "a value is not finite"
+    return None
+
+
+def _verdict(comparison: ComparisonAudit) -> Finding:
+    judgement = comparison.judgement
+    assert judgement is not None
+    ci = judgement.welch.get("ci") if judgement.welch else None
+    if not ci:
+        return Finding("verdict", "info", "verdict: no test applies (both spreads are 0)")
+    low, high = ci  # type: ignore[misc]
+    p = judgement.welch.get("p")
+    if low > 0 or high < 0:
+        return Finding("verdict", "info", f"verdict: DIFFERENCE at {judgement.confidence:g}% (Welch's t, p = {p:.2g})")
+    return Finding("verdict", "info", f"verdict: no difference proven at {judgement.confidence:g}% "
+                                      f"(Welch's t, p = {p:.2g})")
+
+
+def _half_unit(text: str) -> float:
+    """Half a unit of the last digit ``text`` prints (``1.792e+08``: 50000)."""
+    try:
+        exponent = Decimal(text.replace(",", "").rstrip("%")).as_tuple().exponent
+    except InvalidOperation:
+        return 0.0
+    return 0.5 * 10.0 ** int(exponent) if isinstance(exponent, int) else 0.0
+
+
+def _printed_fits(base: Side, cand: Side, printed: PrintedChange) -> bool | None:
+    """Whether ``printed`` follows from the printed means, allowing for every rounding."""
+    hb, hc, hp = _half_unit(base.mean_text), _half_unit(cand.mean_text), _half_unit(printed.text)
+    corners = [(b, c) for b in (base.mean - hb, base.mean + hb) for c in (cand.mean - hc, cand.mean + hc)]
+    if printed.percent:
+        if any(b == 0 for b, _ in corners) or (base.mean - hb) * (base.mean + hb) <= 0:
+            return None
+        values = [(c - b) * 100.0 / b for b, c in corners]
+    else:
+        values = [c - b for b, c in corners]
+    low, high = min(values), max(values)
+    slack = hp + 1e-9 * max(1.0, abs(printed.value))
+    fits = low - slack <= printed.value <= high + slack
+    if printed.gain:
+        fits = fits or low - slack <= -printed.value <= high + slack
+    return fits
+
+
+# --------------------------------------------------------------------------
+# text
+
+_MARK = {"error": "!!", "warning": " !", "info": " -"}
+
+
+def block_lines(block: BlockAudit) -> list[str]:
+    """The human lines of a kernel block's audit."""
+    state = {True: "consistent", False: "INCONSISTENT", None: "not checked"}[block.consistent]
+    out = [f"line {block.line}: {block.command} -- {state}"]
+    out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
+    for comparison in block.comparisons:
+        values = comparison.printed_values or {}
+        recomputed = comparison.recomputed_values or {}
+        change = recomputed.get("percent")
+        absolute = values.get("change_is_percent") == 0.0
+        shown = f"{change:+.3g}%" if isinstance(change, float) and not absolute \
+            else f"{recomputed.get('difference') or 0.0:+.6g}"
+        printed = values.get("change")
+        head = (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
+                f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
+                + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "") + ")")
+        out.append(head)
+        out.extend(f"    {_MARK[f.severity]} {f.message}" for f in comparison.findings)
+    return out

@@ -1,0 +1,276 @@
+"""Kernel developers' pasted results, found in text: ``perf stat -r N`` blocks and the kernel test
+robot's (LKP) ``%stddev %change`` tables, as plain records (:class:`Claim`).
+
+``perf stat -r N`` prints each counter's mean over the N runs and ``( +- x% )``: the standard error of
+the mean relative to it (perf's ``rel_stddev_stats``: 100 * stddev / sqrt(N) / mean).  The standard
+deviation of the runs is therefore ``x/100 * mean * sqrt(N)``; ``m +- s seconds time elapsed`` gives the
+standard error ``s`` itself, so there the standard deviation is ``s * sqrt(N)``.  A ``±`` missing on a
+``-r`` line is perf omitting a zero.  Blocks are paired by the labels written just before them
+(``before``/``after``, ``base``/``patched``, ``without``/``with``...) or, failing those, by order:
+the first block is the baseline.
+
+An LKP row is ``BASE [± s%]  CHANGE  NEW [± s%]  METRIC``: CHANGE is the relative change in percent
+(``+94.7%``) or, for metrics that are themselves percentages, the difference (``-7.2``); ``± s%`` is
+the runs' standard deviation relative to their mean (LKP omits it when small).  The number of runs
+is not in the table: it is taken from the text around (``N runs``), else unknown.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from abstat.audit.findings import Finding
+from abstat.audit.scan import strip_quote
+
+_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+PERF_HEADER = re.compile(r"Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
+PERF_COUNTER = re.compile(
+    rf"^(?P<value>{_NUM}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"
+    r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)(?P<rest>(?:\s.*)?)$")
+PERF_NOISE = re.compile(r"\(\s*\+-\s*(?P<pct>[\d.]+)\s*%\s*\)")
+PERF_ELAPSED = re.compile(rf"^(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed)")
+RUNS_PROSE = re.compile(r"\b(\d{1,4})\s+(?:runs|iterations|repetitions|samples|times|trials|boots)\b"
+                        r"|\b(?:repeated|averaged over|average of|mean of)\s+(\d{1,4})\b", re.IGNORECASE)
+BASE_WORDS = re.compile(r"\b(before|base(?:line)?|without|unpatched|vanilla|old|orig(?:inal)?|stock|reference)\b",
+                        re.IGNORECASE)
+LKP_HEAD = re.compile(r"^%stddev\s+%change\s+%stddev$")
+LKP_ROW = re.compile(rf"^(?P<base>{_NUM})(?:\s*±\s*(?P<bsd>\d+(?:\.\d+)?)%)?\s+(?P<change>[-+]?\d+(?:\.\d+)?%?)\s+"
+                     rf"(?P<new>{_NUM})(?:\s*±\s*(?P<nsd>\d+(?:\.\d+)?)%)?\s+(?P<metric>\S+)$")
+LKP_COMMITS = re.compile(r"^([0-9a-f]{7,40})\s+([0-9a-f]{7,40})$")
+PROSE_WINDOW = 40  # lines around a table searched for its number of runs
+
+
+@dataclass
+class Side:
+    """One column of a comparison: its label, N, mean and standard deviation (None: not given)."""
+
+    label: str
+    n: int | None
+    mean: float
+    sd: float | None
+    mean_text: str = ""
+    values: list[float] | None = None
+    how: str = ""  # how the standard deviation was obtained
+
+
+@dataclass
+class PrintedChange:
+    """A change as the text prints it: ``percent`` or an absolute difference, with a significance mark
+    when the tool prints one (``marked`` None: the tool has none)."""
+
+    text: str
+    value: float
+    percent: bool
+    marked: bool | None = None
+    gain: bool = False  # mmtests: positive is better whatever the direction
+
+
+@dataclass
+class Row:
+    metric: str
+    line: int
+    sides: list[Side]  # the first is the baseline
+    changes: list[PrintedChange | None] = field(default_factory=list)  # one per candidate
+
+
+@dataclass
+class Claim:
+    """One pasted result: what kind, where, its rows, and what could not be read."""
+
+    kind: str
+    line: int
+    end_line: int
+    title: str
+    rows: list[Row] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    readable: bool = True
+
+
+def number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def runs_in_prose(lines: list[str], start: int, end: int) -> int | None:
+    """The number of runs the text nearest to lines ``start..end`` (0-based) states: the closest
+    statement before the table (``mean of 10 runs``, ``5 iterations``), else the closest after it;
+    None when the closest line states two different numbers, or none is stated."""
+    before = range(start, max(0, start - PROSE_WINDOW) - 1, -1)
+    after = range(end, min(len(lines), end + PROSE_WINDOW))
+    for positions in (before, after):
+        for position in positions:
+            found = {int(m.group(1) or m.group(2)) for m in RUNS_PROSE.finditer(lines[position])}
+            found = {value for value in found if value >= 2}
+            if found:
+                return found.pop() if len(found) == 1 else None
+    return None
+
+
+# --------------------------------------------------------------------------
+# perf stat -r
+
+def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
+    """The block whose header is ``lines[index]``: its counters, and the index after it."""
+    header = PERF_HEADER.search(strip_quote(lines[index]))
+    assert header is not None
+    runs = int(header.group("runs")) if header.group("runs") else 1
+    block: dict[str, object] = {"what": header.group("what").strip(), "runs": runs, "line": index + 1,
+                                "counters": [], "unreadable": []}
+    counters: list[tuple[str, float, float | None, str, int, str | None]] = block["counters"]  # type: ignore[assignment]
+    position, blanks = index + 1, 0
+    while position < len(lines) and blanks < 2:
+        text = strip_quote(lines[position]).strip()
+        if PERF_HEADER.search(text):
+            break
+        blanks = blanks + 1 if not text else 0
+        if text:
+            blanks = 0
+            if (not _perf_line(text, position + 1, counters) and counters
+                    and not text.startswith(("#", "Some events", "["))):
+                break
+        position += 1
+    block["end"] = position
+    return block, position
+
+
+def _perf_line(text: str, number_: int, counters: list) -> bool:
+    elapsed = PERF_ELAPSED.match(text)
+    if elapsed:
+        se = number(elapsed.group("se")) if elapsed.group("se") else None
+        counters.append(("seconds-time-elapsed", number(elapsed.group("value")), se, "s", number_, "abs"))
+        return True
+    if re.match(rf"^{_NUM}\s+seconds (?:user|sys)\b", text):
+        return True
+    match = PERF_COUNTER.match(text)
+    if match is None or match.group("value").startswith("<"):
+        return match is not None
+    noise = PERF_NOISE.search(match.group("rest"))
+    pct = float(noise.group("pct")) if noise else None
+    counters.append((match.group("event"), number(match.group("value")), pct, match.group("unit") or "",
+                     number_, "pct"))
+    return True
+
+
+def _label_before(lines: list[str], index: int, floor: int) -> str | None:
+    """The short label written just before a block (``Before:``, ``with the patch:``), if any."""
+    for position in range(index - 1, max(floor, index - 4) - 1, -1):
+        text = strip_quote(lines[position]).strip()
+        if not text:
+            continue
+        if len(text) <= 60 and (text.endswith(":") or BASE_WORDS.search(text) or re.search(
+                r"\b(after|patched|with|new)\b", text, re.IGNORECASE)):
+            return text.rstrip(":").strip() or None
+        return None
+    return None
+
+
+def find_perf_blocks(lines: list[str]) -> list[Claim]:
+    """Every run of ``perf stat`` blocks (one claim per group of blocks separated by at most prose)."""
+    blocks = []
+    index, floor = 0, 0
+    while index < len(lines):
+        if PERF_HEADER.search(strip_quote(lines[index])):
+            block, after = _perf_block(lines, index)
+            block["label"] = _label_before(lines, index, floor)
+            blocks.append(block)
+            floor = index = after
+            continue
+        index += 1
+    return [_perf_claim(blocks)] if blocks else []
+
+
+def _perf_side(block: dict[str, object], label: str, counter: tuple) -> Side:
+    name, value, noise, _unit, _line, form = counter
+    n = int(block["runs"])  # type: ignore[call-overload]
+    if n < 2:
+        return Side(label, 1, value, None, how="one run: perf prints no spread")
+    if form == "abs":
+        se = noise
+        how = f"± {se:g} s is the standard error of the mean: sd = ± x sqrt({n})" if se is not None else ""
+    else:
+        se = abs(value) * (noise or 0.0) / 100.0
+        how = (f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
+               f"sd = {noise or 0:g}% x mean x sqrt({n})")
+    sd = None if se is None else se * math.sqrt(n)
+    return Side(label, n, value, sd, mean_text=f"{value:g}", how=how)
+
+
+def _unreadable_blocks(claim: Claim, blocks: list[dict[str, object]]) -> None:
+    for block in blocks:
+        if not block["counters"]:
+            claim.readable = len(blocks) > 1 and any(b["counters"] for b in blocks)
+            claim.findings.append(Finding("unreadable", "warning", f"line {block['line']}: a perf stat block "
+                                          "whose counter lines cannot be read (cut or rewrapped?): not compared"))
+
+
+def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
+    labels = [str(b["label"] or f"block {i + 1} ({b['what']})") for i, b in enumerate(blocks)]
+    base = next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
+    order = [base] + [i for i in range(len(blocks)) if i != base]
+    claim = Claim("perf-stat", int(blocks[0]["line"]), int(blocks[-1]["end"]),  # type: ignore[call-overload]
+                  "perf stat " + " vs ".join(labels[i] for i in order))
+    events: dict[str, list[tuple[int, tuple]]] = {}
+    for i in order:
+        for counter in blocks[i]["counters"]:  # type: ignore[attr-defined]
+            events.setdefault(counter[0], []).append((i, counter))
+    _unreadable_blocks(claim, blocks)
+    if len(blocks) == 1:
+        claim.findings.append(Finding("single_block", "info", "one perf stat block: nothing to compare it with"))
+    for event, found in events.items():
+        sides = [_perf_side(blocks[i], labels[i], counter) for i, counter in found]
+        line = found[0][1][4]
+        claim.rows.append(Row(event, line, sides, [None] * (len(sides) - 1)))
+    return claim
+
+
+# --------------------------------------------------------------------------
+# the kernel test robot
+
+def _lkp_labels(lines: list[str], head: int) -> list[str]:
+    for position in range(head - 1, max(-1, head - 5), -1):
+        match = LKP_COMMITS.match(strip_quote(lines[position]).strip())
+        if match:
+            return [match.group(1)[:12], match.group(2)[:12]]
+    return ["base", "new"]
+
+
+def _lkp_side(label: str, text: str, sd_pct: str | None, n: int | None) -> Side:
+    mean = number(text)
+    if sd_pct is None:
+        return Side(label, n, mean, None, mean_text=text, how="no ± printed (LKP omits small spreads)")
+    return Side(label, n, mean, abs(mean) * float(sd_pct) / 100.0, mean_text=text,
+                how=f"± {sd_pct}% is the runs' standard deviation relative to their mean")
+
+
+def find_lkp_tables(lines: list[str]) -> list[Claim]:
+    claims = []
+    for index, raw in enumerate(lines):
+        if not LKP_HEAD.match(strip_quote(raw).strip()):
+            continue
+        labels = _lkp_labels(lines, index)
+        position = index + 1
+        if position < len(lines) and re.fullmatch(r"[\\|\s]+", strip_quote(lines[position]).strip() or "x"):
+            position += 1
+        rows_at = position
+        while position < len(lines) and strip_quote(lines[position]).strip():
+            position += 1
+        n = runs_in_prose(lines, index, position)
+        claim = Claim("lkp", index + 1, position, f"kernel test robot table {labels[0]} vs {labels[1]}")
+        for offset, raw_row in enumerate(lines[rows_at:position]):
+            text = strip_quote(raw_row).strip()
+            match = LKP_ROW.match(text)
+            if match is None:
+                claim.findings.append(Finding("unreadable", "warning", f"line {rows_at + offset + 1}: not a "
+                                              f"%stddev %change row, not compared: {text[:60]!r}"))
+                continue
+            change = match.group("change")
+            printed = PrintedChange(change, float(change.rstrip("%")), change.endswith("%"))
+            sides = [_lkp_side(labels[0], match.group("base"), match.group("bsd"), n),
+                     _lkp_side(labels[1], match.group("new"), match.group("nsd"), n)]
+            claim.rows.append(Row(match.group("metric"), rows_at + offset + 1, sides, [printed]))
+        if n is None:
+            claim.findings.append(Finding("runs_unknown", "warning", "the number of runs per commit is not in "
+                                          "the table nor stated near it: no test can be recomputed"))
+        claim.readable = bool(claim.rows)
+        claims.append(claim)
+    return claims

@@ -1,0 +1,141 @@
+"""Stop when decided: ``abstat run --until-decided``, a group-sequential design over the default comparison.
+
+A fixed design runs n and judges once.  This one looks at the data at a few
+planned sample sizes (:meth:`SequentialDesign.looks`: from ``min_runs``,
+each look 1.5 times the last, the last at ``max_runs``) and stops as soon as
+every candidate's verdict is settled:
+
+- **a difference** (faster, slower...) when the default comparison's
+  two-sided interval at the look's level excludes no change;
+- **equivalent within the threshold** when its interval at twice that
+  level (the two one-sided tests) lies inside +-threshold;
+- **undecided at the maximum** otherwise, at ``max_runs``.
+
+Looking several times spends the error rate several times; so each look
+gets only its share (alpha spending, Lan & DeMets 1983, with the power
+family ``alpha * t**rho`` of the information fraction ``t = n / max_runs``):
+the shares add up to ``alpha``, and split again over the candidates
+(Bonferroni), so that the chance of calling any difference where there is
+none, or equivalence where the change is at the threshold, stays at most
+``alpha`` whatever the looks' dependence.  ``rho = 4`` spends almost nothing
+early (a 3x difference is still settled at the second or third look) and
+keeps about 85% of ``alpha`` for the last look, close to a fixed design of
+``max_runs``.  ``benchmarks/sequential.py`` measures all of it through
+:meth:`SequentialDesign.decide`, the code ``abstat run`` calls.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+GROWTH = 1.5
+RHO = 4.0
+
+
+@dataclass(frozen=True)
+class Settled:
+    """One candidate's settled verdict: ``verdict`` as the comparison words it (``faster``, ``slower``,
+    ``higher (worse)``...) or ``equivalent``; the change and interval at the look that settled it."""
+
+    candidate: str
+    verdict: str
+    runs: int
+    delta_pct: float
+    ci_pct: tuple[float, float]
+    level: float
+
+
+@dataclass
+class SequentialState:
+    """Where a sequential experiment stands: the candidates settled so far, and why it stops (None: go on)."""
+
+    settled: dict[str, Settled] = field(default_factory=dict)
+    stop_reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SequentialDesign:
+    """The looks and levels of a sequential experiment (see the module's documentation)."""
+
+    min_runs: int = 5
+    max_runs: int = 100
+    threshold_pct: float = 2.0
+    alpha: float = 0.05
+    rho: float = RHO
+    growth: float = GROWTH
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.min_runs <= self.max_runs:
+            raise ValueError(f"min_runs must be 2 to max_runs ({self.max_runs}), not {self.min_runs}")
+        if not (self.threshold_pct > 0 and math.isfinite(self.threshold_pct)):
+            raise ValueError("threshold_pct must be a positive percentage")
+        if not 0 < self.alpha < 0.5:
+            raise ValueError("alpha must be between 0 and 0.5")
+
+    def looks(self) -> list[int]:
+        """The runs per variant at which the data are judged, increasing, the last ``max_runs``."""
+        looks = [self.min_runs]
+        while looks[-1] < self.max_runs:
+            step = max(looks[-1] + 1, math.ceil(looks[-1] * self.growth))
+            if self.max_runs - step < (step - looks[-1]) / 2:  # no last step too small to spend much on
+                step = self.max_runs
+            looks.append(min(self.max_runs, step))
+        return looks
+
+    def spent(self, runs: int) -> float:
+        """The error rate spent by the look at ``runs`` per variant (all looks before it included)."""
+        return self.alpha * min(1.0, runs / self.max_runs) ** self.rho
+
+    def level(self, runs: int, candidates: int = 1) -> float:
+        """The two-sided level of the look at ``runs``: its share of the spending, split over the candidates."""
+        looks = self.looks()
+        if runs not in looks:
+            raise ValueError(f"{runs} is not a look of this design ({looks})")
+        previous = looks[looks.index(runs) - 1] if looks.index(runs) else 0
+        return (self.spent(runs) - (self.spent(previous) if previous else 0.0)) / max(1, candidates)
+
+    def decide(self, samples: Mapping[str, Sequence[float]], baseline: str, runs: int,
+               state: SequentialState | None = None, *, higher_is_better: bool = False) -> SequentialState:
+        """Judge the look at ``runs`` per variant: ``samples`` maps each variant to its values so far.  Returns
+        ``state`` (new when None) with the candidates settled at this look added, and ``stop_reason`` set
+        when every candidate is settled or this is the last look."""
+        from abstat.comparison.core import compare
+
+        state = state if state is not None else SequentialState()
+        candidates = [name for name in samples if name != baseline]
+        level = self.level(runs, len(candidates))
+        for name in candidates:
+            if name in state.settled:
+                continue
+            settled = self._judge(compare, samples[baseline], samples[name], name, runs, level, higher_is_better)
+            if settled is not None:
+                state.settled[name] = settled
+        if len(state.settled) == len(candidates):
+            state.stop_reason = (f"stopped early at {runs} of at most {self.max_runs} runs per variant: "
+                                 + "; ".join(_said(s) for s in state.settled.values()))
+            if runs == self.max_runs:
+                state.stop_reason = state.stop_reason.replace("stopped early at", "settled at")
+        elif runs >= self.max_runs:
+            open_ones = [name for name in candidates if name not in state.settled]
+            state.stop_reason = (f"undecided at the maximum of {self.max_runs} runs per variant: "
+                                 f"{', '.join(open_ones)} (neither a difference nor equivalence within "
+                                 f"+-{self.threshold_pct:g}% at the spent error rate)")
+        return state
+
+    def _judge(self, compare, base, cand, name: str, runs: int, level: float,
+               higher_is_better: bool) -> Settled | None:
+        tost = compare(base, cand, confidence=1 - 2 * level, higher_is_better=higher_is_better)
+        if tost.ci_pct is not None and -self.threshold_pct < tost.ci_pct[0] and tost.ci_pct[1] < self.threshold_pct:
+            return Settled(name, "equivalent", runs, tost.delta_pct, (tost.ci_pct[0], tost.ci_pct[1]), 2 * level)
+        two_sided = compare(base, cand, confidence=1 - level, higher_is_better=higher_is_better)
+        ci = two_sided.ci_pct
+        if ci is not None and (ci[0] > 0 or ci[1] < 0) and two_sided.verdict != "cannot judge":
+            return Settled(name, two_sided.verdict, runs, two_sided.delta_pct, (ci[0], ci[1]), level)
+        return None
+
+
+def _said(settled: Settled) -> str:
+    low, high = settled.ci_pct
+    return (f"{settled.candidate} {settled.verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}] "
+            f"at level {settled.level:.2g})")

@@ -1,0 +1,184 @@
+"""fio (``--output-format=json``) and iperf3 (``-J``) JSON results.
+
+``fio``     per job (label ``job``) and direction with I/O done: ``read.iops`` (IO/s), ``read.bw``
+            (KiB/s, fio's ``bw``), ``read.clat_mean`` and ``read.lat_mean`` (ns), ``read.clat_p50``,
+            ``p90``, ``p95``, ``p99``, ``p99.9`` (ns, fio's completion latency percentiles).
+``iperf3``  the test's totals: TCP ``sender.bits_per_second``, ``receiver.bits_per_second``,
+            ``sender.retransmits``; UDP ``bits_per_second``, ``jitter_ms``, ``lost_percent``.
+
+One file is one run (one value per metric); give several files (a glob) for
+several runs.  The per-interval figures (fio's ``bw_mean``, iperf3's
+``intervals``) are a time series within the run and are not read as runs.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from abstat.errors import InputError
+from abstat.readers.sampleset import SampleSet
+
+FIO_PERCENTILES = (("50.000000", "p50"), ("90.000000", "p90"), ("95.000000", "p95"), ("99.000000", "p99"),
+                   ("99.900000", "p99.9"))
+DIRECTIONS = ("read", "write", "trim")
+
+
+MAX_DOCUMENTS = 10_000
+
+
+def load_documents(path: str, text: str, limit: int = MAX_DOCUMENTS) -> list[Any]:
+    """The JSON documents in ``text`` one after another (one per run), after any lines a tool printed
+    before the first (fio's warnings)."""
+    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
+    if start == 0 and not text.lstrip().startswith("{"):
+        raise InputError("no JSON document", path=path)
+    decoder = json.JSONDecoder()
+    docs: list[Any] = []
+    position = start
+    while position < len(text) and len(docs) < limit:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position >= len(text):
+            break
+        try:
+            doc, position = decoder.raw_decode(text, position)
+        except ValueError as err:
+            raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path,
+                             line=text.count("\n", 0, getattr(err, "pos", position)) + 1) from None
+        except RecursionError:
+            raise InputError("bad JSON: nested too deeply", path=path) from None
+        docs.append(doc)
+    return docs
+
+
+def load_document(path: str, text: str) -> Any:
+    """The first JSON document in ``text``."""
+    return load_documents(path, text, limit=1)[0]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def is_fio(doc: Any) -> bool:
+    return isinstance(doc, dict) and "fio version" in doc and isinstance(doc.get("jobs"), list)
+
+
+def is_iperf3(doc: Any) -> bool:
+    return isinstance(doc, dict) and isinstance(doc.get("start"), dict) and isinstance(doc.get("end"), dict) \
+        and "intervals" in doc
+
+
+def _fio_direction(data: dict[str, Any]) -> dict[str, tuple[float, str]]:
+    found: dict[str, tuple[float, str]] = {}
+    for key, metric, unit in (("iops", "iops", "IO/s"), ("bw", "bw", "KiB/s")):
+        value = _number(data.get(key))
+        if value is not None:
+            found[metric] = (value, unit)
+    for key, scale in (("clat_ns", 1.0), ("clat", 1000.0)):  # fio 2.x printed usec under "clat"
+        clat = data.get(key)
+        if isinstance(clat, dict):
+            mean = _number(clat.get("mean"))
+            if mean is not None:
+                found["clat_mean"] = (mean * scale, "ns")
+            percentiles = clat.get("percentile")
+            if isinstance(percentiles, dict):
+                for raw, name in FIO_PERCENTILES:
+                    value = _number(percentiles.get(raw))
+                    if value is not None:
+                        found[f"clat_{name}"] = (value * scale, "ns")
+            break
+    lat = data.get("lat_ns")
+    if isinstance(lat, dict) and _number(lat.get("mean")) is not None:
+        found["lat_mean"] = (float(lat["mean"]), "ns")
+    return found
+
+
+def read_fio(path: str, text: str) -> list[SampleSet]:
+    return _merge(path, [_read_fio_doc(path, doc) for doc in load_documents(path, text)])
+
+
+def read_iperf3(path: str, text: str) -> list[SampleSet]:
+    return _merge(path, [_read_iperf3_doc(path, doc) for doc in load_documents(path, text)])
+
+
+def _merge(path: str, per_doc: list[list[SampleSet]]) -> list[SampleSet]:
+    """One set per labels, one value per document (run) that has it."""
+    merged: dict[tuple[tuple[str, str], ...], SampleSet] = {}
+    for sets in per_doc:
+        for sample_set in sets:
+            key = tuple(sorted(sample_set.labels.items()))
+            if key in merged:
+                merged[key].runs[0].extend(sample_set.runs[0])
+            else:
+                merged[key] = sample_set
+    if len(per_doc) > 1:
+        for sample_set in merged.values():
+            sample_set.notes.append(f"{path}: {len(per_doc)} JSON documents, one value per document (run)")
+            break
+    return list(merged.values())
+
+
+def _read_fio_doc(path: str, doc: Any) -> list[SampleSet]:
+    if not is_fio(doc):
+        raise InputError("not fio JSON output (no 'fio version' and 'jobs')", path=path)
+    sets: list[SampleSet] = []
+    for index, job in enumerate(doc["jobs"]):
+        if not isinstance(job, dict):
+            raise InputError(f"jobs[{index}] is not an object", path=path)
+        name = str(job.get("jobname", f"job{index}"))
+        for direction in DIRECTIONS:
+            data = job.get(direction)
+            if not isinstance(data, dict) or not (_number(data.get("total_ios")) or _number(data.get("iops"))):
+                continue  # no I/O in this direction
+            for metric, (value, unit) in _fio_direction(data).items():
+                sets.append(SampleSet(labels={"job": name, "metric": f"{direction}.{metric}"}, runs=[[value]],
+                                      source=path, unit=unit, extra={"format": "fio"}))
+        if isinstance(job.get("error"), int) and job["error"]:
+            raise InputError(f"fio job {name!r} ended with error {job['error']}", path=path)
+    if not sets:
+        raise InputError("fio JSON holds no job with I/O done", path=path)
+    return sets
+
+
+def _read_iperf3_doc(path: str, doc: Any) -> list[SampleSet]:
+    if isinstance(doc, dict) and isinstance(doc.get("error"), str):
+        raise InputError(f"iperf3 reported an error: {doc['error'][:200]}", path=path)
+    if not is_iperf3(doc):
+        raise InputError("not iperf3 JSON output (no 'start', 'intervals' and 'end')", path=path)
+    end = doc["end"]
+    wanted = (("sum_sent", "sender", ("bits_per_second", "retransmits")),
+              ("sum_received", "receiver", ("bits_per_second",)),
+              ("sum", None, ("bits_per_second", "jitter_ms", "lost_percent")))
+    units = {"bits_per_second": "bit/s", "jitter_ms": "ms", "lost_percent": "%", "retransmits": None}
+    sets: list[SampleSet] = []
+    for key, side, fields in wanted:
+        part = end.get(key)
+        if not isinstance(part, dict) or (key == "sum" and sets):
+            continue
+        for field in fields:
+            value = _number(part.get(field))
+            if value is not None:
+                metric = f"{side}.{field}" if side else field
+                sets.append(SampleSet(labels={"metric": metric}, runs=[[value]], source=path,
+                                      unit=units[field], extra={"format": "iperf3"}))
+    if not sets:
+        raise InputError("iperf3 JSON holds no end totals (end.sum_sent, end.sum_received or end.sum)",
+                         path=path)
+    return sets
+
+
+def detect_doc(doc: Any) -> str | None:
+    if is_fio(doc):
+        return "fio"
+    if is_iperf3(doc) or (isinstance(doc, dict) and isinstance(doc.get("start"), dict)
+                          and isinstance(doc.get("error"), str)):
+        return "iperf3"
+    return None
+
+
+READERS = {"fio": read_fio, "iperf3": read_iperf3}

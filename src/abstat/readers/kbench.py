@@ -1,0 +1,202 @@
+"""Kernel benchmarks' text output: hackbench, ``perf bench``, kernbench, sysbench, will-it-scale.
+
+Each reader returns one sample set per metric (label ``metric``), one value
+per run the file holds (a file of several runs is the runs' outputs one
+after another, as LKP and shell loops keep them):
+
+``hackbench``     ``Time: 0.890`` lines (seconds): ``time``.
+``perf-bench``    ``Total time: 1.066 [sec]``, ``2.012750 usecs/op``, ``496832 ops/sec``,
+                  ``GB/sec`` lines; label ``benchmark`` from ``# Running 'sched/messaging' benchmark:``.
+``kernbench``     ``Elapsed Time 28.094 (0.182565)`` after ``Average ... Run (std deviation):``:
+                  summary statistics, N the ``run number K`` lines of that load.
+``sysbench``      ``events per second``, ``total time``, the latency lines (ms),
+                  ``transactions: N (X per sec.)``, ``MiB/sec``.
+``will-it-scale`` its CSV (``tasks,processes,...``): label ``tasks``.
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from abstat.errors import InputError
+from abstat.readers.sampleset import SampleSet
+from abstat.readers.summary import Summary
+
+_NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+HACKBENCH_TIME = re.compile(rf"^Time:\s*({_NUM})\s*$")
+INSTANCE = re.compile(r"^Instance: (\d+)\s*$")
+HACKBENCH_HEAD = re.compile(r"^Running in (?:process|threaded) mode with \d+ groups")
+PERF_BENCH_HEAD = re.compile(r"^# Running '([\w/.-]+)' benchmark:")
+PERF_BENCH_LINES = (
+    (re.compile(rf"^\s*Total time:\s*({_NUM})\s*\[sec\]"), "total-time", "s"),
+    (re.compile(rf"^\s*({_NUM})\s+usecs/op\b"), "usecs-per-op", "us"),
+    (re.compile(rf"^\s*({_NUM})\s+nsecs/op\b"), "nsecs-per-op", "ns"),
+    (re.compile(rf"^\s*({_NUM})\s+ops/sec\b"), "ops-per-sec", "ops/s"),
+    (re.compile(rf"^\s*({_NUM})\s+GB/sec\b"), "GB-per-sec", "GB/s"),
+    (re.compile(rf"^\s*({_NUM})\s+MB/sec\b"), "MB-per-sec", "MB/s"),
+)
+KERNBENCH_AVG = re.compile(r"^Average (.*?) Run \(std deviation\):\s*$")
+KERNBENCH_RUN = re.compile(r"^(.*?) run number (\d+)\.\.\.\s*$")
+KERNBENCH_ROW = re.compile(rf"^(Elapsed Time|User Time|System Time|Percent CPU|Context Switches|Sleeps)\s+"
+                           rf"({_NUM})(?:\s*\(({_NUM})\))?\s*$")
+SYSBENCH_HEAD = re.compile(r"^sysbench \d+\.\d+")
+SYSBENCH_LINES = (
+    (re.compile(rf"^\s*events per second:\s*({_NUM})"), "events-per-second", "events/s"),
+    (re.compile(rf"^\s*total time:\s*({_NUM})s"), "total-time", "s"),
+    (re.compile(rf"^\s*total number of events:\s*({_NUM})"), "events", None),
+    (re.compile(rf"^\s*min:\s*({_NUM})\s*$"), "latency-min", "ms"),
+    (re.compile(rf"^\s*avg:\s*({_NUM})\s*$"), "latency-avg", "ms"),
+    (re.compile(rf"^\s*max:\s*({_NUM})\s*$"), "latency-max", "ms"),
+    (re.compile(rf"^\s*(?:95)th percentile:\s*({_NUM})\s*$"), "latency-p95", "ms"),
+    (re.compile(rf"^\s*transactions:\s*{_NUM}\s*\(({_NUM}) per sec\.\)"), "transactions-per-sec", "1/s"),
+    (re.compile(rf"^\s*queries:\s*{_NUM}\s*\(({_NUM}) per sec\.\)"), "queries-per-sec", "1/s"),
+    (re.compile(rf"\(({_NUM}) MiB/sec\)"), "MiB-per-sec", "MiB/s"),
+)
+WIS_HEADER = "tasks,processes,processes_idle,threads,threads_idle,linear"
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+def _sets(path: str, found: dict[tuple[str, ...], list[float]], units: dict[str, str | None], fmt: str,
+          keys: tuple[str, ...] = ("metric",)) -> list[SampleSet]:
+    if not found:
+        raise InputError(f"{fmt}: no result lines found", path=path)
+    return [SampleSet(labels=dict(zip(keys, key, strict=False)), runs=[values], source=path, unit=units.get(key[-1]),
+                      extra={"format": fmt})
+            for key, values in found.items()]
+
+
+def read_hackbench(path: str, text: str) -> list[SampleSet]:
+    """``Time:`` values; LKP's ``Instance: N`` lines (instances run at once) give label ``instance``."""
+    found: dict[tuple[str, ...], list[float]] = {}
+    instance = None
+    for line in text.splitlines():
+        head = INSTANCE.match(line)
+        if head:
+            instance = head.group(1)
+            continue
+        match = HACKBENCH_TIME.match(line.strip())
+        if match:
+            found.setdefault((instance, "time") if instance else ("time",), []).append(_float(match.group(1)))
+    keys = ("instance", "metric") if instance else ("metric",)
+    return _sets(path, found, {"time": "s"}, "hackbench", keys)
+
+
+def read_perf_bench(path: str, text: str) -> list[SampleSet]:
+    found: dict[tuple[str, ...], list[float]] = {}
+    units: dict[str, str | None] = {}
+    bench = "?"
+    for line in text.splitlines():
+        head = PERF_BENCH_HEAD.match(line)
+        if head:
+            bench = head.group(1)
+            continue
+        for regex, metric, unit in PERF_BENCH_LINES:
+            match = regex.match(line)
+            if match:
+                found.setdefault((bench, metric), []).append(_float(match.group(1)))
+                units[metric] = unit
+    return _sets(path, found, units, "perf-bench", ("benchmark", "metric"))
+
+
+def read_kernbench(path: str, text: str) -> list[SampleSet]:
+    """Each ``Average LOAD Run`` block: a summary per row (N from the block's ``run number`` lines)."""
+    sets: list[SampleSet] = []
+    runs: dict[str, int] = {}
+    load = None
+    for line in text.splitlines():
+        run = KERNBENCH_RUN.match(line.strip())
+        if run:
+            runs[run.group(1)] = max(runs.get(run.group(1), 0), int(run.group(2)))
+            continue
+        avg = KERNBENCH_AVG.match(line.strip())
+        if avg:
+            load = avg.group(1)
+            continue
+        row = KERNBENCH_ROW.match(line.strip())
+        if row and load is not None:
+            sets.append(_kernbench_set(path, load, runs.get(load, 1), row))
+    if not sets:
+        raise InputError("kernbench: no 'Average ... Run (std deviation):' block", path=path)
+    return sets
+
+
+def _kernbench_set(path: str, load: str, n: int, row: re.Match[str]) -> SampleSet:
+    metric = row.group(1).lower().replace(" ", "-")
+    mean = _float(row.group(2))
+    unit = {"elapsed-time": "s", "user-time": "s", "system-time": "s", "percent-cpu": "%"}.get(metric)
+    labels = {"load": load, "metric": metric}
+    if row.group(3) is not None and n >= 2:
+        sd = _float(row.group(3))
+        note = (f"{path}: {load}: {metric}: the mean and standard deviation of {n} runs "
+                "(kernbench prints the sample standard deviation)")
+        return SampleSet(labels=labels, runs=[], source=path, unit=unit, summary=Summary(n, mean, sd),
+                         notes=[note], extra={"format": "kernbench"})
+    return SampleSet(labels=labels, runs=[[mean]], source=path, unit=unit, extra={"format": "kernbench"})
+
+
+def read_sysbench(path: str, text: str) -> list[SampleSet]:
+    found: dict[tuple[str, ...], list[float]] = {}
+    units: dict[str, str | None] = {}
+    for line in text.splitlines():
+        for regex, metric, unit in SYSBENCH_LINES:
+            match = regex.search(line)
+            if match:
+                found.setdefault((metric,), []).append(_float(match.group(1)))
+                units[metric] = unit
+                break
+    return _sets(path, found, units, "sysbench")
+
+
+def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
+    """Rows of will-it-scale's CSV: ``processes``, ``threads`` (operations) and the idle percentages,
+    label ``tasks``; the row of 0 tasks (the machine idle) is skipped."""
+    found: dict[tuple[str, ...], list[float]] = {}
+    header: list[str] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip() == WIS_HEADER:
+            header = WIS_HEADER.split(",")
+            continue
+        if header is None or not line.strip():
+            continue
+        fields = line.strip().split(",")
+        if len(fields) != len(header):
+            if "," in line:
+                raise InputError(f"will-it-scale: {len(fields)} fields, the header has {len(header)}",
+                                 path=path, line=number)
+            continue
+        try:
+            numbers = [_float(f) for f in fields]
+        except ValueError:
+            raise InputError("will-it-scale: not a number in the row", path=path, line=number) from None
+        if numbers[0] == 0:
+            continue
+        for name, value in zip(header[1:], numbers[1:], strict=False):
+            found.setdefault((fields[0], name), []).append(value)
+    units: dict[str, str | None] = {"processes_idle": "%", "threads_idle": "%"}
+    return _sets(path, found, units, "will-it-scale", ("tasks", "metric"))
+
+
+def detect(text: str) -> str | None:
+    head = text[:1 << 16]
+    lines = head.splitlines()
+    if any(PERF_BENCH_HEAD.match(line) for line in lines):
+        return "perf-bench"
+    if any(HACKBENCH_HEAD.match(line) for line in lines) and any(HACKBENCH_TIME.match(ln.strip()) for ln in lines):
+        return "hackbench"
+    if any(KERNBENCH_AVG.match(line.strip()) for line in lines):
+        return "kernbench"
+    if any(SYSBENCH_HEAD.match(line) for line in lines):
+        return "sysbench"
+    if any(line.strip() == WIS_HEADER for line in lines):
+        return "will-it-scale"
+    return None
+
+
+READERS = {"hackbench": read_hackbench, "perf-bench": read_perf_bench, "kernbench": read_kernbench,
+           "sysbench": read_sysbench, "will-it-scale": read_will_it_scale}
