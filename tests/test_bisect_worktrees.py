@@ -122,7 +122,7 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
         _wait_for(lambda: len([p for p in _ours(repo) if str(live.pid) in _ours(repo)[p]["locked"]]) >= 2,
                   "the live bisection's worktrees")
         running = {p for p, fields in _ours(repo).items() if str(live.pid) in fields["locked"]}
-        done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="60"), cwd=repo,
+        done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="100"), cwd=repo,
                               env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         assert "of a bisection that was killed" not in done.stderr  # nothing stale was left
