@@ -51,7 +51,8 @@ import numpy as np
 
 TOLERANCE = 3
 GAP = 10
-SHAPES = ("normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only")
+SHAPES = ("normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only", "quadratic drift only",
+          "cycles", "reverts")
 
 
 def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[int], list[int], dict[int, float]]:
@@ -60,7 +61,7 @@ def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[
     noise_sd = rng.uniform(1.0, 3.0)
     level = np.full(length, 100.0)
     changes: list[int] = []
-    if shape not in ("stationary", "drift only"):
+    if shape not in NO_STEPS:
         room = (length - 2 * GAP) // GAP + 1
         count = min(int(rng.integers(0, 5)), max(room, 0))
         while len(changes) < count:
@@ -82,6 +83,8 @@ def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[
         values = np.round(values / noise_sd) * noise_sd
     elif shape in ("drift", "drift only"):
         values = values + np.linspace(0.0, rng.uniform(1.0, 5.0), length) * rng.choice((-1.0, 1.0))
+    elif shape == "quadratic drift only":
+        values = values + np.linspace(-1.0, 1.0, length) ** 2 * rng.uniform(1.0, 5.0) * rng.choice((-1.0, 1.0))
     elif shape == "spikes":
         hit = np.flatnonzero(rng.random(length) < 0.02)
         spikes = [int(i) for i in hit]
@@ -89,6 +92,7 @@ def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[
     return values, changes, spikes, shifts
 
 
+NO_STEPS = ("stationary", "drift only", "quadratic drift only")
 SAMPLED: dict[int, list[np.ndarray]] = {}  # id(revision means) -> each revision's samples ("sampled" shape)
 
 
@@ -104,6 +108,57 @@ def make_sampled(rng: np.random.Generator, most: int) -> tuple[np.ndarray, list[
     values = np.asarray([s.mean() for s in samples])
     SAMPLED[id(values)] = samples
     return values, changes, [], shifts
+
+
+def _events(rng: np.random.Generator, length: int, bump: bool) -> list[tuple[int, int]]:
+    """1-3 events (start, end): a step (end = length) or, with ``bump``, a revert 8-30 revisions
+    later; GAP revisions apart and from both ends."""
+    events: list[tuple[int, int]] = []
+    for _ in range(100):
+        if len(events) >= int(rng.integers(1, 4)):
+            break
+        start = int(rng.integers(GAP, length - GAP))
+        end = start + int(rng.integers(8, 31)) if bump or rng.random() < 0.5 else length
+        if end > length - GAP and end != length:
+            continue
+        edges = [e for ev in events for e in ev if e < length]
+        if all(abs(start - e) >= GAP and (end == length or abs(end - e) >= GAP) for e in edges) and not (
+                end == length and any(ev[1] == length for ev in events)):
+            events.append((start, end))
+    return sorted(events)
+
+
+def make_cycles(rng: np.random.Generator) -> tuple[np.ndarray, list[int], list[int], dict[int, float]]:
+    """Cycle counts (issue 34 item 6): 5 samples per revision on a grid of 20 around 440 (SD 5-12),
+    3% of samples x U(1.3, 1.8) (interrupts); 1-3 steps or reverts (8-30 revisions) of 1-2 grid
+    steps (4.5-9%).  The anchors get the revision medians, abstat the samples."""
+    length = int(round(math.exp(rng.uniform(math.log(60), math.log(400)))))
+    level = np.full(length, 440.0)
+    for start, end in _events(rng, length, bump=False):
+        level[start:end] += 20.0 * rng.choice((-2.0, -1.0, 1.0, 2.0))
+    changes = [i for i in range(1, length) if level[i] != level[i - 1]]
+    shifts = {i: float(level[i] - level[i - 1]) for i in changes}
+    sd = rng.uniform(5.0, 12.0)
+    samples = []
+    for i in range(length):
+        v = np.round((level[i] + rng.normal(0.0, sd, 5)) / 20.0) * 20.0
+        hit = rng.random(5) < 0.03
+        v[hit] *= rng.uniform(1.3, 1.8, int(hit.sum()))
+        samples.append(v)
+    values = np.asarray([float(np.median(s)) for s in samples])
+    SAMPLED[id(values)] = samples
+    return values, changes, [], shifts
+
+
+def make_reverts(rng: np.random.Generator) -> tuple[np.ndarray, list[int], list[int], dict[int, float]]:
+    """Reverted regressions in long histories (issue 34 item 7): 40-2000 revisions of N(100, 1),
+    1-3 bumps of 1.5-4 SD lasting 8-30 revisions."""
+    length = int(round(math.exp(rng.uniform(math.log(40), math.log(2000)))))
+    level = np.full(length, 100.0)
+    for start, end in _events(rng, length, bump=True):
+        level[start:end] += rng.uniform(1.5, 4.0) * rng.choice((-1.0, 1.0))
+    changes = [i for i in range(1, length) if level[i] != level[i - 1]]
+    return level + rng.normal(0.0, 1.0, length), changes, [], {i: float(level[i] - level[i - 1]) for i in changes}
 
 
 def detect_abstat_means(values: np.ndarray) -> list[int]:
@@ -210,6 +265,93 @@ def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
             "errors": errors, "cpu": time.process_time() - started}
 
 
+MARGIN = 5   # --real: a detection matches a label within this many points (TCPDBench, REALISE)
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def true_positives(truth: list[int], found: list[int], margin: int = MARGIN) -> set[int]:
+    """Detections matching labels one to one, each label taking the closest detection within ``margin``."""
+    left, hits = set(found), set()
+    for t in sorted(truth):
+        close = sorted((abs(t - f), f) for f in left if abs(t - f) <= margin)
+        if close:
+            hits.add(close[0][1])
+            left.discard(close[0][1])
+    return hits
+
+
+def f_measure(annotations: dict[str, list[int]], found: list[int], margin: int = MARGIN) -> tuple[float, float, float]:
+    """(F1, precision, recall) by the TCPDBench protocol: the start (0) counts as a change for every
+    annotator and every detector; precision against the union of the annotators' matches, recall the
+    mean over annotators."""
+    predicted = set(found) | {0}
+    per = [true_positives(sorted(set(cps) | {0}), sorted(predicted), margin) for cps in annotations.values()]
+    precision = len(set().union(*per)) / len(predicted)
+    recall = sum(len(hits) / len(set(cps) | {0})
+                 for hits, cps in zip(per, annotations.values(), strict=True)) / len(per)
+    return (2 * precision * recall / (precision + recall) if precision + recall else 0.0), precision, recall
+
+
+def real_series() -> list[tuple[str, bool, np.ndarray, np.ndarray, dict[str, list[int]]]]:
+    """(name, performance-like, values without missing ones, their original indices, annotations):
+    TCPD's series with its 5 annotators (benchmarks/data/tcpd.json), then apache/otava's test series
+    with the change points its tests expect as the one "annotator" (tests/data/history/otava.json)."""
+    import json
+
+    with open(os.path.join(DATA, "tcpd.json"), encoding="utf-8") as handle:
+        tcpd = json.load(handle)["series"]
+    out = []
+    for name, item in tcpd.items():
+        raw = item["values"]
+        keep = np.asarray([i for i, v in enumerate(raw) if v is not None])
+        out.append((name, item["performance_like"], np.asarray([raw[i] for i in keep], dtype=float), keep,
+                    item["annotations"]))
+    with open(os.path.join(DATA, "..", "..", "tests", "data", "history", "otava.json"), encoding="utf-8") as handle:
+        otava = json.load(handle)
+    for name in ("tigerbeetle", "single_series"):
+        values = np.asarray(otava[name]["series"], dtype=float)
+        expected = sorted({int(c) for case in otava[name]["cases"] for c in case.get("expected", [])})
+        out.append((f"otava:{name}", True, values, np.arange(values.size), {"otava tests": expected}))
+    return out
+
+
+def detect_pelt_mbic(values: np.ndarray) -> list[int]:
+    """PELT-L2 with the MBIC-like penalty 3 sigma^2 log n (R changepoint's default is MBIC)."""
+    import ruptures
+
+    pen = 3 * _sigma(values) ** 2 * math.log(len(values))
+    return [e for e in ruptures.Pelt(model="l2", min_size=2).fit(values.reshape(-1, 1)).predict(pen=pen)
+            if e < len(values)]
+
+
+def score_real(detectors: dict[str, object], markdown: bool) -> None:
+    """Mean F1, precision and recall over the real labelled series, per detector: all series, and the
+    performance-like ones; then each performance-like series' F1."""
+    series = real_series()
+    scores: dict[str, dict[str, tuple[float, float, float]]] = {}
+    for name, detector in detectors.items():
+        for label, _, values, index, labels in series:
+            try:
+                found = [int(index[i]) for i in detector(values)]  # type: ignore[operator]
+            except Exception:
+                found = []
+            scores.setdefault(name, {})[label] = f_measure(labels, found)
+    groups = (("all", [s[0] for s in series]), ("performance-like", [s[0] for s in series if s[1]]))
+    print(f"real labelled series (margin {MARGIN}; TCPD with 5 annotators; otava:* labelled by Otava's own tests)")
+    sep = " | " if markdown else "  "
+    print(sep.join(["detector", *(f"{g} F1 / P / R ({len(names)})" for g, names in groups)]))
+    for name, per in scores.items():
+        cells = []
+        for _, names in groups:
+            f, p, r = (float(np.mean([per[n][j] for n in names])) for j in range(3))
+            cells.append(f"{f:.3f} / {p:.3f} / {r:.3f}")
+        print(sep.join([name, *cells]))
+    print("\nper performance-like series, F1 (precision, recall):")
+    for label in groups[1][1]:
+        print(f"{label}: " + ", ".join(f"{name} {per[label][0]:.2f} ({per[label][1]:.2f}, {per[label][2]:.2f})"
+                                        for name, per in scores.items()))
+
+
 Z_EDGES = (0.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
 
 
@@ -258,6 +400,8 @@ def main() -> int:
     parser.add_argument("--shape", action="append", help="only these shapes (repeatable)")
     parser.add_argument("--losses", action="store_true",
                         help="also print where abstat's recall is lost, by the steps' z (see losses())")
+    parser.add_argument("--real", action="store_true",
+                        help="score the detectors on real labelled series instead (TCPDBench protocol, margin 5)")
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print(f"seed {seed}", flush=True)
@@ -277,9 +421,15 @@ def main() -> int:
     if args.set:
         print(f"abstat with {', '.join(args.set)}", flush=True)
     detectors = _detectors()
+    if args.real:
+        detectors = {"abstat": detect_abstat, "PELT-L2 BIC": detect_pelt_l2, "PELT-L2 MBIC": detect_pelt_mbic,
+                     **{k: v for k, v in detectors.items() if k not in ("abstat", "PELT-L2 BIC")}}
     if args.only:
         detectors = {k: v for k, v in detectors.items() if k in args.only}
     warnings.simplefilter("ignore")
+    if args.real:
+        score_real(detectors, args.markdown)
+        return 0
     header = ["shape", "detector", "precision", "recall", "F1", "FA/1000", "spikes reported", "alarmed",
               "CI coverage", "errors", "CPU s"]
     rows, margins, lost = [], [], []
@@ -290,16 +440,18 @@ def main() -> int:
         rng = np.random.default_rng([seed, (SHAPES + ("sampled",)).index(shape)])
         if shape == "sampled":
             series = [make_sampled(rng, args.samples) for _ in range(args.series)]
+        elif shape in ("cycles", "reverts"):
+            series = [(make_cycles if shape == "cycles" else make_reverts)(rng) for _ in range(args.series)]
         else:
             series = [make_series(shape, rng) for _ in range(args.series)]
         named = dict(detectors)
-        if shape == "sampled" and "abstat" in named:
-            named["abstat (means)"] = detect_abstat_means
-        if not args.no_oracle and shape not in ("stationary", "drift only"):
+        if shape in ("sampled", "cycles") and "abstat" in named:
+            named["abstat (one value per revision)"] = detect_abstat_means
+        if not args.no_oracle and shape not in NO_STEPS:
             named["oracle K (reference)"] = None
         results = {name: evaluate(shape, series, name, detector) for name, detector in named.items()}
         for name, r in results.items():
-            steps = shape not in ("stationary", "drift only")
+            steps = shape not in NO_STEPS
             rows.append([shape, name, f"{r['precision']:.3f}" if steps else "-", f"{r['recall']:.3f}" if steps else "-",
                          f"{r['F1']:.3f}" if steps else "-", f"{r['fa']:.2f}",
                          str(r["spikes"]) if shape == "spikes" else "-",
@@ -307,8 +459,8 @@ def main() -> int:
                          f"{r['coverage']:.2f}" if name == "abstat" and steps else "-",
                          str(r["errors"]), f"{r['cpu']:.1f}"])
         anchors = [r["F1"] for name, r in results.items()
-                   if name not in ("abstat", "abstat (means)", "oracle K (reference)")]
-        if shape not in ("stationary", "drift only") and anchors and "abstat" in results:
+                   if name not in ("abstat", "abstat (one value per revision)", "oracle K (reference)")]
+        if shape not in NO_STEPS and anchors and "abstat" in results:
             oracle = results.get("oracle K (reference)", {}).get("F1", math.nan)
             margins.append((shape, results["abstat"]["F1"] - max(anchors), oracle - max(anchors)))
         if args.losses and shape in ("normal", "quantized", "bimodal", "drift"):

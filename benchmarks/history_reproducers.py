@@ -1,4 +1,4 @@
-"""Issue 21's reproducers, on whichever abstat is first on sys.path: run it on two trees.
+"""Issues 21, 34 (items 6-7) and 40: reproducers, on whichever abstat is first on sys.path: run it on two trees.
 
     PYTHONPATH=/path/to/old/src python benchmarks/history_reproducers.py
     PYTHONPATH=src python benchmarks/history_reproducers.py
@@ -47,3 +47,21 @@ for length in (18, 24, 30):
     out[f'perfectly separated 50% steps, {length} points: missed of 200'] = miss
 for k, v in out.items():
     print(f"{k}\t{v}")
+# issue 34 item 6: 440 -> 420 -> 440 at revisions 80/120, 5 samples per revision on a grid of 20, 3% interrupts
+rng = np.random.default_rng(0)
+cyc = []
+for level in [440] * 80 + [420] * 40 + [440] * 80:
+    v = np.round((level + rng.normal(0, 8, 5)) / 20) * 20
+    hit = rng.random(5) < 0.03
+    v[hit] *= rng.uniform(1.3, 1.8, int(hit.sum()))
+    cyc.append(list(v) if new else float(np.median(v)))
+found = detect(cyc)
+print(f"440 -> 420 -> 440 (grid 20, interrupts)\t{[(c.index, round(100 * c.relative, 1)) for c in found.change_points]}"
+      f" segments {[round(m) for _, _, m in found.segment_medians]}")
+# issue 34 item 7: 1000 revisions of N(100, 1), +3.2 SD at r500-r519
+y = np.random.default_rng(1).normal(100, 1, 1000)
+y[500:520] += 3.2
+print(f"1000 x N(100, 1), +3.2 SD at r500-r519\t{[c.index for c in detect(y).change_points]}")
+# issue 40: reported changes whose interval includes 0 (over the reproducers above)
+print("reported with an interval including 0\t"
+      f"{sum(1 for c in [*found.change_points, *detect(y).change_points, *detect(tb).change_points] if c.low <= 0 <= c.high)}")

@@ -21,7 +21,8 @@ SHIM = os.path.join(ROOT, "tests", "local_ssh.py")
 NOT_SHOWN = {"__version__", "InputError", "UsageError", "ExperimentPlan", "run_experiment", "Summary", "Comparison",
              "compare_many", "resolve_variant", "iter_sample_sets", "machine_record", "read_samples",
              "read_ministat", "describe", "t_critical", "pooled_t", "ministat_report", "audit_file",
-             "NoiseReport", "HostFindings", "ExperimentResult", "Perf", "Analysis", "Engine", "open_store"}
+             "NoiseReport", "HostFindings", "ExperimentResult", "Perf", "Analysis", "Engine", "open_store",
+             "AbstatError"}
 
 
 def blocks(text: str) -> list[str]:

@@ -160,7 +160,7 @@ def test_bisect_on_a_box_across_reboots_skips_a_broken_kernel_and_resumes_after_
     before = [b for b in stored_boots(store) if b[0] == "complete"]
     assert len(before) >= 5
     box.power_on()
-    resumed = abstat(lab, "--resume", "bx", "--store", store, "--format", "json")
+    resumed = abstat(lab, "--resume", "bx", "--yes", "--store", store, "--format", "json")
     assert resumed.returncode == 0, resumed.stderr
     answer = json.loads(resumed.stdout)
     assert answer["status"] == "found" and answer["culprit"] == shas[2], resumed.stderr

@@ -231,7 +231,13 @@ def test_bad_options():
 
 
 def test_public_api_names():
-    assert abstat.compare is compare
+    # the public compare is the library's with confidence a fraction only (issue 35): a percent is refused
+    x, y = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 3.0, 4.0, 5.0, 6.0, 8.0]
+    assert abstat.compare(x, y, confidence=0.9).ci_pct == compare(x, y, confidence=0.9).ci_pct
+    with pytest.raises(abstat.AbstatError, match="0.95"):
+        abstat.compare(x, y, confidence=95)
+    with pytest.raises(UsageError, match="power"):
+        abstat.plan({"a": x, "b": y}, detect=1, power=80)
     assert abstat.Summary is Summary
     c = abstat.compare([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 3.0, 4.0, 5.0, 6.0, 7.0], seed=3)
     d = c.to_dict()

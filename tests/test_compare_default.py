@@ -210,12 +210,21 @@ def test_footnotes_say_what_the_method_does(tmp_path):
     assert out.startswith("b.txt vs a.txt: Hodges-Lehmann ratio (median of the candidate/baseline ratios)")
 
 
-def test_email_report_says_why_its_ministat_blocks_may_disagree(tmp_path):
+def test_email_ministat_blocks_flag_their_own_disagreement_with_the_table(tmp_path):
     files = sorted(str(p) for p in HCALL.iterdir())
-    email = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--format", "email", *files).stdout
-    flat = " ".join(email.split())
-    assert ("The ministat -A blocks below compare means with Student's t (pooled variance, no adjustment); the "
-            "table compares the Hodges-Lehmann ratio") in flat
+    plain = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--format", "email", *files).stdout
+    assert "ministat" not in plain  # blocks only on request
+    email = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--format", "email", "--ministat",
+                   *files).stdout
+    rows = {tuple(line.split()[:2]): line.rstrip().endswith("*") or "] *" in line
+            for line in email.split("\n\n")[1].splitlines()[2:] if "%" in line and not line.startswith("geomean")}
+    blocks = email.split("\n\n  $ ministat -A ")[1:]
+    assert len(blocks) == len(rows) == 6
+    for block in blocks:
+        host, _, mode = block.split()[0].rsplit("/", 1)[1].split("-")[:3]
+        ministat_says = "Difference at" in block
+        flagged = "  ! ministat (t-test of means, unadjusted) finds" in block
+        assert flagged == (ministat_says != rows[(host, mode)]), block
 
 
 def test_plan_and_noise_speak_of_the_estimand_and_say_when_no_n_resolves(tmp_path):

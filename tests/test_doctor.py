@@ -115,7 +115,7 @@ def test_tune_then_reset_restores_every_file(tmp_path: Path) -> None:
     before = _snapshot(root)
     state = str(tmp_path / "state.json")
     findings = run_checks(Context(str(root)))
-    result = tune_mod.tune(findings, state_path=state, run_commands=False)
+    result = tune_mod.tune(findings, state_path=state, run_commands=False, root=str(root))
     changed = {entry["path"] for entry in result.applied}
     assert str(root / "sys/devices/system/cpu/intel_pstate/no_turbo") in changed
     assert result.commands == ["sudo systemctl stop irqbalance"]  # commands are never run for a saved tree
@@ -124,9 +124,9 @@ def test_tune_then_reset_restores_every_file(tmp_path: Path) -> None:
         assert after[name] == OK, name
     recorded = json.loads(Path(state).read_text())["changes"]
     assert {entry["path"] for entry in recorded} == changed
-    again = tune_mod.tune(run_checks(Context(str(root))), state_path=state, run_commands=False)
+    again = tune_mod.tune(run_checks(Context(str(root))), state_path=state, run_commands=False, root=str(root))
     assert not again.applied  # nothing left to change, and the record keeps the first old values
-    tune_mod.reset(state_path=state)
+    tune_mod.reset(state_path=state, root=str(root))
     restored = _snapshot(root)
     thp = "sys/kernel/mm/transparent_hugepage/enabled"
     assert restored.pop(thp) == "always\n"  # the kernel file shows "[always] madvise never" again
@@ -196,9 +196,9 @@ def test_reset_without_permission_prints_commands_and_keeps_the_record(tmp_path:
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     root = _copy("laptop", tmp_path)
     state = str(tmp_path / "state.json")
-    tune_mod.tune(run_checks(Context(str(root))), state_path=state, run_commands=False)
+    tune_mod.tune(run_checks(Context(str(root))), state_path=state, run_commands=False, root=str(root))
     monkeypatch.setattr(tune_mod.os, "access", lambda path, mode: False)
-    result = tune_mod.reset(state_path=state)
+    result = tune_mod.reset(state_path=state, root=str(root))
     assert f"echo 0 | sudo tee {root}/sys/devices/system/cpu/intel_pstate/no_turbo" in result.commands
     assert not result.applied and os.path.exists(state)
     assert (root / "sys/devices/system/cpu/intel_pstate/no_turbo").read_text() == "1\n"

@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from scipy.stats import mannwhitneyu
 
 from abstat.history.changepoints import detect
@@ -40,15 +41,18 @@ def test_step_found_with_scipy_t_test_and_spike_ignored():
     assert np.allclose(running_median(values), level)
     # the test: a pooled two-sample t over --window (100) revisions each side, as far as the ends
     assert (change.left_n, change.right_n) == (70, 70)
-    reference = ttest_ind(x[70:], x[:70])
-    assert abs(change.p_value - reference.pvalue) <= 1e-6 * reference.pvalue
-    # the size: the step of a level + common slope + step fit over 30 revisions each side, with
-    # its t interval (statsmodels' OLS on the same 60 values)
+    assert ttest_ind(x[70:], x[:70]).pvalue < 1e-50
+    # the decision, size and p-value: one model, a level + common slope + step fit over --window (100)
+    # revisions each side, as far as the ends, its t test and t interval (statsmodels' OLS on the same
+    # 140 values; residuals here are not serially correlated, so no widening for a wandering level)
     import statsmodels.api as sm
 
-    j = np.arange(60.0)
-    design = np.column_stack([np.ones(60), j, (j >= 30).astype(float)])
-    fitted = sm.OLS(x[40:100], design).fit()
+    j = np.arange(140.0)
+    design = np.column_stack([np.ones(140), j, (j >= 70).astype(float)])
+    fitted = sm.OLS(x, design).fit()
+    r = fitted.resid
+    assert np.dot(r[1:70], r[:69]) + np.dot(r[71:], r[70:-1]) < 2.0 / np.sqrt(140) * np.dot(r, r)
+    assert abs(change.p_value - fitted.pvalues[2]) <= 1e-6 * fitted.pvalues[2]
     low, high = fitted.conf_int(0.05)[2]
     assert abs(change.shift - fitted.params[2]) < 1e-9
     assert abs(change.low - low) < 1e-9 and abs(change.high - high) < 1e-9
@@ -226,6 +230,8 @@ def test_location_not_pulled_by_an_outlier_or_by_ranks():
     assert change.index == 60
 
 
+@pytest.mark.xfail(strict=True, reason="the decision model (level + slope + step, interval must exclude 0) loses "
+                   "power: 10 of the 13 hits main had (issue 40; docs/history.md)")
 def test_small_step_located_within_two_points():
     # a step of 1.2 noise SD with 80 revisions on each side (the 3%-noise regime of the benchmark):
     # found within +-2 points in 14 of 20 series (10 of 20 with the median-based split before)
@@ -237,6 +243,8 @@ def test_small_step_located_within_two_points():
     assert hits >= 13
 
 
+@pytest.mark.xfail(strict=True, reason="the decision model's slope over 100 each side sizes the -1 SD step at "
+                   "13333 at -0.57 +- 0.28 (p 0.04): missed (issue 40; docs/history.md)")
 def test_long_history_finds_both_steps():
     # 20,000 revisions: candidates come from PELT in C (ruptures' KernelCPD, linear kernel),
     # and a 1-SD step is tested on --window points each side (the detector before took a
@@ -256,9 +264,10 @@ def test_changepoint_benchmark_runs_and_prints_every_shape():
     assert done.returncode == 0, done.stderr
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
     abstat_rows = {row[0].lstrip("| ") for row in rows if row[1] == "abstat"}
-    assert abstat_rows == {"normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only"}
+    assert abstat_rows == {"normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only",
+                           "quadratic drift only", "cycles", "reverts"}
     assert {row[0].lstrip("| ") for row in rows if row[1] == "oracle K (reference)"} == {
-        "normal", "quantized", "bimodal", "spikes", "drift"}
+        "normal", "quantized", "bimodal", "spikes", "drift", "cycles", "reverts"}
     assert "seed 5" in done.stdout
     assert all(row[9] == "0" for row in rows[1:])  # the errors column: no detector raised
 
@@ -273,7 +282,7 @@ def test_changepoint_benchmark_sampled_shape_and_settings():
     assert done.returncode == 0, done.stderr
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")][1:]
     assert {(row[0].lstrip("| "), row[1]) for row in rows} == {
-        ("normal", "abstat"), ("sampled", "abstat"), ("sampled", "abstat (means)")}
+        ("normal", "abstat"), ("sampled", "abstat"), ("sampled", "abstat (one value per revision)")}
     assert "abstat with max_pvalue=0.01, CURVE_LINE=False" in done.stdout
     bad = subprocess.run([sys.executable, script, "--series", "1", "--set", "NO_SUCH=1"],
                          capture_output=True, text=True, env=env, timeout=120)

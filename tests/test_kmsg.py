@@ -44,8 +44,9 @@ done
 
 def abstat(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_STORE", "ABSTAT_DEBUG")}
+    # the script below stands in for a kernel module: its lines are user space's (see abstat.runner.kmsg)
     return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={**env, "NO_COLOR": "1"})
+                          timeout=300, env={**env, "NO_COLOR": "1", "ABSTAT_KMSG_USER_LINES": "1"})
 
 
 def ipi_metrics() -> list[str]:
@@ -112,3 +113,39 @@ def test_a_run_whose_module_printed_nothing_failed(tmp_path):
     done = abstat("run", "-n", "2", "--metric-source", "kmsg", *ipi_metrics(), "-v", "a=true", cwd=tmp_path)
     assert done.returncode != 0
     assert "run 1 of variant 'a' failed" in done.stderr and "kernel log: metric dry_run: pattern" in done.stderr
+
+
+# --------------------------------------------------------------------------
+# issue 36, item 8: only the kernel's own records, within the run's window
+
+
+def test_only_kernel_records_stamped_within_the_run_are_accepted(tmp_path):
+    log = tmp_path / "log"
+    log.write_bytes(b"")
+    collector = kmsg.KmsgCollector([], path=str(log))
+    try:
+        collector._user_lines = False
+        collector.wrap([], None)  # type: ignore[arg-type]
+        start = collector._start_us
+        end = start + 10_000_000
+        assert collector._accept(b"3,1,%d,-;Dry-run: 0, 5 ns\n" % (start + 100), end)       # the kernel's, in the run
+        assert not collector._accept(b"11,2,%d,-;Dry-run: 0, 99 ns\n" % (start + 100), end)  # user space (<0> too)
+        assert not collector._accept(b"3,3,%d,-;Dry-run: 0, 99 ns\n" % (start - 10**6), end)  # before the run
+        assert not collector._accept(b"3,4,%d,-;Dry-run: 0, 99 ns\n" % (end + 1), end)       # after it
+        assert not collector._accept(b"garbage;Dry-run: 0, 99 ns\n", end)
+        collector._user_lines = True
+        assert collector._accept(b"11,2,%d,-;Dry-run: 0, 99 ns\n" % (start + 100), end)
+    finally:
+        collector.close()
+
+
+@needs_kmsg
+def test_lines_user_space_writes_during_a_run_are_not_metrics(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_STORE", "ABSTAT_DEBUG", "ABSTAT_KMSG_USER_LINES")}
+    done = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "3", "--experiment", "forged",
+                           "--metric-source", "kmsg", "--metric", r"cycles=abstat-forged cycles: (\d+)",
+                           "--shell", "-v", "a=echo 'abstat-forged cycles: 99' > /dev/kmsg", "--format", "json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**env, "NO_COLOR": "1"})
+    assert "Traceback" not in done.stderr and done.returncode != 0
+    assert "kernel log: 1 record(s) not written by the kernel during this run ignored" in done.stderr, done.stderr
+    assert "metric cycles: pattern 'abstat-forged cycles: " in done.stderr and "matched nothing" in done.stderr

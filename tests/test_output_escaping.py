@@ -57,7 +57,7 @@ def test_markdown_escape_kills_html_and_links():
 
 @pytest.mark.parametrize("cell,out", [
     ("=1+2", "'=1+2"), ("+cmd", "'+cmd"), ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),
-    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\rx", "'\rx"),
+    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\\x09x"), ("\rx", "'\\x0dx"),
     ("-15.2", "-15.2"), ("+1e-05", "+1e-05"), ("-inf", "-inf"), (3.5, 3.5), ("plain", "plain"),
 ])
 def test_csv_formula_neutralised_numbers_kept(cell, out):

@@ -123,7 +123,7 @@ def test_csv_marks_summary_cells(reference, capsys):
 
 
 def test_email_prints_no_invented_ministat_block(capsys):
-    status, out, err = run_cli(["--format", "email", BEFORE, AFTER], capsys)
+    status, out, err = run_cli(["--format", "email", "--ministat", BEFORE, AFTER], capsys)
     assert status == 0, err
     assert all(len(line) <= 72 for line in out.splitlines())
     flat = " ".join(out.split())
@@ -161,17 +161,17 @@ def test_mixed_summary_and_file(capsys):
     assert doc["common_labels"] == {"host": "milan", "mode": "pv64"}
     cells = doc["rows"][0]["cells"]
     assert cells["before"]["center_kind"] == "mean"
-    assert cells["after"]["center_kind"] == "pseudo-median" and cells["after"]["summary"] is None
-    # a sample cell shows its own centre, labelled; beside a summary cell the change compares means
-    # (the footer says so)
-    assert cells["after"]["center"] == pytest.approx(abstat.compare(values, values).centers[0], rel=1e-12)
+    # beside a summary cell the change compares means, and the sample cell shows its mean: the printed
+    # centres agree with the change (issue 35; the footer says so)
+    assert cells["after"]["center_kind"] == "mean" and cells["after"]["summary"] is None
+    assert cells["after"]["center"] == pytest.approx(statistics.fmean(values), rel=1e-12)
     cmp = cells["after"]["comparison"]
     assert cmp["delta_pct"] == expected.delta_pct and cmp["ci_pct"] == list(expected.ci_pct)
     assert cmp["delta_pct"] == pytest.approx((statistics.fmean(values) / 438.97959 - 1) * 100, rel=1e-9)
     assert cmp["p_value"] == pytest.approx(welch.pvalue, rel=1e-9)
     assert cmp["method"] == "Welch t on means from summary statistics, Fieller interval"
 
-    status, out, err = run_cli(["--format", "email", *args], capsys)
+    status, out, err = run_cli(["--format", "email", "--ministat", *args], capsys)
     assert status == 0, err
     flat = " ".join(out.split())
     assert f"(no ministat -A block for {path} vs before: before is summary statistics" in flat
@@ -182,7 +182,7 @@ def test_mixed_summary_and_file(capsys):
     lines = out.splitlines()
     assert lines[0] == "abstat report: variant, baseline before (host=milan, mode=pv64)"
     assert "439.0 (mean)" in out
-    shown = abstat.compare(values, values).centers[0]  # the sample cell's own centre (a pseudo-median)
+    shown = statistics.fmean(values)  # beside a summary, the sample cell shows the mean the change compares
     assert f"{shown:.1f}  " + format_change(expected.delta_pct, expected.ci_pct) in out
     assert "changes involving them compare means" in " ".join(out.split())
 
@@ -200,7 +200,7 @@ def test_pattern_and_labels_name_summary_cells(capsys):
     assert pv64.sample_set.summary == SUMMARY_AFTER
     assert pv64.comparison.delta_pct == abstat.compare(SUMMARY_BEFORE, SUMMARY_AFTER).delta_pct
     assert by_mode["pv32"].cells["after"].sample_set.summary is None
-    assert by_mode["pv32"].cells["after"].center_kind == "pseudo-median"
+    assert by_mode["pv32"].cells["after"].center_kind == "median"
     assert len(report.summaries) == 1  # the geomean still combines both rows
 
 

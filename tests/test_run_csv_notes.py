@@ -84,9 +84,10 @@ def test_notes_from_data_are_escaped_as_export_escapes_them(tmp_path):
     with open_store(path, create=False) as store:
         text = comparison_report(store, "x", fmt="csv")
     [row] = rows_of(text)
-    assert row["notes"] == "'" + evil + " (before: 6 runs)"  # csv_cell: a leading ' against formulas
+    shown = evil.replace("\n", "\\x0a")  # csv_cell: a leading ' against formulas, control characters escaped
+    assert row["notes"] == "'" + shown + " (before: 6 runs)"
     exported = rows_of(abstat("export", "--store", path).stdout)
-    assert {r["notes"] for r in exported if r["variant"] == "before"} == {"'" + evil}
+    assert {r["notes"] for r in exported if r["variant"] == "before"} == {"'" + shown}
     assert not any(line.startswith("=") for line in text.splitlines())
 
 

@@ -75,8 +75,9 @@ def test_short_runs_wait_in_the_journal_and_are_committed_together(store):
         buffer.add(run(index))
     assert count(path) == 0 and len(buffer.pending) == 5
     assert guard.replay["journal"] == buffer.path and guard.replay["store"] == path
-    head, runs = journal.read(buffer.path)
-    assert head["invocation"] == invocation.uid and [r["iteration"] for r in runs] == [0, 1, 2, 3, 4]
+    head, runs, damaged = journal.read(buffer.path)
+    assert head["invocation"] == invocation.uid and [r["iteration"] for _, r in runs] == [0, 1, 2, 3, 4]
+    assert damaged == []
     buffer._last -= buffer_mod.COMMIT_EVERY_S  # as if the batch had waited its time
     buffer.add(run(5))
     assert count(path) == 6 and buffer.pending == []
@@ -140,8 +141,8 @@ def test_a_replay_adds_what_the_store_lacks_once_and_skips_a_torn_line(store, tm
         handle.write(b'{"uid": "cut sh')  # abstat killed inside the write
     copy = str(tmp_path / "copy.jsonl")
     shutil.copy(buffer.path, copy)
-    assert journal.replay(copy, opened) == (3, 1)
-    assert journal.replay(copy, opened) == (0, 4)
+    assert journal.replay(copy, opened) == (3, 1, [])
+    assert journal.replay(copy, opened) == (0, 4, [])
     assert count(path) == 4
     db = sqlite3.connect(path)
     assert db.execute("SELECT COUNT(DISTINCT run_id) FROM samples").fetchone()[0] == 4

@@ -10,9 +10,11 @@ The public API (docs/api.md shows each part with an example):
 - this machine and the boxes: :func:`noise_floor`, :func:`analyse_noise`,
   :func:`check_machine` (the doctor's checks), :func:`check_hosts`;
 - revisions: :func:`analyse_history`, :func:`find_commit` (bisection);
-- statistics: :func:`compare`, :func:`compare_many`, :func:`plan`,
-  :func:`load_sample_sets` / :func:`build_report` / :func:`render_report_as`,
+- statistics: :func:`compare`, :func:`compare_many`, :func:`plan` (confidence and
+  power as fractions: 0.95, 0.8), :func:`load_sample_sets` / :func:`iter_sample_sets`
+  (one :class:`SampleSet` model) / :func:`build_report` / :func:`render_report_as`,
   :func:`audit_text`, :func:`audit_file`; the store: :func:`open_store`.
+  Every error abstat raises on bad input is an :class:`AbstatError`.
 
 It is imported lazily so that ``import abstat`` stays cheap; numpy and scipy
 load only when a statistic is computed.
@@ -22,11 +24,13 @@ __version__ = "0.1.0"
 
 # public name -> (module, attribute); filled in as features land.
 _LAZY: dict[str, tuple[str, str]] = {
+    "AbstatError": ("abstat.errors", "AbstatError"),
     "InputError": ("abstat.errors", "InputError"),
     "UsageError": ("abstat.errors", "UsageError"),
     "SpecError": ("abstat.engine.parts", "SpecError"),
     "run": ("abstat.api", "run"),
     "resume": ("abstat.api", "resume"),
+    "stored_commands": ("abstat.api", "stored_commands"),
     "noise_floor": ("abstat.api", "noise_floor"),
     "analyse_noise": ("abstat.api", "analyse_noise"),
     "NoiseReport": ("abstat.api", "NoiseReport"),
@@ -46,13 +50,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "RegexMetric": ("abstat.runner.sources", "RegexMetric"),
     "JsonLines": ("abstat.runner.sources", "JsonLines"),
     "Perf": ("abstat.runner.sources", "Perf"),
-    "compare": ("abstat.comparison", "compare"),
-    "compare_many": ("abstat.comparison", "compare_many"),
+    "compare": ("abstat.api", "compare"),
+    "compare_many": ("abstat.api", "compare_many"),
     "Comparison": ("abstat.comparison", "Comparison"),
     "Summary": ("abstat.readers.summary", "Summary"),
     "audit_text": ("abstat.audit", "audit_text"),
     "audit_file": ("abstat.audit", "audit_file"),
-    "plan": ("abstat.comparison.planning", "plan"),
+    "plan": ("abstat.api", "plan"),
+    "SampleSet": ("abstat.readers.sampleset", "SampleSet"),
     "load_sample_sets": ("abstat.report.api", "load"),
     "build_report": ("abstat.report.api", "build"),
     "render_report_as": ("abstat.report.api", "render"),

@@ -3,17 +3,78 @@
 Each is what the command of the same name does, without a command line:
 typed arguments in, data out (with its warnings), nothing printed.  They are
 re-exported from :mod:`abstat` (``abstat.run(spec)``; names that are not
-those of abstat's subpackages: ``abstat.noise`` is the package, ``abstat.noise_floor`` the function); docs/api.md shows each
-with an example, and the tests run those examples.
+those of abstat's subpackages: ``abstat.noise`` is the package,
+``abstat.noise_floor`` the function); docs/api.md shows each with an example, and the tests run those examples.
+
+Confidence levels and power are fractions everywhere in the library
+(``confidence=0.95``, ``power=0.8``); percents are the command line's.
+Results are typed: :class:`abstat.history.analysis.HistoryReport`,
+:class:`abstat.bisect.driver.Report`, :class:`abstat.doctor.Finding`.
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abstat.engine import Engine, ExperimentResult, ExperimentSpec
 from abstat.engine.events import EventSink, ignore
+from abstat.errors import UsageError
+
+if TYPE_CHECKING:
+    from abstat.bisect.driver import Report as BisectReport
+    from abstat.comparison.model import Comparison
+    from abstat.comparison.planning import Plan
+    from abstat.doctor.base import Finding
+    from abstat.history.analysis import HistoryReport
+    from abstat.noise.analysis import MetricNoise
+
+
+def _fraction(value: float, name: str, low: float = 0.5) -> float:
+    """``value`` when it is a fraction in [low, 1); a percent (95) is refused in one line."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value < 1.0:
+        hint = f" (a fraction: {value / 100:g}, not a percent)" if isinstance(value, (int, float)) and value > 1 else ""
+        raise UsageError(f"{name} must be a fraction in [{low:g}, 1), not {value!r}{hint}")
+    return float(value)
+
+
+# --------------------------------------------------------------------------
+# statistics
+
+def compare(baseline: Any, candidate: Any, *, confidence: float = 0.95, **options: Any) -> Comparison:
+    """:func:`abstat.comparison.compare` with ``confidence`` a fraction (0.95): compare ``candidate`` with
+    ``baseline`` (each a sequence of numbers, of runs, a :class:`Summary` or a :class:`SampleSet`)."""
+    from abstat.comparison import compare as compare_two
+
+    return compare_two(_data(baseline), _data(candidate), confidence=_fraction(confidence, "confidence"), **options)
+
+
+def compare_many(variants: dict[str, Any], *, baseline: str | None = None, confidence: float = 0.95,
+                 **options: Any) -> list[Comparison]:
+    """Every variant compared with ``baseline`` (the first by default); ``confidence`` a fraction."""
+    from abstat.comparison import compare_many as compare_all
+
+    return compare_all({name: _data(data) for name, data in variants.items()}, baseline=baseline,
+                       confidence=_fraction(confidence, "confidence"), **options)
+
+
+def plan(variants: dict[str, Any], *, detect: float, power: float = 0.8, confidence: float = 0.95,
+         **options: Any) -> Plan:
+    """Samples (or runs x samples) per variant to detect a change of ``detect`` (percent of the baseline's
+    centre, a practical size) with ``power`` at ``confidence``, both fractions (:func:`abstat.comparison.
+    planning.plan`; the plan's own ``confidence`` field is in percent, as printed)."""
+    from abstat.comparison.planning import plan as plan_sizes
+
+    return plan_sizes({name: _data(data) for name, data in variants.items()}, detect=detect,
+                      power=_fraction(power, "power", 0.0), confidence=_fraction(confidence, "confidence") * 100.0,
+                      **options)
+
+
+def _data(data: Any) -> Any:
+    """A :class:`abstat.SampleSet` as its samples (or summary); anything else as given."""
+    from abstat.readers.sampleset import SampleSet
+
+    return data.comparison_data() if isinstance(data, SampleSet) else data
 
 
 def run(spec: ExperimentSpec, *, on_event: EventSink | None = None) -> ExperimentResult:
@@ -28,10 +89,27 @@ def run(spec: ExperimentSpec, *, on_event: EventSink | None = None) -> Experimen
     return Engine(on_event=on_event or ignore).run(spec)
 
 
+def stored_commands(experiment: str, *, store: str | None = None) -> list[str]:
+    """What :func:`resume` of ``experiment`` would run and where, one line each: a store may have been
+    imported or shared, so show these and check them before passing them to :func:`resume`."""
+    from abstat.engine.stored import stored_commands as lines
+    from abstat.engine.stored import stored_experiment
+    from abstat.store import resolve_store_path
+
+    stored = stored_experiment(resolve_store_path(store), experiment)
+    if stored.spec is None:  # stored as a command line by an older abstat: says how to convert it
+        stored.resumable(stored.store)
+    assert stored.spec is not None
+    return lines(stored.spec)
+
+
 def resume(experiment: str, *, store: str | None = None, boot_timeout: float | None = None,
-           on_event: EventSink | None = None) -> ExperimentResult:
-    """Continue a lab experiment from the specification stored with it; stored boots are not repeated."""
-    return Engine(on_event=on_event or ignore).resume(experiment, store=store, boot_timeout=boot_timeout)
+           approved: Sequence[str] | None = None, on_event: EventSink | None = None) -> ExperimentResult:
+    """Continue a lab experiment from the specification stored with it; stored boots are not repeated.
+    Nothing runs unless ``approved`` is the list :func:`stored_commands` returned (seen and checked):
+    otherwise :class:`abstat.UsageError` names the stored commands."""
+    return Engine(on_event=on_event or ignore).resume(experiment, store=store, boot_timeout=boot_timeout,
+                                                      approved=approved)
 
 
 # --------------------------------------------------------------------------
@@ -42,17 +120,17 @@ class NoiseReport:
     """An A/A experiment and its analysis: one :class:`abstat.noise.MetricNoise` per metric."""
 
     experiment: str
-    metrics: list[Any]
+    metrics: list[MetricNoise]
     result: ExperimentResult | None = None   # the runs, when they were made now
     warnings: list[Any] = field(default_factory=list)
 
-    def metric(self, name: str) -> Any:
+    def metric(self, name: str) -> MetricNoise:
         return next(m for m in self.metrics if m.metric == name)
 
 
 def noise_floor(command: str, *, runs: int = 40, warmup: int = 0, metrics: Sequence[str] = (), shell: bool = False,
           timeout: float | None = None, seed: int | None = None, host: str | None = None,
-          experiment: str | None = None, store: str | None = None, confidence: float = 95.0,
+          experiment: str | None = None, store: str | None = None, confidence: float = 0.95,
           blocks: int | None = None, on_event: EventSink | None = None) -> NoiseReport:
     """Run ``command`` as two identical variants, interleaved (here, or on ``host``: ``NAME`` or
     ``LABEL=DESTINATION``), store them, and analyse this machine's noise floor
@@ -79,9 +157,10 @@ def noise_floor(command: str, *, runs: int = 40, warmup: int = 0, metrics: Seque
 
 
 def analyse_noise(experiment: str, *, store: str | None = None, host: str | None = None,
-                  metrics: Sequence[str] | None = None, confidence: float = 95.0, blocks: int | None = None,
+                  metrics: Sequence[str] | None = None, confidence: float = 0.95, blocks: int | None = None,
                   seed: int = 0) -> NoiseReport:
-    """The noise analysis of a stored A/A experiment (of ``host``'s runs only, when given)."""
+    """The noise analysis of a stored A/A experiment (of ``host``'s runs only, when given);
+    ``confidence`` a fraction."""
     from abstat.comparison.commands import experiment_command_warnings
     from abstat.noise import analyse_experiment
     from abstat.store import open_store, resolve_store_path
@@ -89,7 +168,8 @@ def analyse_noise(experiment: str, *, store: str | None = None, host: str | None
     labels = {"host": host} if host else None
     with open_store(resolve_store_path(store), create=False) as opened:
         found = analyse_experiment(opened, experiment, metrics=list(metrics) if metrics else None,
-                                   confidence=confidence / 100.0, blocks=blocks, seed=seed, labels=labels)
+                                   confidence=_fraction(confidence, "confidence"), blocks=blocks, seed=seed,
+                                   labels=labels)
         chosen = [i["id"] for i in opened.invocations(experiment) if i["labels"].get("host") == host] if host else None
         warnings = experiment_command_warnings(opened, experiment, chosen)
     return NoiseReport(experiment, found, warnings=list(warnings))
@@ -101,11 +181,11 @@ def analyse_noise(experiment: str, *, store: str | None = None, host: str | None
 def analyse_history(experiment: str | None = None, *, store: str | None = None, inputs: Sequence[str] = (),
                     metrics: Sequence[str] | None = None, where: dict[str, set[str]] | None = None,
                     repo: str | None = ".", rev_label: str = "rev", label_columns: Sequence[str] | None = None,
-                    min_magnitude: float = 0.0, confidence: float = 95.0, **settings: Any) -> Any:
+                    min_magnitude: float = 0.0, confidence: float = 0.95, **settings: Any) -> HistoryReport:
     """Change points of a benchmark across git revisions (``abstat history``): the report of
     :func:`abstat.history.analysis.analyse` for the runs of ``experiment`` in the store and/or the
-    files ``inputs`` (``min_magnitude`` and ``confidence`` in percent; ``settings``: the other fields
-    of :class:`abstat.history.analysis.Settings`, e.g. ``max_pvalue``, ``min_segment``, ``drift``).
+    files ``inputs`` (``min_magnitude`` in percent of the level, ``confidence`` a fraction;
+    ``settings``: the other fields of :class:`abstat.history.analysis.Settings`, e.g. ``max_pvalue``, ``min_segment``, ``drift``).
     No change-point record is read or written."""
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
@@ -115,16 +195,17 @@ def analyse_history(experiment: str | None = None, *, store: str | None = None, 
                           experiment=experiment, inputs=list(inputs), metrics=list(metrics) if metrics else None,
                           where=where or {}, repo=repo, rev_label=rev_label,
                           label_columns=list(label_columns) if label_columns else None)
-    chosen = Settings(min_magnitude=min_magnitude / 100.0, confidence=confidence / 100.0, **settings)
+    chosen = Settings(min_magnitude=min_magnitude / 100.0, confidence=_fraction(confidence, "confidence"), **settings)
     return analyse(loaded, chosen, {})[0]
 
 
 def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", build: str | None = None,
-           budget: int = 400, confidence: float = 95.0, artifact: str | None = None, timeout: float | None = None,
+           budget: int = 400, confidence: float = 0.95, artifact: str | None = None, timeout: float | None = None,
            experiment: str | None = None, store: str | None = None,
-           progress: Callable[[str], None] = lambda text: None) -> Any:
+           progress: Callable[[str], None] = lambda text: None) -> BisectReport:
     """Find the commit between ``good`` and ``bad`` that changed ``metric`` (a built-in one such as
-    ``wall``, or ``NAME=REGEX`` the benchmark prints): the :class:`abstat.bisect.driver.Report`."""
+    ``wall``, or ``NAME=REGEX`` the benchmark prints): the :class:`abstat.bisect.driver.Report`;
+    ``confidence`` a fraction."""
     from abstat.bisect.driver import Config, run_bisect
     from abstat.runner import BUILTIN_METRICS
     from abstat.runner.sources import RegexMetric
@@ -132,7 +213,7 @@ def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", 
 
     name, spec = (metric, None) if metric in BUILTIN_METRICS else (RegexMetric.parse(metric).name, metric)
     config = Config(repo=repo, good=good, bad=bad, run=run, metric=name, metric_spec=spec, build=build,
-                    budget=budget, confidence=confidence / 100.0, artifact=artifact, timeout=timeout)
+                    budget=budget, confidence=_fraction(confidence, "confidence"), artifact=artifact, timeout=timeout)
     with open_store(resolve_store_path(store)) as opened:
         return run_bisect(config, opened, experiment, ["abstat.bisect", good, bad], progress)
 
@@ -141,7 +222,7 @@ def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", 
 # doctor
 
 def check_machine(only: Sequence[str] | None = None, *, cpus: Sequence[int] | None = None, interval: float = 0.5,
-           perf: bool = True, root: str = "") -> list[Any]:
+           perf: bool = True, root: str = "") -> list[Finding]:
     """This machine's noise sources: one :class:`abstat.doctor.Finding` per check (or those ``only`` names);
     ``root``: read /proc and /sys under this directory instead (a copy of another machine's)."""
     from abstat.doctor import Context, run_checks
@@ -156,7 +237,7 @@ def check_machine(only: Sequence[str] | None = None, *, cpus: Sequence[int] | No
 class HostFindings:
     host: str                      # the host's label
     destination: str
-    findings: list[Any] | None     # None when it could not be checked
+    findings: list[Finding] | None  # None when it could not be checked
     error: str | None = None
 
 

@@ -86,6 +86,9 @@ def audit_text(text: str, *, threshold: float | None = None, source: str = "<tex
 # ministat reports
 
 
+FAR_OUT = 10.0  # a Max this many times the Median: far outliers (interrupts, preemption) drive the block
+
+
 def _label(dataset: DataSet) -> str:
     return dataset.name if dataset.name else dataset.symbol
 
@@ -102,6 +105,10 @@ def _vitals_findings(ds: DataSet) -> list[Finding]:
     for name, value in (("Median", ds.median), ("Avg", ds.avg)):
         if value.high < ds.min.low or value.low > ds.max.high:
             out.append(Finding("implausible_vitals", "error", f"{who}: {name} {value.text} lies outside Min..Max"))
+    if ds.median.value > 0 and ds.max.value >= FAR_OUT * ds.median.value:  # interrupts in the timed window
+        out.append(Finding("far_outliers", "warning", f"{who}: Max {ds.max.text} is {ds.max.value / ds.median.value:.0f}x "
+                           "the Median: a few far values move Avg, Stddev and Student's t; this block's verdict is "
+                           "theirs, not the bulk's (abstat compare uses the ranks)"))
     if ds.n >= 2 and not math.isnan(ds.stddev.value):
         span_low = max(0.0, ds.max.low - ds.min.high)
         span_high = ds.max.high - ds.min.low

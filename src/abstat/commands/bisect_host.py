@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -69,6 +70,8 @@ def resume_parser() -> argparse.ArgumentParser:
                                         "read back, the search goes on from the first one missing.")
     parser.add_argument("--resume", required=True, metavar="EXPERIMENT", help="the bisection's experiment")
     parser.add_argument("--boot-timeout", type=float, default=None, metavar="S", help="a new --boot-timeout")
+    parser.add_argument("--yes", action="store_true",
+                        help="run the stored commands (without it they are printed and nothing runs)")
     add_store(parser)
     add_format(parser, ("text", "json"), default="text")
     add_no_progress(parser)
@@ -84,6 +87,18 @@ def run_on_host(config: Any, store_path: str, experiment: str | None, argv: list
         return run_box_bisect(config, store, store_path, experiment, argv, progress, resume=resume)
 
 
+def stored_bisect_commands(config: Any) -> list[str]:
+    """What ``bisect --resume`` would run and where, one line each (the caller escapes them)."""
+    setup = config.setup
+    lines = [f"bisection of {config.repo} from {config.good} to {config.bad}:",
+             f"  on this machine, in the repository's worktrees: --build {setup.build or '(none)'}",
+             f"  on this machine after a failed boot: --recover {setup.recover or '(none)'}",
+             f"  on {setup.label} ({setup.destination}):"]
+    lines += [f"    --{name.replace('_', '-')} {value}" for name in ("build_on_host", "install", "boot", "check", "run")
+              if (value := getattr(setup, name)) is not None]
+    return lines
+
+
 def resume(argv: list[str], progress_to: Callable[[bool], Callable[[str], None]]) -> tuple[Any, str]:
     """``abstat bisect --resume EXPERIMENT``: (the report, the format)."""
     import dataclasses
@@ -97,6 +112,11 @@ def resume(argv: list[str], progress_to: Callable[[bool], Callable[[str], None]]
         raise UsageError(f"--resume {args.resume!r}: no store {store_path}")
     with open_store(store_path) as store:
         config = stored_bisection(store, args.resume)
+    if not args.yes:  # a store may be imported or shared: nothing read from it runs unseen
+        from abstat.render.escape import terminal
+
+        sys.stderr.writelines(terminal(line) + "\n" for line in stored_bisect_commands(config))
+        raise UsageError(f"--resume {args.resume!r} runs the stored commands above; check them, then add --yes")
     if args.boot_timeout is not None:
         if not (args.boot_timeout > 0 and math.isfinite(args.boot_timeout)):
             raise UsageError("--boot-timeout must be a positive number of seconds")

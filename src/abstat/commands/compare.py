@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_metric_choice(p)
     add_where(p)
     add_baseline(p)
+    p.add_argument("--unit", action="append", default=[], metavar="[NAME=]UNIT",
+                   help="the unit of the plain files' values (ns, us, ms, s, B, KiB...), or of input NAME; "
+                        "stored and peer units are known; values are converted to the baseline's unit")
     return p
 
 
@@ -64,7 +67,6 @@ def main(argv: list[str]) -> int:
     if args.column < 1:
         raise UsageError("--column must be 1 or more")
 
-    from abstat.comparison import compare_many
     from abstat.readers.specs import parse_variant_specs, peer_files
 
     peers = peer_files(args.inputs)
@@ -78,7 +80,12 @@ def main(argv: list[str]) -> int:
         args.inputs, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
         where=parse_where_args(args.where),
     )
-    comparisons = compare_many(
+    from abstat.render.unit_align import align, variant_sides
+    from abstat.report.analysis import analyse
+
+    unit, unit_notes = align(variant_sides(variants, args.unit, args.store, args.metric), args.metric)
+
+    comparisons = analyse(  # the one analysis path: compare, centres that agree, Holm over the candidates
         variants,
         baseline=args.baseline,
         confidence=args.confidence / 100.0,
@@ -91,8 +98,9 @@ def main(argv: list[str]) -> int:
     for comparison in comparisons:  # what the readers found about the data (a stored variant's mixed commands)
         for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
             comparison.warnings.extend(variants[name].warnings if name in variants else [])
+        comparison.warnings.extend(w for w in unit_notes if w.variant == comparison.candidate)
     color = terminal.color_wanted(sys.stdout, args.color)
-    metric, unit = stored_metric(args.store, args.metric, variants.values())
+    metric = stored_metric(args.store, args.metric, variants.values())[0]
     if args.format == "github":
         from abstat.render.ci_formats import render_comparisons
 
@@ -165,6 +173,10 @@ def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, 
                                delimiters=args.delimiters))
     metrics = None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) \
         else [args.metric]
+    from abstat.render.unit_align import align_sets, parse_unit_args
+    from abstat.report.inputs import beside_peers
+
+    align_sets(beside_peers(sets, args.metric, parse_unit_args(args.unit)[0]))  # every input has a cell
     report = api.build(sets, baseline=args.baseline, metrics=metrics, where=args.where,
                        confidence=args.confidence / 100.0, center=args.center,
                        higher_is_better=args.higher_is_better, seed=args.seed,

@@ -76,7 +76,7 @@ def main(argv: list[str]) -> int:
         return _on_hosts(args, cpus)
     state_path = args.state or default_state_path()
     if args.reset:
-        sys.stdout.write(render_tuning(reset(state_path=state_path), "reset", args.format))
+        sys.stdout.write(render_tuning(reset(state_path=state_path, root=args.root), "reset", args.format))
         return 0
     from abstat.runner.perf import counters_probe
 
@@ -84,7 +84,8 @@ def main(argv: list[str]) -> int:
     context = Context(args.root, cpus=cpus, interval=args.interval, probe_counters=probe)
     findings = run_checks(context, args.only)
     if args.tune:
-        result = tune(findings, state_path=state_path, run_commands=not args.root, dry_run=args.dry_run)
+        result = tune(findings, state_path=state_path, run_commands=not args.root, dry_run=args.dry_run,
+                      root=args.root)
         sys.stdout.write(render_tuning(result, "tune", args.format))
         return 0
     sys.stdout.write(render_findings(findings, args.format))

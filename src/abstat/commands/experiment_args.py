@@ -16,11 +16,11 @@ from typing import Any
 
 from abstat.commands import add_seed
 from abstat.commands.decide_args import add_sequential_options, sequential_from_args
+from abstat.commands.grid_args import add_grid_options, parameters_from_args
 from abstat.commands.values import cpus_of
 from abstat.commands.lab_args import lab_from_args
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
 from abstat.errors import UsageError
-
 
 # perf stat counts these without a PMU (in a VM without hardware counters too)
 SOFTWARE_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults")
@@ -48,6 +48,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
                              "the affinity they start with); recorded with the runs")
     add_metric_options(parser)
     add_sequential_options(parser)
+    add_grid_options(parser)
 
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
@@ -195,5 +196,5 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         background=tuple(check_utf8(text, "--background") for text in args.background),
         metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
         lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
-        cpus=cpus_of(getattr(args, "cpus", None)), sequential=sequential,
+        cpus=cpus_of(getattr(args, "cpus", None)), sequential=sequential, parameters=parameters_from_args(args),
     )

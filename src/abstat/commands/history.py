@@ -1,7 +1,6 @@
 """``abstat history``: a benchmark across revisions, its change points and their stability.
 
     abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
-    abstat history --input results.csv --metric ns_op
     abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
     abstat history nightly --confirm --bisect --build 'make' --run ./bench --run-metric 'ns=ns: (\\d+)'
 """
@@ -15,7 +14,7 @@ import sys
 from abstat.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
                              add_where, resolve_revisions)
 from abstat.errors import InputError, UsageError
-from abstat.history.changepoints import DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW
+from abstat.history import changepoints as cp
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,17 +44,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help="git repository giving the commit order (default: the current directory)")
     parser.add_argument("--min-magnitude", type=float, default=0.0, metavar="PERCENT",
                         help="ignore changes smaller than this percentage of the level (default 0)")
-    parser.add_argument("--max-pvalue", type=float, default=DEFAULT_MAX_PVALUE,
-                        help=f"p-value threshold of a change's t test (default {DEFAULT_MAX_PVALUE:g})")
-    parser.add_argument("--min-segment", type=int, default=DEFAULT_MIN_SEGMENT, metavar="N",
-                        help=f"fewest revisions on each side of a change (default {DEFAULT_MIN_SEGMENT}; "
-                             "shorter = spike)")
-    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW, metavar="N",
-                        help=f"revisions on each side used to test a change (default {DEFAULT_WINDOW}; its "
+    parser.add_argument("--min-change", type=float, default=cp.DEFAULT_MIN_CHANGE * 100, metavar="PCT",
+                        help=f"below PCT%% of the level: small, not alerted (default {100 * cp.DEFAULT_MIN_CHANGE:g})")
+    parser.add_argument("--max-pvalue", type=float, default=cp.DEFAULT_MAX_PVALUE,
+                        help=f"p-value threshold of a change's t test (default {cp.DEFAULT_MAX_PVALUE:g})")
+    parser.add_argument("--min-segment", type=int, default=cp.DEFAULT_MIN_SEGMENT, metavar="N",
+                        help=f"fewest revisions each side of a change (default {cp.DEFAULT_MIN_SEGMENT}; fewer: spike)")
+    parser.add_argument("--window", type=int, default=cp.DEFAULT_WINDOW, metavar="N",
+                        help=f"revisions on each side used to test a change (default {cp.DEFAULT_WINDOW}; its "
                              "size uses at most 30)")
-    parser.add_argument("--penalty", type=float, default=DEFAULT_PENALTY, metavar="F",
+    parser.add_argument("--penalty", type=float, default=cp.DEFAULT_PENALTY, metavar="F",
                         help=f"candidates: splits whose least-squares gain exceeds F log n (default "
-                             f"{DEFAULT_PENALTY:g}); lower proposes more small steps to the t test")
+                             f"{cp.DEFAULT_PENALTY:g}); lower proposes more small steps to the t test")
     parser.add_argument("--no-drift-check", dest="drift", action="store_false",
                         help="report steps even where a straight line explains them as well (a slow drift)")
     parser.add_argument("--exit-code", action="store_true",
@@ -141,8 +141,8 @@ def main(argv: list[str]) -> int:
         raise UsageError("give an EXPERIMENT or --input FILE")
     if not (0 < args.max_pvalue <= 1):
         raise UsageError("--max-pvalue must be in (0, 1]")
-    if not (math.isfinite(args.min_magnitude) and args.min_magnitude >= 0):
-        raise UsageError("--min-magnitude must be a percentage >= 0")
+    if not all(math.isfinite(v) and v >= 0 for v in (args.min_magnitude, args.min_change)):
+        raise UsageError("--min-magnitude and --min-change must be percentages >= 0")
     if not (math.isfinite(args.penalty) and args.penalty >= 0):
         raise UsageError("--penalty must be a number >= 0")
     if args.min_segment < 2 or args.window < args.min_segment:
@@ -164,7 +164,7 @@ def main(argv: list[str]) -> int:
                            rev_label=args.rev_label, label_columns=args.label_column or None)
     settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
                         min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0,
-                        drift=args.drift, penalty=args.penalty)
+                        drift=args.drift, penalty=args.penalty, min_change=args.min_change / 100.0)
     state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)

@@ -100,16 +100,9 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
 def stored_commands(spec: Spec) -> list[str]:
     """What ``--resume`` would run, one line each (the caller escapes them): a store may have been
     imported or shared, and nothing read from it is run before the user has seen it."""
-    where = (", ".join(f"{h.label} ({h.destination})" for h in spec.lab.hosts) if spec.lab is not None
-             else "this machine")
-    lines = [f"on {where}{' (in a shell)' if spec.shell else ''}:"]
-    lines += [f"  -v {v.name}={v.command}" for v in spec.variants]
-    lines += [f"  --{kind} {command}" for kind, command in spec.hooks.items().items()]
-    lines += [f"  --background {command}" for command in spec.background]
-    if spec.lab is not None:
-        lines += [f"  --boot {variant}={command}" for variant, command in spec.lab.boot.items()]
-        lines += [f"  --check {variant}={command}" for variant, command in spec.lab.check.items()]
-    return lines
+    from abstat.engine.stored import stored_commands as lines
+
+    return lines(spec)
 
 
 def lease_hooks(args: argparse.Namespace) -> Any:

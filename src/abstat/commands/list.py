@@ -27,6 +27,7 @@ def main(argv: list[str]) -> int:
         return _names(path)
     with open_store(path, create=False) as store:
         summaries = store.experiments()
+        _tell_journals(store)
     if args.format == "json":
         sys.stdout.write(json.dumps([vars(s) for s in summaries], indent=2) + "\n")
         return 0
@@ -63,3 +64,12 @@ def _names(path: str) -> int:
         return 0
     sys.stdout.write("".join(name + "\n" for name in names if "\n" not in name))
     return 0
+
+
+def _tell_journals(store: object) -> None:
+    """A run journal left when abstat and its supervisor were both killed: named, with its import command."""
+    from abstat.render.escape import terminal
+    from abstat.store.journal import left_behind_notes
+
+    sys.stderr.writelines(terminal(line) + "\n" for line in left_behind_notes(store))
+

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from abstat.commands import (ArgumentParser, add_baseline, add_center, add_columns, add_confidence, add_fail_on,
                              add_format, add_higher_is_better, add_label, add_metric_choice, add_output,
@@ -63,6 +64,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--csv-value", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated value (metric) columns")
     parser.add_argument("--csv-labels", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated label columns")
     add_columns(parser)
+    parser.add_argument("--columns", metavar="LABEL", dest="columns_label",
+                        help="text and email: this row label's values across the top (--columns metric: variants "
+                             "as rows, metrics as columns)")
+    parser.add_argument("--ministat", action="store_true",
+                        help="--format email: add a ministat -A block per compared cell, on the table's samples")
     add_confidence(parser)
     add_center(parser)
     parser.add_argument("--adjust", choices=METHODS, default="holm",
@@ -129,10 +135,18 @@ def main(argv: list[str]) -> int:
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
         to_stdout = args.output is None
-        text = api.render(report, fmt, width=width,
+        if args.ministat and fmt != "email":
+            raise UsageError("--ministat adds blocks to --format email")
+        if args.columns_label:
+            _pivot(report, args.columns_label, fmt)
+        text = api.render(report, fmt, width=width, ministat=args.ministat,
                           color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
                           ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
                           plots=args.plots)
+        if not args.inputs:  # a parameter scan's grid in the rows: its analysis under the table
+            from abstat.render.grid import with_grid
+
+            text = with_grid(text, report, args.store, fmt)
     if args.output:
         from abstat.outfile import write_output
 
@@ -142,3 +156,13 @@ def main(argv: list[str]) -> int:
     from abstat.commands.compare import gate_status
 
     return gate_status(args, report=report) if report is not None else 0
+
+
+def _pivot(report: Any, label: str, fmt: str) -> None:
+    """``--columns LABEL``: the text and e-mail layouts with ``label``'s values across the top."""
+    from abstat.render.pivot import check_columns
+
+    if fmt not in ("text", "email"):
+        raise UsageError(f"--columns is a layout of --format text and email, not {fmt}")
+    check_columns(report, label)
+    report.columns_label = label

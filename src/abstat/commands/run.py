@@ -6,7 +6,7 @@ This command parses its options into an experiment's specification
 (:mod:`abstat.commands.experiment_args`), hands it to the engine
 (:mod:`abstat.engine`) with a display of its events
 (:mod:`abstat.render.run_events`), and renders the comparison the store then
-holds (:mod:`abstat.render.run_report`, one per host for a lab run).
+holds (:mod:`abstat.render.run_report`, one per host for a lab run, per point for a grid).
 """
 from __future__ import annotations
 
@@ -93,18 +93,19 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
 
 def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
     from abstat.render import terminal
+    from abstat.render.grid import grid_report
     from abstat.render.lab_report import lab_report
 
-    spec = result.spec
-    analysis = spec.analysis
+    spec, analysis = result.spec, result.spec.analysis
     options = {"baseline": analysis.baseline, "confidence": analysis.confidence, "fmt": fmt, "seed": spec.seed,
                "higher_is_better": list(analysis.higher_is_better), "color": terminal.color_wanted(sys.stdout),
                "verbose": verbose}
-    if spec.lab is None:
-        text = comparison_report(store, result.experiment, labels=dict(spec.labels), **options)
-    else:
+    if spec.lab is not None:
         text = lab_report(store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels),
                           **options)
+    else:  # a parameter scan: a comparison per grid point, then the grid's analysis
+        text = (grid_report if spec.parameters else comparison_report)(store, result.experiment,
+                                                                        labels=dict(spec.labels), **options)
     terminal.write(sys.stdout, text)
     sys.stdout.flush()
 
@@ -148,15 +149,13 @@ def _from_file(args: argparse.Namespace) -> Any:
     from abstat.store import resolve_store_path
 
     _alone(args, "spec", "the experiment from its file", ("print_spec", *_OUTPUT_OPTIONS))
-    try:
-        if args.spec == "-":
-            text = sys.stdin.read()
-        else:
-            with open(args.spec, encoding="utf-8") as handle:
-                text = handle.read()
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the specification: {getattr(err, 'strerror', None) or err}",
-                         path=args.spec) from None
+    from abstat.readers.text import read_bytes
+
+    try:  # bounded: --spec /dev/zero is one line
+        text = read_bytes(args.spec, limit=16 << 20).decode("utf-8")
+    except (InputError, UnicodeDecodeError) as err:
+        why = err.message.removeprefix("cannot open: ") if isinstance(err, InputError) else err
+        raise InputError(f"cannot read the specification: {why}", path=args.spec) from None
     spec = loads(text, source=args.spec)
     return spec.replace(store=resolve_store_path(args.store or spec.store))
 
@@ -192,8 +191,9 @@ def main(argv: list[str]) -> int:
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
     if args.print_spec:
         from abstat.engine.spec import dumps
+        from abstat.store import display_name  # a password is never printed: it shows as ***
 
-        sys.stdout.write(dumps(spec.replace(store=args.store)))
+        sys.stdout.write(dumps(spec.replace(store=display_name(args.store) if args.store else args.store)))
         return 0
     return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
                    argv=["abstat", "run", *argv], host_hooks=lease_hooks(args))[0]

@@ -95,6 +95,9 @@ def main(argv: list[str]) -> int:
 
     path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
+        from abstat.commands.list import _tell_journals
+
+        _tell_journals(store)
         if not store.has_experiment(args.experiment):
             names = store.experiment_names()
             raise InputError(

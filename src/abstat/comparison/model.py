@@ -123,6 +123,9 @@ class Comparison:
     estimand: str = "hl_ratio"
     centers: list[float] | None = None
     center_kind: str = ""
+    # set when the comparison is one of a family judged together (report/adjust.py: adjust_family)
+    p_adjusted: float | None = None
+    adjustment: str | None = None
 
     @property
     def estimand_label(self) -> str:
@@ -154,6 +157,8 @@ class Comparison:
             "warnings": [w.to_dict() for w in self.warnings],
             "notes": [w.to_dict() for w in self.notes],
             "summaries": [s.to_dict() for s in self.summaries],
+            "p_adjusted": _num(self.p_adjusted),
+            "adjustment": self.adjustment,
         }
 
 

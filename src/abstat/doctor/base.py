@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import re
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -36,9 +37,10 @@ class Change:
     undo_command: list[str] | None = None
 
     def shell(self) -> str:
+        """The change as a shell command line, every word quoted."""
         if self.command is not None:
-            return " ".join(self.command)
-        return f"echo {self.value} | sudo tee {self.path}"
+            return " ".join(shlex.quote(word) for word in self.command)
+        return f"echo {shlex.quote(self.value or '')} | sudo tee {shlex.quote(self.path or '')}"
 
 
 @dataclass

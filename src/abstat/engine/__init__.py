@@ -99,14 +99,16 @@ class Engine:
         return run_local(spec, store_path, argv=self.argv, on_event=self.on_event, caller=self.caller,
                          before_close=before_close)
 
-    def resume(self, experiment: str, *, store: str | None = None, boot_timeout: float | None = None
-               ) -> ExperimentResult:
+    def resume(self, experiment: str, *, store: str | None = None, boot_timeout: float | None = None,
+               approved: Any = None) -> ExperimentResult:
         """Continue the lab experiment ``experiment`` from the specification stored with it,
-        without repeating the boots stored complete (``boot_timeout`` may change)."""
+        without repeating the boots stored complete (``boot_timeout`` may change); ``approved``: the
+        stored commands as checked (:func:`abstat.engine.stored.stored_commands`), else nothing runs."""
         from abstat.store import resolve_store_path
 
         path = resolve_store_path(store)
-        return self.run(stored_experiment(path, experiment).resumable(path, boot_timeout=boot_timeout), resuming=True)
+        spec = stored_experiment(path, experiment).resumable(path, boot_timeout=boot_timeout, approved=approved)
+        return self.run(spec, resuming=True)
 
     def session(self, spec: ExperimentSpec, **options: Any) -> LocalSession:
         """This machine's process control for ``spec``'s metric sources and timeout, for callers that

@@ -15,6 +15,7 @@ every run is committed as it completes.
 """
 from __future__ import annotations
 
+import fcntl
 import os
 import sys
 import tempfile
@@ -115,6 +116,7 @@ class RunBuffer:
         self._usable = False
         try:
             fd, path = tempfile.mkstemp(prefix="abstat-journal-", suffix=".jsonl")
+            fcntl.flock(fd, fcntl.LOCK_SH)  # held while abstat lives: a journal left behind is told apart
         except OSError:
             return False
         head = journal.header(self.invocation.uid, self.invocation.experiment)

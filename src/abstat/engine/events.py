@@ -78,6 +78,7 @@ class RunDone(Event):
     units: dict[str, str] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     boot: int | None = None
+    point: dict[str, str] = field(default_factory=dict)  # a parameter scan's grid point (name -> value)
 
     @property
     def ok(self) -> bool:

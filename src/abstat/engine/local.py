@@ -1,4 +1,5 @@
-"""A specification run on this machine: preflight, one invocation in the store, every run committed.
+"""A specification run on this machine: preflight, one invocation in the store (one per grid point of a
+parameter scan, :mod:`abstat.engine.grid`), every run committed.
 
 The order of what happens is the contract ``abstat run`` has always kept:
 everything that can be checked is checked before the store is created
@@ -15,6 +16,7 @@ from typing import Any
 
 from abstat.engine.events import EventSink, ExperimentDone, ExperimentStarted, Note, RunDone
 from abstat.engine.buffer import RunBuffer
+from abstat.engine.grid import grid_points, schedule_entries
 from abstat.engine.record import ExperimentResult, default_name, run_notes, settings_of
 from abstat.engine.session import LocalSession, check_commands, probe_perf
 from abstat.engine.spec import ExperimentSpec
@@ -47,7 +49,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     record = machine.collect()
     record["doctor"], doctor_warnings = run_preflight(perf, sample)
     store = open_store(store_path)
-    invocation = None
+    invocations: list[Any] = []
     finished = False
     store.spool_on_disconnect(lambda line: on_event(Note(line)))  # PostgreSQL only
     try:
@@ -56,25 +58,23 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
             raise UsageError(f"--baseline {baseline!r} is neither one of the variants nor stored in "
                              f"experiment {experiment!r}")  # before any run, not after all of them
         spec = spec.replace(experiment=experiment)
-        invocation = store.start_invocation(
-            experiment, record, argv=list(argv), settings=settings_of(spec, perf.supported if perf else [], caller),
-            labels=dict(spec.labels), variants=spec.names,
-        )
+        points = grid_points(spec)  # [{}] without parameters: one invocation, as always
+        entries = {entry.name: entry for entry in schedule_entries(spec)}
+        start_all(store, invocations, spec, points, record, argv=list(argv),
+                  settings=lambda point: settings_of(spec, perf.supported if perf else [], caller, point=point))
         result = ExperimentResult(spec, experiment, store.display)
         on_event(ExperimentStarted(experiment, spec, store.display, tuple(notes), tuple(doctor_warnings),
                                    perf_in_times=perf is not None and perf.usable))
-        commands = {v.name: v.command for v in spec.variants}
         session = LocalSession(spec, on_event=on_event, perf=perf)
-        # Short runs are journaled and committed in batches (abstat.engine.buffer); the supervisor
-        # replays the journal should abstat be killed outright.
-        buffer = RunBuffer(store, invocation, commands, guard=session.executor.containment)
+        buffers = point_buffers(store, invocations, list(entries.values()), session.executor.containment)
 
         def persist(outcome: Any) -> None:
-            m = outcome.measurement
-            run = RunDone(outcome.variant, outcome.iteration, outcome.position, m.status, m.wall_s, m.exit_code,
-                          outcome.started_at, m.values, m.units, tuple(run_notes(m.notes, m.stderr_tail)))
+            m, entry = outcome.measurement, entries[outcome.variant]
+            run = RunDone(entry.variant, outcome.iteration, outcome.position, m.status, m.wall_s, m.exit_code,
+                          outcome.started_at, m.values, m.units, tuple(run_notes(m.notes, m.stderr_tail)),
+                          point=points[entry.point])
             with signals.deferred():  # Ctrl-C lands after the journal line or the commit, never inside
-                buffer.add(run)
+                buffers[entry.point].add(run)
             result.runs.append(run)
             on_event(run)
 
@@ -84,13 +84,13 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
         except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
             with signals.deferred(deliver=False):
                 try:
-                    buffer.close()  # what completed is kept (a failed commit names its journal)
+                    close_all(buffers)  # what completed is kept (a failed commit names its journal)
                 finally:
                     session.close()
                     signals.restore_handlers(previous)
             raise
         with signals.deferred(deliver=False) as held:  # a teardown no signal abandons
-            buffer.close()
+            close_all(buffers)
             session.close()
             signals.restore_handlers(previous)
             interrupted = outcome.interrupted or bool(held.received)
@@ -98,22 +98,60 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
                 "interrupted" if interrupted else "failed")
             result.error = outcome.error
             result.notes = list(outcome.notes) + session.notes
-            store.finish_invocation(invocation, result.status,
-                                    notes + result.notes + ([outcome.error] if outcome.error else []))
+            finish_all(store, invocations, result.status,
+                       notes + result.notes + ([outcome.error] if outcome.error else []))
             finished = True
-        on_event(ExperimentDone(experiment, result.status, len(result.runs), len(spec.variants) * spec.runs,
+        on_event(ExperimentDone(experiment, result.status, len(result.runs), len(entries) * spec.runs,
                                 len(result.failed_runs), result.error, tuple(result.notes)))
         if before_close is not None:
             before_close(store, result)
     except BaseException as err:
-        if invocation is not None and not finished:  # never leave it "running"
+        if not finished:  # never leave one "running"
             with signals.deferred(deliver=False):
-                try:
-                    store.finish_invocation(invocation, "interrupted" if isinstance(err, KeyboardInterrupt)
-                                            else "failed", [*notes, f"abstat stopped: {err!r}"])
-                except Exception:
-                    pass  # the original error says more
+                finish_all(store, invocations, "interrupted" if isinstance(err, KeyboardInterrupt) else "failed",
+                           [*notes, f"abstat stopped: {err!r}"], quietly=True)
         raise
     finally:
         store.close()
     return result
+
+
+def close_all(buffers: list[RunBuffer]) -> None:
+    """Close every buffer, even when one fails (the first error is raised)."""
+    failure: BaseException | None = None
+    for buffer in buffers:
+        try:
+            buffer.close()
+        except BaseException as err:
+            failure = failure or err
+    if failure is not None:
+        raise failure
+
+
+def finish_all(store: Any, invocations: list[Any], status: str, notes: list[str], *, quietly: bool = False) -> None:
+    """Finish every invocation (``quietly``: after an error, which says more than a failure here)."""
+    for invocation in invocations:
+        try:
+            store.finish_invocation(invocation, status, notes)
+        except Exception:
+            if not quietly:
+                raise
+
+
+def start_all(store: Any, invocations: list[Any], spec: ExperimentSpec, points: list[dict[str, str]], record: Any,
+              *, argv: list[str], settings: Callable[[dict[str, str]], dict[str, Any]]) -> None:
+    """Start an invocation per grid point (labelled with its values, as a lab's hosts are), each
+    appended to ``invocations`` as it starts (whatever fails next, those are finished)."""
+    for point in points:
+        invocations.append(store.start_invocation(spec.experiment, record, argv=argv, variants=spec.names,
+                                                  labels={**spec.labels, **point}, settings=settings(point)))
+
+
+def point_buffers(store: Any, invocations: list[Any], entries: list[Any], guard: Any) -> list[RunBuffer]:
+    """A :class:`RunBuffer` per grid point's invocation.  Short runs are journaled and committed in
+    batches (:mod:`abstat.engine.buffer`; the supervisor replays the journal should abstat be killed
+    outright); a grid's runs go to several invocations, each run committed as it completes (the
+    journal holds one invocation's)."""
+    guard = guard if len(invocations) == 1 else None
+    return [RunBuffer(store, invocation, {e.variant: e.command for e in entries if e.point == index}, guard=guard)
+            for index, invocation in enumerate(invocations)]

@@ -14,7 +14,7 @@ from typing import Any
 
 from abstat.errors import InputError
 
-SPEC_VERSION = 2  # 2: cpus
+SPEC_VERSION = 2  # 2: cpus, sequential, parameters
 MAX_RUNS = 1_000_000          # per variant: the schedule is built in memory
 MAX_VARIANTS = 1000
 MAX_HOSTS = 1000
@@ -26,6 +26,7 @@ MAX_VALUE_CHARS = 4096
 MAX_BACKGROUND = 100
 MAX_METRICS = 200
 MAX_SEED = 2**63
+MAX_PARAMETERS = 10      # -L NAME VALUES: the grid's dimensions
 MAX_CPU = 65_535  # a CPU number (Linux's NR_CPUS is at most 8192)
 ORDERS = ("interleaved", "sequential", "random")
 FAILURE_POLICIES = ("stop", "continue")
@@ -258,3 +259,26 @@ class Sequential:
             raise SpecError("sequential.threshold", f"must be a percentage between 0 and 100 (got {self.threshold!r})")
         if self.metric is not None:
             _text("sequential.metric", self.metric, MAX_NAME_CHARS)
+
+
+def _parameters(where: str, value: Any, labels: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """``-L NAME VALUES``: names (as labels' keys, not one abstat sets or ``labels`` holds) -> distinct,
+    non-empty values, in order."""
+    if not isinstance(value, Mapping):
+        raise SpecError(where, f"must be an object of names and lists of values, not {type(value).__name__}")
+    if len(value) > MAX_PARAMETERS:
+        raise SpecError(where, f"more than {MAX_PARAMETERS} parameters")
+    parameters: dict[str, tuple[str, ...]] = {}
+    for name, values in value.items():
+        _name(f"{where} name", name)
+        if name in RESERVED_LABELS or name == "host" or name in labels:
+            taken = "a label of the experiment" if name in labels else "a label abstat sets"
+            raise SpecError(f"{where}[{name!r}]", f"{name!r} is {taken}: choose another name")
+        if not isinstance(values, (list, tuple)) or not values or len(values) > MAX_VARIANTS:
+            raise SpecError(f"{where}[{name!r}]", f"must be a list of 1 to {MAX_VARIANTS} values")
+        texts = tuple(_text(f"{where}[{name!r}]", text, MAX_VALUE_CHARS) for text in values)
+        if len(set(texts)) != len(texts):
+            twice = next(text for text in texts if texts.count(text) > 1)
+            raise SpecError(f"{where}[{name!r}]", f"value {twice!r} given twice")
+        parameters[name] = texts
+    return parameters

@@ -18,11 +18,13 @@ from abstat.runner.schedule import SCHEDULE_VERSION
 from abstat.runner.sources import JsonLines, RegexMetric
 
 
-def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, Any] | None = None
-                ) -> dict[str, Any]:
+def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, Any] | None = None,
+                point: dict[str, str] | None = None) -> dict[str, Any]:
     """The ``settings`` of an invocation of ``spec`` (``perf_events``: those counted here; ``caller``:
-    what the caller keeps with it, see :class:`abstat.engine.Engine`)."""
+    what the caller keeps with it, see :class:`abstat.engine.Engine`; ``point``: a parameter scan's grid
+    point this invocation holds, whose values its ``variants`` commands have)."""
     from abstat import __version__
+    from abstat.engine.grid import substitute
 
     settings = {
         "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
@@ -32,11 +34,13 @@ def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, 
         "metrics": [source.text for source in spec.metrics if isinstance(source, RegexMetric)],
         "json_lines": any(isinstance(source, JsonLines) for source in spec.metrics),
         "perf_events": list(perf_events),
-        "variants": {v.name: v.command for v in spec.variants},
+        "variants": {v.name: substitute(v.command, point or {}) for v in spec.variants},
         "cpus": list(spec.cpus),
         "abstat": __version__,
         "spec": dict(spec.to_json(), store=None),  # where it is stored goes without saying (and may hold a password)
     }
+    if spec.parameters:  # which labels are the grid's (abstat report's grid analysis reads them)
+        settings["parameters"] = {name: list(values) for name, values in spec.parameters.items()}
     if caller:
         settings["caller"] = caller
     return settings
@@ -92,7 +96,9 @@ class ExperimentResult:
     def failed_runs(self) -> list[RunDone]:
         return [run for run in self.runs if not run.ok]
 
-    def values(self, variant: str, metric: str = "wall", host: str | None = None) -> list[float]:
-        """Every value of ``metric`` from the successful runs of ``variant`` (of ``host``), in run order."""
+    def values(self, variant: str, metric: str = "wall", host: str | None = None,
+               point: dict[str, str] | None = None) -> list[float]:
+        """Every value of ``metric`` from the successful runs of ``variant`` (of ``host``; at a parameter
+        scan's grid ``point``, e.g. ``{"size": "10"}``; None: every point), in run order."""
         return [value for run in self.runs if run.ok and run.variant == variant and (host is None or run.host == host)
-                for value in run.values.get(metric, [])]
+                and (point is None or run.point == point) for value in run.values.get(metric, [])]

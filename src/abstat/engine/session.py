@@ -24,8 +24,12 @@ from abstat.runner.model import Command, Measurement, RunContext, RunResult, com
 
 def commands_of(spec: ExperimentSpec) -> list[tuple[str, str]]:
     """(what, command) of every command a spec runs: variants, hooks, background loads."""
-    found = [(f"variant {v.name!r}", v.command) for v in spec.variants]
-    found += [(f"--{kind}", text) for kind, text in spec.hooks.items().items()]
+    from abstat.engine.grid import schedule_entries
+
+    found: list[tuple[str, str]] = []
+    for entry in schedule_entries(spec):  # at every grid point, {NAME} replaced
+        found.append((f"variant {entry.name!r}", entry.command))
+        found += [(f"--{kind}", text) for kind, text in entry.hooks.items() if (f"--{kind}", text) not in found]
     found += [("--background", text) for text in spec.background]
     return found
 
@@ -101,7 +105,7 @@ class LocalSession:
         plan = experiment_plan(self.spec)
         sink = self.on_event
 
-        def slot(slot: Any, position: int, total: int) -> None:
+        def slot(slot: Any, position: int, total: int) -> None:  # shown with its grid point, if any
             sink(RunStarted(slot.variant, slot.iteration, slot.warmup, position, total))
 
         return run_experiment(plan, self.executor, on_result=on_result, on_slot=slot,
@@ -125,13 +129,18 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
     from abstat.runner.experiment import ExperimentPlan
     from abstat.runner.model import Variant as RunnerVariant
 
+    from abstat.engine.grid import schedule_entries
+
     assert spec.seed is not None, "the engine fixes the seed before running"
     hooks = {kind: Command(text, spec.shell) for kind, text in spec.hooks.items().items()}
+    entries = schedule_entries(spec)  # a grid: every variant at every point, one variant of the schedule each
+    own_hooks = {e.name: {kind: Command(text, spec.shell) for kind, text in e.hooks.items()}
+                 for e in entries} if spec.parameters else {}
     return ExperimentPlan(
-        variants=[RunnerVariant(v.name, Command(v.command, spec.shell)) for v in spec.variants],
+        variants=[RunnerVariant(e.name, Command(e.command, spec.shell)) for e in entries],
         runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, timeout=spec.timeout,
         background=[Command(text, spec.shell) for text in spec.background], ignore_failure=spec.ignore_failure,
-        **hooks,
+        variant_hooks=own_hooks, **hooks,
     )
 
 

@@ -19,6 +19,7 @@ The JSON form (:func:`encode`, :func:`decode`)::
      "shell": false, "timeout": null, "on_failure": "stop",
      "hooks": {"setup": null, "cleanup": null, "prepare": "make clean", "conclude": null},
      "background": [], "metrics": [{"source": "json-lines"}, {"source": "regex", ...}], "cpus": [2, 3],
+     "parameters": {"size": ["4096", "65536"]},
      "labels": {"mode": "pv64"}, "rev": null,
      "lab": {"hosts": [{"label": "milan", "destination": "milan"}], "boot": {...}, "check": {...},
              "boots": 3, "boot_timeout": 600.0},
@@ -44,8 +45,8 @@ from typing import Any
 from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
                                  MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
-                                 Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _seconds, _text,
-                                 _unique)
+                                 Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _parameters,
+                                 _seconds, _text, _unique)
 from abstat.runner.sources import SOURCES, JsonLines, decode_source
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
@@ -65,8 +66,11 @@ class ExperimentSpec:
     sources of metrics besides the built-in ones (:mod:`abstat.runner.sources`).
     ``cpus`` (empty: any) are the CPUs every measured command and its children
     start confined to (``--cpus``); ``sequential`` stops the experiment once
-    decided (``--until-decided``; ``runs`` is then the maximum).  Both are
-    version 2 of the JSON form.
+    decided (``--until-decided``; ``runs`` is then the maximum).
+    ``parameters`` (``-L NAME VALUES``: name -> values) make a grid: every
+    variant runs at every combination of the values, ``{NAME}`` replaced in its
+    command and the hooks (:mod:`abstat.engine.grid`).  The three are version 2
+    of the JSON form.
     """
 
     variants: tuple[Variant, ...]
@@ -88,6 +92,7 @@ class ExperimentSpec:
     store: str | None = None
     cpus: tuple[int, ...] = ()
     sequential: Sequential | None = None
+    parameters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         variants = _unique("variants", self.variants, Variant, "variant", MAX_VARIANTS, "name", "variant")
@@ -136,6 +141,22 @@ class ExperimentSpec:
                 raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
             if self.order == "sequential" or len(self.variants) < 2:
                 raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
+        self._check_parameters()
+
+    def _check_parameters(self) -> None:
+        parameters = _parameters("parameters", self.parameters, self.labels)
+        object.__setattr__(self, "parameters", parameters)
+        if not parameters:
+            return
+        if self.lab is not None:
+            raise SpecError("parameters", "a parameter scan runs here only, not yet on hosts")
+        if self.sequential is not None:
+            raise SpecError("parameters", "a parameter scan cannot stop when decided yet")
+        from abstat.engine.grid import check_placeholders, grid_size
+
+        if grid_size(parameters) * len(self.variants) > MAX_VARIANTS:
+            raise SpecError("parameters", f"the grid times the variants is more than {MAX_VARIANTS} combinations")
+        check_placeholders(self)
 
     def _check_metrics(self) -> None:
         metrics = self.metrics
@@ -204,15 +225,15 @@ class ExperimentSpec:
 MAX_DOCUMENT_BYTES = 4 << 20
 _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
         "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
-        "sequential")
+        "sequential", "parameters")
 
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present, but ``cpus`` only when set: a document without it is
-    version 1, which older abstats read)."""
+    """The document of ``spec`` (every key present, but ``cpus``, ``sequential`` and ``parameters`` only
+    when set: a document without them is version 1, which older abstats read)."""
     lab = spec.lab
     return {
-        "abstat_spec": 2 if spec.cpus or spec.sequential else 1,  # the oldest version holding every field used
+        "abstat_spec": 2 if spec.cpus or spec.sequential or spec.parameters else 1,  # the oldest version holding every field used
         "experiment": spec.experiment,
         "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
         "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
@@ -231,6 +252,8 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
         **({"cpus": list(spec.cpus)} if spec.cpus else {}),
         **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
                            "metric": spec.sequential.metric}} if spec.sequential else {}),
+        **({"parameters": {name: list(values) for name, values in spec.parameters.items()}}
+           if spec.parameters else {}),
     }
 
 
@@ -305,7 +328,7 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
-    for key in ("cpus", "sequential"):
+    for key in ("cpus", "sequential", "parameters"):
         if key in doc and version < 2:
             raise SpecError(key, "is a field of version 2", source)
     if "cpus" in doc:
@@ -313,6 +336,7 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
     if doc.get("sequential") is not None:
         args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
                                                   source))
+    args.update(_decode_parameters(doc, source))
     if "metrics" in doc:
         metrics = []
         for index, item in enumerate(_list("metrics", doc["metrics"], source)):
@@ -335,3 +359,14 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
                                                                    analysis["higher_is_better"], source)))
         args["analysis"] = Analysis(**analysis)
     return ExperimentSpec(**args)
+
+
+def _decode_parameters(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
+    """``{"parameters": ...}`` from the document's object of names and lists ({} without one; the
+    specification checks the names and values)."""
+    if "parameters" not in doc:
+        return {}
+    value = doc["parameters"]
+    parameters = _object("parameters", value, tuple(value) if isinstance(value, dict) else (), source)
+    return {"parameters": {name: tuple(_list(f"parameters[{name!r}]", values, source))
+                           for name, values in parameters.items()}}

@@ -16,11 +16,12 @@ here in one line.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from abstat.engine.spec import MAX_COMMAND_CHARS, ExperimentSpec, SpecError, decode
-from abstat.errors import InputError
+from abstat.errors import InputError, UsageError
 
 MAX_LEGACY_ARGS = 10_000
 
@@ -35,14 +36,36 @@ class StoredExperiment:
     legacy_seed: int | None = None
     caller: dict[str, Any] = field(default_factory=dict)  # what the caller kept (untrusted: check each value)
 
-    def resumable(self, store: str, *, boot_timeout: float | None = None) -> ExperimentSpec:
+    def resumable(self, store: str, *, boot_timeout: float | None = None,
+                  approved: Sequence[str] | None = None) -> ExperimentSpec:
         """The specification to resume with, writing to ``store`` (the one it was read from, whatever
-        the stored specification says), with ``boot_timeout`` when given."""
+        the stored specification says), with ``boot_timeout`` when given.  A store may have been imported
+        or shared, so nothing read from it runs unseen: ``approved`` must be the lines of
+        :func:`stored_commands` the caller has shown and checked, else :class:`UsageError` names them."""
         if self.spec is None:
             raise InputError(f"--resume {self.experiment!r}: stored by an older abstat, as a command line; "
                              f"resume it once with `abstat run --resume {self.experiment}`, which converts it",
                              path=self.store)
+        shown = stored_commands(self.spec)
+        if approved is None or list(approved) != shown:
+            listed = "; ".join(line.strip() for line in shown)
+            raise UsageError(f"resume {self.experiment!r} runs the stored commands ({listed}); check them, then "
+                             "pass them as approved= (abstat.stored_commands lists them)")
         return with_resume_options(self.spec, boot_timeout=boot_timeout, store=store)
+
+
+def stored_commands(spec: ExperimentSpec) -> list[str]:
+    """What a resume of ``spec`` would run and where, one line each (the caller escapes them)."""
+    where = (", ".join(f"{h.label} ({h.destination})" for h in spec.lab.hosts) if spec.lab is not None
+             else "this machine")
+    lines = [f"on {where}{' (in a shell)' if spec.shell else ''}:"]
+    lines += [f"  -v {v.name}={v.command}" for v in spec.variants]
+    lines += [f"  --{kind} {command}" for kind, command in spec.hooks.items().items()]
+    lines += [f"  --background {command}" for command in spec.background]
+    if spec.lab is not None:
+        lines += [f"  --boot {variant}={command}" for variant, command in spec.lab.boot.items()]
+        lines += [f"  --check {variant}={command}" for variant, command in spec.lab.check.items()]
+    return lines
 
 
 def with_resume_options(spec: ExperimentSpec, *, boot_timeout: float | None, store: str) -> ExperimentSpec:

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.history.changepoints import (DEFAULT_MAX_PVALUE, DEFAULT_MIN_SEGMENT, DEFAULT_PENALTY, DEFAULT_WINDOW,
-                                         ChangePoint, Detection, detect)
+from abstat.history.changepoints import (DEFAULT_MAX_PVALUE, DEFAULT_MIN_CHANGE, DEFAULT_MIN_SEGMENT,
+                                         DEFAULT_PENALTY, DEFAULT_WINDOW, ChangePoint, Detection, detect)
 from abstat.history.series import History, Series
 from abstat.history.state import reconcile, record
 
@@ -21,6 +21,7 @@ class Settings:
     confidence: float = 0.95
     drift: bool = True              # a ramp is a line, not steps
     penalty: float = DEFAULT_PENALTY  # candidates: splits that gain more than penalty * log(n)
+    min_change: float = DEFAULT_MIN_CHANGE  # practical floor (fraction of the level): smaller ones are "small"
 
 
 @dataclass
@@ -68,6 +69,11 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
         i, r = max(small, key=lambda item: item[1])
         notes.append(f"{len(small)} change(s) smaller than --min-magnitude {settings.min_magnitude * 100:g}% "
                      f"(the largest at {order[i][:12]}, {r * 100:.2g}%): lower --min-magnitude to report them")
+    if detection.small:
+        largest = max(detection.small, key=lambda c: abs(c.relative or 0.0))
+        notes.append(f"{len(detection.small)} change(s) below --min-change {settings.min_change * 100:g}% listed as "
+                     f"small, not alerted (the largest at {order[largest.index][:12]}, "
+                     f"{(largest.relative or 0.0) * 100:+.2g}%)")
     return notes
 
 
@@ -92,7 +98,7 @@ def analyse(history: History, settings: Settings, previous: Mapping[str, list[di
                            min_magnitude=settings.min_magnitude, min_segment=settings.min_segment,
                            window=settings.window, drift=settings.drift,
                            penalty=settings.penalty * math.log(max(len(series.points), 3)),
-                           confidence=settings.confidence)
+                           confidence=settings.confidence, min_change=settings.min_change)
         result = SeriesResult(series, detection)
         order = result.revisions
         current = [order[c.index] for c in detection.change_points]

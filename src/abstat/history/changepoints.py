@@ -3,15 +3,17 @@
 Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md); the numbers
 under it are in :mod:`abstat.history.segment`:
 
-1. **Revisions, weighted**: each revision's centre (mean of its samples, wild ones
-   winsorized; with several runs, of the run means) with the weight
+1. **Revisions, weighted**: each revision's centre (the 20% trimmed mean of its samples;
+   with several runs, of the run means) with the weight
    ``1 / (tau^2 + s^2 / n)``: a revision measured 8 times counts for up to 8 of
    one measured once, as far as the revision-to-revision noise ``tau`` allows.
    Centres far (``CLIP`` SDs) from a running median of 5 are pulled back: one
    spike cannot make or move a change.
-2. **Candidates**: binary segmentation of the weighted least-squares cost (the
-   gain of a split is the squared z of its difference of means), splitting while the
-   gain exceeds the BIC penalty ``2 log n``: O(n log n), no quadratic cost.
+2. **Candidates** (:mod:`abstat.history.candidates`): binary segmentation of the weighted
+   least-squares cost (the gain of a split is the squared z of its difference of means),
+   splitting while the gain exceeds the BIC penalty ``2 log n``, plus the best split of every
+   seeded interval (lengths n, n/2, ...) over the same penalty, so short bumps are proposed:
+   O(n log n), no quadratic cost.
 3. **Confirmation**: every candidate must pass a weighted two-sample t test
    (weighted least squares of the centres on a step) between its neighbouring
    segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
@@ -33,15 +35,13 @@ under it are in :mod:`abstat.history.segment`:
    clean step, which the steps fit far better, is never dropped for it; a step on top
    of a drift stands beyond the line and stays.  ``drift=False`` turns the check off.
 
-The p-value is the t test's at the chosen split, so it is optimistic (a screening
-value, not a calibrated one).  The size is the step of a weighted least-squares fit of
-a level, a common slope and the step over at most ``SIZE_WINDOW`` revisions each side
-(no slope when a side has fewer than ``SIZE_SLOPE_SIDE``), also as a percentage of the
-weighted mean before.  Its interval is the union of the fit's t intervals over the splits a
-likelihood-ratio test keeps (gain within ``LOCATION_LEVEL`` of the best's): the location
-is chosen, not known.  The slope is what makes the interval cover:
-a difference of means is biased by a drift, or by a step missed nearby, and covered the
-true size in only 0.77-0.91 of the detected steps (``benchmarks/changepoints.py``).
+6. **Decision** (:mod:`abstat.history.decide`): a change is reported only when one model, a
+   level, a common slope (both sides with ``SIZE_SLOPE_SIDE`` revisions) and a step fitted over
+   at most ``SIZE_WINDOW`` revisions each side, gives p <= ``max_pvalue`` and a confidence interval
+   of the step (the union over the locations a likelihood-ratio test keeps) that excludes 0;
+   serially correlated residuals (a wandering level) widen it.  The reported p-value and interval
+   are that model's (the p-value at the chosen split: optimistic).  A change below ``min_change``
+   of the level before is listed in ``Detection.small``, not reported.
 """
 from __future__ import annotations
 
@@ -53,14 +53,13 @@ from dataclasses import dataclass, field
 DEFAULT_MAX_PVALUE = 0.001
 DEFAULT_MIN_SEGMENT = 5
 DEFAULT_WINDOW = 100
-SIZE_WINDOW = 30               # revisions on each side for the reported size (at most --window)
+SIZE_WINDOW = 100              # revisions on each side for the decision's model (at most --window)
 DEFAULT_MIN_MAGNITUDE = 0.0    # relative |shift| / |level before|
+DEFAULT_MIN_CHANGE = 0.0       # practical floor: smaller changes are listed as small, not alerted
 DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
 DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
-SIZE_SLOPE_SIDE = 10           # the size's fit has a common slope when both sides have this many revisions
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
-LOCATION_LEVEL = 3.84          # the size's interval spans the locations whose gain is within this of the best's
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
 CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
@@ -101,6 +100,8 @@ class Detection:
     # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
     # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
     dropped: list[tuple[int, str, float]] = field(default_factory=list)
+    # changes that stand but are smaller than the practical floor (min_change): listed, not alerted
+    small: list[ChangePoint] = field(default_factory=list)
 
 
 
@@ -128,7 +129,8 @@ def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> li
 def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
            min_magnitude: float = DEFAULT_MIN_MAGNITUDE, min_segment: int = DEFAULT_MIN_SEGMENT,
            window: int = DEFAULT_WINDOW, drift: bool = True,
-           penalty: float | None = None, settle: int | None = None, confidence: float = 0.95) -> Detection:
+           penalty: float | None = None, settle: int | None = None, confidence: float = 0.95,
+           min_change: float = DEFAULT_MIN_CHANGE) -> Detection:
     """Change points of ``points`` (in order): each a number, or one revision's samples, or a
     list of its runs (lists of samples).  ``settle`` (default ``2 * min_segment``, at least 10):
     a change point with fewer revisions after it is provisional.  ``penalty``: the gain a
@@ -136,13 +138,11 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     import numpy as np
 
     from abstat.history import segment
-    from abstat.stats.distributions import stdtr, stdtrit
+    from abstat.history.decide import Judgement, judge
+    from abstat.stats.distributions import stdtr
 
     def t_two_sided_p(t: float, df: int) -> float:
         return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
-
-    def t_quantile(probability: float, df: int) -> float:
-        return stdtrit(df, probability)
 
     if min_segment < 2:
         raise ValueError("min_segment must be at least 2")
@@ -267,7 +267,9 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
         return sorted(set(moved))
 
     pen = penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3))
-    candidates = segment.binary_segmentation(sums, n, min_segment, pen)
+    from abstat.history.candidates import propose
+
+    candidates = propose(sums, n, min_segment, pen)
 
     def gain_weakness(position: int, kept: list[int]) -> float:
         lo, hi = neighbours(position, kept)
@@ -285,37 +287,45 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
             break
         kept = located
     kept = located
-    found: list[ChangePoint] = []
     size_window = min(window, SIZE_WINDOW)
+
+    def judged(position: int, kept: list[int]) -> Judgement:
+        sa, sb = spans(position, kept, size_window)
+        return judge(sums, sa, position, sb, min_segment, confidence)
+
+    def undecided(position: int, kept: list[int]) -> float:
+        """The decision rule: the weakness of the window's test, then the one model's p and interval."""
+        failing = weakness(position, kept)
+        if failing:
+            return failing
+        verdict = judged(position, kept)
+        if verdict.stands(max_pvalue):
+            return 0.0
+        reasons[position] = ("pvalue", verdict.p_value)
+        return max(verdict.p_value / max_pvalue, 1.0 + 1e-9)
+
+    kept = _prune(kept, undecided)
+    found: list[ChangePoint] = []
+    small: list[ChangePoint] = []
     for position in kept:
         a, b = spans(position, kept, window)
-        _, t, df = sums.step_test(a, position, b)
-        p_value = t_two_sided_p(t, df) if df > 0 else 1.0
-        sa, sb = spans(position, kept, size_window)
-
-        def interval(k: int) -> tuple[float, float, float]:
-            diff, se, df_size = segment.step_size(sums, sa, k, sb, min(k - sa, sb - k) >= SIZE_SLOPE_SIDE)
-            half = se * t_quantile(0.5 + confidence / 2.0, df_size) if df_size > 0 else math.inf
-            return diff, diff - half, diff + half
-
-        diff, low, high = interval(position)
-        if LOCATION_LEVEL:
-            for k in segment.plausible_locations(sums, sa, position, sb, min_segment, LOCATION_LEVEL):
-                _, k_low, k_high = interval(k)
-                low, high = min(low, k_low), max(high, k_high)
+        verdict = judged(position, kept)
+        sa, _ = spans(position, kept, size_window)
         left = sums.window(sa, position)
         before = left[1] / left[0]
         after_count = n - position
-        found.append(ChangePoint(
-            index=position, p_value=p_value, shift=data.shift(diff),
-            low=data.shift(low), high=data.shift(high),
-            before=data.value(before), after=data.value(before + diff),
+        change = ChangePoint(
+            index=position, p_value=verdict.p_value, shift=data.shift(verdict.diff),
+            low=data.shift(verdict.low), high=data.shift(verdict.high),
+            before=data.value(before), after=data.value(before + verdict.diff),
             left_n=position - a, right_n=b - position,
             provisional=after_count < settle, points_to_settle=max(0, settle - after_count),
             samples_before=int(data.counts[a:position].sum()), samples_after=int(data.counts[position:b].sum()),
-        ))
+        )
+        relative = change.relative
+        (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
     bounds = [0, *kept, n]
     segments = [(lo, hi, data.value(float(np.median(data.centre[lo:hi])))) for lo, hi in itertools.pairwise(bounds)]
     dropped = sorted((p, why, value) for p, (why, value) in reasons.items()  # not a reported one, moved
                      if all(abs(p - k) >= min_segment for k in kept))
-    return Detection(found, segments, [], dropped)
+    return Detection(found, segments, [], dropped, small)

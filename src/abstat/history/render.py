@@ -55,12 +55,14 @@ _HEADER = ["revision", "before", "after", "change [CI]", "p", "points", "status"
 def _settings_line(report: HistoryReport) -> str:
     s = report.settings
     drift = "a drift check (a line or curve instead of steps, by BIC)" if s.drift else "no drift check"
-    return (f"revisions in {report.ordering}; change points: binary segmentation (penalty {s.penalty:g} log n) "
-            f"confirmed by a weighted t test p <= {s.max_pvalue:g} on {s.window} revisions each side "
-            f"(sized by a level, slope and step on {min(s.window, SIZE_WINDOW)} each side), {drift}, segments >= {s.min_segment} revisions, "
-            f"min magnitude {s.min_magnitude * 100:g}%, {s.confidence * 100:g}% intervals; "
+    return (f"revisions in {report.ordering}; change points: binary segmentation and seeded intervals "
+            f"(penalty {s.penalty:g} log n) confirmed by a weighted t test p <= {s.max_pvalue:g} on {s.window} "
+            f"revisions each side, then reported when a level, slope and step on {min(s.window, SIZE_WINDOW)} "
+            f"each side (allowing for a wandering level) gives p <= {s.max_pvalue:g} and an interval without 0; "
+            f"{drift}, segments >= {s.min_segment} revisions, min magnitude {s.min_magnitude * 100:g}%, "
+            f"changes below {s.min_change * 100:g}% listed as small, {s.confidence * 100:g}% intervals; "
             "every sample counts, weighted by the revision-to-revision noise; "
-            "the p-value is taken at the best split (optimistic)")
+            "the p-value is the model's at the chosen split (optimistic: the split was chosen)")
 
 
 def render_text(report: HistoryReport, markdown: bool = False) -> str:
@@ -114,7 +116,7 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
         "ordering": report.ordering,
         "settings": {"max_pvalue": s.max_pvalue, "min_magnitude": s.min_magnitude,
                      "min_segment": s.min_segment, "window": s.window, "confidence": s.confidence,
-                     "drift_check": s.drift, "penalty": s.penalty},
+                     "drift_check": s.drift, "penalty": s.penalty, "min_change": s.min_change},
         "warnings": report.warnings,
         "series": [
             {
@@ -123,6 +125,7 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
                             "subject": report.subjects.get(p.rev)} for p in r.series.points],
                 "change_points": [{k: _finite(v) for k, v in r.describe(c).items()}
                                   for c in r.detection.change_points],
+                "small_changes": [{k: _finite(v) for k, v in r.describe(c).items()} for c in r.detection.small],
                 "segments": [{"first_rev": r.series.points[a].rev, "last_rev": r.series.points[b - 1].rev,
                               "median": m} for a, b, m in r.detection.segment_medians],
                 "notes": r.notes + r.detection.warnings,

@@ -1,14 +1,17 @@
 """Build the site: one experiment at a time, only where its runs changed (see the package docstring)."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import stat
+import tempfile
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from abstat.errors import AbstatError
+from abstat.errors import AbstatError, InputError
 from abstat.publish.pages import change_links, index_page, regressions_page, wrap
 
 MANIFEST = ".abstat-publish.json"
@@ -51,11 +54,24 @@ def _related_key(related: dict[str, Any]) -> str:
     return json.dumps([(name, s.runs_ok, s.last_run_at) for name, s in sorted(related.items())], default=str)
 
 
+MAX_MANIFEST_BYTES = 64 << 20
+PAGE = re.compile(r"\A(?:experiments|series)/[A-Za-z0-9._-]+\.html\Z")  # the pages a site holds (slug)
+
+
 def _read_manifest(directory: str) -> dict[str, Any]:
+    """The previous publish's record, read as untrusted: a regular file (not a link, a FIFO or a
+    device), bounded in size and depth; anything else is no record (every page is written again)."""
     try:
-        with open(os.path.join(directory, MANIFEST), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        fd = os.open(os.path.join(directory, MANIFEST), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return {}
+    try:
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return {}
+            raw = handle.read(MAX_MANIFEST_BYTES + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_MANIFEST_BYTES else None
+    except (OSError, ValueError, RecursionError):
         return {}
     entries = data.get("experiments") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
@@ -64,13 +80,48 @@ def _read_manifest(directory: str) -> dict[str, Any]:
             and isinstance(v.get("fingerprint"), str) and isinstance(v.get("entry"), dict)}
 
 
+def _own_directory(directory: str, relative: str) -> str:
+    """The directory of page ``relative`` in the site, made if missing; never a link (a planted
+    ``experiments`` -> elsewhere would have pages written, and removed, outside the site)."""
+    if not os.path.dirname(relative):
+        return directory
+    parent = os.path.join(directory, os.path.dirname(relative))
+    try:
+        os.mkdir(parent, 0o777)
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise InputError(f"cannot write the site: {err.strerror}", path=parent) from None
+    if not stat.S_ISDIR(os.lstat(parent).st_mode):
+        raise InputError("not a directory of the site's (a link, or a file): publish follows no link; "
+                         "remove it", path=parent)
+    return parent
+
+
 def _write(directory: str, relative: str, text: str) -> None:
-    path = os.path.join(directory, relative)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    temporary = path + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.replace(temporary, path)
+    """Write a page through a new file in the same directory (``mkstemp``: no name to plant a link at,
+    and two publishes at once do not share one) renamed over it: a link at the page is replaced, not
+    followed."""
+    parent = _own_directory(directory, relative)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".abstat-", suffix=".tmp", dir=parent)
+    except OSError as err:
+        raise InputError(f"cannot write the site: {err.strerror}", path=parent) from None
+    try:
+        with open(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())  # readable as a page written by open() would be
+            handle.write(text)
+        os.replace(temporary, os.path.join(directory, relative))
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise InputError(f"cannot write the site: {err.strerror}", path=os.path.join(directory, relative)) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _verdict(report: Any) -> tuple[str, str]:
@@ -125,8 +176,12 @@ def _history(store_path: str, name: str, related: dict[str, Any]) -> tuple[dict[
     from abstat.history.load import load_history
     from abstat.history.render import render_html
 
-    try:
-        history = load_history(store_path=store_path, experiment=name, repo=None)
+    from abstat.store import open_store
+
+    try:  # every metric of the experiment: a regression found on `user` must reach the regressions page
+        with open_store(store_path, create=False, read_only=True) as store:
+            metrics = store.metrics(name)
+        history = load_history(store_path=store_path, experiment=name, repo=None, metrics=metrics or None)
     except AbstatError:
         return {}, []
     report, _ = analyse(history, Settings())
@@ -213,10 +268,16 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
 
 
 def _remove(directory: str, pages: set[str], done: Published) -> None:
+    """Remove pages the site wrote: a page's name (``experiments/SLUG.html``), a regular file, in a
+    directory of the site's that is no link (the manifest naming them is data: it may be forged)."""
     for relative in sorted(pages):
-        if relative.startswith(("experiments/", "series/")) and ".." not in relative:
-            try:
-                os.remove(os.path.join(directory, relative))
+        if not PAGE.match(relative):
+            continue
+        parent = os.path.join(directory, os.path.dirname(relative))
+        path = os.path.join(directory, relative)
+        try:
+            if stat.S_ISDIR(os.lstat(parent).st_mode) and stat.S_ISREG(os.lstat(path).st_mode):
+                os.remove(path)
                 done.removed.append(relative)
-            except OSError:
-                pass
+        except OSError:
+            pass

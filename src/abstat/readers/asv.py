@@ -22,14 +22,13 @@ skipped with a note, as asv skips them.  Units come from ``benchmarks.json`` whe
 """
 from __future__ import annotations
 
-import itertools
-import json
 import math
 import os
 from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.sampleset import SampleSet
+from abstat.readers.source import loads_json, read_named
 
 _UNITS = {"seconds": "s", "bytes": "B"}
 
@@ -55,10 +54,11 @@ def _units(path: str) -> dict[str, str]:
     directory = os.path.dirname(os.path.abspath(path))
     for candidate in (os.path.join(directory, "benchmarks.json"), os.path.join(os.path.dirname(directory),
                                                                                 "benchmarks.json")):
+        if not os.path.exists(candidate):
+            continue
         try:
-            with open(candidate, encoding="utf-8") as handle:
-                document = json.load(handle)
-        except (OSError, ValueError):
+            document = loads_json(read_named(candidate), candidate)
+        except (InputError, ValueError):
             continue
         if isinstance(document, dict):
             return {name: str(info.get("unit")) for name, info in document.items()
@@ -103,6 +103,18 @@ def _entries(document: dict[str, Any], path: str) -> list[tuple[str, list[Any], 
     return entries
 
 
+def _combination(params: list[list[Any]], index: int) -> tuple[Any, ...] | None:
+    """The ``index``-th parameter combination, in ``itertools.product`` order, without making the
+    product (a few lists of a few hundred values each would be billions of tuples); None past it."""
+    if not params or any(not p for p in params):
+        return None
+    chosen = []
+    for values in reversed(params):
+        index, at = divmod(index, len(values))
+        chosen.append(values[at])
+    return tuple(reversed(chosen)) if index == 0 else None
+
+
 def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
     """Every results file under ``path`` as sample sets; with notes."""
     sets: list[SampleSet] = []
@@ -110,10 +122,7 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
     failed = 0
     for file_path in result_files(path):
         try:
-            with open(file_path, encoding="utf-8") as handle:
-                document = json.load(handle)
-        except OSError as err:
-            raise InputError(f"cannot read: {err.strerror or err}", path=file_path) from None
+            document = loads_json(read_named(file_path), file_path)
         except ValueError as err:
             if file_path != path:  # in a results directory asv skips it too
                 skipped.append(os.path.relpath(file_path, path))
@@ -133,7 +142,6 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
             base["commit_time"] = repr(date / 1000.0)
         units = _units(file_path)
         for name, results, params, samples in _entries(document, file_path):
-            combinations = list(itertools.product(*params)) if params else [()]
             for i, result in enumerate(results):
                 values = samples[i] if i < len(samples) and isinstance(samples[i], list) else [result]
                 numbers = [v for v in (_number(x) for x in values) if v is not None]
@@ -141,8 +149,9 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
                     failed += 1
                     continue
                 labels = {**base, "metric": name}
-                if params and i < len(combinations):
-                    labels["params"] = ", ".join(str(p) for p in combinations[i])
+                combination = _combination(params, i)
+                if combination is not None:
+                    labels["params"] = ", ".join(str(p) for p in combination)
                 unit = units.get(name)
                 sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
                                       unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))

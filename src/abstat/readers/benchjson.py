@@ -108,6 +108,8 @@ def read_gbench(path: str, doc: Any) -> list[SampleSet]:
                     raise InputError(f"{entry['name']}: {key}: not a finite number: {value!r}"[:120], path=path)
                 continue
             if key in ("real_time", "cpu_time"):  # in seconds, whatever each entry's unit (compare.py's geomean too)
+                if number < 0:
+                    raise InputError(f"{entry['name']}: {key}: a negative time: {value!r}"[:120], path=path)
                 number, metric_unit = number * _TO_S[unit], "s"
             else:
                 metric_unit = _COUNTER_UNITS.get(key)

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import os
 from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.sampleset import SampleSet
+from abstat.readers.source import loads_json, read_named
 
 RAW_COLUMNS = ("group", "function", "value", "iteration_count")
 
@@ -59,10 +59,7 @@ def is_raw_csv(header: list[str]) -> bool:
 
 def _load(path: str) -> Any:
     try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except OSError as err:
-        raise InputError(f"cannot read: {err.strerror or err}", path=path) from None
+        return loads_json(read_named(path), path)
     except ValueError as err:
         raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path,
                          line=getattr(err, "lineno", None)) from None

@@ -161,9 +161,14 @@ def read_directory(path: str) -> list[SampleSet]:
     """A directory of results: criterion's (``target/criterion``) or asv's (``results``)."""
     from abstat.readers import criterion
 
+    estimates = False
     for _, _, files in os.walk(path):
         if "sample.json" in files:
             return criterion.read_criterion(path)
+        estimates = estimates or "estimates.json" in files
+    if estimates:  # criterion's summaries without its samples: not an asv directory
+        raise InputError("a criterion directory without sample.json: criterion's samples are not there "
+                         "(estimates.json holds only its summary)", path=path)
     return _read_more(path, "asv", "")
 
 

@@ -1,18 +1,24 @@
 """The unit the readers produce and a report is built from: one labelled set of samples."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from abstat.readers.summary import Summary
 
 
 @dataclass
 class SampleSet:
-    """Samples of one metric for one combination of labels.
+    """Samples of one metric for one combination of labels: abstat's one sample model.
+
+    Readers, the store (:func:`abstat.store.iter_sample_sets`), reports,
+    history, noise and the public API all hand out and take this class.
 
     ``runs`` holds one list of values per run (boot, process, file); a set
-    read from one plain file has a single run.  ``source`` is the file it
+    read from one plain file has a single run.  ``invocations``: for a set
+    from the store, the ``abstat run`` invocation of each run group, in the
+    same order (empty otherwise).  ``source`` is the file it
     came from (None for the store), ``unit`` the unit of the values when the
     input says (``ns/op``, ``second``), ``machine`` the machine record when
     known, ``extra`` format-specific data kept for export (hyperfine's
@@ -31,6 +37,7 @@ class SampleSet:
     extra: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     summary: Summary | None = None
+    invocations: list[int] = field(default_factory=list)
 
     @property
     def values(self) -> list[float]:
@@ -58,9 +65,12 @@ def label_keys(sets: Iterable[SampleSet]) -> list[str]:
 
 
 def from_store_set(obj: Any) -> SampleSet:
-    """Convert the store's ``SampleSet(labels, runs, machine)`` into ours."""
+    """A copy of a stored set (or of any object with ``labels`` and ``runs``) that the
+    caller may change: labels and values as strings and floats."""
     labels = {str(k): str(v) for k, v in dict(obj.labels).items()}
     runs = [[float(v) for v in run] for run in obj.runs]
     machine = dict(getattr(obj, "machine", None) or {})
-    unit = getattr(obj, "unit", None)
-    return SampleSet(labels=labels, runs=runs, source=None, unit=unit, machine=machine)
+    return SampleSet(labels=labels, runs=runs, source=getattr(obj, "source", None), unit=getattr(obj, "unit", None),
+                     machine=machine, extra=dict(getattr(obj, "extra", None) or {}),
+                     notes=list(getattr(obj, "notes", None) or []), summary=getattr(obj, "summary", None),
+                     invocations=list(getattr(obj, "invocations", None) or []))

@@ -18,6 +18,7 @@ start-up path of ``abstat ministat``.
 """
 
 import sys
+from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.cnumber import parse_c_double, strtod_prefix  # noqa: F401 -- ministat's numbers, read here too
@@ -31,27 +32,46 @@ _C_SPACE = b" \t\n\v\f\r"
 _INF = float("inf")
 
 
-def read_bytes(path: str) -> bytes:
-    """Return the raw contents of *path* (``"-"`` is standard input).
+MAX_INPUT_BYTES = 2 << 30  # any input: an endless one (a device, a FIFO) stops here
+_CHUNK = 1 << 20
 
-    Raises InputError (naming the file) when it cannot be opened or read.
+
+def read_bytes(path: str, *, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """Return the raw contents of *path* (``"-"`` is standard input), at most ``limit`` bytes.
+
+    Raises InputError (naming the file) when it cannot be opened or read, is larger than ``limit``,
+    or starts with a megabyte of NUL bytes (``/dev/zero``: refused at once, not read to the limit).
     """
+    name = STDIN_NAME if path == "-" else path
     if path == "-":
         if sys.stdin is None:  # standard input closed
             return b""
         stream = getattr(sys.stdin, "buffer", None)
-        try:
-            if stream is not None:
-                return stream.read()
+        if stream is None:
             text = sys.stdin.read()
             return text.encode("utf-8", "surrogateescape") if isinstance(text, str) else bytes(text)
-        except OSError as err:
-            raise InputError(f"cannot read standard input: {err.strerror or err}", path=STDIN_NAME) from None
+        return _read_limited(stream, name, limit)
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            return _read_limited(handle, name, limit)
     except OSError as err:
         raise InputError(f"cannot open: {err.strerror or err}", path=path) from None
+
+
+def _read_limited(stream: Any, name: str, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while chunk := stream.read(min(_CHUNK, limit + 1 - size)):
+            if not chunks and len(chunk) == _CHUNK and not chunk.strip(b"\0"):
+                raise InputError("binary data (NUL bytes only), not a text file", path=name)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise InputError(f"larger than {limit >> 20} MiB: not read", path=name)
+    except OSError as err:
+        raise InputError(f"cannot read: {err.strerror or err}", path=name) from None
+    return b"".join(chunks)
 
 
 def _describe_token(token: bytes) -> str:

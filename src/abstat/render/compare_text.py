@@ -18,6 +18,8 @@ from abstat.render import escape, tables, terminal
 from abstat.render.compare_formats import (ARROW, CSV_HEADER, FORMATS, _console, _footnote_lines, _footnotes, _style,
                                            estimand_text, to_json_document)
 from abstat.render.units import common_scale, format_change, verdict_word
+from abstat.report.adjust import family_caption
+from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.notes import Footnotes
 
 __all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "summary_block", "to_json_document"]
@@ -61,8 +63,9 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
             word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
             words.append(word)
             head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
+            shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
             body.append([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
-                         " ".join(f"[{i}]" for i in mine)])
+                         " ".join([*shape, *(f"[{i}]" for i in mine)])])
     if not body:
         return ""
     align = ["l"] * (len(body[0]) - 4) + ["r", "l", "l", "l"]
@@ -80,6 +83,9 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     else:  # the lines do not all compare the same kind of centre: say which does which
         kinds = "; ".join(f"{text} for {', '.join(names)}" for text, names in by_estimand.items())
         caption = f"{who}: {kinds}; {first.confidence * 100:g}% confidence intervals"
+    family = family_caption(every)
+    if family:
+        caption += f"; {family}"
     out = [escape.terminal(caption), *lines]
     if notes.items:
         out.append("")

@@ -1,11 +1,15 @@
-"""``abstat report --format email``: plain text for a cover letter.
+"""``abstat report --format email``: plain text for a cover letter, one answer.
 
-The summary table within 72 columns, its footer and footnotes, then one
-block per compared cell exactly as ``ministat -A`` prints it for the two
-sample sets, each under a ``$ ministat -A ...`` line and indented by two
-spaces, as in a typical patch cover letter.  A cell given as summary
-statistics (``NAME=n:mean:stddev``) has no samples, so ministat's Min, Max
-and Median are unknown: its block is a line saying so, not invented numbers.
+The summary table within 72 columns (one line per cell when wider), a short
+footer (what the cells and changes are, the family's rule, the outlier rule
+and what it dropped per cell) and one line per footnote.  With ``--ministat``
+(only then), one block per compared cell exactly as ``ministat -A`` prints
+it, computed on exactly the samples of the table (after the outlier rule),
+each under a ``$ ministat -A ...`` line and indented by two spaces; a block
+whose verdict differs from the table's says so on the block itself.  A cell
+given as summary statistics (``NAME=n:mean:stddev``) has no samples, so
+ministat's Min, Max and Median are unknown: its block is a line saying so,
+not invented numbers.
 """
 from __future__ import annotations
 
@@ -14,8 +18,8 @@ import shlex
 import textwrap
 
 from abstat.errors import UsageError
-from abstat.render import escape
-from abstat.render.matrix import EMAIL_WIDTH, render_text
+from abstat.render import escape, terminal
+from abstat.render.matrix import EMAIL_WIDTH, long_table, plain_table, title
 from abstat.report.matrix import Cell, Report
 from abstat.stats.student import CONFIDENCE_LEVELS
 
@@ -39,7 +43,7 @@ def _plain(name: str) -> bool:
     return shlex.quote(name) == name and not any(c in name for c in "{}")
 
 
-def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
+def ministat_block(base: Cell, cell: Cell, confidence: float, outliers: str = "none") -> str:
     """The ``ministat -A`` output for baseline vs cell, with its command line."""
     from abstat.ministat import render_report
 
@@ -60,41 +64,68 @@ def ministat_block(base: Cell, cell: Cell, confidence: float) -> str:
             f"{INDENT}$ {ministat_command(names)}",
             *(f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
               "ministat needs at least 3)" for c in small)])
-    text = render_report([base.sample_set.values, cell.sample_set.values], names=names,
-                         confidence=confidence, plot=False, stats=True, dialect="classic")
+    values = [kept_values(c, outliers) for c in (base, cell)]
+    text = render_report(values, names=names, confidence=confidence, plot=False, stats=True, dialect="classic")
     lines = [f"$ {ministat_command(names)}", *text.rstrip("\n").split("\n")]
-    return "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
+    block = "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
+    disagreement = block_disagreement(text, cell)
+    if disagreement:
+        block += "\n" + "\n".join(textwrap.wrap(disagreement, EMAIL_WIDTH, initial_indent=INDENT + "! ",
+                                                 subsequent_indent=INDENT + "! ", break_on_hyphens=False))
+    return block
 
 
-def reconciling_line(report: Report) -> str:
-    """Why the table and the ministat blocks below it may disagree: one line."""
-    where: dict[str, list[str]] = {}  # estimand -> the rows (or columns) that compare it
-    for cell in report.comparisons:
-        place = "/".join(v for v in cell.row if v) or cell.column
-        if place not in where.setdefault(cell.comparison.estimand_label, []):
-            where[cell.comparison.estimand_label].append(place)
-    what = next(iter(where)) if len(where) == 1 else "; the ".join(
-        f"{label} ({', '.join(places[:4])}{f' and {len(places) - 4} more' if len(places) > 4 else ''})"
-        for label, places in sorted(where.items()))
-    adjusted = {"holm": "Holm-adjusted", "bh": "Benjamini-Hochberg-adjusted"}.get(report.adjust, "unadjusted")
-    return (f"The ministat -A blocks below compare means with Student's t (pooled variance, no "
-            f"adjustment); the table compares the {what} with {adjusted} significance, so the two may "
-            "disagree: outliers and quantized values move means more.")
+def kept_values(cell: Cell, outliers: str) -> list[float]:
+    """The cell's samples after the report's outlier rule: those its n, centre and change use."""
+    from abstat.report.centres import kept_runs
+
+    runs = kept_runs(cell.sample_set.comparison_data(), outliers) or []
+    return [float(v) for run in runs for v in run]
 
 
-def render_email(report: Report) -> str:
+def block_disagreement(ministat_text: str, cell: Cell) -> str:
+    """The warning a block carries when ministat's verdict differs from the table's (else "")."""
+    found = "Difference at" in ministat_text
+    table = bool(cell.significant)
+    if found == table or cell.comparison is None or cell.comparison.verdict == "cannot judge":
+        return ""
+    said = "a difference" if found else "no difference"
+    what = "significant" if table else "not significant"
+    return (f"ministat (t-test of means, unadjusted) finds {said}; the table's "
+            f"{cell.comparison.estimand_label.split(' (')[0]}, after the family's rule, is {what}.")
+
+
+def render_email(report: Report, *, ministat: bool = False) -> str:
+    """The cover letter's text (see the module); ``ministat``: with the ``ministat -A`` blocks."""
     level = round(report.confidence * 100, 6)
-    if level not in CONFIDENCE_LEVELS:
-        raise UsageError(f"--format email: ministat -A blocks need a confidence of "
+    if ministat and level not in CONFIDENCE_LEVELS:
+        raise UsageError(f"--ministat: ministat -A blocks need a confidence of "
                          f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})")
-    text = render_text(report, width=EMAIL_WIDTH).rstrip("\n")
+    text = _letter(report)
     pairs = report.pairs()
+    if not ministat or not pairs:
+        return text + "\n"
     with_samples = [c for pair in pairs if all(c.sample_set.summary is None for c in pair) for c in pair]
     if any(cell.n % 2 == 0 for cell in with_samples):
         text += "\n" + "\n".join(textwrap.wrap(
-            "ministat's Median column below is the upper of the two middle values "
-            "when N is even; the table uses the usual median (their mean).", EMAIL_WIDTH))
-    if with_samples:
-        text += "\n" + "\n".join(textwrap.wrap(reconciling_line(report), EMAIL_WIDTH))
-    parts = [text] + [ministat_block(base, cell, level) for base, cell in pairs]
+            "ministat's Median is the upper middle value when N is even; the table's is the lower one "
+            "(integer data) or their mean.", EMAIL_WIDTH))
+    parts = [text] + [ministat_block(base, cell, level, report.outliers) for base, cell in pairs]
     return "\n\n".join(parts) + "\n"
+
+
+def _letter(report: Report) -> str:
+    """Title, table (the ``--columns`` layout, or one line per cell when wider than 72), short footer,
+    one line per footnote."""
+    table = plain_table(report)
+    if report.columns_label:
+        from abstat.render.pivot import pivot_lines
+
+        table = "\n".join(pivot_lines(report, report.columns_label))
+    if max(terminal.columns(line) for line in table.splitlines()) > EMAIL_WIDTH:
+        table = long_table(report)
+    lines = [*textwrap.wrap(escape.terminal(title(report)), EMAIL_WIDTH, break_on_hyphens=False), "", table, ""]
+    for text in report.short_footer():
+        lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
+    lines += [f"[{number}] {escape.terminal(text)}" for number, text in enumerate(report.short_footnotes, 1)]
+    return "\n".join(lines)

@@ -10,14 +10,16 @@ where a data string meets their output.
 * :func:`terminal`: control characters (C0, DEL, C1, line and paragraph
   separators, bidirectional overrides) and lone surrogates become visible
   ``\\xNN``/``\\uNNNN`` escapes, so nothing can move the cursor, set the
-  title or break a line of a table.
+  title or break a line of a table; a leading ``::`` or ``##[`` (a GitHub
+  Actions workflow command) is escaped as ``\\x3a:`` / ``\\x23#[``.
 * :func:`markdown`: :func:`terminal`, then GitHub-flavoured Markdown's
   specials (``\\ ` * _ [ ] | # ~``) backslash-escaped and ``< > &`` as
   entities: no raw HTML (``<img onerror>``), no link (``[l](javascript:)``),
   no autolink.
 * :func:`csv_cell`: OWASP's rule against formula injection: a text cell
   starting with ``= + - @``, tab or carriage return gets a leading ``'``;
-  numbers (``-15.2``, ``-1e-05``) stay numbers.
+  numbers (``-15.2``, ``-1e-05``) stay numbers; control characters as
+  :func:`terminal`.
 * :func:`html`: :func:`html.escape` with quotes, after replacing lone
   surrogates and control characters.
 """
@@ -35,9 +37,19 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+# GitHub Actions reads a line starting (after blanks) with ``::`` or ``##[`` as a workflow command
+_CI_COMMAND = re.compile(r"\A(\s*)([:#])(?=:[A-Za-z-]|#\[)")
+
+
 def terminal(text: object) -> str:
-    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``)."""
-    return _UNSAFE.sub(_visible, str(text))
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``), and a workflow
+    command's opening (``::``, ``##[``) at its start escaped too (``\\x3a:``): data that starts a line
+    of a CI log never speaks to the CI system."""
+    return _CI_COMMAND.sub(_ci_visible, _UNSAFE.sub(_visible, str(text)))
+
+
+def _ci_visible(match: re.Match[str]) -> str:
+    return match.group(1) + f"\\x{ord(match.group(2)):02x}"
 
 
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
@@ -52,15 +64,18 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def csv_cell(value: object) -> object:
-    """A CSV cell that no spreadsheet evaluates as a formula (OWASP);
-    non-strings and numeric strings are returned unchanged."""
-    if not isinstance(value, str) or not value.startswith(_FORMULA_START):
-        return _no_surrogates(value) if isinstance(value, str) else value
-    try:
-        float(value)
-    except ValueError:
-        return "'" + _no_surrogates(value)
-    return value
+    """A CSV cell that no spreadsheet evaluates as a formula (OWASP), whose control characters
+    (ESC, newlines) are shown as escapes as :func:`terminal` does (a CSV file is read on terminals and in
+    CI logs too); non-strings and numeric strings are returned unchanged."""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(_FORMULA_START):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + terminal(value)
+        return value
+    return terminal(value)
 
 
 def _no_surrogates(text: str) -> str:

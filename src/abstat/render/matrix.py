@@ -12,6 +12,7 @@ from typing import Any
 
 from abstat.render import escape, tables, terminal
 from abstat.render.units import Scaler, common_scale, format_change  # noqa: F401 (format_change: API)
+from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.matrix import Cell, Report, Summary
 
 EMAIL_WIDTH = 72
@@ -51,6 +52,10 @@ def change_text(cell: Cell) -> str:
     cmp = cell.comparison
     text = format_change(cmp.delta_pct, cmp.ci_pct)
     text += " *" if cell.significant else "  "
+    if cmp.verdict == "cannot judge":
+        text = "cannot judge"
+    elif has_shape_warning(cmp):  # the printed centres cannot agree with the change: the row says so
+        text += " " + row_words(cmp, short=True)
     return (text + " " + _notes(cell)).rstrip()
 
 
@@ -151,7 +156,7 @@ def long_table(report: Report) -> str:
                 text += "  " + change_text(cell)
             elif cell.notes:
                 text += "  " + _notes(cell)
-            lines.append(f"  {terminal.ljust(T(column), width)}  {text}".rstrip())
+            lines.append(f"  {terminal.ljust(T(column), width)}  {T(text)}".rstrip())  # its unit is data
     for summary in report.summaries:
         metric = f" {summary.metric}" if summary.metric and "metric" in report.row_keys else ""
         lines.append(T(f"geomean{metric} {summary.column}: {summary_text(summary)}"))
@@ -172,9 +177,10 @@ def footer_lines(report: Report, width: int | None = None) -> list[str]:
     return lines
 
 
-def render_text(report: Report, *, width: int | None = None) -> str:
-    """Plain text: title, table (long layout if wider than ``width``), footer."""
-    table = plain_table(report)
+def render_text(report: Report, *, width: int | None = None, table: str | None = None) -> str:
+    """Plain text: title, table (``table``, else the plain one; the long layout if wider than
+    ``width``), footer."""
+    table = plain_table(report) if table is None else table
     if width and max(terminal.columns(line) for line in table.splitlines()) > width:
         table = long_table(report)
     heading = escape.terminal(title(report))

@@ -37,10 +37,16 @@ def _matrix(function: str) -> Callable[..., str]:
     return call
 
 
-def _lazy(module: str, function: str) -> Callable[..., str]:
-    def call(report: Any, **_: Any) -> str:
-        return getattr(__import__(module, fromlist=[function]), function)(report)
-    return call
+def _text(report: Any, **_: Any) -> str:
+    from abstat.render.pivot import render_text
+
+    return render_text(report)
+
+
+def _email(report: Any, *, ministat: bool = False, **_: Any) -> str:
+    from abstat.render.email import render_email
+
+    return render_email(report, ministat=ministat)
 
 
 def _html(report: Any, *, plots: str = "auto", **_: Any) -> str:
@@ -74,9 +80,9 @@ def _ci(fmt: str, comparisons: bool = False) -> Callable[..., str]:
 
 RENDERERS: dict[str, Renderer] = {r.name: r for r in (
     Renderer("table", escape.terminal, report=_matrix("render_rich")),
-    Renderer("text", escape.terminal, report=_matrix("render_text"), comparisons=_compare("text")),
+    Renderer("text", escape.terminal, report=_text, comparisons=_compare("text")),
     Renderer("markdown", escape.markdown, report=_matrix("render_markdown"), comparisons=_compare("markdown")),
-    Renderer("email", escape.plain, report=_lazy("abstat.render.email", "render_email")),
+    Renderer("email", escape.plain, report=_email),
     Renderer("json", lambda cell: cell, report=_matrix("render_json"), comparisons=_compare("json")),
     Renderer("csv", escape.csv_cell, report=_matrix("render_csv"), comparisons=_compare("csv")),
     Renderer("html", escape.html, report=_html),

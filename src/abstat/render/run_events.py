@@ -8,10 +8,17 @@ a context manager, so that the live display stops whatever happens.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, TextIO
 
 from abstat.render import escape
 from abstat.render.units import fits
+
+
+# When the doctor warned about load: CPU time (user, sys) counts only this process's own work, so a change
+# that wall-clock time hides under other work shows in it (issue 35's loaded-machine regression).
+LOAD_ADVICE = ("note: under load, wall time includes waiting for other work; user and sys CPU time resist it: "
+               "compare them (abstat show EXPERIMENT --metric user,sys)")
 
 
 class RunDisplay:
@@ -48,16 +55,20 @@ class RunDisplay:
             return self._lab_started(event)
         from abstat.render.progress import Progress
 
-        self._line(f"abstat run: experiment {event.experiment!r}, {len(spec.variants)} variant(s) x {spec.runs} runs"
-                   f" (+{spec.warmup} warm-up), order {spec.order}, seed {spec.seed}, store {event.store}")
+        points = math.prod(len(values) for values in spec.parameters.values())  # a parameter scan's grid
+        grid = f" at {points} grid point(s)" if spec.parameters else ""
+        self._line(f"abstat run: experiment {event.experiment!r}, {len(spec.variants)} variant(s){grid} x {spec.runs} "
+                   f"runs (+{spec.warmup} warm-up), order {spec.order}, seed {spec.seed}, store {event.store}")
         for note in event.notes:
             self._line(f"note: {note}")
         for warning in event.doctor_warnings:
             self._line(f"note: abstat doctor warns: {warning}")
+        if any(warning.split(":", 1)[0].strip() == "load" for warning in event.doctor_warnings):
+            self._line(LOAD_ADVICE)
         if event.perf_in_times:
             self.stream.write("note: with --perf, wall/user/sys time and peak RSS include perf stat itself\n")
         self.stream.flush()
-        self.local = Progress(spec.names, len(spec.variants) * spec.runs, self.stream, enabled=self.enabled)
+        self.local = Progress(spec.names, len(spec.variants) * points * spec.runs, self.stream, enabled=self.enabled)
 
     def _note(self, event: Any) -> None:
         if event.host is not None and self.lab is not None:

@@ -168,8 +168,8 @@ def _report(
             text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
                                                                  markdown=fmt == "markdown"))
         return text
-    from abstat.comparison import compare_many
     from abstat.errors import AbstatError
+    from abstat.report.analysis import analyse
     from abstat.render.compare_text import render, summary_block
     from abstat.report.inputs import higher_is_better as is_higher_better
     from abstat.stats.warnings import StatWarning
@@ -178,8 +178,8 @@ def _report(
     not_compared: list[tuple[str, str]] = []
     for metric, unit, data in sections:
         try:
-            comparisons = compare_many(
-                data, baseline=baseline, confidence=confidence / 100.0,
+            comparisons = analyse(
+                data, baseline=baseline, adjust=None, confidence=confidence / 100.0,
                 higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
             )
         except AbstatError as err:
@@ -193,6 +193,10 @@ def _report(
                 if variant in command_notes:
                     comparison.warnings.append(command_notes[variant])
         rendered.append((metric, unit, comparisons))
+    from abstat.report.adjust import adjust_sections, family_caption
+
+    rendered = adjust_sections(rendered)  # one family: every metric x candidate shown (Holm)
+    family = family_caption([c for _, _, comps in rendered for c in comps])
     if fmt == "json":
         document = {
             "experiment": experiment,
@@ -237,6 +241,8 @@ def _report(
             parts.append("")
         if fmt == "text":
             parts.append(summary_block(rendered, color=color).rstrip("\n"))
+        elif family:
+            parts.append(clean(family[0].upper() + family[1:] + "."))
     clean = escape.markdown if fmt == "markdown" else escape.terminal
     for metric, reason in not_compared:
         parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))

@@ -8,8 +8,10 @@ expected share of false marks among the marked cells).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 METHODS = ("holm", "bh", "none")
 
@@ -46,12 +48,45 @@ def adjust_p_values(p_values: Sequence[float], method: str = "holm") -> list[flo
     return adjusted
 
 
+def adjust_family(comparisons: Sequence[Any], method: str = "holm") -> list[Any]:
+    """The comparisons shown together (a report's cells; ``run``/``show``'s metrics x candidates;
+    ``compare``'s candidates), each judged on its p-value adjusted over them all by ``method``:
+    ``p_adjusted`` and ``adjustment`` set, verdict and ``significant`` following the adjusted p-value
+    (:func:`follow_adjusted`).  A family of one is returned as it is, unadjusted; a comparison with
+    no p-value (cannot judge) counts in the family as p = 1 and keeps its verdict."""
+    if len(comparisons) < 2 or method == "none":
+        return list(comparisons)
+    raw = [float(c.p_value) if c.p_value is not None else math.nan for c in comparisons]
+    adjusted = adjust_p_values(raw, method)
+    done = []
+    for comparison, p_adj in zip(comparisons, adjusted, strict=True):
+        alpha = 1.0 - float(comparison.confidence)
+        judged = follow_adjusted(comparison, p_adj < alpha)
+        done.append(dataclasses.replace(judged, p_adjusted=p_adj, adjustment=method))
+    return done
+
+
+def adjust_sections(sections: Sequence[tuple[Any, Any, Sequence[Any]]], method: str = "holm"
+                    ) -> list[tuple[Any, Any, list[Any]]]:
+    """``(metric, unit, comparisons)`` sections adjusted as one family (:func:`adjust_family`)."""
+    flat = iter(adjust_family([c for _, _, comps in sections for c in comps], method))
+    return [(metric, unit, [next(flat) for _ in comps]) for metric, unit, comps in sections]
+
+
+def family_caption(comparisons: Sequence[Any]) -> str:
+    """The caption's one mention of the family's rule (empty when no adjustment was made)."""
+    methods = {c.adjustment for c in comparisons if getattr(c, "adjustment", None)}
+    if not methods:
+        return ""
+    method = methods.pop()
+    name = {"holm": "Holm", "bh": "Benjamini-Hochberg"}.get(method, method)
+    return f"verdicts after {name} over the {len(comparisons)} comparisons (intervals unadjusted)"
+
+
 def follow_adjusted(comparison: Any, significant: bool) -> Any:
     """The comparison with its verdict and ``significant`` flag re-decided on
     the adjusted significance, so that a cell's verdict, star and colour agree
     in every format (its ``p_value`` stays the unadjusted one)."""
-    import dataclasses
-
     from abstat.comparison import decide
 
     if comparison.verdict == "cannot judge":

@@ -61,13 +61,16 @@ def build(sets: Sequence[SampleSet], *, by: str | None = None, baseline: str | N
 
 
 def render(report: Report, fmt: str = "text", *, color: bool = False, width: int = 100,
-           ascii_only: bool = False, plots: str = "auto") -> str:
+           ascii_only: bool = False, plots: str = "auto", ministat: bool = False) -> str:
     """``report`` in one of RENDER_FORMATS, as a string (``ascii_only``: box lines in ASCII;
-    ``plots``: html's figures, auto, all, significant or none)."""
+    ``plots``: html's figures, auto, all, significant or none; ``ministat``: the e-mail's
+    ``ministat -A`` blocks, on the table's samples)."""
     from abstat.render.registry import render_report
 
     if fmt == "html":
         return render_report(report, fmt, plots=plots)
+    if fmt == "email":
+        return render_report(report, fmt, ministat=ministat)
     return render_report(report, fmt, color=color, width=width, ascii_only=ascii_only)
 
 

@@ -13,7 +13,7 @@ NAME as if it were a file name.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 from abstat.errors import InputError, UsageError
 from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
@@ -173,7 +173,7 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
         raise UsageError("this abstat has no store support (abstat.store.iter_sample_sets)") from None
     if not store_exists(store_path):  # a postgresql:// URL is opened, not looked for
         raise InputError("no such store (run `abstat run` first, or name input files)",
-                         path=store_path)
+                         path=display_name(store_path))
     from abstat.report.stored_runs import add_run_details
 
     pairs = []
@@ -185,3 +185,34 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
         raise InputError("the store holds no matching samples", path=display_name(store_path))
     add_run_details(store_path, pairs, exit_codes=exit_codes)
     return [sample_set for _, sample_set in pairs]
+
+
+def beside_peers(sets: list[SampleSet], metric: str | None, unit: str | None = None) -> list[SampleSet]:
+    """Plain sample files given beside peers' files (``compare hf.json ms.txt``): each joins the
+    peers' table with the labels every peer set shares (and ``metric`` when the peers' metrics
+    differ), its values in ``unit`` (``--unit``), so that it has a cell; when the peers' sets differ
+    in other labels (several commands), a plain file cannot be placed and is refused in one line
+    naming it, never dropped in silence."""
+    plain = [s for s in sets if set(s.labels) <= {"variant"} and s.summary is None]
+    peers = [s for s in sets if s not in plain]
+    if not plain or not peers:
+        return sets
+    keys = {k for s in peers for k in s.labels} - {"variant"}
+    shared = _shared_labels(peers, keys, metric)
+    varying = sorted(keys - set(shared))
+    if varying:
+        name = plain[0].source or plain[0].labels.get("variant")
+        raise UsageError(f"{name}: a plain file beside files whose sets differ in {', '.join(varying)}: which "
+                         "one it compares with is unknown (choose with --where, or --metric)")
+    for sample_set in plain:
+        sample_set.labels.update(shared)
+        sample_set.unit = sample_set.unit or unit
+    return sets
+
+
+def _shared_labels(peers: list[SampleSet], keys: set[str], metric: str | None) -> dict[str, str]:
+    """The labels every peer set has alike (and ``metric`` when it is one of theirs)."""
+    shared = {k: peers[0].labels.get(k, "") for k in keys if len({s.labels.get(k, "") for s in peers}) == 1}
+    if "metric" in keys and "metric" not in shared and metric in {s.labels.get("metric") for s in peers}:
+        shared["metric"] = str(metric)
+    return shared

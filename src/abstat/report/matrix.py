@@ -11,6 +11,7 @@ returns (:class:`Report` and its cells) is :mod:`abstat.report.table`.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from statistics import NormalDist
 from typing import Any, Sequence
@@ -150,10 +151,11 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                 continue
             sample_set = slot[column]
             summary = sample_set.summary
-            cell = Cell(row=row_id, column=column, sample_set=sample_set,
-                        center=summary.mean if summary is not None else _center(sample_set.runs, center),
+            cell = Cell(row=row_id, column=column, sample_set=sample_set, center=summary.mean if summary else 0.0,
                         n=sample_set.n, shared_source=per_source.get(sample_set.source, 0) > 1,
                         report_center=center)
+            if summary is None:
+                cell.center, cell.shown_kind, cell.n, cell.dropped = _center(sample_set.runs, center, outliers)
             for note in sample_set.notes:
                 cell.notes.append(notes.add(note))
                 cell.messages.append({"code": "input", "message": note, "variant": cell.name})
@@ -183,6 +185,7 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                         confidence=confidence, center=center, threshold=threshold, outliers=outliers,
                         higher_is_better=_higher_is_better(cell.sample_set, higher_is_better),
                         seed=seed, names=(base.name, cell.name))
+                    _agree(base, cell)
             except AbstatError as err:
                 cell.notes.append(notes.add(f"not compared: {err}", cell.place))
                 cell.messages.append({"code": "not-compared", "message": str(err), "variant": None})
@@ -204,7 +207,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
     for cell, p_adj in zip(with_p, adjusted):
         cell.p_adjusted = p_adj
         cell.significant = p_adj < alpha
-        cell.comparison = follow_adjusted(cell.comparison, cell.significant)
+        cell.comparison = dataclasses.replace(follow_adjusted(cell.comparison, cell.significant),
+                                              p_adjusted=p_adj, adjustment=adjust)
     for cell in compared:
         if cell.comparison.p_value is None:
             cell.significant = bool(cell.comparison.significant)
@@ -224,7 +228,8 @@ def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: st
                   rows=report_rows, summaries=summaries, common=common,
                   footnotes=notes.texts, adjust=adjust, confidence=confidence,
                   center=center, machines=machines,
-                  column_labels={c: v for c, v in column_labels.items() if v})
+                  column_labels={c: v for c, v in column_labels.items() if v}, outliers=outliers,
+                  short_footnotes=notes.short_texts(72))
 
 
 def _derived(sets: Sequence[SampleSet], key: str, others: Sequence[str]) -> bool:
@@ -288,12 +293,36 @@ def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
     return first
 
 
-def _center(runs: Sequence[Sequence[float]], center: str) -> float:
-    """The cell's centre: the one its comparisons compare (abstat.comparison.estimands.centre_of),
-    so that the change is (about) the ratio of the printed centres."""
+def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tuple[float, str, int, int]:
+    """(centre, its kind, n, values dropped by the outlier rule) of a cell before any comparison: the
+    median of the samples kept (on the data's grid for integer data: :mod:`abstat.report.centres`),
+    or with several runs or ``--center mean`` the centre its comparisons compare (``centre_of``).
+    A comparison then replaces them with the centres it agreed (:func:`_agree`)."""
     from abstat.comparison.estimands import centre_of
+    from abstat.report.centres import kept_runs, shown_median
 
-    return centre_of(list(runs), center)[0]
+    groups = [list(run) for run in runs if len(run)]
+    kept = kept_runs(groups[0] if len(groups) == 1 else groups, outliers) or []
+    n = sum(len(run) for run in kept)
+    dropped = sum(len(run) for run in groups) - n
+    if len(groups) == 1 and center != "mean" and n:
+        return shown_median(kept[0]), "median", n, dropped
+    value, kind = centre_of([list(map(float, run)) for run in kept] or groups, center)
+    return value, kind, n, dropped
+
+
+def _agree(base: Cell, cell: Cell) -> None:
+    """The cell's comparison with the centres every format prints (:func:`abstat.report.centres.agree`);
+    both cells then show those centres and the counts of the samples compared (after the outlier rule)."""
+    from abstat.report.centres import agree
+
+    cell.comparison = agree(cell.comparison, base.sample_set.comparison_data(), cell.sample_set.comparison_data())
+    comparison = cell.comparison
+    if comparison.centers and len(comparison.centers) == 2:  # beside summary statistics: both means
+        for side, centre, summary in zip((base, cell), comparison.centers, comparison.summaries or [None, None]):
+            side.center, side.shown_kind = float(centre), comparison.center_kind
+            if summary is not None and comparison.unit == "samples":
+                side.n, side.dropped = summary.n, summary.dropped
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:

@@ -45,9 +45,12 @@ KINDS: dict[str, tuple[str, str]] = {
     "zero-baseline": ("the baseline centre is 0",
                       "a relative change is undefined; the p-value still tests for a difference"),
     "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
-    "medians-disagree": ("the sample medians and the estimated shift disagree",
-                         "the sides differ in shape, or the samples are too small to pin the centre down; "
-                         "look at the distributions (abstat report --format html)"),
+    "medians-disagree": ("shapes differ: the medians do not move as the change",
+                         "no pair of centres summarises the change; see the distributions (--format html)"),
+    "medians-step": ("medians in grid steps: one step from agreeing with the change",
+                     "integer data move in whole steps of their grid; the change is between them"),
+    "scales-differ": ("values 100x or more apart from the baseline's",
+                      "different units? --unit names a plain file's unit"),
     "machine-differs": ("measured under different machine records",
                         "measure on one machine and boot, or say why the difference does not matter"),
     "command-differs": ("runs of one variant ran different commands",
@@ -100,6 +103,18 @@ class Footnote:
             text += ": " + ", ".join(shown) + (f" and {more} more" if more else "")
         return text + (f"; {self.advice}" if self.advice else "")
 
+    def short(self, width: int) -> str:
+        """One line of at most ``width`` columns (with its ``[n] `` mark): the finding and whom it
+        concerns, without the advice (that is in --verbose, the HTML page and docs/output.md)."""
+        subjects = compact(self.subjects)
+        for shown in range(len(subjects), -1, -1):
+            more = len(subjects) - shown
+            text = self.head + (": " + ", ".join(subjects[:shown]) if shown else "")
+            text += f" and {more} more" if more and shown else (f" ({len(subjects)} cells)" if more else "")
+            if len(text) <= width:
+                return text
+        return self.head if len(self.head) <= width else self.head[: max(1, width - 3)] + "..."
+
 
 Subject = tuple[str, str]   # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")
 
@@ -148,6 +163,10 @@ class Footnotes:
     @property
     def texts(self) -> list[str]:
         return [note.text() for note in self.items]
+
+    def short_texts(self, width: int) -> list[str]:
+        """:meth:`Footnote.short` of each note, ``width`` the columns its ``[n] `` mark leaves."""
+        return [note.short(width - len(f"[{number}] ")) for number, note in enumerate(self.items, 1)]
 
 
 def plural(count: int, word: str, plural_form: str | None = None) -> str:

@@ -29,6 +29,8 @@ class Cell:
     messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
     shared_source: bool = False     # the source file holds other cells too
     report_center: str = "auto"     # the report's --center (auto, median or mean)
+    shown_kind: str | None = None   # what ``center`` is, when the report chose it (report/centres.py)
+    dropped: int = 0                # values the outlier rule dropped; n, centre and change use the rest
 
     @property
     def center_kind(self) -> str:
@@ -37,6 +39,8 @@ class Cell:
         always the mean for a summary)."""
         if self.sample_set.summary is not None:
             return "mean"
+        if self.shown_kind:
+            return self.shown_kind
         from abstat.comparison.estimands import centre_of
 
         return centre_of(self.sample_set.runs, self.report_center)[1]
@@ -92,6 +96,40 @@ class Report:
     center: str
     machines: dict[str, dict[str, Any]]
     column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
+    outliers: str = "none"          # the outlier rule every number of every cell was computed after
+    short_footnotes: list[str] = field(default_factory=list)  # one line each, <= 72 columns (e-mail)
+    columns_label: str | None = None  # text and e-mail: this row label's values across the top (render/pivot.py)
+
+    def short_footer(self) -> list[str]:
+        """The footer in a few lines for a cover letter: what the cells and changes are, the family's
+        rule, the outlier rule (the long explanations are in the text format, HTML and docs)."""
+        level = _pct_text(self.confidence * 100)
+        kinds = list(dict.fromkeys(c.center_kind for row in self.rows for c in row.cells.values()))
+        labels = sorted({c.comparison.estimand_label.split(" (")[0] for c in self.comparisons})
+        change = " or ".join(labels) if labels else f"change of the {self.center}"
+        lines = [f"Cells: {' or '.join(kinds) or self.center}; change: the {change}, {level}% interval.",
+                 f"* = significant at {_pct_text(100 - self.confidence * 100)}% after "
+                 + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
+                 + f" over the {len(self.comparisons)} comparisons."]
+        if self.outlier_line():
+            lines.append(self.outlier_line())
+        if self.summary_cells:
+            lines.append("Summary-statistics cells show the mean; their changes compare means.")
+        if self.summaries:
+            lines.append("geomean: geometric mean of the rows' ratios.")
+        return lines
+
+    def outlier_line(self) -> str:
+        """The rule and what it dropped per cell, for every format (empty without a rule)."""
+        if self.outliers == "none":
+            return ""
+        rule = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}.get(self.outliers,
+                                                                                          self.outliers)
+        cells = [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is None]
+        dropped = [f"{'/'.join(v for v in (*c.row, c.column) if v)} {c.dropped}" for c in cells if c.dropped]
+        counts = ", ".join(dropped[:12]) + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else "")
+        return (f"Outliers: {rule} dropped " + (counts if dropped else "nothing")
+                + "; n, centres and changes use the values kept.")
 
     @property
     def summary_cells(self) -> list[Cell]:
@@ -141,6 +179,8 @@ class Report:
             f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
             "intervals are not adjusted.",
         ]
+        if self.outlier_line():
+            lines.append(self.outlier_line())
         if self.summary_cells:
             lines.append(
                 "Cells given as summary statistics (NAME=n:mean:stddev) show the mean; changes "
@@ -166,6 +206,7 @@ class Report:
                 summary = cell.sample_set.summary
                 entry: dict[str, Any] = {
                     "n": cell.n,
+                    "dropped": cell.dropped,
                     "center": cell.center,
                     "center_kind": cell.center_kind,
                     "summary": summary.to_dict() if summary is not None else None,
@@ -200,6 +241,7 @@ class Report:
             "confidence": self.confidence,
             "center": self.center,
             "adjust": self.adjust,
+            "outliers": self.outliers,
             "rows": rows,
             "geomean": [
                 {"column": s.column, "metric": s.metric, "ratio": s.ratio,

@@ -20,34 +20,50 @@ from collections.abc import Mapping
 
 from abstat.runner import cgroup, reaper, signals
 
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
+SUPERVISOR_MODULES = ("supervisor.py", "reaper.py", "cgroup.py")
+PRIVATE_PREFIX = "abstat-supervisor-"
 
 
-def _supervisor_path() -> str:
-    """``supervisor.py`` as a file Python can run.  Shipped to a test box the
-    runner is imported from a zip that is deleted once loaded (lab/bundle.py):
-    the supervisor and the two modules it imports are then copied now, while
-    the zip is still readable, into a private directory removed at exit."""
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
-    if os.path.isfile(here):
-        return here
-    import atexit
+def _supervisor_sources() -> dict[str, bytes] | None:
+    """None when ``supervisor.py`` is a file Python can run.  Shipped to a test box the runner is
+    imported from a zip that is deleted once loaded (lab/bundle.py): the supervisor and the two
+    modules it imports are then read now, while the zip is still readable, and written to a private
+    directory for each supervisor, which removes it once it has loaded them (the runner ends with
+    ``os._exit``: nothing of abstat's may wait for an exit handler to be removed from the box)."""
+    if os.path.isfile(HERE):
+        return None
     import pkgutil
-    import shutil
-    import tempfile
 
     try:
-        sources = {name: pkgutil.get_data(__name__.rpartition(".")[0], name)
-                   for name in ("supervisor.py", "reaper.py", "cgroup.py")}
+        sources = {name: pkgutil.get_data(__name__.rpartition(".")[0], name) for name in SUPERVISOR_MODULES}
     except OSError:
-        return here  # not runnable: the executor then runs without a supervisor
-    if any(data is None for data in sources.values()):
-        return here
-    directory = tempfile.mkdtemp(prefix="abstat-supervisor-")
-    atexit.register(shutil.rmtree, directory, True)
-    for name, data in sources.items():
-        with open(os.path.join(directory, name), "wb") as handle:
-            handle.write(data)  # type: ignore[arg-type]
-    return os.path.join(directory, "supervisor.py")
+        return None  # not runnable: the executor then runs without a supervisor
+    return None if any(data is None for data in sources.values()) else sources  # type: ignore[return-value]
+
+
+def _supervisor_script() -> tuple[str, bool] | None:
+    """(the supervisor's path, whether it is a private copy it removes), or None: no supervisor."""
+    if _SOURCES is None:
+        return (SUPERVISOR_PATH, False) if os.path.isfile(SUPERVISOR_PATH) else None
+    try:
+        directory = tempfile.mkdtemp(prefix=PRIVATE_PREFIX)
+    except OSError:
+        return None
+    try:
+        for name, data in _SOURCES.items():
+            with open(os.path.join(directory, name), "wb") as handle:
+                handle.write(data)
+    except OSError:
+        _remove_private(directory)
+        return None
+    return os.path.join(directory, "supervisor.py"), True
+
+
+def _remove_private(directory: str) -> None:
+    import shutil
+
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def state_text(lines: list[str]) -> bytes:
@@ -76,7 +92,8 @@ def _state_file() -> int:
         os.close(fd)
 
 
-SUPERVISOR_PATH = _supervisor_path()
+_SOURCES = _supervisor_sources()
+SUPERVISOR_PATH = HERE
 SUPERVISOR_WAIT_S = 12.0  # it gives up after 10 s of processes that will not die
 
 
@@ -95,6 +112,7 @@ class Containment:
         self._groups: set[int] = set()
         self._replay = ""  # the supervisor's `replay` line: the run journal to add to the store should abstat die
         self._supervisor: int | None = None
+        self._private = ""  # the supervisor's private copy (a runner from a zip), which it removes
         self._closed = False
 
     def environment(self, base: Mapping[str, str]) -> tuple[dict[str, str], str]:
@@ -114,12 +132,15 @@ class Containment:
 
     def _start_supervisor(self, base: Mapping[str, str]) -> None:
         env = {k: v for k, v in base.items() if k != reaper.TOKEN_VARIABLE}
-        if not os.path.isfile(SUPERVISOR_PATH):
+        script = _supervisor_script()
+        if script is None:
             self._supervise = False  # no watchdog (and so no cgroups): the sweeps still run
             return
+        path, private = script
         state = _state_file()
         read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
-        argv = [sys.executable, "-E", "-s", SUPERVISOR_PATH, self.token] + (["--state-fd-3"] if state >= 0 else [])
+        argv = [sys.executable, "-E", "-s", path, self.token] + (["--state-fd-3"] if state >= 0 else []) \
+            + (["--remove-own-directory"] if private else [])
         actions = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
                    (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
         if state >= 0:
@@ -131,11 +152,14 @@ class Containment:
             os.close(write_end)
             if state >= 0:
                 os.close(state)
+            if private:
+                _remove_private(os.path.dirname(path))
             self._supervise = False
             return
         finally:
             os.close(read_end)
         self._pipe, self._state, self._supervisor = write_end, state, pid
+        self._private = os.path.dirname(path) if private else ""
         self.keep.add(pid)
 
     def _publish(self) -> None:
@@ -265,6 +289,24 @@ class Containment:
         those that left the command's process group with setsid/setpgid too."""
         return reaper.end_processes(lambda: self._left(token), keep=self.keep)
 
+    def _kill_supervisor(self) -> None:
+        """Stop the supervisor once abstat has done its work (see :meth:`close`)."""
+        assert self._supervisor is not None
+        os.close(self._state)
+        self._state = -1
+        try:
+            os.kill(self._supervisor, signal.SIGKILL)  # it ignores SIGTERM
+            os.waitpid(self._supervisor, 0)  # dies at once
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        self.keep.discard(self._supervisor)
+        self._supervisor = None
+        if self._private:  # killed, perhaps before it had removed its copy
+            _remove_private(self._private)
+        if self._pipe >= 0:
+            os.close(self._pipe)
+            self._pipe = -1
+
     def close(self) -> None:
         """End every process of the run and stop the supervisor; a second
         Ctrl-C or SIGTERM meanwhile waits until this is done."""
@@ -288,18 +330,7 @@ class Containment:
             if self._supervisor is None:
                 return
             if self._state >= 0:
-                os.close(self._state)
-                self._state = -1
-                try:
-                    os.kill(self._supervisor, signal.SIGKILL)  # it ignores SIGTERM
-                    os.waitpid(self._supervisor, 0)  # dies at once
-                except (ProcessLookupError, ChildProcessError):
-                    pass
-                self.keep.discard(self._supervisor)
-                self._supervisor = None
-                if self._pipe >= 0:
-                    os.close(self._pipe)
-                    self._pipe = -1
+                self._kill_supervisor()
                 return
             if self._pipe >= 0:
                 os.close(self._pipe)  # end of file: the supervisor sweeps all of /proc and exits

@@ -29,6 +29,7 @@ class ExperimentPlan:
     conclude: Command | None = None
     background: list[Command] = field(default_factory=list)
     ignore_failure: bool = False
+    variant_hooks: dict[str, dict[str, Command]] = field(default_factory=dict)  # variant -> kind -> its own hook
 
     def schedule(self) -> list[Slot]:
         return build_schedule(
@@ -102,6 +103,7 @@ def run_experiment(
     reported_background: set[int] = set()
 
     def hook(kind: str, command: Command | None, context: RunContext) -> None:
+        command = plan.variant_hooks.get(context.variant, {}).get(kind, command)
         if command is None:
             return
         measurement = executor.run_hook(kind, command, context, timeout=plan.timeout)

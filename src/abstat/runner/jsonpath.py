@@ -17,6 +17,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from typing import Union
 
 from abstat.runner.model import MetricPattern, check_metric_name
 
@@ -29,7 +30,7 @@ _QUOTED = re.compile(r"\[(\"|')((?:(?!\1).)*)\1\]")
 _UNIT = re.compile(r"[A-Za-z%/_][A-Za-z0-9%/_.\-]{0,31}")
 _NAMED = re.compile(r"\A([A-Za-z_][A-Za-z0-9_.\-]*)=json:(.*)\Z", re.DOTALL)
 
-Segment = str | int
+Segment = Union[str, int]  # noqa: UP007 -- the runner also runs on a box's Python 3.8
 
 
 @dataclass(frozen=True)

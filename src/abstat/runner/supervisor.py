@@ -90,25 +90,31 @@ def supervise(token: str, commands: "object", state_fd: int | None = None) -> in
 
 
 REPLAY_WAIT_S = 120.0
+# The replay's program: isolated (-I: no current directory, script directory, PYTHON* variable or user
+# site on sys.path), in "/", abstat taken from the directory abstat itself ran from, never from where it
+# happened to run: an abstat.py planted there must not run (as root), nor make the journal look replayed.
+REPLAY_CODE = ("import os, sys; os.chdir('/'); sys.path.insert(0, sys.argv[1]); "
+               "from abstat.cli import main; sys.exit(main(['import', sys.argv[2]]))")
 
 
 def replay_journal(encoded: bytes) -> None:
-    """Add the runs of abstat's journal to its store: ``python -m abstat import JOURNAL``, the store in
-    its environment (a PostgreSQL URL may hold a password: never in an argument list); then remove it."""
+    """Add the runs of abstat's journal to its store: ``abstat import JOURNAL`` (:data:`REPLAY_CODE`), the
+    store in its environment (a PostgreSQL URL may hold a password: never in an argument list); then
+    remove it."""
     import json
 
     try:
         document = json.loads(binascii.unhexlify(encoded))
         journal, store, python, path = (document[key] for key in ("journal", "store", "python", "path"))
-        if not all(isinstance(item, str) and item for item in (journal, store, python, path)):
+        if not all(isinstance(item, str) and os.path.isabs(item) for item in (journal, python, path)) or \
+                not (isinstance(store, str) and store):
             return
     except (ValueError, KeyError, TypeError, binascii.Error):
         return
     env = dict(os.environ)
-    env["PYTHONPATH"] = path + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env["ABSTAT_STORE"] = store
     try:
-        pid = os.posix_spawn(python, [python, "-m", "abstat", "import", journal], env,
+        pid = os.posix_spawn(python, [python, "-I", "-c", REPLAY_CODE, path, journal], env,
                              file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)])
     except OSError:
         return
@@ -146,10 +152,21 @@ def _apply(line: bytes, groups: set[int], directory: str | None, replay: list[by
 def main(argv: list[str]) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, signal.SIG_IGN)
-    if len(argv) not in (1, 2) or not argv[0]:
+    flags = argv[1:]
+    if not argv or not argv[0] or set(flags) - {"--state-fd-3", "--remove-own-directory"}:
         return 2
-    state_fd = STATE_FD if argv[1:] == ["--state-fd-3"] else None
+    if "--remove-own-directory" in flags:  # a private copy (a runner from a zip): loaded, so removed now
+        _remove_own_directory()
+    state_fd = STATE_FD if "--state-fd-3" in flags else None
     return supervise(argv[0], sys.stdin.buffer, state_fd)
+
+
+def _remove_own_directory() -> None:
+    import shutil
+
+    directory = os.path.dirname(os.path.abspath(__file__))
+    if os.path.basename(directory).startswith("abstat-supervisor-"):
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -31,14 +31,16 @@ def is_url(name: str) -> bool:
 
 
 _URL_PASSWORD = re.compile(r"(postgres(?:ql)?://[^\s/@:]*:)[^\s@/]*@")
-_PARAM_PASSWORD = re.compile(r"(?i)((?:^|[?&\s])password=)[^&\s]*")
+# a URL's ``?password=`` parameter, or a keyword/value connection string's ``password = 'it''s'``
+_PARAM_PASSWORD = re.compile(r"(?i)((?:^|[?&\s])password\s*=\s*)('(?:[^'\\]|\\.)*'?|[^&\s]*)")
 
 
 def display_name(text: str) -> str:
     """``text`` (a store name, an argument list item) fit to print or record: the
     password of a PostgreSQL URL in it, in the netloc or as a ``password=``
-    parameter, is replaced by ``***``."""
-    if "postgres" not in text:
+    parameter (of a URL, or of a ``host=... password=...`` connection string),
+    is replaced by ``***``."""
+    if "postgres" not in text and "password" not in text.lower():
         return text
     return _PARAM_PASSWORD.sub(r"\1***", _URL_PASSWORD.sub(r"\1***@", text))
 
@@ -47,8 +49,8 @@ def _secret(name: str) -> str | None:
     found = _URL_PASSWORD.search(name)
     if found:
         return name[found.end(1):found.end() - 1]
-    found = _PARAM_PASSWORD.search(name) if is_url(name) else None
-    return name[found.end(1):found.end()] if found else None
+    found = _PARAM_PASSWORD.search(name)
+    return found.group(2).strip("'") or None if found else None
 
 
 def scrub(text: str, name: str) -> str:
@@ -231,20 +233,22 @@ def connect_sqlite(path: str, create: bool, read_only: bool = False) -> Connecti
     exists = os.path.exists(path)
     if exists and not os.path.isfile(path):
         # Refused before SQLite opens it: `--store /dev/null` must not leave /dev/null-journal.
-        raise InputError("not a regular file, so not a store", path=path)
+        raise InputError("not a regular file, so not a store", path=display_name(path))
     if not exists:
         if not create:
-            raise InputError("no such store (run `abstat run` first, or give --store PATH)", path=path)
+            raise InputError("no such store (run `abstat run` first, or give --store PATH)",
+                             path=display_name(path))
         directory = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(directory):
-            raise InputError("the store's directory does not exist", path=path)
+            raise InputError("the store's directory does not exist", path=display_name(path))
         if not os.access(directory, os.W_OK):
             raise InputError("cannot create the store: its directory is read-only (a read-only file system, "
-                             "or no write permission)", path=path)
+                             "or no write permission)", path=display_name(path))
         mode = "rwc"
     else:
         if os.path.getsize(path) == 0 and not create:  # a store has its header page even in WAL mode
-            raise InputError("empty file, not a store (run `abstat run` first, or give --store PATH)", path=path)
+            raise InputError("empty file, not a store (run `abstat run` first, or give --store PATH)",
+                             path=display_name(path))
         directory = os.path.dirname(os.path.abspath(path))
         read_only = read_only or (not create and not (os.access(path, os.W_OK) and os.access(directory, os.W_OK)))
         mode = "ro" if read_only else "rw"
@@ -265,7 +269,7 @@ def connect_sqlite(path: str, create: bool, read_only: bool = False) -> Connecti
                                       check_same_thread=False)
                 immutable = True
     except sqlite3.Error as err:
-        raise InputError(f"cannot open the store: {err}", path=path) from None
+        raise InputError(f"cannot open the store: {err}", path=display_name(path)) from None
     connection = Connection(path, raw)
     connection.read_only = read_only
     connection.immutable = immutable

@@ -107,7 +107,8 @@ def list_baselines(store_path: str) -> list[tuple[str, str, int]]:
             "SELECT e.name, e.created_at, COUNT(r.id) FROM experiments e JOIN invocations i ON i.experiment_id = e.id"
             " LEFT JOIN runs r ON r.invocation_id = i.id WHERE e.name LIKE ? GROUP BY e.name, e.created_at"
             " ORDER BY e.name", (PREFIX + "%",)).fetchall()
-    return [(name[len(PREFIX):], created, int(count)) for name, created, count in rows]
+    # LIKE ignores case: BASELINE@X is not a baseline compare can find
+    return [(name[len(PREFIX):], created, int(count)) for name, created, count in rows if name.startswith(PREFIX)]
 
 
 def baseline_ref(spec: str, store_path: str) -> str | None:

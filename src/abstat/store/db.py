@@ -58,12 +58,13 @@ class Store(StoreReader, StoreWriter):
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def import_from(self, source: Store) -> Any:
-        """Copy into this store the runs of ``source`` it lacks (see ``transfer``); an ImportResult."""
+    def import_from(self, source: Store, experiments: Any = None) -> Any:
+        """Copy into this store the runs of ``source`` it lacks (see ``transfer``), of the
+        ``experiments`` named when given; an ImportResult."""
         from abstat.store.transfer import import_store
 
         try:
-            return import_store(source, self)
+            return import_store(source, self, experiments)
         except source.db.errors as err:
             raise _error(source, err) from None
 

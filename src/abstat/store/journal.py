@@ -15,8 +15,11 @@ JOURNAL --store STORE``.
 """
 from __future__ import annotations
 
+import errno
 import json
-from collections.abc import Iterator, Mapping
+import os
+import stat
+from collections.abc import Mapping
 from typing import Any
 
 from abstat.errors import InputError
@@ -25,10 +28,23 @@ FORMAT = 1
 _MAGIC = b'{"abstat_journal":'
 
 
+MAX_JOURNAL_BYTES = 1 << 30
+
+
+def _open_regular(path: str) -> Any:
+    """``path`` opened for reading if it is a regular file (a FIFO is never waited on); OSError else."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    handle = open(descriptor, "rb")  # noqa: SIM115 - returned open
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        handle.close()
+        raise OSError(errno.EINVAL, "not a regular file")
+    return handle
+
+
 def is_journal(path: str) -> bool:
-    """Whether ``path`` is a file that starts as a run journal does."""
+    """Whether ``path`` is a regular file that starts as a run journal does."""
     try:
-        with open(path, "rb") as handle:
+        with _open_regular(path) as handle:
             return handle.read(len(_MAGIC)) == _MAGIC
     except OSError:
         return False
@@ -47,39 +63,48 @@ def _line(document: Mapping[str, Any]) -> bytes:
     return json.dumps(document, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
 
 
-def read(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(header, runs) of a journal; a last line cut short by a crash is left out.  InputError naming
-    the file when it is not a journal."""
+def read(path: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]], list[int]]:
+    """(header, (line number, run) of each whole run, the numbers of damaged lines) of a journal; a last
+    line cut short by a crash is left out.  A damaged line in the middle (not JSON, nested too deeply,
+    a number of thousands of digits, a run without its identity) is named, and the runs after it are
+    still read.  InputError naming the file when it is not a journal."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        with _open_regular(path) as handle:
+            data = handle.read(MAX_JOURNAL_BYTES + 1)
     except OSError as err:
         raise InputError(f"cannot read the journal: {err.strerror or err}", path=path) from None
-    lines = data.split(b"\n")
-    documents = list(_documents(lines[:-1]))  # what follows the last newline was never whole
-    if not documents or not isinstance(documents[0], dict) or documents[0].get("abstat_journal") != FORMAT:
+    if len(data) > MAX_JOURNAL_BYTES:
+        raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
+    lines = data.split(b"\n")[:-1]  # what follows the last newline was never whole
+    head = _document(lines[0]) if lines else None
+    if (not isinstance(head, dict) or head.get("abstat_journal") != FORMAT
+            or not isinstance(head.get("invocation"), str)):
         raise InputError("not an abstat run journal", path=path)
-    head, runs = documents[0], documents[1:]
-    if not isinstance(head.get("invocation"), str) or not all(isinstance(run, dict) for run in runs):
-        raise InputError("not an abstat run journal", path=path)
-    return head, runs
+    runs, damaged = [], []
+    for number, line in enumerate(lines[1:], start=2):
+        run = _document(line)
+        if isinstance(run, dict) and isinstance(run.get("uid"), str):
+            runs.append((number, run))
+        else:
+            damaged.append(number)
+    return head, runs, damaged
 
 
-def _documents(lines: list[bytes]) -> Iterator[Any]:
-    for line in lines:
-        try:
-            yield json.loads(line)
-        except ValueError:
-            return  # torn: nothing after it was written whole either
+def _document(line: bytes) -> Any:
+    try:
+        return json.loads(line)
+    except (ValueError, RecursionError):
+        return None
 
 
-def replay(path: str, store: Any) -> tuple[int, int]:
-    """Add the journal's runs that ``store`` lacks to their invocation; (added, already present).
-    InputError when the journal or its invocation cannot be found."""
+def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
+    """Add the journal's runs that ``store`` lacks to their invocation; (added, already present, the
+    numbers of its damaged lines, left out).  InputError when the journal or its invocation cannot be
+    found, or a run cannot be stored (nothing added)."""
     from abstat.store.records import Invocation
     from abstat.store.write import check_run
 
-    head, runs = read(path)
+    head, runs, damaged = read(path)
     found = store.db.execute("SELECT id, experiment_id FROM invocations WHERE uid = ?",
                              (head["invocation"],)).fetchone()
     if found is None:
@@ -88,8 +113,8 @@ def replay(path: str, store: Any) -> tuple[int, int]:
     invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
     present = {row[0] for row in store.db.execute("SELECT uid FROM runs WHERE invocation_id = ?", (invocation.id,))}
     wanted, skipped = [], 0
-    for line, run in enumerate(runs, start=2):  # line 1 is the header
-        if run.get("uid") in present:
+    for line, run in runs:
+        if run["uid"] in present:
             skipped += 1
             continue
         try:
@@ -98,6 +123,67 @@ def replay(path: str, store: Any) -> tuple[int, int]:
             raise InputError("not a run of the journal: unknown or missing fields", path=path, line=line) from None
         except InputError as err:
             raise InputError(err.message, path=path, line=line) from None
+        except (ValueError, OverflowError) as err:
+            raise InputError(f"not a run of the journal: {err}", path=path, line=line) from None
+        present.add(run["uid"])
     if wanted:
-        store.add_checked_runs(invocation, wanted)
-    return len(wanted), skipped
+        try:
+            store.add_checked_runs(invocation, wanted)
+        except OverflowError as err:
+            raise InputError(f"a run of the journal cannot be stored: {err}", path=path) from None
+    return len(wanted), skipped, damaged
+
+
+def left_behind(store: Any, directory: str | None = None) -> list[tuple[str, str]]:
+    """(journal, experiment) of every run journal in the temporary directory that no live abstat holds
+    (its writer holds a shared lock while it runs) and whose invocation ``store`` still shows
+    running: a journal left when abstat and its supervisor were both killed.  Its runs are not in
+    the store; ``abstat import JOURNAL`` adds them."""
+    import fcntl
+    import tempfile
+
+    directory = directory or tempfile.gettempdir()
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.startswith("abstat-journal-") and n.endswith(".jsonl"))
+    except OSError:
+        return []
+    found = []
+    for name in names[:1000]:
+        path = os.path.join(directory, name)
+        try:
+            with _open_regular(path) as handle:
+                if os.fstat(handle.fileno()).st_uid != os.geteuid():
+                    continue
+                try:
+                    fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    continue  # a live abstat writes it
+                head = _document(handle.readline(65536))
+        except OSError:
+            continue
+        if isinstance(head, dict) and head.get("abstat_journal") == FORMAT and isinstance(head.get("invocation"), str):
+            row = store.db.execute("SELECT e.name, i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+                                   " WHERE i.uid = ? AND i.status = 'running'", (head["invocation"],)).fetchone()
+            if row is not None and _missing_runs(path, store, row[1]):
+                found.append((path, str(row[0])))
+    return found
+
+
+def _missing_runs(path: str, store: Any, invocation: int) -> bool:
+    """Whether the journal holds a run the store lacks (imported already: nothing to say)."""
+    try:
+        _, runs, _ = read(path)
+    except InputError:
+        return False
+    present = {row[0] for row in store.db.execute("SELECT uid FROM runs WHERE invocation_id = ?", (invocation,))}
+    return any(run["uid"] not in present for _, run in runs)
+
+
+def left_behind_notes(store: Any) -> list[str]:
+    """One line per journal :func:`left_behind` finds, naming the command that adds its runs."""
+    import shlex
+
+    return [f"note: experiment {experiment!r} is still shown running: its last runs wait in the run journal "
+            f"{path}; add them with: abstat import {shlex.quote(path)} --store {shlex.quote(store.display)}"
+            for path, experiment in left_behind(store)]
+

@@ -20,3 +20,14 @@ def stored_metric(store_arg: str | None, metric: str, variants: Any) -> tuple[st
     except InputError:  # the variants were read; a store gone since only costs the unit
         units = set()
     return metric, units.pop() if len(units) == 1 else None
+
+
+def stored_unit(store_arg: str | None, metric: str, ref: str) -> str | None:
+    """The unit of ``metric`` in the stored experiment of ``ref`` (``EXPERIMENT:VARIANT``), None if unknown."""
+    from abstat.store import open_store, resolve_store_path
+
+    try:
+        with open_store(resolve_store_path(store_arg), create=False) as store:
+            return store.unit(ref.rsplit(":", 1)[0], metric)
+    except InputError:
+        return None

@@ -1,8 +1,11 @@
 """What the store hands out: plain records, no database handles."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+
+from abstat.readers.sampleset import SampleSet
+
+__all__ = ["ExperimentSummary", "Invocation", "SampleSet"]
 
 
 @dataclass(frozen=True)
@@ -24,19 +27,3 @@ class ExperimentSummary:
     variants: list[str]
     runs_ok: int
     runs_failed: int
-
-
-@dataclass
-class SampleSet:
-    """Samples of one metric of one variant under one set of labels.
-
-    ``runs`` holds one list of values per run group (each ``abstat run``
-    invocation, hence each boot, is its own group); ``invocations`` the ids
-    of those invocations, in the same order.
-    """
-
-    labels: dict[str, str]
-    runs: list[list[float]]
-    machine: dict[str, Any] = field(default_factory=dict)
-    unit: str | None = None
-    invocations: list[int] = field(default_factory=list)

@@ -45,12 +45,13 @@ class ImportResult:
     damage: list[str] = field(default_factory=list)
 
 
-def import_store(source: Any, target: Any) -> ImportResult:
-    """Copy what ``source`` holds and ``target`` lacks into ``target`` (both open Stores)."""
+def import_store(source: Any, target: Any, experiments: Sequence[str] | None = None) -> ImportResult:
+    """Copy what ``source`` holds and ``target`` lacks into ``target`` (both open Stores); only the
+    experiments named in ``experiments`` when given (the caller decides which may be taken)."""
     result = ImportResult(source.display)
     attached = attach(source, target)  # SQLite to SQLite: in SQL, no row through Python
     try:
-        _import(source, target, result, attached)
+        _import(source, target, result, attached, None if experiments is None else set(experiments))
     finally:
         if attached:
             detach(target)
@@ -60,10 +61,12 @@ def import_store(source: Any, target: Any) -> ImportResult:
     return result
 
 
-def _import(source: Any, target: Any, result: ImportResult, attached: bool) -> None:
+def _import(source: Any, target: Any, result: ImportResult, attached: bool, chosen: set[str] | None) -> None:
     has_uids = source.version >= 2
     experiments = source.db.execute("SELECT id, name, created_at FROM experiments ORDER BY id").fetchall()
     for experiment_id, experiment, created_at in experiments:
+        if chosen is not None and experiment not in chosen:
+            continue
         variants = [row[0] for row in source.db.execute(
             "SELECT name FROM variants WHERE experiment_id = ? ORDER BY id", (experiment_id,))]
         uid_column = "i.uid" if has_uids else "NULL"
@@ -75,6 +78,7 @@ def _import(source: Any, target: Any, result: ImportResult, attached: bool) -> N
         counts = dict(source.db.execute(
             "SELECT r.invocation_id, COUNT(*) FROM runs r JOIN invocations i ON i.id = r.invocation_id"
             " WHERE i.experiment_id = ? GROUP BY r.invocation_id", (experiment_id,)).fetchall())
+        _refuse_collisions(target, experiment, [row[0] for row in invocations], source.display)
         with target.db.transaction():  # the experiment and its variants, in the source's order
             target_experiment = target._ensure_experiment(experiment, created_at)
             variant_ids = {name: target._ensure_variant(target_experiment, name) for name in variants}
@@ -83,6 +87,21 @@ def _import(source: Any, target: Any, result: ImportResult, attached: bool) -> N
                 copy_batch(source, target, experiment_id, target_experiment, batch[0][4], batch[-1][4], result)
             else:
                 _Batch(source, target, experiment, target_experiment, variant_ids, has_uids, result).copy(batch)
+
+
+def _refuse_collisions(target: Any, experiment: str, uids: list[str], source: str) -> None:
+    """An invocation of ``experiment`` whose identity the target holds under another experiment is
+    refused (its runs would join that experiment's, and a later ``baseline save`` of either would
+    take or drop them): InputError naming both."""
+    from abstat.errors import InputError
+
+    params: list[Any] = [experiment]
+    sql = and_in("SELECT i.uid, e.name FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+                 " WHERE e.name != ?", params, "i.uid", uids, target.db)
+    clash = target.db.execute(sql + " LIMIT 1", params).fetchone()
+    if clash is not None:
+        raise InputError(f"invocation {clash[0]} of experiment {experiment!r} is already in the target as one of "
+                         f"experiment {clash[1]!r}: not imported (a forged or copied store?)", path=source)
 
 
 def _batches(invocations: list[tuple[Any, ...]], counts: dict[int, int]) -> Iterator[list[tuple[Any, ...]]]:
