@@ -152,7 +152,7 @@ class Box:
         quoted = f'"{artifact}"' if artifact.startswith("$HOME/") else shlex.quote(artifact)
         return f"ABSTAT_REV={sha} ABSTAT_ARTIFACT={quoted}; export ABSTAT_REV ABSTAT_ARTIFACT; "
 
-    # -- build, copy, install (once per commit) -------------------------------
+    # -- build and copy (once per commit), install (when another was installed) ---
 
     def _remote(self, what: str, command: str, timeout: float) -> tuple[int, str]:
         from abstat.lab.ssh import SshError
