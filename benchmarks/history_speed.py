@@ -11,6 +11,10 @@
    the fitted power law, and the change points found at each size (n/3 and 2n/3 expected).
 3. Start-up: the wall and CPU time of ``abstat history --input`` on a 1000-revision CSV
    against ``python -c "import numpy"``, and whether scipy or ruptures were imported.
+4. Loading (issue 42): ``abstat history --input`` on a CSV of each of ``--input-sizes``
+   revisions (one sample each) against the detector alone on the same values (a child that
+   reads the column with ``numpy.loadtxt`` and calls ``detect``): CPU and peak RSS of each
+   process, their ratios (target <= 2x at 10^6) and the growth of the command's CPU.
 """
 from __future__ import annotations
 
@@ -84,11 +88,52 @@ def child_cpu(command: list[str], repeat: int) -> tuple[float, float, str]:
     return best_wall, best_cpu, out
 
 
+def child_usage(command: list[str]) -> tuple[float, int]:
+    """(CPU seconds, peak RSS in KiB) of one process."""
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "PYTHONPATH": SRC})
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        raise SystemExit(f"{' '.join(command)}: exit {os.waitstatus_to_exitcode(status)}")
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
+
+
+def loading(sizes: list[int]) -> list[str]:
+    """Part 4; what missed its target."""
+    detector = ("import sys, numpy; from abstat.history.changepoints import detect; "
+                "detect(numpy.loadtxt(sys.argv[1], delimiter=',', skiprows=1, usecols=2))")
+    failed, times = [], []
+    print("history --input against the detector alone on the same values (CPU s, peak MiB):")
+    with tempfile.TemporaryDirectory() as directory:
+        for n in sizes:
+            path = os.path.join(directory, f"h{n}.csv")
+            with open(path, "w") as out:
+                out.write("rev,commit_time,ns\n")
+                out.writelines(f"r{i:07d},{1000 + i},{v:.4f}\n" for i, v in enumerate(series(n)))
+            cpu_ours, rss_ours = child_usage([sys.executable, "-m", "abstat", "history", "--input", path,
+                                              "--repo", directory, "--no-state"])
+            cpu_detector, rss_detector = child_usage([sys.executable, "-c", detector, path])
+            times.append(cpu_ours)
+            print(f"  n = {n:>8}: abstat {cpu_ours:7.2f} s {rss_ours / 1024:6.0f} MiB; detector {cpu_detector:7.2f} s"
+                  f" {rss_detector / 1024:6.0f} MiB; ratios {cpu_ours / cpu_detector:.2f} CPU,"
+                  f" {rss_ours / rss_detector:.2f} memory; load {os.getloadavg()[0]:.1f}", flush=True)
+            if n == max(sizes) and n >= 10 ** 6:
+                failed += [f"history --input at {n}: {what} {ratio:.2f}x the detector's" for what, ratio in
+                           (("CPU", cpu_ours / cpu_detector), ("peak RSS", rss_ours / rss_detector)) if ratio > 2]
+    if len(sizes) > 1:
+        print(f"  growth of the command's CPU: n^{math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0]):.2f}")
+    return failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="10000,100000,1000000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--input-sizes", default="10000,1000000", help="part 4's CSV sizes (empty: skip it)")
+    parser.add_argument("--only-loading", action="store_true", help="part 4 only")
     args = parser.parse_args()
+    if args.only_loading:
+        return _verdict(loading([int(s) for s in args.input_sizes.split(",")]))
     sizes = [int(s) for s in args.sizes.split(",")]
     values = series(10_000)
     ours, found = cpu(lambda: detect_abstat(values), args.repeat)
@@ -126,7 +171,13 @@ def main() -> int:
     print(f"  import numpy    wall {anchor_wall:.3f} s, CPU {anchor_cpu:.3f} s   ratio {wall / anchor_wall:.2f} wall, "
           f"{used / anchor_cpu:.2f} CPU")
     print("  " + next((line for line in out.splitlines() if line.startswith("IMPORTED")), "IMPORTED ?"))
-    return 0
+    return _verdict(loading([int(s) for s in args.input_sizes.split(",")]) if args.input_sizes else [])
+
+
+def _verdict(failed: list[str]) -> int:
+    for what in failed:
+        print(f"MISSED TARGET: {what}")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

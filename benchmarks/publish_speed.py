@@ -9,7 +9,13 @@ second ``publish`` (only that experiment's pages are rewritten).  Last, the grow
 the first publish over the sizes.  Targets: 10^5 runs published in <= 60 s with pages <= 2 MB;
 the second publish <= 2 s.
 
+With ``--history`` the store is instead one history experiment of ``--runs`` revisions (one
+invocation per revision, 5 runs each: ``store_shape.build_history``), as a nightly job
+writes it; the targets there (issue 42): the first publish <= 3x the anchor's CPU, its peak RSS
+<= 1 GiB, and its growth exponent <= 1.1 over the sizes.
+
     python benchmarks/publish_speed.py [--runs 1000,10000,100000] [--keep DIR]
+    python benchmarks/publish_speed.py --history [--runs 1000,10000,100000] [--keep DIR]
 """
 from __future__ import annotations
 
@@ -24,12 +30,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from store_shape import SRC, build, template, workspace  # noqa: E402
+from store_shape import SRC, build, build_history, template, workspace  # noqa: E402
 
 PER_EXPERIMENT = 1000
 
 
 SCHED: list[tuple[float, float]] = [(math.nan, math.nan)]  # the last timed process: (on CPU, waiting to run) s
+PEAK: list[int] = [0]  # the last timed process's peak RSS, KiB
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -46,8 +53,10 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
         SCHED[0] = (running, waiting)
     except (OSError, AttributeError, ValueError):
         pass
-    if process.wait() != 0:
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"{' '.join(argv)} failed")
+    PEAK[0] = usage.ru_maxrss
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), time.monotonic() - start
 
@@ -75,7 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", default="1000,10000,100000")
     parser.add_argument("--keep", help="keep the built stores here (reused when present)")
+    parser.add_argument("--history", action="store_true", help="one history experiment of --runs revisions")
     args = parser.parse_args(argv)
+    if args.history:
+        return history_main(args)
     work, keep, env = workspace("abstat-publish-", args.keep)
     shape = template()
     sizes = [int(x) for x in args.runs.split(",")]
@@ -112,6 +124,40 @@ def main(argv: list[str] | None = None) -> int:
             failed.append(f"a page of {largest:,} bytes (target <= 2 MB)")
     if len(sizes) > 1:
         print(f"growth of the first publish: CPU ~ runs^{math.log(firsts[-1] / firsts[0]) / math.log(sizes[-1] / sizes[0]):.2f}")
+    for what in failed:
+        print(f"MISSED TARGET: {what}")
+    return 1 if failed else 0
+
+
+def history_main(args: argparse.Namespace) -> int:
+    work, keep, env = workspace("abstat-publish-history-", args.keep)
+    shape, sizes, firsts, failed = None, [int(x) for x in args.runs.split(",")], [], []
+    print(f"load average {os.getloadavg()[0]:.1f} at the start")
+    print(f"{'revisions':>9} {'CPU s':>7} {'wall s':>7} {'anchor':>7} {'ratio':>6} {'peak MiB':>8}"
+          f" {'largest page':>13}")
+    for revisions in sizes:
+        store = os.path.join(keep, f"history-{revisions}.db")
+        if not os.path.exists(store):
+            shape = shape or template()
+            build_history(store, revisions, shape)
+        site = os.path.join(work, f"site-{revisions}")
+        cpu, wall = timed([sys.executable, "-m", "abstat", "publish", "--store", store, site, "--full"], env)
+        peak = PEAK[0]
+        anchor = anchor_cpu(store, ["nightly"], env)
+        largest = max(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(site) for f in files
+                      if f.endswith(".html"))
+        firsts.append(cpu)
+        print(f"{revisions:>9} {cpu:>7.2f} {wall:>7.2f} {anchor:>7.2f} {cpu / anchor:>6.1f} {peak / 1024:>8.0f}"
+              f" {largest:>13,}  load {os.getloadavg()[0]:.1f}", flush=True)
+        if revisions == max(sizes) and cpu / anchor > 3:
+            failed.append(f"publish of {revisions} revisions: {cpu / anchor:.1f}x the anchor (target <= 3x)")
+        if peak > 2**20:
+            failed.append(f"publish of {revisions} revisions: {peak / 2**20:.2f} GiB peak RSS (target <= 1 GiB)")
+    if len(sizes) > 1:
+        growth = math.log(firsts[-1] / firsts[0]) / math.log(sizes[-1] / sizes[0])
+        print(f"growth of the first publish: CPU ~ revisions^{growth:.2f}")
+        if growth > 1.1:
+            failed.append(f"publish grows as revisions^{growth:.2f} (target <= 1.1)")
     for what in failed:
         print(f"MISSED TARGET: {what}")
     return 1 if failed else 0

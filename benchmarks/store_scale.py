@@ -21,7 +21,19 @@ growth linear; the CSV export (samples and machine records) <= 2x the size
 of the samples alone (the same sample columns, written by sqlite3 and the
 csv module, without machine records).
 
+With ``--history`` the stores are history experiments instead (``store_shape.build_history``:
+one invocation per revision, 5 runs each, a machine record each) and ``--sizes`` counts
+revisions (default 1000,10000,100000); the script times, against the same anchor,
+
+    abstat report --store S                      (target: <= 3x the anchor, <= 1 GiB peak RSS)
+    abstat history --store S nightly --metric wall
+                                                 (against the anchor of the wall samples alone,
+                                                  ``history-anchor``: <= 2x its CPU, <= 2x its RSS)
+
+and every command's growth exponent must stay <= 1.1 (issue 42).
+
     python benchmarks/store_scale.py [--sizes 10000,100000,1000000] [--reps 1] [--keep DIR]
+    python benchmarks/store_scale.py --history [--sizes 1000,10000,100000] [--keep DIR]
 
 ``--keep DIR`` keeps the built stores there for the next run.
 """
@@ -45,6 +57,9 @@ from store_shape import EXPERIMENT, cached, template, verdict, workspace  # noqa
 
 TARGET = 3.0
 CSV_TARGET = 2.0
+HISTORY_TARGET = 2.0     # history against its anchor, CPU and peak RSS
+HISTORY_GROWTH = 1.1
+REPORT_MEMORY = 2**20    # KiB: 1 GiB
 
 
 def timed(argv: list[str], env: dict[str, str], timeout: float) -> tuple[float, float, int]:
@@ -93,6 +108,42 @@ def samples_only_csv(store: str, path: str) -> int:
     return os.path.getsize(path)
 
 
+def _missed(name: str, size: int, sizes: list[int], ratio: float, rss: int, anchor_rss: int) -> list[str]:
+    """The targets ``name`` missed at ``size`` (checked at the largest size)."""
+    if name.endswith("anchor") or size != max(sizes):
+        return []
+    if name == "history":
+        missed = [f"history at {size:,}: {ratio:.2f}x the anchor's CPU"] if ratio > HISTORY_TARGET else []
+        if rss > HISTORY_TARGET * anchor_rss:
+            missed.append(f"history at {size:,}: {rss / anchor_rss:.2f}x the anchor's peak RSS")
+        return missed
+    missed = [f"{name} at {size:,}: {ratio:.2f}x"] if ratio > TARGET else []
+    if name == "report" and rss > REPORT_MEMORY:
+        missed.append(f"report at {size:,}: {rss / 2**20:.2f} GiB peak RSS (target <= 1 GiB)")
+    return missed
+
+
+def _commands(abstat: list[str], path: str, out: str, machines: str, history: bool,
+              only: str) -> dict[str, list[str]]:
+    """The commands timed at one size (and their anchors)."""
+    commands = {
+        "anchor": [sys.executable, os.path.join(HERE, "store_anchor.py"), path, EXPERIMENT],
+        "list": [*abstat, "list", "--store", path],
+        "show": [*abstat, "show", "--store", path, EXPERIMENT],
+        "compare": [*abstat, "compare", "--store", path, f"{EXPERIMENT}:a", f"{EXPERIMENT}:b"],
+        "report": [*abstat, "report", "--store", path],
+        "export": [*abstat, "export", "--store", path, "--format", "csv", "-o", out, "--machines", machines],
+    }
+    if history:
+        commands = {"anchor": commands["anchor"], "report": commands["report"],
+                    "history-anchor": [*commands["anchor"], "wall"],
+                    "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"]}
+    if only:
+        wanted = {"anchor", "history-anchor", *only.split(",")}
+        commands = {name: argv for name, argv in commands.items() if name in wanted}
+    return commands
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10000,100000,1000000", help="runs per store, comma-separated")
@@ -100,7 +151,10 @@ def main() -> int:
     parser.add_argument("--only", default="", help="commands to time, comma-separated (default: all)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a command counts as > that")
     parser.add_argument("--keep", help="directory to keep (and reuse) the built stores in")
+    parser.add_argument("--history", action="store_true", help="history experiments; --sizes in revisions")
     args = parser.parse_args()
+    if args.history and args.sizes == parser.get_default("sizes"):
+        args.sizes = "1000,10000,100000"
     sizes = [int(size) for size in args.sizes.split(",")]
     work, keep, env = workspace("abstat-store-scale-", args.keep)
     abstat = [sys.executable, "-m", "abstat"]
@@ -108,36 +162,28 @@ def main() -> int:
     failed: list[str] = []
     shape = None
     try:
-        print("| runs | command | CPU | anchor CPU | ratio | wall | peak RSS |")
+        print(f"load average {os.getloadavg()[0]:.1f} at the start")
+        print(f"| {'revisions' if args.history else 'runs'} | command | CPU | anchor CPU | ratio | wall | peak RSS |")
         print("|---|---|---|---|---|---|---|")
         for size in sizes:
-            path = os.path.join(keep, f"store-{size}.db")
+            path = os.path.join(keep, f"{'history' if args.history else 'store'}-{size}.db")
             if not os.path.exists(path):
                 shape = shape or template()
                 started = time.perf_counter()
-                cached(keep, size, shape)
+                cached(keep, size, shape, history=args.history)
                 print(f"(built {size:,} runs in {time.perf_counter() - started:.0f} s,"
                       f" {os.path.getsize(path) / 2**20:.0f} MiB)", file=sys.stderr)
             out = os.path.join(work, "export.csv")
             machines = os.path.join(work, "machines.csv")
-            commands = {
-                "anchor": [sys.executable, os.path.join(HERE, "store_anchor.py"), path, EXPERIMENT],
-                "list": [*abstat, "list", "--store", path],
-                "show": [*abstat, "show", "--store", path, EXPERIMENT],
-                "compare": [*abstat, "compare", "--store", path, f"{EXPERIMENT}:a", f"{EXPERIMENT}:b"],
-                "report": [*abstat, "report", "--store", path],
-                "export": [*abstat, "export", "--store", path, "--format", "csv", "-o", out, "--machines", machines],
-            }
-            if args.only:
-                wanted = {"anchor", *args.only.split(",")}
-                commands = {name: argv for name, argv in commands.items() if name in wanted}
+            commands = _commands(abstat, path, out, machines, args.history, args.only)
             timed(commands["anchor"], env, args.timeout)  # bytecode, page cache
             results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
             for _ in range(args.reps):
                 for name, argv in commands.items():
                     results[name].append(timed(argv, env, args.timeout))
-            anchor = statistics.median(r[0] for r in results["anchor"])
             for name in commands:
+                anchor_name = "history-anchor" if name.startswith("history") else "anchor"
+                anchor = statistics.median(r[0] for r in results[anchor_name])
                 used = statistics.median(r[0] for r in results[name])
                 wall = statistics.median(r[1] for r in results[name])
                 rss = max(r[2] for r in results[name])
@@ -145,9 +191,8 @@ def main() -> int:
                 ratio = used / anchor
                 shown = f"> {args.timeout:.0f} s" if math.isinf(used) else f"{used:.2f} s"
                 print(f"| {size:,} | {name} | {shown} | {anchor:.2f} s | {ratio:.2f} | "
-                      f"{wall:.2f} s | {rss / 1024:.0f} MiB |", flush=True)
-                if name != "anchor" and size == max(sizes) and ratio > TARGET:
-                    failed.append(f"{name} at {size:,} runs: {ratio:.2f}x")
+                      f"{wall:.2f} s | {rss / 1024:.0f} MiB | load {os.getloadavg()[0]:.1f}", flush=True)
+                failed += _missed(name, size, sizes, ratio, rss, max(r[2] for r in results[anchor_name]))
             if "export" in commands and os.path.exists(out):
                 exported = os.path.getsize(out) + os.path.getsize(machines)
                 minimal = samples_only_csv(path, os.path.join(work, "minimal.csv"))
@@ -165,7 +210,9 @@ def main() -> int:
             for name, by_size in cpu.items():
                 if low in by_size and high in by_size and not math.isinf(by_size[high]):
                     exponent = math.log(by_size[high] / by_size[low]) / math.log(high / low)
-                    print(f"  {name:<8} {exponent:.2f}")
+                    print(f"  {name:<14} {exponent:.2f}")
+                    if args.history and name != "anchor" and exponent > HISTORY_GROWTH:
+                        failed.append(f"{name} grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
                 else:
                     print(f"  {name:<8} (timed out)")
     finally:

@@ -13,7 +13,12 @@ a minute instead of the hours one commit per run would take.
 
     python benchmarks/store_shape.py OUT.db --runs 100000
 
-Used by ``store_scale.py``, ``run_append.py`` and ``store_import.py``.
+``build_history`` shapes a history experiment instead: one invocation per revision
+(``--label rev=...`` and ``commit_time``), each of ``runs_per_revision`` runs of one
+variant, the same five metrics and a machine record of its own, as a nightly
+``abstat run --rev HEAD`` job writes it (``--history`` on the command line).
+
+Used by ``store_scale.py``, ``run_append.py``, ``store_import.py`` and ``publish_speed.py``.
 """
 from __future__ import annotations
 
@@ -132,15 +137,75 @@ def build(path: str, runs: int, shape: dict | None = None, *, experiment: str = 
     db.close()
 
 
-def cached(directory: str, runs: int, shape: dict | None = None) -> str:
-    """A store of ``runs`` runs in ``directory``, built once and reused."""
-    path = os.path.join(directory, f"store-{runs}.db")
+HISTORY_RUNS = 5  # runs per revision of a history experiment
+
+
+def build_history(path: str, revisions: int, shape: dict | None = None, *, experiment: str = EXPERIMENT,
+                  runs_per_revision: int = HISTORY_RUNS, seed: int = 1) -> None:
+    """Write a history experiment of ``revisions`` invocations (one per revision, labelled
+    ``rev`` and ``commit_time``) of ``runs_per_revision`` runs of one variant into ``path``;
+    the metric steps up by 2% at a third of the history and back at two thirds."""
+    sys.path.insert(0, SRC)
+    from abstat.store import open_store
+
+    shape = shape or template()
+    open_store(path).close()
+    rng = random.Random(seed)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA synchronous = OFF")
+    db.execute("BEGIN")
+    db.execute("INSERT INTO experiments (name, created_at) VALUES (?, ?)", (experiment, "2024-01-01T00:00:00Z"))
+    experiment_id = db.execute("SELECT id FROM experiments WHERE name = ?", (experiment,)).fetchone()[0]
+    variant_id = db.execute("INSERT INTO variants (experiment_id, name) VALUES (?, 'a') RETURNING id",
+                            (experiment_id,)).fetchone()[0]
+    run_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM runs").fetchone()[0]
+    invocation_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM invocations").fetchone()[0]
+    invocation_rows, label_rows, run_rows, sample_rows = [], [], [], []
+    for index in range(revisions):
+        invocation_id += 1
+        started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.7e9 + 3600 * index))
+        invocation_rows.append((invocation_id, str(uuid.UUID(int=rng.getrandbits(128))), experiment_id, started,
+                                started, shape["machine"].get("hostname"), str(uuid.UUID(int=index // 10 + 1)),
+                                _machine(shape["machine"], index, rng), shape["argv"], shape["settings"]))
+        label_rows.append((invocation_id, "rev", f"{rng.getrandbits(160):040x}"))
+        label_rows.append((invocation_id, "commit_time", str(1.7e9 + 3600 * index)))
+        step = 1.02 if revisions // 3 <= index < 2 * revisions // 3 else 1.0
+        for position in range(runs_per_revision):
+            run_id += 1
+            wall = rng.lognormvariate(-6.9, 0.05) * step
+            run_rows.append((run_id, str(uuid.UUID(int=rng.getrandbits(128))), invocation_id, variant_id,
+                             "./bench", position, position, 1.7e9 + run_id, wall, None))
+            for metric, unit in shape["metrics"]:
+                value = {"wall": wall, "user": wall * 0.8, "sys": wall * 0.1}.get(metric, float(rng.randrange(1, 4)))
+                sample_rows.append((run_id, metric, 0, value, unit))
+        if len(sample_rows) > 100_000 or index == revisions - 1:
+            db.executemany("INSERT INTO invocations (id, uid, experiment_id, started_at, ended_at, status, hostname,"
+                           " boot_id, machine, argv, settings, notes) VALUES (?, ?, ?, ?, ?, 'complete', ?, ?, ?, ?,"
+                           " ?, NULL)", invocation_rows)
+            db.executemany("INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)", label_rows)
+            db.executemany("INSERT INTO runs (id, uid, invocation_id, variant_id, command, iteration, position,"
+                           " status, exit_code, started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, 'ok', 0, ?, ?,"
+                           " ?)", run_rows)
+            db.executemany("INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)",
+                           sample_rows)
+            invocation_rows, label_rows, run_rows, sample_rows = [], [], [], []
+    db.execute("COMMIT")
+    db.close()
+
+
+def cached(directory: str, runs: int, shape: dict | None = None, *, history: bool = False) -> str:
+    """A store of ``runs`` runs in ``directory`` (with ``history``, of ``runs`` revisions shaped
+    by :func:`build_history`), built once and reused."""
+    path = os.path.join(directory, f"{'history' if history else 'store'}-{runs}.db")
     if not os.path.exists(path):
         partial = path + ".partial"
         for leftover in (partial, partial + "-wal", partial + "-shm"):
             if os.path.exists(leftover):
                 os.unlink(leftover)
-        build(partial, runs, shape)
+        if history:
+            build_history(partial, runs, shape)
+        else:
+            build(partial, runs, shape)
         os.replace(partial, path)
     return path
 
@@ -149,10 +214,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("path")
     parser.add_argument("--runs", type=int, default=10_000)
+    parser.add_argument("--history", action="store_true", help="--runs revisions of a history experiment")
     args = parser.parse_args()
     start = time.perf_counter()
-    build(args.path, args.runs)
-    print(f"{args.runs} runs in {time.perf_counter() - start:.1f} s: {os.path.getsize(args.path) / 2**20:.0f} MiB")
+    (build_history if args.history else build)(args.path, args.runs)
+    what = "revisions" if args.history else "runs"
+    print(f"{args.runs} {what} in {time.perf_counter() - start:.1f} s: {os.path.getsize(args.path) / 2**20:.0f} MiB")
     return 0
 
 

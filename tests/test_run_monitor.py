@@ -250,6 +250,11 @@ def test_tlb_shootdowns_are_what_else_changed(tmp_path):
     result = _abstat("run", "-n", "8", "--store", store, "--monitor", "interrupts", "--no-progress",
                      "--experiment", "tlb", "-v", f"one={binary} 1", "-v", f"two={binary} 2")
     assert result.returncode == 0, result.stderr
+    main_table, _, below = result.stdout.partition("what else changed:")
+    assert "monitor." not in main_table and "monitor.interrupts.TLB" in below  # never in the main family
+    report = _abstat("report", "--store", store)
+    assert report.returncode == 0
+    assert "monitor.interrupts.TLB" in report.stdout.partition("what else changed:")[2]
     from abstat.store import open_store
 
     store_handle = open_store(store)
@@ -329,7 +334,8 @@ def test_what_else_changed_is_one_caption_and_a_row_per_counter():
                "monitor.softirqs.RCU": {"one": rng.poisson(50, 20), "two": rng.poisson(50, 20)}}
     changes = other_changes(samples, "one")
     text = lines(changes)
-    assert text[0] == caption(changes) and text[0].startswith("what else changed: 2 of 3 monitor counters moved")
+    assert text[0] == caption(changes)
+    assert text[0].startswith("what else changed: 2 of the 3 monitor counters that varied moved")
     assert len(text) == 2 + 2 and "\x1b" not in "".join(text)  # caption, header, two rows; data escaped
     assert any("monitor.interrupts.TLB" in line and "two vs one" in line for line in text)
     document = as_json(changes)
@@ -337,5 +343,5 @@ def test_what_else_changed_is_one_caption_and_a_row_per_counter():
         row.metric for row in changes.moved)
     assert lines(other_changes({}, "one")) == []
     none = other_changes({"monitor.softirqs.RCU": samples["monitor.softirqs.RCU"]}, "one")
-    assert lines(none) == ["what else changed: none of 1 monitor counters moved (Benjamini-Hochberg, "
-                           "5% false discoveries)"]
+    assert lines(none) == ["what else changed: none of the 1 monitor counter that varied moved "
+                           "(Benjamini-Hochberg, 5% false discoveries)"]

@@ -166,3 +166,88 @@ def test_the_end_of_run_report_pools_the_latest_invocations_and_says_so(tmp_path
         alone = run_report.comparison_report(store, "nightly", invocations=ids[-3:], fmt="json")
         document.pop("invocations")
         assert document == json.loads(alone)
+
+
+def _history_store(path: str, revisions: int, seed: int = 3) -> list[int]:
+    """A history experiment: one invocation per revision (labelled ``rev``), each its own machine
+    record; from a third of the history on, each revision's first run runs another command."""
+    rng = random.Random(seed)
+    ids = []
+    with open_store(path) as store:
+        for index in range(revisions):
+            record = {"hostname": "milan", "boot_id": f"boot-{index // 3}", "loadavg": [rng.random()],
+                      "doctor": {"load": {"evidence": f"load {rng.random():.2f}"}, "governor": {"ok": True}},
+                      "vulnerabilities": dict(VULNERABILITIES[0])}
+            inv = store.start_invocation("hist", record, labels={"rev": f"r{index:04d}"}, variants=["a"])
+            ids.append(inv.id)
+            for position in range(3):
+                command = "./bench" if index < revisions // 3 or position else "./bench --new"
+                store.add_run(inv, variant="a", command=command, iteration=position, position=position,
+                              status="ok", exit_code=0, started_at=0.0, wall=1.0,
+                              values={"wall": [rng.random()], "cycles": [float(rng.randrange(9))]})
+            store.finish_invocation(inv, "complete")
+    return ids
+
+
+def _commands_by_scan(rows: list, invocations: list | None) -> dict[str, list[str]]:
+    """variant -> commands, first run first: the definition, by a scan of every row."""
+    firsts: dict[tuple, int] = {}
+    for invocation, variant_id, variant, command, run_id in rows:
+        if invocations is None or invocation in invocations:
+            key = (variant_id, variant, command)
+            firsts[key] = min(firsts.get(key, run_id), run_id)
+    found: dict[str, list[str]] = {}
+    for (_, variant, command), _ in sorted(firsts.items(), key=lambda item: (item[0][0], item[1])):
+        found.setdefault(variant, []).append(command)
+    return found
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_command_rows_indexed_by_invocation_answer_as_a_scan_of_every_row(seed: int) -> None:
+    from abstat.store.read_runs import CommandRows, commands_of
+
+    rng = random.Random(seed)
+    rows = [(rng.randrange(8), v, "ab"[v], rng.choice(["./x", "./y", "./z"]), rng.randrange(1000))
+            for v in (0, 1) for _ in range(rng.randrange(0, 12))]
+    answers = CommandRows(rows)
+    for invocations in (None, [], rng.sample(range(10), 3), [5, 5, 1], list(range(8))):
+        expected = _commands_by_scan(rows, invocations)
+        assert answers.variant_commands("e", invocations) == expected
+        assert commands_of(rows, invocations) == expected
+
+
+def test_a_history_experiment_reads_as_the_database_holds_it(tmp_path) -> None:
+    import json
+    import sqlite3
+
+    from abstat.readers.sampleset import from_store_set
+    from abstat.report.stored_runs import add_run_details
+
+    path = str(tmp_path / "h.db")
+    ids = _history_store(path, 12)
+    texts = dict(sqlite3.connect(path).execute("SELECT id, machine FROM invocations").fetchall())
+    with open_store(path, create=False) as store:
+        sets = list(store.sample_sets({"experiment": "hist"}))
+        bare = list(store.sample_sets({"experiment": "hist"}, machines=False))
+        assert store.variant_commands("hist", ids[:2]) == {"a": ["./bench"]}
+        assert store.variant_commands("hist", ids[4:6]) == {"a": ["./bench --new", "./bench"]}
+    assert len(sets) == 24 and [s.labels for s in bare] == [s.labels for s in sets]
+    assert all(s.machine == json.loads(texts[s.invocations[-1]]) for s in sets)  # each its own record
+    assert all(s.machine == {} for s in bare)
+    by_invocation = {s.invocations[-1]: s.machine for s in sets}
+    assert by_invocation[ids[0]]["vulnerabilities"] is by_invocation[ids[5]]["vulnerabilities"]  # shared
+    pairs = [(s, from_store_set(s)) for s in sets]
+    add_run_details(path, pairs)
+    differ = [s.labels["rev"] for s, mine in pairs if any("ran different commands" in n for n in mine.notes)]
+    assert sorted(set(differ)) == [f"r{i:04d}" for i in range(4, 12)]  # the revisions that ran both commands
+
+
+def test_shared_keeps_the_value_and_reuses_what_did_not_change() -> None:
+    from abstat.store.read_runs import shared
+
+    old = {"a": {"b": [1, 2], "c": "x"}, "d": 1, "e": [3]}
+    new = {"a": {"b": [1, 2], "c": "y"}, "d": 1.0, "e": [3], "f": None}
+    result = shared(new, old)
+    assert result == new and result["a"]["b"] is old["a"]["b"] and result["e"] is old["e"]
+    assert type(result["d"]) is float  # equal but not the same type: not replaced
+    assert shared(old, None) is old and shared(dict(old), old) is old

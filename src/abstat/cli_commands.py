@@ -25,4 +25,5 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "baseline": ("abstat.commands.baseline", "save an experiment as a named baseline for compare baseline:NAME"),
     "publish": ("abstat.commands.publish", "a static site from the store: experiments, history series, regressions"),
     "bisect": ("abstat.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
+    "testbox": ("abstat.commands.testbox", "local QEMU test boxes booting a real Debian kernel, for --host NAME"),
 }

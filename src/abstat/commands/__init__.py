@@ -177,7 +177,10 @@ def option_strings(parser: argparse.ArgumentParser) -> dict[str, Any]:
 
 
 def stored_metric(store_arg: str | None, metric: str, variants: Any) -> tuple[str | None, str | None]:
-    """:func:`abstat.store.metric_unit.stored_metric` (imported when a command needs it)."""
+    """:func:`abstat.store.metric_unit.stored_metric` (imported when a command needs it: not for
+    files, as importing it imports the store and sqlite3)."""
+    if not any(source.startswith("store:") for v in variants for source in v.sources):
+        return None, None
     from abstat.store.metric_unit import stored_metric as lookup
 
     return lookup(store_arg, metric, variants)

@@ -132,6 +132,9 @@ def main(argv: list[str]) -> int:
         report = api.build(sets, **report_kwargs)
         text = github_output(render_report(report, "github", split=True))
     else:
+        from abstat.render import monitors
+
+        sets, monitor_sets = monitors.split_sets(sets, report_kwargs["metrics"])  # --monitor counters: below
         report = api.build(sets, **report_kwargs)
         width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
         to_stdout = args.output is None
@@ -147,6 +150,8 @@ def main(argv: list[str]) -> int:
             from abstat.render.grid import with_grid
 
             text = with_grid(text, report, args.store, fmt)
+        if monitor_sets:
+            text = monitors.with_other_changes(text, monitors.from_sets(monitor_sets, report.by, report.baseline), fmt)
     if args.output:
         from abstat.outfile import write_output
 

@@ -71,8 +71,9 @@ def _delimiter(header_line: str) -> str:
 
 
 def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
-                     rev_label: str) -> tuple[list[SampleSet], list[str]]:
-    """The CSV's samples as sets labelled with their revision (and time); with notes."""
+                     rev_label: str) -> tuple[list[Any], list[str]]:
+    """The CSV's samples as sets (``labels``, ``runs``, ``unit``, ``source``) labelled with their
+    revision (and time); with notes."""
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError("empty CSV file", path=path)
@@ -81,7 +82,9 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
         rows = [[cell.strip() for cell in row] for row in reader]
     except csv.Error as err:
         raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
+    del lines, reader  # the text again, twice over: free before the sets are made
     header, body = rows[0], rows[1:]
+    del rows
     if len(set(header)) != len(header) or any(not h for h in header):
         raise InputError("CSV header has empty or repeated column names", path=path, line=1)
     if not body:
@@ -111,9 +114,13 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
     if not chosen:
         raise InputError("CSV file has no column of numbers to follow (--metric names one)", path=path)
     index = {h: i for i, h in enumerate(header)}
-    sets: dict[tuple, SampleSet] = {}
+    sets: dict[tuple, _CsvSet] = {}
     missing = 0
-    for number, row in enumerate(body, start=2):
+    body.reverse()  # each row let go of once read (a row is 10x its value in memory)
+    number = 1
+    while body:
+        row = body.pop()
+        number += 1
         when = None
         if time_column is not None and row[index[time_column]]:
             when = parse_time(row[index[time_column]])
@@ -135,13 +142,24 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
                 continue
             if not _is_number(cell):
                 raise InputError(f"column {metric!r}: not a finite number: {cell[:40]!r}", path=path, line=number)
-            set_labels = {**base, "metric": metric}
-            key = tuple(sorted(set_labels.items()))
-            if key not in sets:
-                sets[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
-            sets[key].runs[0].append(float(cell))
+            key = (*base.values(), metric)  # the labels' keys are the same on every row
+            found = sets.get(key)
+            if found is None:
+                found = sets[key] = _CsvSet({**base, "metric": metric}, [[]], path)
+            found.runs[0].append(float(cell))
     notes = [f"{path}: {missing} empty cell(s) left out"] if missing else []
     return list(sets.values()), notes
+
+
+class _CsvSet:
+    """A CSV's samples of one metric at one revision: what a history reads of a
+    :class:`SampleSet` (``labels``, ``runs``, ``unit``, ``source``) and no more, as a CSV of
+    10^6 revisions makes 10^6 of them."""
+
+    __slots__ = ("labels", "runs", "source", "unit")
+
+    def __init__(self, labels: dict[str, str], runs: list[list[float]], source: str) -> None:
+        self.labels, self.runs, self.source, self.unit = labels, runs, source, None
 
 
 def revision_from_metadata(sample_set: SampleSet, rev_label: str) -> SampleSet:

@@ -93,7 +93,10 @@ class SshHost:
         self._sessions: list[subprocess.Popen] = []
 
     def _argv(self, *options: str) -> list[str]:
-        return [*ssh_command(), *_COMMON_OPTIONS, "-o", f"ControlPath={self.control_path}", *options]
+        from abstat.testbox.paths import ssh_options  # a test box that is up: its own ssh configuration
+
+        return [*ssh_command(), *ssh_options(self.destination), *_COMMON_OPTIONS,
+                "-o", f"ControlPath={self.control_path}", *options]
 
     def command_argv(self, remote_command: str) -> list[str]:
         """``ssh`` running ``remote_command`` over the master (or directly when there is none)."""

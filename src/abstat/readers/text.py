@@ -18,10 +18,13 @@ start-up path of ``abstat ministat``.
 """
 
 import sys
-from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.cnumber import parse_c_double, strtod_prefix  # noqa: F401 -- ministat's numbers, read here too
+
+TYPE_CHECKING = False  # typing stays off ministat's start-up path (tests/test_ministat_cli.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 # fgets(buf, BUFSIZ, f) returns at most BUFSIZ - 1 bytes: glibc's BUFSIZ is
 # 8192 (classic ministat, built on Linux), FreeBSD's is 1024.
@@ -58,7 +61,7 @@ def read_bytes(path: str, *, limit: int = MAX_INPUT_BYTES) -> bytes:
         raise InputError(f"cannot open: {err.strerror or err}", path=path) from None
 
 
-def _read_limited(stream: Any, name: str, limit: int) -> bytes:
+def _read_limited(stream: "Any", name: str, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     try:
@@ -276,10 +279,39 @@ def _refuse_unicode_space(line: str, name: str, number: int) -> None:
                              "spaces, tabs or commas", path=name, line=number)
 
 
+_DECIMAL_BYTES = b"0123456789+-.eE\n\r"
+_BLANKS = b" \t\x0b\x0c"  # ASCII white space within a line
+
+
+def _one_number_per_line(data: bytes) -> list[float] | None:
+    """Values of a file holding at most one plain decimal number per line (ASCII white space
+    around it, blank lines), read at C speed (``bytes.split`` and ``float``), or None:
+    anything else (comments, commas, several columns, a token ``float`` refuses, infinity
+    from an overflowing exponent, no value) goes to the general reader, which says what and
+    where.  The values are those the general reader gives."""
+    others = data.translate(None, _DECIMAL_BYTES)
+    if others and others.translate(None, _BLANKS):
+        return None
+    tokens = data.split()
+    if others and len(data.translate(None, _BLANKS).split()) != len(tokens):
+        return None  # a line of several tokens (they run together without the blanks: fewer)
+    try:
+        values = list(map(float, tokens))
+    except ValueError:
+        return None
+    if not values or _INF in values or -_INF in values:
+        return None
+    return values
+
+
 def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | None = None) -> list[float]:
     """Parse sample text leniently; see :func:`read_samples`."""
     if column < 1:
         raise InputError(f"column must be 1 or more, not {column}", path=name)
+    if column == 1 and delimiters is None:
+        fast = _one_number_per_line(data)
+        if fast is not None:
+            return fast
     text = _decode_text(data, name)
     if delimiters is not None and delimiters == "":
         raise InputError("empty delimiter string", path=name)

@@ -149,6 +149,11 @@ def _report(
         from abstat.store.read import ordered_metrics
 
         metric_names = ordered_metrics(groups)
+    from abstat.render import monitors
+
+    metric_names, monitor_names = monitors.split_monitors(metric_names) if not metrics else (metric_names, [])
+    others = monitors.from_groups(groups, monitor_names, baseline, {m: store.unit(experiment, m)
+                                                                    for m in monitor_names})
     machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
     from abstat.comparison.commands import command_warnings
 
@@ -209,6 +214,7 @@ def _report(
             "command_warnings": [w.message for w in command_notes.values()],
             "run_notes": run_notes(store, experiment, invocations),
             "not_compared": {metric: reason for metric, reason in not_compared},
+            **({"what_else_changed": monitors.as_json(others)} if others.tested else {}),
         }
         return json.dumps(document, indent=2) + "\n"
     if fmt == "csv":
@@ -249,6 +255,8 @@ def _report(
     if not rendered:
         for note in [*machine_notes.values(), *_with_advice(command_notes)]:
             parts.append(clean(f"warning: {note}"))
+    if others.tested:
+        parts += ["", *monitors.lines(others, markdown=fmt == "markdown")]
     parts += note_lines(notes, markdown=fmt == "markdown")
     return "\n".join(parts).rstrip("\n") + "\n"
 

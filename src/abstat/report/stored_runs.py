@@ -42,6 +42,7 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
     runs are read once for all its sets (not once per set)."""
     from abstat.comparison.commands import command_warnings
     from abstat.store import open_store
+    from abstat.store.read_runs import CommandRows
     experiments = list(dict.fromkeys(stored.labels.get("experiment") for stored, _ in pairs))
     with open_store(store_path, create=False) as store:
         for experiment in experiments:
@@ -52,7 +53,7 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
             for _invocation, _variant_id, variant, command, _first in rows:
                 if command:
                     commands.setdefault(variant, set()).add(command)
-            answers = _Commands(rows)
+            answers = CommandRows(rows)
             configurations = store.invocation_labels(experiment) if exit_codes else {}
             outcomes = store.run_outcomes(experiment) if exit_codes else None
             for stored, sample_set in pairs:
@@ -66,19 +67,6 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                     sample_set.notes.append(f"{mixed[stored.labels['variant']].message}; {KINDS['command-differs'][1]}")
                 if outcomes is not None:
                     _add_exit_codes(stored, sample_set, outcomes, configurations)
-
-
-class _Commands:
-    """``variant_commands`` of any set of an experiment's invocations, answered
-    from one read of its runs (:meth:`Store.command_rows`)."""
-
-    def __init__(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        self.rows = rows
-
-    def variant_commands(self, experiment: str, invocations: Sequence[int] | None = None) -> dict[str, list[str]]:
-        from abstat.store.read_runs import commands_of
-
-        return commands_of(self.rows, invocations)
 
 
 def _add_exit_codes(stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]],

@@ -12,7 +12,7 @@ from operator import itemgetter
 from typing import Any
 
 from abstat.store.read_rows import RowReader
-from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in
+from abstat.store.read_runs import BY_INVOCATION, BY_RUN, BY_VARIANT, RunReader, and_in, drained, gc_paused, shared
 from abstat.store.records import ExperimentSummary, SampleSet
 
 
@@ -244,11 +244,20 @@ class StoreReader(RowReader, RunReader):
             )
         return result
 
-    def sample_sets(self, where: Mapping[str, Any] | None = None) -> Iterator[SampleSet]:
+    def sample_sets(self, where: Mapping[str, Any] | None = None, *, machines: bool = True) -> Iterator[SampleSet]:
         """Group samples by (experiment, variant, metric, host, labels); runs by invocation.
 
         Sets come in the order of their experiment, variant, metric and first
-        invocation; each set's runs by invocation, values as measured."""
+        invocation; each set's runs by invocation, values as measured.  Each set's
+        ``machine`` is its last invocation's record (``{}`` without ``machines``: a
+        history never reads them), decoded once per invocation: the sets of one
+        invocation share it, and what it shares with the record decoded before it
+        (most of a machine's record, run after run) is one object (:func:`shared`)."""
+        with gc_paused():  # 10^6 new objects, none in a cycle: the collector's passes only cost
+            found = self._sample_sets(where, machines)
+        yield from found
+
+    def _sample_sets(self, where: Mapping[str, Any] | None, machines: bool) -> list[SampleSet]:
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
         names = self._names()
         # Experiment and variant are columns of small tables: choose the variants here, and let
@@ -257,7 +266,7 @@ class StoreReader(RowReader, RunReader):
                   if experiment in accepted.get("experiment", (experiment,))
                   and variant in accepted.get("variant", (variant,))]
         if not chosen:
-            return
+            return []
         params: list[Any] = []
         sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
               " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
@@ -282,28 +291,32 @@ class StoreReader(RowReader, RunReader):
                     "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
             slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
                               hosts[invocation_id], units[key], accepted)
+            values = groups.pop(key)  # each value held once: the group's list goes as the set's fills
             if slot is not None:
-                slot.extend(self._numbers(groups[key], metric, invocation_id))
+                slot.extend(self._numbers(values, metric, invocation_id))
         entries = []
         for entry in sorted(sets.values(), key=lambda e: e["order"]):
             entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
             if entry["invocations"]:
                 entries.append(entry)
-        last_ids = sorted({entry["invocations"][-1] for entry in entries})
-        machines: dict[int, str] = {}  # invocation id -> machine record (JSON)
-        for start in range(0, len(last_ids), 500):
-            chunk = last_ids[start:start + 500]
-            machines.update(self.db.execute(
-                f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
-        for entry in entries:
-            last = entry["invocations"][-1]
-            yield SampleSet(
-                labels=entry["labels"],
-                runs=[entry["groups"][i] for i in entry["invocations"]],
-                machine=self._load(machines.get(last), {}, f"machine record of invocation {last}"),
-                unit=entry["unit"],
-                invocations=list(entry["invocations"]),
-            )
+        sets.clear()
+        records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
+        return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
+                          machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
+                          invocations=entry["invocations"]) for entry in drained(entries)]
+
+    def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Invocation id -> its decoded machine record (``{}`` and a damage note when damaged),
+        each sharing with the one decoded before it what did not change."""
+        records: dict[int, dict[str, Any]] = {}
+        previous: Any = None
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for key, text in self.db.execute(
+                    f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                record = self._load(text, {}, f"machine record of invocation {key}")
+                records[key] = previous = shared(record, previous)
+        return records
 
     def _names(self) -> dict[int, tuple[int, str, str]]:
         """Variant id -> (experiment id, experiment name, variant name)."""

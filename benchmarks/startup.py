@@ -1,0 +1,93 @@
+"""Start-up of the quick commands, and what each imports that it does not need (issue 42).
+
+For each command below, run in fresh interpreters alternately with its anchor (abstat's bytecode
+cached, as for an installed package), the script prints the medians of wall and CPU time, the
+ratio to the anchor, and the modules of ``-X importtime`` the command must not import:
+
+    abstat compare A B (2 x 100 values)   anchor python -c 'import numpy'   target <= 1.2x
+    abstat ministat A B (2 x 100 values)  anchor python -c 'import numpy'   target <= 1.2x
+    abstat ministat -A A B                anchor python -I -S -c pass       printed (issue: within 10 ms)
+
+Forbidden imports: on the compare path numpy.random, numpy.ma, scipy, sqlite3 and the store (a
+file comparison reads no store); on ministat's, numpy too (the ministat path is the standard
+library's).  The load average is printed with each figure: quote the ratios.
+
+    python benchmarks/startup.py [--reps 21]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+TARGET = 1.2
+COMPARE_FORBIDDEN = ("numpy.random", "numpy.ma", "scipy", "sqlite3", "abstat.store")
+MINISTAT_FORBIDDEN = ("numpy", *COMPARE_FORBIDDEN)
+
+
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed")
+    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime
+
+
+def imported(argv: list[str], env: dict[str, str]) -> list[str]:
+    done = subprocess.run([argv[0], "-X", "importtime", *argv[1:]], env=env, capture_output=True, text=True)
+    return [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=21)
+    args = parser.parse_args()
+    env = dict(os.environ, PYTHONPATH=SRC)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    failed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        rng = random.Random(1)
+        files = []
+        for name, shift in (("a", 0.0), ("b", 1.0)):
+            files.append(os.path.join(tmp, name))
+            with open(files[-1], "w") as handle:
+                handle.write("".join(f"{rng.gauss(100 + shift, 5)!r}\n" for _ in range(100)))
+        abstat = [sys.executable, "-m", "abstat"]
+        numpy = [sys.executable, "-c", "import numpy"]
+        bare = [sys.executable, "-I", "-S", "-c", "pass"]
+        cases = [("compare A B", [*abstat, "compare", *files], numpy, COMPARE_FORBIDDEN, TARGET),
+                 ("ministat A B", [*abstat, "ministat", *files], numpy, MINISTAT_FORBIDDEN, TARGET),
+                 ("ministat -A A B", [*abstat, "ministat", "-A", *files], bare, MINISTAT_FORBIDDEN, None)]
+        print(f"{'command':<16} {'wall ms':>8} {'anchor ms':>9} {'ratio':>6} {'CPU ms':>7} {'anchor':>7}  load")
+        for name, argv, anchor, forbidden, target in cases:
+            timed(argv, env), timed(anchor, env)  # bytecode, page cache
+            ours, theirs = [], []
+            for _ in range(args.reps):
+                ours.append(timed(argv, env))
+                theirs.append(timed(anchor, env))
+            wall, cpu = (statistics.median(x[i] for x in ours) for i in (0, 1))
+            anchor_wall, anchor_cpu = (statistics.median(x[i] for x in theirs) for i in (0, 1))
+            ratio = wall / anchor_wall
+            print(f"{name:<16} {wall * 1e3:>8.1f} {anchor_wall * 1e3:>9.1f} {ratio:>6.2f} {cpu * 1e3:>7.1f}"
+                  f" {anchor_cpu * 1e3:>7.1f}  {os.getloadavg()[0]:.1f}", flush=True)
+            if target is not None and ratio > target:
+                failed.append(f"{name}: {ratio:.2f}x the anchor's wall time (target <= {target})")
+            if target is None:
+                print(f"{'':<16} {(wall - anchor_wall) * 1e3:.1f} ms more than {' '.join(anchor[1:])}")
+            bad = [m for m in imported(argv, env) if any(m == f or m.startswith(f + ".") for f in forbidden)]
+            if bad:
+                failed.append(f"{name} imports {', '.join(sorted(set(bad))[:8])}")
+    for what in failed:
+        print(f"MISSED TARGET: {what}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

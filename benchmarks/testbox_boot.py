@@ -1,0 +1,89 @@
+"""Boot and reboot times of an ``abstat testbox``: TCG, and KVM where it boots a guest kernel here.
+
+    python benchmarks/testbox_boot.py [--reboots 3]
+
+For each accelerator: ``abstat testbox up`` until ssh answers (the cold boot, the image already
+built: it is built first, and not timed), then ``--reboots`` times each of a ``kexec`` reboot
+(``kexec -l /boot/vmlinuz ... --reuse-cmdline --append=... && kexec -e``) and a GRUB-like one
+(``testbox-next-boot ARGS && reboot``: QEMU starts again), each timed from the command to the
+first ssh answer with a new boot id.  Prints the medians and each reboot's ratio to the cold boot
+measured in the same run (the anchor).  Boxes live in a temporary directory and are removed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "src"))
+
+from abstat.testbox import box  # noqa: E402
+from abstat.testbox.image import ensure_image  # noqa: E402
+from abstat.testbox.paths import BOXES_ENV  # noqa: E402
+from abstat.testbox.probe import kvm_boots  # noqa: E402
+
+KEXEC = ("kexec -l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
+         "&& {{ (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }}")
+GRUB = "testbox-next-boot bench={n} && {{ (sleep 0.2; reboot) >/dev/null 2>&1 </dev/null & }}"
+
+
+def boot_id(name: str) -> str | None:
+    try:
+        done = subprocess.run(box.ssh_argv(name, "cat /proc/sys/kernel/random/boot_id"), capture_output=True,
+                              text=True, timeout=15)
+    except subprocess.TimeoutExpired:
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def reboot(name: str, command: str, timeout: float = 600) -> float:
+    old = boot_id(name)
+    start = time.monotonic()
+    subprocess.run(box.ssh_argv(name, command), capture_output=True, timeout=60, check=True)
+    while time.monotonic() - start < timeout:
+        now = boot_id(name)
+        if now and now != old:
+            return time.monotonic() - start
+        time.sleep(0.2)
+    raise SystemExit(f"{name} did not come back within {timeout:g} s")
+
+
+def measure(accel: str, reboots: int) -> None:
+    name = f"bench-{accel}"
+    start = time.monotonic()
+    box.up(name, accel=accel, timeout=600)
+    cold = time.monotonic() - start
+    try:
+        kexec = [reboot(name, KEXEC.format(n=i)) for i in range(reboots)]
+        grub = [reboot(name, GRUB.format(n=i)) for i in range(reboots)]
+    finally:
+        box.down(name)
+    print(f"{accel}: cold boot {cold:.1f} s; kexec reboot median {statistics.median(kexec):.1f} s "
+          f"({statistics.median(kexec) / cold:.2f} x cold; {', '.join(f'{x:.1f}' for x in kexec)}); "
+          f"GRUB-like reboot median {statistics.median(grub):.1f} s ({statistics.median(grub) / cold:.2f} x cold; "
+          f"{', '.join(f'{x:.1f}' for x in grub)})")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reboots", type=int, default=3)
+    args = parser.parse_args()
+    ensure_image(lambda text: print(text, file=sys.stderr))
+    with tempfile.TemporaryDirectory(prefix="abstat-tb-bench-") as boxes:
+        os.environ[BOXES_ENV] = boxes
+        measure("tcg", args.reboots)
+        usable, reason = kvm_boots()
+        if usable:
+            measure("kvm", args.reboots)
+        else:
+            print(f"kvm: not measured: {reason}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
