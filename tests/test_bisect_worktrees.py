@@ -118,7 +118,8 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for(lambda: not set(_worktrees(repo)) & stale, "the stale worktrees to go")
-        assert not any(os.path.exists(root) for root in stale_roots)
+        # prune_stale removes the worktrees, then their roots: the roots go a moment later
+        _wait_for(lambda: not any(os.path.exists(root) for root in stale_roots), "the stale roots to go")
         _wait_for(lambda: len([p for p in _ours(repo) if str(live.pid) in _ours(repo)[p]["locked"]]) >= 2,
                   "the live bisection's worktrees")
         running = {p for p, fields in _ours(repo).items() if str(live.pid) in fields["locked"]}
