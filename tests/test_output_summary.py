@@ -77,23 +77,24 @@ def test_notes_that_differ_in_figures_are_merged():
 
 
 def test_runs_as_the_unit_show_the_centres_the_change_is_the_ratio_of():
-    # with several runs per variant the change is a ratio of geometric means of the runs'
-    # medians: the line shows those, not the pooled medians (whose ratio is another figure)
-    from scipy.stats import gmean
-
-
+    # with several runs per variant the change is the Hodges-Lehmann ratio of the runs' medians
+    # (issue 34: also below 10 runs): the line shows each variant's pseudo-median of its run
+    # medians, not the pooled medians (whose ratio is another figure); brute force over all pairs
     rng = np.random.default_rng(3)
     before = [rng.normal(level, 0.01, 20) for level in (1.0, 3.0, 1.2, 2.8)]
     after = [rng.normal(level, 0.01, 20) for level in (1.1, 2.9, 1.3, 3.2)]
     (comparison,) = compare_many({"before": before, "after": after})
-    assert comparison.estimand == "geomean_ratio"
+    assert comparison.estimand == "hl_ratio"
     lines = summary_block([("wall", "s", [comparison])]).splitlines()
     match = re.match(r"wall\s+(\S+) s → (\S+) s\s+([+-]\d+(?:\.\d+)?)%", lines[1])
     assert match, lines[1]
-    expected = [gmean([np.median(run) for run in runs]) for runs in (before, after)]
+    logs = [np.log([np.median(run) for run in runs]) for runs in (before, after)]
+    walsh = [(v[:, None] + v[None, :])[np.triu_indices(v.size)] / 2 for v in logs]
+    expected = [float(np.exp(np.median(w))) for w in walsh]
     assert float(match[1]) == pytest.approx(expected[0], rel=2e-3)
     assert float(match[2]) == pytest.approx(expected[1], rel=2e-3)
-    assert comparison.delta_pct == pytest.approx((expected[1] / expected[0] - 1) * 100, rel=1e-6)
+    ratio = np.median(np.subtract.outer(logs[1], logs[0]).ravel())
+    assert comparison.delta_pct == pytest.approx(100 * np.expm1(ratio), rel=1e-6)
 
 
 def test_caption_names_each_estimand_when_the_lines_differ(sections):
@@ -102,5 +103,7 @@ def test_caption_names_each_estimand_when_the_lines_differ(sections):
     nested = compare_many({"before": [rng.normal(level, 0.01, 20) for level in (1, 2, 1.5)],
                            "after": [rng.normal(level, 0.01, 20) for level in (1.1, 2, 1.6)]})
     caption = summary_block([sections[0], ("user", "s", nested)]).splitlines()[0]
+    # issue 34: runs keep the Hodges-Lehmann ratio (of the run medians) below 10 runs too
     assert caption == ("after vs before: Hodges-Lehmann ratio (median of the candidate/baseline ratios) for wall; "
-                       "ratio of geometric means of the run medians for user; 95% confidence intervals")
+                       "Hodges-Lehmann ratio (median of the candidate/baseline ratios of the run medians) for user; "
+                       "95% confidence intervals")

@@ -85,19 +85,22 @@ def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
 
 def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str,
               unit_text: str = "") -> Result:
-    """Both variants constant: the change is exact, there is no interval; the
-    p-value is the exact permutation test's, ``1 / C(n1 + n2, n1)`` per side
-    (every arrangement of the two samples but the observed one ties or
-    reverses the order)."""
+    """Both variants constant.  Equal: no change, the one zero-width interval.
+    Different: the change is exact for these samples, but with no variation
+    there is no noise to judge it by, so no interval (``cannot judge``, the
+    change kept for information, no p-value: never a verdict without an
+    interval).  O(1): no combinatorics of the sizes."""
     c0, c1 = float(x[0]), float(y[0])
-    method = "both variants constant: the change is exact; permutation p-value" + (f" ({unit_text})" if unit_text else "")
+    method = "both variants constant" + (f" ({unit_text})" if unit_text else "")
     if scale == "linear" and reference == 0.0:
         return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
     if c0 == c1:
         return _unchanged(estimand, method, center, unit)
-    p = min(1.0, 2.0 / math.comb(x.size + y.size, x.size))
     delta = 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
-    return Result(estimand, delta, (NAN, NAN), p, method, center, unit)
+    why = (f"both variants are constant ({c0:.6g} against {c1:.6g}, {x.size} and {y.size} values): the change "
+           f"({delta:+.3g}%) is exact for these samples, but with no variation there is no noise estimate to give "
+           "an interval or a p-value by")
+    return Result(estimand, delta, (NAN, NAN), NAN, method, center, unit, why)
 
 
 def means(

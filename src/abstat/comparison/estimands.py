@@ -2,15 +2,16 @@
 
 Decided per variant, never on the pooled sample:
 
-- both variants positive with at least :data:`HL_MIN_N` values each: the
-  **Hodges-Lehmann ratio** (``hl_ratio``), the median of the candidate /
-  baseline ratios over all pairs, with the interval of the inverted
-  Brunner-Munzel test (:mod:`abstat.stats.hodges_lehmann`; tied values read
-  as spread over their grid step);
-- positive, but fewer values in either: the **ratio of geometric means**
-  (``geomean_ratio``), Welch's t on the logarithms with Student's t
-  reference (a rank test cannot reach small p-values at 5 vs 5: its
-  smallest is 0.0079);
+- both variants positive: the **Hodges-Lehmann ratio** (``hl_ratio``), the
+  median of the candidate / baseline ratios over all pairs, with the
+  interval of the inverted Brunner-Munzel test
+  (:mod:`abstat.stats.hodges_lehmann`; tied values read as spread over their
+  grid step), its reference the permutation distribution when either
+  variant has at most 50 values (:mod:`abstat.stats.permutation`: valid at
+  5 against 500 and in the far tail Holm uses), Student's t above.  Until
+  issue 34 fewer than 10 values switched to the ratio of geometric means
+  with Welch's t on the logarithms, which called 47-50% of identical
+  populations with interrupts different at 5 against 500;
 - some value <= 0 (a ratio of pairs is undefined): the **ratio of means**
   (``mean_ratio``), Welch's t and Fieller's interval.
 
@@ -27,7 +28,7 @@ from typing import Any
 
 from abstat.comparison.analyses import NAN, Result, _cannot, _constant, means, to_pct
 
-HL_MIN_N = 10  # fewer values in either variant: geometric means (Welch on logarithms)
+HL_MIN_N = 2  # the Hodges-Lehmann ratio at any size (10 before issue 34, with geometric means below)
 
 
 def default_estimand(n_baseline: int, n_candidate: int, positive: bool = True) -> str:
@@ -78,12 +79,12 @@ def geomeans(x: Any, y: Any, confidence: float, unit: str = "samples", center: s
 
 
 def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples", center: str = "auto",
-                         inflate: tuple[float, float] = (1.0, 1.0), of: str = "") -> Result:
+                         inflate: tuple[float, float] = (1.0, 1.0), of: str = "", seed: int = 0) -> Result:
     """``hl_ratio``: the median of the pairwise log ratios, the inverted
     Brunner-Munzel interval, the Brunner-Munzel p-value at ratio 1."""
     import numpy as np
 
-    from abstat.stats.hodges_lehmann import hodges_lehmann
+    from abstat.stats.hodges_lehmann import PERMUTE_MAX, hodges_lehmann
 
     lx, ly = np.log(x), np.log(y)
     kind = "pseudo-median" + (f" of {of}" if of else "")
@@ -91,13 +92,23 @@ def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples
         r = _constant("hl_ratio", center, unit, x, y, float(x[0]), "log")
         r.centres, r.center_kind = (float(x[0]), float(y[0])), kind
         return r
-    h = hodges_lehmann(lx, ly, confidence, inflate)
+    h = hodges_lehmann(lx, ly, confidence, inflate, seed=seed)
+    reference = "permutation" if min(lx.size, ly.size) <= PERMUTE_MAX else "t"
     method = (f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
-              "Brunner-Munzel test")
+              f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}"
+              + ("; tied values read as spread evenly over their grid cells, so the ratio is the median ratio "
+                 "of those spread values, not of the raw values (which moves only in whole steps)"
+                 if h.spread else ""))
     centres = (math.exp(h.centres[0]), math.exp(h.centres[1]))
     if not (math.isfinite(h.low) and math.isfinite(h.high)):
-        return Result("hl_ratio", NAN, (NAN, NAN), NAN, method, center, unit,
-                      "the interval of the ratio is unbounded: too few values to bound the change",
+        from abstat.stats.hodges_lehmann import separated_p
+
+        floor = separated_p(lx.size, ly.size)
+        why = "the interval of the ratio is unbounded: too few values to bound the change"
+        if floor >= 1.0 - confidence:
+            why += (f" ({lx.size} against {ly.size} values: even completely separated samples have a permutation "
+                    f"p-value of {floor:.2g}, not below {1.0 - confidence:.2g})")
+        return Result("hl_ratio", NAN, (NAN, NAN), NAN, method, center, unit, why,
                       centres=centres, center_kind=kind)
     ci = (to_pct(h.low, "log", 1.0), to_pct(h.high, "log", 1.0))
     return Result("hl_ratio", to_pct(h.estimate, "log", 1.0), ci, h.p_value, method, center, unit,
@@ -105,7 +116,7 @@ def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples
 
 
 def default_change(x: Any, y: Any, confidence: float = 0.95, *, unit: str = "samples",
-                   inflate: tuple[float, float] = (1.0, 1.0), of: str = "") -> Result:
+                   inflate: tuple[float, float] = (1.0, 1.0), of: str = "", seed: int = 0) -> Result:
     """The default comparison of two samples (numpy arrays of values, or of
     run centres with ``unit="runs"``; ``of`` names them, e.g. ``run medians``)."""
     import numpy as np
@@ -113,7 +124,7 @@ def default_change(x: Any, y: Any, confidence: float = 0.95, *, unit: str = "sam
     positive = bool(np.all(x > 0) and np.all(y > 0))
     estimand = default_estimand(x.size, y.size, positive)
     if estimand == "hl_ratio":
-        return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of)
+        return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of, seed=seed)
     if estimand == "geomean_ratio":
         return geomeans(x, y, confidence, unit, inflate=inflate, of=of)
     sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else 0.0 for v, k in zip((x, y), inflate)]

@@ -8,6 +8,7 @@ from typing import Any
 from abstat.comparison.inputs import Variant
 from abstat.comparison.model import RunSummary, VariantSummary
 from abstat.errors import InputError
+from abstat.stats.dependence import is_sorted
 from abstat.stats.warnings import StatWarning
 
 
@@ -149,7 +150,18 @@ def summarise(
                 )
             )
     else:
-        correlations = diagnostics.rank_correlations(everything)
-        summary.lag1 = correlations[1] if correlations is not None else 0.0
-        found += diagnostics.drift(v.name, everything, correlations=correlations)
+        summary.lag1, drifting_found = _order(v.name, everything)
+        found += drifting_found
     return Variant(v.name, kept_runs, None), summary, found
+
+
+def _order(name: str, values: Any) -> tuple[float, list[StatWarning]]:
+    """One sample's lag-1 rank autocorrelation and drift warnings; none for a
+    sorted sample (a sorted file: its order is the sort's, not time)."""
+    from abstat.stats import diagnostics
+
+    if is_sorted(values):
+        return 0.0, []
+    correlations = diagnostics.rank_correlations(values)
+    lag1 = correlations[1] if correlations is not None else 0.0
+    return lag1, diagnostics.drift(name, values, correlations=correlations)

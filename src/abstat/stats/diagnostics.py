@@ -95,6 +95,22 @@ def ties(name: str, values: np.ndarray) -> list[StatWarning]:
     ]
 
 
+def grids_differ(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> list[StatWarning]:
+    """Both variants quantized, on different grids (20 against 21 cycles:
+    two machines' TSC ratios): their values are not comparable step by step."""
+    if not (heavily_tied(x) and heavily_tied(y)):
+        return []
+    gx, gy = quantization_step(x), quantization_step(y)
+    if gx is None or gy is None or gx == gy:
+        return []
+    return [StatWarning(
+        "grids-differ",
+        f"{name_x} is on a grid of {gx:g}, {name_y} on a grid of {gy:g} (different machines or clock ratios?): "
+        "the values are not comparable step by step; each is read as spread over its own grid's cell, so the "
+        "change is that of the spread values",
+    )]
+
+
 def brown_forsythe(x: np.ndarray, y: np.ndarray) -> float:
     """p-value of the Brown-Forsythe test of equal spreads (Levene's test with
     medians; Brown & Forsythe 1974): one-way ANOVA on |value - median|."""

@@ -165,7 +165,14 @@ def bm_p_value(stat: BMStat, nx: int, ny: int) -> float:
         return min(1.0, 2.0 * stdtr(stat.df, -abs(stat.t)))
     if stat.p_hat == 0.5:
         return 1.0
-    return min(1.0, 2.0 / math.comb(nx + ny, nx))
+    return separated_p(nx, ny)
+
+
+def separated_p(nx: int, ny: int) -> float:
+    """``2 / C(nx + ny, nx)``, the permutation probability of a complete
+    separation, without overflow (0.0 only below the doubles' range)."""
+    log_comb = math.lgamma(nx + ny + 1) - math.lgamma(nx + 1) - math.lgamma(ny + 1)
+    return min(1.0, math.exp(math.log(2.0) - log_comb))
 
 
 @dataclass(frozen=True)
@@ -176,9 +183,21 @@ class HLResult:
     p_value: float
     df: float
     centres: tuple[float, float]  # each sample's pseudo-median (analysis scale)
+    spread: bool = False  # tied values were spread over their cells (the estimand is of the spread values)
 
 
-def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]) -> tuple[float, float, float]:
+def _quantile(df: float, level: float, fixed: float | None) -> float:
+    """The test's critical ``|T|``: the permutation one when given, else Student's t at ``df``."""
+    return t_quantile(df, level) if fixed is None else fixed
+
+
+def _bound(s: BMStat, level: float, fixed: float | None) -> float:
+    """The largest ``|p - 1/2|`` the test accepts at ``s`` (inf when every shift is accepted)."""
+    return math.inf if fixed == math.inf else _quantile(s.df, level, fixed) * s.se
+
+
+def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float],
+           fixed: float | None = None) -> tuple[float, float, float]:
     """Estimate and interval without forming the differences.  The share of
     differences above a shift is ``p(d)``, so the lower end is the difference
     of rank ``N (1/2 - q se)``, the upper of rank ``N (1/2 + q se)``, with
@@ -196,11 +215,11 @@ def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     density = pairs.density  # entries per unit about the estimate: where the ends should lie
     for sign in (-1, 1):
         s, end, half, guess = here, estimate, None, None
-        first = t_quantile(here.df, level) * here.se * n / density if math.isfinite(density) and density > 0 else 0
-        if first > 0:
+        first = _bound(here, level, fixed) * n / density if math.isfinite(density) and density > 0 else 0
+        if math.isfinite(first) and first > 0:
             guess = (estimate + sign * first, 0.05 * first)
         for _ in range(6):
-            bound = t_quantile(s.df, level) * s.se
+            bound = _bound(s, level, fixed)
             if half is not None and abs(bound - half) <= 1e-3 * half:
                 break
             half = bound
@@ -215,7 +234,8 @@ def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     return estimate, min(ends[0], estimate), max(ends[1], estimate)
 
 
-def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]) -> tuple[float, float, float]:
+def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float],
+           fixed: float | None = None) -> tuple[float, float, float]:
     """Estimate and interval from the sorted distinct differences ``U``
     (``C_k`` of them up to ``U_k``).  Between ``U_k`` and ``U_(k+1)`` the
     share of differences above the shift is ``1 - C_k / N``, so the lower end
@@ -247,7 +267,7 @@ def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
 
     def accepted(k: int) -> bool:
         s = at_gap(k)
-        return abs(s.p_hat - 0.5) <= t_quantile(s.df, level) * s.se
+        return abs(s.p_hat - 0.5) <= _bound(s, level, fixed)
 
     centre = int(np.searchsorted(u, estimate, side="right")) - 1  # the gap holding the estimate
     stat = bm_statistic(x, y, estimate, inflate)
@@ -255,7 +275,7 @@ def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     for sign in (-1, 1):
         s, k = stat, centre
         for _ in range(6):  # the fixed point: the gap whose share matches the test's bound
-            target = n * (0.5 + sign * t_quantile(s.df, level) * s.se)  # differences at or below the end
+            target = n * (0.5 + sign * _bound(s, level, fixed))  # differences at or below the end
             k_new = int(np.searchsorted(below, target, side="left" if sign < 0 else "right")) - (sign > 0)
             k_new = min(max(k_new, -1), m - 1)
             if k_new == k:
@@ -284,24 +304,54 @@ def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     return estimate, low, high
 
 
+def _estimate(x: Spread, y: Spread) -> float:
+    """The Hodges-Lehmann shift of the spread samples (as :func:`_small` and :func:`_large` find it)."""
+    if x.values.size * y.values.size <= SMALL and x.weights is None and y.weights is None:
+        return float(np.median(np.subtract.outer(y.values, x.values)))
+    from abstat.stats.pairwise import differences, median_of
+
+    return median_of(differences(x.values, y.values, x.weights, y.weights))
+
+
+PERMUTE_MAX = 50  # up to this many values in the smaller sample, the permutation reference
+
+
 def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
-                   inflate: tuple[float, float] = (1.0, 1.0), centres: bool = True) -> HLResult:
+                   inflate: tuple[float, float] = (1.0, 1.0), centres: bool = True, seed: int = 0,
+                   permute: bool | None = None) -> HLResult:
     """Hodges-Lehmann shift of ``y`` against ``x`` (analysis scale, e.g.
     logarithms), the inverted Brunner-Munzel interval and the p-value at 0;
-    ties spread over their cells (module documentation)."""
+    ties spread over their cells (module documentation).  With at most
+    :data:`PERMUTE_MAX` values in either sample (or ``permute``) the test's
+    reference is its permutation distribution
+    (:mod:`abstat.stats.permutation`, drawn reproducibly from ``seed``):
+    the observed samples' for the p-value (exact when they are
+    exchangeable), the samples aligned at the estimate for the interval
+    (exact coverage under a pure shift); the two are reconciled below as
+    for the t reference.  Else Student's t."""
     sx, sy = spread_ties(np.sort(x)), spread_ties(np.sort(y))
     at_zero = bm_statistic(sx, sy, 0.0, inflate)
-    p = bm_p_value(at_zero, x.size, y.size)
-    if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:
-        estimate, low, high = _small(sx, sy, confidence, inflate)
+    alpha = 1.0 - confidence
+    fixed = None
+    if permute if permute is not None else min(x.size, y.size) <= PERMUTE_MAX:
+        from abstat.stats.permutation import bm_permutation, interval_critical
+
+        p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
+        # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)
+        fixed = interval_critical(x, y - _estimate(sx, sy), alpha, seed) \
+            if separated_p(x.size, y.size) < alpha else math.inf  # else no shift can be rejected
     else:
-        estimate, low, high = _large(sx, sy, confidence, inflate)
-    if p < 1.0 - confidence and low <= 0.0 <= high:
-        p = 1.0 - confidence  # the accepted shifts straddle 0 after all: the interval decides
-    elif not p < 1.0 - confidence and not low <= 0.0 <= high:
+        p = bm_p_value(at_zero, x.size, y.size)
+    if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:
+        estimate, low, high = _small(sx, sy, confidence, inflate, fixed)
+    else:
+        estimate, low, high = _large(sx, sy, confidence, inflate, fixed)
+    if p < alpha and low <= 0.0 <= high:
+        p = alpha  # the accepted shifts straddle 0 after all: the interval decides
+    elif not p < alpha and not low <= 0.0 <= high:
         low, high = min(low, 0.0), max(high, 0.0)  # 0 is accepted: it belongs in the interval
     mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
-    return HLResult(estimate, low, high, p, at_zero.df, mid)
+    return HLResult(estimate, low, high, p, at_zero.df, mid, sx.groups is not None or sy.groups is not None)
 
 
 def centre(values: np.ndarray) -> float:
@@ -310,15 +360,16 @@ def centre(values: np.ndarray) -> float:
     return _pseudo_median(spread_ties(np.sort(values)))
 
 
-CENTRE_POINTS = 100_000  # a larger sample's pseudo-median is taken on this many of its quantiles
+CENTRE_POINTS = 4096  # a larger sample's pseudo-median is taken on this many of its quantiles
 
 
 def _pseudo_median(sample: Spread) -> float:
     """The pseudo-median (a centre to print beside the change, not the
     change itself): exact up to :data:`CENTRE_POINTS` points; for larger
     samples, of that many evenly spaced quantiles, each standing for ``n /
-    CENTRE_POINTS`` values (off by less than their spacing, below 1e-4 of a
-    standard deviation)."""
+    CENTRE_POINTS`` values (off by less than their spacing; measured within
+    5e-6 of a standard deviation on normal, log-normal and grid data of
+    10^4-10^5 values)."""
     from abstat.stats.pairwise import pseudo_median
 
     v, w = sample.values, sample.weights

@@ -23,8 +23,14 @@ def median_ci_ranks(n: int, confidence: float) -> tuple[int, int] | None:
     z = ndtri(1.0 - alpha / 2.0)
     start = max(0, int(n / 2.0 - z * math.sqrt(n) / 2.0) - 10)
     stop = min(n, int(n / 2.0 - z * math.sqrt(n) / 2.0) + 12)
-    below = [j for j in range(start, max(stop, start) + 1) if binom_half_cdf(j, n) <= alpha / 2.0]
-    k = below[-1] + 1 if below else 0
+    # the CDF rises with j: bisect for the last j with P <= alpha / 2 (a few evaluations, not the window's 23)
+    lo, hi = start - 1, max(stop, start) + 1  # P(lo) <= alpha / 2 (or lo below the window), P(hi) > alpha / 2 assumed
+    if binom_half_cdf(start, n) > alpha / 2.0:
+        hi = start
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if binom_half_cdf(mid, n) <= alpha / 2.0 else (lo, mid)
+    k = lo + 1 if lo >= start else 0
     if k == 0:
         return None
     return k, n - k + 1

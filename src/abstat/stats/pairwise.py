@@ -185,13 +185,16 @@ class SortedSums:
         counting, so a wrong guess costs time, never correctness)."""
         if self.size <= 4 * GATHER:
             return None
-        rng = np.random.default_rng(12345)
-        s = max(2_000, min(200_000, self.b.size // 5))  # a narrower bracket saves counts, when they cost more than the sample
-        rows = rng.integers(0, self.b.size, s)
+        from abstat.stats.permutation import uniforms  # SplitMix64: numpy.random stays off the compare path
+
+        # a narrower bracket saves counts, when they cost more than the sample
+        s = max(2_000, min(200_000, self.b.size // 5))
+        u = uniforms(12345, 2 * s)
+        rows = np.minimum((u[:s] * self.b.size).astype(np.int64), self.b.size - 1)
         if self.walsh:
-            cols = (rng.random(s) * (rows + 1)).astype(np.int64)
+            cols = np.minimum((u[s:] * (rows + 1)).astype(np.int64), rows)
         else:
-            cols = rng.integers(0, self.a.size, s)
+            cols = np.minimum((u[s:] * self.a.size).astype(np.int64), self.a.size - 1)
         values = self.a[cols] + self.b[rows]
         q = k / self.size
         spread = 4.0 * math.sqrt(q * (1 - q) / s) + 4.0 / s

@@ -1,0 +1,239 @@
+"""Calibration of the default ``abstat compare`` on the users' own workflows (issue 34).
+
+Rows: few new runs against a big stored baseline (5 vs 500, 500 vs 5) with
+interrupts and skew; n = 3, 4, 5, 7 against 30 and 500; grids that differ
+(20 against 21 cycles); an interrupt-rate and a mixture-weight change;
+sorted files; AR(1) at n = 15.  For each row ``reps`` A/A draws (the
+baseline population on both sides, the row's sizes) and A/B draws:
+
+- FPR: A/A draws called significant (target <= 6%);
+- coverage: A/B intervals holding the true change of the named estimand
+  (``calibration_truth.truth``, from the populations; target >= 94%);
+- power beside Welch's t, Yuen's 10%-trimmed t on logarithms, scipy's
+  Brunner-Munzel (t reference), Mann-Whitney and a permutation test of the
+  difference of means (200 draws), on the same draws; a reference is valid
+  in a row when its A/A rate is at most 6% within two Monte Carlo errors.
+
+Then family-wise error of ``report``'s Holm adjustment on all-null tables of
+8 hosts x 4 metrics at n = 10, 20, 50 per cell (``--tables`` each), using
+``abstat.report.adjust.adjust_p_values``.
+
+    python benchmarks/calibration_workflows.py --reps 1000 --tables 400 --markdown
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+from scipy import stats
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
+sys.path.insert(0, os.path.dirname(__file__))
+
+from calibration_truth import Component, Population, normal, population, truth  # noqa: E402
+
+import abstat  # noqa: E402
+from abstat.report.adjust import adjust_p_values  # noqa: E402
+
+ALPHA = 0.05
+N = population("N(1000, 10)", normal(1000, 10))
+OUT = population("3% interrupts", normal(1000, 10, 0.97), Component(0.03, stats.norm(1000, 10), (1.3, 1.8)))
+SKEW = population("1000+30 LogN(0,1)", Component(1.0, stats.lognorm(1.0, loc=1000, scale=30)))
+G20 = population("grid 20", normal(440, 7), step=20)
+G21 = population("grid 21", normal(440, 7), step=21)
+RATE2 = population("2% interrupts", normal(1000, 10, 0.98), Component(0.02, stats.norm(1000, 10), (1.3, 1.8)))
+RATE8 = population("8% interrupts", normal(1000, 10, 0.92), Component(0.08, stats.norm(1000, 10), (1.3, 1.8)))
+MIXA = population("mixture 80/20", normal(1000, 10, 0.8), normal(1100, 10, 0.2))
+MIXB = population("mixture 70/30", normal(1000, 10, 0.7), normal(1100, 10, 0.3))
+
+
+class Sorted:
+    """A population whose samples are written sorted (a sorted file)."""
+
+    def __init__(self, pop: Population) -> None:
+        self.pop, self.name = pop, pop.name + ", sorted"
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        return np.sort(self.pop.sample(rng, n))
+
+
+class AR1:
+    def __init__(self, phi: float, factor: float = 1.0) -> None:
+        self.phi, self.factor, self.name = phi, factor, f"AR(1) {phi}"
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        e = rng.normal(0.0, 10 * math.sqrt(1 - self.phi ** 2), n + 100)
+        x = np.empty(n + 100)
+        x[0] = rng.normal(0.0, 10)
+        for t in range(1, n + 100):
+            x[t] = self.phi * x[t - 1] + e[t]
+        return self.factor * (1000 + x[100:])
+
+
+def rows() -> list[tuple[str, object, object, int, int, float | None]]:
+    """(name, baseline, candidate, n baseline, n candidate, true change or None: from the populations)."""
+    out = []
+    for nx, ny in ((500, 5), (5, 500)):
+        out.append((f"3% interrupts x U(1.3,1.8), +1%, {nx} vs {ny}", OUT, OUT.scaled(1.01), nx, ny, 1.0))
+        out.append((f"skewed 1000+30 LogN(0,1), +1%, {nx} vs {ny}", SKEW, SKEW.scaled(1.01), nx, ny, 1.0))
+    for small in (3, 4, 5, 7):
+        for big in (30, 500):
+            out.append((f"normal, +1%, {small} vs {big}", N, N.scaled(1.01), big, small, 1.0))
+    out.append(("grid 20 against grid 21 (same latent N(440, 7)), n 50", G20, G21, 50, 50, None))
+    out.append(("interrupt rate 2% -> 8%, n 50", RATE2, RATE8, 50, 50, None))
+    out.append(("mixture weight 80/20 -> 70/30, n 50", MIXA, MIXB, 50, 50, None))
+    out.append(("sorted files, normal, +0.5%, n 50", Sorted(N), Sorted(N.scaled(1.005)), 50, 50, 0.5))
+    out.append(("AR(1) phi 0.6, +1%, n 15", AR1(0.6), AR1(0.6, 1.01), 15, 15, 1.0))
+    return out
+
+
+def permutation_means(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, draws: int = 200) -> float:
+    z = np.concatenate((x, y))
+    observed = abs(y.mean() - x.mean())
+    keys = rng.random((draws, z.size))
+    idx = np.argsort(keys, axis=1)
+    perm = z[idx]
+    diff = np.abs(perm[:, x.size:].mean(axis=1) - perm[:, :x.size].mean(axis=1))
+    return (1.0 + np.count_nonzero(diff >= observed * (1 - 1e-12))) / (draws + 1.0)
+
+
+REFS = ("Welch", "Yuen 10% logs", "BM (t)", "Mann-Whitney", "permutation")
+
+
+def references(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> list[bool]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [
+            bool(stats.ttest_ind(x, y, equal_var=False).pvalue < ALPHA),
+            bool(stats.ttest_ind(np.log(x), np.log(y), equal_var=False, trim=0.1).pvalue < ALPHA),
+            bool(stats.brunnermunzel(x, y).pvalue < ALPHA),
+            bool(stats.mannwhitneyu(x, y).pvalue < ALPHA),
+            bool(permutation_means(x, y, rng) < ALPHA),
+        ]
+
+
+def rate(hits: float, reps: int) -> tuple[float, float]:
+    p = hits / reps
+    return p, math.sqrt(max(p * (1 - p), 1.0 / reps) / reps)
+
+
+def fmt(p: float, se: float) -> str:
+    return f"{100 * p:.1f}% ±{100 * se:.1f}"
+
+
+def true_change(x, y, given: float | None) -> float:
+    if given is not None:
+        return given
+    return truth("hl_ratio", x, y)
+
+
+def run_row(row, reps: int, rng: np.random.Generator) -> tuple[list[str], list[str]]:
+    name, px, py, nx, ny, given = row
+    true = true_change(px, py, given)
+    fp = cover = power = cannot = 0
+    ref_aa = np.zeros((reps, len(REFS)))
+    ref_ab = np.zeros((reps, len(REFS)))
+    ours = np.zeros(reps)
+    for i in range(reps):
+        a, a2, b = px.sample(rng, nx), px.sample(rng, ny), py.sample(rng, ny)
+        aa, ab = abstat.compare(a, a2, seed=i), abstat.compare(a, b, seed=i)
+        fp += aa.significant
+        power += ab.significant
+        ours[i] = ab.significant
+        if ab.ci_pct is None:
+            cannot += 1
+        else:
+            cover += ab.ci_pct[0] - 1e-9 <= true <= ab.ci_pct[1] + 1e-9
+        ref_aa[i] = references(a, a2, rng)
+        ref_ab[i] = references(a, b, rng)
+    valid = [rate(ref_aa[:, k].sum(), reps)[0] - 2 * rate(ref_aa[:, k].sum(), reps)[1] <= 0.06
+             for k in range(len(REFS))]
+    best = max((k for k in range(len(REFS)) if valid[k]), key=lambda k: ref_ab[:, k].mean(), default=None)
+    if best is None:
+        gap = "no valid reference"
+    else:
+        diff = ours - ref_ab[:, best]
+        gap = f"{100 * diff.mean():+.1f} ±{100 * diff.std(ddof=1) / math.sqrt(reps):.1f} vs {REFS[best]}"
+    refs = [f"{fmt(*rate(ref_ab[:, k].sum(), reps))} (A/A {100 * ref_aa[:, k].mean():.1f}%)" for k in range(len(REFS))]
+    cov, fpr = rate(cover, reps), rate(fp, reps)
+    line = [name, f"{nx}/{ny}", f"{true:+.3g}%", fmt(*cov), fmt(*fpr), fmt(*rate(power, reps)), *refs, gap,
+            f"{100 * cannot / reps:.1f}%"]
+    failures = []
+    if fpr[0] - 2 * fpr[1] > 0.06:
+        failures.append(f"false positives {name}: {fmt(*fpr)}")
+    if cov[0] + 2 * cov[1] < 0.94:
+        failures.append(f"coverage {name}: {fmt(*cov)}")
+    return line, failures
+
+
+def fwer(n: int, tables: int, rng: np.random.Generator, shape: Population = N) -> tuple[float, float, float]:
+    """Share of all-null 8 x 4 tables with a Holm-adjusted p below 0.05, and the unadjusted
+    per-cell rate of p < 0.05/32."""
+    families = tail = 0
+    for t in range(tables):
+        ps = [abstat.compare(shape.sample(rng, n), shape.sample(rng, n), seed=t * 32 + c).p_value for c in range(32)]
+        ps = [1.0 if p != p else p for p in ps]
+        families += min(adjust_p_values(ps, "holm")) < ALPHA
+        tail += sum(p < ALPHA / 32 for p in ps)
+    p, se = rate(families, tables)
+    return p, se, tail / (32 * tables)
+
+
+HEADER = ["row", "n base/cand", "true change", "coverage", "FPR (A/A)", "power", *REFS, "gap to best valid",
+          "cannot judge"]
+
+
+def table(header: list[str], lines: list[list[str]], markdown: bool) -> str:
+    if markdown:
+        out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        return "\n".join(out + ["| " + " | ".join(r) + " |" for r in lines])
+    return "\n".join("  ".join(r) for r in [header, *lines])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=1000)
+    parser.add_argument("--tables", type=int, default=400)
+    parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--no-fwer", action="store_true")
+    parser.add_argument("--fwer-only", action="store_true")
+    parser.add_argument("--reverse", action="store_true", help="rows in reverse order (a second process)")
+    args = parser.parse_args()
+    rng = np.random.default_rng(args.seed)
+    started = time.process_time()
+    lines, failures = [], []
+    for row in rows()[::-1] if args.reverse else rows():
+        if args.fwer_only or args.only and args.only not in row[0]:
+            continue
+        line, missed = run_row(row, args.reps, rng)
+        lines.append(line)
+        failures += missed
+        print("  ".join(line), file=sys.stderr, flush=True)
+    print(f"{args.reps} draws per row, alpha {ALPHA}, seed {args.seed}; rates ± one Monte Carlo standard error\n")
+    if lines:
+        print(table(HEADER, lines, args.markdown))
+    if not args.no_fwer and not args.only:
+        fw = []
+        for n in (10, 20, 50):
+            p, se, tail = fwer(n, args.tables, rng)
+            fw.append([str(n), str(args.tables), fmt(p, se), f"{tail:.5f} (nominal {ALPHA / 32:.5f})"])
+            if p - 2 * se > 0.06:
+                failures.append(f"Holm family-wise error at n {n}: {fmt(p, se)}")
+        print()
+        print(table(["n per cell", "all-null 8 x 4 tables", "family-wise error (Holm)", "P(p < 0.05/32) per cell"],
+                    fw, args.markdown))
+    print(f"\n{time.process_time() - started:.0f} s of CPU")
+    for failure in failures:
+        print(f"MISSED TARGET (beyond 2 Monte Carlo errors): {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

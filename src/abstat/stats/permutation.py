@@ -1,0 +1,251 @@
+"""The studentized permutation Brunner-Munzel test (Neubert & Brunner 2007).
+
+Brunner-Munzel's statistic ``T = (p - 1/2) / se`` is referred to Student's
+t with Welch-Satterthwaite degrees of freedom; at small or very unequal
+sizes that reference is wrong in the tails (n = 10 per side: P(p < 0.05/32)
+= 0.0061 against 0.0016; 5 against 500 with interrupts: 6% false calls, the
+t on logarithms 47%).  Neubert and Brunner (*Comput. Statist. Data Anal.*
+51, 2007) refer ``T`` instead to its permutation distribution: ``T`` is
+asymptotically pivotal, so permuting the pooled sample gives a test that is
+exact when both variants come from one distribution and asymptotically valid
+when only ``P(X < Y) = 1/2`` holds (unequal spreads and shapes).
+
+The distribution is enumerated when there are at most :data:`EXACT`
+arrangements, else drawn (:data:`DRAWS` or more subsets, reproducibly from
+the comparison's ``seed`` by a counter-based SplitMix64, so that the
+compare path never imports ``numpy.random``); the Monte Carlo p-value is
+``(1 + #{|T*| >= |T|}) / (B + 1)``, valid at any ``B``.
+
+Each arrangement costs O(m) for the smaller variant's size ``m``, whatever
+the larger's: the pooled sample is sorted once into tie levels (``C_k``
+values below level ``k``, ``c_k`` on it); a drawn subset of positions gives
+the smaller variant's placements ``P_i = C_k - A_i + (c_k - a_k) / 2``
+(``A_i`` of its own values below, ``a_k`` on the level) and the larger
+variant's sum of squared placements level by level and gap by gap.  Tied
+values take mid-ranks, as in ``scipy.stats.brunnermunzel``.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+EXACT = 20_000  # enumerate the arrangements up to this many
+DRAWS = 10_000  # else draw at least this many (more for small alpha)
+_MASK = (1 << 64) - 1
+
+
+def uniforms(seed: int, count: int, stream: int = 0) -> np.ndarray:
+    """``count`` uniforms in [0, 1) from SplitMix64 over a counter (Steele,
+    Lea & Flood 2014): reproducible, vectorised, no ``numpy.random``."""
+    base = ((seed & _MASK) * 0x9E3779B97F4A7C15 + (stream & _MASK) * 0xD1B54A32D192ED03) & _MASK
+    with np.errstate(over="ignore"):
+        z = np.arange(1, count + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(base)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+def random_subsets(total: int, m: int, draws: int, seed: int, stream: int = 1) -> np.ndarray:
+    """``draws`` uniformly random ``m``-subsets of ``range(total)`` (rows,
+    ascending): Floyd's algorithm, vectorised over the rows."""
+    chosen = np.empty((draws, m), dtype=np.int64)
+    u = uniforms(seed, draws * m, stream).reshape(m, draws)
+    for col, j in enumerate(range(total - m, total)):
+        t = np.minimum((u[col] * (j + 1)).astype(np.int64), j)
+        if col:
+            taken = (chosen[:, :col] == t[:, None]).any(axis=1)
+            t[taken] = j
+        chosen[:, col] = t
+    chosen.sort(axis=1)
+    return chosen
+
+
+def all_subsets(total: int, m: int) -> np.ndarray:
+    """Every ``m``-subset of ``range(total)`` (rows, ascending)."""
+    from itertools import chain, combinations
+
+    count = math.comb(total, m)
+    flat = np.fromiter(chain.from_iterable(combinations(range(total), m)), dtype=np.int64, count=count * m)
+    return flat.reshape(count, m)
+
+
+@dataclass(frozen=True)
+class Pooled:
+    """The pooled sample's tie levels: for each sorted position its level,
+    per level the count below (``below``, with ``N`` appended) and on it."""
+
+    level: np.ndarray
+    below: np.ndarray
+    count: np.ndarray
+    total: int
+
+
+def pooled_levels(x: np.ndarray, y: np.ndarray) -> Pooled:
+    z = np.sort(np.concatenate((x, y)))
+    new = np.empty(z.size, dtype=bool)
+    new[0] = True
+    np.not_equal(z[1:], z[:-1], out=new[1:])
+    starts = np.flatnonzero(new)
+    count = np.diff(np.append(starts, z.size))
+    return Pooled(np.cumsum(new) - 1, np.append(starts, z.size), count, z.size)
+
+
+def _runs(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per entry of each (ascending) row: the index of the first and of the
+    last entry equal to it."""
+    b, m = g.shape
+    cols = np.broadcast_to(np.arange(m), (b, m))
+    first = np.ones((b, m), dtype=bool)
+    first[:, 1:] = g[:, 1:] != g[:, :-1]
+    start = np.maximum.accumulate(np.where(first, cols, 0), axis=1)
+    last = np.ones((b, m), dtype=bool)
+    last[:, :-1] = first[:, 1:]
+    end = np.minimum.accumulate(np.where(last, cols, m)[:, ::-1], axis=1)[:, ::-1]
+    return start, end
+
+
+def statistics(pooled: Pooled, positions: np.ndarray,
+               inflate: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+    """Brunner-Munzel's ``T`` for ``P(G < H) = 1/2``, ``G`` the values at the
+    sorted pooled ``positions`` of each row (ascending), ``H`` the rest;
+    ``inflate``: factors on the variance components of ``G`` and ``H``."""
+    n_total = pooled.total
+    m = positions.shape[1]
+    n = n_total - m
+    g = pooled.level[positions]
+    start, end = _runs(g)
+    a = (end - start + 1).astype(float)
+    below, count = pooled.below[g].astype(float), pooled.count[g].astype(float)
+    p = below - start + (count - a) / 2.0  # each G value's placement among H
+    sum_p = p.sum(axis=1)
+    var_g = ((p - (sum_p / m)[:, None]) ** 2).sum(axis=1) / (m - 1)
+    is_last = end == np.arange(m)
+    next_level = np.empty_like(g)
+    next_level[:, :-1] = g[:, 1:]
+    next_level[:, -1] = pooled.count.size
+    gap = pooled.below[next_level] - below - count  # H values strictly between this level and the next
+    q_on = start + a / 2.0
+    cells = (count - a) * q_on * q_on + gap * (end + 1.0) ** 2
+    sum_q2 = np.where(is_last, cells, 0.0).sum(axis=1)
+    sum_q = m * float(n) - sum_p
+    var_h = (sum_q2 - sum_q * sum_q / n) / (n - 1)
+    var_h = np.maximum(var_h, 0.0)
+    p_hat = sum_q / (m * float(n))
+    se = np.sqrt(var_g * inflate[0] / (m * float(n) * n) + var_h * inflate[1] / (n * float(m) * m))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (p_hat - 0.5) / se
+    t[se == 0.0] = np.where(p_hat[se == 0.0] == 0.5, 0.0, np.inf)
+    return t
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    statistic: float  # |T| of the observed samples
+    p_value: float
+    reference: np.ndarray  # |T*| of the arrangements, descending
+    exact: bool
+
+    def critical(self, alpha: float) -> float:
+        """The largest ``|T|`` still accepted at level ``alpha`` (inf: every value is)."""
+        size = self.reference.size
+        k = math.ceil(alpha * (size + (0 if self.exact else 1)) - 1e-9) - (0 if self.exact else 1)
+        if k <= 0:
+            return math.inf
+        return float(self.reference[min(k, size) - 1]) * (1.0 + 1e-9)
+
+
+def draws_for(alpha: float) -> tuple[int, int]:
+    """Monte Carlo arrangements for a test at level ``alpha``: a first batch
+    (enough for the critical value at ``alpha``), and the total drawn when
+    the p-value is not already clearly above ``alpha`` (enough that it
+    resolves ``alpha / 10``)."""
+    return max(1_000, int(math.ceil(50.0 / alpha))), max(DRAWS, int(math.ceil(10.0 / alpha)))
+
+
+def bm_permutation(x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0,
+                   inflate: tuple[float, float] = (1.0, 1.0)) -> PermutationTest:
+    """The studentized permutation Brunner-Munzel test of ``x`` against ``y``
+    (two-sided).  The observed statistic takes the serial-correlation factors
+    ``inflate``; the arrangements, which are independent by construction, do
+    not.  Drawn arrangements come in two batches: when the first puts the
+    p-value at ``2 alpha`` or above (no level up to ``alpha``, Holm's
+    included, can reject then) the second is not drawn (Besag & Clifford's
+    sequential p-value, ``hits / draws``)."""
+    pooled = pooled_levels(x, y)
+    small = np.sort(x if x.size <= y.size else y)
+    factors = inflate if x.size <= y.size else (inflate[1], inflate[0])
+    m, total = small.size, pooled.total
+    z = np.sort(np.concatenate((x, y)))
+    # the observed arrangement: the smaller variant's values take the first
+    # positions of their level (any positions of the level give the same T)
+    where = np.searchsorted(z, small, side="left") + np.arange(m) - np.searchsorted(small, small, side="left")
+    observed = abs(float(statistics(pooled, where[None, :], factors)[0]))
+    threshold = observed * (1.0 - 1e-9)
+    if math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1) <= math.log(EXACT) + 1e-9:
+        reference = np.abs(statistics(pooled, all_subsets(total, m)))
+        p = int(np.count_nonzero(reference >= threshold)) / reference.size
+        return PermutationTest(observed, min(1.0, p), np.sort(reference)[::-1], True)
+    first, most = draws_for(alpha)
+    reference = np.abs(statistics(pooled, random_subsets(total, m, first, seed, stream=1)))
+    hits = int(np.count_nonzero(reference >= threshold))
+    if hits >= 2.0 * alpha * first:
+        p = hits / first
+    else:
+        more = np.abs(statistics(pooled, random_subsets(total, m, most - first, seed, stream=2)))
+        reference = np.concatenate((reference, more))
+        hits += int(np.count_nonzero(more >= threshold))
+        p = (1.0 + hits) / (reference.size + 1.0)
+    reference = np.sort(reference)[::-1]
+    if hits == 0:
+        p = beyond(reference, observed, pooled.total, m)
+    return PermutationTest(observed, min(1.0, p), reference, False)
+
+
+TAIL = 10  # the drawn statistic of this rank anchors the tail beyond the draws
+
+
+def beyond(reference: np.ndarray, observed: float, total: int, m: int) -> float:
+    """The p-value of a statistic beyond every drawn one (descending
+    ``reference``): Student's t tail with the degrees of freedom at which its
+    tail holds the drawn share at the :data:`TAIL`-th largest draw (the
+    permutation distribution's own tail weight, heavier than the
+    Welch-Satterthwaite t's at small n), between the exact floor ``2 /
+    C(total, m)`` and ``1 / (draws + 1)``."""
+    from abstat.stats.distributions import brentq, stdtr
+
+    draws = reference.size
+    share = TAIL / draws
+    anchor = float(reference[TAIL - 1])
+    floor = math.exp(math.log(2.0) - (math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1)))
+    ceiling = 1.0 / (draws + 1.0)
+    if not (math.isfinite(anchor) and anchor > 0.0 and math.isfinite(observed)):
+        return max(floor, ceiling if math.isfinite(observed) else floor)
+    if 2.0 * stdtr(math.inf, -anchor) >= share:  # a tail lighter than the normal's: the normal's
+        df = math.inf
+    elif 2.0 * stdtr(1.0, -anchor) <= share:
+        df = 1.0
+    else:
+        df = brentq(lambda d: 2.0 * stdtr(d, -anchor) - share, 1.0, 1e6, xtol=1e-6)
+    return min(ceiling, max(floor, 2.0 * stdtr(df, -observed)))
+
+
+def _log_arrangements(total: int, m: int) -> float:
+    return math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1)
+
+
+def interval_critical(x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0) -> float:
+    """The critical ``|T|`` at level ``alpha`` of the permutation distribution
+    of ``x`` against ``y`` as given: for an interval, ``y`` aligned at the
+    estimate, so that under a pure shift the reference is that of the
+    exchangeable samples ``x`` and ``y - shift`` (exact coverage then).  The
+    first batch of draws (``draws_for(alpha)[0]``) or every arrangement."""
+    pooled = pooled_levels(x, y)
+    m, total = min(x.size, y.size), pooled.total
+    if _log_arrangements(total, m) <= math.log(EXACT) + 1e-9:
+        reference, exact = np.abs(statistics(pooled, all_subsets(total, m))), True
+    else:
+        reference, exact = np.abs(statistics(pooled, random_subsets(total, m, draws_for(alpha)[0], seed, 3))), False
+    return PermutationTest(math.nan, math.nan, np.sort(reference)[::-1], exact).critical(alpha)
