@@ -46,6 +46,11 @@ simulated test boxes, each measurement one boot, a 4% culprit in 2% run noise
 and boot-to-boot offsets, a commit that does not boot; abstat bisect --host's
 loop against Pinpoint's rule, boots and runs spent (default N = 32, 10 trials).
 
+``--repos``: ``abstat bisect`` end to end on real git repositories of 32 commits
+(benchmarks/bisection_repos.py): clean, 5% outlier, bimodal, two-change and
+partly-undone histories; right answers, wrong ``found`` and the probability it
+stated (default 40 trials per scenario).
+
 ``--scale``: the graph search's cost against the linear search's (the anchor,
 same run) on merge histories of 150, 1,500 and 15,000 commits.
 """
@@ -321,7 +326,23 @@ def main() -> int:
     parser.add_argument("--boots", action="store_true", help="the boot-level case (benchmarks/bisection_boots.py)")
     parser.add_argument("--scale", action="store_true",
                         help="time of the graph search against the linear one, 150 to 15,000 commits")
+    parser.add_argument("--repos", action="store_true",
+                        help="abstat bisect on real git repositories: clean, outliers, bimodal, two-change and "
+                             "partly-undone histories (benchmarks/bisection_repos.py)")
+    parser.add_argument("--budget", type=int, default=400, help="--repos: abstat bisect's --budget")
+    parser.add_argument("--scenarios", default=None, help="--repos: a comma-separated subset")
+    parser.add_argument("--log", default=None, help="--repos: append every trial as a JSON line to this file")
     args = parser.parse_args()
+    if args.repos:
+        import os
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bisection_repos import SCENARIOS
+        from bisection_repos import table as repos_table
+
+        chosen = args.scenarios.split(",") if args.scenarios else list(SCENARIOS)
+        repos_table(args.trials if "--trials" in sys.argv else 40, args.seed, args.budget, chosen, args.log)
+        return 0
     if args.boots:
         import os
 

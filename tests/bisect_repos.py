@@ -4,9 +4,10 @@ The benchmark (bench.c) really runs a loop whose length is the commit's work (``
 ``work.txt`` read at run time).  What it prints as ``ns N`` is either
 
 - its real time (best of 7 repetitions), when ``$BENCH_NOISE`` is unset; or
-- with ``BENCH_NOISE=COUNTER:SEED:SD``, a measurement the VM's clock cannot perturb: the work
-  times 0.5 ns, with Gaussian noise of SD percent and 3% of runs 10-30% slow, drawn from a
-  64-bit mix of SEED and the run's number, which each run takes from the file COUNTER (under
+- with ``BENCH_NOISE=COUNTER:SEED:SD[:SHAPE]``, a measurement the VM's clock cannot perturb: the
+  work times 0.5 ns, with Gaussian noise of SD percent and (SHAPE ``oP``, default ``o3``) P% of
+  runs 10-30% slow, or (SHAPE ``bP``) half of the runs on a path P% slower (bimodal), drawn from
+  a 64-bit mix of SEED and the run's number, which each run takes from the file COUNTER (under
   flock).  A seed gives the same noise to the same sequence of runs, so a trial is reproducible,
   and a different seed is a different trial.
 
@@ -58,12 +59,13 @@ int main(int argc, char **argv) {
         if (took < best) best = took;
     }
     if (noise) {
-        char counter[4096]; unsigned long long seed; double sd;
-        if (sscanf(noise, "%4095[^:]:%llu:%lf", counter, &seed, &sd) != 3) return 5;
+        char counter[4096], shape[16] = "o3"; unsigned long long seed; double sd;
+        if (sscanf(noise, "%4095[^:]:%llu:%lf:%15s", counter, &seed, &sd, shape) < 3) return 5;
         unsigned long long key = mix(seed) ^ take_number(counter) * 0x2545f4914f6cdd1dULL;
         double z = sqrt(-2.0 * log(uniform(key))) * cos(6.283185307179586 * uniform(key + 1));
         double value = work * 0.5 * (1.0 + sd / 100.0 * z);
-        if (uniform(key + 2) < 0.03) value *= 1.10 + 0.20 * uniform(key + 3);
+        if (shape[0] == 'b') { if (uniform(key + 2) < 0.5) value *= 1.0 + atof(shape + 1) / 100.0; }
+        else if (uniform(key + 2) < atof(shape + 1) / 100.0) value *= 1.10 + 0.20 * uniform(key + 3);
         printf("ns %.0f\n", value);
     } else {
         printf("ns %.0f\n", best);
@@ -84,9 +86,9 @@ def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:
                           env={**os.environ, **(env or {})}).stdout.strip()
 
 
-def noise_env(counter: str, seed: int, sd: float = 1.0) -> dict[str, str]:
+def noise_env(counter: str, seed: int, sd: float = 1.0, shape: str = "o3") -> dict[str, str]:
     """The environment that makes bench print controlled noise (see the module)."""
-    return {"BENCH_NOISE": f"{counter}:{seed}:{sd:g}"}
+    return {"BENCH_NOISE": f"{counter}:{seed}:{sd:g}:{shape}"}
 
 
 def _init(path: str) -> None:
@@ -98,8 +100,10 @@ def _init(path: str) -> None:
 
 
 def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: tuple[int, ...] = (),
-              work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False) -> list[str]:
-    """A linear history whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop, and
+              work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False,
+              steps: dict[int, float] | None = None) -> list[str]:
+    """A linear history whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop (or
+    each commit ``at`` of ``steps`` adds ``steps[at]`` of ``work``, negative to undo some), and
     whose commits ``broken_at`` do not compile (the next one fixes it).  With ``runtime_input`` the
     loop count is read from work.txt at run time, so the binary never changes.  Returns the shas,
     oldest first.  The commits are written by one ``git fast-import`` (a git process per commit and
@@ -114,6 +118,7 @@ def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broke
     notes = ""
     for number in range(1, commits + 1):
         amount = work + (int(work * slowdown) if slow_at is not None and number >= slow_at else 0)
+        amount += int(round(work * sum(change for at, change in (steps or {}).items() if number >= at)))
         header = f"#define WORK {work if runtime_input else amount}UL\n"
         if number in broken_at:
             header += "this does not compile\n"
@@ -124,7 +129,8 @@ def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broke
         when = f"{_EPOCH + number} +0000"
         stream.append(f"commit refs/heads/main\nauthor test <t@example.org> {when}\n"
                       f"committer test <t@example.org> {when}\n".encode())
-        stream.append(data(f"commit {number}" + (" slower loop" if number == slow_at else "") + "\n"))
+        stream.append(data(f"commit {number}" + (" slower loop" if number == slow_at or number in (steps or {})
+                                                  else "") + "\n"))
         for name, text in files.items():
             stream.append(f"M 100644 inline {name}\n".encode() + data(text))
     stream.append(b"done\n")

@@ -175,10 +175,10 @@ def test_bisect_on_a_box_across_reboots_skips_a_broken_kernel_and_resumes_after_
     # each boot ran in the kernel it booted; every commit installed once, with its own artifact
     installed = [line.split() for line in (box.read("installed") or "").splitlines()]
     assert all(path.endswith(f"/.abstat/artifacts/{rev}/kernel.img") for rev, path in installed)
-    # once per commit and process: a resumed bisection installs again what it boots (the box may have been
-    # re-imaged while it was away)
+    # installed before a boot whose kernel is not the one installed last (and again after a resume: the box
+    # may have been re-imaged while it was away), never more often than booted
     assert {rev for rev, _ in installed} == {b[1] for b in boots}
-    assert max(Counter(rev for rev, _ in installed).values()) <= 2
+    assert len(installed) <= len(boots) + 1 and max(Counter(rev for rev, _ in installed).values()) >= 2
     ran = [line.split() for line in (box.read("run-env") or "").splitlines()]
     assert all(rev == kernel for rev, kernel in ran) and len(ran) == 2 * len(complete)
     assert shas[3] not in {rev for rev, _ in ran}
@@ -203,3 +203,41 @@ def test_bisect_on_a_box_without_reboots_builds_on_the_box(lab, tmp_path):
     answer = json.loads(done.stdout)
     assert answer["culprit"] == shas[2] and answer["boots"]["runs_per_boot"] == 2
     assert box.boots == before  # no reboot
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["no-check", "check"])
+def test_bisect_on_a_box_whose_install_writes_one_slot_boots_the_kernel_of_each_revision(lab, tmp_path, check):
+    """docs/lab.md's kexec box with one slot (issue 38): ``--install`` copies the artifact to
+    ``vmlinuz-bisect`` and ``--boot`` kexecs whatever the slot holds.  The interleaved design boots good,
+    bad, good again: the slot must be installed again before every boot whose kernel differs from the
+    one installed last, or the second good boot runs the bad kernel (without --check: measured and
+    attributed to the good revision; with it: refused, and the bisection stopped)."""
+    repo = str(tmp_path / "repo")
+    shas = make_repo(repo, COSTS)
+    store = str(tmp_path / "b.db")
+    box = lab.boxes["alpha"]
+    slot = f"{lab.box}/vmlinuz-bisect"
+    args = options(lab, repo, store)
+    # the image knows its own revision (as uname -r does); the box boots whatever the slot holds
+    args[args.index("--build") + 1] = 'cp cost kernel.img && echo "$ABSTAT_REV" >> kernel.img'
+    args[args.index("--install") + 1] = f'cp "$ABSTAT_ARTIFACT" {slot} && echo "$ABSTAT_REV" >> {lab.box}/installed'
+    args[args.index("--boot") + 1] = (f'r=$(tail -n 1 {slot}) && mkdir -p {lab.box}/kernels && '
+                                      f'cp {slot} {lab.box}/kernels/$r && {lab.reboot} $r')
+    if not check:
+        at = args.index("--check")
+        del args[at:at + 2]
+    done = abstat(lab, *args, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert "refused" not in done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["status"] == "found" and answer["culprit"] == shas[2], done.stderr
+    ran = [line.split() for line in (box.read("run-env") or "").splitlines()]
+    complete = [b for b in stored_boots(store) if b[0] == "complete"]
+    assert len(ran) == 2 * len(complete) and {rev for rev, _ in ran} >= {shas[0], shas[-1]}
+    wrong = [(rev[:12], kernel[:12]) for rev, kernel in ran if rev != kernel]
+    assert not wrong, f"{len(wrong)} of {len(ran)} runs measured another revision's kernel: {wrong[:4]}"
+    # installed again exactly when the kernel to boot changes: once per change of revision between boots
+    installed = (box.read("installed") or "").split()
+    booted = [b[1] for b in complete]
+    changes = [rev for i, rev in enumerate(booted) if i == 0 or booted[i - 1] != rev]
+    assert installed == changes

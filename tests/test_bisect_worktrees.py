@@ -118,11 +118,12 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         _wait_for(lambda: not set(_worktrees(repo)) & stale, "the stale worktrees to go")
-        assert not any(os.path.exists(root) for root in stale_roots)
+        # prune_stale removes the worktrees, then their roots: the roots go a moment later
+        _wait_for(lambda: not any(os.path.exists(root) for root in stale_roots), "the stale roots to go")
         _wait_for(lambda: len([p for p in _ours(repo) if str(live.pid) in _ours(repo)[p]["locked"]]) >= 2,
                   "the live bisection's worktrees")
         running = {p for p, fields in _ours(repo).items() if str(live.pid) in fields["locked"]}
-        done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="60"), cwd=repo,
+        done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="100"), cwd=repo,
                               env=env, capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
         assert "of a bisection that was killed" not in done.stderr  # nothing stale was left

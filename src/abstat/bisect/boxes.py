@@ -25,11 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from abstat.bisect.driver import MODEL, Report, progress_line, resolve_range
+from abstat.bisect.driver import MODEL, Report, progress_line, resolve_range, subjects
 from abstat.bisect.onbox import Box, BoxLost, BoxSetup, Failed
-from abstat.bisect.search import Batch, Outcome, Search
+from abstat.bisect.search import Batch, Outcome
+from abstat.bisect.segments import Bisection
 from abstat.errors import InputError
-from abstat.history.revision import commit_subject
 
 BATCH_MAX = 8          # boots of the commit under test per batch, at most
 SHA = re.compile(r"[0-9a-f]{40}")
@@ -113,7 +113,7 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
     if stored and not resume:
         raise InputError(f"experiment {experiment!r} already holds {len(stored)} boot(s) of a bisection: continue "
                          f"it with --resume {experiment} or name another with --experiment", path=store.display)
-    search = Search(n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX)
+    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX)
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {}, experiment=experiment,
                     confidence=config.confidence,
                     graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL})
@@ -136,15 +136,14 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
                 box.close()
     finally:
         session.close()
-    report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
-                       for i, _ in report.outcome.candidates if i < len(commits)}
+    report.subjects = subjects(report.outcome, commits, config.repo)
     if report.outcome.culprit is not None and len(parent_shas[report.outcome.culprit]) > 1:
         report.warnings.append(f"the culprit {commits[report.outcome.culprit][:12]} is a merge whose parents measure "
                                "like the good end: the change comes from combining them")
     return report
 
 
-def _search(search: Search, commits: list[str], stored: dict[tuple[int, int], tuple[str, float | Failed]],
+def _search(search: Bisection, commits: list[str], stored: dict[tuple[int, int], tuple[str, float | Failed]],
             box: Box, store: Any, report: Report, progress: Callable[[str], None]) -> Outcome:
     n = len(commits) - 1
     while True:

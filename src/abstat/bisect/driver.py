@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.bisect.graph import Graph
-from abstat.bisect.search import Batch, Outcome, Search
+from abstat.bisect.search import Batch, Outcome
+from abstat.bisect.segments import Bisection
 from abstat.bisect.workspace import Recorder, Worktrees, artifact_digest, build, measure
 from abstat.errors import InputError
 from abstat.history.revision import commit_subject, git, resolve
@@ -54,7 +55,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     commits, parent_shas, graph = resolve_range(config.good, config.bad, config.repo)
     n = len(commits) - 1
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
-    search = Search(n, graph=graph, confidence=config.confidence, budget=config.budget)
+    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget)
     executor = measurement_session(config.run, config.metric_spec, config.timeout)
     settings = {"bisect": {"good": commits[0], "bad": commits[-1], "build": config.build, "run": config.run,
                            "metric": config.metric_spec or config.metric, "budget": config.budget,
@@ -107,17 +108,9 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                     progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
                 _check_references(search, step, commits, recorder)
                 progress(progress_line(search, step, commits))
-            culprit = report.outcome.culprit
-            if culprit is not None and config.artifact:
-                known = {commits[i]: path for i, path in {**built, **paths}.items()}
-                report.warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees,
-                                                   executor, config)
-            if culprit is not None and len(parent_shas[culprit]) > 1:
-                report.warnings.append(
-                    f"the culprit {commits[culprit][:12]} is a merge whose parents ("
-                    + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the "
-                    "change comes from combining them (its conflict resolution, or changes that only "
-                    "together make the difference)")
+            if report.outcome.culprit is not None:
+                report.warnings += _culprit_warnings(report.outcome.culprit, commits, parent_shas,
+                                                     {**built, **paths}, trees, executor, config)
         status = "complete"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -128,9 +121,14 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
             recorder.close(status)
         finally:
             report.warnings += store_notes
-    report.subjects = {commits[i]: commit_subject(commits[i], config.repo)
-                       for i, _ in report.outcome.candidates if i < len(commits)}
+    report.subjects = subjects(report.outcome, commits, config.repo)
     return report
+
+
+def subjects(outcome: Outcome, commits: list[str], repo: str) -> dict[str, str]:
+    """The subjects of the commits the outcome names (candidates, the steps of several changes)."""
+    named = [i for i, _ in outcome.candidates] + [o.culprit for o in outcome.steps if o.culprit is not None]
+    return {commits[i]: commit_subject(commits[i], repo) for i in named if i < len(commits)}
 
 
 def resolve_range(good: str, bad: str, repo: str) -> tuple[list[str], list[tuple[str, ...]], Graph]:
@@ -165,7 +163,8 @@ def load_history(good_name: str, good: str, bad_name: str, bad: str,
     return commits, parents, graph
 
 
-def progress_line(search: Search, step: Batch, commits: list[str], verb: str = "measured", unit: str = "runs") -> str:
+def progress_line(search: Bisection, step: Batch, commits: list[str], verb: str = "measured",
+                  unit: str = "runs") -> str:
     n = len(commits) - 1
     counts = Counter(step.commits)
     names = {0: f"good {commits[0][:12]}", n: f"bad {commits[n][:12]}"}
@@ -201,7 +200,7 @@ def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], t
     return None
 
 
-def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int, str],
+def _run_batch(search: Bisection, step: Batch, commits: list[str], paths: dict[int, str],
                recorder: Recorder, executor: Any, config: Config, n: int) -> list[int]:
     """Run the batch; the commits under test skipped because every run failed."""
     values: list[float | None] = []
@@ -213,7 +212,7 @@ def _run_batch(search: Search, step: Batch, commits: list[str], paths: dict[int,
     return search.record(step, values)
 
 
-def _check_references(search: Search, step: Batch, commits: list[str], recorder: Recorder) -> None:
+def _check_references(search: Bisection, step: Batch, commits: list[str], recorder: Recorder) -> None:
     """The good and bad revisions must measure: a reference whose every run failed is an error
     (the search cannot start without it; nothing else is worth measuring)."""
     measured = {commit for commit, _, _ in search.samples}
@@ -221,6 +220,21 @@ def _check_references(search: Search, step: Batch, commits: list[str], recorder:
         if index in step.commits and index not in measured:
             why = recorder.failures.get((commits[index], role), "no value")
             raise InputError(f"every run of the benchmark failed at the {role} revision {commits[index][:12]}: {why}")
+
+
+def _culprit_warnings(culprit: int, commits: list[str], parent_shas: list[tuple[str, ...]], paths: dict[int, str],
+                      trees: Worktrees, executor: Any, config: Config) -> list[str]:
+    """What the culprit's artifact and parents say about it."""
+    warnings = []
+    if config.artifact:
+        known = {commits[i]: path for i, path in paths.items()}
+        warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees, executor, config)
+    if len(parent_shas[culprit]) > 1:
+        warnings.append(f"the culprit {commits[culprit][:12]} is a merge whose parents ("
+                        + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the "
+                        "change comes from combining them (its conflict resolution, or changes that only "
+                        "together make the difference)")
+    return warnings
 
 
 def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str], trees: Worktrees,

@@ -5,8 +5,10 @@ at a time (the search, :mod:`abstat.bisect.boxes`, chooses which):
 
 1. **build** the commit, once: ``--build`` in a worktree on this machine
    (then ``--artifact``, a file of the tree, is copied to the box, under
-   ``~/.abstat/artifacts/SHA/``), or ``--build-on-host`` on the box;
-2. **install** it, once per commit: ``--install`` on the box;
+   ``~/.abstat/artifacts/SHA/``);
+2. **install** it before every boot whose commit is not the one installed
+   last: ``--build-on-host`` and ``--install`` on the box (a box may keep one
+   kernel slot, or one build tree, which the previous commit overwrote);
 3. **boot, check and measure** it through the engine: one
    :class:`~abstat.engine.ExperimentSpec` with ``lab=Lab(host, boot, check)``
    per boot, run by :meth:`abstat.engine.Engine.run` (the lab's worker boots
@@ -124,7 +126,8 @@ class Box:
         self.session = session          # this machine's process control (builds, --recover)
         self.trees = trees              # the bisection's worktrees (--build)
         self.caller = caller            # stored with every boot: the bisection's settings
-        self.installed: set[str] = set()
+        self.built: set[str] = set()       # commits built here and copied to the box
+        self.installed: str | None = None  # the commit whose --build-on-host/--install ran last on the box
         self.failed: dict[str, str] = {}   # commits that did not build or install: why
         self.work = tempfile.mkdtemp(prefix="abstat-bisect-box-")
         self.ssh = SshHost(setup.label, setup.destination, self.work)
@@ -149,7 +152,7 @@ class Box:
         quoted = f'"{artifact}"' if artifact.startswith("$HOME/") else shlex.quote(artifact)
         return f"ABSTAT_REV={sha} ABSTAT_ARTIFACT={quoted}; export ABSTAT_REV ABSTAT_ARTIFACT; "
 
-    # -- build, copy, install (once per commit) -------------------------------
+    # -- build and copy (once per commit), install (when another was installed) ---
 
     def _remote(self, what: str, command: str, timeout: float) -> tuple[int, str]:
         from abstat.lab.ssh import SshError
@@ -190,35 +193,44 @@ class Box:
                           f"{process.returncode}): {err.decode(errors='replace').strip()[-200:]}")
 
     def prepare(self, sha: str) -> Failed | None:
-        """Build, copy and install ``sha`` unless done; a Failed when it does not build or install."""
-        from abstat.bisect.workspace import build
-
+        """Make ``sha`` the kernel the next boot starts: build and copy it once (``--build``), then run the
+        box's own steps (``--build-on-host``, ``--install``) whenever the kernel installed last is another
+        commit's -- a box may keep one slot (docs/lab.md: ``cp "$ABSTAT_ARTIFACT" /boot/vmlinuz-bisect``),
+        or build in one tree, so what a commit installed earlier may have been overwritten since.
+        A Failed when it does not build or install."""
         if sha in self.failed:
             return Failed(self.failed[sha])
-        if sha in self.installed:
-            return None
-        setup, why = self.setup, None
-        if setup.build is not None:
-            path = self.trees.checkout("box", sha)
-            why = build(self.session, f"ABSTAT_REV={sha}; export ABSTAT_REV; {setup.build}", path, "test",
-                        setup.timeout)
-            why = f"build failed: {why}" if why else None
-            if why is None and setup.artifact is not None:
-                local = os.path.join(path, setup.artifact)
-                if not os.path.isfile(local):
-                    why = f"build made no {setup.artifact}"
-                else:
-                    self._copy(sha, local)
-        if why is None and setup.build_on_host is not None:
-            code, detail = self._remote("build", self.env(sha) + setup.build_on_host, setup.timeout or LONG_S)
-            why = f"--build-on-host failed: {detail}" if code else None
-        if why is None and setup.install is not None:
-            code, detail = self._remote("install", self.env(sha) + setup.install, setup.timeout or LONG_S)
-            why = f"--install failed: {detail}" if code else None
+        setup = self.setup
+        why = self._build_here(sha) if setup.build is not None and sha not in self.built else None
+        if why is None and self.installed != sha:
+            self.installed = None   # a box step that fails half way leaves no commit known installed
+            if setup.build_on_host is not None:
+                code, detail = self._remote("build", self.env(sha) + setup.build_on_host, setup.timeout or LONG_S)
+                why = f"--build-on-host failed: {detail}" if code else None
+            if why is None and setup.install is not None:
+                code, detail = self._remote("install", self.env(sha) + setup.install, setup.timeout or LONG_S)
+                why = f"--install failed: {detail}" if code else None
         if why is not None:
             self.failed[sha] = why
             return Failed(why)
-        self.installed.add(sha)
+        self.built.add(sha)
+        self.installed = sha
+        return None
+
+    def _build_here(self, sha: str) -> str | None:
+        """``--build`` in the box's worktree here, and the artifact copied to the box; why not, or None."""
+        from abstat.bisect.workspace import build
+
+        setup = self.setup
+        path = self.trees.checkout("box", sha)
+        why = build(self.session, f"ABSTAT_REV={sha}; export ABSTAT_REV; {setup.build}", path, "test", setup.timeout)
+        if why:
+            return f"build failed: {why}"
+        if setup.artifact is not None:
+            local = os.path.join(path, setup.artifact)
+            if not os.path.isfile(local):
+                return f"build made no {setup.artifact}"
+            self._copy(sha, local)
         return None
 
     # -- one boot, through the engine --------------------------------------------

@@ -33,9 +33,13 @@ is updated with every sample:
 - **Stopping.** One commit holds posterior >= ``confidence``, and still does
   after one more batch of it and its parents (all of a merge's parents in
   the range: git bisect's rule that a merge is the culprit only when its
-  parents are good) (found), or the
-  budget is spent (inconclusive), or the references do not differ
-  (no change found).
+  parents are good), and the runs of the culprit and of its parents place
+  them on their sides by intervals that need no model
+  (:mod:`abstat.bisect.levels`; more batches of them until they do) (found);
+  or a tested commit measures unlike both ends (several: more than one
+  change, :mod:`abstat.bisect.segments` bisects each part); or the budget is
+  spent (inconclusive), or the references do not differ by Brunner-Munzel's
+  test (no change found).
 """
 from __future__ import annotations
 
@@ -43,6 +47,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from abstat.bisect import levels
 from abstat.bisect.graph import Graph
 
 CLIP = 3.0
@@ -76,6 +81,8 @@ class Outcome:
     good_level: float | None = None
     reference_p: float | None = None
     notes: list[str] = field(default_factory=list)
+    intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
+    steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
 
 
 def _entropy(p: float) -> float:
@@ -106,6 +113,7 @@ class Search:
         self.max_reference_runs = max(30, budget // 4)
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
+        self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
         self._memos: dict[tuple, object] = {}
 
     # -- recording ---------------------------------------------------------
@@ -182,12 +190,27 @@ class Search:
         return self._memo("reference_p", self._compute_reference_p)
 
     def _compute_reference_p(self) -> float:
-        from scipy.stats import mannwhitneyu
+        return levels.ends_differ_p(*self._references())
 
+    def values_of(self, commit: int) -> list[float]:
+        return [v for c, v, _ in self.samples if c == commit]
+
+    def intermediate(self) -> int | None:
+        """The tested commit with the most runs among those measuring unlike both ends, or None."""
+        return self._memo("intermediate", self._compute_intermediate)
+
+    def _compute_intermediate(self) -> int | None:
         good, bad = self._references()
-        if len(set(good) | set(bad)) <= 1:
-            return 1.0
-        return float(mannwhitneyu(good, bad, alternative="two-sided").pvalue)
+        tested = sorted({c for c, _, _ in self.samples if 0 < c < self.n}, key=lambda c: -len(self.values_of(c)))
+        return next((c for c in tested if levels.intermediate(self.values_of(c), good, bad)), None)
+
+    def attributed(self, culprit: int) -> bool:
+        """The culprit's own runs and its parents' confirm it (:func:`abstat.bisect.levels.attributed`)."""
+        good, bad = self._references()
+        sides = [(p, self.values_of(p), good) for p in self.graph.parents_of(culprit) if p != 0]
+        if culprit != self.n:
+            sides.append((culprit, self.values_of(culprit), bad))
+        return levels.attributed(sides, good, bad, self._strikes)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
         """Batch number -> drift offset: a Theil-Sen line through the references' deviations
@@ -291,24 +314,12 @@ class Search:
         posterior = self.posterior()
         self._update_sides(posterior)
         posterior = self.posterior()
+        if self.intermediate() is not None:
+            return self.outcome("several")
         top = int(posterior.argmax())
         m = self._batch_size()
         if posterior[top] >= self.confidence:
-            culprit = top + 1
-            if self._verified == culprit:
-                return self.outcome("found")
-            # one more batch of the culprit and its parents before believing a crossing
-            self._verified = culprit
-            half = max(1, m // 2)
-            tests = [c for c in (*self.graph.parents_of(culprit), culprit)
-                     if 0 < c < self.n and c not in self.skipped]
-            if tests:
-                # alternating, so that a burst of load on the machine hits the culprit and its
-                # parent alike instead of confirming a crossing that is not there
-                batch = [c for _ in range(half) for c in tests]
-                return Batch(batch[:len(batch) // 2] + [0 if self.next_reference == 0 else self.n]
-                             + batch[len(batch) // 2:], tests[-1])
-            return self.outcome("found")
+            return self._verify(top + 1, m, len(good), len(bad))
         self._verified = None
         test = self._choose(posterior, m)
         if test is None:
@@ -317,6 +328,25 @@ class Search:
         self.next_reference ^= 1
         half = m // 2
         return Batch([test] * half + [reference] + [test] * (m - half), test)
+
+    def _verify(self, culprit: int, m: int, good: int, bad: int) -> Batch | Outcome:
+        """Found, once a culprit above the threshold stays there for one more batch of it and its parents
+        and their runs place them on their sides (:meth:`attributed`); else that batch."""
+        if self._verified == culprit and self.attributed(culprit):
+            return self.outcome("found")
+        self._verified = culprit
+        half = max(2, m // 2)
+        tests = [c for c in (*self.graph.parents_of(culprit), culprit) if 0 < c < self.n and c not in self.skipped]
+        if not tests:
+            return self.outcome("found")
+        # alternating, so that a burst of load on the machine hits the culprit and its
+        # parent alike instead of confirming a crossing that is not there
+        batch = [c for _ in range(half) for c in tests]
+        # both ends grow: the culprit is judged against the bad one, its parents against the good one
+        short = min(good, bad) < levels.runs_needed(*self._references())
+        references = [0, self.n] if short else [0 if self.next_reference == 0 else self.n]
+        self.next_reference ^= 1
+        return Batch(batch[:len(batch) // 2] + references + batch[len(batch) // 2:], tests[-1])
 
     def outcome(self, status: str) -> Outcome:
         import numpy as np
@@ -331,6 +361,8 @@ class Search:
                          candidates=candidates, runs=self.runs)
         if status == "found":
             result.culprit = int(order[0]) + 1
+        if status == "several":
+            result.intermediate = self.intermediate()
         if len(good) >= 2 and len(bad) >= 2:
             shift = hodges_lehmann(np.asarray(good), np.asarray(bad), self.confidence)
             result.shift, result.shift_low, result.shift_high = shift.estimate, shift.low, shift.high
@@ -339,7 +371,7 @@ class Search:
         if status == "inconclusive" and result.reference_p is not None and result.reference_p > GATE_PVALUE:
             result.candidates = []
             result.notes.append(f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} runs, "
-                                f"Mann-Whitney p={result.reference_p:.2g}): the budget ran out before a search "
+                                f"Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search "
                                 "could start")
         if status == "untestable":
             result.notes.append("the remaining candidates cannot be told apart: their neighbours did not build")

@@ -5,7 +5,8 @@
         --install 'sudo cp "$ABSTAT_ARTIFACT" /boot/vmlinuz-bisect' --boot 'sudo kexec ...' --run ./bench ...
     git bisect run abstat bisect step --run './bench' --metric 'cycles=cycles: (\\d+)'
 
-Exit status: 0 culprit found, 1 no change found, 3 inconclusive, 2 bad input, 130 interrupted.
+Exit status: 0 culprit found, 1 no change found, 3 inconclusive, 4 more than one change, 2 bad input,
+130 interrupted.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from abstat.commands import ArgumentParser, add_confidence, add_format, add_no_p
 from abstat.commands.bisect_host import add_host_options, box_bisect_from_args, resume, run_on_host
 from abstat.errors import UsageError
 
-EXIT_STATUS = {"found": 0, "no-change": 1, "inconclusive": 3, "untestable": 3}
+EXIT_STATUS = {"found": 0, "no-change": 1, "inconclusive": 3, "untestable": 3, "several": 4}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "own git worktrees, re-measures the good and bad ends interleaved, stops when one "
                     "commit holds the posterior probability asked for (-c/--confidence, in percent).",
         epilog="Exit status: 0 culprit found, 1 no change found (good and bad do not differ), 3 inconclusive "
-               "(budget spent, or untestable commits), 2 bad input or a lost box (resume it), 130 interrupted.  "
+               "(budget spent, or untestable commits), 4 more than one change (each step isolated named), 2 bad input or a lost box (resume it), 130 interrupted.  "
                "Inside git bisect run: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
     )
     parser.add_argument("--good", required=True, metavar="REV", help="a revision without the change")

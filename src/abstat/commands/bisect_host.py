@@ -22,7 +22,8 @@ def add_host_options(parser: argparse.ArgumentParser) -> None:
         "environment.")
     box.add_argument("--host", metavar="NAME|LABEL=DEST", help="the ssh destination of the test box")
     box.add_argument("--build-on-host", metavar="CMD", help="build command run on the box (instead of --build here)")
-    box.add_argument("--install", metavar="CMD", help="run on the box once per commit, after the artifact is copied")
+    box.add_argument("--install", metavar="CMD", help="run on the box before every boot whose commit is not "
+                     "the one installed last (after the artifact is copied)")
     box.add_argument("--boot", metavar="CMD", help="boots the box into the commit (grub-reboot ... && reboot, kexec)")
     box.add_argument("--check", metavar="CMD", help="must exit 0 on the box once booted, or the boot is refused")
     box.add_argument("--recover", metavar="CMD", help="run here after a boot that failed (power cycle, known-good "

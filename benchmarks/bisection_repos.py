@@ -1,0 +1,114 @@
+"""``abstat bisect`` on real git repositories where its model may not fit: calibration of ``found``.
+
+    python benchmarks/bisection.py --repos [--trials 40] [--seed 1] [--budget 400] [--scenarios a,b]
+
+Each trial builds a linear history of 32 commits after the good end (tests/bisect_repos.py: a C
+benchmark whose loop is the commit's work, ``git fast-import``), and runs ``python -m abstat bisect``
+on it end to end (worktrees, builds with cc, the runner, a SQLite store).  The benchmark prints the
+commit's work with 2% Gaussian noise drawn from a per-trial seed (bisect_repos.noise_env), so the
+shared machine's clock cannot change the answer.  Scenarios, steps at uniformly drawn commits:
+
+- clean: one +2% change;
+- outliers: one +2% change, 5% of runs 10-30% slow;
+- bimodal: one +2% change, half of the runs on a path 10% slower;
+- two-change: two +2% changes (the bad end is +4%);
+- partly-undone: +4% at one commit, -2% at a later one (the bad end is +2%).
+
+An answer is **right** when, with one change, ``found`` names it; with two, the bisection says that
+more than one change is in the range (status ``several``) and every step it names is a true one
+(``both``: it named the two).  **wrong found**: ``found`` names a commit that is not the change, or
+names one commit when there are two (the whole change attributed to it).  **no answer**: anything else.
+The stated probability is the mean (and minimum) that ``found`` stated.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
+
+COMMITS = 32
+WORK = 200_000
+SCENARIOS = {                     # name: (changes, relative size of each, noise shape)
+    "clean": (1, (0.02,), "o0"),
+    "outliers": (1, (0.02,), "o5"),
+    "bimodal": (1, (0.02,), "b10"),
+    "two-change": (2, (0.02, 0.02), "o0"),
+    "partly-undone": (2, (0.04, -0.02), "o0"),
+}
+
+
+def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
+    count, sizes, shape = SCENARIOS[scenario]
+    rng = np.random.default_rng([seed, list(SCENARIOS).index(scenario)])
+    at = sorted(int(c) for c in rng.choice(np.arange(1, COMMITS + 1), size=count, replace=False))
+    repo = os.path.join(root, "repo")
+    # commit number 1 is the good end (index 0); index i is commit number i + 1
+    shas = make_repo(repo, commits=COMMITS + 1, work=WORK, steps={i + 1: s for i, s in zip(at, sizes, strict=True)})
+    env = {**os.environ, **noise_env(os.path.join(root, "counter"), int(rng.integers(1, 2**62)), 2.0, shape)}
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "abstat", "bisect", "--repo", repo, "--good", shas[0], "--bad",
+                           shas[-1], "--build", BUILD, "--run", RUN, "--metric", METRIC, "--store",
+                           os.path.join(root, "b.db"), "--budget", str(budget), "--format", "json",
+                           "--no-progress"], capture_output=True, text=True, env=env, timeout=3600)
+    shutil.rmtree(repo, ignore_errors=True)
+    for name in ("b.db", "counter"):
+        if os.path.exists(os.path.join(root, name)):
+            os.unlink(os.path.join(root, name))
+    try:
+        answer = json.loads(done.stdout)
+    except ValueError:
+        return {"kind": "error", "error": done.stderr.strip()[-300:], "seconds": time.monotonic() - started}
+    index = {sha: i for i, sha in enumerate(shas)}
+    truth = set(at)
+    named = [index.get(step.get("rev"), -1) for step in answer.get("steps") or []]
+    status, culprit = answer["status"], index.get(answer.get("culprit") or "")
+    if status == "found":
+        kind = "right" if count == 1 and culprit in truth else "wrong"
+    elif status == "several" and count > 1 and named and set(named) <= truth:
+        kind = "right"
+    elif status == "several" and named and not set(named) <= truth:
+        kind = "wrong-step"
+    else:
+        kind = "none"
+    return {"kind": kind, "status": status, "probability": answer.get("probability"), "runs": answer["runs"],
+            "both": status == "several" and set(named) == truth, "truth": at, "culprit": culprit, "named": named,
+            "seconds": time.monotonic() - started}
+
+
+def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | None) -> None:
+    print("| scenario | trials | right | wrong found | wrong step | no answer | both steps named | "
+          "stated probability of found (mean, min) | runs (mean) |")
+    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    root = tempfile.mkdtemp(prefix="abstat-bisection-repos-")
+    try:
+        for scenario in scenarios:
+            results = []
+            for number in range(trials):
+                result = trial(scenario, seed * 100_000 + number, budget, root)
+                results.append(result)
+                if log:
+                    with open(log, "a") as out:
+                        out.write(json.dumps({"scenario": scenario, "trial": number, **result}) + "\n")
+            kinds = [r["kind"] for r in results]
+            stated = [r["probability"] for r in results if r.get("status") == "found" and r["probability"]]
+            prob = f"{np.mean(stated):.3f}, {min(stated):.3f}" if stated else "-"
+            both = sum(bool(r.get("both")) for r in results)
+            errors = kinds.count("error")
+            print(f"| {scenario} | {trials} | {kinds.count('right')} | {kinds.count('wrong')} | "
+                  f"{kinds.count('wrong-step')} | {kinds.count('none') + errors} | {both} | {prob} | "
+                  f"{np.mean([r.get('runs', 0) for r in results]):.0f} |" + (f" ({errors} errors)" if errors else ""),
+                  flush=True)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"\n{trials} trials per scenario, seed {seed}, --budget {budget}; 32 commits, 2% noise")
