@@ -1,14 +1,13 @@
 """Where a history comes from: the store, CSV files, peers' result files."""
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from abstat.errors import InputError, UsageError
 from abstat.history.revision import REV_LABEL, commit_subject
 from abstat.history.series import History, build_series, order_revisions
+from abstat.readers.bulk import drained, gc_paused
 
 
 def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
@@ -87,7 +86,7 @@ def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequ
                  metrics: Sequence[str] | None = None, where: Mapping[str, Any] | None = None,
                  repo: str | None = ".", rev_label: str = REV_LABEL,
                  label_columns: Sequence[str] | None = None) -> History:
-    with _gc_paused():  # a point per revision, none in a cycle (see gc_paused)
+    with gc_paused():  # a point per revision, none in a cycle (see readers.bulk)
         return _load(store_path, experiment, inputs, metrics, dict(where or {}), repo, rev_label, label_columns)
 
 
@@ -103,7 +102,7 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
     file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
     pending = [*sets, *file_sets]
     del sets, file_sets
-    series, skipped = build_series(_drained(pending), rev_label=rev_label, first_seen=first_seen or None)
+    series, skipped = build_series(drained(pending), rev_label=rev_label, first_seen=first_seen or None)
     if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
         raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
@@ -124,28 +123,6 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         if len(revs) <= 2000:
             subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
     return History(series, how, subjects, warnings + order_warnings)
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic collector off while a history is read: 10^6 points and sets, none in a cycle,
-    whose collector passes were half the loading time (as ``store.read_runs.gc_paused``, kept
-    here so that ``history --input`` imports no store)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _drained(items: list[Any]) -> Iterator[Any]:
-    """``items`` in order, each let go of once handed out: the series copy the values, so a
-    set read is memory free again (a CSV of 10^6 revisions is 10^6 sets)."""
-    items.reverse()
-    while items:
-        yield items.pop()
 
 
 def _shown(store_path: str | None) -> str | None:

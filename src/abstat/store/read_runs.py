@@ -4,11 +4,11 @@ shares: a value the store cannot decode is read as missing and named in
 ``damage``, never raised."""
 from __future__ import annotations
 
-import gc
 import json
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+from abstat.readers.bulk import drained, gc_paused  # noqa: F401 -- the store's bulk reads use them
 
 
 class RunReader:
@@ -206,28 +206,6 @@ def shared(new: Any, old: Any, depth: int = 3) -> Any:
     if depth and type(new) is dict and type(old) is dict:
         return {key: shared(value, old.get(key), depth - 1) for key, value in new.items()}
     return new
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a bulk read: reading 10^5 sample sets makes 10^6
-    objects, none in a cycle, and each of the collector's passes over the growing heap found
-    nothing (half of a history's loading time).  Cycles made meanwhile wait for the next pass."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def drained(items: list[Any]) -> Iterator[Any]:
-    """``items`` in order, emptying the list: each item let go of once handed out (when what
-    is made of it copies what it needs, a bulk read holds one of the two at a time)."""
-    items.reverse()
-    while items:
-        yield items.pop()
 
 
 def and_in(sql: str, params: list[Any], column: str, values: Sequence[Any] | None, db: Any = None) -> str:
