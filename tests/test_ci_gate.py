@@ -80,7 +80,7 @@ def test_gate_holm_over_candidates():
     """Ten candidates of which one is barely significant alone: Holm over the family keeps
     the gate shut where the unadjusted p would have opened it."""
     base = [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 100.3]
-    marginal = _comparison(base, [v + 0.5 for v in [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 101.9]])
+    marginal = _comparison(base, [v + 0.35 for v in [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 101.9]])
     assert 0.005 < marginal.p_value < 0.05 and marginal.ci_pct[0] > 0
     same = [_comparison(base, list(base)) for _ in range(9)]
     assert evaluate([marginal], "slower", 0).exit_status == 1
