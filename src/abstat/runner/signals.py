@@ -17,7 +17,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -30,6 +30,7 @@ except ImportError:  # not CPython
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 _active: list[Deferred] = []
+_listeners: list[Callable[[int], None]] = []  # told of every stop signal a section holds (the store's watchdog)
 
 
 @dataclass
@@ -74,7 +75,14 @@ def deferred(deliver: bool = True) -> Iterator[Deferred]:
                 signal.raise_signal(state.received[0])  # consumed while waiting: act on it now
 
 
+def add_listener(listener: Callable[[int], None]) -> None:
+    """Call ``listener(signum)`` whenever a stop signal arrives inside a :func:`deferred` section."""
+    _listeners.append(listener)
+
+
 def _record(signum: int, frame: object) -> None:
+    for listener in _listeners:
+        listener(signum)
     for state in reversed(_active):
         if state.blocking:
             state.received.append(signum)
