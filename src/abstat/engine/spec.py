@@ -47,7 +47,7 @@ from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
                                  Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _parameters,
                                  _seconds, _text, _unique)
-from abstat.runner.sources import SOURCES, JsonLines, decode_source
+from abstat.box.runner.sources import SOURCES, JsonLines, decode_source
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
            "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "Sequential", "SpecError", "Variant", "decode", "dumps", "encode",
@@ -63,7 +63,7 @@ class ExperimentSpec:
     git revision (``rev``, ``commit_time``); ``lab`` None runs here, else on
     its hosts over ssh (and boots them when it has boot commands); ``store``
     None is ``$ABSTAT_STORE``, else ``./abstat.db``.  ``metrics`` are the
-    sources of metrics besides the built-in ones (:mod:`abstat.runner.sources`).
+    sources of metrics besides the built-in ones (:mod:`abstat.box.runner.sources`).
     ``cpus`` (empty: any) are the CPUs every measured command and its children
     start confined to (``--cpus``); ``sequential`` stops the experiment once
     decided (``--until-decided``; ``runs`` is then the maximum).

@@ -7,7 +7,7 @@ server.  Every wait of a store's connection (psycopg's ``Connection.wait``, the
 one place its statements, commits and COPY wait) goes through :func:`watched`:
 
 * a stop signal (SIGINT, SIGTERM, SIGHUP) during the wait is held, as in
-  :func:`abstat.runner.signals.deferred` (psycopg never sees a KeyboardInterrupt,
+  :func:`abstat.box.runner.signals.deferred` (psycopg never sees a KeyboardInterrupt,
   so never waits on its cancel); the wait has :data:`GRACE_S` more to finish
   (a commit on a live server takes milliseconds), then its socket is shut down;
   the signal is delivered when the wait has ended;
@@ -92,7 +92,7 @@ class Watchdog:
             os.write(self.wake_w, b"!")
 
     def _loop(self) -> None:
-        from abstat.runner.signals import STOP_SIGNALS
+        from abstat.box.runner.signals import STOP_SIGNALS
 
         if hasattr(signal, "pthread_sigmask"):  # this thread receives them when the main thread holds them
             signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
@@ -155,7 +155,7 @@ _create = threading.Lock()
 def _dog() -> Watchdog:
     with _create:
         if not _watchdog:
-            from abstat.runner import signals
+            from abstat.box.runner import signals
 
             _watchdog.append(Watchdog())
             signals.add_listener(_watchdog[0].stop_signal)
@@ -166,7 +166,7 @@ def _dog() -> Watchdog:
 def watched(key: int, fd: int) -> Iterator[None]:
     """One wait on the connection ``key`` (its ``id``) over the socket ``fd``: bounded, and in the
     main thread with the stop signals held until it ends (see the module's text)."""
-    from abstat.runner import signals
+    from abstat.box.runner import signals
 
     dog = _dog()
     with signals.deferred():
