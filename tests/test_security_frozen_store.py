@@ -76,9 +76,9 @@ def _count(url: str) -> int:
         return int(db.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
 
-def _start_run(url: str, tmp_path, runs: int) -> subprocess.Popen:
+def _start_run(url: str, tmp_path, runs: int, seconds: float = 0.2) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "abstat", "run", "-n", str(runs), "-v", "a=sleep 0.2", "--experiment", "frozen",
+        [sys.executable, "-m", "abstat", "run", "-n", str(runs), "-v", f"a=sleep {seconds}", "--experiment", "frozen",
          "--store", url, "--no-progress"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
 
@@ -95,27 +95,32 @@ def _wait_for_runs(url: str, proc: subprocess.Popen, count: int) -> None:
     raise AssertionError(f"{count} runs were not committed within 60 s")
 
 
-def _all_runs_kept(url: str, tmp_path, done: int) -> None:
+def _all_runs_kept(url: str, tmp_path, done: int, spooled_runs: bool = True) -> None:
     """Every run ``abstat run`` said was done is in the store once its spool file is imported."""
     spools = list(tmp_path.glob("abstat-spool-*.db"))
     assert len(spools) == 1
     spooled = sqlite3.connect(spools[0]).execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    assert spooled >= 1  # the runs whose commit the signal cut
+    assert spooled >= 1 if spooled_runs else spooled == 0  # the runs whose commit the signal cut, if any
     imported = subprocess.run([sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
                               capture_output=True, text=True, timeout=120)
     assert imported.returncode == 0, imported.stderr
     assert _count(url) == done
+    with sqlite3.connect(spools[0]) as spool:  # the invocation's end was recorded there
+        assert spool.execute("SELECT status FROM invocations").fetchall() == [("interrupted",)]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
-def test_a_stop_signal_ends_a_run_whose_store_server_froze(cluster, tmp_path, signum):
+@pytest.mark.parametrize("during", ["commit", "run"])
+def test_a_stop_signal_ends_a_run_whose_store_server_froze(cluster, tmp_path, signum, during):
+    """The signal comes while a commit waits on the frozen server, or while a run is measured (then the
+    teardown's commit of the invocation's end waits on it)."""
     admin, freeze = cluster
-    url = _database(admin, f"frozen_{signum.name.lower()}")
-    proc = _start_run(url, tmp_path, 300)
+    url = _database(admin, f"frozen_{signum.name.lower()}_{during}")
+    proc = _start_run(url, tmp_path, 300, 0.2 if during == "commit" else 4)
     try:
-        _wait_for_runs(url, proc, 3)
+        _wait_for_runs(url, proc, 3 if during == "commit" else 1)
         freeze(True)
-        time.sleep(1.0)  # the run in progress ends and its commit waits on the frozen server
+        time.sleep(1.0)  # the run in progress ends and its commit waits on the frozen server, or runs on
         sent = time.monotonic()
         proc.send_signal(signum)
         try:  # it used to wait until the server came back: here, forever
@@ -127,15 +132,16 @@ def test_a_stop_signal_ends_a_run_whose_store_server_froze(cluster, tmp_path, si
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-    print(f"{signum.name}: abstat ended {took:.2f} s after the signal")
+    print(f"{signum.name} during a {during}: abstat ended {took:.2f} s after the signal")
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "internal error" not in err and store_pg.PASSWORD not in err + out
-    assert f"stopped by {signum.name} while waiting for the store server" in err
+    # cut for the signal, not after the 15 s a wait without one is given
+    assert f"stopped by {signum.name} while waiting for the store server" in err, err
     assert "query not terminated" not in err and "cancellation" not in err  # psycopg's own cancel never ran
     assert err.strip().splitlines()[-1].endswith("runs done; no report: the store is not read back after the signal"
                                                  " cut a wait on its server (the runs are kept as said above)"), err
     done = int(re.search(r"interrupted: (\d+) of 300 runs done", err).group(1))
-    _all_runs_kept(url, tmp_path, done)
+    _all_runs_kept(url, tmp_path, done, spooled_runs=during == "commit")
 
 
 def test_a_frozen_server_without_a_signal_is_given_up_with_one_line(cluster, tmp_path):
@@ -159,7 +165,12 @@ def test_a_frozen_server_without_a_signal_is_given_up_with_one_line(cluster, tmp
     assert "Traceback" not in err and "internal error" not in err
     last = err.strip().splitlines()[-1]
     assert "the store server did not answer for" in last and "abstat import ./abstat-spool-" in last, err
-    _all_runs_kept(url, tmp_path, 12)
+    spools = list(tmp_path.glob("abstat-spool-*.db"))
+    assert len(spools) == 1
+    imported = subprocess.run([sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
+                              capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 0, imported.stderr
+    assert _count(url) == 12
 
 
 _READ_AFTER_FREEZE = """

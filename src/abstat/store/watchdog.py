@@ -10,7 +10,8 @@ one place its statements, commits and COPY wait) goes through :func:`watched`:
   :func:`abstat.box.runner.signals.deferred` (psycopg never sees a KeyboardInterrupt,
   so never waits on its cancel); the wait has :data:`GRACE_S` more to finish
   (a commit on a live server takes milliseconds), then its socket is shut down;
-  the signal is delivered when the wait has ended;
+  the signal is delivered when the wait has ended; so has a wait that begins
+  while abstat stops (its teardown's commit, a ROLLBACK after KeyboardInterrupt);
 * a wait longer than :data:`STALL_S` makes the watchdog ask whether the server
   still answers: a new connection to the same address, sent an SSLRequest,
   which a live postmaster answers at once whatever its backends are busy with;
@@ -31,12 +32,14 @@ import select
 import signal
 import socket
 import struct
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-GRACE_S = 1.0
+GRACE_S = 2.0
+STOPPING_S = 60.0
 STALL_S = 10.0
 PROBE_S = 5.0
 TICK_S = 0.1
@@ -60,6 +63,7 @@ class Watchdog:
         self.watches: dict[int, _Watch] = {}
         self.cut: dict[int, tuple[str, bool]] = {}  # id of a connection whose socket was shut down -> why, by a signal
         self.sleeping = True
+        self.stopped_at, self.stopped_by = 0.0, ""  # the last stop signal: when, and what a wait cut then says
         self.ids = itertools.count()
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
@@ -67,8 +71,11 @@ class Watchdog:
         thread.start()
 
     def begin(self, key: int, fd: int) -> None:
+        watch = _Watch(fd)
+        if self._stopping():  # a teardown after Ctrl-C: its commit (on a frozen server) gets GRACE_S too
+            watch.deadline, watch.why = watch.started + GRACE_S, self.stopped_by
         with self.lock:
-            self.watches[key] = _Watch(fd)
+            self.watches[key] = watch
             self.cut.pop(key, None)
             if self.sleeping:
                 self.sleeping = False
@@ -79,13 +86,23 @@ class Watchdog:
             self.watches.pop(key, None)
 
     def stop_signal(self, signum: int) -> None:
-        """A stop signal arrived: every wait in progress has GRACE_S more."""
+        """A stop signal arrived: every wait in progress has GRACE_S more, and so has every wait that
+        begins within STOPPING_S (the teardown's)."""
         with self.lock:
+            self.stopped_at = time.monotonic()
+            self.stopped_by = f"stopped by {signal.Signals(signum).name} while waiting for the store server"
             for watch in self.watches.values():
                 if not watch.deadline:
-                    watch.deadline = time.monotonic() + GRACE_S
-                    watch.why = f"stopped by {signal.Signals(signum).name} while waiting for the store server"
+                    watch.deadline, watch.why = self.stopped_at + GRACE_S, self.stopped_by
             self._wake()
+
+    def _stopping(self) -> bool:
+        """Whether abstat is stopping: a stop signal came lately, or a KeyboardInterrupt is being handled
+        (a ROLLBACK in an ``except``)."""
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            self.stopped_by = self.stopped_by or "stopped by SIGINT while waiting for the store server"
+            return True
+        return bool(self.stopped_by) and time.monotonic() - self.stopped_at < STOPPING_S
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):  # the pipe is full: the thread is awake anyway

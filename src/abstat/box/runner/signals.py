@@ -76,7 +76,8 @@ def deferred(deliver: bool = True) -> Iterator[Deferred]:
 
 
 def add_listener(listener: Callable[[int], None]) -> None:
-    """Call ``listener(signum)`` whenever a stop signal arrives inside a :func:`deferred` section."""
+    """Call ``listener(signum)`` whenever a stop signal arrives inside a :func:`deferred` section or
+    where :func:`interrupt_on_termination` turns it into KeyboardInterrupt."""
     _listeners.append(listener)
 
 
@@ -124,17 +125,20 @@ def interrupted() -> bool:
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
+    for listener in _listeners:
+        listener(signum)
     raise KeyboardInterrupt
 
 
 def interrupt_on_termination() -> dict[int, object]:
     """SIGTERM and SIGHUP stop what runs like Ctrl-C (KeyboardInterrupt): the run in progress and
-    the background load are killed, what ran is kept.  Returns the previous handlers, for
-    :func:`restore_handlers`; nothing changes outside the main thread."""
+    the background load are killed, what ran is kept; the listeners hear of each (and of Ctrl-C).
+    Returns the previous handlers, for :func:`restore_handlers`; nothing changes outside the main thread."""
     previous: dict[int, object] = {}
     if threading.current_thread() is not threading.main_thread():
         return previous
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    interrupt = [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
+    for signum in (*interrupt, signal.SIGTERM, signal.SIGHUP):
         try:
             previous[signum] = signal.signal(signum, _raise_interrupt)
         except (OSError, ValueError):
