@@ -25,6 +25,7 @@ from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.model import Command, RunContext
 from abstat.box.runner.sources import Monitor, decode_source
 
+pytestmark = pytest.mark.xdist_group("machine-wide")  # --cpus: not while test_run_isolate holds a CPU
 DATA = os.path.join(os.path.dirname(__file__), "data", "monitor")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

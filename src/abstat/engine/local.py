@@ -32,7 +32,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
 
     # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
     # now, so the preparations below (imports, checks, the machine record) fill that time.
-    sample = Context(interval=0.05)
+    sample = Context(cpus=list(spec.cpus) or None, interval=0.05)  # the checks look at the --cpus
     sample.start_sampling()
     from abstat.box import machine
     from abstat.box.doctor import run_preflight

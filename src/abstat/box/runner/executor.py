@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Mapping, Sequence
 
+from abstat.box.isolate import Isolation
 from abstat.box.runner import perf as perf_mod
 from abstat.box.runner import cgroup, reaper
 from abstat.box.runner.background import ProcessBackground
@@ -104,6 +105,7 @@ class ProcessExecutor:
         cgroups: bool = True,
         collectors: Sequence[Collector] = (),
         cpus: Sequence[int] = (),
+        isolate: bool = False,
     ) -> None:
         """``subreaper``: make this process the Linux child subreaper, so that
         orphans of the commands stay below it and can be found and ended.
@@ -115,11 +117,13 @@ class ProcessExecutor:
         born in the run's cgroup would be ended.  ``collectors``: further metric
         sources (:class:`~abstat.box.runner.model.Collector`), in order, around every
         measured command; :meth:`close` closes them.  ``cpus``: every measured command starts confined to
-        these CPUs (the affinity its children inherit; empty: as abstat's own)."""
+        these CPUs (the affinity its children inherit; empty: as abstat's own); ``isolate``: and those CPUs
+        are theirs alone (:mod:`abstat.box.isolate`, restored by :meth:`close`)."""
         self.patterns = tuple(patterns)
         self.collectors = tuple(collectors)
         self.cpus = frozenset(cpus)
         self.notes: list[str] = []  # what the collectors said when closed
+        self.isolation = Isolation(self.cpus) if isolate else None
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
         self._base_env = dict(os.environ)
@@ -142,6 +146,9 @@ class ProcessExecutor:
         collectors, self.collectors = self.collectors, ()
         for collector in collectors:
             self.notes.extend(collector.close())
+        if self.isolation is not None:
+            self.notes.append(self.isolation.summary())
+            self.notes.extend(f"--isolate: not restored: {line}" for line in self.isolation.close())
         self.containment.close()
         self._out.close()
         self._err.close()
@@ -178,6 +185,9 @@ class ProcessExecutor:
         # --cpus: this thread takes the CPUs for the spawn (posix_spawn's child inherits its affinity) and
         # until the wait ends (it only waits meanwhile), so nothing is done between the timestamps
         pinned = os.sched_getaffinity(0) if sweep and self.cpus else None
+        isolated = self.isolation if sweep else None
+        if isolated is not None:  # --isolate: born in the isolated cpuset, where this thread waits
+            isolated.enter()
         if pinned is not None:
             os.sched_setaffinity(0, self.cpus)
         settle()  # abstat's own work between runs must not be charged to the command (issue 26)
@@ -185,6 +195,8 @@ class ProcessExecutor:
         try:
             pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
+            if isolated is not None:
+                isolated.leave()
             if pinned is not None:
                 os.sched_setaffinity(0, pinned)
             self.containment.leave(own)
@@ -196,6 +208,9 @@ class ProcessExecutor:
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
+            if isolated is not None:
+                isolated.leave()
+                isolated = None
             if pinned is not None:
                 os.sched_setaffinity(0, pinned)
                 pinned = None
@@ -214,7 +229,9 @@ class ProcessExecutor:
                 if left:
                     notes.append("killed processes the command left running in its process group")
         finally:
-            if pinned is not None:  # the wait was interrupted
+            if isolated is not None:  # the wait was interrupted
+                isolated.leave()
+            if pinned is not None:
                 os.sched_setaffinity(0, pinned)
             self.containment.leave(own)
             if not sweep:  # a hook's daemon lives in its cgroup until the run ends
