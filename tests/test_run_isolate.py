@@ -147,3 +147,25 @@ def test_isolate_needs_cpus_and_is_a_version_2_field(tmp_path):
     assert "isolate" not in encode(ExperimentSpec(variants=(Variant("a", "true"),), cpus=(1,)))
     with pytest.raises(SpecError, match="isolate: is a field of version 2"):
         decode({**{k: v for k, v in doc.items() if k != "cpus"}, "abstat_spec": 1})
+
+
+@needs_cpuset
+def test_a_box_isolates_its_own_cpus_through_the_shipped_runner(tmp_path):
+    # the lab for real through tests/local_ssh.py: the runner zip (with abstat/box/isolate.py) on the "box"
+    measured = ONLINE[-1]
+    before_irqs = _irqs()
+    bench = tmp_path / "bench.sh"
+    bench.write_text(f"grep Cpus_allowed_list /proc/self/status >> {tmp_path}/bench.txt\n"
+                     f"grep Cpus_allowed_list /proc/1/status >> {tmp_path}/init.txt\necho 't: 1'\n")
+    shim = f"{sys.executable} {os.path.join(os.path.dirname(SRC), 'tests', 'local_ssh.py')}"
+    done = _abstat("run", "-n", "2", "--experiment", "lab", "--host", "box=box1", "--cpus", str(measured),
+                   "--isolate", "--store", str(tmp_path / "s.db"), "-v", f"a=sh {bench}", "-v", f"b=sh {bench}",
+                   env={"ABSTAT_SSH_COMMAND": shim, "ABSTAT_ISOLATION_STATE": str(tmp_path / "state")},
+                   cwd=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert set((tmp_path / "bench.txt").read_text().split()) - {"Cpus_allowed_list:"} == {str(measured)}
+    init_seen = set((tmp_path / "init.txt").read_text().split()) - {"Cpus_allowed_list:"}
+    assert init_seen and all(measured not in parse_cpus(text) for text in init_seen)  # PID 1 moved off it
+    shown = _abstat("show", "lab", "--store", str(tmp_path / "s.db"), env={})
+    assert "--isolate: CPUs" in shown.stdout + shown.stderr  # the box's note, stored with its boot
+    assert _sets() == [] and _irqs() == before_irqs and parse_cpus(_allowed(1)) == set(ONLINE)
