@@ -63,10 +63,11 @@ def main(argv: list[str] | None = None) -> int:
         return status
     except AbstatError as err:
         _flush_quietly()
+        from abstat.cli.flags import namer
         from abstat.render.escape import terminal
 
         # one line, whatever a file name holds; no escape sequence from a name in the store reaches the terminal
-        message = terminal(str(err).replace("\r", "\\r").replace("\n", "\\n"))
+        message = terminal(err.named(namer(name)).replace("\r", "\\r").replace("\n", "\\n"))
         sys.stderr.write(f"abstat {name}: {message}\n")
         return err.exit_status
     except KeyboardInterrupt:

@@ -21,7 +21,7 @@ from abstat.engine import events as ev
 from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
 from abstat.engine.spec import ExperimentSpec
 from abstat.lab.config import LabPlan
-from abstat.lab.host import Event, HostHooks, HostWorker
+from abstat.lab.host import HostEvent, HostHooks, HostWorker
 from abstat.lab.lease import BoxLease
 from abstat.lab.ssh import SshHost, control_directory
 from abstat.box.runner import signals
@@ -100,7 +100,7 @@ class _Controller:
         self.argv = argv
         self.on_event = on_event
         self.host_hooks = host_hooks or (lambda host: BoxLease())  # by default, wait for a leased box
-        self.events: queue.Queue[Event] = queue.Queue()
+        self.events: queue.Queue[HostEvent] = queue.Queue()
         self.stopping = threading.Event()
         self.invocations: dict[tuple[str, int], Any] = {}
         self.doctor_warned: set[str] = set()
@@ -180,7 +180,7 @@ class _Controller:
         while keep_events and not self.events.empty():
             self._handle(self.events.get_nowait())
 
-    def _handle(self, event: Event) -> None:
+    def _handle(self, event: HostEvent) -> None:
         plan, store, sink = self.plan, self.store, self.on_event
         key = (event.host, event.boot)
         data = event.data

@@ -42,7 +42,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     check_commands(spec)
     baseline = spec.analysis.baseline
     if baseline is not None and spec.experiment is None and baseline not in spec.names:
-        raise UsageError(f"--baseline {baseline!r} is not one of the variants")
+        raise UsageError(f"{{baseline}} {baseline!r} is not one of the variants", fields=["baseline"])
     perf = probe_perf(spec)
     notes: list[str] = [perf.note] if perf is not None and perf.note else []
     notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
@@ -55,8 +55,8 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     try:
         experiment = spec.experiment or default_name(store)
         if baseline is not None and baseline not in set(spec.names) | set(store.variant_names(experiment)):
-            raise UsageError(f"--baseline {baseline!r} is neither one of the variants nor stored in "
-                             f"experiment {experiment!r}")  # before any run, not after all of them
+            raise UsageError(f"{{baseline}} {baseline!r} is neither one of the variants nor stored in "
+                             f"experiment {experiment!r}", fields=["baseline"])  # before any run, not after all of them
         spec = spec.replace(experiment=experiment)
         points = grid_points(spec)  # [{}] without parameters: one invocation, as always
         entries = {entry.name: entry for entry in schedule_entries(spec)}

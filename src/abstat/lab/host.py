@@ -3,7 +3,7 @@
 For each scheduled boot: run the variant's ``--boot`` command, wait (at most
 ``--boot-timeout``) until the host answers with a new boot id, run
 ``--check``, then run the block through the shipped runner.  The worker
-never touches the store: it reports :class:`Event`s to the controller's
+never touches the store: it reports :class:`HostEvent`s to the controller's
 queue, which writes each run as soon as it arrives.
 
 Failures: a host that does not come back, or fails in a way that repeating
@@ -54,7 +54,7 @@ class HostFailed(Exception):
 
 
 @dataclass
-class Event:
+class HostEvent:
     kind: str                 # state | boot | run | end | refused | failed | finished
     host: str
     boot: int = 0             # index in the host's boot schedule
@@ -84,7 +84,7 @@ class HostHooks:
 
 class HostWorker(threading.Thread):
     def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
-                 events: queue.Queue[Event], stopping: threading.Event, hooks: HostHooks | None = None) -> None:
+                 events: queue.Queue[HostEvent], stopping: threading.Event, hooks: HostHooks | None = None) -> None:
         super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
         self.hooks = hooks or HostHooks()
         self.plan = plan
@@ -101,7 +101,7 @@ class HostWorker(threading.Thread):
     # -- reporting -----------------------------------------------------
 
     def emit(self, kind: str, boot: int = 0, **data: Any) -> None:
-        self.events.put(Event(kind, self.host.label, boot, data))
+        self.events.put(HostEvent(kind, self.host.label, boot, data))
 
     def state(self, state: str, boot: int = 0, **data: Any) -> None:
         self.emit("state", boot, state=state, **data)

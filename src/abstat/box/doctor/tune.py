@@ -117,8 +117,8 @@ def _save_state(path: str, state: dict[str, Any]) -> None:
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not _private(os.stat(directory)):
-            raise InputError("the tuning record's directory may be written by others; give --state a file in a "
-                             "private directory", path=directory)
+            raise InputError("the tuning record's directory may be written by others; give {state} a file in a "
+                             "private directory", path=directory, fields=["state"])
         descriptor, temporary = tempfile.mkstemp(prefix=".doctor-tune-", suffix=".tmp", dir=directory)
         try:
             with open(descriptor, "w", encoding="utf-8") as handle:

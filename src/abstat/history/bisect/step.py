@@ -81,7 +81,7 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
     from abstat.store import open_store, resolve_store_path
 
     if args.max_runs < BATCH:
-        raise UsageError(f"--max-runs must be at least {BATCH}")
+        raise UsageError(f"{{max_runs}} must be at least {BATCH}", fields=["max_runs"])
     metric = args.metric
     repo = args.repo
     head = git(["rev-parse", "HEAD"], repo).stdout.strip()
@@ -159,7 +159,7 @@ def guarded(step: Callable[[], int]) -> int:
     except StepError:
         raise
     except AbstatError as err:
-        raise StepError(str(err)) from None
+        raise StepError(err.template(), fields=err.fields) from None
     except KeyboardInterrupt:
         raise
     except Exception as err:  # never "bad" by accident
