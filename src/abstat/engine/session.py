@@ -42,8 +42,8 @@ def check_commands(spec: ExperimentSpec) -> None:
             raise UsageError(problem)
     from abstat.box.runner.sources import source_problems
 
-    for problem in source_problems(spec.metrics):  # the kernel log readable, every --trace probe attaches
-        raise usage_error(problem)
+    for error in source_problems(spec.metrics):  # the kernel log readable, every --trace probe attaches
+        raise usage_error(error)
     from abstat.box.runner.process import cpus_problem
 
     problem = cpus_problem(spec.cpus)

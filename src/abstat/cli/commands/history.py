@@ -15,6 +15,7 @@ from abstat.cli.commands import (ArgumentParser, add_confidence, add_format, add
                              add_where, resolve_revisions)
 from abstat.errors import InputError, UsageError
 from abstat.history import changepoints as cp
+from abstat.history.analysis import HistoryReport
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -135,7 +136,7 @@ def _check(args: argparse.Namespace) -> None:
         check_output(args.output)  # before the work: never onto the store, say
 
 
-def _analyse(args: argparse.Namespace, store_path: str | None) -> tuple[object, dict, str | None]:
+def _analyse(args: argparse.Namespace, store_path: str | None) -> tuple[HistoryReport, dict, str | None]:
     """The history's report, the updated record of change points, and where that record lives."""
     from abstat.history import state as state_mod
     from abstat.history.analysis import Settings, analyse
