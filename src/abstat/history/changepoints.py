@@ -1,47 +1,40 @@
 """Change points in a series of revisions, each measured one or more times.
 
-Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md); the numbers
-under it are in :mod:`abstat.history.segment`:
+Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers in :mod:`.segment`):
 
 1. **Revisions, weighted**: each revision's centre (the 20% trimmed mean of its samples;
-   with several runs, of the run means) with the weight
-   ``1 / (tau^2 + s^2 / n)``: a revision measured 8 times counts for up to 8 of
-   one measured once, as far as the revision-to-revision noise ``tau`` allows.
-   Centres far (``CLIP`` SDs) from a running median of 5 are pulled back: one
-   spike cannot make or move a change.
+   with several runs, of the run means) with the weight ``1 / (tau^2 + s^2 / n)``: a revision
+   measured 8 times counts for up to 8 of one measured once, as far as the revision-to-revision
+   noise ``tau`` allows.  Centres far (``CLIP`` SDs) from a running median of 5 are pulled back.
 2. **Candidates** (:mod:`abstat.history.candidates`): binary segmentation of the weighted
-   least-squares cost (the gain of a split is the squared z of its difference of means),
-   splitting while the gain exceeds the BIC penalty ``2 log n``, plus the best split of every
-   seeded interval (lengths n, n/2, ...) over the same penalty, so short bumps are proposed:
-   O(n log n), no quadratic cost.
-3. **Confirmation**: every candidate must pass a weighted two-sample t test
-   (weighted least squares of the centres on a step) between its neighbouring
-   segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
-   ``min_segment`` revisions on each side (shorter is a spike) and a relative size
-   of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
+   least-squares cost (a split's gain: the squared z of its difference of means) while the gain
+   exceeds the BIC penalty ``2 log n``, plus the best split of every seeded interval (lengths n,
+   n/2, ...) over it, so short bumps are proposed: O(n log n).
+3. **Confirmation**: every candidate must pass a weighted two-sample t test between its
+   neighbouring segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
+   ``min_segment`` revisions on each side and a relative size of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
    than noise: lag-1 r above ``SERIAL_GATE / sqrt(n)``) widen the test by ``(1 + r) / (1 - r)``,
    and the change must then also stand beyond a local line through it (``CURVE_LINE``).
    The weakest failing one is dropped first and its neighbours re-tested on the merged segments.
-4. **Location**: each change is moved to the split of the span between its
-   neighbours (at most ``window`` each side) with the largest gain, then tested again
-   there.  Two close changes that both pass are both reported.
-5. **Step, not drift**: per run of changes in one direction, between the changes of
-   the other direction around it, two explanations are compared by BIC: the steps
-   alone, or a straight line (a quadratic or cubic curve for a run of 3 or 4 or more
-   pieces: ``DRIFT_DEGREE``, ``CURVE_PIECES``; a curve on 2 pieces took clean steps) plus the steps that stand beyond it (t test at
-   ``max_pvalue`` in the fit of both, weakest dropped first).  Each step costs two
-   parameters (its level and its position), the curve one per degree.  A ramp cut into
-   pieces is a line (its pieces do not stand beyond it, and the line is cheaper); a
-   clean step, which the steps fit far better, is never dropped for it; a step on top
-   of a drift stands beyond the line and stays.  ``drift=False`` turns the check off.
-
+4. **Location**: each change is moved to the split of the span between its neighbours (at
+   most ``window`` each side) with the largest gain, then tested again there.
+5. **Step, not drift**: per run of changes in one direction, between the changes of the other
+   direction around it, two explanations are compared by BIC: the steps alone, or a line (a
+   quadratic or cubic curve for a run of 3 or 4 or more pieces: ``DRIFT_DEGREE``,
+   ``CURVE_PIECES``) plus the steps that stand beyond it (t test at ``max_pvalue`` in the fit of
+   both, weakest dropped first).  Each step costs two parameters (its level and its position),
+   the curve one per degree.  A ramp cut into pieces is a line; a clean step is never dropped
+   for it; a step on top of a drift stands beyond the line and stays.  Then the same comparison
+   over the whole series and all its steps with a curve of degree ``WHOLE_CURVE`` (a quadratic
+   drift turns: its pieces are runs of both directions).  ``drift=False`` turns the check off.
 6. **Decision** (:mod:`abstat.history.decide`): a change is reported only when one model, a
-   level, a common slope (both sides with ``SIZE_SLOPE_SIDE`` revisions) and a step fitted over
-   at most ``SIZE_WINDOW`` revisions each side, gives p <= ``max_pvalue`` and a confidence interval
-   of the step (the union over the locations a likelihood-ratio test keeps) that excludes 0;
-   serially correlated residuals (a wandering level) widen it.  The reported p-value and interval
-   are that model's (the p-value at the chosen split: optimistic).  A change below ``min_change``
-   of the level before is listed in ``Detection.small``, not reported.
+   level, a common slope (when both sides have ``SIZE_SLOPE_SIDE`` revisions and its t exceeds
+   ``SLOPE_T``) and a step fitted over at most ``SIZE_WINDOW`` revisions each side, gives
+   p <= ``max_pvalue`` and a confidence interval of the step (the union over the locations a
+   likelihood-ratio test keeps) that excludes 0; serially correlated residuals (a wandering
+   level) widen it.  The reported p-value and interval are that model's (the p-value at the
+   chosen split: optimistic).  A change below ``min_change`` of the level before is listed in
+   ``Detection.small``, not reported.
 """
 from __future__ import annotations
 
@@ -66,6 +59,7 @@ DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
+WHOLE_CURVE = 2                # then a curve of this degree over the whole series against all its steps (0: none)
 CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
@@ -132,7 +126,6 @@ def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> li
 
 def _two_sided_p(t: float, df: int) -> float:
     from abstat.stats.distributions import stdtr
-
     return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
 
 
@@ -256,14 +249,16 @@ class _Search:
             del survivors[worst]
         return survivors
 
-    def run_choice(self, a: int, b: int, run: list[int]) -> list[int]:
+    def run_choice(self, a: int, b: int, run: list[int], degrees: range | None = None) -> list[int]:
         """The steps of one run on [a, b) that its lowest-BIC explanation keeps: all of them, or
         those that stand beyond a line or curve (each step costs its level and its position)."""
         sse_steps, _, _ = self.sums.fit(a, b, run, 0)
         count = b - a
         best = _bic(sse_steps, count, 1 + STEP_PARAMS * len(run))
         chosen = list(run)
-        for degree in range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1):  # a curve needs pieces
+        if degrees is None:  # a curve needs pieces
+            degrees = range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1)
+        for degree in degrees:
             survivors = self.beyond_curve(a, b, run, degree)
             sse_drift, _, df = self.sums.fit(a, b, survivors, degree)
             if df <= 0:
@@ -294,6 +289,11 @@ class _Search:
                 if position not in chosen:
                     result.remove(position)
                     self.reasons[position] = ("drift", 0.0)
+        if WHOLE_CURVE and result:
+            chosen = self.run_choice(0, self.n, result, range(WHOLE_CURVE, WHOLE_CURVE + 1))
+            for position in set(result) - set(chosen):
+                self.reasons[position] = ("drift", 0.0)
+            result = chosen
         return result
 
     def confirmed(self, candidates: list[int]) -> list[int]:
