@@ -22,7 +22,8 @@ from abstat.report.adjust import family_caption
 from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.notes import Footnotes
 
-__all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "summary_block", "to_json_document"]
+__all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "render_table", "summary_block",
+           "table_comparisons", "to_json_document"]
 
 
 def _centre(comp: Any, name: str) -> float | None:
@@ -115,3 +116,22 @@ def render(comparisons: Sequence[Any], fmt: str = "text", color: bool = False, *
     from abstat.render.registry import render_comparisons
 
     return render_comparisons(comparisons, fmt, color=color, unit=unit, metric=metric, footnotes=footnotes)
+
+
+def table_comparisons(report: Any) -> list[Any]:
+    """The comparisons of a report's table, in table order (``abstat compare``'s one row: its candidates)."""
+    return [cell.comparison for cell in report.comparisons]
+
+
+def render_table(report: Any, fmt: str = "text", *, color: bool = False, verbose: bool = False,
+                 unit: str | None = None, metric: str | None = None) -> str:
+    """``abstat compare``'s one-row table (:func:`abstat.report.matrix.one_row_report`) in ``fmt``: text is the
+    summary lines (``verbose``: the per-variant and per-comparison tables first); the other formats as
+    :func:`render` writes them."""
+    comparisons = table_comparisons(report)
+    if fmt != "text":
+        return render(comparisons, fmt=fmt, unit=unit, metric=metric)
+    text = summary_block([(metric, unit, comparisons)], color=color)
+    if verbose:
+        text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) + "\n" + text
+    return text

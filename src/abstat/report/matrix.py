@@ -252,3 +252,26 @@ def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[S
             summaries.append(Summary(column=column, metric=metric, ratio=math.exp(mean),
                                      ci=ci, cells=len(logs)))
     return summaries
+
+
+def one_row_report(variants: Any, *, baseline: str | None = None, adjust: str = "holm",
+                   warnings: Sequence[StatWarning] = (), **options: Any) -> Report:
+    """``abstat compare``'s table: the variants (name -> :class:`abstat.readers.specs.VariantData`, in their
+    order) as the columns of one row, each compared with ``baseline`` (the first by default) by the
+    report's steps; a pair that cannot be compared raises.  The readers' warnings about a variant's data
+    go on the comparisons it is in, ``warnings`` (about a candidate: units) on its comparison."""
+    names = list(variants)
+    if len(names) < 2:
+        raise UsageError("need at least two variants to compare")
+    base = names[0] if baseline is None else baseline
+    if base not in variants:
+        raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
+    sets = [SampleSet(labels={"variant": name}, runs=[list(run) for run in variant.runs or []],
+                      summary=variant.summary) for name, variant in variants.items()]
+    report = build_report(sets, by="variant", baseline=base, adjust=adjust, strict=True, **options)
+    for cell in report.comparisons:
+        comparison = cell.comparison
+        for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
+            comparison.warnings.extend(variants[name].warnings if name in variants else [])
+        comparison.warnings.extend(w for w in warnings if w.variant == comparison.candidate)
+    return report
