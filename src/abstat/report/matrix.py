@@ -16,6 +16,7 @@ grid (:func:`abstat.report.layout.fill_grid`) -> compare the cells (:func:`compa
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -221,37 +222,44 @@ def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tupl
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
-    metrics = list(dict.fromkeys(r.metric for r in rows))
+    """Per metric and candidate column, the geometric mean of the cells' ratios (:func:`geomean`)."""
     summaries = []
-    for metric in metrics:
+    for metric in dict.fromkeys(r.metric for r in rows):
         for column in columns:
-            logs: list[float] = []
-            ses: list[float] | None = []
-            for row in rows:
-                cell = row.cells.get(column)
-                if row.metric != metric or cell is None or cell.comparison is None:
-                    continue
-                ratio = 1 + cell.comparison.delta_pct / 100
-                low, high = (1 + x / 100 for x in (cell.comparison.ci_pct or (math.nan, math.nan)))
-                if ratio <= 0:
-                    logs = []
-                    break
-                logs.append(math.log(ratio))
-                if ses is not None and low > 0 and high > 0:
-                    ses.append((math.log(high) - math.log(low)) / (2 * z))
-                else:
-                    ses = None
-            if len(logs) < 2:
-                continue  # a geometric mean of one cell says nothing new
-            mean = sum(logs) / len(logs)
-            ci = None
-            if ses is not None and len(ses) == len(logs):
-                se = math.sqrt(sum(s * s for s in ses)) / len(ses)
-                ci = (math.exp(mean - z * se), math.exp(mean + z * se))
-            summaries.append(Summary(column=column, metric=metric, ratio=math.exp(mean),
-                                     ci=ci, cells=len(logs)))
+            cells = [row.cells[column] for row in rows
+                     if row.metric == metric and column in row.cells and row.cells[column].comparison is not None]
+            summary = geomean([c.comparison for c in cells], confidence)
+            if summary is not None:
+                summaries.append(dataclasses.replace(summary, column=column, metric=metric))
     return summaries
+
+
+def geomean(comparisons: Sequence[Any], confidence: float) -> Summary | None:
+    """The geometric mean of the comparisons' ratios (1 + change) over those that judged a change (a
+    comparison that cannot judge has no ratio to average), with a ``confidence`` interval that reads each
+    comparison's interval as a normal one on the log scale (its standard error: the interval's log width
+    / 2z) and takes the comparisons as independent: mean of the logs +- z sqrt(sum se^2) / k.  Like the
+    cells' intervals it is not adjusted for multiple comparisons; it is no comparison of the family (no
+    p-value, no mark).  None when fewer than two ratios (a geometric mean of one says nothing new)."""
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
+    judged = [c for c in comparisons if c.verdict != "cannot judge" and math.isfinite(c.delta_pct)]
+    ratios = [1 + c.delta_pct / 100 for c in judged]
+    if len(ratios) < 2 or min(ratios) <= 0:
+        return None
+    logs = [math.log(r) for r in ratios]
+    mean = math.fsum(logs) / len(logs)
+    return Summary(column="", metric=None, ratio=math.exp(mean), ci=_log_interval(judged, mean, z),
+                   cells=len(logs), rows=len(comparisons), confidence=confidence)
+
+
+def _log_interval(judged: Sequence[Any], mean: float, z: float) -> tuple[float, float] | None:
+    """The geometric mean's interval (see :func:`geomean`); None unless every comparison has a finite,
+    positive interval of ratios."""
+    bounds = [[1 + x / 100 for x in c.ci_pct] if c.ci_pct is not None else [math.nan] for c in judged]
+    if not all(len(b) == 2 and min(b) > 0 and all(map(math.isfinite, b)) for b in bounds):
+        return None
+    se = math.sqrt(math.fsum(((math.log(high) - math.log(low)) / (2 * z)) ** 2 for low, high in bounds)) / len(judged)
+    return math.exp(mean - z * se), math.exp(mean + z * se)
 
 
 def one_row_report(variants: Any, *, baseline: str | None = None, adjust: str = "holm",

@@ -72,13 +72,17 @@ class Row:
 
 @dataclass
 class Summary:
-    """Geometric mean of candidate/baseline ratios of one column, one metric."""
+    """Geometric mean of candidate/baseline ratios of one column, one metric
+    (:func:`abstat.report.matrix.geomean`): over ``cells`` of the ``rows`` compared (those that judged
+    a change), its ``confidence`` interval unadjusted, and no mark."""
 
     column: str
     metric: str | None
     ratio: float
     ci: tuple[float, float] | None
     cells: int
+    rows: int = 0
+    confidence: float = 0.95
 
 
 @dataclass
@@ -116,8 +120,23 @@ class Report:
         if self.summary_cells:
             lines.append("Summary-statistics cells show the mean; their changes compare means.")
         if self.summaries:
-            lines.append("geomean: geometric mean of the rows' ratios.")
+            lines.append(self.geomean_line(short=True))
         return lines
+
+    def geomean_line(self, short: bool = False) -> str:
+        """What the geomean row is, as :func:`abstat.report.matrix.geomean` computes it: over the rows
+        that judged a change (how many, when some could not), its interval unadjusted and unmarked."""
+        level = _pct_text(self.confidence * 100)
+        partial = [f"{s.metric + ' ' if s.metric and 'metric' in self.row_keys else ''}{s.column} "
+                   f"{s.cells} of {s.rows}" for s in self.summaries if s.cells < s.rows]
+        if short:
+            return (f"geomean: geometric mean of the rows' ratios{' (' + ', '.join(partial) + ')' if partial else ''}; "
+                    f"its {level}% interval is not adjusted, and it has no mark.")
+        over = f" (rows that cannot judge have no ratio: {', '.join(partial)})" if partial else ""
+        return (f"geomean = geometric mean of candidate/baseline ratios over the rows{over}; its {level}% interval "
+                "reads each cell's interval as a normal one on the log scale, assuming independent cells; like "
+                "the cells' intervals it is not adjusted, and it has no mark (it is not one of the "
+                f"{len(self.comparisons)} comparisons).")
 
     def outlier_line(self) -> str:
         """The rule and what it dropped per cell, for every format (empty without a rule)."""
@@ -190,11 +209,7 @@ class Report:
         for column, labels in self.column_labels.items():
             lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in labels.items()))
         if self.summaries:
-            lines.append(
-                "geomean = geometric mean of candidate/baseline ratios over the rows; its "
-                "interval combines the cells' intervals on the log scale, assuming "
-                "independent cells."
-            )
+            lines.append(self.geomean_line())
         return lines
 
     def to_dict(self) -> dict[str, Any]:
@@ -245,7 +260,8 @@ class Report:
             "rows": rows,
             "geomean": [
                 {"column": s.column, "metric": s.metric, "ratio": s.ratio,
-                 "ci": list(s.ci) if s.ci else None, "cells": s.cells}
+                 "ci": list(s.ci) if s.ci else None, "cells": s.cells, "rows": s.rows,
+                 "confidence": s.confidence, "adjustment": None}
                 for s in self.summaries
             ],
             "footnotes": list(self.footnotes),
