@@ -225,7 +225,7 @@ def _rich(comparisons: Sequence[Any], unit: str | None = None, metric: str | Non
         notes, refs = Footnotes(), [[] for _ in refs]
     buffer = io.StringIO()
     console = _console(buffer)
-    options = {"box": None, "header_style": "bold", "pad_edge": False}
+    options: dict[str, Any] = {"box": None, "header_style": "bold", "pad_edge": False}
     console.print(tables.rich_table(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN,
                                     **options))
     for line in _run_lines(comparisons, unit, metric):

@@ -184,8 +184,8 @@ def render_text(report: Report, *, width: int | None = None, table: str | None =
     if width and max(terminal.columns(line) for line in table.splitlines()) > width:
         table = long_table(report)
     heading = escape.terminal(title(report))
-    heading = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]
-    parts = [*heading, "", table, ""]
+    headings = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]
+    parts = [*headings, "", table, ""]
     parts += footer_lines(report, width)
     return "\n".join(parts) + "\n"
 

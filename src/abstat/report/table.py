@@ -206,8 +206,8 @@ class Report:
                 "involving them compare means (Welch's t, Fieller interval), since medians and "
                 "distributions need the raw samples."
             )
-        for column, labels in self.column_labels.items():
-            lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in labels.items()))
+        for column, described in self.column_labels.items():
+            lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in described.items()))
         if self.summaries:
             lines.append(self.geomean_line())
         return lines
