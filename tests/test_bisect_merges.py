@@ -20,9 +20,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bisect_repos import (BASE_WORK, BUILD, METRIC, RUN, SHAPES, git_bisect_run, make_merge_repo,  # noqa: E402
                           noise_env)
 
-from abstat.bisect.driver import load_history  # noqa: E402
-from abstat.bisect.graph import Graph  # noqa: E402
-from abstat.bisect.search import Search, simulate  # noqa: E402
+from abstat.history.bisect.driver import load_history  # noqa: E402
+from abstat.history.bisect.graph import Graph  # noqa: E402
+from abstat.history.bisect.search import Search, simulate  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
 MERGE = "Merge branch 'side'"

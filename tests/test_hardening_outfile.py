@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from abstat.errors import InputError
-from abstat.outfile import write_output
+from abstat.cli.outfile import write_output
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 DATA = Path(__file__).parent / "data"

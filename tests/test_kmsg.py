@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from abstat.runner import kmsg
-from abstat.runner.sources import Kmsg, RegexMetric, decode_source
+from abstat.box.runner import kmsg
+from abstat.box.runner.sources import Kmsg, RegexMetric, decode_source
 
 
 def _why_not() -> str | None:
@@ -44,7 +44,7 @@ done
 
 def abstat(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_STORE", "ABSTAT_DEBUG")}
-    # the script below stands in for a kernel module: its lines are user space's (see abstat.runner.kmsg)
+    # the script below stands in for a kernel module: its lines are user space's (see abstat.box.runner.kmsg)
     return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
                           timeout=300, env={**env, "NO_COLOR": "1", "ABSTAT_KMSG_USER_LINES": "1"})
 

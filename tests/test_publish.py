@@ -14,8 +14,8 @@ from publish_store import EVIL, add_nightly, fill
 from store_pg import new_store, server_url
 from test_html_report import chromium, console_lines, needs_chromium
 
-from abstat.publish import publish
-from abstat.publish.site import MANIFEST
+from abstat.render.site import publish
+from abstat.render.site.site import MANIFEST
 from abstat.store import open_store
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from abstat.doctor import Context, run_checks
-from abstat.doctor import tune as tune_mod
-from abstat.doctor.base import Change
+from abstat.box.doctor import Context, run_checks
+from abstat.box.doctor import tune as tune_mod
+from abstat.box.doctor.base import Change
 
 DATA = Path(__file__).parent / "data" / "doctor"
 SRC = str(Path(__file__).resolve().parent.parent / "src")
@@ -128,7 +128,7 @@ def test_change_shell_quotes_every_word():
 
 
 def test_every_command_tune_runs_has_a_known_undo():
-    from abstat.doctor import CHECKS
+    from abstat.box.doctor import CHECKS
 
     laptop = {f.name: f for f in run_checks(Context(str(DATA / "laptop")))}
     commands = [c for check in CHECKS for c in laptop[check.name].changes if c.command is not None]

@@ -26,7 +26,7 @@ TESTS = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(os.path.dirname(TESTS), "src")
 sys.path.insert(0, SRC)
 
-from abstat.testbox.image import missing_tools  # noqa: E402
+from abstat.lab.testbox.image import missing_tools  # noqa: E402
 
 BOX = "seedbox"
 BENCH = os.path.join(TESTS, "data", "testbox", "getppid_cycles.c")

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from abstat.engine.spec import decode, encode
-from abstat.runner import trace as trace_mod
-from abstat.runner.sources import Trace, decode_source
+from abstat.box.runner import trace as trace_mod
+from abstat.box.runner.sources import Trace, decode_source
 
 ROOT = Path(__file__).resolve().parents[1]
 READ_PAIR = "tracepoint:syscalls:sys_enter_read,sys_exit_read"

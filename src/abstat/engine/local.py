@@ -21,22 +21,22 @@ from abstat.engine.record import ExperimentResult, default_name, run_notes, sett
 from abstat.engine.session import LocalSession, check_commands, probe_perf
 from abstat.engine.spec import ExperimentSpec
 from abstat.errors import UsageError
-from abstat.runner import signals
+from abstat.box.runner import signals
 
 
 def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: EventSink,
               caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
               ) -> ExperimentResult:
     """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
-    from abstat.doctor.base import Context
+    from abstat.box.doctor.base import Context
 
     # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
     # now, so the preparations below (imports, checks, the machine record) fill that time.
-    sample = Context(interval=0.05)
+    sample = Context(cpus=list(spec.cpus) or None, interval=0.05)  # the checks look at the --cpus
     sample.start_sampling()
-    from abstat import machine
-    from abstat.doctor import run_preflight
-    from abstat.runner.containment import leftover_notes
+    from abstat.box import machine
+    from abstat.box.doctor import run_preflight
+    from abstat.box.runner.containment import leftover_notes
     from abstat.store import open_store
 
     check_commands(spec)

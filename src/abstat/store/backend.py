@@ -284,7 +284,7 @@ def _signals_deferred(wanted: bool = True) -> Iterator[None]:
     if not wanted:
         yield
         return
-    from abstat.runner import signals
+    from abstat.box.runner import signals
 
     with signals.deferred():
         yield
