@@ -44,9 +44,10 @@ def _centre_label(comp: Any) -> str:
 
 
 def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,
-                  color: bool = False, notes: Footnotes | None = None) -> str:
+                  color: bool = False, notes: Footnotes | None = None, advice: bool = False) -> str:
     """``(metric, unit, comparisons)`` per metric -> one line per candidate,
-    then the footnotes (one per kind of warning) they refer to."""
+    then the footnotes (one line per kind of warning) they refer to; ``advice`` (``--verbose``):
+    each with what to do about it."""
     notes = notes if notes is not None else Footnotes()
     body: list[list[str]] = []
     words: list[str] = []
@@ -90,7 +91,7 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     out = [escape.terminal(caption), *lines]
     if notes.items:
         out.append("")
-        out += _footnote_lines(every, notes)
+        out += _footnote_lines(every, notes, advice=advice)
     if not color:
         return "\n".join(out) + "\n"
     from rich.text import Text
@@ -131,7 +132,7 @@ def render_table(report: Any, fmt: str = "text", *, color: bool = False, verbose
     comparisons = table_comparisons(report)
     if fmt != "text":
         return render(comparisons, fmt=fmt, unit=unit, metric=metric)
-    text = summary_block([(metric, unit, comparisons)], color=color)
+    text = summary_block([(metric, unit, comparisons)], color=color, advice=verbose)
     if verbose:
         text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) + "\n" + text
     return text

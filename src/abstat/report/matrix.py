@@ -200,7 +200,7 @@ def _table(layout: Layout, report_rows: list[Row], notes: Footnotes, adjust: str
                   rows=report_rows, summaries=_summaries(report_rows, layout.columns[1:], options.confidence),
                   common=layout.common, footnotes=notes.texts, adjust=adjust, confidence=options.confidence,
                   center=options.center, machines=machines, column_labels=layout.column_labels,
-                  outliers=options.outliers, short_footnotes=notes.short_texts(72))
+                  outliers=options.outliers, short_footnotes=notes.short_texts(72), findings=notes.findings)
 
 
 def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tuple[float, str, int, int]:

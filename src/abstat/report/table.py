@@ -103,6 +103,7 @@ class Report:
     outliers: str = "none"          # the outlier rule every number of every cell was computed after
     short_footnotes: list[str] = field(default_factory=list)  # one line each, <= 72 columns (e-mail)
     columns_label: str | None = None  # text and e-mail: this row label's values across the top (render/pivot.py)
+    findings: list[str] = field(default_factory=list)  # the footnotes without their advice (text formats)
 
     def short_footer(self) -> list[str]:
         """The footer in a few lines for a cover letter: what the cells and changes are, the family's
