@@ -74,3 +74,21 @@ def test_one_row_report_in_process(files):
     assert [c.comparison.candidate for c in report.comparisons] == list(variants)[1:]
     for base, cell in report.pairs():
         assert (base.center, cell.center) == tuple(cell.comparison.centers)
+
+
+def test_text_footnotes_are_one_line_per_finding(files):
+    """Text and e-mail: the finding and whom it concerns; what to do about it only with --verbose (and in
+    Markdown, JSON, HTML, docs/output.md)."""
+    from abstat.report.notes import KINDS
+
+    advice = [a for _, a in KINDS.values() if a]
+    done = abstat("compare", "i1.txt", "i2.txt", cwd=files)
+    notes = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    assert notes and all(a not in done.stdout for a in advice)
+    assert notes[0] == "[1] warning: heavily tied/quantized data (grid 20): i1.txt, i2.txt"
+    verbose = abstat("compare", "--verbose", "i1.txt", "i2.txt", cwd=files).stdout
+    assert notes[0] + "; " + KINDS["ties"][1] in verbose.splitlines()
+    text = abstat("report", "--format", "text", "i1.txt", "i2.txt", cwd=files).stdout
+    markdown = abstat("report", "--format", "markdown", "i1.txt", "i2.txt", cwd=files).stdout
+    assert "heavily tied" in text and all(a not in text for a in advice)
+    assert KINDS["ties"][1] in markdown
