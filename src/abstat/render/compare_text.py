@@ -49,29 +49,47 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
     then the footnotes (one line per kind of warning) they refer to; ``advice`` (``--verbose``):
     each with what to do about it."""
     notes = notes if notes is not None else Footnotes()
+    several = any(len(comps) > 1 for _, _, comps in sections)
     body: list[list[str]] = []
     words: list[str] = []
-    every: list[Any] = []
-    several = any(len(comps) > 1 for _, _, comps in sections)
     for metric, unit, comps in sections:
-        _, refs = _footnotes(comps, notes, prefix=metric or "")
-        # one scale per metric: the baseline's centre reads alike on every line of it
-        scale = common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
-                              if v is not None], unit, metric)
-        for comp, mine in zip(comps, refs):
-            every.append(comp)
-            before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
-            pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
-            word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
+        for line, word in _summary_lines(metric, unit, comps, notes, several):
+            body.append(line)
             words.append(word)
-            head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
-            shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
-            body.append([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
-                         " ".join([*shape, *(f"[{i}]" for i in mine)])])
     if not body:
         return ""
+    every = [comp for _, _, comps in sections for comp in comps]
     align = ["l"] * (len(body[0]) - 4) + ["r", "l", "l", "l"]
-    lines = tables.plain([""] * len(body[0]), body, align, rule=False)[1:]
+    out = [escape.terminal(_caption(sections, every, several)),
+           *tables.plain([""] * len(body[0]), body, align, rule=False)[1:]]
+    if notes.items:
+        out.append("")
+        out += _footnote_lines(every, notes, advice=advice)
+    return _coloured(out, words) if color else "\n".join(out) + "\n"
+
+
+def _summary_lines(metric: str | None, unit: str | None, comps: Sequence[Any], notes: Footnotes,
+                   several: bool) -> list[tuple[list[str], str]]:
+    """One metric's lines (cells, verdict word), their footnotes numbered in ``notes``."""
+    _, refs = _footnotes(comps, notes, prefix=metric or "")
+    # one scale per metric: the baseline's centre reads alike on every line of it
+    scale = common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
+                          if v is not None], unit, metric)
+    lines = []
+    for comp, mine in zip(comps, refs, strict=True):
+        before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
+        pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
+        word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
+        head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
+        shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
+        lines.append(([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
+                       " ".join([*shape, *(f"[{i}]" for i in mine)])], word))
+    return lines
+
+
+def _caption(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], every: list[Any],
+             several: bool) -> str:
+    """What the lines compare (per kind of centre when they differ), their level and the family's rule."""
     first = every[0]
     by_estimand: dict[str, list[str]] = {}
     for (metric, _, comps) in sections:
@@ -86,20 +104,17 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
         kinds = "; ".join(f"{text} for {', '.join(names)}" for text, names in by_estimand.items())
         caption = f"{who}: {kinds}; {first.confidence * 100:g}% confidence intervals"
     family = family_caption(every)
-    if family:
-        caption += f"; {family}"
-    out = [escape.terminal(caption), *lines]
-    if notes.items:
-        out.append("")
-        out += _footnote_lines(every, notes, advice=advice)
-    if not color:
-        return "\n".join(out) + "\n"
+    return caption + (f"; {family}" if family else "")
+
+
+def _coloured(out: list[str], words: list[str]) -> str:
+    """The summary's lines on a terminal: the caption and footnotes dim, each verdict word in its colour."""
     from rich.text import Text
 
     buffer = io.StringIO()
     console = _console(buffer, width=max(80, max(terminal.columns(line) for line in out)))
     console.print(Text(out[0], style="dim"))
-    for line, word in zip(out[1:], words):
+    for line, word in zip(out[1:], words, strict=False):
         text = Text(line)
         at = line.rfind(word)
         if at >= 0:

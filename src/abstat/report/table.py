@@ -173,21 +173,7 @@ class Report:
         cells = [c for row in self.rows for c in row.cells.values()]
         # a table made only of summary statistics shows and compares means
         center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
-        labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
-        if len(labels) == 1:
-            what = f"the {labels[0]}"
-        elif labels:  # e.g. runs as the unit in some cells, samples in others: say which cells
-            where: dict[str, list[str]] = {}
-            for cell in self.comparisons:
-                label = getattr(cell.comparison, "estimand_label", None) or ""
-                place = "/".join(v for v in cell.row if v) or cell.column
-                if label and place not in where.setdefault(label, []):
-                    where[label].append(place)
-            what = "; ".join(f"the {label} ({', '.join(where[label][:6])}"
-                             + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "") + ")"
-                             for label in labels)
-        else:
-            what = f"the change of the {center}"
+        what = self._changes_are(center)
         kinds = list(dict.fromkeys(c.center_kind for c in cells))
         cells_are = f"{' or '.join(kinds) if kinds else center} of each sample set"
         lines = [
@@ -212,6 +198,23 @@ class Report:
         if self.summaries:
             lines.append(self.geomean_line())
         return lines
+
+    def _changes_are(self, center: str) -> str:
+        """What the changes estimate: the one estimand, or each with the cells that compute it."""
+        labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
+        if len(labels) == 1:
+            return f"the {labels[0]}"
+        if not labels:
+            return f"the change of the {center}"
+        where: dict[str, list[str]] = {}  # e.g. runs as the unit in some cells, samples in others: say which
+        for cell in self.comparisons:
+            label = getattr(cell.comparison, "estimand_label", None) or ""
+            place = "/".join(v for v in cell.row if v) or cell.column
+            if label and place not in where.setdefault(label, []):
+                where[label].append(place)
+        return "; ".join(f"the {label} ({', '.join(where[label][:6])}"
+                         + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "") + ")"
+                         for label in labels)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``abstat report --format json``."""
