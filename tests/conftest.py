@@ -26,7 +26,7 @@ SLOW_FILES = frozenset({
     "test_lab_doctor.py", "test_lab_hostile.py", "test_lab_ssh.py", "test_lab_store_loss.py",
     "test_publish.py", "test_store_scale.py", "test_trace.py", "test_workflows_build.py",
     "test_workflows_hcall.py", "test_workflows_ipi.py",
-    "test_testbox.py",
+    "test_testbox.py", "test_testbox_more.py",
 })
 
 # group -> files that must not run at the same time as one another (see the docstring)
