@@ -55,7 +55,7 @@ class HostFailed(Exception):
 
 def _raise_if_gone(destination: str, failure: str) -> None:
     """A local test box whose QEMU is gone will not come back: say so now, not after --boot-timeout."""
-    from abstat.testbox.paths import gone
+    from abstat.lab.testbox.paths import gone
 
     why = gone(destination)
     if why:
