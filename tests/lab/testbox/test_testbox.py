@@ -44,7 +44,7 @@ BOX = box_name("seedbox")
 
 
 def box_ssh(env: dict, command: str, **kwargs) -> subprocess.CompletedProcess:
-    from testbox_support import box_ssh as ssh
+    from support.testbox import box_ssh as ssh
 
     return ssh(env, BOX, command, **kwargs)
 
@@ -59,7 +59,7 @@ def test_list_and_doctor_read_the_real_machine(box):
     listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
     assert [(item["name"], item["state"], item["accel"]) for item in listed] == [(BOX, "running", "tcg")]
     assert 1024 <= listed[0]["port"] <= 65535
-    doctor = abstat("doctor", "--host", BOX, "--format", "json", env=box, timeout=600)
+    doctor = abstat("doctor", "--host", BOX, "--format", "json", "--connect-timeout", "300", env=box, timeout=600)
     assert doctor.returncode in (0, 1), doctor.stderr
     checks = {check["name"]: check for check in json.loads(doctor.stdout)[0]["checks"]}
     assert "QEMU" in json.dumps(checks["hypervisor"])
