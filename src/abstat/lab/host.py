@@ -53,6 +53,15 @@ class HostFailed(Exception):
     """This host's part stops; the message is the one line the user sees."""
 
 
+def _raise_if_gone(destination: str, failure: str) -> None:
+    """A local test box whose QEMU is gone will not come back: say so now, not after --boot-timeout."""
+    from abstat.lab.testbox.paths import gone
+
+    why = gone(destination)
+    if why:
+        raise HostFailed(f"{failure}: {why}")
+
+
 @dataclass
 class HostEvent:
     kind: str                 # state | boot | run | end | refused | failed | finished
@@ -188,6 +197,7 @@ class HostWorker(threading.Thread):
                           else _last(err) or f"exit status {code}")
             except SshError as err:
                 reason = str(err)
+                _raise_if_gone(self.ssh.destination, failure)
             time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
     def _reboot(self, index: int, variant: str, where: str) -> str:
