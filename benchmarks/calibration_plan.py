@@ -30,9 +30,10 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "src"))
 sys.path.insert(0, os.path.dirname(__file__))
 
+from calibration import BEFORE, LOGN, OUT, N, _shifted, table  # noqa: E402
+
 import abstat  # noqa: E402
 from abstat.comparison.sizing import sizing  # noqa: E402
-from calibration import BEFORE, LOGN, OUT, N, _shifted, table  # noqa: E402
 
 SHAPES = [("normal sd 1%", N), ("log-normal 1000+30·LogN(0,1)", LOGN), ("3% interrupts (x1.3-1.8)", OUT),
           ("grid 20, 2% interrupts", BEFORE)]

@@ -177,10 +177,11 @@ def _var(a: Any) -> float:
 
 
 def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
+    import numpy as np
+
     from abstat.stats.distributions import t_quantile
     from abstat.stats.hodges_lehmann import bm_statistic, hodges_lehmann, spread_ties
     from abstat.stats.permutation_power import SmallPower
-    import numpy as np
 
     if np.ptp(lx) == 0.0 and np.ptp(ly) == 0.0:
         return Sizing("hl_ratio", center, (0.0, 0.0),

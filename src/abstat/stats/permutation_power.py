@@ -31,9 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from abstat.stats.permutation import (
-    EXACT, Pooled, all_subsets, draws_for, random_subsets, statistics, uniforms,
-)
+from abstat.stats.permutation import EXACT, Pooled, all_subsets, draws_for, random_subsets, statistics, uniforms
 
 SIMULATIONS = 2000  # data sets per power (Monte Carlo error 0.9 points at 80%)
 
