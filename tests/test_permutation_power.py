@@ -81,3 +81,33 @@ def test_predicted_power_is_what_compare_achieves(shape: str, n: int) -> None:
     achieved = sum(bool(abstat.compare(draw(n), draw(n, 1 + pct / 100)).significant) for _ in range(reps)) / reps
     # the Monte Carlo error of the achieved rate is 2.3 points; the large-sample model missed by 20-35 points here
     assert achieved == pytest.approx(0.8, abs=0.09)
+
+
+@pytest.mark.parametrize("shape", ["normal", "log-normal", "grid", "weighted", "walsh"])
+def test_sorted_sums_kth_is_the_brute_force_order_statistic(shape: str) -> None:
+    # the secant search of pairwise.SortedSums.kth (issue 42: fewer counts) must return the exact k-th entry
+    from abstat.stats.pairwise import SortedSums
+
+    rng = np.random.default_rng(len(shape))
+    a = np.sort(rng.lognormal(0, 1, 900) if shape == "log-normal" else rng.normal(0, 1, 900))
+    b = np.sort(rng.normal(0.3, 2, 1100))
+    if shape == "grid":
+        a, b = np.round(a * 4) / 4, np.round(b * 4) / 4
+    wa = rng.integers(1, 4, a.size).astype(float) if shape == "weighted" else None
+    if shape == "walsh":
+        sums = SortedSums(a, a, walsh=True)
+        entries = np.sort((a[:, None] + a[None, :])[np.triu_indices(a.size)])
+        weights = None
+    else:
+        sums = SortedSums(a, b, wa)
+        entries = (a[:, None] + b[None, :]).ravel()
+        weights = np.repeat(wa, b.size) if wa is not None else None
+        order = np.argsort(entries, kind="stable")
+        entries = entries[order]
+        weights = weights[order] if weights is not None else None
+    running = np.cumsum(weights) if weights is not None else np.arange(1.0, entries.size + 1)
+    for q in (0.0004, 0.1, 0.4991, 0.5, 0.5013, 0.93, 0.9999):
+        k = math.floor(q * running[-1])
+        expected = entries[np.searchsorted(running, k, side="right")]
+        assert sums.kth(k) == expected
+        assert sums.kth(k, (expected * 1.001 + 0.01, 0.001)) == expected  # a guess beside it
