@@ -10,6 +10,7 @@ machine record read on the box in that boot (``/proc/cmdline``, the boot id).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -28,6 +29,7 @@ SRC = os.path.join(os.path.dirname(TESTS), "src")
 sys.path.insert(0, SRC)
 
 from abstat.testbox.image import missing_tools  # noqa: E402
+from support.cli import run_abstat  # noqa: E402
 
 BOX = "seedbox"
 BENCH = os.path.join(TESTS, "data", "testbox", "getppid_cycles.c")
@@ -46,9 +48,7 @@ REASON = _missing()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"test boxes need QEMU and Debian's tools: {REASON}")
 
 
-def abstat(*args: str, env: dict, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+abstat = functools.partial(run_abstat, timeout=900)
 
 
 def box_ssh(env: dict, command: str, **kwargs) -> subprocess.CompletedProcess:
