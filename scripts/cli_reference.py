@@ -29,7 +29,7 @@ def _help_of(name: str) -> str:
 
 def render() -> str:
     os.environ["COLUMNS"] = "100"
-    from abstat.cli_commands import COMMANDS
+    from abstat.cli.registry import COMMANDS
 
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     parts = ["# Command-line reference", "",

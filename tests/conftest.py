@@ -12,7 +12,11 @@ must not run beside each other share a group), so a module's fixtures are made o
 take the slow files first (so that no long file starts last) and the rest as they come free.  No
 test looks at what the whole machine runs: leftovers are found by an environment entry or a
 marker of the test's own (tests/support/processes.py), cgroup leftovers in a cgroup of the test's
-own, and a suite of another checkout can run at the same time.
+own, and a suite of another checkout can run at the same time.  A test that changes what the whole
+machine does (``run --isolate`` moves every task off the measured CPUs) is marked ``alone``: it
+runs while no other test runs, in this suite or another checkout's (an exclusive lock on
+``$TMPDIR/abstat-tests-machine.lock``; every other test holds it shared, and waits at a turnstile
+while an ``alone`` test waits for its turn, so that it is not starved).
 
 Before each test, what earlier tests left is collected and the survivors (modules, fixtures, caches)
 are frozen out of the garbage collector (``gc.freeze``): a full collection then walks only what the
@@ -21,9 +25,11 @@ session's half a million or more objects walked each time, the 400 calls of one 
 test_report_labels.py took 413 s of a 2-core run instead of well under a second."""
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 import signal
+import tempfile
 
 import pytest
 from support.cli import abstat_cli  # noqa: F401  (the fixture)
@@ -38,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "slow: real boxes, reboots, bisections, browsers or tracers (minutes)")
     config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker with the group's others")
+    config.addinivalue_line("markers", "alone: runs while no other test runs (it changes what the whole machine does)")
     if hasattr(config, "workerinput"):  # a pytest-xdist worker: its collection order is the work's order
         config.pluginmanager.register(_SlowFirst(), "abstat-slow-first")
     if hasattr(config.option, "loadscopereorder"):  # keep that order (not by the number of tests per file)
@@ -66,3 +73,27 @@ class _SlowFirst:
     def pytest_collection_modifyitems(self, items: list[pytest.Item]):
         yield
         items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: files stay whole
+
+
+def _locked(name: str, operation: int) -> int:
+    fd = os.open(os.path.join(tempfile.gettempdir(), name), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, operation)
+    return fd
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item):
+    """An ``alone`` test holds the machine lock exclusively, every other test shared (see the docstring)."""
+    alone = item.get_closest_marker("alone") is not None
+    turnstile = _locked("abstat-tests-turnstile.lock", fcntl.LOCK_EX)
+    try:
+        machine = _locked("abstat-tests-machine.lock", fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+    finally:
+        if not alone:
+            os.close(turnstile)
+    try:
+        yield
+    finally:
+        os.close(machine)
+        if alone:
+            os.close(turnstile)

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from abstat.doctor import CHECKS, NOT_AVAILABLE, OK, STATUSES, WARN, Context, run_checks
-from abstat.doctor import tune as tune_mod
-from abstat.doctor.base import format_cpu_list, parse_cpu_list
+from abstat.box.doctor import CHECKS, NOT_AVAILABLE, OK, STATUSES, WARN, Context, run_checks
+from abstat.box.doctor import tune as tune_mod
+from abstat.box.doctor.base import format_cpu_list, parse_cpu_list
 from support import paths
 from support.cli import run_abstat
 
@@ -180,7 +180,7 @@ def test_cli_bad_input_is_one_line() -> None:
 
 
 def test_preflight_warns_only_for_the_metrics_that_matter(monkeypatch: pytest.MonkeyPatch) -> None:
-    import abstat.doctor as doctor
+    import abstat.box.doctor as doctor
 
     monkeypatch.setattr(doctor, "Context", lambda **kw: Context(str(DATA / "laptop"), cpus=[0]))
     record, warnings = doctor.preflight({"time"})

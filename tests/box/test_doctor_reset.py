@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from abstat.doctor import Context, run_checks
-from abstat.doctor import tune as tune_mod
-from abstat.doctor.base import Change
+from abstat.box.doctor import Context, run_checks
+from abstat.box.doctor import tune as tune_mod
+from abstat.box.doctor.base import Change
 from support import paths
 
 DATA = paths.DATA / "doctor"
@@ -129,7 +129,7 @@ def test_change_shell_quotes_every_word():
 
 
 def test_every_command_tune_runs_has_a_known_undo():
-    from abstat.doctor import CHECKS
+    from abstat.box.doctor import CHECKS
 
     laptop = {f.name: f for f in run_checks(Context(str(DATA / "laptop")))}
     commands = [c for check in CHECKS for c in laptop[check.name].changes if c.command is not None]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import os
 
-from abstat import machine
+from abstat.box import machine
 
 CPUINFO = """\
 processor\t: 0

@@ -34,3 +34,16 @@ def test_a_negative_google_benchmark_time_is_refused(tmp_path):
     (tmp_path / "g.json").write_text(json.dumps(document))
     done = _abstat("report", "g.json", cwd=str(tmp_path))
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "a negative time" in done.stderr, done.stderr
+
+
+def test_a_failed_run_advises_only_what_the_command_accepts(tmp_path):
+    """`run` advises --ignore-failure; `noise`, which rejects that option, did too."""
+    noise = _abstat("noise", "-n", "3", "--store", "s.db", "--no-progress", "--", "false", cwd=str(tmp_path))
+    last = noise.stderr.strip().splitlines()[-1]
+    assert noise.returncode == 2 and "Traceback" not in noise.stderr, noise.stderr
+    assert last.startswith("abstat noise: run 1 of variant ") and "failed: exit status 1" in last, last
+    assert "--ignore-failure" not in noise.stderr and "(abstat noise needs every run to succeed)" in last, last
+    rejected = _abstat("noise", "-n", "3", "--ignore-failure", "--store", "s.db", "--", "false", cwd=str(tmp_path))
+    assert rejected.returncode == 2 and "unrecognized arguments: --ignore-failure" in rejected.stderr
+    run = _abstat("run", "-n", "3", "-v", "a=false", "--store", "s.db", "--no-progress", cwd=str(tmp_path))
+    assert run.returncode == 2 and "failed: exit status 1 (use --ignore-failure to go on)" in run.stderr, run.stderr

@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 
 from abstat.cli import COMMANDS, main as cli_main
-from abstat.commands import option_strings
+from abstat.cli.commands import option_strings
 from support import paths
 
 SRC = paths.SRC
 
 
 def _parsers() -> dict[str, argparse.ArgumentParser]:
-    from abstat.commands.bisect import step_parser
-    from abstat.commands.bisect_host import resume_parser
+    from abstat.cli.commands.bisect import step_parser
+    from abstat.cli.commands.bisect_host import resume_parser
 
     found = {name: __import__(module, fromlist=["build_parser"]).build_parser()
              for name, (module, _) in COMMANDS.items() if name != "ministat"}

@@ -13,7 +13,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import cli_reference  # noqa: E402
 
-from abstat.cli_commands import COMMANDS  # noqa: E402
+from abstat.cli.registry import COMMANDS  # noqa: E402
 
 
 def test_every_command_has_a_section():

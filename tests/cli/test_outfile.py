@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from abstat.errors import InputError
-from abstat.outfile import write_output
+from abstat.cli.outfile import write_output
 from support import paths
 from support.cli import run_abstat as abstat
 

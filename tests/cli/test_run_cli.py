@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from abstat.commands.run import comparison_report
+from abstat.cli.commands.run import comparison_report
 from abstat.errors import InputError
 from abstat.store import open_store, resolve_variant
 
@@ -178,7 +178,7 @@ def test_perf_request_reports_what_the_machine_supports(tmp_path):
 
     if shutil.which("perf") is None:
         pytest.skip("perf is not installed")
-    from abstat.runner import perf as perf_mod
+    from abstat.box.runner import perf as perf_mod
 
     done = abstat("run", "-n", "2", "--perf", "--store", str(tmp_path / "s.db"), "-v", "a=true", "--no-progress")
     assert done.returncode == 0, done.stderr

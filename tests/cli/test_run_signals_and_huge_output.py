@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from abstat import cli
-from abstat.runner import Command, RunContext, parse_metric_pattern
-from abstat.runner.executor import ProcessExecutor
-from abstat.runner.metrics import MetricScanner, extract_json_metrics, extract_regex_metrics, scan_output
+from abstat.box.runner import Command, RunContext, parse_metric_pattern
+from abstat.box.runner.executor import ProcessExecutor
+from abstat.box.runner.metrics import MetricScanner, extract_json_metrics, extract_regex_metrics, scan_output
 from abstat.store import open_store
 from abstat.store.db import Store
 from support import paths
@@ -158,12 +158,12 @@ def _statuses(path: Path) -> list[str]:
 
 
 def test_an_interrupt_before_the_first_run_does_not_leave_the_invocation_running(tmp_path, monkeypatch, capsys):
-    import abstat.runner
+    import abstat.box.runner
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(abstat.runner, "ProcessExecutor", interrupted)
+    monkeypatch.setattr(abstat.box.runner, "ProcessExecutor", interrupted)
     store = str(tmp_path / "s.db")
     code = cli.main(["run", "-n", "2", "--no-progress", "--experiment", "early", "--store", store, "-v", "a=true"])
     assert code == 130
@@ -172,7 +172,7 @@ def test_an_interrupt_before_the_first_run_does_not_leave_the_invocation_running
 
 
 def test_signals_are_held_during_a_deferred_section():
-    from abstat.runner import signals
+    from abstat.box.runner import signals
 
     with signals.deferred(deliver=False) as held:
         os.kill(os.getpid(), signal.SIGINT)
@@ -190,7 +190,7 @@ def test_a_signal_landing_on_another_thread_is_held_too():
     # (rich's refresh thread): the section must still not be interrupted.
     import threading
 
-    from abstat.runner import signals
+    from abstat.box.runner import signals
 
     stop = threading.Event()
     other = threading.Thread(target=stop.wait, daemon=True)

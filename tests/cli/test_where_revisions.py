@@ -83,7 +83,7 @@ def test_history_takes_a_prefix(store, capsys):
 
 
 def test_no_match_and_other_keys_are_left_as_given(store, capsys):
-    from abstat.commands.where import resolve_revisions
+    from abstat.cli.commands.where import resolve_revisions
 
     items = ["rev=ffff", "host=a1b2c", "rev=notahex", "side=old"]
     assert resolve_revisions(items, str(store)) == items

@@ -10,7 +10,7 @@ import pytest
 from abstat.engine import Engine, ExperimentSpec, Hooks, Host, Lab, SpecError, Variant
 from abstat.engine import events as ev
 from abstat.engine.spec import MAX_RUNS, decode, dumps, encode, loads
-from abstat.runner.sources import JsonLines, Perf, RegexMetric
+from abstat.box.runner.sources import JsonLines, Perf, RegexMetric
 from abstat.store import open_store
 from support import paths
 from support.cli import run_abstat as abstat
@@ -167,7 +167,7 @@ def test_a_command_that_cannot_run_is_refused_before_the_store_exists(tmp_path):
 
 
 def test_a_session_measures_single_runs_through_the_spec_s_metric_sources():
-    from abstat.runner import Command, RunContext
+    from abstat.box.runner import Command, RunContext
 
     spec = ExperimentSpec((Variant("bench", "echo"),), metrics=(RegexMetric("x", r"x=(\d+)"),), timeout=5.0)
     with Engine().session(spec) as session:

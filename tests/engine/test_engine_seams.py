@@ -4,8 +4,8 @@ from __future__ import annotations
 import queue
 import threading
 
-from abstat.runner import Command, RunContext
-from abstat.runner.executor import ProcessExecutor
+from abstat.box.runner import Command, RunContext
+from abstat.box.runner.executor import ProcessExecutor
 
 
 class Counting:
@@ -50,8 +50,8 @@ def test_a_collector_wraps_reads_and_closes_around_every_measured_run():
 
 
 def test_the_shipped_runner_reads_metric_sources_from_the_plan():
-    from abstat.runner.remote import _sources
-    from abstat.runner.sources import JsonLines, Perf, RegexMetric
+    from abstat.box.runner.remote import _sources
+    from abstat.box.runner.sources import JsonLines, Perf, RegexMetric
 
     plan = {"sources": [{"source": "regex", "name": "x", "pattern": "x=(\\d+)", "unit": "ms"},
                         {"source": "perf", "events": ["cycles"]}]}

@@ -22,7 +22,7 @@ from abstat.engine import buffer as buffer_mod
 from abstat.engine.buffer import RunBuffer
 from abstat.engine.events import RunDone
 from abstat.errors import InputError
-from abstat.runner import supervisor
+from abstat.box.runner import supervisor
 from abstat.store import journal, open_store
 from support import paths
 

@@ -85,7 +85,7 @@ def test_confirm_holds_the_step_rejects_the_spike_and_bisect_names_the_commit(tm
 
 def test_the_mail_names_what_holds_and_how_to_reproduce_it_and_escapes_what_it_read():
     sys.path.insert(0, SRC)
-    from abstat.bisect.confirm import Confirmation, render_email
+    from abstat.history.bisect.confirm import Confirmation, render_email
 
     held = Confirmation("nightly ns\nBcc: x@example.org", "a" * 40, "b" * 40, 0.05, holds=True, shift=50.0,
                         low=40.0, high=60.0, level=1000.0, p_value=1e-6, runs=24, experiment="confirm-x")
@@ -109,9 +109,9 @@ _SIZE_BENCH = "echo ns $(( $(env | wc -c) + $(wc -c < /proc/$$/cmdline) ))"
 
 def test_an_a_a_confirmation_of_identical_revisions_is_balanced_and_finds_exactly_nothing(tmp_path, monkeypatch):
     sys.path.insert(0, SRC)
-    from abstat.bisect import confirm as confirm_mod
+    from abstat.history.bisect import confirm as confirm_mod
     from abstat.engine import Engine
-    from abstat.runner.schedule import build_schedule
+    from abstat.box.runner.schedule import build_schedule
 
     repo = str(tmp_path / "repo")
     shas = _repo(repo)
@@ -145,8 +145,8 @@ def test_the_engine_schedule_balances_the_sides_of_every_confirmation():
     """Confirm takes the engine's schedule as it is: counterbalanced, each side first in half the
     measured blocks for every seed (the per-block shuffle of schedule version 1 left most unbalanced)."""
     sys.path.insert(0, SRC)
-    from abstat.bisect.confirm import NAMES, WARMUP, leads
-    from abstat.runner.schedule import build_schedule
+    from abstat.history.bisect.confirm import NAMES, WARMUP, leads
+    from abstat.box.runner.schedule import build_schedule
 
     unbalanced = 0
     for runs in range(1, 60):

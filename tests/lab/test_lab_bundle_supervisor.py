@@ -15,10 +15,10 @@ def test_a_runner_loaded_from_a_deleted_zip_supervises_its_run(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(archive)!r})
-        from abstat.runner.executor import ProcessExecutor
-        from abstat.runner import containment, reaper
-        from abstat.runner.model import Command
-        from abstat.runner.executor import RunContext
+        from abstat.box.runner.executor import ProcessExecutor
+        from abstat.box.runner import containment, reaper
+        from abstat.box.runner.model import Command
+        from abstat.box.runner.executor import RunContext
         os.unlink({str(archive)!r})  # as the bootstrap does once the runner is loaded
         assert containment._SOURCES is not None  # read from the zip while it could be
         executor = ProcessExecutor()

@@ -160,7 +160,7 @@ def test_run_on_a_host_records_the_doctor_findings_and_warns(lab, tmp_path):
         for name, finding in record["doctor"].items():
             if name not in VOLATILE_STATUS | {"perf-counters"}:
                 assert finding["status"] == local[name]["status"], name
-    from abstat.doctor import CHECKS, TIME
+    from abstat.box.doctor import CHECKS, TIME
 
     for_time = {check.name for check in CHECKS if TIME in check.matters_for} - VOLATILE_STATUS
     warned = {name for name, finding in local.items() if finding["status"] == "warn" and name in for_time}

@@ -121,7 +121,7 @@ def test_shipped_runner_is_standard_library_only(tmp_path):
     archive = tmp_path / "runner.zip"
     archive.write_bytes(bundle.runner_zip())
     probe = (
-        "import sys; sys.path.insert(0, sys.argv[1]); import abstat.runner.remote\n"
+        "import sys; sys.path.insert(0, sys.argv[1]); import abstat.box.runner.remote\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'abstat', '__main__'}))"
     )
     result = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(archive)], capture_output=True, text=True,

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from abstat.machine import differing_fields, differing_fields_between
+from abstat.box.machine import differing_fields, differing_fields_between
 from abstat.store import open_store
 
 VULNERABILITIES = ({"mds": "Mitigation: Clear CPU buffers", "spectre_v2": "Mitigation: Retpolines"},

@@ -24,8 +24,8 @@ from abstat.lab.config import LabPlan
 from abstat.lab.host import Event, HostHooks, HostWorker
 from abstat.lab.lease import BoxLease
 from abstat.lab.ssh import SshHost, control_directory
-from abstat.runner import signals
-from abstat.runner.sources import Perf
+from abstat.box.runner import signals
+from abstat.box.runner.sources import Perf
 
 JOIN_TIMEOUT_S = 30.0
 TICK_S = 0.25
@@ -40,7 +40,7 @@ def lab_plan(spec: ExperimentSpec) -> LabPlan:
     remote = {
         "shell": spec.shell, "timeout": spec.timeout, "hooks": spec.hooks.items(), "background": list(spec.background),
         "sources": [source.to_json() for source in spec.metrics], "ignore_failure": spec.ignore_failure,
-        "cpus": list(spec.cpus),
+        "cpus": list(spec.cpus), "isolate": spec.isolate,
     }
     return LabPlan(
         experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={v.name: v.command for v in spec.variants},
@@ -63,7 +63,7 @@ def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
 def stored_schedule(store: Any, experiment: str, seed: int) -> int:
     """The schedule version ``experiment``'s boots were stored with under ``seed`` (1: stored before
     abstat recorded one; the current version when none is stored), so that a resume replays it."""
-    from abstat.runner.schedule import SCHEDULE_VERSION
+    from abstat.box.runner.schedule import SCHEDULE_VERSION
 
     for invocation in store.invocations(experiment):
         lab = invocation["settings"].get("lab") or {}

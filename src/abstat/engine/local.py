@@ -21,22 +21,22 @@ from abstat.engine.record import ExperimentResult, default_name, run_notes, sett
 from abstat.engine.session import LocalSession, check_commands, probe_perf
 from abstat.engine.spec import ExperimentSpec
 from abstat.errors import UsageError
-from abstat.runner import signals
+from abstat.box.runner import signals
 
 
 def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: EventSink,
               caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
               ) -> ExperimentResult:
     """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
-    from abstat.doctor.base import Context
+    from abstat.box.doctor.base import Context
 
     # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
     # now, so the preparations below (imports, checks, the machine record) fill that time.
-    sample = Context(interval=0.05)
+    sample = Context(cpus=list(spec.cpus) or None, interval=0.05)  # the checks look at the --cpus
     sample.start_sampling()
-    from abstat import machine
-    from abstat.doctor import run_preflight
-    from abstat.runner.containment import leftover_notes
+    from abstat.box import machine
+    from abstat.box.doctor import run_preflight
+    from abstat.box.runner.containment import leftover_notes
     from abstat.store import open_store
 
     check_commands(spec)
@@ -53,6 +53,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     finished = False
     store.spool_on_disconnect(lambda line: on_event(Note(line)))  # PostgreSQL only
     try:
+        notes.extend(journals_left(store))
         experiment = spec.experiment or default_name(store)
         if baseline is not None and baseline not in set(spec.names) | set(store.variant_names(experiment)):
             raise UsageError(f"--baseline {baseline!r} is neither one of the variants nor stored in "
@@ -75,7 +76,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
                           point=points[entry.point])
             with signals.deferred():  # Ctrl-C lands after the journal line or the commit, never inside
                 buffers[entry.point].add(run)
-            result.runs.append(run)
+                result.runs.append(run)  # counted once kept, before a held signal is delivered
             on_event(run)
 
         previous = signals.interrupt_on_termination()
@@ -101,10 +102,10 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
             finish_all(store, invocations, result.status,
                        notes + result.notes + ([outcome.error] if outcome.error else []))
             finished = True
+        cut_off = store.db.stopped()
         on_event(ExperimentDone(experiment, result.status, len(result.runs), len(entries) * spec.runs,
-                                len(result.failed_runs), result.error, tuple(result.notes)))
-        if before_close is not None:
-            before_close(store, result)
+                                len(result.failed_runs), result.error, tuple(result.notes), report=not cut_off))
+        _report(before_close, store, result, cut_off)
     except BaseException as err:
         if not finished:  # never leave one "running"
             with signals.deferred(deliver=False):
@@ -114,6 +115,22 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     finally:
         store.close()
     return result
+
+
+def _report(before_close: Callable[[Any, Any], None] | None, store: Any, result: Any, cut_off: bool) -> None:
+    if before_close is not None and not cut_off:  # Ctrl-C cut a wait on the server: it is not read back
+        before_close(store, result)
+
+
+def journals_left(store: Any) -> list[str]:
+    """Run journals left when an earlier abstat and its supervisor were both killed, each with the
+    command that adds its runs (issue 36: ``run`` names them, as ``list`` and ``show`` do)."""
+    from abstat.store.journal import left_behind_notes
+
+    try:
+        return [line.removeprefix("note: ") for line in left_behind_notes(store)]
+    except store.db.errors:  # a store that cannot be read fails the run with its own error, later
+        return []
 
 
 def close_all(buffers: list[RunBuffer]) -> None:

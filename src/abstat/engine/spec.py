@@ -47,7 +47,7 @@ from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
                                  Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _parameters,
                                  _seconds, _text, _unique)
-from abstat.runner.sources import SOURCES, JsonLines, decode_source
+from abstat.box.runner.sources import SOURCES, JsonLines, decode_source
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
            "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "Sequential", "SpecError", "Variant", "decode", "dumps", "encode",
@@ -63,7 +63,7 @@ class ExperimentSpec:
     git revision (``rev``, ``commit_time``); ``lab`` None runs here, else on
     its hosts over ssh (and boots them when it has boot commands); ``store``
     None is ``$ABSTAT_STORE``, else ``./abstat.db``.  ``metrics`` are the
-    sources of metrics besides the built-in ones (:mod:`abstat.runner.sources`).
+    sources of metrics besides the built-in ones (:mod:`abstat.box.runner.sources`).
     ``cpus`` (empty: any) are the CPUs every measured command and its children
     start confined to (``--cpus``); ``sequential`` stops the experiment once
     decided (``--until-decided``; ``runs`` is then the maximum).
@@ -91,6 +91,7 @@ class ExperimentSpec:
     analysis: Analysis = field(default_factory=Analysis)
     store: str | None = None
     cpus: tuple[int, ...] = ()
+    isolate: bool = False
     sequential: Sequential | None = None
     parameters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -132,6 +133,9 @@ class ExperimentSpec:
         if self.store is not None:
             _text("store", self.store, MAX_VALUE_CHARS)
         object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
+        _flag("isolate", self.isolate)
+        if self.isolate and not self.cpus:
+            raise SpecError("isolate", "needs cpus: the CPUs to give the measured commands alone")
         if self.sequential is not None:
             if not isinstance(self.sequential, Sequential):
                 raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
@@ -225,11 +229,11 @@ class ExperimentSpec:
 MAX_DOCUMENT_BYTES = 4 << 20
 _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
         "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
-        "sequential", "parameters")
+        "isolate", "sequential", "parameters")
 
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present, but ``cpus``, ``sequential`` and ``parameters`` only
+    """The document of ``spec`` (every key present, but ``cpus``, ``isolate``, ``sequential`` and ``parameters`` only
     when set: a document without them is version 1, which older abstats read)."""
     lab = spec.lab
     return {
@@ -250,6 +254,7 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
                      "higher_is_better": list(spec.analysis.higher_is_better)},
         "store": spec.store,
         **({"cpus": list(spec.cpus)} if spec.cpus else {}),
+        **({"isolate": True} if spec.isolate else {}),
         **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
                            "metric": spec.sequential.metric}} if spec.sequential else {}),
         **({"parameters": {name: list(values) for name, values in spec.parameters.items()}}
@@ -328,11 +333,13 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
-    for key in ("cpus", "sequential", "parameters"):
+    for key in ("cpus", "isolate", "sequential", "parameters"):
         if key in doc and version < 2:
             raise SpecError(key, "is a field of version 2", source)
     if "cpus" in doc:
         args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
+    if "isolate" in doc:
+        args["isolate"] = doc["isolate"]
     if doc.get("sequential") is not None:
         args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
                                                   source))

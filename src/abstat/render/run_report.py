@@ -25,7 +25,7 @@ def machine_differences(store: Any, experiment: str, variants: list[str], baseli
     """Variant -> warning text, for variants measured under another machine record than the baseline
     (only the records of ``invocations`` when given).  Linear in the invocations: each record is
     read once, and each field compared through its distinct values (not every pair of records)."""
-    from abstat.machine import differing_fields_between
+    from abstat.box.machine import differing_fields_between
 
     records = store.machine_records_by_variant(experiment, invocations=invocations)
     base_records = records.get(baseline, [])

@@ -15,8 +15,8 @@ import sys
 
 import pytest
 
-from abstat.runner import kmsg
-from abstat.runner.sources import Kmsg, RegexMetric, decode_source
+from abstat.box.runner import kmsg
+from abstat.box.runner.sources import Kmsg, RegexMetric, decode_source
 from support.cli import run_abstat
 
 
@@ -44,7 +44,7 @@ done
 
 
 # ABSTAT_KMSG_USER_LINES: the script below stands in for a kernel module: its lines are user space's
-# (see abstat.runner.kmsg)
+# (see abstat.box.runner.kmsg)
 abstat = functools.partial(run_abstat, timeout=300, extra_env={"NO_COLOR": "1", "ABSTAT_KMSG_USER_LINES": "1"})
 
 

@@ -12,9 +12,9 @@ import sys
 
 import pytest
 
-from abstat.runner.jsonpath import parse_json_metric
-from abstat.runner.metrics import MetricScanner, extract_json_metrics
-from abstat.runner.sources import RegexMetric, decode_source
+from abstat.box.runner.jsonpath import parse_json_metric
+from abstat.box.runner.metrics import MetricScanner, extract_json_metrics
+from abstat.box.runner.sources import RegexMetric, decode_source
 from support import paths
 
 KERNEL = os.path.join(str(paths.DATA), "kernel")

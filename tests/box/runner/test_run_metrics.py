@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from abstat.runner import parse_metric_pattern
-from abstat.runner.metrics import extract_json_metrics, extract_regex_metrics
-from abstat.runner.perf import parse_perf_csv
+from abstat.box.runner import parse_metric_pattern
+from abstat.box.runner.metrics import extract_json_metrics, extract_regex_metrics
+from abstat.box.runner.perf import parse_perf_csv
 
 # The ipi_benchmark table of seed 003 (one run's output).
 IPI_OUTPUT = """\
@@ -95,7 +95,7 @@ def test_perf_csv_parsing_separates_counted_and_unsupported_events():
 import io  # noqa: E402
 import re  # noqa: E402
 
-from abstat.runner.metrics import BLOCK_BYTES, MAX_JSON_LINE_CHARS, MetricScanner, scan_output  # noqa: E402
+from abstat.box.runner.metrics import BLOCK_BYTES, MAX_JSON_LINE_CHARS, MetricScanner, scan_output  # noqa: E402
 
 # Matches that span line breaks (\s), are anchored (^ $ with MULTILINE), use a lookbehind and \b,
 # and one JSON line; "µ" is two bytes in UTF-8, so some blocks end inside a character.

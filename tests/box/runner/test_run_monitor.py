@@ -21,14 +21,15 @@ from scipy.stats import mannwhitneyu
 
 from abstat.comparison.monitors import benjamini_hochberg, is_monitor, other_changes
 from abstat.engine.spec import ExperimentSpec, SpecError, Variant, decode
-from abstat.runner import monitor
-from abstat.runner.executor import ProcessExecutor
-from abstat.runner.model import Command, RunContext
-from abstat.runner.sources import Monitor, decode_source
+from abstat.box.runner import monitor
+from abstat.box.runner.executor import ProcessExecutor
+from abstat.box.runner.model import Command, RunContext
+from abstat.box.runner.sources import Monitor, decode_source
 from support import paths
 from support.cli import run_abstat
 
 DATA = os.path.join(str(paths.DATA), "monitor")
+pytestmark = pytest.mark.xdist_group("machine-wide")  # --cpus: not while test_run_isolate holds a CPU
 ROOT = str(paths.ROOT)
 
 
@@ -285,7 +286,7 @@ MULTIPLEXED = """\
 
 
 def test_perf_multiplexing_is_read_and_said():
-    from abstat.runner import perf as perf_mod
+    from abstat.box.runner import perf as perf_mod
 
     values, units, missing, running = perf_mod.parse_perf_csv_running(MULTIPLEXED)
     assert values["cycles"] == 2961234 and units["task-clock"] == "msec" and missing == ["branch-misses"]
@@ -297,8 +298,8 @@ def test_perf_multiplexing_is_read_and_said():
 
 
 def test_perf_event_lists_keep_groups_and_pmu_terms():
-    from abstat.runner import perf as perf_mod
-    from abstat.runner.sources import Perf
+    from abstat.box.runner import perf as perf_mod
+    from abstat.box.runner.sources import Perf
 
     text = "{cycles,instructions}:u,cpu/event=0x3c,umask=0x0/,page-faults"
     events = perf_mod.split_events(text)
@@ -310,7 +311,7 @@ def test_perf_event_lists_keep_groups_and_pmu_terms():
 
 
 def test_a_run_counted_in_part_carries_the_note(tmp_path):
-    from abstat.runner import perf as perf_mod
+    from abstat.box.runner import perf as perf_mod
 
     fake = tmp_path / "perf"  # writes what a multiplexing perf stat writes, then runs the command
     fake.write_text("#!/bin/sh\nout=\"$4\"\nshift 7\ncat > \"$out\" <<'X'\n" + MULTIPLEXED + "X\nexec \"$@\"\n")

@@ -12,9 +12,9 @@ import subprocess
 import sys
 import time
 
-from abstat.runner import containment, supervisor
-from abstat.runner.executor import ProcessExecutor
-from abstat.runner.model import Command, RunContext
+from abstat.box.runner import containment, supervisor
+from abstat.box.runner.executor import ProcessExecutor
+from abstat.box.runner.model import Command, RunContext
 
 
 def _switches(pid: int) -> int:
@@ -84,7 +84,7 @@ def test_a_supervisor_whose_abstat_died_kills_the_groups_of_its_state_file():
 
 
 def test_the_doctors_sample_started_early_waits_only_for_what_is_left():
-    from abstat.doctor.base import Context
+    from abstat.box.doctor.base import Context
 
     early = Context(interval=0.05)
     early.start_sampling()

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from abstat.runner.metrics import KEPT_OUTPUT_BYTES
-from abstat.runner import Command, ProcessExecutor, RunContext, parse_metric_pattern
-from abstat.runner.executor import ProcessBackground
-from abstat.runner import perf as perf_mod
+from abstat.box.runner.metrics import KEPT_OUTPUT_BYTES
+from abstat.box.runner import Command, ProcessExecutor, RunContext, parse_metric_pattern
+from abstat.box.runner.executor import ProcessBackground
+from abstat.box.runner import perf as perf_mod
 from support.processes import alive, wait_gone
 
 PY = sys.executable
@@ -93,7 +93,7 @@ def test_rusage_is_the_measured_process_not_cumulative_children(executor):
 
 
 def test_peak_rss_of_a_large_process_is_measured(executor):
-    from abstat.runner.executor import own_peak_rss_kib
+    from abstat.box.runner.executor import own_peak_rss_kib
 
     # larger than this test process's own peak, which is the floor Linux imposes
     size = max(300_000_000, ((own_peak_rss_kib() or 0) + 200_000) * 1024)

@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from abstat.runner import (
+from abstat.box.runner import (
     Command, ExperimentPlan, FakeExecutor, Measurement, RunContext, Variant, build_schedule, run_experiment,
 )
 
@@ -168,7 +168,7 @@ def test_runner_store_and_machine_use_the_standard_library_only():
     import sys
 
     code = (
-        "import sys, abstat.runner, abstat.runner.perf, abstat.store, abstat.machine\n"
+        "import sys, abstat.box.runner, abstat.box.runner.perf, abstat.store, abstat.box.machine\n"
         "third = sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'abstat'})\n"
         "print(','.join(m for m in third if not m.startswith('_')))\n"
     )

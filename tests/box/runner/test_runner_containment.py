@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from abstat.runner import Command, RunContext
-from abstat.runner.executor import ProcessExecutor
+from abstat.box.runner import Command, RunContext
+from abstat.box.runner.executor import ProcessExecutor
 from support import paths
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/cmdline").exists(), reason="needs /proc")
@@ -231,7 +231,7 @@ def test_the_next_run_reports_what_a_dead_run_left_behind(tmp_path, markers):
 
 # --- A cgroup v2 per command, where this machine lets abstat make one ---
 
-from abstat.runner import cgroup  # noqa: E402
+from abstat.box.runner import cgroup  # noqa: E402
 
 CGROUP_HOME = cgroup.own_directory()
 needs_cgroup = pytest.mark.skipif(
@@ -363,8 +363,8 @@ OWNER = """
 import sys
 from pathlib import Path
 Path(sys.argv[1], "cgroup.procs").write_text("0")
-from abstat.runner import Command, RunContext
-from abstat.runner.executor import ProcessExecutor
+from abstat.box.runner import Command, RunContext
+from abstat.box.runner.executor import ProcessExecutor
 executor = ProcessExecutor(json_lines=False)
 executor.run_hook("setup", Command("sleep " + sys.argv[2] + " &", shell=True), RunContext("a"), timeout=None)
 print(executor.containment.cgroups.directory, flush=True)
@@ -376,7 +376,7 @@ CLEANER = """
 import sys
 from pathlib import Path
 Path(sys.argv[1], "cgroup.procs").write_text("0")
-from abstat.runner.containment import cleaned_cgroup_notes
+from abstat.box.runner.containment import cleaned_cgroup_notes
 print(cleaned_cgroup_notes())
 """
 

@@ -68,8 +68,8 @@ def test_a_runner_from_a_deleted_zip_leaves_no_supervisor_directory_behind(tmp_p
     script = textwrap.dedent(f"""
         import os, sys
         sys.path.insert(0, {str(archive)!r})
-        from abstat.runner.executor import ProcessExecutor, RunContext
-        from abstat.runner.model import Command
+        from abstat.box.runner.executor import ProcessExecutor, RunContext
+        from abstat.box.runner.model import Command
         os.unlink({str(archive)!r})  # as the bootstrap does once the runner is loaded
         for _ in range(3):  # a runner session measures with several executors
             executor = ProcessExecutor()

@@ -11,7 +11,7 @@ import pytest
 
 from abstat.engine.hosts import stored_schedule
 from abstat.lab.config import LabPlan, block_slots, boot_order
-from abstat.runner.schedule import SCHEDULE_VERSION, build_schedule
+from abstat.box.runner.schedule import SCHEDULE_VERSION, build_schedule
 
 
 def _blocks(names, runs, seed, warmup=0):

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from abstat.engine.spec import decode, encode
-from abstat.runner import trace as trace_mod
-from abstat.runner.sources import Trace, decode_source
+from abstat.box.runner import trace as trace_mod
+from abstat.box.runner.sources import Trace, decode_source
 from support import paths
 from support.cli import run_abstat
 
@@ -201,8 +201,7 @@ def test_a_kernel_function_attaches_or_the_run_says_why_in_one_line(tmp_path):
 
 @needs_tracing
 def test_the_box_s_tracer_and_kernel_log_on_a_lab_run(tmp_path):
-    """The lab runs for real through tests/support/local_ssh.py: the runner shipped, the box's bpftrace and
-    /dev/kmsg."""
+    """The lab runs for real through tests/support/local_ssh.py: the runner shipped, bpftrace and /dev/kmsg."""
     shim = f"{sys.executable} {ROOT / 'tests' / 'support' / 'local_ssh.py'}"
     line = "abstat-box-test value=%d\\n"
     done = abstat("run", "-n", "3", "--experiment", "lab", "--host", "box=box1", "--shell", "--no-json-lines",

@@ -15,7 +15,7 @@ import pytest
 
 from support.bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
-from abstat.bisect.search import Outcome, Search, simulate  # noqa: E402
+from abstat.history.bisect.search import Outcome, Search, simulate  # noqa: E402
 from support import paths
 from support.cli import run_abstat
 
@@ -171,7 +171,7 @@ def test_bisect_bad_input_is_one_line(tmp_path, args, message):
 def test_artifact_digest_is_the_build_id_readelf_shows(tmp_path):
     import shutil
 
-    from abstat.bisect.workspace import artifact_digest
+    from abstat.history.bisect.workspace import artifact_digest
 
     if shutil.which("readelf") is None:
         pytest.skip("readelf (binutils) is not installed")
@@ -280,7 +280,7 @@ def test_shell_completion_offers_steps_own_options_after_bisect_step(tmp_path):
     bisect = complete("abstat", "bisect", "--")
     assert {"--good", "--bad", "--budget", "--confidence"} <= bisect and "--max-runs" not in bisect
     # and every option offered after `bisect step` is one that `bisect step` accepts
-    from abstat.commands.bisect import step_parser as _parser  # the step's grammar is the command layer's
+    from abstat.cli.commands.bisect import step_parser as _parser  # the step's grammar is the command layer's
 
     accepted = {o for action in _parser()._actions for o in action.option_strings}
     assert step <= accepted

@@ -14,10 +14,10 @@ from scipy.stats import brunnermunzel, mannwhitneyu
 
 from support.bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
-from abstat.bisect import levels  # noqa: E402
-from abstat.bisect.render import render  # noqa: E402
-from abstat.bisect.search import Search  # noqa: E402
-from abstat.bisect.segments import Bisection, simulate  # noqa: E402
+from abstat.history.bisect import levels  # noqa: E402
+from abstat.history.bisect.render import render  # noqa: E402
+from abstat.history.bisect.search import Search  # noqa: E402
+from abstat.history.bisect.segments import Bisection, simulate  # noqa: E402
 from support import paths
 
 SRC = paths.SRC
@@ -109,7 +109,7 @@ def test_a_culprit_is_named_only_when_its_runs_and_its_parents_place_them():
 
 
 def test_render_says_more_than_one_change_and_the_steps():
-    from abstat.bisect.driver import Report
+    from abstat.history.bisect.driver import Report
 
     rng = np.random.default_rng([34, 6])
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))

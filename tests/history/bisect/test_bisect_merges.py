@@ -19,9 +19,9 @@ import pytest
 from support.bisect_repos import (BASE_WORK, BUILD, METRIC, RUN, SHAPES, git_bisect_run, make_merge_repo,  # noqa: E402
                           noise_env)
 
-from abstat.bisect.driver import load_history  # noqa: E402
-from abstat.bisect.graph import Graph  # noqa: E402
-from abstat.bisect.search import Search, simulate  # noqa: E402
+from abstat.history.bisect.driver import load_history  # noqa: E402
+from abstat.history.bisect.graph import Graph  # noqa: E402
+from abstat.history.bisect.search import Search, simulate  # noqa: E402
 from support import paths
 
 SRC = paths.SRC

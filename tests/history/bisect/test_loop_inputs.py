@@ -62,10 +62,10 @@ def test_resume_of_nothing_and_of_a_forged_store_is_one_line(tmp_path):
 
 
 class _Box:
-    """A simulated box for the loop of abstat.bisect.boxes: 2% noise per boot, one commit that does not boot."""
+    """A simulated box for the loop of abstat.history.bisect.boxes: 2% noise per boot, one commit that does not boot."""
 
     def __init__(self, costs, broken=None, seed=1, refuse=()):
-        from abstat.bisect.onbox import BoxSetup
+        from abstat.history.bisect.onbox import BoxSetup
 
         self.costs, self.broken, self.refuse = costs, broken, set(refuse)
         self.rng = np.random.default_rng(seed)
@@ -74,7 +74,7 @@ class _Box:
         self.boots: dict[tuple[int, int], tuple[str, object]] = {}
 
     def measure(self, sha, role, slot):
-        from abstat.bisect.onbox import Failed
+        from abstat.history.bisect.onbox import Failed
 
         key = (slot["batch"], slot["slot"])
         assert key not in self.refuse, f"boot {key} was stored: a resume must not make it again"
@@ -99,9 +99,9 @@ class _Store:
 
 
 def _search(box, commits, stored=None):
-    from abstat.bisect.boxes import BATCH_MAX, _search as loop
-    from abstat.bisect.driver import Report
-    from abstat.bisect.search import Outcome, Search
+    from abstat.history.bisect.boxes import BATCH_MAX, _search as loop
+    from abstat.history.bisect.driver import Report
+    from abstat.history.bisect.search import Outcome, Search
 
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {})
     report.boots = {"boots": 0, "replayed": 0}
@@ -165,9 +165,9 @@ def test_doctor_and_noise_exit_codes(tmp_path):
 
 
 def test_the_answer_of_a_box_bisection_counts_boots():
-    from abstat.bisect.driver import Report
-    from abstat.bisect.render import render
-    from abstat.bisect.search import Outcome
+    from abstat.history.bisect.driver import Report
+    from abstat.history.bisect.render import render
+    from abstat.history.bisect.search import Outcome
 
     outcome = Outcome("found", 2, 0.99, [(2, 0.99)], 25, shift=300, shift_low=290, shift_high=310, good_level=1000,
                       reference_p=1e-5)

@@ -28,7 +28,7 @@ TESTS = str(paths.TESTS)
 SRC = os.path.join(os.path.dirname(TESTS), "src")
 sys.path.insert(0, SRC)
 
-from abstat.testbox.image import missing_tools  # noqa: E402
+from abstat.lab.testbox.image import missing_tools  # noqa: E402
 from support.cli import run_abstat  # noqa: E402
 
 BOX = "seedbox"

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from abstat.testbox import paths
-from abstat.testbox.cpio import CpioWriter
-from abstat.testbox.qemu import Entry, Settings, argv, cmdline, parse_control
+from abstat.lab.testbox import paths
+from abstat.lab.testbox.cpio import CpioWriter
+from abstat.lab.testbox.qemu import Entry, Settings, argv, cmdline, parse_control
 from support import paths as support_paths
 
 TESTS = str(support_paths.TESTS)

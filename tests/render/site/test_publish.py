@@ -14,8 +14,8 @@ from support.publish_store import EVIL, add_nightly, fill
 from support.store_pg import new_store, server_url
 from support.chromium import chromium, console_lines, needs_chromium
 
-from abstat.publish import publish
-from abstat.publish.site import MANIFEST
+from abstat.render.site import publish
+from abstat.render.site.site import MANIFEST
 from abstat.store import open_store
 from support import paths
 

@@ -8,8 +8,8 @@ import shutil
 
 from support.publish_store import add_nightly
 
-from abstat.publish import publish
-from abstat.publish.site import slug
+from abstat.render.site import publish
+from abstat.render.site.site import slug
 from abstat.store import open_store
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from abstat.publish.site import publish
+from abstat.render.site.site import publish
 from abstat.store import open_store
 
 

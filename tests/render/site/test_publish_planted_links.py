@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from abstat.errors import InputError
-from abstat.publish.site import MANIFEST, publish
+from abstat.render.site.site import MANIFEST, publish
 from abstat.store import open_store
 
 
