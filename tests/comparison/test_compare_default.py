@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,14 +18,10 @@ from abstat.comparison import compare
 from abstat.stats import pairwise
 from abstat.stats.hodges_lehmann import hodges_lehmann
 from support import paths
+from support.cli import run_abstat as abstat
 
 ROOT = paths.ROOT
 HCALL = ROOT / "tests" / "data" / "report" / "hcall"
-
-
-def abstat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
 
 
 def _mixture(rng: np.random.Generator, n: int = 50) -> np.ndarray:

@@ -13,13 +13,9 @@ from scipy.stats import mannwhitneyu
 from abstat.history.changepoints import detect
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
-
-
-def abstat(*args: str, cwd: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
 
 
 def test_step_found_with_scipy_t_test_and_spike_ignored():

@@ -31,7 +31,7 @@ def _text(path: str) -> str:
 ONLINE = sorted(parse_cpus(_text(os.path.join(MOUNT, "cpuset.cpus")))) if MOUNT else []
 needs_cpuset = pytest.mark.skipif(os.geteuid() != 0 or MOUNT is None or len(ONLINE) < 2,
                                   reason="--isolate needs root, the cgroup v1 cpuset hierarchy and 2 CPUs")
-pytestmark = pytest.mark.xdist_group("machine-wide")  # it moves every task of the machine
+pytestmark = pytest.mark.alone  # it moves every task of the machine
 
 
 def _allowed(pid: int | str) -> str:
