@@ -11,13 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from abstat.box.runner import signals
-from abstat.box.runner.model import BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult, Variant
+from abstat.box.runner.model import (BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult,
+                                     VariantCommand)
 from abstat.box.runner.schedule import Slot, build_schedule
 
 
 @dataclass
 class ExperimentPlan:
-    variants: list[Variant]
+    variants: list[VariantCommand]
     runs: int
     warmup: int = 0
     order: str = "interleaved"
@@ -52,6 +53,10 @@ class ExperimentOutcome:
 
 
 BACKGROUND_SETTLE_S = 0.05
+
+
+#: The advice a failed run's message ends with (a command without --ignore-failure replaces it: ``noise``).
+IGNORE_FAILURE_ADVICE = " (use --ignore-failure to go on)"
 
 
 class _Stop(Exception):
@@ -167,7 +172,7 @@ def run_experiment(
                     raise _Stop(
                         f"{kind} {slot.iteration + 1} of variant {slot.variant!r} "
                         f"{'timed out' if measurement.status == 'timeout' else 'failed'}: "
-                        f"{_failure_text(measurement)} (use --ignore-failure to go on)"
+                        f"{_failure_text(measurement)}{IGNORE_FAILURE_ADVICE}"
                     )
                 hook("conclude", plan.conclude, context)
                 check_background(len(outcome.results))
