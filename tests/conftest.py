@@ -1,5 +1,9 @@
-"""The ``slow`` marker: test files that drive real sshd boxes, reboots, bisections, Chromium, bpftrace
-or timed benchmarks.  ``python -m pytest -m "not slow"`` is the README's fast first try.
+"""What every test shares: the ``abstat_cli`` fixture (tests/support/cli.py), the ``slow`` marker (each
+folder's conftest.py names its slow files: sshd boxes, reboots, bisections, Chromium, bpftrace, QEMU or
+timed benchmarks; ``python -m pytest -m "not slow"`` is the README's fast first try).
+
+tests/ mirrors src/abstat by area (tests/stats/, tests/readers/, tests/box/runner/, ...); tests/support/
+holds the shared helpers, imported as ``from support import lab_sim``; tests/data/ the data.
 
 ``xdist_group`` (pytest-xdist's ``--dist loadgroup``, e.g. ``python -m pytest -n 2 --dist loadgroup``):
 files whose assertions look at the whole machine run in one worker, one after the other, so that one
@@ -18,16 +22,7 @@ import os
 import signal
 
 import pytest
-
-SLOW_FILES = frozenset({
-    "test_bisect.py", "test_bisect_host.py", "test_bisect_merges.py", "test_bisect_store.py",
-    "test_bisect_worktrees.py", "test_ci_gate.py", "test_engine_lab.py", "test_hardening_processes.py",
-    "test_history_confirm.py", "test_html_figures.py", "test_html_report.py", "test_lab_bundle_supervisor.py",
-    "test_lab_doctor.py", "test_lab_hostile.py", "test_lab_ssh.py", "test_lab_store_loss.py",
-    "test_publish.py", "test_store_scale.py", "test_trace.py", "test_workflows_build.py",
-    "test_workflows_hcall.py", "test_workflows_ipi.py",
-    "test_testbox.py",
-})
+from support.cli import abstat_cli  # noqa: F401  (the fixture)
 
 # group -> files that must not run at the same time as one another (see the docstring)
 XDIST_GROUPS = {
@@ -62,8 +57,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         name = os.path.basename(str(item.fspath))
-        if name in SLOW_FILES:
-            item.add_marker(pytest.mark.slow)
         for group, files in XDIST_GROUPS.items():
             if name in files:
                 item.add_marker(pytest.mark.xdist_group(group))

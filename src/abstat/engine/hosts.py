@@ -40,7 +40,7 @@ def lab_plan(spec: ExperimentSpec) -> LabPlan:
     remote = {
         "shell": spec.shell, "timeout": spec.timeout, "hooks": spec.hooks.items(), "background": list(spec.background),
         "sources": [source.to_json() for source in spec.metrics], "ignore_failure": spec.ignore_failure,
-        "cpus": list(spec.cpus),
+        "cpus": list(spec.cpus), "isolate": spec.isolate,
     }
     return LabPlan(
         experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={v.name: v.command for v in spec.variants},

@@ -37,6 +37,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     finished = False
     store.spool_on_disconnect(lambda line: on_event(Note(line)))  # PostgreSQL only
     try:
+        notes.extend(journals_left(store))
         experiment = spec.experiment or default_name(store)
         _check_baseline(baseline, spec, store, experiment)  # before any run, not after all of them
         spec = spec.replace(experiment=experiment)
@@ -57,15 +58,15 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
                           point=points[entry.point])
             with signals.deferred():  # Ctrl-C lands after the journal line or the commit, never inside
                 buffers[entry.point].add(run)
-            result.runs.append(run)
+                result.runs.append(run)  # counted once kept, before a held signal is delivered
             on_event(run)
 
         _run_session(session, persist, buffers, store, invocations, result, notes)
         finished = True
+        cut_off = store.db.stopped()
         on_event(ExperimentDone(experiment, result.status, len(result.runs), len(entries) * spec.runs,
-                                len(result.failed_runs), result.error, tuple(result.notes)))
-        if before_close is not None:
-            before_close(store, result)
+                                len(result.failed_runs), result.error, tuple(result.notes), report=not cut_off))
+        _report(before_close, store, result, cut_off)
     except BaseException as err:
         if not finished:  # never leave one "running"
             with signals.deferred(deliver=False):
@@ -84,7 +85,7 @@ def _preflight(spec: ExperimentSpec) -> tuple[Any, list[str], dict[str, Any], li
 
     # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
     # now, so the preparations below (imports, checks, the machine record) fill that time.
-    sample = Context(interval=0.05)
+    sample = Context(cpus=list(spec.cpus) or None, interval=0.05)  # the checks look at the --cpus
     sample.start_sampling()
     from abstat.box import machine
     from abstat.box.doctor import run_preflight
@@ -134,6 +135,22 @@ def _run_session(session: LocalSession, persist: Callable[[Any], None], buffers:
         result.notes = list(outcome.notes) + session.notes
         finish_all(store, invocations, result.status,
                    notes + result.notes + ([outcome.error] if outcome.error else []))
+
+
+def _report(before_close: Callable[[Any, Any], None] | None, store: Any, result: Any, cut_off: bool) -> None:
+    if before_close is not None and not cut_off:  # Ctrl-C cut a wait on the server: it is not read back
+        before_close(store, result)
+
+
+def journals_left(store: Any) -> list[str]:
+    """Run journals left when an earlier abstat and its supervisor were both killed, each with the
+    command that adds its runs (issue 36: ``run`` names them, as ``list`` and ``show`` do)."""
+    from abstat.store.journal import left_behind_notes
+
+    try:
+        return [line.removeprefix("note: ") for line in left_behind_notes(store)]
+    except store.db.errors:  # a store that cannot be read fails the run with its own error, later
+        return []
 
 
 def close_all(buffers: list[RunBuffer]) -> None:

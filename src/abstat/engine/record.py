@@ -36,6 +36,7 @@ def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, 
         "perf_events": list(perf_events),
         "variants": {v.name: substitute(v.command, point or {}) for v in spec.variants},
         "cpus": list(spec.cpus),
+        **({"isolate": True} if spec.isolate else {}),
         "abstat": __version__,
         "spec": dict(spec.to_json(), store=None),  # where it is stored goes without saying (and may hold a password)
     }

@@ -47,6 +47,10 @@ def check_commands(spec: ExperimentSpec) -> None:
     from abstat.box.runner.process import cpus_problem
 
     problem = cpus_problem(spec.cpus)
+    if problem is None and spec.isolate:
+        from abstat.box.isolate import isolation_problem
+
+        problem = isolation_problem(spec.cpus)
     if problem is not None:
         raise UsageError(problem)
 
@@ -82,7 +86,7 @@ class LocalSession:
         self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
         self.executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=self.perf,
                                         collectors=options.collectors, subreaper=subreaper, cgroups=cgroups,
-                                        cpus=spec.cpus)
+                                        cpus=spec.cpus, isolate=spec.isolate)
 
     # -- the Executor interface, for callers that choose each run -------------
 

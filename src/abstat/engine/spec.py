@@ -91,6 +91,7 @@ class ExperimentSpec:
     analysis: Analysis = field(default_factory=Analysis)
     store: str | None = None
     cpus: tuple[int, ...] = ()
+    isolate: bool = False
     sequential: Sequential | None = None
     parameters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
@@ -107,6 +108,9 @@ class ExperimentSpec:
         if self.store is not None:
             _text("store", self.store, MAX_VALUE_CHARS)
         object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
+        _flag("isolate", self.isolate)
+        if self.isolate and not self.cpus:
+            raise SpecError("isolate", "needs cpus: the CPUs to give the measured commands alone")
         if self.sequential is not None:
             self._check_sequential()
         self._check_parameters()
@@ -235,11 +239,11 @@ class ExperimentSpec:
 MAX_DOCUMENT_BYTES = 4 << 20
 _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
         "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
-        "sequential", "parameters")
+        "isolate", "sequential", "parameters")
 
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present, but ``cpus``, ``sequential`` and ``parameters`` only
+    """The document of ``spec`` (every key present, but ``cpus``, ``isolate``, ``sequential`` and ``parameters`` only
     when set: a document without them is version 1, which older abstats read)."""
     lab = spec.lab
     return {
@@ -260,6 +264,7 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
                      "higher_is_better": list(spec.analysis.higher_is_better)},
         "store": spec.store,
         **({"cpus": list(spec.cpus)} if spec.cpus else {}),
+        **({"isolate": True} if spec.isolate else {}),
         **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
                            "metric": spec.sequential.metric}} if spec.sequential else {}),
         **({"parameters": {name: list(values) for name, values in spec.parameters.items()}}
@@ -342,6 +347,12 @@ def _decode_lab(doc: Any, source: str | None) -> Lab:
     return Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
 
 
+def _check_version(doc: dict[str, Any], version: int, source: str | None) -> None:
+    for key in ("cpus", "isolate", "sequential", "parameters"):
+        if key in doc and version < 2:
+            raise SpecError(key, "is a field of version 2", source)
+
+
 def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:
     args: dict[str, Any] = {}
     variants = []
@@ -350,16 +361,14 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
         variants.append(Variant(cast(str, item.get("name")), cast(str, item.get("command")), item.get("labels", {})))
     args["variants"] = tuple(variants)
     for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
-                "store"):
+                "store", "isolate"):
         if key in doc:
             args[key] = doc[key]
     if doc.get("hooks") is not None:
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
-    for key in ("cpus", "sequential", "parameters"):
-        if key in doc and version < 2:
-            raise SpecError(key, "is a field of version 2", source)
+    _check_version(doc, version, source)
     if "cpus" in doc:
         args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
     if doc.get("sequential") is not None:

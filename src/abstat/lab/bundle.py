@@ -83,6 +83,7 @@ def runner_zip() -> bytes:
             if name.endswith(".py"):
                 archive.write(os.path.join(runner_dir, name), f"abstat/box/runner/{name}")
         archive.write(abstat.box.machine.__file__, "abstat/box/machine.py")
+        archive.write(os.path.join(os.path.dirname(runner_dir), "isolate.py"), "abstat/box/isolate.py")
         doctor_dir = os.path.dirname(abstat.box.doctor.__file__)
         for name in sorted(os.listdir(doctor_dir)):
             if name.endswith(".py") and name not in _CONTROLLER_ONLY:

@@ -170,12 +170,33 @@ class Isolation(Check):
         cpus = context.benchmark_cpus()
         evidence = (f"isolcpus: {format_cpu_list(isolated)}; nohz_full: {format_cpu_list(nohz or [])}"
                     f"{'' if nohz_text is not None else ' (kernel without NO_HZ_FULL)'}; rcu_nocbs: {format_cpu_list(rcu)}")
-        evidence += f"; benchmark CPUs: {format_cpu_list(cpus)}"
+        evidence += f"; benchmark CPUs: {format_cpu_list(cpus)}" + _sharing(context, cpus) + _held(context)
         if cpus and set(cpus) <= set(isolated) and set(cpus) <= set(nohz or []) and set(cpus) <= set(rcu):
             return self.finding(OK, evidence)
         return self.finding(WARN, evidence,
                             "boot with isolcpus=LIST nohz_full=LIST rcu_nocbs=LIST and run the benchmark there"
                             " (taskset -c LIST): the scheduler, timer ticks and RCU callbacks then leave it alone")
+
+
+def _sharing(context: Context, cpus: list[int]) -> str:
+    """Which other CPUs share a core (SMT siblings) with the benchmark's, when any do."""
+    pairs = []
+    for cpu in cpus:
+        siblings = parse_cpu_list(context.read(f"{CPU}/cpu{cpu}/topology/thread_siblings_list") or "") or []
+        others = sorted(set(siblings) - {cpu})
+        if others:
+            pairs.append(f"{cpu} with {format_cpu_list(others)}")
+    return f"; sharing a core: {', '.join(pairs)}" if pairs else ""
+
+
+def _held(context: Context) -> str:
+    """The CPUs an ``abstat run --isolate`` holds now (its cpusets at the top of the v1 hierarchy)."""
+    held = []
+    for path in context.glob("/sys/fs/cgroup/cpuset/abstat.isolated-*"):
+        cpus = context.read(f"{path}/cpuset.cpus")
+        if cpus:
+            held.append(f"{cpus} (run {path.rsplit('-', 1)[-1]})")
+    return f"; held by abstat run --isolate: {', '.join(held)}" if held else ""
 
 
 class CStates(Check):

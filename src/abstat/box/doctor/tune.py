@@ -223,6 +223,8 @@ def reset(*, state_path: str, root: str = "") -> TuneResult:
     refused whole, nothing undone: :class:`InputError` naming it."""
     result = TuneResult(state_path=state_path)
     state = _load_state(state_path, root)
+    if not root:
+        _release_isolations(result)
     if not state["changes"]:
         return result
     remaining = []
@@ -252,3 +254,18 @@ def reset(*, state_path: str, root: str = "") -> TuneResult:
         with contextlib.suppress(OSError):
             os.unlink(state_path)
     return result
+
+
+def _release_isolations(result: TuneResult) -> None:
+    """Undo what ``run --isolate`` left after a kill (:mod:`abstat.box.isolate`); a record naming anything
+    it does not change is refused before anything is undone."""
+    from abstat.box import isolate
+
+    records, refused = isolate.stale_records()
+    if refused:
+        path, _, why = refused[0].partition(": ")
+        raise InputError(f"{why}; nothing was changed", path=path)
+    for path, state in records:
+        done, problems = isolate.restore_record(path, state)
+        result.applied.append({"isolation": done})
+        result.skipped.extend(problems)

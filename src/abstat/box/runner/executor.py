@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import resource
 
+from abstat.box.isolate import Isolation
 from abstat.box.runner import perf as perf_mod
 from abstat.box.runner import cgroup, reaper
 from abstat.box.runner.background import ProcessBackground
@@ -108,6 +109,7 @@ class ProcessExecutor:
         cgroups: bool = True,
         collectors: Sequence[Collector] = (),
         cpus: Sequence[int] = (),
+        isolate: bool = False,
     ) -> None:
         """``subreaper``: make this process the Linux child subreaper, so that
         orphans of the commands stay below it and can be found and ended.
@@ -119,11 +121,13 @@ class ProcessExecutor:
         born in the run's cgroup would be ended.  ``collectors``: further metric
         sources (:class:`~abstat.box.runner.model.Collector`), in order, around every
         measured command; :meth:`close` closes them.  ``cpus``: every measured command starts confined to
-        these CPUs (the affinity its children inherit; empty: as abstat's own)."""
+        these CPUs (the affinity its children inherit; empty: as abstat's own); ``isolate``: and those CPUs
+        are theirs alone (:mod:`abstat.box.isolate`, restored by :meth:`close`)."""
         self.patterns = tuple(patterns)
         self.collectors = tuple(collectors)
         self.cpus = frozenset(cpus)
         self.notes: list[str] = []  # what the collectors said when closed
+        self.isolation = Isolation(self.cpus) if isolate else None
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
         self._base_env = dict(os.environ)
@@ -146,6 +150,9 @@ class ProcessExecutor:
         collectors, self.collectors = self.collectors, ()
         for collector in collectors:
             self.notes.extend(collector.close())
+        if self.isolation is not None:
+            self.notes.append(self.isolation.summary())
+            self.notes.extend(f"--isolate: not restored: {line}" for line in self.isolation.close())
         self.containment.close()
         self._out.close()
         self._err.close()
@@ -168,9 +175,7 @@ class ProcessExecutor:
         token, encoded = self._environment(added)
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
-        path = self._paths.get(argv[0])
-        if path is None:
-            path = self._paths[argv[0]] = resolve(argv[0])
+        path = self._path(argv[0])
         # Where cgroup v2 is writable, a measured command is born in the run's cgroup, and a hook
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
@@ -178,6 +183,9 @@ class ProcessExecutor:
         # --cpus: this thread takes the CPUs for the spawn (posix_spawn's child inherits its affinity) and
         # until the wait ends (it only waits meanwhile), so nothing is done between the timestamps
         pinned = os.sched_getaffinity(0) if sweep and self.cpus else None
+        isolated = self.isolation if sweep else None
+        if isolated is not None:  # --isolate: born in the isolated cpuset, where this thread waits
+            isolated.enter()
         if pinned is not None:
             os.sched_setaffinity(0, self.cpus)
         settle()  # abstat's own work between runs must not be charged to the command (issue 26)
@@ -185,7 +193,7 @@ class ProcessExecutor:
         try:
             pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
-            self._unpin(pinned)
+            self._release(isolated, pinned)
             self.containment.leave(own)
             if own is not None:
                 self.containment.end_cgroup(own, 0)
@@ -195,11 +203,11 @@ class ProcessExecutor:
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
-            self._unpin(pinned)
-            pinned = None
+            self._release(isolated, pinned)
+            isolated, pinned = None, None
             code, notes = _waited(pid, wait_status, timed_out, timeout, sweep)
         finally:
-            self._unpin(pinned)  # the wait was interrupted
+            self._release(isolated, pinned)  # the wait was interrupted
             escaped = self._ended(pid, token, own, sweep=sweep, shared=shared)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")
@@ -216,8 +224,18 @@ class ProcessExecutor:
         encoded[_TOKEN_KEY] = token.encode("ascii")
         return token, encoded
 
+    def _path(self, name: str) -> str:
+        """Where ``name`` is (resolved once)."""
+        path = self._paths.get(name)
+        if path is None:
+            path = self._paths[name] = resolve(name)
+        return path
+
     @staticmethod
-    def _unpin(pinned: set[int] | None) -> None:
+    def _release(isolated: Isolation | None, pinned: set[int] | None) -> None:
+        """Out of the isolated cpuset (--isolate), back to abstat's own CPUs (--cpus)."""
+        if isolated is not None:
+            isolated.leave()
         if pinned is not None:
             os.sched_setaffinity(0, pinned)
 

@@ -55,6 +55,10 @@ class ExperimentOutcome:
 BACKGROUND_SETTLE_S = 0.05
 
 
+#: The advice a failed run's message ends with (a command without --ignore-failure replaces it: ``noise``).
+IGNORE_FAILURE_ADVICE = " (use --ignore-failure to go on)"
+
+
 class _Stop(Exception):
     pass
 
@@ -168,7 +172,7 @@ def run_experiment(
                     raise _Stop(
                         f"{kind} {slot.iteration + 1} of variant {slot.variant!r} "
                         f"{'timed out' if measurement.status == 'timeout' else 'failed'}: "
-                        f"{_failure_text(measurement)} (use --ignore-failure to go on)"
+                        f"{_failure_text(measurement)}{IGNORE_FAILURE_ADVICE}"
                     )
                 hook("conclude", plan.conclude, context)
                 check_background(len(outcome.results))

@@ -31,6 +31,7 @@ from abstat.box.runner import perf as perf_mod
 from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.experiment import ExperimentPlan, run_experiment
 from abstat.box.runner.model import Command, RunResult, VariantCommand, command_problems
+from abstat.box.isolate import IsolationError, isolation_problem
 from abstat.box.runner.process import cpus_problem
 from abstat.box.runner.schedule import Slot
 from abstat.box.runner.sources import JsonLines, Perf, RegexMetric, decode_source, executor_options
@@ -114,6 +115,8 @@ def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
     if not isinstance(cpus, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in cpus):
         raise ValueError("the plan's cpus must be a list of CPU numbers")
     problem = cpus_problem(cpus)
+    if problem is None and plan.get("isolate") is True:
+        problem = isolation_problem(cpus)
     if problem is not None:
         raise ValueError(problem)
     return tuple(cpus)
@@ -148,8 +151,12 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
         conclude=hooks.get("conclude"),
     )
-    executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
-                               collectors=options.collectors, cpus=cpus)
+    try:
+        executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
+                                   collectors=options.collectors, cpus=cpus, isolate=plan.get("isolate") is True)
+    except IsolationError as err:
+        channel.send({"error": str(err)})
+        return
     try:
         outcome = run_experiment(
             experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -30,6 +30,7 @@ except ImportError:  # not CPython
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 _active: list[Deferred] = []
+_listeners: list[Callable[[int], None]] = []  # told of every stop signal a section holds (the store's watchdog)
 
 
 @dataclass
@@ -74,7 +75,15 @@ def deferred(deliver: bool = True) -> Iterator[Deferred]:
                 signal.raise_signal(state.received[0])  # consumed while waiting: act on it now
 
 
+def add_listener(listener: Callable[[int], None]) -> None:
+    """Call ``listener(signum)`` whenever a stop signal arrives inside a :func:`deferred` section or
+    where :func:`interrupt_on_termination` turns it into KeyboardInterrupt."""
+    _listeners.append(listener)
+
+
 def _record(signum: int, frame: object) -> None:
+    for listener in _listeners:
+        listener(signum)
     for state in reversed(_active):
         if state.blocking:
             state.received.append(signum)
@@ -116,17 +125,20 @@ def interrupted() -> bool:
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
+    for listener in _listeners:
+        listener(signum)
     raise KeyboardInterrupt
 
 
 def interrupt_on_termination() -> dict[int, object]:
     """SIGTERM and SIGHUP stop what runs like Ctrl-C (KeyboardInterrupt): the run in progress and
-    the background load are killed, what ran is kept.  Returns the previous handlers, for
-    :func:`restore_handlers`; nothing changes outside the main thread."""
+    the background load are killed, what ran is kept; the listeners hear of each (and of Ctrl-C).
+    Returns the previous handlers, for :func:`restore_handlers`; nothing changes outside the main thread."""
     previous: dict[int, object] = {}
     if threading.current_thread() is not threading.main_thread():
         return previous
-    for signum in (signal.SIGTERM, signal.SIGHUP):
+    interrupt = [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
+    for signum in (*interrupt, signal.SIGTERM, signal.SIGHUP):
         try:
             previous[signum] = signal.signal(signum, _raise_interrupt)
         except (OSError, ValueError):

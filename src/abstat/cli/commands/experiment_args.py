@@ -17,7 +17,7 @@ from typing import Any
 from abstat.cli.commands import add_seed
 from abstat.cli.commands.decide_args import add_sequential_options, sequential_from_args
 from abstat.cli.commands.grid_args import add_grid_options, parameters_from_args
-from abstat.cli.commands.values import cpus_of
+from abstat.cli.commands.cpu_args import add_cpu_options, cpu_fields
 from abstat.cli.commands.lab_args import lab_from_args
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
 from abstat.errors import UsageError, usage_error
@@ -43,9 +43,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--background", action="append", default=[], metavar="CMD",
                         help="background load, started before the first run and stopped (whole process "
                              "group) after the last; repeatable")
-    parser.add_argument("--cpus", metavar="LIST",
-                        help="confine every measured command and its children to these CPUs (e.g. 2-3 or 1,3: "
-                             "the affinity they start with); recorded with the runs")
+    add_cpu_options(parser)
     add_metric_options(parser)
     add_sequential_options(parser)
     add_grid_options(parser)
@@ -196,5 +194,5 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         background=tuple(check_utf8(text, "--background") for text in args.background),
         metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
         lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
-        cpus=cpus_of(getattr(args, "cpus", None)), sequential=sequential, parameters=parameters_from_args(args),
+        **cpu_fields(args), sequential=sequential, parameters=parameters_from_args(args),
     )

@@ -19,7 +19,7 @@ from typing import Any
 
 from abstat.cli.commands import (ArgumentParser, add_confidence, add_format, add_no_progress, add_runs, add_seed,
                              add_store, add_warmup)
-from abstat.errors import UsageError
+from abstat.errors import InputError, UsageError
 
 
 def build_parser() -> ArgumentParser:
@@ -81,10 +81,15 @@ def _spec(args, command: str, experiment: str, store_path: str, host: Any) -> An
 def _run(args, spec: Any, argv: list[str]) -> int:
     """The A/A runs, through the engine as ``abstat run`` runs them (its comparison of a with b is not
     printed: the noise report replaces it)."""
+    from abstat.box.runner.experiment import IGNORE_FAILURE_ADVICE
     from abstat.cli.commands.run import execute
 
-    return execute(spec, fmt="json", verbose=False, progress=not args.no_progress, argv=["abstat", "noise", *argv],
-                   report=False)[0]
+    try:
+        return execute(spec, fmt="json", verbose=False, progress=not args.no_progress,
+                       argv=["abstat", "noise", *argv], report=False)[0]
+    except InputError as err:  # noise has no --ignore-failure: a noise floor is measured on runs that succeed
+        raise InputError(err.message.replace(IGNORE_FAILURE_ADVICE, " (abstat noise needs every run to succeed)"),
+                         err.path, err.line, fields=err.fields) from None
 
 
 def _check(args) -> None:
