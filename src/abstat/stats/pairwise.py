@@ -61,6 +61,20 @@ class SortedSums:
         found = np.searchsorted(self.a, p - self._rb, side=side)[::-1]
         return np.minimum(found, self._rows + 1) if self.walsh else found
 
+    def positions_between(self, p: float, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+        """:meth:`positions` at ``p`` when each row's lies between ``low`` and
+        ``high`` (those at two values bracketing ``p``): only the rows where
+        the two differ are searched (the same numbers, fewer searches once a
+        bracket holds fewer entries than there are rows)."""
+        active = np.flatnonzero(high > low)
+        if active.size > self.b.size // 2:
+            return self.positions(p)
+        rows = low.copy()
+        if active.size:
+            found = np.searchsorted(self.a, p - self.b[active[::-1]])[::-1]  # ascending queries
+            rows[active] = np.minimum(found, active + 1) if self.walsh else found
+        return rows
+
     def weight_of(self, positions: np.ndarray) -> float:
         """The weight of the entries before ``positions`` in every row."""
         inner = positions if self._ca is None else self._ca[positions]
@@ -135,6 +149,7 @@ class SortedSums:
         # one side, the next aims as far beyond it on the other side, so that
         # two counts close the bracket (bisection when a step leaves it).
         moved = 0
+        last: tuple[float, float] | None = None  # the previous step's (value, count): the local slope
         # gather when few entries are left: a count costs about one pass over the rows
         limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
         while int(np.sum(r_hi - r_lo)) > limit:
@@ -143,15 +158,24 @@ class SortedSums:
                 self.last_count = math.nan
                 return self.next_above(lo, r_lo)
             slope = (c_hi - c_lo) / width
+            if last is not None and moved != 0:  # from where it landed: the slope of the last two counts there
+                here = (hi, c_hi) if moved > 0 else (lo, c_lo)
+                if here[0] != last[0] and (here[1] - last[1]) / (here[0] - last[0]) > 0:
+                    slope = (here[1] - last[1]) / (here[0] - last[0])
             if moved > 0:
                 p = hi - 2.0 * (c_hi - k - 0.5) / slope
+                if not lo < p < hi:  # the k-th lies near the other end: aim at it
+                    p = hi - (c_hi - k - 0.5) / slope
             elif moved < 0:
                 p = lo + 2.0 * (k + 0.5 - c_lo) / slope
+                if not lo < p < hi:
+                    p = lo + (k + 0.5 - c_lo) / slope
             else:
                 p = lo + (k + 0.5 - c_lo) / slope
             if not lo < p < hi:
                 p = lo + width / 2.0
-            rows = self.positions(p)
+            last = (hi, c_hi) if moved > 0 else (lo, c_lo)
+            rows = self.positions_between(p, r_lo, r_hi)
             c = self.weight_of(rows)
             landed = -1 if c <= k else 1
             if landed < 0:
