@@ -105,50 +105,62 @@ def _tables(lines: list[str], skip: set[int]) -> list[_Table]:
     tables: list[_Table] = []
     i = 0
     while i < len(lines):
-        run: list[tuple[str, list[float], str | None]] = []
-        j = i
-        while j < len(lines) and j + 1 not in skip:
-            text = lines[j]
-            if "|" in text or _SPREAD.search(text):
-                break
-            row = _row(text)
-            if row is None:
-                break
-            label, numbers, unit = row
-            values = [float(v) for v in numbers.split()]
-            if run and len(values) != len(run[0][1]):
-                break
-            run.append((label.strip().rstrip(":"), values, unit))
-            j += 1
+        run, j = _rows_from(lines, i, skip)
         if len(run) >= 2:
-            width = len(run[0][1])
-            columns = [f"value {k + 1}" for k in range(width)] if width > 1 else ["value"]
-            start = i
-            if i > 0 and i not in skip:
-                header = lines[i - 1]
-                if _HEADER_WORDS.match(header) and len(header.split()) == width:
-                    columns = header.split()
-                    start = i - 1
-            tables.append(_Table(start + 1, j, columns, [(label, values) for label, values, _ in run], run[0][2]))
+            tables.append(_table(lines, i, j, run, skip))
             i = j
         else:
             i += 1
     return tables
 
 
-def find_averages(text: str, skip_lines: set[int] | None = None) -> list[AveragesClaim]:
-    """Claims based on averages without spread; ``skip_lines`` (1-based) are ministat reports."""
-    skip = skip_lines or set()
-    raw_lines = text.split("\n")
-    lines = [strip_quote(line).strip() for line in raw_lines]
-    offsets = []
-    position = 0
-    for line in lines:
-        offsets.append(position)
-        position += len(line) + 1
-    joined = "\n".join(lines)
+def _rows_from(lines: list[str], i: int, skip: set[int]) -> tuple[list[tuple[str, list[float], str | None]], int]:
+    """The rows of as many numbers each from line ``i`` on (label, values, unit), and the index after them."""
+    run: list[tuple[str, list[float], str | None]] = []
+    j = i
+    while j < len(lines) and j + 1 not in skip:
+        text = lines[j]
+        if "|" in text or _SPREAD.search(text):
+            break
+        row = _row(text)
+        if row is None:
+            break
+        label, numbers, unit = row
+        values = [float(v) for v in numbers.split()]
+        if run and len(values) != len(run[0][1]):
+            break
+        run.append((label.strip().rstrip(":"), values, unit))
+        j += 1
+    return run, j
 
-    def line_of(offset: int) -> int:
+
+def _table(lines: list[str], i: int, j: int, run: list[tuple[str, list[float], str | None]], skip: set[int]) -> _Table:
+    """The table of the rows ``run`` (lines ``i`` to ``j``), with the column names of the line above
+    when it has one word per column."""
+    width = len(run[0][1])
+    columns = [f"value {k + 1}" for k in range(width)] if width > 1 else ["value"]
+    start = i
+    if i > 0 and i not in skip:
+        header = lines[i - 1]
+        if _HEADER_WORDS.match(header) and len(header.split()) == width:
+            columns = header.split()
+            start = i - 1
+    return _Table(start + 1, j, columns, [(label, values) for label, values, _ in run], run[0][2])
+
+
+class _Lines:
+    """The lines of a text joined by newlines, and the line (1-based) of an offset in the joined text."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.offsets = []
+        position = 0
+        for text in lines:
+            self.offsets.append(position)
+            position += len(text) + 1
+        self.joined = "\n".join(lines)
+
+    def line_of(self, offset: int) -> int:
+        offsets = self.offsets
         low, high = 0, len(offsets) - 1
         while low < high:
             mid = (low + high + 1) // 2
@@ -158,42 +170,61 @@ def find_averages(text: str, skip_lines: set[int] | None = None) -> list[Average
                 high = mid - 1
         return low + 1
 
-    mentions = [m for m in _MENTION.finditer(joined) if line_of(m.start()) not in skip]
+
+def find_averages(text: str, skip_lines: set[int] | None = None) -> list[AveragesClaim]:
+    """Claims based on averages without spread; ``skip_lines`` (1-based) are ministat reports."""
+    skip = skip_lines or set()
+    lines = [strip_quote(line).strip() for line in text.split("\n")]
+    where = _Lines(lines)
+    mentions = [m for m in _MENTION.finditer(where.joined) if where.line_of(m.start()) not in skip]
     tables = _tables(lines, skip)
     claims: list[AveragesClaim] = []
     last_end = -10_000
     for index, mention in enumerate(mentions):
         runs = int(mention.group(1) or mention.group(3))
-        line = line_of(mention.start())
         if claims and claims[-1].runs == runs and mention.start() - last_end < 200 and not claims[-1].rows:
             last_end = mention.end()
             continue  # the same claim said twice ("... average of 100 runs. ipi: average of 100 runs")
         last_end = mention.end()
-        claim = AveragesClaim(line=line, end_line=line_of(mention.end()), mention=" ".join(mention.group(0).split()), runs=runs)
-        table = next(
-            (t for t in tables if not t.used and -TABLE_DISTANCE <= t.line - line <= TABLE_DISTANCE), None
-        )
-        if table is not None:
-            table.used = True
-            claim.columns, claim.rows, claim.unit = table.columns, table.rows, table.unit
-            claim.line, claim.end_line = min(line, table.line), max(claim.end_line, table.end_line)
-        else:
-            stop = mentions[index + 1].start() if index + 1 < len(mentions) else len(joined)
-            window = joined[mention.end(): min(stop, mention.end() + 600)]
-            pairs = list(_PAIR.finditer(window))
-            units = {p.group(3) for p in pairs}
-            if len(pairs) >= 2 and len(units) == 1:
-                claim.columns = ["value"]
-                claim.rows = [(p.group(1).strip(), [float(p.group(2))]) for p in pairs]
-                claim.unit = pairs[0].group(3)
-                claim.end_line = line_of(mention.end() + pairs[-1].end())
-        claims.append(claim)
-    # A table of means without a mention counts when its words say "average".
+        stop = mentions[index + 1].start() if index + 1 < len(mentions) else len(where.joined)
+        claims.append(_mention_claim(where, mention, runs, tables, stop))
+    claims += _table_claims(tables)
+    claims.sort(key=lambda c: c.line)
+    return claims
+
+
+def _table_claims(tables: list[_Table]) -> list[AveragesClaim]:
+    """A table of means without a mention counts when its words say "average"."""
+    claims = []
     for table in tables:
         if table.used:
             continue
         words = " ".join(table.columns + [label for label, _ in table.rows])
         if re.search(r"\b(avg|average|mean)\b", words, re.IGNORECASE):
             claims.append(AveragesClaim(table.line, table.end_line, None, None, table.columns, table.rows, table.unit))
-    claims.sort(key=lambda c: c.line)
     return claims
+
+
+def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: list[_Table], stop: int) -> AveragesClaim:
+    """The claim of a mention ("the average of 5 runs"): with the first unused table near it, else with
+    the inline pairs ("with patch: 9931 ns") after it, before the next mention (``stop``)."""
+    line = where.line_of(mention.start())
+    claim = AveragesClaim(line=line, end_line=where.line_of(mention.end()),
+                          mention=" ".join(mention.group(0).split()), runs=runs)
+    table = next(
+        (t for t in tables if not t.used and -TABLE_DISTANCE <= t.line - line <= TABLE_DISTANCE), None
+    )
+    if table is not None:
+        table.used = True
+        claim.columns, claim.rows, claim.unit = table.columns, table.rows, table.unit
+        claim.line, claim.end_line = min(line, table.line), max(claim.end_line, table.end_line)
+        return claim
+    window = where.joined[mention.end(): min(stop, mention.end() + 600)]
+    pairs = list(_PAIR.finditer(window))
+    units = {p.group(3) for p in pairs}
+    if len(pairs) >= 2 and len(units) == 1:
+        claim.columns = ["value"]
+        claim.rows = [(p.group(1).strip(), [float(p.group(2))]) for p in pairs]
+        claim.unit = pairs[0].group(3)
+        claim.end_line = where.line_of(mention.end() + pairs[-1].end())
+    return claim

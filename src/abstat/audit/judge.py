@@ -88,89 +88,129 @@ def judge(
     printed_difference: bool | None = None, threshold_pct: float | None = None,
 ) -> Judgement:
     """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb)."""
-    from abstat.stats.distributions import stdtr, stdtrit
-
     alpha = 1.0 - confidence / 100.0
     d = ac - ab
     percent = d * 100.0 / ab if ab != 0.0 else None
     result = Judgement(confidence=confidence, difference=d, percent=percent, threshold_pct=threshold_pct)
-    out = result.findings
-    if any(math.isnan(x) for x in (sb, sc)):
-        out.append(Finding("no_spread", "warning", "a stddev is nan: nothing can be re-judged"))
-        return result
-    if nb < 2 or nc < 2:
-        out.append(Finding("too_few", "warning", "fewer than 2 values on a side: nothing can be re-judged"))
+    if not _judgeable(result.findings, nb, ab, sb, nc, ac, sc):
         return result
     vb, vc = sb * sb, sc * sc
-    if not all(math.isfinite(x) for x in (ab, ac, vb, vc, d, vb / nb + vc / nc)):
-        out.append(Finding("too_large", "warning", "the values are too large to re-judge in double precision"))
-        return result
     se_welch = math.sqrt(vb / nb + vc / nc)
     df_pooled = nb + nc - 2
     sp = math.sqrt(((nb - 1) * vb + (nc - 1) * vc) / df_pooled)
     se_pooled = sp * math.sqrt(1.0 / nb + 1.0 / nc)
     if se_welch == 0.0:
-        out.append(Finding(
+        result.findings.append(Finding(
             "no_spread", "info",
             "both stddevs are 0: the values are constant, any difference is exact and no test applies",
         ))
         return result
+    half = _t_tests(result, nb, ab, sb, nc, ac, sc, alpha, se_pooled, sp)
+    _welch_disagreement(result.findings, printed_difference, abs(d) > half, confidence)
+    _spreads(result, nb, sb, nc, sc, se_pooled / se_welch)
+    _power(result, nb, ab, sb, nc, sc, alpha)
+    if printed_difference is False and percent is not None and result.detectable_change_pct is not None:
+        result.findings.append(Finding(
+            "underpowered", "warning",
+            f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
+            "or more: smaller ones may be hidden",
+        ))
+    ci_pct = result.welch.get("ci_pct")
+    if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
+        _threshold(result, ci_pct, threshold_pct)
+    return result
+
+
+def _judgeable(out: list[Finding], nb: int, ab: float, sb: float, nc: int, ac: float, sc: float) -> bool:
+    """False, with the finding, when a stddev is nan, a side has fewer than 2 values or the values
+    overflow double precision."""
+    if any(math.isnan(x) for x in (sb, sc)):
+        out.append(Finding("no_spread", "warning", "a stddev is nan: nothing can be re-judged"))
+        return False
+    if nb < 2 or nc < 2:
+        out.append(Finding("too_few", "warning", "fewer than 2 values on a side: nothing can be re-judged"))
+        return False
+    vb, vc = sb * sb, sc * sc
+    if not all(math.isfinite(x) for x in (ab, ac, vb, vc, ac - ab, vb / nb + vc / nc)):
+        out.append(Finding("too_large", "warning", "the values are too large to re-judge in double precision"))
+        return False
+    return True
+
+
+def _t_tests(result: Judgement, nb: int, ab: float, sb: float, nc: int, ac: float, sc: float, alpha: float,
+             se_pooled: float, sp: float) -> float:
+    """Welch's and the pooled t test (``result.welch``, ``result.pooled``) and the finding on Welch's;
+    the half width of Welch's interval of the difference."""
+    from abstat.stats.distributions import stdtr, stdtrit
+
+    d, percent, confidence = result.difference, result.percent, result.confidence
+    vb, vc = sb * sb, sc * sc
+    se_welch = math.sqrt(vb / nb + vc / nc)
+    df_pooled = nb + nc - 2
     df_welch = power_mod.welch_df(vb, nb, vc, nc)
     t_welch = d / se_welch
     half = stdtrit(df_welch, 1.0 - alpha / 2.0) * se_welch
-    result.welch = {
-        "t": t_welch, "df": df_welch, "p": _two_sided(stdtr, df_welch, t_welch),
-        "ci": [d - half, d + half],
-        "ci_pct": _relative_ci(ab, sb, nb, ac, sc, nc, half / se_welch),
-    }
+    p_welch = _two_sided(stdtr, df_welch, t_welch)
+    ci_pct = _relative_ci(ab, sb, nb, ac, sc, nc, half / se_welch)
+    result.welch = {"t": t_welch, "df": df_welch, "p": p_welch, "ci": [d - half, d + half], "ci_pct": ci_pct}
     t_pooled = d / se_pooled if se_pooled > 0.0 else math.copysign(math.inf, d) if d else math.nan
     result.pooled = {"t": t_pooled, "df": float(df_pooled), "p": _two_sided(stdtr, float(df_pooled), t_pooled),
                      "s": sp}
-    welch_significant = abs(d) > half
-    ci_text = (
-        f"{_pct(result.welch['ci_pct'][0])} .. {_pct(result.welch['ci_pct'][1])}"
-        if result.welch["ci_pct"] else f"{d - half:.6g} .. {d + half:.6g}"
-    )
-    out.append(Finding(
+    ci_text = f"{_pct(ci_pct[0])} .. {_pct(ci_pct[1])}" if ci_pct else f"{d - half:.6g} .. {d + half:.6g}"
+    result.findings.append(Finding(
         "welch", "info",
         f"Welch's t: {_pct(percent) if percent is not None else f'{d:.6g}'}, {confidence:g}% interval "
-        f"{ci_text}, p {_pval(result.welch['p'])} (df {df_welch:.1f}); of the means, all that N, Avg and "
+        f"{ci_text}, p {_pval(p_welch)} (df {df_welch:.1f}); of the means, all that N, Avg and "
         "Stddev allow (abstat compare on the samples compares the Hodges-Lehmann ratio, which outliers and "
         "quantization sway less, so its verdict may differ)",
     ))
-    if printed_difference is not None and printed_difference != welch_significant:
-        if printed_difference:
-            out.append(Finding(
-                "welch_disagrees", "warning",
-                f"without assuming equal variances (Welch) the difference is NOT significant at {confidence:g}%",
-            ))
-        else:
-            out.append(Finding(
-                "welch_disagrees", "warning",
-                f"without assuming equal variances (Welch) the difference IS significant at {confidence:g}%",
-            ))
-    # Spreads.
+    return half
+
+
+def _welch_disagreement(out: list[Finding], printed_difference: bool | None, welch_significant: bool,
+                        confidence: float) -> None:
+    if printed_difference is None or printed_difference == welch_significant:
+        return
+    if printed_difference:
+        out.append(Finding(
+            "welch_disagrees", "warning",
+            f"without assuming equal variances (Welch) the difference is NOT significant at {confidence:g}%",
+        ))
+    else:
+        out.append(Finding(
+            "welch_disagrees", "warning",
+            f"without assuming equal variances (Welch) the difference IS significant at {confidence:g}%",
+        ))
+
+
+def _spreads(result: Judgement, nb: int, sb: float, nc: int, sc: float, se_ratio: float) -> None:
+    """The ratio of the stddevs, and whether the pooled standard error misleads (``se_ratio``: pooled to Welch's)."""
     small, large = sorted((sb, sc))
     result.spread_ratio = large / small if small > 0 else math.inf
-    result.se_ratio = se_pooled / se_welch
-    distortion = result.se_ratio - 1.0
-    if result.spread_ratio >= SPREAD_RATIO_NOTE:
-        if abs(distortion) > SE_DISTORTION:
-            wider = "larger" if sc > sb else "smaller"
-            direction = "too small (claims too strong)" if distortion < 0 else "too large (claims too weak)"
-            out.append(Finding(
-                "pooled_misleads", "warning",
-                f"the stddevs differ {result.spread_ratio:.2g}x and the samples differ in size "
-                f"({nb} vs {nc}): the pooled standard error is {abs(distortion):.0%} {direction}; "
-                f"trust Welch's t (the candidate has the {wider} spread)",
-            ))
-        else:
-            out.append(Finding(
-                "unequal_spread", "info",
-                f"the stddevs differ {result.spread_ratio:.2g}x; with near-equal sample sizes the pooled "
-                f"standard error stays within {abs(distortion):.1%} of Welch's, so the pooled t holds here",
-            ))
-    # Power.
+    result.se_ratio = se_ratio
+    distortion = se_ratio - 1.0
+    if result.spread_ratio < SPREAD_RATIO_NOTE:
+        return
+    if abs(distortion) > SE_DISTORTION:
+        wider = "larger" if sc > sb else "smaller"
+        direction = "too small (claims too strong)" if distortion < 0 else "too large (claims too weak)"
+        result.findings.append(Finding(
+            "pooled_misleads", "warning",
+            f"the stddevs differ {result.spread_ratio:.2g}x and the samples differ in size "
+            f"({nb} vs {nc}): the pooled standard error is {abs(distortion):.0%} {direction}; "
+            f"trust Welch's t (the candidate has the {wider} spread)",
+        ))
+    else:
+        result.findings.append(Finding(
+            "unequal_spread", "info",
+            f"the stddevs differ {result.spread_ratio:.2g}x; with near-equal sample sizes the pooled "
+            f"standard error stays within {abs(distortion):.1%} of Welch's, so the pooled t holds here",
+        ))
+
+
+def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float, alpha: float) -> None:
+    """The smallest change these samples detect, and the samples per side the observed change needs."""
+    d, percent, confidence, out = result.difference, result.percent, result.confidence, result.findings
     mde = power_mod.detectable_difference(sb, nb, sc, nc, alpha=alpha, power=POWER)
     result.detectable_change = mde
     result.detectable_change_pct = mde * 100.0 / abs(ab) if ab != 0.0 else None
@@ -179,34 +219,32 @@ def judge(
         "detectable_change", "info",
         f"smallest change these samples detect with {POWER:.0%} power at {confidence:g}%: {mde_text}",
     ))
-    if d != 0.0:
-        needed = power_mod.samples_per_side(abs(d), sb, sc, alpha=alpha, power=POWER)
-        result.samples_per_side = needed
-        change = _pct(percent) if percent is not None else f"{d:.6g}"
-        if needed is None:
-            out.append(Finding("samples_needed", "info", f"no practical sample size confirms a change of {change}"))
-        else:
-            enough = needed <= min(nb, nc)
-            out.append(Finding(
-                "samples_needed", "info" if enough else "warning",
-                f"samples per side to confirm {change} with {POWER:.0%} power: {needed}"
-                + (f" (have {nb} and {nc})" if enough else f" -- more than the {min(nb, nc)} measured"),
-            ))
-    if printed_difference is False and percent is not None and result.detectable_change_pct is not None:
-        out.append(Finding(
-            "underpowered", "warning",
-            f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
-            "or more: smaller ones may be hidden",
-        ))
-    if threshold_pct is not None and result.welch.get("ci_pct"):
-        low, high = sorted(result.welch["ci_pct"])
-        limit = abs(threshold_pct)
-        if -limit < low and high < limit:
-            verdict, severity, text = "inside", "info", f"the whole {confidence:g}% interval lies within +/-{limit:g}%: practically no change"
-        elif low >= limit or high <= -limit:
-            verdict, severity, text = "outside", "info", f"the whole {confidence:g}% interval lies beyond +/-{limit:g}%: a change that matters"
-        else:
-            verdict, severity, text = "undecided", "warning", f"the {confidence:g}% interval straddles +/-{limit:g}%: cannot tell whether the change matters"
-        result.threshold_verdict = verdict
-        out.append(Finding(f"threshold_{verdict}", severity, text))
-    return result
+    if d == 0.0:
+        return
+    needed = power_mod.samples_per_side(abs(d), sb, sc, alpha=alpha, power=POWER)
+    result.samples_per_side = needed
+    change = _pct(percent) if percent is not None else f"{d:.6g}"
+    if needed is None:
+        out.append(Finding("samples_needed", "info", f"no practical sample size confirms a change of {change}"))
+        return
+    enough = needed <= min(nb, nc)
+    out.append(Finding(
+        "samples_needed", "info" if enough else "warning",
+        f"samples per side to confirm {change} with {POWER:.0%} power: {needed}"
+        + (f" (have {nb} and {nc})" if enough else f" -- more than the {min(nb, nc)} measured"),
+    ))
+
+
+def _threshold(result: Judgement, ci_pct: list[float], threshold_pct: float) -> None:
+    """Whether the relative interval lies inside, outside or across +/- ``threshold_pct``."""
+    confidence = result.confidence
+    low, high = sorted(ci_pct)
+    limit = abs(threshold_pct)
+    if -limit < low and high < limit:
+        verdict, severity, text = "inside", "info", f"the whole {confidence:g}% interval lies within +/-{limit:g}%: practically no change"
+    elif low >= limit or high <= -limit:
+        verdict, severity, text = "outside", "info", f"the whole {confidence:g}% interval lies beyond +/-{limit:g}%: a change that matters"
+    else:
+        verdict, severity, text = "undecided", "warning", f"the {confidence:g}% interval straddles +/-{limit:g}%: cannot tell whether the change matters"
+    result.threshold_verdict = verdict
+    result.findings.append(Finding(f"threshold_{verdict}", severity, text))

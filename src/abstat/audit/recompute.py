@@ -81,6 +81,7 @@ class Recomputation:
 
     def to_dict(self) -> dict[str, object]:
         central = self.central
+        ranges = {key: list(value) for key, value in self.ranges.items()}
         out: dict[str, object] = {
             "t": self.t, "df": self.df, "confidence": self.confidence,
             "verdict": "difference" if central["margin"] > 0 else "no difference proven",
@@ -91,13 +92,13 @@ class Recomputation:
                 "classic": central.get("percent_half_width_classic"),
                 "freebsd": central.get("percent_half_width_freebsd"),
             },
-            "ranges": {key: list(value) for key, value in self.ranges.items()},
+            "ranges": ranges,
             "checks": [check.to_dict() for check in self.checks],
         }
         if not self.spread_known:  # a stddev printed as nan: nothing spread-based is known
             out.update(verdict=None, half_width=None, pooled_s=None,
                        percent_half_width={"classic": None, "freebsd": None})
-            out["ranges"] = {k: v for k, v in out["ranges"].items() if k in ("difference", "percent")}
+            out["ranges"] = {k: v for k, v in ranges.items() if k in ("difference", "percent")}
         return out
 
 
@@ -162,56 +163,12 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
         result.dialects.append("classic")
     if base.avg.low <= 0.0 <= base.avg.high:
         result.reasons.append("the baseline average is 0: no relative interval")
-    verdict = "difference" if comparison.difference_proven else "no difference"
-    verdict_ok = nan_spread or result.verdict_possible[verdict]
-    result.checks.append(LineCheck(
-        "verdict", comparison.line,
-        "Difference" if comparison.difference_proven else "No difference proven",
-        result.ranges["margin"][0], result.ranges["margin"][1], verdict_ok,
-    ))
-    if not verdict_ok:
-        if comparison.difference_proven:
-            result.reasons.append(
-                f"printed 'Difference at {comparison.confidence:.1f}% confidence', but |difference| "
-                f"{format_g(abs(result.central['difference']))} does not exceed the half-width "
-                f"{format_g(result.central['half_width'])} for any vitals that round to the printed ones"
-            )
-        else:
-            result.reasons.append(
-                f"printed 'No difference proven', but |difference| {format_g(abs(result.central['difference']))} "
-                f"exceeds the half-width {format_g(result.central['half_width'])} for all vitals that round to the printed ones"
-            )
+    _check_verdict(result, comparison, nan_spread)
     if comparison.difference_proven:
-        for name in ("difference", "half_width", "percent", "pooled_s"):
-            value: Printed | None = getattr(comparison, name)
-            if value is None or name not in result.ranges or (nan_spread and name in ("half_width", "pooled_s")):
-                continue
-            low, high = result.ranges[name]
-            ok = value.contains(low, high)
-            result.checks.append(LineCheck(name, comparison.lines.get(name, comparison.line), value.text, low, high, ok))
-            if not ok:
-                result.reasons.append(
-                    f"printed {name.replace('_', ' ')} {value.text} but the vitals give "
-                    f"{format_g(result.central[name])} (any value in [{format_g(low, 9)}, {format_g(high, 9)}] would print)"
-                )
+        _check_difference_lines(result, comparison, nan_spread)
         relative = comparison.percent_half_width
         if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
-            for dialect in DIALECTS:
-                low, high = result.ranges[f"percent_half_width_{dialect}"]
-                if relative.contains(low, high):
-                    result.dialects.append(dialect)
-            both = [result.ranges[f"percent_half_width_{d}"] for d in DIALECTS]
-            ok = bool(result.dialects)
-            result.checks.append(LineCheck(
-                "percent_half_width", comparison.lines.get("percent_half_width", comparison.line), relative.text,
-                min(r[0] for r in both), max(r[1] for r in both), ok,
-            ))
-            if not ok:
-                result.reasons.append(
-                    f"printed relative half-width {relative.text}% fits neither dialect: classic (e/avg) gives "
-                    f"{format_g(result.central['percent_half_width_classic'])}%, freebsd gives "
-                    f"{format_g(result.central['percent_half_width_freebsd'])}%"
-                )
+            _check_relative(result, comparison, relative)
     complete = comparison.complete and (
         not comparison.difference_proven
         or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
@@ -223,3 +180,63 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
     else:
         result.consistent = False
     return result
+
+
+def _check_verdict(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:
+    """Whether some vitals that round to the printed ones give the printed verdict."""
+    verdict = "difference" if comparison.difference_proven else "no difference"
+    verdict_ok = nan_spread or result.verdict_possible[verdict]
+    result.checks.append(LineCheck(
+        "verdict", comparison.line,
+        "Difference" if comparison.difference_proven else "No difference proven",
+        result.ranges["margin"][0], result.ranges["margin"][1], verdict_ok,
+    ))
+    if verdict_ok:
+        return
+    if comparison.difference_proven:
+        result.reasons.append(
+            f"printed 'Difference at {comparison.confidence:.1f}% confidence', but |difference| "
+            f"{format_g(abs(result.central['difference']))} does not exceed the half-width "
+            f"{format_g(result.central['half_width'])} for any vitals that round to the printed ones"
+        )
+    else:
+        result.reasons.append(
+            f"printed 'No difference proven', but |difference| {format_g(abs(result.central['difference']))} "
+            f"exceeds the half-width {format_g(result.central['half_width'])} for all vitals that round to the printed ones"
+        )
+
+
+def _check_difference_lines(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:
+    """The printed difference, half-width, percent and pooled s, each against its recomputed range."""
+    for name in ("difference", "half_width", "percent", "pooled_s"):
+        value: Printed | None = getattr(comparison, name)
+        if value is None or name not in result.ranges or (nan_spread and name in ("half_width", "pooled_s")):
+            continue
+        low, high = result.ranges[name]
+        ok = value.contains(low, high)
+        result.checks.append(LineCheck(name, comparison.lines.get(name, comparison.line), value.text, low, high, ok))
+        if not ok:
+            result.reasons.append(
+                f"printed {name.replace('_', ' ')} {value.text} but the vitals give "
+                f"{format_g(result.central[name])} (any value in [{format_g(low, 9)}, {format_g(high, 9)}] would print)"
+            )
+
+
+def _check_relative(result: Recomputation, comparison: PrintedComparison, relative: Printed) -> None:
+    """The printed relative half-width: the dialects (classic e/avg, freebsd) whose range holds it."""
+    for dialect in DIALECTS:
+        low, high = result.ranges[f"percent_half_width_{dialect}"]
+        if relative.contains(low, high):
+            result.dialects.append(dialect)
+    both = [result.ranges[f"percent_half_width_{d}"] for d in DIALECTS]
+    ok = bool(result.dialects)
+    result.checks.append(LineCheck(
+        "percent_half_width", comparison.lines.get("percent_half_width", comparison.line), relative.text,
+        min(r[0] for r in both), max(r[1] for r in both), ok,
+    ))
+    if not ok:
+        result.reasons.append(
+            f"printed relative half-width {relative.text}% fits neither dialect: classic (e/avg) gives "
+            f"{format_g(result.central['percent_half_width_classic'])}%, freebsd gives "
+            f"{format_g(result.central['percent_half_width_freebsd'])}%"
+        )

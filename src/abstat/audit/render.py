@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import cast
 
 from abstat.audit.printed import format_g
 from abstat.audit.report import AuditReport, BlockAudit, ComparisonAudit
@@ -34,8 +35,9 @@ def _state(consistent: bool | None) -> str:
     return {True: "consistent", False: "INCONSISTENT", None: "not checked"}[consistent]
 
 
-def _g(value: float | None, digits: int = 6) -> str:
-    return "nan" if value is None else format_g(value, digits)
+def _g(value: object, digits: int = 6) -> str:
+    """A number of a data set's dict (None: nan, as JSON writes it) as %g prints it."""
+    return "nan" if value is None else format_g(cast(float, value), digits)
 
 
 def _span(bounds: tuple[float, float]) -> str:
@@ -74,34 +76,8 @@ def _block_lines(block: BlockAudit) -> list[str]:
 
         return block_lines(block)
     if block.kind == "averages":
-        head = f"line {block.line}: averages without spread"
-        if block.mention:
-            head += f' ("{block.mention}")'
-        out = [head]
-        rows: dict[str, list[str]] = {}
-        for dataset in block.datasets:
-            unit = f" {dataset['unit']}" if dataset.get("unit") else ""
-            label = str(dataset["name"])
-            metric = str(dataset.get("metric") or "value")
-            if metric != "value" and label.endswith(" " + metric):
-                label = label[: -len(metric) - 1]
-                rows.setdefault(label, []).append(f"{metric} {_g(dataset['avg'])}{unit}")
-            else:
-                rows.setdefault(label, []).append(f"{_g(dataset['avg'])}{unit}")
-        out.extend(f"    {label}: {', '.join(values)}" for label, values in rows.items())
-        out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
-        for comparison in block.comparisons:
-            out.extend(f"  {_MARK[f.severity]} {f.message}" for f in comparison.findings if f.code != "no_spread")
-        return out
-    title = f"line {block.line}: ministat report"
-    if block.command:
-        title += f" ({block.command})"
-    title += " -- DAMAGED" if block.damaged and block.consistent is None else f" -- {_state(block.consistent)}"
-    if block.damaged and block.consistent is False:
-        title += ", DAMAGED"
-    if block.dialect:
-        title += ", dialect: " + ("classic or freebsd (both fit)" if block.dialect == "both" else block.dialect)
-    out = [title]
+        return _averages_lines(block)
+    out = [_ministat_title(block)]
     for problem in block.problems:
         mark = "!!" if problem["severity"] == "error" else " !"
         out.append(f"  {mark} line {problem['line']}: {problem['message']}")
@@ -114,6 +90,42 @@ def _block_lines(block: BlockAudit) -> list[str]:
     out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
     for comparison in block.comparisons:
         out.extend(_comparison_lines(comparison))
+    return out
+
+
+def _ministat_title(block: BlockAudit) -> str:
+    title = f"line {block.line}: ministat report"
+    if block.command:
+        title += f" ({block.command})"
+    title += " -- DAMAGED" if block.damaged and block.consistent is None else f" -- {_state(block.consistent)}"
+    if block.damaged and block.consistent is False:
+        title += ", DAMAGED"
+    if block.dialect:
+        title += ", dialect: " + ("classic or freebsd (both fit)" if block.dialect == "both" else block.dialect)
+    return title
+
+
+def _averages_lines(block: BlockAudit) -> list[str]:
+    """A claim from bare averages: its rows (label: values), its findings and its comparisons' but the
+    "no spread" each repeats."""
+    head = f"line {block.line}: averages without spread"
+    if block.mention:
+        head += f' ("{block.mention}")'
+    out = [head]
+    rows: dict[str, list[str]] = {}
+    for dataset in block.datasets:
+        unit = f" {dataset['unit']}" if dataset.get("unit") else ""
+        label = str(dataset["name"])
+        metric = str(dataset.get("metric") or "value")
+        if metric != "value" and label.endswith(" " + metric):
+            label = label[: -len(metric) - 1]
+            rows.setdefault(label, []).append(f"{metric} {_g(dataset['avg'])}{unit}")
+        else:
+            rows.setdefault(label, []).append(f"{_g(dataset['avg'])}{unit}")
+    out.extend(f"    {label}: {', '.join(values)}" for label, values in rows.items())
+    out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
+    for comparison in block.comparisons:
+        out.extend(f"  {_MARK[f.severity]} {f.message}" for f in comparison.findings if f.code != "no_spread")
     return out
 
 

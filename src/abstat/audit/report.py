@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 
 from abstat.audit.averages import AveragesClaim, find_averages
+from abstat.audit.blocks import PrintedComparison
 from abstat.audit.findings import Finding
 from abstat.audit.judge import judge
 from abstat.audit.printed import format_g
@@ -145,68 +146,12 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
     for ds in block.datasets:
         audit.findings.extend(_vitals_findings(ds))
     by_symbol = {d.symbol: d for d in block.datasets}
-    base = by_symbol.get("x")
-    symbols = [d.symbol for d in block.datasets if d.symbol != "x"]
-    symbols += sorted(s for s in block.damaged_symbols if s != "x")
-    symbols += [s for s in block.comparisons if s not in symbols]
     fits: set[str] | None = None
-    for symbol in symbols:
-        cand = by_symbol.get(symbol)
-        printed = block.comparisons.get(symbol)
-        confidence = printed.confidence if printed else (block.command_confidence or DEFAULT_CONFIDENCE)
-        comparison = ComparisonAudit(
-            baseline=_label(base) if base else block.legend.get("x", "x"),
-            candidate=_label(cand) if cand else block.legend.get(symbol, symbol),
-            line=printed.line if printed else (cand.line if cand else None),
-            printed=printed, recomputation=None, consistent=None, dialect=None, judgement=None,
-        )
+    for symbol in _candidate_symbols(block):
+        comparison, dialects = _audit_comparison(block, by_symbol.get("x"), by_symbol.get(symbol), symbol, threshold)
         audit.comparisons.append(comparison)
-        if base is None or cand is None:
-            missing = "baseline" if base is None else "candidate"
-            comparison.findings.append(Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed"))
-            continue
-        if confidence not in CONFIDENCE_LEVELS:
-            comparison.findings.append(Finding(
-                "unknown_confidence", "error", f"ministat has no t table column for {confidence:g}% confidence"))
-            if printed is not None:
-                comparison.consistent = False
-            continue
-        if base.n < 2 or cand.n < 2:  # damaged or made-up vitals: no t test has such a sample
-            comparison.findings.append(Finding(
-                "implausible_vitals", "error",
-                "N below 2: nothing can be recomputed (ministat refuses fewer than 3 values)"))
-            if printed is not None:
-                comparison.consistent = False
-            continue
-        if printed is not None:
-            result = check(base, cand, printed)
-            comparison.recomputation = result
-            comparison.consistent = result.consistent
-            comparison.dialect = _dialect_name(result.dialects)
-            for reason in result.reasons:
-                severity = "error" if result.consistent is False else "warning"
-                comparison.findings.append(Finding("inconsistent" if severity == "error" else "unchecked", severity, reason))
-            if result.consistent and comparison.dialect == "both":
-                comparison.findings.append(Finding(
-                    "dialect_undecided", "info",
-                    "the relative interval prints the same in both dialects (classic e/avg and freebsd)"))
-            if result.dialects:
-                fits = set(result.dialects) if fits is None else fits & set(result.dialects)
-        else:
-            comparison.recomputation = recompute(base, cand, confidence)
-            comparison.findings.append(Finding(
-                "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))
-        if not any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value)):
-            try:
-                comparison.judgement = judge(
-                    base.n, base.avg.value, base.stddev.value, cand.n, cand.avg.value, cand.stddev.value,
-                    confidence=confidence, printed_difference=None if printed is None else printed.difference_proven,
-                    threshold_pct=threshold,
-                )
-            except (ValueError, ArithmeticError) as err:  # extreme values: say so, never crash
-                comparison.findings.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
-            else:
-                comparison.findings.extend(comparison.judgement.findings)
+        if dialects:
+            fits = set(dialects) if fits is None else fits & set(dialects)
     if fits is not None:
         if not fits:
             audit.findings.append(Finding(
@@ -217,6 +162,91 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
         audit.findings.append(Finding(
             "dialect_conflict", "warning", "no legend and no header (-q output), which only FreeBSD's ministat prints"))
     return audit
+
+
+def _candidate_symbols(block: Block) -> list[str]:
+    """The symbols compared with ``x``: the data sets', the damaged ones', then the printed comparisons'."""
+    symbols = [d.symbol for d in block.datasets if d.symbol != "x"]
+    symbols += sorted(s for s in block.damaged_symbols if s != "x")
+    symbols += [s for s in block.comparisons if s not in symbols]
+    return symbols
+
+
+def _audit_comparison(block: Block, base: DataSet | None, cand: DataSet | None, symbol: str,
+                      threshold: float | None) -> tuple[ComparisonAudit, list[str] | None]:
+    """The audit of ``symbol`` against ``x``, and the dialects its printed comparison fits (None: not checked)."""
+    printed = block.comparisons.get(symbol)
+    confidence = printed.confidence if printed else (block.command_confidence or DEFAULT_CONFIDENCE)
+    comparison = ComparisonAudit(
+        baseline=_label(base) if base else block.legend.get("x", "x"),
+        candidate=_label(cand) if cand else block.legend.get(symbol, symbol),
+        line=printed.line if printed else (cand.line if cand else None),
+        printed=printed, recomputation=None, consistent=None, dialect=None, judgement=None,
+    )
+    if base is None or cand is None:
+        missing = "baseline" if base is None else "candidate"
+        comparison.findings.append(Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed"))
+        return comparison, None
+    if not _can_recompute(comparison, base, cand, confidence):
+        return comparison, None
+    dialects = None
+    if printed is not None:
+        dialects = _check_printed(comparison, base, cand, printed)
+    else:
+        comparison.recomputation = recompute(base, cand, confidence)
+        comparison.findings.append(Finding(
+            "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))
+    if not any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value)):
+        _rejudge(comparison, base, cand, confidence, printed, threshold)
+    return comparison, dialects
+
+
+def _can_recompute(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float) -> bool:
+    """False, with the finding (and a printed comparison inconsistent), when ministat has no t table for the
+    confidence or a sample has fewer than 2 values."""
+    if confidence not in CONFIDENCE_LEVELS:
+        comparison.findings.append(Finding(
+            "unknown_confidence", "error", f"ministat has no t table column for {confidence:g}% confidence"))
+    elif base.n < 2 or cand.n < 2:  # damaged or made-up vitals: no t test has such a sample
+        comparison.findings.append(Finding(
+            "implausible_vitals", "error",
+            "N below 2: nothing can be recomputed (ministat refuses fewer than 3 values)"))
+    else:
+        return True
+    if comparison.printed is not None:
+        comparison.consistent = False
+    return False
+
+
+def _check_printed(comparison: ComparisonAudit, base: DataSet, cand: DataSet, printed: PrintedComparison) -> list[str]:
+    """Recompute the printed comparison from the vitals; the dialects it fits."""
+    result = check(base, cand, printed)
+    comparison.recomputation = result
+    comparison.consistent = result.consistent
+    comparison.dialect = _dialect_name(result.dialects)
+    for reason in result.reasons:
+        severity = "error" if result.consistent is False else "warning"
+        comparison.findings.append(Finding("inconsistent" if severity == "error" else "unchecked", severity, reason))
+    if result.consistent and comparison.dialect == "both":
+        comparison.findings.append(Finding(
+            "dialect_undecided", "info",
+            "the relative interval prints the same in both dialects (classic e/avg and freebsd)"))
+    return result.dialects
+
+
+def _rejudge(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float,
+             printed: PrintedComparison | None, threshold: float | None) -> None:
+    """Judge the comparison again from the vitals (abstat's verdict); a finding when the values defeat it."""
+    try:
+        comparison.judgement = judge(
+            base.n, base.avg.value, base.stddev.value, cand.n, cand.avg.value, cand.stddev.value,
+            confidence=confidence, printed_difference=None if printed is None else printed.difference_proven,
+            threshold_pct=threshold,
+        )
+    except (ValueError, ArithmeticError) as err:  # extreme values: say so, never crash
+        comparison.findings.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
+    else:
+        comparison.findings.extend(comparison.judgement.findings)
 
 
 # ----------------------------------------------------------------------------
@@ -247,32 +277,40 @@ def _audit_averages(claim: AveragesClaim) -> BlockAudit:
         "(name=n:mean:stddev)",
     ))
     if claim.rows:
-        base_index = claim.baseline_index()
-        base_label, base_values = claim.rows[base_index]
-        detectable = power_mod.detectable_effect_size(runs, runs) if runs and runs >= 2 else None
-        for index, (label, values) in enumerate(claim.rows):
-            if index == base_index:
-                continue
-            for column, base_value, value in zip(claim.columns, base_values, values):
-                change = value - base_value
-                percent = change * 100.0 / base_value if base_value else None
-                comparison = ComparisonAudit(
-                    baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
-                    consistent=None, dialect=None, judgement=None,
-                    metric=column if len(claim.columns) > 1 else None,
-                )
-                what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
-                change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
-                comparison.findings.append(Finding(
-                    "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
-                if detectable is not None and percent is not None and percent != 0.0:
-                    noise = abs(percent) / detectable
-                    comparison.findings.append(Finding(
-                        "noise_bound", "info",
-                        f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
-                        f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
-                    ))
-                comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
-                comparison.recomputed_values = {"difference": change, "percent": percent}
-                audit.comparisons.append(comparison)
+        audit.comparisons.extend(_averages_comparisons(claim))
     return audit
+
+
+def _averages_comparisons(claim: AveragesClaim) -> list[ComparisonAudit]:
+    """Each row against the baseline's, column by column: the change, and the spread it needs to be seen."""
+    runs = claim.runs
+    base_index = claim.baseline_index()
+    base_label, base_values = claim.rows[base_index]
+    detectable = power_mod.detectable_effect_size(runs, runs) if runs and runs >= 2 else None
+    comparisons = []
+    for index, (label, values) in enumerate(claim.rows):
+        if index == base_index:
+            continue
+        for column, base_value, value in zip(claim.columns, base_values, values):
+            change = value - base_value
+            percent = change * 100.0 / base_value if base_value else None
+            comparison = ComparisonAudit(
+                baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
+                consistent=None, dialect=None, judgement=None,
+                metric=column if len(claim.columns) > 1 else None,
+            )
+            what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
+            change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
+            comparison.findings.append(Finding(
+                "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
+            if detectable is not None and percent is not None and percent != 0.0:
+                noise = abs(percent) / detectable
+                comparison.findings.append(Finding(
+                    "noise_bound", "info",
+                    f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
+                    f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
+                ))
+            comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
+            comparison.recomputed_values = {"difference": change, "percent": percent}
+            comparisons.append(comparison)
+    return comparisons

@@ -60,10 +60,17 @@ class _Line:
     match: re.Match[str] | None = None
     note: str = ""
 
+    @property
+    def found(self) -> re.Match[str]:
+        """The match of a line whose kind comes from a pattern (legend, vitals, comparison lines)."""
+        if self.match is None:
+            raise ValueError(f"line {self.number} ({self.kind}) has no match")
+        return self.match
+
 
 def strip_quote(raw: str) -> str:
     """``raw`` without mail/Markdown quote marks and indentation in front, nor white space behind."""
-    return raw[_QUOTE.match(raw).end():].rstrip() if raw else ""
+    return _QUOTE.sub("", raw, count=1).rstrip() if raw else ""  # _QUOTE matches at 0, maybe empty
 
 
 def _classify(number: int, raw: str) -> _Line:
@@ -126,7 +133,7 @@ def _legend_run(lines: list[_Line], start: int) -> int:
     count = 0
     while start + count < len(lines):
         line = lines[start + count]
-        if line.kind != "legend" or line.match.group(1) != SYMBOLS[count]:
+        if line.kind != "legend" or line.found.group(1) != SYMBOLS[count]:
             break
         count += 1
         if count == len(SYMBOLS):
@@ -172,7 +179,7 @@ def find_blocks(text: str) -> list[Block]:
             kind = lines[j].kind
             if seen_vitals and kind in ("legend", "border", "header", "badheader"):
                 break  # the next report starts here
-            if seen_vitals and kind in ("vitals", "badvitals") and lines[j].match.group(1) == "x":
+            if seen_vitals and kind in ("vitals", "badvitals") and lines[j].found.group(1) == "x":
                 break
             if kind == "numbers" and lines[j - 1].kind != "badvitals":
                 break
@@ -216,85 +223,119 @@ def _parse_vitals(line: _Line, match: re.Match[str], name: str | None) -> DataSe
 def _parse_block(lines: list[_Line], start: int, stop: int) -> Block:
     block = Block(line=lines[start].number, end_line=lines[stop - 1].number)
     block.command = _command_before(lines, start)
-    header_body: str | None = None
-    current: PrintedComparison | None = None
-    expected: list[str] = []  # comparison lines still expected
-    last_symbol: str | None = None
+    parser = _BlockParser(block)
     k = start
     while k < stop:
         line = lines[k]
-        kind = line.kind
-        if expected and kind not in ("diffabs", "diffpct", "pooled", "badcomparison"):
-            block.problems.append(Problem(line.number, "comparison lines missing: " + ", ".join(expected)))
-            if current is not None:
-                current.complete = False
-            expected = []
-        if kind == "legend":
-            block.legend[line.match.group(1)] = line.match.group(2)
-        elif kind in ("border", "plotrow"):
-            block.has_plot = True
-        elif kind == "badplot":
-            block.has_plot = True
-            block.problems.append(Problem(line.number, line.note + " (the plot is not used)", "warning"))
-        elif kind == "header":
-            block.has_header = True
-            header_body = line.body
-        elif kind == "badheader":
-            block.problems.append(Problem(line.number, line.note, "warning"))
-        elif kind in ("vitals", "badvitals"):
-            k = _take_vitals(block, lines, k, stop, header_body)
-            last_symbol = line.match.group(1)
-            current = None
-        elif kind in ("diffhead", "nodiff"):
-            if last_symbol is None or last_symbol == "x" or last_symbol in block.comparisons:
-                block.problems.append(Problem(line.number, "comparison line without a data set to compare"))
-            else:
-                current = PrintedComparison(
-                    line=line.number, confidence=float(line.match.group(1)),
-                    difference_proven=kind == "diffhead",
-                )
-                current.lines["verdict"] = line.number
-                block.comparisons[last_symbol] = current
-                expected = ["difference", "percent", "pooled s"] if kind == "diffhead" else []
-        elif kind in ("diffabs", "diffpct", "pooled"):
-            want = {"diffabs": "difference", "diffpct": "percent", "pooled": "pooled s"}[kind]
-            if current is None or not expected or expected[0] != want:
-                block.problems.append(Problem(line.number, f"unexpected {want} line"))
-            else:
-                expected.pop(0)
-                if kind == "diffabs":
-                    current.difference = printed(line.match.group(1), LINE_DIGITS)
-                    current.half_width = printed(line.match.group(2), LINE_DIGITS)
-                    current.lines["difference"] = current.lines["half_width"] = line.number
-                elif kind == "diffpct":
-                    current.percent = printed(line.match.group(1), LINE_DIGITS)
-                    current.percent_half_width = printed(line.match.group(2), LINE_DIGITS)
-                    current.lines["percent"] = current.lines["percent_half_width"] = line.number
-                else:
-                    current.pooled_s = printed(line.match.group(1), LINE_DIGITS)
-                    current.lines["pooled_s"] = line.number
-        elif kind == "badcomparison":
-            block.problems.append(Problem(line.number, line.note))
-            if current is not None:
-                current.complete = False
-                if expected:
-                    expected.pop(0)
-        elif kind == "numbers":
-            block.problems.append(Problem(line.number, "stray numbers inside the report"))
+        parser.check_expected(line)
+        if line.kind in ("vitals", "badvitals"):
+            k = _take_vitals(block, lines, k, stop, parser.header_body)
+            parser.last_symbol = line.found.group(1)
+            parser.current = None
+        else:
+            parser.line(line)
         k += 1
-    if expected:
-        block.problems.append(Problem(block.end_line, "report ends inside a comparison: " + ", ".join(expected) + " missing"))
-        if current is not None:
-            current.complete = False
+    if parser.expected:
+        block.problems.append(Problem(block.end_line, "report ends inside a comparison: "
+                                      + ", ".join(parser.expected) + " missing"))
+        if parser.current is not None:
+            parser.current.complete = False
     if not block.datasets and not block.damaged_symbols:
         block.problems.append(Problem(block.line, "no vitals line: the report is incomplete"))
     return block
 
 
+_COMPARISON_LINES = {"diffabs": "difference", "diffpct": "percent", "pooled": "pooled s"}
+
+
+class _BlockParser:
+    """The lines of one report but its vitals, in order: what each kind of line adds to the block; the
+    comparison being read (``current``) and the lines it still expects."""
+
+    def __init__(self, block: Block) -> None:
+        self.block = block
+        self.header_body: str | None = None
+        self.current: PrintedComparison | None = None
+        self.expected: list[str] = []  # comparison lines still expected
+        self.last_symbol: str | None = None
+
+    def problem(self, line: _Line, message: str, severity: str = "error") -> None:
+        self.block.problems.append(Problem(line.number, message, severity))
+
+    def check_expected(self, line: _Line) -> None:
+        """A line other than the comparison lines still expected: they are missing."""
+        if self.expected and line.kind not in ("diffabs", "diffpct", "pooled", "badcomparison"):
+            self.problem(line, "comparison lines missing: " + ", ".join(self.expected))
+            if self.current is not None:
+                self.current.complete = False
+            self.expected = []
+
+    def line(self, line: _Line) -> None:
+        kind = line.kind
+        if kind == "legend":
+            self.block.legend[line.found.group(1)] = line.found.group(2)
+        elif kind in ("border", "plotrow"):
+            self.block.has_plot = True
+        elif kind == "badplot":
+            self.block.has_plot = True
+            self.problem(line, line.note + " (the plot is not used)", "warning")
+        elif kind == "header":
+            self.block.has_header = True
+            self.header_body = line.body
+        elif kind == "badheader":
+            self.problem(line, line.note, "warning")
+        elif kind in ("diffhead", "nodiff"):
+            self.verdict(line)
+        elif kind in _COMPARISON_LINES:
+            self.comparison_line(line)
+        elif kind == "badcomparison":
+            self.problem(line, line.note)
+            if self.current is not None:
+                self.current.complete = False
+                if self.expected:
+                    self.expected.pop(0)
+        elif kind == "numbers":
+            self.problem(line, "stray numbers inside the report")
+
+    def verdict(self, line: _Line) -> None:
+        """"Difference at" or "No difference proven at": a comparison of the last data set starts."""
+        symbol = self.last_symbol
+        if symbol is None or symbol == "x" or symbol in self.block.comparisons:
+            self.problem(line, "comparison line without a data set to compare")
+            return
+        self.current = PrintedComparison(
+            line=line.number, confidence=float(line.found.group(1)), difference_proven=line.kind == "diffhead",
+        )
+        self.current.lines["verdict"] = line.number
+        self.block.comparisons[symbol] = self.current
+        self.expected = ["difference", "percent", "pooled s"] if line.kind == "diffhead" else []
+
+    def comparison_line(self, line: _Line) -> None:
+        """The difference, percent or pooled-s line of the current comparison."""
+        want = _COMPARISON_LINES[line.kind]
+        current = self.current
+        if current is None or not self.expected or self.expected[0] != want:
+            self.problem(line, f"unexpected {want} line")
+            return
+        self.expected.pop(0)
+        first, number = printed(line.found.group(1), LINE_DIGITS), line.number
+        if line.kind == "diffabs":
+            current.difference = first
+            current.half_width = printed(line.found.group(2), LINE_DIGITS)
+            current.lines["difference"] = current.lines["half_width"] = number
+        elif line.kind == "diffpct":
+            current.percent = first
+            current.percent_half_width = printed(line.found.group(2), LINE_DIGITS)
+            current.lines["percent"] = current.lines["percent_half_width"] = number
+        else:
+            current.pooled_s = first
+            current.lines["pooled_s"] = number
+
+
 def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_body: str | None) -> int:
     """Parse the vitals line at ``k`` (rejoining a wrapped line); returns the last index used."""
     line = lines[k]
-    symbol = line.match.group(1)
+    symbol = line.found.group(1)
     expected_symbol = SYMBOLS[min(len(block.datasets) + len(block.damaged_symbols), len(SYMBOLS) - 1)]
     if symbol != expected_symbol:
         block.problems.append(Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning"))
@@ -306,9 +347,9 @@ def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_bod
                 block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
                 block.damaged_symbols.add(symbol)
                 return k
-        if _implausible_n(block, line, line.match):
+        if _implausible_n(block, line, line.found):
             return k
-        block.datasets.append(_parse_vitals(line, line.match, name))
+        block.datasets.append(_parse_vitals(line, line.found, name))
         return k
     # Damaged vitals: a line wrapped by a mailer continues on the next line.
     if k + 1 < stop and lines[k + 1].kind == "numbers":

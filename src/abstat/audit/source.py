@@ -1,7 +1,12 @@
 """Read the text to audit: a file or standard input, UTF-8 (or Latin-1) text."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from abstat.errors import InputError
+
+if TYPE_CHECKING:
+    from abstat.audit.report import AuditReport
 
 
 def decode_document(data: bytes, name: str) -> str:
@@ -27,7 +32,7 @@ def read_document(path: str) -> str:
     return decode_document(read_bytes(path), _display_name(path))
 
 
-def audit_file(path: str, *, threshold: float | None = None) -> "AuditReport":  # noqa: F821 -- abstat.audit.report, imported when called
+def audit_file(path: str, *, threshold: float | None = None) -> AuditReport:
     """Audit the file at ``path`` (``-``: standard input)."""
     from abstat.audit.report import audit_text
 

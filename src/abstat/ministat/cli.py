@@ -10,6 +10,7 @@ one line on standard error.  Where ministat crashes (NaN or infinity in the
 data, a plot width of 1) abstat reports the problem and exits with 2.
 """
 
+import io
 import os
 import sys
 
@@ -107,47 +108,60 @@ def parse_options(args: list[str], dialect: str, width: int) -> _Options:
     for letter, value in getopt(args, _OPTIONS[dialect], permute=permute):
         if letter is None:
             options.files = value
-        elif letter == "A":
-            options.plot = False
-        elif letter == "C":
-            column, complete = c_strtol(value)
-            if not complete:
-                raise _Usage("Invalid column number.")
-            if column <= 0:
-                raise _Usage("Column number should be positive.")
-            options.column = column
+        elif letter in _SWITCHES:
+            setattr(options, *_SWITCHES[letter])
         elif letter == "c":
-            raw = os.fsencode(value)
-            number = parse_c_double(raw) if raw else 0.0
-            if number is None:
-                raise _Usage("Not a floating point number")
-            for index, level in enumerate(_LEVELS):
-                if number == level:
-                    chosen = index
-            if chosen == -1:
-                raise _Usage("No support for confidence level")
-        elif letter == "d":
-            if not value:
-                raise _Usage("Can't use empty delimiter string")
-            options.delimiters = os.fsencode(value)
-        elif letter == "n":
-            options.stats = False
-        elif letter == "q":
-            options.quiet = True
-        elif letter == "s":
-            options.separate = True
-        elif letter == "w":
-            number, complete = c_strtol(value)
-            if not complete:
-                raise _Usage("Invalid width, not a number.")
-            if number < 0:
-                raise _Usage("Unable to move beyond left margin.")
-            options.width = number
+            chosen = _confidence_index(value, chosen)
+        elif letter in _WITH_VALUE:
+            _WITH_VALUE[letter](options, value)
     if chosen != -1:
         options.confidence = _LEVELS[chosen]
     if len(options.files) > 7:
         raise _Usage("Too many datasets.")
     return options
+
+
+def _confidence_index(value: str, chosen: int) -> int:
+    """``-c``: the index of the level in ministat's t table; as ministat, a level it lacks is refused
+    only while no earlier ``-c`` chose one."""
+    raw = os.fsencode(value)
+    number = parse_c_double(raw) if raw else 0.0
+    if number is None:
+        raise _Usage("Not a floating point number")
+    for index, level in enumerate(_LEVELS):
+        if number == level:
+            chosen = index
+    if chosen == -1:
+        raise _Usage("No support for confidence level")
+    return chosen
+
+
+def _column(options: _Options, value: str) -> None:
+    column, complete = c_strtol(value)
+    if not complete:
+        raise _Usage("Invalid column number.")
+    if column <= 0:
+        raise _Usage("Column number should be positive.")
+    options.column = column
+
+
+def _delimiters(options: _Options, value: str) -> None:
+    if not value:
+        raise _Usage("Can't use empty delimiter string")
+    options.delimiters = os.fsencode(value)
+
+
+def _width(options: _Options, value: str) -> None:
+    number, complete = c_strtol(value)
+    if not complete:
+        raise _Usage("Invalid width, not a number.")
+    if number < 0:
+        raise _Usage("Unable to move beyond left margin.")
+    options.width = number
+
+
+_SWITCHES = {"A": ("plot", False), "n": ("stats", False), "q": ("quiet", True), "s": ("separate", True)}
+_WITH_VALUE = {"C": _column, "d": _delimiters, "w": _width}
 
 
 def _load(data: bytes, name: str, options: _Options, dialect: str, *, tried: bool = False):
@@ -200,7 +214,7 @@ def _check_count(count: int, name: str) -> None:
 
 def _open_error(path: str, err: OSError, status: int) -> InputError:
     error = InputError(f"cannot open: {err.strerror or err}", path=path)
-    error.exit_status = status  # type: ignore[misc]
+    error.exit_status = status
     return error
 
 
@@ -241,7 +255,7 @@ def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:
         names = [STDIN_NAME if path == "-" else path for path in files]
         return [_read_file(path, name, options, dialect) for path, name in zip(files, names)], names
     names = list(files)
-    handles = []
+    handles: list[io.BufferedReader | None] = []  # a local annotation: never evaluated
     try:
         for path in files:
             if path == "-":
@@ -289,20 +303,10 @@ def _error(message: str) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run ``abstat ministat`` with *argv* (without the command name)."""
     args = list(sys.argv[1:] if argv is None else argv)
-    dialect = os.environ.get(ENV_DIALECT) or "classic"
-    if args and args[0].startswith("--dialect"):
-        if args[0] == "--dialect" and len(args) > 1:
-            dialect = args[1]
-            args = args[2:]
-        elif args[0].startswith("--dialect="):
-            dialect = args[0][len("--dialect=") :]
-            args = args[1:]
-        else:
-            _error("--dialect needs a value: classic or freebsd")
-            return 2
-    if dialect not in _OPTIONS:
-        _error(f"unknown dialect {dialect!r}: use classic or freebsd")
+    chosen = _dialect(args)
+    if chosen is None:
         return 2
+    dialect, args = chosen
     if args and args[0] in ("--help", "-h"):
         sys.stdout.write(usage_text(dialect) + _ABSTAT_NOTE.format(env=ENV_DIALECT))
         return 0
@@ -313,29 +317,54 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(prefix + err.whine + "\n" + usage_text(dialect))
         return 2
     try:
-        samples, names = read_datasets(options, dialect)
-        from abstat.ministat.report import PlotError, iter_report
-
-        try:
-            pieces = iter_report(
-                samples,
-                names,
-                confidence=options.confidence,
-                width=options.width,
-                plot=options.plot,
-                stats=options.stats,
-                dialect=dialect,
-                separate_bars=options.separate,
-                quiet=options.quiet,
-            )
-        except PlotError as err:
-            _error(str(err))
-            return 2
-        _write(pieces)
+        return _report(options, dialect)
     except AbstatError as err:
         _error(str(err))
         return err.exit_status
     except MemoryError:
         _error("out of memory reading the data sets")
         return 2
+
+
+def _dialect(args: list[str]) -> tuple[str, list[str]] | None:
+    """The dialect (``--dialect`` first, else the environment's, else classic) and the arguments after
+    it; None (the error written) when it is missing or unknown."""
+    dialect = os.environ.get(ENV_DIALECT) or "classic"
+    if args and args[0].startswith("--dialect"):
+        if args[0] == "--dialect" and len(args) > 1:
+            dialect = args[1]
+            args = args[2:]
+        elif args[0].startswith("--dialect="):
+            dialect = args[0][len("--dialect=") :]
+            args = args[1:]
+        else:
+            _error("--dialect needs a value: classic or freebsd")
+            return None
+    if dialect not in _OPTIONS:
+        _error(f"unknown dialect {dialect!r}: use classic or freebsd")
+        return None
+    return dialect, args
+
+
+def _report(options: _Options, dialect: str) -> int:
+    """Read the data sets and write the report."""
+    samples, names = read_datasets(options, dialect)
+    from abstat.ministat.report import PlotError, iter_report
+
+    try:
+        pieces = iter_report(
+            samples,
+            names,
+            confidence=options.confidence,
+            width=options.width,
+            plot=options.plot,
+            stats=options.stats,
+            dialect=dialect,
+            separate_bars=options.separate,
+            quiet=options.quiet,
+        )
+    except PlotError as err:
+        _error(str(err))
+        return 2
+    _write(pieces)
     return 0

@@ -165,20 +165,7 @@ def render_plot(samples: list[SampleSet], width: int, separate_bars: bool = Fals
 def plot_lines(samples: list[SampleSet], width: int, separate_bars: bool = False):
     """The plot as an iterator of text pieces.  Everything is computed (and
     :class:`PlotError` raised) before the iterator is returned."""
-    lo = 999e99
-    hi = -999e99
-    span = 0.0
-    dx = 0.0
-    x0 = 0.0
-    for sample in samples:
-        for point in (sample.min, sample.max, sample.mean - sample.stddev, sample.mean + sample.stddev):
-            if point < lo:
-                lo = point
-            if point > hi:
-                hi = point
-            span = hi - lo
-            dx = c_div(span, width - 1.0)
-            x0 = lo - 0.5 * dx
+    span, dx, x0 = _scale(samples, width)
     if span == 0:
         return iter(["[no plot, span is zero width]\n"])
     if width == 1:
@@ -187,6 +174,13 @@ def plot_lines(samples: list[SampleSet], width: int, separate_bars: bool = False
         raise PlotError(f"plot width {width} is negative")
     if span - span != 0 or dx - dx != 0:
         raise PlotError(_OVERFLOW)
+    body, bars = _plot_grid(samples, width, x0, dx, separate_bars)
+    return _dump(body, bars, width)
+
+
+def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
+               separate_bars: bool) -> tuple[list[tuple[str, int]], list[bytearray | None]]:
+    """ministat's PlotSet for every set: the grid's rows and the bars (one, or one per set)."""
     bars: list[bytearray | None] = [None] * len(samples)
     # Each run of points is an entry [column, symbol bit, top row]: rows 1..top
     # of the column hold the bit.  ministat keeps one grid of max-run + 1 rows
@@ -204,13 +198,8 @@ def plot_lines(samples: list[SampleSet], width: int, separate_bars: bool = False
             bar = bars[bar_index] = bytearray(width)
         runs = sample.column_counts(x0, dx)
         history.append((val, runs))
-        tallest = 1
-        for column, count in runs:
-            if count > tallest:
-                tallest = count
-            if not 0 <= column < width:
-                outside = True
-        rows = tallest + 1
+        outside = outside or any(not 0 <= column < width for column, _ in runs)
+        rows = max([1, *(count for _, count in runs)]) + 1
         if rows > height:
             for entry in entries:
                 if entry[2] >= height:
@@ -219,10 +208,28 @@ def plot_lines(samples: list[SampleSet], width: int, separate_bars: bool = False
         entries.extend([column, val, count] for column, count in runs)
         _draw_bar(bar, sample, x0, dx, width)
     if outside:
-        body = _grid_rows_flat(history, width)
-    else:
-        body = _grid_rows(entries, height, width)
-    return _dump(body, bars, width)
+        return _grid_rows_flat(history, width), bars
+    return _grid_rows(entries, height, width), bars
+
+
+def _scale(samples: list[SampleSet], width: int) -> tuple[float, float, float]:
+    """ministat's DimPlot: the span of the min, max and mean +/- stddev of every set, the width of a
+    column (dx) and the left edge (x0), computed as it does, point by point."""
+    lo = 999e99
+    hi = -999e99
+    span = 0.0
+    dx = 0.0
+    x0 = 0.0
+    for sample in samples:
+        for point in (sample.min, sample.max, sample.mean - sample.stddev, sample.mean + sample.stddev):
+            if point < lo:
+                lo = point
+            if point > hi:
+                hi = point
+            span = hi - lo
+            dx = c_div(span, width - 1.0)
+            x0 = lo - 0.5 * dx
+    return span, dx, x0
 
 
 def _draw_bar(bar: bytearray, sample: SampleSet, x0: float, dx: float, width: int) -> None:

@@ -121,42 +121,63 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
     skipped: list[str] = []
     failed = 0
     for file_path in result_files(path):
-        try:
-            document = loads_json(read_named(file_path), file_path)
-        except ValueError as err:
-            if file_path != path:  # in a results directory asv skips it too
-                skipped.append(os.path.relpath(file_path, path))
-                continue
-            raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=file_path,
-                             line=getattr(err, "lineno", None)) from None
-        if not is_asv_results(document):
-            if file_path != path:
-                skipped.append(os.path.relpath(file_path, path))
-                continue
-            raise InputError("not an asv results file (no 'commit_hash' and 'results')", path=file_path)
-        machine = document.get("params") if isinstance(document.get("params"), dict) else {}
-        base = {"rev": str(document["commit_hash"]), "machine": str(machine.get("machine", "")),
-                "env": str(document.get("env_name") or _env_from_name(file_path))}
-        date = _number(document.get("date"))
-        if date is not None:
-            base["commit_time"] = repr(date / 1000.0)
-        units = _units(file_path)
-        for name, results, params, samples in _entries(document, file_path):
-            for i, result in enumerate(results):
-                values = samples[i] if i < len(samples) and isinstance(samples[i], list) else [result]
-                numbers = [v for v in (_number(x) for x in values) if v is not None]
-                if not numbers:
-                    failed += 1
-                    continue
-                labels = {**base, "metric": name}
-                combination = _combination(params, i)
-                if combination is not None:
-                    labels["params"] = ", ".join(str(p) for p in combination)
-                unit = units.get(name)
-                sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
-                                      unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))
+        document = _document(path, file_path, skipped)
+        if document is not None:
+            failed += _read_document(file_path, document, sets)
     notes = [f"{path}: {failed} failed or missing asv result(s) left out"] if failed else []
     if skipped:
         notes.append(f"{path}: {len(skipped)} file(s) that are not asv results skipped, as asv does "
                      f"(e.g. {skipped[0]})")
     return sets, notes
+
+
+def _document(path: str, file_path: str, skipped: list[str]) -> dict[str, Any] | None:
+    """The results document in ``file_path``; None (and the file in ``skipped``) for a file of a results
+    directory that is not one, as asv skips it; InputError when ``path`` is that file."""
+    try:
+        document = loads_json(read_named(file_path), file_path)
+    except ValueError as err:
+        if file_path != path:  # in a results directory asv skips it too
+            skipped.append(os.path.relpath(file_path, path))
+            return None
+        raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=file_path,
+                         line=getattr(err, "lineno", None)) from None
+    if not is_asv_results(document):
+        if file_path != path:
+            skipped.append(os.path.relpath(file_path, path))
+            return None
+        raise InputError("not an asv results file (no 'commit_hash' and 'results')", path=file_path)
+    return document
+
+
+def _file_labels(file_path: str, document: dict[str, Any], machine: dict[str, Any]) -> dict[str, str]:
+    """The labels every result of the file has: revision, machine, environment (and commit time)."""
+    base = {"rev": str(document["commit_hash"]), "machine": str(machine.get("machine", "")),
+            "env": str(document.get("env_name") or _env_from_name(file_path))}
+    date = _number(document.get("date"))
+    if date is not None:
+        base["commit_time"] = repr(date / 1000.0)
+    return base
+
+
+def _read_document(file_path: str, document: dict[str, Any], sets: list[SampleSet]) -> int:
+    """Add a set per benchmark and parameter combination to ``sets``; the number of failed results."""
+    machine = document["params"] if isinstance(document.get("params"), dict) else {}
+    base = _file_labels(file_path, document, machine)
+    units = _units(file_path)
+    failed = 0
+    for name, results, params, samples in _entries(document, file_path):
+        for i, result in enumerate(results):
+            values = samples[i] if i < len(samples) and isinstance(samples[i], list) else [result]
+            numbers = [v for v in (_number(x) for x in values) if v is not None]
+            if not numbers:
+                failed += 1
+                continue
+            labels = {**base, "metric": name}
+            combination = _combination(params, i)
+            if combination is not None:
+                labels["params"] = ", ".join(str(p) for p in combination)
+            unit = units.get(name)
+            sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
+                                  unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))
+    return failed

@@ -81,43 +81,79 @@ def is_bmf(doc: Any) -> bool:
 def read_gbench(path: str, doc: Any) -> list[SampleSet]:
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise InputError("not a Google Benchmark JSON file (no 'benchmarks' list)", path=path)
-    context = doc.get("context") if isinstance(doc.get("context"), dict) else {}
+    context = doc["context"] if isinstance(doc.get("context"), dict) else {}
     machine = {k: v for k, v in context.items() if isinstance(v, (str, int, float, bool))}
     found: dict[tuple[str, str], SampleSet] = {}
     aggregates: dict[str, dict[str, dict[str, Any]]] = {}
     failed: list[str] = []
     for index, entry in enumerate(doc["benchmarks"]):
-        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-            raise InputError(f"benchmarks[{index}]: no 'name'", path=path)
-        name = str(entry.get("run_name") or entry["name"])
-        if entry.get("error_occurred") or entry.get("skipped"):
-            failed.append(entry["name"])
+        _read_entry(path, index, entry, machine, found, aggregates, failed)
+    notes = _read_aggregates(path, aggregates, machine, found)
+    if failed:
+        notes.append(f"{path}: {len(failed)} benchmark(s) reported an error or were skipped: "
+                     f"left out (e.g. {failed[0]})")
+    sets = list(found.values())
+    if not sets:
+        raise InputError("Google Benchmark file holds no readable result", path=path)
+    sets[0].notes.extend(notes)
+    return sets
+
+
+def _read_entry(path: str, index: int, entry: Any, machine: dict[str, Any], found: dict[tuple[str, str], SampleSet],
+                aggregates: dict[str, dict[str, dict[str, Any]]], failed: list[str]) -> None:
+    """Read ``benchmarks[index]``: a failed or skipped run (to ``failed``), an aggregate (to
+    ``aggregates``), else a repetition (to ``found``)."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        raise InputError(f"benchmarks[{index}]: no 'name'", path=path)
+    name = str(entry.get("run_name") or entry["name"])
+    if entry.get("error_occurred") or entry.get("skipped"):
+        failed.append(entry["name"])
+    elif entry.get("run_type") == "aggregate" and entry.get("aggregate_name"):
+        aggregates.setdefault(name, {})[str(entry["aggregate_name"])] = entry
+    else:
+        _read_repetition(path, entry, name, machine, found)
+
+
+def _read_repetition(path: str, entry: dict[str, Any], name: str, machine: dict[str, Any],
+                     found: dict[tuple[str, str], SampleSet]) -> None:
+    """Add the times and counters of one run (a repetition) of benchmark ``name`` to ``found``."""
+    unit = str(entry.get("time_unit", "ns"))
+    if unit not in _TO_S:
+        raise InputError(f"{entry['name']}: time_unit {unit!r}: not ns, us, ms or s", path=path)
+    for key, value in entry.items():
+        if key in _GBENCH_KNOWN and key not in ("real_time", "cpu_time"):
             continue
-        if entry.get("run_type") == "aggregate" and entry.get("aggregate_name"):
-            aggregates.setdefault(name, {})[str(entry["aggregate_name"])] = entry
+        measured = _gbench_value(path, entry["name"], key, value, unit)
+        if measured is None:
             continue
-        unit = str(entry.get("time_unit", "ns"))
-        if unit not in _TO_S:
-            raise InputError(f"{entry['name']}: time_unit {unit!r}: not ns, us, ms or s", path=path)
-        for key, value in entry.items():
-            if key in _GBENCH_KNOWN and key not in ("real_time", "cpu_time"):
-                continue
-            number = _num(value)
-            if number is None:
-                if key in ("real_time", "cpu_time"):
-                    raise InputError(f"{entry['name']}: {key}: not a finite number: {value!r}"[:120], path=path)
-                continue
-            if key in ("real_time", "cpu_time"):  # in seconds, whatever each entry's unit (compare.py's geomean too)
-                if number < 0:
-                    raise InputError(f"{entry['name']}: {key}: a negative time: {value!r}"[:120], path=path)
-                number, metric_unit = number * _TO_S[unit], "s"
-            else:
-                metric_unit = _COUNTER_UNITS.get(key)
-            slot = found.get((name, key))
-            if slot is None:
-                slot = found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[[]],
-                                                      source=path, unit=metric_unit, machine=dict(machine))
-            slot.runs[0].append(number)
+        number, metric_unit = measured
+        slot = found.get((name, key))
+        if slot is None:
+            slot = found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[[]],
+                                                  source=path, unit=metric_unit, machine=dict(machine))
+        slot.runs[0].append(number)
+
+
+def _gbench_value(path: str, entry_name: str, key: str, value: Any, unit: str) -> tuple[float, str | None] | None:
+    """A time (in seconds, whatever each entry's unit: compare.py's geomean too) or a counter and its
+    unit; None for a counter that is not a finite number."""
+    number = _num(value)
+    is_time = key in ("real_time", "cpu_time")
+    if number is None:
+        if is_time:
+            raise InputError(f"{entry_name}: {key}: not a finite number: {value!r}"[:120], path=path)
+        return None
+    if not is_time:
+        return number, _COUNTER_UNITS.get(key)
+    if number < 0:
+        raise InputError(f"{entry_name}: {key}: a negative time: {value!r}"[:120], path=path)
+    return number * _TO_S[unit], "s"
+
+
+def _read_aggregates(path: str, aggregates: dict[str, dict[str, dict[str, Any]]], machine: dict[str, Any],
+                     found: dict[tuple[str, str], SampleSet]) -> list[str]:
+    """Add the benchmarks known only by their aggregates (mean, stddev, repetitions) to ``found``, as
+    summaries; the notes on those that cannot be read."""
     notes = []
     for name, named in aggregates.items():
         if any(key[0] == name for key in found):
@@ -133,58 +169,63 @@ def read_gbench(path: str, doc: Any) -> list[SampleSet]:
             scale = _TO_S.get(str(mean.get("time_unit", "ns")))
             if m is None or s is None or scale is None:
                 continue
-            m, s = m * scale, s * scale
             found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[], source=path,
                                            unit="s", machine=dict(machine),
-                                           summary=Summary(n, m, s))
-    if failed:
-        notes.append(f"{path}: {len(failed)} benchmark(s) reported an error or were skipped: "
-                     f"left out (e.g. {failed[0]})")
-    sets = list(found.values())
-    if not sets:
-        raise InputError("Google Benchmark file holds no readable result", path=path)
-    sets[0].notes.extend(notes)
-    return sets
+                                           summary=Summary(n, m * scale, s * scale))
+    return notes
 
 
 def read_pytest_benchmark(path: str, doc: Any) -> list[SampleSet]:
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise InputError("not a pytest-benchmark JSON file (no 'benchmarks' list)", path=path)
-    machine = doc.get("machine_info") if isinstance(doc.get("machine_info"), dict) else {}
-    commit = doc.get("commit_info") if isinstance(doc.get("commit_info"), dict) else {}
-    sets = []
-    for index, bench in enumerate(doc["benchmarks"]):
-        stats = bench.get("stats") if isinstance(bench, dict) else None
-        if not isinstance(stats, dict):
-            raise InputError(f"benchmarks[{index}]: no 'stats'", path=path)
-        name = str(bench.get("fullname") or bench.get("name") or f"benchmarks[{index}]")
-        labels = {"benchmark": name}
-        for key in ("group", "param"):
-            if bench.get(key) not in (None, ""):
-                labels[key] = str(bench[key])
-        if commit.get("id"):
-            labels["rev"] = str(commit["id"])
-        data = stats.get("data")
-        notes = []
-        if isinstance(data, list) and data and stats.get("rounds") not in (None, len(data)):
-            notes.append(f"{path}: {name}: stats.data holds {len(data)} values but {stats.get('rounds')!r} "
-                         "rounds ran: read as its stats (rounds, mean, stddev), as pytest-benchmark reports it")
-            data = None
-        if isinstance(data, list) and data:
-            values = [_num(v) for v in data]
-            if any(v is None for v in values):
-                raise InputError(f"{name}: stats.data: not all finite numbers", path=path)
-            sets.append(SampleSet(labels=labels, runs=[values], source=path, unit="s",  # type: ignore[list-item]
-                                  machine=dict(machine)))
-            continue
-        rounds, mean, stddev = stats.get("rounds"), _num(stats.get("mean")), _num(stats.get("stddev"))
-        if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1 or mean is None or stddev is None:
-            raise InputError(f"{name}: stats need 'rounds', 'mean' and 'stddev' (or 'data')", path=path)
-        sets.append(SampleSet(labels=labels, runs=[], source=path, unit="s", machine=dict(machine),
-                              summary=Summary(rounds, mean, stddev), notes=notes))
+    machine = doc["machine_info"] if isinstance(doc.get("machine_info"), dict) else {}
+    commit = doc["commit_info"] if isinstance(doc.get("commit_info"), dict) else {}
+    sets = [_pytest_set(path, index, bench, machine, commit) for index, bench in enumerate(doc["benchmarks"])]
     if not sets:
         raise InputError("pytest-benchmark file holds no benchmarks", path=path)
     return sets
+
+
+def _pytest_labels(bench: dict[str, Any], name: str, commit: dict[str, Any]) -> dict[str, str]:
+    labels = {"benchmark": name}
+    for key in ("group", "param"):
+        if bench.get(key) not in (None, ""):
+            labels[key] = str(bench[key])
+    if commit.get("id"):
+        labels["rev"] = str(commit["id"])
+    return labels
+
+
+def _pytest_values(path: str, name: str, stats: dict[str, Any]) -> tuple[list[float], list[str]]:
+    """The values in ``stats.data`` (none when it has none, or fewer than the rounds ran: then a note)."""
+    data = stats.get("data")
+    if not (isinstance(data, list) and data):
+        return [], []
+    if stats.get("rounds") not in (None, len(data)):
+        return [], [f"{path}: {name}: stats.data holds {len(data)} values but {stats.get('rounds')!r} "
+                    "rounds ran: read as its stats (rounds, mean, stddev), as pytest-benchmark reports it"]
+    values = [_num(v) for v in data]
+    finite = [v for v in values if v is not None]
+    if len(finite) != len(values):
+        raise InputError(f"{name}: stats.data: not all finite numbers", path=path)
+    return finite, []
+
+
+def _pytest_set(path: str, index: int, bench: Any, machine: dict[str, Any], commit: dict[str, Any]) -> SampleSet:
+    """The set of ``benchmarks[index]``: its values (``stats.data``), else its stats as a summary."""
+    stats = bench.get("stats") if isinstance(bench, dict) else None
+    if not isinstance(stats, dict):
+        raise InputError(f"benchmarks[{index}]: no 'stats'", path=path)
+    name = str(bench.get("fullname") or bench.get("name") or f"benchmarks[{index}]")
+    labels = _pytest_labels(bench, name, commit)
+    values, notes = _pytest_values(path, name, stats)
+    if values:
+        return SampleSet(labels=labels, runs=[values], source=path, unit="s", machine=dict(machine))
+    rounds, mean, stddev = stats.get("rounds"), _num(stats.get("mean")), _num(stats.get("stddev"))
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1 or mean is None or stddev is None:
+        raise InputError(f"{name}: stats need 'rounds', 'mean' and 'stddev' (or 'data')", path=path)
+    return SampleSet(labels=labels, runs=[], source=path, unit="s", machine=dict(machine),
+                     summary=Summary(rounds, mean, stddev), notes=notes)
 
 
 def read_bmf(path: str, doc: Any) -> list[SampleSet]:

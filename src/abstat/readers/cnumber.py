@@ -32,62 +32,72 @@ def strtod_prefix(token: bytes) -> tuple[float, int]:
     if i < n and token[i] in b"+-":
         negative = token[i] == 45
         i += 1
-    lower = token[i : i + 8].lower()
-    if lower.startswith(b"inf"):
-        consumed = i + (8 if lower == b"infinity" else 3)
-        return (-_INF if negative else _INF), consumed
-    if lower.startswith(b"nan"):
-        j = i + 3
-        if j < n and token[j] == 40:  # "("
-            k = j + 1
-            while k < n and token[k] in _NAN_CHARS:
-                k += 1
-            if k < n and token[k] == 41:  # ")"
-                j = k + 1
-        nan = float("nan")
-        return (-nan if negative else nan), j
+    special = _special(token, i, negative)
+    if special is not None:
+        return special
     if token[i : i + 2] in (b"0x", b"0X"):
-        j = i + 2
-        digits = 0
-        while j < n and token[j] in _HEX_DIGITS:
-            j += 1
-            digits += 1
-        if j < n and token[j] == 46:  # "."
-            k = j + 1
-            while k < n and token[k] in _HEX_DIGITS:
-                k += 1
-                digits += 1
-            if digits:
-                j = k
-        if digits:
-            mantissa_end = j
-            j = _exponent_end(token, j, b"pP")
-            text = token[start:j].decode("ascii")
-            if j == mantissa_end:
-                text += "p0"
-            try:
-                value = float.fromhex(text)
-            except OverflowError:
-                value = -_INF if negative else _INF
-            return value, j
-        # "0x" without hex digits: strtod reads the "0" and stops at the "x".
-        return (-0.0 if negative else 0.0), i + 1
-    j = i
-    digits = 0
-    while j < n and token[j] in _DIGITS:
-        j += 1
-        digits += 1
-    if j < n and token[j] == 46:
-        k = j + 1
-        while k < n and token[k] in _DIGITS:
-            k += 1
-            digits += 1
-        if digits:
-            j = k
+        return _hexadecimal(token, start, i, negative)
+    j, digits = _mantissa_end(token, i, _DIGITS)
     if not digits:
         return 0.0, 0
     j = _exponent_end(token, j, b"eE")
     return float(token[start:j]), j
+
+
+def _special(token: bytes, i: int, negative: bool) -> tuple[float, int] | None:
+    """``inf``, ``infinity``, ``nan`` or ``nan(chars)`` at ``i`` (after the sign), else None."""
+    lower = token[i : i + 8].lower()
+    if lower.startswith(b"inf"):
+        consumed = i + (8 if lower == b"infinity" else 3)
+        return (-_INF if negative else _INF), consumed
+    if not lower.startswith(b"nan"):
+        return None
+    n = len(token)
+    j = i + 3
+    if j < n and token[j] == 40:  # "("
+        k = j + 1
+        while k < n and token[k] in _NAN_CHARS:
+            k += 1
+        if k < n and token[k] == 41:  # ")"
+            j = k + 1
+    nan = float("nan")
+    return (-nan if negative else nan), j
+
+
+def _mantissa_end(token: bytes, j: int, digit_set: bytes) -> tuple[int, int]:
+    """End of the digits, an optional point and more digits from ``j``, and how many digits there
+    were; a lone point (no digit on either side) is not consumed."""
+    n = len(token)
+    digits = 0
+    while j < n and token[j] in digit_set:
+        j += 1
+        digits += 1
+    if j < n and token[j] == 46:  # "."
+        k = j + 1
+        while k < n and token[k] in digit_set:
+            k += 1
+            digits += 1
+        if digits:
+            j = k
+    return j, digits
+
+
+def _hexadecimal(token: bytes, start: int, i: int, negative: bool) -> tuple[float, int]:
+    """The hexadecimal form whose ``0x`` is at ``i`` (the sign, if any, at ``start``)."""
+    j, digits = _mantissa_end(token, i + 2, _HEX_DIGITS)
+    if not digits:
+        # "0x" without hex digits: strtod reads the "0" and stops at the "x".
+        return (-0.0 if negative else 0.0), i + 1
+    mantissa_end = j
+    j = _exponent_end(token, j, b"pP")
+    text = token[start:j].decode("ascii")
+    if j == mantissa_end:
+        text += "p0"
+    try:
+        value = float.fromhex(text)
+    except OverflowError:
+        value = -_INF if negative else _INF
+    return value, j
 
 
 def _exponent_end(token: bytes, j: int, markers: bytes) -> int:

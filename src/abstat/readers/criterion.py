@@ -141,23 +141,28 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     column = "sample_measured_value" if "sample_measured_value" in (reader.fieldnames or []) else "sample_time_nanos"
     try:
         for row in reader:
-            line = reader.line_num
-            try:
-                measured, count = float(row[column]), float(row["iteration_count"])
-            except (TypeError, ValueError):
-                raise InputError(f"{column} {row.get(column)!r}, iteration_count {row.get('iteration_count')!r}: "
-                                 "not numbers", path=path, line=line) from None
-            if not (math.isfinite(measured) and math.isfinite(count) and count > 0):
-                raise InputError("not a finite time and a positive iteration count", path=path, line=line)
-            unit = (row.get("unit") or "ns").strip() if column == "sample_measured_value" else "ns"
-            name = "/".join(p for p in (row["group"], row["function"], row["value"]) if p)
+            name, unit, time = _raw_row(path, row, column, reader.line_num)
             labels = {"benchmark": name}
             if os.path.basename(path) == "raw.csv":  # criterion's name: the directory is the baseline's
                 labels["variant"] = os.path.basename(os.path.dirname(os.path.abspath(path)))
             slot = found.setdefault((name, unit), SampleSet(labels=labels, runs=[[]], source=path, unit=unit))
-            slot.runs[0].append(measured / count)
+            slot.runs[0].append(time)
     except csv.Error as err:
         raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
     if not found:
         raise InputError("criterion raw.csv holds no rows", path=path)
     return list(found.values())
+
+
+def _raw_row(path: str, row: dict[str, str], column: str, line: int) -> tuple[str, str, float]:
+    """A row's benchmark name, unit and time per iteration."""
+    try:
+        measured, count = float(row[column]), float(row["iteration_count"])
+    except (TypeError, ValueError):
+        raise InputError(f"{column} {row.get(column)!r}, iteration_count {row.get('iteration_count')!r}: "
+                         "not numbers", path=path, line=line) from None
+    if not (math.isfinite(measured) and math.isfinite(count) and count > 0):
+        raise InputError("not a finite time and a positive iteration count", path=path, line=line)
+    unit = (row.get("unit") or "ns").strip() if column == "sample_measured_value" else "ns"
+    name = "/".join(p for p in (row["group"], row["function"], row["value"]) if p)
+    return name, unit, measured / count

@@ -62,47 +62,66 @@ def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
         from abstat.readers.source import read_text
 
         text = read_text(path)
-    config: dict[str, str] = {}
-    units: dict[str, dict[str, str]] = {}
-    found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
-    problems: list[tuple[int, str]] = []
-    indented = 0
+    reading = _Reading(path)
     for lineno, line in enumerate(text.split("\n"), 1):
-        if line.endswith("\r"):
-            line = line[:-1]
-        if line.startswith("Benchmark"):
-            try:
-                name, pairs = _result(line)
-            except _Skip as skip:
-                if skip.args[0]:
-                    problems.append((lineno, skip.args[0]))
-                continue
-            labels = _labels(name, config)
-            for value, unit in pairs:
-                set_labels = dict(labels, metric=unit)
-                key = tuple(sorted(set_labels.items()))
-                if key not in found:
-                    found[key] = SampleSet(labels=set_labels, runs=[[]], source=path, unit=unit)
-                found[key].runs[0].append(value)
-            continue
-        if line.startswith("Unit") and (len(line) == 4 or line[4].isspace()):
-            problems.extend((lineno, problem) for problem in _unit_line(line, units))
-            continue
-        key_value = _config_line(line)
-        if key_value is not None:
-            key, value = key_value
-            if value:
-                config[key] = value
-            else:
-                config.pop(key, None)
-            continue
-        if line.lstrip().startswith("Benchmark") and line[:1].isspace():
-            indented += 1
-    if not found:
-        if problems:
-            lineno, problem = problems[0]
+        reading.line(lineno, line[:-1] if line.endswith("\r") else line)
+    if not reading.found:
+        if reading.problems:
+            lineno, problem = reading.problems[0]
             raise InputError(f"{problem}; no result line could be read", path=path, line=lineno)
         raise InputError("no Go benchmark result lines", path=path)
+    notes = _notes(path, reading.problems, reading.indented)
+    sets = list(reading.found.values())
+    for sample_set in sets:
+        sample_set.notes.extend(notes)
+        _apply_unit_metadata(sample_set, reading.units.get(sample_set.unit or "", {}))
+    return sets
+
+
+class _Reading:
+    """The state of a file being read, line by line, as benchfmt reads it: the configuration in
+    force, the units' metadata, the sets found, the lines skipped and the indented results."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.config: dict[str, str] = {}
+        self.units: dict[str, dict[str, str]] = {}
+        self.found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
+        self.problems: list[tuple[int, str]] = []
+        self.indented = 0
+
+    def line(self, lineno: int, line: str) -> None:
+        if line.startswith("Benchmark"):
+            self.result(lineno, line)
+        elif line.startswith("Unit") and (len(line) == 4 or line[4].isspace()):
+            self.problems.extend((lineno, problem) for problem in _unit_line(line, self.units))
+        elif (key_value := _config_line(line)) is not None:
+            key, value = key_value
+            if value:
+                self.config[key] = value
+            else:
+                self.config.pop(key, None)
+        elif line.lstrip().startswith("Benchmark") and line[:1].isspace():
+            self.indented += 1
+
+    def result(self, lineno: int, line: str) -> None:
+        try:
+            name, pairs = _result(line)
+        except _Skip as skip:
+            if skip.args[0]:
+                self.problems.append((lineno, skip.args[0]))
+            return
+        labels = _labels(name, self.config)
+        for value, unit in pairs:
+            set_labels = dict(labels, metric=unit)
+            key = tuple(sorted(set_labels.items()))
+            if key not in self.found:
+                self.found[key] = SampleSet(labels=set_labels, runs=[[]], source=self.path, unit=unit)
+            self.found[key].runs[0].append(value)
+
+
+def _notes(path: str, problems: list[tuple[int, str]], indented: int) -> list[str]:
+    """The notes on the lines skipped (the first three named) and the indented results ignored."""
     notes = []
     if problems:
         shown = "; ".join(f"line {lineno}: {problem}" for lineno, problem in problems[:3])
@@ -112,11 +131,7 @@ def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
     if indented:
         notes.append(f"{path}: {indented} indented Benchmark line{'s' if indented > 1 else ''} ignored "
                      "(Go's benchfmt reads only lines that start with 'Benchmark')")
-    sets = list(found.values())
-    for sample_set in sets:
-        sample_set.notes.extend(notes)
-        _apply_unit_metadata(sample_set, units.get(sample_set.unit or "", {}))
-    return sets
+    return notes
 
 
 def _fields(text: str) -> list[str]:
@@ -137,8 +152,12 @@ def _result(line: str) -> tuple[str, list[tuple[float, str]]]:
         raise _Skip(f"parsing iteration count: invalid syntax: {fields[1]!r}")
     if abs(int(fields[1])) > _INT64_MAX:
         raise _Skip(f"parsing iteration count: value out of range: {fields[1]!r}")
+    return name, _measurements(fields[2:])
+
+
+def _measurements(values: list[str]) -> list[tuple[float, str]]:
+    """The ``(value, unit)`` pairs after the iteration count; _Skip when one does not parse."""
     pairs: list[tuple[float, str]] = []
-    values = fields[2:]
     if not values:
         raise _Skip("missing measurements")
     for index in range(0, len(values), 2):
@@ -151,7 +170,7 @@ def _result(line: str) -> tuple[str, list[tuple[float, str]]]:
         if not math.isfinite(value):
             raise _Skip(f"measurement {text!r} is not finite: abstat cannot compare it")
         pairs.append((value, values[index + 1]))
-    return name, pairs
+    return pairs
 
 
 def _labels(name: str, config: dict[str, str]) -> dict[str, str]:

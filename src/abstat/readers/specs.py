@@ -95,24 +95,11 @@ def parse_variant_spec(
     metric: str = "wall",
     where: Mapping[str, Any] | None = None,
 ) -> VariantData:
-    name, value = arg, arg
-    if not os.path.exists(arg) and "=" in arg:
-        label, _, rest = arg.partition("=")
-        if _LABEL.match(label) and rest:
-            name, value = label, rest
-        elif not rest:
-            raise UsageError(f"{arg!r}: nothing after '='")
+    name, value = _name_and_value(arg)
     if looks_like_summary(value) and not os.path.exists(value):
         return VariantData(name, summary=parse_summary(value, source=arg), sources=[value])
     if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
-        paths = sorted(glob.glob(value))
-        if not paths:
-            runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'
-            if runs is not None:
-                return _from_store(name, value, runs, store, metric, where)
-            raise InputError("no file matches this pattern", path=value)
-        runs = [_read(p, column, delimiters) for p in paths]
-        return VariantData(name, runs=runs, sources=paths)
+        return _from_pattern(name, value, column, delimiters, store, metric, where)
     if value.startswith("baseline:") and not os.path.exists(value):  # a saved baseline (abstat baseline save)
         from abstat.store import resolve_store_path
         from abstat.store.baselines import baseline_ref
@@ -127,6 +114,30 @@ def parse_variant_spec(
         store_path = display_name(resolve_store_path(store))
         raise InputError(f"no such file, and no stored variant {value!r} in {store_path}", path=value)
     return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
+
+
+def _name_and_value(arg: str) -> tuple[str, str]:
+    """``NAME=VALUE`` split (when ``arg`` is not a file's name), else ``arg`` as both."""
+    if not os.path.exists(arg) and "=" in arg:
+        label, _, rest = arg.partition("=")
+        if _LABEL.match(label) and rest:
+            return label, rest
+        if not rest:
+            raise UsageError(f"{arg!r}: nothing after '='")
+    return arg, arg
+
+
+def _from_pattern(name: str, value: str, column: int, delimiters: str | None, store: str | None, metric: str,
+                  where: Mapping[str, Any] | None) -> VariantData:
+    """The files a glob pattern matches, one run each; else a stored experiment named like a pattern."""
+    paths = sorted(glob.glob(value))
+    if not paths:
+        runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'
+        if runs is not None:
+            return _from_store(name, value, runs, store, metric, where)
+        raise InputError("no file matches this pattern", path=value)
+    runs = [_read(p, column, delimiters) for p in paths]
+    return VariantData(name, runs=runs, sources=paths)
 
 
 def parse_variant_specs(

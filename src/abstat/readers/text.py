@@ -22,7 +22,7 @@ import sys
 from abstat.errors import InputError
 from abstat.readers.cnumber import parse_c_double, strtod_prefix  # noqa: F401 -- ministat's numbers, read here too
 
-TYPE_CHECKING = False  # typing stays off ministat's start-up path (tests/test_ministat_cli.py)
+TYPE_CHECKING = False  # typing stays off ministat's start-up path (tests/ministat/test_ministat_cli.py)
 if TYPE_CHECKING:
     from typing import Any
 
@@ -139,24 +139,34 @@ def parse_ministat(
     dialect: str = "classic",
 ) -> list[float]:
     """Parse the bytes of a ministat data file; see :func:`read_ministat`."""
+    delims, table = _delimiter_table(delimiters, column, name)
+    chunk = FGETS_CHUNK_FREEBSD if dialect == "freebsd" else FGETS_CHUNK
+    if column == 1 and not _PLAIN_BYTES.intersection(delims):
+        plain = _plain_numbers(data, chunk)
+        if plain is not None:
+            return plain
+    return _ministat_values(data, name, column, delims[:1], table, chunk)
+
+
+def _delimiter_table(delimiters: str | bytes, column: int, name: str) -> tuple[bytes, bytes | None]:
+    """The delimiters as bytes, and the table mapping all of them to the first (None: just one)."""
     delims = delimiters.encode("utf-8", "surrogateescape") if isinstance(delimiters, str) else bytes(delimiters)
     if not delims:
         raise InputError("empty delimiter string", path=name)
     if column < 1:
         raise InputError("column number should be positive", path=name)
-    first = delims[:1]
-    table = None
-    if len(delims) > 1:
-        table = bytes.maketrans(delims[1:], first * (len(delims) - 1))
-    freebsd = dialect == "freebsd"
-    if column == 1 and not _PLAIN_BYTES.intersection(delims):
-        plain = _plain_numbers(data, FGETS_CHUNK_FREEBSD if freebsd else FGETS_CHUNK)
-        if plain is not None:
-            return plain
+    if len(delims) == 1:
+        return delims, None
+    return delims, bytes.maketrans(delims[1:], delims[:1] * (len(delims) - 1))
+
+
+def _ministat_values(data: bytes, name: str, column: int, first: bytes, table: bytes | None,
+                     chunk: int) -> list[float]:
+    """The general reader: ``fgets``, ``strtok`` and ``strtod`` as ministat does, line by line."""
     values: list[float] = []
     append = values.append
     line = 0
-    for buf in _fgets_lines(data, FGETS_CHUNK_FREEBSD if freebsd else FGETS_CHUNK):
+    for buf in _fgets_lines(data, chunk):
         line += 1
         nul = buf.find(b"\0")
         if nul >= 0:
@@ -317,18 +327,7 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
         raise InputError("empty delimiter string", path=name)
     values: list[float] = []
     for number, raw in enumerate(_ascii_lines(text), start=1):
-        hash_at = raw.find("#")
-        if hash_at >= 0:
-            raw = raw[:hash_at]
-        if not raw.isascii():
-            _refuse_unicode_space(raw, name, number)
-        if delimiters is None:
-            fields = raw.replace(",", " ").split()
-        else:
-            fields = [raw]
-            for delim in delimiters:
-                fields = [piece for field in fields for piece in field.split(delim)]
-            fields = [field.strip() for field in fields if field.strip()]
+        fields = _lenient_fields(raw, delimiters, name, number)
         if not fields:
             continue
         if len(fields) < column:
@@ -337,16 +336,35 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
                 path=name,
                 line=number,
             )
-        token = fields[column - 1]
-        value = _lenient_float(token)
-        if value is None or value != value or value in (_INF, -_INF):
-            shown = token if len(token) <= 40 else token[:37] + "..."
-            what = "not a number" if value is None else "not a finite number"
-            raise InputError(f"{what}: {shown!r}", path=name, line=number)
-        values.append(value)
+        values.append(_lenient_value(fields[column - 1], name, number))
     if not values:
         raise InputError("no samples found (empty file?)", path=name)
     return values
+
+
+def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) -> list[str]:
+    """The fields of a line, a ``#`` comment cut off: separated by white space and commas, or by
+    any of ``delimiters``."""
+    hash_at = raw.find("#")
+    if hash_at >= 0:
+        raw = raw[:hash_at]
+    if not raw.isascii():
+        _refuse_unicode_space(raw, name, number)
+    if delimiters is None:
+        return raw.replace(",", " ").split()
+    fields = [raw]
+    for delim in delimiters:
+        fields = [piece for field in fields for piece in field.split(delim)]
+    return [field.strip() for field in fields if field.strip()]
+
+
+def _lenient_value(token: str, name: str, number: int) -> float:
+    value = _lenient_float(token)
+    if value is None or value != value or value in (_INF, -_INF):
+        shown = token if len(token) <= 40 else token[:37] + "..."
+        what = "not a number" if value is None else "not a finite number"
+        raise InputError(f"{what}: {shown!r}", path=name, line=number)
+    return value
 
 
 def read_samples(path: str, *, column: int = 1, delimiters: str | None = None) -> list[float]:

@@ -1,0 +1,108 @@
+"""CSV with a header: numeric columns are metrics (one sample per row), the others labels;
+``value_columns``/``label_columns`` choose."""
+from __future__ import annotations
+
+import csv
+import io
+
+from abstat.errors import InputError, UsageError
+from abstat.readers.sampleset import SampleSet
+from abstat.readers.source import read_text
+from abstat.readers.values import is_number, looks_numeric, shown
+
+Body = list[tuple[int, list[str]]]  # (line number, fields) of each data row
+
+
+def read_csv(path: str, text: str | None = None, *,
+             value_columns: list[str] | None = None,
+             label_columns: list[str] | None = None) -> list[SampleSet]:
+    """CSV with a header; numeric columns are metrics, the others labels."""
+    if text is None:
+        text = read_text(path)
+    header_line, header, body = _table(path, _rows(path, text))
+    labels_cols, metrics = _columns(path, header, body, value_columns, label_columns)
+    if not metrics:
+        raise InputError("CSV file has no numeric column to use as values "
+                         "(choose one with --csv-value)", path=path, line=header_line)
+    return _sets(path, header, body, labels_cols, metrics)
+
+
+def _columns(path: str, header: list[str], body: Body, value_columns: list[str] | None,
+             label_columns: list[str] | None) -> tuple[list[str], list[str]]:
+    """The label columns and the value columns: those chosen, else the columns of numbers are
+    values and the others labels."""
+    for name in (value_columns or []) + (label_columns or []):
+        if name not in header:
+            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
+    if label_columns is not None:
+        labels_cols = list(label_columns)
+    else:  # the columns not chosen as values that are not all numbers
+        labels_cols = [h for i, h in enumerate(header) if h not in (value_columns or ())
+                       and not all(looks_numeric(r[i]) for _, r in body)]
+    metrics = list(value_columns) if value_columns is not None else [
+        h for h in header if h not in labels_cols]
+    return labels_cols, metrics
+
+
+def _rows(path: str, text: str) -> list[list[str]]:
+    """Every row of the file; InputError naming the line csv cannot read."""
+    reader = csv.reader(io.StringIO(text))
+    rows = []
+    try:
+        for row in reader:
+            rows.append(row)
+    except csv.Error as err:
+        raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
+    return rows
+
+
+def _table(path: str, rows: list[list[str]]) -> tuple[int, list[str], Body]:
+    """The header's line, the header (names stripped) and the data rows, blank and ``#`` rows
+    left out; every row has as many fields as the header."""
+    numbered = [(i + 1, row) for i, row in enumerate(rows)
+                if row and any(cell.strip() for cell in row)
+                and not row[0].lstrip().startswith("#")]
+    if not numbered:
+        raise InputError("empty CSV file", path=path)
+    header_line, header = numbered[0]
+    header = _header(path, header_line, header)
+    body = numbered[1:]
+    if not body:
+        raise InputError("CSV file has a header but no rows", path=path)
+    for lineno, row in body:
+        if len(row) != len(header):
+            raise InputError(f"{len(row)} fields, header has {len(header)}", path=path,
+                             line=lineno)
+    return header_line, header, body
+
+
+def _header(path: str, line: int, fields: list[str]) -> list[str]:
+    """The column names, checked: none empty, none repeated, not all numbers."""
+    header = [h.strip() for h in fields]
+    if len(set(header)) != len(header) or any(not h for h in header):
+        raise InputError("CSV header has empty or repeated column names", path=path, line=line)
+    if all(looks_numeric(h) for h in header):
+        raise InputError("no CSV header: the first row holds numbers, not column names", path=path, line=line)
+    return header
+
+
+def _sets(path: str, header: list[str], body: Body, labels_cols: list[str],
+          metrics: list[str]) -> list[SampleSet]:
+    """One set per metric and combination of the label columns' values, in the order first seen."""
+    found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
+    label_index = [(h, header.index(h)) for h in labels_cols]
+    for lineno, row in body:
+        labels = {h: row[i].strip() for h, i in label_index}
+        for metric in metrics:
+            cell = row[header.index(metric)].strip()
+            if not is_number(cell):
+                raise InputError(f"column {metric!r}: not a finite number: {shown(cell)}",
+                                 path=path, line=lineno)
+            set_labels = dict(labels)
+            if len(metrics) > 1 or "metric" not in set_labels:
+                set_labels["metric"] = metric
+            key = tuple(sorted(set_labels.items()))
+            if key not in found:
+                found[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
+            found[key].runs[0].append(float(cell))
+    return list(found.values())

@@ -1,0 +1,59 @@
+"""``hyperfine --export-json`` files: ``results[].command`` (label ``command``), ``times`` (seconds),
+``exit_codes``, ``parameters`` (labels, from ``-L``/``--parameter-scan``), ``user`` and ``system``
+(kept for the export)."""
+from __future__ import annotations
+
+from typing import Any
+
+from abstat.errors import InputError
+from abstat.readers.sampleset import SampleSet
+from abstat.readers.source import read_text
+from abstat.readers.values import finite, load_json
+
+
+def read_hyperfine(path: str, text: str | None = None) -> list[SampleSet]:
+    """``hyperfine --export-json`` results, one set per command (seconds)."""
+    doc = load_json(path, read_text(path) if text is None else text)
+    results = doc.get("results") if isinstance(doc, dict) else None
+    if not isinstance(results, list):
+        raise InputError("not a hyperfine JSON export (no 'results' list)", path=path)
+    sets = [_result_set(path, index, result) for index, result in enumerate(results)]
+    if not sets:
+        raise InputError("hyperfine export holds no results", path=path)
+    return sets
+
+
+def _result_set(path: str, index: int, result: Any) -> SampleSet:
+    """The set of ``results[index]``."""
+    where = f"results[{index}]"
+    if not isinstance(result, dict) or not isinstance(result.get("command"), str):
+        raise InputError(f"{where}: no 'command'", path=path)
+    times = result.get("times")
+    if not isinstance(times, list) or not times:
+        raise InputError(f"{where} ({result['command']}): no 'times' (export made by "
+                         "an old hyperfine?)", path=path)
+    values = [finite(v, path, f"{where}.times") for v in times]
+    labels = {"command": result["command"], "metric": "wall"}
+    extra: dict[str, Any] = {}
+    parameters = result.get("parameters") or {}
+    if isinstance(parameters, dict) and parameters:
+        extra["parameters"] = {str(k): str(v) for k, v in parameters.items()}
+        labels.update(extra["parameters"])
+    for key in ("user", "system"):  # mean CPU times, exported again as hyperfine wrote them
+        if isinstance(result.get(key), (int, float)) and not isinstance(result.get(key), bool):
+            extra[key] = float(result[key])
+    notes = _exit_code_notes(path, result, len(values), extra)
+    return SampleSet(labels=labels, runs=[values], source=path, unit="s", extra=extra, notes=notes)
+
+
+def _exit_code_notes(path: str, result: dict[str, Any], n: int, extra: dict[str, Any]) -> list[str]:
+    """Keep the exit codes (one per time) in ``extra``; a note when some runs failed."""
+    codes = result.get("exit_codes")
+    if not (isinstance(codes, list) and len(codes) == n):
+        return []
+    extra["exit_codes"] = codes
+    failed = sum(1 for c in codes if c not in (0, None))
+    if not failed:
+        return []
+    return [f"{path}: {result['command']}: {failed} of {len(codes)} "
+            "runs exited non-zero (hyperfine -i); their times are included"]
