@@ -19,6 +19,8 @@ from abstat.box.runner import kmsg
 from abstat.box.runner.sources import Kmsg, RegexMetric, decode_source
 from support.cli import run_abstat
 
+pytestmark = pytest.mark.alone  # the kernel log is the machine's: no other test writes to it meanwhile
+
 
 def _why_not() -> str | None:
     if os.geteuid() != 0:

@@ -240,6 +240,7 @@ int main(int argc, char **argv) {
 
 
 @needs_two_cpus
+@pytest.mark.alone  # its two threads need both CPUs at once to send each other shootdowns
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 @pytest.mark.skipif(not os.path.exists("/proc/interrupts"), reason="needs /proc/interrupts")
 def test_tlb_shootdowns_are_what_else_changed(tmp_path):

@@ -99,111 +99,139 @@ def run_experiment(
     (a block's end): a reason (a note of the outcome) ends the runs there.  Cleanup hooks and background
     processes are always dealt with before returning.
     """
-    outcome = ExperimentOutcome()
-    variants = {v.name: v for v in plan.variants}
-    slots = plan.schedule()
-    per_variant_setup = plan.order == "sequential"
-    set_up: list[str] = []
-    backgrounds: list[BackgroundHandle] = []
-    reported_background: set[int] = set()
+    run = _Run(plan, executor, on_result, on_slot, should_stop)
+    try:
+        try:
+            run.start()
+            run.slots()
+        except _Stop as stop:
+            run.outcome.error = str(stop)
+        except KeyboardInterrupt:
+            run.outcome.interrupted = True
+        finally:
+            run.stop_backgrounds()
+        run.clean_up()
+    except KeyboardInterrupt:
+        run.outcome.interrupted = True
+    return run.outcome
 
-    def hook(kind: str, command: Command | None, context: RunContext) -> None:
-        command = plan.variant_hooks.get(context.variant, {}).get(kind, command)
+
+class _Run:
+    """One experiment's steps: start (set-up hooks, background loads), the slots, stop the loads, clean up."""
+
+    def __init__(self, plan: ExperimentPlan, executor: Executor, on_result: Callable[[RunResult], None] | None,
+                 on_slot: Callable[[Slot, int, int], None] | None,
+                 should_stop: Callable[[list[RunResult]], str | None] | None) -> None:
+        self.plan, self.executor = plan, executor
+        self.on_result, self.on_slot, self.should_stop = on_result, on_slot, should_stop
+        self.outcome = ExperimentOutcome()
+        self.variants = {v.name: v for v in plan.variants}
+        self.per_variant_setup = plan.order == "sequential"
+        self.set_up: list[str] = []
+        self.backgrounds: list[BackgroundHandle] = []
+        self.reported_background: set[int] = set()
+
+    def hook(self, kind: str, command: Command | None, context: RunContext) -> None:
+        command = self.plan.variant_hooks.get(context.variant, {}).get(kind, command)
         if command is None:
             return
-        measurement = executor.run_hook(kind, command, context, timeout=plan.timeout)
+        measurement = self.executor.run_hook(kind, command, context, timeout=self.plan.timeout)
         if not measurement.ok:
             where = f"variant {context.variant!r}"
             if context.iteration >= 0:
                 where += f", {'warm-up ' if context.warmup else ''}run {context.iteration + 1}"
             raise _Stop(f"--{kind} hook {command.text!r} failed for {where}: {_failure_text(measurement)}")
 
-    def setup(name: str) -> None:
-        set_up.append(name)  # cleanup runs even if setup half-failed
-        hook("setup", plan.setup, RunContext(name))
+    def setup(self, name: str) -> None:
+        self.set_up.append(name)  # cleanup runs even if setup half-failed
+        self.hook("setup", self.plan.setup, RunContext(name))
 
-    def cleanup(name: str) -> None:
-        set_up.remove(name)
-        hook("cleanup", plan.cleanup, RunContext(name))
+    def cleanup(self, name: str) -> None:
+        self.set_up.remove(name)
+        self.hook("cleanup", self.plan.cleanup, RunContext(name))
 
-    def check_background(done: int) -> None:
+    def check_background(self, done: int) -> None:
         """A background load that failed or ended stops the experiment: the
         runs after it would be measured without the load that was asked for."""
-        for handle in backgrounds:
+        for handle in self.backgrounds:
             failure = handle.failure()
-            if failure is not None and id(handle) not in reported_background:
-                reported_background.add(id(handle))
+            if failure is not None and id(handle) not in self.reported_background:
+                self.reported_background.add(id(handle))
                 raise _Stop(
                     f"background command {handle.command.text!r} ended ({failure}) "
                     + (f"after {done} measured run(s)" if done else "before the first measured run")
                     + "; a background load must last until abstat stops it"
                 )
 
-    try:
-        try:
-            if not per_variant_setup:
-                for variant in plan.variants:
-                    setup(variant.name)
-            for command in plan.background:
-                backgrounds.append(executor.start_background(command))
-            if backgrounds:
-                time.sleep(BACKGROUND_SETTLE_S)  # a load that fails at once fails here
-                check_background(0)
-            current: str | None = None
-            for position, slot in enumerate(slots):
-                if per_variant_setup and slot.variant != current:
-                    if current is not None:
-                        cleanup(current)
-                    current = slot.variant
-                    setup(current)
-                if on_slot is not None:
-                    on_slot(slot, position, len(slots))
-                context = RunContext(slot.variant, slot.iteration, slot.warmup)
-                hook("prepare", plan.prepare, context)
-                started = time.time()
-                measurement = executor.measure(variants[slot.variant].command, context, timeout=plan.timeout)
-                result = RunResult(slot.variant, slot.iteration, position, slot.warmup, measurement, started)
-                if not slot.warmup:
-                    outcome.results.append(result)
-                    if on_result is not None:
-                        on_result(result)
-                if not measurement.ok and not plan.ignore_failure:
-                    kind = "warm-up run" if slot.warmup else "run"
-                    raise _Stop(
-                        f"{kind} {slot.iteration + 1} of variant {slot.variant!r} "
-                        f"{'timed out' if measurement.status == 'timeout' else 'failed'}: "
-                        f"{_failure_text(measurement)}{IGNORE_FAILURE_ADVICE}"
-                    )
-                hook("conclude", plan.conclude, context)
-                check_background(len(outcome.results))
-                if should_stop is not None and not slot.warmup and _block_done(outcome.results, len(variants)):
-                    reason = should_stop(outcome.results)
-                    if reason is not None:
-                        outcome.notes.append(reason)
-                        break
-        except _Stop as stop:
-            outcome.error = str(stop)
-        except KeyboardInterrupt:
-            outcome.interrupted = True
-        finally:
-            # A Ctrl-C or SIGTERM now waits (or makes the stop use SIGKILL at once): every load is stopped.
-            with signals.deferred(deliver=False) as held:
-                for handle in backgrounds:
-                    notes = handle.stop()
-                    if id(handle) in reported_background:  # its end is the error already
-                        notes = [note for note in notes if "had already ended" not in note]
-                    outcome.notes.extend(notes)
-                backgrounds.clear()
-            if held.received:
-                outcome.interrupted = True
-        for name in list(set_up):
+    def start(self) -> None:
+        if not self.per_variant_setup:
+            for variant in self.plan.variants:
+                self.setup(variant.name)
+        for command in self.plan.background:
+            self.backgrounds.append(self.executor.start_background(command))
+        if self.backgrounds:
+            time.sleep(BACKGROUND_SETTLE_S)  # a load that fails at once fails here
+            self.check_background(0)
+
+    def slots(self) -> None:
+        slots = self.plan.schedule()
+        current: str | None = None
+        for position, slot in enumerate(slots):
+            if self.per_variant_setup and slot.variant != current:
+                if current is not None:
+                    self.cleanup(current)
+                current = slot.variant
+                self.setup(current)
+            if self.on_slot is not None:
+                self.on_slot(slot, position, len(slots))
+            if self.one(slot, position):
+                break
+
+    def one(self, slot: Slot, position: int) -> bool:
+        """One run with its prepare and conclude hooks; True when ``should_stop`` ends the runs here."""
+        context = RunContext(slot.variant, slot.iteration, slot.warmup)
+        self.hook("prepare", self.plan.prepare, context)
+        started = time.time()
+        measurement = self.executor.measure(self.variants[slot.variant].command, context, timeout=self.plan.timeout)
+        result = RunResult(slot.variant, slot.iteration, position, slot.warmup, measurement, started)
+        if not slot.warmup:
+            self.outcome.results.append(result)
+            if self.on_result is not None:
+                self.on_result(result)
+        if not measurement.ok and not self.plan.ignore_failure:
+            kind = "warm-up run" if slot.warmup else "run"
+            raise _Stop(
+                f"{kind} {slot.iteration + 1} of variant {slot.variant!r} "
+                f"{'timed out' if measurement.status == 'timeout' else 'failed'}: "
+                f"{_failure_text(measurement)}{IGNORE_FAILURE_ADVICE}"
+            )
+        self.hook("conclude", self.plan.conclude, context)
+        self.check_background(len(self.outcome.results))
+        if self.should_stop is None or slot.warmup or not _block_done(self.outcome.results, len(self.variants)):
+            return False
+        reason = self.should_stop(self.outcome.results)
+        if reason is not None:
+            self.outcome.notes.append(reason)
+        return reason is not None
+
+    def stop_backgrounds(self) -> None:
+        # A Ctrl-C or SIGTERM now waits (or makes the stop use SIGKILL at once): every load is stopped.
+        with signals.deferred(deliver=False) as held:
+            for handle in self.backgrounds:
+                notes = handle.stop()
+                if id(handle) in self.reported_background:  # its end is the error already
+                    notes = [note for note in notes if "had already ended" not in note]
+                self.outcome.notes.extend(notes)
+            self.backgrounds.clear()
+        if held.received:
+            self.outcome.interrupted = True
+
+    def clean_up(self) -> None:
+        for name in list(self.set_up):
             try:
-                cleanup(name)
+                self.cleanup(name)
             except _Stop as stop:
-                if outcome.error is None:
-                    outcome.error = str(stop)
+                if self.outcome.error is None:
+                    self.outcome.error = str(stop)
                 else:
-                    outcome.notes.append(str(stop))
-    except KeyboardInterrupt:
-        outcome.interrupted = True
-    return outcome
+                    self.outcome.notes.append(str(stop))
