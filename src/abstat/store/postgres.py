@@ -190,7 +190,8 @@ def connect_postgres(url: str) -> Connection:
     try:
         # Credentials come from the URL, PGPASSFILE / ~/.pgpass or the PG* environment, as for psql.
         # A default bound on the wait, unless the user chose one (URL or PGCONNECT_TIMEOUT).
-        bound = {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10}
+        bound: dict[str, Any] = (
+            {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10})
         raw = psycopg.connect(url, autocommit=True, **bound)
     except psycopg.Error as err:
         raise InputError(f"cannot connect to the store: {scrub(str(err), url)}", path=display_name(url)) from None

@@ -49,6 +49,11 @@ def _bad(field: str, problem: str) -> InputError:
 def _finite(value: Any, field: str, *, optional: bool = False) -> float | None:
     if value is None and optional:
         return None
+    return _number(value, field)
+
+
+def _number(value: Any, field: str) -> float:
+    """``value`` as a finite float; InputError naming ``field`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise _bad(field, f"not a number ({type(value).__name__})")
     try:
@@ -65,41 +70,30 @@ def _plain(values: Any, units: Any, notes: Any) -> bool:
     finite floats, a dict of texts, a list of texts): checked with exact type tests, no ABC look-ups."""
     if type(values) is not dict or (units is not None and type(units) is not dict) or type(notes) is not list:
         return False
-    for metric, numbers in values.items():
-        if type(metric) is not str or not metric or type(numbers) is not list:
-            return False
-        for value in numbers:
-            if type(value) is not float or value - value != 0.0:  # inf - inf and nan - nan are nan
-                return False
+    if not all(_plain_numbers(metric, numbers) for metric, numbers in values.items()):
+        return False
     return all(type(k) is str and type(u) is str for k, u in (units or {}).items()) and all(
         type(note) is str for note in notes)
+
+
+def _plain_numbers(metric: Any, numbers: Any) -> bool:
+    if type(metric) is not str or not metric or type(numbers) is not list:
+        return False
+    return all(type(value) is float and value - value == 0.0 for value in numbers)  # inf - inf, nan - nan: nan
 
 
 def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
                  started_at: Any, wall: Any, values: Any, units: Any, notes: Any) -> dict[str, Any]:
     """The arguments of :meth:`StoreWriter.add_run`, each checked for its type (what a store holds is
     read back by every command, so nothing malformed goes in: InputError, one line)."""
-    for field, text in (("variant", variant), ("command", command)):
-        if not isinstance(text, str) or (field == "variant" and not text):
-            raise _bad(field, f"not a text ({type(text).__name__})")
-    for field, number in (("iteration", iteration), ("position", position), ("exit_code", exit_code)):
-        if not (number is None and field == "exit_code") and (isinstance(number, bool) or not isinstance(number, int)):
-            raise _bad(field, f"not an integer ({type(number).__name__})")
-    if status not in _RUN_STATUSES:
-        raise _bad("status", f"{str(status)[:40]!r} is not one of {', '.join(_RUN_STATUSES)}")
-    started_at, wall = _finite(started_at, "started_at"), _finite(wall, "wall", optional=True)
+    _check_run_fields(variant, command, iteration, position, status, exit_code)
+    started_at, wall = _number(started_at, "started_at"), _finite(wall, "wall", optional=True)
     if _plain(values, units, notes):
         return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
                     exit_code=exit_code, started_at=started_at, wall=wall,
                     values={metric: list(numbers) for metric, numbers in values.items()}, units=dict(units or {}),
                     notes=list(notes))
-    if not isinstance(values, Mapping) or not all(isinstance(k, str) and k for k in values):
-        raise _bad("values", "not a mapping of metric names to lists of numbers")
-    checked = {}
-    for metric, numbers in values.items():
-        if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
-            raise _bad(f"values[{metric!r}]", f"not a list of numbers ({type(numbers).__name__})")
-        checked[metric] = [_finite(v, f"values[{metric!r}][{i}]") for i, v in enumerate(numbers)]
+    checked = _checked_values(values)
     units = units or {}
     if not isinstance(units, Mapping) or not all(isinstance(k, str) and isinstance(u, str) for k, u in units.items()):
         raise _bad("units", "not a mapping of metric names to unit texts")
@@ -108,6 +102,40 @@ def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, stat
     return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
                 exit_code=exit_code, started_at=started_at, wall=wall, values=checked, units=dict(units),
                 notes=list(notes))
+
+
+def _check_run_fields(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any) -> None:
+    """The texts, integers and status of a run."""
+    for field, text in (("variant", variant), ("command", command)):
+        if not isinstance(text, str) or (field == "variant" and not text):
+            raise _bad(field, f"not a text ({type(text).__name__})")
+    for field, number in (("iteration", iteration), ("position", position), ("exit_code", exit_code)):
+        if not (number is None and field == "exit_code") and (isinstance(number, bool) or not isinstance(number, int)):
+            raise _bad(field, f"not an integer ({type(number).__name__})")
+    if status not in _RUN_STATUSES:
+        raise _bad("status", f"{str(status)[:40]!r} is not one of {', '.join(_RUN_STATUSES)}")
+
+
+def _checked_values(values: Any) -> dict[str, list[float]]:
+    """A mapping of metric names to finite numbers, as lists of floats."""
+    if not isinstance(values, Mapping) or not all(isinstance(k, str) and k for k in values):
+        raise _bad("values", "not a mapping of metric names to lists of numbers")
+    checked = {}
+    for metric, numbers in values.items():
+        if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
+            raise _bad(f"values[{metric!r}]", f"not a list of numbers ({type(numbers).__name__})")
+        checked[metric] = [_number(v, f"values[{metric!r}][{i}]") for i, v in enumerate(numbers)]
+    return checked
+
+
+def _check_invocation(experiment: str, machine: Any, labels: Any) -> None:
+    """The experiment's name, the machine record (text hostname and boot_id) and the labels (texts)."""
+    check_experiment_name(experiment)
+    if not isinstance(machine, Mapping) or not all(
+            isinstance(machine.get(key), (str, type(None))) for key in ("hostname", "boot_id")):
+        raise InputError("refusing to store an invocation: machine: not a record with text hostname and boot_id")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in (labels or {}).items()):
+        raise InputError("refusing to store an invocation: labels: not a mapping of texts to texts")
 
 
 def check_run(*, variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
@@ -206,14 +234,10 @@ class StoreWriter:
         started_at: str | None = None,
     ) -> Invocation:
         """Record the start of one ``abstat run`` (creating the experiment)."""
-        check_experiment_name(experiment)
-        if not isinstance(machine, Mapping) or not all(
-                isinstance(machine.get(key), (str, type(None))) for key in ("hostname", "boot_id")):
-            raise InputError("refusing to store an invocation: machine: not a record with text hostname and boot_id")
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in (labels or {}).items()):
-            raise InputError("refusing to store an invocation: labels: not a mapping of texts to texts")
+        _check_invocation(experiment, machine, labels)
+        uid = uid or new_uid()
         row = {
-            "uid": uid or new_uid(), "started_at": started_at or now(),
+            "uid": uid, "started_at": started_at or now(),
             "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
             "machine": json.dumps(dict(machine), sort_keys=True),
             "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
@@ -233,11 +257,11 @@ class StoreWriter:
         except self.db.errors as err:  # the server went away between two boots: the new one starts spooled
             if self._spool_notify is None or not self.db.is_disconnect(err):
                 raise
-            invocation = Invocation(-1 - len(self._begun), -1, experiment, row["uid"])  # an id no row has
+            invocation = Invocation(-1 - len(self._begun), -1, experiment, uid)  # an id no row has
             self._begun[invocation.id], self._committed[invocation.id] = begun, 0
             self._fail_over(invocation, err)
             return invocation
-        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
+        invocation = Invocation(invocation_id, experiment_id, experiment, uid)
         self._begun[invocation_id], self._committed[invocation_id] = begun, 0
         return invocation
 
@@ -349,9 +373,10 @@ class StoreWriter:
             connection = connect(self.db.name, create=False)
         except InputError:
             return
+        errors: tuple[type[BaseException], ...] = (InputError, *connection.errors)
         try:
             migrate(connection)
-        except (InputError, *connection.errors):
+        except errors:
             connection.close()
             return
         self.db.close()
