@@ -12,7 +12,7 @@ normal; quantized TSC cycles (level 440 cycles, SD 2 cycles, integers);
 outliers (normal plus 5% of runs 5-20 SD slow, one-sided).
 
 Methods, each given the good and bad ends:
-- abstat: abstat.bisect.search (confidence 0.95, budget 2000 runs);
+- abstat: abstat.history.bisect.search (confidence 0.95, budget 2000 runs);
 - welch-n10, welch-n30: plain bisection, n runs per commit (and of the good
   end), bad when Welch's t-test against the good end gives p < 0.05;
 - pinpoint: plain bisection, p = min(KS, Mann-Whitney) of the commit
@@ -138,7 +138,7 @@ COVERED: list[bool] = []  # whether abstat's interval of the change held the tru
 
 
 def run_abstat(history: History) -> int | None:
-    from abstat.bisect.search import Search, simulate
+    from abstat.history.bisect.search import Search, simulate
 
     search = Search(history.n, confidence=0.95, budget=2000)
     outcome = simulate(search, lambda c: float(history.measure(c)[0]))
@@ -191,8 +191,8 @@ def scale(seed: int) -> None:
     batch, for histories of 150 to 15,000 commits (a kernel release has about 14,000)."""
     import time
 
-    from abstat.bisect.graph import Graph
-    from abstat.bisect.search import Search
+    from abstat.history.bisect.graph import Graph
+    from abstat.history.bisect.search import Search
 
     def plan_time(search: Search, rng: np.random.Generator, culprit: int, graph: Graph) -> float:
         spent, batches = 0.0, 0
@@ -271,8 +271,8 @@ def run_graph_pinpoint(history: MergeHistory) -> int:
 
 
 def run_abstat_graph(history: MergeHistory, linear: bool = False) -> int | None:
-    from abstat.bisect.graph import Graph
-    from abstat.bisect.search import Search, simulate
+    from abstat.history.bisect.graph import Graph
+    from abstat.history.bisect.search import Search, simulate
 
     graph = None if linear else Graph(history.parents)
     search = Search(history.n, graph=graph, confidence=0.95, budget=2000)

@@ -9,7 +9,7 @@ the box does ``--runs`` = 5 runs.  A commit among the first half of the
 candidates may be broken (does not boot: skipped).
 
 Methods, on the same boxes:
-- abstat: ``abstat bisect --host``'s own loop (``abstat.bisect.boxes._search``
+- abstat: ``abstat bisect --host``'s own loop (``abstat.history.bisect.boxes._search``
   with this box in place of the ssh one: the same batches, skips and
   stopping rule), the boot's median as the sample;
 - pinpoint-boots: plain bisection, Pinpoint's rule (benchmarks/bisection.py)
@@ -48,17 +48,17 @@ class Boxes:
 
 
 class _FakeBox:
-    """What ``_search`` needs of :class:`abstat.bisect.onbox.Box`, on :class:`Boxes`."""
+    """What ``_search`` needs of :class:`abstat.history.bisect.onbox.Box`, on :class:`Boxes`."""
 
     def __init__(self, boxes: Boxes, commits: list[str]) -> None:
-        from abstat.bisect.onbox import BoxSetup
+        from abstat.history.bisect.onbox import BoxSetup
 
         self.boxes, self.index = boxes, {sha: i for i, sha in enumerate(commits)}
         self.setup = BoxSetup("sim", "sim", "bench", "ns")
         self.experiment, self.argv, self.caller = "sim", [], {}
 
     def measure(self, sha: str, role: str, slot: dict):
-        from abstat.bisect.onbox import Failed
+        from abstat.history.bisect.onbox import Failed
 
         runs = self.boxes.boot(self.index[sha])
         return Failed("does not boot", booted=True) if runs is None else float(np.median(runs))
@@ -78,9 +78,9 @@ class _NoStore:
 
 
 def run_abstat(boxes: Boxes) -> int | None:
-    from abstat.bisect.boxes import BATCH_MAX, _search
-    from abstat.bisect.driver import Report
-    from abstat.bisect.search import Outcome, Search
+    from abstat.history.bisect.boxes import BATCH_MAX, _search
+    from abstat.history.bisect.driver import Report
+    from abstat.history.bisect.search import Outcome, Search
 
     commits = [f"{i:040x}" for i in range(boxes.n + 1)]
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {})

@@ -2,7 +2,7 @@
 
     python benchmarks/bisection.py --repos [--trials 40] [--seed 1] [--budget 400] [--scenarios a,b]
 
-Each trial builds a linear history of 32 commits after the good end (tests/bisect_repos.py: a C
+Each trial builds a linear history of 32 commits after the good end (tests/support/bisect_repos.py: a C
 benchmark whose loop is the commit's work, ``git fast-import``), and runs ``python -m abstat bisect``
 on it end to end (worktrees, builds with cc, the runner, a SQLite store).  The benchmark prints the
 commit's work with 2% Gaussian noise drawn from a per-trial seed (bisect_repos.noise_env), so the
@@ -34,7 +34,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 from bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
 COMMITS = 32

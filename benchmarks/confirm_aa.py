@@ -4,7 +4,7 @@ Two identical revisions measured ``--confirm-runs`` times each in interleaved bl
 is noise (sd 1) plus ``delta`` when the run is the first of its block (a position effect: the
 run after the other side's, a warmer cache...).  The engine's own shuffle of each block (the
 schedule ``--confirm`` used, schedule version 1) is compared with the counterbalanced schedule
-(version 2, :mod:`abstat.runner.schedule`) it uses now, on the same noise.  A false call is a 95%
+(version 2, :mod:`abstat.box.runner.schedule`) it uses now, on the same noise.  A false call is a 95%
 Hodges-Lehmann interval of (new - old) that excludes 0 (two-sided: a change of either sign
 "holds").  The anchor is the rate without a position effect (delta 0) in the same run.
 
@@ -20,8 +20,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-from abstat.bisect.confirm import NAMES  # noqa: E402
-from abstat.runner.schedule import build_schedule  # noqa: E402
+from abstat.history.bisect.confirm import NAMES  # noqa: E402
+from abstat.box.runner.schedule import build_schedule  # noqa: E402
 from abstat.stats.shift import hodges_lehmann  # noqa: E402
 
 

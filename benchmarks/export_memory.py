@@ -26,7 +26,7 @@ METRICS = ("cycles", "instructions")
 def fill_store(path: str, rows: int) -> None:
     import random
 
-    from abstat.machine import collect
+    from abstat.box.machine import collect
     from abstat.store import open_store
 
     rng = random.Random(rows)

@@ -1,9 +1,11 @@
-"""Wall-time spread of a CPU-bound command with and without ``--cpus``, under a background load, through the
-real ``abstat run``: does confining the measured command to one CPU steady it?
+"""Wall-time spread of a CPU-bound command without ``--cpus``, with it, and with ``--cpus --isolate`` (as root,
+on the cgroup v1 cpuset hierarchy), under a background load, through the real ``abstat run``: does
+confining the measured command to one CPU, or giving it that CPU alone, steady it?
 
     python benchmarks/isolation.py [--runs 40] [--rounds 3] [--load 2]
 
-Each round runs two experiments of the same command, one without and one with ``--cpus`` (the last CPU),
+Each round runs three experiments of the same command: without ``--cpus``, with ``--cpus`` (the last CPU), and
+with ``--cpus --isolate`` where it can (else it says why not),
 with ``--load`` busy loops started as ``--background`` loads, and prints each one's median and spread
 (interquartile range / median, and the 5-95% range / median) from the stored wall times.
 """
@@ -34,12 +36,14 @@ def walls(store: str, experiment: str) -> np.ndarray:
     return np.array([v for runs in groups["wall"].values() for run in runs for v in run])
 
 
-def one(store: str, name: str, runs: int, load: int, cpus: str | None) -> np.ndarray:
+def one(store: str, name: str, runs: int, load: int, cpus: str | None, isolate: bool = False) -> np.ndarray:
     args = [sys.executable, "-m", "abstat", "run", "-n", str(runs), "--store", store, "--experiment", name,
             "--no-progress", "--shell", "-v", f"work={WORK}"]
     args += [item for _ in range(load) for item in ("--background", LOAD)]
     if cpus is not None:
         args += ["--cpus", cpus]
+    if isolate:
+        args += ["--isolate"]
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"))
     subprocess.run(args, check=True, capture_output=True, env=env)
     return walls(store, name)
@@ -58,6 +62,10 @@ def main() -> None:
     parser.add_argument("--load", type=int, default=2)
     args = parser.parse_args()
     cpu = str(max(os.sched_getaffinity(0)))
+    sys.path.insert(0, os.path.join(ROOT, "src"))
+    from abstat.box.isolate import isolation_problem
+
+    why_not = isolation_problem([int(cpu)])
     print(f"load average {os.getloadavg()[0]:.1f} before; {args.load} busy loops as --background; --cpus {cpu}")
     with tempfile.TemporaryDirectory() as tmp:
         store = os.path.join(tmp, "iso.db")
@@ -66,6 +74,11 @@ def main() -> None:
             pinned = one(store, f"pinned{round_}", args.runs, args.load, cpu)
             print(f"round {round_ + 1}  without --cpus: {spread(free)}")
             print(f"         with --cpus {cpu}: {spread(pinned)}")
+            if why_not is None:
+                isolated = one(store, f"isolated{round_}", args.runs, args.load, cpu, isolate=True)
+                print(f"         with --cpus {cpu} --isolate: {spread(isolated)}")
+    if why_not is not None:
+        print(f"--isolate not measured: {why_not}")
 
 
 if __name__ == "__main__":

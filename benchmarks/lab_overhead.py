@@ -2,7 +2,7 @@
 
 Anchor, measured in the same run: ``abstat run -n N -v a=true`` directly on
 this machine.  Candidate: the same runs with ``--host box``, a real sshd on
-a loopback address (a simulated box from tests/lab_sim.py; needs root,
+a loopback address (a simulated box from tests/support/lab_sim.py; needs root,
 sshd and unshare).  Each is timed at two sizes N1 < N2; the per-run cost is
 the slope (time(N2) - time(N1)) / (N2 - N1), which leaves out the fixed
 costs (Python start-up, the ssh connection, shipping the runner), shown
@@ -23,7 +23,7 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tests"))
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
 
 import lab_sim  # noqa: E402
 

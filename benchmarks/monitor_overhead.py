@@ -14,9 +14,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
-from abstat.runner import monitor  # noqa: E402
-from abstat.runner.executor import ProcessExecutor  # noqa: E402
-from abstat.runner.model import Command, RunContext  # noqa: E402
+from abstat.box.runner import monitor  # noqa: E402
+from abstat.box.runner.executor import ProcessExecutor  # noqa: E402
+from abstat.box.runner.model import Command, RunContext  # noqa: E402
 
 
 def readings_ms(name: str, repeat: int) -> float:

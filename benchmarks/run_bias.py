@@ -30,8 +30,8 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 LOOP = r"""
 import json, os, sys, time
 sys.path.insert(0, sys.argv[1])
-from abstat.runner.executor import settle
-from abstat.runner.process import resolve, spawn
+from abstat.box.runner.executor import settle
+from abstat.box.runner.process import resolve, spawn
 mode, runs, busy, command = sys.argv[2], int(sys.argv[3]), float(sys.argv[4]) / 1e3, sys.argv[5:]
 sink = os.open(os.devnull, os.O_WRONLY)
 env = {key.encode(): value.encode() for key, value in os.environ.items()}

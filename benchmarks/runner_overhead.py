@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 
-from abstat.runner import Command, ProcessExecutor, RunContext
+from abstat.box.runner import Command, ProcessExecutor, RunContext
 
 COMMANDS = {"sleep": "sleep 0.05", "true": "true"}
 TARGET_MS = 0.5

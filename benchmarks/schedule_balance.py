@@ -3,7 +3,7 @@
 Two identical variants, ``n`` runs each in interleaved blocks (no warm-up).  Each run's value is
 noise N(100, 1) plus ``delta`` (in noise sds) when the run is the first of its block: a position
 effect (a cold cache, a frequency ramp, the run after the other variant's).  The schedule is
-abstat.runner.schedule's ``build_schedule``: version 1 shuffled each block on its own (so one
+abstat.box.runner.schedule's ``build_schedule``: version 1 shuffled each block on its own (so one
 variant could lead most blocks by chance), version 2 is counterbalanced (each variant leads half
 the blocks).  Both schedules get the same draws: the k-th run in time has the same noise under
 both.  A false call is ``abstat.compare`` (its default method) calling the A/A difference
@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src"))
 
 import abstat  # noqa: E402
-from abstat.runner.schedule import build_schedule  # noqa: E402
+from abstat.box.runner.schedule import build_schedule  # noqa: E402
 
 NAMES = ["a", "b"]
 DELTAS = (0.0, 0.5, 1.0, 2.0)

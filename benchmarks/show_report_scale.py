@@ -37,7 +37,7 @@ for variant, numbers in values.items():
 def fill_store(path: str, runs: int) -> None:
     import random
 
-    from abstat.machine import collect
+    from abstat.box.machine import collect
     from abstat.store import open_store
 
     rng = random.Random(runs)

@@ -22,10 +22,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from abstat.testbox import box  # noqa: E402
-from abstat.testbox.image import ensure_image  # noqa: E402
-from abstat.testbox.paths import BOXES_ENV  # noqa: E402
-from abstat.testbox.probe import kvm_boots  # noqa: E402
+from abstat.lab.testbox import box  # noqa: E402
+from abstat.lab.testbox.image import ensure_image  # noqa: E402
+from abstat.lab.testbox.paths import BOXES_ENV  # noqa: E402
+from abstat.lab.testbox.probe import kvm_boots  # noqa: E402
 
 KEXEC = ("kexec -l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
          "&& {{ (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }}")

@@ -4,7 +4,7 @@
     python scripts/cli_reference.py --check   # exit 1 and name the commands whose text differs
 
 The help is formatted 100 columns wide (``COLUMNS=100``).  argparse's layout changes between Python
-versions, so the page names the version it was written with; tests/test_cli_reference.py compares
+versions, so the page names the version it was written with; tests/cli/test_cli_reference.py compares
 only under that version.
 """
 from __future__ import annotations
@@ -29,12 +29,12 @@ def _help_of(name: str) -> str:
 
 def render() -> str:
     os.environ["COLUMNS"] = "100"
-    from abstat.cli_commands import COMMANDS
+    from abstat.cli.registry import COMMANDS
 
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     parts = ["# Command-line reference", "",
              "Every command's `--help`, generated from the parsers by `python scripts/cli_reference.py`",
-             f"(Python {version}, 100 columns) and checked against them by `tests/test_cli_reference.py`.",
+             f"(Python {version}, 100 columns) and checked against them by `tests/cli/test_cli_reference.py`.",
              "The shared grammar is explained in `docs/cli.md`.", "",
              "## abstat", "", "```", _help_of("").rstrip(), "```", ""]
     for name in COMMANDS:

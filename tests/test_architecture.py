@@ -1,11 +1,11 @@
 """The shape of src/abstat, read from its source with ``ast`` (no third-party tool).
 
 - no import circle between modules;
-- no module outside ``abstat.commands`` (and ``abstat.cli``, ``abstat.__main__``) imports it;
+- no module outside ``abstat.cli.commands`` (and ``abstat.cli``, ``abstat.__main__``) imports it;
 - no import from a lower layer up to a higher one (:data:`LAYERS`, docs/architecture.md);
 - no library function takes an ``argparse.Namespace``;
 - no module over 400 lines, no command module over 200;
-- ``abstat.runner`` imports only the standard library and what ships with it to a test box.
+- ``abstat.box.runner`` imports only the standard library and what ships with it to a test box.
 
 An import is an edge wherever it is written (at the top, in a function, under
 ``try``), except under ``if TYPE_CHECKING:``.  ``from P import name`` is an
@@ -14,7 +14,7 @@ edge to ``P.name`` when that is a module, else to ``P``; a package whose
 its ``__getattr__``) gives an edge to the module the name maps to.  A module's
 dotted name given as a string to a call (``__import__("abstat.x")``,
 ``importlib.import_module``, a helper that imports it) is an edge too; a table
-of names that another module imports from (``abstat.cli_commands``) is data.
+of names that another module imports from (``abstat.cli.registry``) is data.
 """
 from __future__ import annotations
 
@@ -29,14 +29,14 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 PACKAGE = os.path.join(SRC, "abstat")
 MAX_LINES = 400
 MAX_COMMAND_LINES = 200
-COMMAND_LAYER = ("abstat.commands", "abstat.cli", "abstat.__main__")
+COMMAND_LAYER = ("abstat.cli.commands", "abstat.cli", "abstat.__main__")
 # The layers, lowest first; a module is in the layer of the longest prefix listed for it.  An import may go
 # down or stay in its layer, never up (docs/architecture.md draws these).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("abstat", "abstat.errors", "abstat.outfile", "abstat.cli_commands"),  # leaves (the root: version, lazy names)
-    ("abstat.machine",),
-    ("abstat.doctor",),
-    ("abstat.runner",),                      # ships to the box with machine and doctor
+    ("abstat", "abstat.errors", "abstat.cli.outfile", "abstat.cli.registry"),  # leaves (the root: version, lazy names)
+    ("abstat.box.machine", "abstat.box.isolate", "abstat.box.isolate_record"),
+    ("abstat.box.doctor",),
+    ("abstat.box.runner",),                      # ships to the box with machine and doctor
     ("abstat.lab",),                         # ssh, the bundle, host workers
     ("abstat.stats",),
     ("abstat.readers",),
@@ -47,10 +47,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("abstat.render",),
     ("abstat.noise", "abstat.audit", "abstat.history"),
     ("abstat.engine",),
-    ("abstat.bisect",),
-    ("abstat.api", "abstat.report.api", "abstat.publish"),  # the public API (report.api: load, build, render
+    ("abstat.history.bisect",),
+    ("abstat.api", "abstat.report.api", "abstat.render.site"),  # the public API (report.api: load, build, render
                                              # a report; publish: the static site of a whole store)
-    ("abstat.commands",),
+    ("abstat.cli.commands",),
     ("abstat.cli", "abstat.__main__"),
 )
 # Upward imports that are known and owned elsewhere: (importer, imported) -> why.  A new one fails the test.
@@ -61,7 +61,9 @@ KNOWN_UPWARD = {
     ("abstat.store", "abstat.comparison.commands"): "stored_variant_warnings builds comparison warnings in store/",
 }
 # What the shipped runner may import of abstat besides itself (lab/bundle.py ships these).
-RUNNER_SHIPS_WITH = ("abstat.runner", "abstat.machine", "abstat.doctor")
+RUNNER_SHIPS_WITH = ("abstat.box",)
+# Box-side modules that run only on the controller (lab/bundle.py does not ship them).
+CONTROLLER_ONLY = ("abstat.box.doctor.tune",)
 
 
 @dataclass
@@ -212,24 +214,25 @@ GRAPH = import_graph()
 def test_the_graph_sees_what_is_imported():
     # a direct import, a relative-free from-import of a module, a lazy package name, a function-level import
     assert "abstat.engine.parts" in GRAPH["abstat.engine.spec"].imports
-    assert "abstat.runner.executor" in GRAPH["abstat.engine.session"].imports     # abstat.runner's lazy map
+    assert "abstat.box.runner.executor" in GRAPH["abstat.engine.session"].imports     # abstat.box.runner's lazy map
     assert "abstat.render.email" in GRAPH["abstat.render.registry"].imports        # a name given to a call
-    assert "abstat.engine" in GRAPH["abstat.commands.run"].imports                 # inside a function
+    assert "abstat.engine" in GRAPH["abstat.cli.commands.run"].imports                 # inside a function
     assert len(GRAPH) > 100
 
 
 def test_the_checks_fail_on_what_they_look_for(tmp_path):
     root = tmp_path / "abstat"
-    (root / "commands").mkdir(parents=True)
+    (root / "cli" / "commands").mkdir(parents=True)
     (root / "__init__.py").write_text("")
-    (root / "commands" / "__init__.py").write_text("")
-    (root / "commands" / "run.py").write_text("from abstat import lib\n")
-    (root / "lib.py").write_text("def f():\n    __import__('abstat.commands.run')\n" + "x = 1\n" * 401)
+    (root / "cli" / "__init__.py").write_text("")
+    (root / "cli" / "commands" / "__init__.py").write_text("")
+    (root / "cli" / "commands" / "run.py").write_text("from abstat import lib\n")
+    (root / "lib.py").write_text("def f():\n    __import__('abstat.cli.commands.run')\n" + "x = 1\n" * 401)
     modules = import_graph(str(root))
-    assert circles(modules) == [["abstat.commands.run", "abstat.lib"]]
-    assert _commands_imported_from_outside(modules) == ["abstat.lib imports abstat.commands.run"]
+    assert circles(modules) == [["abstat.cli.commands.run", "abstat.lib"]]
+    assert _commands_imported_from_outside(modules) == ["abstat.lib imports abstat.cli.commands.run"]
     assert _too_long(modules) == ["abstat.lib: 403 lines (at most 400)"]
-    assert upward_imports(modules) == ["abstat.lib imports abstat.commands.run (layer 0 -> 16)"]
+    assert upward_imports(modules) == ["abstat.lib imports abstat.cli.commands.run (layer 0 -> 16)"]
 
 
 def test_no_import_circles():
@@ -239,7 +242,7 @@ def test_no_import_circles():
 
 def _commands_imported_from_outside(modules: dict[str, Module]) -> list[str]:
     return sorted(f"{m.name} imports {target}" for m in modules.values() if not _in(m.name, COMMAND_LAYER)
-                  for target in m.imports if _in(target, ("abstat.commands",)))
+                  for target in m.imports if _in(target, ("abstat.cli.commands",)))
 
 
 def test_only_the_command_layer_imports_commands():
@@ -250,7 +253,7 @@ def test_only_the_command_layer_imports_commands():
 def _too_long(modules: dict[str, Module]) -> list[str]:
     found = []
     for module in modules.values():
-        limit = MAX_COMMAND_LINES if _in(module.name, ("abstat.commands",)) else MAX_LINES
+        limit = MAX_COMMAND_LINES if _in(module.name, ("abstat.cli.commands",)) else MAX_LINES
         if module.lines > limit:
             found.append(f"{module.name}: {module.lines} lines (at most {limit})")
     return sorted(found)
@@ -304,12 +307,13 @@ def test_no_library_function_takes_an_argparse_namespace():
     assert not found, "; ".join(found)
 
 
-def test_the_runner_imports_only_the_standard_library_and_what_ships_with_it():
+def test_the_box_package_imports_only_the_standard_library_and_itself():
+    # abstat.box (runner, doctor, machine record) is one boundary: what ships to a bare test box
     stdlib = set(sys.stdlib_module_names)
-    siblings = {name.rsplit(".", 1)[-1] for name in GRAPH if name.startswith("abstat.runner.")}
+    siblings = {name.rsplit(".", 1)[-1] for name in GRAPH if name.startswith("abstat.box.runner.")}
     found = []
     for module in GRAPH.values():
-        if not _in(module.name, ("abstat.runner",)):
+        if not _in(module.name, ("abstat.box",)) or _in(module.name, CONTROLLER_ONLY):
             continue
         for target in module.imports:
             if not _in(target, RUNNER_SHIPS_WITH):
@@ -324,11 +328,11 @@ def test_the_runner_imports_only_the_standard_library_and_what_ships_with_it():
     assert not found, "; ".join(found)
 
 
-@pytest.mark.parametrize("package", ["abstat.engine", "abstat.lab", "abstat.runner"])
+@pytest.mark.parametrize("package", ["abstat.engine", "abstat.lab", "abstat.box.runner"])
 def test_the_engine_and_its_transport_never_print(package):
     found = []
     for module in GRAPH.values():
-        if not _in(module.name, (package,)) or module.name == "abstat.runner.remote":  # the box's protocol channel
+        if not _in(module.name, (package,)) or module.name == "abstat.box.runner.remote":  # the box's protocol channel
             continue
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":

@@ -9,7 +9,7 @@ those of abstat's subpackages: ``abstat.noise`` is the package,
 Confidence levels and power are fractions everywhere in the library
 (``confidence=0.95``, ``power=0.8``); percents are the command line's.
 Results are typed: :class:`abstat.history.analysis.HistoryReport`,
-:class:`abstat.bisect.driver.Report`, :class:`abstat.doctor.Finding`.
+:class:`abstat.history.bisect.driver.Report`, :class:`abstat.box.doctor.Finding`.
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ from abstat.engine.events import EventSink, ignore
 from abstat.errors import UsageError
 
 if TYPE_CHECKING:
-    from abstat.bisect.driver import Report as BisectReport
+    from abstat.history.bisect.driver import Report as BisectReport
     from abstat.comparison.model import Comparison
     from abstat.comparison.planning import Plan
-    from abstat.doctor.base import Finding
+    from abstat.box.doctor.base import Finding
     from abstat.history.analysis import HistoryReport
     from abstat.noise.analysis import MetricNoise
 
@@ -137,7 +137,7 @@ def noise_floor(command: str, *, runs: int = 40, warmup: int = 0, metrics: Seque
     (``metrics``: ``NAME=REGEX[:UNIT]`` the command prints)."""
     from abstat.engine import Host, Lab, Variant
     from abstat.engine.record import default_name
-    from abstat.runner.sources import JsonLines, RegexMetric
+    from abstat.box.runner.sources import JsonLines, RegexMetric
     from abstat.store import open_store, resolve_store_path
 
     path = resolve_store_path(store)
@@ -204,18 +204,18 @@ def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", 
            experiment: str | None = None, store: str | None = None,
            progress: Callable[[str], None] = lambda text: None) -> BisectReport:
     """Find the commit between ``good`` and ``bad`` that changed ``metric`` (a built-in one such as
-    ``wall``, or ``NAME=REGEX`` the benchmark prints): the :class:`abstat.bisect.driver.Report`;
+    ``wall``, or ``NAME=REGEX`` the benchmark prints): the :class:`abstat.history.bisect.driver.Report`;
     ``confidence`` a fraction."""
-    from abstat.bisect.driver import Config, run_bisect
-    from abstat.runner import BUILTIN_METRICS
-    from abstat.runner.sources import RegexMetric
+    from abstat.history.bisect.driver import Config, run_bisect
+    from abstat.box.runner import BUILTIN_METRICS
+    from abstat.box.runner.sources import RegexMetric
     from abstat.store import open_store, resolve_store_path
 
     name, spec = (metric, None) if metric in BUILTIN_METRICS else (RegexMetric.parse(metric).name, metric)
     config = Config(repo=repo, good=good, bad=bad, run=run, metric=name, metric_spec=spec, build=build,
                     budget=budget, confidence=_fraction(confidence, "confidence"), artifact=artifact, timeout=timeout)
     with open_store(resolve_store_path(store)) as opened:
-        return run_bisect(config, opened, experiment, ["abstat.bisect", good, bad], progress)
+        return run_bisect(config, opened, experiment, ["abstat.history.bisect", good, bad], progress)
 
 
 # --------------------------------------------------------------------------
@@ -223,10 +223,10 @@ def find_commit(good: str, bad: str, *, run: str, metric: str, repo: str = ".", 
 
 def check_machine(only: Sequence[str] | None = None, *, cpus: Sequence[int] | None = None, interval: float = 0.5,
            perf: bool = True, root: str = "") -> list[Finding]:
-    """This machine's noise sources: one :class:`abstat.doctor.Finding` per check (or those ``only`` names);
+    """This machine's noise sources: one :class:`abstat.box.doctor.Finding` per check (or those ``only`` names);
     ``root``: read /proc and /sys under this directory instead (a copy of another machine's)."""
-    from abstat.doctor import Context, run_checks
-    from abstat.runner.perf import counters_probe
+    from abstat.box.doctor import Context, run_checks
+    from abstat.box.runner.perf import counters_probe
 
     context = Context(root, cpus=list(cpus) if cpus is not None else None, interval=interval,
                       probe_counters=counters_probe if perf and not root else None)
@@ -245,7 +245,7 @@ def check_hosts(hosts: Sequence[Any], *, only: Sequence[str] | None = None, cpus
                  interval: float = 0.5, perf: bool = True, timeout: float = 30.0, root: str = "") -> list[HostFindings]:
     """The same checks on each test box (``NAME``, ``LABEL=DESTINATION`` or a :class:`~abstat.engine.Host`)
     over ssh, in parallel; a host that cannot be checked has its one-line ``error``."""
-    from abstat.doctor import STATUSES, Finding
+    from abstat.box.doctor import STATUSES, Finding
     from abstat.engine import Host
     from abstat.lab.protocol import ProtocolError, decode_findings
     from abstat.lab.query import ask_hosts

@@ -157,6 +157,7 @@ class ExperimentDone(Event):
     failed_runs: int
     error: str | None = None
     notes: tuple[str, ...] = ()
+    report: bool = True  # False: Ctrl-C cut a wait on the store's server, which is not read back
 
 
 @dataclass(frozen=True)

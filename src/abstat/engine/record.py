@@ -14,8 +14,8 @@ from typing import Any
 
 from abstat.engine.events import RunDone
 from abstat.engine.spec import ExperimentSpec
-from abstat.runner.schedule import SCHEDULE_VERSION
-from abstat.runner.sources import JsonLines, RegexMetric
+from abstat.box.runner.schedule import SCHEDULE_VERSION
+from abstat.box.runner.sources import JsonLines, RegexMetric
 
 
 def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, Any] | None = None,
@@ -28,7 +28,7 @@ def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, 
 
     settings = {
         "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
-        "schedule": SCHEDULE_VERSION,  # how the seed's schedule is planned (abstat.runner.schedule)
+        "schedule": SCHEDULE_VERSION,  # how the seed's schedule is planned (abstat.box.runner.schedule)
         "timeout": spec.timeout, "shell": spec.shell, "ignore_failure": spec.ignore_failure,
         "hooks": spec.hooks.items(), "background": list(spec.background),
         "metrics": [source.text for source in spec.metrics if isinstance(source, RegexMetric)],
@@ -36,6 +36,7 @@ def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, 
         "perf_events": list(perf_events),
         "variants": {v.name: substitute(v.command, point or {}) for v in spec.variants},
         "cpus": list(spec.cpus),
+        **({"isolate": True} if spec.isolate else {}),
         "abstat": __version__,
         "spec": dict(spec.to_json(), store=None),  # where it is stored goes without saying (and may hold a password)
     }

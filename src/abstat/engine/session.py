@@ -3,10 +3,10 @@
 :class:`LocalSession` is this machine: the preflight of a specification
 (every command exists, the metric sources can be set up), the executor built
 from its metric sources (regex, JSON lines, perf, and any collector a new
-source brings), and the experiment loop of :mod:`abstat.runner.experiment`.
+source brings), and the experiment loop of :mod:`abstat.box.runner.experiment`.
 It is also what a caller that picks each run itself measures through
 (``abstat bisect``: :meth:`LocalSession.measure`, :meth:`LocalSession.run_hook`,
-the :class:`~abstat.runner.model.Executor` interface).
+the :class:`~abstat.box.runner.model.Executor` interface).
 
 On hosts, the lab's :class:`abstat.lab.host.HostWorker` plays this part
 over ssh (:mod:`abstat.engine.hosts`).
@@ -18,8 +18,8 @@ from typing import Any
 
 from abstat.engine.events import EventSink, RunStarted, ignore
 from abstat.engine.spec import ExperimentSpec
-from abstat.errors import UsageError
-from abstat.runner.model import Command, Measurement, RunContext, RunResult, command_problem
+from abstat.errors import UsageError, usage_error
+from abstat.box.runner.model import Command, Measurement, RunContext, RunResult, command_problem
 
 
 def commands_of(spec: ExperimentSpec) -> list[tuple[str, str]]:
@@ -40,21 +40,25 @@ def check_commands(spec: ExperimentSpec) -> None:
         problem = command_problem(what, text, spec.shell)
         if problem is not None:
             raise UsageError(problem)
-    from abstat.runner.sources import check_sources
+    from abstat.box.runner.sources import source_problems
 
-    for problem in check_sources(spec.metrics):  # the kernel log readable, every --trace probe attaches
-        raise UsageError(problem)
-    from abstat.runner.process import cpus_problem
+    for error in source_problems(spec.metrics):  # the kernel log readable, every --trace probe attaches
+        raise usage_error(error)
+    from abstat.box.runner.process import cpus_problem
 
     problem = cpus_problem(spec.cpus)
+    if problem is None and spec.isolate:
+        from abstat.box.isolate import isolation_problem
+
+        problem = isolation_problem(spec.cpus)
     if problem is not None:
         raise UsageError(problem)
 
 
 def probe_perf(spec: ExperimentSpec) -> Any:
     """What ``perf stat`` can count here of the spec's perf events (None without a perf source)."""
-    from abstat.runner import perf as perf_mod
-    from abstat.runner.sources import Perf
+    from abstat.box.runner import perf as perf_mod
+    from abstat.box.runner.sources import Perf
 
     events = next((source.events for source in spec.metrics if isinstance(source, Perf)), None)
     return perf_mod.probe(events) if events else None
@@ -66,14 +70,14 @@ class LocalSession:
     ``perf`` is the spec's perf probe (:func:`probe_perf`; probed here when
     not given).  Pass ``subreaper=False, cgroups=False`` in a program that runs
     processes of its own at the same time (see
-    :class:`~abstat.runner.executor.ProcessExecutor`).  ``notes``: what the
+    :class:`~abstat.box.runner.executor.ProcessExecutor`).  ``notes``: what the
     metric sources said when the session closed.
     """
 
     def __init__(self, spec: ExperimentSpec, *, on_event: EventSink = ignore, perf: Any = None,
                  subreaper: bool = True, cgroups: bool = True) -> None:
-        from abstat.runner import ProcessExecutor  # the package's name for it (a test may replace it)
-        from abstat.runner.sources import executor_options
+        from abstat.box.runner import ProcessExecutor  # the package's name for it (a test may replace it)
+        from abstat.box.runner.sources import executor_options
 
         self.spec = spec
         self.on_event = on_event
@@ -82,7 +86,7 @@ class LocalSession:
         self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
         self.executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=self.perf,
                                         collectors=options.collectors, subreaper=subreaper, cgroups=cgroups,
-                                        cpus=spec.cpus)
+                                        cpus=spec.cpus, isolate=spec.isolate)
 
     # -- the Executor interface, for callers that choose each run -------------
 
@@ -99,8 +103,8 @@ class LocalSession:
 
     def run(self, on_result: Callable[[RunResult], None]) -> Any:
         """Run the spec's schedule (seed fixed); ``on_result`` gets each measured run as it completes.
-        Returns the runner's :class:`~abstat.runner.experiment.ExperimentOutcome`."""
-        from abstat.runner.experiment import run_experiment
+        Returns the runner's :class:`~abstat.box.runner.experiment.ExperimentOutcome`."""
+        from abstat.box.runner.experiment import run_experiment
 
         plan = experiment_plan(self.spec)
         sink = self.on_event
@@ -126,8 +130,8 @@ class LocalSession:
 
 def experiment_plan(spec: ExperimentSpec) -> Any:
     """The runner's plan of a local spec (its seed must be fixed)."""
-    from abstat.runner.experiment import ExperimentPlan
-    from abstat.runner.model import Variant as RunnerVariant
+    from abstat.box.runner.experiment import ExperimentPlan
+    from abstat.box.runner.model import VariantCommand
 
     from abstat.engine.grid import schedule_entries
 
@@ -137,7 +141,7 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
     own_hooks = {e.name: {kind: Command(text, spec.shell) for kind, text in e.hooks.items()}
                  for e in entries} if spec.parameters else {}
     return ExperimentPlan(
-        variants=[RunnerVariant(e.name, Command(e.command, spec.shell)) for e in entries],
+        variants=[VariantCommand(e.name, Command(e.command, spec.shell)) for e in entries],
         runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, timeout=spec.timeout,
         background=[Command(text, spec.shell) for text in spec.background], ignore_failure=spec.ignore_failure,
         variant_hooks=own_hooks, **hooks,
@@ -146,7 +150,7 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
 
 def decided_metric(spec: ExperimentSpec) -> str:
     """The metric ``--until-decided`` judges: the one it names, else the first the spec defines, else wall."""
-    from abstat.runner.sources import Kmsg, RegexMetric
+    from abstat.box.runner.sources import Kmsg, RegexMetric
 
     assert spec.sequential is not None
     if spec.sequential.metric:

@@ -40,14 +40,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
                                  MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
                                  Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _parameters,
                                  _seconds, _text, _unique)
-from abstat.runner.sources import SOURCES, JsonLines, decode_source
+from abstat.box.runner.sources import SOURCES, JsonLines, decode_source
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
            "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "Sequential", "SpecError", "Variant", "decode", "dumps", "encode",
@@ -63,7 +63,7 @@ class ExperimentSpec:
     git revision (``rev``, ``commit_time``); ``lab`` None runs here, else on
     its hosts over ssh (and boots them when it has boot commands); ``store``
     None is ``$ABSTAT_STORE``, else ``./abstat.db``.  ``metrics`` are the
-    sources of metrics besides the built-in ones (:mod:`abstat.runner.sources`).
+    sources of metrics besides the built-in ones (:mod:`abstat.box.runner.sources`).
     ``cpus`` (empty: any) are the CPUs every measured command and its children
     start confined to (``--cpus``); ``sequential`` stops the experiment once
     decided (``--until-decided``; ``runs`` is then the maximum).
@@ -91,13 +91,32 @@ class ExperimentSpec:
     analysis: Analysis = field(default_factory=Analysis)
     store: str | None = None
     cpus: tuple[int, ...] = ()
+    isolate: bool = False
     sequential: Sequential | None = None
     parameters: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         variants = _unique("variants", self.variants, Variant, "variant", MAX_VARIANTS, "name", "variant")
         object.__setattr__(self, "variants", variants)
-        names = {variant.name for variant in variants}
+        self._check_running()
+        self._check_metrics()
+        self._check_names()
+        if self.lab is not None:
+            self._check_lab({variant.name for variant in variants})
+        if not isinstance(self.analysis, Analysis):
+            raise SpecError("analysis", f"must be Analysis, not {type(self.analysis).__name__}")
+        if self.store is not None:
+            _text("store", self.store, MAX_VALUE_CHARS)
+        object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
+        _flag("isolate", self.isolate)
+        if self.isolate and not self.cpus:
+            raise SpecError("isolate", "needs cpus: the CPUs to give the measured commands alone")
+        if self.sequential is not None:
+            self._check_sequential()
+        self._check_parameters()
+
+    def _check_running(self) -> None:
+        """runs, warmup, order, seed, shell, timeout, on_failure, hooks and background."""
         _integer("runs", self.runs, 1, MAX_RUNS)
         _integer("warmup", self.warmup, 0, MAX_RUNS)
         _choice("order", self.order, ORDERS)
@@ -113,7 +132,9 @@ class ExperimentSpec:
         if not isinstance(background, (list, tuple)) or len(background) > MAX_BACKGROUND:
             raise SpecError("background", f"must be a list of at most {MAX_BACKGROUND} commands")
         object.__setattr__(self, "background", tuple(_text("background", text) for text in background))
-        self._check_metrics()
+
+    def _check_names(self) -> None:
+        """experiment, labels and rev."""
         if self.experiment is not None:
             _text("experiment", self.experiment, MAX_NAME_CHARS)
             if ":" in self.experiment or self.experiment.strip() != self.experiment or "\n" in self.experiment:
@@ -125,23 +146,16 @@ class ExperimentSpec:
         object.__setattr__(self, "labels", labels)
         if self.rev is not None:
             _text("rev", self.rev, MAX_VALUE_CHARS)
+
+    def _check_sequential(self) -> None:
+        if not isinstance(self.sequential, Sequential):
+            raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
+        if self.sequential.min_runs > self.runs:
+            raise SpecError("sequential.min_runs", f"is more than the maximum, runs ({self.runs})")
         if self.lab is not None:
-            self._check_lab(names)
-        if not isinstance(self.analysis, Analysis):
-            raise SpecError("analysis", f"must be Analysis, not {type(self.analysis).__name__}")
-        if self.store is not None:
-            _text("store", self.store, MAX_VALUE_CHARS)
-        object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
-        if self.sequential is not None:
-            if not isinstance(self.sequential, Sequential):
-                raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
-            if self.sequential.min_runs > self.runs:
-                raise SpecError("sequential.min_runs", f"is more than the maximum, runs ({self.runs})")
-            if self.lab is not None:
-                raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
-            if self.order == "sequential" or len(self.variants) < 2:
-                raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
-        self._check_parameters()
+            raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
+        if self.order == "sequential" or len(self.variants) < 2:
+            raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
 
     def _check_parameters(self) -> None:
         parameters = _parameters("parameters", self.parameters, self.labels)
@@ -225,11 +239,11 @@ class ExperimentSpec:
 MAX_DOCUMENT_BYTES = 4 << 20
 _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
         "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
-        "sequential", "parameters")
+        "isolate", "sequential", "parameters")
 
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present, but ``cpus``, ``sequential`` and ``parameters`` only
+    """The document of ``spec`` (every key present, but ``cpus``, ``isolate``, ``sequential`` and ``parameters`` only
     when set: a document without them is version 1, which older abstats read)."""
     lab = spec.lab
     return {
@@ -250,6 +264,7 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
                      "higher_is_better": list(spec.analysis.higher_is_better)},
         "store": spec.store,
         **({"cpus": list(spec.cpus)} if spec.cpus else {}),
+        **({"isolate": True} if spec.isolate else {}),
         **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
                            "metric": spec.sequential.metric}} if spec.sequential else {}),
         **({"parameters": {name: list(values) for name, values in spec.parameters.items()}}
@@ -313,24 +328,47 @@ def decode(document: Any, source: str | None = None) -> ExperimentSpec:
         raise SpecError("specification", str(err), source) from None
 
 
+def _decode_metrics(items: Any, source: str | None) -> tuple[Any, ...]:
+    metrics = []
+    for index, item in enumerate(_list("metrics", items, source)):
+        try:
+            metrics.append(decode_source(item))
+        except ValueError as err:
+            raise SpecError(f"metrics[{index}]", str(err), source) from None
+    return tuple(metrics)
+
+
+def _decode_lab(doc: Any, source: str | None) -> Lab:
+    lab = _object("lab", doc, ("hosts", "boot", "check", "boots", "boot_timeout"), source)
+    hosts = []
+    for index, item in enumerate(_list("lab.hosts", lab.get("hosts"), source)):
+        item = _object(f"lab.hosts[{index}]", item, ("label", "destination"), source)
+        hosts.append(Host(cast(str, item.get("label")), cast(str, item.get("destination"))))
+    return Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
+
+
+def _check_version(doc: dict[str, Any], version: int, source: str | None) -> None:
+    for key in ("cpus", "isolate", "sequential", "parameters"):
+        if key in doc and version < 2:
+            raise SpecError(key, "is a field of version 2", source)
+
+
 def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:
     args: dict[str, Any] = {}
     variants = []
     for index, item in enumerate(_list("variants", doc.get("variants"), source)):
         item = _object(f"variants[{index}]", item, ("name", "command", "labels"), source)
-        variants.append(Variant(item.get("name"), item.get("command"), item.get("labels", {})))
+        variants.append(Variant(cast(str, item.get("name")), cast(str, item.get("command")), item.get("labels", {})))
     args["variants"] = tuple(variants)
     for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
-                "store"):
+                "store", "isolate"):
         if key in doc:
             args[key] = doc[key]
     if doc.get("hooks") is not None:
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
-    for key in ("cpus", "sequential", "parameters"):
-        if key in doc and version < 2:
-            raise SpecError(key, "is a field of version 2", source)
+    _check_version(doc, version, source)
     if "cpus" in doc:
         args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
     if doc.get("sequential") is not None:
@@ -338,20 +376,9 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
                                                   source))
     args.update(_decode_parameters(doc, source))
     if "metrics" in doc:
-        metrics = []
-        for index, item in enumerate(_list("metrics", doc["metrics"], source)):
-            try:
-                metrics.append(decode_source(item))
-            except ValueError as err:
-                raise SpecError(f"metrics[{index}]", str(err), source) from None
-        args["metrics"] = tuple(metrics)
+        args["metrics"] = _decode_metrics(doc["metrics"], source)
     if doc.get("lab") is not None:
-        lab = _object("lab", doc["lab"], ("hosts", "boot", "check", "boots", "boot_timeout"), source)
-        hosts = []
-        for index, item in enumerate(_list("lab.hosts", lab.get("hosts"), source)):
-            item = _object(f"lab.hosts[{index}]", item, ("label", "destination"), source)
-            hosts.append(Host(item.get("label"), item.get("destination")))
-        args["lab"] = Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
+        args["lab"] = _decode_lab(doc["lab"], source)
     if doc.get("analysis") is not None:
         analysis = _object("analysis", doc["analysis"], ("baseline", "confidence", "higher_is_better"), source)
         if "higher_is_better" in analysis:

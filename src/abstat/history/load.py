@@ -26,7 +26,7 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
                                  f"(it has: {', '.join(available) or 'none'})")
             chosen = list(metrics)
         else:
-            from abstat.runner.model import BUILTIN_METRICS
+            from abstat.box.runner.model import BUILTIN_METRICS
 
             chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
         if not chosen:  # no successful run recorded a metric: nothing to ask the database for

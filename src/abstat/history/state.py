@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -31,18 +32,58 @@ def sidecar_path(store_path: str) -> str:
     return store_path + ".changepoints.json"
 
 
+MAX_RECORD_BYTES = 64 << 20
+MAX_REV_CHARS = 1024
+
+
 def load(path: str) -> dict[str, list[dict[str, Any]]]:
-    if not os.path.exists(path):
-        return {}
+    """The record at ``path`` ({} when there is none), read as untrusted: a regular file, bounded in
+    size and depth, every entry checked (InputError naming the first damaged one: nothing is guessed)."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            document = json.load(handle)
-    except (OSError, ValueError) as err:
-        raise InputError(f"cannot read the change-point record: {err}", path=path) from None
-    if not isinstance(document, dict) or document.get("version") != VERSION or not isinstance(
-            document.get("series"), dict):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return {}
+    except OSError as err:
+        raise InputError(f"cannot read the change-point record: {err.strerror}", path=path) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, a FIFO, a device: never read
+        os.close(fd)
+        raise InputError("not a regular file, so not a change-point record", path=path)
+    with open(fd, "rb") as handle:
+        try:
+            raw = handle.read(MAX_RECORD_BYTES + 1)
+        except OSError as err:
+            raise InputError(f"cannot read the change-point record: {err.strerror}", path=path) from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise InputError(f"not an abstat change-point record (over {MAX_RECORD_BYTES >> 20} MiB)", path=path)
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        why = "nested too deeply" if isinstance(err, RecursionError) else str(err)[:200]
+        raise InputError(f"cannot read the change-point record: {why}", path=path) from None
+    if not isinstance(document, dict) or type(document.get("version")) is not int or document["version"] != VERSION \
+            or not isinstance(document.get("series"), dict):
         raise InputError("not an abstat change-point record", path=path)
+    for key, entries in document["series"].items():
+        problem = _damage(entries)
+        if problem:
+            raise InputError(f"damaged change-point record: series {key[:200]!r}: {problem} (remove the file to"
+                             " start a new record)", path=path)
     return document["series"]
+
+
+def _damage(entries: Any) -> str | None:
+    """What is wrong with one series' recorded change points, if anything."""
+    if not isinstance(entries, list):
+        return "not a list of change points"
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            return f"change point {number} is not a record"
+        rev = entry.get("rev")
+        if not isinstance(rev, str) or not rev or len(rev) > MAX_REV_CHARS:
+            return f"change point {number} has no revision (rev)"
+        if not isinstance(entry.get("provisional", False), bool):
+            return f"change point {number}: provisional is not true or false"
+    return None
 
 
 def save(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
@@ -57,6 +98,14 @@ def save(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def keep(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
+    """:func:`save`, a failure to write as an :class:`InputError` naming the record."""
+    try:
+        save(path, series)
+    except OSError as err:
+        raise InputError(f"cannot record the change points: {err.strerror or err}", path=path) from None
 
 
 def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str], order: Sequence[str],

@@ -2,7 +2,7 @@
 
 The transport is the real OpenSSH client (:mod:`abstat.lab.ssh`); the
 runner is shipped to each box through the connection (:mod:`abstat.lab.bundle`,
-:mod:`abstat.runner.remote`), so a box needs only ``python3`` (3.8 or newer)
+:mod:`abstat.box.runner.remote`), so a box needs only ``python3`` (3.8 or newer)
 and a shell.  :mod:`abstat.lab.host` runs one host's boots in a thread and
 reports events; :mod:`abstat.lab.protocol` reads what a box sends;
 :mod:`abstat.lab.query` asks every host one question (``abstat doctor

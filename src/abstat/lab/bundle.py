@@ -1,12 +1,12 @@
 """What the controller ships to a test box: the runner as a zip, and the
 ``python3 -c`` bootstrap that loads it from standard input.
 
-The zip holds ``abstat/runner/*.py``, ``abstat/machine.py`` and the checks of
-``abstat/doctor/`` (standard library only) under a generated
+The zip holds ``abstat/box/runner/*.py``, ``abstat/box/machine.py`` and the checks of
+``abstat/box/doctor/`` (standard library only) under a generated
 ``abstat/__init__.py``; nothing else of abstat
 (numpy, scipy...) goes to the box.  The bootstrap reads the zip's length
 and bytes from standard input, imports the runner from it, deletes the file
-and serves the rest of standard input (:mod:`abstat.runner.remote`).
+and serves the rest of standard input (:mod:`abstat.box.runner.remote`).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ try:
     os.write(fd, data)
     os.close(fd)
     sys.path.insert(0, path)
-    from abstat.runner import remote
+    from abstat.box.runner import remote
 finally:
     os.unlink(path)
 status = remote.main()
@@ -70,22 +70,24 @@ _CONTROLLER_ONLY = frozenset({"tune.py"})
 @functools.lru_cache(maxsize=1)
 def runner_zip() -> bytes:
     """The runner package as zip bytes (built once per process)."""
-    import abstat.doctor
-    import abstat.machine
-    import abstat.runner
+    import abstat.box.doctor
+    import abstat.box.machine
+    import abstat.box.runner
 
-    runner_dir = os.path.dirname(abstat.runner.__file__)
+    runner_dir = os.path.dirname(abstat.box.runner.__file__)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("abstat/__init__.py", PACKAGE_INIT)
+        archive.write(os.path.join(os.path.dirname(runner_dir), "__init__.py"), "abstat/box/__init__.py")
         for name in sorted(os.listdir(runner_dir)):
             if name.endswith(".py"):
-                archive.write(os.path.join(runner_dir, name), f"abstat/runner/{name}")
-        archive.write(abstat.machine.__file__, "abstat/machine.py")
-        doctor_dir = os.path.dirname(abstat.doctor.__file__)
+                archive.write(os.path.join(runner_dir, name), f"abstat/box/runner/{name}")
+        archive.write(abstat.box.machine.__file__, "abstat/box/machine.py")
+        archive.write(os.path.join(os.path.dirname(runner_dir), "isolate.py"), "abstat/box/isolate.py")
+        doctor_dir = os.path.dirname(abstat.box.doctor.__file__)
         for name in sorted(os.listdir(doctor_dir)):
             if name.endswith(".py") and name not in _CONTROLLER_ONLY:
-                archive.write(os.path.join(doctor_dir, name), f"abstat/doctor/{name}")
+                archive.write(os.path.join(doctor_dir, name), f"abstat/box/doctor/{name}")
     return buffer.getvalue()
 
 

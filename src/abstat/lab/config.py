@@ -13,17 +13,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from abstat.runner.schedule import SCHEDULE_VERSION
+from abstat.box.runner.schedule import SCHEDULE_VERSION
 
 DEFAULT_BOOT_TIMEOUT_S = 600.0
 
 
 class HostSpec(Protocol):
     """A test box (:class:`abstat.engine.spec.Host`): ``label`` is the value of the host label,
-    ``destination`` what ssh is given."""
+    ``destination`` what ssh is given (read-only: the spec's hosts are frozen)."""
 
-    label: str
-    destination: str
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def destination(self) -> str: ...
 
 
 @dataclass
@@ -46,7 +49,7 @@ class LabPlan:
     boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
     labels: dict[str, str] = field(default_factory=dict)
     remote: dict[str, Any] = field(default_factory=dict)  # the runner's settings (shell, hooks, metrics...)
-    schedule: int = SCHEDULE_VERSION           # the schedule version (abstat.runner.schedule); 1 to resume an older one
+    schedule: int = SCHEDULE_VERSION           # the schedule version (box.runner.schedule); 1 resumes an older one
 
     @property
     def reboots(self) -> bool:
@@ -69,10 +72,10 @@ def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, versio
     """Balanced, seeded, randomized: ``boots`` rounds, each boots every variant
     once (so not all "before" first, and every prefix of the schedule is
     within one boot of balanced); the rounds' orders are counterbalanced like
-    interleaved blocks (:func:`abstat.runner.schedule.balanced_orders`: each
+    interleaved blocks (:func:`abstat.box.runner.schedule.balanced_orders`: each
     variant boots first in as many rounds as another, within one).  Version 1:
     each round shuffled on its own (what an experiment stored before recorded)."""
-    from abstat.runner.schedule import balanced_orders
+    from abstat.box.runner.schedule import balanced_orders
 
     rng = random.Random(f"boot-order:{seed}:{host}")
     if version >= 2:
@@ -88,7 +91,7 @@ def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, versio
 def block_slots(names: Sequence[str], runs: int, warmup: int, order: str, seed: str,
                 version: int = SCHEDULE_VERSION) -> list[list[Any]]:
     """``[variant, iteration, warmup, position]`` for every run of one block."""
-    from abstat.runner.schedule import build_schedule
+    from abstat.box.runner.schedule import build_schedule
 
     number = random.Random(f"block:{seed}").randrange(2**31)
     slots = build_schedule(list(names), runs, warmup=warmup, order=order, seed=number, version=version)

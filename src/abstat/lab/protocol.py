@@ -1,6 +1,6 @@
 """The controller's side of the runner protocol: reading what a test box sends.
 
-:mod:`abstat.runner.remote` (on the box) writes one JSON object per line:
+:mod:`abstat.box.runner.remote` (on the box) writes one JSON object per line:
 ``{"hello": {...}}`` first, then ``{"result": RUN}`` per run and
 ``{"done": OUTCOME}`` or ``{"error": TEXT}``, or the answer to a question
 (``{"doctor": FINDINGS}``).  Everything a box sends is read here, and only

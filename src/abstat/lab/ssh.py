@@ -93,7 +93,7 @@ class SshHost:
         self._sessions: list[subprocess.Popen] = []
 
     def _argv(self, *options: str) -> list[str]:
-        from abstat.testbox.paths import ssh_options  # a test box that is up: its own ssh configuration
+        from abstat.lab.testbox.paths import ssh_options  # a test box that is up: its own ssh configuration
 
         return [*ssh_command(), *ssh_options(self.destination), *_COMMON_OPTIONS,
                 "-o", f"ControlPath={self.control_path}", *options]

@@ -225,7 +225,7 @@ class _Store:
     def _convert(self, dtype: type) -> None:
         """The same capacity in ``dtype``: only the values held are copied (the rest of
         the capacity stays untouched, so it takes no memory)."""
-        converted = np.empty(len(self.array), dtype=dtype)
+        converted: np.ndarray = np.empty(len(self.array), dtype=dtype)
         converted[: self.size] = self.array[: self.size]
         self.array = converted
 

@@ -22,7 +22,7 @@ import sys
 from abstat.errors import InputError
 from abstat.readers.cnumber import parse_c_double, strtod_prefix  # noqa: F401 -- ministat's numbers, read here too
 
-TYPE_CHECKING = False  # typing stays off ministat's start-up path (tests/test_ministat_cli.py)
+TYPE_CHECKING = False  # typing stays off ministat's start-up path (tests/ministat/test_ministat_cli.py)
 if TYPE_CHECKING:
     from typing import Any
 

@@ -32,13 +32,15 @@ def render_tuning(result: Any, action: str, fmt: str = "text") -> str:
                            "skipped": result.skipped, "record": result.state_path}, indent=2) + "\n"
     lines = []
     for entry in result.applied:
-        if entry.get("path"):
+        if entry.get("isolation"):
+            lines.append(f"{action}: {entry['isolation']}")
+        elif entry.get("path"):
             old, new = (entry["new"], entry["old"]) if action == "reset" else (entry["old"], entry["new"])
             lines.append(f"{action}: {entry['path']}: {old} -> {new}")
         else:
             command = entry["undo"] if action == "reset" else entry["command"]
             lines.append(f"{action}: ran {' '.join(command)}")
-    if result.applied:
+    if any(not entry.get("isolation") for entry in result.applied):
         lines.append(f"recorded in {result.state_path}" if action == "tune" else f"restored from {result.state_path}")
     if result.commands:
         lines.append("no permission to change these; run them as root" + (

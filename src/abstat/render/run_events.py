@@ -97,8 +97,10 @@ class RunDisplay:
             self.stream.write(f"note: {event.failed_runs} failed run(s) recorded as failed, not used in the "
                               "comparison\n")
         if event.status == "interrupted":
-            self.stream.write(f"abstat run: interrupted: {event.runs} of {event.total} runs done;"
-                              " partial report follows\n")
+            then = "partial report follows" if getattr(event, "report", True) else (
+                "no report: the store is not read back after the signal cut a wait on its server (the runs are"
+                " kept as said above)")
+            self.stream.write(f"abstat run: interrupted: {event.runs} of {event.total} runs done; {then}\n")
         self.stream.flush()
 
     # -- the lab -----------------------------------------------------------

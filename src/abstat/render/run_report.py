@@ -25,7 +25,7 @@ def machine_differences(store: Any, experiment: str, variants: list[str], baseli
     """Variant -> warning text, for variants measured under another machine record than the baseline
     (only the records of ``invocations`` when given).  Linear in the invocations: each record is
     read once, and each field compared through its distinct values (not every pair of records)."""
-    from abstat.machine import differing_fields_between
+    from abstat.box.machine import differing_fields_between
 
     records = store.machine_records_by_variant(experiment, invocations=invocations)
     base_records = records.get(baseline, [])
@@ -245,8 +245,8 @@ def _report(
             parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=metric,
                                 footnotes=fmt != "text").rstrip("\n"))
             parts.append("")
-        if fmt == "text":
-            parts.append(summary_block(rendered, color=color).rstrip("\n"))
+        if fmt == "text":  # --verbose: each footnote with what to do about it
+            parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
         elif family:
             parts.append(clean(family[0].upper() + family[1:] + "."))
     clean = escape.markdown if fmt == "markdown" else escape.terminal

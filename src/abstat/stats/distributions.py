@@ -15,7 +15,7 @@ instead.  They follow the textbook definitions:
 - the t quantile by safeguarded Newton steps on the CDF;
 - the binomial CDF with p = 1/2 exactly (integer arithmetic) up to 2000 trials.
 
-``tests/test_stats_distributions.py`` checks every function against
+``tests/stats/test_stats_distributions.py`` checks every function against
 ``scipy.special`` (``ndtr``, ``ndtri``, ``stdtr``, ``stdtrit``, ``fdtrc``,
 ``bdtr``) over wide parameter grids.
 """

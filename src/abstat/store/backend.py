@@ -190,6 +190,11 @@ class Connection:
     def is_disconnect(self, err: BaseException) -> bool:
         return False
 
+    def stopped(self) -> bool:
+        """Whether a stop signal cut this connection's wait on its server (PostgreSQL): the
+        user wants abstat to end, not to wait on that server again."""
+        return False
+
     def is_permission(self, err: BaseException) -> bool:
         """The server refused a write this role may not make (SQLite: a read-only file)."""
         return isinstance(err, sqlite3.OperationalError) and "readonly" in str(err).replace(" ", "").lower()
@@ -204,6 +209,8 @@ class Connection:
         text = scrub(str(err), self.name)
         if isinstance(err, sqlite3.OperationalError) and "malformed" not in text:
             return InputError(f"store error: {text}", path=self.display)
+        if isinstance(err, sqlite3.IntegrityError):  # a write that conflicts with what is stored: no damage
+            return InputError(f"store error: {text} (a row conflicts with one the store holds)", path=self.display)
         return InputError(f"damaged store ({text}); `sqlite3 {self.display} .recover` may save its contents",
                           path=self.display)
 
@@ -293,7 +300,7 @@ def _signals_deferred(wanted: bool = True) -> Iterator[None]:
     if not wanted:
         yield
         return
-    from abstat.runner import signals
+    from abstat.box.runner import signals
 
     with signals.deferred():
         yield

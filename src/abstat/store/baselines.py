@@ -140,8 +140,8 @@ def baseline_ref(spec: str, store_path: str) -> str | None:
 
 def machine_note(store_path: str, baseline_ref_: str, other_refs: list[str]) -> str | None:
     """A note when the machine records of the baseline's runs and the candidates' differ
-    (:func:`abstat.machine.differing_fields_between`), else None."""
-    from abstat.machine import differing_fields_between
+    (:func:`abstat.box.machine.differing_fields_between`), else None."""
+    from abstat.box.machine import differing_fields_between
     from abstat.store.db import open_store
 
     def records(store: Any, ref: str) -> list[dict[str, Any]]:

@@ -111,11 +111,9 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
         raise InputError(f"the store {store.display} has no invocation {head['invocation']} (another store?)",
                          path=path)
     invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
-    present = {row[0] for row in store.db.execute("SELECT uid FROM runs WHERE invocation_id = ?", (invocation.id,))}
-    wanted, skipped = [], 0
+    wanted, seen = [], set()
     for line, run in runs:
-        if run["uid"] in present:
-            skipped += 1
+        if run["uid"] in seen:
             continue
         try:
             wanted.append(check_run(**run))
@@ -125,13 +123,16 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
             raise InputError(err.message, path=path, line=line) from None
         except (ValueError, OverflowError) as err:
             raise InputError(f"not a run of the journal: {err}", path=path, line=line) from None
-        present.add(run["uid"])
-    if wanted:
-        try:
-            store.add_checked_runs(invocation, wanted)
-        except OverflowError as err:
-            raise InputError(f"a run of the journal cannot be stored: {err}", path=path) from None
-    return len(wanted), skipped, damaged
+        seen.add(run["uid"])
+    if not wanted:
+        return 0, 0, damaged
+    try:  # the store's uniqueness decides, in one transaction: concurrent replays add each run once
+        added, present = store.add_missing_runs(invocation, wanted)
+    except OverflowError as err:
+        raise InputError(f"a run of the journal cannot be stored: {err}", path=path) from None
+    except InputError as err:
+        raise InputError(err.message, path=path) from None
+    return added, present + len(runs) - len(wanted), damaged
 
 
 def left_behind(store: Any, directory: str | None = None) -> list[tuple[str, str]]:

@@ -9,13 +9,14 @@ from contextlib import contextmanager
 from typing import Any
 
 from abstat.errors import InputError
+from abstat.store import watchdog
 from abstat.store.backend import INSTALL_HINT, Connection, display_name, scrub
 
 
 class PostgresConnection(Connection):
     kind = "postgresql"
     _begin = "BEGIN"
-    defer_signals = False  # a hung server must not make Ctrl-C wait; psycopg cancels the query
+    defer_signals = False  # every wait on the server holds the stop signals itself, bounded (store.watchdog)
 
     def __init__(self, name: str, raw: Any, psycopg: Any) -> None:
         super().__init__(name, raw)
@@ -140,11 +141,18 @@ class PostgresConnection(Connection):
 
     def error(self, err: BaseException) -> InputError:
         text = scrub(str(err), self.name) or type(err).__name__
+        cut = watchdog.reason(id(self.raw))
+        if cut is not None:
+            return InputError(cut, path=self.display)
         if self.is_disconnect(err):
             return InputError(f"the store server went away ({text})", path=self.display)
         return InputError(f"store error: {text}", path=self.display)
 
+    def stopped(self) -> bool:
+        return watchdog.stopped(id(self.raw))
+
     def close(self) -> None:
+        watchdog.forget(id(self.raw))
         try:
             self.raw.close()
         except self.psycopg.Error:
@@ -192,7 +200,7 @@ def connect_postgres(url: str) -> Connection:
         # A default bound on the wait, unless the user chose one (URL or PGCONNECT_TIMEOUT).
         bound: dict[str, Any] = (
             {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10})
-        raw = psycopg.connect(url, autocommit=True, **bound)
+        raw = _bounded_class(psycopg).connect(url, autocommit=True, **bound)
     except psycopg.Error as err:
         raise InputError(f"cannot connect to the store: {scrub(str(err), url)}", path=display_name(url)) from None
     except Exception as err:  # a malformed URL: psycopg raises ProgrammingError or ValueError
@@ -200,3 +208,18 @@ def connect_postgres(url: str) -> Connection:
     return PostgresConnection(url, raw, psycopg)
 
 
+
+
+_BOUNDED: list[Any] = []
+
+
+def _bounded_class(psycopg: Any) -> Any:
+    """psycopg's Connection whose every wait on the server is watched (:mod:`abstat.store.watchdog`)."""
+    if not _BOUNDED:
+        class BoundedConnection(psycopg.Connection):
+            def wait(self, gen: Any, *args: Any, **kwargs: Any) -> Any:
+                with watchdog.watched(id(self), self.pgconn.socket):
+                    return super().wait(gen, *args, **kwargs)
+
+        _BOUNDED.append(BoundedConnection)
+    return _BOUNDED[0]

@@ -247,7 +247,7 @@ class StoreReader(RowReader, RunReader, SetReader):
 
 def ordered_metrics(names: Iterable[str]) -> list[str]:
     """Metric names as the store lists them: built-in ones first (in their order), then by name."""
-    from abstat.runner.model import BUILTIN_METRICS
+    from abstat.box.runner.model import BUILTIN_METRICS
 
     found = set(names)
     return [m for m in BUILTIN_METRICS if m in found] + sorted(m for m in found if m not in BUILTIN_METRICS)

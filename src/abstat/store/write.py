@@ -313,6 +313,26 @@ class StoreWriter:
         self._committed[invocation.id] = self._committed.get(invocation.id, 0) + len(ids)
         return ids
 
+    def add_missing_runs(self, invocation: Invocation, runs: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
+        """Add the checked ``runs`` the store lacks, in one transaction concurrent adders of the same runs
+        wait for (journal replays at once add each run once); (added, already in this invocation).
+        InputError, nothing added, when one is stored in another invocation (a forged identity)."""
+        with self.db.transaction():
+            self.db.lock_import()
+            clause, params = self.db.within("uid", [run["uid"] for run in runs])
+            stored = dict(self.db.execute(f"SELECT uid, invocation_id FROM runs WHERE {clause}", params).fetchall())
+            for run in runs:
+                if stored.get(run["uid"], invocation.id) != invocation.id:
+                    raise InputError(f"run {run['uid']} has the identity of a run another invocation of the store"
+                                     " holds: refused, nothing added")
+            wanted = [run for run in runs if run["uid"] not in stored]
+            variants: dict[str, int] = {}
+            for run in wanted:
+                if run["variant"] not in variants:
+                    variants[run["variant"]] = self._ensure_variant(invocation.experiment_id, run["variant"])
+                self._insert_run(invocation.id, variants[run["variant"]], _run_row(run), _samples(run))
+        return len(wanted), len(runs) - len(wanted)
+
     def finish_invocation(self, invocation: Invocation, status: str, notes: Sequence[str] = ()) -> None:
         if invocation.id in self._spooled:
             self.spool.finish_invocation(self._spooled[invocation.id], status, notes)
@@ -369,6 +389,8 @@ class StoreWriter:
         from abstat.store.connect import connect
         from abstat.store.schema import migrate
 
+        if self.db.stopped():  # Ctrl-C cut a wait on the server: it is not asked again
+            return
         try:
             connection = connect(self.db.name, create=False)
         except InputError:

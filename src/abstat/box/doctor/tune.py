@@ -1,0 +1,275 @@
+"""``abstat doctor --tune`` and ``--reset``: reversible fixes, recorded.
+
+Each change writes a value to a /proc or /sys file (the old value is kept
+in the state file first) or runs a command with a known inverse
+(``systemctl stop irqbalance`` / ``start``).  Tuning twice keeps the first
+recorded old value, so ``--reset`` always returns to the state before the
+first ``--tune``.  Without permission to write the files nothing is changed
+and the commands are returned for the user to run with sudo.
+
+The record is read back as untrusted input (issue 36): ``--reset`` writes
+only under ``/proc/sys`` and ``/sys`` (of ``--root`` when given), never
+through a link, runs only the undo commands abstat itself knows
+(:data:`KNOWN_COMMANDS`), and reads only a record owned by this user that
+no one else may write; it is written in a private directory through a new
+file (``O_EXCL``) renamed over it.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from abstat.box.doctor.base import WARN, Change, Finding
+from abstat.errors import InputError
+
+STATE_ENV = "ABSTAT_DOCTOR_STATE"
+# the commands --tune runs, and their undo: the only commands a record may name
+KNOWN_COMMANDS: dict[tuple[str, ...], tuple[str, ...]] = {
+    ("systemctl", "stop", "irqbalance"): ("systemctl", "start", "irqbalance"),
+}
+MAX_RECORD_BYTES = 1 << 20
+MAX_VALUE_CHARS = 4096
+
+
+def default_state_path() -> str:
+    if os.environ.get(STATE_ENV):
+        return os.environ[STATE_ENV]
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, "abstat", "doctor-tune.json")
+
+
+@dataclass
+class TuneResult:
+    applied: list[dict[str, Any]] = field(default_factory=list)  # what was changed now
+    commands: list[str] = field(default_factory=list)  # what the user must run (no permission)
+    skipped: list[str] = field(default_factory=list)
+    state_path: str = ""
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+def _current_value(path: str) -> str | None:
+    """The value to restore: the bracketed choice of a "[a] b c" file."""
+    text = _read(path)
+    if text is not None and "[" in text and "]" in text:
+        return text[text.index("[") + 1:text.index("]")]
+    return text
+
+
+def _write(path: str, value: str) -> None:
+    """Write an existing kernel (or saved) file, never through a link, never creating one."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    with open(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(value + "\n")
+
+
+def _private(info: os.stat_result) -> bool:
+    """Owned by this user (or root) and writable by no one else."""
+    return info.st_uid in (os.geteuid(), 0) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _load_state(path: str, root: str) -> dict[str, Any]:
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return {"changes": []}
+    except OSError as err:
+        raise InputError(f"cannot read the tuning record: {err.strerror}", path=path) from None
+    with open(descriptor, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() \
+                or not _private(os.stat(os.path.dirname(os.path.abspath(path)))) or not _private(info):
+            raise InputError("not a tuning record of this user's: it must be a file owned by this user, in a "
+                             "directory no one else may write, and writable by no one else", path=path)
+        data = handle.read(MAX_RECORD_BYTES + 1)
+    try:
+        if len(data) > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
+        state = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        raise InputError(f"cannot read the tuning record: {err}", path=path) from None
+    if not isinstance(state, dict) or not isinstance(state.get("changes"), list):
+        raise InputError("not an abstat doctor tuning record", path=path)
+    for entry in state["changes"]:
+        refused = _checked_entry(entry, root)
+        if refused is not None:
+            raise InputError(f"the tuning record holds a change abstat does not make: {refused}; nothing was "
+                             "changed", path=path)
+    return state
+
+
+def _save_state(path: str, state: dict[str, Any]) -> None:
+    """Write the record through a new private file renamed over it, in a directory only this user writes."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        if not _private(os.stat(directory)):
+            raise InputError("the tuning record's directory may be written by others; give {state} a file in a "
+                             "private directory", path=directory, fields=["state"])
+        descriptor, temporary = tempfile.mkstemp(prefix=".doctor-tune-", suffix=".tmp", dir=directory)
+        try:
+            with open(descriptor, "w", encoding="utf-8") as handle:
+                json.dump(state, handle, indent=2)
+                handle.write("\n")
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+    except OSError as err:
+        raise InputError(f"cannot write the tuning record: {err.strerror}", path=path) from None
+
+
+def _checked_entry(entry: Any, root: str) -> str | None:
+    """Why a recorded change may not be undone (None: it may): only /proc/sys and /sys files (under
+    ``root``), no link or ``..`` on the way out of them, a one-line old value, a known undo command."""
+    if not isinstance(entry, dict):
+        return "a change is not an object"
+    path, old, undo = entry.get("path"), entry.get("old"), entry.get("undo")
+    if path is not None:
+        if not isinstance(path, str) or not _kernel_path(path, root):
+            return f"path {path!r} is not a file under {root}/proc/sys or {root}/sys"
+        if old is not None and not (isinstance(old, str) and len(old) <= MAX_VALUE_CHARS and old.isprintable()):
+            return f"the old value of {path!r} is not one line of text"
+        return None
+    if undo is None:
+        return None
+    if not isinstance(undo, list) or tuple(undo) not in KNOWN_COMMANDS.values():
+        return f"undo command {undo!r} is not one abstat runs (known: " \
+               + ", ".join(" ".join(c) for c in KNOWN_COMMANDS.values()) + ")"
+    return None
+
+
+def _kernel_path(path: str, root: str) -> bool:
+    top = os.path.realpath(root) if root else ""
+    if not os.path.isabs(path) or os.path.normpath(path) != path or "\x00" in path:
+        return False
+    allowed = (top + "/proc/sys/", top + "/sys/")
+    return path.startswith(allowed) and os.path.realpath(path).startswith(allowed)
+
+
+def planned_changes(findings: list[Finding]) -> list[tuple[str, Change]]:
+    return [(finding.name, change) for finding in findings if finding.status == WARN for change in finding.changes]
+
+
+def _apply(check: str, change: Change, may_run: bool, result: TuneResult) -> dict[str, Any] | None:
+    """Make one change: what to record, or None (nothing to do, not permitted, or it failed: said in ``result``)."""
+    if change.path is not None:
+        old = _current_value(change.path)
+        if old == change.value:
+            return None
+        try:
+            _write(change.path, change.value or "")
+        except OSError as err:
+            result.skipped.append(f"{change.path}: {err.strerror}")
+            return None
+        return {"check": check, "path": os.path.abspath(change.path), "old": old, "new": change.value}
+    if not may_run:
+        result.commands.append("sudo " + change.shell())
+        return None
+    completed = subprocess.run(change.command or [], capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        result.skipped.append(f"{change.shell()}: exit status {completed.returncode}")
+        return None
+    return {"check": check, "command": change.command, "undo": change.undo_command}
+
+
+def _key(entry: dict[str, Any]) -> str:
+    return entry.get("path") or " ".join(entry.get("command") or [])
+
+
+def tune(findings: list[Finding], *, state_path: str, run_commands: bool = True, dry_run: bool = False,
+         root: str = "") -> TuneResult:
+    """Apply the reversible fixes of the failed checks (see the module doc; ``root``: the saved tree
+    the checks read, whose files are changed)."""
+    result = TuneResult(state_path=state_path)
+    changes = planned_changes(findings)
+    writable = all(change.path is None or os.access(change.path, os.W_OK) for _, change in changes)
+    may_run = run_commands and os.geteuid() == 0
+    if dry_run or not writable:
+        result.commands = [("sudo " if change.command else "") + change.shell() for _, change in changes]
+        return result
+    state = _load_state(state_path, root)
+    recorded = {_key(entry) for entry in state["changes"]}
+    for check, change in changes:
+        entry = _apply(check, change, may_run, result)
+        if entry is None:
+            continue
+        result.applied.append(entry)
+        key = _key(entry)
+        if key not in recorded:  # keep the value from before the first --tune
+            state["changes"].append(dict(entry, at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())))
+            recorded.add(key)
+    if result.applied:
+        _save_state(state_path, state)
+    return result
+
+
+def reset(*, state_path: str, root: str = "") -> TuneResult:
+    """Undo every recorded change, newest first, and remove the record (``root``: the saved tree the
+    changes were made in, as ``--tune --root``).  A record holding a change abstat would not make is
+    refused whole, nothing undone: :class:`InputError` naming it."""
+    result = TuneResult(state_path=state_path)
+    state = _load_state(state_path, root)
+    if not root:
+        _release_isolations(result)
+    if not state["changes"]:
+        return result
+    remaining = []
+    for entry in reversed(state["changes"]):
+        try:
+            if entry.get("path"):
+                if entry.get("old") is None:
+                    result.skipped.append(f"{entry['path']}: no old value recorded")
+                    continue
+                if not os.access(entry["path"], os.W_OK):
+                    result.commands.append(Change(entry["path"], entry["old"]).shell())
+                    remaining.append(entry)
+                    continue
+                _write(entry["path"], entry["old"])
+            elif entry.get("undo"):
+                completed = subprocess.run(list(entry["undo"]), capture_output=True, text=True, check=False)
+                if completed.returncode != 0:
+                    raise OSError(0, f"exit status {completed.returncode}")
+        except OSError as err:
+            result.skipped.append(f"{entry.get('path') or ' '.join(entry.get('undo') or [])}: {err.strerror}")
+            remaining.append(entry)
+            continue
+        result.applied.append(entry)
+    if remaining:
+        _save_state(state_path, {"changes": list(reversed(remaining))})
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(state_path)
+    return result
+
+
+def _release_isolations(result: TuneResult) -> None:
+    """Undo what ``run --isolate`` left after a kill (:mod:`abstat.box.isolate`); a record naming anything
+    it does not change is refused before anything is undone."""
+    from abstat.box import isolate_record as isolate
+
+    records, refused = isolate.stale_records()
+    if refused:
+        path, _, why = refused[0].partition(": ")
+        raise InputError(f"{why}; nothing was changed", path=path)
+    for path, state in records:
+        done, problems = isolate.restore_record(path, state)
+        result.applied.append({"isolation": done})
+        result.skipped.extend(problems)
+    for path in isolate.orphan_sets():  # left without a record (lost): the tasks go back, the set goes
+        problems = isolate.release_orphan_set(path)
+        result.applied.append({"isolation": f"cpuset {path} of an ended run removed, its tasks back at the top"})
+        result.skipped.extend(problems)

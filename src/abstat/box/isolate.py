@@ -1,0 +1,346 @@
+"""``run --isolate``: the measured CPUs to the measured commands alone, restored however the run ends.
+
+Standard library only (it runs on test boxes too).  Where the kernel mounts the cgroup v1 cpuset
+hierarchy (``cset shield``'s method):
+
+- two cpusets are made at its top: ``abstat.isolated-PID`` (the measured CPUs, ``cpu_exclusive``) and
+  ``abstat.rest-PID`` (every other CPU but the measured CPUs' SMT siblings, which are left idle);
+- every task of the top cpuset (abstat itself, its background load, the rest of the system) moves to
+  the rest; kernel threads bound to a CPU cannot move and are counted;
+- every IRQ the kernel lets move (``/proc/irq/N/smp_affinity_list``, and the default affinity of new
+  ones) is pointed at the rest;
+- the measured commands are born in the isolated set: the spawning thread joins it for the spawn
+  and the wait (:meth:`Isolation.enter`, :meth:`Isolation.leave`), as ``--cpus`` pins it.
+
+Before the first change a record (the old IRQ affinities, the two cpusets) is written to a private
+file; :meth:`Isolation.close` restores everything and removes it.  After a run killed outright, the
+record is left and ``abstat doctor --reset`` restores from it (:mod:`abstat.box.isolate_record`,
+which reads it as untrusted input).
+Cgroup v2 (a ``cpuset.cpus.partition``) is not done: :func:`isolation_problem` says so.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import stat
+import tempfile
+import threading
+import time
+from typing import Any
+
+CPU_SYS = "/sys/devices/system/cpu"
+IRQ_DIR = "/proc/irq"
+STATE_ENV = "ABSTAT_ISOLATION_STATE"
+STATE_SUBDIR = "abstat/isolation"  # under $XDG_STATE_HOME or ~/.local/state
+ISOLATED_SET, REST_SET = "abstat.isolated", "abstat.rest"  # the cpusets' names, before "-PID"
+_SET_NAME = re.compile(r"abstat\.(isolated|rest)-(\d{1,10})\Z")
+
+
+class IsolationError(Exception):
+    """Why the CPUs cannot be isolated here (one line)."""
+
+
+def parse_cpus(text: str) -> set[int]:
+    """The kernel's CPU list syntax (``0-3,8``)."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return cpus
+
+
+def format_cpus(cpus: Any) -> str:
+    """The kernel's CPU list syntax for ``cpus``: ``0-3,8``."""
+    parts: list[str] = []
+    for cpu in sorted(set(cpus)):
+        low, _, high = parts[-1].partition("-") if parts else ("", "", "")
+        if parts and cpu == int(high or low) + 1:
+            parts[-1] = f"{low}-{cpu}"
+        else:
+            parts.append(str(cpu))
+    return ",".join(parts)
+
+
+def _hex_mask(cpus: set[int]) -> str:
+    return format(sum(1 << cpu for cpu in cpus), "x")
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="ascii") as handle:
+        return handle.read().strip()
+
+
+def _write(path: str, value: str) -> None:
+    """Write an existing kernel file, never through a link, never creating one."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    try:
+        os.write(descriptor, value.encode("ascii") + b"\n")
+    finally:
+        os.close(descriptor)
+
+
+def cpuset_mount() -> str | None:
+    """Where the cgroup v1 cpuset hierarchy is mounted (None: not mounted)."""
+    try:
+        with open("/proc/self/mounts", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                fields = line.split()
+                if len(fields) > 3 and fields[2] == "cgroup" and "cpuset" in fields[3].split(","):
+                    return fields[1]
+    except OSError:
+        return None
+    return None
+
+
+def siblings_of(cpus: set[int]) -> set[int]:
+    """The SMT siblings of ``cpus`` (not themselves)."""
+    found: set[int] = set()
+    for cpu in cpus:
+        try:
+            found |= parse_cpus(_read(f"{CPU_SYS}/cpu{cpu}/topology/thread_siblings_list"))
+        except (OSError, ValueError):
+            continue
+    return found - cpus
+
+
+def default_state_dir() -> str:
+    if os.environ.get(STATE_ENV):
+        return os.environ[STATE_ENV]
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return os.path.join(base, STATE_SUBDIR)
+
+
+def isolation_problem(cpus: Any) -> str | None:
+    """Why ``--isolate`` cannot confine the measured commands to ``cpus`` here (one line), or None."""
+    if not cpus:
+        return "--isolate needs --cpus: the CPUs to give the measured commands alone"
+    if os.geteuid() != 0:
+        return "--isolate changes cpusets and IRQ affinities: it needs root"
+    mount = cpuset_mount()
+    if mount is None:
+        return ("--isolate needs the cgroup v1 cpuset hierarchy (cgroup v2 partitions are not supported yet); "
+                "--cpus alone pins without isolating")
+    try:
+        online = parse_cpus(_read(os.path.join(mount, "cpuset.cpus")))
+    except (OSError, ValueError) as err:
+        return f"--isolate: cannot read the top cpuset's CPUs: {err}"
+    missing = set(cpus) - online
+    if missing:
+        return f"--isolate: CPU {format_cpus(missing)} is not in this machine's cpuset ({format_cpus(online)})"
+    rest = online - set(cpus) - siblings_of(set(cpus))
+    if not rest:
+        return (f"--isolate: no CPU would be left for the rest of the system (CPUs {format_cpus(online)}; the "
+                "measured CPUs' SMT siblings are left idle)")
+    stale = [name for name in _listdir(mount) if _SET_NAME.match(name) and not _dropped_if_empty(mount, name)]
+    if stale:
+        return (f"--isolate: cpuset {stale[0]} is left from another run (still running, or killed: "
+                "`abstat doctor --reset` restores the machine)")
+    return None
+
+
+def _dropped_if_empty(mount: str, name: str) -> bool:
+    """Remove a cpuset of ours whose run has ended and which holds no task (it changes nothing): True
+    when it is gone."""
+    match = _SET_NAME.match(name)
+    path = os.path.join(mount, name)
+    if match is None or _alive(int(match.group(2))) or os.path.islink(path):
+        return False
+    try:
+        with open(os.path.join(path, "tasks"), encoding="ascii") as handle:
+            if handle.read().strip():
+                return False
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return sorted(os.listdir(path))
+    except OSError:
+        return []
+
+
+def _move_tasks(source: str, target: str, passes: int = 3) -> tuple[int, int]:
+    """Move every task of cpuset ``source`` to ``target``: (moved, could not move)."""
+    moved, stuck = 0, set()
+    for _ in range(passes):
+        try:
+            with open(os.path.join(source, "tasks"), encoding="ascii") as handle:
+                tasks = [line.strip() for line in handle]
+        except OSError:
+            break
+        left = [task for task in tasks if task and task not in stuck]
+        if not left:
+            break
+        for task in left:
+            try:
+                _write(os.path.join(target, "tasks"), task)
+                moved += 1
+            except OSError:
+                stuck.add(task)  # a kernel thread bound to a CPU, or a task that ended
+    return moved, len(stuck)
+
+
+class Isolation:
+    """The measured CPUs made exclusive for one experiment (see the module doc); :meth:`close` restores."""
+
+    def __init__(self, cpus: Any, state_dir: str | None = None) -> None:
+        problem = isolation_problem(cpus)
+        if problem is not None:
+            raise IsolationError(problem)
+        self.cpus = set(cpus)
+        self.mount = cpuset_mount() or ""
+        online = parse_cpus(_read(os.path.join(self.mount, "cpuset.cpus")))
+        self.idle = siblings_of(self.cpus)
+        self.rest = online - self.cpus - self.idle
+        pid = os.getpid()
+        self.isolated_dir = os.path.join(self.mount, f"{ISOLATED_SET}-{pid}")
+        self.rest_dir = os.path.join(self.mount, f"{REST_SET}-{pid}")
+        self.irqs: dict[str, str] = {}
+        self.moved = self.unmoved = self.irqs_unmoved = 0
+        self._lock = threading.Lock()
+        self._closed = False
+        self.record = os.path.join(state_dir or default_state_dir(), f"isolation-{pid}.json")
+        self._save()  # before the first change: a killed run leaves what --reset needs
+        try:
+            self._setup()
+        except BaseException:
+            self.close()
+            raise
+
+    def _state(self) -> dict[str, Any]:
+        return {"pid": os.getpid(), "mount": self.mount, "sets": [self.isolated_dir, self.rest_dir],
+                "irqs": self.irqs}
+
+    def _save(self) -> None:
+        _save_record(self.record, self._state())
+
+    def _setup(self) -> None:
+        mems = _read(os.path.join(self.mount, "cpuset.mems"))
+        for directory, cpus in ((self.rest_dir, self.rest), (self.isolated_dir, self.cpus)):
+            try:
+                os.mkdir(directory, 0o755)
+                _write(os.path.join(directory, "cpuset.mems"), mems)
+                _write(os.path.join(directory, "cpuset.cpus"), format_cpus(cpus))
+            except OSError as err:
+                raise IsolationError(f"--isolate: cannot make cpuset {directory}: {err.strerror}") from None
+        with contextlib.suppress(OSError):  # another top-level cpuset overlaps: the top one's tasks still move
+            _write(os.path.join(self.isolated_dir, "cpuset.cpu_exclusive"), "1")
+        self.moved, self.unmoved = _move_tasks(self.mount, self.rest_dir)
+        self._move_irqs()
+
+    def _move_irqs(self) -> None:
+        targets = [(os.path.join(IRQ_DIR, name, "smp_affinity_list"), format_cpus(self.rest))
+                   for name in _listdir(IRQ_DIR) if name.isdigit()]
+        targets.append((os.path.join(IRQ_DIR, "default_smp_affinity"), _hex_mask(self.rest)))
+        for path, value in targets:
+            try:
+                old = _read(path)
+            except OSError:
+                continue
+            self.irqs[path] = old
+            self._save()
+            try:
+                _write(path, value)
+            except OSError:
+                self.irqs_unmoved += 1  # a per-CPU interrupt, or one the kernel manages
+                del self.irqs[path]
+        self._save()
+
+    def enter(self) -> None:
+        """The calling thread joins the isolated set (a command spawned now is born there)."""
+        _write(os.path.join(self.isolated_dir, "tasks"), str(threading.get_native_id()))
+
+    def leave(self) -> None:
+        _write(os.path.join(self.rest_dir, "tasks"), str(threading.get_native_id()))
+
+    def summary(self) -> str:
+        """One line for the run's notes."""
+        idle = f", SMT siblings {format_cpus(self.idle)} left idle" if self.idle else ""
+        return (f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle}; {self.moved} tasks "
+                f"moved to CPUs {format_cpus(self.rest)} ({self.unmoved} bound to a CPU stayed), "
+                f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)")
+
+    def close(self) -> list[str]:
+        """Restore every change (idempotent); what could not be restored, one line each."""
+        with self._lock:
+            if self._closed:
+                return []
+            self._closed = True
+        return _restore(self._state(), self.record)
+
+
+def _restore(state: dict[str, Any], record: str) -> list[str]:
+    problems = []
+    for path, old in state["irqs"].items():
+        try:
+            _write(path, old)
+        except FileNotFoundError:
+            continue  # the IRQ went away with its device
+        except OSError as err:
+            problems.append(f"{path}: {err.strerror}")
+    for directory in state["sets"]:  # the isolated set first: then the rest may take every CPU again
+        if os.path.isdir(directory):
+            problem = _remove_set(directory, state["mount"])
+            if problem:
+                problems.append(problem)
+    if not problems:
+        with contextlib.suppress(OSError):
+            os.unlink(record)
+    return problems
+
+
+def _remove_set(directory: str, mount: str, patience: float = 5.0) -> str | None:
+    """Give ``directory``'s tasks back to the top cpuset and remove it; why it could not be, or None.
+
+    Every process forked meanwhile by a task still in the set is born in it (the whole system was
+    moved there), so the set first gets every CPU back, and the moves go on until it is empty."""
+    with contextlib.suppress(OSError):
+        _write(os.path.join(directory, "cpuset.cpus"), _read(os.path.join(mount, "cpuset.cpus")))
+    deadline = time.monotonic() + patience
+    while True:
+        _move_tasks(directory, mount, passes=3)
+        try:
+            os.rmdir(directory)
+            return None
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            if time.monotonic() > deadline:
+                return f"{directory}: {err.strerror} (its tasks run on every CPU)"
+        time.sleep(0.01)
+
+
+def _private(info: os.stat_result) -> bool:
+    return info.st_uid in (os.geteuid(), 0) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+
+
+def _save_record(path: str, state: dict[str, Any]) -> None:
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    if not _private(os.stat(directory)):
+        raise IsolationError(f"--isolate: {directory} may be written by others: no record is kept there")
+    descriptor, temporary = tempfile.mkstemp(prefix=".isolation-", suffix=".tmp", dir=directory)
+    try:
+        with open(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True

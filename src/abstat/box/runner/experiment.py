@@ -1,0 +1,209 @@
+"""The experiment loop: hooks, background load, warm-ups, measured runs.
+
+Library code: it never prints.  Progress and persistence go through the
+``on_result`` callback, called after each run completes (the run goes to the
+store, or to its journal, there: a crash loses at most the run in progress).
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from abstat.box.runner import signals
+from abstat.box.runner.model import (BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult,
+                                     VariantCommand)
+from abstat.box.runner.schedule import Slot, build_schedule
+
+
+@dataclass
+class ExperimentPlan:
+    variants: list[VariantCommand]
+    runs: int
+    warmup: int = 0
+    order: str = "interleaved"
+    seed: int = 0
+    timeout: float | None = None
+    setup: Command | None = None
+    cleanup: Command | None = None
+    prepare: Command | None = None
+    conclude: Command | None = None
+    background: list[Command] = field(default_factory=list)
+    ignore_failure: bool = False
+    variant_hooks: dict[str, dict[str, Command]] = field(default_factory=dict)  # variant -> kind -> its own hook
+
+    def schedule(self) -> list[Slot]:
+        return build_schedule(
+            [v.name for v in self.variants], self.runs, warmup=self.warmup, order=self.order, seed=self.seed
+        )
+
+
+@dataclass
+class ExperimentOutcome:
+    """What happened: every measured run, and why it stopped early if it did."""
+
+    results: list[RunResult] = field(default_factory=list)
+    error: str | None = None          # why the experiment stopped (hook or run failure)
+    interrupted: bool = False         # Ctrl-C
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def completed(self) -> bool:
+        return self.error is None and not self.interrupted
+
+
+BACKGROUND_SETTLE_S = 0.05
+
+
+#: The advice a failed run's message ends with (a command without --ignore-failure replaces it: ``noise``).
+IGNORE_FAILURE_ADVICE = " (use --ignore-failure to go on)"
+
+
+class _Stop(Exception):
+    pass
+
+
+def _failure_text(measurement: Measurement) -> str:
+    text = "; ".join(measurement.notes) or measurement.status
+    if measurement.stderr_tail:
+        text += f" (stderr: {measurement.stderr_tail})"
+    return text
+
+
+def _block_done(results: list[RunResult], variants: int) -> bool:
+    """Every variant has as many measured runs as the others (asked only by ``--until-decided``)."""
+    if len(results) % variants:
+        return False
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.variant] = counts.get(result.variant, 0) + 1
+    return len(counts) == variants and len(set(counts.values())) == 1
+
+
+def run_experiment(
+    plan: ExperimentPlan,
+    executor: Executor,
+    *,
+    on_result: Callable[[RunResult], None] | None = None,
+    on_slot: Callable[[Slot, int, int], None] | None = None,
+    should_stop: Callable[[list[RunResult]], str | None] | None = None,
+) -> ExperimentOutcome:
+    """Run ``plan`` with ``executor``.
+
+    ``on_result`` receives each measured run (failed ones too) as soon as it
+    completes; ``on_slot(slot, position, total)`` is called before every run.
+    Warm-up runs are not reported to ``on_result``.  A failing hook, or a
+    failing run without ``ignore_failure``, stops the experiment and sets
+    ``error``; Ctrl-C sets ``interrupted``.  ``should_stop(results)`` is asked
+    whenever every variant has completed as many measured runs as the others
+    (a block's end): a reason (a note of the outcome) ends the runs there.  Cleanup hooks and background
+    processes are always dealt with before returning.
+    """
+    outcome = ExperimentOutcome()
+    variants = {v.name: v for v in plan.variants}
+    slots = plan.schedule()
+    per_variant_setup = plan.order == "sequential"
+    set_up: list[str] = []
+    backgrounds: list[BackgroundHandle] = []
+    reported_background: set[int] = set()
+
+    def hook(kind: str, command: Command | None, context: RunContext) -> None:
+        command = plan.variant_hooks.get(context.variant, {}).get(kind, command)
+        if command is None:
+            return
+        measurement = executor.run_hook(kind, command, context, timeout=plan.timeout)
+        if not measurement.ok:
+            where = f"variant {context.variant!r}"
+            if context.iteration >= 0:
+                where += f", {'warm-up ' if context.warmup else ''}run {context.iteration + 1}"
+            raise _Stop(f"--{kind} hook {command.text!r} failed for {where}: {_failure_text(measurement)}")
+
+    def setup(name: str) -> None:
+        set_up.append(name)  # cleanup runs even if setup half-failed
+        hook("setup", plan.setup, RunContext(name))
+
+    def cleanup(name: str) -> None:
+        set_up.remove(name)
+        hook("cleanup", plan.cleanup, RunContext(name))
+
+    def check_background(done: int) -> None:
+        """A background load that failed or ended stops the experiment: the
+        runs after it would be measured without the load that was asked for."""
+        for handle in backgrounds:
+            failure = handle.failure()
+            if failure is not None and id(handle) not in reported_background:
+                reported_background.add(id(handle))
+                raise _Stop(
+                    f"background command {handle.command.text!r} ended ({failure}) "
+                    + (f"after {done} measured run(s)" if done else "before the first measured run")
+                    + "; a background load must last until abstat stops it"
+                )
+
+    try:
+        try:
+            if not per_variant_setup:
+                for variant in plan.variants:
+                    setup(variant.name)
+            for command in plan.background:
+                backgrounds.append(executor.start_background(command))
+            if backgrounds:
+                time.sleep(BACKGROUND_SETTLE_S)  # a load that fails at once fails here
+                check_background(0)
+            current: str | None = None
+            for position, slot in enumerate(slots):
+                if per_variant_setup and slot.variant != current:
+                    if current is not None:
+                        cleanup(current)
+                    current = slot.variant
+                    setup(current)
+                if on_slot is not None:
+                    on_slot(slot, position, len(slots))
+                context = RunContext(slot.variant, slot.iteration, slot.warmup)
+                hook("prepare", plan.prepare, context)
+                started = time.time()
+                measurement = executor.measure(variants[slot.variant].command, context, timeout=plan.timeout)
+                result = RunResult(slot.variant, slot.iteration, position, slot.warmup, measurement, started)
+                if not slot.warmup:
+                    outcome.results.append(result)
+                    if on_result is not None:
+                        on_result(result)
+                if not measurement.ok and not plan.ignore_failure:
+                    kind = "warm-up run" if slot.warmup else "run"
+                    raise _Stop(
+                        f"{kind} {slot.iteration + 1} of variant {slot.variant!r} "
+                        f"{'timed out' if measurement.status == 'timeout' else 'failed'}: "
+                        f"{_failure_text(measurement)}{IGNORE_FAILURE_ADVICE}"
+                    )
+                hook("conclude", plan.conclude, context)
+                check_background(len(outcome.results))
+                if should_stop is not None and not slot.warmup and _block_done(outcome.results, len(variants)):
+                    reason = should_stop(outcome.results)
+                    if reason is not None:
+                        outcome.notes.append(reason)
+                        break
+        except _Stop as stop:
+            outcome.error = str(stop)
+        except KeyboardInterrupt:
+            outcome.interrupted = True
+        finally:
+            # A Ctrl-C or SIGTERM now waits (or makes the stop use SIGKILL at once): every load is stopped.
+            with signals.deferred(deliver=False) as held:
+                for handle in backgrounds:
+                    notes = handle.stop()
+                    if id(handle) in reported_background:  # its end is the error already
+                        notes = [note for note in notes if "had already ended" not in note]
+                    outcome.notes.extend(notes)
+                backgrounds.clear()
+            if held.received:
+                outcome.interrupted = True
+        for name in list(set_up):
+            try:
+                cleanup(name)
+            except _Stop as stop:
+                if outcome.error is None:
+                    outcome.error = str(stop)
+                else:
+                    outcome.notes.append(str(stop))
+    except KeyboardInterrupt:
+        outcome.interrupted = True
+    return outcome

@@ -1,0 +1,207 @@
+"""The far end of ``abstat run --host``: runs on the test box, over ssh.
+
+The controller sends this package (``abstat/runner`` and ``abstat/box/machine.py``
+as a zip, see :mod:`abstat.lab.bundle`) through the ssh connection to a
+``python3 -c`` bootstrap; nothing is installed on the box.  Standard
+library only; on Python 3.8 with the shims of the shipped
+``abstat/__init__.py`` (:data:`abstat.lab.bundle.PACKAGE_INIT`).
+
+Protocol: one JSON object per line.  This side first writes
+``{"hello": {...}}`` (the machine record of this boot, the boot id), then
+reads one request: ``{"run": PLAN}`` (``PLAN``: variants, slots, shell,
+timeout, hooks, background, ``sources``: the metric sources of
+:mod:`abstat.box.runner.sources` in their JSON form, ignore_failure), ``{"doctor": OPTIONS}`` (answered with
+``{"doctor": FINDINGS}``) or ``{"exit": true}``.  For a plan it
+writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
+at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
+controller goes away (standard input closes), the run in progress is killed
+with its process group and cleanup hooks run, as on Ctrl-C.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from typing import Any, BinaryIO, TextIO
+
+from abstat.box import doctor, machine  # imported now: the shipped zip is deleted once the runner is loaded
+from abstat.box.runner import perf as perf_mod
+from abstat.box.runner.executor import ProcessExecutor
+from abstat.box.runner.experiment import ExperimentPlan, run_experiment
+from abstat.box.runner.model import Command, RunResult, VariantCommand, command_problems
+from abstat.box.isolate import IsolationError, isolation_problem
+from abstat.box.runner.process import cpus_problem
+from abstat.box.runner.schedule import Slot
+from abstat.box.runner.sources import JsonLines, Perf, RegexMetric, decode_source, executor_options
+
+BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
+
+
+class SlotPlan(ExperimentPlan):
+    """A plan whose schedule is given (the rest of a boot's block)."""
+
+    def __init__(self, slots: list[Slot], **fields: Any) -> None:
+        super().__init__(**fields)
+        self.slots = slots
+
+    def schedule(self) -> list[Slot]:
+        return list(self.slots)
+
+
+def boot_id() -> str | None:
+    try:
+        with open(BOOT_ID_PATH) as handle:
+            return handle.read().strip()
+    except OSError:
+        return None
+
+
+class Channel:
+    """JSON lines to the controller; a lost controller stops the experiment."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.lock = threading.Lock()
+        self.lost = False
+        self.finished = threading.Event()  # set before "done": a closing controller is then no interruption
+
+    def send(self, message: dict[str, Any]) -> None:
+        text = json.dumps(message, separators=(",", ":")) + "\n"
+        with self.lock:
+            try:
+                self.out.write(text)
+                self.out.flush()
+            except (BrokenPipeError, OSError):
+                self.lost = True
+                raise KeyboardInterrupt from None
+
+
+def _missing_commands(plan: dict[str, Any]) -> list[str]:
+    """Commands of the plan that cannot be executed on this box."""
+    texts = [(f"variant {name!r}", text) for name, text in plan["variants"].items()]
+    texts += [(f"--{kind}", text) for kind, text in (plan.get("hooks") or {}).items()]
+    texts += [("--background", text) for text in plan.get("background") or []]
+    return command_problems(texts, bool(plan.get("shell")))
+
+
+def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
+    measurement = result.measurement
+    return {"result": {
+        "variant": result.variant, "iteration": result.iteration, "position": positions[result.position],
+        "started_at": result.started_at, "status": measurement.status, "exit_code": measurement.exit_code,
+        "wall": measurement.wall_s, "values": measurement.values, "units": measurement.units,
+        "notes": measurement.notes, "stderr_tail": measurement.stderr_tail,
+    }}
+
+
+def _sources(plan: dict[str, Any]) -> list[Any]:
+    """The plan's metric sources: ``sources`` (JSON forms), else the first protocol's keys
+    ``metrics`` (``NAME=REGEX[:UNIT]`` texts), ``json_lines`` (default on) and ``perf_events``."""
+    if "sources" in plan:
+        return [decode_source(item) for item in plan["sources"] or []]
+    found: list[Any] = [RegexMetric.parse(text) for text in plan.get("metrics") or []]
+    if plan.get("json_lines", True):
+        found.append(JsonLines())
+    if plan.get("perf_events"):
+        found.append(Perf(tuple(plan["perf_events"])))
+    return found
+
+
+def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
+    """The plan's ``cpus`` (absent from older controllers' plans), checked against this box's CPUs."""
+    cpus = plan.get("cpus") or []
+    if not isinstance(cpus, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in cpus):
+        raise ValueError("the plan's cpus must be a list of CPU numbers")
+    problem = cpus_problem(cpus)
+    if problem is None and plan.get("isolate") is True:
+        problem = isolation_problem(cpus)
+    if problem is not None:
+        raise ValueError(problem)
+    return tuple(cpus)
+
+
+def run_plan(plan: dict[str, Any], channel: Channel) -> None:
+    problems = _missing_commands(plan)
+    if problems:
+        channel.send({"error": "; ".join(problems)})
+        return
+    try:
+        options = executor_options(_sources(plan))
+        cpus = _cpus(plan)
+    except ValueError as err:
+        channel.send({"error": str(err)})
+        return
+    shell = bool(plan.get("shell"))
+    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
+    slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in plan["slots"]]
+    positions = [position for *_, position in plan["slots"]]
+    perf_support = None
+    notes: list[str] = []
+    if options.perf_events:
+        perf_support = perf_mod.probe(options.perf_events)
+        if perf_support.note:
+            notes.append(perf_support.note)
+    experiment = SlotPlan(
+        slots,
+        variants=[VariantCommand(name, Command(text, shell)) for name, text in plan["variants"].items()],
+        runs=0, timeout=plan.get("timeout"), background=[Command(t, shell) for t in plan.get("background") or []],
+        ignore_failure=bool(plan.get("ignore_failure")),
+        setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
+        conclude=hooks.get("conclude"),
+    )
+    try:
+        executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
+                                   collectors=options.collectors, cpus=cpus, isolate=plan.get("isolate") is True)
+    except IsolationError as err:
+        channel.send({"error": str(err)})
+        return
+    try:
+        outcome = run_experiment(
+            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))
+    finally:
+        executor.close()
+        notes.extend(executor.notes)
+    channel.finished.set()
+    if not channel.lost:
+        channel.send({"done": {"error": outcome.error, "interrupted": outcome.interrupted,
+                               "notes": notes + outcome.notes}})
+
+
+def _watch_controller(source: BinaryIO, channel: Channel) -> None:
+    """Standard input closes when the controller or the connection goes away: stop like Ctrl-C."""
+    try:
+        while source.readline():
+            pass
+    except (OSError, ValueError):
+        pass
+    if not channel.finished.is_set():
+        os.kill(os.getpid(), signal.SIGINT)
+
+
+def main(source: BinaryIO | None = None, out: TextIO | None = None) -> int:
+    source = source if source is not None else sys.stdin.buffer
+    out = out if out is not None else sys.stdout
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.default_int_handler)
+    channel = Channel(out)
+    try:
+        record = machine.collect()
+        warnings = doctor.preflight_into(record)
+        channel.send({"hello": {"machine": record, "boot_id": boot_id(), "doctor_warnings": warnings,
+                                "python": ".".join(map(str, sys.version_info[:3]))}})
+        line = source.readline()
+        if not line:
+            return 0
+        request = json.loads(line)
+        if "doctor" in request:  # abstat doctor --host
+            channel.send({"doctor": doctor.on_host(request["doctor"], perf_mod.counters_probe)})
+            return 0
+        if "run" not in request:
+            return 0
+        threading.Thread(target=_watch_controller, args=(source, channel), daemon=True).start()
+        run_plan(request["run"], channel)
+    except KeyboardInterrupt:
+        return 130
+    return 0

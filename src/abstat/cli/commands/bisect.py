@@ -1,0 +1,160 @@
+"""``abstat bisect``: find the commit that changed a benchmark, noise and all.
+
+    abstat bisect --good v6.1 --bad v6.2 --build 'make -j8' --run './bench' --metric 'cycles=cycles: (\\d+)'
+    abstat bisect --good v6.1 --bad v6.2 --host box --build 'make -j8 bzImage' --artifact arch/x86/boot/bzImage \\
+        --install 'sudo cp "$ABSTAT_ARTIFACT" /boot/vmlinuz-bisect' --boot 'sudo kexec ...' --run ./bench ...
+    git bisect run abstat bisect step --run './bench' --metric 'cycles=cycles: (\\d+)'
+
+Exit status: 0 culprit found, 1 no change found, 3 inconclusive, 4 more than one change, 2 bad input,
+130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+from abstat.cli.commands import ArgumentParser, add_confidence, add_format, add_no_progress, add_store
+from abstat.cli.commands.bisect_host import add_host_options, box_bisect_from_args, resume, run_on_host
+from abstat.errors import UsageError
+
+EXIT_STATUS = {"found": 0, "no-change": 1, "inconclusive": 3, "untestable": 3, "several": 4}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog="abstat bisect", examples=("abstat bisect --good v6.7 --bad v6.8 --build make --run ./bench --metric wall",),
+        description="Probabilistic bisection on continuous measurements: builds and runs commits in its "
+                    "own git worktrees, re-measures the good and bad ends interleaved, stops when one "
+                    "commit holds the posterior probability asked for (-c/--confidence, in percent).",
+        epilog="Exit status: 0 culprit found, 1 no change found (good and bad do not differ), 3 inconclusive "
+               "(budget spent, or untestable commits), 4 more than one change (each step isolated named), 2 bad input or a lost box (resume it), 130 interrupted.  "
+               "Inside git bisect run: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
+    )
+    parser.add_argument("--good", required=True, metavar="REV", help="a revision without the change")
+    parser.add_argument("--bad", required=True, metavar="REV", help="a later revision with it")
+    _common(parser)
+    parser.add_argument("--budget", type=int, default=None, metavar="N",
+                        help="most benchmark runs (default 400); with --host, most boots (default 150)")
+    add_confidence(parser)  # here: the posterior probability (in percent) that ends the search
+    parser.add_argument("--artifact", metavar="PATH",
+                        help="built file (relative to the tree) compared between the culprit and its parent; "
+                             "with --host, the file copied to the box (ABSTAT_ARTIFACT)")
+    add_format(parser, ("text", "json"), default="text")
+    add_no_progress(parser)
+    add_host_options(parser)
+    return parser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--build", metavar="CMD", help="build command (shell), run in the tree; failure = skip")
+    parser.add_argument("--run", required=True, metavar="CMD", help="benchmark command (shell), run in the tree")
+    parser.add_argument("--metric", required=True, metavar="NAME=REGEX",
+                        help="the number to compare (a regex with one group), or a built-in metric (wall, user...)")
+    parser.add_argument("--repo", default=".", metavar="DIR", help="git repository (default: current directory)")
+    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
+    parser.add_argument("--experiment", metavar="NAME",
+                        help="store experiment (default bisect-GOOD-BAD, abbreviated hashes; "
+                             "step: bisect-step-BAD of the first bad revision)")
+    add_store(parser)
+
+
+def metric_choice(spec: str) -> tuple[str, str | None]:
+    """(metric name, pattern spec or None for a built-in metric)."""
+    from abstat.box.runner import BUILTIN_METRICS, parse_metric_pattern
+
+    if spec in BUILTIN_METRICS:
+        return spec, None
+    try:
+        return parse_metric_pattern(spec).name, spec
+    except ValueError as err:
+        raise UsageError(str(err)) from None
+
+
+def step_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="abstat bisect step", examples=(
+                            "git bisect run abstat bisect step --build make --run ./bench --metric wall",),
+                            description="One commit's verdict for `git bisect run`: 0 good, 1 bad, 125 skip.")
+    _common(parser)
+    parser.add_argument("--max-runs", type=int, default=30, metavar="N", help="most runs of this commit (default 30)")
+    return parser
+
+
+def _step(argv: list[str]) -> int:
+    """``abstat bisect step``: every error exits 128, which stops ``git bisect run``."""
+    from abstat.history.bisect.step import StepConfig, guarded, run_step
+
+    def step() -> int:
+        args = step_parser().parse_args(argv)
+        metric, spec = metric_choice(args.metric)
+        config = StepConfig(run=args.run, metric=metric, metric_spec=spec, metric_text=args.metric, build=args.build,
+                            repo=args.repo, timeout=args.timeout, experiment=args.experiment, store=args.store,
+                            max_runs=args.max_runs)
+        return run_step(config, ["abstat", "bisect", "step", *argv])
+
+    return guarded(step)
+
+
+def _progress(no_progress: bool):
+    def progress(text: str) -> None:
+        from abstat.render.escape import terminal
+
+        if not no_progress:  # what a box or a build says is escaped for the terminal
+            sys.stderr.write(f"abstat bisect: {terminal(text)}\n")
+            sys.stderr.flush()
+    return progress
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["step"]:
+        return _step(argv[1:])
+    from abstat.history.bisect.render import render
+    from abstat.box.runner import signals
+
+    if any(arg == "--resume" or arg.startswith("--resume=") for arg in argv):
+        previous = signals.interrupt_on_termination()
+        try:
+            report, fmt = resume(argv, _progress)
+        finally:
+            signals.restore_handlers(previous)
+        sys.stdout.write(render(report, fmt))
+        return EXIT_STATUS[report.outcome.status]
+    from abstat.history.bisect.driver import Config, run_bisect
+    from abstat.store import open_store, resolve_store_path
+
+    args = build_parser().parse_args(argv)
+    budget = args.budget if args.budget is not None else 150 if args.host else 400
+    if budget < 20:
+        raise UsageError("--budget must be at least 20 runs")
+    if args.artifact is not None and (os.path.isabs(args.artifact)
+                                      or os.path.normpath(args.artifact).split(os.sep)[0] in ("..", "")):
+        raise UsageError(f"--artifact {args.artifact!r}: give a path inside the repository's tree, "
+                         "relative to its top")
+    if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
+        raise UsageError("--timeout must be a positive number of seconds")
+    metric, spec = metric_choice(args.metric)
+    box = box_bisect_from_args(args, metric, spec, budget)
+    config = Config(repo=args.repo, good=args.good, bad=args.bad, run=args.run, metric=metric, metric_spec=spec,
+                    build=args.build, budget=budget, confidence=args.confidence / 100.0, artifact=args.artifact,
+                    timeout=args.timeout)
+    if args.experiment is not None:
+        from abstat.store import check_experiment_name
+
+        check_experiment_name(args.experiment)
+    store_path = resolve_store_path(args.store)
+    progress = _progress(args.no_progress)
+    previous = signals.interrupt_on_termination()  # SIGTERM/SIGHUP: like Ctrl-C, worktrees removed, runs kept
+    try:
+        if box is not None:
+            report = run_on_host(box, store_path, args.experiment, ["abstat", "bisect", *argv], progress)
+        else:
+            with open_store(store_path) as store:
+                report = run_bisect(config, store, args.experiment, ["abstat", "bisect", *argv], progress)
+    finally:
+        signals.restore_handlers(previous)
+    sys.stdout.write(render(report, args.format))
+    return EXIT_STATUS[report.outcome.status]
+
+
+__all__ = ["main"]

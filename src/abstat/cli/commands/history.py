@@ -1,0 +1,200 @@
+"""``abstat history``: a benchmark across revisions, its change points and their stability.
+
+    abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
+    abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
+    abstat history nightly --confirm --bisect --build 'make' --run ./bench --run-metric 'ns=ns: (\\d+)'
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+from abstat.cli.commands import (ArgumentParser, add_confidence, add_format, add_metric_choice, add_output, add_store,
+                             add_where, resolve_revisions)
+from abstat.errors import InputError, UsageError
+from abstat.history import changepoints as cp
+from abstat.history.analysis import HistoryReport
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog="abstat history", examples=("abstat history nightly --metric wall --format html -o nightly.html",
+                                         "abstat history nightly --confirm --run ./bench --run-metric 'ns=ns: (\\d+)'"),
+        description="Order runs by revision (git's commit order), find change points per series "
+                    "(revision, size with interval, p-value) and say when an earlier one moved.",
+        epilog="Record revisions with abstat run --rev (or --label rev=...). Exit status: 0, or with "
+               "--exit-code 0 when no change point is new and 1 when one is new or moved (every one is new "
+               "without a record of earlier ones); 2 on bad input or usage.",
+    )
+    parser.add_argument("experiment", nargs="?", help="stored experiment")
+    parser.add_argument("--input", action="append", default=[], metavar="FILE",
+                        help="also read history from a CSV (rev or commit column; Otava's time,commit,... too), "
+                             "asv results (a machine's directory or JSON file) or a peer tool's file; repeatable")
+    add_metric_choice(parser, repeatable=True,
+                      default_text="the metrics --metric defined in abstat run, else wall; in a CSV every "
+                                   "numeric column")
+    parser.add_argument("--label-column", action="append", default=[], metavar="NAME",
+                        help="CSV: this column labels the series (repeatable; default: the columns that are "
+                             "not numbers, other than the revision and its time)")
+    add_where(parser)
+    parser.add_argument("--rev-label", default="rev", metavar="NAME",
+                        help="label or column holding the revision (default rev; a CSV's commit column too)")
+    parser.add_argument("--repo", default=".", metavar="DIR",
+                        help="git repository giving the commit order (default: the current directory)")
+    parser.add_argument("--min-magnitude", type=float, default=0.0, metavar="PERCENT",
+                        help="ignore changes smaller than this percentage of the level (default 0)")
+    parser.add_argument("--min-change", type=float, default=cp.DEFAULT_MIN_CHANGE * 100, metavar="PCT",
+                        help=f"below PCT%% of the level: small, not alerted (default {100 * cp.DEFAULT_MIN_CHANGE:g})")
+    parser.add_argument("--max-pvalue", type=float, default=cp.DEFAULT_MAX_PVALUE,
+                        help=f"p-value threshold of a change's t test (default {cp.DEFAULT_MAX_PVALUE:g})")
+    parser.add_argument("--min-segment", type=int, default=cp.DEFAULT_MIN_SEGMENT, metavar="N",
+                        help=f"fewest revisions each side of a change (default {cp.DEFAULT_MIN_SEGMENT}; fewer: spike)")
+    parser.add_argument("--window", type=int, default=cp.DEFAULT_WINDOW, metavar="N",
+                        help=f"revisions on each side used to test a change (default {cp.DEFAULT_WINDOW}; its "
+                             "size uses at most 30)")
+    parser.add_argument("--penalty", type=float, default=cp.DEFAULT_PENALTY, metavar="F",
+                        help=f"candidates: splits whose least-squares gain exceeds F log n (default "
+                             f"{cp.DEFAULT_PENALTY:g}); lower proposes more small steps to the t test")
+    parser.add_argument("--no-drift-check", dest="drift", action="store_false",
+                        help="report steps even where a straight line explains them as well (a slow drift)")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit 1 when a change point is new or moved, 0 when none is (like git diff --exit-code)")
+    add_confidence(parser)
+    parser.add_argument("--state", metavar="FILE",
+                        help="record of reported change points (default STORE.changepoints.json)")
+    parser.add_argument("--no-state", action="store_true", help="neither read nor update the record")
+    add_format(parser, ("text", "markdown", "json", "html", "email"), default="text")
+    add_output(parser)
+    add_store(parser)
+    loop = parser.add_argument_group("confirm and bisect a change point now (on this machine)")
+    loop.add_argument("--confirm", action="store_true",
+                      help="re-measure the revisions around each new, moved or provisional change point, "
+                           "interleaved, and say whether it holds (with --exit-code: 1 only when one holds)")
+    loop.add_argument("--bisect", action="store_true", help="then bisect each change that holds between them")
+    loop.add_argument("--run", metavar="CMD", help="the benchmark (shell), run in each revision's worktree")
+    loop.add_argument("--build", metavar="CMD", help="build command (shell), run in each worktree first")
+    loop.add_argument("--run-metric", metavar="NAME=REGEX",
+                      help="the number --run prints (as abstat bisect --metric; default: the series' metric "
+                           "when it is a built-in one, wall...)")
+    loop.add_argument("--confirm-runs", type=int, default=20, metavar="N", help="runs of each side (default 20)")
+    loop.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
+    return parser
+
+
+def _confirm(args: argparse.Namespace, report: object, store_path: str | None, render) -> tuple[list, str]:
+    """Confirm (and bisect) the report's change points; (confirmations, their rendering)."""
+    from abstat.cli.commands.bisect import metric_choice
+    from abstat.history.bisect.confirm import render_confirmations
+    from abstat.history.bisect.loop import Loop, confirm_and_bisect
+    from abstat.store import resolve_store_path
+
+    if not args.run:
+        raise UsageError("--confirm needs --run CMD (the benchmark, run in each revision's tree)")
+    if args.format not in ("text", "json", "email") or args.output:
+        raise UsageError("--confirm writes text, json or email (a mail for a nightly job) to standard output")
+    if args.confirm_runs < 3 or (args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout))):
+        raise UsageError("--confirm-runs must be at least 3, --timeout a positive number of seconds")
+    metric_text = args.run_metric or next((m.strip() for m in ",".join(args.metric).split(",") if m.strip()), "wall")
+    metric, spec = metric_choice(metric_text)
+    store = store_path or resolve_store_path(args.store)
+
+    def progress(text: str) -> None:
+        sys.stderr.write(f"abstat history: {text}\n")
+
+    loop = Loop(repo=args.repo, run=args.run, metric=metric, metric_spec=spec, build=args.build, runs=args.confirm_runs,
+                store=store, confidence=args.confidence / 100.0, timeout=args.timeout, bisect=args.bisect)
+    found = confirm_and_bisect(report, loop, progress)
+    if args.format != "email":
+        return found, render_confirmations(found, args.format)
+    from abstat.history.bisect.confirm import render_email
+
+    common = ["--repo", os.path.abspath(args.repo), *(["--build", args.build] if args.build else []), "--run", args.run,
+              "--metric", metric_text, "--store", store]
+    reproduce = {(i.before, i.after): ["abstat", "bisect", "--good", i.before, "--bad", i.after, *common]
+                 for i in found}
+    return found, render_email(found, render(report, "text"), reproduce)
+
+
+def _check(args: argparse.Namespace) -> None:
+    if args.experiment is None and not args.input:
+        raise UsageError("give an EXPERIMENT or --input FILE")
+    if not (0 < args.max_pvalue <= 1):
+        raise UsageError("--max-pvalue must be in (0, 1]")
+    if not all(math.isfinite(v) and v >= 0 for v in (args.min_magnitude, args.min_change)):
+        raise UsageError("--min-magnitude and --min-change must be percentages >= 0")
+    if not (math.isfinite(args.penalty) and args.penalty >= 0):
+        raise UsageError("--penalty must be a number >= 0")
+    if args.min_segment < 2 or args.window < args.min_segment:
+        raise UsageError("--min-segment must be at least 2 and --window at least --min-segment")
+    if not os.path.isdir(args.repo):
+        raise InputError("--repo: no such directory", path=args.repo)
+    if args.output:
+        from abstat.cli.outfile import check_output
+
+        check_output(args.output)  # before the work: never onto the store, say
+
+
+def _analyse(args: argparse.Namespace, store_path: str | None) -> tuple[HistoryReport, dict, str | None]:
+    """The history's report, the updated record of change points, and where that record lives."""
+    from abstat.history import state as state_mod
+    from abstat.history.analysis import Settings, analyse
+    from abstat.history.load import load_history
+    from abstat.report.inputs import parse_where_args
+
+    history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
+                           metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
+                           where=parse_where_args(resolve_revisions(args.where, args.store)), repo=args.repo,
+                           rev_label=args.rev_label, label_columns=args.label_column or None)
+    settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
+                        min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0,
+                        drift=args.drift, penalty=args.penalty, min_change=args.min_change / 100.0)
+    state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
+    previous = state_mod.load(state_path) if state_path else {}
+    report, updated = analyse(history, settings, previous)
+    return report, updated, state_path
+
+
+def _with_confirmations(args: argparse.Namespace, report: object, store_path: str | None,
+                        render) -> tuple[str, list]:
+    """The text to write: the history's, with the confirmations' added (or, as a mail, instead)."""
+    text = render(report, "text" if args.format == "email" else args.format)
+    if not (args.confirm or args.bisect):
+        return text, []
+    confirmed, more = _confirm(args, report, store_path, render)
+    if args.format == "email":
+        return more, confirmed
+    if args.format == "json":
+        import json
+
+        return json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n", confirmed
+    return text + "\n" + (more or "no change point to confirm\n"), confirmed
+
+
+def main(argv: list[str]) -> int:
+    from abstat.history import state as state_mod
+    from abstat.history.render import render
+
+    args = build_parser().parse_args(argv)
+    _check(args)
+    store_path = None
+    if args.experiment is not None:  # files alone need no store code: a quicker start
+        from abstat.store import resolve_store_path
+
+        store_path = resolve_store_path(args.store)
+    report, updated, state_path = _analyse(args, store_path)
+    if args.format == "email" and not (args.confirm or args.bisect):
+        raise UsageError("--format email is the mail of --confirm (and --bisect)")
+    text, confirmed = _with_confirmations(args, report, store_path, render)
+    if args.output:
+        from abstat.cli.outfile import write_output
+
+        write_output(args.output, lambda handle: handle.write(text))
+    else:
+        sys.stdout.write(text)
+    if state_path:
+        state_mod.keep(state_path, updated)
+    if args.exit_code and (args.confirm or args.bisect):
+        return 1 if any(item.holds for item in confirmed) else 0
+    return int(args.exit_code and any(s != "kept" for r in report.results for s in r.status.values()))

@@ -1,0 +1,200 @@
+"""``abstat run``: measure variants, store every run, compare at the end.
+
+    abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'
+
+This command parses its options into an experiment's specification
+(:mod:`abstat.cli.commands.experiment_args`), hands it to the engine
+(:mod:`abstat.engine`) with a display of its events
+(:mod:`abstat.render.run_events`), and renders the comparison the store then
+holds (:mod:`abstat.render.run_report`, one per host for a lab run, per point for a grid).
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from abstat.cli.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
+                             add_label, add_no_progress, add_runs, add_store, add_verbose, add_warmup)
+from abstat.cli.commands.experiment_args import add_run_options, one_variant, spec_from_args
+from abstat.cli.commands.lab_args import add_lab_options, lease_hooks, stored_commands
+from abstat.errors import InputError, UsageError
+from abstat.render import escape
+from abstat.render.run_report import comparison_report  # noqa: F401 -- tests take it from here
+
+REPORT_FORMATS = ("text", "markdown", "json", "csv")
+_OUTPUT_OPTIONS = ("store", "format", "verbose", "no_progress")
+
+
+def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
+    parser = ArgumentParser(
+        prog=prog,
+        description="Run benchmark variants (interleaved), store every run, and compare them.",
+        examples=("abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'",
+                  "abstat run -n 20 -- ./bench --quick      # one variant, named after the program"),
+    )
+    parser.add_argument("-v", "--variant", action="append", default=[], metavar="NAME=COMMAND",
+                        help="a variant to measure (repeat for each variant)")
+    parser.add_argument("command", nargs="*", metavar="-- COMMAND",
+                        help="one command to measure instead of -v: one variant, named after its program")
+    add_runs(parser, default=10)
+    add_warmup(parser, default=0)
+    add_run_options(parser)
+    parser.add_argument("--experiment", metavar="NAME",
+                        help="add to this experiment (created if new; default: a new one per invocation)")
+    add_store(parser)
+    add_label(parser, help="label these runs (e.g. host=milan mode=pv64); repeatable")
+    parser.add_argument("--rev", action="store_true",
+                        help="label the runs with the git revision of the current directory (rev, commit_time)")
+    add_baseline(parser)
+    add_higher_is_better(parser)
+    add_confidence(parser)
+    add_format(parser, REPORT_FORMATS, default="text", help="format of the final comparison")
+    add_no_progress(parser)
+    add_verbose(parser, "text: each metric's tables before the summary lines")
+    add_lab_options(parser)
+    spec = parser.add_argument_group("the experiment as data (docs/architecture.md)")
+    spec.add_argument("--spec", metavar="FILE", help="run the experiment specification in FILE (JSON, - for standard "
+                      "input) instead of one given by options")
+    spec.add_argument("--print-spec", action="store_true",
+                      help="print the specification the options describe (JSON) and run nothing")
+    return parser
+
+
+def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequence[str], resuming: bool = False,
+            report: bool = True, host_hooks: Any = None) -> tuple[int, Any]:
+    """Run ``spec`` through the engine, showing its events, then print its comparison (unless not
+    ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``."""
+    from abstat.engine import Engine
+    from abstat.render.run_events import RunDisplay
+
+    with RunDisplay(sys.stderr, progress=progress) as display:
+        # how the comparison is rendered goes with each invocation: a resume renders it alike
+        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}},
+                        host_hooks=host_hooks)
+        shown = (lambda store, done: _print_report(store, done, fmt, verbose)) if report else None
+        result = engine.run(spec, resuming=resuming, before_close=shown)
+    if result.spec.lab is not None:
+        if result.hosts_failed:
+            raise InputError(f"{len(result.hosts_failed)} of {len(result.spec.lab.hosts)} host(s) stopped "
+                             f"({', '.join(result.hosts_failed)}); every completed run is stored; continue with: "
+                             f"abstat run --resume {shlex.quote(result.experiment)} --store "
+                             f"{shlex.quote(result.store)}")
+        if result.interrupted:
+            sys.stderr.write("abstat run: interrupted; continue with: abstat run --resume "
+                             f"{shlex.quote(result.experiment)}\n")
+    elif result.error:
+        raise InputError(f"{result.error}; the runs so far are stored in {result.store} "
+                         f"(experiment {result.experiment!r})")
+    return (130 if result.interrupted else 0), result
+
+
+def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
+    from abstat.render import terminal
+    from abstat.render.grid import grid_report
+    from abstat.render.lab_report import lab_report
+
+    spec, analysis = result.spec, result.spec.analysis
+    options = {"baseline": analysis.baseline, "confidence": analysis.confidence, "fmt": fmt, "seed": spec.seed,
+               "higher_is_better": list(analysis.higher_is_better), "color": terminal.color_wanted(sys.stdout),
+               "verbose": verbose}
+    if spec.lab is not None:
+        text = lab_report(store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels),
+                          **options)
+    else:  # a parameter scan: a comparison per grid point, then the grid's analysis
+        text = (grid_report if spec.parameters else comparison_report)(store, result.experiment,
+                                                                        labels=dict(spec.labels), **options)
+    terminal.write(sys.stdout, text)
+    sys.stdout.flush()
+
+
+def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
+    """The stored specification of ``--resume``'s experiment, and how its comparison is rendered."""
+    from abstat.engine.stored import stored_experiment, with_resume_options
+    from abstat.store import check_experiment_name
+
+    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", "yes", "no_wait", *_OUTPUT_OPTIONS))
+    check_experiment_name(args.resume)
+    stored = stored_experiment(store_path, args.resume)
+    if stored.spec is not None:
+        spec, shown = stored.spec, stored.caller.get("report")
+        shown = shown if isinstance(shown, dict) else {}
+    else:  # stored by an abstat from before the engine: its options, converted and validated
+        spec, shown = _from_legacy(stored, store_path)
+    fmt = shown.get("format") if shown.get("format") in REPORT_FORMATS else "text"
+    verbose = shown.get("verbose") is True
+    fmt, verbose = (args.format if args.format != "text" else fmt), (args.verbose or verbose)
+    if not args.yes:  # nothing read from a store runs unseen
+        sys.stderr.writelines(escape.terminal(line) + "\n" for line in stored_commands(spec))
+        raise UsageError(f"--resume {args.resume!r} runs the stored commands above; check them, then add --yes")
+    return with_resume_options(spec, boot_timeout=args.boot_timeout, store=store_path), fmt, verbose
+
+
+def _alone(args: argparse.Namespace, option: str, what: str, allowed: tuple[str, ...]) -> None:
+    """Refuse the options that ``--OPTION`` (which brings ``what``) leaves no say to."""
+    defaults = vars(build_parser().parse_args([]))
+    extra = [name for name, value in vars(args).items()
+             if name not in (*allowed, option) and value != defaults.get(name)]
+    if extra:
+        names = [f"--{name.replace('_', '-')}" for name in allowed]
+        got = "a command after --" if extra[0] == "command" else f"--{extra[0].replace('_', '-')}"
+        raise UsageError(f"--{option} takes {what}; besides it only {', '.join(names[:-1])} and {names[-1]} (got {got})")
+
+
+def _from_file(args: argparse.Namespace) -> Any:
+    """The specification in ``--spec FILE``, read as untrusted input; ``--store`` wins over its store."""
+    from abstat.engine.spec import loads
+    from abstat.store import resolve_store_path
+
+    _alone(args, "spec", "the experiment from its file", ("print_spec", *_OUTPUT_OPTIONS))
+    from abstat.readers.text import read_bytes
+
+    try:  # bounded: --spec /dev/zero is one line
+        text = read_bytes(args.spec, limit=16 << 20).decode("utf-8")
+    except (InputError, UnicodeDecodeError) as err:
+        why = err.message.removeprefix("cannot open: ") if isinstance(err, InputError) else err
+        raise InputError(f"cannot read the specification: {why}", path=args.spec) from None
+    spec = loads(text, source=args.spec)
+    return spec.replace(store=resolve_store_path(args.store or spec.store))
+
+
+def _from_legacy(stored: Any, store_path: str) -> tuple[Any, dict[str, Any]]:
+    import contextlib
+    import io
+
+    where = f"--resume {stored.experiment!r}: the stored options (invocation {stored.invocation})"
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):  # a stored --help prints nothing
+            args = build_parser().parse_args(list(stored.legacy_argv))
+        if args.resume is not None or not args.host:
+            raise UsageError("not a --host experiment")
+        args.experiment, args.seed = stored.experiment, stored.legacy_seed
+        spec = spec_from_args(args, store_path)
+    except (UsageError, InputError, SystemExit) as err:
+        why, fields = (err.template(), err.fields) if isinstance(err, (UsageError, InputError)) else (err, ())
+        raise InputError(f"{where} cannot be resumed: {why}", path=stored.store, fields=fields) from None
+    return spec, {"format": args.format, "verbose": args.verbose}
+
+
+def main(argv: list[str]) -> int:
+    from abstat.store import resolve_store_path
+
+    args = build_parser().parse_args(argv)
+    store_path = resolve_store_path(args.store)
+    if args.resume is not None:
+        spec, fmt, verbose = _resume(args, store_path)
+        return execute(spec, fmt=fmt, verbose=verbose, progress=not args.no_progress,
+                       argv=["abstat", "run", *argv], resuming=True, host_hooks=lease_hooks(args))[0]
+    if args.command and args.spec is None:  # abstat run -- ./bench: one variant, as hyperfine's positional command
+        args.variant = [*args.variant, one_variant(args.command, args.shell, given=bool(args.variant))]
+    spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
+    if args.print_spec:
+        from abstat.engine.spec import dumps
+        from abstat.store import display_name  # a password is never printed: it shows as ***
+
+        sys.stdout.write(dumps(spec.replace(store=display_name(args.store) if args.store else args.store)))
+        return 0
+    return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
+                   argv=["abstat", "run", *argv], host_hooks=lease_hooks(args))[0]

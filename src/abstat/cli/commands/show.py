@@ -1,0 +1,89 @@
+"""``abstat show EXPERIMENT``: invocations, machines, failures and the comparison."""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from abstat.cli.commands import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
+                             add_store, add_where)
+from abstat.cli.commands.where import resolve_revisions
+from abstat.errors import InputError, UsageError
+from abstat.render import escape
+from abstat.render.show import combine, invocation_lines
+from abstat.report.configurations import SET_KEYS, check_experiment, configurations, shown
+
+
+def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], list[int]]],
+             **options: Any) -> list[tuple[dict[str, str], str | None, str | None]]:
+    """(labels, report, error) per configuration; an error (no baseline there) is kept, not raised,
+    unless every configuration has it."""
+    from abstat.render.run_report import comparison_report
+
+    done: list[tuple[dict[str, str], str | None, str | None]] = []
+    for labels, ids in configs:
+        try:
+            done.append((labels, comparison_report(store, experiment, invocations=ids, **options), None))
+        except UsageError as err:
+            done.append((labels, None, str(err)))
+    if all(report is None for _, report, _ in done):
+        raise UsageError(done[0][2] or "nothing to compare")
+    return done
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = ArgumentParser(prog="abstat show", examples=("abstat show ipi --metric wall --where host=milan",),
+                            description="Show a stored experiment: runs, machines, comparison.")
+    parser.add_argument("experiment", metavar="EXPERIMENT", help="the experiment's name (abstat list shows them)")
+    add_store(parser)
+    add_baseline(parser)
+    add_metric_choice(parser, repeatable=True)
+    add_higher_is_better(parser)
+    add_format(parser, ("text", "markdown", "json", "csv"), default="text")
+    add_where(parser, help="only the invocations whose labels match (repeatable); invocations with "
+                           "different labels are compared separately, one block per label set")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
+    args.metric = [m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None
+    from abstat.render.run_report import comparison_report
+    from abstat.render import terminal
+    from abstat.report.inputs import parse_where_args
+    from abstat.store import open_store, resolve_store_path
+
+    where = parse_where_args(args.where)
+    for key in where:
+        if key in SET_KEYS:
+            raise UsageError(f"--where {key}=...: " + ("use --metric" if key == "metric" else
+                             "use --baseline and the experiment argument"))
+
+    path = resolve_store_path(args.store)
+    with open_store(path, create=False) as store:
+        from abstat.cli.commands.list import _tell_journals
+
+        _tell_journals(store)
+        check_experiment(store, args.experiment, args.metric)
+        options: dict[str, Any] = {
+            "baseline": args.baseline, "fmt": args.format, "metrics": args.metric,
+            "higher_is_better": args.higher_is_better, "verbose": True,
+            "color": args.format == "text" and terminal.color_wanted(sys.stdout),
+        }
+        configs = configurations(store, args.experiment, where)
+        if where and not configs:
+            raise InputError(f"experiment {args.experiment!r} has no successful runs with "
+                             + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=store.display)
+        if len(configs) > 1:
+            report = combine(args.experiment, _reports(store, args.experiment, configs, **options), args.format)
+        else:
+            report = comparison_report(store, args.experiment,
+                                       invocations=configs[0][1] if where else None, **options)
+        if args.format != "text":
+            terminal.write(sys.stdout, report)
+            return 0
+        out = invocation_lines(args.experiment, store.display, *shown(store, args.experiment, where))
+    # everything above comes from the store: commands, labels, notes, machine records
+    terminal.write(sys.stdout, "\n".join(map(escape.terminal, out)) + "\n" + report)
+    return 0

@@ -1,0 +1,115 @@
+"""Checks of the search's model with tests valid for any shape (library code, no I/O).
+
+The search (:mod:`abstat.history.bisect.search`) scores samples with a parametric
+likelihood, which is fast but can be far from the data (a bimodal benchmark,
+two changes in the range).  Before its answers are believed they are checked
+with rank methods that need no shape, only that the runs of one commit are
+exchangeable:
+
+- **The ends differ**: Brunner-Munzel between the good and bad references
+  (valid with unequal spreads and any shape; Mann-Whitney's test of equal
+  distributions is not a test of a shift when the shapes differ).
+- **Intermediate levels**: a tested commit whose Hodges-Lehmann interval of
+  the shift from the good end and its interval of the shift to the bad end
+  both exclude 0 (at ``LEVEL_CONFIDENCE``) measures neither like the good end
+  nor like the bad one: more than one change is in the range.
+- **Attribution**: a culprit is named only when its own runs do not differ
+  from the bad end's and its parents' do not differ from the good end's,
+  with enough runs of each (up to ``SIDE_MAX_RUNS``) that a level half way
+  between the ends would have differed in 99.5% of bisections.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+LEVEL_CONFIDENCE = 0.999    # intervals that must both exclude 0 to call a level intermediate
+LEVEL_MIN_RUNS = 6          # runs of a commit before its level is judged
+SIDE_CONFIDENCE = 0.95     # the interval of culprit to bad, and of parent to good, must hold 0
+SIDE_MIN_RUNS = 4          # runs of the culprit and of its parents asked for at least (a change many
+                           # times the noise: boots are dear)
+SIDE_MAX_RUNS = 30         # runs of the culprit and of its parents asked for at most
+MAX_POINTS = 400            # most recent runs of a reference used by these checks (bounded cost)
+
+
+def ends_differ_p(good: Sequence[float], bad: Sequence[float]) -> float:
+    """Two-sided Brunner-Munzel p-value between the ends (1.0 when it cannot be computed)."""
+    import warnings
+
+    import numpy as np
+    from scipy.stats import brunnermunzel
+
+    if len(good) < 2 or len(bad) < 2 or len(set(good) | set(bad)) <= 1:
+        return 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        p = float(brunnermunzel(np.asarray(good), np.asarray(bad), distribution="t").pvalue)
+    return p if math.isfinite(p) else (0.0 if np.median(good) != np.median(bad) else 1.0)
+
+
+def shift(x: Sequence[float], y: Sequence[float], confidence: float) -> tuple[float, float, float]:
+    """Hodges-Lehmann shift ``y - x`` with its Mann-Whitney-inverted interval (infinite when too few runs)."""
+    import numpy as np
+
+    from abstat.stats.shift import hodges_lehmann
+
+    s = hodges_lehmann(np.asarray(x[-MAX_POINTS:], dtype=float), np.asarray(y[-MAX_POINTS:], dtype=float),
+                       confidence)
+    return s.estimate, s.low, s.high
+
+
+def intermediate(values: Sequence[float], good: Sequence[float], bad: Sequence[float]) -> bool:
+    """Whether a commit's runs measure unlike both ends (both intervals exclude 0)."""
+    if len(values) < LEVEL_MIN_RUNS:
+        return False
+    _, low, high = shift(good, values, LEVEL_CONFIDENCE)
+    if low <= 0 <= high:
+        return False
+    _, low, high = shift(values, bad, LEVEL_CONFIDENCE)
+    return not low <= 0 <= high
+
+
+def runs_needed(good: Sequence[float], bad: Sequence[float]) -> int:
+    """Runs of a commit such that a level half way between the ends would differ from the end it is
+    compared with at ``SIDE_CONFIDENCE`` in 99.5% of bisections (normal approximation with the ends'
+    robust spread), between ``SIDE_MIN_RUNS`` and ``SIDE_MAX_RUNS``."""
+    import numpy as np
+
+    g, b = np.asarray(good, dtype=float), np.asarray(bad, dtype=float)
+    residuals = np.concatenate([g - np.median(g), b - np.median(b)])
+    spread = 1.4826 * float(np.median(np.abs(residuals)))
+    half = abs(float(np.median(b) - np.median(g))) / 2
+    if spread <= 0 or half <= 0:
+        return SIDE_MIN_RUNS
+    # (half / spread) / sqrt(1/n + 1/n_end) >= z_{0.975} + z_{0.995}, with n_end the smaller end
+    room = (half / spread / 4.54) ** 2 - 1.0 / max(2, min(len(good), len(bad)))
+    need = SIDE_MAX_RUNS if room <= 0 else math.ceil(1.0 / room)
+    return int(min(SIDE_MAX_RUNS, max(SIDE_MIN_RUNS, need)))
+
+
+def like(values: Sequence[float], end: Sequence[float], need: int) -> bool | None:
+    """Whether a commit's runs do not differ from an end's (its interval of the shift at
+    ``SIDE_CONFIDENCE`` holds 0); None until it has ``need`` runs."""
+    if len(values) < need:
+        return None
+    _, low, high = shift(values, end, SIDE_CONFIDENCE)
+    return low <= 0 <= high
+
+
+def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
+               bad: Sequence[float], strikes: dict[int, int]) -> bool:
+    """Whether each (commit, its runs, the end it should measure like) -- the culprit with the bad end, its
+    parents with the good end -- does, with enough runs that a level half way between the ends would
+    have differed in 99.5% of bisections (up to ``SIDE_MAX_RUNS``).  A commit that once differed
+    (``strikes``, updated) needs that many runs again for each time it did, so that looking again and
+    again is no way through."""
+    need = runs_needed(good, bad)
+    if min(len(good), len(bad)) < need:   # the ends' intervals are as wide as the commits'
+        return False
+    verdict = True
+    for commit, values, end in sides:
+        same = like(values, end, need * (1 + strikes.get(commit, 0)))
+        if same is False:
+            strikes[commit] = strikes.get(commit, 0) + 1
+        verdict = verdict and bool(same)
+    return verdict

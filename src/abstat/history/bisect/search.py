@@ -1,0 +1,387 @@
+"""Probabilistic bisection on continuous measurements (library code, no I/O).
+
+Commits are numbered ``0`` (known good) .. ``N`` (known bad) in a
+topological order of the commit graph (:mod:`abstat.history.bisect.graph`); the
+unknown is ``k`` in ``1..N``, the culprit: a commit is bad exactly when
+``k`` is itself or one of its ancestors (git bisect's model; on a history
+without merges, "``i >= k``").  The posterior over ``k`` starts uniform
+(commits that failed to build keep their mass but are never measured) and
+is updated with every sample:
+
+- **Likelihood.** A sample ``x`` at commit ``i`` has density ``f_bad`` when
+  ``i`` is bad and ``f_good`` otherwise.  Both are Student-t (4 degrees of
+  freedom, heavy tails for outliers) located at the medians of the good and
+  bad reference measurements (and of test commits the posterior already
+  places on one side with probability >= 0.99) with a pooled robust scale
+  (the larger of MAD and IQR, plus Sheppard's correction for quantized
+  values).  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
+  few wild samples cannot carry the decision, and weighted by ``TEMPER``
+  because the model is estimated, not known.  All samples are re-scored
+  whenever the references grow.
+- **Drift.** Every batch interleaves one reference run (good and bad in
+  turn) with the runs of the commit under test.  When the references'
+  deviations from the model trend over time (Kendall, p < 0.01), test
+  samples are corrected by a Theil-Sen line through them, so slow drift of
+  the machine cancels; without a trend nothing is corrected (a per-batch
+  correction from one or two references adds more noise than it removes).
+- **Next commit.** The one maximising the expected information gain of a
+  batch, ``H(Y) - H(Y | side)`` with ``P(side = bad)`` the posterior mass of
+  the commit's ancestors, treating the batch as a binary channel whose
+  error is the Bayes error of ``m`` samples at the estimated effect size
+  (Waeber, Frazier & Henderson 2013: on a line with a symmetric channel this
+  is the posterior median, as in Horstein's scheme).
+- **Stopping.** One commit holds posterior >= ``confidence``, and still does
+  after one more batch of it and its parents (all of a merge's parents in
+  the range: git bisect's rule that a merge is the culprit only when its
+  parents are good), and the runs of the culprit and of its parents place
+  them on their sides by intervals that need no model
+  (:mod:`abstat.history.bisect.levels`; more batches of them until they do) (found);
+  or a tested commit measures unlike both ends (several: more than one
+  change, :mod:`abstat.history.bisect.segments` bisects each part); or the budget is
+  spent (inconclusive), or the references do not differ by Brunner-Munzel's
+  test (no change found).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from abstat.history.bisect import levels
+from abstat.history.bisect.graph import Graph
+
+CLIP = 3.0
+TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
+T_DF = 4.0
+INITIAL_REFERENCES = 5      # runs of each reference before the search starts
+GATE_PVALUE = 0.001          # good and bad references must differ this clearly
+SIDE_CERTAINTY = 0.99       # a test commit this surely on one side also estimates that side's level
+DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
+DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
+
+
+@dataclass
+class Batch:
+    """Runs to do, in this order: commit indices (0 = good reference, N = bad reference)."""
+
+    commits: list[int]
+    test: int | None            # the commit under test (None for a reference-only batch)
+
+
+@dataclass
+class Outcome:
+    status: str                 # found | inconclusive | no-change | untestable
+    culprit: int | None
+    probability: float
+    candidates: list[tuple[int, float]]     # most probable first
+    runs: int
+    shift: float | None = None  # bad - good (Hodges-Lehmann on the references)
+    shift_low: float | None = None
+    shift_high: float | None = None
+    good_level: float | None = None
+    reference_p: float | None = None
+    notes: list[str] = field(default_factory=list)
+    intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
+    steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
+
+
+def _entropy(p: float) -> float:
+    if p <= 0 or p >= 1:
+        return 0.0
+    return -(p * math.log(p) + (1 - p) * math.log(1 - p))
+
+
+class Search:
+    def __init__(self, n: int, *, graph: Graph | None = None, confidence: float = 0.95, budget: int = 400,
+                 batch_max: int = 24, initial_references: int = INITIAL_REFERENCES) -> None:
+        """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``)."""
+        if n < 1:
+            raise ValueError("need at least one commit after the good one")
+        self.graph = graph if graph is not None else Graph.linear(n)
+        if self.graph.n != n:
+            raise ValueError(f"the graph has {self.graph.n} commits, not {n}")
+        self.n = n
+        self.confidence = confidence
+        self.budget = budget
+        self.batch_max = batch_max
+        self.initial = initial_references
+        self.skipped: set[int] = set()
+        self.samples: list[tuple[int, float, int]] = []   # (commit, value, batch number)
+        self.batches = 0
+        self.attempts = 0
+        self.next_reference = 0     # 0: good next, else bad
+        self.max_reference_runs = max(30, budget // 4)
+        self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
+        self._verified: int | None = None  # culprit above the threshold, given one more batch
+        self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
+        self._memos: dict[tuple, object] = {}
+
+    # -- recording ---------------------------------------------------------
+
+    def record(self, batch: Batch, values: Sequence[float | None]) -> list[int]:
+        """Values of the batch's runs in order (None: the run failed, ignored; it still counts
+        against the budget).  A commit under test none of whose runs in the batch succeeded is
+        skipped from then on, like one that does not build; returns those commits."""
+        succeeded: dict[int, int] = {}
+        for commit, value in zip(batch.commits, values):
+            self.attempts += 1
+            succeeded.setdefault(commit, 0)
+            if value is not None and math.isfinite(value):
+                self.samples.append((commit, float(value), self.batches))
+                succeeded[commit] += 1
+        self.batches += 1
+        failing = [c for c, count in succeeded.items() if count == 0 and 0 < c < self.n]
+        for commit in failing:
+            self.skip(commit)
+        return failing
+
+    def skip(self, commit: int) -> None:
+        self.skipped.add(commit)
+
+    @property
+    def runs(self) -> int:
+        """Benchmark runs spent, failed ones included."""
+        return self.attempts
+
+    # -- the model ---------------------------------------------------------
+
+    def _references(self) -> tuple[list[float], list[float]]:
+        good = [v for c, v, _ in self.samples if c == 0]
+        bad = [v for c, v, _ in self.samples if c == self.n]
+        return good, bad
+
+    def _memo(self, name: str, compute):
+        """``compute()``, kept until the samples, the batches or the sides change (samples are only
+        ever appended, so their number identifies them)."""
+        key = (name, id(self.samples), len(self.samples), self.batches, tuple(sorted(self._sides.items())))
+        if key not in self._memos:
+            if len(self._memos) > 64:
+                self._memos.clear()
+            self._memos[key] = compute()
+        return self._memos[key]
+
+    def _model(self) -> tuple[float, float, float]:
+        """(good location, bad location, scale): the references, plus the test commits that
+        the posterior already places on one side with near certainty (drift-corrected)."""
+        return self._memo("model", self._compute_model)
+
+    def _compute_model(self) -> tuple[float, float, float]:
+        import numpy as np
+
+        good, bad = self._references()
+        if self._sides:
+            good = good + [v for c, v, _ in self.samples if self._sides.get(c) == 0]
+            bad = bad + [v for c, v, _ in self.samples if self._sides.get(c) == 1]
+        g, b = float(np.median(good)), float(np.median(bad))
+        residuals = np.concatenate([np.asarray(good) - g, np.asarray(bad) - b])
+        scale = max(1.4826 * float(np.median(np.abs(residuals))),
+                    float(np.subtract(*np.percentile(residuals, [75, 25]))) / 1.349)
+        levels = np.unique(np.concatenate([good, bad]))
+        if levels.size > 1:  # quantized data: add Sheppard's correction of the grid step
+            step = float(np.min(np.diff(levels)))
+            scale = math.sqrt(scale * scale + step * step / 12.0)
+        if scale <= 0:
+            scale = float(np.std(residuals))
+        if scale <= 0:
+            scale = abs(b - g) / 4 or abs(g) * 1e-6 or 1e-12
+        return g, b, scale
+
+    def reference_p(self) -> float:
+        return self._memo("reference_p", self._compute_reference_p)
+
+    def _compute_reference_p(self) -> float:
+        return levels.ends_differ_p(*self._references())
+
+    def values_of(self, commit: int) -> list[float]:
+        return [v for c, v, _ in self.samples if c == commit]
+
+    def intermediate(self) -> int | None:
+        """The tested commit with the most runs among those measuring unlike both ends, or None."""
+        return self._memo("intermediate", self._compute_intermediate)
+
+    def _compute_intermediate(self) -> int | None:
+        good, bad = self._references()
+        tested = sorted({c for c, _, _ in self.samples if 0 < c < self.n}, key=lambda c: -len(self.values_of(c)))
+        return next((c for c in tested if levels.intermediate(self.values_of(c), good, bad)), None)
+
+    def attributed(self, culprit: int) -> bool:
+        """The culprit's own runs and its parents' confirm it (:func:`abstat.history.bisect.levels.attributed`)."""
+        good, bad = self._references()
+        sides = [(p, self.values_of(p), good) for p in self.graph.parents_of(culprit) if p != 0]
+        if culprit != self.n:
+            sides.append((culprit, self.values_of(culprit), bad))
+        return levels.attributed(sides, good, bad, self._strikes)
+
+    def _offsets(self, g: float, b: float) -> dict[int, float]:
+        """Batch number -> drift offset: a Theil-Sen line through the references' deviations
+        from the model over batch numbers, used only when Kendall's test finds a trend (p < 0.01),
+        so that the correction adds no noise on a steady machine."""
+        from scipy.stats import kendalltau, theilslopes
+
+        points = [(batch, value - (g if commit == 0 else b)) for commit, value, batch in self.samples
+                  if commit in (0, self.n)]
+        if len(points) < DRIFT_MIN_REFERENCES or len({p[0] for p in points}) < 4:
+            return {}
+        batches = [p[0] for p in points]
+        residuals = [p[1] for p in points]
+        if float(kendalltau(batches, residuals).pvalue) >= DRIFT_PVALUE:
+            return {}
+        slope, intercept, _, _ = theilslopes(residuals, batches)
+        return {batch: intercept + slope * batch for batch in range(self.batches)}
+
+    def log_posterior(self):  # -> numpy array over k = 1..N
+        return self._memo("log_posterior", self._compute_log_posterior).copy()
+
+    def _compute_log_posterior(self):
+        import numpy as np
+
+        g, b, scale = self._model()
+        offsets = self._offsets(g, b)
+        per_commit = np.zeros(self.n + 1)
+        tests = [(c, v, batch) for c, v, batch in self.samples if 0 < c < self.n]
+        if tests:
+            commits = np.array([c for c, _, _ in tests])
+            x = np.array([v - offsets.get(batch, 0.0) for _, v, batch in tests])
+            zg = (x - g) / scale
+            zb = (x - b) / scale
+            llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
+            np.add.at(per_commit, commits, TEMPER * np.clip(llr, -CLIP, CLIP))
+        # log P(k) = sum of LLR_i over the measured i that are bad if k is the culprit: k's descendants
+        return self.graph.descendant_sums(per_commit[1:])
+
+    def posterior(self):
+        import numpy as np
+
+        logs = self.log_posterior()
+        weights = np.exp(logs - logs.max())
+        return weights / weights.sum()
+
+    def _update_sides(self, posterior) -> None:
+        import numpy as np
+
+        bad = self.graph.bad_mass(posterior)   # bad[i - 1] = P(commit i is bad)
+        self._sides = {}
+        for commit in {c for c, _, _ in self.samples if 0 < c < self.n}:
+            p_bad = float(bad[commit - 1])
+            if p_bad >= SIDE_CERTAINTY:
+                self._sides[commit] = 1
+            elif p_bad <= 1 - SIDE_CERTAINTY:
+                self._sides[commit] = 0
+
+    def effect(self) -> float:
+        g, b, scale = self._model()
+        return abs(b - g) / scale
+
+    # -- choosing ----------------------------------------------------------
+
+    def _batch_size(self) -> int:
+        d = max(self.effect(), 0.05)
+        return int(min(self.batch_max, max(2, math.ceil(4.0 / (d * d)))))
+
+    def _choose(self, posterior, m: int) -> int | None:
+        import numpy as np
+        from scipy.stats import norm
+
+        error = float(norm.cdf(-math.sqrt(m) * min(self.effect(), 6.0) / 2.0))
+        p_bad = self.graph.bad_mass(posterior)[:-1]     # commits 1..N-1: P(commit i is bad)
+        seen = np.clip(p_bad * (1 - error) + (1 - p_bad) * error, 1e-300, 1 - 1e-16)
+        gain = -(seen * np.log(seen) + (1 - seen) * np.log1p(-seen)) - _entropy(error)
+        gain[(p_bad <= 0) | (p_bad >= 1)] = 0.0
+        for i in self.skipped:
+            if 0 < i < self.n:
+                gain[i - 1] = 0.0
+        if not gain.size:
+            return None
+        # Two commits that split the posterior alike (culprits 1..5 equally likely: commits 2 and 3) give the
+        # same gain but for rounding, which the measured effect moves: the earlier one, whatever the noise.
+        best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])
+        return best + 1 if gain[best] > 1e-9 else None
+
+    def _reference_batch(self, each: int) -> Batch:
+        return Batch([c for _ in range(each) for c in (0, self.n)], None)
+
+    def plan(self) -> Batch | Outcome:
+        """The next batch to run, or the outcome when the search is over."""
+        good, bad = self._references()
+        if len(good) < self.initial or len(bad) < self.initial:
+            return self._reference_batch(self.initial - min(len(good), len(bad)))
+        if self.runs >= self.budget:
+            return self.outcome("inconclusive")
+        if self.reference_p() > GATE_PVALUE:
+            if min(len(good), len(bad)) >= self.max_reference_runs:
+                return self.outcome("no-change")
+            return self._reference_batch(2)
+        posterior = self.posterior()
+        self._update_sides(posterior)
+        posterior = self.posterior()
+        if self.intermediate() is not None:
+            return self.outcome("several")
+        top = int(posterior.argmax())
+        m = self._batch_size()
+        if posterior[top] >= self.confidence:
+            return self._verify(top + 1, m, len(good), len(bad))
+        self._verified = None
+        test = self._choose(posterior, m)
+        if test is None:
+            return self.outcome("untestable")
+        reference = 0 if self.next_reference == 0 else self.n
+        self.next_reference ^= 1
+        half = m // 2
+        return Batch([test] * half + [reference] + [test] * (m - half), test)
+
+    def _verify(self, culprit: int, m: int, good: int, bad: int) -> Batch | Outcome:
+        """Found, once a culprit above the threshold stays there for one more batch of it and its parents
+        and their runs place them on their sides (:meth:`attributed`); else that batch."""
+        if self._verified == culprit and self.attributed(culprit):
+            return self.outcome("found")
+        self._verified = culprit
+        half = max(2, m // 2)
+        tests = [c for c in (*self.graph.parents_of(culprit), culprit) if 0 < c < self.n and c not in self.skipped]
+        if not tests:
+            return self.outcome("found")
+        # alternating, so that a burst of load on the machine hits the culprit and its
+        # parent alike instead of confirming a crossing that is not there
+        batch = [c for _ in range(half) for c in tests]
+        # both ends grow: the culprit is judged against the bad one, its parents against the good one
+        short = min(good, bad) < levels.runs_needed(*self._references())
+        references = [0, self.n] if short else [0 if self.next_reference == 0 else self.n]
+        self.next_reference ^= 1
+        return Batch(batch[:len(batch) // 2] + references + batch[len(batch) // 2:], tests[-1])
+
+    def outcome(self, status: str) -> Outcome:
+        import numpy as np
+
+        from abstat.stats.shift import hodges_lehmann
+
+        good, bad = self._references()
+        posterior = self.posterior() if good and bad else np.full(self.n, 1.0 / self.n)
+        order = np.argsort(-posterior)
+        candidates = [(int(i) + 1, float(posterior[i])) for i in order[:8] if posterior[i] > 0.001]
+        result = Outcome(status=status, culprit=None, probability=float(posterior[order[0]]),
+                         candidates=candidates, runs=self.runs)
+        if status == "found":
+            result.culprit = int(order[0]) + 1
+        if status == "several":
+            result.intermediate = self.intermediate()
+        if len(good) >= 2 and len(bad) >= 2:
+            shift = hodges_lehmann(np.asarray(good), np.asarray(bad), self.confidence)
+            result.shift, result.shift_low, result.shift_high = shift.estimate, shift.low, shift.high
+            result.good_level = float(np.median(good))
+            result.reference_p = self.reference_p()
+        if status == "inconclusive" and result.reference_p is not None and result.reference_p > GATE_PVALUE:
+            result.candidates = []
+            result.notes.append(f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} runs, "
+                                f"Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search "
+                                "could start")
+        if status == "untestable":
+            result.notes.append("the remaining candidates cannot be told apart: their neighbours did not build")
+        return result
+
+
+def simulate(search: Search, measure) -> Outcome:
+    """Drive ``search`` with ``measure(commit) -> value`` (benchmarks and tests)."""
+    while True:
+        step = search.plan()
+        if isinstance(step, Outcome):
+            return step
+        search.record(step, [measure(c) for c in step.commits])

@@ -1,0 +1,115 @@
+"""The files abstat writes into a test box's image: its init, sshd's configuration, the boot hooks.
+
+Texts only (no I/O): :mod:`abstat.lab.testbox.image` writes them.  The box boots a Debian kernel with
+a small initramfs (:data:`INITRD_INIT`: load the virtio modules, mount ``/dev/vda``, switch to it),
+then BusyBox's ``init`` runs :data:`RC_START` and keeps ``sshd`` running.  ``reboot`` and
+``poweroff`` are BusyBox's, after noting which one was asked; at shutdown :data:`RC_STOP` tells
+the supervisor on this machine (over the second serial port, ``/dev/ttyS1``) what was asked and
+the next boot chosen in ``/boot/next-boot`` (read once, then removed, as ``grub-reboot``'s entry).
+"""
+from __future__ import annotations
+
+# the modules the initramfs loads, with their dependencies (Debian's cloud kernel builds them as modules)
+INITRD_MODULES = ("virtio_pci", "virtio_blk", "virtio_net", "virtio_rng")
+
+INITRD_INIT = """#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys /dev /newroot
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+/bin/busybox mount -t devtmpfs devtmpfs /dev
+for module in $(/bin/busybox cat /modules/order); do
+    /bin/busybox insmod /modules/"$module".ko 2>/dev/null
+done
+tries=0
+while [ ! -b /dev/vda ] && [ "$tries" -lt 300 ]; do /bin/busybox sleep 0.1; tries=$((tries + 1)); done
+if ! /bin/busybox mount -t ext4 -o rw /dev/vda /newroot; then
+    echo "abstat-testbox: cannot mount the root disk /dev/vda" >/dev/console
+    /bin/busybox poweroff -f
+fi
+/bin/busybox umount /dev /sys /proc
+exec /bin/busybox switch_root /newroot /sbin/init
+"""
+
+INITTAB = """::sysinit:/etc/init.d/rcS
+::respawn:/usr/sbin/sshd -D -e
+::shutdown:/etc/init.d/rcK
+"""
+
+RC_START = """#!/bin/sh
+busybox mount -t proc proc /proc
+busybox mount -t sysfs sysfs /sys
+busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mkdir -p /dev/pts /dev/shm
+busybox mount -t devpts devpts /dev/pts
+busybox mount -t tmpfs tmpfs /run
+busybox mount -t tmpfs tmpfs /tmp
+busybox mount -t tmpfs tmpfs /dev/shm
+busybox mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+busybox mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+busybox mount -t bpf bpf /sys/fs/bpf 2>/dev/null
+busybox mount -o remount,rw,commit=1 /
+name=testbox
+for word in $(cat /proc/cmdline); do
+    case "$word" in testbox.name=*) name="${word#testbox.name=}" ;; esac
+done
+busybox hostname "$name"
+busybox ip link set lo up
+busybox ip link set eth0 up
+busybox ip addr add 10.0.2.15/24 dev eth0
+busybox ip route add default via 10.0.2.2
+mkdir -p /run/sshd
+chmod 0755 /run/sshd
+"""
+
+RC_STOP = """#!/bin/sh
+action=$(cat /run/abstat-action 2>/dev/null || echo reboot)
+{
+    echo "action=$action"
+    if [ -f /boot/next-boot ]; then head -c 4096 /boot/next-boot; echo; fi
+    echo "end"
+} >/dev/ttyS1
+rm -f /boot/next-boot
+sync
+busybox mount -o remount,ro / 2>/dev/null
+sync
+"""
+
+ACTION_WRAPPER = """#!/bin/sh
+echo {action} >/run/abstat-action
+exec /bin/busybox {action} "$@"
+"""
+
+NEXT_BOOT = """#!/bin/sh
+# testbox-next-boot [--kernel NAME] [ARGS...]: the next reboot (not kexec) boots kernel NAME
+# (default: the box's own) with ARGS added to its command line, once, as grub-reboot does.
+kernel=default
+if [ "$1" = "--kernel" ]; then kernel="$2"; shift 2; fi
+printf 'kernel=%s\\nappend=%s\\n' "$kernel" "$*" >/boot/next-boot.tmp && mv /boot/next-boot.tmp /boot/next-boot
+"""
+
+SSHD_CONFIG = """Port 22
+ListenAddress 0.0.0.0
+HostKey /etc/ssh/ssh_host_ed25519_key
+PermitRootLogin prohibit-password
+PubkeyAuthentication yes
+AuthorizedKeysFile .ssh/authorized_keys
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+UseDNS no
+PrintMotd no
+MaxSessions 200
+MaxStartups 100:30:200
+PidFile /run/sshd.pid
+Subsystem sftp /usr/lib/openssh/sftp-server
+"""
+
+PASSWD = """root:x:0:0:root:/root:/bin/bash
+sshd:x:100:65534::/run/sshd:/usr/sbin/nologin
+nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin
+"""
+GROUP = "root:x:0:\nnogroup:x:65534:\n"
+SHADOW = "root:*:19000:0:99999:7:::\nsshd:*:19000:0:99999:7:::\nnobody:*:19000:0:99999:7:::\n"
+HOSTS = "127.0.0.1 localhost\n"
+PROFILE = "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\n"

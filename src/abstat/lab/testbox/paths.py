@@ -1,0 +1,96 @@
+"""Where test boxes live, and how ``ssh`` reaches one (the lab's only hook into this package).
+
+The cache root is ``$ABSTAT_TESTBOX_DIR``, else ``$XDG_CACHE_HOME/abstat/testbox``, else
+``~/.cache/abstat/testbox``: images under ``images/`` (one directory per set of package versions),
+boxes under ``boxes/NAME`` (each private, mode 0700: its disk, its ssh configuration and keys, its
+console log).  ``$ABSTAT_TESTBOX_BOXES`` puts the boxes elsewhere (the test suite does, sharing the
+images' cache).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+
+from abstat.errors import AbstatError
+
+NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+ROOT_ENV = "ABSTAT_TESTBOX_DIR"
+BOXES_ENV = "ABSTAT_TESTBOX_BOXES"
+
+
+class TestboxError(AbstatError):
+    """A test box cannot be built, started, reached or stopped: the text says which and why."""
+
+
+def cache_root() -> str:
+    root = os.environ.get(ROOT_ENV, "").strip()
+    if root:
+        return os.path.abspath(root)
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(os.path.abspath(base), "abstat", "testbox")
+
+
+def images_dir() -> str:
+    return os.path.join(cache_root(), "images")
+
+
+def boxes_dir() -> str:
+    boxes = os.environ.get(BOXES_ENV, "").strip()
+    return os.path.abspath(boxes) if boxes else os.path.join(cache_root(), "boxes")
+
+
+def valid_name(name: str) -> bool:
+    return NAME_PATTERN.fullmatch(name) is not None
+
+
+def box_dir(name: str) -> str:
+    if not valid_name(name):
+        raise TestboxError(f"invalid test box name {name!r}: a letter, then up to 31 letters, digits, '-' or '_'")
+    return os.path.join(boxes_dir(), name)
+
+
+def private_dir(path: str) -> str:
+    """Create ``path`` (and its parents) and make sure it is a directory of ours, mode 0700."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    info = os.lstat(path)
+    if not os.path.isdir(path) or os.path.islink(path) or info.st_uid != os.getuid():
+        raise TestboxError(f"{path} is not a directory of this user")
+    os.chmod(path, 0o700)
+    return path
+
+
+def ssh_options(destination: str) -> list[str]:
+    """``-F CONFIG`` when ``destination`` names a test box that is up (its ssh configuration
+    exists in its private directory), else nothing: the destination goes to ssh as given."""
+    if not valid_name(destination):
+        return []
+    config = os.path.join(boxes_dir(), destination, "ssh_config")
+    try:
+        info = os.lstat(config)
+    except OSError:
+        return []
+    if not os.path.isfile(config) or os.path.islink(config) or info.st_uid != os.getuid():
+        return []
+    return ["-F", config]
+
+
+def gone(destination: str) -> str | None:
+    """Why ``destination``, a test box, will not answer again by itself (its QEMU was killed, or the box
+    powered off, and its supervisor has ended), else None: a box between two boots, a real host.
+    The lab asks while it waits for a box to come back, and says so at once instead of after
+    ``--boot-timeout``."""
+    if not ssh_options(destination):
+        return None
+    directory = os.path.join(boxes_dir(), destination)
+    if os.path.lexists(os.path.join(directory, "supervisor.pid")):  # removed by the supervisor as it ends
+        return None
+    try:
+        with open(os.path.join(directory, "state.json")) as source:
+            state = json.load(source)
+    except (OSError, ValueError):
+        return None
+    what = {"lost": "its QEMU was killed", "stopped": "it powered off", "failed": "its QEMU could not run"}
+    named = state.get("state") if isinstance(state, dict) else None
+    reason = what.get(named) if isinstance(named, str) else None
+    return f"the test box {destination} is down ({reason}; abstat testbox up {destination})" if reason else None

@@ -1,0 +1,289 @@
+"""Build the site: one experiment at a time, only where its runs changed (see the package docstring)."""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import tempfile
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from abstat.errors import AbstatError, InputError
+from abstat.render.site.pages import change_links, index_page, regressions_page, wrap
+
+MANIFEST = ".abstat-publish.json"
+SITE_VERSION = 2      # bump when pages change shape: every page is rewritten once
+
+
+@dataclass
+class Published:
+    directory: str
+    written: list[str] = field(default_factory=list)     # pages written (relative paths)
+    unchanged: list[str] = field(default_factory=list)   # experiments whose pages were kept
+    removed: list[str] = field(default_factory=list)     # pages of experiments no longer in the store
+    warnings: list[str] = field(default_factory=list)
+
+
+def slug(name: str) -> str:
+    """A file name for any experiment or series name: safe characters, and a hash that keeps names apart."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:40] or "x"
+    return f"{safe}-{hashlib.sha1(name.encode('utf-8', 'surrogateescape')).hexdigest()[:8]}"
+
+
+def _fingerprint(summary: Any, plots: str, related: str = "") -> str:
+    """What an experiment's pages depend on; ``related``: the confirmations and bisections in the store,
+    for an experiment with history series (its change points link to them)."""
+    parts = [SITE_VERSION, plots, summary.invocations, summary.boots, summary.runs_ok, summary.runs_failed,
+             summary.last_run_at, list(summary.variants), list(summary.hosts), related]
+    return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
+
+
+# the experiments ``history --confirm`` and ``bisect`` (and ``history --bisect``) store by default:
+# confirm-BEFORE-AFTER and bisect-GOOD-BAD, both revisions as 12-digit hashes
+FOLLOW_UPS = (("confirmation", "confirm-"), ("bisection", "bisect-"))
+
+
+def _related(summaries: Any) -> dict[str, Any]:
+    return {s.name: s for s in summaries if s.name.startswith(tuple(prefix for _, prefix in FOLLOW_UPS))}
+
+
+def _related_key(related: dict[str, Any]) -> str:
+    return json.dumps([(name, s.runs_ok, s.last_run_at) for name, s in sorted(related.items())], default=str)
+
+
+MAX_MANIFEST_BYTES = 64 << 20
+PAGE = re.compile(r"\A(?:experiments|series)/[A-Za-z0-9._-]+\.html\Z")  # the pages a site holds (slug)
+
+
+def _read_manifest(directory: str) -> dict[str, Any]:
+    """The previous publish's record, read as untrusted: a regular file (not a link, a FIFO or a
+    device), bounded in size and depth; anything else is no record (every page is written again)."""
+    try:
+        fd = os.open(os.path.join(directory, MANIFEST), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return {}
+    try:
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return {}
+            raw = handle.read(MAX_MANIFEST_BYTES + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_MANIFEST_BYTES else None
+    except (OSError, ValueError, RecursionError):
+        return {}
+    entries = data.get("experiments") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        return {}
+    return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, dict)
+            and isinstance(v.get("fingerprint"), str) and isinstance(v.get("entry"), dict)}
+
+
+def _own_directory(directory: str, relative: str) -> str:
+    """The directory of page ``relative`` in the site, made if missing; never a link (a planted
+    ``experiments`` -> elsewhere would have pages written, and removed, outside the site)."""
+    if not os.path.dirname(relative):
+        return directory
+    parent = os.path.join(directory, os.path.dirname(relative))
+    try:
+        os.mkdir(parent, 0o777)
+    except FileExistsError:
+        pass
+    except OSError as err:
+        raise InputError(f"cannot write the site: {err.strerror}", path=parent) from None
+    if not stat.S_ISDIR(os.lstat(parent).st_mode):
+        raise InputError("not a directory of the site's (a link, or a file): publish follows no link; "
+                         "remove it", path=parent)
+    return parent
+
+
+def _write(directory: str, relative: str, text: str) -> None:
+    """Write a page through a new file in the same directory (``mkstemp``: no name to plant a link at,
+    and two publishes at once do not share one) renamed over it: a link at the page is replaced, not
+    followed."""
+    parent = _own_directory(directory, relative)
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=".abstat-", suffix=".tmp", dir=parent)
+    except OSError as err:
+        raise InputError(f"cannot write the site: {err.strerror}", path=parent) from None
+    try:
+        with open(fd, "w", encoding="utf-8") as handle:
+            os.fchmod(handle.fileno(), 0o666 & ~_umask())  # readable as a page written by open() would be
+            handle.write(text)
+        os.replace(temporary, os.path.join(directory, relative))
+    except OSError as err:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise InputError(f"cannot write the site: {err.strerror}", path=os.path.join(directory, relative)) from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _verdict(report: Any) -> tuple[str, str]:
+    """(filter class, words) of a report's comparisons."""
+    compared = [c for c in report.comparisons if c.comparison is not None]
+    if not compared:
+        return "same", "nothing compared (one variant: see its history series, if any)"
+    verdicts = [c.comparison.verdict for c in compared if c.significant]
+    slower, faster = verdicts.count("slower"), verdicts.count("faster")
+    other = len(verdicts) - slower - faster
+    said = [f"{n} {w}" for n, w in ((slower, "slower"), (faster, "faster"), (other, "changed")) if n]
+    words = (", ".join(said) + f" of {len(compared)} compared") if said else \
+        f"no difference proven ({len(compared)} compared)"
+    return ("slower" if slower else "faster" if faster else "same"), words
+
+
+def _experiment(store_path: str, summary: Any, plots: str,
+                related: dict[str, Any] | None = None) -> tuple[dict[str, str], dict[str, Any]]:
+    """The experiment's pages (relative path -> HTML) and its index entry."""
+    from abstat.render.html import render_body
+    from abstat.report import api
+
+    name = summary.name
+    page = f"experiments/{slug(name)}.html"
+    entry: dict[str, Any] = {"name": name, "page": page, "variants": list(summary.variants),
+                             "hosts": list(summary.hosts), "runs": summary.runs_ok, "failed": summary.runs_failed,
+                             "last_run": summary.last_run_at, "verdict": "same", "words": "", "series": []}
+    pages: dict[str, str] = {}
+    try:
+        sets = api.load([], store=store_path, where={"experiment": {name}})
+    except AbstatError as err:
+        sets, entry["words"] = [], f"not read: {err}"
+    body = ""
+    if sets:
+        try:
+            report = api.build(sets)
+            body = render_body(report, plots)
+            entry["verdict"], entry["words"] = _verdict(report)
+        except AbstatError as err:
+            entry["words"] = f"not compared: {err}"
+    if not body:
+        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
+    pages[page] = wrap(f"experiment {name}", body, depth=1)
+    if any("rev" in s.labels for s in sets):
+        series_pages, entry["series"] = _history(store_path, name, related or {})
+        pages.update(series_pages)
+    return pages, entry
+
+
+def _history(store_path: str, name: str, related: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    from abstat.history.analysis import Settings, analyse
+    from abstat.history.load import load_history
+    from abstat.history.render import render_html
+
+    from abstat.store import open_store
+
+    try:  # every metric of the experiment: a regression found on `user` must reach the regressions page
+        with open_store(store_path, create=False, read_only=True) as store:
+            metrics = store.metrics(name)
+        history = load_history(store_path=store_path, experiment=name, repo=None, metrics=metrics or None)
+    except AbstatError:
+        return {}, []
+    report, _ = analyse(history, Settings())
+    pages, entries = {}, []
+    for result in report.results:
+        series = result.series
+        page = f"series/{slug(name + chr(0) + series.title)}.html"
+        text = render_html(replace(report, results=[result], warnings=[]))
+        body = text[text.index("<body>") + len("<body>"):text.rindex("</body>")]
+        back = f'<p>experiment: <a href="../experiments/{slug(name)}.html">{_esc(name)}</a></p>'
+        higher_better = bool(series.unit and series.unit.endswith("/s"))
+        changes = []
+        for change in result.detection.change_points:
+            pct = (change.after / change.before - 1) * 100 if change.before else None
+            worse = pct is not None and (pct < 0 if higher_better else pct > 0)
+            rev, previous = series.points[change.index].rev, series.points[max(change.index - 1, 0)].rev
+            changes.append({"rev": rev, "previous": previous, "pct": pct, "p": change.p_value,
+                            "before": change.before, "after": change.after, "worse": worse,
+                            "provisional": change.provisional, "links": _follow_ups(previous, rev, related)})
+        pages[page] = wrap(f"history {series.title}", back + body + change_links(name, changes), depth=1)
+        entries.append({"title": series.title, "page": page, "metric": series.metric, "unit": series.unit,
+                        "revisions": len(series.points), "changes": changes, "experiment": name})
+    return pages, entries
+
+
+def _follow_ups(before: str, after: str, related: dict[str, Any]) -> list[dict[str, Any]]:
+    """The confirmation and bisection of the change from ``before`` to ``after`` stored, if any."""
+    found = []
+    for kind, prefix in FOLLOW_UPS:
+        name = f"{prefix}{before[:12]}-{after[:12]}"
+        if name in related:
+            found.append({"kind": kind, "experiment": name, "page": f"experiments/{slug(name)}.html",
+                          "runs": related[name].runs_ok, "last_run": related[name].last_run_at})
+    return found
+
+
+def _esc(text: str) -> str:
+    from abstat.render.escape import html
+
+    return html(text)
+
+
+def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool = False) -> Published:
+    """Write (or bring up to date) the site for ``store_path`` in ``directory``."""
+    from abstat.store import open_store
+
+    with open_store(store_path, create=False, read_only=True) as store:
+        summaries = store.experiments()
+    os.makedirs(directory, exist_ok=True)
+    previous = {} if full else _read_manifest(directory)
+    done = Published(directory)
+    entries: dict[str, Any] = {}
+    related = _related(summaries)
+    related_key = _related_key(related)
+    for summary in summaries:
+        entries[summary.name] = _publish_experiment(store_path, directory, summary, plots, previous.get(summary.name),
+                                                    related, related_key, done)
+    for name, known in previous.items():
+        if name not in entries:
+            _remove(directory, {p for p in known.get("pages", []) if isinstance(p, str)}, done)
+    listed = [entries[s.name]["entry"] for s in summaries]
+    for relative, text in (("index.html", index_page(listed)), ("regressions.html", regressions_page(listed))):
+        _write(directory, relative, text)
+        done.written.append(relative)
+    _write(directory, MANIFEST, json.dumps({"abstat_publish": SITE_VERSION, "experiments": entries},
+                                           indent=1, default=str))
+    return done
+
+
+def _publish_experiment(store_path: str, directory: str, summary: Any, plots: str, known: Any,
+                        related: dict[str, Any], related_key: str, done: Published) -> Any:
+    """The manifest entry of one experiment: the one ``known`` when its pages are up to date, else its
+    pages written (the stale ones removed) and a new entry."""
+    with_series = bool(known and known["entry"].get("series"))
+    fingerprint = _fingerprint(summary, plots, related_key if with_series else "")
+    pages_known = known.get("pages", []) if known else []
+    if known and known["fingerprint"] == fingerprint and all(
+            isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
+        done.unchanged.append(summary.name)
+        return known
+    pages, entry = _experiment(store_path, summary, plots, related)
+    if entry["series"] and not with_series:
+        fingerprint = _fingerprint(summary, plots, related_key)
+    for relative, text in pages.items():
+        _write(directory, relative, text)
+        done.written.append(relative)
+    stale = set(p for p in pages_known if isinstance(p, str)) - set(pages)
+    _remove(directory, stale, done)
+    return {"fingerprint": fingerprint, "entry": entry, "pages": sorted(pages)}
+
+
+def _remove(directory: str, pages: set[str], done: Published) -> None:
+    """Remove pages the site wrote: a page's name (``experiments/SLUG.html``), a regular file, in a
+    directory of the site's that is no link (the manifest naming them is data: it may be forged)."""
+    for relative in sorted(pages):
+        if not PAGE.match(relative):
+            continue
+        parent = os.path.join(directory, os.path.dirname(relative))
+        path = os.path.join(directory, relative)
+        try:
+            if stat.S_ISDIR(os.lstat(parent).st_mode) and stat.S_ISREG(os.lstat(path).st_mode):
+                os.remove(path)
+                done.removed.append(relative)
+        except OSError:
+            pass

@@ -1,0 +1,140 @@
+"""``abstat testbox``'s parts that need no QEMU: the initramfs archive (read back by the real
+``cpio``), what a box may ask at shutdown, QEMU's command line, the lab's ssh hook, bad options."""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from abstat.lab.testbox import paths
+from abstat.lab.testbox.cpio import CpioWriter
+from abstat.lab.testbox.qemu import Entry, Settings, argv, cmdline, parse_control
+from support import paths as support_paths
+
+TESTS = str(support_paths.TESTS)
+SRC = os.path.join(os.path.dirname(TESTS), "src")
+
+
+@pytest.mark.skipif(shutil.which("cpio") is None, reason="needs cpio(1) as the reference reader")
+def test_cpio_archive_reads_back_with_the_real_cpio(tmp_path):
+    out = io.BytesIO()
+    archive = CpioWriter(out)
+    archive.directory("bin")
+    archive.device("dev/console", stat.S_IFCHR | 0o600, 5, 1)
+    files = {"init": b"#!/bin/sh\necho hi\n", "bin/odd": b"x" * 4093, "empty": b""}
+    for name, data in files.items():
+        archive.file(name, data, 0o755)
+    archive.close()
+    listing = subprocess.run(["cpio", "-t", "-v", "--quiet"], input=out.getvalue(), capture_output=True, check=True)
+    lines = listing.stdout.decode().splitlines()
+    assert [line.split()[-1] for line in lines] == ["bin", "dev/console", "init", "bin/odd", "empty"]
+    assert lines[1].startswith("crw-------") and "5," in lines[1]
+    subprocess.run(["cpio", "-i", "-d", "--quiet", "--no-absolute-filenames"], input=out.getvalue(),
+                   cwd=tmp_path, check=True, capture_output=True)
+    for name, data in files.items():
+        assert (tmp_path / name).read_bytes() == data
+
+
+def test_the_next_boot_is_what_the_box_chose_once_and_nothing_else():
+    assert parse_control("") == ("reset", None)  # a panic, reboot -f: the default entry
+    assert parse_control("action=poweroff\nend\n") == ("poweroff", None)
+    chosen = parse_control("action=reboot\nkernel=default\nappend=pti=off mitigations=off\nend\n")
+    assert chosen == ("reboot", Entry("default", "pti=off mitigations=off"))
+    # a kernel the box was not started with, or a command line with control bytes: ignored
+    assert parse_control("action=reboot\nkernel=/etc/passwd\nappend=a\x1bb\nend\n") == ("reboot", None)
+    assert parse_control("action=reboot\nappend=" + "x" * 2000 + "\n") == ("reboot", None)
+    # a later shutdown's lines replace an earlier one's
+    assert parse_control("action=reboot\nappend=pti=on\naction=reboot\n") == ("reboot", None)
+
+
+def _settings(name: str = "tb1") -> Settings:
+    return Settings(name, "/img", "/img/vmlinuz", "/img/initrd.img", "/img/vmlinuz", "/img/initrd.img",
+                    cpu="Skylake-Server", smp=2, memory="2G", port=40022, append="isolcpus=1")
+
+
+def test_qemu_listens_on_loopback_only_and_boots_the_chosen_entry():
+    command = argv(_settings(), "/boxes/a,b", Entry("default", "pti=on"))
+    netdev = command[command.index("-netdev") + 1]
+    assert netdev == "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:40022-:22"
+    assert command[command.index("-append") + 1] == "console=ttyS0 quiet panic=1 testbox.name=tb1 isolcpus=1 pti=on"
+    assert command[command.index("-drive") + 1].startswith("file=/boxes/a,,b/disk.qcow2,")  # commas doubled
+    assert command[command.index("-cpu") + 1] == "Skylake-Server" and command[command.index("-smp") + 1] == "2"
+    assert "-no-reboot" in command and command[command.index("-accel") + 1] == "tcg"
+    assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 testbox.name=tb1 isolcpus=1"
+
+
+def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):
+    monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
+    (tmp_path / "tb1").mkdir()
+    assert paths.ssh_options("tb1") == []  # no ssh_config: not up
+    (tmp_path / "tb1" / "ssh_config").write_text("Host tb1\n")
+    assert paths.ssh_options("tb1") == ["-F", str(tmp_path / "tb1" / "ssh_config")]
+    for destination in ("root@tb1", "tb1.example", "../tb1", "-oProxyCommand=x", ""):
+        assert paths.ssh_options(destination) == []
+    os.symlink(tmp_path / "tb1" / "ssh_config", tmp_path / "tb1" / "link")
+    (tmp_path / "tb2").mkdir()
+    os.symlink(tmp_path / "tb1" / "ssh_config", tmp_path / "tb2" / "ssh_config")
+    assert paths.ssh_options("tb2") == []  # a link is not followed
+    from abstat.lab.ssh import SshHost
+
+    host = SshHost("tb1", "tb1", str(tmp_path))
+    assert host.command_argv("true")[1:3] == ["-F", str(tmp_path / "tb1" / "ssh_config")]
+    assert "-F" not in SshHost("other", "other", str(tmp_path)).command_argv("true")
+
+
+def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):
+    """A box whose supervisor ended with QEMU killed (lost), powered off or failed will not answer again by
+    itself: the lab stops waiting; a box between two boots, or not a box, is waited for."""
+    import json
+
+    from abstat.lab.host import HostFailed, _raise_if_gone
+
+    monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
+    box = tmp_path / "tb1"
+    box.mkdir()
+    (box / "ssh_config").write_text("Host tb1\n")
+    for state, reason in (("lost", "its QEMU was killed"), ("stopped", "it powered off"),
+                          ("failed", "its QEMU could not run")):
+        (box / "state.json").write_text(json.dumps({"state": state, "boots": 3}))
+        assert paths.gone("tb1") == f"the test box tb1 is down ({reason}; abstat testbox up tb1)"
+        with pytest.raises(HostFailed, match=rf"^did not come back: the test box tb1 is down \({reason};"):
+            _raise_if_gone("tb1", "did not come back")
+    (box / "supervisor.pid").write_text("1\n")  # a supervisor (starting again): not down
+    assert paths.gone("tb1") is None
+    (box / "supervisor.pid").unlink()
+    for text in ('{"state": "booting"}', '{"state": "running"}', "[]", "not json"):
+        (box / "state.json").write_text(text)
+        assert paths.gone("tb1") is None
+    (box / "state.json").write_text('{"state": "lost"}')
+    assert paths.gone("root@tb1") is None and paths.gone("tb2") is None  # not a box of this user's
+    _raise_if_gone("tb2", "did not come back")
+
+
+@pytest.mark.parametrize("options, message", [
+    (["up", "9bad"], "invalid test box name '9bad'"),
+    (["up", "tb1", "--smp", "0"], "invalid --smp 0"),
+    (["up", "tb1", "--memory", "lots"], "invalid --memory 'lots'"),
+    (["up", "tb1", "--cpu", "max;reboot"], "invalid --cpu 'max;reboot'"),
+    (["up", "tb1", "--kernel", "/nonexistent/bzImage"], "--kernel /nonexistent/bzImage: no such file"),
+    (["down", "nobox"], "no test box 'nobox'"),
+])
+def test_bad_input_is_one_line_and_status_2(tmp_path, options, message):
+    env = {**os.environ, "PYTHONPATH": SRC, paths.BOXES_ENV: str(tmp_path / "boxes"),
+           paths.ROOT_ENV: str(tmp_path / "cache"), "PATH": os.environ.get("PATH", "") or "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-m", "abstat", "testbox", *options], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert not os.path.exists(tmp_path / "boxes" / "tb1")  # nothing made for a refused box
+
+
+def test_list_without_boxes(tmp_path):
+    env = {**os.environ, "PYTHONPATH": SRC, paths.BOXES_ENV: str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "abstat", "testbox", "list"], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert done.returncode == 0 and done.stdout == "no test boxes\n"
