@@ -62,21 +62,10 @@ class IntegerSampleSet(SampleSet):
         values = self.values
         if not (dx == dx and x0 == x0) or dx == 0:
             return column_runs(np.sort(values).tolist(), x0, dx)
-        counts_by_column: dict[int, int] = {}
-        blocks = []
-        for start in range(0, len(values), SUM_BLOCK):
-            block = values[start : start + SUM_BLOCK].astype(np.float64)
-            block -= x0
-            block /= dx
-            if not (float(block.min()) >= 0.0 and float(block.max()) < 2147483648.0):
-                return column_runs(np.sort(values).tolist(), x0, dx)  # C's int conversion overflows
-            columns = block.astype(np.int64)
-            if int(columns.max()) < (1 << 22):
-                blocks.append(np.bincount(columns))
-            else:  # a very wide plot: count without a huge dense array
-                found, counts = np.unique(columns, return_counts=True)
-                for column, count in zip(found.tolist(), counts.tolist()):
-                    counts_by_column[column] = counts_by_column.get(column, 0) + count
+        counted = _count_columns(values, x0, dx)
+        if counted is None:
+            return column_runs(np.sort(values).tolist(), x0, dx)  # C's int conversion overflows
+        blocks, counts_by_column = counted
         if not blocks and not counts_by_column:
             return []
         size = max((len(counts) for counts in blocks), default=0)
@@ -90,6 +79,27 @@ class IntegerSampleSet(SampleSet):
             return sorted(counts_by_column.items())
         occupied = np.flatnonzero(total)
         return [(int(column), int(total[column])) for column in occupied]
+
+
+def _count_columns(values: np.ndarray, x0: float, dx: float) -> tuple[list[np.ndarray], dict[int, int]] | None:
+    """The points per plot column ``(int)((x - x0) / dx)``, block by block: dense counts (bincount) per
+    block, and a dict for the columns of a very wide plot; None when a column overflows C's int."""
+    counts_by_column: dict[int, int] = {}
+    blocks = []
+    for start in range(0, len(values), SUM_BLOCK):
+        block = values[start : start + SUM_BLOCK].astype(np.float64)
+        block -= x0
+        block /= dx
+        if not (float(block.min()) >= 0.0 and float(block.max()) < 2147483648.0):
+            return None
+        columns = block.astype(np.int64)
+        if int(columns.max()) < (1 << 22):
+            blocks.append(np.bincount(columns))
+        else:  # a very wide plot: count without a huge dense array
+            found, counts = np.unique(columns, return_counts=True)
+            for column, count in zip(found.tolist(), counts.tolist()):
+                counts_by_column[column] = counts_by_column.get(column, 0) + count
+    return blocks, counts_by_column
 
 
 def _parse_block(block: bytes) -> np.ndarray:
@@ -111,21 +121,9 @@ def _parse_block(block: bytes) -> np.ndarray:
     digits = int(np.count_nonzero((raw - np.uint8(48)) < 10))
     if digits + newlines + minus != len(raw):
         raise _NotSimple  # anything but digits, "-" and newlines
-    if block.startswith(b"\n") or b"\n\n" in block:
-        ends = np.flatnonzero(raw == 10)
-        blank = int(np.count_nonzero(np.diff(ends, prepend=-1) == 1))
-    else:
-        blank = 0
+    blank = _blank_lines(block, raw)
     if minus:
-        where = np.flatnonzero(raw == 45)
-        after = raw[where + 1]
-        if not bool(np.all((after >= 48) & (after <= 57))):
-            raise _NotSimple  # a lone "-" or "--5"
-        before_ok = np.ones(len(where), dtype=bool)
-        inner = where > 0
-        before_ok[inner] = raw[where[inner] - 1] == 10
-        if not bool(np.all(before_ok)):
-            raise _NotSimple  # "5-3"
+        _check_minus_signs(raw)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
@@ -142,6 +140,27 @@ def _parse_block(block: bytes) -> np.ndarray:
         if minus and int(np.count_nonzero(values < 0)) != minus:
             raise _NotSimple  # "-0" is the double -0.0: leave it to strtod
     return values
+
+
+def _blank_lines(block: bytes, raw: np.ndarray) -> int:
+    """The number of empty lines in a block of complete lines (``raw``: its bytes as an array)."""
+    if not (block.startswith(b"\n") or b"\n\n" in block):
+        return 0
+    ends = np.flatnonzero(raw == 10)
+    return int(np.count_nonzero(np.diff(ends, prepend=-1) == 1))
+
+
+def _check_minus_signs(raw: np.ndarray) -> None:
+    """Raise _NotSimple unless every "-" starts a line and a digit follows it."""
+    where = np.flatnonzero(raw == 45)
+    after = raw[where + 1]
+    if not bool(np.all((after >= 48) & (after <= 57))):
+        raise _NotSimple  # a lone "-" or "--5"
+    before_ok = np.ones(len(where), dtype=bool)
+    inner = where > 0
+    before_ok[inner] = raw[where[inner] - 1] == 10
+    if not bool(np.all(before_ok)):
+        raise _NotSimple  # "5-3"
 
 
 def _blocks(source):
@@ -206,7 +225,7 @@ class _Store:
     def _convert(self, dtype: type) -> None:
         """The same capacity in ``dtype``: only the values held are copied (the rest of
         the capacity stays untouched, so it takes no memory)."""
-        converted = np.empty(len(self.array), dtype=dtype)
+        converted: np.ndarray = np.empty(len(self.array), dtype=dtype)
         converted[: self.size] = self.array[: self.size]
         self.array = converted
 

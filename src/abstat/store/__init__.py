@@ -58,18 +58,31 @@ def resolve_variant(
     with open_store(store_path, create=False) as store:
         if variant not in store.variant_names(experiment):
             return None
-        if not store.has_metric(experiment, variant, metric):
-            available = store.metrics(experiment, variant)  # the metrics of its successful runs
-            if available:
-                raise InputError(
-                    f"stored variant {ref!r} has no metric {metric!r} (it has: {', '.join(available)})",
-                    path=store.display,
-                )
-            raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
+        _check_metric(store, ref, experiment, variant, metric)
         wanted = {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}
         sets = list(store.sample_sets(wanted))
     _resolved.clear()  # for stored_variant_warnings, which follows with the same arguments
     _resolved[_key(ref, store_path, metric, where)] = sets
+    _check_one_configuration(sets, ref, store_path, where)
+    return sets[0].runs
+
+
+def _check_metric(store: Store, ref: str, experiment: str, variant: str, metric: str) -> None:
+    """InputError when the variant has no successful sample of ``metric`` (naming the metrics it has)."""
+    if store.has_metric(experiment, variant, metric):
+        return
+    available = store.metrics(experiment, variant)  # the metrics of its successful runs
+    if available:
+        raise InputError(
+            f"stored variant {ref!r} has no metric {metric!r} (it has: {', '.join(available)})",
+            path=store.display,
+        )
+    raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
+
+
+def _check_one_configuration(sets: list[SampleSet], ref: str, store_path: str,
+                             where: Mapping[str, Any] | None) -> None:
+    """InputError when no set matches ``where``, or the sets differ in labels (configurations)."""
     if not sets:
         choice = ", ".join(
             f"{k}={v if isinstance(v, str) else ','.join(sorted(map(str, v)))}" for k, v in (where or {}).items()
@@ -88,7 +101,6 @@ def resolve_variant(
             "choose one configuration with --where KEY=VALUE",
             path=display_name(store_path),
         )
-    return sets[0].runs
 
 
 # The sets resolve_variant found last, so that stored_variant_warnings, called

@@ -237,50 +237,59 @@ class Connection:
 # -- opening (connect, in abstat.store.connect, picks the back end) -----------
 
 def connect_sqlite(path: str, create: bool, read_only: bool = False) -> Connection:
-    exists = os.path.exists(path)
-    if exists and not os.path.isfile(path):
-        # Refused before SQLite opens it: `--store /dev/null` must not leave /dev/null-journal.
-        raise InputError("not a regular file, so not a store", path=display_name(path))
-    if not exists:
-        if not create:
-            raise InputError("no such store (run `abstat run` first, or give --store PATH)",
-                             path=display_name(path))
-        directory = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(directory):
-            raise InputError("the store's directory does not exist", path=display_name(path))
-        if not os.access(directory, os.W_OK):
-            raise InputError("cannot create the store: its directory is read-only (a read-only file system, "
-                             "or no write permission)", path=display_name(path))
-        mode = "rwc"
-    else:
-        if os.path.getsize(path) == 0 and not create:  # a store has its header page even in WAL mode
-            raise InputError("empty file, not a store (run `abstat run` first, or give --store PATH)",
-                             path=display_name(path))
-        directory = os.path.dirname(os.path.abspath(path))
-        read_only = read_only or (not create and not (os.access(path, os.W_OK) and os.access(directory, os.W_OK)))
-        mode = "ro" if read_only else "rw"
+    mode, read_only = _sqlite_mode(path, create, read_only)
     uri = f"file:{_quote(os.path.abspath(path))}?mode={mode}"
-    immutable = False
     try:
-        raw = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                              check_same_thread=False)
-        raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        if read_only:
-            try:
-                raw.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            except sqlite3.OperationalError:
-                # A WAL store in a read-only directory without its -shm file:
-                # SQLite can read it only as an immutable file.
-                raw.close()
-                raw = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None,
-                                      check_same_thread=False)
-                immutable = True
+        raw, immutable = _open_sqlite(uri, read_only)
     except sqlite3.Error as err:
         raise InputError(f"cannot open the store: {err}", path=display_name(path)) from None
     connection = Connection(path, raw)
     connection.read_only = read_only
     connection.immutable = immutable
     return connection
+
+
+def _sqlite_mode(path: str, create: bool, read_only: bool) -> tuple[str, bool]:
+    """SQLite's open mode for ``path`` (rwc, rw or ro) and whether it is read only; InputError for what
+    is not a store and cannot become one."""
+    exists = os.path.exists(path)
+    if exists and not os.path.isfile(path):
+        # Refused before SQLite opens it: `--store /dev/null` must not leave /dev/null-journal.
+        raise InputError("not a regular file, so not a store", path=display_name(path))
+    directory = os.path.dirname(os.path.abspath(path))
+    if exists:
+        if os.path.getsize(path) == 0 and not create:  # a store has its header page even in WAL mode
+            raise InputError("empty file, not a store (run `abstat run` first, or give --store PATH)",
+                             path=display_name(path))
+        read_only = read_only or (not create and not (os.access(path, os.W_OK) and os.access(directory, os.W_OK)))
+        return ("ro" if read_only else "rw"), read_only
+    if not create:
+        raise InputError("no such store (run `abstat run` first, or give --store PATH)",
+                         path=display_name(path))
+    if not os.path.isdir(directory):
+        raise InputError("the store's directory does not exist", path=display_name(path))
+    if not os.access(directory, os.W_OK):
+        raise InputError("cannot create the store: its directory is read-only (a read-only file system, "
+                         "or no write permission)", path=display_name(path))
+    return "rwc", read_only
+
+
+def _open_sqlite(uri: str, read_only: bool) -> tuple[sqlite3.Connection, bool]:
+    """The SQLite connection, and whether it had to be opened as an immutable file."""
+    raw = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                          check_same_thread=False)
+    raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if read_only:
+        try:
+            raw.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.OperationalError:
+            # A WAL store in a read-only directory without its -shm file:
+            # SQLite can read it only as an immutable file.
+            raw.close()
+            raw = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None,
+                                  check_same_thread=False)
+            return raw, True
+    return raw, False
 
 
 @contextmanager

@@ -198,7 +198,8 @@ def connect_postgres(url: str) -> Connection:
     try:
         # Credentials come from the URL, PGPASSFILE / ~/.pgpass or the PG* environment, as for psql.
         # A default bound on the wait, unless the user chose one (URL or PGCONNECT_TIMEOUT).
-        bound = {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10}
+        bound: dict[str, Any] = (
+            {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10})
         raw = _bounded_class(psycopg).connect(url, autocommit=True, **bound)
     except psycopg.Error as err:
         raise InputError(f"cannot connect to the store: {scrub(str(err), url)}", path=display_name(url)) from None
@@ -215,7 +216,7 @@ _BOUNDED: list[Any] = []
 def _bounded_class(psycopg: Any) -> Any:
     """psycopg's Connection whose every wait on the server is watched (:mod:`abstat.store.watchdog`)."""
     if not _BOUNDED:
-        class BoundedConnection(psycopg.Connection):  # type: ignore[misc, name-defined]
+        class BoundedConnection(psycopg.Connection):
             def wait(self, gen: Any, *args: Any, **kwargs: Any) -> Any:
                 with watchdog.watched(id(self), self.pgconn.socket):
                     return super().wait(gen, *args, **kwargs)

@@ -17,6 +17,7 @@ class RowReader:
     _load: Any
     _damaged: Any
     _number: Any
+    _optional: Any
 
     def label_values(self, keys: Sequence[str]) -> dict[str, set[str]]:
         """key -> every value stored under it, for ``keys`` (labels of every experiment)."""
@@ -120,22 +121,10 @@ class RowReader:
                         if key not in runs:  # a damaged row: its run id names no run of its invocation
                             orphans += 1
                             continue
-                        if runs[key][2] not in variants:
-                            variants.update(self.db.execute("SELECT id, name FROM variants WHERE experiment_id = ?",
-                                                            (experiment_id,)))
-                        if invocation_id not in labels:
-                            labels[invocation_id] = dict(self.db.execute(
-                                "SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key",
-                                (invocation_id,)))
-                    boot_id, host, variant_id, iteration, started_at, command, notes = runs[key]
+                        self._look_up(experiment_id, runs[key][2], variants, invocation_id, labels)
                     current = key
-                    if iteration.__class__ is not int:  # a row an older abstat let a box write
-                        iteration = self._optional(iteration, int, f"iteration of run {key}")
-                    run = {"experiment": name, "variant": variants[variant_id], "run": key,
-                           "iteration": None if iteration is None else iteration + 1, "invocation": invocation_id,
-                           "boot_id": boot_id, "host": host,
-                           "started_at": started_at, "command": command, "labels": labels[invocation_id],
-                           "notes": notes_read.get(notes) or self._notes(notes, key, notes_read)}
+                    run = self._run_record(name, key, runs[key], invocation_id, variants[runs[key][2]],
+                                           labels[invocation_id], notes_read)
                 if value.__class__ is not float:
                     value = self._number(value, metric, invocation_id)
                     if value is None:
@@ -145,6 +134,27 @@ class RowReader:
                 yield run, metric, value, unit, index
             if orphans:
                 self._damaged(f"{orphans} sample row(s) of experiment {name!r} name no run: left out")
+
+    def _look_up(self, experiment_id: int, variant_id: int, variants: dict[int, str], invocation_id: int,
+                 labels: dict[int, dict[str, str]]) -> None:
+        """Read the variants' names and the invocation's labels when not read yet."""
+        if variant_id not in variants:
+            variants.update(self.db.execute("SELECT id, name FROM variants WHERE experiment_id = ?", (experiment_id,)))
+        if invocation_id not in labels:
+            labels[invocation_id] = dict(self.db.execute(
+                "SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key", (invocation_id,)))
+
+    def _run_record(self, name: str, key: int, columns: tuple[Any, ...], invocation_id: int, variant: str,
+                    labels: dict[str, str], notes_read: dict[Any, list[str]]) -> dict[str, Any]:
+        """The dict :meth:`sample_values` gives with each sample of run ``key``."""
+        boot_id, host, _variant_id, iteration, started_at, command, notes = columns
+        if iteration.__class__ is not int:  # a row an older abstat let a box write
+            iteration = self._optional(iteration, int, f"iteration of run {key}")
+        return {"experiment": name, "variant": variant, "run": key,
+                "iteration": None if iteration is None else iteration + 1, "invocation": invocation_id,
+                "boot_id": boot_id, "host": host,
+                "started_at": started_at, "command": command, "labels": labels,
+                "notes": notes_read.get(notes) or self._notes(notes, key, notes_read)}
 
     def _notes(self, text: Any, run_id: int, found: dict[Any, list[str]]) -> list[str]:
         notes = self._load(text, [], f"notes of run {run_id}")

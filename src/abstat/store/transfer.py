@@ -117,6 +117,9 @@ def _batches(invocations: list[tuple[Any, ...]], counts: dict[int, int]) -> Iter
         yield batch
 
 
+Row = tuple[Any, ...]
+
+
 class _Batch:
     """One transaction's worth of whole invocations."""
 
@@ -128,7 +131,7 @@ class _Batch:
         self.read: set[int] = set()  # source invocations whose samples are read
 
     def copy(self, batch: list[tuple[Any, ...]]) -> None:
-        source, target = self.source, self.target
+        source = self.source
         keys = [row[4] for row in batch]
         runs = _runs(source, keys, {row[4]: row[0] for row in batch}, self.has_uids)
         # Read before the write transaction what the target seems to lack (checked again inside).
@@ -137,6 +140,17 @@ class _Batch:
                   if row[0] not in present or any(run["uid"] not in present_runs for run in runs.get(row[4], []))]
         samples = _samples(source, wanted)
         self.read = set(wanted)
+        new_invocations, finished, missing = self._write(batch, runs, samples)
+        self.result.invocations_added += len(new_invocations)
+        self.result.invocations_updated += len(finished)
+        self.result.runs_added += len(missing)
+        self.result.runs_present += sum(len(runs.get(row[4], [])) for row in batch) - len(missing)
+
+    def _write(self, batch: list[tuple[Any, ...]], runs: dict[Any, list[dict[str, Any]]],
+               samples: list[tuple[Any, ...]]) -> tuple[list[Row], list[Row], list[tuple[int, dict[str, Any]]]]:
+        """In one transaction, what the target lacks: the new invocations, the end of those it has as
+        running, the missing runs (with their samples); returns them."""
+        target = self.target
         with target.db.transaction():
             target.db.lock_import()
             present, present_runs = self._present(batch)
@@ -148,10 +162,7 @@ class _Batch:
             missing = [(ids[row[0]], run) for row in batch for run in runs.get(row[4], [])
                        if run["uid"] not in present_runs]
             self._insert_runs(missing, samples)
-        self.result.invocations_added += len(new_invocations)
-        self.result.invocations_updated += len(finished)
-        self.result.runs_added += len(missing)
-        self.result.runs_present += sum(len(runs.get(row[4], [])) for row in batch) - len(missing)
+        return new_invocations, finished, missing
 
     def _present(self, batch: Sequence[tuple[Any, ...]]) -> tuple[dict[str, tuple[int, str]], set[str]]:
         """The batch's invocations the target has (uid -> (id, status)), and their runs' uids."""

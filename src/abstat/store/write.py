@@ -14,7 +14,6 @@ a local SQLite file (same identities) that ``abstat import`` merges later.
 from __future__ import annotations
 
 import json
-import math
 import os
 import sqlite3
 import time
@@ -24,6 +23,7 @@ from typing import Any
 from abstat.errors import InputError, UsageError
 from abstat.store.backend import display_name
 from abstat.store.records import Invocation
+from abstat.store.run_checks import _bad, _checked_run
 from abstat.store.schema import new_uid
 
 
@@ -39,75 +39,14 @@ def check_experiment_name(name: str) -> str:
     return name
 
 
-_RUN_STATUSES = ("ok", "failed", "timeout")
-
-
-def _bad(field: str, problem: str) -> InputError:
-    return InputError(f"refusing to store a run: {field}: {problem}")
-
-
-def _finite(value: Any, field: str, *, optional: bool = False) -> float | None:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise _bad(field, f"not a number ({type(value).__name__})")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not math.isfinite(number):
-        raise _bad(field, f"{number!r} is not finite")
-    return number
-
-
-def _plain(values: Any, units: Any, notes: Any) -> bool:
-    """Whether ``values``, ``units`` and ``notes`` are as the runner hands them over (a dict of lists of
-    finite floats, a dict of texts, a list of texts): checked with exact type tests, no ABC look-ups."""
-    if type(values) is not dict or (units is not None and type(units) is not dict) or type(notes) is not list:
-        return False
-    for metric, numbers in values.items():
-        if type(metric) is not str or not metric or type(numbers) is not list:
-            return False
-        for value in numbers:
-            if type(value) is not float or value - value != 0.0:  # inf - inf and nan - nan are nan
-                return False
-    return all(type(k) is str and type(u) is str for k, u in (units or {}).items()) and all(
-        type(note) is str for note in notes)
-
-
-def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
-                 started_at: Any, wall: Any, values: Any, units: Any, notes: Any) -> dict[str, Any]:
-    """The arguments of :meth:`StoreWriter.add_run`, each checked for its type (what a store holds is
-    read back by every command, so nothing malformed goes in: InputError, one line)."""
-    for field, text in (("variant", variant), ("command", command)):
-        if not isinstance(text, str) or (field == "variant" and not text):
-            raise _bad(field, f"not a text ({type(text).__name__})")
-    for field, number in (("iteration", iteration), ("position", position), ("exit_code", exit_code)):
-        if not (number is None and field == "exit_code") and (isinstance(number, bool) or not isinstance(number, int)):
-            raise _bad(field, f"not an integer ({type(number).__name__})")
-    if status not in _RUN_STATUSES:
-        raise _bad("status", f"{str(status)[:40]!r} is not one of {', '.join(_RUN_STATUSES)}")
-    started_at, wall = _finite(started_at, "started_at"), _finite(wall, "wall", optional=True)
-    if _plain(values, units, notes):
-        return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
-                    exit_code=exit_code, started_at=started_at, wall=wall,
-                    values={metric: list(numbers) for metric, numbers in values.items()}, units=dict(units or {}),
-                    notes=list(notes))
-    if not isinstance(values, Mapping) or not all(isinstance(k, str) and k for k in values):
-        raise _bad("values", "not a mapping of metric names to lists of numbers")
-    checked = {}
-    for metric, numbers in values.items():
-        if isinstance(numbers, (str, bytes)) or not isinstance(numbers, Sequence):
-            raise _bad(f"values[{metric!r}]", f"not a list of numbers ({type(numbers).__name__})")
-        checked[metric] = [_finite(v, f"values[{metric!r}][{i}]") for i, v in enumerate(numbers)]
-    units = units or {}
-    if not isinstance(units, Mapping) or not all(isinstance(k, str) and isinstance(u, str) for k, u in units.items()):
-        raise _bad("units", "not a mapping of metric names to unit texts")
-    if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence) or not all(isinstance(n, str) for n in notes):
-        raise _bad("notes", "not a list of texts")
-    return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
-                exit_code=exit_code, started_at=started_at, wall=wall, values=checked, units=dict(units),
-                notes=list(notes))
+def _check_invocation(experiment: str, machine: Any, labels: Any) -> None:
+    """The experiment's name, the machine record (text hostname and boot_id) and the labels (texts)."""
+    check_experiment_name(experiment)
+    if not isinstance(machine, Mapping) or not all(
+            isinstance(machine.get(key), (str, type(None))) for key in ("hostname", "boot_id")):
+        raise InputError("refusing to store an invocation: machine: not a record with text hostname and boot_id")
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in (labels or {}).items()):
+        raise InputError("refusing to store an invocation: labels: not a mapping of texts to texts")
 
 
 def check_run(*, variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
@@ -206,14 +145,10 @@ class StoreWriter:
         started_at: str | None = None,
     ) -> Invocation:
         """Record the start of one ``abstat run`` (creating the experiment)."""
-        check_experiment_name(experiment)
-        if not isinstance(machine, Mapping) or not all(
-                isinstance(machine.get(key), (str, type(None))) for key in ("hostname", "boot_id")):
-            raise InputError("refusing to store an invocation: machine: not a record with text hostname and boot_id")
-        if not all(isinstance(k, str) and isinstance(v, str) for k, v in (labels or {}).items()):
-            raise InputError("refusing to store an invocation: labels: not a mapping of texts to texts")
+        _check_invocation(experiment, machine, labels)
+        uid = uid or new_uid()
         row = {
-            "uid": uid or new_uid(), "started_at": started_at or now(),
+            "uid": uid, "started_at": started_at or now(),
             "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
             "machine": json.dumps(dict(machine), sort_keys=True),
             "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
@@ -233,11 +168,11 @@ class StoreWriter:
         except self.db.errors as err:  # the server went away between two boots: the new one starts spooled
             if self._spool_notify is None or not self.db.is_disconnect(err):
                 raise
-            invocation = Invocation(-1 - len(self._begun), -1, experiment, row["uid"])  # an id no row has
+            invocation = Invocation(-1 - len(self._begun), -1, experiment, uid)  # an id no row has
             self._begun[invocation.id], self._committed[invocation.id] = begun, 0
             self._fail_over(invocation, err)
             return invocation
-        invocation = Invocation(invocation_id, experiment_id, experiment, row["uid"])
+        invocation = Invocation(invocation_id, experiment_id, experiment, uid)
         self._begun[invocation_id], self._committed[invocation_id] = begun, 0
         return invocation
 
@@ -371,9 +306,10 @@ class StoreWriter:
             connection = connect(self.db.name, create=False)
         except InputError:
             return
+        errors: tuple[type[BaseException], ...] = (InputError, *connection.errors)
         try:
             migrate(connection)
-        except (InputError, *connection.errors):
+        except errors:
             connection.close()
             return
         self.db.close()

@@ -108,17 +108,7 @@ def index_page(entries: Sequence[dict[str, Any]]) -> str:
                    f"<td>{_e(', '.join(map(_text, entry.get('hosts') or [])))}</td>"
                    f"<td>{_e(_text(entry.get('runs')))}{failed}</td><td>{_e(_text(entry.get('last_run')))}</td>"
                    f'<td class="verdict">{_e(_text(entry.get("words")))}</td></tr>')
-        for series in entry.get("series") or []:
-            if not isinstance(series, dict):
-                continue
-            changes = [c for c in series.get("changes") or [] if isinstance(c, dict)]
-            latest = (f"{_pct(changes[-1].get('pct'))} at {_text(changes[-1].get('rev'))[:12]}"
-                      if changes else "no change point")
-            series_rows.append(
-                f'<tr class="row {_series_class(changes)}"><td>{_e(_text(entry.get("name")))}</td>'
-                f'<td><a href="{_href(series.get("page"))}">{_e(_text(series.get("title")))}</a></td>'
-                f"<td>{_e(_text(series.get('revisions')))}</td><td>{len(changes)}</td>"
-                f'<td class="verdict">{_e(latest)}</td></tr>')
+        series_rows += _series_rows(entry)
     out.append("</tbody></table>")
     out += ["<h2>History series</h2>"]
     if series_rows:
@@ -128,6 +118,23 @@ def index_page(entries: Sequence[dict[str, Any]]) -> str:
         out.append("<p>No experiment has runs labelled with a revision (abstat run --rev).</p>")
     out.append("</div></div>")
     return wrap("abstat: experiments and history", "\n".join(out))
+
+
+def _series_rows(entry: dict[str, Any]) -> list[str]:
+    """The index's rows of an experiment's history series: change points, the latest one."""
+    rows = []
+    for series in entry.get("series") or []:
+        if not isinstance(series, dict):
+            continue
+        changes = [c for c in series.get("changes") or [] if isinstance(c, dict)]
+        latest = (f"{_pct(changes[-1].get('pct'))} at {_text(changes[-1].get('rev'))[:12]}"
+                  if changes else "no change point")
+        rows.append(
+            f'<tr class="row {_series_class(changes)}"><td>{_e(_text(entry.get("name")))}</td>'
+            f'<td><a href="{_href(series.get("page"))}">{_e(_text(series.get("title")))}</a></td>'
+            f"<td>{_e(_text(series.get('revisions')))}</td><td>{len(changes)}</td>"
+            f'<td class="verdict">{_e(latest)}</td></tr>')
+    return rows
 
 
 def regressions_page(entries: Sequence[dict[str, Any]]) -> str:

@@ -127,12 +127,12 @@ def _umask() -> int:
 def _verdict(report: Any) -> tuple[str, str]:
     """(filter class, words) of a report's comparisons."""
     compared = [c for c in report.comparisons if c.comparison is not None]
-    slower = sum(1 for c in compared if c.significant and c.comparison.verdict == "slower")
-    faster = sum(1 for c in compared if c.significant and c.comparison.verdict == "faster")
-    other = sum(1 for c in compared if c.significant) - slower - faster
-    said = [f"{n} {w}" for n, w in ((slower, "slower"), (faster, "faster"), (other, "changed")) if n]
     if not compared:
         return "same", "nothing compared (one variant: see its history series, if any)"
+    verdicts = [c.comparison.verdict for c in compared if c.significant]
+    slower, faster = verdicts.count("slower"), verdicts.count("faster")
+    other = len(verdicts) - slower - faster
+    said = [f"{n} {w}" for n, w in ((slower, "slower"), (faster, "faster"), (other, "changed")) if n]
     words = (", ".join(said) + f" of {len(compared)} compared") if said else \
         f"no difference proven ({len(compared)} compared)"
     return ("slower" if slower else "faster" if faster else "same"), words
@@ -237,24 +237,8 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     related = _related(summaries)
     related_key = _related_key(related)
     for summary in summaries:
-        known = previous.get(summary.name)
-        with_series = bool(known and known["entry"].get("series"))
-        fingerprint = _fingerprint(summary, plots, related_key if with_series else "")
-        pages_known = known.get("pages", []) if known else []
-        if known and known["fingerprint"] == fingerprint and all(
-                isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
-            entries[summary.name] = known
-            done.unchanged.append(summary.name)
-            continue
-        pages, entry = _experiment(store_path, summary, plots, related)
-        if entry["series"] and not with_series:
-            fingerprint = _fingerprint(summary, plots, related_key)
-        for relative, text in pages.items():
-            _write(directory, relative, text)
-            done.written.append(relative)
-        entries[summary.name] = {"fingerprint": fingerprint, "entry": entry, "pages": sorted(pages)}
-        stale = set(p for p in pages_known if isinstance(p, str)) - set(pages)
-        _remove(directory, stale, done)
+        entries[summary.name] = _publish_experiment(store_path, directory, summary, plots, previous.get(summary.name),
+                                                    related, related_key, done)
     for name, known in previous.items():
         if name not in entries:
             _remove(directory, {p for p in known.get("pages", []) if isinstance(p, str)}, done)
@@ -265,6 +249,28 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     _write(directory, MANIFEST, json.dumps({"abstat_publish": SITE_VERSION, "experiments": entries},
                                            indent=1, default=str))
     return done
+
+
+def _publish_experiment(store_path: str, directory: str, summary: Any, plots: str, known: Any,
+                        related: dict[str, Any], related_key: str, done: Published) -> Any:
+    """The manifest entry of one experiment: the one ``known`` when its pages are up to date, else its
+    pages written (the stale ones removed) and a new entry."""
+    with_series = bool(known and known["entry"].get("series"))
+    fingerprint = _fingerprint(summary, plots, related_key if with_series else "")
+    pages_known = known.get("pages", []) if known else []
+    if known and known["fingerprint"] == fingerprint and all(
+            isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
+        done.unchanged.append(summary.name)
+        return known
+    pages, entry = _experiment(store_path, summary, plots, related)
+    if entry["series"] and not with_series:
+        fingerprint = _fingerprint(summary, plots, related_key)
+    for relative, text in pages.items():
+        _write(directory, relative, text)
+        done.written.append(relative)
+    stale = set(p for p in pages_known if isinstance(p, str)) - set(pages)
+    _remove(directory, stale, done)
+    return {"fingerprint": fingerprint, "entry": entry, "pages": sorted(pages)}
 
 
 def _remove(directory: str, pages: set[str], done: Published) -> None:

@@ -1,0 +1,176 @@
+"""The store's sample sets (:meth:`SetReader.sample_sets`): every sample grouped by its labels, runs by
+invocation, for the report, history and the API; a mixin of :class:`abstat.store.read.StoreReader`."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import itemgetter
+from typing import Any
+
+from abstat.store.read_runs import BY_RUN, BY_VARIANT, and_in, drained, gc_paused, shared
+from abstat.store.records import SampleSet
+
+
+class SetReader:
+    db: Any
+    _numbers: Any
+    _all_labels: Any
+    _load: Any
+
+    def sample_sets(self, where: Mapping[str, Any] | None = None, *, machines: bool = True) -> Iterator[SampleSet]:
+        """Group samples by (experiment, variant, metric, host, labels); runs by invocation.
+
+        Sets come in the order of their experiment, variant, metric and first
+        invocation; each set's runs by invocation, values as measured.  Each set's
+        ``machine`` is its last invocation's record (``{}`` without ``machines``: a
+        history never reads them), decoded once per invocation: the sets of one
+        invocation share it, and what it shares with the record decoded before it
+        (most of a machine's record, run after run) is one object (:func:`shared`)."""
+        with gc_paused():  # 10^6 new objects, none in a cycle: the collector's passes only cost
+            found = self._sample_sets(where, machines)
+        yield from found
+
+    def _sample_sets(self, where: Mapping[str, Any] | None, machines: bool) -> list[SampleSet]:
+        accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
+        names = self._names()
+        # Experiment and variant are columns of small tables: choose the variants here, and let
+        # the database skip the other rows (the big query moves four columns, two of them numbers).
+        chosen = [key for key, (_, experiment, variant) in names.items()
+                  if experiment in accepted.get("experiment", (experiment,))
+                  and variant in accepted.get("variant", (variant,))]
+        if not chosen:
+            return []
+        params: list[Any] = []
+        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
+              " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        order = BY_RUN
+        if len(chosen) < len(names):
+            sql = and_in(sql, params, "r.variant_id", chosen)
+            order = BY_VARIANT
+        sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
+        units: dict[tuple[int, str, int], Any] = {}
+        groups = _run_groups(self.db.execute(sql + order, params), units)
+        entries = _kept_entries(self._fill_sets(groups, units, names, accepted))
+        records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
+        return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
+                          machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
+                          invocations=entry["invocations"]) for entry in drained(entries)]
+
+    def _fill_sets(self, groups: dict[tuple[int, str, int], list[Any]], units: dict[tuple[int, str, int], Any],
+                   names: dict[int, tuple[int, str, str]],
+                   accepted: Mapping[str, set[str]]) -> dict[tuple, dict[str, Any]]:
+        """The sets (as entries: labels, run groups by invocation, unit, order) the run groups go to,
+        each group's values moved to its set's, by invocation, variant, metric: the order sets and
+        their run groups are made in."""
+        hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
+        label_cache = self._all_labels()
+        sets: dict[tuple, dict[str, Any]] = {}
+        for key in sorted(groups, key=_INVOCATION_FIRST):
+            variant_id, metric, invocation_id = key
+            if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
+                names.update(self._names())
+                hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
+            if invocation_id not in label_cache:  # no labels, or started after they were read
+                label_cache[invocation_id] = dict(self.db.execute(
+                    "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
+            slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
+                              hosts[invocation_id], units[key], accepted)
+            values = groups.pop(key)  # each value held once: the group's list goes as the set's fills
+            if slot is not None:
+                slot.extend(self._numbers(values, metric, invocation_id))
+        return sets
+
+    def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Invocation id -> its decoded machine record (``{}`` and a damage note when damaged),
+        each sharing with the one decoded before it what did not change."""
+        records: dict[int, dict[str, Any]] = {}
+        previous: Any = None
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            for key, text in self.db.execute(
+                    f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                record = self._load(text, {}, f"machine record of invocation {key}")
+                records[key] = previous = shared(record, previous)
+        return records
+
+    def _names(self) -> dict[int, tuple[int, str, str]]:
+        """Variant id -> (experiment id, experiment name, variant name)."""
+        rows = self.db.execute(
+            "SELECT v.id, e.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")
+        return {key: (experiment_id, experiment, variant) for key, experiment_id, experiment, variant in rows}
+
+
+_INVOCATION_FIRST = itemgetter(2, 0, 1)
+
+
+def _run_groups(rows: Iterable[tuple[Any, ...]], units: dict[tuple[int, str, int], Any] | None = None
+                ) -> dict[tuple[int, str, int], list[Any]]:
+    """(variant id, metric, invocation id) -> values, in the order of ``rows`` (samples in run
+    order: each group's values as measured); ``units`` gets each group's first unit (rows of five
+    columns)."""
+    groups: dict[tuple[int, str, int], list[Any]] = {}
+    if units is None:
+        for variant_id, metric, invocation_id, value in rows:
+            key = (variant_id, metric, invocation_id)
+            values = groups.get(key)
+            if values is None:
+                groups[key] = [value]
+            else:
+                values.append(value)
+        return groups
+    for variant_id, metric, invocation_id, value, unit in rows:
+        key = (variant_id, metric, invocation_id)
+        values = groups.get(key)
+        if values is None:
+            groups[key] = [value]
+            units[key] = unit
+        else:
+            values.append(value)
+    return groups
+
+
+def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries in their order, each with the invocations whose run group kept a value (not all
+    damaged); those left with none dropped.  ``sets`` is emptied."""
+    entries = []
+    for entry in sorted(sets.values(), key=lambda e: e["order"]):
+        entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
+        if entry["invocations"]:
+            entries.append(entry)
+    sets.clear()
+    return entries
+
+
+def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
+               invocation_id: int,
+               labels: Mapping[str, str], host: str | None, unit: str | None,
+               accepted: Mapping[str, set[str]]) -> list[float] | None:
+    """The list the values of one invocation's (variant, metric) go to, in the set its labels
+    make; None when the labels do not match ``accepted``."""
+    experiment_id, experiment, variant = name
+    full = dict(labels)
+    full.update({"experiment": experiment, "variant": variant, "metric": metric})
+    if host is not None:
+        full.setdefault("host", host)  # a --label host=NAME names the machine
+    if not _matches(full, accepted):
+        return None
+    key = tuple(sorted(full.items()))
+    entry = sets.get(key)
+    if entry is None:
+        entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
+                             "order": (experiment_id, variant_id, metric, invocation_id)}
+    group = entry["groups"].get(invocation_id)
+    if group is None:
+        group = entry["groups"][invocation_id] = []
+        entry["invocations"].append(invocation_id)
+    return group
+
+
+def _accepted(wanted: Any) -> set[str]:
+    """The values a ``where`` entry accepts: one value or a collection of them."""
+    if isinstance(wanted, (list, tuple, set, frozenset)):
+        return {str(w) for w in wanted}
+    return {str(wanted)}
+
+
+def _matches(labels: Mapping[str, str], accepted: Mapping[str, set[str]]) -> bool:
+    return all(labels.get(key) in values for key, values in accepted.items())
