@@ -61,20 +61,6 @@ class SortedSums:
         found = np.searchsorted(self.a, p - self._rb, side=side)[::-1]
         return np.minimum(found, self._rows + 1) if self.walsh else found
 
-    def positions_between(self, p: float, low: np.ndarray, high: np.ndarray) -> np.ndarray:
-        """:meth:`positions` at ``p`` when each row's lies between ``low`` and
-        ``high`` (those at two values bracketing ``p``): only the rows where
-        the two differ are searched (the same numbers, fewer searches once a
-        bracket holds fewer entries than there are rows)."""
-        active = np.flatnonzero(high > low)
-        if active.size > self.b.size // 2:
-            return self.positions(p)
-        rows = low.copy()
-        if active.size:
-            found = np.searchsorted(self.a, p - self.b[active[::-1]])[::-1]  # ascending queries
-            rows[active] = np.minimum(found, active + 1) if self.walsh else found
-        return rows
-
     def weight_of(self, positions: np.ndarray) -> float:
         """The weight of the entries before ``positions`` in every row."""
         inner = positions if self._ca is None else self._ca[positions]
@@ -161,7 +147,7 @@ class SortedSums:
                 return False
             p = br.step(k, moved, last)
             last = (br.hi, br.c_hi) if moved > 0 else (br.lo, br.c_lo)
-            rows = self.positions_between(p, br.r_lo, br.r_hi)
+            rows = self.positions(p)
             landed = br.move(p, self.weight_of(rows), rows, k)
             # after a secant step, overshoot from where it landed; once across, a secant step again
             moved = landed if moved == 0 else (0 if landed != moved else moved)
