@@ -5,10 +5,18 @@ timed benchmarks; ``python -m pytest -m "not slow"`` is the README's fast first 
 tests/ mirrors src/abstat by area (tests/stats/, tests/readers/, tests/box/runner/, ...); tests/support/
 holds the shared helpers, imported as ``from support import lab_sim``; tests/data/ the data.
 
-``xdist_group`` (pytest-xdist's ``--dist loadgroup``, e.g. ``python -m pytest -n 2 --dist loadgroup``):
-files whose assertions look at the whole machine run in one worker, one after the other, so that one
-of them never sees what another has running (``ps`` for ``local_ssh.py``, ``pgrep`` for a command run
-on a box, the ssh control files of a host).  Without xdist the marker does nothing.
+Two pytest-xdist workers by default (``-n 2 --dist loadgroup`` in pyproject.toml; ``-n 0`` runs in
+this one process, e.g. for one test or a debugger): the suite mostly waits on subprocesses, boxes and
+reboots.  Each file is one unit of work (its own ``xdist_group`` unless a test names one: tests that
+must not run beside each other share a group), so a module's fixtures are made once; the workers
+take the slow files first (so that no long file starts last) and the rest as they come free.  No
+test looks at what the whole machine runs: leftovers are found by an environment entry or a
+marker of the test's own (tests/support/processes.py), cgroup leftovers in a cgroup of the test's
+own, and a suite of another checkout can run at the same time.  A test that changes what the whole
+machine does (``run --isolate`` moves every task off the measured CPUs) is marked ``alone``: it
+runs while no other test runs, in this suite or another checkout's (an exclusive lock on
+``$TMPDIR/abstat-tests-machine.lock``; every other test holds it shared, and waits at a turnstile
+while an ``alone`` test waits for its turn, so that it is not starved).
 
 Before each test, what earlier tests left is collected and the survivors (modules, fixtures, caches)
 are frozen out of the garbage collector (``gc.freeze``): a full collection then walks only what the
@@ -17,22 +25,14 @@ session's half a million or more objects walked each time, the 400 calls of one 
 test_report_labels.py took 413 s of a 2-core run instead of well under a second."""
 from __future__ import annotations
 
+import fcntl
 import gc
 import os
 import signal
+import tempfile
 
 import pytest
 from support.cli import abstat_cli  # noqa: F401  (the fixture)
-
-# group -> files that must not run at the same time as one another (see the docstring)
-XDIST_GROUPS = {
-    # ps/pgrep for helpers and commands (local_ssh.py, hostile_box.py, "sleep 31.337"), and the ssh
-    # control files of host "alpha" in /tmp/abstat-ssh-* that a lab test checks are gone: every file
-    # that drives the lab's ssh (simulated sshd boxes or local_ssh.py)
-    "machine-wide": frozenset({"test_api_docs.py", "test_bisect_host.py", "test_engine_lab.py",
-                               "test_lab_doctor.py", "test_lab_hostile.py", "test_lab_ssh.py",
-                               "test_lab_store_loss.py", "test_trace.py"}),
-}
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -44,6 +44,11 @@ def pytest_configure(config: pytest.Config) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     config.addinivalue_line("markers", "slow: real boxes, reboots, bisections, browsers or tracers (minutes)")
     config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker with the group's others")
+    config.addinivalue_line("markers", "alone: runs while no other test runs (it changes what the whole machine does)")
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: its collection order is the work's order
+        config.pluginmanager.register(_SlowFirst(), "abstat-slow-first")
+    if hasattr(config.option, "loadscopereorder"):  # keep that order (not by the number of tests per file)
+        config.option.loadscopereorder = False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -55,8 +60,40 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the xdist_group markers
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = str(config.rootpath)
     for item in items:
-        name = os.path.basename(str(item.fspath))
-        for group, files in XDIST_GROUPS.items():
-            if name in files:
-                item.add_marker(pytest.mark.xdist_group(group))
+        if item.get_closest_marker("xdist_group") is None:  # one unit of work per file
+            item.add_marker(pytest.mark.xdist_group(os.path.relpath(str(item.fspath), root)))
+
+
+class _SlowFirst:
+    """In a pytest-xdist worker: the slow files first, once every conftest has marked its slow files."""
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]):
+        yield
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: files stay whole
+
+
+def _locked(name: str, operation: int) -> int:
+    fd = os.open(os.path.join(tempfile.gettempdir(), name), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, operation)
+    return fd
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item):
+    """An ``alone`` test holds the machine lock exclusively, every other test shared (see the docstring)."""
+    alone = item.get_closest_marker("alone") is not None
+    turnstile = _locked("abstat-tests-turnstile.lock", fcntl.LOCK_EX)
+    try:
+        machine = _locked("abstat-tests-machine.lock", fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+    finally:
+        if not alone:
+            os.close(turnstile)
+    try:
+        yield
+    finally:
+        os.close(machine)
+        if alone:
+            os.close(turnstile)

@@ -3,21 +3,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from support import paths
+from support.cli import run_abstat
 
 DATA = paths.DATA / "audit"
 SEEDS = paths.DATA / "seeds"
 
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "abstat", "audit", *args],
-        input=stdin.decode() if stdin is not None else None, capture_output=True, text=True, timeout=120,
-    )
+    return run_abstat("audit", *args, stdin=stdin)
 
 
 def test_consistent_seed_exits_0_with_a_human_report() -> None:

@@ -6,7 +6,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from abstat.box.doctor import CHECKS, NOT_AVAILABLE, OK, STATUSES, WARN, Context
 from abstat.box.doctor import tune as tune_mod
 from abstat.box.doctor.base import format_cpu_list, parse_cpu_list
 from support import paths
+from support.cli import run_abstat
 
 DATA = paths.DATA / "doctor"
 
@@ -148,9 +148,7 @@ def test_tune_without_permission_prints_commands(tmp_path: Path, monkeypatch: py
 
 
 def _abstat(*args: str, env=None) -> subprocess.CompletedProcess:
-    environment = dict(os.environ, **(env or {}))
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, env=environment,
-                          timeout=120)
+    return run_abstat(*args, extra_env=env)
 
 
 def test_cli_json_is_one_object_per_check() -> None:

@@ -4,20 +4,12 @@ refused in one line."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat as _abstat
 
 SRC = paths.SRC
-
-
-def _abstat(*args: str, cwd: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=dict(env, PYTHONPATH=SRC), stdin=subprocess.DEVNULL)
 
 
 def test_baseline_list_names_only_what_compare_finds(tmp_path):

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -13,14 +11,10 @@ import pytest
 from abstat.errors import InputError
 from abstat.cli.outfile import write_output
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
 DATA = paths.DATA
-
-
-def abstat(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          env=dict(os.environ, PYTHONPATH=SRC), timeout=120)
 
 
 @pytest.fixture

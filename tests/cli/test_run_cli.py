@@ -14,12 +14,8 @@ from abstat.cli.commands.run import comparison_report
 from abstat.errors import InputError
 from abstat.store import open_store, resolve_variant
 
-from test_run_process import wait_gone
-
-
-def abstat(*args, cwd=None, timeout=120):
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=timeout)
+from support.processes import wait_gone
+from support.cli import run_abstat as abstat
 
 
 def test_usage_errors_are_one_line_and_exit_2(tmp_path):

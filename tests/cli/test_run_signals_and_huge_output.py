@@ -18,14 +18,9 @@ from abstat.box.runner.metrics import MetricScanner, extract_json_metrics, extra
 from abstat.store import open_store
 from abstat.store.db import Store
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
-
-
-def abstat(*args: str, **kwargs) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=SRC)
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, env=env,
-                          timeout=120, **kwargs)
 
 
 def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path, monkeypatch, capsys):

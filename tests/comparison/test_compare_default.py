@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,14 +18,10 @@ from abstat.comparison import compare
 from abstat.stats import pairwise
 from abstat.stats.hodges_lehmann import hodges_lehmann
 from support import paths
+from support.cli import run_abstat as abstat
 
 ROOT = paths.ROOT
 HCALL = ROOT / "tests" / "data" / "report" / "hcall"
-
-
-def abstat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
 
 
 def _mixture(rng: np.random.Generator, n: int = 50) -> np.ndarray:
@@ -211,7 +205,9 @@ def test_footnotes_say_what_the_method_does(tmp_path):
     for name, mean in (("a.txt", 440.0), ("b.txt", 445.0)):
         (tmp_path / name).write_text("\n".join(str(v) for v in 20 * np.round(rng.normal(mean, 7, 60) / 20)))
     out = abstat("compare", "a.txt", "b.txt", cwd=tmp_path).stdout
-    assert "tie-corrected" not in out and "spread over their step" in out
+    assert "tie-corrected" not in out and "heavily tied/quantized data (grid 20): a.txt, b.txt" in out
+    verbose = abstat("compare", "--verbose", "a.txt", "b.txt", cwd=tmp_path).stdout  # the advice: --verbose
+    assert "tie-corrected" not in verbose and "spread over their step" in verbose
     assert out.startswith("b.txt vs a.txt: Hodges-Lehmann ratio (median of the candidate/baseline ratios)")
 
 

@@ -12,10 +12,11 @@ import sys
 
 import numpy as np
 import pytest
+from support.cli import run_abstat
 
 
 def abstat(*args: str, cwd: str, check: bool = True) -> subprocess.CompletedProcess:
-    done = subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True)
+    done = run_abstat(*args, cwd=cwd)
     if check:
         assert done.returncode == 0, done.stderr
     return done

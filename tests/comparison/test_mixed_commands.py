@@ -3,21 +3,16 @@ warning naming it and its commands (run, show, compare EXP:a, report
 --store, noise --experiment), and without one when the commands agree."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import pytest
 from support.store_pg import backend, store_name  # noqa: F401  (fixtures: sqlite and postgresql)
-from support import paths
+from support.cli import run_abstat
 
 WARNING = "ran different commands"
 
 
 def abstat(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=paths.SRC)
-    done = subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120, env=env)
+    done = run_abstat(*args, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 from abstat.readers.summary import Summary
 from abstat.comparison import planning as pilot
 from abstat.stats import power
+from support.cli import run_abstat
 
 
 @pytest.mark.filterwarnings("ignore::statsmodels.tools.sm_exceptions.ConvergenceWarning")
@@ -134,7 +134,7 @@ def test_flat_plan_from_summaries() -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", "plan", *args], capture_output=True, text=True, timeout=120)
+    return run_abstat("plan", *args)
 
 
 def test_plan_cli_text_and_json(tmp_path: Path) -> None:

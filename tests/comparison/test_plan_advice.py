@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from abstat.stats.power import plan_nested, power_two_sample
-
-
-def _abstat(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True)
+from support.cli import run_abstat as _abstat
 
 
 def test_no_run_to_run_variance_gives_few_long_runs_that_reach_the_power():

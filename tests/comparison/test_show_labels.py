@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 
 from abstat.comparison import compare
 from abstat.store import open_store
+from support.cli import run_abstat as abstat
 
 MACHINE = {"hostname": "lab", "boot_id": "boot-1", "microcode": "0xa0011d1"}
 # hc on milan: after is 10% faster; on naples: after is 10% slower.  Pooled,
@@ -18,10 +17,6 @@ DATA = {
     "naples": {"before": [400.0, 396.0, 404.0, 402.0, 398.0, 406.0],
                "after": [440.0, 436.0, 446.0, 442.0, 438.0, 444.0]},
 }
-
-
-def abstat(*args):
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, check=False)
 
 
 def add(store, invocation, variant, values, status="ok"):

@@ -4,8 +4,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,6 +13,7 @@ from abstat.engine.spec import MAX_RUNS, decode, dumps, encode, loads
 from abstat.box.runner.sources import JsonLines, Perf, RegexMetric
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
 
@@ -28,11 +27,6 @@ FULL = ExperimentSpec(
             check={"before": "c1"}, boots=3, boot_timeout=30.0),
     store="lab.db",
 )
-
-
-def abstat(*args: str, cwd: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, timeout=120,
-                          cwd=cwd, env=dict(env or os.environ, PYTHONPATH=SRC))
 
 
 # --------------------------------------------------------------------------

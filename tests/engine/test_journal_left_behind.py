@@ -6,11 +6,11 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
-import sys
 
 from abstat.engine.buffer import RunBuffer
 from abstat.engine.events import RunDone
 from support import paths
+from support.cli import run_abstat
 
 SRC = paths.SRC
 
@@ -24,9 +24,7 @@ class Guard:
 
 
 def _abstat(*args: str, cwd: str, tmp: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=dict(env, PYTHONPATH=SRC, TMPDIR=tmp), stdin=subprocess.DEVNULL)
+    return run_abstat(*args, cwd=cwd, extra_env={"TMPDIR": tmp})
 
 
 def test_a_journal_left_behind_is_named_with_its_import_command(tmp_path, monkeypatch):

@@ -4,8 +4,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -13,15 +11,10 @@ from abstat.engine import ExperimentSpec, Host, Lab, Variant
 from abstat.engine.spec import encode
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat as _abstat
 
 SRC = paths.SRC
 SHA_GOOD, SHA_BAD = "a" * 40, "b" * 40
-
-
-def _abstat(*args: str, cwd: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(env or os.environ, PYTHONPATH=SRC)
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120, stdin=subprocess.DEVNULL)
 
 
 def _forged_bisection(path: str, marker: str) -> None:

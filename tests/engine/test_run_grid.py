@@ -9,11 +9,9 @@ by simulation through the code the reports call (benchmarks/grid_calibration.py:
 """
 from __future__ import annotations
 
+import functools
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -24,14 +22,12 @@ from abstat.engine.grid import grid_points, schedule_entries
 from abstat.engine.spec import ExperimentSpec, Hooks, Lab, SpecError, Variant, decode, encode
 from abstat.engine.parts import Host, Sequential
 from support import paths
+from support.cli import run_abstat
 
 ROOT = str(paths.ROOT)
 
 
-def _abstat(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=600)
+_abstat = functools.partial(run_abstat, timeout=600, extra_env={"NO_COLOR": "1"})
 
 
 def _spec(**changes):

@@ -6,9 +6,7 @@ difference stops long before the maximum.  benchmarks/sequential.py measures the
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import functools
 
 import numpy as np
 import pytest
@@ -17,14 +15,12 @@ from abstat.comparison.core import compare
 from abstat.comparison.sequential import SequentialDesign
 from abstat.engine.spec import ExperimentSpec, Sequential, SpecError, Variant, decode
 from support import paths
+from support.cli import run_abstat
 
 ROOT = str(paths.ROOT)
 
 
-def _abstat(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=600)
+_abstat = functools.partial(run_abstat, timeout=600, extra_env={"NO_COLOR": "1"})
 
 
 def test_the_looks_spend_exactly_alpha():

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import datetime, timezone
 
 import numpy as np
@@ -16,14 +14,10 @@ from abstat.history.files import parse_time
 from abstat.store import open_store
 from support.store_pg import backend, store_name  # noqa: F401  (fixtures: sqlite and postgresql)
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
 DATA = os.path.join(str(paths.DATA), "history")
-
-
-def abstat(*args: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=str(cwd), capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
 
 
 def history_json(*args: str, cwd) -> dict:

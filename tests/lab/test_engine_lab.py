@@ -3,14 +3,13 @@ experiment an abstat from before the engine stored as a command line."""
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
-import sys
 
 import pytest
 
 from support import lab_sim, paths
+from support.cli import run_abstat
 
 REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
@@ -29,10 +28,7 @@ def lab():
 
 
 def abstat(lab: lab_sim.Lab, *args: str) -> subprocess.CompletedProcess:
-    env = lab.env()
-    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "abstat", *args], env=env, capture_output=True, text=True,
-                          timeout=180)
+    return run_abstat(*args, env=lab.env(), timeout=180)
 
 
 def _options(lab: lab_sim.Lab) -> list[str]:

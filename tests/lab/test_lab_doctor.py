@@ -15,17 +15,16 @@ import shutil
 import sqlite3
 import statistics
 import subprocess
-import sys
 
 import pytest
 
 from support import lab_sim, paths
+from support.cli import run_abstat
 
 REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
 
 TESTS = str(paths.TESTS)
-SRC = os.path.join(os.path.dirname(TESTS), "src")
 FIXTURES = os.path.join(TESTS, "data", "doctor")
 # Checks whose evidence changes from one moment (or PID namespace) to the next: the load, swap
 # traffic, busy siblings, the steal time, and the processes a box sees (irqbalance counts them).
@@ -47,10 +46,7 @@ def lab():
 
 
 def abstat(lab: lab_sim.Lab | None, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = lab.env() if lab is not None else dict(os.environ)
-    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "abstat", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return run_abstat(*args, env=lab.env() if lab is not None else None, timeout=timeout)
 
 
 def local_checks(*args: str) -> list[dict]:

@@ -1,6 +1,7 @@
 """The lab without ssh: schedules, option checks, and the shipped runner over plain pipes."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -13,14 +14,12 @@ import pytest
 from abstat.lab import bundle
 from abstat.lab.config import block_slots, boot_order
 from support import paths
+from support.cli import run_abstat
 
 SRC = paths.SRC
 
 
-def abstat(*args: str, cwd: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=SRC)
-    return subprocess.run([sys.executable, "-m", "abstat", *args], env=env, capture_output=True, text=True,
-                          timeout=60, cwd=cwd)
+abstat = functools.partial(run_abstat, timeout=60)
 
 
 def test_boot_order_is_balanced_seeded_and_random():

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from support import lab_sim, paths
+from support.cli import run_abstat
 
 REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
@@ -36,10 +37,7 @@ def lab():
 
 
 def abstat(lab: lab_sim.Lab, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
-    env = lab.env()
-    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "abstat", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return run_abstat(*args, env=lab.env(), timeout=timeout)
 
 
 def boot_options(lab: lab_sim.Lab, variants: dict[str, str] | None = None) -> list[str]:

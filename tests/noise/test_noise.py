@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from scipy import stats
 from abstat import compare
 from abstat.noise import RunValue, analyse_metric, detectable_change
 from abstat.noise.stability import autocorrelation_test, block_calls, stability, step_test, trend_test
+from support.cli import run_abstat
 
 
 def _pettitt_by_definition(values: list[float]) -> tuple[float, int]:
@@ -206,8 +206,7 @@ print("value", random.Random(count).gauss(100.0, 2.0))
 
 
 def _abstat(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, **(env or {})))
+    return run_abstat(*args, extra_env=env, timeout=300)
 
 
 def test_noise_command_end_to_end(tmp_path: Path) -> None:

@@ -4,16 +4,14 @@ the older ``##[command]``); ``report --format email``, ``export --format csv`` a
 escaped, and no line of their output starts a workflow command."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
 from abstat.render.escape import csv_cell, terminal
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat
 
 SRC = paths.SRC
 WORKFLOW_COMMAND = re.compile(r"^\s*(::[A-Za-z-]|##\[)", re.M)
@@ -37,8 +35,7 @@ def hostile_store(tmp_path_factory):
 
 
 def _abstat(*args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=SRC), stdin=subprocess.DEVNULL)
+    done = run_abstat(*args)
     assert "Traceback" not in done.stderr, done.stderr
     return done.stdout + done.stderr
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from support.seed_shapes import build_sets, ipi_sets, tsc_sets
-from test_html_report import chromium, console_lines, needs_chromium
+from support.chromium import chromium, console_lines, needs_chromium
 
 from abstat.readers.sampleset import SampleSet
 from abstat.render.svg_history import BOX as HISTORY_BOX

@@ -4,12 +4,11 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
 
-import pytest
 
 from abstat.report import api
 from support import paths
+from support.chromium import CHROMIUM, chromium, console_lines, needs_chromium  # noqa: F401
 
 HERE = str(paths.TESTS)
 DATA = os.path.join(HERE, "data", "report")
@@ -18,9 +17,6 @@ GOLDEN = os.path.join(DATA, "golden")
 PATTERN = "{host}-hcall-{mode}-{variant}"
 FILES = [f"{h}-hcall-{m}-{v}" for h in ("milan", "naples") for m in ("pv64", "pv32")
          for v in ("before", "after")]
-CHROMIUM = "/usr/bin/chromium"
-needs_chromium = pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                                    reason="/usr/bin/chromium is absent (Debian package chromium)")
 EVIL = '<script>document.title="PWNED"</script><img src=x onerror="document.title=1">'
 
 
@@ -102,21 +98,6 @@ def test_dollar_signs_are_not_mathtext(tmp_path):
 
 
 # -- Chromium ---------------------------------------------------------------------
-
-def chromium(tmp_path, url: str, *extra: str) -> subprocess.CompletedProcess:
-    profile = tmp_path / f"profile{len(list(tmp_path.glob('profile*')))}"
-    profile.mkdir()
-    return subprocess.run(
-        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", "--host-resolver-rules=MAP * ~NOTFOUND", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-         "--window-size=1200,1000", *extra, url],
-        capture_output=True, text=True, timeout=180)
-
-
-def console_lines(stderr: str) -> list[str]:
-    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
-
 
 @needs_chromium
 def test_console_capture_sees_errors(tmp_path):

@@ -3,22 +3,15 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import subprocess
-import sys
 
 import numpy as np
 
 from abstat.comparison import compare_many
 from abstat.render.compare_text import render, summary_block
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
-
-
-def abstat(*args: str, cwd) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120, check=False)
 
 
 def test_importing_a_store_that_does_not_exist_names_it_and_creates_nothing(tmp_path):

@@ -6,21 +6,14 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import subprocess
-import sys
 
 from abstat.render.run_report import comparison_report
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
 KILLED = "killed processes the command left running in its process group"
-
-
-def abstat(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
 
 
 def rows_of(text: str) -> list[dict[str, str]]:

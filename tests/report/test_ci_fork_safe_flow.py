@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from support import paths
+from support.cli import run_abstat
 
 ROOT = str(paths.ROOT)
 SRC = os.path.join(ROOT, "src")
@@ -39,8 +40,7 @@ def gate_commands() -> list[str]:
 
 
 def _abstat(env: dict[str, str], cwd: str, *args: str) -> None:
-    done = subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300, stdin=subprocess.DEVNULL)
+    done = run_abstat(*args, cwd=cwd, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
 
 

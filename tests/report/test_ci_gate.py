@@ -1,9 +1,9 @@
 """The CI gate (--fail-on), its exit statuses, and the github/gitlab outputs (issue 25)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,6 +11,7 @@ import pytest
 
 from abstat.comparison import compare
 from abstat.report.gate import evaluate
+from support.cli import run_abstat
 
 JOB = """\
 import pathlib, random, sys
@@ -22,9 +23,7 @@ print(f"t={level * (1 + random.Random(seed * 1000 + run).gauss(0, 0.005)):.6f}")
 """
 
 
-def abstat(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=180, env=env)
+abstat = functools.partial(run_abstat, timeout=180)
 
 
 def _ci_job(tmp_path: Path, name: str, level: float, seed: int) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from abstat.errors import InputError
 from abstat.store import SCHEMA_VERSION, iter_sample_sets, open_store, resolve_variant
+from support.cli import run_abstat as abstat
 
 MACHINE = {"hostname": "milan", "boot_id": "boot-1", "microcode": "0xa0011d1"}
 
@@ -24,10 +25,6 @@ def add(store, invocation, variant, values, status="ok", iteration=0, unit="s"):
         status=status, exit_code=0 if status == "ok" else 1, started_at=time.time(), wall=values.get("wall", [0])[0],
         values=values, units={k: unit for k in values},
     )
-
-
-def abstat(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, **kwargs)
 
 
 def test_new_store_is_versioned_and_in_wal_mode(tmp_path):

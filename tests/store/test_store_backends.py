@@ -16,13 +16,13 @@ from abstat.errors import InputError
 from abstat.store import SCHEMA_VERSION, iter_sample_sets, open_store, resolve_variant
 from abstat.store.connect import connect
 from abstat.store.schema import MIGRATIONS
+from support.cli import run_abstat
 
 MACHINE = {"hostname": "milan", "boot_id": "boot-1", "microcode": "0xa0011d1"}
 
 
-def abstat(*args, env=None, **kwargs):
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=120, **kwargs)
+def abstat(*args, env=None):
+    return run_abstat(*args, extra_env=env)
 
 
 def add(store, invocation, variant, values, status="ok", iteration=0):

@@ -15,13 +15,9 @@ from support.store_pg import fresh_database, server_url
 
 from abstat.store import open_store
 from support import paths
+from support.cli import run_abstat as abstat
 
 MACHINE = {"hostname": "milan", "boot_id": "boot-1"}
-
-
-def abstat(*args, **kwargs):
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, timeout=120,
-                          **kwargs)
 
 
 def one_line(done, *words):

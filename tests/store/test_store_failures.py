@@ -13,13 +13,13 @@ import pytest
 from support.store_pg import backend, cut_the_server, fresh_database, password_of, server_url, store_name  # noqa: F401
 
 from abstat.store import open_store
+from support.cli import run_abstat
 
 MACHINE = {"hostname": "milan", "boot_id": "boot-1"}
 
 
-def abstat(*args, env=None, **kwargs):
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=120, **kwargs)
+def abstat(*args, env=None):
+    return run_abstat(*args, extra_env=env)
 
 
 def clean(done, *secrets):

@@ -2,23 +2,15 @@
 keyword/value connection string (``host=... password=...``) named as a store."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 
 import pytest
 
 from abstat.store.backend import display_name, scrub
 from support import paths
+from support.cli import run_abstat as _abstat
 
 SRC = paths.SRC
 SECRET = "s3cret-Pw"
-
-
-def _abstat(*args: str, cwd: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=dict(env, PYTHONPATH=SRC), stdin=subprocess.DEVNULL)
 
 
 @pytest.mark.parametrize("store", [f"postgresql://bench:{SECRET}@127.0.0.1:1/abstat",

@@ -5,6 +5,7 @@ taken for this test's leftover."""
 from __future__ import annotations
 
 import os
+import time
 
 
 def with_environ(entry: str) -> list[tuple[int, str]]:
@@ -27,3 +28,23 @@ def with_environ(entry: str) -> list[tuple[int, str]]:
         except (OSError, IndexError):
             continue
     return found
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie (a zombie is dead, awaiting its reaper)."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_gone(pids: list[int], timeout: float = 2.0) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        left = [p for p in pids if alive(p)]
+        if not left:
+            return []
+        time.sleep(0.01)
+    return [p for p in pids if alive(p)]

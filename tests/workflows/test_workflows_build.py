@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 from support import paths
+from support.cli import run_abstat as abstat
 
 ROOT = paths.ROOT
 EXAMPLES = ROOT / "examples" / "workflows"
@@ -26,11 +26,6 @@ LOAD = EXAMPLES / "event_load.py"
 SEED_002 = ROOT / "tests" / "data" / "seeds" / "002_a359c5e50bf6acc0.txt"
 VARIANTS = ("Unpatched", "latched", "unlatched")
 UNITS, RUNS = 2, 2
-
-
-def abstat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
 
 
 def build_command(out: Path, variant: str) -> str:

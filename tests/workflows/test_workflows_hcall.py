@@ -20,16 +20,12 @@ import numpy as np
 import pytest
 
 from support import hl_oracle, paths
+from support.cli import run_abstat as abstat
 
 ROOT = paths.ROOT
 BENCH = ROOT / "examples" / "workflows" / "hcall_bench.py"
 CELLS = [("milan", "pv64"), ("milan", "pv32"), ("naples", "pv64"), ("naples", "pv32")]
 CALLS, RUNS, PLANTED = 49, 2, 1  # 98 samples per cell, 2 planted outliers, like the seed's N
-
-
-def abstat(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
 
 
 def bench_command(host: str, mode: str, variant: str, *extra: str) -> str:
@@ -101,8 +97,6 @@ def _median_cells(table: str) -> dict[tuple[str, str], tuple[float, float, float
         cells[(match[1], match[2])] = (*(float(match[i].replace(",", "")) for i in (3, 4, 5)),
                                        0.5 * 10.0 ** -decimals + 1e-9)
     return cells
-
-
 
 
 def _grid_median(values) -> float:

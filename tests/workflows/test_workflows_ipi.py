@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import math
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from support import paths
+from support.cli import run_abstat as abstat
 
 ROOT = paths.ROOT
 BENCH = ROOT / "examples" / "workflows" / "ipi_bench.py"
@@ -32,10 +32,6 @@ REGEXES = {
     "broadcast-lock": r"^Broadcast lock\s+(\d+)$:ns",
 }
 RUNS = 5
-
-
-def abstat(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, timeout=120)
 
 
 def run_design(work: Path, *, json_lines: bool) -> dict[tuple[str, str], dict[str, list[float]]]:

@@ -7,16 +7,17 @@ root; elsewhere those tests are skipped with the reason.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from abstat.box.runner import kmsg
 from abstat.box.runner.sources import Kmsg, RegexMetric, decode_source
+from support.cli import run_abstat
 
 
 def _why_not() -> str | None:
@@ -42,11 +43,9 @@ done
 """
 
 
-def abstat(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_STORE", "ABSTAT_DEBUG")}
-    # the script below stands in for a kernel module: its lines are user space's (see abstat.box.runner.kmsg)
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={**env, "NO_COLOR": "1", "ABSTAT_KMSG_USER_LINES": "1"})
+# ABSTAT_KMSG_USER_LINES: the script below stands in for a kernel module: its lines are user space's
+# (see abstat.box.runner.kmsg)
+abstat = functools.partial(run_abstat, timeout=300, extra_env={"NO_COLOR": "1", "ABSTAT_KMSG_USER_LINES": "1"})
 
 
 def ipi_metrics() -> list[str]:
@@ -75,8 +74,12 @@ def test_the_source_is_data_and_a_forged_one_is_refused():
 
 
 def test_an_unreadable_log_is_one_line_naming_it(tmp_path):
-    with pytest.raises(ValueError, match=r"^--metric-source kmsg: cannot read .*nope: No such file"):
+    # the library names the field; the CLI names it by its flag (cli/flags.py)
+    from abstat.cli.flags import namer
+
+    with pytest.raises(ValueError, match=r"^metric_source kmsg: cannot read .*nope: No such file") as raised:
         kmsg.check_readable(str(tmp_path / "nope"))
+    assert raised.value.named(namer("run")).startswith("--metric-source kmsg: cannot read ")
 
 
 def test_kmsg_without_a_metric_is_a_usage_error(tmp_path):

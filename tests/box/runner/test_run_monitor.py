@@ -8,6 +8,7 @@ checked against statsmodels, the Mann-Whitney p-values against scipy.
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -25,6 +26,7 @@ from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.model import Command, RunContext
 from abstat.box.runner.sources import Monitor, decode_source
 from support import paths
+from support.cli import run_abstat
 
 DATA = os.path.join(str(paths.DATA), "monitor")
 pytestmark = pytest.mark.xdist_group("machine-wide")  # --cpus: not while test_run_isolate holds a CPU
@@ -36,10 +38,7 @@ def _text(name):
         return handle.read()
 
 
-def _abstat(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "src"), NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=300)
+_abstat = functools.partial(run_abstat, timeout=300, extra_env={"NO_COLOR": "1"})
 
 
 # -- parsing -------------------------------------------------------------------------------------------

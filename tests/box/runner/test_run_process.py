@@ -12,29 +12,10 @@ from abstat.box.runner.metrics import KEPT_OUTPUT_BYTES
 from abstat.box.runner import Command, ProcessExecutor, RunContext, parse_metric_pattern
 from abstat.box.runner.executor import ProcessBackground
 from abstat.box.runner import perf as perf_mod
+from support.processes import alive, wait_gone
 
 PY = sys.executable
 CTX = RunContext("v", 0)
-
-
-def alive(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie (a zombie is dead, awaiting its reaper)."""
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            state = handle.read().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, ProcessLookupError, IndexError):
-        return False
-    return state not in ("Z", "X")
-
-
-def wait_gone(pids: list[int], timeout: float = 2.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.01)
-    return [p for p in pids if alive(p)]
 
 
 def read_pids(path) -> list[int]:

@@ -22,6 +22,7 @@ from abstat.engine.spec import decode, encode
 from abstat.box.runner import trace as trace_mod
 from abstat.box.runner.sources import Trace, decode_source
 from support import paths
+from support.cli import run_abstat
 
 ROOT = paths.ROOT
 READ_PAIR = "tracepoint:syscalls:sys_enter_read,sys_exit_read"
@@ -42,9 +43,7 @@ needs_tracing = pytest.mark.skipif(_why_not_traceable() is not None, reason=_why
 
 
 def abstat(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    environment = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_STORE", "ABSTAT_DEBUG")}
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=300, env={**environment, "NO_COLOR": "1", **(env or {})})
+    return run_abstat(*args, cwd=cwd, extra_env={"NO_COLOR": "1", **(env or {})}, timeout=300)
 
 
 def samples(cwd: Path, experiment: str) -> dict[tuple[str, str], list[float]]:

@@ -17,14 +17,14 @@ from support.bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noq
 
 from abstat.history.bisect.search import Outcome, Search, simulate  # noqa: E402
 from support import paths
+from support.cli import run_abstat
 
 SRC = paths.SRC
 
 
 def abstat(*args: str, cwd: str, timeout: float = 240, env: dict[str, str] | None = None
            ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC, **(env or {})}, timeout=timeout)
+    return run_abstat(*args, cwd=cwd, timeout=timeout, extra_env=env)
 
 
 def noisy(tmp_path, seed: int = 1, sd: float = 1.0) -> dict[str, str]:

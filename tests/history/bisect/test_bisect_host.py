@@ -14,7 +14,6 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 import threading
 import time
 from collections import Counter
@@ -22,6 +21,7 @@ from collections import Counter
 import pytest
 
 from support import lab_sim, paths
+from support.cli import run_abstat
 
 REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
@@ -103,10 +103,7 @@ def options(lab: lab_sim.Lab, repo: str, store: str) -> list[str]:
 
 
 def abstat(lab: lab_sim.Lab, *args: str, timeout: float = 400) -> subprocess.CompletedProcess:
-    env = lab.env()
-    env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "abstat", "bisect", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return run_abstat("bisect", *args, env=lab.env(), timeout=timeout)
 
 
 def stored_boots(store: str) -> list[tuple[str, str, int, int, str]]:

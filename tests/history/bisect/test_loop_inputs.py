@@ -5,21 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 from support import paths
+from support.cli import run_abstat as abstat
 
 SRC = paths.SRC
 DATA = os.path.join(str(paths.DATA))
-
-
-def abstat(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-m", "abstat", *args], env=env, cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
 
 
 BASE = ["bisect", "--good", "HEAD~1", "--bad", "HEAD", "--run", "true", "--metric", "wall"]

@@ -12,7 +12,7 @@ from urllib.parse import urljoin
 import pytest
 from support.publish_store import EVIL, add_nightly, fill
 from support.store_pg import new_store, server_url
-from test_html_report import chromium, console_lines, needs_chromium
+from support.chromium import chromium, console_lines, needs_chromium
 
 from abstat.render.site import publish
 from abstat.render.site.site import MANIFEST

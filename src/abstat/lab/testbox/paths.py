@@ -91,5 +91,6 @@ def gone(destination: str) -> str | None:
     except (OSError, ValueError):
         return None
     what = {"lost": "its QEMU was killed", "stopped": "it powered off", "failed": "its QEMU could not run"}
-    reason = what.get(state.get("state") if isinstance(state, dict) else None)
+    named = state.get("state") if isinstance(state, dict) else None
+    reason = what.get(named) if isinstance(named, str) else None
     return f"the test box {destination} is down ({reason}; abstat testbox up {destination})" if reason else None

@@ -11,8 +11,9 @@ import sys
 
 from abstat.store import journal, open_store
 from abstat.store.write import check_run
+from support import paths
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+SRC = paths.SRC
 MACHINE = {"hostname": "h", "boot_id": "b"}
 
 

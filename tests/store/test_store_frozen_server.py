@@ -18,7 +18,7 @@ import threading
 import time
 
 import pytest
-import store_pg
+from support import store_pg
 
 _cluster: dict[str, object] = {}
 

@@ -10,8 +10,9 @@ import subprocess
 import sys
 
 import pytest
+from support import paths
 
-SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "src")
+SRC = paths.SRC
 KEY = "metric=ns"
 
 DAMAGED = {
