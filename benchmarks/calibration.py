@@ -310,7 +310,7 @@ def _shifted(pop: Population, change_pct: float) -> Population:
         return population("shifted", *[Component(c.weight, stats.norm(c.dist.mean() * (1 + s), c.dist.std()),
                                                  c.slowdown) for c in pop.components], step=pop.step)
 
-    s = optimize.brentq(lambda s: truth("hl_ratio", pop, shifted(s)) - change_pct, 0.0, 0.2, xtol=1e-7)
+    s = optimize.brentq(lambda s: truth("hl_ratio", pop, shifted(s)) - change_pct, 0.0, 0.6, xtol=1e-7)
     return shifted(s)
 
 

@@ -396,7 +396,8 @@ def main() -> int:
                              "the anchors (and 'abstat (means)') the revision means")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="abstat with a detect() keyword (lower case, e.g. max_pvalue=0.005, drift=False) or a "
-                             "constant of abstat.history.changepoints (upper case, e.g. STEP_PARAMS=1); repeatable")
+                             "constant of abstat.history.changepoints (upper case, e.g. STEP_PARAMS=1) or of another history module "
+                             "(e.g. decide.SLOPE_T=2); repeatable")
     parser.add_argument("--shape", action="append", help="only these shapes (repeatable)")
     parser.add_argument("--losses", action="store_true",
                         help="also print where abstat's recall is lost, by the steps' z (see losses())")
@@ -406,16 +407,19 @@ def main() -> int:
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print(f"seed {seed}", flush=True)
     import ast
+    import importlib
 
     import abstat.history.changepoints as changepoints
 
     for item in args.set:
         name, _, text = item.partition("=")
         value = ast.literal_eval(text)
+        module_name, _, name = name.rpartition(".")
         if name.isupper():
-            if not hasattr(changepoints, name):
-                parser.error(f"--set {item}: abstat.history.changepoints has no {name}")
-            setattr(changepoints, name, value)
+            module = importlib.import_module(f"abstat.history.{module_name}") if module_name else changepoints
+            if not hasattr(module, name):
+                parser.error(f"--set {item}: {module.__name__} has no {name}")
+            setattr(module, name, value)
         else:
             SETTINGS[name] = value
     if args.set:

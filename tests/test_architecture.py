@@ -34,7 +34,7 @@ COMMAND_LAYER = ("abstat.cli.commands", "abstat.cli", "abstat.__main__")
 # down or stay in its layer, never up (docs/architecture.md draws these).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("abstat", "abstat.errors", "abstat.cli.outfile", "abstat.cli.registry"),  # leaves (the root: version, lazy names)
-    ("abstat.box.machine", "abstat.box.isolate"),
+    ("abstat.box.machine", "abstat.box.isolate", "abstat.box.isolate_record"),
     ("abstat.box.doctor",),
     ("abstat.box.runner",),                      # ships to the box with machine and doctor
     ("abstat.lab",),                         # ssh, the bundle, host workers

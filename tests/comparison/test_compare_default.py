@@ -205,7 +205,9 @@ def test_footnotes_say_what_the_method_does(tmp_path):
     for name, mean in (("a.txt", 440.0), ("b.txt", 445.0)):
         (tmp_path / name).write_text("\n".join(str(v) for v in 20 * np.round(rng.normal(mean, 7, 60) / 20)))
     out = abstat("compare", "a.txt", "b.txt", cwd=tmp_path).stdout
-    assert "tie-corrected" not in out and "spread over their step" in out
+    assert "tie-corrected" not in out and "heavily tied/quantized data (grid 20): a.txt, b.txt" in out
+    verbose = abstat("compare", "--verbose", "a.txt", "b.txt", cwd=tmp_path).stdout  # the advice: --verbose
+    assert "tie-corrected" not in verbose and "spread over their step" in verbose
     assert out.startswith("b.txt vs a.txt: Hodges-Lehmann ratio (median of the candidate/baseline ratios)")
 
 

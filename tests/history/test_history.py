@@ -227,8 +227,8 @@ def test_location_not_pulled_by_an_outlier_or_by_ranks():
     assert change.index == 60
 
 
-@pytest.mark.xfail(strict=True, reason="the decision model (level + slope + step, interval must exclude 0) loses "
-                   "power: 10 of the 13 hits main had (issue 40; docs/history.md)")
+@pytest.mark.xfail(strict=True, reason="the decision model (interval must exclude 0) loses power: 12 of the 13 hits "
+                   "main had (10 with the slope always in; issue 40, docs/history.md)")
 def test_small_step_located_within_two_points():
     # a step of 1.2 noise SD with 80 revisions on each side (the 3%-noise regime of the benchmark):
     # found within +-2 points in 14 of 20 series (10 of 20 with the median-based split before)
@@ -240,8 +240,8 @@ def test_small_step_located_within_two_points():
     assert hits >= 13
 
 
-@pytest.mark.xfail(strict=True, reason="the decision model's slope over 100 each side sizes the -1 SD step at "
-                   "13333 at -0.57 +- 0.28 (p 0.04): missed (issue 40; docs/history.md)")
+@pytest.mark.xfail(strict=True, reason="the slope's t in the window of the -1 SD step at 13333 exceeds 0.5 by chance, "
+                   "so it is in the model: -0.57 +- 0.28 (p 0.04), missed (issue 40; docs/history.md)")
 def test_long_history_finds_both_steps():
     # 20,000 revisions: candidates come from PELT in C (ruptures' KernelCPD, linear kernel),
     # and a 1-SD step is tested on --window points each side (the detector before took a

@@ -34,15 +34,21 @@ def test_interval_is_the_union_over_the_plausible_locations_against_statsmodels(
     assert len(plausible) > 3  # a weak step: its place is uncertain
     lows, highs = [], []
     j = np.arange(b - a, dtype=float)
+
+    def model(k):  # a level and a step, and a common slope when both sides have 20 and its |t| exceeds 0.5
+        step = (j >= k - a).astype(float)
+        with_slope = sm.OLS(x[a:b], np.column_stack([np.ones(b - a), j, step])).fit()
+        if min(k - a, b - k) >= 20 and abs(with_slope.tvalues[1]) > 0.5:
+            return with_slope
+        return sm.OLS(x[a:b], np.column_stack([np.ones(b - a), step])).fit()
+
     for k in sorted({k0, *plausible}):
-        columns = [np.ones(b - a)] + ([j] if min(k - a, b - k) >= 10 else []) + [(j >= k - a).astype(float)]
-        low, high = sm.OLS(x[a:b], np.column_stack(columns)).fit().conf_int(0.05)[-1]
+        low, high = model(k).conf_int(0.05)[-1]
         lows.append(low)
         highs.append(high)
     assert abs(change.low - min(lows)) < 1e-9 and abs(change.high - max(highs)) < 1e-9
     # the size itself is still the fit's at the reported place
-    columns = [np.ones(b - a), j, (j >= k0 - a).astype(float)]
-    assert abs(change.shift - sm.OLS(x[a:b], np.column_stack(columns)).fit().params[-1]) < 1e-9
+    assert abs(change.shift - model(k0).params[-1]) < 1e-9
 
 
 def _coverage(level: float) -> tuple[int, float]:

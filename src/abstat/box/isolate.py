@@ -14,9 +14,8 @@ hierarchy (``cset shield``'s method):
 
 Before the first change a record (the old IRQ affinities, the two cpusets) is written to a private
 file; :meth:`Isolation.close` restores everything and removes it.  After a run killed outright, the
-record is left and ``abstat doctor --reset`` restores from it (:func:`stale_records`,
-:func:`restore_record`); a record is read as untrusted input: only the files and cpusets this module
-makes are touched, never a link.
+record is left and ``abstat doctor --reset`` restores from it (:mod:`abstat.box.isolate_record`,
+which reads it as untrusted input).
 Cgroup v2 (a ``cpuset.cpus.partition``) is not done: :func:`isolation_problem` says so.
 """
 from __future__ import annotations
@@ -28,6 +27,7 @@ import re
 import stat
 import tempfile
 import threading
+import time
 from typing import Any
 
 CPU_SYS = "/sys/devices/system/cpu"
@@ -36,10 +36,6 @@ STATE_ENV = "ABSTAT_ISOLATION_STATE"
 STATE_SUBDIR = "abstat/isolation"  # under $XDG_STATE_HOME or ~/.local/state
 ISOLATED_SET, REST_SET = "abstat.isolated", "abstat.rest"  # the cpusets' names, before "-PID"
 _SET_NAME = re.compile(r"abstat\.(isolated|rest)-(\d{1,10})\Z")
-_IRQ_PATH = re.compile(r"/proc/irq/(\d{1,6}/smp_affinity_list|default_smp_affinity)\Z")
-_CPU_LIST = re.compile(r"[0-9,-]{1,4096}\Z")
-_HEX_MASK = re.compile(r"[0-9a-fA-F,]{1,4096}\Z")
-MAX_RECORD_BYTES = 1 << 20
 
 
 class IsolationError(Exception):
@@ -139,11 +135,28 @@ def isolation_problem(cpus: Any) -> str | None:
     if not rest:
         return (f"--isolate: no CPU would be left for the rest of the system (CPUs {format_cpus(online)}; the "
                 "measured CPUs' SMT siblings are left idle)")
-    stale = [name for name in _listdir(mount) if _SET_NAME.match(name)]
+    stale = [name for name in _listdir(mount) if _SET_NAME.match(name) and not _dropped_if_empty(mount, name)]
     if stale:
         return (f"--isolate: cpuset {stale[0]} is left from another run (still running, or killed: "
                 "`abstat doctor --reset` restores the machine)")
     return None
+
+
+def _dropped_if_empty(mount: str, name: str) -> bool:
+    """Remove a cpuset of ours whose run has ended and which holds no task (it changes nothing): True
+    when it is gone."""
+    match = _SET_NAME.match(name)
+    path = os.path.join(mount, name)
+    if match is None or _alive(int(match.group(2))) or os.path.islink(path):
+        return False
+    try:
+        with open(os.path.join(path, "tasks"), encoding="ascii") as handle:
+            if handle.read().strip():
+                return False
+        os.rmdir(path)
+    except OSError:
+        return False
+    return True
 
 
 def _listdir(path: str) -> list[str]:
@@ -272,17 +285,36 @@ def _restore(state: dict[str, Any], record: str) -> list[str]:
             continue  # the IRQ went away with its device
         except OSError as err:
             problems.append(f"{path}: {err.strerror}")
-    for directory in state["sets"]:
+    for directory in state["sets"]:  # the isolated set first: then the rest may take every CPU again
         if os.path.isdir(directory):
-            _move_tasks(directory, state["mount"], passes=5)
-            try:
-                os.rmdir(directory)
-            except OSError as err:
-                problems.append(f"{directory}: {err.strerror}")
+            problem = _remove_set(directory, state["mount"])
+            if problem:
+                problems.append(problem)
     if not problems:
         with contextlib.suppress(OSError):
             os.unlink(record)
     return problems
+
+
+def _remove_set(directory: str, mount: str, patience: float = 5.0) -> str | None:
+    """Give ``directory``'s tasks back to the top cpuset and remove it; why it could not be, or None.
+
+    Every process forked meanwhile by a task still in the set is born in it (the whole system was
+    moved there), so the set first gets every CPU back, and the moves go on until it is empty."""
+    with contextlib.suppress(OSError):
+        _write(os.path.join(directory, "cpuset.cpus"), _read(os.path.join(mount, "cpuset.cpus")))
+    deadline = time.monotonic() + patience
+    while True:
+        _move_tasks(directory, mount, passes=3)
+        try:
+            os.rmdir(directory)
+            return None
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            if time.monotonic() > deadline:
+                return f"{directory}: {err.strerror} (its tasks run on every CPU)"
+        time.sleep(0.01)
 
 
 def _private(info: os.stat_result) -> bool:
@@ -304,24 +336,6 @@ def _save_record(path: str, state: dict[str, Any]) -> None:
         raise
 
 
-def _checked(state: Any, mount: str | None) -> str | None:
-    """Why a record may not be restored from (None: it may)."""
-    if not isinstance(state, dict) or not isinstance(state.get("pid"), int) or state.get("mount") != mount:
-        return "not an isolation record of this machine's cpuset hierarchy"
-    sets, irqs = state.get("sets"), state.get("irqs")
-    if not isinstance(sets, list) or not isinstance(irqs, dict):
-        return "not an isolation record"
-    for directory in sets:
-        if not isinstance(directory, str) or os.path.dirname(directory) != mount \
-                or not _SET_NAME.match(os.path.basename(directory)) or os.path.islink(directory):
-            return f"cpuset {directory!r} is not one abstat makes"
-    for path, old in irqs.items():
-        pattern = _HEX_MASK if path.endswith("default_smp_affinity") else _CPU_LIST
-        if not _IRQ_PATH.match(path) or not isinstance(old, str) or not pattern.match(old):
-            return f"{path!r} = {old!r} is not an IRQ affinity abstat changes"
-    return None
-
-
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -330,41 +344,3 @@ def _alive(pid: int) -> bool:
     except OSError:
         return True
     return True
-
-
-def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
-    """The records of runs that ended without restoring, and the ones refused (one line each, naming the
-    file): a record that is not this user's and private, or that names anything :class:`Isolation` does
-    not change.  Records of runs still running are left to them."""
-    directory = state_dir or default_state_dir()
-    records: list[tuple[str, dict[str, Any]]] = []
-    refused: list[str] = []
-    mount = cpuset_mount()
-    for name in _listdir(directory):
-        if not re.match(r"isolation-\d{1,10}\.json\Z", name):
-            continue
-        path = os.path.join(directory, name)
-        try:
-            descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            with open(descriptor, "rb") as handle:
-                info = os.fstat(handle.fileno())
-                if not stat.S_ISREG(info.st_mode) or not _private(info) or not _private(os.stat(directory)):
-                    refused.append(f"{path}: not a private isolation record of this user's")
-                    continue
-                state = json.loads(handle.read(MAX_RECORD_BYTES + 1).decode("utf-8"))
-        except (OSError, ValueError, RecursionError) as err:
-            refused.append(f"{path}: cannot read the isolation record: {err}")
-            continue
-        problem = _checked(state, mount)
-        if problem is not None:
-            refused.append(f"{path}: {problem}")
-        elif not _alive(state["pid"]):
-            records.append((path, state))
-    return records, refused
-
-
-def restore_record(path: str, state: dict[str, Any]) -> tuple[str, list[str]]:
-    """Undo a checked record (:func:`stale_records`): what was done, and what could not be, one line each."""
-    problems = _restore(state, path)
-    return (f"isolation of run {state['pid']} undone ({len(state['irqs'])} IRQ affinities, "
-            f"{len(state['sets'])} cpusets)"), [f"{path}: {line}" for line in problems]

@@ -80,22 +80,26 @@ def _distinct(values: list[str]) -> str | None:
     return ", ".join(f"{value} ({values.count(value)} CPUs)" for value in unique)
 
 
+def _smt(root: str, physical: set[Any], blocks: list[dict[str, str]]) -> str | None:
+    smt_control = _read(f"{root}/sys/devices/system/cpu/smt/control")
+    smt_active = _read(f"{root}/sys/devices/system/cpu/smt/active")
+    if smt_active is not None:
+        smt = "on" if smt_active == "1" else "off"
+        if smt_control and smt_control not in ("on", "off"):
+            smt += f" ({smt_control})"
+        return smt
+    if physical and blocks:
+        return "on" if len(physical) < len(blocks) else "off"
+    return None
+
+
 def _cpu_fields(root: str) -> dict[str, Any]:
     blocks = _cpuinfo(_read(f"{root}/proc/cpuinfo"))
     first = blocks[0] if blocks else {}
     flags = set(first.get("flags", "").split())
     physical = {(b.get("physical id"), b.get("core id")) for b in blocks if "core id" in b}
     sockets = {b.get("physical id") for b in blocks if "physical id" in b}
-    smt_control = _read(f"{root}/sys/devices/system/cpu/smt/control")
-    smt_active = _read(f"{root}/sys/devices/system/cpu/smt/active")
-    if smt_active is not None:
-        smt: str | None = "on" if smt_active == "1" else "off"
-        if smt_control and smt_control not in ("on", "off"):
-            smt += f" ({smt_control})"
-    elif physical and blocks:
-        smt = "on" if len(physical) < len(blocks) else "off"
-    else:
-        smt = None
+    smt = _smt(root, physical, blocks)
     return {
         "cpu_vendor": first.get("vendor_id"),
         "cpu_model": first.get("model name") or first.get("Processor") or first.get("cpu model"),
@@ -287,11 +291,15 @@ def _differing_mitigations(label: str, ours: list[Any], theirs: list[Any]) -> li
     """As :func:`differing_fields` names mitigations, over every pair of distinct values."""
     plain = any(a != b for a in ours for b in theirs
                 if not (isinstance(a, Mapping) and isinstance(b, Mapping)))
-    mine = [a for a in ours if isinstance(a, Mapping)]
-    other = [b for b in theirs if isinstance(b, Mapping)]
-    changed = []
-    if mine and other:
-        for name in sorted({k for record in mine + other for k in record}):
-            if any(a != b for a in _distinct_values(r.get(name) for r in mine) for b in _distinct_values(r.get(name) for r in other)):
-                changed.append(name)
+    changed = _changed_mitigations([a for a in ours if isinstance(a, Mapping)],
+                                   [b for b in theirs if isinstance(b, Mapping)])
     return ([label] if plain else []) + ([f"{label} ({', '.join(changed)})"] if changed else [])
+
+
+def _changed_mitigations(mine: list[Any], other: list[Any]) -> list[str]:
+    """The mitigations whose values differ between two sides' records."""
+    if not (mine and other):
+        return []
+    return [name for name in sorted({k for record in mine + other for k in record})
+            if any(a != b for a in _distinct_values(r.get(name) for r in mine)
+                   for b in _distinct_values(r.get(name) for r in other))]

@@ -29,6 +29,16 @@ def _help() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
+    status = _top_level(args)
+    if status is not None:
+        return status
+    name, rest = args[0], args[1:]
+    _prepare(name)
+    return _run(name, COMMANDS[name][0], rest)
+
+
+def _top_level(args: list[str]) -> int | None:
+    """--help, --version, an unknown command: abstat's own answer and exit status (None: a command)."""
     if not args or args[0] in ("-h", "--help", "help"):
         print(_help())
         return 0 if args else 2
@@ -37,13 +47,13 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"abstat {__version__}")
         return 0
-    name, rest = args[0], args[1:]
-    entry = COMMANDS.get(name)
-    if entry is None:
-        sys.stderr.write(f"abstat: unknown command {name!r} (abstat --help lists the commands)\n")
+    if args[0] not in COMMANDS:
+        sys.stderr.write(f"abstat: unknown command {args[0]!r} (abstat --help lists the commands)\n")
         return 2
-    from abstat.errors import AbstatError
+    return None
 
+
+def _prepare(name: str) -> None:
     if name != "ministat" and not os.environ.get("ABSTAT_DEBUG"):
         # numpy's floating-point RuntimeWarnings (overflow in extreme data)
         # would print two lines of source code; results carry their own
@@ -56,17 +66,23 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = open(os.devnull, "w")
     if sys.stderr is None:  # closed (2>&-): messages go nowhere, but errors still exit 2 and runs still count
         sys.stderr = open(os.devnull, "w")
+
+
+def _run(name: str, module_name: str, rest: list[str]) -> int:
+    from abstat.errors import AbstatError
+
     try:
-        module = __import__(entry[0], fromlist=["main"])
+        module = __import__(module_name, fromlist=["main"])
         status = int(module.main(rest) or 0)
         sys.stdout.flush()  # a full disk shows here, as one line, not at interpreter exit
         return status
     except AbstatError as err:
         _flush_quietly()
+        from abstat.cli.flags import namer
         from abstat.render.escape import terminal
 
         # one line, whatever a file name holds; no escape sequence from a name in the store reaches the terminal
-        message = terminal(str(err).replace("\r", "\\r").replace("\n", "\\n"))
+        message = terminal(err.named(namer(name)).replace("\r", "\\r").replace("\n", "\\n"))
         sys.stderr.write(f"abstat {name}: {message}\n")
         return err.exit_status
     except KeyboardInterrupt:
@@ -78,23 +94,31 @@ def main(argv: list[str] | None = None) -> int:
         _discard_stdout()
         return 0
     except OSError as err:  # the output cannot be written (disk full...), or a file error not named earlier
-        if os.environ.get("ABSTAT_DEBUG"):
-            raise
-        _discard_stdout()
-        from abstat.render.escape import terminal
-
-        where = f"{err.filename}: " if err.filename else "write error: "
-        sys.stderr.write(terminal(f"abstat {name}: {where}{err.strerror or err}") + "\n")
-        return 2
+        return _os_error(name, err)
     except Exception as err:  # never a traceback for the user
-        if os.environ.get("ABSTAT_DEBUG"):
-            raise
-        _flush_quietly()
-        sys.stderr.write(
-            f"abstat {name}: internal error: {type(err).__name__}: {' '.join(str(err).split())} "
-            "(set ABSTAT_DEBUG=1 for a traceback)\n"
-        )
-        return 2
+        return _internal_error(name, err)
+
+
+def _os_error(name: str, err: OSError) -> int:
+    if os.environ.get("ABSTAT_DEBUG"):
+        raise err
+    _discard_stdout()
+    from abstat.render.escape import terminal
+
+    where = f"{err.filename}: " if err.filename else "write error: "
+    sys.stderr.write(terminal(f"abstat {name}: {where}{err.strerror or err}") + "\n")
+    return 2
+
+
+def _internal_error(name: str, err: Exception) -> int:
+    if os.environ.get("ABSTAT_DEBUG"):
+        raise err
+    _flush_quietly()
+    sys.stderr.write(
+        f"abstat {name}: internal error: {type(err).__name__}: {' '.join(str(err).split())} "
+        "(set ABSTAT_DEBUG=1 for a traceback)\n"
+    )
+    return 2
 
 
 def _discard_stdout() -> None:

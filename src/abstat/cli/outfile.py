@@ -45,7 +45,7 @@ def check_output(path: str) -> tuple[str, int | None]:
     return target, mode
 
 
-def write_output(path: str, write: Callable[[TextIO], None], *, newline: str | None = None) -> None:
+def write_output(path: str, write: Callable[[TextIO], object], *, newline: str | None = None) -> None:
     """Call ``write(handle)`` with a UTF-8 text handle whose contents end up in ``path``."""
     target, mode = check_output(path)
     if mode is None or stat.S_ISREG(mode):
@@ -71,7 +71,7 @@ def _failure(path: str, err: OSError) -> InputError:
     return InputError(f"cannot write: {err.strerror or err}", path=path)
 
 
-def _write_through(path: str, write: Callable[[TextIO], None], newline: str | None) -> None:
+def _write_through(path: str, write: Callable[[TextIO], object], newline: str | None) -> None:
     try:
         handle = open(path, "w", encoding="utf-8", newline=newline)
     except OSError as err:
@@ -84,7 +84,7 @@ def _write_through(path: str, write: Callable[[TextIO], None], newline: str | No
         raise _failure(path, err) from None
 
 
-def _replace_regular(path: str, target: str, mode: int | None, write: Callable[[TextIO], None],
+def _replace_regular(path: str, target: str, mode: int | None, write: Callable[[TextIO], object],
                      newline: str | None) -> None:
     directory = os.path.dirname(target) or "."
     try:

@@ -15,7 +15,7 @@ from typing import Any
 
 from abstat.comparison import analyses
 from abstat.comparison import runs as run_unit
-from abstat.comparison.inputs import Variant, as_variant, rescaled, scale_factor
+from abstat.comparison.inputs import VariantSamples, as_variant, rescaled, scale_factor
 from abstat.comparison.model import CENTERS, OUTLIER_RULES, Comparison, VariantSummary
 from abstat.comparison.summaries import quantized_fences_note, summarise
 from abstat.errors import InputError, UsageError
@@ -192,7 +192,7 @@ def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, fa
     return None
 
 
-def _flat(vx: Variant, vy: Variant, center: str, confidence: float, warnings: list[StatWarning],
+def _flat(vx: VariantSamples, vy: VariantSamples, center: str, confidence: float, warnings: list[StatWarning],
           notes: list[StatWarning], lag1: tuple[float | None, float | None] = (None, None),
           seed: int = 0) -> analyses.Result:
     """Independent samples: the default rule, medians or means."""
@@ -287,7 +287,7 @@ def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quanti
     ]
 
 
-def _summary_warnings(vx: Variant, vy: Variant, center: str, outliers: str) -> list[StatWarning]:
+def _summary_warnings(vx: VariantSamples, vy: VariantSamples, center: str, outliers: str) -> list[StatWarning]:
     found = []
     if center != "mean":
         found.append(StatWarning(

@@ -12,7 +12,7 @@ from abstat.readers.summary import Summary
 
 
 @dataclass
-class Variant:
+class VariantSamples:
     name: str
     runs: list[Any] | None  # numpy arrays
     summary: Summary | None
@@ -40,7 +40,7 @@ def _equal_length_runs(groups: list[Any]) -> Any:
     return array if array.ndim == 2 and array.shape[1] > 0 else None
 
 
-def as_variant(data: Any, name: str) -> Variant:
+def as_variant(data: Any, name: str) -> VariantSamples:
     import numpy as np
 
     from abstat.readers.specs import VariantData
@@ -53,7 +53,7 @@ def as_variant(data: Any, name: str) -> Variant:
         if not (math.isfinite(data.mean) and math.isfinite(data.stddev) and data.stddev >= 0):
             raise InputError("summary: the mean and standard deviation must be finite, the deviation >= 0",
                              path=name)
-        return Variant(name, None, data)
+        return VariantSamples(name, None, data)
     if isinstance(data, (str, bytes)) or not isinstance(data, (Sequence, np.ndarray)):
         raise UsageError(f"{name}: expected a sequence of numbers, of runs, or a Summary, not {type(data).__name__}")
     if len(data) == 0:
@@ -69,7 +69,7 @@ def as_variant(data: Any, name: str) -> Variant:
             if bad.size:
                 raise InputError(f"value {int(bad[0][1]) + 1} of run {int(bad[0][0]) + 1} is not a finite number",
                                  path=name)
-            return Variant(name, list(equal_runs), None)
+            return VariantSamples(name, list(equal_runs), None)
     runs = []
     for index, group in enumerate(groups, start=1):
         try:
@@ -84,10 +84,10 @@ def as_variant(data: Any, name: str) -> Variant:
         if bad.size:
             raise InputError(f"value {int(bad[0]) + 1} of run {index} is not a finite number", path=name)
         runs.append(arr)
-    return Variant(name, runs, None)
+    return VariantSamples(name, runs, None)
 
 
-def scale_factor(vx: Variant, vy: Variant) -> float:
+def scale_factor(vx: VariantSamples, vy: VariantSamples) -> float:
     """A power of two that brings the largest magnitude near 1: multiplying
     by it is exact in floating point, invisible in relative changes and
     p-values, and keeps squares of 1e-300 or 1e300 from under- or
@@ -110,16 +110,16 @@ def scale_factor(vx: Variant, vy: Variant) -> float:
     return math.ldexp(1.0, min(-exponent, 1023))  # 2**1024 is not a double
 
 
-def rescaled(vx: Variant, vy: Variant, factor: float) -> tuple[Variant, Variant]:
+def rescaled(vx: VariantSamples, vy: VariantSamples, factor: float) -> tuple[VariantSamples, VariantSamples]:
     """Both variants multiplied by ``factor`` (see :func:`scale_factor`)."""
     if factor == 1.0:
         return vx, vy
 
-    def scale(v: Variant) -> Variant:
+    def scale(v: VariantSamples) -> VariantSamples:
         if v.summary is not None:
             s = v.summary
-            return Variant(v.name, None, Summary(s.n, s.mean * factor, s.stddev * factor))
+            return VariantSamples(v.name, None, Summary(s.n, s.mean * factor, s.stddev * factor))
         assert v.runs is not None
-        return Variant(v.name, [r * factor for r in v.runs], None)
+        return VariantSamples(v.name, [r * factor for r in v.runs], None)
 
     return scale(vx), scale(vy)

@@ -57,6 +57,7 @@ class Sizing:
     step_pct: float | None = None  # the whole step a discrete median moves in, percent
     small: "Sizing | None" = None  # the sizing below HL_MIN_N values (geometric means), for the default
     grid: Any = None  # values on a few grid levels: the power of compare there (comparison/grid_sizing.py)
+    simulated: Any = None  # the permutation test's power by simulation (stats/permutation_power.py)
 
     @property
     def label(self) -> str:
@@ -81,12 +82,18 @@ class Sizing:
 
     def power(self, pct: float, n1: int, n2: int, alpha: float) -> float:
         """The chance to call a true change of ``pct`` percent significant."""
+        from abstat.stats.hodges_lehmann import PERMUTE_MAX, separated_p
         from abstat.stats.power import power_from_noncentrality
 
         if self.at(n1, n2).reason or min(n1, n2) < 2:
             return math.nan
         if self.at(n1, n2).grid is not None:
+            if min(n1, n2) <= PERMUTE_MAX and separated_p(n1, n2) >= alpha:
+                return 0.0  # no arrangement is extreme enough for the permutation test
             return self.at(n1, n2).grid.power(pct, n1, n2, alpha)
+        small = self.at(n1, n2).simulated
+        if small is not None and min(n1, n2) <= PERMUTE_MAX:
+            return small.power(math.log1p(pct / 100.0), n1, n2, alpha)
         se = self.se(n1, n2)
         delta = math.log1p(pct / 100.0)
         if not se > 0:
@@ -170,9 +177,11 @@ def _var(a: Any) -> float:
 
 
 def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
+    import numpy as np
+
     from abstat.stats.distributions import t_quantile
     from abstat.stats.hodges_lehmann import bm_statistic, hodges_lehmann, spread_ties
-    import numpy as np
+    from abstat.stats.permutation_power import SmallPower
 
     if np.ptp(lx) == 0.0 and np.ptp(ly) == 0.0:
         return Sizing("hl_ratio", center, (0.0, 0.0),
@@ -185,7 +194,10 @@ def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
         return Sizing("hl_ratio", center, (math.nan, math.nan),
                       "the pilot is too small for an interval of the Hodges-Lehmann ratio")
     slope = 2.0 * t_quantile(here.df, 0.5 + confidence / 2.0) * here.se / width  # density of the log ratios
-    return Sizing("hl_ratio", center, (here.unit_x / slope ** 2, here.unit_y / slope ** 2))
+    size = Sizing("hl_ratio", center, (here.unit_x / slope ** 2, here.unit_y / slope ** 2))
+    small = SmallPower(lx, ly - result.estimate)  # the candidate recentred at the baseline
+    size.simulated = small if small.usable else None
+    return size
 
 
 def _median_sizing(lx: Any, ly: Any) -> Sizing:

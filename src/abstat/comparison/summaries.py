@@ -5,14 +5,14 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from abstat.comparison.inputs import Variant
+from abstat.comparison.inputs import VariantSamples
 from abstat.comparison.model import RunSummary, VariantSummary
 from abstat.errors import InputError
 from abstat.stats.dependence import is_sorted
 from abstat.stats.warnings import StatWarning
 
 
-def quantized_fences_note(*variants: Variant) -> str:
+def quantized_fences_note(*variants: VariantSamples) -> str:
     """``; the data are quantized (grid 20) and the fences lie 1.5 steps
     outside the quartiles...`` when Tukey's fences drop values of quantized
     data only a few grid steps from the quartiles (per run, as the rule is
@@ -73,8 +73,8 @@ def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
 
 
 def summarise(
-    v: Variant, confidence: float, outlier_rule: str, factor: float = 1.0, medians: bool = True
-) -> tuple[Variant, VariantSummary, list[StatWarning]]:
+    v: VariantSamples, confidence: float, outlier_rule: str, factor: float = 1.0, medians: bool = True
+) -> tuple[VariantSamples, VariantSummary, list[StatWarning]]:
     """Summaries (in the data's units) and per-variant diagnostics (on the
     data times ``factor``); returns the variant after outlier exclusion
     (when a rule other than ``none`` is asked for).  ``medians``: the
@@ -152,7 +152,7 @@ def summarise(
     else:
         summary.lag1, drifting_found = _order(v.name, everything)
         found += drifting_found
-    return Variant(v.name, kept_runs, None), summary, found
+    return VariantSamples(v.name, kept_runs, None), summary, found
 
 
 def _order(name: str, values: Any) -> tuple[float, list[StatWarning]]:

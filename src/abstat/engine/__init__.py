@@ -89,7 +89,8 @@ class Engine:
             from abstat.engine.hosts import run_hosts
 
             if spec.analysis.baseline is not None and spec.analysis.baseline not in spec.names:
-                raise UsageError(f"--baseline {spec.analysis.baseline!r} is not one of the variants")
+                raise UsageError(f"{{baseline}} {spec.analysis.baseline!r} is not one of the variants",
+                                 fields=["baseline"])
             return run_hosts(spec, store_path, argv=self.argv, on_event=self.on_event, resuming=resuming,
                              host_hooks=self.host_hooks, caller=self.caller, before_close=before_close)
         if resuming:

@@ -21,7 +21,7 @@ from abstat.engine import events as ev
 from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
 from abstat.engine.spec import ExperimentSpec
 from abstat.lab.config import LabPlan
-from abstat.lab.host import Event, HostHooks, HostWorker
+from abstat.lab.host import HostEvent, HostHooks, HostWorker
 from abstat.lab.lease import BoxLease
 from abstat.lab.ssh import SshHost, control_directory
 from abstat.box.runner import signals
@@ -100,7 +100,7 @@ class _Controller:
         self.argv = argv
         self.on_event = on_event
         self.host_hooks = host_hooks or (lambda host: BoxLease())  # by default, wait for a leased box
-        self.events: queue.Queue[Event] = queue.Queue()
+        self.events: queue.Queue[HostEvent] = queue.Queue()
         self.stopping = threading.Event()
         self.invocations: dict[tuple[str, int], Any] = {}
         self.doctor_warned: set[str] = set()
@@ -118,29 +118,16 @@ class _Controller:
 
     def run(self, resuming: bool) -> ExperimentResult:
         """Run every host's boots (on a resume: those not stored complete)."""
-        plan, store, result = self.plan, self.store, self.result
+        plan, result = self.plan, self.result
         control_dir = control_directory()
-        if resuming:  # the boots and blocks still to run keep the order the stored ones were planned in
-            plan.schedule = stored_schedule(store, plan.experiment, plan.seed)
-        todo = {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
-                          if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)]
-                for h in plan.hosts}
-        self.on_event(ev.ExperimentStarted(plan.experiment, self.spec, store.display, todo={
+        todo = self._todo(resuming)
+        self.on_event(ev.ExperimentStarted(plan.experiment, self.spec, self.store.display, todo={
             h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label])) for h in plan.hosts}))
         workers = [HostWorker(plan, host, SshHost(host.label, host.destination, control_dir), todo[host.label],
                               self.events, self.stopping, self.host_hooks(host)) for host in plan.hosts]
         previous = signals.interrupt_on_termination()  # SIGTERM, SIGHUP (timeout, CI): as Ctrl-C
         try:
-            for worker in workers:
-                worker.start()
-            while any(w.is_alive() for w in workers) or not self.events.empty():
-                try:
-                    event = self.events.get(timeout=TICK_S)
-                except queue.Empty:
-                    self.on_event(ev.Tick())
-                    continue
-                with signals.deferred():  # a run is stored whole or not at all
-                    self._handle(event)
+            self._serve(workers)
         except KeyboardInterrupt:
             result.status = "interrupted"
             with signals.deferred(deliver=False):  # a teardown no second signal abandons
@@ -151,15 +138,7 @@ class _Controller:
             raise
         finally:
             with signals.deferred(deliver=False):
-                for worker in workers:
-                    worker.ssh.close()
-                for invocation in self.invocations.values():
-                    try:
-                        store.finish_invocation(invocation, "interrupted", ["abstat run stopped before this boot's end"])
-                    except Exception:  # the store is what failed: its error is the one to tell
-                        break
-                shutil.rmtree(control_dir, ignore_errors=True)
-                signals.restore_handlers(previous)
+                self._teardown(workers, control_dir, previous)
         if result.hosts_failed and result.status == "complete":
             result.status = "failed"
             result.error = f"{len(result.hosts_failed)} of {len(plan.hosts)} host(s) stopped"
@@ -167,6 +146,39 @@ class _Controller:
         self.on_event(ev.ExperimentDone(plan.experiment, result.status, len(result.runs), total,
                                         len(result.failed_runs), result.error, tuple(result.notes)))
         return result
+
+    def _todo(self, resuming: bool) -> dict[str, list[int]]:
+        """Each host's boots to run: all, or on a resume those not stored complete."""
+        plan, store = self.plan, self.store
+        if resuming:  # the boots and blocks still to run keep the order the stored ones were planned in
+            plan.schedule = stored_schedule(store, plan.experiment, plan.seed)
+        return {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
+                          if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)]
+                for h in plan.hosts}
+
+    def _serve(self, workers: list[HostWorker]) -> None:
+        """Start the hosts and store what they send until every one has ended."""
+        for worker in workers:
+            worker.start()
+        while any(w.is_alive() for w in workers) or not self.events.empty():
+            try:
+                event = self.events.get(timeout=TICK_S)
+            except queue.Empty:
+                self.on_event(ev.Tick())
+                continue
+            with signals.deferred():  # a run is stored whole or not at all
+                self._handle(event)
+
+    def _teardown(self, workers: list[HostWorker], control_dir: str, previous: Any) -> None:
+        for worker in workers:
+            worker.ssh.close()
+        for invocation in self.invocations.values():
+            try:
+                self.store.finish_invocation(invocation, "interrupted", ["abstat run stopped before this boot's end"])
+            except Exception:  # the store is what failed: its error is the one to tell
+                break
+        shutil.rmtree(control_dir, ignore_errors=True)
+        signals.restore_handlers(previous)
 
     def _stop(self, workers: list[HostWorker], keep_events: bool = True) -> None:
         """Stop every host: sessions and masters killed, threads joined (at most JOIN_TIMEOUT_S);
@@ -180,51 +192,64 @@ class _Controller:
         while keep_events and not self.events.empty():
             self._handle(self.events.get_nowait())
 
-    def _handle(self, event: Event) -> None:
-        plan, store, sink = self.plan, self.store, self.on_event
-        key = (event.host, event.boot)
-        data = event.data
-        host = next(h for h in plan.hosts if h.label == event.host)
+    def _handle(self, event: HostEvent) -> None:
+        sink, data = self.on_event, event.data
+        host = next(h for h in self.plan.hosts if h.label == event.host)
         if event.kind == "boot":
-            variant = plan.boot_schedule(host.label)[event.boot]
-            self.invocations[key] = store.start_invocation(
-                plan.experiment, data["machine"], argv=self.argv,
-                settings=self._settings(host, event.boot, variant, data["boot_id"]),
-                labels={**plan.labels, "host": host.label}, variants=list(plan.variants),  # -v order: the baseline first
-            )
-            sink(ev.BootStarted(event.boot, variant or None, data["slots"], data["boot_id"], host=event.host))
-            if event.host not in self.doctor_warned:  # as a local abstat run warns, once per host
-                self.doctor_warned.add(event.host)
-                for warning in data.get("doctor_warnings") or []:
-                    sink(ev.Note(f"note: abstat doctor warns: {warning}", host=event.host))
+            self._on_boot(event, host)
         elif event.kind == "run":
-            r = data["result"]
-            run = ev.RunDone(r["variant"], r["iteration"], r["position"], r["status"], r["wall"], r["exit_code"],
-                             r["started_at"], r["values"], r["units"],
-                             tuple(run_notes(r.get("notes") or [], r.get("stderr_tail") or "")),
-                             boot=event.boot, host=event.host)
-            add_run(store, self.invocations[key], run, plan.variants[run.variant])
-            self.result.runs.append(run)
-            sink(run)
+            self._on_run(event)
         elif event.kind == "end":
-            invocation = self.invocations.pop(key, None)
-            notes = list(data.get("notes") or []) + [n for n in (data.get("note"), data.get("error")) if n]
-            if invocation is not None:
-                store.finish_invocation(invocation, data["status"], notes)
-            sink(ev.BootDone(event.boot, data["status"], tuple(notes), host=event.host))
+            self._on_end(event)
         elif event.kind == "state":
             sink(ev.HostState(data["state"], event.boot, data.get("variant"), host=event.host))
         elif event.kind == "refused":
             sink(ev.BootRefused(event.boot, data["variant"], data["reason"], data.get("attempt", 0), host=event.host))
         elif event.kind == "failed":
-            self.result.hosts_failed[event.host] = data["message"]
-            invocation = self.invocations.pop(key, None)
-            if invocation is not None:
-                store.finish_invocation(invocation, "failed", [data["message"]])
-            for other in [k for k in self.invocations if k[0] == event.host]:
-                store.finish_invocation(self.invocations.pop(other), "failed", [data["message"]])
-            sink(ev.HostLost(data["message"], host=event.host))
+            self._on_failed(event)
         elif event.kind == "note":
             sink(ev.Note(data["text"], host=event.host))
         elif event.kind == "finished":
             sink(ev.HostDone(bool(data.get("interrupted")), host=event.host))
+
+    def _on_boot(self, event: HostEvent, host: Any) -> None:
+        plan, data, sink = self.plan, event.data, self.on_event
+        variant = plan.boot_schedule(host.label)[event.boot]
+        self.invocations[(event.host, event.boot)] = self.store.start_invocation(
+            plan.experiment, data["machine"], argv=self.argv,
+            settings=self._settings(host, event.boot, variant, data["boot_id"]),
+            labels={**plan.labels, "host": host.label}, variants=list(plan.variants),  # -v order: the baseline first
+        )
+        sink(ev.BootStarted(event.boot, variant or None, data["slots"], data["boot_id"], host=event.host))
+        if event.host not in self.doctor_warned:  # as a local abstat run warns, once per host
+            self.doctor_warned.add(event.host)
+            for warning in data.get("doctor_warnings") or []:
+                sink(ev.Note(f"note: abstat doctor warns: {warning}", host=event.host))
+
+    def _on_run(self, event: HostEvent) -> None:
+        r = event.data["result"]
+        run = ev.RunDone(r["variant"], r["iteration"], r["position"], r["status"], r["wall"], r["exit_code"],
+                         r["started_at"], r["values"], r["units"],
+                         tuple(run_notes(r.get("notes") or [], r.get("stderr_tail") or "")),
+                         boot=event.boot, host=event.host)
+        add_run(self.store, self.invocations[(event.host, event.boot)], run, self.plan.variants[run.variant])
+        self.result.runs.append(run)
+        self.on_event(run)
+
+    def _on_end(self, event: HostEvent) -> None:
+        data = event.data
+        invocation = self.invocations.pop((event.host, event.boot), None)
+        notes = list(data.get("notes") or []) + [n for n in (data.get("note"), data.get("error")) if n]
+        if invocation is not None:
+            self.store.finish_invocation(invocation, data["status"], notes)
+        self.on_event(ev.BootDone(event.boot, data["status"], tuple(notes), host=event.host))
+
+    def _on_failed(self, event: HostEvent) -> None:
+        message = event.data["message"]
+        self.result.hosts_failed[event.host] = message
+        invocation = self.invocations.pop((event.host, event.boot), None)
+        if invocation is not None:
+            self.store.finish_invocation(invocation, "failed", [message])
+        for other in [k for k in self.invocations if k[0] == event.host]:
+            self.store.finish_invocation(self.invocations.pop(other), "failed", [message])
+        self.on_event(ev.HostLost(message, host=event.host))

@@ -28,26 +28,10 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
               caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
               ) -> ExperimentResult:
     """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
-    from abstat.box.doctor.base import Context
-
-    # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
-    # now, so the preparations below (imports, checks, the machine record) fill that time.
-    sample = Context(cpus=list(spec.cpus) or None, interval=0.05)  # the checks look at the --cpus
-    sample.start_sampling()
-    from abstat.box import machine
-    from abstat.box.doctor import run_preflight
-    from abstat.box.runner.containment import leftover_notes
     from abstat.store import open_store
 
-    check_commands(spec)
+    perf, notes, record, doctor_warnings = _preflight(spec)
     baseline = spec.analysis.baseline
-    if baseline is not None and spec.experiment is None and baseline not in spec.names:
-        raise UsageError(f"--baseline {baseline!r} is not one of the variants")
-    perf = probe_perf(spec)
-    notes: list[str] = [perf.note] if perf is not None and perf.note else []
-    notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
-    record = machine.collect()
-    record["doctor"], doctor_warnings = run_preflight(perf, sample)
     store = open_store(store_path)
     invocations: list[Any] = []
     finished = False
@@ -55,9 +39,7 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     try:
         notes.extend(journals_left(store))
         experiment = spec.experiment or default_name(store)
-        if baseline is not None and baseline not in set(spec.names) | set(store.variant_names(experiment)):
-            raise UsageError(f"--baseline {baseline!r} is neither one of the variants nor stored in "
-                             f"experiment {experiment!r}")  # before any run, not after all of them
+        _check_baseline(baseline, spec, store, experiment)  # before any run, not after all of them
         spec = spec.replace(experiment=experiment)
         points = grid_points(spec)  # [{}] without parameters: one invocation, as always
         entries = {entry.name: entry for entry in schedule_entries(spec)}
@@ -79,29 +61,8 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
                 result.runs.append(run)  # counted once kept, before a held signal is delivered
             on_event(run)
 
-        previous = signals.interrupt_on_termination()
-        try:
-            outcome = session.run(persist)
-        except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
-            with signals.deferred(deliver=False):
-                try:
-                    close_all(buffers)  # what completed is kept (a failed commit names its journal)
-                finally:
-                    session.close()
-                    signals.restore_handlers(previous)
-            raise
-        with signals.deferred(deliver=False) as held:  # a teardown no signal abandons
-            close_all(buffers)
-            session.close()
-            signals.restore_handlers(previous)
-            interrupted = outcome.interrupted or bool(held.received)
-            result.status = "complete" if outcome.error is None and not interrupted else (
-                "interrupted" if interrupted else "failed")
-            result.error = outcome.error
-            result.notes = list(outcome.notes) + session.notes
-            finish_all(store, invocations, result.status,
-                       notes + result.notes + ([outcome.error] if outcome.error else []))
-            finished = True
+        _run_session(session, persist, buffers, store, invocations, result, notes)
+        finished = True
         cut_off = store.db.stopped()
         on_event(ExperimentDone(experiment, result.status, len(result.runs), len(entries) * spec.runs,
                                 len(result.failed_runs), result.error, tuple(result.notes), report=not cut_off))
@@ -115,6 +76,65 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     finally:
         store.close()
     return result
+
+
+def _preflight(spec: ExperimentSpec) -> tuple[Any, list[str], dict[str, Any], list[str]]:
+    """What is checked and read before the store is opened: the commands, the baseline among the
+    variants, perf, the machine record and the doctor's preflight; (perf, notes, record, doctor warnings)."""
+    from abstat.box.doctor.base import Context
+
+    # The doctor's rates (CPU busy, swapping) need two snapshots 50 ms apart: the first is taken
+    # now, so the preparations below (imports, checks, the machine record) fill that time.
+    sample = Context(cpus=list(spec.cpus) or None, interval=0.05)  # the checks look at the --cpus
+    sample.start_sampling()
+    from abstat.box import machine
+    from abstat.box.doctor import run_preflight
+    from abstat.box.runner.containment import leftover_notes
+
+    check_commands(spec)
+    baseline = spec.analysis.baseline
+    if baseline is not None and spec.experiment is None and baseline not in spec.names:
+        raise UsageError(f"{{baseline}} {baseline!r} is not one of the variants", fields=["baseline"])
+    perf = probe_perf(spec)
+    notes: list[str] = [perf.note] if perf is not None and perf.note else []
+    notes.extend(leftover_notes())  # what a run killed together with its supervisor left behind
+    record = machine.collect()
+    record["doctor"], doctor_warnings = run_preflight(perf, sample)
+    return perf, notes, record, doctor_warnings
+
+
+def _check_baseline(baseline: str | None, spec: ExperimentSpec, store: Any, experiment: str) -> None:
+    if baseline is not None and baseline not in set(spec.names) | set(store.variant_names(experiment)):
+        raise UsageError(f"{{baseline}} {baseline!r} is neither one of the variants nor stored in "
+                         f"experiment {experiment!r}", fields=["baseline"])
+
+
+def _run_session(session: LocalSession, persist: Callable[[Any], None], buffers: list[RunBuffer], store: Any,
+                 invocations: list[Any], result: ExperimentResult, notes: list[str]) -> None:
+    """Run the schedule, then close the buffers and the session and finish the invocations, whatever
+    happens (a teardown no signal abandons); the result's status, error and notes set."""
+    previous = signals.interrupt_on_termination()
+    try:
+        outcome = session.run(persist)
+    except BaseException:  # e.g. the store failed: end the processes first (the invocation: below)
+        with signals.deferred(deliver=False):
+            try:
+                close_all(buffers)  # what completed is kept (a failed commit names its journal)
+            finally:
+                session.close()
+                signals.restore_handlers(previous)
+        raise
+    with signals.deferred(deliver=False) as held:  # a teardown no signal abandons
+        close_all(buffers)
+        session.close()
+        signals.restore_handlers(previous)
+        interrupted = outcome.interrupted or bool(held.received)
+        result.status = "complete" if outcome.error is None and not interrupted else (
+            "interrupted" if interrupted else "failed")
+        result.error = outcome.error
+        result.notes = list(outcome.notes) + session.notes
+        finish_all(store, invocations, result.status,
+                   notes + result.notes + ([outcome.error] if outcome.error else []))
 
 
 def _report(before_close: Callable[[Any, Any], None] | None, store: Any, result: Any, cut_off: bool) -> None:

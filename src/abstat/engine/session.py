@@ -18,7 +18,7 @@ from typing import Any
 
 from abstat.engine.events import EventSink, RunStarted, ignore
 from abstat.engine.spec import ExperimentSpec
-from abstat.errors import UsageError
+from abstat.errors import UsageError, usage_error
 from abstat.box.runner.model import Command, Measurement, RunContext, RunResult, command_problem
 
 
@@ -40,10 +40,10 @@ def check_commands(spec: ExperimentSpec) -> None:
         problem = command_problem(what, text, spec.shell)
         if problem is not None:
             raise UsageError(problem)
-    from abstat.box.runner.sources import check_sources
+    from abstat.box.runner.sources import source_problems
 
-    for problem in check_sources(spec.metrics):  # the kernel log readable, every --trace probe attaches
-        raise UsageError(problem)
+    for error in source_problems(spec.metrics):  # the kernel log readable, every --trace probe attaches
+        raise usage_error(error)
     from abstat.box.runner.process import cpus_problem
 
     problem = cpus_problem(spec.cpus)
@@ -131,7 +131,7 @@ class LocalSession:
 def experiment_plan(spec: ExperimentSpec) -> Any:
     """The runner's plan of a local spec (its seed must be fixed)."""
     from abstat.box.runner.experiment import ExperimentPlan
-    from abstat.box.runner.model import Variant as RunnerVariant
+    from abstat.box.runner.model import VariantCommand
 
     from abstat.engine.grid import schedule_entries
 
@@ -141,7 +141,7 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
     own_hooks = {e.name: {kind: Command(text, spec.shell) for kind, text in e.hooks.items()}
                  for e in entries} if spec.parameters else {}
     return ExperimentPlan(
-        variants=[RunnerVariant(e.name, Command(e.command, spec.shell)) for e in entries],
+        variants=[VariantCommand(e.name, Command(e.command, spec.shell)) for e in entries],
         runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, timeout=spec.timeout,
         background=[Command(text, spec.shell) for text in spec.background], ignore_failure=spec.ignore_failure,
         variant_hooks=own_hooks, **hooks,

@@ -40,7 +40,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
                                  MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
@@ -98,7 +98,25 @@ class ExperimentSpec:
     def __post_init__(self) -> None:
         variants = _unique("variants", self.variants, Variant, "variant", MAX_VARIANTS, "name", "variant")
         object.__setattr__(self, "variants", variants)
-        names = {variant.name for variant in variants}
+        self._check_running()
+        self._check_metrics()
+        self._check_names()
+        if self.lab is not None:
+            self._check_lab({variant.name for variant in variants})
+        if not isinstance(self.analysis, Analysis):
+            raise SpecError("analysis", f"must be Analysis, not {type(self.analysis).__name__}")
+        if self.store is not None:
+            _text("store", self.store, MAX_VALUE_CHARS)
+        object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
+        _flag("isolate", self.isolate)
+        if self.isolate and not self.cpus:
+            raise SpecError("isolate", "needs cpus: the CPUs to give the measured commands alone")
+        if self.sequential is not None:
+            self._check_sequential()
+        self._check_parameters()
+
+    def _check_running(self) -> None:
+        """runs, warmup, order, seed, shell, timeout, on_failure, hooks and background."""
         _integer("runs", self.runs, 1, MAX_RUNS)
         _integer("warmup", self.warmup, 0, MAX_RUNS)
         _choice("order", self.order, ORDERS)
@@ -114,7 +132,9 @@ class ExperimentSpec:
         if not isinstance(background, (list, tuple)) or len(background) > MAX_BACKGROUND:
             raise SpecError("background", f"must be a list of at most {MAX_BACKGROUND} commands")
         object.__setattr__(self, "background", tuple(_text("background", text) for text in background))
-        self._check_metrics()
+
+    def _check_names(self) -> None:
+        """experiment, labels and rev."""
         if self.experiment is not None:
             _text("experiment", self.experiment, MAX_NAME_CHARS)
             if ":" in self.experiment or self.experiment.strip() != self.experiment or "\n" in self.experiment:
@@ -126,26 +146,16 @@ class ExperimentSpec:
         object.__setattr__(self, "labels", labels)
         if self.rev is not None:
             _text("rev", self.rev, MAX_VALUE_CHARS)
+
+    def _check_sequential(self) -> None:
+        if not isinstance(self.sequential, Sequential):
+            raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
+        if self.sequential.min_runs > self.runs:
+            raise SpecError("sequential.min_runs", f"is more than the maximum, runs ({self.runs})")
         if self.lab is not None:
-            self._check_lab(names)
-        if not isinstance(self.analysis, Analysis):
-            raise SpecError("analysis", f"must be Analysis, not {type(self.analysis).__name__}")
-        if self.store is not None:
-            _text("store", self.store, MAX_VALUE_CHARS)
-        object.__setattr__(self, "cpus", _cpus("cpus", self.cpus))
-        _flag("isolate", self.isolate)
-        if self.isolate and not self.cpus:
-            raise SpecError("isolate", "needs cpus: the CPUs to give the measured commands alone")
-        if self.sequential is not None:
-            if not isinstance(self.sequential, Sequential):
-                raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
-            if self.sequential.min_runs > self.runs:
-                raise SpecError("sequential.min_runs", f"is more than the maximum, runs ({self.runs})")
-            if self.lab is not None:
-                raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
-            if self.order == "sequential" or len(self.variants) < 2:
-                raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
-        self._check_parameters()
+            raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
+        if self.order == "sequential" or len(self.variants) < 2:
+            raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
 
     def _check_parameters(self) -> None:
         parameters = _parameters("parameters", self.parameters, self.labels)
@@ -318,47 +328,57 @@ def decode(document: Any, source: str | None = None) -> ExperimentSpec:
         raise SpecError("specification", str(err), source) from None
 
 
+def _decode_metrics(items: Any, source: str | None) -> tuple[Any, ...]:
+    metrics = []
+    for index, item in enumerate(_list("metrics", items, source)):
+        try:
+            metrics.append(decode_source(item))
+        except ValueError as err:
+            raise SpecError(f"metrics[{index}]", str(err), source) from None
+    return tuple(metrics)
+
+
+def _decode_lab(doc: Any, source: str | None) -> Lab:
+    lab = _object("lab", doc, ("hosts", "boot", "check", "boots", "boot_timeout"), source)
+    hosts = []
+    for index, item in enumerate(_list("lab.hosts", lab.get("hosts"), source)):
+        item = _object(f"lab.hosts[{index}]", item, ("label", "destination"), source)
+        hosts.append(Host(cast(str, item.get("label")), cast(str, item.get("destination"))))
+    return Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
+
+
+def _check_version(doc: dict[str, Any], version: int, source: str | None) -> None:
+    for key in ("cpus", "isolate", "sequential", "parameters"):
+        if key in doc and version < 2:
+            raise SpecError(key, "is a field of version 2", source)
+
+
 def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:
     args: dict[str, Any] = {}
     variants = []
     for index, item in enumerate(_list("variants", doc.get("variants"), source)):
         item = _object(f"variants[{index}]", item, ("name", "command", "labels"), source)
-        variants.append(Variant(item.get("name"), item.get("command"), item.get("labels", {})))
+        variants.append(Variant(cast(str, item.get("name")), cast(str, item.get("command")), item.get("labels", {})))
     args["variants"] = tuple(variants)
     for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
-                "store"):
+                "store", "isolate"):
         if key in doc:
             args[key] = doc[key]
     if doc.get("hooks") is not None:
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
-    for key in ("cpus", "isolate", "sequential", "parameters"):
-        if key in doc and version < 2:
-            raise SpecError(key, "is a field of version 2", source)
+    _check_version(doc, version, source)
     if "cpus" in doc:
         args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
-    if "isolate" in doc:
-        args["isolate"] = doc["isolate"]
     if doc.get("sequential") is not None:
         args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
                                                   source))
     args.update(_decode_parameters(doc, source))
     if "metrics" in doc:
-        metrics = []
-        for index, item in enumerate(_list("metrics", doc["metrics"], source)):
-            try:
-                metrics.append(decode_source(item))
-            except ValueError as err:
-                raise SpecError(f"metrics[{index}]", str(err), source) from None
-        args["metrics"] = tuple(metrics)
+        args["metrics"] = _decode_metrics(doc["metrics"], source)
     if doc.get("lab") is not None:
-        lab = _object("lab", doc["lab"], ("hosts", "boot", "check", "boots", "boot_timeout"), source)
-        hosts = []
-        for index, item in enumerate(_list("lab.hosts", lab.get("hosts"), source)):
-            item = _object(f"lab.hosts[{index}]", item, ("label", "destination"), source)
-            hosts.append(Host(item.get("label"), item.get("destination")))
-        args["lab"] = Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
+        args["lab"] = _decode_lab(doc["lab"], source)
     if doc.get("analysis") is not None:
         analysis = _object("analysis", doc["analysis"], ("baseline", "confidence", "higher_is_better"), source)
         if "higher_is_better" in analysis:

@@ -43,9 +43,9 @@ class StoredExperiment:
         or shared, so nothing read from it runs unseen: ``approved`` must be the lines of
         :func:`stored_commands` the caller has shown and checked, else :class:`UsageError` names them."""
         if self.spec is None:
-            raise InputError(f"--resume {self.experiment!r}: stored by an older abstat, as a command line; "
+            raise InputError(f"{{resume}} {self.experiment!r}: stored by an older abstat, as a command line; "
                              f"resume it once with `abstat run --resume {self.experiment}`, which converts it",
-                             path=self.store)
+                             path=self.store, fields=["resume"])
         shown = stored_commands(self.spec)
         if approved is None or list(approved) != shown:
             listed = "; ".join(line.strip() for line in shown)
@@ -81,20 +81,21 @@ def stored_experiment(store_path: str, experiment: str) -> StoredExperiment:
 
     with open_store(store_path, create=False) as store:
         if not store.has_experiment(experiment):
-            raise InputError(f"--resume {experiment!r}: no such experiment", path=store.path)
+            raise InputError(f"{{resume}} {experiment!r}: no such experiment", path=store.path, fields=["resume"])
         stored = [i for i in store.invocations(experiment) if isinstance(i["settings"].get("lab"), dict)]
         if not stored:
-            raise InputError(f"--resume {experiment!r}: not run with --host, nothing to resume", path=store.path)
+            raise InputError(f"{{resume}} {experiment!r}: not run with {{host}}, nothing to resume", path=store.path,
+                             fields=["resume", "host"])
         last = stored[-1]
         settings, display = last["settings"], store.display
-    where = f"--resume {experiment!r}: the stored specification (invocation {last['id']})"
+    where = f"{{resume}} {experiment!r}: the stored specification (invocation {last['id']})"
     if "spec" in settings:
         try:
             spec = decode(settings["spec"])
         except SpecError as err:
-            raise InputError(f"{where} is not valid: {err}", path=display) from None
+            raise InputError(f"{where} is not valid: {err}", path=display, fields=["resume"]) from None
         if spec.lab is None:
-            raise InputError(f"{where} is not valid: lab: not a lab experiment", path=display)
+            raise InputError(f"{where} is not valid: lab: not a lab experiment", path=display, fields=["resume"])
         caller = settings.get("caller")
         return StoredExperiment(experiment, display, last["id"], spec=spec.replace(experiment=experiment),
                                 caller=caller if isinstance(caller, dict) else {})
@@ -103,10 +104,10 @@ def stored_experiment(store_path: str, experiment: str) -> StoredExperiment:
 
 def _legacy(experiment: str, display: str, invocation: int, lab: dict[str, Any]) -> StoredExperiment:
     argv, seed = lab.get("argv"), lab.get("seed")
-    where = f"--resume {experiment!r}: the stored options (invocation {invocation})"
+    where = f"{{resume}} {experiment!r}: the stored options (invocation {invocation})"
     if not isinstance(argv, list) or len(argv) > MAX_LEGACY_ARGS or not all(
             isinstance(a, str) and len(a) <= MAX_COMMAND_CHARS for a in argv):
-        raise InputError(f"{where} are not a list of arguments", path=display)
+        raise InputError(f"{where} are not a list of arguments", path=display, fields=["resume"])
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise InputError(f"{where}: the seed {seed!r} is not a seed", path=display)
+        raise InputError(f"{where}: the seed {seed!r} is not a seed", path=display, fields=["resume"])
     return StoredExperiment(experiment, display, invocation, legacy_argv=tuple(argv), legacy_seed=seed)

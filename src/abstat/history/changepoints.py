@@ -1,47 +1,40 @@
 """Change points in a series of revisions, each measured one or more times.
 
-Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md); the numbers
-under it are in :mod:`abstat.history.segment`:
+Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers in :mod:`.segment`):
 
 1. **Revisions, weighted**: each revision's centre (the 20% trimmed mean of its samples;
-   with several runs, of the run means) with the weight
-   ``1 / (tau^2 + s^2 / n)``: a revision measured 8 times counts for up to 8 of
-   one measured once, as far as the revision-to-revision noise ``tau`` allows.
-   Centres far (``CLIP`` SDs) from a running median of 5 are pulled back: one
-   spike cannot make or move a change.
+   with several runs, of the run means) with the weight ``1 / (tau^2 + s^2 / n)``: a revision
+   measured 8 times counts for up to 8 of one measured once, as far as the revision-to-revision
+   noise ``tau`` allows.  Centres far (``CLIP`` SDs) from a running median of 5 are pulled back.
 2. **Candidates** (:mod:`abstat.history.candidates`): binary segmentation of the weighted
-   least-squares cost (the gain of a split is the squared z of its difference of means),
-   splitting while the gain exceeds the BIC penalty ``2 log n``, plus the best split of every
-   seeded interval (lengths n, n/2, ...) over the same penalty, so short bumps are proposed:
-   O(n log n), no quadratic cost.
-3. **Confirmation**: every candidate must pass a weighted two-sample t test
-   (weighted least squares of the centres on a step) between its neighbouring
-   segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
-   ``min_segment`` revisions on each side (shorter is a spike) and a relative size
-   of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
+   least-squares cost (a split's gain: the squared z of its difference of means) while the gain
+   exceeds the BIC penalty ``2 log n``, plus the best split of every seeded interval (lengths n,
+   n/2, ...) over it, so short bumps are proposed: O(n log n).
+3. **Confirmation**: every candidate must pass a weighted two-sample t test between its
+   neighbouring segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
+   ``min_segment`` revisions on each side and a relative size of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
    than noise: lag-1 r above ``SERIAL_GATE / sqrt(n)``) widen the test by ``(1 + r) / (1 - r)``,
    and the change must then also stand beyond a local line through it (``CURVE_LINE``).
    The weakest failing one is dropped first and its neighbours re-tested on the merged segments.
-4. **Location**: each change is moved to the split of the span between its
-   neighbours (at most ``window`` each side) with the largest gain, then tested again
-   there.  Two close changes that both pass are both reported.
-5. **Step, not drift**: per run of changes in one direction, between the changes of
-   the other direction around it, two explanations are compared by BIC: the steps
-   alone, or a straight line (a quadratic or cubic curve for a run of 3 or 4 or more
-   pieces: ``DRIFT_DEGREE``, ``CURVE_PIECES``; a curve on 2 pieces took clean steps) plus the steps that stand beyond it (t test at
-   ``max_pvalue`` in the fit of both, weakest dropped first).  Each step costs two
-   parameters (its level and its position), the curve one per degree.  A ramp cut into
-   pieces is a line (its pieces do not stand beyond it, and the line is cheaper); a
-   clean step, which the steps fit far better, is never dropped for it; a step on top
-   of a drift stands beyond the line and stays.  ``drift=False`` turns the check off.
-
+4. **Location**: each change is moved to the split of the span between its neighbours (at
+   most ``window`` each side) with the largest gain, then tested again there.
+5. **Step, not drift**: per run of changes in one direction, between the changes of the other
+   direction around it, two explanations are compared by BIC: the steps alone, or a line (a
+   quadratic or cubic curve for a run of 3 or 4 or more pieces: ``DRIFT_DEGREE``,
+   ``CURVE_PIECES``) plus the steps that stand beyond it (t test at ``max_pvalue`` in the fit of
+   both, weakest dropped first).  Each step costs two parameters (its level and its position),
+   the curve one per degree.  A ramp cut into pieces is a line; a clean step is never dropped
+   for it; a step on top of a drift stands beyond the line and stays.  Then the same comparison
+   over the whole series and all its steps with a curve of degree ``WHOLE_CURVE`` (a quadratic
+   drift turns: its pieces are runs of both directions).  ``drift=False`` turns the check off.
 6. **Decision** (:mod:`abstat.history.decide`): a change is reported only when one model, a
-   level, a common slope (both sides with ``SIZE_SLOPE_SIDE`` revisions) and a step fitted over
-   at most ``SIZE_WINDOW`` revisions each side, gives p <= ``max_pvalue`` and a confidence interval
-   of the step (the union over the locations a likelihood-ratio test keeps) that excludes 0;
-   serially correlated residuals (a wandering level) widen it.  The reported p-value and interval
-   are that model's (the p-value at the chosen split: optimistic).  A change below ``min_change``
-   of the level before is listed in ``Detection.small``, not reported.
+   level, a common slope (when both sides have ``SIZE_SLOPE_SIDE`` revisions and its t exceeds
+   ``SLOPE_T``) and a step fitted over at most ``SIZE_WINDOW`` revisions each side, gives
+   p <= ``max_pvalue`` and a confidence interval of the step (the union over the locations a
+   likelihood-ratio test keeps) that excludes 0; serially correlated residuals (a wandering
+   level) widen it.  The reported p-value and interval are that model's (the p-value at the
+   chosen split: optimistic).  A change below ``min_change`` of the level before is listed in
+   ``Detection.small``, not reported.
 """
 from __future__ import annotations
 
@@ -49,6 +42,11 @@ import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from abstat.history.decide import Judgement
+    from abstat.history.segment import Prepared, Sums
 
 DEFAULT_MAX_PVALUE = 0.001
 DEFAULT_MIN_SEGMENT = 5
@@ -61,6 +59,7 @@ DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
+WHOLE_CURVE = 2                # then a curve of this degree over the whole series against all its steps (0: none)
 CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
@@ -104,7 +103,6 @@ class Detection:
     small: list[ChangePoint] = field(default_factory=list)
 
 
-
 def _failing(ratio: float) -> float:
     """A test's p-value over its threshold: 0 when it passes, else the ratio (larger: weaker)."""
     return ratio if ratio > 1.0 else 0.0
@@ -126,6 +124,255 @@ def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> li
     return points
 
 
+def _two_sided_p(t: float, df: int) -> float:
+    from abstat.stats.distributions import stdtr
+    return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
+
+
+def _bic(sse: float, count: int, parameters: float) -> float:
+    return count * math.log(max(sse, 1e-300) / count) + parameters * math.log(count)
+
+
+@dataclass
+class _Search:
+    """One detection: the series, the settings, why candidates fell; its methods are the steps above."""
+
+    data: Prepared
+    sums: Sums
+    n: int
+    max_pvalue: float
+    min_magnitude: float
+    min_segment: int
+    window: int
+    drift: bool
+    penalty: float
+    confidence: float
+    reasons: dict[int, tuple[str, float]] = field(default_factory=dict)
+
+    def neighbours(self, position: int, kept: list[int]) -> tuple[int, int]:
+        i = kept.index(position)
+        return (kept[i - 1] if i > 0 else 0), (kept[i + 1] if i + 1 < len(kept) else self.n)
+
+    def spans(self, position: int, kept: list[int], reach: int) -> tuple[int, int]:
+        lo, hi = self.neighbours(position, kept)
+        return max(lo, position - reach), min(hi, position + reach)
+
+    def too_close(self, position: int, kept: list[int]) -> bool:
+        lo, hi = self.neighbours(position, kept)
+        return position - lo < self.min_segment or hi - position < self.min_segment
+
+    def direction(self, position: int, kept: list[int]) -> float:
+        a, b = self.spans(position, kept, self.window)
+        left, right = self.sums.window(a, position), self.sums.window(position, b)
+        return math.copysign(1.0, right[1] / right[0] - left[1] / left[0])
+
+    # step 2's pruning: a candidate's gain between its neighbours must exceed the penalty
+    def gain_weakness(self, position: int, kept: list[int]) -> float:
+        if self.too_close(position, kept):
+            return math.inf
+        lo, hi = self.neighbours(position, kept)
+        left, right = self.sums.window(lo, position), self.sums.window(position, hi)
+        diff = right[1] / right[0] - left[1] / left[0]
+        gain = diff * diff / (1.0 / left[0] + 1.0 / right[0])
+        return self.penalty / gain if gain < self.penalty else 0.0
+
+    # step 3: confirmation
+    def too_small(self, a: int, k: int, b: int) -> float | None:
+        """The relative size when it is below ``min_magnitude``, else None."""
+        if self.min_magnitude <= 0:
+            return None
+        left, right = self.sums.window(a, k), self.sums.window(k, b)
+        before = self.data.value(left[1] / left[0])
+        after = self.data.value(right[1] / right[0])
+        relative = abs(after - before) / abs(before) if before else math.inf
+        return relative if relative < self.min_magnitude else None
+
+    def curve_t(self, position: int, kept: list[int], t: float, df: int) -> tuple[float, int]:
+        """Serially correlated residuals (a smooth curve): the step's t and df beyond a local line
+        through it when that is the weaker test, else ``t`` and ``df``."""
+        from abstat.history.segment import step_size
+
+        sa, sb = self.spans(position, kept, min(self.window, SIZE_WINDOW))
+        if min(position - sa, sb - position) >= 3:
+            diff, se, df_line = step_size(self.sums, sa, position, sb, True)
+            if df_line > 0 and se > 0 and _two_sided_p(diff / se, df_line) > _two_sided_p(t, df):
+                return diff / se, df_line
+        return t, df
+
+    def weakness(self, position: int, kept: list[int]) -> float:
+        if self.too_close(position, kept):
+            return math.inf
+        a, b = self.spans(position, kept, self.window)
+        small = self.too_small(a, position, b)
+        if small is not None:
+            self.reasons[position] = ("magnitude", small)
+            return math.inf
+        _, t, df = self.sums.step_test(a, position, b)
+        if SERIAL_GATE and df > 0 and not math.isinf(t):
+            factor = self.sums.serial_factor(a, position, b, SERIAL_GATE)
+            t /= math.sqrt(factor)
+            if factor > 1.0 and CURVE_LINE:
+                t, df = self.curve_t(position, kept, t, df)
+        p = _two_sided_p(t, df) if df > 0 else 1.0
+        if p > self.max_pvalue:
+            self.reasons[position] = ("pvalue", p)
+            return p / self.max_pvalue
+        return 0.0
+
+    def relocated(self, kept: list[int]) -> list[int]:  # step 4: location
+        import numpy as np
+
+        moved = []
+        for position in kept:
+            lo, hi = self.neighbours(position, kept)
+            a, b = self.spans(position, kept, self.window)
+            ks, gain = self.sums.gains(a, b, 1)
+            allowed = (ks - lo >= self.min_segment) & (hi - ks >= self.min_segment)
+            if not allowed.any():
+                moved.append(position)
+                continue
+            gain = np.where(allowed, gain, -1.0)
+            moved.append(int(ks[int(np.argmax(gain))]))
+        return sorted(set(moved))
+
+    # step 5: step, not drift
+    def beyond_curve(self, a: int, b: int, run: list[int], degree: int) -> list[int]:
+        """The steps of ``run`` that stand beyond a curve of ``degree`` on [a, b) in the fit of both
+        (t test at ``max_pvalue``), the weakest dropped first."""
+        survivors = list(run)
+        while survivors:
+            _, ts, df = self.sums.fit(a, b, survivors, degree)
+            ps = [_two_sided_p(t, df) if df > 0 else 1.0 for t in ts]
+            worst = max(range(len(ps)), key=ps.__getitem__)
+            if ps[worst] <= self.max_pvalue:
+                break
+            del survivors[worst]
+        return survivors
+
+    def run_choice(self, a: int, b: int, run: list[int], degrees: range | None = None) -> list[int]:
+        """The steps of one run on [a, b) that its lowest-BIC explanation keeps: all of them, or
+        those that stand beyond a line or curve (each step costs its level and its position)."""
+        sse_steps, _, _ = self.sums.fit(a, b, run, 0)
+        count = b - a
+        best = _bic(sse_steps, count, 1 + STEP_PARAMS * len(run))
+        chosen = list(run)
+        if degrees is None:  # a curve needs pieces
+            degrees = range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1)
+        for degree in degrees:
+            survivors = self.beyond_curve(a, b, run, degree)
+            sse_drift, _, df = self.sums.fit(a, b, survivors, degree)
+            if df <= 0:
+                break
+            score = _bic(sse_drift, count, 1 + degree + STEP_PARAMS * len(survivors))
+            if score <= best:
+                best, chosen = score, survivors
+        return chosen
+
+    def drift_selection(self, kept: list[int]) -> list[int]:
+        """Per run of changes of one direction, between the changes of the other direction
+        around it: steps, or a line plus the steps that stand beyond it (``run_choice``)."""
+        if not self.drift or not kept:
+            return kept
+        signs = [self.direction(p, kept) for p in kept]
+        result = list(kept)
+        start = 0
+        while start < len(kept):
+            end = start
+            while end + 1 < len(kept) and signs[end + 1] == signs[start]:
+                end += 1
+            run = kept[start:end + 1]
+            a = kept[start - 1] if start > 0 else 0
+            b = kept[end + 1] if end + 1 < len(kept) else self.n
+            start = end + 1
+            chosen = self.run_choice(a, b, run)
+            for position in run:
+                if position not in chosen:
+                    result.remove(position)
+                    self.reasons[position] = ("drift", 0.0)
+        if WHOLE_CURVE and result:
+            chosen = self.run_choice(0, self.n, result, range(WHOLE_CURVE, WHOLE_CURVE + 1))
+            for position in set(result) - set(chosen):
+                self.reasons[position] = ("drift", 0.0)
+            result = chosen
+        return result
+
+    def confirmed(self, candidates: list[int]) -> list[int]:
+        """Steps 3-5: candidates pruned by their gain and their test, then relocated, re-tested and
+        checked against drift until they stop moving (at most 4 rounds)."""
+        kept = _prune(_prune(candidates, self.gain_weakness), self.weakness)
+        for _ in range(4):
+            located = _prune(self.drift_selection(_prune(self.relocated(kept), self.weakness)), self.weakness)
+            if located == kept:
+                break
+            kept = located
+        return located
+
+    # step 6: the decision
+    def judged(self, position: int, kept: list[int]) -> Judgement:
+        from abstat.history.decide import judge
+
+        sa, sb = self.spans(position, kept, min(self.window, SIZE_WINDOW))
+        return judge(self.sums, sa, position, sb, self.min_segment, self.confidence)
+
+    def undecided(self, position: int, kept: list[int]) -> float:
+        """The decision rule: the weakness of the window's test, then the one model's p and interval."""
+        failing = self.weakness(position, kept)
+        if failing:
+            return failing
+        verdict = self.judged(position, kept)
+        if verdict.stands(self.max_pvalue):
+            return 0.0
+        self.reasons[position] = ("pvalue", verdict.p_value)
+        return max(verdict.p_value / self.max_pvalue, 1.0 + 1e-9)
+
+    def change_point(self, position: int, kept: list[int], settle: int) -> ChangePoint:
+        a, b = self.spans(position, kept, self.window)
+        verdict = self.judged(position, kept)
+        sa, _ = self.spans(position, kept, min(self.window, SIZE_WINDOW))
+        left = self.sums.window(sa, position)
+        before = left[1] / left[0]
+        after_count, data = self.n - position, self.data
+        return ChangePoint(
+            index=position, p_value=verdict.p_value, shift=data.shift(verdict.diff),
+            low=data.shift(verdict.low), high=data.shift(verdict.high),
+            before=data.value(before), after=data.value(before + verdict.diff),
+            left_n=position - a, right_n=b - position,
+            provisional=after_count < settle, points_to_settle=max(0, settle - after_count),
+            samples_before=int(data.counts[a:position].sum()), samples_after=int(data.counts[position:b].sum()),
+        )
+
+    def detection(self, kept: list[int], settle: int, min_change: float) -> Detection:
+        """The reported change points (those below ``min_change`` listed as small), the segments'
+        medians, and the dropped candidates not within ``min_segment`` of a reported one."""
+        import numpy as np
+
+        found: list[ChangePoint] = []
+        small: list[ChangePoint] = []
+        for position in kept:
+            change = self.change_point(position, kept, settle)
+            relative = change.relative
+            (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
+        bounds = [0, *kept, self.n]
+        segments = [(lo, hi, self.data.value(float(np.median(self.data.centre[lo:hi]))))
+                    for lo, hi in itertools.pairwise(bounds)]
+        dropped = sorted((p, why, value) for p, (why, value) in self.reasons.items()  # not a reported one, moved
+                         if all(abs(p - k) >= self.min_segment for k in kept))
+        return Detection(found, segments, [], dropped, small)
+
+
+def _too_short(points: Sequence[object], min_segment: int) -> Detection:
+    """No change can be found in fewer than ``2 * min_segment`` revisions: one segment, a warning."""
+    import numpy as np
+
+    from abstat.history.segment import revision_samples
+
+    if not (n := len(points)):
+        return Detection([], [], [])
+    centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
+    return Detection([], [(0, n, centre)], [f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
+                                            "or lower --min-segment)"])
+
+
 def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
            min_magnitude: float = DEFAULT_MIN_MAGNITUDE, min_segment: int = DEFAULT_MIN_SEGMENT,
            window: int = DEFAULT_WINDOW, drift: bool = True,
@@ -135,197 +382,19 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     list of its runs (lists of samples).  ``settle`` (default ``2 * min_segment``, at least 10):
     a change point with fewer revisions after it is provisional.  ``penalty``: the gain a
     candidate split needs (default ``DEFAULT_PENALTY log n``)."""
-    import numpy as np
-
     from abstat.history import segment
-    from abstat.history.decide import Judgement, judge
-    from abstat.stats.distributions import stdtr
-
-    def t_two_sided_p(t: float, df: int) -> float:
-        return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
+    from abstat.history.candidates import propose
 
     if min_segment < 2:
         raise ValueError("min_segment must be at least 2")
     n = len(points)
     settle = settle if settle is not None else max(2 * min_segment, 10)
     if n < 2 * min_segment:
-        warnings = [f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
-                    "or lower --min-segment)"] if n else []
-        centre = float(np.median(np.concatenate([segment.revision_samples(p) for p in points]))) if n else 0.0
-        return Detection([], [(0, n, centre)] if n else [], warnings)
-    data = segment.prepare(points)
-    x = data.clipped
-    sums = segment.Sums(x, data.weight)
-    reasons: dict[int, tuple[str, float]] = {}
-
-    def neighbours(position: int, kept: list[int]) -> tuple[int, int]:
-        i = kept.index(position)
-        return (kept[i - 1] if i > 0 else 0), (kept[i + 1] if i + 1 < len(kept) else n)
-
-    def spans(position: int, kept: list[int], reach: int) -> tuple[int, int]:
-        lo, hi = neighbours(position, kept)
-        return max(lo, position - reach), min(hi, position + reach)
-
-    def direction(position: int, kept: list[int]) -> float:
-        a, b = spans(position, kept, window)
-        left, right = sums.window(a, position), sums.window(position, b)
-        return math.copysign(1.0, right[1] / right[0] - left[1] / left[0])
-
-    def bic(sse: float, count: int, parameters: int) -> float:
-        return count * math.log(max(sse, 1e-300) / count) + parameters * math.log(count)
-
-    def drift_selection(kept: list[int]) -> list[int]:
-        """Per run of changes of one direction, between the changes of the other direction
-        around it: steps, or a line plus the steps that stand beyond it (at ``max_pvalue``),
-        whichever has the lower BIC (each step costs its level and its position)."""
-        if not drift or not kept:
-            return kept
-        signs = [direction(p, kept) for p in kept]
-        result = list(kept)
-        start = 0
-        while start < len(kept):
-            end = start
-            while end + 1 < len(kept) and signs[end + 1] == signs[start]:
-                end += 1
-            run = kept[start:end + 1]
-            a = kept[start - 1] if start > 0 else 0
-            b = kept[end + 1] if end + 1 < len(kept) else n
-            start = end + 1
-            sse_steps, _, _ = sums.fit(a, b, run, 0)
-            count = b - a
-            best = bic(sse_steps, count, 1 + STEP_PARAMS * len(run))
-            chosen = list(run)
-            for degree in range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1):  # a curve needs pieces
-                survivors = list(run)
-                while survivors:
-                    _, ts, df = sums.fit(a, b, survivors, degree)
-                    ps = [t_two_sided_p(t, df) if df > 0 else 1.0 for t in ts]
-                    worst = max(range(len(ps)), key=ps.__getitem__)
-                    if ps[worst] <= max_pvalue:
-                        break
-                    del survivors[worst]
-                sse_drift, _, df = sums.fit(a, b, survivors, degree)
-                if df <= 0:
-                    break
-                score = bic(sse_drift, count, 1 + degree + STEP_PARAMS * len(survivors))
-                if score <= best:
-                    best, chosen = score, survivors
-            for position in run:
-                if position not in chosen:
-                    result.remove(position)
-                    reasons[position] = ("drift", 0.0)
-        return result
-
-    def too_small(a: int, k: int, b: int) -> float | None:
-        """The relative size when it is below ``min_magnitude``, else None."""
-        if min_magnitude <= 0:
-            return None
-        left, right = sums.window(a, k), sums.window(k, b)
-        before = data.value(left[1] / left[0])
-        after = data.value(right[1] / right[0])
-        relative = abs(after - before) / abs(before) if before else math.inf
-        return relative if relative < min_magnitude else None
-
-    def weakness(position: int, kept: list[int]) -> float:
-        lo, hi = neighbours(position, kept)
-        if position - lo < min_segment or hi - position < min_segment:
-            return math.inf
-        a, b = spans(position, kept, window)
-        small = too_small(a, position, b)
-        if small is not None:
-            reasons[position] = ("magnitude", small)
-            return math.inf
-        _, t, df = sums.step_test(a, position, b)
-        if SERIAL_GATE and df > 0 and not math.isinf(t):
-            factor = sums.serial_factor(a, position, b, SERIAL_GATE)
-            t /= math.sqrt(factor)
-            if factor > 1.0 and CURVE_LINE:
-                # a smooth curve: the step must also stand beyond a local line through it
-                sa, sb = spans(position, kept, min(window, SIZE_WINDOW))
-                if min(position - sa, sb - position) >= 3:
-                    diff, se, df_line = segment.step_size(sums, sa, position, sb, True)
-                    if df_line > 0 and se > 0 and t_two_sided_p(diff / se, df_line) > t_two_sided_p(t, df):
-                        t, df = diff / se, df_line
-        p = t_two_sided_p(t, df) if df > 0 else 1.0
-        if p > max_pvalue:
-            reasons[position] = ("pvalue", p)
-            return p / max_pvalue
-        return 0.0
-
-    def relocated(kept: list[int]) -> list[int]:
-        moved = []
-        for position in kept:
-            lo, hi = neighbours(position, kept)
-            a, b = spans(position, kept, window)
-            ks, gain = sums.gains(a, b, 1)
-            allowed = (ks - lo >= min_segment) & (hi - ks >= min_segment)
-            if not allowed.any():
-                moved.append(position)
-                continue
-            gain = np.where(allowed, gain, -1.0)
-            moved.append(int(ks[int(np.argmax(gain))]))
-        return sorted(set(moved))
-
-    pen = penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3))
-    from abstat.history.candidates import propose
-
-    candidates = propose(sums, n, min_segment, pen)
-
-    def gain_weakness(position: int, kept: list[int]) -> float:
-        lo, hi = neighbours(position, kept)
-        if position - lo < min_segment or hi - position < min_segment:
-            return math.inf
-        left, right = sums.window(lo, position), sums.window(position, hi)
-        diff = right[1] / right[0] - left[1] / left[0]
-        gain = diff * diff / (1.0 / left[0] + 1.0 / right[0])
-        return pen / gain if gain < pen else 0.0
-
-    kept = _prune(_prune(candidates, gain_weakness), weakness)
-    for _ in range(4):
-        located = _prune(drift_selection(_prune(relocated(kept), weakness)), weakness)
-        if located == kept:
-            break
-        kept = located
-    kept = located
-    size_window = min(window, SIZE_WINDOW)
-
-    def judged(position: int, kept: list[int]) -> Judgement:
-        sa, sb = spans(position, kept, size_window)
-        return judge(sums, sa, position, sb, min_segment, confidence)
-
-    def undecided(position: int, kept: list[int]) -> float:
-        """The decision rule: the weakness of the window's test, then the one model's p and interval."""
-        failing = weakness(position, kept)
-        if failing:
-            return failing
-        verdict = judged(position, kept)
-        if verdict.stands(max_pvalue):
-            return 0.0
-        reasons[position] = ("pvalue", verdict.p_value)
-        return max(verdict.p_value / max_pvalue, 1.0 + 1e-9)
-
-    kept = _prune(kept, undecided)
-    found: list[ChangePoint] = []
-    small: list[ChangePoint] = []
-    for position in kept:
-        a, b = spans(position, kept, window)
-        verdict = judged(position, kept)
-        sa, _ = spans(position, kept, size_window)
-        left = sums.window(sa, position)
-        before = left[1] / left[0]
-        after_count = n - position
-        change = ChangePoint(
-            index=position, p_value=verdict.p_value, shift=data.shift(verdict.diff),
-            low=data.shift(verdict.low), high=data.shift(verdict.high),
-            before=data.value(before), after=data.value(before + verdict.diff),
-            left_n=position - a, right_n=b - position,
-            provisional=after_count < settle, points_to_settle=max(0, settle - after_count),
-            samples_before=int(data.counts[a:position].sum()), samples_after=int(data.counts[position:b].sum()),
-        )
-        relative = change.relative
-        (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
-    bounds = [0, *kept, n]
-    segments = [(lo, hi, data.value(float(np.median(data.centre[lo:hi])))) for lo, hi in itertools.pairwise(bounds)]
-    dropped = sorted((p, why, value) for p, (why, value) in reasons.items()  # not a reported one, moved
-                     if all(abs(p - k) >= min_segment for k in kept))
-    return Detection(found, segments, [], dropped, small)
+        return _too_short(points, min_segment)
+    data = segment.prepare(points)                                   # step 1
+    search = _Search(data, segment.Sums(data.clipped, data.weight), n, max_pvalue, min_magnitude, min_segment,
+                     window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
+                     confidence)
+    candidates = propose(search.sums, n, min_segment, search.penalty)  # step 2
+    kept = _prune(search.confirmed(candidates), search.undecided)     # steps 3-6
+    return search.detection(kept, settle, min_change)

@@ -100,6 +100,14 @@ def save(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
         raise
 
 
+def keep(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
+    """:func:`save`, a failure to write as an :class:`InputError` naming the record."""
+    try:
+        save(path, series)
+    except OSError as err:
+        raise InputError(f"cannot record the change points: {err.strerror or err}", path=path) from None
+
+
 def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str], order: Sequence[str],
               near: int) -> tuple[dict[str, str], list[str]]:
     """Status of each current change point (rev -> "new" | "kept" | "moved from REV") and

@@ -20,10 +20,13 @@ DEFAULT_BOOT_TIMEOUT_S = 600.0
 
 class HostSpec(Protocol):
     """A test box (:class:`abstat.engine.spec.Host`): ``label`` is the value of the host label,
-    ``destination`` what ssh is given."""
+    ``destination`` what ssh is given (read-only: the spec's hosts are frozen)."""
 
-    label: str
-    destination: str
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def destination(self) -> str: ...
 
 
 @dataclass

@@ -3,7 +3,7 @@
 For each scheduled boot: run the variant's ``--boot`` command, wait (at most
 ``--boot-timeout``) until the host answers with a new boot id, run
 ``--check``, then run the block through the shipped runner.  The worker
-never touches the store: it reports :class:`Event`s to the controller's
+never touches the store: it reports :class:`HostEvent`s to the controller's
 queue, which writes each run as soon as it arrives.
 
 Failures: a host that does not come back, or fails in a way that repeating
@@ -53,8 +53,17 @@ class HostFailed(Exception):
     """This host's part stops; the message is the one line the user sees."""
 
 
+def _raise_if_gone(destination: str, failure: str) -> None:
+    """A local test box whose QEMU is gone will not come back: say so now, not after --boot-timeout."""
+    from abstat.lab.testbox.paths import gone
+
+    why = gone(destination)
+    if why:
+        raise HostFailed(f"{failure}: {why}")
+
+
 @dataclass
-class Event:
+class HostEvent:
     kind: str                 # state | boot | run | end | refused | failed | finished
     host: str
     boot: int = 0             # index in the host's boot schedule
@@ -84,7 +93,7 @@ class HostHooks:
 
 class HostWorker(threading.Thread):
     def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
-                 events: queue.Queue[Event], stopping: threading.Event, hooks: HostHooks | None = None) -> None:
+                 events: queue.Queue[HostEvent], stopping: threading.Event, hooks: HostHooks | None = None) -> None:
         super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
         self.hooks = hooks or HostHooks()
         self.plan = plan
@@ -101,7 +110,7 @@ class HostWorker(threading.Thread):
     # -- reporting -----------------------------------------------------
 
     def emit(self, kind: str, boot: int = 0, **data: Any) -> None:
-        self.events.put(Event(kind, self.host.label, boot, data))
+        self.events.put(HostEvent(kind, self.host.label, boot, data))
 
     def state(self, state: str, boot: int = 0, **data: Any) -> None:
         self.emit("state", boot, state=state, **data)
@@ -188,6 +197,7 @@ class HostWorker(threading.Thread):
                           else _last(err) or f"exit status {code}")
             except SshError as err:
                 reason = str(err)
+                _raise_if_gone(self.ssh.destination, failure)
             time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
     def _reboot(self, index: int, variant: str, where: str) -> str:
@@ -274,18 +284,7 @@ class HostWorker(threading.Thread):
 
     def _converse(self, session: BoxSession, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
         process = session.process
-        try:
-            assert process.stdin is not None
-            process.stdin.write(bundle.payload())
-            process.stdin.flush()
-        except (OSError, ValueError):
-            pass  # the session ended: no hello follows
-        try:
-            hello = session.hello(HELLO_TIMEOUT_S)
-        except NoAnswer:
-            raise HostFailed(f"the runner did not answer within {HELLO_TIMEOUT_S:g} s of starting") from None
-        except ProtocolError as err:
-            raise ProtocolError(str(err), "hello") from None
+        hello = self._hello(session)
         if hello is None:
             return self._lost(session, started)
         if self.block_boot_id is None:
@@ -300,6 +299,7 @@ class HostWorker(threading.Thread):
         self.state("running", index)
         plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(), key=lambda s: s[3]))
         try:
+            assert process.stdin is not None
             process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
             process.stdin.flush()
         except (OSError, ValueError):
@@ -308,34 +308,54 @@ class HostWorker(threading.Thread):
             message = session.message()
             if message is None:
                 break
-            if "result" in message:
-                try:
-                    result = decode_result(message["result"], pending)
-                except ProtocolError as err:
-                    raise ProtocolError(str(err), "result") from None
-                pending.pop(result["position"], None)
-                self.emit("run", index, result=result)
-            elif "error" in message:
-                error = decode_error(message["error"])
-                self.emit("end", index, status="failed", note=error)
-                raise HostFailed(f"on the host: {error}")
-            elif "done" in message:
-                try:
-                    done = decode_done(message["done"])
-                except ProtocolError as err:
-                    raise ProtocolError(str(err), "end of the block") from None
-                status = "interrupted" if done["interrupted"] else ("failed" if done["error"] else "complete")
-                self.emit("end", index, status=status, notes=done["notes"], error=done["error"])
-                if done["error"]:
-                    raise HostFailed(done["error"])
-                if done["interrupted"]:
-                    raise InterruptedError
+            if self._answer(index, pending, message):
                 return None
-            else:
-                raise ProtocolError(f"a message that is none of result, error, done ({sorted(message)[:3]})",
-                                    "message")
         self.last_loss = session.end(SESSION_END_S)[1]
         return "lost-started"
+
+    def _hello(self, session: BoxSession) -> Any:
+        """Send the bundle; the runner's hello (None: the session ended first)."""
+        process = session.process
+        try:
+            assert process.stdin is not None
+            process.stdin.write(bundle.payload())
+            process.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the session ended: no hello follows
+        try:
+            return session.hello(HELLO_TIMEOUT_S)
+        except NoAnswer:
+            raise HostFailed(f"the runner did not answer within {HELLO_TIMEOUT_S:g} s of starting") from None
+        except ProtocolError as err:
+            raise ProtocolError(str(err), "hello") from None
+
+    def _answer(self, index: int, pending: dict[int, list[Any]], message: dict[str, Any]) -> bool:
+        """One message of the runner during the block; True once the block is done."""
+        if "result" in message:
+            try:
+                result = decode_result(message["result"], pending)
+            except ProtocolError as err:
+                raise ProtocolError(str(err), "result") from None
+            pending.pop(result["position"], None)
+            self.emit("run", index, result=result)
+            return False
+        if "error" in message:
+            error = decode_error(message["error"])
+            self.emit("end", index, status="failed", note=error)
+            raise HostFailed(f"on the host: {error}")
+        if "done" not in message:
+            raise ProtocolError(f"a message that is none of result, error, done ({sorted(message)[:3]})", "message")
+        try:
+            done = decode_done(message["done"])
+        except ProtocolError as err:
+            raise ProtocolError(str(err), "end of the block") from None
+        status = "interrupted" if done["interrupted"] else ("failed" if done["error"] else "complete")
+        self.emit("end", index, status=status, notes=done["notes"], error=done["error"])
+        if done["error"]:
+            raise HostFailed(done["error"])
+        if done["interrupted"]:
+            raise InterruptedError
+        return True
 
     def _lost(self, session: BoxSession, started: bool) -> str:
         """The session ended before the runner said hello: a Python problem on the box, or the connection."""

@@ -180,10 +180,12 @@ def _method_lines(comparisons: Sequence[Any]) -> list[str]:
     return lines
 
 
-def _footnote_lines(comparisons: Sequence[Any], notes: Footnotes, *, md: bool = False) -> list[str]:
+def _footnote_lines(comparisons: Sequence[Any], notes: Footnotes, *, md: bool = False,
+                    advice: bool = True) -> list[str]:
+    """The numbered footnotes; without ``advice``, one line per finding (the text summary's)."""
     warn = _warning_numbers(comparisons, notes)
     lines = []
-    for i, text in enumerate(notes.texts, start=1):
+    for i, text in enumerate(notes.texts if advice else notes.findings, start=1):
         if md:
             lines.append(f"{i}. {'**warning:** ' if i in warn else ''}{escape.markdown(text)}")
         else:
@@ -225,7 +227,7 @@ def _rich(comparisons: Sequence[Any], unit: str | None = None, metric: str | Non
         notes, refs = Footnotes(), [[] for _ in refs]
     buffer = io.StringIO()
     console = _console(buffer)
-    options = {"box": None, "header_style": "bold", "pad_edge": False}
+    options: dict[str, Any] = {"box": None, "header_style": "bold", "pad_edge": False}
     console.print(tables.rich_table(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN,
                                     **options))
     for line in _run_lines(comparisons, unit, metric):

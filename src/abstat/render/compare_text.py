@@ -22,7 +22,8 @@ from abstat.report.adjust import family_caption
 from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.notes import Footnotes
 
-__all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "summary_block", "to_json_document"]
+__all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "render_table", "summary_block",
+           "table_comparisons", "to_json_document"]
 
 
 def _centre(comp: Any, name: str) -> float | None:
@@ -43,33 +44,52 @@ def _centre_label(comp: Any) -> str:
 
 
 def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,
-                  color: bool = False, notes: Footnotes | None = None) -> str:
+                  color: bool = False, notes: Footnotes | None = None, advice: bool = False) -> str:
     """``(metric, unit, comparisons)`` per metric -> one line per candidate,
-    then the footnotes (one per kind of warning) they refer to."""
+    then the footnotes (one line per kind of warning) they refer to; ``advice`` (``--verbose``):
+    each with what to do about it."""
     notes = notes if notes is not None else Footnotes()
+    several = any(len(comps) > 1 for _, _, comps in sections)
     body: list[list[str]] = []
     words: list[str] = []
-    every: list[Any] = []
-    several = any(len(comps) > 1 for _, _, comps in sections)
     for metric, unit, comps in sections:
-        _, refs = _footnotes(comps, notes, prefix=metric or "")
-        # one scale per metric: the baseline's centre reads alike on every line of it
-        scale = common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
-                              if v is not None], unit, metric)
-        for comp, mine in zip(comps, refs):
-            every.append(comp)
-            before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
-            pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
-            word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
+        for line, word in _summary_lines(metric, unit, comps, notes, several):
+            body.append(line)
             words.append(word)
-            head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
-            shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
-            body.append([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
-                         " ".join([*shape, *(f"[{i}]" for i in mine)])])
     if not body:
         return ""
+    every = [comp for _, _, comps in sections for comp in comps]
     align = ["l"] * (len(body[0]) - 4) + ["r", "l", "l", "l"]
-    lines = tables.plain([""] * len(body[0]), body, align, rule=False)[1:]
+    out = [escape.terminal(_caption(sections, every, several)),
+           *tables.plain([""] * len(body[0]), body, align, rule=False)[1:]]
+    if notes.items:
+        out.append("")
+        out += _footnote_lines(every, notes, advice=advice)
+    return _coloured(out, words) if color else "\n".join(out) + "\n"
+
+
+def _summary_lines(metric: str | None, unit: str | None, comps: Sequence[Any], notes: Footnotes,
+                   several: bool) -> list[tuple[list[str], str]]:
+    """One metric's lines (cells, verdict word), their footnotes numbered in ``notes``."""
+    _, refs = _footnotes(comps, notes, prefix=metric or "")
+    # one scale per metric: the baseline's centre reads alike on every line of it
+    scale = common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
+                          if v is not None], unit, metric)
+    lines = []
+    for comp, mine in zip(comps, refs, strict=True):
+        before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
+        pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
+        word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
+        head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
+        shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
+        lines.append(([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
+                       " ".join([*shape, *(f"[{i}]" for i in mine)])], word))
+    return lines
+
+
+def _caption(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], every: list[Any],
+             several: bool) -> str:
+    """What the lines compare (per kind of centre when they differ), their level and the family's rule."""
     first = every[0]
     by_estimand: dict[str, list[str]] = {}
     for (metric, _, comps) in sections:
@@ -84,20 +104,17 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
         kinds = "; ".join(f"{text} for {', '.join(names)}" for text, names in by_estimand.items())
         caption = f"{who}: {kinds}; {first.confidence * 100:g}% confidence intervals"
     family = family_caption(every)
-    if family:
-        caption += f"; {family}"
-    out = [escape.terminal(caption), *lines]
-    if notes.items:
-        out.append("")
-        out += _footnote_lines(every, notes)
-    if not color:
-        return "\n".join(out) + "\n"
+    return caption + (f"; {family}" if family else "")
+
+
+def _coloured(out: list[str], words: list[str]) -> str:
+    """The summary's lines on a terminal: the caption and footnotes dim, each verdict word in its colour."""
     from rich.text import Text
 
     buffer = io.StringIO()
     console = _console(buffer, width=max(80, max(terminal.columns(line) for line in out)))
     console.print(Text(out[0], style="dim"))
-    for line, word in zip(out[1:], words):
+    for line, word in zip(out[1:], words, strict=False):
         text = Text(line)
         at = line.rfind(word)
         if at >= 0:
@@ -115,3 +132,22 @@ def render(comparisons: Sequence[Any], fmt: str = "text", color: bool = False, *
     from abstat.render.registry import render_comparisons
 
     return render_comparisons(comparisons, fmt, color=color, unit=unit, metric=metric, footnotes=footnotes)
+
+
+def table_comparisons(report: Any) -> list[Any]:
+    """The comparisons of a report's table, in table order (``abstat compare``'s one row: its candidates)."""
+    return [cell.comparison for cell in report.comparisons]
+
+
+def render_table(report: Any, fmt: str = "text", *, color: bool = False, verbose: bool = False,
+                 unit: str | None = None, metric: str | None = None) -> str:
+    """``abstat compare``'s one-row table (:func:`abstat.report.matrix.one_row_report`) in ``fmt``: text is the
+    summary lines (``verbose``: the per-variant and per-comparison tables first); the other formats as
+    :func:`render` writes them."""
+    comparisons = table_comparisons(report)
+    if fmt != "text":
+        return render(comparisons, fmt=fmt, unit=unit, metric=metric)
+    text = summary_block([(metric, unit, comparisons)], color=color, advice=verbose)
+    if verbose:
+        text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) + "\n" + text
+    return text

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shlex
 import textwrap
+from typing import Any
 
 from abstat.errors import UsageError
 from abstat.render import escape, terminal
@@ -64,7 +65,7 @@ def ministat_block(base: Cell, cell: Cell, confidence: float, outliers: str = "n
             f"{INDENT}$ {ministat_command(names)}",
             *(f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
               "ministat needs at least 3)" for c in small)])
-    values = [kept_values(c, outliers) for c in (base, cell)]
+    values: list[Any] = [kept_values(c, outliers) for c in (base, cell)]  # ministat takes sequences
     text = render_report(values, names=names, confidence=confidence, plot=False, stats=True, dialect="classic")
     lines = [f"$ {ministat_command(names)}", *text.rstrip("\n").split("\n")]
     block = "\n".join((INDENT + line).rstrip() if line else "" for line in lines)

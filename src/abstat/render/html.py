@@ -16,6 +16,7 @@ from the user (labels, file names, machine records) goes through
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from abstat.errors import UsageError
 from abstat.render import escape
@@ -85,38 +86,66 @@ def _table(report: Report) -> str:
     return "\n".join(out)
 
 
-def _stats_table(cells: list[Cell], names: list[str]) -> str:
-    """N/Min/Max/Median/Avg/Stddev of each set, every value in one unit (one scale for the table)."""
+def kept_values(report: Report, cell: Cell) -> tuple[list[float], int]:
+    """The cell's samples the table's numbers use (after the report's outlier rule), and how many
+    runs hold some; a summary-statistics cell has none."""
+    from abstat.report.centres import kept_runs
+
+    if cell.sample_set.summary is not None:
+        return [], 0
+    runs = kept_runs(cell.sample_set.comparison_data(), report.outliers) or []
+    return [float(v) for run in runs for v in run], sum(1 for run in runs if len(run))
+
+
+def _stats_table(report: Report, cells: list[Cell], names: list[str]) -> str:
+    """N/Min/Max/Median/Avg/Stddev of each set, every value in one unit (one scale for the table), of the
+    samples kept after the report's outlier rule (its column says how many it dropped); the median is the
+    one the table prints (on integer data one of the values: :func:`abstat.report.centres.shown_median`)."""
+    from abstat.report.centres import shown_median
     from abstat.stats.descriptive import describe
 
     unit, metric = cells[0].sample_set.unit, cells[0].sample_set.labels.get("metric")
-    described = {id(c): describe(c.sample_set.values) for c in cells if c.sample_set.summary is None}
-    # one unit for the table: Min/Max/Median set it (integers stay integers: counts, cycles),
-    # Avg and Stddev keep it with the digits they need
-    scale = common_scale([v for d in described.values() for v in (d.min, d.max, d.median)]
-                         or [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None],
-                         unit, metric)
-    average = in_unit_of(scale, [d.mean for d in described.values()]
-                         + [c.sample_set.summary.mean for c in cells if c.sample_set.summary is not None])
-    spread = in_unit_of(scale, [d.stddev for d in described.values() if d.n > 1]
-                        + [c.sample_set.summary.stddev for c in cells if c.sample_set.summary is not None])
-    in_unit = f" ({scale.unit})" if scale.unit else ""
+    kept = {id(c): kept_values(report, c) for c in cells if c.sample_set.summary is None}
+    described = {key: (describe(values), shown_median(values)) for key, (values, _) in kept.items() if values}
+    summaries = [c.sample_set.summary for c in cells if c.sample_set.summary is not None]
+    scales = _stats_scales(list(described.values()), summaries, unit, metric)
+    in_unit = f" ({scales[0].unit})" if scales[0].unit else ""
+    rule = report.outliers != "none"
     out = ['<table class="stats"><tr><th>set</th><th>N</th>'
            + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
-           + "<th>runs</th></tr>"]
-    for cell, name in zip(cells, names):
-        summary = cell.sample_set.summary
-        if summary is not None:
-            row = (name, f"{summary.n:,}", "unknown", "unknown", "unknown", average.number(summary.mean),
-                   spread.number(summary.stddev), "summary")
-        else:
-            d = described[id(cell)]
-            row = (name, f"{d.n:,}", scale.number(d.min), scale.number(d.max), scale.number(d.median),
-                   average.number(d.mean), spread.number(d.stddev) if d.n > 1 else "-",
-                   len(cell.sample_set.runs))
-        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row) + "</tr>")
+           + "<th>runs</th>" + (f"<th>dropped ({_e(report.outliers)})</th>" if rule else "") + "</tr>"]
+    for cell, name in zip(cells, names, strict=True):
+        row = _stats_row(cell, name, kept.get(id(cell)), described.get(id(cell)), scales)
+        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row[:None if rule else -1]) + "</tr>")
     out.append("</table>")
     return "\n".join(out)
+
+
+def _stats_scales(described: list[Any], summaries: list[Any], unit: str | None,
+                  metric: str | None) -> tuple[Any, Any, Any]:
+    """One unit for the stats table: Min/Max/Median set it (integers stay integers: counts, cycles),
+    Avg and Stddev keep it with the digits they need."""
+    scale = common_scale([v for d, median in described for v in (d.min, d.max, median)]
+                         or [s.mean for s in summaries], unit, metric)
+    average = in_unit_of(scale, [d.mean for d, _ in described] + [s.mean for s in summaries])
+    spread = in_unit_of(scale, [d.stddev for d, _ in described if d.n > 1] + [s.stddev for s in summaries])
+    return scale, average, spread
+
+
+def _stats_row(cell: Cell, name: str, kept: tuple[list[float], int] | None, described: Any,
+               scales: tuple[Any, Any, Any]) -> list[Any]:
+    """One set's row of the stats table, the values dropped by the outlier rule last."""
+    scale, average, spread = scales
+    summary = cell.sample_set.summary
+    if summary is not None:
+        return [name, f"{summary.n:,}", "unknown", "unknown", "unknown", average.number(summary.mean),
+                spread.number(summary.stddev), "summary", "-"]
+    if kept is None or described is None:  # the rule dropped every value
+        return [name, "0", "-", "-", "-", "-", "-", 0, f"{cell.sample_set.n:,}"]
+    (values, runs), (d, median) = kept, described
+    return [name, f"{d.n:,}", scale.number(d.min), scale.number(d.max), scale.number(median),
+            average.number(d.mean), spread.number(d.stddev) if d.n > 1 else "-", runs,
+            f"{cell.sample_set.n - len(values):,}"]
 
 
 def heading(report: Report, base: Cell, cell: Cell) -> str:
@@ -134,7 +163,7 @@ def shown_name(report: Report, cell: Cell) -> str:
 
 def _constant(report: Report, base: Cell, cell: Cell) -> str | None:
     """A sentence instead of a plot when every set holds one value only."""
-    sets = [(shown_name(report, c), set(c.sample_set.values)) for c in (base, cell)]
+    sets = [(shown_name(report, c), set(kept_values(report, c)[0])) for c in (base, cell)]
     if not all(len(values) == 1 for _, values in sets):
         return None
     scale = common_scale([v for _, values in sets for v in values], cell.sample_set.unit,
@@ -165,26 +194,34 @@ def here(text: str) -> str:
                         "look at the distributions (the figures below)")
 
 
-def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: bool = True) -> str:
-    unit, metric = cell.sample_set.unit, cell.sample_set.labels.get("metric")
-    title_text = heading(report, base, cell)
+def _figure(report: Report, base: Cell, cell: Cell, title_text: str, plot: bool) -> str:
+    """The pair's figure (the values kept after the outlier rule), or the sentence that says why none."""
     summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
-    constant = None if summaries else _constant(report, base, cell)
     if summaries:
         verb = "are" if len(summaries) > 1 else "is"
-        figure = (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
-                  "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
-                  "distribution need the samples.</p>")
-    elif constant:
-        figure = f'<p class="note">{_e(constant)}</p>'
-    elif not plot:
-        figure = ""
-    else:
-        drawn = comparison_figure([(shown_name(report, c), c.sample_set.values) for c in (base, cell)],
-                                  unit=unit, metric=metric, title=title_text)
-        figure = f'<div class="plot">{drawn.svg}</div>'
-        if drawn.note:
-            figure += f'<p class="caption axis-note">{_e(drawn.note)}</p>'
+        return (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
+                "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
+                "distribution need the samples.</p>")
+    constant = _constant(report, base, cell)
+    if constant:
+        return f'<p class="note">{_e(constant)}</p>'
+    if not plot:
+        return ""
+    drawn = comparison_figure([(shown_name(report, c), kept_values(report, c)[0]) for c in (base, cell)],
+                              unit=cell.sample_set.unit, metric=cell.sample_set.labels.get("metric"),
+                              title=title_text)
+    figure = f'<div class="plot">{drawn.svg}</div>'
+    if drawn.note:
+        figure += f'<p class="caption axis-note">{_e(drawn.note)}</p>'
+    if report.outliers != "none":
+        figure += (f'<p class="caption">The figure draws the values kept after the outlier rule '
+                   f'({_e(report.outliers)}), as the table and the summaries above use them.</p>')
+    return figure
+
+
+def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: bool = True) -> str:
+    title_text = heading(report, base, cell)
+    figure = _figure(report, base, cell, title_text, plot)
     labels = ", ".join(f"{k}={v}" for k, v in cell.sample_set.labels.items())
     parts = [f'<section class="cell" id="cell-{index}">', f"<h3>{_e(title_text)}</h3>", f"<p>{_e(labels)}</p>"]
     if cell.comparison is not None:
@@ -192,7 +229,7 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: b
     if cell.messages:
         parts.append('<ul class="cell-notes">' + "".join(
             f"<li>{_e(here(m['message']))}</li>" for m in cell.messages) + "</ul>")
-    parts += [_stats_table([base, cell], [shown_name(report, c) for c in (base, cell)]), figure, "</section>"]
+    parts += [_stats_table(report, [base, cell], [shown_name(report, c) for c in (base, cell)]), figure, "</section>"]
     return "\n".join(parts)
 
 

@@ -164,10 +164,12 @@ def long_table(report: Report) -> str:
 
 
 def footer_lines(report: Report, width: int | None = None) -> list[str]:
+    """The footer, then one footnote per finding, without its advice (that is in the HTML page and
+    docs/output.md)."""
     lines = []
     for text in map(escape.terminal, report.footer()):
         lines += textwrap.wrap(text, width) if width else [text]
-    for number, text in enumerate(map(escape.terminal, report.footnotes), 1):
+    for number, text in enumerate(map(escape.terminal, report.findings or report.footnotes), 1):
         if width:
             lines += textwrap.wrap(text, width, initial_indent=f"[{number}] ",
                                    subsequent_indent=" " * (len(str(number)) + 3),
@@ -184,8 +186,8 @@ def render_text(report: Report, *, width: int | None = None, table: str | None =
     if width and max(terminal.columns(line) for line in table.splitlines()) > width:
         table = long_table(report)
     heading = escape.terminal(title(report))
-    heading = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]
-    parts = [*heading, "", table, ""]
+    headings = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]
+    parts = [*headings, "", table, ""]
     parts += footer_lines(report, width)
     return "\n".join(parts) + "\n"
 

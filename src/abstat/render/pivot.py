@@ -18,8 +18,8 @@ every other layout); only where they sit changes.
 from __future__ import annotations
 
 from abstat.errors import UsageError
-from abstat.render import tables
-from abstat.render.matrix import format_cell_value, scalers
+from abstat.render import escape, tables
+from abstat.render.matrix import format_cell_value, scalers, summary_text
 from abstat.render.units import format_change
 from abstat.report.centres import row_words
 from abstat.report.table import Cell, Report, Row
@@ -82,4 +82,9 @@ def pivot_lines(report: Report, label: str) -> list[str]:
         rows = [found.get((group, value)) for value in across]
         body += _group_lines(report, group, rows)
     headers = [*keys, report.by, *across]
-    return tables.plain(headers, body, ["l"] * (len(keys) + 1) + ["l"] * len(across))
+    lines = tables.plain(headers, body, ["l"] * (len(keys) + 1) + ["l"] * len(across))
+    # the geomean rows (over the rows of every column across the top), as the long e-mail table says them
+    for summary in report.summaries:
+        metric = f" {summary.metric}" if summary.metric and "metric" in report.row_keys else ""
+        lines.append(escape.terminal(f"geomean{metric} {summary.column}: {summary_text(summary)}"))
+    return lines

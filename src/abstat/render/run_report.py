@@ -245,8 +245,8 @@ def _report(
             parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=metric,
                                 footnotes=fmt != "text").rstrip("\n"))
             parts.append("")
-        if fmt == "text":
-            parts.append(summary_block(rendered, color=color).rstrip("\n"))
+        if fmt == "text":  # --verbose: each footnote with what to do about it
+            parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
         elif family:
             parts.append(clean(family[0].upper() + family[1:] + "."))
     clean = escape.markdown if fmt == "markdown" else escape.terminal

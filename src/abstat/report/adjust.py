@@ -52,17 +52,18 @@ def adjust_family(comparisons: Sequence[Any], method: str = "holm") -> list[Any]
     """The comparisons shown together (a report's cells; ``run``/``show``'s metrics x candidates;
     ``compare``'s candidates), each judged on its p-value adjusted over them all by ``method``:
     ``p_adjusted`` and ``adjustment`` set, verdict and ``significant`` following the adjusted p-value
-    (:func:`follow_adjusted`).  A family of one is returned as it is, unadjusted; a comparison with
-    no p-value (cannot judge) counts in the family as p = 1 and keeps its verdict."""
-    if len(comparisons) < 2 or method == "none":
-        return list(comparisons)
-    raw = [float(c.p_value) if c.p_value is not None else math.nan for c in comparisons]
-    adjusted = adjust_p_values(raw, method)
-    done = []
-    for comparison, p_adj in zip(comparisons, adjusted, strict=True):
-        alpha = 1.0 - float(comparison.confidence)
-        judged = follow_adjusted(comparison, p_adj < alpha)
-        done.append(dataclasses.replace(judged, p_adjusted=p_adj, adjustment=method))
+    (:func:`follow_adjusted`).  A family of one is returned as it is, unadjusted; a comparison that
+    cannot be judged (NaN p-value) counts in the family as p = 1 and keeps its verdict; one whose
+    method gives no p-value is not in the family and is returned as it is."""
+    family = [i for i, c in enumerate(comparisons) if c.p_value is not None]
+    done = list(comparisons)
+    if len(family) < 2 or method == "none":
+        return done
+    adjusted = adjust_p_values([float(comparisons[i].p_value) for i in family], method)
+    for i, p_adj in zip(family, adjusted, strict=True):
+        alpha = 1.0 - float(comparisons[i].confidence)
+        judged = follow_adjusted(comparisons[i], p_adj < alpha)
+        done[i] = dataclasses.replace(judged, p_adjusted=p_adj, adjustment=method)
     return done
 
 

@@ -94,14 +94,15 @@ class Footnote:
     advice: str = ""
     subjects: list[Subject] = field(default_factory=list)
 
-    def text(self, limit: int = MAX_SUBJECTS) -> str:
+    def text(self, limit: int = MAX_SUBJECTS, advice: bool = True) -> str:
+        """The finding, whom it concerns and (``advice``) what to do about it."""
         text = self.head
         subjects = compact(self.subjects)
         if subjects:
             shown = subjects[:limit]
             more = len(subjects) - len(shown)
             text += ": " + ", ".join(shown) + (f" and {more} more" if more else "")
-        return text + (f"; {self.advice}" if self.advice else "")
+        return text + (f"; {self.advice}" if self.advice and advice else "")
 
     def short(self, width: int) -> str:
         """One line of at most ``width`` columns (with its ``[n] `` mark): the finding and whom it
@@ -162,7 +163,14 @@ class Footnotes:
 
     @property
     def texts(self) -> list[str]:
+        """Each note with its advice (JSON, Markdown, HTML, ``--verbose``)."""
         return [note.text() for note in self.items]
+
+    @property
+    def findings(self) -> list[str]:
+        """Each note as one line: the finding and whom it concerns (text formats; the advice is in
+        ``--verbose``, the HTML page and docs/output.md)."""
+        return [note.text(advice=False) for note in self.items]
 
     def short_texts(self, width: int) -> list[str]:
         """:meth:`Footnote.short` of each note, ``width`` the columns its ``[n] `` mark leaves."""

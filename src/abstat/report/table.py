@@ -72,13 +72,17 @@ class Row:
 
 @dataclass
 class Summary:
-    """Geometric mean of candidate/baseline ratios of one column, one metric."""
+    """Geometric mean of candidate/baseline ratios of one column, one metric
+    (:func:`abstat.report.matrix.geomean`): over ``cells`` of the ``rows`` compared (those that judged
+    a change), its ``confidence`` interval unadjusted, and no mark."""
 
     column: str
     metric: str | None
     ratio: float
     ci: tuple[float, float] | None
     cells: int
+    rows: int = 0
+    confidence: float = 0.95
 
 
 @dataclass
@@ -99,6 +103,7 @@ class Report:
     outliers: str = "none"          # the outlier rule every number of every cell was computed after
     short_footnotes: list[str] = field(default_factory=list)  # one line each, <= 72 columns (e-mail)
     columns_label: str | None = None  # text and e-mail: this row label's values across the top (render/pivot.py)
+    findings: list[str] = field(default_factory=list)  # the footnotes without their advice (text formats)
 
     def short_footer(self) -> list[str]:
         """The footer in a few lines for a cover letter: what the cells and changes are, the family's
@@ -116,8 +121,23 @@ class Report:
         if self.summary_cells:
             lines.append("Summary-statistics cells show the mean; their changes compare means.")
         if self.summaries:
-            lines.append("geomean: geometric mean of the rows' ratios.")
+            lines.append(self.geomean_line(short=True))
         return lines
+
+    def geomean_line(self, short: bool = False) -> str:
+        """What the geomean row is, as :func:`abstat.report.matrix.geomean` computes it: over the rows
+        that judged a change (how many, when some could not), its interval unadjusted and unmarked."""
+        level = _pct_text(self.confidence * 100)
+        partial = [f"{s.metric + ' ' if s.metric and 'metric' in self.row_keys else ''}{s.column} "
+                   f"{s.cells} of {s.rows}" for s in self.summaries if s.cells < s.rows]
+        if short:
+            return (f"geomean: geometric mean of the rows' ratios{' (' + ', '.join(partial) + ')' if partial else ''}; "
+                    f"its {level}% interval is not adjusted, and it has no mark.")
+        over = f" (rows that cannot judge have no ratio: {', '.join(partial)})" if partial else ""
+        return (f"geomean = geometric mean of candidate/baseline ratios over the rows{over}; its {level}% interval "
+                "reads each cell's interval as a normal one on the log scale, assuming independent cells; like "
+                "the cells' intervals it is not adjusted, and it has no mark (it is not one of the "
+                f"{len(self.comparisons)} comparisons).")
 
     def outlier_line(self) -> str:
         """The rule and what it dropped per cell, for every format (empty without a rule)."""
@@ -153,21 +173,7 @@ class Report:
         cells = [c for row in self.rows for c in row.cells.values()]
         # a table made only of summary statistics shows and compares means
         center = "mean" if cells and len(self.summary_cells) == len(cells) else self.center
-        labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
-        if len(labels) == 1:
-            what = f"the {labels[0]}"
-        elif labels:  # e.g. runs as the unit in some cells, samples in others: say which cells
-            where: dict[str, list[str]] = {}
-            for cell in self.comparisons:
-                label = getattr(cell.comparison, "estimand_label", None) or ""
-                place = "/".join(v for v in cell.row if v) or cell.column
-                if label and place not in where.setdefault(label, []):
-                    where[label].append(place)
-            what = "; ".join(f"the {label} ({', '.join(where[label][:6])}"
-                             + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "") + ")"
-                             for label in labels)
-        else:
-            what = f"the change of the {center}"
+        what = self._changes_are(center)
         kinds = list(dict.fromkeys(c.center_kind for c in cells))
         cells_are = f"{' or '.join(kinds) if kinds else center} of each sample set"
         lines = [
@@ -187,15 +193,28 @@ class Report:
                 "involving them compare means (Welch's t, Fieller interval), since medians and "
                 "distributions need the raw samples."
             )
-        for column, labels in self.column_labels.items():
-            lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in labels.items()))
+        for column, described in self.column_labels.items():
+            lines.append(f"{self.by}={column}: " + ", ".join(f"{k}={v}" for k, v in described.items()))
         if self.summaries:
-            lines.append(
-                "geomean = geometric mean of candidate/baseline ratios over the rows; its "
-                "interval combines the cells' intervals on the log scale, assuming "
-                "independent cells."
-            )
+            lines.append(self.geomean_line())
         return lines
+
+    def _changes_are(self, center: str) -> str:
+        """What the changes estimate: the one estimand, or each with the cells that compute it."""
+        labels = sorted({getattr(c.comparison, "estimand_label", None) or "" for c in self.comparisons} - {""})
+        if len(labels) == 1:
+            return f"the {labels[0]}"
+        if not labels:
+            return f"the change of the {center}"
+        where: dict[str, list[str]] = {}  # e.g. runs as the unit in some cells, samples in others: say which
+        for cell in self.comparisons:
+            label = getattr(cell.comparison, "estimand_label", None) or ""
+            place = "/".join(v for v in cell.row if v) or cell.column
+            if label and place not in where.setdefault(label, []):
+                where[label].append(place)
+        return "; ".join(f"the {label} ({', '.join(where[label][:6])}"
+                         + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "") + ")"
+                         for label in labels)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``abstat report --format json``."""
@@ -245,7 +264,8 @@ class Report:
             "rows": rows,
             "geomean": [
                 {"column": s.column, "metric": s.metric, "ratio": s.ratio,
-                 "ci": list(s.ci) if s.ci else None, "cells": s.cells}
+                 "ci": list(s.ci) if s.ci else None, "cells": s.cells, "rows": s.rows,
+                 "confidence": s.confidence, "adjustment": None}
                 for s in self.summaries
             ],
             "footnotes": list(self.footnotes),

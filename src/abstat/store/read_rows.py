@@ -4,7 +4,7 @@ machine record.  The machine record (~4 KB) goes out once per invocation,
 never with every sample."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from abstat.store.read_runs import RUN_ORDER, and_in
@@ -17,6 +17,15 @@ class RowReader:
     _load: Any
     _damaged: Any
     _number: Any
+
+    def label_values(self, keys: Sequence[str]) -> dict[str, set[str]]:
+        """key -> every value stored under it, for ``keys`` (labels of every experiment)."""
+        marks = ", ".join("?" for _ in keys)
+        found: dict[str, set[str]] = {}
+        for key, value in self.db.execute(f"SELECT DISTINCT key, value FROM labels WHERE key IN ({marks})",
+                                          tuple(keys)).fetchall():
+            found.setdefault(key, set()).add(value)
+        return found
 
     def sample_rows(self, experiment: str | None = None) -> Iterator[dict[str, Any]]:
         """One row per stored sample: experiment, variant, metric, value, unit, run, iteration,

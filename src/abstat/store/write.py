@@ -302,9 +302,11 @@ class StoreWriter:
                     raise InputError(f"run {run['uid']} has the identity of a run another invocation of the store"
                                      " holds: refused, nothing added")
             wanted = [run for run in runs if run["uid"] not in stored]
+            variants: dict[str, int] = {}
             for run in wanted:
-                variant_id = self._ensure_variant(invocation.experiment_id, run["variant"])
-                self._insert_run(invocation.id, variant_id, _run_row(run), _samples(run))
+                if run["variant"] not in variants:
+                    variants[run["variant"]] = self._ensure_variant(invocation.experiment_id, run["variant"])
+                self._insert_run(invocation.id, variants[run["variant"]], _run_row(run), _samples(run))
         return len(wanted), len(runs) - len(wanted)
 
     def finish_invocation(self, invocation: Invocation, status: str, notes: Sequence[str] = ()) -> None:

@@ -74,8 +74,12 @@ def test_the_source_is_data_and_a_forged_one_is_refused():
 
 
 def test_an_unreadable_log_is_one_line_naming_it(tmp_path):
-    with pytest.raises(ValueError, match=r"^--metric-source kmsg: cannot read .*nope: No such file"):
+    # the library names the field; the CLI names it by its flag (cli/flags.py)
+    from abstat.cli.flags import namer
+
+    with pytest.raises(ValueError, match=r"^metric_source kmsg: cannot read .*nope: No such file") as raised:
         kmsg.check_readable(str(tmp_path / "nope"))
+    assert raised.value.named(namer("run")).startswith("--metric-source kmsg: cannot read ")
 
 
 def test_kmsg_without_a_metric_is_a_usage_error(tmp_path):

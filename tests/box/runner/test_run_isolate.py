@@ -69,7 +69,8 @@ def test_the_measured_commands_have_their_cpu_alone_and_everything_is_restored(t
         bench.write_text(f"grep Cpus_allowed_list /proc/self/status >> {tmp_path}/bench.txt\n"
                          f"grep Cpus_allowed_list /proc/{other.pid}/status >> {tmp_path}/other.txt\n"
                          f"echo \"held: $(ls {MOUNT} | grep -c abstat.isolated)\"\n")
-        load = f"while :; do grep Cpus_allowed_list /proc/self/status > {tmp_path}/load.txt; sleep 0.05; done"
+        load = (f"while :; do grep Cpus_allowed_list /proc/self/status > {tmp_path}/load.tmp; "
+                f"mv {tmp_path}/load.tmp {tmp_path}/load.txt; sleep 0.05; done")  # never read half-written
         done = _abstat("run", "-n", "3", "--cpus", str(measured), "--isolate", "--store", str(tmp_path / "s.db"),
                        "--metric", "held=^held: (\\d+)", "--background", f"sh -c '{load}'",
                        "-v", f"a=sh {bench}", "-v", f"b=sh {bench}",
@@ -170,3 +171,39 @@ def test_a_box_isolates_its_own_cpus_through_the_shipped_runner(tmp_path):
     shown = _abstat("show", "lab", "--store", str(tmp_path / "s.db"), env={})
     assert "--isolate: CPUs" in shown.stdout + shown.stderr  # the box's note, stored with its boot
     assert _sets() == [] and _irqs() == before_irqs and parse_cpus(_allowed(1)) == set(ONLINE)
+
+
+@needs_cpuset
+def test_cpusets_of_ended_runs_without_a_record_are_cleared(tmp_path):
+    # a record lost with its run's temporary directory: an empty set of a dead run is dropped by the next
+    # --isolate, one holding tasks is emptied and removed by doctor --reset; a live run's set is left alone
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    empty, holding = os.path.join(MOUNT, f"abstat.rest-{dead.pid}"), os.path.join(MOUNT, f"abstat.isolated-{dead.pid}")
+    mems = _text(os.path.join(MOUNT, "cpuset.mems"))
+    other = subprocess.Popen(["sleep", "300"])
+    try:
+        for path in (empty, holding):
+            os.mkdir(path)
+            for name, value in (("cpuset.mems", mems), ("cpuset.cpus", str(ONLINE[0]))):
+                with open(os.path.join(path, name), "w") as handle:
+                    handle.write(value)
+        with open(os.path.join(holding, "tasks"), "w") as handle:
+            handle.write(str(other.pid))
+        from abstat.box.isolate import isolation_problem
+
+        problem = isolation_problem([ONLINE[-1]])
+        assert not os.path.exists(empty) and problem is not None and f"abstat.isolated-{dead.pid}" in problem
+        env = {"ABSTAT_ISOLATION_STATE": str(tmp_path / "state"),
+               "ABSTAT_DOCTOR_STATE": str(tmp_path / "doctor" / "tune.json")}
+        reset = _abstat("doctor", "--reset", env=env)
+        assert reset.returncode == 0 and f"cpuset {holding} of an ended run removed" in reset.stdout
+        assert not os.path.exists(holding) and parse_cpus(_allowed(other.pid)) == set(ONLINE)
+        assert isolation_problem([ONLINE[-1]]) is None
+    finally:
+        other.kill()
+        other.wait()
+        for path in (holding, empty):
+            if os.path.isdir(path):
+                subprocess.run(["sh", "-c", f"for t in $(cat {path}/tasks); do echo $t > {MOUNT}/tasks; done"])
+                os.rmdir(path)

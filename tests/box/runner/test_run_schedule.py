@@ -6,12 +6,12 @@ from collections import Counter
 import pytest
 
 from abstat.box.runner import (
-    Command, ExperimentPlan, FakeExecutor, Measurement, RunContext, Variant, build_schedule, run_experiment,
+    Command, ExperimentPlan, FakeExecutor, Measurement, RunContext, VariantCommand, build_schedule, run_experiment,
 )
 
 
-def variants(*names: str) -> list[Variant]:
-    return [Variant(name, Command(f"./bench-{name}")) for name in names]
+def variants(*names: str) -> list[VariantCommand]:
+    return [VariantCommand(name, Command(f"./bench-{name}")) for name in names]
 
 
 def test_interleaved_blocks_hold_every_variant_once_in_shuffled_order():

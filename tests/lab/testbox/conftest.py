@@ -5,4 +5,5 @@ from support.marks import slow_files
 pytest_collection_modifyitems = slow_files(
     __file__,
     "test_testbox.py",
+    "test_testbox_more.py",
 )

@@ -87,6 +87,34 @@ def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):
     assert "-F" not in SshHost("other", "other", str(tmp_path)).command_argv("true")
 
 
+def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):
+    """A box whose supervisor ended with QEMU killed (lost), powered off or failed will not answer again by
+    itself: the lab stops waiting; a box between two boots, or not a box, is waited for."""
+    import json
+
+    from abstat.lab.host import HostFailed, _raise_if_gone
+
+    monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
+    box = tmp_path / "tb1"
+    box.mkdir()
+    (box / "ssh_config").write_text("Host tb1\n")
+    for state, reason in (("lost", "its QEMU was killed"), ("stopped", "it powered off"),
+                          ("failed", "its QEMU could not run")):
+        (box / "state.json").write_text(json.dumps({"state": state, "boots": 3}))
+        assert paths.gone("tb1") == f"the test box tb1 is down ({reason}; abstat testbox up tb1)"
+        with pytest.raises(HostFailed, match=rf"^did not come back: the test box tb1 is down \({reason};"):
+            _raise_if_gone("tb1", "did not come back")
+    (box / "supervisor.pid").write_text("1\n")  # a supervisor (starting again): not down
+    assert paths.gone("tb1") is None
+    (box / "supervisor.pid").unlink()
+    for text in ('{"state": "booting"}', '{"state": "running"}', "[]", "not json"):
+        (box / "state.json").write_text(text)
+        assert paths.gone("tb1") is None
+    (box / "state.json").write_text('{"state": "lost"}')
+    assert paths.gone("root@tb1") is None and paths.gone("tb2") is None  # not a box of this user's
+    _raise_if_gone("tb2", "did not come back")
+
+
 @pytest.mark.parametrize("options, message", [
     (["up", "9bad"], "invalid test box name '9bad'"),
     (["up", "tb1", "--smp", "0"], "invalid --smp 0"),

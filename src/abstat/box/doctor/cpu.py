@@ -92,31 +92,42 @@ class SMT(Check):
         control = context.read(f"{CPU}/smt/control")
         active = context.read(f"{CPU}/smt/active")
         cpus = context.benchmark_cpus()
-        siblings: dict[int, list[int]] = {}
-        for cpu in cpus:
-            found = parse_cpu_list(context.read(f"{CPU}/cpu{cpu}/topology/thread_siblings_list"))
-            if found:
-                siblings[cpu] = [s for s in found if s != cpu]
+        siblings = _siblings(context, cpus)
         if control is None and active is None and not siblings:
             return self.unavailable(f"no {CPU}/smt and no topology/thread_siblings_list")
         if control in ("notsupported", "notimplemented") or active == "0" or (
                 siblings and not any(siblings.values())):
             state = f"smt/control = {control}" if control else "no CPU has a sibling thread"
             return self.finding(OK, f"SMT off ({state}, smt/active = {active})" if active else f"SMT off ({state})")
-        outside = sorted({s for sib in siblings.values() for s in sib if s not in cpus})
-        busy = _busy_fraction(context, outside)
-        evidence = f"SMT on (smt/control = {control}, smt/active = {active})"
-        if siblings:
-            pairs = ", ".join(f"cpu{cpu}+{format_cpu_list(sib)}" for cpu, sib in siblings.items() if sib)
-            evidence += f"; siblings of the benchmark's CPUs: {pairs}"
-        if busy:
-            evidence += "; sibling threads busy " + ", ".join(
-                f"cpu{cpu} {share:.0%}" for cpu, share in busy.items()) + f" over {context.interval:g} s"
-        elif outside:
-            evidence += f"; siblings outside the benchmark's CPUs: cpu{format_cpu_list(outside)}"
-        return self.finding(WARN, evidence,
+        return self.finding(WARN, _smt_evidence(context, cpus, siblings, control, active),
                             "a busy sibling thread shares the core's caches and pipeline: keep the siblings of the"
                             " benchmark's CPUs idle (isolcpus), or echo off | sudo tee /sys/devices/system/cpu/smt/control")
+
+
+def _siblings(context: Context, cpus: list[int]) -> dict[int, list[int]]:
+    """Each benchmark CPU's sibling threads (those the kernel lists)."""
+    siblings: dict[int, list[int]] = {}
+    for cpu in cpus:
+        found = parse_cpu_list(context.read(f"{CPU}/cpu{cpu}/topology/thread_siblings_list"))
+        if found:
+            siblings[cpu] = [s for s in found if s != cpu]
+    return siblings
+
+
+def _smt_evidence(context: Context, cpus: list[int], siblings: dict[int, list[int]], control: str | None,
+                  active: str | None) -> str:
+    outside = sorted({s for sib in siblings.values() for s in sib if s not in cpus})
+    busy = _busy_fraction(context, outside)
+    evidence = f"SMT on (smt/control = {control}, smt/active = {active})"
+    if siblings:
+        pairs = ", ".join(f"cpu{cpu}+{format_cpu_list(sib)}" for cpu, sib in siblings.items() if sib)
+        evidence += f"; siblings of the benchmark's CPUs: {pairs}"
+    if busy:
+        evidence += "; sibling threads busy " + ", ".join(
+            f"cpu{cpu} {share:.0%}" for cpu, share in busy.items()) + f" over {context.interval:g} s"
+    elif outside:
+        evidence += f"; siblings outside the benchmark's CPUs: cpu{format_cpu_list(outside)}"
+    return evidence
 
 
 def _busy_fraction(context: Context, cpus: list[int]) -> dict[int, float]:

@@ -204,6 +204,7 @@ def _steal_share(context: Context) -> float | None:
     for line in (context.read("/proc/stat") or "").splitlines():
         if line.startswith("cpu "):
             fields = [int(f) for f in line.split()[1:] if f.isdigit()]
-            if len(fields) >= 8 and sum(fields[:8]):
-                return fields[7] / sum(fields[:8])
+            total = sum(fields[:8])
+            if len(fields) >= 8 and total:
+                return fields[7] / total
     return None

@@ -117,8 +117,8 @@ def _save_state(path: str, state: dict[str, Any]) -> None:
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not _private(os.stat(directory)):
-            raise InputError("the tuning record's directory may be written by others; give --state a file in a "
-                             "private directory", path=directory)
+            raise InputError("the tuning record's directory may be written by others; give {state} a file in a "
+                             "private directory", path=directory, fields=["state"])
         descriptor, temporary = tempfile.mkstemp(prefix=".doctor-tune-", suffix=".tmp", dir=directory)
         try:
             with open(descriptor, "w", encoding="utf-8") as handle:
@@ -259,7 +259,7 @@ def reset(*, state_path: str, root: str = "") -> TuneResult:
 def _release_isolations(result: TuneResult) -> None:
     """Undo what ``run --isolate`` left after a kill (:mod:`abstat.box.isolate`); a record naming anything
     it does not change is refused before anything is undone."""
-    from abstat.box import isolate
+    from abstat.box import isolate_record as isolate
 
     records, refused = isolate.stale_records()
     if refused:
@@ -268,4 +268,8 @@ def _release_isolations(result: TuneResult) -> None:
     for path, state in records:
         done, problems = isolate.restore_record(path, state)
         result.applied.append({"isolation": done})
+        result.skipped.extend(problems)
+    for path in isolate.orphan_sets():  # left without a record (lost): the tasks go back, the set goes
+        problems = isolate.release_orphan_set(path)
+        result.applied.append({"isolation": f"cpuset {path} of an ended run removed, its tasks back at the top"})
         result.skipped.extend(problems)

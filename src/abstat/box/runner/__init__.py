@@ -14,7 +14,7 @@ _HOMES = {
     "Collector": "model", "command_problem": "model", "command_problems": "model",
     "ExperimentOutcome": "experiment", "ExperimentPlan": "experiment", "run_experiment": "experiment",
     "BUILTIN_METRICS": "model", "Command": "model", "Measurement": "model", "MetricPattern": "model",
-    "RunResult": "model", "Variant": "model", "parse_metric_pattern": "model",
+    "RunResult": "model", "VariantCommand": "model", "parse_metric_pattern": "model",
     "ORDERS": "schedule", "Slot": "schedule", "build_schedule": "schedule",
 }
 

@@ -15,6 +15,10 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import resource
 
 from abstat.box.isolate import Isolation
 from abstat.box.runner import perf as perf_mod
@@ -166,18 +170,12 @@ class ProcessExecutor:
 
     def _execute(
         self, argv: list[str], added: Mapping[str, str], timeout: float | None, *, sweep: bool = True
-    ) -> tuple[str, int | None, int, os.struct_rusage | None, list[str]]:
+    ) -> tuple[str, int | None, int, resource.struct_rusage | None, list[str]]:
         """Spawn with the base environment plus ``added``, wait; (status, exit code, wall ns, rusage, notes)."""
-        token = self.containment.next_token(self._base_env)
-        # Encoded here, not by posix_spawn between the timestamps; the base environment was encoded once.
-        encoded = self._encoded_env.copy()
-        encoded.update(_encode(added))
-        encoded[_TOKEN_KEY] = token.encode("ascii")
+        token, encoded = self._environment(added)
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
-        path = self._paths.get(argv[0])
-        if path is None:
-            path = self._paths[argv[0]] = resolve(argv[0])
+        path = self._path(argv[0])
         # Where cgroup v2 is writable, a measured command is born in the run's cgroup, and a hook
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
@@ -195,10 +193,7 @@ class ProcessExecutor:
         try:
             pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
-            if isolated is not None:
-                isolated.leave()
-            if pinned is not None:
-                os.sched_setaffinity(0, pinned)
+            self._release(isolated, pinned)
             self.containment.leave(own)
             if own is not None:
                 self.containment.end_cgroup(own, 0)
@@ -208,47 +203,56 @@ class ProcessExecutor:
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
-            if isolated is not None:
-                isolated.leave()
-                isolated = None
-            if pinned is not None:
-                os.sched_setaffinity(0, pinned)
-                pinned = None
-            notes: list[str] = []
-            if timed_out:
-                notes.append(f"timed out after {timeout:g} s: process group killed")
-            code = os.waitstatus_to_exitcode(wait_status)
-            if code != 0 and not timed_out:
-                notes.append(describe_status(wait_status))
-            # A hook's group is not killed when its shell exits: a daemon it starts (`server &`, or
-            # daemon(3): fork, the parent exits, the child calls setsid) may still be in the group
-            # at that moment, and the benchmark needs it.  What a hook starts ends with the run.
-            if sweep and group_alive(pid):
-                left = live_group_members(pid)
-                kill_group(pid)
-                if left:
-                    notes.append("killed processes the command left running in its process group")
+            self._release(isolated, pinned)
+            isolated, pinned = None, None
+            code, notes = _waited(pid, wait_status, timed_out, timeout, sweep)
         finally:
-            if isolated is not None:  # the wait was interrupted
-                isolated.leave()
-            if pinned is not None:
-                os.sched_setaffinity(0, pinned)
-            self.containment.leave(own)
-            if not sweep:  # a hook's daemon lives in its cgroup until the run ends
-                escaped = 0
-                if own is not None:
-                    cgroup.remove(own)  # only when empty
-            elif shared:
-                escaped = self.containment.end_command(pid)
-            else:
-                escaped = self.containment.sweep(token)
-            if not shared:
-                self.containment.ended(pid)
+            self._release(isolated, pinned)  # the wait was interrupted
+            escaped = self._ended(pid, token, own, sweep=sweep, shared=shared)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")
         if timed_out:
             return "timeout", None, wall_ns, usage, notes
         return ("failed" if code != 0 else "ok"), code, wall_ns, usage, notes
+
+    def _environment(self, added: Mapping[str, str]) -> tuple[str, dict[bytes, bytes]]:
+        """The run's containment token, and the environment with it and ``added``, encoded."""
+        token = self.containment.next_token(self._base_env)
+        # Encoded here, not by posix_spawn between the timestamps; the base environment was encoded once.
+        encoded = self._encoded_env.copy()
+        encoded.update(_encode(added))
+        encoded[_TOKEN_KEY] = token.encode("ascii")
+        return token, encoded
+
+    def _path(self, name: str) -> str:
+        """Where ``name`` is (resolved once)."""
+        path = self._paths.get(name)
+        if path is None:
+            path = self._paths[name] = resolve(name)
+        return path
+
+    @staticmethod
+    def _release(isolated: Isolation | None, pinned: set[int] | None) -> None:
+        """Out of the isolated cpuset (--isolate), back to abstat's own CPUs (--cpus)."""
+        if isolated is not None:
+            isolated.leave()
+        if pinned is not None:
+            os.sched_setaffinity(0, pinned)
+
+    def _ended(self, pid: int, token: str, own: str | None, *, sweep: bool, shared: bool) -> int:
+        """After the wait: leave the command's cgroup, end what it left; how many processes escaped."""
+        self.containment.leave(own)
+        escaped = 0
+        if not sweep:  # a hook's daemon lives in its cgroup until the run ends
+            if own is not None:
+                cgroup.remove(own)  # only when empty
+        elif shared:
+            escaped = self.containment.end_command(pid)
+        else:
+            escaped = self.containment.sweep(token)
+        if not shared:
+            self.containment.ended(pid)
+        return escaped
 
     def _stderr_tail(self) -> str:
         size = self._err.seek(0, os.SEEK_END)
@@ -276,7 +280,7 @@ class ProcessExecutor:
             collector.collect(measurement, context)
         return measurement
 
-    def _values(self, measurement: Measurement, usage: os.struct_rusage) -> None:
+    def _values(self, measurement: Measurement, usage: resource.struct_rusage) -> None:
         """The metrics of a successful run: rusage, perf counters, what its output holds."""
         wall, notes = measurement.wall_s, measurement.notes
         values = measurement.values
@@ -345,3 +349,23 @@ class ProcessExecutor:
 
     def start_background(self, command: Command) -> ProcessBackground:
         return ProcessBackground(command, self._base_env, containment=self.containment)
+
+
+def _waited(pid: int, wait_status: int, timed_out: bool, timeout: float | None,
+            sweep: bool) -> tuple[int, list[str]]:
+    """The exit code and the notes of a command waited for; what it left in its process group killed."""
+    notes: list[str] = []
+    if timed_out:
+        notes.append(f"timed out after {timeout:g} s: process group killed")
+    code = os.waitstatus_to_exitcode(wait_status)
+    if code != 0 and not timed_out:
+        notes.append(describe_status(wait_status))
+    # A hook's group is not killed when its shell exits: a daemon it starts (`server &`, or
+    # daemon(3): fork, the parent exits, the child calls setsid) may still be in the group
+    # at that moment, and the benchmark needs it.  What a hook starts ends with the run.
+    if sweep and group_alive(pid):
+        left = live_group_members(pid)
+        kill_group(pid)
+        if left:
+            notes.append("killed processes the command left running in its process group")
+    return code, notes

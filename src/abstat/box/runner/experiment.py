@@ -11,13 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from abstat.box.runner import signals
-from abstat.box.runner.model import BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult, Variant
+from abstat.box.runner.model import (BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult,
+                                     VariantCommand)
 from abstat.box.runner.schedule import Slot, build_schedule
 
 
 @dataclass
 class ExperimentPlan:
-    variants: list[Variant]
+    variants: list[VariantCommand]
     runs: int
     warmup: int = 0
     order: str = "interleaved"

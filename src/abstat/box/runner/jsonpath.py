@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Union
 
-from abstat.box.runner.model import MetricPattern, check_metric_name
+from abstat.box.runner.model import FieldError, MetricPattern, check_metric_name
 
 MAX_DOCUMENT_CHARS = 16 << 20  # the output kept for a JSON path; a longer one is named, not read
 MAX_PATH_CHARS = 1000
@@ -76,17 +76,18 @@ def parse_json_metric(spec: str) -> JsonPathPattern:
     named = _NAMED.match(spec)
     name, body = (named.group(1), named.group(2)) if named else (None, spec[len("json:"):])
     if len(body) > MAX_PATH_CHARS:
-        raise ValueError(f"--metric {spec[:60]!r}...: a JSON path of more than {MAX_PATH_CHARS} characters")
+        raise FieldError(f"{{metric}} {spec[:60]!r}...: a JSON path of more than {MAX_PATH_CHARS} characters", "metric")
     path, rest = parse_path(body)
     unit = None
     if rest:
         unit = rest[1:]
         if not _UNIT.fullmatch(unit):
-            raise ValueError(f"--metric {spec!r}: bad unit {unit!r} after the JSON path")
+            raise FieldError(f"{{metric}} {spec!r}: bad unit {unit!r} after the JSON path", "metric")
     if name is None:
         name = ".".join(str(segment) for segment in path)
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name):
-            raise ValueError(f"--metric {spec!r}: name the metric: NAME=json:PATH (the path makes no metric name)")
+            raise FieldError(f"{{metric}} {spec!r}: name the metric: NAME=json:PATH (the path makes no metric name)",
+                             "metric")
     check_metric_name(name)
     return JsonPathPattern(name, _NEVER, unit, path=path, text=body[: len(body) - len(rest)])
 

@@ -26,7 +26,7 @@ import re
 import time
 
 from abstat.box.runner.metrics import extract_regex_metrics
-from abstat.box.runner.model import Measurement, MetricPattern, RunContext
+from abstat.box.runner.model import FieldError, Measurement, MetricPattern, RunContext
 
 KMSG_PATH = "/dev/kmsg"
 MAX_RECORDS = 100_000  # per run: a flood beyond this is cut with a note
@@ -49,7 +49,8 @@ def open_kmsg(path: str = KMSG_PATH) -> int:
         return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         hint = " (reading the kernel log needs root or CAP_SYSLOG)" if err.errno in (errno.EACCES, errno.EPERM) else ""
-        raise ValueError(f"--metric-source kmsg: cannot read {path}: {err.strerror or err}{hint}") from None
+        raise FieldError(f"{{metric_source}} kmsg: cannot read {path}: {err.strerror or err}{hint}",
+                         "metric_source") from None
 
 
 def check_readable(path: str = KMSG_PATH) -> None:

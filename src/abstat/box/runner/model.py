@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -20,6 +20,26 @@ BUILTIN_METRICS: dict[str, str] = {
     "vcsw": "count",
     "ivcsw": "count",
 }
+
+class FieldError(ValueError):
+    """A ValueError about the fields named ``{FIELD}`` in its message (``metric``, ``trace``...):
+    ``str()`` names the fields, :meth:`named` lets the caller name them (the CLI: by their flags).
+    The box's twin of :class:`abstat.errors.AbstatError`'s fields (the box imports nothing of abstat)."""
+
+    def __init__(self, message: str, *fields: str) -> None:
+        self.message = message
+        self.fields = fields
+        super().__init__(self.named())
+
+    def named(self, name: Callable[[str], str] = str) -> str:
+        text = self.message
+        for field_name in self.fields:
+            text = text.replace("{" + field_name + "}", name(field_name))
+        return text
+
+    def __str__(self) -> str:
+        return self.named()
+
 
 # Checked with fullmatch: "$" would also match before a trailing newline.
 _METRIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*")
@@ -41,7 +61,7 @@ class Command:
 
 
 @dataclass(frozen=True)
-class Variant:
+class VariantCommand:
     """One named thing to measure, e.g. ``before='./bench-old'``."""
 
     name: str
@@ -75,10 +95,10 @@ def parse_metric_pattern(spec: str) -> MetricPattern:
     """
     name, sep, rest = spec.partition("=")
     if not sep or not name or not rest:
-        raise ValueError(f"--metric {spec!r}: expected NAME=REGEX or NAME=REGEX:UNIT")
+        raise FieldError(f"{{metric}} {spec!r}: expected NAME=REGEX or NAME=REGEX:UNIT", "metric")
     check_metric_name(name)
     if name in BUILTIN_METRICS:
-        raise ValueError(f"--metric {spec!r}: {name!r} is a built-in metric name")
+        raise FieldError(f"{{metric}} {spec!r}: {name!r} is a built-in metric name", "metric")
     candidates: list[tuple[str, str | None]] = []
     head, colon, tail = rest.rpartition(":")
     if colon and head and _UNIT.fullmatch(tail):
@@ -95,7 +115,7 @@ def parse_metric_pattern(spec: str) -> MetricPattern:
             last_error = f"regular expression {text!r} has no capture group (the value is group 1)"
             continue
         return MetricPattern(name, regex, unit)
-    raise ValueError(f"--metric {spec!r}: {last_error}")
+    raise FieldError(f"{{metric}} {spec!r}: {last_error}", "metric")
 
 
 @dataclass

@@ -32,7 +32,7 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from abstat.box.runner.model import Measurement, RunContext
+from abstat.box.runner.model import FieldError, Measurement, RunContext
 
 MONITORS = ("interrupts", "softirqs", "vmstat", "schedstat", "pressure")
 _FILES = {"interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs", "vmstat": "/proc/vmstat",
@@ -156,11 +156,11 @@ def parse_names(text: str) -> tuple[str, ...]:
         if not name:
             continue
         if name not in MONITORS:
-            raise ValueError(f"--monitor {name!r}: unknown monitor (known: {', '.join(MONITORS)})")
+            raise FieldError(f"{{monitor}} {name!r}: unknown monitor (known: {', '.join(MONITORS)})", "monitor")
         if name not in names:
             names.append(name)
     if not names:
-        raise ValueError(f"--monitor: name one or more of {', '.join(MONITORS)}")
+        raise FieldError(f"{{monitor}}: name one or more of {', '.join(MONITORS)}", "monitor")
     return tuple(names)
 
 
@@ -171,8 +171,8 @@ def check(names: tuple[str, ...]) -> None:
         try:
             _read(path)
         except OSError as err:
-            raise ValueError(f"--monitor {name}: cannot read {path}: {err.strerror or err}"
-                             f"{_WHY.get(name, '')}") from None
+            raise FieldError(f"{{monitor}} {name}: cannot read {path}: {err.strerror or err}"
+                             f"{_WHY.get(name, '')}", "monitor") from None
 
 
 def snapshot(name: str) -> Counters:

@@ -12,6 +12,10 @@ import shutil
 import signal
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import resource
 
 
 def describe_status(status: int) -> str:
@@ -118,7 +122,7 @@ def spawn(argv: list[str], env: Mapping[str, str] | Mapping[bytes, bytes], stdou
     )
 
 
-def wait(pid: int, timeout: float | None) -> tuple[int, os.struct_rusage | None, bool]:
+def wait(pid: int, timeout: float | None) -> tuple[int, resource.struct_rusage | None, bool]:
     """Wait for ``pid``; on timeout or interruption kill its whole group.
 
     Returns (wait status, rusage of that child and its reaped descendants,

@@ -30,7 +30,7 @@ from abstat.box import doctor, machine  # imported now: the shipped zip is delet
 from abstat.box.runner import perf as perf_mod
 from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.experiment import ExperimentPlan, run_experiment
-from abstat.box.runner.model import Command, RunResult, Variant, command_problems
+from abstat.box.runner.model import Command, RunResult, VariantCommand, command_problems
 from abstat.box.isolate import IsolationError, isolation_problem
 from abstat.box.runner.process import cpus_problem
 from abstat.box.runner.schedule import Slot
@@ -145,7 +145,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
             notes.append(perf_support.note)
     experiment = SlotPlan(
         slots,
-        variants=[Variant(name, Command(text, shell)) for name, text in plan["variants"].items()],
+        variants=[VariantCommand(name, Command(text, shell)) for name, text in plan["variants"].items()],
         runs=0, timeout=plan.get("timeout"), background=[Command(t, shell) for t in plan.get("background") or []],
         ignore_failure=bool(plan.get("ignore_failure")),
         setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),

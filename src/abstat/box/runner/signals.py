@@ -25,7 +25,7 @@ try:  # the C functions behind ``signal``'s wrappers, which convert every result
     # against 0.5-1 µs: a section is entered several times per run, between runs)
     import _signal as _raw
 except ImportError:  # not CPython
-    _raw = signal  # type: ignore[assignment]
+    _raw = signal
 
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 

@@ -40,7 +40,8 @@ from abstat.box.runner import jsonpath
 from abstat.box.runner import kmsg as kmsg_mod
 from abstat.box.runner import monitor as monitor_mod
 from abstat.box.runner import trace as trace_mod
-from abstat.box.runner.model import BUILTIN_METRICS, Collector, MetricPattern, check_metric_name, parse_metric_pattern
+from abstat.box.runner.model import (BUILTIN_METRICS, Collector, FieldError, MetricPattern, check_metric_name,
+                                     parse_metric_pattern)
 
 # kmsg and trace are imported here, not in the functions that use them: on a test box the runner's
 # zip is gone once the runner is imported.
@@ -213,10 +214,10 @@ class Trace:
         seen: set[str] = set()
         for name, _ in probes:
             if name in seen:
-                raise ValueError(f"--trace: two probes are named {name!r} (name one: NAME=PROBE)")
+                raise FieldError(f"{{trace}}: two probes are named {name!r} (name one: NAME=PROBE)", "trace")
             seen.add(name)
             if any(metric in BUILTIN_METRICS for metric in trace_mod.metric_names(name)):
-                raise ValueError(f"--trace {name!r}: a built-in metric name")
+                raise FieldError(f"{{trace}} {name!r}: a built-in metric name", "trace")
         return cls(probes, all_cpus)
 
     @classmethod
@@ -305,6 +306,11 @@ def decode_source(data: Any) -> MetricSource:
 def check_sources(sources: list[MetricSource] | tuple[MetricSource, ...]) -> list[str]:
     """Why sources cannot work on this machine (one line each; before any run): the kernel
     log unreadable, a probe that does not attach."""
+    return [str(err) for err in source_problems(sources)]
+
+
+def source_problems(sources: list[MetricSource] | tuple[MetricSource, ...]) -> list[ValueError]:
+    """:func:`check_sources`' problems as the errors raised (a :class:`FieldError` names its field)."""
     problems = []
     for source in sources:
         check = getattr(source, "check", None)
@@ -312,7 +318,7 @@ def check_sources(sources: list[MetricSource] | tuple[MetricSource, ...]) -> lis
             try:
                 check()
             except ValueError as err:
-                problems.append(str(err))
+                problems.append(err)
     return problems
 
 

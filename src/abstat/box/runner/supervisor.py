@@ -34,8 +34,8 @@ if __package__:
     from abstat.box.runner import cgroup
     from abstat.box.runner.reaper import end_processes, processes_with_token
 else:  # run by file path: reaper.py and cgroup.py sit next to this file
-    import cgroup  # type: ignore[import-not-found,no-redef]
-    from reaper import end_processes, processes_with_token  # type: ignore[import-not-found,no-redef]
+    import cgroup  # type: ignore[no-redef]
+    from reaper import end_processes, processes_with_token  # type: ignore[no-redef]
 
 
 STATE_FD = 3

@@ -36,7 +36,7 @@ import time
 from typing import TYPE_CHECKING
 
 from abstat.box.runner import cgroup
-from abstat.box.runner.model import Measurement, RunContext, check_metric_name
+from abstat.box.runner.model import FieldError, Measurement, RunContext, check_metric_name
 from abstat.box.runner.reaper import TOKEN_VARIABLE
 
 if TYPE_CHECKING:
@@ -61,8 +61,8 @@ def parse_probe(text: str) -> tuple[str, str]:
     probe = probe.strip()
     match = _TRACEPOINT.fullmatch(probe)
     if match is None and not _SYMBOL.fullmatch(probe):
-        raise ValueError(f"--trace {text!r}: expected FUNC (a kernel function) or "
-                         "tracepoint:GROUP:ENTER,EXIT, optionally NAME=...")
+        raise FieldError(f"{{trace}} {text!r}: expected FUNC (a kernel function) or "
+                         "tracepoint:GROUP:ENTER,EXIT, optionally NAME=...", "trace")
     if not name:
         if match is None:
             name = probe
@@ -225,8 +225,8 @@ class Tracer:
 def find_bpftrace() -> str:
     path = shutil.which("bpftrace")
     if path is None:
-        raise ValueError("--trace: bpftrace is not installed on this machine (e.g. apt-get install bpftrace); "
-                         "abstat has no other tracer")
+        raise FieldError("{trace}: bpftrace is not installed on this machine (e.g. apt-get install bpftrace); "
+                         "abstat has no other tracer", "trace")
     return path
 
 
@@ -254,7 +254,7 @@ def check_probe(probe: str, all_cpus: bool) -> str:
             tracer.close()
         _modes[key] = mode
         return mode
-    raise ValueError(f"--trace {probe}: cannot attach: " + "; ".join(reasons))
+    raise FieldError(f"{{trace}} {probe}: cannot attach: " + "; ".join(reasons), "trace")
 
 
 class TraceCollector:

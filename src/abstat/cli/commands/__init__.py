@@ -4,7 +4,7 @@ grammar).  The options several commands share are defined once here: one name, v
 help text everywhere (an experiment's own options: :mod:`abstat.cli.commands.experiment_args`).
 """
 import argparse
-from typing import Any, Sequence
+from typing import Any, NoReturn, Sequence
 
 from abstat.cli.commands.values import (confidence_percent, percent, positive_int, power_percent,  # noqa: F401
                                     threshold_percent)
@@ -25,7 +25,7 @@ class ArgumentParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.examples = tuple(examples)
 
-    def error(self, message: str) -> None:
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
     def format_help(self) -> str:

@@ -73,7 +73,7 @@ def main(argv: list[str]) -> int:
     if peers:  # peers' files: a table of their benchmarks, as abstat report makes
         return _compare_peer_files(args, peers)
     from abstat.render import terminal
-    from abstat.render.compare_text import render, summary_block
+    from abstat.render.compare_text import render_table, table_comparisons
     from abstat.report.inputs import parse_where_args
 
     variants = parse_variant_specs(
@@ -81,38 +81,23 @@ def main(argv: list[str]) -> int:
         where=parse_where_args(args.where),
     )
     from abstat.render.unit_align import align, variant_sides
-    from abstat.report.analysis import analyse
+    from abstat.report.matrix import one_row_report
 
     unit, unit_notes = align(variant_sides(variants, args.unit, args.store, args.metric), args.metric)
-
-    comparisons = analyse(  # the one analysis path: compare, centres that agree, Holm over the candidates
-        variants,
-        baseline=args.baseline,
-        confidence=args.confidence / 100.0,
-        center=args.center,
-        threshold=args.threshold,
-        higher_is_better=_higher_is_better(args, variants.values()),
-        seed=args.seed,
-        outliers=args.outliers,
+    report = one_row_report(  # a one-row report: the report's steps, Holm over the candidates
+        variants, baseline=args.baseline, warnings=unit_notes, confidence=args.confidence / 100.0,
+        center=args.center, threshold=args.threshold, higher_is_better=_higher_is_better(args, variants.values()),
+        seed=args.seed, outliers=args.outliers,
     )
-    for comparison in comparisons:  # what the readers found about the data (a stored variant's mixed commands)
-        for name in dict.fromkeys((comparison.baseline, comparison.candidate)):
-            comparison.warnings.extend(variants[name].warnings if name in variants else [])
-        comparison.warnings.extend(w for w in unit_notes if w.variant == comparison.candidate)
-    color = terminal.color_wanted(sys.stdout, args.color)
+    comparisons = table_comparisons(report)
     metric = stored_metric(args.store, args.metric, variants.values())[0]
     if args.format == "github":
         from abstat.render.ci_formats import render_comparisons
 
         text = github_output(render_comparisons(comparisons, "github", unit=unit, metric=metric, split=True))
-    elif args.format != "text":
-        text = render(comparisons, fmt=args.format, unit=unit, metric=metric)
     else:
-        # terse by default: one line per candidate (and the footnotes); --verbose: the tables first
-        text = summary_block([(metric, unit, comparisons)], color=color)
-        if args.verbose:
-            text = render(comparisons, fmt="text", color=color, footnotes=False, unit=unit, metric=metric) \
-                + "\n" + text
+        text = render_table(report, args.format, color=terminal.color_wanted(sys.stdout, args.color),
+                            verbose=args.verbose, unit=unit, metric=metric)
     terminal.write(sys.stdout, text)
     return gate_status(args, comparisons)
 

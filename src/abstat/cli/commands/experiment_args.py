@@ -20,7 +20,7 @@ from abstat.cli.commands.grid_args import add_grid_options, parameters_from_args
 from abstat.cli.commands.cpu_args import add_cpu_options, cpu_fields
 from abstat.cli.commands.lab_args import lab_from_args
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
-from abstat.errors import UsageError
+from abstat.errors import UsageError, usage_error
 
 # perf stat counts these without a PMU (in a VM without hardware counters too)
 SOFTWARE_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-faults")
@@ -147,7 +147,7 @@ def metric_sources(args: argparse.Namespace) -> tuple[Any, ...]:
         if getattr(args, "monitor", None):
             sources.append(Monitor.parse(args.monitor))
     except ValueError as err:
-        raise UsageError(str(err)) from None
+        raise usage_error(err) from None
     if not getattr(args, "no_json_lines", False):
         sources.append(JsonLines())
     events_text = getattr(args, "perf_events", None)

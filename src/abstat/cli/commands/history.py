@@ -15,6 +15,7 @@ from abstat.cli.commands import (ArgumentParser, add_confidence, add_format, add
                              add_where, resolve_revisions)
 from abstat.errors import InputError, UsageError
 from abstat.history import changepoints as cp
+from abstat.history.analysis import HistoryReport
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,8 +85,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _confirm(args: argparse.Namespace, report: object, store_path: str | None, render) -> tuple[list, str]:
     """Confirm (and bisect) the report's change points; (confirmations, their rendering)."""
-    from abstat.history.bisect.confirm import confirm, render_confirmations, to_confirm
     from abstat.cli.commands.bisect import metric_choice
+    from abstat.history.bisect.confirm import render_confirmations
+    from abstat.history.bisect.loop import Loop, confirm_and_bisect
     from abstat.store import resolve_store_path
 
     if not args.run:
@@ -101,23 +103,9 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None, r
     def progress(text: str) -> None:
         sys.stderr.write(f"abstat history: {text}\n")
 
-    found = []
-    for series, before, after, detected in to_confirm(report):
-        item = confirm(series, before, after, detected, repo=args.repo, run=args.run, metric=metric,
-                       metric_spec=spec, build=args.build, runs=args.confirm_runs, store=store,
-                       experiment=f"confirm-{before[:12]}-{after[:12]}", confidence=args.confidence / 100.0,
-                       timeout=args.timeout, progress=progress)
-        if item.holds and args.bisect:
-            from abstat.history.bisect.driver import Config, run_bisect
-            from abstat.store import open_store
-
-            config = Config(repo=args.repo, good=item.before, bad=item.after, run=args.run, metric=metric,
-                            metric_spec=spec, build=args.build, confidence=args.confidence / 100.0,
-                            timeout=args.timeout)
-            progress(f"bisecting {item.before[:12]}..{item.after[:12]}")
-            with open_store(store) as opened:
-                item.bisect = run_bisect(config, opened, None, ["abstat", "history", "--bisect"], progress)
-        found.append(item)
+    loop = Loop(repo=args.repo, run=args.run, metric=metric, metric_spec=spec, build=args.build, runs=args.confirm_runs,
+                store=store, confidence=args.confidence / 100.0, timeout=args.timeout, bisect=args.bisect)
+    found = confirm_and_bisect(report, loop, progress)
     if args.format != "email":
         return found, render_confirmations(found, args.format)
     from abstat.history.bisect.confirm import render_email
@@ -129,14 +117,7 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None, r
     return found, render_email(found, render(report, "text"), reproduce)
 
 
-def main(argv: list[str]) -> int:
-    from abstat.history import state as state_mod
-    from abstat.history.analysis import Settings, analyse
-    from abstat.history.load import load_history
-    from abstat.history.render import render
-    from abstat.report.inputs import parse_where_args
-
-    args = build_parser().parse_args(argv)
+def _check(args: argparse.Namespace) -> None:
     if args.experiment is None and not args.input:
         raise UsageError("give an EXPERIMENT or --input FILE")
     if not (0 < args.max_pvalue <= 1):
@@ -153,11 +134,15 @@ def main(argv: list[str]) -> int:
         from abstat.cli.outfile import check_output
 
         check_output(args.output)  # before the work: never onto the store, say
-    store_path = None
-    if args.experiment is not None:  # files alone need no store code: a quicker start
-        from abstat.store import resolve_store_path
 
-        store_path = resolve_store_path(args.store)
+
+def _analyse(args: argparse.Namespace, store_path: str | None) -> tuple[HistoryReport, dict, str | None]:
+    """The history's report, the updated record of change points, and where that record lives."""
+    from abstat.history import state as state_mod
+    from abstat.history.analysis import Settings, analyse
+    from abstat.history.load import load_history
+    from abstat.report.inputs import parse_where_args
+
     history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
                            metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
                            where=parse_where_args(resolve_revisions(args.where, args.store)), repo=args.repo,
@@ -168,20 +153,40 @@ def main(argv: list[str]) -> int:
     state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)
+    return report, updated, state_path
+
+
+def _with_confirmations(args: argparse.Namespace, report: object, store_path: str | None,
+                        render) -> tuple[str, list]:
+    """The text to write: the history's, with the confirmations' added (or, as a mail, instead)."""
+    text = render(report, "text" if args.format == "email" else args.format)
+    if not (args.confirm or args.bisect):
+        return text, []
+    confirmed, more = _confirm(args, report, store_path, render)
+    if args.format == "email":
+        return more, confirmed
+    if args.format == "json":
+        import json
+
+        return json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n", confirmed
+    return text + "\n" + (more or "no change point to confirm\n"), confirmed
+
+
+def main(argv: list[str]) -> int:
+    from abstat.history import state as state_mod
+    from abstat.history.render import render
+
+    args = build_parser().parse_args(argv)
+    _check(args)
+    store_path = None
+    if args.experiment is not None:  # files alone need no store code: a quicker start
+        from abstat.store import resolve_store_path
+
+        store_path = resolve_store_path(args.store)
+    report, updated, state_path = _analyse(args, store_path)
     if args.format == "email" and not (args.confirm or args.bisect):
         raise UsageError("--format email is the mail of --confirm (and --bisect)")
-    text = render(report, "text" if args.format == "email" else args.format)
-    confirmed: list = []
-    if args.confirm or args.bisect:
-        confirmed, more = _confirm(args, report, store_path, render)
-        if args.format == "email":
-            text = more
-        elif args.format == "json":
-            import json
-
-            text = json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n"
-        else:
-            text += "\n" + (more or "no change point to confirm\n")
+    text, confirmed = _with_confirmations(args, report, store_path, render)
     if args.output:
         from abstat.cli.outfile import write_output
 
@@ -189,12 +194,7 @@ def main(argv: list[str]) -> int:
     else:
         sys.stdout.write(text)
     if state_path:
-        try:
-            state_mod.save(state_path, updated)
-        except OSError as err:
-            raise InputError(f"cannot record the change points: {err.strerror or err}", path=state_path) from None
+        state_mod.keep(state_path, updated)
     if args.exit_code and (args.confirm or args.bisect):
         return 1 if any(item.holds for item in confirmed) else 0
-    if args.exit_code:
-        return 1 if any(status != "kept" for r in report.results for status in r.status.values()) else 0
-    return 0
+    return int(args.exit_code and any(s != "kept" for r in report.results for s in r.status.values()))

@@ -78,14 +78,7 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
         return None
     boot = _per_variant(args.boot, "--boot", names)
     check = _per_variant(args.check, "--check", names)
-    if boot and set(boot) != set(names):
-        raise UsageError(f"with --boot, give one for every variant (missing: {', '.join(v for v in names if v not in boot)})")
-    if check and not boot:
-        raise UsageError("--check needs --boot (it checks the boot of a variant)")
-    if args.boots is not None and not boot:
-        raise UsageError("--boots needs --boot VARIANT=COMMAND")
-    if args.boots is not None and args.boots < 1:
-        raise UsageError("--boots must be at least 1")
+    _check_boots(args, names, boot, check)
     timeout = DEFAULT_BOOT_TIMEOUT_S if args.boot_timeout is None else args.boot_timeout
     if not (timeout > 0 and math.isfinite(timeout)):
         raise UsageError("--boot-timeout must be a positive number of seconds")
@@ -95,6 +88,18 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
         raise UsageError("--label host=...: with --host, the host label is the host's name "
                          "(rename with --host LABEL=DESTINATION)")
     return Lab(hosts, boot, check, 1 if args.boots is None else args.boots, timeout)
+
+
+def _check_boots(args: argparse.Namespace, names: list[str], boot: dict[str, str], check: dict[str, str]) -> None:
+    """--boot for every variant or none, --check and --boots only with --boot."""
+    if boot and set(boot) != set(names):
+        raise UsageError(f"with --boot, give one for every variant (missing: {', '.join(v for v in names if v not in boot)})")
+    if check and not boot:
+        raise UsageError("--check needs --boot (it checks the boot of a variant)")
+    if args.boots is not None and not boot:
+        raise UsageError("--boots needs --boot VARIANT=COMMAND")
+    if args.boots is not None and args.boots < 1:
+        raise UsageError("--boots must be at least 1")
 
 
 def stored_commands(spec: Spec) -> list[str]:

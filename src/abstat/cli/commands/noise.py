@@ -89,72 +89,64 @@ def _run(args, spec: Any, argv: list[str]) -> int:
                        argv=["abstat", "noise", *argv], report=False)[0]
     except InputError as err:  # noise has no --ignore-failure: a noise floor is measured on runs that succeed
         raise InputError(err.message.replace(IGNORE_FAILURE_ADVICE, " (abstat noise needs every run to succeed)"),
-                         err.path, err.line) from None
+                         err.path, err.line, fields=err.fields) from None
 
 
-def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
-    command_words = args.command  # abstat noise -- ./bench --quick, or abstat noise ./bench
+def _check(args) -> None:
     if args.runs < 2:
         raise UsageError("-n must be at least 2 runs per variant")
     if not 0 < args.confidence < 100:
         raise UsageError("--confidence must be between 0 and 100 (a percentage)")
     if args.blocks is not None and args.blocks < 2:
         raise UsageError("--blocks must be at least 2")
-    labels, host = None, None
-    if args.host:
-        from abstat.cli.commands.lab_args import parse_hosts
 
-        if len(args.host) > 1:
-            raise UsageError("--host: one host at a time (the noise floor is a property of one machine)")
-        host = parse_hosts(args.host)[0]
-        labels = {"host": host.label}
-    from abstat.noise import VARIANTS, analyse_experiment
+
+def _host(args) -> Any:
+    """The one --host, or None."""
+    if not args.host:
+        return None
+    from abstat.cli.commands.lab_args import parse_hosts
+
+    if len(args.host) > 1:
+        raise UsageError("--host: one host at a time (the noise floor is a property of one machine)")
+    return parse_hosts(args.host)[0]
+
+
+def _measure(args, argv: list[str], store_path: str, host: Any) -> tuple[str, str | None, int]:
+    """Run the A/A experiment when given a command: (the experiment, the command, the runs' exit status)."""
+    if not args.command:  # abstat noise -- ./bench --quick, or abstat noise ./bench
+        if args.experiment is None:
+            raise UsageError("give the benchmark command after --, or --experiment NAME to analyse stored runs")
+        return args.experiment, None, 0
+    from abstat.cli.commands.experiment_args import check_counts
+
+    command = " ".join(args.command) if args.shell else shlex.join(args.command)
+    if args.experiment is not None:
+        from abstat.store import check_experiment_name
+
+        check_experiment_name(args.experiment)
+    check_counts(args)
+    experiment = args.experiment or _default_experiment(store_path)
+    return experiment, command, _run(args, _spec(args, command, experiment, store_path, host), argv)
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    _check(args)
+    host = _host(args)
+    from abstat.noise.stored import analyse_stored
     from abstat.render.noise import render
     from abstat.store import display_name, open_store, resolve_store_path
 
     store_path = resolve_store_path(args.store)
-    status = 0
-    command = None
-    if command_words:
-        command = " ".join(command_words) if args.shell else shlex.join(command_words)
-        from abstat.cli.commands.experiment_args import check_counts
-
-        if args.experiment is not None:
-            from abstat.store import check_experiment_name
-
-            check_experiment_name(args.experiment)
-        check_counts(args)
-        experiment = args.experiment or _default_experiment(store_path)
-        status = _run(args, _spec(args, command, experiment, store_path, host), argv)
-    elif args.experiment is None:
-        raise UsageError("give the benchmark command after --, or --experiment NAME to analyse stored runs")
-    else:
-        experiment = args.experiment
+    experiment, command, status = _measure(args, argv, store_path, host)
     with open_store(store_path, create=False) as store:
-        if not store.has_experiment(experiment):
-            raise InputError(f"no experiment {experiment!r}", path=store.display)
-        variants = store.variant_names(experiment)
-        if set(variants) != set(VARIANTS):
-            raise InputError(f"experiment {experiment!r} is not an A/A experiment of abstat noise (its variants:"
-                             f" {', '.join(variants) or 'none'}; expected a and b)", path=store.display)
-        if labels and not any(i["labels"].get("host") == labels["host"] for i in store.invocations(experiment)):
-            raise InputError(f"experiment {experiment!r} has no runs of host {labels['host']!r}", path=store.display)
-        order = [m for m in store.metrics(experiment)]
-        metrics = args.report or None
-        unknown = [m for m in metrics or [] if m not in order]
-        if unknown:
-            raise UsageError(f"--report {unknown[0]!r}: no such metric (stored: {', '.join(order)})")
-        results = analyse_experiment(store, experiment, metrics=metrics, confidence=args.confidence / 100.0,
-                                     blocks=args.blocks, seed=args.seed or 0, labels=labels)
-        results.sort(key=lambda m: order.index(m.metric) if m.metric in order else len(order))
-        from abstat.comparison.commands import experiment_command_warnings
-
-        chosen = [i["id"] for i in store.invocations(experiment)
-                  if set((labels or {}).items()) <= set(i["labels"].items())] if labels else None
-        warnings = experiment_command_warnings(store, experiment, chosen)
-    header = {"experiment": experiment, "store": display_name(store_path), "command": command, "host": labels and labels["host"],
-              "confidence": args.confidence, "warnings": [w.to_dict() for w in warnings]}
+        results, warnings = analyse_stored(store, experiment, metrics=args.report or None,
+                                           confidence=args.confidence / 100.0, blocks=args.blocks,
+                                           seed=args.seed or 0, host=host.label if host is not None else None)
+    header = {"experiment": experiment, "store": display_name(store_path), "command": command,
+              "host": host.label if host is not None else None, "confidence": args.confidence,
+              "warnings": [w.to_dict() for w in warnings]}
     sys.stdout.write(render(header, results, args.format))
     if status == 0 and args.exit_code and any(result.stable is False for result in results):
         return 1

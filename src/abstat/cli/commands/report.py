@@ -101,25 +101,14 @@ def main(argv: list[str]) -> int:
     from abstat.render import terminal
     from abstat.report import api
 
-    report_kwargs = dict(
-        by=args.by, baseline=args.baseline, rows=_split(args.rows) or None,
-        metrics=_split(args.metric) or None, where=args.where, adjust=args.adjust,
-        confidence=args.confidence / 100, center=args.center,
-        higher_is_better=args.higher_is_better, seed=args.seed,
-        threshold=args.threshold, outliers=args.outliers,
-    )
     sets = api.load(
         args.inputs, pattern=args.pattern, labels=args.label, store=args.store,
         where=args.where, input_format=args.input_format, column=args.column,
         delimiters=args.delimiters, csv_values=_split(args.csv_value) or None,
         csv_labels=_split(args.csv_labels) or None, exit_codes=args.format == "hyperfine",
     )
-    fmt = args.format
     to_terminal = args.output is None and sys.stdout.isatty()
-    if fmt is None:
-        fmt = "table" if to_terminal else "text"
-    if fmt == "html" and to_terminal:
-        raise UsageError("--format html writes a whole page; name a file with -o FILE")
+    fmt = _format(args.format, to_terminal)
     report = None
     if fmt == "hyperfine":
         if args.fail_on:
@@ -129,29 +118,10 @@ def main(argv: list[str]) -> int:
         from abstat.cli.commands.compare import github_output
         from abstat.render.ci_formats import render_report
 
-        report = api.build(sets, **report_kwargs)
+        report = api.build(sets, **_report_options(args))
         text = github_output(render_report(report, "github", split=True))
     else:
-        from abstat.render import monitors
-
-        sets, monitor_sets = monitors.split_sets(sets, report_kwargs["metrics"])  # --monitor counters: below
-        report = api.build(sets, **report_kwargs)
-        width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
-        to_stdout = args.output is None
-        if args.ministat and fmt != "email":
-            raise UsageError("--ministat adds blocks to --format email")
-        if args.columns_label:
-            _pivot(report, args.columns_label, fmt)
-        text = api.render(report, fmt, width=width, ministat=args.ministat,
-                          color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
-                          ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
-                          plots=args.plots)
-        if not args.inputs:  # a parameter scan's grid in the rows: its analysis under the table
-            from abstat.render.grid import with_grid
-
-            text = with_grid(text, report, args.store, fmt)
-        if monitor_sets:
-            text = monitors.with_other_changes(text, monitors.from_sets(monitor_sets, report.by, report.baseline), fmt)
+        report, text = _rendered(args, sets, fmt, to_terminal)
     if args.output:
         from abstat.cli.outfile import write_output
 
@@ -161,6 +131,53 @@ def main(argv: list[str]) -> int:
     from abstat.cli.commands.compare import gate_status
 
     return gate_status(args, report=report) if report is not None else 0
+
+
+def _format(fmt: str | None, to_terminal: bool) -> str:
+    """The format asked for: by default a table on a terminal, else text."""
+    if fmt is None:
+        fmt = "table" if to_terminal else "text"
+    if fmt == "html" and to_terminal:
+        raise UsageError("--format html writes a whole page; name a file with -o FILE")
+    return fmt
+
+
+def _report_options(args: argparse.Namespace) -> dict[str, Any]:
+    """What :func:`abstat.report.api.build` is given."""
+    return dict(
+        by=args.by, baseline=args.baseline, rows=_split(args.rows) or None,
+        metrics=_split(args.metric) or None, where=args.where, adjust=args.adjust,
+        confidence=args.confidence / 100, center=args.center,
+        higher_is_better=args.higher_is_better, seed=args.seed,
+        threshold=args.threshold, outliers=args.outliers,
+    )
+
+
+def _rendered(args: argparse.Namespace, sets: Any, fmt: str, to_terminal: bool) -> tuple[Any, str]:
+    """The report of ``sets`` and its text in ``fmt`` (a grid's analysis and monitors' changes under it)."""
+    from abstat.render import monitors, terminal
+    from abstat.report import api
+
+    options = _report_options(args)
+    sets, monitor_sets = monitors.split_sets(sets, options["metrics"])  # --monitor counters: below
+    report = api.build(sets, **options)
+    width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
+    to_stdout = args.output is None
+    if args.ministat and fmt != "email":
+        raise UsageError("--ministat adds blocks to --format email")
+    if args.columns_label:
+        _pivot(report, args.columns_label, fmt)
+    text = api.render(report, fmt, width=width, ministat=args.ministat,
+                      color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
+                      ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
+                      plots=args.plots)
+    if not args.inputs:  # a parameter scan's grid in the rows: its analysis under the table
+        from abstat.render.grid import with_grid
+
+        text = with_grid(text, report, args.store, fmt)
+    if monitor_sets:
+        text = monitors.with_other_changes(text, monitors.from_sets(monitor_sets, report.by, report.baseline), fmt)
+    return report, text
 
 
 def _pivot(report: Any, label: str, fmt: str) -> None:

@@ -173,7 +173,8 @@ def _from_legacy(stored: Any, store_path: str) -> tuple[Any, dict[str, Any]]:
         args.experiment, args.seed = stored.experiment, stored.legacy_seed
         spec = spec_from_args(args, store_path)
     except (UsageError, InputError, SystemExit) as err:
-        raise InputError(f"{where} cannot be resumed: {err}", path=stored.store) from None
+        why, fields = (err.template(), err.fields) if isinstance(err, (UsageError, InputError)) else (err, ())
+        raise InputError(f"{where} cannot be resumed: {why}", path=stored.store, fields=fields) from None
     return spec, {"format": args.format, "verbose": args.verbose}
 
 

@@ -11,40 +11,7 @@ from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError
 from abstat.render import escape
 from abstat.render.show import combine, invocation_lines
-
-_SET_KEYS = ("experiment", "variant", "metric")  # what a configuration's sample sets differ in
-
-
-def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> list[tuple[dict[str, str], list[int]]]:
-    """(labels, invocation ids) of each label configuration of ``experiment``.
-
-    Invocations recorded with different labels (``--label host=milan`` and
-    ``host=naples``) are different configurations, not repeated runs of one;
-    the grouping is the store's (``Store.sample_sets``), less the experiment,
-    variant and metric each set also carries; invocations with no successful
-    run have no samples and form none.
-    """
-    # From the invocations (their labels and host, as Store.sample_sets labels its sets), not
-    # from the samples: reading every sample only to learn the labels cost most of `show`.
-    found: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], list[int]]] = {}
-    for invocation in store.invocations(experiment):
-        if not _selected(invocation, where) or not any(
-                entry["status"] == "ok" and entry["count"] for entry in invocation["runs"]):
-            continue
-        labels = dict(invocation["labels"])
-        if invocation.get("hostname") is not None:
-            labels.setdefault("host", invocation["hostname"])
-        labels = {k: v for k, v in labels.items() if k not in _SET_KEYS}
-        _, ids = found.setdefault(tuple(sorted(labels.items())), (labels, []))
-        ids.append(invocation["id"])
-    return [found[key] for key in sorted(found)]
-
-
-def _selected(invocation: dict[str, Any], where: dict[str, set[str]]) -> bool:
-    labels = dict(invocation["labels"])
-    if invocation.get("hostname") is not None:
-        labels.setdefault("host", invocation["hostname"])  # as Store.sample_sets
-    return all(labels.get(key) in values for key, values in where.items())
+from abstat.report.configurations import SET_KEYS, check_experiment, configurations, shown
 
 
 def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], list[int]]],
@@ -89,7 +56,7 @@ def main(argv: list[str]) -> int:
 
     where = parse_where_args(args.where)
     for key in where:
-        if key in _SET_KEYS:
+        if key in SET_KEYS:
             raise UsageError(f"--where {key}=...: " + ("use --metric" if key == "metric" else
                              "use --baseline and the experiment argument"))
 
@@ -98,17 +65,7 @@ def main(argv: list[str]) -> int:
         from abstat.cli.commands.list import _tell_journals
 
         _tell_journals(store)
-        if not store.has_experiment(args.experiment):
-            names = store.experiment_names()
-            raise InputError(
-                f"no experiment {args.experiment!r}" + (f" (experiments: {', '.join(names)})" if names else ""),
-                path=store.display,
-            )
-        if args.metric:
-            known = store.metrics(args.experiment)
-            for metric in args.metric:
-                if metric not in known:
-                    raise UsageError(f"--metric {metric!r}: experiment has {', '.join(known) or 'no metrics'}")
+        check_experiment(store, args.experiment, args.metric)
         options: dict[str, Any] = {
             "baseline": args.baseline, "fmt": args.format, "metrics": args.metric,
             "higher_is_better": args.higher_is_better, "verbose": True,
@@ -126,10 +83,7 @@ def main(argv: list[str]) -> int:
         if args.format != "text":
             terminal.write(sys.stdout, report)
             return 0
-        shown = [inv for inv in store.invocations(args.experiment) if _selected(inv, where)]
-        shown_ids = {inv["id"] for inv in shown}
-        failures = [f for f in store.failed_runs(args.experiment) if f["invocation"] in shown_ids]
-        out = invocation_lines(args.experiment, store.display, shown, failures)
+        out = invocation_lines(args.experiment, store.display, *shown(store, args.experiment, where))
     # everything above comes from the store: commands, labels, notes, machine records
     terminal.write(sys.stdout, "\n".join(map(escape.terminal, out)) + "\n" + report)
     return 0

@@ -55,12 +55,6 @@ def _stored_revisions(store_arg: str | None) -> dict[str, set[str]]:
 
     try:
         with open_store(resolve_store_path(store_arg), create=False) as store:
-            marks = ", ".join("?" for _ in REVISION_KEYS)
-            rows = store.db.execute(f"SELECT DISTINCT key, value FROM labels WHERE key IN ({marks})",
-                                    REVISION_KEYS).fetchall()
+            return store.label_values(REVISION_KEYS)
     except (AbstatError, OSError):
         return {}
-    found: dict[str, set[str]] = {}
-    for key, value in rows:
-        found.setdefault(key, set()).add(value)
-    return found

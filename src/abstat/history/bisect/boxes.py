@@ -67,8 +67,8 @@ def stored_bisection(store: Any, experiment: str) -> BoxBisect:
     """The settings of the box bisection stored as ``experiment`` (for ``--resume``)."""
     found = [inv for inv in store.invocations(experiment) if _caller(inv) is not None]
     if not found:
-        raise InputError(f"--resume {experiment!r}: no bisection on a host is stored under that name",
-                         path=store.display)
+        raise InputError(f"{{resume}} {experiment!r}: no bisection on a host is stored under that name",
+                         path=store.display, fields=["resume"])
     return BoxBisect.from_json(_caller(found[-1]).get("config"), f"--resume {experiment!r}")
 
 
@@ -112,7 +112,8 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
     stored = stored_boots(store, experiment, setup.metric) if store.has_experiment(experiment) else {}
     if stored and not resume:
         raise InputError(f"experiment {experiment!r} already holds {len(stored)} boot(s) of a bisection: continue "
-                         f"it with --resume {experiment} or name another with --experiment", path=store.display)
+                         f"it with {{resume}} {experiment} or name another with {{experiment}}", path=store.display,
+                         fields=["resume", "experiment"])
     search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX)
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {}, experiment=experiment,
                     confidence=config.confidence,
@@ -131,7 +132,7 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
             except BoxLost as lost:
                 raise BoxLost(f"{lost.message}; the bisection stopped with its {report.boots['boots']} boot(s) "
                               f"stored: continue it with abstat bisect --resume {experiment} --store "
-                              f"{store.display}") from None
+                              f"{store.display}", fields=lost.fields) from None
             finally:
                 box.close()
     finally:

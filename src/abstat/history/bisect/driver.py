@@ -147,9 +147,10 @@ def load_history(good_name: str, good: str, bad_name: str, bad: str,
     each one's parents (shas); and their graph."""
     if git(["merge-base", "--is-ancestor", good, bad], repo, check=False).returncode != 0:
         base = git(["merge-base", good, bad], repo, check=False).stdout.strip()
-        hint = (f"; their merge base is {base[:12]}: bisect from it (--good {base[:12]}) once it measures like "
+        hint = (f"; their merge base is {base[:12]}: bisect from it ({{good}} {base[:12]}) once it measures like "
                 f"{good_name}, as git bisect tests a merge base first" if base else "")
-        raise InputError(f"--good {good_name} is not an ancestor of --bad {bad_name}{hint}", path=repo)
+        raise InputError(f"{{good}} {good_name} is not an ancestor of {{bad}} {bad_name}{hint}", path=repo,
+                         fields=["good", "bad"])
     lines = git(["rev-list", "--topo-order", "--reverse", "--parents", bad, "--not", good], repo).stdout.splitlines()
     if not lines:
         raise InputError(f"no commits between {good_name} and {bad_name}", path=repo)

@@ -289,7 +289,7 @@ class Box:
                                                                 shell=True), RunContext("recover"),
                                             timeout=setup.boot_timeout)
         if not measurement.ok:
-            raise BoxLost(f"host {setup.label}: --recover failed: {failure_reason(measurement)}")
+            raise BoxLost(f"host {setup.label}: {{recover}} failed: {failure_reason(measurement)}", fields=["recover"])
         self.ssh.disconnect()
         deadline = time.monotonic() + setup.boot_timeout
         while True:
@@ -301,5 +301,6 @@ class Box:
             except SshError:
                 pass
             if time.monotonic() >= deadline:
-                raise BoxLost(f"host {setup.label}: did not answer within {setup.boot_timeout:g} s after --recover")
+                raise BoxLost(f"host {setup.label}: did not answer within {setup.boot_timeout:g} s after {{recover}}",
+                              fields=["recover"])
             time.sleep(0.5)

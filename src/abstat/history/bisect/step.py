@@ -81,7 +81,7 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
     from abstat.store import open_store, resolve_store_path
 
     if args.max_runs < BATCH:
-        raise UsageError(f"--max-runs must be at least {BATCH}")
+        raise UsageError(f"{{max_runs}} must be at least {BATCH}", fields=["max_runs"])
     metric = args.metric
     repo = args.repo
     head = git(["rev-parse", "HEAD"], repo).stdout.strip()
@@ -101,8 +101,8 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
             try:
                 references = {}
                 for role, shas in (("good", goods), ("bad", [bad_ref])):
-                    values = _references(store, experiment, metric, shas)
-                    if len(values) < REFERENCE_RUNS:
+                    found = _references(store, experiment, metric, shas)
+                    if len(found) < REFERENCE_RUNS:
                         with Worktrees(repo) as trees:
                             path = trees.checkout(role, shas[0])
                             failure = build(executor, args.build, path, role, args.timeout)
@@ -111,12 +111,12 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
                             for _ in range(REFERENCE_RUNS):
                                 measure(executor, recorder, shas[0], role, path, args.run, metric, args.timeout)
                         recorder.close("complete")
-                        values = _references(store, experiment, metric, shas)
-                    if not values:
+                        found = _references(store, experiment, metric, shas)
+                    if not found:
                         why = recorder.failures.get((shas[0], role), "no value")
                         raise StepError(f"every run of the benchmark failed at the {role} reference "
                                         f"{shas[0][:12]}: {why}")
-                    references[role] = values
+                    references[role] = found
                 failure = build(executor, args.build, repo, "test", args.timeout) if args.build else None
                 if failure is not None:
                     sys.stderr.write(f"abstat bisect step: {head[:12]}: build failed, skip ({failure[:200]})\n")
@@ -159,7 +159,7 @@ def guarded(step: Callable[[], int]) -> int:
     except StepError:
         raise
     except AbstatError as err:
-        raise StepError(str(err)) from None
+        raise StepError(err.template(), fields=err.fields) from None
     except KeyboardInterrupt:
         raise
     except Exception as err:  # never "bad" by accident

@@ -150,7 +150,8 @@ def up(name: str, *, kernel: str | None = None, initrd: str | None = None, cpu: 
                             image.kernel, image.initrd, cpu, smp, memory, accel, append, free_port())
         _create(directory, settings, image)
     elif kernel or initrd:
-        raise TestboxError(f"test box {name!r} exists: --kernel and --initrd are for a new box (down it first)")
+        raise TestboxError(f"test box {name!r} exists: {{kernel}} and {{initrd}} are for a new box (down it first)",
+                           fields=["kernel", "initrd"])
     _spawn(directory)
     wait_for_ssh(name, timeout)
     return info(name)
@@ -158,16 +159,18 @@ def up(name: str, *, kernel: str | None = None, initrd: str | None = None, cpu: 
 
 def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: str | None) -> None:
     if not CPU_PATTERN.fullmatch(cpu):
-        raise TestboxError(f"invalid --cpu {cpu!r}: a QEMU CPU model such as max, qemu64, EPYC, Skylake-Server")
+        raise TestboxError(f"invalid {{cpu}} {cpu!r}: a QEMU CPU model such as max, qemu64, EPYC, Skylake-Server",
+                           fields=["cpu"])
     if not 1 <= smp <= 64:
-        raise TestboxError(f"invalid --smp {smp}: 1 to 64")
+        raise TestboxError(f"invalid {{smp}} {smp}: 1 to 64", fields=["smp"])
     if not MEMORY_PATTERN.fullmatch(memory):
-        raise TestboxError(f"invalid --memory {memory!r}: a size in MiB, or with M or G (1024M, 2G)")
-    for flag, path in (("--kernel", kernel), ("--initrd", initrd)):
+        raise TestboxError(f"invalid {{memory}} {memory!r}: a size in MiB, or with M or G (1024M, 2G)",
+                           fields=["memory"])
+    for flag, path in (("kernel", kernel), ("initrd", initrd)):
         if path is not None and not os.path.isfile(path):
-            raise TestboxError(f"{flag} {path}: no such file")
+            raise TestboxError(f"{{{flag}}} {path}: no such file", fields=[flag])
     if initrd and not kernel:
-        raise TestboxError("--initrd goes with --kernel")
+        raise TestboxError("{initrd} goes with {kernel}", fields=["initrd", "kernel"])
 
 
 def _spawn(directory: str) -> None:

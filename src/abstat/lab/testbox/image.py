@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from abstat.lab.testbox import guestfiles
 from abstat.lab.testbox.paths import TestboxError, images_dir, private_dir
 
-IMAGE_FORMAT = "1"
+IMAGE_FORMAT = "2"
 PACKAGES = ("linux-image-cloud-amd64", "busybox-static", "python3-minimal", "libpython3.11-stdlib",
             "openssh-server", "kexec-tools", "bpftrace", "base-files", "bash", "dash", "procps",
-            "grep", "sed", "mawk", "findutils", "util-linux", "hostname")
+            "grep", "sed", "mawk", "findutils", "util-linux", "hostname",
+            "gcc", "libc6-dev", "make")  # a build on the box (seed 002: make -j 2 of a small C project)
 REQUIRED_TOOLS = ("apt-get", "dpkg-deb", "mke2fs", "ssh-keygen", "qemu-system-x86_64", "qemu-img")
 _INST = re.compile(r"^Inst (\S+) \(([^ )]+)")
 _SAFE_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]*")
@@ -208,6 +209,9 @@ def _configure(root: str, release: str) -> None:
     _link(root, "/sbin/init", "/bin/busybox")
     if not os.path.lexists(os.path.join(root, "bin", "sh")):
         _link(root, "/bin/sh", "dash")
+    usr_bin = os.path.join(root, "usr", "bin")
+    if os.path.lexists(os.path.join(usr_bin, "gcc")) and not os.path.lexists(os.path.join(usr_bin, "cc")):
+        _link(root, "/usr/bin/cc", "gcc")  # what update-alternatives would make (make's default $(CC))
     _link(root, "/boot/vmlinuz", f"vmlinuz-{release}")
     _link(root, "/boot/initrd.img", f"initrd.img-{release}")
     for directory in ("proc", "sys", "dev", "run", "tmp", "root"):

@@ -8,6 +8,7 @@ images' cache).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 
@@ -72,3 +73,24 @@ def ssh_options(destination: str) -> list[str]:
     if not os.path.isfile(config) or os.path.islink(config) or info.st_uid != os.getuid():
         return []
     return ["-F", config]
+
+
+def gone(destination: str) -> str | None:
+    """Why ``destination``, a test box, will not answer again by itself (its QEMU was killed, or the box
+    powered off, and its supervisor has ended), else None: a box between two boots, a real host.
+    The lab asks while it waits for a box to come back, and says so at once instead of after
+    ``--boot-timeout``."""
+    if not ssh_options(destination):
+        return None
+    directory = os.path.join(boxes_dir(), destination)
+    if os.path.lexists(os.path.join(directory, "supervisor.pid")):  # removed by the supervisor as it ends
+        return None
+    try:
+        with open(os.path.join(directory, "state.json")) as source:
+            state = json.load(source)
+    except (OSError, ValueError):
+        return None
+    what = {"lost": "its QEMU was killed", "stopped": "it powered off", "failed": "its QEMU could not run"}
+    named = state.get("state") if isinstance(state, dict) else None
+    reason = what.get(named) if isinstance(named, str) else None
+    return f"the test box {destination} is down ({reason}; abstat testbox up {destination})" if reason else None

@@ -1,0 +1,95 @@
+"""What ``abstat doctor --reset`` undoes of ``run --isolate`` after a run killed outright.
+
+A record is read as untrusted input (issue 36): only a private file of this user's, naming only the
+IRQ affinity files and the cpusets :class:`abstat.box.isolate.Isolation` changes, never through a link;
+anything else refuses the record whole.  Cpusets of ended runs whose record is lost are found by name.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from typing import Any
+
+from abstat.box.isolate import (_SET_NAME, _alive, _listdir, _private, _remove_set, _restore, cpuset_mount,
+                                default_state_dir)
+
+_IRQ_PATH = re.compile(r"/proc/irq/(\d{1,6}/smp_affinity_list|default_smp_affinity)\Z")
+_CPU_LIST = re.compile(r"[0-9,-]{1,4096}\Z")
+_HEX_MASK = re.compile(r"[0-9a-fA-F,]{1,4096}\Z")
+MAX_RECORD_BYTES = 1 << 20
+
+
+def orphan_sets() -> list[str]:
+    """Cpusets of ours left by runs that ended, whatever records say (a record may be lost)."""
+    mount = cpuset_mount()
+    if mount is None:
+        return []
+    return [os.path.join(mount, name) for name in _listdir(mount)
+            if (m := _SET_NAME.match(name)) and not _alive(int(m.group(2)))]
+
+
+def release_orphan_set(path: str) -> list[str]:
+    """Move an orphan cpuset's tasks back to the top one and remove it; what failed, one line each."""
+    mount = cpuset_mount()
+    if mount is None or os.path.dirname(path) != mount or not _SET_NAME.match(os.path.basename(path)):
+        return [f"{path}: not a cpuset abstat makes"]
+    problem = _remove_set(path, mount)
+    return [problem] if problem else []
+
+
+def _checked(state: Any, mount: str | None) -> str | None:
+    """Why a record may not be restored from (None: it may)."""
+    if not isinstance(state, dict) or not isinstance(state.get("pid"), int) or state.get("mount") != mount:
+        return "not an isolation record of this machine's cpuset hierarchy"
+    sets, irqs = state.get("sets"), state.get("irqs")
+    if not isinstance(sets, list) or not isinstance(irqs, dict):
+        return "not an isolation record"
+    for directory in sets:
+        if not isinstance(directory, str) or os.path.dirname(directory) != mount \
+                or not _SET_NAME.match(os.path.basename(directory)) or os.path.islink(directory):
+            return f"cpuset {directory!r} is not one abstat makes"
+    for path, old in irqs.items():
+        pattern = _HEX_MASK if path.endswith("default_smp_affinity") else _CPU_LIST
+        if not _IRQ_PATH.match(path) or not isinstance(old, str) or not pattern.match(old):
+            return f"{path!r} = {old!r} is not an IRQ affinity abstat changes"
+    return None
+
+
+def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[str, Any]]], list[str]]:
+    """The records of runs that ended without restoring, and the ones refused (one line each, naming the
+    file): a record that is not this user's and private, or that names anything :class:`Isolation` does
+    not change.  Records of runs still running are left to them."""
+    directory = state_dir or default_state_dir()
+    records: list[tuple[str, dict[str, Any]]] = []
+    refused: list[str] = []
+    mount = cpuset_mount()
+    for name in _listdir(directory):
+        if not re.match(r"isolation-\d{1,10}\.json\Z", name):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with open(descriptor, "rb") as handle:
+                info = os.fstat(handle.fileno())
+                if not stat.S_ISREG(info.st_mode) or not _private(info) or not _private(os.stat(directory)):
+                    refused.append(f"{path}: not a private isolation record of this user's")
+                    continue
+                state = json.loads(handle.read(MAX_RECORD_BYTES + 1).decode("utf-8"))
+        except (OSError, ValueError, RecursionError) as err:
+            refused.append(f"{path}: cannot read the isolation record: {err}")
+            continue
+        problem = _checked(state, mount)
+        if problem is not None:
+            refused.append(f"{path}: {problem}")
+        elif not _alive(state["pid"]):
+            records.append((path, state))
+    return records, refused
+
+
+def restore_record(path: str, state: dict[str, Any]) -> tuple[str, list[str]]:
+    """Undo a checked record (:func:`stale_records`): what was done, and what could not be, one line each."""
+    problems = _restore(state, path)
+    return (f"isolation of run {state['pid']} undone ({len(state['irqs'])} IRQ affinities, "
+            f"{len(state['sets'])} cpusets)"), [f"{path}: {line}" for line in problems]
