@@ -242,7 +242,7 @@ def _content(name):
 
 @pytest.mark.parametrize("other", ["sqlite", "postgresql"])
 def test_import_in_both_directions_is_idempotent_and_keeps_everything(store_name, other, tmp_path):
-    from store_pg import new_store, server_url
+    from support.store_pg import new_store, server_url
 
     if other == "postgresql":
         server_url()

@@ -84,7 +84,7 @@ def test_rows_an_older_abstat_stored_from_a_box_are_named_not_an_internal_error(
 def test_no_command_names_the_store_with_its_password(tmp_path):
     """history's and noise's first errors (an unknown experiment, no rev label) and noise's JSON."""
     pytest.importorskip("psycopg")
-    from store_pg import fresh_database, password_of
+    from support.store_pg import fresh_database, password_of
 
     url = fresh_database()
     secret = password_of(url)

@@ -29,7 +29,7 @@ from support import paths
 from support.cli import run_abstat
 
 DATA = os.path.join(str(paths.DATA), "monitor")
-pytestmark = pytest.mark.xdist_group("machine-wide")  # --cpus: not while test_run_isolate holds a CPU
+# --cpus: never while test_run_isolate holds a CPU (that test is marked alone: it runs while no other test runs)
 ROOT = str(paths.ROOT)
 
 
