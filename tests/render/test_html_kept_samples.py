@@ -32,7 +32,7 @@ def _stats_rows(page: str) -> dict[str, list[str]]:
     rows = [[html.unescape(c) for c in re.findall(r"<t[dh]>(.*?)</t[dh]>", r)] for r in table.split("</tr>")]
     rows = [row for row in rows if row]
     header = rows[0]
-    return {row[0]: dict(zip(header, row)) for row in rows[1:]}
+    return {row[0]: dict(zip(header, row, strict=True)) for row in rows[1:]}
 
 
 def _number(text: str) -> float:

@@ -78,22 +78,6 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
     return result
 
 
-def _report(before_close: Callable[[Any, Any], None] | None, store: Any, result: Any, cut_off: bool) -> None:
-    if before_close is not None and not cut_off:  # Ctrl-C cut a wait on the server: it is not read back
-        before_close(store, result)
-
-
-def journals_left(store: Any) -> list[str]:
-    """Run journals left when an earlier abstat and its supervisor were both killed, each with the
-    command that adds its runs (issue 36: ``run`` names them, as ``list`` and ``show`` do)."""
-    from abstat.store.journal import left_behind_notes
-
-    try:
-        return [line.removeprefix("note: ") for line in left_behind_notes(store)]
-    except store.db.errors:  # a store that cannot be read fails the run with its own error, later
-        return []
-
-
 def _preflight(spec: ExperimentSpec) -> tuple[Any, list[str], dict[str, Any], list[str]]:
     """What is checked and read before the store is opened: the commands, the baseline among the
     variants, perf, the machine record and the doctor's preflight; (perf, notes, record, doctor warnings)."""
@@ -151,6 +135,22 @@ def _run_session(session: LocalSession, persist: Callable[[Any], None], buffers:
         result.notes = list(outcome.notes) + session.notes
         finish_all(store, invocations, result.status,
                    notes + result.notes + ([outcome.error] if outcome.error else []))
+
+
+def _report(before_close: Callable[[Any, Any], None] | None, store: Any, result: Any, cut_off: bool) -> None:
+    if before_close is not None and not cut_off:  # Ctrl-C cut a wait on the server: it is not read back
+        before_close(store, result)
+
+
+def journals_left(store: Any) -> list[str]:
+    """Run journals left when an earlier abstat and its supervisor were both killed, each with the
+    command that adds its runs (issue 36: ``run`` names them, as ``list`` and ``show`` do)."""
+    from abstat.store.journal import left_behind_notes
+
+    try:
+        return [line.removeprefix("note: ") for line in left_behind_notes(store)]
+    except store.db.errors:  # a store that cannot be read fails the run with its own error, later
+        return []
 
 
 def close_all(buffers: list[RunBuffer]) -> None:

@@ -347,6 +347,12 @@ def _decode_lab(doc: Any, source: str | None) -> Lab:
     return Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
 
 
+def _check_version(doc: dict[str, Any], version: int, source: str | None) -> None:
+    for key in ("cpus", "isolate", "sequential", "parameters"):
+        if key in doc and version < 2:
+            raise SpecError(key, "is a field of version 2", source)
+
+
 def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:
     args: dict[str, Any] = {}
     variants = []
@@ -355,20 +361,16 @@ def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION)
         variants.append(Variant(cast(str, item.get("name")), cast(str, item.get("command")), item.get("labels", {})))
     args["variants"] = tuple(variants)
     for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
-                "store"):
+                "store", "isolate"):
         if key in doc:
             args[key] = doc[key]
     if doc.get("hooks") is not None:
         args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(_list("background", doc["background"], source))
-    for key in ("cpus", "isolate", "sequential", "parameters"):
-        if key in doc and version < 2:
-            raise SpecError(key, "is a field of version 2", source)
+    _check_version(doc, version, source)
     if "cpus" in doc:
         args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
-    if "isolate" in doc:
-        args["isolate"] = doc["isolate"]
     if doc.get("sequential") is not None:
         args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
                                                   source))

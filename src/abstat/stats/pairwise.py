@@ -132,64 +132,48 @@ class SortedSums:
         lo -= abs(lo) * 1e-12 + 1.0  # below every entry: count 0
         hi = float(self.a[-1] + self.b[-1])
         hi += abs(hi) * 1e-12 + 1e-300  # above every entry, whatever the rounding of p - b
-        r_lo = np.zeros(self.b.size, dtype=np.int64)
         r_hi = self._rows + 1 if self.walsh else np.full(self.b.size, self.a.size, dtype=np.int64)
-        c_lo, c_hi = 0.0, self.size
+        br = _Bracket(lo, hi, 0.0, self.size, np.zeros(self.b.size, dtype=np.int64), r_hi)
         guesses = (near[0] - near[1], near[0] + near[1]) if near is not None else self._guess(k)
         for p in guesses or ():
-            if not lo < p < hi:
-                continue
-            rows = self.positions(p)
-            c = self.weight_of(rows)
-            if c <= k:
-                lo, c_lo, r_lo = p, c, rows
-            else:
-                hi, c_hi, r_hi = p, c, rows
-        # Secant steps on the count; after a step lands close to the k-th on
-        # one side, the next aims as far beyond it on the other side, so that
-        # two counts close the bracket (bisection when a step leaves it).
+            if br.lo < p < br.hi:
+                rows = self.positions(p)
+                br.move(p, self.weight_of(rows), rows, k)
+        if not self._narrow(k, br):  # a block of equal entries holds the k-th
+            self.last_count = math.nan
+            return self.next_above(br.lo, br.r_lo)
+        self.density = (br.c_hi - br.c_lo) / (br.hi - br.lo) if br.hi > br.lo else math.inf  # entries per unit
+        return self._select(k, br)
+
+    def _narrow(self, k: float, br: _Bracket) -> bool:
+        """Secant steps on the count until few entries are left in the
+        bracket; after a step lands close to the k-th on one side, the next
+        aims as far beyond it on the other side (from the slope of the last
+        two counts there), so that two counts close the bracket; when that
+        would leave the bracket it aims at the k-th, and bisects only when
+        that does too.  False when the bracket shrinks to one value."""
         moved = 0
-        last: tuple[float, float] | None = None  # the previous step's (value, count): the local slope
+        last: tuple[float, float] | None = None  # the previous step's (value, count) on the side it landed
         # gather when few entries are left: a count costs about one pass over the rows
         limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
-        while int(np.sum(r_hi - r_lo)) > limit:
-            width = hi - lo
-            if not width > 1e-15 * self.scale:  # a block of equal entries holds the k-th
-                self.last_count = math.nan
-                return self.next_above(lo, r_lo)
-            slope = (c_hi - c_lo) / width
-            if last is not None and moved != 0:  # from where it landed: the slope of the last two counts there
-                here = (hi, c_hi) if moved > 0 else (lo, c_lo)
-                if here[0] != last[0] and (here[1] - last[1]) / (here[0] - last[0]) > 0:
-                    slope = (here[1] - last[1]) / (here[0] - last[0])
-            if moved > 0:
-                p = hi - 2.0 * (c_hi - k - 0.5) / slope
-                if not lo < p < hi:  # the k-th lies near the other end: aim at it
-                    p = hi - (c_hi - k - 0.5) / slope
-            elif moved < 0:
-                p = lo + 2.0 * (k + 0.5 - c_lo) / slope
-                if not lo < p < hi:
-                    p = lo + (k + 0.5 - c_lo) / slope
-            else:
-                p = lo + (k + 0.5 - c_lo) / slope
-            if not lo < p < hi:
-                p = lo + width / 2.0
-            last = (hi, c_hi) if moved > 0 else (lo, c_lo)
-            rows = self.positions_between(p, r_lo, r_hi)
-            c = self.weight_of(rows)
-            landed = -1 if c <= k else 1
-            if landed < 0:
-                lo, c_lo, r_lo = p, c, rows
-            else:
-                hi, c_hi, r_hi = p, c, rows
+        while int(np.sum(br.r_hi - br.r_lo)) > limit:
+            if not br.hi - br.lo > 1e-15 * self.scale:
+                return False
+            p = br.step(k, moved, last)
+            last = (br.hi, br.c_hi) if moved > 0 else (br.lo, br.c_lo)
+            rows = self.positions_between(p, br.r_lo, br.r_hi)
+            landed = br.move(p, self.weight_of(rows), rows, k)
             # after a secant step, overshoot from where it landed; once across, a secant step again
             moved = landed if moved == 0 else (0 if landed != moved else moved)
-        self.density = (c_hi - c_lo) / (hi - lo) if hi > lo else math.inf  # entries per unit near the k-th
-        values, weights = self._gather(r_lo, r_hi)
+        return True
+
+    def _select(self, k: float, br: _Bracket) -> float:
+        """The k-th among the entries gathered from a narrow bracket."""
+        values, weights = self._gather(br.r_lo, br.r_hi)
         if values.size == 0:
             self.last_count = math.nan
-            return self.next_above(lo, r_lo)
-        rank = k - c_lo
+            return self.next_above(br.lo, br.r_lo)
+        rank = k - br.c_lo
         if weights is None:
             value = float(np.partition(values, int(rank))[int(rank)])
             inside = float(np.count_nonzero(values <= value))
@@ -199,7 +183,7 @@ class SortedSums:
             at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
             value = float(values[order[at]])
             inside = float(running[np.searchsorted(values[order], value, side="right") - 1])
-        self.last_count = c_lo + inside  # the weight of the entries up to the value
+        self.last_count = br.c_lo + inside  # the weight of the entries up to the value
         above = values[values > value]
         self.last_next = float(above.min()) if above.size else math.nan  # the next entry, when gathered
         return value
@@ -271,3 +255,35 @@ def hodges_lehmann_shift(x: np.ndarray, y: np.ndarray) -> float:
 def pseudo_median(x: np.ndarray, w: np.ndarray | None = None) -> float:
     """Median of the Walsh averages (the one-sample Hodges-Lehmann estimate; ``x`` ascending)."""
     return median_of(walsh_sums(x, w)) / 2.0
+
+
+class _Bracket:
+    """Values ``lo < hi`` with the counts of entries up to them and the rows' positions there."""
+
+    def __init__(self, lo: float, hi: float, c_lo: float, c_hi: float, r_lo: np.ndarray, r_hi: np.ndarray) -> None:
+        self.lo, self.hi, self.c_lo, self.c_hi, self.r_lo, self.r_hi = lo, hi, c_lo, c_hi, r_lo, r_hi
+
+    def move(self, p: float, c: float, rows: np.ndarray, k: float) -> int:
+        """Narrow to ``p`` (count ``c``): -1 when it became the low end, 1 the high."""
+        if c <= k:
+            self.lo, self.c_lo, self.r_lo = p, c, rows
+            return -1
+        self.hi, self.c_hi, self.r_hi = p, c, rows
+        return 1
+
+    def step(self, k: float, moved: int, last: tuple[float, float] | None) -> float:
+        """The next value to count at (``moved``: the side the last step landed on, 0 after crossing)."""
+        lo, hi, width = self.lo, self.hi, self.hi - self.lo
+        slope = (self.c_hi - self.c_lo) / width
+        if last is not None and moved != 0:  # from where it landed: the slope of the last two counts there
+            here = (hi, self.c_hi) if moved > 0 else (lo, self.c_lo)
+            if here[0] != last[0] and (here[1] - last[1]) / (here[0] - last[0]) > 0:
+                slope = (here[1] - last[1]) / (here[0] - last[0])
+        if moved != 0:
+            start, gap = (hi, k + 0.5 - self.c_hi) if moved > 0 else (lo, k + 0.5 - self.c_lo)
+            p = start + 2.0 * gap / slope
+            if not lo < p < hi:  # the k-th lies near the other end: aim at it
+                p = start + gap / slope
+        else:
+            p = lo + (k + 0.5 - self.c_lo) / slope
+        return p if lo < p < hi else lo + width / 2.0

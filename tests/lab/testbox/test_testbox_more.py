@@ -109,7 +109,7 @@ def test_seed_002_a_build_under_background_load(boxes, tmp_path):
     assert left == b"gone\n"
     compared = json.loads(abstat("compare", "--store", store, "--metric", "user", "--format", "json",
                                  "build:O0", "build:O2", env=boxes).stdout)["comparisons"][0]
-    assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0, compared
+    assert compared["n"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0, compared
 
 
 def _git(repo: str, *args: str) -> str:

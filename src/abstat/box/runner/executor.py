@@ -126,8 +126,8 @@ class ProcessExecutor:
         self.patterns = tuple(patterns)
         self.collectors = tuple(collectors)
         self.cpus = frozenset(cpus)
-        self.isolation = Isolation(self.cpus) if isolate else None
         self.notes: list[str] = []  # what the collectors said when closed
+        self.isolation = Isolation(self.cpus) if isolate else None
         self.json_lines = json_lines
         self.perf = perf if perf is not None and perf.usable else None
         self._base_env = dict(os.environ)
@@ -175,9 +175,7 @@ class ProcessExecutor:
         token, encoded = self._environment(added)
         self._reset_files()
         out_fd, err_fd = self._out.fileno(), self._err.fileno()
-        path = self._paths.get(argv[0])
-        if path is None:
-            path = self._paths[argv[0]] = resolve(argv[0])
+        path = self._path(argv[0])
         # Where cgroup v2 is writable, a measured command is born in the run's cgroup, and a hook
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
@@ -185,16 +183,17 @@ class ProcessExecutor:
         # --cpus: this thread takes the CPUs for the spawn (posix_spawn's child inherits its affinity) and
         # until the wait ends (it only waits meanwhile), so nothing is done between the timestamps
         pinned = os.sched_getaffinity(0) if sweep and self.cpus else None
+        isolated = self.isolation if sweep else None
+        if isolated is not None:  # --isolate: born in the isolated cpuset, where this thread waits
+            isolated.enter()
         if pinned is not None:
-            if self.isolation is not None:  # --isolate: born in the isolated cpuset, where this thread waits
-                self.isolation.enter()
             os.sched_setaffinity(0, self.cpus)
         settle()  # abstat's own work between runs must not be charged to the command (issue 26)
         start = time.perf_counter_ns()
         try:
             pid = spawn(argv, encoded, out_fd, err_fd, path)
         except OSError as err:
-            self._unpin(pinned)
+            self._release(isolated, pinned)
             self.containment.leave(own)
             if own is not None:
                 self.containment.end_cgroup(own, 0)
@@ -204,11 +203,11 @@ class ProcessExecutor:
         try:
             wait_status, usage, timed_out = wait(pid, timeout)
             wall_ns = time.perf_counter_ns() - start
-            self._unpin(pinned)
-            pinned = None
+            self._release(isolated, pinned)
+            isolated, pinned = None, None
             code, notes = _waited(pid, wait_status, timed_out, timeout, sweep)
         finally:
-            self._unpin(pinned)  # the wait was interrupted
+            self._release(isolated, pinned)  # the wait was interrupted
             escaped = self._ended(pid, token, own, sweep=sweep, shared=shared)
         if escaped:
             notes.append(f"killed {escaped} process(es) the command left running outside its process group")
@@ -225,10 +224,19 @@ class ProcessExecutor:
         encoded[_TOKEN_KEY] = token.encode("ascii")
         return token, encoded
 
-    def _unpin(self, pinned: set[int] | None) -> None:
+    def _path(self, name: str) -> str:
+        """Where ``name`` is (resolved once)."""
+        path = self._paths.get(name)
+        if path is None:
+            path = self._paths[name] = resolve(name)
+        return path
+
+    @staticmethod
+    def _release(isolated: Isolation | None, pinned: set[int] | None) -> None:
+        """Out of the isolated cpuset (--isolate), back to abstat's own CPUs (--cpus)."""
+        if isolated is not None:
+            isolated.leave()
         if pinned is not None:
-            if self.isolation is not None:
-                self.isolation.leave()
             os.sched_setaffinity(0, pinned)
 
     def _ended(self, pid: int, token: str, own: str | None, *, sweep: bool, shared: bool) -> int:

@@ -89,7 +89,7 @@ def _run(args, spec: Any, argv: list[str]) -> int:
                        argv=["abstat", "noise", *argv], report=False)[0]
     except InputError as err:  # noise has no --ignore-failure: a noise floor is measured on runs that succeed
         raise InputError(err.message.replace(IGNORE_FAILURE_ADVICE, " (abstat noise needs every run to succeed)"),
-                         err.path, err.line) from None
+                         err.path, err.line, fields=err.fields) from None
 
 
 def _check(args) -> None:
