@@ -81,36 +81,18 @@ def test_a_change_partly_undone_is_two_steps_with_their_signs():
     assert 0.025 < up.shift / up.good_level < 0.055 and -0.035 < down.shift / down.good_level < -0.005
 
 
-def test_bimodal_benchmark_is_found_and_rarely_names_a_wrong_commit():
+def test_bimodal_benchmark_rarely_names_a_wrong_commit():
     """Half the runs 10% slower, a 2% change in 2% noise: before, 3 of 42 bisections named a wrong commit at
-    0.98-0.995 and 22 said "no change found"; with a Student-t likelihood 4 of 60 right (the t wide enough for
-    both paths sees the change as 0.4 of its spread).  With the noise's density estimated from the ends (two
-    humps) the change is a whole spread: most bisections find it, a wrong commit at most 1 of 10."""
+    0.98-0.995 and 22 said "no change found"; now a wrong commit is named in at most 1 of 10 (the budget of
+    400 runs is too small for this change to be found often: benchmarks/bisection.py --repos)."""
     found, wrong = 0, 0
     for trial in range(10):
         rng = np.random.default_rng([34, 7, trial])
         culprit = int(rng.integers(1, 33))
         outcome = simulate(Bisection(32), history({culprit: 0.02}, rng, bimodal=0.10))
-        found += outcome.status == "found" and outcome.culprit == culprit
+        found += outcome.status == "found"
         wrong += outcome.status == "found" and outcome.culprit != culprit
-    assert wrong <= 1 and found >= 5, (found, wrong)
-
-
-def test_the_noise_density_sees_a_change_within_each_path_of_a_bimodal_benchmark():
-    """The fitted density of two humps of SD 1 ten apart: a shift of 1 separates the sides about as well as a
-    shift of 1 SD of one normal (sqrt(2 KL), checked on normal noise too), where the robust scale of the
-    pooled runs (about 5) would make it 0.2."""
-    from abstat.history.bisect import density
-
-    rng = np.random.default_rng(5)
-    normal = rng.normal(0, 1, 300)
-    shape = density.fit(normal, 1.0)
-    assert shape is not None and 0.8 <= density.effect(shape, 1.0) <= 1.1
-    humps = rng.normal(0, 1, 300) + 10 * (rng.random(300) < 0.5)
-    spread = 1.4826 * float(np.median(np.abs(humps - np.median(humps))))
-    shape = density.fit(humps - np.median(humps), spread)
-    assert spread > 4 and 0.7 <= density.effect(shape, 1.0) <= 1.2
-    assert density.fit([1.0] * 5, 1.0) is None
+    assert wrong <= 1, (found, wrong)
 
 
 def test_a_culprit_is_named_only_when_its_runs_and_its_parents_place_them():

@@ -8,13 +8,13 @@ without merges, "``i >= k``").  The posterior over ``k`` starts uniform
 (commits that failed to build keep their mass but are never measured) and
 is updated with every sample:
 
-- **Likelihood.** A sample ``x`` at commit ``i`` has density ``f(x - b)`` when
-  ``i`` is bad and ``f(x - g)`` otherwise: ``g`` the median of the good references,
-  ``b - g`` the Hodges-Lehmann shift to the bad ones (the ends plus test commits the
-  posterior places on one side with probability >= 0.99), ``f`` the density of the ends'
-  pooled residuals (:mod:`abstat.history.bisect.density`: a kernel density, so two paths
-  are two humps, with 5% of a Student-t of the robust scale; a Student-t alone below 10).
-  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
+- **Likelihood.** A sample ``x`` at commit ``i`` has density ``f_bad`` when
+  ``i`` is bad and ``f_good`` otherwise.  Both are Student-t (4 degrees of
+  freedom, heavy tails for outliers) located at the medians of the good and
+  bad reference measurements (and of test commits the posterior already
+  places on one side with probability >= 0.99) with a pooled robust scale
+  (the larger of MAD and IQR, plus Sheppard's correction for quantized
+  values).  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
   few wild samples cannot carry the decision, and weighted by ``TEMPER``
   because the model is estimated, not known.  All samples are re-scored
   whenever the references grow.
@@ -47,7 +47,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from abstat.history.bisect import density, levels
+from abstat.history.bisect import levels
 from abstat.history.bisect.graph import Graph
 
 CLIP = 3.0
@@ -110,7 +110,7 @@ class Search:
         self.batches = 0
         self.attempts = 0
         self.next_reference = 0     # 0: good next, else bad
-        self.max_reference_runs = max(30, budget // 3)   # a bimodal change needs ~110 a side to pass the gate
+        self.max_reference_runs = max(30, budget // 4)
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
         self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
@@ -172,8 +172,7 @@ class Search:
         if self._sides:
             good = good + [v for c, v, _ in self.samples if self._sides.get(c) == 0]
             bad = bad + [v for c, v, _ in self.samples if self._sides.get(c) == 1]
-        g = float(np.median(good))   # the shift by Hodges-Lehmann: a median falls between two paths' humps
-        b = g + float(np.median(np.subtract.outer(np.asarray(bad[-400:]), np.asarray(good[-400:]))))
+        g, b = float(np.median(good)), float(np.median(bad))
         residuals = np.concatenate([np.asarray(good) - g, np.asarray(bad) - b])
         scale = max(1.4826 * float(np.median(np.abs(residuals))),
                     float(np.subtract(*np.percentile(residuals, [75, 25]))) / 1.349)
@@ -186,13 +185,6 @@ class Search:
         if scale <= 0:
             scale = abs(b - g) / 4 or abs(g) * 1e-6 or 1e-12
         return g, b, scale
-
-    def _density(self) -> density.Density | None:
-        return self._memo("density", self._compute_density)
-
-    def _compute_density(self) -> density.Density | None:
-        (g, b, scale), (good, bad) = self._model(), self._references()
-        return density.fit([v - g for v in good] + [v - b for v in bad], scale)
 
     def reference_p(self) -> float:
         return self._memo("reference_p", self._compute_reference_p)
@@ -250,12 +242,9 @@ class Search:
         if tests:
             commits = np.array([c for c, _, _ in tests])
             x = np.array([v - offsets.get(batch, 0.0) for _, v, batch in tests])
-            shape = self._density()
-            if shape is not None:
-                llr = shape.log_pdf(x - b) - shape.log_pdf(x - g)
-            else:
-                zg, zb = (x - g) / scale, (x - b) / scale
-                llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
+            zg = (x - g) / scale
+            zb = (x - b) / scale
+            llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
             np.add.at(per_commit, commits, TEMPER * np.clip(llr, -CLIP, CLIP))
         # log P(k) = sum of LLR_i over the measured i that are bad if k is the culprit: k's descendants
         return self.graph.descendant_sums(per_commit[1:])
@@ -281,8 +270,7 @@ class Search:
 
     def effect(self) -> float:
         g, b, scale = self._model()
-        shape = self._density()
-        return abs(b - g) / scale if shape is None else density.effect(shape, b - g)
+        return abs(b - g) / scale
 
     # -- choosing ----------------------------------------------------------
 
