@@ -37,10 +37,11 @@ def test_swapped_commands_are_named_everywhere_runs_are_compared(scripts):
     run = run_twice(scripts, swap=True)
     line = "runs of one variant ran different commands (`./bench-old`, `./bench-new`)"
     assert line in run and "runs of one variant ran different commands (`./bench-new`, `./bench-old`)" in run
-    assert "--experiment name" in run
-    assert line in abstat("show", "mix", "--store", "s.db", cwd=scripts)
+    assert "--experiment name" not in run  # run's summary: the finding in one line, the advice below
+    shown = abstat("show", "mix", "--store", "s.db", cwd=scripts)
+    assert line in shown and "measure under a new --experiment name" in shown  # show gives the advice
     compared = abstat("compare", "mix:before", "mix:after", "--store", "s.db", cwd=scripts)
-    assert line + ": wall mix:before;" in compared and "(`./bench-new`, `./bench-old`): wall mix:after;" in compared
+    assert line + ": wall mix:before\n" in compared and "(`./bench-new`, `./bench-old`): wall mix:after\n" in compared
     report = abstat("report", "--store", "s.db", cwd=scripts)
     assert "mix:before: runs of one variant ran different commands: `./bench-old`, `./bench-new`" in report
     assert "mix:after: runs of one variant ran different commands: `./bench-new`, `./bench-old`" in report
