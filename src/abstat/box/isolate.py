@@ -239,13 +239,15 @@ class Isolation:
         targets = [(os.path.join(IRQ_DIR, name, "smp_affinity_list"), format_cpus(self.rest))
                    for name in _listdir(IRQ_DIR) if name.isdigit()]
         targets.append((os.path.join(IRQ_DIR, "default_smp_affinity"), _hex_mask(self.rest)))
-        for path, value in targets:
+        for path, _ in targets:  # every old value recorded once, before the first write
             try:
-                old = _read(path)
+                self.irqs[path] = _read(path)
             except OSError:
                 continue
-            self.irqs[path] = old
-            self._save()
+        self._save()
+        for path, value in targets:
+            if path not in self.irqs:
+                continue
             try:
                 _write(path, value)
             except OSError:
