@@ -14,11 +14,13 @@ from abstat.audit.judge import judge
 from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, find_perf_blocks
 from abstat.audit.kernel_lkp import find_lkp_tables
 from abstat.audit.kernel_tables import find_mean_sd, find_mmtests, find_per_run
+from abstat.audit.kernel_unreadable import find_unreadable
 from abstat.audit.records import BlockAudit, ComparisonAudit
 
-KINDS = ("perf-stat", "lkp", "mmtests", "mean-sd", "per-run")
+KINDS = ("perf-stat", "lkp", "mmtests", "mean-sd", "per-run", "unreadable")
 TITLES = {"perf-stat": "perf stat -r blocks", "lkp": "kernel test robot table", "mmtests": "mmtests table",
-          "mean-sd": "mean (sd) table", "per-run": "per-run table"}
+          "mean-sd": "mean (sd) table", "per-run": "per-run table",
+          "unreadable": "tool output"}
 
 
 def find_claims(text: str, covered: set[int]) -> list[Claim]:
@@ -35,6 +37,7 @@ def find_claims(text: str, covered: set[int]) -> list[Claim]:
         for claim in found:
             taken.update(range(claim.line, claim.end_line + 1))
         claims += found
+    claims += find_unreadable(lines, taken)
     return sorted(claims, key=lambda c: c.line)
 
 
