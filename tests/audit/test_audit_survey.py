@@ -8,6 +8,7 @@ import os
 import re
 
 import pytest
+from scipy import stats
 
 from abstat.audit import audit_text
 from support import paths
@@ -33,7 +34,7 @@ EXPECTED = {
     "13_lmbench_kaiser_decimal_commas.txt": ([], None),
     "14_mdtest_summary_3_iterations.txt": (["unreadable"], "mdtest SUMMARY table"),
     "15_sysbench_freebsd_avg_stddev.txt": (["unreadable"], "sysbench events (avg/stddev)"),
-    "16_sysbench_mysql_per_run.txt": (["unreadable"], "sysbench per-run lines"),
+    "16_sysbench_mysql_per_run.txt": (["per-run"], "verdict: DIFFERENCE at 95%"),
     "17_contextswitch_runs_in_rows.txt": ([], None),
     "18_scylla_per_run_median.txt": ([], None),
     "19_schbench_single_output.txt": (["unreadable"], "schbench output"),
@@ -44,7 +45,9 @@ EXPECTED = {
     "24_wperf_stat_lookalike.txt": (["perf-stat"], "one perf stat block: nothing to compare it with"),
     "25_perf_stat_interval.txt": (["unreadable"], "perf stat -I interval counts"),
     "26_unixbench_kernel_patch_7_samples.txt": (["unreadable"], "UnixBench results"),
+    "27_stress_ng_pipe_space_thousands.txt": (["unreadable"], "stress-ng bogo ops table"),
 }
+JUDGED = {"16_sysbench_mysql_per_run.txt"}
 
 
 def _text(name: str) -> str:
@@ -77,6 +80,8 @@ def test_each_section_gets_its_verdict_or_is_named_unreadable(name):
         assert block.command == outcome and not block.comparisons and any(outcome in m for m in messages)
         return
     assert any(outcome in m for m in messages)
+    if name in JUDGED:
+        return
     # no verdict is claimed from numbers the section does not give
     assert all(c.judgement is None for c in block.comparisons)
     assert block.consistent is not False and report.exit_status == 0
@@ -115,3 +120,25 @@ def test_perf_stat_single_runs_are_read_as_printed():
     assert {("task-clock", 200.421583), ("task-clock", 81.783821), ("context-switches", 42.0),
             ("context-switches", 5.0), ("cpu-migrations", 2.0), ("cpu-migrations", 3.0)} <= read
     assert all(d["n"] == 1 and d["stddev"] is None for d in block.datasets)
+
+
+def test_sysbench_runs_listed_per_line_are_compared_as_scipy_does():
+    text = _text("16_sysbench_mysql_per_run.txt")
+    base, new = ([float(line.split("(")[1].split()[0]) for line in part.splitlines() if "per sec." in line]
+                 for part in text.split("With ptr_compare"))
+    assert len(base) == len(new) == 5
+    report = audit_text(text)
+    [block] = report.blocks
+    [comparison] = block.comparisons
+    reference = stats.ttest_ind(new, base, equal_var=False)
+    assert comparison.judgement.welch["p"] == pytest.approx(reference.pvalue, rel=1e-6)
+    assert comparison.baseline.startswith("MAX_FIELDS=64") and comparison.candidate.startswith("With ptr_compare")
+    # the printed AVERAGE= lines are the runs' means truncated to two decimals: accepted, not inconsistent
+    assert block.consistent is not False and report.exit_status == 0
+
+
+def test_a_listed_average_that_is_not_the_runs_mean_is_inconsistent():
+    text = _text("16_sysbench_mysql_per_run.txt").replace("AVERAGE= 2988.35", "AVERAGE= 2998.35")
+    report = audit_text(text)
+    assert any("2998.35 is not the mean of the runs" in f.message for f in report.blocks[0].findings)
+    assert report.exit_status == 1

@@ -13,6 +13,7 @@ from abstat.audit.findings import Finding
 from abstat.audit.judge import judge
 from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, find_perf_blocks
 from abstat.audit.kernel_lkp import find_lkp_tables
+from abstat.audit.kernel_runs import find_listed_runs
 from abstat.audit.kernel_tables import find_mean_sd, find_mmtests, find_per_run
 from abstat.audit.kernel_unreadable import find_unreadable
 from abstat.audit.records import BlockAudit, ComparisonAudit
@@ -32,12 +33,12 @@ def find_claims(text: str, covered: set[int]) -> list[Claim]:
     taken = set(covered)
     for claim in claims:
         taken.update(range(claim.line, claim.end_line + 1))
-    for finder2 in (find_per_run, find_mean_sd):
+    for finder2 in (find_per_run, find_mean_sd, find_listed_runs):
         found = finder2(lines, taken)
         for claim in found:
             taken.update(range(claim.line, claim.end_line + 1))
         claims += found
-    claims += find_unreadable(lines, taken)
+    claims += find_unreadable(lines, taken, found_other=bool(claims or covered))
     return sorted(claims, key=lambda c: c.line)
 
 
