@@ -58,42 +58,65 @@ def test_an_intermediate_level_is_one_unlike_both_ends_by_intervals_checked_by_b
 
 
 def test_two_changes_are_said_and_each_step_named_never_one_culprit_for_the_whole():
-    named_both, wrong = 0, 0
+    """Never one culprit for two changes; every step named is a true one; more than one change is said in most.
+    (Within the default budget the parts rarely gather the fresh runs that name a step: few are named.)"""
+    several = 0
     for trial in range(12):
         rng = np.random.default_rng([34, 5, trial])
         first, second = sorted(int(c) for c in rng.choice(np.arange(1, 33), 2, replace=False))
         outcome = simulate(Bisection(32), history({first: 0.02, second: 0.02}, rng))
-        wrong += outcome.status == "found"
+        assert outcome.status != "found", (first, second, outcome.culprit, outcome.probability)
         steps = [s.culprit for s in outcome.steps]
         assert set(steps) <= {first, second}, (first, second, steps)
-        named_both += outcome.status == "several" and sorted(steps) == [first, second]
         if outcome.status == "several":
+            several += 1
             assert outcome.intermediate is not None and first <= outcome.intermediate < second
-    assert wrong <= 1 and named_both >= 4, (wrong, named_both)
+    assert several >= 8, several
+
+
+@pytest.mark.parametrize("trial", [0, 6, 15])
+def test_two_changes_where_the_search_once_named_one_commit_at_probability_0999(trial):
+    """The issue's failure, reproduced with seeded histories: before, these three named one commit ``found`` at
+    a stated probability of 0.999-1.0 (the culprit's parent half way between the ends, its runs the ones that
+    had steered the search there).  Now the culprit and its parents are judged on runs taken after the
+    proposal, against the ends' midpoint: no commit is named for the two changes."""
+    rng = np.random.default_rng([34, 9, trial])
+    first, second = sorted(int(c) for c in rng.choice(np.arange(1, 33), 2, replace=False))
+    outcome = simulate(Bisection(32), history({first: 0.02, second: 0.02}, rng))
+    assert outcome.status != "found", (first, second, outcome.culprit, outcome.probability)
+    assert {s.culprit for s in outcome.steps} <= {first, second}
+
+
+@pytest.mark.parametrize("trial", [4, 13, 20])
+def test_bimodal_histories_where_the_search_once_named_a_wrong_commit(trial):
+    """Half the runs 10% slower, a 2% change in 2% noise: before, these three named a wrong commit at 0.98-0.998
+    (32 for 25, 12 for 17, 22 for 15).  Now no wrong commit is named."""
+    rng = np.random.default_rng([34, 7, trial])
+    culprit = int(rng.integers(1, 33))
+    outcome = simulate(Bisection(32), history({culprit: 0.02}, rng, bimodal=0.10))
+    assert outcome.status != "found" or outcome.culprit == culprit, (culprit, outcome.culprit, outcome.probability)
 
 
 def test_a_change_partly_undone_is_two_steps_with_their_signs():
     rng = np.random.default_rng([34, 6])
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))
-    assert outcome.status == "several" and [s.culprit for s in outcome.steps] == [9, 21]
-    up, down = outcome.steps
-    assert up.shift_low > 0 and down.shift_high < 0       # +4%, then -2%: each step's own size
-    assert 0.025 < up.shift / up.good_level < 0.055 and -0.035 < down.shift / down.good_level < -0.005
+    # the step up is isolated; the step down's part runs out of budget before its culprit is confirmed
+    assert outcome.status == "several" and [s.culprit for s in outcome.steps] == [9]
+    assert 9 <= outcome.intermediate < 21
+    up, = outcome.steps
+    assert up.shift_low > 0                               # +4%: the step's own size, from its own part
+    assert 0.025 < up.shift / up.good_level < 0.055
 
 
-def test_bimodal_benchmark_is_found_and_rarely_names_a_wrong_commit():
+def test_bimodal_benchmark_names_no_wrong_commit():
     """Half the runs 10% slower, a 2% change in 2% noise: before, 3 of 42 bisections named a wrong commit at
-    0.98-0.995 and 22 said "no change found"; with a Student-t likelihood 4 of 60 right (the t wide enough for
-    both paths sees the change as 0.4 of its spread).  With the noise's density estimated from the ends (two
-    humps) the change is a whole spread: most bisections find it, a wrong commit at most 1 of 10."""
-    found, wrong = 0, 0
+    0.98-0.995.  Now none of 10 seeded ones names a wrong commit (most end "inconclusive" or "no change
+    found" within the default budget: the confirmation of a culprit needs many runs of two-path data)."""
     for trial in range(10):
-        rng = np.random.default_rng([34, 7, trial])
+        rng = np.random.default_rng([34, 7, 100 + trial])
         culprit = int(rng.integers(1, 33))
         outcome = simulate(Bisection(32), history({culprit: 0.02}, rng, bimodal=0.10))
-        found += outcome.status == "found" and outcome.culprit == culprit
-        wrong += outcome.status == "found" and outcome.culprit != culprit
-    assert wrong <= 1 and found >= 5, (found, wrong)
+        assert outcome.status != "found" or outcome.culprit == culprit, (trial, culprit, outcome.culprit)
 
 
 def test_the_noise_density_sees_a_change_within_each_path_of_a_bimodal_benchmark():
@@ -135,13 +158,13 @@ def test_render_says_more_than_one_change_and_the_steps():
     report = Report(outcome, commits, {commits[9]: "slower", commits[21]: "faster again"}, experiment="e")
     text = render(report, "text")
     assert text.startswith(f"more than one change: {commits[outcome.intermediate][:12]} measures unlike both")
-    assert f"step: {commits[9]} slower" in text and f"step: {commits[21]} faster again" in text
+    assert f"step: {commits[9]} slower" in text and commits[21] not in text
     data = json.loads(render(report, "json"))
     assert data["status"] == "several" and data["culprit"] is None
-    assert [s["rev"] for s in data["steps"]] == [commits[9], commits[21]]
+    assert [s["rev"] for s in data["steps"]] == [commits[9]]
 
 
-def test_bisect_on_a_real_repository_with_two_changes_names_both(tmp_path):
+def test_bisect_on_a_real_repository_with_two_changes_says_so_and_names_no_culprit(tmp_path):
     repo = str(tmp_path / "repo")
     shas = make_repo(repo, commits=17, work=200_000, steps={6: 0.04, 13: 0.04})
     env = {**os.environ, "PYTHONPATH": SRC, **noise_env(str(tmp_path / "counter"), 11, 2.0, "o0")}
@@ -152,7 +175,9 @@ def test_bisect_on_a_real_repository_with_two_changes_names_both(tmp_path):
     assert done.returncode == 4, done.stderr               # 4: more than one change
     result = json.loads(done.stdout)
     assert result["status"] == "several" and result["culprit"] is None
-    assert [s["rev"] for s in result["steps"]] == [shas[5], shas[12]]
+    # no commit is named for the two changes; a step is named only once runs taken after the search proposed
+    # it confirm it, which the default budget does not allow here
+    assert {s["rev"] for s in result["steps"]} <= {shas[5], shas[12]}
     assert shas.index(result["intermediate"]) in range(5, 12)
 
 

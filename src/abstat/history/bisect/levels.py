@@ -13,10 +13,13 @@ exchangeable:
   the shift from the good end and its interval of the shift to the bad end
   both exclude 0 (at ``LEVEL_CONFIDENCE``) measures neither like the good end
   nor like the bad one: more than one change is in the range.
-- **Attribution**: a culprit is named only when its own runs do not differ
-  from the bad end's and its parents' do not differ from the good end's,
-  with enough runs of each (up to ``SIDE_MAX_RUNS``) that a level half way
-  between the ends would have differed in 99.5% of bisections.
+- **Attribution**: a culprit is named only when its own runs and its parents' runs *taken after the
+  search proposed it* (the earlier ones steered the search there, so they cannot also confirm it) place
+  them: the culprit nearer the bad end than the good one, each parent nearer the good end (Yuen's
+  contrast of 20% trimmed means against the ends' midpoint, one-sided ``NEARER_PVALUE``: a commit half
+  way between the ends, as between two equal changes, passes at that rate whatever the noise's shape),
+  and each does not differ from its end (Hodges-Lehmann interval at ``SIDE_CONFIDENCE``), with at
+  least ``runs_needed`` runs of each and ``ENDS_FACTOR`` times as many of each end.
 """
 from __future__ import annotations
 
@@ -30,6 +33,8 @@ SIDE_MIN_RUNS = 4          # runs of the culprit and of its parents asked for at
                            # times the noise: boots are dear)
 SIDE_MAX_RUNS = 30         # runs of the culprit and of its parents asked for at most
 ENDS_FACTOR = 2             # runs of each end before a culprit is judged, in units of the commits' runs_needed
+DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
+DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
 MAX_POINTS = 400            # most recent runs of a reference used by these checks (bounded cost)
 TRIM = 0.2                  # Yuen's trimming, each side
 NEARER_PVALUE = 0.025       # one-sided: a culprit nearer the bad end than the good one, a parent nearer the good
@@ -162,3 +167,19 @@ def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], go
             strikes[commit] = strikes.get(commit, 0) + 1
         verdict = verdict and bool(same) and placed(values, good, bad, "bad" if end is bad else "good")
     return verdict
+
+
+def drift(points: Sequence[tuple[int, float]], batches: int) -> dict[int, float]:
+    """Batch number -> drift offset from the references' (batch, deviation from the model): a Theil-Sen line
+    through them over batch numbers, used only when Kendall's test finds a trend (p < ``DRIFT_PVALUE``), so
+    that the correction adds no noise on a steady machine."""
+    from scipy.stats import kendalltau, theilslopes
+
+    if len(points) < DRIFT_MIN_REFERENCES or len({p[0] for p in points}) < 4:
+        return {}
+    numbers = [p[0] for p in points]
+    residuals = [p[1] for p in points]
+    if float(kendalltau(numbers, residuals).pvalue) >= DRIFT_PVALUE:
+        return {}
+    slope, intercept, _, _ = theilslopes(residuals, numbers)
+    return {batch: intercept + slope * batch for batch in range(batches)}

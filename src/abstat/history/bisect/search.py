@@ -33,9 +33,10 @@ is updated with every sample:
 - **Stopping.** One commit holds posterior >= ``confidence``, and still does
   after one more batch of it and its parents (all of a merge's parents in
   the range: git bisect's rule that a merge is the culprit only when its
-  parents are good), and the runs of the culprit and of its parents place
-  them on their sides by intervals that need no model
-  (:mod:`abstat.history.bisect.levels`; more batches of them until they do) (found);
+  parents are good), and the runs of the culprit and of its parents taken
+  from then on place them on their sides by tests that need no model
+  (:mod:`abstat.history.bisect.levels`; more batches of them and of the ends
+  until they do) (found);
   or a tested commit measures unlike both ends (several: more than one
   change, :mod:`abstat.history.bisect.segments` bisects each part); or the budget is
   spent (inconclusive), or the references do not differ by Brunner-Munzel's
@@ -56,8 +57,6 @@ T_DF = 4.0
 INITIAL_REFERENCES = 5      # runs of each reference before the search starts
 GATE_PVALUE = 0.001          # good and bad references must differ this clearly
 SIDE_CERTAINTY = 0.99       # a test commit this surely on one side also estimates that side's level
-DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
-DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
 
 
 @dataclass
@@ -227,21 +226,10 @@ class Search:
         return levels.attributed(sides, good, bad, self._strikes)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
-        """Batch number -> drift offset: a Theil-Sen line through the references' deviations
-        from the model over batch numbers, used only when Kendall's test finds a trend (p < 0.01),
-        so that the correction adds no noise on a steady machine."""
-        from scipy.stats import kendalltau, theilslopes
-
+        """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""
         points = [(batch, value - (g if commit == 0 else b)) for commit, value, batch in self.samples
                   if commit in (0, self.n)]
-        if len(points) < DRIFT_MIN_REFERENCES or len({p[0] for p in points}) < 4:
-            return {}
-        batches = [p[0] for p in points]
-        residuals = [p[1] for p in points]
-        if float(kendalltau(batches, residuals).pvalue) >= DRIFT_PVALUE:
-            return {}
-        slope, intercept, _, _ = theilslopes(residuals, batches)
-        return {batch: intercept + slope * batch for batch in range(self.batches)}
+        return levels.drift(points, self.batches)
 
     def log_posterior(self):  # -> numpy array over k = 1..N
         return self._memo("log_posterior", self._compute_log_posterior).copy()
