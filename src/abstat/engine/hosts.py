@@ -15,6 +15,7 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any, Optional
 
 from abstat.engine import events as ev
@@ -41,6 +42,7 @@ def lab_plan(spec: ExperimentSpec) -> LabPlan:
         "shell": spec.shell, "timeout": spec.timeout, "hooks": spec.hooks.items(), "background": list(spec.background),
         "sources": [source.to_json() for source in spec.metrics], "ignore_failure": spec.ignore_failure,
         "cpus": list(spec.cpus), "isolate": spec.isolate,
+        **({"decide": True} if spec.sequential is not None else {}),  # the runner asks at each block's end
     }
     return LabPlan(
         experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={v.name: v.command for v in spec.variants},
@@ -48,6 +50,29 @@ def lab_plan(spec: ExperimentSpec) -> LabPlan:
         check=dict(spec.lab.check), boots=spec.lab.boots, boot_timeout=spec.lab.boot_timeout,
         labels=dict(spec.labels), remote=remote,
     )
+
+
+class _Decider:
+    """``--until-decided`` on one host: the design of a local run (:func:`abstat.engine.session.stop_when_decided`)
+    over the runs this host sent, each host deciding for itself."""
+
+    def __init__(self, should_stop: Callable[[list[Any]], str | None]) -> None:
+        self.should_stop = should_stop
+        self.results: list[Any] = []
+
+    def add(self, result: dict[str, Any]) -> None:
+        measurement = SimpleNamespace(ok=result["status"] == "ok", values=result["values"])
+        self.results.append(SimpleNamespace(variant=result["variant"], measurement=measurement))
+
+    def decide(self) -> str | None:
+        return self.should_stop(self.results)
+
+
+def host_decider(spec: ExperimentSpec) -> _Decider | None:
+    from abstat.engine.session import stop_when_decided
+
+    should_stop = stop_when_decided(spec)
+    return None if should_stop is None else _Decider(should_stop)
 
 
 def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
@@ -124,7 +149,8 @@ class _Controller:
         self.on_event(ev.ExperimentStarted(plan.experiment, self.spec, self.store.display, todo={
             h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label])) for h in plan.hosts}))
         workers = [HostWorker(plan, host, SshHost(host.label, host.destination, control_dir), todo[host.label],
-                              self.events, self.stopping, self.host_hooks(host)) for host in plan.hosts]
+                              self.events, self.stopping, self.host_hooks(host), decider=host_decider(self.spec))
+                   for host in plan.hosts]
         previous = signals.interrupt_on_termination()  # SIGTERM, SIGHUP (timeout, CI): as Ctrl-C
         try:
             self._serve(workers)
@@ -242,6 +268,9 @@ class _Controller:
         notes = list(data.get("notes") or []) + [n for n in (data.get("note"), data.get("error")) if n]
         if invocation is not None:
             self.store.finish_invocation(invocation, data["status"], notes)
+        for note in notes:  # why the boot's runs stopped early: told as a local run tells it
+            if isinstance(note, str) and note.startswith("--until-decided"):
+                self.on_event(ev.Note(note, host=event.host))
         self.on_event(ev.BootDone(event.boot, data["status"], tuple(notes), host=event.host))
 
     def _on_failed(self, event: HostEvent) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import sys
 import threading
@@ -66,6 +67,14 @@ class Channel:
         self.lock = threading.Lock()
         self.lost = False
         self.finished = threading.Event()  # set before "done": a closing controller is then no interruption
+        self.answers: queue.Queue[dict[str, Any]] = queue.Queue()  # the controller's answers to looks
+
+    def look(self, results: list[Any]) -> str | None:
+        """``--until-decided``: at a block's end, ask the controller whether to stop (its reason) or go on."""
+        self.send({"look": len(results)})
+        answer = self.answers.get()  # a lost controller interrupts this wait (SIGINT, _watch_controller)
+        reason = answer.get("stop")
+        return reason if isinstance(reason, str) and reason else None
 
     def send(self, message: dict[str, Any]) -> None:
         text = json.dumps(message, separators=(",", ":")) + "\n"
@@ -159,7 +168,8 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         return
     try:
         outcome = run_experiment(
-            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))
+            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)),
+            should_stop=channel.look if plan.get("decide") is True else None)
     finally:
         executor.close()
         notes.extend(executor.notes)
@@ -172,8 +182,13 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
 def _watch_controller(source: BinaryIO, channel: Channel) -> None:
     """Standard input closes when the controller or the connection goes away: stop like Ctrl-C."""
     try:
-        while source.readline():
-            pass
+        for line in iter(source.readline, b""):
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(answer, dict) and ("stop" in answer or "go" in answer):
+                channel.answers.put(answer)
     except (OSError, ValueError):
         pass
     if not channel.finished.is_set():
