@@ -131,6 +131,14 @@ def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
     return tuple(cpus)
 
 
+def _hooks(plan: dict[str, Any], shell: bool) -> tuple[dict[str, Command], dict[str, dict[str, Command]]]:
+    """The hooks, and each variant's own (a grid point's, ``{NAME}`` replaced: ``abstat run -L``)."""
+    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
+    own = {name: {kind: Command(text, shell) for kind, text in kinds.items() if text}
+           for name, kinds in (plan.get("variant_hooks") or {}).items()}
+    return hooks, own
+
+
 def run_plan(plan: dict[str, Any], channel: Channel) -> None:
     problems = _missing_commands(plan)
     if problems:
@@ -143,7 +151,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         channel.send({"error": str(err)})
         return
     shell = bool(plan.get("shell"))
-    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
+    hooks, own_hooks = _hooks(plan, shell)
     slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in plan["slots"]]
     positions = [position for *_, position in plan["slots"]]
     perf_support = None
@@ -158,7 +166,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         runs=0, timeout=plan.get("timeout"), background=[Command(t, shell) for t in plan.get("background") or []],
         ignore_failure=bool(plan.get("ignore_failure")),
         setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
-        conclude=hooks.get("conclude"),
+        conclude=hooks.get("conclude"), variant_hooks=own_hooks,
     )
     try:
         executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
