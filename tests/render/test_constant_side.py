@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 
-from abstat.store import open_store
 from support.cli import run_abstat as abstat
+
+from abstat.store import open_store
 
 VARYING = [10.0, 11.0, 12.0, 10.5, 11.5, 13.0, 9.5]
 

@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from support import paths
 from support.cli import environment
 

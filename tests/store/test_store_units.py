@@ -10,10 +10,10 @@ import sqlite3
 from collections import Counter
 
 import pytest
-
-from abstat.store import open_store
 from support.cli import run_abstat as abstat
 from support.hl_oracle import hl_ratio_pct
+
+from abstat.store import open_store
 
 # invocation -> (unit of t, factor from ns, unit of c): t is a +4% change measured in ns, then in µs twice
 INVOCATIONS = [("ns", 1.0, "ops"), ("us", 1e-3, "ops"), ("us", 1e-3, "ns")]

@@ -193,8 +193,9 @@ def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSumma
         return result
     side = constant[0]
     value = side.min if side.min is not None else side.mean
-    why = (f"the {'baseline' if side is sx else 'candidate'} is constant (all {side.n:,} values are {value:.6g}): the interval of the change has no "
-           f"width ({result.ci[0]:+.3g}%), so no noise bounds the change")
+    role = "baseline" if side is sx else "candidate"
+    why = (f"the {role} is constant (all {side.n:,} values are {value:.6g}): the interval of the change has "
+           f"no width ({result.ci[0]:+.3g}%), so no noise bounds the change")
     return analyses.Result(result.estimand, result.delta_pct, (math.nan, math.nan), math.nan, result.method,
                            result.center, result.unit, why, centres=result.centres, center_kind=result.center_kind)
 

@@ -35,7 +35,7 @@ def notes_cell(store: Any, experiment: str, invocations: Sequence[int] | None, v
             if name not in who:
                 who.append(name)
     parts = []
-    for entry, who in zip(merge_notes(entries), left_by.values()):  # both in order of first appearance
+    for entry, who in zip(merge_notes(entries), left_by.values(), strict=True):  # both in first-seen order
         count = int(entry.get("runs") or 0)
         parts.append(f"{entry['note']} ({', '.join(who)}: {count} run{'s' if count != 1 else ''})")
     return "; ".join(parts)
