@@ -35,8 +35,8 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if os.path.exists(args.directory) and not os.path.isdir(args.directory):
         raise UsageError(f"{args.directory}: not a directory")
-    from abstat.render.site import publish
     from abstat.render.escape import terminal
+    from abstat.render.site import publish
     from abstat.store import resolve_store_path
 
     try:

@@ -177,7 +177,6 @@ def _history(store_path: str, name: str, related: dict[str, Any],
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
     from abstat.history.render import render_html
-
     from abstat.store import open_store
 
     try:  # every metric of the experiment: a regression found on `user` must reach the regressions page
