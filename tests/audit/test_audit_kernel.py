@@ -116,7 +116,9 @@ def test_lkp_rows_with_stddev_and_runs_stated_are_judged_as_scipy_does():
     for metric, (m1, p1, m2, p2) in {"will-it-scale.per_process_ops": (129489, 3, 252151, 2),
                                      "vmstat.system.cs": (7732, 10, 7400, 8)}.items():
         comparison = _comparison(block, metric)
-        reference = stats.ttest_ind_from_stats(m2, m2 * p2 / 100, 4, m1, m1 * p1 / 100, 4, equal_var=False)
+        # LKP's ± is %d of the population sd in percent of the mean: [p, p + 1), taken as p + 0.5
+        sd1, sd2 = (m * (p + 0.5) / 100 * math.sqrt(4 / 3) for m, p in ((m1, p1), (m2, p2)))
+        reference = stats.ttest_ind_from_stats(m2, sd2, 4, m1, sd1, 4, equal_var=False)
         assert comparison.judgement.welch["p"] == pytest.approx(reference.pvalue, rel=1e-6)
     verdicts = [f.message for c in block.comparisons for f in c.findings if f.code == "verdict"]
     assert verdicts[0].startswith("verdict: DIFFERENCE") and verdicts[1].startswith("verdict: no difference")
