@@ -264,3 +264,18 @@ def test_long_hostile_rows_are_read_in_linear_time_not_backtracked(text):
     wide = audit_text("Amean x " + "1234567 (  1.00%) " * 3000 + "x")  # a valid row of 3000 columns
     [block] = _kernel_blocks(wide, "mmtests")
     assert len(block.comparisons) == 2999 and all(c.judgement is None for c in block.comparisons)
+
+
+def test_runs_listed_one_per_line_are_compared_by_their_headings():
+    before, after = [0.512, 0.498, 0.505, 0.521, 0.509], [0.471, 0.466, 0.480, 0.475, 0.469]
+    text = ("with the patch:\n" + "".join(f"Time: {v:.3f}\n" for v in after) +
+            "\nwithout the patch:\n" + "".join(f"Time: {v:.3f}\n" for v in before))
+    [block] = _kernel_blocks(audit_text(text), "per-run")
+    [comparison] = block.comparisons
+    assert (comparison.baseline, comparison.candidate) == ("without the patch", "with the patch")
+    reference = stats.ttest_ind(after, before, equal_var=False)
+    assert comparison.judgement.welch["p"] == pytest.approx(reference.pvalue, rel=1e-6)
+    # one block alone, or blocks whose lines vary in more than one number, are not compared
+    assert not _kernel_blocks(audit_text("".join(f"Time: {v:.3f}\n" for v in before)), "per-run")
+    two = "a:\n" + "".join(f"{v} {v * 2}\n" for v in before) + "\nb:\n" + "".join(f"{v} {v * 2}\n" for v in after)
+    assert not _kernel_blocks(audit_text(two), "per-run")
