@@ -85,3 +85,21 @@ def test_on_hosts_it_needs_every_variant_in_each_boot():
         ExperimentSpec((Variant("a", "true"), Variant("b", "true")), runs=10, sequential=Sequential(5), lab=lab)
     ExperimentSpec((Variant("a", "true"), Variant("b", "true")), runs=10, sequential=Sequential(5),
                    lab=Lab((Host("alpha", "alpha"),)))
+
+
+def test_the_controller_judges_only_balanced_runs():
+    """A runner that reconnected in the middle of a block asks where its own session's blocks end: the
+    controller answers go until every variant has as many runs as the others."""
+    from abstat.engine.hosts import host_decider
+
+    spec = ExperimentSpec((Variant("a", "sleep 0.01"), Variant("b", "sleep 0.03")), runs=60,
+                          sequential=Sequential(5, 2.0), lab=Lab((Host("alpha", "alpha"),)))
+    decider = host_decider(spec)
+    assert decider is not None
+    for index in range(8):
+        decider.add({"variant": "a", "status": "ok", "values": {"wall": [0.010 + index * 1e-5]}})
+    for index in range(7):
+        decider.add({"variant": "b", "status": "ok", "values": {"wall": [0.030 + index * 1e-5]}})
+    assert decider.decide() is None  # 8 against 7: no look
+    decider.add({"variant": "b", "status": "ok", "values": {"wall": [0.0301]}})
+    assert decider.decide().startswith("--until-decided on wall: stopped early at 8 of at most 60")

@@ -59,15 +59,22 @@ class _Decider:
     """``--until-decided`` on one host: the design of a local run (:func:`abstat.engine.session.stop_when_decided`)
     over the runs this host sent, each host deciding for itself."""
 
-    def __init__(self, should_stop: Callable[[list[Any]], str | None]) -> None:
+    def __init__(self, should_stop: Callable[[list[Any]], str | None], variants: int) -> None:
         self.should_stop = should_stop
+        self.variants = variants
         self.results: list[Any] = []
+        self.counts: dict[str, int] = {}
 
     def add(self, result: dict[str, Any]) -> None:
         measurement = SimpleNamespace(ok=result["status"] == "ok", values=result["values"])
         self.results.append(SimpleNamespace(variant=result["variant"], measurement=measurement))
+        self.counts[result["variant"]] = self.counts.get(result["variant"], 0) + 1
 
     def decide(self) -> str | None:
+        """None until every variant has as many runs as the others (a runner that reconnected in the middle
+        of a block looks where its own session's blocks end)."""
+        if len(self.counts) < self.variants or len(set(self.counts.values())) > 1:
+            return None
         return self.should_stop(self.results)
 
 
@@ -75,7 +82,7 @@ def host_decider(spec: ExperimentSpec) -> _Decider | None:
     from abstat.engine.session import stop_when_decided
 
     should_stop = stop_when_decided(spec)
-    return None if should_stop is None else _Decider(should_stop)
+    return None if should_stop is None else _Decider(should_stop, len(spec.variants))
 
 
 def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
