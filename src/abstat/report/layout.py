@@ -83,7 +83,8 @@ def _column_labels(chosen: list[SampleSet], by: str, columns: list[str],
 
 
 def fill_grid(layout: Layout) -> Grid:
-    """Each chosen set (a copy) in its cell; two sets with the same labels pooled as separate runs."""
+    """Each chosen set (a copy) in its cell; two sets with the same labels pooled as separate runs.
+    The machine record is shared, not copied (one per invocation, however many sets)."""
     grid: Grid = {}
     for sample_set in layout.chosen:
         row_id = tuple(sample_set.labels.get(k, "") for k in layout.row_keys)
@@ -94,7 +95,7 @@ def fill_grid(layout: Layout) -> Grid:
         else:
             slot[column] = SampleSet(labels=dict(sample_set.labels), runs=[list(r) for r in sample_set.runs],
                                      source=sample_set.source, unit=sample_set.unit,
-                                     machine=dict(sample_set.machine), extra=dict(sample_set.extra),
+                                     machine=sample_set.machine, extra=dict(sample_set.extra),
                                      notes=list(sample_set.notes), summary=sample_set.summary)
     return grid
 
