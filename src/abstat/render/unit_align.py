@@ -88,8 +88,6 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
     """The :class:`Side` of each of ``compare``'s variants (:class:`abstat.readers.specs.VariantData`,
     whose runs are converted in place): a stored variant's unit is its metric's in the store, a file's
     what ``--unit`` says (``UNIT`` for every file, ``NAME=UNIT`` for one)."""
-    from abstat.store.metric_unit import stored_unit
-
     default, named = parse_unit_args(unit_args)
     unknown = sorted(set(named) - set(variants))
     if unknown:
@@ -97,6 +95,8 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
     sides = []
     for name, variant in variants.items():
         stored = [s[len("store:"):] for s in variant.sources if s.startswith("store:")]
+        if stored:  # imports the store and sqlite3: not for files
+            from abstat.store.metric_unit import stored_unit
         unit = named.get(name) or (stored_unit(store_arg, metric, stored[0]) if stored else default)
         sides.append(Side(name, variant.runs, unit))
     return sides
