@@ -75,11 +75,7 @@ def from_store_set(obj: Any, *, own: bool = False) -> SampleSet:
     :class:`SampleSet` is then itself returned, its labels and runs kept where they already
     are strings and floats (the store's always are) instead of copied."""
     if own and type(obj) is SampleSet:
-        if not all(type(k) is str and type(v) is str for k, v in obj.labels.items()):
-            obj.labels = {str(k): str(v) for k, v in obj.labels.items()}
-        obj.runs = [run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
-                    for run in obj.runs]
-        return obj
+        return _kept(obj)
     labels = {str(k): str(v) for k, v in dict(obj.labels).items()}
     runs = [[float(v) for v in run] for run in obj.runs]
     machine = getattr(obj, "machine", None) or {}
@@ -87,3 +83,12 @@ def from_store_set(obj: Any, *, own: bool = False) -> SampleSet:
                      machine=machine, extra=dict(getattr(obj, "extra", None) or {}),
                      notes=list(getattr(obj, "notes", None) or []), summary=getattr(obj, "summary", None),
                      invocations=list(getattr(obj, "invocations", None) or []))
+
+
+def _kept(sample_set: SampleSet) -> SampleSet:
+    """``sample_set`` itself, its labels made strings and its values floats where they are not."""
+    if not all(type(k) is str and type(v) is str for k, v in sample_set.labels.items()):
+        sample_set.labels = {str(k): str(v) for k, v in sample_set.labels.items()}
+    sample_set.runs = [run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
+                       for run in sample_set.runs]
+    return sample_set
