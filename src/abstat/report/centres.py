@@ -60,9 +60,13 @@ def shown_median(values: Any) -> float:
     count is even and the two middle values differ), else the usual median."""
     import numpy as np
 
+    from abstat.stats.medians import sorted_median
+
     array = np.sort(np.asarray(values, dtype=float))
     if on_integer_grid(array):
         return float(array[(array.size - 1) // 2])
+    if array.size and not np.isnan(array[-1]):  # (sorted: a NaN would be last)
+        return sorted_median(array)  # np.median's value, without importing numpy.ma (start-up)
     return float(np.median(array))
 
 
