@@ -423,7 +423,10 @@ def main() -> int:
     import importlib
 
     import abstat.history.changepoints as changepoints
-    import abstat.history.drift as drift_check
+    try:
+        import abstat.history.drift as drift_check
+    except ImportError:  # an older tree (PYTHONPATH=its src), step 5 still in changepoints
+        drift_check = changepoints
 
     for item in args.set:
         name, _, text = item.partition("=")

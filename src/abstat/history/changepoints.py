@@ -233,18 +233,22 @@ class _Search(DriftCheck):
 
     # step 6: the decision
     def widened(self, position: int, kept: list[int], reach: int) -> tuple[int, int, tuple[int, ...]] | None:
-        """The decision's window with each side shorter than ``drift.BUMP_SIDE`` (a bump's: it ends at a
-        neighbouring change) extended past that change, to the next one or ``reach``, the
-        neighbour a step of the model: the slope is then seen on both sides of a short bump
-        (on the bump alone a slope and a step are one; it cost short reverts their power)."""
+        """The decision's window with each side that ends at a change of the other direction closer
+        than ``drift.BUMP_SIDE`` (a short bump's other edge) extended past that change, to the next
+        one or ``reach``, the edge a step of the model: the slope is then seen on both sides of the
+        bump (on the bump alone a slope and a step are one; it cost short reverts their power).  A
+        neighbour of the same direction is not passed: a staircase past it reads as a slope."""
         if not _drift.BUMP_SIDE:
             return None
         i = kept.index(position)
         a, b = self.spans(position, kept, reach)
+        sign = self.direction(position, kept)
         others: list[int] = []
-        if 0 < position - a < _drift.BUMP_SIDE and i > 0 and a == kept[i - 1]:
+        if 0 < position - a < _drift.BUMP_SIDE and i > 0 and a == kept[i - 1] and \
+                self.direction(a, kept) != sign:
             a, others = max(kept[i - 2] if i > 1 else 0, position - reach), [kept[i - 1]]
-        if 0 < b - position < _drift.BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1]:
+        if 0 < b - position < _drift.BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and \
+                self.direction(b, kept) != sign:
             b = min(kept[i + 2] if i + 2 < len(kept) else self.n, position + reach)
             others.append(kept[i + 1])
         return (a, b, tuple(others)) if others else None
