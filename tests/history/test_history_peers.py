@@ -64,7 +64,16 @@ def test_tigerbeetle_step_at_71_is_placed_there_and_sized():
     changes = {c.index: c for c in detect(series).change_points}
     assert 71 in changes and 61 in changes
     big, small = changes[71], changes[61]
-    assert 0.14 < big.relative < 0.17 and big.relative_interval()[0] < 0.155 < big.relative_interval()[1]
+    assert 0.14 < big.relative < 0.17
+    # the size is the decision model's: a level, a slope and steps at 95 and 71 over 61-130 (the side
+    # up to 95, a change of the other direction 24 revisions on, is extended past it: drift.BUMP_SIDE);
+    # numpy's least squares of that model gives the same step, and the interval holds it
+    x = np.asarray(series[61:131], dtype=float)
+    i = np.arange(x.size)
+    design = np.column_stack([np.ones(x.size), i / (x.size - 1) * 2 - 1, i >= 95 - 61, i >= 71 - 61]).astype(float)
+    step = np.linalg.lstsq(design, x, rcond=None)[0][-1]
+    assert big.shift == pytest.approx(step, rel=1e-9)
+    assert big.relative_interval()[0] < step / np.mean(series[61:71]) < big.relative_interval()[1]
     assert 0.025 < small.relative < 0.04
 
 
