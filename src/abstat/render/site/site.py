@@ -142,15 +142,28 @@ def _experiment(store_path: str, summary: Any, plots: str, related: dict[str, An
                 repo: str | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """The experiment's pages (relative path -> HTML) and its index entry; ``repo`` orders its history
     series as ``abstat history --repo`` does."""
-    from abstat.render.html import render_body
-    from abstat.report import api
-
     name = summary.name
     page = f"experiments/{slug(name)}.html"
     entry: dict[str, Any] = {"name": name, "page": page, "variants": list(summary.variants),
                              "hosts": list(summary.hosts), "runs": summary.runs_ok, "failed": summary.runs_failed,
                              "last_run": summary.last_run_at, "verdict": "same", "words": "", "series": []}
     pages: dict[str, str] = {}
+    body, history = _report_body(store_path, name, plots, entry)
+    if not body:
+        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
+    pages[page] = wrap(f"experiment {name}", body, depth=1)
+    if history:
+        series_pages, entry["series"] = _history(store_path, name, related or {}, repo)
+        pages.update(series_pages)
+    return pages, entry
+
+
+def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[str, bool]:
+    """(the experiment's report as HTML, whether it has revisions); the verdict into ``entry``.  Its
+    sets and report are let go of before the history series are read (not both in memory at once)."""
+    from abstat.render.html import render_body
+    from abstat.report import api
+
     try:
         sets = api.load([], store=store_path, where={"experiment": {name}})
     except AbstatError as err:
@@ -163,13 +176,7 @@ def _experiment(store_path: str, summary: Any, plots: str, related: dict[str, An
             entry["verdict"], entry["words"] = _verdict(report)
         except AbstatError as err:
             entry["words"] = f"not compared: {err}"
-    if not body:
-        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
-    pages[page] = wrap(f"experiment {name}", body, depth=1)
-    if any("rev" in s.labels for s in sets):
-        series_pages, entry["series"] = _history(store_path, name, related or {}, repo)
-        pages.update(series_pages)
-    return pages, entry
+    return body, any("rev" in s.labels for s in sets)
 
 
 def _history(store_path: str, name: str, related: dict[str, Any],
