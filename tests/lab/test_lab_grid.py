@@ -43,9 +43,9 @@ def test_a_3_x_2_grid_on_a_host_runs_interleaved_and_is_stored_per_point(lab, tm
         invocations = db.execute("SELECT id, status, settings FROM invocations ORDER BY id").fetchall()
         assert len(invocations) == 6 and {status for _, status, _ in invocations} == {"complete"}
         points = []
-        for inv_id, _, settings in invocations:
+        for inv_id, _, stored in invocations:
             labels = dict(db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (inv_id,)).fetchall())
-            settings = json.loads(settings)
+            settings = json.loads(stored)
             assert labels["host"] == "alpha" and settings["parameters"] == {"size": ["1", "2", "4"], "t": ["1", "8"]}
             points.append((labels["size"], labels["t"]))
             runs = db.execute("SELECT v.name, s.value FROM runs r JOIN variants v ON v.id = r.variant_id"
