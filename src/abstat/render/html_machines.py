@@ -10,7 +10,8 @@ shown as the doctor named it (``KVM (kvm-clock)``), so the two rows do not contr
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from abstat.render import escape
 
