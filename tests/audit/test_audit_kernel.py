@@ -116,7 +116,9 @@ def test_lkp_rows_with_stddev_and_runs_stated_are_judged_as_scipy_does():
     for metric, (m1, p1, m2, p2) in {"will-it-scale.per_process_ops": (129489, 3, 252151, 2),
                                      "vmstat.system.cs": (7732, 10, 7400, 8)}.items():
         comparison = _comparison(block, metric)
-        reference = stats.ttest_ind_from_stats(m2, m2 * p2 / 100, 4, m1, m1 * p1 / 100, 4, equal_var=False)
+        # LKP's ± is %d of the population sd in percent of the mean: [p, p + 1), taken as p + 0.5
+        sd1, sd2 = (m * (p + 0.5) / 100 * math.sqrt(4 / 3) for m, p in ((m1, p1), (m2, p2)))
+        reference = stats.ttest_ind_from_stats(m2, sd2, 4, m1, sd1, 4, equal_var=False)
         assert comparison.judgement.welch["p"] == pytest.approx(reference.pvalue, rel=1e-6)
     verdicts = [f.message for c in block.comparisons for f in c.findings if f.code == "verdict"]
     assert verdicts[0].startswith("verdict: DIFFERENCE") and verdicts[1].startswith("verdict: no difference")
@@ -262,3 +264,18 @@ def test_long_hostile_rows_are_read_in_linear_time_not_backtracked(text):
     wide = audit_text("Amean x " + "1234567 (  1.00%) " * 3000 + "x")  # a valid row of 3000 columns
     [block] = _kernel_blocks(wide, "mmtests")
     assert len(block.comparisons) == 2999 and all(c.judgement is None for c in block.comparisons)
+
+
+def test_runs_listed_one_per_line_are_compared_by_their_headings():
+    before, after = [0.512, 0.498, 0.505, 0.521, 0.509], [0.471, 0.466, 0.480, 0.475, 0.469]
+    text = ("with the patch:\n" + "".join(f"Time: {v:.3f}\n" for v in after) +
+            "\nwithout the patch:\n" + "".join(f"Time: {v:.3f}\n" for v in before))
+    [block] = _kernel_blocks(audit_text(text), "per-run")
+    [comparison] = block.comparisons
+    assert (comparison.baseline, comparison.candidate) == ("without the patch", "with the patch")
+    reference = stats.ttest_ind(after, before, equal_var=False)
+    assert comparison.judgement.welch["p"] == pytest.approx(reference.pvalue, rel=1e-6)
+    # one block alone, or blocks whose lines vary in more than one number, are not compared
+    assert not _kernel_blocks(audit_text("".join(f"Time: {v:.3f}\n" for v in before)), "per-run")
+    two = "a:\n" + "".join(f"{v} {v * 2}\n" for v in before) + "\nb:\n" + "".join(f"{v} {v * 2}\n" for v in after)
+    assert not _kernel_blocks(audit_text(two), "per-run")

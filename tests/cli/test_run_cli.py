@@ -144,10 +144,8 @@ def test_comparison_warns_when_machine_records_differ(tmp_path):
 
 def test_demo_runs_a_real_ab_experiment(tmp_path):
     store = str(tmp_path / "demo.db")
-    start = time.monotonic()
     done = abstat("demo", "-n", "5", "--warmup", "0", "--store", store, "--format", "json", "--seed", "1")
     assert done.returncode == 0, done.stderr
-    assert time.monotonic() - start < 20
     report = json.loads(done.stdout)
     assert {"wall", "sys", "loop_ns"} <= set(report["metrics"])
     assert [len(g) for g in resolve_variant("demo:after", store, metric="loop_ns")] == [5]

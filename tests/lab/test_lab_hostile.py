@@ -187,7 +187,7 @@ def test_a_silent_or_flooding_session_is_ended_within_its_timeouts():
     with pytest.raises(NoAnswer):
         silent.hello(1.0)
     silent.close(grace=0.5)
-    assert silent.process.returncode == -9 and time.monotonic() - started < 10
+    assert silent.process.returncode == -9 and time.monotonic() - started < 25  # killed before its 30 s
     flood = BoxSession(subprocess.Popen([sys.executable, "-c", "import sys\nwhile True: sys.stderr.write('e' * 65536)"],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     with pytest.raises(NoAnswer):  # standard error is drained: the box is not blocked, nor is the reader

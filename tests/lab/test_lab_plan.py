@@ -154,7 +154,7 @@ def test_shipped_runner_stops_the_run_when_the_controller_goes_away(tmp_path):
         if process.poll() is None:
             process.kill()
             process.wait()
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 40  # stopped, not the 60 s sleep waited for (a loaded machine is slow)
     pid = int(marker.read_text())
     assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"
 

@@ -11,13 +11,17 @@ from decimal import Decimal, InvalidOperation
 
 from abstat.audit.findings import Finding
 from abstat.audit.judge import judge
-from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, find_lkp_tables, find_perf_blocks
+from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, find_perf_blocks
+from abstat.audit.kernel_lkp import find_lkp_tables
+from abstat.audit.kernel_runs import find_listed_runs
 from abstat.audit.kernel_tables import find_mean_sd, find_mmtests, find_per_run
+from abstat.audit.kernel_unreadable import find_unreadable
 from abstat.audit.records import BlockAudit, ComparisonAudit
 
-KINDS = ("perf-stat", "lkp", "mmtests", "mean-sd", "per-run")
+KINDS = ("perf-stat", "lkp", "mmtests", "mean-sd", "per-run", "unreadable")
 TITLES = {"perf-stat": "perf stat -r blocks", "lkp": "kernel test robot table", "mmtests": "mmtests table",
-          "mean-sd": "mean (sd) table", "per-run": "per-run table"}
+          "mean-sd": "mean (sd) table", "per-run": "per-run table",
+          "unreadable": "tool output"}
 
 
 def find_claims(text: str, covered: set[int]) -> list[Claim]:
@@ -29,11 +33,12 @@ def find_claims(text: str, covered: set[int]) -> list[Claim]:
     taken = set(covered)
     for claim in claims:
         taken.update(range(claim.line, claim.end_line + 1))
-    for finder2 in (find_per_run, find_mean_sd):
+    for finder2 in (find_per_run, find_mean_sd, find_listed_runs):
         found = finder2(lines, taken)
         for claim in found:
             taken.update(range(claim.line, claim.end_line + 1))
         claims += found
+    claims += find_unreadable(lines, taken, found_other=bool(claims or covered))
     return sorted(claims, key=lambda c: c.line)
 
 
@@ -142,12 +147,22 @@ def _half_unit(text: str) -> float:
     return 0.5 * 10.0 ** int(exponent) if isinstance(exponent, int) else 0.0
 
 
+def _bounds(side: Side) -> tuple[float, float]:
+    """The interval the printed mean stands for: rounded (half a unit either way), or truncated toward
+    zero to an integer (LKP's ``%d``: up to one unit away from zero)."""
+    if side.truncated:
+        return (side.mean, side.mean + 1.0) if side.mean >= 0 else (side.mean - 1.0, side.mean)
+    half = _half_unit(side.mean_text)
+    return side.mean - half, side.mean + half
+
+
 def _printed_fits(base: Side, cand: Side, printed: PrintedChange) -> bool | None:
     """Whether ``printed`` follows from the printed means, allowing for every rounding."""
-    hb, hc, hp = _half_unit(base.mean_text), _half_unit(cand.mean_text), _half_unit(printed.text)
-    corners = [(b, c) for b in (base.mean - hb, base.mean + hb) for c in (cand.mean - hc, cand.mean + hc)]
+    hp = _half_unit(printed.text)
+    corners = [(b, c) for b in _bounds(base) for c in _bounds(cand)]
     if printed.percent:
-        if any(b == 0 for b, _ in corners) or (base.mean - hb) * (base.mean + hb) <= 0:
+        low_base, high_base = _bounds(base)
+        if any(b == 0 for b, _ in corners) or low_base * high_base <= 0:
             return None
         values = [(c - b) * 100.0 / b for b, c in corners]
     else:

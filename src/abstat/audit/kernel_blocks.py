@@ -1,5 +1,6 @@
-"""Kernel developers' pasted results, found in text: ``perf stat -r N`` blocks and the kernel test
-robot's (LKP) ``%stddev %change`` tables, as plain records (:class:`Claim`).
+"""Kernel developers' pasted results, found in text: ``perf stat -r N`` blocks, as plain records
+(:class:`Claim`, shared with the kernel test robot's tables in :mod:`abstat.audit.kernel_lkp` and the
+other tables in :mod:`abstat.audit.kernel_tables`).
 
 ``perf stat -r N`` prints each counter's mean over the N runs and ``( +- x% )``: the standard error of
 the mean relative to it (perf's ``rel_stddev_stats``: 100 * stddev / sqrt(N) / mean).  The standard
@@ -8,11 +9,6 @@ standard error ``s`` itself, so there the standard deviation is ``s * sqrt(N)``.
 ``-r`` line is perf omitting a zero.  Blocks are paired by the labels written just before them
 (``before``/``after``, ``base``/``patched``, ``without``/``with``...) or, failing those, by order:
 the first block is the baseline.
-
-An LKP row is ``BASE [± s%]  CHANGE  NEW [± s%]  METRIC``: CHANGE is the relative change in percent
-(``+94.7%``) or, for metrics that are themselves percentages, the difference (``-7.2``); ``± s%`` is
-the runs' standard deviation relative to their mean (LKP omits it when small).  The number of runs
-is not in the table: it is taken from the text around (``N runs``), else unknown.
 """
 from __future__ import annotations
 
@@ -34,10 +30,6 @@ RUNS_PROSE = re.compile(r"\b(\d{1,4})\s+(?:runs|iterations|repetitions|samples|t
                         r"|\b(?:repeated|averaged over|average of|mean of)\s+(\d{1,4})\b", re.IGNORECASE)
 BASE_WORDS = re.compile(r"\b(before|base(?:line)?|without|unpatched|vanilla|old|orig(?:inal)?|stock|reference)\b",
                         re.IGNORECASE)
-LKP_HEAD = re.compile(r"^%stddev\s+%change\s+%stddev$")
-LKP_ROW = re.compile(rf"^(?P<base>{_NUM})(?:\s*±\s*(?P<bsd>\d+(?:\.\d+)?)%)?\s+(?P<change>[-+]?\d+(?:\.\d+)?%?)\s+"
-                     rf"(?P<new>{_NUM})(?:\s*±\s*(?P<nsd>\d+(?:\.\d+)?)%)?\s+(?P<metric>\S+)$")
-LKP_COMMITS = re.compile(r"^([0-9a-f]{7,40})\s+([0-9a-f]{7,40})$")
 PROSE_WINDOW = 40  # lines around a table searched for its number of runs
 
 
@@ -52,6 +44,7 @@ class Side:
     mean_text: str = ""
     values: list[float] | None = None
     how: str = ""  # how the standard deviation was obtained
+    truncated: bool = False  # the mean is printed truncated to an integer (LKP's %d), not rounded
 
 
 @dataclass
@@ -221,56 +214,3 @@ def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
         line = found[0][1][4]
         claim.rows.append(Row(event, line, sides, [None] * (len(sides) - 1)))
     return claim
-
-
-# --------------------------------------------------------------------------
-# the kernel test robot
-
-def _lkp_labels(lines: list[str], head: int) -> list[str]:
-    for position in range(head - 1, max(-1, head - 5), -1):
-        match = LKP_COMMITS.match(strip_quote(lines[position]).strip())
-        if match:
-            return [match.group(1)[:12], match.group(2)[:12]]
-    return ["base", "new"]
-
-
-def _lkp_side(label: str, text: str, sd_pct: str | None, n: int | None) -> Side:
-    mean = number(text)
-    if sd_pct is None:
-        return Side(label, n, mean, None, mean_text=text, how="no ± printed (LKP omits small spreads)")
-    return Side(label, n, mean, abs(mean) * float(sd_pct) / 100.0, mean_text=text,
-                how=f"± {sd_pct}% is the runs' standard deviation relative to their mean")
-
-
-def find_lkp_tables(lines: list[str]) -> list[Claim]:
-    claims = []
-    for index, raw in enumerate(lines):
-        if not LKP_HEAD.match(strip_quote(raw).strip()):
-            continue
-        labels = _lkp_labels(lines, index)
-        position = index + 1
-        if position < len(lines) and re.fullmatch(r"[\\|\s]+", strip_quote(lines[position]).strip() or "x"):
-            position += 1
-        rows_at = position
-        while position < len(lines) and strip_quote(lines[position]).strip():
-            position += 1
-        n = runs_in_prose(lines, index, position)
-        claim = Claim("lkp", index + 1, position, f"kernel test robot table {labels[0]} vs {labels[1]}")
-        for offset, raw_row in enumerate(lines[rows_at:position]):
-            text = strip_quote(raw_row).strip()
-            match = LKP_ROW.match(text)
-            if match is None:
-                claim.findings.append(Finding("unreadable", "warning", f"line {rows_at + offset + 1}: not a "
-                                              f"%stddev %change row, not compared: {text[:60]!r}"))
-                continue
-            change = match.group("change")
-            printed = PrintedChange(change, float(change.rstrip("%")), change.endswith("%"))
-            sides = [_lkp_side(labels[0], match.group("base"), match.group("bsd"), n),
-                     _lkp_side(labels[1], match.group("new"), match.group("nsd"), n)]
-            claim.rows.append(Row(match.group("metric"), rows_at + offset + 1, sides, [printed]))
-        if n is None:
-            claim.findings.append(Finding("runs_unknown", "warning", "the number of runs per commit is not in "
-                                          "the table nor stated near it: no test can be recomputed"))
-        claim.readable = bool(claim.rows)
-        claims.append(claim)
-    return claims

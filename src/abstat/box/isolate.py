@@ -35,7 +35,8 @@ IRQ_DIR = "/proc/irq"
 STATE_ENV = "ABSTAT_ISOLATION_STATE"
 STATE_SUBDIR = "abstat/isolation"  # under $XDG_STATE_HOME or ~/.local/state
 ISOLATED_SET, REST_SET = "abstat.isolated", "abstat.rest"  # the cpusets' names, before "-PID"
-_SET_NAME = re.compile(r"abstat\.(isolated|rest)-(\d{1,10})\Z")
+#: The name of a cpuset abstat made: isolated or rest, and the PID of the run that made it.
+SET_NAME = re.compile(r"abstat\.(isolated|rest)-(\d{1,10})\Z")
 
 
 class IsolationError(Exception):
@@ -135,7 +136,7 @@ def isolation_problem(cpus: Any) -> str | None:
     if not rest:
         return (f"--isolate: no CPU would be left for the rest of the system (CPUs {format_cpus(online)}; the "
                 "measured CPUs' SMT siblings are left idle)")
-    stale = [name for name in _listdir(mount) if _SET_NAME.match(name) and not _dropped_if_empty(mount, name)]
+    stale = [name for name in list_dir(mount) if SET_NAME.match(name) and not _dropped_if_empty(mount, name)]
     if stale:
         return (f"--isolate: cpuset {stale[0]} is left from another run (still running, or killed: "
                 "`abstat doctor --reset` restores the machine)")
@@ -145,9 +146,9 @@ def isolation_problem(cpus: Any) -> str | None:
 def _dropped_if_empty(mount: str, name: str) -> bool:
     """Remove a cpuset of ours whose run has ended and which holds no task (it changes nothing): True
     when it is gone."""
-    match = _SET_NAME.match(name)
+    match = SET_NAME.match(name)
     path = os.path.join(mount, name)
-    if match is None or _alive(int(match.group(2))) or os.path.islink(path):
+    if match is None or process_alive(int(match.group(2))) or os.path.islink(path):
         return False
     try:
         with open(os.path.join(path, "tasks"), encoding="ascii") as handle:
@@ -159,7 +160,8 @@ def _dropped_if_empty(mount: str, name: str) -> bool:
     return True
 
 
-def _listdir(path: str) -> list[str]:
+def list_dir(path: str) -> list[str]:
+    """The sorted names in ``path`` ([] if it cannot be read)."""
     try:
         return sorted(os.listdir(path))
     except OSError:
@@ -237,7 +239,7 @@ class Isolation:
 
     def _move_irqs(self) -> None:
         targets = [(os.path.join(IRQ_DIR, name, "smp_affinity_list"), format_cpus(self.rest))
-                   for name in _listdir(IRQ_DIR) if name.isdigit()]
+                   for name in list_dir(IRQ_DIR) if name.isdigit()]
         targets.append((os.path.join(IRQ_DIR, "default_smp_affinity"), _hex_mask(self.rest)))
         for path, _ in targets:  # every old value recorded once, before the first write
             try:
@@ -275,10 +277,12 @@ class Isolation:
             if self._closed:
                 return []
             self._closed = True
-        return _restore(self._state(), self.record)
+        return restore(self._state(), self.record)
 
 
-def _restore(state: dict[str, Any], record: str) -> list[str]:
+def restore(state: dict[str, Any], record: str) -> list[str]:
+    """Put back the IRQ affinities and remove the cpusets ``state`` records; the record file goes when
+    nothing failed.  What could not be restored, one line each."""
     problems = []
     for path, old in state["irqs"].items():
         try:
@@ -289,7 +293,7 @@ def _restore(state: dict[str, Any], record: str) -> list[str]:
             problems.append(f"{path}: {err.strerror}")
     for directory in state["sets"]:  # the isolated set first: then the rest may take every CPU again
         if os.path.isdir(directory):
-            problem = _remove_set(directory, state["mount"])
+            problem = remove_set(directory, state["mount"])
             if problem:
                 problems.append(problem)
     if not problems:
@@ -298,7 +302,7 @@ def _restore(state: dict[str, Any], record: str) -> list[str]:
     return problems
 
 
-def _remove_set(directory: str, mount: str, patience: float = 5.0) -> str | None:
+def remove_set(directory: str, mount: str, patience: float = 5.0) -> str | None:
     """Give ``directory``'s tasks back to the top cpuset and remove it; why it could not be, or None.
 
     Every process forked meanwhile by a task still in the set is born in it (the whole system was
@@ -319,14 +323,15 @@ def _remove_set(directory: str, mount: str, patience: float = 5.0) -> str | None
         time.sleep(0.01)
 
 
-def _private(info: os.stat_result) -> bool:
+def is_private(info: os.stat_result) -> bool:
+    """Owned by this user or root and writable by no one else."""
     return info.st_uid in (os.geteuid(), 0) and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
 
 
 def _save_record(path: str, state: dict[str, Any]) -> None:
     directory = os.path.dirname(path)
     os.makedirs(directory, mode=0o700, exist_ok=True)
-    if not _private(os.stat(directory)):
+    if not is_private(os.stat(directory)):
         raise IsolationError(f"--isolate: {directory} may be written by others: no record is kept there")
     descriptor, temporary = tempfile.mkstemp(prefix=".isolation-", suffix=".tmp", dir=directory)
     try:
@@ -338,7 +343,8 @@ def _save_record(path: str, state: dict[str, Any]) -> None:
         raise
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (signal 0)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

@@ -12,8 +12,8 @@ import re
 import stat
 from typing import Any
 
-from abstat.box.isolate import (_SET_NAME, _alive, _listdir, _private, _remove_set, _restore, cpuset_mount,
-                                default_state_dir)
+from abstat.box.isolate import (SET_NAME, cpuset_mount, default_state_dir, is_private, list_dir, process_alive,
+                                remove_set, restore)
 
 _IRQ_PATH = re.compile(r"/proc/irq/(\d{1,6}/smp_affinity_list|default_smp_affinity)\Z")
 _CPU_LIST = re.compile(r"[0-9,-]{1,4096}\Z")
@@ -26,16 +26,16 @@ def orphan_sets() -> list[str]:
     mount = cpuset_mount()
     if mount is None:
         return []
-    return [os.path.join(mount, name) for name in _listdir(mount)
-            if (m := _SET_NAME.match(name)) and not _alive(int(m.group(2)))]
+    return [os.path.join(mount, name) for name in list_dir(mount)
+            if (m := SET_NAME.match(name)) and not process_alive(int(m.group(2)))]
 
 
 def release_orphan_set(path: str) -> list[str]:
     """Move an orphan cpuset's tasks back to the top one and remove it; what failed, one line each."""
     mount = cpuset_mount()
-    if mount is None or os.path.dirname(path) != mount or not _SET_NAME.match(os.path.basename(path)):
+    if mount is None or os.path.dirname(path) != mount or not SET_NAME.match(os.path.basename(path)):
         return [f"{path}: not a cpuset abstat makes"]
-    problem = _remove_set(path, mount)
+    problem = remove_set(path, mount)
     return [problem] if problem else []
 
 
@@ -48,7 +48,7 @@ def _checked(state: Any, mount: str | None) -> str | None:
         return "not an isolation record"
     for directory in sets:
         if not isinstance(directory, str) or os.path.dirname(directory) != mount \
-                or not _SET_NAME.match(os.path.basename(directory)) or os.path.islink(directory):
+                or not SET_NAME.match(os.path.basename(directory)) or os.path.islink(directory):
             return f"cpuset {directory!r} is not one abstat makes"
     for path, old in irqs.items():
         pattern = _HEX_MASK if path.endswith("default_smp_affinity") else _CPU_LIST
@@ -65,7 +65,7 @@ def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[st
     records: list[tuple[str, dict[str, Any]]] = []
     refused: list[str] = []
     mount = cpuset_mount()
-    for name in _listdir(directory):
+    for name in list_dir(directory):
         if not re.match(r"isolation-\d{1,10}\.json\Z", name):
             continue
         path = os.path.join(directory, name)
@@ -73,7 +73,7 @@ def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[st
             descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
             with open(descriptor, "rb") as handle:
                 info = os.fstat(handle.fileno())
-                if not stat.S_ISREG(info.st_mode) or not _private(info) or not _private(os.stat(directory)):
+                if not stat.S_ISREG(info.st_mode) or not is_private(info) or not is_private(os.stat(directory)):
                     refused.append(f"{path}: not a private isolation record of this user's")
                     continue
                 state = json.loads(handle.read(MAX_RECORD_BYTES + 1).decode("utf-8"))
@@ -83,13 +83,13 @@ def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[st
         problem = _checked(state, mount)
         if problem is not None:
             refused.append(f"{path}: {problem}")
-        elif not _alive(state["pid"]):
+        elif not process_alive(state["pid"]):
             records.append((path, state))
     return records, refused
 
 
 def restore_record(path: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """Undo a checked record (:func:`stale_records`): what was done, and what could not be, one line each."""
-    problems = _restore(state, path)
+    problems = restore(state, path)
     return (f"isolation of run {state['pid']} undone ({len(state['irqs'])} IRQ affinities, "
             f"{len(state['sets'])} cpusets)"), [f"{path}: {line}" for line in problems]

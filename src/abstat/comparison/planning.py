@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from abstat.stats.power import plan_nested, power_two_sample, samples_per_side
 
@@ -130,7 +131,7 @@ def _mean_sd(values: list[float]) -> tuple[float, float]:
 
 
 def plan(
-    variants: dict[str, object], *, detect: float, relative: bool = True, power: float = 0.8,
+    variants: Mapping[str, object], *, detect: float, relative: bool = True, power: float = 0.8,
     confidence: float = 95.0, cost_ratio: float | None = None, center: str = "auto", outliers: str = "none",
 ) -> Plan:
     """Samples per variant needed to detect a change of ``detect``.
@@ -146,10 +147,26 @@ def plan(
     would use (a relative ``detect`` is a change of that estimand, an
     absolute one is taken relative to the baseline's centre of it).
     """
-    import numpy as np
+    confidence = _checked_settings(variants, detect, power, confidence)
+    pilots, nested, flats = _pilots(variants, outliers)
+    if not nested and all(f is not None for f in flats):
+        return _flat_plan(pilots, flats, detect, relative, power, confidence, center)
+    alpha = 1.0 - confidence / 100.0
+    delta, delta_pct = _mean_delta(pilots[0], detect, relative)
+    pairs, notes = _mean_pairs(pilots, delta, alpha, power)
+    result = Plan(
+        baseline=pilots[0].name, detect=delta, detect_pct=delta_pct, power=power, confidence=confidence,
+        method="nested" if nested else "flat", variants=pilots, samples_per_variant=_largest(pairs),
+        pairs=pairs, notes=notes, estimand="mean_ratio", center="mean" if not nested else center,
+        estimand_label="ratio of means" + (" of the run means" if nested else ""),
+    )
+    if nested:  # summary statistics n:mean:stddev allow only the ratio of means, as in abstat compare
+        _add_nested(result, nested, alpha, cost_ratio)
+    return result
 
-    from abstat.stats.nested import variance_components
 
+def _checked_settings(variants: Mapping[str, object], detect: float, power: float, confidence: float) -> float:
+    """The confidence in percent, after checking the plan's settings."""
     if not variants:
         raise ValueError("plan needs pilot data for at least one variant")
     if not 0.0 < power < 1.0:
@@ -159,7 +176,12 @@ def plan(
         raise ValueError(f"confidence must be between 0 and 100 %, not {confidence:g}")
     if not detect > 0.0:
         raise ValueError("the change to detect must be positive")
-    alpha = 1.0 - confidence / 100.0
+    return confidence
+
+
+def _pilots(variants: Mapping[str, object], outliers: str
+            ) -> tuple[list[VariantPilot], dict[str, list[list[float]]], list[Any]]:
+    """Each variant's pilot summary, the runs of the nested ones, and the flat values (None for summaries)."""
     pilots: list[VariantPilot] = []
     nested: dict[str, list[list[float]]] = {}
     flats: list[Any] = []
@@ -169,38 +191,54 @@ def plan(
         flats.append(flat)
         if runs is not None:
             nested[name] = runs
-    if not nested and all(f is not None for f in flats):
-        return _flat_plan(pilots, flats, detect, relative, power, confidence, center)
-    base = pilots[0]
+    return pilots, nested, flats
+
+
+def _mean_delta(base: VariantPilot, detect: float, relative: bool) -> tuple[float, float | None]:
+    """The absolute change to detect and it in percent of the baseline mean."""
     if relative:
         if base.mean == 0.0:
             raise ValueError("a relative change needs a baseline mean other than 0")
-        delta, delta_pct = abs(base.mean) * detect / 100.0, detect
-    else:
-        delta = detect
-        delta_pct = detect * 100.0 / abs(base.mean) if base.mean else None
+        return abs(base.mean) * detect / 100.0, detect
+    return detect, (detect * 100.0 / abs(base.mean) if base.mean else None)
+
+
+def _mean_pairs(pilots: list[VariantPilot], delta: float, alpha: float, power: float
+                ) -> tuple[list[dict[str, object]], list[str]]:
+    """Welch's samples per variant for the baseline and each candidate (the pilot's power set on the pilots)."""
+    base = pilots[0]
     others = pilots[1:] or [VariantPilot(base.name + " (same spread)", base.n, base.mean, base.stddev)]
     notes: list[str] = []
     if len(pilots) == 1:
         notes.append("one variant given: the other is assumed to have the same spread")
-    pairs = []
+    pairs: list[dict[str, object]] = []
     for other in others:
         needed = samples_per_side(delta, base.stddev, other.stddev, alpha=alpha, power=power)
         pairs.append({"baseline": base.name, "candidate": other.name, "samples_per_variant": needed})
         if len(pilots) > 1 and base.n >= 2 and other.n >= 2:
             other.current_power = power_two_sample(delta, base.stddev, base.n, other.stddev, other.n, alpha=alpha)
-    powers = [o.current_power for o in others if o.current_power is not None]
-    base.current_power = min(powers) if powers else None
+    base.current_power = _lowest([o.current_power for o in others])
+    return pairs, notes
+
+
+def _lowest(powers: list[float | None]) -> float | None:
+    known = [p for p in powers if p is not None]
+    return min(known) if known else None
+
+
+def _largest(pairs: list[dict[str, object]]) -> int | None:
+    """The most samples any pair needs (None if one cannot be sized)."""
     counts = [p["samples_per_variant"] for p in pairs]
-    flat_needed = None if any(c is None for c in counts) else max(counts)  # type: ignore[type-var]
-    result = Plan(
-        baseline=base.name, detect=delta, detect_pct=delta_pct, power=power, confidence=confidence,
-        method="nested" if nested else "flat", variants=pilots, samples_per_variant=flat_needed,
-        pairs=pairs, notes=notes, estimand="mean_ratio", center="mean" if not nested else center,
-        estimand_label="ratio of means" + (" of the run means" if nested else ""),
-    )
-    if not nested:  # summary statistics n:mean:stddev allow only the ratio of means, as in abstat compare
-        return result
+    return None if any(c is None for c in counts) else max(cast(int, c) for c in counts)
+
+
+def _add_nested(result: Plan, nested: dict[str, list[list[float]]], alpha: float, cost_ratio: float | None) -> None:
+    """Kalibera & Jones' runs x samples allocations (and the pilots' power on run means) into ``result``."""
+    import numpy as np
+
+    from abstat.stats.nested import variance_components
+
+    notes = result.notes
     notes.append(NESTED_NOTE)
     components = []
     for name, runs in nested.items():
@@ -211,8 +249,29 @@ def plan(
         components.append(vc)
     if not components:
         result.method = "flat"
-        return result
-    # Power of the pilot itself, with the run as the unit (run means).
+        return
+    _run_mean_powers(result.variants, nested, result.detect, alpha)
+    result.within = sum(c.within for c in components) / len(components)
+    result.between = sum(c.between for c in components) / len(components)
+    notes.append(
+        "samples within a run are not independent: the flat count (every sample its own run) understates "
+        "what nested data need; use the runs x samples allocation (pilot power is computed on run means)"
+    )
+    if cost_ratio is None:
+        notes.append(
+            "run and sample costs not given (--run-cost, --sample-cost): allocations shown for a new run "
+            "costing 1, 10 and 100 samples"
+        )
+    run_lengths = [len(run) for runs in nested.values() for run in runs]
+    ratios = [(cost_ratio, False)] if cost_ratio is not None else [(r, True) for r in DEFAULT_COST_RATIOS]
+    for ratio, assumed in ratios:
+        result.allocations.append(_allocation(result, ratio, assumed, round(sum(run_lengths) / len(run_lengths)),
+                                              alpha))
+
+
+def _run_mean_powers(pilots: list[VariantPilot], nested: dict[str, list[list[float]]], delta: float,
+                     alpha: float) -> None:
+    """The power of the pilot itself, with the run as the unit (run means)."""
     run_summaries = {}
     for name, runs in nested.items():
         means = [math.fsum(run) / len(run) for run in runs]
@@ -220,89 +279,96 @@ def plan(
         run_summaries[name] = (len(means), math.sqrt(math.fsum((m - centre) ** 2 for m in means) / (len(means) - 1)))
     for pilot in pilots:
         pilot.current_power = None
-    if base.name in run_summaries:
-        powers = []
-        for other in pilots[1:]:
-            if other.name in run_summaries:
-                (kb, sdb), (kc, sdc) = run_summaries[base.name], run_summaries[other.name]
-                other.current_power = power_two_sample(delta, sdb, kb, sdc, kc, alpha=alpha)
-                powers.append(other.current_power)
-        base.current_power = min(powers) if powers else None
-    within = sum(c.within for c in components) / len(components)
-    between = sum(c.between for c in components) / len(components)
-    result.within, result.between = within, between
-    run_lengths = [len(run) for runs in nested.values() for run in runs]
-    pilot_length = round(sum(run_lengths) / len(run_lengths))
-    notes.append(
-        "samples within a run are not independent: the flat count (every sample its own run) understates "
-        "what nested data need; use the runs x samples allocation (pilot power is computed on run means)"
+    base = pilots[0]
+    if base.name not in run_summaries:
+        return
+    powers: list[float | None] = []
+    for other in pilots[1:]:
+        if other.name in run_summaries:
+            (kb, sdb), (kc, sdc) = run_summaries[base.name], run_summaries[other.name]
+            other.current_power = power_two_sample(delta, sdb, kb, sdc, kc, alpha=alpha)
+            powers.append(other.current_power)
+    base.current_power = _lowest(powers)
+
+
+def _allocation(result: Plan, ratio: float, assumed: bool, pilot_length: int, alpha: float) -> Allocation:
+    """One runs x samples allocation at cost ratio ``ratio`` (its notes join the plan's)."""
+    assert result.within is not None and result.between is not None
+    nested_plan = plan_nested(
+        result.within, result.between, result.detect, cost_ratio=ratio, pilot_run_length=pilot_length,
+        alpha=alpha, power=result.power,
     )
-    ratios = [(cost_ratio, False)] if cost_ratio is not None else [(r, True) for r in DEFAULT_COST_RATIOS]
-    if cost_ratio is None:
-        notes.append(
-            "run and sample costs not given (--run-cost, --sample-cost): allocations shown for a new run "
-            "costing 1, 10 and 100 samples"
-        )
-    for ratio, assumed in ratios:
-        nested_plan = plan_nested(
-            within, between, delta, cost_ratio=ratio, pilot_run_length=pilot_length, alpha=alpha, power=power,
-        )
-        for note in nested_plan.notes:
-            if note not in notes:
-                notes.append(note)
-        runs_needed = nested_plan.runs_per_variant
-        result.allocations.append(Allocation(
-            cost_ratio=ratio, assumed=assumed, samples_per_run=nested_plan.samples_per_run,
-            runs_per_variant=runs_needed,
-            samples_per_variant=None if runs_needed is None else runs_needed * nested_plan.samples_per_run,
-            relative_cost=nested_plan.relative_cost,
-        ))
-    return result
+    for note in nested_plan.notes:
+        if note not in result.notes:
+            result.notes.append(note)
+    runs_needed = nested_plan.runs_per_variant
+    return Allocation(
+        cost_ratio=ratio, assumed=assumed, samples_per_run=nested_plan.samples_per_run,
+        runs_per_variant=runs_needed,
+        samples_per_variant=None if runs_needed is None else runs_needed * nested_plan.samples_per_run,
+        relative_cost=nested_plan.relative_cost,
+    )
 
 
 def _flat_plan(pilots: list[VariantPilot], flats: list[Any], detect: float, relative: bool, power: float,
                confidence: float, center: str) -> Plan:
     """Independent samples: sized for the comparison ``compare`` would make
     (:func:`abstat.comparison.sizing.sizing`) of the baseline with each candidate."""
-    from abstat.comparison.estimands import centre_of
-    from abstat.comparison.sizing import sizing
-
     alpha = 1.0 - confidence / 100.0
-    base, x = pilots[0], flats[0]
-    centre, _ = centre_of([x], center)
-    if relative:
-        detect_pct, delta = detect, abs(centre) * detect / 100.0
-    else:
-        if not centre:
-            raise ValueError("an absolute change needs a baseline centre other than 0")
-        detect_pct, delta = 100.0 * detect / abs(centre), detect
+    detect_pct, delta = _centre_delta(flats[0], center, detect, relative)
     notes: list[str] = []
-    others = list(zip(pilots[1:], flats[1:]))
+    others = list(zip(pilots[1:], flats[1:], strict=True))
     if not others:
         notes.append("one variant given: the other is assumed to be like it")
-        others = [(VariantPilot(base.name + " (the same)", base.n, base.mean, base.stddev), x)]
-    pairs, sizes = [], []
-    for other, y in others:
-        size = sizing(x, y, center, confidence / 100.0)
-        sizes.append(size)
-        needed = size.needed(detect_pct, alpha, power)
-        pairs.append({"baseline": base.name, "candidate": other.name, "samples_per_variant": needed,
-                      "estimand": size.at(needed or 10**7, needed or 10**7).estimand})
-        if len(pilots) > 1:
-            p = size.power(detect_pct, x.size, y.size, alpha)
-            other.current_power = None if p != p else p
-        reason = size.at(needed or 10**7, needed or 10**7).reason or size.reason
-        if needed is None and reason and reason not in notes:
-            notes.append(reason)
-    powers = [o.current_power for o, _ in others if o.current_power is not None]
-    base.current_power = min(powers) if powers and len(pilots) > 1 else None
-    counts = [p["samples_per_variant"] for p in pairs]
-    flat_needed = None if any(c is None for c in counts) else max(counts)  # type: ignore[type-var]
+        base = pilots[0]
+        others = [(VariantPilot(base.name + " (the same)", base.n, base.mean, base.stddev), flats[0])]
+    pairs, sizes = _sized_pairs(pilots, flats[0], others, center, confidence, detect_pct, alpha, power, notes)
+    flat_needed = _largest(pairs)
     chosen = sizes[0].at(flat_needed or 10**7, flat_needed or 10**7)
     estimands = {p["estimand"] for p in pairs}
     if len(estimands) > 1:
         notes.append("the comparisons need different sizes and so different estimands: "
                      + ", ".join(f"{p['candidate']}: {p['estimand']}" for p in pairs))
-    return Plan(baseline=base.name, detect=delta, detect_pct=detect_pct, power=power, confidence=confidence,
+    return Plan(baseline=pilots[0].name, detect=delta, detect_pct=detect_pct, power=power, confidence=confidence,
                 method="flat", variants=pilots, samples_per_variant=flat_needed, pairs=pairs, notes=notes,
                 estimand=chosen.estimand, estimand_label=chosen.label, center=center)
+
+
+def _centre_delta(x: Any, center: str, detect: float, relative: bool) -> tuple[float, float]:
+    """The change to detect in percent and absolute, of the baseline's centre."""
+    from abstat.comparison.estimands import centre_of
+
+    centre, _ = centre_of([x], center)
+    if relative:
+        return detect, abs(centre) * detect / 100.0
+    if not centre:
+        raise ValueError("an absolute change needs a baseline centre other than 0")
+    return 100.0 * detect / abs(centre), detect
+
+
+def _sized_pairs(pilots: list[VariantPilot], x: Any, others: list[tuple[VariantPilot, Any]], center: str,
+                 confidence: float, detect_pct: float, alpha: float, power: float, notes: list[str]
+                 ) -> tuple[list[dict[str, object]], list[Any]]:
+    """The samples each comparison of the baseline with a candidate needs, and their sizings (the pilots'
+    power set on the pilots; why a comparison cannot be sized joins ``notes``)."""
+    from abstat.comparison.sizing import sizing
+
+    base = pilots[0]
+    pairs: list[dict[str, object]] = []
+    sizes = []
+    for other, y in others:
+        size = sizing(x, y, center, confidence / 100.0)
+        sizes.append(size)
+        needed = size.needed(detect_pct, alpha, power)
+        at_needed = size.at(needed or 10**7, needed or 10**7)
+        pairs.append({"baseline": base.name, "candidate": other.name, "samples_per_variant": needed,
+                      "estimand": at_needed.estimand})
+        if len(pilots) > 1:
+            p = size.power(detect_pct, x.size, y.size, alpha)
+            other.current_power = None if p != p else p
+        reason = at_needed.reason or size.reason
+        if needed is None and reason and reason not in notes:
+            notes.append(reason)
+    powers = [o.current_power for o, _ in others]
+    base.current_power = _lowest(powers) if len(pilots) > 1 else None
+    return pairs, sizes

@@ -145,8 +145,6 @@ def detectable_change(a: list[float], b: list[float], *, confidence: float, powe
 def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, variants: tuple[str, str],
                    confidence: float = 0.95, blocks: int | None = None, seed: int = 0) -> MetricNoise:
     """The noise report of one metric from its runs in run order."""
-    from abstat.comparison import compare
-
     values = [r.value for r in runs]
     by_variant = {name: [r.value for r in runs if r.variant == name] for name in variants}
     notes: list[str] = []
@@ -160,33 +158,47 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
     groups: dict[int, list[float]] = {}
     for run in runs:
         groups.setdefault(run.invocation, []).append(run.value)
-    boots = len({r.boot for r in runs})
-    share = share_p = None
-    if len(groups) > 1:
-        import numpy as np
-
-        from abstat.stats.nested import variance_components
-
-        components = variance_components([np.asarray(g, dtype=float) for g in groups.values()])
-        if components is not None:
-            share, share_p = components.share_between, components.p_value
-    else:
-        notes.append("one invocation: the between-run share needs runs from several invocations or boots"
-                     " (run abstat noise again with the same --experiment, after a reboot)")
-    aa_delta = aa_ci = aa_significant = None
-    if min(ns) >= 3 and len(set(values)) > 1:
-        result = compare(by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, seed=seed)
-        aa_delta, aa_significant = result.delta_pct, bool(result.significant)
-        aa_ci = list(result.ci_pct) if result.ci_pct is not None else None
+    share, share_p = _between_share(groups, notes)
+    aa_delta, aa_ci, aa_significant = _aa_comparison(by_variant, variants, values, confidence, seed)
     if len(set(values)) == 1:
         notes.append("every run gave the same value: no noise to measure at this resolution")
+    estimand, label, reason = (size.estimand, size.label, size.reason) if size is not None else ("", "", "")
     return MetricNoise(
-        metric=metric, unit=unit, runs=dict(zip(variants, ns)), mean=mean, stddev=stddev,
+        metric=metric, unit=unit, runs=dict(zip(variants, ns, strict=False)), mean=mean, stddev=stddev,
         cv_pct=100.0 * stddev / abs(mean) if mean else None, robust_cv_pct=_robust_cv(values),
         detectable_pct=detectable if detectable is None or math.isfinite(detectable) else None,
-        samples_needed=needed, stability=stable, blocks=calls, invocations=len(groups), boots=boots,
-        between_share=share, between_p=share_p, aa_delta_pct=aa_delta, aa_ci_pct=aa_ci,
-        aa_significant=aa_significant, confidence=confidence, notes=notes,
-        estimand=size.estimand if size is not None else "", estimand_label=size.label if size is not None else "",
-        unresolvable=size.reason if size is not None else "",
+        samples_needed=needed, stability=stable, blocks=calls, invocations=len(groups),
+        boots=len({r.boot for r in runs}), between_share=share, between_p=share_p, aa_delta_pct=aa_delta,
+        aa_ci_pct=aa_ci, aa_significant=aa_significant, confidence=confidence, notes=notes,
+        estimand=estimand, estimand_label=label, unresolvable=reason,
     )
+
+
+def _between_share(groups: dict[int, list[float]], notes: list[str]) -> tuple[float | None, float | None]:
+    """The share of the variance between invocations and its p-value (None, None with one invocation:
+    then a note says how to get several)."""
+    if len(groups) <= 1:
+        notes.append("one invocation: the between-run share needs runs from several invocations or boots"
+                     " (run abstat noise again with the same --experiment, after a reboot)")
+        return None, None
+    import numpy as np
+
+    from abstat.stats.nested import variance_components
+
+    components = variance_components([np.asarray(g, dtype=float) for g in groups.values()])
+    if components is None:
+        return None, None
+    return components.share_between, components.p_value
+
+
+def _aa_comparison(by_variant: dict[str, list[float]], variants: tuple[str, str], values: list[float],
+                   confidence: float, seed: int) -> tuple[float | None, list[float] | None, bool | None]:
+    """The A/A comparison of the two variants: change, interval and whether it was called significant
+    (None without 3 runs each or without any variation)."""
+    from abstat.comparison import compare
+
+    if min(len(v) for v in by_variant.values()) < 3 or len(set(values)) <= 1:
+        return None, None, None
+    result = compare(by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, seed=seed)
+    ci = list(result.ci_pct) if result.ci_pct is not None else None
+    return result.delta_pct, ci, bool(result.significant)

@@ -10,7 +10,8 @@ shown as the doctor named it (``KVM (kvm-clock)``), so the two rows do not contr
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from abstat.render import escape
 
@@ -22,18 +23,26 @@ KEY_FIELDS = ("hostname", "cpu_model", "cpus", "smt", "microcode", "kernel_relea
 
 def machine_value(key: str, value: Any) -> str | None:
     """A record field as readable text (None: not recorded)."""
-    if value is None or value == "" or value == [] or value == {}:
+    if _empty(value):
         return None
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if key == "vulnerabilities" and isinstance(value, dict):
-        affected = sorted(k for k, v in value.items() if not str(v).startswith("Not affected"))
-        return ("affected: " + ", ".join(affected)) if affected else "none affected"
     if isinstance(value, dict):
-        return "; ".join(f"{k}={machine_value(k, v) or '-'}" for k, v in value.items())
+        return _vulnerabilities(value) if key == "vulnerabilities" else "; ".join(
+            f"{k}={machine_value(k, v) or '-'}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value)
     return str(value)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _vulnerabilities(value: dict[str, Any]) -> str:
+    """The CPU vulnerabilities the kernel reports as affecting the machine."""
+    affected = sorted(k for k, v in value.items() if not str(v).startswith("Not affected"))
+    return ("affected: " + ", ".join(affected)) if affected else "none affected"
 
 
 def _doctor_rows(doctor: Any) -> dict[str, str | None]:
@@ -99,13 +108,9 @@ def machines_html(machines: Mapping[str, Mapping[str, Any]]) -> str:
         return ""
     hosts = list(machines)
     records = {host: flat_record(machines[host]) for host in hosts}
-    keys = list(dict.fromkeys(k for record in records.values() for k in record))
-    keys = [k for k in keys if any(records[h].get(k) is not None for h in hosts)]
-    differing = {k for k in keys if len({records[h].get(k) for h in hosts}) > 1}
+    keys, differing = _recorded_fields(hosts, records)
     shown = [k for k in keys if k in differing or k in KEY_FIELDS]
     rest = [k for k in keys if k not in shown]
-    warnings = sum(1 for h in hosts for k, v in records[h].items()
-                   if k.startswith("doctor: ") and v is not None and v.startswith("warn"))
     head = ('<table class="machine"><thead><tr><th>field</th>'
             + "".join(f"<th>{_e(h)}</th>" for h in hosts) + "</tr></thead><tbody>")
     out = ['<h2 id="machines">Machines</h2>']
@@ -114,10 +119,24 @@ def machines_html(machines: Mapping[str, Mapping[str, Any]]) -> str:
                    "the machines (highlighted); fields no machine recorded are left out.</p>")
     out += [head, *_rows(shown, hosts, records, differing), "</tbody></table>"]
     if rest:
-        doctor = sum(1 for k in rest if k.startswith("doctor: "))
-        what = f"{len(rest) - doctor} more fields" + (f" and {doctor} doctor checks ({warnings} warnings)"
-                                                       if doctor else "")
-        same = " (the same on every machine)" if len(hosts) > 1 else ""
-        out += [f'<details class="machine-rest"><summary>{_e(what)}{same}</summary>', head,
-                *_rows(rest, hosts, records, differing), "</tbody></table></details>"]
+        out += [f'<details class="machine-rest"><summary>{_e(_rest_summary(rest, hosts, records))}</summary>',
+                head, *_rows(rest, hosts, records, differing), "</tbody></table></details>"]
     return "\n".join(out)
+
+
+def _recorded_fields(hosts: list[str], records: dict[str, dict[str, str | None]]) -> tuple[list[str], set[str]]:
+    """The fields some machine recorded, in order, and those whose values differ between the machines."""
+    keys = list(dict.fromkeys(k for record in records.values() for k in record))
+    keys = [k for k in keys if any(records[h].get(k) is not None for h in hosts)]
+    differing = {k for k in keys if len({records[h].get(k) for h in hosts}) > 1}
+    return keys, differing
+
+
+def _rest_summary(rest: list[str], hosts: list[str], records: dict[str, dict[str, str | None]]) -> str:
+    """What the folded part holds: how many more fields and doctor checks (with their warnings)."""
+    doctor = sum(1 for k in rest if k.startswith("doctor: "))
+    warnings = sum(1 for h in hosts for k, v in records[h].items()
+                   if k.startswith("doctor: ") and v is not None and v.startswith("warn"))
+    what = f"{len(rest) - doctor} more fields" + (f" and {doctor} doctor checks ({warnings} warnings)"
+                                                   if doctor else "")
+    return what + (" (the same on every machine)" if len(hosts) > 1 else "")

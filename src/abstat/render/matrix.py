@@ -14,6 +14,7 @@ from abstat.render import escape, tables, terminal
 from abstat.render.units import Scaler, common_scale, format_change  # noqa: F401 (format_change: API)
 from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.matrix import Cell, Report, Summary
+from abstat.report.table import Row
 
 EMAIL_WIDTH = 72
 
@@ -80,6 +81,15 @@ def summary_text(summary: Summary) -> str:
 
 def table_grid(report: Report) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, body rows and alignments ('l'/'r') of the summary table."""
+    headers, align = _grid_headers(report)
+    scales = scalers(report)
+    body = [_grid_row(report, row, scales) for row in report.rows]
+    body += [_geomean_row(report, metric) for metric in _summary_metrics(report)]
+    return headers, body, align
+
+
+def _grid_headers(report: Report) -> tuple[list[str], list[str]]:
+    """The labels' headers, then each column's (with its change column beside a candidate's), and the alignments."""
     candidates = report.columns[1:]
     headers = list(report.row_keys) or [""] * label_columns(report)
     align = ["l"] * len(headers)
@@ -89,31 +99,35 @@ def table_grid(report: Report) -> tuple[list[str], list[list[str]], list[str]]:
         if column != report.baseline:
             headers.append("change" if len(candidates) == 1 else f"{column} change")
             align.append("l")
-    body: list[list[str]] = []
-    scales = scalers(report)
-    for row in report.rows:
-        line = [row.labels.get(k, "") for k in report.row_keys] or [""] * label_columns(report)
-        for column in report.columns:
-            cell = row.cells.get(column)
-            if cell is None:
-                line.append("-")
-                if column != report.baseline:
-                    line.append("")
-                continue
-            line.append(center_text(cell, with_notes=column == report.baseline, scales=scales))
+    return headers, align
+
+
+def _grid_row(report: Report, row: Row, scales: dict[tuple[str | None, str | None], Scaler]) -> list[str]:
+    """One row of the table: its labels, then each column's centre (and change, beside a candidate's)."""
+    line = [row.labels.get(k, "") for k in report.row_keys] or [""] * label_columns(report)
+    for column in report.columns:
+        cell = row.cells.get(column)
+        if cell is None:
+            line.append("-")
             if column != report.baseline:
-                line.append(change_text(cell))
-        body.append(line)
-    for metric in _summary_metrics(report):
-        line = [""] * label_columns(report)
-        line[0] = "geomean" + (f" {metric}" if metric and "metric" in report.row_keys else "")
-        for column in report.columns:
-            line.append("")
-            if column != report.baseline:
-                found = [s for s in report.summaries if s.column == column and s.metric == metric]
-                line.append(summary_text(found[0]) if found else "")
-        body.append(line)
-    return headers, body, align
+                line.append("")
+            continue
+        line.append(center_text(cell, with_notes=column == report.baseline, scales=scales))
+        if column != report.baseline:
+            line.append(change_text(cell))
+    return line
+
+
+def _geomean_row(report: Report, metric: Any) -> list[str]:
+    """The row of the geometric means of the changes of ``metric``, per candidate."""
+    line = [""] * label_columns(report)
+    line[0] = "geomean" + (f" {metric}" if metric and "metric" in report.row_keys else "")
+    for column in report.columns:
+        line.append("")
+        if column != report.baseline:
+            found = [s for s in report.summaries if s.column == column and s.metric == metric]
+            line.append(summary_text(found[0]) if found else "")
+    return line
 
 
 def label_columns(report: Report) -> int:
@@ -202,7 +216,7 @@ def render_rich(report: Report, *, width: int = 100, color: bool = True, ascii_o
     headers, body, align = table_grid(report)
     n_rows = len(report.rows)
     styles = []
-    for index, line in enumerate(body):
+    for index in range(len(body)):
         row = report.rows[index] if index < n_rows else None
         row_styles = [""] * label_columns(report)
         for column in report.columns:
@@ -300,29 +314,44 @@ def render_csv(report: Report) -> str:
         base = row.cells.get(report.baseline)
         for column in report.columns:
             cell = row.cells.get(column)
-            if cell is None:
-                continue
-            cmp = cell.comparison
-            tables.csv_row(writer, [row.labels.get(k, "") for k in report.row_keys] + [
-                "cell", report.by, column, report.baseline, cell.n, repr(cell.center),
-                repr(base.center) if base is not None else "",
-                repr(cmp.delta_pct) if cmp else "",
-                repr(cmp.ci_pct[0]) if cmp and cmp.ci_pct else "", repr(cmp.ci_pct[1]) if cmp and cmp.ci_pct else "",
-                repr(cmp.p_value) if cmp and cmp.p_value is not None else "",
-                repr(cell.p_adjusted) if cell.p_adjusted is not None else "",
-                "" if cell.significant is None else str(cell.significant).lower(),
-                cmp.verdict if cmp else "", cmp.method if cmp else "",
-                cell.sample_set.unit or "", cell.sample_set.source or "",
-                ";".join(dict.fromkeys(m["code"] for m in cell.messages)), cell.center_kind,
-                "summary" if cell.sample_set.summary is not None else "samples"])
+            if cell is not None:
+                tables.csv_row(writer, [row.labels.get(k, "") for k in report.row_keys]
+                               + _csv_cell(report, column, cell, base))
     for summary in report.summaries:
-        labels = [""] * len(report.row_keys)
-        if "metric" in report.row_keys and summary.metric is not None:
-            labels[report.row_keys.index("metric")] = summary.metric
-        tables.csv_row(writer, labels + [
-            "geomean", report.by, summary.column, report.baseline, summary.cells, "", "",
-            repr((summary.ratio - 1) * 100),
-            repr((summary.ci[0] - 1) * 100) if summary.ci else "",
-            repr((summary.ci[1] - 1) * 100) if summary.ci else "",
-            "", "", "", "", "geometric mean of ratios", "", "", "", "", ""])
+        tables.csv_row(writer, _csv_summary(report, summary))
     return buffer.getvalue()
+
+
+def _csv_cell(report: Report, column: str, cell: Cell, base: Cell | None) -> list[Any]:
+    """The CSV fields of one cell (after its row's labels)."""
+    delta, low, high, p_value, verdict, method = _csv_comparison(cell.comparison)
+    return [
+        "cell", report.by, column, report.baseline, cell.n, repr(cell.center),
+        repr(base.center) if base is not None else "", delta, low, high, p_value,
+        repr(cell.p_adjusted) if cell.p_adjusted is not None else "",
+        "" if cell.significant is None else str(cell.significant).lower(), verdict, method,
+        cell.sample_set.unit or "", cell.sample_set.source or "",
+        ";".join(dict.fromkeys(m["code"] for m in cell.messages)), cell.center_kind,
+        "summary" if cell.sample_set.summary is not None else "samples"]
+
+
+def _csv_comparison(cmp: Any) -> tuple[str, str, str, str, str, str]:
+    """A cell's change, its interval, p-value, verdict and method as CSV fields ('' where not compared)."""
+    if not cmp:
+        return "", "", "", "", "", ""
+    ci = cmp.ci_pct
+    return (repr(cmp.delta_pct), repr(ci[0]) if ci else "", repr(ci[1]) if ci else "",
+            repr(cmp.p_value) if cmp.p_value is not None else "", cmp.verdict, cmp.method)
+
+
+def _csv_summary(report: Report, summary: Summary) -> list[Any]:
+    """The CSV row of one geometric mean of ratios (its metric in the metric label's column)."""
+    labels = [""] * len(report.row_keys)
+    if "metric" in report.row_keys and summary.metric is not None:
+        labels[report.row_keys.index("metric")] = summary.metric
+    return labels + [
+        "geomean", report.by, summary.column, report.baseline, summary.cells, "", "",
+        repr((summary.ratio - 1) * 100),
+        repr((summary.ci[0] - 1) * 100) if summary.ci else "",
+        repr((summary.ci[1] - 1) * 100) if summary.ci else "",
+        "", "", "", "", "geometric mean of ratios", "", "", "", "", ""]

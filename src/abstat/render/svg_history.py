@@ -11,7 +11,8 @@ through :func:`abstat.render.escape.html`.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from abstat.render import escape
 from abstat.render.svg_axes import choose_axis
@@ -47,14 +48,42 @@ def history_figure(revs: Sequence[str], values: Sequence[Sequence[float]], centr
         return left + (index + 0.5) / n * (right - left)
 
     out.append(f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" fill="none" stroke="#888"/>')
+    out += _y_axis(y, unit, metric)
+    out += _x_axis(revs, x)
+    out += _samples(values, centres, x, y, n)
+    for start, end, median in segments:
+        out.append(f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
+                   f'y2="{_f(y(median))}" stroke="#2ca02c" stroke-width="2.5"/>')
+    out += _changes(changes, x)
+    out.append(text(left, HEIGHT - 8, "dots: samples; blue: median per revision; green: segment medians; "
+                    "red: change points (dashed: provisional)", anchor="start", size=11))
+    note = y.clip_note(["samples"], unit, metric) if y.kind != "linear" else ""
+    if y.kind == "clipped":
+        note = note.replace("samples 0 below", "").strip()
+    return Figure("".join(out) + "</svg>", note)
+
+
+def _y_axis(y: Any, unit: str | None, metric: str | None) -> list[str]:
+    """Grid lines, tick labels and the title of the y axis."""
+    left, top, right, bottom = BOX
+    out = []
     ticks = y.ticks()
     labels, shown = y.tick_labels(ticks, unit, metric)
-    for tick, label in zip(ticks, labels):
+    for tick, label in zip(ticks, labels, strict=False):
         if y.inside(tick):
             out.append(f'<line x1="{left}" y1="{_f(y(tick))}" x2="{right}" y2="{_f(y(tick))}" stroke="#eee"/>')
             out.append(text(left - 6, y(tick) + 4, label, anchor="end", size=11))
     name = axis_title(shown, unit, metric) + (" (log scale)" if y.kind == "log" else "")
-    out.append(text(18, (top + bottom) / 2, name, size=12, extra=f' transform="rotate(-90 18 {_f((top + bottom) / 2)})"'))
+    middle = (top + bottom) / 2
+    out.append(text(18, middle, name, size=12, extra=f' transform="rotate(-90 18 {_f(middle)})"'))
+    return out
+
+
+def _x_axis(revs: Sequence[str], x: Callable[[float], float]) -> list[str]:
+    """Revision ticks (at most ``MAX_TICKS`` labelled) and the x axis title."""
+    left, _, right, bottom = BOX
+    out = []
+    n = len(revs)
     step = max(1, math.ceil(n / MAX_TICKS))
     for index in range(0, n, step):
         px = x(index)
@@ -62,24 +91,33 @@ def history_figure(revs: Sequence[str], values: Sequence[Sequence[float]], centr
         out.append(text(px, bottom + 14, revs[index][:10], anchor="end", size=10,
                         extra=f' transform="rotate(-40 {_f(px)} {bottom + 14})"'))
     out.append(text((left + right) / 2, bottom + 84, "revision", size=12))
-    dots, beyond = [], 0
+    return out
+
+
+def _samples(values: Sequence[Sequence[float]], centres: Sequence[float], x: Callable[[float], float],
+             y: Any, n: int) -> list[str]:
+    """The samples as jittered dots (at most ``MAX_DOTS_PER_REV`` per revision) and the line of medians."""
+    left, _, right, _ = BOX
+    dots = []
     for index, vs in enumerate(values):
         shown_values = vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)]
         for k, value in enumerate(shown_values):
             if not math.isfinite(value):
                 continue
             jitter = ((k * 0.6180339887) % 1.0 - 0.5) * min(12.0, (right - left) / n * 0.5)
-            if not y.inside(value):
-                beyond += 1
             dots.append(f"M{_f(x(index) + jitter)} {_f(y(value))}h0")
-    out.append(f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
-               'stroke-linecap="round"/>')
+    out = [f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
+           'stroke-linecap="round"/>']
     line = [f"{'M' if i == 0 else 'L'}{_f(x(i))} {_f(y(c))}" for i, c in enumerate(centres) if math.isfinite(c)]
     if line:
         out.append(f'<path class="data" d="{"".join(line)}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
-    for start, end, median in segments:
-        out.append(f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
-                   f'y2="{_f(y(median))}" stroke="#2ca02c" stroke-width="2.5"/>')
+    return out
+
+
+def _changes(changes: Sequence[tuple[int, float, float, bool]], x: Callable[[float], float]) -> list[str]:
+    """A red line per change point (dashed: provisional), labelled with its step in percent."""
+    _, top, _, bottom = BOX
+    out = []
     for index, before, after, provisional in changes:
         px = x(index - 0.5)
         dash = ' stroke-dasharray="5 3"' if provisional else ""
@@ -88,9 +126,4 @@ def history_figure(revs: Sequence[str], values: Sequence[Sequence[float]], centr
         if before and math.isfinite(after / before):
             out.append(text(px + 3, top - 6, f"{(after / before - 1) * 100:+.1f}%", anchor="start", size=11,
                             extra=' fill="#d62728"'))
-    out.append(text(left, HEIGHT - 8, "dots: samples; blue: median per revision; green: segment medians; "
-                    "red: change points (dashed: provisional)", anchor="start", size=11))
-    note = y.clip_note(["samples"], unit, metric) if y.kind != "linear" else ""
-    if y.kind == "clipped":
-        note = note.replace("samples 0 below", "").strip()
-    return Figure("".join(out) + "</svg>", note)
+    return out

@@ -27,7 +27,8 @@ welch_ttest.py, plot_*.py) and ``abstat report`` read it.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from abstat.errors import UsageError
 from abstat.report.sampleset import SampleSet, label_keys
@@ -90,25 +91,33 @@ def _sibling_mean(sample_set: SampleSet, sets: Sequence[SampleSet], names: Seque
 
 
 def _commands(chosen: Sequence[SampleSet]) -> list[str]:
+    """Each set's command; sets that would share one get the varying labels that tell them apart."""
     varying = [k for k in label_keys(chosen) if k != "metric"
                and len({s.labels.get(k) for s in chosen}) > 1]
-    commands = []
-    for sample_set in chosen:
-        text = sample_set.extra.get("command") or sample_set.labels.get("command")
-        if not isinstance(text, str) or not text:
-            text = " ".join(sample_set.labels[k] for k in varying if k in sample_set.labels) \
-                or sample_set.labels.get("variant") or sample_set.source or "?"
-        commands.append(text)
+    commands = [_command(sample_set, varying) for sample_set in chosen]
     repeated = {text for text in commands if commands.count(text) > 1}
     for index, text in enumerate(commands):
         if text in repeated:
-            sample_set = chosen[index]
-            tell = [f"{k}={sample_set.labels[k]}" for k in varying
-                    if k in sample_set.labels and k != "command"
-                    and k not in (sample_set.extra.get("parameters") or {})]
+            tell = _telling_labels(chosen[index], varying)
             if tell:
                 commands[index] = f"{text} [{' '.join(tell)}]"
     return commands
+
+
+def _command(sample_set: SampleSet, varying: list[str]) -> str:
+    """The command's text as read or stored, else the set's varying labels, its variant or its source."""
+    text = sample_set.extra.get("command") or sample_set.labels.get("command")
+    if isinstance(text, str) and text:
+        return text
+    return " ".join(sample_set.labels[k] for k in varying if k in sample_set.labels) \
+        or sample_set.labels.get("variant") or sample_set.source or "?"
+
+
+def _telling_labels(sample_set: SampleSet, varying: list[str]) -> list[str]:
+    """``key=value`` of the set's varying labels other than the command and its hyperfine parameters."""
+    parameters = sample_set.extra.get("parameters") or {}
+    return [f"{k}={sample_set.labels[k]}" for k in varying
+            if k in sample_set.labels and k != "command" and k not in parameters]
 
 
 def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
@@ -118,39 +127,42 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
         raise UsageError("--format hyperfine: nothing to export")
     metric = wall_metric(sets)
     chosen = [s for s in sets if s.labels.get("metric") == metric]
-    results = []
-    for sample_set, command in zip(chosen, _commands(chosen)):
-        if sample_set.summary is not None:
-            raise UsageError(f"--format hyperfine: {sample_set.source}: summary statistics hold no "
-                             "samples to export (hyperfine JSON needs the times)")
-        factor = seconds_factor(sample_set)
-        codes = sample_set.extra.get("exit_codes")
-        values = sample_set.extra.get("all_values", sample_set.values)  # a store's failed runs too
-        times = [v * factor for v in values]
-        d = describe(times)
-        result: dict[str, Any] = {
-            "command": command,
-            "mean": d.mean,
-            "stddev": d.stddev if d.n > 1 else None,
-            "median": d.median,
-        }
-        user = sample_set.extra.get("user")
-        system = sample_set.extra.get("system")
-        if user is None:
-            user = _sibling_mean(sample_set, sets, _USER_METRICS)
-        if system is None:
-            system = _sibling_mean(sample_set, sets, _SYSTEM_METRICS)
-        if user is not None and system is not None:  # hyperfine writes both
-            result["user"] = float(user)
-            result["system"] = float(system)
-        result.update({"min": d.min, "max": d.max, "times": times})
-        if isinstance(codes, list) and len(codes) == len(times):
-            result["exit_codes"] = codes
-        parameters = sample_set.extra.get("parameters")
-        if isinstance(parameters, dict) and parameters:
-            result["parameters"] = {str(k): str(v) for k, v in parameters.items()}
-        results.append(result)
-    return {"results": results}
+    pairs = zip(chosen, _commands(chosen), strict=True)
+    return {"results": [_result(sample_set, command, sets) for sample_set, command in pairs]}
+
+
+def _result(sample_set: SampleSet, command: str, sets: Sequence[SampleSet]) -> dict[str, Any]:
+    """One result of the document, hyperfine's keys in hyperfine's order."""
+    if sample_set.summary is not None:
+        raise UsageError(f"--format hyperfine: {sample_set.source}: summary statistics hold no "
+                         "samples to export (hyperfine JSON needs the times)")
+    factor = seconds_factor(sample_set)
+    codes = sample_set.extra.get("exit_codes")
+    values = sample_set.extra.get("all_values", sample_set.values)  # a store's failed runs too
+    times = [v * factor for v in values]
+    d = describe(times)
+    result: dict[str, Any] = {
+        "command": command,
+        "mean": d.mean,
+        "stddev": d.stddev if d.n > 1 else None,
+        "median": d.median,
+    }
+    user = sample_set.extra.get("user")
+    system = sample_set.extra.get("system")
+    if user is None:
+        user = _sibling_mean(sample_set, sets, _USER_METRICS)
+    if system is None:
+        system = _sibling_mean(sample_set, sets, _SYSTEM_METRICS)
+    if user is not None and system is not None:  # hyperfine writes both
+        result["user"] = float(user)
+        result["system"] = float(system)
+    result.update({"min": d.min, "max": d.max, "times": times})
+    if isinstance(codes, list) and len(codes) == len(times):
+        result["exit_codes"] = codes
+    parameters = sample_set.extra.get("parameters")
+    if isinstance(parameters, dict) and parameters:
+        result["parameters"] = {str(k): str(v) for k, v in parameters.items()}
+    return result
 
 
 def render_hyperfine(sets: Sequence[SampleSet]) -> str:

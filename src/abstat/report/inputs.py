@@ -83,8 +83,6 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
                csv_values: list[str] | None = None,
                csv_labels: list[str] | None = None) -> list[SampleSet]:
     """Read every file in ``paths`` into labelled sample sets."""
-    from abstat.readers import display_text, peers
-
     if input_format not in INPUT_FORMATS:
         raise UsageError(f"--input-format {input_format!r}: choose from {', '.join(INPUT_FORMATS)}")
     sets: list[SampleSet] = []
@@ -94,42 +92,65 @@ def load_files(paths: list[str], *, pattern: FilePattern | None = None,
             sets.append(summary_set)
             continue
         file_labels = pattern.labels(path) if pattern is not None else {}
-        fmt = input_format
-        text = None
-        if path != "-" and os.path.isdir(path) and fmt in ("auto", "criterion", "asv"):
-            fmt, text = "directory", ""
-        elif fmt not in ("auto", "samples") or (path != "-" and fmt == "auto"):
-            text = peers.read_text(path)
-            if fmt == "auto":
-                fmt = peers.detect_format(path, text) or "samples"
-                if fmt == "samples" and text.lstrip().startswith(("{", "[")):
-                    peers.load_json(path, text)  # names the line of broken JSON
-                    raise InputError("JSON in no format abstat knows (hyperfine, pyperf, Google Benchmark, "
-                                     "pytest-benchmark, criterion, asv, BMF); choose one with --input-format",
-                                     path=path)
-        elif fmt == "auto":
-            fmt = "samples"
-        if fmt == "directory":
-            found = peers.read_directory(path)
-        elif fmt == "samples":
-            from abstat.readers.text import read_samples
-
-            values = read_samples(path, column=column, delimiters=delimiters)
-            found = [SampleSet(labels={}, runs=[list(values)], source=path)]
-        else:
-            found = peers.read_peer("<stdin>" if path == "-" else path, fmt, text=text, value_columns=csv_values,
-                                    label_columns=csv_labels)
+        fmt, text = _format_of(path, input_format)
+        found = _read_sets(path, fmt, text, column, delimiters, csv_values, csv_labels)
         for sample_set in found:
-            merged: dict[str, str] = {}
-            if pattern is None:
-                merged["variant"] = "stdin" if path == "-" else _stem(path)
-            merged.update(sample_set.labels)
-            merged.update(file_labels)
-            merged.update(labels or {})
-            sample_set.labels = {key: display_text(value) for key, value in merged.items()}
-            sample_set.source = display_text(sample_set.source) if sample_set.source else sample_set.source
+            _label(sample_set, path, pattern, file_labels, labels)
             sets.append(sample_set)
     return sets
+
+
+def _format_of(path: str, input_format: str) -> tuple[str, str | None]:
+    """The format to read ``path`` in (``directory`` for a directory of results) and the file's text when
+    it was read to tell (or the format needs it)."""
+    from abstat.readers import peers
+
+    fmt = input_format
+    if path != "-" and os.path.isdir(path) and fmt in ("auto", "criterion", "asv"):
+        return "directory", ""
+    if fmt == "samples" or (fmt == "auto" and path == "-"):
+        return "samples", None
+    text = peers.read_text(path)
+    if fmt != "auto":
+        return fmt, text
+    fmt = peers.detect_format(path, text) or "samples"
+    if fmt == "samples" and text.lstrip().startswith(("{", "[")):
+        peers.load_json(path, text)  # names the line of broken JSON
+        raise InputError("JSON in no format abstat knows (hyperfine, pyperf, Google Benchmark, "
+                         "pytest-benchmark, criterion, asv, BMF); choose one with --input-format", path=path)
+    return fmt, text
+
+
+def _read_sets(path: str, fmt: str, text: str | None, column: int, delimiters: str | None,
+               csv_values: list[str] | None, csv_labels: list[str] | None) -> list[SampleSet]:
+    """The sample sets of ``path`` read in format ``fmt``."""
+    from abstat.readers import peers
+
+    if fmt == "directory":
+        return peers.read_directory(path)
+    if fmt == "samples":
+        from abstat.readers.text import read_samples
+
+        values = read_samples(path, column=column, delimiters=delimiters)
+        return [SampleSet(labels={}, runs=[list(values)], source=path)]
+    return peers.read_peer("<stdin>" if path == "-" else path, fmt, text=text, value_columns=csv_values,
+                           label_columns=csv_labels)
+
+
+def _label(sample_set: SampleSet, path: str, pattern: FilePattern | None, file_labels: dict[str, str],
+           labels: dict[str, str] | None) -> None:
+    """The set's labels, later sources winning: the file's name (without ``--pattern``), what the file says,
+    the pattern's fields, ``--label``; every label and the source made displayable."""
+    from abstat.readers import display_text
+
+    merged: dict[str, str] = {}
+    if pattern is None:
+        merged["variant"] = "stdin" if path == "-" else _stem(path)
+    merged.update(sample_set.labels)
+    merged.update(file_labels)
+    merged.update(labels or {})
+    sample_set.labels = {key: display_text(value) for key, value in merged.items()}
+    sample_set.source = display_text(sample_set.source) if sample_set.source else sample_set.source
 
 
 def _summary_set(arg: str, pattern: FilePattern | None,
@@ -178,8 +199,9 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
 
     pairs = []
     for stored in iter_sample_sets(store_path, {k: sorted(v) for k, v in (where or {}).items()} or None):
-        sample_set = from_store_set(stored)
-        sample_set.labels.update(labels or {})
+        sample_set = from_store_set(stored, own=True)  # the store's fresh set: kept, not copied
+        if labels:  # a new dict: the run details below read the stored labels
+            sample_set.labels = {**sample_set.labels, **labels}
         pairs.append((stored, sample_set))
     if not pairs:
         raise InputError("the store holds no matching samples", path=display_name(store_path))
