@@ -11,14 +11,13 @@ import sys
 import numpy as np
 import pytest
 from scipy.stats import brunnermunzel, mannwhitneyu
-
+from support import paths
 from support.bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
 from abstat.history.bisect import levels  # noqa: E402
 from abstat.history.bisect.render import render  # noqa: E402
 from abstat.history.bisect.search import Search  # noqa: E402
 from abstat.history.bisect.segments import Bisection, simulate  # noqa: E402
-from support import paths
 
 SRC = paths.SRC
 
@@ -196,8 +195,8 @@ def _yuen_contrast_p(values, near, far):
     sign = 1.0 if pieces[1][0] >= pieces[2][0] else -1.0
     contrast = sign * (pieces[0][0] - (pieces[1][0] + pieces[2][0]) / 2)
     weights = (1.0, 0.25, 0.25)
-    variance = sum(w * d for w, (_, d, _) in zip(weights, pieces))
-    df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, pieces))
+    variance = sum(w * d for w, (_, d, _) in zip(weights, pieces, strict=True))
+    df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, pieces, strict=True))
     return float(student.sf(contrast / np.sqrt(variance), df))
 
 
@@ -217,14 +216,14 @@ def test_nearer_is_calibrated_half_way_between_the_ends_whatever_the_noise():
     a commit at an end passes usually.  Seeded draws: the counts are fixed."""
     rng = np.random.default_rng(34)
 
-    def draw(level, n, paths):
-        return list(rng.normal(level, 1, n) + (10 * (rng.random(n) < 0.5) if paths else 0))
+    def draw(level, n, two_paths):
+        return list(rng.normal(level, 1, n) + (10 * (rng.random(n) < 0.5) if two_paths else 0))
 
-    for paths in (False, True):
-        passed = [levels.nearer_p(draw(0.5, 40, paths), draw(1, 40, paths), draw(0, 40, paths)) <= levels.NEARER_PVALUE
-                  for _ in range(2000)]
+    for two_paths in (False, True):
+        passed = [levels.nearer_p(draw(0.5, 40, two_paths), draw(1, 40, two_paths), draw(0, 40, two_paths))
+                  <= levels.NEARER_PVALUE for _ in range(2000)]
         alpha = levels.NEARER_PVALUE
-        assert abs(np.mean(passed) - alpha) <= 3.5 * np.sqrt(alpha * (1 - alpha) / 2000), (paths, np.mean(passed))
+        assert abs(np.mean(passed) - alpha) <= 3.5 * np.sqrt(alpha * (1 - alpha) / 2000), (two_paths, np.mean(passed))
     at_bad = [levels.nearer_p(draw(1, 80, False), draw(1, 80, False), draw(0, 80, False)) <= levels.NEARER_PVALUE
               for _ in range(200)]
     assert np.mean(at_bad) >= 0.8
