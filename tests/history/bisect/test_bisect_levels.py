@@ -187,8 +187,8 @@ def _yuen_contrast_p(values, near, far):
     from scipy.stats.mstats import winsorize
 
     pieces = []
-    for x in (values, near, far):
-        x = np.asarray(x, dtype=float)
+    for raw in (values, near, far):
+        x = np.asarray(raw, dtype=float)
         h = x.size - 2 * int(0.2 * x.size)
         w = np.asarray(winsorize(x, limits=(0.2, 0.2)), dtype=float) if int(0.2 * x.size) else x
         pieces.append((trim_mean(x, 0.2), (x.size - 1) * np.var(w, ddof=1) / (h * (h - 1)), h))
