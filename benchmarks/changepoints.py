@@ -94,6 +94,7 @@ def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[
 
 NO_STEPS = ("stationary", "drift only", "quadratic drift only")
 SAMPLED: dict[int, list[np.ndarray]] = {}  # id(revision means) -> each revision's samples ("sampled" shape)
+BUMPS: dict[int, set[int]] = {}  # id(values) -> its changes that are a revert's edges ("cycles": the rest are steps)
 
 
 def make_sampled(rng: np.random.Generator, most: int) -> tuple[np.ndarray, list[int], list[int], dict[int, float]]:
@@ -134,10 +135,12 @@ def make_cycles(rng: np.random.Generator) -> tuple[np.ndarray, list[int], list[i
     steps (4.5-9%).  The anchors get the revision medians, abstat the samples."""
     length = int(round(math.exp(rng.uniform(math.log(60), math.log(400)))))
     level = np.full(length, 440.0)
-    for start, end in _events(rng, length, bump=False):
+    events = _events(rng, length, bump=False)
+    for start, end in events:
         level[start:end] += 20.0 * rng.choice((-2.0, -1.0, 1.0, 2.0))
     changes = [i for i in range(1, length) if level[i] != level[i - 1]]
     shifts = {i: float(level[i] - level[i - 1]) for i in changes}
+    bumps = {e for start, end in events if end < length for e in (start, end)}
     sd = rng.uniform(5.0, 12.0)
     samples = []
     for i in range(length):
@@ -147,6 +150,7 @@ def make_cycles(rng: np.random.Generator) -> tuple[np.ndarray, list[int], list[i
         samples.append(v)
     values = np.asarray([float(np.median(s)) for s in samples])
     SAMPLED[id(values)] = samples
+    BUMPS[id(values)] = {c for c in changes if c in bumps}
     return values, changes, [], shifts
 
 
@@ -240,6 +244,7 @@ def _detectors() -> dict[str, object]:
 
 def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
     tp = fp = fn = errors = spikes_hit = covered = alarmed = 0
+    kinds = [0, 0, 0, 0]  # steps found, steps, revert edges found, revert edges (shapes with BUMPS)
     points = sum(len(s[0]) for s in series)
     started = time.process_time()
     for values, truth, spikes, shifts in series:
@@ -249,6 +254,12 @@ def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
             errors += 1
             found = []
         pairs = match(found, truth)
+        if id(values) in BUMPS:
+            hit = {t for t, _ in pairs}
+            for t in truth:
+                j = 2 if t in BUMPS[id(values)] else 0
+                kinds[j] += t in hit
+                kinds[j + 1] += 1
         tp += len(pairs)
         fn += len(truth) - len(pairs)
         fp += len(found) - len(pairs)
@@ -262,7 +273,8 @@ def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
     f1 = 2 * precision * recall / (precision + recall) if tp else (float("nan") if not tp + fn else 0.0)
     return {"precision": precision, "recall": recall, "F1": f1, "fa": 1000 * fp / points,
             "spikes": spikes_hit, "alarmed": alarmed / len(series), "coverage": covered / tp if tp else math.nan,
-            "errors": errors, "cpu": time.process_time() - started}
+            "errors": errors, "cpu": time.process_time() - started,
+            "kinds": (kinds[0] / kinds[1] if kinds[1] else math.nan, kinds[2] / kinds[3] if kinds[3] else math.nan)}
 
 
 MARGIN = 5   # --real: a detection matches a label within this many points (TCPDBench, REALISE)
@@ -396,7 +408,8 @@ def main() -> int:
                              "the anchors (and 'abstat (means)') the revision means")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="abstat with a detect() keyword (lower case, e.g. max_pvalue=0.005, drift=False) or a "
-                             "constant of abstat.history.changepoints (upper case, e.g. STEP_PARAMS=1) or of another history module "
+                             "constant of abstat.history.changepoints or .drift (upper case, e.g. STEP_PARAMS=1) "
+                             "or of another history module "
                              "(e.g. decide.SLOPE_T=2); repeatable")
     parser.add_argument("--shape", action="append", help="only these shapes (repeatable)")
     parser.add_argument("--losses", action="store_true",
@@ -410,13 +423,18 @@ def main() -> int:
     import importlib
 
     import abstat.history.changepoints as changepoints
+    try:
+        import abstat.history.drift as drift_check
+    except ImportError:  # an older tree (PYTHONPATH=its src), step 5 still in changepoints
+        drift_check = changepoints
 
     for item in args.set:
         name, _, text = item.partition("=")
         value = ast.literal_eval(text)
         module_name, _, name = name.rpartition(".")
         if name.isupper():
-            module = importlib.import_module(f"abstat.history.{module_name}") if module_name else changepoints
+            module = importlib.import_module(f"abstat.history.{module_name}") if module_name else next(
+                (m for m in (changepoints, drift_check) if hasattr(m, name)), changepoints)
             if not hasattr(module, name):
                 parser.error(f"--set {item}: {module.__name__} has no {name}")
             setattr(module, name, value)
@@ -436,11 +454,12 @@ def main() -> int:
         return 0
     header = ["shape", "detector", "precision", "recall", "F1", "FA/1000", "spikes reported", "alarmed",
               "CI coverage", "errors", "CPU s"]
-    rows, margins, lost = [], [], []
+    rows, margins, lost, kind_lines = [], [], [], []
     for shape in SHAPES + (("sampled",) if args.samples > 1 else ()):
         if args.shape and shape not in args.shape:
             continue
         SAMPLED.clear()
+        BUMPS.clear()
         rng = np.random.default_rng([seed, (SHAPES + ("sampled",)).index(shape)])
         if shape == "sampled":
             series = [make_sampled(rng, args.samples) for _ in range(args.series)]
@@ -455,6 +474,9 @@ def main() -> int:
             named["oracle K (reference)"] = None
         results = {name: evaluate(shape, series, name, detector) for name, detector in named.items()}
         for name, r in results.items():
+            if not math.isnan(r["kinds"][0] + r["kinds"][1]):
+                kind_lines.append(f"{shape}: {name}: recall of steps {r['kinds'][0]:.3f}, of reverts' edges "
+                                  f"{r['kinds'][1]:.3f}")
             steps = shape not in NO_STEPS
             rows.append([shape, name, f"{r['precision']:.3f}" if steps else "-", f"{r['recall']:.3f}" if steps else "-",
                          f"{r['F1']:.3f}" if steps else "-", f"{r['fa']:.2f}",
@@ -485,6 +507,8 @@ def main() -> int:
     for shape, margin, oracle in margins:
         print(f"{shape}: abstat F1 - best anchor = {margin:+.3f}"
               + (f" (oracle K - best anchor = {oracle:+.3f})" if not math.isnan(oracle) else ""))
+    if kind_lines:
+        print("\n" + "\n".join(kind_lines))
     if lost:
         print("\nrecall by the true step's z (|shift| / noise SD x sqrt(l r / (l + r)), its true segments l, r):")
         print("\n".join(lost))

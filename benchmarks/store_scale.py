@@ -30,7 +30,12 @@ revisions (default 1000,10000,100000); the script times, against the same anchor
                                                  (against the anchor of the wall samples alone,
                                                   ``history-anchor``: <= 2x its CPU, <= 2x its RSS)
 
-and every command's growth exponent must stay <= 1.1 (issue 42).
+    abstat publish --store S SITE --full         (target: <= 1 GiB peak RSS)
+
+and every command's growth exponent must stay <= 1.1 (issue 42), in CPU and in peak RSS: the
+script ends with each command's peak RSS at the smallest and the largest size, its ratio to the
+anchor's at each, the exponent of its growth, and what each revision (run) adds, in KiB
+(the difference of the peaks over the difference of the sizes): the per-set constant.
 
     python benchmarks/store_scale.py [--sizes 10000,100000,1000000] [--reps 1] [--keep DIR]
     python benchmarks/store_scale.py --history [--sizes 1000,10000,100000] [--keep DIR]
@@ -79,7 +84,8 @@ def timed(argv: list[str], env: dict[str, str], timeout: float) -> tuple[float, 
             time.sleep(0.01)
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{' '.join(argv)} failed: {process.stderr.read().decode()[-500:]}")
+        said = process.stderr.read().decode()[-500:] if process.stderr else ""
+        raise SystemExit(f"{' '.join(argv)} failed: {said}")
     return usage.ru_utime + usage.ru_stime, wall, usage.ru_maxrss
 
 
@@ -118,8 +124,8 @@ def _missed(name: str, size: int, sizes: list[int], ratio: float, rss: int, anch
             missed.append(f"history at {size:,}: {rss / anchor_rss:.2f}x the anchor's peak RSS")
         return missed
     missed = [f"{name} at {size:,}: {ratio:.2f}x"] if ratio > TARGET else []
-    if name == "report" and rss > REPORT_MEMORY:
-        missed.append(f"report at {size:,}: {rss / 2**20:.2f} GiB peak RSS (target <= 1 GiB)")
+    if name in ("report", "publish") and rss > REPORT_MEMORY:
+        missed.append(f"{name} at {size:,}: {rss / 2**20:.2f} GiB peak RSS (target <= 1 GiB)")
     return missed
 
 
@@ -136,12 +142,87 @@ def _commands(abstat: list[str], path: str, out: str, machines: str, history: bo
     }
     if history:
         commands = {"anchor": commands["anchor"], "report": commands["report"],
+                    "publish": [*abstat, "publish", "--store", path, os.path.join(os.path.dirname(out), "site"),
+                                "--full"],
                     "history-anchor": [*commands["anchor"], "wall"],
                     "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"]}
     if only:
         wanted = {"anchor", "history-anchor", *only.split(",")}
         commands = {name: argv for name, argv in commands.items() if name in wanted}
     return commands
+
+
+def _growth(cpu: dict[str, dict[int, float]], low: int, high: int, history: bool) -> list[str]:
+    """Print each command's CPU growth exponent from ``low`` to ``high``; the targets it missed."""
+    failed = []
+    print()
+    print(f"growth exponent in runs, {low:,} -> {high:,} (CPU; 1 = linear):")
+    for name, by_size in cpu.items():
+        if low in by_size and high in by_size and not math.isinf(by_size[high]):
+            exponent = math.log(by_size[high] / by_size[low]) / math.log(high / low)
+            print(f"  {name:<14} {exponent:.2f}")
+            if history and name != "anchor" and exponent > HISTORY_GROWTH:
+                failed.append(f"{name} grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
+        else:
+            print(f"  {name:<8} (timed out)")
+    return failed
+
+
+def _memory_growth(peaks: dict[str, dict[int, int]], low: int, high: int, history: bool) -> list[str]:
+    """Print each command's peak RSS at ``low`` and ``high``, its ratio to its anchor's, the growth
+    exponent and the KiB each revision (run) adds; the targets it missed (history stores)."""
+    failed = []
+    unit = "revision" if history else "run"
+    print()
+    print(f"peak RSS, {low:,} -> {high:,} ({high // low}x the size; exponent 1 = linear):")
+    print(f"| command | peak at {low:,} | x anchor | peak at {high:,} | x anchor | exponent | KiB per {unit} |")
+    print("|---|---|---|---|---|---|---|")
+    for name, by_size in peaks.items():
+        anchor = peaks.get("history-anchor" if name.startswith("history") else "anchor", {})
+        if not (by_size.get(low) and by_size.get(high) and anchor.get(low) and anchor.get(high)):
+            print(f"| {name} | (timed out) | | | | | |")
+            continue
+        exponent = math.log(by_size[high] / by_size[low]) / math.log(high / low)
+        per_unit = (by_size[high] - by_size[low]) / (high - low)
+        print(f"| {name} | {by_size[low] / 1024:.0f} MiB | {by_size[low] / anchor[low]:.2f} | "
+              f"{by_size[high] / 1024:.0f} MiB | {by_size[high] / anchor[high]:.2f} | {exponent:.2f} | "
+              f"{per_unit:.2f} |")
+        if history and not name.endswith("anchor") and exponent > HISTORY_GROWTH:
+            failed.append(f"{name}'s peak RSS grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
+    return failed
+
+
+def _print_size(size: int, sizes: list[int], results: dict[str, list[tuple[float, float, int]]],
+                cpu: dict[str, dict[int, float]], peaks: dict[str, dict[int, int]], timeout: float) -> list[str]:
+    """Print each command's row at ``size`` (median CPU and wall, its peak RSS), keep its CPU and
+    peak in ``cpu`` and ``peaks``; the targets it missed."""
+    failed = []
+    for name in results:
+        anchor_name = "history-anchor" if name.startswith("history") else "anchor"
+        anchor = statistics.median(r[0] for r in results[anchor_name])
+        used = statistics.median(r[0] for r in results[name])
+        wall = statistics.median(r[1] for r in results[name])
+        rss = max(r[2] for r in results[name])
+        cpu.setdefault(name, {})[size] = used
+        peaks.setdefault(name, {})[size] = rss
+        ratio = used / anchor
+        shown = f"> {timeout:.0f} s" if math.isinf(used) else f"{used:.2f} s"
+        print(f"| {size:,} | {name} | {shown} | {anchor:.2f} s | {ratio:.2f} | "
+              f"{wall:.2f} s | {rss / 1024:.0f} MiB | load {os.getloadavg()[0]:.1f}", flush=True)
+        failed += _missed(name, size, sizes, ratio, rss, max(r[2] for r in results[anchor_name]))
+    return failed
+
+
+def _export_size(size: int, path: str, out: str, machines: str, work: str) -> list[str]:
+    """Print the CSV export's size against the samples alone; the target it missed."""
+    exported = os.path.getsize(out) + os.path.getsize(machines)
+    minimal = samples_only_csv(path, os.path.join(work, "minimal.csv"))
+    ratio = exported / minimal
+    print(f"| {size:,} | export CSV size, samples + machine records | {exported / 2**20:.1f} MiB |"
+          f" samples only {minimal / 2**20:.1f} MiB | {ratio:.2f} | | |", flush=True)
+    for done in (out, machines, os.path.join(work, "minimal.csv")):
+        os.unlink(done)
+    return [f"export CSV size at {size:,} runs: {ratio:.2f}x"] if ratio > CSV_TARGET else []
 
 
 def main() -> int:
@@ -159,6 +240,7 @@ def main() -> int:
     work, keep, env = workspace("abstat-store-scale-", args.keep)
     abstat = [sys.executable, "-m", "abstat"]
     cpu: dict[str, dict[int, float]] = {}
+    peaks: dict[str, dict[int, int]] = {}
     failed: list[str] = []
     shape = None
     try:
@@ -181,40 +263,12 @@ def main() -> int:
             for _ in range(args.reps):
                 for name, argv in commands.items():
                     results[name].append(timed(argv, env, args.timeout))
-            for name in commands:
-                anchor_name = "history-anchor" if name.startswith("history") else "anchor"
-                anchor = statistics.median(r[0] for r in results[anchor_name])
-                used = statistics.median(r[0] for r in results[name])
-                wall = statistics.median(r[1] for r in results[name])
-                rss = max(r[2] for r in results[name])
-                cpu.setdefault(name, {})[size] = used
-                ratio = used / anchor
-                shown = f"> {args.timeout:.0f} s" if math.isinf(used) else f"{used:.2f} s"
-                print(f"| {size:,} | {name} | {shown} | {anchor:.2f} s | {ratio:.2f} | "
-                      f"{wall:.2f} s | {rss / 1024:.0f} MiB | load {os.getloadavg()[0]:.1f}", flush=True)
-                failed += _missed(name, size, sizes, ratio, rss, max(r[2] for r in results[anchor_name]))
+            failed += _print_size(size, sizes, results, cpu, peaks, args.timeout)
             if "export" in commands and os.path.exists(out):
-                exported = os.path.getsize(out) + os.path.getsize(machines)
-                minimal = samples_only_csv(path, os.path.join(work, "minimal.csv"))
-                ratio = exported / minimal
-                print(f"| {size:,} | export CSV size, samples + machine records | {exported / 2**20:.1f} MiB |"
-                      f" samples only {minimal / 2**20:.1f} MiB | {ratio:.2f} | | |", flush=True)
-                if ratio > CSV_TARGET:
-                    failed.append(f"export CSV size at {size:,} runs: {ratio:.2f}x")
-                for done in (out, machines, os.path.join(work, "minimal.csv")):
-                    os.unlink(done)
+                failed += _export_size(size, path, out, machines, work)
         if len(sizes) > 1:
-            low, high = min(sizes), max(sizes)
-            print()
-            print(f"growth exponent in runs, {low:,} -> {high:,} (CPU; 1 = linear):")
-            for name, by_size in cpu.items():
-                if low in by_size and high in by_size and not math.isinf(by_size[high]):
-                    exponent = math.log(by_size[high] / by_size[low]) / math.log(high / low)
-                    print(f"  {name:<14} {exponent:.2f}")
-                    if args.history and name != "anchor" and exponent > HISTORY_GROWTH:
-                        failed.append(f"{name} grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
-                else:
-                    print(f"  {name:<8} (timed out)")
+            failed += _growth(cpu, min(sizes), max(sizes), args.history)
+            failed += _memory_growth(peaks, min(sizes), max(sizes), args.history)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return verdict(failed)

@@ -169,3 +169,37 @@ def test_plan_cli_errors(args: list[str], message: str) -> None:
     result = _cli(*args)
     assert result.returncode == 2
     assert len(result.stderr.splitlines()) == 1 and message in result.stderr
+
+
+def test_plan_names_each_comparisons_estimand_when_they_differ() -> None:
+    # signed values allow only the ratio of means; positive ones get the Hodges-Lehmann ratio: each
+    # pair is sized for the estimand compare itself uses on that pair, and the note names both
+    from abstat.comparison import compare
+
+    rng = np.random.default_rng(7)
+    base, fast, signed = (list(100 + rng.exponential(5, 40)), list(100 + rng.exponential(5, 40)),
+                          list(rng.normal(0, 50, 40)))
+    result = pilot.plan({"base": base, "fast": fast, "signed": signed}, detect=5.0)
+    estimands = [p["estimand"] for p in result.pairs]
+    assert estimands == [compare(base, fast).estimand, compare(base, signed).estimand]
+    assert estimands[0] != estimands[1]
+    assert result.notes == ["the comparisons need different sizes and so different estimands: "
+                            f"fast: {estimands[0]}, signed: {estimands[1]}"]
+
+
+def test_plan_of_one_summary_assumes_a_candidate_with_the_same_spread() -> None:
+    result = pilot.plan({"a": Summary(20, 200.0, 8.0)}, detect=2.0)
+    (pair,) = result.pairs
+    assert pair["candidate"] == "a (same spread)"
+    assert pair["samples_per_variant"] == power.samples_per_side(4.0, 8.0, 8.0, alpha=0.05, power=0.8)
+    assert result.notes == ["one variant given: the other is assumed to have the same spread"]
+
+
+def test_runs_of_one_sample_have_no_variance_components_and_fall_back_to_the_flat_plan() -> None:
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(100, 2, 12), rng.normal(101, 3, 12)
+    result = pilot.plan({"a": [[v] for v in a], "b": [[v] for v in b]}, detect=1.0)
+    assert result.method == "flat" and result.allocations == [] and result.within is None
+    assert "a: too few runs or samples per run for variance components" in result.notes
+    assert result.samples_per_variant == power.samples_per_side(
+        abs(a.mean()) * 0.01, a.std(ddof=1), b.std(ddof=1), alpha=0.05, power=0.8)

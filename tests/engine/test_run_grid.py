@@ -59,7 +59,8 @@ def test_a_grid_expands_into_every_variant_at_every_point():
     ({"parameters": {"size": ("1", "1")}}, "parameters['size']", "'1' given twice"),
     ({"parameters": {"size": ()}}, "parameters['size']", "list of 1 to"),
     ({"parameters": {"size": ("1",)}, "labels": {"size": "x"}}, "parameters['size']", "a label of the experiment"),
-    ({"lab": Lab((Host("h", "h"),))}, "parameters", "not yet on hosts"),
+    ({"lab": Lab((Host("h", "h"),), boot={"a": "reboot a", "b": "reboot b"})}, "parameters",
+     "every point in each boot"),
     ({"sequential": Sequential()}, "parameters", "cannot stop when decided"),
 ])
 def test_bad_grids_are_refused_naming_the_field(changes, field, words):
@@ -136,7 +137,7 @@ def test_a_3x2_grid_runs_interleaved_and_is_stored_per_point(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["-L", "size", "1,2", "-v", "a=sleep {size}", "--host", "h"], "not yet on hosts"),
+    (["-L", "size", "1,2", "-v", "a=sleep {size}", "--host", "h", "--boot", "a=reboot a"], "every point in each boot"),
     (["-L", "size", "1,,2", "-v", "a=sleep {size}"], "an empty value"),
     (["-L", "n", "1", "-L", "n", "2", "-v", "a=sleep {n}"], "given twice"),
     (["-L", "size", "1,2", "-v", "a=sleep {siz}"], "{siz} is not a parameter"),

@@ -10,12 +10,12 @@ import functools
 
 import numpy as np
 import pytest
+from support import paths
+from support.cli import run_abstat
 
 from abstat.comparison.core import compare
 from abstat.comparison.sequential import SequentialDesign
 from abstat.engine.spec import ExperimentSpec, Sequential, SpecError, Variant, decode
-from support import paths
-from support.cli import run_abstat
 
 ROOT = str(paths.ROOT)
 
@@ -114,3 +114,17 @@ def test_end_to_end_a_3x_slower_command_stops_early(tmp_path):
     line = next(line for line in result.stderr.splitlines() if "--until-decided on wall" in line)
     runs = int(line.split("stopped early at ")[1].split()[0])
     assert runs <= 20 and "b slower" in line
+
+
+def test_a_look_at_a_small_level_draws_its_permutations_without_error():
+    """A look spends a small part of alpha (0.0005 here): the Brunner-Munzel permutation test's first batch of
+    arrangements is then larger than the default total, which once asked for a negative number of more."""
+    from abstat.stats.permutation import bm_permutation, draws_for
+
+    for alpha in (0.05, 0.01, 0.002, 0.0005, 1e-5):
+        first, most = draws_for(alpha)
+        assert most >= first
+    rng = np.random.default_rng(8)
+    x, y = rng.normal(10, 1, 9), rng.normal(10.8, 1, 9)  # 48620 arrangements > the exact limit: drawn
+    test = bm_permutation(x, y, 0.0005, seed=1)
+    assert 0 < test.p_value <= 1 and not test.exact

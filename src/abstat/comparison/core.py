@@ -144,6 +144,7 @@ def _compare(
     else:
         assert vx.runs is not None and vy.runs is not None
         result = _flat(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed)
+    result = _constant_side(result, sx, sy)
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))
     centers = _centers(result, sx, sy, factor)
@@ -178,6 +179,25 @@ def _compare(
         centers=centers,
         center_kind=result.center_kind or result.center,
     )
+
+
+def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSummary) -> analyses.Result:
+    """``cannot judge`` when one side is constant (all zeros: tick-granular CPU time) and the interval of
+    the change has no width: then no noise bounds the change (``-100% [-100, -100]`` for any baseline
+    against zeros).  Both sides constant is :func:`analyses._constant`'s; a constant side beside one that
+    varies keeps the interval the other's noise gives."""
+    if result.cannot or not (math.isfinite(result.ci[0]) and result.ci[0] == result.ci[1]):
+        return result
+    constant = [s for s in (sx, sy) if s.kind != "summary" and s.stddev == 0.0 and s.min == s.max]
+    if len(constant) != 1:
+        return result
+    side = constant[0]
+    value = side.min if side.min is not None else side.mean
+    role = "baseline" if side is sx else "candidate"
+    why = (f"the {role} is constant (all {side.n:,} values are {value:.6g}): the interval of the change has "
+           f"no width ({result.ci[0]:+.3g}%), so no noise bounds the change")
+    return analyses.Result(result.estimand, result.delta_pct, (math.nan, math.nan), math.nan, result.method,
+                           result.center, result.unit, why, centres=result.centres, center_kind=result.center_kind)
 
 
 def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, factor: float) -> list[float] | None:

@@ -15,9 +15,11 @@ import shutil
 import threading
 import time
 from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import Any, Optional
 
 from abstat.engine import events as ev
+from abstat.engine.grid import grid_points, schedule_entries
 from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
 from abstat.engine.spec import ExperimentSpec
 from abstat.lab.config import LabPlan
@@ -37,17 +39,50 @@ HostHooksFactory = Callable[[Any], Optional[HostHooks]]
 def lab_plan(spec: ExperimentSpec) -> LabPlan:
     """What the host workers need of ``spec`` (its seed and experiment fixed, ``lab`` set)."""
     assert spec.lab is not None and spec.seed is not None and spec.experiment is not None
+    entries = schedule_entries(spec)  # a grid: every variant at every point, one variant of the schedule each
     remote = {
         "shell": spec.shell, "timeout": spec.timeout, "hooks": spec.hooks.items(), "background": list(spec.background),
         "sources": [source.to_json() for source in spec.metrics], "ignore_failure": spec.ignore_failure,
         "cpus": list(spec.cpus), "isolate": spec.isolate,
+        **({"decide": True} if spec.sequential is not None else {}),  # the runner asks at each block's end
+        **({"variant_hooks": {e.name: e.hooks for e in entries}} if spec.parameters else {}),  # {NAME} replaced
     }
     return LabPlan(
-        experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={v.name: v.command for v in spec.variants},
+        experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={e.name: e.command for e in entries},
         runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, boot=dict(spec.lab.boot),
         check=dict(spec.lab.check), boots=spec.lab.boots, boot_timeout=spec.lab.boot_timeout,
         labels=dict(spec.labels), remote=remote,
     )
+
+
+class _Decider:
+    """``--until-decided`` on one host: the design of a local run (:func:`abstat.engine.session.stop_when_decided`)
+    over the runs this host sent, each host deciding for itself."""
+
+    def __init__(self, should_stop: Callable[[list[Any]], str | None], variants: int) -> None:
+        self.should_stop = should_stop
+        self.variants = variants
+        self.results: list[Any] = []
+        self.counts: dict[str, int] = {}
+
+    def add(self, result: dict[str, Any]) -> None:
+        measurement = SimpleNamespace(ok=result["status"] == "ok", values=result["values"])
+        self.results.append(SimpleNamespace(variant=result["variant"], measurement=measurement))
+        self.counts[result["variant"]] = self.counts.get(result["variant"], 0) + 1
+
+    def decide(self) -> str | None:
+        """None until every variant has as many runs as the others (a runner that reconnected in the middle
+        of a block looks where its own session's blocks end)."""
+        if len(self.counts) < self.variants or len(set(self.counts.values())) > 1:
+            return None
+        return self.should_stop(self.results)
+
+
+def host_decider(spec: ExperimentSpec) -> _Decider | None:
+    from abstat.engine.session import stop_when_decided
+
+    should_stop = stop_when_decided(spec)
+    return None if should_stop is None else _Decider(should_stop, len(spec.variants))
 
 
 def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
@@ -102,15 +137,17 @@ class _Controller:
         self.host_hooks = host_hooks or (lambda host: BoxLease())  # by default, wait for a leased box
         self.events: queue.Queue[HostEvent] = queue.Queue()
         self.stopping = threading.Event()
-        self.invocations: dict[tuple[str, int], Any] = {}
+        self.invocations: dict[tuple[str, int, int], Any] = {}  # (host, boot, grid point)
+        self.points = grid_points(spec)  # [{}] without parameters: one invocation per boot
         self.doctor_warned: set[str] = set()
         self.result = ExperimentResult(spec, spec.experiment or "", store.display)
         perf = next((s.events for s in spec.metrics if isinstance(s, Perf)), ())
-        self.settings = settings_of(spec, list(perf), caller)
+        self.entries = {entry.name: entry for entry in schedule_entries(spec)}
+        self.settings = [settings_of(spec, list(perf), caller, point=point) for point in self.points]
 
-    def _settings(self, host: Any, index: int, variant: str, boot_id: str) -> dict[str, Any]:
+    def _settings(self, host: Any, index: int, variant: str, boot_id: str, point: int) -> dict[str, Any]:
         plan = self.plan
-        return {**self.settings, "lab": {
+        return {**self.settings[point], "lab": {
             "seed": plan.seed, "schedule": plan.schedule, "host": host.label, "destination": host.destination, "boot": index,
             "boots": len(plan.boot_schedule(host.label)), "boot_variant": variant or None,
             "boot_command": plan.boot.get(variant), "check": plan.check.get(variant), "boot_id": boot_id,
@@ -124,7 +161,8 @@ class _Controller:
         self.on_event(ev.ExperimentStarted(plan.experiment, self.spec, self.store.display, todo={
             h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label])) for h in plan.hosts}))
         workers = [HostWorker(plan, host, SshHost(host.label, host.destination, control_dir), todo[host.label],
-                              self.events, self.stopping, self.host_hooks(host)) for host in plan.hosts]
+                              self.events, self.stopping, self.host_hooks(host), decider=host_decider(self.spec))
+                   for host in plan.hosts]
         previous = signals.interrupt_on_termination()  # SIGTERM, SIGHUP (timeout, CI): as Ctrl-C
         try:
             self._serve(workers)
@@ -215,11 +253,13 @@ class _Controller:
     def _on_boot(self, event: HostEvent, host: Any) -> None:
         plan, data, sink = self.plan, event.data, self.on_event
         variant = plan.boot_schedule(host.label)[event.boot]
-        self.invocations[(event.host, event.boot)] = self.store.start_invocation(
-            plan.experiment, data["machine"], argv=self.argv,
-            settings=self._settings(host, event.boot, variant, data["boot_id"]),
-            labels={**plan.labels, "host": host.label}, variants=list(plan.variants),  # -v order: the baseline first
-        )
+        for index, point in enumerate(self.points):  # one invocation per grid point, labelled as a local one
+            self.invocations[(event.host, event.boot, index)] = self.store.start_invocation(
+                plan.experiment, data["machine"], argv=self.argv,
+                settings=self._settings(host, event.boot, variant, data["boot_id"], index),
+                labels={**plan.labels, **point, "host": host.label},
+                variants=list(self.spec.names),  # -v order: the baseline first
+            )
         sink(ev.BootStarted(event.boot, variant or None, data["slots"], data["boot_id"], host=event.host))
         if event.host not in self.doctor_warned:  # as a local abstat run warns, once per host
             self.doctor_warned.add(event.host)
@@ -228,28 +268,30 @@ class _Controller:
 
     def _on_run(self, event: HostEvent) -> None:
         r = event.data["result"]
-        run = ev.RunDone(r["variant"], r["iteration"], r["position"], r["status"], r["wall"], r["exit_code"],
+        entry = self.entries[r["variant"]]  # the runner sends only the plan's names
+        run = ev.RunDone(entry.variant, r["iteration"], r["position"], r["status"], r["wall"], r["exit_code"],
                          r["started_at"], r["values"], r["units"],
                          tuple(run_notes(r.get("notes") or [], r.get("stderr_tail") or "")),
-                         boot=event.boot, host=event.host)
-        add_run(self.store, self.invocations[(event.host, event.boot)], run, self.plan.variants[run.variant])
+                         boot=event.boot, host=event.host, point=self.points[entry.point])
+        add_run(self.store, self.invocations[(event.host, event.boot, entry.point)], run, entry.command)
         self.result.runs.append(run)
         self.on_event(run)
 
     def _on_end(self, event: HostEvent) -> None:
         data = event.data
-        invocation = self.invocations.pop((event.host, event.boot), None)
         notes = list(data.get("notes") or []) + [n for n in (data.get("note"), data.get("error")) if n]
-        if invocation is not None:
-            self.store.finish_invocation(invocation, data["status"], notes)
+        for index in range(len(self.points)):
+            invocation = self.invocations.pop((event.host, event.boot, index), None)
+            if invocation is not None:
+                self.store.finish_invocation(invocation, data["status"], notes)
+        for note in notes:  # why the boot's runs stopped early: told as a local run tells it
+            if isinstance(note, str) and note.startswith("--until-decided"):
+                self.on_event(ev.Note(note, host=event.host))
         self.on_event(ev.BootDone(event.boot, data["status"], tuple(notes), host=event.host))
 
     def _on_failed(self, event: HostEvent) -> None:
         message = event.data["message"]
         self.result.hosts_failed[event.host] = message
-        invocation = self.invocations.pop((event.host, event.boot), None)
-        if invocation is not None:
-            self.store.finish_invocation(invocation, "failed", [message])
         for other in [k for k in self.invocations if k[0] == event.host]:
             self.store.finish_invocation(self.invocations.pop(other), "failed", [message])
         self.on_event(ev.HostLost(message, host=event.host))

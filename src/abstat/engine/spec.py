@@ -152,8 +152,8 @@ class ExperimentSpec:
             raise SpecError("sequential", f"must be Sequential, not {type(self.sequential).__name__}")
         if self.sequential.min_runs > self.runs:
             raise SpecError("sequential.min_runs", f"is more than the maximum, runs ({self.runs})")
-        if self.lab is not None:
-            raise SpecError("sequential", "stopping when decided runs here only, not yet on hosts")
+        if self.lab is not None and self.lab.boot:
+            raise SpecError("sequential", "stopping when decided needs every variant in each boot (no boot commands)")
         if self.order == "sequential" or len(self.variants) < 2:
             raise SpecError("sequential", "needs two or more variants run in interleaved or random order")
 
@@ -162,8 +162,8 @@ class ExperimentSpec:
         object.__setattr__(self, "parameters", parameters)
         if not parameters:
             return
-        if self.lab is not None:
-            raise SpecError("parameters", "a parameter scan runs here only, not yet on hosts")
+        if self.lab is not None and self.lab.boot:
+            raise SpecError("parameters", "a parameter scan on hosts needs every point in each boot (no boot commands)")
         if self.sequential is not None:
             raise SpecError("parameters", "a parameter scan cannot stop when decided yet")
         from abstat.engine.grid import check_placeholders, grid_size

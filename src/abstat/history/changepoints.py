@@ -20,12 +20,12 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
    most ``window`` each side) with the largest gain, then tested again there.
 5. **Step, not drift**: per run of changes in one direction, between the changes of the other
    direction around it, two explanations are compared by BIC: the steps alone, or a line (a
-   quadratic or cubic curve for a run of 3 or 4 or more pieces: ``DRIFT_DEGREE``,
-   ``CURVE_PIECES``) plus the steps that stand beyond it (t test at ``max_pvalue`` in the fit of
+   quadratic or cubic curve for a run of 3 or 4 or more pieces: ``drift.DRIFT_DEGREE``,
+   ``drift.CURVE_PIECES``) plus the steps that stand beyond it (t test at ``max_pvalue`` in the fit of
    both, weakest dropped first).  Each step costs two parameters (its level and its position),
    the curve one per degree.  A ramp cut into pieces is a line; a clean step is never dropped
    for it; a step on top of a drift stands beyond the line and stays.  Then the same comparison
-   over the whole series and all its steps with a curve of degree ``WHOLE_CURVE`` (a quadratic
+   over the whole series and all its steps with a curve of degree ``drift.WHOLE_CURVE`` (a quadratic
    drift turns: its pieces are runs of both directions).  ``drift=False`` turns the check off.
 6. **Decision** (:mod:`abstat.history.decide`): a change is reported only when one model, a
    level, a common slope (when both sides have ``SIZE_SLOPE_SIDE`` revisions and its t exceeds
@@ -44,6 +44,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from abstat.history import drift as _drift
+from abstat.history.drift import DriftCheck, _two_sided_p
+
 if TYPE_CHECKING:
     from abstat.history.decide import Judgement
     from abstat.history.segment import Prepared, Sums
@@ -55,12 +58,8 @@ SIZE_WINDOW = 100              # revisions on each side for the decision's model
 DEFAULT_MIN_MAGNITUDE = 0.0    # relative |shift| / |level before|
 DEFAULT_MIN_CHANGE = 0.0       # practical floor: smaller changes are listed as small, not alerted
 DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
-DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
-STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
-WHOLE_CURVE = 2                # then a curve of this degree over the whole series against all its steps (0: none)
-CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
 @dataclass
@@ -124,17 +123,8 @@ def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> li
     return points
 
 
-def _two_sided_p(t: float, df: int) -> float:
-    from abstat.stats.distributions import stdtr
-    return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
-
-
-def _bic(sse: float, count: int, parameters: float) -> float:
-    return count * math.log(max(sse, 1e-300) / count) + parameters * math.log(count)
-
-
 @dataclass
-class _Search:
+class _Search(DriftCheck):
     """One detection: the series, the settings, why candidates fell; its methods are the steps above."""
 
     data: Prepared
@@ -160,11 +150,6 @@ class _Search:
     def too_close(self, position: int, kept: list[int]) -> bool:
         lo, hi = self.neighbours(position, kept)
         return position - lo < self.min_segment or hi - position < self.min_segment
-
-    def direction(self, position: int, kept: list[int]) -> float:
-        a, b = self.spans(position, kept, self.window)
-        left, right = self.sums.window(a, position), self.sums.window(position, b)
-        return math.copysign(1.0, right[1] / right[0] - left[1] / left[0])
 
     # step 2's pruning: a candidate's gain between its neighbours must exceed the penalty
     def gain_weakness(self, position: int, kept: list[int]) -> float:
@@ -235,67 +220,6 @@ class _Search:
             moved.append(int(ks[int(np.argmax(gain))]))
         return sorted(set(moved))
 
-    # step 5: step, not drift
-    def beyond_curve(self, a: int, b: int, run: list[int], degree: int) -> list[int]:
-        """The steps of ``run`` that stand beyond a curve of ``degree`` on [a, b) in the fit of both
-        (t test at ``max_pvalue``), the weakest dropped first."""
-        survivors = list(run)
-        while survivors:
-            _, ts, df = self.sums.fit(a, b, survivors, degree)
-            ps = [_two_sided_p(t, df) if df > 0 else 1.0 for t in ts]
-            worst = max(range(len(ps)), key=ps.__getitem__)
-            if ps[worst] <= self.max_pvalue:
-                break
-            del survivors[worst]
-        return survivors
-
-    def run_choice(self, a: int, b: int, run: list[int], degrees: range | None = None) -> list[int]:
-        """The steps of one run on [a, b) that its lowest-BIC explanation keeps: all of them, or
-        those that stand beyond a line or curve (each step costs its level and its position)."""
-        sse_steps, _, _ = self.sums.fit(a, b, run, 0)
-        count = b - a
-        best = _bic(sse_steps, count, 1 + STEP_PARAMS * len(run))
-        chosen = list(run)
-        if degrees is None:  # a curve needs pieces
-            degrees = range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1)
-        for degree in degrees:
-            survivors = self.beyond_curve(a, b, run, degree)
-            sse_drift, _, df = self.sums.fit(a, b, survivors, degree)
-            if df <= 0:
-                break
-            score = _bic(sse_drift, count, 1 + degree + STEP_PARAMS * len(survivors))
-            if score <= best:
-                best, chosen = score, survivors
-        return chosen
-
-    def drift_selection(self, kept: list[int]) -> list[int]:
-        """Per run of changes of one direction, between the changes of the other direction
-        around it: steps, or a line plus the steps that stand beyond it (``run_choice``)."""
-        if not self.drift or not kept:
-            return kept
-        signs = [self.direction(p, kept) for p in kept]
-        result = list(kept)
-        start = 0
-        while start < len(kept):
-            end = start
-            while end + 1 < len(kept) and signs[end + 1] == signs[start]:
-                end += 1
-            run = kept[start:end + 1]
-            a = kept[start - 1] if start > 0 else 0
-            b = kept[end + 1] if end + 1 < len(kept) else self.n
-            start = end + 1
-            chosen = self.run_choice(a, b, run)
-            for position in run:
-                if position not in chosen:
-                    result.remove(position)
-                    self.reasons[position] = ("drift", 0.0)
-        if WHOLE_CURVE and result:
-            chosen = self.run_choice(0, self.n, result, range(WHOLE_CURVE, WHOLE_CURVE + 1))
-            for position in set(result) - set(chosen):
-                self.reasons[position] = ("drift", 0.0)
-            result = chosen
-        return result
-
     def confirmed(self, candidates: list[int]) -> list[int]:
         """Steps 3-5: candidates pruned by their gain and their test, then relocated, re-tested and
         checked against drift until they stop moving (at most 4 rounds)."""
@@ -308,11 +232,34 @@ class _Search:
         return located
 
     # step 6: the decision
+    def widened(self, position: int, kept: list[int], reach: int) -> tuple[int, int, tuple[int, ...]] | None:
+        """The decision's window with each side that ends at a change of the other direction closer
+        than ``drift.BUMP_SIDE`` (a short bump's other edge) extended past that change, to the next
+        one or ``reach``, the edge a step of the model: the slope is then seen on both sides of the
+        bump (on the bump alone a slope and a step are one; it cost short reverts their power).  A
+        neighbour of the same direction is not passed: a staircase past it reads as a slope."""
+        if not _drift.BUMP_SIDE:
+            return None
+        i = kept.index(position)
+        a, b = self.spans(position, kept, reach)
+        sign = self.direction(position, kept)
+        others: list[int] = []
+        if 0 < position - a < _drift.BUMP_SIDE and i > 0 and a == kept[i - 1] and \
+                self.direction(a, kept) != sign:
+            a, others = max(kept[i - 2] if i > 1 else 0, position - reach), [kept[i - 1]]
+        if 0 < b - position < _drift.BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and \
+                self.direction(b, kept) != sign:
+            b = min(kept[i + 2] if i + 2 < len(kept) else self.n, position + reach)
+            others.append(kept[i + 1])
+        return (a, b, tuple(others)) if others else None
+
     def judged(self, position: int, kept: list[int]) -> Judgement:
         from abstat.history.decide import judge
 
-        sa, sb = self.spans(position, kept, min(self.window, SIZE_WINDOW))
-        return judge(self.sums, sa, position, sb, self.min_segment, self.confidence)
+        reach = min(self.window, SIZE_WINDOW)
+        sa, sb = self.spans(position, kept, reach)
+        return judge(self.sums, sa, position, sb, self.min_segment, self.confidence,
+                     self.widened(position, kept, reach))
 
     def undecided(self, position: int, kept: list[int]) -> float:
         """The decision rule: the weakness of the window's test, then the one model's p and interval."""

@@ -56,11 +56,13 @@ def _lag1(r: np.ndarray, k: int) -> float:
     return top / bottom
 
 
-def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Weighted least squares of a level (a slope) and a step at ``k``: (coef, inverse, residuals, df)."""
+def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
+         others: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Weighted least squares of a level (a slope), steps at ``others`` and a step at ``k`` (the last
+    coefficient): (coef, inverse, residuals, df)."""
     n = x.size
     index = np.arange(n, dtype=float)
-    columns = [np.ones(n), (index >= k).astype(float)]
+    columns = [np.ones(n), *((index >= o).astype(float) for o in others), (index >= k).astype(float)]
     if slope:
         columns.insert(1, index / max(n - 1, 1) * 2.0 - 1.0)
     root = np.sqrt(w)
@@ -71,19 +73,20 @@ def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool) -> tuple[np.ndarray,
     return coef, inverse, y - design @ coef, n - len(columns)
 
 
-def step_fit(sums: Sums, a: int, k: int, b: int) -> tuple[float, float, int]:
-    """The step at ``k`` on [a, b): (step, its standard error allowing for wander, df).  A common
-    slope is in the model when both sides have ``SIZE_SLOPE_SIDE`` revisions (a drift biases a
-    difference of levels; a short side, a bump's, leaves it out: a slope there costs the power
-    to see a short reverted regression)."""
+def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -> tuple[float, float, int]:
+    """The step at ``k`` on [a, b), with steps at ``others`` (neighbouring changes inside [a, b))
+    in the model too: (step, its standard error allowing for wander, df).  A common slope is in
+    the model when both sides have ``SIZE_SLOPE_SIDE`` revisions (a drift biases a difference
+    of levels; a short side leaves it out)."""
     x, w = sums.x[a:b], sums.weight[a:b]
     n, at = b - a, k - a
-    if n - 2 <= 0:
+    inner = tuple(o - a for o in others)
+    if n - 2 - len(inner) <= 0:
         return (float(x[at:].mean() - x[:at].mean()) if 0 < at < n else 0.0), math.inf, 0
     try:
-        coef, inverse, residual, df = _fit(x, w, at, False)
-        if min(at, n - at) >= SIZE_SLOPE_SIDE and n > 3:
-            c2, i2, r2, df2 = _fit(x, w, at, True)
+        coef, inverse, residual, df = _fit(x, w, at, False, inner)
+        if min(at, n - at) >= SIZE_SLOPE_SIDE and n > 3 + len(inner):
+            c2, i2, r2, df2 = _fit(x, w, at, True, inner)
             sse2 = float(r2 @ r2)
             if df2 > 0 and sse2 > 0 and abs(c2[1]) > SLOPE_T * math.sqrt(sse2 / df2 * float(i2[1, 1])):
                 coef, inverse, residual, df = c2, i2, r2, df2
@@ -98,12 +101,17 @@ def step_fit(sums: Sums, a: int, k: int, b: int) -> tuple[float, float, int]:
     return float(coef[-1]), math.sqrt(variance), df
 
 
-def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float) -> Judgement:
-    """The change at ``k`` judged on [a, b) (see the module's text)."""
+def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
+          wide: tuple[int, int, tuple[int, ...]] | None = None) -> Judgement:
+    """The change at ``k`` judged on [a, b) (see the module's text); with ``wide`` = (wa, wb,
+    others), the model is fitted on [wa, wb) with steps at ``others`` too (a short side extended
+    past its neighbouring change), the locations still those [a, b) does not rule out."""
     from abstat.stats.distributions import stdtr, stdtrit
 
+    fa, fb, others = wide if wide is not None else (a, b, ())
+
     def one(position: int) -> tuple[float, float, float, float]:
-        diff, se, df = step_fit(sums, a, position, b)
+        diff, se, df = step_fit(sums, fa, position, fb, others)
         if df <= 0 or not math.isfinite(se):
             return diff, -math.inf, math.inf, 1.0
         if se <= 1e-12 * (abs(diff) + 1e-300):

@@ -70,10 +70,9 @@ def _delimiter(header_line: str) -> str:
     return max(counts, key=counts.__getitem__) if max(counts.values()) else ","
 
 
-def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
-                     rev_label: str) -> tuple[list[Any], list[str]]:
-    """The CSV's samples as sets (``labels``, ``runs``, ``unit``, ``source``) labelled with their
-    revision (and time); with notes."""
+def _csv_rows(path: str, text: str) -> tuple[list[str], list[list[str]]]:
+    """The CSV's header and body rows (cells stripped; comments and blank lines left out), checked:
+    names unique and not empty, at least one row, every row as wide as the header."""
     lines = [line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError("empty CSV file", path=path)
@@ -92,27 +91,96 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
     for number, row in enumerate(body, start=2):
         if len(row) != len(header):
             raise InputError(f"{len(row)} fields, header has {len(header)}", path=path, line=number)
+    return header, body
+
+
+def _position_columns(path: str, header: list[str], rev_label: str) -> tuple[str | None, str | None]:
+    """The revision's column and the time's (either may be None, not both)."""
     rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
     time_column = next((c for c in TIME_COLUMNS if c in header), None)
     if rev_column is None and time_column is None:
         raise InputError(f"no {rev_label!r}, 'commit' or 'time' column to order the rows by "
                          "(--rev-label names the revision's column)", path=path)
+    return rev_column, time_column
+
+
+def _numeric_columns(header: list[str], body: list[list[str]], position: set[str | None]) -> set[str]:
+    """The columns (not the revision's or time's) whose cells are all numbers or empty, not all empty."""
+    return {h for i, h in enumerate(header)
+            if h not in position and all(_is_number(r[i]) or r[i] == "" for r in body) and any(r[i] for r in body)}
+
+
+def _label_columns(header: list[str], numeric: set[str], position: set[str | None],
+                   label_columns: Sequence[str] | None) -> list[str]:
+    """The series' label columns: ``label_columns``, else those neither numbers nor the revision's or time's."""
+    if label_columns is not None:
+        return list(label_columns)
+    return [h for h in header if h not in numeric and h not in position]
+
+
+_Columns = tuple[str | None, str | None, list[str], list[str]]
+
+
+def _csv_columns(path: str, header: list[str], body: list[list[str]], metrics: Sequence[str] | None,
+                 label_columns: Sequence[str] | None, rev_label: str) -> _Columns:
+    """(the revision's column, the time's, the metric columns, the label columns); no metric
+    columns when ``metrics`` names none of this file's (another file may hold them)."""
+    rev_column, time_column = _position_columns(path, header, rev_label)
     position = {rev_column, time_column} - {None}
-    numeric = {h for i, h in enumerate(header)
-               if h not in position and all(_is_number(r[i]) or r[i] == "" for r in body) and any(r[i] for r in body)}
+    numeric = _numeric_columns(header, body, position)
     for name in label_columns or []:
         if name not in header:
             raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
     if metrics:  # another file may hold them
         chosen = [m for m in metrics if m in header]
         if not chosen:
-            return [], []
+            return rev_column, time_column, [], []
     else:
         chosen = [h for h in header if h in numeric and h not in (label_columns or ())]
-    labels = list(label_columns) if label_columns is not None else [
-        h for h in header if h not in numeric and h not in position]
+    labels = _label_columns(header, numeric, position, label_columns)
     if not chosen:
         raise InputError("CSV file has no column of numbers to follow (--metric names one)", path=path)
+    return rev_column, time_column, chosen, labels
+
+
+def _row_time(path: str, row: list[str], index: dict[str, int], time_column: str | None, number: int) -> float | None:
+    """The row's time (None without a time column or cell); a cell that is no time is an error."""
+    if time_column is None or not row[index[time_column]]:
+        return None
+    when = parse_time(row[index[time_column]])
+    if when is None:
+        raise InputError(f"column {time_column!r}: not a time (Unix seconds or a date): "
+                         f"{row[index[time_column]][:40]!r}", path=path, line=number)
+    return when
+
+
+def _add_row(path: str, sets: dict[tuple, _CsvSet], base: dict[str, str], row: list[str], index: dict[str, int],
+             chosen: list[str], number: int) -> int:
+    """The row's metric cells added to their sets; the number of empty cells."""
+    missing = 0
+    for metric in chosen:
+        cell = row[index[metric]]
+        if cell == "":
+            missing += 1
+            continue
+        if not _is_number(cell):
+            raise InputError(f"column {metric!r}: not a finite number: {cell[:40]!r}", path=path, line=number)
+        key = (*base.values(), metric)  # the labels' keys are the same on every row
+        found = sets.get(key)
+        if found is None:
+            found = sets[key] = _CsvSet({**base, "metric": metric}, [[]], path)
+        found.runs[0].append(float(cell))
+    return missing
+
+
+def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
+                     rev_label: str) -> tuple[list[Any], list[str]]:
+    """The CSV's samples as sets (``labels``, ``runs``, ``unit``, ``source``) labelled with their
+    revision (and time); with notes."""
+    header, body = _csv_rows(path, text)
+    rev_column, time_column, chosen, labels = _csv_columns(path, header, body, metrics, label_columns, rev_label)
+    if not chosen:
+        return [], []
     index = {h: i for i, h in enumerate(header)}
     sets: dict[tuple, _CsvSet] = {}
     missing = 0
@@ -121,12 +189,7 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
     while body:
         row = body.pop()
         number += 1
-        when = None
-        if time_column is not None and row[index[time_column]]:
-            when = parse_time(row[index[time_column]])
-            if when is None:
-                raise InputError(f"column {time_column!r}: not a time (Unix seconds or a date): "
-                                 f"{row[index[time_column]][:40]!r}", path=path, line=number)
+        when = _row_time(path, row, index, time_column, number)
         rev = row[index[rev_column]] if rev_column is not None else row[index[time_column]]  # type: ignore[index]
         if not rev:
             missing += len(chosen)
@@ -135,18 +198,7 @@ def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, lab
         base[rev_label] = rev
         if when is not None:
             base[TIME_LABEL] = repr(when)
-        for metric in chosen:
-            cell = row[index[metric]]
-            if cell == "":
-                missing += 1
-                continue
-            if not _is_number(cell):
-                raise InputError(f"column {metric!r}: not a finite number: {cell[:40]!r}", path=path, line=number)
-            key = (*base.values(), metric)  # the labels' keys are the same on every row
-            found = sets.get(key)
-            if found is None:
-                found = sets[key] = _CsvSet({**base, "metric": metric}, [[]], path)
-            found.runs[0].append(float(cell))
+        missing += _add_row(path, sets, base, row, index, chosen, number)
     notes = [f"{path}: {missing} empty cell(s) left out"] if missing else []
     return list(sets.values()), notes
 

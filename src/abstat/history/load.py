@@ -39,39 +39,48 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
     return sets, first_seen
 
 
-def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mapping[str, Any],
-               label_columns: Sequence[str] | None, rev_label: str, notes: list[str]) -> list[Any]:
+def _json_document(text: str) -> Any:
+    """The text as JSON when it looks like an object and parses, else None."""
     import json
+
+    if not text.lstrip().startswith("{"):
+        return None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _read_file(path: str, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
+               rev_label: str) -> tuple[list[Any], list[str]]:
+    """One input's sample sets and notes: asv results (a directory or file), CSV, or a peer's file."""
     import os
 
     from abstat.history.files import read_history_csv, revision_from_metadata
     from abstat.readers.asv import is_asv_results, read_asv
     from abstat.readers.peers import detect_format, read_peer, read_text
 
+    if os.path.isdir(path):
+        return read_asv(path)
+    text = read_text(path)
+    fmt = detect_format(path, text)
+    document = _json_document(text)
+    if is_asv_results(document):
+        return read_asv(path)
+    if fmt == "csv" or (fmt is None and document is None and any(
+            d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
+        return read_history_csv(path, text, metrics=metrics, label_columns=label_columns, rev_label=rev_label)
+    if fmt is None:
+        raise InputError("not a CSV, asv, hyperfine, pyperf or Go benchmark file", path=path)
+    found = [revision_from_metadata(s, rev_label) for s in read_peer(path, fmt, text=text)]
+    return found, [note for s in found for note in s.notes]
+
+
+def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mapping[str, Any],
+               label_columns: Sequence[str] | None, rev_label: str, notes: list[str]) -> list[Any]:
     sets: list[Any] = []
     for path in paths:
-        if os.path.isdir(path):
-            found, read_notes = read_asv(path)
-        else:
-            text = read_text(path)
-            fmt = detect_format(path, text)
-            document = None
-            if text.lstrip().startswith("{"):
-                try:
-                    document = json.loads(text)
-                except (ValueError, RecursionError):
-                    document = None
-            if is_asv_results(document):
-                found, read_notes = read_asv(path)
-            elif fmt == "csv" or (fmt is None and document is None and any(
-                    d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
-                found, read_notes = read_history_csv(path, text, metrics=metrics, label_columns=label_columns,
-                                                     rev_label=rev_label)
-            elif fmt is None:
-                raise InputError("not a CSV, asv, hyperfine, pyperf or Go benchmark file", path=path)
-            else:
-                found = [revision_from_metadata(s, rev_label) for s in read_peer(path, fmt, text=text)]
-                read_notes = [note for s in found for note in s.notes]
+        found, read_notes = _read_file(path, metrics, label_columns, rev_label)
         notes += read_notes
         for sample_set in found:
             labels = sample_set.labels

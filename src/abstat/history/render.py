@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from abstat.history.analysis import HistoryReport, SeriesResult
@@ -65,36 +66,43 @@ def _settings_line(report: HistoryReport) -> str:
             "the p-value is the model's at the chosen split (optimistic: the split was chosen)")
 
 
+def _table_lines(rows: list[list[str]], markdown: bool) -> list[str]:
+    """The change points' table (rows already escaped): Markdown, or aligned text."""
+    if not rows:
+        return ["no change point found"]
+    if markdown:
+        return ["", "| " + " | ".join(_HEADER) + " |", "|" + "|".join("---" for _ in _HEADER) + "|",
+                *("| " + " | ".join(row) + " |" for row in rows),
+                ""]  # the next line would be read as one more row of the table
+    widths = [max(columns(h), *(columns(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
+    return ["  " + "  ".join(ljust(h, w) for h, w in zip(_HEADER, widths)).rstrip(),
+            *("  " + "  ".join(ljust(c, w) for c, w in zip(row, widths)).rstrip() for row in rows)]
+
+
+def _series_text(result: SeriesResult, report: HistoryReport, markdown: bool, esc: Callable[[str], str]) -> list[str]:
+    """One series: heading, revisions and samples, the table, the segments' medians, the notes."""
+    series = result.series
+    heading = f"{series.title}" + (f" ({series.unit})" if series.unit else "")
+    lines = [("## " if markdown else "") + esc(heading)]
+    count = len(series.points)
+    lines.append(f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
+                 + (f", {esc(series.points[0].rev[:12])} .. {esc(series.points[-1].rev[:12])}" if count else ""))
+    lines.extend(_table_lines([[esc(c) for c in row] for row in _rows(result, report)], markdown))
+    if result.detection.segment_medians and len(result.detection.segment_medians) > 1:
+        parts = [f"{esc(series.points[a].rev[:12])}..{esc(series.points[b - 1].rev[:12])}: "
+                 f"{format_value(m, series.unit)}" for a, b, m in result.detection.segment_medians]
+        lines.append("segments (median): " + ", ".join(parts))
+    for note in result.notes + result.detection.warnings:
+        lines.append(("- " if markdown else "note: ") + esc(note))
+    lines.append("")
+    return lines
+
+
 def render_text(report: HistoryReport, markdown: bool = False) -> str:
     esc = md_escape if markdown else terminal_safe
     lines: list[str] = []
     for result in report.results:
-        series = result.series
-        heading = f"{series.title}" + (f" ({series.unit})" if series.unit else "")
-        lines.append(("## " if markdown else "") + esc(heading))
-        count = len(series.points)
-        lines.append(f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
-                     + (f", {esc(series.points[0].rev[:12])} .. {esc(series.points[-1].rev[:12])}" if count else ""))
-        rows = [[esc(c) for c in row] for row in _rows(result, report)]
-        if not rows:
-            lines.append("no change point found")
-        elif markdown:
-            lines.append("")
-            lines.append("| " + " | ".join(_HEADER) + " |")
-            lines.append("|" + "|".join("---" for _ in _HEADER) + "|")
-            lines.extend("| " + " | ".join(row) + " |" for row in rows)
-            lines.append("")  # the next line would be read as one more row of the table
-        else:
-            widths = [max(columns(h), *(columns(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
-            lines.append("  " + "  ".join(ljust(h, w) for h, w in zip(_HEADER, widths)).rstrip())
-            lines.extend("  " + "  ".join(ljust(c, w) for c, w in zip(row, widths)).rstrip() for row in rows)
-        if result.detection.segment_medians and len(result.detection.segment_medians) > 1:
-            parts = [f"{esc(series.points[a].rev[:12])}..{esc(series.points[b - 1].rev[:12])}: "
-                     f"{format_value(m, series.unit)}" for a, b, m in result.detection.segment_medians]
-            lines.append("segments (median): " + ", ".join(parts))
-        for note in result.notes + result.detection.warnings:
-            lines.append(("- " if markdown else "note: ") + esc(note))
-        lines.append("")
+        lines.extend(_series_text(result, report, markdown, esc))
     if not report.results:
         lines.append("no series with a revision label found")
         lines.append("")

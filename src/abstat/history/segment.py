@@ -112,13 +112,50 @@ class Prepared:
         return math.ldexp(working * self.scale, self.exponent)
 
 
-def prepare(points: Sequence[object]) -> Prepared:
+def _between_variance(d: np.ndarray, within2: float, inv_n: np.ndarray) -> float:
+    """tau^2 from the successive differences ``d`` of the centres: scaled by
+    sqrt(2 tau^2 + s^2 (1/n_i + 1/n_i+1)) they should have a robust SD of 1."""
+    if not d.size:
+        return 0.0
+    total = _diff_scale(d) ** 2 / 2.0
+    if within2 <= 0:
+        return max(0.0, total - within2 * float(np.median(inv_n)))
+    pair = within2 * (inv_n[1:] + inv_n[:-1])
+    if _diff_scale(d / np.sqrt(pair)) <= 1.0:
+        return 0.0
+    low, high = 0.0, max(total, 1e-300)
+    for _ in range(60):
+        middle = (low + high) / 2.0
+        if _diff_scale(d / np.sqrt(2 * middle + pair)) > 1.0:
+            low = middle
+        else:
+            high = middle
+    return (low + high) / 2.0
+
+
+def _working_scale(centre: np.ndarray, variance: np.ndarray) -> tuple[float, np.ndarray]:
+    """The working scale (the median revision's SD; else the centres' spread, else 1) and the
+    variances (constant when the scale is not from them)."""
+    scale = math.sqrt(float(np.median(variance))) if variance.size else 1.0
+    if not (scale > 0 and math.isfinite(scale)):
+        spread = float(np.std(centre)) if centre.size else 0.0
+        scale = spread if spread > 0 and math.isfinite(spread) else 1.0
+        variance = np.full(centre.size, scale * scale)
+    return scale, variance
+
+
+def _scaled_samples(points: Sequence[object]) -> tuple[list[np.ndarray], int]:
+    """Each revision's samples times a power of two that brings the largest to [0.5, 1) (exact, and
+    neither values near the largest double nor subnormal ones overflow or vanish on the way),
+    winsorized; and that power's exponent."""
     raw = [revision_samples(p) for p in points]
-    # work on the values times a power of two that brings the largest to [0.5, 1): exact, and
-    # neither values near the largest double nor subnormal ones overflow or vanish on the way
     peak = max((float(np.max(np.abs(r))) for r in raw if r.size), default=0.0)
     exponent = math.frexp(peak)[1] if peak > 0 and math.isfinite(peak) else 0
-    samples = [_winsorized(np.ldexp(r, -exponent)) for r in raw]
+    return [_winsorized(np.ldexp(r, -exponent)) for r in raw], exponent
+
+
+def prepare(points: Sequence[object]) -> Prepared:
+    samples, exponent = _scaled_samples(points)
     counts = np.asarray([s.size for s in samples], dtype=float)
     trimmed = [trimmed_centre(s) for s in samples]
     centre = np.asarray([c for c, _, _ in trimmed])
@@ -126,30 +163,8 @@ def prepare(points: Sequence[object]) -> Prepared:
     dfs = sum(df for _, _, df in trimmed if df > 0)
     within2 = sum(q for _, q, df in trimmed if df > 0) / dfs if dfs else 0.0
     inv_n = 1.0 / counts
-    d = np.diff(centre)
-    # tau^2: the successive differences, scaled by sqrt(2 tau^2 + s^2 (1/n_i + 1/n_i+1)),
-    # should have a robust SD of 1
-    pair = within2 * (inv_n[1:] + inv_n[:-1])
-    total = _diff_scale(d) ** 2 / 2.0
-    tau2 = max(0.0, total - within2 * float(np.median(inv_n))) if d.size else 0.0
-    if d.size and within2 > 0:
-        low, high = 0.0, max(total, 1e-300)
-        if _diff_scale(d / np.sqrt(pair)) > 1.0:
-            for _ in range(60):
-                middle = (low + high) / 2.0
-                if _diff_scale(d / np.sqrt(2 * middle + pair)) > 1.0:
-                    low = middle
-                else:
-                    high = middle
-            tau2 = (low + high) / 2.0
-        else:
-            tau2 = 0.0
-    variance = tau2 + within2 * inv_n
-    scale = math.sqrt(float(np.median(variance))) if variance.size else 1.0
-    if not (scale > 0 and math.isfinite(scale)):
-        spread = float(np.std(centre)) if centre.size else 0.0
-        scale = spread if spread > 0 and math.isfinite(spread) else 1.0
-        variance = np.full(centre.size, scale * scale)
+    tau2 = _between_variance(np.diff(centre), within2, inv_n)
+    scale, variance = _working_scale(centre, tau2 + within2 * inv_n)
     working = (centre - offset) / scale
     weight = (scale * scale) / np.maximum(variance, 1e-300)
     return Prepared(working, clip_spikes(working, weight), weight, counts, offset, scale,

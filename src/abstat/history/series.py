@@ -111,6 +111,24 @@ def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen:
     return list(by_key.values()), skipped
 
 
+def _git_rank(revs: list[str], repo: str | None,
+              warnings: list[str]) -> tuple[dict[str, tuple], dict[str, str]]:
+    """Each revision's place in git's topological order and its full sha, when ``repo`` is a
+    repository that knows every revision; else nothing (with a warning when some are unknown)."""
+    if repo is None or not revs or not is_repository(repo):
+        return {}, {}
+    resolved = resolve(revs, repo)
+    unknown = [rev for rev, sha in resolved.items() if sha is None]
+    if unknown:
+        warnings.append(f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
+                        f"(e.g. {unknown[0][:40]}): ordered by commit time instead")
+        return {}, {}
+    order = topological_order([resolved[r] or "" for r in revs], repo)
+    position = {sha: i for i, sha in enumerate(order)}
+    return ({rev: (position[resolved[rev] or ""],) for rev in revs},
+            {rev: resolved[rev] or rev for rev in revs})
+
+
 def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, list[str], dict[str, str]]:
     """Sort every series' points in place.  Returns (how, warnings, rev -> full sha).
 
@@ -118,21 +136,8 @@ def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, li
     Otherwise: by recorded commit time, then by first-seen order."""
     revs = list(dict.fromkeys(p.rev for s in series for p in s.points))
     warnings: list[str] = []
-    rank: dict[str, tuple] = {}
-    full: dict[str, str] = {}
-    how = "commit time, then first seen"
-    if repo is not None and revs and is_repository(repo):
-        resolved = resolve(revs, repo)
-        unknown = [rev for rev, sha in resolved.items() if sha is None]
-        if unknown:
-            warnings.append(f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
-                            f"(e.g. {unknown[0][:40]}): ordered by commit time instead")
-        else:
-            order = topological_order([resolved[r] or "" for r in revs], repo)
-            position = {sha: i for i, sha in enumerate(order)}
-            rank = {rev: (position[resolved[rev] or ""],) for rev in revs}
-            full = {rev: resolved[rev] or rev for rev in revs}
-            how = "git topological order"
+    rank, full = _git_rank(revs, repo, warnings)
+    how = "git topological order" if rank else "commit time, then first seen"
     for s in series:
         if rank:
             s.points.sort(key=lambda p: rank[p.rev])

@@ -29,6 +29,15 @@ class HostSpec(Protocol):
     def destination(self) -> str: ...
 
 
+class Decider(Protocol):
+    """``--until-decided`` on a host: told every measured run the host sends (a decoded result), asked at each
+    look of its runner whether to stop (the reason, a note of the boot) or go on (None)."""
+
+    def add(self, result: dict[str, Any]) -> None: ...
+
+    def decide(self) -> str | None: ...
+
+
 @dataclass
 class LabPlan:
     """Everything a host worker needs to run (and resume) its part of one experiment.

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.lab import bundle
-from abstat.lab.config import HostSpec, LabPlan
+from abstat.lab.config import Decider, HostSpec, LabPlan
 from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError, boot_id_from, decode_done, decode_error, decode_result
 from abstat.lab.ssh import SshError, SshHost
 
@@ -93,8 +93,11 @@ class HostHooks:
 
 class HostWorker(threading.Thread):
     def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
-                 events: queue.Queue[HostEvent], stopping: threading.Event, hooks: HostHooks | None = None) -> None:
+                 events: queue.Queue[HostEvent], stopping: threading.Event, hooks: HostHooks | None = None,
+                 decider: Decider | None = None) -> None:
+        """``decider``: ``--until-decided``, asked at each look the runner makes (the end of a block of runs)."""
         super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
+        self.decider = decider
         self.hooks = hooks or HostHooks()
         self.plan = plan
         self.host = host
@@ -308,7 +311,7 @@ class HostWorker(threading.Thread):
             message = session.message()
             if message is None:
                 break
-            if self._answer(index, pending, message):
+            if self._answer(session, index, pending, message):
                 return None
         self.last_loss = session.end(SESSION_END_S)[1]
         return "lost-started"
@@ -329,7 +332,22 @@ class HostWorker(threading.Thread):
         except ProtocolError as err:
             raise ProtocolError(str(err), "hello") from None
 
-    def _answer(self, index: int, pending: dict[int, list[Any]], message: dict[str, Any]) -> bool:
+    def _look(self, session: BoxSession, runs: Any) -> None:
+        """``--until-decided``: the runner ended a block and waits to hear whether to go on."""
+        if self.decider is None or not isinstance(runs, int) or isinstance(runs, bool):
+            raise ProtocolError(f"a look at {str(runs)[:40]!r} runs, not asked for", "look")
+        reason = self.decider.decide()
+        answer = {"stop": reason} if reason is not None else {"go": True}
+        process = session.process
+        try:
+            assert process.stdin is not None
+            process.stdin.write((json.dumps(answer) + "\n").encode())
+            process.stdin.flush()
+        except (OSError, ValueError):
+            pass  # the session ended: told when its messages stop
+
+    def _answer(self, session: BoxSession, index: int, pending: dict[int, list[Any]],
+                message: dict[str, Any]) -> bool:
         """One message of the runner during the block; True once the block is done."""
         if "result" in message:
             try:
@@ -337,7 +355,12 @@ class HostWorker(threading.Thread):
             except ProtocolError as err:
                 raise ProtocolError(str(err), "result") from None
             pending.pop(result["position"], None)
+            if self.decider is not None:
+                self.decider.add(result)
             self.emit("run", index, result=result)
+            return False
+        if "look" in message:
+            self._look(session, message["look"])
             return False
         if "error" in message:
             error = decode_error(message["error"])

@@ -11,6 +11,7 @@ import json
 import shutil
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,7 +74,7 @@ def _ask(ssh: SshHost, request: dict[str, Any], key: str, timeout: float, result
         ssh.close_session(session)
 
 
-def ask_hosts(hosts: list[HostSpec], request: dict[str, Any], *, timeout: float = 30.0) -> list[HostAnswer]:
+def ask_hosts(hosts: Sequence[HostSpec], request: dict[str, Any], *, timeout: float = 30.0) -> list[HostAnswer]:
     """``request`` (one key) to every host at once; answers in the order of ``hosts``."""
     (key,) = request
     timeout = min(timeout, MAX_TIMEOUT_S) if timeout > 0 else MAX_TIMEOUT_S  # inf, nan: a day is "forever"

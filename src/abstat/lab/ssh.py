@@ -134,8 +134,8 @@ class SshHost:
             if master.poll() is not None or time.monotonic() > deadline:
                 self.disconnect()
                 try:
-                    with open(self._master_log, "rb") as log:
-                        reason = _last_line(log.read())
+                    with open(self._master_log, "rb") as log_read:
+                        reason = _last_line(log_read.read())
                 except OSError:  # removed by close() meanwhile (the experiment is ending)
                     reason = ""
                 raise SshError(reason or f"ssh {self.destination} exited with status {master.returncode}")
@@ -162,8 +162,8 @@ class SshHost:
         workstation's memory); after ``timeout`` the session is killed (status -1)."""
         try:
             process = self.open(remote_command, stdin=subprocess.DEVNULL)
-        except OSError as err:
-            raise SshError(f"cannot run ssh: {err}") from None
+        except OSError as error:
+            raise SshError(f"cannot run ssh: {error}") from None
         kept: list[bytearray] = [bytearray(), bytearray()]
         readers = [threading.Thread(target=_keep_tail, args=(stream, buffer), daemon=True)
                    for stream, buffer in zip((process.stdout, process.stderr), kept)]

@@ -164,7 +164,7 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
         notes.append("every run gave the same value: no noise to measure at this resolution")
     estimand, label, reason = (size.estimand, size.label, size.reason) if size is not None else ("", "", "")
     return MetricNoise(
-        metric=metric, unit=unit, runs=dict(zip(variants, ns)), mean=mean, stddev=stddev,
+        metric=metric, unit=unit, runs=dict(zip(variants, ns, strict=False)), mean=mean, stddev=stddev,
         cv_pct=100.0 * stddev / abs(mean) if mean else None, robust_cv_pct=_robust_cv(values),
         detectable_pct=detectable if detectable is None or math.isfinite(detectable) else None,
         samples_needed=needed, stability=stable, blocks=calls, invocations=len(groups),

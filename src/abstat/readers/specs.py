@@ -44,6 +44,7 @@ class VariantData:
     summary: Summary | None = None
     sources: list[str] = field(default_factory=list)
     warnings: list[Any] = field(default_factory=list)  # about the data (a stored variant's mixed commands)
+    unit: str | None = None  # a stored variant's (its metric's unit in the store)
 
     @property
     def nested(self) -> bool:
@@ -80,10 +81,11 @@ def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] |
 
 def _from_store(name: str, ref: str, runs: list[list[float]], store: str | None, metric: str,
                 where: Mapping[str, Any] | None) -> VariantData:
-    from abstat.store import resolve_store_path, stored_variant_warnings
+    from abstat.store import resolve_store_path, resolved_unit, stored_variant_warnings
 
+    unit = resolved_unit(ref, resolve_store_path(store), metric=metric, where=where)
     warnings = stored_variant_warnings(ref, resolve_store_path(store), metric=metric, where=where, name=name)
-    return VariantData(name, runs=runs, sources=[f"store:{ref}"], warnings=warnings)
+    return VariantData(name, runs=runs, sources=[f"store:{ref}"], warnings=warnings, unit=unit)
 
 
 def parse_variant_spec(

@@ -15,10 +15,12 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from abstat.comparison.grid import GridAnalysis, analyse, numeric
 from abstat.render import escape
+
+if TYPE_CHECKING:  # comparison.grid imports scipy.stats: only when a grid is analysed
+    from abstat.comparison.grid import GridAnalysis
 
 MAX_SHOWN_POINTS = 8
 
@@ -26,8 +28,7 @@ MAX_SHOWN_POINTS = 8
 def stored_parameters(store: Any, experiment: str) -> dict[str, list[str]]:
     """The parameters (name -> values) of ``experiment``'s latest grid invocation; {} if none.  The
     settings are untrusted: anything but names and lists of strings is ignored."""
-    for invocation in reversed(store.invocations(experiment)):
-        settings = invocation["settings"]
+    for settings in store.settings_newest_first(experiment):  # not every invocation's machine record
         found = settings.get("parameters") if isinstance(settings, dict) else None
         if isinstance(found, dict) and found and all(_values_list(v) for v in found.values()):
             return {str(k): list(v) for k, v in found.items()}
@@ -50,6 +51,7 @@ def _values(groups: Mapping[str, Mapping[str, list[list[float]]]]) -> dict[str, 
 def grid_report(store: Any, experiment: str, *, labels: dict[str, str], fmt: str = "text",
                 **options: Any) -> str:
     """Every grid point's comparison, then the grid's analysis (``options``: ``comparison_report``'s)."""
+    from abstat.comparison.grid import analyse
     from abstat.render.run_report import comparison_report
 
     parameters = stored_parameters(store, experiment)
@@ -177,6 +179,8 @@ def with_grid(text: str, report: Any, store_path: str | None, fmt: str) -> str:
     parameters = _report_parameters(report, store_path)
     if not all(k in parameters for k in keys):
         return text
+    from abstat.comparison.grid import analyse
+
     grids = _report_grids(report, keys, parameters)
     analysis = analyse(grids, keys, report.columns, report.baseline, report.confidence)
     if fmt == "html":
@@ -217,5 +221,7 @@ def _report_parameters(report: Any, store_path: str | None) -> dict[str, list[st
 
 
 def _order(values: Sequence[str], value: str) -> float:
+    from abstat.comparison.grid import numeric
+
     numbers = numeric([value])
     return numbers[0] if numbers else float(values.index(value) if value in values else len(values))

@@ -10,7 +10,8 @@ shown as the doctor named it (``KVM (kvm-clock)``), so the two rows do not contr
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from abstat.render import escape
 
@@ -22,18 +23,26 @@ KEY_FIELDS = ("hostname", "cpu_model", "cpus", "smt", "microcode", "kernel_relea
 
 def machine_value(key: str, value: Any) -> str | None:
     """A record field as readable text (None: not recorded)."""
-    if value is None or value == "" or value == [] or value == {}:
+    if _empty(value):
         return None
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if key == "vulnerabilities" and isinstance(value, dict):
-        affected = sorted(k for k, v in value.items() if not str(v).startswith("Not affected"))
-        return ("affected: " + ", ".join(affected)) if affected else "none affected"
     if isinstance(value, dict):
-        return "; ".join(f"{k}={machine_value(k, v) or '-'}" for k, v in value.items())
+        return _vulnerabilities(value) if key == "vulnerabilities" else "; ".join(
+            f"{k}={machine_value(k, v) or '-'}" for k, v in value.items())
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value)
     return str(value)
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}
+
+
+def _vulnerabilities(value: dict[str, Any]) -> str:
+    """The CPU vulnerabilities the kernel reports as affecting the machine."""
+    affected = sorted(k for k, v in value.items() if not str(v).startswith("Not affected"))
+    return ("affected: " + ", ".join(affected)) if affected else "none affected"
 
 
 def _doctor_rows(doctor: Any) -> dict[str, str | None]:

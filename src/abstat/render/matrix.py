@@ -216,7 +216,7 @@ def render_rich(report: Report, *, width: int = 100, color: bool = True, ascii_o
     headers, body, align = table_grid(report)
     n_rows = len(report.rows)
     styles = []
-    for index, line in enumerate(body):
+    for index in range(len(body)):
         row = report.rows[index] if index < n_rows else None
         row_styles = [""] * label_columns(report)
         for column in report.columns:

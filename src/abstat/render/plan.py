@@ -30,37 +30,47 @@ def render_text(result: Any) -> str:
         "like these",
         "",
         "pilot:",
+        *map(_pilot_line, result.variants),
+        "",
+        *(_flat_lines(result) if result.method == "flat" else _nested_lines(result)),
+        *(f"note: {note}" for note in result.notes),
     ]
-    for v in result.variants:
-        runs = f", {v.runs} runs" if v.runs else ""
-        power = f"; power now {v.current_power:.0%}" if v.current_power is not None else ""
-        out.append(f"  {v.name}: n={v.n}{runs}, mean {v.mean:.6g}, stddev {v.stddev:.6g}{power}")
-    out.append("")
-    if result.method == "flat":
-        for pair in result.pairs:
-            needed = pair["samples_per_variant"]
-            text = "more than 10,000,000" if needed is None else str(needed)
-            out.append(f"samples per variant ({pair['candidate']} vs {pair['baseline']}): {text}")
-        if len(result.pairs) > 1:
-            total = result.samples_per_variant
-            out.append(f"samples per variant for all comparisons: {'more than 10,000,000' if total is None else total}")
-    else:
-        flat = result.samples_per_variant
-        flat_text = "more than 10,000,000" if flat is None else flat
-        out.append(f"if every sample were its own run: {flat_text} samples per variant")
-        out.append(
-            f"variance components: within a run {math.sqrt(result.within):.6g} (sd), "
-            f"between runs {math.sqrt(max(result.between, 0.0)):.6g} (sd)"
-        )
-        out.append("allocation (Kalibera & Jones 2013): samples per run = ceil(sqrt(cost ratio x within / between))")
-        for a in result.allocations:
-            cost = "" if a.relative_cost is None else f", cost {a.relative_cost:.6g} sample-times per variant"
-            runs = "more than 10,000,000" if a.runs_per_variant is None else str(a.runs_per_variant)
-            label = f"run costs {a.cost_ratio:g} samples" + (" (assumed)" if a.assumed else "")
-            out.append(f"  {label}: {runs} runs x {a.samples_per_run} samples per run per variant{cost}")
-    for note in result.notes:
-        out.append(f"note: {note}")
     return "\n".join(out) + "\n"
+
+
+def _pilot_line(v: Any) -> str:
+    runs = f", {v.runs} runs" if v.runs else ""
+    power = f"; power now {v.current_power:.0%}" if v.current_power is not None else ""
+    return f"  {v.name}: n={v.n}{runs}, mean {v.mean:.6g}, stddev {v.stddev:.6g}{power}"
+
+
+def _count(needed: int | None) -> str:
+    return "more than 10,000,000" if needed is None else str(needed)
+
+
+def _flat_lines(result: Any) -> list[str]:
+    """Samples per variant for each comparison (and for all of them, with several)."""
+    out = [f"samples per variant ({pair['candidate']} vs {pair['baseline']}): {_count(pair['samples_per_variant'])}"
+           for pair in result.pairs]
+    if len(result.pairs) > 1:
+        out.append(f"samples per variant for all comparisons: {_count(result.samples_per_variant)}")
+    return out
+
+
+def _nested_lines(result: Any) -> list[str]:
+    """The flat count, the variance components and the runs x samples allocation per cost ratio."""
+    out = [
+        f"if every sample were its own run: {_count(result.samples_per_variant)} samples per variant",
+        f"variance components: within a run {math.sqrt(result.within):.6g} (sd), "
+        f"between runs {math.sqrt(max(result.between, 0.0)):.6g} (sd)",
+        "allocation (Kalibera & Jones 2013): samples per run = ceil(sqrt(cost ratio x within / between))",
+    ]
+    for a in result.allocations:
+        cost = "" if a.relative_cost is None else f", cost {a.relative_cost:.6g} sample-times per variant"
+        label = f"run costs {a.cost_ratio:g} samples" + (" (assumed)" if a.assumed else "")
+        out.append(f"  {label}: {_count(a.runs_per_variant)} runs x {a.samples_per_run} samples per run per variant"
+                   f"{cost}")
+    return out
 
 
 def plan_json(result: Any) -> str:

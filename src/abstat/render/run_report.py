@@ -11,12 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from abstat.errors import UsageError
 from abstat.render import escape, tables
+from abstat.render.run_notes import merge_notes, note_lines, notes_cell, run_notes  # noqa: F401 -- run_report's
 from abstat.render.units import common_scale
 
 
@@ -120,75 +121,138 @@ def _with_window(text: str, window: tuple[int, int] | None, experiment: str, fmt
     return text.rstrip("\n") + "\n\n" + (f"- {escape.markdown(line)}" if fmt == "markdown" else escape.terminal(line)) + "\n"
 
 
-def _report(
-    store: Any,
-    experiment: str,
-    *,
-    baseline: str | None,
-    fmt: str,
-    confidence: float,
-    higher_is_better: Sequence[str],
-    metrics: Sequence[str] | None,
-    seed: int,
-    color: bool,
-    invocations: Sequence[int] | None,
-    verbose: bool,
-) -> str:
-    groups = store.groups_by_metric(experiment, invocations=invocations)  # metric -> variant -> runs
-    variants = [v for v in store.variant_names(experiment) if any(v in by_variant for by_variant in groups.values())]
-    if not variants:
+@dataclass
+class _Stored:
+    """What one report reads of the store: the run groups by row, the variants, the baseline."""
+
+    store: Any
+    experiment: str
+    invocations: Sequence[int] | None
+    rows: dict[str, tuple[str, str | None, dict[str, list[list[float]]]]]  # name -> (metric, unit, runs)
+    variants: list[str]
+    baseline: str
+
+    def groups(self) -> dict[str, dict[str, list[list[float]]]]:
+        """Row name -> variant -> run groups (as ``Store.groups_by_metric``)."""
+        return {name: runs for name, (_, _, runs) in self.rows.items()}
+
+    def unit(self, name: str) -> str | None:
+        return self.rows[name][1] if name in self.rows else self.store.unit(self.experiment, name)
+
+    def notes(self) -> list[dict[str, Any]]:
+        return run_notes(self.store, self.experiment, self.invocations)
+
+
+def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, confidence: float,
+            higher_is_better: Sequence[str], metrics: Sequence[str] | None, seed: int, color: bool,
+            invocations: Sequence[int] | None, verbose: bool) -> str:
+    stored = _read(store, experiment, invocations, baseline)
+    if stored is None:
         return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
+    names, monitor_names = _row_names(stored, metrics)
+    from abstat.comparison.commands import command_warnings
+    from abstat.render import monitors
+
+    others = monitors.from_groups(stored.groups(), monitor_names, stored.baseline,
+                                  {m: stored.unit(m) for m in monitor_names})
+    machine_notes = machine_differences(store, experiment, stored.variants, stored.baseline, invocations)
+    command_notes = command_warnings(store, experiment, invocations)
+    sections = _sections(stored, names)
+    if len(stored.variants) < 2 or not sections:
+        return _nothing_compared(stored, names, fmt, command_notes)
+    rendered, not_compared = _compare_sections(sections, stored.baseline, confidence, higher_is_better, seed,
+                                               machine_notes, command_notes)
+    if fmt == "json":
+        return _json(stored, rendered, not_compared, machine_notes, command_notes, others)
+    if fmt == "csv":
+        return _csv(stored, rendered)
+    parts = _tables(stored, rendered, fmt, color, verbose)
+    clean = escape.markdown if fmt == "markdown" else escape.terminal
+    parts += [clean(f"{experiment}: {name}: not compared: {reason}") for name, reason in not_compared]
+    if not rendered:
+        parts += [clean(f"warning: {note}") for note in [*machine_notes.values(), *_with_advice(command_notes)]]
+    if others.tested:
+        parts += ["", *monitors.lines(others, markdown=fmt == "markdown")]
+    parts += note_lines(stored.notes(), markdown=fmt == "markdown")
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _read(store: Any, experiment: str, invocations: Sequence[int] | None, baseline: str | None) -> _Stored | None:
+    """The experiment's run groups, one row per (metric, unit): a metric whose unit changed between
+    runs is one row per unit, named ``METRIC [UNIT]`` (no row mixes units); None without runs."""
+    found = store.unit_groups(experiment, invocations=invocations)  # (metric, unit) -> variant -> runs
+    count: dict[str, int] = {}
+    for metric, _ in found:
+        count[metric] = count.get(metric, 0) + 1
+    rows = {metric if count[metric] == 1 else f"{metric} [{unit or 'no unit'}]": (metric, unit, runs)
+            for (metric, unit), runs in found.items()}
+    variants = [v for v in store.variant_names(experiment) if any(v in runs for _, _, runs in rows.values())]
+    if not variants:
+        return None
     if baseline is None:
         baseline = variants[0]
     elif baseline not in variants:
         raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
                          f"(variants: {', '.join(variants)})")
-    if metrics:
-        metric_names = list(metrics)
-    else:  # the metrics of the runs read (not another pass over the experiment's samples)
-        from abstat.store.read import ordered_metrics
+    return _Stored(store, experiment, invocations, rows, variants, baseline)
 
-        metric_names = ordered_metrics(groups)
+
+def _row_names(stored: _Stored, metrics: Sequence[str] | None) -> tuple[list[str], list[str]]:
+    """(the rows of the table, the ``--monitor`` rows): those of ``metrics`` when given (a metric
+    with several units: each of its rows), else every stored metric's, built-in ones first."""
     from abstat.render import monitors
+    from abstat.store.read import ordered_metrics
 
-    metric_names, monitor_names = monitors.split_monitors(metric_names) if not metrics else (metric_names, [])
-    others = monitors.from_groups(groups, monitor_names, baseline, {m: store.unit(experiment, m)
-                                                                    for m in monitor_names})
-    machine_notes = machine_differences(store, experiment, variants, baseline, invocations)
-    from abstat.comparison.commands import command_warnings
+    by_metric: dict[str, list[str]] = {}
+    for name, (metric, _, _) in stored.rows.items():
+        by_metric.setdefault(metric, []).append(name)
+    if metrics:
+        return [name for m in metrics for name in by_metric.get(m, [m])], []
+    names = [name for m in ordered_metrics(by_metric) for name in by_metric[m]]
+    return monitors.split_monitors(names)
 
-    command_notes = command_warnings(store, experiment, invocations)
-    sections: list[tuple[str, str | None, dict[str, Any]]] = []
-    for metric in metric_names:
-        by_variant = groups.get(metric, {})
-        data = {name: runs[0] if len(runs) == 1 else runs
-                for name in variants if (runs := by_variant.get(name))}
-        if baseline in data and len(data) >= 2:
-            sections.append((metric, store.unit(experiment, metric), data))
-    if len(variants) < 2 or not sections:
-        text = _summary_only(store, experiment, variants, metric_names, fmt, groups, invocations)
-        if fmt in ("text", "markdown"):  # the medians above pool the runs of every command
-            clean = escape.markdown if fmt == "markdown" else escape.terminal
-            text += "".join(clean(f"warning: {line}") + "\n" for line in _with_advice(command_notes))
-            text += "".join(line + "\n" for line in note_lines(run_notes(store, experiment, invocations),
-                                                                 markdown=fmt == "markdown"))
-        return text
+
+def _sections(stored: _Stored, names: Sequence[str]) -> list[tuple[str, str | None, dict[str, Any], str]]:
+    """(row name, unit, variant -> data, metric) of each row with the baseline and a candidate."""
+    sections = []
+    for name in names:
+        metric, unit, by_variant = stored.rows.get(name, (name, None, {}))
+        data = {v: runs[0] if len(runs) == 1 else runs for v in stored.variants if (runs := by_variant.get(v))}
+        if stored.baseline in data and len(data) >= 2:
+            sections.append((name, unit, data, metric))
+    return sections
+
+
+def _nothing_compared(stored: _Stored, names: Sequence[str], fmt: str, command_notes: dict[str, Any]) -> str:
+    """Per-variant medians (one variant, or no row with two), with the warnings and notes."""
+    text = _summary_only(stored, names, fmt)
+    if fmt in ("text", "markdown"):  # the medians above pool the runs of every command
+        clean = escape.markdown if fmt == "markdown" else escape.terminal
+        text += "".join(clean(f"warning: {line}") + "\n" for line in _with_advice(command_notes))
+        text += "".join(line + "\n" for line in note_lines(stored.notes(), markdown=fmt == "markdown"))
+    return text
+
+
+def _compare_sections(sections: Sequence[tuple[str, str | None, dict[str, Any], str]], baseline: str,
+                      confidence: float, chosen: Sequence[str], seed: int, machine_notes: dict[str, str],
+                      command_notes: dict[str, Any]) -> tuple[list[tuple[str, str | None, list[Any]]],
+                                                              list[tuple[str, str]]]:
+    """Each row compared (its warnings attached), Holm over every row x candidate shown; the rows
+    that could not be compared, with why."""
     from abstat.errors import AbstatError
+    from abstat.report.adjust import adjust_sections
     from abstat.report.analysis import analyse
-    from abstat.render.compare_text import render, summary_block
-    from abstat.report.inputs import higher_is_better as is_higher_better
+    from abstat.report.inputs import higher_is_better
     from abstat.stats.warnings import StatWarning
 
     rendered: list[tuple[str, str | None, list[Any]]] = []
     not_compared: list[tuple[str, str]] = []
-    for metric, unit, data in sections:
+    for name, unit, data, metric in sections:
         try:
-            comparisons = analyse(
-                data, baseline=baseline, adjust=None, confidence=confidence / 100.0,
-                higher_is_better=is_higher_better(metric, unit, higher_is_better), seed=seed,
-            )
+            comparisons = analyse(data, baseline=baseline, adjust=None, confidence=confidence / 100.0,
+                                  higher_is_better=higher_is_better(metric, unit, chosen), seed=seed)
         except AbstatError as err:
-            not_compared.append((metric, str(err)))
+            not_compared.append((name, str(err)))
             continue
         for comparison in comparisons:
             note = machine_notes.get(comparison.candidate)
@@ -197,68 +261,75 @@ def _report(
             for variant in dict.fromkeys((comparison.baseline, comparison.candidate)):
                 if variant in command_notes:
                     comparison.warnings.append(command_notes[variant])
-        rendered.append((metric, unit, comparisons))
-    from abstat.report.adjust import adjust_sections, family_caption
+        rendered.append((name, unit, comparisons))
+    return adjust_sections(rendered), not_compared  # one family: every row x candidate shown (Holm)
 
-    rendered = adjust_sections(rendered)  # one family: every metric x candidate shown (Holm)
-    family = family_caption([c for _, _, comps in rendered for c in comps])
-    if fmt == "json":
-        document = {
-            "experiment": experiment,
-            "baseline": baseline,
-            "metrics": {
-                metric: {"unit": unit, "comparisons": json.loads(render(comparisons, fmt="json"))}
-                for metric, unit, comparisons in rendered
-            },
-            "machine_warnings": list(machine_notes.values()),
-            "command_warnings": [w.message for w in command_notes.values()],
-            "run_notes": run_notes(store, experiment, invocations),
-            "not_compared": {metric: reason for metric, reason in not_compared},
-            **({"what_else_changed": monitors.as_json(others)} if others.tested else {}),
-        }
-        return json.dumps(document, indent=2) + "\n"
-    if fmt == "csv":
-        header: list[str] = []
-        body: list[list[Any]] = []
-        cells: dict[tuple[str, str], str] = {}  # (baseline, candidate) -> notes of their runs
-        for metric, _unit, comparisons in rendered:
-            rows = list(csv.reader(io.StringIO(render(comparisons, fmt="csv"))))
-            if not rows:
-                continue
-            header = ["metric", *rows[0], "notes"]
-            for row, comparison in zip(rows[1:], comparisons):
-                pair = (comparison.baseline, comparison.candidate)
-                if pair not in cells:
-                    cells[pair] = notes_cell(store, experiment, invocations, pair)
-                body.append([metric, *row, cells[pair]])
-        return tables.csv_text(header, body) if header else ""
-    notes = run_notes(store, experiment, invocations)
+
+def _json(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
+          not_compared: Sequence[tuple[str, str]], machine_notes: dict[str, str],
+          command_notes: dict[str, Any], others: Any) -> str:
+    from abstat.render import monitors
+    from abstat.render.compare_text import render
+
+    document = {
+        "experiment": stored.experiment,
+        "baseline": stored.baseline,
+        "metrics": {name: {"metric": stored.rows[name][0], "unit": unit,
+                           "comparisons": json.loads(render(comparisons, fmt="json"))}
+                    for name, unit, comparisons in rendered},
+        "machine_warnings": list(machine_notes.values()),
+        "command_warnings": [w.message for w in command_notes.values()],
+        "run_notes": stored.notes(),
+        "not_compared": dict(not_compared),
+        **({"what_else_changed": monitors.as_json(others)} if others.tested else {}),
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _csv(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]) -> str:
+    """One CSV row per comparison: its row's name, the comparison's columns, the notes of its runs."""
+    from abstat.render.compare_text import render
+
+    header: list[str] = []
+    body: list[list[Any]] = []
+    cells: dict[tuple[str, str], str] = {}  # (baseline, candidate) -> notes of their runs
+    for name, unit, comparisons in rendered:
+        rows = list(csv.reader(io.StringIO(render(comparisons, fmt="csv"))))
+        if not rows:
+            continue
+        header = ["metric", *rows[0], "metric_unit", "notes"]
+        for row, comparison in zip(rows[1:], comparisons):
+            pair = (comparison.baseline, comparison.candidate)
+            if pair not in cells:
+                cells[pair] = notes_cell(stored.store, stored.experiment, stored.invocations, pair)
+            body.append([stored.rows[name][0], *row, unit or "", cells[pair]])
+    return tables.csv_text(header, body) if header else ""
+
+
+def _tables(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool,
+            verbose: bool) -> list[str]:
+    """Text: one summary line per row and candidate; ``--verbose``, Markdown: each row's table."""
+    from abstat.render.compare_text import render, summary_block
+
     if fmt == "text" and not verbose:
-        parts = [escape.terminal(f"experiment {experiment}, baseline {baseline}"),
-                 summary_block(rendered, color=color).rstrip("\n")]
-    else:
-        parts = []
-        heading = "## " if fmt == "markdown" else ""
-        clean = escape.markdown if fmt == "markdown" else escape.terminal
-        for metric, unit, comparisons in rendered:
-            parts.append(heading + clean(f"{experiment}: {metric}" + (f" ({unit})" if unit else "")))
-            parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=metric,
-                                footnotes=fmt != "text").rstrip("\n"))
-            parts.append("")
-        if fmt == "text":  # --verbose: each footnote with what to do about it
-            parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
-        elif family:
-            parts.append(clean(family[0].upper() + family[1:] + "."))
+        return [escape.terminal(f"experiment {stored.experiment}, baseline {stored.baseline}"),
+                summary_block(rendered, color=color).rstrip("\n")]
+    from abstat.report.adjust import family_caption
+
+    parts = []
+    heading = "## " if fmt == "markdown" else ""
     clean = escape.markdown if fmt == "markdown" else escape.terminal
-    for metric, reason in not_compared:
-        parts.append(clean(f"{experiment}: {metric}: not compared: {reason}"))
-    if not rendered:
-        for note in [*machine_notes.values(), *_with_advice(command_notes)]:
-            parts.append(clean(f"warning: {note}"))
-    if others.tested:
-        parts += ["", *monitors.lines(others, markdown=fmt == "markdown")]
-    parts += note_lines(notes, markdown=fmt == "markdown")
-    return "\n".join(parts).rstrip("\n") + "\n"
+    for name, unit, comparisons in rendered:
+        parts.append(heading + clean(f"{stored.experiment}: {name}" + (f" ({unit})" if unit else "")))
+        parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=name,
+                            footnotes=fmt != "text").rstrip("\n"))
+        parts.append("")
+    family = family_caption([c for _, _, comps in rendered for c in comps])
+    if fmt == "text":  # --verbose: each footnote with what to do about it
+        parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
+    elif family:
+        parts.append(clean(family[0].upper() + family[1:] + "."))
+    return parts
 
 
 def _with_advice(warnings: dict[str, Any]) -> list[str]:
@@ -268,103 +339,44 @@ def _with_advice(warnings: dict[str, Any]) -> list[str]:
     return [f"{w.message}; {KINDS[w.code][1]}" for w in warnings.values()]
 
 
-def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = None,
-              variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """The notes the runs left (``{"note", "runs"}``), each once with its count;
-    only those of ``variants`` when given."""
-    getter = getattr(store, "run_notes", None)
-    if getter is None:
-        return []
-    return getter(experiment, invocations) if variants is None else getter(experiment, invocations, variants)
-
-
-def notes_cell(store: Any, experiment: str, invocations: Sequence[int] | None, variants: Sequence[str]) -> str:
-    """The CSV ``notes`` cell of a row about ``variants``: the notes their
-    successful runs left, joined by ``; `` as ``abstat export`` joins a run's
-    notes, each once (figures merged into ranges, as the text shows them)
-    with the variants that left it and the run count:
-    ``killed processes ... (b: 3 runs); peak RSS not recorded: at most ... 25320 to 25328 KiB ... (a, b: 6 runs)``."""
-    variants = list(dict.fromkeys(variants))
-    entries: list[dict[str, Any]] = []
-    left_by: dict[str, list[str]] = {}  # a note with its figures masked -> the variants that left it
-    for name in variants:
-        for entry in run_notes(store, experiment, invocations, [name]):
-            entries.append(entry)
-            who = left_by.setdefault(_NUMBER.sub("#", str(entry["note"])), [])
-            if name not in who:
-                who.append(name)
-    parts = []
-    for entry, who in zip(merge_notes(entries), left_by.values()):  # both in order of first appearance
-        count = int(entry.get("runs") or 0)
-        parts.append(f"{entry['note']} ({', '.join(who)}: {count} run{'s' if count != 1 else ''})")
-    return "; ".join(parts)
-
-
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
-
-
-def merge_notes(notes: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Notes that differ only in their figures, as one with ranges:
-    ``at most abstat's own 20228 to 20244 KiB`` (run counts added up)."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for entry in notes:
-        groups.setdefault(_NUMBER.sub("#", str(entry["note"])), []).append(entry)
-    merged = []
-    for key, entries in groups.items():
-        figures = [_NUMBER.findall(str(e["note"])) for e in entries]
-        texts = iter(key.split("#"))
-        parts = [next(texts)]
-        for position, rest in enumerate(texts):
-            column = [float(f[position]) for f in figures]
-            low, high = min(column), max(column)
-            # a figure that does not vary stays as written (127.0.0.1 is no range)
-            parts.append(figures[0][position] if low == high else f"{low:g} to {high:g}")
-            parts.append(rest)
-        merged.append({"note": "".join(parts), "runs": sum(int(e.get("runs") or 0) for e in entries)})
-    return merged
-
-
-def note_lines(notes: Sequence[dict[str, Any]], *, markdown: bool = False) -> list[str]:
-    lines = [""] if notes else []
-    for entry in merge_notes(notes):
-        count = entry.get("runs") or 0
-        where = f" ({count} run{'s' if count != 1 else ''})" if count > 1 else ""
-        text = f"note: {entry['note']}{where}"
-        lines.append(f"- {escape.markdown(text)}" if markdown else escape.terminal(text))
-    return lines
-
-
-def _summary_only(store: Any, experiment: str, variants: list[str], metrics: Sequence[str], fmt: str,
-                  groups: dict[str, dict[str, list[list[float]]]], invocations: Sequence[int] | None) -> str:
-    """Per-variant medians when there is nothing to compare (``groups`` as ``Store.groups_by_metric``)."""
-    import statistics
-
-    rows = []
-    for metric in metrics:
-        unit = store.unit(experiment, metric)
-        for name in variants:
-            values = [v for group in groups.get(metric, {}).get(name, []) for v in group]
-            if values:
-                rows.append({"metric": metric, "variant": name, "n": len(values), "unit": unit,
-                             "median": statistics.median(values), "min": min(values), "max": max(values)})
+def _summary_only(stored: _Stored, names: Sequence[str], fmt: str) -> str:
+    """Per-variant medians when there is nothing to compare (one row per metric and unit)."""
+    rows = _summary_rows(stored, names)
+    variants = stored.variants
     if fmt == "json":
         # "note" stays in the document's shape (it is always null now that the comparison always exists)
-        return json.dumps({"experiment": experiment, "summary": rows, "note": None}, indent=2) + "\n"
+        return json.dumps({"experiment": stored.experiment, "summary": rows, "note": None}, indent=2) + "\n"
     if fmt == "csv":
-        notes = {name: notes_cell(store, experiment, invocations, [name]) for name in variants}
+        notes = {name: notes_cell(stored.store, stored.experiment, stored.invocations, [name]) for name in variants}
         return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit", "notes"],
                                [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
                                  repr(r["max"]), r["unit"] or "", notes[r["variant"]]] for r in rows])
-    head = f"experiment {experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
+    head = f"experiment {stored.experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
     body = []
-    for metric in metrics:
-        mine = [r for r in rows if r["metric"] == metric]
+    for name in names:
+        mine = [r for r in rows if r["row"] == name]
         if not mine:
             continue
-        scale = common_scale([v for r in mine for v in (r["median"], r["min"], r["max"])], mine[0]["unit"], metric)
-        body += [[r["metric"], r["variant"], f"{r['n']:,}", scale(r["median"]), scale(r["min"]), scale(r["max"])]
+        scale = common_scale([v for r in mine for v in (r["median"], r["min"], r["max"])], mine[0]["unit"],
+                             mine[0]["metric"])
+        body += [[name, r["variant"], f"{r['n']:,}", scale(r["median"]), scale(r["min"]), scale(r["max"])]
                  for r in mine]
     lines = [escape.terminal(head)]
     lines += ["  " + line for line in tables.plain(["metric", "variant", "N", "median", "min", "max"], body,
                                                      ["l", "l", "r", "r", "r", "r"], rule=False)]
     return "\n".join(lines) + "\n"
+
+
+def _summary_rows(stored: _Stored, names: Sequence[str]) -> list[dict[str, Any]]:
+    import statistics
+
+    rows = []
+    for name in names:
+        metric, unit, by_variant = stored.rows.get(name, (name, stored.unit(name), {}))
+        for variant in stored.variants:
+            values = [v for group in by_variant.get(variant, []) for v in group]
+            if values:
+                rows.append({"metric": metric, "variant": variant, "n": len(values), "unit": unit,
+                             "median": statistics.median(values), "min": min(values), "max": max(values),
+                             "row": name})
+    return rows

@@ -33,34 +33,10 @@ def _label_text(labels: dict[str, str]) -> str:
 
 def combine(experiment: str, done: list[tuple[dict[str, str], str | None, str | None]], fmt: str) -> str:
     """One comparison block per configuration, headed by its labels."""
-    import json
-
     if fmt == "json":
-        blocks = []
-        for labels, report, error in done:
-            block: dict[str, Any] = {"labels": labels}
-            if report is not None:
-                document = json.loads(report)
-                document.pop("experiment", None)
-                block.update(document)
-            else:
-                block["error"] = error
-            blocks.append(block)
-        return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
+        return _combined_json(experiment, done)
     if fmt == "csv":
-        import csv
-        import io
-
-        keys = sorted({k for labels, _, _ in done for k in labels})
-        header: list[str] = []
-        rows: list[list[str]] = []
-        for labels, report, _ in done:
-            parsed = list(csv.reader(io.StringIO(report or "")))
-            if not parsed:
-                continue
-            header = header or keys + parsed[0]
-            rows += [[labels.get(k, "") for k in keys] + row for row in parsed[1:]]
-        return tables.csv_text(header, rows) if header else "\n"
+        return _combined_csv(done)
     heading = "# " if fmt == "markdown" else ""
     parts = []
     for labels, report, error in done:
@@ -72,6 +48,38 @@ def combine(experiment: str, done: list[tuple[dict[str, str], str | None, str | 
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
+def _combined_json(experiment: str, done: list[tuple[dict[str, str], str | None, str | None]]) -> str:
+    """One document: each configuration's labels with its comparison's JSON (or its error)."""
+    import json
+
+    blocks = []
+    for labels, report, error in done:
+        block: dict[str, Any] = {"labels": labels}
+        if report is not None:
+            document = json.loads(report)
+            document.pop("experiment", None)
+            block.update(document)
+        else:
+            block["error"] = error
+        blocks.append(block)
+    return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
+
+
+def _combined_csv(done: list[tuple[dict[str, str], str | None, str | None]]) -> str:
+    """One table: each configuration's rows after its labels' columns."""
+    import csv
+    import io
+
+    keys = sorted({k for labels, _, _ in done for k in labels})
+    header: list[str] = []
+    rows: list[list[str]] = []
+    for labels, report, _ in done:
+        parsed = list(csv.reader(io.StringIO(report or "")))
+        if not parsed:
+            continue
+        header = header or keys + parsed[0]
+        rows += [[labels.get(k, "") for k in keys] + row for row in parsed[1:]]
+    return tables.csv_text(header, rows) if header else "\n"
 
 
 def invocation_lines(experiment: str, store: str, invocations: list[dict[str, Any]],

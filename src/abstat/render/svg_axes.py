@@ -138,21 +138,26 @@ def choose_axis(series: Sequence[Sequence[float]], start: float, end: float) -> 
     """The axis for ``series`` (each sorted, finite, non-empty) drawn from ``start`` to ``end`` px."""
     data_low = min(s[0] for s in series)
     data_high = max(s[-1] for s in series)
-    bulks = [bulk(s) for s in series]
-    low, high = min(b[0] for b in bulks), max(b[1] for b in bulks)
-    span_full, span_bulk = data_high / 2 - data_low / 2, high / 2 - low / 2
-    kind = "linear"
-    if data_low > 0 and high / low > LOG_BULK_FACTOR and math.isfinite(data_high / data_low):
-        kind, low, high = "log", data_low, data_high
-    elif span_bulk > 0 and span_full > CLIP_GAIN * span_bulk:
-        kind = "clipped"
-    else:
-        low, high = data_low, data_high
+    kind, low, high = _kind_and_range(series, data_low, data_high)
     axis = Axis(kind, low, high, start, end, data_low, data_high, bulk=(low, high))
     axis.extremes = [(s[0], s[-1]) for s in series]
     if kind == "clipped":
         axis.beyond = [(sum(1 for v in s if v < axis.low), sum(1 for v in s if v > axis.high)) for s in series]
     return axis
+
+
+def _kind_and_range(series: Sequence[Sequence[float]], data_low: float, data_high: float
+                    ) -> tuple[str, float, float]:
+    """Log when the bulk spans more than ``LOG_BULK_FACTOR``; clipped to the bulk when the whole data
+    would squeeze it by more than ``CLIP_GAIN``; else linear over all the data."""
+    bulks = [bulk(s) for s in series]
+    low, high = min(b[0] for b in bulks), max(b[1] for b in bulks)
+    span_full, span_bulk = data_high / 2 - data_low / 2, high / 2 - low / 2
+    if data_low > 0 and high / low > LOG_BULK_FACTOR and math.isfinite(data_high / data_low):
+        return "log", data_low, data_high
+    if span_bulk > 0 and span_full > CLIP_GAIN * span_bulk:
+        return "clipped", low, high
+    return "linear", data_low, data_high
 
 
 def tick_scale(ticks: Sequence[float], unit: str | None, metric: str | None) -> Scaler:

@@ -11,7 +11,8 @@ through :func:`abstat.render.escape.html`.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence
+from typing import Any
+from collections.abc import Callable, Sequence
 
 from abstat.render import escape
 from abstat.render.svg_axes import choose_axis
@@ -68,12 +69,13 @@ def _y_axis(y: Any, unit: str | None, metric: str | None) -> list[str]:
     out = []
     ticks = y.ticks()
     labels, shown = y.tick_labels(ticks, unit, metric)
-    for tick, label in zip(ticks, labels):
+    for tick, label in zip(ticks, labels, strict=False):
         if y.inside(tick):
             out.append(f'<line x1="{left}" y1="{_f(y(tick))}" x2="{right}" y2="{_f(y(tick))}" stroke="#eee"/>')
             out.append(text(left - 6, y(tick) + 4, label, anchor="end", size=11))
     name = axis_title(shown, unit, metric) + (" (log scale)" if y.kind == "log" else "")
-    out.append(text(18, (top + bottom) / 2, name, size=12, extra=f' transform="rotate(-90 18 {_f((top + bottom) / 2)})"'))
+    middle = (top + bottom) / 2
+    out.append(text(18, middle, name, size=12, extra=f' transform="rotate(-90 18 {_f(middle)})"'))
     return out
 
 

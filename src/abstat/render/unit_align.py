@@ -88,8 +88,6 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
     """The :class:`Side` of each of ``compare``'s variants (:class:`abstat.readers.specs.VariantData`,
     whose runs are converted in place): a stored variant's unit is its metric's in the store, a file's
     what ``--unit`` says (``UNIT`` for every file, ``NAME=UNIT`` for one)."""
-    from abstat.store.metric_unit import stored_unit
-
     default, named = parse_unit_args(unit_args)
     unknown = sorted(set(named) - set(variants))
     if unknown:
@@ -97,9 +95,17 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
     sides = []
     for name, variant in variants.items():
         stored = [s[len("store:"):] for s in variant.sources if s.startswith("store:")]
-        unit = named.get(name) or (stored_unit(store_arg, metric, stored[0]) if stored else default)
+        unit = named.get(name) or (_stored_unit(variant, store_arg, metric, stored[0]) if stored else default)
         sides.append(Side(name, variant.runs, unit))
     return sides
+
+
+def _stored_unit(variant: Any, store_arg: str | None, metric: str, ref: str) -> str | None:
+    """A stored variant's unit: the one its runs were read in (a metric whose unit changed between
+    runs resolves to one unit's runs), else the metric's in the store."""
+    from abstat.store.metric_unit import stored_unit
+
+    return getattr(variant, "unit", None) or stored_unit(store_arg, metric, ref)
 
 
 def align_sets(sets: Sequence[Any]) -> None:

@@ -149,25 +149,33 @@ def common_scale(values: Iterable[float | None], unit: str | None = None,
     finite = [v for v in finite if math.isfinite(v) and v != 0]
     # rounded as it will print, so 999.96 ms is "1.000 s", not "1,000 ms"
     smallest = float(f"{min(finite):.{SIGNIFICANT}g}") if finite else 1.0
-    prefix, scale = "", 1.0
-    if info.kind in _PREFIXES:
-        for scale, prefix in _PREFIXES[info.kind]:
-            if smallest >= scale * 0.9999995:
-                break
-    scaled = smallest / scale
+    prefix, scale = _prefix(info.kind, smallest)
     if info.kind == "count" and (all(float(v).is_integer() for v in finite) or is_counted(unit)):
         # counts are exact: 1,982 cycles, not 1,982.0; and a median between two counts (18.5 context
         # switches) prints as a count too (18), every value of the table alike
         decimals = 0
     else:
-        decimals = _decimals_for(scaled) if finite else 0
-        if scaled < 10 ** (SIGNIFICANT - 1 - _MAX_DECIMALS):
-            decimals = -1   # far below the smallest prefix: an exponent, not 0.000000
-    if info.prefix_at == 0:
-        shown = prefix + info.base
-    else:
-        shown = info.base
+        decimals = _decimals_at(smallest / scale, bool(finite))
+    shown = prefix + info.base if info.prefix_at == 0 else info.base
     return Scaler(info.factor / scale, decimals, shown, group=True)
+
+
+def _prefix(kind: str, smallest: float) -> tuple[str, float]:
+    """The largest prefix of ``kind`` that puts ``smallest`` at 1 or more (the last one if none does)."""
+    prefix, scale = "", 1.0
+    if kind in _PREFIXES:
+        for scale, prefix in _PREFIXES[kind]:
+            if smallest >= scale * 0.9999995:
+                break
+    return prefix, scale
+
+
+def _decimals_at(scaled: float, any_values: bool) -> int:
+    """The decimals a value printed as ``scaled`` needs; -1 (an exponent) far below the smallest prefix."""
+    decimals = _decimals_for(scaled) if any_values else 0
+    if scaled < 10 ** (SIGNIFICANT - 1 - _MAX_DECIMALS):
+        decimals = -1   # far below the smallest prefix: an exponent, not 0.000000
+    return decimals
 
 
 def format_value(value: float | None, unit: str | None = None, metric: str | None = None) -> str:

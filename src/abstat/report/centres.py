@@ -8,7 +8,8 @@ of exactly the samples compared (after the outlier rule), and for data on an
 integer grid (cycle counts, context switches) a median that is one of the
 values (``median_low``), so integer data never print a fraction.  Ratio
 estimands whose centres are the ratio's own terms (geometric means, means)
-keep them, since their ratio *is* the change; integer data print medians.
+keep them, on integer data too, since their ratio *is* the change: a median
+beside a ratio of means is a pair of numbers that need not agree with it.
 
 :func:`agree` then checks the printed pair: it must move the way the change
 moves and its ratio must lie inside the interval.  When it does not, the
@@ -59,9 +60,13 @@ def shown_median(values: Any) -> float:
     count is even and the two middle values differ), else the usual median."""
     import numpy as np
 
+    from abstat.stats.medians import sorted_median
+
     array = np.sort(np.asarray(values, dtype=float))
     if on_integer_grid(array):
         return float(array[(array.size - 1) // 2])
+    if array.size and not np.isnan(array[-1]):  # (sorted: a NaN would be last)
+        return sorted_median(array)  # np.median's value, without importing numpy.ma (start-up)
     return float(np.median(array))
 
 
@@ -77,7 +82,7 @@ def agree(comparison: Any, baseline: Any, candidate: Any) -> Any:
     flat = [_concatenate(base_runs), _concatenate(candidate_runs)]
     integer = all(on_integer_grid(values) for values in flat)
     centres, kind = comparison.centers, comparison.center_kind
-    if comparison.estimand in _MEDIAN_ESTIMANDS or integer or not centres:
+    if comparison.estimand in _MEDIAN_ESTIMANDS or not centres:
         centres, kind = [shown_median(values) for values in flat], "median"
     changed = dataclasses.replace(comparison, centers=list(centres), center_kind=kind,
                                   warnings=list(comparison.warnings))

@@ -27,7 +27,8 @@ welch_ttest.py, plot_*.py) and ``abstat report`` read it.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from abstat.errors import UsageError
 from abstat.report.sampleset import SampleSet, label_keys
@@ -126,7 +127,8 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
         raise UsageError("--format hyperfine: nothing to export")
     metric = wall_metric(sets)
     chosen = [s for s in sets if s.labels.get("metric") == metric]
-    return {"results": [_result(sample_set, command, sets) for sample_set, command in zip(chosen, _commands(chosen))]}
+    pairs = zip(chosen, _commands(chosen), strict=True)
+    return {"results": [_result(sample_set, command, sets) for sample_set, command in pairs]}
 
 
 def _result(sample_set: SampleSet, command: str, sets: Sequence[SampleSet]) -> dict[str, Any]:

@@ -97,8 +97,7 @@ def evaluate(comparisons: Sequence[Any], fail_on: str, threshold: float | None, 
     for index, comparison in enumerate(comparisons):
         ci = comparison.ci_pct
         p = p_adjusted[index]
-        if (ci is None or any(math.isnan(x) for x in ci) or comparison.verdict == "cannot judge"
-                or p is None or math.isnan(p)):
+        if not _judgeable(comparison, p) or p is None:  # (p is None: said again for the type checker)
             result.unjudged += 1
             continue
         result.judged += 1
@@ -109,6 +108,13 @@ def evaluate(comparisons: Sequence[Any], fail_on: str, threshold: float | None, 
         result.hits.append(GateHit(name, direction, float(comparison.delta_pct),
                                    (float(ci[0]), float(ci[1])), float(p)))
     return result
+
+
+def _judgeable(comparison: Any, p: float | None) -> bool:
+    """Whether the comparison has an interval, a verdict and a p-value to gate on."""
+    ci = comparison.ci_pct
+    return not (ci is None or any(math.isnan(x) for x in ci) or comparison.verdict == "cannot judge"
+                or p is None or math.isnan(p))
 
 
 def gate_report(report: Any, fail_on: str, threshold: float | None) -> GateResult:

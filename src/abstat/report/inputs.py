@@ -199,8 +199,9 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
 
     pairs = []
     for stored in iter_sample_sets(store_path, {k: sorted(v) for k, v in (where or {}).items()} or None):
-        sample_set = from_store_set(stored)
-        sample_set.labels.update(labels or {})
+        sample_set = from_store_set(stored, own=True)  # the store's fresh set: kept, not copied
+        if labels:  # a new dict: the run details below read the stored labels
+            sample_set.labels = {**sample_set.labels, **labels}
         pairs.append((stored, sample_set))
     if not pairs:
         raise InputError("the store holds no matching samples", path=display_name(store_path))

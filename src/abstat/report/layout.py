@@ -83,20 +83,31 @@ def _column_labels(chosen: list[SampleSet], by: str, columns: list[str],
 
 
 def fill_grid(layout: Layout) -> Grid:
-    """Each chosen set (a copy) in its cell; two sets with the same labels pooled as separate runs."""
+    """Each chosen set in its cell; two sets with the same labels pooled as separate runs, in a copy
+    (the inputs are never changed).  A set alone in its cell is the input itself, not a copy: a
+    history report has 10^5 revisions x metrics cells, and nothing changes a cell's set."""
     grid: Grid = {}
+    pooled: set[int] = set()  # the copies made to pool into
     for sample_set in layout.chosen:
         row_id = tuple(sample_set.labels.get(k, "") for k in layout.row_keys)
         column = sample_set.labels[layout.by]
         slot = grid.setdefault(row_id, {})
         if column in slot:
-            slot[column] = _merge(slot[column], sample_set)
+            first = slot[column]
+            if id(first) not in pooled:
+                first = _copy(first)
+                pooled.add(id(first))
+            slot[column] = _merge(first, sample_set)
         else:
-            slot[column] = SampleSet(labels=dict(sample_set.labels), runs=[list(r) for r in sample_set.runs],
-                                     source=sample_set.source, unit=sample_set.unit,
-                                     machine=dict(sample_set.machine), extra=dict(sample_set.extra),
-                                     notes=list(sample_set.notes), summary=sample_set.summary)
+            slot[column] = sample_set
     return grid
+
+
+def _copy(sample_set: SampleSet) -> SampleSet:
+    """A copy of ``sample_set`` that pooling may change (the machine record shared: nothing changes it)."""
+    return SampleSet(labels=dict(sample_set.labels), runs=[list(r) for r in sample_set.runs], source=sample_set.source,
+                     unit=sample_set.unit, machine=sample_set.machine, extra=dict(sample_set.extra),
+                     notes=list(sample_set.notes), summary=sample_set.summary)
 
 
 def row_order(layout: Layout, metrics: Sequence[str] | None) -> Callable[[Row], tuple[int, ...]]:

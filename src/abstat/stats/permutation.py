@@ -162,7 +162,8 @@ def draws_for(alpha: float) -> tuple[int, int]:
     (enough for the critical value at ``alpha``), and the total drawn when
     the p-value is not already clearly above ``alpha`` (enough that it
     resolves ``alpha / 10``)."""
-    return max(1_000, int(math.ceil(50.0 / alpha))), max(DRAWS, int(math.ceil(10.0 / alpha)))
+    first = max(1_000, int(math.ceil(50.0 / alpha)))
+    return first, max(DRAWS, int(math.ceil(10.0 / alpha)), first)  # a small alpha's first batch is the most
 
 
 def bm_permutation(x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0,

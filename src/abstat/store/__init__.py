@@ -112,6 +112,21 @@ def _key(ref: str, store_path: str, metric: str, where: Mapping[str, Any] | None
     return (ref, store_path, metric, repr(sorted((k, repr(v)) for k, v in (where or {}).items())))
 
 
+def resolved_unit(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
+                  where: Mapping[str, Any] | None = None) -> str | None:
+    """The unit of the samples :func:`resolve_variant` just returned for ``ref`` (None: no unit, or
+    not one set): a metric whose unit changed between runs resolves to one unit's runs."""
+    sets = _resolved.get(_key(ref, store_path, metric, where))
+    if sets is None:
+        experiment, sep, variant = ref.partition(":")
+        if not sep or not store_exists(store_path):
+            return None
+        with open_store(store_path, create=False) as store:
+            sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
+                                           "metric": metric}, machines=False))
+    return sets[0].unit if len(sets) == 1 else None
+
+
 def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
                             where: Mapping[str, Any] | None = None, name: str | None = None) -> list[Any]:
     """What :func:`resolve_variant` returns for ``ref`` warrants saying: the

@@ -12,6 +12,9 @@ def stored_metric(store_arg: str | None, metric: str, variants: Any) -> tuple[st
     refs = [source[len("store:"):] for v in variants for source in v.sources if source.startswith("store:")]
     if not refs:
         return None, None
+    read = {getattr(v, "unit", None) for v in variants if any(s.startswith("store:") for s in v.sources)}
+    if None not in read:  # the units the variants were read in
+        return metric, read.pop() if len(read) == 1 else None
     from abstat.store import open_store, resolve_store_path
 
     try:

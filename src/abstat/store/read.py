@@ -7,13 +7,19 @@ use what is readable and name the rest.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from abstat.store.read_rows import RowReader
 from abstat.store.read_runs import BY_INVOCATION, BY_VARIANT, RunReader, and_in
 from abstat.store.read_sets import SetReader, _run_groups
 from abstat.store.records import ExperimentSummary
+
+
+def _filing_order(item: tuple[tuple[Any, ...], Any]) -> tuple[Any, ...]:
+    """A run group's key in the order groups are filed: variant, metric, unit, invocation."""
+    variant_id, metric, invocation_id, unit = item[0]
+    return variant_id, metric, unit or "", invocation_id
 
 
 class StoreReader(RowReader, RunReader, SetReader):
@@ -112,6 +118,8 @@ class StoreReader(RowReader, RunReader, SetReader):
             " AND r.status = 'ok' LIMIT 1", (experiment, variant, metric)).fetchone() is not None
 
     def unit(self, experiment: str, metric: str) -> str | None:
+        """The unit ``metric`` was stored in (one of them when it changed: :meth:`unit_groups` keeps
+        them apart)."""
         row = self.db.execute(
             "SELECT s.unit FROM samples s JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
             " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND s.metric = ? AND s.unit IS NOT NULL"
@@ -129,28 +137,42 @@ class StoreReader(RowReader, RunReader, SetReader):
     def groups_by_metric(
         self, experiment: str, *, invocations: Sequence[int] | None = None
     ) -> dict[str, dict[str, list[list[float]]]]:
-        """Values of successful runs: metric -> variant -> one list per invocation (run group),
-        only those of ``invocations`` when given.  Metrics by name, variants in their
-        declared order, run groups by invocation, values in the order they were measured."""
+        """:meth:`unit_groups` by metric name: a metric stored in one unit under its name, one stored
+        in several under ``METRIC [UNIT]`` each (never pooled: no row mixes units)."""
+        found = self.unit_groups(experiment, invocations=invocations)
+        units: dict[str, int] = {}
+        for metric, _ in found:
+            units[metric] = units.get(metric, 0) + 1
+        return {metric if units[metric] == 1 else f"{metric} [{unit or 'no unit'}]": by_variant
+                for (metric, unit), by_variant in found.items()}
+
+    def unit_groups(
+        self, experiment: str, *, invocations: Sequence[int] | None = None
+    ) -> dict[tuple[str, str | None], dict[str, list[list[float]]]]:
+        """Values of successful runs: (metric, unit) -> variant -> one list per invocation (run group),
+        only those of ``invocations`` when given.  A metric whose unit changed between runs is one
+        entry per unit.  Metrics by name (then unit), variants in their declared order, run groups by
+        invocation, values in the order they were measured."""
         variants = self._variant_ids(experiment)
         if not variants:
             return {}
         params: list[Any] = []
-        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id" \
-              " WHERE r.status = 'ok'"
+        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
+              " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
         if invocations is None:  # else the invocations alone drive the query (see RunReader._runs_of)
             sql = and_in(sql, params, "r.variant_id", list(variants)) + BY_VARIANT
         else:
             sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations),
                          self.db) + BY_INVOCATION
-        found: dict[str, dict[int, dict[int, list[float]]]] = {}
-        for (variant_id, metric, invocation_id), values in sorted(_run_groups(self.db.execute(sql, params)).items()):
+        found: dict[tuple[str, str | None], dict[int, dict[int, list[float]]]] = {}
+        groups = _run_groups(self.db.execute(sql, params), units=True)
+        for (variant_id, metric, invocation_id, unit), values in sorted(groups.items(), key=_filing_order):
             group = self._numbers(values, metric, invocation_id)
             if group:
-                found.setdefault(metric, {}).setdefault(variant_id, {})[invocation_id] = group
+                found.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = group
         return {
-            metric: {variants[v]: list(found[metric][v].values()) for v in variants if v in found[metric]}
-            for metric in sorted(found)
+            key: {variants[v]: list(found[key][v].values()) for v in variants if v in found[key]}
+            for key in sorted(found, key=lambda key: (key[0], key[1] or ""))
         }
 
     def machine_records_by_variant(self, experiment: str, *, invocations: Sequence[int] | None = None
@@ -201,6 +223,16 @@ class StoreReader(RowReader, RunReader, SetReader):
                 if hostname is not None:
                     found[invocation_id].setdefault("host", hostname)
         return found
+
+    def settings_newest_first(self, experiment: str) -> Iterator[dict[str, Any]]:
+        """The settings of ``experiment``'s invocations, the latest first, one at a time: what
+        :meth:`invocations` gives without decoding every machine record (a history experiment of
+        10^5 revisions is 10^5 records; a grid's parameters are in the latest settings)."""
+        cursor = self.db.execute(
+            "SELECT i.id, i.settings FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+            " WHERE e.name = ? ORDER BY i.id DESC", (experiment,))
+        for invocation_id, text in cursor:
+            yield self._load(text, {}, f"settings of invocation {invocation_id}")
 
     def invocations(self, experiment: str) -> list[dict[str, Any]]:
         rows = self.db.execute(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from sys import intern
 from typing import Any
 
 from abstat.readers.bulk import drained, gc_paused  # noqa: F401 -- the store's bulk reads use them
@@ -203,8 +204,9 @@ def shared(new: Any, old: Any, depth: int = 3) -> Any:
     load), so 10^5 invocations' records cost little more than one."""
     if new == old and type(new) is type(old):
         return old
-    if depth and type(new) is dict and type(old) is dict:
-        return {key: shared(value, old.get(key), depth - 1) for key, value in new.items()}
+    if depth and type(new) is dict and type(old) is dict:  # keys interned: each decode makes its own
+        return {intern(key) if type(key) is str else key: shared(value, old.get(key), depth - 1)
+                for key, value in new.items()}
     return new
 
 

@@ -47,16 +47,14 @@ class SetReader:
             sql = and_in(sql, params, "r.variant_id", chosen)
             order = BY_VARIANT
         sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
-        units: dict[tuple[int, str, int], Any] = {}
-        groups = _run_groups(self.db.execute(sql + order, params), units)
-        entries = _kept_entries(self._fill_sets(groups, units, names, accepted))
+        groups = _run_groups(self.db.execute(sql + order, params), units=True)
+        entries = _named_units(_kept_entries(self._fill_sets(groups, names, accepted)))
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
         return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
                           machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
                           invocations=entry["invocations"]) for entry in drained(entries)]
 
-    def _fill_sets(self, groups: dict[tuple[int, str, int], list[Any]], units: dict[tuple[int, str, int], Any],
-                   names: dict[int, tuple[int, str, str]],
+    def _fill_sets(self, groups: dict[tuple[Any, ...], list[Any]], names: dict[int, tuple[int, str, str]],
                    accepted: Mapping[str, set[str]]) -> dict[tuple, dict[str, Any]]:
         """The sets (as entries: labels, run groups by invocation, unit, order) the run groups go to,
         each group's values moved to its set's, by invocation, variant, metric: the order sets and
@@ -65,7 +63,7 @@ class SetReader:
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
         for key in sorted(groups, key=_INVOCATION_FIRST):
-            variant_id, metric, invocation_id = key
+            variant_id, metric, invocation_id, unit = key
             if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
                 names.update(self._names())
                 hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
@@ -73,7 +71,7 @@ class SetReader:
                 label_cache[invocation_id] = dict(self.db.execute(
                     "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
             slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
-                              hosts[invocation_id], units[key], accepted)
+                              hosts[invocation_id], unit, accepted)
             values = groups.pop(key)  # each value held once: the group's list goes as the set's fills
             if slot is not None:
                 slot.extend(self._numbers(values, metric, invocation_id))
@@ -102,29 +100,19 @@ class SetReader:
 _INVOCATION_FIRST = itemgetter(2, 0, 1)
 
 
-def _run_groups(rows: Iterable[tuple[Any, ...]], units: dict[tuple[int, str, int], Any] | None = None
-                ) -> dict[tuple[int, str, int], list[Any]]:
-    """(variant id, metric, invocation id) -> values, in the order of ``rows`` (samples in run
-    order: each group's values as measured); ``units`` gets each group's first unit (rows of five
-    columns)."""
-    groups: dict[tuple[int, str, int], list[Any]] = {}
-    if units is None:
-        for variant_id, metric, invocation_id, value in rows:
-            key = (variant_id, metric, invocation_id)
-            values = groups.get(key)
-            if values is None:
-                groups[key] = [value]
-            else:
-                values.append(value)
-        return groups
-    for variant_id, metric, invocation_id, value, unit in rows:
-        key = (variant_id, metric, invocation_id)
+def _run_groups(rows: Iterable[tuple[Any, ...]], *, units: bool = False) -> dict[tuple[Any, ...], list[Any]]:
+    """(variant id, metric, invocation id, unit) -> values, in the order of ``rows`` (samples in run
+    order: each group's values as measured).  Rows have five columns, the unit last; without
+    ``units`` (rows of four) the key's unit is None.  Samples of one metric stored in several
+    units (a ``--metric`` whose unit changed between runs) are never one group."""
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    for row in rows:
+        key = (row[0], row[1], row[2], row[4] if units else None)
         values = groups.get(key)
         if values is None:
-            groups[key] = [value]
-            units[key] = unit
+            groups[key] = [row[3]]
         else:
-            values.append(value)
+            values.append(row[3])
     return groups
 
 
@@ -151,9 +139,9 @@ def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
     full.update({"experiment": experiment, "variant": variant, "metric": metric})
     if host is not None:
         full.setdefault("host", host)  # a --label host=NAME names the machine
-    if not _matches(full, accepted):
+    if not _matches(full if "unit" not in accepted or "unit" in full else {**full, "unit": unit or ""}, accepted):
         return None
-    key = tuple(sorted(full.items()))
+    key = (tuple(sorted(full.items())), unit)  # one unit per set: a set never mixes units
     entry = sets.get(key)
     if entry is None:
         entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
@@ -163,6 +151,19 @@ def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
         group = entry["groups"][invocation_id] = []
         entry["invocations"].append(invocation_id)
     return group
+
+
+def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries, those whose labels are alike but whose units differ (a metric stored in ns by
+    one invocation and in µs by the next) told apart by a ``unit`` label (as ``--where unit=ns``
+    chooses them); a store whose metrics have one unit each reads as it always did."""
+    units: dict[tuple[tuple[str, str], ...], set[Any]] = {}
+    for entry in entries:
+        units.setdefault(tuple(sorted(entry["labels"].items())), set()).add(entry["unit"])
+    for entry in entries:
+        if len(units[tuple(sorted(entry["labels"].items()))]) > 1:
+            entry["labels"].setdefault("unit", entry["unit"] or "")
+    return entries
 
 
 def _accepted(wanted: Any) -> set[str]:

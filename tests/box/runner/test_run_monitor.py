@@ -18,15 +18,15 @@ import sys
 import numpy as np
 import pytest
 from scipy.stats import mannwhitneyu
+from support import paths
+from support.cli import run_abstat
 
-from abstat.comparison.monitors import benjamini_hochberg, is_monitor, other_changes
-from abstat.engine.spec import ExperimentSpec, SpecError, Variant, decode
 from abstat.box.runner import monitor
 from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.model import Command, RunContext
 from abstat.box.runner.sources import Monitor, decode_source
-from support import paths
-from support.cli import run_abstat
+from abstat.comparison.monitors import benjamini_hochberg, is_monitor, other_changes
+from abstat.engine.spec import ExperimentSpec, SpecError, Variant, decode
 
 DATA = os.path.join(str(paths.DATA), "monitor")
 # --cpus: never while test_run_isolate holds a CPU (that test is marked alone: it runs while no other test runs)
@@ -347,3 +347,24 @@ def test_what_else_changed_is_one_caption_and_a_row_per_counter():
     none = other_changes({"monitor.softirqs.RCU": samples["monitor.softirqs.RCU"]}, "one")
     assert lines(none) == ["what else changed: none of the 1 monitor counter that varied moved "
                            "(Benjamini-Hochberg, 5% false discoveries)"]
+
+
+@pytest.mark.parametrize("name", ["interrupts", "softirqs", "vmstat", "schedstat"])
+def test_differences_from_the_changed_lines_are_those_of_whole_parses(name):
+    """The collector parses only the lines that changed; a brute-force difference of two whole parses is the
+    reference, over readings whose counters moved (or wrapped) on random lines."""
+    rng = np.random.default_rng(11)
+    text = _text("softirqs.txt" if name == "softirqs" else f"{name}.txt")
+    for _ in range(50):
+        lines = text.split("\n")
+        for index in rng.choice(np.arange(1, len(lines)), size=int(rng.integers(0, 6)), replace=False):
+            words = lines[index].split(" ")
+            spots = [i for i, word in enumerate(words) if word.isdigit()]
+            if spots:
+                spot = spots[int(rng.integers(len(spots)))]
+                words[spot] = str(max(0, int(words[spot]) + int(rng.choice([-1, 3]) * rng.integers(1, 5000))))
+            lines[index] = " ".join(words)
+        after = "\n".join(lines)
+        old, new = monitor._PARSERS[name](text), monitor._PARSERS[name](after)
+        expected = {key: new[key] - old[key] for key in new if key in old and new[key] >= old[key]}
+        assert monitor.differences(name, text.encode(), after.encode()) == expected

@@ -11,14 +11,13 @@ import sys
 import numpy as np
 import pytest
 from scipy.stats import brunnermunzel, mannwhitneyu
-
+from support import paths
 from support.bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
 from abstat.history.bisect import levels  # noqa: E402
 from abstat.history.bisect.render import render  # noqa: E402
 from abstat.history.bisect.search import Search  # noqa: E402
 from abstat.history.bisect.segments import Bisection, simulate  # noqa: E402
-from support import paths
 
 SRC = paths.SRC
 
@@ -58,41 +57,82 @@ def test_an_intermediate_level_is_one_unlike_both_ends_by_intervals_checked_by_b
 
 
 def test_two_changes_are_said_and_each_step_named_never_one_culprit_for_the_whole():
-    named_both, wrong = 0, 0
+    """Never one culprit for two changes; every step named is a true one; more than one change is said in most.
+    (Within the default budget the parts rarely gather the fresh runs that name a step: few are named.)"""
+    several = 0
     for trial in range(12):
         rng = np.random.default_rng([34, 5, trial])
         first, second = sorted(int(c) for c in rng.choice(np.arange(1, 33), 2, replace=False))
         outcome = simulate(Bisection(32), history({first: 0.02, second: 0.02}, rng))
-        wrong += outcome.status == "found"
+        assert outcome.status != "found", (first, second, outcome.culprit, outcome.probability)
         steps = [s.culprit for s in outcome.steps]
         assert set(steps) <= {first, second}, (first, second, steps)
-        named_both += outcome.status == "several" and sorted(steps) == [first, second]
         if outcome.status == "several":
+            several += 1
             assert outcome.intermediate is not None and first <= outcome.intermediate < second
-    assert wrong <= 1 and named_both >= 4, (wrong, named_both)
+    assert several >= 8, several
+
+
+@pytest.mark.parametrize("trial", [0, 6, 15])
+def test_two_changes_where_the_search_once_named_one_commit_at_probability_0999(trial):
+    """The issue's failure, reproduced with seeded histories: before, these three named one commit ``found`` at
+    a stated probability of 0.999-1.0 (the culprit's parent half way between the ends, its runs the ones that
+    had steered the search there).  Now the culprit and its parents are judged on runs taken after the
+    proposal, against the ends' midpoint: no commit is named for the two changes."""
+    rng = np.random.default_rng([34, 9, trial])
+    first, second = sorted(int(c) for c in rng.choice(np.arange(1, 33), 2, replace=False))
+    outcome = simulate(Bisection(32), history({first: 0.02, second: 0.02}, rng))
+    assert outcome.status != "found", (first, second, outcome.culprit, outcome.probability)
+    assert {s.culprit for s in outcome.steps} <= {first, second}
+
+
+@pytest.mark.parametrize("trial", [4, 13, 20])
+def test_bimodal_histories_where_the_search_once_named_a_wrong_commit(trial):
+    """Half the runs 10% slower, a 2% change in 2% noise: before, these three named a wrong commit at 0.98-0.998
+    (32 for 25, 12 for 17, 22 for 15).  Now no wrong commit is named."""
+    rng = np.random.default_rng([34, 7, trial])
+    culprit = int(rng.integers(1, 33))
+    outcome = simulate(Bisection(32), history({culprit: 0.02}, rng, bimodal=0.10))
+    assert outcome.status != "found" or outcome.culprit == culprit, (culprit, outcome.culprit, outcome.probability)
 
 
 def test_a_change_partly_undone_is_two_steps_with_their_signs():
     rng = np.random.default_rng([34, 6])
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))
-    assert outcome.status == "several" and [s.culprit for s in outcome.steps] == [9, 21]
-    up, down = outcome.steps
-    assert up.shift_low > 0 and down.shift_high < 0       # +4%, then -2%: each step's own size
-    assert 0.025 < up.shift / up.good_level < 0.055 and -0.035 < down.shift / down.good_level < -0.005
+    # the step up is isolated; the step down's part runs out of budget before its culprit is confirmed
+    assert outcome.status == "several" and [s.culprit for s in outcome.steps] == [9]
+    assert 9 <= outcome.intermediate < 21
+    up, = outcome.steps
+    assert up.shift_low > 0                               # +4%: the step's own size, from its own part
+    assert 0.025 < up.shift / up.good_level < 0.055
 
 
-def test_bimodal_benchmark_rarely_names_a_wrong_commit():
+def test_bimodal_benchmark_names_no_wrong_commit():
     """Half the runs 10% slower, a 2% change in 2% noise: before, 3 of 42 bisections named a wrong commit at
-    0.98-0.995 and 22 said "no change found"; now a wrong commit is named in at most 1 of 10 (the budget of
-    400 runs is too small for this change to be found often: benchmarks/bisection.py --repos)."""
-    found, wrong = 0, 0
+    0.98-0.995.  Now none of 10 seeded ones names a wrong commit (most end "inconclusive" or "no change
+    found" within the default budget: the confirmation of a culprit needs many runs of two-path data)."""
     for trial in range(10):
-        rng = np.random.default_rng([34, 7, trial])
+        rng = np.random.default_rng([34, 7, 100 + trial])
         culprit = int(rng.integers(1, 33))
         outcome = simulate(Bisection(32), history({culprit: 0.02}, rng, bimodal=0.10))
-        found += outcome.status == "found"
-        wrong += outcome.status == "found" and outcome.culprit != culprit
-    assert wrong <= 1, (found, wrong)
+        assert outcome.status != "found" or outcome.culprit == culprit, (trial, culprit, outcome.culprit)
+
+
+def test_the_noise_density_sees_a_change_within_each_path_of_a_bimodal_benchmark():
+    """The fitted density of two humps of SD 1 ten apart: a shift of 1 separates the sides about as well as a
+    shift of 1 SD of one normal (sqrt(2 KL), checked on normal noise too), where the robust scale of the
+    pooled runs (about 5) would make it 0.2."""
+    from abstat.history.bisect import density
+
+    rng = np.random.default_rng(5)
+    normal = rng.normal(0, 1, 300)
+    shape = density.fit(normal, 1.0)
+    assert shape is not None and 0.8 <= density.effect(shape, 1.0) <= 1.1
+    humps = rng.normal(0, 1, 300) + 10 * (rng.random(300) < 0.5)
+    spread = 1.4826 * float(np.median(np.abs(humps - np.median(humps))))
+    shape = density.fit(humps - np.median(humps), spread)
+    assert spread > 4 and 0.7 <= density.effect(shape, 1.0) <= 1.2
+    assert density.fit([1.0] * 5, 1.0) is None
 
 
 def test_a_culprit_is_named_only_when_its_runs_and_its_parents_place_them():
@@ -117,13 +157,13 @@ def test_render_says_more_than_one_change_and_the_steps():
     report = Report(outcome, commits, {commits[9]: "slower", commits[21]: "faster again"}, experiment="e")
     text = render(report, "text")
     assert text.startswith(f"more than one change: {commits[outcome.intermediate][:12]} measures unlike both")
-    assert f"step: {commits[9]} slower" in text and f"step: {commits[21]} faster again" in text
+    assert f"step: {commits[9]} slower" in text and commits[21] not in text
     data = json.loads(render(report, "json"))
     assert data["status"] == "several" and data["culprit"] is None
-    assert [s["rev"] for s in data["steps"]] == [commits[9], commits[21]]
+    assert [s["rev"] for s in data["steps"]] == [commits[9]]
 
 
-def test_bisect_on_a_real_repository_with_two_changes_names_both(tmp_path):
+def test_bisect_on_a_real_repository_with_two_changes_says_so_and_names_no_culprit(tmp_path):
     repo = str(tmp_path / "repo")
     shas = make_repo(repo, commits=17, work=200_000, steps={6: 0.04, 13: 0.04})
     env = {**os.environ, "PYTHONPATH": SRC, **noise_env(str(tmp_path / "counter"), 11, 2.0, "o0")}
@@ -134,5 +174,56 @@ def test_bisect_on_a_real_repository_with_two_changes_names_both(tmp_path):
     assert done.returncode == 4, done.stderr               # 4: more than one change
     result = json.loads(done.stdout)
     assert result["status"] == "several" and result["culprit"] is None
-    assert [s["rev"] for s in result["steps"]] == [shas[5], shas[12]]
+    # no commit is named for the two changes; a step is named only once runs taken after the search proposed
+    # it confirm it, which the default budget does not allow here
+    assert {s["rev"] for s in result["steps"]} <= {shas[5], shas[12]}
     assert shas.index(result["intermediate"]) in range(5, 12)
+
+
+def _yuen_contrast_p(values, near, far):
+    """The one-sided p of Yuen's contrast values - (near + far) / 2 toward near, from scipy's pieces."""
+    from scipy.stats import t as student
+    from scipy.stats import trim_mean
+    from scipy.stats.mstats import winsorize
+
+    pieces = []
+    for raw in (values, near, far):
+        x = np.asarray(raw, dtype=float)
+        h = x.size - 2 * int(0.2 * x.size)
+        w = np.asarray(winsorize(x, limits=(0.2, 0.2)), dtype=float) if int(0.2 * x.size) else x
+        pieces.append((trim_mean(x, 0.2), (x.size - 1) * np.var(w, ddof=1) / (h * (h - 1)), h))
+    sign = 1.0 if pieces[1][0] >= pieces[2][0] else -1.0
+    contrast = sign * (pieces[0][0] - (pieces[1][0] + pieces[2][0]) / 2)
+    weights = (1.0, 0.25, 0.25)
+    variance = sum(w * d for w, (_, d, _) in zip(weights, pieces, strict=True))
+    df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, pieces, strict=True))
+    return float(student.sf(contrast / np.sqrt(variance), df))
+
+
+def test_nearer_is_yuens_contrast_of_trimmed_means_checked_with_scipy():
+    rng = np.random.default_rng(21)
+    good, bad = list(rng.normal(100, 2, 37)), list(rng.normal(102, 2, 52))
+    for level, n in ((102.0, 23), (100.4, 40), (101.0, 31)):
+        values = list(rng.normal(level, 2, n))
+        for near, far in ((bad, good), (good, bad)):
+            assert levels.nearer_p(values, near, far) == pytest.approx(_yuen_contrast_p(values, near, far), rel=1e-9)
+    assert levels.nearer_p([101.0] * 3, good, bad) == 1.0       # too few runs to judge
+
+
+def test_nearer_is_calibrated_half_way_between_the_ends_whatever_the_noise():
+    """A commit exactly half way between the ends (the commit between two equal changes) passes as nearer one
+    end in at most NEARER_PVALUE of draws, on normal and on two-path noise (half the runs 10 SD slower), and
+    a commit at an end passes usually.  Seeded draws: the counts are fixed."""
+    rng = np.random.default_rng(34)
+
+    def draw(level, n, two_paths):
+        return list(rng.normal(level, 1, n) + (10 * (rng.random(n) < 0.5) if two_paths else 0))
+
+    for two_paths in (False, True):
+        passed = [levels.nearer_p(draw(0.5, 40, two_paths), draw(1, 40, two_paths), draw(0, 40, two_paths))
+                  <= levels.NEARER_PVALUE for _ in range(2000)]
+        alpha = levels.NEARER_PVALUE
+        assert abs(np.mean(passed) - alpha) <= 3.5 * np.sqrt(alpha * (1 - alpha) / 2000), (two_paths, np.mean(passed))
+    at_bad = [levels.nearer_p(draw(1, 80, False), draw(1, 80, False), draw(0, 80, False)) <= levels.NEARER_PVALUE
+              for _ in range(200)]
+    assert np.mean(at_bad) >= 0.8

@@ -67,6 +67,24 @@ def test_list_and_doctor_read_the_real_machine(box):
     assert uname.split()[0].endswith("-cloud-amd64") and "QEMU TCG CPU" in uname
 
 
+def test_seed_003_trace_a_real_kernel_function_in_the_guest(box, tmp_path):
+    """``--trace`` attaches bpftrace's kprobe to the guest kernel's ``__x64_sys_getppid``: its calls
+    are exactly the benchmark's own (lines x calls per line), and it measured a time per call.  It runs in the
+    box's first boot, where the second run once read no calls: abstat's repeated SIGINT killed bpftrace before
+    it printed its counts (tests/box/runner/test_trace_stop.py)."""
+    store = str(tmp_path / "trace.db")
+    run = abstat("run", "--experiment", "trace", "--host", BOX, "--store", store, "--no-progress", "--format", "json",
+                 "-v", "small=/root/getppid_cycles 5 100", "-v", "large=/root/getppid_cycles 10 100", "-n", "1",
+                 "--trace", "__x64_sys_getppid", env=box, timeout=1800)
+    assert run.returncode == 0, run.stderr[-2000:]
+    with sqlite3.connect(store) as db:
+        rows = db.execute("select variant, metric, value from abstat_samples where metric like '__x64_sys_getppid.%'"
+                          ).fetchall()
+    calls = sorted((name, value) for name, metric, value in rows if metric.endswith(".calls"))
+    assert calls == [("large", 1000), ("small", 500)]
+    assert max(value for name, metric, value in rows if metric.endswith(".ns")) > 0  # once 0.0 under TCG
+
+
 def _wait_for(predicate, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -125,11 +143,10 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
         "--boot", f"on={mark}{KEXEC.format(args='pti=on')} && {KEXEC_E}",
         "--boot", f"off2={mark}testbox-next-boot pti=off && reboot",
         "--check", f"off=! {PTI_ENABLED}", "--check", f"on={PTI_ENABLED}", "--check", f"off2=! {PTI_ENABLED}",
-        "--boots", "4", "--boot-timeout", "600"]
-    started = time.monotonic()
+        "--boots", "4", "--boot-timeout", "1200"]
     err = _run_losing_the_box(box, argv, store)
+    # told at once, not after --boot-timeout: only abstat's check that the box is down says this
     assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
-    assert time.monotonic() - started < 600  # not the --boot-timeout: told at once
     assert "abstat run --resume pti" in err
     before = {row["boot_id"] for row in stored(store)}
     assert 1 <= len(before) < 12
@@ -152,26 +169,13 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
     assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0  # pti=on slower
     shown = json.loads(abstat("show", "pti", "--store", store, "--format", "json", env=box).stdout)
     comparisons = {item["candidate"]: item for item in shown["metrics"]["cycles"]["comparisons"]["comparisons"]}
-    assert comparisons["on"]["runs"] == [4, 4]
-    assert not comparisons["off2"]["significant"]  # A/A: pti=off twice
-    low, high = comparisons["off2"]["ci_pct"]
-    assert low < 0 < high
-
-
-def test_seed_003_trace_a_real_kernel_function_in_the_guest(box, tmp_path):
-    """``--trace`` attaches bpftrace's kprobe to the guest kernel's ``__x64_sys_getppid``: its calls
-    are exactly the benchmark's own (lines x calls per line), and it measured a time per call."""
-    store = str(tmp_path / "trace.db")
-    run = abstat("run", "--experiment", "trace", "--host", BOX, "--store", store, "--no-progress", "--format", "json",
-                 "-v", "small=/root/getppid_cycles 5 100", "-v", "large=/root/getppid_cycles 10 100", "-n", "1",
-                 "--trace", "__x64_sys_getppid", env=box, timeout=1800)
-    assert run.returncode == 0, run.stderr[-2000:]
-    with sqlite3.connect(store) as db:
-        rows = db.execute("select variant, metric, value from abstat_samples where metric like '__x64_sys_getppid.%'"
-                          ).fetchall()
-    calls = sorted((name, value) for name, metric, value in rows if metric.endswith(".calls"))
-    assert calls == [("large", 1000), ("small", 500)]
-    assert max(value for name, metric, value in rows if metric.endswith(".ns")) > 0  # once 0.0 under TCG
+    assert comparisons["on"]["runs"] == [4, 4] and comparisons["off2"]["runs"] == [4, 4]
+    # A/A, pti=off twice (kexec against a fresh boot): not significant in show, where with 4 boots a side it
+    # cannot be (Holm over two comparisons whose exact p is at least 2/70); what can fail is its size: pti=off
+    # booted either way costs about the same (under TCG pti=on costs about twenty times pti=off), so the A/A's
+    # estimate is far below the A/B's, and a variant that ran the other kernel would be as large as the A/B.
+    assert not comparisons["off2"]["significant"]
+    assert abs(comparisons["off2"]["delta_pct"]) < 0.1 * comparisons["on"]["delta_pct"], comparisons
 
 
 def test_down_leaves_nothing(box):

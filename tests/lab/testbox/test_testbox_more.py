@@ -46,11 +46,18 @@ pytestmark = [
 ]
 FIRST, SECOND = box_name("tbmax"), box_name("tbsky")
 CPUS = {FIRST: ("max", "QEMU TCG CPU"), SECOND: ("Skylake-Client-v4", "Intel Core Processor (Skylake")}
+ONE = box_name("tbone")  # the tests on one box boot only it (-k seed_002 runs one guest, not two)
 
 
 @pytest.fixture(scope="module")
 def boxes():
     with boxes_up(pytest, {name: ["--cpu", cpu] for name, (cpu, _) in CPUS.items()}) as env:
+        yield env
+
+
+@pytest.fixture(scope="module")
+def box():
+    with boxes_up(pytest, {ONE: []}) as env:
         yield env
 
 
@@ -86,25 +93,25 @@ def test_two_machines_with_different_cpus_in_one_report(boxes, tmp_path):
     assert all(name in email.stdout for name in CPUS) and email.stdout.count("Difference at") >= 2, email.stdout
 
 
-def test_seed_002_a_build_under_background_load(boxes, tmp_path):
+def test_seed_002_a_build_under_background_load(box, tmp_path):
     """``make -j 2`` in the guest, ``-O2`` against ``-O0``: the clean step ran before every build (5 objects
     compiled each time), the background load ran through every build and is gone afterwards, and each
     build's elapsed, user and system times are those of one CPU shared with the load."""
-    copy_tree(boxes, FIRST, BUILD, "/root/build")
+    copy_tree(box, ONE, BUILD, "/root/build")
     store = str(tmp_path / "build.db")
     make = "make -C /root/build -j 2 CFLAGS={} | grep -c '^CC '; test -d /proc/$(cat /tmp/load.pid) && echo load=1"
     run = abstat(
-        "run", "--experiment", "build", "--host", FIRST, "--store", store, "--no-progress", "--seed", "2", "--shell",
+        "run", "--experiment", "build", "--host", ONE, "--store", store, "--no-progress", "--seed", "2", "--shell",
         "-v", f"O0={make.format('-O0')}", "-v", f"O2={make.format('-O2')}", "-n", "4",
         "--prepare", "make -C /root/build clean",
         "--background", "sh -c 'echo $$ > /tmp/load.pid; while :; do :; done'",
-        "--metric", r"objects=^(\d+)$", "--metric", r"loaded=^load=(\d)$", env=boxes, timeout=3600)
+        "--metric", r"objects=^(\d+)$", "--metric", r"loaded=^load=(\d)$", env=box, timeout=3600)
     assert run.returncode == 0, run.stderr[-3000:]
     with sqlite3.connect(store) as db:
         values = db.execute("select run_id, variant, metric, value from abstat_samples").fetchall()
     by = Counter((variant, metric, value) for _, variant, metric, value in values if metric in ("objects", "loaded"))
     assert by == {("O0", "objects", 5): 4, ("O2", "objects", 5): 4, ("O0", "loaded", 1): 4, ("O2", "loaded", 1): 4}
-    left = box_ssh(boxes, FIRST, "test -d /proc/$(cat /tmp/load.pid) && echo running || echo gone").stdout
+    left = box_ssh(box, ONE, "test -d /proc/$(cat /tmp/load.pid) && echo running || echo gone").stdout
     assert left == b"gone\n"
     # elapsed, user and system of every build; one CPU: the build's CPU time is at most its elapsed time, and
     # the busy loop took its share of that CPU (about a third to a half with two compilers running)
@@ -119,7 +126,7 @@ def test_seed_002_a_build_under_background_load(boxes, tmp_path):
     # drifting host load 4 builds against 4 are not enough to tell (+17%, [-46, +139] at a load of 16 to 20);
     # the comparison is made, not asserted
     compared = json.loads(abstat("compare", "--store", store, "--metric", "user", "--format", "json",
-                                 "build:O0", "build:O2", env=boxes).stdout)["comparisons"][0]
+                                 "build:O0", "build:O2", env=box).stdout)["comparisons"][0]
     assert compared["n"] == [4, 4]
 
 
@@ -135,7 +142,7 @@ LINES = ["pti=off", "pti=off nokaslr", "pti=on", "pti=on rdinit=/abstat-no-such-
          "pti=on"]
 
 
-def test_bisect_host_boot_on_a_testbox_names_the_culprit(boxes, tmp_path):
+def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
     repo = str(tmp_path / "repo")
     os.makedirs(repo)
     _git(repo, "init", "-q", "-b", "main")
@@ -148,22 +155,24 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(boxes, tmp_path):
         shas.append(_git(repo, "rev-parse", "HEAD"))
     store = str(tmp_path / "bisect.db")
     slot = "/boot/bisect.cmdline"  # one slot: each install overwrites the one before
-    base = f"console=ttyS0 quiet panic=1 testbox.name={FIRST}"
+    base = f"console=ttyS0 quiet panic=1 testbox.name={ONE}"
     done = abstat(
         "bisect", "--repo", repo, "--good", "HEAD~6", "--bad", "HEAD", "--store", store, "--experiment", "bx",
-        "--host", FIRST, "--build", "cp cmdline kernel.cmdline", "--artifact", "kernel.cmdline",
+        "--host", ONE, "--build", "cp cmdline kernel.cmdline", "--artifact", "kernel.cmdline",
         "--install", f'{{ tr "\\n" " " < "$ABSTAT_ARTIFACT"; echo "abstat.rev=$ABSTAT_REV"; }} > {slot}',
         "--boot", f'kexec -i -l /boot/vmlinuz --initrd=/boot/initrd.img --command-line="{base} $(cat {slot})"'
                   f" && {KEXEC_E}",
         "--check", 'grep -q "abstat.rev=$ABSTAT_REV" /proc/cmdline', "--boot-timeout", "300",
-        "--run", "/root/getppid_cycles 20 200", "--metric", r"cycles=^(\d+)$", "-n", "1", "--budget", "30",
-        "--format", "json", "--no-progress", env=boxes, timeout=5400)
+        "--run", "/root/getppid_cycles 20 200", "--metric", r"cycles=^(\d+)$", "-n", "1", "--budget", "40",
+        "--format", "json", "--no-progress", env=box, timeout=5400)
     assert done.returncode == 0, done.stderr[-3000:]
     answer = json.loads(done.stdout)
     assert answer["status"] == "found" and answer["culprit"] == shas[2], done.stdout
     assert answer["skipped"] == [shas[3]], done.stdout
-    # issue 38 asks for <= 12 boots; with boots as the unit the search booted the end points 5 times each
-    # before its first candidate (one run here at a load of 17-24), so no bound is asserted on answer["runs"]
+    # issue 38 asks for <= 12 boots: the bisect engine's own simulate() on this history (values as measured,
+    # c3 failing) takes 26 -- 10 reference boots before the first candidate (INITIAL_REFERENCES = 5 a side),
+    # a reference boot in every batch, c1 and c2 three batches each, the verifying batch -- so no bound is
+    # asserted on answer["runs"]
     runs = stored(store)
     assert runs and {row["rev"] for row in runs} <= set(shas) - {shas[3]}
     for row in runs:  # every run measured the kernel its revision built, read on the box in that boot

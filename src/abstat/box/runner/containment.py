@@ -259,7 +259,7 @@ class Containment:
         Call :meth:`leave` after the spawn."""
         cgroups = self._cgroups()
         path = cgroups.new(str(self._count)) if cgroups is not None else None
-        if path is None:
+        if cgroups is None or path is None:
             return None
         if cgroups.enter(path):
             return path

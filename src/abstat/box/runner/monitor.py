@@ -50,16 +50,47 @@ if TYPE_CHECKING:  # the runner also runs on Python 3.8, where dict[...] cannot 
 def _read(path: str) -> str:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        chunks, size = [], 0
-        while size < MAX_FILE_BYTES:
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks).decode("ascii", errors="replace")
+        return _pread_all(fd, 65536).decode("ascii", errors="replace")
     finally:
         os.close(fd)
+
+
+def _pread_all(fd: int, size: int) -> bytes:
+    """The whole file from its start, at most :data:`MAX_FILE_BYTES`: one ``pread`` where ``size`` covers it."""
+    data = os.pread(fd, size, 0)
+    if len(data) < size:
+        return data
+    chunks, total = [data], len(data)
+    while total < MAX_FILE_BYTES:
+        chunk = os.pread(fd, 65536, total)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks)
+
+
+class _File:
+    """A counter file kept open for the whole run: a reading is one ``pread`` from its start (the kernel
+    formats it anew), parsed only after the run."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd = -1
+        self._size = 65536
+
+    def read(self) -> bytes:
+        if self._fd < 0:
+            self._fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        data = _pread_all(self._fd, self._size)
+        while len(data) >= self._size and self._size < MAX_FILE_BYTES:
+            self._size *= 2  # the next reading in one call
+        return data
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def _field(name: str) -> str:
@@ -128,25 +159,27 @@ def _schedstat(text: str) -> Counters:
     return {"run": run, "wait": wait, "timeslices": slices}
 
 
-def _pressure(_: str) -> Counters:
+def _pressure(text: str) -> Counters:
+    """``/proc/pressure/{cpu,memory,io}`` one after the other, each headed ``# RESOURCE`` (as
+    :func:`snapshot` joins them): the ``some`` and ``full`` stall totals as ``RESOURCE_some``, ``RESOURCE_full``."""
     counters: Counters = {}
-    for resource in ("cpu", "memory", "io"):
-        try:
-            text = _read(f"/proc/pressure/{resource}")
-        except OSError:
+    resource = "cpu"
+    for line in text.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind == "#":
+            resource = rest.strip()
             continue
-        for line in text.splitlines():
-            kind, _, rest = line.partition(" ")
-            for item in rest.split():
-                key, _, value = item.partition("=")
-                if key == "total" and value.isdigit():
-                    counters[f"{resource}_{kind}"] = int(value)
+        for item in rest.split():
+            key, _, value = item.partition("=")
+            if key == "total" and value.isdigit():
+                counters[f"{resource}_{kind}"] = int(value)
     return counters
 
 
 _PARSERS: dict[str, Callable[[str], Counters]] = {
     "interrupts": _per_cpu_rows, "softirqs": _per_cpu_rows, "vmstat": _vmstat, "schedstat": _schedstat,
     "pressure": _pressure}
+_PRESSURE = ("cpu", "memory", "io")
 
 
 def parse_names(text: str) -> tuple[str, ...]:
@@ -175,9 +208,46 @@ def check(names: tuple[str, ...]) -> None:
                              f"{_WHY.get(name, '')}", "monitor") from None
 
 
+class _Reader:
+    """One monitor's files, kept open: :meth:`read` takes their bytes (the part next to the timed window),
+    :func:`parse` makes counters of them afterwards."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        if name == "pressure":
+            self._files = [(f"# {r}\n".encode(), _File(f"/proc/pressure/{r}")) for r in _PRESSURE]
+        else:
+            self._files = [(b"", _File(_FILES[name]))]
+
+    def read(self) -> bytes:
+        """OSError where the monitor's main file cannot be read (pressure's memory and io may be missing)."""
+        if len(self._files) == 1:
+            return self._files[0][1].read()
+        parts = []
+        for index, (head, file) in enumerate(self._files):
+            try:
+                parts.append(head + file.read())
+            except OSError:
+                if index == 0:
+                    raise
+        return b"\n".join(parts)
+
+    def close(self) -> None:
+        for _, file in self._files:
+            file.close()
+
+
+def parse(name: str, data: bytes) -> Counters:
+    return _PARSERS[name](data.decode("ascii", errors="replace"))
+
+
 def snapshot(name: str) -> Counters:
     """One monitor's counters now."""
-    return _PARSERS[name]("" if name == "pressure" else _read(_FILES[name]))
+    reader = _Reader(name)
+    try:
+        return parse(name, reader.read())
+    finally:
+        reader.close()
 
 
 def unit_of(name: str, key: str) -> str | None:
@@ -187,38 +257,92 @@ def unit_of(name: str, key: str) -> str | None:
 
 
 class MonitorCollector:
-    """Reads the monitors' counters before each measured command and again after it; stores the differences."""
+    """Reads the monitors' files before each measured command and again after it (one ``pread`` each on a
+    descriptor kept open), parses both readings once the command has ended, and stores the differences."""
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
-        self._before: dict[str, Counters] = {}
+        self._readers = [_Reader(name) for name in names]
+        self._before: dict[str, bytes] = {}
 
     def wrap(self, argv: list[str], context: RunContext) -> list[str]:
-        self._before = {}
-        for name in self.names:
+        before: dict[str, bytes] = {}
+        for reader in self._readers:
             with contextlib.suppress(OSError):  # said in collect
-                self._before[name] = snapshot(name)
+                before[reader.name] = reader.read()
+        self._before = before
         return argv
 
     def collect(self, measurement: Measurement, context: RunContext) -> None:
         before, self._before = self._before, {}
-        for name in self.names:
+        after: dict[str, bytes] = {}
+        for reader in self._readers:
             try:
-                after = snapshot(name)
+                after[reader.name] = reader.read()
             except OSError as err:
-                measurement.notes.append(f"--monitor {name}: cannot read {_FILES[name]}: {err.strerror or err}")
-                continue
-            if name not in before or not measurement.ok:
-                continue
-            old = before[name]
-            for key, value in after.items():
-                if key not in old or value < old[key]:
-                    continue  # a row that appeared during the run (a new device), or a counter that wrapped
-                metric = f"monitor.{name}.{key}"
-                measurement.values[metric] = [float(value - old[key])]
-                unit = unit_of(name, key)
-                if unit:
-                    measurement.units[metric] = unit
+                measurement.notes.append(f"--monitor {reader.name}: cannot read {_FILES[reader.name]}: "
+                                         f"{err.strerror or err}")
+        if not measurement.ok:
+            return
+        for name, data in after.items():
+            if name in before:
+                _store(measurement, name, differences(name, before[name], data))
 
     def close(self) -> list[str]:
+        for reader in self._readers:
+            reader.close()
         return []
+
+
+def differences(name: str, before: bytes, after: bytes) -> Counters:
+    """Each counter's change from ``before`` to ``after`` (two readings of one monitor's files), leaving out a
+    counter that appeared or went backwards (wrapped).  Only the lines that differ are parsed: every counter
+    is a line's own or a sum over lines, so the change of a sum is the change over the lines that changed,
+    and a counter on no changed line changed by 0 (the names parsed once per layout: lines and CPUs)."""
+    old, new = before.split(b"\n"), after.split(b"\n")
+    head = 1 if name in ("interrupts", "softirqs") else 0  # the CPUs' names, which every row needs
+    if name == "pressure" or len(old) != len(new) or old[:head] != new[:head]:
+        return _subtract(parse(name, before), parse(name, after))  # a new layout, or lines that all move
+    changed = [i for i in range(head, len(old)) if old[i] != new[i]]
+    was = parse(name, b"\n".join(old[:head] + [old[i] for i in changed]))
+    now = parse(name, b"\n".join(new[:head] + [new[i] for i in changed]))
+    counters: Counters = {}
+    for key in _keys(name, before, len(old), old[:head]):
+        change = now.get(key, 0) - was.get(key, 0)
+        if change >= 0 and (key in now) == (key in was):
+            counters[key] = change
+    return counters
+
+
+_KEYS: dict[tuple[str, int, tuple[bytes, ...]], tuple[str, ...]] = {}
+
+
+def _keys(name: str, reading: bytes, lines: int, head: list[bytes]) -> tuple[str, ...]:
+    """The counters of a reading of this layout (its number of lines and CPUs), parsed once per layout."""
+    layout = (name, lines, tuple(head))
+    keys = _KEYS.get(layout)
+    if keys is None:
+        if len(_KEYS) >= 64:
+            _KEYS.clear()
+        keys = _KEYS[layout] = tuple(parse(name, reading))
+    return keys
+
+
+def _subtract(old: Counters, new: Counters) -> Counters:
+    return {key: value - old[key] for key, value in new.items() if key in old and value >= old[key]}
+
+
+_METRICS: dict[tuple[str, str], tuple[str, str | None]] = {}
+
+
+def _store(measurement: Measurement, name: str, changes: Counters) -> None:
+    values, units, metrics = measurement.values, measurement.units, _METRICS
+    for key, change in changes.items():
+        known = metrics.get((name, key))
+        if known is None:
+            if len(metrics) >= 4096:
+                metrics.clear()
+            known = metrics[name, key] = (f"monitor.{name}.{key}", unit_of(name, key))
+        values[known[0]] = [float(change)]
+        if known[1]:
+            units[known[0]] = known[1]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import sys
 import threading
@@ -66,6 +67,14 @@ class Channel:
         self.lock = threading.Lock()
         self.lost = False
         self.finished = threading.Event()  # set before "done": a closing controller is then no interruption
+        self.answers: queue.Queue[dict[str, Any]] = queue.Queue()  # the controller's answers to looks
+
+    def look(self, results: list[Any]) -> str | None:
+        """``--until-decided``: at a block's end, ask the controller whether to stop (its reason) or go on."""
+        self.send({"look": len(results)})
+        answer = self.answers.get()  # a lost controller interrupts this wait (SIGINT, _watch_controller)
+        reason = answer.get("stop")
+        return reason if isinstance(reason, str) and reason else None
 
     def send(self, message: dict[str, Any]) -> None:
         text = json.dumps(message, separators=(",", ":")) + "\n"
@@ -122,6 +131,14 @@ def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
     return tuple(cpus)
 
 
+def _hooks(plan: dict[str, Any], shell: bool) -> tuple[dict[str, Command], dict[str, dict[str, Command]]]:
+    """The hooks, and each variant's own (a grid point's, ``{NAME}`` replaced: ``abstat run -L``)."""
+    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
+    own = {name: {kind: Command(text, shell) for kind, text in kinds.items() if text}
+           for name, kinds in (plan.get("variant_hooks") or {}).items()}
+    return hooks, own
+
+
 def run_plan(plan: dict[str, Any], channel: Channel) -> None:
     problems = _missing_commands(plan)
     if problems:
@@ -134,7 +151,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         channel.send({"error": str(err)})
         return
     shell = bool(plan.get("shell"))
-    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
+    hooks, own_hooks = _hooks(plan, shell)
     slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in plan["slots"]]
     positions = [position for *_, position in plan["slots"]]
     perf_support = None
@@ -149,7 +166,7 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         runs=0, timeout=plan.get("timeout"), background=[Command(t, shell) for t in plan.get("background") or []],
         ignore_failure=bool(plan.get("ignore_failure")),
         setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
-        conclude=hooks.get("conclude"),
+        conclude=hooks.get("conclude"), variant_hooks=own_hooks,
     )
     try:
         executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
@@ -159,7 +176,8 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
         return
     try:
         outcome = run_experiment(
-            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)))
+            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)),
+            should_stop=channel.look if plan.get("decide") is True else None)
     finally:
         executor.close()
         notes.extend(executor.notes)
@@ -172,8 +190,13 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
 def _watch_controller(source: BinaryIO, channel: Channel) -> None:
     """Standard input closes when the controller or the connection goes away: stop like Ctrl-C."""
     try:
-        while source.readline():
-            pass
+        for line in iter(source.readline, b""):
+            try:
+                answer = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(answer, dict) and ("stop" in answer or "go" in answer):
+                channel.answers.put(answer)
     except (OSError, ValueError):
         pass
     if not channel.finished.is_set():

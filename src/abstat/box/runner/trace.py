@@ -1,7 +1,7 @@
 """A kernel function's calls and time per call during each run: ``--trace``.
 
 For every measured run a bpftrace program is started, waited for until its
-probes are attached, and stopped (SIGINT) once the command has ended; its
+probes are attached, and stopped (SIGTERM) once the command has ended; its
 aggregates become metrics of that run:
 
 - ``NAME.calls``: calls that began and ended during the run (count);
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     import subprocess
 
 READY = "abstat-tracer-ready"
-START_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 300.0  # bpftrace compiles its program first: 30-40 s in a TCG guest on a loaded host
 STOP_TIMEOUT_S = 30.0
 MAP_KEYS = "65536"  # threads one run may fork and trace
 _SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -111,11 +111,11 @@ def script(probes: list[tuple[str, str]], all_cpus: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _reason(stderr: str) -> str:
+def _reason(stderr: str, default: str = "bpftrace exited before its probes were attached") -> str:
     kept = [_WHERE.sub("", line.strip()) for line in stderr.splitlines()
             if line.strip() and not any(noise in line for noise in _NOISE)
             and not line.lstrip().startswith("~") and ("ERROR" in line or "open(" in line or "FATAL" in line)]
-    text = "; ".join(dict.fromkeys(kept)) or "bpftrace exited before its probes were attached"
+    text = "; ".join(dict.fromkeys(kept)) or default
     return text if len(text) <= 400 else text[:397] + "..."
 
 
@@ -176,17 +176,21 @@ class Tracer:
         return self._err.read()
 
     def stop(self) -> dict[str, dict[str, float]]:
-        """SIGINT, wait, and its maps: ``{"@c0": {root: value}}``; RuntimeError when it did not end well."""
+        """SIGTERM, wait, and its maps: ``{"@c0": {root: value}}``; RuntimeError when it did not end well
+        (its maps are printed last: a bpftrace that did not exit 0 may not have printed them all)."""
         import subprocess  # here: abstat run imports this module at every start-up
 
         process, self.process = self.process, None
         if process is None:
             return {}
-        # bpftrace sees SIGINT between two polls of its buffers: one that lands just before it
-        # blocks can be missed, so it is sent again until bpftrace ends.
+        # bpftrace (0.17) sees the signal between two polls of its buffers: one that lands just before
+        # it blocks can be missed, so it is sent again until bpftrace ends.  SIGTERM, not SIGINT: once
+        # out of its loop bpftrace resets SIGINT to the default action before it prints its maps, so
+        # a SIGINT sent again then killed it with nothing printed, which read as a run without calls
+        # (seen in a TCG guest, where its exit takes 1-2 s).  Its SIGTERM handler stays.
         deadline = time.monotonic() + STOP_TIMEOUT_S
         while True:
-            process.send_signal(signal.SIGINT)
+            process.send_signal(signal.SIGTERM)
             try:
                 out, _ = process.communicate(timeout=0.25)
                 break
@@ -194,7 +198,7 @@ class Tracer:
                 if time.monotonic() > deadline:
                     os.killpg(process.pid, signal.SIGKILL)
                     process.communicate()
-                    raise RuntimeError(f"bpftrace did not stop within {STOP_TIMEOUT_S:g} s of SIGINT") from None
+                    raise RuntimeError(f"bpftrace did not stop within {STOP_TIMEOUT_S:g} s of SIGTERM") from None
         maps: dict[str, dict[str, float]] = {}
         for line in out.splitlines():
             try:
@@ -204,8 +208,11 @@ class Tracer:
             if isinstance(item, dict) and item.get("type") == "map" and isinstance(item.get("data"), dict):
                 for key, value in item["data"].items():
                     maps[key] = value if isinstance(value, dict) else {"0": value}
-        if process.returncode not in (0, -signal.SIGINT) and not maps:
-            raise RuntimeError(f"bpftrace ended with status {process.returncode}: {_reason(self.stderr())}")
+        if process.returncode != 0:
+            ended = (f"by signal {-process.returncode}" if process.returncode < 0
+                     else f"with status {process.returncode}")
+            reason = _reason(self.stderr(), "its counts may not all be printed")
+            raise RuntimeError(f"bpftrace ended {ended}: {reason}")
         return maps
 
     def kill(self) -> None:

@@ -92,7 +92,8 @@ def root_parser() -> argparse.ArgumentParser:
     from abstat import __version__
     from abstat.cli.registry import COMMANDS
 
-    root = ArgumentParser(prog="abstat", description="Prove or refute performance claims.")
+    # typed as argparse's parser: the commands' parsers joined as its parents are argparse's
+    root: argparse.ArgumentParser = ArgumentParser(prog="abstat", description="Prove or refute performance claims.")
     root.add_argument("--version", action="version", version=f"abstat {__version__}",
                       help="show abstat's version and exit")
     commands = root.add_subparsers(dest="command", metavar="COMMAND")

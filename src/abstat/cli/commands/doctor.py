@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from abstat.cli.commands import ArgumentParser, add_format
 from abstat.errors import UsageError
@@ -109,7 +110,8 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
         raise UsageError("--connect-timeout must be a positive number of seconds")
     answers = check_hosts(parse_hosts(args.host), only=args.only, cpus=cpus, interval=args.interval,
                            perf=not args.no_perf, timeout=args.connect_timeout, root=args.root)
-    documents, failed, separator, warned = [], 0, "", 0
+    documents: list[dict[str, Any]] = []
+    failed, separator, warned = 0, "", 0
     for answer in answers:
         findings = answer.findings
         if findings is None:

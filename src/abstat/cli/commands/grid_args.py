@@ -31,8 +31,6 @@ def parameters_from_args(args: argparse.Namespace) -> dict[str, tuple[str, ...]]
         if any(not value.strip() for value in values):
             raise UsageError(f"-L {name} {text!r}: an empty value (VALUES are separated by commas)")
         parameters[name] = values
-    if parameters and getattr(args, "host", None):
-        raise UsageError("-L: a parameter scan runs here only, not yet on hosts (--host)")
     if parameters and getattr(args, "until_decided", False):
         raise UsageError("-L: a parameter scan cannot stop when decided yet (--until-decided)")
     return parameters

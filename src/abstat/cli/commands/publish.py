@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="which compared cells of an experiment's page get a figure (default auto: all up to "
                              "200 comparisons, else the significant ones)")
     parser.add_argument("--full", action="store_true", help="rewrite every page, not only the changed ones")
+    parser.add_argument("--repo", default=".", metavar="DIR",
+                        help="git repository giving the history series' commit order, as abstat history --repo "
+                             "(default: the current directory; elsewhere: commit time, then first seen)")
     return parser
 
 
@@ -32,12 +35,13 @@ def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if os.path.exists(args.directory) and not os.path.isdir(args.directory):
         raise UsageError(f"{args.directory}: not a directory")
-    from abstat.render.site import publish
     from abstat.render.escape import terminal
+    from abstat.render.site import publish
     from abstat.store import resolve_store_path
 
     try:
-        done = publish(resolve_store_path(args.store), args.directory, plots=args.plots, full=args.full)
+        done = publish(resolve_store_path(args.store), args.directory, plots=args.plots, full=args.full,
+                       repo=args.repo)
     except OSError as err:
         raise UsageError(f"{args.directory}: cannot write the site ({err.strerror or err})") from None
     pages = len(done.written)

@@ -123,7 +123,7 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
         shown = shown if isinstance(shown, dict) else {}
     else:  # stored by an abstat from before the engine: its options, converted and validated
         spec, shown = _from_legacy(stored, store_path)
-    fmt = shown.get("format") if shown.get("format") in REPORT_FORMATS else "text"
+    fmt = str(shown.get("format")) if shown.get("format") in REPORT_FORMATS else "text"
     verbose = shown.get("verbose") is True
     fmt, verbose = (args.format if args.format != "text" else fmt), (args.verbose or verbose)
     if not args.yes:  # nothing read from a store runs unseen

@@ -13,10 +13,13 @@ exchangeable:
   the shift from the good end and its interval of the shift to the bad end
   both exclude 0 (at ``LEVEL_CONFIDENCE``) measures neither like the good end
   nor like the bad one: more than one change is in the range.
-- **Attribution**: a culprit is named only when its own runs do not differ
-  from the bad end's and its parents' do not differ from the good end's,
-  with enough runs of each (up to ``SIDE_MAX_RUNS``) that a level half way
-  between the ends would have differed in 99.5% of bisections.
+- **Attribution**: a culprit is named only when its own runs and its parents' runs *taken after the
+  search proposed it* (the earlier ones steered the search there, so they cannot also confirm it) place
+  them: the culprit nearer the bad end than the good one, each parent nearer the good end (Yuen's
+  contrast of 20% trimmed means against the ends' midpoint, one-sided ``NEARER_PVALUE``: a commit half
+  way between the ends, as between two equal changes, passes at that rate whatever the noise's shape),
+  and each does not differ from its end (Hodges-Lehmann interval at ``SIDE_CONFIDENCE``), with at
+  least ``runs_needed`` runs of each and ``ENDS_FACTOR`` times as many of each end.
 """
 from __future__ import annotations
 
@@ -25,11 +28,17 @@ from collections.abc import Sequence
 
 LEVEL_CONFIDENCE = 0.999    # intervals that must both exclude 0 to call a level intermediate
 LEVEL_MIN_RUNS = 6          # runs of a commit before its level is judged
-SIDE_CONFIDENCE = 0.95     # the interval of culprit to bad, and of parent to good, must hold 0
+SIDE_CONFIDENCE = 0.99     # the interval of culprit to bad, and of parent to good, must hold 0
 SIDE_MIN_RUNS = 4          # runs of the culprit and of its parents asked for at least (a change many
                            # times the noise: boots are dear)
 SIDE_MAX_RUNS = 30         # runs of the culprit and of its parents asked for at most
+ENDS_FACTOR = 2             # runs of each end before a culprit is judged, in units of the commits' runs_needed
+DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
+DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
 MAX_POINTS = 400            # most recent runs of a reference used by these checks (bounded cost)
+TRIM = 0.2                  # Yuen's trimming, each side
+NEARER_PVALUE = 0.025       # one-sided: a culprit nearer the bad end than the good one, a parent nearer the good
+                           # end (strict because the check is repeated as runs are added)
 
 
 def ends_differ_p(good: Sequence[float], bad: Sequence[float]) -> float:
@@ -96,6 +105,51 @@ def like(values: Sequence[float], end: Sequence[float], need: int) -> bool | Non
     return low <= 0 <= high
 
 
+def _trimmed(values: Sequence[float]) -> tuple[float, float, int]:
+    """(20% trimmed mean, squared standard error by the winsorized variance, trimmed count) -- Yuen's pieces."""
+    import numpy as np
+
+    x = np.sort(np.asarray(values, dtype=float))
+    n = x.size
+    g = int(TRIM * n)
+    h = n - 2 * g
+    w = np.clip(x, x[g], x[n - 1 - g])
+    return float(np.mean(x[g:n - g])), float(np.var(w, ddof=1)) * (n - 1) / (h * (h - 1)), h
+
+
+def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float]) -> float:
+    """One-sided p-value that a commit's runs measure nearer the level of the runs ``near`` than that of
+    ``far``: Yuen's test (20% trimmed means, winsorized variances, Welch-Satterthwaite degrees of freedom)
+    of the contrast ``commit - (near + far) / 2`` in the direction of ``near``.  With the same noise at
+    every level (a shift, whatever the noise's shape: two humps, outliers) the trimmed means differ as the
+    levels do, so a level half way between the ends has a contrast of exactly 0: the null."""
+    import math as _math
+
+    from scipy.stats import t as student
+
+    if min(len(values), len(near), len(far)) < 4:
+        return 1.0
+    parts = [_trimmed(values[-MAX_POINTS:]), _trimmed(near[-MAX_POINTS:]), _trimmed(far[-MAX_POINTS:])]
+    weights = (1.0, 0.25, 0.25)         # squared contrast coefficients 1, -1/2, -1/2
+    contrast = parts[0][0] - (parts[1][0] + parts[2][0]) / 2
+    if parts[1][0] < parts[2][0]:
+        contrast = -contrast
+    variance = sum(w * d for w, (_, d, _) in zip(weights, parts, strict=True))
+    if not variance > 0:
+        return 0.0 if contrast > 0 else 1.0
+    df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, parts, strict=True))
+    p = float(student.sf(contrast / _math.sqrt(variance), df))
+    return p if _math.isfinite(p) else 1.0
+
+
+def placed(values: Sequence[float], good: Sequence[float], bad: Sequence[float], side: str) -> bool:
+    """Whether a commit's runs measure nearer the ``side`` end ("good" or "bad") than the other, by
+    :func:`nearer_p` at ``NEARER_PVALUE``: a level half way between the ends (two equal changes, the commit
+    between them) passes with probability at most ``NEARER_PVALUE`` whatever the noise's shape."""
+    end, other = (bad, good) if side == "bad" else (good, bad)
+    return nearer_p(values, end, other) <= NEARER_PVALUE
+
+
 def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
                bad: Sequence[float], strikes: dict[int, int]) -> bool:
     """Whether each (commit, its runs, the end it should measure like) -- the culprit with the bad end, its
@@ -104,12 +158,28 @@ def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], go
     (``strikes``, updated) needs that many runs again for each time it did, so that looking again and
     again is no way through."""
     need = runs_needed(good, bad)
-    if min(len(good), len(bad)) < need:   # the ends' intervals are as wide as the commits'
-        return False
+    if min(len(good), len(bad)) < ENDS_FACTOR * need:   # the ends' levels also steered the search: with
+        return False                                     # more runs a chance deviation of theirs fades
     verdict = True
     for commit, values, end in sides:
         same = like(values, end, need * (1 + strikes.get(commit, 0)))
         if same is False:
             strikes[commit] = strikes.get(commit, 0) + 1
-        verdict = verdict and bool(same)
+        verdict = verdict and bool(same) and placed(values, good, bad, "bad" if end is bad else "good")
     return verdict
+
+
+def drift(points: Sequence[tuple[int, float]], batches: int) -> dict[int, float]:
+    """Batch number -> drift offset from the references' (batch, deviation from the model): a Theil-Sen line
+    through them over batch numbers, used only when Kendall's test finds a trend (p < ``DRIFT_PVALUE``), so
+    that the correction adds no noise on a steady machine."""
+    from scipy.stats import kendalltau, theilslopes
+
+    if len(points) < DRIFT_MIN_REFERENCES or len({p[0] for p in points}) < 4:
+        return {}
+    numbers = [p[0] for p in points]
+    residuals = [p[1] for p in points]
+    if float(kendalltau(numbers, residuals).pvalue) >= DRIFT_PVALUE:
+        return {}
+    slope, intercept, _, _ = theilslopes(residuals, numbers)
+    return {batch: intercept + slope * batch for batch in range(batches)}

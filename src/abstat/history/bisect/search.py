@@ -8,13 +8,13 @@ without merges, "``i >= k``").  The posterior over ``k`` starts uniform
 (commits that failed to build keep their mass but are never measured) and
 is updated with every sample:
 
-- **Likelihood.** A sample ``x`` at commit ``i`` has density ``f_bad`` when
-  ``i`` is bad and ``f_good`` otherwise.  Both are Student-t (4 degrees of
-  freedom, heavy tails for outliers) located at the medians of the good and
-  bad reference measurements (and of test commits the posterior already
-  places on one side with probability >= 0.99) with a pooled robust scale
-  (the larger of MAD and IQR, plus Sheppard's correction for quantized
-  values).  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
+- **Likelihood.** A sample ``x`` at commit ``i`` has density ``f(x - b)`` when
+  ``i`` is bad and ``f(x - g)`` otherwise: ``g`` the median of the good references,
+  ``b - g`` the Hodges-Lehmann shift to the bad ones (the ends plus test commits the
+  posterior places on one side with probability >= 0.99), ``f`` the density of the ends'
+  pooled residuals (:mod:`abstat.history.bisect.density`: a kernel density, so two paths
+  are two humps, with 5% of a Student-t of the robust scale; a Student-t alone below 10).
+  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
   few wild samples cannot carry the decision, and weighted by ``TEMPER``
   because the model is estimated, not known.  All samples are re-scored
   whenever the references grow.
@@ -33,9 +33,10 @@ is updated with every sample:
 - **Stopping.** One commit holds posterior >= ``confidence``, and still does
   after one more batch of it and its parents (all of a merge's parents in
   the range: git bisect's rule that a merge is the culprit only when its
-  parents are good), and the runs of the culprit and of its parents place
-  them on their sides by intervals that need no model
-  (:mod:`abstat.history.bisect.levels`; more batches of them until they do) (found);
+  parents are good), and the runs of the culprit and of its parents taken
+  from then on place them on their sides by tests that need no model
+  (:mod:`abstat.history.bisect.levels`; more batches of them and of the ends
+  until they do) (found);
   or a tested commit measures unlike both ends (several: more than one
   change, :mod:`abstat.history.bisect.segments` bisects each part); or the budget is
   spent (inconclusive), or the references do not differ by Brunner-Munzel's
@@ -47,7 +48,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from abstat.history.bisect import levels
+from abstat.history.bisect import density, levels
 from abstat.history.bisect.graph import Graph
 
 CLIP = 3.0
@@ -56,8 +57,6 @@ T_DF = 4.0
 INITIAL_REFERENCES = 5      # runs of each reference before the search starts
 GATE_PVALUE = 0.001          # good and bad references must differ this clearly
 SIDE_CERTAINTY = 0.99       # a test commit this surely on one side also estimates that side's level
-DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
-DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
 
 
 @dataclass
@@ -110,9 +109,10 @@ class Search:
         self.batches = 0
         self.attempts = 0
         self.next_reference = 0     # 0: good next, else bad
-        self.max_reference_runs = max(30, budget // 4)
+        self.max_reference_runs = max(30, budget // 3)   # a bimodal change needs ~110 a side to pass the gate
         self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
+        self._fresh: dict[int, int] = {}   # culprit -> the batch from which its and its parents' runs confirm it
         self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
         self._memos: dict[tuple, object] = {}
 
@@ -172,7 +172,8 @@ class Search:
         if self._sides:
             good = good + [v for c, v, _ in self.samples if self._sides.get(c) == 0]
             bad = bad + [v for c, v, _ in self.samples if self._sides.get(c) == 1]
-        g, b = float(np.median(good)), float(np.median(bad))
+        g = float(np.median(good))   # the shift by Hodges-Lehmann: a median falls between two paths' humps
+        b = g + float(np.median(np.subtract.outer(np.asarray(bad[-400:]), np.asarray(good[-400:]))))
         residuals = np.concatenate([np.asarray(good) - g, np.asarray(bad) - b])
         scale = max(1.4826 * float(np.median(np.abs(residuals))),
                     float(np.subtract(*np.percentile(residuals, [75, 25]))) / 1.349)
@@ -186,6 +187,13 @@ class Search:
             scale = abs(b - g) / 4 or abs(g) * 1e-6 or 1e-12
         return g, b, scale
 
+    def _density(self) -> density.Density | None:
+        return self._memo("density", self._compute_density)
+
+    def _compute_density(self) -> density.Density | None:
+        (g, b, scale), (good, bad) = self._model(), self._references()
+        return density.fit([v - g for v in good] + [v - b for v in bad], scale)
+
     def reference_p(self) -> float:
         return self._memo("reference_p", self._compute_reference_p)
 
@@ -194,6 +202,10 @@ class Search:
 
     def values_of(self, commit: int) -> list[float]:
         return [v for c, v, _ in self.samples if c == commit]
+
+    def fresh_values(self, commit: int, start: int) -> list[float]:
+        """The runs of ``commit`` from batch ``start`` on."""
+        return [v for c, v, batch in self.samples if c == commit and batch >= start]
 
     def intermediate(self) -> int | None:
         """The tested commit with the most runs among those measuring unlike both ends, or None."""
@@ -206,28 +218,18 @@ class Search:
 
     def attributed(self, culprit: int) -> bool:
         """The culprit's own runs and its parents' confirm it (:func:`abstat.history.bisect.levels.attributed`)."""
+        start = self._fresh.get(culprit, 0)
         good, bad = self._references()
-        sides = [(p, self.values_of(p), good) for p in self.graph.parents_of(culprit) if p != 0]
+        sides = [(p, self.fresh_values(p, start), good) for p in self.graph.parents_of(culprit) if p != 0]
         if culprit != self.n:
-            sides.append((culprit, self.values_of(culprit), bad))
+            sides.append((culprit, self.fresh_values(culprit, start), bad))
         return levels.attributed(sides, good, bad, self._strikes)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
-        """Batch number -> drift offset: a Theil-Sen line through the references' deviations
-        from the model over batch numbers, used only when Kendall's test finds a trend (p < 0.01),
-        so that the correction adds no noise on a steady machine."""
-        from scipy.stats import kendalltau, theilslopes
-
+        """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""
         points = [(batch, value - (g if commit == 0 else b)) for commit, value, batch in self.samples
                   if commit in (0, self.n)]
-        if len(points) < DRIFT_MIN_REFERENCES or len({p[0] for p in points}) < 4:
-            return {}
-        batches = [p[0] for p in points]
-        residuals = [p[1] for p in points]
-        if float(kendalltau(batches, residuals).pvalue) >= DRIFT_PVALUE:
-            return {}
-        slope, intercept, _, _ = theilslopes(residuals, batches)
-        return {batch: intercept + slope * batch for batch in range(self.batches)}
+        return levels.drift(points, self.batches)
 
     def log_posterior(self):  # -> numpy array over k = 1..N
         return self._memo("log_posterior", self._compute_log_posterior).copy()
@@ -242,9 +244,12 @@ class Search:
         if tests:
             commits = np.array([c for c, _, _ in tests])
             x = np.array([v - offsets.get(batch, 0.0) for _, v, batch in tests])
-            zg = (x - g) / scale
-            zb = (x - b) / scale
-            llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
+            shape = self._density()
+            if shape is not None:
+                llr = shape.log_pdf(x - b) - shape.log_pdf(x - g)
+            else:
+                zg, zb = (x - g) / scale, (x - b) / scale
+                llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
             np.add.at(per_commit, commits, TEMPER * np.clip(llr, -CLIP, CLIP))
         # log P(k) = sum of LLR_i over the measured i that are bad if k is the culprit: k's descendants
         return self.graph.descendant_sums(per_commit[1:])
@@ -270,7 +275,8 @@ class Search:
 
     def effect(self) -> float:
         g, b, scale = self._model()
-        return abs(b - g) / scale
+        shape = self._density()
+        return abs(b - g) / scale if shape is None else density.effect(shape, b - g)
 
     # -- choosing ----------------------------------------------------------
 
@@ -319,7 +325,7 @@ class Search:
         top = int(posterior.argmax())
         m = self._batch_size()
         if posterior[top] >= self.confidence:
-            return self._verify(top + 1, m, len(good), len(bad))
+            return self._verify(top + 1, m)
         self._verified = None
         test = self._choose(posterior, m)
         if test is None:
@@ -329,24 +335,28 @@ class Search:
         half = m // 2
         return Batch([test] * half + [reference] + [test] * (m - half), test)
 
-    def _verify(self, culprit: int, m: int, good: int, bad: int) -> Batch | Outcome:
+    def _verify(self, culprit: int, m: int) -> Batch | Outcome:
         """Found, once a culprit above the threshold stays there for one more batch of it and its parents
         and their runs place them on their sides (:meth:`attributed`); else that batch."""
         if self._verified == culprit and self.attributed(culprit):
             return self.outcome("found")
         self._verified = culprit
+        # confirmed by runs taken from now on: the runs that led the search here are chosen by it (a parent
+        # whose runs happened to look good is why a commit tops the posterior), so they cannot also confirm it
+        self._fresh.setdefault(culprit, self.batches)
         half = max(2, m // 2)
         tests = [c for c in (*self.graph.parents_of(culprit), culprit) if 0 < c < self.n and c not in self.skipped]
         if not tests:
             return self.outcome("found")
-        # alternating, so that a burst of load on the machine hits the culprit and its
-        # parent alike instead of confirming a crossing that is not there
-        batch = [c for _ in range(half) for c in tests]
-        # both ends grow: the culprit is judged against the bad one, its parents against the good one
-        short = min(good, bad) < levels.runs_needed(*self._references())
-        references = [0, self.n] if short else [0 if self.next_reference == 0 else self.n]
-        self.next_reference ^= 1
-        return Batch(batch[:len(batch) // 2] + references + batch[len(batch) // 2:], tests[-1])
+        # alternating, so that a burst of load on the machine hits the culprit, its parents and the ends
+        # alike instead of confirming a crossing that is not there
+        good, bad = self._references()
+        short = min(len(good), len(bad)) < levels.ENDS_FACTOR * levels.runs_needed(good, bad)
+        rounds = []
+        for _ in range(half):
+            rounds += [*tests, 0, self.n] if short else [*tests, 0 if self.next_reference == 0 else self.n]
+            self.next_reference ^= 1
+        return Batch(rounds, tests[-1])
 
     def outcome(self, status: str) -> Outcome:
         import numpy as np

@@ -72,17 +72,11 @@ def llr(values: list[float], good: list[float], bad: list[float]) -> float:
     return total
 
 
-def run_step(args: StepConfig, argv: list[str]) -> int:
-    """Measure the checked-out commit against the references; 0 good, 1 bad, 125 undecided."""
-    from abstat.history.bisect.measure import measurement_session
-    from abstat.history.bisect.workspace import Recorder, Worktrees, build, measure
+def _bisect_state(args: StepConfig) -> tuple[str, str, list[str], str]:
+    """(HEAD, refs/bisect/bad, the refs/bisect/good-* revisions, the experiment) of the bisection in progress."""
     from abstat.errors import UsageError
     from abstat.history.revision import git
-    from abstat.store import open_store, resolve_store_path
 
-    if args.max_runs < BATCH:
-        raise UsageError(f"{{max_runs}} must be at least {BATCH}", fields=["max_runs"])
-    metric = args.metric
     repo = args.repo
     head = git(["rev-parse", "HEAD"], repo).stdout.strip()
     bad_ref = git(["rev-parse", "--verify", "-q", "refs/bisect/bad"], repo, check=False).stdout.strip()
@@ -91,48 +85,75 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
         raise UsageError("no git bisect in progress with a good and a bad revision (git bisect start BAD GOOD)")
     log = git(["bisect", "log"], repo, check=False).stdout.splitlines()
     first_bad = next((line.split("[", 1)[1][:12] for line in log if line.startswith("# bad: [")), bad_ref[:12])
-    experiment = args.experiment or f"bisect-step-{first_bad}"  # one experiment for the whole git bisect
+    return head, bad_ref, goods, args.experiment or f"bisect-step-{first_bad}"  # one experiment for the bisect
+
+
+def _reference(args: StepConfig, store, recorder, executor, experiment: str, role: str, shas: list[str]) -> list[float]:
+    """The stored runs of a reference, measured first (``REFERENCE_RUNS``, in a worktree) when too few."""
+    from abstat.history.bisect.workspace import Worktrees, build, measure
+
+    found = _references(store, experiment, args.metric, shas)
+    if len(found) < REFERENCE_RUNS:
+        with Worktrees(args.repo) as trees:
+            path = trees.checkout(role, shas[0])
+            failure = build(executor, args.build, path, role, args.timeout)
+            if failure is not None:
+                raise StepError(f"the {role} reference {shas[0][:12]} does not build: {failure}")
+            for _ in range(REFERENCE_RUNS):
+                measure(executor, recorder, shas[0], role, path, args.run, args.metric, args.timeout)
+        recorder.close("complete")
+        found = _references(store, experiment, args.metric, shas)
+    if not found:
+        why = recorder.failures.get((shas[0], role), "no value")
+        raise StepError(f"every run of the benchmark failed at the {role} reference {shas[0][:12]}: {why}")
+    return found
+
+
+def _measure_head(args: StepConfig, recorder, executor, head: str,
+                  references: dict[str, list[float]]) -> tuple[list[float], float]:
+    """Runs of the checked-out commit in batches until the evidence reaches +-``THRESHOLD`` or ``max_runs``
+    (failed runs count too: a commit whose every run fails is skipped, not run forever)."""
+    from abstat.history.bisect.workspace import measure
+
+    values: list[float] = []
+    evidence = 0.0
+    runs = 0
+    while runs < args.max_runs:
+        for _ in range(BATCH):
+            runs += 1
+            value = measure(executor, recorder, head, "test", args.repo, args.run, args.metric, args.timeout)
+            if value is not None:
+                values.append(value)
+        evidence = llr(values, references["good"], references["bad"])
+        if abs(evidence) >= THRESHOLD:
+            break
+    return values, evidence
+
+
+def run_step(args: StepConfig, argv: list[str]) -> int:
+    """Measure the checked-out commit against the references; 0 good, 1 bad, 125 undecided."""
+    from abstat.errors import UsageError
+    from abstat.history.bisect.measure import measurement_session
+    from abstat.history.bisect.workspace import Recorder, build
+    from abstat.store import open_store, resolve_store_path
+
+    if args.max_runs < BATCH:
+        raise UsageError(f"{{max_runs}} must be at least {BATCH}", fields=["max_runs"])
+    head, bad_ref, goods, experiment = _bisect_state(args)
     executor = measurement_session(args.run, args.metric_spec, args.timeout)
     store_path = resolve_store_path(args.store)
     try:
         with open_store(store_path) as store:
-            recorder = Recorder(store, experiment, repo, ["abstat", "bisect", "step", *argv],
+            recorder = Recorder(store, experiment, args.repo, ["abstat", "bisect", "step", *argv],
                                 {"bisect_step": {"run": args.run, "build": args.build, "metric": args.metric_text}})
             try:
-                references = {}
-                for role, shas in (("good", goods), ("bad", [bad_ref])):
-                    found = _references(store, experiment, metric, shas)
-                    if len(found) < REFERENCE_RUNS:
-                        with Worktrees(repo) as trees:
-                            path = trees.checkout(role, shas[0])
-                            failure = build(executor, args.build, path, role, args.timeout)
-                            if failure is not None:
-                                raise StepError(f"the {role} reference {shas[0][:12]} does not build: {failure}")
-                            for _ in range(REFERENCE_RUNS):
-                                measure(executor, recorder, shas[0], role, path, args.run, metric, args.timeout)
-                        recorder.close("complete")
-                        found = _references(store, experiment, metric, shas)
-                    if not found:
-                        why = recorder.failures.get((shas[0], role), "no value")
-                        raise StepError(f"every run of the benchmark failed at the {role} reference "
-                                        f"{shas[0][:12]}: {why}")
-                    references[role] = found
-                failure = build(executor, args.build, repo, "test", args.timeout) if args.build else None
+                references = {role: _reference(args, store, recorder, executor, experiment, role, shas)
+                              for role, shas in (("good", goods), ("bad", [bad_ref]))}
+                failure = build(executor, args.build, args.repo, "test", args.timeout) if args.build else None
                 if failure is not None:
                     sys.stderr.write(f"abstat bisect step: {head[:12]}: build failed, skip ({failure[:200]})\n")
                     return UNDECIDED
-                values: list[float] = []
-                evidence = 0.0
-                runs = 0  # failed runs count too: a commit whose every run fails is skipped, not run forever
-                while runs < args.max_runs:
-                    for _ in range(BATCH):
-                        runs += 1
-                        value = measure(executor, recorder, head, "test", repo, args.run, metric, args.timeout)
-                        if value is not None:
-                            values.append(value)
-                    evidence = llr(values, references["good"], references["bad"])
-                    if abs(evidence) >= THRESHOLD:
-                        break
+                values, evidence = _measure_head(args, recorder, executor, head, references)
                 if not values:
                     why = recorder.failures.get((head, "test"), "no value")
                     sys.stderr.write(f"abstat bisect step: {head[:12]}: every run failed, skip ({why[:200]})\n")

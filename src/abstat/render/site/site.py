@@ -138,18 +138,32 @@ def _verdict(report: Any) -> tuple[str, str]:
     return ("slower" if slower else "faster" if faster else "same"), words
 
 
-def _experiment(store_path: str, summary: Any, plots: str,
-                related: dict[str, Any] | None = None) -> tuple[dict[str, str], dict[str, Any]]:
-    """The experiment's pages (relative path -> HTML) and its index entry."""
-    from abstat.render.html import render_body
-    from abstat.report import api
-
+def _experiment(store_path: str, summary: Any, plots: str, related: dict[str, Any] | None = None,
+                repo: str | None = None) -> tuple[dict[str, str], dict[str, Any]]:
+    """The experiment's pages (relative path -> HTML) and its index entry; ``repo`` orders its history
+    series as ``abstat history --repo`` does."""
     name = summary.name
     page = f"experiments/{slug(name)}.html"
     entry: dict[str, Any] = {"name": name, "page": page, "variants": list(summary.variants),
                              "hosts": list(summary.hosts), "runs": summary.runs_ok, "failed": summary.runs_failed,
                              "last_run": summary.last_run_at, "verdict": "same", "words": "", "series": []}
     pages: dict[str, str] = {}
+    body, history = _report_body(store_path, name, plots, entry)
+    if not body:
+        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
+    pages[page] = wrap(f"experiment {name}", body, depth=1)
+    if history:
+        series_pages, entry["series"] = _history(store_path, name, related or {}, repo)
+        pages.update(series_pages)
+    return pages, entry
+
+
+def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[str, bool]:
+    """(the experiment's report as HTML, whether it has revisions); the verdict into ``entry``.  Its
+    sets and report are let go of before the history series are read (not both in memory at once)."""
+    from abstat.render.html import render_body
+    from abstat.report import api
+
     try:
         sets = api.load([], store=store_path, where={"experiment": {name}})
     except AbstatError as err:
@@ -162,26 +176,20 @@ def _experiment(store_path: str, summary: Any, plots: str,
             entry["verdict"], entry["words"] = _verdict(report)
         except AbstatError as err:
             entry["words"] = f"not compared: {err}"
-    if not body:
-        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
-    pages[page] = wrap(f"experiment {name}", body, depth=1)
-    if any("rev" in s.labels for s in sets):
-        series_pages, entry["series"] = _history(store_path, name, related or {})
-        pages.update(series_pages)
-    return pages, entry
+    return body, any("rev" in s.labels for s in sets)
 
 
-def _history(store_path: str, name: str, related: dict[str, Any]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _history(store_path: str, name: str, related: dict[str, Any],
+             repo: str | None = None) -> tuple[dict[str, str], list[dict[str, Any]]]:
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
     from abstat.history.render import render_html
-
     from abstat.store import open_store
 
     try:  # every metric of the experiment: a regression found on `user` must reach the regressions page
         with open_store(store_path, create=False, read_only=True) as store:
             metrics = store.metrics(name)
-        history = load_history(store_path=store_path, experiment=name, repo=None, metrics=metrics or None)
+        history = load_history(store_path=store_path, experiment=name, repo=repo, metrics=metrics or None)
     except AbstatError:
         return {}, []
     report, _ = analyse(history, Settings())
@@ -224,8 +232,11 @@ def _esc(text: str) -> str:
     return html(text)
 
 
-def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool = False) -> Published:
-    """Write (or bring up to date) the site for ``store_path`` in ``directory``."""
+def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool = False,
+            repo: str | None = None) -> Published:
+    """Write (or bring up to date) the site for ``store_path`` in ``directory``; ``repo`` (a git
+    repository) orders the history series in its topological order, as ``abstat history`` does, and the
+    pages name the order as the CLI does (without it: commit time, then first seen)."""
     from abstat.store import open_store
 
     with open_store(store_path, create=False, read_only=True) as store:
@@ -238,7 +249,7 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     related_key = _related_key(related)
     for summary in summaries:
         entries[summary.name] = _publish_experiment(store_path, directory, summary, plots, previous.get(summary.name),
-                                                    related, related_key, done)
+                                                    related, related_key, done, repo)
     for name, known in previous.items():
         if name not in entries:
             _remove(directory, {p for p in known.get("pages", []) if isinstance(p, str)}, done)
@@ -252,19 +263,20 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
 
 
 def _publish_experiment(store_path: str, directory: str, summary: Any, plots: str, known: Any,
-                        related: dict[str, Any], related_key: str, done: Published) -> Any:
+                        related: dict[str, Any], related_key: str, done: Published, repo: str | None = None) -> Any:
     """The manifest entry of one experiment: the one ``known`` when its pages are up to date, else its
     pages written (the stale ones removed) and a new entry."""
     with_series = bool(known and known["entry"].get("series"))
-    fingerprint = _fingerprint(summary, plots, related_key if with_series else "")
+    depends = plots + ("\0" + os.path.abspath(repo) if repo else "")  # another order: other series pages
+    fingerprint = _fingerprint(summary, depends, related_key if with_series else "")
     pages_known = known.get("pages", []) if known else []
     if known and known["fingerprint"] == fingerprint and all(
             isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
         done.unchanged.append(summary.name)
         return known
-    pages, entry = _experiment(store_path, summary, plots, related)
+    pages, entry = _experiment(store_path, summary, plots, related, repo)
     if entry["series"] and not with_series:
-        fingerprint = _fingerprint(summary, plots, related_key)
+        fingerprint = _fingerprint(summary, depends, related_key)
     for relative, text in pages.items():
         _write(directory, relative, text)
         done.written.append(relative)

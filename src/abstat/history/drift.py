@@ -1,0 +1,128 @@
+"""Step 5 of the detector (:mod:`abstat.history.changepoints`): step, not drift.
+
+Per run of changes in one direction, between the changes of the other direction around it, two
+explanations are compared by BIC: the steps alone, or a line (a quadratic or cubic curve for a run
+of 3 or 4 or more pieces: ``DRIFT_DEGREE``, ``CURVE_PIECES``) plus the steps that stand beyond it
+(t test at ``max_pvalue`` in the fit of both, weakest dropped first).  Each step costs two
+parameters (``STEP_PARAMS``: its level and its position), the curve one per degree.  A run's span
+that ends closer than ``BUMP_SIDE`` to it (a short bump's other edge) is extended past that edge,
+the edge a step of both explanations.  Then the same comparison over the whole series and all its
+steps with a curve of degree ``WHOLE_CURVE``.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from abstat.history.segment import Sums
+
+BUMP_SIDE = 30                 # a decision window's side shorter than this is extended past its neighbour (0: never)
+DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
+STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
+WHOLE_CURVE = 2                # then a curve of this degree over the whole series against all its steps (0: none)
+CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
+
+
+def _two_sided_p(t: float, df: int) -> float:
+    from abstat.stats.distributions import stdtr
+    return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
+
+
+def _bic(sse: float, count: int, parameters: float) -> float:
+    return count * math.log(max(sse, 1e-300) / count) + parameters * math.log(count)
+
+
+class DriftCheck:
+    """Step 5 as methods of the detector's search (``changepoints._Search`` inherits them)."""
+
+    sums: Sums
+    n: int
+    window: int
+    max_pvalue: float
+    drift: bool
+    reasons: dict[int, tuple[str, float]]
+    spans: Callable[[int, list[int], int], tuple[int, int]]
+
+    def direction(self, position: int, kept: list[int]) -> float:
+        a, b = self.spans(position, kept, self.window)
+        left, right = self.sums.window(a, position), self.sums.window(position, b)
+        return math.copysign(1.0, right[1] / right[0] - left[1] / left[0])
+
+    def beyond_curve(self, a: int, b: int, run: list[int], degree: int, fixed: tuple[int, ...] = ()) -> list[int]:
+        """The steps of ``run`` that stand beyond a curve of ``degree`` on [a, b) in the fit of both
+        (and of steps at ``fixed``; t test at ``max_pvalue``), the weakest dropped first."""
+        survivors = list(run)
+        while survivors:
+            _, ts, df = self.sums.fit(a, b, [*survivors, *fixed], degree)
+            ps = [_two_sided_p(t, df) if df > 0 else 1.0 for t in ts[:len(survivors)]]
+            worst = max(range(len(ps)), key=ps.__getitem__)
+            if ps[worst] <= self.max_pvalue:
+                break
+            del survivors[worst]
+        return survivors
+
+    def run_choice(self, a: int, b: int, run: list[int], degrees: range | None = None,
+                   fixed: tuple[int, ...] = ()) -> list[int]:
+        """The steps of one run on [a, b) that its lowest-BIC explanation keeps: all of them, or
+        those that stand beyond a line or curve (each step costs its level and its position);
+        steps at ``fixed`` are in both explanations."""
+        sse_steps, _, _ = self.sums.fit(a, b, [*run, *fixed], 0)
+        count = b - a
+        best = _bic(sse_steps, count, 1 + STEP_PARAMS * (len(run) + len(fixed)))
+        chosen = list(run)
+        if degrees is None:  # a curve needs pieces
+            degrees = range(1, max(1, min(DRIFT_DEGREE, len(run) - CURVE_PIECES)) + 1)
+        for degree in degrees:
+            survivors = self.beyond_curve(a, b, run, degree, fixed)
+            sse_drift, _, df = self.sums.fit(a, b, [*survivors, *fixed], degree)
+            if df <= 0:
+                break
+            score = _bic(sse_drift, count, 1 + degree + STEP_PARAMS * (len(survivors) + len(fixed)))
+            if score <= best:
+                best, chosen = score, survivors
+        return chosen
+
+    def run_span(self, kept: list[int], start: int, end: int) -> tuple[int, int, tuple[int, ...]]:
+        """The span of the run ``kept[start:end + 1]``, between the changes of the other direction
+        around it; an end closer than ``BUMP_SIDE`` to the run (a short bump's other edge) is
+        extended to the change after it, that edge a step of both explanations (on the bump alone
+        a line reads its edge as the line's end)."""
+        a = kept[start - 1] if start > 0 else 0
+        b = kept[end + 1] if end + 1 < len(kept) else self.n
+        fixed: list[int] = []
+        if BUMP_SIDE and start > 0 and kept[start] - a < BUMP_SIDE:
+            fixed.append(a)
+            a = kept[start - 2] if start > 1 else 0
+        if BUMP_SIDE and end + 1 < len(kept) and b - kept[end] < BUMP_SIDE:
+            fixed.append(b)
+            b = kept[end + 2] if end + 2 < len(kept) else self.n
+        return a, b, tuple(fixed)
+
+    def drift_selection(self, kept: list[int]) -> list[int]:
+        """Per run of changes of one direction, between the changes of the other direction
+        around it: steps, or a line plus the steps that stand beyond it (``run_choice``)."""
+        if not self.drift or not kept:
+            return kept
+        signs = [self.direction(p, kept) for p in kept]
+        result = list(kept)
+        start = 0
+        while start < len(kept):
+            end = start
+            while end + 1 < len(kept) and signs[end + 1] == signs[start]:
+                end += 1
+            run = kept[start:end + 1]
+            a, b, fixed = self.run_span(kept, start, end)
+            start = end + 1
+            chosen = self.run_choice(a, b, run, None, fixed)
+            for position in run:
+                if position not in chosen:
+                    result.remove(position)
+                    self.reasons[position] = ("drift", 0.0)
+        if WHOLE_CURVE and result:
+            chosen = self.run_choice(0, self.n, result, range(WHOLE_CURVE, WHOLE_CURVE + 1))
+            for position in set(result) - set(chosen):
+                self.reasons[position] = ("drift", 0.0)
+            result = chosen
+        return result

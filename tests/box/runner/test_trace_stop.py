@@ -1,0 +1,64 @@
+"""How ``--trace`` stops its tracer: bpftrace's counts are read whole, or the run says the tracer failed.
+
+bpftrace (0.17, Debian 12's; its src/main.cpp) sets one handler for SIGINT and SIGTERM that ends its
+loop, and once out of the loop puts SIGINT back to the default action before it prints its maps.  In a
+TCG guest that exit takes 1-2 s, and abstat, which sends its stop signal again until bpftrace ends
+(0.17 can miss one that lands between two polls), killed it with a second SIGINT before it printed
+anything: the run was stored as having made no calls (tests/lab/testbox/test_testbox.py's seed 003,
+twice).  The stand-in below behaves as bpftrace's main does, with no root or kernel needed.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+
+import pytest
+
+from abstat.box.runner import trace as trace_mod
+
+MAPS = '{"type": "map", "data": {"@c0": {"4242": 500}}}'
+
+
+def _fake_bpftrace(tmp_path, *, exit_takes: float, sigterm_kills: bool = False) -> str:
+    """A program that prints the ready line, loops until SIGINT or SIGTERM, then (as bpftrace's main) puts
+    SIGINT back to its default action, takes ``exit_takes`` seconds (detaching, END, the drain) and prints
+    its maps.  ``sigterm_kills``: SIGTERM has its default action too (a tracer killed mid-way)."""
+    path = tmp_path / "bpftrace"
+    path.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import signal, sys, time
+        stop = []
+        def handler(signum, frame):
+            stop.append(signum)
+        signal.signal(signal.SIGINT, handler)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL if {sigterm_kills!r} else handler)
+        print('{{"type": "printf", "data": "{trace_mod.READY}\\\\n"}}', flush=True)
+        while not stop:
+            time.sleep(0.01)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        time.sleep({exit_takes!r})
+        print({MAPS!r}, flush=True)
+        """))
+    os.chmod(path, 0o755)
+    return str(path)
+
+
+def test_the_counts_are_read_after_a_slow_exit(tmp_path):
+    """bpftrace takes longer to exit than abstat waits between two signals: its maps are still printed and read."""
+    tracer = trace_mod.Tracer("program", os.getpid(), None)
+    try:
+        tracer.start(_fake_bpftrace(tmp_path, exit_takes=1.5))
+        assert tracer.stop() == {"@c0": {"4242": 500}}
+    finally:
+        tracer.close()
+
+
+def test_a_tracer_killed_before_it_printed_is_a_failure_not_zero_calls(tmp_path):
+    tracer = trace_mod.Tracer("program", os.getpid(), None)
+    try:
+        tracer.start(_fake_bpftrace(tmp_path, exit_takes=0.0, sigterm_kills=True))
+        with pytest.raises(RuntimeError, match="bpftrace ended by signal 15"):
+            tracer.stop()
+    finally:
+        tracer.close()
