@@ -9,7 +9,8 @@ Two pytest-xdist workers by default (``-n 2 --dist loadgroup`` in pyproject.toml
 this one process, e.g. for one test or a debugger): the suite mostly waits on subprocesses, boxes and
 reboots.  Each file is one unit of work (its own ``xdist_group`` unless a test names one: tests that
 must not run beside each other share a group), so a module's fixtures are made once; the workers
-take the slow files first (so that no long file starts last) and the rest as they come free.  No
+take the files with an ``alone`` test first, then the slow files (so that no long file starts last) and
+the rest as they come free.  No
 test looks at what the whole machine runs: leftovers are found by an environment entry or a
 marker of the test's own (tests/support/processes.py), cgroup leftovers in a cgroup of the test's
 own, and a suite of another checkout can run at the same time.  A test that changes what the whole
@@ -67,12 +68,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 class _SlowFirst:
-    """In a pytest-xdist worker: the slow files first, once every conftest has marked its slow files."""
+    """In a pytest-xdist worker: the files with an ``alone`` test first (an ``alone`` test that comes up
+    while the other worker is in a long test, a reboot or a bisection, waits the whole of it: minutes
+    of one worker lost), then the slow files, once every conftest has marked its slow files."""
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]):
         yield
-        items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: files stay whole
+        alone = {item.fspath for item in items if item.get_closest_marker("alone") is not None}
+        # stable, and both keys are the file's: files stay whole
+        items.sort(key=lambda item: (item.fspath not in alone, item.get_closest_marker("slow") is None))
 
 
 def _locked(name: str, operation: int) -> int:

@@ -154,3 +154,28 @@ def test_lines_user_space_writes_during_a_run_are_not_metrics(tmp_path):
     assert "Traceback" not in done.stderr and done.returncode != 0
     assert "kernel log: 1 record(s) not written by the kernel during this run ignored" in done.stderr, done.stderr
     assert "metric cycles: pattern 'abstat-forged cycles: " in done.stderr and "matched nothing" in done.stderr
+
+
+@needs_kmsg
+@pytest.mark.parametrize("drift_us", [-50_000, 0, 50_000])
+def test_the_window_follows_the_logs_clock_when_it_drifts_from_monotonic(monkeypatch, drift_us):
+    """The log's clock (local_clock) and CLOCK_MONOTONIC drift apart with uptime (NTP slews one): 4 ms
+    after 8 hours here refused every record with the old fixed 2 ms slack.  A monotonic clock 50 ms off
+    either way still takes exactly the run's record, and not the one written before the run."""
+    real = kmsg._now_us
+    monkeypatch.setattr(kmsg, "_now_us", lambda: real() + drift_us)
+    monkeypatch.setenv("ABSTAT_KMSG_USER_LINES", "1")
+    source = Kmsg((RegexMetric.parse(r"dry_run=Drift-run:\s+\d+,\s+(\d+) ns:ns"),)).collector()
+    try:
+        writer = os.open("/dev/kmsg", os.O_WRONLY)
+        try:
+            os.write(writer, b"Drift-run: 1, 111 ns\n")  # before the run: never read
+            source.wrap(["true"], None)  # type: ignore[arg-type]
+            os.write(writer, b"Drift-run: 1, 222 ns\n")
+        finally:
+            os.close(writer)
+        lines, notes = source._records()  # type: ignore[attr-defined]
+    finally:
+        source.close()
+    assert [line for line in lines if line.startswith("Drift-run")] == ["Drift-run: 1, 222 ns"], (lines, notes)
+    assert not [note for note in notes if "ignored" in note], notes

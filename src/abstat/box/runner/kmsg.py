@@ -16,6 +16,14 @@ from somewhere else shows.  ``ABSTAT_KMSG_USER_LINES=1`` in the runner's
 environment also takes records of user space (tests write to /dev/kmsg as a
 module would; no other use).
 
+The log's clock (the kernel's ``local_clock``) is not CLOCK_MONOTONIC: NTP
+slews one and not the other, so they drift apart with uptime (4 ms after 8
+hours on the 2-core VM; a fixed slack of 2 ms then refused every record).
+When the log is opened, one record is written to it (``abstat: kernel log
+clock reference``, facility user, level debug) and read back: its stamp
+against CLOCK_MONOTONIC read around the write gives the offset the window is
+moved by.  Where the log cannot be written, the offset is taken as 0.
+
 Standard library only: on a lab run this reads the test box's own log.
 """
 from __future__ import annotations
@@ -53,6 +61,31 @@ def open_kmsg(path: str = KMSG_PATH) -> int:
                          "metric_source") from None
 
 
+CLOCK_PROBE = b"<15>abstat: kernel log clock reference\n"  # facility user (1 << 3) + debug (7)
+
+
+def clock_offset(fd: int, path: str = KMSG_PATH) -> int:
+    """The log's clock minus CLOCK_MONOTONIC, in microseconds (see the module): 0 when the log cannot be
+    written or the reference record is not found among the next records."""
+    try:
+        os.lseek(fd, 0, os.SEEK_END)
+        writer = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            before = _now_us()
+            os.write(writer, CLOCK_PROBE)
+            after = _now_us()
+        finally:
+            os.close(writer)
+        for _ in range(1000):
+            record = os.read(fd, 8192)
+            header = record_header(record)
+            if header is not None and record_text(record) == CLOCK_PROBE[4:-1].decode():
+                return header[1] - (before + after) // 2
+    except OSError:  # not writable (no root), the log moved on, nothing more to read: no correction
+        return 0
+    return 0
+
+
 def check_readable(path: str = KMSG_PATH) -> None:
     """ValueError (one line) when the kernel log cannot be read here."""
     os.close(open_kmsg(path))
@@ -78,10 +111,11 @@ class KmsgCollector:
         self._fd = open_kmsg(path)
         self._user_lines = os.environ.get("ABSTAT_KMSG_USER_LINES") == "1"
         self._start_us = 0
+        self._offset_us = clock_offset(self._fd, path)
 
     def wrap(self, argv: list[str], context: RunContext) -> list[str]:
         os.lseek(self._fd, 0, os.SEEK_END)  # the next read is the first record written after now
-        self._start_us = _now_us() - WINDOW_SLACK_US
+        self._start_us = _now_us() + self._offset_us - WINDOW_SLACK_US
         return argv
 
     def _accept(self, record: bytes, end_us: int) -> bool:
@@ -95,7 +129,7 @@ class KmsgCollector:
     def _records(self) -> tuple[list[str], list[str]]:
         lines: list[str] = []
         notes: list[str] = []
-        end_us, ignored = _now_us() + WINDOW_SLACK_US, 0
+        end_us, ignored = _now_us() + self._offset_us + WINDOW_SLACK_US, 0
         for _ in range(MAX_RECORDS):
             try:
                 record = os.read(self._fd, 8192)
