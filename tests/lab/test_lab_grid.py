@@ -19,12 +19,7 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real
 
 @pytest.fixture
 def lab():
-    boxes = lab_sim.Lab(["alpha"], reboot_delay=0.3)
-    try:
-        boxes.start()
-        yield boxes
-    finally:
-        boxes.close()
+    yield from lab_sim.one_box()
 
 
 def abstat(lab: lab_sim.Lab, *args: str) -> subprocess.CompletedProcess:

@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
 
@@ -234,3 +235,14 @@ class Lab:
             for box in self.boxes.values():
                 box.kill()
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def one_box(reboot_delay: float = 0.3) -> Iterator[Lab]:
+    """A started lab of one box, ``alpha``, closed afterwards: the body of the ``lab`` fixture of the files
+    that need no more (``yield from lab_sim.one_box()``)."""
+    boxes = Lab(["alpha"], reboot_delay=reboot_delay)
+    try:
+        boxes.start()
+        yield boxes
+    finally:
+        boxes.close()
