@@ -27,7 +27,7 @@ def _fake_bpftrace(tmp_path, *, exit_takes: float, sigterm_kills: bool = False) 
     path = tmp_path / "bpftrace"
     path.write_text(textwrap.dedent(f"""\
         #!{sys.executable}
-        import signal, sys, time
+        import os, signal, sys, time
         stop = []
         def handler(signum, frame):
             stop.append(signum)
@@ -39,6 +39,8 @@ def _fake_bpftrace(tmp_path, *, exit_takes: float, sigterm_kills: bool = False) 
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         time.sleep({exit_takes!r})
         print({MAPS!r}, flush=True)
+        os._exit(0)  # not Python's finalisation: it puts SIGTERM back to the default action, and a
+                     # SIGTERM sent again meanwhile killed the stand-in (bpftrace's handler stays)
         """))
     os.chmod(path, 0o755)
     return str(path)
