@@ -52,7 +52,8 @@ class SetReader:
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
         return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
                           machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
-                          invocations=entry["invocations"]) for entry in drained(entries)]
+                          invocations=entry["invocations"], notes=entry.get("notes", []))
+                for entry in drained(entries)]
 
     def _fill_sets(self, groups: dict[tuple[Any, ...], list[Any]], names: dict[int, tuple[int, str, str]],
                    accepted: Mapping[str, set[str]]) -> dict[tuple, dict[str, Any]]:
@@ -144,7 +145,7 @@ def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
     key = (tuple(sorted(full.items())), unit)  # one unit per set: a set never mixes units
     entry = sets.get(key)
     if entry is None:
-        entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
+        entry = sets[key] = {"labels": full, "key": key[0], "groups": {}, "invocations": [], "unit": unit,
                              "order": (experiment_id, variant_id, metric, invocation_id)}
     group = entry["groups"].get(invocation_id)
     if group is None:
@@ -155,15 +156,50 @@ def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
 
 def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The entries, those whose labels are alike but whose units differ (a metric stored in ns by
-    one invocation and in µs by the next) told apart by a ``unit`` label (as ``--where unit=ns``
-    chooses them); a store whose metrics have one unit each reads as it always did."""
-    units: dict[tuple[tuple[str, str], ...], set[Any]] = {}
+    one invocation and in µs by the next) made one set when the units convert
+    (:mod:`abstat.readers.unit_table`: to the finest, noted on the set), else told apart by a ``unit``
+    label (as ``--where unit=ns`` chooses them); a store whose metrics have one unit each reads as it
+    always did."""
+    seen: set[Any] = set()
+    repeated: set[Any] = set()  # labels of more than one entry (a set of labels per unit)
     for entry in entries:
-        units.setdefault(tuple(sorted(entry["labels"].items())), set()).add(entry["unit"])
+        (repeated if entry["key"] in seen else seen).add(entry["key"])
+    if not repeated:
+        return entries
+    alike: dict[Any, list[dict[str, Any]]] = {}
     for entry in entries:
-        if len(units[tuple(sorted(entry["labels"].items()))]) > 1:
-            entry["labels"].setdefault("unit", entry["unit"] or "")
-    return entries
+        if entry["key"] in repeated:
+            alike.setdefault(entry["key"], []).append(entry)
+    kept = [entry for entry in entries if entry["key"] not in repeated]
+    for group in alike.values():
+        group = _converted(group)
+        for entry in group:
+            if len(group) > 1:
+                entry["labels"].setdefault("unit", entry["unit"] or "")
+        kept.extend(group)
+    kept.sort(key=lambda e: e["order"])
+    return kept
+
+
+def _converted(group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries of one set's labels in several units, those whose units convert merged into one in
+    the finest of them (its runs by invocation, values multiplied by whole numbers), with a note saying
+    so; the store keeps every sample in the unit it was stored in."""
+    from abstat.readers.unit_table import conversion_note, converted, convertible_groups
+
+    for target, units in convertible_groups(entry["unit"] for entry in group):
+        merged = [entry for entry in group if entry["unit"] in units]
+        into = min(merged, key=lambda e: e["order"])
+        groups: dict[int, list[Any]] = {}
+        for entry in sorted(merged, key=lambda e: e["order"]):
+            for invocation in entry["invocations"]:
+                groups.setdefault(invocation, []).extend(converted(entry["groups"][invocation], entry["unit"], target))
+        metric = into["labels"].get("metric", "")
+        into.update(groups=groups, invocations=sorted(groups), unit=target,
+                    notes=[conversion_note(metric, units, target)])
+        gone = {id(entry) for entry in merged if entry is not into}
+        group = [entry for entry in group if id(entry) not in gone]
+    return group
 
 
 def _accepted(wanted: Any) -> set[str]:
