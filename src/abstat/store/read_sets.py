@@ -71,11 +71,15 @@ class SetReader:
             if invocation_id not in label_cache:  # no labels, or started after they were read
                 label_cache[invocation_id] = dict(self.db.execute(
                     "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
-            slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
-                              hosts[invocation_id], unit, accepted)
-            values = groups.pop(key)  # each value held once: the group's list goes as the set's fills
-            if slot is not None:
-                slot.extend(self._numbers(values, metric, invocation_id))
+            entry = _set_entry(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
+                               hosts[invocation_id], unit, accepted)
+            values = groups.pop(key)  # each value held once: the group's list becomes the set's run group
+            if entry is not None:
+                group = entry["groups"].get(invocation_id)
+                if group is None:  # a new list: the group's, made among short-lived objects, is let go
+                    group = entry["groups"][invocation_id] = []
+                    entry["invocations"].append(invocation_id)
+                group.extend(self._numbers(values, metric, invocation_id))
         return sets
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
@@ -129,12 +133,12 @@ def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
-def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
+def _set_entry(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
                invocation_id: int,
                labels: Mapping[str, str], host: str | None, unit: str | None,
-               accepted: Mapping[str, set[str]]) -> list[float] | None:
-    """The list the values of one invocation's (variant, metric) go to, in the set its labels
-    make; None when the labels do not match ``accepted``."""
+               accepted: Mapping[str, set[str]]) -> dict[str, Any] | None:
+    """The entry of the set the values of one invocation's (variant, metric) go to, as its labels
+    make it; None when the labels do not match ``accepted``."""
     experiment_id, experiment, variant = name
     full = dict(labels)
     full.update({"experiment": experiment, "variant": variant, "metric": metric})
@@ -147,11 +151,7 @@ def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
     if entry is None:
         entry = sets[key] = {"labels": full, "key": key[0], "groups": {}, "invocations": [], "unit": unit,
                              "order": (experiment_id, variant_id, metric, invocation_id)}
-    group = entry["groups"].get(invocation_id)
-    if group is None:
-        group = entry["groups"][invocation_id] = []
-        entry["invocations"].append(invocation_id)
-    return group
+    return entry
 
 
 def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -164,7 +164,10 @@ def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     repeated: set[Any] = set()  # labels of more than one entry (a set of labels per unit)
     for entry in entries:
         (repeated if entry["key"] in seen else seen).add(entry["key"])
+    seen.clear()
     if not repeated:
+        for entry in entries:
+            del entry["key"]  # (10^5 revisions x metrics tuples: not kept while the sets are made)
         return entries
     alike: dict[Any, list[dict[str, Any]]] = {}
     for entry in entries:
