@@ -6,6 +6,8 @@ Units that do not convert (``c``: ops and ns; cycles never convert) are never po
 naming it, and ``compare`` asks for ``--where unit=...`` (issue 35)."""
 from __future__ import annotations
 
+import csv
+import io
 import json
 import random
 import sqlite3
@@ -155,6 +157,9 @@ def test_show_report_and_compare_agree_row_by_row(mixed):
     lines = {line.split("  ")[0]: line for line in text.splitlines() if line.startswith(("t ", "c ["))}
     assert set(lines) == {"c [ns]", "c [ops]", "t"} and lines["t"].count("µs") == 2  # one row for t, in µs
     assert "note: t: stored in ns, us; all shown in ns (converted" in text
+    rows_csv = {r["metric"] + r["metric_unit"]: r["notes"] for r in csv.DictReader(io.StringIO(
+        abstat("show", "e", "--store", mixed, "--format", "csv").stdout))}
+    assert rows_csv["tns"].startswith("t: stored in ns, us") and not rows_csv["cns"] and not rows_csv["cops"]
     reported = abstat("report", "--store", mixed, "--metric", "t", "--format", "json")
     assert reported.returncode == 0, reported.stderr
     rows = json.loads(reported.stdout)["rows"]

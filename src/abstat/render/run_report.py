@@ -306,7 +306,9 @@ def _csv(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]])
             pair = (comparison.baseline, comparison.candidate)
             if pair not in cells:
                 cells[pair] = notes_cell(stored.store, stored.experiment, stored.invocations, pair)
-            body.append([stored.rows[name][0], *row, unit or "", cells[pair]])
+            converted = [n for n in stored.unit_notes if n.startswith(f"{stored.rows[name][0]}: ")]  # its units
+            body.append([stored.rows[name][0], *row, unit or "", "; ".join([*converted, cells[pair]] if cells[pair]
+                                                                            else converted)])
     return tables.csv_text(header, body) if header else ""
 
 
