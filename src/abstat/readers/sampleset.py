@@ -89,7 +89,6 @@ def _kept(sample_set: SampleSet) -> SampleSet:
     """``sample_set`` itself, its labels made strings and its values floats where they are not."""
     if not all(type(k) is str and type(v) is str for k, v in sample_set.labels.items()):
         sample_set.labels = {str(k): str(v) for k, v in sample_set.labels.items()}
-    if not all(type(run) is list and all(type(v) is float for v in run) for run in sample_set.runs):
-        sample_set.runs = [run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
-                           for run in sample_set.runs]
+    sample_set.runs = [run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
+                       for run in sample_set.runs]
     return sample_set

@@ -2,6 +2,7 @@
 invocation, for the report, history and the API; a mixin of :class:`abstat.store.read.StoreReader`."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
@@ -123,14 +124,20 @@ def _run_groups(rows: Iterable[tuple[Any, ...]], *, units: bool = False) -> dict
 
 def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
     """The entries in their order, each with the invocations whose run group kept a value (not all
-    damaged); those left with none dropped.  ``sets`` is emptied."""
-    entries = []
-    for entry in sorted(sets.values(), key=lambda e: e["order"]):
+    damaged); those left with none dropped; those whose labels another entry has too (in another unit)
+    with their labels as ``key`` (the only ones :func:`_named_units` looks at: no tuple made per set).
+    ``sets`` is emptied."""
+    kept = []
+    for key, entry in sorted(sets.items(), key=lambda item: item[1]["order"]):
         entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
         if entry["invocations"]:
-            entries.append(entry)
+            kept.append((key[0], entry))
     sets.clear()
-    return entries
+    counts = Counter(labels for labels, _ in kept)
+    for labels, entry in kept:
+        if counts[labels] > 1:
+            entry["key"] = labels
+    return [entry for _, entry in kept]
 
 
 def _set_entry(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
@@ -149,7 +156,7 @@ def _set_entry(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
     key = (tuple(sorted(full.items())), unit)  # one unit per set: a set never mixes units
     entry = sets.get(key)
     if entry is None:
-        entry = sets[key] = {"labels": full, "key": key[0], "groups": {}, "invocations": [], "unit": unit,
+        entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
                              "order": (experiment_id, variant_id, metric, invocation_id)}
     return entry
 
@@ -160,20 +167,14 @@ def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     (:mod:`abstat.readers.unit_table`: to the finest, noted on the set), else told apart by a ``unit``
     label (as ``--where unit=ns`` chooses them); a store whose metrics have one unit each reads as it
     always did."""
-    seen: set[Any] = set()
-    repeated: set[Any] = set()  # labels of more than one entry (a set of labels per unit)
-    for entry in entries:
-        (repeated if entry["key"] in seen else seen).add(entry["key"])
-    seen.clear()
-    if not repeated:
-        for entry in entries:
-            del entry["key"]  # (10^5 revisions x metrics tuples: not kept while the sets are made)
-        return entries
     alike: dict[Any, list[dict[str, Any]]] = {}
     for entry in entries:
-        if entry["key"] in repeated:
-            alike.setdefault(entry["key"], []).append(entry)
-    kept = [entry for entry in entries if entry["key"] not in repeated]
+        if "key" in entry:
+            alike.setdefault(entry.pop("key"), []).append(entry)
+    if not alike:
+        return entries
+    grouped = {id(entry) for group in alike.values() for entry in group}
+    kept = [entry for entry in entries if id(entry) not in grouped]
     for group in alike.values():
         group = _converted(group)
         for entry in group:
