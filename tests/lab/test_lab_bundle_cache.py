@@ -146,3 +146,13 @@ def test_the_cache_works_on_python_3_8(tmp_path):
         assert hello["python"].startswith("3.8.")
     cached = os.path.join(_cache(tmp_path), bundle.digest(), "abstat", "box", "runner", "__pycache__")
     assert glob.glob(os.path.join(cached, "remote.cpython-38.pyc"))
+
+
+def test_the_cache_is_made_private_under_a_group_writable_umask(tmp_path):
+    command = "umask 002; " + bundle.remote_command(sys.executable)
+    _session(tmp_path, command=command)
+    for path in (".cache", ".cache/abstat", ".cache/abstat/runner"):
+        assert os.stat(os.path.join(str(tmp_path), path)).st_mode & 0o777 == 0o700
+    planted = _plant(tmp_path)
+    _session(tmp_path, command=command)
+    assert os.path.exists(planted)

@@ -69,8 +69,11 @@ def cached():
     if len(digest) != 64 or digest.strip("0123456789abcdef"):
         return None
     try:
-        base = os.path.join(os.path.expanduser("~"), ".cache", "abstat", "runner")
-        os.makedirs(base, 0o700, exist_ok=True)
+        base = os.path.expanduser("~")
+        for part in (".cache", "abstat", "runner"):
+            base = os.path.join(base, part)
+            if not os.path.isdir(base):
+                os.mkdir(base, 0o700)
         base = os.path.realpath(base)
         if not unchangeable(base, True):
             return None
