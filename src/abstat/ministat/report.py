@@ -15,8 +15,9 @@ drawing order.  Pure Python: this module is on the fast start-up path.
 
 import math
 
+from abstat.ministat.pooled import pooled
 from abstat.stats.descriptive import c_div, c_sqrt, one_pass_variance, running_sums
-from abstat.stats.student import CONFIDENCE_LEVELS, pooled_t
+from abstat.stats.student import CONFIDENCE_LEVELS
 
 SYMBOLS = " x+*%#@O"
 MAX_DATASETS = 7
@@ -125,7 +126,7 @@ def _vitals(symbol: str, sample: SampleSet, signed_nan: bool) -> str:
 
 
 def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dialect: str) -> str:
-    result = pooled_t(
+    result = pooled(
         baseline.n,
         baseline.mean,
         baseline.stddev,
