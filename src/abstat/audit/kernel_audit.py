@@ -144,7 +144,9 @@ def _half_unit(text: str) -> float:
         exponent = Decimal(text.replace(",", "").rstrip("%")).as_tuple().exponent
     except InvalidOperation:
         return 0.0
-    return 0.5 * 10.0 ** int(exponent) if isinstance(exponent, int) else 0.0
+    if not isinstance(exponent, int):
+        return 0.0
+    return 0.5 * 10.0 ** exponent if exponent <= 308 else math.inf  # 31e9993515: beyond every double
 
 
 def _bounds(side: Side) -> tuple[float, float]:
