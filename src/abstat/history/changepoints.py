@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from abstat.history import drift as _drift
 from abstat.history.drift import DriftCheck, _two_sided_p
+from abstat.history.wander import RHO_CAP
 
 if TYPE_CHECKING:
     from abstat.history.decide import Judgement
@@ -60,6 +61,9 @@ DEFAULT_MIN_CHANGE = 0.0       # practical floor: smaller changes are listed as 
 DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
+AR1_TEST = True                # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
+#                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
+GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
 
 
 @dataclass
@@ -151,6 +155,17 @@ class _Search(DriftCheck):
         lo, hi = self.neighbours(position, kept)
         return position - lo < self.min_segment or hi - position < self.min_segment
 
+    def guarded(self, position: int, kept: list[int], span: tuple[int, int]) -> tuple[int, int]:
+        """``span`` without the ``GUARD`` revisions next to a neighbouring change where that side stays
+        ``2 * min_segment`` long: a neighbour's transition (a ramp of a few revisions) is not in the test."""
+        a, b = span
+        lo, hi = self.neighbours(position, kept)
+        if GUARD and a == lo and lo > 0 and position - a - GUARD >= 2 * self.min_segment:
+            a += GUARD
+        if GUARD and b == hi and hi < self.n and b - position - GUARD >= 2 * self.min_segment:
+            b -= GUARD
+        return a, b
+
     # step 2's pruning: a candidate's gain between its neighbours must exceed the penalty
     def gain_weakness(self, position: int, kept: list[int]) -> float:
         if self.too_close(position, kept):
@@ -187,17 +202,20 @@ class _Search(DriftCheck):
     def weakness(self, position: int, kept: list[int]) -> float:
         if self.too_close(position, kept):
             return math.inf
-        a, b = self.spans(position, kept, self.window)
+        a, b = self.guarded(position, kept, self.spans(position, kept, self.window))
         small = self.too_small(a, position, b)
         if small is not None:
             self.reasons[position] = ("magnitude", small)
             return math.inf
         _, t, df = self.sums.step_test(a, position, b)
         if SERIAL_GATE and df > 0 and not math.isinf(t):
-            factor = self.sums.serial_factor(a, position, b, SERIAL_GATE)
-            t /= math.sqrt(factor)
-            if factor > 1.0 and CURVE_LINE:
-                t, df = self.curve_t(position, kept, t, df)
+            rho = self.sums.serial_rho(a, position, b, SERIAL_GATE)
+            if rho and AR1_TEST:
+                t, df = self.sums.ar1_step_t(a, position, b, min(rho, RHO_CAP))
+            elif rho:
+                t /= math.sqrt((1.0 + rho) / (1.0 - rho))
+                if CURVE_LINE:
+                    t, df = self.curve_t(position, kept, t, df)
         p = _two_sided_p(t, df) if df > 0 else 1.0
         if p > self.max_pvalue:
             self.reasons[position] = ("pvalue", p)

@@ -26,10 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from abstat.history.segment import Sums, plausible_locations
+from abstat.history.wander import RHO_CAP, whiten
 
 SIZE_SLOPE_SIDE = 10    # the model has a common slope when both sides have this many revisions
 LOCATION_LEVEL = 3.84   # the interval spans the locations whose gain is within this of the best's
 WANDER_GATE = 2.0       # residual lag-1 r above this / sqrt(m) widens the step's variance
+AR1_FIT = True          # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
+#                         widened by (1 + r) / (1 - r), the rule before; lost run_log's steps, docs/history.md)
 SLOPE_T = 0.0           # the slope is in the model when its t exceeds this (0: always).  0.5 (in ~60% of flat
 #                         windows) found 0.06-0.15 more recall but cut the interval's coverage to 0.80-0.91:
 #                         `python benchmarks/changepoints.py --series 100 --seed 2 --set decide.SLOPE_T=0.5
@@ -57,9 +60,10 @@ def _lag1(r: np.ndarray, k: int) -> float:
 
 
 def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
-         others: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+         others: tuple[int, ...] = (), rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Weighted least squares of a level (a slope), steps at ``others`` and a step at ``k`` (the last
-    coefficient): (coef, inverse, residuals, df)."""
+    coefficient): (coef, inverse, residuals, df); with ``rho``, generalised least squares under AR(1)
+    errors of that lag-1 correlation (Prais-Winsten; one more parameter in df)."""
     n = x.size
     index = np.arange(n, dtype=float)
     columns = [np.ones(n), *((index >= o).astype(float) for o in others), (index >= k).astype(float)]
@@ -68,9 +72,11 @@ def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
     root = np.sqrt(w)
     design = np.column_stack(columns) * root[:, None]
     y = x * root
+    if rho:
+        design, y = whiten(design, rho), whiten(y, rho)
     inverse = np.linalg.inv(design.T @ design)
     coef = inverse @ (design.T @ y)
-    return coef, inverse, y - design @ coef, n - len(columns)
+    return coef, inverse, y - design @ coef, n - len(columns) - (1 if rho else 0)
 
 
 def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -> tuple[float, float, int]:
@@ -92,13 +98,31 @@ def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -
                 coef, inverse, residual, df = c2, i2, r2, df2
     except np.linalg.LinAlgError:
         return 0.0, math.inf, n - 2
+    rho = _lag1(residual, at)
+    if rho <= WANDER_GATE / math.sqrt(n):
+        rho = 0.0
+    elif AR1_FIT:
+        return _ar1_step(x, w, at, inverse.shape[0] > 2 + len(inner), inner, min(rho, RHO_CAP))
     sse = max(0.0, float(residual @ residual))
     variance = sse / df * float(inverse[-1, -1])
-    rho = _lag1(residual, at)
-    if rho > WANDER_GATE / math.sqrt(n):
-        rho = min(rho, 0.95)
+    if rho:
+        rho = min(rho, RHO_CAP)
         variance *= (1.0 + rho) / (1.0 - rho)
     return float(coef[-1]), math.sqrt(variance), df
+
+
+def _ar1_step(x: np.ndarray, w: np.ndarray, at: int, slope: bool, inner: tuple[int, ...],
+              rho: float) -> tuple[float, float, int]:
+    """The same model refitted by generalised least squares under AR(1) errors of lag-1 correlation
+    ``rho`` (:mod:`abstat.history.wander`): (step, its standard error, df)."""
+    try:
+        coef, inverse, residual, df = _fit(x, w, at, slope, inner, rho)
+    except np.linalg.LinAlgError:
+        return 0.0, math.inf, x.size - 2
+    if df <= 0:
+        return float(coef[-1]), math.inf, 0
+    sse = max(0.0, float(residual @ residual))
+    return float(coef[-1]), math.sqrt(sse / df * float(inverse[-1, -1])), df
 
 
 def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
