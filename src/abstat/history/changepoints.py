@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING
 from abstat.history import drift as _drift
 from abstat.history.drift import DriftCheck, _two_sided_p
 from abstat.history.wander import RHO_CAP
+from abstat.stats.warnings import StatWarning
 
 if TYPE_CHECKING:
     from abstat.history.decide import Judgement
@@ -98,7 +99,7 @@ class ChangePoint:
 class Detection:
     change_points: list[ChangePoint]
     segment_medians: list[tuple[int, int, float]]   # (start, end exclusive, median)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[StatWarning] = field(default_factory=list)   # values the renderers draw
     # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
     # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
     dropped: list[tuple[int, str, float]] = field(default_factory=list)
@@ -334,8 +335,9 @@ def _too_short(points: Sequence[object], min_segment: int) -> Detection:
     if not (n := len(points)):
         return Detection([], [], [])
     centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
-    return Detection([], [(0, n, centre)], [f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
-                                            "or lower --min-segment)"])
+    return Detection([], [(0, n, centre)], [StatWarning(
+        "too_few_revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
+                             "or lower --min-segment)")])
 
 
 def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,

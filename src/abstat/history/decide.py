@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from abstat.history.segment import Sums, plausible_locations
-from abstat.history.wander import RHO_CAP, whiten
+from abstat.history.wander import RHO_CAP, chosen_rho, whiten
 
 SIZE_SLOPE_SIDE = 10    # the model has a common slope when both sides have this many revisions
 LOCATION_LEVEL = 3.84   # the interval spans the locations whose gain is within this of the best's
@@ -73,6 +73,7 @@ def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
     design = np.column_stack(columns) * root[:, None]
     y = x * root
     if rho:
+        rho = chosen_rho(design, y, rho)
         design, y = whiten(design, rho), whiten(y, rho)
     inverse = np.linalg.inv(design.T @ design)
     coef = inverse @ (design.T @ y)

@@ -8,6 +8,7 @@ from abstat.errors import InputError, UsageError
 from abstat.history.revision import REV_LABEL, commit_subject
 from abstat.history.series import History, build_series, order_revisions
 from abstat.readers.bulk import drained, gc_paused
+from abstat.stats.warnings import StatWarning
 
 
 def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
@@ -121,10 +122,10 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
                          f"(record revisions with abstat run --rev or --label {rev_label}=...; "
                          "--rev-label names another)", path=_shown(store_path))
-    warnings: list[str] = list(store_notes) + file_notes
+    warnings = _input_warnings([*store_notes, *file_notes])
     if skipped:
-        warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "
-                        f"(record revisions with abstat run --rev or --label {rev_label}=...)")
+        warnings.append(StatWarning("no_revision_label", f"{skipped} sample set(s) without a {rev_label!r} label left "
+                                    f"out (record revisions with abstat run --rev or --label {rev_label}=...)"))
     how, order_warnings, full = order_revisions(series, repo)
     subjects: dict[str, str] = {}
     if full and repo is not None:
@@ -132,6 +133,11 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         if len(revs) <= 2000:
             subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
     return History(series, how, subjects, warnings + order_warnings)
+
+
+def _input_warnings(notes: Sequence[str]) -> list[StatWarning]:
+    """The readers' and the store's notes on the inputs, as warning values."""
+    return [StatWarning("input", note) for note in notes]
 
 
 def _shown(store_path: str | None) -> str | None:

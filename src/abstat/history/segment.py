@@ -236,15 +236,17 @@ class Sums:
     def ar1_step_t(self, a: int, k: int, b: int, rho: float) -> tuple[float, int]:
         """The t of a step at ``k`` on [a, b) by generalised least squares of a level and the step under
         AR(1) errors of lag-1 correlation ``rho`` (:mod:`abstat.history.wander`): (t, df)."""
-        from abstat.history.wander import whiten
+        from abstat.history.wander import chosen_rho, whiten
 
         n = b - a
         df = n - 3   # a level, the step, rho
         if df <= 0:
             return 0.0, 0
         root = np.sqrt(self.weight[a:b])
-        design = whiten(np.column_stack([np.ones(n), (np.arange(n) >= k - a).astype(float)]) * root[:, None], rho)
-        y = whiten(self.x[a:b] * root, rho)
+        design = np.column_stack([np.ones(n), (np.arange(n) >= k - a).astype(float)]) * root[:, None]
+        y = self.x[a:b] * root
+        rho = chosen_rho(design, y, rho)
+        design, y = whiten(design, rho), whiten(y, rho)
         try:
             inverse = np.linalg.inv(design.T @ design)
         except np.linalg.LinAlgError:

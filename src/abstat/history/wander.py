@@ -24,3 +24,25 @@ def whiten(z: np.ndarray, rho: float) -> np.ndarray:
         out[1:] -= rho * z[:-1]
         out[0] *= math.sqrt(1.0 - rho * rho)
     return out
+
+
+ML_RHO = True   # rho by the profile likelihood on RHO_GRID (at least the residuals' lag-1 r); False: that r
+RHO_GRID = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
+
+
+def chosen_rho(design: np.ndarray, y: np.ndarray, floor: float) -> float:
+    """The lag-1 correlation of ``RHO_GRID`` (at least ``floor``, at most ``RHO_CAP``) whose AR(1) fit of
+    ``design`` has the largest profile likelihood: n log(sse / n) - log(1 - rho^2) smallest.  The
+    residuals' own lag-1 r is biased low on a short window, and a low rho reads the wander as steps."""
+    if not ML_RHO:
+        return floor
+    n = y.size
+    best, chosen = math.inf, floor
+    for rho in (floor, *(r for r in RHO_GRID if floor < r <= RHO_CAP)):
+        d, v = whiten(design, rho), whiten(y, rho)
+        coef, *_ = np.linalg.lstsq(d, v, rcond=None)
+        r = v - d @ coef
+        score = n * math.log(max(float(r @ r), 1e-300) / n) - math.log(1.0 - rho * rho)
+        if score < best:
+            best, chosen = score, rho
+    return chosen
