@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 
 from abstat.history import drift as _drift
 from abstat.history.drift import DriftCheck, _two_sided_p
-from abstat.history.wander import RHO_CAP
+from abstat.history.wander import RHO_CAP, series_rho
 from abstat.stats.warnings import StatWarning
 
 if TYPE_CHECKING:
@@ -64,6 +64,7 @@ SERIAL_GATE = 5.0              # a confirmation test sees serially correlated re
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
 AR1_TEST = True                # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
+AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
 GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -113,16 +114,16 @@ def _failing(ratio: float) -> float:
 
 
 def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> list[int]:
-    """Drop the weakest failing point (``weakness`` > 0) and re-judge its two neighbours, whose
-    segments merged, until every point left stands: a drift cut into pieces falls piece by piece
-    as the segments around the pieces grow."""
+    """Drop the weakest failing point (``weakness`` > 0) and re-judge the two points each side of it
+    (their segments merged, or a window widened past a neighbour reaches them), until every point
+    left stands: a drift cut into pieces falls piece by piece as the segments around the pieces grow."""
     points = list(points)
     weaknesses = [weakness(p, points) for p in points]
     while points and max(weaknesses) > 0.0:
         weakest = max(range(len(points)), key=weaknesses.__getitem__)
         del points[weakest]
         del weaknesses[weakest]
-        for i in (weakest - 1, weakest):
+        for i in range(weakest - 2, weakest + 2):  # a decision window reaches past its neighbour (widened)
             if 0 <= i < len(points):
                 weaknesses[i] = weakness(points[i], points)
     return points
@@ -200,6 +201,21 @@ class _Search(DriftCheck):
                 return diff / se, df_line
         return t, df
 
+    def ar1_t(self, position: int, kept: list[int], a: int, b: int, rho: float) -> tuple[float, int, int]:
+        """The AR(1) test's largest |t| over the locations within ``AR1_REACH`` of ``position`` (a
+        step spread over a few revisions, its candidate a revision or two off, is one abrupt move
+        only at its largest), and how many were tried (a Bonferroni factor on its p)."""
+        lo, hi = self.neighbours(position, kept)
+        first = max(position - AR1_REACH, lo + self.min_segment, a + 2)
+        last = min(position + AR1_REACH, hi - self.min_segment, b - 2)
+        best, best_df, tried = 0.0, 0, 0
+        for k in range(min(first, position), max(last, position) + 1):
+            t, df = self.sums.ar1_step_t(a, k, b, rho)
+            tried += 1
+            if abs(t) >= abs(best):
+                best, best_df = t, df
+        return best, best_df, max(tried, 1)
+
     def weakness(self, position: int, kept: list[int]) -> float:
         if self.too_close(position, kept):
             return math.inf
@@ -209,15 +225,16 @@ class _Search(DriftCheck):
             self.reasons[position] = ("magnitude", small)
             return math.inf
         _, t, df = self.sums.step_test(a, position, b)
+        tried = 1
         if SERIAL_GATE and df > 0 and not math.isinf(t):
             rho = self.sums.serial_rho(a, position, b, SERIAL_GATE)
             if rho and AR1_TEST:
-                t, df = self.sums.ar1_step_t(a, position, b, min(rho, RHO_CAP))
+                t, df, tried = self.ar1_t(position, kept, a, b, min(max(rho, self.sums.rho_floor), RHO_CAP))
             elif rho:
                 t /= math.sqrt((1.0 + rho) / (1.0 - rho))
                 if CURVE_LINE:
                     t, df = self.curve_t(position, kept, t, df)
-        p = _two_sided_p(t, df) if df > 0 else 1.0
+        p = min(1.0, tried * _two_sided_p(t, df)) if df > 0 else 1.0
         if p > self.max_pvalue:
             self.reasons[position] = ("pvalue", p)
             return p / self.max_pvalue
@@ -359,7 +376,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     if n < 2 * min_segment:
         return _too_short(points, min_segment)
     data = segment.prepare(points)                                   # step 1
-    search = _Search(data, segment.Sums(data.clipped, data.weight), n, max_pvalue, min_magnitude, min_segment,
+    search = _Search(data, segment.Sums(data.clipped, data.weight, series_rho(data.clipped)), n, max_pvalue, min_magnitude, min_segment,
                      window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
                      confidence)
     candidates = propose(search.sums, n, min_segment, search.penalty)  # step 2

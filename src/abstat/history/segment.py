@@ -191,8 +191,9 @@ def clip_spikes(x: np.ndarray, weight: np.ndarray, k: float = CLIP) -> np.ndarra
 class Sums:
     """Cumulative weighted sums of a series: any window's two-sample fit in O(1)."""
 
-    def __init__(self, x: np.ndarray, weight: np.ndarray):
+    def __init__(self, x: np.ndarray, weight: np.ndarray, rho_floor: float = 0.0):
         self.x, self.weight = x, weight
+        self.rho_floor = rho_floor   # an AR(1) fit's lag-1 correlation is at least this (wander.series_rho)
         columns = [weight, weight * x, weight * x * x]
         self.cum = np.vstack([np.zeros(3), np.cumsum(np.column_stack(columns), axis=0)])
 

@@ -46,3 +46,29 @@ def chosen_rho(design: np.ndarray, y: np.ndarray, floor: float) -> float:
         if score < best:
             best, chosen = score, rho
     return chosen
+
+
+SERIES_RHO = True   # every AR(1) fit's rho at least the series' own (series_rho); False: the window's alone
+
+
+def series_rho(x: np.ndarray) -> float:
+    """A lower bound on the series' AR(1) lag-1 correlation from its successive differences ``d``:
+    under AR(1) errors their lag-1 correlation r is -(1 - rho) / 2, so rho = 1 + 2 r; a step is one
+    outlier among them, so ``d`` is winsorized at 3 of its robust SDs first, and r is taken 2 / sqrt(n)
+    below its estimate (a short series' r is noisy).  A window's own residuals are few, and cut at
+    candidates they read the wander as noise (rho biased low: the wander's pieces then stand as steps)."""
+    from abstat.history.segment import _diff_scale
+
+    if not SERIES_RHO or x.size < 8:
+        return 0.0
+    d = np.diff(x)
+    scale = _diff_scale(d - np.median(d))
+    if not scale > 0:
+        return 0.0
+    d = np.clip(d - np.median(d), -3.0 * scale, 3.0 * scale)
+    u, v = d[1:] - d[1:].mean(), d[:-1] - d[:-1].mean()
+    bottom = math.sqrt(float(u @ u) * float(v @ v))
+    if bottom <= 0:
+        return 0.0
+    r = float(u @ v) / bottom - 2.0 / math.sqrt(d.size)
+    return float(min(max(1.0 + 2.0 * r, 0.0), RHO_CAP))
