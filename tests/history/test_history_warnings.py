@@ -20,7 +20,7 @@ def _series(values: list[float], name: str = "t") -> Series:
 
 def test_a_too_short_series_warns_with_a_value_not_a_string():
     detection = detect([1.0, 2.0, 3.0])
-    assert [(w.code, type(w)) for w in detection.warnings] == [("too_few_revisions", StatWarning)]
+    assert [(w.code, type(w)) for w in detection.warnings] == [("too-few-revisions", StatWarning)]
     assert detection.warnings[0].message.startswith("3 revisions: too few to find a change (at least 10")
 
 
@@ -29,7 +29,7 @@ def test_revisions_without_commit_time_warn_with_a_code():
     series[0].points[1].commit_time = 5.0
     how, warnings, _ = order_revisions(series, None)
     assert how == "commit time, then first seen"
-    assert [w.code for w in warnings] == ["no_commit_time"]
+    assert [w.code for w in warnings] == ["no-commit-time"]
 
 
 def test_every_format_draws_the_values_and_the_library_prints_nothing(capsys):
@@ -43,7 +43,7 @@ def test_every_format_draws_the_values_and_the_library_prints_nothing(capsys):
     notes = [n for r in report.results for n in r.notes + r.detection.warnings]
     assert all(isinstance(n, StatWarning) for n in notes + report.warnings)
     codes = {n.code for n in notes}
-    assert {"too_few_revisions", "change_point_withdrawn"} <= codes
+    assert {"too-few-revisions", "change-point-withdrawn"} <= codes
     document = json.loads(render(report, "json"))
     assert document["warnings"] == [{"code": "input", "message": "x.csv: 1 empty cell(s) left out", "variant": None}]
     drawn = [n for s in document["series"] for n in s["notes"]]

@@ -67,23 +67,23 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
              and p <= max(10 * settings.max_pvalue, 0.01)]
     if close:
         i, p = min(close, key=lambda item: item[1])
-        notes.append(StatWarning("above_max_pvalue", f"{len(close)} possible change(s) above --max-pvalue "
+        notes.append(StatWarning("above-max-pvalue", f"{len(close)} possible change(s) above --max-pvalue "
                                  f"{settings.max_pvalue:g} (the closest at {order[i][:12]}, p = {p:.2g}): "
                                  "raise --max-pvalue to report them"))
     drift = [i for i, why, _ in detection.dropped if why == "drift"]
     if drift:
-        notes.append(StatWarning("read_as_drift", f"{len(drift)} possible change(s) read as part of a drift, a line "
+        notes.append(StatWarning("read-as-drift", f"{len(drift)} possible change(s) read as part of a drift, a line "
                                  f"fitting them better (first at {order[drift[0]][:12]}): --no-drift-check reports "
                                  "them as steps"))
     small = [(i, r) for i, why, r in detection.dropped if why == "magnitude"]
     if small:
         i, r = max(small, key=lambda item: item[1])
-        notes.append(StatWarning("below_min_magnitude", f"{len(small)} change(s) smaller than --min-magnitude "
+        notes.append(StatWarning("below-min-magnitude", f"{len(small)} change(s) smaller than --min-magnitude "
                                  f"{settings.min_magnitude * 100:g}% (the largest at {order[i][:12]}, "
                                  f"{r * 100:.2g}%): lower --min-magnitude to report them"))
     if detection.small:
         largest = max(detection.small, key=lambda c: abs(c.relative or 0.0))
-        notes.append(StatWarning("below_min_change", f"{len(detection.small)} change(s) below --min-change "
+        notes.append(StatWarning("below-min-change", f"{len(detection.small)} change(s) below --min-change "
                                  f"{settings.min_change * 100:g}% listed as small, not alerted (the largest at "
                                  f"{order[largest.index][:12]}, {(largest.relative or 0.0) * 100:+.2g}%)"))
     return notes

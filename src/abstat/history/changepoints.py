@@ -353,7 +353,7 @@ def _too_short(points: Sequence[object], min_segment: int) -> Detection:
         return Detection([], [], [])
     centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
     return Detection([], [(0, n, centre)], [StatWarning(
-        "too_few_revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
+        "too-few-revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
                              "or lower --min-segment)")])
 
 

@@ -124,7 +124,7 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
                          "--rev-label names another)", path=_shown(store_path))
     warnings = _input_warnings([*store_notes, *file_notes])
     if skipped:
-        warnings.append(StatWarning("no_revision_label", f"{skipped} sample set(s) without a {rev_label!r} label left "
+        warnings.append(StatWarning("no-revision-label", f"{skipped} sample set(s) without a {rev_label!r} label left "
                                     f"out (record revisions with abstat run --rev or --label {rev_label}=...)"))
     how, order_warnings, full = order_revisions(series, repo)
     subjects: dict[str, str] = {}

@@ -122,7 +122,7 @@ def _git_rank(revs: list[str], repo: str | None,
     unknown = [rev for rev, sha in resolved.items() if sha is None]
     if unknown:
         warnings.append(StatWarning(
-            "unknown_revisions", f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
+            "unknown-revisions", f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
                                  f"(e.g. {unknown[0][:40]}): ordered by commit time instead"))
         return {}, {}
     order = topological_order([resolved[r] or "" for r in revs], repo)
@@ -147,5 +147,5 @@ def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, li
             s.points.sort(key=lambda p: (p.commit_time is None, p.commit_time or 0.0, p.first_seen))
     if not rank and any(p.commit_time is None for s in series for p in s.points):
         warnings.append(StatWarning(
-            "no_commit_time", "some revisions have no commit time: they follow the others in the order first seen"))
+            "no-commit-time", "some revisions have no commit time: they follow the others in the order first seen"))
     return how, warnings, full

@@ -130,10 +130,10 @@ def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str]
             target = min(candidates, key=lambda rev: abs(position[rev] - position[old]))
             unmatched.remove(target)
             status[target] = f"moved from {old[:12]}"
-            notes.append(StatWarning("change_point_moved",
+            notes.append(StatWarning("change-point-moved",
                                      f"change point moved: reported at {old[:12]} before, now at {target[:12]}"))
         else:
-            notes.append(StatWarning("change_point_withdrawn",
+            notes.append(StatWarning("change-point-withdrawn",
                                      f"change point withdrawn: reported at {old[:12]} before, no longer found"))
     for rev in unmatched:
         status[rev] = "new"
