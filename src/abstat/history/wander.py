@@ -57,15 +57,16 @@ def series_rho(x: np.ndarray) -> float:
     outlier among them, so ``d`` is winsorized at 3 of its robust SDs first, and r is taken 2 / sqrt(n)
     below its estimate (a short series' r is noisy).  A window's own residuals are few, and cut at
     candidates they read the wander as noise (rho biased low: the wander's pieces then stand as steps)."""
-    from abstat.history.segment import _diff_scale
-
     if not SERIES_RHO or x.size < 8:
         return 0.0
     d = np.diff(x)
-    scale = _diff_scale(d - np.median(d))
+    d = d - np.median(d)
+    scale = float(np.median(np.abs(d))) / 0.6744897501960817  # robust SD (as segment's)
+    if scale <= 0:  # quantized: most neighbours equal
+        scale = float(np.mean(np.abs(d))) * math.sqrt(math.pi / 2.0)
     if not scale > 0:
         return 0.0
-    d = np.clip(d - np.median(d), -3.0 * scale, 3.0 * scale)
+    d = np.clip(d, -3.0 * scale, 3.0 * scale)
     u, v = d[1:] - d[1:].mean(), d[:-1] - d[:-1].mean()
     bottom = math.sqrt(float(u @ u) * float(v @ v))
     if bottom <= 0:
