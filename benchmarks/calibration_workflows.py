@@ -22,7 +22,10 @@ baseline population on both sides, the row's sizes) and A/B draws:
   the row's own few hundred: at 150 draws a reference whose true A/A rate is
   7.8% passes the 6% check half of the time.  The wider null then applies to
   every row of unequal sizes (either side the small one), not only the
-  normal rows against 500.
+  normal rows against 500.  A second gap is size-adjusted: each reference
+  at the p-value threshold where its rate on those A/A draws is 5% (at most
+  ``ALPHA``), valid when its wider-null rate at that threshold holds, so that
+  a reference calling 7% of A/A draws gains no power from it.
 
 Then family-wise error of ``report``'s Holm adjustment on all-null tables of
 8 hosts x 4 metrics at n = 10, 20, 50 per cell (``--tables`` each), using
@@ -119,56 +122,65 @@ def permutation_means(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, dr
 REFS = ("Welch", "Yuen 10% logs", "BM (t)", "Mann-Whitney", "permutation")
 
 
-def references(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> list[bool]:
+def references(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> list[float]:
+    """The references' p-values (1 where undefined)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [
-            bool(stats.ttest_ind(x, y, equal_var=False).pvalue < ALPHA),
-            bool(stats.ttest_ind(np.log(x), np.log(y), equal_var=False, trim=0.1).pvalue < ALPHA),
-            bool(stats.brunnermunzel(x, y).pvalue < ALPHA),
-            bool(stats.mannwhitneyu(x, y).pvalue < ALPHA),
-            bool(permutation_means(x, y, rng) < ALPHA),
+        ps = [
+            stats.ttest_ind(x, y, equal_var=False).pvalue,
+            stats.ttest_ind(np.log(x), np.log(y), equal_var=False, trim=0.1).pvalue,
+            stats.brunnermunzel(x, y).pvalue,
+            stats.mannwhitneyu(x, y).pvalue,
+            permutation_means(x, y, rng),
         ]
+    return [float(p) if p == p else 1.0 for p in ps]
 
 
-def reference_rates(px, py, nx: int, ny: int, draws: int, rng: np.random.Generator) -> np.ndarray:
-    """Each reference's rejection rate on ``draws`` draws of ``px`` (``nx``
-    values) against ``py`` (``ny``), vectorised (the permutation test of
-    means on a quarter of them)."""
+def reference_pvalues(px, py, nx: int, ny: int, draws: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """Each reference's p-values on ``draws`` draws of ``px`` (``nx`` values)
+    against ``py`` (``ny``), vectorised (the permutation test of means on a
+    quarter of them)."""
     xs = np.stack([px.sample(rng, nx) for _ in range(draws)])  # per draw: sorted and AR(1) samples are not iid
     ys = np.stack([py.sample(rng, ny) for _ in range(draws)])
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         out = [
-            np.mean(stats.ttest_ind(xs, ys, axis=1, equal_var=False).pvalue < ALPHA),
-            np.mean(stats.ttest_ind(np.log(xs), np.log(ys), axis=1, equal_var=False, trim=0.1).pvalue < ALPHA),
-            np.mean(stats.brunnermunzel(xs, ys, axis=1).pvalue < ALPHA),
-            np.mean(stats.mannwhitneyu(xs, ys, axis=1).pvalue < ALPHA),
-            np.mean([permutation_means(xs[i], ys[i], rng) < ALPHA for i in range(max(1, draws // 4))]),
+            stats.ttest_ind(xs, ys, axis=1, equal_var=False).pvalue,
+            stats.ttest_ind(np.log(xs), np.log(ys), axis=1, equal_var=False, trim=0.1).pvalue,
+            stats.brunnermunzel(xs, ys, axis=1).pvalue,
+            stats.mannwhitneyu(xs, ys, axis=1).pvalue,
+            np.array([permutation_means(xs[i], ys[i], rng) for i in range(max(1, draws // 4))]),
         ]
-    return np.array(out, dtype=float)
+    return [np.where(np.isnan(p), 1.0, p) for p in out]
 
 
 class Validity:
-    """References' rates on A/A and wider-small-side null draws of a row's
-    sizes, measured once per (population, sizes) on ``draws`` draws."""
+    """References' p-values on A/A and wider-small-side null draws of a row's
+    sizes, drawn once per (population, sizes), ``draws`` of each."""
 
     def __init__(self, draws: int, seed: int) -> None:
         self.draws, self.rng = draws, np.random.default_rng(seed + 1)
-        self.cache: dict[tuple, np.ndarray] = {}
+        self.cache: dict[tuple, list[np.ndarray]] = {}
 
-    def rates(self, key: tuple, px, py, nx: int, ny: int) -> np.ndarray:
+    def pvalues(self, key: tuple, px, py, nx: int, ny: int) -> list[np.ndarray]:
         if key not in self.cache:
-            self.cache[key] = reference_rates(px, py, nx, ny, self.draws, self.rng)
+            self.cache[key] = reference_pvalues(px, py, nx, ny, self.draws, self.rng)
         return self.cache[key]
 
-    def of_row(self, px, nx: int, ny: int) -> tuple[np.ndarray, np.ndarray | None]:
-        """(A/A rates, wider-null rates or None for equal sizes); the small side is the wide one."""
-        aa = self.rates((px.name, nx, ny), px, px, nx, ny)
+    def of_row(self, px, nx: int, ny: int) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
+        """(A/A p-values, wider-null p-values or None for equal sizes); the small side is the wide one."""
+        aa = self.pvalues((px.name, nx, ny), px, px, nx, ny)
         if nx == ny:
             return aa, None
-        wide = self.rates(("wide", nx, ny), *((N, WIDE) if nx > ny else (WIDE, N)), nx, ny)
-        return aa, wide
+        return aa, self.pvalues(("wide", nx, ny), *((N, WIDE) if nx > ny else (WIDE, N)), nx, ny)
+
+
+def size_levels(aa: list[np.ndarray]) -> np.ndarray:
+    """Per reference the p-value threshold at which its A/A rejection rate is
+    at most ``ALPHA`` (``ALPHA`` itself when it already holds): its level for
+    size-adjusted power, so that a reference gains nothing from calling 7% of
+    A/A draws at a nominal 5% (conservative ones are not raised)."""
+    return np.array([min(ALPHA, float(np.sort(p)[int(ALPHA * p.size)])) for p in aa])
 
 
 def rate(hits: float, reps: int) -> tuple[float, float]:
@@ -221,8 +233,8 @@ def run_row(row, reps: int, rng: np.random.Generator,
     true = true_change(px, py, given)
     null = name.startswith("null")
     fp = cover = power = cannot = 0
-    ref_aa = np.zeros((reps, len(REFS)))
-    ref_ab = np.zeros((reps, len(REFS)))
+    ref_aa = np.ones((reps, len(REFS)))  # p-values
+    ref_ab = np.ones((reps, len(REFS)))
     ours = np.zeros(reps)
     for i in range(reps):
         a, a2, b = px.sample(rng, nx), px.sample(rng, ny), py.sample(rng, ny)
@@ -236,23 +248,33 @@ def run_row(row, reps: int, rng: np.random.Generator,
             cover += ab.ci_pct[0] - 1e-9 <= true <= ab.ci_pct[1] + 1e-9
         ref_aa[i] = references(a, a2, rng)
         ref_ab[i] = references(a, b, rng)
+    called = (ref_ab < ALPHA).astype(float)
     if null and wide is not None:
-        wide[(nx, ny)] = ref_ab.mean(axis=0)
+        wide[(nx, ny)] = called.mean(axis=0)
+    adjusted = ""
     if checks is not None and not null:
         check_aa, check_wide = checks.of_row(px, nx, ny)
-        valid = validity(check_aa, check_wide, [checks.draws] * (len(REFS) - 1) + [max(1, checks.draws // 4)])
-        notes = [f"; {checks.draws} draws: A/A {100 * check_aa[k]:.1f}%"
-                 + ("" if check_wide is None else f", wider null {100 * check_wide[k]:.1f}%")
+        counts = [checks.draws] * (len(REFS) - 1) + [max(1, checks.draws // 4)]
+        aa_rates = np.array([np.mean(p < ALPHA) for p in check_aa])
+        wide_rates = None if check_wide is None else np.array([np.mean(p < ALPHA) for p in check_wide])
+        valid = validity(aa_rates, wide_rates, counts)
+        notes = [f"; {checks.draws} draws: A/A {100 * aa_rates[k]:.1f}%"
+                 + ("" if wide_rates is None else f", wider null {100 * wide_rates[k]:.1f}%")
                  + ("" if valid[k] else ", invalid") for k in range(len(REFS))]
+        levels = size_levels(check_aa)
+        wide_adjusted = None if check_wide is None else \
+            np.array([np.mean(p < level) for p, level in zip(check_wide, levels, strict=True)])
+        valid_adjusted = validity(np.full(len(REFS), ALPHA), wide_adjusted, counts)
+        adjusted = power_gap(ours, (ref_ab < levels).astype(float), valid_adjusted)[0]
     else:
         valid = validity(ref_aa.mean(axis=0), None if null or wide is None else wide.get((nx, ny)), reps)
         notes = [""] * len(REFS)
-    gap, short = ("(null row: power is a false-positive rate)", False) if null else power_gap(ours, ref_ab, valid)
-    refs = [f"{fmt(*rate(ref_ab[:, k].sum(), reps))} (A/A {100 * ref_aa[:, k].mean():.1f}%{notes[k]})"
+    gap, short = ("(null row: power is a false-positive rate)", False) if null else power_gap(ours, called, valid)
+    refs = [f"{fmt(*rate(called[:, k].sum(), reps))} (A/A {100 * np.mean(ref_aa[:, k] < ALPHA):.1f}%{notes[k]})"
             for k in range(len(REFS))]
     cov, fpr = rate(cover, reps), rate(fp, reps)
     line = [name, f"{nx}/{ny}", f"{true:+.3g}%", fmt(*cov), fmt(*fpr), fmt(*rate(power, reps)), *refs, gap,
-            f"{100 * cannot / reps:.1f}%"]
+            adjusted, f"{100 * cannot / reps:.1f}%"]
     failures = [f"power {name}: {gap}"] if short else []
     if fpr[0] - 2 * fpr[1] > 0.06:
         failures.append(f"false positives {name}: {fmt(*fpr)}")
@@ -277,7 +299,7 @@ def fwer(n: int, tables: int, rng: np.random.Generator, shape: Population = N) -
 
 
 HEADER = ["row", "n base/cand", "true change", "coverage", "FPR (A/A)", "power", *REFS, "gap to best valid",
-          "cannot judge"]
+          "gap, size-adjusted", "cannot judge"]
 
 
 def table(header: list[str], lines: list[list[str]], markdown: bool) -> str:
