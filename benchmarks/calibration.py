@@ -256,49 +256,63 @@ def _gap(hits: list[bool], ab: np.ndarray, valid: list[bool], reps: int) -> tupl
     return f"{100 * gap:+.1f} ±{100 * se:.1f} vs {names[best]}", gap, se
 
 
+def _auto_failures(row: Row, named: str, cov: tuple[float, float], fp: tuple[float, float],
+                   pw: tuple[float, float]) -> list[str]:
+    """The default's missed coverage and false-positive targets in the row."""
+    failures = []
+    small = min(row.nx, row.ny) < 10
+    target = SMALL_COVERAGE_TARGET if small else COVERAGE_TARGET
+    if cov[0] + 2 * cov[1] < target:
+        failures.append(f"coverage {row.name}: {fmt(*cov)}")
+    if not small and fp[0] - 2 * fp[1] > FPR_TARGET:
+        failures.append(f"false positives {row.name}: {fmt(*fp)}")
+    if row.null and not small and abs(row.true_change(_truth_key(named.split(',')[0]))) < 0.05 \
+            and pw[0] - 2 * pw[1] > FPR_TARGET:
+        failures.append(f"false positives (shapes) {row.name}: {fmt(*pw)}")
+    return failures
+
+
+def _levels(aa: np.ndarray, reps: int, checked: np.ndarray | None,
+            checks: int) -> tuple[np.ndarray, list[bool], np.ndarray | None]:
+    """The references' A/A rates (on the further draws when given), their
+    validity, and their size-adjusted thresholds (None without further draws)."""
+    rates, k = ((aa < ALPHA).mean(axis=0), reps) if checked is None else ((checked < ALPHA).mean(axis=0), checks)
+    valid = [rates[i] - 2 * math.sqrt(max(rates[i] * (1 - rates[i]), 1 / k) / k) <= FPR_TARGET for i in range(3)]
+    levels = None if checked is None else \
+        np.array([min(ALPHA, float(np.sort(checked[:, i])[int(ALPHA * checks)])) for i in range(3)])
+    return rates, valid, levels
+
+
 def row_lines(row: Row, tallies: dict[str, Tally], refs: dict[str, list[list[float]]],
               reps: int, checked: np.ndarray | None = None, checks: int = 0) -> tuple[list[list[str]], list[str]]:
     """The row's cells; ``checked``: the references' A/A p-values on ``checks``
     further draws, which decide validity and give the size-adjusted gap (each
     reference at the threshold where its A/A rate there is at most 5%)."""
-    aa = np.array(refs["aa"], dtype=float) < ALPHA
     p_ab = np.array(refs["ab"], dtype=float)
     ab = (p_ab < ALPHA).astype(float)
-    rates, k = (aa.mean(axis=0), reps) if checked is None else ((checked < ALPHA).mean(axis=0), checks)
-    valid = [rates[i] - 2 * math.sqrt(max(rates[i] * (1 - rates[i]), 1 / k) / k) <= FPR_TARGET for i in range(3)]
-    levels = None if checked is None else \
-        np.array([min(ALPHA, float(np.sort(checked[:, i])[int(ALPHA * checks)])) for i in range(3)])
+    rates, valid, levels = _levels(np.array(refs["aa"], dtype=float), reps, checked, checks)
+    references_cells = [fmt(*rate(ab[:, i].sum(), reps)) + ("" if checked is None else f" (A/A {100 * rates[i]:.1f}%)")
+                        + ("" if valid[i] else " invalid") for i in range(3)]
     lines, failures = [], []
-    small = min(row.nx, row.ny) < 10
     for centre, t in tallies.items():
-        named = ", ".join(sorted(t.estimands, key=lambda e: -t.estimands[e]))
-        trues = ", ".join(f"{row.true_change(_truth_key(e)):+.3g}%" for e in sorted(t.estimands, key=lambda e: -t.estimands[e]))
+        ordered = sorted(t.estimands, key=lambda e: -t.estimands[e])
+        named = ", ".join(ordered)
+        trues = ", ".join(f"{row.true_change(_truth_key(e)):+.3g}%" for e in ordered)
         cov, fp, pw = rate(t.cover, reps), rate(t.fp, reps), rate(t.power, reps)
         cells = [row.name, f"{row.nx}/{row.ny}", centre, named, trues, fmt(*cov), fmt(*fp)]
         if row.null:
             cells += [f"({fmt(*pw)})", "", "", "", ""] + ([""] if checked is not None else [])
         else:
-            cells.append(fmt(*pw))
-            cells += [fmt(*rate(ab[:, i].sum(), reps)) + ("" if checked is None else f" (A/A {100 * rates[i]:.1f}%)")
-                      + ("" if valid[i] else " invalid") for i in range(3)]
             text, gap, se = _gap(t.hits, ab, valid, reps)
-            cells.append(text)
+            cells += [fmt(*pw), *references_cells, text]
             if centre == "auto" and gap + 2 * se < -POWER_GAP:
                 failures.append(f"power {row.name}: {text}")
             if levels is not None:
                 cells.append(_gap(t.hits, (p_ab < levels).astype(float), [True] * 3, reps)[0])
         cells.append(f"{100 * t.cannot / reps:.1f}%")
         lines.append(cells)
-        if centre != "auto":
-            continue
-        target = SMALL_COVERAGE_TARGET if small else COVERAGE_TARGET
-        if cov[0] + 2 * cov[1] < target:
-            failures.append(f"coverage {row.name}: {fmt(*cov)}")
-        if not small and fp[0] - 2 * fp[1] > FPR_TARGET:
-            failures.append(f"false positives {row.name}: {fmt(*fp)}")
-        if row.null and not small and abs(row.true_change(_truth_key(named.split(',')[0]))) < 0.05 \
-                and pw[0] - 2 * pw[1] > FPR_TARGET:
-            failures.append(f"false positives (shapes) {row.name}: {fmt(*pw)}")
+        if centre == "auto":
+            failures += _auto_failures(row, named, cov, fp, pw)
     return lines, failures
 
 
@@ -407,6 +421,21 @@ HEADER = ["row", "n", "center", "estimand", "true change", "coverage", "FPR (A/A
 HEADER_ADJUSTED = [*HEADER[:-1], "gap, size-adjusted", HEADER[-1]]
 
 
+def compare_rows(args: argparse.Namespace, reps: int, rng: np.random.Generator,
+                 check_rng: np.random.Generator) -> tuple[list[list[str]], list[str]]:
+    """The compare rows selected by ``--only`` (none with ``--noise-only``) and their missed targets."""
+    lines, failures = [], []
+    for row in ROWS:
+        if args.noise_only or args.only and args.only not in row.name:
+            continue
+        tallies, refs = run_row(row, reps, rng)
+        checked = None if row.null or not args.validity_draws else reference_aa(row, args.validity_draws, check_rng)
+        got, missed = row_lines(row, tallies, refs, reps, checked, args.validity_draws)
+        lines += got
+        failures += missed
+    return lines, failures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=1000)
@@ -423,15 +452,7 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     check_rng = np.random.default_rng(args.seed + 1)
     started = time.process_time()
-    lines, failures = [], []
-    for row in ROWS:
-        if args.noise_only or args.only and args.only not in row.name:
-            continue
-        tallies, refs = run_row(row, reps, rng)
-        checked = None if row.null or not args.validity_draws else reference_aa(row, args.validity_draws, check_rng)
-        got, missed = row_lines(row, tallies, refs, reps, checked, args.validity_draws)
-        lines += got
-        failures += missed
+    lines, failures = compare_rows(args, reps, rng, check_rng)
     equiv, f3 = ([], []) if args.only or args.noise_only else equivalence_rows(reps, rng)
     noise, f4 = ([], []) if args.only else noise_rows(reps if args.noise_only else max(200, reps // 2), rng)
     failures += f3 + f4

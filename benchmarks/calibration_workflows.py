@@ -43,6 +43,7 @@ import os
 import sys
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 from scipy import stats
@@ -93,7 +94,7 @@ class AR1:
 
 def rows() -> list[tuple[str, object, object, int, int, float | None]]:
     """(name, baseline, candidate, n baseline, n candidate, true change or None: from the populations)."""
-    out = []
+    out: list[tuple[str, object, object, int, int, float | None]] = []
     for nx, ny in ((500, 5), (5, 500)):
         out.append((f"3% interrupts x U(1.3,1.8), +1%, {nx} vs {ny}", OUT, OUT.scaled(1.01), nx, ny, 1.0))
         out.append((f"skewed 1000+30 LogN(0,1), +1%, {nx} vs {ny}", SKEW, SKEW.scaled(1.01), nx, ny, 1.0))
@@ -222,6 +223,56 @@ def power_gap(ours: np.ndarray, ref_ab: np.ndarray, valid: list[bool]) -> tuple[
     return f"{100 * diff.mean():+.1f} ±{100 * se:.1f} vs {REFS[best]}", diff.mean() + 2 * se < -0.05
 
 
+def simulate(px, py, nx: int, ny: int, true: float, reps: int, rng: np.random.Generator) -> dict[str, Any]:
+    """``reps`` A/A and A/B draws of a row: compare's calls and coverage, the references' p-values."""
+    out: dict[str, Any] = {"fp": 0, "cover": 0, "power": 0, "cannot": 0, "ours": np.zeros(reps),
+           "aa": np.ones((reps, len(REFS))), "ab": np.ones((reps, len(REFS)))}
+    for i in range(reps):
+        a, a2, b = px.sample(rng, nx), px.sample(rng, ny), py.sample(rng, ny)
+        aa, ab = abstat.compare(a, a2, seed=i), abstat.compare(a, b, seed=i)
+        out["fp"] += aa.significant
+        out["power"] += ab.significant
+        out["ours"][i] = ab.significant
+        if ab.ci_pct is None:
+            out["cannot"] += 1
+        else:
+            out["cover"] += ab.ci_pct[0] - 1e-9 <= true <= ab.ci_pct[1] + 1e-9
+        out["aa"][i] = references(a, a2, rng)
+        out["ab"][i] = references(a, b, rng)
+    return out
+
+
+def checked(checks: Validity, px, nx: int, ny: int, ours: np.ndarray,
+            ref_ab: np.ndarray) -> tuple[list[bool], list[str], str]:
+    """Validity from the separate draws, the notes for the references' cells, the size-adjusted gap."""
+    check_aa, check_wide = checks.of_row(px, nx, ny)
+    counts = [checks.draws] * (len(REFS) - 1) + [max(1, checks.draws // 4)]
+    aa_rates = np.array([np.mean(p < ALPHA) for p in check_aa])
+    wide_rates = None if check_wide is None else np.array([np.mean(p < ALPHA) for p in check_wide])
+    valid = validity(aa_rates, wide_rates, counts)
+    notes = [f"; {checks.draws} draws: A/A {100 * aa_rates[k]:.1f}%"
+             + ("" if wide_rates is None else f", wider null {100 * wide_rates[k]:.1f}%")
+             + ("" if valid[k] else ", invalid") for k in range(len(REFS))]
+    levels = size_levels(check_aa)
+    wide_adjusted = None if check_wide is None else \
+        np.array([np.mean(p < level) for p, level in zip(check_wide, levels, strict=True)])
+    valid_adjusted = validity(np.full(len(REFS), ALPHA), wide_adjusted, counts)
+    return valid, notes, power_gap(ours, (ref_ab < levels).astype(float), valid_adjusted)[0]
+
+
+def missed(name: str, null: bool, cov: tuple[float, float], fpr: tuple[float, float],
+           pw: tuple[float, float]) -> list[str]:
+    """The row's missed false-positive and coverage targets (beyond two Monte Carlo errors)."""
+    failures = []
+    if fpr[0] - 2 * fpr[1] > 0.06:
+        failures.append(f"false positives {name}: {fmt(*fpr)}")
+    if null and pw[0] - 2 * pw[1] > 0.06:
+        failures.append(f"false positives {name} (the candidate's draws): {fmt(*pw)}")
+    if cov[0] + 2 * cov[1] < 0.94:
+        failures.append(f"coverage {name}: {fmt(*cov)}")
+    return failures
+
+
 def run_row(row, reps: int, rng: np.random.Generator,
             wide: dict[tuple[int, int], np.ndarray] | None = None,
             checks: Validity | None = None) -> tuple[list[str], list[str]]:
@@ -232,57 +283,24 @@ def run_row(row, reps: int, rng: np.random.Generator,
     name, px, py, nx, ny, given = row
     true = true_change(px, py, given)
     null = name.startswith("null")
-    fp = cover = power = cannot = 0
-    ref_aa = np.ones((reps, len(REFS)))  # p-values
-    ref_ab = np.ones((reps, len(REFS)))
-    ours = np.zeros(reps)
-    for i in range(reps):
-        a, a2, b = px.sample(rng, nx), px.sample(rng, ny), py.sample(rng, ny)
-        aa, ab = abstat.compare(a, a2, seed=i), abstat.compare(a, b, seed=i)
-        fp += aa.significant
-        power += ab.significant
-        ours[i] = ab.significant
-        if ab.ci_pct is None:
-            cannot += 1
-        else:
-            cover += ab.ci_pct[0] - 1e-9 <= true <= ab.ci_pct[1] + 1e-9
-        ref_aa[i] = references(a, a2, rng)
-        ref_ab[i] = references(a, b, rng)
+    got = simulate(px, py, nx, ny, true, reps, rng)
+    ref_aa, ref_ab, ours = got["aa"], got["ab"], got["ours"]
     called = (ref_ab < ALPHA).astype(float)
     if null and wide is not None:
         wide[(nx, ny)] = called.mean(axis=0)
     adjusted = ""
     if checks is not None and not null:
-        check_aa, check_wide = checks.of_row(px, nx, ny)
-        counts = [checks.draws] * (len(REFS) - 1) + [max(1, checks.draws // 4)]
-        aa_rates = np.array([np.mean(p < ALPHA) for p in check_aa])
-        wide_rates = None if check_wide is None else np.array([np.mean(p < ALPHA) for p in check_wide])
-        valid = validity(aa_rates, wide_rates, counts)
-        notes = [f"; {checks.draws} draws: A/A {100 * aa_rates[k]:.1f}%"
-                 + ("" if wide_rates is None else f", wider null {100 * wide_rates[k]:.1f}%")
-                 + ("" if valid[k] else ", invalid") for k in range(len(REFS))]
-        levels = size_levels(check_aa)
-        wide_adjusted = None if check_wide is None else \
-            np.array([np.mean(p < level) for p, level in zip(check_wide, levels, strict=True)])
-        valid_adjusted = validity(np.full(len(REFS), ALPHA), wide_adjusted, counts)
-        adjusted = power_gap(ours, (ref_ab < levels).astype(float), valid_adjusted)[0]
+        valid, notes, adjusted = checked(checks, px, nx, ny, ours, ref_ab)
     else:
         valid = validity(ref_aa.mean(axis=0), None if null or wide is None else wide.get((nx, ny)), reps)
         notes = [""] * len(REFS)
     gap, short = ("(null row: power is a false-positive rate)", False) if null else power_gap(ours, called, valid)
     refs = [f"{fmt(*rate(called[:, k].sum(), reps))} (A/A {100 * np.mean(ref_aa[:, k] < ALPHA):.1f}%{notes[k]})"
             for k in range(len(REFS))]
-    cov, fpr = rate(cover, reps), rate(fp, reps)
-    line = [name, f"{nx}/{ny}", f"{true:+.3g}%", fmt(*cov), fmt(*fpr), fmt(*rate(power, reps)), *refs, gap,
-            adjusted, f"{100 * cannot / reps:.1f}%"]
-    failures = [f"power {name}: {gap}"] if short else []
-    if fpr[0] - 2 * fpr[1] > 0.06:
-        failures.append(f"false positives {name}: {fmt(*fpr)}")
-    if null and rate(power, reps)[0] - 2 * rate(power, reps)[1] > 0.06:
-        failures.append(f"false positives {name} (the candidate's draws): {fmt(*rate(power, reps))}")
-    if cov[0] + 2 * cov[1] < 0.94:
-        failures.append(f"coverage {name}: {fmt(*cov)}")
-    return line, failures
+    cov, fpr, pw = rate(got["cover"], reps), rate(got["fp"], reps), rate(got["power"], reps)
+    line = [name, f"{nx}/{ny}", f"{true:+.3g}%", fmt(*cov), fmt(*fpr), fmt(*pw), *refs, gap,
+            adjusted, f"{100 * got['cannot'] / reps:.1f}%"]
+    return line, ([f"power {name}: {gap}"] if short else []) + missed(name, null, cov, fpr, pw)
 
 
 def fwer(n: int, tables: int, rng: np.random.Generator, shape: Population = N) -> tuple[float, float, float]:

@@ -103,8 +103,8 @@ def test_plan_power_at_four_counts_the_join() -> None:
     both = float(np.mean(rejects(statistic(xs, ys + shift), 4, 30, 0.05) & trimmed_rejects(xs, ys + shift, 0.05)))
     assert joined == both < alone
     more = JOIN_MAX + 1
-    assert small.power(shift, more, 30, 0.05) == float(np.mean(rejects(statistic(*small._draws(more, 30)[:1],
-                                                                                       small._draws(more, 30)[1] + shift),
+    draws = small._draws(more, 30)
+    assert small.power(shift, more, 30, 0.05) == float(np.mean(rejects(statistic(draws[0], draws[1] + shift),
                                                                              more, 30, 0.05)))
 
 
