@@ -63,9 +63,9 @@ def test_more_values_are_not_joined() -> None:
 def test_wider_small_side_null_at_3_against_500() -> None:
     """The reproducer: 150 seeded draws of N(1000, 10) x 500 against
     N(1000, 30) x 3 (same median).  The permutation test alone calls a
-    quarter more of them different than Welch's t (scipy, exact here: normal
-    data); the joined test calls exactly those both call, so never more than
-    Welch's t (whose expected rate is 5%; 12 of these 150 draws)."""
+    quarter more of them different than the trimmed t (scipy; Welch's t on 3
+    values, exact for normal data); the joined test calls exactly those both
+    call, so never more than the trimmed t (expected rate 5%; 12 of these 150 draws)."""
     rng = np.random.default_rng(34)
     alone = joined = partner = 0
     for i in range(150):
