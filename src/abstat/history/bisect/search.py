@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from abstat.history.bisect import density, levels
 from abstat.history.bisect.graph import Graph
+from abstat.stats.warnings import StatWarning
 
 CLIP = 3.0
 TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
@@ -79,7 +80,7 @@ class Outcome:
     shift_high: float | None = None
     good_level: float | None = None
     reference_p: float | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[StatWarning] = field(default_factory=list)   # codes: ends-not-different, untestable
     intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
     steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
 
@@ -380,11 +381,12 @@ class Search:
             result.reference_p = self.reference_p()
         if status == "inconclusive" and result.reference_p is not None and result.reference_p > GATE_PVALUE:
             result.candidates = []
-            result.notes.append(f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} runs, "
-                                f"Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search "
-                                "could start")
+            result.notes.append(StatWarning(
+                "ends-not-different", f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} "
+                f"runs, Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search could start"))
         if status == "untestable":
-            result.notes.append("the remaining candidates cannot be told apart: their neighbours did not build")
+            result.notes.append(StatWarning("untestable", "the remaining candidates cannot be told apart: their "
+                                            "neighbours did not build"))
         return result
 
 
