@@ -36,8 +36,8 @@ def render(report: Any, fmt: str) -> str:
         lines.append(f"  probability {outcome.probability:.3f}; {size}")
     elif outcome.status == "no-change":
         lines.append("no change found: the good and bad revisions do not differ clearly "
-                     f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
-                     "needs); "
+                     f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, and the density-scored permutation "
+                     f"test's p, above the {GATE_PVALUE:g} a search needs); "
                      "no culprit named")
     elif outcome.status == "several":
         lines += _several(outcome, commits, steps, size)
