@@ -17,6 +17,7 @@ Nothing is mocked: abstat talks to these boxes with the real ``ssh``.
 from __future__ import annotations
 
 import os
+import pwd
 import random
 import shlex
 import shutil
@@ -29,6 +30,8 @@ import time
 import uuid
 from collections.abc import Iterator
 
+# the boxes' login directory is this user's (sshd takes it from the password database)
+HOME_ABSTAT = os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".abstat")
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
 
 
@@ -112,7 +115,13 @@ class Box:
             os.replace(following, os.path.join(self.dir, "current"))
         script = (
             f"hostname {self.name} && mount --bind {self.dir}/boot_id /proc/sys/kernel/random/boot_id"
-            f" && mount --bind {self.dir} {self.lab.box} && exec {SSHD} -D -e -f {self.dir}/sshd_config"
+            f" && mount --bind {self.dir} {self.lab.box}"
+            # each box its own ~/.abstat (artifacts, caches), kept across its reboots as a real box's
+            # home is: they share this machine's home, and two tests that made the same commits in the
+            # same second overwrote each other's artifacts there (and left them behind)
+            f" && mkdir -p {self.dir}/dot-abstat {shlex.quote(HOME_ABSTAT)}"
+            f" && mount --bind {self.dir}/dot-abstat {shlex.quote(HOME_ABSTAT)}"
+            f" && exec {SSHD} -D -e -f {self.dir}/sshd_config"
         )
         log = open(os.path.join(self.dir, "sshd.log"), "ab")
         try:
