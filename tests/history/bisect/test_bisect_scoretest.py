@@ -75,3 +75,19 @@ def test_the_ends_of_a_two_path_benchmark_differ_by_the_scored_test_long_before_
     assert scored >= 9 and brunner <= 5, (scored, brunner)
     same = [scoretest.differ_p(_draw(rng, 0, 80, "two-path"), _draw(rng, 0, 80, "two-path")) for _ in range(40)]
     assert min(same) > 0.001
+
+
+def test_the_scored_test_is_used_only_on_noise_with_humps_and_yuens_keeps_a_large_shift():
+    """The choice is made from the ends' runs alone: one-path noise (normal, 5% outliers) keeps Yuen's test,
+    two-path noise gets the smaller p-value of both, doubled.  A commit 20 noise SDs from the ends forms a
+    hump of its own in the pooled density, so the scored test alone sees nothing there; Yuen's does."""
+    rng = np.random.default_rng([34, 14])
+    for shape, expected in (("normal", False), ("outliers", False), ("two-path", True)):
+        chosen = [scoretest.multimodal(_draw(rng, 0, 80, shape), _draw(rng, 1, 80, shape)) for _ in range(10)]
+        assert chosen == [expected] * 10, (shape, chosen)
+    good, bad, values = list(rng.normal(100, 1, 10)), list(rng.normal(120, 1, 10)), list(rng.normal(120, 1, 4))
+    assert levels.nearer_score_p(values, bad, good) > 0.1
+    assert levels.nearer_best_p(values, bad, good) == levels.nearer_p(values, bad, good) <= 0.001
+    values, bad, good = _draw(rng, 1, 56, "two-path"), _draw(rng, 1, 80, "two-path"), _draw(rng, 0, 80, "two-path")
+    both = min(levels.nearer_p(values, bad, good), levels.nearer_score_p(values, bad, good))
+    assert levels.nearer_best_p(values, bad, good) == pytest.approx(min(1.0, 2 * both))

@@ -17,10 +17,11 @@ exchangeable:
   nor like the bad one: more than one change is in the range.
 - **Attribution**: a culprit is named only when its own runs and its parents' runs *taken after the
   search proposed it* (the earlier ones steered the search there, so they cannot also confirm it) place
-  them: the culprit nearer the bad end than the good one, each parent nearer the good end (its runs less
-  the ends' midpoint against the ends' runs less their levels, by the density-scored permutation test,
-  one-sided ``NEARER_PVALUE``: a commit half way between the ends, as between two equal changes, passes
-  at that rate whatever the noise's shape, simulated in tests/history/bisect/test_bisect_scoretest.py),
+  them: the culprit nearer the bad end than the good one, each parent nearer the good end (Yuen's
+  contrast of 20% trimmed means against the ends' midpoint; on noise with humps, the smaller p of it and
+  of the density-scored permutation test, doubled: :func:`nearer_best_p`; one-sided ``NEARER_PVALUE``:
+  a commit half way between the ends, as between two equal changes, passes at that rate whatever the
+  noise's shape, simulated in tests/history/bisect/test_bisect_scoretest.py),
   and each does not differ from its end (Hodges-Lehmann interval at ``SIDE_CONFIDENCE``), with at
   least ``runs_needed`` runs of each and ``ENDS_FACTOR`` times as many of each end.
 """
@@ -168,13 +169,25 @@ def nearer_score_p(values: Sequence[float], near: Sequence[float], far: Sequence
     return scoretest.shift_p(list(sign * sample), list(sign * residuals))
 
 
+def nearer_best_p(values: Sequence[float], near: Sequence[float], far: Sequence[float]) -> float:
+    """Yuen's :func:`nearer_p`; when the ends' noise has humps (:func:`abstat.history.bisect.scoretest.multimodal`,
+    decided from the ends' runs alone, so either way the test is one valid test) the smaller of it and
+    :func:`nearer_score_p`, doubled (Bonferroni: the scored test for a small shift within each hump, Yuen's
+    for a large one)."""
+    from abstat.history.bisect import scoretest
+
+    yuen = nearer_p(values, near, far)
+    if not scoretest.multimodal(far[-scoretest.MAX_POINTS // 2:], near[-scoretest.MAX_POINTS // 2:]):
+        return yuen
+    return min(1.0, 2 * min(yuen, nearer_score_p(values, near, far)))
+
+
 def placed(values: Sequence[float], good: Sequence[float], bad: Sequence[float], side: str) -> bool:
     """Whether a commit's runs measure nearer the ``side`` end ("good" or "bad") than the other, by
-    :func:`nearer_score_p` at ``NEARER_PVALUE``: a level half way between the ends (two equal changes, the
-    commit between them) passes with probability at most ``NEARER_PVALUE`` whatever the noise's shape (Yuen's
-    :func:`nearer_p` does too, with a few times the runs on a two-path benchmark)."""
+    :func:`nearer_best_p` at ``NEARER_PVALUE``: a level half way between the ends (two equal changes, the
+    commit between them) passes with probability at most ``NEARER_PVALUE`` whatever the noise's shape."""
     end, other = (bad, good) if side == "bad" else (good, bad)
-    return nearer_score_p(values, end, other) <= NEARER_PVALUE
+    return nearer_best_p(values, end, other) <= NEARER_PVALUE
 
 
 def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
