@@ -28,7 +28,8 @@ import time
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 TARGET = 1.2
-COMPARE_FORBIDDEN = ("numpy.random", "numpy.ma", "scipy", "sqlite3", "abstat.store")
+COMPARE_FORBIDDEN = ("numpy.random", "numpy.ma", "scipy", "sqlite3", "abstat.store", "abstat.readers.peers",
+                     "abstat.readers.kernel")
 MINISTAT_FORBIDDEN = ("numpy", *COMPARE_FORBIDDEN)
 
 

@@ -106,6 +106,18 @@ def test_lkp_table_with_a_wrong_change_is_inconsistent():
     assert block.consistent is False and report.exit_status == 1
 
 
+def test_an_lkp_mean_beyond_every_double_is_inconsistent_not_a_crash():
+    """Found by the equivalence corpus of issue 37: a digit turned into ``e`` made ``31e9993515``, whose last
+    digit's half unit (10 ** 9993515) overflowed a double and the audit ended in an internal error."""
+    lines = _read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2.txt")).splitlines()
+    [row] = [i for i, line in enumerate(lines) if line.rstrip().endswith("vmstat.system.cs")]
+    lines[row] = re.sub(r"(\s)(\d+)(\s+\S*\s+)(\d)(\d*)", r"\1\2\3\4e999\5", lines[row], count=1)
+    report = audit_text("\n".join(lines) + "\n")
+    [block] = _kernel_blocks(report, "lkp")
+    assert _comparison(block, "vmstat.system.cs").consistent is False
+    assert report.exit_status == 1
+
+
 def test_lkp_rows_with_stddev_and_runs_stated_are_judged_as_scipy_does():
     text = ("Each commit was tested 4 runs.\n\n"
             "     %stddev     %change         %stddev\n"

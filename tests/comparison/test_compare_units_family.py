@@ -77,7 +77,10 @@ def test_no_silent_drop_beside_a_hyperfine_export(tmp_path):
     table = out.split("\n\n")[1]
     assert " ms " in table.splitlines()[0] + " " and "hf" in table  # both inputs are columns of the table
     assert "change" in table and "not compared" not in table
-    unnamed = abstat("compare", "hf.json", "ms.txt", cwd=abstat_dir).stdout
+    # without --unit: seconds beside milliseconds.  Values of ~105 ms keep the two 100x apart even when a
+    # loaded machine stretches `sleep 0.01` tenfold (with 10.5 ms they fell below 100x at load 20)
+    (tmp_path / "ms105.txt").write_text("\n".join(f"{105 + 0.1 * i:.1f}" for i in range(10)) + "\n")
+    unnamed = abstat("compare", "hf.json", "ms105.txt", cwd=abstat_dir).stdout
     assert "100x or more apart" in unnamed or "different units" in unnamed
 
 

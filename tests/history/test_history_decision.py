@@ -148,7 +148,7 @@ def test_min_change_lists_small_changes_apart_and_the_cli_writes_them(tmp_path):
     (series,) = json.loads(done.stdout)["series"]
     assert [c["rev"] for c in series["change_points"]] == ["r120"]
     assert [c["rev"] for c in series["small_changes"]] == ["r060"]
-    assert any("--min-change 2%" in note for note in series["notes"])
+    assert any(note["code"] == "below-min-change" and "--min-change 2%" in note["message"] for note in series["notes"])
     bad = subprocess.run([sys.executable, "-m", "abstat", "history", "--input", str(path), "--min-change", "-1"],
                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
     assert bad.returncode == 2 and "--min-change" in bad.stderr

@@ -44,7 +44,7 @@ def test_nightly_20_revisions_of_8_runs_every_sample_counts(tmp_path):
     (change,) = series["change_points"]
     assert change["rev"] == "r12" and change["samples_before"] == 96 and change["samples_after"] == 64
     assert change["relative_low"] < 0.03 < change["relative_high"]
-    assert not any("too few" in note for note in series["notes"])
+    assert not any("too few" in note["message"] for note in series["notes"])
     # one sample per revision (their medians) could not show it as surely: the weights matter
     centres = [p["centre"] for p in series["points"]]
     assert detect(centres).change_points == [] or detect(centres).change_points[0].p_value > change["p_value"]
@@ -82,7 +82,7 @@ def test_otava_csv_with_dates_semicolons_and_missing_cells(tmp_path):
     assert [p["rev"] for p in metric1["points"]] == [f"c{39 - i:02d}" for i in range(40) if i != 7]  # by time
     assert metric1["points"][0]["commit_time"] == datetime(2024, 1, 1, 2, tzinfo=timezone.utc).timestamp()
     assert [c["rev"] for c in metric1["change_points"]] == ["c17"]
-    assert any("1 empty cell(s) left out" in w for w in document["warnings"])
+    assert any("1 empty cell(s) left out" in w["message"] for w in document["warnings"])
 
 
 def test_parse_time_reads_unix_seconds_iso_and_otava_dates():
@@ -125,7 +125,7 @@ def test_asv_results_directory(tmp_path):
                       and d["requirements"].get("foo") is None)
     assert [(p["commit_time"], p["rev"]) for p in parse["points"]] == expected
     assert next(s for s in document["series"] if s["metric"] == "time_units.mem_unit")["unit"] == "B"
-    assert any("2 file(s) that are not asv results skipped" in w for w in document["warnings"])  # as asv
+    assert any("2 file(s) that are not asv results skipped" in w["message"] for w in document["warnings"])  # as asv
 
 
 def test_asv_format_2_with_parameters_and_samples(tmp_path):
@@ -149,7 +149,7 @@ def test_asv_format_2_with_parameters_and_samples(tmp_path):
     assert set(series) == {"1", "2"}
     for s in series.values():
         assert all(p["n"] == 5 for p in s["points"]) and [c["index"] for c in s["change_points"]] == [12]
-    assert any("24 failed or missing asv result(s)" in w for w in document["warnings"])
+    assert any("24 failed or missing asv result(s)" in w["message"] for w in document["warnings"])
 
 
 def test_pyperf_revision_from_metadata(tmp_path):

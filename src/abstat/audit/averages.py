@@ -45,30 +45,42 @@ def _row(text: str) -> tuple[str, str, str | None] | None:
     spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     if not spans:
         return None
-    unit = None
-    if _UNIT.fullmatch(text, *spans[-1]):
-        unit = text[slice(*spans.pop())]
-    elif not _NUMBER.fullmatch(text, *spans[-1]):
-        glued = _NUMBER_UNIT.fullmatch(text, *spans[-1])
-        if glued is None:
-            return None
-        unit = glued.group(2)
-        spans[-1] = (spans[-1][0], glued.end(1))
-    if not spans or not _NUMBER.fullmatch(text, *spans[-1]):
+    row, unit = _take_unit(text, spans)
+    if not row or not spans or not _NUMBER.fullmatch(text, *spans[-1]):
         return None
     first = len(spans) - 1
     while first > 0 and _NUMBER.fullmatch(text, *spans[first - 1]):
         first -= 1
+    found = _label_before(text, spans[first:])
+    return None if found is None else (found[0], text[found[1]:spans[-1][1]], unit)
+
+
+def _take_unit(text: str, spans: list[tuple[int, int]]) -> tuple[bool, str | None]:
+    """Take the unit off the last word (``ms``, or ``12ms`` cut to ``12``): (whether the last word is a unit
+    or ends in a number, the unit)."""
+    if _UNIT.fullmatch(text, *spans[-1]):
+        return True, text[slice(*spans.pop())]
+    if _NUMBER.fullmatch(text, *spans[-1]):
+        return True, None
+    glued = _NUMBER_UNIT.fullmatch(text, *spans[-1])
+    if glued is None:
+        return False, None
+    spans[-1] = (spans[-1][0], glued.end(1))
+    return True, glued.group(2)
+
+
+def _label_before(text: str, numbers: list[tuple[int, int]]) -> tuple[str, int] | None:
+    """The shortest label that leaves only the trailing numbers after it, and where its numbers start."""
     label_match = _LABEL.match(text)
     label_end = label_match.end() if label_match else 0
-    for start, _ in spans[first:]:
+    for start, _ in numbers:
         label = text[:start].rstrip()
         if label.endswith(":"):
             label = label[:-1].rstrip()
         if len(label) > label_end:  # a character no label has: longer labels have it too
             return None
         if label:
-            return label, text[start:spans[-1][1]], unit
+            return label, start
     return None
 
 

@@ -81,16 +81,31 @@ def _compare(row: Row, base: Side, cand: Side, printed: PrintedChange | None,
     comparison.recomputed_values = {"difference": cand.mean - base.mean, "percent": percent}
     out = comparison.findings
     if printed is not None:
-        comparison.consistent = _printed_fits(base, cand, printed)
-        if comparison.consistent is False:
-            difference = cand.mean - base.mean
-            shown = f"{percent:+.4g}%" if percent is not None and printed.percent else f"{difference:+.6g}"
-            out.append(Finding("inconsistent", "error", f"printed change {printed.text} does not follow from "
-                               f"the printed values {base.mean_text} and {cand.mean_text} ({shown})"))
+        _check_change(comparison, base, cand, printed, percent)
     missing = _why_not_judged(base, cand)
     if missing:
         out.append(Finding("not_judged", "warning", f"verdict: not judged -- {missing}"))
         return comparison
+    _judge(comparison, base, cand, printed, threshold)
+    return comparison
+
+
+def _check_change(comparison: ComparisonAudit, base: Side, cand: Side, printed: PrintedChange,
+                  percent: float | None) -> None:
+    """Whether the printed change follows from the printed means (a finding when it does not)."""
+    comparison.consistent = _printed_fits(base, cand, printed)
+    if comparison.consistent is False:
+        difference = cand.mean - base.mean
+        shown = f"{percent:+.4g}%" if percent is not None and printed.percent else f"{difference:+.6g}"
+        comparison.findings.append(Finding(
+            "inconsistent", "error", f"printed change {printed.text} does not follow from "
+            f"the printed values {base.mean_text} and {cand.mean_text} ({shown})"))
+
+
+def _judge(comparison: ComparisonAudit, base: Side, cand: Side, printed: PrintedChange | None,
+           threshold: float | None) -> None:
+    """abstat's verdict from N, mean and sd of both sides (each side's source of its spread named first)."""
+    out = comparison.findings
     for side in (base, cand):
         if side.how:
             out.append(Finding("spread_source", "info", f"{side.label}: N={side.n}, sd={side.sd:.6g} ({side.how})"))
@@ -101,10 +116,9 @@ def _compare(row: Row, base: Side, cand: Side, printed: PrintedChange | None,
                                      threshold_pct=threshold)
     except (ValueError, ArithmeticError) as err:
         out.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
-        return comparison
+        return
     out.append(_verdict(comparison))
     out.extend(comparison.judgement.findings)
-    return comparison
 
 
 def _why_not_judged(base: Side, cand: Side) -> str | None:
@@ -113,15 +127,23 @@ def _why_not_judged(base: Side, cand: Side) -> str | None:
         reasons.append("the number of runs is not given")
     elif base.n < 2 or cand.n < 2:
         return "one run on a side: no spread"
-    missing = [side for side in (base, cand) if side.sd is None]
-    if missing:
-        reasons.append("no standard deviation for " + " and ".join(
-            f"{side.label}" + (f" ({side.how})" if side.how else "") for side in missing))
+    no_sd = _no_sd(base, cand)
+    if no_sd:
+        reasons.append(no_sd)
     if reasons:
         return "; ".join(reasons)
     if not all(math.isfinite(x) for x in (base.mean, cand.mean, base.sd or 0.0, cand.sd or 0.0)):
         return "a value is not finite"
     return None
+
+
+def _no_sd(base: Side, cand: Side) -> str | None:
+    """The sides printed without a standard deviation (and why), or None."""
+    missing = [side for side in (base, cand) if side.sd is None]
+    if not missing:
+        return None
+    return "no standard deviation for " + " and ".join(
+        f"{side.label}" + (f" ({side.how})" if side.how else "") for side in missing)
 
 
 def _verdict(comparison: ComparisonAudit) -> Finding:
@@ -144,7 +166,9 @@ def _half_unit(text: str) -> float:
         exponent = Decimal(text.replace(",", "").rstrip("%")).as_tuple().exponent
     except InvalidOperation:
         return 0.0
-    return 0.5 * 10.0 ** int(exponent) if isinstance(exponent, int) else 0.0
+    if not isinstance(exponent, int):
+        return 0.0
+    return 0.5 * 10.0 ** exponent if exponent <= 308 else math.inf  # 31e9993515: beyond every double
 
 
 def _bounds(side: Side) -> tuple[float, float]:

@@ -196,16 +196,22 @@ def _unreadable_blocks(claim: Claim, blocks: list[dict[str, object]]) -> None:
                                           "whose counter lines cannot be read (cut or rewrapped?): not compared"))
 
 
+def _events(blocks: list[dict[str, object]], order: list[int]) -> dict[str, list[tuple[int, tuple]]]:
+    """Each event's counters, block by block (the baseline's block first)."""
+    events: dict[str, list[tuple[int, tuple]]] = {}
+    for i in order:
+        for counter in blocks[i]["counters"]:  # type: ignore[attr-defined]
+            events.setdefault(counter[0], []).append((i, counter))
+    return events
+
+
 def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
     labels = [str(b["label"] or f"block {i + 1} ({b['what']})") for i, b in enumerate(blocks)]
     base = next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
     order = [base] + [i for i in range(len(blocks)) if i != base]
     claim = Claim("perf-stat", int(blocks[0]["line"]), int(blocks[-1]["end"]),  # type: ignore[call-overload]
                   "perf stat " + " vs ".join(labels[i] for i in order))
-    events: dict[str, list[tuple[int, tuple]]] = {}
-    for i in order:
-        for counter in blocks[i]["counters"]:  # type: ignore[attr-defined]
-            events.setdefault(counter[0], []).append((i, counter))
+    events = _events(blocks, order)
     _unreadable_blocks(claim, blocks)
     if len(blocks) == 1:
         claim.findings.append(Finding("single_block", "info", "one perf stat block: nothing to compare it with"))

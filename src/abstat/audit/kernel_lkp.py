@@ -97,8 +97,21 @@ def _table(lines: list[str], index: int) -> Claim:
         position += 1
     n = runs_in_prose(lines, index, position)
     claim = Claim("lkp", index + 1, position, f"kernel test robot table {labels[0]} vs {labels[1]}")
+    shown = _read_rows(claim, lines[rows_at:position], rows_at, labels, n)
+    runs = per_run_values(lines, (index, position), full or labels, {row.metric for row in claim.rows})
+    used = [_use_runs(claim, row, runs, shown[row.line]) for row in claim.rows]
+    if n is None and not any(used):
+        claim.findings.append(Finding("runs_unknown", "warning", "the number of runs per commit is not in "
+                                      "the table nor stated near it: no test can be recomputed"))
+    claim.readable = bool(claim.rows)
+    return claim
+
+
+def _read_rows(claim: Claim, rows: list[str], rows_at: int, labels: list[str],
+               n: int | None) -> dict[int, tuple[str | None, str | None]]:
+    """Add a Row per ``%stddev %change`` row (a finding for each unreadable one); the spreads each row shows."""
     shown: dict[int, tuple[str | None, str | None]] = {}
-    for offset, raw_row in enumerate(lines[rows_at:position]):
+    for offset, raw_row in enumerate(rows):
         text = strip_quote(raw_row).strip()
         match = LKP_ROW.match(text)
         if match is None:
@@ -111,13 +124,7 @@ def _table(lines: list[str], index: int) -> Claim:
                  _side(labels[1], match.group("new"), match.group("nsd"), n)]
         claim.rows.append(Row(match.group("metric"), rows_at + offset + 1, sides, [printed]))
         shown[rows_at + offset + 1] = (match.group("bsd"), match.group("nsd"))
-    runs = per_run_values(lines, (index, position), full or labels, {row.metric for row in claim.rows})
-    used = [_use_runs(claim, row, runs, shown[row.line]) for row in claim.rows]
-    if n is None and not any(used):
-        claim.findings.append(Finding("runs_unknown", "warning", "the number of runs per commit is not in "
-                                      "the table nor stated near it: no test can be recomputed"))
-    claim.readable = bool(claim.rows)
-    return claim
+    return shown
 
 
 # --------------------------------------------------------------------------
@@ -176,14 +183,7 @@ def _value_line(lines: list[str], position: int, text: str, context: tuple[int |
     column, metric = context
     array = _OPEN_ARRAY.match(text)
     if array is not None and column is not None and array.group("key") in metrics:
-        parts, start = [array.group("rest")], position
-        while "]" not in parts[-1] and position < len(lines) and position - start < 10000:
-            parts.append(strip_quote(lines[position]).strip())
-            position += 1
-        values = _numbers(" ".join(parts).split("]")[0])
-        if values:
-            found[(column, array.group("key"))] = (start, values)
-        return position
+        return _array_values(lines, position, array, column, found)
     keyed = _KEYED.match(text)
     if keyed is None:
         return position
@@ -194,6 +194,18 @@ def _value_line(lines: list[str], position: int, text: str, context: tuple[int |
         found[(column, keyed.group("key"))] = (position, values)
     elif metric is not None and (named := _column(keyed.group("key"), names)) is not None:
         found[(named, metric)] = (position, values)
+    return position
+
+
+def _array_values(lines: list[str], position: int, array: re.Match[str], column: int, found: dict) -> int:
+    """The values of a JSON array opened on the line before ``position`` (up to its ``]``); the next position."""
+    parts, start = [array.group("rest")], position
+    while "]" not in parts[-1] and position < len(lines) and position - start < 10000:
+        parts.append(strip_quote(lines[position]).strip())
+        position += 1
+    values = _numbers(" ".join(parts).split("]")[0])
+    if values:
+        found[(column, array.group("key"))] = (start, values)
     return position
 
 

@@ -129,6 +129,16 @@ def _runs_near(lines: list[str], start: int, end: int) -> int | None:
 
 def find_mean_sd(lines: list[str], covered: set[int]) -> list[Claim]:
     """Runs of consecutive ``LABEL mean (sd) ...`` rows; one-cell runs are paired in order."""
+    groups = _sd_groups(lines, covered)
+    claims = [_wide_claim(lines, g) for g in groups if max(len(r[2]) for r in g[2]) >= 2]
+    narrow = [g for g in groups if max(len(r[2]) for r in g[2]) == 1]
+    if len(narrow) >= 2:
+        claims.append(_blocks_claim(lines, narrow))
+    return claims
+
+
+def _sd_groups(lines: list[str], covered: set[int]) -> list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]]:  # noqa: E501
+    """Each run of consecutive ``mean (sd)`` rows: (first index, index after it, its rows with their line)."""
     groups: list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]] = []
     index = 0
     while index < len(lines):
@@ -141,11 +151,7 @@ def find_mean_sd(lines: list[str], covered: set[int]) -> list[Claim]:
             found.append((index + 1, *row))
             index += 1
         groups.append((start, index, found))
-    claims = [_wide_claim(lines, g) for g in groups if max(len(r[2]) for r in g[2]) >= 2]
-    narrow = [g for g in groups if max(len(r[2]) for r in g[2]) == 1]
-    if len(narrow) >= 2:
-        claims.append(_blocks_claim(lines, narrow))
-    return claims
+    return groups
 
 
 def _sd_row(raw: str) -> tuple[str, list[tuple[str, str, str]]] | None:
@@ -268,13 +274,18 @@ def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim,
     sides = [Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
                   how="from the runs") for label, values in zip(labels, columns, strict=False)]
     claim.rows.append(Row("value", runs[0][0], sides, [None] * (width - 1)))
+    return claim, _summary_rows(lines, position, claim, sides)
+
+
+def _summary_rows(lines: list[str], position: int, claim: Claim, sides: list[Side]) -> int:
+    """Check the summary rows (``mean``, ``avg``...) under the runs against them; the line after them."""
     while position < len(lines):
         words = strip_quote(lines[position]).split()
-        if not words or not SUMMARY_WORDS.match(words[0]) or len(words) != width + 1:
+        if not words or not SUMMARY_WORDS.match(words[0]) or len(words) != len(sides) + 1:
             break
         _check_printed_means(claim, position + 1, words[1:], sides)
         position += 1
-    return claim, position
+    return position
 
 
 def _check_printed_means(claim: Claim, line: int, texts: list[str], sides: list[Side]) -> None:

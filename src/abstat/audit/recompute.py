@@ -35,9 +35,9 @@ _SLACK = 1e-12  # relative: double rounding inside the reference's arithmetic
 def _quantities(nb: int, nc: int, confidence: float, ab: float, ac: float, sb: float, sc: float) -> dict[str, float]:
     """Every printed quantity for one set of vitals (ministat's arithmetic,
     :func:`abstat.stats.student.pooled_t`); no relative ones when ab is 0."""
-    from abstat.stats.student import pooled_t
+    from abstat.ministat.pooled import pooled
 
-    r = pooled_t(nb, ab, sb, nc, ac, sc, confidence)
+    r = pooled(nb, ab, sb, nc, ac, sc, confidence)
     out = {"difference": r.difference, "half_width": r.half_width, "pooled_s": r.pooled_sd,
            "margin": abs(r.difference) - r.half_width}
     if ab != 0.0:
@@ -150,17 +150,7 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
     result = recompute(base, cand, comparison.confidence)
     nan_spread = math.isnan(base.stddev.value) or math.isnan(cand.stddev.value)
     if nan_spread:
-        result.spread_known = False
-        # Classic ministat's one-pass variance of (nearly) constant data can
-        # come out as a tiny negative number: its sqrt prints as -nan, while
-        # the comparison goes on with the negative variance.  Only the lines
-        # that depend on the averages alone can be checked; the nan itself
-        # is a fingerprint of the classic dialect (FreeBSD uses two passes).
-        result.reasons.append(
-            "a printed stddev is nan (classic ministat's one-pass variance came out negative): "
-            "the half-width, relative half-width and pooled s cannot be recomputed"
-        )
-        result.dialects.append("classic")
+        _note_nan_spread(result)
     if base.avg.low <= 0.0 <= base.avg.high:
         result.reasons.append("the baseline average is 0: no relative interval")
     _check_verdict(result, comparison, nan_spread)
@@ -169,6 +159,27 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
         relative = comparison.percent_half_width
         if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
             _check_relative(result, comparison, relative)
+    _settle(result, comparison)
+    return result
+
+
+def _note_nan_spread(result: Recomputation) -> None:
+    """A stddev printed as nan: only the lines that depend on the averages alone can be checked."""
+    result.spread_known = False
+    # Classic ministat's one-pass variance of (nearly) constant data can
+    # come out as a tiny negative number: its sqrt prints as -nan, while
+    # the comparison goes on with the negative variance.  Only the lines
+    # that depend on the averages alone can be checked; the nan itself
+    # is a fingerprint of the classic dialect (FreeBSD uses two passes).
+    result.reasons.append(
+        "a printed stddev is nan (classic ministat's one-pass variance came out negative): "
+        "the half-width, relative half-width and pooled s cannot be recomputed"
+    )
+    result.dialects.append("classic")
+
+
+def _settle(result: Recomputation, comparison: PrintedComparison) -> None:
+    """Consistent when every line checked fits; undecided (None) when the fitting comparison is incomplete."""
     complete = comparison.complete and (
         not comparison.difference_proven
         or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
@@ -179,7 +190,6 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
             result.reasons.append("some comparison lines are damaged or missing: the rest is consistent")
     else:
         result.consistent = False
-    return result
 
 
 def _check_verdict(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:

@@ -66,6 +66,10 @@ class BlockAudit:
             return None
         if self.kind != "ministat":
             return self._kernel_consistent()
+        return self._ministat_consistent()
+
+    def _ministat_consistent(self) -> bool | None:
+        """True when every printed comparison was checked (none inconsistent by now); None otherwise."""
         checked = [c.consistent for c in self.comparisons if c.printed is not None]
         if not checked or any(c is None for c in checked):
             return None

@@ -5,7 +5,9 @@ import json
 import math
 from typing import cast
 
-from abstat.audit.printed import format_g
+from abstat.audit.blocks import PrintedComparison
+from abstat.audit.printed import Printed, format_g
+from abstat.audit.recompute import Recomputation
 from abstat.audit.report import AuditReport, BlockAudit, ComparisonAudit
 
 _MARK = {"error": "!!", "warning": " !", "info": " -"}
@@ -112,6 +114,15 @@ def _averages_lines(block: BlockAudit) -> list[str]:
     if block.mention:
         head += f' ("{block.mention}")'
     out = [head]
+    out.extend(f"    {label}: {', '.join(values)}" for label, values in _average_rows(block).items())
+    out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
+    for comparison in block.comparisons:
+        out.extend(f"  {_MARK[f.severity]} {f.message}" for f in comparison.findings if f.code != "no_spread")
+    return out
+
+
+def _average_rows(block: BlockAudit) -> dict[str, list[str]]:
+    """The claim's rows as printed: each label with its values (``metric value`` when there are columns)."""
     rows: dict[str, list[str]] = {}
     for dataset in block.datasets:
         unit = f" {dataset['unit']}" if dataset.get("unit") else ""
@@ -122,43 +133,14 @@ def _averages_lines(block: BlockAudit) -> list[str]:
             rows.setdefault(label, []).append(f"{metric} {_g(dataset['avg'])}{unit}")
         else:
             rows.setdefault(label, []).append(f"{_g(dataset['avg'])}{unit}")
-    out.extend(f"    {label}: {', '.join(values)}" for label, values in rows.items())
-    out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
-    for comparison in block.comparisons:
-        out.extend(f"  {_MARK[f.severity]} {f.message}" for f in comparison.findings if f.code != "no_spread")
-    return out
+    return rows
 
 
 def _comparison_lines(comparison: ComparisonAudit) -> list[str]:
-    head = f"  {comparison.candidate} vs {comparison.baseline}"
-    if comparison.printed is not None:
-        head += f" (line {comparison.line}): {_state(comparison.consistent)}"
-        if comparison.dialect:
-            head += " -- " + ("both dialects fit" if comparison.dialect == "both" else f"{comparison.dialect} dialect")
-    else:
-        head += ": nothing printed"
-    out = [head]
+    out = [_comparison_head(comparison)]
     printed, result = comparison.printed, comparison.recomputation
     if printed is not None and printed.difference_proven and result is not None:
-        def show(value: object) -> str:
-            return "?" if value is None else value.text  # type: ignore[attr-defined]
-
-        out.append(
-            f"      printed:    {show(printed.difference)} +/- {show(printed.half_width)}, "
-            f"{show(printed.percent)}% +/- {show(printed.percent_half_width)}%, pooled s = {show(printed.pooled_s)}"
-        )
-        r = result.ranges
-        if "percent" in r and not result.spread_known:
-            out.append(
-                f"      recomputed: {_span(r['difference'])} +/- ?, {_span(r['percent'])}% +/- ?%, pooled s = ? "
-                "(a stddev is nan)"
-            )
-        elif "percent" in r:
-            out.append(
-                f"      recomputed: {_span(r['difference'])} +/- {_span(r['half_width'])}, {_span(r['percent'])}% +/- "
-                f"{_span(r['percent_half_width_classic'])}% (classic) / {_span(r['percent_half_width_freebsd'])}% (freebsd), "
-                f"pooled s = {_span(r['pooled_s'])}  [t = {result.t:g}, df = {result.df}]"
-            )
+        out += _difference_lines(printed, result)
     elif printed is not None and result is not None and result.spread_known:
         verdict = "difference" if result.central["margin"] > 0 else "no difference"
         out.append(
@@ -166,4 +148,39 @@ def _comparison_lines(comparison: ComparisonAudit) -> list[str]:
             f"vs half-width {_g(result.central['half_width'])} -> {verdict}"
         )
     out.extend(f"    {_MARK[f.severity]} {f.message}" for f in comparison.findings)
+    return out
+
+
+def _comparison_head(comparison: ComparisonAudit) -> str:
+    """Who against whom, and whether the printed comparison (and which dialect) fits."""
+    head = f"  {comparison.candidate} vs {comparison.baseline}"
+    if comparison.printed is None:
+        return head + ": nothing printed"
+    head += f" (line {comparison.line}): {_state(comparison.consistent)}"
+    if comparison.dialect:
+        head += " -- " + ("both dialects fit" if comparison.dialect == "both" else f"{comparison.dialect} dialect")
+    return head
+
+
+def _difference_lines(printed: PrintedComparison, result: Recomputation) -> list[str]:
+    """A printed "Difference at ..." beside the ranges recomputed from the vitals."""
+    def show(value: Printed | None) -> str:
+        return "?" if value is None else value.text
+
+    out = [
+        f"      printed:    {show(printed.difference)} +/- {show(printed.half_width)}, "
+        f"{show(printed.percent)}% +/- {show(printed.percent_half_width)}%, pooled s = {show(printed.pooled_s)}"
+    ]
+    r = result.ranges
+    if "percent" in r and not result.spread_known:
+        out.append(
+            f"      recomputed: {_span(r['difference'])} +/- ?, {_span(r['percent'])}% +/- ?%, pooled s = ? "
+            "(a stddev is nan)"
+        )
+    elif "percent" in r:
+        out.append(
+            f"      recomputed: {_span(r['difference'])} +/- {_span(r['half_width'])}, {_span(r['percent'])}% +/- "
+            f"{_span(r['percent_half_width_classic'])}% (classic) / {_span(r['percent_half_width_freebsd'])}% (freebsd), "
+            f"pooled s = {_span(r['pooled_s'])}  [t = {result.t:g}, df = {result.df}]"
+        )
     return out

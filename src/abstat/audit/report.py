@@ -7,6 +7,7 @@ returns an :class:`AuditReport` whose ``to_dict()`` is the JSON contract of
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from abstat.audit.averages import AveragesClaim, find_averages
@@ -44,14 +45,16 @@ class AuditReport:
 
     def counts(self) -> dict[str, int]:
         comparisons = self.comparisons
+        kinds = Counter(b.kind for b in self.blocks)
+        verdicts = Counter(c.consistent for c in comparisons)  # True, False or None (unchecked)
         return {
-            "ministat_reports": sum(1 for b in self.blocks if b.kind == "ministat"),
-            "averages_claims": sum(1 for b in self.blocks if b.kind == "averages"),
+            "ministat_reports": kinds["ministat"],
+            "averages_claims": kinds["averages"],
             "damaged_reports": sum(1 for b in self.blocks if b.damaged),
             "printed_comparisons": len(comparisons),
-            "consistent": sum(1 for c in comparisons if c.consistent is True),
-            "inconsistent": sum(1 for c in comparisons if c.consistent is False),
-            "unchecked": sum(1 for c in comparisons if c.consistent is None),
+            "consistent": verdicts[True],
+            "inconsistent": verdicts[False],
+            "unchecked": verdicts[None],
         }
 
     def to_dict(self) -> dict[str, object]:
@@ -103,6 +106,15 @@ def _vitals_findings(ds: DataSet) -> list[Finding]:
     if ds.min.low > ds.max.high:
         out.append(Finding("implausible_vitals", "error", f"{who}: Min {ds.min.text} is above Max {ds.max.text}"))
         return out
+    out += _location_findings(ds, who)
+    if ds.n >= 2 and not math.isnan(ds.stddev.value):
+        out += _spread_findings(ds, who)
+    return out
+
+
+def _location_findings(ds: DataSet, who: str) -> list[Finding]:
+    """Median and Avg inside Min..Max; a Max far above the Median."""
+    out: list[Finding] = []
     for name, value in (("Median", ds.median), ("Avg", ds.avg)):
         if value.high < ds.min.low or value.low > ds.max.high:
             out.append(Finding("implausible_vitals", "error", f"{who}: {name} {value.text} lies outside Min..Max"))
@@ -110,24 +122,29 @@ def _vitals_findings(ds: DataSet) -> list[Finding]:
         out.append(Finding("far_outliers", "warning", f"{who}: Max {ds.max.text} is {ds.max.value / ds.median.value:.0f}x "
                            "the Median: a few far values move Avg, Stddev and Student's t; this block's verdict is "
                            "theirs, not the bulk's (abstat compare uses the ranks)"))
-    if ds.n >= 2 and not math.isnan(ds.stddev.value):
-        span_low = max(0.0, ds.max.low - ds.min.high)
-        span_high = ds.max.high - ds.min.low
-        # Both extremes are in the sample: the mean is at least 1/n of the range from each.
-        if ds.avg.high < ds.min.low + span_low / ds.n or ds.avg.low > ds.max.high - span_low / ds.n:
-            out.append(Finding("implausible_vitals", "error", f"{who}: Avg {ds.avg.text} too close to Min or Max for N = {ds.n}"))
-        upper = span_high * math.sqrt(ds.n / (4.0 * (ds.n - 1)))
-        lower = span_low / math.sqrt(2.0 * (ds.n - 1))
-        # Classic ministat's one-pass variance carries a rounding error of
-        # about |x| * sqrt(n * eps) in the stddev (constant data can print a
-        # stddev of 1e-6): allow for it before calling a stddev impossible.
-        one_pass_error = 8.0 * max(abs(ds.min.value), abs(ds.max.value)) * math.sqrt(ds.n * 2.2e-16)
-        if ds.stddev.low > upper * (1 + 1e-9) + one_pass_error:
-            out.append(Finding("implausible_vitals", "error",
-                               f"{who}: Stddev {ds.stddev.text} exceeds the largest possible for this range ({format_g(upper)})"))
-        if ds.stddev.high < lower * (1 - 1e-6) - one_pass_error:
-            out.append(Finding("implausible_vitals", "error",
-                               f"{who}: Stddev {ds.stddev.text} is below the smallest possible for this range ({format_g(lower)})"))
+    return out
+
+
+def _spread_findings(ds: DataSet, who: str) -> list[Finding]:
+    """Avg and Stddev against what N values between Min and Max allow (N >= 2, a Stddev printed)."""
+    out: list[Finding] = []
+    span_low = max(0.0, ds.max.low - ds.min.high)
+    span_high = ds.max.high - ds.min.low
+    # Both extremes are in the sample: the mean is at least 1/n of the range from each.
+    if ds.avg.high < ds.min.low + span_low / ds.n or ds.avg.low > ds.max.high - span_low / ds.n:
+        out.append(Finding("implausible_vitals", "error", f"{who}: Avg {ds.avg.text} too close to Min or Max for N = {ds.n}"))
+    upper = span_high * math.sqrt(ds.n / (4.0 * (ds.n - 1)))
+    lower = span_low / math.sqrt(2.0 * (ds.n - 1))
+    # Classic ministat's one-pass variance carries a rounding error of
+    # about |x| * sqrt(n * eps) in the stddev (constant data can print a
+    # stddev of 1e-6): allow for it before calling a stddev impossible.
+    one_pass_error = 8.0 * max(abs(ds.min.value), abs(ds.max.value)) * math.sqrt(ds.n * 2.2e-16)
+    if ds.stddev.low > upper * (1 + 1e-9) + one_pass_error:
+        out.append(Finding("implausible_vitals", "error",
+                           f"{who}: Stddev {ds.stddev.text} exceeds the largest possible for this range ({format_g(upper)})"))
+    if ds.stddev.high < lower * (1 - 1e-6) - one_pass_error:
+        out.append(Finding("implausible_vitals", "error",
+                           f"{who}: Stddev {ds.stddev.text} is below the smallest possible for this range ({format_g(lower)})"))
     return out
 
 
@@ -152,6 +169,12 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
         audit.comparisons.append(comparison)
         if dialects:
             fits = set(dialects) if fits is None else fits & set(dialects)
+    _settle_dialect(audit, block, fits)
+    return audit
+
+
+def _settle_dialect(audit: BlockAudit, block: Block, fits: set[str] | None) -> None:
+    """The block's dialect: the one every checked comparison fits (a finding when none or a -q output says classic)."""
     if fits is not None:
         if not fits:
             audit.findings.append(Finding(
@@ -161,7 +184,6 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
     if not block.has_header and not block.legend and audit.dialect == "classic":
         audit.findings.append(Finding(
             "dialect_conflict", "warning", "no legend and no header (-q output), which only FreeBSD's ministat prints"))
-    return audit
 
 
 def _candidate_symbols(block: Block) -> list[str]:
@@ -177,28 +199,39 @@ def _audit_comparison(block: Block, base: DataSet | None, cand: DataSet | None, 
     """The audit of ``symbol`` against ``x``, and the dialects its printed comparison fits (None: not checked)."""
     printed = block.comparisons.get(symbol)
     confidence = printed.confidence if printed else (block.command_confidence or DEFAULT_CONFIDENCE)
-    comparison = ComparisonAudit(
-        baseline=_label(base) if base else block.legend.get("x", "x"),
-        candidate=_label(cand) if cand else block.legend.get(symbol, symbol),
-        line=printed.line if printed else (cand.line if cand else None),
-        printed=printed, recomputation=None, consistent=None, dialect=None, judgement=None,
-    )
+    comparison = _new_comparison(block, base, cand, symbol, printed)
     if base is None or cand is None:
         missing = "baseline" if base is None else "candidate"
         comparison.findings.append(Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed"))
         return comparison, None
     if not _can_recompute(comparison, base, cand, confidence):
         return comparison, None
-    dialects = None
-    if printed is not None:
-        dialects = _check_printed(comparison, base, cand, printed)
-    else:
-        comparison.recomputation = recompute(base, cand, confidence)
-        comparison.findings.append(Finding(
-            "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))
+    dialects = _recompute(comparison, base, cand, confidence, printed)
     if not any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value)):
         _rejudge(comparison, base, cand, confidence, printed, threshold)
     return comparison, dialects
+
+
+def _new_comparison(block: Block, base: DataSet | None, cand: DataSet | None, symbol: str,
+                    printed: PrintedComparison | None) -> ComparisonAudit:
+    """The comparison's names (the legend's when a vitals line is damaged) and line, nothing judged yet."""
+    return ComparisonAudit(
+        baseline=_label(base) if base else block.legend.get("x", "x"),
+        candidate=_label(cand) if cand else block.legend.get(symbol, symbol),
+        line=printed.line if printed else (cand.line if cand else None),
+        printed=printed, recomputation=None, consistent=None, dialect=None, judgement=None,
+    )
+
+
+def _recompute(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float,
+               printed: PrintedComparison | None) -> list[str] | None:
+    """Check the printed comparison (the dialects it fits), or recompute one ministat -n did not print (None)."""
+    if printed is not None:
+        return _check_printed(comparison, base, cand, printed)
+    comparison.recomputation = recompute(base, cand, confidence)
+    comparison.findings.append(Finding(
+        "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))
+    return None
 
 
 def _can_recompute(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float) -> bool:
@@ -292,25 +325,32 @@ def _averages_comparisons(claim: AveragesClaim) -> list[ComparisonAudit]:
         if index == base_index:
             continue
         for column, base_value, value in zip(claim.columns, base_values, values):
-            change = value - base_value
-            percent = change * 100.0 / base_value if base_value else None
-            comparison = ComparisonAudit(
-                baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
-                consistent=None, dialect=None, judgement=None,
-                metric=column if len(claim.columns) > 1 else None,
-            )
-            what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
-            change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
-            comparison.findings.append(Finding(
-                "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
-            if detectable is not None and percent is not None and percent != 0.0:
-                noise = abs(percent) / detectable
-                comparison.findings.append(Finding(
-                    "noise_bound", "info",
-                    f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
-                    f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
-                ))
-            comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
-            comparison.recomputed_values = {"difference": change, "percent": percent}
-            comparisons.append(comparison)
+            comparisons.append(_average_change(claim, (base_label, label), column, (base_value, value), detectable))
     return comparisons
+
+
+def _average_change(claim: AveragesClaim, labels: tuple[str, str], column: str, averages: tuple[float, float],
+                    detectable: float | None) -> ComparisonAudit:
+    """One column of a row against the baseline's: the change, with no spread to judge it by."""
+    (base_label, label), (base_value, value) = labels, averages
+    change = value - base_value
+    percent = change * 100.0 / base_value if base_value else None
+    comparison = ComparisonAudit(
+        baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
+        consistent=None, dialect=None, judgement=None,
+        metric=column if len(claim.columns) > 1 else None,
+    )
+    what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
+    change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
+    comparison.findings.append(Finding(
+        "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
+    if detectable is not None and percent is not None and percent != 0.0:
+        noise = abs(percent) / detectable
+        comparison.findings.append(Finding(
+            "noise_bound", "info",
+            f"{what}: with {claim.runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
+            f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
+        ))
+    comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
+    comparison.recomputed_values = {"difference": change, "percent": percent}
+    return comparison

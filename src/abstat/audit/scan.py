@@ -90,6 +90,19 @@ def _classify(number: int, raw: str) -> _Line:
         if match:
             line.kind, line.match = kind, match
             return line
+    if _damaged(line, text):
+        return line
+    match = _LEGEND.match(text)
+    if match:
+        line.kind, line.match = "legend", match
+        return line
+    if _NUMBERS_ONLY.match(text):
+        line.kind = "numbers"
+    return line
+
+
+def _damaged(line: _Line, text: str) -> bool:
+    """Classify ``line`` as a damaged vitals, header, plot or comparison line (with its note), if it is one."""
     start = _VITALS_START.match(text)
     if start:
         line.kind, line.match = "badvitals", start
@@ -98,27 +111,21 @@ def _classify(number: int, raw: str) -> _Line:
             f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
             if prefix else "vitals line cut short or malformed"
         )
-        return line
+        return True
     if _HEADER_START.match(text):
         line.kind, line.note = "badheader", "vitals header cut short or malformed"
-        return line
+        return True
     if _BORDER_START.match(text):
         line.kind, line.note = "badplot", "plot border cut short or malformed"
-        return line
+        return True
     if text.startswith("|") and len(text) > 10:
         line.kind, line.note = "badplot", "plot row cut short or malformed"
-        return line
+        return True
     for pattern, what in _DAMAGE_STARTS:
         if pattern.match(text):
             line.kind, line.note = "badcomparison", f"{what} cut short or malformed"
-            return line
-    match = _LEGEND.match(text)
-    if match:
-        line.kind, line.match = "legend", match
-        return line
-    if _NUMBERS_ONLY.match(text):
-        line.kind = "numbers"
-    return line
+            return True
+    return False
 
 
 _STARTERS = {"legend", "border", "header", "vitals", "badvitals", "badheader"}
@@ -150,17 +157,21 @@ def _starts_block(lines: list[_Line], i: int) -> bool:
         nxt = lines[i + run] if i + run < len(lines) else None
         return nxt is not None and nxt.kind in {"border", "badplot", "header", "badheader", "vitals", "badvitals"}
     if line.kind in ("border", "badplot"):
-        # A plot must lead to vitals within the plot's height.
-        for j in range(i + 1, min(len(lines), i + 60)):
-            if lines[j].kind in ("header", "vitals", "badheader", "badvitals"):
-                return True
-            if lines[j].kind not in ("plotrow", "border", "badplot"):
-                return False
-        return False
+        return _plot_leads_to_vitals(lines, i)
     if line.kind in ("header", "badheader"):
         return i + 1 < len(lines) and lines[i + 1].kind in ("vitals", "badvitals")
     if line.kind in ("vitals", "badvitals"):
         return line.match is not None and line.match.group(1) == "x"
+    return False
+
+
+def _plot_leads_to_vitals(lines: list[_Line], i: int) -> bool:
+    """A plot must lead to vitals within the plot's height."""
+    for j in range(i + 1, min(len(lines), i + 60)):
+        if lines[j].kind in ("header", "vitals", "badheader", "badvitals"):
+            return True
+        if lines[j].kind not in ("plotrow", "border", "badplot"):
+            return False
     return False
 
 
@@ -173,21 +184,27 @@ def find_blocks(text: str) -> list[Block]:
         if not _starts_block(lines, i):
             i += 1
             continue
-        j = i + 1
-        seen_vitals = lines[i].kind in ("vitals", "badvitals")
-        while j < len(lines) and lines[j].kind in _MEMBERS:
-            kind = lines[j].kind
-            if seen_vitals and kind in ("legend", "border", "header", "badheader"):
-                break  # the next report starts here
-            if seen_vitals and kind in ("vitals", "badvitals") and lines[j].found.group(1) == "x":
-                break
-            if kind == "numbers" and lines[j - 1].kind != "badvitals":
-                break
-            seen_vitals = seen_vitals or kind in ("vitals", "badvitals")
-            j += 1
+        j = _block_end(lines, i)
         blocks.append(_parse_block(lines, i, j))
         i = j
     return blocks
+
+
+def _block_end(lines: list[_Line], i: int) -> int:
+    """The index after the report starting at ``i``: where a line is no member or the next report starts."""
+    j = i + 1
+    seen_vitals = lines[i].kind in ("vitals", "badvitals")
+    while j < len(lines) and lines[j].kind in _MEMBERS:
+        kind = lines[j].kind
+        if seen_vitals and kind in ("legend", "border", "header", "badheader"):
+            break  # the next report starts here
+        if seen_vitals and kind in ("vitals", "badvitals") and lines[j].found.group(1) == "x":
+            break
+        if kind == "numbers" and lines[j - 1].kind != "badvitals":
+            break
+        seen_vitals = seen_vitals or kind in ("vitals", "badvitals")
+        j += 1
+    return j
 
 
 def _command_before(lines: list[_Line], start: int) -> str | None:

@@ -46,10 +46,20 @@ def _checked(state: Any, mount: str | None) -> str | None:
     sets, irqs = state.get("sets"), state.get("irqs")
     if not isinstance(sets, list) or not isinstance(irqs, dict):
         return "not an isolation record"
+    return _foreign_set(sets, mount) or _foreign_irq(irqs)
+
+
+def _foreign_set(sets: list[Any], mount: str | None) -> str | None:
+    """Why a cpuset of the record is not one abstat makes at the top of *mount* (None: all are)."""
     for directory in sets:
         if not isinstance(directory, str) or os.path.dirname(directory) != mount \
                 or not SET_NAME.match(os.path.basename(directory)) or os.path.islink(directory):
             return f"cpuset {directory!r} is not one abstat makes"
+    return None
+
+
+def _foreign_irq(irqs: dict[Any, Any]) -> str | None:
+    """Why an IRQ affinity of the record is not one abstat changes (None: all are)."""
     for path, old in irqs.items():
         pattern = _HEX_MASK if path.endswith("default_smp_affinity") else _CPU_LIST
         if not _IRQ_PATH.match(path) or not isinstance(old, str) or not pattern.match(old):

@@ -101,11 +101,7 @@ def _cpu_fields(root: str) -> dict[str, Any]:
     sockets = {b.get("physical id") for b in blocks if "physical id" in b}
     smt = _smt(root, physical, blocks)
     return {
-        "cpu_vendor": first.get("vendor_id"),
-        "cpu_model": first.get("model name") or first.get("Processor") or first.get("cpu model"),
-        "cpu_family": first.get("cpu family"),
-        "cpu_model_number": first.get("model"),
-        "cpu_stepping": first.get("stepping"),
+        **_cpu_identity(first),
         "microcode": _distinct([b["microcode"] for b in blocks if "microcode" in b]),
         "cpus": len(blocks) or os.cpu_count(),
         "cores": len(physical) or None,
@@ -116,26 +112,47 @@ def _cpu_fields(root: str) -> dict[str, Any]:
     }
 
 
+def _cpu_identity(first: dict[str, str]) -> dict[str, Any]:
+    """Vendor, model (as x86, ARM or MIPS name it), family, model number and stepping of the first CPU."""
+    return {
+        "cpu_vendor": first.get("vendor_id"),
+        "cpu_model": first.get("model name") or first.get("Processor") or first.get("cpu model"),
+        "cpu_family": first.get("cpu family"),
+        "cpu_model_number": first.get("model"),
+        "cpu_stepping": first.get("stepping"),
+    }
+
+
 def _hypervisor_fields(root: str, cpu_flag: bool | None) -> dict[str, Any]:
     kind = _read(f"{root}/sys/hypervisor/type")
-    version = None
-    major = _read(f"{root}/sys/hypervisor/version/major")
-    minor = _read(f"{root}/sys/hypervisor/version/minor")
-    if major is not None:
-        version = major + (f".{minor}" if minor is not None else "")
-        extra = _read(f"{root}/sys/hypervisor/version/extra")
-        if extra:
-            version += extra
+    version = _hypervisor_version(root)
     if kind is None and os.path.exists(f"{root}/proc/xen"):
         kind = "xen"
     if kind is None:
-        vendor = _read(f"{root}/sys/class/dmi/id/sys_vendor")
-        product = _read(f"{root}/sys/class/dmi/id/product_name")
-        if cpu_flag and (vendor or product):
-            kind = " ".join(x for x in (vendor, product) if x)
-        elif cpu_flag:
-            kind = "unknown (hypervisor CPU flag set)"
+        kind = _flagged_hypervisor(root, cpu_flag)
     return {"hypervisor_type": kind, "hypervisor_version": version}
+
+
+def _hypervisor_version(root: str) -> str | None:
+    """MAJOR.MINOR[EXTRA] from /sys/hypervisor/version (Xen), or None."""
+    major = _read(f"{root}/sys/hypervisor/version/major")
+    minor = _read(f"{root}/sys/hypervisor/version/minor")
+    if major is None:
+        return None
+    version = major + (f".{minor}" if minor is not None else "")
+    extra = _read(f"{root}/sys/hypervisor/version/extra")
+    return version + extra if extra else version
+
+
+def _flagged_hypervisor(root: str, cpu_flag: bool | None) -> str | None:
+    """With the CPU's hypervisor flag set: the machine's DMI vendor and product, or "unknown"; else None."""
+    vendor = _read(f"{root}/sys/class/dmi/id/sys_vendor")
+    product = _read(f"{root}/sys/class/dmi/id/product_name")
+    if cpu_flag and (vendor or product):
+        return " ".join(x for x in (vendor, product) if x)
+    if cpu_flag:
+        return "unknown (hypervisor CPU flag set)"
+    return None
 
 
 def hypervisor(root: str = "", cpu_flag: bool | None = None) -> dict[str, Any]:
@@ -248,8 +265,7 @@ def differing_fields_between(first: Iterable[Mapping[str, Any] | None],
     the number of records, not with the number of pairs (10^4 invocations of a
     nightly job are 10^8 pairs).  Mitigations are named once, with every
     vulnerability whose state differs in some pair."""
-    firsts = [record for record in first if record]
-    seconds = [record for record in second if record]
+    firsts, seconds = list(filter(None, first)), list(filter(None, second))
     if not firsts or not seconds:
         return []
     names: list[str] = []

@@ -6,10 +6,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.history.changepoints import (DEFAULT_MAX_PVALUE, DEFAULT_MIN_CHANGE, DEFAULT_MIN_SEGMENT,
-                                         DEFAULT_PENALTY, DEFAULT_WINDOW, ChangePoint, Detection, detect)
+from abstat.history.changepoints import (
+    DEFAULT_MAX_PVALUE,
+    DEFAULT_MIN_CHANGE,
+    DEFAULT_MIN_SEGMENT,
+    DEFAULT_PENALTY,
+    DEFAULT_WINDOW,
+    ChangePoint,
+    Detection,
+    detect,
+)
 from abstat.history.series import History, Series
 from abstat.history.state import reconcile, record
+from abstat.stats.warnings import StatWarning
 
 
 @dataclass
@@ -29,7 +38,7 @@ class SeriesResult:
     series: Series
     detection: Detection
     status: dict[int, str] = field(default_factory=dict)   # change point index -> new / kept / moved from
-    notes: list[str] = field(default_factory=list)
+    notes: list[StatWarning] = field(default_factory=list)   # stability and why candidates fell
 
     @property
     def revisions(self) -> list[str]:
@@ -51,29 +60,32 @@ class SeriesResult:
         }
 
 
-def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -> list[str]:
+def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -> list[StatWarning]:
     """One note per reason a candidate fell, naming the option that would report it."""
-    notes = []
+    notes: list[StatWarning] = []
     close = [(i, p) for i, why, p in detection.dropped if why == "pvalue"
              and p <= max(10 * settings.max_pvalue, 0.01)]
     if close:
         i, p = min(close, key=lambda item: item[1])
-        notes.append(f"{len(close)} possible change(s) above --max-pvalue {settings.max_pvalue:g} "
-                     f"(the closest at {order[i][:12]}, p = {p:.2g}): raise --max-pvalue to report them")
+        notes.append(StatWarning("above-max-pvalue", f"{len(close)} possible change(s) above --max-pvalue "
+                                 f"{settings.max_pvalue:g} (the closest at {order[i][:12]}, p = {p:.2g}): "
+                                 "raise --max-pvalue to report them"))
     drift = [i for i, why, _ in detection.dropped if why == "drift"]
     if drift:
-        notes.append(f"{len(drift)} possible change(s) read as part of a drift, a line fitting them better "
-                     f"(first at {order[drift[0]][:12]}): --no-drift-check reports them as steps")
+        notes.append(StatWarning("read-as-drift", f"{len(drift)} possible change(s) read as part of a drift, a line "
+                                 f"fitting them better (first at {order[drift[0]][:12]}): --no-drift-check reports "
+                                 "them as steps"))
     small = [(i, r) for i, why, r in detection.dropped if why == "magnitude"]
     if small:
         i, r = max(small, key=lambda item: item[1])
-        notes.append(f"{len(small)} change(s) smaller than --min-magnitude {settings.min_magnitude * 100:g}% "
-                     f"(the largest at {order[i][:12]}, {r * 100:.2g}%): lower --min-magnitude to report them")
+        notes.append(StatWarning("below-min-magnitude", f"{len(small)} change(s) smaller than --min-magnitude "
+                                 f"{settings.min_magnitude * 100:g}% (the largest at {order[i][:12]}, "
+                                 f"{r * 100:.2g}%): lower --min-magnitude to report them"))
     if detection.small:
         largest = max(detection.small, key=lambda c: abs(c.relative or 0.0))
-        notes.append(f"{len(detection.small)} change(s) below --min-change {settings.min_change * 100:g}% listed as "
-                     f"small, not alerted (the largest at {order[largest.index][:12]}, "
-                     f"{(largest.relative or 0.0) * 100:+.2g}%)")
+        notes.append(StatWarning("below-min-change", f"{len(detection.small)} change(s) below --min-change "
+                                 f"{settings.min_change * 100:g}% listed as small, not alerted (the largest at "
+                                 f"{order[largest.index][:12]}, {(largest.relative or 0.0) * 100:+.2g}%)"))
     return notes
 
 
@@ -83,7 +95,7 @@ class HistoryReport:
     ordering: str
     settings: Settings
     subjects: dict[str, str] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[StatWarning] = field(default_factory=list)   # about the inputs and their order
 
 
 def analyse(history: History, settings: Settings, previous: Mapping[str, list[dict[str, Any]]] | None = None

@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING
 
 from abstat.history import drift as _drift
 from abstat.history.drift import DriftCheck, _two_sided_p
+from abstat.history.wander import RHO_CAP, series_rho
+from abstat.stats.warnings import StatWarning
 
 if TYPE_CHECKING:
     from abstat.history.decide import Judgement
@@ -60,6 +62,10 @@ DEFAULT_MIN_CHANGE = 0.0       # practical floor: smaller changes are listed as 
 DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
 SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
 CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
+AR1_TEST = True                # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
+#                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
+AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
+GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
 
 
 @dataclass
@@ -94,7 +100,7 @@ class ChangePoint:
 class Detection:
     change_points: list[ChangePoint]
     segment_medians: list[tuple[int, int, float]]   # (start, end exclusive, median)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[StatWarning] = field(default_factory=list)   # values the renderers draw
     # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
     # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
     dropped: list[tuple[int, str, float]] = field(default_factory=list)
@@ -108,16 +114,16 @@ def _failing(ratio: float) -> float:
 
 
 def _prune(points: list[int], weakness: Callable[[int, list[int]], float]) -> list[int]:
-    """Drop the weakest failing point (``weakness`` > 0) and re-judge its two neighbours, whose
-    segments merged, until every point left stands: a drift cut into pieces falls piece by piece
-    as the segments around the pieces grow."""
+    """Drop the weakest failing point (``weakness`` > 0) and re-judge the two points each side of it
+    (their segments merged, or a window widened past a neighbour reaches them), until every point
+    left stands: a drift cut into pieces falls piece by piece as the segments around the pieces grow."""
     points = list(points)
     weaknesses = [weakness(p, points) for p in points]
     while points and max(weaknesses) > 0.0:
         weakest = max(range(len(points)), key=weaknesses.__getitem__)
         del points[weakest]
         del weaknesses[weakest]
-        for i in (weakest - 1, weakest):
+        for i in range(weakest - 2, weakest + 2):  # a decision window reaches past its neighbour (widened)
             if 0 <= i < len(points):
                 weaknesses[i] = weakness(points[i], points)
     return points
@@ -150,6 +156,17 @@ class _Search(DriftCheck):
     def too_close(self, position: int, kept: list[int]) -> bool:
         lo, hi = self.neighbours(position, kept)
         return position - lo < self.min_segment or hi - position < self.min_segment
+
+    def guarded(self, position: int, kept: list[int], span: tuple[int, int]) -> tuple[int, int]:
+        """``span`` without the ``GUARD`` revisions next to a neighbouring change where that side stays
+        ``2 * min_segment`` long: a neighbour's transition (a ramp of a few revisions) is not in the test."""
+        a, b = span
+        lo, hi = self.neighbours(position, kept)
+        if GUARD and a == lo and lo > 0 and position - a - GUARD >= 2 * self.min_segment:
+            a += GUARD
+        if GUARD and b == hi and hi < self.n and b - position - GUARD >= 2 * self.min_segment:
+            b -= GUARD
+        return a, b
 
     # step 2's pruning: a candidate's gain between its neighbours must exceed the penalty
     def gain_weakness(self, position: int, kept: list[int]) -> float:
@@ -184,21 +201,40 @@ class _Search(DriftCheck):
                 return diff / se, df_line
         return t, df
 
+    def ar1_t(self, position: int, kept: list[int], a: int, b: int, rho: float) -> tuple[float, int, int]:
+        """The AR(1) test's largest |t| over the locations within ``AR1_REACH`` of ``position`` (a
+        step spread over a few revisions, its candidate a revision or two off, is one abrupt move
+        only at its largest), and how many were tried (a Bonferroni factor on its p)."""
+        lo, hi = self.neighbours(position, kept)
+        first = max(position - AR1_REACH, lo + self.min_segment, a + 2)
+        last = min(position + AR1_REACH, hi - self.min_segment, b - 2)
+        best, best_df, tried = 0.0, 0, 0
+        for k in range(min(first, position), max(last, position) + 1):
+            t, df = self.sums.ar1_step_t(a, k, b, rho)
+            tried += 1
+            if abs(t) >= abs(best):
+                best, best_df = t, df
+        return best, best_df, max(tried, 1)
+
     def weakness(self, position: int, kept: list[int]) -> float:
         if self.too_close(position, kept):
             return math.inf
-        a, b = self.spans(position, kept, self.window)
+        a, b = self.guarded(position, kept, self.spans(position, kept, self.window))
         small = self.too_small(a, position, b)
         if small is not None:
             self.reasons[position] = ("magnitude", small)
             return math.inf
         _, t, df = self.sums.step_test(a, position, b)
+        tried = 1
         if SERIAL_GATE and df > 0 and not math.isinf(t):
-            factor = self.sums.serial_factor(a, position, b, SERIAL_GATE)
-            t /= math.sqrt(factor)
-            if factor > 1.0 and CURVE_LINE:
-                t, df = self.curve_t(position, kept, t, df)
-        p = _two_sided_p(t, df) if df > 0 else 1.0
+            rho = self.sums.serial_rho(a, position, b, SERIAL_GATE)
+            if rho and AR1_TEST:
+                t, df, tried = self.ar1_t(position, kept, a, b, min(max(rho, self.sums.rho_floor), RHO_CAP))
+            elif rho:
+                t /= math.sqrt((1.0 + rho) / (1.0 - rho))
+                if CURVE_LINE:
+                    t, df = self.curve_t(position, kept, t, df)
+        p = min(1.0, tried * _two_sided_p(t, df)) if df > 0 else 1.0
         if p > self.max_pvalue:
             self.reasons[position] = ("pvalue", p)
             return p / self.max_pvalue
@@ -316,8 +352,9 @@ def _too_short(points: Sequence[object], min_segment: int) -> Detection:
     if not (n := len(points)):
         return Detection([], [], [])
     centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
-    return Detection([], [(0, n, centre)], [f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
-                                            "or lower --min-segment)"])
+    return Detection([], [(0, n, centre)], [StatWarning(
+        "too-few-revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
+                             "or lower --min-segment)")])
 
 
 def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
@@ -339,7 +376,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     if n < 2 * min_segment:
         return _too_short(points, min_segment)
     data = segment.prepare(points)                                   # step 1
-    search = _Search(data, segment.Sums(data.clipped, data.weight), n, max_pvalue, min_magnitude, min_segment,
+    search = _Search(data, segment.Sums(data.clipped, data.weight, series_rho(data.clipped)), n, max_pvalue, min_magnitude, min_segment,
                      window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
                      confidence)
     candidates = propose(search.sums, n, min_segment, search.penalty)  # step 2

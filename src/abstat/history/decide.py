@@ -26,10 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from abstat.history.segment import Sums, plausible_locations
+from abstat.history.wander import RHO_CAP, chosen_rho, whiten
 
 SIZE_SLOPE_SIDE = 10    # the model has a common slope when both sides have this many revisions
 LOCATION_LEVEL = 3.84   # the interval spans the locations whose gain is within this of the best's
 WANDER_GATE = 2.0       # residual lag-1 r above this / sqrt(m) widens the step's variance
+AR1_FIT = True          # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
+#                         widened by (1 + r) / (1 - r), the rule before; lost run_log's steps, docs/history.md)
 SLOPE_T = 0.0           # the slope is in the model when its t exceeds this (0: always).  0.5 (in ~60% of flat
 #                         windows) found 0.06-0.15 more recall but cut the interval's coverage to 0.80-0.91:
 #                         `python benchmarks/changepoints.py --series 100 --seed 2 --set decide.SLOPE_T=0.5
@@ -56,21 +59,29 @@ def _lag1(r: np.ndarray, k: int) -> float:
     return top / bottom
 
 
-def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
-         others: tuple[int, ...] = ()) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Weighted least squares of a level (a slope), steps at ``others`` and a step at ``k`` (the last
-    coefficient): (coef, inverse, residuals, df)."""
+def _design(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
+            others: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The weighted rows of a level (a slope), steps at ``others`` and a step at ``k`` (last), and of ``x``."""
     n = x.size
     index = np.arange(n, dtype=float)
     columns = [np.ones(n), *((index >= o).astype(float) for o in others), (index >= k).astype(float)]
     if slope:
         columns.insert(1, index / max(n - 1, 1) * 2.0 - 1.0)
     root = np.sqrt(w)
-    design = np.column_stack(columns) * root[:, None]
-    y = x * root
+    return np.column_stack(columns) * root[:, None], x * root
+
+
+def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
+         others: tuple[int, ...] = (), rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Weighted least squares of a level (a slope), steps at ``others`` and a step at ``k`` (the last
+    coefficient): (coef, inverse, residuals, df); with ``rho``, generalised least squares under AR(1)
+    errors of that lag-1 correlation (Prais-Winsten; one more parameter in df)."""
+    design, y = _design(x, w, k, slope, others)
+    if rho:
+        design, y = whiten(design, rho), whiten(y, rho)
     inverse = np.linalg.inv(design.T @ design)
     coef = inverse @ (design.T @ y)
-    return coef, inverse, y - design @ coef, n - len(columns)
+    return coef, inverse, y - design @ coef, x.size - design.shape[1] - (1 if rho else 0)
 
 
 def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -> tuple[float, float, int]:
@@ -78,11 +89,18 @@ def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -
     in the model too: (step, its standard error allowing for wander, df).  A common slope is in
     the model when both sides have ``SIZE_SLOPE_SIDE`` revisions (a drift biases a difference
     of levels; a short side leaves it out)."""
+    diff, se, df, _ = step_model(sums, a, k, b, others)
+    return diff, se, df
+
+
+def step_model(sums: Sums, a: int, k: int, b: int,
+               others: tuple[int, ...] = ()) -> tuple[float, float, int, float | None]:
+    """:func:`step_fit` and, when the fit is under AR(1) errors, its -2 log profile likelihood (else None)."""
     x, w = sums.x[a:b], sums.weight[a:b]
     n, at = b - a, k - a
     inner = tuple(o - a for o in others)
     if n - 2 - len(inner) <= 0:
-        return (float(x[at:].mean() - x[:at].mean()) if 0 < at < n else 0.0), math.inf, 0
+        return (float(x[at:].mean() - x[:at].mean()) if 0 < at < n else 0.0), math.inf, 0, None
     try:
         coef, inverse, residual, df = _fit(x, w, at, False, inner)
         if min(at, n - at) >= SIZE_SLOPE_SIDE and n > 3 + len(inner):
@@ -91,14 +109,35 @@ def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -
             if df2 > 0 and sse2 > 0 and abs(c2[1]) > SLOPE_T * math.sqrt(sse2 / df2 * float(i2[1, 1])):
                 coef, inverse, residual, df = c2, i2, r2, df2
     except np.linalg.LinAlgError:
-        return 0.0, math.inf, n - 2
+        return 0.0, math.inf, n - 2, None
+    rho = _lag1(residual, at)
+    if rho <= WANDER_GATE / math.sqrt(n):
+        rho = 0.0
+    elif AR1_FIT:
+        return _ar1_step(x, w, at, inverse.shape[0] > 2 + len(inner), inner, min(max(rho, sums.rho_floor), RHO_CAP))
     sse = max(0.0, float(residual @ residual))
     variance = sse / df * float(inverse[-1, -1])
-    rho = _lag1(residual, at)
-    if rho > WANDER_GATE / math.sqrt(n):
-        rho = min(rho, 0.95)
+    if rho:
+        rho = min(rho, RHO_CAP)
         variance *= (1.0 + rho) / (1.0 - rho)
-    return float(coef[-1]), math.sqrt(variance), df
+    return float(coef[-1]), math.sqrt(variance), df, None
+
+
+def _ar1_step(x: np.ndarray, w: np.ndarray, at: int, slope: bool, inner: tuple[int, ...],
+              rho: float) -> tuple[float, float, int, float | None]:
+    """The same model refitted by generalised least squares under AR(1) errors, their lag-1 correlation
+    at least ``rho`` (:func:`abstat.history.wander.chosen_rho`): (step, its standard error, df, -2 log
+    profile likelihood)."""
+    try:
+        rho = chosen_rho(*_design(x, w, at, slope, inner), rho)
+        coef, inverse, residual, df = _fit(x, w, at, slope, inner, rho)
+    except np.linalg.LinAlgError:
+        return 0.0, math.inf, x.size - 2, None
+    sse = max(0.0, float(residual @ residual))
+    score = x.size * math.log(max(sse, 1e-300) / x.size) - math.log(1.0 - rho * rho)
+    if df <= 0:
+        return float(coef[-1]), math.inf, 0, score
+    return float(coef[-1]), math.sqrt(sse / df * float(inverse[-1, -1])), df, score
 
 
 def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
@@ -110,19 +149,22 @@ def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
 
     fa, fb, others = wide if wide is not None else (a, b, ())
 
-    def one(position: int) -> tuple[float, float, float, float]:
-        diff, se, df = step_fit(sums, fa, position, fb, others)
+    def one(position: int) -> tuple[float, float, float, float, float | None]:
+        diff, se, df, score = step_model(sums, fa, position, fb, others)
         if df <= 0 or not math.isfinite(se):
-            return diff, -math.inf, math.inf, 1.0
+            return diff, -math.inf, math.inf, 1.0, score
         if se <= 1e-12 * (abs(diff) + 1e-300):
-            return diff, diff, diff, (0.0 if diff else 1.0)
+            return diff, diff, diff, (0.0 if diff else 1.0), score
         half = se * stdtrit(df, 0.5 + confidence / 2.0)
-        return diff, diff - half, diff + half, min(1.0, 2.0 * stdtr(df, -abs(diff) / se))
+        return diff, diff - half, diff + half, min(1.0, 2.0 * stdtr(df, -abs(diff) / se)), score
 
-    diff, low, high, p_value = one(k)
+    diff, low, high, p_value, score = one(k)
     if LOCATION_LEVEL:
         for other in plausible_locations(sums, a, k, b, m, LOCATION_LEVEL):
-            _, o_low, o_high, _ = one(other)
-            low, high = min(low, o_low), max(high, o_high)
+            _, o_low, o_high, _, o_score = one(other)
+            # under AR(1) errors a location is ruled out by the fit's own likelihood ratio (the gains
+            # assume independent errors: with a wandering level they keep locations the abrupt move rules out)
+            if score is None or o_score is None or o_score - score <= LOCATION_LEVEL:
+                low, high = min(low, o_low), max(high, o_high)
     return Judgement(diff, low, high, p_value)
 

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from abstat.errors import InputError, UsageError
 from abstat.history.revision import REV_LABEL, commit_subject
 from abstat.history.series import History, build_series, order_revisions
 from abstat.readers.bulk import drained, gc_paused
+from abstat.stats.warnings import StatWarning
 
 
 def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
@@ -112,19 +113,12 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
     pending = [*sets, *file_sets]
     del sets, file_sets
     series, skipped = build_series(drained(pending), rev_label=rev_label, first_seen=first_seen or None)
-    if experiment is None and not series:  # only files, and nothing in them to analyse: bad input
-        wanted = f" of metric {', '.join(metrics)}" if metrics else ""
-        raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
-                         "or 'time' column; --rev-label names another)", path=", ".join(inputs))
-    if experiment is not None and not series:  # a stored experiment that was never given revisions
-        matching = " matching --where" if where else ""
-        raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
-                         f"(record revisions with abstat run --rev or --label {rev_label}=...; "
-                         "--rev-label names another)", path=_shown(store_path))
-    warnings: list[str] = list(store_notes) + file_notes
+    if not series:
+        _nothing_found(store_path, experiment, inputs, metrics, where, rev_label)
+    warnings = _input_warnings([*store_notes, *file_notes])
     if skipped:
-        warnings.append(f"{skipped} sample set(s) without a {rev_label!r} label left out "
-                        f"(record revisions with abstat run --rev or --label {rev_label}=...)")
+        warnings.append(StatWarning("no-revision-label", f"{skipped} sample set(s) without a {rev_label!r} label left "
+                                    f"out (record revisions with abstat run --rev or --label {rev_label}=...)"))
     how, order_warnings, full = order_revisions(series, repo)
     subjects: dict[str, str] = {}
     if full and repo is not None:
@@ -132,6 +126,24 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         if len(revs) <= 2000:
             subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
     return History(series, how, subjects, warnings + order_warnings)
+
+
+def _nothing_found(store_path: str | None, experiment: str | None, inputs: Sequence[str],
+                   metrics: Sequence[str] | None, where: dict[str, Any], rev_label: str) -> NoReturn:
+    """No series: the one-line error naming what held nothing to analyse."""
+    if experiment is None:  # only files, and nothing in them to analyse: bad input
+        wanted = f" of metric {', '.join(metrics)}" if metrics else ""
+        raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
+                         "or 'time' column; --rev-label names another)", path=", ".join(inputs))
+    matching = " matching --where" if where else ""  # a stored experiment that was never given revisions
+    raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
+                     f"(record revisions with abstat run --rev or --label {rev_label}=...; "
+                     "--rev-label names another)", path=_shown(store_path))
+
+
+def _input_warnings(notes: Sequence[str]) -> list[StatWarning]:
+    """The readers' and the store's notes on the inputs, as warning values."""
+    return [StatWarning("input", note) for note in notes]
 
 
 def _shown(store_path: str | None) -> str | None:

@@ -93,7 +93,7 @@ def _series_text(result: SeriesResult, report: HistoryReport, markdown: bool, es
                  f"{format_value(m, series.unit)}" for a, b, m in result.detection.segment_medians]
         lines.append("segments (median): " + ", ".join(parts))
     for note in result.notes + result.detection.warnings:
-        lines.append(("- " if markdown else "note: ") + esc(note))
+        lines.append(("- " if markdown else "note: ") + esc(note.message))
     lines.append("")
     return lines
 
@@ -107,7 +107,7 @@ def render_text(report: HistoryReport, markdown: bool = False) -> str:
         lines.append("no series with a revision label found")
         lines.append("")
     for warning in report.warnings:
-        lines.append(("- warning: " if markdown else "warning: ") + esc(warning))
+        lines.append(("- warning: " if markdown else "warning: ") + esc(warning.message))
     if markdown and report.warnings:
         lines.append("")  # else the settings line continues the last list item
     lines.append(esc(_settings_line(report)))
@@ -125,7 +125,7 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
         "settings": {"max_pvalue": s.max_pvalue, "min_magnitude": s.min_magnitude,
                      "min_segment": s.min_segment, "window": s.window, "confidence": s.confidence,
                      "drift_check": s.drift, "penalty": s.penalty, "min_change": s.min_change},
-        "warnings": report.warnings,
+        "warnings": [w.to_dict() for w in report.warnings],
         "series": [
             {
                 "labels": r.series.labels, "metric": r.series.metric, "unit": r.series.unit,
@@ -136,7 +136,7 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
                 "small_changes": [{k: _finite(v) for k, v in r.describe(c).items()} for c in r.detection.small],
                 "segments": [{"first_rev": r.series.points[a].rev, "last_rev": r.series.points[b - 1].rev,
                               "median": m} for a, b, m in r.detection.segment_medians],
-                "notes": r.notes + r.detection.warnings,
+                "notes": [n.to_dict() for n in r.notes + r.detection.warnings],
             }
             for r in report.results
         ],
@@ -182,13 +182,13 @@ def render_html(report: HistoryReport) -> str:
         else:
             parts.append("<p>no change point found</p>")
         if result.notes or result.detection.warnings:
-            parts.append("<ul>" + "".join(f"<li>{escape(n)}</li>"
+            parts.append("<ul>" + "".join(f"<li>{escape(n.message)}</li>"
                                           for n in result.notes + result.detection.warnings) + "</ul>")
         parts.append("</section>")
     if not report.results:
         parts.append("<p>no series with a revision label found</p>")
     if report.warnings:
-        parts.append("<ul>" + "".join(f"<li>warning: {escape(w)}</li>" for w in report.warnings) + "</ul>")
+        parts.append("<ul>" + "".join(f"<li>warning: {escape(w.message)}</li>" for w in report.warnings) + "</ul>")
     parts.append(f"<p><small>{escape(_settings_line(report))}</small></p></body></html>")
     return "\n".join(parts) + "\n"
 

@@ -191,8 +191,9 @@ def clip_spikes(x: np.ndarray, weight: np.ndarray, k: float = CLIP) -> np.ndarra
 class Sums:
     """Cumulative weighted sums of a series: any window's two-sample fit in O(1)."""
 
-    def __init__(self, x: np.ndarray, weight: np.ndarray):
+    def __init__(self, x: np.ndarray, weight: np.ndarray, rho_floor: float = 0.0):
         self.x, self.weight = x, weight
+        self.rho_floor = rho_floor   # an AR(1) fit's lag-1 correlation is at least this (wander.series_rho)
         columns = [weight, weight * x, weight * x * x]
         self.cum = np.vstack([np.zeros(3), np.cumsum(np.column_stack(columns), axis=0)])
 
@@ -214,10 +215,10 @@ class Sums:
             return diff, (math.inf if diff else 0.0), df
         return diff, diff / math.sqrt(var), df
 
-    def serial_factor(self, a: int, k: int, b: int, gate: float) -> float:
-        """How much the variance of a mean of [a, k) or [k, b) exceeds the independent one when the
-        residuals from the two segments' weighted means are serially correlated: (1 + r) / (1 - r)
-        for their lag-1 autocorrelation r, when r exceeds ``gate`` / sqrt(b - a); else 1."""
+    def serial_rho(self, a: int, k: int, b: int, gate: float) -> float:
+        """The lag-1 autocorrelation r of the residuals from the two segments' weighted means of
+        [a, k) and [k, b) when it exceeds ``gate`` / sqrt(b - a) (serially correlated: a smooth curve or
+        a wandering level rather than noise); else 0."""
         x, w = self.x[a:b], self.weight[a:b]
         r = x.copy()
         for lo, hi in ((0, k - a), (k - a, b - a)):
@@ -225,10 +226,38 @@ class Sums:
         r *= np.sqrt(w)
         top, bottom = float(np.dot(r[1:k - a], r[:k - a - 1]) + np.dot(r[k - a + 1:], r[k - a:-1])), float(np.dot(r, r))
         rho = top / bottom if bottom > 0 else 0.0
-        if rho <= gate / math.sqrt(b - a):
-            return 1.0
-        rho = min(rho, 1.0 - 1e-12)
+        return min(rho, 1.0 - 1e-12) if rho > gate / math.sqrt(b - a) else 0.0
+
+    def serial_factor(self, a: int, k: int, b: int, gate: float) -> float:
+        """How much the variance of a mean of [a, k) or [k, b) exceeds the independent one when the
+        residuals are serially correlated (:meth:`serial_rho`): (1 + r) / (1 - r); else 1."""
+        rho = self.serial_rho(a, k, b, gate)
         return (1.0 + rho) / (1.0 - rho)
+
+    def ar1_step_t(self, a: int, k: int, b: int, rho: float) -> tuple[float, int]:
+        """The t of a step at ``k`` on [a, b) by generalised least squares of a level and the step under
+        AR(1) errors of lag-1 correlation ``rho`` (:mod:`abstat.history.wander`): (t, df)."""
+        from abstat.history.wander import chosen_rho, whiten
+
+        n = b - a
+        df = n - 3   # a level, the step, rho
+        if df <= 0:
+            return 0.0, 0
+        root = np.sqrt(self.weight[a:b])
+        design = np.column_stack([np.ones(n), (np.arange(n) >= k - a).astype(float)]) * root[:, None]
+        y = self.x[a:b] * root
+        rho = chosen_rho(design, y, rho)
+        design, y = whiten(design, rho), whiten(y, rho)
+        try:
+            inverse = np.linalg.inv(design.T @ design)
+        except np.linalg.LinAlgError:
+            return 0.0, df
+        coef = inverse @ (design.T @ y)
+        residual = y - design @ coef
+        var = float(residual @ residual) / df * float(inverse[1, 1])
+        if var <= 1e-24 * (abs(float(coef[1])) + 1.0) ** 2:
+            return (math.inf if coef[1] else 0.0), df
+        return float(coef[1]) / math.sqrt(var), df
 
     def gains(self, a: int, b: int, m: int) -> tuple[np.ndarray, np.ndarray]:
         """Positions k in [a+m, b-m] and the weighted least-squares gain of splitting there

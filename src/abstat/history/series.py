@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.history.revision import REV_LABEL, TIME_LABEL, is_repository, resolve, topological_order
+from abstat.stats.warnings import StatWarning
 
 # Labels that say where a point sits in the history (or its role in a bisection), not which series it is.
 POSITION_LABELS = frozenset({REV_LABEL, TIME_LABEL, "role"})
@@ -62,7 +63,7 @@ class History:
     series: list[Series]
     ordering: str                   # how revisions were ordered
     subjects: dict[str, str] = field(default_factory=dict)  # rev -> commit subject (git)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[StatWarning] = field(default_factory=list)
 
 
 def _float(text: str | None) -> float | None:
@@ -112,7 +113,7 @@ def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen:
 
 
 def _git_rank(revs: list[str], repo: str | None,
-              warnings: list[str]) -> tuple[dict[str, tuple], dict[str, str]]:
+              warnings: list[StatWarning]) -> tuple[dict[str, tuple], dict[str, str]]:
     """Each revision's place in git's topological order and its full sha, when ``repo`` is a
     repository that knows every revision; else nothing (with a warning when some are unknown)."""
     if repo is None or not revs or not is_repository(repo):
@@ -120,8 +121,9 @@ def _git_rank(revs: list[str], repo: str | None,
     resolved = resolve(revs, repo)
     unknown = [rev for rev, sha in resolved.items() if sha is None]
     if unknown:
-        warnings.append(f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
-                        f"(e.g. {unknown[0][:40]}): ordered by commit time instead")
+        warnings.append(StatWarning(
+            "unknown-revisions", f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
+                                 f"(e.g. {unknown[0][:40]}): ordered by commit time instead"))
         return {}, {}
     order = topological_order([resolved[r] or "" for r in revs], repo)
     position = {sha: i for i, sha in enumerate(order)}
@@ -129,13 +131,13 @@ def _git_rank(revs: list[str], repo: str | None,
             {rev: resolved[rev] or rev for rev in revs})
 
 
-def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, list[str], dict[str, str]]:
+def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, list[StatWarning], dict[str, str]]:
     """Sort every series' points in place.  Returns (how, warnings, rev -> full sha).
 
     In a git repository knowing every revision: git's topological order.
     Otherwise: by recorded commit time, then by first-seen order."""
     revs = list(dict.fromkeys(p.rev for s in series for p in s.points))
-    warnings: list[str] = []
+    warnings: list[StatWarning] = []
     rank, full = _git_rank(revs, repo, warnings)
     how = "git topological order" if rank else "commit time, then first seen"
     for s in series:
@@ -144,5 +146,6 @@ def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, li
         else:
             s.points.sort(key=lambda p: (p.commit_time is None, p.commit_time or 0.0, p.first_seen))
     if not rank and any(p.commit_time is None for s in series for p in s.points):
-        warnings.append("some revisions have no commit time: they follow the others in the order first seen")
+        warnings.append(StatWarning(
+            "no-commit-time", "some revisions have no commit time: they follow the others in the order first seen"))
     return how, warnings, full

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from abstat.errors import InputError
+from abstat.stats.warnings import StatWarning
 
 VERSION = 1
 
@@ -109,7 +110,7 @@ def keep(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
 
 
 def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str], order: Sequence[str],
-              near: int) -> tuple[dict[str, str], list[str]]:
+              near: int) -> tuple[dict[str, str], list[StatWarning]]:
     """Status of each current change point (rev -> "new" | "kept" | "moved from REV") and
     notes on old ones that are gone.  ``order`` is the series' revisions in order; an old change
     point within ``near`` positions of a new one has moved there."""
@@ -120,7 +121,7 @@ def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str]
     for rev in current_revs:
         if rev in old_revs:
             status[rev] = "kept"
-    notes: list[str] = []
+    notes: list[StatWarning] = []
     for old in old_revs:
         if old in current_revs:
             continue
@@ -129,9 +130,11 @@ def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str]
             target = min(candidates, key=lambda rev: abs(position[rev] - position[old]))
             unmatched.remove(target)
             status[target] = f"moved from {old[:12]}"
-            notes.append(f"change point moved: reported at {old[:12]} before, now at {target[:12]}")
+            notes.append(StatWarning("change-point-moved",
+                                     f"change point moved: reported at {old[:12]} before, now at {target[:12]}"))
         else:
-            notes.append(f"change point withdrawn: reported at {old[:12]} before, no longer found")
+            notes.append(StatWarning("change-point-withdrawn",
+                                     f"change point withdrawn: reported at {old[:12]} before, no longer found"))
     for rev in unmatched:
         status[rev] = "new"
     return status, notes

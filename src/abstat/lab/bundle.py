@@ -11,6 +11,7 @@ and serves the rest of standard input (:mod:`abstat.box.runner.remote`).
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import os
 import shlex
@@ -18,8 +19,17 @@ import zipfile
 
 MIN_PYTHON = (3, 8)
 
+# On the box, the runner is kept between sessions in a cache keyed by the zip's SHA-256 (the
+# command line's last argument): ``~/.cache/abstat/runner/DIGEST``, where Python keeps the modules'
+# compiled bytecode, so a session after the first neither writes the zip nor compiles the runner
+# (about 3 s of a TCG guest's CPU, more under load).  The cache is used only when it, and every
+# directory above it, is a directory (no link) of this user's or root's that no one else may change
+# (a sticky directory above, such as /tmp, is fine): a cache another user of the box could write is
+# never executed.  The bytes are checked against the digest before they are unpacked; a directory is
+# added whole (renamed into place) or not at all.  Otherwise the runner loads from a temporary zip, as
+# before the cache.  Entries not used for 30 days go when a new one is added.
 BOOTSTRAP = f"""\
-import os, sys, tempfile
+import os, sys
 if sys.version_info < {MIN_PYTHON!r}:
     sys.stderr.write("abstat: this box has Python %s; the runner needs {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer\\n"
                      % sys.version.split()[0])
@@ -27,14 +37,69 @@ if sys.version_info < {MIN_PYTHON!r}:
 source = sys.stdin.buffer
 size = int(source.readline())
 data = source.read(size)
-fd, path = tempfile.mkstemp(prefix="abstat-runner-", suffix=".zip")
-try:
-    os.write(fd, data)
-    os.close(fd)
+digest = sys.argv[-1]
+def unchangeable(path, leaf):
+    uid = os.geteuid()
+    while True:
+        info = os.lstat(path)
+        if info.st_mode & 0o170000 != 0o040000 or info.st_uid not in (0, uid):
+            return False
+        if info.st_mode & (0o077 if leaf else 0o022) and (leaf or not info.st_mode & 0o1000):
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path, leaf = parent, False
+def unpack(base):
+    import hashlib, io, shutil, tempfile, time, zipfile
+    if hashlib.sha256(data).hexdigest() != digest:
+        return
+    new = tempfile.mkdtemp(prefix=".new-", dir=base)
+    try:
+        zipfile.ZipFile(io.BytesIO(data)).extractall(new)
+        os.rename(new, os.path.join(base, digest))
+    except OSError:
+        shutil.rmtree(new, ignore_errors=True)
+        return
+    for name in os.listdir(base):
+        other = os.path.join(base, name)
+        if name != digest and os.lstat(other).st_mtime < time.time() - 30 * 86400:
+            shutil.rmtree(other, ignore_errors=True)
+def cached():
+    if len(digest) != 64 or digest.strip("0123456789abcdef"):
+        return None
+    try:
+        base = os.path.expanduser("~")
+        for part in (".cache", "abstat", "runner"):
+            base = os.path.join(base, part)
+            if not os.path.isdir(base):
+                os.mkdir(base, 0o700)
+        base = os.path.realpath(base)
+        if not unchangeable(base, True):
+            return None
+        path = os.path.join(base, digest)
+        if not os.path.lexists(path):
+            unpack(base)
+        if not unchangeable(path, True):
+            return None
+        os.utime(path)
+        return path
+    except (OSError, ValueError, ImportError):
+        return None
+path = cached()
+if path is not None:
     sys.path.insert(0, path)
     from abstat.box.runner import remote
-finally:
-    os.unlink(path)
+else:
+    import tempfile
+    fd, path = tempfile.mkstemp(prefix="abstat-runner-", suffix=".zip")
+    try:
+        os.write(fd, data)
+        os.close(fd)
+        sys.path.insert(0, path)
+        from abstat.box.runner import remote
+    finally:
+        os.unlink(path)
 status = remote.main()
 sys.stdout.flush()
 os._exit(status)  # not sys.exit: a thread may still be blocked reading standard input
@@ -67,6 +132,19 @@ if sys.version_info < (3, 9):
 _CONTROLLER_ONLY = frozenset({"tune.py"})
 
 
+def _add(archive: zipfile.ZipFile, name: str, text: bytes) -> None:
+    """One file, with a fixed date and mode: the same sources make the same zip, and so the same cache key."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_DEFLATED
+    info.external_attr = 0o644 << 16
+    archive.writestr(info, text)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as source:
+        return source.read()
+
+
 @functools.lru_cache(maxsize=1)
 def runner_zip() -> bytes:
     """The runner package as zip bytes (built once per process)."""
@@ -75,20 +153,27 @@ def runner_zip() -> bytes:
     import abstat.box.runner
 
     runner_dir = os.path.dirname(abstat.box.runner.__file__)
+    box_dir = os.path.dirname(runner_dir)
+    doctor_dir = os.path.dirname(abstat.box.doctor.__file__)
+    files = [("abstat/box/__init__.py", os.path.join(box_dir, "__init__.py"))]
+    files += [(f"abstat/box/runner/{name}", os.path.join(runner_dir, name))
+              for name in sorted(os.listdir(runner_dir)) if name.endswith(".py")]
+    files += [("abstat/box/machine.py", abstat.box.machine.__file__),
+              ("abstat/box/isolate.py", os.path.join(box_dir, "isolate.py"))]
+    files += [(f"abstat/box/doctor/{name}", os.path.join(doctor_dir, name)) for name in sorted(os.listdir(doctor_dir))
+              if name.endswith(".py") and name not in _CONTROLLER_ONLY]
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("abstat/__init__.py", PACKAGE_INIT)
-        archive.write(os.path.join(os.path.dirname(runner_dir), "__init__.py"), "abstat/box/__init__.py")
-        for name in sorted(os.listdir(runner_dir)):
-            if name.endswith(".py"):
-                archive.write(os.path.join(runner_dir, name), f"abstat/box/runner/{name}")
-        archive.write(abstat.box.machine.__file__, "abstat/box/machine.py")
-        archive.write(os.path.join(os.path.dirname(runner_dir), "isolate.py"), "abstat/box/isolate.py")
-        doctor_dir = os.path.dirname(abstat.box.doctor.__file__)
-        for name in sorted(os.listdir(doctor_dir)):
-            if name.endswith(".py") and name not in _CONTROLLER_ONLY:
-                archive.write(os.path.join(doctor_dir, name), f"abstat/box/doctor/{name}")
+    with zipfile.ZipFile(buffer, "w") as archive:
+        _add(archive, "abstat/__init__.py", PACKAGE_INIT.encode())
+        for name, path in files:
+            _add(archive, name, _read(path))
     return buffer.getvalue()
+
+
+@functools.lru_cache(maxsize=1)
+def digest() -> str:
+    """The zip's SHA-256: the key of the runner's cache on the box."""
+    return hashlib.sha256(runner_zip()).hexdigest()
 
 
 def payload() -> bytes:
@@ -98,5 +183,7 @@ def payload() -> bytes:
 
 
 def remote_command(python: str = "python3") -> str:
-    """The command line the remote shell runs (ssh hands it to the login shell)."""
-    return f"{python} -c {shlex.quote(BOOTSTRAP)}"
+    """The command line the remote shell runs (ssh hands it to the login shell): ``-I -S``, because the
+    runner is standard library only: no site (site-packages, .pth files, sitecustomize: about a tenth of
+    Python's start), no PYTHON* variable, no current directory on the path."""
+    return f"{python} -I -S -c {shlex.quote(BOOTSTRAP)} {digest()}"

@@ -73,13 +73,18 @@ def c_strtol(text: str) -> tuple[int, bool]:
         k += 1
     if k == j:
         return 0, n == 0  # no conversion: end = start of the string
-    digits = raw[j:k].lstrip(b"0") or b"0"
+    return _c_int(sign, raw[j:k]), k == n
+
+
+def _c_int(sign: int, digits: bytes) -> int:
+    """strtol's long for *sign* and *digits*, then the low 32 bits an int keeps (two's complement)."""
+    digits = digits.lstrip(b"0") or b"0"
     value = sign * (int(digits) if len(digits) <= 20 else 2**64)  # (saturates below)
     value = max(-(2**63), min(2**63 - 1, value))  # strtol clamps to long
     value &= 0xFFFFFFFF  # then the assignment to int keeps the low 32 bits
     if value >= 2**31:
         value -= 2**32
-    return value, k == n
+    return value
 
 
 def c_atoi(text: str) -> int:

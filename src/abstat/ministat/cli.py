@@ -257,16 +257,7 @@ def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:
     names = list(files)
     handles: list[io.BufferedReader | None] = []  # a local annotation: never evaluated
     try:
-        for path in files:
-            if path == "-":
-                handles.append(None)
-                continue
-            try:
-                handles.append(open(path, "rb"))
-            except IsADirectoryError:
-                handles.append(None)
-            except OSError as err:
-                raise _open_error(path, err, 2) from None
+        _open_all(files, handles)
         samples = []
         for path, handle in zip(files, handles):
             if handle is None and path != "-":
@@ -278,6 +269,21 @@ def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:
         for handle in handles:
             if handle is not None:
                 handle.close()
+
+
+def _open_all(files: list[str], handles: list) -> None:
+    """FreeBSD's ministat opens every file before it reads one: append each handle (None for standard input
+    and directories) to *handles*, which the caller closes."""
+    for path in files:
+        if path == "-":
+            handles.append(None)
+            continue
+        try:
+            handles.append(open(path, "rb"))
+        except IsADirectoryError:
+            handles.append(None)
+        except OSError as err:
+            raise _open_error(path, err, 2) from None
 
 
 def _write(pieces) -> None:

@@ -89,16 +89,7 @@ def _values(block: bytes) -> np.ndarray | None:
     kept = lengths - negative  # the characters read: the "-" is read as a "0"
     fixed = _fixed_fraction(block, raw, ends, lengths, dots) if width <= 8 else None
     if fixed is not None:  # every line has its dot at the same place ("%.3f")
-        if bool(np.any(kept < 2)):
-            return None  # "." or "-.": no digit
-        word = _word(raw, ends, kept)
-        _close_gap(word, 7 - fixed)
-        mantissa = _swar(word, dots=False)[0].view(np.int64)  # < 10**8: exact
-        values = mantissa.astype(np.float64)
-        values /= _POWERS[fixed]
-        if minus:
-            _negate(values, mantissa, negative)
-        return values
+        return _fixed_values(raw, ends, kept, fixed, negative if minus else None)
     else:
         found = _any_fraction(raw, ends, kept, width, dots)
         if found is None:
@@ -109,6 +100,22 @@ def _values(block: bytes) -> np.ndarray | None:
     if int(mantissa.max()) >= _EXACT:
         return _general(block, len(ends))
     if minus:
+        _negate(values, mantissa, negative)
+    return values
+
+
+def _fixed_values(raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, fixed: int,
+                  negative: np.ndarray | None) -> np.ndarray | None:
+    """The values of lines of at most 8 characters with ``fixed`` digits after the dot on every line (None:
+    a line without a digit); ``negative``: the lines with a "-", if any."""
+    if bool(np.any(kept < 2)):
+        return None  # "." or "-.": no digit
+    word = _word(raw, ends, kept)
+    _close_gap(word, 7 - fixed)
+    mantissa = _swar(word, dots=False)[0].view(np.int64)  # < 10**8: exact
+    values = mantissa.astype(np.float64)
+    values /= _POWERS[fixed]
+    if negative is not None:
         _negate(values, mantissa, negative)
     return values
 

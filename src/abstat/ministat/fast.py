@@ -68,17 +68,22 @@ class IntegerSampleSet(SampleSet):
         blocks, counts_by_column = counted
         if not blocks and not counts_by_column:
             return []
-        size = max((len(counts) for counts in blocks), default=0)
-        total = np.zeros(size, dtype=np.int64)
-        for counts in blocks:
-            total[: len(counts)] += counts
-        if counts_by_column:
-            for column, count in np.ndenumerate(total):
-                if count:
-                    counts_by_column[column[0]] = counts_by_column.get(column[0], 0) + int(count)
-            return sorted(counts_by_column.items())
-        occupied = np.flatnonzero(total)
-        return [(int(column), int(total[column])) for column in occupied]
+        return _merged_counts(blocks, counts_by_column)
+
+
+def _merged_counts(blocks: list[np.ndarray], counts_by_column: dict[int, int]) -> list[tuple[int, int]]:
+    """(column, count) of every occupied column: the blocks' counts added up, with the columns counted apart."""
+    size = max((len(counts) for counts in blocks), default=0)
+    total = np.zeros(size, dtype=np.int64)
+    for counts in blocks:
+        total[: len(counts)] += counts
+    if counts_by_column:
+        for column, count in np.ndenumerate(total):
+            if count:
+                counts_by_column[column[0]] = counts_by_column.get(column[0], 0) + int(count)
+        return sorted(counts_by_column.items())
+    occupied = np.flatnonzero(total)
+    return [(int(column), int(total[column])) for column in occupied]
 
 
 def _count_columns(values: np.ndarray, x0: float, dx: float) -> tuple[list[np.ndarray], dict[int, int]] | None:
@@ -133,13 +138,18 @@ def _parse_block(block: bytes) -> np.ndarray:
     if len(values) != newlines - blank:
         raise _NotSimple
     if len(values):
-        low = int(values.min())
-        high = int(values.max())
-        if high == _INT64_MAX or low == _INT64_MIN:
-            raise _NotSimple  # numpy saturates on overflow: let strtod decide
-        if minus and int(np.count_nonzero(values < 0)) != minus:
-            raise _NotSimple  # "-0" is the double -0.0: leave it to strtod
+        _check_integers(values, minus)
     return values
+
+
+def _check_integers(values: np.ndarray, minus: int) -> None:
+    """Raise _NotSimple when numpy may have read an integer differently from strtod (overflow, "-0")."""
+    low = int(values.min())
+    high = int(values.max())
+    if high == _INT64_MAX or low == _INT64_MIN:
+        raise _NotSimple  # numpy saturates on overflow: let strtod decide
+    if minus and int(np.count_nonzero(values < 0)) != minus:
+        raise _NotSimple  # "-0" is the double -0.0: leave it to strtod
 
 
 def _blank_lines(block: bytes, raw: np.ndarray) -> int:
@@ -166,21 +176,7 @@ def _check_minus_signs(raw: np.ndarray) -> None:
 def _blocks(source):
     """Blocks of complete lines from a binary file object or bytes."""
     if isinstance(source, (bytes, bytearray, memoryview)):
-        data = bytes(source)
-        start = 0
-        size = len(data)
-        while start < size:
-            if start + READ_BLOCK >= size:
-                end = size - 1
-            else:
-                end = data.rfind(b"\n", start, start + READ_BLOCK)
-                if end < 0:
-                    end = data.find(b"\n", start + READ_BLOCK)
-                    if end < 0:
-                        end = size - 1
-            block = data[start : end + 1]
-            start = end + 1
-            yield block if block.endswith(b"\n") else block + b"\n"
+        yield from _byte_blocks(bytes(source))
         return
     tail = b""
     while True:
@@ -198,6 +194,24 @@ def _blocks(source):
         yield chunk[: cut + 1]
     if tail:
         yield tail + b"\n"
+
+
+def _byte_blocks(data: bytes):
+    """Blocks of complete lines of ``data``, each about READ_BLOCK long (a longer line whole)."""
+    start = 0
+    size = len(data)
+    while start < size:
+        if start + READ_BLOCK >= size:
+            end = size - 1
+        else:
+            end = data.rfind(b"\n", start, start + READ_BLOCK)
+            if end < 0:
+                end = data.find(b"\n", start + READ_BLOCK)
+                if end < 0:
+                    end = size - 1
+        block = data[start : end + 1]
+        start = end + 1
+        yield block if block.endswith(b"\n") else block + b"\n"
 
 
 class _Store:

@@ -15,8 +15,9 @@ drawing order.  Pure Python: this module is on the fast start-up path.
 
 import math
 
+from abstat.ministat.pooled import pooled
 from abstat.stats.descriptive import c_div, c_sqrt, one_pass_variance, running_sums
-from abstat.stats.student import CONFIDENCE_LEVELS, pooled_t
+from abstat.stats.student import CONFIDENCE_LEVELS
 
 SYMBOLS = " x+*%#@O"
 MAX_DATASETS = 7
@@ -125,7 +126,7 @@ def _vitals(symbol: str, sample: SampleSet, signed_nan: bool) -> str:
 
 
 def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dialect: str) -> str:
-    result = pooled_t(
+    result = pooled(
         baseline.n,
         baseline.mean,
         baseline.stddev,
@@ -192,24 +193,34 @@ def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
     height = 0
     for index, sample in enumerate(samples):
         val = index + 1
-        bar_index = index if separate_bars else 0
-        bar = bars[bar_index]
-        if bar is None:
-            bar = bars[bar_index] = bytearray(width)
+        bar = _bar(bars, index if separate_bars else 0, width)
         runs = sample.column_counts(x0, dx)
         history.append((val, runs))
         outside = outside or any(not 0 <= column < width for column, _ in runs)
         rows = max([1, *(count for _, count in runs)]) + 1
         if rows > height:
-            for entry in entries:
-                if entry[2] >= height:
-                    entry[2] = height - 1
+            _clear_above(entries, height)
         height = rows
         entries.extend([column, val, count] for column, count in runs)
         _draw_bar(bar, sample, x0, dx, width)
     if outside:
         return _grid_rows_flat(history, width), bars
     return _grid_rows(entries, height, width), bars
+
+
+def _bar(bars: list[bytearray | None], index: int, width: int) -> bytearray:
+    """The bar at *index*, made empty when it is the first drawn there."""
+    bar = bars[index]
+    if bar is None:
+        bar = bars[index] = bytearray(width)
+    return bar
+
+
+def _clear_above(entries: list[list[int]], height: int) -> None:
+    """The grid grows: rows from the previous *height* up are cleared, so every earlier entry is cut below it."""
+    for entry in entries:
+        if entry[2] >= height:
+            entry[2] = height - 1
 
 
 def _scale(samples: list[SampleSet], width: int) -> tuple[float, float, float]:

@@ -65,27 +65,7 @@ class MetricNoise:
                     f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
         else:
             rate = "too few runs for A/A blocks"
-        if self.stable:
-            text = f"stable: no drift, step or autocorrelation along the {sum(self.runs.values())} runs; {rate}."
-            if self.detectable_pct is not None:
-                text += (f" At this n, changes of {self.detectable_pct:.2g}% or more (of the {self.estimand_label},"
-                         f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
-                         " claims need more runs.")
-            elif self.unresolvable:
-                text += f" No number of runs resolves a change here: {self.unresolvable}."
-            parts.append(text)
-        else:
-            reasons = list(self.stability.reasons)
-            if self.blocks is not None and self.blocks.clearly_high:
-                reasons.append(f"disjoint blocks of runs differ (Kruskal-Wallis p = {self.blocks.p_value:.2g}):"
-                               f" A/A comparisons of them called a difference in {self.blocks.calls} of"
-                               f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
-            elif self.blocks is not None:
-                reasons.append(rate)
-            parts.append("UNSTABLE: " + "; ".join(reasons) + ". Runs made at different times differ more than"
-                         " their spread says: results measured apart are not comparable, and the detectable"
-                         " change is optimistic. Interleave variants (abstat run does) and fix what abstat doctor"
-                         " reports.")
+        parts.append(self._stable_text(rate) if self.stable else self._unstable_text(self.stability, rate, alpha))
         if self.between_share is not None and self.between_p is not None and self.between_p < alpha:
             parts.append(f"{self.between_share:.0%} of the variance lies between invocations: repeat the"
                          " experiment in several invocations (or boots) and compare run groups.")
@@ -93,6 +73,31 @@ class MetricNoise:
             parts.append("The two identical variants differ significantly: a sign of instability or of"
                          " order effects.")
         return " ".join(parts)
+
+    def _stable_text(self, rate: str) -> str:
+        """A stable series: the A/A rate, and the smallest change this n detects (or why none is resolvable)."""
+        text = f"stable: no drift, step or autocorrelation along the {sum(self.runs.values())} runs; {rate}."
+        if self.detectable_pct is not None:
+            text += (f" At this n, changes of {self.detectable_pct:.2g}% or more (of the {self.estimand_label},"
+                     f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
+                     " claims need more runs.")
+        elif self.unresolvable:
+            text += f" No number of runs resolves a change here: {self.unresolvable}."
+        return text
+
+    def _unstable_text(self, stability: Stability, rate: str, alpha: float) -> str:
+        """An unstable series: why (the stability tests', the A/A blocks'), and what to do."""
+        reasons = list(stability.reasons)
+        if self.blocks is not None and self.blocks.clearly_high:
+            reasons.append(f"disjoint blocks of runs differ (Kruskal-Wallis p = {self.blocks.p_value:.2g}):"
+                           f" A/A comparisons of them called a difference in {self.blocks.calls} of"
+                           f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
+        elif self.blocks is not None:
+            reasons.append(rate)
+        return ("UNSTABLE: " + "; ".join(reasons) + ". Runs made at different times differ more than"
+                " their spread says: results measured apart are not comparable, and the detectable"
+                " change is optimistic. Interleave variants (abstat run does) and fix what abstat doctor"
+                " reports.")
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -155,9 +160,7 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
                                                  confidence=confidence)
     stable = stability(values, 1.0 - confidence) if len(values) >= 6 else None
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
-    groups: dict[int, list[float]] = {}
-    for run in runs:
-        groups.setdefault(run.invocation, []).append(run.value)
+    groups = _by_invocation(runs)
     share, share_p = _between_share(groups, notes)
     aa_delta, aa_ci, aa_significant = _aa_comparison(by_variant, variants, values, confidence, seed)
     if len(set(values)) == 1:
@@ -172,6 +175,14 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
         aa_ci_pct=aa_ci, aa_significant=aa_significant, confidence=confidence, notes=notes,
         estimand=estimand, estimand_label=label, unresolvable=reason,
     )
+
+
+def _by_invocation(runs: list[RunValue]) -> dict[int, list[float]]:
+    """The runs' values grouped by invocation, in run order."""
+    groups: dict[int, list[float]] = {}
+    for run in runs:
+        groups.setdefault(run.invocation, []).append(run.value)
+    return groups
 
 
 def _between_share(groups: dict[int, list[float]], notes: list[str]) -> tuple[float | None, float | None]:

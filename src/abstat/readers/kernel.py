@@ -7,10 +7,9 @@ tools, what is read and how a pasted result is audited.
 from __future__ import annotations
 
 from abstat.readers import fio, kbench, perfstat, stressng
+from abstat.readers.kernel_formats import FORMATS  # noqa: F401 -- the names, read here too
 from abstat.readers.sampleset import SampleSet
 
-FORMATS = ("perf-stat", "perf-stat-csv", "perf-stat-json", "fio", "iperf3", "hackbench", "perf-bench",
-           "schbench", "stress-ng", "stress-ng-yaml", "kernbench", "sysbench", "will-it-scale")
 _HEAD_CHARS = 1 << 16
 
 

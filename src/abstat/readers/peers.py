@@ -35,7 +35,7 @@ from abstat.errors import InputError, UsageError
 from abstat.readers.csvtable import read_csv
 from abstat.readers.gobench import read_gobench
 from abstat.readers.hyperfine import read_hyperfine
-from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
+from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.pyperf import read_pyperf
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.source import read_text

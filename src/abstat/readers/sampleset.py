@@ -8,7 +8,7 @@ from typing import Any
 from abstat.readers.summary import Summary
 
 
-@dataclass
+@dataclass(slots=True)
 class SampleSet:
     """Samples of one metric for one combination of labels: abstat's one sample model.
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.errors import InputError, UsageError
-from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
+from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.summary import Summary, looks_like_summary, parse_summary
 
 _LABEL = re.compile(r"\A[^=/\\]+\Z")
@@ -210,16 +210,21 @@ def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
     return named if any_peer else []
 
 
+_NUMBERS_ALONE = re.compile(rb"[0-9.eE+\-\s]*")  # a plain sample file: decimals, exponents, white space
+
+
 def _peer_format(path: str, head_bytes: int = 1 << 16) -> str | None:
     """The peer format of ``path``, judged from its first 64 KiB unless it is
     JSON or gzip (a long sample file is not scanned twice)."""
-    from abstat.readers.peers import detect_format, read_text
-
     try:
         with open(path, "rb") as handle:
             head = handle.read(head_bytes)
     except OSError:
         return None  # the sample reader names the problem
+    if _NUMBERS_ALONE.fullmatch(head):
+        return None  # no peer format is numbers alone (nor are their readers imported: start-up)
+    from abstat.readers.peers import detect_format, read_text
+
     if head[:2] == b"\x1f\x8b" or head.lstrip()[:1] in (b"{", b"["):
         return detect_format(path, read_text(path))
     text = head.decode("utf-8", errors="replace")

@@ -131,6 +131,7 @@ class _Stored:
     rows: dict[str, tuple[str, str | None, dict[str, list[list[float]]]]]  # name -> (metric, unit, runs)
     variants: list[str]
     baseline: str
+    unit_notes: list[str]  # the metrics converted to one unit (Store.unit_groups)
 
     def groups(self) -> dict[str, dict[str, list[list[float]]]]:
         """Row name -> variant -> run groups (as ``Store.groups_by_metric``)."""
@@ -140,7 +141,8 @@ class _Stored:
         return self.rows[name][1] if name in self.rows else self.store.unit(self.experiment, name)
 
     def notes(self) -> list[dict[str, Any]]:
-        return run_notes(self.store, self.experiment, self.invocations)
+        return [{"note": note, "runs": 0} for note in self.unit_notes] + run_notes(self.store, self.experiment,
+                                                                                  self.invocations)
 
 
 def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, confidence: float,
@@ -179,8 +181,10 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
 
 def _read(store: Any, experiment: str, invocations: Sequence[int] | None, baseline: str | None) -> _Stored | None:
     """The experiment's run groups, one row per (metric, unit): a metric whose unit changed between
-    runs is one row per unit, named ``METRIC [UNIT]`` (no row mixes units); None without runs."""
-    found = store.unit_groups(experiment, invocations=invocations)  # (metric, unit) -> variant -> runs
+    runs is one row in the finest when the units convert (ns and µs, said in a note), else one row per
+    unit, named ``METRIC [UNIT]`` (no row mixes units); None without runs."""
+    unit_notes: list[str] = []
+    found = store.unit_groups(experiment, invocations=invocations, notes=unit_notes)  # (metric, unit) -> ...
     count: dict[str, int] = {}
     for metric, _ in found:
         count[metric] = count.get(metric, 0) + 1
@@ -194,7 +198,7 @@ def _read(store: Any, experiment: str, invocations: Sequence[int] | None, baseli
     elif baseline not in variants:
         raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
                          f"(variants: {', '.join(variants)})")
-    return _Stored(store, experiment, invocations, rows, variants, baseline)
+    return _Stored(store, experiment, invocations, rows, variants, baseline, unit_notes)
 
 
 def _row_names(stored: _Stored, metrics: Sequence[str] | None) -> tuple[list[str], list[str]]:
@@ -302,7 +306,9 @@ def _csv(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]])
             pair = (comparison.baseline, comparison.candidate)
             if pair not in cells:
                 cells[pair] = notes_cell(stored.store, stored.experiment, stored.invocations, pair)
-            body.append([stored.rows[name][0], *row, unit or "", cells[pair]])
+            converted = [n for n in stored.unit_notes if n.startswith(f"{stored.rows[name][0]}: ")]  # its units
+            body.append([stored.rows[name][0], *row, unit or "", "; ".join([*converted, cells[pair]] if cells[pair]
+                                                                            else converted)])
     return tables.csv_text(header, body) if header else ""
 
 

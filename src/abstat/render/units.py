@@ -22,13 +22,11 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-# unit as spelled -> (base unit, factor to it)
-_TIME = {"s": 1.0, "sec": 1.0, "secs": 1.0, "second": 1.0, "seconds": 1.0, "ms": 1e-3,
-         "msec": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "usec": 1e-6, "ns": 1e-9,
-         "nsec": 1e-9}
-_BYTES = {"B": 1.0, "byte": 1.0, "bytes": 1.0, "KiB": 1024.0, "MiB": 1024.0 ** 2,
-          "GiB": 1024.0 ** 3, "TiB": 1024.0 ** 4, "kB": 1e3, "KB": 1e3, "MB": 1e6, "GB": 1e9,
-          "TB": 1e12}
+from abstat.readers.unit_table import SIZE_B, TIME_NS
+
+# unit as spelled -> factor to its base unit (s, B): the table of abstat.readers.unit_table
+_TIME = {name: ns / 1e9 for name, ns in TIME_NS.items()}
+_BYTES = {name: float(size) for name, size in SIZE_B.items()}
 # metrics whose values are seconds when the input names no unit
 TIME_METRICS = ("wall", "user", "sys", "system", "time", "elapsed")
 # counts of clock ticks: durations, so their verdicts are faster/slower

@@ -16,7 +16,7 @@ import os
 from collections.abc import Iterable
 
 from abstat.errors import InputError, UsageError
-from abstat.readers.kernel import FORMATS as KERNEL_FORMATS
+from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.pattern import FilePattern
 from abstat.report.sampleset import SampleSet, from_store_set
 

@@ -186,7 +186,8 @@ def adjust_cells(report_rows: list[Row], adjust: str, confidence: float, notes: 
             else adjust_p_values([float(comparison.p_value)], adjust)[0]
         cell.significant = cell.p_adjusted < alpha
     for cell in (c for r in report_rows for c in r.cells.values()):
-        cell.notes = sorted(set(cell.notes))
+        if len(cell.notes) > 1:  # (most cells have none: no new list each)
+            cell.notes = sorted(set(cell.notes))
 
 
 def _table(layout: Layout, report_rows: list[Row], notes: Footnotes, adjust: str, options: Options) -> Report:

@@ -13,7 +13,7 @@ from abstat.report.adjust import DESCRIPTIONS
 from abstat.report.sampleset import SampleSet
 
 
-@dataclass
+@dataclass(slots=True)
 class Cell:
     """One sample set in the table and, off the baseline column, its comparison."""
 
@@ -63,7 +63,7 @@ class Cell:
         return "/".join(v for v in self.row if v), self.column
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     labels: dict[str, str]           # the row keys' values
     cells: dict[str, Cell]           # column value -> cell

@@ -146,7 +146,10 @@ def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: s
         if len(sets) != 1:
             return []
         found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)
-    return [found] if found else []
+    from abstat.stats.warnings import StatWarning
+
+    converted = [StatWarning("units-converted", f"{name or ref}: {note}", name or ref) for note in sets[0].notes]
+    return ([found] if found else []) + converted
 
 
 def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:

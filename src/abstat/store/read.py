@@ -22,6 +22,29 @@ def _filing_order(item: tuple[tuple[Any, ...], Any]) -> tuple[Any, ...]:
     return variant_id, metric, unit or "", invocation_id
 
 
+def _converted_units(found: dict[tuple[str, str | None], dict[int, dict[int, list[float]]]]) -> list[str]:
+    """``found`` ((metric, unit) -> variant -> invocation -> values) with the units of one metric that
+    convert merged into the finest (values multiplied by whole numbers; the store keeps its own);
+    a note per metric converted."""
+    from abstat.readers.unit_table import conversion_note, converted, convertible_groups
+
+    units: dict[str, list[str | None]] = {}
+    for metric, unit in found:
+        units.setdefault(metric, []).append(unit)
+    notes = []
+    for metric, stored in units.items():
+        for target, members in convertible_groups(stored) if len(stored) > 1 else ():
+            merged: dict[int, dict[int, list[float]]] = {}
+            for unit in members:
+                for variant, groups in found.pop((metric, unit)).items():
+                    into = merged.setdefault(variant, {})
+                    for invocation, values in groups.items():
+                        into.setdefault(invocation, []).extend(converted(values, unit, target))
+            found[(metric, target)] = {v: dict(sorted(groups.items())) for v, groups in merged.items()}
+            notes.append(conversion_note(metric, members, target))
+    return notes
+
+
 class StoreReader(RowReader, RunReader, SetReader):
     def _number(self, value: Any, metric: str, invocation_id: int) -> float | None:
         if isinstance(value, float):
@@ -147,12 +170,14 @@ class StoreReader(RowReader, RunReader, SetReader):
                 for (metric, unit), by_variant in found.items()}
 
     def unit_groups(
-        self, experiment: str, *, invocations: Sequence[int] | None = None
+        self, experiment: str, *, invocations: Sequence[int] | None = None, notes: list[str] | None = None
     ) -> dict[tuple[str, str | None], dict[str, list[list[float]]]]:
         """Values of successful runs: (metric, unit) -> variant -> one list per invocation (run group),
         only those of ``invocations`` when given.  A metric whose unit changed between runs is one
-        entry per unit.  Metrics by name (then unit), variants in their declared order, run groups by
-        invocation, values in the order they were measured."""
+        entry in the finest of its units when they convert (ns and µs: :mod:`abstat.readers.unit_table`;
+        what was converted is said in ``notes``), else one entry per unit.  Metrics by name (then unit),
+        variants in their declared order, run groups by invocation, values in the order they were
+        measured."""
         variants = self._variant_ids(experiment)
         if not variants:
             return {}
@@ -170,6 +195,9 @@ class StoreReader(RowReader, RunReader, SetReader):
             group = self._numbers(values, metric, invocation_id)
             if group:
                 found.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = group
+        converted = _converted_units(found)
+        if notes is not None:
+            notes.extend(converted)
         return {
             key: {variants[v]: list(found[key][v].values()) for v in variants if v in found[key]}
             for key in sorted(found, key=lambda key: (key[0], key[1] or ""))

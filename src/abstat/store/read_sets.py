@@ -2,6 +2,7 @@
 invocation, for the report, history and the API; a mixin of :class:`abstat.store.read.StoreReader`."""
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
@@ -52,7 +53,8 @@ class SetReader:
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
         return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
                           machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
-                          invocations=entry["invocations"]) for entry in drained(entries)]
+                          invocations=entry["invocations"], notes=entry.get("notes", []))
+                for entry in drained(entries)]
 
     def _fill_sets(self, groups: dict[tuple[Any, ...], list[Any]], names: dict[int, tuple[int, str, str]],
                    accepted: Mapping[str, set[str]]) -> dict[tuple, dict[str, Any]]:
@@ -70,11 +72,15 @@ class SetReader:
             if invocation_id not in label_cache:  # no labels, or started after they were read
                 label_cache[invocation_id] = dict(self.db.execute(
                     "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
-            slot = _run_group(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
-                              hosts[invocation_id], unit, accepted)
-            values = groups.pop(key)  # each value held once: the group's list goes as the set's fills
-            if slot is not None:
-                slot.extend(self._numbers(values, metric, invocation_id))
+            entry = _set_entry(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
+                               hosts[invocation_id], unit, accepted)
+            values = groups.pop(key)  # each value held once: the group's list becomes the set's run group
+            if entry is not None:
+                group = entry["groups"].get(invocation_id)
+                if group is None:  # a new list: the group's, made among short-lived objects, is let go
+                    group = entry["groups"][invocation_id] = []
+                    entry["invocations"].append(invocation_id)
+                group.extend(self._numbers(values, metric, invocation_id))
         return sets
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
@@ -118,22 +124,28 @@ def _run_groups(rows: Iterable[tuple[Any, ...]], *, units: bool = False) -> dict
 
 def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
     """The entries in their order, each with the invocations whose run group kept a value (not all
-    damaged); those left with none dropped.  ``sets`` is emptied."""
-    entries = []
-    for entry in sorted(sets.values(), key=lambda e: e["order"]):
+    damaged); those left with none dropped; those whose labels another entry has too (in another unit)
+    with their labels as ``key`` (the only ones :func:`_named_units` looks at: no tuple made per set).
+    ``sets`` is emptied."""
+    kept = []
+    for key, entry in sorted(sets.items(), key=lambda item: item[1]["order"]):
         entry["invocations"] = [i for i in entry["invocations"] if entry["groups"][i]]  # not all damaged
         if entry["invocations"]:
-            entries.append(entry)
+            kept.append((key[0], entry))
     sets.clear()
-    return entries
+    counts = Counter(labels for labels, _ in kept)
+    for labels, entry in kept:
+        if counts[labels] > 1:
+            entry["key"] = labels
+    return [entry for _, entry in kept]
 
 
-def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
+def _set_entry(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
                invocation_id: int,
                labels: Mapping[str, str], host: str | None, unit: str | None,
-               accepted: Mapping[str, set[str]]) -> list[float] | None:
-    """The list the values of one invocation's (variant, metric) go to, in the set its labels
-    make; None when the labels do not match ``accepted``."""
+               accepted: Mapping[str, set[str]]) -> dict[str, Any] | None:
+    """The entry of the set the values of one invocation's (variant, metric) go to, as its labels
+    make it; None when the labels do not match ``accepted``."""
     experiment_id, experiment, variant = name
     full = dict(labels)
     full.update({"experiment": experiment, "variant": variant, "metric": metric})
@@ -146,24 +158,52 @@ def _run_group(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
     if entry is None:
         entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
                              "order": (experiment_id, variant_id, metric, invocation_id)}
-    group = entry["groups"].get(invocation_id)
-    if group is None:
-        group = entry["groups"][invocation_id] = []
-        entry["invocations"].append(invocation_id)
-    return group
+    return entry
 
 
 def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The entries, those whose labels are alike but whose units differ (a metric stored in ns by
-    one invocation and in µs by the next) told apart by a ``unit`` label (as ``--where unit=ns``
-    chooses them); a store whose metrics have one unit each reads as it always did."""
-    units: dict[tuple[tuple[str, str], ...], set[Any]] = {}
+    one invocation and in µs by the next) made one set when the units convert
+    (:mod:`abstat.readers.unit_table`: to the finest, noted on the set), else told apart by a ``unit``
+    label (as ``--where unit=ns`` chooses them); a store whose metrics have one unit each reads as it
+    always did."""
+    alike: dict[Any, list[dict[str, Any]]] = {}
     for entry in entries:
-        units.setdefault(tuple(sorted(entry["labels"].items())), set()).add(entry["unit"])
-    for entry in entries:
-        if len(units[tuple(sorted(entry["labels"].items()))]) > 1:
-            entry["labels"].setdefault("unit", entry["unit"] or "")
-    return entries
+        if "key" in entry:
+            alike.setdefault(entry.pop("key"), []).append(entry)
+    if not alike:
+        return entries
+    grouped = {id(entry) for group in alike.values() for entry in group}
+    kept = [entry for entry in entries if id(entry) not in grouped]
+    for group in alike.values():
+        group = _converted(group)
+        for entry in group:
+            if len(group) > 1:
+                entry["labels"].setdefault("unit", entry["unit"] or "")
+        kept.extend(group)
+    kept.sort(key=lambda e: e["order"])
+    return kept
+
+
+def _converted(group: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries of one set's labels in several units, those whose units convert merged into one in
+    the finest of them (its runs by invocation, values multiplied by whole numbers), with a note saying
+    so; the store keeps every sample in the unit it was stored in."""
+    from abstat.readers.unit_table import conversion_note, converted, convertible_groups
+
+    for target, units in convertible_groups(entry["unit"] for entry in group):
+        merged = [entry for entry in group if entry["unit"] in units]
+        into = min(merged, key=lambda e: e["order"])
+        groups: dict[int, list[Any]] = {}
+        for entry in sorted(merged, key=lambda e: e["order"]):
+            for invocation in entry["invocations"]:
+                groups.setdefault(invocation, []).extend(converted(entry["groups"][invocation], entry["unit"], target))
+        metric = into["labels"].get("metric", "")
+        into.update(groups=groups, invocations=sorted(groups), unit=target,
+                    notes=[conversion_note(metric, units, target)])
+        gone = {id(entry) for entry in merged if entry is not into}
+        group = [entry for entry in group if id(entry) not in gone]
+    return group
 
 
 def _accepted(wanted: Any) -> set[str]:

@@ -64,3 +64,17 @@ def test_a_tracer_killed_before_it_printed_is_a_failure_not_zero_calls(tmp_path)
             tracer.stop()
     finally:
         tracer.close()
+
+
+def test_kfunc_is_tried_only_for_a_name_the_kernels_btf_holds(tmp_path):
+    """A function BTF does not name cannot attach as kfunc: ``check_probe`` goes straight to kprobe (in a TCG
+    guest a refused kfunc cost a full bpftrace compile, about 35 s).  The BTF files here are made up: their
+    string tables are NUL-separated names, vmlinux's and a module's."""
+    (tmp_path / "vmlinux").write_bytes(b"\x9f\xeb\x01\x00\0vfs_read\0x_y\0")
+    (tmp_path / "virtio_net").write_bytes(b"\x9f\xeb\x01\x00\0virtnet_poll\0")
+    assert trace_mod.btf_names("vfs_read", str(tmp_path)) and trace_mod.btf_names("virtnet_poll", str(tmp_path))
+    assert not trace_mod.btf_names("vfs_rea", str(tmp_path))
+    assert not trace_mod.btf_names("__x64_sys_getppid", str(tmp_path))
+    assert trace_mod.btf_names("anything", str(tmp_path / "absent"))  # unreadable: kfunc tried, as before
+    if os.path.exists("/sys/kernel/btf/vmlinux"):  # this kernel's own BTF
+        assert trace_mod.btf_names("vfs_read") and not trace_mod.btf_names("abstat_no_such_function")

@@ -162,20 +162,27 @@ class Isolation(Check):
         isolated_text = context.read(f"{CPU}/isolated")
         if isolated_text is None and cmdline is None:
             return self.unavailable(f"neither {CPU}/isolated nor /proc/cmdline can be read")
-        parameters = dict(word.partition("=")[::2] for word in (cmdline or "").split())
-        isolated = parse_cpu_list(isolated_text) or []
-        nohz_text = context.read(f"{CPU}/nohz_full")
-        nohz = parse_cpu_list(nohz_text) if nohz_text and nohz_text != "(null)" else []
-        rcu = parse_cpu_list(parameters.get("rcu_nocbs", "")) or []
+        isolated, nohz, rcu, evidence = _isolated_sets(context, cmdline, isolated_text)
         cpus = context.benchmark_cpus()
-        evidence = (f"isolcpus: {format_cpu_list(isolated)}; nohz_full: {format_cpu_list(nohz or [])}"
-                    f"{'' if nohz_text is not None else ' (kernel without NO_HZ_FULL)'}; rcu_nocbs: {format_cpu_list(rcu)}")
         evidence += f"; benchmark CPUs: {format_cpu_list(cpus)}" + _sharing(context, cpus) + _held(context)
-        if cpus and set(cpus) <= set(isolated) and set(cpus) <= set(nohz or []) and set(cpus) <= set(rcu):
+        if cpus and set(cpus) <= set(isolated) and set(cpus) <= set(nohz) and set(cpus) <= set(rcu):
             return self.finding(OK, evidence)
         return self.finding(WARN, evidence,
                             "boot with isolcpus=LIST nohz_full=LIST rcu_nocbs=LIST and run the benchmark there"
                             " (taskset -c LIST): the scheduler, timer ticks and RCU callbacks then leave it alone")
+
+
+def _isolated_sets(context: Context, cmdline: str | None,
+                   isolated_text: str | None) -> tuple[list[int], list[int], list[int], str]:
+    """The CPUs in isolcpus, nohz_full and rcu_nocbs, and the evidence naming them."""
+    parameters = dict(word.partition("=")[::2] for word in (cmdline or "").split())
+    isolated = parse_cpu_list(isolated_text) or []
+    nohz_text = context.read(f"{CPU}/nohz_full")
+    nohz = (parse_cpu_list(nohz_text) if nohz_text and nohz_text != "(null)" else []) or []
+    rcu = parse_cpu_list(parameters.get("rcu_nocbs", "")) or []
+    evidence = (f"isolcpus: {format_cpu_list(isolated)}; nohz_full: {format_cpu_list(nohz)}"
+                f"{'' if nohz_text is not None else ' (kernel without NO_HZ_FULL)'}; rcu_nocbs: {format_cpu_list(rcu)}")
+    return isolated, nohz, rcu, evidence
 
 
 def _sharing(context: Context, cpus: list[int]) -> str:
@@ -209,24 +216,35 @@ class CStates(Check):
         if not states:
             why = f"no {CPU}/cpu{cpus[0]}/cpuidle" + (f" (idle driver {driver})" if driver else "")
             return self.unavailable(why + ": idle states are not exposed (a VM idles with halt)")
-        deep = []
-        described = []
-        for state in states:
-            name = context.read(f"{state}/name") or state.rsplit("/", 1)[-1]
-            latency = context.read(f"{state}/latency")
-            disabled = context.read(f"{state}/disable") == "1"
-            described.append(f"{name} {latency} us" + (" (disabled)" if disabled else ""))
-            if latency and latency.isdigit() and int(latency) > DEEP_LATENCY_US and not disabled:
-                deep.append((state.rsplit("/", 1)[-1], name, int(latency)))
+        described, deep = _idle_states(context, states)
         evidence = f"cpu{cpus[0]} idle states ({driver or 'driver unknown'}): " + ", ".join(described)
         if not deep:
             return self.finding(OK, evidence)
-        changes = [Change(context.path(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable"), "1")
-                   for cpu in cpus for state, _, _ in deep if context.exists(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable")]
+        changes = _disable_deep(context, cpus, deep)
         worst = max(latency for _, _, latency in deep)
         return self.finding(WARN, evidence + f"; deep states enabled (exit latency up to {worst} us)",
                             "disable states deeper than 10 us on the benchmark's CPUs (abstat doctor --tune),"
                             " or boot with intel_idle.max_cstate=1 / processor.max_cstate=1", changes)
+
+
+def _idle_states(context: Context, states: list[str]) -> tuple[list[str], list[tuple[str, str, int]]]:
+    """Each idle state described (name, exit latency, disabled), and the enabled deep ones (state, name, latency)."""
+    deep = []
+    described = []
+    for state in states:
+        name = context.read(f"{state}/name") or state.rsplit("/", 1)[-1]
+        latency = context.read(f"{state}/latency")
+        disabled = context.read(f"{state}/disable") == "1"
+        described.append(f"{name} {latency} us" + (" (disabled)" if disabled else ""))
+        if latency and latency.isdigit() and int(latency) > DEEP_LATENCY_US and not disabled:
+            deep.append((state.rsplit("/", 1)[-1], name, int(latency)))
+    return described, deep
+
+
+def _disable_deep(context: Context, cpus: list[int], deep: list[tuple[str, str, int]]) -> list[Change]:
+    """Disabling each deep state on each benchmark CPU that exposes it."""
+    return [Change(context.path(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable"), "1")
+            for cpu in cpus for state, _, _ in deep if context.exists(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable")]
 
 
 class Thermal(Check):

@@ -126,6 +126,9 @@ class Load(Check):
                             "measure on an otherwise idle machine (see top or ps -eo pcpu,comm --sort=-pcpu)")
 
 
+_FIX_PARANOID = "echo 1 | sudo tee /proc/sys/kernel/perf_event_paranoid (or count as root)"
+
+
 class PerfCounters(Check):
     name = "perf-counters"
     matters_for = (COUNTERS,)
@@ -137,24 +140,28 @@ class PerfCounters(Check):
         pmus = [p.rsplit("/", 1)[-1] for p in context.glob("/sys/bus/event_source/devices/*")]
         cores = [p for p in pmus if p in ("cpu", "cpu_core", "cpu_atom") or p.startswith("armv")]
         evidence = f"perf_event_paranoid = {paranoid}; PMUs: {', '.join(pmus) or 'none'}"
-        fix_paranoid = "echo 1 | sudo tee /proc/sys/kernel/perf_event_paranoid (or count as root)"
         if context.probe_counters is not None:
-            works, detail = context.probe_counters()
-            evidence += f"; perf stat: {detail}"
-            if works:
-                return self.finding(OK, evidence)
-            if not cores:
-                return self.finding(WARN, evidence if "PMU" in detail else evidence + ": no hardware PMU",
-                                    "count on bare metal, or give the VM a PMU (e.g. QEMU -cpu host,pmu=on)")
-            return self.finding(WARN, evidence, fix_paranoid, [Change(context.path(
-                "/proc/sys/kernel/perf_event_paranoid"), "1")] if paranoid.lstrip("-").isdigit() and int(paranoid) > 1 else [])
+            return self._probed(context, context.probe_counters(), evidence, paranoid, bool(cores))
         if not cores:
             return self.finding(WARN, evidence + ": no hardware PMU, so cycles and instructions cannot be counted",
                                 "count on bare metal, or give the VM a PMU (e.g. QEMU -cpu host,pmu=on)")
         if paranoid.lstrip("-").isdigit() and int(paranoid) > 2:
-            return self.finding(WARN, evidence + ": only root may count (perf_event_paranoid above 2)", fix_paranoid,
+            return self.finding(WARN, evidence + ": only root may count (perf_event_paranoid above 2)", _FIX_PARANOID,
                                 [Change(context.path("/proc/sys/kernel/perf_event_paranoid"), "2")])
         return self.finding(OK, evidence + " (perf stat not tried)")
+
+    def _probed(self, context: Context, probe: tuple[bool, str], evidence: str, paranoid: str,
+                has_pmu: bool) -> Finding:
+        """The finding when ``perf stat`` was tried: it counted, or why not (no PMU, or paranoid too high)."""
+        works, detail = probe
+        evidence += f"; perf stat: {detail}"
+        if works:
+            return self.finding(OK, evidence)
+        if not has_pmu:
+            return self.finding(WARN, evidence if "PMU" in detail else evidence + ": no hardware PMU",
+                                "count on bare metal, or give the VM a PMU (e.g. QEMU -cpu host,pmu=on)")
+        return self.finding(WARN, evidence, _FIX_PARANOID, [Change(context.path(
+            "/proc/sys/kernel/perf_event_paranoid"), "1")] if paranoid.lstrip("-").isdigit() and int(paranoid) > 1 else [])
 
 
 class Hypervisor(Check):

@@ -95,12 +95,7 @@ def _load_state(path: str, root: str) -> dict[str, Any]:
             raise InputError("not a tuning record of this user's: it must be a file owned by this user, in a "
                              "directory no one else may write, and writable by no one else", path=path)
         data = handle.read(MAX_RECORD_BYTES + 1)
-    try:
-        if len(data) > MAX_RECORD_BYTES:
-            raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
-        state = json.loads(data.decode("utf-8"))
-    except (ValueError, RecursionError) as err:
-        raise InputError(f"cannot read the tuning record: {err}", path=path) from None
+    state = _parsed_record(data, path)
     if not isinstance(state, dict) or not isinstance(state.get("changes"), list):
         raise InputError("not an abstat doctor tuning record", path=path)
     for entry in state["changes"]:
@@ -109,6 +104,16 @@ def _load_state(path: str, root: str) -> dict[str, Any]:
             raise InputError(f"the tuning record holds a change abstat does not make: {refused}; nothing was "
                              "changed", path=path)
     return state
+
+
+def _parsed_record(data: bytes, path: str) -> Any:
+    """The JSON of a tuning record of at most MAX_RECORD_BYTES (read one byte further to tell)."""
+    try:
+        if len(data) > MAX_RECORD_BYTES:
+            raise ValueError(f"larger than {MAX_RECORD_BYTES} bytes")
+        return json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        raise InputError(f"cannot read the tuning record: {err}", path=path) from None
 
 
 def _save_state(path: str, state: dict[str, Any]) -> None:
@@ -139,16 +144,22 @@ def _checked_entry(entry: Any, root: str) -> str | None:
         return "a change is not an object"
     path, old, undo = entry.get("path"), entry.get("old"), entry.get("undo")
     if path is not None:
-        if not isinstance(path, str) or not _kernel_path(path, root):
-            return f"path {path!r} is not a file under {root}/proc/sys or {root}/sys"
-        if old is not None and not (isinstance(old, str) and len(old) <= MAX_VALUE_CHARS and old.isprintable()):
-            return f"the old value of {path!r} is not one line of text"
-        return None
+        return _checked_write(path, old, root)
     if undo is None:
         return None
     if not isinstance(undo, list) or tuple(undo) not in KNOWN_COMMANDS.values():
         return f"undo command {undo!r} is not one abstat runs (known: " \
                + ", ".join(" ".join(c) for c in KNOWN_COMMANDS.values()) + ")"
+    return None
+
+
+def _checked_write(path: Any, old: Any, root: str) -> str | None:
+    """Why a recorded file write may not be undone: a file outside /proc/sys and /sys, or an old value that
+    is not one line of text (None: it may)."""
+    if not isinstance(path, str) or not _kernel_path(path, root):
+        return f"path {path!r} is not a file under {root}/proc/sys or {root}/sys"
+    if old is not None and not (isinstance(old, str) and len(old) <= MAX_VALUE_CHARS and old.isprintable()):
+        return f"the old value of {path!r} is not one line of text"
     return None
 
 

@@ -237,6 +237,31 @@ def find_bpftrace() -> str:
     return path
 
 
+BTF_DIR = "/sys/kernel/btf"
+MAX_BTF_BYTES = 64 << 20
+
+
+def btf_names(function: str, directory: str = BTF_DIR) -> bool:
+    """Whether the kernel's BTF (vmlinux's, then its modules') may describe ``function``: kfunc attaches
+    only to functions it describes, and a refused try costs a full bpftrace compile (about 35 s in a TCG
+    guest).  Every name is a NUL-terminated string of a BTF file's string table, so a name in no file is
+    no BTF function (a name that is there may still be none: kfunc is then tried, as before).  True when
+    a file cannot be read."""
+    needle = b"\0" + function.encode() + b"\0"
+    try:
+        names = ["vmlinux"] + sorted(name for name in os.listdir(directory) if name != "vmlinux")
+    except OSError:
+        return True
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), "rb") as source:
+                if needle in source.read(MAX_BTF_BYTES):
+                    return True
+        except OSError:
+            return True
+    return False
+
+
 def check_probe(probe: str, all_cpus: bool) -> str:
     """The attach point kind (``tracepoint``, ``kfunc``, ``kprobe``) with which ``probe`` attaches
     here, checked by starting and stopping bpftrace once (cached); ValueError naming it and why not."""
@@ -247,7 +272,7 @@ def check_probe(probe: str, all_cpus: bool) -> str:
     if _TRACEPOINT.fullmatch(probe):
         tries = ["tracepoint"]
     else:
-        tries = (["kfunc"] if os.path.exists("/sys/kernel/btf/vmlinux") else []) + ["kprobe"]
+        tries = (["kfunc"] if os.path.exists(f"{BTF_DIR}/vmlinux") and btf_names(probe) else []) + ["kprobe"]
     reasons = []
     for mode in tries:
         tracer = Tracer(script([(probe, mode)], all_cpus), os.getpid(), None)

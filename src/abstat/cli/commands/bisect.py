@@ -106,24 +106,23 @@ def _progress(no_progress: bool):
     return progress
 
 
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["step"]:
-        return _step(argv[1:])
-    from abstat.history.bisect.render import render
+def _resume(argv: list[str]) -> int:
+    """``--resume``: go on with an interrupted bisection on a test box (SIGTERM/SIGHUP like Ctrl-C)."""
     from abstat.box.runner import signals
+    from abstat.history.bisect.render import render
 
-    if any(arg == "--resume" or arg.startswith("--resume=") for arg in argv):
-        previous = signals.interrupt_on_termination()
-        try:
-            report, fmt = resume(argv, _progress)
-        finally:
-            signals.restore_handlers(previous)
-        sys.stdout.write(render(report, fmt))
-        return EXIT_STATUS[report.outcome.status]
-    from abstat.history.bisect.driver import Config, run_bisect
-    from abstat.store import open_store, resolve_store_path
+    previous = signals.interrupt_on_termination()
+    try:
+        report, fmt = resume(argv, _progress)
+    finally:
+        signals.restore_handlers(previous)
+    sys.stdout.write(render(report, fmt))
+    return EXIT_STATUS[report.outcome.status]
 
-    args = build_parser().parse_args(argv)
+
+def _budget(args: argparse.Namespace) -> int:
+    """The run budget (150 on a test box, else 400, unless given), once --budget, --artifact and --timeout
+    are checked."""
     budget = args.budget if args.budget is not None else 150 if args.host else 400
     if budget < 20:
         raise UsageError("--budget must be at least 20 runs")
@@ -133,6 +132,22 @@ def main(argv: list[str]) -> int:
                          "relative to its top")
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise UsageError("--timeout must be a positive number of seconds")
+    return budget
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["step"]:
+        return _step(argv[1:])
+    from abstat.history.bisect.render import render
+    from abstat.box.runner import signals
+
+    if any(arg == "--resume" or arg.startswith("--resume=") for arg in argv):
+        return _resume(argv)
+    from abstat.history.bisect.driver import Config, run_bisect
+    from abstat.store import open_store, resolve_store_path
+
+    args = build_parser().parse_args(argv)
+    budget = _budget(args)
     metric, spec = metric_choice(args.metric)
     box = box_bisect_from_args(args, metric, spec, budget)
     config = Config(repo=args.repo, good=args.good, bad=args.bad, run=args.run, metric=metric, metric_spec=spec,

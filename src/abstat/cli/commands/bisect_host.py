@@ -47,6 +47,14 @@ def box_bisect_from_args(args: argparse.Namespace, metric: str, spec: str | None
             raise UsageError(f"--{given[0].replace('_', '-')} needs --host: it is about a test box")
         return None
     (host,) = parse_hosts([args.host])
+    timeout, runs = _box_options(args)
+    setup = BoxSetup(host.label, host.destination, args.run, metric, spec, runs, args.build, args.build_on_host,
+                     args.artifact, args.install, args.boot, args.check, args.recover, timeout, args.timeout)
+    return BoxBisect(os.path.abspath(args.repo), args.good, args.bad, setup, budget, args.confidence / 100.0)
+
+
+def _box_options(args: argparse.Namespace) -> tuple[float, int]:
+    """The boot timeout and runs per revision on the box, once the box options are checked together."""
     if args.build and args.build_on_host:
         raise UsageError("--build (here) and --build-on-host (on the box): give one")
     if args.build and not args.artifact:
@@ -59,9 +67,7 @@ def box_bisect_from_args(args: argparse.Namespace, metric: str, spec: str | None
     runs = 5 if args.runs is None else args.runs
     if not 1 <= runs <= 100_000:
         raise UsageError("--runs must be between 1 and 100000")
-    setup = BoxSetup(host.label, host.destination, args.run, metric, spec, runs, args.build, args.build_on_host,
-                     args.artifact, args.install, args.boot, args.check, args.recover, timeout, args.timeout)
-    return BoxBisect(os.path.abspath(args.repo), args.good, args.bad, setup, budget, args.confidence / 100.0)
+    return timeout, runs
 
 
 def resume_parser() -> argparse.ArgumentParser:

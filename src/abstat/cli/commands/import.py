@@ -15,6 +15,7 @@ so an artifact cannot bring the baseline it is compared with (docs/ci.md).
 """
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 from typing import Any
@@ -86,19 +87,37 @@ def _import_store(target: Any, source_name: str, chosen: list[str]) -> str | Non
     return f"{display_name(source_name)}: {'; '.join(result.damage[:3])}" if result.damage else None
 
 
-def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
-    from abstat.render.escape import terminal
-    from abstat.store import journal, open_store, resolve_store_path
-
-    target_name = resolve_store_path(args.store)
-    for source_name in args.sources:  # before the target is created or touched
+def _check_sources(args: argparse.Namespace) -> None:
+    """Every source a store URL or a regular file (a FIFO is never waited on); --merge with --experiment."""
+    for source_name in args.sources:
         if "://" not in source_name and not os.path.exists(source_name):
             raise InputError("no such store to import", path=source_name)
-        if "://" not in source_name and not os.path.isfile(source_name):  # a FIFO is never waited on
+        if "://" not in source_name and not os.path.isfile(source_name):
             raise InputError("not a regular file, so not a store or a run journal", path=source_name)
     if args.merge and args.experiment is None:
         raise UsageError("--merge goes with --experiment NAME: the experiments to add to")
+
+
+def _replay_journal(target: Any, source_name: str) -> str | None:
+    """Add the runs of a run journal abstat had not committed; what was left out as damaged, if anything."""
+    from abstat.render.escape import terminal
+    from abstat.store import journal
+
+    added, present, broken = journal.replay(source_name, target)
+    sys.stdout.write(f"{terminal(source_name)}: {added} run(s) added from a run journal, {present} "
+                     f"already present (into {terminal(target.display)})\n")
+    if not broken:
+        return None
+    # the runs around them are in; the journal is kept (the supervisor keeps it)
+    return f"{source_name}: damaged line(s) {', '.join(map(str, broken[:5]))} of the journal left out"
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from abstat.store import journal, open_store, resolve_store_path
+
+    target_name = resolve_store_path(args.store)
+    _check_sources(args)  # before the target is created or touched
     damaged = []
     with open_store(target_name) as target:
         existing = set(target.experiment_names())
@@ -106,14 +125,9 @@ def main(argv: list[str]) -> int:
                   if "://" in name or not journal.is_journal(name)}
         for source_name in args.sources:
             if "://" not in source_name and journal.is_journal(source_name):  # runs abstat had not committed
-                added, present, broken = journal.replay(source_name, target)
-                sys.stdout.write(f"{terminal(source_name)}: {added} run(s) added from a run journal, {present} "
-                                 f"already present (into {terminal(target.display)})\n")
-                if broken:  # the runs around them are in; the journal is kept (the supervisor keeps it)
-                    damaged.append(f"{source_name}: damaged line(s) {', '.join(map(str, broken[:5]))} of the "
-                                   "journal left out")
-                continue
-            damage = _import_store(target, source_name, chosen[source_name])
+                damage = _replay_journal(target, source_name)
+            else:
+                damage = _import_store(target, source_name, chosen[source_name])
             if damage:
                 damaged.append(damage)
     sys.stdout.flush()

@@ -45,21 +45,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
-    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
-    args.metric = [m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None
-    from abstat.render.run_report import comparison_report
-    from abstat.render import terminal
+def _where(given: list[str]) -> dict[str, Any]:
+    """The --where filters; a data set's own keys (metric, variant) are refused: other options choose them."""
     from abstat.report.inputs import parse_where_args
-    from abstat.store import open_store, resolve_store_path
 
-    where = parse_where_args(args.where)
+    where = parse_where_args(given)
     for key in where:
         if key in SET_KEYS:
             raise UsageError(f"--where {key}=...: " + ("use --metric" if key == "metric" else
                              "use --baseline and the experiment argument"))
+    return where
 
+
+def _report(store: Any, experiment: str, where: dict[str, Any], fmt: str, options: dict[str, Any]) -> str:
+    """The experiment's report: one per configuration the filters leave, combined when there are several."""
+    from abstat.render.run_report import comparison_report
+
+    configs = configurations(store, experiment, where)
+    if where and not configs:
+        raise InputError(f"experiment {experiment!r} has no successful runs with "
+                         + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=store.display)
+    if len(configs) > 1:
+        return combine(experiment, _reports(store, experiment, configs, **options), fmt)
+    return comparison_report(store, experiment, invocations=configs[0][1] if where else None, **options)
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
+    args.metric = [m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None
+    from abstat.render import terminal
+    from abstat.store import open_store, resolve_store_path
+
+    where = _where(args.where)
     path = resolve_store_path(args.store)
     with open_store(path, create=False) as store:
         from abstat.cli.commands.list import _tell_journals
@@ -71,15 +89,7 @@ def main(argv: list[str]) -> int:
             "higher_is_better": args.higher_is_better, "verbose": True,
             "color": args.format == "text" and terminal.color_wanted(sys.stdout),
         }
-        configs = configurations(store, args.experiment, where)
-        if where and not configs:
-            raise InputError(f"experiment {args.experiment!r} has no successful runs with "
-                             + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=store.display)
-        if len(configs) > 1:
-            report = combine(args.experiment, _reports(store, args.experiment, configs, **options), args.format)
-        else:
-            report = comparison_report(store, args.experiment,
-                                       invocations=configs[0][1] if where else None, **options)
+        report = _report(store, args.experiment, where, args.format, options)
         if args.format != "text":
             terminal.write(sys.stdout, report)
             return 0

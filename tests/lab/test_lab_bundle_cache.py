@@ -1,0 +1,158 @@
+"""The runner's cache on a test box (lab/bundle.py): a session after the first loads the runner, compiled,
+from ``~/.cache/abstat/runner/DIGEST``; a cache someone else could change is never executed, and a
+payload that is not the one its digest names is never cached.
+
+Each session is the real command line (``bundle.remote_command``) run by ``sh -c`` with this machine's
+Python, with ``HOME`` in a temporary directory.  Whether a session loaded the runner from the cache is
+seen by planting a line in the cached ``remote.py`` that leaves a file behind when it is executed."""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from abstat.lab import bundle
+
+PLAN = {"variants": {"a": "true"}, "slots": [["a", 0, False, 0]]}
+PLANTED = "\nopen(os.path.join(os.path.expanduser('~'), 'planted-ran'), 'w').close()\n"
+
+
+def _python_3_8() -> str | None:
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.8.*/bin/python3")))
+    return found[0] if found else None
+
+
+def _session(home, python: str = sys.executable, command: str | None = None) -> tuple[dict, list[dict]]:
+    """One runner session with ``PLAN``: its hello and its later messages (it must end well)."""
+    command = command or bundle.remote_command(python)
+    process = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd="/", env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    try:
+        process.stdin.write(bundle.payload() + (json.dumps({"run": PLAN}) + "\n").encode())
+        process.stdin.flush()
+        lines = []
+        for line in process.stdout:  # standard input stays open until the block is done, as over ssh
+            lines.append(json.loads(line))
+            if "done" in lines[-1]:
+                break
+    finally:
+        process.stdin.close()
+        process.wait(timeout=120)
+    stderr = process.stderr.read().decode()[-2000:]
+    assert process.returncode == 0, stderr
+    hello, *messages = lines
+    assert [m["result"]["status"] for m in messages if "result" in m] == ["ok"], stderr
+    assert messages[-1]["done"]["error"] is None
+    return hello["hello"], messages
+
+
+def _cache(home) -> str:
+    return os.path.join(str(home), ".cache", "abstat", "runner")
+
+
+def _plant(home) -> str:
+    remote = os.path.join(_cache(home), bundle.digest(), "abstat", "box", "runner", "remote.py")
+    with open(remote, "a") as target:
+        target.write(PLANTED)
+    return os.path.join(str(home), "planted-ran")
+
+
+def test_the_zip_and_so_the_key_are_the_same_for_the_same_sources():
+    first = bundle.runner_zip()
+    bundle.runner_zip.cache_clear()
+    bundle.digest.cache_clear()
+    assert bundle.runner_zip() == first and bundle.digest() == hashlib.sha256(first).hexdigest()
+    command = bundle.remote_command()
+    assert command.startswith("python3 -I -S -c ") and command.endswith(" " + bundle.digest())
+
+
+def test_a_second_session_runs_the_cached_runner(tmp_path):
+    _session(tmp_path)
+    entry = os.path.join(_cache(tmp_path), bundle.digest())
+    assert os.listdir(_cache(tmp_path)) == [bundle.digest()]  # unpacked whole, nothing left beside it
+    assert os.stat(entry).st_mode & 0o777 == 0o700 and os.stat(_cache(tmp_path)).st_mode & 0o777 == 0o700
+    tag = sys.implementation.cache_tag
+    assert os.path.exists(os.path.join(entry, "abstat", "box", "runner", "__pycache__", f"remote.{tag}.pyc"))
+    planted = _plant(tmp_path)
+    _session(tmp_path)
+    assert os.path.exists(planted)  # the cache's remote.py ran, not the shipped zip's
+
+
+@pytest.mark.parametrize("change", ["cache writable by its group", "home writable by all", "entry readable by all",
+                                    "entry is a link"])
+def test_a_cache_others_may_change_is_never_executed(tmp_path, change):
+    home = tmp_path / "home"
+    home.mkdir()
+    _session(home)
+    planted = _plant(home)
+    entry = os.path.join(_cache(home), bundle.digest())
+    if change == "cache writable by its group":
+        os.chmod(_cache(home), 0o770)
+    elif change == "home writable by all":
+        os.chmod(home, 0o777)  # not sticky: anyone could replace .cache
+    elif change == "entry readable by all":
+        os.chmod(entry, 0o755)
+    else:
+        os.rename(entry, str(tmp_path / "elsewhere"))
+        os.symlink(str(tmp_path / "elsewhere"), entry)
+    hello, _ = _session(home)  # the runner still runs, from the zip it was sent
+    assert hello["boot_id"] and not os.path.exists(planted)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a directory to another user needs root")
+def test_a_cache_entry_of_another_user_is_never_executed(tmp_path):
+    _session(tmp_path)
+    planted = _plant(tmp_path)
+    os.chown(os.path.join(_cache(tmp_path), bundle.digest()), 65534, 65534)
+    _session(tmp_path)
+    assert not os.path.exists(planted)
+
+
+def test_a_payload_that_is_not_the_one_its_digest_names_is_not_cached(tmp_path):
+    other = hashlib.sha256(b"another runner").hexdigest()
+    command = bundle.remote_command().replace(bundle.digest(), other).replace("python3", sys.executable, 1)
+    _session(tmp_path, command=command)
+    assert os.listdir(_cache(tmp_path)) == []
+
+
+def test_sessions_starting_together_share_one_entry(tmp_path):
+    errors: list[BaseException] = []
+
+    def one() -> None:
+        try:
+            _session(tmp_path)
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=one) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert os.listdir(_cache(tmp_path)) == [bundle.digest()]  # the others' copies removed
+
+
+@pytest.mark.skipif(_python_3_8() is None, reason="no Python 3.8 on this machine")
+def test_the_cache_works_on_python_3_8(tmp_path):
+    for _ in range(2):
+        hello, _ = _session(tmp_path, _python_3_8())
+        assert hello["python"].startswith("3.8.")
+    cached = os.path.join(_cache(tmp_path), bundle.digest(), "abstat", "box", "runner", "__pycache__")
+    assert glob.glob(os.path.join(cached, "remote.cpython-38.pyc"))
+
+
+def test_the_cache_is_made_private_under_a_group_writable_umask(tmp_path):
+    command = "umask 002; " + bundle.remote_command(sys.executable)
+    _session(tmp_path, command=command)
+    for path in (".cache", ".cache/abstat", ".cache/abstat/runner"):
+        assert os.stat(os.path.join(str(tmp_path), path)).st_mode & 0o777 == 0o700
+    planted = _plant(tmp_path)
+    _session(tmp_path, command=command)
+    assert os.path.exists(planted)
