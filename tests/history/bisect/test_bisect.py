@@ -227,7 +227,9 @@ def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
                 and os.path.exists(os.path.join(tempfile_dir(), p, "abstat-bisect.lock"))
                 and str(process.pid) in open(os.path.join(tempfile_dir(), p, "abstat-bisect.lock")).read()]
     with open_store(str(tmp_path / "a.db"), create=False) as store:
-        assert store.experiments()[0].runs_ok >= 12
+        # >= 11, not 12: the run that made the counter 12 may itself be the one that finds `go` (the check
+        # follows the benchmark in the same command) and sleeps until SIGTERM: a race the load decided
+        assert store.experiments()[0].runs_ok >= 11
         assert {i["status"] for i in store.invocations("t")} == {"interrupted"}
 
 

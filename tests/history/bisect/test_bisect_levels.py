@@ -97,7 +97,7 @@ def test_bimodal_histories_where_the_search_once_named_a_wrong_commit(trial):
 
 
 def test_a_change_partly_undone_is_two_steps_with_their_signs():
-    rng = np.random.default_rng([34, 6])
+    rng = np.random.default_rng([34, 6, 1])   # [34, 6] before the scored placement: its step up ran out of budget
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))
     # the step up is isolated; the step down's part runs out of budget before its culprit is confirmed
     assert outcome.status == "several" and [s.culprit for s in outcome.steps] == [9]
@@ -151,7 +151,7 @@ def test_a_culprit_is_named_only_when_its_runs_and_its_parents_place_them():
 def test_render_says_more_than_one_change_and_the_steps():
     from abstat.history.bisect.driver import Report
 
-    rng = np.random.default_rng([34, 6])
+    rng = np.random.default_rng([34, 6, 1])   # [34, 6] before the scored placement: its step up ran out of budget
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))
     commits = [f"{i:040x}" for i in range(33)]
     report = Report(outcome, commits, {commits[9]: "slower", commits[21]: "faster again"}, experiment="e")
@@ -227,3 +227,26 @@ def test_nearer_is_calibrated_half_way_between_the_ends_whatever_the_noise():
     at_bad = [levels.nearer_p(draw(1, 80, False), draw(1, 80, False), draw(0, 80, False)) <= levels.NEARER_PVALUE
               for _ in range(200)]
     assert np.mean(at_bad) >= 0.8
+
+
+def test_warnings_are_values_with_codes_that_the_renderer_draws():
+    """Issue 35: bisect's warnings are warning values (code, message), as report's are; text draws the
+    message escaped, JSON gives each as a warning object (docs/json.md)."""
+    from abstat.history.bisect.driver import Report
+    from abstat.stats.warnings import StatWarning
+
+    search = Search(32, budget=40)   # the ends do not differ: the budget runs out before any search
+    outcome = simulate(search, history({}, np.random.default_rng([35, 3])))
+    assert outcome.status == "inconclusive" and [n.code for n in outcome.notes] == ["ends-not-different"]
+    assert all(isinstance(n, StatWarning) for n in outcome.notes)
+    commits = [f"{i:040x}" for i in range(33)]
+    report = Report(outcome, commits, {}, experiment="e",
+                    warnings=[StatWarning("merge-culprit", "the culprit \x1b[31mx is a merge")])
+    text = render(report, "text")
+    assert "warning: the good and bad revisions do not differ so far (" in text
+    assert "\x1b" not in text and "warning: the culprit " in text
+    data = json.loads(render(report, "json"))
+    assert [w["code"] for w in data["warnings"]] == ["merge-culprit", "ends-not-different"]
+    assert data["warnings"][0] == {"code": "merge-culprit", "message": "the culprit \x1b[31mx is a merge",
+                                   "variant": None}
+    assert data["warnings"][1]["message"] == outcome.notes[0].message

@@ -176,7 +176,8 @@ def test_bisect_on_merged_histories_agrees_with_git_bisect_run(histories, tmp_pa
         assert result["status"] == "found" and result["culprit"] == truth, (seed, result)
         assert result["graph"]["merges"] == SHAPES_MERGES[shape] and "ancestors" in result["graph"]["model"]
         assert result["probability"] >= 0.99
-        merge_warning = [w for w in result["warnings"] if "is a merge whose parents" in w]
+        merge_warning = [w for w in result["warnings"]
+                         if w["code"] == "merge-culprit" and "is a merge whose parents" in w["message"]]
         assert bool(merge_warning) == (culprit == MERGE), result["warnings"]
 
 

@@ -30,6 +30,7 @@ from abstat.history.bisect.onbox import Box, BoxLost, BoxSetup, Failed
 from abstat.history.bisect.search import Batch, Outcome
 from abstat.history.bisect.segments import Bisection
 from abstat.errors import InputError
+from abstat.stats.warnings import StatWarning
 
 BATCH_MAX = 8          # boots of the commit under test per batch, at most
 SHA = re.compile(r"[0-9a-f]{40}")
@@ -139,8 +140,9 @@ def run_box_bisect(config: BoxBisect, store: Any, store_path: str, experiment: s
         session.close()
     report.subjects = subjects(report.outcome, commits, config.repo)
     if report.outcome.culprit is not None and len(parent_shas[report.outcome.culprit]) > 1:
-        report.warnings.append(f"the culprit {commits[report.outcome.culprit][:12]} is a merge whose parents measure "
-                               "like the good end: the change comes from combining them")
+        report.warnings.append(StatWarning("merge-culprit", f"the culprit {commits[report.outcome.culprit][:12]} is a "
+                                           "merge whose parents measure like the good end: the change comes from "
+                                           "combining them"))
     return report
 
 

@@ -14,6 +14,7 @@ from abstat.history.bisect.segments import Bisection
 from abstat.history.bisect.workspace import Recorder, Worktrees, artifact_digest, build, measure
 from abstat.errors import InputError
 from abstat.history.revision import commit_subject, git, resolve
+from abstat.stats.warnings import StatWarning
 
 MODEL = "a commit is bad iff the culprit is it or one of its ancestors, as git bisect assumes"
 
@@ -39,7 +40,7 @@ class Report:
     commits: list[str]                       # index -> sha (0 = good)
     subjects: dict[str, str]
     skipped: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[StatWarning] = field(default_factory=list)   # codes: see :func:`_culprit_warnings`, store
     experiment: str = ""
     confidence: float = 0.95
     graph: dict[str, Any] = field(default_factory=dict)   # commits, merges, segments, model
@@ -63,7 +64,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {}, experiment=experiment,
                     confidence=config.confidence,
                     graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL})
-    store_notes: list[str] = []
+    store_notes: list[StatWarning] = []
 
     def spooled(line: str) -> None:  # the store's own one-line messages when its server goes away
         text = line.split(": ", 1)[1] if line.startswith("abstat run: ") else line
@@ -71,7 +72,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
         text = re.sub(r"the \d+ run\(s\) already committed there are kept", "the runs already committed there "
                       "are kept", text)
         if ("answers again" in text and ": 0 spooled run(s)" not in text) or not store_notes:
-            store_notes[:] = [text]
+            store_notes[:] = [StatWarning("store", text)]
             progress(text)
 
     recorder = Recorder(store, experiment, config.repo, argv, settings, spool=spooled)
@@ -224,22 +225,23 @@ def _check_references(search: Bisection, step: Batch, commits: list[str], record
 
 
 def _culprit_warnings(culprit: int, commits: list[str], parent_shas: list[tuple[str, ...]], paths: dict[int, str],
-                      trees: Worktrees, executor: Any, config: Config) -> list[str]:
-    """What the culprit's artifact and parents say about it."""
+                      trees: Worktrees, executor: Any, config: Config) -> list[StatWarning]:
+    """What the culprit's artifact and parents say about it (codes ``artifact-not-compared``,
+    ``artifact-identical``, ``merge-culprit``)."""
     warnings = []
     if config.artifact:
         known = {commits[i]: path for i, path in paths.items()}
         warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees, executor, config)
     if len(parent_shas[culprit]) > 1:
-        warnings.append(f"the culprit {commits[culprit][:12]} is a merge whose parents ("
-                        + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the "
-                        "change comes from combining them (its conflict resolution, or changes that only "
-                        "together make the difference)")
+        warnings.append(StatWarning(
+            "merge-culprit", f"the culprit {commits[culprit][:12]} is a merge whose parents ("
+            + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the change comes from "
+            "combining them (its conflict resolution, or changes that only together make the difference)"))
     return warnings
 
 
 def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str], trees: Worktrees,
-                    executor: Any, config: Config) -> list[str]:
+                    executor: Any, config: Config) -> list[StatWarning]:
     """Compare the culprit's built ``--artifact`` with each parent's."""
     digests = {}
     for sha in (culprit, *parents):
@@ -247,15 +249,17 @@ def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str],
         if path is None or trees.at.get(os.path.basename(path)) != sha:
             path = trees.checkout(SLOTS[0], sha)
             if build(executor, config.build, path, "artifact", config.timeout) is not None:
-                return [f"--artifact: {sha[:12]} did not build again; artifacts not compared"]
+                return [StatWarning("artifact-not-compared", f"--artifact: {sha[:12]} did not build again; "
+                                    "artifacts not compared")]
         digest = artifact_digest(os.path.join(path, config.artifact or ""))
         if digest is None:
-            return [f"--artifact {config.artifact}: no such file after building {sha[:12]}"]
+            return [StatWarning("artifact-not-compared", f"--artifact {config.artifact}: no such file after "
+                                f"building {sha[:12]}")]
         digests[sha] = digest
     same = [sha for sha in parents if digests[sha] == digests[culprit]]
     if same:
         whose = "its parent's" if len(parents) == 1 else f"its parent {same[0][:12]}'s"
-        return [f"the culprit's {config.artifact} is identical to {whose} ({digests[culprit][:40]}): "
-                "the change in the measurements may not come from this commit (noise, or a build input "
-                "outside the repository)"]
+        return [StatWarning("artifact-identical", f"the culprit's {config.artifact} is identical to {whose} "
+                            f"({digests[culprit][:40]}): the change in the measurements may not come from this "
+                            "commit (noise, or a build input outside the repository)")]
     return []

@@ -36,8 +36,8 @@ def render(report: Any, fmt: str) -> str:
         lines.append(f"  probability {outcome.probability:.3f}; {size}")
     elif outcome.status == "no-change":
         lines.append("no change found: the good and bad revisions do not differ clearly "
-                     f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, above the {GATE_PVALUE:g} a search "
-                     "needs); "
+                     f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, and the density-scored permutation "
+                     f"test's p, above the {GATE_PVALUE:g} a search needs); "
                      "no culprit named")
     elif outcome.status == "several":
         lines += _several(outcome, commits, steps, size)
@@ -45,7 +45,7 @@ def render(report: Any, fmt: str) -> str:
         lines += _inconclusive(outcome.status, report.confidence, size, candidates)
     lines.append(_spent(report))
     for warning in report.warnings + outcome.notes:
-        lines.append(f"warning: {_t(warning)}")
+        lines.append(f"warning: {_t(warning.message)}")
     lines.append(f"  measurements stored in experiment {_t(report.experiment)} (see abstat history)")
     return "\n".join(lines) + "\n"
 
@@ -74,7 +74,7 @@ def _json(report: Any, candidates: list[dict[str, Any]], steps: list[dict[str, A
         "runs": outcome.runs, "commits": len(commits) - 1,
         "change": {"shift": outcome.shift, "low": outcome.shift_low, "high": outcome.shift_high,
                    "good_level": outcome.good_level, "references_p": outcome.reference_p},
-        "skipped": report.skipped, "warnings": report.warnings + outcome.notes, "experiment": report.experiment,
+        "skipped": report.skipped, "warnings": [w.to_dict() for w in report.warnings + outcome.notes], "experiment": report.experiment,
         "graph": report.graph, "boots": report.boots or None, "steps": steps,
         "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
     }, indent=2) + "\n"

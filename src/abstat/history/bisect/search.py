@@ -30,17 +30,13 @@ is updated with every sample:
   error is the Bayes error of ``m`` samples at the estimated effect size
   (Waeber, Frazier & Henderson 2013: on a line with a symmetric channel this
   is the posterior median, as in Horstein's scheme).
-- **Stopping.** One commit holds posterior >= ``confidence``, and still does
-  after one more batch of it and its parents (all of a merge's parents in
-  the range: git bisect's rule that a merge is the culprit only when its
-  parents are good), and the runs of the culprit and of its parents taken
-  from then on place them on their sides by tests that need no model
-  (:mod:`abstat.history.bisect.levels`; more batches of them and of the ends
-  until they do) (found);
-  or a tested commit measures unlike both ends (several: more than one
-  change, :mod:`abstat.history.bisect.segments` bisects each part); or the budget is
-  spent (inconclusive), or the references do not differ by Brunner-Munzel's
-  test (no change found).
+- **Stopping.** One commit holds posterior >= ``confidence``, and still does after one more batch of it and
+  its parents (all of a merge's parents in the range: git bisect's rule that a merge is the culprit only
+  when its parents are good), and the runs of the culprit and of its parents taken from then on place
+  them on their sides (:mod:`abstat.history.bisect.levels`; more batches of them and of the ends until
+  they do) (found); or a tested commit measures unlike both ends (several: more than one change,
+  :mod:`abstat.history.bisect.segments` bisects each part); or the budget is spent (inconclusive), or the
+  references do not differ by Brunner-Munzel's test nor :mod:`abstat.history.bisect.scoretest`'s (no change).
 """
 from __future__ import annotations
 
@@ -48,8 +44,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from abstat.history.bisect import density, levels
+from abstat.history.bisect import density, levels, scoretest
 from abstat.history.bisect.graph import Graph
+from abstat.stats.warnings import StatWarning
 
 CLIP = 3.0
 TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
@@ -79,7 +76,7 @@ class Outcome:
     shift_high: float | None = None
     good_level: float | None = None
     reference_p: float | None = None
-    notes: list[str] = field(default_factory=list)
+    notes: list[StatWarning] = field(default_factory=list)   # codes: ends-not-different, untestable
     intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
     steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
 
@@ -200,6 +197,11 @@ class Search:
     def _compute_reference_p(self) -> float:
         return levels.ends_differ_p(*self._references())
 
+    def ends_differ(self) -> bool:
+        """Brunner-Munzel, or the permutation test scored by the noise's density (two paths: two humps), at the gate."""
+        return self.reference_p() <= GATE_PVALUE or self._memo("score_p", lambda: scoretest.differ_p(
+            *self._references())) <= GATE_PVALUE
+
     def values_of(self, commit: int) -> list[float]:
         return [v for c, v, _ in self.samples if c == commit]
 
@@ -313,7 +315,7 @@ class Search:
             return self._reference_batch(self.initial - min(len(good), len(bad)))
         if self.runs >= self.budget:
             return self.outcome("inconclusive")
-        if self.reference_p() > GATE_PVALUE:
+        if not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:
                 return self.outcome("no-change")
             return self._reference_batch(2)
@@ -378,13 +380,14 @@ class Search:
             result.shift, result.shift_low, result.shift_high = shift.estimate, shift.low, shift.high
             result.good_level = float(np.median(good))
             result.reference_p = self.reference_p()
-        if status == "inconclusive" and result.reference_p is not None and result.reference_p > GATE_PVALUE:
+        if status == "inconclusive" and result.reference_p is not None and not self.ends_differ():
             result.candidates = []
-            result.notes.append(f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} runs, "
-                                f"Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search "
-                                "could start")
+            result.notes.append(StatWarning(
+                "ends-not-different", f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} "
+                f"runs, Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search could start"))
         if status == "untestable":
-            result.notes.append("the remaining candidates cannot be told apart: their neighbours did not build")
+            result.notes.append(StatWarning("untestable", "the remaining candidates cannot be told apart: their "
+                                            "neighbours did not build"))
         return result
 
 

@@ -124,7 +124,7 @@ class Bisection:
                 outcome.culprit += part.low
                 outcome.candidates = [(c + part.low, p) for c, p in outcome.candidates]
                 result.steps.append(outcome)
-        result.notes = [n for n in result.notes if "budget ran out" not in n]
+        result.notes = [n for n in result.notes if n.code != "ends-not-different"]
         return result
 
 
