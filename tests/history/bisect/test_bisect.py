@@ -219,7 +219,7 @@ def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
     finally:
         if process.poll() is None:
             process.kill()
-    assert time.monotonic() - started < 30  # the benchmark was stopped, not waited for
+    assert time.monotonic() - started < 45  # the benchmark (a 60 s sleep) was stopped, not waited for
     assert process.returncode == 130 and "interrupted" in err, err
     listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(listing.splitlines()) == 1
