@@ -175,8 +175,8 @@ def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return entries
     grouped = {id(entry) for group in alike.values() for entry in group}
     kept = [entry for entry in entries if id(entry) not in grouped]
-    for group in alike.values():
-        group = _converted(group)
+    for stored in alike.values():
+        group = _converted(stored)
         for entry in group:
             if len(group) > 1:
                 entry["labels"].setdefault("unit", entry["unit"] or "")
