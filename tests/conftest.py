@@ -52,6 +52,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.loadscopereorder = False
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    from support import local_ssh
+
+    local_ssh.sweep()
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if os.environ.get("ABSTAT_TEST_NO_GC_FREEZE"):  # to measure what the freeze saves
         return
