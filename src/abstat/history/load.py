@@ -12,7 +12,7 @@ from abstat.stats.warnings import StatWarning
 
 
 def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
-                where: Mapping[str, Any], notes: list[str]) -> tuple[list[Any], dict[int, int]]:
+                where: Mapping[str, Any], notes: list[Any]) -> tuple[list[Any], dict[int, int]]:
     from abstat.store import open_store
 
     with open_store(store_path, create=False) as store:
@@ -20,24 +20,48 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
             known = ", ".join(store.experiment_names()[-10:]) or "none"
             raise InputError(f"no experiment {experiment!r} (recent: {known})", path=_shown(store_path))
         available = store.metrics(experiment)
-        if metrics:
-            missing = [m for m in metrics if m not in available]
-            if missing:
-                raise UsageError(f"experiment {experiment!r} has no metric {missing[0]!r} "
-                                 f"(it has: {', '.join(available) or 'none'})")
-            chosen = list(metrics)
-        else:
-            from abstat.box.runner.model import BUILTIN_METRICS
-
-            chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
-        if not chosen:  # no successful run recorded a metric: nothing to ask the database for
-            raise InputError(f"experiment {experiment!r} has no successful runs", path=_shown(store_path))
-        skipped = [m for m in available if m not in chosen]
-        if skipped and not metrics:
-            notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
+        chosen = _chosen(experiment, available, metrics, store_path, notes)
         sets = list(store.sample_sets({**where, "experiment": experiment, "metric": chosen}, machines=False))
+        if "wall" in chosen:
+            _load_advice(store, experiment, sets, available, notes)
     first_seen = {i: i for s in sets for i in s.invocations}  # invocation ids grow with time
     return sets, first_seen
+
+
+def _chosen(experiment: str, available: Sequence[str], metrics: Sequence[str] | None, store_path: str,
+            notes: list[Any]) -> list[str]:
+    """The metrics to analyse: those asked for, else every metric the benchmark reported (``wall`` when it
+    reported none); the others named in a note."""
+    if metrics:
+        missing = [m for m in metrics if m not in available]
+        if missing:
+            raise UsageError(f"experiment {experiment!r} has no metric {missing[0]!r} "
+                             f"(it has: {', '.join(available) or 'none'})")
+        return list(metrics)
+    from abstat.box.runner.model import BUILTIN_METRICS
+
+    chosen = [m for m in available if m not in BUILTIN_METRICS] or [m for m in available if m == "wall"]
+    if not chosen:  # no successful run recorded a metric: nothing to ask the database for
+        raise InputError(f"experiment {experiment!r} has no successful runs", path=_shown(store_path))
+    skipped = [m for m in available if m not in chosen]
+    if skipped:
+        notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
+    return chosen
+
+
+def _load_advice(store: Any, experiment: str, sets: Sequence[Any], available: Sequence[str],
+                 notes: list[Any]) -> None:
+    """The CPU-time advice when the doctor warned about load in the latest invocations of ``wall``."""
+    from abstat.history.load_advice import LATEST, from_records
+
+    latest = sorted({i for s in sets if s.labels.get("metric") == "wall" for i in s.invocations})[-LATEST:]
+    if not latest:
+        return
+    by_variant = store.machine_records_by_variant(experiment, invocations=latest)
+    records = list({id(r): r for found in by_variant.values() for r in found}.values())
+    advice = from_records(records, available)
+    if advice is not None:
+        notes.append(advice)
 
 
 def _json_document(text: str) -> Any:
@@ -104,7 +128,7 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
           where: dict[str, Any], repo: str | None, rev_label: str, label_columns: Sequence[str] | None) -> History:
     sets: list[Any] = []
     first_seen: dict[int, int] = {}
-    store_notes: list[str] = []
+    store_notes: list[Any] = []
     file_notes: list[str] = []
     if experiment is not None:
         assert store_path is not None
@@ -141,9 +165,9 @@ def _nothing_found(store_path: str | None, experiment: str | None, inputs: Seque
                      "--rev-label names another)", path=_shown(store_path))
 
 
-def _input_warnings(notes: Sequence[str]) -> list[StatWarning]:
-    """The readers' and the store's notes on the inputs, as warning values."""
-    return [StatWarning("input", note) for note in notes]
+def _input_warnings(notes: Sequence[Any]) -> list[StatWarning]:
+    """The readers' and the store's notes on the inputs, as warning values (those that are one already kept)."""
+    return [note if isinstance(note, StatWarning) else StatWarning("input", note) for note in notes]
 
 
 def _shown(store_path: str | None) -> str | None:

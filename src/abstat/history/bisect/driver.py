@@ -65,6 +65,7 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                     confidence=config.confidence,
                     graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL})
     store_notes: list[StatWarning] = []
+    _load_advice(config, report, progress)
 
     def spooled(line: str) -> None:  # the store's own one-line messages when its server goes away
         text = line.split(": ", 1)[1] if line.startswith("abstat run: ") else line
@@ -124,6 +125,16 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
             report.warnings += store_notes
     report.subjects = subjects(report.outcome, commits, config.repo)
     return report
+
+
+def _load_advice(config: Config, report: Report, progress: Callable[[str], None]) -> None:
+    """Wall time on a machine loaded as the bisection starts: say which CPU-time metric resists it."""
+    from abstat.history.load_advice import now
+
+    advice = now(config.metric)
+    if advice is not None:
+        report.warnings.append(advice)
+        progress(advice.message)
 
 
 def subjects(outcome: Outcome, commits: list[str], repo: str) -> dict[str, str]:
