@@ -62,6 +62,7 @@ class Spread:
         """``per_value`` averaged within each tie group (as it is when there are none)."""
         if self.groups is None:
             return per_value
+        assert self.counts is not None  # set with groups
         w = per_value if self.weights is None else per_value * self.weights
         return (np.bincount(self.groups, weights=w) / self.counts)[self.groups]
 

@@ -20,6 +20,7 @@ values are represented so (:func:`abstat.stats.hodges_lehmann.spread_ties`).
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
@@ -50,13 +51,13 @@ class SortedSums:
             w = np.ones(b.size) if wb is None else wb
             self.size = float(np.sum(w * (w + 1.0) / 2.0) + np.sum(w * (np.cumsum(w) - w)))
         else:
-            self.size = float(a.size if wa is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
+            self.size = float(a.size if self._ca is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
         self.scale = float(np.max(np.abs(a))) + float(np.max(np.abs(b)))
         self.density = math.nan  # entries per unit of value about the last order statistic found
         self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
 
-    def positions(self, p: float, side: str = "right") -> np.ndarray:
+    def positions(self, p: float, side: Literal["left", "right"] = "right") -> np.ndarray:
         """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
         found = np.searchsorted(self.a, p - self._rb, side=side)[::-1]
         return np.minimum(found, self._rows + 1) if self.walsh else found
@@ -70,7 +71,7 @@ class SortedSums:
             total -= float(np.sum((w * (w - 1.0) / 2.0)[positions > self._rows]))
         return total
 
-    def count(self, p: float, side: str = "right") -> float:
+    def count(self, p: float, side: Literal["left", "right"] = "right") -> float:
         """The weight of the entries ``<= p`` (``< p`` for ``side="left"``)."""
         return self.weight_of(self.positions(p, side))
 
@@ -202,8 +203,8 @@ class SortedSums:
         order = np.argsort(values)
         values, running = values[order], np.cumsum(weights[order])
         running /= running[-1]
-        low = np.searchsorted(running, q - spread)
-        high = np.searchsorted(running, q + spread)
+        low = int(np.searchsorted(running, q - spread))
+        high = int(np.searchsorted(running, q + spread))
         return float(values[max(0, low - 1)]), float(values[min(s - 1, high)])
 
 

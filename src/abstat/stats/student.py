@@ -175,6 +175,19 @@ class PooledT:
         "relative_half_width_pct",
         "relative_half_width_pct_freebsd",
     )
+    # The fields, for mypy and readers (annotations only: no class attributes, so __slots__ holds).
+    n1: int
+    n2: int
+    df: int
+    confidence: float
+    t: float
+    difference: float
+    half_width: float
+    pooled_sd: float
+    significant: bool
+    relative_pct: float
+    relative_half_width_pct: float
+    relative_half_width_pct_freebsd: float
 
     def __init__(self, **fields: float) -> None:
         for name in self.__slots__:
