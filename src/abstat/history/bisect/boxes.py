@@ -70,7 +70,9 @@ def stored_bisection(store: Any, experiment: str) -> BoxBisect:
     if not found:
         raise InputError(f"{{resume}} {experiment!r}: no bisection on a host is stored under that name",
                          path=store.display, fields=["resume"])
-    return BoxBisect.from_json(_caller(found[-1]).get("config"), f"--resume {experiment!r}")
+    caller = _caller(found[-1])
+    assert caller is not None  # found holds only the invocations that have one
+    return BoxBisect.from_json(caller.get("config"), f"--resume {experiment!r}")
 
 
 def _caller(invocation: dict[str, Any]) -> dict[str, Any] | None:
@@ -153,7 +155,10 @@ def _search(search: Bisection, commits: list[str], stored: dict[tuple[int, int],
         step = search.plan()
         if isinstance(step, Outcome):
             return step
-        batch, values, failed, made = search.batches, [], set(), []
+        batch = search.batches
+        values: list[float | None] = []
+        failed: set[int] = set()
+        made: list[int] = []
         for slot, index in enumerate(step.commits):
             sha, role = commits[index], "good" if index == 0 else "bad" if index == n else "test"
             if index in failed:  # it did not build, install or boot: its other boots of the batch are not made

@@ -166,7 +166,8 @@ def load_history(good_name: str, good: str, bad_name: str, bad: str,
     lines = git(["rev-list", "--topo-order", "--reverse", "--parents", bad, "--not", good], repo).stdout.splitlines()
     if not lines:
         raise InputError(f"no commits between {good_name} and {bad_name}", path=repo)
-    commits, parents = [good], [()]
+    commits: list[str] = [good]
+    parents: list[tuple[str, ...]] = [()]
     for line in lines:
         sha, *listed = line.split()
         commits.append(sha)

@@ -99,7 +99,8 @@ class BoxSetup:
         from abstat.engine import Host, SpecError
 
         try:
-            Host(data.get("label"), data.get("destination"))  # no ssh option from a store
+            # no ssh option from a store; Host refuses what is not a name (None too)
+            Host(data.get("label"), data.get("destination"))  # type: ignore[arg-type]
             return cls(**data)
         except TypeError:
             raise InputError(f"{where}: the stored box settings are incomplete") from None
@@ -160,8 +161,8 @@ class Box:
         try:
             self.ssh.connect(min(self.setup.boot_timeout, 30.0))
             code, out, err = self.ssh.run(command, timeout=timeout)
-        except SshError as err:
-            raise BoxLost(f"host {self.setup.label}: {UNREACHABLE} to {what}: {err}") from None
+        except SshError as failure:
+            raise BoxLost(f"host {self.setup.label}: {UNREACHABLE} to {what}: {failure}") from None
         if code == 255:
             raise BoxLost(f"host {self.setup.label}: the connection dropped during {what}: {err.strip()[-200:]}")
         detail = (err or out).strip().splitlines()
@@ -179,10 +180,11 @@ class Box:
         except (SshError, OSError) as err:
             raise BoxLost(f"host {self.setup.label}: {UNREACHABLE} to copy the artifact: {err}") from None
         try:
+            assert process.stdin is not None and process.stderr is not None  # open() makes both pipes
             with open(local, "rb") as handle:
                 shutil.copyfileobj(handle, process.stdin)
             process.stdin.close()
-            err = process.stderr.read()
+            stderr = process.stderr.read()
             process.wait(timeout=self.setup.timeout or LONG_S)
         except (OSError, ValueError, subprocess.TimeoutExpired) as failure:
             raise BoxLost(f"host {self.setup.label}: copying the artifact failed: {failure}") from None
@@ -190,7 +192,7 @@ class Box:
             self.ssh.close_session(process)
         if process.returncode != 0:
             raise BoxLost(f"host {self.setup.label}: copying the artifact failed (exit status "
-                          f"{process.returncode}): {err.decode(errors='replace').strip()[-200:]}")
+                          f"{process.returncode}): {stderr.decode(errors='replace').strip()[-200:]}")
 
     def prepare(self, sha: str) -> Failed | None:
         """Make ``sha`` the kernel the next boot starts: build and copy it once (``--build``), then run the
