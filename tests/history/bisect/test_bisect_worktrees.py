@@ -125,7 +125,9 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
         running = {p for p, fields in _ours(repo).items() if str(live.pid) in fields["locked"]}
         done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="100"), cwd=repo,
                               env=env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stderr
+        # it ran to its end: found (0), or inconclusive (3) when two other bisections and a loaded machine
+        # leave 100 runs too few (seen once at load 18); which is not what this test is about
+        assert done.returncode in (0, 3), done.stderr
         assert "of a bisection that was killed" not in done.stderr  # nothing stale was left
         left = set(_worktrees(repo))
         assert users <= left  # the user's four, the prunable one included
