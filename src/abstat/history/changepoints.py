@@ -45,9 +45,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from abstat.history import drift as _drift
+from abstat.history.detection import ChangePoint, Detection, too_short
 from abstat.history.drift import DriftCheck, _two_sided_p
 from abstat.history.wander import RHO_CAP, series_rho
-from abstat.stats.warnings import StatWarning
 
 if TYPE_CHECKING:
     from abstat.history.decide import Judgement
@@ -66,46 +66,6 @@ AR1_TEST = True                # ... then the step is tested by GLS under AR(1) 
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
 AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
 GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
-
-
-@dataclass
-class ChangePoint:
-    """A change between ``index - 1`` and ``index`` (``index`` is the first point after it)."""
-
-    index: int
-    p_value: float
-    shift: float               # Hodges-Lehmann shift, right segment minus left
-    low: float                 # its confidence interval
-    high: float
-    before: float              # median of the left segment
-    after: float               # median of the right segment
-    left_n: int
-    right_n: int
-    provisional: bool = False
-    points_to_settle: int = 0  # more points after it before it is considered settled
-    samples_before: int = 0    # samples (or runs) of the revisions tested on each side
-    samples_after: int = 0
-
-    @property
-    def relative(self) -> float | None:
-        return self.shift / abs(self.before) if self.before else None
-
-    def relative_interval(self) -> tuple[float, float] | None:
-        if not self.before:
-            return None
-        return self.low / abs(self.before), self.high / abs(self.before)
-
-
-@dataclass
-class Detection:
-    change_points: list[ChangePoint]
-    segment_medians: list[tuple[int, int, float]]   # (start, end exclusive, median)
-    warnings: list[StatWarning] = field(default_factory=list)   # values the renderers draw
-    # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
-    # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
-    dropped: list[tuple[int, str, float]] = field(default_factory=list)
-    # changes that stand but are smaller than the practical floor (min_change): listed, not alerted
-    small: list[ChangePoint] = field(default_factory=list)
 
 
 def _failing(ratio: float) -> float:
@@ -343,20 +303,6 @@ class _Search(DriftCheck):
         return Detection(found, segments, [], dropped, small)
 
 
-def _too_short(points: Sequence[object], min_segment: int) -> Detection:
-    """No change can be found in fewer than ``2 * min_segment`` revisions: one segment, a warning."""
-    import numpy as np
-
-    from abstat.history.segment import revision_samples
-
-    if not (n := len(points)):
-        return Detection([], [], [])
-    centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
-    return Detection([], [(0, n, centre)], [StatWarning(
-        "too-few-revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
-                             "or lower --min-segment)")])
-
-
 def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
            min_magnitude: float = DEFAULT_MIN_MAGNITUDE, min_segment: int = DEFAULT_MIN_SEGMENT,
            window: int = DEFAULT_WINDOW, drift: bool = True,
@@ -374,7 +320,7 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     n = len(points)
     settle = settle if settle is not None else max(2 * min_segment, 10)
     if n < 2 * min_segment:
-        return _too_short(points, min_segment)
+        return too_short(points, min_segment)
     data = segment.prepare(points)                                   # step 1
     search = _Search(data, segment.Sums(data.clipped, data.weight, series_rho(data.clipped)), n, max_pvalue, min_magnitude, min_segment,
                      window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
