@@ -65,6 +65,8 @@ CURVE_LINE = True              # with serially correlated residuals a step must 
 AR1_TEST = True                # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
 AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
+NUISANCE = True                # a confirmed change the decision does not report stays in its neighbours' models
+REVERT_Z = 2.0                 # ... when it is a revert's edge: the levels outside the pair this close (in SEs)
 GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -104,6 +106,7 @@ class _Search(DriftCheck):
     penalty: float
     confidence: float
     reasons: dict[int, tuple[str, float]] = field(default_factory=dict)
+    plain: dict[int, bool] = field(default_factory=dict)   # its last decision's residuals not serially correlated
 
     def neighbours(self, position: int, kept: list[int]) -> tuple[int, int]:
         i = kept.index(position)
@@ -263,6 +266,7 @@ class _Search(DriftCheck):
         if failing:
             return failing
         verdict = self.judged(position, kept)
+        self.plain[position] = not verdict.wander
         if verdict.stands(self.max_pvalue):
             return 0.0
         self.reasons[position] = ("pvalue", verdict.p_value)
@@ -284,15 +288,53 @@ class _Search(DriftCheck):
             samples_before=int(data.counts[a:position].sum()), samples_after=int(data.counts[position:b].sum()),
         )
 
-    def detection(self, kept: list[int], settle: int, min_change: float) -> Detection:
-        """The reported change points (those below ``min_change`` listed as small), the segments'
-        medians, and the dropped candidates not within ``min_segment`` of a reported one."""
+    def decided(self, kept: list[int]) -> tuple[list[int], list[int]]:
+        """Step 6: (the confirmed changes the decision rule reports, the steps of the model they were
+        judged in).  Failing ones are dropped, weakest first, their neighbours re-judged (a wander's
+        pieces fall one by one), except, with ``NUISANCE``, one judged without serially correlated
+        residuals: confirmed, it stays a step of its neighbours' models, not reported (dropping one edge
+        of a short revert leaves the other judged against the unmodelled bump: both fell)."""
+        failing: dict[int, bool] = {}
+
+        def weakness(position: int, points: list[int]) -> float:
+            value = self.undecided(position, points)
+            failing[position] = bool(value)
+            retained = NUISANCE and self.plain.get(position) and not self.sums.rho_floor and self.reverted(position, points)
+            return 0.0 if value and retained else value
+
+        model = _prune(kept, weakness)
+        return [p for p in model if not failing[p]], model
+
+    def reverted(self, position: int, kept: list[int]) -> bool:
+        """Whether the change at ``position`` is one edge of a revert: a neighbour of the other direction
+        closer than ``drift.BUMP_SIDE``, the levels on the two outer sides of the pair within
+        ``REVERT_Z`` standard errors of each other (the level returns)."""
+        i = kept.index(position)
+        bounds = [0, *kept, self.n]   # kept[i] = bounds[i + 1]
+        sign = self.direction(position, kept)
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(kept) or abs(kept[j] - position) >= _drift.BUMP_SIDE or \
+                    self.direction(kept[j], kept) == sign:
+                continue
+            first, last = min(i, j), max(i, j)   # the bump: bounds[first + 1] to bounds[last + 1]
+            before = self.sums.window(max(bounds[first], bounds[first + 1] - self.window), bounds[first + 1])
+            after = self.sums.window(bounds[last + 1], min(bounds[last + 2], bounds[last + 1] + self.window))
+            z = (after[1] / after[0] - before[1] / before[0]) / math.sqrt(1.0 / after[0] + 1.0 / before[0])
+            if abs(z) < REVERT_Z:
+                return True
+        return False
+
+    def detection(self, kept: list[int], settle: int, min_change: float, model: list[int] | None = None) -> Detection:
+        """The reported change points ``kept`` (those below ``min_change`` listed as small; each judged
+        with the steps at ``model``, default ``kept``), the segments' medians, and the dropped candidates
+        not within ``min_segment`` of a reported one."""
         import numpy as np
 
+        model = kept if model is None else model
         found: list[ChangePoint] = []
         small: list[ChangePoint] = []
         for position in kept:
-            change = self.change_point(position, kept, settle)
+            change = self.change_point(position, model, settle)
             relative = change.relative
             (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
         bounds = [0, *kept, self.n]
@@ -326,5 +368,6 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
                      window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
                      confidence)
     candidates = propose(search.sums, n, min_segment, search.penalty)  # step 2
-    kept = _prune(search.confirmed(candidates), search.undecided)     # steps 3-6
-    return search.detection(kept, settle, min_change)
+    confirmed = search.confirmed(candidates)                         # steps 3-5
+    reported, model = search.decided(confirmed)                      # step 6
+    return search.detection(reported, settle, min_change, model)

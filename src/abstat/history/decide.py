@@ -45,6 +45,7 @@ class Judgement:
     low: float           # its interval
     high: float
     p_value: float
+    wander: bool = False  # fitted under AR(1) errors (serially correlated residuals)
 
     def stands(self, max_pvalue: float) -> bool:
         return self.p_value <= max_pvalue and (self.low > 0.0 or self.high < 0.0)
@@ -166,5 +167,5 @@ def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
             # assume independent errors: with a wandering level they keep locations the abrupt move rules out)
             if score is None or o_score is None or o_score - score <= LOCATION_LEVEL:
                 low, high = min(low, o_low), max(high, o_high)
-    return Judgement(diff, low, high, p_value)
+    return Judgement(diff, low, high, p_value, score is not None)
 
