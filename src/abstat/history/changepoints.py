@@ -44,7 +44,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from abstat.history import drift as _drift
 from abstat.history.detection import ChangePoint, Detection, too_short
 from abstat.history.drift import DriftCheck, _two_sided_p
 from abstat.history.wander import RHO_CAP, series_rho
@@ -66,7 +65,6 @@ AR1_TEST = True                # ... then the step is tested by GLS under AR(1) 
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
 AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
 NUISANCE = True                # a confirmed change the decision does not report stays in its neighbours' models
-REVERT_Z = 2.0                 # ... when it is a revert's edge: the levels outside the pair this close (in SEs)
 GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -231,27 +229,6 @@ class _Search(DriftCheck):
         return located
 
     # step 6: the decision
-    def widened(self, position: int, kept: list[int], reach: int) -> tuple[int, int, tuple[int, ...]] | None:
-        """The decision's window with each side that ends at a change of the other direction closer
-        than ``drift.BUMP_SIDE`` (a short bump's other edge) extended past that change, to the next
-        one or ``reach``, the edge a step of the model: the slope is then seen on both sides of the
-        bump (on the bump alone a slope and a step are one; it cost short reverts their power).  A
-        neighbour of the same direction is not passed: a staircase past it reads as a slope."""
-        if not _drift.BUMP_SIDE:
-            return None
-        i = kept.index(position)
-        a, b = self.spans(position, kept, reach)
-        sign = self.direction(position, kept)
-        others: list[int] = []
-        if 0 < position - a < _drift.BUMP_SIDE and i > 0 and a == kept[i - 1] and \
-                self.direction(a, kept) != sign:
-            a, others = max(kept[i - 2] if i > 1 else 0, position - reach), [kept[i - 1]]
-        if 0 < b - position < _drift.BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and \
-                self.direction(b, kept) != sign:
-            b = min(kept[i + 2] if i + 2 < len(kept) else self.n, position + reach)
-            others.append(kept[i + 1])
-        return (a, b, tuple(others)) if others else None
-
     def judged(self, position: int, kept: list[int]) -> Judgement:
         from abstat.history.decide import judge
 
@@ -299,30 +276,11 @@ class _Search(DriftCheck):
         def weakness(position: int, points: list[int]) -> float:
             value = self.undecided(position, points)
             failing[position] = bool(value)
-            retained = NUISANCE and self.plain.get(position) and not self.sums.rho_floor and self.reverted(position, points)
+            retained = NUISANCE and self.plain.get(position) and not self.sums.rho_floor and self.reverted(position, points, self.window)
             return 0.0 if value and retained else value
 
         model = _prune(kept, weakness)
         return [p for p in model if not failing[p]], model
-
-    def reverted(self, position: int, kept: list[int]) -> bool:
-        """Whether the change at ``position`` is one edge of a revert: a neighbour of the other direction
-        closer than ``drift.BUMP_SIDE``, the levels on the two outer sides of the pair within
-        ``REVERT_Z`` standard errors of each other (the level returns)."""
-        i = kept.index(position)
-        bounds = [0, *kept, self.n]   # kept[i] = bounds[i + 1]
-        sign = self.direction(position, kept)
-        for j in (i - 1, i + 1):
-            if not 0 <= j < len(kept) or abs(kept[j] - position) >= _drift.BUMP_SIDE or \
-                    self.direction(kept[j], kept) == sign:
-                continue
-            first, last = min(i, j), max(i, j)   # the bump: bounds[first + 1] to bounds[last + 1]
-            before = self.sums.window(max(bounds[first], bounds[first + 1] - self.window), bounds[first + 1])
-            after = self.sums.window(bounds[last + 1], min(bounds[last + 2], bounds[last + 1] + self.window))
-            z = (after[1] / after[0] - before[1] / before[0]) / math.sqrt(1.0 / after[0] + 1.0 / before[0])
-            if abs(z) < REVERT_Z:
-                return True
-        return False
 
     def detection(self, kept: list[int], settle: int, min_change: float, model: list[int] | None = None) -> Detection:
         """The reported change points ``kept`` (those below ``min_change`` listed as small; each judged
