@@ -65,6 +65,7 @@ AR1_TEST = True                # ... then the step is tested by GLS under AR(1) 
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
 AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
 NUISANCE = True                # a confirmed change the decision does not report stays in its neighbours' models
+AR1_RAMPS = True               # ... and also as a ramp of each width of decide.RAMPS
 GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -166,15 +167,18 @@ class _Search(DriftCheck):
         """The AR(1) test's largest |t| over the locations within ``AR1_REACH`` of ``position`` (a
         step spread over a few revisions, its candidate a revision or two off, is one abrupt move
         only at its largest), and how many were tried (a Bonferroni factor on its p)."""
+        from abstat.history import decide
+
         lo, hi = self.neighbours(position, kept)
         first = max(position - AR1_REACH, lo + self.min_segment, a + 2)
         last = min(position + AR1_REACH, hi - self.min_segment, b - 2)
         best, best_df, tried = 0.0, 0, 0
         for k in range(min(first, position), max(last, position) + 1):
-            t, df = self.sums.ar1_step_t(a, k, b, rho)
-            tried += 1
-            if abs(t) >= abs(best):
-                best, best_df = t, df
+            for width in (r for r in (decide.ramps(rho) if AR1_RAMPS else (1,)) if r == 1 or k + r <= b - 2):
+                t, df = self.sums.ar1_step_t(a, k, b, rho, width)
+                tried += 1
+                if abs(t) >= abs(best):
+                    best, best_df = t, df
         return best, best_df, max(tried, 1)
 
     def weakness(self, position: int, kept: list[int]) -> float:
