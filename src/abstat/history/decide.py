@@ -152,13 +152,18 @@ def _ar1_step(x: np.ndarray, w: np.ndarray, at: int, slope: bool, inner: tuple[i
         se = math.sqrt(sse / df * float(inverse[-1, -1])) if df > 0 else math.inf
         if best[3] is None or score < best[3]:
             best = (float(coef[-1]), se, max(df, 0), score)
-    if len(widths) > 1 and best[3] is not None and best[2] > 0 and math.isfinite(best[1]) and best[1] > 0:
-        from abstat.stats.distributions import stdtr, stdtrit
-
-        p = min(1.0, len(widths) * 2.0 * stdtr(best[2], -abs(best[0]) / best[1]))
-        t = stdtrit(best[2], 1.0 - p / 2.0) if p < 1.0 else 0.0
-        best = (best[0], abs(best[0]) / t if t > 0 else math.inf, best[2], best[3])
+    if len(widths) > 1 and best[2] > 0 and math.isfinite(best[1]) and best[1] > 0:
+        best = (best[0], _bonferroni_se(best[0], best[1], best[2], len(widths)), best[2], best[3])
     return best
+
+
+def _bonferroni_se(diff: float, se: float, df: int, tried: int) -> float:
+    """The standard error whose t test of ``diff`` gives the p-value of ``se``'s times ``tried``."""
+    from abstat.stats.distributions import stdtr, stdtrit
+
+    p = min(1.0, tried * 2.0 * stdtr(df, -abs(diff) / se))
+    t = stdtrit(df, 1.0 - p / 2.0) if p < 1.0 else 0.0
+    return abs(diff) / t if t > 0 else math.inf
 
 
 def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
