@@ -34,7 +34,8 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
    likelihood-ratio test keeps) that excludes 0; serially correlated residuals (a wandering
    level) widen it.  The reported p-value and interval are that model's (the p-value at the
    chosen split: optimistic).  A change below ``min_change`` of the level before is listed in
-   ``Detection.small``, not reported.
+   ``Detection.small``, not reported.  One that fails is dropped and its neighbours re-judged, except
+   a revert's edge in a series without serial correlation (``NUISANCE``): it stays in their models.
 """
 from __future__ import annotations
 
