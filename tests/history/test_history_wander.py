@@ -64,8 +64,8 @@ def test_the_wander_alone_is_cut_into_fewer_steps_than_before():
 def test_a_ramp_in_a_wandering_level_is_found_at_its_start():
     # the same wander (rho 0.9) with a rise of 10 spread over revisions 150-155 (run_log's 174-180 is
     # such a ramp): a step at one place leaves 5 of its 6 moves in the whitened residuals, so it fell
-    # (2 of 20 found); the AR(1) tests also try a ramp of 2, 4 or 8 revisions (decide.RAMPS, the p-value
-    # times the forms tried): 16 of 20, 3 other changes in the 20 series
+    # (2 of 20 found); the AR(1) tests also try a ramp over 4 revisions (decide.RAMPS, the p-value times
+    # the forms tried): 15 of 20, 4 other changes in the 20 series
     found = other = 0
     for seed in range(20):
         x = _wander(seed, 0.9, {}, 300)

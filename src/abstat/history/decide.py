@@ -33,7 +33,7 @@ LOCATION_LEVEL = 3.84   # the interval spans the locations whose gain is within 
 WANDER_GATE = 2.0       # residual lag-1 r above this / sqrt(m) widens the step's variance
 AR1_FIT = True          # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
 #                         widened by (1 + r) / (1 - r), the rule before; lost run_log's steps, docs/history.md)
-RAMPS = (1, 2, 4, 8)    # under AR(1) errors the step may be a ramp of these widths (revisions; (1,): a step)
+RAMPS = (1, 4)          # under AR(1) errors the step may be a ramp of these widths (revisions; (1,): a step)
 RAMP_RHO = 0.5          # ... when the AR(1) fit's rho is at least this (the series' floor or the window's r)
 SLOPE_T = 0.0           # the slope is in the model when its t exceeds this (0: always).  0.5 (in ~60% of flat
 #                         windows) found 0.06-0.15 more recall but cut the interval's coverage to 0.80-0.91:
