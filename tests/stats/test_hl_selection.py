@@ -11,8 +11,8 @@ import pytest
 
 from abstat.stats import hodges_lehmann as hl
 from abstat.stats import pairwise
-from abstat.stats.brunner_munzel import Spread, spread_ties
-from abstat.stats.hl_binned import GuidedDifferences
+from abstat.stats.brunner_munzel import spread_ties
+from abstat.stats.hl_binned import Guided, guided_differences, guided_walsh
 
 
 def _samples(shape: str, nx: int, ny: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -43,12 +43,35 @@ def test_guided_order_statistics_are_those_of_every_difference_sorted(shape):
     n = every.size
     ranks = [0, 1, n // 4, (n - 1) // 2, n // 2, int(n * 0.4975), int(n * 0.5025), int(n * 0.9), n - 2, n - 1]
     for margin in (50.0, 5000.0):  # a tight margin misses, a wide one holds many entries: both must be exact
-        guided = GuidedDifferences(Spread(x, x.size), Spread(y, y.size), margin)  # the values as they are
+        guided = guided_differences(x, y, margin=margin)
         for k in ranks:
             assert guided.kth(float(k)) == every[k], (shape, margin, k)
         assert pairwise.median_of(guided) == float(np.median(every))
         plain = pairwise.differences(x, y)
         assert pairwise.median_of(plain) == float(np.median(every))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_guided_walsh_sums_are_those_of_every_pair_sorted(shape, weighted):
+    """The pseudo-median's Walsh sums x_i + x_j (i <= j); a weight w stands for w equal points
+    (the diagonal entry then for w (w + 1) / 2 entries)."""
+    rng = np.random.default_rng(sum(map(ord, shape)) + weighted)
+    x = np.sort(_samples(shape, 1500, 2, rng)[0])
+    w = rng.integers(1, 4, x.size).astype(float) if weighted else None
+    i, j = np.triu_indices(x.size)
+    sums = x[i] + x[j]
+    count = np.ones(sums.size) if w is None else np.where(i == j, w[i] * (w[i] + 1) / 2, w[i] * w[j])
+    order = np.argsort(sums, kind="stable")
+    sums, running = sums[order], np.cumsum(count[order])
+    total = running[-1]
+    for margin in (20.0, 2000.0):
+        guided = guided_walsh(x, w, margin=margin)
+        assert guided.size == total
+        for k in [0, total * 0.3, (total - 1) // 2, total * 0.5, total * 0.999, total - 1]:
+            expected = sums[np.searchsorted(running, k, side="right")]  # the first entry whose count exceeds k
+            assert guided.kth(float(k)) == expected, (shape, weighted, margin, k)
+        assert pairwise.median_of(guided) == pairwise.pseudo_median(x, w) * 2.0
 
 
 def test_a_median_in_the_gap_between_two_modes_takes_few_counts(monkeypatch):
@@ -77,7 +100,7 @@ def test_the_interval_is_the_same_with_and_without_the_binned_guide(shape, monke
     plain = hl.hodges_lehmann(x, y, 0.95, centres=False, permute=False)
     monkeypatch.setattr(hl, "GUIDE_FROM", 1000)
     used = []
-    monkeypatch.setattr(GuidedDifferences, "_start", lambda self, *a, _s=GuidedDifferences._start:
+    monkeypatch.setattr(Guided, "_start", lambda self, *a, _s=Guided._start:
                         (used.append(1), _s(self, *a))[1])
     guided = hl.hodges_lehmann(x, y, 0.95, centres=False, permute=False)
     assert used

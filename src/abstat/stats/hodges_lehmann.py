@@ -89,11 +89,11 @@ def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     ``se`` and ``q`` the test's at that end: select there, evaluate the test,
     select again until ``q se`` settles (to 1e-3 of itself, which moves the
     end by less than 1e-3 of the interval's half-width)."""
-    from abstat.stats.hl_binned import GuidedDifferences
+    from abstat.stats.hl_binned import Guided
     from abstat.stats.pairwise import median_of
 
     pairs = _pairs(x, y)
-    guided = isinstance(pairs, GuidedDifferences)
+    guided = isinstance(pairs, Guided)
     n = pairs.size
     estimate = median_of(pairs)
     level = 0.5 + confidence / 2.0
@@ -121,18 +121,18 @@ def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float]
     return estimate, min(ends[0], estimate), max(ends[1], estimate)
 
 
-GUIDE_FROM = 20_000  # from this many candidate points (unweighted), brackets from the binned differences
+GUIDE_FROM = 2_000  # from this many candidate points (unweighted), brackets from the binned differences
 
 
 def _pairs(x: Spread, y: Spread) -> SortedSums:
     """The pairwise differences, guided by :class:`~abstat.stats.hl_binned.Binned` brackets for
     large unweighted samples (a count costs a search per candidate value; the baseline's
     values make the histogram)."""
-    from abstat.stats.hl_binned import GuidedDifferences
-    from abstat.stats.pairwise import GATHER, differences
+    from abstat.stats.hl_binned import guided_differences
+    from abstat.stats.pairwise import differences
 
     if x.weights is None and y.weights is None and y.values.size >= GUIDE_FROM <= 10 * x.values.size:
-        return GuidedDifferences(x, y, 0.05 * min(GATHER, max(8 * y.values.size, 4096)))
+        return guided_differences(x.values, y.values)
     return differences(x.values, y.values, x.weights, y.weights)
 
 
@@ -288,4 +288,9 @@ def _pseudo_median(sample: Spread) -> float:
         targets = (np.arange(CENTRE_POINTS) + 0.5) * (running[-1] / CENTRE_POINTS)
         v = v[np.minimum(np.searchsorted(running, targets), n - 1)]
         w = np.full(CENTRE_POINTS, running[-1] / CENTRE_POINTS)
+    if v.size >= GUIDE_FROM:  # (the same order statistic, from a binned bracket)
+        from abstat.stats.hl_binned import guided_walsh
+        from abstat.stats.pairwise import median_of
+
+        return median_of(guided_walsh(v, w)) / 2.0
     return pseudo_median(v, w)
