@@ -32,7 +32,7 @@ import statistics
 
 from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 LKP_HEAD = re.compile(r"^%stddev\s+%change\s+%stddev$")

@@ -19,7 +19,7 @@ import statistics
 
 from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import BASE_WORDS, Claim, Row, Side
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\w.])")
 _AVERAGE = re.compile(r"^(?:average|avg|mean)\s*[=:]\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*$", re.IGNORECASE)

@@ -35,9 +35,9 @@ _SLACK = 1e-12  # relative: double rounding inside the reference's arithmetic
 def _quantities(nb: int, nc: int, confidence: float, ab: float, ac: float, sb: float, sc: float) -> dict[str, float]:
     """Every printed quantity for one set of vitals (ministat's arithmetic,
     :func:`abstat.stats.student.pooled_t`); no relative ones when ab is 0."""
-    from abstat.ministat.pooled import pooled
+    from abstat.stats.student import pooled_t
 
-    r = pooled(nb, ab, sb, nc, ac, sc, confidence)
+    r = pooled_t(nb, ab, sb, nc, ac, sc, confidence)
     out = {"difference": r.difference, "half_width": r.half_width, "pooled_s": r.pooled_sd,
            "margin": abs(r.difference) - r.half_width}
     if ab != 0.0:

@@ -166,7 +166,7 @@ _WITH_VALUE = {"C": _column, "d": _delimiters, "w": _width}
 
 def _load(data: bytes, name: str, options: _Options, dialect: str, *, tried: bool = False):
     """One data set from the bytes of its file (*tried*: the numpy reader already declined it)."""
-    from abstat.ministat.report import sample_set
+    from abstat.ministat.dataset import sample_set
 
     if len(data) >= FAST_PATH_BYTES and not tried:
         sample = _fast(data, name, options, dialect)

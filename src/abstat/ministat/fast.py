@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from abstat.ministat.report import SampleSet, column_runs
+from abstat.ministat.dataset import SampleSet, column_runs
 from abstat.stats.descriptive import c_div, c_sqrt
 
 READ_BLOCK = 1 << 20  # small blocks: the temporaries stay small beside the values
