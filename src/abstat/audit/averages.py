@@ -194,15 +194,21 @@ def find_averages(text: str, skip_lines: set[int] | None = None) -> list[Average
     last_end = -10_000
     for index, mention in enumerate(mentions):
         runs = int(mention.group(1) or mention.group(3))
-        if claims and claims[-1].runs == runs and mention.start() - last_end < 200 and not claims[-1].rows:
+        if _said_again(claims, runs, mention.start() - last_end):
             last_end = mention.end()
-            continue  # the same claim said twice ("... average of 100 runs. ipi: average of 100 runs")
+            continue
         last_end = mention.end()
         stop = mentions[index + 1].start() if index + 1 < len(mentions) else len(where.joined)
         claims.append(_mention_claim(where, mention, runs, tables, stop))
     claims += _table_claims(tables)
     claims.sort(key=lambda c: c.line)
     return claims
+
+
+def _said_again(claims: list[AveragesClaim], runs: int, distance: int) -> bool:
+    """A mention just after the last claim's, of as many runs, while that claim has no rows yet: the same
+    claim said twice ("... average of 100 runs. ipi: average of 100 runs")."""
+    return bool(claims) and claims[-1].runs == runs and distance < 200 and not claims[-1].rows
 
 
 def _table_claims(tables: list[_Table]) -> list[AveragesClaim]:

@@ -109,16 +109,22 @@ def judge(
     _welch_disagreement(result.findings, printed_difference, abs(d) > half, confidence)
     _spreads(result, nb, sb, nc, sc, se_pooled / se_welch)
     _power(result, nb, ab, sb, nc, sc, alpha)
-    if printed_difference is False and percent is not None and result.detectable_change_pct is not None:
+    if printed_difference is False and percent is not None:
+        _underpowered(result)
+    ci_pct = result.welch.get("ci_pct")
+    if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
+        _threshold(result, ci_pct, threshold_pct)
+    return result
+
+
+def _underpowered(result: Judgement) -> None:
+    """A printed "no difference proven": the changes it cannot rule out, when the power analysis gives them."""
+    if result.detectable_change_pct is not None:
         result.findings.append(Finding(
             "underpowered", "warning",
             f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
             "or more: smaller ones may be hidden",
         ))
-    ci_pct = result.welch.get("ci_pct")
-    if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
-        _threshold(result, ci_pct, threshold_pct)
-    return result
 
 
 def _judgeable(out: list[Finding], nb: int, ab: float, sb: float, nc: int, ac: float, sc: float) -> bool:

@@ -132,9 +132,14 @@ def _why_not_judged(base: Side, cand: Side) -> str | None:
         reasons.append(no_sd)
     if reasons:
         return "; ".join(reasons)
-    if not all(math.isfinite(x) for x in (base.mean, cand.mean, base.sd or 0.0, cand.sd or 0.0)):
+    if not _finite(base, cand):
         return "a value is not finite"
     return None
+
+
+def _finite(base: Side, cand: Side) -> bool:
+    """Both means and both standard deviations (those given) are finite."""
+    return all(math.isfinite(x) for x in (base.mean, cand.mean, base.sd or 0.0, cand.sd or 0.0))
 
 
 def _no_sd(base: Side, cand: Side) -> str | None:
@@ -183,20 +188,27 @@ def _bounds(side: Side) -> tuple[float, float]:
 def _printed_fits(base: Side, cand: Side, printed: PrintedChange) -> bool | None:
     """Whether ``printed`` follows from the printed means, allowing for every rounding."""
     hp = _half_unit(printed.text)
-    corners = [(b, c) for b in _bounds(base) for c in _bounds(cand)]
-    if printed.percent:
-        low_base, high_base = _bounds(base)
-        if any(b == 0 for b, _ in corners) or low_base * high_base <= 0:
-            return None
-        values = [(c - b) * 100.0 / b for b, c in corners]
-    else:
-        values = [c - b for b, c in corners]
+    values = _corner_changes(base, cand, printed.percent)
+    if values is None:
+        return None
     low, high = min(values), max(values)
     slack = hp + 1e-9 * max(1.0, abs(printed.value))
     fits = low - slack <= printed.value <= high + slack
     if printed.gain:
         fits = fits or low - slack <= -printed.value <= high + slack
     return fits
+
+
+def _corner_changes(base: Side, cand: Side, percent: bool) -> list[float] | None:
+    """The change (in percent, or absolute) between each pair of ends of the printed means' intervals; None
+    for a percentage of a baseline whose interval holds 0."""
+    corners = [(b, c) for b in _bounds(base) for c in _bounds(cand)]
+    if not percent:
+        return [c - b for b, c in corners]
+    low_base, high_base = _bounds(base)
+    if any(b == 0 for b, _ in corners) or low_base * high_base <= 0:
+        return None
+    return [(c - b) * 100.0 / b for b, c in corners]
 
 
 # --------------------------------------------------------------------------
@@ -211,16 +223,20 @@ def block_lines(block: BlockAudit) -> list[str]:
     out = [f"line {block.line}: {block.command} -- {state}"]
     out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
     for comparison in block.comparisons:
-        values = comparison.printed_values or {}
-        recomputed = comparison.recomputed_values or {}
-        change = recomputed.get("percent")
-        absolute = values.get("change_is_percent") == 0.0
-        shown = f"{change:+.3g}%" if isinstance(change, float) and not absolute \
-            else f"{recomputed.get('difference') or 0.0:+.6g}"
-        printed = values.get("change")
-        head = (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
-                f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
-                + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "") + ")")
-        out.append(head)
+        out.append(_comparison_head(comparison))
         out.extend(f"    {_MARK[f.severity]} {f.message}" for f in comparison.findings)
     return out
+
+
+def _comparison_head(comparison: ComparisonAudit) -> str:
+    """A comparison's line: the means, the recomputed change and the printed one."""
+    values = comparison.printed_values or {}
+    recomputed = comparison.recomputed_values or {}
+    change = recomputed.get("percent")
+    absolute = values.get("change_is_percent") == 0.0
+    shown = f"{change:+.3g}%" if isinstance(change, float) and not absolute \
+        else f"{recomputed.get('difference') or 0.0:+.6g}"
+    printed = values.get("change")
+    return (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
+            f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
+            + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "") + ")")

@@ -118,12 +118,18 @@ def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
         blanks = blanks + 1 if not text else 0
         if text:
             blanks = 0
-            if (not _perf_line(text, position + 1, counters) and counters
-                    and not text.startswith(("#", "Some events", "["))):
+            if _ends_block(text, position + 1, counters):
                 break
         position += 1
     block["end"] = position
     return block, position
+
+
+def _ends_block(text: str, number_: int, counters: list) -> bool:
+    """Read ``text`` as a line of the block (a counter goes to ``counters``); True when it is none of the
+    block's lines (nor perf's comments) after counters were read: the block ended before it."""
+    return (not _perf_line(text, number_, counters) and bool(counters)
+            and not text.startswith(("#", "Some events", "[")))
 
 
 def _perf_line(text: str, number_: int, counters: list) -> bool:
@@ -207,7 +213,7 @@ def _events(blocks: list[dict[str, object]], order: list[int]) -> dict[str, list
 
 def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
     labels = [str(b["label"] or f"block {i + 1} ({b['what']})") for i, b in enumerate(blocks)]
-    base = next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
+    base = _baseline_index(blocks)
     order = [base] + [i for i in range(len(blocks)) if i != base]
     claim = Claim("perf-stat", int(blocks[0]["line"]), int(blocks[-1]["end"]),  # type: ignore[call-overload]
                   "perf stat " + " vs ".join(labels[i] for i in order))
@@ -215,8 +221,21 @@ def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
     _unreadable_blocks(claim, blocks)
     if len(blocks) == 1:
         claim.findings.append(Finding("single_block", "info", "one perf stat block: nothing to compare it with"))
+    claim.rows += _perf_rows(blocks, labels, events)
+    return claim
+
+
+def _baseline_index(blocks: list[dict[str, object]]) -> int:
+    """The block labelled as the baseline (before, base, without...), else the first."""
+    return next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
+
+
+def _perf_rows(blocks: list[dict[str, object]], labels: list[str],
+               events: dict[str, list[tuple[int, tuple]]]) -> list[Row]:
+    """A row per event: its mean and standard deviation in each block that counted it."""
+    rows = []
     for event, found in events.items():
         sides = [_perf_side(blocks[i], labels[i], counter) for i, counter in found]
         line = found[0][1][4]
-        claim.rows.append(Row(event, line, sides, [None] * (len(sides) - 1)))
-    return claim
+        rows.append(Row(event, line, sides, [None] * (len(sides) - 1)))
+    return rows

@@ -89,12 +89,7 @@ def find_lkp_tables(lines: list[str]) -> list[Claim]:
 
 def _table(lines: list[str], index: int) -> Claim:
     labels, full = _labels(lines, index)
-    position = index + 1
-    if position < len(lines) and re.fullmatch(r"[\\|\s]+", strip_quote(lines[position]).strip() or "x"):
-        position += 1
-    rows_at = position
-    while position < len(lines) and strip_quote(lines[position]).strip():
-        position += 1
+    rows_at, position = _rows_span(lines, index)
     n = runs_in_prose(lines, index, position)
     claim = Claim("lkp", index + 1, position, f"kernel test robot table {labels[0]} vs {labels[1]}")
     shown = _read_rows(claim, lines[rows_at:position], rows_at, labels, n)
@@ -105,6 +100,17 @@ def _table(lines: list[str], index: int) -> Claim:
                                       "the table nor stated near it: no test can be recomputed"))
     claim.readable = bool(claim.rows)
     return claim
+
+
+def _rows_span(lines: list[str], index: int) -> tuple[int, int]:
+    """Where the rows under the table's head at ``index`` start (after its ``| |`` line) and end (a blank line)."""
+    position = index + 1
+    if position < len(lines) and re.fullmatch(r"[\\|\s]+", strip_quote(lines[position]).strip() or "x"):
+        position += 1
+    rows_at = position
+    while position < len(lines) and strip_quote(lines[position]).strip():
+        position += 1
+    return rows_at, position
 
 
 def _read_rows(claim: Claim, rows: list[str], rows_at: int, labels: list[str],

@@ -81,6 +81,20 @@ def _mm_claim(lines: list[str], start: int, end: int, rows: list) -> Claim:
     labels = _mm_labels(lines, start, width)
     n = runs_in_prose(lines, start, end)
     claim = Claim("mmtests", start + 1, end, "mmtests compare-kernels " + " vs ".join(labels))
+    for metric, stats in _mm_by_metric(claim, rows, width).items():
+        row = _mm_row(metric, stats, labels, n)
+        if row is not None:
+            claim.rows.append(row)
+    if n is None:
+        claim.findings.append(Finding("runs_unknown", "warning", "the number of iterations is not stated near "
+                                      "the table: no test can be recomputed (the * marks are mmtests's own)"))
+    claim.readable = bool(claim.rows)
+    return claim
+
+
+def _mm_by_metric(claim: Claim, rows: list, width: int) -> dict[str, dict[str, tuple[int, list]]]:
+    """Each metric's statistics rows (``Amean``, ``Stddev``...): their line and cells; a finding on each
+    row whose columns are not the table's."""
     by_metric: dict[str, dict[str, tuple[int, list]]] = {}
     for line, stat, metric, cells in rows:
         if len(cells) != width or width < 2:
@@ -88,21 +102,20 @@ def _mm_claim(lines: list[str], start: int, end: int, rows: list) -> Claim:
                                           f"{len(cells)} columns where the table has {width}: not compared"))
             continue
         by_metric.setdefault(metric, {})[stat] = (line, cells)
-    for metric, stats in by_metric.items():
-        mean_stat = next((s for s in ("Amean", "Hmean", "Gmean") if s in stats), None)
-        if mean_stat is None:
-            continue
-        line, cells = stats[mean_stat]
-        sds = _mm_sds(stats, cells)
-        sides = [Side(label, n, number(cell[0]), sd, mean_text=cell[0], how=how)
-                 for label, cell, (sd, how) in zip(labels, cells, sds, strict=False)]
-        changes = [PrintedChange(f"{cell[1]:g}%", cell[1], True, marked=cell[2], gain=True) for cell in cells[1:]]
-        claim.rows.append(Row(f"{mean_stat} {metric}", line, sides, list(changes)))
-    if n is None:
-        claim.findings.append(Finding("runs_unknown", "warning", "the number of iterations is not stated near "
-                                      "the table: no test can be recomputed (the * marks are mmtests's own)"))
-    claim.readable = bool(claim.rows)
-    return claim
+    return by_metric
+
+
+def _mm_row(metric: str, stats: dict[str, tuple[int, list]], labels: list[str], n: int | None) -> Row | None:
+    """The row of a metric's mean (arithmetic, harmonic or geometric), its spread and printed changes."""
+    mean_stat = next((s for s in ("Amean", "Hmean", "Gmean") if s in stats), None)
+    if mean_stat is None:
+        return None
+    line, cells = stats[mean_stat]
+    sds = _mm_sds(stats, cells)
+    sides = [Side(label, n, number(cell[0]), sd, mean_text=cell[0], how=how)
+             for label, cell, (sd, how) in zip(labels, cells, sds, strict=False)]
+    changes = [PrintedChange(f"{cell[1]:g}%", cell[1], True, marked=cell[2], gain=True) for cell in cells[1:]]
+    return Row(f"{mean_stat} {metric}", line, sides, list(changes))
 
 
 def _mm_sds(stats: dict[str, tuple[int, list]], cells: list) -> list[tuple[float | None, str]]:
@@ -193,21 +206,35 @@ def _wide_claim(lines: list[str], group: tuple) -> Claim:
 
 
 def _blocks_claim(lines: list[str], groups: list) -> Claim:
+    labels = _block_labels(lines, groups)
+    claim = Claim("mean-sd", groups[0][0] + 1, groups[-1][1], "mean (sd) blocks " + " vs ".join(labels))
+    per_block = [{label: (line, cells[0]) for line, label, cells in rows} for _, _, rows in groups]
+    ns = [_runs_near(lines, start, end) for start, end, _ in groups]
+    claim.rows += _common_rows(per_block, labels, ns)
+    _runs_finding(claim, ns[0] if len(set(ns)) == 1 else None)
+    claim.readable = bool(claim.rows)
+    return claim
+
+
+def _block_labels(lines: list[str], groups: list) -> list[str]:
+    """Each block's heading (the line before it), else ``block N``."""
     labels = []
     for number_, (start, _end, _rows) in enumerate(groups):
         heading = strip_quote(lines[start - 1]).strip().rstrip(":") if start else ""
         labels.append(heading[:60] if heading else f"block {number_ + 1}")
-    claim = Claim("mean-sd", groups[0][0] + 1, groups[-1][1], "mean (sd) blocks " + " vs ".join(labels))
-    per_block = [{label: (line, cells[0]) for line, label, cells in rows} for _, _, rows in groups]
-    ns = [_runs_near(lines, start, end) for start, end, _ in groups]
+    return labels
+
+
+def _common_rows(per_block: list[dict[str, tuple[int, tuple[str, str, str]]]], labels: list[str],
+                 ns: list[int | None]) -> list[Row]:
+    """A row per metric of the first block that every block has."""
+    rows = []
     for metric, (line, _cell) in per_block[0].items():
         if not all(metric in block for block in per_block):
             continue
         sides = [_sd_side(labels[i], block[metric][1], ns[i]) for i, block in enumerate(per_block)]
-        claim.rows.append(Row(metric, line, sides, [None] * (len(sides) - 1)))
-    _runs_finding(claim, ns[0] if len(set(ns)) == 1 else None)
-    claim.readable = bool(claim.rows)
-    return claim
+        rows.append(Row(metric, line, sides, [None] * (len(sides) - 1)))
+    return rows
 
 
 def _runs_finding(claim: Claim, n: int | None) -> None:

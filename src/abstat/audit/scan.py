@@ -90,15 +90,20 @@ def _block_end(lines: list[Line], i: int) -> int:
     seen_vitals = lines[i].kind in ("vitals", "badvitals")
     while j < len(lines) and lines[j].kind in _MEMBERS:
         kind = lines[j].kind
-        if seen_vitals and kind in ("legend", "border", "header", "badheader"):
-            break  # the next report starts here
-        if seen_vitals and kind in ("vitals", "badvitals") and lines[j].found.group(1) == "x":
+        if seen_vitals and _starts_next_report(lines[j]):
             break
         if kind == "numbers" and lines[j - 1].kind != "badvitals":
             break
         seen_vitals = seen_vitals or kind in ("vitals", "badvitals")
         j += 1
     return j
+
+
+def _starts_next_report(line: Line) -> bool:
+    """After a report's vitals: a legend, plot, header or first data set starts the next report."""
+    if line.kind in ("legend", "border", "header", "badheader"):
+        return True
+    return line.kind in ("vitals", "badvitals") and line.found.group(1) == "x"
 
 
 def _command_before(lines: list[Line], start: int) -> str | None:
@@ -200,13 +205,17 @@ class _BlockParser:
         elif kind in _COMPARISON_LINES:
             self.comparison_line(line)
         elif kind == "badcomparison":
-            self.problem(line, line.note)
-            if self.current is not None:
-                self.current.complete = False
-                if self.expected:
-                    self.expected.pop(0)
+            self.bad_comparison(line)
         elif kind == "numbers":
             self.problem(line, "stray numbers inside the report")
+
+    def bad_comparison(self, line: Line) -> None:
+        """A damaged comparison line: the comparison is incomplete, and the line it stood for is not expected."""
+        self.problem(line, line.note)
+        if self.current is not None:
+            self.current.complete = False
+            if self.expected:
+                self.expected.pop(0)
 
     def verdict(self, line: Line) -> None:
         """"Difference at" or "No difference proven at": a comparison of the last data set starts."""
@@ -252,17 +261,29 @@ def _take_vitals(block: Block, lines: list[Line], k: int, stop: int, header_body
         block.problems.append(Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning"))
     name = block.legend.get(symbol)
     if line.kind == "vitals":
-        if header_body is not None and header_body.strip() == CANONICAL_HEADER.strip():
-            # Both printed with fixed widths: a shorter vitals line lost its end.
-            if len(line.text) < VITALS_WIDTH:
-                block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
-                block.damaged_symbols.add(symbol)
-                return k
-        if _implausible_n(block, line, line.found):
-            return k
-        block.datasets.append(_parse_vitals(line, line.found, name))
+        _take_whole_vitals(block, line, name, header_body)
         return k
-    # Damaged vitals: a line wrapped by a mailer continues on the next line.
+    return _take_damaged_vitals(block, lines, k, stop, name)
+
+
+def _take_whole_vitals(block: Block, line: Line, name: str | None, header_body: str | None) -> None:
+    """A vitals line that matches in full: a data set, unless it is shorter than the header or its N implausible."""
+    if header_body is not None and header_body.strip() == CANONICAL_HEADER.strip():
+        # Both printed with fixed widths: a shorter vitals line lost its end.
+        if len(line.text) < VITALS_WIDTH:
+            block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
+            block.damaged_symbols.add(line.found.group(1))
+            return
+    if _implausible_n(block, line, line.found):
+        return
+    block.datasets.append(_parse_vitals(line, line.found, name))
+
+
+def _take_damaged_vitals(block: Block, lines: list[Line], k: int, stop: int, name: str | None) -> int:
+    """A damaged vitals line: rejoined with the next when a mailer wrapped it, else a damaged data set; the
+    last index used."""
+    line = lines[k]
+    symbol = line.found.group(1)
     if k + 1 < stop and lines[k + 1].kind == "numbers":
         joined = f"{line.text} {lines[k + 1].text}"
         match = VITALS.match(joined)

@@ -41,19 +41,24 @@ def getopt(args: list[str], spec: dict[str, bool], *, permute: bool):
             if takes is None:
                 raise _Usage("Unknown option", f"invalid option -- '{letter}'")
             if takes:
-                if j + 1 < len(arg):
-                    value = arg[j + 1 :]
-                elif i + 1 < len(args):
-                    i += 1
-                    value = args[i]
-                else:
-                    raise _Usage("Unknown option", f"option requires an argument -- '{letter}'")
+                value, i = _argument(args, i, j)
                 yield letter, value
                 break
             yield letter, None
             j += 1
         i += 1
     yield None, operands
+
+
+def _argument(args: list[str], i: int, j: int) -> tuple[str, int]:
+    """The argument of the option letter ``args[i][j]``: the rest of its word, else the next word; and the
+    index of the word it ends in."""
+    arg = args[i]
+    if j + 1 < len(arg):
+        return arg[j + 1 :], i
+    if i + 1 < len(args):
+        return args[i + 1], i + 1
+    raise _Usage("Unknown option", f"option requires an argument -- '{arg[j]}'")
 
 
 def c_strtol(text: str) -> tuple[int, bool]:

@@ -55,6 +55,31 @@ def column_runs(sorted_values, x0: float, dx: float) -> list[tuple[int, int]]:
     return runs
 
 
+def _freebsd_statistics(data: list[float], ordered: list[float]) -> tuple[float, float, float]:
+    """FreeBSD's mean (a sum in input order), median (the middle two averaged) and two-pass variance."""
+    n = len(data)
+    half = n // 2
+    total = 0.0
+    for value in data:
+        total += value
+    mean = total / n
+    median = ordered[half] if n % 2 else (ordered[half] + ordered[half - 1]) / 2
+    acc = 0.0
+    for value in ordered:
+        acc += (value - mean) * (value - mean)
+    return mean, median, c_div(acc, n - 1.0)
+
+
+def _classic_statistics(data: list[float], ordered: list[float]) -> tuple[float, float, float]:
+    """Classic ministat's mean and one-pass variance (running sums in input order) and upper median."""
+    n = len(data)
+    total, squares = running_sums(data)
+    mean = total / n
+    median = ordered[n // 2]
+    variance = one_pass_variance(n, total, squares) if n > 1 else c_div(squares - total * total / n, 0.0)
+    return mean, median, variance
+
+
 def c_int(value: float) -> int:
     """C's ``(int)`` of a double on x86-64: truncation, INT_MIN when out of range."""
     if value != value or value >= 2147483648.0 or value <= -2147483649.0:
@@ -71,22 +96,10 @@ def sample_set(values, dialect: str = "classic") -> SampleSet:
     if n == 0:
         raise ValueError("a data set needs at least one value")
     ordered = sorted(data)
-    half = n // 2
     if dialect == "freebsd":
-        total = 0.0
-        for value in data:
-            total += value
-        mean = total / n
-        median = ordered[half] if n % 2 else (ordered[half] + ordered[half - 1]) / 2
-        acc = 0.0
-        for value in ordered:
-            acc += (value - mean) * (value - mean)
-        variance = c_div(acc, n - 1.0)
+        mean, median, variance = _freebsd_statistics(data, ordered)
     elif dialect == "classic":
-        total, squares = running_sums(data)
-        mean = total / n
-        median = ordered[half]
-        variance = one_pass_variance(n, total, squares) if n > 1 else c_div(squares - total * total / n, 0.0)
+        mean, median, variance = _classic_statistics(data, ordered)
     else:
         raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
     return SampleSet(n, ordered[0], ordered[-1], median, mean, variance, c_sqrt(variance), ordered)

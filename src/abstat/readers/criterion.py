@@ -71,11 +71,16 @@ def _per_iteration(path: str, doc: Any) -> list[float]:
         raise InputError(f"'iters' ({len(iters)}) and 'times' ({len(times)}) differ in length", path=path)
     values = []
     for i, (n, t) in enumerate(zip(iters, times)):
-        if (isinstance(n, bool) or isinstance(t, bool) or not isinstance(n, (int, float))
-                or not isinstance(t, (int, float)) or not math.isfinite(n) or not math.isfinite(t) or n <= 0):
+        if not _count_and_time(n, t):
             raise InputError(f"sample {i}: iters {n!r}, times {t!r}: not a positive count and a time", path=path)
         values.append(float(t) / float(n))
     return values
+
+
+def _count_and_time(n: Any, t: Any) -> bool:
+    """A positive count of iterations and a finite time (neither a bool)."""
+    return not (isinstance(n, bool) or isinstance(t, bool) or not isinstance(n, (int, float))
+                or not isinstance(t, (int, float)) or not math.isfinite(n) or not math.isfinite(t) or n <= 0)
 
 
 def _benchmark_id(directory: str, root: str) -> str:
@@ -96,29 +101,28 @@ def _set(sample_path: str, root: str, doc: Any | None = None) -> SampleSet:
     values = _per_iteration(sample_path, doc)
     directory = os.path.dirname(os.path.abspath(sample_path))
     labels = {"benchmark": _benchmark_id(directory, root), "variant": os.path.basename(directory)}
-    notes = []
-    estimates = os.path.join(directory, "estimates.json")
-    if os.path.exists(estimates):
-        est = _load(estimates)
-        point = est.get("Mean", {}).get("point_estimate") if is_estimates(est) else None
-        mean = sum(values) / len(values)
-        if isinstance(point, (int, float)) and not math.isclose(point, mean, rel_tol=1e-9):
-            notes.append(f"{estimates}: criterion's Mean {point!r} is not the mean of sample.json's "
-                         f"times per iteration ({mean!r})")
+    notes = _estimates_notes(directory, values)
     return SampleSet(labels=labels, runs=[values], source=sample_path, unit="ns", notes=notes)
+
+
+def _estimates_notes(directory: str, values: list[float]) -> list[str]:
+    """A note when the estimates.json beside the samples gives a Mean that is not theirs."""
+    estimates = os.path.join(directory, "estimates.json")
+    if not os.path.exists(estimates):
+        return []
+    est = _load(estimates)
+    point = est.get("Mean", {}).get("point_estimate") if is_estimates(est) else None
+    mean = sum(values) / len(values)
+    if isinstance(point, (int, float)) and not math.isclose(point, mean, rel_tol=1e-9):
+        return [f"{estimates}: criterion's Mean {point!r} is not the mean of sample.json's "
+                f"times per iteration ({mean!r})"]
+    return []
 
 
 def read_criterion(path: str, doc: Any | None = None) -> list[SampleSet]:
     """A criterion directory, ``sample.json`` or ``estimates.json`` as sample sets."""
     if os.path.isdir(path):
-        found = []
-        for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = sorted(d for d in subdirectories if d != "report")
-            if "sample.json" in files:
-                found.append(_set(os.path.join(directory, "sample.json"), path))
-        if not found:
-            raise InputError("no criterion sample.json under this directory", path=path)
-        return found
+        return _read_tree(path)
     if doc is not None and is_estimates(doc):
         beside = os.path.join(os.path.dirname(os.path.abspath(path)), "sample.json")
         if not os.path.exists(beside):
@@ -126,6 +130,18 @@ def read_criterion(path: str, doc: Any | None = None) -> list[SampleSet]:
                              "sample.json is beside it", path=path)
         return [_set(beside, "")]
     return [_set(path, "", doc)]
+
+
+def _read_tree(path: str) -> list[SampleSet]:
+    """Every sample.json under a criterion directory (its HTML reports left out), in sorted order."""
+    found = []
+    for directory, subdirectories, files in os.walk(path):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "report")
+        if "sample.json" in files:
+            found.append(_set(os.path.join(directory, "sample.json"), path))
+    if not found:
+        raise InputError("no criterion sample.json under this directory", path=path)
+    return found
 
 
 def read_raw_csv(path: str, text: str) -> list[SampleSet]:

@@ -31,17 +31,23 @@ def _columns(path: str, header: list[str], body: Body, value_columns: list[str] 
              label_columns: list[str] | None) -> tuple[list[str], list[str]]:
     """The label columns and the value columns: those chosen, else the columns of numbers are
     values and the others labels."""
-    for name in (value_columns or []) + (label_columns or []):
-        if name not in header:
-            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
-    if label_columns is not None:
-        labels_cols = list(label_columns)
-    else:  # the columns not chosen as values that are not all numbers
-        labels_cols = [h for i, h in enumerate(header) if h not in (value_columns or ())
-                       and not all(looks_numeric(r[i]) for _, r in body)]
+    _check_chosen(path, header, (value_columns or []) + (label_columns or []))
+    labels_cols = list(label_columns) if label_columns is not None else _text_columns(header, body, value_columns)
     metrics = list(value_columns) if value_columns is not None else [
         h for h in header if h not in labels_cols]
     return labels_cols, metrics
+
+
+def _text_columns(header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
+    """The columns not chosen as values that are not all numbers."""
+    return [h for i, h in enumerate(header) if h not in (value_columns or ())
+            and not all(looks_numeric(r[i]) for _, r in body)]
+
+
+def _check_chosen(path: str, header: list[str], chosen: list[str]) -> None:
+    for name in chosen:
+        if name not in header:
+            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
 
 
 def _rows(path: str, text: str) -> list[list[str]]:
@@ -69,11 +75,16 @@ def _table(path: str, rows: list[list[str]]) -> tuple[int, list[str], Body]:
     body = numbered[1:]
     if not body:
         raise InputError("CSV file has a header but no rows", path=path)
+    _check_widths(path, header, body)
+    return header_line, header, body
+
+
+def _check_widths(path: str, header: list[str], body: Body) -> None:
+    """Every row has as many fields as the header."""
     for lineno, row in body:
         if len(row) != len(header):
             raise InputError(f"{len(row)} fields, header has {len(header)}", path=path,
                              line=lineno)
-    return header_line, header, body
 
 
 def _header(path: str, line: int, fields: list[str]) -> list[str]:

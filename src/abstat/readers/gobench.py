@@ -96,13 +96,16 @@ class _Reading:
         elif line.startswith("Unit") and (len(line) == 4 or line[4].isspace()):
             self.problems.extend((lineno, problem) for problem in _unit_line(line, self.units))
         elif (key_value := _config_line(line)) is not None:
-            key, value = key_value
-            if value:
-                self.config[key] = value
-            else:
-                self.config.pop(key, None)
+            self.configure(*key_value)
         elif line.lstrip().startswith("Benchmark") and line[:1].isspace():
             self.indented += 1
+
+    def configure(self, key: str, value: str) -> None:
+        """A configuration line: the key's value from here on (an empty value removes the key)."""
+        if value:
+            self.config[key] = value
+        else:
+            self.config.pop(key, None)
 
     def result(self, lineno: int, line: str) -> None:
         try:
@@ -181,7 +184,17 @@ def _labels(name: str, config: dict[str, str]) -> dict[str, str]:
         procs = match.group(1)
         name = name[: match.start()]
     base, *parts = name.split("/")
-    kept = [base]
+    kept = [base, *_sub_benchmark_labels(parts, config, labels)]
+    if procs is not None:
+        labels["/gomaxprocs" if "gomaxprocs" in config else "gomaxprocs"] = procs
+    labels["benchmark"] = "/".join(kept)
+    return labels
+
+
+def _sub_benchmark_labels(parts: list[str], config: dict[str, str], labels: dict[str, str]) -> list[str]:
+    """The ``key=value`` parts of a sub-benchmark's name as labels (``/key`` when the key is taken by the
+    file's configuration or abstat's own labels); the other parts, which stay in the benchmark's name."""
+    kept = []
     for part in parts:
         key, eq, value = part.partition("=")
         if eq and key:
@@ -190,10 +203,7 @@ def _labels(name: str, config: dict[str, str]) -> dict[str, str]:
             labels[key] = value
         else:
             kept.append(part)
-    if procs is not None:
-        labels["/gomaxprocs" if "gomaxprocs" in config else "gomaxprocs"] = procs
-    labels["benchmark"] = "/".join(kept)
-    return labels
+    return kept
 
 
 def _config_line(line: str) -> tuple[str, str] | None:

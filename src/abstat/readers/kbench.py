@@ -170,16 +170,20 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
                 raise InputError(f"will-it-scale: {len(fields)} fields, the header has {len(header)}",
                                  path=path, line=number)
             continue
-        try:
-            numbers = [_float(f) for f in fields]
-        except ValueError:
-            raise InputError("will-it-scale: not a number in the row", path=path, line=number) from None
+        numbers = _wis_numbers(path, number, fields)
         if numbers[0] == 0:
             continue
         for name, value in zip(header[1:], numbers[1:], strict=False):
             found.setdefault((fields[0], name), []).append(value)
     units: dict[str, str | None] = {"processes_idle": "%", "threads_idle": "%"}
     return _sets(path, found, units, "will-it-scale", ("tasks", "metric"))
+
+
+def _wis_numbers(path: str, number: int, fields: list[str]) -> list[float]:
+    try:
+        return [_float(f) for f in fields]
+    except ValueError:
+        raise InputError("will-it-scale: not a number in the row", path=path, line=number) from None
 
 
 def detect(text: str) -> str | None:

@@ -52,7 +52,7 @@ FORMATS = ("hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bm
 def detect_json(doc: Any) -> str | None:
     """The format of a JSON document, the more specific formats first (Google Benchmark's
     and pytest-benchmark's ``benchmarks`` before pyperf's)."""
-    from abstat.readers import asv, benchjson, criterion
+    from abstat.readers import criterion
 
     if not isinstance(doc, (dict, list)):
         return None
@@ -60,6 +60,13 @@ def detect_json(doc: Any) -> str | None:
         return "criterion"
     if not isinstance(doc, dict):
         return None
+    return _detect_object(doc)
+
+
+def _detect_object(doc: dict[str, Any]) -> str | None:
+    """The format of a JSON object that is not criterion's."""
+    from abstat.readers import asv, benchjson
+
     if isinstance(doc.get("results"), list):
         return "hyperfine"
     if asv.is_asv_results(doc):
@@ -87,16 +94,20 @@ def detect_format(path: str, text: str) -> str | None:
     stripped = text.lstrip()
     # a JSON object, or criterion's old sample.json (a list)
     if stripped.startswith("{") or (stripped.startswith("[") and text.rstrip().endswith("]")):
-        try:
-            doc = json.loads(text)
-        except (ValueError, RecursionError):
-            return None
-        return detect_json(doc)
+        return _detect_json_text(text)
     lines = text.splitlines()
     if any(_is_go_result(line) for line in lines):
         return "go"
     content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
     return _detect_csv(content) if len(content) >= 2 else None
+
+
+def _detect_json_text(text: str) -> str | None:
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return detect_json(doc)
 
 
 def _is_go_result(line: str) -> bool:

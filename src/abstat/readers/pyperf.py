@@ -57,16 +57,22 @@ def _benchmark_set(path: str, index: int, bench: Any, common: dict[str, Any]) ->
     metadata.update(bench_metadata)
     name = str(metadata.get("name", f"benchmark{index + 1}"))
     runs = _runs(path, name, bench)
+    labels = _labels(name, metadata)
+    machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
+    unit = str(metadata.get("unit", "second"))
+    return SampleSet(labels=labels, runs=runs, source=path, unit="s" if unit == "second" else unit,
+                     machine=machine, extra={"pyperf_metadata": metadata})
+
+
+def _labels(name: str, metadata: dict[str, Any]) -> dict[str, str]:
+    """The benchmark's name, its tags and its host."""
     labels = {"benchmark": name}
     tags = metadata.get("tags")
     if isinstance(tags, list) and tags:  # pyperf's table of tag T: --where tags=T,T+U,...
         labels["tags"] = "+".join(sorted(str(t) for t in tags))
     if "hostname" in metadata:
         labels["host"] = str(metadata["hostname"])
-    machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
-    unit = str(metadata.get("unit", "second"))
-    return SampleSet(labels=labels, runs=runs, source=path, unit="s" if unit == "second" else unit,
-                     machine=machine, extra={"pyperf_metadata": metadata})
+    return labels
 
 
 def _runs(path: str, name: str, bench: dict[str, Any]) -> list[list[float]]:

@@ -115,9 +115,7 @@ def read_schbench(path: str, text: str) -> list[SampleSet]:
     for line in text.splitlines():
         head = SCHBENCH_HEAD.match(line)
         if head:
-            kind = head.group(1).split()[0].lower()
-            kind = "rps" if kind == "rps" else f"{kind}-latency"
-            unit = "us" if head.group(2) == "usec" else None
+            kind, unit = _schbench_kind(head)
             for key in [k for k in last if k.startswith(kind + ".")]:
                 del last[key]  # a later block of the same kind replaces the earlier one
             continue
@@ -131,13 +129,22 @@ def read_schbench(path: str, text: str) -> list[SampleSet]:
         if end:
             last["average-rps"] = _float(end.group(1))
             units["average-rps"] = "1/s"
-            for metric, value in last.items():
-                _add(found, ("schbench", metric), value)
+            _add_schbench_run(found, last)
             last, kind = {}, None
-    if last:
-        for metric, value in last.items():
-            _add(found, ("schbench", metric), value)
+    _add_schbench_run(found, last)
     return _sets(path, found, units, "schbench", ("benchmark", "metric"))
+
+
+def _schbench_kind(head: re.Match[str]) -> tuple[str, str | None]:
+    """The metric of a block of percentiles (``wakeup-latency``, ``request-latency``, ``rps``) and its unit."""
+    kind = head.group(1).split()[0].lower()
+    return ("rps" if kind == "rps" else f"{kind}-latency"), ("us" if head.group(2) == "usec" else None)
+
+
+def _add_schbench_run(found: dict[tuple[str, str], list[float]], last: dict[str, float]) -> None:
+    """The last value of each metric of a run (its blocks up to the average rps line, or the end)."""
+    for metric, value in last.items():
+        _add(found, ("schbench", metric), value)
 
 
 def detect(text: str) -> str | None:

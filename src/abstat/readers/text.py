@@ -251,12 +251,17 @@ def decode_text(data: bytes, name: str, *, latin1: bool = False) -> str:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         if latin1:
-            text = data.decode("latin-1")
-            controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f" or 0x7F <= ord(ch) < 0xA0)
-            if controls <= _LATIN1_CONTROL_LIMIT * len(text):
-                return text
-            raise InputError("binary data, not a text file", path=name, line=line) from None
+            return _latin1_text(data, name, line)
         raise InputError("not UTF-8 text (binary data?)", path=name, line=line) from None
+
+
+def _latin1_text(data: bytes, name: str, line: int) -> str:
+    """``data`` (not UTF-8 from ``line`` on) read as Latin-1, unless control characters show it binary."""
+    text = data.decode("latin-1")
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f" or 0x7F <= ord(ch) < 0xA0)
+    if controls <= _LATIN1_CONTROL_LIMIT * len(text):
+        return text
+    raise InputError("binary data, not a text file", path=name, line=line) from None
 
 
 _LATIN1_CONTROL_LIMIT = 0.05  # share of control characters beyond which Latin-1 "text" is binary
