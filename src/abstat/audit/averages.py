@@ -48,11 +48,16 @@ def _row(text: str) -> tuple[str, str, str | None] | None:
     row, unit = _take_unit(text, spans)
     if not row or not spans or not _NUMBER.fullmatch(text, *spans[-1]):
         return None
+    found = _label_before(text, spans[_numbers_start(text, spans):])
+    return None if found is None else (found[0], text[found[1]:spans[-1][1]], unit)
+
+
+def _numbers_start(text: str, spans: list[tuple[int, int]]) -> int:
+    """The index of the first word of the numbers that end the row."""
     first = len(spans) - 1
     while first > 0 and _NUMBER.fullmatch(text, *spans[first - 1]):
         first -= 1
-    found = _label_before(text, spans[first:])
-    return None if found is None else (found[0], text[found[1]:spans[-1][1]], unit)
+    return first
 
 
 def _take_unit(text: str, spans: list[tuple[int, int]]) -> tuple[bool, str | None]:
@@ -131,19 +136,23 @@ def _rows_from(lines: list[str], i: int, skip: set[int]) -> tuple[list[tuple[str
     run: list[tuple[str, list[float], str | None]] = []
     j = i
     while j < len(lines) and j + 1 not in skip:
-        text = lines[j]
-        if "|" in text or _SPREAD.search(text):
+        row = _table_row(lines[j])
+        if row is None or (run and len(row[1]) != len(run[0][1])):
             break
-        row = _row(text)
-        if row is None:
-            break
-        label, numbers, unit = row
-        values = [float(v) for v in numbers.split()]
-        if run and len(values) != len(run[0][1]):
-            break
-        run.append((label.strip().rstrip(":"), values, unit))
+        run.append(row)
         j += 1
     return run, j
+
+
+def _table_row(text: str) -> tuple[str, list[float], str | None] | None:
+    """A row of bare averages (label, values, unit): not a table drawn with ``|``, nor one that gives a spread."""
+    if "|" in text or _SPREAD.search(text):
+        return None
+    row = _row(text)
+    if row is None:
+        return None
+    label, numbers, unit = row
+    return label.strip().rstrip(":"), [float(v) for v in numbers.split()], unit
 
 
 def _table(lines: list[str], i: int, j: int, run: list[tuple[str, list[float], str | None]], skip: set[int]) -> _Table:
@@ -237,6 +246,12 @@ def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: lis
         claim.columns, claim.rows, claim.unit = table.columns, table.rows, table.unit
         claim.line, claim.end_line = min(line, table.line), max(claim.end_line, table.end_line)
         return claim
+    _inline_pairs(claim, where, mention, stop)
+    return claim
+
+
+def _inline_pairs(claim: AveragesClaim, where: _Lines, mention: re.Match[str], stop: int) -> None:
+    """The claim's rows from the ``label: value unit`` pairs after the mention, when two or more share a unit."""
     window = where.joined[mention.end(): min(stop, mention.end() + 600)]
     pairs = list(_PAIR.finditer(window))
     units = {p.group(3) for p in pairs}
@@ -245,4 +260,3 @@ def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: lis
         claim.rows = [(p.group(1).strip(), [float(p.group(2))]) for p in pairs]
         claim.unit = pairs[0].group(3)
         claim.end_line = where.line_of(mention.end() + pairs[-1].end())
-    return claim

@@ -31,15 +31,19 @@ def find_claims(text: str, covered: set[int]) -> list[Claim]:
     for finder in (find_perf_blocks, find_lkp_tables, find_mmtests):
         claims += [c for c in finder(lines) if c.line not in covered]
     taken = set(covered)
-    for claim in claims:
-        taken.update(range(claim.line, claim.end_line + 1))
+    _take_lines(taken, claims)
     for finder2 in (find_per_run, find_mean_sd, find_listed_runs):
         found = finder2(lines, taken)
-        for claim in found:
-            taken.update(range(claim.line, claim.end_line + 1))
+        _take_lines(taken, found)
         claims += found
     claims += find_unreadable(lines, taken, found_other=bool(claims or covered))
     return sorted(claims, key=lambda c: c.line)
+
+
+def _take_lines(taken: set[int], claims: list[Claim]) -> None:
+    """The claims' lines (1-based) are taken: no later finder reads them."""
+    for claim in claims:
+        taken.update(range(claim.line, claim.end_line + 1))
 
 
 def kernel_audits(text: str, covered: set[int], threshold: float | None) -> tuple[list[BlockAudit], set[int]]:

@@ -92,8 +92,7 @@ def runs_in_prose(lines: list[str], start: int, end: int) -> int | None:
     after = range(end, min(len(lines), end + PROSE_WINDOW))
     for positions in (before, after):
         for position in positions:
-            found = {int(m.group(1) or m.group(2)) for m in RUNS_PROSE.finditer(lines[position])}
-            found = {value for value in found if value >= 2}
+            found = _stated_runs(lines[position])
             if found:
                 return found.pop() if len(found) == 1 else None
     return None
@@ -101,6 +100,12 @@ def runs_in_prose(lines: list[str], start: int, end: int) -> int | None:
 
 # --------------------------------------------------------------------------
 # perf stat -r
+
+def _stated_runs(line: str) -> set[int]:
+    """The numbers of runs (2 or more) a line of prose states."""
+    found = {int(m.group(1) or m.group(2)) for m in RUNS_PROSE.finditer(line)}
+    return {value for value in found if value >= 2}
+
 
 def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
     """The block whose header is ``lines[index]``: its counters, and the index after it."""

@@ -148,15 +148,20 @@ def _column(token: str, names: list[str]) -> int | None:
 
 def _numbers(text: str) -> list[float] | None:
     """The numbers of ``v, v, v`` / ``[v v v]`` (split, not matched by one pattern: linear time)."""
+    words = [w for w in re.split(r"[\s,]+", _unbracketed(text)) if w]
+    if not words or not all(_ONE_NUMBER.fullmatch(w) for w in words):
+        return None
+    return [float(w) for w in words]
+
+
+def _unbracketed(text: str) -> str:
+    """``text`` without a trailing comma nor the brackets of an array around it."""
     body = text.strip().rstrip(",").strip()
     if body.startswith("["):
         body = body[1:]
     if body.endswith("]"):
         body = body[:-1]
-    words = [w for w in re.split(r"[\s,]+", body) if w]
-    if not words or not all(_ONE_NUMBER.fullmatch(w) for w in words):
-        return None
-    return [float(w) for w in words]
+    return body
 
 
 def per_run_values(lines: list[str], table: tuple[int, int], names: list[str],
@@ -191,16 +196,23 @@ def _value_line(lines: list[str], position: int, text: str, context: tuple[int |
     if array is not None and column is not None and array.group("key") in metrics:
         return _array_values(lines, position, array, column, found)
     keyed = _KEYED.match(text)
-    if keyed is None:
-        return position
+    if keyed is not None:
+        _keyed_values(keyed, position, context, (names, metrics), found)
+    return position
+
+
+def _keyed_values(keyed: re.Match[str], position: int, context: tuple[int | None, str | None],
+                  keys: tuple[list[str], set[str]], found: dict) -> None:
+    """The values of a ``key: v, v, v`` line: a metric's under a commit's heading, or a commit's under a
+    metric's."""
+    (column, metric), (names, metrics) = context, keys
     values = _numbers(keyed.group("rest"))
     if not values:
-        return position
+        return
     if column is not None and keyed.group("key") in metrics:
         found[(column, keyed.group("key"))] = (position, values)
     elif metric is not None and (named := _column(keyed.group("key"), names)) is not None:
         found[(named, metric)] = (position, values)
-    return position
 
 
 def _array_values(lines: list[str], position: int, array: re.Match[str], column: int, found: dict) -> int:

@@ -174,18 +174,23 @@ def _sd_row(raw: str) -> tuple[str, list[tuple[str, str, str]]] | None:
     label = SD_LABEL.match(text)
     if label is None:
         return None
-    cells: list[tuple[str, str, str]] = []
-    position = label.end()
-    while (cell := SD_CELL.match(text, position)) is not None:
-        cells.append((cell.group(1), cell.group(2) or "", cell.group(3) or ""))
-        position = cell.end()
-        while position < len(text) and text[position].isspace():
-            position += 1
+    cells, position = _sd_cells(text, label.end())
     while (pct := TRAILING_PCT.match(text, position)) is not None:
         position = pct.end()
     if not cells or text[position:].strip():
         return None
     return label.group("label").strip(), cells
+
+
+def _sd_cells(text: str, position: int) -> tuple[list[tuple[str, str, str]], int]:
+    """The ``mean (sd)`` / ``mean ± sd`` cells from ``position`` on: (mean, sd, sd) texts, and where they end."""
+    cells: list[tuple[str, str, str]] = []
+    while (cell := SD_CELL.match(text, position)) is not None:
+        cells.append((cell.group(1), cell.group(2) or "", cell.group(3) or ""))
+        position = cell.end()
+        while position < len(text) and text[position].isspace():
+            position += 1
+    return cells, position
 
 
 def _wide_claim(lines: list[str], group: tuple) -> Claim:
@@ -288,7 +293,7 @@ def _indexed(first: str) -> bool:
 
 def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim, int] | None:
     header = strip_quote(lines[index]).split()
-    if len(header) < 2 or index + 1 in covered or any(re.fullmatch(_NUM, w) for w in header):
+    if not _per_run_header(header, index + 1 in covered):
         return None
     width = len(header) - 1 if _indexed(header[0]) else len(header)
     runs = _per_run_rows(lines, index, width) if width >= 2 else []
@@ -296,12 +301,22 @@ def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim,
         return None
     position = runs[-1][0]
     labels = header[-width:]
-    columns = [[row[1][c] for _, row in runs] for c in range(width)]
     claim = Claim("per-run", index + 1, position, "per-run table " + " vs ".join(labels))
-    sides = [Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
-                  how="from the runs") for label, values in zip(labels, columns, strict=False)]
+    sides = _column_sides(labels, runs, width)
     claim.rows.append(Row("value", runs[0][0], sides, [None] * (width - 1)))
     return claim, _summary_rows(lines, position, claim, sides)
+
+
+def _per_run_header(header: list[str], covered: bool) -> bool:
+    """Words that may head a table of runs: two at least, none a number, on a line no other audit took."""
+    return len(header) >= 2 and not covered and not any(re.fullmatch(_NUM, w) for w in header)
+
+
+def _column_sides(labels: list[str], runs: list[tuple[int, tuple[int, list[float]]]], width: int) -> list[Side]:
+    """Each column's runs: their mean and standard deviation."""
+    columns = [[row[1][c] for _, row in runs] for c in range(width)]
+    return [Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
+                 how="from the runs") for label, values in zip(labels, columns, strict=False)]
 
 
 def _summary_rows(lines: list[str], position: int, claim: Claim, sides: list[Side]) -> int:

@@ -131,18 +131,29 @@ def recompute(base: DataSet, cand: DataSet, confidence: float) -> Recomputation:
     central = _quantities(nb, nc, confidence, base.avg.value, cand.avg.value,
                           *(_spread_value(p) for p in (base.stddev, cand.stddev)))
     corners = [_quantities(nb, nc, confidence, *corner) for corner in itertools.product(*boxes)]
+    ranges = _ranges(central, corners)
+    return Recomputation(t=t, df=df, confidence=confidence, central=central, ranges=ranges,
+                         verdict_possible=_verdicts_possible(ranges))
+
+
+def _ranges(central: dict[str, float], corners: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """Each quantity's range over the corners of the rounding box (those every corner has), widened."""
     ranges: dict[str, tuple[float, float]] = {}
     for key in central:
         values = [corner[key] for corner in corners if key in corner]
         if len(values) == len(corners):
             ranges[key] = _widen(min(values), max(values))
-    # |d| - e: d depends on the averages only, e on the spreads only.
+    return ranges
+
+
+def _verdicts_possible(ranges: dict[str, tuple[float, float]]) -> dict[str, bool]:
+    """Which verdicts some point of the box gives: |d| - e, where d depends on the averages only and e on
+    the spreads only."""
     d_low, d_high = ranges["difference"]
     abs_d_max = max(abs(d_low), abs(d_high))
     abs_d_min = 0.0 if d_low <= 0.0 <= d_high else min(abs(d_low), abs(d_high))
     e_low, e_high = ranges["half_width"]
-    possible = {"difference": abs_d_max > e_low, "no difference": abs_d_min <= e_high}
-    return Recomputation(t=t, df=df, confidence=confidence, central=central, ranges=ranges, verdict_possible=possible)
+    return {"difference": abs_d_max > e_low, "no difference": abs_d_min <= e_high}
 
 
 def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomputation:

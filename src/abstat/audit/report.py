@@ -207,9 +207,14 @@ def _audit_comparison(block: Block, base: DataSet | None, cand: DataSet | None, 
     if not _can_recompute(comparison, base, cand, confidence):
         return comparison, None
     dialects = _recompute(comparison, base, cand, confidence, printed)
-    if not any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value)):
+    if not _has_nan(base, cand):
         _rejudge(comparison, base, cand, confidence, printed, threshold)
     return comparison, dialects
+
+
+def _has_nan(base: DataSet, cand: DataSet) -> bool:
+    """A mean or a standard deviation printed as nan: nothing to re-judge."""
+    return any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value))
 
 
 def _new_comparison(block: Block, base: DataSet | None, cand: DataSet | None, symbol: str,

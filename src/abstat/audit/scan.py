@@ -45,11 +45,7 @@ def _legend_run(lines: list[Line], start: int) -> int:
 def _starts_block(lines: list[Line], i: int) -> bool:
     line = lines[i]
     if line.kind == "legend":
-        run = _legend_run(lines, i)
-        if run == 0:
-            return False
-        nxt = lines[i + run] if i + run < len(lines) else None
-        return nxt is not None and nxt.kind in {"border", "badplot", "header", "badheader", "vitals", "badvitals"}
+        return _legend_leads_on(lines, i)
     if line.kind in ("border", "badplot"):
         return _plot_leads_to_vitals(lines, i)
     if line.kind in ("header", "badheader"):
@@ -57,6 +53,15 @@ def _starts_block(lines: list[Line], i: int) -> bool:
     if line.kind in ("vitals", "badvitals"):
         return line.match is not None and line.match.group(1) == "x"
     return False
+
+
+def _legend_leads_on(lines: list[Line], i: int) -> bool:
+    """A legend (x, +, * ... in order) followed by a plot, a header or vitals."""
+    run = _legend_run(lines, i)
+    if run == 0:
+        return False
+    nxt = lines[i + run] if i + run < len(lines) else None
+    return nxt is not None and nxt.kind in {"border", "badplot", "header", "badheader", "vitals", "badvitals"}
 
 
 def _plot_leads_to_vitals(lines: list[Line], i: int) -> bool:

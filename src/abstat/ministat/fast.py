@@ -107,6 +107,16 @@ def _count_columns(values: np.ndarray, x0: float, dx: float) -> tuple[list[np.nd
     return blocks, counts_by_column
 
 
+def _decimals(block: bytes) -> np.ndarray:
+    """The decimals (float64) of a block with a dot, or raise _NotSimple."""
+    from abstat.ministat.decimals import parse_decimal_block
+
+    values = parse_decimal_block(block)
+    if values is None:
+        raise _NotSimple
+    return values
+
+
 def _parse_block(block: bytes) -> np.ndarray:
     """Integers (int64) or decimals (float64) of a block of complete lines, or raise _NotSimple."""
     if b"\r" in block:  # CRLF: ministat trims the CR with the rest of the trailing white space
@@ -114,12 +124,7 @@ def _parse_block(block: bytes) -> np.ndarray:
         if b"\r" in block:
             raise _NotSimple
     if b"." in block:
-        from abstat.ministat.decimals import parse_decimal_block
-
-        values = parse_decimal_block(block)
-        if values is None:
-            raise _NotSimple
-        return values
+        return _decimals(block)
     raw = np.frombuffer(block, dtype=np.uint8)
     newlines = block.count(b"\n")
     minus = int(np.count_nonzero(raw == 45))
@@ -224,17 +229,25 @@ class _Store:
     def extend(self, values: np.ndarray) -> None:
         if len(values) == 0:
             return
+        self._fit(values)
+        needed = self.size + len(values)
+        if needed > len(self.array):
+            self._grow(needed)
+        self.array[self.size : needed] = values
+        self.size = needed
+
+    def _fit(self, values: np.ndarray) -> None:
+        """A type that holds ``values`` too: float64 for decimals, int64 for integers beyond int32."""
         if values.dtype.kind == "f" and self.array.dtype.kind != "f":
             self._convert(np.float64)  # integers so far convert as strtod rounds them
         elif self.array.dtype == np.int32 and (int(values.min()) < -(2**31) or int(values.max()) >= 2**31):
             self._convert(np.int64)
-        needed = self.size + len(values)
-        if needed > len(self.array):
-            grown = np.empty(max(needed, 2 * len(self.array)), dtype=self.array.dtype)
-            grown[: self.size] = self.array[: self.size]
-            self.array = grown
-        self.array[self.size : needed] = values
-        self.size = needed
+
+    def _grow(self, needed: int) -> None:
+        """Room for ``needed`` values at least (twice the capacity, when that is more)."""
+        grown = np.empty(max(needed, 2 * len(self.array)), dtype=self.array.dtype)
+        grown[: self.size] = self.array[: self.size]
+        self.array = grown
 
     def _convert(self, dtype: type) -> None:
         """The same capacity in ``dtype``: only the values held are copied (the rest of

@@ -109,7 +109,7 @@ def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
         bar = _bar(bars, index if separate_bars else 0, width)
         runs = sample.column_counts(x0, dx)
         history.append((val, runs))
-        outside = outside or any(not 0 <= column < width for column, _ in runs)
+        outside = outside or _off_the_plot(runs, width)
         rows = max([1, *(count for _, count in runs)]) + 1
         if rows > height:
             _clear_above(entries, height)
@@ -119,6 +119,11 @@ def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
     if outside:
         return _grid_rows_flat(history, width), bars
     return _grid_rows(entries, height, width), bars
+
+
+def _off_the_plot(runs: list[tuple[int, int]], width: int) -> bool:
+    """A column outside the plot: the grid is then drawn as C's flat array, where it spills over."""
+    return any(not 0 <= column < width for column, _ in runs)
 
 
 def _bar(bars: list[bytearray | None], index: int, width: int) -> bytearray:
@@ -160,15 +165,7 @@ def _draw_bar(bar: bytearray, sample: SampleSet, x0: float, dx: float, width: in
     mean = sample.mean
     sd = sample.stddev
     if sd == sd:
-        left = c_int(c_div((mean - sd) - x0, dx))
-        right = c_int(c_div((mean + sd) - x0, dx))
-        if 0 <= right < width:
-            bar[right] = 124  # "|"
-        if 0 <= left < width:
-            bar[left] = 124
-        for i in range(max(left + 1, 0), min(right, width)):
-            if bar[i] == 0:
-                bar[i] = 95  # "_"
+        _draw_spread(bar, mean, sd, x0, dx, width)
     column = c_int(c_div(sample.median - x0, dx))
     if 0 <= column < width:
         bar[column] = 77  # "M"
@@ -177,6 +174,19 @@ def _draw_bar(bar: bytearray, sample: SampleSet, x0: float, dx: float, width: in
         raise PlotError(_OVERFLOW)
     if 0 <= column < width:
         bar[column] = 65  # "A"
+
+
+def _draw_spread(bar: bytearray, mean: float, sd: float, x0: float, dx: float, width: int) -> None:
+    """``|___|`` from mean - sd to mean + sd: the ends, and ``_`` where nothing is drawn yet."""
+    left = c_int(c_div((mean - sd) - x0, dx))
+    right = c_int(c_div((mean + sd) - x0, dx))
+    if 0 <= right < width:
+        bar[right] = 124  # "|"
+    if 0 <= left < width:
+        bar[left] = 124
+    for i in range(max(left + 1, 0), min(right, width)):
+        if bar[i] == 0:
+            bar[i] = 95  # "_"
 
 
 def _row_text(row) -> str:
@@ -215,18 +225,30 @@ def _grid_rows_flat(history: list[tuple[int, list[tuple[int, int]]]], width: int
                 tallest = count
         rows = tallest + 1
         if rows > height:
-            needed = width * rows
-            if len(data) < needed:
-                data.extend(bytes(needed - len(data)))
-            data[height * width : rows * width] = bytes((rows - height) * width)
+            _clear_rows(data, height, rows, width)
         height = rows
-        size = len(data)
-        for column, count in runs:
-            for j in range(1, count + 1):
-                offset = j * width + column
-                if 0 <= offset < size:
-                    data[offset] |= val
+        _mark_runs(data, runs, val, width)
     return [(_row_text(data[(height - i) * width : (height - i + 1) * width]), 1) for i in range(1, height)]
+
+
+def _clear_rows(data: bytearray, height: int, rows: int, width: int) -> None:
+    """The grid grows from ``height`` to ``rows`` rows: the array extended, and the rows from ``height`` up
+    cleared."""
+    needed = width * rows
+    if len(data) < needed:
+        data.extend(bytes(needed - len(data)))
+    data[height * width : rows * width] = bytes((rows - height) * width)
+
+
+def _mark_runs(data: bytearray, runs: list[tuple[int, int]], val: int, width: int) -> None:
+    """A data set's bit in rows 1..count of each of its columns; a column outside the plot spills into the
+    neighbouring row, as in C, and nothing is written outside the array."""
+    size = len(data)
+    for column, count in runs:
+        for j in range(1, count + 1):
+            offset = j * width + column
+            if 0 <= offset < size:
+                data[offset] |= val
 
 
 def _dump(body, bars, width: int):

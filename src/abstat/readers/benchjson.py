@@ -88,8 +88,7 @@ def is_bmf(doc: Any) -> bool:
 def read_gbench(path: str, doc: Any) -> list[SampleSet]:
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise InputError("not a Google Benchmark JSON file (no 'benchmarks' list)", path=path)
-    context = doc["context"] if isinstance(doc.get("context"), dict) else {}
-    machine = {k: v for k, v in context.items() if isinstance(v, (str, int, float, bool))}
+    machine = _machine(doc)
     found: dict[tuple[str, str], SampleSet] = {}
     aggregates: dict[str, dict[str, dict[str, Any]]] = {}
     failed: list[str] = []
@@ -104,6 +103,12 @@ def read_gbench(path: str, doc: Any) -> list[SampleSet]:
         raise InputError("Google Benchmark file holds no readable result", path=path)
     sets[0].notes.extend(notes)
     return sets
+
+
+def _machine(doc: dict[str, Any]) -> dict[str, Any]:
+    """The context's plain values (the host, its CPUs and caches, the library's build): the machine record."""
+    context = doc["context"] if isinstance(doc.get("context"), dict) else {}
+    return {k: v for k, v in context.items() if isinstance(v, (str, int, float, bool))}
 
 
 def _read_entry(path: str, index: int, entry: Any, machine: dict[str, Any], found: dict[tuple[str, str], SampleSet],

@@ -158,9 +158,7 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     try:
         for row in reader:
             name, unit, time = _raw_row(path, row, column, reader.line_num)
-            labels = {"benchmark": name}
-            if os.path.basename(path) == "raw.csv":  # criterion's name: the directory is the baseline's
-                labels["variant"] = os.path.basename(os.path.dirname(os.path.abspath(path)))
+            labels = _raw_labels(path, name)
             slot = found.setdefault((name, unit), SampleSet(labels=labels, runs=[[]], source=path, unit=unit))
             slot.runs[0].append(time)
     except csv.Error as err:
@@ -168,6 +166,14 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     if not found:
         raise InputError("criterion raw.csv holds no rows", path=path)
     return list(found.values())
+
+
+def _raw_labels(path: str, name: str) -> dict[str, str]:
+    """The benchmark; and, for a file named as criterion names it, the baseline its directory is."""
+    labels = {"benchmark": name}
+    if os.path.basename(path) == "raw.csv":
+        labels["variant"] = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return labels
 
 
 def _raw_row(path: str, row: dict[str, str], column: str, line: int) -> tuple[str, str, float]:

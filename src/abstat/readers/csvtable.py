@@ -109,11 +109,17 @@ def _sets(path: str, header: list[str], body: Body, labels_cols: list[str],
             if not is_number(cell):
                 raise InputError(f"column {metric!r}: not a finite number: {shown(cell)}",
                                  path=path, line=lineno)
-            set_labels = dict(labels)
-            if len(metrics) > 1 or "metric" not in set_labels:
-                set_labels["metric"] = metric
+            set_labels = _set_labels(labels, metric, len(metrics))
             key = tuple(sorted(set_labels.items()))
             if key not in found:
                 found[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
             found[key].runs[0].append(float(cell))
     return list(found.values())
+
+
+def _set_labels(labels: dict[str, str], metric: str, metrics: int) -> dict[str, str]:
+    """The row's labels and the metric's name, unless the row names its one metric in a ``metric`` column."""
+    set_labels = dict(labels)
+    if metrics > 1 or "metric" not in set_labels:
+        set_labels["metric"] = metric
+    return set_labels

@@ -30,9 +30,7 @@ MAX_DOCUMENTS = 10_000
 def load_documents(path: str, text: str, limit: int = MAX_DOCUMENTS) -> list[Any]:
     """The JSON documents in ``text`` one after another (one per run), after any lines a tool printed
     before the first (fio's warnings)."""
-    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
-    if start == 0 and not text.lstrip().startswith("{"):
-        raise InputError("no JSON document", path=path)
+    start = _first_document(path, text)
     decoder = json.JSONDecoder()
     docs: list[Any] = []
     position = start
@@ -44,6 +42,14 @@ def load_documents(path: str, text: str, limit: int = MAX_DOCUMENTS) -> list[Any
         doc, position = _decoded(decoder, path, text, position)
         docs.append(doc)
     return docs
+
+
+def _first_document(path: str, text: str) -> int:
+    """Where the first JSON document starts: at the top, or on the first line that starts with ``{``."""
+    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
+    if start == 0 and not text.lstrip().startswith("{"):
+        raise InputError("no JSON document", path=path)
+    return start
 
 
 def _decoded(decoder: json.JSONDecoder, path: str, text: str, position: int) -> tuple[Any, int]:

@@ -149,13 +149,18 @@ def _result(line: str) -> tuple[str, list[tuple[float, str]]]:
         raise _Skip(None)  # "BenchmarkName" alone: go test -v prints it before the result
     name = rest.split(None, 1)[0] if rest[:1] and not rest[:1].isspace() else ""
     fields = fields if name else ["", *fields]
+    _check_iterations(fields)
+    return name, _measurements(fields[2:])
+
+
+def _check_iterations(fields: list[str]) -> None:
+    """The iteration count after the name: an int64, as benchfmt parses it; _Skip otherwise."""
     if len(fields) < 2:
         raise _Skip("missing iteration count")
     if not _INT.match(fields[1]):
         raise _Skip(f"parsing iteration count: invalid syntax: {fields[1]!r}")
     if abs(int(fields[1])) > _INT64_MAX:
         raise _Skip(f"parsing iteration count: value out of range: {fields[1]!r}")
-    return name, _measurements(fields[2:])
 
 
 def _measurements(values: list[str]) -> list[tuple[float, str]]:

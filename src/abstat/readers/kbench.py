@@ -191,7 +191,7 @@ def detect(text: str) -> str | None:
     lines = head.splitlines()
     if any(PERF_BENCH_HEAD.match(line) for line in lines):
         return "perf-bench"
-    if any(HACKBENCH_HEAD.match(line) for line in lines) and any(HACKBENCH_TIME.match(ln.strip()) for ln in lines):
+    if _is_hackbench(lines):
         return "hackbench"
     if any(KERNBENCH_AVG.match(line.strip()) for line in lines):
         return "kernbench"
@@ -200,6 +200,11 @@ def detect(text: str) -> str | None:
     if any(line.strip() == WIS_HEADER for line in lines):
         return "will-it-scale"
     return None
+
+
+def _is_hackbench(lines: list[str]) -> bool:
+    """hackbench's header and at least one of its ``Time:`` lines."""
+    return any(HACKBENCH_HEAD.match(line) for line in lines) and any(HACKBENCH_TIME.match(ln.strip()) for ln in lines)
 
 
 READERS = {"hackbench": read_hackbench, "perf-bench": read_perf_bench, "kernbench": read_kernbench,

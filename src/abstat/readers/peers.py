@@ -95,11 +95,7 @@ def detect_format(path: str, text: str) -> str | None:
     # a JSON object, or criterion's old sample.json (a list)
     if stripped.startswith("{") or (stripped.startswith("[") and text.rstrip().endswith("]")):
         return _detect_json_text(text)
-    lines = text.splitlines()
-    if any(_is_go_result(line) for line in lines):
-        return "go"
-    content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    return _detect_csv(content) if len(content) >= 2 else None
+    return _detect_lines(text)
 
 
 def _detect_json_text(text: str) -> str | None:
@@ -108,6 +104,15 @@ def _detect_json_text(text: str) -> str | None:
     except (ValueError, RecursionError):
         return None
     return detect_json(doc)
+
+
+def _detect_lines(text: str) -> str | None:
+    """Go benchmark text (a result line), else a CSV table (a header and a row at least), else None."""
+    lines = text.splitlines()
+    if any(_is_go_result(line) for line in lines):
+        return "go"
+    content = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    return _detect_csv(content) if len(content) >= 2 else None
 
 
 def _is_go_result(line: str) -> bool:

@@ -82,12 +82,19 @@ def _runs(path: str, name: str, bench: dict[str, Any]) -> list[list[float]]:
     if not isinstance(bench_runs, list):
         raise InputError(f"{name}: 'runs' is not a list", path=path)
     for run_index, run in enumerate(bench_runs):
-        values = run.get("values") if isinstance(run, dict) else None
-        if not values:  # calibration run: warmups only
-            continue
-        if not isinstance(values, list):
-            raise InputError(f"{name}: runs[{run_index}].values is not a list", path=path)
-        runs.append([finite(v, path, f"{name}: runs[{run_index}].values") for v in values])
+        values = _run_values(path, name, run_index, run)
+        if values:
+            runs.append(values)
     if not runs:
         raise InputError(f"benchmark {name!r} has no measured values", path=path)
     return runs
+
+
+def _run_values(path: str, name: str, run_index: int, run: Any) -> list[float] | None:
+    """A worker's measured values; None for a calibration run (warmups only, no values)."""
+    values = run.get("values") if isinstance(run, dict) else None
+    if not values:
+        return None
+    if not isinstance(values, list):
+        raise InputError(f"{name}: runs[{run_index}].values is not a list", path=path)
+    return [finite(v, path, f"{name}: runs[{run_index}].values") for v in values]

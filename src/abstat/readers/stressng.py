@@ -88,10 +88,7 @@ def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
             continue
         if not in_metrics:
             continue
-        key, sep, value = line.strip().lstrip("- ").partition(":")
-        if not sep:
-            raise InputError("stress-ng YAML: a metrics line without 'key: value'", path=path, line=number)
-        value = value.strip().strip("'\"")
+        key, value = _yaml_pair(path, number, line)
         if key == "stressor":
             stressor = value
             continue
@@ -105,6 +102,14 @@ def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
              "bogo-ops-per-second-real-time": "ops/s", "bogo-ops-per-second-usr-sys-time": "ops/s",
              "cpu-usage-per-instance": "%"}
     return _sets(path, found, dict(units), "stress-ng-yaml", ("stressor", "metric"))
+
+
+def _yaml_pair(path: str, number: int, line: str) -> tuple[str, str]:
+    """The key and the value (unquoted) of a ``- key: value`` line of the metrics list."""
+    key, sep, value = line.strip().lstrip("- ").partition(":")
+    if not sep:
+        raise InputError("stress-ng YAML: a metrics line without 'key: value'", path=path, line=number)
+    return key, value.strip().strip("'\"")
 
 
 def read_schbench(path: str, text: str) -> list[SampleSet]:

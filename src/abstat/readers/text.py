@@ -335,13 +335,7 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
         fields = _lenient_fields(raw, delimiters, name, number)
         if not fields:
             continue
-        if len(fields) < column:
-            raise InputError(
-                f"line has {len(fields)} column{'s' if len(fields) != 1 else ''}, column {column} was asked for",
-                path=name,
-                line=number,
-            )
-        values.append(_lenient_value(fields[column - 1], name, number))
+        values.append(_column_value(fields, column, name, number))
     if not values:
         raise InputError("no samples found (empty file?)", path=name)
     return values
@@ -361,6 +355,17 @@ def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) ->
     for delim in delimiters:
         fields = [piece for field in fields for piece in field.split(delim)]
     return [field.strip() for field in fields if field.strip()]
+
+
+def _column_value(fields: list[str], column: int, name: str, number: int) -> float:
+    """The value in the ``column``-th field of a line (InputError when the line has fewer)."""
+    if len(fields) < column:
+        raise InputError(
+            f"line has {len(fields)} column{'s' if len(fields) != 1 else ''}, column {column} was asked for",
+            path=name,
+            line=number,
+        )
+    return _lenient_value(fields[column - 1], name, number)
 
 
 def _lenient_value(token: str, name: str, number: int) -> float:
