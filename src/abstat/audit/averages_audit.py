@@ -52,6 +52,15 @@ def _averages_comparisons(claim: AveragesClaim) -> list[ComparisonAudit]:
     return comparisons
 
 
+def _noise_bound(what: str, runs: int | None, change_text: str, noise: float) -> Finding:
+    """How small the run-to-run noise must be for the change to be detectable with this many runs."""
+    return Finding(
+        "noise_bound", "info",
+        f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
+        f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
+    )
+
+
 def _average_change(claim: AveragesClaim, labels: tuple[str, str], column: str, averages: tuple[float, float],
                     detectable: float | None) -> ComparisonAudit:
     """One column of a row against the baseline's: the change, with no spread to judge it by."""
@@ -68,12 +77,7 @@ def _average_change(claim: AveragesClaim, labels: tuple[str, str], column: str, 
     comparison.findings.append(Finding(
         "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
     if detectable is not None and percent is not None and percent != 0.0:
-        noise = abs(percent) / detectable
-        comparison.findings.append(Finding(
-            "noise_bound", "info",
-            f"{what}: with {claim.runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
-            f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
-        ))
+        comparison.findings.append(_noise_bound(what, claim.runs, change_text, abs(percent) / detectable))
     comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
     comparison.recomputed_values = {"difference": change, "percent": percent}
     return comparison

@@ -216,7 +216,7 @@ def _spreads(result: Judgement, nb: int, sb: float, nc: int, sc: float, se_ratio
 
 def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float, alpha: float) -> None:
     """The smallest change these samples detect, and the samples per side the observed change needs."""
-    d, percent, confidence, out = result.difference, result.percent, result.confidence, result.findings
+    confidence, out = result.confidence, result.findings
     mde = power_mod.detectable_difference(sb, nb, sc, nc, alpha=alpha, power=POWER)
     result.detectable_change = mde
     result.detectable_change_pct = mde * 100.0 / abs(ab) if ab != 0.0 else None
@@ -225,8 +225,13 @@ def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float,
         "detectable_change", "info",
         f"smallest change these samples detect with {POWER:.0%} power at {confidence:g}%: {mde_text}",
     ))
-    if d == 0.0:
-        return
+    if result.difference != 0.0:
+        _samples_needed(result, nb, sb, nc, sc, alpha)
+
+
+def _samples_needed(result: Judgement, nb: int, sb: float, nc: int, sc: float, alpha: float) -> None:
+    """The samples per side the observed change needs (a warning when more than were measured)."""
+    d, percent, out = result.difference, result.percent, result.findings
     needed = power_mod.samples_per_side(abs(d), sb, sc, alpha=alpha, power=POWER)
     result.samples_per_side = needed
     change = _pct(percent) if percent is not None else f"{d:.6g}"

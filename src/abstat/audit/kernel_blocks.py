@@ -115,19 +115,24 @@ def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
     block: dict[str, object] = {"what": header.group("what").strip(), "runs": runs, "line": index + 1,
                                 "counters": [], "unreadable": []}
     counters: list[tuple[str, float, float | None, str, int, str | None]] = block["counters"]  # type: ignore[assignment]
-    position, blanks = index + 1, 0
+    position = _read_counters(lines, index + 1, counters)
+    block["end"] = position
+    return block, position
+
+
+def _read_counters(lines: list[str], position: int, counters: list) -> int:
+    """Read the block's lines from ``position`` into ``counters``, up to two blank lines, the next header or a
+    line that is none of the block's; the index after them."""
+    blanks = 0
     while position < len(lines) and blanks < 2:
         text = strip_quote(lines[position]).strip()
         if PERF_HEADER.search(text):
             break
         blanks = blanks + 1 if not text else 0
-        if text:
-            blanks = 0
-            if _ends_block(text, position + 1, counters):
-                break
+        if text and _ends_block(text, position + 1, counters):
+            break
         position += 1
-    block["end"] = position
-    return block, position
+    return position
 
 
 def _ends_block(text: str, number_: int, counters: list) -> bool:
@@ -188,15 +193,19 @@ def _perf_side(block: dict[str, object], label: str, counter: tuple) -> Side:
     n = int(block["runs"])  # type: ignore[call-overload]
     if n < 2:
         return Side(label, 1, value, None, how="one run: perf prints no spread")
-    if form == "abs":
-        se = noise
-        how = f"± {se:g} s is the standard error of the mean: sd = ± x sqrt({n})" if se is not None else ""
-    else:
-        se = abs(value) * (noise or 0.0) / 100.0
-        how = (f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
-               f"sd = {noise or 0:g}% x mean x sqrt({n})")
+    se, how = _standard_error(value, noise, form, n)
     sd = None if se is None else se * math.sqrt(n)
     return Side(label, n, value, sd, mean_text=f"{value:g}", how=how)
+
+
+def _standard_error(value: float, noise: float | None, form: str | None, n: int) -> tuple[float | None, str]:
+    """The standard error of the mean perf prints (``m +- s``, or ``( +- x% )`` of the mean), and how."""
+    if form == "abs":
+        how = f"± {noise:g} s is the standard error of the mean: sd = ± x sqrt({n})" if noise is not None else ""
+        return noise, how
+    se = abs(value) * (noise or 0.0) / 100.0
+    return se, (f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
+                f"sd = {noise or 0:g}% x mean x sqrt({n})")
 
 
 def _unreadable_blocks(claim: Claim, blocks: list[dict[str, object]]) -> None:

@@ -236,12 +236,16 @@ def _use_runs(claim: Claim, row: Row, runs: dict[tuple[int, str], tuple[int, lis
         return False
     for column, (line, values) in enumerate(g for g in given if g is not None):
         printed = row.sides[column]
-        side = Side(printed.label, len(values), statistics.fmean(values), statistics.stdev(values),
-                    mean_text=printed.mean_text, values=values,
-                    how=f"from the {len(values)} per-run values on line {line}")
+        side = _runs_side(printed, line, values)
         _check_printed(claim, row, printed, side, shown[column])
         row.sides[column] = side
     return True
+
+
+def _runs_side(printed: Side, line: int, values: list[float]) -> Side:
+    """A side computed from its per-run values (on ``line``), keeping the printed side's label and mean."""
+    return Side(printed.label, len(values), statistics.fmean(values), statistics.stdev(values),
+                mean_text=printed.mean_text, values=values, how=f"from the {len(values)} per-run values on line {line}")
 
 
 def _check_printed(claim: Claim, row: Row, printed: Side, side: Side, shown: str | None) -> None:

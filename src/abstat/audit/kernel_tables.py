@@ -143,11 +143,16 @@ def _runs_near(lines: list[str], start: int, end: int) -> int | None:
 def find_mean_sd(lines: list[str], covered: set[int]) -> list[Claim]:
     """Runs of consecutive ``LABEL mean (sd) ...`` rows; one-cell runs are paired in order."""
     groups = _sd_groups(lines, covered)
-    claims = [_wide_claim(lines, g) for g in groups if max(len(r[2]) for r in g[2]) >= 2]
-    narrow = [g for g in groups if max(len(r[2]) for r in g[2]) == 1]
+    claims = [_wide_claim(lines, g) for g in groups if _most_cells(g) >= 2]
+    narrow = [g for g in groups if _most_cells(g) == 1]
     if len(narrow) >= 2:
         claims.append(_blocks_claim(lines, narrow))
     return claims
+
+
+def _most_cells(group: tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]) -> int:
+    """The most cells a row of the group has: one for a block of its own, more for a table's columns."""
+    return max(len(row[2]) for row in group[2])
 
 
 def _sd_groups(lines: list[str], covered: set[int]) -> list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]]:  # noqa: E501

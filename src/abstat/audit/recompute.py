@@ -191,16 +191,21 @@ def _note_nan_spread(result: Recomputation) -> None:
 
 def _settle(result: Recomputation, comparison: PrintedComparison) -> None:
     """Consistent when every line checked fits; undecided (None) when the fitting comparison is incomplete."""
-    complete = comparison.complete and (
-        not comparison.difference_proven
-        or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
-    )
+    complete = _complete(comparison)
     if all(c.ok for c in result.checks):
         result.consistent = True if complete else None
         if not complete:
             result.reasons.append("some comparison lines are damaged or missing: the rest is consistent")
     else:
         result.consistent = False
+
+
+def _complete(comparison: PrintedComparison) -> bool:
+    """No line of the comparison damaged or missing (a "Difference at" has its three lines)."""
+    return comparison.complete and (
+        not comparison.difference_proven
+        or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
+    )
 
 
 def _check_verdict(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:

@@ -107,12 +107,17 @@ def _ministat_title(block: BlockAudit) -> str:
     title = f"line {block.line}: ministat report"
     if block.command:
         title += f" ({block.command})"
-    title += " -- DAMAGED" if block.damaged and block.consistent is None else f" -- {_state(block.consistent)}"
-    if block.damaged and block.consistent is False:
-        title += ", DAMAGED"
+    title += _block_state(block)
     if block.dialect:
         title += ", dialect: " + ("classic or freebsd (both fit)" if block.dialect == "both" else block.dialect)
     return title
+
+
+def _block_state(block: BlockAudit) -> str:
+    """Consistent, inconsistent or not checked; DAMAGED beside it (or instead, when nothing was checked)."""
+    if block.damaged and block.consistent is None:
+        return " -- DAMAGED"
+    return f" -- {_state(block.consistent)}" + (", DAMAGED" if block.damaged and block.consistent is False else "")
 
 
 def _averages_lines(block: BlockAudit) -> list[str]:

@@ -169,6 +169,14 @@ def _parse_block(lines: list[Line], start: int, stop: int) -> Block:
 _COMPARISON_LINES = {"diffabs": "difference", "diffpct": "percent", "pooled": "pooled s"}
 
 
+_LINE_HANDLERS = {
+    "legend": "legend", "border": "plot", "plotrow": "plot", "badplot": "bad_plot", "header": "header",
+    "badheader": "bad_header", "diffhead": "verdict", "nodiff": "verdict", "diffabs": "comparison_line",
+    "diffpct": "comparison_line", "pooled": "comparison_line", "badcomparison": "bad_comparison",
+    "numbers": "numbers",
+}  # the _BlockParser method that reads each kind of line but vitals
+
+
 class _BlockParser:
     """The lines of one report but its vitals, in order: what each kind of line adds to the block; the
     comparison being read (``current``) and the lines it still expects."""
@@ -192,27 +200,30 @@ class _BlockParser:
             self.expected = []
 
     def line(self, line: Line) -> None:
-        kind = line.kind
-        if kind == "legend":
-            self.block.legend[line.found.group(1)] = line.found.group(2)
-        elif kind in ("border", "plotrow"):
-            self.block.has_plot = True
-        elif kind == "badplot":
-            self.block.has_plot = True
-            self.problem(line, line.note + " (the plot is not used)", "warning")
-        elif kind == "header":
-            self.block.has_header = True
-            self.header_body = line.body
-        elif kind == "badheader":
-            self.problem(line, line.note, "warning")
-        elif kind in ("diffhead", "nodiff"):
-            self.verdict(line)
-        elif kind in _COMPARISON_LINES:
-            self.comparison_line(line)
-        elif kind == "badcomparison":
-            self.bad_comparison(line)
-        elif kind == "numbers":
-            self.problem(line, "stray numbers inside the report")
+        """What a line of the kind adds (nothing for blank lines and other text)."""
+        handler = _LINE_HANDLERS.get(line.kind)
+        if handler is not None:
+            getattr(self, handler)(line)
+
+    def legend(self, line: Line) -> None:
+        self.block.legend[line.found.group(1)] = line.found.group(2)
+
+    def plot(self, line: Line) -> None:
+        self.block.has_plot = True
+
+    def bad_plot(self, line: Line) -> None:
+        self.block.has_plot = True
+        self.problem(line, line.note + " (the plot is not used)", "warning")
+
+    def header(self, line: Line) -> None:
+        self.block.has_header = True
+        self.header_body = line.body
+
+    def bad_header(self, line: Line) -> None:
+        self.problem(line, line.note, "warning")
+
+    def numbers(self, line: Line) -> None:
+        self.problem(line, "stray numbers inside the report")
 
     def bad_comparison(self, line: Line) -> None:
         """A damaged comparison line: the comparison is incomplete, and the line it stood for is not expected."""

@@ -287,10 +287,7 @@ def render_report(
     80, 90, 95, 98, 99, 99.5.  Raises ValueError for bad arguments and
     :class:`PlotError` where ministat crashes (a plot width of 1, overflowing values).
     """
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
-    if float(confidence) not in CONFIDENCE_LEVELS:
-        raise ValueError(f"no support for confidence level {confidence}")
+    _check_choices(dialect, confidence)
     samples = [item if isinstance(item, SampleSet) else sample_set(item, dialect) for item in datasets]
     names = list(names)
     if not samples or len(samples) > MAX_DATASETS:
@@ -298,6 +295,14 @@ def render_report(
     if len(names) != len(samples):
         raise ValueError("one name per data set is needed")
     return "".join(iter_report(samples, names, confidence, width, plot, stats, dialect, separate_bars, quiet))
+
+
+def _check_choices(dialect: str, confidence: float) -> None:
+    """A dialect and a confidence level ministat has."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
+    if float(confidence) not in CONFIDENCE_LEVELS:
+        raise ValueError(f"no support for confidence level {confidence}")
 
 
 def iter_report(samples, names, confidence=95.0, width=74, plot=True, stats=True, dialect="classic",

@@ -61,9 +61,14 @@ def _units(path: str) -> dict[str, str]:
         except (InputError, ValueError):
             continue
         if isinstance(document, dict):
-            return {name: str(info.get("unit")) for name, info in document.items()
-                    if isinstance(info, dict) and info.get("unit")}
+            return _declared_units(document)
     return {}
+
+
+def _declared_units(document: dict[str, Any]) -> dict[str, str]:
+    """The unit ``benchmarks.json`` declares for each benchmark that declares one."""
+    return {name: str(info.get("unit")) for name, info in document.items()
+            if isinstance(info, dict) and info.get("unit")}
 
 
 def _result_numbers(result: Any, samples: list[Any], index: int) -> list[float]:

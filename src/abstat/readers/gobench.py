@@ -66,16 +66,21 @@ def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
     for lineno, line in enumerate(text.split("\n"), 1):
         reading.line(lineno, line[:-1] if line.endswith("\r") else line)
     if not reading.found:
-        if reading.problems:
-            lineno, problem = reading.problems[0]
-            raise InputError(f"{problem}; no result line could be read", path=path, line=lineno)
-        raise InputError("no Go benchmark result lines", path=path)
+        raise _nothing_read(path, reading.problems)
     notes = _notes(path, reading.problems, reading.indented)
     sets = list(reading.found.values())
     for sample_set in sets:
         sample_set.notes.extend(notes)
         _apply_unit_metadata(sample_set, reading.units.get(sample_set.unit or "", {}))
     return sets
+
+
+def _nothing_read(path: str, problems: list[tuple[int, str]]) -> InputError:
+    """The error for a file with no result read: the first line skipped, if any."""
+    if problems:
+        lineno, problem = problems[0]
+        return InputError(f"{problem}; no result line could be read", path=path, line=lineno)
+    return InputError("no Go benchmark result lines", path=path)
 
 
 class _Reading:
