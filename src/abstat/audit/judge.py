@@ -94,11 +94,7 @@ def judge(
     result = Judgement(confidence=confidence, difference=d, percent=percent, threshold_pct=threshold_pct)
     if not _judgeable(result.findings, nb, ab, sb, nc, ac, sc):
         return result
-    vb, vc = sb * sb, sc * sc
-    se_welch = math.sqrt(vb / nb + vc / nc)
-    df_pooled = nb + nc - 2
-    sp = math.sqrt(((nb - 1) * vb + (nc - 1) * vc) / df_pooled)
-    se_pooled = sp * math.sqrt(1.0 / nb + 1.0 / nc)
+    se_welch, sp, se_pooled = _standard_errors(nb, sb, nc, sc)
     if se_welch == 0.0:
         result.findings.append(Finding(
             "no_spread", "info",
@@ -115,6 +111,14 @@ def judge(
     if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
         _threshold(result, ci_pct, threshold_pct)
     return result
+
+
+def _standard_errors(nb: int, sb: float, nc: int, sc: float) -> tuple[float, float, float]:
+    """Welch's standard error of the difference, the pooled standard deviation and Student's standard error."""
+    vb, vc = sb * sb, sc * sc
+    se_welch = math.sqrt(vb / nb + vc / nc)
+    sp = math.sqrt(((nb - 1) * vb + (nc - 1) * vc) / (nb + nc - 2))
+    return se_welch, sp, sp * math.sqrt(1.0 / nb + 1.0 / nc)
 
 
 def _underpowered(result: Judgement) -> None:

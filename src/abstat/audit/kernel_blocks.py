@@ -166,11 +166,16 @@ def _label_before(lines: list[str], index: int, floor: int) -> str | None:
         text = strip_quote(lines[position]).strip()
         if not text:
             continue
-        if len(text) <= 60 and (text.endswith(":") or BASE_WORDS.search(text) or re.search(
-                r"\b(after|patched|with|new)\b", text, re.IGNORECASE)):
+        if _is_label(text):
             return text.rstrip(":").strip() or None
         return None
     return None
+
+
+def _is_label(text: str) -> bool:
+    """A short line that ends with a colon or names a side (before, base, after, patched, with...)."""
+    return len(text) <= 60 and bool(text.endswith(":") or BASE_WORDS.search(text) or re.search(
+        r"\b(after|patched|with|new)\b", text, re.IGNORECASE))
 
 
 def find_perf_blocks(lines: list[str]) -> list[Claim]:

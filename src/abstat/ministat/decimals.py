@@ -70,8 +70,8 @@ def _parse(block: bytes) -> np.ndarray | None:
 
 def _values(block: bytes) -> np.ndarray | None:
     dots, minus = block.count(b"."), block.count(b"-")
-    if len(block.translate(None, b"0123456789")) != block.count(b"\n") + dots + minus or block[-1:] != b"\n":
-        return None  # anything but digits, "-", "." and newlines (bytes methods: C loops, no arrays)
+    if not _plain(block, dots, minus):
+        return None
     raw = np.frombuffer(block, dtype=np.uint8)
     ends, lengths = _value_lines(raw)
     if not len(ends):
@@ -87,6 +87,11 @@ def _values(block: bytes) -> np.ndarray | None:
     if fixed is not None:  # every line has its dot at the same place ("%.3f")
         return _fixed_values(raw, ends, kept, fixed, negative if minus else None)
     return _any_values(block, raw, (ends, kept), width, dots, negative if minus else None)
+
+
+def _plain(block: bytes, dots: int, minus: int) -> bool:
+    """Only digits, "-", "." and newlines, the last byte a newline (bytes methods: C loops, no arrays)."""
+    return len(block.translate(None, b"0123456789")) == block.count(b"\n") + dots + minus and block[-1:] == b"\n"
 
 
 def _value_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -316,16 +316,7 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
     """
     if column != 1 or _FORBIDDEN_DELIMITERS.intersection(delimiters):
         return None
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        capacity = len(source) // 2 + 1
-    else:
-        try:
-            import os
-
-            capacity = os.fstat(source.fileno()).st_size // 2 + 1
-        except (OSError, AttributeError, ValueError):
-            capacity = 1 << 20
-    store = _Store(capacity)
+    store = _Store(_capacity(source))
     try:
         for block in _blocks(source):
             store.extend(_parse_block(block))
@@ -335,6 +326,19 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
     if len(values) < 3:
         return None  # let the general reader report it with its message
     return array_sample_set(values, dialect)
+
+
+def _capacity(source) -> int:
+    """As many values as the data could hold (one a line of a digit and a newline); a megabyte of them for a
+    file whose size is not known."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source) // 2 + 1
+    try:
+        import os
+
+        return os.fstat(source.fileno()).st_size // 2 + 1
+    except (OSError, AttributeError, ValueError):
+        return 1 << 20
 
 
 def array_sample_set(values: np.ndarray, dialect: str = "classic") -> IntegerSampleSet:

@@ -70,9 +70,13 @@ def read_stress_ng(path: str, text: str) -> list[SampleSet]:
             continue
         misc = STRESS_MISC.match(body)
         if misc:
-            what = re.sub(r"[^\w/%.]+", "-", misc.group(3).strip()).strip("-")
-            _add(found, (misc.group(1), what), _float(misc.group(2)))
+            _add(found, (misc.group(1), _misc_metric(misc)), _float(misc.group(2)))
     return _sets(path, found, units, "stress-ng", ("stressor", "metric"))
+
+
+def _misc_metric(misc: re.Match[str]) -> str:
+    """The metric's name of a line of stress-ng's other figures: its words joined by dashes."""
+    return re.sub(r"[^\w/%.]+", "-", misc.group(3).strip()).strip("-")
 
 
 def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
