@@ -199,6 +199,14 @@ def find_averages(text: str, skip_lines: set[int] | None = None) -> list[Average
     where = _Lines(lines)
     mentions = [m for m in _MENTION.finditer(where.joined) if where.line_of(m.start()) not in skip]
     tables = _tables(lines, skip)
+    claims = _mention_claims(where, mentions, tables) + _table_claims(tables)
+    claims.sort(key=lambda c: c.line)
+    return claims
+
+
+def _mention_claims(where: _Lines, mentions: list[re.Match[str]], tables: list[_Table]) -> list[AveragesClaim]:
+    """A claim per mention of averages (a mention repeated just after its claim is the same claim), each
+    with its table or the inline pairs before the next mention."""
     claims: list[AveragesClaim] = []
     last_end = -10_000
     for index, mention in enumerate(mentions):
@@ -209,8 +217,6 @@ def find_averages(text: str, skip_lines: set[int] | None = None) -> list[Average
         last_end = mention.end()
         stop = mentions[index + 1].start() if index + 1 < len(mentions) else len(where.joined)
         claims.append(_mention_claim(where, mention, runs, tables, stop))
-    claims += _table_claims(tables)
-    claims.sort(key=lambda c: c.line)
     return claims
 
 

@@ -232,14 +232,19 @@ def block_lines(block: BlockAudit) -> list[str]:
     return out
 
 
+def _recomputed_change(recomputed: dict[str, float | None], absolute: bool) -> str:
+    """The recomputed change: in percent, unless the text printed an absolute one (or none can be had)."""
+    change = recomputed.get("percent")
+    if isinstance(change, float) and not absolute:
+        return f"{change:+.3g}%"
+    return f"{recomputed.get('difference') or 0.0:+.6g}"
+
+
 def _comparison_head(comparison: ComparisonAudit) -> str:
     """A comparison's line: the means, the recomputed change and the printed one."""
     values = comparison.printed_values or {}
-    recomputed = comparison.recomputed_values or {}
-    change = recomputed.get("percent")
     absolute = values.get("change_is_percent") == 0.0
-    shown = f"{change:+.3g}%" if isinstance(change, float) and not absolute \
-        else f"{recomputed.get('difference') or 0.0:+.6g}"
+    shown = _recomputed_change(comparison.recomputed_values or {}, absolute)
     printed = values.get("change")
     return (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
             f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"

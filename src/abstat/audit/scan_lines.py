@@ -92,12 +92,7 @@ def _damaged(line: Line, text: str) -> bool:
     """Classify ``line`` as a damaged vitals, header, plot or comparison line (with its note), if it is one."""
     start = _VITALS_START.match(text)
     if start:
-        line.kind, line.match = "badvitals", start
-        prefix = _VITALS_PREFIX.match(text)
-        line.note = (
-            f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
-            if prefix else "vitals line cut short or malformed"
-        )
+        line.kind, line.match, line.note = "badvitals", start, _vitals_damage(text)
         return True
     if _HEADER_START.match(text):
         line.kind, line.note = "badheader", "vitals header cut short or malformed"
@@ -113,3 +108,11 @@ def _damaged(line: Line, text: str) -> bool:
             line.kind, line.note = "badcomparison", f"{what} cut short or malformed"
             return True
     return False
+
+
+def _vitals_damage(text: str) -> str:
+    """How a line that starts like vitals is damaged: text glued to its end, or cut short."""
+    prefix = _VITALS_PREFIX.match(text)
+    if prefix:
+        return f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
+    return "vitals line cut short or malformed"

@@ -80,9 +80,13 @@ def is_pytest_benchmark(doc: Any) -> bool:
 def is_bmf(doc: Any) -> bool:
     if not isinstance(doc, dict) or not doc:
         return False
-    return all(isinstance(measures, dict) and measures and all(
+    return all(_bmf_measures(measures) for measures in doc.values())
+
+
+def _bmf_measures(measures: Any) -> bool:
+    """A benchmark's measures in BMF: each an object with a finite ``value``, one at least."""
+    return isinstance(measures, dict) and bool(measures) and all(
         isinstance(m, dict) and "value" in m and _num(m["value"]) is not None for m in measures.values())
-        for measures in doc.values())
 
 
 def read_gbench(path: str, doc: Any) -> list[SampleSet]:

@@ -178,6 +178,14 @@ def _raw_labels(path: str, name: str) -> dict[str, str]:
 
 def _raw_row(path: str, row: dict[str, str], column: str, line: int) -> tuple[str, str, float]:
     """A row's benchmark name, unit and time per iteration."""
+    measured, count = _measured_and_count(path, row, column, line)
+    unit = (row.get("unit") or "ns").strip() if column == "sample_measured_value" else "ns"
+    name = "/".join(p for p in (row["group"], row["function"], row["value"]) if p)
+    return name, unit, measured / count
+
+
+def _measured_and_count(path: str, row: dict[str, str], column: str, line: int) -> tuple[float, float]:
+    """The row's finite time and its positive count of iterations."""
     try:
         measured, count = float(row[column]), float(row["iteration_count"])
     except (TypeError, ValueError):
@@ -185,6 +193,4 @@ def _raw_row(path: str, row: dict[str, str], column: str, line: int) -> tuple[st
                          "not numbers", path=path, line=line) from None
     if not (math.isfinite(measured) and math.isfinite(count) and count > 0):
         raise InputError("not a finite time and a positive iteration count", path=path, line=line)
-    unit = (row.get("unit") or "ns").strip() if column == "sample_measured_value" else "ns"
-    name = "/".join(p for p in (row["group"], row["function"], row["value"]) if p)
-    return name, unit, measured / count
+    return measured, count

@@ -171,10 +171,7 @@ def _job_sets(path: str, name: str, job: dict[str, Any]) -> list[SampleSet]:
 
 
 def _read_iperf3_doc(path: str, doc: Any) -> list[SampleSet]:
-    if isinstance(doc, dict) and isinstance(doc.get("error"), str):
-        raise InputError(f"iperf3 reported an error: {doc['error'][:200]}", path=path)
-    if not is_iperf3(doc):
-        raise InputError("not iperf3 JSON output (no 'start', 'intervals' and 'end')", path=path)
+    _check_iperf3(path, doc)
     end = doc["end"]
     sets: list[SampleSet] = []
     for key, side, fields in _IPERF3_TOTALS:
@@ -186,6 +183,14 @@ def _read_iperf3_doc(path: str, doc: Any) -> list[SampleSet]:
         raise InputError("iperf3 JSON holds no end totals (end.sum_sent, end.sum_received or end.sum)",
                          path=path)
     return sets
+
+
+def _check_iperf3(path: str, doc: Any) -> None:
+    """iperf3's JSON output, and no error reported in it."""
+    if isinstance(doc, dict) and isinstance(doc.get("error"), str):
+        raise InputError(f"iperf3 reported an error: {doc['error'][:200]}", path=path)
+    if not is_iperf3(doc):
+        raise InputError("not iperf3 JSON output (no 'start', 'intervals' and 'end')", path=path)
 
 
 _IPERF3_TOTALS = (("sum_sent", "sender", ("bits_per_second", "retransmits")),

@@ -218,6 +218,21 @@ def _sub_benchmark_labels(parts: list[str], config: dict[str, str], labels: dict
 
 def _config_line(line: str) -> tuple[str, str] | None:
     """``(key, value)`` of a ``key: value`` line as benchfmt reads it, else None."""
+    key = _config_key(line)
+    if key is None:
+        return None
+    value = line[len(key) + 1:]
+    if not value:
+        return key, ""
+    stripped = value.lstrip(" \t")
+    if stripped == value:
+        return None  # "key:value" (no blank after the colon) is not configuration
+    return key, stripped
+
+
+def _config_key(line: str) -> str | None:
+    """The key before the line's first colon: it starts with a lower-case letter and has no space nor
+    upper-case letter in it; else None."""
     if not line or not line[0].islower():
         return None
     colon = line.find(":")
@@ -226,13 +241,7 @@ def _config_line(line: str) -> tuple[str, str] | None:
     key = line[:colon]
     if any(ch.isspace() or ch.isupper() for ch in key):
         return None
-    value = line[colon + 1:]
-    if not value:
-        return key, ""
-    stripped = value.lstrip(" \t")
-    if stripped == value:
-        return None  # "key:value" (no blank after the colon) is not configuration
-    return key, stripped
+    return key
 
 
 def _unit_line(line: str, units: dict[str, dict[str, str]]) -> list[str]:

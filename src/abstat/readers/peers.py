@@ -129,12 +129,16 @@ def _detect_csv(content: list[str]) -> str | None:
         fields = next(csv.reader([content[0]]))
         if is_raw_csv(fields):
             return "criterion-csv"
-        if (len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
-                and len(next(csv.reader([content[1]]))) == len(fields)):
+        if _names_columns(fields) and len(next(csv.reader([content[1]]))) == len(fields):
             return "csv"
     except csv.Error:  # CSV-like but broken: read_csv names the line
         return "csv" if "," in content[0] else None
     return None
+
+
+def _names_columns(fields: list[str]) -> bool:
+    """Two fields at least, one of them a name (a letter in it, not a number): a header, not data."""
+    return len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
 
 
 def read_peer(path: str, fmt: str, *, text: str | None = None,
