@@ -145,8 +145,7 @@ def _ends_block(text: str, number_: int, counters: list) -> bool:
 def _perf_line(text: str, number_: int, counters: list) -> bool:
     elapsed = PERF_ELAPSED.match(text)
     if elapsed:
-        se = number(elapsed.group("se")) if elapsed.group("se") else None
-        counters.append(("seconds-time-elapsed", number(elapsed.group("value")), se, "s", number_, "abs"))
+        counters.append(_elapsed_counter(elapsed, number_))
         return True
     if re.match(rf"^{_NUM}\s+seconds (?:user|sys)\b", text):
         return True
@@ -158,6 +157,12 @@ def _perf_line(text: str, number_: int, counters: list) -> bool:
     counters.append((match.group("event"), number(match.group("value")), pct, match.group("unit") or "",
                      number_, "pct"))
     return True
+
+
+def _elapsed_counter(elapsed: re.Match[str], number_: int) -> tuple:
+    """``m +- s seconds time elapsed`` as a counter: the mean and its standard error, in seconds."""
+    se = number(elapsed.group("se")) if elapsed.group("se") else None
+    return ("seconds-time-elapsed", number(elapsed.group("value")), se, "s", number_, "abs")
 
 
 def _label_before(lines: list[str], index: int, floor: int) -> str | None:

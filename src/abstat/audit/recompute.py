@@ -166,12 +166,18 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
         result.reasons.append("the baseline average is 0: no relative interval")
     _check_verdict(result, comparison, nan_spread)
     if comparison.difference_proven:
-        _check_difference_lines(result, comparison, nan_spread)
-        relative = comparison.percent_half_width
-        if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
-            _check_relative(result, comparison, relative)
+        _check_difference(result, comparison, nan_spread)
     _settle(result, comparison)
     return result
+
+
+def _check_difference(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:
+    """The lines of a "Difference at": the difference, percent and pooled s, and the relative half-width
+    (which tells the dialect) when a spread and a relative interval can be recomputed."""
+    _check_difference_lines(result, comparison, nan_spread)
+    relative = comparison.percent_half_width
+    if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
+        _check_relative(result, comparison, relative)
 
 
 def _note_nan_spread(result: Recomputation) -> None:

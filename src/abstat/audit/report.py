@@ -167,10 +167,16 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
     for symbol in _candidate_symbols(block):
         comparison, dialects = _audit_comparison(block, by_symbol.get("x"), by_symbol.get(symbol), symbol, threshold)
         audit.comparisons.append(comparison)
-        if dialects:
-            fits = set(dialects) if fits is None else fits & set(dialects)
+        fits = _narrowed(fits, dialects)
     _settle_dialect(audit, block, fits)
     return audit
+
+
+def _narrowed(fits: set[str] | None, dialects: list[str] | None) -> set[str] | None:
+    """The dialects every comparison checked so far fits, narrowed by one more comparison's (None: none checked)."""
+    if not dialects:
+        return fits
+    return set(dialects) if fits is None else fits & set(dialects)
 
 
 def _settle_dialect(audit: BlockAudit, block: Block, fits: set[str] | None) -> None:

@@ -68,17 +68,20 @@ def c_strtol(text: str) -> tuple[int, bool]:
     i = 0
     while i < n and raw[i] in b" \t\n\v\f\r":
         i += 1
-    sign = 1
-    j = i
-    if j < n and raw[j] in b"+-":
-        sign = -1 if raw[j] == 45 else 1
-        j += 1
+    sign, j = _sign(raw, i)
     k = j
     while k < n and 48 <= raw[k] <= 57:
         k += 1
     if k == j:
         return 0, n == 0  # no conversion: end = start of the string
     return _c_int(sign, raw[j:k]), k == n
+
+
+def _sign(raw: bytes, i: int) -> tuple[int, int]:
+    """The sign at ``i`` (``+``, ``-`` or none: positive) and where the digits start."""
+    if i < len(raw) and raw[i] in b"+-":
+        return (-1 if raw[i] == 45 else 1), i + 1
+    return 1, i
 
 
 def _c_int(sign: int, digits: bytes) -> int:

@@ -65,9 +65,7 @@ def _rows(path: str, text: str) -> list[list[str]]:
 def _table(path: str, rows: list[list[str]]) -> tuple[int, list[str], Body]:
     """The header's line, the header (names stripped) and the data rows, blank and ``#`` rows
     left out; every row has as many fields as the header."""
-    numbered = [(i + 1, row) for i, row in enumerate(rows)
-                if row and any(cell.strip() for cell in row)
-                and not row[0].lstrip().startswith("#")]
+    numbered = [(i + 1, row) for i, row in enumerate(rows) if _content(row)]
     if not numbered:
         raise InputError("empty CSV file", path=path)
     header_line, header = numbered[0]
@@ -85,6 +83,11 @@ def _check_widths(path: str, header: list[str], body: Body) -> None:
         if len(row) != len(header):
             raise InputError(f"{len(row)} fields, header has {len(header)}", path=path,
                              line=lineno)
+
+
+def _content(row: list[str]) -> bool:
+    """A row that is neither blank nor a ``#`` comment."""
+    return bool(row) and any(cell.strip() for cell in row) and not row[0].lstrip().startswith("#")
 
 
 def _header(path: str, line: int, fields: list[str]) -> list[str]:

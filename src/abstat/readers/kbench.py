@@ -164,11 +164,8 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
             continue
         if header is None or not line.strip():
             continue
-        fields = line.strip().split(",")
-        if len(fields) != len(header):
-            if "," in line:
-                raise InputError(f"will-it-scale: {len(fields)} fields, the header has {len(header)}",
-                                 path=path, line=number)
+        fields = _wis_fields(path, number, line, len(header))
+        if fields is None:
             continue
         numbers = _wis_numbers(path, number, fields)
         if numbers[0] == 0:
@@ -177,6 +174,16 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
             found.setdefault((fields[0], name), []).append(value)
     units: dict[str, str | None] = {"processes_idle": "%", "threads_idle": "%"}
     return _sets(path, found, units, "will-it-scale", ("tasks", "metric"))
+
+
+def _wis_fields(path: str, number: int, line: str, width: int) -> list[str] | None:
+    """A row's fields, as many as the header's; None for a line that is no row (no comma in it)."""
+    fields = line.strip().split(",")
+    if len(fields) != width:
+        if "," in line:
+            raise InputError(f"will-it-scale: {len(fields)} fields, the header has {width}", path=path, line=number)
+        return None
+    return fields
 
 
 def _wis_numbers(path: str, number: int, fields: list[str]) -> list[float]:
