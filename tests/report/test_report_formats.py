@@ -473,3 +473,20 @@ def test_a_table_without_a_comparison_says_so_and_names_no_test(tmp_path, capsys
                               "baseline variant=one and another variant.")
     code, out, _ = run_cli(["--by", "variant", "--format", "json", str(one)], capsys)
     assert code == 0 and "auto" not in json.loads(out)["footer"][0]
+
+
+def test_an_email_footnote_longer_than_a_line_is_wrapped_whole():
+    # a newcomer's e-mail read "[3] naples-pv64-before is on a grid of 5, naples-pv64-after on a grid...": the
+    # finding cut where the text format has it whole
+    from abstat.render.email import render_email
+    from abstat.report.notes import Footnote
+
+    report = hcall_report()
+    head = ("naples-pv64-before is on a grid of 5, naples-pv64-after on a grid of 20 (different machines or "
+            "clock ratios?)")
+    report.short_footnotes = [*report.short_footnotes, Footnote(head, subjects=[("naples/pv64", "before")]).short(68)]
+    letter = render_email(report)
+    assert all(len(line) <= 72 for line in letter.splitlines())
+    number = len(report.short_footnotes)
+    start = letter.index(f"[{number}] ")
+    assert " ".join(letter[start:].split()) == f"[{number}] {head}"
