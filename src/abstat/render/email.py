@@ -117,7 +117,7 @@ def render_email(report: Report, *, ministat: bool = False) -> str:
 
 def _letter(report: Report) -> str:
     """Title, table (the ``--columns`` layout, or one line per cell when wider than 72), short footer,
-    one line per footnote."""
+    a footnote per kind of warning, wrapped when longer than a line."""
     table = plain_table(report)
     if report.columns_label:
         from abstat.render.pivot import pivot_lines
@@ -128,5 +128,7 @@ def _letter(report: Report) -> str:
     lines = [*textwrap.wrap(escape.terminal(title(report)), EMAIL_WIDTH, break_on_hyphens=False), "", table, ""]
     for text in report.short_footer():
         lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
-    lines += [f"[{number}] {escape.terminal(text)}" for number, text in enumerate(report.short_footnotes, 1)]
+    for number, text in enumerate(report.short_footnotes, 1):  # a finding longer than a line is wrapped, not cut
+        lines += textwrap.wrap(f"[{number}] {escape.terminal(text)}", EMAIL_WIDTH, break_on_hyphens=False,
+                               subsequent_indent="    ")
     return "\n".join(lines)
