@@ -122,9 +122,19 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
         return _json(stored, rendered, not_compared, machine_notes, command_notes, others)
     if fmt == "csv":
         return _csv(stored, rendered)
+    return _text(stored, rendered, not_compared, machine_notes, command_notes, others, fmt, color, verbose)
+
+
+def _text(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
+          not_compared: Sequence[tuple[str, str]], machine_notes: dict[str, str], command_notes: dict[str, Any],
+          others: Any, fmt: str, color: bool, verbose: bool) -> str:
+    """Text or Markdown: the tables, the rows not compared, the warnings no table shows, what else changed and
+    the notes of the runs."""
+    from abstat.render import monitors
+
     parts = _tables(stored, rendered, fmt, color, verbose)
     clean = escape.markdown if fmt == "markdown" else escape.terminal
-    parts += [clean(f"{experiment}: {name}: not compared: {reason}") for name, reason in not_compared]
+    parts += [clean(f"{stored.experiment}: {name}: not compared: {reason}") for name, reason in not_compared]
     if not rendered:
         parts += [clean(f"warning: {note}") for note in [*machine_notes.values(), *_with_advice(command_notes)]]
     if others.tested:
@@ -221,12 +231,28 @@ def _csv(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]) 
 def _tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool,
             verbose: bool) -> list[str]:
     """Text: one summary line per row and candidate; ``--verbose``, Markdown: each row's table."""
-    from abstat.render.compare_text import render, summary_block
+    from abstat.render.compare_text import summary_block
 
     if fmt == "text" and not verbose:
         return [escape.terminal(f"experiment {stored.experiment}, baseline {stored.baseline}"),
                 summary_block(rendered, color=color).rstrip("\n")]
+    parts = _row_tables(stored, rendered, fmt, color)
+    if fmt == "text":  # --verbose: each footnote with what to do about it
+        parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
+        return parts
     from abstat.report.adjust import family_caption
+
+    family = family_caption([c for _, _, comps in rendered for c in comps])
+    if family:
+        clean = escape.markdown if fmt == "markdown" else escape.terminal
+        parts.append(clean(family[0].upper() + family[1:] + "."))
+    return parts
+
+
+def _row_tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str,
+                color: bool) -> list[str]:
+    """Each row's heading and table (its footnotes under it in Markdown)."""
+    from abstat.render.compare_text import render
 
     parts = []
     heading = "## " if fmt == "markdown" else ""
@@ -236,11 +262,6 @@ def _tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]
         parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=name,
                             footnotes=fmt != "text").rstrip("\n"))
         parts.append("")
-    family = family_caption([c for _, _, comps in rendered for c in comps])
-    if fmt == "text":  # --verbose: each footnote with what to do about it
-        parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
-    elif family:
-        parts.append(clean(family[0].upper() + family[1:] + "."))
     return parts
 
 
@@ -259,11 +280,25 @@ def _summary_only(stored: Stored, names: Sequence[str], fmt: str) -> str:
         # "note" stays in the document's shape (it is always null now that the comparison always exists)
         return json.dumps({"experiment": stored.experiment, "summary": rows, "note": None}, indent=2) + "\n"
     if fmt == "csv":
-        notes = {name: notes_cell(stored.store, stored.experiment, stored.invocations, [name]) for name in variants}
-        return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit", "notes"],
-                               [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
-                                 repr(r["max"]), r["unit"] or "", notes[r["variant"]]] for r in rows])
+        return _summary_csv(stored, rows)
     head = f"experiment {stored.experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
+    lines = [escape.terminal(head)]
+    lines += ["  " + line for line in tables.plain(["metric", "variant", "N", "median", "min", "max"],
+                                                     _summary_table(names, rows), ["l", "l", "r", "r", "r", "r"],
+                                                     rule=False)]
+    return "\n".join(lines) + "\n"
+
+
+def _summary_csv(stored: Stored, rows: list[dict[str, Any]]) -> str:
+    """The medians as CSV, with the notes of each variant's runs."""
+    notes = {name: notes_cell(stored.store, stored.experiment, stored.invocations, [name]) for name in stored.variants}
+    return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit", "notes"],
+                           [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
+                             repr(r["max"]), r["unit"] or "", notes[r["variant"]]] for r in rows])
+
+
+def _summary_table(names: Sequence[str], rows: list[dict[str, Any]]) -> list[list[str]]:
+    """The medians' table body: each row's variants, scaled to one unit per row."""
     body = []
     for name in names:
         mine = [r for r in rows if r["row"] == name]
@@ -273,7 +308,4 @@ def _summary_only(stored: Stored, names: Sequence[str], fmt: str) -> str:
                              mine[0]["metric"])
         body += [[name, r["variant"], f"{r['n']:,}", scale(r["median"]), scale(r["min"]), scale(r["max"])]
                  for r in mine]
-    lines = [escape.terminal(head)]
-    lines += ["  " + line for line in tables.plain(["metric", "variant", "N", "median", "min", "max"], body,
-                                                     ["l", "l", "r", "r", "r", "r"], rule=False)]
-    return "\n".join(lines) + "\n"
+    return body
