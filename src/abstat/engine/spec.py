@@ -179,17 +179,7 @@ class ExperimentSpec:
             raise SpecError("metrics", f"must be a list of at most {MAX_METRICS} metric sources")
         seen: set[str] = set()
         for index, source in enumerate(metrics):
-            if type(source) not in SOURCES.values():
-                raise SpecError(f"metrics[{index}]", f"not a metric source: {type(source).__name__}")
-            key = getattr(source, "name", source.kind)
-            if key in seen:
-                raise SpecError(f"metrics[{index}]", f"{key!r} given twice")
-            seen.add(key)
-            if hasattr(source, "compiled"):
-                try:
-                    source.compiled()
-                except ValueError as err:
-                    raise SpecError(f"metrics[{index}]", str(err)) from None
+            _check_source(f"metrics[{index}]", source, seen)
         object.__setattr__(self, "metrics", tuple(metrics))
 
     def _check_lab(self, names: set[str]) -> None:
@@ -234,6 +224,21 @@ class ExperimentSpec:
         return decode(document, source)
 
 
+def _check_source(where: str, source: Any, seen: set[str]) -> None:
+    """One metric source: of a known kind, its name not in ``seen`` (then added), its patterns compiling."""
+    if type(source) not in SOURCES.values():
+        raise SpecError(where, f"not a metric source: {type(source).__name__}")
+    key = getattr(source, "name", source.kind)
+    if key in seen:
+        raise SpecError(where, f"{key!r} given twice")
+    seen.add(key)
+    if hasattr(source, "compiled"):
+        try:
+            source.compiled()
+        except ValueError as err:
+            raise SpecError(where, str(err)) from None
+
+
 # --------------------------------------------------------------------------
 # the JSON form
 
@@ -261,14 +266,7 @@ def loads(text: str | bytes, source: str | None = None) -> ExperimentSpec:
 def decode(document: Any, source: str | None = None) -> ExperimentSpec:
     """The validated specification of a JSON document (parsed already)."""
     doc = json_object("specification", document, _TOP, source)
-    version = doc.get("abstat_spec")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise SpecError("abstat_spec", "missing or not a version number: not an abstat specification", source)
-    if version > SPEC_VERSION:
-        raise SpecError("abstat_spec", f"version {version} was written by a newer abstat "
-                        f"(this one reads up to {SPEC_VERSION})", source)
-    if version < 1:
-        raise SpecError("abstat_spec", f"no version {version}", source)
+    version = _version(doc.get("abstat_spec"), source)
     try:
         return _build(doc, source, version)
     except SpecError as err:
@@ -277,6 +275,18 @@ def decode(document: Any, source: str | None = None) -> ExperimentSpec:
         raise
     except (TypeError, ValueError) as err:  # a source's own check, or a value of the wrong type deep down
         raise SpecError("specification", str(err), source) from None
+
+
+def _version(version: Any, source: str | None) -> int:
+    """``abstat_spec``: a version this abstat reads."""
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SpecError("abstat_spec", "missing or not a version number: not an abstat specification", source)
+    if version > SPEC_VERSION:
+        raise SpecError("abstat_spec", f"version {version} was written by a newer abstat "
+                        f"(this one reads up to {SPEC_VERSION})", source)
+    if version < 1:
+        raise SpecError("abstat_spec", f"no version {version}", source)
+    return version
 
 
 def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:

@@ -28,13 +28,24 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
         "background": list(spec.background),
         "metrics": [source.to_json() for source in spec.metrics],
         "labels": dict(spec.labels), "rev": spec.rev,
-        "lab": None if lab is None else {
-            "hosts": [{"label": h.label, "destination": h.destination} for h in lab.hosts],
-            "boot": dict(lab.boot), "check": dict(lab.check), "boots": lab.boots, "boot_timeout": lab.boot_timeout,
-        },
+        "lab": None if lab is None else _lab_json(lab),
         "analysis": {"baseline": spec.analysis.baseline, "confidence": spec.analysis.confidence,
                      "higher_is_better": list(spec.analysis.higher_is_better)},
         "store": spec.store,
+        **_version_2_json(spec),
+    }
+
+
+def _lab_json(lab: Lab) -> dict[str, Any]:
+    return {
+        "hosts": [{"label": h.label, "destination": h.destination} for h in lab.hosts],
+        "boot": dict(lab.boot), "check": dict(lab.check), "boots": lab.boots, "boot_timeout": lab.boot_timeout,
+    }
+
+
+def _version_2_json(spec: ExperimentSpec) -> dict[str, Any]:
+    """The fields of version 2 that ``spec`` sets (none: a document of version 1)."""
+    return {
         **({"cpus": list(spec.cpus)} if spec.cpus else {}),
         **({"isolate": True} if spec.isolate else {}),
         **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
@@ -92,12 +103,7 @@ def _check_version(doc: dict[str, Any], version: int, source: str | None) -> Non
 def spec_arguments(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> dict[str, Any]:
     """The keyword arguments of :class:`~abstat.engine.spec.ExperimentSpec` a document gives (each part decoded and
     its shape checked here; the specification checks the values)."""
-    args: dict[str, Any] = {}
-    variants = []
-    for index, item in enumerate(json_list("variants", doc.get("variants"), source)):
-        entry = json_object(f"variants[{index}]", item, ("name", "command", "labels"), source)
-        variants.append(Variant(cast(str, entry.get("name")), cast(str, entry.get("command")), entry.get("labels", {})))
-    args["variants"] = tuple(variants)
+    args: dict[str, Any] = {"variants": _decode_variants(doc.get("variants"), source)}
     for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
                 "store", "isolate"):
         if key in doc:
@@ -106,24 +112,44 @@ def spec_arguments(doc: dict[str, Any], source: str | None, version: int = SPEC_
         args["hooks"] = Hooks(**json_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
     if "background" in doc:
         args["background"] = tuple(json_list("background", doc["background"], source))
+    args.update(_decode_version_2(doc, version, source))
+    if "metrics" in doc:
+        args["metrics"] = _decode_metrics(doc["metrics"], source)
+    if doc.get("lab") is not None:
+        args["lab"] = _decode_lab(doc["lab"], source)
+    if doc.get("analysis") is not None:
+        args["analysis"] = _decode_analysis(doc["analysis"], source)
+    return args
+
+
+def _decode_variants(items: Any, source: str | None) -> tuple[Variant, ...]:
+    variants = []
+    for index, item in enumerate(json_list("variants", items, source)):
+        entry = json_object(f"variants[{index}]", item, ("name", "command", "labels"), source)
+        variants.append(Variant(cast(str, entry.get("name")), cast(str, entry.get("command")), entry.get("labels", {})))
+    return tuple(variants)
+
+
+def _decode_version_2(doc: dict[str, Any], version: int, source: str | None) -> dict[str, Any]:
+    """The fields of version 2 (``cpus``, ``isolate``, ``sequential``, ``parameters``) the document has: an error
+    in a document of version 1."""
     _check_version(doc, version, source)
+    args: dict[str, Any] = {}
     if "cpus" in doc:
         args["cpus"] = tuple(json_list("cpus", doc["cpus"], source))
     if doc.get("sequential") is not None:
         args["sequential"] = Sequential(**json_object("sequential", doc["sequential"],
                                                       ("min_runs", "threshold", "metric"), source))
     args.update(_decode_parameters(doc, source))
-    if "metrics" in doc:
-        args["metrics"] = _decode_metrics(doc["metrics"], source)
-    if doc.get("lab") is not None:
-        args["lab"] = _decode_lab(doc["lab"], source)
-    if doc.get("analysis") is not None:
-        analysis = json_object("analysis", doc["analysis"], ("baseline", "confidence", "higher_is_better"), source)
-        if "higher_is_better" in analysis:
-            analysis = dict(analysis, higher_is_better=tuple(json_list("analysis.higher_is_better",
-                                                                   analysis["higher_is_better"], source)))
-        args["analysis"] = Analysis(**analysis)
     return args
+
+
+def _decode_analysis(value: Any, source: str | None) -> Analysis:
+    analysis = json_object("analysis", value, ("baseline", "confidence", "higher_is_better"), source)
+    if "higher_is_better" in analysis:
+        analysis = dict(analysis, higher_is_better=tuple(json_list("analysis.higher_is_better",
+                                                               analysis["higher_is_better"], source)))
+    return Analysis(**analysis)
 
 
 def _decode_parameters(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
