@@ -212,15 +212,21 @@ def differences(name: str, before: bytes, after: bytes) -> Counters:
     head = 1 if name in ("interrupts", "softirqs") else 0  # the CPUs' names, which every row needs
     if name == "pressure" or len(old) != len(new) or old[:head] != new[:head]:
         return _subtract(parse(name, before), parse(name, after))  # a new layout, or lines that all move
-    changed = [i for i in range(head, len(old)) if old[i] != new[i]]
-    was = parse(name, b"\n".join(old[:head] + [old[i] for i in changed]))
-    now = parse(name, b"\n".join(new[:head] + [new[i] for i in changed]))
+    was, now = _changed_lines(name, old, new, head)
     counters: Counters = {}
     for key in _keys(name, before, len(old), old[:head]):
         change = now.get(key, 0) - was.get(key, 0)
         if change >= 0 and (key in now) == (key in was):
             counters[key] = change
     return counters
+
+
+def _changed_lines(name: str, old: list[bytes], new: list[bytes], head: int) -> tuple[Counters, Counters]:
+    """The counters of the lines that differ between two readings of one layout (each with its head)."""
+    changed = [i for i in range(head, len(old)) if old[i] != new[i]]
+    was = parse(name, b"\n".join(old[:head] + [old[i] for i in changed]))
+    now = parse(name, b"\n".join(new[:head] + [new[i] for i in changed]))
+    return was, now
 
 
 _KEYS: dict[tuple[str, int, tuple[bytes, ...]], tuple[str, ...]] = {}
