@@ -63,20 +63,31 @@ def read_rows(store: Any, experiment: str, invocations: Sequence[int] | None, ba
     unit, named ``METRIC [UNIT]`` (no row mixes units); None without runs."""
     unit_notes: list[str] = []
     found = store.unit_groups(experiment, invocations=invocations, notes=unit_notes)  # (metric, unit) -> ...
-    count: dict[str, int] = {}
-    for metric, _ in found:
-        count[metric] = count.get(metric, 0) + 1
-    rows = {metric if count[metric] == 1 else f"{metric} [{unit or 'no unit'}]": (metric, unit, runs)
-            for (metric, unit), runs in found.items()}
+    rows = _named_rows(found)
     variants = [v for v in store.variant_names(experiment) if any(v in runs for _, _, runs in rows.values())]
     if not variants:
         return None
+    return Stored(store, experiment, invocations, rows, variants, _baseline(baseline, variants, experiment),
+                  unit_notes)
+
+
+def _named_rows(found: dict[tuple[str, str | None], Any]) -> dict[str, tuple[str, str | None, Any]]:
+    """Row name -> (metric, unit, runs): the metric's name, or ``METRIC [UNIT]`` where it has several units."""
+    count: dict[str, int] = {}
+    for metric, _ in found:
+        count[metric] = count.get(metric, 0) + 1
+    return {metric if count[metric] == 1 else f"{metric} [{unit or 'no unit'}]": (metric, unit, runs)
+            for (metric, unit), runs in found.items()}
+
+
+def _baseline(baseline: str | None, variants: list[str], experiment: str) -> str:
+    """``--baseline`` (UsageError when it has no runs), by default the first variant."""
     if baseline is None:
-        baseline = variants[0]
-    elif baseline not in variants:
+        return variants[0]
+    if baseline not in variants:
         raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
                          f"(variants: {', '.join(variants)})")
-    return Stored(store, experiment, invocations, rows, variants, baseline, unit_notes)
+    return baseline
 
 
 def row_names(stored: Stored, metrics: Sequence[str] | None) -> tuple[list[str], list[str]]:
