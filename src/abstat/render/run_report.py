@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.render import escape, tables
-from abstat.render.run_rows import Stored, compared_rows, machine_differences, read_rows, row_names, summary_rows
+from abstat.render.run_medians import medians_report
+from abstat.render.run_rows import Stored, compared_rows, machine_differences, read_rows, row_names
 from abstat.render.run_notes import merge_notes, note_lines, notes_cell, run_notes  # noqa: F401 -- run_report's
-from abstat.render.units import common_scale
 
 
 def comparison_report(
@@ -145,7 +145,7 @@ def _text(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
 
 def _nothing_compared(stored: Stored, names: Sequence[str], fmt: str, command_notes: dict[str, Any]) -> str:
     """Per-variant medians (one variant, or no row with two), with the warnings and notes."""
-    text = _summary_only(stored, names, fmt)
+    text = medians_report(stored, names, fmt)
     if fmt in ("text", "markdown"):  # the medians above pool the runs of every command
         clean = escape.markdown if fmt == "markdown" else escape.terminal
         text += "".join(clean(f"warning: {line}") + "\n" for line in _with_advice(command_notes))
@@ -270,42 +270,3 @@ def _with_advice(warnings: dict[str, Any]) -> list[str]:
     from abstat.report.notes import KINDS
 
     return [f"{w.message}; {KINDS[w.code][1]}" for w in warnings.values()]
-
-
-def _summary_only(stored: Stored, names: Sequence[str], fmt: str) -> str:
-    """Per-variant medians when there is nothing to compare (one row per metric and unit)."""
-    rows = summary_rows(stored, names)
-    variants = stored.variants
-    if fmt == "json":
-        # "note" stays in the document's shape (it is always null now that the comparison always exists)
-        return json.dumps({"experiment": stored.experiment, "summary": rows, "note": None}, indent=2) + "\n"
-    if fmt == "csv":
-        return _summary_csv(stored, rows)
-    head = f"experiment {stored.experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
-    lines = [escape.terminal(head)]
-    lines += ["  " + line for line in tables.plain(["metric", "variant", "N", "median", "min", "max"],
-                                                     _summary_table(names, rows), ["l", "l", "r", "r", "r", "r"],
-                                                     rule=False)]
-    return "\n".join(lines) + "\n"
-
-
-def _summary_csv(stored: Stored, rows: list[dict[str, Any]]) -> str:
-    """The medians as CSV, with the notes of each variant's runs."""
-    notes = {name: notes_cell(stored.store, stored.experiment, stored.invocations, [name]) for name in stored.variants}
-    return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit", "notes"],
-                           [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
-                             repr(r["max"]), r["unit"] or "", notes[r["variant"]]] for r in rows])
-
-
-def _summary_table(names: Sequence[str], rows: list[dict[str, Any]]) -> list[list[str]]:
-    """The medians' table body: each row's variants, scaled to one unit per row."""
-    body = []
-    for name in names:
-        mine = [r for r in rows if r["row"] == name]
-        if not mine:
-            continue
-        scale = common_scale([v for r in mine for v in (r["median"], r["min"], r["max"])], mine[0]["unit"],
-                             mine[0]["metric"])
-        body += [[name, r["variant"], f"{r['n']:,}", scale(r["median"]), scale(r["min"]), scale(r["max"])]
-                 for r in mine]
-    return body

@@ -1,6 +1,6 @@
 """What a run report (:mod:`abstat.render.run_report`) reads of the store: the experiment's run groups, one
-row per metric and unit, its variants and baseline, which rows the report compares, the variants measured under
-another machine record than the baseline, and each row's medians.
+row per metric and unit, its variants and baseline, which rows the report compares, and the variants measured under
+another machine record than the baseline.
 """
 from __future__ import annotations
 
@@ -114,19 +114,3 @@ def compared_rows(stored: Stored, names: Sequence[str]) -> list[tuple[str, str |
         if stored.baseline in data and len(data) >= 2:
             sections.append((name, unit, data, metric))
     return sections
-
-
-def summary_rows(stored: Stored, names: Sequence[str]) -> list[dict[str, Any]]:
-    """Each row's per-variant count, median, minimum and maximum (what a report without a comparison shows)."""
-    import statistics
-
-    rows = []
-    for name in names:
-        metric, unit, by_variant = stored.rows.get(name, (name, stored.unit(name), {}))
-        for variant in stored.variants:
-            values = [v for group in by_variant.get(variant, []) for v in group]
-            if values:
-                rows.append({"metric": metric, "variant": variant, "n": len(values), "unit": unit,
-                             "median": statistics.median(values), "min": min(values), "max": max(values),
-                             "row": name})
-    return rows
