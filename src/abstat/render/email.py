@@ -30,14 +30,21 @@ INDENT = "  "
 def ministat_command(names: list[str]) -> str:
     """``ministat -A milan-hcall-pv64-{before,after}`` (brace form when it fits)."""
     if len(names) == 2 and all(_plain(n) for n in names):
-        first, second = names
-        prefix = os.path.commonprefix([first, second])
-        suffix = os.path.commonprefix([first[len(prefix):][::-1], second[len(prefix):][::-1]])[::-1]
-        a = first[len(prefix): len(first) - len(suffix)]
-        b = second[len(prefix): len(second) - len(suffix)]
-        if prefix and a and b and "," not in a + b:
-            return f"ministat -A {prefix}{{{a},{b}}}{suffix}"
+        braced = _brace_form(*names)
+        if braced is not None:
+            return f"ministat -A {braced}"
     return "ministat -A " + " ".join(shlex.quote(n) for n in names)
+
+
+def _brace_form(first: str, second: str) -> str | None:
+    """``PREFIX{A,B}SUFFIX`` for two names with a common prefix, or None."""
+    prefix = os.path.commonprefix([first, second])
+    suffix = os.path.commonprefix([first[len(prefix):][::-1], second[len(prefix):][::-1]])[::-1]
+    a = first[len(prefix): len(first) - len(suffix)]
+    b = second[len(prefix): len(second) - len(suffix)]
+    if prefix and a and b and "," not in a + b:
+        return f"{prefix}{{{a},{b}}}{suffix}"
+    return None
 
 
 def _plain(name: str) -> bool:

@@ -292,9 +292,7 @@ def fits(stream: object, text: str) -> str:
 def in_unit_of(scale: Scaler, values: Iterable[float | None]) -> Scaler:
     """``scale``'s unit and prefix, with the decimals that give the smallest non-zero of ``values``
     four significant digits (a table's stddev beside its medians: one unit, its own digits)."""
-    finite = [abs(v) * scale.factor for v in values
-              if isinstance(v, (int, float)) and math.isfinite(v) and v != 0]
-    finite = [v for v in finite if math.isfinite(v) and v != 0]
+    finite = _magnitudes(values, scale.factor)
     if not finite or scale.decimals < 0:
         return scale
     return Scaler(scale.factor, max(scale.decimals, _decimals_for(float(f"{min(finite):.{SIGNIFICANT}g}"))),
