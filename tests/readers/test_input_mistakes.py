@@ -27,3 +27,4 @@ def test_an_empty_directory_is_called_a_directory(tmp_path):
     done = _compare(str(tmp_path / "bad"), str(tmp_path / "after"), cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert "a directory, and no asv or criterion results in it" in done.stderr
+

@@ -89,6 +89,12 @@ def _measure(args, argv: list[str], store_path: str, host: Any) -> tuple[str, st
 
         check_experiment_name(args.experiment)
     check_counts(args)
+    if host is None:  # before the default experiment's name is looked up in the store (which makes the store)
+        from abstat.box.runner.model import command_problem
+
+        problem = command_problem("the benchmark command", command, args.shell)
+        if problem is not None:
+            raise UsageError(problem)
     experiment = args.experiment or _default_experiment(store_path)
     return experiment, command, _run(args, _spec(args, command, experiment, store_path, host), argv)
 
