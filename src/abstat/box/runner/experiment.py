@@ -64,10 +64,15 @@ class _Stop(Exception):
 
 
 def _failure_text(measurement: Measurement) -> str:
-    text = "; ".join(measurement.notes) or measurement.status
+    """Why the run failed, then what else was noted (a note about peak RSS is not a reason)."""
+    notes = sorted(measurement.notes, key=lambda note: note.startswith(INFORMATION))
+    text = "; ".join(notes) or measurement.status
     if measurement.stderr_tail:
         text += f" (stderr: {measurement.stderr_tail})"
     return text
+
+
+INFORMATION = ("peak RSS not recorded",)  # notes of a run that worked as well as of one that failed
 
 
 def _block_done(results: list[RunResult], variants: int) -> bool:

@@ -247,7 +247,7 @@ class MetricScanner:
             if extra > 0:
                 notes.append(f"metric {pattern.name}: {extra} more match(es) that are not finite numbers")
             if pattern.name not in self.regex_values and not self._bad_count.get(pattern.name, 0):
-                notes.append(f"metric {pattern.name}: pattern {pattern.regex.pattern!r} matched nothing")
+                notes.append(f"metric {pattern.name}: pattern '{pattern.regex.pattern}' matched nothing")
         return notes
 
     def json_notes(self) -> list[str]:
