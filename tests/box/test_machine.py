@@ -119,3 +119,17 @@ def test_differing_fields_names_what_changed(tmp_path):
     assert machine.differing_fields(first, None) == []
     assert machine.differing_fields_among([first, second, dict(first, microcode="x")]) == [
         "boot", "mitigations (spectre_v2)", "governor", "microcode"]
+
+
+def test_a_guest_without_dmi_names_is_named_by_its_paravirtual_clock_as_the_doctor_names_it(tmp_path):
+    # a newcomer's record said "unknown (hypervisor CPU flag set)" where `abstat doctor` said "KVM (kvm-clock)"
+    clock = "sys/devices/system/clocksource/clocksource0/available_clocksource"
+    root = make_root(tmp_path, **{"sys/hypervisor/type": None, "sys/hypervisor/version/major": None,
+                                  clock: "kvm-clock tsc hpet acpi_pm"})
+    assert machine.collect(root)["hypervisor_type"] == "KVM (kvm-clock)"
+    from abstat.box.doctor import Context
+    from abstat.box.doctor.system import _guest_kind
+
+    assert _guest_kind(Context(root=root), True) == "KVM (kvm-clock)"
+    (tmp_path / clock).write_text("tsc hpet acpi_pm\n")
+    assert machine.collect(root)["hypervisor_type"] == "unknown (hypervisor CPU flag set)"

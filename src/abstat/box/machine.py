@@ -161,8 +161,19 @@ def _flagged_hypervisor(root: str, cpu_flag: bool | None) -> str | None:
     if cpu_flag and (vendor or product):
         return " ".join(x for x in (vendor, product) if x)
     if cpu_flag:
-        return "unknown (hypervisor CPU flag set)"
+        return paravirt_clock(root) or "unknown (hypervisor CPU flag set)"
     return None
+
+
+# The hypervisors whose paravirtual clock a guest is offered, by clock source.
+CLOCKSOURCES = {"kvm-clock": "KVM (kvm-clock)", "xen": "Xen (xen clocksource)",
+                "hyperv_clocksource_tsc_page": "Hyper-V (hyperv clocksource)", "vmware-tsc": "VMware"}
+
+
+def paravirt_clock(root: str = "") -> str | None:
+    """The hypervisor named by the paravirtual clock source the kernel is offered, if one is."""
+    available = _read(f"{root}/sys/devices/system/clocksource/clocksource0/available_clocksource") or ""
+    return next((CLOCKSOURCES[source] for source in available.split() if source in CLOCKSOURCES), None)
 
 
 def hypervisor(root: str = "", cpu_flag: bool | None = None) -> dict[str, Any]:

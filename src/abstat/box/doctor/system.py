@@ -193,28 +193,11 @@ class Hypervisor(Check):
         return self.finding(OK, "bare metal (no hypervisor CPU flag, no /sys/hypervisor)")
 
 
-_CLOCKSOURCES = {"kvm-clock": "KVM (kvm-clock)", "xen": "Xen (xen clocksource)",
-                 "hyperv_clocksource_tsc_page": "Hyper-V (hyperv clocksource)", "vmware-tsc": "VMware"}
-
-
 def _guest_kind(context: Context, cpu_flag: bool) -> str | None:
-    """The hypervisor the machine record names, or better its paravirtual clock where that record does not know."""
+    """The hypervisor the machine record names (its DMI names, /sys/hypervisor, or its paravirtual clock)."""
     from abstat.box.machine import hypervisor
 
-    kind = hypervisor(context.root, cpu_flag)["hypervisor_type"]
-    clock = _paravirt_clock(context)
-    if clock and (kind is None or kind.startswith("unknown")):
-        kind = clock
-    return kind
-
-
-def _paravirt_clock(context: Context) -> str | None:
-    """The hypervisor named by its paravirtual clock source, if one is offered."""
-    available = context.read("/sys/devices/system/clocksource/clocksource0/available_clocksource") or ""
-    for source in available.split():
-        if source in _CLOCKSOURCES:
-            return _CLOCKSOURCES[source]
-    return None
+    return hypervisor(context.root, cpu_flag)["hypervisor_type"]
 
 
 def _steal_share(context: Context) -> float | None:
