@@ -120,8 +120,8 @@ def add_seed(parser: argparse.ArgumentParser, default: int | None = 0,
 def add_center(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--center", choices=("auto", "median", "mean"), default="auto",
                         help="what to compare (default auto: the Hodges-Lehmann ratio, the median of the "
-                             "candidate/baseline ratios, or with fewer than 10 values per variant the ratio of "
-                             "geometric means; median: the ratio of medians; mean: the ratio of means)")
+                             "candidate/baseline ratios, at any size; median: the ratio of medians; mean: the "
+                             "ratio of means)")
 
 
 def add_columns(parser: argparse.ArgumentParser) -> None:
