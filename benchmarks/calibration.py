@@ -374,7 +374,7 @@ def eighty_percent_point(factors: tuple[float, ...], rates: list[float], reps: i
     return point, float(np.sqrt(0.8 * 0.2 / reps) / slope), ""
 
 
-def noise_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], list[str]]:
+def noise_rows(reps: int, rng: np.random.Generator, shapes: str = "") -> tuple[list[list[str]], list[str]]:
     """abstat noise's detectable change (80% power) on A/A runs, against the
     change the default compare detects with 80% power in simulation: compare's
     power at fixed multiples of the median reported change (``reps`` draws
@@ -384,6 +384,8 @@ def noise_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str]], li
 
     rows, failures = [], []
     for name, pop in NOISE_SHAPES:
+        if shapes and shapes not in name:
+            continue
         reported = [detectable_change(list(pop.sample(rng, NOISE_N)), list(pop.sample(rng, NOISE_N)),
                                       confidence=0.95)[0] for _ in range(200)]
         reported = np.array([r for r in reported if r is not None])
@@ -447,6 +449,7 @@ def main() -> int:
                         help="further A/A draws on which the references' validity is measured (0: the row's own)")
     parser.add_argument("--noise-only", action="store_true",
                         help="only the noise rows (abstat noise's detectable change), --reps draws per multiple")
+    parser.add_argument("--noise-shape", default="", help="only the noise rows whose shape contains this text")
     args = parser.parse_args()
     reps = 300 if args.quick else args.reps
     rng = np.random.default_rng(args.seed)
@@ -454,7 +457,8 @@ def main() -> int:
     started = time.process_time()
     lines, failures = compare_rows(args, reps, rng, check_rng)
     equiv, f3 = ([], []) if args.only or args.noise_only else equivalence_rows(reps, rng)
-    noise, f4 = ([], []) if args.only else noise_rows(reps if args.noise_only else max(200, reps // 2), rng)
+    noise, f4 = ([], []) if args.only else noise_rows(reps if args.noise_only else max(200, reps // 2), rng,
+                                                      args.noise_shape)
     failures += f3 + f4
     print(f"{reps} repetitions per row, alpha = {ALPHA}, seed {args.seed}; rates ± one Monte Carlo standard error\n")
     if lines:

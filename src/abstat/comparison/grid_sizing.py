@@ -23,7 +23,11 @@ Hodges-Lehmann ratio of the spread cells (what ``compare`` estimates), the
 test's ``p = P(X < Y) + P(X = Y) / 2`` and its variance components
 ``Var F_Y(X)``, ``Var F_X(Y)`` (mid-ranks), so the power at a change is the
 noncentral t of ``(p - 1/2) / se`` with Welch-Satterthwaite degrees of
-freedom, as for the smooth case.
+freedom, as for the smooth case.  When a normal latent fits the levels' shares
+(at most 6 adjacent levels), its distribution function replaces the polygon
+(:func:`_normal_fit`).  At most 50 values on a side ``compare``'s reference is
+the permutation distribution, discrete on a grid:
+:mod:`abstat.comparison.grid_permutation` simulates that test.
 """
 from __future__ import annotations
 
@@ -46,6 +50,49 @@ def grid_levels(x: Any, y: Any) -> Any | None:
     if not 2 <= levels.size <= MAX_LEVELS or pooled.size < MIN_PER_LEVEL * levels.size:
         return None
     return levels
+
+
+NORMAL_MAX_LEVELS = 6  # a normal latent is fitted to at most this many populated, adjacent levels
+
+
+def _normal_cdf(z: Any) -> Any:
+    import numpy as np
+
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return 0.5 * (1.0 + np.asarray(erf(np.asarray(z, dtype=float) / math.sqrt(2.0)), dtype=float))
+
+
+def _normal_fit(shares: Any, bounds: Any, total: float) -> tuple[float, float] | None:
+    """(mean, sd) of the normal latent whose rounding to the cells gives ``shares`` most likely
+    (maximum likelihood on a refined grid), when the populated levels are at most
+    :data:`NORMAL_MAX_LEVELS`, adjacent, and every cell's fitted share lies within 3 binomial standard
+    errors (plus one value) of its observed share; else None (the frequency polygon applies).
+
+    Latent times rounded to clock ticks are often normal and narrow (sd 7 on a 20-tick grid: 3
+    levels); the polygon put 0.0019 of density per tick 1.5 cells from the centre where such a latent has
+    6e-6, so a latent change moved 1.2-1.7% of the values to a level that holds 0.03%, and the model
+    promised 73% power where compare has 66.5% ±1.5 (40 values a side, 0.9%; with the fitted normal: 68%)."""
+    import numpy as np
+
+    used = np.flatnonzero(shares > 0)
+    if not 2 <= used.size <= NORMAL_MAX_LEVELS or np.any(np.diff(used) != 1):
+        return None
+    lo, hi = float(bounds[used[0]]), float(bounds[used[-1] + 1])
+    mu, sd = np.linspace(lo, hi, 41), np.geomspace((hi - lo) / 200.0, hi - lo, 41)
+    best = (math.inf, 0.0, 0.0)
+    for _ in range(3):
+        grid_mu, grid_sd = np.meshgrid(mu, sd, indexing="ij")
+        cdf = _normal_cdf((bounds[None, None, :] - grid_mu[..., None]) / grid_sd[..., None])
+        fitted = np.clip(np.diff(cdf, axis=-1), 1e-300, None)
+        loglik = (shares[None, None, :] * np.log(fitted)).sum(axis=-1)
+        i, j = np.unravel_index(int(np.argmax(loglik)), loglik.shape)
+        best = (-float(loglik[i, j]), float(mu[i]), float(sd[j]))
+        mu = np.linspace(mu[max(i - 2, 0)], mu[min(i + 2, mu.size - 1)], 21)
+        sd = np.geomspace(sd[max(j - 2, 0)], sd[min(j + 2, sd.size - 1)], 21)
+    _, m, s = best
+    fitted = np.diff(_normal_cdf((bounds - m) / s))
+    tolerance = 3.0 * np.sqrt(np.maximum(fitted * (1.0 - fitted), 1e-12) / total) + 1.0 / total
+    return (m, s) if bool(np.all(np.abs(fitted - shares) <= tolerance)) else None
 
 
 class GridModel:
@@ -71,12 +118,16 @@ class GridModel:
         # the frequency polygon: the density at each cell's centre, straight lines between, 0 at the ends
         self.knots = np.concatenate([[self.bounds[0]], self.levels, [self.bounds[-1]]])
         self.heights = np.concatenate([[0.0], density, [0.0]])
+        self.normal = _normal_fit(self.shares, self.bounds, counts.sum())
         self.cum0 = self._polygon_cdf(self.bounds)
         self.table = {+1: self._table(+1), -1: self._table(-1)}
+        self._permutation: Any = None
 
     def _polygon_cdf(self, t: Any) -> Any:
         import numpy as np
 
+        if self.normal is not None:  # a normal latent fits the levels' shares: its own distribution function
+            return _normal_cdf((np.asarray(t, dtype=float) - self.normal[0]) / self.normal[1])
         k, h = self.knots, self.heights
         areas = np.concatenate([[0.0], np.cumsum((h[1:] + h[:-1]) / 2.0 * np.diff(k))])
         t = np.clip(t, k[0], k[-1])
@@ -141,3 +192,13 @@ class GridModel:
             return 1.0 if p != 0.5 else alpha
         se = math.sqrt(a1 + a2)
         return power_from_noncentrality((p - 0.5) / se, max(welch_df(n1, a1, n2, a2), 1.0), alpha)
+
+    def permutation_power(self, pct: float, n1: int, n2: int, alpha: float) -> float:
+        """The power of ``compare``'s permutation test at a true change of ``pct`` percent (at most
+        :data:`abstat.stats.hodges_lehmann.PERMUTE_MAX` values on a side), by simulation
+        (:mod:`abstat.comparison.grid_permutation`)."""
+        from abstat.comparison.grid_permutation import GridPermutationPower, factor_for
+
+        if self._permutation is None:
+            self._permutation = GridPermutationPower(self)
+        return float(self._permutation.power(factor_for(self, pct), n1, n2, alpha))

@@ -87,10 +87,13 @@ class Sizing:
 
         if self.at(n1, n2).reason or min(n1, n2) < 2:
             return math.nan
-        if self.at(n1, n2).grid is not None:
-            if min(n1, n2) <= PERMUTE_MAX and separated_p(n1, n2) >= alpha:
+        grid = self.at(n1, n2).grid
+        if grid is not None:
+            if min(n1, n2) > PERMUTE_MAX:
+                return grid.power(pct, n1, n2, alpha)
+            if separated_p(n1, n2) >= alpha:
                 return 0.0  # no arrangement is extreme enough for the permutation test
-            return self.at(n1, n2).grid.power(pct, n1, n2, alpha)
+            return grid.permutation_power(pct, n1, n2, alpha)
         small = self.at(n1, n2).simulated
         if small is not None and min(n1, n2) <= PERMUTE_MAX:
             return small.power(math.log1p(pct / 100.0), n1, n2, alpha)
