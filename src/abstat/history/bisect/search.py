@@ -42,11 +42,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from abstat.history.bisect import density, levels, scoretest
 from abstat.history.bisect.graph import Graph
+from abstat.history.bisect.outcome import Batch, Outcome
 from abstat.stats.warnings import StatWarning
+
+__all__ = ["Batch", "Outcome", "Search", "simulate"]
 
 CLIP = 3.0
 TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
@@ -54,31 +56,6 @@ T_DF = 4.0
 INITIAL_REFERENCES = 5      # runs of each reference before the search starts
 GATE_PVALUE = 0.001          # good and bad references must differ this clearly
 SIDE_CERTAINTY = 0.99       # a test commit this surely on one side also estimates that side's level
-
-
-@dataclass
-class Batch:
-    """Runs to do, in this order: commit indices (0 = good reference, N = bad reference)."""
-
-    commits: list[int]
-    test: int | None            # the commit under test (None for a reference-only batch)
-
-
-@dataclass
-class Outcome:
-    status: str                 # found | inconclusive | no-change | untestable
-    culprit: int | None
-    probability: float
-    candidates: list[tuple[int, float]]     # most probable first
-    runs: int
-    shift: float | None = None  # bad - good (Hodges-Lehmann on the references)
-    shift_low: float | None = None
-    shift_high: float | None = None
-    good_level: float | None = None
-    reference_p: float | None = None
-    notes: list[StatWarning] = field(default_factory=list)   # codes: ends-not-different, untestable
-    intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
-    steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
 
 
 def _entropy(p: float) -> float:
