@@ -28,7 +28,7 @@ exchangeable:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 LEVEL_CONFIDENCE = 0.999    # intervals that must both exclude 0 to call a level intermediate
 LEVEL_MIN_RUNS = 6          # runs of a commit before its level is judged
@@ -121,12 +121,14 @@ def _trimmed(values: Sequence[float]) -> tuple[float, float, int]:
     return float(np.mean(x[g:n - g])), float(np.var(w, ddof=1)) * (n - 1) / (h * (h - 1)), h
 
 
-def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float]) -> float:
+def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float], at: float = 0.5) -> float:
     """One-sided p-value that a commit's runs measure nearer the level of the runs ``near`` than that of
     ``far``: Yuen's test (20% trimmed means, winsorized variances, Welch-Satterthwaite degrees of freedom)
     of the contrast ``commit - (near + far) / 2`` in the direction of ``near``.  With the same noise at
     every level (a shift, whatever the noise's shape: two humps, outliers) the trimmed means differ as the
-    levels do, so a level half way between the ends has a contrast of exactly 0: the null."""
+    levels do, so a level half way between the ends has a contrast of exactly 0: the null.  ``at``: the boundary
+    ``far + at (near - far)`` in place of the midpoint (``at = 2``: the mirror of ``far`` about ``near``, beyond
+    which the commit must not lie: a change twice the ends' one, half undone later)."""
     import math as _math
 
     from scipy.stats import t as student
@@ -134,9 +136,9 @@ def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float
     if min(len(values), len(near), len(far)) < 4:
         return 1.0
     parts = [_trimmed(values[-MAX_POINTS:]), _trimmed(near[-MAX_POINTS:]), _trimmed(far[-MAX_POINTS:])]
-    weights = (1.0, 0.25, 0.25)         # squared contrast coefficients 1, -1/2, -1/2
-    contrast = parts[0][0] - (parts[1][0] + parts[2][0]) / 2
-    if parts[1][0] < parts[2][0]:
+    weights = (1.0, at * at, (1 - at) ** 2)     # squared contrast coefficients 1, -at, -(1 - at)
+    contrast = parts[0][0] - at * parts[1][0] - (1 - at) * parts[2][0]
+    if (parts[1][0] < parts[2][0]) != (at > 1):
         contrast = -contrast
     variance = sum(w * d for w, (_, d, _) in zip(weights, parts, strict=True))
     if not variance > 0:
@@ -146,14 +148,14 @@ def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float
     return p if _math.isfinite(p) else 1.0
 
 
-def nearer_score_p(values: Sequence[float], near: Sequence[float], far: Sequence[float]) -> float:
+def nearer_score_p(values: Sequence[float], near: Sequence[float], far: Sequence[float], at: float = 0.5) -> float:
     """One-sided p-value that a commit's runs measure nearer the level of ``near`` than that of ``far``:
     the commit's runs less the ends' midpoint against the ends' runs less their own levels (the far end's
     median and the Hodges-Lehmann shift, refined by Newton steps of the density's likelihood:
     :func:`abstat.history.bisect.scoretest.locations`), by the permutation test of
     :mod:`abstat.history.bisect.scoretest` (scores from the density of the pooled residuals: two humps
     for a two-path benchmark).  A commit half way between the ends has residuals like the ends': the
-    null, exact but for the estimated levels."""
+    null, exact but for the estimated levels.  ``at``: as for :func:`nearer_p`."""
     import numpy as np
 
     from abstat.history.bisect import scoretest
@@ -164,49 +166,84 @@ def nearer_score_p(values: Sequence[float], near: Sequence[float], far: Sequence
     n, f = np.asarray(near[-half:], dtype=float), np.asarray(far[-half:], dtype=float)
     level_f, delta = scoretest.locations(f, n)
     residuals = np.concatenate([f - level_f, n - level_f - delta])
-    sample = np.asarray(values, dtype=float) - level_f - delta / 2
-    sign = 1.0 if delta >= 0 else -1.0
+    sample = np.asarray(values, dtype=float) - level_f - at * delta
+    sign = (1.0 if delta >= 0 else -1.0) * (-1.0 if at > 1 else 1.0)
     return scoretest.shift_p(list(sign * sample), list(sign * residuals))
 
 
-def nearer_best_p(values: Sequence[float], near: Sequence[float], far: Sequence[float]) -> float:
+def nearer_best_p(values: Sequence[float], near: Sequence[float], far: Sequence[float], at: float = 0.5) -> float:
     """Yuen's :func:`nearer_p`; when the ends' noise has humps (:func:`abstat.history.bisect.scoretest.multimodal`,
     decided from the ends' runs alone, so either way the test is one valid test) the smaller of it and
     :func:`nearer_score_p`, doubled (Bonferroni: the scored test for a small shift within each hump, Yuen's
     for a large one)."""
     from abstat.history.bisect import scoretest
 
-    yuen = nearer_p(values, near, far)
+    yuen = nearer_p(values, near, far, at)
     if not scoretest.multimodal(far[-scoretest.MAX_POINTS // 2:], near[-scoretest.MAX_POINTS // 2:]):
         return yuen
-    return min(1.0, 2 * min(yuen, nearer_score_p(values, near, far)))
+    return min(1.0, 2 * min(yuen, nearer_score_p(values, near, far, at)))
+
+
+CHECKS = frozenset({"nearer", "mirror"})     # the placement's checks (:func:`placed_checks`)
+
+
+def placed_checks(values: Sequence[float], good: Sequence[float], bad: Sequence[float], side: str,
+                  done: Collection[str] = ()) -> set[str]:
+    """Which of the placement's checks not in ``done`` a commit's runs pass now, each by one-sided
+    ``NEARER_PVALUE``: "nearer", they measure nearer the ``side`` end ("good" or "bad") than the other
+    (:func:`nearer_best_p`: a level half way between the ends, two equal changes and the commit between them,
+    passes with probability at most ``NEARER_PVALUE`` whatever the noise's shape); "mirror", nearer it than
+    the mirror image of the other end about it (a change of twice the ends' shift, half undone later, puts
+    the commit after it there): Yuen's test (:func:`nearer_p` at 2), and passed as such on noise with humps
+    (:func:`abstat.history.bisect.scoretest.multimodal`), where the scored test's boundary, twice the
+    estimated shift, moves with its error (it passed 12.5% of 200 draws of a commit on it) and Yuen's placed a
+    commit at the bad level in 12.5% of 1,000 draws (one path: 77%)."""
+    from abstat.history.bisect import scoretest
+
+    end, other = (bad, good) if side == "bad" else (good, bad)
+    passed = set()
+    if "nearer" not in done and nearer_best_p(values, end, other) <= NEARER_PVALUE:
+        passed.add("nearer")
+    if "mirror" not in done:
+        half = scoretest.MAX_POINTS // 2
+        if nearer_p(values, end, other, 2.0) <= NEARER_PVALUE or scoretest.multimodal(other[-half:], end[-half:]):
+            passed.add("mirror")
+    return passed
 
 
 def placed(values: Sequence[float], good: Sequence[float], bad: Sequence[float], side: str) -> bool:
-    """Whether a commit's runs measure nearer the ``side`` end ("good" or "bad") than the other, by
-    :func:`nearer_best_p` at ``NEARER_PVALUE``: a level half way between the ends (two equal changes, the
-    commit between them) passes with probability at most ``NEARER_PVALUE`` whatever the noise's shape."""
-    end, other = (bad, good) if side == "bad" else (good, bad)
-    return nearer_best_p(values, end, other) <= NEARER_PVALUE
+    """Whether a commit's runs pass both checks of :func:`placed_checks` at once."""
+    return placed_checks(values, good, bad, side) == CHECKS
 
 
-def attributed(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
-               bad: Sequence[float], strikes: dict[int, int]) -> bool:
-    """Whether each (commit, its runs, the end it should measure like) -- the culprit with the bad end, its
-    parents with the good end -- does, with enough runs that a level half way between the ends would
-    have differed in 99.5% of bisections (up to ``SIDE_MAX_RUNS``).  A commit that once differed
-    (``strikes``, updated) needs that many runs again for each time it did, so that looking again and
-    again is no way through."""
+def ends_ready(good: Sequence[float], bad: Sequence[float]) -> bool:
+    """Whether the ends have ``ENDS_FACTOR`` times the runs a commit needs (:func:`runs_needed`): their levels also
+    steered the search, and with more runs a chance deviation of theirs fades."""
+    return min(len(good), len(bad)) >= ENDS_FACTOR * runs_needed(good, bad)
+
+
+def placing(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
+            bad: Sequence[float], strikes: dict[int, int], passed: dict[int, set[str]]) -> set[int]:
+    """The commits of ``sides`` (commit, its runs, the end it should measure like: the culprit with the bad end,
+    its parents with the good end) that have passed every check of :func:`placed_checks`, each check at the
+    first look it passed (``passed``: commit -> those checks, updated; a commit's checks are only looked at
+    while it does not differ from its end, with enough runs that a level half way between the ends would have
+    differed in 99.5% of bisections, up to ``SIDE_MAX_RUNS``).  None until the ends are ready
+    (:func:`ends_ready`).  A commit that once differed (``strikes``, updated) needs that many runs again for
+    each time it did, so that looking again and again is no way through."""
+    if not ends_ready(good, bad):
+        return set()
     need = runs_needed(good, bad)
-    if min(len(good), len(bad)) < ENDS_FACTOR * need:   # the ends' levels also steered the search: with
-        return False                                     # more runs a chance deviation of theirs fades
-    verdict = True
     for commit, values, end in sides:
+        checks = passed.setdefault(commit, set())
+        if checks == CHECKS:
+            continue
         same = like(values, end, need * (1 + strikes.get(commit, 0)))
         if same is False:
             strikes[commit] = strikes.get(commit, 0) + 1
-        verdict = verdict and bool(same) and placed(values, good, bad, "bad" if end is bad else "good")
-    return verdict
+        if same:
+            checks |= placed_checks(values, good, bad, "bad" if end is bad else "good", checks)
+    return {commit for commit, _, _ in sides if passed[commit] == CHECKS}
 
 
 def drift(points: Sequence[tuple[int, float]], batches: int) -> dict[int, float]:
