@@ -338,15 +338,16 @@ class Search:
         # alike instead of confirming a crossing that is not there
         good, bad = self._references()
         need = levels.runs_needed(good, bad)
-        # runs the ends still miss, and the tests: both ends in every round while they miss some, twice while
+        # runs the ends still miss, and the tests': both ends in every round while they miss some, twice while
         # they miss more than the tests (so that neither waits for the other)
         short = levels.ENDS_FACTOR * need - min(len(good), len(bad))
         behind = short - max(0, need - min(len(self.fresh_values(c, self._fresh[culprit])) for c in tests))
         rounds = []
         for round_number in range(half):
             ends = [0, self.n] * (1 + (behind > 2 * round_number)) if short > round_number else []
-            rounds += [*tests, *(ends or [0 if self.next_reference == 0 else self.n])]
-            self.next_reference ^= 1
+            # once the ends have their runs, one of them every other round (interleaved against drift)
+            rounds += [*tests, *(ends or [0 if self.next_reference == 0 else self.n][:1 - round_number % 2])]
+            self.next_reference ^= 1 - round_number % 2
         return Batch(rounds, tests[-1])
 
     def outcome(self, status: str) -> Outcome:
