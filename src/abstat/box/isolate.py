@@ -16,7 +16,8 @@ Before the first change a record (the old IRQ affinities, the two cpusets) is wr
 file; :meth:`Isolation.close` restores everything and removes it.  After a run killed outright, the
 record is left and ``abstat doctor --reset`` restores from it (:mod:`abstat.box.isolate_record`,
 which reads it as untrusted input).
-Cgroup v2 (a ``cpuset.cpus.partition``) is not done: :func:`isolation_problem` says so.
+Where no v1 cpuset hierarchy is mounted, the cgroup v2 cpuset controller makes the measured CPUs (and
+their SMT siblings) a partition (:mod:`abstat.box.partition`); IRQs, records and restoring as above.
 """
 from __future__ import annotations
 
@@ -29,6 +30,11 @@ import tempfile
 import threading
 import time
 from typing import Any
+
+from abstat.box import partition
+from abstat.box.partition import format_cpus, parse_cpus
+from abstat.box.partition import read_value as _read
+from abstat.box.partition import write_value as _write
 
 CPU_SYS = "/sys/devices/system/cpu"
 IRQ_DIR = "/proc/irq"
@@ -43,45 +49,8 @@ class IsolationError(Exception):
     """Why the CPUs cannot be isolated here (one line)."""
 
 
-def parse_cpus(text: str) -> set[int]:
-    """The kernel's CPU list syntax (``0-3,8``)."""
-    cpus: set[int] = set()
-    for part in text.strip().split(","):
-        if not part:
-            continue
-        low, _, high = part.partition("-")
-        cpus.update(range(int(low), int(high or low) + 1))
-    return cpus
-
-
-def format_cpus(cpus: Any) -> str:
-    """The kernel's CPU list syntax for ``cpus``: ``0-3,8``."""
-    parts: list[str] = []
-    for cpu in sorted(set(cpus)):
-        low, _, high = parts[-1].partition("-") if parts else ("", "", "")
-        if parts and cpu == int(high or low) + 1:
-            parts[-1] = f"{low}-{cpu}"
-        else:
-            parts.append(str(cpu))
-    return ",".join(parts)
-
-
 def _hex_mask(cpus: set[int]) -> str:
     return format(sum(1 << cpu for cpu in cpus), "x")
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="ascii") as handle:
-        return handle.read().strip()
-
-
-def _write(path: str, value: str) -> None:
-    """Write an existing kernel file, never through a link, never creating one."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    try:
-        os.write(descriptor, value.encode("ascii") + b"\n")
-    finally:
-        os.close(descriptor)
 
 
 def cpuset_mount() -> str | None:
@@ -115,18 +84,33 @@ def default_state_dir() -> str:
     return os.path.join(base, STATE_SUBDIR)
 
 
+def hierarchy() -> tuple[str, int] | None:
+    """Where --isolate makes its cpusets: (the mount point, cgroup version 1 or 2); None: nowhere."""
+    mount = cpuset_mount()
+    if mount is not None:
+        return mount, 1
+    root = partition.v2_root()
+    return (root, 2) if root is not None else None
+
+
+def _online(mount: str, version: int) -> set[int]:
+    return parse_cpus(_read(os.path.join(mount, "cpuset.cpus" if version == 1 else "cpuset.cpus.effective")))
+
+
 def isolation_problem(cpus: Any) -> str | None:
     """Why ``--isolate`` cannot confine the measured commands to ``cpus`` here (one line), or None."""
     if not cpus:
         return "--isolate needs --cpus: the CPUs to give the measured commands alone"
     if os.geteuid() != 0:
         return "--isolate changes cpusets and IRQ affinities: it needs root"
-    mount = cpuset_mount()
-    if mount is None:
-        return ("--isolate needs the cgroup v1 cpuset hierarchy (cgroup v2 partitions are not supported yet); "
-                "--cpus alone pins without isolating")
+    found = hierarchy()
+    if found is None:
+        return ("--isolate needs a cpuset controller (the cgroup v1 cpuset hierarchy, or cgroup v2's cpuset "
+                "controller at the top of the hierarchy), and this system offers neither; --cpus alone pins "
+                "without isolating")
+    mount, version = found
     try:
-        online = parse_cpus(_read(os.path.join(mount, "cpuset.cpus")))
+        online = _online(mount, version)
     except (OSError, ValueError) as err:
         return f"--isolate: cannot read the top cpuset's CPUs: {err}"
     missing = set(cpus) - online
@@ -150,8 +134,9 @@ def _dropped_if_empty(mount: str, name: str) -> bool:
     path = os.path.join(mount, name)
     if match is None or process_alive(int(match.group(2))) or os.path.islink(path):
         return False
+    tasks = os.path.join(path, "tasks")  # cgroup v2: cgroup.procs
     try:
-        with open(os.path.join(path, "tasks"), encoding="ascii") as handle:
+        with open(tasks if os.path.exists(tasks) else os.path.join(path, "cgroup.procs"), encoding="ascii") as handle:
             if handle.read().strip():
                 return False
         os.rmdir(path)
@@ -197,8 +182,8 @@ class Isolation:
         if problem is not None:
             raise IsolationError(problem)
         self.cpus = set(cpus)
-        self.mount = cpuset_mount() or ""
-        online = parse_cpus(_read(os.path.join(self.mount, "cpuset.cpus")))
+        self.mount, self.version = hierarchy() or ("", 1)
+        online = _online(self.mount, self.version)
         self.idle = siblings_of(self.cpus)
         self.rest = online - self.cpus - self.idle
         pid = os.getpid()
@@ -206,6 +191,8 @@ class Isolation:
         self.rest_dir = os.path.join(self.mount, f"{REST_SET}-{pid}")
         self.irqs: dict[str, str] = {}
         self.moved = self.unmoved = self.irqs_unmoved = 0
+        self.enabled_cpuset = False  # cgroup v2: abstat handed the cpuset controller to the top's children
+        self._home = self.mount  # cgroup v2: where abstat's process goes back to after each spawn and wait
         self._lock = threading.Lock()
         self._closed = False
         self.record = os.path.join(state_dir or default_state_dir(), f"isolation-{pid}.json")
@@ -217,6 +204,9 @@ class Isolation:
             raise
 
     def _state(self) -> dict[str, Any]:
+        if self.version == 2:
+            return {"pid": os.getpid(), "mount": self.mount, "sets": [self.isolated_dir], "irqs": self.irqs,
+                    "cgroup2": {"enabled_cpuset": self.enabled_cpuset}}
         return {"pid": os.getpid(), "mount": self.mount, "sets": [self.isolated_dir, self.rest_dir],
                 "irqs": self.irqs}
 
@@ -224,6 +214,9 @@ class Isolation:
         _save_record(self.record, self._state())
 
     def _setup(self) -> None:
+        if self.version == 2:
+            self._setup_partition()
+            return
         mems = _read(os.path.join(self.mount, "cpuset.mems"))
         for directory, cpus in ((self.rest_dir, self.rest), (self.isolated_dir, self.cpus)):
             try:
@@ -235,6 +228,21 @@ class Isolation:
         with contextlib.suppress(OSError):  # another top-level cpuset overlaps: the top one's tasks still move
             _write(os.path.join(self.isolated_dir, "cpuset.cpu_exclusive"), "1")
         self.moved, self.unmoved = _move_tasks(self.mount, self.rest_dir)
+        self._move_irqs()
+
+    def _setup_partition(self) -> None:
+        """cgroup v2: the measured CPUs and their siblings a partition; the kernel takes them from the rest."""
+        if not partition.cpuset_enabled(self.mount):
+            self.enabled_cpuset = True
+            self._save()  # before the change
+            try:
+                partition.enable_cpuset(self.mount)
+            except OSError as err:
+                raise IsolationError(f"--isolate: cannot enable the cpuset controller for {self.mount}'s "
+                                     f"children: {err.strerror}") from None
+        problem = partition.make(self.mount, self.isolated_dir, self.cpus | self.idle)
+        if problem is not None:
+            raise IsolationError(f"--isolate: {problem}")
         self._move_irqs()
 
     def _move_irqs(self) -> None:
@@ -258,15 +266,27 @@ class Isolation:
         self._save()
 
     def enter(self) -> None:
-        """The calling thread joins the isolated set (a command spawned now is born there)."""
+        """The calling thread joins the isolated set (a command spawned now is born there); on cgroup v2
+        the whole process joins the partition (the caller pins the thread to the measured CPUs)."""
+        if self.version == 2:
+            self._home = partition.own_cgroup(self.mount)
+            partition.join(self.isolated_dir)
+            return
         _write(os.path.join(self.isolated_dir, "tasks"), str(threading.get_native_id()))
 
     def leave(self) -> None:
+        if self.version == 2:
+            partition.join(self._home)
+            return
         _write(os.path.join(self.rest_dir, "tasks"), str(threading.get_native_id()))
 
     def summary(self) -> str:
         """One line for the run's notes."""
         idle = f", SMT siblings {format_cpus(self.idle)} left idle" if self.idle else ""
+        if self.version == 2:
+            return (f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle} (a cgroup v2 "
+                    f"cpuset partition: every other cgroup runs on CPUs {format_cpus(self.rest)}), "
+                    f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)")
         return (f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle}; {self.moved} tasks "
                 f"moved to CPUs {format_cpus(self.rest)} ({self.unmoved} bound to a CPU stayed), "
                 f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)")
@@ -291,11 +311,15 @@ def restore(state: dict[str, Any], record: str) -> list[str]:
             continue  # the IRQ went away with its device
         except OSError as err:
             problems.append(f"{path}: {err.strerror}")
+    version2 = state.get("cgroup2")
     for directory in state["sets"]:  # the isolated set first: then the rest may take every CPU again
         if os.path.isdir(directory):
-            problem = remove_set(directory, state["mount"])
+            remover = partition.remove if version2 is not None else remove_set
+            problem = remover(directory, state["mount"])
             if problem:
                 problems.append(problem)
+    if version2 is not None and version2.get("enabled_cpuset") is True:
+        partition.disable_cpuset(state["mount"])
     if not problems:
         with contextlib.suppress(OSError):
             os.unlink(record)

@@ -12,7 +12,8 @@ import re
 import stat
 from typing import Any
 
-from abstat.box.isolate import (SET_NAME, cpuset_mount, default_state_dir, is_private, list_dir, process_alive,
+from abstat.box import partition
+from abstat.box.isolate import (SET_NAME, default_state_dir, hierarchy, is_private, list_dir, process_alive,
                                 remove_set, restore)
 
 _IRQ_PATH = re.compile(r"/proc/irq/(\d{1,6}/smp_affinity_list|default_smp_affinity)\Z")
@@ -23,19 +24,21 @@ MAX_RECORD_BYTES = 1 << 20
 
 def orphan_sets() -> list[str]:
     """Cpusets of ours left by runs that ended, whatever records say (a record may be lost)."""
-    mount = cpuset_mount()
-    if mount is None:
+    found = hierarchy()
+    if found is None:
         return []
+    mount = found[0]
     return [os.path.join(mount, name) for name in list_dir(mount)
             if (m := SET_NAME.match(name)) and not process_alive(int(m.group(2)))]
 
 
 def release_orphan_set(path: str) -> list[str]:
     """Move an orphan cpuset's tasks back to the top one and remove it; what failed, one line each."""
-    mount = cpuset_mount()
-    if mount is None or os.path.dirname(path) != mount or not SET_NAME.match(os.path.basename(path)):
+    found = hierarchy()
+    if found is None or os.path.dirname(path) != found[0] or not SET_NAME.match(os.path.basename(path)):
         return [f"{path}: not a cpuset abstat makes"]
-    problem = remove_set(path, mount)
+    mount, version = found
+    problem = (remove_set if version == 1 else partition.remove)(path, mount)
     return [problem] if problem else []
 
 
@@ -45,6 +48,10 @@ def _checked(state: Any, mount: str | None) -> str | None:
         return "not an isolation record of this machine's cpuset hierarchy"
     sets, irqs = state.get("sets"), state.get("irqs")
     if not isinstance(sets, list) or not isinstance(irqs, dict):
+        return "not an isolation record"
+    version2 = state.get("cgroup2", {})
+    if not isinstance(version2, dict) or set(version2) - {"enabled_cpuset"} \
+            or not isinstance(version2.get("enabled_cpuset", False), bool):
         return "not an isolation record"
     return _foreign_set(sets, mount) or _foreign_irq(irqs)
 
@@ -74,7 +81,7 @@ def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[st
     directory = state_dir or default_state_dir()
     records: list[tuple[str, dict[str, Any]]] = []
     refused: list[str] = []
-    mount = cpuset_mount()
+    mount = (hierarchy() or (None, 0))[0]
     for name in list_dir(directory):
         if not re.match(r"isolation-\d{1,10}\.json\Z", name):
             continue

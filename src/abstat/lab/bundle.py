@@ -159,7 +159,8 @@ def runner_zip() -> bytes:
     files += [(f"abstat/box/runner/{name}", os.path.join(runner_dir, name))
               for name in sorted(os.listdir(runner_dir)) if name.endswith(".py")]
     files += [("abstat/box/machine.py", abstat.box.machine.__file__),
-              ("abstat/box/isolate.py", os.path.join(box_dir, "isolate.py"))]
+              ("abstat/box/isolate.py", os.path.join(box_dir, "isolate.py")),
+              ("abstat/box/partition.py", os.path.join(box_dir, "partition.py"))]
     files += [(f"abstat/box/doctor/{name}", os.path.join(doctor_dir, name)) for name in sorted(os.listdir(doctor_dir))
               if name.endswith(".py") and name not in _CONTROLLER_ONLY]
     buffer = io.BytesIO()

@@ -197,9 +197,10 @@ def _sharing(context: Context, cpus: list[int]) -> str:
 
 
 def _held(context: Context) -> str:
-    """The CPUs an ``abstat run --isolate`` holds now (its cpusets at the top of the v1 hierarchy)."""
+    """The CPUs an ``abstat run --isolate`` holds now (its cpusets at the top of the v1 or v2 hierarchy)."""
     held = []
-    for path in context.glob("/sys/fs/cgroup/cpuset/abstat.isolated-*"):
+    for path in context.glob("/sys/fs/cgroup/cpuset/abstat.isolated-*") + context.glob(
+            "/sys/fs/cgroup/abstat.isolated-*"):
         cpus = context.read(f"{path}/cpuset.cpus")
         if cpus:
             held.append(f"{cpus} (run {path.rsplit('-', 1)[-1]})")

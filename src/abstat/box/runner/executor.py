@@ -179,7 +179,8 @@ class ProcessExecutor:
         # Where cgroup v2 is writable, a measured command is born in the run's cgroup, and a hook
         # (whose daemon may outlive it) in one of its own; abstat moves back after the wait.
         own = None if sweep else self.containment.enter_own_cgroup()
-        shared = sweep and self.containment.in_cgroup()
+        # (--isolate on cgroup v2 has the command born in the partition: it is then ended by its token)
+        shared = sweep and self.containment.in_cgroup() and (self.isolation is None or self.isolation.version == 1)
         # --cpus: this thread takes the CPUs for the spawn (posix_spawn's child inherits its affinity) and
         # until the wait ends (it only waits meanwhile), so nothing is done between the timestamps
         pinned = os.sched_getaffinity(0) if sweep and self.cpus else None
