@@ -37,8 +37,8 @@ SIDE_MIN_RUNS = 4          # runs of the culprit and of its parents asked for at
                            # times the noise: boots are dear)
 SIDE_MAX_RUNS = 30         # runs of the culprit and of its parents asked for at most
 NEED_CONFIDENCE = 0.6       # interval of the ends' shift whose bound nearer 0 sizes the runs asked for
-ENDS_FACTOR = 1             # runs of each end before a culprit is judged, in units of the commits' runs_needed (2 took
-                           # a sixth of the budget; 1 named no more wrong commits in simulation: docs/history.md)
+ENDS_FACTOR = 2             # runs of each end before a culprit is judged, in units of the commits' runs_needed (1 saved
+                           # 48 runs a bisection but named a commit between two changes in 2 of 21: docs/history.md)
 DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
 DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
 MAX_POINTS = 400            # most recent runs of a reference used by these checks (bounded cost)
