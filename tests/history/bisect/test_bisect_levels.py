@@ -270,7 +270,7 @@ def test_the_confirmation_stops_measuring_a_commit_once_it_is_placed_and_the_gat
     search._passed[3] = {2: set(levels.CHECKS)}
     step = search.plan()
     assert isinstance(step, Batch) and 2 not in step.commits and 3 in step.commits
-    search.ends_differ = lambda: False                          # type: ignore[method-assign]
+    search.ends_differ = lambda: False
     step = search.plan()
     assert isinstance(step, Batch) and step.test == 3
     # placing: each commit on its own, the settled ones not again
