@@ -3,8 +3,9 @@
     python benchmarks/testbox_boot.py [--reboots 3]
 
 For each accelerator: ``abstat testbox up`` until ssh answers (the cold boot, the image already
-built: it is built first, and not timed), then ``--reboots`` times each of a ``kexec`` reboot
-(``kexec -l /boot/vmlinuz ... --reuse-cmdline --append=... && kexec -e``) and a GRUB-like one
+built: it is built first, and not timed), then ``--reboots`` rounds of a ``kexec`` reboot
+(``kexec -l /boot/vmlinuz ... --reuse-cmdline --append=... && kexec -e``), the same with ``kexec -i``
+(no purgatory SHA-256 of the loaded kernel, as the tests boot) and a GRUB-like one
 (``testbox-next-boot ARGS && reboot``: QEMU starts again), each timed from the command to the
 first ssh answer with a new boot id.  Prints the medians and each reboot's ratio to the cold boot
 measured in the same run (the anchor).  Boxes live in a temporary directory and are removed.
@@ -27,7 +28,7 @@ from abstat.lab.testbox.image import ensure_image  # noqa: E402
 from abstat.lab.testbox.paths import BOXES_ENV  # noqa: E402
 from abstat.lab.testbox.probe import kvm_boots  # noqa: E402
 
-KEXEC = ("kexec -l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
+KEXEC = ("kexec {checks}-l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
          "&& {{ (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }}")
 GRUB = "testbox-next-boot bench={n} && {{ (sleep 0.2; reboot) >/dev/null 2>&1 </dev/null & }}"
 
@@ -59,14 +60,16 @@ def measure(accel: str, reboots: int) -> None:
     box.up(name, accel=accel, timeout=600)
     cold = time.monotonic() - start
     try:
-        kexec = [reboot(name, KEXEC.format(n=i)) for i in range(reboots)]
-        grub = [reboot(name, GRUB.format(n=i)) for i in range(reboots)]
+        kinds: dict[str, list[float]] = {"kexec": [], "kexec -i": [], "GRUB-like": []}
+        for i in range(reboots):  # interleaved: a change of the host's load hits every kind alike
+            kinds["kexec"].append(reboot(name, KEXEC.format(checks="", n=i)))
+            kinds["kexec -i"].append(reboot(name, KEXEC.format(checks="-i ", n=i)))
+            kinds["GRUB-like"].append(reboot(name, GRUB.format(n=i)))
     finally:
         box.down(name)
-    print(f"{accel}: cold boot {cold:.1f} s; kexec reboot median {statistics.median(kexec):.1f} s "
-          f"({statistics.median(kexec) / cold:.2f} x cold; {', '.join(f'{x:.1f}' for x in kexec)}); "
-          f"GRUB-like reboot median {statistics.median(grub):.1f} s ({statistics.median(grub) / cold:.2f} x cold; "
-          f"{', '.join(f'{x:.1f}' for x in grub)})")
+    print(f"{accel}: cold boot {cold:.1f} s; " + "; ".join(
+        f"{kind} reboot median {statistics.median(times):.1f} s ({statistics.median(times) / cold:.2f} x cold; "
+        f"{', '.join(f'{x:.1f}' for x in times)})" for kind, times in kinds.items()))
 
 
 def main() -> int:

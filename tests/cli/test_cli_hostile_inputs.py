@@ -29,9 +29,9 @@ def test_audit_of_a_long_run_of_digits_is_fast(tmp_path: Path, line: str) -> Non
 
 
 def test_audit_number_pattern_is_unchanged() -> None:
-    from abstat.audit import scan
+    from abstat.audit import scan_lines
 
-    number = re.compile(rf"^{scan._NUM}$")
+    number = re.compile(rf"^{scan_lines._NUM}$")
     for text in ["1", "12", "12.", "12.5", ".5", "-1.5e-3", "+2E+10", "nan", "-inf", "1.5.", "1..5", "e5", "."]:
         old = re.fullmatch(r"(?:[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)", text)
         assert bool(number.match(text)) == bool(old), text

@@ -179,7 +179,8 @@ def test_resume_shows_the_stored_commands_and_runs_nothing_without_yes(hostile_r
 def test_a_silent_or_flooding_session_is_ended_within_its_timeouts():
     import time
 
-    from abstat.lab.protocol import BoxSession, NoAnswer
+    from abstat.lab.boxsession import BoxSession
+    from abstat.lab.protocol import NoAnswer
 
     started = time.monotonic()
     silent = BoxSession(subprocess.Popen(["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,

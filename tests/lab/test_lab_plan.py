@@ -245,7 +245,7 @@ def test_progress_off_still_reports_failures():
 def test_hello_is_found_past_login_script_noise():
     import subprocess
 
-    from abstat.lab.protocol import BoxSession
+    from abstat.lab.boxsession import BoxSession
 
     boot = "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
     text = "Welcome to milan\n{not json\n[1, 2]\n" + json.dumps({"hello": {"boot_id": boot}}) + "\n"

@@ -1,42 +1,27 @@
-"""ministat/pooled.py types abstat.stats.student.pooled_t for mypy only: its protocol must name real fields
-and the real signature, or mypy would check the readers against a fiction."""
+"""ministat's report and the audit read Student's t from :func:`abstat.stats.student.pooled_t`, typed by the
+annotations of :class:`abstat.stats.student.PooledT` (mypy checks the readers against them).  PooledT sets its
+fields from ``__slots__`` through ``**fields``, which mypy cannot see: the annotations must name exactly the
+slots, each with the type pooled_t really sets, or mypy would check the readers against a fiction."""
 
-import ast
-import inspect
-import pathlib
+import random
+import typing
 
-from abstat.ministat import pooled as pooled_module
-from abstat.stats.student import PooledT, pooled_t
+import pytest
 
-
-def _protocols() -> dict[str, ast.ClassDef]:
-    tree = ast.parse(pathlib.Path(pooled_module.__file__ or "").read_text(encoding="utf-8"))
-    return {node.name: node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)}
+from abstat.stats.student import CONFIDENCE_LEVELS, PooledT, pooled_t
 
 
-def test_the_protocol_names_fields_pooled_t_sets() -> None:
-    fields = {
-        node.target.id: ast.unparse(node.annotation)
-        for node in _protocols()["PooledResult"].body
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-    }
-    assert len(fields) == 8
-    result = pooled_t(5, 10.0, 1.0, 500, 11.0, 2.0, 95)
-    for name, annotation in fields.items():
-        assert name in PooledT.__slots__
-        assert type(getattr(result, name)).__name__ == annotation, name
+def test_the_annotations_are_the_slots() -> None:
+    assert list(typing.get_type_hints(PooledT)) == list(PooledT.__slots__)
 
 
-def test_the_protocol_has_pooled_t_s_signature() -> None:
-    call = next(node for node in _protocols()["_Pooled"].body if isinstance(node, ast.FunctionDef))
-    args = call.args
-    declared = [(a.arg, "positional") for a in args.args[1:]] + [(a.arg, "keyword") for a in args.kwonlyargs]
-    defaults = [ast.literal_eval(d) for d in args.defaults] + [ast.literal_eval(d) for d in args.kw_defaults if d]
-    real = inspect.signature(pooled_t).parameters.values()
-    kinds = {inspect.Parameter.POSITIONAL_OR_KEYWORD: "positional", inspect.Parameter.KEYWORD_ONLY: "keyword"}
-    assert declared == [(p.name, kinds[p.kind]) for p in real]
-    assert defaults == [p.default for p in real if p.default is not inspect.Parameter.empty]
+@pytest.mark.parametrize("seed", range(20))
+def test_pooled_t_sets_every_field_with_its_annotated_type(seed: int) -> None:
+    rng = random.Random(seed)
+    n1, n2 = rng.choice([(2, 2), (5, 500), (3, 7), (30, 30)])
+    mean1, mean2 = rng.uniform(-1e3, 1e3), rng.uniform(-1e3, 1e3)
+    sd1, sd2 = rng.choice([0.0, rng.uniform(0, 50)]), rng.uniform(0, 50)
+    result = pooled_t(n1, mean1, sd1, n2, mean2, sd2, rng.choice(sorted(CONFIDENCE_LEVELS)))
+    for name, annotation in typing.get_type_hints(PooledT).items():
+        assert type(getattr(result, name)) is annotation, name
 
-
-def test_at_run_time_pooled_is_pooled_t() -> None:
-    assert pooled_module.pooled is pooled_t

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUM = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?"
 _UNITS = r"(?:ns|us|µs|ms|s|sec|secs|seconds|cycles|%|MB/s|GB/s|ops/s|op/s)"
@@ -48,11 +48,16 @@ def _row(text: str) -> tuple[str, str, str | None] | None:
     row, unit = _take_unit(text, spans)
     if not row or not spans or not _NUMBER.fullmatch(text, *spans[-1]):
         return None
+    found = _label_before(text, spans[_numbers_start(text, spans):])
+    return None if found is None else (found[0], text[found[1]:spans[-1][1]], unit)
+
+
+def _numbers_start(text: str, spans: list[tuple[int, int]]) -> int:
+    """The index of the first word of the numbers that end the row."""
     first = len(spans) - 1
     while first > 0 and _NUMBER.fullmatch(text, *spans[first - 1]):
         first -= 1
-    found = _label_before(text, spans[first:])
-    return None if found is None else (found[0], text[found[1]:spans[-1][1]], unit)
+    return first
 
 
 def _take_unit(text: str, spans: list[tuple[int, int]]) -> tuple[bool, str | None]:
@@ -131,19 +136,23 @@ def _rows_from(lines: list[str], i: int, skip: set[int]) -> tuple[list[tuple[str
     run: list[tuple[str, list[float], str | None]] = []
     j = i
     while j < len(lines) and j + 1 not in skip:
-        text = lines[j]
-        if "|" in text or _SPREAD.search(text):
+        row = _table_row(lines[j])
+        if row is None or (run and len(row[1]) != len(run[0][1])):
             break
-        row = _row(text)
-        if row is None:
-            break
-        label, numbers, unit = row
-        values = [float(v) for v in numbers.split()]
-        if run and len(values) != len(run[0][1]):
-            break
-        run.append((label.strip().rstrip(":"), values, unit))
+        run.append(row)
         j += 1
     return run, j
+
+
+def _table_row(text: str) -> tuple[str, list[float], str | None] | None:
+    """A row of bare averages (label, values, unit): not a table drawn with ``|``, nor one that gives a spread."""
+    if "|" in text or _SPREAD.search(text):
+        return None
+    row = _row(text)
+    if row is None:
+        return None
+    label, numbers, unit = row
+    return label.strip().rstrip(":"), [float(v) for v in numbers.split()], unit
 
 
 def _table(lines: list[str], i: int, j: int, run: list[tuple[str, list[float], str | None]], skip: set[int]) -> _Table:
@@ -190,19 +199,31 @@ def find_averages(text: str, skip_lines: set[int] | None = None) -> list[Average
     where = _Lines(lines)
     mentions = [m for m in _MENTION.finditer(where.joined) if where.line_of(m.start()) not in skip]
     tables = _tables(lines, skip)
+    claims = _mention_claims(where, mentions, tables) + _table_claims(tables)
+    claims.sort(key=lambda c: c.line)
+    return claims
+
+
+def _mention_claims(where: _Lines, mentions: list[re.Match[str]], tables: list[_Table]) -> list[AveragesClaim]:
+    """A claim per mention of averages (a mention repeated just after its claim is the same claim), each
+    with its table or the inline pairs before the next mention."""
     claims: list[AveragesClaim] = []
     last_end = -10_000
     for index, mention in enumerate(mentions):
         runs = int(mention.group(1) or mention.group(3))
-        if claims and claims[-1].runs == runs and mention.start() - last_end < 200 and not claims[-1].rows:
+        if _said_again(claims, runs, mention.start() - last_end):
             last_end = mention.end()
-            continue  # the same claim said twice ("... average of 100 runs. ipi: average of 100 runs")
+            continue
         last_end = mention.end()
         stop = mentions[index + 1].start() if index + 1 < len(mentions) else len(where.joined)
         claims.append(_mention_claim(where, mention, runs, tables, stop))
-    claims += _table_claims(tables)
-    claims.sort(key=lambda c: c.line)
     return claims
+
+
+def _said_again(claims: list[AveragesClaim], runs: int, distance: int) -> bool:
+    """A mention just after the last claim's, of as many runs, while that claim has no rows yet: the same
+    claim said twice ("... average of 100 runs. ipi: average of 100 runs")."""
+    return bool(claims) and claims[-1].runs == runs and distance < 200 and not claims[-1].rows
 
 
 def _table_claims(tables: list[_Table]) -> list[AveragesClaim]:
@@ -231,6 +252,12 @@ def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: lis
         claim.columns, claim.rows, claim.unit = table.columns, table.rows, table.unit
         claim.line, claim.end_line = min(line, table.line), max(claim.end_line, table.end_line)
         return claim
+    _inline_pairs(claim, where, mention, stop)
+    return claim
+
+
+def _inline_pairs(claim: AveragesClaim, where: _Lines, mention: re.Match[str], stop: int) -> None:
+    """The claim's rows from the ``label: value unit`` pairs after the mention, when two or more share a unit."""
     window = where.joined[mention.end(): min(stop, mention.end() + 600)]
     pairs = list(_PAIR.finditer(window))
     units = {p.group(3) for p in pairs}
@@ -239,4 +266,3 @@ def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: lis
         claim.rows = [(p.group(1).strip(), [float(p.group(2))]) for p in pairs]
         claim.unit = pairs[0].group(3)
         claim.end_line = where.line_of(mention.end() + pairs[-1].end())
-    return claim

@@ -94,11 +94,7 @@ def judge(
     result = Judgement(confidence=confidence, difference=d, percent=percent, threshold_pct=threshold_pct)
     if not _judgeable(result.findings, nb, ab, sb, nc, ac, sc):
         return result
-    vb, vc = sb * sb, sc * sc
-    se_welch = math.sqrt(vb / nb + vc / nc)
-    df_pooled = nb + nc - 2
-    sp = math.sqrt(((nb - 1) * vb + (nc - 1) * vc) / df_pooled)
-    se_pooled = sp * math.sqrt(1.0 / nb + 1.0 / nc)
+    se_welch, sp, se_pooled = _standard_errors(nb, sb, nc, sc)
     if se_welch == 0.0:
         result.findings.append(Finding(
             "no_spread", "info",
@@ -109,16 +105,30 @@ def judge(
     _welch_disagreement(result.findings, printed_difference, abs(d) > half, confidence)
     _spreads(result, nb, sb, nc, sc, se_pooled / se_welch)
     _power(result, nb, ab, sb, nc, sc, alpha)
-    if printed_difference is False and percent is not None and result.detectable_change_pct is not None:
+    if printed_difference is False and percent is not None:
+        _underpowered(result)
+    ci_pct = result.welch.get("ci_pct")
+    if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
+        _threshold(result, ci_pct, threshold_pct)
+    return result
+
+
+def _standard_errors(nb: int, sb: float, nc: int, sc: float) -> tuple[float, float, float]:
+    """Welch's standard error of the difference, the pooled standard deviation and Student's standard error."""
+    vb, vc = sb * sb, sc * sc
+    se_welch = math.sqrt(vb / nb + vc / nc)
+    sp = math.sqrt(((nb - 1) * vb + (nc - 1) * vc) / (nb + nc - 2))
+    return se_welch, sp, sp * math.sqrt(1.0 / nb + 1.0 / nc)
+
+
+def _underpowered(result: Judgement) -> None:
+    """A printed "no difference proven": the changes it cannot rule out, when the power analysis gives them."""
+    if result.detectable_change_pct is not None:
         result.findings.append(Finding(
             "underpowered", "warning",
             f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
             "or more: smaller ones may be hidden",
         ))
-    ci_pct = result.welch.get("ci_pct")
-    if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
-        _threshold(result, ci_pct, threshold_pct)
-    return result
 
 
 def _judgeable(out: list[Finding], nb: int, ab: float, sb: float, nc: int, ac: float, sc: float) -> bool:
@@ -210,7 +220,7 @@ def _spreads(result: Judgement, nb: int, sb: float, nc: int, sc: float, se_ratio
 
 def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float, alpha: float) -> None:
     """The smallest change these samples detect, and the samples per side the observed change needs."""
-    d, percent, confidence, out = result.difference, result.percent, result.confidence, result.findings
+    confidence, out = result.confidence, result.findings
     mde = power_mod.detectable_difference(sb, nb, sc, nc, alpha=alpha, power=POWER)
     result.detectable_change = mde
     result.detectable_change_pct = mde * 100.0 / abs(ab) if ab != 0.0 else None
@@ -219,8 +229,13 @@ def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float,
         "detectable_change", "info",
         f"smallest change these samples detect with {POWER:.0%} power at {confidence:g}%: {mde_text}",
     ))
-    if d == 0.0:
-        return
+    if result.difference != 0.0:
+        _samples_needed(result, nb, sb, nc, sc, alpha)
+
+
+def _samples_needed(result: Judgement, nb: int, sb: float, nc: int, sc: float, alpha: float) -> None:
+    """The samples per side the observed change needs (a warning when more than were measured)."""
+    d, percent, out = result.difference, result.percent, result.findings
     needed = power_mod.samples_per_side(abs(d), sb, sc, alpha=alpha, power=POWER)
     result.samples_per_side = needed
     change = _pct(percent) if percent is not None else f"{d:.6g}"

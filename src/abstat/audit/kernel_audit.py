@@ -31,15 +31,19 @@ def find_claims(text: str, covered: set[int]) -> list[Claim]:
     for finder in (find_perf_blocks, find_lkp_tables, find_mmtests):
         claims += [c for c in finder(lines) if c.line not in covered]
     taken = set(covered)
-    for claim in claims:
-        taken.update(range(claim.line, claim.end_line + 1))
+    _take_lines(taken, claims)
     for finder2 in (find_per_run, find_mean_sd, find_listed_runs):
         found = finder2(lines, taken)
-        for claim in found:
-            taken.update(range(claim.line, claim.end_line + 1))
+        _take_lines(taken, found)
         claims += found
     claims += find_unreadable(lines, taken, found_other=bool(claims or covered))
     return sorted(claims, key=lambda c: c.line)
+
+
+def _take_lines(taken: set[int], claims: list[Claim]) -> None:
+    """The claims' lines (1-based) are taken: no later finder reads them."""
+    for claim in claims:
+        taken.update(range(claim.line, claim.end_line + 1))
 
 
 def kernel_audits(text: str, covered: set[int], threshold: float | None) -> tuple[list[BlockAudit], set[int]]:
@@ -132,9 +136,14 @@ def _why_not_judged(base: Side, cand: Side) -> str | None:
         reasons.append(no_sd)
     if reasons:
         return "; ".join(reasons)
-    if not all(math.isfinite(x) for x in (base.mean, cand.mean, base.sd or 0.0, cand.sd or 0.0)):
+    if not _finite(base, cand):
         return "a value is not finite"
     return None
+
+
+def _finite(base: Side, cand: Side) -> bool:
+    """Both means and both standard deviations (those given) are finite."""
+    return all(math.isfinite(x) for x in (base.mean, cand.mean, base.sd or 0.0, cand.sd or 0.0))
 
 
 def _no_sd(base: Side, cand: Side) -> str | None:
@@ -183,20 +192,27 @@ def _bounds(side: Side) -> tuple[float, float]:
 def _printed_fits(base: Side, cand: Side, printed: PrintedChange) -> bool | None:
     """Whether ``printed`` follows from the printed means, allowing for every rounding."""
     hp = _half_unit(printed.text)
-    corners = [(b, c) for b in _bounds(base) for c in _bounds(cand)]
-    if printed.percent:
-        low_base, high_base = _bounds(base)
-        if any(b == 0 for b, _ in corners) or low_base * high_base <= 0:
-            return None
-        values = [(c - b) * 100.0 / b for b, c in corners]
-    else:
-        values = [c - b for b, c in corners]
+    values = _corner_changes(base, cand, printed.percent)
+    if values is None:
+        return None
     low, high = min(values), max(values)
     slack = hp + 1e-9 * max(1.0, abs(printed.value))
     fits = low - slack <= printed.value <= high + slack
     if printed.gain:
         fits = fits or low - slack <= -printed.value <= high + slack
     return fits
+
+
+def _corner_changes(base: Side, cand: Side, percent: bool) -> list[float] | None:
+    """The change (in percent, or absolute) between each pair of ends of the printed means' intervals; None
+    for a percentage of a baseline whose interval holds 0."""
+    corners = [(b, c) for b in _bounds(base) for c in _bounds(cand)]
+    if not percent:
+        return [c - b for b, c in corners]
+    low_base, high_base = _bounds(base)
+    if any(b == 0 for b, _ in corners) or low_base * high_base <= 0:
+        return None
+    return [(c - b) * 100.0 / b for b, c in corners]
 
 
 # --------------------------------------------------------------------------
@@ -211,16 +227,25 @@ def block_lines(block: BlockAudit) -> list[str]:
     out = [f"line {block.line}: {block.command} -- {state}"]
     out.extend(f"  {_MARK[f.severity]} {f.message}" for f in block.findings)
     for comparison in block.comparisons:
-        values = comparison.printed_values or {}
-        recomputed = comparison.recomputed_values or {}
-        change = recomputed.get("percent")
-        absolute = values.get("change_is_percent") == 0.0
-        shown = f"{change:+.3g}%" if isinstance(change, float) and not absolute \
-            else f"{recomputed.get('difference') or 0.0:+.6g}"
-        printed = values.get("change")
-        head = (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
-                f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
-                + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "") + ")")
-        out.append(head)
+        out.append(_comparison_head(comparison))
         out.extend(f"    {_MARK[f.severity]} {f.message}" for f in comparison.findings)
     return out
+
+
+def _recomputed_change(recomputed: dict[str, float | None], absolute: bool) -> str:
+    """The recomputed change: in percent, unless the text printed an absolute one (or none can be had)."""
+    change = recomputed.get("percent")
+    if isinstance(change, float) and not absolute:
+        return f"{change:+.3g}%"
+    return f"{recomputed.get('difference') or 0.0:+.6g}"
+
+
+def _comparison_head(comparison: ComparisonAudit) -> str:
+    """A comparison's line: the means, the recomputed change and the printed one."""
+    values = comparison.printed_values or {}
+    absolute = values.get("change_is_percent") == 0.0
+    shown = _recomputed_change(comparison.recomputed_values or {}, absolute)
+    printed = values.get("change")
+    return (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
+            f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
+            + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "") + ")")

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from abstat.audit.findings import Finding
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 PERF_HEADER = re.compile(r"Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
@@ -92,8 +92,7 @@ def runs_in_prose(lines: list[str], start: int, end: int) -> int | None:
     after = range(end, min(len(lines), end + PROSE_WINDOW))
     for positions in (before, after):
         for position in positions:
-            found = {int(m.group(1) or m.group(2)) for m in RUNS_PROSE.finditer(lines[position])}
-            found = {value for value in found if value >= 2}
+            found = _stated_runs(lines[position])
             if found:
                 return found.pop() if len(found) == 1 else None
     return None
@@ -101,6 +100,12 @@ def runs_in_prose(lines: list[str], start: int, end: int) -> int | None:
 
 # --------------------------------------------------------------------------
 # perf stat -r
+
+def _stated_runs(line: str) -> set[int]:
+    """The numbers of runs (2 or more) a line of prose states."""
+    found = {int(m.group(1) or m.group(2)) for m in RUNS_PROSE.finditer(line)}
+    return {value for value in found if value >= 2}
+
 
 def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
     """The block whose header is ``lines[index]``: its counters, and the index after it."""
@@ -110,27 +115,37 @@ def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
     block: dict[str, object] = {"what": header.group("what").strip(), "runs": runs, "line": index + 1,
                                 "counters": [], "unreadable": []}
     counters: list[tuple[str, float, float | None, str, int, str | None]] = block["counters"]  # type: ignore[assignment]
-    position, blanks = index + 1, 0
+    position = _read_counters(lines, index + 1, counters)
+    block["end"] = position
+    return block, position
+
+
+def _read_counters(lines: list[str], position: int, counters: list) -> int:
+    """Read the block's lines from ``position`` into ``counters``, up to two blank lines, the next header or a
+    line that is none of the block's; the index after them."""
+    blanks = 0
     while position < len(lines) and blanks < 2:
         text = strip_quote(lines[position]).strip()
         if PERF_HEADER.search(text):
             break
         blanks = blanks + 1 if not text else 0
-        if text:
-            blanks = 0
-            if (not _perf_line(text, position + 1, counters) and counters
-                    and not text.startswith(("#", "Some events", "["))):
-                break
+        if text and _ends_block(text, position + 1, counters):
+            break
         position += 1
-    block["end"] = position
-    return block, position
+    return position
+
+
+def _ends_block(text: str, number_: int, counters: list) -> bool:
+    """Read ``text`` as a line of the block (a counter goes to ``counters``); True when it is none of the
+    block's lines (nor perf's comments) after counters were read: the block ended before it."""
+    return (not _perf_line(text, number_, counters) and bool(counters)
+            and not text.startswith(("#", "Some events", "[")))
 
 
 def _perf_line(text: str, number_: int, counters: list) -> bool:
     elapsed = PERF_ELAPSED.match(text)
     if elapsed:
-        se = number(elapsed.group("se")) if elapsed.group("se") else None
-        counters.append(("seconds-time-elapsed", number(elapsed.group("value")), se, "s", number_, "abs"))
+        counters.append(_elapsed_counter(elapsed, number_))
         return True
     if re.match(rf"^{_NUM}\s+seconds (?:user|sys)\b", text):
         return True
@@ -144,17 +159,28 @@ def _perf_line(text: str, number_: int, counters: list) -> bool:
     return True
 
 
+def _elapsed_counter(elapsed: re.Match[str], number_: int) -> tuple:
+    """``m +- s seconds time elapsed`` as a counter: the mean and its standard error, in seconds."""
+    se = number(elapsed.group("se")) if elapsed.group("se") else None
+    return ("seconds-time-elapsed", number(elapsed.group("value")), se, "s", number_, "abs")
+
+
 def _label_before(lines: list[str], index: int, floor: int) -> str | None:
     """The short label written just before a block (``Before:``, ``with the patch:``), if any."""
     for position in range(index - 1, max(floor, index - 4) - 1, -1):
         text = strip_quote(lines[position]).strip()
         if not text:
             continue
-        if len(text) <= 60 and (text.endswith(":") or BASE_WORDS.search(text) or re.search(
-                r"\b(after|patched|with|new)\b", text, re.IGNORECASE)):
+        if _is_label(text):
             return text.rstrip(":").strip() or None
         return None
     return None
+
+
+def _is_label(text: str) -> bool:
+    """A short line that ends with a colon or names a side (before, base, after, patched, with...)."""
+    return len(text) <= 60 and bool(text.endswith(":") or BASE_WORDS.search(text) or re.search(
+        r"\b(after|patched|with|new)\b", text, re.IGNORECASE))
 
 
 def find_perf_blocks(lines: list[str]) -> list[Claim]:
@@ -177,15 +203,19 @@ def _perf_side(block: dict[str, object], label: str, counter: tuple) -> Side:
     n = int(block["runs"])  # type: ignore[call-overload]
     if n < 2:
         return Side(label, 1, value, None, how="one run: perf prints no spread")
-    if form == "abs":
-        se = noise
-        how = f"± {se:g} s is the standard error of the mean: sd = ± x sqrt({n})" if se is not None else ""
-    else:
-        se = abs(value) * (noise or 0.0) / 100.0
-        how = (f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
-               f"sd = {noise or 0:g}% x mean x sqrt({n})")
+    se, how = _standard_error(value, noise, form, n)
     sd = None if se is None else se * math.sqrt(n)
     return Side(label, n, value, sd, mean_text=f"{value:g}", how=how)
+
+
+def _standard_error(value: float, noise: float | None, form: str | None, n: int) -> tuple[float | None, str]:
+    """The standard error of the mean perf prints (``m +- s``, or ``( +- x% )`` of the mean), and how."""
+    if form == "abs":
+        how = f"± {noise:g} s is the standard error of the mean: sd = ± x sqrt({n})" if noise is not None else ""
+        return noise, how
+    se = abs(value) * (noise or 0.0) / 100.0
+    return se, (f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
+                f"sd = {noise or 0:g}% x mean x sqrt({n})")
 
 
 def _unreadable_blocks(claim: Claim, blocks: list[dict[str, object]]) -> None:
@@ -207,7 +237,7 @@ def _events(blocks: list[dict[str, object]], order: list[int]) -> dict[str, list
 
 def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
     labels = [str(b["label"] or f"block {i + 1} ({b['what']})") for i, b in enumerate(blocks)]
-    base = next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
+    base = _baseline_index(blocks)
     order = [base] + [i for i in range(len(blocks)) if i != base]
     claim = Claim("perf-stat", int(blocks[0]["line"]), int(blocks[-1]["end"]),  # type: ignore[call-overload]
                   "perf stat " + " vs ".join(labels[i] for i in order))
@@ -215,8 +245,21 @@ def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
     _unreadable_blocks(claim, blocks)
     if len(blocks) == 1:
         claim.findings.append(Finding("single_block", "info", "one perf stat block: nothing to compare it with"))
+    claim.rows += _perf_rows(blocks, labels, events)
+    return claim
+
+
+def _baseline_index(blocks: list[dict[str, object]]) -> int:
+    """The block labelled as the baseline (before, base, without...), else the first."""
+    return next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
+
+
+def _perf_rows(blocks: list[dict[str, object]], labels: list[str],
+               events: dict[str, list[tuple[int, tuple]]]) -> list[Row]:
+    """A row per event: its mean and standard deviation in each block that counted it."""
+    rows = []
     for event, found in events.items():
         sides = [_perf_side(blocks[i], labels[i], counter) for i, counter in found]
         line = found[0][1][4]
-        claim.rows.append(Row(event, line, sides, [None] * (len(sides) - 1)))
-    return claim
+        rows.append(Row(event, line, sides, [None] * (len(sides) - 1)))
+    return rows

@@ -32,7 +32,7 @@ import statistics
 
 from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 LKP_HEAD = re.compile(r"^%stddev\s+%change\s+%stddev$")
@@ -89,12 +89,7 @@ def find_lkp_tables(lines: list[str]) -> list[Claim]:
 
 def _table(lines: list[str], index: int) -> Claim:
     labels, full = _labels(lines, index)
-    position = index + 1
-    if position < len(lines) and re.fullmatch(r"[\\|\s]+", strip_quote(lines[position]).strip() or "x"):
-        position += 1
-    rows_at = position
-    while position < len(lines) and strip_quote(lines[position]).strip():
-        position += 1
+    rows_at, position = _rows_span(lines, index)
     n = runs_in_prose(lines, index, position)
     claim = Claim("lkp", index + 1, position, f"kernel test robot table {labels[0]} vs {labels[1]}")
     shown = _read_rows(claim, lines[rows_at:position], rows_at, labels, n)
@@ -105,6 +100,17 @@ def _table(lines: list[str], index: int) -> Claim:
                                       "the table nor stated near it: no test can be recomputed"))
     claim.readable = bool(claim.rows)
     return claim
+
+
+def _rows_span(lines: list[str], index: int) -> tuple[int, int]:
+    """Where the rows under the table's head at ``index`` start (after its ``| |`` line) and end (a blank line)."""
+    position = index + 1
+    if position < len(lines) and re.fullmatch(r"[\\|\s]+", strip_quote(lines[position]).strip() or "x"):
+        position += 1
+    rows_at = position
+    while position < len(lines) and strip_quote(lines[position]).strip():
+        position += 1
+    return rows_at, position
 
 
 def _read_rows(claim: Claim, rows: list[str], rows_at: int, labels: list[str],
@@ -142,15 +148,20 @@ def _column(token: str, names: list[str]) -> int | None:
 
 def _numbers(text: str) -> list[float] | None:
     """The numbers of ``v, v, v`` / ``[v v v]`` (split, not matched by one pattern: linear time)."""
+    words = [w for w in re.split(r"[\s,]+", _unbracketed(text)) if w]
+    if not words or not all(_ONE_NUMBER.fullmatch(w) for w in words):
+        return None
+    return [float(w) for w in words]
+
+
+def _unbracketed(text: str) -> str:
+    """``text`` without a trailing comma nor the brackets of an array around it."""
     body = text.strip().rstrip(",").strip()
     if body.startswith("["):
         body = body[1:]
     if body.endswith("]"):
         body = body[:-1]
-    words = [w for w in re.split(r"[\s,]+", body) if w]
-    if not words or not all(_ONE_NUMBER.fullmatch(w) for w in words):
-        return None
-    return [float(w) for w in words]
+    return body
 
 
 def per_run_values(lines: list[str], table: tuple[int, int], names: list[str],
@@ -185,16 +196,23 @@ def _value_line(lines: list[str], position: int, text: str, context: tuple[int |
     if array is not None and column is not None and array.group("key") in metrics:
         return _array_values(lines, position, array, column, found)
     keyed = _KEYED.match(text)
-    if keyed is None:
-        return position
+    if keyed is not None:
+        _keyed_values(keyed, position, context, (names, metrics), found)
+    return position
+
+
+def _keyed_values(keyed: re.Match[str], position: int, context: tuple[int | None, str | None],
+                  keys: tuple[list[str], set[str]], found: dict) -> None:
+    """The values of a ``key: v, v, v`` line: a metric's under a commit's heading, or a commit's under a
+    metric's."""
+    (column, metric), (names, metrics) = context, keys
     values = _numbers(keyed.group("rest"))
     if not values:
-        return position
+        return
     if column is not None and keyed.group("key") in metrics:
         found[(column, keyed.group("key"))] = (position, values)
     elif metric is not None and (named := _column(keyed.group("key"), names)) is not None:
         found[(named, metric)] = (position, values)
-    return position
 
 
 def _array_values(lines: list[str], position: int, array: re.Match[str], column: int, found: dict) -> int:
@@ -218,12 +236,16 @@ def _use_runs(claim: Claim, row: Row, runs: dict[tuple[int, str], tuple[int, lis
         return False
     for column, (line, values) in enumerate(g for g in given if g is not None):
         printed = row.sides[column]
-        side = Side(printed.label, len(values), statistics.fmean(values), statistics.stdev(values),
-                    mean_text=printed.mean_text, values=values,
-                    how=f"from the {len(values)} per-run values on line {line}")
+        side = _runs_side(printed, line, values)
         _check_printed(claim, row, printed, side, shown[column])
         row.sides[column] = side
     return True
+
+
+def _runs_side(printed: Side, line: int, values: list[float]) -> Side:
+    """A side computed from its per-run values (on ``line``), keeping the printed side's label and mean."""
+    return Side(printed.label, len(values), statistics.fmean(values), statistics.stdev(values),
+                mean_text=printed.mean_text, values=values, how=f"from the {len(values)} per-run values on line {line}")
 
 
 def _check_printed(claim: Claim, row: Row, printed: Side, side: Side, shown: str | None) -> None:

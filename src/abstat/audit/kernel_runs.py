@@ -19,7 +19,7 @@ import statistics
 
 from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import BASE_WORDS, Claim, Row, Side
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+(?:\.\d+)?|\.\d+)(?![\w.])")
 _AVERAGE = re.compile(r"^(?:average|avg|mean)\s*[=:]\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*$", re.IGNORECASE)
@@ -36,18 +36,26 @@ def _blocks(lines: list[str], taken: set[int]) -> list[tuple[int, int, str, list
     while index < len(lines):
         text = strip_quote(lines[index]).strip()
         shape, numbers = _shape(text) if text and len(text) <= MAX_LINE and index + 1 not in taken else ("", [])
-        end = index + 1
-        rows = [numbers]
-        while numbers and end < len(lines) and end + 1 not in taken:
-            other = strip_quote(lines[end]).strip()
-            if len(other) > MAX_LINE or _shape(other)[0] != shape:
-                break
-            rows.append(_shape(other)[1])
-            end += 1
+        rows = [numbers, *_same_shape(lines, taken, index + 1, shape)] if numbers else [numbers]
+        end = index + len(rows)
         if numbers and len(rows) >= 2:
             found.append((index, end, shape, rows))
         index = max(end, index + 1)
     return found
+
+
+def _same_shape(lines: list[str], taken: set[int], start: int, shape: str) -> list[list[str]]:
+    """The numbers of each line from ``start`` on that has ``shape`` (up to a line taken, too long or of
+    another shape)."""
+    rows = []
+    end = start
+    while end < len(lines) and end + 1 not in taken:
+        other = strip_quote(lines[end]).strip()
+        if len(other) > MAX_LINE or _shape(other)[0] != shape:
+            break
+        rows.append(_shape(other)[1])
+        end += 1
+    return rows
 
 
 def _varying(rows: list[list[str]]) -> int | None:
@@ -79,22 +87,35 @@ def find_listed_runs(lines: list[str], taken: set[int]) -> list[Claim]:
 
 def _claim(lines: list[str], shape: str, blocks: list[tuple[int, int, list[list[str]]]], position: int) -> Claim:
     labels = [_heading(lines, first) or f"block {i + 1}" for i, (first, _, _) in enumerate(blocks)]
-    base = next((i for i, label in enumerate(labels) if BASE_WORDS.search(label)), 0)
-    order = [base] + [i for i in range(len(blocks)) if i != base]
+    order = _baseline_first(labels)
     last = max(end for _, end, _ in blocks)
     claim = Claim("per-run", blocks[0][0] + 1, last, "runs listed per line " + " vs ".join(labels[i] for i in order))
     sides = []
     for i in order:
         first, end, rows = blocks[i]
-        values = [float(r[position]) for r in rows]
-        side = Side(labels[i], len(values), statistics.fmean(values), statistics.stdev(values), values=values,
-                    how=f"from the {len(values)} runs listed on lines {first + 1}-{end}")
+        side = _listed_side(labels[i], first, end, [float(r[position]) for r in rows])
         sides.append(side)
         _check_average(claim, lines, end, side)
-    metric = shape.replace("#", "VALUE", 1) if shape.count("#") == 1 else _mark(shape, position)
-    claim.rows.append(Row(re.sub(r"\s+", " ", metric)[:80], blocks[order[0]][0] + 1, sides,
-                          [None] * (len(sides) - 1)))
+    claim.rows.append(Row(_metric(shape, position), blocks[order[0]][0] + 1, sides, [None] * (len(sides) - 1)))
     return claim
+
+
+def _baseline_first(labels: list[str]) -> list[int]:
+    """The blocks' indexes, the one labelled as the baseline (before, base, without...) first, else the first."""
+    base = next((i for i, label in enumerate(labels) if BASE_WORDS.search(label)), 0)
+    return [base] + [i for i in range(len(labels)) if i != base]
+
+
+def _metric(shape: str, position: int) -> str:
+    """The lines' shape as the metric's name, the varying number written VALUE."""
+    metric = shape.replace("#", "VALUE", 1) if shape.count("#") == 1 else _mark(shape, position)
+    return re.sub(r"\s+", " ", metric)[:80]
+
+
+def _listed_side(label: str, first: int, end: int, values: list[float]) -> Side:
+    """A block's runs, listed on lines ``first + 1`` to ``end``: their mean and standard deviation."""
+    return Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
+                how=f"from the {len(values)} runs listed on lines {first + 1}-{end}")
 
 
 def _mark(shape: str, position: int) -> str:

@@ -17,7 +17,7 @@ import statistics
 
 from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 _NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 MM_STATS = r"Amean|Hmean|Gmean|Stddev|CoeffVar|Min|Max|B[AH]mean-\d+"
@@ -81,6 +81,20 @@ def _mm_claim(lines: list[str], start: int, end: int, rows: list) -> Claim:
     labels = _mm_labels(lines, start, width)
     n = runs_in_prose(lines, start, end)
     claim = Claim("mmtests", start + 1, end, "mmtests compare-kernels " + " vs ".join(labels))
+    for metric, stats in _mm_by_metric(claim, rows, width).items():
+        row = _mm_row(metric, stats, labels, n)
+        if row is not None:
+            claim.rows.append(row)
+    if n is None:
+        claim.findings.append(Finding("runs_unknown", "warning", "the number of iterations is not stated near "
+                                      "the table: no test can be recomputed (the * marks are mmtests's own)"))
+    claim.readable = bool(claim.rows)
+    return claim
+
+
+def _mm_by_metric(claim: Claim, rows: list, width: int) -> dict[str, dict[str, tuple[int, list]]]:
+    """Each metric's statistics rows (``Amean``, ``Stddev``...): their line and cells; a finding on each
+    row whose columns are not the table's."""
     by_metric: dict[str, dict[str, tuple[int, list]]] = {}
     for line, stat, metric, cells in rows:
         if len(cells) != width or width < 2:
@@ -88,21 +102,20 @@ def _mm_claim(lines: list[str], start: int, end: int, rows: list) -> Claim:
                                           f"{len(cells)} columns where the table has {width}: not compared"))
             continue
         by_metric.setdefault(metric, {})[stat] = (line, cells)
-    for metric, stats in by_metric.items():
-        mean_stat = next((s for s in ("Amean", "Hmean", "Gmean") if s in stats), None)
-        if mean_stat is None:
-            continue
-        line, cells = stats[mean_stat]
-        sds = _mm_sds(stats, cells)
-        sides = [Side(label, n, number(cell[0]), sd, mean_text=cell[0], how=how)
-                 for label, cell, (sd, how) in zip(labels, cells, sds, strict=False)]
-        changes = [PrintedChange(f"{cell[1]:g}%", cell[1], True, marked=cell[2], gain=True) for cell in cells[1:]]
-        claim.rows.append(Row(f"{mean_stat} {metric}", line, sides, list(changes)))
-    if n is None:
-        claim.findings.append(Finding("runs_unknown", "warning", "the number of iterations is not stated near "
-                                      "the table: no test can be recomputed (the * marks are mmtests's own)"))
-    claim.readable = bool(claim.rows)
-    return claim
+    return by_metric
+
+
+def _mm_row(metric: str, stats: dict[str, tuple[int, list]], labels: list[str], n: int | None) -> Row | None:
+    """The row of a metric's mean (arithmetic, harmonic or geometric), its spread and printed changes."""
+    mean_stat = next((s for s in ("Amean", "Hmean", "Gmean") if s in stats), None)
+    if mean_stat is None:
+        return None
+    line, cells = stats[mean_stat]
+    sds = _mm_sds(stats, cells)
+    sides = [Side(label, n, number(cell[0]), sd, mean_text=cell[0], how=how)
+             for label, cell, (sd, how) in zip(labels, cells, sds, strict=False)]
+    changes = [PrintedChange(f"{cell[1]:g}%", cell[1], True, marked=cell[2], gain=True) for cell in cells[1:]]
+    return Row(f"{mean_stat} {metric}", line, sides, list(changes))
 
 
 def _mm_sds(stats: dict[str, tuple[int, list]], cells: list) -> list[tuple[float | None, str]]:
@@ -130,11 +143,16 @@ def _runs_near(lines: list[str], start: int, end: int) -> int | None:
 def find_mean_sd(lines: list[str], covered: set[int]) -> list[Claim]:
     """Runs of consecutive ``LABEL mean (sd) ...`` rows; one-cell runs are paired in order."""
     groups = _sd_groups(lines, covered)
-    claims = [_wide_claim(lines, g) for g in groups if max(len(r[2]) for r in g[2]) >= 2]
-    narrow = [g for g in groups if max(len(r[2]) for r in g[2]) == 1]
+    claims = [_wide_claim(lines, g) for g in groups if _most_cells(g) >= 2]
+    narrow = [g for g in groups if _most_cells(g) == 1]
     if len(narrow) >= 2:
         claims.append(_blocks_claim(lines, narrow))
     return claims
+
+
+def _most_cells(group: tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]) -> int:
+    """The most cells a row of the group has: one for a block of its own, more for a table's columns."""
+    return max(len(row[2]) for row in group[2])
 
 
 def _sd_groups(lines: list[str], covered: set[int]) -> list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]]:  # noqa: E501
@@ -161,18 +179,23 @@ def _sd_row(raw: str) -> tuple[str, list[tuple[str, str, str]]] | None:
     label = SD_LABEL.match(text)
     if label is None:
         return None
-    cells: list[tuple[str, str, str]] = []
-    position = label.end()
-    while (cell := SD_CELL.match(text, position)) is not None:
-        cells.append((cell.group(1), cell.group(2) or "", cell.group(3) or ""))
-        position = cell.end()
-        while position < len(text) and text[position].isspace():
-            position += 1
+    cells, position = _sd_cells(text, label.end())
     while (pct := TRAILING_PCT.match(text, position)) is not None:
         position = pct.end()
     if not cells or text[position:].strip():
         return None
     return label.group("label").strip(), cells
+
+
+def _sd_cells(text: str, position: int) -> tuple[list[tuple[str, str, str]], int]:
+    """The ``mean (sd)`` / ``mean ± sd`` cells from ``position`` on: (mean, sd, sd) texts, and where they end."""
+    cells: list[tuple[str, str, str]] = []
+    while (cell := SD_CELL.match(text, position)) is not None:
+        cells.append((cell.group(1), cell.group(2) or "", cell.group(3) or ""))
+        position = cell.end()
+        while position < len(text) and text[position].isspace():
+            position += 1
+    return cells, position
 
 
 def _wide_claim(lines: list[str], group: tuple) -> Claim:
@@ -193,21 +216,35 @@ def _wide_claim(lines: list[str], group: tuple) -> Claim:
 
 
 def _blocks_claim(lines: list[str], groups: list) -> Claim:
+    labels = _block_labels(lines, groups)
+    claim = Claim("mean-sd", groups[0][0] + 1, groups[-1][1], "mean (sd) blocks " + " vs ".join(labels))
+    per_block = [{label: (line, cells[0]) for line, label, cells in rows} for _, _, rows in groups]
+    ns = [_runs_near(lines, start, end) for start, end, _ in groups]
+    claim.rows += _common_rows(per_block, labels, ns)
+    _runs_finding(claim, ns[0] if len(set(ns)) == 1 else None)
+    claim.readable = bool(claim.rows)
+    return claim
+
+
+def _block_labels(lines: list[str], groups: list) -> list[str]:
+    """Each block's heading (the line before it), else ``block N``."""
     labels = []
     for number_, (start, _end, _rows) in enumerate(groups):
         heading = strip_quote(lines[start - 1]).strip().rstrip(":") if start else ""
         labels.append(heading[:60] if heading else f"block {number_ + 1}")
-    claim = Claim("mean-sd", groups[0][0] + 1, groups[-1][1], "mean (sd) blocks " + " vs ".join(labels))
-    per_block = [{label: (line, cells[0]) for line, label, cells in rows} for _, _, rows in groups]
-    ns = [_runs_near(lines, start, end) for start, end, _ in groups]
+    return labels
+
+
+def _common_rows(per_block: list[dict[str, tuple[int, tuple[str, str, str]]]], labels: list[str],
+                 ns: list[int | None]) -> list[Row]:
+    """A row per metric of the first block that every block has."""
+    rows = []
     for metric, (line, _cell) in per_block[0].items():
         if not all(metric in block for block in per_block):
             continue
         sides = [_sd_side(labels[i], block[metric][1], ns[i]) for i, block in enumerate(per_block)]
-        claim.rows.append(Row(metric, line, sides, [None] * (len(sides) - 1)))
-    _runs_finding(claim, ns[0] if len(set(ns)) == 1 else None)
-    claim.readable = bool(claim.rows)
-    return claim
+        rows.append(Row(metric, line, sides, [None] * (len(sides) - 1)))
+    return rows
 
 
 def _runs_finding(claim: Claim, n: int | None) -> None:
@@ -261,7 +298,7 @@ def _indexed(first: str) -> bool:
 
 def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim, int] | None:
     header = strip_quote(lines[index]).split()
-    if len(header) < 2 or index + 1 in covered or any(re.fullmatch(_NUM, w) for w in header):
+    if not _per_run_header(header, index + 1 in covered):
         return None
     width = len(header) - 1 if _indexed(header[0]) else len(header)
     runs = _per_run_rows(lines, index, width) if width >= 2 else []
@@ -269,12 +306,22 @@ def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim,
         return None
     position = runs[-1][0]
     labels = header[-width:]
-    columns = [[row[1][c] for _, row in runs] for c in range(width)]
     claim = Claim("per-run", index + 1, position, "per-run table " + " vs ".join(labels))
-    sides = [Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
-                  how="from the runs") for label, values in zip(labels, columns, strict=False)]
+    sides = _column_sides(labels, runs, width)
     claim.rows.append(Row("value", runs[0][0], sides, [None] * (width - 1)))
     return claim, _summary_rows(lines, position, claim, sides)
+
+
+def _per_run_header(header: list[str], covered: bool) -> bool:
+    """Words that may head a table of runs: two at least, none a number, on a line no other audit took."""
+    return len(header) >= 2 and not covered and not any(re.fullmatch(_NUM, w) for w in header)
+
+
+def _column_sides(labels: list[str], runs: list[tuple[int, tuple[int, list[float]]]], width: int) -> list[Side]:
+    """Each column's runs: their mean and standard deviation."""
+    columns = [[row[1][c] for _, row in runs] for c in range(width)]
+    return [Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
+                 how="from the runs") for label, values in zip(labels, columns, strict=False)]
 
 
 def _summary_rows(lines: list[str], position: int, claim: Claim, sides: list[Side]) -> int:

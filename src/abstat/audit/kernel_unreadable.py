@@ -7,7 +7,7 @@ import re
 
 from abstat.audit.findings import Finding
 from abstat.audit.kernel_blocks import Claim
-from abstat.audit.scan import strip_quote
+from abstat.audit.scan_lines import strip_quote
 
 # (name, signature, why it is not compared); searched line by line, first match wins
 SIGNATURES: tuple[tuple[str, re.Pattern[str], str], ...] = (

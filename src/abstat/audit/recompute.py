@@ -35,9 +35,9 @@ _SLACK = 1e-12  # relative: double rounding inside the reference's arithmetic
 def _quantities(nb: int, nc: int, confidence: float, ab: float, ac: float, sb: float, sc: float) -> dict[str, float]:
     """Every printed quantity for one set of vitals (ministat's arithmetic,
     :func:`abstat.stats.student.pooled_t`); no relative ones when ab is 0."""
-    from abstat.ministat.pooled import pooled
+    from abstat.stats.student import pooled_t
 
-    r = pooled(nb, ab, sb, nc, ac, sc, confidence)
+    r = pooled_t(nb, ab, sb, nc, ac, sc, confidence)
     out = {"difference": r.difference, "half_width": r.half_width, "pooled_s": r.pooled_sd,
            "margin": abs(r.difference) - r.half_width}
     if ab != 0.0:
@@ -131,18 +131,29 @@ def recompute(base: DataSet, cand: DataSet, confidence: float) -> Recomputation:
     central = _quantities(nb, nc, confidence, base.avg.value, cand.avg.value,
                           *(_spread_value(p) for p in (base.stddev, cand.stddev)))
     corners = [_quantities(nb, nc, confidence, *corner) for corner in itertools.product(*boxes)]
+    ranges = _ranges(central, corners)
+    return Recomputation(t=t, df=df, confidence=confidence, central=central, ranges=ranges,
+                         verdict_possible=_verdicts_possible(ranges))
+
+
+def _ranges(central: dict[str, float], corners: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
+    """Each quantity's range over the corners of the rounding box (those every corner has), widened."""
     ranges: dict[str, tuple[float, float]] = {}
     for key in central:
         values = [corner[key] for corner in corners if key in corner]
         if len(values) == len(corners):
             ranges[key] = _widen(min(values), max(values))
-    # |d| - e: d depends on the averages only, e on the spreads only.
+    return ranges
+
+
+def _verdicts_possible(ranges: dict[str, tuple[float, float]]) -> dict[str, bool]:
+    """Which verdicts some point of the box gives: |d| - e, where d depends on the averages only and e on
+    the spreads only."""
     d_low, d_high = ranges["difference"]
     abs_d_max = max(abs(d_low), abs(d_high))
     abs_d_min = 0.0 if d_low <= 0.0 <= d_high else min(abs(d_low), abs(d_high))
     e_low, e_high = ranges["half_width"]
-    possible = {"difference": abs_d_max > e_low, "no difference": abs_d_min <= e_high}
-    return Recomputation(t=t, df=df, confidence=confidence, central=central, ranges=ranges, verdict_possible=possible)
+    return {"difference": abs_d_max > e_low, "no difference": abs_d_min <= e_high}
 
 
 def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomputation:
@@ -155,12 +166,18 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
         result.reasons.append("the baseline average is 0: no relative interval")
     _check_verdict(result, comparison, nan_spread)
     if comparison.difference_proven:
-        _check_difference_lines(result, comparison, nan_spread)
-        relative = comparison.percent_half_width
-        if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
-            _check_relative(result, comparison, relative)
+        _check_difference(result, comparison, nan_spread)
     _settle(result, comparison)
     return result
+
+
+def _check_difference(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:
+    """The lines of a "Difference at": the difference, percent and pooled s, and the relative half-width
+    (which tells the dialect) when a spread and a relative interval can be recomputed."""
+    _check_difference_lines(result, comparison, nan_spread)
+    relative = comparison.percent_half_width
+    if relative is not None and "percent_half_width_classic" in result.ranges and not nan_spread:
+        _check_relative(result, comparison, relative)
 
 
 def _note_nan_spread(result: Recomputation) -> None:
@@ -180,16 +197,21 @@ def _note_nan_spread(result: Recomputation) -> None:
 
 def _settle(result: Recomputation, comparison: PrintedComparison) -> None:
     """Consistent when every line checked fits; undecided (None) when the fitting comparison is incomplete."""
-    complete = comparison.complete and (
-        not comparison.difference_proven
-        or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
-    )
+    complete = _complete(comparison)
     if all(c.ok for c in result.checks):
         result.consistent = True if complete else None
         if not complete:
             result.reasons.append("some comparison lines are damaged or missing: the rest is consistent")
     else:
         result.consistent = False
+
+
+def _complete(comparison: PrintedComparison) -> bool:
+    """No line of the comparison damaged or missing (a "Difference at" has its three lines)."""
+    return comparison.complete and (
+        not comparison.difference_proven
+        or all(getattr(comparison, key) is not None for key in ("difference", "percent", "pooled_s"))
+    )
 
 
 def _check_verdict(result: Recomputation, comparison: PrintedComparison, nan_spread: bool) -> None:

@@ -49,27 +49,30 @@ def _span(bounds: tuple[float, float]) -> str:
 
 
 def render_text(report: AuditReport) -> str:
-    counts = report.counts()
-    averages = f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""
-    kernel = sum(1 for b in report.blocks if b.kind not in ("ministat", "averages"))
-    averages += f"; {kernel} kernel tool result(s)" if kernel else ""
-    if counts["ministat_reports"] == 0:
-        head = f"{report.source}: no ministat report{averages}"
-    else:
-        head = (
-            f"{report.source}: {counts['ministat_reports']} ministat report(s), "
-            f"{counts['printed_comparisons']} printed comparison(s): {counts['consistent']} consistent, "
-            f"{counts['inconsistent']} inconsistent, {counts['unchecked']} not checkable"
-            + (f"; {counts['damaged_reports']} damaged" if counts["damaged_reports"] else "")
-            + averages
-        )
-    lines = [head]
+    lines = [_report_head(report)]
     if not report.blocks:
         lines.append("no ministat report, no kernel tool's result and no claim from averages found")
     for block in report.blocks:
         lines.append("")
         lines.extend(_block_lines(block))
     return "\n".join(lines) + "\n"
+
+
+def _report_head(report: AuditReport) -> str:
+    """The source and what was found in it: reports, comparisons and how many are consistent, claims."""
+    counts = report.counts()
+    averages = f"; {counts['averages_claims']} claim(s) from bare averages" if counts["averages_claims"] else ""
+    kernel = sum(1 for b in report.blocks if b.kind not in ("ministat", "averages"))
+    averages += f"; {kernel} kernel tool result(s)" if kernel else ""
+    if counts["ministat_reports"] == 0:
+        return f"{report.source}: no ministat report{averages}"
+    return (
+        f"{report.source}: {counts['ministat_reports']} ministat report(s), "
+        f"{counts['printed_comparisons']} printed comparison(s): {counts['consistent']} consistent, "
+        f"{counts['inconsistent']} inconsistent, {counts['unchecked']} not checkable"
+        + (f"; {counts['damaged_reports']} damaged" if counts["damaged_reports"] else "")
+        + averages
+    )
 
 
 def _block_lines(block: BlockAudit) -> list[str]:
@@ -79,6 +82,11 @@ def _block_lines(block: BlockAudit) -> list[str]:
         return block_lines(block)
     if block.kind == "averages":
         return _averages_lines(block)
+    return _ministat_lines(block)
+
+
+def _ministat_lines(block: BlockAudit) -> list[str]:
+    """A ministat report: its title, problems, data sets, findings and comparisons."""
     out = [_ministat_title(block)]
     for problem in block.problems:
         mark = "!!" if problem["severity"] == "error" else " !"
@@ -99,12 +107,17 @@ def _ministat_title(block: BlockAudit) -> str:
     title = f"line {block.line}: ministat report"
     if block.command:
         title += f" ({block.command})"
-    title += " -- DAMAGED" if block.damaged and block.consistent is None else f" -- {_state(block.consistent)}"
-    if block.damaged and block.consistent is False:
-        title += ", DAMAGED"
+    title += _block_state(block)
     if block.dialect:
         title += ", dialect: " + ("classic or freebsd (both fit)" if block.dialect == "both" else block.dialect)
     return title
+
+
+def _block_state(block: BlockAudit) -> str:
+    """Consistent, inconsistent or not checked; DAMAGED beside it (or instead, when nothing was checked)."""
+    if block.damaged and block.consistent is None:
+        return " -- DAMAGED"
+    return f" -- {_state(block.consistent)}" + (", DAMAGED" if block.damaged and block.consistent is False else "")
 
 
 def _averages_lines(block: BlockAudit) -> list[str]:
@@ -142,13 +155,18 @@ def _comparison_lines(comparison: ComparisonAudit) -> list[str]:
     if printed is not None and printed.difference_proven and result is not None:
         out += _difference_lines(printed, result)
     elif printed is not None and result is not None and result.spread_known:
-        verdict = "difference" if result.central["margin"] > 0 else "no difference"
-        out.append(
-            f"      printed: no difference proven at {printed.confidence:g}%; recomputed: |{_g(result.central['difference'])}| "
-            f"vs half-width {_g(result.central['half_width'])} -> {verdict}"
-        )
+        out.append(_no_difference_line(printed, result))
     out.extend(f"    {_MARK[f.severity]} {f.message}" for f in comparison.findings)
     return out
+
+
+def _no_difference_line(printed: PrintedComparison, result: Recomputation) -> str:
+    """A printed "No difference proven" beside the recomputed difference and half-width."""
+    verdict = "difference" if result.central["margin"] > 0 else "no difference"
+    return (
+        f"      printed: no difference proven at {printed.confidence:g}%; recomputed: |{_g(result.central['difference'])}| "
+        f"vs half-width {_g(result.central['half_width'])} -> {verdict}"
+    )
 
 
 def _comparison_head(comparison: ComparisonAudit) -> str:

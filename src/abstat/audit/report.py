@@ -10,7 +10,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from abstat.audit.averages import AveragesClaim, find_averages
+from abstat.audit.averages import find_averages
+from abstat.audit.averages_audit import audit_averages
 from abstat.audit.blocks import PrintedComparison
 from abstat.audit.findings import Finding
 from abstat.audit.judge import judge
@@ -18,7 +19,6 @@ from abstat.audit.printed import format_g
 from abstat.audit.recompute import check, recompute
 from abstat.audit.records import BlockAudit, ComparisonAudit
 from abstat.audit.scan import Block, DataSet, find_blocks
-from abstat.stats import power as power_mod
 from abstat.stats.student import CONFIDENCE_LEVELS
 
 DEFAULT_CONFIDENCE = 95.0
@@ -81,7 +81,7 @@ def audit_text(text: str, *, threshold: float | None = None, source: str = "<tex
     kernel, kernel_lines = kernel_audits(text, covered, threshold)
     audits += kernel
     covered |= kernel_lines
-    audits += [_audit_averages(claim) for claim in find_averages(text, covered)]
+    audits += [audit_averages(claim) for claim in find_averages(text, covered)]
     audits.sort(key=lambda b: b.line)
     return AuditReport(source=source, blocks=audits, threshold_pct=threshold)
 
@@ -167,10 +167,16 @@ def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
     for symbol in _candidate_symbols(block):
         comparison, dialects = _audit_comparison(block, by_symbol.get("x"), by_symbol.get(symbol), symbol, threshold)
         audit.comparisons.append(comparison)
-        if dialects:
-            fits = set(dialects) if fits is None else fits & set(dialects)
+        fits = _narrowed(fits, dialects)
     _settle_dialect(audit, block, fits)
     return audit
+
+
+def _narrowed(fits: set[str] | None, dialects: list[str] | None) -> set[str] | None:
+    """The dialects every comparison checked so far fits, narrowed by one more comparison's (None: none checked)."""
+    if not dialects:
+        return fits
+    return set(dialects) if fits is None else fits & set(dialects)
 
 
 def _settle_dialect(audit: BlockAudit, block: Block, fits: set[str] | None) -> None:
@@ -207,9 +213,14 @@ def _audit_comparison(block: Block, base: DataSet | None, cand: DataSet | None, 
     if not _can_recompute(comparison, base, cand, confidence):
         return comparison, None
     dialects = _recompute(comparison, base, cand, confidence, printed)
-    if not any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value)):
+    if not _has_nan(base, cand):
         _rejudge(comparison, base, cand, confidence, printed, threshold)
     return comparison, dialects
+
+
+def _has_nan(base: DataSet, cand: DataSet) -> bool:
+    """A mean or a standard deviation printed as nan: nothing to re-judge."""
+    return any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value))
 
 
 def _new_comparison(block: Block, base: DataSet | None, cand: DataSet | None, symbol: str,
@@ -280,77 +291,3 @@ def _rejudge(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confiden
         comparison.findings.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
     else:
         comparison.findings.extend(comparison.judgement.findings)
-
-
-# ----------------------------------------------------------------------------
-# bare averages
-
-
-def _audit_averages(claim: AveragesClaim) -> BlockAudit:
-    audit = BlockAudit(kind="averages", line=claim.line, end_line=claim.end_line, mention=claim.mention)
-    runs = claim.runs
-    for label, values in claim.rows:
-        for column, value in zip(claim.columns, values):
-            audit.datasets.append({
-                "name": label if len(claim.columns) == 1 else f"{label} {column}", "metric": column,
-                "n": runs, "min": None, "max": None, "median": None, "avg": value, "stddev": None,
-                "unit": claim.unit,
-            })
-    how = f"averages of {runs} runs" if runs else "averages"
-    audit.findings.append(Finding(
-        "no_significance", "warning",
-        f"only {how} are given, with no spread (no stddev, no min/max, no individual results): "
-        "whether the differences are real or noise cannot be judged",
-    ))
-    per_variant = f"all {runs} individual results per variant" if runs else "every individual result per variant"
-    audit.findings.append(Finding(
-        "collect_instead", "info",
-        f"collect instead: {per_variant} (one value per line, one file per variant) and compare them "
-        "with `abstat compare` or ministat; at the least report N, mean and stddev per variant "
-        "(name=n:mean:stddev)",
-    ))
-    if claim.rows:
-        audit.comparisons.extend(_averages_comparisons(claim))
-    return audit
-
-
-def _averages_comparisons(claim: AveragesClaim) -> list[ComparisonAudit]:
-    """Each row against the baseline's, column by column: the change, and the spread it needs to be seen."""
-    runs = claim.runs
-    base_index = claim.baseline_index()
-    base_label, base_values = claim.rows[base_index]
-    detectable = power_mod.detectable_effect_size(runs, runs) if runs and runs >= 2 else None
-    comparisons = []
-    for index, (label, values) in enumerate(claim.rows):
-        if index == base_index:
-            continue
-        for column, base_value, value in zip(claim.columns, base_values, values):
-            comparisons.append(_average_change(claim, (base_label, label), column, (base_value, value), detectable))
-    return comparisons
-
-
-def _average_change(claim: AveragesClaim, labels: tuple[str, str], column: str, averages: tuple[float, float],
-                    detectable: float | None) -> ComparisonAudit:
-    """One column of a row against the baseline's: the change, with no spread to judge it by."""
-    (base_label, label), (base_value, value) = labels, averages
-    change = value - base_value
-    percent = change * 100.0 / base_value if base_value else None
-    comparison = ComparisonAudit(
-        baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
-        consistent=None, dialect=None, judgement=None,
-        metric=column if len(claim.columns) > 1 else None,
-    )
-    what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
-    change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
-    comparison.findings.append(Finding(
-        "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
-    if detectable is not None and percent is not None and percent != 0.0:
-        noise = abs(percent) / detectable
-        comparison.findings.append(Finding(
-            "noise_bound", "info",
-            f"{what}: with {claim.runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
-            f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
-        ))
-    comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
-    comparison.recomputed_values = {"difference": change, "percent": percent}
-    return comparison

@@ -15,118 +15,12 @@ line number, and whatever does not depend on it is still checked.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from abstat.audit.blocks import Block, DataSet, PrintedComparison, Problem
 from abstat.audit.printed import LINE_DIGITS, VITALS_DIGITS, printed
+from abstat.audit.scan_lines import CANONICAL_HEADER, SYMBOLS, VITALS, VITALS_WIDTH, Line, classify
 
-SYMBOLS = "x+*%#@O"  # ministat marks the 7th data set with O
-_NUM = r"(?:[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?|[-+]?nan|[-+]?inf)"
-_QUOTE = re.compile(r"^[ \t]*(?:>[ \t]?[ \t]*)*")
-
-_VITALS = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)((?:[ \t]+{_NUM}){{5}})$")
-_VITALS_START = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)[ \t]+{_NUM}")
-_VITALS_PREFIX = re.compile(rf"^([{re.escape(SYMBOLS)}])[ \t]+(\d+)((?:[ \t]+{_NUM}){{5}})")
-_NUMBERS_ONLY = re.compile(rf"^{_NUM}(?:[ \t]+{_NUM})*$")
-_HEADER = re.compile(r"^N[ \t]+Min[ \t]+Max[ \t]+Median[ \t]+Avg[ \t]+Stddev$")
-_HEADER_START = re.compile(r"^N[ \t]+Min\b")
-CANONICAL_HEADER = "    N           Min           Max        Median           Avg        Stddev"
-VITALS_WIDTH = len(CANONICAL_HEADER)  # 75: "%c %3zu" + 5 x " %13.8g"
-_LEGEND = re.compile(rf"^([{re.escape(SYMBOLS)}]) (\S.*)$")
-_BORDER = re.compile(r"^\+-+\+$")
-_BORDER_START = re.compile(r"^\+-{3,}")
-_PLOT_ROW = re.compile(r"^\|.*\|$")
-_DIFF_HEAD = re.compile(rf"^Difference at ({_NUM})% confidence$")
-_NODIFF = re.compile(rf"^No difference proven at ({_NUM})% confidence$")
-_DIFF_ABS = re.compile(rf"^({_NUM}) \+/- ({_NUM})$")
-_DIFF_PCT = re.compile(rf"^({_NUM})% \+/- ({_NUM})%$")
-_POOLED = re.compile(rf"^\(Student's t, pooled s = ({_NUM})\)$")
-_DAMAGE_STARTS = [
-    (re.compile(r"^Difference at\b"), "difference header"),
-    (re.compile(r"^No difference prov"), "no-difference line"),
-    (re.compile(r"^\(Student's t"), "pooled-s line"),
-    (re.compile(rf"^{_NUM}%? \+/-"), "difference line"),
-]
 _COMMAND = re.compile(r"(?:^|[\s$#>])ministat((?:[ \t]+\S+)*)[ \t]*$")
-
-
-@dataclass
-class _Line:
-    number: int  # 1-based
-    raw: str
-    body: str  # after the quote prefix, trailing white space removed
-    text: str  # body without leading white space
-    kind: str
-    match: re.Match[str] | None = None
-    note: str = ""
-
-    @property
-    def found(self) -> re.Match[str]:
-        """The match of a line whose kind comes from a pattern (legend, vitals, comparison lines)."""
-        if self.match is None:
-            raise ValueError(f"line {self.number} ({self.kind}) has no match")
-        return self.match
-
-
-def strip_quote(raw: str) -> str:
-    """``raw`` without mail/Markdown quote marks and indentation in front, nor white space behind."""
-    return _QUOTE.sub("", raw, count=1).rstrip() if raw else ""  # _QUOTE matches at 0, maybe empty
-
-
-def _classify(number: int, raw: str) -> _Line:
-    raw = raw.rstrip("\r\n")
-    body = strip_quote(raw)
-    text = body.strip()
-    line = _Line(number, raw, body, text, "other")
-    if not text:
-        line.kind = "blank"
-        return line
-    for kind, pattern in (
-        ("vitals", _VITALS), ("header", _HEADER), ("border", _BORDER), ("plotrow", _PLOT_ROW),
-        ("diffhead", _DIFF_HEAD), ("nodiff", _NODIFF), ("diffabs", _DIFF_ABS),
-        ("diffpct", _DIFF_PCT), ("pooled", _POOLED),
-    ):
-        match = pattern.match(text)
-        if match:
-            line.kind, line.match = kind, match
-            return line
-    if _damaged(line, text):
-        return line
-    match = _LEGEND.match(text)
-    if match:
-        line.kind, line.match = "legend", match
-        return line
-    if _NUMBERS_ONLY.match(text):
-        line.kind = "numbers"
-    return line
-
-
-def _damaged(line: _Line, text: str) -> bool:
-    """Classify ``line`` as a damaged vitals, header, plot or comparison line (with its note), if it is one."""
-    start = _VITALS_START.match(text)
-    if start:
-        line.kind, line.match = "badvitals", start
-        prefix = _VITALS_PREFIX.match(text)
-        line.note = (
-            f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
-            if prefix else "vitals line cut short or malformed"
-        )
-        return True
-    if _HEADER_START.match(text):
-        line.kind, line.note = "badheader", "vitals header cut short or malformed"
-        return True
-    if _BORDER_START.match(text):
-        line.kind, line.note = "badplot", "plot border cut short or malformed"
-        return True
-    if text.startswith("|") and len(text) > 10:
-        line.kind, line.note = "badplot", "plot row cut short or malformed"
-        return True
-    for pattern, what in _DAMAGE_STARTS:
-        if pattern.match(text):
-            line.kind, line.note = "badcomparison", f"{what} cut short or malformed"
-            return True
-    return False
-
 
 _STARTERS = {"legend", "border", "header", "vitals", "badvitals", "badheader"}
 _MEMBERS = _STARTERS | {
@@ -135,7 +29,7 @@ _MEMBERS = _STARTERS | {
 }
 
 
-def _legend_run(lines: list[_Line], start: int) -> int:
+def _legend_run(lines: list[Line], start: int) -> int:
     """Length of a legend x, +, * ... starting at ``start`` (0 if none)."""
     count = 0
     while start + count < len(lines):
@@ -148,14 +42,10 @@ def _legend_run(lines: list[_Line], start: int) -> int:
     return count
 
 
-def _starts_block(lines: list[_Line], i: int) -> bool:
+def _starts_block(lines: list[Line], i: int) -> bool:
     line = lines[i]
     if line.kind == "legend":
-        run = _legend_run(lines, i)
-        if run == 0:
-            return False
-        nxt = lines[i + run] if i + run < len(lines) else None
-        return nxt is not None and nxt.kind in {"border", "badplot", "header", "badheader", "vitals", "badvitals"}
+        return _legend_leads_on(lines, i)
     if line.kind in ("border", "badplot"):
         return _plot_leads_to_vitals(lines, i)
     if line.kind in ("header", "badheader"):
@@ -165,7 +55,16 @@ def _starts_block(lines: list[_Line], i: int) -> bool:
     return False
 
 
-def _plot_leads_to_vitals(lines: list[_Line], i: int) -> bool:
+def _legend_leads_on(lines: list[Line], i: int) -> bool:
+    """A legend (x, +, * ... in order) followed by a plot, a header or vitals."""
+    run = _legend_run(lines, i)
+    if run == 0:
+        return False
+    nxt = lines[i + run] if i + run < len(lines) else None
+    return nxt is not None and nxt.kind in {"border", "badplot", "header", "badheader", "vitals", "badvitals"}
+
+
+def _plot_leads_to_vitals(lines: list[Line], i: int) -> bool:
     """A plot must lead to vitals within the plot's height."""
     for j in range(i + 1, min(len(lines), i + 60)):
         if lines[j].kind in ("header", "vitals", "badheader", "badvitals"):
@@ -177,7 +76,7 @@ def _plot_leads_to_vitals(lines: list[_Line], i: int) -> bool:
 
 def find_blocks(text: str) -> list[Block]:
     """Every ministat report in ``text``, in order."""
-    lines = [_classify(number, raw) for number, raw in enumerate(text.split("\n"), start=1)]
+    lines = [classify(number, raw) for number, raw in enumerate(text.split("\n"), start=1)]
     blocks: list[Block] = []
     i = 0
     while i < len(lines):
@@ -190,15 +89,13 @@ def find_blocks(text: str) -> list[Block]:
     return blocks
 
 
-def _block_end(lines: list[_Line], i: int) -> int:
+def _block_end(lines: list[Line], i: int) -> int:
     """The index after the report starting at ``i``: where a line is no member or the next report starts."""
     j = i + 1
     seen_vitals = lines[i].kind in ("vitals", "badvitals")
     while j < len(lines) and lines[j].kind in _MEMBERS:
         kind = lines[j].kind
-        if seen_vitals and kind in ("legend", "border", "header", "badheader"):
-            break  # the next report starts here
-        if seen_vitals and kind in ("vitals", "badvitals") and lines[j].found.group(1) == "x":
+        if seen_vitals and _starts_next_report(lines[j]):
             break
         if kind == "numbers" and lines[j - 1].kind != "badvitals":
             break
@@ -207,7 +104,14 @@ def _block_end(lines: list[_Line], i: int) -> int:
     return j
 
 
-def _command_before(lines: list[_Line], start: int) -> str | None:
+def _starts_next_report(line: Line) -> bool:
+    """After a report's vitals: a legend, plot, header or first data set starts the next report."""
+    if line.kind in ("legend", "border", "header", "badheader"):
+        return True
+    return line.kind in ("vitals", "badvitals") and line.found.group(1) == "x"
+
+
+def _command_before(lines: list[Line], start: int) -> str | None:
     for k in range(start - 1, max(-1, start - 3), -1):
         if lines[k].kind == "blank":
             continue
@@ -221,7 +125,7 @@ def _command_before(lines: list[_Line], start: int) -> str | None:
 MAX_N_DIGITS = 15  # ministat counts lines: a longer N is damage (and beyond what a float holds exactly)
 
 
-def _implausible_n(block: Block, line: _Line, match: re.Match[str]) -> bool:
+def _implausible_n(block: Block, line: Line, match: re.Match[str]) -> bool:
     """Record a problem (the data set is damaged) when N has implausibly many digits."""
     digits = len(match.group(2).lstrip("0"))
     if digits <= MAX_N_DIGITS:
@@ -231,13 +135,13 @@ def _implausible_n(block: Block, line: _Line, match: re.Match[str]) -> bool:
     return True
 
 
-def _parse_vitals(line: _Line, match: re.Match[str], name: str | None) -> DataSet:
+def _parse_vitals(line: Line, match: re.Match[str], name: str | None) -> DataSet:
     fields = match.group(3).split()
     values = [printed(f, VITALS_DIGITS) for f in fields]
     return DataSet(match.group(1), line.number, name, int(match.group(2)), *values)
 
 
-def _parse_block(lines: list[_Line], start: int, stop: int) -> Block:
+def _parse_block(lines: list[Line], start: int, stop: int) -> Block:
     block = Block(line=lines[start].number, end_line=lines[stop - 1].number)
     block.command = _command_before(lines, start)
     parser = _BlockParser(block)
@@ -265,6 +169,14 @@ def _parse_block(lines: list[_Line], start: int, stop: int) -> Block:
 _COMPARISON_LINES = {"diffabs": "difference", "diffpct": "percent", "pooled": "pooled s"}
 
 
+_LINE_HANDLERS = {
+    "legend": "legend", "border": "plot", "plotrow": "plot", "badplot": "bad_plot", "header": "header",
+    "badheader": "bad_header", "diffhead": "verdict", "nodiff": "verdict", "diffabs": "comparison_line",
+    "diffpct": "comparison_line", "pooled": "comparison_line", "badcomparison": "bad_comparison",
+    "numbers": "numbers",
+}  # the _BlockParser method that reads each kind of line but vitals
+
+
 class _BlockParser:
     """The lines of one report but its vitals, in order: what each kind of line adds to the block; the
     comparison being read (``current``) and the lines it still expects."""
@@ -276,10 +188,10 @@ class _BlockParser:
         self.expected: list[str] = []  # comparison lines still expected
         self.last_symbol: str | None = None
 
-    def problem(self, line: _Line, message: str, severity: str = "error") -> None:
+    def problem(self, line: Line, message: str, severity: str = "error") -> None:
         self.block.problems.append(Problem(line.number, message, severity))
 
-    def check_expected(self, line: _Line) -> None:
+    def check_expected(self, line: Line) -> None:
         """A line other than the comparison lines still expected: they are missing."""
         if self.expected and line.kind not in ("diffabs", "diffpct", "pooled", "badcomparison"):
             self.problem(line, "comparison lines missing: " + ", ".join(self.expected))
@@ -287,34 +199,41 @@ class _BlockParser:
                 self.current.complete = False
             self.expected = []
 
-    def line(self, line: _Line) -> None:
-        kind = line.kind
-        if kind == "legend":
-            self.block.legend[line.found.group(1)] = line.found.group(2)
-        elif kind in ("border", "plotrow"):
-            self.block.has_plot = True
-        elif kind == "badplot":
-            self.block.has_plot = True
-            self.problem(line, line.note + " (the plot is not used)", "warning")
-        elif kind == "header":
-            self.block.has_header = True
-            self.header_body = line.body
-        elif kind == "badheader":
-            self.problem(line, line.note, "warning")
-        elif kind in ("diffhead", "nodiff"):
-            self.verdict(line)
-        elif kind in _COMPARISON_LINES:
-            self.comparison_line(line)
-        elif kind == "badcomparison":
-            self.problem(line, line.note)
-            if self.current is not None:
-                self.current.complete = False
-                if self.expected:
-                    self.expected.pop(0)
-        elif kind == "numbers":
-            self.problem(line, "stray numbers inside the report")
+    def line(self, line: Line) -> None:
+        """What a line of the kind adds (nothing for blank lines and other text)."""
+        handler = _LINE_HANDLERS.get(line.kind)
+        if handler is not None:
+            getattr(self, handler)(line)
 
-    def verdict(self, line: _Line) -> None:
+    def legend(self, line: Line) -> None:
+        self.block.legend[line.found.group(1)] = line.found.group(2)
+
+    def plot(self, line: Line) -> None:
+        self.block.has_plot = True
+
+    def bad_plot(self, line: Line) -> None:
+        self.block.has_plot = True
+        self.problem(line, line.note + " (the plot is not used)", "warning")
+
+    def header(self, line: Line) -> None:
+        self.block.has_header = True
+        self.header_body = line.body
+
+    def bad_header(self, line: Line) -> None:
+        self.problem(line, line.note, "warning")
+
+    def numbers(self, line: Line) -> None:
+        self.problem(line, "stray numbers inside the report")
+
+    def bad_comparison(self, line: Line) -> None:
+        """A damaged comparison line: the comparison is incomplete, and the line it stood for is not expected."""
+        self.problem(line, line.note)
+        if self.current is not None:
+            self.current.complete = False
+            if self.expected:
+                self.expected.pop(0)
+
+    def verdict(self, line: Line) -> None:
         """"Difference at" or "No difference proven at": a comparison of the last data set starts."""
         symbol = self.last_symbol
         if symbol is None or symbol == "x" or symbol in self.block.comparisons:
@@ -327,7 +246,7 @@ class _BlockParser:
         self.block.comparisons[symbol] = self.current
         self.expected = ["difference", "percent", "pooled s"] if line.kind == "diffhead" else []
 
-    def comparison_line(self, line: _Line) -> None:
+    def comparison_line(self, line: Line) -> None:
         """The difference, percent or pooled-s line of the current comparison."""
         want = _COMPARISON_LINES[line.kind]
         current = self.current
@@ -349,7 +268,7 @@ class _BlockParser:
             current.lines["pooled_s"] = number
 
 
-def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_body: str | None) -> int:
+def _take_vitals(block: Block, lines: list[Line], k: int, stop: int, header_body: str | None) -> int:
     """Parse the vitals line at ``k`` (rejoining a wrapped line); returns the last index used."""
     line = lines[k]
     symbol = line.found.group(1)
@@ -358,20 +277,32 @@ def _take_vitals(block: Block, lines: list[_Line], k: int, stop: int, header_bod
         block.problems.append(Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning"))
     name = block.legend.get(symbol)
     if line.kind == "vitals":
-        if header_body is not None and header_body.strip() == CANONICAL_HEADER.strip():
-            # Both printed with fixed widths: a shorter vitals line lost its end.
-            if len(line.text) < VITALS_WIDTH:
-                block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
-                block.damaged_symbols.add(symbol)
-                return k
-        if _implausible_n(block, line, line.found):
-            return k
-        block.datasets.append(_parse_vitals(line, line.found, name))
+        _take_whole_vitals(block, line, name, header_body)
         return k
-    # Damaged vitals: a line wrapped by a mailer continues on the next line.
+    return _take_damaged_vitals(block, lines, k, stop, name)
+
+
+def _take_whole_vitals(block: Block, line: Line, name: str | None, header_body: str | None) -> None:
+    """A vitals line that matches in full: a data set, unless it is shorter than the header or its N implausible."""
+    if header_body is not None and header_body.strip() == CANONICAL_HEADER.strip():
+        # Both printed with fixed widths: a shorter vitals line lost its end.
+        if len(line.text) < VITALS_WIDTH:
+            block.problems.append(Problem(line.number, "vitals line shorter than the header: cut short?"))
+            block.damaged_symbols.add(line.found.group(1))
+            return
+    if _implausible_n(block, line, line.found):
+        return
+    block.datasets.append(_parse_vitals(line, line.found, name))
+
+
+def _take_damaged_vitals(block: Block, lines: list[Line], k: int, stop: int, name: str | None) -> int:
+    """A damaged vitals line: rejoined with the next when a mailer wrapped it, else a damaged data set; the
+    last index used."""
+    line = lines[k]
+    symbol = line.found.group(1)
     if k + 1 < stop and lines[k + 1].kind == "numbers":
         joined = f"{line.text} {lines[k + 1].text}"
-        match = _VITALS.match(joined)
+        match = VITALS.match(joined)
         if match:
             if _implausible_n(block, line, match):
                 return k + 1

@@ -16,16 +16,15 @@ the host (boot-loop guard).
 """
 from __future__ import annotations
 
-import json
 import queue
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.lab import bundle
 from abstat.lab.config import Decider, HostSpec, LabPlan
-from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError, boot_id_from, decode_done, decode_error, decode_result
+from abstat.lab.conversation import Conversation, HostFailed
+from abstat.lab.protocol import boot_id_from
 from abstat.lab.ssh import SshError, SshHost
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
@@ -38,8 +37,6 @@ RECONNECTS_PER_BLOCK = 3
 PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed", "Permission denied",
                         "Bad configuration option", "Bad owner or permissions", "Too many authentication failures",
                         "command-line line", "Unsupported option")  # errors waiting cannot mend
-HELLO_TIMEOUT_S = 120.0   # from the session's start to the runner's hello (Python starting, the machine record)
-SESSION_END_S = 10.0      # a session that ended its output is killed after this long
 FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout
 
 
@@ -47,10 +44,6 @@ def _last(text: str, limit: int = 500) -> str:
     """The last non-empty line of what a command on the box printed (at most ``limit`` characters)."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return lines[-1][:limit] if lines else ""
-
-
-class HostFailed(Exception):
-    """This host's part stops; the message is the one line the user sees."""
 
 
 def _raise_if_gone(destination: str, failure: str) -> None:
@@ -91,7 +84,7 @@ class HostHooks:
         """After its last, always (exceptions here are reported as the host's failure)."""
 
 
-class HostWorker(threading.Thread):
+class HostWorker(Conversation, threading.Thread):
     def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
                  events: queue.Queue[HostEvent], stopping: threading.Event, hooks: HostHooks | None = None,
                  decider: Decider | None = None) -> None:
@@ -269,121 +262,3 @@ class HostWorker(threading.Thread):
                 raise HostFailed(f"{where}the connection dropped {reconnects} times in one block; stopping"
                                  + (f" (last: {self.last_loss})" if self.last_loss else ""))
 
-    def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
-        """One runner session; None when the block is done, else why it ended early."""
-        try:
-            session = BoxSession(self.ssh.open(bundle.remote_command()))
-        except OSError as err:
-            raise HostFailed(f"cannot run ssh: {err}") from None
-        try:
-            try:
-                return self._converse(session, index, pending, started)
-            except ProtocolError as err:
-                session.kill()  # a box that breaks the protocol is not listened to any longer
-                raise HostFailed(f"the host sent an invalid {err.args[1] if len(err.args) > 1 else 'message'}: "
-                                 f"{err.args[0]}") from None
-        finally:
-            self.ssh.close_session(session)
-
-    def _converse(self, session: BoxSession, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
-        process = session.process
-        hello = self._hello(session)
-        if hello is None:
-            return self._lost(session, started)
-        if self.block_boot_id is None:
-            self.block_boot_id = hello.boot_id
-        boot_id = self.block_boot_id
-        if hello.boot_id != boot_id:
-            return "lost-started" if started else "lost"
-        if not started:
-            self.emit("boot", index, machine=hello.machine, boot_id=boot_id,
-                      slots=sum(1 for slot in pending.values() if not slot[2]), doctor_warnings=hello.doctor_warnings)
-            started = True
-        self.state("running", index)
-        plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(), key=lambda s: s[3]))
-        try:
-            assert process.stdin is not None
-            process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
-            process.stdin.flush()
-        except (OSError, ValueError):
-            return "lost-started"
-        while True:
-            message = session.message()
-            if message is None:
-                break
-            if self._answer(session, index, pending, message):
-                return None
-        self.last_loss = session.end(SESSION_END_S)[1]
-        return "lost-started"
-
-    def _hello(self, session: BoxSession) -> Any:
-        """Send the bundle; the runner's hello (None: the session ended first)."""
-        process = session.process
-        try:
-            assert process.stdin is not None
-            process.stdin.write(bundle.payload())
-            process.stdin.flush()
-        except (OSError, ValueError):
-            pass  # the session ended: no hello follows
-        try:
-            return session.hello(HELLO_TIMEOUT_S)
-        except NoAnswer:
-            raise HostFailed(f"the runner did not answer within {HELLO_TIMEOUT_S:g} s of starting") from None
-        except ProtocolError as err:
-            raise ProtocolError(str(err), "hello") from None
-
-    def _look(self, session: BoxSession, runs: Any) -> None:
-        """``--until-decided``: the runner ended a block and waits to hear whether to go on."""
-        if self.decider is None or not isinstance(runs, int) or isinstance(runs, bool):
-            raise ProtocolError(f"a look at {str(runs)[:40]!r} runs, not asked for", "look")
-        reason = self.decider.decide()
-        answer = {"stop": reason} if reason is not None else {"go": True}
-        process = session.process
-        try:
-            assert process.stdin is not None
-            process.stdin.write((json.dumps(answer) + "\n").encode())
-            process.stdin.flush()
-        except (OSError, ValueError):
-            pass  # the session ended: told when its messages stop
-
-    def _answer(self, session: BoxSession, index: int, pending: dict[int, list[Any]],
-                message: dict[str, Any]) -> bool:
-        """One message of the runner during the block; True once the block is done."""
-        if "result" in message:
-            try:
-                result = decode_result(message["result"], pending)
-            except ProtocolError as err:
-                raise ProtocolError(str(err), "result") from None
-            pending.pop(result["position"], None)
-            if self.decider is not None:
-                self.decider.add(result)
-            self.emit("run", index, result=result)
-            return False
-        if "look" in message:
-            self._look(session, message["look"])
-            return False
-        if "error" in message:
-            error = decode_error(message["error"])
-            self.emit("end", index, status="failed", note=error)
-            raise HostFailed(f"on the host: {error}")
-        if "done" not in message:
-            raise ProtocolError(f"a message that is none of result, error, done ({sorted(message)[:3]})", "message")
-        try:
-            done = decode_done(message["done"])
-        except ProtocolError as err:
-            raise ProtocolError(str(err), "end of the block") from None
-        status = "interrupted" if done["interrupted"] else ("failed" if done["error"] else "complete")
-        self.emit("end", index, status=status, notes=done["notes"], error=done["error"])
-        if done["error"]:
-            raise HostFailed(done["error"])
-        if done["interrupted"]:
-            raise InterruptedError
-        return True
-
-    def _lost(self, session: BoxSession, started: bool) -> str:
-        """The session ended before the runner said hello: a Python problem on the box, or the connection."""
-        code, err = session.end(SESSION_END_S)
-        if code not in (255, -9, -15) and err:  # not the connection: the box cannot run the runner
-            raise HostFailed(f"cannot start the runner with python3 on the host: {err}")
-        self.last_loss = err
-        return "lost-started" if started else "lost"

@@ -28,7 +28,8 @@ import time
 from typing import Any
 
 from abstat.lab.host import HostFailed, HostHooks
-from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError
+from abstat.lab.boxsession import BoxSession
+from abstat.lab.protocol import NoAnswer, ProtocolError
 
 LEASE_TIMEOUT_S = 60.0  # for the box to answer whether the lease is free
 MAX_ANSWER = 65536      # bytes of one answer of the lease program

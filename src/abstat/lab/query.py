@@ -17,7 +17,8 @@ from typing import Any
 
 from abstat.lab import bundle
 from abstat.lab.config import HostSpec
-from abstat.lab.protocol import BoxSession, NoAnswer, ProtocolError
+from abstat.lab.boxsession import BoxSession
+from abstat.lab.protocol import NoAnswer, ProtocolError
 from abstat.lab.ssh import SshError, SshHost, control_directory
 
 

@@ -199,7 +199,7 @@ class SshHost:
                 self._sessions.remove(process)
 
     def close_session(self, session: Any) -> None:
-        """End a :class:`abstat.lab.protocol.BoxSession` (at most 10 s after its input closes), or
+        """End a :class:`abstat.lab.boxsession.BoxSession` (at most 10 s after its input closes), or
         a plain session from :meth:`open` (killed if still running, then forgotten)."""
         if isinstance(session, subprocess.Popen):
             if session.poll() is None:

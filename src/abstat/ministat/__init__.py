@@ -5,6 +5,7 @@
 path; numpy is only imported to read large integer files quickly.
 """
 
-from abstat.ministat.report import DIALECTS, SampleSet, render_report, sample_set
+from abstat.ministat.dataset import SampleSet, sample_set
+from abstat.ministat.report import DIALECTS, render_report
 
 __all__ = ["DIALECTS", "SampleSet", "render_report", "sample_set"]

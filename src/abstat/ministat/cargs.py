@@ -41,19 +41,24 @@ def getopt(args: list[str], spec: dict[str, bool], *, permute: bool):
             if takes is None:
                 raise _Usage("Unknown option", f"invalid option -- '{letter}'")
             if takes:
-                if j + 1 < len(arg):
-                    value = arg[j + 1 :]
-                elif i + 1 < len(args):
-                    i += 1
-                    value = args[i]
-                else:
-                    raise _Usage("Unknown option", f"option requires an argument -- '{letter}'")
+                value, i = _argument(args, i, j)
                 yield letter, value
                 break
             yield letter, None
             j += 1
         i += 1
     yield None, operands
+
+
+def _argument(args: list[str], i: int, j: int) -> tuple[str, int]:
+    """The argument of the option letter ``args[i][j]``: the rest of its word, else the next word; and the
+    index of the word it ends in."""
+    arg = args[i]
+    if j + 1 < len(arg):
+        return arg[j + 1 :], i
+    if i + 1 < len(args):
+        return args[i + 1], i + 1
+    raise _Usage("Unknown option", f"option requires an argument -- '{arg[j]}'")
 
 
 def c_strtol(text: str) -> tuple[int, bool]:
@@ -63,17 +68,20 @@ def c_strtol(text: str) -> tuple[int, bool]:
     i = 0
     while i < n and raw[i] in b" \t\n\v\f\r":
         i += 1
-    sign = 1
-    j = i
-    if j < n and raw[j] in b"+-":
-        sign = -1 if raw[j] == 45 else 1
-        j += 1
+    sign, j = _sign(raw, i)
     k = j
     while k < n and 48 <= raw[k] <= 57:
         k += 1
     if k == j:
         return 0, n == 0  # no conversion: end = start of the string
     return _c_int(sign, raw[j:k]), k == n
+
+
+def _sign(raw: bytes, i: int) -> tuple[int, int]:
+    """The sign at ``i`` (``+``, ``-`` or none: positive) and where the digits start."""
+    if i < len(raw) and raw[i] in b"+-":
+        return (-1 if raw[i] == 45 else 1), i + 1
+    return 1, i
 
 
 def _c_int(sign: int, digits: bytes) -> int:

@@ -166,7 +166,7 @@ _WITH_VALUE = {"C": _column, "d": _delimiters, "w": _width}
 
 def _load(data: bytes, name: str, options: _Options, dialect: str, *, tried: bool = False):
     """One data set from the bytes of its file (*tried*: the numpy reader already declined it)."""
-    from abstat.ministat.report import sample_set
+    from abstat.ministat.dataset import sample_set
 
     if len(data) >= FAST_PATH_BYTES and not tried:
         sample = _fast(data, name, options, dialect)
@@ -254,17 +254,21 @@ def read_datasets(options: _Options, dialect: str) -> tuple[list, list[str]]:
     if dialect == "classic":
         names = [STDIN_NAME if path == "-" else path for path in files]
         return [_read_file(path, name, options, dialect) for path, name in zip(files, names)], names
-    names = list(files)
+    return _read_opened(options, dialect), list(files)
+
+
+def _read_opened(options: _Options, dialect: str) -> list:
+    """FreeBSD's way: every file opened first, then each read (a directory reads as empty)."""
     handles: list[io.BufferedReader | None] = []  # a local annotation: never evaluated
     try:
-        _open_all(files, handles)
+        _open_all(options.files, handles)
         samples = []
-        for path, handle in zip(files, handles):
+        for path, handle in zip(options.files, handles):
             if handle is None and path != "-":
                 samples.append(_load(b"", path, options, dialect))
             else:
                 samples.append(_read_file(path, path, options, dialect, handle))
-        return samples, names
+        return samples
     finally:
         for handle in handles:
             if handle is not None:

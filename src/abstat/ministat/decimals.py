@@ -70,16 +70,12 @@ def _parse(block: bytes) -> np.ndarray | None:
 
 def _values(block: bytes) -> np.ndarray | None:
     dots, minus = block.count(b"."), block.count(b"-")
-    if len(block.translate(None, b"0123456789")) != block.count(b"\n") + dots + minus or block[-1:] != b"\n":
-        return None  # anything but digits, "-", "." and newlines (bytes methods: C loops, no arrays)
+    if not _plain(block, dots, minus):
+        return None
     raw = np.frombuffer(block, dtype=np.uint8)
-    ends = np.flatnonzero(raw == 10)
-    lengths = np.diff(ends, prepend=-1) - 1
-    if int(lengths.min()) == 0:  # empty lines hold no value
-        keep = lengths > 0
-        ends, lengths = ends[keep], lengths[keep]
-        if not len(ends):
-            return np.empty(0)
+    ends, lengths = _value_lines(raw)
+    if not len(ends):
+        return np.empty(0)
     width = int(lengths.max())
     if width > 16:
         return _general(block, len(ends)) if width <= MAX_LINE else None
@@ -90,16 +86,38 @@ def _values(block: bytes) -> np.ndarray | None:
     fixed = _fixed_fraction(block, raw, ends, lengths, dots) if width <= 8 else None
     if fixed is not None:  # every line has its dot at the same place ("%.3f")
         return _fixed_values(raw, ends, kept, fixed, negative if minus else None)
-    else:
-        found = _any_fraction(raw, ends, kept, width, dots)
-        if found is None:
-            return None
-        mantissa, fraction = found
-        values = mantissa.astype(np.float64)
-        values /= _POWERS[fraction]
+    return _any_values(block, raw, (ends, kept), width, dots, negative if minus else None)
+
+
+def _plain(block: bytes, dots: int, minus: int) -> bool:
+    """Only digits, "-", "." and newlines, the last byte a newline (bytes methods: C loops, no arrays)."""
+    return len(block.translate(None, b"0123456789")) == block.count(b"\n") + dots + minus and block[-1:] == b"\n"
+
+
+def _value_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each line that is not empty ends (its newline) and its length: empty lines hold no value."""
+    ends = np.flatnonzero(raw == 10)
+    lengths = np.diff(ends, prepend=-1) - 1
+    if int(lengths.min()) == 0:
+        keep = lengths > 0
+        ends, lengths = ends[keep], lengths[keep]
+    return ends, lengths
+
+
+def _any_values(block: bytes, raw: np.ndarray, lines: tuple[np.ndarray, np.ndarray], width: int, dots: int,
+                negative: np.ndarray | None) -> np.ndarray | None:
+    """The values of lines of at most 16 characters, the dot anywhere (None: not all read); the general
+    reader's when a mantissa is too large to be exact; ``negative``: the lines with a "-", if any."""
+    ends, kept = lines
+    found = _any_fraction(raw, ends, kept, width, dots)
+    if found is None:
+        return None
+    mantissa, fraction = found
+    values = mantissa.astype(np.float64)
+    values /= _POWERS[fraction]
     if int(mantissa.max()) >= _EXACT:
         return _general(block, len(ends))
-    if minus:
+    if negative is not None:
         _negate(values, mantissa, negative)
     return values
 

@@ -24,7 +24,7 @@ import warnings
 
 import numpy as np
 
-from abstat.ministat.report import SampleSet, column_runs
+from abstat.ministat.dataset import SampleSet, column_runs
 from abstat.stats.descriptive import c_div, c_sqrt
 
 READ_BLOCK = 1 << 20  # small blocks: the temporaries stay small beside the values
@@ -107,6 +107,16 @@ def _count_columns(values: np.ndarray, x0: float, dx: float) -> tuple[list[np.nd
     return blocks, counts_by_column
 
 
+def _decimals(block: bytes) -> np.ndarray:
+    """The decimals (float64) of a block with a dot, or raise _NotSimple."""
+    from abstat.ministat.decimals import parse_decimal_block
+
+    values = parse_decimal_block(block)
+    if values is None:
+        raise _NotSimple
+    return values
+
+
 def _parse_block(block: bytes) -> np.ndarray:
     """Integers (int64) or decimals (float64) of a block of complete lines, or raise _NotSimple."""
     if b"\r" in block:  # CRLF: ministat trims the CR with the rest of the trailing white space
@@ -114,12 +124,7 @@ def _parse_block(block: bytes) -> np.ndarray:
         if b"\r" in block:
             raise _NotSimple
     if b"." in block:
-        from abstat.ministat.decimals import parse_decimal_block
-
-        values = parse_decimal_block(block)
-        if values is None:
-            raise _NotSimple
-        return values
+        return _decimals(block)
     raw = np.frombuffer(block, dtype=np.uint8)
     newlines = block.count(b"\n")
     minus = int(np.count_nonzero(raw == 45))
@@ -224,17 +229,25 @@ class _Store:
     def extend(self, values: np.ndarray) -> None:
         if len(values) == 0:
             return
+        self._fit(values)
+        needed = self.size + len(values)
+        if needed > len(self.array):
+            self._grow(needed)
+        self.array[self.size : needed] = values
+        self.size = needed
+
+    def _fit(self, values: np.ndarray) -> None:
+        """A type that holds ``values`` too: float64 for decimals, int64 for integers beyond int32."""
         if values.dtype.kind == "f" and self.array.dtype.kind != "f":
             self._convert(np.float64)  # integers so far convert as strtod rounds them
         elif self.array.dtype == np.int32 and (int(values.min()) < -(2**31) or int(values.max()) >= 2**31):
             self._convert(np.int64)
-        needed = self.size + len(values)
-        if needed > len(self.array):
-            grown = np.empty(max(needed, 2 * len(self.array)), dtype=self.array.dtype)
-            grown[: self.size] = self.array[: self.size]
-            self.array = grown
-        self.array[self.size : needed] = values
-        self.size = needed
+
+    def _grow(self, needed: int) -> None:
+        """Room for ``needed`` values at least (twice the capacity, when that is more)."""
+        grown = np.empty(max(needed, 2 * len(self.array)), dtype=self.array.dtype)
+        grown[: self.size] = self.array[: self.size]
+        self.array = grown
 
     def _convert(self, dtype: type) -> None:
         """The same capacity in ``dtype``: only the values held are copied (the rest of
@@ -303,16 +316,7 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
     """
     if column != 1 or _FORBIDDEN_DELIMITERS.intersection(delimiters):
         return None
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        capacity = len(source) // 2 + 1
-    else:
-        try:
-            import os
-
-            capacity = os.fstat(source.fileno()).st_size // 2 + 1
-        except (OSError, AttributeError, ValueError):
-            capacity = 1 << 20
-    store = _Store(capacity)
+    store = _Store(_capacity(source))
     try:
         for block in _blocks(source):
             store.extend(_parse_block(block))
@@ -322,6 +326,19 @@ def integer_sample_set(source, *, dialect: str = "classic", column: int = 1, del
     if len(values) < 3:
         return None  # let the general reader report it with its message
     return array_sample_set(values, dialect)
+
+
+def _capacity(source) -> int:
+    """As many values as the data could hold (one a line of a digit and a newline); a megabyte of them for a
+    file whose size is not known."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source) // 2 + 1
+    try:
+        import os
+
+        return os.fstat(source.fileno()).st_size // 2 + 1
+    except (OSError, AttributeError, ValueError):
+        return 1 << 20
 
 
 def array_sample_set(values: np.ndarray, dialect: str = "classic") -> IntegerSampleSet:

@@ -15,100 +15,13 @@ drawing order.  Pure Python: this module is on the fast start-up path.
 
 import math
 
-from abstat.ministat.pooled import pooled
-from abstat.stats.descriptive import c_div, c_sqrt, one_pass_variance, running_sums
-from abstat.stats.student import CONFIDENCE_LEVELS
+from abstat.ministat.dataset import INT_MIN, SampleSet, c_int, sample_set
+from abstat.stats.descriptive import c_div
+from abstat.stats.student import CONFIDENCE_LEVELS, pooled_t
 
 SYMBOLS = " x+*%#@O"
 MAX_DATASETS = 7
 DIALECTS = ("classic", "freebsd")
-_INT_MIN = -(2**31)
-_INT_MAX = 2**31 - 1
-
-
-class SampleSet:
-    """One data set as ministat sees it: sorted values and its statistics.
-
-    ``variance`` is the value the standard deviation was computed from
-    (classic: one-pass, possibly negative; freebsd: two-pass).  Subclasses
-    (the numpy path for large inputs) override :meth:`column_counts`.
-    """
-
-    __slots__ = ("n", "min", "max", "median", "mean", "variance", "stddev", "sorted_values")
-
-    def __init__(self, n, minimum, maximum, median, mean, variance, stddev, sorted_values=None) -> None:
-        self.n = n
-        self.min = minimum
-        self.max = maximum
-        self.median = median
-        self.mean = mean
-        self.variance = variance
-        self.stddev = stddev
-        self.sorted_values = sorted_values
-
-    def column_counts(self, x0: float, dx: float) -> list[tuple[int, int]]:
-        """``[(column, count), ...]`` in ascending order of the values, where
-        column = ``(int)((value - x0) / dx)`` as C computes it and count is
-        the length of each run of equal columns."""
-        return column_runs(self.sorted_values, x0, dx)
-
-
-def column_runs(sorted_values, x0: float, dx: float) -> list[tuple[int, int]]:
-    """Runs of equal plot columns of ``sorted_values`` (see ``column_counts``)."""
-    runs: list[tuple[int, int]] = []
-    last = None
-    count = 0
-    for value in sorted_values:
-        column = c_int(c_div(value - x0, dx))
-        if column == last:
-            count += 1
-        else:
-            if last is not None:
-                runs.append((last, count))
-            last = column
-            count = 1
-    if last is not None:
-        runs.append((last, count))
-    return runs
-
-
-def c_int(value: float) -> int:
-    """C's ``(int)`` of a double on x86-64: truncation, INT_MIN when out of range."""
-    if value != value or value >= 2147483648.0 or value <= -2147483649.0:
-        return _INT_MIN
-    return int(value)
-
-
-def sample_set(values, dialect: str = "classic") -> SampleSet:
-    """Build a :class:`SampleSet` from values in input order (ministat's
-    arithmetic: running sums in input order, statistics on sorted values)."""
-    # values read by the text reader are a list of floats already: no copy of them
-    data = values if type(values) is list and set(map(type, values)) <= {float} else [float(v) for v in values]
-    n = len(data)
-    if n == 0:
-        raise ValueError("a data set needs at least one value")
-    ordered = sorted(data)
-    half = n // 2
-    if dialect == "freebsd":
-        total = 0.0
-        for value in data:
-            total += value
-        mean = total / n
-        median = ordered[half] if n % 2 else (ordered[half] + ordered[half - 1]) / 2
-        acc = 0.0
-        for value in ordered:
-            acc += (value - mean) * (value - mean)
-        variance = c_div(acc, n - 1.0)
-    elif dialect == "classic":
-        total, squares = running_sums(data)
-        mean = total / n
-        median = ordered[half]
-        variance = one_pass_variance(n, total, squares) if n > 1 else c_div(squares - total * total / n, 0.0)
-    else:
-        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
-    return SampleSet(n, ordered[0], ordered[-1], median, mean, variance, c_sqrt(variance), ordered)
-
-
 def format_g(value: float, spec: str = "%g", signed_nan: bool = True) -> str:
     """printf-style ``%g`` formatting.  NaN is spelled as the C library does:
     glibc writes ``-nan`` when the sign bit is set (*signed_nan*), FreeBSD's
@@ -126,7 +39,7 @@ def _vitals(symbol: str, sample: SampleSet, signed_nan: bool) -> str:
 
 
 def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dialect: str) -> str:
-    result = pooled(
+    result = pooled_t(
         baseline.n,
         baseline.mean,
         baseline.stddev,
@@ -196,7 +109,7 @@ def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
         bar = _bar(bars, index if separate_bars else 0, width)
         runs = sample.column_counts(x0, dx)
         history.append((val, runs))
-        outside = outside or any(not 0 <= column < width for column, _ in runs)
+        outside = outside or _off_the_plot(runs, width)
         rows = max([1, *(count for _, count in runs)]) + 1
         if rows > height:
             _clear_above(entries, height)
@@ -206,6 +119,11 @@ def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
     if outside:
         return _grid_rows_flat(history, width), bars
     return _grid_rows(entries, height, width), bars
+
+
+def _off_the_plot(runs: list[tuple[int, int]], width: int) -> bool:
+    """A column outside the plot: the grid is then drawn as C's flat array, where it spills over."""
+    return any(not 0 <= column < width for column, _ in runs)
 
 
 def _bar(bars: list[bytearray | None], index: int, width: int) -> bytearray:
@@ -247,23 +165,28 @@ def _draw_bar(bar: bytearray, sample: SampleSet, x0: float, dx: float, width: in
     mean = sample.mean
     sd = sample.stddev
     if sd == sd:
-        left = c_int(c_div((mean - sd) - x0, dx))
-        right = c_int(c_div((mean + sd) - x0, dx))
-        if 0 <= right < width:
-            bar[right] = 124  # "|"
-        if 0 <= left < width:
-            bar[left] = 124
-        for i in range(max(left + 1, 0), min(right, width)):
-            if bar[i] == 0:
-                bar[i] = 95  # "_"
+        _draw_spread(bar, mean, sd, x0, dx, width)
     column = c_int(c_div(sample.median - x0, dx))
     if 0 <= column < width:
         bar[column] = 77  # "M"
     column = c_int(c_div(mean - x0, dx))
-    if column == _INT_MIN:
+    if column == INT_MIN:
         raise PlotError(_OVERFLOW)
     if 0 <= column < width:
         bar[column] = 65  # "A"
+
+
+def _draw_spread(bar: bytearray, mean: float, sd: float, x0: float, dx: float, width: int) -> None:
+    """``|___|`` from mean - sd to mean + sd: the ends, and ``_`` where nothing is drawn yet."""
+    left = c_int(c_div((mean - sd) - x0, dx))
+    right = c_int(c_div((mean + sd) - x0, dx))
+    if 0 <= right < width:
+        bar[right] = 124  # "|"
+    if 0 <= left < width:
+        bar[left] = 124
+    for i in range(max(left + 1, 0), min(right, width)):
+        if bar[i] == 0:
+            bar[i] = 95  # "_"
 
 
 def _row_text(row) -> str:
@@ -302,18 +225,30 @@ def _grid_rows_flat(history: list[tuple[int, list[tuple[int, int]]]], width: int
                 tallest = count
         rows = tallest + 1
         if rows > height:
-            needed = width * rows
-            if len(data) < needed:
-                data.extend(bytes(needed - len(data)))
-            data[height * width : rows * width] = bytes((rows - height) * width)
+            _clear_rows(data, height, rows, width)
         height = rows
-        size = len(data)
-        for column, count in runs:
-            for j in range(1, count + 1):
-                offset = j * width + column
-                if 0 <= offset < size:
-                    data[offset] |= val
+        _mark_runs(data, runs, val, width)
     return [(_row_text(data[(height - i) * width : (height - i + 1) * width]), 1) for i in range(1, height)]
+
+
+def _clear_rows(data: bytearray, height: int, rows: int, width: int) -> None:
+    """The grid grows from ``height`` to ``rows`` rows: the array extended, and the rows from ``height`` up
+    cleared."""
+    needed = width * rows
+    if len(data) < needed:
+        data.extend(bytes(needed - len(data)))
+    data[height * width : rows * width] = bytes((rows - height) * width)
+
+
+def _mark_runs(data: bytearray, runs: list[tuple[int, int]], val: int, width: int) -> None:
+    """A data set's bit in rows 1..count of each of its columns; a column outside the plot spills into the
+    neighbouring row, as in C, and nothing is written outside the array."""
+    size = len(data)
+    for column, count in runs:
+        for j in range(1, count + 1):
+            offset = j * width + column
+            if 0 <= offset < size:
+                data[offset] |= val
 
 
 def _dump(body, bars, width: int):
@@ -352,10 +287,7 @@ def render_report(
     80, 90, 95, 98, 99, 99.5.  Raises ValueError for bad arguments and
     :class:`PlotError` where ministat crashes (a plot width of 1, overflowing values).
     """
-    if dialect not in DIALECTS:
-        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
-    if float(confidence) not in CONFIDENCE_LEVELS:
-        raise ValueError(f"no support for confidence level {confidence}")
+    _check_choices(dialect, confidence)
     samples = [item if isinstance(item, SampleSet) else sample_set(item, dialect) for item in datasets]
     names = list(names)
     if not samples or len(samples) > MAX_DATASETS:
@@ -363,6 +295,14 @@ def render_report(
     if len(names) != len(samples):
         raise ValueError("one name per data set is needed")
     return "".join(iter_report(samples, names, confidence, width, plot, stats, dialect, separate_bars, quiet))
+
+
+def _check_choices(dialect: str, confidence: float) -> None:
+    """A dialect and a confidence level ministat has."""
+    if dialect not in DIALECTS:
+        raise ValueError(f"unknown ministat dialect {dialect!r}; use classic or freebsd")
+    if float(confidence) not in CONFIDENCE_LEVELS:
+        raise ValueError(f"no support for confidence level {confidence}")
 
 
 def iter_report(samples, names, confidence=95.0, width=74, plot=True, stats=True, dialect="classic",

@@ -61,9 +61,29 @@ def _units(path: str) -> dict[str, str]:
         except (InputError, ValueError):
             continue
         if isinstance(document, dict):
-            return {name: str(info.get("unit")) for name, info in document.items()
-                    if isinstance(info, dict) and info.get("unit")}
+            return _declared_units(document)
     return {}
+
+
+def _declared_units(document: dict[str, Any]) -> dict[str, str]:
+    """The unit ``benchmarks.json`` declares for each benchmark that declares one."""
+    return {name: str(info.get("unit")) for name, info in document.items()
+            if isinstance(info, dict) and info.get("unit")}
+
+
+def _result_numbers(result: Any, samples: list[Any], index: int) -> list[float]:
+    """The finite numbers of a result: its samples when asv kept them, else the result itself."""
+    values = samples[index] if index < len(samples) and isinstance(samples[index], list) else [result]
+    return [v for v in (_number(x) for x in values) if v is not None]
+
+
+def _result_labels(base: dict[str, str], name: str, params: list[list[Any]], index: int) -> dict[str, str]:
+    """The file's labels, the benchmark's name as the metric, and the result's parameter combination."""
+    labels = {**base, "metric": name}
+    combination = _combination(params, index)
+    if combination is not None:
+        labels["params"] = ", ".join(str(p) for p in combination)
+    return labels
 
 
 def _env_from_name(path: str) -> str:
@@ -84,15 +104,7 @@ def _entries(document: dict[str, Any], path: str) -> list[tuple[str, list[Any], 
     columns = document.get("result_columns")
     entries = []
     for name, row in document["results"].items():
-        if isinstance(columns, list):  # format 2
-            if not isinstance(row, list):
-                raise InputError(f"results[{name!r}] is not a list of {len(columns)} columns", path=path)
-            fields = dict(zip(columns, row))
-            results, params, samples = fields.get("result"), fields.get("params") or [], fields.get("samples")
-        elif isinstance(row, dict):  # format 1, parameterized or with samples
-            results, params, samples = row.get("result"), row.get("params") or [], row.get("samples")
-        else:  # format 1, a plain number
-            results, params, samples = row, [], None
+        results, params, samples = _row_fields(columns, row, name, path)
         if not isinstance(results, list):
             results = [results]
         if not isinstance(params, list) or not all(isinstance(p, list) for p in params):
@@ -101,6 +113,18 @@ def _entries(document: dict[str, Any], path: str) -> list[tuple[str, list[Any], 
             samples = [None] * len(results)
         entries.append((str(name), results, params, samples))
     return entries
+
+
+def _row_fields(columns: Any, row: Any, name: Any, path: str) -> tuple[Any, Any, Any]:
+    """A benchmark's row as (results, parameter values, samples), in either format of asv's results."""
+    if isinstance(columns, list):  # format 2
+        if not isinstance(row, list):
+            raise InputError(f"results[{name!r}] is not a list of {len(columns)} columns", path=path)
+        fields = dict(zip(columns, row))
+        return fields.get("result"), fields.get("params") or [], fields.get("samples")
+    if isinstance(row, dict):  # format 1, parameterized or with samples
+        return row.get("result"), row.get("params") or [], row.get("samples")
+    return row, [], None  # format 1, a plain number
 
 
 def _combination(params: list[list[Any]], index: int) -> tuple[Any, ...] | None:
@@ -168,15 +192,11 @@ def _read_document(file_path: str, document: dict[str, Any], sets: list[SampleSe
     failed = 0
     for name, results, params, samples in _entries(document, file_path):
         for i, result in enumerate(results):
-            values = samples[i] if i < len(samples) and isinstance(samples[i], list) else [result]
-            numbers = [v for v in (_number(x) for x in values) if v is not None]
+            numbers = _result_numbers(result, samples, i)
             if not numbers:
                 failed += 1
                 continue
-            labels = {**base, "metric": name}
-            combination = _combination(params, i)
-            if combination is not None:
-                labels["params"] = ", ".join(str(p) for p in combination)
+            labels = _result_labels(base, name, params, i)
             unit = units.get(name)
             sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
                                   unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))

@@ -53,11 +53,18 @@ def _num(value: Any) -> float | None:
 def is_gbench(doc: Any) -> bool:
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         return False
-    entries = [b for b in doc["benchmarks"] if isinstance(b, dict)]
-    if entries and all("runs" not in b and "stats" not in b for b in entries) and any(
-            k in b for b in entries for k in ("real_time", "cpu_time", "time_unit", "run_type")):
-        return True
-    context = doc.get("context")
+    return _gbench_entries(doc["benchmarks"]) or _gbench_context(doc.get("context"))
+
+
+def _gbench_entries(benchmarks: list[Any]) -> bool:
+    """Entries with Google Benchmark's times or run types, and none of pyperf's runs or pytest-benchmark's stats."""
+    entries = [b for b in benchmarks if isinstance(b, dict)]
+    return bool(entries) and all("runs" not in b and "stats" not in b for b in entries) and any(
+        k in b for b in entries for k in ("real_time", "cpu_time", "time_unit", "run_type"))
+
+
+def _gbench_context(context: Any) -> bool:
+    """A context that describes Google Benchmark's build and machine."""
     return isinstance(context, dict) and any(k in context for k in ("library_build_type", "num_cpus",
                                                                      "mhz_per_cpu", "json_schema_version"))
 
@@ -73,16 +80,19 @@ def is_pytest_benchmark(doc: Any) -> bool:
 def is_bmf(doc: Any) -> bool:
     if not isinstance(doc, dict) or not doc:
         return False
-    return all(isinstance(measures, dict) and measures and all(
+    return all(_bmf_measures(measures) for measures in doc.values())
+
+
+def _bmf_measures(measures: Any) -> bool:
+    """A benchmark's measures in BMF: each an object with a finite ``value``, one at least."""
+    return isinstance(measures, dict) and bool(measures) and all(
         isinstance(m, dict) and "value" in m and _num(m["value"]) is not None for m in measures.values())
-        for measures in doc.values())
 
 
 def read_gbench(path: str, doc: Any) -> list[SampleSet]:
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         raise InputError("not a Google Benchmark JSON file (no 'benchmarks' list)", path=path)
-    context = doc["context"] if isinstance(doc.get("context"), dict) else {}
-    machine = {k: v for k, v in context.items() if isinstance(v, (str, int, float, bool))}
+    machine = _machine(doc)
     found: dict[tuple[str, str], SampleSet] = {}
     aggregates: dict[str, dict[str, dict[str, Any]]] = {}
     failed: list[str] = []
@@ -97,6 +107,12 @@ def read_gbench(path: str, doc: Any) -> list[SampleSet]:
         raise InputError("Google Benchmark file holds no readable result", path=path)
     sets[0].notes.extend(notes)
     return sets
+
+
+def _machine(doc: dict[str, Any]) -> dict[str, Any]:
+    """The context's plain values (the host, its CPUs and caches, the library's build): the machine record."""
+    context = doc["context"] if isinstance(doc.get("context"), dict) else {}
+    return {k: v for k, v in context.items() if isinstance(v, (str, int, float, bool))}
 
 
 def _read_entry(path: str, index: int, entry: Any, machine: dict[str, Any], found: dict[tuple[str, str], SampleSet],
@@ -158,21 +174,35 @@ def _read_aggregates(path: str, aggregates: dict[str, dict[str, dict[str, Any]]]
     for name, named in aggregates.items():
         if any(key[0] == name for key in found):
             continue  # the repetitions are read; their aggregates are not read again
-        mean, stddev = named.get("mean"), named.get("stddev")
-        n = mean.get("repetitions") if mean else None
-        if not mean or not stddev or not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        n = _repetitions(named)
+        if n is None:
             notes.append(f"{path}: {name}: aggregates without their repetitions (need mean, stddev and "
                          "'repetitions'): left out")
             continue
-        for key in ("real_time", "cpu_time"):
-            m, s = _num(mean.get(key)), _num(stddev.get(key))
-            scale = _TO_S.get(str(mean.get("time_unit", "ns")))
-            if m is None or s is None or scale is None:
-                continue
-            found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[], source=path,
-                                           unit="s", machine=dict(machine),
-                                           summary=Summary(n, m * scale, s * scale))
+        _add_summaries(path, name, named, n, machine, found)
     return notes
+
+
+def _repetitions(named: dict[str, dict[str, Any]]) -> int | None:
+    """The number of repetitions of a benchmark known by its aggregates: None without mean and stddev."""
+    mean, stddev = named.get("mean"), named.get("stddev")
+    n = mean.get("repetitions") if mean else None
+    if not mean or not stddev or not isinstance(n, int) or isinstance(n, bool) or n < 1:
+        return None
+    return n
+
+
+def _add_summaries(path: str, name: str, named: dict[str, dict[str, Any]], n: int, machine: dict[str, Any],
+                   found: dict[tuple[str, str], SampleSet]) -> None:
+    """Each time (real, CPU) whose mean and stddev are finite, in seconds: a summary of ``n`` repetitions."""
+    mean, stddev = named["mean"], named["stddev"]
+    for key in ("real_time", "cpu_time"):
+        m, s = _num(mean.get(key)), _num(stddev.get(key))
+        scale = _TO_S.get(str(mean.get("time_unit", "ns")))
+        if m is None or s is None or scale is None:
+            continue
+        found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[], source=path,
+                                       unit="s", machine=dict(machine), summary=Summary(n, m * scale, s * scale))
 
 
 def read_pytest_benchmark(path: str, doc: Any) -> list[SampleSet]:
@@ -221,11 +251,16 @@ def _pytest_set(path: str, index: int, bench: Any, machine: dict[str, Any], comm
     values, notes = _pytest_values(path, name, stats)
     if values:
         return SampleSet(labels=labels, runs=[values], source=path, unit="s", machine=dict(machine))
+    return SampleSet(labels=labels, runs=[], source=path, unit="s", machine=dict(machine),
+                     summary=_pytest_summary(path, name, stats), notes=notes)
+
+
+def _pytest_summary(path: str, name: str, stats: dict[str, Any]) -> Summary:
+    """A benchmark known by its stats alone: rounds, mean and stddev."""
     rounds, mean, stddev = stats.get("rounds"), _num(stats.get("mean")), _num(stats.get("stddev"))
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1 or mean is None or stddev is None:
         raise InputError(f"{name}: stats need 'rounds', 'mean' and 'stddev' (or 'data')", path=path)
-    return SampleSet(labels=labels, runs=[], source=path, unit="s", machine=dict(machine),
-                     summary=Summary(rounds, mean, stddev), notes=notes)
+    return Summary(rounds, mean, stddev)
 
 
 def read_bmf(path: str, doc: Any) -> list[SampleSet]:

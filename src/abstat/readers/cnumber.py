@@ -52,16 +52,20 @@ def _special(token: bytes, i: int, negative: bool) -> tuple[float, int] | None:
         return (-_INF if negative else _INF), consumed
     if not lower.startswith(b"nan"):
         return None
+    nan = float("nan")
+    return (-nan if negative else nan), _nan_end(token, i + 3)
+
+
+def _nan_end(token: bytes, j: int) -> int:
+    """The end of ``nan``'s ``(chars)`` at ``j``, if they are there and closed; else ``j``."""
     n = len(token)
-    j = i + 3
     if j < n and token[j] == 40:  # "("
         k = j + 1
         while k < n and token[k] in _NAN_CHARS:
             k += 1
         if k < n and token[k] == 41:  # ")"
             j = k + 1
-    nan = float("nan")
-    return (-nan if negative else nan), j
+    return j
 
 
 def _mantissa_end(token: bytes, j: int, digit_set: bytes) -> tuple[int, int]:

@@ -71,11 +71,16 @@ def _per_iteration(path: str, doc: Any) -> list[float]:
         raise InputError(f"'iters' ({len(iters)}) and 'times' ({len(times)}) differ in length", path=path)
     values = []
     for i, (n, t) in enumerate(zip(iters, times)):
-        if (isinstance(n, bool) or isinstance(t, bool) or not isinstance(n, (int, float))
-                or not isinstance(t, (int, float)) or not math.isfinite(n) or not math.isfinite(t) or n <= 0):
+        if not _count_and_time(n, t):
             raise InputError(f"sample {i}: iters {n!r}, times {t!r}: not a positive count and a time", path=path)
         values.append(float(t) / float(n))
     return values
+
+
+def _count_and_time(n: Any, t: Any) -> bool:
+    """A positive count of iterations and a finite time (neither a bool)."""
+    return not (isinstance(n, bool) or isinstance(t, bool) or not isinstance(n, (int, float))
+                or not isinstance(t, (int, float)) or not math.isfinite(n) or not math.isfinite(t) or n <= 0)
 
 
 def _benchmark_id(directory: str, root: str) -> str:
@@ -96,29 +101,28 @@ def _set(sample_path: str, root: str, doc: Any | None = None) -> SampleSet:
     values = _per_iteration(sample_path, doc)
     directory = os.path.dirname(os.path.abspath(sample_path))
     labels = {"benchmark": _benchmark_id(directory, root), "variant": os.path.basename(directory)}
-    notes = []
-    estimates = os.path.join(directory, "estimates.json")
-    if os.path.exists(estimates):
-        est = _load(estimates)
-        point = est.get("Mean", {}).get("point_estimate") if is_estimates(est) else None
-        mean = sum(values) / len(values)
-        if isinstance(point, (int, float)) and not math.isclose(point, mean, rel_tol=1e-9):
-            notes.append(f"{estimates}: criterion's Mean {point!r} is not the mean of sample.json's "
-                         f"times per iteration ({mean!r})")
+    notes = _estimates_notes(directory, values)
     return SampleSet(labels=labels, runs=[values], source=sample_path, unit="ns", notes=notes)
+
+
+def _estimates_notes(directory: str, values: list[float]) -> list[str]:
+    """A note when the estimates.json beside the samples gives a Mean that is not theirs."""
+    estimates = os.path.join(directory, "estimates.json")
+    if not os.path.exists(estimates):
+        return []
+    est = _load(estimates)
+    point = est.get("Mean", {}).get("point_estimate") if is_estimates(est) else None
+    mean = sum(values) / len(values)
+    if isinstance(point, (int, float)) and not math.isclose(point, mean, rel_tol=1e-9):
+        return [f"{estimates}: criterion's Mean {point!r} is not the mean of sample.json's "
+                f"times per iteration ({mean!r})"]
+    return []
 
 
 def read_criterion(path: str, doc: Any | None = None) -> list[SampleSet]:
     """A criterion directory, ``sample.json`` or ``estimates.json`` as sample sets."""
     if os.path.isdir(path):
-        found = []
-        for directory, subdirectories, files in os.walk(path):
-            subdirectories[:] = sorted(d for d in subdirectories if d != "report")
-            if "sample.json" in files:
-                found.append(_set(os.path.join(directory, "sample.json"), path))
-        if not found:
-            raise InputError("no criterion sample.json under this directory", path=path)
-        return found
+        return _read_tree(path)
     if doc is not None and is_estimates(doc):
         beside = os.path.join(os.path.dirname(os.path.abspath(path)), "sample.json")
         if not os.path.exists(beside):
@@ -126,6 +130,18 @@ def read_criterion(path: str, doc: Any | None = None) -> list[SampleSet]:
                              "sample.json is beside it", path=path)
         return [_set(beside, "")]
     return [_set(path, "", doc)]
+
+
+def _read_tree(path: str) -> list[SampleSet]:
+    """Every sample.json under a criterion directory (its HTML reports left out), in sorted order."""
+    found = []
+    for directory, subdirectories, files in os.walk(path):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "report")
+        if "sample.json" in files:
+            found.append(_set(os.path.join(directory, "sample.json"), path))
+    if not found:
+        raise InputError("no criterion sample.json under this directory", path=path)
+    return found
 
 
 def read_raw_csv(path: str, text: str) -> list[SampleSet]:
@@ -142,9 +158,7 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     try:
         for row in reader:
             name, unit, time = _raw_row(path, row, column, reader.line_num)
-            labels = {"benchmark": name}
-            if os.path.basename(path) == "raw.csv":  # criterion's name: the directory is the baseline's
-                labels["variant"] = os.path.basename(os.path.dirname(os.path.abspath(path)))
+            labels = _raw_labels(path, name)
             slot = found.setdefault((name, unit), SampleSet(labels=labels, runs=[[]], source=path, unit=unit))
             slot.runs[0].append(time)
     except csv.Error as err:
@@ -154,8 +168,24 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     return list(found.values())
 
 
+def _raw_labels(path: str, name: str) -> dict[str, str]:
+    """The benchmark; and, for a file named as criterion names it, the baseline its directory is."""
+    labels = {"benchmark": name}
+    if os.path.basename(path) == "raw.csv":
+        labels["variant"] = os.path.basename(os.path.dirname(os.path.abspath(path)))
+    return labels
+
+
 def _raw_row(path: str, row: dict[str, str], column: str, line: int) -> tuple[str, str, float]:
     """A row's benchmark name, unit and time per iteration."""
+    measured, count = _measured_and_count(path, row, column, line)
+    unit = (row.get("unit") or "ns").strip() if column == "sample_measured_value" else "ns"
+    name = "/".join(p for p in (row["group"], row["function"], row["value"]) if p)
+    return name, unit, measured / count
+
+
+def _measured_and_count(path: str, row: dict[str, str], column: str, line: int) -> tuple[float, float]:
+    """The row's finite time and its positive count of iterations."""
     try:
         measured, count = float(row[column]), float(row["iteration_count"])
     except (TypeError, ValueError):
@@ -163,6 +193,4 @@ def _raw_row(path: str, row: dict[str, str], column: str, line: int) -> tuple[st
                          "not numbers", path=path, line=line) from None
     if not (math.isfinite(measured) and math.isfinite(count) and count > 0):
         raise InputError("not a finite time and a positive iteration count", path=path, line=line)
-    unit = (row.get("unit") or "ns").strip() if column == "sample_measured_value" else "ns"
-    name = "/".join(p for p in (row["group"], row["function"], row["value"]) if p)
-    return name, unit, measured / count
+    return measured, count

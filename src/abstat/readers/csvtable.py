@@ -31,17 +31,23 @@ def _columns(path: str, header: list[str], body: Body, value_columns: list[str] 
              label_columns: list[str] | None) -> tuple[list[str], list[str]]:
     """The label columns and the value columns: those chosen, else the columns of numbers are
     values and the others labels."""
-    for name in (value_columns or []) + (label_columns or []):
-        if name not in header:
-            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
-    if label_columns is not None:
-        labels_cols = list(label_columns)
-    else:  # the columns not chosen as values that are not all numbers
-        labels_cols = [h for i, h in enumerate(header) if h not in (value_columns or ())
-                       and not all(looks_numeric(r[i]) for _, r in body)]
+    _check_chosen(path, header, (value_columns or []) + (label_columns or []))
+    labels_cols = list(label_columns) if label_columns is not None else _text_columns(header, body, value_columns)
     metrics = list(value_columns) if value_columns is not None else [
         h for h in header if h not in labels_cols]
     return labels_cols, metrics
+
+
+def _text_columns(header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
+    """The columns not chosen as values that are not all numbers."""
+    return [h for i, h in enumerate(header) if h not in (value_columns or ())
+            and not all(looks_numeric(r[i]) for _, r in body)]
+
+
+def _check_chosen(path: str, header: list[str], chosen: list[str]) -> None:
+    for name in chosen:
+        if name not in header:
+            raise UsageError(f"{path}: no CSV column {name!r} (columns: {', '.join(header)})")
 
 
 def _rows(path: str, text: str) -> list[list[str]]:
@@ -59,9 +65,7 @@ def _rows(path: str, text: str) -> list[list[str]]:
 def _table(path: str, rows: list[list[str]]) -> tuple[int, list[str], Body]:
     """The header's line, the header (names stripped) and the data rows, blank and ``#`` rows
     left out; every row has as many fields as the header."""
-    numbered = [(i + 1, row) for i, row in enumerate(rows)
-                if row and any(cell.strip() for cell in row)
-                and not row[0].lstrip().startswith("#")]
+    numbered = [(i + 1, row) for i, row in enumerate(rows) if _content(row)]
     if not numbered:
         raise InputError("empty CSV file", path=path)
     header_line, header = numbered[0]
@@ -69,11 +73,21 @@ def _table(path: str, rows: list[list[str]]) -> tuple[int, list[str], Body]:
     body = numbered[1:]
     if not body:
         raise InputError("CSV file has a header but no rows", path=path)
+    _check_widths(path, header, body)
+    return header_line, header, body
+
+
+def _check_widths(path: str, header: list[str], body: Body) -> None:
+    """Every row has as many fields as the header."""
     for lineno, row in body:
         if len(row) != len(header):
             raise InputError(f"{len(row)} fields, header has {len(header)}", path=path,
                              line=lineno)
-    return header_line, header, body
+
+
+def _content(row: list[str]) -> bool:
+    """A row that is neither blank nor a ``#`` comment."""
+    return bool(row) and any(cell.strip() for cell in row) and not row[0].lstrip().startswith("#")
 
 
 def _header(path: str, line: int, fields: list[str]) -> list[str]:
@@ -98,11 +112,17 @@ def _sets(path: str, header: list[str], body: Body, labels_cols: list[str],
             if not is_number(cell):
                 raise InputError(f"column {metric!r}: not a finite number: {shown(cell)}",
                                  path=path, line=lineno)
-            set_labels = dict(labels)
-            if len(metrics) > 1 or "metric" not in set_labels:
-                set_labels["metric"] = metric
+            set_labels = _set_labels(labels, metric, len(metrics))
             key = tuple(sorted(set_labels.items()))
             if key not in found:
                 found[key] = SampleSet(labels=set_labels, runs=[[]], source=path)
             found[key].runs[0].append(float(cell))
     return list(found.values())
+
+
+def _set_labels(labels: dict[str, str], metric: str, metrics: int) -> dict[str, str]:
+    """The row's labels and the metric's name, unless the row names its one metric in a ``metric`` column."""
+    set_labels = dict(labels)
+    if metrics > 1 or "metric" not in set_labels:
+        set_labels["metric"] = metric
+    return set_labels

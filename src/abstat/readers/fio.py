@@ -30,9 +30,7 @@ MAX_DOCUMENTS = 10_000
 def load_documents(path: str, text: str, limit: int = MAX_DOCUMENTS) -> list[Any]:
     """The JSON documents in ``text`` one after another (one per run), after any lines a tool printed
     before the first (fio's warnings)."""
-    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
-    if start == 0 and not text.lstrip().startswith("{"):
-        raise InputError("no JSON document", path=path)
+    start = _first_document(path, text)
     decoder = json.JSONDecoder()
     docs: list[Any] = []
     position = start
@@ -41,15 +39,28 @@ def load_documents(path: str, text: str, limit: int = MAX_DOCUMENTS) -> list[Any
             position += 1
         if position >= len(text):
             break
-        try:
-            doc, position = decoder.raw_decode(text, position)
-        except ValueError as err:
-            raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path,
-                             line=text.count("\n", 0, getattr(err, "pos", position)) + 1) from None
-        except RecursionError:
-            raise InputError("bad JSON: nested too deeply", path=path) from None
+        doc, position = _decoded(decoder, path, text, position)
         docs.append(doc)
     return docs
+
+
+def _first_document(path: str, text: str) -> int:
+    """Where the first JSON document starts: at the top, or on the first line that starts with ``{``."""
+    start = 0 if text.lstrip().startswith("{") else text.find("\n{") + 1
+    if start == 0 and not text.lstrip().startswith("{"):
+        raise InputError("no JSON document", path=path)
+    return start
+
+
+def _decoded(decoder: json.JSONDecoder, path: str, text: str, position: int) -> tuple[Any, int]:
+    """The JSON document at ``position`` and where it ends; InputError naming the line of bad JSON."""
+    try:
+        return decoder.raw_decode(text, position)
+    except ValueError as err:
+        raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path,
+                         line=text.count("\n", 0, getattr(err, "pos", position)) + 1) from None
+    except RecursionError:
+        raise InputError("bad JSON: nested too deeply", path=path) from None
 
 
 def load_document(path: str, text: str) -> Any:
@@ -82,19 +93,26 @@ def _fio_direction(data: dict[str, Any]) -> dict[str, tuple[float, str]]:
     for key, scale in (("clat_ns", 1.0), ("clat", 1000.0)):  # fio 2.x printed usec under "clat"
         clat = data.get(key)
         if isinstance(clat, dict):
-            mean = _number(clat.get("mean"))
-            if mean is not None:
-                found["clat_mean"] = (mean * scale, "ns")
-            percentiles = clat.get("percentile")
-            if isinstance(percentiles, dict):
-                for raw, name in FIO_PERCENTILES:
-                    value = _number(percentiles.get(raw))
-                    if value is not None:
-                        found[f"clat_{name}"] = (value * scale, "ns")
+            found.update(_completion_latencies(clat, scale))
             break
     lat = data.get("lat_ns")
     if isinstance(lat, dict) and _number(lat.get("mean")) is not None:
         found["lat_mean"] = (float(lat["mean"]), "ns")
+    return found
+
+
+def _completion_latencies(clat: dict[str, Any], scale: float) -> dict[str, tuple[float, str]]:
+    """The mean completion latency and its percentiles, in nanoseconds."""
+    found: dict[str, tuple[float, str]] = {}
+    mean = _number(clat.get("mean"))
+    if mean is not None:
+        found["clat_mean"] = (mean * scale, "ns")
+    percentiles = clat.get("percentile")
+    if isinstance(percentiles, dict):
+        for raw, name in FIO_PERCENTILES:
+            value = _number(percentiles.get(raw))
+            if value is not None:
+                found[f"clat_{name}"] = (value * scale, "ns")
     return found
 
 
@@ -131,13 +149,7 @@ def _read_fio_doc(path: str, doc: Any) -> list[SampleSet]:
         if not isinstance(job, dict):
             raise InputError(f"jobs[{index}] is not an object", path=path)
         name = str(job.get("jobname", f"job{index}"))
-        for direction in DIRECTIONS:
-            data = job.get(direction)
-            if not isinstance(data, dict) or not (_number(data.get("total_ios")) or _number(data.get("iops"))):
-                continue  # no I/O in this direction
-            for metric, (value, unit) in _fio_direction(data).items():
-                sets.append(SampleSet(labels={"job": name, "metric": f"{direction}.{metric}"}, runs=[[value]],
-                                      source=path, unit=unit, extra={"format": "fio"}))
+        sets.extend(_job_sets(path, name, job))
         if isinstance(job.get("error"), int) and job["error"]:
             raise InputError(f"fio job {name!r} ended with error {job['error']}", path=path)
     if not sets:
@@ -145,30 +157,57 @@ def _read_fio_doc(path: str, doc: Any) -> list[SampleSet]:
     return sets
 
 
+def _job_sets(path: str, name: str, job: dict[str, Any]) -> list[SampleSet]:
+    """A set per metric of each direction (read, write, trim) in which the job did I/O."""
+    sets = []
+    for direction in DIRECTIONS:
+        data = job.get(direction)
+        if not isinstance(data, dict) or not (_number(data.get("total_ios")) or _number(data.get("iops"))):
+            continue  # no I/O in this direction
+        for metric, (value, unit) in _fio_direction(data).items():
+            sets.append(SampleSet(labels={"job": name, "metric": f"{direction}.{metric}"}, runs=[[value]],
+                                  source=path, unit=unit, extra={"format": "fio"}))
+    return sets
+
+
 def _read_iperf3_doc(path: str, doc: Any) -> list[SampleSet]:
+    _check_iperf3(path, doc)
+    end = doc["end"]
+    sets: list[SampleSet] = []
+    for key, side, fields in _IPERF3_TOTALS:
+        part = end.get(key)
+        if not isinstance(part, dict) or (key == "sum" and sets):
+            continue
+        sets.extend(_total_sets(path, part, side, fields))
+    if not sets:
+        raise InputError("iperf3 JSON holds no end totals (end.sum_sent, end.sum_received or end.sum)",
+                         path=path)
+    return sets
+
+
+def _check_iperf3(path: str, doc: Any) -> None:
+    """iperf3's JSON output, and no error reported in it."""
     if isinstance(doc, dict) and isinstance(doc.get("error"), str):
         raise InputError(f"iperf3 reported an error: {doc['error'][:200]}", path=path)
     if not is_iperf3(doc):
         raise InputError("not iperf3 JSON output (no 'start', 'intervals' and 'end')", path=path)
-    end = doc["end"]
-    wanted = (("sum_sent", "sender", ("bits_per_second", "retransmits")),
-              ("sum_received", "receiver", ("bits_per_second",)),
-              ("sum", None, ("bits_per_second", "jitter_ms", "lost_percent")))
-    units = {"bits_per_second": "bit/s", "jitter_ms": "ms", "lost_percent": "%", "retransmits": None}
-    sets: list[SampleSet] = []
-    for key, side, fields in wanted:
-        part = end.get(key)
-        if not isinstance(part, dict) or (key == "sum" and sets):
-            continue
-        for field in fields:
-            value = _number(part.get(field))
-            if value is not None:
-                metric = f"{side}.{field}" if side else field
-                sets.append(SampleSet(labels={"metric": metric}, runs=[[value]], source=path,
-                                      unit=units[field], extra={"format": "iperf3"}))
-    if not sets:
-        raise InputError("iperf3 JSON holds no end totals (end.sum_sent, end.sum_received or end.sum)",
-                         path=path)
+
+
+_IPERF3_TOTALS = (("sum_sent", "sender", ("bits_per_second", "retransmits")),
+                  ("sum_received", "receiver", ("bits_per_second",)),
+                  ("sum", None, ("bits_per_second", "jitter_ms", "lost_percent")))
+_IPERF3_UNITS = {"bits_per_second": "bit/s", "jitter_ms": "ms", "lost_percent": "%", "retransmits": None}
+
+
+def _total_sets(path: str, part: dict[str, Any], side: str | None, fields: tuple[str, ...]) -> list[SampleSet]:
+    """A set per field of one of iperf3's end totals that is a finite number (metric ``side.field``)."""
+    sets = []
+    for field in fields:
+        value = _number(part.get(field))
+        if value is not None:
+            metric = f"{side}.{field}" if side else field
+            sets.append(SampleSet(labels={"metric": metric}, runs=[[value]], source=path,
+                                  unit=_IPERF3_UNITS[field], extra={"format": "iperf3"}))
     return sets
 
 

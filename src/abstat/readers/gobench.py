@@ -66,16 +66,21 @@ def read_gobench(path: str, text: str | None = None) -> list[SampleSet]:
     for lineno, line in enumerate(text.split("\n"), 1):
         reading.line(lineno, line[:-1] if line.endswith("\r") else line)
     if not reading.found:
-        if reading.problems:
-            lineno, problem = reading.problems[0]
-            raise InputError(f"{problem}; no result line could be read", path=path, line=lineno)
-        raise InputError("no Go benchmark result lines", path=path)
+        raise _nothing_read(path, reading.problems)
     notes = _notes(path, reading.problems, reading.indented)
     sets = list(reading.found.values())
     for sample_set in sets:
         sample_set.notes.extend(notes)
         _apply_unit_metadata(sample_set, reading.units.get(sample_set.unit or "", {}))
     return sets
+
+
+def _nothing_read(path: str, problems: list[tuple[int, str]]) -> InputError:
+    """The error for a file with no result read: the first line skipped, if any."""
+    if problems:
+        lineno, problem = problems[0]
+        return InputError(f"{problem}; no result line could be read", path=path, line=lineno)
+    return InputError("no Go benchmark result lines", path=path)
 
 
 class _Reading:
@@ -96,13 +101,16 @@ class _Reading:
         elif line.startswith("Unit") and (len(line) == 4 or line[4].isspace()):
             self.problems.extend((lineno, problem) for problem in _unit_line(line, self.units))
         elif (key_value := _config_line(line)) is not None:
-            key, value = key_value
-            if value:
-                self.config[key] = value
-            else:
-                self.config.pop(key, None)
+            self.configure(*key_value)
         elif line.lstrip().startswith("Benchmark") and line[:1].isspace():
             self.indented += 1
+
+    def configure(self, key: str, value: str) -> None:
+        """A configuration line: the key's value from here on (an empty value removes the key)."""
+        if value:
+            self.config[key] = value
+        else:
+            self.config.pop(key, None)
 
     def result(self, lineno: int, line: str) -> None:
         try:
@@ -146,13 +154,18 @@ def _result(line: str) -> tuple[str, list[tuple[float, str]]]:
         raise _Skip(None)  # "BenchmarkName" alone: go test -v prints it before the result
     name = rest.split(None, 1)[0] if rest[:1] and not rest[:1].isspace() else ""
     fields = fields if name else ["", *fields]
+    _check_iterations(fields)
+    return name, _measurements(fields[2:])
+
+
+def _check_iterations(fields: list[str]) -> None:
+    """The iteration count after the name: an int64, as benchfmt parses it; _Skip otherwise."""
     if len(fields) < 2:
         raise _Skip("missing iteration count")
     if not _INT.match(fields[1]):
         raise _Skip(f"parsing iteration count: invalid syntax: {fields[1]!r}")
     if abs(int(fields[1])) > _INT64_MAX:
         raise _Skip(f"parsing iteration count: value out of range: {fields[1]!r}")
-    return name, _measurements(fields[2:])
 
 
 def _measurements(values: list[str]) -> list[tuple[float, str]]:
@@ -181,7 +194,17 @@ def _labels(name: str, config: dict[str, str]) -> dict[str, str]:
         procs = match.group(1)
         name = name[: match.start()]
     base, *parts = name.split("/")
-    kept = [base]
+    kept = [base, *_sub_benchmark_labels(parts, config, labels)]
+    if procs is not None:
+        labels["/gomaxprocs" if "gomaxprocs" in config else "gomaxprocs"] = procs
+    labels["benchmark"] = "/".join(kept)
+    return labels
+
+
+def _sub_benchmark_labels(parts: list[str], config: dict[str, str], labels: dict[str, str]) -> list[str]:
+    """The ``key=value`` parts of a sub-benchmark's name as labels (``/key`` when the key is taken by the
+    file's configuration or abstat's own labels); the other parts, which stay in the benchmark's name."""
+    kept = []
     for part in parts:
         key, eq, value = part.partition("=")
         if eq and key:
@@ -190,14 +213,26 @@ def _labels(name: str, config: dict[str, str]) -> dict[str, str]:
             labels[key] = value
         else:
             kept.append(part)
-    if procs is not None:
-        labels["/gomaxprocs" if "gomaxprocs" in config else "gomaxprocs"] = procs
-    labels["benchmark"] = "/".join(kept)
-    return labels
+    return kept
 
 
 def _config_line(line: str) -> tuple[str, str] | None:
     """``(key, value)`` of a ``key: value`` line as benchfmt reads it, else None."""
+    key = _config_key(line)
+    if key is None:
+        return None
+    value = line[len(key) + 1:]
+    if not value:
+        return key, ""
+    stripped = value.lstrip(" \t")
+    if stripped == value:
+        return None  # "key:value" (no blank after the colon) is not configuration
+    return key, stripped
+
+
+def _config_key(line: str) -> str | None:
+    """The key before the line's first colon: it starts with a lower-case letter and has no space nor
+    upper-case letter in it; else None."""
     if not line or not line[0].islower():
         return None
     colon = line.find(":")
@@ -206,13 +241,7 @@ def _config_line(line: str) -> tuple[str, str] | None:
     key = line[:colon]
     if any(ch.isspace() or ch.isupper() for ch in key):
         return None
-    value = line[colon + 1:]
-    if not value:
-        return key, ""
-    stripped = value.lstrip(" \t")
-    if stripped == value:
-        return None  # "key:value" (no blank after the colon) is not configuration
-    return key, stripped
+    return key
 
 
 def _unit_line(line: str, units: dict[str, dict[str, str]]) -> list[str]:

@@ -28,22 +28,33 @@ def _result_set(path: str, index: int, result: Any) -> SampleSet:
     where = f"results[{index}]"
     if not isinstance(result, dict) or not isinstance(result.get("command"), str):
         raise InputError(f"{where}: no 'command'", path=path)
+    values = _times(path, where, result)
+    labels = {"command": result["command"], "metric": "wall"}
+    extra = _kept_for_export(result)
+    labels.update(extra.get("parameters", {}))
+    notes = _exit_code_notes(path, result, len(values), extra)
+    return SampleSet(labels=labels, runs=[values], source=path, unit="s", extra=extra, notes=notes)
+
+
+def _times(path: str, where: str, result: dict[str, Any]) -> list[float]:
+    """The command's times, each a finite number."""
     times = result.get("times")
     if not isinstance(times, list) or not times:
         raise InputError(f"{where} ({result['command']}): no 'times' (export made by "
                          "an old hyperfine?)", path=path)
-    values = [finite(v, path, f"{where}.times") for v in times]
-    labels = {"command": result["command"], "metric": "wall"}
+    return [finite(v, path, f"{where}.times") for v in times]
+
+
+def _kept_for_export(result: dict[str, Any]) -> dict[str, Any]:
+    """The parameters (also the set's labels) and the mean CPU times, exported again as hyperfine wrote them."""
     extra: dict[str, Any] = {}
     parameters = result.get("parameters") or {}
     if isinstance(parameters, dict) and parameters:
         extra["parameters"] = {str(k): str(v) for k, v in parameters.items()}
-        labels.update(extra["parameters"])
-    for key in ("user", "system"):  # mean CPU times, exported again as hyperfine wrote them
+    for key in ("user", "system"):
         if isinstance(result.get(key), (int, float)) and not isinstance(result.get(key), bool):
             extra[key] = float(result[key])
-    notes = _exit_code_notes(path, result, len(values), extra)
-    return SampleSet(labels=labels, runs=[values], source=path, unit="s", extra=extra, notes=notes)
+    return extra
 
 
 def _exit_code_notes(path: str, result: dict[str, Any], n: int, extra: dict[str, Any]) -> list[str]:

@@ -164,16 +164,10 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
             continue
         if header is None or not line.strip():
             continue
-        fields = line.strip().split(",")
-        if len(fields) != len(header):
-            if "," in line:
-                raise InputError(f"will-it-scale: {len(fields)} fields, the header has {len(header)}",
-                                 path=path, line=number)
+        fields = _wis_fields(path, number, line, len(header))
+        if fields is None:
             continue
-        try:
-            numbers = [_float(f) for f in fields]
-        except ValueError:
-            raise InputError("will-it-scale: not a number in the row", path=path, line=number) from None
+        numbers = _wis_numbers(path, number, fields)
         if numbers[0] == 0:
             continue
         for name, value in zip(header[1:], numbers[1:], strict=False):
@@ -182,12 +176,29 @@ def read_will_it_scale(path: str, text: str) -> list[SampleSet]:
     return _sets(path, found, units, "will-it-scale", ("tasks", "metric"))
 
 
+def _wis_fields(path: str, number: int, line: str, width: int) -> list[str] | None:
+    """A row's fields, as many as the header's; None for a line that is no row (no comma in it)."""
+    fields = line.strip().split(",")
+    if len(fields) != width:
+        if "," in line:
+            raise InputError(f"will-it-scale: {len(fields)} fields, the header has {width}", path=path, line=number)
+        return None
+    return fields
+
+
+def _wis_numbers(path: str, number: int, fields: list[str]) -> list[float]:
+    try:
+        return [_float(f) for f in fields]
+    except ValueError:
+        raise InputError("will-it-scale: not a number in the row", path=path, line=number) from None
+
+
 def detect(text: str) -> str | None:
     head = text[:1 << 16]
     lines = head.splitlines()
     if any(PERF_BENCH_HEAD.match(line) for line in lines):
         return "perf-bench"
-    if any(HACKBENCH_HEAD.match(line) for line in lines) and any(HACKBENCH_TIME.match(ln.strip()) for ln in lines):
+    if _is_hackbench(lines):
         return "hackbench"
     if any(KERNBENCH_AVG.match(line.strip()) for line in lines):
         return "kernbench"
@@ -196,6 +207,11 @@ def detect(text: str) -> str | None:
     if any(line.strip() == WIS_HEADER for line in lines):
         return "will-it-scale"
     return None
+
+
+def _is_hackbench(lines: list[str]) -> bool:
+    """hackbench's header and at least one of its ``Time:`` lines."""
+    return any(HACKBENCH_HEAD.match(line) for line in lines) and any(HACKBENCH_TIME.match(ln.strip()) for ln in lines)
 
 
 READERS = {"hackbench": read_hackbench, "perf-bench": read_perf_bench, "kernbench": read_kernbench,

@@ -56,24 +56,30 @@ def compile_pattern(text: str) -> FilePattern:
     keys: list[str] = []
     pos = 0
     for match in _FIELD.finditer(text):
-        literal = text[pos : match.start()]
-        if "{" in literal or "}" in literal:
-            raise UsageError(f"--pattern {text!r}: unbalanced brace")
-        pieces.append(re.escape(literal))
+        pieces.append(_literal(text, text[pos : match.start()]))
         key = match.group(1)
-        if not _KEY.match(key):
-            raise UsageError(f"--pattern {text!r}: bad field name {{{key}}}")
-        if key in keys:
-            raise UsageError(f"--pattern {text!r}: field {{{key}}} appears twice")
+        _check_key(text, key, keys)
         # Fields never span a directory separator; they are non-greedy so that
         # the literal text between fields decides where each one ends.
         pieces.append(f"(?P<f{len(keys)}>[^/]+?)")
         keys.append(key)
         pos = match.end()
-    tail = text[pos:]
-    if "{" in tail or "}" in tail:
-        raise UsageError(f"--pattern {text!r}: unbalanced brace")
-    pieces.append(re.escape(tail))
+    pieces.append(_literal(text, text[pos:]))
     if not keys:
         raise UsageError(f"--pattern {text!r}: no {{key}} field")
     return FilePattern(text=text, keys=tuple(keys), regex=re.compile("".join(pieces)))
+
+
+def _literal(text: str, literal: str) -> str:
+    """The literal text between fields, escaped; a brace in it is one left unbalanced."""
+    if "{" in literal or "}" in literal:
+        raise UsageError(f"--pattern {text!r}: unbalanced brace")
+    return re.escape(literal)
+
+
+def _check_key(text: str, key: str, keys: list[str]) -> None:
+    """A field's name: a valid name, not taken by an earlier field."""
+    if not _KEY.match(key):
+        raise UsageError(f"--pattern {text!r}: bad field name {{{key}}}")
+    if key in keys:
+        raise UsageError(f"--pattern {text!r}: field {{{key}}} appears twice")

@@ -52,7 +52,7 @@ FORMATS = ("hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bm
 def detect_json(doc: Any) -> str | None:
     """The format of a JSON document, the more specific formats first (Google Benchmark's
     and pytest-benchmark's ``benchmarks`` before pyperf's)."""
-    from abstat.readers import asv, benchjson, criterion
+    from abstat.readers import criterion
 
     if not isinstance(doc, (dict, list)):
         return None
@@ -60,6 +60,13 @@ def detect_json(doc: Any) -> str | None:
         return "criterion"
     if not isinstance(doc, dict):
         return None
+    return _detect_object(doc)
+
+
+def _detect_object(doc: dict[str, Any]) -> str | None:
+    """The format of a JSON object that is not criterion's."""
+    from abstat.readers import asv, benchjson
+
     if isinstance(doc.get("results"), list):
         return "hyperfine"
     if asv.is_asv_results(doc):
@@ -87,11 +94,20 @@ def detect_format(path: str, text: str) -> str | None:
     stripped = text.lstrip()
     # a JSON object, or criterion's old sample.json (a list)
     if stripped.startswith("{") or (stripped.startswith("[") and text.rstrip().endswith("]")):
-        try:
-            doc = json.loads(text)
-        except (ValueError, RecursionError):
-            return None
-        return detect_json(doc)
+        return _detect_json_text(text)
+    return _detect_lines(text)
+
+
+def _detect_json_text(text: str) -> str | None:
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return detect_json(doc)
+
+
+def _detect_lines(text: str) -> str | None:
+    """Go benchmark text (a result line), else a CSV table (a header and a row at least), else None."""
     lines = text.splitlines()
     if any(_is_go_result(line) for line in lines):
         return "go"
@@ -113,12 +129,16 @@ def _detect_csv(content: list[str]) -> str | None:
         fields = next(csv.reader([content[0]]))
         if is_raw_csv(fields):
             return "criterion-csv"
-        if (len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
-                and len(next(csv.reader([content[1]]))) == len(fields)):
+        if _names_columns(fields) and len(next(csv.reader([content[1]]))) == len(fields):
             return "csv"
     except csv.Error:  # CSV-like but broken: read_csv names the line
         return "csv" if "," in content[0] else None
     return None
+
+
+def _names_columns(fields: list[str]) -> bool:
+    """Two fields at least, one of them a name (a letter in it, not a number): a header, not data."""
+    return len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
 
 
 def read_peer(path: str, fmt: str, *, text: str | None = None,

@@ -156,20 +156,25 @@ def read_text(path: str, text: str) -> list[SampleSet]:
         raise InputError("perf stat text: no counter lines after 'Performance counter stats for'", path=path)
     got = _Collect(path)
     for block in blocks:
-        for event, value, unit, _pct, running, _line in block["counters"]:
-            if value is None:
-                got.missing.append(event)
-            else:
-                got.add(event, value, unit, running)
-        for what, value, _se, _line in block["elapsed"]:
-            if value is not None:
-                got.add(f"seconds-{what.replace(' ', '-')}", value, "s")
+        _add_block(got, block)
     if len(blocks) == 1 and blocks[0]["runs"] > 1:
         _summaries(got, blocks[0])
     elif any(b["runs"] > 1 for b in blocks):
         for event in got.values:
             got.note(event, f"{path}: {event}: each value is the mean of a perf stat -r block's runs")
     return got.sets("text")
+
+
+def _add_block(got: _Collect, block: dict[str, Any]) -> None:
+    """A block's counters (those not counted listed as missing) and its elapsed times, as ``seconds-...``."""
+    for event, value, unit, _pct, running, _line in block["counters"]:
+        if value is None:
+            got.missing.append(event)
+        else:
+            got.add(event, value, unit, running)
+    for what, value, _se, _line in block["elapsed"]:
+        if value is not None:
+            got.add(f"seconds-{what.replace(' ', '-')}", value, "s")
 
 
 def _summaries(got: _Collect, block: dict[str, Any]) -> None:
@@ -228,14 +233,9 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
         if shape is None:
             raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
         offset, variance = shape
-        prefix = [f.strip() for f in fields[:offset]]
         raw, unit, event = fields[offset].strip(), fields[offset + 1].strip(), fields[offset + 2].strip()
-        name = event
-        if prefix and _number(prefix[0]) is not None:
-            intervals = True
-            prefix = prefix[1:]
-        if prefix:
-            name = f"{event}.{'.'.join(prefix)}"
+        name, interval = _csv_name(fields[:offset], event)
+        intervals = intervals or interval
         if raw in _NOT_COUNTED:
             got.missing.append(name)
             continue
@@ -246,9 +246,23 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
             got.note(name, f"{path}: {name}: a perf stat -r mean (± {fields[offset + 3].strip()} standard error); "
                            "the number of runs is not in the file")
     if intervals:
-        for name in got.values:
-            got.note(name, f"{path}: {name}: perf stat -I interval counts: a time series, not independent runs")
+        _note_intervals(got)
     return got.sets("csv")
+
+
+def _csv_name(prefix_fields: list[str], event: str) -> tuple[str, bool]:
+    """A CSV row's name: the event, with the aggregation fields in front of the value (``-A``, ``--per-core``)
+    after a dot; and whether the first of them is an interval's time stamp (``-I``), which is left out."""
+    prefix = [f.strip() for f in prefix_fields]
+    interval = bool(prefix) and _number(prefix[0]) is not None
+    if interval:
+        prefix = prefix[1:]
+    return (f"{event}.{'.'.join(prefix)}" if prefix else event), interval
+
+
+def _note_intervals(got: _Collect) -> None:
+    for name in got.values:
+        got.note(name, f"{got.path}: {name}: perf stat -I interval counts: a time series, not independent runs")
 
 
 # --------------------------------------------------------------------------
@@ -311,16 +325,19 @@ def read_json(path: str, text: str) -> list[SampleSet]:
             got.missing.append(name)
             continue
         intervals = intervals or "interval" in obj
-        running = obj.get("pcnt-running")
-        running = float(running) if isinstance(running, (int, float)) and not isinstance(running, bool) else None
-        got.add(name, value, obj["unit"] if isinstance(obj.get("unit"), str) else None, running)
+        got.add(name, value, obj["unit"] if isinstance(obj.get("unit"), str) else None, _json_running(obj))
         if "variance" in obj:
             got.note(name, f"{path}: {name}: a perf stat -r mean (± {obj['variance']}% standard error); "
                            "the number of runs is not in the file")
     if intervals:
-        for name in got.values:
-            got.note(name, f"{path}: {name}: perf stat -I interval counts: a time series, not independent runs")
+        _note_intervals(got)
     return got.sets("json")
+
+
+def _json_running(obj: dict[str, Any]) -> float | None:
+    """The share of the time the counter ran (``pcnt-running``), when it is a number."""
+    running = obj.get("pcnt-running")
+    return float(running) if isinstance(running, (int, float)) and not isinstance(running, bool) else None
 
 
 def detect(text: str) -> str | None:

@@ -57,16 +57,22 @@ def _benchmark_set(path: str, index: int, bench: Any, common: dict[str, Any]) ->
     metadata.update(bench_metadata)
     name = str(metadata.get("name", f"benchmark{index + 1}"))
     runs = _runs(path, name, bench)
+    labels = _labels(name, metadata)
+    machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
+    unit = str(metadata.get("unit", "second"))
+    return SampleSet(labels=labels, runs=runs, source=path, unit="s" if unit == "second" else unit,
+                     machine=machine, extra={"pyperf_metadata": metadata})
+
+
+def _labels(name: str, metadata: dict[str, Any]) -> dict[str, str]:
+    """The benchmark's name, its tags and its host."""
     labels = {"benchmark": name}
     tags = metadata.get("tags")
     if isinstance(tags, list) and tags:  # pyperf's table of tag T: --where tags=T,T+U,...
         labels["tags"] = "+".join(sorted(str(t) for t in tags))
     if "hostname" in metadata:
         labels["host"] = str(metadata["hostname"])
-    machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
-    unit = str(metadata.get("unit", "second"))
-    return SampleSet(labels=labels, runs=runs, source=path, unit="s" if unit == "second" else unit,
-                     machine=machine, extra={"pyperf_metadata": metadata})
+    return labels
 
 
 def _runs(path: str, name: str, bench: dict[str, Any]) -> list[list[float]]:
@@ -76,12 +82,19 @@ def _runs(path: str, name: str, bench: dict[str, Any]) -> list[list[float]]:
     if not isinstance(bench_runs, list):
         raise InputError(f"{name}: 'runs' is not a list", path=path)
     for run_index, run in enumerate(bench_runs):
-        values = run.get("values") if isinstance(run, dict) else None
-        if not values:  # calibration run: warmups only
-            continue
-        if not isinstance(values, list):
-            raise InputError(f"{name}: runs[{run_index}].values is not a list", path=path)
-        runs.append([finite(v, path, f"{name}: runs[{run_index}].values") for v in values])
+        values = _run_values(path, name, run_index, run)
+        if values:
+            runs.append(values)
     if not runs:
         raise InputError(f"benchmark {name!r} has no measured values", path=path)
     return runs
+
+
+def _run_values(path: str, name: str, run_index: int, run: Any) -> list[float] | None:
+    """A worker's measured values; None for a calibration run (warmups only, no values)."""
+    values = run.get("values") if isinstance(run, dict) else None
+    if not values:
+        return None
+    if not isinstance(values, list):
+        raise InputError(f"{name}: runs[{run_index}].values is not a list", path=path)
+    return [finite(v, path, f"{name}: runs[{run_index}].values") for v in values]

@@ -102,20 +102,32 @@ def parse_variant_spec(
         return VariantData(name, summary=parse_summary(value, source=arg), sources=[value])
     if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
         return _from_pattern(name, value, column, delimiters, store, metric, where)
-    if value.startswith("baseline:") and not os.path.exists(value):  # a saved baseline (abstat baseline save)
-        from abstat.store import resolve_store_path
-        from abstat.store.baselines import baseline_ref
-
-        value = baseline_ref(value, resolve_store_path(store)) or value
+    value = _saved_baseline(value, store)
     runs = _stored(value, store, metric, where)
     if runs is not None:
         return _from_store(name, value, runs, store, metric, where)
-    if value != "-" and not os.path.exists(value) and _STORE_REF.match(value):
-        from abstat.store import display_name, resolve_store_path
-
-        store_path = display_name(resolve_store_path(store))
-        raise InputError(f"no such file, and no stored variant {value!r} in {store_path}", path=value)
+    _refuse_missing_reference(value, store)
     return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
+
+
+def _saved_baseline(value: str, store: str | None) -> str:
+    """The stored reference of a saved baseline (``baseline:NAME``, abstat baseline save); else ``value``."""
+    if not value.startswith("baseline:") or os.path.exists(value):
+        return value
+    from abstat.store import resolve_store_path
+    from abstat.store.baselines import baseline_ref
+
+    return baseline_ref(value, resolve_store_path(store)) or value
+
+
+def _refuse_missing_reference(value: str, store: str | None) -> None:
+    """InputError for what is neither a file nor a stored variant, though it is shaped like a reference."""
+    if value == "-" or os.path.exists(value) or not _STORE_REF.match(value):
+        return
+    from abstat.store import display_name, resolve_store_path
+
+    store_path = display_name(resolve_store_path(store))
+    raise InputError(f"no such file, and no stored variant {value!r} in {store_path}", path=value)
 
 
 def _name_and_value(arg: str) -> tuple[str, str]:
@@ -171,8 +183,7 @@ def parse_variant_specs(
 
 def _baseline_machines(variants: dict[str, VariantData], store: str | None) -> None:
     """A warning on a saved baseline whose machine records differ from the candidates'."""
-    refs = {name: v.sources[0][len("store:"):] for name, v in variants.items()
-            if len(v.sources) == 1 and v.sources[0].startswith("store:")}
+    refs = _stored_refs(variants)
     based = [name for name, ref in refs.items() if ref.startswith("baseline@")]
     if not based:
         return
@@ -186,6 +197,12 @@ def _baseline_machines(variants: dict[str, VariantData], store: str | None) -> N
             variants[name].warnings.append(StatWarning("baseline-machine", note, variant=name))
 
 
+def _stored_refs(variants: dict[str, VariantData]) -> dict[str, str]:
+    """The stored reference of each variant read from the store (one source, ``store:REF``)."""
+    return {name: v.sources[0][len("store:"):] for name, v in variants.items()
+            if len(v.sources) == 1 and v.sources[0].startswith("store:")}
+
+
 PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
                 "criterion-csv", "asv", *KERNEL_FORMATS)
 
@@ -197,17 +214,22 @@ def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
     named: list[tuple[str | None, str]] = []
     any_peer = False
     for arg in args:
-        name, path = None, arg
-        if not os.path.exists(arg) and "=" in arg:
-            label, _, rest = arg.partition("=")
-            if _LABEL.match(label) and rest:
-                name, path = label, rest
+        name, path = _named_file(arg)
         named.append((name, path))
         if path != "-" and os.path.isdir(path):
             any_peer = True  # criterion's or asv's results directory
         elif path != "-" and os.path.isfile(path) and not any_peer:
             any_peer = _peer_format(path) in PEER_FORMATS
     return named if any_peer else []
+
+
+def _named_file(arg: str) -> tuple[str | None, str]:
+    """``NAME=FILE`` split (when ``arg`` is not a file's name), else no name and ``arg``."""
+    if not os.path.exists(arg) and "=" in arg:
+        label, _, rest = arg.partition("=")
+        if _LABEL.match(label) and rest:
+            return label, rest
+    return None, arg
 
 
 _NUMBERS_ALONE = re.compile(rb"[0-9.eE+\-\s]*")  # a plain sample file: decimals, exponents, white space

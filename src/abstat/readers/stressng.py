@@ -70,9 +70,13 @@ def read_stress_ng(path: str, text: str) -> list[SampleSet]:
             continue
         misc = STRESS_MISC.match(body)
         if misc:
-            what = re.sub(r"[^\w/%.]+", "-", misc.group(3).strip()).strip("-")
-            _add(found, (misc.group(1), what), _float(misc.group(2)))
+            _add(found, (misc.group(1), _misc_metric(misc)), _float(misc.group(2)))
     return _sets(path, found, units, "stress-ng", ("stressor", "metric"))
+
+
+def _misc_metric(misc: re.Match[str]) -> str:
+    """The metric's name of a line of stress-ng's other figures: its words joined by dashes."""
+    return re.sub(r"[^\w/%.]+", "-", misc.group(3).strip()).strip("-")
 
 
 def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
@@ -88,10 +92,7 @@ def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
             continue
         if not in_metrics:
             continue
-        key, sep, value = line.strip().lstrip("- ").partition(":")
-        if not sep:
-            raise InputError("stress-ng YAML: a metrics line without 'key: value'", path=path, line=number)
-        value = value.strip().strip("'\"")
+        key, value = _yaml_pair(path, number, line)
         if key == "stressor":
             stressor = value
             continue
@@ -107,6 +108,14 @@ def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
     return _sets(path, found, dict(units), "stress-ng-yaml", ("stressor", "metric"))
 
 
+def _yaml_pair(path: str, number: int, line: str) -> tuple[str, str]:
+    """The key and the value (unquoted) of a ``- key: value`` line of the metrics list."""
+    key, sep, value = line.strip().lstrip("- ").partition(":")
+    if not sep:
+        raise InputError("stress-ng YAML: a metrics line without 'key: value'", path=path, line=number)
+    return key, value.strip().strip("'\"")
+
+
 def read_schbench(path: str, text: str) -> list[SampleSet]:
     found: dict[tuple[str, str], list[float]] = {}
     units: dict[str, str | None] = {}
@@ -115,9 +124,7 @@ def read_schbench(path: str, text: str) -> list[SampleSet]:
     for line in text.splitlines():
         head = SCHBENCH_HEAD.match(line)
         if head:
-            kind = head.group(1).split()[0].lower()
-            kind = "rps" if kind == "rps" else f"{kind}-latency"
-            unit = "us" if head.group(2) == "usec" else None
+            kind, unit = _schbench_kind(head)
             for key in [k for k in last if k.startswith(kind + ".")]:
                 del last[key]  # a later block of the same kind replaces the earlier one
             continue
@@ -131,13 +138,22 @@ def read_schbench(path: str, text: str) -> list[SampleSet]:
         if end:
             last["average-rps"] = _float(end.group(1))
             units["average-rps"] = "1/s"
-            for metric, value in last.items():
-                _add(found, ("schbench", metric), value)
+            _add_schbench_run(found, last)
             last, kind = {}, None
-    if last:
-        for metric, value in last.items():
-            _add(found, ("schbench", metric), value)
+    _add_schbench_run(found, last)
     return _sets(path, found, units, "schbench", ("benchmark", "metric"))
+
+
+def _schbench_kind(head: re.Match[str]) -> tuple[str, str | None]:
+    """The metric of a block of percentiles (``wakeup-latency``, ``request-latency``, ``rps``) and its unit."""
+    kind = head.group(1).split()[0].lower()
+    return ("rps" if kind == "rps" else f"{kind}-latency"), ("us" if head.group(2) == "usec" else None)
+
+
+def _add_schbench_run(found: dict[tuple[str, str], list[float]], last: dict[str, float]) -> None:
+    """The last value of each metric of a run (its blocks up to the average rps line, or the end)."""
+    for metric, value in last.items():
+        _add(found, ("schbench", metric), value)
 
 
 def detect(text: str) -> str | None:

@@ -50,13 +50,18 @@ def parse_summary(text: str, *, source: str | None = None) -> Summary:
     n = int(match.group(1))
     mean = float(match.group(2))
     stddev = float(match.group(3))
+    _check_values(n, mean, stddev, where)
+    return Summary(n, mean, stddev)
+
+
+def _check_values(n: int, mean: float, stddev: float, where: str) -> None:
+    """Two values at least, a finite mean and a finite standard deviation that is not negative."""
     if n < 2:
         raise InputError(f"a summary needs n >= 2 to carry a spread, got n={n}", path=where)
     if not (math.isfinite(mean) and math.isfinite(stddev)):
         raise InputError("summary values must be finite numbers", path=where)
     if stddev < 0:
         raise InputError(f"a standard deviation cannot be negative: {stddev!r}", path=where)
-    return Summary(n, mean, stddev)
 
 
 def _what_is_wrong(text: str) -> str:

@@ -251,12 +251,17 @@ def decode_text(data: bytes, name: str, *, latin1: bool = False) -> str:
     except UnicodeDecodeError as err:
         line = data.count(b"\n", 0, err.start) + 1
         if latin1:
-            text = data.decode("latin-1")
-            controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f" or 0x7F <= ord(ch) < 0xA0)
-            if controls <= _LATIN1_CONTROL_LIMIT * len(text):
-                return text
-            raise InputError("binary data, not a text file", path=name, line=line) from None
+            return _latin1_text(data, name, line)
         raise InputError("not UTF-8 text (binary data?)", path=name, line=line) from None
+
+
+def _latin1_text(data: bytes, name: str, line: int) -> str:
+    """``data`` (not UTF-8 from ``line`` on) read as Latin-1, unless control characters show it binary."""
+    text = data.decode("latin-1")
+    controls = sum(1 for ch in text if ord(ch) < 32 and ch not in "\t\n\r\f" or 0x7F <= ord(ch) < 0xA0)
+    if controls <= _LATIN1_CONTROL_LIMIT * len(text):
+        return text
+    raise InputError("binary data, not a text file", path=name, line=line) from None
 
 
 _LATIN1_CONTROL_LIMIT = 0.05  # share of control characters beyond which Latin-1 "text" is binary
@@ -330,13 +335,7 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
         fields = _lenient_fields(raw, delimiters, name, number)
         if not fields:
             continue
-        if len(fields) < column:
-            raise InputError(
-                f"line has {len(fields)} column{'s' if len(fields) != 1 else ''}, column {column} was asked for",
-                path=name,
-                line=number,
-            )
-        values.append(_lenient_value(fields[column - 1], name, number))
+        values.append(_column_value(fields, column, name, number))
     if not values:
         raise InputError("no samples found (empty file?)", path=name)
     return values
@@ -356,6 +355,17 @@ def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) ->
     for delim in delimiters:
         fields = [piece for field in fields for piece in field.split(delim)]
     return [field.strip() for field in fields if field.strip()]
+
+
+def _column_value(fields: list[str], column: int, name: str, number: int) -> float:
+    """The value in the ``column``-th field of a line (InputError when the line has fewer)."""
+    if len(fields) < column:
+        raise InputError(
+            f"line has {len(fields)} column{'s' if len(fields) != 1 else ''}, column {column} was asked for",
+            path=name,
+            line=number,
+        )
+    return _lenient_value(fields[column - 1], name, number)
 
 
 def _lenient_value(token: str, name: str, number: int) -> float:

@@ -121,16 +121,20 @@ class SortedSums:
         hi += abs(hi) * 1e-12 + 1e-300  # above every entry, whatever the rounding of p - b
         r_hi = self._rows + 1 if self.walsh else np.full(self.b.size, self.a.size, dtype=np.int64)
         br = _Bracket(lo, hi, 0.0, self.size, np.zeros(self.b.size, dtype=np.int64), r_hi)
-        guesses = (near[0] - near[1], near[0] + near[1]) if near is not None else self._guess(k)
-        for p in guesses or ():
-            if br.lo < p < br.hi:
-                rows = self.positions(p)
-                br.move(p, self.weight_of(rows), rows, k)
+        self._start(k, near, br)
         if not self._narrow(k, br):  # a block of equal entries holds the k-th
             self.last_count = math.nan
             return self.next_above(br.lo, br.r_lo)
         self.density = (br.c_hi - br.c_lo) / (br.hi - br.lo) if br.hi > br.lo else math.inf  # entries per unit
         return self._select(k, br)
+
+    def _start(self, k: float, near: tuple[float, float] | None, br: _Bracket) -> None:
+        """Narrow the bracket by counting at the ends of ``near``, else of :meth:`_guess`."""
+        guesses = (near[0] - near[1], near[0] + near[1]) if near is not None else self._guess(k)
+        for p in guesses or ():
+            if br.lo < p < br.hi:
+                rows = self.positions(p)
+                br.move(p, self.weight_of(rows), rows, k)
 
     def _narrow(self, k: float, br: _Bracket) -> bool:
         """Secant steps on the count until few entries are left in the
@@ -143,15 +147,18 @@ class SortedSums:
         last: tuple[float, float] | None = None  # the previous step's (value, count) on the side it landed
         # gather when few entries are left: a count costs about one pass over the rows
         limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
+        slow = 0  # steps in a row that did not halve the bracket's entries (a secant stalled at a gap): bisect
         while int(np.sum(br.r_hi - br.r_lo)) > limit:
             if not br.hi - br.lo > 1e-15 * self.scale:
                 return False
-            p = br.step(k, moved, last)
+            before = br.c_hi - br.c_lo
+            p = br.step(k, moved, last) if slow < 2 else br.lo + (br.hi - br.lo) / 2.0
             last = (br.hi, br.c_hi) if moved > 0 else (br.lo, br.c_lo)
             rows = self.positions(p)
             landed = br.move(p, self.weight_of(rows), rows, k)
             # after a secant step, overshoot from where it landed; once across, a secant step again
             moved = landed if moved == 0 else (0 if landed != moved else moved)
+            slow = slow + 1 if br.c_hi - br.c_lo > before / 2.0 else 0
         return True
 
     def _select(self, k: float, br: _Bracket) -> float:

@@ -216,6 +216,35 @@ class Collector(Protocol):
     def close(self) -> list[str]: ...
 
 
+# What /bin/sh would act on outside quotes: operators, redirections, subshells, substitutions, expansions
+# (``$NAME``, ``${``, ``$(``, ``$1``, ``$$``...), and at a word's start a comment or the home directory.
+_SYNTAX = re.compile(r"\d*[<>]+&?\d*|[|&;]+|[()`\n]|\$(?:[A-Za-z_][A-Za-z0-9_]*|[{(0-9@*#?$!-])")
+_WORD_START = re.compile(r"#|~(?=/|\s|$)")
+
+
+def shell_syntax(text: str) -> str | None:
+    """The first piece of shell syntax outside quotes in ``text`` (:data:`_SYNTAX`), or None.  Without a
+    shell it would reach the program as an argument (``rm a && echo b > c`` removes files named ``&&``,
+    ``echo``, ``b``, ``>`` and ``c``); a backslash or quotes make it a word."""
+    quote, escaped = "", False
+    for index, char in enumerate(text):
+        if escaped:
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        else:
+            found = _SYNTAX.match(text, index)
+            if found is None and (index == 0 or text[index - 1].isspace()):
+                found = _WORD_START.match(text, index)
+            if found is not None:
+                return found.group()
+    return None
+
+
 def command_problem(what: str, text: str, shell: bool) -> str | None:
     """Why ``text`` cannot be executed here (one line naming ``what``), or None."""
     try:
@@ -224,6 +253,10 @@ def command_problem(what: str, text: str, shell: bool) -> str | None:
         return f"{what}: cannot split {text!r}: {err}"
     if not argv:
         return f"{what}: empty command"
+    syntax = None if shell else shell_syntax(text)
+    if syntax is not None:
+        return (f"{what}: {syntax!r} is shell syntax, but commands run without a shell unless --shell is given"
+                " (it would reach the program as an argument): add --shell, or quote it to pass it on")
     if shutil.which(argv[0]) is None:
         return (f"{what}: command not found or not executable: {argv[0]!r}"
                 + ("" if shell else " (use --shell for shell syntax)"))

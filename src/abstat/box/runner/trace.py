@@ -36,6 +36,7 @@ import time
 from typing import TYPE_CHECKING
 
 from abstat.box.runner import cgroup
+from abstat.box.runner.btf import BTF_DIR, btf_names
 from abstat.box.runner.model import FieldError, Measurement, RunContext, check_metric_name
 from abstat.box.runner.reaper import TOKEN_VARIABLE
 
@@ -235,31 +236,6 @@ def find_bpftrace() -> str:
         raise FieldError("{trace}: bpftrace is not installed on this machine (e.g. apt-get install bpftrace); "
                          "abstat has no other tracer", "trace")
     return path
-
-
-BTF_DIR = "/sys/kernel/btf"
-MAX_BTF_BYTES = 64 << 20
-
-
-def btf_names(function: str, directory: str = BTF_DIR) -> bool:
-    """Whether the kernel's BTF (vmlinux's, then its modules') may describe ``function``: kfunc attaches
-    only to functions it describes, and a refused try costs a full bpftrace compile (about 35 s in a TCG
-    guest).  Every name is a NUL-terminated string of a BTF file's string table, so a name in no file is
-    no BTF function (a name that is there may still be none: kfunc is then tried, as before).  True when
-    a file cannot be read."""
-    needle = b"\0" + function.encode() + b"\0"
-    try:
-        names = ["vmlinux"] + sorted(name for name in os.listdir(directory) if name != "vmlinux")
-    except OSError:
-        return True
-    for name in names:
-        try:
-            with open(os.path.join(directory, name), "rb") as source:
-                if needle in source.read(MAX_BTF_BYTES):
-                    return True
-        except OSError:
-            return True
-    return False
 
 
 def check_probe(probe: str, all_cpus: bool) -> str:
