@@ -46,7 +46,8 @@ TRIM = 0.2                  # Yuen's trimming, each side
 NEARER_PVALUE = 0.025       # one-sided: a culprit nearer the bad end than the good one, a parent nearer the good
                            # end (strict because the check is repeated as runs are added)
 MIRROR_PVALUE = 0.1         # one-sided: nor beyond its end by the whole change (a second guard beside the 99%
-                           # interval against its end; at 0.025 it lost a quarter of the clean bisections)
+                           # interval against its end; at 0.025 clean bisections in simulation were right in 29
+                           # of 39, at 0.1 in 35 of 40)
 
 
 def ends_differ_p(good: Sequence[float], bad: Sequence[float]) -> float:
