@@ -29,7 +29,7 @@ SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 
 PACKAGE = os.path.join(SRC, "abstat")
 MAX_LINES = 400
 MAX_COMMAND_LINES = 200
-COMMAND_LAYER = ("abstat.cli.commands", "abstat.cli", "abstat.__main__")
+COMMAND_LAYER = ("abstat.cli.commands", "abstat.cli.args", "abstat.cli", "abstat.__main__")
 # The layers, lowest first; a module is in the layer of the longest prefix listed for it.  An import may go
 # down or stay in its layer, never up (docs/architecture.md draws these).
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -50,6 +50,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("abstat.history.bisect",),
     ("abstat.api", "abstat.report.api", "abstat.render.site"),  # the public API (report.api: load, build, render
                                              # a report; publish: the static site of a whole store)
+    ("abstat.cli.args",),                    # the grammar the commands parse with
     ("abstat.cli.commands",),
     ("abstat.cli", "abstat.__main__"),
 )
@@ -232,7 +233,7 @@ def test_the_checks_fail_on_what_they_look_for(tmp_path):
     assert circles(modules) == [["abstat.cli.commands.run", "abstat.lib"]]
     assert _commands_imported_from_outside(modules) == ["abstat.lib imports abstat.cli.commands.run"]
     assert _too_long(modules) == ["abstat.lib: 403 lines (at most 400)"]
-    assert upward_imports(modules) == ["abstat.lib imports abstat.cli.commands.run (layer 0 -> 16)"]
+    assert upward_imports(modules) == ["abstat.lib imports abstat.cli.commands.run (layer 0 -> 17)"]
 
 
 def test_no_import_circles():

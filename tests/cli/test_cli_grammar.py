@@ -16,7 +16,7 @@ import sys
 import pytest
 
 from abstat.cli import COMMANDS, main as cli_main
-from abstat.cli.commands import FORMATS, option_strings
+from abstat.cli.args import FORMATS, option_strings
 from abstat.cli.commands.completion import ministat_parser, root_parser
 from support import paths
 
@@ -175,7 +175,7 @@ def test_ministat_completion_parser_matches_its_usage():
 def test_ministat_path_imports_neither_argparse_nor_shtab(tmp_path):
     (tmp_path / "a.txt").write_text("1\n2\n3\n")
     code = ("import sys; from abstat.cli import main; main(['ministat', '-n', 'a.txt']); "
-            "bad = [m for m in ('argparse', 'shtab', 'abstat.cli.commands') if m in sys.modules]; "
+            "bad = [m for m in ('argparse', 'shtab', 'abstat.cli.commands', 'abstat.cli.args') if m in sys.modules]; "
             "sys.stderr.write(repr(bad))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
                           env={**os.environ, "PYTHONPATH": SRC}, timeout=60)

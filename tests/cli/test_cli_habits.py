@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from abstat.cli import COMMANDS, main as cli_main
-from abstat.cli.commands import option_strings
+from abstat.cli.args import option_strings
 from support import paths
 
 SRC = paths.SRC

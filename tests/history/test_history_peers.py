@@ -47,8 +47,13 @@ def test_otava_test_cases(name, case):
     else:
         # no magnitude floor: Otava reports noise at p >= 0.01 (70 points at p = 0.2); abstat
         # reports a subset of its points, plus the two real steps above, and always the
-        # strongest five (Otava's own at p = 1e-5)
-        assert set(found) <= set(expected) | TIGERBEETLE_REAL
+        # strongest five (Otava's own at p = 1e-5); at p 0.1 and 0.2 also 353 (p 0.022; Otava has 349 at
+        # p 0.2), since a revert's edge it does not report stays in its neighbours' models
+        # (changepoints.NUISANCE): every point within 5 (TCPDBench's margin) of one Otava reports at some
+        # setting, at most one not among this setting's
+        loosest = {i for c in OTAVA[name]["cases"] for i in c["expected"]} | TIGERBEETLE_REAL
+        assert all(any(abs(f - a) <= 5 for a in loosest) for f in found)
+        assert sum(f not in set(expected) | TIGERBEETLE_REAL for f in found) <= 1
         # 131 and 192 (Otava's at p = 1e-5) were found before the decision model (level + slope + step
         # over --window each side, interval without 0); it misses them below p 0.5 (issue 40, docs/history.md)
         assert {71, 95} <= set(found)

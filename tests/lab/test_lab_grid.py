@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
 
 import pytest
 from support import lab_sim
 from support.cli import run_abstat
+from support.lab_sim import abstat
 
 REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
@@ -20,10 +20,6 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real
 @pytest.fixture
 def lab():
     yield from lab_sim.one_box()
-
-
-def abstat(lab: lab_sim.Lab, *args: str) -> subprocess.CompletedProcess:
-    return run_abstat(*args, env=lab.env(), timeout=300)
 
 
 def test_a_3_x_2_grid_on_a_host_runs_interleaved_and_is_stored_per_point(lab, tmp_path):

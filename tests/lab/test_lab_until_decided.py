@@ -6,11 +6,10 @@ same look, with the same reason."""
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 
 import pytest
 from support import lab_sim
-from support.cli import run_abstat
+from support.lab_sim import abstat
 
 from abstat.engine.parts import Host
 from abstat.engine.session import stop_when_decided
@@ -23,10 +22,6 @@ pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real
 @pytest.fixture
 def lab():
     yield from lab_sim.one_box()
-
-
-def abstat(lab: lab_sim.Lab, *args: str) -> subprocess.CompletedProcess:
-    return run_abstat(*args, env=lab.env(), timeout=300)
 
 
 def _runs(store: str) -> list[tuple[str, float]]:

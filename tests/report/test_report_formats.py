@@ -459,3 +459,34 @@ def test_verdicts_follow_the_holm_adjusted_significance():
         assert (cell.comparison.verdict in ("faster", "slower")) == cell.significant
         unadjusted_only += cell.comparison.p_value < 0.05 <= p_holm
     assert unadjusted_only >= 1  # the data hold such a cell: the test can fail
+
+
+def test_a_table_without_a_comparison_says_so_and_names_no_test(tmp_path, capsys):
+    # a newcomer's `abstat report --by variant ONE-FILE` read "the change of the auto ... over the table's 0
+    # comparisons": a mode's name where an estimand belongs, and a test that was never made
+    one = tmp_path / "one"
+    one.write_text("440\n441\n439\n450\n")
+    code, out, _ = run_cli(["--by", "variant", str(one)], capsys)
+    assert code == 0
+    footer = out.split("\n\n")[-1]
+    assert footer.strip() == ("Cells: median of each sample set; no change is computed: no row has both the "
+                              "baseline variant=one and another variant.")
+    code, out, _ = run_cli(["--by", "variant", "--format", "json", str(one)], capsys)
+    assert code == 0 and "auto" not in json.loads(out)["footer"][0]
+
+
+def test_an_email_footnote_longer_than_a_line_is_wrapped_whole():
+    # a newcomer's e-mail read "[3] naples-pv64-before is on a grid of 5, naples-pv64-after on a grid...": the
+    # finding cut where the text format has it whole
+    from abstat.render.email import render_email
+    from abstat.report.notes import Footnote
+
+    report = hcall_report()
+    head = ("naples-pv64-before is on a grid of 5, naples-pv64-after on a grid of 20 (different machines or "
+            "clock ratios?)")
+    report.short_footnotes = [*report.short_footnotes, Footnote(head, subjects=[("naples/pv64", "before")]).short(68)]
+    letter = render_email(report)
+    assert all(len(line) <= 72 for line in letter.splitlines())
+    number = len(report.short_footnotes)
+    start = letter.index(f"[{number}] ")
+    assert " ".join(letter[start:].split()) == f"[{number}] {head}"

@@ -255,3 +255,10 @@ def one_box(reboot_delay: float = 0.3) -> Iterator[Lab]:
         yield boxes
     finally:
         boxes.close()
+
+
+def abstat(lab: Lab, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python -m abstat ARGS`` with the lab's environment (its ssh configuration), as the lab's tests run it."""
+    from support.cli import run_abstat
+
+    return run_abstat(*args, env=lab.env(), timeout=timeout)

@@ -96,8 +96,7 @@ def _smt(root: str, physical: set[Any], blocks: list[dict[str, str]]) -> str | N
 def _cpu_fields(root: str) -> dict[str, Any]:
     blocks = _cpuinfo(_read(f"{root}/proc/cpuinfo"))
     first = blocks[0] if blocks else {}
-    flags = set(first.get("flags", "").split())
-    physical = {(b.get("physical id"), b.get("core id")) for b in blocks if "core id" in b}
+    physical = _cores(blocks)
     sockets = {b.get("physical id") for b in blocks if "physical id" in b}
     smt = _smt(root, physical, blocks)
     return {
@@ -107,9 +106,20 @@ def _cpu_fields(root: str) -> dict[str, Any]:
         "cores": len(physical) or None,
         "sockets": len(sockets) or None,
         "smt": smt,
-        "hypervisor_flag": ("hypervisor" in flags) if flags else None,
+        "hypervisor_flag": _hypervisor_flag(first),
         "online_cpus": _read(f"{root}/sys/devices/system/cpu/online"),
     }
+
+
+def _cores(blocks: list[dict[str, str]]) -> set[tuple[str | None, str | None]]:
+    """The physical cores: (socket, core) of each CPU that names its core."""
+    return {(b.get("physical id"), b.get("core id")) for b in blocks if "core id" in b}
+
+
+def _hypervisor_flag(first: dict[str, str]) -> bool | None:
+    """Whether the first CPU has the ``hypervisor`` flag (None: no flags listed)."""
+    flags = set(first.get("flags", "").split())
+    return ("hypervisor" in flags) if flags else None
 
 
 def _cpu_identity(first: dict[str, str]) -> dict[str, Any]:
@@ -172,20 +182,23 @@ def _frequency_fields(root: str) -> dict[str, Any]:
     base = f"{root}/sys/devices/system/cpu"
     governors = [g for g in (_read(p) for p in sorted(glob.glob(f"{base}/cpu[0-9]*/cpufreq/scaling_governor"))) if g]
     drivers = [d for d in (_read(p) for p in sorted(glob.glob(f"{base}/cpu[0-9]*/cpufreq/scaling_driver"))) if d]
-    boost: str | None = None
-    value = _read(f"{base}/cpufreq/boost")
-    if value is not None:
-        boost = "on" if value == "1" else "off"
-    else:
-        no_turbo = _read(f"{base}/intel_pstate/no_turbo")
-        if no_turbo is not None:
-            boost = "off" if no_turbo == "1" else "on"
     return {
         "governor": _distinct(governors),
         "scaling_driver": _distinct(drivers),
-        "boost": boost,
+        "boost": _boost(base),
         "energy_perf_bias": _read(f"{base}/cpu0/power/energy_perf_bias"),
     }
+
+
+def _boost(base: str) -> str | None:
+    """Turbo/boost "on" or "off", from cpufreq's ``boost`` or else intel_pstate's ``no_turbo``; None: neither."""
+    value = _read(f"{base}/cpufreq/boost")
+    if value is not None:
+        return "on" if value == "1" else "off"
+    no_turbo = _read(f"{base}/intel_pstate/no_turbo")
+    if no_turbo is not None:
+        return "off" if no_turbo == "1" else "on"
+    return None
 
 
 def _loadavg(root: str) -> list[float] | None:
@@ -305,11 +318,15 @@ def _identity(value: Any) -> Any:
 
 def _differing_mitigations(label: str, ours: list[Any], theirs: list[Any]) -> list[str]:
     """As :func:`differing_fields` names mitigations, over every pair of distinct values."""
-    plain = any(a != b for a in ours for b in theirs
-                if not (isinstance(a, Mapping) and isinstance(b, Mapping)))
+    plain = _plain_values_differ(ours, theirs)
     changed = _changed_mitigations([a for a in ours if isinstance(a, Mapping)],
                                    [b for b in theirs if isinstance(b, Mapping)])
     return ([label] if plain else []) + ([f"{label} ({', '.join(changed)})"] if changed else [])
+
+
+def _plain_values_differ(ours: list[Any], theirs: list[Any]) -> bool:
+    """Whether two values differ where not both are tables of mitigations (None, or a value of another shape)."""
+    return any(a != b for a in ours for b in theirs if not (isinstance(a, Mapping) and isinstance(b, Mapping)))
 
 
 def _changed_mitigations(mine: list[Any], other: list[Any]) -> list[str]:
@@ -317,5 +334,10 @@ def _changed_mitigations(mine: list[Any], other: list[Any]) -> list[str]:
     if not (mine and other):
         return []
     return [name for name in sorted({k for record in mine + other for k in record})
-            if any(a != b for a in _distinct_values(r.get(name) for r in mine)
-                   for b in _distinct_values(r.get(name) for r in other))]
+            if _mitigation_differs(name, mine, other)]
+
+
+def _mitigation_differs(name: str, mine: list[Any], other: list[Any]) -> bool:
+    """Whether a value of mitigation ``name`` on one side differs from one on the other."""
+    return any(a != b for a in _distinct_values(r.get(name) for r in mine)
+               for b in _distinct_values(r.get(name) for r in other))

@@ -195,11 +195,7 @@ class Lab:
         object.__setattr__(self, "hosts", _unique("lab.hosts", self.hosts, Host, "host", MAX_HOSTS, "label",
                                                   "host label"))
         for kind in ("boot", "check"):
-            commands = getattr(self, kind)
-            if not isinstance(commands, Mapping):
-                raise SpecError(f"lab.{kind}", "must map variant names to commands")
-            object.__setattr__(self, kind, {_name(f"lab.{kind} variant", k): _text(f"lab.{kind}[{k!r}]", v)
-                                            for k, v in commands.items()})
+            object.__setattr__(self, kind, _variant_commands(f"lab.{kind}", getattr(self, kind)))
         _integer("lab.boots", self.boots, 1, MAX_BOOTS)
         object.__setattr__(self, "boot_timeout", _seconds("lab.boot_timeout", self.boot_timeout))
         if self.check and not self.boot:
@@ -210,6 +206,13 @@ class Lab:
     @property
     def reboots(self) -> bool:
         return bool(self.boot)
+
+
+def _variant_commands(where: str, commands: Any) -> dict[str, str]:
+    """``lab.boot`` or ``lab.check``: variant name -> command."""
+    if not isinstance(commands, Mapping):
+        raise SpecError(where, "must map variant names to commands")
+    return {_name(f"{where} variant", k): _text(f"{where}[{k!r}]", v) for k, v in commands.items()}
 
 
 @dataclass(frozen=True)
@@ -270,15 +273,25 @@ def _parameters(where: str, value: Any, labels: Mapping[str, str]) -> dict[str, 
         raise SpecError(where, f"more than {MAX_PARAMETERS} parameters")
     parameters: dict[str, tuple[str, ...]] = {}
     for name, values in value.items():
-        _name(f"{where} name", name)
-        if name in RESERVED_LABELS or name == "host" or name in labels:
-            taken = "a label of the experiment" if name in labels else "a label abstat sets"
-            raise SpecError(f"{where}[{name!r}]", f"{name!r} is {taken}: choose another name")
-        if not isinstance(values, (list, tuple)) or not values or len(values) > MAX_VARIANTS:
-            raise SpecError(f"{where}[{name!r}]", f"must be a list of 1 to {MAX_VARIANTS} values")
-        texts = tuple(_text(f"{where}[{name!r}]", text, MAX_VALUE_CHARS) for text in values)
-        if len(set(texts)) != len(texts):
-            twice = next(text for text in texts if texts.count(text) > 1)
-            raise SpecError(f"{where}[{name!r}]", f"value {twice!r} given twice")
-        parameters[name] = texts
+        _parameter_name(where, name, labels)
+        parameters[name] = _parameter_values(f"{where}[{name!r}]", values)
     return parameters
+
+
+def _parameter_name(where: str, name: Any, labels: Mapping[str, str]) -> None:
+    """A parameter's name: a label's key that neither abstat nor the experiment's labels use."""
+    _name(f"{where} name", name)
+    if name in RESERVED_LABELS or name == "host" or name in labels:
+        taken = "a label of the experiment" if name in labels else "a label abstat sets"
+        raise SpecError(f"{where}[{name!r}]", f"{name!r} is {taken}: choose another name")
+
+
+def _parameter_values(where: str, values: Any) -> tuple[str, ...]:
+    """A parameter's values: 1 to ``MAX_VARIANTS`` distinct texts, in order."""
+    if not isinstance(values, (list, tuple)) or not values or len(values) > MAX_VARIANTS:
+        raise SpecError(where, f"must be a list of 1 to {MAX_VARIANTS} values")
+    texts = tuple(_text(where, text, MAX_VALUE_CHARS) for text in values)
+    if len(set(texts)) != len(texts):
+        twice = next(text for text in texts if texts.count(text) > 1)
+        raise SpecError(where, f"value {twice!r} given twice")
+    return texts

@@ -40,14 +40,15 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, cast
+from typing import Any
 
 from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
                                  MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
                                  NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
                                  Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _parameters,
                                  _seconds, _text, _unique)
-from abstat.box.runner.sources import SOURCES, JsonLines, decode_source
+from abstat.box.runner.sources import SOURCES, JsonLines
+from abstat.engine.spec_json import encode, json_object, spec_arguments
 
 __all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
            "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "Sequential", "SpecError", "Variant", "decode", "dumps", "encode",
@@ -178,17 +179,7 @@ class ExperimentSpec:
             raise SpecError("metrics", f"must be a list of at most {MAX_METRICS} metric sources")
         seen: set[str] = set()
         for index, source in enumerate(metrics):
-            if type(source) not in SOURCES.values():
-                raise SpecError(f"metrics[{index}]", f"not a metric source: {type(source).__name__}")
-            key = getattr(source, "name", source.kind)
-            if key in seen:
-                raise SpecError(f"metrics[{index}]", f"{key!r} given twice")
-            seen.add(key)
-            if hasattr(source, "compiled"):
-                try:
-                    source.compiled()
-                except ValueError as err:
-                    raise SpecError(f"metrics[{index}]", str(err)) from None
+            _check_source(f"metrics[{index}]", source, seen)
         object.__setattr__(self, "metrics", tuple(metrics))
 
     def _check_lab(self, names: set[str]) -> None:
@@ -233,6 +224,21 @@ class ExperimentSpec:
         return decode(document, source)
 
 
+def _check_source(where: str, source: Any, seen: set[str]) -> None:
+    """One metric source: of a known kind, its name not in ``seen`` (then added), its patterns compiling."""
+    if type(source) not in SOURCES.values():
+        raise SpecError(where, f"not a metric source: {type(source).__name__}")
+    key = getattr(source, "name", source.kind)
+    if key in seen:
+        raise SpecError(where, f"{key!r} given twice")
+    seen.add(key)
+    if hasattr(source, "compiled"):
+        try:
+            source.compiled()
+        except ValueError as err:
+            raise SpecError(where, str(err)) from None
+
+
 # --------------------------------------------------------------------------
 # the JSON form
 
@@ -240,36 +246,6 @@ MAX_DOCUMENT_BYTES = 4 << 20
 _TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
         "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
         "isolate", "sequential", "parameters")
-
-
-def encode(spec: ExperimentSpec) -> dict[str, Any]:
-    """The document of ``spec`` (every key present, but ``cpus``, ``isolate``, ``sequential`` and ``parameters`` only
-    when set: a document without them is version 1, which older abstats read)."""
-    lab = spec.lab
-    return {
-        "abstat_spec": 2 if spec.cpus or spec.sequential or spec.parameters else 1,  # the oldest version holding every field used
-        "experiment": spec.experiment,
-        "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
-        "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
-        "shell": spec.shell, "timeout": spec.timeout, "on_failure": spec.on_failure,
-        "hooks": {kind: getattr(spec.hooks, kind) for kind in ("setup", "cleanup", "prepare", "conclude")},
-        "background": list(spec.background),
-        "metrics": [source.to_json() for source in spec.metrics],
-        "labels": dict(spec.labels), "rev": spec.rev,
-        "lab": None if lab is None else {
-            "hosts": [{"label": h.label, "destination": h.destination} for h in lab.hosts],
-            "boot": dict(lab.boot), "check": dict(lab.check), "boots": lab.boots, "boot_timeout": lab.boot_timeout,
-        },
-        "analysis": {"baseline": spec.analysis.baseline, "confidence": spec.analysis.confidence,
-                     "higher_is_better": list(spec.analysis.higher_is_better)},
-        "store": spec.store,
-        **({"cpus": list(spec.cpus)} if spec.cpus else {}),
-        **({"isolate": True} if spec.isolate else {}),
-        **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
-                           "metric": spec.sequential.metric}} if spec.sequential else {}),
-        **({"parameters": {name: list(values) for name, values in spec.parameters.items()}}
-           if spec.parameters else {}),
-    }
 
 
 def dumps(spec: ExperimentSpec) -> str:
@@ -287,37 +263,10 @@ def loads(text: str | bytes, source: str | None = None) -> ExperimentSpec:
     return decode(document, source)
 
 
-def _object(where: str, value: Any, keys: tuple[str, ...], source: str | None) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise SpecError(where, f"must be an object, not {_kind(value)}", source)
-    unknown = sorted(set(value) - set(keys), key=str)
-    if unknown:
-        raise SpecError(where, f"unknown field {unknown[0]!r}", source)
-    return value
-
-
-def _list(where: str, value: Any, source: str | None) -> list[Any]:
-    if not isinstance(value, list):
-        raise SpecError(where, f"must be a list, not {_kind(value)}", source)
-    return value
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), type(value).__name__)
-
-
 def decode(document: Any, source: str | None = None) -> ExperimentSpec:
     """The validated specification of a JSON document (parsed already)."""
-    doc = _object("specification", document, _TOP, source)
-    version = doc.get("abstat_spec")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise SpecError("abstat_spec", "missing or not a version number: not an abstat specification", source)
-    if version > SPEC_VERSION:
-        raise SpecError("abstat_spec", f"version {version} was written by a newer abstat "
-                        f"(this one reads up to {SPEC_VERSION})", source)
-    if version < 1:
-        raise SpecError("abstat_spec", f"no version {version}", source)
+    doc = json_object("specification", document, _TOP, source)
+    version = _version(doc.get("abstat_spec"), source)
     try:
         return _build(doc, source, version)
     except SpecError as err:
@@ -328,72 +277,17 @@ def decode(document: Any, source: str | None = None) -> ExperimentSpec:
         raise SpecError("specification", str(err), source) from None
 
 
-def _decode_metrics(items: Any, source: str | None) -> tuple[Any, ...]:
-    metrics = []
-    for index, item in enumerate(_list("metrics", items, source)):
-        try:
-            metrics.append(decode_source(item))
-        except ValueError as err:
-            raise SpecError(f"metrics[{index}]", str(err), source) from None
-    return tuple(metrics)
-
-
-def _decode_lab(doc: Any, source: str | None) -> Lab:
-    lab = _object("lab", doc, ("hosts", "boot", "check", "boots", "boot_timeout"), source)
-    hosts = []
-    for index, item in enumerate(_list("lab.hosts", lab.get("hosts"), source)):
-        item = _object(f"lab.hosts[{index}]", item, ("label", "destination"), source)
-        hosts.append(Host(cast(str, item.get("label")), cast(str, item.get("destination"))))
-    return Lab(tuple(hosts), **{k: lab[k] for k in ("boot", "check", "boots", "boot_timeout") if k in lab})
-
-
-def _check_version(doc: dict[str, Any], version: int, source: str | None) -> None:
-    for key in ("cpus", "isolate", "sequential", "parameters"):
-        if key in doc and version < 2:
-            raise SpecError(key, "is a field of version 2", source)
+def _version(version: Any, source: str | None) -> int:
+    """``abstat_spec``: a version this abstat reads."""
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SpecError("abstat_spec", "missing or not a version number: not an abstat specification", source)
+    if version > SPEC_VERSION:
+        raise SpecError("abstat_spec", f"version {version} was written by a newer abstat "
+                        f"(this one reads up to {SPEC_VERSION})", source)
+    if version < 1:
+        raise SpecError("abstat_spec", f"no version {version}", source)
+    return version
 
 
 def _build(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> ExperimentSpec:
-    args: dict[str, Any] = {}
-    variants = []
-    for index, item in enumerate(_list("variants", doc.get("variants"), source)):
-        item = _object(f"variants[{index}]", item, ("name", "command", "labels"), source)
-        variants.append(Variant(cast(str, item.get("name")), cast(str, item.get("command")), item.get("labels", {})))
-    args["variants"] = tuple(variants)
-    for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
-                "store", "isolate"):
-        if key in doc:
-            args[key] = doc[key]
-    if doc.get("hooks") is not None:
-        args["hooks"] = Hooks(**_object("hooks", doc["hooks"], ("setup", "cleanup", "prepare", "conclude"), source))
-    if "background" in doc:
-        args["background"] = tuple(_list("background", doc["background"], source))
-    _check_version(doc, version, source)
-    if "cpus" in doc:
-        args["cpus"] = tuple(_list("cpus", doc["cpus"], source))
-    if doc.get("sequential") is not None:
-        args["sequential"] = Sequential(**_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"),
-                                                  source))
-    args.update(_decode_parameters(doc, source))
-    if "metrics" in doc:
-        args["metrics"] = _decode_metrics(doc["metrics"], source)
-    if doc.get("lab") is not None:
-        args["lab"] = _decode_lab(doc["lab"], source)
-    if doc.get("analysis") is not None:
-        analysis = _object("analysis", doc["analysis"], ("baseline", "confidence", "higher_is_better"), source)
-        if "higher_is_better" in analysis:
-            analysis = dict(analysis, higher_is_better=tuple(_list("analysis.higher_is_better",
-                                                                   analysis["higher_is_better"], source)))
-        args["analysis"] = Analysis(**analysis)
-    return ExperimentSpec(**args)
-
-
-def _decode_parameters(doc: dict[str, Any], source: str | None) -> dict[str, Any]:
-    """``{"parameters": ...}`` from the document's object of names and lists ({} without one; the
-    specification checks the names and values)."""
-    if "parameters" not in doc:
-        return {}
-    value = doc["parameters"]
-    parameters = _object("parameters", value, tuple(value) if isinstance(value, dict) else (), source)
-    return {"parameters": {name: tuple(_list(f"parameters[{name!r}]", values, source))
-                           for name, values in parameters.items()}}
+    return ExperimentSpec(**spec_arguments(doc, source, version))

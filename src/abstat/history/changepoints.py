@@ -34,7 +34,8 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
    likelihood-ratio test keeps) that excludes 0; serially correlated residuals (a wandering
    level) widen it.  The reported p-value and interval are that model's (the p-value at the
    chosen split: optimistic).  A change below ``min_change`` of the level before is listed in
-   ``Detection.small``, not reported.
+   ``Detection.small``, not reported.  One that fails is dropped and its neighbours re-judged, except
+   a revert's edge in a series without serial correlation (``NUISANCE``): it stays in their models.
 """
 from __future__ import annotations
 
@@ -44,10 +45,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from abstat.history import drift as _drift
+from abstat.history.detection import ChangePoint, Detection, too_short
 from abstat.history.drift import DriftCheck, _two_sided_p
 from abstat.history.wander import RHO_CAP, series_rho
-from abstat.stats.warnings import StatWarning
 
 if TYPE_CHECKING:
     from abstat.history.decide import Judgement
@@ -65,47 +65,9 @@ CURVE_LINE = True              # with serially correlated residuals a step must 
 AR1_TEST = True                # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
 AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
+NUISANCE = True                # a confirmed change the decision does not report stays in its neighbours' models
+AR1_RAMPS = True               # ... and also as a ramp of each width of decide.RAMPS
 GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
-
-
-@dataclass
-class ChangePoint:
-    """A change between ``index - 1`` and ``index`` (``index`` is the first point after it)."""
-
-    index: int
-    p_value: float
-    shift: float               # Hodges-Lehmann shift, right segment minus left
-    low: float                 # its confidence interval
-    high: float
-    before: float              # median of the left segment
-    after: float               # median of the right segment
-    left_n: int
-    right_n: int
-    provisional: bool = False
-    points_to_settle: int = 0  # more points after it before it is considered settled
-    samples_before: int = 0    # samples (or runs) of the revisions tested on each side
-    samples_after: int = 0
-
-    @property
-    def relative(self) -> float | None:
-        return self.shift / abs(self.before) if self.before else None
-
-    def relative_interval(self) -> tuple[float, float] | None:
-        if not self.before:
-            return None
-        return self.low / abs(self.before), self.high / abs(self.before)
-
-
-@dataclass
-class Detection:
-    change_points: list[ChangePoint]
-    segment_medians: list[tuple[int, int, float]]   # (start, end exclusive, median)
-    warnings: list[StatWarning] = field(default_factory=list)   # values the renderers draw
-    # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
-    # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
-    dropped: list[tuple[int, str, float]] = field(default_factory=list)
-    # changes that stand but are smaller than the practical floor (min_change): listed, not alerted
-    small: list[ChangePoint] = field(default_factory=list)
 
 
 def _failing(ratio: float) -> float:
@@ -144,6 +106,7 @@ class _Search(DriftCheck):
     penalty: float
     confidence: float
     reasons: dict[int, tuple[str, float]] = field(default_factory=dict)
+    plain: dict[int, bool] = field(default_factory=dict)   # its last decision's residuals not serially correlated
 
     def neighbours(self, position: int, kept: list[int]) -> tuple[int, int]:
         i = kept.index(position)
@@ -205,15 +168,18 @@ class _Search(DriftCheck):
         """The AR(1) test's largest |t| over the locations within ``AR1_REACH`` of ``position`` (a
         step spread over a few revisions, its candidate a revision or two off, is one abrupt move
         only at its largest), and how many were tried (a Bonferroni factor on its p)."""
+        from abstat.history import decide
+
         lo, hi = self.neighbours(position, kept)
         first = max(position - AR1_REACH, lo + self.min_segment, a + 2)
         last = min(position + AR1_REACH, hi - self.min_segment, b - 2)
         best, best_df, tried = 0.0, 0, 0
         for k in range(min(first, position), max(last, position) + 1):
-            t, df = self.sums.ar1_step_t(a, k, b, rho)
-            tried += 1
-            if abs(t) >= abs(best):
-                best, best_df = t, df
+            for width in (r for r in (decide.ramps(rho) if AR1_RAMPS else (1,)) if r == 1 or k + r <= b - 2):
+                t, df = self.sums.ar1_step_t(a, k, b, rho, width)
+                tried += 1
+                if abs(t) >= abs(best):
+                    best, best_df = t, df
         return best, best_df, max(tried, 1)
 
     def weakness(self, position: int, kept: list[int]) -> float:
@@ -268,27 +234,6 @@ class _Search(DriftCheck):
         return located
 
     # step 6: the decision
-    def widened(self, position: int, kept: list[int], reach: int) -> tuple[int, int, tuple[int, ...]] | None:
-        """The decision's window with each side that ends at a change of the other direction closer
-        than ``drift.BUMP_SIDE`` (a short bump's other edge) extended past that change, to the next
-        one or ``reach``, the edge a step of the model: the slope is then seen on both sides of the
-        bump (on the bump alone a slope and a step are one; it cost short reverts their power).  A
-        neighbour of the same direction is not passed: a staircase past it reads as a slope."""
-        if not _drift.BUMP_SIDE:
-            return None
-        i = kept.index(position)
-        a, b = self.spans(position, kept, reach)
-        sign = self.direction(position, kept)
-        others: list[int] = []
-        if 0 < position - a < _drift.BUMP_SIDE and i > 0 and a == kept[i - 1] and \
-                self.direction(a, kept) != sign:
-            a, others = max(kept[i - 2] if i > 1 else 0, position - reach), [kept[i - 1]]
-        if 0 < b - position < _drift.BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and \
-                self.direction(b, kept) != sign:
-            b = min(kept[i + 2] if i + 2 < len(kept) else self.n, position + reach)
-            others.append(kept[i + 1])
-        return (a, b, tuple(others)) if others else None
-
     def judged(self, position: int, kept: list[int]) -> Judgement:
         from abstat.history.decide import judge
 
@@ -303,6 +248,7 @@ class _Search(DriftCheck):
         if failing:
             return failing
         verdict = self.judged(position, kept)
+        self.plain[position] = not verdict.wander
         if verdict.stands(self.max_pvalue):
             return 0.0
         self.reasons[position] = ("pvalue", verdict.p_value)
@@ -324,15 +270,34 @@ class _Search(DriftCheck):
             samples_before=int(data.counts[a:position].sum()), samples_after=int(data.counts[position:b].sum()),
         )
 
-    def detection(self, kept: list[int], settle: int, min_change: float) -> Detection:
-        """The reported change points (those below ``min_change`` listed as small), the segments'
-        medians, and the dropped candidates not within ``min_segment`` of a reported one."""
+    def decided(self, kept: list[int]) -> tuple[list[int], list[int]]:
+        """Step 6: (the confirmed changes the decision rule reports, the steps of the model they were
+        judged in).  Failing ones are dropped, weakest first, their neighbours re-judged (a wander's
+        pieces fall one by one), except, with ``NUISANCE``, one judged without serially correlated
+        residuals: confirmed, it stays a step of its neighbours' models, not reported (dropping one edge
+        of a short revert leaves the other judged against the unmodelled bump: both fell)."""
+        failing: dict[int, bool] = {}
+
+        def weakness(position: int, points: list[int]) -> float:
+            value = self.undecided(position, points)
+            failing[position] = bool(value)
+            retained = NUISANCE and self.plain.get(position) and not self.sums.rho_floor and self.reverted(position, points, self.window)
+            return 0.0 if value and retained else value
+
+        model = _prune(kept, weakness)
+        return [p for p in model if not failing[p]], model
+
+    def detection(self, kept: list[int], settle: int, min_change: float, model: list[int] | None = None) -> Detection:
+        """The reported change points ``kept`` (those below ``min_change`` listed as small; each judged
+        with the steps at ``model``, default ``kept``), the segments' medians, and the dropped candidates
+        not within ``min_segment`` of a reported one."""
         import numpy as np
 
+        model = kept if model is None else model
         found: list[ChangePoint] = []
         small: list[ChangePoint] = []
         for position in kept:
-            change = self.change_point(position, kept, settle)
+            change = self.change_point(position, model, settle)
             relative = change.relative
             (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
         bounds = [0, *kept, self.n]
@@ -341,20 +306,6 @@ class _Search(DriftCheck):
         dropped = sorted((p, why, value) for p, (why, value) in self.reasons.items()  # not a reported one, moved
                          if all(abs(p - k) >= self.min_segment for k in kept))
         return Detection(found, segments, [], dropped, small)
-
-
-def _too_short(points: Sequence[object], min_segment: int) -> Detection:
-    """No change can be found in fewer than ``2 * min_segment`` revisions: one segment, a warning."""
-    import numpy as np
-
-    from abstat.history.segment import revision_samples
-
-    if not (n := len(points)):
-        return Detection([], [], [])
-    centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
-    return Detection([], [(0, n, centre)], [StatWarning(
-        "too-few-revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
-                             "or lower --min-segment)")])
 
 
 def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
@@ -374,11 +325,12 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     n = len(points)
     settle = settle if settle is not None else max(2 * min_segment, 10)
     if n < 2 * min_segment:
-        return _too_short(points, min_segment)
+        return too_short(points, min_segment)
     data = segment.prepare(points)                                   # step 1
     search = _Search(data, segment.Sums(data.clipped, data.weight, series_rho(data.clipped)), n, max_pvalue, min_magnitude, min_segment,
                      window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
                      confidence)
     candidates = propose(search.sums, n, min_segment, search.penalty)  # step 2
-    kept = _prune(search.confirmed(candidates), search.undecided)     # steps 3-6
-    return search.detection(kept, settle, min_change)
+    confirmed = search.confirmed(candidates)                         # steps 3-5
+    reported, model = search.decided(confirmed)                      # step 6
+    return search.detection(reported, settle, min_change, model)

@@ -33,6 +33,8 @@ LOCATION_LEVEL = 3.84   # the interval spans the locations whose gain is within 
 WANDER_GATE = 2.0       # residual lag-1 r above this / sqrt(m) widens the step's variance
 AR1_FIT = True          # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
 #                         widened by (1 + r) / (1 - r), the rule before; lost run_log's steps, docs/history.md)
+RAMPS = (1, 4)          # under AR(1) errors the step may be a ramp of these widths (revisions; (1,): a step)
+RAMP_RHO = 0.5          # ... when the AR(1) fit's rho is at least this (the series' floor or the window's r)
 SLOPE_T = 0.0           # the slope is in the model when its t exceeds this (0: always).  0.5 (in ~60% of flat
 #                         windows) found 0.06-0.15 more recall but cut the interval's coverage to 0.80-0.91:
 #                         `python benchmarks/changepoints.py --series 100 --seed 2 --set decide.SLOPE_T=0.5
@@ -45,6 +47,7 @@ class Judgement:
     low: float           # its interval
     high: float
     p_value: float
+    wander: bool = False  # fitted under AR(1) errors (serially correlated residuals)
 
     def stands(self, max_pvalue: float) -> bool:
         return self.p_value <= max_pvalue and (self.low > 0.0 or self.high < 0.0)
@@ -60,23 +63,24 @@ def _lag1(r: np.ndarray, k: int) -> float:
 
 
 def _design(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
-            others: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """The weighted rows of a level (a slope), steps at ``others`` and a step at ``k`` (last), and of ``x``."""
+            others: tuple[int, ...], width: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The weighted rows of a level (a slope), steps at ``others`` and a step at ``k`` (last; with
+    ``width``, a ramp from ``k`` reaching its full size ``width`` revisions on), and of ``x``."""
     n = x.size
     index = np.arange(n, dtype=float)
-    columns = [np.ones(n), *((index >= o).astype(float) for o in others), (index >= k).astype(float)]
+    columns = [np.ones(n), *((index >= o).astype(float) for o in others), np.clip((index - k + 1) / width, 0, 1)]
     if slope:
         columns.insert(1, index / max(n - 1, 1) * 2.0 - 1.0)
     root = np.sqrt(w)
     return np.column_stack(columns) * root[:, None], x * root
 
 
-def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
-         others: tuple[int, ...] = (), rho: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool, others: tuple[int, ...] = (), rho: float = 0.0,
+         width: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Weighted least squares of a level (a slope), steps at ``others`` and a step at ``k`` (the last
     coefficient): (coef, inverse, residuals, df); with ``rho``, generalised least squares under AR(1)
     errors of that lag-1 correlation (Prais-Winsten; one more parameter in df)."""
-    design, y = _design(x, w, k, slope, others)
+    design, y = _design(x, w, k, slope, others, width)
     if rho:
         design, y = whiten(design, rho), whiten(y, rho)
     inverse = np.linalg.inv(design.T @ design)
@@ -123,21 +127,43 @@ def step_model(sums: Sums, a: int, k: int, b: int,
     return float(coef[-1]), math.sqrt(variance), df, None
 
 
+def ramps(rho: float) -> tuple[int, ...]:
+    """The widths a step under AR(1) errors of lag-1 correlation at least ``rho`` may take: ``RAMPS`` when
+    ``rho`` is at least ``RAMP_RHO`` (whitening then turns a ramp into several moves, not one), else a step."""
+    return RAMPS if rho >= RAMP_RHO else (1,)
+
+
 def _ar1_step(x: np.ndarray, w: np.ndarray, at: int, slope: bool, inner: tuple[int, ...],
               rho: float) -> tuple[float, float, int, float | None]:
     """The same model refitted by generalised least squares under AR(1) errors, their lag-1 correlation
     at least ``rho`` (:func:`abstat.history.wander.chosen_rho`): (step, its standard error, df, -2 log
-    profile likelihood)."""
-    try:
-        rho = chosen_rho(*_design(x, w, at, slope, inner), rho)
-        coef, inverse, residual, df = _fit(x, w, at, slope, inner, rho)
-    except np.linalg.LinAlgError:
-        return 0.0, math.inf, x.size - 2, None
-    sse = max(0.0, float(residual @ residual))
-    score = x.size * math.log(max(sse, 1e-300) / x.size) - math.log(1.0 - rho * rho)
-    if df <= 0:
-        return float(coef[-1]), math.inf, 0, score
-    return float(coef[-1]), math.sqrt(sse / df * float(inverse[-1, -1])), df, score
+    profile likelihood).  With ``RAMPS``, the step may be a ramp of each of those widths (the widest
+    profile likelihood's), its p-value then Bonferroni-adjusted by inflating the error."""
+    best: tuple[float, float, int, float | None] = (0.0, math.inf, x.size - 2, None)
+    widths = [r for r in ramps(rho) if r == 1 or at + r <= x.size - 2]
+    for width in widths:
+        try:
+            chosen = chosen_rho(*_design(x, w, at, slope, inner, width), rho)
+            coef, inverse, residual, df = _fit(x, w, at, slope, inner, chosen, width)
+        except np.linalg.LinAlgError:
+            continue
+        sse = max(0.0, float(residual @ residual))
+        score = x.size * math.log(max(sse, 1e-300) / x.size) - math.log(1.0 - chosen * chosen)
+        se = math.sqrt(sse / df * float(inverse[-1, -1])) if df > 0 else math.inf
+        if best[3] is None or score < best[3]:
+            best = (float(coef[-1]), se, max(df, 0), score)
+    if len(widths) > 1 and best[2] > 0 and math.isfinite(best[1]) and best[1] > 0:
+        best = (best[0], _bonferroni_se(best[0], best[1], best[2], len(widths)), best[2], best[3])
+    return best
+
+
+def _bonferroni_se(diff: float, se: float, df: int, tried: int) -> float:
+    """The standard error whose t test of ``diff`` gives the p-value of ``se``'s times ``tried``."""
+    from abstat.stats.distributions import stdtr, stdtrit
+
+    p = min(1.0, tried * 2.0 * stdtr(df, -abs(diff) / se))
+    t = stdtrit(df, 1.0 - p / 2.0) if p < 1.0 else 0.0
+    return abs(diff) / t if t > 0 else math.inf
 
 
 def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
@@ -166,5 +192,5 @@ def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
             # assume independent errors: with a wandering level they keep locations the abrupt move rules out)
             if score is None or o_score is None or o_score - score <= LOCATION_LEVEL:
                 low, high = min(low, o_low), max(high, o_high)
-    return Judgement(diff, low, high, p_value)
+    return Judgement(diff, low, high, p_value, score is not None)
 

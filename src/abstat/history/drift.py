@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 BUMP_SIDE = 45                 # a decision window's side shorter than this is extended past its neighbour
 #                                (0: never; 30 before: reverts 0.892 -> 0.903, normal 0.439 -> 0.454, docs/history.md)
+REVERT_Z = 2.0                 # a revert's edge: the levels outside its pair within this many SEs (NUISANCE)
 DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
 STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
 WHOLE_CURVE = 2                # then a curve of this degree over the whole series against all its steps (0: none)
@@ -36,7 +37,8 @@ def _bic(sse: float, count: int, parameters: float) -> float:
 
 
 class DriftCheck:
-    """Step 5 as methods of the detector's search (``changepoints._Search`` inherits them)."""
+    """Step 5 as methods of the detector's search (``changepoints._Search`` inherits them), and the
+    short bumps that step 6 (the decision) widens its window past or keeps in the model."""
 
     sums: Sums
     n: int
@@ -50,6 +52,46 @@ class DriftCheck:
         a, b = self.spans(position, kept, self.window)
         left, right = self.sums.window(a, position), self.sums.window(position, b)
         return math.copysign(1.0, right[1] / right[0] - left[1] / left[0])
+
+    def widened(self, position: int, kept: list[int], reach: int) -> tuple[int, int, tuple[int, ...]] | None:
+        """The decision's window with each side that ends at a change of the other direction closer
+        than ``BUMP_SIDE`` (a short bump's other edge) extended past that change, to the next
+        one or ``reach``, the edge a step of the model: the slope is then seen on both sides of the
+        bump (on the bump alone a slope and a step are one; it cost short reverts their power).  A
+        neighbour of the same direction is not passed: a staircase past it reads as a slope."""
+        if not BUMP_SIDE:
+            return None
+        i = kept.index(position)
+        a, b = self.spans(position, kept, reach)
+        sign = self.direction(position, kept)
+        others: list[int] = []
+        if 0 < position - a < BUMP_SIDE and i > 0 and a == kept[i - 1] and \
+                self.direction(a, kept) != sign:
+            a, others = max(kept[i - 2] if i > 1 else 0, position - reach), [kept[i - 1]]
+        if 0 < b - position < BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and \
+                self.direction(b, kept) != sign:
+            b = min(kept[i + 2] if i + 2 < len(kept) else self.n, position + reach)
+            others.append(kept[i + 1])
+        return (a, b, tuple(others)) if others else None
+
+    def reverted(self, position: int, kept: list[int], reach: int) -> bool:
+        """Whether the change at ``position`` is one edge of a revert: a neighbour of the other direction
+        closer than ``BUMP_SIDE``, the levels on the two outer sides of the pair (at most ``reach``
+        long) within ``REVERT_Z`` standard errors of each other (the level returns)."""
+        i = kept.index(position)
+        bounds = [0, *kept, self.n]   # kept[i] = bounds[i + 1]
+        sign = self.direction(position, kept)
+        for j in (i - 1, i + 1):
+            if not 0 <= j < len(kept) or abs(kept[j] - position) >= BUMP_SIDE or \
+                    self.direction(kept[j], kept) == sign:
+                continue
+            first, last = min(i, j), max(i, j)   # the bump: bounds[first + 1] to bounds[last + 1]
+            before = self.sums.window(max(bounds[first], bounds[first + 1] - reach), bounds[first + 1])
+            after = self.sums.window(bounds[last + 1], min(bounds[last + 2], bounds[last + 1] + reach))
+            z = (after[1] / after[0] - before[1] / before[0]) / math.sqrt(1.0 / after[0] + 1.0 / before[0])
+            if abs(z) < REVERT_Z:
+                return True
+        return False
 
     def beyond_curve(self, a: int, b: int, run: list[int], degree: int, fixed: tuple[int, ...] = ()) -> list[int]:
         """The steps of ``run`` that stand beyond a curve of ``degree`` on [a, b) in the fit of both
@@ -127,3 +169,4 @@ class DriftCheck:
                 self.reasons[position] = ("drift", 0.0)
             result = chosen
         return result
+

@@ -234,9 +234,10 @@ class Sums:
         rho = self.serial_rho(a, k, b, gate)
         return (1.0 + rho) / (1.0 - rho)
 
-    def ar1_step_t(self, a: int, k: int, b: int, rho: float) -> tuple[float, int]:
-        """The t of a step at ``k`` on [a, b) by generalised least squares of a level and the step under
-        AR(1) errors of lag-1 correlation ``rho`` (:mod:`abstat.history.wander`): (t, df)."""
+    def ar1_step_t(self, a: int, k: int, b: int, rho: float, width: int = 1) -> tuple[float, int]:
+        """The t of a step at ``k`` on [a, b) (a ramp reaching its size ``width`` revisions on) by generalised
+        least squares of a level and the step under AR(1) errors of lag-1 correlation ``rho``
+        (:mod:`abstat.history.wander`): (t, df)."""
         from abstat.history.wander import chosen_rho, whiten
 
         n = b - a
@@ -244,7 +245,7 @@ class Sums:
         if df <= 0:
             return 0.0, 0
         root = np.sqrt(self.weight[a:b])
-        design = np.column_stack([np.ones(n), (np.arange(n) >= k - a).astype(float)]) * root[:, None]
+        design = np.column_stack([np.ones(n), np.clip((np.arange(n) - (k - a) + 1) / width, 0, 1)]) * root[:, None]
         y = self.x[a:b] * root
         rho = chosen_rho(design, y, rho)
         design, y = whiten(design, rho), whiten(y, rho)

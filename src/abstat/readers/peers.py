@@ -174,7 +174,9 @@ def _read_more(path: str, fmt: str, text: str) -> list[SampleSet]:
 
         sets, notes = read_asv(path)
         if not sets:
-            raise InputError("asv results file holds no result", path=path)
+            raise InputError("a directory, and no asv or criterion results in it (abstat reads a results directory "
+                             "of those, or files)" if os.path.isdir(path) else "asv results file holds no result",
+                             path=path)
         sets[0].notes.extend(notes)
         return sets
     doc = load_json(path, text)

@@ -127,7 +127,9 @@ def _refuse_missing_reference(value: str, store: str | None) -> None:
     from abstat.store import display_name, resolve_store_path
 
     store_path = display_name(resolve_store_path(store))
-    raise InputError(f"no such file, and no stored variant {value!r} in {store_path}", path=value)
+    numbers = re.fullmatch(r"[0-9.eE+-]*(:[0-9.eE+-]*)+", value) is not None  # e.g. 5:66.51, a field short
+    hint = " (summary statistics are NAME=n:mean:stddev, three numbers)" if numbers else ""
+    raise InputError(f"no such file, and no stored variant {value!r} in {store_path}{hint}", path=value)
 
 
 def _name_and_value(arg: str) -> tuple[str, str]:

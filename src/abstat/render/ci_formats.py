@@ -55,20 +55,27 @@ def findings(comparisons: Sequence[Any], names: Sequence[str] | None = None,
         gate = evaluate([comp], "slower", comp.threshold, names=[name],
                         p_adjusted=[p_adjusted[index]] if p_adjusted is not None else None,
                         confidence=confidence)
-        limit = f"{comp.threshold:g}%" if comp.threshold is not None else "0%"
-        ci = comp.ci_pct
-        change = (f"{comp.delta_pct:+.2f}% [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci is not None
-                  else f"{comp.delta_pct:+.2f}%")
-        source = sources[index] if sources else None
-        if gate.failed:
-            out.append(Finding("error", name, f"{gate.hits[0].direction}: {change}, "
-                               f"proven beyond the threshold {limit}", source))
-        elif comp.verdict == "cannot judge" or gate.unjudged:
-            out.append(Finding("warning", name, f"cannot judge: {change}", source))
-        elif _worse(comp):
-            out.append(Finding("warning", name, f"worse: {change}, not proven beyond the "
-                               f"threshold {limit}", source))
+        finding = _finding(comp, name, gate, sources[index] if sources else None)
+        if finding is not None:
+            out.append(finding)
     return out
+
+
+def _finding(comp: Any, name: str, gate: Any, source: str | None) -> Finding | None:
+    """One comparison's finding: an error where the gate fails, a warning where it cannot judge or the change
+    is worse but not proven beyond the threshold; None otherwise."""
+    limit = f"{comp.threshold:g}%" if comp.threshold is not None else "0%"
+    ci = comp.ci_pct
+    change = (f"{comp.delta_pct:+.2f}% [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci is not None
+              else f"{comp.delta_pct:+.2f}%")
+    if gate.failed:
+        return Finding("error", name, f"{gate.hits[0].direction}: {change}, proven beyond the threshold {limit}",
+                       source)
+    if comp.verdict == "cannot judge" or gate.unjudged:
+        return Finding("warning", name, f"cannot judge: {change}", source)
+    if _worse(comp):
+        return Finding("warning", name, f"worse: {change}, not proven beyond the threshold {limit}", source)
+    return None
 
 
 def _worse(comp: Any) -> bool:

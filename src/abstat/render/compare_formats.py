@@ -86,13 +86,7 @@ def _warning_numbers(comparisons: Sequence[Any], notes: Footnotes) -> set[int]:
 
 def _variant_rows(comparisons: Sequence[Any], unit: str | None = None,
                   metric: str | None = None) -> list[list[str]]:
-    summaries: list[Any] = []
-    seen: set[str] = set()
-    for comp in comparisons:
-        for s in comp.summaries:
-            if s.name not in seen:
-                seen.add(s.name)
-                summaries.append(s)
+    summaries = _distinct_summaries(comparisons)
     scale = common_scale([v for s in summaries for v in (s.min, s.max, s.median, s.mean) if v is not None],
                          unit, metric)
 
@@ -111,16 +105,37 @@ def _variant_rows(comparisons: Sequence[Any], unit: str | None = None,
             rows.append([s.name, f"{s.n:,}", "-", "-", "-", "-", value(s.mean), spread(s.stddev), "-", "summary"])
             continue
         ci = f"[{value(s.median_ci[0])}, {value(s.median_ci[1])}]" if s.median_ci else "n/a"
-        out = f"{s.outliers_mild}/{s.outliers_severe}"
-        if s.dropped:
-            out += f" ({s.dropped} dropped)"
-        extra = ""
-        if s.runs is not None:
-            share = "" if s.between_run_share is None else f", {s.between_run_share:.0%} between runs"
-            extra = f"{len(s.runs)} runs{share}"
         rows.append([s.name, f"{s.n:,}", value(s.min), value(s.max), value(s.median), ci, value(s.mean),
-                     spread(s.stddev), out, extra])
+                     spread(s.stddev), _outlier_cell(s), _runs_cell(s)])
     return rows
+
+
+def _distinct_summaries(comparisons: Sequence[Any]) -> list[Any]:
+    """Each variant's summary once, in the order the comparisons name them."""
+    summaries: list[Any] = []
+    seen: set[str] = set()
+    for comp in comparisons:
+        for s in comp.summaries:
+            if s.name not in seen:
+                seen.add(s.name)
+                summaries.append(s)
+    return summaries
+
+
+def _outlier_cell(s: Any) -> str:
+    """``MILD/SEVERE`` outliers, and how many the outlier rule dropped."""
+    out = f"{s.outliers_mild}/{s.outliers_severe}"
+    if s.dropped:
+        out += f" ({s.dropped} dropped)"
+    return out
+
+
+def _runs_cell(s: Any) -> str:
+    """A nested variant's number of runs and the share of its variance between them ("" when not nested)."""
+    if s.runs is None:
+        return ""
+    share = "" if s.between_run_share is None else f", {s.between_run_share:.0%} between runs"
+    return f"{len(s.runs)} runs{share}"
 
 
 def _run_lines(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None) -> list[str]:
@@ -132,12 +147,17 @@ def _run_lines(comparisons: Sequence[Any], unit: str | None = None, metric: str 
             if s.runs is None or s.name in seen:
                 continue
             seen.add(s.name)
-            sizes = {r.n for r in s.runs}
-            size_text = f"n {sizes.pop()} each" if len(sizes) == 1 else "n " + " ".join(str(r.n) for r in s.runs)
-            scale = common_scale([r.median for r in s.runs], unit, metric)
-            medians = " ".join(scale(r.median) for r in s.runs)
-            lines.append(f"{s.name}: {len(s.runs)} runs ({size_text}), run medians {medians}")
+            lines.append(_run_line(s, unit, metric))
     return lines
+
+
+def _run_line(s: Any, unit: str | None, metric: str | None) -> str:
+    """A nested variant's runs: how many, their sizes and their medians."""
+    sizes = {r.n for r in s.runs}
+    size_text = f"n {sizes.pop()} each" if len(sizes) == 1 else "n " + " ".join(str(r.n) for r in s.runs)
+    scale = common_scale([r.median for r in s.runs], unit, metric)
+    medians = " ".join(scale(r.median) for r in s.runs)
+    return f"{s.name}: {len(s.runs)} runs ({size_text}), run medians {medians}"
 
 
 VARIANT_HEADER = ["variant", "n", "min", "max", "median", "median CI", "mean", "stddev", "outliers m/s", "runs"]
@@ -282,18 +302,17 @@ CSV_HEADER = [
 
 
 def _csv(comparisons: Sequence[Any]) -> str:
-    rows = []
-    for c in comparisons:
-        d = c.to_dict()
-        rows.append(
-            [
-                d["baseline"], d["candidate"], d["n"][0], d["n"][1], d["unit"], d["center"],
-                "" if d["delta_pct"] is None else repr(d["delta_pct"]),
-                "" if d["ci_pct"] is None or d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
-                "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
-                d["confidence"], "" if d["p_value"] is None else repr(d["p_value"]),
-                "yes" if d["significant"] else "no", d["verdict"], d["method"],
-                ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),
-            ]
-        )
-    return tables.csv_text(CSV_HEADER, rows)
+    return tables.csv_text(CSV_HEADER, [_csv_row(c.to_dict()) for c in comparisons])
+
+
+def _csv_row(d: dict[str, Any]) -> list[Any]:
+    """One comparison's CSV row (of its JSON form: every digit, empty where unknown)."""
+    return [
+        d["baseline"], d["candidate"], d["n"][0], d["n"][1], d["unit"], d["center"],
+        "" if d["delta_pct"] is None else repr(d["delta_pct"]),
+        "" if d["ci_pct"] is None or d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
+        "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
+        d["confidence"], "" if d["p_value"] is None else repr(d["p_value"]),
+        "yes" if d["significant"] else "no", d["verdict"], d["method"],
+        ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),
+    ]

@@ -72,19 +72,28 @@ def _summary_lines(metric: str | None, unit: str | None, comps: Sequence[Any], n
                    several: bool) -> list[tuple[list[str], str]]:
     """One metric's lines (cells, verdict word), their footnotes numbered in ``notes``."""
     _, refs = _footnotes(comps, notes, prefix=metric or "")
-    # one scale per metric: the baseline's centre reads alike on every line of it
-    scale = common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
-                          if v is not None], unit, metric)
+    scale = _centres_scale(comps, unit, metric)
     lines = []
     for comp, mine in zip(comps, refs, strict=True):
-        before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
-        pair = f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
+        pair = _centre_pair(comp, scale)
         word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
         head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
         shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
         lines.append(([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
                        " ".join([*shape, *(f"[{i}]" for i in mine)])], word))
     return lines
+
+
+def _centres_scale(comps: Sequence[Any], unit: str | None, metric: str | None) -> Any:
+    """One scale per metric: the baseline's centre reads alike on every line of it."""
+    return common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
+                         if v is not None], unit, metric)
+
+
+def _centre_pair(comp: Any, scale: Any) -> str:
+    """``BEFORE → AFTER``, the two centres (``?`` where unknown)."""
+    before, after = _centre(comp, comp.baseline), _centre(comp, comp.candidate)
+    return f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
 
 
 def _caption(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], every: list[Any],

@@ -30,25 +30,33 @@ def render_tuning(result: Any, action: str, fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps({"action": action, "applied": result.applied, "commands": result.commands,
                            "skipped": result.skipped, "record": result.state_path}, indent=2) + "\n"
-    lines = []
-    for entry in result.applied:
-        if entry.get("isolation"):
-            lines.append(f"{action}: {entry['isolation']}")
-        elif entry.get("path"):
-            old, new = (entry["new"], entry["old"]) if action == "reset" else (entry["old"], entry["new"])
-            lines.append(f"{action}: {entry['path']}: {old} -> {new}")
-        else:
-            command = entry["undo"] if action == "reset" else entry["command"]
-            lines.append(f"{action}: ran {' '.join(command)}")
+    lines = [_applied_line(entry, action) for entry in result.applied]
     if any(not entry.get("isolation") for entry in result.applied):
         lines.append(f"recorded in {result.state_path}" if action == "tune" else f"restored from {result.state_path}")
-    if result.commands:
-        lines.append("no permission to change these; run them as root" + (
-            " (abstat doctor --reset cannot undo them):" if action == "tune" else " (the record is kept):"))
-        lines.extend(f"  {command}" for command in result.commands)
+    lines += _root_commands(result.commands, action)
     for skipped in result.skipped:
         lines.append(f"not changed: {skipped}")
     if not lines:
         lines.append("nothing to tune: no failed check has a reversible fix" if action == "tune"
                      else f"nothing to reset: no tuning recorded in {result.state_path}")
     return "\n".join(terminal_safe(line) for line in lines) + "\n"
+
+
+def _applied_line(entry: dict[str, Any], action: str) -> str:
+    """One change made (``tune``) or undone (``reset``): an isolation, a file's value, or a command run."""
+    if entry.get("isolation"):
+        return f"{action}: {entry['isolation']}"
+    if entry.get("path"):
+        old, new = (entry["new"], entry["old"]) if action == "reset" else (entry["old"], entry["new"])
+        return f"{action}: {entry['path']}: {old} -> {new}"
+    command = entry["undo"] if action == "reset" else entry["command"]
+    return f"{action}: ran {' '.join(command)}"
+
+
+def _root_commands(commands: list[str], action: str) -> list[str]:
+    """The changes this user may not make, as commands to run as root ([] when none)."""
+    if not commands:
+        return []
+    return ["no permission to change these; run them as root" + (
+        " (abstat doctor --reset cannot undo them):" if action == "tune" else " (the record is kept):"),
+        *(f"  {command}" for command in commands)]

@@ -30,14 +30,21 @@ INDENT = "  "
 def ministat_command(names: list[str]) -> str:
     """``ministat -A milan-hcall-pv64-{before,after}`` (brace form when it fits)."""
     if len(names) == 2 and all(_plain(n) for n in names):
-        first, second = names
-        prefix = os.path.commonprefix([first, second])
-        suffix = os.path.commonprefix([first[len(prefix):][::-1], second[len(prefix):][::-1]])[::-1]
-        a = first[len(prefix): len(first) - len(suffix)]
-        b = second[len(prefix): len(second) - len(suffix)]
-        if prefix and a and b and "," not in a + b:
-            return f"ministat -A {prefix}{{{a},{b}}}{suffix}"
+        braced = _brace_form(*names)
+        if braced is not None:
+            return f"ministat -A {braced}"
     return "ministat -A " + " ".join(shlex.quote(n) for n in names)
+
+
+def _brace_form(first: str, second: str) -> str | None:
+    """``PREFIX{A,B}SUFFIX`` for two names with a common prefix, or None."""
+    prefix = os.path.commonprefix([first, second])
+    suffix = os.path.commonprefix([first[len(prefix):][::-1], second[len(prefix):][::-1]])[::-1]
+    a = first[len(prefix): len(first) - len(suffix)]
+    b = second[len(prefix): len(second) - len(suffix)]
+    if prefix and a and b and "," not in a + b:
+        return f"{prefix}{{{a},{b}}}{suffix}"
+    return None
 
 
 def _plain(name: str) -> bool:
@@ -51,29 +58,44 @@ def ministat_block(base: Cell, cell: Cell, confidence: float, outliers: str = "n
     names = [escape.terminal(base.name), escape.terminal(cell.name)]
     summaries = [c for c in (base, cell) if c.sample_set.summary is not None]
     if summaries:
-        what = escape.terminal(" and ".join(c.name for c in summaries))
-        verb = "are" if len(summaries) > 1 else "is"
-        text = (f"(no ministat -A block for {names[1]} vs {names[0]}: {what} {verb} summary "
-                "statistics n:mean:stddev only; ministat needs the samples for Min, Max and Median)")
-        return "\n".join(textwrap.wrap(text, EMAIL_WIDTH, initial_indent=INDENT,
-                                       subsequent_indent=INDENT + " ", break_on_hyphens=False,
-                                       break_long_words=False))
+        return _no_block_for_summaries(names, summaries)
     small = [c for c in (base, cell) if c.n < 3]
     if small:
-        # ministat(1) refuses such a file; say so instead of inventing a block.
-        return "\n".join([
-            f"{INDENT}$ {ministat_command(names)}",
-            *(f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
-              "ministat needs at least 3)" for c in small)])
+        return _no_block_for_few(names, small)
     values: list[Any] = [kept_values(c, outliers) for c in (base, cell)]  # ministat takes sequences
     text = render_report(values, names=names, confidence=confidence, plot=False, stats=True, dialect="classic")
     lines = [f"$ {ministat_command(names)}", *text.rstrip("\n").split("\n")]
     block = "\n".join((INDENT + line).rstrip() if line else "" for line in lines)
-    disagreement = block_disagreement(text, cell)
-    if disagreement:
-        block += "\n" + "\n".join(textwrap.wrap(disagreement, EMAIL_WIDTH, initial_indent=INDENT + "! ",
-                                                 subsequent_indent=INDENT + "! ", break_on_hyphens=False))
-    return block
+    return block + _disagreement_lines(text, cell)
+
+
+def _disagreement_lines(ministat_text: str, cell: Cell) -> str:
+    """The block's ``!`` lines when ministat's verdict differs from the table's ("" when they agree)."""
+    disagreement = block_disagreement(ministat_text, cell)
+    if not disagreement:
+        return ""
+    return "\n" + "\n".join(textwrap.wrap(disagreement, EMAIL_WIDTH, initial_indent=INDENT + "! ",
+                                           subsequent_indent=INDENT + "! ", break_on_hyphens=False))
+
+
+def _no_block_for_summaries(names: list[str], summaries: list[Cell]) -> str:
+    """Why a cell given as summary statistics has no block (ministat needs the samples)."""
+    what = escape.terminal(" and ".join(c.name for c in summaries))
+    verb = "are" if len(summaries) > 1 else "is"
+    text = (f"(no ministat -A block for {names[1]} vs {names[0]}: {what} {verb} summary "
+            "statistics n:mean:stddev only; ministat needs the samples for Min, Max and Median)")
+    return "\n".join(textwrap.wrap(text, EMAIL_WIDTH, initial_indent=INDENT,
+                                   subsequent_indent=INDENT + " ", break_on_hyphens=False,
+                                   break_long_words=False))
+
+
+def _no_block_for_few(names: list[str], small: list[Cell]) -> str:
+    """The command, and why there is no block: ministat(1) refuses a file of fewer than 3 values (no invented
+    block)."""
+    return "\n".join([
+        f"{INDENT}$ {ministat_command(names)}",
+        *(f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
+          "ministat needs at least 3)" for c in small)])
 
 
 def kept_values(cell: Cell, outliers: str) -> list[float]:
@@ -106,18 +128,24 @@ def render_email(report: Report, *, ministat: bool = False) -> str:
     pairs = report.pairs()
     if not ministat or not pairs:
         return text + "\n"
-    with_samples = [c for pair in pairs if all(c.sample_set.summary is None for c in pair) for c in pair]
-    if any(cell.n % 2 == 0 for cell in with_samples):
-        text += "\n" + "\n".join(textwrap.wrap(
-            "ministat's Median is the upper middle value when N is even; the table's is the lower one "
-            "(integer data) or their mean.", EMAIL_WIDTH))
+    text += _median_note(pairs)
     parts = [text] + [ministat_block(base, cell, level, report.outliers) for base, cell in pairs]
     return "\n\n".join(parts) + "\n"
 
 
+def _median_note(pairs: list[tuple[Cell, Cell]]) -> str:
+    """Where a block's N is even, how ministat's Median differs from the table's ("" when none is)."""
+    with_samples = [c for pair in pairs if all(c.sample_set.summary is None for c in pair) for c in pair]
+    if not any(cell.n % 2 == 0 for cell in with_samples):
+        return ""
+    return "\n" + "\n".join(textwrap.wrap(
+        "ministat's Median is the upper middle value when N is even; the table's is the lower one "
+        "(integer data) or their mean.", EMAIL_WIDTH))
+
+
 def _letter(report: Report) -> str:
     """Title, table (the ``--columns`` layout, or one line per cell when wider than 72), short footer,
-    one line per footnote."""
+    a footnote per kind of warning, wrapped when longer than a line."""
     table = plain_table(report)
     if report.columns_label:
         from abstat.render.pivot import pivot_lines
@@ -128,5 +156,7 @@ def _letter(report: Report) -> str:
     lines = [*textwrap.wrap(escape.terminal(title(report)), EMAIL_WIDTH, break_on_hyphens=False), "", table, ""]
     for text in report.short_footer():
         lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
-    lines += [f"[{number}] {escape.terminal(text)}" for number, text in enumerate(report.short_footnotes, 1)]
+    for number, text in enumerate(report.short_footnotes, 1):  # a finding longer than a line is wrapped, not cut
+        lines += textwrap.wrap(f"[{number}] {escape.terminal(text)}", EMAIL_WIDTH, break_on_hyphens=False,
+                               subsequent_indent="    ")
     return "\n".join(lines)

@@ -111,14 +111,19 @@ def _stats_table(report: Report, cells: list[Cell], names: list[str]) -> str:
     scales = _stats_scales(list(described.values()), summaries, unit, metric)
     in_unit = f" ({scales[0].unit})" if scales[0].unit else ""
     rule = report.outliers != "none"
-    out = ['<table class="stats"><tr><th>set</th><th>N</th>'
-           + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
-           + "<th>runs</th>" + (f"<th>dropped ({_e(report.outliers)})</th>" if rule else "") + "</tr>"]
+    out = [_stats_header(in_unit, report.outliers if rule else None)]
     for cell, name in zip(cells, names, strict=True):
         row = _stats_row(cell, name, kept.get(id(cell)), described.get(id(cell)), scales)
         out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row[:None if rule else -1]) + "</tr>")
     out.append("</table>")
     return "\n".join(out)
+
+
+def _stats_header(in_unit: str, outliers: str | None) -> str:
+    """The statistics table's opening and header row (a ``dropped`` column with an outlier rule)."""
+    return ('<table class="stats"><tr><th>set</th><th>N</th>'
+            + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
+            + "<th>runs</th>" + (f"<th>dropped ({_e(outliers)})</th>" if outliers is not None else "") + "</tr>")
 
 
 def _stats_scales(described: list[Any], summaries: list[Any], unit: str | None,
@@ -250,12 +255,18 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
     chosen = [p for p in pairs if p[2].significant]
     limit = "significant"
     if plots == "auto" and len(chosen) > AUTO_MOST:
-        chosen = sorted(chosen, key=lambda p: -abs(p[2].comparison.delta_pct))[:AUTO_MOST]
-        chosen.sort(key=lambda p: p[0])
+        chosen = _largest_changes(chosen, AUTO_MOST)
         limit = f"significant, the {AUTO_MOST} largest changes"
     left = len(pairs) - len(chosen)
     return chosen, (f"{len(chosen)} of {len(pairs)} compared cells drawn ({limit}); the other {left} are "
                     "in the table above only (--plots all draws every cell)." if left else "")
+
+
+def _largest_changes(pairs: list[tuple[int, Cell, Cell]], most: int) -> list[tuple[int, Cell, Cell]]:
+    """The ``most`` pairs of the largest changes, in the table's order."""
+    chosen = sorted(pairs, key=lambda p: -abs(p[2].comparison.delta_pct))[:most]
+    chosen.sort(key=lambda p: p[0])
+    return chosen
 
 
 def render_body(report: Report, plots: str = "auto") -> str:

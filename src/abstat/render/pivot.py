@@ -82,8 +82,12 @@ def pivot_lines(report: Report, label: str) -> list[str]:
         rows = [found.get((group, value)) for value in across]
         body += _group_lines(report, group, rows)
     headers = [*keys, report.by, *across]
-    lines = tables.plain(headers, body, ["l"] * (len(keys) + 1) + ["l"] * len(across))
-    # the geomean rows (over the rows of every column across the top), as the long e-mail table says them
+    return tables.plain(headers, body, ["l"] * (len(keys) + 1) + ["l"] * len(across)) + _geomean_lines(report)
+
+
+def _geomean_lines(report: Report) -> list[str]:
+    """The geomean rows (over the rows of every column across the top), as the long e-mail table says them."""
+    lines = []
     for summary in report.summaries:
         metric = f" {summary.metric}" if summary.metric and "metric" in report.row_keys else ""
         lines.append(escape.terminal(f"geomean{metric} {summary.column}: {summary_text(summary)}"))

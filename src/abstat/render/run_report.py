@@ -12,34 +12,12 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from abstat.errors import UsageError
 from abstat.render import escape, tables
+from abstat.render.run_medians import medians_report
+from abstat.render.run_rows import Stored, compared_rows, machine_differences, read_rows, row_names
 from abstat.render.run_notes import merge_notes, note_lines, notes_cell, run_notes  # noqa: F401 -- run_report's
-from abstat.render.units import common_scale
-
-
-def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
-                        invocations: Sequence[int] | None = None) -> dict[str, str]:
-    """Variant -> warning text, for variants measured under another machine record than the baseline
-    (only the records of ``invocations`` when given).  Linear in the invocations: each record is
-    read once, and each field compared through its distinct values (not every pair of records)."""
-    from abstat.box.machine import differing_fields_between
-
-    records = store.machine_records_by_variant(experiment, invocations=invocations)
-    base_records = records.get(baseline, [])
-    warnings: dict[str, str] = {}
-    for name in variants:
-        if name == baseline:
-            continue
-        fields = differing_fields_between(base_records, records.get(name, []))
-        if fields:
-            warnings[name] = (
-                f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
-            )
-    return warnings
 
 
 def comparison_report(
@@ -121,37 +99,13 @@ def _with_window(text: str, window: tuple[int, int] | None, experiment: str, fmt
     return text.rstrip("\n") + "\n\n" + (f"- {escape.markdown(line)}" if fmt == "markdown" else escape.terminal(line)) + "\n"
 
 
-@dataclass
-class _Stored:
-    """What one report reads of the store: the run groups by row, the variants, the baseline."""
-
-    store: Any
-    experiment: str
-    invocations: Sequence[int] | None
-    rows: dict[str, tuple[str, str | None, dict[str, list[list[float]]]]]  # name -> (metric, unit, runs)
-    variants: list[str]
-    baseline: str
-    unit_notes: list[str]  # the metrics converted to one unit (Store.unit_groups)
-
-    def groups(self) -> dict[str, dict[str, list[list[float]]]]:
-        """Row name -> variant -> run groups (as ``Store.groups_by_metric``)."""
-        return {name: runs for name, (_, _, runs) in self.rows.items()}
-
-    def unit(self, name: str) -> str | None:
-        return self.rows[name][1] if name in self.rows else self.store.unit(self.experiment, name)
-
-    def notes(self) -> list[dict[str, Any]]:
-        return [{"note": note, "runs": 0} for note in self.unit_notes] + run_notes(self.store, self.experiment,
-                                                                                  self.invocations)
-
-
 def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, confidence: float,
             higher_is_better: Sequence[str], metrics: Sequence[str] | None, seed: int, color: bool,
             invocations: Sequence[int] | None, verbose: bool) -> str:
-    stored = _read(store, experiment, invocations, baseline)
+    stored = read_rows(store, experiment, invocations, baseline)
     if stored is None:
         return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
-    names, monitor_names = _row_names(stored, metrics)
+    names, monitor_names = row_names(stored, metrics)
     from abstat.comparison.commands import command_warnings
     from abstat.render import monitors
 
@@ -159,7 +113,7 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
                                   {m: stored.unit(m) for m in monitor_names})
     machine_notes = machine_differences(store, experiment, stored.variants, stored.baseline, invocations)
     command_notes = command_warnings(store, experiment, invocations)
-    sections = _sections(stored, names)
+    sections = compared_rows(stored, names)
     if len(stored.variants) < 2 or not sections:
         return _nothing_compared(stored, names, fmt, command_notes)
     rendered, not_compared = _compare_sections(sections, stored.baseline, confidence, higher_is_better, seed,
@@ -168,9 +122,19 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
         return _json(stored, rendered, not_compared, machine_notes, command_notes, others)
     if fmt == "csv":
         return _csv(stored, rendered)
+    return _text(stored, rendered, not_compared, machine_notes, command_notes, others, fmt, color, verbose)
+
+
+def _text(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
+          not_compared: Sequence[tuple[str, str]], machine_notes: dict[str, str], command_notes: dict[str, Any],
+          others: Any, fmt: str, color: bool, verbose: bool) -> str:
+    """Text or Markdown: the tables, the rows not compared, the warnings no table shows, what else changed and
+    the notes of the runs."""
+    from abstat.render import monitors
+
     parts = _tables(stored, rendered, fmt, color, verbose)
     clean = escape.markdown if fmt == "markdown" else escape.terminal
-    parts += [clean(f"{experiment}: {name}: not compared: {reason}") for name, reason in not_compared]
+    parts += [clean(f"{stored.experiment}: {name}: not compared: {reason}") for name, reason in not_compared]
     if not rendered:
         parts += [clean(f"warning: {note}") for note in [*machine_notes.values(), *_with_advice(command_notes)]]
     if others.tested:
@@ -179,57 +143,9 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def _read(store: Any, experiment: str, invocations: Sequence[int] | None, baseline: str | None) -> _Stored | None:
-    """The experiment's run groups, one row per (metric, unit): a metric whose unit changed between
-    runs is one row in the finest when the units convert (ns and µs, said in a note), else one row per
-    unit, named ``METRIC [UNIT]`` (no row mixes units); None without runs."""
-    unit_notes: list[str] = []
-    found = store.unit_groups(experiment, invocations=invocations, notes=unit_notes)  # (metric, unit) -> ...
-    count: dict[str, int] = {}
-    for metric, _ in found:
-        count[metric] = count.get(metric, 0) + 1
-    rows = {metric if count[metric] == 1 else f"{metric} [{unit or 'no unit'}]": (metric, unit, runs)
-            for (metric, unit), runs in found.items()}
-    variants = [v for v in store.variant_names(experiment) if any(v in runs for _, _, runs in rows.values())]
-    if not variants:
-        return None
-    if baseline is None:
-        baseline = variants[0]
-    elif baseline not in variants:
-        raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
-                         f"(variants: {', '.join(variants)})")
-    return _Stored(store, experiment, invocations, rows, variants, baseline, unit_notes)
-
-
-def _row_names(stored: _Stored, metrics: Sequence[str] | None) -> tuple[list[str], list[str]]:
-    """(the rows of the table, the ``--monitor`` rows): those of ``metrics`` when given (a metric
-    with several units: each of its rows), else every stored metric's, built-in ones first."""
-    from abstat.render import monitors
-    from abstat.store.read import ordered_metrics
-
-    by_metric: dict[str, list[str]] = {}
-    for name, (metric, _, _) in stored.rows.items():
-        by_metric.setdefault(metric, []).append(name)
-    if metrics:
-        return [name for m in metrics for name in by_metric.get(m, [m])], []
-    names = [name for m in ordered_metrics(by_metric) for name in by_metric[m]]
-    return monitors.split_monitors(names)
-
-
-def _sections(stored: _Stored, names: Sequence[str]) -> list[tuple[str, str | None, dict[str, Any], str]]:
-    """(row name, unit, variant -> data, metric) of each row with the baseline and a candidate."""
-    sections = []
-    for name in names:
-        metric, unit, by_variant = stored.rows.get(name, (name, None, {}))
-        data = {v: runs[0] if len(runs) == 1 else runs for v in stored.variants if (runs := by_variant.get(v))}
-        if stored.baseline in data and len(data) >= 2:
-            sections.append((name, unit, data, metric))
-    return sections
-
-
-def _nothing_compared(stored: _Stored, names: Sequence[str], fmt: str, command_notes: dict[str, Any]) -> str:
+def _nothing_compared(stored: Stored, names: Sequence[str], fmt: str, command_notes: dict[str, Any]) -> str:
     """Per-variant medians (one variant, or no row with two), with the warnings and notes."""
-    text = _summary_only(stored, names, fmt)
+    text = medians_report(stored, names, fmt)
     if fmt in ("text", "markdown"):  # the medians above pool the runs of every command
         clean = escape.markdown if fmt == "markdown" else escape.terminal
         text += "".join(clean(f"warning: {line}") + "\n" for line in _with_advice(command_notes))
@@ -269,7 +185,7 @@ def _compare_sections(sections: Sequence[tuple[str, str | None, dict[str, Any], 
     return adjust_sections(rendered), not_compared  # one family: every row x candidate shown (Holm)
 
 
-def _json(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
+def _json(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
           not_compared: Sequence[tuple[str, str]], machine_notes: dict[str, str],
           command_notes: dict[str, Any], others: Any) -> str:
     from abstat.render import monitors
@@ -290,7 +206,7 @@ def _json(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]
     return json.dumps(document, indent=2) + "\n"
 
 
-def _csv(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]) -> str:
+def _csv(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]) -> str:
     """One CSV row per comparison: its row's name, the comparison's columns, the notes of its runs."""
     from abstat.render.compare_text import render
 
@@ -312,15 +228,31 @@ def _csv(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]])
     return tables.csv_text(header, body) if header else ""
 
 
-def _tables(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool,
+def _tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool,
             verbose: bool) -> list[str]:
     """Text: one summary line per row and candidate; ``--verbose``, Markdown: each row's table."""
-    from abstat.render.compare_text import render, summary_block
+    from abstat.render.compare_text import summary_block
 
     if fmt == "text" and not verbose:
         return [escape.terminal(f"experiment {stored.experiment}, baseline {stored.baseline}"),
                 summary_block(rendered, color=color).rstrip("\n")]
+    parts = _row_tables(stored, rendered, fmt, color)
+    if fmt == "text":  # --verbose: each footnote with what to do about it
+        parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
+        return parts
     from abstat.report.adjust import family_caption
+
+    family = family_caption([c for _, _, comps in rendered for c in comps])
+    if family:
+        clean = escape.markdown if fmt == "markdown" else escape.terminal
+        parts.append(clean(family[0].upper() + family[1:] + "."))
+    return parts
+
+
+def _row_tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str,
+                color: bool) -> list[str]:
+    """Each row's heading and table (its footnotes under it in Markdown)."""
+    from abstat.render.compare_text import render
 
     parts = []
     heading = "## " if fmt == "markdown" else ""
@@ -330,11 +262,6 @@ def _tables(stored: _Stored, rendered: Sequence[tuple[str, str | None, list[Any]
         parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=name,
                             footnotes=fmt != "text").rstrip("\n"))
         parts.append("")
-    family = family_caption([c for _, _, comps in rendered for c in comps])
-    if fmt == "text":  # --verbose: each footnote with what to do about it
-        parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
-    elif family:
-        parts.append(clean(family[0].upper() + family[1:] + "."))
     return parts
 
 
@@ -343,46 +270,3 @@ def _with_advice(warnings: dict[str, Any]) -> list[str]:
     from abstat.report.notes import KINDS
 
     return [f"{w.message}; {KINDS[w.code][1]}" for w in warnings.values()]
-
-
-def _summary_only(stored: _Stored, names: Sequence[str], fmt: str) -> str:
-    """Per-variant medians when there is nothing to compare (one row per metric and unit)."""
-    rows = _summary_rows(stored, names)
-    variants = stored.variants
-    if fmt == "json":
-        # "note" stays in the document's shape (it is always null now that the comparison always exists)
-        return json.dumps({"experiment": stored.experiment, "summary": rows, "note": None}, indent=2) + "\n"
-    if fmt == "csv":
-        notes = {name: notes_cell(stored.store, stored.experiment, stored.invocations, [name]) for name in variants}
-        return tables.csv_text(["metric", "variant", "n", "median", "min", "max", "unit", "notes"],
-                               [[r["metric"], r["variant"], r["n"], repr(r["median"]), repr(r["min"]),
-                                 repr(r["max"]), r["unit"] or "", notes[r["variant"]]] for r in rows])
-    head = f"experiment {stored.experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")
-    body = []
-    for name in names:
-        mine = [r for r in rows if r["row"] == name]
-        if not mine:
-            continue
-        scale = common_scale([v for r in mine for v in (r["median"], r["min"], r["max"])], mine[0]["unit"],
-                             mine[0]["metric"])
-        body += [[name, r["variant"], f"{r['n']:,}", scale(r["median"]), scale(r["min"]), scale(r["max"])]
-                 for r in mine]
-    lines = [escape.terminal(head)]
-    lines += ["  " + line for line in tables.plain(["metric", "variant", "N", "median", "min", "max"], body,
-                                                     ["l", "l", "r", "r", "r", "r"], rule=False)]
-    return "\n".join(lines) + "\n"
-
-
-def _summary_rows(stored: _Stored, names: Sequence[str]) -> list[dict[str, Any]]:
-    import statistics
-
-    rows = []
-    for name in names:
-        metric, unit, by_variant = stored.rows.get(name, (name, stored.unit(name), {}))
-        for variant in stored.variants:
-            values = [v for group in by_variant.get(variant, []) for v in group]
-            if values:
-                rows.append({"metric": metric, "variant": variant, "n": len(values), "unit": unit,
-                             "median": statistics.median(values), "min": min(values), "max": max(values),
-                             "row": name})
-    return rows

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from abstat.render.units import Scaler, common_scale, format_value
 
@@ -95,12 +95,9 @@ class Axis:
     def ticks(self, count: int = 5) -> list[float]:
         if self.kind == "log":
             return _log_ticks(self.low, self.high)
-        half = self._half_span
-        raw = half * 2 / count if math.isfinite(half * 2) else half / count * 2
-        if not math.isfinite(raw) or raw <= 0:
+        step = _tick_step(self._half_span, count)
+        if step is None:
             return [self.low, self.high]
-        power = 10.0 ** math.floor(math.log10(raw))
-        step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
         first = math.ceil(self.low / step)
         last = math.floor(self.high / step)
         if not (math.isfinite(first) and math.isfinite(last)) or last - first > 4 * count:
@@ -124,14 +121,31 @@ class Axis:
                     "their bulk more than a factor of four")
         if self.kind != "clipped":
             return ""
-        parts = []
-        for name, (below, above), (lowest, highest) in zip(names, self.beyond, self.extremes):
-            said = [f"{below} below (down to {say(lowest)})" if below else "",
-                    f"{above} above (up to {say(highest)})" if above else ""]
-            if below or above:
-                parts.append(f"{name} {' and '.join(s for s in said if s)}")
+        parts = _beyond_parts(names, self.beyond, self.extremes, say)
         return (f"the axis shows the bulk of the samples ({say(self.bulk[0])} to {say(self.bulk[1])}); "
                 "the samples beyond it are drawn at its edges and counted: " + "; ".join(parts))
+
+
+def _tick_step(half_span: float, count: int) -> float | None:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) giving about ``count`` ticks over the span; None for a
+    span of no finite positive width."""
+    raw = half_span * 2 / count if math.isfinite(half_span * 2) else half_span / count * 2
+    if not math.isfinite(raw) or raw <= 0:
+        return None
+    power = 10.0 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+
+
+def _beyond_parts(names: Sequence[str], beyond: Sequence[tuple[int, int]], extremes: Sequence[tuple[float, float]],
+                  say: Callable[[float], str]) -> list[str]:
+    """Per series with samples beyond a clipped axis: how many below and above, down and up to where."""
+    parts = []
+    for name, (below, above), (lowest, highest) in zip(names, beyond, extremes):
+        said = [f"{below} below (down to {say(lowest)})" if below else "",
+                f"{above} above (up to {say(highest)})" if above else ""]
+        if below or above:
+            parts.append(f"{name} {' and '.join(s for s in said if s)}")
+    return parts
 
 
 def choose_axis(series: Sequence[Sequence[float]], start: float, end: float) -> Axis:
@@ -171,13 +185,19 @@ def _fewest(scale: Scaler, ticks: Sequence[float]) -> list[str]:
     scaled = [t * scale.factor for t in ticks]
     if not all(math.isfinite(v) for v in scaled):
         return [scale.number(t) for t in ticks]
-    step = min((abs(b - a) for a, b in zip(scaled, scaled[1:]) if b != a), default=abs(scaled[0]) or 1.0)
-    for decimals in range(0, 7):
-        if all(abs(round(v, decimals) - v) <= step * 1e-6 for v in scaled):
-            break
+    decimals = _exact_decimals(scaled)
     if abs(max(scaled, key=abs)) >= 1e15:
         return [scale.number(t) for t in ticks]
     return [Scaler(scale.factor, decimals, scale.unit, scale.group).number(t) for t in ticks]
+
+
+def _exact_decimals(scaled: Sequence[float]) -> int:
+    """The fewest decimals (at most 6) that print every value exactly, to 1e-6 of the smallest step."""
+    step = min((abs(b - a) for a, b in zip(scaled, scaled[1:]) if b != a), default=abs(scaled[0]) or 1.0)
+    for decimals in range(0, 6):
+        if all(abs(round(v, decimals) - v) <= step * 1e-6 for v in scaled):
+            return decimals
+    return 6
 
 
 def _log_ticks(low: float, high: float) -> list[float]:

@@ -86,8 +86,7 @@ def x_axis(out: list[str], axis: Axis, box: tuple[int, int, int, int], ticks: li
 def comparison_figure(series: Sequence[tuple[str, Sequence[float]]], *, unit: str | None = None,
                       metric: str | None = None, title: str = "") -> Figure:
     """ECDFs and box/strip plots of each (name, values) series, and what the axis clips."""
-    data = [(name, sorted(v for v in values if math.isfinite(v))) for name, values in series]
-    data = [(name, values) for name, values in data if values]
+    data = _finite_series(series)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
            f'role="img" font-family="sans-serif">']
     if title:
@@ -95,9 +94,30 @@ def comparison_figure(series: Sequence[tuple[str, Sequence[float]]], *, unit: st
     if not data:
         out.append(text(WIDTH / 2, HEIGHT / 2, "no finite values to plot"))
         return Figure("".join(out) + "</svg>", "")
-    left, top, right, bottom = ECDF_BOX
-    ecdf_x = choose_axis([v for _, v in data], left, right)
+    ecdf_x = choose_axis([v for _, v in data], ECDF_BOX[0], ECDF_BOX[2])
     strip_x = choose_axis([v for _, v in data], STRIP_BOX[0], STRIP_BOX[2])
+    _frame(out, ecdf_x, strip_x, unit, metric)
+    band = (STRIP_BOX[3] - STRIP_BOX[1]) / len(data)
+    legend_x = float(ECDF_BOX[0])
+    for index, (name_, values) in enumerate(data):
+        color, dash = COLORS[index % len(COLORS)], DASHES[index % len(DASHES)]
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        _ecdf(out, ecdf_x, values, color, dash_attr)
+        legend_x = _legend_entry(out, legend_x, f"{short(name_)} (n={len(values)})", color, dash_attr)
+        _strip(out, strip_x, values, index, STRIP_BOX[1] + band * (index + 0.5), band, color, name_)
+    note = ecdf_x.clip_note([n for n, _ in data], unit, metric)
+    return Figure("".join(out) + "</svg>", note)
+
+
+def _finite_series(series: Sequence[tuple[str, Sequence[float]]]) -> list[tuple[str, list[float]]]:
+    """Each series' finite values, sorted; the series left without any left out."""
+    data = [(name, sorted(v for v in values if math.isfinite(v))) for name, values in series]
+    return [(name, values) for name, values in data if values]
+
+
+def _frame(out: list[str], ecdf_x: Axis, strip_x: Axis, unit: str | None, metric: str | None) -> None:
+    """Both panels' x axes (one set of ticks), the ECDF's fractions, and the panels' titles."""
+    left, top, right, bottom = ECDF_BOX
     ticks = ecdf_x.ticks()
     labels, shown = ecdf_x.tick_labels(ticks, unit, metric)
     name = axis_title(shown, unit, metric) + (" (log scale)" if ecdf_x.kind == "log" else "")
@@ -111,27 +131,26 @@ def comparison_figure(series: Sequence[tuple[str, Sequence[float]]], *, unit: st
                     extra=f' transform="rotate(-90 16 {_f((top + bottom) / 2)})"'))
     out.append(text((left + right) / 2, 16, "empirical CDF", size=12))
     out.append(text((STRIP_BOX[0] + STRIP_BOX[2]) / 2, 16, "box plot over the samples", size=12))
-    band = (STRIP_BOX[3] - STRIP_BOX[1]) / len(data)
-    legend_x = float(left)
-    for index, (name_, values) in enumerate(data):
-        color, dash = COLORS[index % len(COLORS)], DASHES[index % len(DASHES)]
-        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
-        points = _thin(values, MAX_POINTS)
-        m = len(points)
-        path = [f"M{_f(ecdf_x(points[0]))},{_f(bottom)}"]
-        for i, value in enumerate(points):
-            path.append(f"H{_f(ecdf_x(value))}V{_f(bottom - (i + 1) / m * (bottom - top))}")
-        out.append(f'<path class="data" d="{"".join(path)}" fill="none" stroke="{color}" '
-                   f'stroke-width="1.6"{dash_attr}/>')
-        # the legend, under the panels
-        label = f"{short(name_)} (n={len(values)})"
-        out.append(f'<g class="legend"><line x1="{_f(legend_x)}" y1="{LEGEND_Y - 4}" x2="{_f(legend_x + 22)}" '
-                   f'y2="{LEGEND_Y - 4}" stroke="{color}" stroke-width="2"{dash_attr}/>'
-                   + text(legend_x + 28, LEGEND_Y, label, anchor="start", size=11) + "</g>")
-        legend_x += 48 + 6.6 * len(label)
-        _strip(out, strip_x, values, index, STRIP_BOX[1] + band * (index + 0.5), band, color, name_)
-    note = ecdf_x.clip_note([n for n, _ in data], unit, metric)
-    return Figure("".join(out) + "</svg>", note)
+
+
+def _ecdf(out: list[str], axis: Axis, values: list[float], color: str, dash_attr: str) -> None:
+    """One series' empirical CDF as a step line (thinned to ``MAX_POINTS`` vertices)."""
+    _, top, _, bottom = ECDF_BOX
+    points = _thin(values, MAX_POINTS)
+    m = len(points)
+    path = [f"M{_f(axis(points[0]))},{_f(bottom)}"]
+    for i, value in enumerate(points):
+        path.append(f"H{_f(axis(value))}V{_f(bottom - (i + 1) / m * (bottom - top))}")
+    out.append(f'<path class="data" d="{"".join(path)}" fill="none" stroke="{color}" '
+               f'stroke-width="1.6"{dash_attr}/>')
+
+
+def _legend_entry(out: list[str], x: float, label: str, color: str, dash_attr: str) -> float:
+    """One series' entry in the legend under the panels, at ``x``; where the next one starts."""
+    out.append(f'<g class="legend"><line x1="{_f(x)}" y1="{LEGEND_Y - 4}" x2="{_f(x + 22)}" '
+               f'y2="{LEGEND_Y - 4}" stroke="{color}" stroke-width="2"{dash_attr}/>'
+               + text(x + 28, LEGEND_Y, label, anchor="start", size=11) + "</g>")
+    return x + 48 + 6.6 * len(label)
 
 
 def _strip(out: list[str], axis: Axis, values: list[float], index: int, centre: float, band: float,
@@ -159,6 +178,11 @@ def _strip(out: list[str], axis: Axis, values: list[float], index: int, centre: 
                f'y2="{_f(centre + half)}" stroke="#000" stroke-width="2.5"/>')
     out.append(text(STRIP_BOX[0] + 4, centre - band * 0.38, short(name), anchor="start", size=11,
                     extra=f' fill="{color}"'))
+    _beyond(out, axis, values, centre, color)
+
+
+def _beyond(out: list[str], axis: Axis, values: list[float], centre: float, color: str) -> None:
+    """Arrows at the strip's edges counting one series' samples beyond a clipped axis."""
     below = sum(1 for v in values if v < axis.low)
     above = sum(1 for v in values if v > axis.high)
     if above:

@@ -52,14 +52,19 @@ def align(sides: Sequence[Side], metric: str | None = None) -> tuple[str | None,
     known = [side for side in sides if side.unit]
     target = known[0].unit if known else None
     for side in known[1:]:
-        factor = conversion(side.unit, target, metric)
-        if factor is None:
-            raise UsageError(f"{side.name} is in {side.unit}, {known[0].name} in {target}: units that do not "
-                             "convert cannot be compared")
-        if factor != 1.0 and side.runs is not None:
-            side.runs[:] = [[value * factor for value in run] for run in side.runs]
-        side.unit = target
+        _convert(side, known[0], metric)
     return target, _scale_warnings(sides) if not known or len(known) < len(sides) else []
+
+
+def _convert(side: Side, to: Side, metric: str | None) -> None:
+    """``side``'s values and unit in ``to``'s unit (UsageError when they do not convert)."""
+    factor = conversion(side.unit, to.unit, metric)
+    if factor is None:
+        raise UsageError(f"{side.name} is in {side.unit}, {to.name} in {to.unit}: units that do not "
+                         "convert cannot be compared")
+    if factor != 1.0 and side.runs is not None:
+        side.runs[:] = [[value * factor for value in run] for run in side.runs]
+    side.unit = to.unit
 
 
 def _centre(side: Side) -> float | None:
@@ -111,17 +116,22 @@ def _stored_unit(variant: Any, store_arg: str | None, metric: str, ref: str) -> 
 def align_sets(sets: Sequence[Any]) -> None:
     """:func:`align` within each row of a table (sets that differ only in ``variant``), in input order;
     converted values, units and warnings (as notes of the sets) written into the sets."""
-    rows: dict[tuple[tuple[str, str], ...], list[Any]] = {}
-    for sample_set in sets:
-        if sample_set.summary is None:
-            key = tuple(sorted((k, v) for k, v in sample_set.labels.items() if k != "variant"))
-            rows.setdefault(key, []).append(sample_set)
-    for members in rows.values():
+    for members in _table_rows(sets).values():
         sides = [Side(str(s.labels.get("variant") or s.source), s.runs, s.unit) for s in members]
         _, warnings = align(sides, members[0].labels.get("metric"))
         for sample_set, side in zip(members, sides, strict=True):
             sample_set.unit = side.unit
             sample_set.notes.extend(w.message for w in warnings if w.variant == side.name)
+
+
+def _table_rows(sets: Sequence[Any]) -> dict[tuple[tuple[str, str], ...], list[Any]]:
+    """The sets of values (not summaries) by row: their labels but ``variant``."""
+    rows: dict[tuple[tuple[str, str], ...], list[Any]] = {}
+    for sample_set in sets:
+        if sample_set.summary is None:
+            key = tuple(sorted((k, v) for k, v in sample_set.labels.items() if k != "variant"))
+            rows.setdefault(key, []).append(sample_set)
+    return rows
 
 
 def parse_unit_args(items: Sequence[str]) -> tuple[str | None, dict[str, str]]:

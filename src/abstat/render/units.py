@@ -53,15 +53,7 @@ class Tidy:
 
 def tidy(unit: str | None, metric: str | None = None) -> Tidy:
     """The base unit of ``unit`` (``metric`` names seconds when ``unit`` is None)."""
-    text = (unit or "").strip()
-    if not text and metric in TIME_METRICS:
-        text = "s"
-    elif not text and metric:
-        # a JSON field named for its unit: loop_ns, rss_bytes, elapsed-ms
-        suffix = metric.replace("-", "_").rpartition("_")[2]
-        if "_" in metric.replace("-", "_") and (suffix in _TIME or suffix in _BYTES) \
-                and suffix not in ("B", "s"):   # ops_s may be a rate
-            text = suffix
+    text = (unit or "").strip() or _unit_of_metric(metric)
     if text in ("", "count", "counts", "1"):
         return Tidy("", 1.0, "count", -1)
     numerator, slash, rest = text.partition("/")
@@ -71,6 +63,20 @@ def tidy(unit: str | None, metric: str | None = None) -> Tidy:
     if numerator in _BYTES:
         return Tidy("B" + tail, _BYTES[numerator], "bytes", 0)
     return Tidy(text, 1.0, "count", -1)
+
+
+def _unit_of_metric(metric: str | None) -> str:
+    """The unit a metric's name gives: seconds for the built-in times, else the unit a JSON field is named for
+    (loop_ns, rss_bytes, elapsed-ms); "" for none."""
+    if metric in TIME_METRICS:
+        return "s"
+    if not metric:
+        return ""
+    suffix = metric.replace("-", "_").rpartition("_")[2]
+    if "_" in metric.replace("-", "_") and (suffix in _TIME or suffix in _BYTES) \
+            and suffix not in ("B", "s"):   # ops_s may be a rate
+        return suffix
+    return ""
 
 
 def is_counted(unit: str | None) -> bool:
@@ -137,14 +143,18 @@ def _decimals_for(smallest: float) -> int:
     return decimals
 
 
+def _magnitudes(values: Iterable[float | None], factor: float) -> list[float]:
+    """The absolute values in the base unit, leaving out None, zeros and what is not finite."""
+    finite = [abs(v) * factor for v in values if isinstance(v, (int, float)) and math.isfinite(v) and v != 0]
+    return [v for v in finite if math.isfinite(v) and v != 0]
+
+
 def common_scale(values: Iterable[float | None], unit: str | None = None,
                  metric: str | None = None) -> Scaler:
     """One scaler for all ``values`` (in ``unit``): the prefix that puts the
     non-zero value nearest zero at 1 or more, and enough decimals for it."""
     info = tidy(unit, metric)
-    finite = [abs(v) * info.factor for v in values
-              if isinstance(v, (int, float)) and math.isfinite(v) and v != 0]
-    finite = [v for v in finite if math.isfinite(v) and v != 0]
+    finite = _magnitudes(values, info.factor)
     # rounded as it will print, so 999.96 ms is "1.000 s", not "1,000 ms"
     smallest = float(f"{min(finite):.{SIGNIFICANT}g}") if finite else 1.0
     prefix, scale = _prefix(info.kind, smallest)
@@ -244,11 +254,15 @@ def verdict_word(verdict: str, delta_pct: float, unit: str | None = None, metric
     if verdict not in ("faster", "slower") or (unit is None and metric is None):
         return verdict   # unknown unit: the statistical verdict as it is
     info = tidy(unit, metric)
-    clock = (unit or "").lower() in CLOCK_UNITS or (not unit and (metric or "").lower() in CLOCK_UNITS)
-    if (info.kind == "time" and "/" not in info.base or clock) and not higher_is_better:
+    if (info.kind == "time" and "/" not in info.base or _is_clock(unit, metric)) and not higher_is_better:
         return verdict
     direction = "lower" if delta_pct < 0 else "higher"
     return f"{direction} (better)" if verdict == "faster" else f"{direction} (worse)"
+
+
+def _is_clock(unit: str | None, metric: str | None) -> bool:
+    """Whether the unit (or, without one, the metric) is clock cycles, which a faster run has fewer of."""
+    return (unit or "").lower() in CLOCK_UNITS or (not unit and (metric or "").lower() in CLOCK_UNITS)
 
 
 # --------------------------------------------------------------------------
@@ -278,9 +292,7 @@ def fits(stream: object, text: str) -> str:
 def in_unit_of(scale: Scaler, values: Iterable[float | None]) -> Scaler:
     """``scale``'s unit and prefix, with the decimals that give the smallest non-zero of ``values``
     four significant digits (a table's stddev beside its medians: one unit, its own digits)."""
-    finite = [abs(v) * scale.factor for v in values
-              if isinstance(v, (int, float)) and math.isfinite(v) and v != 0]
-    finite = [v for v in finite if math.isfinite(v) and v != 0]
+    finite = _magnitudes(values, scale.factor)
     if not finite or scale.decimals < 0:
         return scale
     return Scaler(scale.factor, max(scale.decimals, _decimals_for(float(f"{min(finite):.{SIGNIFICANT}g}"))),

@@ -114,7 +114,7 @@ class Footnote:
             text += f" and {more} more" if more and shown else (f" ({len(subjects)} cells)" if more else "")
             if len(text) <= width:
                 return text
-        return self.head if len(self.head) <= width else self.head[: max(1, width - 3)] + "..."
+        return self.head  # the finding whole, longer than the line: the e-mail wraps it
 
 
 Subject = tuple[str, str]   # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")

@@ -176,6 +176,10 @@ class Report:
         what = self._changes_are(center)
         kinds = list(dict.fromkeys(c.center_kind for c in cells))
         cells_are = f"{' or '.join(kinds) if kinds else center} of each sample set"
+        if not self.comparisons:  # one variant, or no row holding the baseline and another: no change, no test
+            lines = [f"Cells: {cells_are}; no change is computed: no row has both the baseline "
+                     f"{self.by}={self.baseline} and another {self.by}."]
+            return lines + self._notes()
         lines = [
             f"Cells: {cells_are}; change = {what} "
             f"from the baseline {self.by}={self.baseline} in percent, with its "
@@ -185,6 +189,11 @@ class Report:
             f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
             "intervals are not adjusted.",
         ]
+        return lines + self._notes()
+
+    def _notes(self) -> list[str]:
+        """The footer's lines after the method's: outlier rule, summary cells, column labels, geomeans."""
+        lines = []
         if self.outlier_line():
             lines.append(self.outlier_line())
         if self.summary_cells:

@@ -21,7 +21,7 @@ from scipy.stats import mannwhitneyu
 from support import paths
 from support.cli import run_abstat
 
-from abstat.box.runner import monitor
+from abstat.box.runner import monitor, monitor_parse
 from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.model import Command, RunContext
 from abstat.box.runner.sources import Monitor, decode_source
@@ -45,7 +45,7 @@ _abstat = functools.partial(run_abstat, timeout=300, extra_env={"NO_COLOR": "1"}
 
 def test_interrupts_rows_are_summed_over_the_cpus():
     text = _text("interrupts.txt")
-    counters = monitor._per_cpu_rows(text)
+    counters = monitor_parse._per_cpu_rows(text)
     cpus = len(text.splitlines()[0].split())
     expected_device = 0
     for line in text.splitlines()[1:]:
@@ -60,7 +60,7 @@ def test_interrupts_rows_are_summed_over_the_cpus():
 
 
 def test_softirqs_rows_are_summed_over_the_cpus():
-    counters = monitor._per_cpu_rows(_text("softirqs.txt"))
+    counters = monitor_parse._per_cpu_rows(_text("softirqs.txt"))
     for line in _text("softirqs.txt").splitlines()[1:]:
         name, rest = line.split(":")
         assert counters[name.strip()] == sum(int(w) for w in rest.split())
@@ -68,15 +68,15 @@ def test_softirqs_rows_are_summed_over_the_cpus():
 
 
 def test_vmstat_keeps_the_event_counters_not_the_gauges():
-    counters = monitor._vmstat(_text("vmstat.txt"))
+    counters = monitor_parse._vmstat(_text("vmstat.txt"))
     raw = dict(line.split() for line in _text("vmstat.txt").splitlines())
     assert counters["pgfault"] == int(raw["pgfault"]) and counters["pgmajfault"] == int(raw["pgmajfault"])
     assert "nr_free_pages" in raw and "nr_free_pages" not in counters
-    assert set(counters) <= monitor.VMSTAT_EVENTS
+    assert set(counters) <= monitor_parse.VMSTAT_EVENTS
 
 
 def test_schedstat_sums_run_wait_and_slices():
-    assert monitor._schedstat(_text("schedstat.txt")) == {
+    assert monitor_parse._schedstat(_text("schedstat.txt")) == {
         "run": 1186574281920 + 1181139683017, "wait": 96412353472 + 95081012016, "timeslices": 4016395 + 3991237}
 
 
@@ -365,6 +365,6 @@ def test_differences_from_the_changed_lines_are_those_of_whole_parses(name):
                 words[spot] = str(max(0, int(words[spot]) + int(rng.choice([-1, 3]) * rng.integers(1, 5000))))
             lines[index] = " ".join(words)
         after = "\n".join(lines)
-        old, new = monitor._PARSERS[name](text), monitor._PARSERS[name](after)
+        old, new = monitor_parse._PARSERS[name](text), monitor_parse._PARSERS[name](after)
         expected = {key: new[key] - old[key] for key in new if key in old and new[key] >= old[key]}
         assert monitor.differences(name, text.encode(), after.encode()) == expected

@@ -172,20 +172,12 @@ class Hypervisor(Check):
         cpuinfo = context.read("/proc/cpuinfo")
         if cpuinfo is None:
             return self.unavailable("/proc/cpuinfo cannot be read")
-        from abstat.box.machine import hypervisor
-
         flag = any(line.startswith("flags") and " hypervisor" in line for line in cpuinfo.splitlines())
         x86 = any(line.startswith("flags") for line in cpuinfo.splitlines())
-        kind = hypervisor(context.root, flag)["hypervisor_type"]
-        clock = _paravirt_clock(context)
-        if clock and (kind is None or kind.startswith("unknown")):
-            kind = clock
+        kind = _guest_kind(context, flag)
         steal = _steal_share(context)
         if kind is None and not flag:
-            if not x86 and not context.exists("/sys/hypervisor/type"):
-                return self.unavailable("no CPU hypervisor flag on this architecture and no /sys/hypervisor:"
-                                        " cannot tell bare metal from a guest")
-            return self.finding(OK, "bare metal (no hypervisor CPU flag, no /sys/hypervisor)")
+            return self._bare_metal(context, x86)
         evidence = f"running under a hypervisor: {kind or 'unknown'}"
         if steal is not None:
             evidence += f"; steal time {steal:.1%} of CPU time since boot"
@@ -193,9 +185,27 @@ class Hypervisor(Check):
                             "pin the guest's vCPUs to dedicated host CPUs, or measure on bare metal;"
                             " compare only runs from the same host")
 
+    def _bare_metal(self, context: Context, x86: bool) -> Finding:
+        """No hypervisor found: bare metal where the CPU flags or /sys/hypervisor would have told."""
+        if not x86 and not context.exists("/sys/hypervisor/type"):
+            return self.unavailable("no CPU hypervisor flag on this architecture and no /sys/hypervisor:"
+                                    " cannot tell bare metal from a guest")
+        return self.finding(OK, "bare metal (no hypervisor CPU flag, no /sys/hypervisor)")
+
 
 _CLOCKSOURCES = {"kvm-clock": "KVM (kvm-clock)", "xen": "Xen (xen clocksource)",
                  "hyperv_clocksource_tsc_page": "Hyper-V (hyperv clocksource)", "vmware-tsc": "VMware"}
+
+
+def _guest_kind(context: Context, cpu_flag: bool) -> str | None:
+    """The hypervisor the machine record names, or better its paravirtual clock where that record does not know."""
+    from abstat.box.machine import hypervisor
+
+    kind = hypervisor(context.root, cpu_flag)["hypervisor_type"]
+    clock = _paravirt_clock(context)
+    if clock and (kind is None or kind.startswith("unknown")):
+        kind = clock
+    return kind
 
 
 def _paravirt_clock(context: Context) -> str | None:

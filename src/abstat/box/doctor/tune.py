@@ -89,11 +89,7 @@ def _load_state(path: str, root: str) -> dict[str, Any]:
     except OSError as err:
         raise InputError(f"cannot read the tuning record: {err.strerror}", path=path) from None
     with open(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() \
-                or not _private(os.stat(os.path.dirname(os.path.abspath(path)))) or not _private(info):
-            raise InputError("not a tuning record of this user's: it must be a file owned by this user, in a "
-                             "directory no one else may write, and writable by no one else", path=path)
+        _check_owned(os.fstat(handle.fileno()), path)
         data = handle.read(MAX_RECORD_BYTES + 1)
     state = _parsed_record(data, path)
     if not isinstance(state, dict) or not isinstance(state.get("changes"), list):
@@ -104,6 +100,14 @@ def _load_state(path: str, root: str) -> dict[str, Any]:
             raise InputError(f"the tuning record holds a change abstat does not make: {refused}; nothing was "
                              "changed", path=path)
     return state
+
+
+def _check_owned(info: os.stat_result, path: str) -> None:
+    """The record is a regular file of this user's, private, in a directory no one else may write."""
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() \
+            or not _private(os.stat(os.path.dirname(os.path.abspath(path)))) or not _private(info):
+        raise InputError("not a tuning record of this user's: it must be a file owned by this user, in a "
+                         "directory no one else may write, and writable by no one else", path=path)
 
 
 def _parsed_record(data: bytes, path: str) -> Any:

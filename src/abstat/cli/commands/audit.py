@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from abstat.cli.commands import ArgumentParser, add_format, add_threshold
+from abstat.cli.args import ArgumentParser, add_format, add_threshold
 
 
 def build_parser() -> argparse.ArgumentParser:

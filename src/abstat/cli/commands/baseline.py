@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from abstat.cli.commands import ArgumentParser, add_store
+from abstat.cli.args import ArgumentParser, add_store
 
 
 def build_parser() -> argparse.ArgumentParser:

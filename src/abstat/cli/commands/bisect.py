@@ -15,70 +15,11 @@ import math
 import os
 import sys
 
-from abstat.cli.commands import ArgumentParser, add_confidence, add_format, add_no_progress, add_store
-from abstat.cli.commands.bisect_host import add_host_options, box_bisect_from_args, resume, run_on_host
+from abstat.cli.args.bisect_parser import build_parser, metric_choice, step_parser
+from abstat.cli.commands.bisect_host import box_bisect_from_args, resume, run_on_host
 from abstat.errors import UsageError
 
 EXIT_STATUS = {"found": 0, "no-change": 1, "inconclusive": 3, "untestable": 3, "several": 4}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(
-        prog="abstat bisect", examples=("abstat bisect --good v6.7 --bad v6.8 --build make --run ./bench --metric wall",),
-        description="Probabilistic bisection on continuous measurements: builds and runs commits in its "
-                    "own git worktrees, re-measures the good and bad ends interleaved, stops when one "
-                    "commit holds the posterior probability asked for (-c/--confidence, in percent).",
-        epilog="Exit status: 0 culprit found, 1 no change found (good and bad do not differ), 3 inconclusive "
-               "(budget spent, or untestable commits), 4 more than one change (each step isolated named), 2 bad input or a lost box (resume it), 130 interrupted.  "
-               "Inside git bisect run: abstat bisect step --run CMD --metric NAME=REGEX [--build CMD]",
-    )
-    parser.add_argument("--good", required=True, metavar="REV", help="a revision without the change")
-    parser.add_argument("--bad", required=True, metavar="REV", help="a later revision with it")
-    _common(parser)
-    parser.add_argument("--budget", type=int, default=None, metavar="N",
-                        help="most benchmark runs (default 400); with --host, most boots (default 150)")
-    add_confidence(parser)  # here: the posterior probability (in percent) that ends the search
-    parser.add_argument("--artifact", metavar="PATH",
-                        help="built file (relative to the tree) compared between the culprit and its parent; "
-                             "with --host, the file copied to the box (ABSTAT_ARTIFACT)")
-    add_format(parser, ("text", "json"), default="text")
-    add_no_progress(parser)
-    add_host_options(parser)
-    return parser
-
-
-def _common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--build", metavar="CMD", help="build command (shell), run in the tree; failure = skip")
-    parser.add_argument("--run", required=True, metavar="CMD", help="benchmark command (shell), run in the tree")
-    parser.add_argument("--metric", required=True, metavar="NAME=REGEX",
-                        help="the number to compare (a regex with one group), or a built-in metric (wall, user...)")
-    parser.add_argument("--repo", default=".", metavar="DIR", help="git repository (default: current directory)")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
-    parser.add_argument("--experiment", metavar="NAME",
-                        help="store experiment (default bisect-GOOD-BAD, abbreviated hashes; "
-                             "step: bisect-step-BAD of the first bad revision)")
-    add_store(parser)
-
-
-def metric_choice(spec: str) -> tuple[str, str | None]:
-    """(metric name, pattern spec or None for a built-in metric)."""
-    from abstat.box.runner import BUILTIN_METRICS, parse_metric_pattern
-
-    if spec in BUILTIN_METRICS:
-        return spec, None
-    try:
-        return parse_metric_pattern(spec).name, spec
-    except ValueError as err:
-        raise UsageError(str(err)) from None
-
-
-def step_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat bisect step", examples=(
-                            "git bisect run abstat bisect step --build make --run ./bench --metric wall",),
-                            description="One commit's verdict for `git bisect run`: 0 good, 1 bad, 125 skip.")
-    _common(parser)
-    parser.add_argument("--max-runs", type=int, default=30, metavar="N", help="most runs of this commit (default 30)")
-    return parser
 
 
 def _step(argv: list[str]) -> int:
@@ -138,8 +79,8 @@ def _budget(args: argparse.Namespace) -> int:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["step"]:
         return _step(argv[1:])
-    from abstat.history.bisect.render import render
     from abstat.box.runner import signals
+    from abstat.history.bisect.render import render
 
     if any(arg == "--resume" or arg.startswith("--resume=") for arg in argv):
         return _resume(argv)

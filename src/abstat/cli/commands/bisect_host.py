@@ -8,38 +8,17 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from abstat.cli.commands import ArgumentParser, add_format, add_no_progress, add_store
+from abstat.cli.args import ArgumentParser, add_format, add_no_progress, add_store
 from abstat.errors import UsageError
 
 HOST_ONLY = ("build_on_host", "install", "boot", "check", "recover", "boot_timeout", "runs")
-
-
-def add_host_options(parser: argparse.ArgumentParser) -> None:
-    box = parser.add_argument_group(
-        "on a test box: every measurement is one boot of the candidate there (docs/lab.md)",
-        "Commands on the box (--build-on-host, --install, --boot, --check, --run) and --recover (here) get "
-        "ABSTAT_REV (the full commit hash) and ABSTAT_ARTIFACT (the artifact's path on the box) in their "
-        "environment.")
-    box.add_argument("--host", metavar="NAME|LABEL=DEST", help="the ssh destination of the test box")
-    box.add_argument("--build-on-host", metavar="CMD", help="build command run on the box (instead of --build here)")
-    box.add_argument("--install", metavar="CMD", help="run on the box before every boot whose commit is not "
-                     "the one installed last (after the artifact is copied)")
-    box.add_argument("--boot", metavar="CMD", help="boots the box into the commit (grub-reboot ... && reboot, kexec)")
-    box.add_argument("--check", metavar="CMD", help="must exit 0 on the box once booted, or the boot is refused")
-    box.add_argument("--recover", metavar="CMD", help="run here after a boot that failed (power cycle, known-good "
-                     "kernel); ABSTAT_HOST and ABSTAT_DESTINATION name the box")
-    box.add_argument("--boot-timeout", type=float, default=None, metavar="S",
-                     help="wait at most S seconds for the box to come back (default 600); later = skip")
-    box.add_argument("-n", "--runs", type=int, default=None, metavar="N", help="runs of --run per boot (default 5)")
-    box.add_argument("--resume", metavar="EXPERIMENT",
-                     help="continue a --host bisection (boots stored are read back, not made again)")
 
 
 def box_bisect_from_args(args: argparse.Namespace, metric: str, spec: str | None, budget: int) -> Any:
     """The box bisection the options describe, or None without --host (then no box option may be given)."""
     from abstat.history.bisect.boxes import BoxBisect
     from abstat.history.bisect.onbox import BoxSetup
-    from abstat.cli.commands.lab_args import parse_hosts
+    from abstat.cli.args.lab_args import parse_hosts
 
     given = [name for name in HOST_ONLY if getattr(args, name) is not None]
     if args.host is None:

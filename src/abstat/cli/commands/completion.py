@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from abstat.cli.commands import ArgumentParser
+from abstat.cli.args import ArgumentParser
 
 SHELLS = ("bash", "zsh", "fish")
 # Arguments whose values are file names.

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from importlib import resources
 
-from abstat.cli.commands import ArgumentParser, add_format, add_no_progress, add_runs, add_seed, add_store, add_warmup
+from abstat.cli.args import ArgumentParser, add_format, add_no_progress, add_runs, add_seed, add_store, add_warmup
 from abstat.errors import UsageError
 
 FILE_BYTES = 8 * 1024 * 1024
@@ -52,7 +52,7 @@ def main(argv: list[str]) -> int:
         with open_store(args.store) as store:
             store.experiment_names()
 
-    from abstat.cli.commands.experiment_args import quote_command
+    from abstat.cli.args.experiment_args import quote_command
     from abstat.cli.commands.run import execute
     from abstat.engine import Analysis, ExperimentSpec, Variant
 

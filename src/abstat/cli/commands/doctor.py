@@ -16,7 +16,7 @@ import argparse
 import sys
 from typing import Any
 
-from abstat.cli.commands import ArgumentParser, add_format
+from abstat.cli.args import ArgumentParser, add_format
 from abstat.errors import UsageError
 
 
@@ -99,7 +99,7 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
     import json
 
     from abstat.api import check_hosts
-    from abstat.cli.commands.lab_args import parse_hosts
+    from abstat.cli.args.lab_args import parse_hosts
     from abstat.render.doctor import render_findings, terminal_safe
 
     for flag, given in (("--tune", args.tune), ("--reset", args.reset), ("--state", args.state),

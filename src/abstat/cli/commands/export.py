@@ -9,7 +9,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-from abstat.cli.commands import ArgumentParser, add_format, add_output, add_store
+from abstat.cli.args import ArgumentParser, add_format, add_output, add_store
 from abstat.errors import InputError, UsageError
 
 

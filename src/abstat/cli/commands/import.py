@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Any
 
-from abstat.cli.commands import ArgumentParser, add_store
+from abstat.cli.args import ArgumentParser, add_store
 from abstat.errors import InputError, UsageError
 
 

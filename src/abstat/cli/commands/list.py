@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 
-from abstat.cli.commands import ArgumentParser, add_format, add_store
+from abstat.cli.args import ArgumentParser, add_format, add_store
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -17,45 +17,8 @@ import shlex
 import sys
 from typing import Any
 
-from abstat.cli.commands import (ArgumentParser, add_confidence, add_format, add_no_progress, add_runs, add_seed,
-                             add_store, add_warmup)
+from abstat.cli.args.noise_parser import build_parser
 from abstat.errors import InputError, UsageError
-
-
-def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(
-        prog="abstat noise",
-        description="Run one command as two identical variants (A/A) and report this machine's noise: spread,"
-                    " detectable change, drift, between-run share, A/A false-call rate.",
-        examples=("abstat noise -n 40 --metric 'ops=ops: ([0-9.]+)' -- ./bench --quick",),
-        epilog="Exit status: 0; with --exit-code 1 when a metric is unstable (drift, a step, autocorrelation, or A/A blocks "
-               "clearly apart); 2 on bad input; a run that fails: its status, as abstat run.",
-    )
-    parser.add_argument("command", nargs="*", metavar="-- COMMAND",
-                        help="the benchmark, run as both variants (none: analyse --experiment's stored runs)")
-    add_runs(parser, default=40)
-    add_warmup(parser, default=0)
-    parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
-                        help="a number the benchmark prints (as abstat run); repeatable")
-    parser.add_argument("--report", action="append", default=[], metavar="METRIC",
-                        help="report only this metric (repeatable; default every metric but context switches)")
-    parser.add_argument("--experiment", metavar="NAME", help="store under this name (default noise-DATE-TIME);"
-                        " without a command: analyse it")
-    add_store(parser)
-    parser.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
-                        help="run on this ssh destination, as abstat run --host (one host; without a command:"
-                             " analyse only this host's runs)")
-    add_seed(parser, default=None, help="seed of the run order (default: random, stored)")
-    parser.add_argument("--shell", action="store_true", help="run the command through /bin/sh -c")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="kill a run after this long")
-    parser.add_argument("--perf", action="store_true", help="count cycles and instructions with perf stat")
-    add_confidence(parser)
-    parser.add_argument("--blocks", type=int, default=None,
-                        help="A/A blocks of consecutive runs (default: up to 6 blocks of at least 8 runs)")
-    add_format(parser, ("text", "markdown", "json"), default="text")
-    add_no_progress(parser)
-    parser.add_argument("--exit-code", action="store_true", help="exit 1 when a metric is unstable, 0 when none is")
-    return parser
 
 
 def _default_experiment(store_path: str) -> str:
@@ -68,7 +31,7 @@ def _default_experiment(store_path: str) -> str:
 
 def _spec(args, command: str, experiment: str, store_path: str, host: Any) -> Any:
     """Two identical variants, a and b, interleaved: the A/A experiment."""
-    from abstat.cli.commands.experiment_args import metric_sources
+    from abstat.cli.args.experiment_args import metric_sources
     from abstat.engine import ExperimentSpec, Lab, Variant
 
     return ExperimentSpec(
@@ -105,7 +68,7 @@ def _host(args) -> Any:
     """The one --host, or None."""
     if not args.host:
         return None
-    from abstat.cli.commands.lab_args import parse_hosts
+    from abstat.cli.args.lab_args import parse_hosts
 
     if len(args.host) > 1:
         raise UsageError("--host: one host at a time (the noise floor is a property of one machine)")
@@ -118,7 +81,7 @@ def _measure(args, argv: list[str], store_path: str, host: Any) -> tuple[str, st
         if args.experiment is None:
             raise UsageError("give the benchmark command after --, or --experiment NAME to analyse stored runs")
         return args.experiment, None, 0
-    from abstat.cli.commands.experiment_args import check_counts
+    from abstat.cli.args.experiment_args import check_counts
 
     command = " ".join(args.command) if args.shell else shlex.join(args.command)
     if args.experiment is not None:

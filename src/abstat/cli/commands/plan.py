@@ -10,7 +10,7 @@ import argparse
 import math
 import sys
 
-from abstat.cli.commands import (ArgumentParser, add_center, add_columns, add_confidence, add_format, add_power, add_store,
+from abstat.cli.args import (ArgumentParser, add_center, add_columns, add_confidence, add_format, add_power, add_store,
                              add_where, stored_metric)
 from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from abstat.cli.commands import ArgumentParser, add_store
+from abstat.cli.args import ArgumentParser, add_store
 from abstat.errors import UsageError
 
 EXAMPLES = ("abstat publish --store team.db site/      # then open site/index.html, or serve site/ with any web server",

@@ -3,7 +3,7 @@
     abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'
 
 This command parses its options into an experiment's specification
-(:mod:`abstat.cli.commands.experiment_args`), hands it to the engine
+(:mod:`abstat.cli.args.experiment_args`), hands it to the engine
 (:mod:`abstat.engine`) with a display of its events
 (:mod:`abstat.render.run_events`), and renders the comparison the store then
 holds (:mod:`abstat.render.run_report`, one per host for a lab run, per point for a grid).
@@ -16,51 +16,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from abstat.cli.commands import (ArgumentParser, add_baseline, add_confidence, add_format, add_higher_is_better,
-                             add_label, add_no_progress, add_runs, add_store, add_verbose, add_warmup)
-from abstat.cli.commands.experiment_args import add_run_options, one_variant, spec_from_args
-from abstat.cli.commands.lab_args import add_lab_options, lease_hooks, stored_commands
+from abstat.cli.args.experiment_args import one_variant, spec_from_args
+from abstat.cli.args.lab_args import lease_hooks, stored_commands
+from abstat.cli.args.run_parser import OUTPUT_OPTIONS, REPORT_FORMATS, alone, build_parser
 from abstat.errors import InputError, UsageError
 from abstat.render import escape
 from abstat.render.run_report import comparison_report  # noqa: F401 -- tests take it from here
 
-REPORT_FORMATS = ("text", "markdown", "json", "csv")
-_OUTPUT_OPTIONS = ("store", "format", "verbose", "no_progress")
-
-
-def build_parser(prog: str = "abstat run") -> argparse.ArgumentParser:
-    parser = ArgumentParser(
-        prog=prog,
-        description="Run benchmark variants (interleaved), store every run, and compare them.",
-        examples=("abstat run -n 30 --warmup 3 -v before='./bench-old' -v after='./bench-new'",
-                  "abstat run -n 20 -- ./bench --quick      # one variant, named after the program"),
-    )
-    parser.add_argument("-v", "--variant", action="append", default=[], metavar="NAME=COMMAND",
-                        help="a variant to measure (repeat for each variant)")
-    parser.add_argument("command", nargs="*", metavar="-- COMMAND",
-                        help="one command to measure instead of -v: one variant, named after its program")
-    add_runs(parser, default=10)
-    add_warmup(parser, default=0)
-    add_run_options(parser)
-    parser.add_argument("--experiment", metavar="NAME",
-                        help="add to this experiment (created if new; default: a new one per invocation)")
-    add_store(parser)
-    add_label(parser, help="label these runs (e.g. host=milan mode=pv64); repeatable")
-    parser.add_argument("--rev", action="store_true",
-                        help="label the runs with the git revision of the current directory (rev, commit_time)")
-    add_baseline(parser)
-    add_higher_is_better(parser)
-    add_confidence(parser)
-    add_format(parser, REPORT_FORMATS, default="text", help="format of the final comparison")
-    add_no_progress(parser)
-    add_verbose(parser, "text: each metric's tables before the summary lines")
-    add_lab_options(parser)
-    spec = parser.add_argument_group("the experiment as data (docs/architecture.md)")
-    spec.add_argument("--spec", metavar="FILE", help="run the experiment specification in FILE (JSON, - for standard "
-                      "input) instead of one given by options")
-    spec.add_argument("--print-spec", action="store_true",
-                      help="print the specification the options describe (JSON) and run nothing")
-    return parser
 
 
 def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequence[str], resuming: bool = False,
@@ -115,7 +77,7 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     from abstat.engine.stored import stored_experiment, with_resume_options
     from abstat.store import check_experiment_name
 
-    _alone(args, "resume", "the experiment's stored options", ("boot_timeout", "yes", "no_wait", *_OUTPUT_OPTIONS))
+    alone(args, "resume", "the experiment's stored options", ("boot_timeout", "yes", "no_wait", *OUTPUT_OPTIONS))
     check_experiment_name(args.resume)
     stored = stored_experiment(store_path, args.resume)
     if stored.spec is not None:
@@ -132,23 +94,12 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
     return with_resume_options(spec, boot_timeout=args.boot_timeout, store=store_path), fmt, verbose
 
 
-def _alone(args: argparse.Namespace, option: str, what: str, allowed: tuple[str, ...]) -> None:
-    """Refuse the options that ``--OPTION`` (which brings ``what``) leaves no say to."""
-    defaults = vars(build_parser().parse_args([]))
-    extra = [name for name, value in vars(args).items()
-             if name not in (*allowed, option) and value != defaults.get(name)]
-    if extra:
-        names = [f"--{name.replace('_', '-')}" for name in allowed]
-        got = "a command after --" if extra[0] == "command" else f"--{extra[0].replace('_', '-')}"
-        raise UsageError(f"--{option} takes {what}; besides it only {', '.join(names[:-1])} and {names[-1]} (got {got})")
-
-
 def _from_file(args: argparse.Namespace) -> Any:
     """The specification in ``--spec FILE``, read as untrusted input; ``--store`` wins over its store."""
     from abstat.engine.spec import loads
     from abstat.store import resolve_store_path
 
-    _alone(args, "spec", "the experiment from its file", ("print_spec", *_OUTPUT_OPTIONS))
+    alone(args, "spec", "the experiment from its file", ("print_spec", *OUTPUT_OPTIONS))
     from abstat.readers.text import read_bytes
 
     try:  # bounded: --spec /dev/zero is one line

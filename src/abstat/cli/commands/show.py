@@ -5,7 +5,7 @@ import argparse
 import sys
 from typing import Any
 
-from abstat.cli.commands import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
+from abstat.cli.args import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
                              add_store, add_where)
 from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError

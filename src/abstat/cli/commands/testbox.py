@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 
-from abstat.cli.commands import ArgumentParser, add_format
+from abstat.cli.args import ArgumentParser, add_format
 from abstat.errors import UsageError
 
 

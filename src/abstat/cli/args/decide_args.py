@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from abstat.cli.commands import add_threshold
+from abstat.cli.args import add_threshold
 from abstat.errors import UsageError
 
 if TYPE_CHECKING:

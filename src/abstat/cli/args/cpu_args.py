@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from abstat.cli.commands.values import cpus_of
+from abstat.cli.args.values import cpus_of
 from abstat.errors import UsageError
 
 

@@ -14,11 +14,11 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from abstat.cli.commands import add_seed
-from abstat.cli.commands.decide_args import add_sequential_options, sequential_from_args
-from abstat.cli.commands.grid_args import add_grid_options, parameters_from_args
-from abstat.cli.commands.cpu_args import add_cpu_options, cpu_fields
-from abstat.cli.commands.lab_args import lab_from_args
+from abstat.cli.args import add_seed
+from abstat.cli.args.decide_args import add_sequential_options, sequential_from_args
+from abstat.cli.args.grid_args import add_grid_options, parameters_from_args
+from abstat.cli.args.cpu_args import add_cpu_options, cpu_fields
+from abstat.cli.args.lab_args import lab_from_args
 from abstat.engine.spec import MAX_RUNS, NAME_CHARS, Analysis, ExperimentSpec, Hooks, Variant
 from abstat.errors import UsageError, usage_error
 

@@ -1,0 +1,61 @@
+"""What :func:`abstat.history.changepoints.detect` returns: change points and a detection."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from abstat.stats.warnings import StatWarning
+
+
+@dataclass
+class ChangePoint:
+    """A change between ``index - 1`` and ``index`` (``index`` is the first point after it)."""
+
+    index: int
+    p_value: float
+    shift: float               # Hodges-Lehmann shift, right segment minus left
+    low: float                 # its confidence interval
+    high: float
+    before: float              # median of the left segment
+    after: float               # median of the right segment
+    left_n: int
+    right_n: int
+    provisional: bool = False
+    points_to_settle: int = 0  # more points after it before it is considered settled
+    samples_before: int = 0    # samples (or runs) of the revisions tested on each side
+    samples_after: int = 0
+
+    @property
+    def relative(self) -> float | None:
+        return self.shift / abs(self.before) if self.before else None
+
+    def relative_interval(self) -> tuple[float, float] | None:
+        if not self.before:
+            return None
+        return self.low / abs(self.before), self.high / abs(self.before)
+
+
+@dataclass
+class Detection:
+    change_points: list[ChangePoint]
+    segment_medians: list[tuple[int, int, float]]   # (start, end exclusive, median)
+    warnings: list[StatWarning] = field(default_factory=list)   # values the renderers draw
+    # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
+    # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
+    dropped: list[tuple[int, str, float]] = field(default_factory=list)
+    # changes that stand but are smaller than the practical floor (min_change): listed, not alerted
+    small: list[ChangePoint] = field(default_factory=list)
+
+
+def too_short(points: Sequence[object], min_segment: int) -> Detection:
+    """No change can be found in fewer than ``2 * min_segment`` revisions: one segment, a warning."""
+    import numpy as np
+
+    from abstat.history.segment import revision_samples
+
+    if not (n := len(points)):
+        return Detection([], [], [])
+    centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
+    return Detection([], [(0, n, centre)], [StatWarning(
+        "too-few-revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
+                             "or lower --min-segment)")])
