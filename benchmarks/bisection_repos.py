@@ -14,10 +14,15 @@ shared machine's clock cannot change the answer.  Scenarios, steps at uniformly 
 - two-change: two +2% changes (the bad end is +4%);
 - partly-undone: +4% at one commit, -2% at a later one (the bad end is +2%).
 
-An answer is **right** when, with one change, ``found`` names it; with two, the bisection says that
-more than one change is in the range (status ``several``) and every step it names is a true one
-(``both``: it named the two).  **wrong found**: ``found`` names a commit that is not the change, or
-names one commit when there are two (the whole change attributed to it).  **no answer**: anything else.
+An answer is **right** when every claim it makes is true, and it names a commit.  ``found`` claims that the
+commit it names is the one change (its parents measure like the good end, it like the bad end): right only with
+one change, and that one.  ``several`` claims that more than one change is in the range, that the commit it names
+as intermediate measures unlike both ends (a change at or before it, another after it: with changes at
+``a1 < a2``, ``a1 <= intermediate < a2``), and that each step it names is a change: right when all hold, whether
+or not it could name a step within the budget (``abstat bisect`` names each step it can isolate; the columns
+"a step named" and "both steps named" count those that did).  **wrong found**: ``found`` with another commit,
+or with one commit when there are two (the whole change attributed to it).  **wrong several**: ``several``
+with a false claim.  **no answer**: anything else (inconclusive, no change).
 The stated probability is the mean (and minimum) that ``found`` stated.
 """
 from __future__ import annotations
@@ -73,23 +78,26 @@ def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
     truth = set(at)
     named = [index.get(step.get("rev"), -1) for step in answer.get("steps") or []]
     status, culprit = answer["status"], index.get(answer.get("culprit") or "")
-    if status == "found":
-        kind = "right" if count == 1 and culprit in truth else "wrong"
-    elif status == "several" and count > 1 and named and set(named) <= truth:
-        kind = "right"
-    elif status == "several" and named and not set(named) <= truth:
-        kind = "wrong-step"
-    else:
-        kind = "none"
+    kind = score(status, culprit, index.get(answer.get("intermediate") or "", -1), named, at)
     return {"kind": kind, "status": status, "probability": answer.get("probability"), "runs": answer["runs"],
             "both": status == "several" and set(named) == truth, "truth": at, "culprit": culprit, "named": named,
-            "seconds": time.monotonic() - started}
+            "intermediate": index.get(answer.get("intermediate") or ""), "seconds": time.monotonic() - started}
+
+
+def score(status: str, culprit: int | None, intermediate: int, named: list[int], truth: list[int]) -> str:
+    """right | wrong (found) | wrong-several | none, as the module says (``truth``: the changes, ascending)."""
+    if status == "found":
+        return "right" if len(truth) == 1 and culprit in truth else "wrong"
+    if status != "several":
+        return "none"
+    between = len(truth) > 1 and truth[0] <= intermediate < truth[-1]
+    return "right" if between and set(named) <= set(truth) else "wrong-several"
 
 
 def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | None) -> None:
-    print("| scenario | trials | right | wrong found | wrong step | no answer | both steps named | "
-          "stated probability of found (mean, min) | runs (mean) |")
-    print("|---|---|---|---|---|---|---|---|---|", flush=True)
+    print("| scenario | trials | right | wrong found | wrong several | no answer | a step named | both steps named "
+          "| stated probability of found (mean, min) | runs (mean) |")
+    print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     root = tempfile.mkdtemp(prefix="abstat-bisection-repos-")
     try:
         for scenario in scenarios:
@@ -104,9 +112,10 @@ def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | 
             stated = [r["probability"] for r in results if r.get("status") == "found" and r["probability"]]
             prob = f"{np.mean(stated):.3f}, {min(stated):.3f}" if stated else "-"
             both = sum(bool(r.get("both")) for r in results)
+            stepped = sum(r["kind"] == "right" and bool(r.get("named")) for r in results)
             errors = kinds.count("error")
             print(f"| {scenario} | {trials} | {kinds.count('right')} | {kinds.count('wrong')} | "
-                  f"{kinds.count('wrong-step')} | {kinds.count('none') + errors} | {both} | {prob} | "
+                  f"{kinds.count('wrong-several')} | {kinds.count('none') + errors} | {stepped} | {both} | {prob} | "
                   f"{np.mean([r.get('runs', 0) for r in results]):.0f} |" + (f" ({errors} errors)" if errors else ""),
                   flush=True)
     finally:

@@ -180,8 +180,9 @@ def test_bisect_on_a_real_repository_with_two_changes_says_so_and_names_no_culpr
     assert shas.index(result["intermediate"]) in range(5, 12)
 
 
-def _yuen_contrast_p(values, near, far):
-    """The one-sided p of Yuen's contrast values - (near + far) / 2 toward near, from scipy's pieces."""
+def _yuen_contrast_p(values, near, far, at=0.5):
+    """The one-sided p of Yuen's contrast values - (at near + (1 - at) far) toward near (for ``at`` > 1: toward
+    near from beyond it), from scipy's pieces."""
     from scipy.stats import t as student
     from scipy.stats import trim_mean
     from scipy.stats.mstats import winsorize
@@ -192,9 +193,9 @@ def _yuen_contrast_p(values, near, far):
         h = x.size - 2 * int(0.2 * x.size)
         w = np.asarray(winsorize(x, limits=(0.2, 0.2)), dtype=float) if int(0.2 * x.size) else x
         pieces.append((trim_mean(x, 0.2), (x.size - 1) * np.var(w, ddof=1) / (h * (h - 1)), h))
-    sign = 1.0 if pieces[1][0] >= pieces[2][0] else -1.0
-    contrast = sign * (pieces[0][0] - (pieces[1][0] + pieces[2][0]) / 2)
-    weights = (1.0, 0.25, 0.25)
+    sign = (1.0 if pieces[1][0] >= pieces[2][0] else -1.0) * (1.0 if at < 1 else -1.0)
+    contrast = sign * (pieces[0][0] - at * pieces[1][0] - (1 - at) * pieces[2][0])
+    weights = (1.0, at * at, (1 - at) ** 2)
     variance = sum(w * d for w, (_, d, _) in zip(weights, pieces, strict=True))
     df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, pieces, strict=True))
     return float(student.sf(contrast / np.sqrt(variance), df))
@@ -207,6 +208,8 @@ def test_nearer_is_yuens_contrast_of_trimmed_means_checked_with_scipy():
         values = list(rng.normal(level, 2, n))
         for near, far in ((bad, good), (good, bad)):
             assert levels.nearer_p(values, near, far) == pytest.approx(_yuen_contrast_p(values, near, far), rel=1e-9)
+            assert levels.nearer_p(values, near, far, 2.0) == pytest.approx(_yuen_contrast_p(values, near, far, 2.0),
+                                                                             rel=1e-9)
     assert levels.nearer_p([101.0] * 3, good, bad) == 1.0       # too few runs to judge
 
 
@@ -227,6 +230,61 @@ def test_nearer_is_calibrated_half_way_between_the_ends_whatever_the_noise():
     at_bad = [levels.nearer_p(draw(1, 80, False), draw(1, 80, False), draw(0, 80, False)) <= levels.NEARER_PVALUE
               for _ in range(200)]
     assert np.mean(at_bad) >= 0.8
+
+
+def test_a_commit_beyond_its_end_by_the_whole_change_is_not_placed():
+    """A change of twice the ends' shift, half undone later: the commit after it measures beyond the bad end by
+    the whole change.  Yuen's contrast against the mirror of the good end about the bad one passes it in at most
+    NEARER_PVALUE of seeded draws (the mirror is the null), a commit at the bad level usually; and ``placed``
+    refuses the commit beyond where its midpoint test alone takes it."""
+    rng = np.random.default_rng(35)
+    alpha = levels.NEARER_PVALUE
+    mirror = [levels.nearer_p(list(rng.normal(2, 1, 30)), list(rng.normal(1, 1, 60)), list(rng.normal(0, 1, 60)),
+                              2.0) <= alpha for _ in range(2000)]
+    assert abs(np.mean(mirror) - alpha) <= 3.5 * np.sqrt(alpha * (1 - alpha) / 2000), np.mean(mirror)
+    at_bad = [levels.nearer_p(list(rng.normal(1, 1, 30)), list(rng.normal(1, 1, 60)), list(rng.normal(0, 1, 60)),
+                              2.0) <= alpha for _ in range(400)]
+    assert np.mean(at_bad) >= 0.7
+    good, bad, beyond = list(rng.normal(0, 1, 60)), list(rng.normal(1, 1, 60)), list(rng.normal(2.2, 1, 60))
+    assert levels.nearer_best_p(beyond, bad, good) <= alpha        # nearer the bad end than the good one...
+    assert not levels.placed(beyond, good, bad, "bad")             # ...but as far beyond it as the change
+    assert levels.placed(list(rng.normal(1, 1, 60)), good, bad, "bad")
+
+
+def test_the_confirmation_stops_measuring_a_commit_once_it_is_placed_and_the_gate_stays_open():
+    """The verification of culprit 3 (parent 2): the first rounds measure both; once the parent is settled (its
+    fresh runs placed it: ``levels.placing``, checked against a brute-force pass below) they measure the
+    culprit and the ends only.  Once the ends have differed the search never goes back to measuring only the
+    ends, although the gate would now say they do not differ.  Seeded: the runs are fixed."""
+    from abstat.history.bisect.search import Batch
+
+    rng = np.random.default_rng(36)
+    search = Search(4)
+    measure = history({3: 0.04}, rng)
+    search.samples = [(c, measure(c), 0) for c in (0, 4) for _ in range(70)]
+    search.samples += [(c, measure(c), 0) for c in (1, 2, 3) for _ in range(12)]
+    search.batches = 1
+    step = search.plan()
+    assert search.gated and isinstance(step, Batch) and {2, 3} <= set(step.commits)
+    search.record(step, [measure(c) for c in step.commits])
+    search._passed[3] = {2: set(levels.CHECKS)}
+    step = search.plan()
+    assert isinstance(step, Batch) and 2 not in step.commits and 3 in step.commits
+    search.ends_differ = lambda: False
+    step = search.plan()
+    assert isinstance(step, Batch) and step.test == 3
+    # placing: each commit on its own, the settled ones not again
+    good, bad = [v for c, v, _ in search.samples if c == 0], [v for c, v, _ in search.samples if c == 4]
+    parent, culprit = [measure(2) for _ in range(40)], [measure(3) for _ in range(12)]
+    sides = [(2, parent, good), (3, culprit, bad)]
+    passed: dict[int, set[str]] = {}
+    assert levels.placing(sides, good, bad, {}, passed) == {2}  # the culprit has fewer runs than needed
+    assert passed == {2: set(levels.CHECKS), 3: set()}
+    passed[2] = {"mirror"}                                      # one check passed at an earlier look
+    assert levels.placing(sides[:1], good, bad, {}, passed) == {2}
+    passed[2] = {"mirror"}
+    assert levels.placing([(2, [v * 1.04 for v in parent], good)], good, bad, {}, passed) == set()
+    assert levels.placed(parent, good, bad, "good") and levels.like(parent, good, levels.runs_needed(good, bad))
 
 
 def test_warnings_are_values_with_codes_that_the_renderer_draws():

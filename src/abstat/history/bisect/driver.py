@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.history.bisect.graph import Graph
-from abstat.history.bisect.search import Batch, Outcome
+from abstat.history.bisect.outcome import Batch, Outcome
 from abstat.history.bisect.segments import Bisection
 from abstat.history.bisect.workspace import Recorder, Worktrees, artifact_digest, build, measure
 from abstat.errors import InputError

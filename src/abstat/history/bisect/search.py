@@ -42,11 +42,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from abstat.history.bisect import density, levels, scoretest
 from abstat.history.bisect.graph import Graph
-from abstat.stats.warnings import StatWarning
+from abstat.history.bisect.outcome import Batch, Outcome, conclude
+
+__all__ = ["Batch", "Outcome", "Search", "simulate"]
 
 CLIP = 3.0
 TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
@@ -54,31 +55,6 @@ T_DF = 4.0
 INITIAL_REFERENCES = 5      # runs of each reference before the search starts
 GATE_PVALUE = 0.001          # good and bad references must differ this clearly
 SIDE_CERTAINTY = 0.99       # a test commit this surely on one side also estimates that side's level
-
-
-@dataclass
-class Batch:
-    """Runs to do, in this order: commit indices (0 = good reference, N = bad reference)."""
-
-    commits: list[int]
-    test: int | None            # the commit under test (None for a reference-only batch)
-
-
-@dataclass
-class Outcome:
-    status: str                 # found | inconclusive | no-change | untestable
-    culprit: int | None
-    probability: float
-    candidates: list[tuple[int, float]]     # most probable first
-    runs: int
-    shift: float | None = None  # bad - good (Hodges-Lehmann on the references)
-    shift_low: float | None = None
-    shift_high: float | None = None
-    good_level: float | None = None
-    reference_p: float | None = None
-    notes: list[StatWarning] = field(default_factory=list)   # codes: ends-not-different, untestable
-    intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
-    steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
 
 
 def _entropy(p: float) -> float:
@@ -111,6 +87,8 @@ class Search:
         self._verified: int | None = None  # culprit above the threshold, given one more batch
         self._fresh: dict[int, int] = {}   # culprit -> the batch from which its and its parents' runs confirm it
         self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
+        self._passed: dict[int, dict[int, set[str]]] = {}  # culprit -> commit -> placement checks passed
+        self.gated = False          # the ends have differed (:meth:`ends_differ`) at some look
         self._memos: dict[tuple, object] = {}
 
     # -- recording ---------------------------------------------------------
@@ -219,13 +197,15 @@ class Search:
         return next((c for c in tested if levels.intermediate(self.values_of(c), good, bad)), None)
 
     def attributed(self, culprit: int) -> bool:
-        """The culprit's own runs and its parents' confirm it (:func:`abstat.history.bisect.levels.attributed`)."""
+        """The culprit's own runs and its parents' fresh runs confirm it, each commit once
+        (:func:`abstat.history.bisect.levels.placing`)."""
         start = self._fresh.get(culprit, 0)
         good, bad = self._references()
         sides = [(p, self.fresh_values(p, start), good) for p in self.graph.parents_of(culprit) if p != 0]
         if culprit != self.n:
             sides.append((culprit, self.fresh_values(culprit, start), bad))
-        return levels.attributed(sides, good, bad, self._strikes)
+        settled = levels.placing(sides, good, bad, self._strikes, self._passed.setdefault(culprit, {}))
+        return levels.ends_ready(good, bad) and len(settled) == len(sides)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
         """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""
@@ -315,10 +295,11 @@ class Search:
             return self._reference_batch(self.initial - min(len(good), len(bad)))
         if self.runs >= self.budget:
             return self.outcome("inconclusive")
-        if not self.ends_differ():
+        if not self.gated and not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:
                 return self.outcome("no-change")
             return self._reference_batch(2)
+        self.gated = True       # once the ends differ the search goes on (p wanders as references are added)
         posterior = self.posterior()
         self._update_sides(posterior)
         posterior = self.posterior()
@@ -350,45 +331,27 @@ class Search:
         tests = [c for c in (*self.graph.parents_of(culprit), culprit) if 0 < c < self.n and c not in self.skipped]
         if not tests:
             return self.outcome("found")
+        # a commit whose runs placed it is settled: the rounds go to the others (all of them for the last batch)
+        passed = self._passed.get(culprit, {})
+        tests = [c for c in tests if passed.get(c) != levels.CHECKS] or tests
         # alternating, so that a burst of load on the machine hits the culprit, its parents and the ends
         # alike instead of confirming a crossing that is not there
         good, bad = self._references()
-        short = min(len(good), len(bad)) < levels.ENDS_FACTOR * levels.runs_needed(good, bad)
+        need = levels.runs_needed(good, bad)
+        # runs the ends still miss, and the tests': both ends in every round while they miss some, twice while
+        # they miss more than the tests (so that neither waits for the other)
+        short = levels.ENDS_FACTOR * need - min(len(good), len(bad))
+        behind = short - max(0, need - min(len(self.fresh_values(c, self._fresh[culprit])) for c in tests))
         rounds = []
-        for _ in range(half):
-            rounds += [*tests, 0, self.n] if short else [*tests, 0 if self.next_reference == 0 else self.n]
-            self.next_reference ^= 1
+        for round_number in range(half):
+            ends = [0, self.n] * (1 + (behind > 2 * round_number)) if short > round_number else []
+            # once the ends have their runs, one of them every other round (interleaved against drift)
+            rounds += [*tests, *(ends or [0 if self.next_reference == 0 else self.n][:1 - round_number % 2])]
+            self.next_reference ^= 1 - round_number % 2
         return Batch(rounds, tests[-1])
 
     def outcome(self, status: str) -> Outcome:
-        import numpy as np
-
-        from abstat.stats.shift import hodges_lehmann
-
-        good, bad = self._references()
-        posterior = self.posterior() if good and bad else np.full(self.n, 1.0 / self.n)
-        order = np.argsort(-posterior)
-        candidates = [(int(i) + 1, float(posterior[i])) for i in order[:8] if posterior[i] > 0.001]
-        result = Outcome(status=status, culprit=None, probability=float(posterior[order[0]]),
-                         candidates=candidates, runs=self.runs)
-        if status == "found":
-            result.culprit = int(order[0]) + 1
-        if status == "several":
-            result.intermediate = self.intermediate()
-        if len(good) >= 2 and len(bad) >= 2:
-            shift = hodges_lehmann(np.asarray(good), np.asarray(bad), self.confidence)
-            result.shift, result.shift_low, result.shift_high = shift.estimate, shift.low, shift.high
-            result.good_level = float(np.median(good))
-            result.reference_p = self.reference_p()
-        if status == "inconclusive" and result.reference_p is not None and not self.ends_differ():
-            result.candidates = []
-            result.notes.append(StatWarning(
-                "ends-not-different", f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} "
-                f"runs, Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search could start"))
-        if status == "untestable":
-            result.notes.append(StatWarning("untestable", "the remaining candidates cannot be told apart: their "
-                                            "neighbours did not build"))
-        return result
+        return conclude(self, status)
 
 
 def simulate(search: Search, measure) -> Outcome:

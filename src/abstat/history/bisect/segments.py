@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from abstat.history.bisect.graph import Graph
-from abstat.history.bisect.search import Batch, Outcome, Search
+from abstat.history.bisect.outcome import Batch, Outcome
+from abstat.history.bisect.search import Search
 
 MIN_PART_BUDGET = 40
 
