@@ -11,6 +11,7 @@ Target (issue 26): <= 2x the anchor's wall time.
 
     python benchmarks/audit_startup.py [--reps 15] [FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -75,13 +76,19 @@ def main() -> int:
         wall, cpu, anchor_wall, anchor_cpu = interleaved(command, anchor, args.reps, env)
         imports = heaviest_imports(command, env)
     ratio = wall / anchor_wall
-    print("| command | wall (median) | CPU (median) | anchor `python -c \"import numpy\"` wall, CPU "
-          "| wall ratio | CPU ratio |")
+    print(
+        '| command | wall (median) | CPU (median) | anchor `python -c "import numpy"` wall, CPU '
+        "| wall ratio | CPU ratio |"
+    )
     print("|---|---|---|---|---|---|")
-    print(f"| `abstat audit {os.path.basename(args.file)}` | {wall * 1e3:.0f} ms | {cpu * 1e3:.0f} ms | "
-          f"{anchor_wall * 1e3:.0f} ms, {anchor_cpu * 1e3:.0f} ms | {ratio:.2f} | {cpu / anchor_cpu:.2f} |")
-    print("heaviest top-level imports: " + ", ".join(f"{name.strip()} {seconds * 1e3:.0f} ms"
-                                                   for seconds, name in imports))
+    print(
+        f"| `abstat audit {os.path.basename(args.file)}` | {wall * 1e3:.0f} ms | {cpu * 1e3:.0f} ms | "
+        f"{anchor_wall * 1e3:.0f} ms, {anchor_cpu * 1e3:.0f} ms | {ratio:.2f} | {cpu / anchor_cpu:.2f} |"
+    )
+    print(
+        "heaviest top-level imports: "
+        + ", ".join(f"{name.strip()} {seconds * 1e3:.0f} ms" for seconds, name in imports)
+    )
     if any(name.strip().startswith("scipy") for _, name in imports):
         print("scipy is imported on this path")
     print(f"target <= {TARGET}x: {'met' if ratio <= TARGET else 'MISSED'}")

@@ -54,6 +54,7 @@ stated (default 40 trials per scenario).
 ``--scale``: the graph search's cost against the linear search's (the anchor,
 same run) on merge histories of 150, 1,500 and 15,000 commits.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -115,8 +116,9 @@ def run_pinpoint(history: History, bisect=None) -> int:
         nonlocal good
         values = list(history.measure(commit, 10))
         while True:
-            p = min(float(ks_2samp(values, good).pvalue),
-                    float(mannwhitneyu(values, good, alternative="two-sided").pvalue))
+            p = min(
+                float(ks_2samp(values, good).pvalue), float(mannwhitneyu(values, good, alternative="two-sided").pvalue)
+            )
             if p <= 0.01:
                 return True
             if p >= 0.10 or len(values) >= 160:
@@ -202,8 +204,13 @@ def scale(seed: int) -> None:
             spent += time.perf_counter() - started
             if not hasattr(step, "commits"):
                 break
-            search.record(step, [rng.normal(2.0 if c == graph.n or (c and graph.is_ancestor(culprit, c)) else 0.0)
-                                 for c in step.commits])
+            search.record(
+                step,
+                [
+                    rng.normal(2.0 if c == graph.n or (c and graph.is_ancestor(culprit, c)) else 0.0)
+                    for c in step.commits
+                ],
+            )
             batches += 1
         return spent / max(1, batches)
 
@@ -219,8 +226,11 @@ def scale(seed: int) -> None:
         culprit = int(rng.integers(1, graph.n + 1))
         on_graph = plan_time(Search(graph.n, graph=graph), np.random.default_rng([seed, n, 1]), culprit, graph)
         linear = plan_time(Search(graph.n), np.random.default_rng([seed, n, 1]), culprit, graph)
-        print(f"{graph.n:7d}  {graph.merges:6d}  {graph.segments:8d}  {built * 1e3:9.1f} ms  {on_graph * 1e3:13.1f} ms"
-              f"  {linear * 1e3:14.1f} ms  {on_graph / linear:5.2f}x", flush=True)
+        print(
+            f"{graph.n:7d}  {graph.merges:6d}  {graph.segments:8d}  {built * 1e3:9.1f} ms  {on_graph * 1e3:13.1f} ms"
+            f"  {linear * 1e3:14.1f} ms  {on_graph / linear:5.2f}x",
+            flush=True,
+        )
 
 
 class MergeHistory(History):
@@ -234,7 +244,7 @@ class MergeHistory(History):
             for p in listed:
                 if p:
                     closure[i] |= closure[p]
-        self.closure = closure[1:, 1:]      # closure[i - 1, k - 1]: k is i or one of its ancestors
+        self.closure = closure[1:, 1:]  # closure[i - 1, k - 1]: k is i or one of its ancestors
         super().__init__(len(parents), d, shape, rng)
 
     def is_bad(self, commit: int) -> bool:
@@ -320,15 +330,22 @@ def main() -> int:
     parser.add_argument("--sizes", default="100,1000")
     parser.add_argument("--effects", default="0.5,1,2")
     parser.add_argument("--markdown", action="store_true")
-    parser.add_argument("--coverage", action="store_true",
-                        help="only abstat: coverage of its 95%% interval of the change's size, per shape")
+    parser.add_argument(
+        "--coverage",
+        action="store_true",
+        help="only abstat: coverage of its 95%% interval of the change's size, per shape",
+    )
     parser.add_argument("--merges", action="store_true", help="histories with merges (see the module)")
     parser.add_argument("--boots", action="store_true", help="the boot-level case (benchmarks/bisection_boots.py)")
-    parser.add_argument("--scale", action="store_true",
-                        help="time of the graph search against the linear one, 150 to 15,000 commits")
-    parser.add_argument("--repos", action="store_true",
-                        help="abstat bisect on real git repositories: clean, outliers, bimodal, two-change and "
-                             "partly-undone histories (benchmarks/bisection_repos.py)")
+    parser.add_argument(
+        "--scale", action="store_true", help="time of the graph search against the linear one, 150 to 15,000 commits"
+    )
+    parser.add_argument(
+        "--repos",
+        action="store_true",
+        help="abstat bisect on real git repositories: clean, outliers, bimodal, two-change and "
+        "partly-undone histories (benchmarks/bisection_repos.py)",
+    )
     parser.add_argument("--budget", type=int, default=400, help="--repos: abstat bisect's --budget")
     parser.add_argument("--scenarios", default=None, help="--repos: a comma-separated subset")
     parser.add_argument("--log", default=None, help="--repos: append every trial as a JSON line to this file")
@@ -365,8 +382,11 @@ def main() -> int:
                     COVERED.clear()
                     for _ in range(args.trials):
                         run_abstat(History(n, d, shape, rng))
-                    print(f"N={n} d={d:g} {shape}: interval of the change covers the true shift in "
-                          f"{sum(COVERED)}/{len(COVERED)} = {sum(COVERED) / max(1, len(COVERED)):.3f}", flush=True)
+                    print(
+                        f"N={n} d={d:g} {shape}: interval of the change covers the true shift in "
+                        f"{sum(COVERED)}/{len(COVERED)} = {sum(COVERED) / max(1, len(COVERED)):.3f}",
+                        flush=True,
+                    )
         return 0
     if args.merges:
         _table(args, MERGE_METHODS, MergeHistory, ("normal", "outliers"))

@@ -21,6 +21,7 @@ Methods, on the same boxes:
 Printed per case: accuracy (the named commit is the culprit), boots and runs
 spent (mean, 95th percentile).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -128,6 +129,7 @@ def run_pinpoint_boots(boxes: Boxes) -> int:
     def sample(commit: int, count: int):
         found = [boxes.boot(commit) for _ in range(count)]
         return None if any(r is None for r in found) else [float(np.median(r)) for r in found]
+
     return _pinpoint(boxes, sample)
 
 
@@ -135,11 +137,12 @@ def run_pinpoint_runs(boxes: Boxes) -> int:
     def sample(commit: int, count: int):
         found = [boxes.boot(commit) for _ in range(-(-count // RUNS_PER_BOOT))]
         return None if any(r is None for r in found) else [float(v) for r in found for v in r][:count]
+
     return _pinpoint(boxes, sample)
 
 
 METHODS = {"abstat": run_abstat, "pinpoint-boots": run_pinpoint_boots, "pinpoint-runs": run_pinpoint_runs}
-CASES = [(0.0, False), (0.0, True), (0.01, False), (0.01, True)]   # (boot_sd, a broken commit)
+CASES = [(0.0, False), (0.0, True), (0.01, False), (0.01, True)]  # (boot_sd, a broken commit)
 
 
 def table(trials: int, sizes: list[int], seed: int, markdown: bool) -> None:
@@ -155,8 +158,10 @@ def table(trials: int, sizes: list[int], seed: int, markdown: bool) -> None:
                     boxes = Boxes(n, boot_sd, broken, rng)
                     correct += method(boxes) == boxes.culprit
                     spent.append(boxes.boots)
-                cells.append(f"{correct}/{trials} / {np.mean(spent):.0f} ({np.percentile(spent, 95):.0f}) / "
-                             f"{np.mean(spent) * RUNS_PER_BOOT:.0f}")
+                cells.append(
+                    f"{correct}/{trials} / {np.mean(spent):.0f} ({np.percentile(spent, 95):.0f}) / "
+                    f"{np.mean(spent) * RUNS_PER_BOOT:.0f}"
+                )
             rows.append([str(n), f"{boot_sd:.0%}", "yes" if broken else "no", *cells])
             if not markdown:
                 print("  ".join(rows[-1]), flush=True)
@@ -165,5 +170,7 @@ def table(trials: int, sizes: list[int], seed: int, markdown: bool) -> None:
         print("|" + "|".join("---" for _ in header) + "|")
         for row in rows:
             print("| " + " | ".join(row) + " |")
-    print(f"\n{trials} trials per cell, seed {seed}; a {EFFECT:.0%} culprit, {RUN_SD:.0%} run noise, "
-          f"{RUNS_PER_BOOT} runs per boot; correct/trials / mean boots (95th percentile) / mean runs")
+    print(
+        f"\n{trials} trials per cell, seed {seed}; a {EFFECT:.0%} culprit, {RUN_SD:.0%} run noise, "
+        f"{RUNS_PER_BOOT} runs per boot; correct/trials / mean boots (95th percentile) / mean runs"
+    )

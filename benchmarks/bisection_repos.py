@@ -25,6 +25,7 @@ or with one commit when there are two (the whole change attributed to it).  **wr
 with a false claim.  **no answer**: anything else (inconclusive, no change).
 The stated probability is the mean (and minimum) that ``found`` stated.
 """
+
 from __future__ import annotations
 
 import json
@@ -44,7 +45,7 @@ from bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
 
 COMMITS = 32
 WORK = 200_000
-SCENARIOS = {                     # name: (changes, relative size of each, noise shape)
+SCENARIOS = {  # name: (changes, relative size of each, noise shape)
     "clean": (1, (0.02,), "o0"),
     "outliers": (1, (0.02,), "o5"),
     "bimodal": (1, (0.02,), "b10"),
@@ -62,10 +63,37 @@ def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
     shas = make_repo(repo, commits=COMMITS + 1, work=WORK, steps={i + 1: s for i, s in zip(at, sizes, strict=True)})
     env = {**os.environ, **noise_env(os.path.join(root, "counter"), int(rng.integers(1, 2**62)), 2.0, shape)}
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "abstat", "bisect", "--repo", repo, "--good", shas[0], "--bad",
-                           shas[-1], "--build", BUILD, "--run", RUN, "--metric", METRIC, "--store",
-                           os.path.join(root, "b.db"), "--budget", str(budget), "--format", "json",
-                           "--no-progress"], capture_output=True, text=True, env=env, timeout=3600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--repo",
+            repo,
+            "--good",
+            shas[0],
+            "--bad",
+            shas[-1],
+            "--build",
+            BUILD,
+            "--run",
+            RUN,
+            "--metric",
+            METRIC,
+            "--store",
+            os.path.join(root, "b.db"),
+            "--budget",
+            str(budget),
+            "--format",
+            "json",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
     shutil.rmtree(repo, ignore_errors=True)
     for name in ("b.db", "counter"):
         if os.path.exists(os.path.join(root, name)):
@@ -79,9 +107,18 @@ def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
     named = [index.get(step.get("rev"), -1) for step in answer.get("steps") or []]
     status, culprit = answer["status"], index.get(answer.get("culprit") or "")
     kind = score(status, culprit, index.get(answer.get("intermediate") or "", -1), named, at)
-    return {"kind": kind, "status": status, "probability": answer.get("probability"), "runs": answer["runs"],
-            "both": status == "several" and set(named) == truth, "truth": at, "culprit": culprit, "named": named,
-            "intermediate": index.get(answer.get("intermediate") or ""), "seconds": time.monotonic() - started}
+    return {
+        "kind": kind,
+        "status": status,
+        "probability": answer.get("probability"),
+        "runs": answer["runs"],
+        "both": status == "several" and set(named) == truth,
+        "truth": at,
+        "culprit": culprit,
+        "named": named,
+        "intermediate": index.get(answer.get("intermediate") or ""),
+        "seconds": time.monotonic() - started,
+    }
 
 
 def score(status: str, culprit: int | None, intermediate: int, named: list[int], truth: list[int]) -> str:
@@ -95,8 +132,10 @@ def score(status: str, culprit: int | None, intermediate: int, named: list[int],
 
 
 def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | None) -> None:
-    print("| scenario | trials | right | wrong found | wrong several | no answer | a step named | both steps named "
-          "| stated probability of found (mean, min) | runs (mean) |")
+    print(
+        "| scenario | trials | right | wrong found | wrong several | no answer | a step named | both steps named "
+        "| stated probability of found (mean, min) | runs (mean) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     root = tempfile.mkdtemp(prefix="abstat-bisection-repos-")
     try:
@@ -114,10 +153,12 @@ def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | 
             both = sum(bool(r.get("both")) for r in results)
             stepped = sum(r["kind"] == "right" and bool(r.get("named")) for r in results)
             errors = kinds.count("error")
-            print(f"| {scenario} | {trials} | {kinds.count('right')} | {kinds.count('wrong')} | "
-                  f"{kinds.count('wrong-several')} | {kinds.count('none') + errors} | {stepped} | {both} | {prob} | "
-                  f"{np.mean([r.get('runs', 0) for r in results]):.0f} |" + (f" ({errors} errors)" if errors else ""),
-                  flush=True)
+            print(
+                f"| {scenario} | {trials} | {kinds.count('right')} | {kinds.count('wrong')} | "
+                f"{kinds.count('wrong-several')} | {kinds.count('none') + errors} | {stepped} | {both} | {prob} | "
+                f"{np.mean([r.get('runs', 0) for r in results]):.0f} |" + (f" ({errors} errors)" if errors else ""),
+                flush=True,
+            )
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"\n{trials} trials per scenario, seed {seed}, --budget {budget}; 32 commits, 2% noise")

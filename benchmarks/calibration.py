@@ -36,6 +36,7 @@ than two of them.
     python benchmarks/calibration.py --seed 7 --reps 1000     # fresh draws
     python benchmarks/calibration.py --noise-only --reps 1000 --markdown   # abstat noise's rows only
 """
+
 from __future__ import annotations
 
 import argparse
@@ -91,6 +92,7 @@ class Row:
 
 # ------------------------------------------------------------------------------ rows
 
+
 def interrupts(share: float, mu: float, sd: float) -> Component:
     """An interrupt during the measurement: the sample is 1.3-1.8 times slower."""
     return Component(share, stats.norm(mu, sd), (1.3, 1.8))
@@ -104,13 +106,16 @@ def ar1(phi: float, mu: float = 1000.0, sd: float = 10.0) -> Sampler:
         for t in range(1, n + 100):
             x[t] = phi * x[t - 1] + e[t]
         return mu + x[100:]
+
     return draw
 
 
 def nested(boots: int, per_boot: int, factor: float = 1.0) -> Sampler:
     def draw(rng: np.random.Generator, n: int) -> list[np.ndarray]:
-        return [factor * 1000.0 * (1 + rng.normal(0, 0.01)) * (1 + rng.normal(0, 0.005, per_boot))
-                for _ in range(boots)]
+        return [
+            factor * 1000.0 * (1 + rng.normal(0, 0.01)) * (1 + rng.normal(0, 0.005, per_boot)) for _ in range(boots)
+        ]
+
     return draw
 
 
@@ -141,35 +146,90 @@ ROWS = [
     Row("mixture 55/45, +1%", MIX55, MIX55.scaled(1.01), 50, 50, ALL),
     Row("mixture 50/50, modes 4 sd apart, +1%", MIX4, MIX4.scaled(1.01), 100, 100, ALL),
     Row("wide log-normal (s 1.5), +50%", WIDE, WIDE.scaled(1.5), 50, 50),
-    Row("n 10 sd 3% vs n 200 sd 1%, +1%", population("sd 3%", normal(1000, 30)),
-        population("sd 1%", normal(1010, 10)), 10, 200, ALL),
-    Row("n 20 sd 5% vs n 100 sd 1% (null)", population("sd 5%", normal(1000, 50)),
-        population("sd 1%", normal(1000, 10)), 20, 100, ALL, null=True),
-    Row("normal vs t(3), n 50 (null)", N, population("t3", Component(1.0, stats.t(3, loc=1000, scale=10))),
-        50, 50, null=True),
-    Row("AR(1) phi 0.3, n 50, +0.5%", ar1(0.3), lambda r, n: 1.005 * ar1(0.3)(r, n), 50, 50,
-        truths={e: 0.5 for e in ESTIMANDS}),
-    Row("AR(1) phi 0.3, n 200, +0.25%", ar1(0.3), lambda r, n: 1.0025 * ar1(0.3)(r, n), 200, 200,
-        truths={e: 0.25 for e in ESTIMANDS}),
+    Row(
+        "n 10 sd 3% vs n 200 sd 1%, +1%",
+        population("sd 3%", normal(1000, 30)),
+        population("sd 1%", normal(1010, 10)),
+        10,
+        200,
+        ALL,
+    ),
+    Row(
+        "n 20 sd 5% vs n 100 sd 1% (null)",
+        population("sd 5%", normal(1000, 50)),
+        population("sd 1%", normal(1000, 10)),
+        20,
+        100,
+        ALL,
+        null=True,
+    ),
+    Row(
+        "normal vs t(3), n 50 (null)",
+        N,
+        population("t3", Component(1.0, stats.t(3, loc=1000, scale=10))),
+        50,
+        50,
+        null=True,
+    ),
+    Row(
+        "AR(1) phi 0.3, n 50, +0.5%",
+        ar1(0.3),
+        lambda r, n: 1.005 * ar1(0.3)(r, n),
+        50,
+        50,
+        truths={e: 0.5 for e in ESTIMANDS},
+    ),
+    Row(
+        "AR(1) phi 0.3, n 200, +0.25%",
+        ar1(0.3),
+        lambda r, n: 1.0025 * ar1(0.3)(r, n),
+        200,
+        200,
+        truths={e: 0.25 for e in ESTIMANDS},
+    ),
     Row("seed 000: grid 20, after 2x wider, -16%, 2% interrupts", BEFORE, AFTER, 98, 98, ALL),
     Row("seed 000: grid 20, after 2x wider, -1% (sub-step)", BEFORE, AFTER_SUB, 98, 98, ALL),
     Row("grid 20: whole step 440 -> 420, n 10", G, population("420", normal(420, 7), step=20), 10, 10, ALL),
     Row("grid 20: sub-step +1% (3 levels), n 50", G, population("444", normal(444.4, 7), step=20), 50, 50, ALL),
     Row("grid 20: sub-step +1% (3 levels), n 100", G, population("444", normal(444.4, 7), step=20), 100, 100),
-    Row("grid 20: sub-step +1% (5 levels), n 50", population("440/15", normal(440, 15), step=20),
-        population("444/15", normal(444.4, 15), step=20), 50, 50),
-    Row("counts with zeros: Poisson(2) vs Poisson(2.2), n 50", poisson(2.0), poisson(2.2), 50, 50, ALL,
-        truths={"mean_ratio": 10.0, "median_ratio": 0.0}),
+    Row(
+        "grid 20: sub-step +1% (5 levels), n 50",
+        population("440/15", normal(440, 15), step=20),
+        population("444/15", normal(444.4, 15), step=20),
+        50,
+        50,
+    ),
+    Row(
+        "counts with zeros: Poisson(2) vs Poisson(2.2), n 50",
+        poisson(2.0),
+        poisson(2.2),
+        50,
+        50,
+        ALL,
+        truths={"mean_ratio": 10.0, "median_ratio": 0.0},
+    ),
     Row("n 5, normal sd 1%, +2%", N, N.scaled(1.02), 5, 5, ALL),
     Row("n 7, normal sd 1%, +2%", N, N.scaled(1.02), 7, 7, ALL),
-    Row("n 5, log-normal s 0.3, +10%", population("ln03", Component(1.0, stats.lognorm(0.3, scale=1000))),
-        population("ln03b", Component(1.0, stats.lognorm(0.3, scale=1100))), 5, 5),
-    Row("nested: 8 boots x 30, boot sd 1%, +2%", nested(8, 30), nested(8, 30, 1.02), 240, 240,
-        truths={e: 2.0 for e in ESTIMANDS}),
+    Row(
+        "n 5, log-normal s 0.3, +10%",
+        population("ln03", Component(1.0, stats.lognorm(0.3, scale=1000))),
+        population("ln03b", Component(1.0, stats.lognorm(0.3, scale=1100))),
+        5,
+        5,
+    ),
+    Row(
+        "nested: 8 boots x 30, boot sd 1%, +2%",
+        nested(8, 30),
+        nested(8, 30, 1.02),
+        240,
+        240,
+        truths={e: 2.0 for e in ESTIMANDS},
+    ),
 ]
 
 
 # ------------------------------------------------------------------------------ running
+
 
 def rate(hits: float, reps: int) -> tuple[float, float]:
     p = hits / reps
@@ -241,8 +301,9 @@ def _truth_key(estimand: str) -> str:
 
 def reference_aa(row: Row, draws: int, rng: np.random.Generator) -> np.ndarray:
     """The references' A/A p-values on ``draws`` further draws of the row (draws x 3)."""
-    return np.array([list(references(row.draw("x", rng, row.nx), row.draw("x", rng, row.ny)).values())
-                     for _ in range(draws)])
+    return np.array(
+        [list(references(row.draw("x", rng, row.nx), row.draw("x", rng, row.ny)).values()) for _ in range(draws)]
+    )
 
 
 def _gap(hits: list[bool], ab: np.ndarray, valid: list[bool], reps: int) -> tuple[str, float, float]:
@@ -256,8 +317,9 @@ def _gap(hits: list[bool], ab: np.ndarray, valid: list[bool], reps: int) -> tupl
     return f"{100 * gap:+.1f} ±{100 * se:.1f} vs {names[best]}", gap, se
 
 
-def _auto_failures(row: Row, named: str, cov: tuple[float, float], fp: tuple[float, float],
-                   pw: tuple[float, float]) -> list[str]:
+def _auto_failures(
+    row: Row, named: str, cov: tuple[float, float], fp: tuple[float, float], pw: tuple[float, float]
+) -> list[str]:
     """The default's missed coverage and false-positive targets in the row."""
     failures = []
     small = min(row.nx, row.ny) < 10
@@ -266,33 +328,51 @@ def _auto_failures(row: Row, named: str, cov: tuple[float, float], fp: tuple[flo
         failures.append(f"coverage {row.name}: {fmt(*cov)}")
     if not small and fp[0] - 2 * fp[1] > FPR_TARGET:
         failures.append(f"false positives {row.name}: {fmt(*fp)}")
-    if row.null and not small and abs(row.true_change(_truth_key(named.split(',')[0]))) < 0.05 \
-            and pw[0] - 2 * pw[1] > FPR_TARGET:
+    if (
+        row.null
+        and not small
+        and abs(row.true_change(_truth_key(named.split(",")[0]))) < 0.05
+        and pw[0] - 2 * pw[1] > FPR_TARGET
+    ):
         failures.append(f"false positives (shapes) {row.name}: {fmt(*pw)}")
     return failures
 
 
-def _levels(aa: np.ndarray, reps: int, checked: np.ndarray | None,
-            checks: int) -> tuple[np.ndarray, list[bool], np.ndarray | None]:
+def _levels(
+    aa: np.ndarray, reps: int, checked: np.ndarray | None, checks: int
+) -> tuple[np.ndarray, list[bool], np.ndarray | None]:
     """The references' A/A rates (on the further draws when given), their
     validity, and their size-adjusted thresholds (None without further draws)."""
     rates, k = ((aa < ALPHA).mean(axis=0), reps) if checked is None else ((checked < ALPHA).mean(axis=0), checks)
     valid = [rates[i] - 2 * math.sqrt(max(rates[i] * (1 - rates[i]), 1 / k) / k) <= FPR_TARGET for i in range(3)]
-    levels = None if checked is None else \
-        np.array([min(ALPHA, float(np.sort(checked[:, i])[int(ALPHA * checks)])) for i in range(3)])
+    levels = (
+        None
+        if checked is None
+        else np.array([min(ALPHA, float(np.sort(checked[:, i])[int(ALPHA * checks)])) for i in range(3)])
+    )
     return rates, valid, levels
 
 
-def row_lines(row: Row, tallies: dict[str, Tally], refs: dict[str, list[list[float]]],
-              reps: int, checked: np.ndarray | None = None, checks: int = 0) -> tuple[list[list[str]], list[str]]:
+def row_lines(
+    row: Row,
+    tallies: dict[str, Tally],
+    refs: dict[str, list[list[float]]],
+    reps: int,
+    checked: np.ndarray | None = None,
+    checks: int = 0,
+) -> tuple[list[list[str]], list[str]]:
     """The row's cells; ``checked``: the references' A/A p-values on ``checks``
     further draws, which decide validity and give the size-adjusted gap (each
     reference at the threshold where its A/A rate there is at most 5%)."""
     p_ab = np.array(refs["ab"], dtype=float)
     ab = (p_ab < ALPHA).astype(float)
     rates, valid, levels = _levels(np.array(refs["aa"], dtype=float), reps, checked, checks)
-    references_cells = [fmt(*rate(ab[:, i].sum(), reps)) + ("" if checked is None else f" (A/A {100 * rates[i]:.1f}%)")
-                        + ("" if valid[i] else " invalid") for i in range(3)]
+    references_cells = [
+        fmt(*rate(ab[:, i].sum(), reps))
+        + ("" if checked is None else f" (A/A {100 * rates[i]:.1f}%)")
+        + ("" if valid[i] else " invalid")
+        for i in range(3)
+    ]
     lines, failures = [], []
     for centre, t in tallies.items():
         ordered = sorted(t.estimands, key=lambda e: -t.estimands[e])
@@ -323,10 +403,14 @@ def equivalence_rows(reps: int, rng: np.random.Generator) -> tuple[list[list[str
         at_edge = inside = 0
         for _ in range(reps):
             a = rng.normal(1000.0, 10.0, 100)
-            at_edge += abstat.compare(a, rng.normal(1000.0, 10.0, 100) * 1.01, center=center,
-                                      threshold=threshold).verdict == "equivalent"
-            inside += abstat.compare(a, rng.normal(1000.0, 10.0, 100), center=center,
-                                     threshold=threshold).verdict == "equivalent"
+            at_edge += (
+                abstat.compare(a, rng.normal(1000.0, 10.0, 100) * 1.01, center=center, threshold=threshold).verdict
+                == "equivalent"
+            )
+            inside += (
+                abstat.compare(a, rng.normal(1000.0, 10.0, 100), center=center, threshold=threshold).verdict
+                == "equivalent"
+            )
         edge = rate(at_edge, reps)
         rows.append([center, f"{threshold:g}%", fmt(*edge), fmt(*rate(inside, reps))])
         if edge[0] - 2 * edge[1] > FPR_TARGET:
@@ -349,8 +433,14 @@ def _shifted(pop: Population, change_pct: float) -> Population:
     from scipy import optimize
 
     def shifted(s: float) -> Population:
-        return population("shifted", *[Component(c.weight, stats.norm(c.dist.mean() * (1 + s), c.dist.std()),
-                                                 c.slowdown) for c in pop.components], step=pop.step)
+        return population(
+            "shifted",
+            *[
+                Component(c.weight, stats.norm(c.dist.mean() * (1 + s), c.dist.std()), c.slowdown)
+                for c in pop.components
+            ],
+            step=pop.step,
+        )
 
     s = optimize.brentq(lambda s: truth("hl_ratio", pop, shifted(s)) - change_pct, 0.0, 0.6, xtol=1e-7)
     return shifted(s)
@@ -386,26 +476,44 @@ def noise_rows(reps: int, rng: np.random.Generator, shapes: str = "") -> tuple[l
     for name, pop in NOISE_SHAPES:
         if shapes and shapes not in name:
             continue
-        reported = [detectable_change(list(pop.sample(rng, NOISE_N)), list(pop.sample(rng, NOISE_N)),
-                                      confidence=0.95)[0] for _ in range(200)]
+        reported = [
+            detectable_change(list(pop.sample(rng, NOISE_N)), list(pop.sample(rng, NOISE_N)), confidence=0.95)[0]
+            for _ in range(200)
+        ]
         reported = np.array([r for r in reported if r is not None])
         typical = float(np.median(reported))
         rates = []
         for factor in NOISE_FACTORS:
             target = _shifted(pop, factor * typical)
-            rates.append(sum(bool(abstat.compare(pop.sample(rng, NOISE_N), target.sample(rng, NOISE_N)).significant)
-                             for _ in range(reps)) / reps)
+            rates.append(
+                sum(
+                    bool(abstat.compare(pop.sample(rng, NOISE_N), target.sample(rng, NOISE_N)).significant)
+                    for _ in range(reps)
+                )
+                / reps
+            )
         factor, se_factor, beyond = eighty_percent_point(NOISE_FACTORS, rates, reps)
         simulated = factor * typical
         medians = np.median(rng.choice(reported, (400, reported.size)), axis=1)  # the pilots' share of the error
         ratio = 1.0 / factor
         se = ratio * float(np.hypot(se_factor / factor, np.std(medians) / typical))
         within = float(np.mean(np.abs(reported / simulated - 1) <= NOISE_TOLERANCE))
-        rows.append([name, str(NOISE_N), f"{typical:.3g}%", f"{np.quantile(reported, 0.1):.3g}-"
-                     f"{np.quantile(reported, 0.9):.3g}%", f"{beyond}{simulated:.3g}%",
-                     "/".join(f"{r:.0%}" for r in rates), f"{ratio:.2f} ± {se:.2f}", f"{within:.0%}"])
+        rows.append(
+            [
+                name,
+                str(NOISE_N),
+                f"{typical:.3g}%",
+                f"{np.quantile(reported, 0.1):.3g}-{np.quantile(reported, 0.9):.3g}%",
+                f"{beyond}{simulated:.3g}%",
+                "/".join(f"{r:.0%}" for r in rates),
+                f"{ratio:.2f} ± {se:.2f}",
+                f"{within:.0%}",
+            ]
+        )
         if beyond or abs(ratio - 1) > NOISE_TOLERANCE + 2 * se:
-            failures.append(f"noise detectable change {name}: {typical:.3g}% against {beyond}{simulated:.3g}% simulated")
+            failures.append(
+                f"noise detectable change {name}: {typical:.3g}% against {beyond}{simulated:.3g}% simulated"
+            )
     return rows, failures
 
 
@@ -418,13 +526,27 @@ def table(header: list[str], rows: list[list[str]], markdown: bool) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in [header, *rows])
 
 
-HEADER = ["row", "n", "center", "estimand", "true change", "coverage", "FPR (A/A)", "power", "Welch", "Yuen 20%",
-          "Brunner-Munzel", "power gap to the best valid", "cannot judge"]
+HEADER = [
+    "row",
+    "n",
+    "center",
+    "estimand",
+    "true change",
+    "coverage",
+    "FPR (A/A)",
+    "power",
+    "Welch",
+    "Yuen 20%",
+    "Brunner-Munzel",
+    "power gap to the best valid",
+    "cannot judge",
+]
 HEADER_ADJUSTED = [*HEADER[:-1], "gap, size-adjusted", HEADER[-1]]
 
 
-def compare_rows(args: argparse.Namespace, reps: int, rng: np.random.Generator,
-                 check_rng: np.random.Generator) -> tuple[list[list[str]], list[str]]:
+def compare_rows(
+    args: argparse.Namespace, reps: int, rng: np.random.Generator, check_rng: np.random.Generator
+) -> tuple[list[list[str]], list[str]]:
     """The compare rows selected by ``--only`` (none with ``--noise-only``) and their missed targets."""
     lines, failures = [], []
     for row in ROWS:
@@ -445,10 +567,17 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=20261130)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--only", default="", help="rows whose name contains this text")
-    parser.add_argument("--validity-draws", type=int, default=2000,
-                        help="further A/A draws on which the references' validity is measured (0: the row's own)")
-    parser.add_argument("--noise-only", action="store_true",
-                        help="only the noise rows (abstat noise's detectable change), --reps draws per multiple")
+    parser.add_argument(
+        "--validity-draws",
+        type=int,
+        default=2000,
+        help="further A/A draws on which the references' validity is measured (0: the row's own)",
+    )
+    parser.add_argument(
+        "--noise-only",
+        action="store_true",
+        help="only the noise rows (abstat noise's detectable change), --reps draws per multiple",
+    )
     parser.add_argument("--noise-shape", default="", help="only the noise rows whose shape contains this text")
     args = parser.parse_args()
     reps = 300 if args.quick else args.reps
@@ -457,22 +586,40 @@ def main() -> int:
     started = time.process_time()
     lines, failures = compare_rows(args, reps, rng, check_rng)
     equiv, f3 = ([], []) if args.only or args.noise_only else equivalence_rows(reps, rng)
-    noise, f4 = ([], []) if args.only else noise_rows(reps if args.noise_only else max(200, reps // 2), rng,
-                                                      args.noise_shape)
+    noise, f4 = (
+        ([], []) if args.only else noise_rows(reps if args.noise_only else max(200, reps // 2), rng, args.noise_shape)
+    )
     failures += f3 + f4
     print(f"{reps} repetitions per row, alpha = {ALPHA}, seed {args.seed}; rates ± one Monte Carlo standard error\n")
     if lines:
         print(table(HEADER_ADJUSTED if args.validity_draws else HEADER, lines, args.markdown))
     if equiv:
         print()
-        print(table(["center", "threshold", "'equivalent' at a true change of +threshold",
-                     "'equivalent' with no change"], equiv, args.markdown))
+        print(
+            table(
+                ["center", "threshold", "'equivalent' at a true change of +threshold", "'equivalent' with no change"],
+                equiv,
+                args.markdown,
+            )
+        )
     if noise:
         print()
-        print(table(["shape", "runs per variant", "noise's detectable change (median of 200 A/A draws)",
-                     "10-90% of draws", "change the default compare detects 80% of the time (simulated)",
-                     "compare's power at " + "/".join(f"{f:g}" for f in NOISE_FACTORS) + "x",
-                     "ratio ± MC error", "draws within 20%"], noise, args.markdown))
+        print(
+            table(
+                [
+                    "shape",
+                    "runs per variant",
+                    "noise's detectable change (median of 200 A/A draws)",
+                    "10-90% of draws",
+                    "change the default compare detects 80% of the time (simulated)",
+                    "compare's power at " + "/".join(f"{f:g}" for f in NOISE_FACTORS) + "x",
+                    "ratio ± MC error",
+                    "draws within 20%",
+                ],
+                noise,
+                args.markdown,
+            )
+        )
     print(f"\n{time.process_time() - started:.0f} s of CPU")
     for failure in failures:
         print(f"MISSED TARGET (beyond 2 Monte Carlo errors): {failure}")

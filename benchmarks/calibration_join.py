@@ -15,6 +15,7 @@ small side (same median) and +1% on N(1000, 10) at m against 30 and 500;
 
     python benchmarks/calibration_join.py --draws 2000 --sizes 3,4,5 --markdown
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,15 +42,19 @@ def rows(m: int) -> list[tuple[str, object, object, int, int]]:
     """(name, baseline, candidate, n baseline, n candidate)."""
     out = []
     for big in (30, 500):
-        out += [(f"normal A/A, {big} vs {m}", N, N, big, m),
-                (f"normal, small side 3x as wide, {big} vs {m}", N, WIDE, big, m),
-                (f"normal +1%, {big} vs {m}", N, N.scaled(1.01), big, m)]
-    return out + [(f"interrupts A/A, 500 vs {m}", OUT, OUT, 500, m),
-                  (f"interrupts +1%, 500 vs {m}", OUT, OUT.scaled(1.01), 500, m),
-                  (f"interrupts A/A, {m} vs 500", OUT, OUT, m, 500),
-                  (f"interrupts +1%, {m} vs 500", OUT, OUT.scaled(1.01), m, 500),
-                  (f"skewed A/A, 500 vs {m}", SKEW, SKEW, 500, m),
-                  (f"skewed +1%, 500 vs {m}", SKEW, SKEW.scaled(1.01), 500, m)]
+        out += [
+            (f"normal A/A, {big} vs {m}", N, N, big, m),
+            (f"normal, small side 3x as wide, {big} vs {m}", N, WIDE, big, m),
+            (f"normal +1%, {big} vs {m}", N, N.scaled(1.01), big, m),
+        ]
+    return out + [
+        (f"interrupts A/A, 500 vs {m}", OUT, OUT, 500, m),
+        (f"interrupts +1%, 500 vs {m}", OUT, OUT.scaled(1.01), 500, m),
+        (f"interrupts A/A, {m} vs 500", OUT, OUT, m, 500),
+        (f"interrupts +1%, {m} vs 500", OUT, OUT.scaled(1.01), m, 500),
+        (f"skewed A/A, 500 vs {m}", SKEW, SKEW, 500, m),
+        (f"skewed +1%, 500 vs {m}", SKEW, SKEW.scaled(1.01), 500, m),
+    ]
 
 
 def rates(px, py, nx: int, ny: int, draws: int, rng: np.random.Generator) -> list[float]:
@@ -80,8 +85,12 @@ def main() -> int:
     header = ["row", *COLUMNS]
     print(f"{args.draws} draws per row, alpha {ALPHA}, seed {args.seed}\n")
     if args.markdown:
-        print("\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-                        + ["| " + " | ".join(r) + " |" for r in lines]))
+        print(
+            "\n".join(
+                ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                + ["| " + " | ".join(r) + " |" for r in lines]
+            )
+        )
     else:
         print("\n".join("  ".join(r) for r in [header, *lines]))
     print(f"\n{time.process_time() - started:.0f} s of CPU")

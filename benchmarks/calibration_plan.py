@@ -17,6 +17,7 @@ errors the script exits 1).
 
     python benchmarks/calibration_plan.py --reps 400 --markdown
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,12 @@ from calibration import BEFORE, LOGN, OUT, N, _shifted, table  # noqa: E402
 import abstat  # noqa: E402
 from abstat.comparison.sizing import sizing  # noqa: E402
 
-SHAPES = [("normal sd 1%", N), ("log-normal 1000+30·LogN(0,1)", LOGN), ("3% interrupts (x1.3-1.8)", OUT),
-          ("grid 20, 2% interrupts", BEFORE)]
+SHAPES = [
+    ("normal sd 1%", N),
+    ("log-normal 1000+30·LogN(0,1)", LOGN),
+    ("3% interrupts (x1.3-1.8)", OUT),
+    ("grid 20, 2% interrupts", BEFORE),
+]
 SIZES = (3, 4, 5, 6, 7, 8, 10, 12, 15, 20, 30, 40, 50, 60)
 ALPHA, POWER, TOLERANCE = 0.05, 0.8, 0.05
 
@@ -75,24 +80,46 @@ def main() -> int:
                 rows.append([name, str(n), "none (no change is detected 80% of the time)", "", "", "", ""])
                 continue
             target = _shifted(pop, pct)
-            hits = sum(bool(abstat.compare(pop.sample(rng, n), target.sample(rng, n)).significant)
-                       for _ in range(args.reps))
+            hits = sum(
+                bool(abstat.compare(pop.sample(rng, n), target.sample(rng, n)).significant) for _ in range(args.reps)
+            )
             achieved = hits / args.reps
             se = math.sqrt(max(achieved * (1 - achieved), 1.0 / args.reps) / args.reps)
             predicted = size.power(pct, n, n, ALPHA)
             small = np.array([s.power(pct, n, n, ALPHA) for s in smalls])
             small = small[np.isfinite(small)]
-            rows.append([name, str(n), f"{pct:.3g}%", f"{predicted:.1%}", f"{large_sample_power(size, pct, n):.1%}",
-                         f"{achieved:.1%} ± {se:.1%}",
-                         f"{np.median(small):.0%} ({np.quantile(small, 0.1):.0%}-{np.quantile(small, 0.9):.0%})"
-                         if small.size else "-"])
+            rows.append(
+                [
+                    name,
+                    str(n),
+                    f"{pct:.3g}%",
+                    f"{predicted:.1%}",
+                    f"{large_sample_power(size, pct, n):.1%}",
+                    f"{achieved:.1%} ± {se:.1%}",
+                    f"{np.median(small):.0%} ({np.quantile(small, 0.1):.0%}-{np.quantile(small, 0.9):.0%})"
+                    if small.size
+                    else "-",
+                ]
+            )
             print(" | ".join(rows[-1]), file=sys.stderr, flush=True)
             if abs(achieved - predicted) > TOLERANCE + 2 * se:
                 failures.append(f"{name} n={n}: predicted {predicted:.1%}, achieved {achieved:.1%}")
     print(f"{args.reps} draws per row, alpha {ALPHA}, pilot {args.pilot} values per side, seed {args.seed}\n")
-    print(table(["shape", "n per side", "change detectable 80% (plan)", "plan's power there",
-                 "large-sample model's power there", "compare's achieved power",
-                 f"plan's power from {args.small_pilot}-value pilots (median, 10-90%)"], rows, args.markdown))
+    print(
+        table(
+            [
+                "shape",
+                "n per side",
+                "change detectable 80% (plan)",
+                "plan's power there",
+                "large-sample model's power there",
+                "compare's achieved power",
+                f"plan's power from {args.small_pilot}-value pilots (median, 10-90%)",
+            ],
+            rows,
+            args.markdown,
+        )
+    )
     print(f"\n{time.process_time() - started:.0f} s of CPU")
     for failure in failures:
         print(f"MISSED TARGET (beyond 2 Monte Carlo errors): {failure}")

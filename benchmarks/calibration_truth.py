@@ -18,6 +18,7 @@ Everything is evaluated on a fine grid of the distribution function
 (``POINTS`` cells between the 1e-9 and 1 - 1e-9 quantiles), accurate to about
 1e-6 relative, far below the Monte Carlo error of any row.
 """
+
 from __future__ import annotations
 
 import math
@@ -111,8 +112,9 @@ class Population:
             levels, probs = self.atoms()
             sub = 200
             frac = np.arange(sub) / sub
-            edges = np.r_[(levels[:, None] - self.step / 2 + self.step * frac[None, :]).ravel(),
-                          levels[-1] + self.step / 2]
+            edges = np.r_[
+                (levels[:, None] - self.step / 2 + self.step * frac[None, :]).ravel(), levels[-1] + self.step / 2
+            ]
             below = np.r_[0.0, np.cumsum(probs)[:-1]]
             cdf = np.r_[(below[:, None] + probs[:, None] * frac[None, :]).ravel(), 1.0]
         else:
@@ -187,6 +189,7 @@ def truth(estimand: str, x: Population, y: Population) -> float:
 
 
 # ---------------------------------------------------------------------------- shapes
+
 
 def normal(mu: float, sd: float, w: float = 1.0) -> Component:
     return Component(w, stats.norm(mu, sd))

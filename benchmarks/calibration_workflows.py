@@ -35,6 +35,7 @@ Then family-wise error of ``report``'s Holm adjustment on all-null tables of
     python benchmarks/calibration_workflows.py --reps 400 --no-fwer --only "3 vs,4 vs"   # in processes:
     python benchmarks/calibration_workflows.py --reps 400 --fwer-only --fwer-n 10        # rows or sizes split
 """
+
 from __future__ import annotations
 
 import argparse
@@ -84,7 +85,7 @@ class AR1:
         self.phi, self.factor, self.name = phi, factor, f"AR(1) {phi}"
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        e = rng.normal(0.0, 10 * math.sqrt(1 - self.phi ** 2), n + 100)
+        e = rng.normal(0.0, 10 * math.sqrt(1 - self.phi**2), n + 100)
         x = np.empty(n + 100)
         x[0] = rng.normal(0.0, 10)
         for t in range(1, n + 100):
@@ -116,7 +117,7 @@ def permutation_means(x: np.ndarray, y: np.ndarray, rng: np.random.Generator, dr
     keys = rng.random((draws, z.size))
     idx = np.argsort(keys, axis=1)
     perm = z[idx]
-    diff = np.abs(perm[:, x.size:].mean(axis=1) - perm[:, :x.size].mean(axis=1))
+    diff = np.abs(perm[:, x.size :].mean(axis=1) - perm[:, : x.size].mean(axis=1))
     return (1.0 + np.count_nonzero(diff >= observed * (1 - 1e-12))) / (draws + 1.0)
 
 
@@ -208,8 +209,9 @@ def validity(aa: np.ndarray, wide: np.ndarray | None, reps: int | list[int]) -> 
     def holds(p: float, k: int) -> bool:
         return p - 2 * math.sqrt(max(p * (1 - p), 1.0 / k) / k) <= 0.06
 
-    return [holds(float(aa[k]), counts[k]) and (wide is None or holds(float(wide[k]), counts[k]))
-            for k in range(len(REFS))]
+    return [
+        holds(float(aa[k]), counts[k]) and (wide is None or holds(float(wide[k]), counts[k])) for k in range(len(REFS))
+    ]
 
 
 def power_gap(ours: np.ndarray, ref_ab: np.ndarray, valid: list[bool]) -> tuple[str, bool]:
@@ -225,8 +227,15 @@ def power_gap(ours: np.ndarray, ref_ab: np.ndarray, valid: list[bool]) -> tuple[
 
 def simulate(px, py, nx: int, ny: int, true: float, reps: int, rng: np.random.Generator) -> dict[str, Any]:
     """``reps`` A/A and A/B draws of a row: compare's calls and coverage, the references' p-values."""
-    out: dict[str, Any] = {"fp": 0, "cover": 0, "power": 0, "cannot": 0, "ours": np.zeros(reps),
-           "aa": np.ones((reps, len(REFS))), "ab": np.ones((reps, len(REFS)))}
+    out: dict[str, Any] = {
+        "fp": 0,
+        "cover": 0,
+        "power": 0,
+        "cannot": 0,
+        "ours": np.zeros(reps),
+        "aa": np.ones((reps, len(REFS))),
+        "ab": np.ones((reps, len(REFS))),
+    }
     for i in range(reps):
         a, a2, b = px.sample(rng, nx), px.sample(rng, ny), py.sample(rng, ny)
         aa, ab = abstat.compare(a, a2, seed=i), abstat.compare(a, b, seed=i)
@@ -242,26 +251,34 @@ def simulate(px, py, nx: int, ny: int, true: float, reps: int, rng: np.random.Ge
     return out
 
 
-def checked(checks: Validity, px, nx: int, ny: int, ours: np.ndarray,
-            ref_ab: np.ndarray) -> tuple[list[bool], list[str], str]:
+def checked(
+    checks: Validity, px, nx: int, ny: int, ours: np.ndarray, ref_ab: np.ndarray
+) -> tuple[list[bool], list[str], str]:
     """Validity from the separate draws, the notes for the references' cells, the size-adjusted gap."""
     check_aa, check_wide = checks.of_row(px, nx, ny)
     counts = [checks.draws] * (len(REFS) - 1) + [max(1, checks.draws // 4)]
     aa_rates = np.array([np.mean(p < ALPHA) for p in check_aa])
     wide_rates = None if check_wide is None else np.array([np.mean(p < ALPHA) for p in check_wide])
     valid = validity(aa_rates, wide_rates, counts)
-    notes = [f"; {checks.draws} draws: A/A {100 * aa_rates[k]:.1f}%"
-             + ("" if wide_rates is None else f", wider null {100 * wide_rates[k]:.1f}%")
-             + ("" if valid[k] else ", invalid") for k in range(len(REFS))]
+    notes = [
+        f"; {checks.draws} draws: A/A {100 * aa_rates[k]:.1f}%"
+        + ("" if wide_rates is None else f", wider null {100 * wide_rates[k]:.1f}%")
+        + ("" if valid[k] else ", invalid")
+        for k in range(len(REFS))
+    ]
     levels = size_levels(check_aa)
-    wide_adjusted = None if check_wide is None else \
-        np.array([np.mean(p < level) for p, level in zip(check_wide, levels, strict=True)])
+    wide_adjusted = (
+        None
+        if check_wide is None
+        else np.array([np.mean(p < level) for p, level in zip(check_wide, levels, strict=True)])
+    )
     valid_adjusted = validity(np.full(len(REFS), ALPHA), wide_adjusted, counts)
     return valid, notes, power_gap(ours, (ref_ab < levels).astype(float), valid_adjusted)[0]
 
 
-def missed(name: str, null: bool, cov: tuple[float, float], fpr: tuple[float, float],
-           pw: tuple[float, float]) -> list[str]:
+def missed(
+    name: str, null: bool, cov: tuple[float, float], fpr: tuple[float, float], pw: tuple[float, float]
+) -> list[str]:
     """The row's missed false-positive and coverage targets (beyond two Monte Carlo errors)."""
     failures = []
     if fpr[0] - 2 * fpr[1] > 0.06:
@@ -273,9 +290,13 @@ def missed(name: str, null: bool, cov: tuple[float, float], fpr: tuple[float, fl
     return failures
 
 
-def run_row(row, reps: int, rng: np.random.Generator,
-            wide: dict[tuple[int, int], np.ndarray] | None = None,
-            checks: Validity | None = None) -> tuple[list[str], list[str]]:
+def run_row(
+    row,
+    reps: int,
+    rng: np.random.Generator,
+    wide: dict[tuple[int, int], np.ndarray] | None = None,
+    checks: Validity | None = None,
+) -> tuple[list[str], list[str]]:
     """One row's cells.  ``wide``: per size pair, the references' rates on the
     row "null: small side 3x as wide" of those sizes, if it was run (a
     reference must hold its level there too to count as valid).  ``checks``:
@@ -295,11 +316,23 @@ def run_row(row, reps: int, rng: np.random.Generator,
         valid = validity(ref_aa.mean(axis=0), None if null or wide is None else wide.get((nx, ny)), reps)
         notes = [""] * len(REFS)
     gap, short = ("(null row: power is a false-positive rate)", False) if null else power_gap(ours, called, valid)
-    refs = [f"{fmt(*rate(called[:, k].sum(), reps))} (A/A {100 * np.mean(ref_aa[:, k] < ALPHA):.1f}%{notes[k]})"
-            for k in range(len(REFS))]
+    refs = [
+        f"{fmt(*rate(called[:, k].sum(), reps))} (A/A {100 * np.mean(ref_aa[:, k] < ALPHA):.1f}%{notes[k]})"
+        for k in range(len(REFS))
+    ]
     cov, fpr, pw = rate(got["cover"], reps), rate(got["fp"], reps), rate(got["power"], reps)
-    line = [name, f"{nx}/{ny}", f"{true:+.3g}%", fmt(*cov), fmt(*fpr), fmt(*pw), *refs, gap,
-            adjusted, f"{100 * got['cannot'] / reps:.1f}%"]
+    line = [
+        name,
+        f"{nx}/{ny}",
+        f"{true:+.3g}%",
+        fmt(*cov),
+        fmt(*fpr),
+        fmt(*pw),
+        *refs,
+        gap,
+        adjusted,
+        f"{100 * got['cannot'] / reps:.1f}%",
+    ]
     return line, ([f"power {name}: {gap}"] if short else []) + missed(name, null, cov, fpr, pw)
 
 
@@ -316,8 +349,18 @@ def fwer(n: int, tables: int, rng: np.random.Generator, shape: Population = N) -
     return p, se, tail / (32 * tables)
 
 
-HEADER = ["row", "n base/cand", "true change", "coverage", "FPR (A/A)", "power", *REFS, "gap to best valid",
-          "gap, size-adjusted", "cannot judge"]
+HEADER = [
+    "row",
+    "n base/cand",
+    "true change",
+    "coverage",
+    "FPR (A/A)",
+    "power",
+    *REFS,
+    "gap to best valid",
+    "gap, size-adjusted",
+    "cannot judge",
+]
 
 
 def table(header: list[str], lines: list[list[str]], markdown: bool) -> str:
@@ -350,8 +393,12 @@ def main() -> int:
     parser.add_argument("--no-fwer", action="store_true")
     parser.add_argument("--fwer-only", action="store_true")
     parser.add_argument("--reverse", action="store_true", help="rows in reverse order (a second process)")
-    parser.add_argument("--validity-draws", type=int, default=2000,
-                        help="draws on which the references' validity is measured (0: the row's own draws)")
+    parser.add_argument(
+        "--validity-draws",
+        type=int,
+        default=2000,
+        help="draws on which the references' validity is measured (0: the row's own draws)",
+    )
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     started = time.process_time()
@@ -374,8 +421,13 @@ def main() -> int:
             if p - 2 * se > 0.06:
                 failures.append(f"Holm family-wise error at n {n}: {fmt(p, se)}")
         print()
-        print(table(["n per cell", "all-null 8 x 4 tables", "family-wise error (Holm)", "P(p < 0.05/32) per cell"],
-                    fw, args.markdown))
+        print(
+            table(
+                ["n per cell", "all-null 8 x 4 tables", "family-wise error (Holm)", "P(p < 0.05/32) per cell"],
+                fw,
+                args.markdown,
+            )
+        )
     print(f"\n{time.process_time() - started:.0f} s of CPU")
     for failure in failures:
         print(f"MISSED TARGET (beyond 2 Monte Carlo errors): {failure}")

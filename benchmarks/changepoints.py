@@ -38,6 +38,7 @@ places them by exact least squares (ruptures' Dynp), the maximum-likelihood
 segmentation for Gaussian noise.  Where even it is not 0.05 ahead of the best anchor,
 the +0.05 target asks more than the data hold.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,8 +52,18 @@ import numpy as np
 
 TOLERANCE = 3
 GAP = 10
-SHAPES = ("normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only", "quadratic drift only",
-          "cycles", "reverts")
+SHAPES = (
+    "normal",
+    "quantized",
+    "bimodal",
+    "spikes",
+    "drift",
+    "stationary",
+    "drift only",
+    "quadratic drift only",
+    "cycles",
+    "reverts",
+)
 
 
 def make_series(shape: str, rng: np.random.Generator) -> tuple[np.ndarray, list[int], list[int], dict[int, float]]:
@@ -124,7 +135,8 @@ def _events(rng: np.random.Generator, length: int, bump: bool) -> list[tuple[int
             continue
         edges = [e for ev in events for e in ev if e < length]
         if all(abs(start - e) >= GAP and (end == length or abs(end - e) >= GAP) for e in edges) and not (
-                end == length and any(ev[1] == length for ev in events)):
+            end == length and any(ev[1] == length for ev in events)
+        ):
             events.append((start, end))
     return sorted(events)
 
@@ -193,8 +205,9 @@ def detect_pelt_l2(values: np.ndarray) -> list[int]:
     import ruptures
 
     pen = 2 * _sigma(values) ** 2 * math.log(len(values))
-    return [e for e in ruptures.Pelt(model="l2", min_size=2).fit(values.reshape(-1, 1)).predict(pen=pen)
-            if e < len(values)]
+    return [
+        e for e in ruptures.Pelt(model="l2", min_size=2).fit(values.reshape(-1, 1)).predict(pen=pen) if e < len(values)
+    ]
 
 
 def detect_otava(values: np.ndarray) -> list[int]:
@@ -221,8 +234,9 @@ def oracle_segmentation(values: np.ndarray, count: int) -> list[int]:
 def match(found: list[int], truth: list[int]) -> list[tuple[int, int]]:
     pairs, used = [], set()
     for t in truth:
-        best = min((f for f in found if f not in used and abs(f - t) <= TOLERANCE),
-                   key=lambda f: abs(f - t), default=None)
+        best = min(
+            (f for f in found if f not in used and abs(f - t) <= TOLERANCE), key=lambda f: abs(f - t), default=None
+        )
         if best is not None:
             used.add(best)
             pairs.append((t, best))
@@ -231,9 +245,10 @@ def match(found: list[int], truth: list[int]) -> list[tuple[int, int]]:
 
 def _detectors() -> dict[str, object]:
     detectors: dict[str, object] = {"abstat": detect_abstat, "PELT-L2 BIC": detect_pelt_l2}
-    for name, module, detector in (("Otava", "otava.analysis", detect_otava),
-                                   ("E-divisive", "signal_processing_algorithms.energy_statistics",
-                                    detect_edivisive)):
+    for name, module, detector in (
+        ("Otava", "otava.analysis", detect_otava),
+        ("E-divisive", "signal_processing_algorithms.energy_statistics", detect_edivisive),
+    ):
         try:
             __import__(module)
             detectors[name] = detector
@@ -271,15 +286,23 @@ def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
     precision = tp / (tp + fp) if tp + fp else float("nan")
     recall = tp / (tp + fn) if tp + fn else float("nan")
     f1 = 2 * precision * recall / (precision + recall) if tp else (float("nan") if not tp + fn else 0.0)
-    return {"precision": precision, "recall": recall, "F1": f1, "fa": 1000 * fp / points,
-            "spikes": spikes_hit, "alarmed": alarmed / len(series), "coverage": covered / tp if tp else math.nan,
-            "errors": errors, "cpu": time.process_time() - started,
-            "kinds": (kinds[0] / kinds[1] if kinds[1] else math.nan, kinds[2] / kinds[3] if kinds[3] else math.nan)}
+    return {
+        "precision": precision,
+        "recall": recall,
+        "F1": f1,
+        "fa": 1000 * fp / points,
+        "spikes": spikes_hit,
+        "alarmed": alarmed / len(series),
+        "coverage": covered / tp if tp else math.nan,
+        "errors": errors,
+        "cpu": time.process_time() - started,
+        "kinds": (kinds[0] / kinds[1] if kinds[1] else math.nan, kinds[2] / kinds[3] if kinds[3] else math.nan),
+    }
 
 
 INCOMPLETE = ("otava:tigerbeetle",)  # its "labels" are every point any of Otava's test runs reports, at p up to 0.2
 #                                      and no magnitude floor (73 in 365 points): not a set of true changes
-MARGIN = 5   # --real: a detection matches a label within this many points (TCPDBench, REALISE)
+MARGIN = 5  # --real: a detection matches a label within this many points (TCPDBench, REALISE)
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 
@@ -301,8 +324,9 @@ def f_measure(annotations: dict[str, list[int]], found: list[int], margin: int =
     predicted = set(found) | {0}
     per = [true_positives(sorted(set(cps) | {0}), sorted(predicted), margin) for cps in annotations.values()]
     precision = len(set().union(*per)) / len(predicted)
-    recall = sum(len(hits) / len(set(cps) | {0})
-                 for hits, cps in zip(per, annotations.values(), strict=True)) / len(per)
+    recall = sum(len(hits) / len(set(cps) | {0}) for hits, cps in zip(per, annotations.values(), strict=True)) / len(
+        per
+    )
     return (2 * precision * recall / (precision + recall) if precision + recall else 0.0), precision, recall
 
 
@@ -318,8 +342,9 @@ def real_series() -> list[tuple[str, bool, np.ndarray, np.ndarray, dict[str, lis
     for name, item in tcpd.items():
         raw = item["values"]
         keep = np.asarray([i for i, v in enumerate(raw) if v is not None])
-        out.append((name, item["performance_like"], np.asarray([raw[i] for i in keep], dtype=float), keep,
-                    item["annotations"]))
+        out.append(
+            (name, item["performance_like"], np.asarray([raw[i] for i in keep], dtype=float), keep, item["annotations"])
+        )
     with open(os.path.join(DATA, "..", "..", "tests", "data", "history", "otava.json"), encoding="utf-8") as handle:
         otava = json.load(handle)
     for name in ("tigerbeetle", "single_series"):
@@ -334,8 +359,9 @@ def detect_pelt_mbic(values: np.ndarray) -> list[int]:
     import ruptures
 
     pen = 3 * _sigma(values) ** 2 * math.log(len(values))
-    return [e for e in ruptures.Pelt(model="l2", min_size=2).fit(values.reshape(-1, 1)).predict(pen=pen)
-            if e < len(values)]
+    return [
+        e for e in ruptures.Pelt(model="l2", min_size=2).fit(values.reshape(-1, 1)).predict(pen=pen) if e < len(values)
+    ]
 
 
 def score_real(detectors: dict[str, object], markdown: bool) -> None:
@@ -351,8 +377,11 @@ def score_real(detectors: dict[str, object], markdown: bool) -> None:
             except Exception:
                 found = []
             scores.setdefault(name, {})[label] = f_measure(labels, found)
-    groups = (("all", [s[0] for s in series]), ("performance-like", [s[0] for s in series if s[1]]),
-              ("labels complete", [s[0] for s in series if s[1] and s[0] not in INCOMPLETE]))
+    groups = (
+        ("all", [s[0] for s in series]),
+        ("performance-like", [s[0] for s in series if s[1]]),
+        ("labels complete", [s[0] for s in series if s[1] and s[0] not in INCOMPLETE]),
+    )
     print(f"real labelled series (margin {MARGIN}; TCPD with 5 annotators; otava:* labelled by Otava's own tests)")
     sep = " | " if markdown else "  "
     print(sep.join(["detector", *(f"{g} F1 / P / R ({len(names)})" for g, names in groups)]))
@@ -364,8 +393,12 @@ def score_real(detectors: dict[str, object], markdown: bool) -> None:
         print(sep.join([name, *cells]))
     print("\nper performance-like series, F1 (precision, recall):")
     for label in groups[1][1]:
-        print(f"{label}: " + ", ".join(f"{name} {per[label][0]:.2f} ({per[label][1]:.2f}, {per[label][2]:.2f})"
-                                        for name, per in scores.items()))
+        print(
+            f"{label}: "
+            + ", ".join(
+                f"{name} {per[label][0]:.2f} ({per[label][1]:.2f}, {per[label][2]:.2f})" for name, per in scores.items()
+            )
+        )
 
 
 Z_EDGES = (0.0, 3.0, 4.0, 5.0, 6.0, 8.0, math.inf)
@@ -375,8 +408,10 @@ def step_z(values: np.ndarray, truth: list[int], shifts: dict[int, float]) -> di
     """Each true step's z: |shift| / sigma * sqrt(l r / (l + r)) for the true segments l, r around it
     (what a two-sample test between its true neighbours would see)."""
     bounds, sigma = [0, *truth, len(values)], _sigma(values)
-    return {t: abs(shifts[t]) / sigma * math.sqrt((t - bounds[i]) * (bounds[i + 2] - t) / (bounds[i + 2] - bounds[i]))
-            for i, t in enumerate(truth)}
+    return {
+        t: abs(shifts[t]) / sigma * math.sqrt((t - bounds[i]) * (bounds[i + 2] - t) / (bounds[i + 2] - bounds[i]))
+        for i, t in enumerate(truth)
+    }
 
 
 def losses(shape: str, series: list) -> list[str]:
@@ -387,17 +422,22 @@ def losses(shape: str, series: list) -> list[str]:
 
     table: dict[int, list[int]] = {}
     for values, truth, _, shifts in series:
-        runs = [[c.index for c in detect(values).change_points],
-                [c.index for c in detect(values, drift=False).change_points],
-                [c.index for c in detect(values, drift=False, max_pvalue=1.0).change_points],
-                detect_pelt_l2(values)]
+        runs = [
+            [c.index for c in detect(values).change_points],
+            [c.index for c in detect(values, drift=False).change_points],
+            [c.index for c in detect(values, drift=False, max_pvalue=1.0).change_points],
+            detect_pelt_l2(values),
+        ]
         for t, z in step_z(values, truth, shifts).items():
             row = table.setdefault(int(np.searchsorted(Z_EDGES, z, side="right")) - 1, [0] * 5)
             row[0] += 1
             for j, found in enumerate(runs):
                 row[j + 1] += any(abs(f - t) <= TOLERANCE for f in found)
-    return [f"{shape}: z {Z_EDGES[b]:g}-{Z_EDGES[b + 1]:g}: {row[0]} steps, abstat {row[1]}, no drift check {row[2]}, "
-            f"proposed {row[3]}, PELT-L2 {row[4]}" for b, row in sorted(table.items())]
+    return [
+        f"{shape}: z {Z_EDGES[b]:g}-{Z_EDGES[b + 1]:g}: {row[0]} steps, abstat {row[1]}, no drift check {row[2]}, "
+        f"proposed {row[3]}, PELT-L2 {row[4]}"
+        for b, row in sorted(table.items())
+    ]
 
 
 def main() -> int:
@@ -407,19 +447,33 @@ def main() -> int:
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--no-oracle", action="store_true", help="leave out the oracle K reference row")
     parser.add_argument("--only", action="append", help="only these detectors (repeatable)")
-    parser.add_argument("--samples", type=int, default=0, metavar="K",
-                        help="also a shape 'sampled': each revision measured 1..K times, abstat given the samples, "
-                             "the anchors (and 'abstat (means)') the revision means")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="abstat with a detect() keyword (lower case, e.g. max_pvalue=0.005, drift=False) or a "
-                             "constant of abstat.history.changepoints or .drift (upper case, e.g. STEP_PARAMS=1) "
-                             "or of another history module "
-                             "(e.g. decide.SLOPE_T=2); repeatable")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also a shape 'sampled': each revision measured 1..K times, abstat given the samples, "
+        "the anchors (and 'abstat (means)') the revision means",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="abstat with a detect() keyword (lower case, e.g. max_pvalue=0.005, drift=False) or a "
+        "constant of abstat.history.changepoints or .drift (upper case, e.g. STEP_PARAMS=1) "
+        "or of another history module "
+        "(e.g. decide.SLOPE_T=2); repeatable",
+    )
     parser.add_argument("--shape", action="append", help="only these shapes (repeatable)")
-    parser.add_argument("--losses", action="store_true",
-                        help="also print where abstat's recall is lost, by the steps' z (see losses())")
-    parser.add_argument("--real", action="store_true",
-                        help="score the detectors on real labelled series instead (TCPDBench protocol, margin 5)")
+    parser.add_argument(
+        "--losses", action="store_true", help="also print where abstat's recall is lost, by the steps' z (see losses())"
+    )
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="score the detectors on real labelled series instead (TCPDBench protocol, margin 5)",
+    )
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     print(f"seed {seed}", flush=True)
@@ -427,6 +481,7 @@ def main() -> int:
     import importlib
 
     import abstat.history.changepoints as changepoints
+
     try:
         import abstat.history.drift as drift_check
     except ImportError:  # an older tree (PYTHONPATH=its src), step 5 still in changepoints
@@ -437,8 +492,11 @@ def main() -> int:
         value = ast.literal_eval(text)
         module_name, _, name = name.rpartition(".")
         if name.isupper():
-            module = importlib.import_module(f"abstat.history.{module_name}") if module_name else next(
-                (m for m in (changepoints, drift_check) if hasattr(m, name)), changepoints)
+            module = (
+                importlib.import_module(f"abstat.history.{module_name}")
+                if module_name
+                else next((m for m in (changepoints, drift_check) if hasattr(m, name)), changepoints)
+            )
             if not hasattr(module, name):
                 parser.error(f"--set {item}: {module.__name__} has no {name}")
             setattr(module, name, value)
@@ -448,16 +506,31 @@ def main() -> int:
         print(f"abstat with {', '.join(args.set)}", flush=True)
     detectors = _detectors()
     if args.real:
-        detectors = {"abstat": detect_abstat, "PELT-L2 BIC": detect_pelt_l2, "PELT-L2 MBIC": detect_pelt_mbic,
-                     **{k: v for k, v in detectors.items() if k not in ("abstat", "PELT-L2 BIC")}}
+        detectors = {
+            "abstat": detect_abstat,
+            "PELT-L2 BIC": detect_pelt_l2,
+            "PELT-L2 MBIC": detect_pelt_mbic,
+            **{k: v for k, v in detectors.items() if k not in ("abstat", "PELT-L2 BIC")},
+        }
     if args.only:
         detectors = {k: v for k, v in detectors.items() if k in args.only}
     warnings.simplefilter("ignore")
     if args.real:
         score_real(detectors, args.markdown)
         return 0
-    header = ["shape", "detector", "precision", "recall", "F1", "FA/1000", "spikes reported", "alarmed",
-              "CI coverage", "errors", "CPU s"]
+    header = [
+        "shape",
+        "detector",
+        "precision",
+        "recall",
+        "F1",
+        "FA/1000",
+        "spikes reported",
+        "alarmed",
+        "CI coverage",
+        "errors",
+        "CPU s",
+    ]
     rows, margins, lost, kind_lines = [], [], [], []
     for shape in SHAPES + (("sampled",) if args.samples > 1 else ()):
         if args.shape and shape not in args.shape:
@@ -479,17 +552,30 @@ def main() -> int:
         results = {name: evaluate(shape, series, name, detector) for name, detector in named.items()}
         for name, r in results.items():
             if not math.isnan(r["kinds"][0] + r["kinds"][1]):
-                kind_lines.append(f"{shape}: {name}: recall of steps {r['kinds'][0]:.3f}, of reverts' edges "
-                                  f"{r['kinds'][1]:.3f}")
+                kind_lines.append(
+                    f"{shape}: {name}: recall of steps {r['kinds'][0]:.3f}, of reverts' edges {r['kinds'][1]:.3f}"
+                )
             steps = shape not in NO_STEPS
-            rows.append([shape, name, f"{r['precision']:.3f}" if steps else "-", f"{r['recall']:.3f}" if steps else "-",
-                         f"{r['F1']:.3f}" if steps else "-", f"{r['fa']:.2f}",
-                         str(r["spikes"]) if shape == "spikes" else "-",
-                         f"{100 * r['alarmed']:.0f}%" if not steps else "-",
-                         f"{r['coverage']:.2f}" if name == "abstat" and steps else "-",
-                         str(r["errors"]), f"{r['cpu']:.1f}"])
-        anchors = [r["F1"] for name, r in results.items()
-                   if name not in ("abstat", "abstat (one value per revision)", "oracle K (reference)")]
+            rows.append(
+                [
+                    shape,
+                    name,
+                    f"{r['precision']:.3f}" if steps else "-",
+                    f"{r['recall']:.3f}" if steps else "-",
+                    f"{r['F1']:.3f}" if steps else "-",
+                    f"{r['fa']:.2f}",
+                    str(r["spikes"]) if shape == "spikes" else "-",
+                    f"{100 * r['alarmed']:.0f}%" if not steps else "-",
+                    f"{r['coverage']:.2f}" if name == "abstat" and steps else "-",
+                    str(r["errors"]),
+                    f"{r['cpu']:.1f}",
+                ]
+            )
+        anchors = [
+            r["F1"]
+            for name, r in results.items()
+            if name not in ("abstat", "abstat (one value per revision)", "oracle K (reference)")
+        ]
         if shape not in NO_STEPS and anchors and "abstat" in results:
             oracle = results.get("oracle K (reference)", {}).get("F1", math.nan)
             margins.append((shape, results["abstat"]["F1"] - max(anchors), oracle - max(anchors)))
@@ -506,11 +592,15 @@ def main() -> int:
         print("  ".join(h.ljust(w) for h, w in zip(header, widths)))
         for row in rows:
             print("  ".join(c.ljust(w) for c, w in zip(row, widths)))
-    print(f"\n{args.series} series per shape, 20-500 revisions, 0-4 steps of 1-5%, noise SD 1-3%, seed {seed}; "
-          f"a hit is within +-{TOLERANCE} revisions")
+    print(
+        f"\n{args.series} series per shape, 20-500 revisions, 0-4 steps of 1-5%, noise SD 1-3%, seed {seed}; "
+        f"a hit is within +-{TOLERANCE} revisions"
+    )
     for shape, margin, oracle in margins:
-        print(f"{shape}: abstat F1 - best anchor = {margin:+.3f}"
-              + (f" (oracle K - best anchor = {oracle:+.3f})" if not math.isnan(oracle) else ""))
+        print(
+            f"{shape}: abstat F1 - best anchor = {margin:+.3f}"
+            + (f" (oracle K - best anchor = {oracle:+.3f})" if not math.isnan(oracle) else "")
+        )
     if kind_lines:
         print("\n" + "\n".join(kind_lines))
     if lost:

@@ -11,6 +11,7 @@ gives the power of each at the same threshold.
 
     python benchmarks/ci_gate_aa.py [--jobs 100] [--seed 1] [--threshold 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,16 @@ def _job(rng: random.Random, level: float, between: float, within: float, runs: 
     return [level * offset * (1 + rng.gauss(0, within)) for _ in range(runs)]
 
 
-def campaign(jobs: int, seed: int, threshold: float, slowdown: float, between: float = 0.03,
-             within: float = 0.005, baseline_jobs: int = 5, runs: int = 10) -> tuple[float, float, float]:
+def campaign(
+    jobs: int,
+    seed: int,
+    threshold: float,
+    slowdown: float,
+    between: float = 0.03,
+    within: float = 0.005,
+    baseline_jobs: int = 5,
+    runs: int = 10,
+) -> tuple[float, float, float]:
     rng = random.Random(seed)
     grouped_fail = flat_fail = single_fail = 0
     for _ in range(jobs):
@@ -47,8 +56,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threshold", type=float, default=2.0)
     args = parser.parse_args()
-    print(f"{args.jobs} jobs per campaign; job-to-job sd 3%, within-job sd 0.5%; baseline 5 jobs x 10 runs, "
-          f"candidate 1 job x 10 runs; --fail-on slower --threshold {args.threshold:g}")
+    print(
+        f"{args.jobs} jobs per campaign; job-to-job sd 3%, within-job sd 0.5%; baseline 5 jobs x 10 runs, "
+        f"candidate 1 job x 10 runs; --fail-on slower --threshold {args.threshold:g}"
+    )
     print(f"{'campaign':<22} {'grouped (jobs)':>15} {'runs pooled':>12} {'one job vs one job':>19}")
     for label, slowdown in (("A/A (false gates)", 0.0), ("10% slower (power)", 0.10)):
         grouped, flat, single = campaign(args.jobs, args.seed, args.threshold, slowdown)

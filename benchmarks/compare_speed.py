@@ -19,6 +19,7 @@ The script exits 1 when a ratio misses its target.
     python benchmarks/compare_speed.py                 # the README table
     python benchmarks/compare_speed.py --max-n 100000  # quicker
 """
+
 from __future__ import annotations
 
 import argparse
@@ -121,8 +122,10 @@ def main() -> int:
             mem_ours, mem_theirs = peak(lambda: abstat.compare(x, y)), peak(lambda: scipy_anchor(x, y))
             ratio, mem_ratio = ours / theirs, mem_ours / mem_theirs
             times.setdefault(shape, {})[n] = ours
-            print(f"| {shape} | {n:,} | {ours * 1e3:.1f} ms | {theirs * 1e3:.1f} ms | {ratio:.2f} | "
-                  f"{mem_ours / 2**20:.1f} MiB | {mem_theirs / 2**20:.1f} MiB | {mem_ratio:.2f} |")
+            print(
+                f"| {shape} | {n:,} | {ours * 1e3:.1f} ms | {theirs * 1e3:.1f} ms | {ratio:.2f} | "
+                f"{mem_ours / 2**20:.1f} MiB | {mem_theirs / 2**20:.1f} MiB | {mem_ratio:.2f} |"
+            )
             if n >= TARGET_FROM and (ratio > CPU_TARGET or mem_ratio > MEMORY_TARGET):
                 failed.append(f"{shape} n={n}")
         n *= 10
@@ -151,14 +154,19 @@ def main() -> int:
         command = [sys.executable, "-m", "abstat", "compare", *files]
         run_timed(command, env)  # writes the bytecode
         wall_ours, cpu_ours, wall_anchor, cpu_anchor = interleaved(
-            command, [sys.executable, "-c", "import numpy"], args.cli_reps, env)
+            command, [sys.executable, "-c", "import numpy"], args.cli_reps, env
+        )
     ratio = wall_ours / wall_anchor
     print()
-    print("| command | wall (median) | CPU (median) | anchor `python -c \"import numpy\"` wall, CPU "
-          "| wall ratio | CPU ratio |")
+    print(
+        '| command | wall (median) | CPU (median) | anchor `python -c "import numpy"` wall, CPU '
+        "| wall ratio | CPU ratio |"
+    )
     print("|---|---|---|---|---|---|")
-    print(f"| `abstat compare a b`, 2 x 100 samples | {wall_ours * 1e3:.0f} ms | {cpu_ours * 1e3:.0f} ms | "
-          f"{wall_anchor * 1e3:.0f} ms, {cpu_anchor * 1e3:.0f} ms | {ratio:.2f} | {cpu_ours / cpu_anchor:.2f} |")
+    print(
+        f"| `abstat compare a b`, 2 x 100 samples | {wall_ours * 1e3:.0f} ms | {cpu_ours * 1e3:.0f} ms | "
+        f"{wall_anchor * 1e3:.0f} ms, {cpu_anchor * 1e3:.0f} ms | {ratio:.2f} | {cpu_ours / cpu_anchor:.2f} |"
+    )
     if ratio > CLI_TARGET:
         failed.append("CLI")
     for what in failed:

@@ -10,6 +10,7 @@ Hodges-Lehmann interval of (new - old) that excludes 0 (two-sided: a change of e
 
     python benchmarks/confirm_aa.py [--reps 2000] [--runs 12]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -57,8 +58,10 @@ def main() -> int:
         shuffled = false_calls(args.reps, args.runs, delta, False, 2)
         balanced = false_calls(args.reps, args.runs, delta, True, 2)
         worst = max(worst, balanced)
-        print(f"  first-in-block effect {delta:.1f} sd: engine shuffle {shuffled:.3f} ({shuffled / anchor:.2f}x anchor), "
-              f"balanced {balanced:.3f} ({balanced / anchor:.2f}x anchor)")
+        print(
+            f"  first-in-block effect {delta:.1f} sd: engine shuffle {shuffled:.3f} ({shuffled / anchor:.2f}x anchor), "
+            f"balanced {balanced:.3f} ({balanced / anchor:.2f}x anchor)"
+        )
     return 0 if worst <= 0.075 else 1
 
 

@@ -9,6 +9,7 @@ Target (issue 14): CSV peak <= 1.5x JSON's, and flat in the row count.
 
     python benchmarks/export_memory.py [--rows 10000,100000] [--runs 2]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,13 +36,24 @@ def fill_store(path: str, rows: int) -> None:
         store.db.execute("PRAGMA synchronous = OFF")
         for half in range(2):
             machine = dict(collect(), boot_id=f"boot-{half}")
-            invocation = store.start_invocation("export-bench", machine, labels={"host": "bench", "half": str(half)},
-                                                variants=("a", "b"))
+            invocation = store.start_invocation(
+                "export-bench", machine, labels={"host": "bench", "half": str(half)}, variants=("a", "b")
+            )
             for position in range(runs // 2):
                 variant = "ab"[position % 2]
                 values = {metric: [rng.gauss(1000, 30) for _ in range(SAMPLES_PER_RUN)] for metric in METRICS}
-                store.add_run(invocation, variant=variant, command=f"./bench --{variant}", iteration=position // 2,
-                              position=position, status="ok", exit_code=0, started_at=0.0, wall=0.01, values=values)
+                store.add_run(
+                    invocation,
+                    variant=variant,
+                    command=f"./bench --{variant}",
+                    iteration=position // 2,
+                    position=position,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=0.01,
+                    values=values,
+                )
             store.finish_invocation(invocation, "ok")
 
 
@@ -75,8 +87,10 @@ def main() -> int:
         if len(csv_peaks) > 1:
             (small, low, json_low), (large, high, json_high) = csv_peaks[0], csv_peaks[-1]
             growth, json_growth = high / low, json_high / json_low
-            print(f"peak growth from {small} to {large} rows: csv {growth:.2f}x, json {json_growth:.2f}x"
-                  " (flat: csv grows at most 5% more than json, whose growth is SQLite's page cache)")
+            print(
+                f"peak growth from {small} to {large} rows: csv {growth:.2f}x, json {json_growth:.2f}x"
+                " (flat: csv grows at most 5% more than json, whose growth is SQLite's page cache)"
+            )
             ok = ok and growth <= 1.05 * json_growth
     finally:
         shutil.rmtree(work, ignore_errors=True)

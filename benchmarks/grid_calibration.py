@@ -15,6 +15,7 @@ real interaction, against the ANOVA F test (the best valid test when the
 noise is normal with equal variances), and the coverage of the scaling
 exponent's 95% interval.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -51,14 +52,15 @@ def cell_counts(kind: str, runs: int) -> tuple[int, int]:
     return {"3-runs": (3, 3), "unequal-n": (5, 30)}.get(kind, (runs, runs))
 
 
-def simulate(rng: np.random.Generator, kind: str, runs: int, effects: tuple[float, ...] = (1.0, 1.0, 1.0),
-             exponent: float = 1.0) -> dict[str, list]:
+def simulate(
+    rng: np.random.Generator, kind: str, runs: int, effects: tuple[float, ...] = (1.0, 1.0, 1.0), exponent: float = 1.0
+) -> dict[str, list]:
     grid = []
     base_kind = kind if kind not in ("3-runs", "unequal-n", "drift") else "lognormal"
     for index, size in enumerate(SIZES):
         na, nb = cell_counts(kind, runs)
-        a = size ** exponent * noise(rng, base_kind, na, index)
-        b = size ** exponent * effects[index] * noise(rng, base_kind, nb, index)
+        a = size**exponent * noise(rng, base_kind, na, index)
+        b = size**exponent * effects[index] * noise(rng, base_kind, nb, index)
         if kind == "drift":  # a slow drift both variants of a block share (interleaved runs)
             walk = np.exp(np.cumsum(rng.normal(0, 0.02, runs)))
             a, b = a * walk, b * walk
@@ -86,16 +88,18 @@ def reference_tests(grid: list) -> tuple[float, float]:
             variant.extend([v] * values.size)
     y, pi, vi = np.asarray(ys), np.asarray(point), np.asarray(variant)
     full = np.column_stack([(pi == i) & (vi == v) for i in range(len(cells)) for v in (0, 1)]).astype(float)
-    additive = np.column_stack([np.ones_like(y)] + [(pi == i).astype(float) for i in range(1, len(cells))]
-                               + [(vi == 1).astype(float)])
+    additive = np.column_stack(
+        [np.ones_like(y)] + [(pi == i).astype(float) for i in range(1, len(cells))] + [(vi == 1).astype(float)]
+    )
     rss = [float(((y - m @ np.linalg.lstsq(m, y, rcond=None)[0]) ** 2).sum()) for m in (full, additive)]
     df1, df2 = len(cells) - 1, y.size - full.shape[1]
     p_f = float(stats.f.sf((rss[1] - rss[0]) / df1 / (rss[0] / df2), df1, df2)) if rss[0] > 0 else 1.0
     return p_q, p_f
 
 
-def rates(rng: np.random.Generator, kind: str, grids: int, runs: int, effects: tuple[float, ...]
-          ) -> tuple[float, float, float, int]:
+def rates(
+    rng: np.random.Generator, kind: str, grids: int, runs: int, effects: tuple[float, ...]
+) -> tuple[float, float, float, int]:
     calls = q_calls = f_calls = untested = 0
     for _ in range(grids):
         metric_grids = simulate(rng, kind, runs, effects)
@@ -128,8 +132,10 @@ def main() -> int:
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     kinds = ("lognormal", "unequal-variance", "heavy-tails", "outliers", "quantized", "3-runs", "unequal-n", "drift")
-    print(f"A/A over a 3 x 2 grid, {args.grids} grids each, {args.runs} runs per cell, alpha 5%: share called "
-          "dependent on the parameter")
+    print(
+        f"A/A over a 3 x 2 grid, {args.grids} grids each, {args.runs} runs per cell, alpha 5%: share called "
+        "dependent on the parameter"
+    )
     print(f"{'workflow':18} {'abstat (Welch)':>15} {'Q vs chi2':>10} {'ANOVA F':>8} {'untested':>9}")
     worst = 0.0
     for kind in kinds:

@@ -10,6 +10,7 @@ it is reported and no longer provisional (the settled count: ``2 * min_segment``
 Printed: the share of series flagged within 6 points (chromeperf's 6) and confirmed within 12
 (Perfherder's 12), and the median and 90th percentile of each latency.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,7 @@ def latencies(values: np.ndarray) -> tuple[int | None, int | None]:
 
     flagged = confirmed = None
     for after in range(1, MOST + 1):
-        found = [c for c in detect(values[:BEFORE + after]).change_points if abs(c.index - BEFORE) <= MARGIN]
+        found = [c for c in detect(values[: BEFORE + after]).change_points if abs(c.index - BEFORE) <= MARGIN]
         if found and flagged is None:
             flagged = after
         if found and not found[0].provisional:
@@ -55,10 +56,14 @@ def main() -> int:
         confirms.append(c if c is not None else np.inf)
     flags_a, confirms_a = np.asarray(flags), np.asarray(confirms)
     print(f"{args.series} series, a {args.sd:g} SD step after {BEFORE} revisions of N(100, 1), seed {args.seed}")
-    print(f"flagged within 6 points: {np.mean(flags_a <= 6):.1%}; median {np.median(flags_a):g}, "
-          f"90th percentile {np.quantile(flags_a, 0.9):g}")
-    print(f"confirmed within 12 points: {np.mean(confirms_a <= 12):.1%}; median {np.median(confirms_a):g}, "
-          f"90th percentile {np.quantile(confirms_a, 0.9):g}")
+    print(
+        f"flagged within 6 points: {np.mean(flags_a <= 6):.1%}; median {np.median(flags_a):g}, "
+        f"90th percentile {np.quantile(flags_a, 0.9):g}"
+    )
+    print(
+        f"confirmed within 12 points: {np.mean(confirms_a <= 12):.1%}; median {np.median(confirms_a):g}, "
+        f"90th percentile {np.quantile(confirms_a, 0.9):g}"
+    )
     return 0
 
 

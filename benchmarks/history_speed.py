@@ -16,6 +16,7 @@
    reads the column with ``numpy.loadtxt`` and calls ``detect``): CPU and peak RSS of each
    process, their ratios (target <= 2x at 10^6) and the growth of the command's CPU.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,8 +36,8 @@ sys.path.insert(0, SRC)
 
 def series(n: int, seed: int = 1) -> np.ndarray:
     values = np.random.default_rng(seed).normal(100, 1, n)
-    values[n // 3:] += 2
-    values[2 * n // 3:] -= 1
+    values[n // 3 :] += 2
+    values[2 * n // 3 :] -= 1
     return values
 
 
@@ -60,7 +61,7 @@ def pelt_l2(values: np.ndarray) -> list[int]:
 
     sigma = float(np.median(np.abs(np.diff(values)))) / (0.6745 * math.sqrt(2))
     fitted = ruptures.Pelt(model="l2", min_size=2).fit(values.reshape(-1, 1))
-    return [e for e in fitted.predict(pen=2 * sigma ** 2 * math.log(values.size)) if e < values.size]
+    return [e for e in fitted.predict(pen=2 * sigma**2 * math.log(values.size)) if e < values.size]
 
 
 def kernel_linear(values: np.ndarray) -> list[int]:
@@ -90,8 +91,9 @@ def child_cpu(command: list[str], repeat: int) -> tuple[float, float, str]:
 
 def child_usage(command: list[str]) -> tuple[float, int]:
     """(CPU seconds, peak RSS in KiB) of one process."""
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                               env={**os.environ, "PYTHONPATH": SRC})
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": SRC}
+    )
     _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status) not in (0, 1):
         raise SystemExit(f"{' '.join(command)}: exit {os.waitstatus_to_exitcode(status)}")
@@ -100,8 +102,10 @@ def child_usage(command: list[str]) -> tuple[float, int]:
 
 def loading(sizes: list[int]) -> list[str]:
     """Part 4; what missed its target."""
-    detector = ("import sys, numpy; from abstat.history.changepoints import detect; "
-                "detect(numpy.loadtxt(sys.argv[1], delimiter=',', skiprows=1, usecols=2))")
+    detector = (
+        "import sys, numpy; from abstat.history.changepoints import detect; "
+        "detect(numpy.loadtxt(sys.argv[1], delimiter=',', skiprows=1, usecols=2))"
+    )
     failed, times = [], []
     print("history --input against the detector alone on the same values (CPU s, peak MiB):")
     with tempfile.TemporaryDirectory() as directory:
@@ -110,16 +114,23 @@ def loading(sizes: list[int]) -> list[str]:
             with open(path, "w") as out:
                 out.write("rev,commit_time,ns\n")
                 out.writelines(f"r{i:07d},{1000 + i},{v:.4f}\n" for i, v in enumerate(series(n)))
-            cpu_ours, rss_ours = child_usage([sys.executable, "-m", "abstat", "history", "--input", path,
-                                              "--repo", directory, "--no-state"])
+            cpu_ours, rss_ours = child_usage(
+                [sys.executable, "-m", "abstat", "history", "--input", path, "--repo", directory, "--no-state"]
+            )
             cpu_detector, rss_detector = child_usage([sys.executable, "-c", detector, path])
             times.append(cpu_ours)
-            print(f"  n = {n:>8}: abstat {cpu_ours:7.2f} s {rss_ours / 1024:6.0f} MiB; detector {cpu_detector:7.2f} s"
-                  f" {rss_detector / 1024:6.0f} MiB; ratios {cpu_ours / cpu_detector:.2f} CPU,"
-                  f" {rss_ours / rss_detector:.2f} memory; load {os.getloadavg()[0]:.1f}", flush=True)
-            if n == max(sizes) and n >= 10 ** 6:
-                failed += [f"history --input at {n}: {what} {ratio:.2f}x the detector's" for what, ratio in
-                           (("CPU", cpu_ours / cpu_detector), ("peak RSS", rss_ours / rss_detector)) if ratio > 2]
+            print(
+                f"  n = {n:>8}: abstat {cpu_ours:7.2f} s {rss_ours / 1024:6.0f} MiB; detector {cpu_detector:7.2f} s"
+                f" {rss_detector / 1024:6.0f} MiB; ratios {cpu_ours / cpu_detector:.2f} CPU,"
+                f" {rss_ours / rss_detector:.2f} memory; load {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
+            if n == max(sizes) and n >= 10**6:
+                failed += [
+                    f"history --input at {n}: {what} {ratio:.2f}x the detector's"
+                    for what, ratio in (("CPU", cpu_ours / cpu_detector), ("peak RSS", rss_ours / rss_detector))
+                    if ratio > 2
+                ]
     if len(sizes) > 1:
         print(f"  growth of the command's CPU: n^{math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0]):.2f}")
     return failed
@@ -146,7 +157,7 @@ def main() -> int:
     print("growth (abstat detect, CPU s):")
     times = []
     for n in sizes:
-        seconds, found = cpu(lambda: detect_abstat(series(n)), 1 if n >= 10 ** 6 else args.repeat)
+        seconds, found = cpu(lambda: detect_abstat(series(n)), 1 if n >= 10**6 else args.repeat)
         times.append(seconds)
         expected = [n // 3, 2 * n // 3]
         print(f"  n = {n:>9}: {seconds:8.3f} s   found {found}, true steps at {expected}")
@@ -158,18 +169,23 @@ def main() -> int:
         with open(path, "w") as out:
             out.write("rev,commit_time,ns\n")
             out.writelines(f"r{i:04d},{1000 + i},{v:.4f}\n" for i, v in enumerate(series(1000)))
-        wall, used, _ = child_cpu([sys.executable, "-m", "abstat", "history", "--input", path, "--repo", directory,
-                                   "--no-state"], args.repeat)
+        wall, used, _ = child_cpu(
+            [sys.executable, "-m", "abstat", "history", "--input", path, "--repo", directory, "--no-state"], args.repeat
+        )
         anchor_wall, anchor_cpu, _ = child_cpu([sys.executable, "-c", "import numpy"], args.repeat)
-        probe = ("import sys, runpy; sys.argv = ['abstat', 'history', '--input', %r, '--repo', %r];"
-                 "import abstat.cli as c\ntry:\n    c.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-                 "print('IMPORTED', sorted(m for m in ('scipy', 'ruptures', 'matplotlib') if m in sys.modules))"
-                 % (path, directory))
+        probe = (
+            "import sys, runpy; sys.argv = ['abstat', 'history', '--input', %r, '--repo', %r];"
+            "import abstat.cli as c\ntry:\n    c.main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+            "print('IMPORTED', sorted(m for m in ('scipy', 'ruptures', 'matplotlib') if m in sys.modules))"
+            % (path, directory)
+        )
         _, _, out = child_cpu([sys.executable, "-c", probe], 1)
     print("start-up, 1000-revision CSV (best of runs):")
     print(f"  abstat history  wall {wall:.3f} s, CPU {used:.3f} s")
-    print(f"  import numpy    wall {anchor_wall:.3f} s, CPU {anchor_cpu:.3f} s   ratio {wall / anchor_wall:.2f} wall, "
-          f"{used / anchor_cpu:.2f} CPU")
+    print(
+        f"  import numpy    wall {anchor_wall:.3f} s, CPU {anchor_cpu:.3f} s   ratio {wall / anchor_wall:.2f} wall, "
+        f"{used / anchor_cpu:.2f} CPU"
+    )
     print("  " + next((line for line in out.splitlines() if line.startswith("IMPORTED")), "IMPORTED ?"))
     return _verdict(loading([int(s) for s in args.input_sizes.split(",")]) if args.input_sizes else [])
 

@@ -9,6 +9,7 @@ with ``--cpus --isolate`` where it can (else it says why not),
 with ``--load`` busy loops started as ``--background`` loads, and prints each one's median and spread
 (interquartile range / median, and the 5-95% range / median) from the stored wall times.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,8 +38,22 @@ def walls(store: str, experiment: str) -> np.ndarray:
 
 
 def one(store: str, name: str, runs: int, load: int, cpus: str | None, isolate: bool = False) -> np.ndarray:
-    args = [sys.executable, "-m", "abstat", "run", "-n", str(runs), "--store", store, "--experiment", name,
-            "--no-progress", "--shell", "-v", f"work={WORK}"]
+    args = [
+        sys.executable,
+        "-m",
+        "abstat",
+        "run",
+        "-n",
+        str(runs),
+        "--store",
+        store,
+        "--experiment",
+        name,
+        "--no-progress",
+        "--shell",
+        "-v",
+        f"work={WORK}",
+    ]
     args += [item for _ in range(load) for item in ("--background", LOAD)]
     if cpus is not None:
         args += ["--cpus", cpus]
@@ -51,8 +66,10 @@ def one(store: str, name: str, runs: int, load: int, cpus: str | None, isolate: 
 
 def spread(values: np.ndarray) -> str:
     q05, q25, q50, q75, q95 = np.percentile(values, [5, 25, 50, 75, 95])
-    return (f"median {q50 * 1e3:7.1f} ms  IQR/median {100 * (q75 - q25) / q50:5.1f}%  "
-            f"5-95%/median {100 * (q95 - q05) / q50:5.1f}%")
+    return (
+        f"median {q50 * 1e3:7.1f} ms  IQR/median {100 * (q75 - q25) / q50:5.1f}%  "
+        f"5-95%/median {100 * (q95 - q05) / q50:5.1f}%"
+    )
 
 
 def main() -> None:

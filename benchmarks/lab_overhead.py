@@ -12,6 +12,7 @@ can come out at or below zero.
 
     python benchmarks/lab_overhead.py [--small 20] [--large 1020] [--repeat 5]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,8 +30,21 @@ import lab_sim  # noqa: E402
 
 
 def timed(env: dict[str, str], store: str, runs: int, host: str | None) -> float:
-    argv = [sys.executable, "-m", "abstat", "run", "--store", store, "-n", str(runs), "-v", "a=true",
-            "--no-progress", "--format", "csv"]
+    argv = [
+        sys.executable,
+        "-m",
+        "abstat",
+        "run",
+        "--store",
+        store,
+        "-n",
+        str(runs),
+        "-v",
+        "a=true",
+        "--no-progress",
+        "--format",
+        "csv",
+    ]
     if host:
         argv += ["--host", host]
     start = time.perf_counter()
@@ -72,11 +86,15 @@ def main() -> int:
     print(f"{'':24}{'per run':>12}{'fixed':>12}")
     print(f"{'direct (anchor)':24}{per_run['local'] * 1e3:>9.2f} ms{fixed['local']:>10.2f} s")
     print(f"{'over ssh (--host)':24}{per_run['ssh'] * 1e3:>9.2f} ms{fixed['ssh']:>10.2f} s")
-    print(f"controller time added per run over ssh: {added * 1e3:.2f} ms "
-          f"(ratio to the direct per-run cost {per_run['ssh'] / per_run['local']:.2f}); target <= 2 ms: "
-          f"{'met' if added <= 0.002 else 'NOT met'}")
-    print(f"fixed cost added (connection, shipping the runner, the host's machine record): "
-          f"{fixed['ssh'] - fixed['local']:.2f} s per host and boot")
+    print(
+        f"controller time added per run over ssh: {added * 1e3:.2f} ms "
+        f"(ratio to the direct per-run cost {per_run['ssh'] / per_run['local']:.2f}); target <= 2 ms: "
+        f"{'met' if added <= 0.002 else 'NOT met'}"
+    )
+    print(
+        f"fixed cost added (connection, shipping the runner, the host's machine record): "
+        f"{fixed['ssh'] - fixed['local']:.2f} s per host and boot"
+    )
     return 0
 
 

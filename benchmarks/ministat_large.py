@@ -9,6 +9,7 @@ Targets: time ratio <= 0.5, memory ratio <= 1.0.
 
     python benchmarks/ministat_large.py [--samples 10000000] [--runs 3] [--shapes distinct,tsc]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,9 @@ def main() -> int:
     work = tempfile.mkdtemp(prefix="abstat-large-")
     print(HEADER.format(runs=options.runs))
     try:
-        results = [run_case(work, reference, options.samples, shape, options.runs)
-                   for shape in options.shapes.split(",")]
+        results = [
+            run_case(work, reference, options.samples, shape, options.runs) for shape in options.shapes.split(",")
+        ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0 if all(results) else 1

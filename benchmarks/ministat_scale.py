@@ -14,6 +14,7 @@ Targets (issue 14): 5*10^6 per file: time <= 0.5x, memory <= 1x;
 
     python benchmarks/ministat_scale.py [--sizes 100000,1000000,5000000] [--shapes distinct,tsc,time,perf-stat] [--runs 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -133,8 +134,9 @@ def run_case(work: str, reference: str, size: int, shape: str, runs: int) -> boo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,1000000,5000000", help="samples per file, comma-separated")
-    parser.add_argument("--shapes", default="distinct,tsc,time,perf-stat",
-                        help="distinct, tsc, time, perf-stat (comma-separated)")
+    parser.add_argument(
+        "--shapes", default="distinct,tsc,time,perf-stat", help="distinct, tsc, time, perf-stat (comma-separated)"
+    )
     parser.add_argument("--runs", type=int, default=3, help="runs of each program per case (default 3)")
     options = parser.parse_args()
     reference = shutil.which("ministat") or ("/usr/bin/ministat" if os.path.exists("/usr/bin/ministat") else None)

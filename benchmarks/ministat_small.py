@@ -12,6 +12,7 @@ package has its .pyc files) even when PYTHONDONTWRITEBYTECODE is set.
 
     python benchmarks/ministat_small.py [--runs 100]
 """
+
 from __future__ import annotations
 
 import argparse

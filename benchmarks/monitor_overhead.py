@@ -15,6 +15,7 @@ most 0.2 ms per run per monitor.
 
     python benchmarks/monitor_overhead.py [--rounds 2000] [--seed 1]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -95,13 +96,19 @@ def main() -> None:
     conditions["all"] = available
     load = os.getloadavg()[0]
     costs = measure(conditions, args.rounds, args.seed)
-    print(f"load average {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; {args.rounds} rounds "
-          f"of 'true' per executor, interleaved; monitors here: {', '.join(available)}")
+    print(
+        f"load average {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; {args.rounds} rounds "
+        f"of 'true' per executor, interleaved; monitors here: {', '.join(available)}"
+    )
     anchor = costs["none"]
-    print(f"anchor (no monitor): cpu {statistics.fmean(c for c, _ in anchor):.3f} ms, "
-          f"wall {statistics.fmean(w for _, w in anchor):.3f} ms per run (means)")
-    print(f"{'monitor':<11} {'cpu ratio':>9} {'cpu added per monitor [95%]':>30} "
-          f"{'wall ratio':>10} {'wall added per monitor [95%]':>31}  within {TARGET_MS} ms (cpu)")
+    print(
+        f"anchor (no monitor): cpu {statistics.fmean(c for c, _ in anchor):.3f} ms, "
+        f"wall {statistics.fmean(w for _, w in anchor):.3f} ms per run (means)"
+    )
+    print(
+        f"{'monitor':<11} {'cpu ratio':>9} {'cpu added per monitor [95%]':>30} "
+        f"{'wall ratio':>10} {'wall added per monitor [95%]':>31}  within {TARGET_MS} ms (cpu)"
+    )
     for label, names in conditions.items():
         if label == "none":
             continue
@@ -113,8 +120,10 @@ def main() -> None:
             mean, low, high = _interval([r[part] - a[part] for r, a in zip(rows, anchor, strict=True)], per)
             cells.append(f"{ratio:>9.3f} {mean:>+9.4f} ms [{low:+.4f}, {high:+.4f}]")
         _, _, cpu_high = _interval([r[0] - a[0] for r, a in zip(rows, anchor, strict=True)], per)
-        print(f"{label + ('/' + str(per) if per > 1 else ''):<11} {cells[0]} {cells[1]}  "
-              f"{'yes' if cpu_high <= TARGET_MS else 'NO'}")
+        print(
+            f"{label + ('/' + str(per) if per > 1 else ''):<11} {cells[0]} {cells[1]}  "
+            f"{'yes' if cpu_high <= TARGET_MS else 'NO'}"
+        )
 
 
 if __name__ == "__main__":

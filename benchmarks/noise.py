@@ -19,6 +19,7 @@ The analysis is the same code the command runs (``abstat.noise.analyse_metric``)
 
     python benchmarks/noise.py [--n 40] [--trials 100] [--power-trials 200] [--pilots 100]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -53,8 +54,9 @@ SCENARIOS = {
     "stable log-normal": lambda rng, size: _stable(rng, size, "lognormal"),
     "stable quantized": lambda rng, size: _stable(rng, size, "quantized"),
     "drift 2 sd over the runs": lambda rng, size: rng.normal(1.0, SIGMA, size) + np.linspace(0, 2 * SIGMA, size),
-    "step 1 sd mid-run": lambda rng, size: rng.normal(1.0, SIGMA, size)
-    + SIGMA * (np.arange(size) >= rng.integers(2 * size // 5, 3 * size // 5 + 1)),
+    "step 1 sd mid-run": lambda rng, size: (
+        rng.normal(1.0, SIGMA, size) + SIGMA * (np.arange(size) >= rng.integers(2 * size // 5, 3 * size // 5 + 1))
+    ),
     "AR(1) phi 0.6": lambda rng, size: _ar1(rng, size, 0.6),
     "drift 1 sd over the runs": lambda rng, size: rng.normal(1.0, SIGMA, size) + np.linspace(0, SIGMA, size),
     "step 1 sd at a quarter": lambda rng, size: rng.normal(1.0, SIGMA, size) + SIGMA * (np.arange(size) >= size // 4),
@@ -76,22 +78,28 @@ def _runs(series: np.ndarray) -> list[RunValue]:
     return [RunValue("ab"[i % 2], 1, "boot", float(v)) for i, v in enumerate(series)]
 
 
-def detectable_check(name: str, pop: object, n: int, pilots: int, trials: int, rng: np.random.Generator
-                     ) -> float:
+def detectable_check(name: str, pop: object, n: int, pilots: int, trials: int, rng: np.random.Generator) -> float:
     """reported / simulated: the median detectable change ``abstat noise`` reports on ``pilots`` A/A
     pilots of n runs per variant, over the change at which ``compare`` calls a difference in 80% of
     ``trials`` (interpolated between 0.8x and 1.2x the reported change).  A change on a grid moves the
     latent values and keeps the grid (calibration.py's ``_shifted``), as a real one does."""
     from abstat.noise.analysis import detectable_change
 
-    reported = float(np.median([detectable_change(list(pop.sample(rng, n)), list(pop.sample(rng, n)),
-                                                  confidence=0.95)[0] for _ in range(pilots)]))
+    reported = float(
+        np.median(
+            [
+                detectable_change(list(pop.sample(rng, n)), list(pop.sample(rng, n)), confidence=0.95)[0]
+                for _ in range(pilots)
+            ]
+        )
+    )
     factors = (0.8, 0.9, 1.0, 1.1, 1.2)
     rates = []
     for factor in factors:
         target = _shifted(pop, factor * reported)
-        rates.append(sum(bool(compare(pop.sample(rng, n), target.sample(rng, n)).significant)
-                         for _ in range(trials)) / trials)
+        rates.append(
+            sum(bool(compare(pop.sample(rng, n), target.sample(rng, n)).significant) for _ in range(trials)) / trials
+        )
     ordered = np.maximum.accumulate(rates)  # Monte Carlo noise must not make the curve fall
     if ordered[0] >= 0.8:
         simulated = factors[0]
@@ -100,9 +108,11 @@ def detectable_check(name: str, pop: object, n: int, pilots: int, trials: int, r
     else:
         simulated = float(np.interp(0.8, ordered + np.arange(len(factors)) * 1e-9, factors))
     ratio = 1.0 / simulated
-    print(f"  {name:<20} reported {reported:5.3f}% (median of {pilots} pilots)  compare's power at"
-          f" {'/'.join(f'{f:g}' for f in factors)}x: {'/'.join(f'{r:.0%}' for r in rates)}"
-          f"  -> reported/simulated {ratio:.2f}  {'ok' if 0.8 <= ratio <= 1.2 else 'MISSED'}")
+    print(
+        f"  {name:<20} reported {reported:5.3f}% (median of {pilots} pilots)  compare's power at"
+        f" {'/'.join(f'{f:g}' for f in factors)}x: {'/'.join(f'{r:.0%}' for r in rates)}"
+        f"  -> reported/simulated {ratio:.2f}  {'ok' if 0.8 <= ratio <= 1.2 else 'MISSED'}"
+    )
     return ratio
 
 
@@ -140,18 +150,44 @@ def end_to_end(n: int) -> None:
         handle.write(BENCH)
     env = dict(os.environ, NOISE_STATE=os.path.join(work, "count"))
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "abstat", "noise", "-n", str(n), "--seed", "1", "--no-progress",
-                           "--store", os.path.join(work, "abstat.db"), "--metric", r"value=value ([0-9.]+)",
-                           "--report", "value", "--format", "json", "--", sys.executable, script],
-                          capture_output=True, text=True, env=env, timeout=600)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "noise",
+            "-n",
+            str(n),
+            "--seed",
+            "1",
+            "--no-progress",
+            "--store",
+            os.path.join(work, "abstat.db"),
+            "--metric",
+            r"value=value ([0-9.]+)",
+            "--report",
+            "value",
+            "--format",
+            "json",
+            "--",
+            sys.executable,
+            script,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     if done.returncode != 0:
         print(f"  abstat noise failed: {done.stderr.strip()}")
         return
     metric = json.loads(done.stdout)["metrics"][0]
-    print(f"  abstat noise -n {n} on a command printing N(100, 2): spread {metric['cv_pct']:.2f}%,"
-          f" detectable {metric['detectable_change_pct']:.2f}% (expected about"
-          f" {2.0 * 2.8 * (2 / n) ** 0.5:.2f}%), stable: {metric['stable']}"
-          f" ({time.perf_counter() - started:.1f} s)")
+    print(
+        f"  abstat noise -n {n} on a command printing N(100, 2): spread {metric['cv_pct']:.2f}%,"
+        f" detectable {metric['detectable_change_pct']:.2f}% (expected about"
+        f" {2.0 * 2.8 * (2 / n) ** 0.5:.2f}%), stable: {metric['stable']}"
+        f" ({time.perf_counter() - started:.1f} s)"
+    )
 
 
 def main() -> int:
@@ -162,11 +198,14 @@ def main() -> int:
     parser.add_argument("--pilots", type=int, default=100, help="A/A pilots per shape (default 100)")
     parser.add_argument("--seed", type=int, default=2026)
     options = parser.parse_args()
-    print(f"1. detectable change at n = {options.n} per variant vs a simulation of abstat compare"
-          f" ({options.power_trials} trials per shift); target: reported/simulated 0.8-1.2")
+    print(
+        f"1. detectable change at n = {options.n} per variant vs a simulation of abstat compare"
+        f" ({options.power_trials} trials per shift); target: reported/simulated 0.8-1.2"
+    )
     rng = np.random.default_rng(options.seed)
-    checks = [detectable_check(name, pop, options.n, options.pilots, options.power_trials, rng)
-              for name, pop in NOISE_SHAPES]
+    checks = [
+        detectable_check(name, pop, options.n, options.pilots, options.power_trials, rng) for name, pop in NOISE_SHAPES
+    ]
     print(f"2. instability verdicts, 2 x {options.n} runs in run order, sd {SIGMA:.0%}")
     rates = instability_rates(options.n, options.trials, options.seed)
     print("3. end to end")

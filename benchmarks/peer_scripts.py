@@ -17,6 +17,7 @@ The checkouts are git directories or work trees (e.g. the ``fetch`` mirrors):
     python benchmarks/peer_scripts.py --hyperfine /work/.mirror/sharkdp+hyperfine/repo \\
         --perf /work/.mirror/golang+perf/repo
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,12 +41,20 @@ def checkout_files(repo: str, prefix: str, into: str, keep=lambda rel: True) -> 
                 found.append(os.path.relpath(os.path.join(root, name), repo))
         read = lambda rel: open(os.path.join(repo, rel), "rb").read()  # noqa: E731
     else:
-        listing = subprocess.run(["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "HEAD",
-                                  *([prefix] if prefix else [])],
-                                 capture_output=True, text=True, check=True).stdout.split()
+        listing = subprocess.run(
+            ["git", "--git-dir", repo, "ls-tree", "-r", "--name-only", "HEAD", *([prefix] if prefix else [])],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
         found = listing
-        read = lambda rel: subprocess.run(["git", "--git-dir", repo, "show", f"HEAD:{rel}"],  # noqa: E731
-                                          capture_output=True, check=True).stdout
+        read = lambda rel: (  # noqa: E731
+            subprocess.run(
+                ["git", "--git-dir", repo, "show", f"HEAD:{rel}"],
+                capture_output=True,
+                check=True,
+            ).stdout
+        )
     paths = []
     for rel in filter(keep, found):
         target = os.path.join(into, rel)
@@ -79,8 +88,10 @@ def hyperfine_check(repo: str, work: str, runs: int) -> int:
         return 0
     scripts = sorted(p for p in checkout_files(repo, "scripts", work) if p.endswith(".py"))
     # exits 0, 3, then kills itself with SIGTERM, in turn ($0: its counter file)
-    flaky = ("sh -c 'n=$(cat \"$0\" 2>/dev/null || echo 0); echo $((n+1)) > \"$0\"; "
-             "case $((n % 3)) in 1) exit 3;; 2) kill -TERM $$;; esac' ")
+    flaky = (
+        'sh -c \'n=$(cat "$0" 2>/dev/null || echo 0); echo $((n+1)) > "$0"; '
+        "case $((n % 3)) in 1) exit 3;; 2) kill -TERM $$;; esac' "
+    )
     cases = {
         "parameter scan": ["-L", "t", "0.010,0.002", "sleep {t}"],
         "two commands": ["sleep 0.010", "sleep 0.002"],
@@ -89,21 +100,37 @@ def hyperfine_check(repo: str, work: str, runs: int) -> int:
     exports: dict[str, tuple[str | None, str]] = {}
     for name, args in cases.items():
         theirs = os.path.join(work, f"{name}.hyperfine.json")
-        subprocess.run([hyperfine, "--runs", str(runs), "-N", "--style", "none", *args, "--export-json", theirs],
-                       check=True, capture_output=True)
+        subprocess.run(
+            [hyperfine, "--runs", str(runs), "-N", "--style", "none", *args, "--export-json", theirs],
+            check=True,
+            capture_output=True,
+        )
         mine = os.path.join(work, f"{name}.abstat.json")
         with open(mine, "w") as handle:
             handle.write(abstat("report", theirs, "--format", "hyperfine"))
         exports[name] = (theirs, mine)
     store = os.path.join(work, "s.db")
-    abstat("run", "-n", str(runs), "--no-progress", "--store", store, "-v", "slow=sleep 0.010", "-v", "fast=sleep 0.002")
+    abstat(
+        "run", "-n", str(runs), "--no-progress", "--store", store, "-v", "slow=sleep 0.010", "-v", "fast=sleep 0.002"
+    )
     mine = os.path.join(work, "store.abstat.json")
     with open(mine, "w") as handle:
         handle.write(abstat("report", "--store", store, "--format", "hyperfine"))
     exports["abstat run store"] = (exports["two commands"][0], mine)
     store = os.path.join(work, "failing.db")
-    abstat("run", "-n", str(runs), "--no-progress", "--ignore-failure", "--store", store, "-v", "fast=sleep 0.002",
-           "-v", "flaky=" + flaky + os.path.join(work, "counter-abstat"))
+    abstat(
+        "run",
+        "-n",
+        str(runs),
+        "--no-progress",
+        "--ignore-failure",
+        "--store",
+        store,
+        "-v",
+        "fast=sleep 0.002",
+        "-v",
+        "flaky=" + flaky + os.path.join(work, "counter-abstat"),
+    )
     mine = os.path.join(work, "failing.abstat.json")
     with open(mine, "w") as handle:
         handle.write(abstat("report", "--store", store, "--format", "hyperfine"))
@@ -130,8 +157,12 @@ def perf_check(repo: str, work: str) -> int:
     from abstat.readers.gobench import read_gobench
     from abstat.readers.peers import detect_format, read_text
 
-    files = checkout_files(repo, "", work, keep=lambda rel: "testdata/" in rel and not rel.endswith(
-        (".go", ".stdout", ".stderr", ".json", ".gitignore")))
+    files = checkout_files(
+        repo,
+        "",
+        work,
+        keep=lambda rel: "testdata/" in rel and not rel.endswith((".go", ".stdout", ".stderr", ".json", ".gitignore")),
+    )
     failed = results = with_notes = undetected = 0
     for path in sorted(files):
         text = read_text(path)
@@ -150,8 +181,10 @@ def perf_check(repo: str, work: str) -> int:
             with_notes += 1
             for note in notes:
                 print(f"  note: {note.replace(work + os.sep, '')}")
-    print(f"golang/perf testdata: {len(files)} files, {len(files) - failed} read ({results} values), "
-          f"{failed} failed, {undetected} not auto-detected, {with_notes} with notes")
+    print(
+        f"golang/perf testdata: {len(files)} files, {len(files) - failed} read ({results} values), "
+        f"{failed} failed, {undetected} not auto-detected, {with_notes} with notes"
+    )
     return failed + undetected
 
 

@@ -11,6 +11,7 @@ when missed.
 
     python benchmarks/plan_startup.py
 """
+
 from __future__ import annotations
 
 import argparse
@@ -50,9 +51,11 @@ def main() -> int:
             np.savetxt(path, rng.normal(mean, 10.0, 100))
             files.append(path)
         anchor = [sys.executable, "-c", "import numpy"]
-        cases = [("pasted report (n:mean:stddev)", [sys.executable, "-m", "abstat", "plan", *PASTED]),
-                 ("two sample files of 100", [sys.executable, "-m", "abstat", "plan", *files])]
-        print("| plan input | abstat plan wall (median) | `python -c \"import numpy\"` wall | ratio |")
+        cases = [
+            ("pasted report (n:mean:stddev)", [sys.executable, "-m", "abstat", "plan", *PASTED]),
+            ("two sample files of 100", [sys.executable, "-m", "abstat", "plan", *files]),
+        ]
+        print('| plan input | abstat plan wall (median) | `python -c "import numpy"` wall | ratio |')
         print("|---|---|---|---|")
         for label, command in cases:
             wall(command, env)  # writes the bytecode

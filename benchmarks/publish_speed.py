@@ -17,6 +17,7 @@ writes it; the targets there (issue 42): the first publish <= 3x the anchor's CP
     python benchmarks/publish_speed.py [--runs 1000,10000,100000] [--keep DIR]
     python benchmarks/publish_speed.py --history [--runs 1000,10000,100000] [--keep DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,8 +63,10 @@ def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def anchor_cpu(store: str, experiments: list[str], env: dict[str, str]) -> float:
-    script = ("import sys; sys.path.insert(0, %r); import store_anchor\n"
-              "for name in sys.argv[2:]: store_anchor.main(sys.argv[1], name)") % HERE
+    script = (
+        "import sys; sys.path.insert(0, %r); import store_anchor\n"
+        "for name in sys.argv[2:]: store_anchor.main(sys.argv[1], name)"
+    ) % HERE
     return timed([sys.executable, "-c", script, store, *experiments], env)[0]
 
 
@@ -74,9 +77,19 @@ def add_run(store: str, experiment: str) -> None:
     with open_store(store) as handle:
         invocation = handle.start_invocation(experiment, {"hostname": "bench"}, variants=["a", "b"])
         for position, variant in enumerate(("a", "b")):
-            handle.add_run(invocation, variant=variant, command="true", iteration=0, position=position, status="ok",
-                           exit_code=0, started_at=time.time(), wall=0.001, values={"wall": [0.001]},
-                           units={"wall": "s"})
+            handle.add_run(
+                invocation,
+                variant=variant,
+                command="true",
+                iteration=0,
+                position=position,
+                status="ok",
+                exit_code=0,
+                started_at=time.time(),
+                wall=0.001,
+                values={"wall": [0.001]},
+                units={"wall": "s"},
+            )
         handle.finish_invocation(invocation, "complete")
 
 
@@ -92,8 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     shape = template()
     sizes = [int(x) for x in args.runs.split(",")]
     firsts, failed = [], []
-    print(f"{'runs':>7} {'exps':>5} {'CPU s':>7} {'wall s':>7} {'anchor':>7} {'ratio':>6} {'largest page':>13}"
-          f" {'2nd CPU':>8} {'2nd wall':>8}")
+    print(
+        f"{'runs':>7} {'exps':>5} {'CPU s':>7} {'wall s':>7} {'anchor':>7} {'ratio':>6} {'largest page':>13}"
+        f" {'2nd CPU':>8} {'2nd wall':>8}"
+    )
     for runs in sizes:
         experiments = [f"bench{i:04d}" for i in range(max(1, runs // PER_EXPERIMENT))]
         store = os.path.join(keep, f"publish-{runs}.db")
@@ -104,17 +119,22 @@ def main(argv: list[str] | None = None) -> int:
         command = [sys.executable, "-m", "abstat", "publish", "--store", store, site, "--full"]
         cpu, wall = timed(command, env)
         anchor = anchor_cpu(store, experiments, env)
-        largest = max(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(site) for f in files
-                      if f.endswith(".html"))
+        largest = max(
+            os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(site) for f in files if f.endswith(".html")
+        )
         add_run(store, experiments[len(experiments) // 2])
         cpu2, wall2 = timed(command[:-1], env)
         running2, waiting2 = SCHED[0]
         firsts.append(cpu)
-        print(f"{runs:>7} {len(experiments):>5} {cpu:>7.2f} {wall:>7.2f} {anchor:>7.2f} {cpu / anchor:>6.1f} "
-              f"{largest:>13,} {cpu2:>8.2f} {wall2:>8.2f}")
-        print(f"  2nd publish's wall time: {running2:.2f} s on a CPU, {waiting2:.2f} s waiting in the run queue "
-              f"(load), {max(0.0, wall2 - running2 - waiting2):.2f} s blocked (disk, sleeps) or elsewhere; "
-              f"load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"{runs:>7} {len(experiments):>5} {cpu:>7.2f} {wall:>7.2f} {anchor:>7.2f} {cpu / anchor:>6.1f} "
+            f"{largest:>13,} {cpu2:>8.2f} {wall2:>8.2f}"
+        )
+        print(
+            f"  2nd publish's wall time: {running2:.2f} s on a CPU, {waiting2:.2f} s waiting in the run queue "
+            f"(load), {max(0.0, wall2 - running2 - waiting2):.2f} s blocked (disk, sleeps) or elsewhere; "
+            f"load average {os.getloadavg()[0]:.1f}"
+        )
         if runs >= 100000:
             if wall > 60:
                 failed.append(f"first publish of {runs} runs took {wall:.1f} s (target <= 60 s)")
@@ -123,7 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         if largest > 2 * 1024 * 1024:
             failed.append(f"a page of {largest:,} bytes (target <= 2 MB)")
     if len(sizes) > 1:
-        print(f"growth of the first publish: CPU ~ runs^{math.log(firsts[-1] / firsts[0]) / math.log(sizes[-1] / sizes[0]):.2f}")
+        print(
+            f"growth of the first publish: CPU ~ runs^{math.log(firsts[-1] / firsts[0]) / math.log(sizes[-1] / sizes[0]):.2f}"
+        )
     for what in failed:
         print(f"MISSED TARGET: {what}")
     return 1 if failed else 0
@@ -133,8 +155,9 @@ def history_main(args: argparse.Namespace) -> int:
     work, keep, env = workspace("abstat-publish-history-", args.keep)
     shape, sizes, firsts, failed = None, [int(x) for x in args.runs.split(",")], [], []
     print(f"load average {os.getloadavg()[0]:.1f} at the start")
-    print(f"{'revisions':>9} {'CPU s':>7} {'wall s':>7} {'anchor':>7} {'ratio':>6} {'peak MiB':>8}"
-          f" {'largest page':>13}")
+    print(
+        f"{'revisions':>9} {'CPU s':>7} {'wall s':>7} {'anchor':>7} {'ratio':>6} {'peak MiB':>8} {'largest page':>13}"
+    )
     for revisions in sizes:
         store = os.path.join(keep, f"history-{revisions}.db")
         if not os.path.exists(store):
@@ -144,11 +167,15 @@ def history_main(args: argparse.Namespace) -> int:
         cpu, wall = timed([sys.executable, "-m", "abstat", "publish", "--store", store, site, "--full"], env)
         peak = PEAK[0]
         anchor = anchor_cpu(store, ["nightly"], env)
-        largest = max(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(site) for f in files
-                      if f.endswith(".html"))
+        largest = max(
+            os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(site) for f in files if f.endswith(".html")
+        )
         firsts.append(cpu)
-        print(f"{revisions:>9} {cpu:>7.2f} {wall:>7.2f} {anchor:>7.2f} {cpu / anchor:>6.1f} {peak / 1024:>8.0f}"
-              f" {largest:>13,}  load {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"{revisions:>9} {cpu:>7.2f} {wall:>7.2f} {anchor:>7.2f} {cpu / anchor:>6.1f} {peak / 1024:>8.0f}"
+            f" {largest:>13,}  load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         if revisions == max(sizes) and cpu / anchor > 3:
             failed.append(f"publish of {revisions} revisions: {cpu / anchor:.1f}x the anchor (target <= 3x)")
         if peak > 2**20:

@@ -9,6 +9,7 @@ plot for every compared cell (checked: one ``<svg`` per row).
 
     python benchmarks/report_html.py [--rows 200] [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,7 @@ SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 def child_cpu(argv: list[str], cwd: str) -> float:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(os.environ, PYTHONPATH=SRC)
-    subprocess.run([sys.executable, "-m", "abstat", *argv], cwd=cwd, env=env, check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, "-m", "abstat", *argv], cwd=cwd, env=env, check=True, stdout=subprocess.DEVNULL)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -60,14 +60,15 @@ def main(argv: list[str] | None = None) -> int:
         cpu = {}
         for fmt in ("markdown", "html"):
             out = os.path.join(directory, f"out.{fmt}")
-            cpu[fmt] = min(child_cpu([*common, "--format", fmt, "-o", out], directory)
-                           for _ in range(args.repeat))
+            cpu[fmt] = min(child_cpu([*common, "--format", fmt, "-o", out], directory) for _ in range(args.repeat))
         with open(os.path.join(directory, "out.html"), encoding="utf-8") as handle:
             plots = handle.read().count("<svg")
     ratio = cpu["html"] / cpu["markdown"]
     print(f"cells {2 * args.rows} ({args.rows} compared, {args.samples} samples each), plots {plots}")
-    print(f"markdown CPU {cpu['markdown']:.2f} s   html CPU {cpu['html']:.2f} s   "
-          f"per plot {(cpu['html'] - cpu['markdown']) / max(plots, 1) * 1e3:.2f} ms")
+    print(
+        f"markdown CPU {cpu['markdown']:.2f} s   html CPU {cpu['html']:.2f} s   "
+        f"per plot {(cpu['html'] - cpu['markdown']) / max(plots, 1) * 1e3:.2f} ms"
+    )
     print(f"ratio html/markdown {ratio:.2f}  (target <= 3)  {'OK' if ratio <= 3 and plots == args.rows else 'FAIL'}")
     return 0 if ratio <= 3 and plots == args.rows else 1
 

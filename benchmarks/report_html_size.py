@@ -8,6 +8,7 @@ Target: the 4000-cell page <= 5 MB with ``--plots auto`` (the default).
 
     python benchmarks/report_html_size.py [--cells 40,400,4000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,8 +34,11 @@ def sets_of(cells: int, samples: int = 30) -> list[SampleSet]:
             values = [rng.gauss(centre, 7) for _ in range(samples)]
             if quantized:
                 values = [round(v / 20) * 20 for v in values]
-            out.append(SampleSet({"host": f"h{row // 10:04d}", "mode": f"m{row % 10}", "variant": variant},
-                                 [values], unit="cycles"))
+            out.append(
+                SampleSet(
+                    {"host": f"h{row // 10:04d}", "mode": f"m{row % 10}", "variant": variant}, [values], unit="cycles"
+                )
+            )
     return out
 
 
@@ -53,14 +57,18 @@ def main(argv: list[str] | None = None) -> int:
             html = api.render(report, "html", plots=plots)
             size = len(html.encode())
             results.setdefault(plots, []).append(size)
-            print(f"{cells:>6} {plots:>11} {size:>11,} {size / markdown:>9.1f} {html.count('<svg'):>7} "
-                  f"{html.count('<') - html.count('</'):>8,}")
+            print(
+                f"{cells:>6} {plots:>11} {size:>11,} {size / markdown:>9.1f} {html.count('<svg'):>7} "
+                f"{html.count('<') - html.count('</'):>8,}"
+            )
             if plots == "auto" and cells >= 4000 and size > TARGET:
                 ok = False
     if len(sizes) > 1 and sizes[-1] > sizes[0]:
         span = math.log(sizes[-1] / sizes[0])
         for plots, values in results.items():
-            print(f"growth of the page with --plots {plots}: size ~ cells^{math.log(values[-1] / values[0]) / span:.2f}")
+            print(
+                f"growth of the page with --plots {plots}: size ~ cells^{math.log(values[-1] / values[0]) / span:.2f}"
+            )
     print(f"4000-cell page with --plots auto <= 5 MB: {'OK' if ok else 'FAIL'}")
     return 0 if ok else 1
 

@@ -16,6 +16,7 @@ Target (issue 26): at 10^4 invocations <= 1.5x the fresh store's cost.
 
     python benchmarks/run_append.py [--invocations 10000] [--reps 5] [--keep DIR]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -73,25 +74,46 @@ def main() -> int:
                 if os.path.exists(fresh + suffix):
                     os.unlink(fresh + suffix)
             for name, store in (("fresh store", fresh), ("appending", copy)):
-                argv = [sys.executable, "-m", "abstat", "run", "--store", store, "--experiment", "nightly",
-                        "-n", "3", "-v", "a=true", "-v", "b=true", "--no-progress"]
+                argv = [
+                    sys.executable,
+                    "-m",
+                    "abstat",
+                    "run",
+                    "--store",
+                    store,
+                    "--experiment",
+                    "nightly",
+                    "-n",
+                    "3",
+                    "-v",
+                    "a=true",
+                    "-v",
+                    "b=true",
+                    "--no-progress",
+                ]
                 measured = timed(argv, env)
                 if rep:
                     results[name].append(measured)
             if not report:
                 report = subprocess.run([*argv[:-1], "-n", "1"], env=env, capture_output=True, text=True).stdout
-        print(f"experiment of {args.invocations:,} invocations ({args.invocations * RUNS_PER_INVOCATION:,} runs);"
-              f" {args.reps} runs of each, interleaved")
+        print(
+            f"experiment of {args.invocations:,} invocations ({args.invocations * RUNS_PER_INVOCATION:,} runs);"
+            f" {args.reps} runs of each, interleaved"
+        )
         print("| abstat run -n 3 -v a=true -v b=true | CPU | wall |")
         print("|---|---|---|")
-        medians = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
-                   for name, rs in results.items()}
+        medians = {
+            name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
+            for name, rs in results.items()
+        }
         for name, (cpu, wall) in medians.items():
             print(f"| {name} | {cpu:.3f} s | {wall:.3f} s |")
         ratio = medians["appending"][0] / medians["fresh store"][0]
         wall_ratio = medians["appending"][1] / medians["fresh store"][1]
-        print(f"ratio appending / fresh: CPU {ratio:.2f}x, wall {wall_ratio:.2f}x (target <= {TARGET}x):"
-              f" {'met' if ratio <= TARGET else 'MISSED'}")
+        print(
+            f"ratio appending / fresh: CPU {ratio:.2f}x, wall {wall_ratio:.2f}x (target <= {TARGET}x):"
+            f" {'met' if ratio <= TARGET else 'MISSED'}"
+        )
         print("the end of the appending run's report:\n" + "\n".join(report.rstrip().splitlines()[-3:]))
     finally:
         shutil.rmtree(work, ignore_errors=True)

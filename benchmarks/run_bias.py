@@ -15,6 +15,7 @@ time per run (start to start), with the load average.
 
 On an idle machine every mode reads as hyperfine does; the differences appear under load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -71,31 +72,54 @@ def main() -> int:
         export = os.path.join(work, "hyperfine.json")
         for index in range(args.rounds):
             tools = ["hyperfine", *modes]
-            for tool in (tools if index % 2 == 0 else tools[::-1]):
+            for tool in tools if index % 2 == 0 else tools[::-1]:
                 if tool == "hyperfine":
                     begun = time.perf_counter()
-                    subprocess.run(["hyperfine", "-N", "--style", "none", "--warmup", "1", "--runs", str(args.runs),
-                                    "--export-json", export, " ".join(args.command)],
-                                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    subprocess.run(
+                        [
+                            "hyperfine",
+                            "-N",
+                            "--style",
+                            "none",
+                            "--warmup",
+                            "1",
+                            "--runs",
+                            str(args.runs),
+                            "--export-json",
+                            export,
+                            " ".join(args.command),
+                        ],
+                        check=True,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                    )
                     cycle = (time.perf_counter() - begun) / (args.runs + 1) * 1e3  # its start-up included
                     with open(export) as handle:
                         walls = [t * 1e3 for t in json.load(handle)["results"][0]["times"]]
                 else:
-                    out = subprocess.run([sys.executable, "-c", LOOP, SRC, tool, str(args.runs), str(args.busy),
-                                          *args.command], check=True, capture_output=True, text=True).stdout
+                    out = subprocess.run(
+                        [sys.executable, "-c", LOOP, SRC, tool, str(args.runs), str(args.busy), *args.command],
+                        check=True,
+                        capture_output=True,
+                        text=True,
+                    ).stdout
                     found = json.loads(out)
                     walls, cycle = found["walls"], found["cycle"]
                 medians.setdefault(tool, []).append(statistics.median(walls))
                 cycles.setdefault(tool, []).append(cycle)
             loads.append(os.getloadavg()[0])
-    print(f"{' '.join(args.command)}: {args.rounds} rounds of {args.runs} runs, {args.busy:g} ms of CPU between runs; "
-          f"load average {min(loads):.1f} to {max(loads):.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"{' '.join(args.command)}: {args.rounds} rounds of {args.runs} runs, {args.busy:g} ms of CPU between runs; "
+        f"load average {min(loads):.1f} to {max(loads):.1f} on {os.cpu_count()} CPUs"
+    )
     anchor = medians["hyperfine"]
     for tool, values in medians.items():
         paired = statistics.median(a - b for a, b in zip(values, anchor))
         above = sum(a > b for a, b in zip(values, anchor))
-        print(f"  {tool:<10} measured {statistics.median(values):.3f} ms, paired {paired:+.3f} ms vs hyperfine "
-              f"(above in {above}/{args.rounds}); time per run {statistics.median(cycles[tool]):.2f} ms")
+        print(
+            f"  {tool:<10} measured {statistics.median(values):.3f} ms, paired {paired:+.3f} ms vs hyperfine "
+            f"(above in {above}/{args.rounds}); time per run {statistics.median(cycles[tool]):.2f} ms"
+        )
     return 0
 
 

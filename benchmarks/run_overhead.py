@@ -23,6 +23,7 @@ load average:
 Usage: python benchmarks/run_overhead.py [--rounds 10] [--runs 20] [--more 100]
 Needs ``hyperfine`` (Debian package).  Exit status 1 when a target is missed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,8 +80,26 @@ def abstat(text: str, runs: int, workdir: str, warmup: int = 1, src: str | None 
     os.close(fd)
     os.unlink(store)
     env = dict(os.environ, PYTHONPATH=src) if src else None
-    whole = timed([sys.executable, "-m", "abstat", "run", "-n", str(runs), "--warmup", str(warmup),
-                   "--store", store, "--no-progress", "--format", "csv", "-v", f"a={text}"], env)
+    whole = timed(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            str(runs),
+            "--warmup",
+            str(warmup),
+            "--store",
+            store,
+            "--no-progress",
+            "--format",
+            "csv",
+            "-v",
+            f"a={text}",
+        ],
+        env,
+    )
     db = sqlite3.connect(store)
     walls = [row[0] for row in db.execute("SELECT wall FROM runs WHERE status = 'ok' ORDER BY position")]
     db.close()
@@ -97,8 +116,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--runs", type=int, default=20, help="N1: runs per command, round and tool")
     parser.add_argument("--more", type=int, default=100, help="N2 - N1 for the time between runs")
-    parser.add_argument("--baseline-src", metavar="DIR",
-                        help="another abstat's src (e.g. a worktree of an older commit), measured alike in each round")
+    parser.add_argument(
+        "--baseline-src",
+        metavar="DIR",
+        help="another abstat's src (e.g. a worktree of an older commit), measured alike in each round",
+    )
     args = parser.parse_args()
     if shutil.which("hyperfine") is None:
         print("hyperfine is not installed (apt-get install hyperfine)", file=sys.stderr)
@@ -135,49 +157,67 @@ def main() -> int:
             fixed["python"].append(timed([sys.executable, "-c", "pass"]))
             fixed_cpu["python"].append(CPU[0])
             loads.append(os.getloadavg()[0])
-    print(f"abstat run vs {version} -N: {args.rounds} alternating rounds of {n1} and {n2} runs per command and "
-          f"tool; load average {min(loads):.2f} to {max(loads):.2f} on {os.cpu_count()} CPUs")
+    print(
+        f"abstat run vs {version} -N: {args.rounds} alternating rounds of {n1} and {n2} runs per command and "
+        f"tool; load average {min(loads):.2f} to {max(loads):.2f} on {os.cpu_count()} CPUs"
+    )
     others = [tool for tool in tools if tool != "hyperfine"]  # abstat, and the baseline abstat if given
 
     def paired(table: dict, tool: str, name: str, how) -> float:
         return statistics.median(how(x, y) for x, y in zip(table[tool][name], table["hyperfine"][name]))
 
     missed = False
-    print(f"measured wall time (median; paired: median over rounds of the difference to hyperfine's); "
-          f"target |abstat paired| <= {BIAS_TARGET_MS} ms")
+    print(
+        f"measured wall time (median; paired: median over rounds of the difference to hyperfine's); "
+        f"target |abstat paired| <= {BIAS_TARGET_MS} ms"
+    )
     for name, text in COMMANDS.items():
         cells = [f"hyperfine {statistics.median(medians['hyperfine'][name]) * 1e3:.3f} ms"]
         for tool in others:
             diff = paired(medians, tool, name, lambda x, y: x - y) * 1e3
             above = sum(x > y for x, y in zip(medians[tool][name], medians["hyperfine"][name]))
-            cells.append(f"{tool} {statistics.median(medians[tool][name]) * 1e3:.3f} ms, paired {diff:+.3f} ms "
-                         f"(above in {above}/{args.rounds})")
+            cells.append(
+                f"{tool} {statistics.median(medians[tool][name]) * 1e3:.3f} ms, paired {diff:+.3f} ms "
+                f"(above in {above}/{args.rounds})"
+            )
         ok = abs(paired(medians, "abstat", name, lambda x, y: x - y)) * 1e3 <= BIAS_TARGET_MS
         missed |= not ok
         print(f"  {text:<12} " + "; ".join(cells) + f"  {'ok' if ok else 'MISSED'}")
-    print(f"time per run, start to start (beyond the command's measured life in brackets); "
-          f"target abstat / hyperfine <= {GAP_TARGET}, paired")
+    print(
+        f"time per run, start to start (beyond the command's measured life in brackets); "
+        f"target abstat / hyperfine <= {GAP_TARGET}, paired"
+    )
     for name, text in COMMANDS.items():
-        cells = [f"hyperfine {statistics.median(cycles['hyperfine'][name]) * 1e3:.3f} ms "
-                 f"({statistics.median(gaps['hyperfine'][name]) * 1e3:+.3f})"]
+        cells = [
+            f"hyperfine {statistics.median(cycles['hyperfine'][name]) * 1e3:.3f} ms "
+            f"({statistics.median(gaps['hyperfine'][name]) * 1e3:+.3f})"
+        ]
         for tool in others:
-            cells.append(f"{tool} {statistics.median(cycles[tool][name]) * 1e3:.3f} ms "
-                         f"({statistics.median(gaps[tool][name]) * 1e3:+.3f}), ratio "
-                         f"{paired(cycles, tool, name, lambda x, y: x / y):.2f}")
+            cells.append(
+                f"{tool} {statistics.median(cycles[tool][name]) * 1e3:.3f} ms "
+                f"({statistics.median(gaps[tool][name]) * 1e3:+.3f}), ratio "
+                f"{paired(cycles, tool, name, lambda x, y: x / y):.2f}"
+            )
         ok = paired(cycles, "abstat", name, lambda x, y: x / y) <= GAP_TARGET
         missed |= not ok
         print(f"  {text:<12} " + "; ".join(cells) + f"  {'ok' if ok else 'MISSED'}")
-        print(f"  {'':<12} CPU per run (process tree, the command's included): "
-              + "; ".join(f"{tool} {statistics.median(cycle_cpu[tool][name]) * 1e3:.3f} ms" for tool in tools))
+        print(
+            f"  {'':<12} CPU per run (process tree, the command's included): "
+            + "; ".join(f"{tool} {statistics.median(cycle_cpu[tool][name]) * 1e3:.3f} ms" for tool in tools)
+        )
     cost = {key: statistics.median(values) for key, values in fixed.items()}
     ok = cost["abstat"] <= FIXED_TARGET_S
     missed |= not ok
-    print("fixed cost of -n 10 true (whole time minus the ten runs): "
-          + ", ".join(f"{tool} {cost[tool]:.3f} s" for tool in others)
-          + f"; hyperfine {cost['hyperfine']:.3f} s; python -c pass {cost['python']:.3f} s (abstat / python "
-          f"{cost['abstat'] / cost['python']:.1f}); target abstat <= {FIXED_TARGET_S} s: {'ok' if ok else 'MISSED'}")
-    print("CPU of the whole -n 10 true (process tree, user + system): "
-          + ", ".join(f"{tool} {statistics.median(fixed_cpu[tool]):.3f} s" for tool in fixed_cpu))
+    print(
+        "fixed cost of -n 10 true (whole time minus the ten runs): "
+        + ", ".join(f"{tool} {cost[tool]:.3f} s" for tool in others)
+        + f"; hyperfine {cost['hyperfine']:.3f} s; python -c pass {cost['python']:.3f} s (abstat / python "
+        f"{cost['abstat'] / cost['python']:.1f}); target abstat <= {FIXED_TARGET_S} s: {'ok' if ok else 'MISSED'}"
+    )
+    print(
+        "CPU of the whole -n 10 true (process tree, user + system): "
+        + ", ".join(f"{tool} {statistics.median(fixed_cpu[tool]):.3f} s" for tool in fixed_cpu)
+    )
     return 1 if missed else 0
 
 

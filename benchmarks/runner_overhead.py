@@ -25,6 +25,7 @@ Usage: python benchmarks/runner_overhead.py [--rounds 80] [--runs 3] [--baseline
 Needs ``hyperfine`` (Debian package) on PATH.  Exit status 1 when the
 target is missed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,7 +48,9 @@ def run_hyperfine(text: str, runs: int, workdir: str) -> list[float]:
     export = os.path.join(workdir, "hyperfine.json")
     subprocess.run(
         ["hyperfine", "-N", "--style", "none", "--warmup", "1", "--runs", str(runs), "--export-json", export, text],
-        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     with open(export) as handle:
         return list(json.load(handle)["results"][0]["times"])
@@ -70,8 +73,19 @@ def cli_overhead_per_run(workdir: str, runs: int, src: str | None = None) -> lis
     fd, store = tempfile.mkstemp(prefix="overhead-", suffix=".db", dir=workdir)
     os.close(fd)
     os.unlink(store)
-    argv = [sys.executable, "-m", "abstat", "run", "-n", str(runs), "--store", store, "--no-progress",
-            "--format", "csv"]
+    argv = [
+        sys.executable,
+        "-m",
+        "abstat",
+        "run",
+        "-n",
+        str(runs),
+        "--store",
+        store,
+        "--no-progress",
+        "--format",
+        "csv",
+    ]
     for name, command in COMMANDS.items():
         argv += ["-v", f"{name}={command}"]
     env = dict(os.environ, PYTHONPATH=src) if src else None
@@ -102,7 +116,7 @@ def main() -> int:
             for round_index in range(args.rounds):
                 for name, text in COMMANDS.items():
                     medians: dict[str, float] = {}
-                    for tool in (tools if round_index % 2 == 0 else tools[::-1]):
+                    for tool in tools if round_index % 2 == 0 else tools[::-1]:
                         if tool == "hyperfine":
                             values = run_hyperfine(text, args.runs, workdir)
                         else:
@@ -120,32 +134,44 @@ def main() -> int:
                     pairs.append((medians[here], medians[args.baseline_src]))
     finally:
         executor.close()
-    print(f"runner overhead: {args.rounds} alternating rounds x {args.runs} runs per command and tool "
-          f"(load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs); anchor: {version} -N")
-    print(f"{'command':<11} {'hyperfine':>11} {'abstat':>11} {'difference':>11} {'ratio':>6} "
-          f"{'paired diff':>12} {'p10 diff':>10}  target |paired diff| <= {TARGET_MS} ms")
+    print(
+        f"runner overhead: {args.rounds} alternating rounds x {args.runs} runs per command and tool "
+        f"(load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs); anchor: {version} -N"
+    )
+    print(
+        f"{'command':<11} {'hyperfine':>11} {'abstat':>11} {'difference':>11} {'ratio':>6} "
+        f"{'paired diff':>12} {'p10 diff':>10}  target |paired diff| <= {TARGET_MS} ms"
+    )
     missed = False
     for name, command in COMMANDS.items():
         h = statistics.median(samples["hyperfine"][name])
         a = statistics.median(samples["abstat"][name])
         diff_ms = (a - h) * 1e3
         pair_ms = statistics.median(paired[name]) * 1e3
-        p10_ms = (statistics.quantiles(samples["abstat"][name], n=10)[0]
-                  - statistics.quantiles(samples["hyperfine"][name], n=10)[0]) * 1e3
+        p10_ms = (
+            statistics.quantiles(samples["abstat"][name], n=10)[0]
+            - statistics.quantiles(samples["hyperfine"][name], n=10)[0]
+        ) * 1e3
         ok = abs(pair_ms) <= TARGET_MS
         missed |= not ok
-        print(f"{command:<11} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {diff_ms:>+8.3f} ms {a / h:>6.3f} "
-              f"{pair_ms:>+9.3f} ms {p10_ms:>+7.3f} ms  {'ok' if ok else 'MISSED'}")
-    print(f"abstat run's own overhead per run (end of a run to the start of the next, median of "
-          f"{len(gaps)}): {statistics.median(gaps) * 1e3:.3f} ms (90th percentile "
-          f"{statistics.quantiles(gaps, n=10)[-1] * 1e3:.3f} ms)")
+        print(
+            f"{command:<11} {h * 1e3:>8.3f} ms {a * 1e3:>8.3f} ms {diff_ms:>+8.3f} ms {a / h:>6.3f} "
+            f"{pair_ms:>+9.3f} ms {p10_ms:>+7.3f} ms  {'ok' if ok else 'MISSED'}"
+        )
+    print(
+        f"abstat run's own overhead per run (end of a run to the start of the next, median of "
+        f"{len(gaps)}): {statistics.median(gaps) * 1e3:.3f} ms (90th percentile "
+        f"{statistics.quantiles(gaps, n=10)[-1] * 1e3:.3f} ms)"
+    )
     if pairs:
         new = statistics.median(p[0] for p in pairs)
         old = statistics.median(p[1] for p in pairs)
         paired = statistics.median(p[0] - p[1] for p in pairs)
-        print(f"abstat run's overhead per run, this abstat vs {args.baseline_src} ({len(pairs)} alternating rounds "
-              f"of 50 runs, medians of the rounds' medians): {new * 1e3:.3f} ms vs {old * 1e3:.3f} ms, ratio "
-              f"{new / old:.3f}, paired difference {paired * 1e3:+.3f} ms")
+        print(
+            f"abstat run's overhead per run, this abstat vs {args.baseline_src} ({len(pairs)} alternating rounds "
+            f"of 50 runs, medians of the rounds' medians): {new * 1e3:.3f} ms vs {old * 1e3:.3f} ms, ratio "
+            f"{new / old:.3f}, paired difference {paired * 1e3:+.3f} ms"
+        )
     return 1 if missed else 0
 
 

@@ -14,6 +14,7 @@ significant at 95%.  The anchor is the old schedule without a position effect, i
 Exit 1 when the counterbalanced schedule's rate exceeds the anchor by more than 2 Monte Carlo
 errors (plus one point) at any effect.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,8 +66,10 @@ def main() -> int:
     args = parser.parse_args()
     started = time.process_time()
     failed = False
-    print(f"A/A, 2 variants interleaved, {args.reps} draws per n; false calls of abstat.compare (default, 95%)"
-          " ± one Monte Carlo error; x: ratio to the anchor (old schedule, no effect)")
+    print(
+        f"A/A, 2 variants interleaved, {args.reps} draws per n; false calls of abstat.compare (default, 95%)"
+        " ± one Monte Carlo error; x: ratio to the anchor (old schedule, no effect)"
+    )
     for n in args.n:
         rates = false_calls(n, args.reps, args.seed + n)
         anchor = rates[1, 0.0]
@@ -74,8 +77,10 @@ def main() -> int:
         for delta in DELTAS:
             old, new = rates[1, delta], rates[2, delta]
             se_old, se_new = (np.sqrt(max(r * (1 - r), 1e-4) / args.reps) for r in (old, new))
-            print(f"  first-in-block effect {delta:.1f} sd: old (each block shuffled) {old:.3f} ± {se_old:.3f}"
-                  f" ({old / anchor:.2f}x)   counterbalanced {new:.3f} ± {se_new:.3f} ({new / anchor:.2f}x)")
+            print(
+                f"  first-in-block effect {delta:.1f} sd: old (each block shuffled) {old:.3f} ± {se_old:.3f}"
+                f" ({old / anchor:.2f}x)   counterbalanced {new:.3f} ± {se_new:.3f} ({new / anchor:.2f}x)"
+            )
             failed |= new > anchor + 2 * np.hypot(se_new, np.sqrt(anchor * (1 - anchor) / args.reps)) + 0.01
     print(f"{time.process_time() - started:.0f} s of CPU")
     return 1 if failed else 0

@@ -9,6 +9,7 @@ Target (issue 14): show and report each <= 5x the anchor.
 
     python benchmarks/show_report_scale.py [--runs-stored 20000] [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,9 +48,19 @@ def fill_store(path: str, runs: int) -> None:
         for position in range(runs):
             variant = ("base", "new")[position % 2]
             value = rng.gauss(1000.0 if variant == "base" else 990.0, 20.0)
-            store.add_run(invocation, variant=variant, command=f"./bench {variant}", iteration=position // 2,
-                          position=position, status="ok", exit_code=0, started_at=0.0, wall=0.01,
-                          values={"time": [value]}, units={"time": "s"})
+            store.add_run(
+                invocation,
+                variant=variant,
+                command=f"./bench {variant}",
+                iteration=position // 2,
+                position=position,
+                status="ok",
+                exit_code=0,
+                started_at=0.0,
+                wall=0.01,
+                values={"time": [value]},
+                units={"time": "s"},
+            )
         store.finish_invocation(invocation, "ok")
 
 
@@ -92,7 +103,11 @@ def main() -> int:
         for name in commands:
             wall = _median(times[name])
             ratio = wall / anchor
-            verdict = "" if name.startswith("anchor") else f"  {ratio:5.2f}x (target <= 5x) {'ok' if ratio <= 5 else 'MISSED'}"
+            verdict = (
+                ""
+                if name.startswith("anchor")
+                else f"  {ratio:5.2f}x (target <= 5x) {'ok' if ratio <= 5 else 'MISSED'}"
+            )
             ok = ok and (name.startswith("anchor") or ratio <= 5)
             print(f"{name:<28} {wall:7.3f} s{verdict}")
     finally:

@@ -9,6 +9,7 @@ Target: <= 5x.
 
     python benchmarks/show_speed.py                # 20,000 runs
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,18 @@ def build(path: str, runs: int) -> None:
     for i in range(runs):
         variant = "before" if i % 2 == 0 else "after"
         wall = float(rng.lognormal(0.0 if variant == "before" else 0.01, 0.1))
-        store.add_run(invocation, variant=variant, command="true", iteration=i // 2, position=i % 2, status="ok",
-                      exit_code=0, started_at=float(i), wall=wall, values={"wall": [wall]})
+        store.add_run(
+            invocation,
+            variant=variant,
+            command="true",
+            iteration=i // 2,
+            position=i % 2,
+            status="ok",
+            exit_code=0,
+            started_at=float(i),
+            wall=wall,
+            values={"wall": [wall]},
+        )
     store.finish_invocation(invocation, "ok")
     store.close()
 
@@ -75,14 +86,16 @@ def main() -> int:
         for _ in range(args.reps):
             for name, argv in commands.items():
                 results[name].append(run_timed(argv, env))
-    medians = {name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs))
-               for name, rs in results.items()}
+    medians = {
+        name: (statistics.median(r[0] for r in rs), statistics.median(r[1] for r in rs)) for name, rs in results.items()
+    }
     anchor_wall, anchor_cpu = medians["anchor"]
     print(f"| command, {args.runs:,} runs | wall | CPU | wall ratio | CPU ratio |")
     print("|---|---|---|---|---|")
     for name, (wall, cpu) in medians.items():
-        print(f"| {name} | {wall * 1e3:.0f} ms | {cpu * 1e3:.0f} ms | {wall / anchor_wall:.2f} | "
-              f"{cpu / anchor_cpu:.2f} |")
+        print(
+            f"| {name} | {wall * 1e3:.0f} ms | {cpu * 1e3:.0f} ms | {wall / anchor_wall:.2f} | {cpu / anchor_cpu:.2f} |"
+        )
         if wall / anchor_wall > TARGET:
             failed.append(name)
     for name in failed:

@@ -15,6 +15,7 @@ library's).  The load average is printed with each figure: quote the ratios.
 
     python benchmarks/startup.py [--reps 21]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,8 +29,15 @@ import time
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 TARGET = 1.2
-COMPARE_FORBIDDEN = ("numpy.random", "numpy.ma", "scipy", "sqlite3", "abstat.store", "abstat.readers.peers",
-                     "abstat.readers.kernel")
+COMPARE_FORBIDDEN = (
+    "numpy.random",
+    "numpy.ma",
+    "scipy",
+    "sqlite3",
+    "abstat.store",
+    "abstat.readers.peers",
+    "abstat.readers.kernel",
+)
 MINISTAT_FORBIDDEN = ("numpy", *COMPARE_FORBIDDEN)
 
 
@@ -64,12 +72,16 @@ def main() -> int:
         abstat = [sys.executable, "-m", "abstat"]
         numpy = [sys.executable, "-c", "import numpy"]
         bare = [sys.executable, "-I", "-S", "-c", "pass"]
-        cases = [("compare A B", [*abstat, "compare", *files], numpy, COMPARE_FORBIDDEN, TARGET),
-                 ("ministat A B", [*abstat, "ministat", *files], numpy, MINISTAT_FORBIDDEN, TARGET),
-                 ("ministat -A A B", [*abstat, "ministat", "-A", *files], bare, MINISTAT_FORBIDDEN, None),
-                 ("--help", [*abstat, "--help"], bare, MINISTAT_FORBIDDEN, None)]
-        print(f"{'command':<16} {'wall ms':>8} {'anchor ms':>9} {'ratio':>6} {'CPU ms':>7} {'anchor':>7} {'ratio':>6}"
-              "  load")
+        cases = [
+            ("compare A B", [*abstat, "compare", *files], numpy, COMPARE_FORBIDDEN, TARGET),
+            ("ministat A B", [*abstat, "ministat", *files], numpy, MINISTAT_FORBIDDEN, TARGET),
+            ("ministat -A A B", [*abstat, "ministat", "-A", *files], bare, MINISTAT_FORBIDDEN, None),
+            ("--help", [*abstat, "--help"], bare, MINISTAT_FORBIDDEN, None),
+        ]
+        print(
+            f"{'command':<16} {'wall ms':>8} {'anchor ms':>9} {'ratio':>6} {'CPU ms':>7} {'anchor':>7} {'ratio':>6}"
+            "  load"
+        )
         for name, argv, anchor, forbidden, target in cases:
             timed(argv, env), timed(anchor, env)  # bytecode, page cache
             ours, theirs = [], []
@@ -79,8 +91,11 @@ def main() -> int:
             wall, cpu = (statistics.median(x[i] for x in ours) for i in (0, 1))
             anchor_wall, anchor_cpu = (statistics.median(x[i] for x in theirs) for i in (0, 1))
             ratio = wall / anchor_wall
-            print(f"{name:<16} {wall * 1e3:>8.1f} {anchor_wall * 1e3:>9.1f} {ratio:>6.2f} {cpu * 1e3:>7.1f}"
-                  f" {anchor_cpu * 1e3:>7.1f} {cpu / anchor_cpu:>6.2f}  {os.getloadavg()[0]:.1f}", flush=True)
+            print(
+                f"{name:<16} {wall * 1e3:>8.1f} {anchor_wall * 1e3:>9.1f} {ratio:>6.2f} {cpu * 1e3:>7.1f}"
+                f" {anchor_cpu * 1e3:>7.1f} {cpu / anchor_cpu:>6.2f}  {os.getloadavg()[0]:.1f}",
+                flush=True,
+            )
             if target is not None and ratio > target:
                 failed.append(f"{name}: {ratio:.2f}x the anchor's wall time (target <= {target})")
             if target is None:

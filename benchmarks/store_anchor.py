@@ -11,6 +11,7 @@ history experiment, one invocation per revision, the run-group medians are the r
 
     python benchmarks/store_anchor.py STORE.db [EXPERIMENT [METRIC]]
 """
+
 from __future__ import annotations
 
 import sqlite3
@@ -23,10 +24,11 @@ def main(path: str, experiment: str = "nightly", only: str | None = None) -> int
     db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     groups: dict[tuple[str, str], tuple[list[int], list[float]]] = {}
     for variant, metric, invocation, value in db.execute(
-            "SELECT v.name, s.metric, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
-            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-            " WHERE e.name = ? AND r.status = 'ok'" + (" AND s.metric = ?" if only else ""),
-            (experiment, only) if only else (experiment,)):
+        "SELECT v.name, s.metric, r.invocation_id, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+        " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+        " WHERE e.name = ? AND r.status = 'ok'" + (" AND s.metric = ?" if only else ""),
+        (experiment, only) if only else (experiment,),
+    ):
         entry = groups.get((variant, metric))
         if entry is None:
             entry = groups[(variant, metric)] = ([], [])

@@ -17,6 +17,7 @@ per-run commit cost on each back end.
 Without --url (or $ABSTAT_TEST_POSTGRES_URL) a throwaway cluster is started
 as in the tests (initdb as an unprivileged user, 127.0.0.1, free port).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,14 +43,25 @@ def fill(store, runs: int, seed: int = 1) -> None:
     rng = random.Random(seed)
     per_invocation = runs // len(HOSTS)
     for host in HOSTS:
-        invocation = store.start_invocation("hcall", {"hostname": host, "boot_id": f"{host}-boot"},
-                                            labels={"host": host}, variants=list(VARIANTS))
+        invocation = store.start_invocation(
+            "hcall", {"hostname": host, "boot_id": f"{host}-boot"}, labels={"host": host}, variants=list(VARIANTS)
+        )
         for i in range(per_invocation):
             variant = VARIANTS[i % 2]
             cycles = float(round(rng.gauss(440 if variant == "before" else 436, 4)))  # quantized, many ties
-            store.add_run(invocation, variant=variant, command=f"./bench-{variant}", iteration=i // 2, position=i,
-                          status="ok", exit_code=0, started_at=time.time(), wall=cycles / 1e6,
-                          values={"wall": [cycles / 1e6], "cycles": [cycles]}, units={"cycles": "cycles"})
+            store.add_run(
+                invocation,
+                variant=variant,
+                command=f"./bench-{variant}",
+                iteration=i // 2,
+                position=i,
+                status="ok",
+                exit_code=0,
+                started_at=time.time(),
+                wall=cycles / 1e6,
+                values={"wall": [cycles / 1e6], "cycles": [cycles]},
+                units={"cycles": "cycles"},
+            )
         store.finish_invocation(invocation, "complete")
 
 
@@ -75,8 +87,18 @@ def commit_cost(name: str, runs: int) -> float:
         invocation = store.start_invocation("writes", {"hostname": "w"}, variants=["a"])
         start = time.perf_counter()
         for i in range(runs):
-            store.add_run(invocation, variant="a", command="true", iteration=i, position=i, status="ok",
-                          exit_code=0, started_at=0.0, wall=1.0, values={"wall": [1.0]})
+            store.add_run(
+                invocation,
+                variant="a",
+                command="true",
+                iteration=i,
+                position=i,
+                status="ok",
+                exit_code=0,
+                started_at=0.0,
+                wall=1.0,
+                values={"wall": [1.0]},
+            )
         return (time.perf_counter() - start) / runs
 
 
@@ -84,8 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20_000)
     parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--url", default=os.environ.get("ABSTAT_TEST_POSTGRES_URL"),
-                        help="admin URL of a server whose user may create databases")
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("ABSTAT_TEST_POSTGRES_URL"),
+        help="admin URL of a server whose user may create databases",
+    )
     args = parser.parse_args(argv)
     import psycopg
     from psycopg.conninfo import conninfo_to_dict
@@ -115,13 +140,22 @@ def main(argv: list[str] | None = None) -> int:
             with open_store(url) as target, open_store(path, create=False, read_only=True) as source:
                 result = target.import_from(source)
             pg_import = time.perf_counter() - start
-            print(f"{args.runs} runs ({len(HOSTS)} hosts x {len(VARIANTS)} variants, 2 metrics):"
-                  f" SQLite via the Store API {sqlite_fill:.1f} s; PostgreSQL via abstat import {pg_import:.1f} s"
-                  f" ({result.runs_added} runs)")
+            print(
+                f"{args.runs} runs ({len(HOSTS)} hosts x {len(VARIANTS)} variants, 2 metrics):"
+                f" SQLite via the Store API {sqlite_fill:.1f} s; PostgreSQL via abstat import {pg_import:.1f} s"
+                f" ({result.runs_added} runs)"
+            )
             commands = {
                 "show": ["show", "hcall", "--metric", "cycles"],
-                "compare": ["compare", "--metric", "cycles", "--where", "host=milan", "a=hcall:before",
-                            "b=hcall:after"],
+                "compare": [
+                    "compare",
+                    "--metric",
+                    "cycles",
+                    "--where",
+                    "host=milan",
+                    "a=hcall:before",
+                    "b=hcall:after",
+                ],
                 "report": ["report", "--metric", "cycles", "--by", "variant", "--rows", "host"],
                 "export": ["export", "--format", "csv"],
             }
@@ -134,10 +168,14 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<10}{on_sqlite:>10.3f}{on_pg:>14.3f}{on_pg / on_sqlite:>7.2f}x")
             writes_sqlite = commit_cost(path, 1000)
             writes_pg = commit_cost(url, 1000)
-            print(f"{'add_run':<10}{writes_sqlite * 1e3:>9.2f}m{writes_pg * 1e3:>13.2f}m{writes_pg / writes_sqlite:>7.2f}x"
-                  "  (ms per committed run)")
-            print(f"worst read ratio {worst:.2f}x (target <= 2x): {'met' if worst <= 2 else 'NOT met'}"
-                  f"  [server {display_name(url)}]")
+            print(
+                f"{'add_run':<10}{writes_sqlite * 1e3:>9.2f}m{writes_pg * 1e3:>13.2f}m{writes_pg / writes_sqlite:>7.2f}x"
+                "  (ms per committed run)"
+            )
+            print(
+                f"worst read ratio {worst:.2f}x (target <= 2x): {'met' if worst <= 2 else 'NOT met'}"
+                f"  [server {display_name(url)}]"
+            )
     finally:
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{database}"')

@@ -20,6 +20,7 @@ Targets (issue 26): PostgreSQL >= 10,000 runs/s, SQLite to SQLite >= 30,000 runs
 Without --url (or $ABSTAT_TEST_POSTGRES_URL) a throwaway cluster is started
 as in the tests (initdb as an unprivileged user, 127.0.0.1, free port).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,8 +50,9 @@ def wall(argv: list[str], env: dict[str, str]) -> float:
 
 def count_runs(name: str) -> tuple[int, int, int]:
     """(runs, distinct run uids, invocations) in the store ``name``."""
-    query = ("SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(DISTINCT uid) FROM runs),"
-             " (SELECT COUNT(*) FROM invocations)")
+    query = (
+        "SELECT (SELECT COUNT(*) FROM runs), (SELECT COUNT(DISTINCT uid) FROM runs), (SELECT COUNT(*) FROM invocations)"
+    )
     if name.startswith("postgresql://"):
         import psycopg
 
@@ -65,8 +67,16 @@ def count_runs(name: str) -> tuple[int, int, int]:
 
 def concurrent(abstat: list[str], source: str, target: str, env: dict[str, str]) -> str:
     """Two imports of ``source`` into ``target`` at once: 'ok' or what went wrong."""
-    processes = [subprocess.Popen([*abstat, "import", source, "--store", target], env=env,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    processes = [
+        subprocess.Popen(
+            [*abstat, "import", source, "--store", target],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outcomes = [process.communicate() + (process.returncode,) for process in processes]
     failed = [err.strip()[-300:] for _, err, status in outcomes if status != 0]
     runs, uids, _ = count_runs(target)
@@ -82,8 +92,11 @@ def concurrent(abstat: list[str], source: str, target: str, env: dict[str, str])
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100_000, help="runs in the source store (default 100000)")
-    parser.add_argument("--url", default=os.environ.get("ABSTAT_TEST_POSTGRES_URL"),
-                        help="admin URL of a server whose user may create databases")
+    parser.add_argument(
+        "--url",
+        default=os.environ.get("ABSTAT_TEST_POSTGRES_URL"),
+        help="admin URL of a server whose user may create databases",
+    )
     parser.add_argument("--keep", help="directory to keep (and reuse) the source store in")
     args = parser.parse_args()
     import psycopg
@@ -126,8 +139,11 @@ def main() -> int:
             target = os.path.join(work, "target.db") if kind == "sqlite" else database()
             seconds = wall([*abstat, "import", source, "--store", target], env)
             rate = runs / seconds
-            print(f"| SQLite -> {kind} | {seconds:.2f} s | {rate:,.0f} | >= {TARGETS[kind]:,} "
-                  f"{'ok' if rate >= TARGETS[kind] else 'MISSED'} |", flush=True)
+            print(
+                f"| SQLite -> {kind} | {seconds:.2f} s | {rate:,.0f} | >= {TARGETS[kind]:,} "
+                f"{'ok' if rate >= TARGETS[kind] else 'MISSED'} |",
+                flush=True,
+            )
             if rate < TARGETS[kind]:
                 failed.append(f"{kind}: {rate:,.0f} runs/s")
             stored = count_runs(target)

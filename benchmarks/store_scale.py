@@ -42,6 +42,7 @@ anchor's at each, the exponent of its growth, and what each revision (run) adds,
 
 ``--keep DIR`` keeps the built stores there for the next run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,9 +63,9 @@ from store_shape import EXPERIMENT, cached, template, verdict, workspace  # noqa
 
 TARGET = 3.0
 CSV_TARGET = 2.0
-HISTORY_TARGET = 2.0     # history against its anchor, CPU and peak RSS
+HISTORY_TARGET = 2.0  # history against its anchor, CPU and peak RSS
 HISTORY_GROWTH = 1.1
-REPORT_MEMORY = 2**20    # KiB: 1 GiB
+REPORT_MEMORY = 2**20  # KiB: 1 GiB
 
 
 def timed(argv: list[str], env: dict[str, str], timeout: float) -> tuple[float, float, int]:
@@ -100,13 +101,31 @@ def samples_only_csv(store: str, path: str) -> int:
         labels.setdefault(invocation, []).append(f"{key}={value}")
     with open(path, "w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(["experiment", "variant", "metric", "value", "unit", "run", "iteration", "index",
-                         "invocation", "boot_id", "host", "started_at", "command", "labels", "notes"])
+        writer.writerow(
+            [
+                "experiment",
+                "variant",
+                "metric",
+                "value",
+                "unit",
+                "run",
+                "iteration",
+                "index",
+                "invocation",
+                "boot_id",
+                "host",
+                "started_at",
+                "command",
+                "labels",
+                "notes",
+            ]
+        )
         for row in db.execute(
-                "SELECT e.name, v.name, s.metric, s.value, s.unit, r.id, r.iteration + 1, s.idx, i.id, i.boot_id,"
-                " i.hostname, r.started_at, r.command, r.notes FROM samples s JOIN runs r ON r.id = s.run_id"
-                " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-                " JOIN invocations i ON i.id = r.invocation_id WHERE r.status = 'ok'"):
+            "SELECT e.name, v.name, s.metric, s.value, s.unit, r.id, r.iteration + 1, s.idx, i.id, i.boot_id,"
+            " i.hostname, r.started_at, r.command, r.notes FROM samples s JOIN runs r ON r.id = s.run_id"
+            " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+            " JOIN invocations i ON i.id = r.invocation_id WHERE r.status = 'ok'"
+        ):
             *head, notes = row
             head[3] = repr(head[3])
             writer.writerow([*head, " ".join(labels.get(row[8], [])), "; ".join(json.loads(notes or "[]"))])
@@ -129,8 +148,7 @@ def _missed(name: str, size: int, sizes: list[int], ratio: float, rss: int, anch
     return missed
 
 
-def _commands(abstat: list[str], path: str, out: str, machines: str, history: bool,
-              only: str) -> dict[str, list[str]]:
+def _commands(abstat: list[str], path: str, out: str, machines: str, history: bool, only: str) -> dict[str, list[str]]:
     """The commands timed at one size (and their anchors)."""
     commands = {
         "anchor": [sys.executable, os.path.join(HERE, "store_anchor.py"), path, EXPERIMENT],
@@ -141,11 +159,13 @@ def _commands(abstat: list[str], path: str, out: str, machines: str, history: bo
         "export": [*abstat, "export", "--store", path, "--format", "csv", "-o", out, "--machines", machines],
     }
     if history:
-        commands = {"anchor": commands["anchor"], "report": commands["report"],
-                    "publish": [*abstat, "publish", "--store", path, os.path.join(os.path.dirname(out), "site"),
-                                "--full"],
-                    "history-anchor": [*commands["anchor"], "wall"],
-                    "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"]}
+        commands = {
+            "anchor": commands["anchor"],
+            "report": commands["report"],
+            "publish": [*abstat, "publish", "--store", path, os.path.join(os.path.dirname(out), "site"), "--full"],
+            "history-anchor": [*commands["anchor"], "wall"],
+            "history": [*abstat, "history", "--store", path, EXPERIMENT, "--metric", "wall"],
+        }
     if only:
         wanted = {"anchor", "history-anchor", *only.split(",")}
         commands = {name: argv for name, argv in commands.items() if name in wanted}
@@ -184,16 +204,24 @@ def _memory_growth(peaks: dict[str, dict[int, int]], low: int, high: int, histor
             continue
         exponent = math.log(by_size[high] / by_size[low]) / math.log(high / low)
         per_unit = (by_size[high] - by_size[low]) / (high - low)
-        print(f"| {name} | {by_size[low] / 1024:.0f} MiB | {by_size[low] / anchor[low]:.2f} | "
-              f"{by_size[high] / 1024:.0f} MiB | {by_size[high] / anchor[high]:.2f} | {exponent:.2f} | "
-              f"{per_unit:.2f} |")
+        print(
+            f"| {name} | {by_size[low] / 1024:.0f} MiB | {by_size[low] / anchor[low]:.2f} | "
+            f"{by_size[high] / 1024:.0f} MiB | {by_size[high] / anchor[high]:.2f} | {exponent:.2f} | "
+            f"{per_unit:.2f} |"
+        )
         if history and not name.endswith("anchor") and exponent > HISTORY_GROWTH:
             failed.append(f"{name}'s peak RSS grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
     return failed
 
 
-def _print_size(size: int, sizes: list[int], results: dict[str, list[tuple[float, float, int]]],
-                cpu: dict[str, dict[int, float]], peaks: dict[str, dict[int, int]], timeout: float) -> list[str]:
+def _print_size(
+    size: int,
+    sizes: list[int],
+    results: dict[str, list[tuple[float, float, int]]],
+    cpu: dict[str, dict[int, float]],
+    peaks: dict[str, dict[int, int]],
+    timeout: float,
+) -> list[str]:
     """Print each command's row at ``size`` (median CPU and wall, its peak RSS), keep its CPU and
     peak in ``cpu`` and ``peaks``; the targets it missed."""
     failed = []
@@ -207,8 +235,11 @@ def _print_size(size: int, sizes: list[int], results: dict[str, list[tuple[float
         peaks.setdefault(name, {})[size] = rss
         ratio = used / anchor
         shown = f"> {timeout:.0f} s" if math.isinf(used) else f"{used:.2f} s"
-        print(f"| {size:,} | {name} | {shown} | {anchor:.2f} s | {ratio:.2f} | "
-              f"{wall:.2f} s | {rss / 1024:.0f} MiB | load {os.getloadavg()[0]:.1f}", flush=True)
+        print(
+            f"| {size:,} | {name} | {shown} | {anchor:.2f} s | {ratio:.2f} | "
+            f"{wall:.2f} s | {rss / 1024:.0f} MiB | load {os.getloadavg()[0]:.1f}",
+            flush=True,
+        )
         failed += _missed(name, size, sizes, ratio, rss, max(r[2] for r in results[anchor_name]))
     return failed
 
@@ -218,8 +249,11 @@ def _export_size(size: int, path: str, out: str, machines: str, work: str) -> li
     exported = os.path.getsize(out) + os.path.getsize(machines)
     minimal = samples_only_csv(path, os.path.join(work, "minimal.csv"))
     ratio = exported / minimal
-    print(f"| {size:,} | export CSV size, samples + machine records | {exported / 2**20:.1f} MiB |"
-          f" samples only {minimal / 2**20:.1f} MiB | {ratio:.2f} | | |", flush=True)
+    print(
+        f"| {size:,} | export CSV size, samples + machine records | {exported / 2**20:.1f} MiB |"
+        f" samples only {minimal / 2**20:.1f} MiB | {ratio:.2f} | | |",
+        flush=True,
+    )
     for done in (out, machines, os.path.join(work, "minimal.csv")):
         os.unlink(done)
     return [f"export CSV size at {size:,} runs: {ratio:.2f}x"] if ratio > CSV_TARGET else []
@@ -253,8 +287,11 @@ def main() -> int:
                 shape = shape or template()
                 started = time.perf_counter()
                 cached(keep, size, shape, history=args.history)
-                print(f"(built {size:,} runs in {time.perf_counter() - started:.0f} s,"
-                      f" {os.path.getsize(path) / 2**20:.0f} MiB)", file=sys.stderr)
+                print(
+                    f"(built {size:,} runs in {time.perf_counter() - started:.0f} s,"
+                    f" {os.path.getsize(path) / 2**20:.0f} MiB)",
+                    file=sys.stderr,
+                )
             out = os.path.join(work, "export.csv")
             machines = os.path.join(work, "machines.csv")
             commands = _commands(abstat, path, out, machines, args.history, args.only)

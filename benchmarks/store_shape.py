@@ -20,6 +20,7 @@ variant, the same five metrics and a machine record of its own, as a nightly
 
 Used by ``store_scale.py``, ``run_append.py``, ``store_import.py`` and ``publish_speed.py``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,16 +68,40 @@ def template() -> dict:
     """The rows one real ``abstat run`` writes: invocation, runs and samples."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "t.db")
-        subprocess.run([sys.executable, "-m", "abstat", "run", "--store", path, "--experiment", EXPERIMENT,
-                        "-n", "2", "-v", "a=true", "-v", "b=true"], env=child_env(), check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abstat",
+                "run",
+                "--store",
+                path,
+                "--experiment",
+                EXPERIMENT,
+                "-n",
+                "2",
+                "-v",
+                "a=true",
+                "-v",
+                "b=true",
+            ],
+            env=child_env(),
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         db = sqlite3.connect(path)
         machine, argv, settings = db.execute("SELECT machine, argv, settings FROM invocations").fetchone()
         note = db.execute("SELECT notes FROM runs WHERE notes IS NOT NULL").fetchone()
         metrics = db.execute("SELECT DISTINCT metric, unit FROM samples ORDER BY metric").fetchall()
         db.close()
-    return {"machine": json.loads(machine), "argv": argv, "settings": settings,
-            "note": json.loads(note[0])[0] if note else None, "metrics": metrics}
+    return {
+        "machine": json.loads(machine),
+        "argv": argv,
+        "settings": settings,
+        "note": json.loads(note[0])[0] if note else None,
+        "metrics": metrics,
+    }
 
 
 def _machine(base: dict, index: int, rng: random.Random) -> str:
@@ -106,17 +131,27 @@ def build(path: str, runs: int, shape: dict | None = None, *, experiment: str = 
     experiment_id = db.execute("SELECT id FROM experiments WHERE name = ?", (experiment,)).fetchone()[0]
     variant_ids = {}
     for name in VARIANTS:
-        variant_ids[name] = db.execute("INSERT INTO variants (experiment_id, name) VALUES (?, ?) RETURNING id",
-                                       (experiment_id, name)).fetchone()[0]
+        variant_ids[name] = db.execute(
+            "INSERT INTO variants (experiment_id, name) VALUES (?, ?) RETURNING id", (experiment_id, name)
+        ).fetchone()[0]
     run_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM runs").fetchone()[0]  # another experiment may be there
     for index in range(max(1, runs // RUNS_PER_INVOCATION)):
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.7e9 + 86400 * index))
         invocation_id = db.execute(
             "INSERT INTO invocations (uid, experiment_id, started_at, ended_at, status, hostname, boot_id, machine,"
             " argv, settings, notes) VALUES (?, ?, ?, ?, 'complete', ?, ?, ?, ?, ?, NULL) RETURNING id",
-            (str(uuid.UUID(int=rng.getrandbits(128))), experiment_id, started, started,
-             shape["machine"].get("hostname"), str(uuid.UUID(int=index // 10 + 1)),
-             _machine(shape["machine"], index, rng), shape["argv"], shape["settings"])).fetchone()[0]
+            (
+                str(uuid.UUID(int=rng.getrandbits(128))),
+                experiment_id,
+                started,
+                started,
+                shape["machine"].get("hostname"),
+                str(uuid.UUID(int=index // 10 + 1)),
+                _machine(shape["machine"], index, rng),
+                shape["argv"],
+                shape["settings"],
+            ),
+        ).fetchone()[0]
         run_rows, sample_rows = [], []
         for position in range(RUNS_PER_INVOCATION):
             run_id += 1
@@ -125,13 +160,28 @@ def build(path: str, runs: int, shape: dict | None = None, *, experiment: str = 
             note = None
             if shape["note"]:
                 note = json.dumps([shape["note"].replace("25044", str(25000 + rng.randrange(64)))])
-            run_rows.append((run_id, str(uuid.UUID(int=rng.getrandbits(128))), invocation_id, variant_ids[variant],
-                             f"./bench-{variant}", position // 2, position, 1.7e9 + run_id, wall, note))
+            run_rows.append(
+                (
+                    run_id,
+                    str(uuid.UUID(int=rng.getrandbits(128))),
+                    invocation_id,
+                    variant_ids[variant],
+                    f"./bench-{variant}",
+                    position // 2,
+                    position,
+                    1.7e9 + run_id,
+                    wall,
+                    note,
+                )
+            )
             for metric, unit in shape["metrics"]:
                 value = {"wall": wall, "user": wall * 0.8, "sys": wall * 0.1}.get(metric, float(rng.randrange(1, 4)))
                 sample_rows.append((run_id, metric, 0, value, unit))
-        db.executemany("INSERT INTO runs (id, uid, invocation_id, variant_id, command, iteration, position, status,"
-                       " exit_code, started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, 'ok', 0, ?, ?, ?)", run_rows)
+        db.executemany(
+            "INSERT INTO runs (id, uid, invocation_id, variant_id, command, iteration, position, status,"
+            " exit_code, started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, 'ok', 0, ?, ?, ?)",
+            run_rows,
+        )
         db.executemany("INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)", sample_rows)
     db.execute("COMMIT")
     db.close()
@@ -140,8 +190,15 @@ def build(path: str, runs: int, shape: dict | None = None, *, experiment: str = 
 HISTORY_RUNS = 5  # runs per revision of a history experiment
 
 
-def build_history(path: str, revisions: int, shape: dict | None = None, *, experiment: str = EXPERIMENT,
-                  runs_per_revision: int = HISTORY_RUNS, seed: int = 1) -> None:
+def build_history(
+    path: str,
+    revisions: int,
+    shape: dict | None = None,
+    *,
+    experiment: str = EXPERIMENT,
+    runs_per_revision: int = HISTORY_RUNS,
+    seed: int = 1,
+) -> None:
     """Write a history experiment of ``revisions`` invocations (one per revision, labelled
     ``rev`` and ``commit_time``) of ``runs_per_revision`` runs of one variant into ``path``;
     the metric steps up by 2% at a third of the history and back at two thirds."""
@@ -156,38 +213,67 @@ def build_history(path: str, revisions: int, shape: dict | None = None, *, exper
     db.execute("BEGIN")
     db.execute("INSERT INTO experiments (name, created_at) VALUES (?, ?)", (experiment, "2024-01-01T00:00:00Z"))
     experiment_id = db.execute("SELECT id FROM experiments WHERE name = ?", (experiment,)).fetchone()[0]
-    variant_id = db.execute("INSERT INTO variants (experiment_id, name) VALUES (?, 'a') RETURNING id",
-                            (experiment_id,)).fetchone()[0]
+    variant_id = db.execute(
+        "INSERT INTO variants (experiment_id, name) VALUES (?, 'a') RETURNING id", (experiment_id,)
+    ).fetchone()[0]
     run_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM runs").fetchone()[0]
     invocation_id = db.execute("SELECT COALESCE(MAX(id), 0) FROM invocations").fetchone()[0]
     invocation_rows, label_rows, run_rows, sample_rows = [], [], [], []
     for index in range(revisions):
         invocation_id += 1
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(1.7e9 + 3600 * index))
-        invocation_rows.append((invocation_id, str(uuid.UUID(int=rng.getrandbits(128))), experiment_id, started,
-                                started, shape["machine"].get("hostname"), str(uuid.UUID(int=index // 10 + 1)),
-                                _machine(shape["machine"], index, rng), shape["argv"], shape["settings"]))
+        invocation_rows.append(
+            (
+                invocation_id,
+                str(uuid.UUID(int=rng.getrandbits(128))),
+                experiment_id,
+                started,
+                started,
+                shape["machine"].get("hostname"),
+                str(uuid.UUID(int=index // 10 + 1)),
+                _machine(shape["machine"], index, rng),
+                shape["argv"],
+                shape["settings"],
+            )
+        )
         label_rows.append((invocation_id, "rev", f"{rng.getrandbits(160):040x}"))
         label_rows.append((invocation_id, "commit_time", str(1.7e9 + 3600 * index)))
         step = 1.02 if revisions // 3 <= index < 2 * revisions // 3 else 1.0
         for position in range(runs_per_revision):
             run_id += 1
             wall = rng.lognormvariate(-6.9, 0.05) * step
-            run_rows.append((run_id, str(uuid.UUID(int=rng.getrandbits(128))), invocation_id, variant_id,
-                             "./bench", position, position, 1.7e9 + run_id, wall, None))
+            run_rows.append(
+                (
+                    run_id,
+                    str(uuid.UUID(int=rng.getrandbits(128))),
+                    invocation_id,
+                    variant_id,
+                    "./bench",
+                    position,
+                    position,
+                    1.7e9 + run_id,
+                    wall,
+                    None,
+                )
+            )
             for metric, unit in shape["metrics"]:
                 value = {"wall": wall, "user": wall * 0.8, "sys": wall * 0.1}.get(metric, float(rng.randrange(1, 4)))
                 sample_rows.append((run_id, metric, 0, value, unit))
         if len(sample_rows) > 100_000 or index == revisions - 1:
-            db.executemany("INSERT INTO invocations (id, uid, experiment_id, started_at, ended_at, status, hostname,"
-                           " boot_id, machine, argv, settings, notes) VALUES (?, ?, ?, ?, ?, 'complete', ?, ?, ?, ?,"
-                           " ?, NULL)", invocation_rows)
+            db.executemany(
+                "INSERT INTO invocations (id, uid, experiment_id, started_at, ended_at, status, hostname,"
+                " boot_id, machine, argv, settings, notes) VALUES (?, ?, ?, ?, ?, 'complete', ?, ?, ?, ?,"
+                " ?, NULL)",
+                invocation_rows,
+            )
             db.executemany("INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)", label_rows)
-            db.executemany("INSERT INTO runs (id, uid, invocation_id, variant_id, command, iteration, position,"
-                           " status, exit_code, started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, 'ok', 0, ?, ?,"
-                           " ?)", run_rows)
-            db.executemany("INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)",
-                           sample_rows)
+            db.executemany(
+                "INSERT INTO runs (id, uid, invocation_id, variant_id, command, iteration, position,"
+                " status, exit_code, started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, 'ok', 0, ?, ?,"
+                " ?)",
+                run_rows,
+            )
+            db.executemany("INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)", sample_rows)
             invocation_rows, label_rows, run_rows, sample_rows = [], [], [], []
     db.execute("COMMIT")
     db.close()

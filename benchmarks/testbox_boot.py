@@ -10,6 +10,7 @@ built: it is built first, and not timed), then ``--reboots`` rounds of a ``kexec
 first ssh answer with a new boot id.  Prints the medians and each reboot's ratio to the cold boot
 measured in the same run (the anchor).  Boxes live in a temporary directory and are removed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,15 +29,18 @@ from abstat.lab.testbox.image import ensure_image  # noqa: E402
 from abstat.lab.testbox.paths import BOXES_ENV  # noqa: E402
 from abstat.lab.testbox.probe import kvm_boots  # noqa: E402
 
-KEXEC = ("kexec {checks}-l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
-         "&& {{ (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }}")
+KEXEC = (
+    "kexec {checks}-l /boot/vmlinuz --initrd=/boot/initrd.img --reuse-cmdline --append=bench={n} "
+    "&& {{ (sleep 0.2; kexec -e) >/dev/null 2>&1 </dev/null & }}"
+)
 GRUB = "testbox-next-boot bench={n} && {{ (sleep 0.2; reboot) >/dev/null 2>&1 </dev/null & }}"
 
 
 def boot_id(name: str) -> str | None:
     try:
-        done = subprocess.run(box.ssh_argv(name, "cat /proc/sys/kernel/random/boot_id"), capture_output=True,
-                              text=True, timeout=15)
+        done = subprocess.run(
+            box.ssh_argv(name, "cat /proc/sys/kernel/random/boot_id"), capture_output=True, text=True, timeout=15
+        )
     except subprocess.TimeoutExpired:
         return None
     return done.stdout.strip() if done.returncode == 0 else None
@@ -67,9 +71,14 @@ def measure(accel: str, reboots: int) -> None:
             kinds["GRUB-like"].append(reboot(name, GRUB.format(n=i)))
     finally:
         box.down(name)
-    print(f"{accel}: cold boot {cold:.1f} s; " + "; ".join(
-        f"{kind} reboot median {statistics.median(times):.1f} s ({statistics.median(times) / cold:.2f} x cold; "
-        f"{', '.join(f'{x:.1f}' for x in times)})" for kind, times in kinds.items()))
+    print(
+        f"{accel}: cold boot {cold:.1f} s; "
+        + "; ".join(
+            f"{kind} reboot median {statistics.median(times):.1f} s ({statistics.median(times) / cold:.2f} x cold; "
+            f"{', '.join(f'{x:.1f}' for x in times)})"
+            for kind, times in kinds.items()
+        )
+    )
 
 
 def main() -> int:

@@ -15,6 +15,7 @@ the growth exponent of ``parse_samples`` over the sizes.  Last, the whole comman
 
     python benchmarks/text_read_speed.py [--sizes 10000,1000000] [--repeat 3]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -77,11 +78,15 @@ def main() -> int:
                 anchor = best(lambda data=data: np.loadtxt(io.BytesIO(data)), args.repeat)
                 assert parse_samples(data, "f") == np.loadtxt(io.BytesIO(data)).tolist()
                 ours.setdefault(fmt, []).append(mine)
-                print(f"{n:>9} {fmt:>8} {mine / n * 1e9:>15.0f} {anchor / n * 1e9:>14.0f} {mine / anchor:>6.2f}"
-                      f"  {os.getloadavg()[0]:.1f}", flush=True)
+                print(
+                    f"{n:>9} {fmt:>8} {mine / n * 1e9:>15.0f} {anchor / n * 1e9:>14.0f} {mine / anchor:>6.2f}"
+                    f"  {os.getloadavg()[0]:.1f}",
+                    flush=True,
+                )
                 if n == max(sizes) and mine > TOLERANCE * anchor:
-                    failed.append(f"parse_samples at {n} ({fmt}): {mine / anchor:.2f}x numpy.loadtxt"
-                                  f" (target <= {TOLERANCE})")
+                    failed.append(
+                        f"parse_samples at {n} ({fmt}): {mine / anchor:.2f}x numpy.loadtxt (target <= {TOLERANCE})"
+                    )
         for fmt, times in ours.items():
             if len(sizes) > 1:
                 growth = math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0])
@@ -96,8 +101,10 @@ def main() -> int:
         wall, cpu = child([sys.executable, "-m", "abstat", "compare", *paths])
         script = "import sys, numpy; [numpy.loadtxt(p) for p in sys.argv[1:]]"
         anchor_wall, anchor_cpu = child([sys.executable, "-c", script, *paths])
-        print(f"abstat compare A B, {n} per side: {wall:.2f} s wall, {cpu:.2f} s CPU; numpy.loadtxt of both files: "
-              f"{anchor_wall:.2f} s wall, {anchor_cpu:.2f} s CPU; load {os.getloadavg()[0]:.1f}")
+        print(
+            f"abstat compare A B, {n} per side: {wall:.2f} s wall, {cpu:.2f} s CPU; numpy.loadtxt of both files: "
+            f"{anchor_wall:.2f} s wall, {anchor_cpu:.2f} s CPU; load {os.getloadavg()[0]:.1f}"
+        )
     for what in failed:
         print(f"MISSED TARGET: {what}")
     return 1 if failed else 0

@@ -7,6 +7,7 @@ The help is formatted 100 columns wide (``COLUMNS=100``).  argparse's layout cha
 versions, so the page names the version it was written with; tests/cli/test_cli_reference.py compares
 only under that version.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -32,11 +33,20 @@ def render() -> str:
     from abstat.cli.registry import COMMANDS
 
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    parts = ["# Command-line reference", "",
-             "Every command's `--help`, generated from the parsers by `python scripts/cli_reference.py`",
-             f"(Python {version}, 100 columns) and checked against them by `tests/cli/test_cli_reference.py`.",
-             "The shared grammar is explained in `docs/cli.md`.", "",
-             "## abstat", "", "```", _help_of("").rstrip(), "```", ""]
+    parts = [
+        "# Command-line reference",
+        "",
+        "Every command's `--help`, generated from the parsers by `python scripts/cli_reference.py`",
+        f"(Python {version}, 100 columns) and checked against them by `tests/cli/test_cli_reference.py`.",
+        "The shared grammar is explained in `docs/cli.md`.",
+        "",
+        "## abstat",
+        "",
+        "```",
+        _help_of("").rstrip(),
+        "```",
+        "",
+    ]
     for name in COMMANDS:
         parts += [f"## abstat {name}", "", "```", _help_of(name).rstrip(), "```", ""]
     return "\n".join(parts)
@@ -45,7 +55,7 @@ def render() -> str:
 def recorded_version(text: str) -> str | None:
     marker = "(Python "
     at = text.find(marker)
-    return text[at + len(marker):].split(",", 1)[0] if at >= 0 else None
+    return text[at + len(marker) :].split(",", 1)[0] if at >= 0 else None
 
 
 def main(argv: list[str]) -> int:

@@ -24,6 +24,7 @@ are frozen out of the garbage collector (``gc.freeze``): a full collection then 
 test itself made.  statsmodels' ``multipletests`` runs ``gc.collect()`` on every call; with the
 session's half a million or more objects walked each time, the 400 calls of one property test in
 test_report_labels.py took 413 s of a 2-core run instead of well under a second."""
+
 from __future__ import annotations
 
 import fcntl

@@ -16,6 +16,7 @@ dotted name given as a string to a call (``__import__("abstat.x")``,
 ``importlib.import_module``, a helper that imports it) is an edge too; a table
 of names that another module imports from (``abstat.cli.registry``) is data.
 """
+
 from __future__ import annotations
 
 import ast
@@ -36,8 +37,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("abstat", "abstat.errors", "abstat.cli.outfile", "abstat.cli.registry"),  # leaves (the root: version, lazy names)
     ("abstat.box.machine", "abstat.box.isolate", "abstat.box.isolate_record"),
     ("abstat.box.doctor",),
-    ("abstat.box.runner",),                      # ships to the box with machine and doctor
-    ("abstat.lab",),                         # ssh, the bundle, host workers
+    ("abstat.box.runner",),  # ships to the box with machine and doctor
+    ("abstat.lab",),  # ssh, the bundle, host workers
     ("abstat.stats",),
     ("abstat.readers",),
     ("abstat.ministat",),
@@ -49,8 +50,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("abstat.engine",),
     ("abstat.history.bisect",),
     ("abstat.api", "abstat.report.api", "abstat.render.site"),  # the public API (report.api: load, build, render
-                                             # a report; publish: the static site of a whole store)
-    ("abstat.cli.args",),                    # the grammar the commands parse with
+    # a report; publish: the static site of a whole store)
+    ("abstat.cli.args",),  # the grammar the commands parse with
     ("abstat.cli.commands",),
     ("abstat.cli", "abstat.__main__"),
 )
@@ -58,7 +59,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 KNOWN_UPWARD = {
     ("abstat.readers.specs", "abstat.store"): "VariantData and its loader from the store share readers/specs.py",
     ("abstat.readers.specs", "abstat.store.baselines"): "a saved baseline (baseline:NAME) is resolved where "
-                                                        "stored variants are, in readers/specs.py",
+    "stored variants are, in readers/specs.py",
     ("abstat.store", "abstat.comparison.commands"): "stored_variant_warnings builds comparison warnings in store/",
 }
 # What the shipped runner may import of abstat besides itself (lab/bundle.py ships these).
@@ -104,8 +105,9 @@ def _type_checking_nodes(tree: ast.Module) -> set[int]:
 
 def _lazy_map(module: Module, modules: dict[str, Module]) -> dict[str, str]:
     """name -> module of a package ``__init__`` that loads names on first use (``__getattr__``)."""
-    if not module.is_package or not any(isinstance(n, ast.FunctionDef) and n.name == "__getattr__"
-                                        for n in module.tree.body):
+    if not module.is_package or not any(
+        isinstance(n, ast.FunctionDef) and n.name == "__getattr__" for n in module.tree.body
+    ):
         return {}
     lazy: dict[str, str] = {}
     for node in module.tree.body:
@@ -153,9 +155,11 @@ def import_graph(root: str = PACKAGE) -> dict[str, Module]:
                     else:
                         module.imports.add(modules[source].lazy.get(alias.name, source))
             elif isinstance(node, ast.Call):
-                module.imports.update(arg.value for arg in node.args
-                                      if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-                                      and arg.value in modules)
+                module.imports.update(
+                    arg.value
+                    for arg in node.args
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value in modules
+                )
         module.imports.discard(module.name)
     return modules
 
@@ -215,9 +219,9 @@ GRAPH = import_graph()
 def test_the_graph_sees_what_is_imported():
     # a direct import, a relative-free from-import of a module, a lazy package name, a function-level import
     assert "abstat.engine.parts" in GRAPH["abstat.engine.spec"].imports
-    assert "abstat.box.runner.executor" in GRAPH["abstat.engine.session"].imports     # abstat.box.runner's lazy map
-    assert "abstat.render.email" in GRAPH["abstat.render.registry"].imports        # a name given to a call
-    assert "abstat.engine" in GRAPH["abstat.cli.commands.run"].imports                 # inside a function
+    assert "abstat.box.runner.executor" in GRAPH["abstat.engine.session"].imports  # abstat.box.runner's lazy map
+    assert "abstat.render.email" in GRAPH["abstat.render.registry"].imports  # a name given to a call
+    assert "abstat.engine" in GRAPH["abstat.cli.commands.run"].imports  # inside a function
     assert len(GRAPH) > 100
 
 
@@ -242,8 +246,13 @@ def test_no_import_circles():
 
 
 def _commands_imported_from_outside(modules: dict[str, Module]) -> list[str]:
-    return sorted(f"{m.name} imports {target}" for m in modules.values() if not _in(m.name, COMMAND_LAYER)
-                  for target in m.imports if _in(target, ("abstat.cli.commands",)))
+    return sorted(
+        f"{m.name} imports {target}"
+        for m in modules.values()
+        if not _in(m.name, COMMAND_LAYER)
+        for target in m.imports
+        if _in(target, ("abstat.cli.commands",))
+    )
 
 
 def test_only_the_command_layer_imports_commands():
@@ -302,8 +311,10 @@ def test_no_library_function_takes_an_argparse_namespace():
                 for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
                     if arg.annotation is not None and "Namespace" in ast.unparse(arg.annotation):
                         found.append(f"{module.name}.{node.name}({arg.arg})")
-        if any(isinstance(n, ast.Import) and any(a.name == "argparse" for a in n.names) for n in ast.walk(module.tree)) \
-                and module.name != "abstat.ministat.cli":  # ministat(1)'s own getopt-style front end
+        if (
+            any(isinstance(n, ast.Import) and any(a.name == "argparse" for a in n.names) for n in ast.walk(module.tree))
+            and module.name != "abstat.ministat.cli"
+        ):  # ministat(1)'s own getopt-style front end
             found.append(f"{module.name} imports argparse")
     assert not found, "; ".join(found)
 
@@ -320,11 +331,18 @@ def test_the_box_package_imports_only_the_standard_library_and_itself():
             if not _in(target, RUNNER_SHIPS_WITH):
                 found.append(f"{module.name} imports {target}")
         for node in ast.walk(module.tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             for name in names:
                 top = name.split(".")[0]
-                if top not in stdlib and top != "abstat" and top not in siblings:  # run as a script: runner/ on sys.path
+                if (
+                    top not in stdlib and top != "abstat" and top not in siblings
+                ):  # run as a script: runner/ on sys.path
                     found.append(f"{module.name} imports {name}")
     assert not found, "; ".join(found)
 
@@ -338,7 +356,11 @@ def test_the_engine_and_its_transport_never_print(package):
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
                 found.append(f"{module.name}:{node.lineno} print()")
-            if isinstance(node, ast.Attribute) and node.attr in ("stdout", "stderr") and \
-                    isinstance(node.value, ast.Name) and node.value.id == "sys":
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr in ("stdout", "stderr")
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "sys"
+            ):
                 found.append(f"{module.name}:{node.lineno} sys.{node.attr}")
     assert not found, "; ".join(found)

@@ -5,6 +5,7 @@ function's complexity and the average.  :data:`EXCEPTIONS` are the functions sti
 each being split by the engineer who owns its module; the list may only shrink: an entry whose
 function is gone or at most 20 fails the test too, so that it is deleted.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,8 +42,10 @@ def over_the_ceiling(root: str = SRC) -> dict[tuple[str, str], int]:
 
 def test_the_count_is_radons():
     branches = "".join(f"    if x == {k}:\n        y += 1\n" for k in range(20))
-    source = ("def f(x):\n    y = 0\n" + branches + "    return [v for v in range(y) if v and x]\n"
-              "class C:\n    def m(self, a, b):\n        return a or b\n")
+    source = (
+        "def f(x):\n    y = 0\n" + branches + "    return [v for v in range(y) if v and x]\n"
+        "class C:\n    def m(self, a, b):\n        return a or b\n"
+    )
     # 1 + 20 ifs + a comprehension with one condition (2) + one `and` (1); a method: 1 + one `or`
     assert complexities(source) == {"f": 24, "C.m": 2}
 
@@ -51,10 +54,12 @@ def test_no_function_above_the_ceiling(tmp_path):
     found = over_the_ceiling()
     new = {key: value for key, value in found.items() if key not in EXCEPTIONS}
     assert not new, "above complexity 20 (split it into named steps): " + "; ".join(
-        f"{path} {function} ({value})" for (path, function), value in sorted(new.items()))
+        f"{path} {function} ({value})" for (path, function), value in sorted(new.items())
+    )
     done = sorted(EXCEPTIONS - set(found))
     assert not done, "at most 20 now: delete from EXCEPTIONS: " + "; ".join(f"{p} {f}" for p, f in done)
     (tmp_path / "abstat").mkdir()
-    (tmp_path / "abstat" / "m.py").write_text("def g(x):\n" + "".join(f"    if x == {k}:\n        return {k}\n"
-                                                                     for k in range(20)))
+    (tmp_path / "abstat" / "m.py").write_text(
+        "def g(x):\n" + "".join(f"    if x == {k}:\n        return {k}\n" for k in range(20))
+    )
     assert over_the_ceiling(str(tmp_path)) == {("abstat/m.py", "g"): 21}

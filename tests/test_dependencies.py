@@ -1,6 +1,7 @@
 """What pyproject.toml installs is what src/ imports (issue 42): every required dependency is
 imported somewhere under src/abstat, and every module src/ imports is the standard library's,
 abstat's own, or a declared dependency (required, or an extra for an optional feature)."""
+
 from __future__ import annotations
 
 import ast
@@ -60,8 +61,9 @@ def test_every_required_dependency_is_imported_by_src() -> None:
 def test_every_third_party_import_of_src_is_declared() -> None:
     required, extras = _declared()
     declared = required | {m for modules in extras.values() for m in modules}
-    third_party = {name: path for name, path in _imported().items()
-                   if name not in sys.stdlib_module_names and name != "abstat"}
+    third_party = {
+        name: path for name, path in _imported().items() if name not in sys.stdlib_module_names and name != "abstat"
+    }
     undeclared = {name: path for name, path in third_party.items() if name not in declared}
     assert not undeclared, f"imported under src/ but not declared in pyproject.toml: {undeclared}"
     assert {"numpy", "scipy"} <= set(third_party)  # the walk sees imports at all

@@ -1,4 +1,5 @@
 """``python -m abstat``: same entry point as the ``abstat`` console script."""
+
 import sys
 
 from abstat.cli import main

@@ -10,6 +10,7 @@ specification) names it as ``{field}`` in its message and lists it in
 ``fields``: ``str(err)`` names the field itself, and the CLI, which knows
 the flag that set it, prints :meth:`AbstatError.named` with the flag's name.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -51,8 +52,9 @@ class AbstatError(Exception):
 class InputError(AbstatError):
     """Bad input data: names the file and, where known, the line."""
 
-    def __init__(self, message: str, path: str | None = None, line: int | None = None, *,
-                 fields: Sequence[str] = ()) -> None:
+    def __init__(
+        self, message: str, path: str | None = None, line: int | None = None, *, fields: Sequence[str] = ()
+    ) -> None:
         self.path = path
         self.line = line
         super().__init__(message, fields=fields)

@@ -4,6 +4,7 @@ The lab example's host is this machine through tests/support/local_ssh.py (``ABS
 shipped runner, the protocol and the store run for real without an sshd.  Every public name has a
 docstring and is shown in the document.
 """
+
 from __future__ import annotations
 
 import inspect
@@ -19,11 +20,34 @@ ROOT = str(paths.ROOT)
 DOC = os.path.join(ROOT, "docs", "api.md")
 SHIM = os.path.join(ROOT, "tests", "support", "local_ssh.py")
 # Names of the API that are exceptions, version strings or helpers documented with their parent.
-NOT_SHOWN = {"__version__", "InputError", "UsageError", "ExperimentPlan", "run_experiment", "Summary", "Comparison",
-             "compare_many", "resolve_variant", "iter_sample_sets", "machine_record", "read_samples",
-             "read_ministat", "describe", "t_critical", "pooled_t", "ministat_report", "audit_file",
-             "NoiseReport", "HostFindings", "ExperimentResult", "Perf", "Analysis", "Engine", "open_store",
-             "AbstatError"}
+NOT_SHOWN = {
+    "__version__",
+    "InputError",
+    "UsageError",
+    "ExperimentPlan",
+    "run_experiment",
+    "Summary",
+    "Comparison",
+    "compare_many",
+    "resolve_variant",
+    "iter_sample_sets",
+    "machine_record",
+    "read_samples",
+    "read_ministat",
+    "describe",
+    "t_critical",
+    "pooled_t",
+    "ministat_report",
+    "audit_file",
+    "NoiseReport",
+    "HostFindings",
+    "ExperimentResult",
+    "Perf",
+    "Analysis",
+    "Engine",
+    "open_store",
+    "AbstatError",
+}
 
 
 def blocks(text: str) -> list[str]:
@@ -57,8 +81,11 @@ def test_every_public_name_has_a_docstring_and_typed_functions():
         assert inspect.getdoc(value), f"abstat.{name} has no docstring"
         if inspect.isfunction(value):
             signature = inspect.signature(value)
-            untyped = [p for p in signature.parameters.values() if p.annotation is inspect.Parameter.empty
-                       and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            untyped = [
+                p
+                for p in signature.parameters.values()
+                if p.annotation is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ]
             assert not untyped and signature.return_annotation is not inspect.Signature.empty, name
 
 
@@ -75,6 +102,9 @@ def test_no_public_name_is_also_a_subpackage():
     import abstat
 
     package = os.path.dirname(abstat.__file__)
-    clashes = [name for name in abstat.__all__ if os.path.exists(os.path.join(package, name))
-               or os.path.exists(os.path.join(package, f"{name}.py"))]
+    clashes = [
+        name
+        for name in abstat.__all__
+        if os.path.exists(os.path.join(package, name)) or os.path.exists(os.path.join(package, f"{name}.py"))
+    ]
     assert not clashes, clashes

@@ -1,4 +1,5 @@
 """abstat.compare(): estimates, verdicts, nested data, summaries, errors."""
+
 from __future__ import annotations
 
 import math
@@ -54,8 +55,9 @@ def test_summary_cannot_drop_outliers():
     assert any("cannot be dropped" in w.message for w in c.warnings)
 
 
-@pytest.mark.parametrize("center,estimand,method", [("auto", "hl_ratio", "Hodges-Lehmann"),
-                                                    ("median", "median_ratio", "Bonett-Price")])
+@pytest.mark.parametrize(
+    "center,estimand,method", [("auto", "hl_ratio", "Hodges-Lehmann"), ("median", "median_ratio", "Bonett-Price")]
+)
 def test_flat_default_and_median_use_log_scale_and_relative_change(center, estimand, method):
     rng = np.random.default_rng(0)
     x = rng.normal(1000, 10, 100)
@@ -77,8 +79,9 @@ def _permutation_bm(x, y) -> float:
             warnings.simplefilter("ignore")
             return abs(stats.brunnermunzel(a, b).statistic)
 
-    return stats.permutation_test((x, y), statistic, permutation_type="independent", n_resamples=np.inf,
-                                  alternative="greater").pvalue
+    return stats.permutation_test(
+        (x, y), statistic, permutation_type="independent", n_resamples=np.inf, alternative="greater"
+    ).pvalue
 
 
 def test_small_samples_keep_the_hodges_lehmann_ratio_with_the_permutation_p_value():
@@ -253,8 +256,19 @@ def test_public_api_names():
     assert abstat.Summary is Summary
     c = abstat.compare([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [2.0, 3.0, 4.0, 5.0, 6.0, 7.0], seed=3)
     d = c.to_dict()
-    for key in ("baseline", "candidate", "n", "center", "delta_pct", "ci_pct", "p_value", "significant",
-                "verdict", "method", "warnings"):
+    for key in (
+        "baseline",
+        "candidate",
+        "n",
+        "center",
+        "delta_pct",
+        "ci_pct",
+        "p_value",
+        "significant",
+        "verdict",
+        "method",
+        "warnings",
+    ):
         assert getattr(c, key) is not None or d[key] is None
         assert key in d
     assert d["seed"] == 3

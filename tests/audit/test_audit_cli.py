@@ -1,4 +1,5 @@
 """``abstat audit`` on the command line: output formats, JSON contract, exit statuses."""
+
 from __future__ import annotations
 
 import json
@@ -38,15 +39,28 @@ def test_json_contract() -> None:
     assert block["line"] == 16 and block["kind"] == "ministat"
     assert [d["name"] for d in block["datasets"]] == ["milan-hcall-pv64-before", "milan-hcall-pv64-after"]
     assert block["datasets"][0] == {
-        "symbol": "x", "name": "milan-hcall-pv64-before", "line": 19, "n": 98, "min": 420.0, "max": 460.0,
-        "median": 440.0, "avg": 438.97959, "stddev": 6.6564899,
+        "symbol": "x",
+        "name": "milan-hcall-pv64-before",
+        "line": 19,
+        "n": 98,
+        "min": 420.0,
+        "max": 460.0,
+        "median": 440.0,
+        "avg": 438.97959,
+        "stddev": 6.6564899,
     }
     (comparison,) = block["comparisons"]
     assert comparison["consistent"] is True
     assert comparison["dialect"] == "classic"
     assert comparison["printed"] == {
-        "line": 21, "confidence": 95.0, "verdict": "difference", "difference": -68.1633,
-        "half_width": 2.81674, "percent": -15.5277, "percent_half_width": 0.641656, "pooled_s": 10.0598,
+        "line": 21,
+        "confidence": 95.0,
+        "verdict": "difference",
+        "difference": -68.1633,
+        "half_width": 2.81674,
+        "percent": -15.5277,
+        "percent_half_width": 0.641656,
+        "pooled_s": 10.0598,
     }
     recomputed = comparison["recomputed"]
     assert recomputed["t"] == 1.96 and recomputed["df"] == 194

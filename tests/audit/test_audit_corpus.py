@@ -1,5 +1,6 @@
 """abstat audit on every report of the ministat conformance corpus (real outputs
 of Debian's classic ministat and of FreeBSD's ministat)."""
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,9 @@ def _audit_all(dialect: str, quoted: bool = False):
 
 def _quote(text: str) -> str:
     """As a mail client quotes a reply that itself indented the report with a tab."""
-    return "Hi,\n\nthe numbers:\n\n" + "\n".join("> \t" + line if line else ">" for line in text.split("\n")) + "\nBye\n"
+    return (
+        "Hi,\n\nthe numbers:\n\n" + "\n".join("> \t" + line if line else ">" for line in text.split("\n")) + "\nBye\n"
+    )
 
 
 @pytest.mark.parametrize("dialect", ["classic", "freebsd"])
@@ -90,9 +93,7 @@ def test_quoted_and_indented_corpus_reports_audit_the_same(dialect: str) -> None
         assert block_b.line == block_a.line + 4
         assert [c.consistent for c in block_a.comparisons] == [c.consistent for c in block_b.comparisons]
         assert block_a.dialect == block_b.dialect
-        assert block_a.datasets == [
-            {**d, "line": d["line"] - 4} for d in block_b.datasets
-        ], case["name"]
+        assert block_a.datasets == [{**d, "line": d["line"] - 4} for d in block_b.datasets], case["name"]
 
 
 def test_freebsd_quiet_output_without_legend_or_header_is_parsed() -> None:

@@ -6,6 +6,7 @@ to hundreds of places, control and non-ASCII characters inserted, quoting
 added.  ``audit_text`` must return a report (or raise AbstatError), and the
 report must render as text and as valid JSON.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,12 +20,35 @@ from abstat.errors import AbstatError
 from support import paths
 
 DATA = paths.DATA
-EMAILS = [p.read_text(encoding="utf-8", errors="replace")
-          for p in sorted((DATA / "audit").glob("*.txt")) + sorted((DATA / "audit").glob("*.md"))
-          + sorted((DATA / "seeds").glob("*.txt"))]
+EMAILS = [
+    p.read_text(encoding="utf-8", errors="replace")
+    for p in sorted((DATA / "audit").glob("*.txt"))
+    + sorted((DATA / "audit").glob("*.md"))
+    + sorted((DATA / "seeds").glob("*.txt"))
+]
 
-ODD = ["\x00", "\x1b]0;title\x07", "\u00a0", "\u2028", "\ufeff", "١٢٣", "\r", "\t", "nan", "inf", "-0",
-       "9" * 400, "1e999", "0x" + "f" * 300, "> ", "|", "+", "%", "e+", "."]
+ODD = [
+    "\x00",
+    "\x1b]0;title\x07",
+    "\u00a0",
+    "\u2028",
+    "\ufeff",
+    "١٢٣",
+    "\r",
+    "\t",
+    "nan",
+    "inf",
+    "-0",
+    "9" * 400,
+    "1e999",
+    "0x" + "f" * 300,
+    "> ",
+    "|",
+    "+",
+    "%",
+    "e+",
+    ".",
+]
 
 
 @st.composite
@@ -42,7 +66,7 @@ def mutated_email(draw: st.DrawFn) -> str:
             lines[where] = line[:at] + piece + line[at:]
         elif action == "replace_char" and line:
             at = draw(st.integers(0, len(line) - 1))
-            lines[where] = line[:at] + draw(st.characters()) + line[at + 1:]
+            lines[where] = line[:at] + draw(st.characters()) + line[at + 1 :]
         elif action == "drop":
             del lines[where]
         elif action == "dup":
@@ -71,9 +95,11 @@ def test_audit_of_mutated_emails_raises_only_abstat_errors(text, threshold):
 
 
 def test_the_400_digit_n_of_issue_15_is_a_damaged_data_set():
-    text = ("    N           Min           Max        Median           Avg        Stddev\n"
-            f"x {'9' * 400}         1         5         3         3     1.5811388\n"
-            "+ 5         2         6         4         4     1.5811388\n")
+    text = (
+        "    N           Min           Max        Median           Avg        Stddev\n"
+        f"x {'9' * 400}         1         5         3         3     1.5811388\n"
+        "+ 5         2         6         4         4     1.5811388\n"
+    )
     report = audit_text(text).to_dict()
     block = report["blocks"][0]
     assert block["damaged"] and any("N has 400 digits" in p["message"] for p in block["problems"])

@@ -1,4 +1,5 @@
 """The re-judgement of a printed claim, against statsmodels as the oracle."""
+
 from __future__ import annotations
 
 import math

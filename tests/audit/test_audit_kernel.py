@@ -5,6 +5,7 @@ References: scipy.stats.ttest_ind_from_stats (equal_var=False) on the numbers co
 defines them (perf's ± is the standard error of the mean: sd = ± x sqrt(N)), scipy.stats.ttest_ind on
 per-run columns; genuine perf outputs (tests/data/kernel) and a kernel test robot table from a public
 archive (tests/data/audit_kernel, source named in its README)."""
+
 from __future__ import annotations
 
 import math
@@ -47,8 +48,10 @@ def _perf_numbers(text: str, event: str) -> tuple[float, float]:
 
 
 def test_perf_stat_r10_pair_recomputes_welch_as_scipy_does():
-    before, after = _read(os.path.join(KERNEL, "perf_stat_r10_true.txt")), _read(
-        os.path.join(KERNEL, "perf_stat_r10_sleep.txt"))
+    before, after = (
+        _read(os.path.join(KERNEL, "perf_stat_r10_true.txt")),
+        _read(os.path.join(KERNEL, "perf_stat_r10_sleep.txt")),
+    )
     report = audit_text("Before:\n" + before + "\nAfter:\n" + after)
     [block] = _kernel_blocks(report, "perf-stat")
     for event in ("task-clock", "page-faults"):
@@ -62,15 +65,18 @@ def test_perf_stat_r10_pair_recomputes_welch_as_scipy_does():
         assert any("standard error of the mean" in f.message for f in comparison.findings)
     # the other ± form: "m +- s seconds time elapsed", s the standard error itself
     elapsed = _comparison(block, "seconds-time-elapsed")
-    (m1, s1), (m2, s2) = [tuple(float(x) for x in re.search(r"([\d.]+) \+- ([\d.]+) seconds", t).groups())
-                          for t in (before, after)]
+    (m1, s1), (m2, s2) = [
+        tuple(float(x) for x in re.search(r"([\d.]+) \+- ([\d.]+) seconds", t).groups()) for t in (before, after)
+    ]
     reference = stats.ttest_ind_from_stats(m2, s2 * math.sqrt(10), 10, m1, s1 * math.sqrt(10), 10, equal_var=False)
     assert elapsed.judgement.welch["p"] == pytest.approx(reference.pvalue, rel=1e-6)
 
 
 def test_perf_blocks_are_paired_by_their_labels_not_their_order():
-    before, after = _read(os.path.join(KERNEL, "perf_stat_r10_true.txt")), _read(
-        os.path.join(KERNEL, "perf_stat_r10_sleep.txt"))
+    before, after = (
+        _read(os.path.join(KERNEL, "perf_stat_r10_true.txt")),
+        _read(os.path.join(KERNEL, "perf_stat_r10_sleep.txt")),
+    )
     report = audit_text("with the patch:\n" + after + "\nwithout the patch:\n" + before)
     comparison = _comparison(_kernel_blocks(report, "perf-stat")[0], "task-clock")
     assert comparison.baseline == "without the patch" and comparison.recomputed_values["percent"] > 0
@@ -81,8 +87,7 @@ def test_a_multi_counter_block_alone_and_an_unreadable_block_are_named():
     [block] = _kernel_blocks(one, "perf-stat")
     assert any(f.code == "single_block" for f in block.findings) and block.comparisons == []
     assert len(block.datasets) == 4  # task-clock, context-switches, page-faults, time elapsed
-    broken = audit_text(" Performance counter stats for './bench' (10 runs):\n\n   garbled )( +- 3\n\n"
-                        "prose after it\n")
+    broken = audit_text(" Performance counter stats for './bench' (10 runs):\n\n   garbled )( +- 3\n\nprose after it\n")
     [block] = _kernel_blocks(broken, "perf-stat")
     assert any(f.code == "unreadable" for f in block.findings) and block.comparisons == []
 
@@ -92,8 +97,7 @@ def test_lkp_table_from_the_archive_is_consistent_and_not_judged_without_runs():
     [block] = _kernel_blocks(report, "lkp")
     assert len(block.comparisons) == 11 and block.consistent is True and report.exit_status == 0
     assert all(c.consistent for c in block.comparisons)
-    assert all(c.judgement is None and any("not judged" in f.message for f in c.findings)
-               for c in block.comparisons)
+    assert all(c.judgement is None and any("not judged" in f.message for f in c.findings) for c in block.comparisons)
     absolute = _comparison(block, "mpstat.cpu.all.soft%")  # a percentage metric: the change is a difference
     assert absolute.printed_values["change"] == -7.2
 
@@ -119,14 +123,18 @@ def test_an_lkp_mean_beyond_every_double_is_inconsistent_not_a_crash():
 
 
 def test_lkp_rows_with_stddev_and_runs_stated_are_judged_as_scipy_does():
-    text = ("Each commit was tested 4 runs.\n\n"
-            "     %stddev     %change         %stddev\n"
-            "         \\          |                \\\n"
-            "    129489 ±  3%     +94.7%     252151 ±  2%  will-it-scale.per_process_ops\n"
-            "      7732 ± 10%      -4.3%       7400 ±  8%  vmstat.system.cs\n")
+    text = (
+        "Each commit was tested 4 runs.\n\n"
+        "     %stddev     %change         %stddev\n"
+        "         \\          |                \\\n"
+        "    129489 ±  3%     +94.7%     252151 ±  2%  will-it-scale.per_process_ops\n"
+        "      7732 ± 10%      -4.3%       7400 ±  8%  vmstat.system.cs\n"
+    )
     [block] = _kernel_blocks(audit_text(text), "lkp")
-    for metric, (m1, p1, m2, p2) in {"will-it-scale.per_process_ops": (129489, 3, 252151, 2),
-                                     "vmstat.system.cs": (7732, 10, 7400, 8)}.items():
+    for metric, (m1, p1, m2, p2) in {
+        "will-it-scale.per_process_ops": (129489, 3, 252151, 2),
+        "vmstat.system.cs": (7732, 10, 7400, 8),
+    }.items():
         comparison = _comparison(block, metric)
         # LKP's ± is %d of the population sd in percent of the mean: [p, p + 1), taken as p + 0.5
         sd1, sd2 = (m * (p + 0.5) / 100 * math.sqrt(4 / 3) for m, p in ((m1, p1), (m2, p2)))
@@ -170,10 +178,12 @@ def test_mmtests_without_runs_is_not_judged_and_a_wrong_percentage_is_found():
 
 
 def test_mean_sd_table_with_standard_deviation_prose_is_judged_not_called_spreadless():
-    text = ("stress-ng results, the mean (standard deviation) of 10 runs:\n\n"
-            "              base             patched\n"
-            "cpu          1351.76 (12.3)    1400.10 (10.9)\n"
-            "vm            802.00 ± 5.5      799.30 ± 6.1\n")
+    text = (
+        "stress-ng results, the mean (standard deviation) of 10 runs:\n\n"
+        "              base             patched\n"
+        "cpu          1351.76 (12.3)    1400.10 (10.9)\n"
+        "vm            802.00 ± 5.5      799.30 ± 6.1\n"
+    )
     report = audit_text(text)
     [block] = _kernel_blocks(report, "mean-sd")
     assert not [b for b in report.blocks if b.kind == "averages"]  # no "no spread" claim
@@ -218,21 +228,26 @@ def test_per_run_table_compares_columns_not_runs():
 def test_cli_text_and_json_name_every_kernel_block(tmp_path):
     path = tmp_path / "mail.txt"
     path.write_text(_read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2.txt")) + "\n\n" + PER_RUN)
-    out = subprocess.run([sys.executable, "-m", "abstat", "audit", str(path)], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "abstat", "audit", str(path)], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert "kernel test robot table" in out.stdout and "per-run table" in out.stdout and "verdict" in out.stdout
-    out = subprocess.run([sys.executable, "-m", "abstat", "audit", "--format", "json", str(path)],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "abstat", "audit", "--format", "json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0 and '"kind": "lkp"' in out.stdout and '"kind": "per-run"' in out.stdout
 
 
 def test_the_archive_table_with_collapsed_spaces_reads_the_same():
     wide = _kernel_blocks(audit_text(_read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2.txt"))), "lkp")[0]
-    narrow = _kernel_blocks(audit_text(_read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2_collapsed.txt"))),
-                            "lkp")[0]
-    assert [(c.metric, c.printed_values) for c in narrow.comparisons] == \
-        [(c.metric, c.printed_values) for c in wide.comparisons]
+    narrow = _kernel_blocks(audit_text(_read(os.path.join(ARCHIVE, "lkp_will_it_scale_brk2_collapsed.txt"))), "lkp")[0]
+    assert [(c.metric, c.printed_values) for c in narrow.comparisons] == [
+        (c.metric, c.printed_values) for c in wide.comparisons
+    ]
     assert narrow.consistent is True
 
 
@@ -252,22 +267,27 @@ def test_perf_plus_minus_is_the_standard_error_checked_against_perfs_own_per_run
         for event in ("page-faults",):  # -v's context-switches are read before perf's final count: not comparable
             runs = _verbose_runs(text, event)
             assert len(runs) == 10
-            dataset = next(d for d in block.datasets
-                           if d["metric"] == event and str(d["name"]).startswith(f"block {side + 1}"))
+            dataset = next(
+                d for d in block.datasets if d["metric"] == event and str(d["name"]).startswith(f"block {side + 1}")
+            )
             assert dataset["n"] == 10
             assert abs(dataset["avg"] - statistics.fmean(runs)) <= 1.0  # perf prints the mean as a whole count
             assert dataset["stddev"] == pytest.approx(statistics.stdev(runs), rel=0.05)
     comparison = _comparison(block, "page-faults")
-    reference = stats.ttest_ind(_verbose_runs(after, "page-faults"), _verbose_runs(before, "page-faults"),
-                                equal_var=False)
+    reference = stats.ttest_ind(
+        _verbose_runs(after, "page-faults"), _verbose_runs(before, "page-faults"), equal_var=False
+    )
     assert comparison.judgement.welch["t"] == pytest.approx(reference.statistic, rel=0.05)
 
 
-@pytest.mark.parametrize("text", [
-    "cpu " + "1234567 (12345) " * 3000 + "x",
-    "cpu " + "1234567 ± 12345 " * 3000 + "x",
-    "%stddev %change %stddev\n" + "1 ± 2% " * 3000,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cpu " + "1234567 (12345) " * 3000 + "x",
+        "cpu " + "1234567 ± 12345 " * 3000 + "x",
+        "%stddev %change %stddev\n" + "1 ± 2% " * 3000,
+    ],
+)
 def test_long_hostile_rows_are_read_in_linear_time_not_backtracked(text):
     """Such a row once sent the mean (sd) regular expression into exponential backtracking (12 cells:
     minutes); read cell by cell it is refused at once (no time is measured here: it just ends)."""
@@ -280,8 +300,12 @@ def test_long_hostile_rows_are_read_in_linear_time_not_backtracked(text):
 
 def test_runs_listed_one_per_line_are_compared_by_their_headings():
     before, after = [0.512, 0.498, 0.505, 0.521, 0.509], [0.471, 0.466, 0.480, 0.475, 0.469]
-    text = ("with the patch:\n" + "".join(f"Time: {v:.3f}\n" for v in after) +
-            "\nwithout the patch:\n" + "".join(f"Time: {v:.3f}\n" for v in before))
+    text = (
+        "with the patch:\n"
+        + "".join(f"Time: {v:.3f}\n" for v in after)
+        + "\nwithout the patch:\n"
+        + "".join(f"Time: {v:.3f}\n" for v in before)
+    )
     [block] = _kernel_blocks(audit_text(text), "per-run")
     [comparison] = block.comparisons
     assert (comparison.baseline, comparison.candidate) == ("without the patch", "with the patch")

@@ -5,6 +5,7 @@ standard deviation in whole percent, shown only above 2%).
 
 The table is the public report in tests/data/audit_kernel (source in its README); the per-run values
 are made up for the test so that LKP would print exactly that table from them."""
+
 from __future__ import annotations
 
 import math
@@ -31,12 +32,14 @@ def _mail(base_ops=BASE_OPS, base_cs=BASE_CS) -> str:
     def array(values):
         return "\n".join(f"    {v}," for v in values[:-1]) + f"\n    {values[-1]}"
 
-    return (table + "\n\nThe per-run values, from matrix.json:\n\n"
-            f"ec81deb6b769dc1b:\n  \"will-it-scale.per_process_ops\": [\n{array(base_ops)}\n  ],\n\n"
-            f"6e553c6bcb7746abad29ce63e0c:\n  \"will-it-scale.per_process_ops\": [\n{array(NEW_OPS)}\n  ],\n\n"
-            "vmstat.system.cs:\n"
-            f"  ec81deb6b7: {' '.join(map(str, base_cs))}\n"
-            f"  6e553c6bcb: {' '.join(map(str, NEW_CS))}\n")
+    return (
+        table + "\n\nThe per-run values, from matrix.json:\n\n"
+        f'ec81deb6b769dc1b:\n  "will-it-scale.per_process_ops": [\n{array(base_ops)}\n  ],\n\n'
+        f'6e553c6bcb7746abad29ce63e0c:\n  "will-it-scale.per_process_ops": [\n{array(NEW_OPS)}\n  ],\n\n'
+        "vmstat.system.cs:\n"
+        f"  ec81deb6b7: {' '.join(map(str, base_cs))}\n"
+        f"  6e553c6bcb: {' '.join(map(str, NEW_CS))}\n"
+    )
 
 
 def _lkp(report):
@@ -51,14 +54,19 @@ def _comparison(block, metric):
 def test_the_values_are_laid_out_so_that_lkp_would_print_the_table():
     # the reference side of the test: LKP's formats applied to the values by hand
     assert [math.trunc(statistics.fmean(v)) for v in (BASE_OPS, NEW_OPS, BASE_CS, NEW_CS)] == [
-        129489, 252151, 7732, 6318]
+        129489,
+        252151,
+        7732,
+        6318,
+    ]
     assert all(100 * statistics.pstdev(v) / statistics.fmean(v) <= 2 for v in (BASE_OPS, NEW_OPS, BASE_CS, NEW_CS))
     change = 100 * (statistics.fmean(NEW_OPS) - statistics.fmean(BASE_OPS)) / statistics.fmean(BASE_OPS)
     assert f"{change:+.1f}%" == "+94.7%"
 
 
-@pytest.mark.parametrize("metric, base, new", [("will-it-scale.per_process_ops", BASE_OPS, NEW_OPS),
-                                               ("vmstat.system.cs", BASE_CS, NEW_CS)])
+@pytest.mark.parametrize(
+    "metric, base, new", [("will-it-scale.per_process_ops", BASE_OPS, NEW_OPS), ("vmstat.system.cs", BASE_CS, NEW_CS)]
+)
 def test_welch_is_recomputed_from_the_per_run_values_as_scipy_does(metric, base, new):
     report = audit_text(_mail())
     block = _lkp(report)

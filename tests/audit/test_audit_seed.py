@@ -1,4 +1,5 @@
 """abstat audit on the eight ministat comparisons of the Xen hypercall write-up (seed 000)."""
+
 from __future__ import annotations
 
 import re
@@ -72,8 +73,8 @@ def _digit_mutations(text: str):
                 if not char.isdigit():
                     continue
                 position = start + offset
-                mutated = line[:position] + str((int(char) + 1) % 10) + line[position + 1:]
-                yield index + 1, "\n".join(lines[:index] + [mutated] + lines[index + 1:])
+                mutated = line[:position] + str((int(char) + 1) % 10) + line[position + 1 :]
+                yield index + 1, "\n".join(lines[:index] + [mutated] + lines[index + 1 :])
 
 
 _VITALS = re.compile(r"^\s*[x+]\s+(\d+)\s+\S+\s+\S+\s+\S+\s+(\S+)\s+(\S+)$")

@@ -2,6 +2,7 @@
 sources in each file's first line) are each audited with a verdict, or the reason for none, or named as
 unreadable; none is misread.  Expected outcomes were set by reading each section by hand; the values the
 audit reads are checked against an independent split of each row."""
+
 from __future__ import annotations
 
 import os
@@ -117,15 +118,23 @@ def test_perf_stat_single_runs_are_read_as_printed():
     text = _text("10_perf_stat_pair_single_runs.txt")
     [block] = audit_text(text).blocks
     read = {(d["metric"], d["avg"]) for d in block.datasets}
-    assert {("task-clock", 200.421583), ("task-clock", 81.783821), ("context-switches", 42.0),
-            ("context-switches", 5.0), ("cpu-migrations", 2.0), ("cpu-migrations", 3.0)} <= read
+    assert {
+        ("task-clock", 200.421583),
+        ("task-clock", 81.783821),
+        ("context-switches", 42.0),
+        ("context-switches", 5.0),
+        ("cpu-migrations", 2.0),
+        ("cpu-migrations", 3.0),
+    } <= read
     assert all(d["n"] == 1 and d["stddev"] is None for d in block.datasets)
 
 
 def test_sysbench_runs_listed_per_line_are_compared_as_scipy_does():
     text = _text("16_sysbench_mysql_per_run.txt")
-    base, new = ([float(line.split("(")[1].split()[0]) for line in part.splitlines() if "per sec." in line]
-                 for part in text.split("With ptr_compare"))
+    base, new = (
+        [float(line.split("(")[1].split()[0]) for line in part.splitlines() if "per sec." in line]
+        for part in text.split("With ptr_compare")
+    )
     assert len(base) == len(new) == 5
     report = audit_text(text)
     [block] = report.blocks

@@ -1,4 +1,5 @@
 """Finding ministat reports in mail and Markdown; damaged reports; bare averages."""
+
 from __future__ import annotations
 
 
@@ -140,7 +141,8 @@ def test_averages_in_seed_003() -> None:
     assert five.kind == hundred.kind == "averages"
     assert five.mention == "the average of 5 runs"
     assert [(d["name"], d["avg"], d["unit"]) for d in five.datasets] == [
-        ("with path", 9931.0, "ns"), ("without patch", 11111.0, "ns"),
+        ("with path", 9931.0, "ns"),
+        ("without patch", 11111.0, "ns"),
     ]
     (comparison,) = five.comparisons
     assert comparison.baseline == "without patch"  # named as the baseline
@@ -169,7 +171,9 @@ def test_printed_interval_contains_what_prints_so() -> None:
     from hypothesis import strategies as st
 
     @settings(max_examples=500, deadline=None)
-    @given(st.floats(min_value=-1e12, max_value=1e12, allow_nan=False).filter(lambda x: x != 0), st.sampled_from([6, 8]))
+    @given(
+        st.floats(min_value=-1e12, max_value=1e12, allow_nan=False).filter(lambda x: x != 0), st.sampled_from([6, 8])
+    )
     def check(x: float, digits: int) -> None:
         text = "%.*g" % (digits, x)
         value = printed(text, digits)
@@ -185,13 +189,35 @@ def test_random_ministat_like_garbage_never_crashes() -> None:
     from hypothesis import strategies as st
 
     pieces = [
-        "x a", "+ b", "* c", "    N           Min           Max        Median           Avg        Stddev",
-        "x   5 1 2 1.5 1.5 0.5", "+   5 2 3 2.5 2.5 0.5", "x  3 1 2", "+  4 0 0 0 0 0",
-        "x   3 -nan nan 1 1 -nan", "*  12 1e308 1e308 1e308 1e308 1e308", "x   2 0 0 0 0 0",
-        "Difference at 95.0% confidence", "Difference at 97.0% confidence", "\t-1 +/- 0.5",
-        "\t-50% +/- 25%", "\t(Student's t, pooled s = 0.5)", "No difference proven at 95.0% confidence",
-        "+-----+", "|x + |", "| A  |", "> ", ">>\t", "", "prose", "the average of 3 runs",
-        "a: 1 2", "b: 3 4", "with: 5 ns", "without: 6 ns",
+        "x a",
+        "+ b",
+        "* c",
+        "    N           Min           Max        Median           Avg        Stddev",
+        "x   5 1 2 1.5 1.5 0.5",
+        "+   5 2 3 2.5 2.5 0.5",
+        "x  3 1 2",
+        "+  4 0 0 0 0 0",
+        "x   3 -nan nan 1 1 -nan",
+        "*  12 1e308 1e308 1e308 1e308 1e308",
+        "x   2 0 0 0 0 0",
+        "Difference at 95.0% confidence",
+        "Difference at 97.0% confidence",
+        "\t-1 +/- 0.5",
+        "\t-50% +/- 25%",
+        "\t(Student's t, pooled s = 0.5)",
+        "No difference proven at 95.0% confidence",
+        "+-----+",
+        "|x + |",
+        "| A  |",
+        "> ",
+        ">>\t",
+        "",
+        "prose",
+        "the average of 3 runs",
+        "a: 1 2",
+        "b: 3 4",
+        "with: 5 ns",
+        "without: 6 ns",
     ]
 
     @settings(max_examples=400, deadline=None)

@@ -1,4 +1,5 @@
 """``abstat doctor``: checks against saved kernel files and the real /proc and /sys."""
+
 from __future__ import annotations
 
 import json
@@ -20,15 +21,37 @@ DATA = paths.DATA / "doctor"
 
 EXPECTED = {
     "laptop": {
-        "cpu-governor": WARN, "turbo": WARN, "smt": WARN, "cpu-isolation": WARN, "irqbalance": WARN, "aslr": OK,
-        "transparent-hugepages": WARN, "nmi-watchdog": WARN, "c-states": WARN, "swap": OK, "load": WARN,
-        "thermal-throttle": WARN, "perf-counters": WARN, "hypervisor": OK,
+        "cpu-governor": WARN,
+        "turbo": WARN,
+        "smt": WARN,
+        "cpu-isolation": WARN,
+        "irqbalance": WARN,
+        "aslr": OK,
+        "transparent-hugepages": WARN,
+        "nmi-watchdog": WARN,
+        "c-states": WARN,
+        "swap": OK,
+        "load": WARN,
+        "thermal-throttle": WARN,
+        "perf-counters": WARN,
+        "hypervisor": OK,
     },
     "server": dict.fromkeys([c.name for c in CHECKS], OK),
     "vm": {
-        "cpu-governor": NOT_AVAILABLE, "turbo": NOT_AVAILABLE, "smt": OK, "cpu-isolation": WARN, "irqbalance": OK,
-        "aslr": OK, "transparent-hugepages": OK, "nmi-watchdog": NOT_AVAILABLE, "c-states": NOT_AVAILABLE,
-        "swap": OK, "load": OK, "thermal-throttle": NOT_AVAILABLE, "perf-counters": WARN, "hypervisor": WARN,
+        "cpu-governor": NOT_AVAILABLE,
+        "turbo": NOT_AVAILABLE,
+        "smt": OK,
+        "cpu-isolation": WARN,
+        "irqbalance": OK,
+        "aslr": OK,
+        "transparent-hugepages": OK,
+        "nmi-watchdog": NOT_AVAILABLE,
+        "c-states": NOT_AVAILABLE,
+        "swap": OK,
+        "load": OK,
+        "thermal-throttle": NOT_AVAILABLE,
+        "perf-counters": WARN,
+        "hypervisor": WARN,
     },
 }
 
@@ -191,8 +214,9 @@ def test_preflight_warns_only_for_the_metrics_that_matter(monkeypatch: pytest.Mo
     assert not any(w.startswith("turbo:") for w in counter_warnings)
 
 
-def test_reset_without_permission_prints_commands_and_keeps_the_record(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reset_without_permission_prints_commands_and_keeps_the_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _copy("laptop", tmp_path)
     state = str(tmp_path / "state.json")
     tune_mod.tune(run_checks(Context(str(root))), state_path=state, run_commands=False, root=str(root))

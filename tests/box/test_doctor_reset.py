@@ -2,6 +2,7 @@
 record is untrusted: only /proc/sys and /sys files (of --root), never through a link, only the undo
 commands abstat knows, only a record of this user's that no one else may write; the record is
 written through a new private file, never through a planted link; Change.shell() quotes."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,14 @@ SRC = str(paths.ROOT / "src")
 
 
 def _doctor(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abstat", "doctor", *args], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=SRC), timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", "doctor", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=SRC),
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _record(path: Path, changes: list) -> Path:
@@ -39,16 +46,21 @@ def _tree(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.mark.parametrize("forged, named", [
-    ({"check": "x", "command": ["true"], "undo": ["sh", "-c", "touch {marker}"]}, "undo command ['sh', '-c'"),
-    ({"check": "x", "command": ["true"], "undo": "touch {marker}"}, "undo command 'touch"),
-    ({"check": "x", "path": "{marker}", "old": "pwned", "new": "1"}, "is not a file under"),
-    ({"check": "x", "path": "{root}/sys/../../marker", "old": "pwned", "new": "1"}, "is not a file under"),
-    ({"check": "x", "path": "{root}/sys/link", "old": "pwned", "new": "1"}, "is not a file under"),
-    ({"check": "x", "path": "{root}/sys/kernel/mm/transparent_hugepage/enabled", "old": "a\nb", "new": "1"},
-     "is not one line of text"),
-    ("nope", "a change is not an object"),
-])
+@pytest.mark.parametrize(
+    "forged, named",
+    [
+        ({"check": "x", "command": ["true"], "undo": ["sh", "-c", "touch {marker}"]}, "undo command ['sh', '-c'"),
+        ({"check": "x", "command": ["true"], "undo": "touch {marker}"}, "undo command 'touch"),
+        ({"check": "x", "path": "{marker}", "old": "pwned", "new": "1"}, "is not a file under"),
+        ({"check": "x", "path": "{root}/sys/../../marker", "old": "pwned", "new": "1"}, "is not a file under"),
+        ({"check": "x", "path": "{root}/sys/link", "old": "pwned", "new": "1"}, "is not a file under"),
+        (
+            {"check": "x", "path": "{root}/sys/kernel/mm/transparent_hugepage/enabled", "old": "a\nb", "new": "1"},
+            "is not one line of text",
+        ),
+        ("nope", "a change is not an object"),
+    ],
+)
 def test_reset_refuses_a_forged_record_in_one_line_and_changes_nothing(tmp_path, forged, named):
     root = _tree(tmp_path)
     marker = tmp_path / "marker"

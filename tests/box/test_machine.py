@@ -1,4 +1,5 @@
 """The machine record: parsing /proc and /sys, missing fields, differences."""
+
 from __future__ import annotations
 
 import json
@@ -106,26 +107,39 @@ def test_this_machine_has_a_record():
 
 def test_differing_fields_names_what_changed(tmp_path):
     first = machine.collect(make_root(tmp_path / "a"))
-    second = machine.collect(make_root(
-        tmp_path / "b",
-        **{"proc/sys/kernel/random/boot_id": "3333", "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor":
-           "performance", "sys/devices/system/cpu/vulnerabilities/spectre_v2": "Vulnerable",
-           "proc/loadavg": "9 9 9 1/1 1"},
-    ))
+    second = machine.collect(
+        make_root(
+            tmp_path / "b",
+            **{
+                "proc/sys/kernel/random/boot_id": "3333",
+                "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor": "performance",
+                "sys/devices/system/cpu/vulnerabilities/spectre_v2": "Vulnerable",
+                "proc/loadavg": "9 9 9 1/1 1",
+            },
+        )
+    )
     assert machine.differing_fields(first, second) == ["boot", "mitigations (spectre_v2)", "governor"]
     assert machine.differing_fields(first, dict(first)) == []
     assert machine.differing_fields(first, dict(first, microcode="0xa0011d5", kernel_release="6.2")) == [
-        "microcode", "kernel"]
+        "microcode",
+        "kernel",
+    ]
     assert machine.differing_fields(first, None) == []
     assert machine.differing_fields_among([first, second, dict(first, microcode="x")]) == [
-        "boot", "mitigations (spectre_v2)", "governor", "microcode"]
+        "boot",
+        "mitigations (spectre_v2)",
+        "governor",
+        "microcode",
+    ]
 
 
 def test_a_guest_without_dmi_names_is_named_by_its_paravirtual_clock_as_the_doctor_names_it(tmp_path):
     # a newcomer's record said "unknown (hypervisor CPU flag set)" where `abstat doctor` said "KVM (kvm-clock)"
     clock = "sys/devices/system/clocksource/clocksource0/available_clocksource"
-    root = make_root(tmp_path, **{"sys/hypervisor/type": None, "sys/hypervisor/version/major": None,
-                                  clock: "kvm-clock tsc hpet acpi_pm"})
+    root = make_root(
+        tmp_path,
+        **{"sys/hypervisor/type": None, "sys/hypervisor/version/major": None, clock: "kvm-clock tsc hpet acpi_pm"},
+    )
     assert machine.collect(root)["hypervisor_type"] == "KVM (kvm-clock)"
     from abstat.box.doctor import Context
     from abstat.box.doctor.system import _guest_kind

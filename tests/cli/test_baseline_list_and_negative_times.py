@@ -1,6 +1,7 @@
 """Issue 36, item 18: messages that said what was not so.  ``baseline list`` lists only the baselines
 ``compare baseline:NAME`` finds (names are matched with their case); a negative Google Benchmark time is
 refused in one line."""
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,19 @@ def test_baseline_list_names_only_what_compare_finds(tmp_path):
         for name in ("BASELINE@main", "baseline@real"):
             invocation = store.start_invocation(name, {"hostname": "h"}, variants=["a"])
             for i in range(3):
-                store.add_run(invocation, variant="a", command="true", iteration=i, position=i, status="ok",
-                              exit_code=0, started_at=1.0 + i, wall=0.01, values={"t": [1.0 + i]}, units={"t": "s"})
+                store.add_run(
+                    invocation,
+                    variant="a",
+                    command="true",
+                    iteration=i,
+                    position=i,
+                    status="ok",
+                    exit_code=0,
+                    started_at=1.0 + i,
+                    wall=0.01,
+                    values={"t": [1.0 + i]},
+                    units={"t": "s"},
+                )
             store.finish_invocation(invocation, "complete")
     listed = _abstat("baseline", "list", "--store", "s.db", cwd=str(tmp_path))
     assert listed.returncode == 0, listed.stderr
@@ -26,11 +38,27 @@ def test_baseline_list_names_only_what_compare_finds(tmp_path):
 
 
 def test_a_negative_google_benchmark_time_is_refused(tmp_path):
-    document = {"context": {"date": "2024-01-01", "host_name": "h"},
-                "benchmarks": [{"name": "BM_x", "run_type": "iteration", "iterations": 10, "real_time": -5.0,
-                                "cpu_time": 5.0, "time_unit": "ns"},
-                               {"name": "BM_x", "run_type": "iteration", "iterations": 10, "real_time": 5.0,
-                                "cpu_time": 5.0, "time_unit": "ns"}]}
+    document = {
+        "context": {"date": "2024-01-01", "host_name": "h"},
+        "benchmarks": [
+            {
+                "name": "BM_x",
+                "run_type": "iteration",
+                "iterations": 10,
+                "real_time": -5.0,
+                "cpu_time": 5.0,
+                "time_unit": "ns",
+            },
+            {
+                "name": "BM_x",
+                "run_type": "iteration",
+                "iterations": 10,
+                "real_time": 5.0,
+                "cpu_time": 5.0,
+                "time_unit": "ns",
+            },
+        ],
+    }
     (tmp_path / "g.json").write_text(json.dumps(document))
     done = _abstat("report", "g.json", cwd=str(tmp_path))
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "a negative time" in done.stderr, done.stderr

@@ -10,6 +10,7 @@ with ``abstat CMD:``, names the file (and line where there is one), is not an
 reference, ``audit`` uses 1 for inconsistent reports).  For ``run``, runs
 already completed stay in the store.
 """
+
 from __future__ import annotations
 
 import json
@@ -156,6 +157,7 @@ def test_utf8_bom_is_text(work):
 # --------------------------------------------------------------------------
 # audit
 
+
 @pytest.mark.parametrize("kind", ["missing", "directory", "empty", "binary", "utf16", "utf16le-no-bom"])
 def test_bad_audit_input(work, kind):
     name = make_file(work, kind)
@@ -197,11 +199,25 @@ def test_audit_of_impossible_sample_sizes_is_a_finding_not_a_crash(work, n_base,
 # --------------------------------------------------------------------------
 # stores
 
+
 @pytest.fixture(scope="module")
 def good_store(tmp_path_factory) -> Path:
     directory = tmp_path_factory.mktemp("store")
-    proc = abstat("run", "--store", "good.db", "--experiment", "e1", "-n", "3", "--no-progress",
-                  "-v", "a=true", "-v", "b=true", cwd=directory)
+    proc = abstat(
+        "run",
+        "--store",
+        "good.db",
+        "--experiment",
+        "e1",
+        "-n",
+        "3",
+        "--no-progress",
+        "-v",
+        "a=true",
+        "-v",
+        "b=true",
+        cwd=directory,
+    )
     assert proc.returncode == 0, proc.stderr
     path = directory / "good.db"
     assert not Path(f"{path}-wal").exists()
@@ -235,8 +251,16 @@ def _damaged_copy(good: Path, target: Path, kind: str) -> str:
     return target.name
 
 
-STORE_KINDS = ["directory", "garbage", "binary", "samples", "header-only", "truncated", "corrupt-pages",
-               "foreign-sqlite"]
+STORE_KINDS = [
+    "directory",
+    "garbage",
+    "binary",
+    "samples",
+    "header-only",
+    "truncated",
+    "corrupt-pages",
+    "foreign-sqlite",
+]
 STORE_COMMANDS = {
     "list": [],
     "show": ["e1"],
@@ -274,13 +298,16 @@ def test_empty_file_is_not_a_store_to_read(tmp_path, command):
     assert (tmp_path / "empty.db").read_bytes() == b""  # reading commands write nothing into it
 
 
-@pytest.mark.parametrize("command, args, words", [
-    ("show", ["nope"], ["no experiment 'nope'"]),
-    ("export", ["--experiment", "nope"], ["no experiment 'nope'"]),
-    ("compare", ["e1:a", "e1:zz"], ["e1:zz"]),
-    ("compare", ["e1:a", "e1:b", "--metric", "cycles"], ["no metric 'cycles'"]),
-    ("report", ["--where", "variant=zz"], ["no matching samples"]),
-])
+@pytest.mark.parametrize(
+    "command, args, words",
+    [
+        ("show", ["nope"], ["no experiment 'nope'"]),
+        ("export", ["--experiment", "nope"], ["no experiment 'nope'"]),
+        ("compare", ["e1:a", "e1:zz"], ["e1:zz"]),
+        ("compare", ["e1:a", "e1:b", "--metric", "cycles"], ["no metric 'cycles'"]),
+        ("report", ["--where", "variant=zz"], ["no matching samples"]),
+    ],
+)
 def test_missing_experiment_or_variant(tmp_path, good_store, command, args, words):
     shutil.copy(good_store, tmp_path / "s.db")
     one_line_error(abstat(command, *args, "--store", "s.db", cwd=tmp_path), command, *words)
@@ -295,12 +322,17 @@ def test_demo_with_a_bad_store_fails_before_it_starts(tmp_path, good_store, kind
 # --------------------------------------------------------------------------
 # run: failing, missing and hanging commands; nothing recorded is lost
 
+
 def _ok_runs(store: Path, experiment: str) -> dict[str, int]:
-    rows = sqlite3.connect(store).execute(
-        "SELECT v.name, r.status, COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
-        " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? GROUP BY v.name, r.status",
-        (experiment,),
-    ).fetchall()
+    rows = (
+        sqlite3.connect(store)
+        .execute(
+            "SELECT v.name, r.status, COUNT(*) FROM runs r JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? GROUP BY v.name, r.status",
+            (experiment,),
+        )
+        .fetchall()
+    )
     return {f"{variant}:{status}": count for variant, status, count in rows}
 
 
@@ -312,21 +344,42 @@ def store_with_history(tmp_path, good_store) -> Path:
 
 RUN_FAILURES = {
     # second run of the variant fails (the first leaves a marker behind)
-    "exits non-zero": (["--shell", "-n", "3", "-v", "a=test -e m && exit 3; touch m"],
-                       ["run 2 of variant 'a' failed", "exit status 3"], {"a:ok": 1, "a:failed": 1}),
-    "hangs": (["--order", "sequential", "--timeout", "0.5", "-n", "2", "-v", "a=true", "-v", "b=sleep 30"],
-              ["variant 'b' timed out"], {"a:ok": 2, "b:timeout": 1}),
-    "prepare hook fails": (["--shell", "-n", "3", "--prepare", "test -e m && exit 4; touch m", "-v", "a=true"],
-                           ["--prepare hook", "exit status 4"], {"a:ok": 1}),
+    "exits non-zero": (
+        ["--shell", "-n", "3", "-v", "a=test -e m && exit 3; touch m"],
+        ["run 2 of variant 'a' failed", "exit status 3"],
+        {"a:ok": 1, "a:failed": 1},
+    ),
+    "hangs": (
+        ["--order", "sequential", "--timeout", "0.5", "-n", "2", "-v", "a=true", "-v", "b=sleep 30"],
+        ["variant 'b' timed out"],
+        {"a:ok": 2, "b:timeout": 1},
+    ),
+    "prepare hook fails": (
+        ["--shell", "-n", "3", "--prepare", "test -e m && exit 4; touch m", "-v", "a=true"],
+        ["--prepare hook", "exit status 4"],
+        {"a:ok": 1},
+    ),
     "setup hook fails": (["-n", "3", "--setup", "false", "-v", "a=true"], ["--setup hook 'false' failed"], {}),
-    "conclude hook fails": (["-n", "3", "--conclude", "false", "-v", "a=true"], ["--conclude hook 'false'"],
-                            {"a:ok": 1}),
-    "background exits at once": (["-n", "3", "--background", "true", "-v", "a=true"],
-                                 ["background command 'true' ended"], {}),
-    "background fails": (["-n", "3", "--background", "false", "-v", "a=true"],
-                         ["background command 'false' ended (exit status 1)"], {}),
-    "background ends midway": (["--shell", "-n", "3", "--background", "sleep 0.4; exit 5", "-v", "a=sleep 0.3"],
-                               ["background command", "exit status 5", "after"], None),
+    "conclude hook fails": (
+        ["-n", "3", "--conclude", "false", "-v", "a=true"],
+        ["--conclude hook 'false'"],
+        {"a:ok": 1},
+    ),
+    "background exits at once": (
+        ["-n", "3", "--background", "true", "-v", "a=true"],
+        ["background command 'true' ended"],
+        {},
+    ),
+    "background fails": (
+        ["-n", "3", "--background", "false", "-v", "a=true"],
+        ["background command 'false' ended (exit status 1)"],
+        {},
+    ),
+    "background ends midway": (
+        ["--shell", "-n", "3", "--background", "sleep 0.4; exit 5", "-v", "a=sleep 0.3"],
+        ["background command", "exit status 5", "after"],
+        None,
+    ),
 }
 
 
@@ -345,26 +398,29 @@ def test_run_failure_keeps_what_was_recorded(store_with_history, case):
         assert _ok_runs(store_with_history, "new").get("a:ok", 0) >= 1
 
 
-@pytest.mark.parametrize("args, words", [
-    (["-v", "a=/nonexistent/bench"], ["variant 'a'", "/nonexistent/bench"]),
-    (["--prepare", "/nonexistent/hook", "-v", "a=true"], ["--prepare", "/nonexistent/hook"]),
-    (["--background", "/nonexistent/load", "-v", "a=true"], ["--background", "/nonexistent/load"]),
-    (["-n", "-1", "-v", "a=true"], ["-n"]),
-    (["-n", "0", "-v", "a=true"], ["-n"]),
-    (["-n", "abc", "-v", "a=true"], ["'abc'"]),
-    (["-n", "1000000000000", "-v", "a=true"], ["-n"]),
-    (["--warmup", "-1", "-v", "a=true"], ["--warmup"]),
-    (["--confidence", "150", "-v", "a=true"], ["--confidence"]),
-    (["--timeout", "-1", "-v", "a=true"], ["--timeout"]),
-    (["--timeout", "nan", "-v", "a=true"], ["--timeout"]),
-    (["--timeout", "inf", "-v", "a=true"], ["--timeout"]),
-    (["--metric", "x=(", "-v", "a=true"], ["--metric"]),
-    (["--label", "nokey", "-v", "a=true"], ["--label"]),
-    (["--experiment", "a:b", "-v", "a=true"], ["'a:b'"]),
-    (["-v", "novalue"], ["'novalue'"]),
-    (["-v", "a=true", "-v", "a=true"], ["'a'"]),
-    ([], ["-v NAME=COMMAND"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["-v", "a=/nonexistent/bench"], ["variant 'a'", "/nonexistent/bench"]),
+        (["--prepare", "/nonexistent/hook", "-v", "a=true"], ["--prepare", "/nonexistent/hook"]),
+        (["--background", "/nonexistent/load", "-v", "a=true"], ["--background", "/nonexistent/load"]),
+        (["-n", "-1", "-v", "a=true"], ["-n"]),
+        (["-n", "0", "-v", "a=true"], ["-n"]),
+        (["-n", "abc", "-v", "a=true"], ["'abc'"]),
+        (["-n", "1000000000000", "-v", "a=true"], ["-n"]),
+        (["--warmup", "-1", "-v", "a=true"], ["--warmup"]),
+        (["--confidence", "150", "-v", "a=true"], ["--confidence"]),
+        (["--timeout", "-1", "-v", "a=true"], ["--timeout"]),
+        (["--timeout", "nan", "-v", "a=true"], ["--timeout"]),
+        (["--timeout", "inf", "-v", "a=true"], ["--timeout"]),
+        (["--metric", "x=(", "-v", "a=true"], ["--metric"]),
+        (["--label", "nokey", "-v", "a=true"], ["--label"]),
+        (["--experiment", "a:b", "-v", "a=true"], ["'a:b'"]),
+        (["-v", "novalue"], ["'novalue'"]),
+        (["-v", "a=true", "-v", "a=true"], ["'a'"]),
+        ([], ["-v NAME=COMMAND"]),
+    ],
+)
 def test_run_bad_options_create_no_store(tmp_path, args, words):
     proc = abstat("run", "--no-progress", "--store", "s.db", *args, cwd=tmp_path)
     one_line_error(proc, "run", *words)
@@ -380,53 +436,60 @@ def test_demo_bad_options(tmp_path, args):
 # --------------------------------------------------------------------------
 # bad options of the reading commands
 
-@pytest.mark.parametrize("command, args, words", [
-    ("compare", ["-c", "150"], ["--confidence"]),
-    ("compare", ["-c", "nan"], ["nan"]),
-    ("compare", ["--threshold", "abc"], ["'abc'"]),
-    ("compare", ["--threshold", "-1"], ["--threshold"]),
-    ("compare", ["-C", "0"], ["--column"]),
-    ("compare", ["-C", "3"], ["a.txt:1:", "column 3"]),
-    ("compare", ["--bogus"], ["--bogus"]),
-    ("compare", ["--baseline", "nope"], ["'nope'"]),
-    ("plan", ["--power", "abc"], ["--power"]),
-    ("plan", ["--power", "150"], ["--power"]),
-    ("plan", ["--confidence", "150"], ["--confidence"]),
-    ("plan", ["--detect", "abc"], ["--detect"]),
-    ("plan", ["--detect", "0"], ["--detect"]),
-    ("plan", ["--run-cost", "-1", "--sample-cost", "1"], ["--run-cost"]),
-    ("plan", ["--run-cost", "1"], ["--sample-cost"]),
-    ("report", ["-c", "150"], ["150"]),
-    ("report", ["-c", "nan"], ["nan"]),
-    ("report", ["-c", "abc"], ["'abc'"]),
-    ("report", ["--width", "-5"], ["--width"]),
-    ("report", ["-C", "0"], ["-C"]),
-    ("report", ["--by", "nokey"], ["'nokey'"]),
-    ("report", ["--rows", "nokey"], ["'nokey'"]),
-    ("report", ["--pattern", "{host}-{variant}"], ["a.txt", "--pattern"]),
-    ("report", ["--pattern", "{host"], ["--pattern"]),
-    ("report", ["--where", "novalue"], ["--where"]),
-    ("report", ["--label", "novalue"], ["--label"]),
-    ("report", ["--baseline", "nope"], ["'nope'"]),
-    ("report", ["-o", "no/such/dir/out.md"], ["no/such/dir/out.md"]),
-    ("report", ["--format", "xml"], ["'xml'"]),
-    ("ministat", ["--dialect", "bogus"], ["'bogus'"]),
-])
+
+@pytest.mark.parametrize(
+    "command, args, words",
+    [
+        ("compare", ["-c", "150"], ["--confidence"]),
+        ("compare", ["-c", "nan"], ["nan"]),
+        ("compare", ["--threshold", "abc"], ["'abc'"]),
+        ("compare", ["--threshold", "-1"], ["--threshold"]),
+        ("compare", ["-C", "0"], ["--column"]),
+        ("compare", ["-C", "3"], ["a.txt:1:", "column 3"]),
+        ("compare", ["--bogus"], ["--bogus"]),
+        ("compare", ["--baseline", "nope"], ["'nope'"]),
+        ("plan", ["--power", "abc"], ["--power"]),
+        ("plan", ["--power", "150"], ["--power"]),
+        ("plan", ["--confidence", "150"], ["--confidence"]),
+        ("plan", ["--detect", "abc"], ["--detect"]),
+        ("plan", ["--detect", "0"], ["--detect"]),
+        ("plan", ["--run-cost", "-1", "--sample-cost", "1"], ["--run-cost"]),
+        ("plan", ["--run-cost", "1"], ["--sample-cost"]),
+        ("report", ["-c", "150"], ["150"]),
+        ("report", ["-c", "nan"], ["nan"]),
+        ("report", ["-c", "abc"], ["'abc'"]),
+        ("report", ["--width", "-5"], ["--width"]),
+        ("report", ["-C", "0"], ["-C"]),
+        ("report", ["--by", "nokey"], ["'nokey'"]),
+        ("report", ["--rows", "nokey"], ["'nokey'"]),
+        ("report", ["--pattern", "{host}-{variant}"], ["a.txt", "--pattern"]),
+        ("report", ["--pattern", "{host"], ["--pattern"]),
+        ("report", ["--where", "novalue"], ["--where"]),
+        ("report", ["--label", "novalue"], ["--label"]),
+        ("report", ["--baseline", "nope"], ["'nope'"]),
+        ("report", ["-o", "no/such/dir/out.md"], ["no/such/dir/out.md"]),
+        ("report", ["--format", "xml"], ["'xml'"]),
+        ("ministat", ["--dialect", "bogus"], ["'bogus'"]),
+    ],
+)
 def test_bad_option_values(work, command, args, words):
     argv = args + ["a.txt", "b.txt"] if command == "ministat" else ["a.txt", "b.txt", *args]
     one_line_error(abstat(command, *argv, cwd=work), command, *words)
 
 
-@pytest.mark.parametrize("command, args, words", [
-    ("audit", ["--threshold", "abc"], ["--threshold"]),
-    ("audit", ["--threshold", "-1"], ["--threshold"]),
-    ("audit", ["--format", "xml"], ["'xml'"]),
-    ("list", ["--format", "xml"], ["'xml'"]),
-    ("list", ["extra"], ["extra"]),
-    ("show", [], ["EXPERIMENT"]),
-    ("export", ["--format", "xml"], ["'xml'"]),
-    ("export", ["-o", "no/such/dir/x.csv"], ["no/such/dir/x.csv"]),
-])
+@pytest.mark.parametrize(
+    "command, args, words",
+    [
+        ("audit", ["--threshold", "abc"], ["--threshold"]),
+        ("audit", ["--threshold", "-1"], ["--threshold"]),
+        ("audit", ["--format", "xml"], ["'xml'"]),
+        ("list", ["--format", "xml"], ["'xml'"]),
+        ("list", ["extra"], ["extra"]),
+        ("show", [], ["EXPERIMENT"]),
+        ("export", ["--format", "xml"], ["'xml'"]),
+        ("export", ["-o", "no/such/dir/x.csv"], ["no/such/dir/x.csv"]),
+    ],
+)
 def test_bad_options_of_other_commands(tmp_path, good_store, command, args, words):
     shutil.copy(good_store, tmp_path / "s.db")
     (tmp_path / "mail.txt").write_text(REPORT)
@@ -444,7 +507,8 @@ def test_ministat_usage_errors_follow_the_reference(work):
 def test_unknown_command(tmp_path):
     proc = abstat("bogus", cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.decode().splitlines() == [
-        "abstat: unknown command 'bogus' (abstat --help lists the commands)"]
+        "abstat: unknown command 'bogus' (abstat --help lists the commands)"
+    ]
 
 
 # --------------------------------------------------------------------------
@@ -458,8 +522,11 @@ PEER_FILES = {
     "empty.json": ('{"results": []}', "auto", ["empty.json"]),
     "unknown.json": ('{"something": 1}', "auto", ["unknown.json", "--input-format"]),
     "deep.json": ('{"results": ' + "[" * 100_000, "auto", ["deep.json", "JSON"]),
-    "pyperf-meta.json": ('{"benchmarks": [{"metadata": 5, "runs": [{"values": [1, 2]}]}]}', "auto",
-                         ["pyperf-meta.json", "metadata"]),
+    "pyperf-meta.json": (
+        '{"benchmarks": [{"metadata": 5, "runs": [{"values": [1, 2]}]}]}',
+        "auto",
+        ["pyperf-meta.json", "metadata"],
+    ),
     "pyperf-values.json": ('{"benchmarks": [{"runs": [{"values": 5}]}]}', "auto", ["pyperf-values.json", "values"]),
     "pyperf-runs.json": ('{"benchmarks": [{"runs": 5}]}', "pyperf", ["pyperf-runs.json", "runs"]),
     "pyperf-common.json": ('{"metadata": [1], "benchmarks": []}', "pyperf", ["pyperf-common.json"]),
@@ -491,10 +558,24 @@ def test_peer_format_from_standard_input(work, fmt):
 
 
 def test_peer_format_from_standard_input_is_read(work):
-    doc = {"results": [{"command": "a", "times": [1.0, 1.1, 1.2, 1.05, 1.15]},
-                       {"command": "b", "times": [2.0, 2.1, 2.2, 2.05, 2.15]}]}
-    proc = abstat("report", "--input-format", "hyperfine", "--by", "command", "--format", "json", "-", cwd=work,
-                  stdin=json.dumps(doc).encode())
+    doc = {
+        "results": [
+            {"command": "a", "times": [1.0, 1.1, 1.2, 1.05, 1.15]},
+            {"command": "b", "times": [2.0, 2.1, 2.2, 2.05, 2.15]},
+        ]
+    }
+    proc = abstat(
+        "report",
+        "--input-format",
+        "hyperfine",
+        "--by",
+        "command",
+        "--format",
+        "json",
+        "-",
+        cwd=work,
+        stdin=json.dumps(doc).encode(),
+    )
     assert proc.returncode == 0, proc.stderr
     assert b'"b"' in proc.stdout
 
@@ -502,12 +583,16 @@ def test_peer_format_from_standard_input_is_read(work):
 # --------------------------------------------------------------------------
 # numbers at the edges of double precision: answers, not crashes or warnings
 
-@pytest.mark.parametrize("args, expected", [
-    (["x=3:1e300:1e300"], b"samples per variant"),
-    (["x=3:1e300:1e300", "y=3:1.1e300:1e300", "--detect", "1e299"], b"samples per variant (y vs x): "),
-    (["x=3:1e-300:1e-300", "y=3:1e-300:2e-300"], b"samples per variant (y vs x): "),
-    (["x=3:1:1", "--detect", "1e-300"], b"more than 10,000,000"),
-])
+
+@pytest.mark.parametrize(
+    "args, expected",
+    [
+        (["x=3:1e300:1e300"], b"samples per variant"),
+        (["x=3:1e300:1e300", "y=3:1.1e300:1e300", "--detect", "1e299"], b"samples per variant (y vs x): "),
+        (["x=3:1e-300:1e-300", "y=3:1e-300:2e-300"], b"samples per variant (y vs x): "),
+        (["x=3:1:1", "--detect", "1e-300"], b"more than 10,000,000"),
+    ],
+)
 def test_plan_with_extreme_values(tmp_path, args, expected):
     proc = abstat("plan", *args, cwd=tmp_path)
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
@@ -555,46 +640,76 @@ def test_plan_nested_pilot_beyond_double_precision(work):
 def test_run_unknown_baseline_of_a_stored_experiment_fails_before_running(store_with_history):
     directory = store_with_history.parent
     before = _ok_runs(store_with_history, "e1")
-    proc = abstat("run", "--no-progress", "--store", "s.db", "--experiment", "e1", "--baseline", "zz",
-                  "-n", "2", "-v", "c=true", cwd=directory)
+    proc = abstat(
+        "run",
+        "--no-progress",
+        "--store",
+        "s.db",
+        "--experiment",
+        "e1",
+        "--baseline",
+        "zz",
+        "-n",
+        "2",
+        "-v",
+        "c=true",
+        cwd=directory,
+    )
     one_line_error(proc, "run", "'zz'", "'e1'")
     assert _ok_runs(store_with_history, "e1") == before
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-@pytest.mark.parametrize("command, args", [
-    ("compare", ["a.txt", "b.txt"]),
-    ("ministat", ["a.txt", "b.txt"]),
-    ("report", ["a.txt", "b.txt"]),
-    ("plan", ["a.txt", "b.txt"]),
-])
+@pytest.mark.parametrize(
+    "command, args",
+    [
+        ("compare", ["a.txt", "b.txt"]),
+        ("ministat", ["a.txt", "b.txt"]),
+        ("report", ["a.txt", "b.txt"]),
+        ("plan", ["a.txt", "b.txt"]),
+    ],
+)
 def test_full_disk_on_standard_output(work, command, args):
     with open("/dev/full", "wb") as full:
-        proc = subprocess.run([sys.executable, "-m", "abstat", command, *args], cwd=work, stdout=full,
-                              stderr=subprocess.PIPE, timeout=120)
+        proc = subprocess.run(
+            [sys.executable, "-m", "abstat", command, *args], cwd=work, stdout=full, stderr=subprocess.PIPE, timeout=120
+        )
     proc.stdout = b""
     one_line_error(proc, command, "No space left on device")
 
 
 def test_closed_standard_output_is_not_an_internal_error(work):
-    proc = subprocess.run([sys.executable, "-m", "abstat", "compare", "a.txt", "b.txt"], cwd=work,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120,
-                          preexec_fn=lambda: os.close(1))
+    proc = subprocess.run(
+        [sys.executable, "-m", "abstat", "compare", "a.txt", "b.txt"],
+        cwd=work,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        timeout=120,
+        preexec_fn=lambda: os.close(1),
+    )
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ["compare", "missing.txt", "b.txt"], ["ministat", "missing.txt"], ["report", "--format", "nope", "b.txt"],
-    ["audit", "-"], ["compare", "b.txt", "b.txt"], ["plan", "-c", "0.95", "b.txt"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compare", "missing.txt", "b.txt"],
+        ["ministat", "missing.txt"],
+        ["report", "--format", "nope", "b.txt"],
+        ["audit", "-"],
+        ["compare", "b.txt", "b.txt"],
+        ["plan", "-c", "0.95", "b.txt"],
+    ],
+)
 def test_the_forked_runner_answers_as_a_real_interpreter(tmp_path, args):
     """The harness itself (forked_cli): a fork running abstat's entry point gives the status, standard
     output and standard error a real ``python -m abstat`` gives."""
     (tmp_path / "b.txt").write_text(GOOD_B)
     env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_DEBUG", "ABSTAT_STORE")}
     env["NO_COLOR"] = "1"
-    real = subprocess.run([sys.executable, "-m", "abstat", *args], cwd=tmp_path, input=b"x\n",
-                          capture_output=True, timeout=120, env=env)
+    real = subprocess.run(
+        [sys.executable, "-m", "abstat", *args], cwd=tmp_path, input=b"x\n", capture_output=True, timeout=120, env=env
+    )
     forked_cli._REAL.add(args[0])
     forked = forked_cli.run(args, cwd=tmp_path, stdin=b"x\n", env=env, timeout=120)
     assert (forked.returncode, forked.stdout, forked.stderr) == (real.returncode, real.stdout, real.stderr)

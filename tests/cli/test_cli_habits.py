@@ -3,6 +3,7 @@ is spelled out; an old ``compare -v`` is a one-line error naming the new spellin
 one variant; every ``--help`` ends with an example; the shells' completion offers the stored experiments
 (read from the store named on the line, at completion time) and doctor's checks -- checked in real bash,
 zsh and fish."""
+
 from __future__ import annotations
 
 import argparse
@@ -26,8 +27,11 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     from abstat.cli.commands.bisect import step_parser
     from abstat.cli.commands.bisect_host import resume_parser
 
-    found = {name: __import__(module, fromlist=["build_parser"]).build_parser()
-             for name, (module, _) in COMMANDS.items() if name != "ministat"}
+    found = {
+        name: __import__(module, fromlist=["build_parser"]).build_parser()
+        for name, (module, _) in COMMANDS.items()
+        if name != "ministat"
+    }
     found["bisect step"], found["bisect --resume"] = step_parser(), resume_parser()
     return found
 
@@ -39,7 +43,7 @@ PARSERS = _parsers()
 def test_every_help_ends_with_an_example_of_its_command(name):
     lines = PARSERS[name].format_help().rstrip().splitlines()
     title = max(i for i, line in enumerate(lines) if line in ("example:", "examples:"))
-    examples = lines[title + 1:]
+    examples = lines[title + 1 :]
     command = name.split()[0]
     assert examples and all(line.startswith("  ") and f"abstat {command}" in line for line in examples), examples
     # ...and each example parses as the command's own arguments (quotes as a shell reads them)
@@ -47,10 +51,10 @@ def test_every_help_ends_with_an_example_of_its_command(name):
 
     for line in examples:
         words = shlex.split(line.split("#")[0])
-        words = words[words.index("abstat") + 2:]
+        words = words[words.index("abstat") + 2 :]
         if words[:1] == ["step"]:
             words = words[1:]
-        words = words[:next((i for i, w in enumerate(words) if w in (">", "|")), len(words))]
+        words = words[: next((i for i, w in enumerate(words) if w in (">", "|")), len(words))]
         PARSERS[name].parse_args(words)  # no UsageError
 
 
@@ -110,18 +114,42 @@ def test_run_dash_dash_command_is_one_variant_named_after_its_program(capsys):
 
 def test_run_dash_dash_command_measures_it(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC}
-    done = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "2", "--no-progress", "--store",
-                           str(tmp_path / "s.db"), "--experiment", "one", "--", "true"],
-                          capture_output=True, text=True, timeout=120, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "2",
+            "--no-progress",
+            "--store",
+            str(tmp_path / "s.db"),
+            "--experiment",
+            "one",
+            "--",
+            "true",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     assert "one variant" in done.stdout and "true" in done.stdout
-    listed = subprocess.run([sys.executable, "-m", "abstat", "list", "--format", "json", "--store",
-                             str(tmp_path / "s.db")], capture_output=True, text=True, timeout=60, env=env)
+    listed = subprocess.run(
+        [sys.executable, "-m", "abstat", "list", "--format", "json", "--store", str(tmp_path / "s.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert json.loads(listed.stdout)[0]["variants"] == ["true"]
 
 
 # --------------------------------------------------------------------------
 # completion of stored experiments and doctor's checks, in the real shells
+
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory):
@@ -131,21 +159,44 @@ def stores(tmp_path_factory):
     _fill(root / "other.db", ("elsewhere",))
     bin_dir = root / "bin"
     bin_dir.mkdir()
-    (bin_dir / "abstat").write_text(f"#!/bin/sh\nPYTHONPATH={SRC} exec {sys.executable} -m abstat \"$@\"\n")
+    (bin_dir / "abstat").write_text(f'#!/bin/sh\nPYTHONPATH={SRC} exec {sys.executable} -m abstat "$@"\n')
     (bin_dir / "abstat").chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "ABSTAT_STORE": ""}
     for shell in ("bash", "zsh", "fish"):
-        out = subprocess.run([sys.executable, "-m", "abstat", "completion", shell], capture_output=True,
-                             text=True, env={**env, "PYTHONPATH": SRC}, check=True).stdout
+        out = subprocess.run(
+            [sys.executable, "-m", "abstat", "completion", shell],
+            capture_output=True,
+            text=True,
+            env={**env, "PYTHONPATH": SRC},
+            check=True,
+        ).stdout
         (root / {"bash": "abstat.bash", "zsh": "_abstat", "fish": "abstat.fish"}[shell]).write_text(out)
     return root, env
 
 
 def _fill(path: Path, names) -> None:
     for name in names:
-        subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "1", "--no-progress", "--store", str(path),
-                        "--experiment", name, "--", "true"], capture_output=True, check=True, timeout=120,
-                       env={**os.environ, "PYTHONPATH": SRC})
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abstat",
+                "run",
+                "-n",
+                "1",
+                "--no-progress",
+                "--store",
+                str(path),
+                "--experiment",
+                name,
+                "--",
+                "true",
+            ],
+            capture_output=True,
+            check=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": SRC},
+        )
 
 
 def _need(program: str) -> str:
@@ -157,22 +208,36 @@ def _need(program: str) -> str:
 
 def test_list_names_is_quiet_and_cheap(stores):
     root, env = stores
-    code = ("import sys; from abstat.cli import main; main(['list', '--names', '--store', sys.argv[1]]); "
-            "sys.stderr.write(repr([m for m in ('numpy', 'scipy', 'rich') if m in sys.modules]))")
-    done = subprocess.run([sys.executable, "-c", code, str(root / "abstat.db")], capture_output=True, text=True,
-                          env={**env, "PYTHONPATH": SRC}, timeout=60)
+    code = (
+        "import sys; from abstat.cli import main; main(['list', '--names', '--store', sys.argv[1]]); "
+        "sys.stderr.write(repr([m for m in ('numpy', 'scipy', 'rich') if m in sys.modules]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root / "abstat.db")],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": SRC},
+        timeout=60,
+    )
     assert done.stdout.split() == ["ipi-broadcast", "ipi-unicast", "nightly"] and done.stderr == "[]"
-    missing = subprocess.run([sys.executable, "-m", "abstat", "list", "--names", "--store", str(root / "no.db")],
-                             capture_output=True, text=True, env={**env, "PYTHONPATH": SRC}, timeout=60)
+    missing = subprocess.run(
+        [sys.executable, "-m", "abstat", "list", "--names", "--store", str(root / "no.db")],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONPATH": SRC},
+        timeout=60,
+    )
     assert (missing.returncode, missing.stdout, missing.stderr) == (0, "", "")
     assert not (root / "no.db").exists()
 
 
 def _bash(root: Path, env, *words: str) -> list[str]:
     line = " ".join(words)
-    code = (f"source abstat.bash; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
-            f"COMP_POINT=${{#COMP_LINE}}; _shtab_abstat abstat '{words[-1]}' '{words[-2]}'; "
-            "printf '%s\\n' \"${COMPREPLY[@]}\"")
+    code = (
+        f"source abstat.bash; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
+        f"COMP_POINT=${{#COMP_LINE}}; _shtab_abstat abstat '{words[-1]}' '{words[-2]}'; "
+        "printf '%s\\n' \"${COMPREPLY[@]}\""
+    )
     done = subprocess.run([_need("bash"), "-c", code], capture_output=True, text=True, timeout=60, cwd=root, env=env)
     return done.stdout.split()
 
@@ -187,11 +252,14 @@ def test_bash_completes_stored_experiments_and_doctor_checks(stores):
 
 def test_fish_completes_stored_experiments_and_doctor_checks(stores):
     root, env = stores
-    code = ('source abstat.fish; complete -C "abstat show ipi"; echo ::; complete -C "abstat noise --store '
-            'other.db --experiment "; echo ::; complete -C "abstat doctor --only t"')
+    code = (
+        'source abstat.fish; complete -C "abstat show ipi"; echo ::; complete -C "abstat noise --store '
+        'other.db --experiment "; echo ::; complete -C "abstat doctor --only t"'
+    )
     done = subprocess.run([_need("fish"), "-c", code], capture_output=True, text=True, timeout=60, cwd=root, env=env)
-    shown, other, checks = ({line.split("\t")[0] for line in part.split("\n") if line}
-                            for part in done.stdout.split("::"))
+    shown, other, checks = (
+        {line.split("\t")[0] for line in part.split("\n") if line} for part in done.stdout.split("::")
+    )
     assert shown == {"ipi-broadcast", "ipi-unicast"}
     assert other == {"elsewhere"}
     assert checks == {"turbo", "transparent-hugepages", "thermal-throttle"}
@@ -209,16 +277,25 @@ zpty -d z
 """
 
 
-@pytest.mark.parametrize("line,expected,absent", [
-    ("abstat show ipi", ["ipi-broadcast", "ipi-unicast"], "nightly"),
-    ("abstat history --store other.db ", ["elsewhere"], "nightly"),
-    ("abstat doctor --only t", ["thermal-throttle", "transparent-hugepages", "turbo"], "cpu-governor"),
-])
+@pytest.mark.parametrize(
+    "line,expected,absent",
+    [
+        ("abstat show ipi", ["ipi-broadcast", "ipi-unicast"], "nightly"),
+        ("abstat history --store other.db ", ["elsewhere"], "nightly"),
+        ("abstat doctor --only t", ["thermal-throttle", "transparent-hugepages", "turbo"], "cpu-governor"),
+    ],
+)
 def test_zsh_completes_stored_experiments_and_doctor_checks(stores, line, expected, absent):
     root, env = stores
     (root / "driver.zsh").write_text(ZSH_DRIVER)
-    done = subprocess.run([_need("zsh"), "-f", "driver.zsh", line, expected[-1]], capture_output=True, text=True,
-                          timeout=120, cwd=root, env=env)
+    done = subprocess.run(
+        [_need("zsh"), "-f", "driver.zsh", line, expected[-1]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=root,
+        env=env,
+    )
     shown = done.stdout.split(line, 1)[-1]
     assert all(name in shown for name in expected), done.stdout[-500:]
     assert absent not in shown

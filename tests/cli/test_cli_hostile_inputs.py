@@ -5,6 +5,7 @@ traceback, no "internal error"; output from data is escaped for where it
 goes; no input makes a command hang.  Speed checks here have margins of
 100x or more (the old code needed minutes), so a slow machine cannot fail them.
 """
+
 from __future__ import annotations
 
 import re
@@ -17,6 +18,7 @@ from test_cli_bad_inputs import good_store as good_store  # noqa: F401 (a fixtur
 
 # --------------------------------------------------------------------------
 # audit: regular expressions that backtracked quadratically on long lines
+
 
 @pytest.mark.parametrize("line", ["1" * 100_000, "1" * 100_000 + " +/- 1", "1" * 100_000 + "% +/- 1%"])
 def test_audit_of_a_long_run_of_digits_is_fast(tmp_path: Path, line: str) -> None:
@@ -55,8 +57,10 @@ def _old_row(text: str) -> tuple[str, list[str], str | None] | None:
 
     if _OLD_ROW is None:
         num, units = averages._NUM, averages._UNITS
-        _OLD_ROW = re.compile(rf"^(?P<label>[A-Za-z][\w .,'()/+-]*?)\s*:?\s+(?P<nums>{num}(?:\s+{num})*)"
-                              rf"\s*(?P<unit>{units})?$")
+        _OLD_ROW = re.compile(
+            rf"^(?P<label>[A-Za-z][\w .,'()/+-]*?)\s*:?\s+(?P<nums>{num}(?:\s+{num})*)"
+            rf"\s*(?P<unit>{units})?$"
+        )
     match = _OLD_ROW.match(text)
     if match is None:
         return None
@@ -88,18 +92,22 @@ def test_audit_row_matcher_agrees_with_the_regular_expression() -> None:
 # --------------------------------------------------------------------------
 # an error message quotes at most a short piece of the bad value
 
+
 def test_a_huge_number_on_one_line_is_quoted_short(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("1\n2\n3\n")
     (tmp_path / "long.txt").write_text("1" * 1_000_000 + "\n2\n3\n")  # a finite-looking token that overflows
-    line = one_line_error(abstat("compare", "a.txt", "long.txt", cwd=tmp_path), "compare", "long.txt:1:",
-                          "not a finite number")
+    line = one_line_error(
+        abstat("compare", "a.txt", "long.txt", cwd=tmp_path), "compare", "long.txt:1:", "not a finite number"
+    )
     assert len(line) < 200, len(line)
 
 
 def test_a_long_bad_cell_of_a_peer_file_is_quoted_short(tmp_path: Path) -> None:
     import json
 
-    (tmp_path / "h.json").write_text(json.dumps({"results": [{"command": "a", "mean": 1, "times": ["x" * 100_000, 1]}]}))
+    (tmp_path / "h.json").write_text(
+        json.dumps({"results": [{"command": "a", "mean": 1, "times": ["x" * 100_000, 1]}]})
+    )
     line = one_line_error(abstat("report", "h.json", cwd=tmp_path), "report", "h.json", "not a number")
     assert len(line) < 200, len(line)
     (tmp_path / "h.csv").write_text("rev,value\nr1,1\nr2," + "x" * 100_000 + "\n")
@@ -121,8 +129,20 @@ def evil_names_store(tmp_path: Path) -> Path:
     with open_store(str(path)) as store:
         inv = store.start_invocation(ESC_NAME, {"hostname": "h\x1b[2J"}, variants=["a"])
         for i in range(3):
-            store.add_run(inv, variant="a", command="true", iteration=i, position=i, status="ok", exit_code=0,
-                          started_at=0.0, wall=1.0 + i, values={"wall": [1.0 + i]}, units={"wall": "s"}, notes=[])
+            store.add_run(
+                inv,
+                variant="a",
+                command="true",
+                iteration=i,
+                position=i,
+                status="ok",
+                exit_code=0,
+                started_at=0.0,
+                wall=1.0 + i,
+                values={"wall": [1.0 + i]},
+                units={"wall": "s"},
+                notes=[],
+            )
     return path
 
 
@@ -139,6 +159,7 @@ def test_list_escapes_experiment_and_host_names(evil_names_store: Path) -> None:
 # --------------------------------------------------------------------------
 # history from CSV files: extreme values, names with control characters
 
+
 def _history_csv(tmp_path: Path, name: str, rows: list[tuple[str, float]]) -> str:
     (tmp_path / name).write_text("rev,value\n" + "".join(f"{rev},{value!r}\n" for rev, value in rows))
     return name
@@ -149,7 +170,7 @@ def test_history_html_of_values_near_the_largest_double(tmp_path: Path) -> None:
     proc = abstat("history", "--input", name, "--repo", str(tmp_path), "--format", "html", cwd=tmp_path)
     assert proc.returncode == 0 and proc.stderr == b"", proc.stderr
     # the SVG plot (no matplotlib) is drawn from finite coordinates: no nan or inf anywhere in it
-    svg = proc.stdout[proc.stdout.index(b"<svg"):proc.stdout.index(b"</svg>")]
+    svg = proc.stdout[proc.stdout.index(b"<svg") : proc.stdout.index(b"</svg>")]
     assert b"<path" in svg or b"<circle" in svg or b"<polyline" in svg, svg[:300]
     assert not re.search(rb"nan|inf", svg, re.I), svg[:300]
 
@@ -173,8 +194,9 @@ def control_history(tmp_path: Path) -> Path:
 
 def test_history_text_and_markdown_escape_revisions(control_history: Path) -> None:
     for fmt in ("text", "markdown"):
-        proc = abstat("history", "--input", "h.csv", "--repo", str(control_history), "--format", fmt,
-                      cwd=control_history)
+        proc = abstat(
+            "history", "--input", "h.csv", "--repo", str(control_history), "--format", fmt, cwd=control_history
+        )
         assert proc.returncode == 0, proc.stderr
         text = proc.stdout.decode()
         assert "\x1b" not in text, text
@@ -187,17 +209,21 @@ def test_history_text_and_markdown_escape_revisions(control_history: Path) -> No
 
 
 def test_history_html_plot_of_revisions_with_control_characters(control_history: Path) -> None:
-    proc = abstat("history", "--input", "h.csv", "--repo", str(control_history), "--format", "html",
-                  cwd=control_history)
+    proc = abstat(
+        "history", "--input", "h.csv", "--repo", str(control_history), "--format", "html", cwd=control_history
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == b"", proc.stderr.decode()  # matplotlib warned about glyph 27 on stderr
     assert b"\x1b" not in proc.stdout and b"<script" not in proc.stdout
 
 
-@pytest.mark.parametrize("command", [
-    ["history", "--input", "h.csv"],
-    ["bisect", "--run", "true", "--metric", "wall", "--good", "HEAD~1", "--bad", "HEAD"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["history", "--input", "h.csv"],
+        ["bisect", "--run", "true", "--metric", "wall", "--good", "HEAD~1", "--bad", "HEAD"],
+    ],
+)
 def test_repository_directory_that_does_not_exist(tmp_path: Path, command: list[str]) -> None:
     _history_csv(tmp_path, "h.csv", [("r1", 1.0)])
     proc = abstat(*command, "--repo", str(tmp_path / "nowhere"), "--store", str(tmp_path / "s.db"), cwd=tmp_path)
@@ -207,6 +233,7 @@ def test_repository_directory_that_does_not_exist(tmp_path: Path, command: list[
 
 # --------------------------------------------------------------------------
 # bisect when the benchmark fails
+
 
 def _script_repo(path: Path, scripts: list[str]) -> None:
     """A repository with one commit per script (bench.sh), oldest first."""
@@ -230,8 +257,25 @@ def test_bisect_whose_benchmark_always_fails_is_one_line(tmp_path: Path) -> None
     import sqlite3
 
     _script_repo(tmp_path / "repo", ["echo ops: 10", "echo ops: 10", "echo ops: 20"])
-    proc = abstat("bisect", "--repo", "repo", "--good", "HEAD~2", "--bad", "HEAD", "--run", "./no-such-benchmark",
-                  "--metric", "ops=ops: ([0-9]+)", "--store", "s.db", "--budget", "20", "--no-progress", cwd=tmp_path)
+    proc = abstat(
+        "bisect",
+        "--repo",
+        "repo",
+        "--good",
+        "HEAD~2",
+        "--bad",
+        "HEAD",
+        "--run",
+        "./no-such-benchmark",
+        "--metric",
+        "ops=ops: ([0-9]+)",
+        "--store",
+        "s.db",
+        "--budget",
+        "20",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     one_line_error(proc, "bisect", "every run of the benchmark failed at the good revision", "exit status 127")
     failed = sqlite3.connect(tmp_path / "s.db").execute("SELECT count(*) FROM runs WHERE status != 'ok'").fetchone()
     assert failed[0] >= 5  # the failed runs are recorded
@@ -246,8 +290,9 @@ def _in_bisection(repo: Path, *args: str, store: Path, timeout: float = 120):
 
     subprocess.run(["git", "bisect", "start", "HEAD", "HEAD~4"], cwd=repo, check=True, capture_output=True)
     try:
-        return abstat("bisect", "step", *args, "--metric", "ops=ops: ([0-9]+)", "--store", str(store),
-                      cwd=repo, timeout=timeout)
+        return abstat(
+            "bisect", "step", *args, "--metric", "ops=ops: ([0-9]+)", "--store", str(store), cwd=repo, timeout=timeout
+        )
     finally:
         subprocess.run(["git", "bisect", "reset"], cwd=repo, capture_output=True)
 
@@ -267,12 +312,14 @@ def test_bisect_step_on_a_commit_whose_runs_all_fail_skips_it(tmp_path: Path) ->
 def test_bisect_step_whose_reference_always_fails_stops_git(tmp_path: Path) -> None:
     _script_repo(tmp_path / "repo", ["echo ops: 10", "echo ops: 10", "echo ops: 15", "echo ops: 20", "echo ops: 20"])
     proc = _in_bisection(tmp_path / "repo", "--run", "exit 3", store=tmp_path / "s.db")
-    one_line_error(proc, "bisect", "every run of the benchmark failed at the good reference", "exit status 3",
-                   status=128)
+    one_line_error(
+        proc, "bisect", "every run of the benchmark failed at the good reference", "exit status 3", status=128
+    )
 
 
 # --------------------------------------------------------------------------
 # a store on a read-only file system (root ignores file modes, so a read-only bind mount)
+
 
 def _read_only_mounts_work() -> bool:
     import os
@@ -305,29 +352,39 @@ def test_store_on_a_read_only_file_system(tmp_path: Path, good_store: Path) -> N
         ["list", "--store", "s.db"],
     ]
     env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_DEBUG", "ABSTAT_STORE")}
-    script = [f"mount --bind {shlex.quote(str(disk))} {shlex.quote(str(disk))}",
-              f"mount -o remount,ro,bind {shlex.quote(str(disk))}", f"cd {shlex.quote(str(disk))}"]
+    script = [
+        f"mount --bind {shlex.quote(str(disk))} {shlex.quote(str(disk))}",
+        f"mount -o remount,ro,bind {shlex.quote(str(disk))}",
+        f"cd {shlex.quote(str(disk))}",
+    ]
     for index, args in enumerate(commands):
         command = " ".join(shlex.quote(a) for a in [sys.executable, "-m", "abstat", *args])
         script.append(f"{command} >{tmp_path}/out{index} 2>{tmp_path}/err{index}; echo $? >{tmp_path}/rc{index}")
     subprocess.run(["unshare", "--mount", "sh", "-c", "\n".join(script)], check=True, timeout=300, env=env)
     for index, args in enumerate(commands[:3]):
-        proc = subprocess.CompletedProcess(args, int((tmp_path / f"rc{index}").read_text()),
-                                           (tmp_path / f"out{index}").read_bytes(),
-                                           (tmp_path / f"err{index}").read_bytes())
+        proc = subprocess.CompletedProcess(
+            args,
+            int((tmp_path / f"rc{index}").read_text()),
+            (tmp_path / f"out{index}").read_bytes(),
+            (tmp_path / f"err{index}").read_bytes(),
+        )
         line = one_line_error(proc, args[0], args[2], "read-only")
         assert "not an abstat store" not in line, line
     assert (tmp_path / "rc3").read_text().strip() == "0"  # reading still works
     assert b"e1" in (tmp_path / "out3").read_bytes()
 
 
-@pytest.mark.parametrize("content,args", [
-    ("x,value\n1,2\n3,4\n", []),                       # no revision column
-    ("rev,value\n,1\n,2\n", []),                       # only empty revisions
-    ("rev,value\nr1,1\nr2,2\n", ["--metric", "zz"]),   # no such metric
-])
-def test_history_of_files_without_anything_to_analyse_is_an_error(tmp_path: Path, content: str,
-                                                                    args: list[str]) -> None:
+@pytest.mark.parametrize(
+    "content,args",
+    [
+        ("x,value\n1,2\n3,4\n", []),  # no revision column
+        ("rev,value\n,1\n,2\n", []),  # only empty revisions
+        ("rev,value\nr1,1\nr2,2\n", ["--metric", "zz"]),  # no such metric
+    ],
+)
+def test_history_of_files_without_anything_to_analyse_is_an_error(
+    tmp_path: Path, content: str, args: list[str]
+) -> None:
     """It printed 'no series with a revision label found' and exited 0: a script saw success."""
     (tmp_path / "h.csv").write_text(content)
     proc = abstat("history", "--input", "h.csv", "--repo", str(tmp_path), *args, cwd=tmp_path)
@@ -346,23 +403,41 @@ def test_error_listing_names_from_the_store_is_escaped(evil_names_store: Path, c
 # --------------------------------------------------------------------------
 # stored variants of experiments whose names abstat run accepts
 
+
 @pytest.mark.parametrize("experiment", ["bench[v2]", "my bench", "k*"])
 def test_stored_variant_of_an_experiment_with_any_accepted_name(tmp_path: Path, experiment: str) -> None:
     """run accepts any name without ':'; compare and plan found only [A-Za-z0-9_.+-] names (and
     globbed names with brackets or stars as file patterns)."""
-    proc = abstat("run", "--store", "s.db", "--experiment", experiment, "-n", "3", "--no-progress",
-                  "-v", "a=true", "-v", "b=true", cwd=tmp_path)
+    proc = abstat(
+        "run",
+        "--store",
+        "s.db",
+        "--experiment",
+        experiment,
+        "-n",
+        "3",
+        "--no-progress",
+        "-v",
+        "a=true",
+        "-v",
+        "b=true",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     for command in ("compare", "plan"):
         proc = abstat(command, "--store", "s.db", f"{experiment}:a", f"{experiment}:b", cwd=tmp_path)
         assert proc.returncode == 0, proc.stderr
         assert f"{experiment}:a".encode() in proc.stdout
-    one_line_error(abstat("compare", "--store", "s.db", f"{experiment}:zz", f"{experiment}:a", cwd=tmp_path),
-                   "compare", f"{experiment}:zz")
+    one_line_error(
+        abstat("compare", "--store", "s.db", f"{experiment}:zz", f"{experiment}:a", cwd=tmp_path),
+        "compare",
+        f"{experiment}:zz",
+    )
 
 
 # --------------------------------------------------------------------------
 # -o onto the store itself
+
 
 @pytest.mark.parametrize("command", [["export"], ["report"], ["history", "e1", "--no-state"]])
 def test_output_onto_the_store_keeps_the_store(tmp_path: Path, good_store: Path, command: list[str]) -> None:

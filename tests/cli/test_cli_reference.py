@@ -1,4 +1,5 @@
 """docs/cli-reference.md is every command's --help as the parsers print it (datasette's habit)."""
+
 from __future__ import annotations
 
 import os

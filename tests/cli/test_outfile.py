@@ -1,4 +1,5 @@
 """Issue 15 §3: ``-o FILE`` never replaces what is not a regular file, and never hides a failed write."""
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,21 @@ DATA = paths.DATA
 
 @pytest.fixture
 def store(tmp_path: Path) -> Path:
-    result = abstat("run", "-n", "2", "--no-progress", "--experiment", "e", "--store", "s.db",
-                    "-v", "a=true", "-v", "b=true", cwd=tmp_path)
+    result = abstat(
+        "run",
+        "-n",
+        "2",
+        "--no-progress",
+        "--experiment",
+        "e",
+        "--store",
+        "s.db",
+        "-v",
+        "a=true",
+        "-v",
+        "b=true",
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     return tmp_path / "s.db"
 
@@ -85,8 +99,10 @@ def test_a_directory_is_refused(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 def test_export_and_report_to_a_full_device_exit_2(store, tmp_path):
-    for args in (["export", "--store", str(store), "-o", "/dev/full"],
-                 ["report", "--store", str(store), "-o", "/dev/full"]):
+    for args in (
+        ["export", "--store", str(store), "-o", "/dev/full"],
+        ["report", "--store", str(store), "-o", "/dev/full"],
+    ):
         result = abstat(*args, cwd=tmp_path)
         assert result.returncode == 2, result.stderr
         assert result.stderr.count("\n") == 1 and "/dev/full: cannot write: No space left on device" in result.stderr

@@ -1,4 +1,5 @@
 """``abstat run``'s live display: drawn between runs only, medians as statistics.median gives them."""
+
 from __future__ import annotations
 
 import io
@@ -19,7 +20,9 @@ class Terminal(io.StringIO):
 
 
 def done(variant: str, index: int, wall: float, status: str = "ok") -> RunDone:
-    return RunDone(variant, index, index, status, wall, 0 if status == "ok" else 1, 0.0, {"wall": [wall]}, {"wall": "s"}, ())
+    return RunDone(
+        variant, index, index, status, wall, 0 if status == "ok" else 1, 0.0, {"wall": [wall]}, {"wall": "s"}, ()
+    )
 
 
 @pytest.mark.parametrize("count", [1, 2, 7, 200])
@@ -34,8 +37,10 @@ def test_running_medians_are_those_of_statistics_median(count):
             shown.result(done(name, index, wall))
     shown.result(done("a", count, 9.0, status="failed"))  # a failure counts, its time does not
     fmt = progress_mod.format_value
-    assert shown.medians_text() == (f"median: a {fmt(statistics.median(walls['a']), 's')} (1 failed), "
-                                    f"b {fmt(statistics.median(walls['b']), 's')}")
+    assert shown.medians_text() == (
+        f"median: a {fmt(statistics.median(walls['a']), 's')} (1 failed), b {fmt(statistics.median(walls['b']), 's')}"
+    )
+
 
 def test_the_rich_display_starts_no_thread_and_draws_at_most_every_redraw_interval(monkeypatch):
     clock = [100.0]

@@ -1,4 +1,5 @@
 """``abstat run`` / ``abstat demo`` end to end, with real processes."""
+
 from __future__ import annotations
 
 import json
@@ -38,9 +39,27 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path):
 def test_a_run_stores_every_metric_and_prints_the_comparison(tmp_path):
     store = str(tmp_path / "s.db")
     bench = f"{sys.executable} -c \"import sys; print('cycles per call:', 400 + 40 * (sys.argv[1] == 'old'))\""
-    done = abstat("run", "-n", "6", "--warmup", "1", "--experiment", "hcall", "--store", store,
-                  "--label", "mode=pv64", "--metric", r"cycles=cycles per call: (\d+):cycles",
-                  "-v", f"before={bench} old", "-v", f"after={bench} new", "--format", "json")
+    done = abstat(
+        "run",
+        "-n",
+        "6",
+        "--warmup",
+        "1",
+        "--experiment",
+        "hcall",
+        "--store",
+        store,
+        "--label",
+        "mode=pv64",
+        "--metric",
+        r"cycles=cycles per call: (\d+):cycles",
+        "-v",
+        f"before={bench} old",
+        "-v",
+        f"after={bench} new",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["experiment"] == "hcall" and report["baseline"] == "before"
@@ -58,8 +77,21 @@ def test_a_failed_run_stops_the_experiment_but_keeps_what_ran(tmp_path):
     store = str(tmp_path / "s.db")
     flag = tmp_path / "count"
     script = f"n=$(cat {flag} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {flag}; [ $n -lt 4 ]"
-    done = abstat("run", "-n", "10", "--order", "sequential", "--shell", "--experiment", "f", "--store", store,
-                  "-v", f"a={script}", "--no-progress")
+    done = abstat(
+        "run",
+        "-n",
+        "10",
+        "--order",
+        "sequential",
+        "--shell",
+        "--experiment",
+        "f",
+        "--store",
+        store,
+        "-v",
+        f"a={script}",
+        "--no-progress",
+    )
     assert done.returncode == 2
     assert "run 4 of variant 'a' failed: exit status 1 (use --ignore-failure to go on)" in done.stderr
     assert f"stored in {store}" in done.stderr
@@ -71,8 +103,23 @@ def test_a_failed_run_stops_the_experiment_but_keeps_what_ran(tmp_path):
 
 def test_ignore_failure_and_timeout(tmp_path):
     store = str(tmp_path / "s.db")
-    done = abstat("run", "-n", "3", "--timeout", "0.2", "--ignore-failure", "--experiment", "t", "--store", store,
-                  "-v", "fast=true", "-v", "slow=sleep 5", "--no-progress")
+    done = abstat(
+        "run",
+        "-n",
+        "3",
+        "--timeout",
+        "0.2",
+        "--ignore-failure",
+        "--experiment",
+        "t",
+        "--store",
+        store,
+        "-v",
+        "fast=true",
+        "-v",
+        "slow=sleep 5",
+        "--no-progress",
+    )
     assert done.returncode == 0, done.stderr
     assert "3 failed run(s) recorded as failed" in done.stderr
     with open_store(store) as s:
@@ -82,8 +129,18 @@ def test_ignore_failure_and_timeout(tmp_path):
 
 
 def test_a_failing_hook_stops_with_a_clear_message(tmp_path):
-    done = abstat("run", "-n", "3", "--store", str(tmp_path / "s.db"), "-v", "a=true",
-                  "--prepare", "sh -c 'echo no space left >&2; exit 7'", "--no-progress")
+    done = abstat(
+        "run",
+        "-n",
+        "3",
+        "--store",
+        str(tmp_path / "s.db"),
+        "-v",
+        "a=true",
+        "--prepare",
+        "sh -c 'echo no space left >&2; exit 7'",
+        "--no-progress",
+    )
     assert done.returncode == 2
     line = done.stderr.strip().splitlines()[-1]
     assert "--prepare hook" in line and "failed for variant 'a', run 1: exit status 7" in line
@@ -92,8 +149,18 @@ def test_a_failing_hook_stops_with_a_clear_message(tmp_path):
 
 def test_background_load_is_started_and_its_group_stopped(tmp_path):
     pidfile = tmp_path / "bg"
-    done = abstat("run", "-n", "3", "--store", str(tmp_path / "s.db"), "-v", "a=true", "--no-progress",
-                  "--background", f"sh -c 'echo $$ > {pidfile}; sleep 60 & echo $! >> {pidfile}; wait'")
+    done = abstat(
+        "run",
+        "-n",
+        "3",
+        "--store",
+        str(tmp_path / "s.db"),
+        "-v",
+        "a=true",
+        "--no-progress",
+        "--background",
+        f"sh -c 'echo $$ > {pidfile}; sleep 60 & echo $! >> {pidfile}; wait'",
+    )
     assert done.returncode == 0, done.stderr
     pids = [int(x) for x in pidfile.read_text().split()]
     assert len(pids) == 2 and wait_gone(pids) == []
@@ -103,10 +170,29 @@ def test_ctrl_c_stops_cleanly_with_a_partial_report(tmp_path):
     store = str(tmp_path / "s.db")
     pids = tmp_path / "pids"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "abstat", "run", "-n", "1000", "--shell", "--experiment", "c", "--store", store,
-         "-v", f"a=echo $$ >> {pids}; sleep 0.05", "-v", f"b=echo $$ >> {pids}; sleep 0.06", "--no-progress",
-         "--background", f"sh -c 'echo $$ > {tmp_path / 'bg'}; exec sleep 60'"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "1000",
+            "--shell",
+            "--experiment",
+            "c",
+            "--store",
+            store,
+            "-v",
+            f"a=echo $$ >> {pids}; sleep 0.05",
+            "-v",
+            f"b=echo $$ >> {pids}; sleep 0.06",
+            "--no-progress",
+            "--background",
+            f"sh -c 'echo $$ > {tmp_path / 'bg'}; exec sleep 60'",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and (not pids.exists() or len(pids.read_text().split()) < 8):
@@ -126,18 +212,32 @@ def test_comparison_warns_when_machine_records_differ(tmp_path):
     path = str(tmp_path / "s.db")
     base = {"hostname": "h", "boot_id": "b1", "microcode": "0x1", "governor": "performance"}
     with open_store(path) as store:
-        for record, variant, values in [(base, "before", [10.0, 11, 12, 10.5, 11.5]),
-                                        (dict(base, boot_id="b2", microcode="0x2"), "after", [9.0, 9.5, 8.5, 9.2, 8.8])]:
+        for record, variant, values in [
+            (base, "before", [10.0, 11, 12, 10.5, 11.5]),
+            (dict(base, boot_id="b2", microcode="0x2"), "after", [9.0, 9.5, 8.5, 9.2, 8.8]),
+        ]:
             inv = store.start_invocation("x", record)
             for i, v in enumerate(values):
-                store.add_run(inv, variant=variant, command="c", iteration=i, position=i, status="ok", exit_code=0,
-                              started_at=0.0, wall=v, values={"wall": [v]}, units={"wall": "s"})
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command="c",
+                    iteration=i,
+                    position=i,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=v,
+                    values={"wall": [v]},
+                    units={"wall": "s"},
+                )
         text = comparison_report(store, "x")
         document = json.loads(comparison_report(store, "x", fmt="json"))
     # one footnote per kind of warning (issue 10), naming what differs and the variant
     assert "measured under different machine records (boot, microcode): wall after" in text
     assert document["machine_warnings"] == [
-        "before and after were measured under different machine records: boot, microcode"]
+        "before and after were measured under different machine records: boot, microcode"
+    ]
     codes = [w["code"] for w in document["metrics"]["wall"]["comparisons"]["comparisons"][0]["warnings"]]
     assert "machine-differs" in codes
 
@@ -155,9 +255,26 @@ def test_sigterm_stops_like_ctrl_c_and_stops_the_background_group(tmp_path):
     store = str(tmp_path / "s.db")
     bg = tmp_path / "bg"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "abstat", "run", "-n", "1000", "--experiment", "t", "--store", store,
-         "-v", "a=sleep 0.02", "--no-progress", "--background", f"sh -c 'echo $$ > {bg}; exec sleep 60'"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "1000",
+            "--experiment",
+            "t",
+            "--store",
+            store,
+            "-v",
+            "a=sleep 0.02",
+            "--no-progress",
+            "--background",
+            f"sh -c 'echo $$ > {bg}; exec sleep 60'",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and not bg.exists():

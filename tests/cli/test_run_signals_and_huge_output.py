@@ -1,4 +1,5 @@
 """Issue 15: ``abstat run`` under signals, huge output, closed stderr, odd numbers."""
+
 from __future__ import annotations
 
 import contextlib
@@ -46,8 +47,9 @@ def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path,
     monkeypatch.setattr(Store, "add_checked_runs", add_run)
     monkeypatch.setattr("abstat.engine.buffer.COMMIT_EVERY_S", 0.0)  # each run its own commit, as a long run's
     store = str(tmp_path / "s.db")
-    code = cli.main(["run", "-n", "3", "--no-progress", "--experiment", "race", "--store", store,
-                     "-v", "a=true", "-v", "b=true"])
+    code = cli.main(
+        ["run", "-n", "3", "--no-progress", "--experiment", "race", "--store", store, "-v", "a=true", "-v", "b=true"]
+    )
     out, err = capsys.readouterr()
     assert state["fired"] and code == 130, err
     assert "partial report follows" in err and "store error" not in err
@@ -60,8 +62,10 @@ def test_sigint_just_after_begin_immediate_exits_130_with_the_run_kept(tmp_path,
 def test_output_after_100_mb_is_scanned(tmp_path):
     # 100 MB of output, then the value: found, with memory bounded by the scan block.
     script = tmp_path / "bench.py"
-    script.write_text("import sys\nblock = (b'y' * 1023 + b'\\n') * 1024\nfor _ in range(100):\n"
-                      "    sys.stdout.buffer.write(block)\nprint('x=5')\nprint('{\"late\": 7}')\n")
+    script.write_text(
+        "import sys\nblock = (b'y' * 1023 + b'\\n') * 1024\nfor _ in range(100):\n"
+        "    sys.stdout.buffer.write(block)\nprint('x=5')\nprint('{\"late\": 7}')\n"
+    )
     executor = ProcessExecutor(patterns=[parse_metric_pattern(r"x=x=(\d+)")])
     try:
         measurement = executor.measure(Command(f"{sys.executable} {script}"), RunContext("a"), timeout=60)
@@ -93,8 +97,10 @@ def test_huge_hex_under_metric_is_a_failed_match_not_a_crash(tmp_path):
 
 def test_huge_numbers_from_a_benchmark_end_the_run_cleanly(tmp_path):
     store = str(tmp_path / "s.db")
-    for command, options in ((f"echo x=0x{'f' * 300}", ["--metric", r"x=x=(\S+)"]),
-                             ("echo '{\"x\": 1" + "0" * 400 + "}'", [])):
+    for command, options in (
+        (f"echo x=0x{'f' * 300}", ["--metric", r"x=x=(\S+)"]),
+        ('echo \'{"x": 1' + "0" * 400 + "}'", []),
+    ):
         result = abstat("run", "-n", "2", "--no-progress", "--store", store, *options, "-v", f"a={command}")
         assert "internal error" not in result.stderr and "Traceback" not in result.stderr
         assert result.returncode in (0, 2), result.stderr
@@ -119,7 +125,11 @@ def test_a_json_key_with_a_trailing_newline_is_not_a_metric_name():
 def test_errors_with_stderr_closed_exit_2(tmp_path):
     result = subprocess.run(
         f"{sys.executable} -m abstat compare {tmp_path / 'missing.txt'} {tmp_path / 'other.txt'} 2>&-",
-        shell=True, env=dict(os.environ, PYTHONPATH=SRC), capture_output=False, timeout=60)
+        shell=True,
+        env=dict(os.environ, PYTHONPATH=SRC),
+        capture_output=False,
+        timeout=60,
+    )
     assert result.returncode == 2
 
 
@@ -127,22 +137,30 @@ def test_run_with_stderr_closed_records_its_runs(tmp_path):
     store = tmp_path / "s.db"
     result = subprocess.run(
         f"{sys.executable} -m abstat run -n 2 --experiment e --store {store} -v a=true 2>&- >/dev/null",
-        shell=True, env=dict(os.environ, PYTHONPATH=SRC), timeout=60)
+        shell=True,
+        env=dict(os.environ, PYTHONPATH=SRC),
+        timeout=60,
+    )
     assert result.returncode == 0
     with open_store(str(store)) as s:
         invocation = s.invocations("e")[0]
         assert invocation["status"] == "complete" and invocation["runs"][0]["count"] == 2
 
 
-@pytest.mark.parametrize("args, named", [
-    (["--label", "host=\udcff"], "--label"),
-    (["--experiment", "e\udcff"], "--experiment"),
-    (["-v", "a=echo \udcff"], "variant 'a'"),
-    (["--background", "sleep 1 \udcff"], "--background"),
-])
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["--label", "host=\udcff"], "--label"),
+        (["--experiment", "e\udcff"], "--experiment"),
+        (["-v", "a=echo \udcff"], "variant 'a'"),
+        (["--background", "sleep 1 \udcff"], "--background"),
+    ],
+)
 def test_non_utf8_arguments_are_refused_in_one_line(tmp_path, args, named):
-    argv = [os.fsencode(a) for a in
-            [sys.executable, "-m", "abstat", "run", "-n", "1", "--store", str(tmp_path / "s.db"), *args]]
+    argv = [
+        os.fsencode(a)
+        for a in [sys.executable, "-m", "abstat", "run", "-n", "1", "--store", str(tmp_path / "s.db"), *args]
+    ]
     if "-v" not in args:
         argv += [b"-v", b"a=true"]
     result = subprocess.run(argv, capture_output=True, env=dict(os.environ, PYTHONPATH=SRC), timeout=60)

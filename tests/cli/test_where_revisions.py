@@ -1,5 +1,6 @@
 """``--where rev=PREFIX`` (issue 27): any unique prefix of a stored revision selects it, in every command
 that takes ``--where``; an ambiguous prefix is a one-line error naming the candidates (exit 2)."""
+
 from __future__ import annotations
 
 import os
@@ -24,10 +25,33 @@ def store(tmp_path_factory):
         for variant in ("old", "new"):
             # a deterministic benchmark: prints its value as a metric; run as exp:VARIANT for compare
             done = subprocess.run(
-                [sys.executable, "-m", "abstat", "run", "-n", "4", "--no-progress", "--store", str(path),
-                 "--experiment", "nightly", "--label", f"rev={rev}", "--label", f"side={variant}", "--shell",
-                 "--metric", "t=t=([0-9.]+)", "-v", f"{variant}=echo t={value}{'1' if variant == 'new' else '0'}"],
-                capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC})
+                [
+                    sys.executable,
+                    "-m",
+                    "abstat",
+                    "run",
+                    "-n",
+                    "4",
+                    "--no-progress",
+                    "--store",
+                    str(path),
+                    "--experiment",
+                    "nightly",
+                    "--label",
+                    f"rev={rev}",
+                    "--label",
+                    f"side={variant}",
+                    "--shell",
+                    "--metric",
+                    "t=t=([0-9.]+)",
+                    "-v",
+                    f"{variant}=echo t={value}{'1' if variant == 'new' else '0'}",
+                ],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, "PYTHONPATH": SRC},
+            )
             assert done.returncode == 0, done.stderr
     return path
 
@@ -41,12 +65,15 @@ def _run(capsys, *argv):
 FULL = "a1b2c3d4" + "0" * 32
 
 
-@pytest.mark.parametrize("command", [
-    ["show", "nightly", "--metric", "t"],
-    ["report", "--metric", "t", "--by", "variant", "--format", "csv"],
-    ["compare", "--metric", "t", "nightly:old", "nightly:new", "--format", "json"],
-    ["plan", "--metric", "t", "nightly:old", "nightly:new"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "nightly", "--metric", "t"],
+        ["report", "--metric", "t", "--by", "variant", "--format", "csv"],
+        ["compare", "--metric", "t", "nightly:old", "nightly:new", "--format", "json"],
+        ["plan", "--metric", "t", "nightly:old", "nightly:new"],
+    ],
+)
 def test_a_unique_prefix_selects_what_the_full_revision_selects(store, capsys, command):
     full = _run(capsys, *command, "--store", str(store), "--where", f"rev={FULL}")
     assert full[0] == 0, full[2]
@@ -57,15 +84,35 @@ def test_a_unique_prefix_selects_what_the_full_revision_selects(store, capsys, c
 
 
 def test_a_prefix_among_several_values(store, capsys):
-    one = _run(capsys, "report", "--metric", "t", "--format", "csv", "--store", str(store), "--where",
-               f"rev={FULL},{'9e8d7c6b' + '2' * 32}")
+    one = _run(
+        capsys,
+        "report",
+        "--metric",
+        "t",
+        "--format",
+        "csv",
+        "--store",
+        str(store),
+        "--where",
+        f"rev={FULL},{'9e8d7c6b' + '2' * 32}",
+    )
     assert one[0] == 0
-    assert _run(capsys, "report", "--metric", "t", "--format", "csv", "--store", str(store), "--where",
-                "rev=a1b2c3,9e8d") == one
+    assert (
+        _run(capsys, "report", "--metric", "t", "--format", "csv", "--store", str(store), "--where", "rev=a1b2c3,9e8d")
+        == one
+    )
 
 
-@pytest.mark.parametrize("command", [["show", "nightly"], ["report"], ["compare", "nightly:old", "nightly:new"],
-                                     ["history", "nightly"], ["plan", "nightly:old", "nightly:new"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["show", "nightly"],
+        ["report"],
+        ["compare", "nightly:old", "nightly:new"],
+        ["history", "nightly"],
+        ["plan", "nightly:old", "nightly:new"],
+    ],
+)
 def test_an_ambiguous_prefix_is_one_line_naming_the_candidates(store, capsys, command):
     status, out, err = _run(capsys, *command, "--metric", "t", "--store", str(store), "--where", "rev=a1b2c")
     assert status == 2 and out == ""
@@ -75,11 +122,38 @@ def test_an_ambiguous_prefix_is_one_line_naming_the_candidates(store, capsys, co
 
 
 def test_history_takes_a_prefix(store, capsys):
-    full = _run(capsys, "history", "nightly", "--metric", "t", "--no-state", "--format", "json", "--store",
-                str(store), "--where", f"rev={FULL},{'9e8d7c6b' + '2' * 32}")
+    full = _run(
+        capsys,
+        "history",
+        "nightly",
+        "--metric",
+        "t",
+        "--no-state",
+        "--format",
+        "json",
+        "--store",
+        str(store),
+        "--where",
+        f"rev={FULL},{'9e8d7c6b' + '2' * 32}",
+    )
     assert full[0] == 0, full[2]
-    assert _run(capsys, "history", "nightly", "--metric", "t", "--no-state", "--format", "json", "--store",
-                str(store), "--where", "rev=a1b2c3,9e8d7c") == full
+    assert (
+        _run(
+            capsys,
+            "history",
+            "nightly",
+            "--metric",
+            "t",
+            "--no-state",
+            "--format",
+            "json",
+            "--store",
+            str(store),
+            "--where",
+            "rev=a1b2c3,9e8d7c",
+        )
+        == full
+    )
 
 
 def test_no_match_and_other_keys_are_left_as_given(store, capsys):

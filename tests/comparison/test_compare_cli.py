@@ -1,4 +1,5 @@
 """``abstat compare`` end to end: inputs, formats, errors (one line, exit 2)."""
+
 from __future__ import annotations
 
 import csv
@@ -45,17 +46,35 @@ def test_text_table(files, capsys):
 
 
 def test_labels_json_contract(files, capsys):
-    rc, out, _ = run(["--format", "json", f"base={files / 'before.txt'}", f"new={files / 'after.txt'}",
-                      f"same={files / 'same.txt'}"], capsys)
+    rc, out, _ = run(
+        [
+            "--format",
+            "json",
+            f"base={files / 'before.txt'}",
+            f"new={files / 'after.txt'}",
+            f"same={files / 'same.txt'}",
+        ],
+        capsys,
+    )
     assert rc == 0
     doc = json.loads(out)
     assert doc["version"] == 2
     first, second = doc["comparisons"]
     assert (first["baseline"], first["candidate"]) == ("base", "new")
     assert second["candidate"] == "same"
-    for key, kind in [("baseline", str), ("candidate", str), ("n", list), ("center", str), ("delta_pct", float),
-                      ("ci_pct", list), ("p_value", float), ("significant", bool), ("verdict", str),
-                      ("method", str), ("warnings", list)]:
+    for key, kind in [
+        ("baseline", str),
+        ("candidate", str),
+        ("n", list),
+        ("center", str),
+        ("delta_pct", float),
+        ("ci_pct", list),
+        ("p_value", float),
+        ("significant", bool),
+        ("verdict", str),
+        ("method", str),
+        ("warnings", list),
+    ]:
         assert isinstance(first[key], kind), key
     assert first["verdict"] == "faster" and first["delta_pct"] < -4
     assert first["n"] == [60, 60] and first["unit"] == "samples"
@@ -63,8 +82,9 @@ def test_labels_json_contract(files, capsys):
 
 
 def test_nested_glob(files, capsys):
-    rc, out, _ = run(["--format", "json", f"before={files}/runs/before-*.txt", f"after={files}/runs/after-*.txt"],
-                     capsys)
+    rc, out, _ = run(
+        ["--format", "json", f"before={files}/runs/before-*.txt", f"after={files}/runs/after-*.txt"], capsys
+    )
     assert rc == 0
     c = json.loads(out)["comparisons"][0]
     assert c["unit"] == "runs" and c["runs"] == [5, 5] and c["n"] == [100, 100]
@@ -80,8 +100,9 @@ def test_summaries_markdown(capsys):
 
 
 def test_csv(files, capsys):
-    rc, out, _ = run(["--format", "csv", "--threshold", "1%", str(files / "before.txt"), str(files / "same.txt")],
-                     capsys)
+    rc, out, _ = run(
+        ["--format", "csv", "--threshold", "1%", str(files / "before.txt"), str(files / "same.txt")], capsys
+    )
     assert rc == 0
     rows = list(csv.DictReader(io.StringIO(out)))
     assert len(rows) == 1 and rows[0]["center"] == "auto"
@@ -90,8 +111,25 @@ def test_csv(files, capsys):
 
 
 def test_options_reach_the_analysis(files, capsys):
-    rc, out, _ = run(["--format", "json", "--center", "mean", "--confidence", "99", "--higher-is-better", "all",
-                      "--outliers", "tukey", "--seed", "7", str(files / "before.txt"), str(files / "after.txt")], capsys)
+    rc, out, _ = run(
+        [
+            "--format",
+            "json",
+            "--center",
+            "mean",
+            "--confidence",
+            "99",
+            "--higher-is-better",
+            "all",
+            "--outliers",
+            "tukey",
+            "--seed",
+            "7",
+            str(files / "before.txt"),
+            str(files / "after.txt"),
+        ],
+        capsys,
+    )
     c = json.loads(out)["comparisons"][0]
     assert c["center"] == "mean" and c["confidence"] == 99.0 and c["higher_is_better"]
     assert c["verdict"] == "slower" and c["outliers"] == "tukey" and c["seed"] == 7

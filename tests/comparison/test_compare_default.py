@@ -3,6 +3,7 @@ Brunner-Munzel interval, geometric means below 10 values), the fixed
 ``--center median`` and ``--center mean`` of runs, and the agreement of the
 numbers inside one output.  Each is checked against scipy, statsmodels or a
 brute-force computation over every pair (tests/support/hl_oracle.py)."""
+
 from __future__ import annotations
 
 import json
@@ -29,6 +30,7 @@ def _mixture(rng: np.random.Generator, n: int = 50) -> np.ndarray:
 
 
 # ----------------------------------------------------------------- the statistic itself
+
 
 @pytest.mark.parametrize("nx,ny", [(10, 10), (12, 31), (60, 45), (500, 450)])  # the last: no pairs formed
 def test_hodges_lehmann_ratio_is_the_median_of_all_pairwise_ratios(nx, ny):
@@ -81,6 +83,7 @@ def test_on_one_grid_the_p_value_is_brunner_munzel_with_mid_ranks():
 
 # ----------------------------------------------------------------- issue 20, item by item
 
+
 def test_1_a_median_between_two_modes_is_no_false_alarm():
     rng = np.random.default_rng(1)
     a, b = _mixture(rng), _mixture(rng)  # the issue's reproducer, its first seed
@@ -123,9 +126,13 @@ def test_4_five_builds_against_five_get_the_exact_permutation_p_value():
     before = [66.51, 66.2, 67.0, 66.8, 66.4]
     after = [64.82, 64.5, 65.1, 64.9, 65.3]
     c = compare(before, after)
-    ref = stats.permutation_test((np.log(before), np.log(after)),
-                                 lambda a, b: abs(stats.mannwhitneyu(a, b).statistic - 12.5),
-                                 permutation_type="independent", n_resamples=np.inf, alternative="greater")
+    ref = stats.permutation_test(
+        (np.log(before), np.log(after)),
+        lambda a, b: abs(stats.mannwhitneyu(a, b).statistic - 12.5),
+        permutation_type="independent",
+        n_resamples=np.inf,
+        alternative="greater",
+    )
     assert c.estimand == "hl_ratio" and c.p_value == pytest.approx(2 / 252) == pytest.approx(ref.pvalue)
     assert c.significant and c.verdict == "faster"
 
@@ -137,8 +144,8 @@ def test_5_printed_medians_and_their_intervals_fit_the_change_of_the_medians():
     before, after = 20 * np.round(before / 20), 20 * np.round(after / 20)
     c = compare(before, after, center="median")
     level = math.sqrt(0.95)
-    lo_x, hi_x = (stats.quantile_test(before, q=np.median(before)).confidence_interval(level))
-    lo_y, hi_y = (stats.quantile_test(after, q=np.median(after)).confidence_interval(level))
+    lo_x, hi_x = stats.quantile_test(before, q=np.median(before)).confidence_interval(level)
+    lo_y, hi_y = stats.quantile_test(after, q=np.median(after)).confidence_interval(level)
     assert c.ci_pct == pytest.approx([100 * (lo_y / hi_x - 1), 100 * (hi_y / lo_x - 1)], rel=1e-9)
 
 
@@ -146,8 +153,10 @@ def _fieller(m1: float, se1: float, m2: float, se2: float, q: float) -> tuple[fl
     def pivot(r: float) -> float:
         return (m2 - r * m1) ** 2 - q * q * (se2 * se2 + r * r * se1 * se1)
 
-    return (optimize.brentq(pivot, m2 / m1 - 10, m2 / m1, xtol=1e-14),
-            optimize.brentq(pivot, m2 / m1, m2 / m1 + 10, xtol=1e-14))
+    return (
+        optimize.brentq(pivot, m2 / m1 - 10, m2 / m1, xtol=1e-14),
+        optimize.brentq(pivot, m2 / m1, m2 / m1 + 10, xtol=1e-14),
+    )
 
 
 def test_5_a_count_with_one_zero_gets_an_interval_its_data_support():
@@ -215,10 +224,14 @@ def test_email_ministat_blocks_flag_their_own_disagreement_with_the_table(tmp_pa
     files = sorted(str(p) for p in HCALL.iterdir())
     plain = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--format", "email", *files).stdout
     assert "ministat" not in plain  # blocks only on request
-    email = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--format", "email", "--ministat",
-                   *files).stdout
-    rows = {tuple(line.split()[:2]): line.rstrip().endswith("*") or "] *" in line
-            for line in email.split("\n\n")[1].splitlines()[2:] if "%" in line and not line.startswith("geomean")}
+    email = abstat(
+        "report", "--pattern", "{host}-hcall-{mode}-{variant}", "--format", "email", "--ministat", *files
+    ).stdout
+    rows = {
+        tuple(line.split()[:2]): line.rstrip().endswith("*") or "] *" in line
+        for line in email.split("\n\n")[1].splitlines()[2:]
+        if "%" in line and not line.startswith("geomean")
+    }
     blocks = email.split("\n\n  $ ministat -A ")[1:]
     assert len(blocks) == len(rows) == 6
     for block in blocks:
@@ -239,8 +252,23 @@ def test_plan_and_noise_speak_of_the_estimand_and_say_when_no_n_resolves(tmp_pat
 
 def test_plan_of_stored_variants_uses_the_experiments_own_metric(tmp_path):
     bench = f"{sys.executable} -c \"import random; print('ops:', 100 + random.random())\""
-    done = abstat("run", "-n", "12", "--no-progress", "--store", "s.db", "--experiment", "e",
-                  "--metric", r"ops=ops: ([0-9.]+)", "-v", f"a={bench}", "-v", f"b={bench}", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "12",
+        "--no-progress",
+        "--store",
+        "s.db",
+        "--experiment",
+        "e",
+        "--metric",
+        r"ops=ops: ([0-9.]+)",
+        "-v",
+        f"a={bench}",
+        "-v",
+        f"b={bench}",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     out = abstat("plan", "--store", "s.db", "e:a", "e:b", cwd=tmp_path).stdout
     assert "metric ops" in out

@@ -4,6 +4,7 @@ relative differences of centres near zero, medians of fewer than 5 values.
 Each test failed on the code before the fix and is checked against an
 independent computation (scipy, brute-force root finding, or simulation with
 a known population value and a fixed seed)."""
+
 from __future__ import annotations
 
 import math
@@ -27,12 +28,15 @@ def _independent_median_se(values: np.ndarray) -> float:
 def _fieller_by_root_finding(m1: float, se1: float, m2: float, se2: float, q: float) -> tuple[float, float]:
     """The ratios r where (m2 - r m1)^2 = q^2 (se2^2 + r^2 se1^2), found by
     brentq on either side of m2 / m1."""
+
     def pivot(r: float) -> float:
         return (m2 - r * m1) ** 2 - q * q * (se2 * se2 + r * r * se1 * se1)
 
     ratio = m2 / m1
-    return (optimize.brentq(pivot, ratio - 1e3, ratio, xtol=1e-14),
-            optimize.brentq(pivot, ratio, ratio + 1e3, xtol=1e-14))
+    return (
+        optimize.brentq(pivot, ratio - 1e3, ratio, xtol=1e-14),
+        optimize.brentq(pivot, ratio, ratio + 1e3, xtol=1e-14),
+    )
 
 
 def test_counts_with_ties_across_both_samples_keep_the_false_positive_rate():
@@ -40,9 +44,10 @@ def test_counts_with_ties_across_both_samples_keep_the_false_positive_rate():
     # order statistics around them (3 and 4, or 4 and 5) suggested a standard
     # error of a quarter count: 9-11% false positives at 95%.
     rng = np.random.default_rng(11)
-    significant = sum(compare(rng.poisson(4, 50).astype(float), rng.poisson(4, 50).astype(float),
-                              center="median").significant
-                      for _ in range(300))
+    significant = sum(
+        compare(rng.poisson(4, 50).astype(float), rng.poisson(4, 50).astype(float), center="median").significant
+        for _ in range(300)
+    )
     assert significant / 300 <= 0.05
 
 
@@ -86,8 +91,9 @@ def test_difference_of_medians_interval_is_fiellers():
     c = compare(x, y, center="median")
     assert c.estimand == "median_difference"
     mx, my = float(np.median(x)), float(np.median(y))
-    low, high = _fieller_by_root_finding(mx, _independent_median_se(x), my, _independent_median_se(y),
-                                         stats.norm.ppf(0.975))
+    low, high = _fieller_by_root_finding(
+        mx, _independent_median_se(x), my, _independent_median_se(y), stats.norm.ppf(0.975)
+    )
     assert c.ci_pct == pytest.approx([100 * (low - 1), 100 * (high - 1)], rel=1e-7)
     assert c.delta_pct == pytest.approx(100 * (my - mx) / mx, rel=1e-12)
 

@@ -1,6 +1,7 @@
 """Issue 9 and issue 15 reproducers for ``abstat.compare``: one named
 estimand, possible intervals, agreeing verdicts, extreme but finite data.
 Each is checked against an independent computation (numpy, scipy, brute force)."""
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,10 @@ def test_quantized_equal_medians_are_not_a_significant_change_of_the_median():
     means = compare(x, y, center="mean")
     assert means.estimand == "mean_ratio"
     # The default reads the ties as spread over their step and sees the shift (issue 20: 0% power before).
-    found = [compare(20 * np.round(rng.normal(440, 7, 100) / 20), 20 * np.round(rng.normal(444.4, 7, 100) / 20))
-             for _ in range(40)]
+    found = [
+        compare(20 * np.round(rng.normal(440, 7, 100) / 20), 20 * np.round(rng.normal(444.4, 7, 100) / 20))
+        for _ in range(40)
+    ]
     assert all(c.estimand == "hl_ratio" for c in found)
     assert sum(c.significant and c.delta_pct > 0 for c in found) >= 28
 
@@ -150,7 +153,7 @@ def test_bonett_price_interval_by_brute_force():
     def se(v):
         v = np.sort(np.log(v))
         n = v.size
-        c = max(1, round(n / 2 - n ** 0.5))
+        c = max(1, round(n / 2 - n**0.5))
         a = 2 * stats.binom.cdf(c - 1, n, 0.5)
         return (v[n - c] - v[c - 1]) / (2 * stats.norm.ppf(1 - a / 2))
 
@@ -180,10 +183,13 @@ def test_every_estimand_is_in_the_vocabulary():
 # ------------------------------------------------------------ issue 15 §1
 
 
-@pytest.mark.parametrize("a, b", [
-    (Summary(10, -1e-7, 1e-130), Summary(10, -1e-7, 1e-130)),
-    (Summary(10, 1e-320, 1e-320), Summary(10, 2e-320, 1e-320)),
-])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (Summary(10, -1e-7, 1e-130), Summary(10, -1e-7, 1e-130)),
+        (Summary(10, 1e-320, 1e-320), Summary(10, 2e-320, 1e-320)),
+    ],
+)
 def test_extreme_summaries_give_finite_results(a, b):
     c = compare(a, b)
     doc = json.dumps(c.to_dict(), allow_nan=False)
@@ -212,8 +218,11 @@ def test_an_outlier_rule_that_drops_everything_is_a_clean_error(tmp_path):
     a.write_text("1\n1\n1\n1\n1000\n2000\n")
     b = tmp_path / "b.txt"
     b.write_text("1\n2\n3\n4\n5\n6\n")
-    done = subprocess.run([sys.executable, "-m", "abstat", "compare", "--center", "mean", "--outliers", "mad",
-                           str(a), str(b)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "compare", "--center", "mean", "--outliers", "mad", str(a), str(b)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode in (0, 2) and "Traceback" not in done.stderr and "internal error" not in done.stderr
 
 
@@ -222,8 +231,11 @@ def test_compare_json_has_no_infinity(tmp_path):
     a.write_text("1\n2\n3\n")
     big = tmp_path / "big.txt"
     big.write_text("1.7e308\n1.79e308\n1.6e308\n")
-    done = subprocess.run([sys.executable, "-m", "abstat", "compare", "--format", "json", str(a), str(big)],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "compare", "--format", "json", str(a), str(big)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
     json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in JSON"))
 
@@ -232,8 +244,12 @@ finite = st.floats(allow_nan=False, allow_infinity=False)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(finite, min_size=1, max_size=12), st.lists(finite, min_size=1, max_size=12),
-       st.sampled_from(["median", "mean"]), st.sampled_from(["none", "tukey", "mad"]))
+@given(
+    st.lists(finite, min_size=1, max_size=12),
+    st.lists(finite, min_size=1, max_size=12),
+    st.sampled_from(["median", "mean"]),
+    st.sampled_from(["none", "tukey", "mad"]),
+)
 def test_compare_raises_only_abstat_errors_on_any_finite_floats(x, y, center, outliers):
     try:
         c = compare(x, y, center=center, outliers=outliers)
@@ -246,8 +262,14 @@ def test_compare_raises_only_abstat_errors_on_any_finite_floats(x, y, center, ou
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.integers(min_value=-5, max_value=10**6), finite, finite, st.integers(min_value=-5, max_value=10**6),
-       finite, finite)
+@given(
+    st.integers(min_value=-5, max_value=10**6),
+    finite,
+    finite,
+    st.integers(min_value=-5, max_value=10**6),
+    finite,
+    finite,
+)
 def test_compare_raises_only_abstat_errors_on_any_summaries(n1, m1, s1, n2, m2, s2):
     try:
         c = compare(Summary(n1, m1, s1), Summary(n2, m2, s2))

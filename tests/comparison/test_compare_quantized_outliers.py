@@ -1,4 +1,5 @@
 """--outliers tukey on quantized data: the note says when the fences drop ordinary grid values."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,14 +53,18 @@ def test_note_says_the_fences_lie_few_grid_steps_out():
 
 def test_note_names_the_variant_when_only_one_is_quantized():
     c = compare(SMOOTH_BEFORE, AFTER, outliers="tukey")
-    assert note(c).endswith("; candidate: the data are quantized (grid 20) and the fences lie 1.5 steps "
-                            "outside the quartiles: values 2 steps beyond them were dropped")
+    assert note(c).endswith(
+        "; candidate: the data are quantized (grid 20) and the fences lie 1.5 steps "
+        "outside the quartiles: values 2 steps beyond them were dropped"
+    )
 
 
 def test_note_is_unchanged_on_continuous_data_and_far_outliers():
     c = compare(SMOOTH_BEFORE, SMOOTH_AFTER, outliers="tukey")
-    assert note(c) == (f"outliers dropped (tukey rule): baseline {dropped_by_tukey(SMOOTH_BEFORE)}, "
-                       f"candidate {dropped_by_tukey(SMOOTH_AFTER)}")
+    assert note(c) == (
+        f"outliers dropped (tukey rule): baseline {dropped_by_tukey(SMOOTH_BEFORE)}, "
+        f"candidate {dropped_by_tukey(SMOOTH_AFTER)}"
+    )
     # On a grid, but the dropped value is far (many steps) from the quartiles: a real outlier.
     wide = [400 + 20 * (i % 6) for i in range(30)] + [2000]
     assert note(compare(wide, wide, outliers="tukey")) == "outliers dropped (tukey rule): baseline 1, candidate 1"

@@ -1,4 +1,5 @@
 """Variant specifications: files, labels, globs, summaries, stdin."""
+
 from __future__ import annotations
 
 import io

@@ -1,6 +1,7 @@
 """Issue 34 items 1-4 (and 36.17): the default comparison on the users' workflows.
 
 References: scipy's ``brunnermunzel`` and ``permutation_test``, brute force in the test."""
+
 from __future__ import annotations
 
 import math
@@ -51,8 +52,9 @@ def test_the_statistic_of_every_arrangement_is_scipys_brunner_munzel(nx, ny, gri
 def test_exact_p_value_is_scipys_permutation_test(nx, ny):
     rng = np.random.default_rng(nx + 10 * ny)
     x, y = rng.normal(0, 1, nx), rng.normal(1, 3, ny)
-    ref = stats.permutation_test((x, y), _bm, permutation_type="independent", n_resamples=np.inf,
-                                 alternative="greater").pvalue
+    ref = stats.permutation_test(
+        (x, y), _bm, permutation_type="independent", n_resamples=np.inf, alternative="greater"
+    ).pvalue
     test = permutation.bm_permutation(x, y, 0.05)
     assert test.exact and test.p_value == pytest.approx(ref, rel=1e-9)
 
@@ -84,8 +86,7 @@ def test_five_against_500_with_interrupts_calls_identical_populations_different_
 def test_far_tail_p_values_are_not_liberal_at_ten_per_side():
     # Holm on 32 cells works at 0.05/32; the t reference gave P(p < 0.05/32) = 0.0061 at n = 10.
     rng = np.random.default_rng(11)
-    p = np.array([compare(rng.normal(1000, 10, 10), rng.normal(1000, 10, 10), seed=i).p_value
-                  for i in range(800)])
+    p = np.array([compare(rng.normal(1000, 10, 10), rng.normal(1000, 10, 10), seed=i).p_value for i in range(800)])
     assert np.sum(p < 0.005) <= 11  # nominal 4 (sd 2)
     assert np.mean(p < 0.05) <= 0.075
 

@@ -4,6 +4,7 @@ On 3 levels of a 20-tick grid (latent N(440, 7)) at 40 values a side the sizing 
 0.85% change where compare's permutation test reaches 64% (its reference is discrete on so few levels), and
 `benchmarks/calibration.py` found noise's detectable change 0.77x the one compare detects 80% of the time.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -14,7 +15,10 @@ import pytest
 from scipy import stats
 
 from abstat.comparison.grid_permutation import (
-    GridPermutationPower, configurations, count_configurations, statistic,
+    GridPermutationPower,
+    configurations,
+    count_configurations,
+    statistic,
 )
 from abstat.comparison.grid_sizing import GridModel, grid_levels
 from abstat.comparison.sizing import sizing
@@ -28,8 +32,7 @@ def grid(latent: np.ndarray) -> np.ndarray:
 
 def _counts(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     levels = np.unique(np.concatenate((x, y)))
-    return (np.array([np.count_nonzero(x == v) for v in levels]),
-            np.array([np.count_nonzero(y == v) for v in levels]))
+    return (np.array([np.count_nonzero(x == v) for v in levels]), np.array([np.count_nonzero(y == v) for v in levels]))
 
 
 def test_configurations_are_every_bounded_composition() -> None:
@@ -70,8 +73,12 @@ def test_on_a_clock_grid_the_power_promised_at_40_values_is_the_permutation_test
     # other draws: 0.6375).  The Student-t grid model promised 0.78 there; this sizing promises 0.65.
     rng = np.random.default_rng(20261205)
     factor = 1.0125
-    big = hodges_lehmann(np.log(grid(rng.normal(440, 7, 200_000))),
-                         np.log(grid(rng.normal(440 * factor, 7, 200_000))), 0.95, centres=False).estimate
+    big = hodges_lehmann(
+        np.log(grid(rng.normal(440, 7, 200_000))),
+        np.log(grid(rng.normal(440 * factor, 7, 200_000))),
+        0.95,
+        centres=False,
+    ).estimate
     change = 100 * math.expm1(big)
     assert 0.75 < change < 0.95
     pilot = np.array([420.0] * 3 + [440.0] * 34 + [460.0] * 3)
@@ -79,8 +86,13 @@ def test_on_a_clock_grid_the_power_promised_at_40_values_is_the_permutation_test
     assert size.grid is not None
     promised = size.power(change, 40, 40, 0.05)
     trials = 400
-    reached = sum(bm_permutation(grid(rng.normal(440, 7, 40)), grid(rng.normal(440 * factor, 7, 40)), 0.05).p_value
-                  < 0.05 for _ in range(trials)) / trials
+    reached = (
+        sum(
+            bm_permutation(grid(rng.normal(440, 7, 40)), grid(rng.normal(440 * factor, 7, 40)), 0.05).p_value < 0.05
+            for _ in range(trials)
+        )
+        / trials
+    )
     assert abs(promised - reached) < 0.06, (promised, reached)
     # no change: the promise is the permutation test's own (conservative) level
     assert size.power(0.0, 40, 40, 0.05) < 0.05

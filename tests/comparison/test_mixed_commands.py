@@ -1,6 +1,7 @@
 """A stored variant whose runs ran different commands is compared with a
 warning naming it and its commands (run, show, compare EXP:a, report
 --store, noise --experiment), and without one when the commands agree."""
+
 from __future__ import annotations
 
 
@@ -52,7 +53,9 @@ def test_swapped_commands_are_named_everywhere_runs_are_compared(scripts):
 def test_one_variant_summary_says_its_medians_pool_two_commands(scripts):
     abstat("run", "-n", "2", "--experiment", "one", "-v", "a=./bench-old", "--store", "s.db", cwd=scripts)
     out = abstat("run", "-n", "2", "--experiment", "one", "-v", "a=./bench-new", "--store", "s.db", cwd=scripts)
-    assert "warning: a: runs of one variant ran different commands: `./bench-old`, `./bench-new`; they are pooled" in out
+    assert (
+        "warning: a: runs of one variant ran different commands: `./bench-old`, `./bench-new`; they are pooled" in out
+    )
     again = abstat("run", "-n", "2", "--experiment", "two", "-v", "a=./bench-old", "--store", "s.db", cwd=scripts)
     assert WARNING not in again
 
@@ -85,9 +88,19 @@ def test_variant_commands_on_both_back_ends(store_name):
         for commands in ({"before": "./old", "after": "./new"}, {"before": "./new", "after": "./new"}):
             invocation = store.start_invocation("mix", machine, variants=list(commands))
             for position, (variant, command) in enumerate(commands.items()):
-                store.add_run(invocation, variant=variant, command=command, iteration=0, position=position,
-                              status="ok", exit_code=0, started_at=1000.0 + position, wall=1.0,
-                              values={"wall": [1.0]}, units={"wall": "s"})
+                store.add_run(
+                    invocation,
+                    variant=variant,
+                    command=command,
+                    iteration=0,
+                    position=position,
+                    status="ok",
+                    exit_code=0,
+                    started_at=1000.0 + position,
+                    wall=1.0,
+                    values={"wall": [1.0]},
+                    units={"wall": "s"},
+                )
             store.finish_invocation(invocation, "complete")
             ids.append(invocation.id)
     with open_store(store_name, create=False) as store:

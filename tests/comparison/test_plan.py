@@ -1,5 +1,6 @@
 """Sample sizes for ``abstat plan`` (statsmodels as the oracle) and the
 Kalibera & Jones allocation of runs x samples per run."""
+
 from __future__ import annotations
 
 import json
@@ -51,7 +52,9 @@ def test_unequal_spreads_use_welch_and_need_more_samples() -> None:
     assert unequal - equal <= 2  # Welch's df cost only
 
 
-@pytest.mark.parametrize("within, between, ratio", [(4.0, 1.0, 10.0), (1.0, 1.0, 1.0), (25.0, 0.5, 100.0), (1.0, 4.0, 3.0)])
+@pytest.mark.parametrize(
+    "within, between, ratio", [(4.0, 1.0, 10.0), (1.0, 1.0, 1.0), (25.0, 0.5, 100.0), (1.0, 4.0, 3.0)]
+)
 def test_kalibera_jones_samples_per_run(within: float, between: float, ratio: float) -> None:
     r = power.optimal_samples_per_run(within, between, ratio)
     assert r == max(1, math.ceil(math.sqrt(ratio * within / between)))
@@ -68,7 +71,9 @@ def test_no_between_run_variance_means_one_long_run() -> None:
     assert power.optimal_samples_per_run(4.0, -0.3, 10.0) is None
 
 
-def _nested(rng: np.random.Generator, runs: int, per_run: int, mean: float, between: float, within: float) -> list[list[float]]:
+def _nested(
+    rng: np.random.Generator, runs: int, per_run: int, mean: float, between: float, within: float
+) -> list[list[float]]:
     offsets = rng.normal(0.0, math.sqrt(between), size=runs)
     return [list(mean + o + rng.normal(0.0, math.sqrt(within), size=per_run)) for o in offsets]
 
@@ -121,7 +126,8 @@ def test_flat_plan_from_summaries() -> None:
     from statsmodels.stats.power import TTestIndPower
 
     result = pilot.plan(
-        {"before": Summary(98, 438.97959, 6.6564899), "after": Summary(98, 370.81633, 12.57337)}, detect=1.0,
+        {"before": Summary(98, 438.97959, 6.6564899), "after": Summary(98, 370.81633, 12.57337)},
+        detect=1.0,
     )
     assert result.method == "flat"
     assert result.detect == pytest.approx(4.3897959)
@@ -145,8 +151,18 @@ def test_plan_cli_text_and_json(tmp_path: Path) -> None:
     for variant, mean in (("a", 100.0), ("b", 99.0)):
         for index, run in enumerate(_nested(rng, 6, 15, mean, 1.0, 4.0)):
             (tmp_path / f"{variant}-{index}.txt").write_text("\n".join(f"{x:.6f}" for x in run) + "\n")
-    result = _cli(f"a={tmp_path}/a-*.txt", f"b={tmp_path}/b-*.txt", "--detect", "0.5%", "--format", "json",
-                  "--run-cost", "30", "--sample-cost", "1")
+    result = _cli(
+        f"a={tmp_path}/a-*.txt",
+        f"b={tmp_path}/b-*.txt",
+        "--detect",
+        "0.5%",
+        "--format",
+        "json",
+        "--run-cost",
+        "30",
+        "--sample-cost",
+        "1",
+    )
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["method"] == "nested"
@@ -177,14 +193,18 @@ def test_plan_names_each_comparisons_estimand_when_they_differ() -> None:
     from abstat.comparison import compare
 
     rng = np.random.default_rng(7)
-    base, fast, signed = (list(100 + rng.exponential(5, 40)), list(100 + rng.exponential(5, 40)),
-                          list(rng.normal(0, 50, 40)))
+    base, fast, signed = (
+        list(100 + rng.exponential(5, 40)),
+        list(100 + rng.exponential(5, 40)),
+        list(rng.normal(0, 50, 40)),
+    )
     result = pilot.plan({"base": base, "fast": fast, "signed": signed}, detect=5.0)
     estimands = [p["estimand"] for p in result.pairs]
     assert estimands == [compare(base, fast).estimand, compare(base, signed).estimand]
     assert estimands[0] != estimands[1]
-    assert result.notes == ["the comparisons need different sizes and so different estimands: "
-                            f"fast: {estimands[0]}, signed: {estimands[1]}"]
+    assert result.notes == [
+        f"the comparisons need different sizes and so different estimands: fast: {estimands[0]}, signed: {estimands[1]}"
+    ]
 
 
 def test_plan_of_one_summary_assumes_a_candidate_with_the_same_spread() -> None:
@@ -202,4 +222,5 @@ def test_runs_of_one_sample_have_no_variance_components_and_fall_back_to_the_fla
     assert result.method == "flat" and result.allocations == [] and result.within is None
     assert "a: too few runs or samples per run for variance components" in result.notes
     assert result.samples_per_variant == power.samples_per_side(
-        abs(a.mean()) * 0.01, a.std(ddof=1), b.std(ddof=1), alpha=0.05, power=0.8)
+        abs(a.mean()) * 0.01, a.std(ddof=1), b.std(ddof=1), alpha=0.05, power=0.8
+    )

@@ -1,5 +1,6 @@
 """abstat plan: coherent advice (issue 10), JSON without Infinity and finite
 means near the largest double (issue 15)."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,9 @@ def test_plan_json_has_no_infinity_and_finite_means(tmp_path):
     assert mean == float(np.mean(np.array(values) / 4) * 4)
 
 
-@pytest.mark.parametrize("center,label", [(None, "Hodges-Lehmann ratio"), ("median", "ratio of medians"),
-                                          ("mean", "ratio of means")])
+@pytest.mark.parametrize(
+    "center,label", [(None, "Hodges-Lehmann ratio"), ("median", "ratio of medians"), ("mean", "ratio of means")]
+)
 def test_plan_says_which_estimand_it_plans_for(tmp_path, center, label):
     # Issue 20: plan sizes for the estimand compare would use on the same data, and says which.
     rng = np.random.default_rng(1)

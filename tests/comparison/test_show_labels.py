@@ -1,4 +1,5 @@
 """``abstat show``: invocations with different labels are different configurations, not runs of one."""
+
 from __future__ import annotations
 
 import json
@@ -12,18 +13,32 @@ MACHINE = {"hostname": "lab", "boot_id": "boot-1", "microcode": "0xa0011d1"}
 # hc on milan: after is 10% faster; on naples: after is 10% slower.  Pooled,
 # the two would cancel out into "no difference" -- the wrong answer twice.
 DATA = {
-    "milan": {"before": [440.0, 436.0, 452.0, 444.0, 438.0, 446.0],
-              "after": [396.0, 392.0, 404.0, 400.0, 394.0, 402.0]},
-    "naples": {"before": [400.0, 396.0, 404.0, 402.0, 398.0, 406.0],
-               "after": [440.0, 436.0, 446.0, 442.0, 438.0, 444.0]},
+    "milan": {
+        "before": [440.0, 436.0, 452.0, 444.0, 438.0, 446.0],
+        "after": [396.0, 392.0, 404.0, 400.0, 394.0, 402.0],
+    },
+    "naples": {
+        "before": [400.0, 396.0, 404.0, 402.0, 398.0, 406.0],
+        "after": [440.0, 436.0, 446.0, 442.0, 438.0, 444.0],
+    },
 }
 
 
 def add(store, invocation, variant, values, status="ok"):
     for i, v in enumerate(values):
-        store.add_run(invocation, variant=variant, command=f"./hc-{variant}", iteration=i, position=i,
-                      status=status, exit_code=0 if status == "ok" else 1, started_at=time.time(), wall=v,
-                      values={"cycles": [v]}, units={"cycles": "cycles"})
+        store.add_run(
+            invocation,
+            variant=variant,
+            command=f"./hc-{variant}",
+            iteration=i,
+            position=i,
+            status=status,
+            exit_code=0 if status == "ok" else 1,
+            started_at=time.time(),
+            wall=v,
+            values={"cycles": [v]},
+            units={"cycles": "cycles"},
+        )
 
 
 def make_store(tmp_path, hosts=("milan", "naples")):

@@ -9,6 +9,7 @@ baseline hid a slowdown of the few new runs from Welch's t.
 Checked against scipy (ttest_ind(trim=0.1) on the logarithms, brunnermunzel's
 statistic through abstat's own permutation reference) on seeded draws: every
 assertion is a deterministic function of the seeds."""
+
 from __future__ import annotations
 
 import math
@@ -104,8 +105,9 @@ def test_plan_power_at_four_counts_the_join() -> None:
     assert joined == both < alone
     more = JOIN_MAX + 1
     draws = small._draws(more, 30)
-    assert small.power(shift, more, 30, 0.05) == float(np.mean(rejects(statistic(draws[0], draws[1] + shift),
-                                                                             more, 30, 0.05)))
+    assert small.power(shift, more, 30, 0.05) == float(
+        np.mean(rejects(statistic(draws[0], draws[1] + shift), more, 30, 0.05))
+    )
 
 
 def test_interrupts_in_the_big_baseline_do_not_hide_a_slowdown() -> None:

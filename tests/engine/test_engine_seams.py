@@ -1,4 +1,5 @@
 """Where the next features plug in: a metric source's collector, hooks around a host's session."""
+
 from __future__ import annotations
 
 import queue
@@ -44,8 +45,13 @@ def test_a_collector_wraps_reads_and_closes_around_every_measured_run():
     assert good.values["wall"] and "wall" in good.units  # the built-in metrics as before
     assert not bad.ok and bad.notes[-1] == "collector: nothing to read after a failed run"
     assert hook.ok and "events" not in hook.values  # hooks are not measured
-    assert collector.calls == [("wrap", "a", ("true",)), ("collect", "ok"), ("wrap", "a", ("false",)),
-                               ("collect", "failed"), ("close",)]
+    assert collector.calls == [
+        ("wrap", "a", ("true",)),
+        ("collect", "ok"),
+        ("wrap", "a", ("false",)),
+        ("collect", "failed"),
+        ("close",),
+    ]
     assert executor.notes == ["collector closed"]
 
 
@@ -53,8 +59,12 @@ def test_the_shipped_runner_reads_metric_sources_from_the_plan():
     from abstat.box.runner.remote import _sources
     from abstat.box.runner.sources import JsonLines, Perf, RegexMetric
 
-    plan = {"sources": [{"source": "regex", "name": "x", "pattern": "x=(\\d+)", "unit": "ms"},
-                        {"source": "perf", "events": ["cycles"]}]}
+    plan = {
+        "sources": [
+            {"source": "regex", "name": "x", "pattern": "x=(\\d+)", "unit": "ms"},
+            {"source": "perf", "events": ["cycles"]},
+        ]
+    }
     assert _sources(plan) == [RegexMetric("x", "x=(\\d+)", "ms"), Perf(("cycles",))]
     assert _sources({"sources": []}) == []  # no JSON lines unless asked for
     old = {"metrics": ["x=x=(\\d+):ms"], "perf_events": ["cycles"]}  # the first protocol: JSON lines by default
@@ -91,6 +101,9 @@ def test_host_hooks_run_around_a_host_s_part_and_can_stop_it_alone():
     worker = HostWorker(plan, plan.hosts[0], ssh, [0], events, threading.Event(), Lease())
     worker.run()  # in this thread
     (event,) = [events.get_nowait() for _ in range(events.qsize())]
-    assert (event.kind, event.host, event.data) == ("failed", "milan",
-                                                    {"message": "the box is leased by someone else until 12:00"})
+    assert (event.kind, event.host, event.data) == (
+        "failed",
+        "milan",
+        {"message": "the box is leased by someone else until 12:00"},
+    )
     assert calls == ["acquire milan", "release milan"] and ssh.closed

@@ -1,6 +1,7 @@
 """Issue 36, item 14: a run journal left after abstat and its supervisor were both killed is mentioned
 again: ``list``, ``show`` and the next ``run`` name it and the command that adds its runs (and stop once
 they are added); the journal of a live abstat is not mentioned."""
+
 from __future__ import annotations
 
 import fcntl
@@ -56,11 +57,25 @@ def test_a_journal_left_behind_is_named_with_its_import_command(tmp_path, monkey
         told = _abstat(*command, "--store", store, cwd=str(tmp_path), tmp=str(temporary))
         assert f"its last runs wait in the run journal {journal_path}" in told.stderr, told.stderr
         assert f"abstat import {journal_path} --store {store}" in told.stderr, told.stderr
-    ran = _abstat("run", "-n", "1", "-v", "b=true", "--experiment", "next", "--store", store, "--no-progress",
-                  cwd=str(tmp_path), tmp=str(temporary))  # the next run says so too
+    ran = _abstat(
+        "run",
+        "-n",
+        "1",
+        "-v",
+        "b=true",
+        "--experiment",
+        "next",
+        "--store",
+        store,
+        "--no-progress",
+        cwd=str(tmp_path),
+        tmp=str(temporary),
+    )  # the next run says so too
     assert ran.returncode == 0, ran.stderr
-    assert (f"note: experiment 'e' is still shown running: its last runs wait in the run journal {journal_path};"
-            f" add them with: abstat import {journal_path} --store {store}\n") in ran.stderr, ran.stderr
+    assert (
+        f"note: experiment 'e' is still shown running: its last runs wait in the run journal {journal_path};"
+        f" add them with: abstat import {journal_path} --store {store}\n"
+    ) in ran.stderr, ran.stderr
     imported = _abstat("import", journal_path, "--store", store, cwd=str(tmp_path), tmp=str(temporary))
     assert imported.returncode == 0 and "3 run(s) added" in imported.stdout, imported.stderr
     for command in (("list",), ("run", "-n", "1", "-v", "b=true", "--experiment", "next", "--no-progress")):

@@ -2,6 +2,7 @@
 store" with advice to `.recover` it, when nothing was damaged.  A journal run whose identity another
 invocation holds is refused in one line naming it (nothing added); replays of one journal at once
 add each run once and all succeed; a store write that breaks a uniqueness rule is not called damage."""
+
 from __future__ import annotations
 
 import os
@@ -19,14 +20,32 @@ MACHINE = {"hostname": "h", "boot_id": "b"}
 
 def _abstat(*args: str, cwd: str) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
-    return subprocess.Popen([sys.executable, "-m", "abstat", *args], cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env=dict(env, PYTHONPATH=SRC), stdin=subprocess.DEVNULL)
+    return subprocess.Popen(
+        [sys.executable, "-m", "abstat", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(env, PYTHONPATH=SRC),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def _run(index: int, uid: str | None = None) -> dict:
-    return check_run(variant="a", command="./bench", iteration=index, position=index, status="ok", exit_code=0,
-                     started_at=1.7e9 + index, wall=0.01, values={"t": [1.0 + index]}, units={"t": "s"}, notes=[],
-                     uid=uid)
+    return check_run(
+        variant="a",
+        command="./bench",
+        iteration=index,
+        position=index,
+        status="ok",
+        exit_code=0,
+        started_at=1.7e9 + index,
+        wall=0.01,
+        values={"t": [1.0 + index]},
+        units={"t": "s"},
+        notes=[],
+        uid=uid,
+    )
 
 
 def _journal(path, invocation, runs) -> str:
@@ -65,8 +84,9 @@ def test_replays_of_one_journal_at_once_add_each_run_once(tmp_path):
     results = [(proc.communicate(timeout=300), proc.returncode) for proc in procs]
     for (_, err), code in results:
         assert code == 0 and "damaged" not in err, err
-    added = sorted(int(out.split(" run(s) added")[0].rsplit(" ", 1)[-1]) for (out, _), _ in results
-                   if " run(s) added" in out)
+    added = sorted(
+        int(out.split(" run(s) added")[0].rsplit(" ", 1)[-1]) for (out, _), _ in results if " run(s) added" in out
+    )
     assert sum(added) == 400, [out for (out, _), _ in results]
     with sqlite3.connect(store_path) as db:
         assert db.execute("SELECT COUNT(*), COUNT(DISTINCT uid) FROM runs").fetchone() == (400, 400)

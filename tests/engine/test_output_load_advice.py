@@ -1,5 +1,6 @@
 """When the doctor warned about load, ``run`` says which metrics resist it (issue 35: a loaded machine hid
 a 10% regression in wall time that user time showed)."""
+
 from __future__ import annotations
 
 import io
@@ -11,11 +12,14 @@ from abstat.engine.events import ExperimentStarted
 from abstat.render.run_events import LOAD_ADVICE, RunDisplay
 
 
-@pytest.mark.parametrize("warnings, advised", [
-    (("load: load average 3.1 on 2 CPUs: other work competes for them",), True),
-    (("aslr: randomized address space",), False),
-    ((), False),
-])
+@pytest.mark.parametrize(
+    "warnings, advised",
+    [
+        (("load: load average 3.1 on 2 CPUs: other work competes for them",), True),
+        (("aslr: randomized address space",), False),
+        ((), False),
+    ],
+)
 def test_run_suggests_cpu_time_only_when_the_doctor_warned_about_load(warnings, advised):
     stream = io.StringIO()
     spec = ExperimentSpec((Variant("a", "true"),), runs=2)

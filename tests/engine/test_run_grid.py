@@ -7,6 +7,7 @@ test against statsmodels' Welch ANOVA and Cochran's Q computed here with scipy's
 exponent against scipy.stats.linregress and statsmodels' OLS with HC3; A/A over a 3 x 2 grid calibrated
 by simulation through the code the reports call (benchmarks/grid_calibration.py: more workflows).
 """
+
 from __future__ import annotations
 
 import functools
@@ -31,38 +32,52 @@ _abstat = functools.partial(run_abstat, timeout=600, extra_env={"NO_COLOR": "1"}
 
 
 def _spec(**changes):
-    base = dict(variants=(Variant("a", "sleep 0.{size}"), Variant("b", "sleep 0.0{size}")),
-                parameters={"size": ("1", "2", "4")})
+    base = dict(
+        variants=(Variant("a", "sleep 0.{size}"), Variant("b", "sleep 0.0{size}")), parameters={"size": ("1", "2", "4")}
+    )
     return ExperimentSpec(**{**base, **changes})
 
 
 # -- the specification -----------------------------------------------------------------------------
 
+
 def test_a_grid_expands_into_every_variant_at_every_point():
-    spec = _spec(parameters={"size": ("1", "2", "4"), "t": ("1", "8")},
-                 variants=(Variant("a", "bench -s {size} -t {t}"), Variant("b", "bench2 -s {size}")),
-                 hooks=Hooks(prepare="drop {t}"))
+    spec = _spec(
+        parameters={"size": ("1", "2", "4"), "t": ("1", "8")},
+        variants=(Variant("a", "bench -s {size} -t {t}"), Variant("b", "bench2 -s {size}")),
+        hooks=Hooks(prepare="drop {t}"),
+    )
     points = grid_points(spec)
     assert points == [{"size": s, "t": t} for s in ("1", "2", "4") for t in ("1", "8")]
     entries = schedule_entries(spec)
     assert len(entries) == 12 and len({e.name for e in entries}) == 12
     first = entries[0]
-    assert (first.variant, first.point, first.command, first.hooks) == ("a", 0, "bench -s 1 -t 1",
-                                                                        {"prepare": "drop 1"})
+    assert (first.variant, first.point, first.command, first.hooks) == (
+        "a",
+        0,
+        "bench -s 1 -t 1",
+        {"prepare": "drop 1"},
+    )
     assert entries[-1].command == "bench2 -s 4" and entries[-1].hooks == {"prepare": "drop 8"}
 
 
-@pytest.mark.parametrize("changes, field, words", [
-    ({"variants": (Variant("a", "x {size} {sise}"),)}, "variant 'a' command", "{sise} is not a parameter"),
-    ({"parameters": {"size": ("1",), "n": ("2",)}}, "parameters['n']", "appears in no command"),
-    ({"parameters": {"host": ("1",)}}, "parameters['host']", "a label abstat sets"),
-    ({"parameters": {"size": ("1", "1")}}, "parameters['size']", "'1' given twice"),
-    ({"parameters": {"size": ()}}, "parameters['size']", "list of 1 to"),
-    ({"parameters": {"size": ("1",)}, "labels": {"size": "x"}}, "parameters['size']", "a label of the experiment"),
-    ({"lab": Lab((Host("h", "h"),), boot={"a": "reboot a", "b": "reboot b"})}, "parameters",
-     "every point in each boot"),
-    ({"sequential": Sequential()}, "parameters", "cannot stop when decided"),
-])
+@pytest.mark.parametrize(
+    "changes, field, words",
+    [
+        ({"variants": (Variant("a", "x {size} {sise}"),)}, "variant 'a' command", "{sise} is not a parameter"),
+        ({"parameters": {"size": ("1",), "n": ("2",)}}, "parameters['n']", "appears in no command"),
+        ({"parameters": {"host": ("1",)}}, "parameters['host']", "a label abstat sets"),
+        ({"parameters": {"size": ("1", "1")}}, "parameters['size']", "'1' given twice"),
+        ({"parameters": {"size": ()}}, "parameters['size']", "list of 1 to"),
+        ({"parameters": {"size": ("1",)}, "labels": {"size": "x"}}, "parameters['size']", "a label of the experiment"),
+        (
+            {"lab": Lab((Host("h", "h"),), boot={"a": "reboot a", "b": "reboot b"})},
+            "parameters",
+            "every point in each boot",
+        ),
+        ({"sequential": Sequential()}, "parameters", "cannot stop when decided"),
+    ],
+)
 def test_bad_grids_are_refused_naming_the_field(changes, field, words):
     with pytest.raises(SpecError) as caught:
         _spec(**changes)
@@ -90,20 +105,42 @@ def test_the_json_form_is_version_2_with_parameters_and_1_without():
 
 # -- the command line, end to end ------------------------------------------------------------------
 
+
 def test_a_3x2_grid_runs_interleaved_and_is_stored_per_point(tmp_path):
     store = tmp_path / "s.db"
     log = tmp_path / "hooks.log"
-    done = _abstat("run", "-n", "4", "--seed", "7", "--shell", "-L", "size", "1,2,4", "--no-progress",
-                   "-v", "a=sleep 0.00{size}", "-v", "b=sleep 0.001{size}",
-                   "--prepare", f"echo prepare {{size}} >> {log}", "--store", str(store), "--experiment", "g")
+    done = _abstat(
+        "run",
+        "-n",
+        "4",
+        "--seed",
+        "7",
+        "--shell",
+        "-L",
+        "size",
+        "1,2,4",
+        "--no-progress",
+        "-v",
+        "a=sleep 0.00{size}",
+        "-v",
+        "b=sleep 0.001{size}",
+        "--prepare",
+        f"echo prepare {{size}} >> {log}",
+        "--store",
+        str(store),
+        "--experiment",
+        "g",
+    )
     assert done.returncode == 0, done.stderr
     assert "== size=1 ==" in done.stdout and "== size=4 ==" in done.stdout
     assert "grid: does the change depend on size?" in done.stdout and "wall in size: a " in done.stdout
     with sqlite3.connect(store) as db:
         labels = dict(db.execute("SELECT invocation_id, value FROM labels WHERE key = 'size'").fetchall())
         assert sorted(labels.values()) == ["1", "2", "4"]
-        runs = db.execute("SELECT r.invocation_id, v.name, r.command, r.position FROM runs r JOIN variants v "
-                          "ON v.id = r.variant_id WHERE r.status = 'ok' ORDER BY r.position").fetchall()
+        runs = db.execute(
+            "SELECT r.invocation_id, v.name, r.command, r.position FROM runs r JOIN variants v "
+            "ON v.id = r.variant_id WHERE r.status = 'ok' ORDER BY r.position"
+        ).fetchall()
         statuses = {row[0] for row in db.execute("SELECT status FROM invocations")}
     assert statuses == {"complete"} and len(runs) == 24
     for invocation, variant, command, _ in runs:  # each point's commands, under the variant's own name
@@ -112,37 +149,60 @@ def test_a_3x2_grid_runs_interleaved_and_is_stored_per_point(tmp_path):
     positions = [row[3] for row in runs]
     assert positions == list(range(24))
     for block in range(4):  # every (point, variant) once in each block of 6
-        cells = {(labels[row[0]], row[1]) for row in runs[block * 6:(block + 1) * 6]}
+        cells = {(labels[row[0]], row[1]) for row in runs[block * 6 : (block + 1) * 6]}
         assert cells == {(s, v) for s in ("1", "2", "4") for v in ("a", "b")}
     firsts = {(labels[runs[b * 6][0]], runs[b * 6][1]) for b in range(4)}
     assert len(firsts) == 4  # counterbalanced: the blocks do not all start alike
     assert sorted(log.read_text().splitlines()) == sorted(f"prepare {s}" for s in "124" for _ in range(8))
 
-    shown = _abstat("report", "--store", str(store), "--by", "variant", "--rows", "size", "--metric", "wall",
-                    "--format", "text")
+    shown = _abstat(
+        "report", "--store", str(store), "--by", "variant", "--rows", "size", "--metric", "wall", "--format", "text"
+    )
     assert shown.returncode == 0, shown.stderr
     rows = [line.split()[0] for line in shown.stdout.splitlines() if line[:1].isdigit()]
     assert rows == ["1", "2", "4"]
     assert "grid: does the change depend on size?" in shown.stdout
-    document = json.loads(_abstat("report", "--store", str(store), "--by", "variant", "--rows", "size", "--metric",
-                                  "wall", "--format", "json").stdout)
+    document = json.loads(
+        _abstat(
+            "report", "--store", str(store), "--by", "variant", "--rows", "size", "--metric", "wall", "--format", "json"
+        ).stdout
+    )
     test = document["grid"]["interactions"]["wall"][0]
     assert test["candidate"] == "b" and len(test["points"]) == 3 and 0 <= test["p_value"] <= 1
     page = tmp_path / "grid.html"
-    drawn = _abstat("report", "--store", str(store), "--by", "variant", "--rows", "size", "--metric", "wall",
-                    "--format", "html", "-o", str(page))
+    drawn = _abstat(
+        "report",
+        "--store",
+        str(store),
+        "--by",
+        "variant",
+        "--rows",
+        "size",
+        "--metric",
+        "wall",
+        "--format",
+        "html",
+        "-o",
+        str(page),
+    )
     assert drawn.returncode == 0, drawn.stderr
     section = page.read_text().split('<section class="grid">', 1)[1]
     assert section.count("<svg") == 2 and "wall against size" in section and "change against size" in section
 
 
-@pytest.mark.parametrize("args, words", [
-    (["-L", "size", "1,2", "-v", "a=sleep {size}", "--host", "h", "--boot", "a=reboot a"], "every point in each boot"),
-    (["-L", "size", "1,,2", "-v", "a=sleep {size}"], "an empty value"),
-    (["-L", "n", "1", "-L", "n", "2", "-v", "a=sleep {n}"], "given twice"),
-    (["-L", "size", "1,2", "-v", "a=sleep {siz}"], "{siz} is not a parameter"),
-    (["-L", "size", "1,2", "-v", "a=sleep 1"], "{size} appears in no command or hook"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (
+            ["-L", "size", "1,2", "-v", "a=sleep {size}", "--host", "h", "--boot", "a=reboot a"],
+            "every point in each boot",
+        ),
+        (["-L", "size", "1,,2", "-v", "a=sleep {size}"], "an empty value"),
+        (["-L", "n", "1", "-L", "n", "2", "-v", "a=sleep {n}"], "given twice"),
+        (["-L", "size", "1,2", "-v", "a=sleep {siz}"], "{siz} is not a parameter"),
+        (["-L", "size", "1,2", "-v", "a=sleep 1"], "{size} appears in no command or hook"),
+    ],
+)
 def test_bad_scans_are_one_line_errors(tmp_path, args, words):
     done = _abstat("run", "--store", str(tmp_path / "s.db"), *args)
     assert done.returncode == 2 and words in done.stderr, done.stderr
@@ -151,6 +211,7 @@ def test_bad_scans_are_one_line_errors(tmp_path, args, words):
 
 
 # -- the analysis against independent references ---------------------------------------------------
+
 
 def test_welch_heterogeneity_is_welchs_anova():
     from statsmodels.stats.oneway import anova_oneway
@@ -169,11 +230,18 @@ def test_welch_heterogeneity_is_welchs_anova():
 
 def test_with_many_runs_the_test_is_cochrans_q_against_chi_square():
     rng = np.random.default_rng(6)
-    grid = [({"size": s}, {"a": np.exp(rng.normal(0, 0.1, 4000)), "b": np.exp(rng.normal(e, 0.1, 4000))})
-            for s, e in (("1", 0.0), ("2", 0.004), ("4", 0.008))]
+    grid = [
+        ({"size": s}, {"a": np.exp(rng.normal(0, 0.1, 4000)), "b": np.exp(rng.normal(e, 0.1, 4000))})
+        for s, e in (("1", 0.0), ("2", 0.004), ("4", 0.008))
+    ]
     test = interaction(grid, "a", "b")
-    logs = [(np.log(c["b"]).mean() - np.log(c["a"]).mean(),
-             np.log(c["b"]).var(ddof=1) / 4000 + np.log(c["a"]).var(ddof=1) / 4000) for _, c in grid]
+    logs = [
+        (
+            np.log(c["b"]).mean() - np.log(c["a"]).mean(),
+            np.log(c["b"]).var(ddof=1) / 4000 + np.log(c["a"]).var(ddof=1) / 4000,
+        )
+        for _, c in grid
+    ]
     w = np.array([1 / v for _, v in logs])
     d = np.array([x for x, _ in logs])
     q = float((w * (d - (w * d).sum() / w.sum()) ** 2).sum())
@@ -184,8 +252,10 @@ def test_with_many_runs_the_test_is_cochrans_q_against_chi_square():
 
 def test_a_change_that_grows_with_the_parameter_is_called():
     rng = np.random.default_rng(7)
-    grid = [({"size": s}, {"a": np.exp(rng.normal(0, 0.02, 10)), "b": np.exp(rng.normal(e, 0.02, 10))})
-            for s, e in (("1", 0.0), ("2", 0.1), ("4", 0.2))]
+    grid = [
+        ({"size": s}, {"a": np.exp(rng.normal(0, 0.02, 10)), "b": np.exp(rng.normal(e, 0.02, 10))})
+        for s, e in (("1", 0.0), ("2", 0.1), ("4", 0.2))
+    ]
     result = analyse({"wall": grid}, ["size"], ["a", "b"], "a")
     assert result.interactions["wall"][0].p_value < 1e-6 and result.adjusted[("wall", "b")] < 1e-6
 
@@ -200,8 +270,10 @@ def test_the_scaling_exponent_is_the_log_log_least_squares_slope():
 
     rng = np.random.default_rng(8)
     sizes = (1, 10, 100, 1000)
-    grid = [({"size": str(s)}, {"a": (s ** 1.5 * np.exp(rng.normal(0, 0.05 * (1 + i), 12))).tolist()})
-            for i, s in enumerate(sizes)]
+    grid = [
+        ({"size": str(s)}, {"a": (s**1.5 * np.exp(rng.normal(0, 0.05 * (1 + i), 12))).tolist()})
+        for i, s in enumerate(sizes)
+    ]
     found = scaling(grid, "a", "size")
     x = np.repeat(np.log(sizes), 12)
     y = np.log(np.concatenate([c["a"] for _, c in grid]))
@@ -220,7 +292,7 @@ def test_with_two_parameters_the_exponent_holds_the_other_fixed():
     grid = []
     for s in (2, 8, 32):
         for t in ("1", "4"):
-            values = s ** 0.8 * (3.0 if t == "4" else 1.0) * np.exp(rng.normal(0, 0.1, 6))
+            values = s**0.8 * (3.0 if t == "4" else 1.0) * np.exp(rng.normal(0, 0.1, 6))
             grid.append(({"size": str(s), "t": t}, {"a": values.tolist()}))
             rows += [{"y": np.log(v), "x": np.log(s), "t": t} for v in values]
     import pandas as pd
@@ -237,8 +309,10 @@ def test_a_a_over_a_3x2_grid_is_calibrated():
     rng = np.random.default_rng(10)
     calls = 0
     for _ in range(1000):
-        grid = [({"size": s}, {"a": np.exp(rng.normal(0, sd, 10)), "b": np.exp(rng.normal(0, sd, 10))})
-                for s, sd in (("1", 0.01), ("2", 0.05), ("4", 0.2))]
+        grid = [
+            ({"size": s}, {"a": np.exp(rng.normal(0, sd, 10)), "b": np.exp(rng.normal(0, sd, 10))})
+            for s, sd in (("1", 0.01), ("2", 0.05), ("4", 0.2))
+        ]
         calls += analyse({"wall": grid}, ["size"], ["a", "b"], "a").adjusted[("wall", "b")] < 0.05
     assert 0.02 <= calls / 1000 <= 0.06
 
@@ -248,8 +322,14 @@ def test_the_engine_keeps_each_runs_point_and_the_end_report_has_the_grid_in_jso
     from abstat.render.grid import grid_report
     from abstat.store import open_store
 
-    spec = ExperimentSpec((Variant("a", """echo '{"n": {n}}'"""), Variant("b", """echo '{"n": 1{n}}'""")), runs=3,
-                          parameters={"n": ("2", "3")}, store=str(tmp_path / "s.db"), experiment="e", seed=1)
+    spec = ExperimentSpec(
+        (Variant("a", """echo '{"n": {n}}'"""), Variant("b", """echo '{"n": 1{n}}'""")),
+        runs=3,
+        parameters={"n": ("2", "3")},
+        store=str(tmp_path / "s.db"),
+        experiment="e",
+        seed=1,
+    )
     result = Engine().run(spec)
     assert result.status == "complete" and len(result.runs) == 12
     assert result.values("a", "n", point={"n": "2"}) == [2.0] * 3
@@ -269,8 +349,9 @@ def test_the_figures_escape_the_data_and_place_the_values_on_a_log_axis():
 
     from abstat.render.svg_grid import change_figure, metric_figure
 
-    drawn = metric_figure("p<x>", ["1", "10", "100"], {"a<b>": [[1.0, 1.1], [10.0, 11.0], [100.0, 90.0]]},
-                          unit="s", metric="wall")
+    drawn = metric_figure(
+        "p<x>", ["1", "10", "100"], {"a<b>": [[1.0, 1.1], [10.0, 11.0], [100.0, 90.0]]}, unit="s", metric="wall"
+    )
     assert "<x>" not in drawn.svg and "a<b>" not in drawn.svg and "a&lt;b&gt;" in drawn.svg
     line = re.search(r'class="data" d="([^"]+)"', drawn.svg).group(1)
     xs = [float(v) for v in re.findall(r"[ML]([\d.]+) ", line)]

@@ -6,6 +6,7 @@ the run in progress (the supervisor replays the journal), a failed commit
 names the journal that still holds its runs, a replay adds nothing twice, and
 without a supervisor every run is committed as it completes.
 """
+
 from __future__ import annotations
 
 import os
@@ -125,8 +126,12 @@ def test_a_failed_commit_names_the_journal_that_keeps_its_runs(store, tmp_path):
         alone.add(run(9, wall=1.0))
     assert str(caught.value) == f"{path}: disk full"
     for _ in range(2):
-        replayed = subprocess.run([sys.executable, "-m", "abstat", "import", kept, "--store", path],
-                                  capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))
+        replayed = subprocess.run(
+            [sys.executable, "-m", "abstat", "import", kept, "--store", path],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=SRC),
+        )
         assert replayed.returncode == 0, replayed.stderr
         assert count(path) == 2 and os.path.exists(kept)
     assert "0 run(s) added from a run journal, 2 already present" in replayed.stdout
@@ -155,24 +160,47 @@ def test_replaying_something_else_is_one_line_and_exit_status_2(tmp_path):
     path = str(tmp_path / "s.db")
     with open_store(path) as opened:
         invocation = opened.start_invocation("e", MACHINE, variants=["a"])
-    good = journal.run_line({"uid": "u1", "variant": "a", "command": "c", "iteration": 0, "position": 0,
-                             "status": "ok", "exit_code": 0, "started_at": 1.0, "wall": 1.0,
-                             "values": {"wall": [1.0]}, "units": {"wall": "s"}, "notes": []})
+    good = journal.run_line(
+        {
+            "uid": "u1",
+            "variant": "a",
+            "command": "c",
+            "iteration": 0,
+            "position": 0,
+            "status": "ok",
+            "exit_code": 0,
+            "started_at": 1.0,
+            "wall": 1.0,
+            "values": {"wall": [1.0]},
+            "units": {"wall": "s"},
+            "notes": [],
+        }
+    )
     poisoned = tmp_path / "poisoned.jsonl"
-    poisoned.write_bytes(journal.header(invocation.uid, "e") + good + good.replace(b'"u1"', b'"u2"').replace(
-        b'"notes":[]', b'"notes":"abc"'))
+    poisoned.write_bytes(
+        journal.header(invocation.uid, "e")
+        + good
+        + good.replace(b'"u1"', b'"u2"').replace(b'"notes":[]', b'"notes":"abc"')
+    )
     missing = tmp_path / "missing-fields.jsonl"
     missing.write_bytes(journal.header(invocation.uid, "e") + b'{"uid": "u3"}\n')
     bogus = tmp_path / "bogus.jsonl"
     bogus.write_bytes(journal.header("0" * 36, "e")[:30] + b"\n")
     other = tmp_path / "other.jsonl"
     other.write_bytes(journal.header("0" * 36, "e"))
-    for target, expected in ((bogus, "not an abstat run journal"), (other, "has no invocation"),
-                             (tmp_path / "missing.jsonl", "no such store to import"),
-                             (poisoned, "poisoned.jsonl:3: refusing to store a run: notes: not a list of texts"),
-                             (missing, "missing-fields.jsonl:2: not a run of the journal: unknown or missing")):
-        done = subprocess.run([sys.executable, "-m", "abstat", "import", str(target), "--store", path],
-                              capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SRC))
+    for target, expected in (
+        (bogus, "not an abstat run journal"),
+        (other, "has no invocation"),
+        (tmp_path / "missing.jsonl", "no such store to import"),
+        (poisoned, "poisoned.jsonl:3: refusing to store a run: notes: not a list of texts"),
+        (missing, "missing-fields.jsonl:2: not a run of the journal: unknown or missing"),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "abstat", "import", str(target), "--store", path],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, PYTHONPATH=SRC),
+        )
         assert done.returncode == 2 and expected in done.stderr, done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert count(path) == 0  # nothing of a journal with a poisoned run is added
@@ -192,12 +220,30 @@ def test_sigkill_loses_at_most_the_run_in_progress_though_runs_wait_for_their_co
     """A batch that would wait a minute: every completed run is in the store once the supervisor replayed
     the journal (without the replay, all of them would be lost)."""
     path, counter = str(tmp_path / "s.db"), str(tmp_path / "counter")
-    code = ("import sys, abstat.engine.buffer as b; b.COMMIT_EVERY_S = 60.0\n"
-            "from abstat.cli import main; sys.exit(main(sys.argv[1:]))")
+    code = (
+        "import sys, abstat.engine.buffer as b; b.COMMIT_EVERY_S = 60.0\n"
+        "from abstat.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
     env = dict(os.environ, PYTHONPATH=SRC, TMPDIR=str(tmp_path))
-    proc = subprocess.Popen([sys.executable, "-c", code, "run", "-n", "100000", "--shell", "--no-progress",
-                             "--store", path, "-v", f"a=echo x >> {counter}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            code,
+            "run",
+            "-n",
+            "100000",
+            "--shell",
+            "--no-progress",
+            "--store",
+            path,
+            "-v",
+            f"a=echo x >> {counter}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and (not os.path.exists(counter) or os.path.getsize(counter) < 200):
         time.sleep(0.05)

@@ -4,6 +4,7 @@ The design's levels are checked against their definition (they add up to alpha);
 measured by simulation through :meth:`SequentialDesign.decide`, the code ``run`` calls, and end to end a 3x
 difference stops long before the maximum.  benchmarks/sequential.py measures the same at 1000 trials.
 """
+
 from __future__ import annotations
 
 import functools
@@ -99,17 +100,30 @@ def test_the_spec_keeps_it_and_refuses_what_it_cannot_do():
 
 
 def test_options_without_until_decided_are_refused(tmp_path):
-    for args, words in ((["--min-runs", "3"], "--min-runs needs --until-decided"),
-                        (["--until-decided", "--min-runs", "1"], "--min-runs must be 2"),
-                        (["--until-decided"], "two or more variants")):
+    for args, words in (
+        (["--min-runs", "3"], "--min-runs needs --until-decided"),
+        (["--until-decided", "--min-runs", "1"], "--min-runs must be 2"),
+        (["--until-decided"], "two or more variants"),
+    ):
         variants = ["-v", "a=true"] if "two or more" in words else ["-v", "a=true", "-v", "b=true"]
         result = _abstat("run", "--store", str(tmp_path / "s.db"), *args, *variants)
         assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr, result.stderr
 
 
 def test_end_to_end_a_3x_slower_command_stops_early(tmp_path):
-    result = _abstat("run", "--until-decided", "-n", "60", "--store", str(tmp_path / "s.db"), "--no-progress",
-                     "-v", "a=sleep 0.01", "-v", "b=sleep 0.03")
+    result = _abstat(
+        "run",
+        "--until-decided",
+        "-n",
+        "60",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--no-progress",
+        "-v",
+        "a=sleep 0.01",
+        "-v",
+        "b=sleep 0.03",
+    )
     assert result.returncode == 0, result.stderr
     line = next(line for line in result.stderr.splitlines() if "--until-decided on wall" in line)
     runs = int(line.split("stopped early at ")[1].split()[0])

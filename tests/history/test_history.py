@@ -1,4 +1,5 @@
 """abstat history: change points against scipy, revision order from git, the record of reported changes."""
+
 from __future__ import annotations
 
 import json
@@ -30,9 +31,10 @@ def test_step_found_with_scipy_t_test_and_spike_ignored():
     change = found[0]
     # the values tested: each pulled back to 2.5 noise SDs from a running median of 5 (numpy's)
     data = prepare(list(values))
-    level = np.median(np.lib.stride_tricks.sliding_window_view(np.r_[[values[0]] * 2, values, [values[-1]] * 2], 5),
-                      axis=1)
-    sd = data.scale * 2.0 ** data.exponent  # the noise SD, from successive differences
+    level = np.median(
+        np.lib.stride_tricks.sliding_window_view(np.r_[[values[0]] * 2, values, [values[-1]] * 2], 5), axis=1
+    )
+    sd = data.scale * 2.0**data.exponent  # the noise SD, from successive differences
     x = np.clip(values, level - 2.5 * sd, level + 2.5 * sd)
     assert np.allclose([data.value(v) for v in data.clipped], x, rtol=0, atol=1e-9)
     assert np.allclose(running_median(values), level)
@@ -73,8 +75,9 @@ def test_change_near_the_end_is_provisional():
 
 
 def _git(repo: str, *args: str, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=repo, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    ).stdout.strip()
 
 
 def _repo_with_store(tmp_path, commits: int, step_at: int, stored: int | None = None) -> tuple[str, str, list[str]]:
@@ -89,8 +92,13 @@ def _repo_with_store(tmp_path, commits: int, step_at: int, stored: int | None = 
         with open(os.path.join(repo, "f"), "w") as out:
             out.write(str(i))
         _git(repo, "add", "f")
-        _git(repo, "commit", "-qm", f"c{i}", env={"GIT_COMMITTER_DATE": "2024-01-01T00:00:00",
-                                                 "GIT_AUTHOR_DATE": "2024-01-01T00:00:00"})
+        _git(
+            repo,
+            "commit",
+            "-qm",
+            f"c{i}",
+            env={"GIT_COMMITTER_DATE": "2024-01-01T00:00:00", "GIT_AUTHOR_DATE": "2024-01-01T00:00:00"},
+        )
         shas.append(_git(repo, "rev-parse", "HEAD"))
     store_path = str(tmp_path / "a.db")
     _store_points(store_path, shas, range(stored if stored is not None else commits), step_at)
@@ -105,9 +113,18 @@ def _store_points(store_path: str, shas: list[str], which, step_at: int) -> None
         for i in order:
             invocation = store.start_invocation("h", {"hostname": "box"}, labels={"rev": shas[i]}, variants=["b"])
             for run in range(3):
-                store.add_run(invocation, variant="b", command="x", iteration=run, position=run, status="ok",
-                              exit_code=0, started_at=0.0, wall=0.1,
-                              values={"ns": [100 + (5 if i >= step_at else 0) + rng.normal(0, 1)]})
+                store.add_run(
+                    invocation,
+                    variant="b",
+                    command="x",
+                    iteration=run,
+                    position=run,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=0.1,
+                    values={"ns": [100 + (5 if i >= step_at else 0) + rng.normal(0, 1)]},
+                )
             store.finish_invocation(invocation, "complete")
 
 
@@ -154,8 +171,9 @@ def test_history_from_csv_without_git_uses_commit_time(tmp_path):
         for _ in range(2):
             rows.append(f"r{i:02d}x,{1000 + i},<b>|x,{10 + (1 if i >= 12 else 0) + rng.normal(0, 0.1):.4f}")
     (tmp_path / "h.csv").write_text("\n".join(rows) + "\n")
-    done = abstat("history", "--input", "h.csv", "--metric", "ms", "--repo", str(tmp_path), "--format", "json",
-                  cwd=str(tmp_path))
+    done = abstat(
+        "history", "--input", "h.csv", "--metric", "ms", "--repo", str(tmp_path), "--format", "json", cwd=str(tmp_path)
+    )
     assert done.returncode == 0, done.stderr
     (series,) = json.loads(done.stdout)["series"]
     assert [p["rev"] for p in series["points"]] == [f"r{i:02d}x" for i in range(24)]
@@ -168,8 +186,9 @@ def test_history_from_csv_without_git_uses_commit_time(tmp_path):
 
 def test_run_rev_records_the_revision(tmp_path):
     repo, _, shas = _repo_with_store(tmp_path, 2, 1)
-    done = abstat("run", "--rev", "--experiment", "r", "-n", "1", "-v", "t=true", "--store", "r.db",
-                  "--no-progress", cwd=repo)
+    done = abstat(
+        "run", "--rev", "--experiment", "r", "-n", "1", "-v", "t=true", "--store", "r.db", "--no-progress", cwd=repo
+    )
     assert done.returncode == 0, done.stderr
     with open_store(os.path.join(repo, "r.db"), create=False) as store:
         labels = store.invocations("r")[0]["labels"]
@@ -189,8 +208,10 @@ def test_history_from_go_benchmark_output_with_rev_lines(tmp_path):
     lines = []
     for i in reversed(range(24)):  # newest first in the file; commit_time gives the order
         lines += [f"rev: g{i:02d}", f"commit_time: {2000 + i}"]
-        lines += [f"BenchmarkParse-8   \t 1000\t {1000 * (1.1 if i >= 12 else 1) + rng.normal(0, 5):.1f} ns/op"
-                  for _ in range(3)]
+        lines += [
+            f"BenchmarkParse-8   \t 1000\t {1000 * (1.1 if i >= 12 else 1) + rng.normal(0, 5):.1f} ns/op"
+            for _ in range(3)
+        ]
     (tmp_path / "go.txt").write_text("\n".join(lines) + "\n")
     done = abstat("history", "--input", "go.txt", "--repo", str(tmp_path), "--format", "json", cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr
@@ -227,8 +248,11 @@ def test_location_not_pulled_by_an_outlier_or_by_ranks():
     assert change.index == 60
 
 
-@pytest.mark.xfail(strict=True, reason="the decision model (interval must exclude 0, the slope always in "
-                   "the model) loses power: fewer than 13 hits (issue 40, docs/history.md)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the decision model (interval must exclude 0, the slope always in "
+    "the model) loses power: fewer than 13 hits (issue 40, docs/history.md)",
+)
 def test_small_step_located_within_two_points():
     # a step of 1.2 noise SD with 80 revisions on each side (the 3%-noise regime of the benchmark):
     # found within +-2 points in 14 of 20 series (10 of 20 with the median-based split before)
@@ -240,8 +264,11 @@ def test_small_step_located_within_two_points():
     assert hits >= 13
 
 
-@pytest.mark.xfail(strict=True, reason="the -1 SD step at 13333 is missed: the slope in the decision "
-                   "model widens its interval to include 0 (issue 40; docs/history.md)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the -1 SD step at 13333 is missed: the slope in the decision "
+    "model widens its interval to include 0 (issue 40; docs/history.md)",
+)
 def test_long_history_finds_both_steps():
     # 20,000 revisions: candidates come from PELT in C (ruptures' KernelCPD, linear kernel),
     # and a 1-SD step is tested on --window points each side (the detector before took a
@@ -255,16 +282,49 @@ def test_long_history_finds_both_steps():
 
 def test_changepoint_benchmark_runs_and_prints_every_shape():
     script = os.path.join(os.path.dirname(SRC), "benchmarks", "changepoints.py")
-    done = subprocess.run([sys.executable, script, "--series", "3", "--seed", "5", "--markdown",
-                           "--only", "abstat", "--only", "PELT-L2 BIC"],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            script,
+            "--series",
+            "3",
+            "--seed",
+            "5",
+            "--markdown",
+            "--only",
+            "abstat",
+            "--only",
+            "PELT-L2 BIC",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")]
     abstat_rows = {row[0].lstrip("| ") for row in rows if row[1] == "abstat"}
-    assert abstat_rows == {"normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only",
-                           "quadratic drift only", "cycles", "reverts"}
+    assert abstat_rows == {
+        "normal",
+        "quantized",
+        "bimodal",
+        "spikes",
+        "drift",
+        "stationary",
+        "drift only",
+        "quadratic drift only",
+        "cycles",
+        "reverts",
+    }
     assert {row[0].lstrip("| ") for row in rows if row[1] == "oracle K (reference)"} == {
-        "normal", "quantized", "bimodal", "spikes", "drift", "cycles", "reverts"}
+        "normal",
+        "quantized",
+        "bimodal",
+        "spikes",
+        "drift",
+        "cycles",
+        "reverts",
+    }
     assert "seed 5" in done.stdout
     assert all(row[9] == "0" for row in rows[1:])  # the errors column: no detector raised
 
@@ -272,17 +332,49 @@ def test_changepoint_benchmark_runs_and_prints_every_shape():
 def test_changepoint_benchmark_sampled_shape_and_settings():
     script = os.path.join(os.path.dirname(SRC), "benchmarks", "changepoints.py")
     env = {**os.environ, "PYTHONPATH": SRC}
-    done = subprocess.run([sys.executable, script, "--series", "4", "--seed", "5", "--markdown", "--no-oracle",
-                           "--samples", "4", "--shape", "sampled", "--shape", "normal", "--only", "abstat",
-                           "--set", "max_pvalue=0.01", "--set", "CURVE_LINE=False"],
-                          capture_output=True, text=True, env=env, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            script,
+            "--series",
+            "4",
+            "--seed",
+            "5",
+            "--markdown",
+            "--no-oracle",
+            "--samples",
+            "4",
+            "--shape",
+            "sampled",
+            "--shape",
+            "normal",
+            "--only",
+            "abstat",
+            "--set",
+            "max_pvalue=0.01",
+            "--set",
+            "CURVE_LINE=False",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith("| ")][1:]
     assert {(row[0].lstrip("| "), row[1]) for row in rows} == {
-        ("normal", "abstat"), ("sampled", "abstat"), ("sampled", "abstat (one value per revision)")}
+        ("normal", "abstat"),
+        ("sampled", "abstat"),
+        ("sampled", "abstat (one value per revision)"),
+    }
     assert "abstat with max_pvalue=0.01, CURVE_LINE=False" in done.stdout
-    bad = subprocess.run([sys.executable, script, "--series", "1", "--set", "NO_SUCH=1"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, script, "--series", "1", "--set", "NO_SUCH=1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "NO_SUCH" in bad.stderr.splitlines()[-1]
 
 
@@ -292,7 +384,7 @@ def test_huge_and_subnormal_values_give_the_same_changes_scaled():
     rng = np.random.default_rng(2)
     values = np.r_[rng.normal(1.0, 0.01, 60), rng.normal(0.33, 0.0033, 60)]
     (plain,) = detect(values).change_points
-    for scale in (1.5e308, 2.0 ** -1060):
+    for scale in (1.5e308, 2.0**-1060):
         (change,) = detect(values * scale).change_points
         assert change.index == plain.index == 60
         assert abs(change.relative - plain.relative) < 1e-3
@@ -301,8 +393,19 @@ def test_huge_and_subnormal_values_give_the_same_changes_scaled():
 
 def test_history_of_a_stored_experiment_without_revisions_is_one_line(tmp_path):
     store_path = str(tmp_path / "s.db")
-    done = abstat("run", "--store", store_path, "--experiment", "plain", "-n", "3", "-v", "a=true",
-                  "--no-progress", cwd=str(tmp_path))
+    done = abstat(
+        "run",
+        "--store",
+        store_path,
+        "--experiment",
+        "plain",
+        "-n",
+        "3",
+        "-v",
+        "a=true",
+        "--no-progress",
+        cwd=str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     done = abstat("history", "plain", "--store", store_path, "--no-state", cwd=str(tmp_path))
     assert done.returncode == 2 and "Traceback" not in done.stderr

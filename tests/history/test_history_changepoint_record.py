@@ -2,6 +2,7 @@
 reported, ``--state`` / ``STORE.changepoints.json``) ended in "internal error" (AttributeError,
 TypeError, RecursionError).  Every scribbled or forged record tried here is one line naming the
 file, exit status 2, and the record is left as it was; a FIFO or a device is never read."""
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,15 @@ DAMAGED = {
 
 def _abstat(*args: str, cwd) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
-    return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=dict(env, PYTHONPATH=SRC), stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(env, PYTHONPATH=SRC),
+        stdin=subprocess.DEVNULL,
+    )
 
 
 @pytest.fixture
@@ -50,8 +58,11 @@ def history_csv(tmp_path):
 @pytest.mark.parametrize("name", sorted(DAMAGED))
 def test_a_damaged_change_point_record_is_one_line_and_left_alone(history_csv, name):
     document = DAMAGED[name]
-    content = document if isinstance(document, bytes) else (
-        document if isinstance(document, str) else json.dumps(document)).encode()
+    content = (
+        document
+        if isinstance(document, bytes)
+        else (document if isinstance(document, str) else json.dumps(document)).encode()
+    )
     record = history_csv / "record.json"
     record.write_bytes(content)
     done = _abstat("history", "--input", "h.csv", "--state", "record.json", cwd=history_csv)

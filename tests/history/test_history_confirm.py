@@ -11,6 +11,7 @@ revisions around each change point interleaved: the step holds, the spike is
 "not reproduced"; ``--bisect`` then names the commit of the step among the
 nights' commits.
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,18 +23,26 @@ import sys
 from support import paths
 
 SRC = paths.SRC
-STEP_AT = 32                        # the commit that makes it 5% slower
+STEP_AT = 32  # the commit that makes it 5% slower
 COMMITS = 61
-BENCH = ("python3 -c 'import os, random; noise = random.Random(os.environ.get(\"ABSTAT_ITERATION\", \"\")); "
-         "print(\"ns\", float(open(\"cost\").read()) * noise.gauss(1, 0.01))'")
+BENCH = (
+    'python3 -c \'import os, random; noise = random.Random(os.environ.get("ABSTAT_ITERATION", "")); '
+    'print("ns", float(open("cost").read()) * noise.gauss(1, 0.01))\''
+)
 
 
 def _repo(path: str) -> list[str]:
     os.makedirs(path)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}
-    run = (lambda *a: subprocess.run(["git", *a], cwd=path, env=env, check=True, capture_output=True,
-                                     text=True).stdout.strip())
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
+    run = lambda *a: subprocess.run(
+        ["git", *a], cwd=path, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
     run("init", "-q", "-b", "main")
     shas = []
     for i in range(COMMITS):
@@ -67,11 +76,40 @@ def test_confirm_holds_the_step_rejects_the_spike_and_bisect_names_the_commit(tm
     nightly = str(tmp_path / "nightly.csv")
     _nightly(nightly, shas)
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    done = subprocess.run([sys.executable, "-m", "abstat", "history", "--input", nightly, "--repo", repo,
-                           "--no-state", "--min-segment", "3", "--confirm", "--bisect", "--run", BENCH, "--run-metric", "ns=^ns ([0-9.]+)",
-                           "--confirm-runs", "12", "--store", str(tmp_path / "c.db"), "--format", "json",
-                           "--exit-code"], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 1, done.stderr          # a change holds
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "history",
+            "--input",
+            nightly,
+            "--repo",
+            repo,
+            "--no-state",
+            "--min-segment",
+            "3",
+            "--confirm",
+            "--bisect",
+            "--run",
+            BENCH,
+            "--run-metric",
+            "ns=^ns ([0-9.]+)",
+            "--confirm-runs",
+            "12",
+            "--store",
+            str(tmp_path / "c.db"),
+            "--format",
+            "json",
+            "--exit-code",
+        ],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 1, done.stderr  # a change holds
     confirmations = {(c["before"], c["after"]): c for c in json.loads(done.stdout)["confirmations"]}
     step = confirmations[(shas[30], shas[33])]
     assert step["holds"] and 0.03 < step["relative"] < 0.07, step
@@ -89,15 +127,41 @@ def test_the_mail_names_what_holds_and_how_to_reproduce_it_and_escapes_what_it_r
     sys.path.insert(0, SRC)
     from abstat.history.bisect.confirm import Confirmation, render_email
 
-    held = Confirmation("nightly ns\nBcc: x@example.org", "a" * 40, "b" * 40, 0.05, holds=True, shift=50.0,
-                        low=40.0, high=60.0, level=1000.0, p_value=1e-6, runs=24, experiment="confirm-x")
-    spike = Confirmation("nightly ns", "c" * 40, "d" * 40, 0.08, holds=False, shift=1.0, low=-5.0, high=6.0,
-                         level=1000.0, p_value=0.7, runs=24, experiment="confirm-y")
+    held = Confirmation(
+        "nightly ns\nBcc: x@example.org",
+        "a" * 40,
+        "b" * 40,
+        0.05,
+        holds=True,
+        shift=50.0,
+        low=40.0,
+        high=60.0,
+        level=1000.0,
+        p_value=1e-6,
+        runs=24,
+        experiment="confirm-x",
+    )
+    spike = Confirmation(
+        "nightly ns",
+        "c" * 40,
+        "d" * 40,
+        0.08,
+        holds=False,
+        shift=1.0,
+        low=-5.0,
+        high=6.0,
+        level=1000.0,
+        p_value=0.7,
+        runs=24,
+        experiment="confirm-y",
+    )
     mail = render_email([held, spike], "the history\n", {("a" * 40, "b" * 40): ["abstat", "bisect", "--run", "./b x"]})
     headers, body = mail.split("\n\n", 1)
     assert headers.splitlines()[0] == "Subject: abstat: 1 change(s) confirmed"
-    assert all(line.split(":")[0] in ("Subject", "MIME-Version", "Content-Type", "Content-Transfer-Encoding")
-               for line in headers.splitlines())
+    assert all(
+        line.split(":")[0] in ("Subject", "MIME-Version", "Content-Type", "Content-Transfer-Encoding")
+        for line in headers.splitlines()
+    )
     assert "\nBcc:" not in mail and "nightly ns\\x0aBcc: x@example.org" in body
     assert "confirmed: +5.00% [+4.00%, +6.00%]" in body and "not reproduced: +0.10%" in body
     assert "    abstat bisect --run './b x'" in body
@@ -121,9 +185,20 @@ def test_an_a_a_confirmation_of_identical_revisions_is_balanced_and_finds_exactl
     original = Engine.run
     monkeypatch.setattr(Engine, "run", lambda self, spec, **kw: seen.append(original(self, spec, **kw)) or seen[-1])
     for attempt, runs in enumerate((6, 7, 10)):
-        item = confirm_mod.confirm("ns", shas[40], shas[45], 0.05 if attempt else -0.05, repo=repo, run=_SIZE_BENCH,
-                                   metric="ns", metric_spec="ns=^ns ([0-9]+)", build=None, runs=runs,
-                                   store=str(tmp_path / "c.db"), experiment=f"aa{attempt}")
+        item = confirm_mod.confirm(
+            "ns",
+            shas[40],
+            shas[45],
+            0.05 if attempt else -0.05,
+            repo=repo,
+            run=_SIZE_BENCH,
+            metric="ns",
+            metric_spec="ns=^ns ([0-9]+)",
+            build=None,
+            runs=runs,
+            store=str(tmp_path / "c.db"),
+            experiment=f"aa{attempt}",
+        )
         assert not item.why and item.runs == 2 * runs, item
         # the same bytes on both sides: before, $PWD and $ABSTAT_VARIANT ("before"/"after") made the
         # "before" side 2 bytes bigger in every run, a change of -0.13% that "held" every time.  (Only
@@ -136,10 +211,13 @@ def test_an_a_a_confirmation_of_identical_revisions_is_balanced_and_finds_exactl
         for run in measured:
             firsts.setdefault(run.iteration, run.variant)
         counts = sorted(list(firsts.values()).count(name) for name in {run.variant for run in measured})
-        assert counts == [runs // 2, runs - runs // 2], counts   # each side first in half of the blocks
+        assert counts == [runs // 2, runs - runs // 2], counts  # each side first in half of the blocks
         # ... and the run recorded follows the seed stored with it
-        slots = [slot for slot in build_schedule([v.name for v in done.spec.variants], runs, warmup=1,
-                                                 seed=done.spec.seed) if not slot.warmup]
+        slots = [
+            slot
+            for slot in build_schedule([v.name for v in done.spec.variants], runs, warmup=1, seed=done.spec.seed)
+            if not slot.warmup
+        ]
         assert [(s.variant, s.iteration) for s in slots] == [(r.variant, r.iteration) for r in measured]
 
 
@@ -157,5 +235,5 @@ def test_the_engine_schedule_balances_the_sides_of_every_confirmation():
             assert abs(count["old"] - count["new"]) == runs % 2, (runs, seed, count)
             plain = leads(build_schedule(list(NAMES), runs, warmup=WARMUP, seed=seed, version=1))
             unbalanced += abs(plain["old"] - plain["new"]) > runs % 2
-    assert unbalanced > 100   # the old per-block shuffle left most seeds unbalanced
+    assert unbalanced > 100  # the old per-block shuffle left most seeds unbalanced
     assert len(NAMES[0]) == len(NAMES[1])

@@ -1,4 +1,5 @@
 """Issue 34 items 6-7 and issue 40: robust revision centres, short bumps, one decision rule, --min-change."""
+
 from __future__ import annotations
 
 import json
@@ -63,8 +64,9 @@ def test_short_reverted_regression_in_a_long_history_is_found():
     # ruptures' PELT (L2, the BIC penalty) on the same series finds the same two
     import ruptures
 
-    pelt = [e for e in ruptures.Pelt(model="l2", min_size=2).fit(y.reshape(-1, 1)).predict(pen=2 * np.log(1000))
-            if e < 1000]
+    pelt = [
+        e for e in ruptures.Pelt(model="l2", min_size=2).fit(y.reshape(-1, 1)).predict(pen=2 * np.log(1000)) if e < 1000
+    ]
     assert pelt == [500, 520]
 
 
@@ -126,8 +128,18 @@ def test_seeded_intervals_cover_every_short_window():
 def _batteries():
     import changepoints as bench
 
-    for shape in ("normal", "quantized", "bimodal", "spikes", "drift", "stationary", "drift only",
-                  "quadratic drift only", "cycles", "reverts"):
+    for shape in (
+        "normal",
+        "quantized",
+        "bimodal",
+        "spikes",
+        "drift",
+        "stationary",
+        "drift only",
+        "quadratic drift only",
+        "cycles",
+        "reverts",
+    ):
         rng = np.random.default_rng([11, bench.SHAPES.index(shape)])
         for _ in range(6):
             if shape in ("cycles", "reverts"):
@@ -159,16 +171,39 @@ def test_min_change_lists_small_changes_apart_and_the_cli_writes_them(tmp_path):
     assert [c.index for c in floored.change_points] == [120] and [c.index for c in floored.small] == [60]
     path = tmp_path / "h.csv"
     path.write_text("rev,ns\n" + "".join(f"r{i:03d},{v}\n" for i, v in enumerate(values)))
-    done = subprocess.run([sys.executable, "-m", "abstat", "history", "--input", str(path), "--min-change", "2",
-                           "--format", "json", "--repo", str(tmp_path)], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC}, timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "history",
+            "--input",
+            str(path),
+            "--min-change",
+            "2",
+            "--format",
+            "json",
+            "--repo",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     (series,) = json.loads(done.stdout)["series"]
     assert [c["rev"] for c in series["change_points"]] == ["r120"]
     assert [c["rev"] for c in series["small_changes"]] == ["r060"]
     assert any(note["code"] == "below-min-change" and "--min-change 2%" in note["message"] for note in series["notes"])
-    bad = subprocess.run([sys.executable, "-m", "abstat", "history", "--input", str(path), "--min-change", "-1"],
-                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC}, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "abstat", "history", "--input", str(path), "--min-change", "-1"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=120,
+    )
     assert bad.returncode == 2 and "--min-change" in bad.stderr
 
 

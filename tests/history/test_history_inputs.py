@@ -1,5 +1,6 @@
 """abstat history's inputs: CSV columns, Otava's CSV and dates, missing cells, asv results,
 revisions in pyperf and hyperfine files, every sample of a revision, the exit status."""
+
 from __future__ import annotations
 
 import json
@@ -32,12 +33,25 @@ def test_nightly_20_revisions_of_8_runs_every_sample_counts(tmp_path):
     store_path = str(tmp_path / "n.db")
     with open_store(store_path) as store:
         for i in range(20):
-            invocation = store.start_invocation("nightly", {"hostname": "box"}, labels={"rev": f"r{i:02d}",
-                                                "commit_time": str(1000 + i)}, variants=["b"])
+            invocation = store.start_invocation(
+                "nightly",
+                {"hostname": "box"},
+                labels={"rev": f"r{i:02d}", "commit_time": str(1000 + i)},
+                variants=["b"],
+            )
             for run in range(8):
-                store.add_run(invocation, variant="b", command="x", iteration=run, position=run, status="ok",
-                              exit_code=0, started_at=0.0, wall=0.1,
-                              values={"cycles": [float(rng.normal(1000 * (1.03 if i >= 12 else 1.0), 20))]})
+                store.add_run(
+                    invocation,
+                    variant="b",
+                    command="x",
+                    iteration=run,
+                    position=run,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=0.1,
+                    values={"cycles": [float(rng.normal(1000 * (1.03 if i >= 12 else 1.0), 20))]},
+                )
             store.finish_invocation(invocation, "complete")
     document = history_json("nightly", "--store", store_path, "--no-state", cwd=tmp_path)
     (series,) = document["series"]
@@ -55,7 +69,9 @@ def test_metric_selects_columns_and_other_numbers_are_not_labels(tmp_path):
     rows = ["rev,commit_time,bench,ns_op,allocs"]
     for i in range(30):
         for _ in range(3):
-            rows.append(f"r{i:02d},{1000 + i},parse,{100 + 5 * (i >= 15) + rng.normal(0, 1):.3f},{int(rng.integers(0, 9))}")
+            rows.append(
+                f"r{i:02d},{1000 + i},parse,{100 + 5 * (i >= 15) + rng.normal(0, 1):.3f},{int(rng.integers(0, 9))}"
+            )
     (tmp_path / "r.csv").write_text("\n".join(rows) + "\n")
     document = history_json("--input", "r.csv", "--metric", "ns_op", cwd=tmp_path)
     (series,) = document["series"]  # allocs is neither a label nor a series; commit_time is no metric
@@ -74,7 +90,9 @@ def test_otava_csv_with_dates_semicolons_and_missing_cells(tmp_path):
         day = datetime(2024, 1, 1 + i % 28, tzinfo=timezone.utc).replace(month=1 + i // 28)
         metric1 = f"{150000 * (0.9 if i >= 22 else 1) + rng.normal(0, 800):.0f}" if i != 7 else ""
         rows.append(f"{day:%Y.%m.%d} 3:00:00 +0100;c{39 - i:02d};main;{metric1};{10 + rng.normal(0, 0.1):.2f}")
-    (tmp_path / "otava.csv").write_text("\n".join(reversed(rows[1:])) and "\n".join([rows[0], *reversed(rows[1:])]) + "\n")
+    (tmp_path / "otava.csv").write_text(
+        "\n".join(reversed(rows[1:])) and "\n".join([rows[0], *reversed(rows[1:])]) + "\n"
+    )
     document = history_json("--input", "otava.csv", cwd=tmp_path)
     by_metric = {s["metric"]: s for s in document["series"]}
     assert set(by_metric) == {"metric1", "metric2"} and by_metric["metric1"]["labels"]["branch"] == "main"
@@ -112,17 +130,26 @@ def _asv_results(tmp_path):
 
 def test_asv_results_directory(tmp_path):
     results, files = _asv_results(tmp_path)
-    (results / "benchmarks.json").write_text(json.dumps({"time_units.mem_unit": {"unit": "bytes"},
-                                                          "time_units.time_unit_parse": {"unit": "seconds"}}))
+    (results / "benchmarks.json").write_text(
+        json.dumps({"time_units.mem_unit": {"unit": "bytes"}, "time_units.time_unit_parse": {"unit": "seconds"}})
+    )
     document = history_json("--input", str(results), cwd=tmp_path)
-    documents = [json.loads(t) for n, t in files.items() if not n.startswith(("cheetah/aaaa", "cheetah/bbbb"))
-                 and not n.endswith("machine.json")]
-    parse = next(s for s in document["series"] if s["metric"] == "time_units.time_unit_parse"
-                 and s["labels"]["env"] == "py2.7-Cython-numpy1.8")
+    documents = [
+        json.loads(t)
+        for n, t in files.items()
+        if not n.startswith(("cheetah/aaaa", "cheetah/bbbb")) and not n.endswith("machine.json")
+    ]
+    parse = next(
+        s
+        for s in document["series"]
+        if s["metric"] == "time_units.time_unit_parse" and s["labels"]["env"] == "py2.7-Cython-numpy1.8"
+    )
     assert parse["unit"] == "s" and parse["labels"]["machine"] == "cheetah"
-    expected = sorted((d["date"] / 1000.0, d["commit_hash"]) for d in documents
-                      if d["results"].get("time_units.time_unit_parse") is not None
-                      and d["requirements"].get("foo") is None)
+    expected = sorted(
+        (d["date"] / 1000.0, d["commit_hash"])
+        for d in documents
+        if d["results"].get("time_units.time_unit_parse") is not None and d["requirements"].get("foo") is None
+    )
     assert [(p["commit_time"], p["rev"]) for p in parse["points"]] == expected
     assert next(s for s in document["series"] if s["metric"] == "time_units.mem_unit")["unit"] == "B"
     assert any("2 file(s) that are not asv results skipped" in w["message"] for w in document["warnings"])  # as asv
@@ -132,17 +159,53 @@ def test_asv_format_2_with_parameters_and_samples(tmp_path):
     rng = np.random.default_rng(5)
     machine = tmp_path / "results" / "box"
     machine.mkdir(parents=True)
-    columns = ["result", "params", "version", "started_at", "duration", "stats_ci_99_a", "stats_ci_99_b",
-               "stats_q_25", "stats_q_75", "stats_number", "stats_repeat", "samples", "profile"]
+    columns = [
+        "result",
+        "params",
+        "version",
+        "started_at",
+        "duration",
+        "stats_ci_99_a",
+        "stats_ci_99_b",
+        "stats_q_25",
+        "stats_q_75",
+        "stats_number",
+        "stats_repeat",
+        "samples",
+        "profile",
+    ]
     for i in range(24):
         level = 1.0 if i < 12 else 1.2
         samples = [[float(v) for v in rng.normal(level * n, 0.01, 5)] for n in (1, 2)]
-        document = {"commit_hash": f"{i:02d}" + "ab" * 19, "env_name": "virtualenv-py3.12", "date": 1.7e12 + i * 1e6,
-                    "params": {"machine": "box"}, "python": "3.12", "requirements": {}, "env_vars": {},
-                    "result_columns": columns, "version": 2, "durations": {},
-                    "results": {"bench.time_x": [[float(np.median(s)) for s in samples], [["1", "2"]], "v",
-                                                 0, 1.0, None, None, None, None, None, None, samples],
-                                "bench.time_failed": [[None], [], "v"]}}
+        document = {
+            "commit_hash": f"{i:02d}" + "ab" * 19,
+            "env_name": "virtualenv-py3.12",
+            "date": 1.7e12 + i * 1e6,
+            "params": {"machine": "box"},
+            "python": "3.12",
+            "requirements": {},
+            "env_vars": {},
+            "result_columns": columns,
+            "version": 2,
+            "durations": {},
+            "results": {
+                "bench.time_x": [
+                    [float(np.median(s)) for s in samples],
+                    [["1", "2"]],
+                    "v",
+                    0,
+                    1.0,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    None,
+                    samples,
+                ],
+                "bench.time_failed": [[None], [], "v"],
+            },
+        }
         (machine / f"{i:02d}abab-virtualenv-py3.12.json").write_text(json.dumps(document))
     document = history_json("--input", str(tmp_path / "results"), cwd=tmp_path)
     series = {s["labels"]["params"]: s for s in document["series"]}
@@ -155,11 +218,15 @@ def test_asv_format_2_with_parameters_and_samples(tmp_path):
 def test_pyperf_revision_from_metadata(tmp_path):
     rng = np.random.default_rng(6)
     for i in range(20):
-        runs = [{"metadata": {}, "values": [float(v) for v in rng.normal(0.010 * (1.1 if i >= 10 else 1), 1e-4, 3)]}
-                for _ in range(4)]
-        document = {"version": "1.0", "metadata": {"commit_id": f"p{i:02d}", "commit_date": f"2024-02-{i + 1:02d}T00:00:00",
-                                                   "hostname": "box"},
-                    "benchmarks": [{"metadata": {"name": "bm_x", "unit": "second"}, "runs": runs}]}
+        runs = [
+            {"metadata": {}, "values": [float(v) for v in rng.normal(0.010 * (1.1 if i >= 10 else 1), 1e-4, 3)]}
+            for _ in range(4)
+        ]
+        document = {
+            "version": "1.0",
+            "metadata": {"commit_id": f"p{i:02d}", "commit_date": f"2024-02-{i + 1:02d}T00:00:00", "hostname": "box"},
+            "benchmarks": [{"metadata": {"name": "bm_x", "unit": "second"}, "runs": runs}],
+        }
         (tmp_path / f"p{i}.json").write_text(json.dumps(document))
     args = [a for i in range(20) for a in ("--input", f"p{i}.json")]
     (series,) = history_json(*args, cwd=tmp_path)["series"]
@@ -169,9 +236,15 @@ def test_pyperf_revision_from_metadata(tmp_path):
 
 def test_hyperfine_revision_from_a_parameter(tmp_path):
     rng = np.random.default_rng(7)
-    results = [{"command": f"./bench-{rev}", "parameters": {"rev": rev}, "mean": 1.0,
-                "times": [float(v) for v in rng.normal(0.1 * (1.05 if i >= 12 else 1), 0.001, 10)]}
-               for i, rev in enumerate(f"h{i:02d}" for i in range(24))]
+    results = [
+        {
+            "command": f"./bench-{rev}",
+            "parameters": {"rev": rev},
+            "mean": 1.0,
+            "times": [float(v) for v in rng.normal(0.1 * (1.05 if i >= 12 else 1), 0.001, 10)],
+        }
+        for i, rev in enumerate(f"h{i:02d}" for i in range(24))
+    ]
     (tmp_path / "hf.json").write_text(json.dumps({"results": results}))
     (series,) = history_json("--input", "hf.json", cwd=tmp_path)["series"]  # not one series per command
     assert len(series["points"]) == 24 and [c["rev"] for c in series["change_points"]] == ["h12"]
@@ -234,8 +307,21 @@ def test_dropped_candidates_name_the_option_that_reports_them(tmp_path, fmt):
 
 def test_experiment_without_successful_runs_is_one_line_on_every_back_end(store_name, tmp_path):
     # PostgreSQL refused the query with an empty metric list: "s.metric IN ()", a syntax error
-    done = abstat("run", "--store", store_name, "--experiment", "broken", "-n", "2", "-v", "a=false",
-                  "--label", "rev=r1", "--no-progress", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "--store",
+        store_name,
+        "--experiment",
+        "broken",
+        "-n",
+        "2",
+        "-v",
+        "a=false",
+        "--label",
+        "rev=r1",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode != 0 or "failed" in done.stdout + done.stderr
     done = abstat("history", "broken", "--store", store_name, "--no-state", cwd=tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stderr and "syntax" not in done.stderr
@@ -246,9 +332,14 @@ def test_otava_csv_example(tmp_path):
     # apache/otava tests/resources/sample.csv (its docs' CSV example); Otava's csv_e2e_test
     # expects metric2 -12.9% at aaa6, with 4 revisions after it (so --min-segment 4 here)
     rows = ["time,commit,metric1,metric2"] + [
-        f"2024.01.{i + 1:02d} 3:00:00 +0100,aaa{i},{m1},{m2}" for i, (m1, m2) in enumerate(zip(
-            [154023, 138455, 143112, 149190, 132098, 151344, 155145, 148889, 149466, 148209],
-            [10.43, 10.23, 10.29, 10.91, 10.34, 10.69, 9.23, 9.11, 9.13, 9.03]))]
+        f"2024.01.{i + 1:02d} 3:00:00 +0100,aaa{i},{m1},{m2}"
+        for i, (m1, m2) in enumerate(
+            zip(
+                [154023, 138455, 143112, 149190, 132098, 151344, 155145, 148889, 149466, 148209],
+                [10.43, 10.23, 10.29, 10.91, 10.34, 10.69, 9.23, 9.11, 9.13, 9.03],
+            )
+        )
+    ]
     (tmp_path / "sample.csv").write_text("\n".join(rows) + "\n")
     document = history_json("--input", "sample.csv", "--min-segment", "4", "--no-state", cwd=tmp_path)
     by_metric = {s["metric"]: s for s in document["series"]}

@@ -4,6 +4,7 @@ The reported interval is the union of the step's t intervals (statsmodels' OLS h
 location a likelihood-ratio test at 95% keeps (gain within 3.84 of the best split's), so a
 location 1-3 revisions off no longer leaves the true size outside it.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,12 +24,14 @@ def test_interval_is_the_union_over_the_plausible_locations_against_statsmodels(
     k0 = change.index
     data = prepare(list(values))
     x = np.asarray([data.value(v) for v in data.clipped])  # the values tested (spikes pulled back)
-    sigma2 = (data.scale * 2.0 ** data.exponent) ** 2
+    sigma2 = (data.scale * 2.0**data.exponent) ** 2
     a, b = max(0, k0 - 100), min(values.size, k0 + 100)  # the decision's model: --window each side
     # brute force: the drop in the sum of squares of a split at k, in noise variances
     total = float(np.sum((x[a:b] - x[a:b].mean()) ** 2))
-    gains = {k: (total - float(np.sum((x[a:k] - x[a:k].mean()) ** 2) + np.sum((x[k:b] - x[k:b].mean()) ** 2)))
-             / sigma2 for k in range(a + 5, b - 4)}
+    gains = {
+        k: (total - float(np.sum((x[a:k] - x[a:k].mean()) ** 2) + np.sum((x[k:b] - x[k:b].mean()) ** 2))) / sigma2
+        for k in range(a + 5, b - 4)
+    }
     best = max(gains.values())
     plausible = sorted(k for k, g in gains.items() if g >= best - 3.84)
     assert len(plausible) > 3  # a weak step: its place is uncertain
@@ -67,8 +70,11 @@ def _coverage(level: float) -> tuple[int, float]:
         decide.LOCATION_LEVEL = saved
 
 
-@pytest.mark.xfail(strict=True, reason="reported only when the interval excludes 0: coverage below 0.95 of "
-                   "1 SD steps at an uncertain place (selection; issue 40, docs/history.md)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="reported only when the interval excludes 0: coverage below 0.95 of "
+    "1 SD steps at an uncertain place (selection; issue 40, docs/history.md)",
+)
 def test_interval_covers_its_label_when_the_location_is_uncertain():
     hits, coverage = _coverage(decide.LOCATION_LEVEL)
     assert hits >= 100 and coverage >= 0.93, (hits, coverage)

@@ -3,6 +3,7 @@
 The machine's real load decides what a run's doctor records, so the tests set it: the stored machine
 records' ``doctor.load`` finding is rewritten (history), and the doctor reads a file-system root whose
 ``/proc/loadavg`` the test writes (bisect's check as it starts)."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,21 @@ from support.cli import run_abstat as abstat
 
 def _store(tmp_path, revisions: int = 3) -> str:
     for i in range(revisions):
-        done = abstat("run", "--label", f"rev=r{i}", "--experiment", "e", "-n", "2", "-v", "t=true", "--store", "s.db",
-                      "--no-progress", cwd=str(tmp_path))
+        done = abstat(
+            "run",
+            "--label",
+            f"rev=r{i}",
+            "--experiment",
+            "e",
+            "-n",
+            "2",
+            "-v",
+            "t=true",
+            "--store",
+            "s.db",
+            "--no-progress",
+            cwd=str(tmp_path),
+        )
         assert done.returncode == 0, done.stderr
     return str(tmp_path / "s.db")
 
@@ -64,16 +78,19 @@ def test_history_says_nothing_without_a_load_warning_or_for_cpu_time(tmp_path):
 def test_the_advice_names_only_metrics_the_store_holds():
     loaded = [{"doctor": {"load": {"status": "warn"}}}, {"doctor": {"load": {"status": "ok"}}}, {}]
     assert "(--metric user)" in from_records(loaded, ["wall", "user"]).message
-    assert from_records(loaded, ["wall"]) is None           # nothing to switch to
+    assert from_records(loaded, ["wall"]) is None  # nothing to switch to
     assert from_records(loaded[1:], ["wall", "user", "sys"]) is None
     assert from_records([{"doctor": "damaged"}], ["wall", "user"]) is None
 
 
-@pytest.mark.parametrize("loadavg, metric, expected", [
-    ("9.00 8.00 7.00 5/300 1234", "wall", True),
-    ("0.00 0.01 0.05 1/300 1234", "wall", False),
-    ("9.00 8.00 7.00 5/300 1234", "cycles", False),
-])
+@pytest.mark.parametrize(
+    "loadavg, metric, expected",
+    [
+        ("9.00 8.00 7.00 5/300 1234", "wall", True),
+        ("0.00 0.01 0.05 1/300 1234", "wall", False),
+        ("9.00 8.00 7.00 5/300 1234", "cycles", False),
+    ],
+)
 def test_bisect_checks_the_load_as_it_starts(tmp_path, loadavg, metric, expected):
     (tmp_path / "proc").mkdir()
     (tmp_path / "proc" / "loadavg").write_text(loadavg + "\n")

@@ -4,6 +4,7 @@ The series (and what each peer test expects) are data in tests/data/history/, wi
 their source named there; the shapes of asv's step-detection tests are rebuilt from
 the formulas of asv's test/test_step_detect.py.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,12 @@ def _cases():
 @pytest.mark.parametrize("name,case", list(_cases()))
 def test_otava_test_cases(name, case):
     series = OTAVA[name]["series"]
-    found = [c.index for c in detect(series, max_pvalue=case["max_pvalue"], min_magnitude=case["min_magnitude"],
-                                     window=case["window_len"]).change_points]
+    found = [
+        c.index
+        for c in detect(
+            series, max_pvalue=case["max_pvalue"], min_magnitude=case["min_magnitude"], window=case["window_len"]
+        ).change_points
+    ]
     expected = case["expected"]
     if name == "single_series":
         assert found == expected
@@ -116,8 +121,10 @@ def test_asv_noiseless_cosine_plus_one_step_is_exactly_that_step(noise):
         changepoints.SERIAL_GATE, decide.WANDER_GATE = saved, wander
 
 
-@pytest.mark.xfail(strict=True, reason="seeded intervals propose more pieces of the cosine; one survives "
-                   "in some draws (issue 40, docs/history.md)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="seeded intervals propose more pieces of the cosine; one survives in some draws (issue 40, docs/history.md)",
+)
 def test_asv_cosine_plus_one_step_with_noise_of_a_twentieth_is_that_step():
     # asv's test_autocorrelated with noise of 1/20 of the cosine's amplitude (0.01): the
     # residuals are serially correlated, so a change must also stand beyond a local line through

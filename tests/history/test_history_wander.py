@@ -1,6 +1,7 @@
 """issue 40: a wandering level (AR(1) errors) judged by generalised least squares, so an abrupt step in
 a wandering series is found (TCPD's run_log lost 7 of 8 labelled steps to a difference of means widened
 by (1 + r) / (1 - r)), and the wander alone is not cut into steps more often than before."""
+
 from __future__ import annotations
 
 import numpy as np

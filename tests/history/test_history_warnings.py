@@ -1,5 +1,6 @@
 """issue 35 item 3: history's warnings and notes are values (``StatWarning``: a code and a message)
 that the library returns and the renderers draw, in every format; the library prints nothing."""
+
 from __future__ import annotations
 
 import json
@@ -35,9 +36,12 @@ def test_revisions_without_commit_time_warn_with_a_code():
 def test_every_format_draws_the_values_and_the_library_prints_nothing(capsys):
     rng = np.random.default_rng(35)
     long = list(rng.normal(100.0, 1.0, 60) + np.where(np.arange(60) >= 30, 0.6, 0.0))  # a step near the threshold
-    history = History([_series([1.0, 2.0, 3.0], "short"), _series(long, "long")], "commit time, then first seen",
-                      warnings=[StatWarning("input", "x.csv: 1 empty cell(s) left out")])
-    previous = {history.series[1].key: [{"rev": "r010"}]}   # a change point reported before, gone now
+    history = History(
+        [_series([1.0, 2.0, 3.0], "short"), _series(long, "long")],
+        "commit time, then first seen",
+        warnings=[StatWarning("input", "x.csv: 1 empty cell(s) left out")],
+    )
+    previous = {history.series[1].key: [{"rev": "r010"}]}  # a change point reported before, gone now
     report, _ = analyse(history, Settings(), previous)
     assert capsys.readouterr() == ("", "")
     notes = [n for r in report.results for n in r.notes + r.detection.warnings]

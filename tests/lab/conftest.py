@@ -1,5 +1,6 @@
 """The ``slow`` files of tests/lab/ (real sshd boxes that reboot, hostile boxes, a PostgreSQL server that goes
 away): ``-m "not slow"`` leaves them out."""
+
 from support.marks import slow_files
 
 pytest_collection_modifyitems = slow_files(

@@ -1,5 +1,6 @@
 """The engine on real sshd boxes (tests/support/lab_sim.py): resume from a stored specification, and from an
 experiment an abstat from before the engine stored as a command line."""
+
 from __future__ import annotations
 
 import json
@@ -28,11 +29,33 @@ def abstat(lab: lab_sim.Lab, *args: str) -> subprocess.CompletedProcess:
 
 def _options(lab: lab_sim.Lab) -> list[str]:
     command = f"echo kernel=$(tr -d '\\n' < {lab.box}/current | sed 's/before/1/;s/after/2/')"
-    options = ["--experiment", "x", "--host", "alpha", "--shell", "-v", f"before={command}", "-v", f"after={command}",
-               "--metric", "kernel=kernel=(\\d+)", "--boots", "2", "-n", "2", "--seed", "5", "--no-progress"]
+    options = [
+        "--experiment",
+        "x",
+        "--host",
+        "alpha",
+        "--shell",
+        "-v",
+        f"before={command}",
+        "-v",
+        f"after={command}",
+        "--metric",
+        "kernel=kernel=(\\d+)",
+        "--boots",
+        "2",
+        "-n",
+        "2",
+        "--seed",
+        "5",
+        "--no-progress",
+    ]
     for variant in ("before", "after"):
-        options += ["--boot", f"{variant}={lab.reboot} {variant}",
-                    "--check", f"{variant}=grep -qx {variant} {lab.box}/current"]
+        options += [
+            "--boot",
+            f"{variant}={lab.reboot} {variant}",
+            "--check",
+            f"{variant}=grep -qx {variant} {lab.box}/current",
+        ]
     return options
 
 
@@ -42,8 +65,14 @@ def _boots(store: str) -> list[tuple[int, str, list[float]]]:
         found = []
         for inv_id, status, settings in db.execute("SELECT id, status, settings FROM invocations ORDER BY id"):
             lab = json.loads(settings)["lab"]
-            kernels = [v for (v,) in db.execute("SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id"
-                                                " WHERE r.invocation_id = ? AND s.metric = 'kernel'", (inv_id,))]
+            kernels = [
+                v
+                for (v,) in db.execute(
+                    "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+                    " WHERE r.invocation_id = ? AND s.metric = 'kernel'",
+                    (inv_id,),
+                )
+            ]
             if status == "complete":
                 found.append((lab["boot"], lab["boot_variant"], kernels))
         return sorted(found)
@@ -58,7 +87,7 @@ def _as_stored_before_the_engine(store: str, argv: list[str]) -> None:
         for inv_id, settings in db.execute("SELECT id, settings FROM invocations").fetchall():
             settings = json.loads(settings)
             settings.pop("spec"), settings.pop("caller", None), settings.pop("schedule", None)
-            settings["lab"].pop("schedule", None)   # nor the schedule version (1: each round shuffled alone)
+            settings["lab"].pop("schedule", None)  # nor the schedule version (1: each round shuffled alone)
             settings["lab"]["argv"] = argv
             db.execute("UPDATE invocations SET settings = ? WHERE id = ?", (json.dumps(settings), inv_id))
     db.close()

@@ -5,6 +5,7 @@ payload that is not the one its digest names is never cached.
 Each session is the real command line (``bundle.remote_command``) run by ``sh -c`` with this machine's
 Python, with ``HOME`` in a temporary directory.  Whether a session loaded the runner from the cache is
 seen by planting a line in the cached ``remote.py`` that leaves a file behind when it is executed."""
+
 from __future__ import annotations
 
 import glob
@@ -31,8 +32,14 @@ def _python_3_8() -> str | None:
 def _session(home, python: str = sys.executable, command: str | None = None) -> tuple[dict, list[dict]]:
     """One runner session with ``PLAN``: its hello and its later messages (it must end well)."""
     command = command or bundle.remote_command(python)
-    process = subprocess.Popen(["sh", "-c", command], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, cwd="/", env={"HOME": str(home), "PATH": "/usr/bin:/bin"})
+    process = subprocess.Popen(
+        ["sh", "-c", command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd="/",
+        env={"HOME": str(home), "PATH": "/usr/bin:/bin"},
+    )
     try:
         process.stdin.write(bundle.payload() + (json.dumps({"run": PLAN}) + "\n").encode())
         process.stdin.flush()
@@ -84,8 +91,9 @@ def test_a_second_session_runs_the_cached_runner(tmp_path):
     assert os.path.exists(planted)  # the cache's remote.py ran, not the shipped zip's
 
 
-@pytest.mark.parametrize("change", ["cache writable by its group", "home writable by all", "entry readable by all",
-                                    "entry is a link"])
+@pytest.mark.parametrize(
+    "change", ["cache writable by its group", "home writable by all", "entry readable by all", "entry is a link"]
+)
 def test_a_cache_others_may_change_is_never_executed(tmp_path, change):
     home = tmp_path / "home"
     home.mkdir()

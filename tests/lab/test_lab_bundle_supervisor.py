@@ -1,5 +1,6 @@
 """The runner shipped to a test box (a zip, deleted once loaded) still has its
 supervisor: the watchdog that ends a run's processes when abstat dies."""
+
 from __future__ import annotations
 
 import subprocess
@@ -30,6 +31,12 @@ def test_a_runner_loaded_from_a_deleted_zip_supervises_its_run(tmp_path):
             executor.close()
         print("supervised")
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path, env={"PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0 and done.stdout.strip() == "supervised", done.stderr

@@ -7,6 +7,7 @@ box, each box gets its own saved /proc and /sys (the fixtures of
 tests/data/doctor) in its own directory, which only that box sees at
 ``lab.box``.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,9 @@ def lab():
     boxes = lab_sim.Lab(["alpha", "beta"], reboot_delay=0.5)
     try:
         for name, fixture in (("alpha", "server"), ("beta", "laptop")):
-            shutil.copytree(os.path.join(FIXTURES, fixture), os.path.join(boxes.boxes[name].dir, "saved"),
-                            symlinks=True)
+            shutil.copytree(
+                os.path.join(FIXTURES, fixture), os.path.join(boxes.boxes[name].dir, "saved"), symlinks=True
+            )
         boxes.start()
         yield boxes
     finally:
@@ -56,8 +58,9 @@ def local_checks(*args: str) -> list[dict]:
 
 
 def test_each_host_checks_its_own_files_and_finds_what_a_local_run_finds(lab):
-    result = abstat(lab, "doctor", "--host", "alpha", "--host", "b=beta", "--root", f"{lab.box}/saved",
-                    "--format", "json")
+    result = abstat(
+        lab, "doctor", "--host", "alpha", "--host", "b=beta", "--root", f"{lab.box}/saved", "--format", "json"
+    )
     assert result.returncode == 0, result.stderr
     documents = json.loads(result.stdout)
     assert [d["host"] for d in documents] == ["alpha", "b"]
@@ -89,8 +92,9 @@ def test_real_proc_and_sys_on_the_boxes_equal_a_local_run(lab):
 
 def test_an_unreachable_host_is_one_line_and_the_others_are_still_checked(lab):
     unreachable = "ghost=ssh://root@127.0.0.1:1"  # loopback, nothing listens on port 1
-    result = abstat(lab, "doctor", "--host", "alpha", "--host", unreachable, "--only", "aslr",
-                    "--connect-timeout", "10")
+    result = abstat(
+        lab, "doctor", "--host", "alpha", "--host", unreachable, "--only", "aslr", "--connect-timeout", "10"
+    )
     assert result.returncode == 2
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert result.stderr.startswith("abstat doctor: host ghost: cannot reach the host: ")
@@ -118,14 +122,33 @@ def _runs(store: str, experiment: str) -> list[tuple]:
             " l.invocation_id = i.id AND l.key = 'host') FROM samples s JOIN runs r ON r.id = s.run_id"
             " JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
             " JOIN invocations i ON i.id = r.invocation_id WHERE e.name = ? AND s.metric = 'x'"
-            " AND r.status = 'ok'", (experiment,)).fetchall()
+            " AND r.status = 'ok'",
+            (experiment,),
+        ).fetchall()
 
 
 def test_noise_on_a_host_end_to_end(lab, tmp_path):
     store = str(tmp_path / "abstat.db")
     command = ["--shell", "--metric", r"x=x=\s*(\d+)", "--", "echo x=$(od -An -N2 -tu2 /dev/urandom)"]
-    result = abstat(lab, "noise", "-n", "8", "--host", "alpha", "--store", store, "--experiment", "nz",
-                    "--seed", "5", "--no-progress", "--format", "json", *command, timeout=90)
+    result = abstat(
+        lab,
+        "noise",
+        "-n",
+        "8",
+        "--host",
+        "alpha",
+        "--store",
+        store,
+        "--experiment",
+        "nz",
+        "--seed",
+        "5",
+        "--no-progress",
+        "--format",
+        "json",
+        *command,
+        timeout=90,
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["host"] == "alpha" and report["experiment"] == "nz"
@@ -138,8 +161,9 @@ def test_noise_on_a_host_end_to_end(lab, tmp_path):
     assert metric["mean"] == pytest.approx(statistics.fmean(values))
     assert metric["stddev"] == pytest.approx(statistics.stdev(values))
 
-    again = abstat(lab, "noise", "--experiment", "nz", "--host", "alpha", "--store", store, "--seed", "5",
-                   "--format", "json")
+    again = abstat(
+        lab, "noise", "--experiment", "nz", "--host", "alpha", "--store", store, "--seed", "5", "--format", "json"
+    )
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["metrics"] == report["metrics"]
     other = abstat(lab, "noise", "--experiment", "nz", "--host", "beta", "--store", store)
@@ -148,8 +172,23 @@ def test_noise_on_a_host_end_to_end(lab, tmp_path):
 
 def test_run_on_a_host_records_the_doctor_findings_and_warns(lab, tmp_path):
     store = str(tmp_path / "abstat.db")
-    result = abstat(lab, "run", "--host", "alpha", "--host", "beta", "--store", store, "--experiment", "r",
-                    "-v", "a=true", "-n", "2", "--no-progress")
+    result = abstat(
+        lab,
+        "run",
+        "--host",
+        "alpha",
+        "--host",
+        "beta",
+        "--store",
+        store,
+        "--experiment",
+        "r",
+        "-v",
+        "a=true",
+        "-n",
+        "2",
+        "--no-progress",
+    )
     assert result.returncode == 0, result.stderr
     local = {check["name"]: check for check in local_checks("--no-perf")}
     with sqlite3.connect(store) as db:
@@ -165,8 +204,11 @@ def test_run_on_a_host_records_the_doctor_findings_and_warns(lab, tmp_path):
     for_time = {check.name for check in CHECKS if TIME in check.matters_for} - VOLATILE_STATUS
     warned = {name for name, finding in local.items() if finding["status"] == "warn" and name in for_time}
     for host in ("alpha", "beta"):
-        notes = [line for line in result.stderr.splitlines()
-                 if line.startswith(f"abstat run: {host}: note: abstat doctor warns: ")]
+        notes = [
+            line
+            for line in result.stderr.splitlines()
+            if line.startswith(f"abstat run: {host}: note: abstat doctor warns: ")
+        ]
         assert {line.split("warns: ")[1].split(":")[0] for line in notes} >= warned
 
 
@@ -183,8 +225,13 @@ def test_the_shipped_checks_run_on_python_3_8():
     (the hello records an error instead of failing, so a 3.8 problem would hide there)."""
     from abstat.lab import bundle
 
-    process = subprocess.run([_python_3_8(), "-I", "-c", bundle.BOOTSTRAP], cwd="/", capture_output=True,
-                             input=bundle.payload() + b'{"doctor": {"interval": 0}}\n', timeout=60)
+    process = subprocess.run(
+        [_python_3_8(), "-I", "-c", bundle.BOOTSTRAP],
+        cwd="/",
+        capture_output=True,
+        input=bundle.payload() + b'{"doctor": {"interval": 0}}\n',
+        timeout=60,
+    )
     assert process.returncode == 0, process.stderr
     hello, answer = [json.loads(line) for line in process.stdout.splitlines()]
     assert hello["hello"]["python"].startswith("3.8.")

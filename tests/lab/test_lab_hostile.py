@@ -7,6 +7,7 @@ line naming it and the field it broke, the healthy one must complete with
 every run stored, nothing invalid may reach the store, no escape byte the
 terminal, and nothing may hang or grow without bound.
 """
+
 from __future__ import annotations
 
 import json
@@ -42,13 +43,14 @@ HOSTS = {
     "units": ({"result": {"units": {"wall": 5}}}, "invalid result: units['wall']: not a text (a number)"),
     "status": ({"result": {"status": "great"}}, "invalid result: status: 'great' is not one of ok, failed, timeout"),
     "later": ({"result": {"values": {"wall": [1, "x"]}}, "result_index": 2}, "values['wall'][1]: not a number"),
-    "huge": ({"many_values": 200_001, "result_index": 0},
-             "invalid result: values: more than 200000 values in one run"),
+    "huge": ({"many_values": 200_001, "result_index": 0}, "invalid result: values: more than 200000 values in one run"),
     "error": ({"error": OSC52 + "boom"}, "on the host: \\x1b]52;c;cm0gLXJmIH4K\\x07boom"),
     "doneerror": ({"done": {"error": "\x1b[2J\x1b]0;title\x07gone"}}, "\\x1b[2J\\x1b]0;title\\x07gone"),
     "done": ({"done": {"notes": 5}}, "invalid end of the block: done.notes: not a list of texts"),
-    "message": ({"result": {}, "result_index": 99, "extra_results": 0, "done": {"interrupted": "yes"}},
-                "done.interrupted: not true/false"),
+    "message": (
+        {"result": {}, "result_index": 99, "extra_results": 0, "done": {"interrupted": "yes"}},
+        "done.interrupted: not true/false",
+    ),
     "stderr": ({"before_hello": {"stderr_bytes": 200000}, "hello": {"boot_id": SAFE_BOOT}}, None),
     "warns": ({"hello": {"doctor_warnings": [OSC52 + "\x1b]0;pwned\x07"]}}, None),
 }
@@ -64,8 +66,28 @@ def hostile_run(tmp_path_factory):
     hosts = [arg for host in ["good", *HOSTS] for arg in ("--host", host)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     result = subprocess.run(
-        [sys.executable, "-m", "abstat", "run", "--experiment", "hostile", *hosts, "-v", "a=true", "-v", "b=true",
-         "-n", "3", "--store", store, "--no-progress"], env=env, capture_output=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "--experiment",
+            "hostile",
+            *hosts,
+            "-v",
+            "a=true",
+            "-v",
+            "b=true",
+            "-n",
+            "3",
+            "--store",
+            store,
+            "--no-progress",
+        ],
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return result, store, max(peak, before)
 
@@ -73,9 +95,11 @@ def hostile_run(tmp_path_factory):
 def _runs(store: str) -> dict[str, list[tuple]]:
     db = sqlite3.connect(store)
     try:
-        rows = db.execute("SELECT l.value, v.name, r.iteration, r.status, typeof(r.wall) FROM runs r"
-                          " JOIN variants v ON v.id = r.variant_id JOIN labels l ON l.invocation_id = r.invocation_id"
-                          " AND l.key = 'host' ORDER BY r.id").fetchall()
+        rows = db.execute(
+            "SELECT l.value, v.name, r.iteration, r.status, typeof(r.wall) FROM runs r"
+            " JOIN variants v ON v.id = r.variant_id JOIN labels l ON l.invocation_id = r.invocation_id"
+            " AND l.key = 'host' ORDER BY r.id"
+        ).fetchall()
         found: dict[str, list[tuple]] = {}
         for host, *rest in rows:
             found.setdefault(host, []).append(tuple(rest))
@@ -120,10 +144,14 @@ def test_the_healthy_hosts_complete_and_nothing_invalid_is_stored(hostile_run):
     db = sqlite3.connect(store)
     try:
         assert db.execute("SELECT count(*) FROM samples WHERE typeof(value) != 'real'").fetchone() == (0,)
-        assert db.execute("SELECT count(*) FROM runs WHERE typeof(iteration) != 'integer'"
-                          " OR typeof(wall) != 'real'").fetchone() == (0,)
-        statuses = dict(db.execute("SELECT l.value, i.status FROM invocations i JOIN labels l"
-                                   " ON l.invocation_id = i.id AND l.key = 'host'").fetchall())
+        assert db.execute(
+            "SELECT count(*) FROM runs WHERE typeof(iteration) != 'integer' OR typeof(wall) != 'real'"
+        ).fetchone() == (0,)
+        statuses = dict(
+            db.execute(
+                "SELECT l.value, i.status FROM invocations i JOIN labels l ON l.invocation_id = i.id AND l.key = 'host'"
+            ).fetchall()
+        )
     finally:
         db.close()
     assert statuses["good"] == "complete" and statuses["extra"] == "failed"
@@ -142,8 +170,13 @@ def test_memory_stays_bounded_and_nothing_is_left_behind(hostile_run):
 def test_export_and_show_read_the_store_the_hostile_run_left(hostile_run):
     _, store, _ = hostile_run
     env = dict(os.environ, PYTHONPATH=SRC)
-    exported = subprocess.run([sys.executable, "-m", "abstat", "export", "--store", store, "--format", "json"],
-                              env=env, capture_output=True, text=True, timeout=60)
+    exported = subprocess.run(
+        [sys.executable, "-m", "abstat", "export", "--store", store, "--format", "json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert exported.returncode == 0, exported.stderr
     assert "\x1b" not in exported.stdout
     assert json.loads(exported.stdout)
@@ -163,8 +196,13 @@ def test_resume_shows_the_stored_commands_and_runs_nothing_without_yes(hostile_r
     db.close()
     env = hostile_box.environment({}, str(tmp_path))
     env["PYTHONPATH"] = SRC
-    result = subprocess.run([sys.executable, "-m", "abstat", "run", "--resume", "hostile", "--store", store],
-                            env=env, capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "abstat", "run", "--resume", "hostile", "--store", store],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     lines = result.stderr.splitlines()
     assert lines[0].startswith("on good (good), nosuch (nosuch), ")
@@ -183,14 +221,21 @@ def test_a_silent_or_flooding_session_is_ended_within_its_timeouts():
     from abstat.lab.protocol import NoAnswer
 
     started = time.monotonic()
-    silent = BoxSession(subprocess.Popen(["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.PIPE))
+    silent = BoxSession(
+        subprocess.Popen(["sleep", "30"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    )
     with pytest.raises(NoAnswer):
         silent.hello(1.0)
     silent.close(grace=0.5)
     assert silent.process.returncode == -9 and time.monotonic() - started < 25  # killed before its 30 s
-    flood = BoxSession(subprocess.Popen([sys.executable, "-c", "import sys\nwhile True: sys.stderr.write('e' * 65536)"],
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
+    flood = BoxSession(
+        subprocess.Popen(
+            [sys.executable, "-c", "import sys\nwhile True: sys.stderr.write('e' * 65536)"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    )
     with pytest.raises(NoAnswer):  # standard error is drained: the box is not blocked, nor is the reader
         flood.hello(1.0)
     assert flood.stderr_tail().startswith("eeee") and len(flood.stderr_tail()) <= 1000

@@ -1,6 +1,7 @@
 """Issue 36, item 6: box leases.  The lease file is the user's own (mode 0600, not 0644 in /tmp): another
 user of the box cannot open it to hold the lock, a file another user planted is refused, not used; and
 an answer that is a line without end is refused at once, not after the 60 s lease timeout."""
+
 from __future__ import annotations
 
 import os
@@ -16,19 +17,33 @@ from abstat.lab.host import HostFailed
 from abstat.lab.lease import LEASE_TIMEOUT_S, SCRIPT, BoxLease
 
 NOBODY = 65534
-root_only = pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"),
-                               reason="another user (and a Python it may run) is needed")
+root_only = pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"),
+    reason="another user (and a Python it may run) is needed",
+)
 
 
 def _lease(path: str, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, "-c", SCRIPT, "experiment 'x'", *(args or ("no-wait",))],
-                            env=dict(os.environ, ABSTAT_LEASE=path), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", SCRIPT, "experiment 'x'", *(args or ("no-wait",))],
+        env=dict(os.environ, ABSTAT_LEASE=path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _as_nobody(code: str, cwd: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["/usr/bin/python3", "-I", "-c", code], user=NOBODY, group=NOBODY, cwd=cwd,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        ["/usr/bin/python3", "-I", "-c", code],
+        user=NOBODY,
+        group=NOBODY,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -82,21 +97,36 @@ def test_a_lease_in_a_directory_others_may_change_is_refused(tmp_path):
     assert holder.returncode == 2 and "may be changed by others" in out, out
 
 
-@pytest.mark.parametrize("answer", ["while true; do printf x; sleep 0.01; done",
-                                    "printf '{\"leased\": \"/run/abstat.lease'; sleep 100",
-                                    "yes | tr -d '\\n'"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "while true; do printf x; sleep 0.01; done",
+        'printf \'{"leased": "/run/abstat.lease\'; sleep 100',
+        "yes | tr -d '\\n'",
+    ],
+)
 def test_an_answer_that_does_not_end_is_refused_at_once(answer):
     class Ssh:
         def open(self, command: str) -> subprocess.Popen[bytes]:
-            return subprocess.Popen(["sh", "-c", answer], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, start_new_session=True)
+            return subprocess.Popen(
+                ["sh", "-c", answer],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
 
         def close_session(self, session) -> None:
             os.killpg(session.process.pid, 9)
             session.process.wait()
 
-    worker = types.SimpleNamespace(ssh=Ssh(), plan=types.SimpleNamespace(experiment="e"),
-                                   _check_stop=lambda: None, state=lambda text: None, emit=lambda *a, **k: None)
+    worker = types.SimpleNamespace(
+        ssh=Ssh(),
+        plan=types.SimpleNamespace(experiment="e"),
+        _check_stop=lambda: None,
+        state=lambda text: None,
+        emit=lambda *a, **k: None,
+    )
     lease = BoxLease()
     started = time.monotonic()
     with pytest.raises(HostFailed, match="cannot take the lease of the box: a line"):
@@ -108,15 +138,25 @@ def test_an_answer_that_does_not_end_is_refused_at_once(answer):
 def test_held_names_no_wait_only_when_it_was_given():
     class Ssh:
         def open(self, command: str) -> subprocess.Popen[bytes]:
-            return subprocess.Popen(["sh", "-c", "echo '{\"held\": \"someone\"}'; sleep 100"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            return subprocess.Popen(
+                ["sh", "-c", 'echo \'{"held": "someone"}\'; sleep 100'],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
 
         def close_session(self, session) -> None:
             os.killpg(session.process.pid, 9)
             session.process.wait()
 
-    worker = types.SimpleNamespace(ssh=Ssh(), plan=types.SimpleNamespace(experiment="e"),
-                                   _check_stop=lambda: None, state=lambda text: None, emit=lambda *a, **k: None)
+    worker = types.SimpleNamespace(
+        ssh=Ssh(),
+        plan=types.SimpleNamespace(experiment="e"),
+        _check_stop=lambda: None,
+        state=lambda text: None,
+        emit=lambda *a, **k: None,
+    )
     for wait, said in ((False, "the box is leased to someone (--no-wait)"), (True, "the box is leased to someone")):
         lease = BoxLease(wait=wait)
         with pytest.raises(HostFailed) as caught:

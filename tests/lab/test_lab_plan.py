@@ -1,4 +1,5 @@
 """The lab without ssh: schedules, option checks, and the shipped runner over plain pipes."""
+
 from __future__ import annotations
 
 import functools
@@ -29,7 +30,7 @@ def test_boot_order_is_balanced_seeded_and_random():
         counts = Counter(order)
         assert counts == Counter({name: 8 for name in variants})
         for start in range(0, 24, 3):  # every round boots each variant once
-            assert sorted(order[start:start + 3]) == sorted(variants)
+            assert sorted(order[start : start + 3]) == sorted(variants)
     assert len(orders) > 30  # randomized, not "all before first"
     assert boot_order(variants, 8, 5, "milan") == boot_order(variants, 8, 5, "milan")  # seeded
     assert boot_order(variants, 8, 5, "milan") != boot_order(variants, 8, 5, "naples")  # per host
@@ -42,21 +43,24 @@ def test_block_slots_positions_and_warmups():
     assert Counter(s[0] for s in slots if not s[2]) == {"a": 3, "b": 3}
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--boot", "a=reboot", "-v", "a=true"], "need --host"),
-    (["--boot-timeout", "5", "-v", "a=true"], "need --host"),
-    (["--host", "m", "-v", "a=true", "--boot", "b=reboot"], "no variant 'b'"),
-    (["--host", "m", "-v", "a=true", "-v", "b=true", "--boot", "a=reboot"], "give one for every variant"),
-    (["--host", "m", "-v", "a=true", "--check", "a=true"], "--check needs --boot"),
-    (["--host", "m", "-v", "a=true", "--boot", "a=r", "--boots", "0"], "--boots must be at least 1"),
-    (["--host", "m", "-v", "a=true", "--boot-timeout", "-1"], "--boot-timeout must be a positive"),
-    (["--host", "m", "--host", "x=m", "--host", "x=n", "-v", "a=true"], "label 'x' given twice"),
-    (["--host=-oProxyCommand", "-v", "a=true"], "expected an ssh destination"),
-    (["--host=-o=x", "-v", "a=true"], "the label must be"),
-    (["--host", "m", "-v", "a=true", "--label", "host=z"], "--label host=...: with --host"),
-    (["--resume", "nothing"], "no such store"),
-    (["--resume", "nothing", "-n", "3"], "--resume takes the experiment's stored options"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--boot", "a=reboot", "-v", "a=true"], "need --host"),
+        (["--boot-timeout", "5", "-v", "a=true"], "need --host"),
+        (["--host", "m", "-v", "a=true", "--boot", "b=reboot"], "no variant 'b'"),
+        (["--host", "m", "-v", "a=true", "-v", "b=true", "--boot", "a=reboot"], "give one for every variant"),
+        (["--host", "m", "-v", "a=true", "--check", "a=true"], "--check needs --boot"),
+        (["--host", "m", "-v", "a=true", "--boot", "a=r", "--boots", "0"], "--boots must be at least 1"),
+        (["--host", "m", "-v", "a=true", "--boot-timeout", "-1"], "--boot-timeout must be a positive"),
+        (["--host", "m", "--host", "x=m", "--host", "x=n", "-v", "a=true"], "label 'x' given twice"),
+        (["--host=-oProxyCommand", "-v", "a=true"], "expected an ssh destination"),
+        (["--host=-o=x", "-v", "a=true"], "the label must be"),
+        (["--host", "m", "-v", "a=true", "--label", "host=z"], "--label host=...: with --host"),
+        (["--resume", "nothing"], "no such store"),
+        (["--resume", "nothing", "-n", "3"], "--resume takes the experiment's stored options"),
+    ],
+)
 def test_bad_lab_options_are_one_line(tmp_path, args, message):
     result = abstat("run", "--store", str(tmp_path / "s.db"), *args, cwd=str(tmp_path))
     assert result.returncode == 2
@@ -75,16 +79,22 @@ def test_resume_needs_a_stored_lab_experiment(tmp_path):
         pass
     result = abstat("run", "--store", store, "--resume", "x", cwd=str(tmp_path))
     assert result.returncode == 2 and "--resume 'x': no such experiment" in result.stderr
-    local = abstat("run", "--store", store, "--experiment", "x", "-v", "a=true", "-n", "1", "--no-progress",
-                   cwd=str(tmp_path))
+    local = abstat(
+        "run", "--store", store, "--experiment", "x", "-v", "a=true", "-n", "1", "--no-progress", cwd=str(tmp_path)
+    )
     assert local.returncode == 0, local.stderr
     result = abstat("run", "--store", store, "--resume", "x", cwd=str(tmp_path))
     assert result.returncode == 2 and "not run with --host, nothing to resume" in result.stderr
 
 
 def _start_runner(python: str = sys.executable) -> subprocess.Popen:
-    process = subprocess.Popen([python, "-I", "-c", bundle.BOOTSTRAP], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/")
+    process = subprocess.Popen(
+        [python, "-I", "-c", bundle.BOOTSTRAP],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd="/",
+    )
     process.stdin.write(bundle.payload())
     process.stdin.flush()
     return process
@@ -105,8 +115,11 @@ def _converse(plan: dict, python: str = sys.executable) -> tuple[dict, list[dict
 
 
 def test_shipped_runner_speaks_the_protocol_without_abstat_installed():
-    plan = {"variants": {"a": "true", "b": "sh -c 'echo \"{\\\"n\\\": 7}\"'"}, "json_lines": True,
-            "slots": [["a", 0, True, 0], ["a", 0, False, 1], ["b", 0, False, 2], ["b", 1, False, 3]]}
+    plan = {
+        "variants": {"a": "true", "b": 'sh -c \'echo "{\\"n\\": 7}"\''},
+        "json_lines": True,
+        "slots": [["a", 0, True, 0], ["a", 0, False, 1], ["b", 0, False, 2], ["b", 1, False, 3]],
+    }
     hello, messages, process = _converse(plan)  # python -I: no PYTHONPATH, no site-packages, only the zip
     assert hello["machine"]["hostname"] and hello["boot_id"] == hello["machine"]["boot_id"]
     results = [m["result"] for m in messages if "result" in m]
@@ -124,8 +137,9 @@ def test_shipped_runner_is_standard_library_only(tmp_path):
         "import sys; sys.path.insert(0, sys.argv[1]); import abstat.box.runner.remote\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'abstat', '__main__'}))"
     )
-    result = subprocess.run([sys.executable, "-I", "-S", "-c", probe, str(archive)], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe, str(archive)], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
@@ -170,8 +184,12 @@ def _old_python(version: str) -> str | None:
 
 @pytest.mark.skipif(_old_python("3.8") is None, reason="no Python 3.8 on this machine")
 def test_shipped_runner_works_on_python_3_8():
-    plan = {"variants": {"a": "true", "b": "sleep 0.01"}, "timeout": 10, "background": ["sleep 60"],
-            "slots": [["a", 0, False, 0], ["b", 0, False, 1]]}
+    plan = {
+        "variants": {"a": "true", "b": "sleep 0.01"},
+        "timeout": 10,
+        "background": ["sleep 60"],
+        "slots": [["a", 0, False, 0], ["b", 0, False, 1]],
+    }
     hello, messages, process = _converse(plan, _old_python("3.8"))
     assert hello["python"].startswith("3.8.")
     assert [m["result"]["status"] for m in messages if "result" in m] == ["ok", "ok"], process.stderr.read()
@@ -180,8 +198,9 @@ def test_shipped_runner_works_on_python_3_8():
 
 @pytest.mark.skipif(_old_python("3.7") is None, reason="no Python 3.7 on this machine")
 def test_too_old_python_on_the_box_is_one_line():
-    result = subprocess.run([_old_python("3.7"), "-I", "-c", bundle.BOOTSTRAP], input=bundle.payload(),
-                            capture_output=True, timeout=30)
+    result = subprocess.run(
+        [_old_python("3.7"), "-I", "-c", bundle.BOOTSTRAP], input=bundle.payload(), capture_output=True, timeout=30
+    )
     assert result.returncode == 3
     assert result.stderr.decode().strip().endswith("the runner needs 3.8 or newer")
 
@@ -238,8 +257,10 @@ def test_progress_off_still_reports_failures():
     progress.state("milan", "running", 0)
     progress.message("milan", "boot 1 refused by --check")
     progress.failed("milan", "gone")
-    assert stream.getvalue().splitlines() == ["abstat run: milan: boot 1 refused by --check",
-                                              "abstat run: host milan failed: gone"]
+    assert stream.getvalue().splitlines() == [
+        "abstat run: milan: boot 1 refused by --check",
+        "abstat run: host milan failed: gone",
+    ]
 
 
 def test_hello_is_found_past_login_script_noise():
@@ -251,8 +272,11 @@ def test_hello_is_found_past_login_script_noise():
     text = "Welcome to milan\n{not json\n[1, 2]\n" + json.dumps({"hello": {"boot_id": boot}}) + "\n"
 
     def session(output: str) -> BoxSession:
-        return BoxSession(subprocess.Popen(["printf", "%s", output], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE))
+        return BoxSession(
+            subprocess.Popen(
+                ["printf", "%s", output], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        )
 
     box = session(text)
     assert box.hello(10).boot_id == boot

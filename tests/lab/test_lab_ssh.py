@@ -4,6 +4,7 @@ Nothing is mocked at the SSH layer: abstat runs the system's ssh client
 against one sshd per simulated machine, each in its own UTS, mount and PID
 namespace with its own hostname and boot id.
 """
+
 from __future__ import annotations
 
 import csv
@@ -45,8 +46,12 @@ def boot_options(lab: lab_sim.Lab, variants: dict[str, str] | None = None) -> li
     entries = variants or {"before": "before", "after": "after"}
     options: list[str] = []
     for variant, entry in entries.items():
-        options += ["--boot", f"{variant}={lab.reboot} {entry}",
-                    "--check", f"{variant}=grep -qx {variant} {lab.box}/current"]
+        options += [
+            "--boot",
+            f"{variant}={lab.reboot} {entry}",
+            "--check",
+            f"{variant}=grep -qx {variant} {lab.box}/current",
+        ]
     return options
 
 
@@ -63,14 +68,32 @@ def invocations(store: str) -> list[dict]:
         result = []
         for inv_id, status, hostname, boot_id, machine, settings in rows.fetchall():
             labels = dict(db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (inv_id,)))
-            runs = db.execute("SELECT v.name, r.iteration, r.status FROM runs r JOIN variants v ON v.id = r.variant_id"
-                              " WHERE r.invocation_id = ? ORDER BY r.position", (inv_id,)).fetchall()
-            kernels = [v for (v,) in db.execute(
-                "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.invocation_id = ?"
-                " AND s.metric = 'kernel'", (inv_id,))]
-            result.append({"id": inv_id, "status": status, "hostname": hostname, "boot_id": boot_id,
-                           "machine": json.loads(machine), "lab": json.loads(settings).get("lab"),
-                           "labels": labels, "runs": runs, "kernels": kernels})
+            runs = db.execute(
+                "SELECT v.name, r.iteration, r.status FROM runs r JOIN variants v ON v.id = r.variant_id"
+                " WHERE r.invocation_id = ? ORDER BY r.position",
+                (inv_id,),
+            ).fetchall()
+            kernels = [
+                v
+                for (v,) in db.execute(
+                    "SELECT s.value FROM samples s JOIN runs r ON r.id = s.run_id WHERE r.invocation_id = ?"
+                    " AND s.metric = 'kernel'",
+                    (inv_id,),
+                )
+            ]
+            result.append(
+                {
+                    "id": inv_id,
+                    "status": status,
+                    "hostname": hostname,
+                    "boot_id": boot_id,
+                    "machine": json.loads(machine),
+                    "lab": json.loads(settings).get("lab"),
+                    "labels": labels,
+                    "runs": runs,
+                    "kernels": kernels,
+                }
+            )
         return result
     finally:
         db.close()
@@ -78,9 +101,29 @@ def invocations(store: str) -> list[dict]:
 
 def test_two_hosts_two_variants_several_boots_then_report_by_host(lab, tmp_path):
     store = str(tmp_path / "lab.db")
-    result = abstat(lab, "run", "--store", store, "--experiment", "hcall", "--host", "alpha", "--host", "b=beta",
-                    *measured(lab), *boot_options(lab), "--boots", "2", "-n", "3", "--seed", "7",
-                    "--boot-timeout", "20", "--no-progress")
+    result = abstat(
+        lab,
+        "run",
+        "--store",
+        store,
+        "--experiment",
+        "hcall",
+        "--host",
+        "alpha",
+        "--host",
+        "b=beta",
+        *measured(lab),
+        *boot_options(lab),
+        "--boots",
+        "2",
+        "-n",
+        "3",
+        "--seed",
+        "7",
+        "--boot-timeout",
+        "20",
+        "--no-progress",
+    )
     assert result.returncode == 0, result.stderr
     rows = invocations(store)
     for label, name in (("alpha", "alpha"), ("b", "beta")):
@@ -102,8 +145,22 @@ def test_two_hosts_two_variants_several_boots_then_report_by_host(lab, tmp_path)
         assert order == boot_order(["before", "after"], 2, 7, label)  # the seeded order, as stored
     assert lab.boxes["alpha"].boots == lab.boxes["beta"].boots == 5  # the first boot + 4 asked for
 
-    report = abstat(lab, "report", "--store", store, "--by", "variant", "--rows", "host", "--metric", "kernel",
-                    "--baseline", "before", "--format", "csv")
+    report = abstat(
+        lab,
+        "report",
+        "--store",
+        store,
+        "--by",
+        "variant",
+        "--rows",
+        "host",
+        "--metric",
+        "kernel",
+        "--baseline",
+        "before",
+        "--format",
+        "csv",
+    )
     assert report.returncode == 0, report.stderr
     table = list(csv.DictReader(io.StringIO(report.stdout)))
     compared = [row for row in table if row["kind"] == "cell" and row["column"] == "after"]
@@ -117,8 +174,23 @@ def test_host_that_never_returns_stops_alone_then_resume(lab, tmp_path):
     store = str(tmp_path / "lab.db")
     beta = lab.boxes["beta"]
     beta.down_after = beta.boots + 1  # its second boot never happens
-    options = ["--experiment", "x", "--host", "alpha", "--host", "beta", *measured(lab), *boot_options(lab),
-               "--boots", "2", "-n", "2", "--seed", "3", "--no-progress"]
+    options = [
+        "--experiment",
+        "x",
+        "--host",
+        "alpha",
+        "--host",
+        "beta",
+        *measured(lab),
+        *boot_options(lab),
+        "--boots",
+        "2",
+        "-n",
+        "2",
+        "--seed",
+        "3",
+        "--no-progress",
+    ]
     result = abstat(lab, "run", "--store", store, *options, "--boot-timeout", "8")
     assert result.returncode == 2
     failures = [line for line in result.stderr.splitlines() if "beta" in line and "failed" in line]
@@ -147,11 +219,30 @@ def test_connection_killed_mid_block_keeps_runs_and_continues(lab, tmp_path):
     store = str(tmp_path / "lab.db")
     counter = f"{lab.box}/count"
     # The third run kills every ssh session of the box (the children of its sshd, PID 1 there).
-    command = (f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; "
-               "if [ $n = 3 ]; then pkill -KILL -P 1; sleep 5; fi; echo value=$n")
-    result = abstat(lab, "run", "--store", store, "--experiment", "k", "--host", "alpha", "--shell",
-                    "-v", f"a={command}", "-n", "6", "--metric", "value=value=(\\d+)", "--boot-timeout", "20",
-                    "--no-progress")
+    command = (
+        f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; "
+        "if [ $n = 3 ]; then pkill -KILL -P 1; sleep 5; fi; echo value=$n"
+    )
+    result = abstat(
+        lab,
+        "run",
+        "--store",
+        store,
+        "--experiment",
+        "k",
+        "--host",
+        "alpha",
+        "--shell",
+        "-v",
+        f"a={command}",
+        "-n",
+        "6",
+        "--metric",
+        "value=value=(\\d+)",
+        "--boot-timeout",
+        "20",
+        "--no-progress",
+    )
     assert result.returncode == 0, result.stderr
     rows = invocations(store)
     assert len(rows) == 1 and rows[0]["status"] == "complete"
@@ -165,9 +256,23 @@ def test_connection_killed_mid_block_keeps_runs_and_continues(lab, tmp_path):
 def test_wrong_variant_booted_is_refused_by_check(lab, tmp_path):
     store = str(tmp_path / "lab.db")
     # "after" boots the wrong GRUB entry: the box comes back running "before"
-    result = abstat(lab, "run", "--store", store, "--experiment", "w", "--host", "alpha", *measured(lab),
-                    *boot_options(lab, {"before": "before", "after": "before"}), "-n", "2", "--boot-timeout", "20",
-                    "--no-progress")
+    result = abstat(
+        lab,
+        "run",
+        "--store",
+        store,
+        "--experiment",
+        "w",
+        "--host",
+        "alpha",
+        *measured(lab),
+        *boot_options(lab, {"before": "before", "after": "before"}),
+        "-n",
+        "2",
+        "--boot-timeout",
+        "20",
+        "--no-progress",
+    )
     assert result.returncode == 2
     refusals = [line for line in result.stderr.splitlines() if "refused by --check for 'after'" in line]
     assert len(refusals) == 2  # tried twice
@@ -181,8 +286,23 @@ def test_unreachable_host_is_one_line(lab, tmp_path):
     store = str(tmp_path / "lab.db")
     box = lab.boxes["beta"]
     box.kill()
-    result = abstat(lab, "run", "--store", store, "--host", "beta", "--host", "alpha", "-v", "a=true",
-                    "-n", "2", "--boot-timeout", "2", "--no-progress")
+    result = abstat(
+        lab,
+        "run",
+        "--store",
+        store,
+        "--host",
+        "beta",
+        "--host",
+        "alpha",
+        "-v",
+        "a=true",
+        "-n",
+        "2",
+        "--boot-timeout",
+        "2",
+        "--no-progress",
+    )
     assert result.returncode == 2
     lines = [line for line in result.stderr.splitlines() if line.startswith("abstat run: host beta failed")]
     assert len(lines) == 1 and "cannot reach the host" in lines[0], result.stderr
@@ -225,15 +345,38 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
     store = str(tmp_path / "lab.db")
     counter = f"{lab.box}/count"
     pause = f"sleep 31.{random.randrange(10**6):06d}"  # no other test's (another worker's, checkout's)
-    command = f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; " \
-              f"if [ $n -ge 3 ]; then exec {pause}; fi"
+    command = (
+        f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; "
+        f"if [ $n -ge 3 ]; then exec {pause}; fi"
+    )
     env = lab.env()
     env["PYTHONPATH"] = SRC + os.pathsep + env.get("PYTHONPATH", "")
     env["TMPDIR"] = str(tmp_path / ("a long CI workspace path with spaces and %h %% " + "x" * 80))
     os.makedirs(env["TMPDIR"])  # the control sockets must not go there (too long, a space, a %)
-    process = subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--experiment", "i",
-                                "--host", "alpha", "--shell", "-v", f"a={command}", "-n", "5", "--no-progress"],
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "--store",
+            store,
+            "--experiment",
+            "i",
+            "--host",
+            "alpha",
+            "--shell",
+            "-v",
+            f"a={command}",
+            "-n",
+            "5",
+            "--no-progress",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while lab.boxes["alpha"].read("count") != "3" and time.monotonic() < deadline:
@@ -257,7 +400,7 @@ def test_interrupt_keeps_runs_and_leaves_no_process(lab, tmp_path, signum):
     assert masters.stdout.strip() == ""  # no ssh master or session left behind
     from abstat.lab.ssh import SshHost
 
-    name = os.path.basename(SshHost("alpha", "alpha", "/").control_path)[:-len(".sock")]
+    name = os.path.basename(SshHost("alpha", "alpha", "/").control_path)[: -len(".sock")]
     assert control_dirs and all(glob.glob(f"{d}/{name}.*") == [] for d in control_dirs), control_dirs
     # its control socket and log removed
     assert os.listdir(env["TMPDIR"]) == []
@@ -267,11 +410,29 @@ def test_boot_loop_guard_stops_a_host_that_reboots_unasked(lab, tmp_path):
     store = str(tmp_path / "lab.db")
     counter = f"{lab.box}/count"
     # From its second run on, the benchmark crashes the box (a reboot nobody asked for).
-    command = (f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; "
-               f"if [ $n -ge 2 ]; then touch {lab.box}/reboot-request; sleep 10; fi; echo ok")
-    result = abstat(lab, "run", "--store", store, "--experiment", "loop", "--host", "alpha", "--shell",
-                    "-v", f"a={command}", "-n", "3", *boot_options(lab, {"a": "a"}), "--boot-timeout", "20",
-                    "--no-progress")
+    command = (
+        f"n=$(cat {counter} 2>/dev/null || echo 0); n=$((n+1)); echo $n > {counter}; "
+        f"if [ $n -ge 2 ]; then touch {lab.box}/reboot-request; sleep 10; fi; echo ok"
+    )
+    result = abstat(
+        lab,
+        "run",
+        "--store",
+        store,
+        "--experiment",
+        "loop",
+        "--host",
+        "alpha",
+        "--shell",
+        "-v",
+        f"a={command}",
+        "-n",
+        "3",
+        *boot_options(lab, {"a": "a"}),
+        "--boot-timeout",
+        "20",
+        "--no-progress",
+    )
     assert result.returncode == 2
     failures = [line for line in result.stderr.splitlines() if line.startswith("abstat run: host alpha failed")]
     assert len(failures) == 1 and "rebooted 2 time(s) without being asked (boot loop?)" in failures[0]
@@ -292,9 +453,25 @@ def test_a_greeting_login_script_and_after_booted_first_change_nothing(tmp_path)
     try:
         boxes.start()
         store = str(tmp_path / "lab.db")
-        result = abstat(boxes, "run", "--store", store, "--experiment", "greet", "--host", "alpha",
-                        *measured(boxes), *boot_options(boxes), "-n", "2", "--seed", str(seed),
-                        "--boot-timeout", "20", "--no-progress")
+        result = abstat(
+            boxes,
+            "run",
+            "--store",
+            store,
+            "--experiment",
+            "greet",
+            "--host",
+            "alpha",
+            *measured(boxes),
+            *boot_options(boxes),
+            "-n",
+            "2",
+            "--seed",
+            str(seed),
+            "--boot-timeout",
+            "20",
+            "--no-progress",
+        )
         assert result.returncode == 0, result.stderr
         rows = invocations(store)
         assert [r["lab"]["boot_variant"] for r in rows] == ["after", "before"]
@@ -317,22 +494,58 @@ def test_a_leased_box_makes_a_second_experiment_wait_or_with_no_wait_stop(lab, t
     box, log = lab.box, tmp_path / "third.err"
 
     def start(*args: str, stderr: Any = subprocess.PIPE) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "abstat", "run", "--store", store, "--host", "alpha",
-                                 "--shell", "-n", "1", "--no-progress", *args], env=env, stdout=subprocess.PIPE,
-                                stderr=stderr, text=True)
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "abstat",
+                "run",
+                "--store",
+                store,
+                "--host",
+                "alpha",
+                "--shell",
+                "-n",
+                "1",
+                "--no-progress",
+                *args,
+            ],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+        )
 
     def until(condition: Any) -> None:
         deadline = time.monotonic() + 60
         while not condition() and time.monotonic() < deadline:
             time.sleep(0.05)
 
-    first = start("--experiment", "first", "-v",
-                  f"a=touch {box}/started; while [ ! -e {box}/release ]; do sleep 0.05; done; touch {box}/first-done")
+    first = start(
+        "--experiment",
+        "first",
+        "-v",
+        f"a=touch {box}/started; while [ ! -e {box}/release ]; do sleep 0.05; done; touch {box}/first-done",
+    )
     waiting = None
     try:
         until(lambda: lab.boxes["alpha"].read("started") is not None)
-        refused = abstat(lab, "run", "--store", store, "--host", "alpha", "--experiment", "second", "--no-wait",
-                         "-v", "a=true", "-n", "1", "--no-progress")
+        refused = abstat(
+            lab,
+            "run",
+            "--store",
+            store,
+            "--host",
+            "alpha",
+            "--experiment",
+            "second",
+            "--no-wait",
+            "-v",
+            "a=true",
+            "-n",
+            "1",
+            "--no-progress",
+        )
         with open(log, "w") as handle:
             waiting = start("--experiment", "third", "-v", f"a=test -e {box}/first-done", stderr=handle)
         until(lambda: "waiting for the box" in log.read_text())

@@ -4,6 +4,7 @@ Expected texts were recorded from Debian's ministat 20150715 (the classic
 reference); when that program is installed the differential tests also
 compare against it directly.
 """
+
 from __future__ import annotations
 
 import os
@@ -306,9 +307,7 @@ def test_fast_path_equals_exact_path(tmp_path, monkeypatch, dialect, extra):
 
     calls = []
     original = fast_module.integer_sample_set
-    monkeypatch.setattr(
-        fast_module, "integer_sample_set", lambda *a, **k: calls.append(1) or original(*a, **k)
-    )
+    monkeypatch.setattr(fast_module, "integer_sample_set", lambda *a, **k: calls.append(1) or original(*a, **k))
     assert run(args, tmp_path) == fast
     assert calls, "the numpy reader was not used"
     monkeypatch.setattr(cli, "FAST_PATH_BYTES", 1 << 62)

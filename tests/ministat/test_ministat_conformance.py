@@ -6,6 +6,7 @@ FreeBSD ministat) must give the same standard output and exit status.
 The whole corpus runs in-process (fast); a handful of cases also run
 through the real ``python -m abstat ministat`` in a subprocess.
 """
+
 from __future__ import annotations
 
 import io

@@ -8,6 +8,7 @@ own ``chameleon`` file (``720\\t`` under ``-d ' '``), blank lines, comments,
 columns, and generated files of decimals and integers large enough for the
 numpy readers (``time`` and ``perf stat`` output), with and without CRLF.
 """
+
 from __future__ import annotations
 
 import os
@@ -19,8 +20,10 @@ from pathlib import Path
 import pytest
 
 REFERENCE = "/usr/bin/ministat"
-pytestmark = pytest.mark.skipif(not os.access(REFERENCE, os.X_OK),
-                                reason="Debian's ministat is not installed at /usr/bin/ministat (apt-get install ministat)")
+pytestmark = pytest.mark.skipif(
+    not os.access(REFERENCE, os.X_OK),
+    reason="Debian's ministat is not installed at /usr/bin/ministat (apt-get install ministat)",
+)
 
 # FreeBSD's usr.bin/ministat/chameleon (freebsd-src, commit 023fc80e): its third line ends in a tab.
 CHAMELEON = b"150\n400\n720\t\n500\n930\n"
@@ -88,8 +91,10 @@ def test_large_files_through_the_numpy_readers_as_debian(tmp_path: Path, shape: 
         elif shape == "crlf":
             lines = _decimals(rng, count, centre, 3)
         elif shape == "mixed-integers":
-            lines = [str(round(rng.gauss(centre * 1e3, 30))) if i % 3 else f"{rng.gauss(centre * 1e3, 30):.1f}"
-                     for i in range(count)]
+            lines = [
+                str(round(rng.gauss(centre * 1e3, 30))) if i % 3 else f"{rng.gauss(centre * 1e3, 30):.1f}"
+                for i in range(count)
+            ]
         else:
             lines = [f"{rng.gauss(centre, 0.01):.17f}" for _ in range(count)]
         newline = "\r\n" if shape == "crlf" else "\n"

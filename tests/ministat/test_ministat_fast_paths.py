@@ -5,6 +5,7 @@
 * the plain-number reader against the general fgets/strtod reader;
 * both against Debian's ministat when it is installed.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -109,6 +110,7 @@ def test_fast_paths_byte_identical_to_debian_ministat(tmp_path, shape: str, n: i
         paths.append(str(path))
     for flags in (["-A"], []):
         reference = subprocess.run(["ministat", *flags, *paths], capture_output=True, check=True).stdout
-        ours = subprocess.run([sys.executable, "-m", "abstat", "ministat", *flags, *paths],
-                              capture_output=True, check=True).stdout
+        ours = subprocess.run(
+            [sys.executable, "-m", "abstat", "ministat", *flags, *paths], capture_output=True, check=True
+        ).stdout
         assert ours == reference

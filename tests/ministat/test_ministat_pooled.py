@@ -24,4 +24,3 @@ def test_pooled_t_sets_every_field_with_its_annotated_type(seed: int) -> None:
     result = pooled_t(n1, mean1, sd1, n2, mean2, sd2, rng.choice(sorted(CONFIDENCE_LEVELS)))
     for name, annotation in typing.get_type_hints(PooledT).items():
         assert type(getattr(result, name)) is annotation, name
-

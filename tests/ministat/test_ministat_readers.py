@@ -1,4 +1,5 @@
 """abstat.readers.text: ministat's strict reader and the lenient sample reader."""
+
 from __future__ import annotations
 
 import ctypes

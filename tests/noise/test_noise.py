@@ -1,5 +1,6 @@
 """``abstat noise``: its statistics against independent references, its
 calibration by simulation, and the command end to end."""
+
 from __future__ import annotations
 
 import json
@@ -32,8 +33,11 @@ def _pettitt_by_definition(values: list[float]) -> tuple[float, int]:
 @pytest.mark.parametrize("kind", ["distinct", "tied", "step"])
 def test_pettitt_statistic_equals_its_definition(kind: str) -> None:
     rng = np.random.default_rng(3)
-    values = {"distinct": rng.normal(0, 1, 30), "tied": rng.integers(0, 4, 30).astype(float),
-              "step": np.r_[rng.normal(0, 1, 15), rng.normal(2, 1, 15)]}[kind].tolist()
+    values = {
+        "distinct": rng.normal(0, 1, 30),
+        "tied": rng.integers(0, 4, 30).astype(float),
+        "step": np.r_[rng.normal(0, 1, 15), rng.normal(2, 1, 15)],
+    }[kind].tolist()
     result = step_test(values)
     k, where = _pettitt_by_definition(values)
     assert result.statistic == pytest.approx(k)
@@ -99,10 +103,14 @@ def test_on_a_clock_grid_the_detectable_change_is_the_one_compare_detects_80_per
     from abstat.stats.hodges_lehmann import hodges_lehmann
 
     rng = np.random.default_rng(20261202)
-    grid = (lambda latent: 20.0 * np.rint(latent / 20.0))
+    grid = lambda latent: 20.0 * np.rint(latent / 20.0)
     factor = 1.014
-    big = hodges_lehmann(np.log(grid(rng.normal(440, 7, 200_000))),
-                         np.log(grid(rng.normal(440 * factor, 7, 200_000))), 0.95, centres=False).estimate
+    big = hodges_lehmann(
+        np.log(grid(rng.normal(440, 7, 200_000))),
+        np.log(grid(rng.normal(440 * factor, 7, 200_000))),
+        0.95,
+        centres=False,
+    ).estimate
     change = 100 * math.expm1(big)
     assert 0.8 < change < 1.2
     pilot = np.array([420.0] * 3 + [440.0] * 34 + [460.0] * 3)  # the grid's shares, 40 runs a variant
@@ -110,8 +118,13 @@ def test_on_a_clock_grid_the_detectable_change_is_the_one_compare_detects_80_per
     assert size.estimand == "hl_ratio" and size.grid is not None
     promised = size.power(change, 40, 40, 0.05)
     trials = 300
-    reached = sum(bool(compare(grid(rng.normal(440, 7, 40)), grid(rng.normal(440 * factor, 7, 40))).significant)
-                  for _ in range(trials)) / trials
+    reached = (
+        sum(
+            bool(compare(grid(rng.normal(440, 7, 40)), grid(rng.normal(440 * factor, 7, 40))).significant)
+            for _ in range(trials)
+        )
+        / trials
+    )
     assert abs(promised - reached) < 0.08, (promised, reached)
     # and the detectable change is where that power is 80%
     detectable = size.detectable(40, 40, 0.05, 0.8)
@@ -120,8 +133,10 @@ def test_on_a_clock_grid_the_detectable_change_is_the_one_compare_detects_80_per
 
 def _runs(series, invocations=1) -> list[RunValue]:
     size = len(series)
-    return [RunValue("ab"[i % 2], 1 + i * invocations // size, f"boot{1 + i * invocations // size}", float(v))
-            for i, v in enumerate(series)]
+    return [
+        RunValue("ab"[i % 2], 1 + i * invocations // size, f"boot{1 + i * invocations // size}", float(v))
+        for i, v in enumerate(series)
+    ]
 
 
 def test_between_share_is_the_one_way_anova() -> None:
@@ -214,8 +229,26 @@ def test_noise_command_end_to_end(tmp_path: Path) -> None:
     script.write_text(BENCH)
     env = {"NOISE_STATE": str(tmp_path / "count")}
     store = str(tmp_path / "abstat.db")
-    done = _abstat("noise", "-n", "10", "--seed", "3", "--no-progress", "--store", store, "--experiment", "aa",
-                   "--metric", r"value=value ([0-9.]+)", "--format", "json", "--", sys.executable, str(script), env=env)
+    done = _abstat(
+        "noise",
+        "-n",
+        "10",
+        "--seed",
+        "3",
+        "--no-progress",
+        "--store",
+        store,
+        "--experiment",
+        "aa",
+        "--metric",
+        r"value=value ([0-9.]+)",
+        "--format",
+        "json",
+        "--",
+        sys.executable,
+        str(script),
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert document["experiment"] == "aa"

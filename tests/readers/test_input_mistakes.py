@@ -1,4 +1,5 @@
 """Mistakes a newcomer made with compare's inputs get one line that says what is wrong (exit 2)."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,14 @@ from support import paths
 
 
 def _compare(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", "compare", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120, env={**os.environ, "PYTHONPATH": str(paths.SRC)})
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", "compare", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(paths.SRC)},
+    )
 
 
 def test_summary_statistics_a_field_short_are_named_as_such(tmp_path):
@@ -27,4 +34,3 @@ def test_an_empty_directory_is_called_a_directory(tmp_path):
     done = _compare(str(tmp_path / "bad"), str(tmp_path / "after"), cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
     assert "a directory, and no asv or criterion results in it" in done.stderr
-

@@ -1,5 +1,6 @@
 """Peers' files read as their own tools read them (issue 25), checked on the peers' own test
 files (tests/data/peers, sources in its README) against what the peers print for them."""
+
 from __future__ import annotations
 
 import json
@@ -68,9 +69,14 @@ def samples(tmp_path_factory):
 def test_detection_never_mistakes_one_format_for_another(fmt, samples):
     path = samples[fmt]
     assert peers.detect_format(path, read_text(path)) == fmt
-    extra = [_p("gbench", "user_guide.json"), _p("gbench", "test3_run0.json"), _p("bmf", "report_bmf_mixed.json"),
-             _p("pytest-benchmark", "bencher-two.json"), os.path.join(CRIT, "base", "estimates.json"),
-             _p("pyperf-tags", "mult_list_py36_tags.json.gz")]
+    extra = [
+        _p("gbench", "user_guide.json"),
+        _p("gbench", "test3_run0.json"),
+        _p("bmf", "report_bmf_mixed.json"),
+        _p("pytest-benchmark", "bencher-two.json"),
+        os.path.join(CRIT, "base", "estimates.json"),
+        _p("pyperf-tags", "mult_list_py36_tags.json.gz"),
+    ]
     expected = ["gbench", "gbench", "bmf", "pytest-benchmark", "criterion", "pyperf"]
     assert [peers.detect_format(p, read_text(p)) for p in extra] == expected
 
@@ -94,11 +100,17 @@ def test_every_reader_refuses_every_other_format(fmt, samples):
 # google/benchmark tools/gbench/report.py, TestReportDifference.test_json_diff_report_pretty_printing:
 # compare.py's columns Time Old, Time New, CPU Old, CPU New (as printed, in each file's time_unit).
 COMPARE_PY_TEST1 = [
-    ("BM_SameTimes", 10, 10, 10, 10), ("BM_2xFaster", 50, 25, 50, 25), ("BM_2xSlower", 50, 100, 50, 100),
-    ("BM_1PercentFaster", 100, 99, 100, 99), ("BM_1PercentSlower", 100, 101, 100, 101),
-    ("BM_10PercentFaster", 100, 90, 100, 90), ("BM_10PercentSlower", 100, 110, 100, 110),
-    ("BM_100xSlower", 100, 10000, 100, 10000), ("BM_100xFaster", 10000, 100, 10000, 100),
-    ("BM_10PercentCPUToTime", 100, 110, 100, 90), ("BM_ThirdFaster", 100, 67, 100, 67),
+    ("BM_SameTimes", 10, 10, 10, 10),
+    ("BM_2xFaster", 50, 25, 50, 25),
+    ("BM_2xSlower", 50, 100, 50, 100),
+    ("BM_1PercentFaster", 100, 99, 100, 99),
+    ("BM_1PercentSlower", 100, 101, 100, 101),
+    ("BM_10PercentFaster", 100, 90, 100, 90),
+    ("BM_10PercentSlower", 100, 110, 100, 110),
+    ("BM_100xSlower", 100, 10000, 100, 10000),
+    ("BM_100xFaster", 10000, 100, 10000, 100),
+    ("BM_10PercentCPUToTime", 100, 110, 100, 90),
+    ("BM_ThirdFaster", 100, 67, 100, 67),
 ]
 
 
@@ -128,8 +140,12 @@ def test_gbench_repetitions_are_the_samples_compare_py_u_tests():
 
     old = load_files([_p("gbench", "test3_run0.json")])
     new = load_files([_p("gbench", "test3_run1.json")])
-    expected = {("BM_Two", "real_time"): 1.0, ("BM_Two", "cpu_time"): 0.6667,
-                ("short", "real_time"): 0.7671, ("short", "cpu_time"): 0.2000}
+    expected = {
+        ("BM_Two", "real_time"): 1.0,
+        ("BM_Two", "cpu_time"): 0.6667,
+        ("short", "real_time"): 0.7671,
+        ("short", "cpu_time"): 0.2000,
+    }
     for (name, metric), p in expected.items():
         a = _by(old, benchmark=name, metric=metric).values
         b = _by(new, benchmark=name, metric=metric).values
@@ -148,11 +164,33 @@ def test_gbench_counters_and_context():
 
 
 def test_gbench_aggregates_only_read_as_summaries(tmp_path):
-    doc = {"context": {"library_build_type": "release"}, "benchmarks": [
-        {"name": "BM_x_mean", "run_name": "BM_x", "run_type": "aggregate", "aggregate_name": "mean",
-         "repetitions": 9, "iterations": 9, "real_time": 12.0, "cpu_time": 11.0, "time_unit": "us"},
-        {"name": "BM_x_stddev", "run_name": "BM_x", "run_type": "aggregate", "aggregate_name": "stddev",
-         "repetitions": 9, "iterations": 9, "real_time": 0.5, "cpu_time": 0.25, "time_unit": "us"}]}
+    doc = {
+        "context": {"library_build_type": "release"},
+        "benchmarks": [
+            {
+                "name": "BM_x_mean",
+                "run_name": "BM_x",
+                "run_type": "aggregate",
+                "aggregate_name": "mean",
+                "repetitions": 9,
+                "iterations": 9,
+                "real_time": 12.0,
+                "cpu_time": 11.0,
+                "time_unit": "us",
+            },
+            {
+                "name": "BM_x_stddev",
+                "run_name": "BM_x",
+                "run_type": "aggregate",
+                "aggregate_name": "stddev",
+                "repetitions": 9,
+                "iterations": 9,
+                "real_time": 0.5,
+                "cpu_time": 0.25,
+                "time_unit": "us",
+            },
+        ],
+    }
     path = tmp_path / "agg.json"
     path.write_text(json.dumps(doc))
     real = _by(load_files([str(path)]), metric="real_time")
@@ -163,6 +201,7 @@ def test_gbench_aggregates_only_read_as_summaries(tmp_path):
 
 # --------------------------------------------------------------------------
 # criterion
+
 
 def test_criterion_time_per_iteration_matches_criterions_estimates():
     (sample,) = load_files([os.path.join(CRIT, "base", "sample.json")])
@@ -194,6 +233,7 @@ def test_criterion_directory_compares_base_with_new(tmp_path):
 # --------------------------------------------------------------------------
 # pytest-benchmark and bencher
 
+
 def test_pytest_benchmark_stats_and_data():
     (saved,) = load_files([_p("pytest-benchmark", "0001-stats-only.json")])
     assert saved.summary.n == 9987 and saved.unit == "s"
@@ -223,8 +263,11 @@ def test_asv_results_compared_as_asv_compare_does(tmp_path):
     docs = [json.load(open(p)) for p in (old, new)]
     report = api.build(load_files([f"{old}", f"{new}"]), by="rev")
     assert report.columns == [docs[0]["commit_hash"], docs[1]["commit_hash"]]
-    names = [n for n, v in docs[0]["results"].items() if isinstance(v, (int, float))
-             and isinstance(docs[1]["results"].get(n), (int, float))]
+    names = [
+        n
+        for n, v in docs[0]["results"].items()
+        if isinstance(v, (int, float)) and isinstance(docs[1]["results"].get(n), (int, float))
+    ]
     assert names
     new_hash = docs[1]["commit_hash"]
     cells = {row.metric: row.cells for row in report.rows}
@@ -236,6 +279,7 @@ def test_asv_results_compared_as_asv_compare_does(tmp_path):
 # --------------------------------------------------------------------------
 # pyperf tags, hyperfine grids
 
+
 def test_pyperf_tags_give_pyperf_compare_to_tables():
     """pyperf 2.11.0 `compare_to --table mult_list_py36_tags.json mult_list_py37_tags.json`:
     tag bar: 1.42x slower, 1.31x slower, geometric mean 1.37x slower; tag foo: 1.02x faster,
@@ -243,14 +287,12 @@ def test_pyperf_tags_give_pyperf_compare_to_tables():
     files = [_p("pyperf-tags", f"mult_list_py3{v}_tags.json.gz") for v in (6, 7)]
     sets = load_files(files)
     assert _by(sets, benchmark="[1,2]*1000", variant="mult_list_py36_tags").labels["tags"] == "bar+foo"
-    for where, geomean in (({"tags": {"bar", "bar+foo"}}, 1.37), ({"tags": {"foo", "bar+foo"}}, 1.18),
-                           (None, 1.22)):
+    for where, geomean in (({"tags": {"bar", "bar+foo"}}, 1.37), ({"tags": {"foo", "bar+foo"}}, 1.18), (None, 1.22)):
         report = api.build(sets, where=where, center="mean")
         (summary,) = report.summaries
         assert round(summary.ratio, 2) == geomean
     ratios = {c.row[0]: 1 + c.comparison.delta_pct / 100 for c in api.build(sets, center="mean").comparisons}
-    assert {k: round(v, 2) for k, v in ratios.items()} == {"[1]*1000": 0.98, "[1,2]*1000": 1.42,
-                                                            "[1,2,3]*1000": 1.31}
+    assert {k: round(v, 2) for k, v in ratios.items()} == {"[1]*1000": 0.98, "[1,2]*1000": 1.42, "[1,2,3]*1000": 1.31}
     assert round(1 / ratios["[1]*1000"], 2) == 1.02
 
 

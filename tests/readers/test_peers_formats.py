@@ -1,4 +1,5 @@
 """Importers of other tools' files (abstat report), checked against the tools themselves."""
+
 from __future__ import annotations
 
 import gzip
@@ -48,12 +49,32 @@ def roundtrip(sets, tmp_path):
 
 # -- hyperfine ---------------------------------------------------------------
 
+
 @pytest.mark.skipif(not os.path.exists(HYPERFINE), reason="hyperfine is not installed")
 def test_hyperfine_export_made_now_reads_back_with_hyperfine_statistics(tmp_path):
     out = tmp_path / "now.json"
-    subprocess.run([HYPERFINE, "--runs", "7", "--warmup", "1", "-N", "--style", "none",
-                    "-n", "short", "-n", "longer", "sleep 0.001", "sleep 0.003",
-                    "--export-json", str(out)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            HYPERFINE,
+            "--runs",
+            "7",
+            "--warmup",
+            "1",
+            "-N",
+            "--style",
+            "none",
+            "-n",
+            "short",
+            "-n",
+            "longer",
+            "sleep 0.001",
+            "sleep 0.003",
+            "--export-json",
+            str(out),
+        ],
+        check=True,
+        capture_output=True,
+    )
     fmt, sets = read(str(out))
     assert fmt == "hyperfine"
     doc = json.loads(out.read_text())
@@ -104,6 +125,7 @@ def test_hyperfine_without_times_is_an_error(tmp_path):
 
 # -- pyperf ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["pyperf-before.json", "pyperf-after.json", "pyperf-suite.json"])
 def test_pyperf_values_match_pyperf_api(name):
     expected = json.loads(open(data("pyperf-expected.json")).read())["files"][name]
@@ -112,7 +134,7 @@ def test_pyperf_values_match_pyperf_api(name):
     assert [s.labels["benchmark"] for s in sets] == list(expected)
     for sample_set in sets:
         mine = expected[sample_set.labels["benchmark"]]
-        assert sample_set.runs == mine["values_per_run"]     # warmups, calibration skipped
+        assert sample_set.runs == mine["values_per_run"]  # warmups, calibration skipped
         assert sample_set.n == mine["nvalue"]
         assert statistics.fmean(sample_set.values) == pytest.approx(mine["mean"], rel=1e-12)
         assert sample_set.unit == "s" and mine["unit"] == "second"
@@ -122,7 +144,7 @@ def test_pyperf_values_match_pyperf_api(name):
 def test_pyperf_calibration_run_is_skipped():
     doc = json.loads(open(data("pyperf-after.json")).read())
     runs = doc["benchmarks"][0]["runs"]
-    assert "values" not in runs[0]          # the fixture really has a calibration run
+    assert "values" not in runs[0]  # the fixture really has a calibration run
     _, sets = read(data("pyperf-after.json"))
     assert len(sets[0].runs) == len(runs) - 1
 
@@ -137,20 +159,21 @@ def test_pyperf_gzip_and_roundtrip(tmp_path):
 
 def test_pyperf_without_values_is_an_error(tmp_path):
     path = tmp_path / "empty.json"
-    path.write_text(json.dumps({"version": "1.0", "metadata": {"name": "x"},
-                                "benchmarks": [{"runs": [{"warmups": [[1, 0.5]]}]}]}))
+    path.write_text(
+        json.dumps({"version": "1.0", "metadata": {"name": "x"}, "benchmarks": [{"runs": [{"warmups": [[1, 0.5]]}]}]})
+    )
     with pytest.raises(InputError, match="no measured values"):
         peers.read_pyperf(str(path))
 
 
 # -- Go benchmark format ---------------------------------------------------------
 
+
 def test_go_units_configuration_and_sub_benchmarks():
     fmt, sets = read(data("go-old.txt"))
     assert fmt == "go"
     by_key = {(s.labels["format"], s.labels["metric"]): s for s in sets}
-    assert sorted(by_key) == sorted((f, u) for f in ("json", "gob")
-                                    for u in ("ns/op", "MB/s", "B/op", "allocs/op"))
+    assert sorted(by_key) == sorted((f, u) for f in ("json", "gob") for u in ("ns/op", "MB/s", "B/op", "allocs/op"))
     json_ns = by_key[("json", "ns/op")]
     assert json_ns.labels["benchmark"] == "Encode"
     assert json_ns.labels["gomaxprocs"] == "8"
@@ -184,8 +207,12 @@ def test_go_configuration_changes_mid_file(tmp_path):
     path.write_text(GO_TEXT)
     sets = peers.read_gobench(str(path))
     found = {(s.labels["note"], s.labels["benchmark"]): s.values for s in sets}
-    assert found == {("before", "Size"): [100.0], ("before", "Size/big"): [300.0],
-                     ("after", "Size"): [105.0], ("after", "Size/big"): [310.0]}
+    assert found == {
+        ("before", "Size"): [100.0],
+        ("before", "Size/big"): [300.0],
+        ("after", "Size"): [105.0],
+        ("after", "Size/big"): [310.0],
+    }
 
 
 def test_go_value_without_unit_names_the_line(tmp_path):
@@ -210,6 +237,7 @@ def test_go_roundtrip_of_time_unit(tmp_path):
 
 # -- CSV ---------------------------------------------------------------------
 
+
 def test_csv_numeric_columns_are_metrics_unless_chosen():
     fmt, sets = read(data("results.csv"))
     assert fmt == "csv"
@@ -221,8 +249,7 @@ def test_csv_numeric_columns_are_metrics_unless_chosen():
 
 
 def test_csv_label_columns_and_errors(tmp_path):
-    sets = peers.read_csv(data("results.csv"), value_columns=["cycles"],
-                          label_columns=["host", "variant", "run"])
+    sets = peers.read_csv(data("results.csv"), value_columns=["cycles"], label_columns=["host", "variant", "run"])
     assert len(sets) == 12
     with pytest.raises(UsageError, match="no CSV column 'nope'"):
         peers.read_csv(data("results.csv"), value_columns=["nope"])
@@ -235,6 +262,7 @@ def test_csv_label_columns_and_errors(tmp_path):
 
 # -- detection and bad input -----------------------------------------------------
 
+
 def test_plain_sample_files_are_not_peer_formats(tmp_path):
     path = tmp_path / "before"
     path.write_text("440\n438\n# comment\n441\n")
@@ -244,11 +272,14 @@ def test_plain_sample_files_are_not_peer_formats(tmp_path):
     assert peers.detect_format(str(commas), commas.read_text()) is None
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"\xff\xfe1\x002\x00", "UTF-16"),
-    (b"12\n\x00\x01\x02", "binary"),
-    (b"12\n\xe9t\xe9\n", "not UTF-8"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\xff\xfe1\x002\x00", "UTF-16"),
+        (b"12\n\x00\x01\x02", "binary"),
+        (b"12\n\xe9t\xe9\n", "not UTF-8"),
+    ],
+)
 def test_bad_bytes_are_named(tmp_path, content, message):
     path = tmp_path / "bad"
     path.write_bytes(content)
@@ -271,7 +302,8 @@ def test_csv_roundtrip_of_a_time_column(tmp_path):
     sets = peers.read_csv(str(path), value_columns=["wall"])
     assert [(s.labels, s.values) for s in sets] == [
         ({"variant": "before", "metric": "wall"}, [0.25, 0.5]),
-        ({"variant": "after", "metric": "wall"}, [0.125])]
+        ({"variant": "after", "metric": "wall"}, [0.125]),
+    ]
     roundtrip(sets, tmp_path)
     with pytest.raises(UsageError, match="not times"):
         to_hyperfine(peers.read_csv(str(path), value_columns=["rss"]))

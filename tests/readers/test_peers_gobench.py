@@ -5,6 +5,7 @@ trimmed, from golang/perf's testdata into tests/data/report/peers), benchstat's
 printed output for that test, and benchfmt's documented rules and error
 messages (reader.go) for the malformed lines below.
 """
+
 from __future__ import annotations
 
 import json
@@ -38,6 +39,7 @@ def by_name(sets) -> dict[tuple[str, str], list[float]]:
 
 # -- bent's files: lower-case names, junk lines ------------------------------
 
+
 @pytest.mark.parametrize("name", ["bent-base.benchsize", "bent-tip.benchsize", "bent-tip.benchdwarf"])
 def test_bent_files_are_read_whole(name):
     path = data(name)
@@ -49,7 +51,7 @@ def test_bent_files_are_read_whole(name):
     for line in open(path):
         if line.startswith("Benchmark"):
             fields = line.split()
-            expected[(fields[0][len("Benchmark"):], fields[3])] = [float(fields[2])]
+            expected[(fields[0][len("Benchmark") :], fields[3])] = [float(fields[2])]
     assert expected and by_name(sets) == expected
     assert all(s.labels["goos"] == "linux" and s.labels["goarch"] == "amd64" for s in sets)
     assert not any(s.notes for s in sets)  # bent's "tmp dwarf ..." lines are not results: ignored
@@ -69,6 +71,7 @@ def test_bent_sizes_compare_across_files(capsys):
 #   NonExact   101.0 ± 1% ¹   101.0 ± 0%   0.00% (n=3)
 #   geomean    100.5          103.0       +2.47%
 #   ¹ exact distribution expected, but values range from 100 to 101
+
 
 def test_assume_exact_is_honoured_as_benchstat_does():
     sets = api.load([data("benchstat-units.txt")])
@@ -120,14 +123,16 @@ BenchmarkEmSpace\u2003 1\u20031\u2003ns/op
 def test_malformed_lines_are_reported_and_skipped(tmp_path):
     path = write(tmp_path, MALFORMED)
     sets = read_gobench(path)
-    assert by_name(sets) == {("Good", "ns/op"): [1.0, 2.0], ("HugeVal", "ns/op"): [1e31],
-                             ("EmSpace", "ns/op"): [1.0]}
+    assert by_name(sets) == {("Good", "ns/op"): [1.0, 2.0], ("HugeVal", "ns/op"): [1e31], ("EmSpace", "ns/op"): [1.0]}
     note = sets[0].notes[0]
     assert all(note in s.notes for s in sets)
     # benchfmt's messages, by line (reader_test.go "errors"), plus Go's rejection of 1_000
     assert note.startswith(f"{path}: 12 malformed lines skipped")
-    for expected in ("line 2: missing iteration count", "line 3: parsing iteration count: invalid syntax",
-                     "line 4: parsing iteration count: value out of range"):
+    for expected in (
+        "line 2: missing iteration count",
+        "line 3: parsing iteration count: invalid syntax",
+        "line 4: parsing iteration count: value out of range",
+    ):
         assert expected in note
     assert "and 9 more" in note
 
@@ -186,25 +191,33 @@ def test_not_finite_measurements_are_skipped_with_a_note(tmp_path):
 
 # -- configuration lines ------------------------------------------------------
 
+
 def test_configuration_lines_as_benchfmt_reads_them(tmp_path):
-    text = ("key1:    \t value\n: not a key\nab:not a key\na b: also not a key\nkey2: value\n"
-            "Key3: upper case\nBenchmarkOne 100 1 ns/op\nkey1:\nkey2: second\nBenchmarkTwo 100 2 ns/op\n")
+    text = (
+        "key1:    \t value\n: not a key\nab:not a key\na b: also not a key\nkey2: value\n"
+        "Key3: upper case\nBenchmarkOne 100 1 ns/op\nkey1:\nkey2: second\nBenchmarkTwo 100 2 ns/op\n"
+    )
     sets = read_gobench(write(tmp_path, text))
     one, two = (next(s for s in sets if s.labels["benchmark"] == b) for b in ("One", "Two"))
-    assert {k: v for k, v in one.labels.items() if k.startswith(("key", "ab", "a ", "Key"))} == \
-        {"key1": "value", "key2": "value"}
+    assert {k: v for k, v in one.labels.items() if k.startswith(("key", "ab", "a ", "Key"))} == {
+        "key1": "value",
+        "key2": "value",
+    }
     assert "key1" not in two.labels and two.labels["key2"] == "second"
 
 
 # -- sub-benchmark keys that clash with abstat's labels or the configuration --
 
+
 def test_clashing_sub_benchmark_keys_keep_benchmarks_and_configuration_apart(tmp_path):
-    text = ("goos: linux\n"
-            "BenchmarkX/metric=a-8 1 10 ns/op\n"
-            "BenchmarkX/metric=b-8 1 20 ns/op\n"
-            "BenchmarkX/benchmark=y 1 30 ns/op\n"
-            "BenchmarkX/goos=windows 1 40 ns/op\n"
-            "BenchmarkX/size=1K 1 50 ns/op\n")
+    text = (
+        "goos: linux\n"
+        "BenchmarkX/metric=a-8 1 10 ns/op\n"
+        "BenchmarkX/metric=b-8 1 20 ns/op\n"
+        "BenchmarkX/benchmark=y 1 30 ns/op\n"
+        "BenchmarkX/goos=windows 1 40 ns/op\n"
+        "BenchmarkX/size=1K 1 50 ns/op\n"
+    )
     sets = read_gobench(write(tmp_path, text))
     assert len(sets) == 5
     labels = [s.labels for s in sets]
@@ -219,6 +232,7 @@ def test_clashing_sub_benchmark_keys_keep_benchmarks_and_configuration_apart(tmp
 
 
 # -- compare accepts Go files as report does ----------------------------------
+
 
 def test_compare_reads_go_files_like_report(capsys):
     old, new = data("go-old.txt"), data("go-new.txt")

@@ -7,6 +7,7 @@ from an export, restated in ``check_scripts_contract`` below.  The scripts
 themselves are run on exports by benchmarks/peer_scripts.py (a dev check:
 they need a hyperfine checkout and matplotlib).
 """
+
 from __future__ import annotations
 
 import json
@@ -84,14 +85,21 @@ def test_export_of_a_hyperfine_export_is_hyperfines_layout(name):
 
 
 @pytest.mark.skipif(HYPERFINE is None, reason="hyperfine is not installed (.ci/run installs it)")
-@pytest.mark.parametrize("args", [
-    ["-L", "t", "0.010,0.002", "sleep {t}"],          # parameters; commands "sleep 0.010" kept as they are
-    ["sleep 0.010", "sleep 0.002"],                   # no parameters: hyperfine writes none
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-L", "t", "0.010,0.002", "sleep {t}"],  # parameters; commands "sleep 0.010" kept as they are
+        ["sleep 0.010", "sleep 0.002"],  # no parameters: hyperfine writes none
+    ],
+)
 def test_export_matches_a_live_hyperfine_export(args, tmp_path):
     out = tmp_path / "hf.json"
-    subprocess.run([HYPERFINE, "--runs", "3", "-N", "--style", "none", *args, "--export-json", str(out)],
-                   check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [HYPERFINE, "--runs", "3", "-N", "--style", "none", *args, "--export-json", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     theirs = json.loads(out.read_text())
     mine = export_of(str(out))
     same_layout(mine, theirs)
@@ -108,20 +116,44 @@ def test_several_hyperfine_commands_are_the_columns_by_default(capsys):
 
 
 def test_several_files_keep_the_file_as_column(capsys):
-    assert cli_main(["report", "--format", "json", data("hyperfine-params.json"),
-                     data("hyperfine-exitcodes.json")]) == 0
+    assert (
+        cli_main(["report", "--format", "json", data("hyperfine-params.json"), data("hyperfine-exitcodes.json")]) == 0
+    )
     assert json.loads(capsys.readouterr().out)["by"] == "variant"
 
 
 def test_store_export_picks_wall_time_and_keeps_commands(tmp_path):
     store = tmp_path / "s.db"
     env = {**os.environ, "PYTHONPATH": SRC}
-    ran = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "3", "--no-progress", "--store", str(store),
-                          "-v", "slow=sleep 0.010", "-v", "fast=sleep 0.002"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "3",
+            "--no-progress",
+            "--store",
+            str(store),
+            "-v",
+            "slow=sleep 0.010",
+            "-v",
+            "fast=sleep 0.002",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert ran.returncode == 0, ran.stderr
-    out = subprocess.run([sys.executable, "-m", "abstat", "report", "--store", str(store), "--format", "hyperfine"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "abstat", "report", "--store", str(store), "--format", "hyperfine"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     check_scripts_contract(doc)
@@ -129,12 +161,21 @@ def test_store_export_picks_wall_time_and_keeps_commands(tmp_path):
     assert [r["command"] for r in results] == ["sleep 0.010", "sleep 0.002"]
     assert all("parameters" not in r for r in results)  # abstat's labels are not hyperfine parameters
     # the times are the stored wall times; user and system the means of the stored user and sys times
-    samples = json.loads(subprocess.run(
-        [sys.executable, "-m", "abstat", "export", "--store", str(store), "--format", "json"],
-        capture_output=True, text=True, env=env, timeout=120, check=True).stdout)
+    samples = json.loads(
+        subprocess.run(
+            [sys.executable, "-m", "abstat", "export", "--store", str(store), "--format", "json"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=True,
+        ).stdout
+    )
     for result, variant in zip(results, ("slow", "fast")):
+
         def values(metric):
             return [s["value"] for s in samples if s["variant"] == variant and s["metric"] == metric]
+
         assert result["times"] == values("wall")
         assert result["user"] == pytest.approx(sum(values("user")) / 3)
         assert result["system"] == pytest.approx(sum(values("sys")) / 3)
@@ -144,8 +185,10 @@ def test_store_export_picks_wall_time_and_keeps_commands(tmp_path):
 def test_commands_that_collide_are_told_apart_by_their_labels():
     from abstat.report.sampleset import SampleSet
 
-    sets = [SampleSet(labels={"host": h, "metric": "wall"}, runs=[[1.0, 2.0]], unit="s",
-                      extra={"command": "make -j8"}) for h in ("milan", "rome")]
+    sets = [
+        SampleSet(labels={"host": h, "metric": "wall"}, runs=[[1.0, 2.0]], unit="s", extra={"command": "make -j8"})
+        for h in ("milan", "rome")
+    ]
     assert [r["command"] for r in to_hyperfine(sets)["results"]] == ["make -j8 [host=milan]", "make -j8 [host=rome]"]
 
 

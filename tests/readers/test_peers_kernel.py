@@ -5,6 +5,7 @@ References: outputs made on this machine by the tools themselves (tests/data/ker
 read again here by brute force, and LKP's stats fixtures (tests/data/lkp: intel/lkp-tests
 spec/fixtures/stats, each output with the values LKP's own parsers expect from it).
 """
+
 from __future__ import annotations
 
 import json
@@ -54,6 +55,7 @@ def lkp_expected(name: str) -> dict[str, float]:
 
 
 # -- perf stat: the defects first ---------------------------------------------------------------------
+
 
 def _csv_reference(path: str) -> dict[str, tuple[list[float], str]]:
     """Brute force: value,unit,event,... rows, comments skipped."""
@@ -124,8 +126,10 @@ def test_perf_text_r_block_becomes_summary_statistics_with_sd_from_the_standard_
 def test_perf_multiplexed_counts_are_noted_and_not_supported_events_named(tmp_path):
     # perf's -x, row layout with an event counted half the time (this VM has no PMU to multiplex)
     path = tmp_path / "mux.csv"
-    path.write_text("1000,,cycles,500,50.00,,\n2000,,instructions,1000,100.00,2.00,insn per cycle\n"
-                    "<not supported>,,branch-misses,0,100.00,,\n")
+    path.write_text(
+        "1000,,cycles,500,50.00,,\n2000,,instructions,1000,100.00,2.00,insn per cycle\n"
+        "<not supported>,,branch-misses,0,100.00,,\n"
+    )
     sets = by_metric(read(str(path))[1])
     assert sets["cycles"].extra["pcnt_running"] == [50.0]
     assert any("counted 50% of the time" in note for note in sets["cycles"].notes)
@@ -138,23 +142,39 @@ def test_perf_multiplexed_counts_are_noted_and_not_supported_events_named(tmp_pa
 
 def test_perf_interval_and_per_cpu_prefixes(tmp_path):
     path = tmp_path / "interval.csv"
-    path.write_text("1.001,CPU0,10,,page-faults,1000,100.00,1.0,K/sec\n1.001,CPU1,12,,page-faults,1000,100.00,,\n"
-                    "2.002,CPU0,11,,page-faults,1000,100.00,,\n")
+    path.write_text(
+        "1.001,CPU0,10,,page-faults,1000,100.00,1.0,K/sec\n1.001,CPU1,12,,page-faults,1000,100.00,,\n"
+        "2.002,CPU0,11,,page-faults,1000,100.00,,\n"
+    )
     sets = by_metric(read(str(path))[1])
     assert sets["page-faults.CPU0"].runs == [[10.0, 11.0]] and sets["page-faults.CPU1"].runs == [[12.0]]
     assert any("time series" in note for note in sets["page-faults.CPU0"].notes)
 
 
 def test_perf_csv_compare_cli_reads_events_not_a_header():
-    out = subprocess.run([sys.executable, "-m", "abstat", "compare", "--format", "json", "--metric", "page-faults",
-                          "a=" + os.path.join(KERNEL, "perf_stat_runs.csv"),
-                          "b=" + os.path.join(KERNEL, "perf_stat_runs.jsonl")],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "compare",
+            "--format",
+            "json",
+            "--metric",
+            "page-faults",
+            "a=" + os.path.join(KERNEL, "perf_stat_runs.csv"),
+            "b=" + os.path.join(KERNEL, "perf_stat_runs.jsonl"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     assert "page-faults" in out.stdout and "0.62" not in out.stdout.split("metric")[0]
 
 
 # -- other tools made here ----------------------------------------------------------------------------
+
 
 def test_fio_json_made_here():
     path = os.path.join(KERNEL, "fio_randread.json")
@@ -175,16 +195,18 @@ def test_iperf3_json_made_here():
     assert sets["sender.bits_per_second"].unit == "bit/s"
 
 
-@pytest.mark.parametrize("name, fmt, metric, regex_word", [
-    ("hackbench_3runs.txt", "hackbench", "time", "Time:"),
-    ("perf_bench_messaging_3runs.txt", "perf-bench", "total-time", "Total time:"),
-])
+@pytest.mark.parametrize(
+    "name, fmt, metric, regex_word",
+    [
+        ("hackbench_3runs.txt", "hackbench", "time", "Time:"),
+        ("perf_bench_messaging_3runs.txt", "perf-bench", "total-time", "Total time:"),
+    ],
+)
 def test_text_tools_give_one_value_per_run(name, fmt, metric, regex_word):
     path = os.path.join(KERNEL, name)
     got_fmt, sets = read(path)
     assert got_fmt == fmt
-    expected = [float(line.split(regex_word)[1].split()[0]) for line in _text(path).splitlines()
-                if regex_word in line]
+    expected = [float(line.split(regex_word)[1].split()[0]) for line in _text(path).splitlines() if regex_word in line]
     assert len(expected) == 3 and by_metric(sets)[metric].runs == [expected]
 
 
@@ -195,7 +217,8 @@ def test_stress_ng_text_and_yaml_of_the_same_run_agree():
     yaml_sets = by_metric(yaml_sets, stressor="cpu")
     assert text_sets["bogo-ops"].runs == yaml_sets["bogo-ops"].runs == [[2707.0]]
     assert yaml_sets["bogo-ops-per-second-real-time"].runs[0][0] == pytest.approx(
-        text_sets["bogo-ops-per-sec-real-time"].runs[0][0], abs=0.005)
+        text_sets["bogo-ops-per-sec-real-time"].runs[0][0], abs=0.005
+    )
 
 
 def test_sysbench_and_perf_bench_pipe():
@@ -206,6 +229,7 @@ def test_sysbench_and_perf_bench_pipe():
 
 
 # -- LKP's stats fixtures: abstat reads what LKP's parsers read -------------------------------------
+
 
 def test_lkp_hackbench_times_give_lkp_throughputs():
     expected = lkp_expected("hackbench_hackbench")
@@ -271,8 +295,9 @@ def test_lkp_stress_ng(name):
 
 def test_lkp_perf_bench_iperf_fio():
     expected = lkp_expected("perf-bench-sched-messaging_01")
-    assert by_metric(read(os.path.join(LKP, "perf-bench-sched-messaging_01"))[1])["total-time"].runs == \
-        [[expected["total_time_sec"]]]
+    assert by_metric(read(os.path.join(LKP, "perf-bench-sched-messaging_01"))[1])["total-time"].runs == [
+        [expected["total_time_sec"]]
+    ]
     expected = lkp_expected("iperf_1")
     sets = by_metric(read(os.path.join(LKP, "iperf_1"))[1])
     assert sets["sender.bits_per_second"].runs == [[expected["tcp.sender.bps"]]]
@@ -290,11 +315,15 @@ def test_lkp_perf_bench_iperf_fio():
 
 # -- bad input -------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("content, message", [
-    ('{"counter-value" : "x1", "unit" : "", "event" : "page-faults"}\n', "not a number"),
-    ("Running in process mode with 4 groups using 40\nTime: 1e999\n", "finite"),
-    ('{"fio version": "fio-3", "jobs": []}', "no job"),
-])
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ('{"counter-value" : "x1", "unit" : "", "event" : "page-faults"}\n', "not a number"),
+        ("Running in process mode with 4 groups using 40\nTime: 1e999\n", "finite"),
+        ('{"fio version": "fio-3", "jobs": []}', "no job"),
+    ],
+)
 def test_bad_kernel_tool_files_name_the_problem(tmp_path, content, message):
     path = tmp_path / "bad.txt"
     path.write_text(content)
@@ -304,10 +333,12 @@ def test_bad_kernel_tool_files_name_the_problem(tmp_path, content, message):
 
 def test_perf_text_multiplexing_in_both_notations(tmp_path):
     path = tmp_path / "old.txt"  # perf before 4.x wrote [ 50.00%], later (50.00%)
-    path.write_text(" Performance counter stats for './a':\n\n"
-                    "     1,234,567 cycles             #    2.1 GHz                [50.00%]\n"
-                    "         5,000 instructions       #    0.00 insn per cycle    (66.67%)\n"
-                    "         7,000 branches\n\n       1.0 seconds time elapsed\n")
+    path.write_text(
+        " Performance counter stats for './a':\n\n"
+        "     1,234,567 cycles             #    2.1 GHz                [50.00%]\n"
+        "         5,000 instructions       #    0.00 insn per cycle    (66.67%)\n"
+        "         7,000 branches\n\n       1.0 seconds time elapsed\n"
+    )
     sets = by_metric(read(str(path))[1])
     assert sets["cycles"].runs == [[1234567.0]] and sets["cycles"].extra["pcnt_running"] == [50.0]
     assert sets["instructions"].extra["pcnt_running"] == [66.67]

@@ -1,6 +1,7 @@
 """A plain sample file (numbers alone) is told from peers' formats without their readers (issue 42,
 start-up): the answer is the one the full detection gives, every peer and kernel-tool file of
 tests/data still goes to its reader, and ``compare A B`` of plain files imports none of them."""
+
 from __future__ import annotations
 
 import os
@@ -46,8 +47,14 @@ def test_every_peer_file_still_goes_to_its_reader():
 def test_compare_of_plain_files_imports_no_peer_reader(tmp_path):
     for name, values in (("a.txt", "10\n11\n12\n13\n"), ("b.txt", "11\n12\n13\n14\n")):
         (tmp_path / name).write_text(values)
-    run = subprocess.run([sys.executable, "-X", "importtime", "-m", "abstat", "compare", "a.txt", "b.txt"],
-                         cwd=tmp_path, env=environment(), capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "abstat", "compare", "a.txt", "b.txt"],
+        cwd=tmp_path,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
     assert "abstat.readers.specs" in imported  # the import log was read

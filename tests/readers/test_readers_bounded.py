@@ -2,6 +2,7 @@
 Each hostile file is read by abstat in a child process whose peak memory is measured (``wait4``): one
 line naming the file, exit status 2, under 512 MiB, never a hang; a journal's damaged line loses no other
 run."""
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,15 @@ def abstat_measured(*args: str, cwd: str) -> tuple[int, str, int]:
     """(exit status, standard error, peak RSS in KiB) of ``abstat ARGS``."""
     env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
     with open(os.path.join(cwd, "stderr"), "w+") as err:
-        process = subprocess.Popen([sys.executable, "-m", "abstat", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                                   stderr=err, stdin=subprocess.DEVNULL, env=dict(env, PYTHONPATH=SRC),
-                                   preexec_fn=_guard)  # noqa: PLW1509 -- a memory limit, set before exec
+        process = subprocess.Popen(
+            [sys.executable, "-m", "abstat", *args],
+            cwd=cwd,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            env=dict(env, PYTHONPATH=SRC),
+            preexec_fn=_guard,  # noqa: PLW1509 -- a memory limit, set before exec
+        )
         deadline = time.monotonic() + 120
         while True:  # polled, so that a reader that hangs fails the test instead of hanging it
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
@@ -49,8 +56,13 @@ def abstat_measured(*args: str, cwd: str) -> tuple[int, str, int]:
 
 def _asv_bomb(root: Path) -> str:
     params = [[f"p{j}_{i}" for i in range(60)] for j in range(6)]  # 60**6 combinations, named in 5 KB
-    document = {"commit_hash": "a" * 40, "env_name": "e", "params": {"machine": "m"}, "date": 1,
-                "results": {"bench": {"result": [1.0, 2.0], "params": params}}}
+    document = {
+        "commit_hash": "a" * 40,
+        "env_name": "e",
+        "params": {"machine": "m"},
+        "date": 1,
+        "results": {"bench": {"result": [1.0, 2.0], "params": params}},
+    }
     (root / "r.json").write_text(json.dumps(document))
     return "r.json"
 
@@ -81,8 +93,13 @@ def _criterion(root: Path, sample: str) -> str:
 def _asv_with(root: Path, benchmarks: str) -> str:
     results = root / "results" / "machine"
     results.mkdir(parents=True)
-    document = {"commit_hash": "a" * 40, "env_name": "e", "params": {"machine": "m"}, "date": 1,
-                "results": {"bench": 1.5}}
+    document = {
+        "commit_hash": "a" * 40,
+        "env_name": "e",
+        "params": {"machine": "m"},
+        "date": 1,
+        "results": {"bench": 1.5},
+    }
     (results / "aaaaaaaa-e.json").write_text(json.dumps(document))
     if benchmarks == "fifo":
         os.mkfifo(root / "results" / "benchmarks.json")
@@ -121,8 +138,15 @@ def test_a_hostile_file_is_read_bounded(tmp_path, name):
     assert peak < LIMIT_KIB, f"{name}: {peak // 1024} MiB"
 
 
-@pytest.mark.parametrize("command", [("run", "--spec", "/dev/zero"), ("history", "--input", "/dev/zero"),
-                                     ("import", "FIFO"), ("run", "--spec", "DEEP")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("run", "--spec", "/dev/zero"),
+        ("history", "--input", "/dev/zero"),
+        ("import", "FIFO"),
+        ("run", "--spec", "DEEP"),
+    ],
+)
 def test_named_inputs_are_refused_at_once(tmp_path, command):
     os.mkfifo(tmp_path / "FIFO")
     (tmp_path / "DEEP").write_text("[" * 200_000 + "]" * 200_000)
@@ -163,8 +187,17 @@ def test_damaged_journal_lines_lose_no_other_run(tmp_path, monkeypatch):
     head, runs = lines[0], lines[1:5]
     no_uid = json.loads(runs[3])
     del no_uid["uid"]
-    forged = [head, runs[0], b"{not json", runs[1], b"[" * 100_000, b'{"uid": "x", "position": ' + b"9" * 5000 + b"}",
-              json.dumps(no_uid).encode(), runs[2], b""]
+    forged = [
+        head,
+        runs[0],
+        b"{not json",
+        runs[1],
+        b"[" * 100_000,
+        b'{"uid": "x", "position": ' + b"9" * 5000 + b"}",
+        json.dumps(no_uid).encode(),
+        runs[2],
+        b"",
+    ]
     journal_path = tmp_path / "forged.jsonl"
     journal_path.write_bytes(b"\n".join(forged))
     for attempt in range(2):  # twice: nothing is added again

@@ -1,6 +1,7 @@
 """``parse_samples``' C-speed path for files of one plain number per line gives what the
 general reader gives, values and errors alike (file, line, message), on random files drawn
 from the characters that decide between the two paths (issue 42)."""
+
 from __future__ import annotations
 
 import random
@@ -27,11 +28,31 @@ def _outcome(read, data: bytes) -> tuple:
         return ("error", str(err))
 
 
-@pytest.mark.parametrize("data", [
-    b"1\n2\n3\n", b" 1.5 \r\n\r\n-2e3\r\n+4\n", b"1 2\n3\n", b"1e999\n2\n", b"-1e999\n", b"1.2.3\n", b"",
-    b"\n\n", b"-\n", b"1\x0b2\n", b"1\x0c\n2", b"e\n", b".5\n5.\n", b"1\r2\r3", b"  \t\n7\n", b"0x1p3\n",
-    b"1 # two\n", b"1,2\n", b"nan\n", b"\xef\xbb\xbf1\n2\n",
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"1\n2\n3\n",
+        b" 1.5 \r\n\r\n-2e3\r\n+4\n",
+        b"1 2\n3\n",
+        b"1e999\n2\n",
+        b"-1e999\n",
+        b"1.2.3\n",
+        b"",
+        b"\n\n",
+        b"-\n",
+        b"1\x0b2\n",
+        b"1\x0c\n2",
+        b"e\n",
+        b".5\n5.\n",
+        b"1\r2\r3",
+        b"  \t\n7\n",
+        b"0x1p3\n",
+        b"1 # two\n",
+        b"1,2\n",
+        b"nan\n",
+        b"\xef\xbb\xbf1\n2\n",
+    ],
+)
 def test_fast_path_reads_as_the_general_reader(data: bytes) -> None:
     assert _outcome(lambda d: text.parse_samples(d, "f"), data) == _outcome(_general, data)
 

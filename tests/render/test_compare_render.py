@@ -1,4 +1,5 @@
 """Renderers: footnotes, colour, JSON nulls, CSV."""
+
 from __future__ import annotations
 
 import json

@@ -2,6 +2,7 @@
 zeros: tick-granular CPU time gives ``-100% [-100, -100]`` for any baseline), is ``cannot judge`` with
 the reason, in compare, report and show alike; a constant side whose interval has width keeps it
 (issue 35, item 7)."""
+
 from __future__ import annotations
 
 import json
@@ -39,8 +40,19 @@ def test_all_zeros_cannot_be_judged_in_every_command(tmp_path):
         invocation = writer.start_invocation("e", machine={"hostname": "h"}, variants=["a", "b"])
         for i, value in enumerate(VARYING):
             for variant, user in (("a", value), ("b", 0.0)):
-                writer.add_run(invocation, variant=variant, command="true", iteration=i, position=0, status="ok",
-                               exit_code=0, started_at=1.0, wall=0.01, values={"user": [user]}, units={"user": "ms"})
+                writer.add_run(
+                    invocation,
+                    variant=variant,
+                    command="true",
+                    iteration=i,
+                    position=0,
+                    status="ok",
+                    exit_code=0,
+                    started_at=1.0,
+                    wall=0.01,
+                    values={"user": [user]},
+                    units={"user": "ms"},
+                )
         writer.finish_invocation(invocation, "ok")
     shown = json.loads(abstat("show", "e", "--store", store, "--format", "json").stdout)
     stored = shown["metrics"]["user"]["comparisons"]["comparisons"][0]

@@ -1,5 +1,6 @@
 """Counts print as integers, one table prints one value one way, and every caption and footer names
 the estimand of what it shows (issue 27)."""
+
 from __future__ import annotations
 
 import os
@@ -14,13 +15,16 @@ from abstat.render.units import common_scale, is_counted
 from abstat.report import api
 
 
-@pytest.mark.parametrize("unit,values,expected", [
-    ("count", [18.5, 7.0], ["18", "7"]),            # a median between two counts: printed as a count
-    ("counts", [99.0, 99.5], ["99", "100"]),
-    ("cycles", [1982.5, 2000.25], ["1,982 cycles", "2,000 cycles"]),
-    (None, [12.345, 13.0], ["12.35", "13.00"]),      # no unit named: a measured number keeps its digits
-    ("ops", [3.5, 4.0], ["3.500 ops", "4.000 ops"]),
-])
+@pytest.mark.parametrize(
+    "unit,values,expected",
+    [
+        ("count", [18.5, 7.0], ["18", "7"]),  # a median between two counts: printed as a count
+        ("counts", [99.0, 99.5], ["99", "100"]),
+        ("cycles", [1982.5, 2000.25], ["1,982 cycles", "2,000 cycles"]),
+        (None, [12.345, 13.0], ["12.35", "13.00"]),  # no unit named: a measured number keeps its digits
+        ("ops", [3.5, 4.0], ["3.500 ops", "4.000 ops"]),
+    ],
+)
 def test_counted_units_print_integers(unit, values, expected):
     scale = common_scale(values, unit)
     assert [scale(v) for v in values] == expected
@@ -28,8 +32,10 @@ def test_counted_units_print_integers(unit, values, expected):
 
 
 def _sets(metric, unit, before, after):
-    return [SampleSet({"metric": metric, "variant": v}, [list(values)], unit=unit)
-            for v, values in (("before", before), ("after", after))]
+    return [
+        SampleSet({"metric": metric, "variant": v}, [list(values)], unit=unit)
+        for v, values in (("before", before), ("after", after))
+    ]
 
 
 def test_a_report_prints_counts_as_integers():
@@ -81,6 +87,6 @@ def test_the_variant_table_prints_its_stddev_in_the_tables_unit():
     a = [0.0, 0.0, 0.0, 0.0, 0.0029, 0.0017]
     b = [0.0, 0.0, 0.0, 0.0, 0.0019, 0.0001]
     text = render(compare_many({"a": a, "b": b}), fmt="text", unit="s", metric="sys")
-    table = text[:text.index("candidate")]
+    table = text[: text.index("candidate")]
     units = set(re.findall(r"\d (µs|ms|ns|s)\b", table))
     assert units == {"µs"}, table

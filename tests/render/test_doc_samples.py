@@ -11,6 +11,7 @@ A ``*`` in a command is expanded there, sorted, as the shell does.  Samples of m
 
 ``ABSTAT_UPDATE_DOCS=1`` rewrites a sample that differs in place (review the diff).
 """
+
 from __future__ import annotations
 
 import glob
@@ -65,8 +66,20 @@ def hcall_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     bench = paths.ROOT / "examples" / "workflows" / "hcall_bench.py"
     for seed, (host, mode) in enumerate(CELLS):
         for offset, variant in enumerate(("before", "after")):
-            argv = [sys.executable, str(bench), "--host", host, "--mode", mode, "--variant", variant,
-                    "--format", "plain", "--seed", str(10 * seed + offset)]
+            argv = [
+                sys.executable,
+                str(bench),
+                "--host",
+                host,
+                "--mode",
+                mode,
+                "--variant",
+                variant,
+                "--format",
+                "plain",
+                "--seed",
+                str(10 * seed + offset),
+            ]
             with open(folder / f"{host}-hcall-{mode}-{variant}", "w") as handle:
                 subprocess.run(argv, stdout=handle, check=True, timeout=60)
     return folder
@@ -77,8 +90,14 @@ def printed(command: str, cwd: Path) -> list[str]:
     words: list[str] = []
     for word in shlex.split(command)[1:]:
         words += sorted(glob.glob(word, root_dir=cwd)) if "*" in word and not word.startswith("{") else [word]
-    done = subprocess.run([sys.executable, "-m", "abstat", *words], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env=environment(extra_env={"COLUMNS": "200", "NO_COLOR": "1"}))
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", *words],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment(extra_env={"COLUMNS": "200", "NO_COLOR": "1"}),
+    )
     return (done.stdout + done.stderr).rstrip("\n").split("\n")
 
 
@@ -106,8 +125,8 @@ def _rewrite(path: Path, command: str, old: list[str], new: list[str]) -> None:
     """The sample of ``command`` (its first with the output ``old``) given the output ``new``."""
     lines = path.read_text(encoding="utf-8").split("\n")
     for start in range(len(lines)):
-        if lines[start] == f"$ {command}" and lines[start + 1:start + 1 + len(old)] == old:
-            lines[start + 1:start + 1 + len(old)] = new
+        if lines[start] == f"$ {command}" and lines[start + 1 : start + 1 + len(old)] == old:
+            lines[start + 1 : start + 1 + len(old)] = new
             path.write_text("\n".join(lines), encoding="utf-8")
             return
     raise AssertionError(f"{path}: the sample of {command!r} not found")

@@ -2,6 +2,7 @@
 commands and names carry ESC sequences, newlines and GitHub Actions workflow commands (``::error::``,
 the older ``##[command]``); ``report --format email``, ``export --format csv`` and ``list`` show them
 escaped, and no line of their output starts a workflow command."""
+
 from __future__ import annotations
 
 import re
@@ -23,13 +24,24 @@ METRIC = "t\x1b]0;x\x07"
 def hostile_store(tmp_path_factory):
     path = str(tmp_path_factory.mktemp("escape") / "s.db")
     with open_store(path) as store:
-        invocation = store.start_invocation("##[command]x", {"hostname": "h"}, variants=["a\x1b[31m", "::warning::v"],
-                                            labels={"k": "v\n::error::label"})
+        invocation = store.start_invocation(
+            "##[command]x", {"hostname": "h"}, variants=["a\x1b[31m", "::warning::v"], labels={"k": "v\n::error::label"}
+        )
         for i in range(20):
             variant = ("a\x1b[31m", "::warning::v")[i % 2]
-            store.add_run(invocation, variant=variant, command="true\n::error::cmd", iteration=i // 2, position=i,
-                          status="ok", exit_code=0, started_at=1.0 + i, wall=0.01,
-                          values={METRIC: [1.0 + (i % 5) / 100]}, units={METRIC: UNIT})
+            store.add_run(
+                invocation,
+                variant=variant,
+                command="true\n::error::cmd",
+                iteration=i // 2,
+                position=i,
+                status="ok",
+                exit_code=0,
+                started_at=1.0 + i,
+                wall=0.01,
+                values={METRIC: [1.0 + (i % 5) / 100]},
+                units={METRIC: UNIT},
+            )
         store.finish_invocation(invocation, "complete")
     return path
 
@@ -40,8 +52,16 @@ def _abstat(*args: str) -> str:
     return done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("args", [("report", "--format", "email"), ("export", "--format", "csv"), ("list",),
-                                  ("report", "--format", "text"), ("compare",)])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("report", "--format", "email"),
+        ("export", "--format", "csv"),
+        ("list",),
+        ("report", "--format", "text"),
+        ("compare",),
+    ],
+)
 def test_hostile_data_is_escaped_and_starts_no_workflow_command(hostile_store, args):
     out = _abstat(*args, "--store", hostile_store)
     assert "\x1b" not in out and "\x07" not in out

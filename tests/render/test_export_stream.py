@@ -1,5 +1,6 @@
 """``abstat export --format csv`` streams: the table an independent materialising
 exporter builds, flat memory; machine records once per invocation, never per sample."""
+
 from __future__ import annotations
 
 import csv
@@ -18,9 +19,20 @@ def _rows(count: int):
     for index in range(count):
         invocation = 1 if index < count // 2 else 2
         yield {
-            "experiment": "e", "variant": "ab"[index % 2], "metric": "m", "value": index / 7, "unit": "s",
-            "run": index, "iteration": index // 2 + 1, "index": 0, "invocation": invocation,
-            "boot_id": None, "host": "h,\"q\"", "started_at": "t", "command": "./x", "labels": {"k": "v w"},
+            "experiment": "e",
+            "variant": "ab"[index % 2],
+            "metric": "m",
+            "value": index / 7,
+            "unit": "s",
+            "run": index,
+            "iteration": index // 2 + 1,
+            "index": 0,
+            "invocation": invocation,
+            "boot_id": None,
+            "host": 'h,"q"',
+            "started_at": "t",
+            "command": "./x",
+            "labels": {"k": "v w"},
             "notes": ["peak RSS not recorded", "=1+2"] if index % 3 == 0 else [],
         }
 
@@ -62,16 +74,30 @@ def test_streamed_csv_equals_materialised_table() -> None:
 def test_machine_records_go_out_once_per_invocation() -> None:
     def machine_rows():
         for invocation, machine in MACHINES.items():
-            yield {"experiment": "e", "invocation": invocation, "host": "h", "boot_id": None, "started_at": "t",
-                   "machine": machine}
+            yield {
+                "experiment": "e",
+                "invocation": invocation,
+                "host": "h",
+                "boot_id": None,
+                "started_at": "t",
+                "machine": machine,
+            }
 
     out = io.StringIO()
     assert write_machines_csv(machine_rows, out) == 2
     table = list(csv.reader(io.StringIO(out.getvalue())))
-    assert table[0] == [*MACHINE_COLUMNS, "machine.hostname", "machine.cpu.model", "machine.cpu.flags",
-                        "machine.governor", "machine.boost"]
-    assert table[1:] == [["e", "1", "h", "", "t", "a", "X", "sse avx", "", ""],
-                         ["e", "2", "h", "", "t", "b", "Y", "", "", "True"]]
+    assert table[0] == [
+        *MACHINE_COLUMNS,
+        "machine.hostname",
+        "machine.cpu.model",
+        "machine.cpu.flags",
+        "machine.governor",
+        "machine.boost",
+    ]
+    assert table[1:] == [
+        ["e", "1", "h", "", "t", "a", "X", "sse avx", "", ""],
+        ["e", "2", "h", "", "t", "b", "Y", "", "", "True"],
+    ]
 
 
 def _peak(count: int) -> int:

@@ -1,6 +1,7 @@
 """Figures that show the data (issue 27): on the seeds' shapes, the bulk fills the plot, legends
 stay off the data, one unit per axis and table, constant cells get a sentence, and --plots keeps a
 4000-cell page small.  Geometry is read back from the SVG the page holds; Chromium renders it."""
+
 from __future__ import annotations
 
 import re
@@ -15,8 +16,11 @@ from abstat.render.svg_history import history_figure
 from abstat.render.svg_plots import ECDF_BOX, LEGEND_Y, STRIP_BOX
 from abstat.report import api
 
-SHAPES = {"tsc": (tsc_sets, {}), "build": (build_sets, {}),
-          "ipi": (ipi_sets, {"by": "patch", "rows": ["base", "metric"]})}
+SHAPES = {
+    "tsc": (tsc_sets, {}),
+    "build": (build_sets, {}),
+    "ipi": (ipi_sets, {"by": "patch", "rows": ["base", "metric"]}),
+}
 
 
 def page(shape: str, **options) -> str:
@@ -78,7 +82,7 @@ def test_far_outliers_are_clipped_and_said():
     syscall = next(s for s in sections(html) if "metric=syscall" in s)
     note = re.search(r'axis-note">([^<]*)', syscall).group(1)
     assert "variant=before 1 above (up to 160.0 ms)" in note and "variant=after 1 above" in note
-    assert syscall.count('class="beyond"') == 2             # a mark at the edge per set
+    assert syscall.count('class="beyond"') == 2  # a mark at the edge per set
 
 
 def test_a_few_far_outliers_in_a_small_set_do_not_make_a_log_axis():
@@ -86,7 +90,10 @@ def test_a_few_far_outliers_in_a_small_set_do_not_make_a_log_axis():
     before = [420, 440, 440, 460] * 7 + [440, 440]
     after = [380, 400, 400, 420] * 7 + [400, 17600]
     after[5] = 17600
-    sets = [SampleSet({"variant": "before"}, [before], unit="cycles"), SampleSet({"variant": "after"}, [after], unit="cycles")]
+    sets = [
+        SampleSet({"variant": "before"}, [before], unit="cycles"),
+        SampleSet({"variant": "after"}, [after], unit="cycles"),
+    ]
     (section,) = sections(api.render(api.build(sets), "html"))
     assert "log scale" not in section and "variant=after 2 above (up to 17,600 cycles)" in section
     paths = ecdf_steps(re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0))
@@ -100,10 +107,11 @@ def test_legend_is_outside_the_panels():
         legend = re.findall(r'<g class="legend">(.*?)</g>', svg)
         assert len(legend) == 2
         ys = [float(v) for g in legend for v in re.findall(r'\by[12]?="([-0-9.]+)"', g)]
-        assert min(ys) - 12 > ECDF_BOX[3] + 36 and min(ys) - 12 > STRIP_BOX[3] + 36    # below the axis titles
+        assert min(ys) - 12 > ECDF_BOX[3] + 36 and min(ys) - 12 > STRIP_BOX[3] + 36  # below the axis titles
         data = " ".join(re.findall(r'<path class="(?:data|dots)" d="([^"]*)"', svg))
-        data_ys = [float(y) for y in re.findall(r"[, ]([0-9.]+)(?=h0|H|$)", data)] + \
-                  [float(y) for y in re.findall(r"V([0-9.]+)", data)]
+        data_ys = [float(y) for y in re.findall(r"[, ]([0-9.]+)(?=h0|H|$)", data)] + [
+            float(y) for y in re.findall(r"V([0-9.]+)", data)
+        ]
         assert data_ys and max(data_ys) <= ECDF_BOX[3] + 0.1 < LEGEND_Y - 12
 
 
@@ -113,13 +121,13 @@ def test_ticks_and_stats_in_one_unit():
     svg = re.search(r"<svg\b.*?</svg>", first, flags=re.S).group(0)
     ticks = re.findall(r'font-size="11">([^<]*)</text>', svg)
     numbers = [t for t in ticks if re.fullmatch(r"[0-9,.]+", t)]
-    assert numbers[:4] == ["400", "420", "440", "460"]       # integers: no 1,000.0, no unit per tick
+    assert numbers[:4] == ["400", "420", "440", "460"]  # integers: no 1,000.0, no unit per tick
     assert ">cycles<" in svg
     build = page("build")
     syscall = next(s for s in sections(build) if "metric=syscall" in s)
     assert "<th>Max (µs)</th>" in syscall and "<th>Stddev (µs)</th>" in syscall
     table = re.search(r'<table class="stats">.*?</table>', syscall, flags=re.S).group(0)
-    assert " ms<" not in table and " µs<" not in table       # the unit is in the header only
+    assert " ms<" not in table and " µs<" not in table  # the unit is in the header only
 
 
 def test_constant_cells_get_a_sentence_and_no_empty_p_value():
@@ -134,28 +142,45 @@ def test_constant_cells_get_a_sentence_and_no_empty_p_value():
 
 
 def test_no_warning_sends_the_reader_to_this_page():
-    html = api.render(api.build([SampleSet({"variant": "before"}, [[1.0, 1.1, 0.9, 1.0, 1.05, 0.95] * 5]),
-                                 SampleSet({"variant": "after"}, [[1.0, 2.0, 0.1, 1.0, 1.9, 0.2] * 5])]), "html")
+    html = api.render(
+        api.build(
+            [
+                SampleSet({"variant": "before"}, [[1.0, 1.1, 0.9, 1.0, 1.05, 0.95] * 5]),
+                SampleSet({"variant": "after"}, [[1.0, 2.0, 0.1, 1.0, 1.9, 0.2] * 5]),
+            ]
+        ),
+        "html",
+    )
     assert "--format html" not in html
 
 
 def test_machine_table_is_short_and_agrees_with_the_doctor():
-    record = {"hostname": "milan", "cpu_model": "EPYC", "kernel_cmdline": "quiet " * 120,
-              "hypervisor_flag": True, "hypervisor_type": "unknown (hypervisor CPU flag set)",
-              "doctor": {"hypervisor": {"status": "warn", "evidence": "running under a hypervisor: KVM (kvm-clock)"
-                                        "; steal time 0.1% of CPU time since boot: other guests share"},
-                         "smt": {"status": "ok", "evidence": "SMT off"}}}
+    record = {
+        "hostname": "milan",
+        "cpu_model": "EPYC",
+        "kernel_cmdline": "quiet " * 120,
+        "hypervisor_flag": True,
+        "hypervisor_type": "unknown (hypervisor CPU flag set)",
+        "doctor": {
+            "hypervisor": {
+                "status": "warn",
+                "evidence": "running under a hypervisor: KVM (kvm-clock)"
+                "; steal time 0.1% of CPU time since boot: other guests share",
+            },
+            "smt": {"status": "ok", "evidence": "SMT off"},
+        },
+    }
     sets = tsc_sets()[:2]
     for s in sets:
         s.machine = dict(record)
     html = api.render(api.build(sets), "html")
-    machines = html[html.index('<h2 id="machines">'):]
+    machines = html[html.index('<h2 id="machines">') :]
     assert "unknown (hypervisor CPU flag set)" not in machines
     assert "<tr><th>hypervisor_type</th><td>KVM (kvm-clock) (named by abstat doctor)</td></tr>" in machines
-    open_part = machines[:machines.index("<details")]
-    assert "doctor: smt" not in open_part and "kernel_cmdline" not in open_part   # collapsed
+    open_part = machines[: machines.index("<details")]
+    assert "doctor: smt" not in open_part and "kernel_cmdline" not in open_part  # collapsed
     assert '<details class="machine-rest"><summary>2 more fields and 2 doctor checks (1 warnings)' in machines
-    assert "(720 characters)</summary>" in machines            # the long command line folds
+    assert "(720 characters)</summary>" in machines  # the long command line folds
 
 
 def test_plots_option_keeps_a_large_page_small():
@@ -166,7 +191,7 @@ def test_plots_option_keeps_a_large_page_small():
             sets.append(SampleSet({"bench": f"b{row:03d}", "variant": variant}, [values], unit="ns"))
     report = api.build(sets)
     auto = api.render(report, "html")
-    assert auto.count("<svg") == 100                          # the significant ones (every third row)
+    assert auto.count("<svg") == 100  # the significant ones (every third row)
     assert "100 of 300 compared cells drawn (significant)" in auto
     assert api.render(report, "html", plots="none").count("<svg") == 0
     assert api.render(report, "html", plots="all").count("<svg") == 300
@@ -175,9 +200,16 @@ def test_plots_option_keeps_a_large_page_small():
 def test_history_step_is_visible_despite_outliers():
     revs = [f"r{i:02d}" for i in range(30)]
     values = [[100.0 * (1.1 if i >= 15 else 1.0) + k % 3 for k in range(5)] for i in range(30)]
-    values[4][0] = 900.0                                      # one far outlier
-    figure = history_figure(revs, values, [sorted(v)[2] for v in values], [(0, 15, 101.0), (15, 30, 111.0)],
-                            [(15, 101.0, 111.0, False)], unit="ns", metric="ns")
+    values[4][0] = 900.0  # one far outlier
+    figure = history_figure(
+        revs,
+        values,
+        [sorted(v)[2] for v in values],
+        [(0, 15, 101.0), (15, 30, 111.0)],
+        [(15, 101.0, 111.0, False)],
+        unit="ns",
+        metric="ns",
+    )
     greens = [float(y) for y in re.findall(r'y1="([0-9.]+)" x2="[0-9.]+" y2="[0-9.]+" stroke="#2ca02c"', figure.svg)]
     assert abs(greens[0] - greens[1]) > 0.3 * (HISTORY_BOX[3] - HISTORY_BOX[1])
     assert "1 above (up to 900.0 ns)" in figure.note and "+9.9%" in figure.svg
@@ -198,4 +230,4 @@ def test_chromium_draws_the_seed_pages_at_1280(tmp_path):
         blue = (abs(pixels - (0x1F, 0x77, 0xB4)) <= 30).all(axis=2)
         rows, cols = blue.nonzero()
         assert pixels.shape[1] == 1280 and cols.size > 200
-        assert cols.max() - cols.min() > 1280 / 5                # the first ECDFs are drawn wide
+        assert cols.max() - cols.min() > 1280 / 5  # the first ECDFs are drawn wide

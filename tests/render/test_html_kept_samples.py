@@ -5,6 +5,7 @@ of each set (N, Min, Max, Median...) was computed on all samples (seed 000's pag
 beside a table of the kept values).  Reference: the values kept, known by construction (three values
 100x the rest, beyond any quartile rule's fences), summarised here with the standard library; the
 Median column is the table's centre (on integer data one of the values)."""
+
 from __future__ import annotations
 
 import html
@@ -20,10 +21,14 @@ from abstat.report.sampleset import SampleSet
 
 def _page(outliers: str) -> tuple[str, dict[str, list[float]]]:
     rng = np.random.default_rng(2035)
-    kept = {"before": [float(v) for v in np.round(rng.normal(1000, 20, 40))],
-            "after": [float(v) for v in np.round(rng.normal(960, 20, 37))]}
-    sets = [SampleSet(labels={"variant": name}, runs=[values + [1e5, 1.2e5, 1.4e5]], unit="ns")
-            for name, values in kept.items()]
+    kept = {
+        "before": [float(v) for v in np.round(rng.normal(1000, 20, 40))],
+        "after": [float(v) for v in np.round(rng.normal(960, 20, 37))],
+    }
+    sets = [
+        SampleSet(labels={"variant": name}, runs=[values + [1e5, 1.2e5, 1.4e5]], unit="ns")
+        for name, values in kept.items()
+    ]
     return api.render(api.build(sets, outliers=outliers), "html"), kept
 
 

@@ -1,4 +1,5 @@
 """abstat report --format html: self-contained, escaped, and really rendered by Chromium."""
+
 from __future__ import annotations
 
 import os
@@ -15,8 +16,7 @@ DATA = os.path.join(HERE, "data", "report")
 HCALL = os.path.join(DATA, "hcall")
 GOLDEN = os.path.join(DATA, "golden")
 PATTERN = "{host}-hcall-{mode}-{variant}"
-FILES = [f"{h}-hcall-{m}-{v}" for h in ("milan", "naples") for m in ("pv64", "pv32")
-         for v in ("before", "after")]
+FILES = [f"{h}-hcall-{m}-{v}" for h in ("milan", "naples") for m in ("pv64", "pv32") for v in ("before", "after")]
 EVIL = '<script>document.title="PWNED"</script><img src=x onerror="document.title=1">'
 
 
@@ -53,6 +53,7 @@ def without_svg(html: str) -> str:
 
 # -- static checks ----------------------------------------------------------------
 
+
 def test_html_golden_without_plots():
     html = hcall_html()
     path = os.path.join(GOLDEN, "hcall.html")
@@ -65,11 +66,11 @@ def test_html_golden_without_plots():
 
 def test_html_is_self_contained():
     html = hcall_html()
-    assert html.count("<svg") == 4                      # one plot per compared cell
+    assert html.count("<svg") == 4  # one plot per compared cell
     assert "<script" not in html.lower()
     assert not re.search(r"\b(src|srcset|action|formaction)\s*=", html, re.I)
-    assert not re.search(r"""\bhref\s*=\s*["'](?!#)""", html, re.I)   # only in-page links
-    assert not re.search(r"url\((?!#)", html)            # no external CSS resources
+    assert not re.search(r"""\bhref\s*=\s*["'](?!#)""", html, re.I)  # only in-page links
+    assert not re.search(r"url\((?!#)", html)  # no external CSS resources
     assert "@import" not in html and "@font-face" not in html
     no_namespaces = re.sub(r'xmlns(:\w+)?="[^"]*"', "", html)
     assert "http://" not in no_namespaces and "https://" not in no_namespaces
@@ -91,13 +92,13 @@ def test_every_user_string_is_escaped(tmp_path):
 def test_dollar_signs_are_not_mathtext(tmp_path):
     for variant in ("before", "after"):
         shutil.copy(os.path.join(HCALL, f"milan-hcall-pv64-{variant}"), tmp_path / f"$x$-{variant}")
-    sets = api.load([str(tmp_path / "$x$-before"), str(tmp_path / "$x$-after")],
-                    pattern="{host}-{variant}")
+    sets = api.load([str(tmp_path / "$x$-before"), str(tmp_path / "$x$-after")], pattern="{host}-{variant}")
     html = api.render(api.build(sets), "html")
     assert "$x$-before (n=30)" in html
 
 
 # -- Chromium ---------------------------------------------------------------------
+
 
 @needs_chromium
 def test_console_capture_sees_errors(tmp_path):
@@ -140,9 +141,9 @@ def test_chromium_renders_the_table_without_console_errors(tmp_path):
     header = (pixels[:, :, 0] == 0xEE) & (pixels[:, :, 1] == 0xF1) & (pixels[:, :, 2] == 0xF5)
     rows, cols = header.nonzero()
     assert header.sum() > 2000, "table header not visible in the screenshot"
-    assert rows.min() < 200 and cols.min() < 100      # near the top left, where the table is
+    assert rows.min() < 200 and cols.min() < 100  # near the top left, where the table is
     # and there is text (dark pixels) inside the table's area
-    top = pixels[rows.min(): rows.min() + 250, : 700]
+    top = pixels[rows.min() : rows.min() + 250, :700]
     assert (top.sum(axis=2) < 200).sum() > 500
 
 
@@ -158,24 +159,33 @@ def test_script_in_a_label_is_shown_as_text_not_run(tmp_path):
     # and the label is there as text (serialised with &lt;)
     assert "<script" not in dom.lower() and "<img" not in dom.lower()
     assert "PWNED</title>" not in dom and "<title>1</title>" not in dom
-    assert "&lt;script&gt;document.title=\"PWNED\"&lt;/script&gt;" in dom
+    assert '&lt;script&gt;document.title="PWNED"&lt;/script&gt;' in dom
 
 
 # -- issue 10 / 14 / 15: plots written from the data, machine table, extreme input ---------
 
+
 def machines_html() -> str:
-    return hcall_html(machine=lambda host: {
-        "hostname": host, "cpu_model": f"CPU of {host}", "microcode": "0x1", "governor": None, "smt": True,
-        "boot_id": f"boot-{host}", "vulnerabilities": {"meltdown": "Not affected", "spectre_v2": "Mitigation: x"}})
+    return hcall_html(
+        machine=lambda host: {
+            "hostname": host,
+            "cpu_model": f"CPU of {host}",
+            "microcode": "0x1",
+            "governor": None,
+            "smt": True,
+            "boot_id": f"boot-{host}",
+            "vulnerabilities": {"meltdown": "Not affected", "spectre_v2": "Mitigation: x"},
+        }
+    )
 
 
 def test_machine_record_is_a_readable_table():
     html = machines_html()
-    table = html[html.index('<table class="machine">'):]
-    assert "null" not in table and "{" not in table          # no raw nulls, no JSON blobs
-    assert "<th>governor</th>" not in table                 # recorded by no machine: left out
+    table = html[html.index('<table class="machine">') :]
+    assert "null" not in table and "{" not in table  # no raw nulls, no JSON blobs
+    assert "<th>governor</th>" not in table  # recorded by no machine: left out
     assert '<tr class="differs"><th>boot_id</th>' in table and '<tr class="differs"><th>cpu_model</th>' in table
-    assert "<tr><th>microcode</th>" in table                 # the same everywhere: not highlighted
+    assert "<tr><th>microcode</th>" in table  # the same everywhere: not highlighted
     assert "affected: spectre_v2" in table
 
 
@@ -188,13 +198,15 @@ def test_every_compared_cell_has_its_plot_with_its_name():
         svg = re.search(r"<svg\b.*?</svg>", section, flags=re.S).group(0)
         assert f"<title>{name}</title>" in svg
         dots = "".join(re.findall(r'<path class="dots" d="([^"]*)"', svg))
-        assert "empirical CDF" in svg and "box plot" in svg and dots.count("h0") == 60   # one dot per sample
+        assert "empirical CDF" in svg and "box plot" in svg and dots.count("h0") == 60  # one dot per sample
 
 
 def test_extreme_values_plot_without_overflow(tmp_path):
     # "arange: cannot compute length" with matplotlib
-    for variant, values in (("before", [1e308, 1.5e308, 1.2e308, 1.7e308, 1.1e308]),
-                            ("after", [1.3e308, 1.6e308, 1.4e308, 1.75e308, 1.25e308]),):
+    for variant, values in (
+        ("before", [1e308, 1.5e308, 1.2e308, 1.7e308, 1.1e308]),
+        ("after", [1.3e308, 1.6e308, 1.4e308, 1.75e308, 1.25e308]),
+    ):
         (tmp_path / f"big-{variant}").write_text("\n".join(repr(v) for v in values))
     sets = api.load([str(tmp_path / "big-before"), str(tmp_path / "big-after")], pattern="{host}-{variant}")
     html = api.render(api.build(sets), "html")
@@ -208,10 +220,13 @@ def test_non_utf8_label_is_shown_escaped(tmp_path):
     # matplotlib raised TypeError: set_text() on surrogates
     sets = []
     for variant in ("before", "after"):
-        sets += api.load([os.path.join(HCALL, f"milan-hcall-pv64-{variant}")], pattern=None,
-                         labels=[f"variant={variant}", "host=h\udcff"])
+        sets += api.load(
+            [os.path.join(HCALL, f"milan-hcall-pv64-{variant}")],
+            pattern=None,
+            labels=[f"variant={variant}", "host=h\udcff"],
+        )
     html = api.render(api.build(sets), "html")
-    html.encode("utf-8")                                     # writable
+    html.encode("utf-8")  # writable
     # the undecodable byte is shown as the byte it was (report/inputs.py display names)
     assert "h\\xff" in html and "\udcff" not in html and html.count("<svg") == 1
 
@@ -234,12 +249,12 @@ def test_chromium_screenshot_at_1280(tmp_path):
         match = (abs(pixels - rgb) <= tolerance).all(axis=2)
         return match.nonzero()
 
-    header_rows, _ = where((0xEE, 0xF1, 0xF5))                 # the summary table's header: first
-    plot_rows, plot_cols = where((0x1F, 0x77, 0xB4), 40)        # the baseline's ECDF line and dots
-    machine_rows, _ = where((0xFF, 0xF4, 0xD6))                 # highlighted machine fields
+    header_rows, _ = where((0xEE, 0xF1, 0xF5))  # the summary table's header: first
+    plot_rows, plot_cols = where((0x1F, 0x77, 0xB4), 40)  # the baseline's ECDF line and dots
+    machine_rows, _ = where((0xFF, 0xF4, 0xD6))  # highlighted machine fields
     assert header_rows.size and header_rows.min() < 150
     assert plot_rows.size and plot_rows.min() > header_rows.max()
-    frame_rows, frame_cols = where((0x88, 0x88, 0x88))         # the plots' panel frames
+    frame_rows, frame_cols = where((0x88, 0x88, 0x88))  # the plots' panel frames
     frame_cols = frame_cols[frame_rows > header_rows.max() + 100]
-    assert frame_cols.max() - frame_cols.min() > 0.7 * width    # plots use the page's width
+    assert frame_cols.max() - frame_cols.min() > 0.7 * width  # plots use the page's width
     assert machine_rows.size > 1000 and machine_rows.min() > plot_rows.max()

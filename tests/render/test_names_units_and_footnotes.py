@@ -1,4 +1,5 @@
 """Defects a newcomer met following the README (/work notes): each pinned here."""
+
 from __future__ import annotations
 
 import csv
@@ -22,8 +23,12 @@ def test_importing_a_store_that_does_not_exist_names_it_and_creates_nothing(tmp_
 
 def test_runs_as_the_unit_are_labelled_as_what_they_are_when_no_metric_names_the_line():
     rng = np.random.default_rng(5)
-    comparisons = compare_many({"before": [rng.normal(level, 0.01, 20) for level in (1.0, 1.1, 0.9)],
-                                "after": [rng.normal(level, 0.01, 20) for level in (1.2, 1.3, 1.1)]})
+    comparisons = compare_many(
+        {
+            "before": [rng.normal(level, 0.01, 20) for level in (1.0, 1.1, 0.9)],
+            "after": [rng.normal(level, 0.01, 20) for level in (1.2, 1.3, 1.1)],
+        }
+    )
     line = summary_block([(None, None, comparisons)]).splitlines()[1]
     assert line.startswith("pseudo-median of run medians  ")  # the Hodges-Lehmann ratio at any size (issue 34)
 
@@ -39,11 +44,15 @@ def test_a_zero_baseline_is_one_footnote_whatever_the_centre():
     from abstat.report.notes import kind_of
     from abstat.stats.warnings import StatWarning
 
-    heads = {kind_of(StatWarning("cannot-judge", message))[0] for message in (
-        "the baseline centre is 0, so a relative change is undefined",
-        "the baseline median is 0, so a relative change is undefined",
-        "the baseline mean is 0, so a relative change is undefined",
-        "the baseline's run medians average 0, so a relative change is undefined")}
+    heads = {
+        kind_of(StatWarning("cannot-judge", message))[0]
+        for message in (
+            "the baseline centre is 0, so a relative change is undefined",
+            "the baseline median is 0, so a relative change is undefined",
+            "the baseline mean is 0, so a relative change is undefined",
+            "the baseline's run medians average 0, so a relative change is undefined",
+        )
+    }
     assert heads == {"the baseline centre is 0, so a relative change is undefined"}
 
 
@@ -54,15 +63,21 @@ def test_report_cells_with_several_runs_show_the_centres_the_change_compares():
     rng = np.random.default_rng(6)
     before = [list(rng.normal(level, 0.01, 20)) for level in (1.0, 3.0, 1.2)]
     after = [list(rng.normal(level, 0.01, 20)) for level in (1.1, 3.3, 1.3)]
-    report = build_report([SampleSet({"variant": "before", "metric": "wall"}, before, unit="s"),
-                           SampleSet({"variant": "after", "metric": "wall"}, after, unit="s")],
-                          baseline="before")
+    report = build_report(
+        [
+            SampleSet({"variant": "before", "metric": "wall"}, before, unit="s"),
+            SampleSet({"variant": "after", "metric": "wall"}, after, unit="s"),
+        ],
+        baseline="before",
+    )
     cells = report.rows[0].cells
     # issue 34: the Hodges-Lehmann ratio of the run medians at any number of runs; each cell shows its
     # pseudo-median (median of the Walsh averages of the log run medians), brute force over the pairs
     logs = {name: np.log([np.median(run) for run in runs]) for name, runs in (("before", before), ("after", after))}
-    expected = {name: float(np.exp(np.median([(v[i] + v[j]) / 2 for i in range(v.size) for j in range(i, v.size)])))
-                for name, v in logs.items()}
+    expected = {
+        name: float(np.exp(np.median([(v[i] + v[j]) / 2 for i in range(v.size) for j in range(i, v.size)])))
+        for name, v in logs.items()
+    }
     for name in ("before", "after"):
         assert abs(cells[name].center - expected[name]) < 1e-12 * expected[name]
     assert cells["after"].center_kind == "pseudo-median of run medians"
@@ -73,8 +88,21 @@ def test_report_cells_with_several_runs_show_the_centres_the_change_compares():
 
 
 def test_stored_variants_name_their_metric_and_unit_in_compare_and_plan(tmp_path):
-    done = abstat("run", "-n", "4", "-v", "a=true", "-v", "b=true", "--store", "s.db", "--experiment", "e",
-                  "--no-progress", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "4",
+        "-v",
+        "a=true",
+        "-v",
+        "b=true",
+        "--store",
+        "s.db",
+        "--experiment",
+        "e",
+        "--no-progress",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     compared = abstat("compare", "e:a", "e:b", "--store", "s.db", cwd=tmp_path)
     line = compared.stdout.splitlines()[1]

@@ -1,5 +1,6 @@
 """Output that comes from data is escaped for where it goes (issue 15 section 4), and
 colour and encodings follow the environment (NO_COLOR, FORCE_COLOR, PYTHONIOENCODING)."""
+
 from __future__ import annotations
 
 import csv
@@ -26,14 +27,21 @@ OSC = "\x1b]0;PWNED\x07"
 ANSI = "\x1b[31mred\x1b[0m"
 IMG = "<img src=x onerror=alert(1)>"
 LINK = "[l](javascript:alert(1))"
-LIVE_LINK = re.compile(r"(?<!\\)\]\(javascript")   # a "](" whose bracket is not escaped
+LIVE_LINK = re.compile(r"(?<!\\)\]\(javascript")  # a "](" whose bracket is not escaped
 
 
 def abstat(*args: str, env: dict[str, str] | None = None, cwd: str | None = None) -> subprocess.CompletedProcess:
     environment = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     environment.update(PYTHONPATH=os.path.abspath(SRC), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True,
-                          env=environment, cwd=cwd, timeout=120, errors="backslashreplace")
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        cwd=cwd,
+        timeout=120,
+        errors="backslashreplace",
+    )
 
 
 def _samples(seed: int, centre: float) -> list[float]:
@@ -42,10 +50,20 @@ def _samples(seed: int, centre: float) -> list[float]:
 
 # -- the escape functions -------------------------------------------------------------
 
-@pytest.mark.parametrize("text,shown", [
-    (OSC, "\\x1b]0;PWNED\\x07"), ("a\nb", "a\\x0ab"), ("a\rb", "a\\x0db"), ("\x9b31m", "\\x9b31m"),
-    ("a\u2028b", "a\\u2028b"), ("\u202eevil", "\\u202eevil"), ("\udcff", "\\udcff"), ("µs → ok", "µs → ok"),
-])
+
+@pytest.mark.parametrize(
+    "text,shown",
+    [
+        (OSC, "\\x1b]0;PWNED\\x07"),
+        ("a\nb", "a\\x0ab"),
+        ("a\rb", "a\\x0db"),
+        ("\x9b31m", "\\x9b31m"),
+        ("a\u2028b", "a\\u2028b"),
+        ("\u202eevil", "\\u202eevil"),
+        ("\udcff", "\\udcff"),
+        ("µs → ok", "µs → ok"),
+    ],
+)
 def test_terminal_escape(text, shown):
     assert escape.terminal(text) == shown
 
@@ -53,23 +71,36 @@ def test_terminal_escape(text, shown):
 def test_markdown_escape_kills_html_and_links():
     assert escape.markdown(IMG) == "&lt;img src=x onerror=alert(1)&gt;"
     assert escape.markdown(LINK) == "\\[l\\](javascript:alert(1))"
-    assert escape.markdown("a|b\nc") == "a\\|b\\\\x0ac"   # shown as a\|b\x0ac
+    assert escape.markdown("a|b\nc") == "a\\|b\\\\x0ac"  # shown as a\|b\x0ac
 
 
-@pytest.mark.parametrize("cell,out", [
-    ("=1+2", "'=1+2"), ("+cmd", "'+cmd"), ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),
-    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\\x09x"), ("\rx", "'\\x0dx"),
-    ("-15.2", "-15.2"), ("+1e-05", "+1e-05"), ("-inf", "-inf"), (3.5, 3.5), ("plain", "plain"),
-])
+@pytest.mark.parametrize(
+    "cell,out",
+    [
+        ("=1+2", "'=1+2"),
+        ("+cmd", "'+cmd"),
+        ("-2+3+cmd|' /C calc'!A0", "'-2+3+cmd|' /C calc'!A0"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\\x09x"),
+        ("\rx", "'\\x0dx"),
+        ("-15.2", "-15.2"),
+        ("+1e-05", "+1e-05"),
+        ("-inf", "-inf"),
+        (3.5, 3.5),
+        ("plain", "plain"),
+    ],
+)
 def test_csv_formula_neutralised_numbers_kept(cell, out):
     assert escape.csv_cell(cell) == out
 
 
 # -- compare ------------------------------------------------------------------------------
 
+
 def _evil_comparisons():
-    return compare_many({f"{IMG}{OSC}": _samples(1, 100), f"{LINK}\nx": _samples(2, 90),
-                         "=HYPERLINK(1)": _samples(3, 95)})
+    return compare_many(
+        {f"{IMG}{OSC}": _samples(1, 100), f"{LINK}\nx": _samples(2, 90), "=HYPERLINK(1)": _samples(3, 95)}
+    )
 
 
 def test_compare_text_and_summary_escape_control_characters():
@@ -93,7 +124,7 @@ def test_compare_csv_neutralises_formulas_and_keeps_numbers():
     rows = list(csv.DictReader(io.StringIO(render(_evil_comparisons(), "csv"))))
     formula = [r for r in rows if "HYPERLINK" in r["candidate"]][0]
     assert formula["candidate"] == "'=HYPERLINK(1)"
-    assert float(formula["delta_pct"]) < 0 and float(formula["ci_low_pct"]) < 0   # still numbers
+    assert float(formula["delta_pct"]) < 0 and float(formula["ci_low_pct"]) < 0  # still numbers
 
 
 def test_compare_cli_file_name_with_osc(tmp_path):
@@ -108,12 +139,15 @@ def test_compare_cli_file_name_with_osc(tmp_path):
 
 # -- report -------------------------------------------------------------------------------
 
+
 def _report(label: str):
     cwd = os.getcwd()
     os.chdir(HCALL)
     try:
-        sets = api.load(["milan-hcall-pv64-before", "milan-hcall-pv64-after", "milan-hcall-pv32-before",
-                         "milan-hcall-pv32-after"], pattern="{host}-hcall-{mode}-{variant}")
+        sets = api.load(
+            ["milan-hcall-pv64-before", "milan-hcall-pv64-after", "milan-hcall-pv32-before", "milan-hcall-pv32-after"],
+            pattern="{host}-hcall-{mode}-{variant}",
+        )
     finally:
         os.chdir(cwd)
     for sample_set in sets:
@@ -128,7 +162,7 @@ def test_report_terminal_formats(fmt):
     assert "\\x1b[31mred" in text
     if fmt == "text":
         table = text.split("\n\n")[1].splitlines()
-        assert len(table) == 2 + 2 + 1          # header, rule, two rows, geomean: no row broken
+        assert len(table) == 2 + 2 + 1  # header, rule, two rows, geomean: no row broken
 
 
 def test_report_markdown_and_csv():
@@ -137,7 +171,7 @@ def test_report_markdown_and_csv():
     assert "<img" not in md and not LIVE_LINK.search(md)
     formula = _report("=1+2")
     rows = list(csv.DictReader(io.StringIO(api.render(formula, "csv"))))
-    assert {r["mode"] for r in rows if r["kind"] == "cell"} == {"pv64=1+2", "pv32=1+2"}   # not at the start: unchanged
+    assert {r["mode"] for r in rows if r["kind"] == "cell"} == {"pv64=1+2", "pv32=1+2"}  # not at the start: unchanged
     for sample_set_label in ("=cmd()",):
         report = _report("")
         for row in report.rows:
@@ -149,6 +183,7 @@ def test_report_markdown_and_csv():
 
 # -- export and show from a store ---------------------------------------------------------
 
+
 @pytest.fixture
 def evil_store(tmp_path):
     from abstat.store import open_store
@@ -158,9 +193,20 @@ def evil_store(tmp_path):
         for variant, centre in (("before", 10.0), ("after", 9.0)):
             inv = store.start_invocation("x", {"hostname": f"h{OSC}"}, labels={"note": f"=1+2{IMG}\n{LINK}"})
             for i, value in enumerate(_samples(7, centre)[:8]):
-                store.add_run(inv, variant=variant, command=f"=cmd{ANSI}", iteration=i, position=i, status="ok",
-                              exit_code=0, started_at=0.0, wall=value, values={"wall": [value]},
-                              units={"wall": "s"}, notes=["peak RSS not recorded: at most abstat's own 18368 KiB"])
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command=f"=cmd{ANSI}",
+                    iteration=i,
+                    position=i,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=value,
+                    values={"wall": [value]},
+                    units={"wall": "s"},
+                    notes=["peak RSS not recorded: at most abstat's own 18368 KiB"],
+                )
     return path
 
 
@@ -169,7 +215,7 @@ def test_export_csv_formulas_and_notes(evil_store):
     assert result.returncode == 0, result.stderr
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert rows and all(r["command"].startswith("'=cmd") for r in rows)
-    assert all(float(r["value"]) > 0 for r in rows)              # numbers stay numbers
+    assert all(float(r["value"]) > 0 for r in rows)  # numbers stay numbers
     assert all("peak RSS not recorded" in r["notes"] for r in rows)
     as_json = json.loads(abstat("export", "--format", "json", "--store", evil_store).stdout)
     assert as_json[0]["notes"] == ["peak RSS not recorded: at most abstat's own 18368 KiB"]
@@ -188,6 +234,7 @@ def test_show_escapes_and_shows_the_run_notes(evil_store):
 
 # -- colour and encodings -----------------------------------------------------------------
 
+
 @pytest.fixture
 def two_files(tmp_path):
     for name, centre in (("a.txt", 100), ("b.txt", 90)):
@@ -195,11 +242,21 @@ def two_files(tmp_path):
     return tmp_path
 
 
-@pytest.mark.parametrize("env,coloured", [({}, False), ({"NO_COLOR": "1"}, False), ({"FORCE_COLOR": "1"}, True),
-                                          ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, False)])
+@pytest.mark.parametrize(
+    "env,coloured",
+    [
+        ({}, False),
+        ({"NO_COLOR": "1"}, False),
+        ({"FORCE_COLOR": "1"}, True),
+        ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, False),
+    ],
+)
 def test_colour_follows_the_environment(two_files, env, coloured):
-    for args in (["compare", "a.txt", "b.txt"], ["compare", "--verbose", "a.txt", "b.txt"],
-                 ["report", "--format", "table", "a.txt", "b.txt"]):
+    for args in (
+        ["compare", "a.txt", "b.txt"],
+        ["compare", "--verbose", "a.txt", "b.txt"],
+        ["report", "--format", "table", "a.txt", "b.txt"],
+    ):
         result = abstat(*args, env=env, cwd=str(two_files))
         assert result.returncode == 0, result.stderr
         assert ("\x1b[" in result.stdout) is coloured, (args, env)
@@ -210,8 +267,9 @@ def test_ascii_stdout_report_table_and_run(two_files, tmp_path):
     table = abstat("report", "--format", "table", "a.txt", "b.txt", env=env, cwd=str(two_files))
     assert table.returncode == 0, table.stderr
     assert "+--" in table.stdout or "|" in table.stdout
-    run = abstat("run", "-n", "3", "--no-progress", "--store", str(tmp_path / "r.db"), "-v", "a=true",
-                 "-v", "b=true", env=env)
+    run = abstat(
+        "run", "-n", "3", "--no-progress", "--store", str(tmp_path / "r.db"), "-v", "a=true", "-v", "b=true", env=env
+    )
     assert run.returncode == 0, run.stderr
     assert "internal error" not in run.stderr and " -> " in run.stdout
     assert run.stdout.isascii()

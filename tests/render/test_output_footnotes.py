@@ -1,5 +1,6 @@
 """Footnotes grouped by kind of warning (issue 10): a 4-machine x 2-mode report of
 TSC-like data needs at most about 8 notes, each listing the cells it concerns."""
+
 from __future__ import annotations
 
 import os
@@ -25,8 +26,8 @@ def _four_machines(tmp_path) -> list[str]:
     for mode in ("pv64", "pv32"):
         for variant, centre in (("before", 900), ("after", 860)):
             values = np.concatenate([rng.normal(centre, 8, 20), rng.normal(centre + 120, 8, 20)])  # two modes
-            values[::13] *= 1.8                                                                   # outliers
-            values += np.linspace(0, 30, values.size)                                             # drift
+            values[::13] *= 1.8  # outliers
+            values += np.linspace(0, 30, values.size)  # drift
             name = f"rome-hcall-{mode}-{variant}"
             (tmp_path / name).write_text("\n".join(f"{v:.0f}" for v in np.round(values / 20) * 20))
             names.append(name)
@@ -39,13 +40,13 @@ def test_four_machines_two_modes_need_few_footnotes(tmp_path, monkeypatch):
     report = api.build(api.load(names, pattern="{host}-hcall-{mode}-{variant}"))
     assert len(report.rows) == 8
     codes = {m["code"] for row in report.rows for c in row.cells.values() for m in c.messages}
-    assert len(codes) >= 2, codes                        # several kinds of warning occurred ...
-    assert len(report.footnotes) <= 8                    # ... but one footnote each
+    assert len(codes) >= 2, codes  # several kinds of warning occurred ...
+    assert len(report.footnotes) <= 8  # ... but one footnote each
     messages = [m for row in report.rows for c in row.cells.values() for m in c.messages]
     assert len({m["message"] for m in messages}) >= 2 * len(report.footnotes)  # the old way: one per message
     ties = [t for t in report.footnotes if t.startswith("heavily tied/quantized data")]
     on_grid = [t for t in ties if t.startswith("heavily tied/quantized data (grid 20): ")]
-    assert len(ties) == 2 and len(on_grid) == 1        # the coarse parameter (grid) splits the kind
+    assert len(ties) == 2 and len(on_grid) == 1  # the coarse parameter (grid) splits the kind
     assert "rome/pv64 (before, after)" in on_grid[0] and "rome/pv32 (before, after)" in on_grid[0]
     assert "milan/pv64 (before, after)" in (set(ties) - set(on_grid)).pop()
     # each kind says what to do

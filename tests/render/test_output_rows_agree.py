@@ -7,6 +7,7 @@ of shape, bimodal, on a grid, exponential tails, counts with zeros).  The refere
 the test: the medians of the samples (numpy; on integer data, the lower middle value), their ratio
 against the JSON interval, and the words searched in the text, e-mail, JSON and HTML renderings.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,10 @@ def _pair(shape: str, seed: int, shift: float, n: int) -> tuple[np.ndarray, np.n
     if shape == "skewed-shape-change":  # a log-normal whose spread changes as its location does
         return rng.lognormal(13.0, 0.3, n), rng.lognormal(13.0 + shift, 0.05 + 0.4 * rng.random(), n)
     if shape == "bimodal":  # the candidate moves weight between two modes
+
         def modes(weight: float) -> np.ndarray:
             return np.where(rng.random(n) < weight, rng.normal(100, 2, n), rng.normal(130, 2, n))
+
         return modes(0.5), modes(0.5 + shift)
     if shape == "grid":  # TSC cycles on a grid of 20
         base = 20 * np.round(rng.normal(440, 15, n) / 20)
@@ -50,12 +53,13 @@ def _shown_median(values: np.ndarray) -> float:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 2**32 - 1), shift=st.floats(-0.3, 0.3),
-       n=st.integers(12, 60))
+@given(shape=st.sampled_from(SHAPES), seed=st.integers(0, 2**32 - 1), shift=st.floats(-0.3, 0.3), n=st.integers(12, 60))
 def test_printed_centres_agree_with_the_change_or_say_why(shape, seed, shift, n):
     before, after = _pair(shape, seed, shift, n)
-    sets = [SampleSet(labels={"variant": name}, runs=[list(map(float, values))], source=f"{name}.txt")
-            for name, values in (("before", before), ("after", after))]
+    sets = [
+        SampleSet(labels={"variant": name}, runs=[list(map(float, values))], source=f"{name}.txt")
+        for name, values in (("before", before), ("after", after))
+    ]
     report = api.build(sets)
     doc = json.loads(api.render(report, "json"))
     cells = doc["rows"][0]["cells"]
@@ -99,8 +103,13 @@ def test_compare_summary_line_says_shapes_differ(tmp_path, fmt):
     after = np.where(rng.random(40) < 0.5, rng.lognormal(12.9, 0.05, 40), rng.lognormal(13.3, 0.05, 40))
     for name, values in (("a", before), ("b", after)):
         (tmp_path / f"{name}.txt").write_text("\n".join(f"{v:.0f}" for v in values) + "\n")
-    out = subprocess.run([sys.executable, "-m", "abstat", "compare", "--format", fmt, "a.txt", "b.txt"],
-                         cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "abstat", "compare", "--format", fmt, "a.txt", "b.txt"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     a, b = (np.loadtxt(tmp_path / f"{name}.txt") for name in ("a", "b"))
     ma, mb = _shown_median(a), _shown_median(b)
     if fmt == "json":

@@ -1,4 +1,5 @@
 """The terse summary ``abstat run`` and ``abstat compare`` end with (issue 10)."""
+
 from __future__ import annotations
 
 import re
@@ -24,8 +25,10 @@ def sections():
 def test_one_line_per_metric(sections):
     text = summary_block(sections)
     lines = text.splitlines()
-    assert lines[0] == ("after vs before: Hodges-Lehmann ratio (median of the candidate/baseline ratios) with its 95% "
-                        "confidence interval")  # the estimand named
+    assert lines[0] == (
+        "after vs before: Hodges-Lehmann ratio (median of the candidate/baseline ratios) with its 95% "
+        "confidence interval"
+    )  # the estimand named
     wall = next(line for line in lines if line.startswith("wall"))
     match = re.match(r"wall\s+(\S+) ms → (\S+) ms\s+([+-]\d+\.\d+)% \[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]\s+faster$", wall)
     assert match, wall
@@ -35,10 +38,12 @@ def test_one_line_per_metric(sections):
     assert float(match[2]) == pytest.approx(after * 1e3, abs=0.005)
     comparison = sections[0][2][0]
     assert float(match[3]) == pytest.approx(comparison.delta_pct, abs=0.005)
-    assert len(match[3].split(".")[1]) == 2          # interval 0.56 points wide: two decimals
+    assert len(match[3].split(".")[1]) == 2  # interval 0.56 points wide: two decimals
     # the change agrees with independent estimates: the ratio of the printed centres, and of the sample medians
     assert float(match[3]) == pytest.approx((after / before - 1) * 100, abs=0.05)
-    medians = [float(np.median(s)) for s in (sections[0][2][0].summaries[0].median, sections[0][2][0].summaries[1].median)]
+    medians = [
+        float(np.median(s)) for s in (sections[0][2][0].summaries[0].median, sections[0][2][0].summaries[1].median)
+    ]
     assert float(match[3]) == pytest.approx((medians[1] / medians[0] - 1) * 100, abs=0.5)
     # counts grouped by thousands, KiB scaled to MiB, verdict words with the metric's direction
     # (a count prints as a count, even a pseudo-median between two: issue 27)
@@ -61,18 +66,22 @@ def test_estimand_caption(sections):
     try:
         wall[0].estimand = "median_ratio"
         assert summary_block([sections[0]]).splitlines()[0] == (
-            "after vs before: ratio of medians with its 95% confidence interval")
+            "after vs before: ratio of medians with its 95% confidence interval"
+        )
     finally:
         wall[0].estimand = saved
 
 
 def test_notes_that_differ_in_figures_are_merged():
-    notes = [{"note": "peak RSS not recorded: at most abstat's own 20228 KiB", "runs": 1},
-             {"note": "peak RSS not recorded: at most abstat's own 20244 KiB", "runs": 3},
-             {"note": "perf: cycles not supported", "runs": 1}]
+    notes = [
+        {"note": "peak RSS not recorded: at most abstat's own 20228 KiB", "runs": 1},
+        {"note": "peak RSS not recorded: at most abstat's own 20244 KiB", "runs": 3},
+        {"note": "perf: cycles not supported", "runs": 1},
+    ]
     assert merge_notes(notes) == [
         {"note": "peak RSS not recorded: at most abstat's own 20228 to 20244 KiB", "runs": 4},
-        {"note": "perf: cycles not supported", "runs": 1}]
+        {"note": "perf: cycles not supported", "runs": 1},
+    ]
     assert note_lines(notes)[1] == "note: peak RSS not recorded: at most abstat's own 20228 to 20244 KiB (4 runs)"
 
 
@@ -100,10 +109,16 @@ def test_runs_as_the_unit_show_the_centres_the_change_is_the_ratio_of():
 def test_caption_names_each_estimand_when_the_lines_differ(sections):
 
     rng = np.random.default_rng(4)
-    nested = compare_many({"before": [rng.normal(level, 0.01, 20) for level in (1, 2, 1.5)],
-                           "after": [rng.normal(level, 0.01, 20) for level in (1.1, 2, 1.6)]})
+    nested = compare_many(
+        {
+            "before": [rng.normal(level, 0.01, 20) for level in (1, 2, 1.5)],
+            "after": [rng.normal(level, 0.01, 20) for level in (1.1, 2, 1.6)],
+        }
+    )
     caption = summary_block([sections[0], ("user", "s", nested)]).splitlines()[0]
     # issue 34: runs keep the Hodges-Lehmann ratio (of the run medians) below 10 runs too
-    assert caption == ("after vs before: Hodges-Lehmann ratio (median of the candidate/baseline ratios) for wall; "
-                       "Hodges-Lehmann ratio (median of the candidate/baseline ratios of the run medians) for user; "
-                       "95% confidence intervals")
+    assert caption == (
+        "after vs before: Hodges-Lehmann ratio (median of the candidate/baseline ratios) for wall; "
+        "Hodges-Lehmann ratio (median of the candidate/baseline ratios of the run medians) for user; "
+        "95% confidence intervals"
+    )

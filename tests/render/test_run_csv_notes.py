@@ -2,6 +2,7 @@
 in a ``notes`` column, as ``abstat export --format csv`` does: same column
 name, same join, same escaping; the files are read back with Python's csv
 module, and the notes checked against what ``export`` says each run left."""
+
 from __future__ import annotations
 
 import csv
@@ -23,16 +24,35 @@ def rows_of(text: str) -> list[dict[str, str]]:
 def test_run_csv_has_the_notes_each_variants_runs_left(tmp_path):
     store = str(tmp_path / "s.db")
     # b leaves a child behind in its process group on every run: a note on each of its runs
-    ran = abstat("run", "--shell", "-n", "3", "--seed", "1", "--no-progress", "--store", store,
-                 "--experiment", "e", "-v", "a=true", "-v", "b=sleep 3 & true", "--format", "csv")
+    ran = abstat(
+        "run",
+        "--shell",
+        "-n",
+        "3",
+        "--seed",
+        "1",
+        "--no-progress",
+        "--store",
+        store,
+        "--experiment",
+        "e",
+        "-v",
+        "a=true",
+        "-v",
+        "b=sleep 3 & true",
+        "--format",
+        "csv",
+    )
     assert ran.returncode == 0, ran.stderr
     rows = rows_of(ran.stdout)
     exported = rows_of(abstat("export", "--store", store, "--format", "csv").stdout)
     assert list(rows[0])[-1] == "notes" and "notes" in exported[0]  # the same column name
     assert {r["metric"] for r in rows} >= {"wall", "user", "sys"}
     # the reference: the notes export wrote for each run (one row per sample; the wall sample is one per run)
-    left = {variant: [r["notes"] for r in exported if r["variant"] == variant and r["metric"] == "wall"]
-            for variant in ("a", "b")}
+    left = {
+        variant: [r["notes"] for r in exported if r["variant"] == variant and r["metric"] == "wall"]
+        for variant in ("a", "b")
+    }
     assert len(left["b"]) == 3 and all(KILLED in notes for notes in left["b"])
     assert not any(KILLED in notes for notes in left["a"])
     for row in rows:
@@ -48,8 +68,9 @@ def test_run_csv_has_the_notes_each_variants_runs_left(tmp_path):
 
 def test_one_variant_summary_csv_has_the_notes_too(tmp_path):
     store = str(tmp_path / "s.db")
-    ran = abstat("run", "--shell", "-n", "2", "--no-progress", "--store", store, "-v", "b=sleep 3 & true",
-                 "--format", "csv")
+    ran = abstat(
+        "run", "--shell", "-n", "2", "--no-progress", "--store", store, "-v", "b=sleep 3 & true", "--format", "csv"
+    )
     assert ran.returncode == 0, ran.stderr
     rows = rows_of(ran.stdout)
     assert list(rows[0]) == ["metric", "variant", "n", "median", "min", "max", "unit", "notes"]
@@ -63,9 +84,20 @@ def _store_with_notes(path: str, notes_by_variant: dict[str, list[str]]) -> None
         for variant, notes in notes_by_variant.items():
             for i in range(6):
                 value = (10.0 if variant == "before" else 9.0) + i * 0.1
-                store.add_run(inv, variant=variant, command="./b", iteration=i, position=position, status="ok",
-                              exit_code=0, started_at=0.0, wall=value, values={"wall": [value]},
-                              units={"wall": "s"}, notes=notes)
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command="./b",
+                    iteration=i,
+                    position=position,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=value,
+                    values={"wall": [value]},
+                    units={"wall": "s"},
+                    notes=notes,
+                )
                 position += 1
         store.finish_invocation(inv, "complete")
 
@@ -89,9 +121,20 @@ def test_rows_without_notes_have_an_empty_cell_and_differing_figures_are_merged(
     _store_with_notes(path, {"before": [], "after": ["peak RSS not recorded: at most 18368 KiB"]})
     with open_store(path) as store:
         inv = store.start_invocation("x", {"hostname": "h"}, variants=["after"])
-        store.add_run(inv, variant="after", command="./b", iteration=0, position=0, status="ok", exit_code=0,
-                      started_at=0.0, wall=9.0, values={"wall": [9.0]}, units={"wall": "s"},
-                      notes=["peak RSS not recorded: at most 18400 KiB"])
+        store.add_run(
+            inv,
+            variant="after",
+            command="./b",
+            iteration=0,
+            position=0,
+            status="ok",
+            exit_code=0,
+            started_at=0.0,
+            wall=9.0,
+            values={"wall": [9.0]},
+            units={"wall": "s"},
+            notes=["peak RSS not recorded: at most 18400 KiB"],
+        )
         store.finish_invocation(inv, "complete")
         [row] = rows_of(comparison_report(store, "x", fmt="csv"))
         assert row["notes"] == "peak RSS not recorded: at most 18368 to 18400 KiB (after: 7 runs)"

@@ -1,6 +1,7 @@
 """Widths in terminal columns (issue 27): wide characters (CJK, full-width forms) take two columns and
 combining marks none, so names in them do not shift the columns of ``list`` and the text tables.  The
 reference for a string's width is rich's own cell table (``rich.cells.cell_len``), not our function."""
+
 from __future__ import annotations
 
 import os
@@ -35,7 +36,7 @@ def test_zero_width_joiner_takes_no_column():
 
 def _starts(line: str) -> list[int]:
     """The terminal column at which each field (separated by two spaces or more) starts."""
-    return [cell_len(line[:m.start()]) for m in re.finditer(r"(?:^|(?<=  ))\S", line)]
+    return [cell_len(line[: m.start()]) for m in re.finditer(r"(?:^|(?<=  ))\S", line)]
 
 
 def _aligned(lines: list[str], fields: int) -> None:
@@ -48,21 +49,44 @@ def test_plain_tables_align_wide_and_combining_cells():
     body = [[name, "12", "x"] for name in NAMES]
     lines = tables.plain(["NAME", "N", "END"], body, ["l", "r", "l"])
     _aligned(lines[2:], 3)
-    assert {cell_len(line[:line.index("END")]) for line in lines[:1]} == {_starts(lines[2])[2]}
+    assert {cell_len(line[: line.index("END")]) for line in lines[:1]} == {_starts(lines[2])[2]}
     # right-aligned: every line ends its second field at one column
-    ends = {cell_len(line[:line.index("12") + 2]) for line in lines[2:]}
+    ends = {cell_len(line[: line.index("12") + 2]) for line in lines[2:]}
     assert len(ends) == 1
 
 
 def test_list_columns_do_not_shift(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC}
     for name in ("測試-ipi", "cafe\u0301", "plain"):
-        done = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "1", "--no-progress", "--store",
-                               str(tmp_path / "s.db"), "--experiment", name, "-v", "a=true"],
-                              capture_output=True, text=True, timeout=120, env=env)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abstat",
+                "run",
+                "-n",
+                "1",
+                "--no-progress",
+                "--store",
+                str(tmp_path / "s.db"),
+                "--experiment",
+                name,
+                "-v",
+                "a=true",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+        )
         assert done.returncode == 0, done.stderr
-    out = subprocess.run([sys.executable, "-m", "abstat", "list", "--store", str(tmp_path / "s.db")],
-                         capture_output=True, text=True, timeout=60, env=env).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "abstat", "list", "--store", str(tmp_path / "s.db")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    ).stdout
     lines = out.splitlines()
     assert len(lines) == 4 and "測試-ipi" in out
     _aligned(lines, 8)
@@ -80,7 +104,7 @@ def test_compare_summary_aligns_wide_variant_names(tmp_path, capsys):
     # (right-aligned) pair of centres ends at one
     starts = [_starts(line) for line in lines]
     assert starts[0][1] == starts[1][1] and starts[0][3:5] == starts[1][3:5], lines
-    pair_ends = {cell_len(line[:line.index("%")].rstrip("-+.0123456789")) for line in lines}
+    pair_ends = {cell_len(line[: line.index("%")].rstrip("-+.0123456789")) for line in lines}
     assert len(pair_ends) == 1, lines
 
 
@@ -91,11 +115,25 @@ def test_list_names_hosts_as_report_does(tmp_path, capsys):
 
     path = str(tmp_path / "h.db")
     with open_store(path) as store:
-        for experiment, hostname, labels in (("ab", "box-17.lab", {"host": "milan"}), ("ab", "box-18.lab", {}),
-                                             ("other", "ci", {})):
+        for experiment, hostname, labels in (
+            ("ab", "box-17.lab", {"host": "milan"}),
+            ("ab", "box-18.lab", {}),
+            ("other", "ci", {}),
+        ):
             invocation = store.start_invocation(experiment, {"hostname": hostname}, labels=labels, variants=["a"])
-            store.add_run(invocation, variant="a", command="true", iteration=0, position=0, status="ok",
-                          exit_code=0, started_at=1.0, wall=0.01, values={"wall": [0.01]}, units={"wall": "s"})
+            store.add_run(
+                invocation,
+                variant="a",
+                command="true",
+                iteration=0,
+                position=0,
+                status="ok",
+                exit_code=0,
+                started_at=1.0,
+                wall=0.01,
+                values={"wall": [0.01]},
+                units={"wall": "s"},
+            )
             store.finish_invocation(invocation, "complete")
     assert cli_main(["list", "--store", path, "--format", "json"]) == 0
     import json
@@ -121,6 +159,6 @@ def test_history_change_table_aligns_wide_revision_names(tmp_path, capsys):
     assert cli_main(["history", "--input", str(tmp_path / "h.csv"), "--metric", "ns"]) == 0
     lines = capsys.readouterr().out.splitlines()
     start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("revision"))
-    table = [lines[start]] + [line for line in lines[start + 1:start + 4] if line.startswith("  ") and "%" in line]
+    table = [lines[start]] + [line for line in lines[start + 1 : start + 4] if line.startswith("  ") and "%" in line]
     assert len(table) >= 2 and any(columns(line) != len(line) for line in table[1:]), lines
     _aligned(table, 4)

@@ -1,5 +1,6 @@
 """The ``slow`` files of tests/report/ (the CI gate's runs on both store back ends): ``-m "not slow"`` leaves them
 out."""
+
 from support.marks import slow_files
 
 pytest_collection_modifyitems = slow_files(

@@ -2,6 +2,7 @@
 lines) with a forged artifact: the fork's store carries its own ``baseline@main`` and ``main`` (as slow
 as its PR), and its PR is a proven +10% regression.  The gate must exit 1, and the cached baseline is
 left as it was."""
+
 from __future__ import annotations
 
 import os
@@ -46,15 +47,30 @@ def _abstat(env: dict[str, str], cwd: str, *args: str) -> None:
 
 def _measure(env: dict[str, str], cwd: str, store: str, experiment: str, mean: float, n: int) -> None:
     command = f"{sys.executable} -c \"import random; print('t=%.6f' % random.gauss({mean}, {mean / 100}))\""
-    _abstat(env, cwd, "run", "--experiment", experiment, "-n", str(n), "--shell", "--no-progress", "--store", store,
-            "-v", f"bench={command}", "--metric", "t=t=([0-9.]+)")
+    _abstat(
+        env,
+        cwd,
+        "run",
+        "--experiment",
+        experiment,
+        "-n",
+        str(n),
+        "--shell",
+        "--no-progress",
+        "--store",
+        store,
+        "-v",
+        f"bench={command}",
+        "--metric",
+        "t=t=([0-9.]+)",
+    )
 
 
 @pytest.fixture
 def workspace(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "abstat").write_text(f"#!/bin/sh\nexec {sys.executable} -m abstat \"$@\"\n")
+    (bin_dir / "abstat").write_text(f'#!/bin/sh\nexec {sys.executable} -m abstat "$@"\n')
     (bin_dir / "abstat").chmod(0o755)
     env = dict(os.environ, PYTHONPATH=SRC, PATH=f"{bin_dir}:{os.environ['PATH']}")
     env.pop("ABSTAT_STORE", None)
@@ -75,8 +91,15 @@ def test_the_documented_fork_safe_flow_fails_a_regression_whatever_the_artifact_
     assert any("abstat compare" in c and "--fail-on slower" in c for c in commands), commands
     status = 0
     for command in commands:
-        done = subprocess.run(["bash", "-c", command], cwd=str(cwd), env=env, capture_output=True, text=True,
-                              timeout=300, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            ["bash", "-c", command],
+            cwd=str(cwd),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
         status = done.returncode
         if "abstat compare" not in command:
             assert status == 0, (command, done.stderr)
@@ -91,8 +114,15 @@ def test_import_takes_only_what_is_named_and_never_a_baseline_unasked(workspace)
     _measure(env, str(cwd), "other.db", "pr", 1.0, 3)
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "abstat", "import", *args], cwd=str(cwd), env=env,
-                              capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+        return subprocess.run(
+            [sys.executable, "-m", "abstat", "import", *args],
+            cwd=str(cwd),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
 
     def names(store: str) -> list[str]:
         db = sqlite3.connect(str(cwd / store))
@@ -113,7 +143,10 @@ def test_import_takes_only_what_is_named_and_never_a_baseline_unasked(workspace)
     assert every.returncode == 0 and names("b.db") == ["main", "pr"], every.stderr
     shutil.copy(cwd / "other.db", cwd / "c.db")
     assert run("--store", "d.db", "--baselines", "c.db").returncode == 0 and names("d.db") == [
-        "baseline@main", "main", "pr"]
+        "baseline@main",
+        "main",
+        "pr",
+    ]
 
 
 def test_an_invocation_identity_of_another_experiment_is_refused(workspace):
@@ -128,8 +161,14 @@ def test_an_invocation_identity_of_another_experiment_is_refused(workspace):
     forged.commit()
     forged.close()
     target.close()
-    done = subprocess.run([sys.executable, "-m", "abstat", "import", "--store", "target.db", "forged.db"],
-                          cwd=str(cwd), env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "import", "--store", "target.db", "forged.db"],
+        cwd=str(cwd),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert "is already in the target as one of experiment 'main'" in done.stderr, done.stderr
     db = sqlite3.connect(str(cwd / "target.db"))

@@ -1,4 +1,5 @@
 """The CI gate (--fail-on), its exit statuses, and the github/gitlab outputs (issue 25)."""
+
 from __future__ import annotations
 
 import functools
@@ -28,8 +29,21 @@ abstat = functools.partial(run_abstat, timeout=180)
 
 def _ci_job(tmp_path: Path, name: str, level: float, seed: int) -> None:
     """One CI job: 8 runs of the benchmark, each printing its time (0.5% noise)."""
-    done = abstat("run", "-n", "8", "--no-progress", "--store", "ci.db", "--experiment", name,
-                  "--metric", r"t=t=([0-9.]+)", "-v", f"bench={sys.executable} job.py {level} {seed}", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "8",
+        "--no-progress",
+        "--store",
+        "ci.db",
+        "--experiment",
+        name,
+        "--metric",
+        r"t=t=([0-9.]+)",
+        "-v",
+        f"bench={sys.executable} job.py {level} {seed}",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -41,16 +55,38 @@ def test_fake_ci_job_gates_only_the_slower_commit(tmp_path):
     statuses = []
     for name, level, seed in (("same-1", 100.0, 2), ("same-2", 100.0, 3), ("slower", 105.0, 4)):
         _ci_job(tmp_path, name, level, seed)
-        done = abstat("compare", "main:bench", f"{name}:bench", "--metric", "t", "--store", "ci.db",
-                      "--fail-on", "slower", "--threshold", "2", cwd=tmp_path)
+        done = abstat(
+            "compare",
+            "main:bench",
+            f"{name}:bench",
+            "--metric",
+            "t",
+            "--store",
+            "ci.db",
+            "--fail-on",
+            "slower",
+            "--threshold",
+            "2",
+            cwd=tmp_path,
+        )
         assert done.returncode in (0, 1), done.stderr
         statuses.append(done.returncode)
         last = done
     assert statuses == [0, 0, 1]
     assert "gate: FAIL: 1 of 1 comparison(s) proven slower beyond 2%" in last.stderr
     # bad input is 2, not 1: a gate never passes or fails on a typo
-    bad = abstat("compare", "main:bench", "nosuch:bench", "--metric", "t", "--store", "ci.db",
-                 "--fail-on", "slower", cwd=tmp_path)
+    bad = abstat(
+        "compare",
+        "main:bench",
+        "nosuch:bench",
+        "--metric",
+        "t",
+        "--store",
+        "ci.db",
+        "--fail-on",
+        "slower",
+        cwd=tmp_path,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
@@ -96,8 +132,20 @@ def test_report_gate_threshold_outliers_and_headered_csv_in_compare(tmp_path):
     base = [100.0, 100.4, 99.7, 100.2, 99.9, 100.1, 99.8, 100.3, 100.0, 100.2]
     a = _samples(tmp_path, "a.txt", base)
     b = _samples(tmp_path, "b.txt", [v * 1.05 for v in base[:-1]] + [500.0])
-    done = abstat("report", "--outliers", "tukey", a, b, "--fail-on", "slower", "--threshold", "2",
-                  "--format", "json", cwd=tmp_path)
+    done = abstat(
+        "report",
+        "--outliers",
+        "tukey",
+        a,
+        b,
+        "--fail-on",
+        "slower",
+        "--threshold",
+        "2",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert done.returncode == 1, done.stderr
     (cell,) = [c for row in json.loads(done.stdout)["rows"] for c in row["cells"].values() if c.get("comparison")]
     detail = cell["comparison"]["detail"]
@@ -108,8 +156,16 @@ def test_report_gate_threshold_outliers_and_headered_csv_in_compare(tmp_path):
     csv.write_text("variant,t\n" + "".join(f"old,{v}\n" for v in base) + "".join(f"new,{v * 1.05}\n" for v in base))
     peer = abstat("compare", str(csv), "--by", "variant", cwd=tmp_path)
     assert peer.returncode == 2  # compare has no --by: one line
-    peer = abstat("compare", f"x={csv}", _samples(tmp_path, "c.txt", base), "--threshold", "2",
-                  "--fail-on", "change", cwd=tmp_path)
+    peer = abstat(
+        "compare",
+        f"x={csv}",
+        _samples(tmp_path, "c.txt", base),
+        "--threshold",
+        "2",
+        "--fail-on",
+        "change",
+        cwd=tmp_path,
+    )
     assert peer.returncode in (0, 1) and "internal error" not in peer.stderr, peer.stderr
 
 
@@ -161,8 +217,21 @@ from support.store_pg import backend, store_name  # noqa: E402,F401  (fixtures: 
 
 
 def _run(tmp_path: Path, store: str, experiment: str, level: float, seed: int, runs: int = 6) -> None:
-    done = abstat("run", "-n", str(runs), "--no-progress", "--store", store, "--experiment", experiment,
-                  "--metric", r"t=t=([0-9.]+)", "-v", f"bench={sys.executable} job.py {level} {seed}", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        str(runs),
+        "--no-progress",
+        "--store",
+        store,
+        "--experiment",
+        experiment,
+        "--metric",
+        r"t=t=([0-9.]+)",
+        "-v",
+        f"bench={sys.executable} job.py {level} {seed}",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -180,14 +249,30 @@ def test_saved_baseline_is_frozen_and_notes_another_machine(tmp_path, store_name
     assert listed.stdout.startswith("main  ") and listed.stdout.rstrip().endswith("12 run(s)")
     with open_store(store_name) as store:  # the candidate ran on another kernel
         (machine,) = store.db.execute(
-            "SELECT i.machine FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
-            ("pr",)).fetchone()
+            "SELECT i.machine FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?", ("pr",)
+        ).fetchone()
         record = dict(json.loads(machine), kernel_release="6.99.0-other")
         with store.db.transaction():
-            store.db.execute("UPDATE invocations SET machine = ? WHERE experiment_id = "
-                             "(SELECT id FROM experiments WHERE name = ?)", (json.dumps(record), "pr"))
-    gate = abstat("compare", "baseline:main", "pr:bench", "--metric", "t", "--store", store_name,
-                  "--fail-on", "slower", "--threshold", "2", "--format", "json", cwd=tmp_path)
+            store.db.execute(
+                "UPDATE invocations SET machine = ? WHERE experiment_id = (SELECT id FROM experiments WHERE name = ?)",
+                (json.dumps(record), "pr"),
+            )
+    gate = abstat(
+        "compare",
+        "baseline:main",
+        "pr:bench",
+        "--metric",
+        "t",
+        "--store",
+        store_name,
+        "--fail-on",
+        "slower",
+        "--threshold",
+        "2",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert gate.returncode == 1, gate.stderr
     (comparison,) = json.loads(gate.stdout)["comparisons"]
     assert comparison["n"] == [12, 6] and 7 < comparison["delta_pct"] < 13  # the frozen 12 runs of main

@@ -5,6 +5,7 @@ prints must be the one the report's cell carries (``detail``), field for field, 
 (a family of one: nothing to adjust, so no adjusted p-value claimed) or several (Holm over them), with
 and without an outlier rule.  Before compare went through the report's steps, a one-candidate report
 claimed a Holm-adjusted p-value that compare did not."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,11 @@ def abstat(*args: str, cwd) -> subprocess.CompletedProcess[str]:
 @pytest.fixture
 def files(tmp_path):
     rng = np.random.default_rng(35)
-    sides = {"a.txt": rng.lognormal(3.0, 0.1, 40), "b.txt": rng.lognormal(3.05, 0.1, 40),
-             "c.txt": rng.lognormal(3.0, 0.1, 35)}
+    sides = {
+        "a.txt": rng.lognormal(3.0, 0.1, 40),
+        "b.txt": rng.lognormal(3.05, 0.1, 40),
+        "c.txt": rng.lognormal(3.0, 0.1, 35),
+    }
     sides["c.txt"][:3] *= 6  # far outliers for --outliers to drop
     sides["i1.txt"] = np.round(rng.normal(440, 10, 60) / 20) * 20  # TSC cycles on a grid of 20
     sides["i2.txt"] = np.round(rng.normal(430, 10, 60) / 20) * 20

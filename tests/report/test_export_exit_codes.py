@@ -2,6 +2,7 @@
 ``report --format hyperfine`` of a store against a live hyperfine export of
 the same failing command (hyperfine -i: failing runs are among the times,
 ``exit_codes`` one per run, a signal N as 128 + N)."""
+
 from __future__ import annotations
 
 import json
@@ -24,31 +25,68 @@ MACHINE = {"hostname": "milan", "boot_id": "boot-1"}
 
 # (variant, status, exit code, wall) in the order they ran
 RUNS = [
-    ("a", "ok", 0, 0.010), ("b", "failed", 3, 0.020), ("a", "failed", -9, 0.011),
-    ("b", "ok", 0, 0.021), ("a", "timeout", None, 5.0), ("b", "failed", None, 0.0), ("a", "ok", 0, 0.012),
+    ("a", "ok", 0, 0.010),
+    ("b", "failed", 3, 0.020),
+    ("a", "failed", -9, 0.011),
+    ("b", "ok", 0, 0.021),
+    ("a", "timeout", None, 5.0),
+    ("b", "failed", None, 0.0),
+    ("a", "ok", 0, 0.012),
 ]
 
 
 def _fill(name: str) -> None:
     with open_store(name) as store:
         for host in ("milan", "rome"):
-            inv = store.start_invocation("e", {**MACHINE, "hostname": host}, labels={"mode": "pv64"},
-                                         variants=["a", "b"])
+            inv = store.start_invocation(
+                "e", {**MACHINE, "hostname": host}, labels={"mode": "pv64"}, variants=["a", "b"]
+            )
             for position, (variant, status, code, wall) in enumerate(RUNS):
-                store.add_run(inv, variant=variant, command=f"./{variant}", iteration=position // 2,
-                              position=position, status=status, exit_code=code, started_at=1000.0 + position,
-                              wall=wall, values={"wall": [wall], "cycles": [wall * 1e9, 1.0]},
-                              units={"wall": "s", "cycles": "count"})
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command=f"./{variant}",
+                    iteration=position // 2,
+                    position=position,
+                    status=status,
+                    exit_code=code,
+                    started_at=1000.0 + position,
+                    wall=wall,
+                    values={"wall": [wall], "cycles": [wall * 1e9, 1.0]},
+                    units={"wall": "s", "cycles": "count"},
+                )
             store.finish_invocation(inv, "complete")
         # on a third host, every run of b failed in the first invocation: they still count for that host
         for b_status, b_code, b_wall in (("failed", 1, 0.7), ("ok", 0, 0.6)):
-            inv = store.start_invocation("e", {**MACHINE, "hostname": "naples"}, labels={"mode": "pv64"},
-                                         variants=["a", "b"])
-            store.add_run(inv, variant="a", command="./a", iteration=0, position=0, status="ok", exit_code=0,
-                          started_at=2000.0, wall=0.5, values={"wall": [0.5]}, units={"wall": "s"})
-            store.add_run(inv, variant="b", command="./b", iteration=0, position=1, status=b_status,
-                          exit_code=b_code, started_at=2001.0, wall=b_wall, values={"wall": [b_wall]},
-                          units={"wall": "s"})
+            inv = store.start_invocation(
+                "e", {**MACHINE, "hostname": "naples"}, labels={"mode": "pv64"}, variants=["a", "b"]
+            )
+            store.add_run(
+                inv,
+                variant="a",
+                command="./a",
+                iteration=0,
+                position=0,
+                status="ok",
+                exit_code=0,
+                started_at=2000.0,
+                wall=0.5,
+                values={"wall": [0.5]},
+                units={"wall": "s"},
+            )
+            store.add_run(
+                inv,
+                variant="b",
+                command="./b",
+                iteration=0,
+                position=1,
+                status=b_status,
+                exit_code=b_code,
+                started_at=2001.0,
+                wall=b_wall,
+                values={"wall": [b_wall]},
+                units={"wall": "s"},
+            )
             store.finish_invocation(inv, "complete")
 
 
@@ -62,16 +100,16 @@ def test_run_outcomes_read_every_run_in_order_on_both_back_ends(store_name):
     assert [o["position"] for o in outcomes[:7]] == list(range(7))
     assert [o["iteration"] for o in outcomes[:7]] == [1, 1, 2, 2, 3, 3, 4]
     assert len({o["invocation"] for o in outcomes}) == 4 and len(outcomes) == 18
-    assert all(isinstance(o["exit_code"], (int, type(None))) and not isinstance(o["exit_code"], bool)
-               for o in outcomes)
+    assert all(isinstance(o["exit_code"], (int, type(None))) and not isinstance(o["exit_code"], bool) for o in outcomes)
     assert all(isinstance(o["wall"], float) for o in outcomes)
 
 
 def test_stored_sets_carry_hyperfines_exit_codes_on_both_back_ends(store_name):
     _fill(store_name)
     assert all("exit_codes" not in s.extra for s in load_store(store_name))  # read only when asked
-    sets = {(s.labels["host"], s.labels["variant"], s.labels["metric"]): s
-            for s in load_store(store_name, exit_codes=True)}
+    sets = {
+        (s.labels["host"], s.labels["variant"], s.labels["metric"]): s for s in load_store(store_name, exit_codes=True)
+    }
     a = sets["milan", "a", "wall"]
     # the failed run is there with its wall time, killed by SIGKILL is 128 + 9; the timeout is not
     assert a.extra["exit_codes"] == [0, 137, 0] and a.extra["all_values"] == [0.010, 0.011, 0.012]
@@ -117,17 +155,55 @@ case $((n % 3)) in 1) exit 3;; 2) kill -TERM $$;; esac' {counter}"""
 def test_store_export_has_the_exit_codes_hyperfine_writes_for_the_same_command(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC}
     theirs_path = tmp_path / "hf.json"
-    subprocess.run([HYPERFINE, "-N", "-i", "--runs", "6", "--style", "none", "--export-json", str(theirs_path),
-                    FLAKY.format(counter=tmp_path / "hf-counter")], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [
+            HYPERFINE,
+            "-N",
+            "-i",
+            "--runs",
+            "6",
+            "--style",
+            "none",
+            "--export-json",
+            str(theirs_path),
+            FLAKY.format(counter=tmp_path / "hf-counter"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     [theirs] = json.loads(theirs_path.read_text())["results"]
     store = tmp_path / "s.db"
-    ran = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "6", "--ignore-failure", "--no-progress",
-                          "--store", str(store), "-v", "ok=true", "-v",
-                          "flaky=" + FLAKY.format(counter=tmp_path / "counter")],
-                         capture_output=True, text=True, env=env, timeout=120)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "6",
+            "--ignore-failure",
+            "--no-progress",
+            "--store",
+            str(store),
+            "-v",
+            "ok=true",
+            "-v",
+            "flaky=" + FLAKY.format(counter=tmp_path / "counter"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert ran.returncode == 0, ran.stderr
-    out = subprocess.run([sys.executable, "-m", "abstat", "report", "--store", str(store), "--format", "hyperfine"],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "abstat", "report", "--store", str(store), "--format", "hyperfine"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     ours = {r["command"]: r for r in json.loads(out.stdout)["results"]}
     mine = ours[FLAKY.format(counter=tmp_path / "counter")]
@@ -138,16 +214,36 @@ def test_store_export_has_the_exit_codes_hyperfine_writes_for_the_same_command(t
     assert all(type(c) is int for c in mine["exit_codes"]) and len(mine["times"]) == 6
     assert ours["true"]["exit_codes"] == [0] * 6
     # abstat export --format hyperfine is the same exporter
-    exported = subprocess.run([sys.executable, "-m", "abstat", "export", "--store", str(store), "--format",
-                               "hyperfine", "--experiment", _experiment(store)],
-                              capture_output=True, text=True, env=env, timeout=120)
+    exported = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "export",
+            "--store",
+            str(store),
+            "--format",
+            "hyperfine",
+            "--experiment",
+            _experiment(store),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert exported.returncode == 0, exported.stderr
     assert exported.stdout == out.stdout
     # read back, abstat says what hyperfine -i means
     export = tmp_path / "ours.json"
     export.write_text(out.stdout)
-    back = subprocess.run([sys.executable, "-m", "abstat", "report", str(export), "--format", "text"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    back = subprocess.run(
+        [sys.executable, "-m", "abstat", "report", str(export), "--format", "text"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert back.returncode == 0, back.stderr
     assert "4 of 6 runs exited non-zero (hyperfine -i); their times are included" in back.stdout
 
@@ -158,14 +254,26 @@ def test_export_format_hyperfine_takes_one_experiment_or_all(store_name, capsys)
     _fill(store_name)
     with open_store(store_name) as store:
         inv = store.start_invocation("other", MACHINE, variants=["c"])
-        store.add_run(inv, variant="c", command="./c", iteration=0, position=0, status="ok", exit_code=0,
-                      started_at=0.0, wall=0.25, values={"wall": [0.25]}, units={"wall": "s"})
+        store.add_run(
+            inv,
+            variant="c",
+            command="./c",
+            iteration=0,
+            position=0,
+            status="ok",
+            exit_code=0,
+            started_at=0.0,
+            wall=0.25,
+            values={"wall": [0.25]},
+            units={"wall": "s"},
+        )
         store.finish_invocation(inv, "complete")
     assert cli_main(["export", "--store", store_name, "--format", "hyperfine", "--experiment", "e"]) == 0
     results = json.loads(capsys.readouterr().out)["results"]
     assert len(results) == 6 and {r["command"].split(" [")[0] for r in results} == {"./a", "./b"}
-    assert [r["exit_codes"] for r in results if r["command"].startswith("./a [") and "host=milan" in r["command"]] \
-        == [[0, 137, 0]]
+    assert [r["exit_codes"] for r in results if r["command"].startswith("./a [") and "host=milan" in r["command"]] == [
+        [0, 137, 0]
+    ]
     assert cli_main(["export", "--store", store_name, "--format", "hyperfine"]) == 0
     everything = json.loads(capsys.readouterr().out)["results"]
     assert [r["times"] for r in everything if r["command"] == "./c"] == [[0.25]]

@@ -6,6 +6,7 @@ The e-mail format's ministat blocks are checked against independent
 references: the ministat conformance corpus and, when installed, the real
 ministat(1).
 """
+
 from __future__ import annotations
 
 import csv
@@ -66,6 +67,7 @@ def hcall_report(**options):
 
 # -- the matrix ---------------------------------------------------------------
 
+
 def test_matrix_layout_from_file_names():
     report = hcall_report()
     assert report.by == "variant" and report.baseline == "before"
@@ -96,6 +98,7 @@ def test_cells_are_what_compare_says():
     # the cells print each side's median (integer data: one of the values, the lower middle one), and
     # their ratio lies inside the change's interval (issue 35), not the one-sample pseudo-medians
     import statistics
+
     assert all(x == int(x) for x in before + after)
     assert cell.center == statistics.median_low(after) and cell.center_kind == "median"
     assert row.cells["before"].center == statistics.median_low(before)
@@ -115,8 +118,7 @@ def test_holm_is_applied_across_the_table():
     assert [c.p_adjusted for c in cells] == pytest.approx(list(adjusted), rel=1e-12)
     assert [c.significant for c in cells] == [bool(r) for r in reject]
     none = hcall_report(adjust="none")
-    assert [c.significant for c in none.comparisons] == [c.comparison.p_value < 0.05
-                                                          for c in none.comparisons]
+    assert [c.significant for c in none.comparisons] == [c.comparison.p_value < 0.05 for c in none.comparisons]
     bh = hcall_report(adjust="bh")
     expected = multipletests(raw, alpha=0.05, method="fdr_bh")[1]
     assert [c.p_adjusted for c in bh.comparisons] == pytest.approx(list(expected), rel=1e-12)
@@ -180,6 +182,7 @@ def test_duplicate_cells_are_pooled_as_runs_with_a_note(tmp_path):
 
 # -- formats --------------------------------------------------------------------
 
+
 def test_text_golden(in_hcall, capsys):
     status, out, err = run_cli(["--pattern", PATTERN, "--format", "text", *FILES], capsys)
     assert status == 0 and err == ""
@@ -216,10 +219,10 @@ def test_email_blocks_are_exactly_what_ministat_prints(in_hcall, capsys):
         lines = block.rstrip("\n").split("\n")
         command = lines[0].split()
         assert command[:2] == ["ministat", "-A"]
-        files = subprocess.run(["bash", "-c", "echo " + command[2]], capture_output=True,
-                               text=True, check=True).stdout.split()
-        real = subprocess.run(["ministat", "-A", *files], capture_output=True, text=True,
-                              check=True).stdout
+        files = subprocess.run(
+            ["bash", "-c", "echo " + command[2]], capture_output=True, text=True, check=True
+        ).stdout.split()
+        real = subprocess.run(["ministat", "-A", *files], capture_output=True, text=True, check=True).stdout
         mine = "\n".join(l[2:] for l in lines[1:] if not l.startswith("  ! ")) + "\n"  # less abstat's flag
         assert mine == real
 
@@ -261,8 +264,19 @@ def test_email_blocks_match_the_ministat_conformance_corpus(tmp_path_factory, mo
     assert len(chosen) >= 5
     monkeypatch.chdir(base)
     for case, files, confidence in chosen:
-        status, out, err = run_cli(["--format", "email", "--ministat", "-c", confidence, "--baseline",
-                                    os.path.basename(files[0])[:-4], *files], capsys)
+        status, out, err = run_cli(
+            [
+                "--format",
+                "email",
+                "--ministat",
+                "-c",
+                confidence,
+                "--baseline",
+                os.path.basename(files[0])[:-4],
+                *files,
+            ],
+            capsys,
+        )
         assert status == 0, (case["name"], err)
         block = out.split("\n\n  $ ")[1]
         mine = "\n".join(l[2:] for l in block.rstrip("\n").split("\n")[1:] if not l.startswith("  ! ")) + "\n"
@@ -274,8 +288,10 @@ def test_json_golden(in_hcall, capsys):
     assert status == 0
     doc = json.loads(out)
     assert doc["schema"] == "abstat.report/1"
-    assert [r["labels"] for r in doc["rows"]][:2] == [{"host": "milan", "mode": "pv64"},
-                                                      {"host": "milan", "mode": "pv32"}]
+    assert [r["labels"] for r in doc["rows"]][:2] == [
+        {"host": "milan", "mode": "pv64"},
+        {"host": "milan", "mode": "pv32"},
+    ]
     if UPDATE:
         check_golden("hcall.json", out)
     expected = json.loads(open(os.path.join(GOLDEN, "hcall.json")).read())
@@ -321,15 +337,18 @@ def test_table_format_uses_rich_and_plain_when_piped(in_hcall, capsys):
     assert "\x1b[" in drawn and "━" in drawn or "─" in drawn
     plain = api.render(report, "table", color=False, width=120)
     assert "\x1b[" not in plain and "milan" in plain
-    status, out, _ = run_cli(["--pattern", PATTERN, *FILES], capsys)   # not a tty: text
+    status, out, _ = run_cli(["--pattern", PATTERN, *FILES], capsys)  # not a tty: text
     assert status == 0 and out.startswith("abstat report: variant, baseline before\n")
 
 
 def test_rich_table_shows_markup_in_labels_as_typed(tmp_path):
     for variant in ("before", "after"):
         shutil.copy(os.path.join(HCALL, f"milan-hcall-pv64-{variant}"), tmp_path / f"[red]m-{variant}")
-    sets = api.load([str(tmp_path / f"[red]m-{v}") for v in ("before", "after")],
-                    pattern="{host}-{variant}", labels=["mode=[bold]pv64[/bold]"])
+    sets = api.load(
+        [str(tmp_path / f"[red]m-{v}") for v in ("before", "after")],
+        pattern="{host}-{variant}",
+        labels=["mode=[bold]pv64[/bold]"],
+    )
     drawn = api.render(api.build(sets), "table", color=False, width=200)
     assert "host=[red]m, mode=[bold]pv64[/bold]" in drawn
 
@@ -337,8 +356,11 @@ def test_rich_table_shows_markup_in_labels_as_typed(tmp_path):
 def test_markdown_escapes_labels(tmp_path):
     for name in ("a|b<i>-before", "a|b<i>-after"):
         shutil.copy(os.path.join(HCALL, "milan-hcall-pv64-before"), tmp_path / name)
-    sets = api.load([str(tmp_path / "a|b<i>-before"), str(tmp_path / "a|b<i>-after")],
-                    pattern="{host}-{variant}", labels=["mode=x|y"])
+    sets = api.load(
+        [str(tmp_path / "a|b<i>-before"), str(tmp_path / "a|b<i>-after")],
+        pattern="{host}-{variant}",
+        labels=["mode=x|y"],
+    )
     report = api.build(sets, rows=["host"])
     text = api.render(report, "markdown")
     assert "a\\|b&lt;i&gt;" in text and "<i>" not in text
@@ -346,21 +368,26 @@ def test_markdown_escapes_labels(tmp_path):
 
 # -- errors ---------------------------------------------------------------------
 
+
 def test_file_not_matching_the_pattern_is_one_line_exit_2(in_hcall, capsys):
     status, out, err = run_cli(["--pattern", "{host}-{variant}.txt", "milan-hcall-pv64-before"], capsys)
     assert status == 2 and out == ""
-    assert err == ("abstat report: milan-hcall-pv64-before: file name does not match "
-                   "--pattern '{host}-{variant}.txt'\n")
+    assert err == (
+        "abstat report: milan-hcall-pv64-before: file name does not match --pattern '{host}-{variant}.txt'\n"
+    )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--baseline", "nope"], "--baseline 'nope'"),
-    (["--by", "colour"], "has no label 'colour'"),
-    (["--rows", "nope"], "--rows: no sample set has a label 'nope'"),
-    (["--where", "host"], "expected KEY=VALUE"),
-    (["--where", "host=vax"], "no sample set matches"),
-    (["--format", "email", "--ministat", "-c", "97"], "ministat -A blocks need a confidence"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--baseline", "nope"], "--baseline 'nope'"),
+        (["--by", "colour"], "has no label 'colour'"),
+        (["--rows", "nope"], "--rows: no sample set has a label 'nope'"),
+        (["--where", "host"], "expected KEY=VALUE"),
+        (["--where", "host=vax"], "no sample set matches"),
+        (["--format", "email", "--ministat", "-c", "97"], "ministat -A blocks need a confidence"),
+    ],
+)
 def test_usage_errors(in_hcall, capsys, args, message):
     status, out, err = run_cli(["--pattern", PATTERN, *args, *FILES], capsys)
     assert status == 2 and out == ""
@@ -386,11 +413,22 @@ def test_store_missing_is_an_error(tmp_path, capsys):
 def test_email_says_why_a_block_is_missing_like_ministat_refuses(tmp_path, capsys):
     (tmp_path / "a-before").write_text("5\n")
     (tmp_path / "a-after").write_text("4\n5\n6\n")
-    real = subprocess.run(["ministat", "-A", str(tmp_path / "a-before"), str(tmp_path / "a-after")],
-                          capture_output=True, text=True)
+    real = subprocess.run(
+        ["ministat", "-A", str(tmp_path / "a-before"), str(tmp_path / "a-after")], capture_output=True, text=True
+    )
     assert real.returncode != 0 and "at least 3" in real.stderr
-    status, out, err = run_cli(["--pattern", "{host}-{variant}", "--format", "email", "--ministat",
-                                str(tmp_path / "a-before"), str(tmp_path / "a-after")], capsys)
+    status, out, err = run_cli(
+        [
+            "--pattern",
+            "{host}-{variant}",
+            "--format",
+            "email",
+            "--ministat",
+            str(tmp_path / "a-before"),
+            str(tmp_path / "a-after"),
+        ],
+        capsys,
+    )
     assert status == 0, err
     assert out.endswith("a-before has 1 data point; ministat needs at least 3)\n")
     assert "not compared" in out
@@ -402,9 +440,12 @@ def test_two_by_two_design_with_five_metrics(tmp_path):
 
     rng = random.Random(3)
     averages = {  # seed 003's averages (ns), with/without the patch, on the old base
-        "Dry-run": (495181, 607657), "Self-IPI": (21549999, 21217644),
-        "Normal IPI": (575433727, 735015570), "Broadcast IPI": (1700692010, 2173803373),
-        "Broadcast lock": (1663001374, 2150451543)}
+        "Dry-run": (495181, 607657),
+        "Self-IPI": (21549999, 21217644),
+        "Normal IPI": (575433727, 735015570),
+        "Broadcast IPI": (1700692010, 2173803373),
+        "Broadcast lock": (1663001374, 2150451543),
+    }
     lines = ["base,patch,benchmark,ns"]
     for base in ("with-4bd06060762b", "without-4bd06060762b"):
         for name, (with_patch, without_patch) in averages.items():
@@ -440,8 +481,10 @@ def test_unknown_json_is_named(tmp_path, capsys):
     path.write_text('{"benchmarks_v2": []}\n')
     status, _, err = run_cli([str(path)], capsys)
     assert status == 2
-    assert err == (f"abstat report: {path}: JSON in no format abstat knows (hyperfine, pyperf, Google "
-                   "Benchmark, pytest-benchmark, criterion, asv, BMF); choose one with --input-format\n")
+    assert err == (
+        f"abstat report: {path}: JSON in no format abstat knows (hyperfine, pyperf, Google "
+        "Benchmark, pytest-benchmark, criterion, asv, BMF); choose one with --input-format\n"
+    )
 
 
 def test_verdicts_follow_the_holm_adjusted_significance():
@@ -469,8 +512,10 @@ def test_a_table_without_a_comparison_says_so_and_names_no_test(tmp_path, capsys
     code, out, _ = run_cli(["--by", "variant", str(one)], capsys)
     assert code == 0
     footer = out.split("\n\n")[-1]
-    assert footer.strip() == ("Cells: median of each sample set; no change is computed: no row has both the "
-                              "baseline variant=one and another variant.")
+    assert footer.strip() == (
+        "Cells: median of each sample set; no change is computed: no row has both the "
+        "baseline variant=one and another variant."
+    )
     code, out, _ = run_cli(["--by", "variant", "--format", "json", str(one)], capsys)
     assert code == 0 and "auto" not in json.loads(out)["footer"][0]
 
@@ -482,8 +527,9 @@ def test_an_email_footnote_longer_than_a_line_is_wrapped_whole():
     from abstat.report.notes import Footnote
 
     report = hcall_report()
-    head = ("naples-pv64-before is on a grid of 5, naples-pv64-after on a grid of 20 (different machines or "
-            "clock ratios?)")
+    head = (
+        "naples-pv64-before is on a grid of 5, naples-pv64-after on a grid of 20 (different machines or clock ratios?)"
+    )
     report.short_footnotes = [*report.short_footnotes, Footnote(head, subjects=[("naples/pv64", "before")]).short(68)]
     letter = render_email(report)
     assert all(len(line) <= 72 for line in letter.splitlines())

@@ -7,6 +7,7 @@ precise means, whose log ratios have the delta-method standard error sqrt(s1^2/(
 the geometric mean of independent cells then has the interval exp(mean log +- z sqrt(sum se^2) / k).
 Rows that cannot judge (a baseline centre of 0) have no ratio: the row is computed over the others and
 says how many (it printed "n/a" for seed 003, averaging undefined ratios)."""
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,12 @@ from abstat.report import api
 from abstat.report.sampleset import SampleSet
 
 # (host, n, baseline mean, sd, candidate mean, sd): precise means, so Fieller ~ the delta method
-HOSTS = [("milan", 200, 1000.0, 8.0, 950.0, 9.0), ("naples", 150, 500.0, 5.0, 490.0, 4.0),
-         ("rome", 300, 2000.0, 30.0, 1900.0, 25.0), ("genoa", 250, 800.0, 6.0, 812.0, 7.0)]
+HOSTS = [
+    ("milan", 200, 1000.0, 8.0, 950.0, 9.0),
+    ("naples", 150, 500.0, 5.0, 490.0, 4.0),
+    ("rome", 300, 2000.0, 30.0, 1900.0, 25.0),
+    ("genoa", 250, 800.0, 6.0, 812.0, 7.0),
+]
 
 
 def _sets(hosts=HOSTS):
@@ -37,7 +42,7 @@ def test_geomean_against_the_delta_method(confidence):
     report = api.build(_sets(), confidence=confidence)
     (summary,) = report.summaries
     logs = [math.log(m2 / m1) for _, _, m1, _, m2, _ in HOSTS]
-    ses = [math.sqrt(s1 ** 2 / (n * m1 ** 2) + s2 ** 2 / (n * m2 ** 2)) for _, n, m1, s1, m2, s2 in HOSTS]
+    ses = [math.sqrt(s1**2 / (n * m1**2) + s2**2 / (n * m2**2)) for _, n, m1, s1, m2, s2 in HOSTS]
     z = stats.norm.ppf(0.5 + confidence / 2)
     mean, se = sum(logs) / len(logs), math.sqrt(sum(s * s for s in ses)) / len(ses)
     assert summary.ratio == pytest.approx(math.exp(mean), rel=1e-9)

@@ -1,4 +1,5 @@
 """Labels from file names (--pattern), --label/--where parsing, p-value adjustment."""
+
 from __future__ import annotations
 
 from unittest import mock
@@ -15,10 +16,8 @@ from abstat.report.inputs import parse_label_args, parse_where_args
 
 def test_pattern_on_seed_file_names():
     pattern = compile_pattern("{host}-hcall-{mode}-{variant}")
-    assert pattern.labels("data/milan-hcall-pv64-before") == {
-        "host": "milan", "mode": "pv64", "variant": "before"}
-    assert pattern.labels("skx-hcall-pv32-after.txt") == {
-        "host": "skx", "mode": "pv32", "variant": "after"}
+    assert pattern.labels("data/milan-hcall-pv64-before") == {"host": "milan", "mode": "pv64", "variant": "before"}
+    assert pattern.labels("skx-hcall-pv32-after.txt") == {"host": "skx", "mode": "pv32", "variant": "after"}
     # a value may hold the separator when the literal text pins it down
     assert pattern.labels("cfl-r-hcall-pv64-after-v2")["host"] == "cfl-r"
 
@@ -45,7 +44,9 @@ def test_bad_patterns(text):
 def test_label_and_where_arguments():
     assert parse_label_args(["kernel=6.1", "note=a=b"], "--label") == {"kernel": "6.1", "note": "a=b"}
     assert parse_where_args(["host=milan", "host=naples,skx", "mode=pv64"]) == {
-        "host": {"milan", "naples", "skx"}, "mode": {"pv64"}}
+        "host": {"milan", "naples", "skx"},
+        "mode": {"pv64"},
+    }
     with pytest.raises(UsageError):
         parse_label_args(["kernel"], "--label")
     with pytest.raises(UsageError):

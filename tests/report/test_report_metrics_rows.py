@@ -1,4 +1,5 @@
 """--rows without 'metric' but several metrics: the metric becomes the last row key."""
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,8 @@ def test_metric_is_added_to_the_rows(files):
     report = api.build(sets, by="patch", baseline="orig", rows=["base"], metrics=list(METRICS))
     assert report.row_keys == ["base", "metric"]
     assert [tuple(r.labels.values()) for r in report.rows] == [
-        (base, metric) for base in ("v6.8", "v6.9") for metric in METRICS]
+        (base, metric) for base in ("v6.8", "v6.9") for metric in METRICS
+    ]
     # Each cell is the comparison of its own files (scipy as the reference for the direction).
     for row in report.rows:
         cell = row.cells["fix"]
@@ -64,9 +66,30 @@ def test_one_metric_adds_nothing_and_other_labels_still_must_be_chosen(files):
 
 
 def test_cli_comma_separated_metrics(files):
-    done = subprocess.run([sys.executable, "-m", "abstat", "report", "--pattern", PATTERN, "--by", "patch",
-                           "--baseline", "orig", "--rows", "base", "--metric", "cycles,instructions,wall",
-                           "--format", "json", *files], capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "report",
+            "--pattern",
+            PATTERN,
+            "--by",
+            "patch",
+            "--baseline",
+            "orig",
+            "--rows",
+            "base",
+            "--metric",
+            "cycles,instructions,wall",
+            "--format",
+            "json",
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["row_keys"] == ["base", "metric"] and len(report["rows"]) == 6

@@ -1,6 +1,7 @@
 """A report never changes the sets it is given: a set alone in its cell is used as it is, and two sets
 with the same labels are pooled into a copy (report/layout.fill_grid shares instead of copying, for
 memory on history stores; issue 42)."""
+
 from __future__ import annotations
 
 import copy
@@ -11,9 +12,11 @@ from abstat.report.sampleset import SampleSet
 
 def _sets() -> list[SampleSet]:
     base = [100.0 + 0.1 * i for i in range(20)]
-    return [SampleSet(labels={"variant": "a", "metric": "wall"}, runs=[base], source="a1.txt", notes=["first"]),
-            SampleSet(labels={"variant": "a", "metric": "wall"}, runs=[[x + 0.05 for x in base]], source="a2.txt"),
-            SampleSet(labels={"variant": "b", "metric": "wall"}, runs=[[x + 5.0 for x in base]], source="b.txt")]
+    return [
+        SampleSet(labels={"variant": "a", "metric": "wall"}, runs=[base], source="a1.txt", notes=["first"]),
+        SampleSet(labels={"variant": "a", "metric": "wall"}, runs=[[x + 0.05 for x in base]], source="a2.txt"),
+        SampleSet(labels={"variant": "b", "metric": "wall"}, runs=[[x + 5.0 for x in base]], source="b.txt"),
+    ]
 
 
 def test_pooling_leaves_the_inputs_unchanged() -> None:

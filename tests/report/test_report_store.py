@@ -1,4 +1,5 @@
 """abstat report over the store written by abstat run (labels, runs, machine records)."""
+
 from __future__ import annotations
 
 import json
@@ -16,17 +17,31 @@ def make_store(path) -> None:
     with store_api.open_store(str(path)) as store:
         for host, scale in (("milan", 1.0), ("skx", 1.6)):
             for boot in range(2):
-                machine = {"hostname": host, "boot_id": f"{host}-{boot}",
-                           "cpu_model": f"<i>{host} cpu</i>", "kernel": "6.1.0"}
-                inv = store.start_invocation("hcall", machine, argv=["abstat", "run"],
-                                             labels={"mode": "pv64"}, variants=["before", "after"])
+                machine = {
+                    "hostname": host,
+                    "boot_id": f"{host}-{boot}",
+                    "cpu_model": f"<i>{host} cpu</i>",
+                    "kernel": "6.1.0",
+                }
+                inv = store.start_invocation(
+                    "hcall", machine, argv=["abstat", "run"], labels={"mode": "pv64"}, variants=["before", "after"]
+                )
                 for position, (variant, centre) in enumerate((("before", 440), ("after", 372))):
                     for iteration in range(10):
                         value = rng.gauss(centre * scale, 6) * 1e-6
-                        store.add_run(inv, variant=variant, command=f"./hcall --{variant}",
-                                      iteration=iteration, position=position, status="ok",
-                                      exit_code=0, started_at=0.0, wall=value,
-                                      values={"wall": [value]}, units={"wall": "s"})
+                        store.add_run(
+                            inv,
+                            variant=variant,
+                            command=f"./hcall --{variant}",
+                            iteration=iteration,
+                            position=position,
+                            status="ok",
+                            exit_code=0,
+                            started_at=0.0,
+                            wall=value,
+                            values={"wall": [value]},
+                            units={"wall": "s"},
+                        )
                 store.finish_invocation(inv, "ok")
 
 

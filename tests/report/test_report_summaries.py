@@ -7,6 +7,7 @@ from summary statistics (the p-value), ministat's own printed relative
 difference of the means, and the delta-method interval of a ratio of means
 (which Fieller's interval approaches when the means are this precise).
 """
+
 from __future__ import annotations
 
 import csv
@@ -80,10 +81,10 @@ def test_json_cell_is_compare_on_the_summaries(reference, capsys):
     assert cmp["delta_pct"] == pytest.approx(-15.5277, abs=5e-5)
     assert cmp["delta_pct"] == pytest.approx((370.81633 / 438.97959 - 1) * 100, rel=1e-12)
     # ... and the delta-method interval of the ratio (Welch-Satterthwaite df)
-    v1, v2 = 6.6564899 ** 2 / 98, 12.57337 ** 2 / 98
+    v1, v2 = 6.6564899**2 / 98, 12.57337**2 / 98
     ratio = 370.81633 / 438.97959
-    se = ratio * math.sqrt(v1 / 438.97959 ** 2 + v2 / 370.81633 ** 2)
-    df = (v1 + v2) ** 2 / (v1 ** 2 / 97 + v2 ** 2 / 97)
+    se = ratio * math.sqrt(v1 / 438.97959**2 + v2 / 370.81633**2)
+    df = (v1 + v2) ** 2 / (v1**2 / 97 + v2**2 / 97)
     half = stats.t.ppf(0.975, df) * se * 100
     assert cmp["ci_pct"][0] == pytest.approx((ratio - 1) * 100 - half, abs=0.02)
     assert cmp["ci_pct"][1] == pytest.approx((ratio - 1) * 100 + half, abs=0.02)
@@ -128,8 +129,10 @@ def test_email_prints_no_invented_ministat_block(capsys):
     assert status == 0, err
     assert all(len(line) <= 72 for line in out.splitlines())
     flat = " ".join(out.split())
-    assert ("(no ministat -A block for after vs before: before and after are summary statistics "
-            "n:mean:stddev only; ministat needs the samples for Min, Max and Median)") in flat
+    assert (
+        "(no ministat -A block for after vs before: before and after are summary statistics "
+        "n:mean:stddev only; ministat needs the samples for Min, Max and Median)"
+    ) in flat
     # nothing that looks like a ministat block: no header, no data lines, no command
     assert "Min           Max" not in out
     assert "$ ministat" not in out
@@ -144,8 +147,9 @@ def test_html_has_no_plot_for_summaries(tmp_path, capsys):
     html = page.read_text(encoding="utf-8")
     assert "<svg" not in html
     assert "No distribution plot: before and after are summary statistics" in html
-    assert "<td>before</td><td>98</td><td>unknown</td><td>unknown</td><td>unknown</td>" \
-           "<td>439.0</td><td>6.656</td>" in html   # 4 significant digits (issue 10)
+    assert (
+        "<td>before</td><td>98</td><td>unknown</td><td>unknown</td><td>unknown</td><td>439.0</td><td>6.656</td>" in html
+    )  # 4 significant digits (issue 10)
 
 
 def test_mixed_summary_and_file(capsys):
@@ -153,8 +157,9 @@ def test_mixed_summary_and_file(capsys):
     path = os.path.join(HCALL, "milan-hcall-pv64-after")
     values = read_samples(path)
     expected = abstat.compare(SUMMARY_BEFORE, values)
-    welch = stats.ttest_ind_from_stats(438.97959, 6.6564899, 98, statistics.fmean(values),
-                                       statistics.stdev(values), len(values), equal_var=False)
+    welch = stats.ttest_ind_from_stats(
+        438.97959, 6.6564899, 98, statistics.fmean(values), statistics.stdev(values), len(values), equal_var=False
+    )
     args = ["--pattern", "{host}-hcall-{mode}-{variant}", f"milan-hcall-pv64-{BEFORE}", path]
     status, out, err = run_cli(["--format", "json", *args], capsys)
     assert status == 0, err
@@ -192,8 +197,9 @@ def test_pattern_and_labels_name_summary_cells(capsys):
     """With --pattern the summary's NAME is read as a file name would be."""
     pattern = "{host}-hcall-{mode}-{variant}"
     files = [os.path.join(HCALL, f"milan-hcall-pv32-{v}") for v in ("before", "after")]
-    sets = api.load([f"milan-hcall-pv64-{BEFORE}", f"milan-hcall-pv64-{AFTER}", *files],
-                    pattern=pattern, labels=["run=1"])
+    sets = api.load(
+        [f"milan-hcall-pv64-{BEFORE}", f"milan-hcall-pv64-{AFTER}", *files], pattern=pattern, labels=["run=1"]
+    )
     report = api.build(sets)
     assert report.row_keys == ["mode"] and report.common == {"host": "milan", "run": "1"}
     by_mode = {row.labels["mode"]: row for row in report.rows}
@@ -205,15 +211,18 @@ def test_pattern_and_labels_name_summary_cells(capsys):
     assert len(report.summaries) == 1  # the geomean still combines both rows
 
 
-@pytest.mark.parametrize("args, message", [
-    (["98:438.97959:6.6564899", AFTER], "name the summary statistics: NAME=98:438.97959:6.6564899"),
-    (["before=1:438.97959:6.6564899", AFTER], "a summary needs n >= 2"),
-    (["before=98:abc:6.6564899", AFTER], "not a summary n:mean:stddev"),
-    (["before=98:438.97959:-1", AFTER], "a standard deviation cannot be negative"),
-    ([BEFORE, "before=98:370.81633:12.57337"], "summary statistics cannot be pooled"),
-    (["--pattern", "{host}-{variant}", BEFORE, AFTER], "summary name 'before' does not match --pattern"),
-    (["--format", "hyperfine", BEFORE, AFTER], "summary statistics hold no samples to export"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["98:438.97959:6.6564899", AFTER], "name the summary statistics: NAME=98:438.97959:6.6564899"),
+        (["before=1:438.97959:6.6564899", AFTER], "a summary needs n >= 2"),
+        (["before=98:abc:6.6564899", AFTER], "not a summary n:mean:stddev"),
+        (["before=98:438.97959:-1", AFTER], "a standard deviation cannot be negative"),
+        ([BEFORE, "before=98:370.81633:12.57337"], "summary statistics cannot be pooled"),
+        (["--pattern", "{host}-{variant}", BEFORE, AFTER], "summary name 'before' does not match --pattern"),
+        (["--format", "hyperfine", BEFORE, AFTER], "summary statistics hold no samples to export"),
+    ],
+)
 def test_bad_summary_inputs_are_one_line_errors(args, message, capsys):
     status, out, err = run_cli(args, capsys)
     assert status == 2
@@ -236,8 +245,9 @@ def test_pair_warnings_name_the_pair_even_with_one_letter_names():
 
     for warning in pair:
         head, advice = kind_of(warning)
-        assert Footnote(head, advice, [("", "b")]).text() in report.footnotes \
-            or any(t.startswith(head + ": ") and "b" in t.split(";")[0] for t in report.footnotes)
+        assert Footnote(head, advice, [("", "b")]).text() in report.footnotes or any(
+            t.startswith(head + ": ") and "b" in t.split(";")[0] for t in report.footnotes
+        )
     messages = [m["message"] for c in report.rows[0].cells.values() for m in c.messages]
     for warning in expected.warnings:
-        assert warning.message in messages   # in full, in the JSON
+        assert warning.message in messages  # in full, in the JSON

@@ -4,6 +4,7 @@ abstat.stats.hl_binned) against sorting every difference (brute force), on
 random, heavy-tailed, tied, grid, constant and two-mode data; and a median
 that falls in the gap between two modes is found in few counts (it once took
 10^5 counts at 1000 values a side and never ended at 10^4)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,8 +24,10 @@ def _samples(shape: str, nx: int, ny: int, rng: np.random.Generator) -> tuple[np
     if shape == "tied":  # few distinct values: many equal differences
         return rng.integers(0, 5, nx).astype(float), rng.integers(1, 6, ny).astype(float)
     if shape == "grid":  # TSC-like ticks of 20, spread over their cells as the comparison does
-        return (spread_ties(np.sort(20.0 * np.round(rng.normal(440, 7, nx) / 20))).values,
-                spread_ties(np.sort(20.0 * np.round(rng.normal(444, 7, ny) / 20))).values)
+        return (
+            spread_ties(np.sort(20.0 * np.round(rng.normal(440, 7, nx) / 20))).values,
+            spread_ties(np.sort(20.0 * np.round(rng.normal(444, 7, ny) / 20))).values,
+        )
     if shape == "constant":
         return np.full(nx, 3.0), np.full(ny, 2.5)
     # two modes in the baseline, one in the candidate: the median lies in an empty gap
@@ -100,8 +103,7 @@ def test_the_interval_is_the_same_with_and_without_the_binned_guide(shape, monke
     plain = hl.hodges_lehmann(x, y, 0.95, centres=False, permute=False)
     monkeypatch.setattr(hl, "GUIDE_FROM", 1000)
     used = []
-    monkeypatch.setattr(Guided, "_start", lambda self, *a, _s=Guided._start:
-                        (used.append(1), _s(self, *a))[1])
+    monkeypatch.setattr(Guided, "_start", lambda self, *a, _s=Guided._start: (used.append(1), _s(self, *a))[1])
     guided = hl.hodges_lehmann(x, y, 0.95, centres=False, permute=False)
     assert used
     assert guided == plain

@@ -1,5 +1,6 @@
 """abstat.stats.descriptive and abstat.stats.student against independent oracles
 (statistics, numpy, scipy)."""
+
 from __future__ import annotations
 
 import math

@@ -2,6 +2,7 @@
 simulation (src/abstat/stats/permutation_power.py), against scipy's
 Brunner-Munzel statistic, the permutation test itself, a brute-force
 enumeration and compare's own achieved power (issue 34, item 8)."""
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """Diagnostics fire on data with the property and stay quiet without it."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -91,8 +92,13 @@ def test_rank_and_tie_helpers_match_scipy_and_numpy_on_tied_and_untied_data():
     from abstat.stats.medians import median
 
     rng = np.random.default_rng(21)
-    for values in (rng.normal(0, 1, 1001), 20.0 * np.round(rng.normal(440, 7, 1000) / 20),
-                   rng.integers(0, 5, 777).astype(float), np.array([3.0]), np.array([2.0, 1.0])):
+    for values in (
+        rng.normal(0, 1, 1001),
+        20.0 * np.round(rng.normal(440, 7, 1000) / 20),
+        rng.integers(0, 5, 777).astype(float),
+        np.array([3.0]),
+        np.array([2.0, 1.0]),
+    ):
         assert np.array_equal(average_ranks(values), sps.rankdata(values))
         assert np.array_equal(tie_counts(values), np.unique(values, return_counts=True)[1])
         assert median(values) == float(np.median(values))

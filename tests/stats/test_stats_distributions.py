@@ -1,4 +1,5 @@
 """abstat.stats.distributions against scipy.special over wide grids."""
+
 from __future__ import annotations
 
 import itertools

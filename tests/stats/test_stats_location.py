@@ -1,4 +1,5 @@
 """Median interval against scipy.stats.quantile_test and the binomial law."""
+
 from __future__ import annotations
 
 import numpy as np

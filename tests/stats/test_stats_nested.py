@@ -1,4 +1,5 @@
 """Variance components against statsmodels; runs as the unit."""
+
 from __future__ import annotations
 
 import warnings
@@ -22,9 +23,7 @@ def test_balanced_components_match_statsmodels_reml(seed):
 
     runs = _runs(seed, 8, 20, 2.0, 1.0)
     vc = variance_components(runs)
-    frame = pd.DataFrame(
-        {"y": np.concatenate(runs), "g": np.repeat(np.arange(len(runs)), [r.size for r in runs])}
-    )
+    frame = pd.DataFrame({"y": np.concatenate(runs), "g": np.repeat(np.arange(len(runs)), [r.size for r in runs])})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = smf.mixedlm("y ~ 1", frame, groups=frame["g"]).fit(reml=True)

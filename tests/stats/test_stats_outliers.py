@@ -1,4 +1,5 @@
 """Outlier classification and exclusion rules."""
+
 from __future__ import annotations
 
 import numpy as np

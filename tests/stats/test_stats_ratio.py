@@ -1,4 +1,5 @@
 """Welch t with Fieller's interval for a ratio of means."""
+
 from __future__ import annotations
 
 import math

@@ -1,6 +1,7 @@
 """The row-wise forms used on many runs (``outliers.classify_runs``, ``diagnostics.drifting_runs``)
 give exactly what the one-run functions give run by run, on awkward data: ties, quantized
 grids with a zero IQR, trends, autocorrelation, outliers, NaN, mixed sizes."""
+
 from __future__ import annotations
 
 import numpy as np

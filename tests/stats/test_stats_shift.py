@@ -1,4 +1,5 @@
 """Two-sample shift estimators against scipy oracles (ties, small n)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,12 @@ def _samples(seed: int, n1: int, n2: int, tied: bool) -> tuple[np.ndarray, np.nd
     return x, y
 
 
-CASES = [(seed, n1, n2, tied) for seed in range(3) for (n1, n2) in [(3, 4), (6, 8), (9, 12), (40, 55)] for tied in (False, True)]
+CASES = [
+    (seed, n1, n2, tied)
+    for seed in range(3)
+    for (n1, n2) in [(3, 4), (6, 8), (9, 12), (40, 55)]
+    for tied in (False, True)
+]
 
 
 @pytest.mark.parametrize("seed,n1,n2,tied", CASES)
@@ -104,7 +110,11 @@ def test_large_sample_path_gives_the_same_interval(seed, n1, n2, tied, monkeypat
     monkeypatch.setattr(shift, "PAIRWISE_LIMIT", 0)
     large = hodges_lehmann(x, y, 0.95)
     assert (large.estimate, large.low, large.high, large.p_value) == (
-        small.estimate, small.low, small.high, small.p_value)
+        small.estimate,
+        small.low,
+        small.high,
+        small.p_value,
+    )
 
 
 def test_mann_whitney_p_is_exact_like_scipy_when_one_side_is_small():

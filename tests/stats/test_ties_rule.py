@@ -1,6 +1,7 @@
 """``heavily tied/quantized data`` fires on quantized data, not on one pair
 of equal values among continuous ones (the newcomer's a.txt / tie0.txt /
 tie1.txt: tie1 has 98.40 twice, next to the median; tie0 has 98.41 instead)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -10,18 +11,63 @@ import numpy as np
 
 from abstat.stats.diagnostics import heavily_tied, ties
 
-A = [102.58, 102.90, 100.13, 98.47, 97.82, 100.06, 97.96, 97.13, 100.40, 100.27, 101.09, 98.17, 100.01,
-     99.87, 96.99, 101.08, 100.64, 104.78, 100.41, 99.71]
-TIE0 = [95.83, 95.84, 97.0, 97.2, 97.27, 97.9, 98.15, 98.26, 98.4, 98.41, 98.43, 98.44, 98.89, 99.33, 99.39,
-        99.44, 99.82, 100.05, 100.18, 100.47]
+A = [
+    102.58,
+    102.90,
+    100.13,
+    98.47,
+    97.82,
+    100.06,
+    97.96,
+    97.13,
+    100.40,
+    100.27,
+    101.09,
+    98.17,
+    100.01,
+    99.87,
+    96.99,
+    101.08,
+    100.64,
+    104.78,
+    100.41,
+    99.71,
+]
+TIE0 = [
+    95.83,
+    95.84,
+    97.0,
+    97.2,
+    97.27,
+    97.9,
+    98.15,
+    98.26,
+    98.4,
+    98.41,
+    98.43,
+    98.44,
+    98.89,
+    99.33,
+    99.39,
+    99.44,
+    99.82,
+    100.05,
+    100.18,
+    100.47,
+]
 TIE1 = TIE0[:9] + [98.4] + TIE0[10:]
 
 
 def compare(tmp_path, name, values):
     (tmp_path / "a.txt").write_text("\n".join(map(str, A)) + "\n")
     (tmp_path / name).write_text("\n".join(map(str, values)) + "\n")
-    done = subprocess.run([sys.executable, "-m", "abstat", "compare", "a.txt", name], capture_output=True,
-                          text=True, cwd=tmp_path, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "compare", "a.txt", name],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -1,4 +1,5 @@
 """The SQLite store: schema, grouping, labels, durability, concurrent writers."""
+
 from __future__ import annotations
 
 import csv
@@ -21,9 +22,17 @@ MACHINE = {"hostname": "milan", "boot_id": "boot-1", "microcode": "0xa0011d1"}
 
 def add(store, invocation, variant, values, status="ok", iteration=0, unit="s"):
     return store.add_run(
-        invocation, variant=variant, command=f"./bench-{variant}", iteration=iteration, position=iteration,
-        status=status, exit_code=0 if status == "ok" else 1, started_at=time.time(), wall=values.get("wall", [0])[0],
-        values=values, units={k: unit for k in values},
+        invocation,
+        variant=variant,
+        command=f"./bench-{variant}",
+        iteration=iteration,
+        position=iteration,
+        status=status,
+        exit_code=0 if status == "ok" else 1,
+        started_at=time.time(),
+        wall=values.get("wall", [0])[0],
+        values=values,
+        units={k: unit for k in values},
     )
 
 
@@ -91,14 +100,18 @@ def test_sample_sets_carry_labels_and_filter_on_them(tmp_path):
             add(store, inv, "after", {"wall": [0.9], "cycles": [380.0]}, unit="cycles")
     sets = list(iter_sample_sets(path))
     assert len(sets) == 8
-    one = [s for s in sets if s.labels == {"experiment": "hcall", "variant": "after", "metric": "cycles",
-                                           "host": "milan", "mode": "pv32"}]
+    one = [
+        s
+        for s in sets
+        if s.labels == {"experiment": "hcall", "variant": "after", "metric": "cycles", "host": "milan", "mode": "pv32"}
+    ]
     assert len(one) == 1 and one[0].runs == [[380.0]] and one[0].machine["microcode"] == "0xa0011d1"
     assert one[0].unit == "cycles"
     chosen = list(iter_sample_sets(path, {"metric": "cycles", "mode": "pv64"}))
     assert sorted(s.labels["variant"] for s in chosen) == ["after", "before"]
-    assert list(iter_sample_sets(path, {"mode": ["pv32", "hvm"], "variant": "before", "metric": "wall"}))[0].runs \
-        == [[1.0]]
+    assert list(iter_sample_sets(path, {"mode": ["pv32", "hvm"], "variant": "before", "metric": "wall"}))[0].runs == [
+        [1.0]
+    ]
     assert list(iter_sample_sets(path, {"nokey": "x"})) == []
 
 
@@ -115,8 +128,19 @@ def test_resolve_variant_keeps_labelled_configurations_apart(tmp_path):
     assert resolve_variant("hcall:before", path, metric="cycles", where={"mode": {"pv64"}}) == [[440.0, 460.0]]
     with pytest.raises(InputError, match="has no runs with mode=hvm"):
         resolve_variant("hcall:before", path, metric="cycles", where={"mode": "hvm"})
-    chosen = abstat("compare", "--store", path, "--metric", "cycles", "--where", "mode=pv64",
-                    "--format", "json", "a=hcall:before", "b=hcall:before")
+    chosen = abstat(
+        "compare",
+        "--store",
+        path,
+        "--metric",
+        "cycles",
+        "--where",
+        "mode=pv64",
+        "--format",
+        "json",
+        "a=hcall:before",
+        "b=hcall:before",
+    )
     assert chosen.returncode == 0, chosen.stderr
     assert json.loads(chosen.stdout)["comparisons"][0]["summaries"][0]["median"] == 450.0
     mixed = abstat("compare", "--store", path, "--metric", "cycles", "a=hcall:before", "b=hcall:before")
@@ -146,9 +170,25 @@ def _count_runs(path: str) -> int:
 def test_sigkill_mid_experiment_loses_at_most_the_run_in_progress(tmp_path):
     path = str(tmp_path / "s.db")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "abstat", "run", "-n", "100000", "-v", "a=true", "-v", "b=true",
-         "--experiment", "k", "--store", path, "--no-progress"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "100000",
+            "-v",
+            "a=true",
+            "-v",
+            "b=true",
+            "--experiment",
+            "k",
+            "--store",
+            path,
+            "--no-progress",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 20
     while _count_runs(path) < 30 and time.monotonic() < deadline:
@@ -170,10 +210,22 @@ def test_sigkill_mid_experiment_loses_at_most_the_run_in_progress(tmp_path):
 
 def test_two_writers_at_once(tmp_path):
     path = str(tmp_path / "s.db")
-    command = [sys.executable, "-m", "abstat", "run", "-n", "60", "-v", "a=true", "--experiment", "both",
-               "--store", path, "--no-progress"]
-    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    command = [
+        sys.executable,
+        "-m",
+        "abstat",
+        "run",
+        "-n",
+        "60",
+        "-v",
+        "a=true",
+        "--experiment",
+        "both",
+        "--store",
+        path,
+        "--no-progress",
+    ]
+    procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outputs = [p.communicate(timeout=60) for p in procs]
     for proc, (_, err) in zip(procs, outputs):
         assert proc.returncode == 0, err
@@ -205,7 +257,10 @@ def test_list_show_and_export(tmp_path):
     exported = abstat("export", "--format", "json", "--store", path)
     rows = json.loads(exported.stdout)
     assert [(r["variant"], r["metric"], r["value"]) for r in rows] == [
-        ("before", "cycles", 440.0), ("before", "cycles", 436.0), ("before", "wall", 1.5), ("after", "wall", 1.25),
+        ("before", "cycles", 440.0),
+        ("before", "cycles", 436.0),
+        ("before", "wall", 1.5),
+        ("after", "wall", 1.25),
     ]
     assert "machine" not in rows[0] and rows[0]["labels"] == {"mode": "pv64"}
     assert rows[0]["run"] == rows[1]["run"] != rows[3]["run"]
@@ -215,14 +270,18 @@ def test_list_show_and_export(tmp_path):
     assert not any(column.startswith("machine") for column in header) and len(csv_text) == 5
     # the machine records go out once per invocation, beside the samples
     machines = tmp_path / "machines.csv"
-    assert abstat("export", "--store", path, "-o", str(tmp_path / "samples.csv"), "--machines",
-                  str(machines)).returncode == 0
+    assert (
+        abstat("export", "--store", path, "-o", str(tmp_path / "samples.csv"), "--machines", str(machines)).returncode
+        == 0
+    )
     table = list(csv.reader(machines.open()))
     assert table[0][:5] == ["experiment", "invocation", "host", "boot_id", "started_at"] and len(table) == 2
     assert dict(zip(table[0], table[1]))["machine.microcode"] == MACHINE["microcode"]
     as_json = tmp_path / "machines.json"
     assert abstat("export", "--format", "json", "--store", path, "--machines", str(as_json)).returncode == 0
-    assert [(m["invocation"], m["machine"]) for m in json.loads(as_json.read_text())] == [(rows[0]["invocation"], MACHINE)]
+    assert [(m["invocation"], m["machine"]) for m in json.loads(as_json.read_text())] == [
+        (rows[0]["invocation"], MACHINE)
+    ]
     refused = abstat("export", "--format", "hyperfine", "--store", path, "--machines", str(as_json))
     assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
     assert abstat("list", "--store", str(tmp_path / "none.db")).returncode == 2

@@ -1,5 +1,6 @@
 """The store on both back ends (SQLite file, real PostgreSQL server): every
 test here runs once per back end through the ``store_name`` fixture."""
+
 from __future__ import annotations
 
 import json
@@ -28,9 +29,17 @@ def abstat(*args, env=None):
 
 def add(store, invocation, variant, values, status="ok", iteration=0):
     return store.add_run(
-        invocation, variant=variant, command=f"./bench-{variant}", iteration=iteration, position=iteration,
-        status=status, exit_code=0 if status == "ok" else 1, started_at=1000.0 + iteration, wall=1.0,
-        values=values, units={k: "cycles" for k in values},
+        invocation,
+        variant=variant,
+        command=f"./bench-{variant}",
+        iteration=iteration,
+        position=iteration,
+        status=status,
+        exit_code=0 if status == "ok" else 1,
+        started_at=1000.0 + iteration,
+        wall=1.0,
+        values=values,
+        units={k: "cycles" for k in values},
     )
 
 
@@ -99,21 +108,28 @@ def _version_one_store(name):
             invocation = db.insert(
                 "INSERT INTO invocations (experiment_id, started_at, status, hostname, boot_id, machine)"
                 " VALUES (?, ?, 'complete', 'milan', ?, ?)",
-                (experiment, "2024-01-01T00:00:00Z", boot, json.dumps({**MACHINE, "boot_id": boot})))
+                (experiment, "2024-01-01T00:00:00Z", boot, json.dumps({**MACHINE, "boot_id": boot})),
+            )
             db.execute("INSERT INTO labels (invocation_id, key, value) VALUES (?, 'mode', 'pv64')", (invocation,))
             for i in range(3):
                 run = db.insert(
                     "INSERT INTO runs (invocation_id, variant_id, command, iteration, position, status, started_at,"
-                    " wall) VALUES (?, ?, './a', ?, ?, 'ok', ?, 1.0)", (invocation, variant, i, i, 100.0 + i))
-                db.execute("INSERT INTO samples (run_id, metric, idx, value) VALUES (?, 'wall', 0, ?)",
-                           (run, float(i + (10 if boot == "b2" else 0))))
+                    " wall) VALUES (?, ?, './a', ?, ?, 'ok', ?, 1.0)",
+                    (invocation, variant, i, i, 100.0 + i),
+                )
+                db.execute(
+                    "INSERT INTO samples (run_id, metric, idx, value) VALUES (?, 'wall', 0, ?)",
+                    (run, float(i + (10 if boot == "b2" else 0))),
+                )
     db.close()
 
 
 def _uids(name):
     with open_store(name, create=False) as store:
-        return (sorted(r[0] for r in store.db.execute("SELECT uid FROM invocations")),
-                sorted(r[0] for r in store.db.execute("SELECT uid FROM runs")))
+        return (
+            sorted(r[0] for r in store.db.execute("SELECT uid FROM invocations")),
+            sorted(r[0] for r in store.db.execute("SELECT uid FROM runs")),
+        )
 
 
 def test_migration_backfills_the_same_identities_for_every_copy(store_name, tmp_path):
@@ -159,8 +175,13 @@ def test_sigint_right_after_begin_leaves_no_transaction_open(store_name):
         # the signal sections are process-wide state, which the tests run before this one in the same
         # worker may have changed.
         if store.kind == "sqlite":
-            done = subprocess.run([sys.executable, "-c", SIGINT_IN_A_WRITE, store_name], capture_output=True,
-                                  text=True, timeout=120, env={**os.environ, "PYTHONPATH": paths.SRC})
+            done = subprocess.run(
+                [sys.executable, "-c", SIGINT_IN_A_WRITE, store_name],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env={**os.environ, "PYTHONPATH": paths.SRC},
+            )
             assert done.returncode == 0 and done.stdout == "KeyboardInterrupt after the commit\n", done.stderr
             assert store.db.execute("SELECT status FROM invocations").fetchone()[0] == "x"
         store.finish_invocation(inv, "complete")
@@ -169,9 +190,25 @@ def test_sigint_right_after_begin_leaves_no_transaction_open(store_name):
 
 def test_sigkill_mid_experiment_loses_at_most_the_run_in_progress(store_name):
     proc = subprocess.Popen(
-        [sys.executable, "-m", "abstat", "run", "-n", "100000", "-v", "a=true", "-v", "b=true",
-         "--experiment", "k", "--store", store_name, "--no-progress"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "100000",
+            "-v",
+            "a=true",
+            "-v",
+            "b=true",
+            "--experiment",
+            "k",
+            "--store",
+            store_name,
+            "--no-progress",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 60
     seen = 0
@@ -199,9 +236,29 @@ def test_sigkill_mid_experiment_loses_at_most_the_run_in_progress(store_name):
 def test_four_writers_on_four_hosts_lose_nothing_and_duplicate_nothing(store_name):
     procs = [
         subprocess.Popen(
-            [sys.executable, "-m", "abstat", "run", "-n", "25", "-v", "a=true", "-v", "b=true", "--experiment",
-             "shared", "--label", f"host=h{k}", "--store", store_name, "--no-progress"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            [
+                sys.executable,
+                "-m",
+                "abstat",
+                "run",
+                "-n",
+                "25",
+                "-v",
+                "a=true",
+                "-v",
+                "b=true",
+                "--experiment",
+                "shared",
+                "--label",
+                f"host=h{k}",
+                "--store",
+                store_name,
+                "--no-progress",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k in range(4)
     ]
     partial_views = []
@@ -209,8 +266,11 @@ def test_four_writers_on_four_hosts_lose_nothing_and_duplicate_nothing(store_nam
         while any(p.poll() is None for p in procs):
             try:  # a reader meanwhile sees whole runs only
                 with open_store(store_name, create=False) as store:
-                    partial_views.append(store.db.execute(
-                        "SELECT COUNT(*), (SELECT COUNT(DISTINCT s.run_id) FROM samples s) FROM runs").fetchone())
+                    partial_views.append(
+                        store.db.execute(
+                            "SELECT COUNT(*), (SELECT COUNT(DISTINCT s.run_id) FROM samples s) FROM runs"
+                        ).fetchone()
+                    )
             except InputError:
                 pass
             time.sleep(0.2)
@@ -237,8 +297,13 @@ def test_four_writers_on_four_hosts_lose_nothing_and_duplicate_nothing(store_nam
 def _fill(name):
     with open_store(name) as store:
         for boot, mode in (("b1", "pv64"), ("b2", "pv32")):
-            inv = store.start_invocation("hcall", dict(MACHINE, boot_id=boot), labels={"mode": mode},
-                                         variants=["before", "after"], argv=["abstat", "run"])
+            inv = store.start_invocation(
+                "hcall",
+                dict(MACHINE, boot_id=boot),
+                labels={"mode": mode},
+                variants=["before", "after"],
+                argv=["abstat", "run"],
+            )
             for i in range(3):
                 add(store, inv, "before", {"cycles": [440.0 + i, 441.0 + i]}, iteration=i)
                 add(store, inv, "after", {"cycles": [380.0 + i]}, iteration=i)
@@ -266,7 +331,9 @@ def test_import_in_both_directions_is_idempotent_and_keeps_everything(store_name
         assert done.returncode == 0, done.stderr
         assert_no_secret(source, done.stdout, done.stderr)
         assert_no_secret(store_name, done.stdout, done.stderr)
-        expected = "2 invocation(s) and 14 run(s) added, 0" if attempt == 0 else "0 invocation(s) and 0 run(s) added, 14"
+        expected = (
+            "2 invocation(s) and 14 run(s) added, 0" if attempt == 0 else "0 invocation(s) and 0 run(s) added, 14"
+        )
         assert expected in done.stdout
     assert _content(store_name) == _content(source)
     # and back again: nothing new either way
@@ -278,8 +345,24 @@ def test_import_merges_the_stores_of_two_machines(store_name, tmp_path):
     stores = []
     for host in ("milan", "naples"):
         path = str(tmp_path / f"{host}.db")
-        done = abstat("run", "-n", "3", "-v", "a=true", "-v", "b=true", "--experiment", "m", "--label",
-                      f"host={host}", "--store", path, "--no-progress", "--seed", "1")
+        done = abstat(
+            "run",
+            "-n",
+            "3",
+            "-v",
+            "a=true",
+            "-v",
+            "b=true",
+            "--experiment",
+            "m",
+            "--label",
+            f"host={host}",
+            "--store",
+            path,
+            "--no-progress",
+            "--seed",
+            "1",
+        )
         assert done.returncode == 0, done.stderr
         stores.append(path)
     done = abstat("import", *stores, "--store", store_name)
@@ -302,8 +385,19 @@ def test_every_read_command_takes_the_store_from_option_or_environment(store_nam
             "list": abstat("list", *opts, env=env),
             "show": abstat("show", "hcall", "--metric", "cycles", *opts, env=env),
             "export": abstat("export", "--format", "json", *opts, env=env),
-            "compare": abstat("compare", "--metric", "cycles", "--where", "mode=pv64", "--format", "json",
-                              "x=hcall:before", "y=hcall:after", *opts, env=env),
+            "compare": abstat(
+                "compare",
+                "--metric",
+                "cycles",
+                "--where",
+                "mode=pv64",
+                "--format",
+                "json",
+                "x=hcall:before",
+                "y=hcall:after",
+                *opts,
+                env=env,
+            ),
             "report": abstat("report", "--metric", "cycles", "--by", "variant", "--rows", "mode", *opts, env=env),
         }
         for name, done in results.items():

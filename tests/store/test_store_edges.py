@@ -1,6 +1,7 @@
 """Store edges (issue 23 item 15): a damaged schema version, a read-only role
 on an empty database, a full disk under the spool file.  Each is one line,
 exit status 2, the store untouched, and what is recorded kept."""
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,18 @@ def one_line(done, *words):
 def _filled(name: str) -> None:
     with open_store(name) as store:
         inv = store.start_invocation("e", MACHINE, variants=["a"])
-        store.add_run(inv, variant="a", command="true", iteration=0, position=0, status="ok", exit_code=0,
-                      started_at=1.0, wall=1.0, values={"wall": [1.0]})
+        store.add_run(
+            inv,
+            variant="a",
+            command="true",
+            iteration=0,
+            position=0,
+            status="ok",
+            exit_code=0,
+            started_at=1.0,
+            wall=1.0,
+            values={"wall": [1.0]},
+        )
         store.finish_invocation(inv, "complete")
 
 
@@ -119,9 +130,13 @@ SPOOL_SCENARIO = textwrap.dedent("""
 
 def _spool_onto_a_full_disk(tmp_path, prefix: list[str], directory: str) -> subprocess.CompletedProcess:
     url = fresh_database()
-    return subprocess.run([*prefix, sys.executable, "-c", SPOOL_SCENARIO, url, server_url(), directory],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(
-                              [paths.SRC, os.environ.get("PYTHONPATH", "")])})
+    return subprocess.run(
+        [*prefix, sys.executable, "-c", SPOOL_SCENARIO, url, server_url(), directory],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([paths.SRC, os.environ.get("PYTHONPATH", "")])},
+    )
 
 
 def _check_spool_failure(done) -> None:
@@ -138,12 +153,16 @@ def test_a_full_disk_under_the_spool_says_the_server_went_away(tmp_path) -> None
     """A real full disk: a 12 KiB tmpfs, mounted in a mount namespace of the test's own."""
     directory = tmp_path / "full"
     directory.mkdir()
-    probe = subprocess.run(["unshare", "--mount", "--map-root-user", "sh", "-c",
-                            f"mount -t tmpfs -o size=12k tmpfs {directory}"], capture_output=True, text=True)
+    probe = subprocess.run(
+        ["unshare", "--mount", "--map-root-user", "sh", "-c", f"mount -t tmpfs -o size=12k tmpfs {directory}"],
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs in a user and mount namespace: {probe.stderr.strip()}")
     server_url()
-    script = f"mount -t tmpfs -o size=12k tmpfs {directory} && exec \"$@\""
-    done = _spool_onto_a_full_disk(tmp_path, ["unshare", "--mount", "--map-root-user", "sh", "-c", script, "sh"],
-                                   str(directory))
+    script = f'mount -t tmpfs -o size=12k tmpfs {directory} && exec "$@"'
+    done = _spool_onto_a_full_disk(
+        tmp_path, ["unshare", "--mount", "--map-root-user", "sh", "-c", script, "sh"], str(directory)
+    )
     _check_spool_failure(done)

@@ -1,5 +1,6 @@
 """The store when things go wrong: a server that goes away, no driver, bad
 credentials, stores that are not regular files, read-only stores, damaged rows."""
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,30 @@ def test_a_server_that_goes_away_keeps_committed_runs_and_spools_the_rest(tmp_pa
     url = fresh_database()
     proc = subprocess.Popen(
         # 300 runs of 5 ms: the server goes away while they run (runs of `true` could all be done by then)
-        [sys.executable, "-m", "abstat", "run", "-n", "150", "-v", "a=sleep 0.005", "-v", "b=sleep 0.005",
-         "--experiment", "gone", "--label", "host=h1", "--store", url, "--no-progress", "--verbose"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "150",
+            "-v",
+            "a=sleep 0.005",
+            "-v",
+            "b=sleep 0.005",
+            "--experiment",
+            "gone",
+            "--label",
+            "host=h1",
+            "--store",
+            url,
+            "--no-progress",
+            "--verbose",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
     )
     committed, out, err = cut_the_server(url, proc, after_runs=20, comes_back=comes_back)
     assert committed >= 20
@@ -70,12 +92,16 @@ def test_a_server_that_goes_away_keeps_committed_runs_and_spools_the_rest(tmp_pa
 
 
 def test_a_missing_driver_says_how_to_install_it():
-    code = ("import sys; sys.modules['psycopg'] = None; from abstat.cli import main; "
-            "sys.exit(main(['list', '--store', 'postgresql://u:pw@127.0.0.1:1/db']))")
+    code = (
+        "import sys; sys.modules['psycopg'] = None; from abstat.cli import main; "
+        "sys.exit(main(['list', '--store', 'postgresql://u:pw@127.0.0.1:1/db']))"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
-    assert done.stderr == ("abstat list: postgresql://u:***@127.0.0.1:1/db: the PostgreSQL store needs psycopg 3:"
-                           " pip install 'abstat[postgres]'\n")
+    assert done.stderr == (
+        "abstat list: postgresql://u:***@127.0.0.1:1/db: the PostgreSQL store needs psycopg 3:"
+        " pip install 'abstat[postgres]'\n"
+    )
 
 
 def test_bad_credentials_and_unreachable_servers_are_one_masked_line(tmp_path):
@@ -93,8 +119,9 @@ def test_bad_credentials_and_unreachable_servers_are_one_masked_line(tmp_path):
         passfile.write_text(f"*:*:*:*:{secret}\n")
         passfile.chmod(0o600)
         bare = url.replace(f":{secret}@", "@")
-        done = abstat("run", "-n", "1", "-v", "a=true", "--store", bare, "--no-progress",
-                      env={"PGPASSFILE": str(passfile)})
+        done = abstat(
+            "run", "-n", "1", "-v", "a=true", "--store", bare, "--no-progress", env={"PGPASSFILE": str(passfile)}
+        )
         assert done.returncode == 0, done.stderr
         clean(done, secret)
 
@@ -117,17 +144,21 @@ def test_a_store_in_a_read_only_directory_can_be_read(tmp_path):
     directory = tmp_path / "ro"
     directory.mkdir()
     path = str(directory / "s.db")
-    done = abstat("run", "-n", "3", "-v", "a=true", "-v", "b=true", "--experiment", "e", "--store", path,
-                  "--no-progress")
+    done = abstat(
+        "run", "-n", "3", "-v", "a=true", "-v", "b=true", "--experiment", "e", "--store", path, "--no-progress"
+    )
     assert done.returncode == 0, done.stderr
-    script = (f'mount --bind "{directory}" "{directory}" && mount -o remount,bind,ro "{directory}" && '
-              f'for c in "list" "show e" "export" "report --by variant" "compare e:a e:b"; do '
-              f'  {sys.executable} -m abstat $c --store "{path}" >/dev/null 2>"{tmp_path}/err" || '
-              f'  {{ echo "$c: $(cat "{tmp_path}/err")"; exit 1; }}; done; '
-              f'{sys.executable} -m abstat run -n 1 -v a=true --experiment e --store "{path}" --no-progress '
-              f'>/dev/null 2>"{tmp_path}/err"; echo "run: $? $(cat "{tmp_path}/err")"')
-    done = subprocess.run(["unshare", "--mount", "sh", "-c", script], capture_output=True, text=True, timeout=120,
-                          env=os.environ)
+    script = (
+        f'mount --bind "{directory}" "{directory}" && mount -o remount,bind,ro "{directory}" && '
+        f'for c in "list" "show e" "export" "report --by variant" "compare e:a e:b"; do '
+        f'  {sys.executable} -m abstat $c --store "{path}" >/dev/null 2>"{tmp_path}/err" || '
+        f'  {{ echo "$c: $(cat "{tmp_path}/err")"; exit 1; }}; done; '
+        f'{sys.executable} -m abstat run -n 1 -v a=true --experiment e --store "{path}" --no-progress '
+        f'>/dev/null 2>"{tmp_path}/err"; echo "run: $? $(cat "{tmp_path}/err")"'
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "sh", "-c", script], capture_output=True, text=True, timeout=120, env=os.environ
+    )
     if "mount" in done.stderr and done.returncode != 0 and "abstat" not in done.stdout:
         pytest.skip(f"cannot make a read-only mount here: {done.stderr.strip()}")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -141,21 +172,46 @@ def _damage(name):
         inv = store.start_invocation("dmg", MACHINE, variants=["a", "b"], labels={"mode": "x"})
         for i in range(3):
             for variant, value in (("a", 1.0 + i), ("b", 2.0 + i)):
-                store.add_run(inv, variant=variant, command="true", iteration=i, position=i, status="ok",
-                              exit_code=0, started_at=1.0, wall=value, values={"wall": [value]})
-        store.add_run(inv, variant="a", command="true", iteration=3, position=3, status="failed", exit_code=1,
-                      started_at=1.0, wall=1.0, values={}, notes=["boom"])
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command="true",
+                    iteration=i,
+                    position=i,
+                    status="ok",
+                    exit_code=0,
+                    started_at=1.0,
+                    wall=value,
+                    values={"wall": [value]},
+                )
+        store.add_run(
+            inv,
+            variant="a",
+            command="true",
+            iteration=3,
+            position=3,
+            status="failed",
+            exit_code=1,
+            started_at=1.0,
+            wall=1.0,
+            values={},
+            notes=["boom"],
+        )
         store.finish_invocation(inv, "complete", ["fine"])
         with store.db.transaction():
-            store.db.execute("UPDATE invocations SET machine = '{not json', argv = '[', settings = 'x',"
-                             " notes = '{'")
+            store.db.execute("UPDATE invocations SET machine = '{not json', argv = '[', settings = 'x', notes = '{'")
             store.db.execute("UPDATE runs SET notes = '{oops' WHERE status = 'failed'")
 
 
 def test_rows_with_invalid_json_are_named_and_the_rest_is_used(store_name, tmp_path):
     _damage(store_name)
-    for command in (["show", "dmg"], ["compare", "dmg:a", "dmg:b"], ["report", "--by", "variant"],
-                    ["plan", "dmg:a"], ["list"]):
+    for command in (
+        ["show", "dmg"],
+        ["compare", "dmg:a", "dmg:b"],
+        ["report", "--by", "variant"],
+        ["plan", "dmg:a"],
+        ["list"],
+    ):
         done = abstat(*command, "--store", store_name)
         clean(done)
         assert done.returncode == 0, (command, done.stderr)
@@ -170,8 +226,22 @@ def test_rows_with_invalid_json_are_named_and_the_rest_is_used(store_name, tmp_p
     assert json.loads(machines.read_text())[0]["machine"] == {}  # the one that is not JSON
     assert "damaged store, exported only the readable samples" in exported.stderr
     assert "machine record of invocation 1 is not valid JSON" in exported.stderr
-    again = abstat("run", "-n", "1", "-v", "a=true", "-v", "b=true", "--experiment", "dmg", "--store", store_name,
-                   "--no-progress", "--label", "mode=x")
+    again = abstat(
+        "run",
+        "-n",
+        "1",
+        "-v",
+        "a=true",
+        "-v",
+        "b=true",
+        "--experiment",
+        "dmg",
+        "--store",
+        store_name,
+        "--no-progress",
+        "--label",
+        "mode=x",
+    )
     clean(again)
     assert again.returncode == 0, again.stderr
 
@@ -195,13 +265,30 @@ def test_a_store_whose_samples_are_all_unreadable_says_so(tmp_path):
 
 def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path):
     path = str(tmp_path / "s.db")
-    done = abstat("run", "-n", "300", "-v", "a=true", "-v", "b=true", "--experiment", "d", "--store", path,
-                  "--no-progress", "--no-json-lines")
+    done = abstat(
+        "run",
+        "-n",
+        "300",
+        "-v",
+        "a=true",
+        "-v",
+        "b=true",
+        "--experiment",
+        "d",
+        "--store",
+        path,
+        "--no-progress",
+        "--no-json-lines",
+    )
     assert done.returncode == 0, done.stderr
     whole = abstat("export", "--store", path).stdout.count("\n")
     db = sqlite3.connect(path)  # scribble over a leaf page of the samples table, two thirds in
-    leaves = [page for (page,) in db.execute(
-        "SELECT pageno FROM dbstat WHERE name = 'samples' AND pagetype = 'leaf' ORDER BY pageno")]
+    leaves = [
+        page
+        for (page,) in db.execute(
+            "SELECT pageno FROM dbstat WHERE name = 'samples' AND pagetype = 'leaf' ORDER BY pageno"
+        )
+    ]
     page_size = db.execute("PRAGMA page_size").fetchone()[0]
     db.close()
     with open(path, "r+b") as handle:
@@ -222,8 +309,14 @@ def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path)
         assert done.returncode in (0, 2) and (done.returncode == 0 or "damaged store" in done.stderr)
 
 
-@pytest.mark.parametrize("url", ["postgresql://u:pa55word@[bad/x", "postgres://u@127.0.0.1:1/db?password=pa55word",
-                                 "postgresql://u:pa55word@127.0.0.1:99999999/x"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql://u:pa55word@[bad/x",
+        "postgres://u@127.0.0.1:1/db?password=pa55word",
+        "postgresql://u:pa55word@127.0.0.1:99999999/x",
+    ],
+)
 def test_malformed_or_unreachable_urls_are_one_masked_line(url):
     pytest.importorskip("psycopg")
     for command in (["list"], ["report"], ["import", "x.db"], ["compare", "e:a", "e:b"]):
@@ -239,8 +332,12 @@ def test_every_public_method_of_the_store_turns_driver_errors_into_one_line():
 
     from abstat.store.db import Store
 
-    public = {name for cls in Store.__mro__[1:-1] for name, member in vars(cls).items()
-              if not name.startswith("_") and inspect.isfunction(member)}
+    public = {
+        name
+        for cls in Store.__mro__[1:-1]
+        for name, member in vars(cls).items()
+        if not name.startswith("_") and inspect.isfunction(member)
+    }
     assert {"run_notes", "add_checked_runs", "add_run", "invocations"} <= public
     unguarded = sorted(name for name in public if not hasattr(getattr(Store, name), "__wrapped__"))
     assert unguarded == [], unguarded

@@ -4,6 +4,7 @@ accepts and never answers.  Ctrl-C and SIGTERM end abstat soon (psycopg used to 
 cancel request to the frozen server, and `run` held the signals around every commit), every wait
 is bounded without a signal too, the error is one line, and no completed run is lost: those the
 server did not confirm are in the spool file the line names."""
+
 from __future__ import annotations
 
 import contextlib
@@ -78,9 +79,26 @@ def _count(url: str) -> int:
 
 def _start_run(url: str, tmp_path, runs: int, seconds: float = 0.2) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "abstat", "run", "-n", str(runs), "-v", f"a=sleep {seconds}", "--experiment", "frozen",
-         "--store", url, "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            str(runs),
+            "-v",
+            f"a=sleep {seconds}",
+            "--experiment",
+            "frozen",
+            "--store",
+            url,
+            "--no-progress",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
 
 
 def _wait_for_runs(url: str, proc: subprocess.Popen, count: int) -> None:
@@ -101,8 +119,12 @@ def _all_runs_kept(url: str, tmp_path, done: int, spooled_runs: bool = True) -> 
     assert len(spools) == 1
     spooled = sqlite3.connect(spools[0]).execute("SELECT COUNT(*) FROM runs").fetchone()[0]
     assert spooled >= 1 if spooled_runs else spooled == 0  # the runs whose commit the signal cut, if any
-    imported = subprocess.run([sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
-                              capture_output=True, text=True, timeout=120)
+    imported = subprocess.run(
+        [sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert imported.returncode == 0, imported.stderr
     assert _count(url) == done
     with sqlite3.connect(spools[0]) as spool:  # the invocation's end was recorded there
@@ -138,8 +160,14 @@ def test_a_stop_signal_ends_a_run_whose_store_server_froze(cluster, tmp_path, si
     # cut for the signal, not after the 15 s a wait without one is given
     assert f"stopped by {signum.name} while waiting for the store server" in err, err
     assert "query not terminated" not in err and "cancellation" not in err  # psycopg's own cancel never ran
-    assert err.strip().splitlines()[-1].endswith("runs done; no report: the store is not read back after the signal"
-                                                 " cut a wait on its server (the runs are kept as said above)"), err
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .endswith(
+            "runs done; no report: the store is not read back after the signal"
+            " cut a wait on its server (the runs are kept as said above)"
+        )
+    ), err
     done = int(re.search(r"interrupted: (\d+) of 300 runs done", err).group(1))
     _all_runs_kept(url, tmp_path, done, spooled_runs=during == "commit")
 
@@ -167,8 +195,12 @@ def test_a_frozen_server_without_a_signal_is_given_up_with_one_line(cluster, tmp
     assert "the store server did not answer for" in last and "abstat import ./abstat-spool-" in last, err
     spools = list(tmp_path.glob("abstat-spool-*.db"))
     assert len(spools) == 1
-    imported = subprocess.run([sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
-                              capture_output=True, text=True, timeout=120)
+    imported = subprocess.run(
+        [sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert imported.returncode == 0, imported.stderr
     assert _count(url) == 12
 
@@ -195,10 +227,19 @@ except KeyboardInterrupt:
 def test_a_read_from_a_frozen_server_is_bounded(cluster, tmp_path, interrupt):
     admin, freeze = cluster
     url = _database(admin, f"frozen_read_{int(interrupt)}")
-    subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "2", "-v", "a=true", "--store", url,
-                    "--no-progress"], capture_output=True, timeout=120, check=True)
-    proc = subprocess.Popen([sys.executable, "-c", _READ_AFTER_FREEZE, url], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    subprocess.run(
+        [sys.executable, "-m", "abstat", "run", "-n", "2", "-v", "a=true", "--store", url, "--no-progress"],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _READ_AFTER_FREEZE, url],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert proc.stdout.readline() == "ready\n"
         freeze(True)
@@ -253,14 +294,23 @@ def silent_server():
 
 def test_a_server_that_never_answers_is_one_line_and_ctrl_c_works(silent_server, tmp_path):
     pytest.importorskip("psycopg")
-    done = subprocess.run([sys.executable, "-m", "abstat", "list", "--store", silent_server],
-                          capture_output=True, text=True, timeout=60, env={**os.environ, "PGCONNECT_TIMEOUT": "2"})
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "list", "--store", silent_server],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PGCONNECT_TIMEOUT": "2"},
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "cannot connect to the store" in done.stderr, done.stderr
     assert ":***@" in done.stderr and ":pw@" not in done.stderr
-    proc = subprocess.Popen([sys.executable, "-m", "abstat", "run", "-n", "2", "-v", "a=true", "--store",
-                             silent_server, "--no-progress"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "abstat", "run", "-n", "2", "-v", "a=true", "--store", silent_server, "--no-progress"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
     time.sleep(3)  # abstat waits for the server's answer to its startup packet
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)

@@ -3,6 +3,7 @@ and the generic path (rows through Python, COPY on PostgreSQL) store the same
 thing; two imports of one file at once add everything once; a failure keeps
 whole invocations and nothing recorded before; a PostgreSQL role that may not
 skip foreign-key checks imports the same rows."""
+
 from __future__ import annotations
 
 import os
@@ -24,16 +25,29 @@ def _fill(name: str) -> dict[str, str]:
     with open_store(name) as store:
         for experiment in ("hcall", "build"):
             for night in range(3):
-                inv = store.start_invocation(experiment, dict(MACHINE, boot_id=f"boot-{night}"),
-                                             labels={"mode": "pv64", "night": str(night)}, variants=["a", "b"])
+                inv = store.start_invocation(
+                    experiment,
+                    dict(MACHINE, boot_id=f"boot-{night}"),
+                    labels={"mode": "pv64", "night": str(night)},
+                    variants=["a", "b"],
+                )
                 for position in range(7):
                     variant = "abc"[position % 3]
                     status = "failed" if position == 6 else "ok"
-                    store.add_run(inv, variant=variant, command=f"./{variant}", iteration=position // 3,
-                                  position=position, status=status, exit_code=0 if status == "ok" else 1,
-                                  started_at=100.0 + position, wall=0.5 + position,
-                                  values={"wall": [0.5 + position], "cycles": [440.0, 436.0 + night]},
-                                  units={"cycles": "cycles"}, notes=["peak RSS not recorded"] if position else [])
+                    store.add_run(
+                        inv,
+                        variant=variant,
+                        command=f"./{variant}",
+                        iteration=position // 3,
+                        position=position,
+                        status=status,
+                        exit_code=0 if status == "ok" else 1,
+                        started_at=100.0 + position,
+                        wall=0.5 + position,
+                        values={"wall": [0.5 + position], "cycles": [440.0, 436.0 + night]},
+                        units={"cycles": "cycles"},
+                        notes=["peak RSS not recorded"] if position else [],
+                    )
                 if night < 2:
                     store.finish_invocation(inv, "complete")
         with store.db.transaction():
@@ -46,19 +60,32 @@ def _fill(name: str) -> dict[str, str]:
 def _content(name: str):
     with open_store(name, create=False) as store:
         db = store.db
-        invocations = sorted(db.execute(
-            "SELECT i.uid, e.name, i.started_at, i.ended_at, i.status, i.hostname, i.boot_id, i.machine, i.argv,"
-            " i.settings, i.notes FROM invocations i JOIN experiments e ON e.id = i.experiment_id").fetchall())
-        labels = sorted(db.execute("SELECT i.uid, l.key, l.value FROM labels l JOIN invocations i"
-                                   " ON i.id = l.invocation_id").fetchall())
-        runs = sorted(db.execute(
-            "SELECT r.uid, i.uid, v.name, r.command, r.iteration, r.position, r.status, r.exit_code, r.started_at,"
-            " r.wall, r.notes FROM runs r JOIN invocations i ON i.id = r.invocation_id JOIN variants v"
-            " ON v.id = r.variant_id").fetchall())
-        samples = sorted(db.execute("SELECT r.uid, s.metric, s.idx, s.value, s.unit FROM samples s JOIN runs r"
-                                    " ON r.id = s.run_id").fetchall())
-        variants = sorted(db.execute("SELECT e.name, v.name FROM variants v JOIN experiments e"
-                                     " ON e.id = v.experiment_id").fetchall())
+        invocations = sorted(
+            db.execute(
+                "SELECT i.uid, e.name, i.started_at, i.ended_at, i.status, i.hostname, i.boot_id, i.machine, i.argv,"
+                " i.settings, i.notes FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+            ).fetchall()
+        )
+        labels = sorted(
+            db.execute(
+                "SELECT i.uid, l.key, l.value FROM labels l JOIN invocations i ON i.id = l.invocation_id"
+            ).fetchall()
+        )
+        runs = sorted(
+            db.execute(
+                "SELECT r.uid, i.uid, v.name, r.command, r.iteration, r.position, r.status, r.exit_code, r.started_at,"
+                " r.wall, r.notes FROM runs r JOIN invocations i ON i.id = r.invocation_id JOIN variants v"
+                " ON v.id = r.variant_id"
+            ).fetchall()
+        )
+        samples = sorted(
+            db.execute(
+                "SELECT r.uid, s.metric, s.idx, s.value, s.unit FROM samples s JOIN runs r ON r.id = s.run_id"
+            ).fetchall()
+        )
+        variants = sorted(
+            db.execute("SELECT e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id").fetchall()
+        )
     return invocations, labels, runs, samples, variants
 
 
@@ -92,8 +119,11 @@ def test_the_sql_path_and_the_generic_path_store_the_same(tmp_path, monkeypatch)
         again = _import(source, target)
         assert (again.invocations_added, again.runs_added, again.runs_present) == (0, 0, 42)
     sql, generic = results["sql"], results["generic"]
-    assert (sql.invocations_added, sql.invocations_updated, sql.runs_added, sql.runs_present) == \
-        (generic.invocations_added, generic.invocations_updated, generic.runs_added, generic.runs_present) == (5, 1, 40, 2)
+    assert (
+        (sql.invocations_added, sql.invocations_updated, sql.runs_added, sql.runs_present)
+        == (generic.invocations_added, generic.invocations_updated, generic.runs_added, generic.runs_present)
+        == (5, 1, 40, 2)
+    )
     assert sql.damage == generic.damage and any("not a number" in note for note in sql.damage)
     assert _content(str(tmp_path / "sql.db")) == _content(str(tmp_path / "generic.db"))
     everything = _content(source)
@@ -107,8 +137,15 @@ def test_the_sql_path_and_the_generic_path_store_the_same(tmp_path, monkeypatch)
 def test_two_imports_of_one_file_at_once_add_everything_once(store_name, tmp_path) -> None:
     source = str(tmp_path / "source.db")
     _fill(source)
-    processes = [subprocess.Popen([sys.executable, "-m", "abstat", "import", source, "--store", store_name],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "abstat", "import", source, "--store", store_name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
     outcomes = [(process.communicate(timeout=120), process.returncode) for process in processes]
     for (out, err), status in outcomes:
         assert "duplicate key" not in err and "Traceback" not in err
@@ -129,8 +166,18 @@ def test_a_failure_keeps_whole_invocations_and_the_next_import_completes(store_n
     monkeypatch.setattr(transfer, "attach", lambda source, target: False)
     with open_store(store_name) as store:  # something recorded before, which must stay
         inv = store.start_invocation("mine", MACHINE, variants=["x"])
-        store.add_run(inv, variant="x", command="true", iteration=0, position=0, status="ok", exit_code=0,
-                      started_at=1.0, wall=1.0, values={"wall": [1.0]})
+        store.add_run(
+            inv,
+            variant="x",
+            command="true",
+            iteration=0,
+            position=0,
+            status="ok",
+            exit_code=0,
+            started_at=1.0,
+            wall=1.0,
+            values={"wall": [1.0]},
+        )
     calls = []
     original = transfer._Batch._insert_runs
 
@@ -145,10 +192,17 @@ def test_a_failure_keeps_whole_invocations_and_the_next_import_completes(store_n
         _import(source, store_name)
     with open_store(store_name, create=False) as store:
         db = store.db
-        assert db.execute("SELECT COUNT(*) FROM runs r JOIN invocations i ON i.id = r.invocation_id"
-                          " JOIN experiments e ON e.id = i.experiment_id WHERE e.name = 'mine'").fetchone()[0] == 1
-        per_invocation = db.execute("SELECT i.id, COUNT(r.id) FROM invocations i LEFT JOIN runs r"
-                                    " ON r.invocation_id = i.id GROUP BY i.id ORDER BY i.id").fetchall()
+        assert (
+            db.execute(
+                "SELECT COUNT(*) FROM runs r JOIN invocations i ON i.id = r.invocation_id"
+                " JOIN experiments e ON e.id = i.experiment_id WHERE e.name = 'mine'"
+            ).fetchone()[0]
+            == 1
+        )
+        per_invocation = db.execute(
+            "SELECT i.id, COUNT(r.id) FROM invocations i LEFT JOIN runs r"
+            " ON r.invocation_id = i.id GROUP BY i.id ORDER BY i.id"
+        ).fetchall()
         assert [count for _, count in per_invocation] == [1, 7, 7]  # whole invocations only
     monkeypatch.setattr(transfer._Batch, "_insert_runs", original)
     result = _import(source, store_name)

@@ -1,5 +1,6 @@
 """Issue 36, item 9: a store's password is never printed: not by ``run --print-spec``, and not from a
 keyword/value connection string (``host=... password=...``) named as a store."""
+
 from __future__ import annotations
 
 
@@ -13,9 +14,14 @@ SRC = paths.SRC
 SECRET = "s3cret-Pw"
 
 
-@pytest.mark.parametrize("store", [f"postgresql://bench:{SECRET}@127.0.0.1:1/abstat",
-                                   f"postgresql://127.0.0.1:1/abstat?password={SECRET}&sslmode=disable",
-                                   f"host=127.0.0.1 port=1 password={SECRET} dbname=abstat"])
+@pytest.mark.parametrize(
+    "store",
+    [
+        f"postgresql://bench:{SECRET}@127.0.0.1:1/abstat",
+        f"postgresql://127.0.0.1:1/abstat?password={SECRET}&sslmode=disable",
+        f"host=127.0.0.1 port=1 password={SECRET} dbname=abstat",
+    ],
+)
 def test_print_spec_shows_no_password(tmp_path, store):
     done = _abstat("run", "--print-spec", "-v", "a=true", "--store", store, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr

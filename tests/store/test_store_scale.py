@@ -1,6 +1,7 @@
 """The store at the size of a team's nightly history: what the linear readers
 return is what the pairwise and row-by-row code returned (independent,
 brute-force references here), and no reader re-reads per row or per pair."""
+
 from __future__ import annotations
 
 import itertools
@@ -11,17 +12,26 @@ import pytest
 from abstat.box.machine import differing_fields, differing_fields_between
 from abstat.store import open_store
 
-VULNERABILITIES = ({"mds": "Mitigation: Clear CPU buffers", "spectre_v2": "Mitigation: Retpolines"},
-                   {"mds": "Vulnerable", "spectre_v2": "Mitigation: Retpolines"},
-                   {"mds": "Vulnerable", "spectre_v2": "Vulnerable", "retbleed": "Not affected"},
-                   None, "unknown")
+VULNERABILITIES = (
+    {"mds": "Mitigation: Clear CPU buffers", "spectre_v2": "Mitigation: Retpolines"},
+    {"mds": "Vulnerable", "spectre_v2": "Mitigation: Retpolines"},
+    {"mds": "Vulnerable", "spectre_v2": "Vulnerable", "retbleed": "Not affected"},
+    None,
+    "unknown",
+)
 
 
 def _record(rng: random.Random) -> dict:
-    record = {"hostname": rng.choice(["milan", "milan", "naples"]), "boot_id": f"boot-{rng.randrange(40)}",
-              "cpu_model": "AMD EPYC", "microcode": rng.choice(["0xa0011d1", "0xa0011d1", "0xa0011d5"]),
-              "cpus": rng.choice([64, 64, 64.0, 128]), "governor": rng.choice([None, "performance"]),
-              "vulnerabilities": rng.choice(VULNERABILITIES), "loadavg": [rng.random()]}
+    record = {
+        "hostname": rng.choice(["milan", "milan", "naples"]),
+        "boot_id": f"boot-{rng.randrange(40)}",
+        "cpu_model": "AMD EPYC",
+        "microcode": rng.choice(["0xa0011d1", "0xa0011d1", "0xa0011d5"]),
+        "cpus": rng.choice([64, 64, 64.0, 128]),
+        "governor": rng.choice([None, "performance"]),
+        "vulnerabilities": rng.choice(VULNERABILITIES),
+        "loadavg": [rng.random()],
+    }
     if rng.random() < 0.2:
         del record["governor"]  # missing: as None
     return record
@@ -34,7 +44,7 @@ def _pairwise(first: list, second: list) -> list[str]:
     for a, b in itertools.product(first, second):
         for name in differing_fields(a, b):
             if name.startswith("mitigations ("):
-                changed.update(name[len("mitigations ("):-1].split(", "))
+                changed.update(name[len("mitigations (") : -1].split(", "))
             elif name not in names:
                 names.append(name)
     if changed:
@@ -72,17 +82,27 @@ def _fill(path: str) -> list[int]:
     with open_store(path) as store:
         for night in range(4):
             labels = {"host": "milan"} if night % 2 else {}
-            inv = store.start_invocation("nightly", {"hostname": "milan", "boot_id": f"boot-{night // 2}"},
-                                         labels=labels, variants=["a", "b"])
+            inv = store.start_invocation(
+                "nightly", {"hostname": "milan", "boot_id": f"boot-{night // 2}"}, labels=labels, variants=["a", "b"]
+            )
             ids.append(inv.id)
             for position in range(6):
                 variant = "ab"[position % 2]
                 command = "./a" if variant == "a" or night < 2 else "./b-new"
                 notes = ["peak RSS not recorded"] if position % 3 == 0 else (["x", "y"] if position == 4 else [])
-                store.add_run(inv, variant=variant, command=command, iteration=position // 2, position=position,
-                              status="ok" if position != 5 or night else "failed", exit_code=0, started_at=0.0,
-                              wall=1.0, values={"wall": [night + position / 10], "cycles": [1.0 * position, 2.0]},
-                              notes=notes)
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command=command,
+                    iteration=position // 2,
+                    position=position,
+                    status="ok" if position != 5 or night else "failed",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=1.0,
+                    values={"wall": [night + position / 10], "cycles": [1.0 * position, 2.0]},
+                    notes=notes,
+                )
             store.finish_invocation(inv, "complete")
     return ids
 
@@ -97,7 +117,8 @@ def test_readers_agree_with_a_row_by_row_reading(tmp_path) -> None:
     rows = db.execute(
         "SELECT s.metric, v.name, r.invocation_id, s.value, r.notes, r.command, r.id FROM samples s"
         " JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id WHERE r.status = 'ok'"
-        " ORDER BY s.metric, v.id, r.invocation_id, r.position, s.idx").fetchall()
+        " ORDER BY s.metric, v.id, r.invocation_id, r.position, s.idx"
+    ).fetchall()
     expected: dict = {}
     for metric, variant, invocation, value, *_ in rows:
         expected.setdefault(metric, {}).setdefault(variant, {}).setdefault(invocation, []).append(value)
@@ -108,8 +129,9 @@ def test_readers_agree_with_a_row_by_row_reading(tmp_path) -> None:
         chosen = store.groups_by_metric("nightly", invocations=ids[1:3])
         assert [len(g) for g in chosen["wall"].values()] == [2, 2]
         notes: dict[str, int] = {}
-        for run_id, text in db.execute("SELECT id, notes FROM runs WHERE status = 'ok' AND notes IS NOT NULL"
-                                       " ORDER BY id"):
+        for run_id, text in db.execute(
+            "SELECT id, notes FROM runs WHERE status = 'ok' AND notes IS NOT NULL ORDER BY id"
+        ):
             for note in json.loads(text):
                 notes[note] = notes.get(note, 0) + 1
         assert store.run_notes("nightly") == [{"note": n, "runs": c} for n, c in notes.items()]
@@ -145,9 +167,18 @@ def test_the_end_of_run_report_pools_the_latest_invocations_and_says_so(tmp_path
             inv = store.start_invocation("nightly", {"hostname": "h", "boot_id": f"b{night}"}, variants=["a", "b"])
             for position in range(10):
                 variant = "ab"[position % 2]
-                store.add_run(inv, variant=variant, command=f"./{variant}", iteration=position // 2,
-                              position=position, status="ok", exit_code=0, started_at=0.0, wall=1.0,
-                              values={"wall": [1.0 + night + (0.1 if variant == "b" else 0.0) + position / 100]})
+                store.add_run(
+                    inv,
+                    variant=variant,
+                    command=f"./{variant}",
+                    iteration=position // 2,
+                    position=position,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=1.0,
+                    values={"wall": [1.0 + night + (0.1 if variant == "b" else 0.0) + position / 100]},
+                )
             store.finish_invocation(inv, "complete")
     monkeypatch.setattr(run_report, "RECENT_RUNS", 35)
     with open_store(path, create=False) as store:
@@ -175,16 +206,29 @@ def _history_store(path: str, revisions: int, seed: int = 3) -> list[int]:
     ids = []
     with open_store(path) as store:
         for index in range(revisions):
-            record = {"hostname": "milan", "boot_id": f"boot-{index // 3}", "loadavg": [rng.random()],
-                      "doctor": {"load": {"evidence": f"load {rng.random():.2f}"}, "governor": {"ok": True}},
-                      "vulnerabilities": dict(VULNERABILITIES[0])}
+            record = {
+                "hostname": "milan",
+                "boot_id": f"boot-{index // 3}",
+                "loadavg": [rng.random()],
+                "doctor": {"load": {"evidence": f"load {rng.random():.2f}"}, "governor": {"ok": True}},
+                "vulnerabilities": dict(VULNERABILITIES[0]),
+            }
             inv = store.start_invocation("hist", record, labels={"rev": f"r{index:04d}"}, variants=["a"])
             ids.append(inv.id)
             for position in range(3):
                 command = "./bench" if index < revisions // 3 or position else "./bench --new"
-                store.add_run(inv, variant="a", command=command, iteration=position, position=position,
-                              status="ok", exit_code=0, started_at=0.0, wall=1.0,
-                              values={"wall": [rng.random()], "cycles": [float(rng.randrange(9))]})
+                store.add_run(
+                    inv,
+                    variant="a",
+                    command=command,
+                    iteration=position,
+                    position=position,
+                    status="ok",
+                    exit_code=0,
+                    started_at=0.0,
+                    wall=1.0,
+                    values={"wall": [rng.random()], "cycles": [float(rng.randrange(9))]},
+                )
             store.finish_invocation(inv, "complete")
     return ids
 
@@ -207,8 +251,11 @@ def test_command_rows_indexed_by_invocation_answer_as_a_scan_of_every_row(seed: 
     from abstat.store.read_runs import CommandRows, commands_of
 
     rng = random.Random(seed)
-    rows = [(rng.randrange(8), v, "ab"[v], rng.choice(["./x", "./y", "./z"]), rng.randrange(1000))
-            for v in (0, 1) for _ in range(rng.randrange(0, 12))]
+    rows = [
+        (rng.randrange(8), v, "ab"[v], rng.choice(["./x", "./y", "./z"]), rng.randrange(1000))
+        for v in (0, 1)
+        for _ in range(rng.randrange(0, 12))
+    ]
     answers = CommandRows(rows)
     for invocations in (None, [], rng.sample(range(10), 3), [5, 5, 1], list(range(8))):
         expected = _commands_by_scan(rows, invocations)

@@ -4,6 +4,7 @@ them, said in a note, while the store keeps every sample in the unit it was stor
 ns in ``show``, ``report`` and ``compare``, and every number agrees with the stored values converted here.
 Units that do not convert (``c``: ops and ns; cycles never convert) are never pooled: one row per unit
 naming it, and ``compare`` asks for ``--where unit=...`` (issue 35)."""
+
 from __future__ import annotations
 
 import csv
@@ -31,10 +32,19 @@ def _write(path: str, invocations=INVOCATIONS) -> None:
             invocation = store.start_invocation("e", machine={"hostname": "h"}, argv=["x"], variants=["a", "b"])
             for i in range(10):
                 for variant, centre in (("a", 12000.0), ("b", 12500.0)):
-                    store.add_run(invocation, variant=variant, command="true", iteration=i, position=0,
-                                  status="ok", exit_code=0, started_at=1.0, wall=0.01,
-                                  values={"t": [rng.gauss(centre, 100) * scale], "c": [rng.gauss(centre, 100)]},
-                                  units={"t": unit, "c": c_unit})
+                    store.add_run(
+                        invocation,
+                        variant=variant,
+                        command="true",
+                        iteration=i,
+                        position=0,
+                        status="ok",
+                        exit_code=0,
+                        started_at=1.0,
+                        wall=0.01,
+                        values={"t": [rng.gauss(centre, 100) * scale], "c": [rng.gauss(centre, 100)]},
+                        units={"t": unit, "c": c_unit},
+                    )
             store.finish_invocation(invocation, "ok")
 
 
@@ -42,8 +52,10 @@ def _raw(path: str) -> list[tuple[str, str, str, float]]:
     """(variant, metric, unit, value) of every stored sample, read with plain SQL."""
     db = sqlite3.connect(path)
     try:
-        return db.execute("SELECT v.name, s.metric, s.unit, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
-                          " JOIN variants v ON v.id = r.variant_id").fetchall()
+        return db.execute(
+            "SELECT v.name, s.metric, s.unit, s.value FROM samples s JOIN runs r ON r.id = s.run_id"
+            " JOIN variants v ON v.id = r.variant_id"
+        ).fetchall()
     finally:
         db.close()
 
@@ -78,8 +90,9 @@ def test_units_that_convert_are_one_metric_and_the_store_keeps_its_own(mixed):
         assert [v for run in runs for v in run] == _converted(raw, "t", variant)
         assert [len(run) for run in runs] == [10, 10, 10]
         for unit in ("ns", "ops"):  # c: never pooled
-            assert Counter(v for run in groups[("c", unit)][variant] for v in run) == Counter(_by_unit(raw, "c", unit,
-                                                                                                   variant))
+            assert Counter(v for run in groups[("c", unit)][variant] for v in run) == Counter(
+                _by_unit(raw, "c", unit, variant)
+            )
     assert len(sets) == 6
     for sample_set in sets:
         variant, metric = sample_set.labels["variant"], sample_set.labels["metric"]
@@ -88,8 +101,9 @@ def test_units_that_convert_are_one_metric_and_the_store_keeps_its_own(mixed):
             assert sample_set.runs == groups[("t", "ns")][variant] and sample_set.invocations == [1, 2, 3]
         else:
             assert sample_set.labels["unit"] == sample_set.unit and not sample_set.notes
-            assert Counter(v for run in sample_set.runs for v in run) == Counter(_by_unit(raw, "c", sample_set.unit,
-                                                                                          variant))
+            assert Counter(v for run in sample_set.runs for v in run) == Counter(
+                _by_unit(raw, "c", sample_set.unit, variant)
+            )
     assert set(named) == {"c [ns]", "c [ops]", "t"}
 
 
@@ -97,20 +111,32 @@ def test_the_fixed_table(tmp_path):
     from abstat.readers.unit_table import convertible_groups, factor
 
     assert factor("us", "ns") == 1000.0 and factor("s", "ns") == 1e9 and factor("ms", "µs") == 1000.0
-    assert factor("MiB", "KiB") == 1024.0 and factor("GiB", "B") == 2.0 ** 30 and factor("MB", "kB") == 1000.0
+    assert factor("MiB", "KiB") == 1024.0 and factor("GiB", "B") == 2.0**30 and factor("MB", "kB") == 1000.0
     assert factor("us/op", "ns/op") == 1000.0 and factor("us/op", "ns") is None
     assert all(factor(u, "ns") is None for u in ("cycles", "ops", "count", "", None, "B"))
     assert factor("cycles", "cycles") is None  # no unit of the table: nothing to convert
-    assert convertible_groups(["us", "ops", "ns", "µs", "KiB", "cycles", "B"]) == [("ns", ["us", "ns", "µs"]),
-                                                                                ("B", ["KiB", "B"])]
+    assert convertible_groups(["us", "ops", "ns", "µs", "KiB", "cycles", "B"]) == [
+        ("ns", ["us", "ns", "µs"]),
+        ("B", ["KiB", "B"]),
+    ]
     # cycles and ns stay two metrics in the store's sets; KiB and MiB become one in KiB
     path = str(tmp_path / "k.db")
     with open_store(path, create=True) as store:
         for unit, size_unit, size in (("cycles", "MiB", 2.0), ("ns", "KiB", 2048.0)):
             invocation = store.start_invocation("e", machine={"hostname": "h"}, argv=["x"], variants=["a"])
-            store.add_run(invocation, variant="a", command="true", iteration=0, position=0, status="ok", exit_code=0,
-                          started_at=1.0, wall=0.01, values={"t": [5.0], "rss": [size]},
-                          units={"t": unit, "rss": size_unit})
+            store.add_run(
+                invocation,
+                variant="a",
+                command="true",
+                iteration=0,
+                position=0,
+                status="ok",
+                exit_code=0,
+                started_at=1.0,
+                wall=0.01,
+                values={"t": [5.0], "rss": [size]},
+                units={"t": unit, "rss": size_unit},
+            )
             store.finish_invocation(invocation, "ok")
     with open_store(path, create=False) as store:
         sets = {(s.labels["metric"], s.unit): s for s in store.sample_sets({"experiment": "e"})}
@@ -141,7 +167,10 @@ def test_show_report_and_compare_agree_row_by_row(mixed):
     found = json.loads(shown.stdout)
     metrics = found["metrics"]
     assert {k: (v["metric"], v["unit"]) for k, v in metrics.items()} == {
-        "c [ns]": ("c", "ns"), "c [ops]": ("c", "ops"), "t": ("t", "ns")}
+        "c [ns]": ("c", "ns"),
+        "c [ops]": ("c", "ops"),
+        "t": ("t", "ns"),
+    }
     assert any(n["note"].startswith("t: stored in ns, us; all shown in ns") for n in found["run_notes"])
     # the row of one invocation each (10 against 10 samples): the brute-force Hodges-Lehmann ratio
     expected = hl_ratio_pct(_by_unit(raw, "c", "ns", "a"), _by_unit(raw, "c", "ns", "b"))
@@ -150,15 +179,17 @@ def test_show_report_and_compare_agree_row_by_row(mixed):
     t_shown = metrics["t"]["comparisons"]["comparisons"][0]
     for variant, centre in zip(("a", "b"), t_shown["centers"], strict=True):
         values = _converted(raw, "t", variant)
-        medians = [float(np.median(values[i:i + 10])) for i in range(0, 30, 10)]
+        medians = [float(np.median(values[i : i + 10])) for i in range(0, 30, 10)]
         assert centre == pytest.approx(pseudo_median(medians), rel=1e-9)
         assert 11_000 < centre < 13_500  # ns: the µs runs were not taken as ns
     text = abstat("show", "e", "--store", mixed).stdout
     lines = {line.split("  ")[0]: line for line in text.splitlines() if line.startswith(("t ", "c ["))}
     assert set(lines) == {"c [ns]", "c [ops]", "t"} and lines["t"].count("µs") == 2  # one row for t, in µs
     assert "note: t: stored in ns, us; all shown in ns (converted" in text
-    rows_csv = {r["metric"] + r["metric_unit"]: r["notes"] for r in csv.DictReader(io.StringIO(
-        abstat("show", "e", "--store", mixed, "--format", "csv").stdout))}
+    rows_csv = {
+        r["metric"] + r["metric_unit"]: r["notes"]
+        for r in csv.DictReader(io.StringIO(abstat("show", "e", "--store", mixed, "--format", "csv").stdout))
+    }
     assert rows_csv["tns"].startswith("t: stored in ns, us") and not rows_csv["cns"] and not rows_csv["cops"]
     reported = abstat("report", "--store", mixed, "--metric", "t", "--format", "json")
     assert reported.returncode == 0, reported.stderr
@@ -178,5 +209,7 @@ def test_show_report_and_compare_agree_row_by_row(mixed):
     assert mixed_c.returncode == 2 and "unit=ns|ops" in mixed_c.stderr and "Traceback" not in mixed_c.stderr
     one = abstat("compare", "e:a", "e:b", "--metric", "c", "--store", mixed, "--where", "unit=ns", "--format", "json")
     assert one.returncode == 0, one.stderr
-    assert json.loads(one.stdout)["comparisons"][0]["delta_pct"] == \
-        metrics["c [ns]"]["comparisons"]["comparisons"][0]["delta_pct"]
+    assert (
+        json.loads(one.stdout)["comparisons"][0]["delta_pct"]
+        == metrics["c [ns]"]["comparisons"]["comparisons"][0]["delta_pct"]
+    )

@@ -14,6 +14,7 @@ The benchmark (bench.c) really runs a loop whose length is the commit's work (``
 ``./bench --work`` prints the work alone: the deterministic verdict that ``git bisect run``
 scripts use as the reference.
 """
+
 from __future__ import annotations
 
 import os
@@ -78,12 +79,13 @@ BUILD = "cc -O1 -o bench bench.c -lm"
 RUN = "./bench"
 METRIC = r"ns=^ns (\d+)"
 # git bisect run's deterministic verdict: bad when the commit's work is above the good end's
-STEP_SCRIPT = "cc -O1 -o bench bench.c -lm || exit 125\ntest \"$(./bench --work)\" -le {work}\n"
+STEP_SCRIPT = 'cc -O1 -o bench bench.c -lm || exit 125\ntest "$(./bench --work)" -le {work}\n'
 
 
 def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(["git", *args], cwd=path, check=True, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}).stdout.strip()
+    return subprocess.run(
+        ["git", *args], cwd=path, check=True, capture_output=True, text=True, env={**os.environ, **(env or {})}
+    ).stdout.strip()
 
 
 def noise_env(counter: str, seed: int, sd: float = 1.0, shape: str = "o3") -> dict[str, str]:
@@ -99,9 +101,17 @@ def _init(path: str) -> None:
     git(path, "config", "merge.ff", "false")
 
 
-def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broken_at: tuple[int, ...] = (),
-              work: int = 2_000_000, slowdown: float = 0.05, runtime_input: bool = False,
-              steps: dict[int, float] | None = None) -> list[str]:
+def make_repo(
+    path: str,
+    *,
+    commits: int = 64,
+    slow_at: int | None = None,
+    broken_at: tuple[int, ...] = (),
+    work: int = 2_000_000,
+    slowdown: float = 0.05,
+    runtime_input: bool = False,
+    steps: dict[int, float] | None = None,
+) -> list[str]:
     """A linear history whose commit ``slow_at`` (1-based) adds ``slowdown`` more work in the loop (or
     each commit ``at`` of ``steps`` adds ``steps[at]`` of ``work``, negative to undo some), and
     whose commits ``broken_at`` do not compile (the next one fixes it).  With ``runtime_input`` the
@@ -127,15 +137,19 @@ def make_repo(path: str, *, commits: int = 64, slow_at: int | None = None, broke
         if runtime_input:
             files["work.txt"] = f"{amount}\n"
         when = f"{_EPOCH + number} +0000"
-        stream.append(f"commit refs/heads/main\nauthor test <t@example.org> {when}\n"
-                      f"committer test <t@example.org> {when}\n".encode())
-        stream.append(data(f"commit {number}" + (" slower loop" if number == slow_at or number in (steps or {})
-                                                  else "") + "\n"))
+        stream.append(
+            f"commit refs/heads/main\nauthor test <t@example.org> {when}\n"
+            f"committer test <t@example.org> {when}\n".encode()
+        )
+        stream.append(
+            data(f"commit {number}" + (" slower loop" if number == slow_at or number in (steps or {}) else "") + "\n")
+        )
         for name, text in files.items():
             stream.append(f"M 100644 inline {name}\n".encode() + data(text))
     stream.append(b"done\n")
-    subprocess.run(["git", "fast-import", "--quiet", "--done"], cwd=path, input=b"".join(stream), check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--done"], cwd=path, input=b"".join(stream), check=True, capture_output=True
+    )
     git(path, "reset", "-q", "--hard", "main")
     return git(path, "rev-list", "--reverse", "main").split()
 
@@ -163,14 +177,25 @@ def _history(side_from: str, nested: bool) -> list[tuple[str, ...]]:
     steps += [("commit", "side", "s1"), ("commit", "main", "m3"), ("commit", "side", "s2")]
     if nested:
         steps.append(("branch", "topic", "s2"))
-        steps += [("commit", "topic", "t1"), ("commit", "side", "s3"), ("commit", "topic", "t2"),
-                  ("commit", "main", "m4"), ("commit", "topic", "t3"), ("commit", "side", "s4"),
-                  ("merge", "side", "topic", "Merge branch 'topic' into side")]
+        steps += [
+            ("commit", "topic", "t1"),
+            ("commit", "side", "s3"),
+            ("commit", "topic", "t2"),
+            ("commit", "main", "m4"),
+            ("commit", "topic", "t3"),
+            ("commit", "side", "s4"),
+            ("merge", "side", "topic", "Merge branch 'topic' into side"),
+        ]
     else:
         steps += [("commit", "side", "s3"), ("commit", "main", "m4"), ("commit", "side", "s4")]
-    steps += [("commit", "main", "m5"), ("commit", "side", "s5"), ("commit", "main", "m6"),
-              ("commit", "side", "s6"), ("merge", "main", "side", "Merge branch 'side'"),
-              ("commit", "main", "m7")]
+    steps += [
+        ("commit", "main", "m5"),
+        ("commit", "side", "s5"),
+        ("commit", "main", "m6"),
+        ("commit", "side", "s6"),
+        ("merge", "main", "side", "Merge branch 'side'"),
+        ("commit", "main", "m7"),
+    ]
     return steps
 
 
@@ -194,10 +219,14 @@ def make_merge_repo(path: str, shape: str, culprit: str) -> dict[str, str]:
     steps = SHAPES[shape]
     branches = sorted({step[1] for step in steps if step[0] == "commit"} | {"merge"})
     extra = int(BASE_WORK * SLOWDOWN)
-    work_h = ("".join(f"#include \"work_{branch}.h\"\n" for branch in branches)
-              + f"#define WORK ({BASE_WORK}UL" + "".join(f" + WORK_{b.upper()}" for b in branches) + ")\n")
+    work_h = (
+        "".join(f'#include "work_{branch}.h"\n' for branch in branches)
+        + f"#define WORK ({BASE_WORK}UL"
+        + "".join(f" + WORK_{b.upper()}" for b in branches)
+        + ")\n"
+    )
     trees: list[dict[str, str]] = []
-    ancestry: list[set[int]] = []          # each commit's ancestors, itself included
+    ancestry: list[set[int]] = []  # each commit's ancestors, itself included
     heads: dict[str, int] = {}
     named: dict[str, int] = {}
     stream: list[bytes] = []
@@ -211,8 +240,12 @@ def make_merge_repo(path: str, shape: str, culprit: str) -> dict[str, str]:
         ancestry.append({mark}.union(*(ancestry[p] for p in parents)))
         when = f"{_EPOCH + number * 60} +0000"
         message = f"{name}\n".encode()
-        stream.append(f"commit refs/heads/{branch}\nmark :{mark + 1}\nauthor test <t@example.org> {when}\n"
-                      f"committer test <t@example.org> {when}\ndata {len(message)}\n".encode() + message + b"\n")
+        stream.append(
+            f"commit refs/heads/{branch}\nmark :{mark + 1}\nauthor test <t@example.org> {when}\n"
+            f"committer test <t@example.org> {when}\ndata {len(message)}\n".encode()
+            + message
+            + b"\n"
+        )
         if parents:
             stream.append(f"from :{parents[0] + 1}\n".encode())
         for other in parents[1:]:
@@ -256,8 +289,13 @@ def make_merge_repo(path: str, shape: str, culprit: str) -> dict[str, str]:
         stream.append(f"reset refs/tags/{name}\nfrom :{named[name] + 1}\n".encode())
     stream.append(b"done\n")
     marks = os.path.join(path, ".git", "abstat-test-marks")
-    subprocess.run(["git", "fast-import", "--quiet", "--done", f"--export-marks={marks}"], cwd=path,
-                   input=b"".join(stream), check=True, capture_output=True)
+    subprocess.run(
+        ["git", "fast-import", "--quiet", "--done", f"--export-marks={marks}"],
+        cwd=path,
+        input=b"".join(stream),
+        check=True,
+        capture_output=True,
+    )
     with open(marks) as handle:
         by_mark = dict(line.split() for line in handle)
     os.unlink(marks)
@@ -275,8 +313,9 @@ def git_bisect_run(repo: str, good: str, bad: str, work: int) -> str:
     os.chmod(script, 0o755)
     git(repo, "bisect", "start", bad, good)
     try:
-        done = subprocess.run(["git", "bisect", "run", script], cwd=repo, capture_output=True, text=True,
-                              check=True, timeout=300)
+        done = subprocess.run(
+            ["git", "bisect", "run", script], cwd=repo, capture_output=True, text=True, check=True, timeout=300
+        )
     finally:
         git(repo, "bisect", "reset")
     first = [line for line in done.stdout.splitlines() if line.endswith(" is the first bad commit")]

@@ -11,6 +11,7 @@ then exactly ``env`` (with src/ on its path).  ``extra_env`` adds variables to e
 The ``abstat_cli`` fixture is ``run_abstat`` run in the test's ``tmp_path`` unless ``cwd=`` says
 otherwise; modules whose helpers call it at import time or from module fixtures import
 ``run_abstat`` itself."""
+
 from __future__ import annotations
 
 import functools
@@ -36,18 +37,31 @@ def environment(env: Mapping[str, str] | None = None, extra_env: Mapping[str, st
     return made
 
 
-def run_abstat(*args: str | os.PathLike, cwd: str | os.PathLike | None = None,
-               env: Mapping[str, str] | None = None, extra_env: Mapping[str, str] | None = None,
-               stdin: bytes | str | None = None, timeout: float = 120, text: bool = True,
-               check: bool = False) -> subprocess.CompletedProcess:
+def run_abstat(
+    *args: str | os.PathLike,
+    cwd: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    extra_env: Mapping[str, str] | None = None,
+    stdin: bytes | str | None = None,
+    timeout: float = 120,
+    text: bool = True,
+    check: bool = False,
+) -> subprocess.CompletedProcess:
     if isinstance(stdin, str) and not text:
         stdin = stdin.encode()
     elif isinstance(stdin, bytes) and text:
         stdin = stdin.decode()
-    return subprocess.run([sys.executable, "-m", "abstat", *map(str, args)], cwd=cwd,
-                          env=environment(env, extra_env), input=stdin,
-                          stdin=subprocess.DEVNULL if stdin is None else None, capture_output=True, text=text,
-                          timeout=timeout, check=check)
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", *map(str, args)],
+        cwd=cwd,
+        env=environment(env, extra_env),
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
+        capture_output=True,
+        text=text,
+        timeout=timeout,
+        check=check,
+    )
 
 
 @pytest.fixture

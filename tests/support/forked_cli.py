@@ -7,6 +7,7 @@ working directory, environment, ``sys.argv`` and standard streams on files, atex
 a traceback and status 1 for an uncaught exception, the status of ``SystemExit`` otherwise.  What the
 tests see is the same ``subprocess.CompletedProcess``: returncode, stdout and stderr bytes.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -22,13 +23,15 @@ import traceback
 _REAL: set[str] = set()
 
 
-def run(args: list[str], *, cwd: str | os.PathLike, stdin: bytes, env: dict[str, str],
-        timeout: float) -> subprocess.CompletedProcess:
+def run(
+    args: list[str], *, cwd: str | os.PathLike, stdin: bytes, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess:
     command = args[0] if args else ""
     if command not in _REAL or os.environ.get("ABSTAT_TEST_NO_FORK"):
         _REAL.add(command)
-        return subprocess.run([sys.executable, "-m", "abstat", *args], cwd=cwd, input=stdin,
-                              capture_output=True, timeout=timeout, env=env)
+        return subprocess.run(
+            [sys.executable, "-m", "abstat", *args], cwd=cwd, input=stdin, capture_output=True, timeout=timeout, env=env
+        )
     streams = [tempfile.TemporaryFile() for _ in range(3)]
     streams[0].write(stdin)
     streams[0].seek(0)
@@ -115,5 +118,9 @@ def _child(args: list[str], cwd, env: dict[str, str], streams: list) -> int:  # 
 def _text(fd: int, mode: str, like, line_buffering: bool = False) -> io.TextIOWrapper:
     raw = io.FileIO(fd, mode, closefd=False)
     buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
-    return io.TextIOWrapper(buffered, encoding=getattr(like, "encoding", None) or "utf-8",
-                            errors=getattr(like, "errors", None) or "strict", line_buffering=line_buffering)
+    return io.TextIOWrapper(
+        buffered,
+        encoding=getattr(like, "encoding", None) or "utf-8",
+        errors=getattr(like, "errors", None) or "strict",
+        line_buffering=line_buffering,
+    )

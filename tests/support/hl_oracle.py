@@ -2,6 +2,7 @@
 tie spreading, the Hodges-Lehmann ratio over all pairs, pseudo-medians over
 all Walsh averages, and the Brunner-Munzel test from scipy.  Written
 independently of abstat's code, with plain loops and numpy over every pair."""
+
 from __future__ import annotations
 
 import math

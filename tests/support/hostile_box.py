@@ -25,6 +25,7 @@ speaks the runner protocol with what the scenario says:
 - ``ssh_stdout``: text the stand-in writes before running any command (a
   ``.bashrc`` that echoes a greeting).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,7 @@ def environment(scenarios: dict[str, dict], bin_dir: str, base: dict[str, str] |
     (``bin_dir``: an empty directory for the fake ``python3``)."""
     fake = os.path.join(bin_dir, "python3")
     with open(fake, "w") as handle:
-        handle.write(f"#!/bin/sh\nexec {sys.executable} {os.path.abspath(__file__)} --python \"$@\"\n")
+        handle.write(f'#!/bin/sh\nexec {sys.executable} {os.path.abspath(__file__)} --python "$@"\n')
     os.chmod(fake, 0o755)
     env = dict(base if base is not None else os.environ)
     env["ABSTAT_SSH_COMMAND"] = f"{sys.executable} {os.path.abspath(__file__)}"
@@ -102,8 +103,12 @@ def fake_python(argv: list[str]) -> int:
         while True:  # until the controller goes away (a broken pipe ends it)
             sys.stdout.write(chunk)
     sys.stdout.flush()
-    hello = {"machine": {"hostname": "hostile", "kernel": "6.0"}, "boot_id": str(uuid.uuid5(uuid.NAMESPACE_DNS, "b")),
-             "doctor_warnings": [], "python": "3.11.0"}
+    hello = {
+        "machine": {"hostname": "hostile", "kernel": "6.0"},
+        "boot_id": str(uuid.uuid5(uuid.NAMESPACE_DNS, "b")),
+        "doctor_warnings": [],
+        "python": "3.11.0",
+    }
     hello.update(scenario.get("hello") or {})
     _send({"hello": hello})
     line = source.readline()
@@ -125,9 +130,19 @@ def fake_python(argv: list[str]) -> int:
     extra = [measured[i % len(measured)] for i in range(scenario.get("extra_results", 0))]
     for index, (variant, iteration, _, position) in enumerate(measured + extra):
         wall = 0.01 + 0.001 * (index % 7)
-        result = {"variant": variant, "iteration": iteration, "position": position, "started_at": time.time(),
-                  "status": "ok", "exit_code": 0, "wall": wall, "values": {"wall": [wall]}, "units": {"wall": "s"},
-                  "notes": [], "stderr_tail": ""}
+        result = {
+            "variant": variant,
+            "iteration": iteration,
+            "position": position,
+            "started_at": time.time(),
+            "status": "ok",
+            "exit_code": 0,
+            "wall": wall,
+            "values": {"wall": [wall]},
+            "units": {"wall": "s"},
+            "notes": [],
+            "stderr_tail": "",
+        }
         if "result_index" not in scenario or scenario["result_index"] == index:
             result.update(scenario.get("result") or {})
             if scenario.get("many_values"):

@@ -14,6 +14,7 @@ later.  A box marked ``stay_down`` does not come back.
 
 Nothing is mocked: abstat talks to these boxes with the real ``ssh``.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,8 +45,9 @@ def missing_requirements() -> str | None:
         return "sshd is not installed (apt-get install openssh-server)"
     if os.geteuid() != 0:
         return "simulated boxes need root (unshare --mount, bind mounts, sshd)"
-    probe = subprocess.run(["unshare", "--uts", "--mount", "--pid", "--fork", "--mount-proc", "true"],
-                           capture_output=True, timeout=20)
+    probe = subprocess.run(
+        ["unshare", "--uts", "--mount", "--pid", "--fork", "--mount-proc", "true"], capture_output=True, timeout=20
+    )
     if probe.returncode != 0:
         return f"unshare --uts --mount --pid does not work here: {probe.stderr.decode(errors='replace').strip()}"
     return None
@@ -126,9 +128,11 @@ class Box:
         log = open(os.path.join(self.dir, "sshd.log"), "ab")
         try:
             self.process = subprocess.Popen(
-                ["unshare", "--uts", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child",
-                 "sh", "-c", script],
-                stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True,
+                ["unshare", "--uts", "--mount", "--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", script],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
             )
         finally:
             log.close()
@@ -181,15 +185,20 @@ class Lab:
         self.host_key = os.path.join(self.root, "host_key")
         self.user_key = os.path.join(self.root, "user_key")
         for path in (self.host_key, self.user_key):
-            subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True,
-                           capture_output=True, timeout=30)
+            subprocess.run(
+                ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", path], check=True, capture_output=True, timeout=30
+            )
         with open(self.greeter, "w") as handle:
-            handle.write(f"#!/bin/sh\nprintf '%s\\n' {shlex.quote(self.greeting)}\nexec sh -c \"$SSH_ORIGINAL_COMMAND\"\n")
+            handle.write(
+                f"#!/bin/sh\nprintf '%s\\n' {shlex.quote(self.greeting)}\nexec sh -c \"$SSH_ORIGINAL_COMMAND\"\n"
+            )
         os.chmod(self.greeter, 0o755)
         self.reboot = os.path.join(self.root, "reboot")  # usage: $reboot VARIANT
         with open(self.reboot, "w") as handle:
-            handle.write("#!/bin/sh\n# grub-reboot \"$1\" && reboot, simulated\n"
-                         f'printf "%s\\n" "$1" > {self.box}/next && touch {self.box}/reboot-request\n')
+            handle.write(
+                '#!/bin/sh\n# grub-reboot "$1" && reboot, simulated\n'
+                f'printf "%s\\n" "$1" > {self.box}/next && touch {self.box}/reboot-request\n'
+            )
         os.chmod(self.reboot, 0o755)
         self._lock = threading.Lock()
         base = random.Random().randrange(2, 250)

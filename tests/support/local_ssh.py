@@ -8,6 +8,7 @@ would run it.  The lab then runs for real -- the runner shipped through
 standard input, the protocol, the store -- without an sshd or root, which
 the examples of docs/api.md need.  It cannot reboot anything.
 """
+
 from __future__ import annotations
 
 import os
@@ -41,8 +42,9 @@ def main(argv: list[str]) -> int:
     if "ABSTAT_LEASE" not in os.environ:  # one box per destination: its own lease (see abstat.lab.lease)
         import tempfile
 
-        os.environ["ABSTAT_LEASE"] = os.path.join(tempfile.gettempdir(), f"abstat-local-ssh-{os.getuid()}-"
-                                                  f"{os.getppid()}-{destination}.lease")
+        os.environ["ABSTAT_LEASE"] = os.path.join(
+            tempfile.gettempdir(), f"abstat-local-ssh-{os.getuid()}-{os.getppid()}-{destination}.lease"
+        )
     os.execvp("sh", ["sh", "-c", " ".join(command)])
     return 255
 

@@ -4,6 +4,7 @@
 marks every test of those files (files directly in that folder) ``slow``; ``python -m pytest -m "not
 slow"`` leaves them out.  pytest calls every conftest's hook with the whole session's items, so each
 hook marks only the items of its own folder."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,4 +1,5 @@
 """Where the checkout's files are, wherever a test file sits under tests/."""
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -2,6 +2,7 @@
 environment that only this test set (every child inherits it unless told otherwise), so that what
 other tests run at the same time (another pytest-xdist worker, another checkout's suite) is never
 taken for this test's leftover."""
+
 from __future__ import annotations
 
 import os

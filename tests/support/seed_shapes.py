@@ -7,6 +7,7 @@
 * ``ipi_sets``: seed 003, five IPI metrics in ns, 2x2 design (base x patch), 100 runs, one metric
   all zero (the dry run of a build without the tracer).
 """
+
 from __future__ import annotations
 
 import random
@@ -22,9 +23,10 @@ def tsc_sets(seed: int = 0) -> list[SampleSet]:
             for variant, shift in (("before", 1.0), ("after", 0.97)):
                 values = [round(rng.gauss(centre * factor * shift, centre * 0.02) / 20) * 20 for _ in range(100)]
                 for i in rng.sample(range(100), 3):
-                    values[i] = centre * rng.uniform(20, 60)       # an interrupt in the timed window
-                sets.append(SampleSet(labels={"host": host, "mode": mode, "variant": variant},
-                                      runs=[values], unit="cycles"))
+                    values[i] = centre * rng.uniform(20, 60)  # an interrupt in the timed window
+                sets.append(
+                    SampleSet(labels={"host": host, "mode": mode, "variant": variant}, runs=[values], unit="cycles")
+                )
     return sets
 
 
@@ -34,11 +36,11 @@ def build_sets(seed: int = 0) -> list[SampleSet]:
     for metric, centre in (("wall", 11.2), ("user", 70.5), ("sys", 9.1)):
         for variant, shift in (("before", 1.0), ("after", 0.96)):
             values = [rng.gauss(centre * shift, centre * 0.01) for _ in range(5)]
-            values[2] *= 1.25                                    # the run that met the background load
+            values[2] *= 1.25  # the run that met the background load
             sets.append(SampleSet(labels={"metric": metric, "variant": variant}, runs=[values], unit="s"))
     for variant, shift in (("before", 1.0), ("after", 1.05)):
         values = [rng.lognormvariate(0, 0.05) * 0.9e-3 * shift for _ in range(200)]
-        values[17] = 0.160                                       # one preemption
+        values[17] = 0.160  # one preemption
         sets.append(SampleSet(labels={"metric": "syscall", "variant": variant}, runs=[values], unit="s"))
     return sets
 
@@ -54,6 +56,7 @@ def ipi_sets(seed: int = 0) -> list[SampleSet]:
             for metric, centre in zip(IPI_METRICS, (0.0, 600.0, 4200.0, 95000.0, 180000.0)):
                 factor = 0.9 if patch == "with" and metric.startswith("broadcast") else 1.0
                 values = [max(0.0, round(rng.lognormvariate(0, 0.08) * centre * factor)) for _ in range(100)]
-                sets.append(SampleSet(labels={"base": base, "patch": patch, "metric": metric},
-                                      runs=[values], unit="ns"))
+                sets.append(
+                    SampleSet(labels={"base": base, "patch": patch, "metric": metric}, runs=[values], unit="ns")
+                )
     return sets

@@ -9,6 +9,7 @@ PostgreSQL refuses to run as root), listening on 127.0.0.1 and a free port,
 stopped when the test session ends.  Only when that truly cannot work do
 the PostgreSQL halves skip, with the reason.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -62,16 +63,19 @@ def start_cluster() -> tuple[str, object]:
         os.chown(pwfile, int(as_user["user"]), int(as_user["group"]))
     env = {**os.environ, "HOME": base, "LC_ALL": "C"}
     run = dict(env=env, cwd=base, capture_output=True, text=True, timeout=120, **as_user)
-    done = subprocess.run([initdb, "-D", data, "-U", USER, f"--pwfile={pwfile}", "--auth=scram-sha-256",
-                           "-E", "UTF8", "--no-sync"], **run)
+    done = subprocess.run(
+        [initdb, "-D", data, "-U", USER, f"--pwfile={pwfile}", "--auth=scram-sha-256", "-E", "UTF8", "--no-sync"], **run
+    )
     if done.returncode != 0:
         shutil.rmtree(base, ignore_errors=True)
         raise RuntimeError(f"initdb failed: {done.stderr.strip()[-300:]}")
     port = _free_port()
-    options = (f"-c listen_addresses=127.0.0.1 -p {port} -c unix_socket_directories={base} -c fsync=off"
-               " -c max_connections=60")
-    done = subprocess.run([pg_ctl, "-D", data, "-o", options, "-l", os.path.join(base, "log"), "-w", "-t", "60",
-                           "start"], **run)
+    options = (
+        f"-c listen_addresses=127.0.0.1 -p {port} -c unix_socket_directories={base} -c fsync=off -c max_connections=60"
+    )
+    done = subprocess.run(
+        [pg_ctl, "-D", data, "-o", options, "-l", os.path.join(base, "log"), "-w", "-t", "60", "start"], **run
+    )
     if done.returncode != 0:
         log = open(os.path.join(base, "log")).read()[-300:] if os.path.exists(os.path.join(base, "log")) else ""
         shutil.rmtree(base, ignore_errors=True)
@@ -121,10 +125,15 @@ def fresh_database() -> str:
     params["dbname"] = name
     from urllib.parse import quote
 
-    return (f"postgresql://{quote(params.get('user', ''))}:{quote(params.get('password', ''))}@"
-            f"{params.get('host', '127.0.0.1')}:{params.get('port', '5432')}/{name}") if params.get("password") \
-        else f"postgresql://{quote(params.get('user', ''))}@{params.get('host', '127.0.0.1')}:" \
-             f"{params.get('port', '5432')}/{name}"
+    return (
+        (
+            f"postgresql://{quote(params.get('user', ''))}:{quote(params.get('password', ''))}@"
+            f"{params.get('host', '127.0.0.1')}:{params.get('port', '5432')}/{name}"
+        )
+        if params.get("password")
+        else f"postgresql://{quote(params.get('user', ''))}@{params.get('host', '127.0.0.1')}:"
+        f"{params.get('port', '5432')}/{name}"
+    )
 
 
 def cut_the_server(url: str, proc: subprocess.Popen, *, after_runs: int, comes_back: bool) -> tuple[int, str, str]:
@@ -148,8 +157,10 @@ def cut_the_server(url: str, proc: subprocess.Popen, *, after_runs: int, comes_b
         with psycopg.connect(admin, autocommit=True) as db:  # the server drops abstat's connection
             if not comes_back:
                 db.execute(f'ALTER DATABASE "{database}" WITH ALLOW_CONNECTIONS false')
-            db.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s"
-                       " AND pid <> pg_backend_pid()", (database,))
+            db.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                (database,),
+            )
         out, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:

@@ -4,6 +4,7 @@ ssh against them, what a run stored.
 Box names carry the test process's id and the boxes live in a temporary directory (the images'
 cache is shared): two pytest-xdist workers, or two suites, never see each other's boxes.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -43,14 +44,25 @@ def box_name(stem: str) -> str:
 
 
 def abstat(*args: str, env: dict, timeout: float = 900) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True, env=env,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def box_ssh(env: dict, name: str, command: str, **kwargs) -> subprocess.CompletedProcess:
     config = os.path.join(env["ABSTAT_TESTBOX_BOXES"], name, "ssh_config")
-    return subprocess.run(["ssh", "-F", config, "-o", "BatchMode=yes", name, command], capture_output=True,
-                          env=env, timeout=kwargs.pop("timeout", 120), **kwargs)
+    return subprocess.run(
+        ["ssh", "-F", config, "-o", "BatchMode=yes", name, command],
+        capture_output=True,
+        env=env,
+        timeout=kwargs.pop("timeout", 120),
+        **kwargs,
+    )
 
 
 def box_processes(env: dict, name: str) -> list[int]:
@@ -86,13 +98,24 @@ def boxes_up(pytest, boxes: dict[str, list[str]]):
     """The boxes (name -> ``testbox up`` options) started at once, the benchmark copied to each; yields
     the environment.  Every box is downed on the way out, also when starting one failed."""
     directory = tempfile.mkdtemp(prefix="abstat-tb-")
-    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
-           "ABSTAT_TESTBOX_BOXES": directory}
+    env = {
+        **os.environ,
+        "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        "ABSTAT_TESTBOX_BOXES": directory,
+    }
     try:
         argv = [sys.executable, "-m", "abstat", "testbox", "up"]
-        starting = {name: subprocess.Popen([*argv, name, "--timeout", "600", *options], stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, text=True, env=env, stdin=subprocess.DEVNULL)
-                    for name, options in boxes.items()}
+        starting = {
+            name: subprocess.Popen(
+                [*argv, name, "--timeout", "600", *options],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+            for name, options in boxes.items()
+        }
         for process in starting.values():
             out, err = process.communicate(timeout=1800)
             _skip_or_fail(subprocess.CompletedProcess(process.args, process.returncode, out, err), pytest)
@@ -102,8 +125,7 @@ def boxes_up(pytest, boxes: dict[str, list[str]]):
             pytest.skip(f"gcc cannot build a static benchmark here: {built.stderr.strip()[-200:]}")
         for name in boxes:
             with open(binary, "rb") as source:
-                copied = box_ssh(env, name, "cat > /root/getppid_cycles && chmod +x /root/getppid_cycles",
-                                 stdin=source)
+                copied = box_ssh(env, name, "cat > /root/getppid_cycles && chmod +x /root/getppid_cycles", stdin=source)
             assert copied.returncode == 0, copied.stderr
         yield env
     finally:
@@ -116,12 +138,21 @@ def boxes_up(pytest, boxes: dict[str, list[str]]):
 def stored(store: str) -> list[dict]:
     """Every run: its variant, the boot id and machine record of its invocation, its host label."""
     with sqlite3.connect(store) as db:
-        rows = db.execute("select v.name, i.boot_id, i.machine, i.id from runs r join invocations i"
-                          " on r.invocation_id = i.id join variants v on r.variant_id = v.id").fetchall()
+        rows = db.execute(
+            "select v.name, i.boot_id, i.machine, i.id from runs r join invocations i"
+            " on r.invocation_id = i.id join variants v on r.variant_id = v.id"
+        ).fetchall()
         labels = {(row[0], row[1]): row[2] for row in db.execute("select invocation_id, key, value from labels")}
-    return [{"variant": name, "boot_id": boot_id, "machine": json.loads(machine),
-             "host": labels.get((invocation, "host")), "rev": labels.get((invocation, "rev"))}
-            for name, boot_id, machine, invocation in rows]
+    return [
+        {
+            "variant": name,
+            "boot_id": boot_id,
+            "machine": json.loads(machine),
+            "host": labels.get((invocation, "host")),
+            "rev": labels.get((invocation, "rev")),
+        }
+        for name, boot_id, machine, invocation in rows
+    ]
 
 
 def check_booted(row: dict, cpu_model: str = "QEMU TCG CPU") -> None:

@@ -7,6 +7,7 @@ The background load (``examples/workflows/event_load.py``) is a process
 with a busy child that sends it events; it must run during the runs and be
 gone, children included, when ``abstat run`` returns.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,14 +48,30 @@ def build_run(tmp_path_factory: pytest.TempPathFactory) -> dict:
     work = tmp_path_factory.mktemp("build")
     out = work / "build"
     store = work / "abstat.db"
-    argv = ["run", "-n", str(RUNS), "--no-progress", "--store", str(store), "--experiment", "gdt",
-            "--baseline", "Unpatched", "--format", "json",
-            "--prepare", f"{sys.executable} {BUILD} --clean --out {out}",
-            "--background", f"{sys.executable} {LOAD} --domains 1 --pids {work / 'load.pids'} "
-                            f"--events {work / 'load.events'}",
-            "--metric", r"objects=compiled (\d+) objects",
-            "--metric", r"cpu_user=cpu user ([\d.]+) s:s",
-            "--metric", r"cpu_system=system ([\d.]+) s:s"]
+    argv = [
+        "run",
+        "-n",
+        str(RUNS),
+        "--no-progress",
+        "--store",
+        str(store),
+        "--experiment",
+        "gdt",
+        "--baseline",
+        "Unpatched",
+        "--format",
+        "json",
+        "--prepare",
+        f"{sys.executable} {BUILD} --clean --out {out}",
+        "--background",
+        f"{sys.executable} {LOAD} --domains 1 --pids {work / 'load.pids'} --events {work / 'load.events'}",
+        "--metric",
+        r"objects=compiled (\d+) objects",
+        "--metric",
+        r"cpu_user=cpu user ([\d.]+) s:s",
+        "--metric",
+        r"cpu_system=system ([\d.]+) s:s",
+    ]
     for variant in VARIANTS:
         argv += ["-v", f"{variant}={build_command(out, variant)}"]
     done = abstat(*argv)
@@ -77,9 +94,20 @@ def test_every_measured_run_is_a_full_build_because_prepare_cleans(build_run):
 
 def test_without_the_clean_step_later_runs_build_nothing(tmp_path):
     """The control for the test above: the objects metric does see an incremental build."""
-    done = abstat("run", "-n", "2", "--no-progress", "--store", str(tmp_path / "s.db"), "--format", "json",
-                  "--metric", r"objects=compiled (\d+) objects",
-                  "-v", f"Unpatched={build_command(tmp_path / 'build', 'Unpatched')}")
+    done = abstat(
+        "run",
+        "-n",
+        "2",
+        "--no-progress",
+        "--store",
+        str(tmp_path / "s.db"),
+        "--format",
+        "json",
+        "--metric",
+        r"objects=compiled (\d+) objects",
+        "-v",
+        f"Unpatched={build_command(tmp_path / 'build', 'Unpatched')}",
+    )
     assert done.returncode == 0, done.stderr
     rows = json.loads(abstat("export", "--store", str(tmp_path / "s.db"), "--format", "json").stdout)
     assert [r["value"] for r in rows if r["metric"] == "objects"] == [UNITS, 0]
@@ -91,8 +119,10 @@ def test_wall_user_and_system_time_are_compared_against_unpatched(build_run):
     for metric in ("wall", "user", "sys"):
         comparisons = result["metrics"][metric]["comparisons"]["comparisons"]
         assert result["metrics"][metric]["unit"] == "s"
-        assert [(c["baseline"], c["candidate"]) for c in comparisons] == \
-            [("Unpatched", "latched"), ("Unpatched", "unlatched")]
+        assert [(c["baseline"], c["candidate"]) for c in comparisons] == [
+            ("Unpatched", "latched"),
+            ("Unpatched", "unlatched"),
+        ]
         assert all(c["n"] == [RUNS, RUNS] for c in comparisons)
     # user and system time include the build's worker processes: they match what the
     # build itself reads from getrusage(RUSAGE_SELF) + getrusage(RUSAGE_CHILDREN) at its end.
@@ -117,8 +147,21 @@ def test_background_load_ran_during_the_runs_and_its_process_group_is_gone(build
 
 
 def test_report_table_over_the_three_variants(build_run):
-    done = abstat("report", "--store", str(build_run["store"]), "--by", "variant", "--baseline", "Unpatched",
-                  "--rows", "metric", "--metric", "wall,user,sys", "--format", "json")
+    done = abstat(
+        "report",
+        "--store",
+        str(build_run["store"]),
+        "--by",
+        "variant",
+        "--baseline",
+        "Unpatched",
+        "--rows",
+        "metric",
+        "--metric",
+        "wall,user,sys",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["columns"] == list(VARIANTS)
@@ -138,7 +181,10 @@ def test_audit_says_the_seed_averages_cannot_be_judged():
     block = audit["blocks"][0]
     assert block["kind"] == "averages"
     assert {d["name"]: d["avg"] for d in block["datasets"] if d["metric"] == "elapsed"} == {
-        "Unpatched elapsed": 66.51, "latched elapsed": 64.82, "unlatched elapsed": 63.39}
+        "Unpatched elapsed": 66.51,
+        "latched elapsed": 64.82,
+        "unlatched elapsed": 63.39,
+    }
     assert all(d["n"] == 5 and d["stddev"] is None for d in block["datasets"])
     assert "no_significance" in [f["code"] for f in block["findings"]]
     assert len(block["comparisons"]) == 6  # two candidates x three metrics

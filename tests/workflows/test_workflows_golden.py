@@ -13,6 +13,7 @@ Data (tests/data/workflows/, written once from the seeds in /work/shared/seeds):
 After a deliberate change of output, regenerate with ABSTAT_UPDATE_GOLDEN=1 and review the diff.
 Independent checks beside the goldens: widths, and each printed median against numpy on the data.
 """
+
 from __future__ import annotations
 
 import csv
@@ -30,12 +31,39 @@ GOLDEN = os.path.join(DATA, "golden")
 UPDATE = bool(os.environ.get("ABSTAT_UPDATE_GOLDEN"))
 
 WORKFLOWS = {
-    "seed000": ["--input-format", "csv", "--csv-value", "cycles", "--csv-labels", "host,mode,variant",
-                "--outliers", "tukey", "seed000-tsc.csv"],
-    "seed002": ["--input-format", "csv", "--csv-value", "elapsed,user,system", "--csv-labels", "variant",
-                "seed002-build.csv"],
-    "seed003": ["--input-format", "csv", "--csv-value", "ns", "--csv-labels", "base,patch,test", "--by", "patch",
-                "--baseline", "without", "seed003-ipi.csv"],
+    "seed000": [
+        "--input-format",
+        "csv",
+        "--csv-value",
+        "cycles",
+        "--csv-labels",
+        "host,mode,variant",
+        "--outliers",
+        "tukey",
+        "seed000-tsc.csv",
+    ],
+    "seed002": [
+        "--input-format",
+        "csv",
+        "--csv-value",
+        "elapsed,user,system",
+        "--csv-labels",
+        "variant",
+        "seed002-build.csv",
+    ],
+    "seed003": [
+        "--input-format",
+        "csv",
+        "--csv-value",
+        "ns",
+        "--csv-labels",
+        "base,patch,test",
+        "--by",
+        "patch",
+        "--baseline",
+        "without",
+        "seed003-ipi.csv",
+    ],
 }
 # the seeds' own layouts: variants as rows x metrics as columns (002); one compact 2 x 2 x 5 table (003)
 WORKFLOWS["seed002-columns"] = [*WORKFLOWS["seed002"], "--columns", "metric"]
@@ -43,8 +71,13 @@ WORKFLOWS["seed003-columns"] = [*WORKFLOWS["seed003"], "--columns", "base"]
 
 
 def report(args: list[str], fmt: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "abstat", "report", "--format", fmt, *args], cwd=DATA,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "report", "--format", fmt, *args],
+        cwd=DATA,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -74,11 +107,18 @@ def test_seed000_cells_are_medians_of_the_kept_samples_on_the_grid():
         rows = list(csv.DictReader(handle))
     for row in doc["rows"]:
         for variant, cell in row["cells"].items():
-            values = np.array([float(r["cycles"]) for r in rows if r["variant"] == variant
-                               and r["host"] == row["labels"]["host"] and r["mode"] == row["labels"]["mode"]])
+            values = np.array(
+                [
+                    float(r["cycles"])
+                    for r in rows
+                    if r["variant"] == variant
+                    and r["host"] == row["labels"]["host"]
+                    and r["mode"] == row["labels"]["mode"]
+                ]
+            )
             # the rule drops the interrupts (20-60x the bulk: at least the three of each set) and no
             # value of the bulk below them; n, and the median on the grid, are of the values kept
-            kept = np.sort(values)[:cell["n"]]
+            kept = np.sort(values)[: cell["n"]]
             assert cell["dropped"] == values.size - cell["n"] >= 3 and kept[-1] < 2 * np.median(values)
             assert cell["center"] == kept[(kept.size - 1) // 2] and cell["center"] % 20 == 0
 
@@ -106,8 +146,13 @@ def test_seed002_columns_layout_has_the_seeds_shape_and_the_reports_numbers():
 
 
 def test_columns_refuses_a_label_that_is_not_a_row_in_one_line():
-    done = subprocess.run([sys.executable, "-m", "abstat", "report", "--format", "email", "--columns", "host",
-                           *WORKFLOWS["seed002"]], cwd=DATA, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "report", "--format", "email", "--columns", "host", *WORKFLOWS["seed002"]],
+        cwd=DATA,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--columns host" in done.stderr
 
 
@@ -120,8 +165,12 @@ def test_seed000_ministat_blocks_follow_the_outlier_rule_and_audit_flags_far_max
     def audit(args: list[str]) -> dict:
         mail = tmp_path / "mail.txt"
         mail.write_text(report([*args, "--ministat"], "email"))
-        done = subprocess.run([sys.executable, "-m", "abstat", "audit", "--format", "json", str(mail)],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "abstat", "audit", "--format", "json", str(mail)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         return json.loads(done.stdout)
 
     plain = [a for a in WORKFLOWS["seed000"] if a not in ("--outliers", "tukey")]
@@ -135,7 +184,10 @@ def test_seed000_ministat_blocks_follow_the_outlier_rule_and_audit_flags_far_max
     printed = []
     for block in out.split("\n\n  $ ministat -A ")[1:]:
         lines = block.splitlines()
-        n_of = {line.split()[0]: int(line.split()[1]) for line in lines if line.startswith(("  x ", "  + "))
-                and len(line.split()) == 7}
+        n_of = {
+            line.split()[0]: int(line.split()[1])
+            for line in lines
+            if line.startswith(("  x ", "  + ")) and len(line.split()) == 7
+        }
         printed.append((n_of["x"], n_of["+"]))
     assert sorted(printed) == sorted(expected) and any(n < 100 for pair in printed for n in pair)

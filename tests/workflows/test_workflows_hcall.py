@@ -6,6 +6,7 @@ those logs are the reference the stored samples, the e-mail report and its
 ``ministat -A`` blocks are checked against (with Debian's ministat as a
 live reference when it is installed).
 """
+
 from __future__ import annotations
 
 import json
@@ -46,11 +47,32 @@ def hcall_store(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[tu
         variants = []
         for variant in ("before", "after"):
             log = logs / f"{host}-hcall-{mode}-{variant}"
-            variants += ["-v", f"{variant}=" + bench_command(host, mode, variant, "--calls", str(CALLS),
-                                                             "--outliers", str(PLANTED), "--log", str(log))]
-        done = abstat("run", "-n", str(RUNS), "--no-progress", "--store", str(work / "abstat.db"),
-                      "--experiment", "hcall", "--metric", r"cycles=^xen_version: (\d+) cycles",
-                      "--label", f"host={host}", "--label", f"mode={mode}", "--format", "json", *variants)
+            variants += [
+                "-v",
+                f"{variant}="
+                + bench_command(
+                    host, mode, variant, "--calls", str(CALLS), "--outliers", str(PLANTED), "--log", str(log)
+                ),
+            ]
+        done = abstat(
+            "run",
+            "-n",
+            str(RUNS),
+            "--no-progress",
+            "--store",
+            str(work / "abstat.db"),
+            "--experiment",
+            "hcall",
+            "--metric",
+            r"cycles=^xen_version: (\d+) cycles",
+            "--label",
+            f"host={host}",
+            "--label",
+            f"mode={mode}",
+            "--format",
+            "json",
+            *variants,
+        )
         assert done.returncode == 0, done.stderr
         RUN_RESULTS[(host, mode)] = json.loads(done.stdout)
     values = {}
@@ -91,11 +113,14 @@ def _median_cells(table: str) -> dict[tuple[str, str], tuple[float, float, float
     """(before, after, change, half a unit of the change's last printed digit) per cell."""
     cells = {}
     # counts are grouped by thousands (issue 10): 1,982.5
-    for match in re.finditer(r"^(milan|naples)\s+(pv64|pv32)\s+([\d.,]+)\s+([\d.,]+)\s+([+-][\d.]+)%",
-                             table, re.MULTILINE):
+    for match in re.finditer(
+        r"^(milan|naples)\s+(pv64|pv32)\s+([\d.,]+)\s+([\d.,]+)\s+([+-][\d.]+)%", table, re.MULTILINE
+    ):
         decimals = len(match[5].partition(".")[2])  # as many as the interval supports (issue 10)
-        cells[(match[1], match[2])] = (*(float(match[i].replace(",", "")) for i in (3, 4, 5)),
-                                       0.5 * 10.0 ** -decimals + 1e-9)
+        cells[(match[1], match[2])] = (
+            *(float(match[i].replace(",", "")) for i in (3, 4, 5)),
+            0.5 * 10.0**-decimals + 1e-9,
+        )
     return cells
 
 
@@ -119,24 +144,50 @@ def _blocks(email: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def hcall_email(hcall_store) -> str:
     work, _ = hcall_store
-    done = abstat("report", "--store", str(work / "abstat.db"), "--by", "variant", "--rows", "host,mode",
-                  "--metric", "cycles", "--format", "email", "--ministat")
+    done = abstat(
+        "report",
+        "--store",
+        str(work / "abstat.db"),
+        "--by",
+        "variant",
+        "--rows",
+        "host,mode",
+        "--metric",
+        "cycles",
+        "--format",
+        "email",
+        "--ministat",
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
 
-def test_email_report_has_the_table_and_a_ministat_block_per_machine_and_mode(hcall_store, hcall_email,
-                                                                               tmp_path):
+def test_email_report_has_the_table_and_a_ministat_block_per_machine_and_mode(hcall_store, hcall_email, tmp_path):
     work, logged = hcall_store
     email = hcall_email
     assert max(len(line.expandtabs()) for line in email.splitlines()) <= 80
     assert re.search(r"^host\s+mode\s+before\s+after\s+change$", email, re.MULTILINE)
     cells = _median_cells(email)
     assert set(cells) == set(CELLS)
-    as_json = json.loads(abstat("report", "--store", str(work / "abstat.db"), "--by", "variant",
-                                "--rows", "host,mode", "--metric", "cycles", "--format", "json").stdout)
-    deltas = {(r["labels"]["host"], r["labels"]["mode"]): r["cells"]["after"]["comparison"]["delta_pct"]
-              for r in as_json["rows"]}
+    as_json = json.loads(
+        abstat(
+            "report",
+            "--store",
+            str(work / "abstat.db"),
+            "--by",
+            "variant",
+            "--rows",
+            "host,mode",
+            "--metric",
+            "cycles",
+            "--format",
+            "json",
+        ).stdout
+    )
+    deltas = {
+        (r["labels"]["host"], r["labels"]["mode"]): r["cells"]["after"]["comparison"]["delta_pct"]
+        for r in as_json["rows"]
+    }
     for (host, mode), (before, after, change, rounding) in cells.items():
         # the cells show each side's median (integer cycles: the lower middle value, issue 35), the change
         # is the Hodges-Lehmann ratio (the default's named estimand, issue 20), by brute force over every pair
@@ -144,8 +195,9 @@ def test_email_report_has_the_table_and_a_ministat_block_per_machine_and_mode(hc
         want_after = _grid_median(logged[(host, mode, "after")])
         assert before == pytest.approx(want_before, rel=2e-3) and after == pytest.approx(want_after, rel=2e-3)
         assert change == pytest.approx(deltas[(host, mode)], abs=rounding)
-        assert change == pytest.approx(hl_oracle.hl_ratio_pct(logged[(host, mode, "before")],
-                                                              logged[(host, mode, "after")]), abs=rounding)
+        assert change == pytest.approx(
+            hl_oracle.hl_ratio_pct(logged[(host, mode, "before")], logged[(host, mode, "after")]), abs=rounding
+        )
     # Every patch makes the call cheaper; the big ones are significant (Holm over 4 cells).
     assert re.search(r"^milan\s+pv64\s.*%.*\]\s+\*", email, re.MULTILINE)
     assert re.search(r"^naples\s+pv64\s.*%.*\]\s+\*", email, re.MULTILINE)
@@ -168,8 +220,13 @@ def test_email_report_has_the_table_and_a_ministat_block_per_machine_and_mode(hc
             for variant in ("before", "after"):
                 name = f"{host}-{mode}-{variant}"
                 (tmp_path / name).write_text("".join(f"{v:g}\n" for v in logged[(host, mode, variant)]))
-            reference = subprocess.run([live, "-A", f"{host}-{mode}-before", f"{host}-{mode}-after"],
-                                       capture_output=True, text=True, cwd=tmp_path, check=True).stdout
+            reference = subprocess.run(
+                [live, "-A", f"{host}-{mode}-before", f"{host}-{mode}-after"],
+                capture_output=True,
+                text=True,
+                cwd=tmp_path,
+                check=True,
+            ).stdout
             assert block == "\n".join(line.rstrip() for line in reference.rstrip("\n").split("\n"))
 
 
@@ -184,8 +241,9 @@ def test_audit_finds_the_email_consistent_and_a_tampered_copy_not(hcall_email, t
     assert audit["counts"]["consistent"] + audit["counts"]["unchecked"] == 4
     # Print both standard deviations of the first block as 1 (as if the outliers had been
     # left out of the spread only): its printed verdict no longer follows from its vitals.
-    tampered = re.sub(r"^(  [x+] +\d+ .* )([\d.]+)$", lambda m: m[1] + "1".rjust(len(m[2])), email, count=2,
-                      flags=re.MULTILINE)
+    tampered = re.sub(
+        r"^(  [x+] +\d+ .* )([\d.]+)$", lambda m: m[1] + "1".rjust(len(m[2])), email, count=2, flags=re.MULTILINE
+    )
     assert tampered.count("\n") == email.count("\n") and tampered != email
     (tmp_path / "tampered.txt").write_text(tampered)
     done = abstat("audit", str(tmp_path / "tampered.txt"))
@@ -198,8 +256,20 @@ def hcall_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("hcall-files")
     for seed, (host, mode) in enumerate(CELLS):
         for offset, variant in enumerate(("before", "after")):
-            argv = [sys.executable, str(BENCH), "--host", host, "--mode", mode, "--variant", variant,
-                    "--format", "plain", "--seed", str(10 * seed + offset)]
+            argv = [
+                sys.executable,
+                str(BENCH),
+                "--host",
+                host,
+                "--mode",
+                mode,
+                "--variant",
+                variant,
+                "--format",
+                "plain",
+                "--seed",
+                str(10 * seed + offset),
+            ]
             with open(folder / f"{host}-hcall-{mode}-{variant}", "w") as handle:
                 subprocess.run(argv, stdout=handle, check=True)
     return folder
@@ -207,8 +277,18 @@ def hcall_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_report_from_files_takes_labels_from_the_file_names(hcall_files):
     files = sorted(str(p) for p in hcall_files.iterdir())
-    done = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--by", "variant",
-                  "--rows", "host,mode", "--format", "json", *files)
+    done = abstat(
+        "report",
+        "--pattern",
+        "{host}-hcall-{mode}-{variant}",
+        "--by",
+        "variant",
+        "--rows",
+        "host,mode",
+        "--format",
+        "json",
+        *files,
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["columns"] == ["before", "after"] and report["baseline"] == "before"
@@ -221,8 +301,19 @@ def test_report_from_files_takes_labels_from_the_file_names(hcall_files):
             assert row["cells"][variant]["n"] == 98
             assert row["cells"][variant]["center"] == _grid_median(values)
         assert row["cells"]["after"]["comparison"]["delta_pct"] < 0
-    email = abstat("report", "--pattern", "{host}-hcall-{mode}-{variant}", "--by", "variant",
-                   "--rows", "host,mode", "--format", "email", "--ministat", *files).stdout
+    email = abstat(
+        "report",
+        "--pattern",
+        "{host}-hcall-{mode}-{variant}",
+        "--by",
+        "variant",
+        "--rows",
+        "host,mode",
+        "--format",
+        "email",
+        "--ministat",
+        *files,
+    ).stdout
     assert f"$ ministat -A {hcall_files}/milan-hcall-pv64-{{before,after}}" in email
 
 
@@ -250,8 +341,9 @@ def test_compare_excludes_outliers_by_a_stated_rule_and_says_how_many(hcall_file
             assert summary["n"] == values.size - expected[str(path)]
             assert summary["max"] < 3 * np.median(values)  # every wild value is gone
         notes = [n["message"] for n in comparison["notes"] if n["code"] == "outliers-dropped"]
-        assert notes == [f"outliers dropped (tukey rule): {before} {expected[str(before)]}, "
-                         f"{after} {expected[str(after)]}"]
+        assert notes == [
+            f"outliers dropped (tukey rule): {before} {expected[str(before)]}, {after} {expected[str(after)]}"
+        ]
         assert comparison["delta_pct"] < 0 and comparison["significant"]
         text = abstat("compare", "--outliers", "tukey", str(before), str(after)).stdout
         assert notes[0] in text
@@ -259,5 +351,7 @@ def test_compare_excludes_outliers_by_a_stated_rule_and_says_how_many(hcall_file
         kept = json.loads(abstat("compare", "--format", "json", str(before), str(after)).stdout)["comparisons"][0]
         assert kept["n"] == [98, 98]
         assert [s["outliers"]["dropped"] for s in kept["summaries"]] == [0, 0]
-        assert [s["outliers"]["mild"] + s["outliers"]["severe"] for s in kept["summaries"]] == \
-            [expected[str(before)], expected[str(after)]]
+        assert [s["outliers"]["mild"] + s["outliers"]["severe"] for s in kept["summaries"]] == [
+            expected[str(before)],
+            expected[str(after)],
+        ]

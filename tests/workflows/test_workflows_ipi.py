@@ -6,6 +6,7 @@ captures them with ``--metric NAME=REGEX`` (or reads the JSON line by
 itself) under the labels ``base`` and ``patch``, and ``abstat report``
 puts all five metrics in one table, checked here through its JSON.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,9 +49,23 @@ def run_design(work: Path, *, json_lines: bool) -> dict[tuple[str, str], dict[st
                 capture = ["--no-json-lines"]
                 for name, regex in REGEXES.items():
                     capture += ["--metric", f"{name}={regex}"]
-            done = abstat("run", "-n", str(RUNS), "--no-progress", "--store", str(work / "abstat.db"),
-                          "--experiment", "ipi", "--label", f"base={base}", "--label", f"patch={patch}",
-                          *capture, "-v", f"ipi={command}")
+            done = abstat(
+                "run",
+                "-n",
+                str(RUNS),
+                "--no-progress",
+                "--store",
+                str(work / "abstat.db"),
+                "--experiment",
+                "ipi",
+                "--label",
+                f"base={base}",
+                "--label",
+                f"patch={patch}",
+                *capture,
+                "-v",
+                f"ipi={command}",
+            )
             assert done.returncode == 0, done.stderr
             lines = [json.loads(line) for line in log.read_text().splitlines()]
             logged[(base, patch)] = {m: [float(line[m]) for line in lines] for m in METRICS}
@@ -63,8 +78,21 @@ def design(tmp_path_factory: pytest.TempPathFactory):
     test_text_and_json_lines_capture_store_the_same_metrics)."""
     work = tmp_path_factory.mktemp("ipi")
     logged = run_design(work, json_lines=False)
-    done = abstat("report", "--store", str(work / "abstat.db"), "--by", "patch", "--baseline", "without",
-                  "--rows", "base,metric", "--metric", ",".join(METRICS), "--format", "json")
+    done = abstat(
+        "report",
+        "--store",
+        str(work / "abstat.db"),
+        "--by",
+        "patch",
+        "--baseline",
+        "without",
+        "--rows",
+        "base,metric",
+        "--metric",
+        ",".join(METRICS),
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     return "regex", logged, json.loads(done.stdout)
 
@@ -91,8 +119,9 @@ def test_report_has_every_metric_for_every_base_with_patch_as_columns(design):
                 want = statistics.median_low(values)
             elif min(values) > 0:
                 logs = np.log(values)
-                want = float(np.exp(np.median([(logs[i] + logs[j]) / 2 for i in range(len(logs))
-                                               for j in range(i, len(logs))])))
+                want = float(
+                    np.exp(np.median([(logs[i] + logs[j]) / 2 for i in range(len(logs)) for j in range(i, len(logs))]))
+                )
                 assert len(set(values)) == len(values)
             else:
                 want = statistics.fmean(values)
@@ -101,8 +130,11 @@ def test_report_has_every_metric_for_every_base_with_patch_as_columns(design):
         assert "comparison" not in row["cells"]["without"]
 
 
-def shift_oracle(method: str, baseline: list[float], candidate: list[float],
-                 ) -> tuple[float, tuple[float, float] | None]:
+def shift_oracle(
+    method: str,
+    baseline: list[float],
+    candidate: list[float],
+) -> tuple[float, tuple[float, float] | None]:
     """The relative change and its 95% interval, from scipy, for the method abstat says it used
     (docs/statistics.md)."""
     from scipy import stats
@@ -123,7 +155,7 @@ def shift_oracle(method: str, baseline: list[float], candidate: list[float],
         # independently: each side's order-statistic standard error on the logarithms.
         def standard_error(values: np.ndarray) -> float:
             ordered, n = np.sort(values), values.size
-            c = max(1, round(n / 2 - n ** 0.5))
+            c = max(1, round(n / 2 - n**0.5))
             a = 2 * stats.binom.cdf(c - 1, n, 0.5)
             return float((ordered[n - c] - ordered[c - 1]) / (2 * stats.norm.ppf(1 - a / 2)))
 
@@ -140,8 +172,9 @@ def test_the_patch_makes_normal_ipis_faster_on_both_bases(design):
     rows = {(r["labels"]["base"], r["labels"]["metric"]): r for r in report["rows"]}
     for base in BASES:
         comparison = rows[(base, "normal-ipi")]["cells"]["with"]["comparison"]
-        want, interval = shift_oracle(comparison["method"], logged[(base, "without")]["normal-ipi"],
-                                      logged[(base, "with")]["normal-ipi"])
+        want, interval = shift_oracle(
+            comparison["method"], logged[(base, "without")]["normal-ipi"], logged[(base, "with")]["normal-ipi"]
+        )
         assert comparison["delta_pct"] == pytest.approx(want, abs=1e-6)
         if interval is not None:
             assert comparison["ci_pct"] == pytest.approx(list(interval), abs=1e-4)

@@ -4,6 +4,7 @@ Public API: :func:`audit_text` and :func:`audit_file` return an
 :class:`AuditReport` (``to_dict()`` is the JSON contract); nothing here
 prints.
 """
+
 from __future__ import annotations
 
 from abstat.audit.report import AuditReport, BlockAudit, ComparisonAudit, audit_text

@@ -7,6 +7,7 @@ about significance can be said; the audit says so, names what to collect,
 and (when the number of runs is stated) how small the run-to-run noise
 would have to be for the claimed change to be detectable.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,9 +26,12 @@ _MENTION = re.compile(
 )
 _HEADER_WORDS = re.compile(r"^[A-Za-z][\w/%()-]*(?:\s+[A-Za-z][\w/%()-]*)*$")
 _PAIR = re.compile(rf"([A-Za-z][A-Za-z _-]{{0,30}}?):\s*({_NUM})\s*({_UNITS})\b")
-_SPREAD = re.compile(r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bstandard deviation|\bsigma\b|\bconfidence\b",
-                     re.IGNORECASE)
-_BASELINE = re.compile(r"\b(without|unpatched|before|baseline|base|old|vanilla|orig(?:inal)?|stock|reference)\b", re.IGNORECASE)
+_SPREAD = re.compile(
+    r"\+/-|±|\bstddev\b|\bstdev\b|\bstd\.? ?dev|\bstandard deviation|\bsigma\b|\bconfidence\b", re.IGNORECASE
+)
+_BASELINE = re.compile(
+    r"\b(without|unpatched|before|baseline|base|old|vanilla|orig(?:inal)?|stock|reference)\b", re.IGNORECASE
+)
 TABLE_DISTANCE = 12  # lines between a mention and its table
 # A row is ``LABEL[:] NUM NUM ... [UNIT]``.  As one regular expression (label of letters, digits and
 # spaces, matched lazily, then the numbers) it backtracks quadratically on a long line of numbers
@@ -48,8 +52,8 @@ def _row(text: str) -> tuple[str, str, str | None] | None:
     row, unit = _take_unit(text, spans)
     if not row or not spans or not _NUMBER.fullmatch(text, *spans[-1]):
         return None
-    found = _label_before(text, spans[_numbers_start(text, spans):])
-    return None if found is None else (found[0], text[found[1]:spans[-1][1]], unit)
+    found = _label_before(text, spans[_numbers_start(text, spans) :])
+    return None if found is None else (found[0], text[found[1] : spans[-1][1]], unit)
 
 
 def _numbers_start(text: str, spans: list[tuple[int, int]]) -> int:
@@ -242,11 +246,10 @@ def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: lis
     """The claim of a mention ("the average of 5 runs"): with the first unused table near it, else with
     the inline pairs ("with patch: 9931 ns") after it, before the next mention (``stop``)."""
     line = where.line_of(mention.start())
-    claim = AveragesClaim(line=line, end_line=where.line_of(mention.end()),
-                          mention=" ".join(mention.group(0).split()), runs=runs)
-    table = next(
-        (t for t in tables if not t.used and -TABLE_DISTANCE <= t.line - line <= TABLE_DISTANCE), None
+    claim = AveragesClaim(
+        line=line, end_line=where.line_of(mention.end()), mention=" ".join(mention.group(0).split()), runs=runs
     )
+    table = next((t for t in tables if not t.used and -TABLE_DISTANCE <= t.line - line <= TABLE_DISTANCE), None)
     if table is not None:
         table.used = True
         claim.columns, claim.rows, claim.unit = table.columns, table.rows, table.unit
@@ -258,7 +261,7 @@ def _mention_claim(where: _Lines, mention: re.Match[str], runs: int, tables: lis
 
 def _inline_pairs(claim: AveragesClaim, where: _Lines, mention: re.Match[str], stop: int) -> None:
     """The claim's rows from the ``label: value unit`` pairs after the mention, when two or more share a unit."""
-    window = where.joined[mention.end(): min(stop, mention.end() + 600)]
+    window = where.joined[mention.end() : min(stop, mention.end() + 600)]
     pairs = list(_PAIR.finditer(window))
     units = {p.group(3) for p in pairs}
     if len(pairs) >= 2 and len(units) == 1:

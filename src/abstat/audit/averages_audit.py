@@ -1,6 +1,7 @@
 """The audit of a table of bare averages (:mod:`abstat.audit.averages` finds them): no spread to judge
 by, what to collect instead, and the change of each row against the baseline's with the run-to-run noise
 it could be seen through."""
+
 from __future__ import annotations
 
 from abstat.audit.averages import AveragesClaim
@@ -14,24 +15,38 @@ def audit_averages(claim: AveragesClaim) -> BlockAudit:
     runs = claim.runs
     for label, values in claim.rows:
         for column, value in zip(claim.columns, values, strict=False):
-            audit.datasets.append({
-                "name": label if len(claim.columns) == 1 else f"{label} {column}", "metric": column,
-                "n": runs, "min": None, "max": None, "median": None, "avg": value, "stddev": None,
-                "unit": claim.unit,
-            })
+            audit.datasets.append(
+                {
+                    "name": label if len(claim.columns) == 1 else f"{label} {column}",
+                    "metric": column,
+                    "n": runs,
+                    "min": None,
+                    "max": None,
+                    "median": None,
+                    "avg": value,
+                    "stddev": None,
+                    "unit": claim.unit,
+                }
+            )
     how = f"averages of {runs} runs" if runs else "averages"
-    audit.findings.append(Finding(
-        "no_significance", "warning",
-        f"only {how} are given, with no spread (no stddev, no min/max, no individual results): "
-        "whether the differences are real or noise cannot be judged",
-    ))
+    audit.findings.append(
+        Finding(
+            "no_significance",
+            "warning",
+            f"only {how} are given, with no spread (no stddev, no min/max, no individual results): "
+            "whether the differences are real or noise cannot be judged",
+        )
+    )
     per_variant = f"all {runs} individual results per variant" if runs else "every individual result per variant"
-    audit.findings.append(Finding(
-        "collect_instead", "info",
-        f"collect instead: {per_variant} (one value per line, one file per variant) and compare them "
-        "with `abstat compare` or ministat; at the least report N, mean and stddev per variant "
-        "(name=n:mean:stddev)",
-    ))
+    audit.findings.append(
+        Finding(
+            "collect_instead",
+            "info",
+            f"collect instead: {per_variant} (one value per line, one file per variant) and compare them "
+            "with `abstat compare` or ministat; at the least report N, mean and stddev per variant "
+            "(name=n:mean:stddev)",
+        )
+    )
     if claim.rows:
         audit.comparisons.extend(_averages_comparisons(claim))
     return audit
@@ -55,27 +70,36 @@ def _averages_comparisons(claim: AveragesClaim) -> list[ComparisonAudit]:
 def _noise_bound(what: str, runs: int | None, change_text: str, noise: float) -> Finding:
     """How small the run-to-run noise must be for the change to be detectable with this many runs."""
     return Finding(
-        "noise_bound", "info",
+        "noise_bound",
+        "info",
         f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
         f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
     )
 
 
-def _average_change(claim: AveragesClaim, labels: tuple[str, str], column: str, averages: tuple[float, float],
-                    detectable: float | None) -> ComparisonAudit:
+def _average_change(
+    claim: AveragesClaim, labels: tuple[str, str], column: str, averages: tuple[float, float], detectable: float | None
+) -> ComparisonAudit:
     """One column of a row against the baseline's: the change, with no spread to judge it by."""
     (base_label, label), (base_value, value) = labels, averages
     change = value - base_value
     percent = change * 100.0 / base_value if base_value else None
     comparison = ComparisonAudit(
-        baseline=base_label, candidate=label, line=claim.line, printed=None, recomputation=None,
-        consistent=None, dialect=None, judgement=None,
+        baseline=base_label,
+        candidate=label,
+        line=claim.line,
+        printed=None,
+        recomputation=None,
+        consistent=None,
+        dialect=None,
+        judgement=None,
         metric=column if len(claim.columns) > 1 else None,
     )
     what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
     change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
-    comparison.findings.append(Finding(
-        "no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread"))
+    comparison.findings.append(
+        Finding("no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread")
+    )
     if detectable is not None and percent is not None and percent != 0.0:
         comparison.findings.append(_noise_bound(what, claim.runs, change_text, abs(percent) / detectable))
     comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}

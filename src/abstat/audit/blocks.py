@@ -1,5 +1,6 @@
 """What :mod:`abstat.audit.scan` finds in a ministat report: its data sets,
 printed comparisons and problems, as plain records."""
+
 from __future__ import annotations
 
 import re
@@ -36,9 +37,14 @@ class DataSet:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "symbol": self.symbol, "name": self.name, "line": self.line, "n": self.n,
-            "min": self.min.to_json(), "max": self.max.to_json(),
-            "median": self.median.to_json(), "avg": self.avg.to_json(),
+            "symbol": self.symbol,
+            "name": self.name,
+            "line": self.line,
+            "n": self.n,
+            "min": self.min.to_json(),
+            "max": self.max.to_json(),
+            "median": self.median.to_json(),
+            "avg": self.avg.to_json(),
             "stddev": self.stddev.to_json(),
         }
 
@@ -60,7 +66,8 @@ class PrintedComparison:
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
-            "line": self.line, "confidence": self.confidence,
+            "line": self.line,
+            "confidence": self.confidence,
             "verdict": "difference" if self.difference_proven else "no difference proven",
         }
         if self.difference_proven:

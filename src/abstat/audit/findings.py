@@ -1,4 +1,5 @@
 """Findings: what the audit has to say, as values (never printed here)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

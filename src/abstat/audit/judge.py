@@ -16,6 +16,7 @@ The t distribution comes from :mod:`abstat.stats.distributions` (plain
 Python, checked against scipy in its tests): importing scipy cost audit
 about 1.5 s of start-up for two p-values and one quantile.
 """
+
 from __future__ import annotations
 
 import math
@@ -72,20 +73,33 @@ class Judgement:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "confidence": self.confidence, "power": POWER,
-            "difference": self.difference, "percent": self.percent,
-            "welch": self.welch, "pooled": self.pooled,
-            "spread_ratio": self.spread_ratio, "se_ratio_pooled_to_welch": self.se_ratio,
+            "confidence": self.confidence,
+            "power": POWER,
+            "difference": self.difference,
+            "percent": self.percent,
+            "welch": self.welch,
+            "pooled": self.pooled,
+            "spread_ratio": self.spread_ratio,
+            "se_ratio_pooled_to_welch": self.se_ratio,
             "detectable_change": self.detectable_change,
             "detectable_change_pct": self.detectable_change_pct,
             "samples_per_side_for_change": self.samples_per_side,
-            "threshold_pct": self.threshold_pct, "threshold_verdict": self.threshold_verdict,
+            "threshold_pct": self.threshold_pct,
+            "threshold_verdict": self.threshold_verdict,
         }
 
 
 def judge(
-    nb: int, ab: float, sb: float, nc: int, ac: float, sc: float, *, confidence: float = 95.0,
-    printed_difference: bool | None = None, threshold_pct: float | None = None,
+    nb: int,
+    ab: float,
+    sb: float,
+    nc: int,
+    ac: float,
+    sc: float,
+    *,
+    confidence: float = 95.0,
+    printed_difference: bool | None = None,
+    threshold_pct: float | None = None,
 ) -> Judgement:
     """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb)."""
     alpha = 1.0 - confidence / 100.0
@@ -96,10 +110,13 @@ def judge(
         return result
     se_welch, sp, se_pooled = _standard_errors(nb, sb, nc, sc)
     if se_welch == 0.0:
-        result.findings.append(Finding(
-            "no_spread", "info",
-            "both stddevs are 0: the values are constant, any difference is exact and no test applies",
-        ))
+        result.findings.append(
+            Finding(
+                "no_spread",
+                "info",
+                "both stddevs are 0: the values are constant, any difference is exact and no test applies",
+            )
+        )
         return result
     half = _t_tests(result, nb, ab, sb, nc, ac, sc, alpha, se_pooled, sp)
     _welch_disagreement(result.findings, printed_difference, abs(d) > half, confidence)
@@ -124,11 +141,14 @@ def _standard_errors(nb: int, sb: float, nc: int, sc: float) -> tuple[float, flo
 def _underpowered(result: Judgement) -> None:
     """A printed "no difference proven": the changes it cannot rule out, when the power analysis gives them."""
     if result.detectable_change_pct is not None:
-        result.findings.append(Finding(
-            "underpowered", "warning",
-            f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
-            "or more: smaller ones may be hidden",
-        ))
+        result.findings.append(
+            Finding(
+                "underpowered",
+                "warning",
+                f"'no difference proven' only rules out changes of about {result.detectable_change_pct:.3g}% "
+                "or more: smaller ones may be hidden",
+            )
+        )
 
 
 def _judgeable(out: list[Finding], nb: int, ab: float, sb: float, nc: int, ac: float, sc: float) -> bool:
@@ -147,8 +167,18 @@ def _judgeable(out: list[Finding], nb: int, ab: float, sb: float, nc: int, ac: f
     return True
 
 
-def _t_tests(result: Judgement, nb: int, ab: float, sb: float, nc: int, ac: float, sc: float, alpha: float,
-             se_pooled: float, sp: float) -> float:
+def _t_tests(
+    result: Judgement,
+    nb: int,
+    ab: float,
+    sb: float,
+    nc: int,
+    ac: float,
+    sc: float,
+    alpha: float,
+    se_pooled: float,
+    sp: float,
+) -> float:
     """Welch's and the pooled t test (``result.welch``, ``result.pooled``) and the finding on Welch's;
     the half width of Welch's interval of the difference."""
     from abstat.stats.distributions import stdtr, stdtrit
@@ -164,33 +194,42 @@ def _t_tests(result: Judgement, nb: int, ab: float, sb: float, nc: int, ac: floa
     ci_pct = _relative_ci(ab, sb, nb, ac, sc, nc, half / se_welch)
     result.welch = {"t": t_welch, "df": df_welch, "p": p_welch, "ci": [d - half, d + half], "ci_pct": ci_pct}
     t_pooled = d / se_pooled if se_pooled > 0.0 else math.copysign(math.inf, d) if d else math.nan
-    result.pooled = {"t": t_pooled, "df": float(df_pooled), "p": _two_sided(stdtr, float(df_pooled), t_pooled),
-                     "s": sp}
+    result.pooled = {"t": t_pooled, "df": float(df_pooled), "p": _two_sided(stdtr, float(df_pooled), t_pooled), "s": sp}
     ci_text = f"{_pct(ci_pct[0])} .. {_pct(ci_pct[1])}" if ci_pct else f"{d - half:.6g} .. {d + half:.6g}"
-    result.findings.append(Finding(
-        "welch", "info",
-        f"Welch's t: {_pct(percent) if percent is not None else f'{d:.6g}'}, {confidence:g}% interval "
-        f"{ci_text}, p {_pval(p_welch)} (df {df_welch:.1f}); of the means, all that N, Avg and "
-        "Stddev allow (abstat compare on the samples compares the Hodges-Lehmann ratio, which outliers and "
-        "quantization sway less, so its verdict may differ)",
-    ))
+    result.findings.append(
+        Finding(
+            "welch",
+            "info",
+            f"Welch's t: {_pct(percent) if percent is not None else f'{d:.6g}'}, {confidence:g}% interval "
+            f"{ci_text}, p {_pval(p_welch)} (df {df_welch:.1f}); of the means, all that N, Avg and "
+            "Stddev allow (abstat compare on the samples compares the Hodges-Lehmann ratio, which outliers and "
+            "quantization sway less, so its verdict may differ)",
+        )
+    )
     return half
 
 
-def _welch_disagreement(out: list[Finding], printed_difference: bool | None, welch_significant: bool,
-                        confidence: float) -> None:
+def _welch_disagreement(
+    out: list[Finding], printed_difference: bool | None, welch_significant: bool, confidence: float
+) -> None:
     if printed_difference is None or printed_difference == welch_significant:
         return
     if printed_difference:
-        out.append(Finding(
-            "welch_disagrees", "warning",
-            f"without assuming equal variances (Welch) the difference is NOT significant at {confidence:g}%",
-        ))
+        out.append(
+            Finding(
+                "welch_disagrees",
+                "warning",
+                f"without assuming equal variances (Welch) the difference is NOT significant at {confidence:g}%",
+            )
+        )
     else:
-        out.append(Finding(
-            "welch_disagrees", "warning",
-            f"without assuming equal variances (Welch) the difference IS significant at {confidence:g}%",
-        ))
+        out.append(
+            Finding(
+                "welch_disagrees",
+                "warning",
+                f"without assuming equal variances (Welch) the difference IS significant at {confidence:g}%",
+            )
+        )
 
 
 def _spreads(result: Judgement, nb: int, sb: float, nc: int, sc: float, se_ratio: float) -> None:
@@ -204,18 +243,24 @@ def _spreads(result: Judgement, nb: int, sb: float, nc: int, sc: float, se_ratio
     if abs(distortion) > SE_DISTORTION:
         wider = "larger" if sc > sb else "smaller"
         direction = "too small (claims too strong)" if distortion < 0 else "too large (claims too weak)"
-        result.findings.append(Finding(
-            "pooled_misleads", "warning",
-            f"the stddevs differ {result.spread_ratio:.2g}x and the samples differ in size "
-            f"({nb} vs {nc}): the pooled standard error is {abs(distortion):.0%} {direction}; "
-            f"trust Welch's t (the candidate has the {wider} spread)",
-        ))
+        result.findings.append(
+            Finding(
+                "pooled_misleads",
+                "warning",
+                f"the stddevs differ {result.spread_ratio:.2g}x and the samples differ in size "
+                f"({nb} vs {nc}): the pooled standard error is {abs(distortion):.0%} {direction}; "
+                f"trust Welch's t (the candidate has the {wider} spread)",
+            )
+        )
     else:
-        result.findings.append(Finding(
-            "unequal_spread", "info",
-            f"the stddevs differ {result.spread_ratio:.2g}x; with near-equal sample sizes the pooled "
-            f"standard error stays within {abs(distortion):.1%} of Welch's, so the pooled t holds here",
-        ))
+        result.findings.append(
+            Finding(
+                "unequal_spread",
+                "info",
+                f"the stddevs differ {result.spread_ratio:.2g}x; with near-equal sample sizes the pooled "
+                f"standard error stays within {abs(distortion):.1%} of Welch's, so the pooled t holds here",
+            )
+        )
 
 
 def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float, alpha: float) -> None:
@@ -225,10 +270,13 @@ def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float,
     result.detectable_change = mde
     result.detectable_change_pct = mde * 100.0 / abs(ab) if ab != 0.0 else None
     mde_text = f"{result.detectable_change_pct:.3g}%" if result.detectable_change_pct is not None else f"{mde:.6g}"
-    out.append(Finding(
-        "detectable_change", "info",
-        f"smallest change these samples detect with {POWER:.0%} power at {confidence:g}%: {mde_text}",
-    ))
+    out.append(
+        Finding(
+            "detectable_change",
+            "info",
+            f"smallest change these samples detect with {POWER:.0%} power at {confidence:g}%: {mde_text}",
+        )
+    )
     if result.difference != 0.0:
         _samples_needed(result, nb, sb, nc, sc, alpha)
 
@@ -243,11 +291,14 @@ def _samples_needed(result: Judgement, nb: int, sb: float, nc: int, sc: float, a
         out.append(Finding("samples_needed", "info", f"no practical sample size confirms a change of {change}"))
         return
     enough = needed <= min(nb, nc)
-    out.append(Finding(
-        "samples_needed", "info" if enough else "warning",
-        f"samples per side to confirm {change} with {POWER:.0%} power: {needed}"
-        + (f" (have {nb} and {nc})" if enough else f" -- more than the {min(nb, nc)} measured"),
-    ))
+    out.append(
+        Finding(
+            "samples_needed",
+            "info" if enough else "warning",
+            f"samples per side to confirm {change} with {POWER:.0%} power: {needed}"
+            + (f" (have {nb} and {nc})" if enough else f" -- more than the {min(nb, nc)} measured"),
+        )
+    )
 
 
 def _threshold(result: Judgement, ci_pct: list[float], threshold_pct: float) -> None:
@@ -256,10 +307,22 @@ def _threshold(result: Judgement, ci_pct: list[float], threshold_pct: float) -> 
     low, high = sorted(ci_pct)
     limit = abs(threshold_pct)
     if -limit < low and high < limit:
-        verdict, severity, text = "inside", "info", f"the whole {confidence:g}% interval lies within +/-{limit:g}%: practically no change"
+        verdict, severity, text = (
+            "inside",
+            "info",
+            f"the whole {confidence:g}% interval lies within +/-{limit:g}%: practically no change",
+        )
     elif low >= limit or high <= -limit:
-        verdict, severity, text = "outside", "info", f"the whole {confidence:g}% interval lies beyond +/-{limit:g}%: a change that matters"
+        verdict, severity, text = (
+            "outside",
+            "info",
+            f"the whole {confidence:g}% interval lies beyond +/-{limit:g}%: a change that matters",
+        )
     else:
-        verdict, severity, text = "undecided", "warning", f"the {confidence:g}% interval straddles +/-{limit:g}%: cannot tell whether the change matters"
+        verdict, severity, text = (
+            "undecided",
+            "warning",
+            f"the {confidence:g}% interval straddles +/-{limit:g}%: cannot tell whether the change matters",
+        )
     result.threshold_verdict = verdict
     result.findings.append(Finding(f"threshold_{verdict}", severity, text))

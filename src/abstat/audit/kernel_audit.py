@@ -4,6 +4,7 @@ from N, mean and standard deviation (:func:`abstat.audit.judge.judge`: Welch's t
 ``ttest_ind_from_stats(equal_var=False)`` gives it, power, samples needed), the printed change checked
 against the printed means, and a verdict.  A block that cannot be read is named, never compared.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,9 +20,14 @@ from abstat.audit.kernel_unreadable import find_unreadable
 from abstat.audit.records import BlockAudit, ComparisonAudit
 
 KINDS = ("perf-stat", "lkp", "mmtests", "mean-sd", "per-run", "unreadable")
-TITLES = {"perf-stat": "perf stat -r blocks", "lkp": "kernel test robot table", "mmtests": "mmtests table",
-          "mean-sd": "mean (sd) table", "per-run": "per-run table",
-          "unreadable": "tool output"}
+TITLES = {
+    "perf-stat": "perf stat -r blocks",
+    "lkp": "kernel test robot table",
+    "mmtests": "mmtests table",
+    "mean-sd": "mean (sd) table",
+    "per-run": "per-run table",
+    "unreadable": "tool output",
+}
 
 
 def find_claims(text: str, covered: set[int]) -> list[Claim]:
@@ -57,15 +63,30 @@ def kernel_audits(text: str, covered: set[int], threshold: float | None) -> tupl
 
 
 def audit_claim(claim: Claim, threshold: float | None) -> BlockAudit:
-    audit = BlockAudit(kind=claim.kind, line=claim.line, end_line=claim.end_line, command=claim.title,
-                       findings=list(claim.findings))
+    audit = BlockAudit(
+        kind=claim.kind, line=claim.line, end_line=claim.end_line, command=claim.title, findings=list(claim.findings)
+    )
     if not claim.readable:
-        audit.findings.append(Finding("unreadable", "warning", f"{TITLES[claim.kind]}: nothing in it could be "
-                                      "read as numbers to compare; it is not audited"))
+        audit.findings.append(
+            Finding(
+                "unreadable",
+                "warning",
+                f"{TITLES[claim.kind]}: nothing in it could be read as numbers to compare; it is not audited",
+            )
+        )
     for row in claim.rows:
         for side in row.sides:
-            audit.datasets.append({"name": side.label, "metric": row.metric, "line": row.line, "n": side.n,
-                                   "avg": side.mean, "stddev": side.sd, "how": side.how})
+            audit.datasets.append(
+                {
+                    "name": side.label,
+                    "metric": row.metric,
+                    "line": row.line,
+                    "n": side.n,
+                    "avg": side.mean,
+                    "stddev": side.sd,
+                    "how": side.how,
+                }
+            )
         base = row.sides[0]
         for index, cand in enumerate(row.sides[1:]):
             printed = row.changes[index] if index < len(row.changes) else None
@@ -73,15 +94,27 @@ def audit_claim(claim: Claim, threshold: float | None) -> BlockAudit:
     return audit
 
 
-def _compare(row: Row, base: Side, cand: Side, printed: PrintedChange | None,
-             threshold: float | None) -> ComparisonAudit:
-    comparison = ComparisonAudit(baseline=base.label, candidate=cand.label, line=row.line, printed=None,
-                                 recomputation=None, consistent=None, dialect=None, judgement=None,
-                                 metric=row.metric)
+def _compare(
+    row: Row, base: Side, cand: Side, printed: PrintedChange | None, threshold: float | None
+) -> ComparisonAudit:
+    comparison = ComparisonAudit(
+        baseline=base.label,
+        candidate=cand.label,
+        line=row.line,
+        printed=None,
+        recomputation=None,
+        consistent=None,
+        dialect=None,
+        judgement=None,
+        metric=row.metric,
+    )
     percent = (cand.mean - base.mean) * 100.0 / base.mean if base.mean else None
-    comparison.printed_values = {"baseline_avg": base.mean, "candidate_avg": cand.mean,
-                                 "change": None if printed is None else printed.value,
-                                 "change_is_percent": None if printed is None else float(printed.percent)}
+    comparison.printed_values = {
+        "baseline_avg": base.mean,
+        "candidate_avg": cand.mean,
+        "change": None if printed is None else printed.value,
+        "change_is_percent": None if printed is None else float(printed.percent),
+    }
     comparison.recomputed_values = {"difference": cand.mean - base.mean, "percent": percent}
     out = comparison.findings
     if printed is not None:
@@ -94,20 +127,27 @@ def _compare(row: Row, base: Side, cand: Side, printed: PrintedChange | None,
     return comparison
 
 
-def _check_change(comparison: ComparisonAudit, base: Side, cand: Side, printed: PrintedChange,
-                  percent: float | None) -> None:
+def _check_change(
+    comparison: ComparisonAudit, base: Side, cand: Side, printed: PrintedChange, percent: float | None
+) -> None:
     """Whether the printed change follows from the printed means (a finding when it does not)."""
     comparison.consistent = _printed_fits(base, cand, printed)
     if comparison.consistent is False:
         difference = cand.mean - base.mean
         shown = f"{percent:+.4g}%" if percent is not None and printed.percent else f"{difference:+.6g}"
-        comparison.findings.append(Finding(
-            "inconsistent", "error", f"printed change {printed.text} does not follow from "
-            f"the printed values {base.mean_text} and {cand.mean_text} ({shown})"))
+        comparison.findings.append(
+            Finding(
+                "inconsistent",
+                "error",
+                f"printed change {printed.text} does not follow from "
+                f"the printed values {base.mean_text} and {cand.mean_text} ({shown})",
+            )
+        )
 
 
-def _judge(comparison: ComparisonAudit, base: Side, cand: Side, printed: PrintedChange | None,
-           threshold: float | None) -> None:
+def _judge(
+    comparison: ComparisonAudit, base: Side, cand: Side, printed: PrintedChange | None, threshold: float | None
+) -> None:
     """abstat's verdict from N, mean and sd of both sides (each side's source of its spread named first)."""
     out = comparison.findings
     for side in (base, cand):
@@ -115,9 +155,16 @@ def _judge(comparison: ComparisonAudit, base: Side, cand: Side, printed: Printed
             out.append(Finding("spread_source", "info", f"{side.label}: N={side.n}, sd={side.sd:.6g} ({side.how})"))
     assert base.n is not None and cand.n is not None and base.sd is not None and cand.sd is not None
     try:
-        comparison.judgement = judge(base.n, base.mean, base.sd, cand.n, cand.mean, cand.sd,
-                                     printed_difference=None if printed is None else printed.marked,
-                                     threshold_pct=threshold)
+        comparison.judgement = judge(
+            base.n,
+            base.mean,
+            base.sd,
+            cand.n,
+            cand.mean,
+            cand.sd,
+            printed_difference=None if printed is None else printed.marked,
+            threshold_pct=threshold,
+        )
     except (ValueError, ArithmeticError) as err:
         out.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))
         return
@@ -152,7 +199,8 @@ def _no_sd(base: Side, cand: Side) -> str | None:
     if not missing:
         return None
     return "no standard deviation for " + " and ".join(
-        f"{side.label}" + (f" ({side.how})" if side.how else "") for side in missing)
+        f"{side.label}" + (f" ({side.how})" if side.how else "") for side in missing
+    )
 
 
 def _verdict(comparison: ComparisonAudit) -> Finding:
@@ -165,8 +213,9 @@ def _verdict(comparison: ComparisonAudit) -> Finding:
     p = judgement.welch.get("p")
     if low > 0 or high < 0:
         return Finding("verdict", "info", f"verdict: DIFFERENCE at {judgement.confidence:g}% (Welch's t, p = {p:.2g})")
-    return Finding("verdict", "info", f"verdict: no difference proven at {judgement.confidence:g}% "
-                                      f"(Welch's t, p = {p:.2g})")
+    return Finding(
+        "verdict", "info", f"verdict: no difference proven at {judgement.confidence:g}% (Welch's t, p = {p:.2g})"
+    )
 
 
 def _half_unit(text: str) -> float:
@@ -177,7 +226,7 @@ def _half_unit(text: str) -> float:
         return 0.0
     if not isinstance(exponent, int):
         return 0.0
-    return 0.5 * 10.0 ** exponent if exponent <= 308 else math.inf  # 31e9993515: beyond every double
+    return 0.5 * 10.0**exponent if exponent <= 308 else math.inf  # 31e9993515: beyond every double
 
 
 def _bounds(side: Side) -> tuple[float, float]:
@@ -246,6 +295,9 @@ def _comparison_head(comparison: ComparisonAudit) -> str:
     absolute = values.get("change_is_percent") == 0.0
     shown = _recomputed_change(comparison.recomputed_values or {}, absolute)
     printed = values.get("change")
-    return (f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
-            f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
-            + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "") + ")")
+    return (
+        f"  {comparison.metric}: {comparison.candidate} vs {comparison.baseline}: "
+        f"{values.get('baseline_avg'):.6g} -> {values.get('candidate_avg'):.6g} ({shown}"
+        + (f"; printed {printed:+g}{'' if absolute else '%'}" if printed is not None else "")
+        + ")"
+    )

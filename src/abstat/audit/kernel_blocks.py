@@ -10,6 +10,7 @@ standard error ``s`` itself, so there the standard deviation is ``s * sqrt(N)``.
 (``before``/``after``, ``base``/``patched``, ``without``/``with``...) or, failing those, by order:
 the first block is the baseline.
 """
+
 from __future__ import annotations
 
 import math
@@ -23,13 +24,18 @@ _NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no 
 PERF_HEADER = re.compile(r"Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
 PERF_COUNTER = re.compile(
     rf"^(?P<value>{_NUM}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"
-    r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)(?P<rest>(?:\s.*)?)$")
+    r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)(?P<rest>(?:\s.*)?)$"
+)
 PERF_NOISE = re.compile(r"\(\s*\+-\s*(?P<pct>[\d.]+)\s*%\s*\)")
 PERF_ELAPSED = re.compile(rf"^(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed)")
-RUNS_PROSE = re.compile(r"\b(\d{1,4})\s+(?:runs|iterations|repetitions|samples|times|trials|boots)\b"
-                        r"|\b(?:repeated|averaged over|average of|mean of)\s+(\d{1,4})\b", re.IGNORECASE)
-BASE_WORDS = re.compile(r"\b(before|base(?:line)?|without|unpatched|vanilla|old|orig(?:inal)?|stock|reference)\b",
-                        re.IGNORECASE)
+RUNS_PROSE = re.compile(
+    r"\b(\d{1,4})\s+(?:runs|iterations|repetitions|samples|times|trials|boots)\b"
+    r"|\b(?:repeated|averaged over|average of|mean of)\s+(\d{1,4})\b",
+    re.IGNORECASE,
+)
+BASE_WORDS = re.compile(
+    r"\b(before|base(?:line)?|without|unpatched|vanilla|old|orig(?:inal)?|stock|reference)\b", re.IGNORECASE
+)
 PROSE_WINDOW = 40  # lines around a table searched for its number of runs
 
 
@@ -101,6 +107,7 @@ def runs_in_prose(lines: list[str], start: int, end: int) -> int | None:
 # --------------------------------------------------------------------------
 # perf stat -r
 
+
 def _stated_runs(line: str) -> set[int]:
     """The numbers of runs (2 or more) a line of prose states."""
     found = {int(m.group(1) or m.group(2)) for m in RUNS_PROSE.finditer(line)}
@@ -112,8 +119,13 @@ def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
     header = PERF_HEADER.search(strip_quote(lines[index]))
     assert header is not None
     runs = int(header.group("runs")) if header.group("runs") else 1
-    block: dict[str, object] = {"what": header.group("what").strip(), "runs": runs, "line": index + 1,
-                                "counters": [], "unreadable": []}
+    block: dict[str, object] = {
+        "what": header.group("what").strip(),
+        "runs": runs,
+        "line": index + 1,
+        "counters": [],
+        "unreadable": [],
+    }
     counters: list[tuple[str, float, float | None, str, int, str | None]] = block["counters"]  # type: ignore[assignment]
     position = _read_counters(lines, index + 1, counters)
     block["end"] = position
@@ -138,8 +150,7 @@ def _read_counters(lines: list[str], position: int, counters: list) -> int:
 def _ends_block(text: str, number_: int, counters: list) -> bool:
     """Read ``text`` as a line of the block (a counter goes to ``counters``); True when it is none of the
     block's lines (nor perf's comments) after counters were read: the block ended before it."""
-    return (not _perf_line(text, number_, counters) and bool(counters)
-            and not text.startswith(("#", "Some events", "[")))
+    return not _perf_line(text, number_, counters) and bool(counters) and not text.startswith(("#", "Some events", "["))
 
 
 def _perf_line(text: str, number_: int, counters: list) -> bool:
@@ -154,8 +165,9 @@ def _perf_line(text: str, number_: int, counters: list) -> bool:
         return match is not None
     noise = PERF_NOISE.search(match.group("rest"))
     pct = float(noise.group("pct")) if noise else None
-    counters.append((match.group("event"), number(match.group("value")), pct, match.group("unit") or "",
-                     number_, "pct"))
+    counters.append(
+        (match.group("event"), number(match.group("value")), pct, match.group("unit") or "", number_, "pct")
+    )
     return True
 
 
@@ -179,8 +191,9 @@ def _label_before(lines: list[str], index: int, floor: int) -> str | None:
 
 def _is_label(text: str) -> bool:
     """A short line that ends with a colon or names a side (before, base, after, patched, with...)."""
-    return len(text) <= 60 and bool(text.endswith(":") or BASE_WORDS.search(text) or re.search(
-        r"\b(after|patched|with|new)\b", text, re.IGNORECASE))
+    return len(text) <= 60 and bool(
+        text.endswith(":") or BASE_WORDS.search(text) or re.search(r"\b(after|patched|with|new)\b", text, re.IGNORECASE)
+    )
 
 
 def find_perf_blocks(lines: list[str]) -> list[Claim]:
@@ -214,16 +227,24 @@ def _standard_error(value: float, noise: float | None, form: str | None, n: int)
         how = f"± {noise:g} s is the standard error of the mean: sd = ± x sqrt({n})" if noise is not None else ""
         return noise, how
     se = abs(value) * (noise or 0.0) / 100.0
-    return se, (f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
-                f"sd = {noise or 0:g}% x mean x sqrt({n})")
+    return se, (
+        f"perf's ( +- {noise or 0:g}% ) is the standard error of the mean, relative to it: "
+        f"sd = {noise or 0:g}% x mean x sqrt({n})"
+    )
 
 
 def _unreadable_blocks(claim: Claim, blocks: list[dict[str, object]]) -> None:
     for block in blocks:
         if not block["counters"]:
             claim.readable = len(blocks) > 1 and any(b["counters"] for b in blocks)
-            claim.findings.append(Finding("unreadable", "warning", f"line {block['line']}: a perf stat block "
-                                          "whose counter lines cannot be read (cut or rewrapped?): not compared"))
+            claim.findings.append(
+                Finding(
+                    "unreadable",
+                    "warning",
+                    f"line {block['line']}: a perf stat block "
+                    "whose counter lines cannot be read (cut or rewrapped?): not compared",
+                )
+            )
 
 
 def _events(blocks: list[dict[str, object]], order: list[int]) -> dict[str, list[tuple[int, tuple]]]:
@@ -239,8 +260,12 @@ def _perf_claim(blocks: list[dict[str, object]]) -> Claim:
     labels = [str(b["label"] or f"block {i + 1} ({b['what']})") for i, b in enumerate(blocks)]
     base = _baseline_index(blocks)
     order = [base] + [i for i in range(len(blocks)) if i != base]
-    claim = Claim("perf-stat", int(blocks[0]["line"]), int(blocks[-1]["end"]),  # type: ignore[call-overload]
-                  "perf stat " + " vs ".join(labels[i] for i in order))
+    claim = Claim(
+        "perf-stat",
+        int(blocks[0]["line"]),  # type: ignore[call-overload]
+        int(blocks[-1]["end"]),  # type: ignore[call-overload]
+        "perf stat " + " vs ".join(labels[i] for i in order),
+    )
     events = _events(blocks, order)
     _unreadable_blocks(claim, blocks)
     if len(blocks) == 1:
@@ -254,8 +279,9 @@ def _baseline_index(blocks: list[dict[str, object]]) -> int:
     return next((i for i, b in enumerate(blocks) if b["label"] and BASE_WORDS.search(str(b["label"]))), 0)
 
 
-def _perf_rows(blocks: list[dict[str, object]], labels: list[str],
-               events: dict[str, list[tuple[int, tuple]]]) -> list[Row]:
+def _perf_rows(
+    blocks: list[dict[str, object]], labels: list[str], events: dict[str, list[tuple[int, tuple]]]
+) -> list[Row]:
     """A row per event: its mean and standard deviation in each block that counted it."""
     rows = []
     for event, found in events.items():

@@ -24,6 +24,7 @@ mail quotes them for a metric of the table, in any of these forms::
 or a metric alone on a line before ``COMMIT: values``).  The test is then recomputed from the values
 themselves, and the printed mean, ``± s%`` and change are checked against them.
 """
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,10 @@ from abstat.audit.scan_lines import strip_quote
 
 _NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
 LKP_HEAD = re.compile(r"^%stddev\s+%change\s+%stddev$")
-LKP_ROW = re.compile(rf"^(?P<base>{_NUM})(?:\s*±\s*(?P<bsd>\d+(?:\.\d+)?)%)?\s+(?P<change>[-+]?\d+(?:\.\d+)?%?)\s+"
-                     rf"(?P<new>{_NUM})(?:\s*±\s*(?P<nsd>\d+(?:\.\d+)?)%)?\s+(?P<metric>\S+)$")
+LKP_ROW = re.compile(
+    rf"^(?P<base>{_NUM})(?:\s*±\s*(?P<bsd>\d+(?:\.\d+)?)%)?\s+(?P<change>[-+]?\d+(?:\.\d+)?%?)\s+"
+    rf"(?P<new>{_NUM})(?:\s*±\s*(?P<nsd>\d+(?:\.\d+)?)%)?\s+(?P<metric>\S+)$"
+)
 LKP_COMMITS = re.compile(r"^(\S{1,60})\s+(\S{1,60})$")
 _DASHES = re.compile(r"^-{8,}\s+-{8,}$")
 _ONE_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
@@ -67,12 +70,21 @@ def _side(label: str, text: str, sd_pct: str | None, n: int | None) -> Side:
     mean = number(text)
     truncated = re.fullmatch(r"[-+]?\d+", text.replace(",", "")) is not None
     if sd_pct is None:
-        return Side(label, n, mean, None, mean_text=text, truncated=truncated,
-                    how="no ± printed: LKP prints it only above 2% of the mean")
+        return Side(
+            label,
+            n,
+            mean,
+            None,
+            mean_text=text,
+            truncated=truncated,
+            how="no ± printed: LKP prints it only above 2% of the mean",
+        )
     pct = float(sd_pct) + 0.5  # LKP prints %d of the percentage: the value lies in [s, s + 1)
     sd = abs(mean) * pct / 100.0
-    how = (f"± {sd_pct}% is LKP's population standard deviation (divided by N) relative to the mean, "
-           f"printed truncated: taken as {pct:g}%")
+    how = (
+        f"± {sd_pct}% is LKP's population standard deviation (divided by N) relative to the mean, "
+        f"printed truncated: taken as {pct:g}%"
+    )
     if n is not None and n >= 2:
         sd *= math.sqrt(n / (n - 1))
         how += f", x sqrt({n}/{n - 1}) for the sample standard deviation"
@@ -96,8 +108,13 @@ def _table(lines: list[str], index: int) -> Claim:
     runs = per_run_values(lines, (index, position), full or labels, {row.metric for row in claim.rows})
     used = [_use_runs(claim, row, runs, shown[row.line]) for row in claim.rows]
     if n is None and not any(used):
-        claim.findings.append(Finding("runs_unknown", "warning", "the number of runs per commit is not in "
-                                      "the table nor stated near it: no test can be recomputed"))
+        claim.findings.append(
+            Finding(
+                "runs_unknown",
+                "warning",
+                "the number of runs per commit is not in the table nor stated near it: no test can be recomputed",
+            )
+        )
     claim.readable = bool(claim.rows)
     return claim
 
@@ -113,21 +130,29 @@ def _rows_span(lines: list[str], index: int) -> tuple[int, int]:
     return rows_at, position
 
 
-def _read_rows(claim: Claim, rows: list[str], rows_at: int, labels: list[str],
-               n: int | None) -> dict[int, tuple[str | None, str | None]]:
+def _read_rows(
+    claim: Claim, rows: list[str], rows_at: int, labels: list[str], n: int | None
+) -> dict[int, tuple[str | None, str | None]]:
     """Add a Row per ``%stddev %change`` row (a finding for each unreadable one); the spreads each row shows."""
     shown: dict[int, tuple[str | None, str | None]] = {}
     for offset, raw_row in enumerate(rows):
         text = strip_quote(raw_row).strip()
         match = LKP_ROW.match(text)
         if match is None:
-            claim.findings.append(Finding("unreadable", "warning", f"line {rows_at + offset + 1}: not a "
-                                          f"%stddev %change row, not compared: {text[:60]!r}"))
+            claim.findings.append(
+                Finding(
+                    "unreadable",
+                    "warning",
+                    f"line {rows_at + offset + 1}: not a %stddev %change row, not compared: {text[:60]!r}",
+                )
+            )
             continue
         change = match.group("change")
         printed = PrintedChange(change, float(change.rstrip("%")), change.endswith("%"))
-        sides = [_side(labels[0], match.group("base"), match.group("bsd"), n),
-                 _side(labels[1], match.group("new"), match.group("nsd"), n)]
+        sides = [
+            _side(labels[0], match.group("base"), match.group("bsd"), n),
+            _side(labels[1], match.group("new"), match.group("nsd"), n),
+        ]
         claim.rows.append(Row(match.group("metric"), rows_at + offset + 1, sides, [printed]))
         shown[rows_at + offset + 1] = (match.group("bsd"), match.group("nsd"))
     return shown
@@ -136,12 +161,12 @@ def _read_rows(claim: Claim, rows: list[str], rows_at: int, labels: list[str],
 # --------------------------------------------------------------------------
 # per-run values
 
+
 def _column(token: str, names: list[str]) -> int | None:
     """Which column ``token`` (a commit, or a label) names: a prefix of at least 7 characters either way."""
     token = token.strip().strip('"').rstrip(":/").split("/")[0]
     for column, name in enumerate(names):
-        if token == name or (len(token) >= 7 and len(name) >= 7 and (name.startswith(token)
-                                                                     or token.startswith(name))):
+        if token == name or (len(token) >= 7 and len(name) >= 7 and (name.startswith(token) or token.startswith(name))):
             return column
     return None
 
@@ -164,8 +189,9 @@ def _unbracketed(text: str) -> str:
     return body
 
 
-def per_run_values(lines: list[str], table: tuple[int, int], names: list[str],
-                   metrics: set[str]) -> dict[tuple[int, str], tuple[int, list[float]]]:
+def per_run_values(
+    lines: list[str], table: tuple[int, int], names: list[str], metrics: set[str]
+) -> dict[tuple[int, str], tuple[int, list[float]]]:
     """``{(column, metric): (line, values)}`` for every metric of the table whose runs the text quotes."""
     found: dict[tuple[int, str], tuple[int, list[float]]] = {}
     column: int | None = None
@@ -188,8 +214,15 @@ def per_run_values(lines: list[str], table: tuple[int, int], names: list[str],
     return found
 
 
-def _value_line(lines: list[str], position: int, text: str, context: tuple[int | None, str | None],
-                names: list[str], metrics: set[str], found: dict) -> int:
+def _value_line(
+    lines: list[str],
+    position: int,
+    text: str,
+    context: tuple[int | None, str | None],
+    names: list[str],
+    metrics: set[str],
+    found: dict,
+) -> int:
     """Reads the values on ``text`` (and, for an open JSON array, the lines after it); the next position."""
     column, metric = context
     array = _OPEN_ARRAY.match(text)
@@ -201,8 +234,13 @@ def _value_line(lines: list[str], position: int, text: str, context: tuple[int |
     return position
 
 
-def _keyed_values(keyed: re.Match[str], position: int, context: tuple[int | None, str | None],
-                  keys: tuple[list[str], set[str]], found: dict) -> None:
+def _keyed_values(
+    keyed: re.Match[str],
+    position: int,
+    context: tuple[int | None, str | None],
+    keys: tuple[list[str], set[str]],
+    found: dict,
+) -> None:
     """The values of a ``key: v, v, v`` line: a metric's under a commit's heading, or a commit's under a
     metric's."""
     (column, metric), (names, metrics) = context, keys
@@ -227,8 +265,9 @@ def _array_values(lines: list[str], position: int, array: re.Match[str], column:
     return position
 
 
-def _use_runs(claim: Claim, row: Row, runs: dict[tuple[int, str], tuple[int, list[float]]],
-              shown: tuple[str | None, str | None]) -> bool:
+def _use_runs(
+    claim: Claim, row: Row, runs: dict[tuple[int, str], tuple[int, list[float]]], shown: tuple[str | None, str | None]
+) -> bool:
     """Replaces the row's sides by their per-run values when the text gives them for both; checks the
     printed mean and ± against them."""
     given = [runs.get((column, row.metric)) for column in range(len(row.sides))]
@@ -244,22 +283,40 @@ def _use_runs(claim: Claim, row: Row, runs: dict[tuple[int, str], tuple[int, lis
 
 def _runs_side(printed: Side, line: int, values: list[float]) -> Side:
     """A side computed from its per-run values (on ``line``), keeping the printed side's label and mean."""
-    return Side(printed.label, len(values), statistics.fmean(values), statistics.stdev(values),
-                mean_text=printed.mean_text, values=values, how=f"from the {len(values)} per-run values on line {line}")
+    return Side(
+        printed.label,
+        len(values),
+        statistics.fmean(values),
+        statistics.stdev(values),
+        mean_text=printed.mean_text,
+        values=values,
+        how=f"from the {len(values)} per-run values on line {line}",
+    )
 
 
 def _check_printed(claim: Claim, row: Row, printed: Side, side: Side, shown: str | None) -> None:
     mean = side.mean
     where = f"line {row.line}: {row.metric}: {side.label}"
     if not _mean_fits(printed, mean):
-        claim.findings.append(Finding("inconsistent", "error", f"{where}: the printed mean {printed.mean_text} "
-                                      f"is not the mean of the runs ({mean:.6g})"))
+        claim.findings.append(
+            Finding(
+                "inconsistent",
+                "error",
+                f"{where}: the printed mean {printed.mean_text} is not the mean of the runs ({mean:.6g})",
+            )
+        )
     rsd = 100.0 * statistics.pstdev(side.values or []) / mean if mean else 0.0
     fits = rsd <= RSD_PRINTED_ABOVE + 1e-9 if shown is None else math.floor(rsd + 1e-9) == int(float(shown))
     if not fits:
         printed_as = "no ±" if shown is None else f"± {shown}%"
-        claim.findings.append(Finding("inconsistent", "error", f"{where}: the printed spread ({printed_as}) does "
-                                      f"not follow from the runs (population sd {rsd:.3g}% of the mean)"))
+        claim.findings.append(
+            Finding(
+                "inconsistent",
+                "error",
+                f"{where}: the printed spread ({printed_as}) does "
+                f"not follow from the runs (population sd {rsd:.3g}% of the mean)",
+            )
+        )
 
 
 def _mean_fits(printed: Side, mean: float) -> bool:

@@ -11,6 +11,7 @@ Blocks of the same shape are compared, the first (or the one whose heading says 
 without...) being the baseline; each is labelled by the line above it.  An ``AVERAGE=``/``mean:`` line
 right after a block is checked against the mean of its runs (rounded or truncated to its digits).
 """
+
 from __future__ import annotations
 
 import math
@@ -114,8 +115,14 @@ def _metric(shape: str, position: int) -> str:
 
 def _listed_side(label: str, first: int, end: int, values: list[float]) -> Side:
     """A block's runs, listed on lines ``first + 1`` to ``end``: their mean and standard deviation."""
-    return Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
-                how=f"from the {len(values)} runs listed on lines {first + 1}-{end}")
+    return Side(
+        label,
+        len(values),
+        statistics.fmean(values),
+        statistics.stdev(values),
+        values=values,
+        how=f"from the {len(values)} runs listed on lines {first + 1}-{end}",
+    )
 
 
 def _mark(shape: str, position: int) -> str:
@@ -131,9 +138,15 @@ def _check_average(claim: Claim, lines: list[str], end: int, side: Side) -> None
         return
     text = match.group(1)
     decimals = len(text.split(".")[1]) if "." in text else 0
-    scale = 10.0 ** decimals
+    scale = 10.0**decimals
     rounded = round(side.mean * scale) / scale
     truncated = math.trunc(side.mean * scale) / scale
     if not any(abs(float(text) - v) <= 1e-9 * max(1.0, abs(v)) for v in (rounded, truncated)):
-        claim.findings.append(Finding("inconsistent", "error", f"line {end + 1}: {side.label}: the printed average "
-                                      f"{text} is not the mean of the runs ({side.mean:.6g})"))
+        claim.findings.append(
+            Finding(
+                "inconsistent",
+                "error",
+                f"line {end + 1}: {side.label}: the printed average "
+                f"{text} is not the mean of the runs ({side.mean:.6g})",
+            )
+        )

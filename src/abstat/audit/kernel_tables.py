@@ -10,6 +10,7 @@
 * per-run tables: rows are runs (``1``, ``run 2``, ``#3``...), columns the kernels; ``avg``/``mean``
   rows after them are the printed means, checked against the runs.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,6 +39,7 @@ def _cells(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------
 # mmtests
+
 
 def _mm_cells(text: str) -> list[tuple[str, float, bool]]:
     """``(value text, printed percent, marked significant)`` per column (a nan percent reads as 0)."""
@@ -86,8 +88,14 @@ def _mm_claim(lines: list[str], start: int, end: int, rows: list) -> Claim:
         if row is not None:
             claim.rows.append(row)
     if n is None:
-        claim.findings.append(Finding("runs_unknown", "warning", "the number of iterations is not stated near "
-                                      "the table: no test can be recomputed (the * marks are mmtests's own)"))
+        claim.findings.append(
+            Finding(
+                "runs_unknown",
+                "warning",
+                "the number of iterations is not stated near "
+                "the table: no test can be recomputed (the * marks are mmtests's own)",
+            )
+        )
     claim.readable = bool(claim.rows)
     return claim
 
@@ -98,8 +106,13 @@ def _mm_by_metric(claim: Claim, rows: list, width: int) -> dict[str, dict[str, t
     by_metric: dict[str, dict[str, tuple[int, list]]] = {}
     for line, stat, metric, cells in rows:
         if len(cells) != width or width < 2:
-            claim.findings.append(Finding("unreadable", "warning", f"line {line}: {stat} {metric}: "
-                                          f"{len(cells)} columns where the table has {width}: not compared"))
+            claim.findings.append(
+                Finding(
+                    "unreadable",
+                    "warning",
+                    f"line {line}: {stat} {metric}: {len(cells)} columns where the table has {width}: not compared",
+                )
+            )
             continue
         by_metric.setdefault(metric, {})[stat] = (line, cells)
     return by_metric
@@ -112,8 +125,10 @@ def _mm_row(metric: str, stats: dict[str, tuple[int, list]], labels: list[str], 
         return None
     line, cells = stats[mean_stat]
     sds = _mm_sds(stats, cells)
-    sides = [Side(label, n, number(cell[0]), sd, mean_text=cell[0], how=how)
-             for label, cell, (sd, how) in zip(labels, cells, sds, strict=False)]
+    sides = [
+        Side(label, n, number(cell[0]), sd, mean_text=cell[0], how=how)
+        for label, cell, (sd, how) in zip(labels, cells, sds, strict=False)
+    ]
     changes = [PrintedChange(f"{cell[1]:g}%", cell[1], True, marked=cell[2], gain=True) for cell in cells[1:]]
     return Row(f"{mean_stat} {metric}", line, sides, list(changes))
 
@@ -122,13 +137,16 @@ def _mm_sds(stats: dict[str, tuple[int, list]], cells: list) -> list[tuple[float
     if "Stddev" in stats and len(stats["Stddev"][1]) == len(cells):
         return [(number(c[0]), "the Stddev row") for c in stats["Stddev"][1]]
     if "CoeffVar" in stats and len(stats["CoeffVar"][1]) == len(cells):
-        return [(number(cv[0]) * abs(number(m[0])) / 100.0, "CoeffVar x mean")
-                for cv, m in zip(stats["CoeffVar"][1], cells, strict=False)]
+        return [
+            (number(cv[0]) * abs(number(m[0])) / 100.0, "CoeffVar x mean")
+            for cv, m in zip(stats["CoeffVar"][1], cells, strict=False)
+        ]
     return [(None, "no Stddev row")] * len(cells)
 
 
 # --------------------------------------------------------------------------
 # mean (sd) tables and blocks
+
 
 def _sd_side(label: str, cell: tuple[str, str, str], n: int | None) -> Side:
     sd_text = cell[1] or cell[2]
@@ -136,7 +154,7 @@ def _sd_side(label: str, cell: tuple[str, str, str], n: int | None) -> Side:
 
 
 def _runs_near(lines: list[str], start: int, end: int) -> int | None:
-    counted = [int(m.group(1)) for line in lines[max(0, start - 40):end] for m in KERNBENCH_RUN.finditer(line)]
+    counted = [int(m.group(1)) for line in lines[max(0, start - 40) : end] for m in KERNBENCH_RUN.finditer(line)]
     return max(counted) if counted else runs_in_prose(lines, start, end)
 
 
@@ -155,7 +173,9 @@ def _most_cells(group: tuple[int, int, list[tuple[int, str, list[tuple[str, str,
     return max(len(row[2]) for row in group[2])
 
 
-def _sd_groups(lines: list[str], covered: set[int]) -> list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]]:  # noqa: E501
+def _sd_groups(
+    lines: list[str], covered: set[int]
+) -> list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]]:  # noqa: E501
     """Each run of consecutive ``mean (sd)`` rows: (first index, index after it, its rows with their line)."""
     groups: list[tuple[int, int, list[tuple[int, str, list[tuple[str, str, str]]]]]] = []
     index = 0
@@ -206,8 +226,13 @@ def _wide_claim(lines: list[str], group: tuple) -> Claim:
     claim = Claim("mean-sd", start + 1, end, "mean (sd) table " + " vs ".join(labels))
     for line, label, cells in rows:
         if len(cells) != width:
-            claim.findings.append(Finding("unreadable", "warning", f"line {line}: {label}: {len(cells)} cells "
-                                          f"where the table has {width}: not compared"))
+            claim.findings.append(
+                Finding(
+                    "unreadable",
+                    "warning",
+                    f"line {line}: {label}: {len(cells)} cells where the table has {width}: not compared",
+                )
+            )
             continue
         sides = [_sd_side(name, cell, n) for name, cell in zip(labels, cells, strict=False)]
         claim.rows.append(Row(label, line, sides, [None] * (width - 1)))
@@ -235,8 +260,9 @@ def _block_labels(lines: list[str], groups: list) -> list[str]:
     return labels
 
 
-def _common_rows(per_block: list[dict[str, tuple[int, tuple[str, str, str]]]], labels: list[str],
-                 ns: list[int | None]) -> list[Row]:
+def _common_rows(
+    per_block: list[dict[str, tuple[int, tuple[str, str, str]]]], labels: list[str], ns: list[int | None]
+) -> list[Row]:
     """A row per metric of the first block that every block has."""
     rows = []
     for metric, (line, _cell) in per_block[0].items():
@@ -249,12 +275,18 @@ def _common_rows(per_block: list[dict[str, tuple[int, tuple[str, str, str]]]], l
 
 def _runs_finding(claim: Claim, n: int | None) -> None:
     if n is None:
-        claim.findings.append(Finding("runs_unknown", "warning", "the number of runs behind each mean is not "
-                                      "stated near the table: no test can be recomputed"))
+        claim.findings.append(
+            Finding(
+                "runs_unknown",
+                "warning",
+                "the number of runs behind each mean is not stated near the table: no test can be recomputed",
+            )
+        )
 
 
 # --------------------------------------------------------------------------
 # per-run tables
+
 
 def find_per_run(lines: list[str], covered: set[int]) -> list[Claim]:
     claims, index = [], 0
@@ -320,8 +352,10 @@ def _per_run_header(header: list[str], covered: bool) -> bool:
 def _column_sides(labels: list[str], runs: list[tuple[int, tuple[int, list[float]]]], width: int) -> list[Side]:
     """Each column's runs: their mean and standard deviation."""
     columns = [[row[1][c] for _, row in runs] for c in range(width)]
-    return [Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values,
-                 how="from the runs") for label, values in zip(labels, columns, strict=False)]
+    return [
+        Side(label, len(values), statistics.fmean(values), statistics.stdev(values), values=values, how="from the runs")
+        for label, values in zip(labels, columns, strict=False)
+    ]
 
 
 def _summary_rows(lines: list[str], position: int, claim: Claim, sides: list[Side]) -> int:
@@ -342,6 +376,11 @@ def _check_printed_means(claim: Claim, line: int, texts: list[str], sides: list[
         except ValueError:
             continue
         digits = len(text.split(".")[1]) if "." in text else 0
-        if abs(printed - side.mean) > 0.5 * 10 ** -digits + 1e-12 * abs(side.mean):
-            claim.findings.append(Finding("inconsistent", "error", f"line {line}: {side.label}: the printed mean "
-                                          f"{text} is not the mean of the runs ({side.mean:.6g})"))
+        if abs(printed - side.mean) > 0.5 * 10**-digits + 1e-12 * abs(side.mean):
+            claim.findings.append(
+                Finding(
+                    "inconsistent",
+                    "error",
+                    f"line {line}: {side.label}: the printed mean {text} is not the mean of the runs ({side.mean:.6g})",
+                )
+            )

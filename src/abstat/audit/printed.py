@@ -6,6 +6,7 @@ zeros, so ``420`` printed by ``%.8g`` stands for 420.00000, i.e. every
 number in [419.999995, 420.000005].  A printed value is therefore the
 interval of all doubles that print as that text at the given precision.
 """
+
 from __future__ import annotations
 
 import math

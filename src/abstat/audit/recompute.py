@@ -19,6 +19,7 @@ the four inputs over such a box (as long as no average interval contains 0),
 so its exact range is spanned by the 16 corners.  A printed line is
 consistent when its own rounding interval meets that range.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -38,8 +39,12 @@ def _quantities(nb: int, nc: int, confidence: float, ab: float, ac: float, sb: f
     from abstat.stats.student import pooled_t
 
     r = pooled_t(nb, ab, sb, nc, ac, sc, confidence)
-    out = {"difference": r.difference, "half_width": r.half_width, "pooled_s": r.pooled_sd,
-           "margin": abs(r.difference) - r.half_width}
+    out = {
+        "difference": r.difference,
+        "half_width": r.half_width,
+        "pooled_s": r.pooled_sd,
+        "margin": abs(r.difference) - r.half_width,
+    }
     if ab != 0.0:
         out["percent"] = r.relative_pct
         out["percent_half_width_classic"] = r.relative_half_width_pct
@@ -58,8 +63,11 @@ class LineCheck:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "field": self.field, "line": self.line, "printed": self.printed,
-            "recomputed_range": [self.low, self.high], "ok": self.ok,
+            "field": self.field,
+            "line": self.line,
+            "printed": self.printed,
+            "recomputed_range": [self.low, self.high],
+            "ok": self.ok,
         }
 
 
@@ -83,9 +91,12 @@ class Recomputation:
         central = self.central
         ranges = {key: list(value) for key, value in self.ranges.items()}
         out: dict[str, object] = {
-            "t": self.t, "df": self.df, "confidence": self.confidence,
+            "t": self.t,
+            "df": self.df,
+            "confidence": self.confidence,
             "verdict": "difference" if central["margin"] > 0 else "no difference proven",
-            "difference": central["difference"], "half_width": central["half_width"],
+            "difference": central["difference"],
+            "half_width": central["half_width"],
             "pooled_s": central["pooled_s"],
             "percent": central.get("percent"),
             "percent_half_width": {
@@ -96,8 +107,9 @@ class Recomputation:
             "checks": [check.to_dict() for check in self.checks],
         }
         if not self.spread_known:  # a stddev printed as nan: nothing spread-based is known
-            out.update(verdict=None, half_width=None, pooled_s=None,
-                       percent_half_width={"classic": None, "freebsd": None})
+            out.update(
+                verdict=None, half_width=None, pooled_s=None, percent_half_width={"classic": None, "freebsd": None}
+            )
             out["ranges"] = {k: v for k, v in ranges.items() if k in ("difference", "percent")}
         return out
 
@@ -125,15 +137,19 @@ def recompute(base: DataSet, cand: DataSet, confidence: float) -> Recomputation:
     df = nb + nc - 2
     t = float(t_critical(df, confidence))
     boxes = [
-        (base.avg.low, base.avg.high), (cand.avg.low, cand.avg.high),
-        _spread_box(base.stddev), _spread_box(cand.stddev),
+        (base.avg.low, base.avg.high),
+        (cand.avg.low, cand.avg.high),
+        _spread_box(base.stddev),
+        _spread_box(cand.stddev),
     ]
-    central = _quantities(nb, nc, confidence, base.avg.value, cand.avg.value,
-                          *(_spread_value(p) for p in (base.stddev, cand.stddev)))
+    central = _quantities(
+        nb, nc, confidence, base.avg.value, cand.avg.value, *(_spread_value(p) for p in (base.stddev, cand.stddev))
+    )
     corners = [_quantities(nb, nc, confidence, *corner) for corner in itertools.product(*boxes)]
     ranges = _ranges(central, corners)
-    return Recomputation(t=t, df=df, confidence=confidence, central=central, ranges=ranges,
-                         verdict_possible=_verdicts_possible(ranges))
+    return Recomputation(
+        t=t, df=df, confidence=confidence, central=central, ranges=ranges, verdict_possible=_verdicts_possible(ranges)
+    )
 
 
 def _ranges(central: dict[str, float], corners: list[dict[str, float]]) -> dict[str, tuple[float, float]]:
@@ -218,11 +234,16 @@ def _check_verdict(result: Recomputation, comparison: PrintedComparison, nan_spr
     """Whether some vitals that round to the printed ones give the printed verdict."""
     verdict = "difference" if comparison.difference_proven else "no difference"
     verdict_ok = nan_spread or result.verdict_possible[verdict]
-    result.checks.append(LineCheck(
-        "verdict", comparison.line,
-        "Difference" if comparison.difference_proven else "No difference proven",
-        result.ranges["margin"][0], result.ranges["margin"][1], verdict_ok,
-    ))
+    result.checks.append(
+        LineCheck(
+            "verdict",
+            comparison.line,
+            "Difference" if comparison.difference_proven else "No difference proven",
+            result.ranges["margin"][0],
+            result.ranges["margin"][1],
+            verdict_ok,
+        )
+    )
     if verdict_ok:
         return
     if comparison.difference_proven:
@@ -262,10 +283,16 @@ def _check_relative(result: Recomputation, comparison: PrintedComparison, relati
             result.dialects.append(dialect)
     both = [result.ranges[f"percent_half_width_{d}"] for d in DIALECTS]
     ok = bool(result.dialects)
-    result.checks.append(LineCheck(
-        "percent_half_width", comparison.lines.get("percent_half_width", comparison.line), relative.text,
-        min(r[0] for r in both), max(r[1] for r in both), ok,
-    ))
+    result.checks.append(
+        LineCheck(
+            "percent_half_width",
+            comparison.lines.get("percent_half_width", comparison.line),
+            relative.text,
+            min(r[0] for r in both),
+            max(r[1] for r in both),
+            ok,
+        )
+    )
     if not ok:
         result.reasons.append(
             f"printed relative half-width {relative.text}% fits neither dialect: classic (e/avg) gives "

@@ -1,6 +1,7 @@
 """The audit's records: one block (a ministat report, a claim from averages, a kernel tool's result)
 and one comparison in it; ``to_dict()`` is part of the JSON contract of ``abstat audit --format json``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -28,8 +29,11 @@ class ComparisonAudit:
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
-            "baseline": self.baseline, "candidate": self.candidate, "line": self.line,
-            "consistent": self.consistent, "dialect": self.dialect,
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "line": self.line,
+            "consistent": self.consistent,
+            "dialect": self.dialect,
             "printed": self.printed.to_dict() if self.printed is not None else self.printed_values,
             "recomputed": self.recomputation.to_dict() if self.recomputation is not None else self.recomputed_values,
             "judgement": None if self.judgement is None else self.judgement.to_dict(),
@@ -77,9 +81,14 @@ class BlockAudit:
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {
-            "kind": self.kind, "line": self.line, "end_line": self.end_line,
-            "consistent": self.consistent, "damaged": self.damaged, "dialect": self.dialect,
-            "command": self.command, "problems": self.problems,
+            "kind": self.kind,
+            "line": self.line,
+            "end_line": self.end_line,
+            "consistent": self.consistent,
+            "damaged": self.damaged,
+            "dialect": self.dialect,
+            "command": self.command,
+            "problems": self.problems,
             "datasets": self.datasets,
             "comparisons": [c.to_dict() for c in self.comparisons],
             "findings": [f.to_dict() for f in self.findings],

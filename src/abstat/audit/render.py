@@ -1,4 +1,5 @@
 """Render an :class:`~abstat.audit.report.AuditReport` as text or JSON."""
+
 from __future__ import annotations
 
 import json
@@ -182,6 +183,7 @@ def _comparison_head(comparison: ComparisonAudit) -> str:
 
 def _difference_lines(printed: PrintedComparison, result: Recomputation) -> list[str]:
     """A printed "Difference at ..." beside the ranges recomputed from the vitals."""
+
     def show(value: Printed | None) -> str:
         return "?" if value is None else value.text
 

@@ -4,6 +4,7 @@
 returns an :class:`AuditReport` whose ``to_dict()`` is the JSON contract of
 ``abstat audit --format json``.
 """
+
 from __future__ import annotations
 
 import math
@@ -59,8 +60,11 @@ class AuditReport:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "source": self.source, "consistent": self.consistent, "exit_status": self.exit_status,
-            "threshold_pct": self.threshold_pct, "counts": self.counts(),
+            "source": self.source,
+            "consistent": self.consistent,
+            "exit_status": self.exit_status,
+            "threshold_pct": self.threshold_pct,
+            "counts": self.counts(),
             "blocks": [b.to_dict() for b in self.blocks],
         }
 
@@ -102,7 +106,9 @@ def _vitals_findings(ds: DataSet) -> list[Finding]:
     out: list[Finding] = []
     who = f"{ds.symbol} {_label(ds)}" if ds.name else ds.symbol
     if ds.n < 3:
-        out.append(Finding("implausible_vitals", "error", f"{who}: N = {ds.n}, but ministat refuses fewer than 3 values"))
+        out.append(
+            Finding("implausible_vitals", "error", f"{who}: N = {ds.n}, but ministat refuses fewer than 3 values")
+        )
     if ds.min.low > ds.max.high:
         out.append(Finding("implausible_vitals", "error", f"{who}: Min {ds.min.text} is above Max {ds.max.text}"))
         return out
@@ -119,9 +125,15 @@ def _location_findings(ds: DataSet, who: str) -> list[Finding]:
         if value.high < ds.min.low or value.low > ds.max.high:
             out.append(Finding("implausible_vitals", "error", f"{who}: {name} {value.text} lies outside Min..Max"))
     if ds.median.value > 0 and ds.max.value >= FAR_OUT * ds.median.value:  # interrupts in the timed window
-        out.append(Finding("far_outliers", "warning", f"{who}: Max {ds.max.text} is {ds.max.value / ds.median.value:.0f}x "
-                           "the Median: a few far values move Avg, Stddev and Student's t; this block's verdict is "
-                           "theirs, not the bulk's (abstat compare uses the ranks)"))
+        out.append(
+            Finding(
+                "far_outliers",
+                "warning",
+                f"{who}: Max {ds.max.text} is {ds.max.value / ds.median.value:.0f}x "
+                "the Median: a few far values move Avg, Stddev and Student's t; this block's verdict is "
+                "theirs, not the bulk's (abstat compare uses the ranks)",
+            )
+        )
     return out
 
 
@@ -132,7 +144,9 @@ def _spread_findings(ds: DataSet, who: str) -> list[Finding]:
     span_high = ds.max.high - ds.min.low
     # Both extremes are in the sample: the mean is at least 1/n of the range from each.
     if ds.avg.high < ds.min.low + span_low / ds.n or ds.avg.low > ds.max.high - span_low / ds.n:
-        out.append(Finding("implausible_vitals", "error", f"{who}: Avg {ds.avg.text} too close to Min or Max for N = {ds.n}"))
+        out.append(
+            Finding("implausible_vitals", "error", f"{who}: Avg {ds.avg.text} too close to Min or Max for N = {ds.n}")
+        )
     upper = span_high * math.sqrt(ds.n / (4.0 * (ds.n - 1)))
     lower = span_low / math.sqrt(2.0 * (ds.n - 1))
     # Classic ministat's one-pass variance carries a rounding error of
@@ -140,11 +154,21 @@ def _spread_findings(ds: DataSet, who: str) -> list[Finding]:
     # stddev of 1e-6): allow for it before calling a stddev impossible.
     one_pass_error = 8.0 * max(abs(ds.min.value), abs(ds.max.value)) * math.sqrt(ds.n * 2.2e-16)
     if ds.stddev.low > upper * (1 + 1e-9) + one_pass_error:
-        out.append(Finding("implausible_vitals", "error",
-                           f"{who}: Stddev {ds.stddev.text} exceeds the largest possible for this range ({format_g(upper)})"))
+        out.append(
+            Finding(
+                "implausible_vitals",
+                "error",
+                f"{who}: Stddev {ds.stddev.text} exceeds the largest possible for this range ({format_g(upper)})",
+            )
+        )
     if ds.stddev.high < lower * (1 - 1e-6) - one_pass_error:
-        out.append(Finding("implausible_vitals", "error",
-                           f"{who}: Stddev {ds.stddev.text} is below the smallest possible for this range ({format_g(lower)})"))
+        out.append(
+            Finding(
+                "implausible_vitals",
+                "error",
+                f"{who}: Stddev {ds.stddev.text} is below the smallest possible for this range ({format_g(lower)})",
+            )
+        )
     return out
 
 
@@ -156,9 +180,13 @@ def _dialect_name(dialects: list[str]) -> str | None:
 
 def _audit_block(block: Block, threshold: float | None) -> BlockAudit:
     audit = BlockAudit(
-        kind="ministat", line=block.line, end_line=block.end_line, command=block.command,
+        kind="ministat",
+        line=block.line,
+        end_line=block.end_line,
+        command=block.command,
         datasets=[d.to_dict() for d in block.datasets],
-        problems=[p.to_dict() for p in block.problems], damaged=block.damaged,
+        problems=[p.to_dict() for p in block.problems],
+        damaged=block.damaged,
     )
     for ds in block.datasets:
         audit.findings.extend(_vitals_findings(ds))
@@ -183,13 +211,19 @@ def _settle_dialect(audit: BlockAudit, block: Block, fits: set[str] | None) -> N
     """The block's dialect: the one every checked comparison fits (a finding when none or a -q output says classic)."""
     if fits is not None:
         if not fits:
-            audit.findings.append(Finding(
-                "dialect_conflict", "error", "the comparisons of this report fit different ministat dialects"))
+            audit.findings.append(
+                Finding("dialect_conflict", "error", "the comparisons of this report fit different ministat dialects")
+            )
         else:
             audit.dialect = _dialect_name(sorted(fits))
     if not block.has_header and not block.legend and audit.dialect == "classic":
-        audit.findings.append(Finding(
-            "dialect_conflict", "warning", "no legend and no header (-q output), which only FreeBSD's ministat prints"))
+        audit.findings.append(
+            Finding(
+                "dialect_conflict",
+                "warning",
+                "no legend and no header (-q output), which only FreeBSD's ministat prints",
+            )
+        )
 
 
 def _candidate_symbols(block: Block) -> list[str]:
@@ -200,15 +234,18 @@ def _candidate_symbols(block: Block) -> list[str]:
     return symbols
 
 
-def _audit_comparison(block: Block, base: DataSet | None, cand: DataSet | None, symbol: str,
-                      threshold: float | None) -> tuple[ComparisonAudit, list[str] | None]:
+def _audit_comparison(
+    block: Block, base: DataSet | None, cand: DataSet | None, symbol: str, threshold: float | None
+) -> tuple[ComparisonAudit, list[str] | None]:
     """The audit of ``symbol`` against ``x``, and the dialects its printed comparison fits (None: not checked)."""
     printed = block.comparisons.get(symbol)
     confidence = printed.confidence if printed else (block.command_confidence or DEFAULT_CONFIDENCE)
     comparison = _new_comparison(block, base, cand, symbol, printed)
     if base is None or cand is None:
         missing = "baseline" if base is None else "candidate"
-        comparison.findings.append(Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed"))
+        comparison.findings.append(
+            Finding("damaged", "error", f"the {missing} vitals line is damaged: nothing can be recomputed")
+        )
         return comparison, None
     if not _can_recompute(comparison, base, cand, confidence):
         return comparison, None
@@ -223,25 +260,32 @@ def _has_nan(base: DataSet, cand: DataSet) -> bool:
     return any(math.isnan(v) for v in (base.stddev.value, cand.stddev.value, base.avg.value, cand.avg.value))
 
 
-def _new_comparison(block: Block, base: DataSet | None, cand: DataSet | None, symbol: str,
-                    printed: PrintedComparison | None) -> ComparisonAudit:
+def _new_comparison(
+    block: Block, base: DataSet | None, cand: DataSet | None, symbol: str, printed: PrintedComparison | None
+) -> ComparisonAudit:
     """The comparison's names (the legend's when a vitals line is damaged) and line, nothing judged yet."""
     return ComparisonAudit(
         baseline=_label(base) if base else block.legend.get("x", "x"),
         candidate=_label(cand) if cand else block.legend.get(symbol, symbol),
         line=printed.line if printed else (cand.line if cand else None),
-        printed=printed, recomputation=None, consistent=None, dialect=None, judgement=None,
+        printed=printed,
+        recomputation=None,
+        consistent=None,
+        dialect=None,
+        judgement=None,
     )
 
 
-def _recompute(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float,
-               printed: PrintedComparison | None) -> list[str] | None:
+def _recompute(
+    comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float, printed: PrintedComparison | None
+) -> list[str] | None:
     """Check the printed comparison (the dialects it fits), or recompute one ministat -n did not print (None)."""
     if printed is not None:
         return _check_printed(comparison, base, cand, printed)
     comparison.recomputation = recompute(base, cand, confidence)
-    comparison.findings.append(Finding(
-        "not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only"))
+    comparison.findings.append(
+        Finding("not_printed", "info", "no comparison printed (ministat -n?): re-judged from the vitals only")
+    )
     return None
 
 
@@ -249,12 +293,17 @@ def _can_recompute(comparison: ComparisonAudit, base: DataSet, cand: DataSet, co
     """False, with the finding (and a printed comparison inconsistent), when ministat has no t table for the
     confidence or a sample has fewer than 2 values."""
     if confidence not in CONFIDENCE_LEVELS:
-        comparison.findings.append(Finding(
-            "unknown_confidence", "error", f"ministat has no t table column for {confidence:g}% confidence"))
+        comparison.findings.append(
+            Finding("unknown_confidence", "error", f"ministat has no t table column for {confidence:g}% confidence")
+        )
     elif base.n < 2 or cand.n < 2:  # damaged or made-up vitals: no t test has such a sample
-        comparison.findings.append(Finding(
-            "implausible_vitals", "error",
-            "N below 2: nothing can be recomputed (ministat refuses fewer than 3 values)"))
+        comparison.findings.append(
+            Finding(
+                "implausible_vitals",
+                "error",
+                "N below 2: nothing can be recomputed (ministat refuses fewer than 3 values)",
+            )
+        )
     else:
         return True
     if comparison.printed is not None:
@@ -272,19 +321,35 @@ def _check_printed(comparison: ComparisonAudit, base: DataSet, cand: DataSet, pr
         severity = "error" if result.consistent is False else "warning"
         comparison.findings.append(Finding("inconsistent" if severity == "error" else "unchecked", severity, reason))
     if result.consistent and comparison.dialect == "both":
-        comparison.findings.append(Finding(
-            "dialect_undecided", "info",
-            "the relative interval prints the same in both dialects (classic e/avg and freebsd)"))
+        comparison.findings.append(
+            Finding(
+                "dialect_undecided",
+                "info",
+                "the relative interval prints the same in both dialects (classic e/avg and freebsd)",
+            )
+        )
     return result.dialects
 
 
-def _rejudge(comparison: ComparisonAudit, base: DataSet, cand: DataSet, confidence: float,
-             printed: PrintedComparison | None, threshold: float | None) -> None:
+def _rejudge(
+    comparison: ComparisonAudit,
+    base: DataSet,
+    cand: DataSet,
+    confidence: float,
+    printed: PrintedComparison | None,
+    threshold: float | None,
+) -> None:
     """Judge the comparison again from the vitals (abstat's verdict); a finding when the values defeat it."""
     try:
         comparison.judgement = judge(
-            base.n, base.avg.value, base.stddev.value, cand.n, cand.avg.value, cand.stddev.value,
-            confidence=confidence, printed_difference=None if printed is None else printed.difference_proven,
+            base.n,
+            base.avg.value,
+            base.stddev.value,
+            cand.n,
+            cand.avg.value,
+            cand.stddev.value,
+            confidence=confidence,
+            printed_difference=None if printed is None else printed.difference_proven,
             threshold_pct=threshold,
         )
     except (ValueError, ArithmeticError) as err:  # extreme values: say so, never crash

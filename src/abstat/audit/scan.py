@@ -12,6 +12,7 @@ A line that starts like one of these but does not end like it (cut short,
 text glued to its end) makes the block *damaged*: it is reported with its
 line number, and whatever does not depend on it is still checked.
 """
+
 from __future__ import annotations
 
 import re
@@ -24,7 +25,14 @@ _COMMAND = re.compile(r"(?:^|[\s$#>])ministat((?:[ \t]+\S+)*)[ \t]*$")
 
 _STARTERS = {"legend", "border", "header", "vitals", "badvitals", "badheader"}
 _MEMBERS = _STARTERS | {
-    "plotrow", "badplot", "diffhead", "nodiff", "diffabs", "diffpct", "pooled", "badcomparison",
+    "plotrow",
+    "badplot",
+    "diffhead",
+    "nodiff",
+    "diffabs",
+    "diffpct",
+    "pooled",
+    "badcomparison",
     "numbers",
 }
 
@@ -157,8 +165,9 @@ def _parse_block(lines: list[Line], start: int, stop: int) -> Block:
             parser.line(line)
         k += 1
     if parser.expected:
-        block.problems.append(Problem(block.end_line, "report ends inside a comparison: "
-                                      + ", ".join(parser.expected) + " missing"))
+        block.problems.append(
+            Problem(block.end_line, "report ends inside a comparison: " + ", ".join(parser.expected) + " missing")
+        )
         if parser.current is not None:
             parser.current.complete = False
     if not block.datasets and not block.damaged_symbols:
@@ -170,9 +179,18 @@ _COMPARISON_LINES = {"diffabs": "difference", "diffpct": "percent", "pooled": "p
 
 
 _LINE_HANDLERS = {
-    "legend": "legend", "border": "plot", "plotrow": "plot", "badplot": "bad_plot", "header": "header",
-    "badheader": "bad_header", "diffhead": "verdict", "nodiff": "verdict", "diffabs": "comparison_line",
-    "diffpct": "comparison_line", "pooled": "comparison_line", "badcomparison": "bad_comparison",
+    "legend": "legend",
+    "border": "plot",
+    "plotrow": "plot",
+    "badplot": "bad_plot",
+    "header": "header",
+    "badheader": "bad_header",
+    "diffhead": "verdict",
+    "nodiff": "verdict",
+    "diffabs": "comparison_line",
+    "diffpct": "comparison_line",
+    "pooled": "comparison_line",
+    "badcomparison": "bad_comparison",
     "numbers": "numbers",
 }  # the _BlockParser method that reads each kind of line but vitals
 
@@ -234,13 +252,15 @@ class _BlockParser:
                 self.expected.pop(0)
 
     def verdict(self, line: Line) -> None:
-        """"Difference at" or "No difference proven at": a comparison of the last data set starts."""
+        """ "Difference at" or "No difference proven at": a comparison of the last data set starts."""
         symbol = self.last_symbol
         if symbol is None or symbol == "x" or symbol in self.block.comparisons:
             self.problem(line, "comparison line without a data set to compare")
             return
         self.current = PrintedComparison(
-            line=line.number, confidence=float(line.found.group(1)), difference_proven=line.kind == "diffhead",
+            line=line.number,
+            confidence=float(line.found.group(1)),
+            difference_proven=line.kind == "diffhead",
         )
         self.current.lines["verdict"] = line.number
         self.block.comparisons[symbol] = self.current
@@ -274,7 +294,9 @@ def _take_vitals(block: Block, lines: list[Line], k: int, stop: int, header_body
     symbol = line.found.group(1)
     expected_symbol = SYMBOLS[min(len(block.datasets) + len(block.damaged_symbols), len(SYMBOLS) - 1)]
     if symbol != expected_symbol:
-        block.problems.append(Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning"))
+        block.problems.append(
+            Problem(line.number, f"data set {symbol!r} out of order (expected {expected_symbol!r})", "warning")
+        )
     name = block.legend.get(symbol)
     if line.kind == "vitals":
         _take_whole_vitals(block, line, name, header_body)

@@ -3,6 +3,7 @@ them into reports): what mail and Markdown put in front of a line removed, each 
 header, vitals or comparison line -- or one that starts like one of these and does not end like it
 (*damaged*, with a note saying how) -- a line of numbers only, a blank line or other text.
 """
+
 from __future__ import annotations
 
 import re
@@ -69,9 +70,15 @@ def classify(number: int, raw: str) -> Line:
         line.kind = "blank"
         return line
     for kind, pattern in (
-        ("vitals", VITALS), ("header", _HEADER), ("border", _BORDER), ("plotrow", _PLOT_ROW),
-        ("diffhead", _DIFF_HEAD), ("nodiff", _NODIFF), ("diffabs", _DIFF_ABS),
-        ("diffpct", _DIFF_PCT), ("pooled", _POOLED),
+        ("vitals", VITALS),
+        ("header", _HEADER),
+        ("border", _BORDER),
+        ("plotrow", _PLOT_ROW),
+        ("diffhead", _DIFF_HEAD),
+        ("nodiff", _NODIFF),
+        ("diffabs", _DIFF_ABS),
+        ("diffpct", _DIFF_PCT),
+        ("pooled", _POOLED),
     ):
         match = pattern.match(text)
         if match:
@@ -114,5 +121,5 @@ def _vitals_damage(text: str) -> str:
     """How a line that starts like vitals is damaged: text glued to its end, or cut short."""
     prefix = _VITALS_PREFIX.match(text)
     if prefix:
-        return f"text glued to the end of a vitals line: {text[prefix.end():][:30]!r}"
+        return f"text glued to the end of a vitals line: {text[prefix.end() :][:30]!r}"
     return "vitals line cut short or malformed"

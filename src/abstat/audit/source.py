@@ -1,4 +1,5 @@
 """Read the text to audit: a file or standard input, UTF-8 (or Latin-1) text."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

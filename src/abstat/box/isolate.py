@@ -19,6 +19,7 @@ which reads it as untrusted input).
 Where no v1 cpuset hierarchy is mounted, the cgroup v2 cpuset controller makes the measured CPUs (and
 their SMT siblings) a partition (:mod:`abstat.box.partition`); IRQs, records and restoring as above.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -105,9 +106,11 @@ def isolation_problem(cpus: Any) -> str | None:
         return "--isolate changes cpusets and IRQ affinities: it needs root"
     found = hierarchy()
     if found is None:
-        return ("--isolate needs a cpuset controller (the cgroup v1 cpuset hierarchy, or cgroup v2's cpuset "
-                "controller at the top of the hierarchy), and this system offers neither; --cpus alone pins "
-                "without isolating")
+        return (
+            "--isolate needs a cpuset controller (the cgroup v1 cpuset hierarchy, or cgroup v2's cpuset "
+            "controller at the top of the hierarchy), and this system offers neither; --cpus alone pins "
+            "without isolating"
+        )
     mount, version = found
     try:
         online = _online(mount, version)
@@ -118,12 +121,16 @@ def isolation_problem(cpus: Any) -> str | None:
         return f"--isolate: CPU {format_cpus(missing)} is not in this machine's cpuset ({format_cpus(online)})"
     rest = online - set(cpus) - siblings_of(set(cpus))
     if not rest:
-        return (f"--isolate: no CPU would be left for the rest of the system (CPUs {format_cpus(online)}; the "
-                "measured CPUs' SMT siblings are left idle)")
+        return (
+            f"--isolate: no CPU would be left for the rest of the system (CPUs {format_cpus(online)}; the "
+            "measured CPUs' SMT siblings are left idle)"
+        )
     stale = [name for name in list_dir(mount) if SET_NAME.match(name) and not _dropped_if_empty(mount, name)]
     if stale:
-        return (f"--isolate: cpuset {stale[0]} is left from another run (still running, or killed: "
-                "`abstat doctor --reset` restores the machine)")
+        return (
+            f"--isolate: cpuset {stale[0]} is left from another run (still running, or killed: "
+            "`abstat doctor --reset` restores the machine)"
+        )
     return None
 
 
@@ -205,10 +212,14 @@ class Isolation:
 
     def _state(self) -> dict[str, Any]:
         if self.version == 2:
-            return {"pid": os.getpid(), "mount": self.mount, "sets": [self.isolated_dir], "irqs": self.irqs,
-                    "cgroup2": {"enabled_cpuset": self.enabled_cpuset}}
-        return {"pid": os.getpid(), "mount": self.mount, "sets": [self.isolated_dir, self.rest_dir],
-                "irqs": self.irqs}
+            return {
+                "pid": os.getpid(),
+                "mount": self.mount,
+                "sets": [self.isolated_dir],
+                "irqs": self.irqs,
+                "cgroup2": {"enabled_cpuset": self.enabled_cpuset},
+            }
+        return {"pid": os.getpid(), "mount": self.mount, "sets": [self.isolated_dir, self.rest_dir], "irqs": self.irqs}
 
     def _save(self) -> None:
         _save_record(self.record, self._state())
@@ -238,16 +249,20 @@ class Isolation:
             try:
                 partition.enable_cpuset(self.mount)
             except OSError as err:
-                raise IsolationError(f"--isolate: cannot enable the cpuset controller for {self.mount}'s "
-                                     f"children: {err.strerror}") from None
+                raise IsolationError(
+                    f"--isolate: cannot enable the cpuset controller for {self.mount}'s children: {err.strerror}"
+                ) from None
         problem = partition.make(self.mount, self.isolated_dir, self.cpus | self.idle)
         if problem is not None:
             raise IsolationError(f"--isolate: {problem}")
         self._move_irqs()
 
     def _move_irqs(self) -> None:
-        targets = [(os.path.join(IRQ_DIR, name, "smp_affinity_list"), format_cpus(self.rest))
-                   for name in list_dir(IRQ_DIR) if name.isdigit()]
+        targets = [
+            (os.path.join(IRQ_DIR, name, "smp_affinity_list"), format_cpus(self.rest))
+            for name in list_dir(IRQ_DIR)
+            if name.isdigit()
+        ]
         targets.append((os.path.join(IRQ_DIR, "default_smp_affinity"), _hex_mask(self.rest)))
         for path, _ in targets:  # every old value recorded once, before the first write
             try:
@@ -284,12 +299,16 @@ class Isolation:
         """One line for the run's notes."""
         idle = f", SMT siblings {format_cpus(self.idle)} left idle" if self.idle else ""
         if self.version == 2:
-            return (f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle} (a cgroup v2 "
-                    f"cpuset partition: every other cgroup runs on CPUs {format_cpus(self.rest)}), "
-                    f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)")
-        return (f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle}; {self.moved} tasks "
-                f"moved to CPUs {format_cpus(self.rest)} ({self.unmoved} bound to a CPU stayed), "
-                f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)")
+            return (
+                f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle} (a cgroup v2 "
+                f"cpuset partition: every other cgroup runs on CPUs {format_cpus(self.rest)}), "
+                f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)"
+            )
+        return (
+            f"--isolate: CPUs {format_cpus(self.cpus)} held for the measured commands{idle}; {self.moved} tasks "
+            f"moved to CPUs {format_cpus(self.rest)} ({self.unmoved} bound to a CPU stayed), "
+            f"{len(self.irqs)} IRQs moved ({self.irqs_unmoved} could not be)"
+        )
 
     def close(self) -> list[str]:
         """Restore every change (idempotent); what could not be restored, one line each."""

@@ -4,6 +4,7 @@ A record is read as untrusted input (issue 36): only a private file of this user
 IRQ affinity files and the cpusets :class:`abstat.box.isolate.Isolation` changes, never through a link;
 anything else refuses the record whole.  Cpusets of ended runs whose record is lost are found by name.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,16 @@ import stat
 from typing import Any
 
 from abstat.box import partition
-from abstat.box.isolate import (SET_NAME, default_state_dir, hierarchy, is_private, list_dir, process_alive,
-                                remove_set, restore)
+from abstat.box.isolate import (
+    SET_NAME,
+    default_state_dir,
+    hierarchy,
+    is_private,
+    list_dir,
+    process_alive,
+    remove_set,
+    restore,
+)
 
 _IRQ_PATH = re.compile(r"/proc/irq/(\d{1,6}/smp_affinity_list|default_smp_affinity)\Z")
 _CPU_LIST = re.compile(r"[0-9,-]{1,4096}\Z")
@@ -28,8 +37,11 @@ def orphan_sets() -> list[str]:
     if found is None:
         return []
     mount = found[0]
-    return [os.path.join(mount, name) for name in list_dir(mount)
-            if (m := SET_NAME.match(name)) and not process_alive(int(m.group(2)))]
+    return [
+        os.path.join(mount, name)
+        for name in list_dir(mount)
+        if (m := SET_NAME.match(name)) and not process_alive(int(m.group(2)))
+    ]
 
 
 def release_orphan_set(path: str) -> list[str]:
@@ -50,8 +62,11 @@ def _checked(state: Any, mount: str | None) -> str | None:
     if not isinstance(sets, list) or not isinstance(irqs, dict):
         return "not an isolation record"
     version2 = state.get("cgroup2", {})
-    if not isinstance(version2, dict) or set(version2) - {"enabled_cpuset"} \
-            or not isinstance(version2.get("enabled_cpuset", False), bool):
+    if (
+        not isinstance(version2, dict)
+        or set(version2) - {"enabled_cpuset"}
+        or not isinstance(version2.get("enabled_cpuset", False), bool)
+    ):
         return "not an isolation record"
     return _foreign_set(sets, mount) or _foreign_irq(irqs)
 
@@ -59,8 +74,12 @@ def _checked(state: Any, mount: str | None) -> str | None:
 def _foreign_set(sets: list[Any], mount: str | None) -> str | None:
     """Why a cpuset of the record is not one abstat makes at the top of *mount* (None: all are)."""
     for directory in sets:
-        if not isinstance(directory, str) or os.path.dirname(directory) != mount \
-                or not SET_NAME.match(os.path.basename(directory)) or os.path.islink(directory):
+        if (
+            not isinstance(directory, str)
+            or os.path.dirname(directory) != mount
+            or not SET_NAME.match(os.path.basename(directory))
+            or os.path.islink(directory)
+        ):
             return f"cpuset {directory!r} is not one abstat makes"
     return None
 
@@ -108,5 +127,6 @@ def stale_records(state_dir: str | None = None) -> tuple[list[tuple[str, dict[st
 def restore_record(path: str, state: dict[str, Any]) -> tuple[str, list[str]]:
     """Undo a checked record (:func:`stale_records`): what was done, and what could not be, one line each."""
     problems = restore(state, path)
-    return (f"isolation of run {state['pid']} undone ({len(state['irqs'])} IRQ affinities, "
-            f"{len(state['sets'])} cpusets)"), [f"{path}: {line}" for line in problems]
+    return (
+        f"isolation of run {state['pid']} undone ({len(state['irqs'])} IRQ affinities, {len(state['sets'])} cpusets)"
+    ), [f"{path}: {line}" for line in problems]

@@ -6,6 +6,7 @@ names what differs between two records (another boot, microcode, governor,
 mitigations, kernel...) so a comparison can warn about it.  ``abstat run``
 adds ``doctor``: each ``abstat doctor`` check's status and evidence.
 """
+
 from __future__ import annotations
 
 import glob
@@ -166,8 +167,12 @@ def _flagged_hypervisor(root: str, cpu_flag: bool | None) -> str | None:
 
 
 # The hypervisors whose paravirtual clock a guest is offered, by clock source.
-CLOCKSOURCES = {"kvm-clock": "KVM (kvm-clock)", "xen": "Xen (xen clocksource)",
-                "hyperv_clocksource_tsc_page": "Hyper-V (hyperv clocksource)", "vmware-tsc": "VMware"}
+CLOCKSOURCES = {
+    "kvm-clock": "KVM (kvm-clock)",
+    "xen": "Xen (xen clocksource)",
+    "hyperv_clocksource_tsc_page": "Hyper-V (hyperv clocksource)",
+    "vmware-tsc": "VMware",
+}
 
 
 def paravirt_clock(root: str = "") -> str | None:
@@ -239,9 +244,24 @@ def collect(root: str = "") -> dict[str, Any]:
     record["boot_id"] = _read(f"{root}/proc/sys/kernel/random/boot_id")
     record["python"] = _safe(lambda: sys.version.split()[0])
     for key in (
-        "cpu_vendor", "cpu_model", "cpu_family", "cpu_model_number", "cpu_stepping", "microcode",
-        "cpus", "cores", "sockets", "smt", "hypervisor_flag", "online_cpus", "hypervisor_type",
-        "hypervisor_version", "governor", "scaling_driver", "boost", "energy_perf_bias",
+        "cpu_vendor",
+        "cpu_model",
+        "cpu_family",
+        "cpu_model_number",
+        "cpu_stepping",
+        "microcode",
+        "cpus",
+        "cores",
+        "sockets",
+        "smt",
+        "hypervisor_flag",
+        "online_cpus",
+        "hypervisor_type",
+        "hypervisor_version",
+        "governor",
+        "scaling_driver",
+        "boost",
+        "energy_perf_bias",
     ):
         record.setdefault(key, None)
     return record
@@ -280,8 +300,9 @@ def differing_fields_among(records: list[Mapping[str, Any]]) -> list[str]:
     return names
 
 
-def differing_fields_between(first: Iterable[Mapping[str, Any] | None],
-                             second: Iterable[Mapping[str, Any] | None]) -> list[str]:
+def differing_fields_between(
+    first: Iterable[Mapping[str, Any] | None], second: Iterable[Mapping[str, Any] | None]
+) -> list[str]:
     """The fields that differ between some record of ``first`` and some record of
     ``second``: the union of :func:`differing_fields` over every pair, in its order.
 
@@ -330,8 +351,9 @@ def _identity(value: Any) -> Any:
 def _differing_mitigations(label: str, ours: list[Any], theirs: list[Any]) -> list[str]:
     """As :func:`differing_fields` names mitigations, over every pair of distinct values."""
     plain = _plain_values_differ(ours, theirs)
-    changed = _changed_mitigations([a for a in ours if isinstance(a, Mapping)],
-                                   [b for b in theirs if isinstance(b, Mapping)])
+    changed = _changed_mitigations(
+        [a for a in ours if isinstance(a, Mapping)], [b for b in theirs if isinstance(b, Mapping)]
+    )
     return ([label] if plain else []) + ([f"{label} ({', '.join(changed)})"] if changed else [])
 
 
@@ -344,11 +366,17 @@ def _changed_mitigations(mine: list[Any], other: list[Any]) -> list[str]:
     """The mitigations whose values differ between two sides' records."""
     if not (mine and other):
         return []
-    return [name for name in sorted({k for record in mine + other for k in record})
-            if _mitigation_differs(name, mine, other)]
+    return [
+        name
+        for name in sorted({k for record in mine + other for k in record})
+        if _mitigation_differs(name, mine, other)
+    ]
 
 
 def _mitigation_differs(name: str, mine: list[Any], other: list[Any]) -> bool:
     """Whether a value of mitigation ``name`` on one side differs from one on the other."""
-    return any(a != b for a in _distinct_values(r.get(name) for r in mine)
-               for b in _distinct_values(r.get(name) for r in other))
+    return any(
+        a != b
+        for a in _distinct_values(r.get(name) for r in mine)
+        for b in _distinct_values(r.get(name) for r in other)
+    )

@@ -12,6 +12,7 @@ cgroups waits for the kernel (milliseconds on a loaded machine), before the time
 Nothing here trusts what it reads: paths are made from the mount point and abstat's own name,
 written without following links.
 """
+
 from __future__ import annotations
 
 import contextlib

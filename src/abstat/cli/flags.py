@@ -2,6 +2,7 @@
 
 A field is called ``--FIELD`` (underscores as dashes) unless named here, per command or for all.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

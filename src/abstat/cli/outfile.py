@@ -16,6 +16,7 @@
   asked for, and the error is one line naming the file
   (:class:`abstat.errors.InputError`, exit status 2).
 """
+
 from __future__ import annotations
 
 import os
@@ -40,8 +41,9 @@ def check_output(path: str) -> tuple[str, int | None]:
     if mode is not None and stat.S_ISDIR(mode):
         raise InputError("cannot write: is a directory", path=path)
     if mode is not None and stat.S_ISREG(mode) and _is_database(target):
-        raise InputError("will not replace a SQLite database (a result store?) with the output; "
-                         "choose another -o FILE", path=path)
+        raise InputError(
+            "will not replace a SQLite database (a result store?) with the output; choose another -o FILE", path=path
+        )
     return target, mode
 
 
@@ -84,8 +86,9 @@ def _write_through(path: str, write: Callable[[TextIO], object], newline: str | 
         raise _failure(path, err) from None
 
 
-def _replace_regular(path: str, target: str, mode: int | None, write: Callable[[TextIO], object],
-                     newline: str | None) -> None:
+def _replace_regular(
+    path: str, target: str, mode: int | None, write: Callable[[TextIO], object], newline: str | None
+) -> None:
     directory = os.path.dirname(target) or "."
     try:
         fd, temporary = tempfile.mkstemp(prefix=".abstat-", suffix=".tmp", dir=directory)

@@ -20,10 +20,16 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "doctor": ("abstat.cli.commands.doctor", "check this machine for noise sources (frequency, turbo, SMT...); --tune"),
     "noise": ("abstat.cli.commands.noise", "A/A runs of one command: this machine's noise floor and stability"),
     "completion": ("abstat.cli.commands.completion", "print the shell completion script (bash, zsh or fish)"),
-    "import": ("abstat.cli.commands.import", "merge other stores (files or postgresql:// URLs) into this one, idempotently"),
+    "import": (
+        "abstat.cli.commands.import",
+        "merge other stores (files or postgresql:// URLs) into this one, idempotently",
+    ),
     "history": ("abstat.cli.commands.history", "a benchmark across git revisions: change points and their sizes"),
     "baseline": ("abstat.cli.commands.baseline", "save an experiment as a named baseline for compare baseline:NAME"),
-    "publish": ("abstat.cli.commands.publish", "a static site from the store: experiments, history series, regressions"),
+    "publish": (
+        "abstat.cli.commands.publish",
+        "a static site from the store: experiments, history series, regressions",
+    ),
     "bisect": ("abstat.cli.commands.bisect", "find the commit that changed a benchmark (Bayesian, noise-proof)"),
     "testbox": ("abstat.cli.commands.testbox", "local QEMU test boxes booting a real Debian kernel, for --host NAME"),
 }

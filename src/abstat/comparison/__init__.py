@@ -5,6 +5,7 @@ rescaling), :mod:`.summaries` (per-variant summaries and diagnostics),
 :mod:`.analyses` (one function per estimand family), :mod:`.core` (the
 orchestration and the verdict), :mod:`.model` (the result values).
 """
+
 from abstat.comparison.core import compare, compare_many, decide
 from abstat.comparison.model import (
     CENTERS,
@@ -19,6 +20,16 @@ from abstat.comparison.model import (
 )
 
 __all__ = [
-    "CENTERS", "ESTIMANDS", "JSON_VERSION", "OUTLIER_RULES", "VERDICTS", "Comparison", "RunSummary",
-    "VariantSummary", "compare", "compare_many", "decide", "estimand_label",
+    "CENTERS",
+    "ESTIMANDS",
+    "JSON_VERSION",
+    "OUTLIER_RULES",
+    "VERDICTS",
+    "Comparison",
+    "RunSummary",
+    "VariantSummary",
+    "compare",
+    "compare_many",
+    "decide",
+    "estimand_label",
 ]

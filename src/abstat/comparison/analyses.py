@@ -7,6 +7,7 @@ confidence``), or, when the data cannot support an interval, ``cannot`` set
 to the one-line reason and no numbers.  Methods and references:
 ``docs/statistics.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -52,8 +53,9 @@ def to_pct(d: float, scale: str, reference: float) -> float:
     return 100.0 * d / abs(reference)
 
 
-def relative_interval(reference: float, other: float, se_reference: float, se_other: float,
-                      q: float) -> tuple[float, float] | None:
+def relative_interval(
+    reference: float, other: float, se_reference: float, se_other: float, q: float
+) -> tuple[float, float] | None:
     """The interval, in percent, of ``(other - reference) / |reference|`` on
     the linear scale: Fieller's interval for ``other / reference`` (the
     uncertainty of the reference counts too), None when it is unbounded
@@ -71,8 +73,10 @@ def relative_interval(reference: float, other: float, se_reference: float, se_ot
     return lo, hi
 
 
-UNBOUNDED = ("the interval of the change is unbounded: the baseline {what} is not clearly away from 0 "
-             "(too few samples or too much noise for a change relative to it)")
+UNBOUNDED = (
+    "the interval of the change is unbounded: the baseline {what} is not clearly away from 0 "
+    "(too few samples or too much noise for a change relative to it)"
+)
 
 
 def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
@@ -83,8 +87,9 @@ def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
     return lo, hi
 
 
-def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str,
-              unit_text: str = "") -> Result:
+def _constant(
+    estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str, unit_text: str = ""
+) -> Result:
     """Both variants constant.  Equal: no change, the one zero-width interval.
     Different: the change is exact for these samples, but with no variation
     there is no noise to judge it by, so no interval (``cannot judge``, the
@@ -97,41 +102,72 @@ def _constant(estimand: str, center: str, unit: str, x: Any, y: Any, reference: 
     if c0 == c1:
         return _unchanged(estimand, method, center, unit)
     delta = 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
-    why = (f"both variants are constant ({c0:.6g} against {c1:.6g}, {x.size} and {y.size} values): the change "
-           f"({delta:+.3g}%) is exact for these samples, but with no variation there is no noise estimate to give "
-           "an interval or a p-value by")
+    why = (
+        f"both variants are constant ({c0:.6g} against {c1:.6g}, {x.size} and {y.size} values): the change "
+        f"({delta:+.3g}%) is exact for these samples, but with no variation there is no noise estimate to give "
+        "an interval or a p-value by"
+    )
     return Result(estimand, delta, (NAN, NAN), NAN, method, center, unit, why)
 
 
 def means(
-    n1: int, m1: float, s1: float, n2: int, m2: float, s2: float, confidence: float, method: str, unit: str,
-    *, nonnegative: bool = False, constant: bool = False,
+    n1: int,
+    m1: float,
+    s1: float,
+    n2: int,
+    m2: float,
+    s2: float,
+    confidence: float,
+    method: str,
+    unit: str,
+    *,
+    nonnegative: bool = False,
+    constant: bool = False,
 ) -> Result:
     """``mean_ratio``: Welch's t and Fieller's interval."""
     from abstat.stats.ratio import welch_ratio
 
     if m1 == 0.0:
-        return _cannot("mean_ratio", method, "mean", unit,
-                       "the baseline mean is 0, so a relative change is undefined")
+        return _cannot("mean_ratio", method, "mean", unit, "the baseline mean is 0, so a relative change is undefined")
     if s1 == 0.0 and s2 == 0.0:
         if constant:
             import numpy as np
 
             return _constant("mean_ratio", "mean", unit, np.full(n1, m1), np.full(n2, m2), m1, "linear")
-        return _cannot("mean_ratio", method, "mean", unit,
-                       "neither variant varies, so there is no noise estimate to judge the change by")
+        return _cannot(
+            "mean_ratio",
+            method,
+            "mean",
+            unit,
+            "neither variant varies, so there is no noise estimate to judge the change by",
+        )
     r = welch_ratio(n1, m1, s1, n2, m2, s2, confidence)
     if not math.isfinite(r.ratio):
-        return _cannot("mean_ratio", method, "mean", unit,
-                       "the ratio of the means is beyond the range of double precision")
+        return _cannot(
+            "mean_ratio", method, "mean", unit, "the ratio of the means is beyond the range of double precision"
+        )
     if not (math.isfinite(r.low) and math.isfinite(r.high)):
-        return _cannot("mean_ratio", method, "mean", unit,
-                       "the interval of the ratio is unbounded: the baseline mean is not clearly away from 0 "
-                       "(too few samples or too much noise)")
+        return _cannot(
+            "mean_ratio",
+            method,
+            "mean",
+            unit,
+            "the interval of the ratio is unbounded: the baseline mean is not clearly away from 0 "
+            "(too few samples or too much noise)",
+        )
     sign = 1.0 if m1 > 0 else -1.0  # relative to the magnitude of the baseline
     lo, hi = sorted((100.0 * (r.low - 1.0) * sign + 0.0, 100.0 * (r.high - 1.0) * sign + 0.0))
-    return Result("mean_ratio", 100.0 * (r.ratio - 1.0) * sign + 0.0, _clamped((lo, hi), nonnegative), r.p_value,
-                  method, "mean", unit, centres=(m1, m2), center_kind="mean")
+    return Result(
+        "mean_ratio",
+        100.0 * (r.ratio - 1.0) * sign + 0.0,
+        _clamped((lo, hi), nonnegative),
+        r.p_value,
+        method,
+        "mean",
+        unit,
+        centres=(m1, m2),
+        center_kind="mean",
+    )
 
 
 def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1.0, 1.0)) -> Result:
@@ -154,16 +190,22 @@ def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1
         r.centres, r.center_kind = centres, "median"
         return r
     if not positive and reference == 0.0:
-        return _cannot(estimand, method, "median", "samples",
-                       "the baseline median is 0, so a relative change is undefined")
+        return _cannot(
+            estimand, method, "median", "samples", "the baseline median is 0, so a relative change is undefined"
+        )
     sx, sy = np.sort(ax), np.sort(ay)
     why = {name: unreliable(s) for name, s in (("baseline", sx), ("candidate", sy))}
     if any(why.values()):
         return _exact_medians(x, y, sx, sy, confidence, estimand, positive, why, centres)
     shift = median_shift(ax, ay, confidence, math.log(centres[1] / reference) if positive else None, inflate)
     if not shift.se > 0.0:
-        return _cannot(estimand, method, "median", "samples",
-                       "neither variant varies, so there is no noise estimate to judge the change of the medians by")
+        return _cannot(
+            estimand,
+            method,
+            "median",
+            "samples",
+            "neither variant varies, so there is no noise estimate to judge the change of the medians by",
+        )
     scale = "log" if positive else "linear"
     if positive:
         ci = (to_pct(shift.low, scale, reference), to_pct(shift.high, scale, reference))
@@ -177,26 +219,56 @@ def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1
             return _cannot(estimand, method, "median", "samples", UNBOUNDED.format(what="median"))
         ci = relative
     nonnegative = bool(np.all(x >= 0) and np.all(y >= 0))
-    return Result(estimand, to_pct(shift.estimate, scale, reference), _clamped(ci, nonnegative), shift.p_value,
-                  method, "median", "samples", pinned=shift.pinned, centres=centres, center_kind="median")
+    return Result(
+        estimand,
+        to_pct(shift.estimate, scale, reference),
+        _clamped(ci, nonnegative),
+        shift.p_value,
+        method,
+        "median",
+        "samples",
+        pinned=shift.pinned,
+        centres=centres,
+        center_kind="median",
+    )
 
 
-def _exact_medians(x: Any, y: Any, sx: Any, sy: Any, confidence: float, estimand: str, positive: bool,
-                   why: dict[str, str], centres: tuple[float, float]) -> Result:
+def _exact_medians(
+    x: Any,
+    y: Any,
+    sx: Any,
+    sy: Any,
+    confidence: float,
+    estimand: str,
+    positive: bool,
+    why: dict[str, str],
+    centres: tuple[float, float],
+) -> Result:
     """Both medians' distribution-free intervals, each at ``sqrt(confidence)``,
     combined: the change lies between the ratios (or relative differences) of
     their ends.  Wider than Bonett-Price's, and valid on discrete data and
     between modes, where a normal interval is not."""
     from abstat.stats.medians import exact_medians
 
-    reasons = "; ".join(f"the {side} median is {'on discrete values' if w == 'discrete' else 'between two modes'}"
-                        for side, w in why.items() if w)
-    method = f"order-statistic intervals of the medians combined ({reasons}; Bonett-Price's for the other)" \
-        if not all(why.values()) else f"order-statistic intervals of both medians combined ({reasons})"
+    reasons = "; ".join(
+        f"the {side} median is {'on discrete values' if w == 'discrete' else 'between two modes'}"
+        for side, w in why.items()
+        if w
+    )
+    method = (
+        f"order-statistic intervals of the medians combined ({reasons}; Bonett-Price's for the other)"
+        if not all(why.values())
+        else f"order-statistic intervals of both medians combined ({reasons})"
+    )
     found = exact_medians(sx, sy, confidence, (bool(why["baseline"]), bool(why["candidate"])))
     if found.x is None or found.y is None:
-        return _cannot(estimand, method, "median", "samples",
-                       f"too few samples for distribution-free intervals of the medians at {confidence ** 0.5:.2%} each")
+        return _cannot(
+            estimand,
+            method,
+            "median",
+            "samples",
+            f"too few samples for distribution-free intervals of the medians at {confidence**0.5:.2%} each",
+        )
     (xl, xh), (yl, yh) = found.x, found.y
     reference, other = centres
     if positive:  # on logarithms
@@ -210,5 +282,15 @@ def _exact_medians(x: Any, y: Any, sx: Any, sy: Any, confidence: float, estimand
         lo, hi = sorted((100.0 * (min(ratios) - 1.0) * sign, 100.0 * (max(ratios) - 1.0) * sign))
         delta = 100.0 * (other - reference) / abs(reference)
     nonnegative = bool((x >= 0).all() and (y >= 0).all())
-    return Result(estimand, delta, _clamped((lo, hi), nonnegative), found.p_value, method, "median", "samples",
-                  pinned=any(w == "discrete" for w in why.values()), centres=centres, center_kind="median")
+    return Result(
+        estimand,
+        delta,
+        _clamped((lo, hi), nonnegative),
+        found.p_value,
+        method,
+        "median",
+        "samples",
+        pinned=any(w == "discrete" for w in why.values()),
+        centres=centres,
+        center_kind="median",
+    )

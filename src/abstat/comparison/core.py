@@ -7,6 +7,7 @@ are values with warnings attached; nothing is printed.  The methods and
 their calibration are documented in ``docs/statistics.md``, the JSON form
 in ``docs/json.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,6 +22,7 @@ from abstat.comparison.model import CENTERS, OUTLIER_RULES, Comparison, VariantS
 from abstat.comparison.summaries import quantized_fences_note, summarise
 from abstat.errors import InputError, UsageError
 from abstat.stats.warnings import StatWarning
+
 
 def decide(
     delta_pct: float,
@@ -93,8 +95,17 @@ def compare(
     import numpy as np
 
     with np.errstate(all="ignore"):  # degenerate data are reported as warnings, not numpy noise
-        return _compare(baseline, candidate, confidence=confidence, center=center, threshold=threshold,
-                        higher_is_better=higher_is_better, seed=seed, outliers=outliers, names=names)
+        return _compare(
+            baseline,
+            candidate,
+            confidence=confidence,
+            center=center,
+            threshold=threshold,
+            higher_is_better=higher_is_better,
+            seed=seed,
+            outliers=outliers,
+            names=names,
+        )
 
 
 def _compare(
@@ -132,8 +143,15 @@ def _compare(
     if vx.summary is not None or vy.summary is not None:
         warnings += _summary_warnings(vx, vy, center, outliers)
         result = analyses.means(
-            sx.n, sx.mean * factor, sx.stddev * factor, sy.n, sy.mean * factor, sy.stddev * factor, confidence,
-            "Welch t on means from summary statistics, Fieller interval", "samples",
+            sx.n,
+            sx.mean * factor,
+            sx.stddev * factor,
+            sy.n,
+            sy.mean * factor,
+            sy.stddev * factor,
+            confidence,
+            "Welch t on means from summary statistics, Fieller interval",
+            "samples",
         )
     elif vx.nested or vy.nested:
         assert vx.runs is not None and vy.runs is not None
@@ -192,10 +210,22 @@ def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSumma
     side = constant[0]
     value = side.min if side.min is not None else side.mean
     role = "baseline" if side is sx else "candidate"
-    why = (f"the {role} is constant (all {side.n:,} values are {value:.6g}): the interval of the change has "
-           f"no width ({result.ci[0]:+.3g}%), so no noise bounds the change")
-    return analyses.Result(result.estimand, result.delta_pct, (math.nan, math.nan), math.nan, result.method,
-                           result.center, result.unit, why, centres=result.centres, center_kind=result.center_kind)
+    why = (
+        f"the {role} is constant (all {side.n:,} values are {value:.6g}): the interval of the change has "
+        f"no width ({result.ci[0]:+.3g}%), so no noise bounds the change"
+    )
+    return analyses.Result(
+        result.estimand,
+        result.delta_pct,
+        (math.nan, math.nan),
+        math.nan,
+        result.method,
+        result.center,
+        result.unit,
+        why,
+        centres=result.centres,
+        center_kind=result.center_kind,
+    )
 
 
 def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, factor: float) -> list[float] | None:
@@ -212,10 +242,12 @@ def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, fa
 
 def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quantized: str) -> list[StatWarning]:
     if outliers != "none":
-        return [StatWarning(
-            "outliers-dropped",
-            f"outliers dropped ({outliers} rule): {sx.name} {sx.dropped}, {sy.name} {sy.dropped}" + quantized,
-        )]
+        return [
+            StatWarning(
+                "outliers-dropped",
+                f"outliers dropped ({outliers} rule): {sx.name} {sx.dropped}, {sy.name} {sy.dropped}" + quantized,
+            )
+        ]
     return [
         StatWarning(
             "outliers",
@@ -231,20 +263,24 @@ def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quanti
 def _summary_warnings(vx: VariantSamples, vy: VariantSamples, center: str, outliers: str) -> list[StatWarning]:
     found = []
     if center != "mean":
-        found.append(StatWarning(
-            "summary-only",
-            "summary statistics only: medians, outliers, ties, bimodality and drift need raw "
-            "samples; compared the means with Welch's t",
-        ))
+        found.append(
+            StatWarning(
+                "summary-only",
+                "summary statistics only: medians, outliers, ties, bimodality and drift need raw "
+                "samples; compared the means with Welch's t",
+            )
+        )
     if outliers != "none":
         found.append(StatWarning("summary-only", "outliers cannot be dropped from summary statistics"))
     nested_side = [v.name for v in (vx, vy) if v.nested]
     if nested_side:
-        found.append(StatWarning(
-            "summary-only",
-            f"{', '.join(nested_side)}: runs pooled as one sample, since the other side is a summary "
-            "without run structure; the test treats samples as independent",
-        ))
+        found.append(
+            StatWarning(
+                "summary-only",
+                f"{', '.join(nested_side)}: runs pooled as one sample, since the other side is a summary "
+                "without run structure; the test treats samples as independent",
+            )
+        )
     return found
 
 
@@ -256,8 +292,4 @@ def compare_many(variants: Mapping[str, Any], *, baseline: str | None = None, **
     base = names[0] if baseline is None else baseline
     if base not in variants:
         raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
-    return [
-        compare(variants[base], variants[name], names=(base, name), **options)
-        for name in names
-        if name != base
-    ]
+    return [compare(variants[base], variants[name], names=(base, name), **options) for name in names if name != base]

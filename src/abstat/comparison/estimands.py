@@ -21,6 +21,7 @@ given size and sign, so that ``plan``, ``noise``, ``report``, ``audit``,
 estimate; :func:`default_change` computes it for two samples.  The rule and
 its calibration: ``docs/statistics.md``.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,8 +40,15 @@ def default_estimand(n_baseline: int, n_candidate: int, positive: bool = True) -
     return "hl_ratio" if min(n_baseline, n_candidate) >= HL_MIN_N else "geomean_ratio"
 
 
-def geomeans(x: Any, y: Any, confidence: float, unit: str = "samples", center: str = "auto",
-             inflate: tuple[float, float] = (1.0, 1.0), of: str = "") -> Result:
+def geomeans(
+    x: Any,
+    y: Any,
+    confidence: float,
+    unit: str = "samples",
+    center: str = "auto",
+    inflate: tuple[float, float] = (1.0, 1.0),
+    of: str = "",
+) -> Result:
     """``geomean_ratio``: Welch's t on the logarithms (positive data), Student's t reference."""
     import numpy as np
 
@@ -69,17 +77,31 @@ def geomeans(x: Any, y: Any, confidence: float, unit: str = "samples", center: s
     se = math.sqrt(a1 + a2)
     est = float(ly.mean() - lx.mean())
     if not se > 0.0:
-        return _cannot("geomean_ratio", method, center, unit,
-                       "neither variant varies, so there is no noise estimate to judge the change by")
+        return _cannot(
+            "geomean_ratio",
+            method,
+            center,
+            unit,
+            "neither variant varies, so there is no noise estimate to judge the change by",
+        )
     q = t_quantile(df, 0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
     ci = (to_pct(est - q * se, "log", 1.0), to_pct(est + q * se, "log", 1.0))
-    return Result("geomean_ratio", to_pct(est, "log", 1.0), ci, p, method, center, unit,
-                  centres=centres, center_kind=kind)
+    return Result(
+        "geomean_ratio", to_pct(est, "log", 1.0), ci, p, method, center, unit, centres=centres, center_kind=kind
+    )
 
 
-def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples", center: str = "auto",
-                         inflate: tuple[float, float] = (1.0, 1.0), of: str = "", seed: int = 0) -> Result:
+def hodges_lehmann_ratio(
+    x: Any,
+    y: Any,
+    confidence: float,
+    unit: str = "samples",
+    center: str = "auto",
+    inflate: tuple[float, float] = (1.0, 1.0),
+    of: str = "",
+    seed: int = 0,
+) -> Result:
     """``hl_ratio``: the median of the pairwise log ratios, the inverted
     Brunner-Munzel interval, the Brunner-Munzel p-value at ratio 1."""
     import numpy as np
@@ -94,11 +116,16 @@ def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples
         return r
     h = hodges_lehmann(lx, ly, confidence, inflate, seed=seed)
     reference = "permutation" if min(lx.size, ly.size) <= PERMUTE_MAX else "t"
-    method = (f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
-              f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}"
-              + ("; tied values read as spread evenly over their grid cells, so the ratio is the median ratio "
-                 "of those spread values, not of the raw values (which moves only in whole steps)"
-                 if h.spread else ""))
+    method = (
+        f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
+        f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}"
+        + (
+            "; tied values read as spread evenly over their grid cells, so the ratio is the median ratio "
+            "of those spread values, not of the raw values (which moves only in whole steps)"
+            if h.spread
+            else ""
+        )
+    )
     centres = (math.exp(h.centres[0]), math.exp(h.centres[1]))
     if not (math.isfinite(h.low) and math.isfinite(h.high)):
         from abstat.stats.hodges_lehmann import separated_p
@@ -106,13 +133,23 @@ def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples
         floor = separated_p(lx.size, ly.size)
         why = "the interval of the ratio is unbounded: too few values to bound the change"
         if floor >= 1.0 - confidence:
-            why += (f" ({lx.size} against {ly.size} values: even completely separated samples have a permutation "
-                    f"p-value of {floor:.2g}, not below {1.0 - confidence:.2g})")
-        return Result("hl_ratio", NAN, (NAN, NAN), NAN, method, center, unit, why,
-                      centres=centres, center_kind=kind)
+            why += (
+                f" ({lx.size} against {ly.size} values: even completely separated samples have a permutation "
+                f"p-value of {floor:.2g}, not below {1.0 - confidence:.2g})"
+            )
+        return Result("hl_ratio", NAN, (NAN, NAN), NAN, method, center, unit, why, centres=centres, center_kind=kind)
     ci = (to_pct(h.low, "log", 1.0), to_pct(h.high, "log", 1.0))
-    result = Result("hl_ratio", to_pct(h.estimate, "log", 1.0), ci, h.p_value, method, center, unit,
-                    centres=centres, center_kind=kind)
+    result = Result(
+        "hl_ratio",
+        to_pct(h.estimate, "log", 1.0),
+        ci,
+        h.p_value,
+        method,
+        center,
+        unit,
+        centres=centres,
+        center_kind=kind,
+    )
     from abstat.stats.permutation_power import JOIN_MAX
 
     if min(lx.size, ly.size) <= JOIN_MAX:
@@ -123,8 +160,9 @@ def hodges_lehmann_ratio(x: Any, y: Any, confidence: float, unit: str = "samples
 TRIM = 0.1  # the share trimmed from each end by the small-sample partner test (floor(TRIM n) values)
 
 
-def trimmed_logs(x: Any, y: Any, confidence: float,
-                 inflate: tuple[float, float] = (1.0, 1.0)) -> tuple[float, tuple[float, float]]:
+def trimmed_logs(
+    x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1.0, 1.0)
+) -> tuple[float, tuple[float, float]]:
     """Yuen's :data:`TRIM`-trimmed t on the logarithms (Welch's t on trimmed
     means with winsorized variances, as ``scipy.stats.ttest_ind(trim=0.1)``):
     the p-value and the interval of the change in percent (NaN when neither
@@ -140,7 +178,7 @@ def trimmed_logs(x: Any, y: Any, confidence: float,
         h = n - 2 * g
         w = np.clip(v, v[g], v[n - g - 1])
         d = (n - 1) * float(w.var(ddof=1)) / (h * (h - 1)) * factor if h > 1 else math.nan
-        parts.append((float(v[g:n - g].mean()), d, h))
+        parts.append((float(v[g : n - g].mean()), d, h))
     (mx, dx, hx), (my, dy, hy) = parts
     se = math.sqrt(dx + dy)
     if not se > 0.0:
@@ -176,12 +214,22 @@ def _join_trimmed(result: Result, x: Any, y: Any, confidence: float, inflate: tu
     result.ci = (min(result.ci[0], ci[0]), max(result.ci[1], ci[1]))
     if result.p_value < 1.0 - confidence and result.ci[0] <= 0.0 <= result.ci[1]:
         result.p_value = 1.0 - confidence  # the two tests call opposite directions: the hull decides
-    result.method += (f"; with {min(x.size, y.size)} values on a side, called only when Yuen's 10%-trimmed t on the "
-                      "logarithms agrees (p-value the larger of the two, interval the hull of both)")
+    result.method += (
+        f"; with {min(x.size, y.size)} values on a side, called only when Yuen's 10%-trimmed t on the "
+        "logarithms agrees (p-value the larger of the two, interval the hull of both)"
+    )
 
 
-def default_change(x: Any, y: Any, confidence: float = 0.95, *, unit: str = "samples",
-                   inflate: tuple[float, float] = (1.0, 1.0), of: str = "", seed: int = 0) -> Result:
+def default_change(
+    x: Any,
+    y: Any,
+    confidence: float = 0.95,
+    *,
+    unit: str = "samples",
+    inflate: tuple[float, float] = (1.0, 1.0),
+    of: str = "",
+    seed: int = 0,
+) -> Result:
     """The default comparison of two samples (numpy arrays of values, or of
     run centres with ``unit="runs"``; ``of`` names them, e.g. ``run medians``)."""
     import numpy as np
@@ -193,10 +241,20 @@ def default_change(x: Any, y: Any, confidence: float = 0.95, *, unit: str = "sam
     if estimand == "geomean_ratio":
         return geomeans(x, y, confidence, unit, inflate=inflate, of=of)
     sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else 0.0 for v, k in zip((x, y), inflate)]
-    r = means(x.size, float(x.mean()), sd[0], y.size, float(y.mean()), sd[1], confidence,
-              f"Welch t on means{f' of {of}' if of else ''}, Fieller interval (some values <= 0: a ratio of "
-              "pairs is undefined)", unit, nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
-              constant=bool(x.min() == x.max() and y.min() == y.max()))
+    r = means(
+        x.size,
+        float(x.mean()),
+        sd[0],
+        y.size,
+        float(y.mean()),
+        sd[1],
+        confidence,
+        f"Welch t on means{f' of {of}' if of else ''}, Fieller interval (some values <= 0: a ratio of "
+        "pairs is undefined)",
+        unit,
+        nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
+        constant=bool(x.min() == x.max() and y.min() == y.max()),
+    )
     r.center = "auto"
     if of:
         r.center_kind = f"mean of {of}"

@@ -1,5 +1,6 @@
 """Independent samples compared by the default rule, medians or means (the flat branch of
 :func:`abstat.comparison.core.compare`), with the serial-correlation factors of sample order."""
+
 from __future__ import annotations
 
 import math
@@ -12,9 +13,16 @@ from abstat.stats.warnings import StatWarning
 MEDIAN_MIN_N = 5  # below this the Bonett-Price statistic takes a t quantile (stats.medians.SMALL_N)
 
 
-def flat_change(vx: VariantSamples, vy: VariantSamples, center: str, confidence: float, warnings: list[StatWarning],
-                notes: list[StatWarning], lag1: tuple[float | None, float | None] = (None, None),
-                seed: int = 0) -> analyses.Result:
+def flat_change(
+    vx: VariantSamples,
+    vy: VariantSamples,
+    center: str,
+    confidence: float,
+    warnings: list[StatWarning],
+    notes: list[StatWarning],
+    lag1: tuple[float | None, float | None] = (None, None),
+    seed: int = 0,
+) -> analyses.Result:
     """Independent samples: the default rule, medians or means."""
     import numpy as np
 
@@ -30,44 +38,71 @@ def flat_change(vx: VariantSamples, vy: VariantSamples, center: str, confidence:
     if center == "auto":
         result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed)
         if min(x.size, y.size) < MEDIAN_MIN_N:
-            warnings.append(StatWarning(
-                "too-few-samples",
-                f"{min(x.size, y.size)} samples in the smaller variant: only a few arrangements of the values "
-                f"exist, so the interval is wide and small p-values cannot occur; {MEDIAN_MIN_N} or more per "
-                "variant are better"))
+            warnings.append(
+                StatWarning(
+                    "too-few-samples",
+                    f"{min(x.size, y.size)} samples in the smaller variant: only a few arrangements of the values "
+                    f"exist, so the interval is wide and small p-values cannot occur; {MEDIAN_MIN_N} or more per "
+                    "variant are better",
+                )
+            )
         return result
     if center == "mean":
-        sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan
-              for v, k in zip((x, y), inflate, strict=True)]
+        sd = [
+            float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan
+            for v, k in zip((x, y), inflate, strict=True)
+        ]
         result = analyses.means(
-            x.size, float(x.mean()), sd[0], y.size, float(y.mean()), sd[1],
-            confidence, "Welch t on means, Fieller interval", "samples",
+            x.size,
+            float(x.mean()),
+            sd[0],
+            y.size,
+            float(y.mean()),
+            sd[1],
+            confidence,
+            "Welch t on means, Fieller interval",
+            "samples",
             nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
             constant=bool(x.min() == x.max() and y.min() == y.max()),
         )
         if min(x.size, y.size) < MEDIAN_MIN_N and max(x.size, y.size) >= 4 * min(x.size, y.size):
-            warnings.append(StatWarning(
-                "too-few-samples",
-                f"{min(x.size, y.size)} samples against {max(x.size, y.size)}: Welch's t is liberal when one "
-                "variant has so few (a 95% interval covers about 92% of the time at 3 vs 30)"))
+            warnings.append(
+                StatWarning(
+                    "too-few-samples",
+                    f"{min(x.size, y.size)} samples against {max(x.size, y.size)}: Welch's t is liberal when one "
+                    "variant has so few (a 95% interval covers about 92% of the time at 3 vs 30)",
+                )
+            )
         return result
     result = analyses.medians(x, y, confidence, inflate)
     if min(x.size, y.size) < MEDIAN_MIN_N:
-        warnings.append(StatWarning(
-            "too-few-samples",
-            f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
-            f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval); the interval uses a t quantile "
-            "with few degrees of freedom and is wide"))
+        warnings.append(
+            StatWarning(
+                "too-few-samples",
+                f"{min(x.size, y.size)} samples in the smaller variant: the medians' standard errors need at least "
+                f"{MEDIAN_MIN_N} per variant (10 or more for a useful interval); the interval uses a t quantile "
+                "with few degrees of freedom and is wide",
+            )
+        )
     if result.pinned and not result.p_value < 1.0 - confidence:
-        warnings.append(StatWarning(
-            "median-resolution",
-            "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
-            "them; the default comparison (--center auto) or --center mean can resolve it"))
+        warnings.append(
+            StatWarning(
+                "median-resolution",
+                "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
+                "them; the default comparison (--center auto) or --center mean can resolve it",
+            )
+        )
     return result
 
 
-def serial_factors_noted(name_x: str, x: Any, name_y: str, y: Any, notes: list[StatWarning],
-                         lag1: tuple[float | None, float | None] = (None, None)) -> tuple[float, float]:
+def serial_factors_noted(
+    name_x: str,
+    x: Any,
+    name_y: str,
+    y: Any,
+    notes: list[StatWarning],
+    lag1: tuple[float | None, float | None] = (None, None),
+) -> tuple[float, float]:
     """The variance factors for serial correlation in ``x`` and ``y`` (sample
     order), with a note when they widen the interval."""
     from abstat.stats.dependence import ROUGH_N, is_sorted, serial_factors
@@ -75,16 +110,26 @@ def serial_factors_noted(name_x: str, x: Any, name_y: str, y: Any, notes: list[S
     fx, fy, phi = serial_factors(x, y, lag1)
     ordered = [name for name, v in ((name_x, x), (name_y, y)) if is_sorted(v)]
     if ordered:
-        notes.append(StatWarning(
-            "sorted",
-            f"{' and '.join(ordered)}: the values are in sorted order, so their order carries no time: not "
-            "read as drift or serial correlation"))
+        notes.append(
+            StatWarning(
+                "sorted",
+                f"{' and '.join(ordered)}: the values are in sorted order, so their order carries no time: not "
+                "read as drift or serial correlation",
+            )
+        )
     if fx > 1.0 or fy > 1.0:
         which = " and ".join(name for name, f in ((name_x, fx), (name_y, fy)) if f > 1.0)
-        notes.append(StatWarning(
-            "autocorrelation",
-            f"{which}: samples resemble their neighbours in sample order (lag-1 autocorrelation about "
-            f"{phi:+.2f}): the interval is widened for it (variance x{max(fx, fy):.2g})"
-            + ("; with fewer than 20 values the correction is rough (about 9% false calls at phi 0.6 and "
-               "15 values): measure longer or in several runs" if min(x.size, y.size) < ROUGH_N else "")))
+        notes.append(
+            StatWarning(
+                "autocorrelation",
+                f"{which}: samples resemble their neighbours in sample order (lag-1 autocorrelation about "
+                f"{phi:+.2f}): the interval is widened for it (variance x{max(fx, fy):.2g})"
+                + (
+                    "; with fewer than 20 values the correction is rough (about 9% false calls at phi 0.6 and "
+                    "15 values): measure longer or in several runs"
+                    if min(x.size, y.size) < ROUGH_N
+                    else ""
+                ),
+            )
+        )
     return fx, fy

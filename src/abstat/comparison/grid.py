@@ -24,6 +24,7 @@ parameter's values to be positive numbers.
 
 Library code: returns data, notes attached; never prints.
 """
+
 from __future__ import annotations
 
 import math
@@ -46,21 +47,29 @@ class Interaction:
     candidate: str
     baseline: str
     points: list[dict[str, str]]
-    ratios: list[float]                 # exp(d) per point: the ratio of geometric means
+    ratios: list[float]  # exp(d) per point: the ratio of geometric means
     intervals: list[tuple[float, float]] = field(default_factory=list)  # per point: its Welch t interval
-    statistic: float | None = None      # Welch's F
+    statistic: float | None = None  # Welch's F
     df: tuple[float, float] | None = None
     p_value: float | None = None
-    q: float | None = None              # Cochran's Q (for the record)
-    note: str | None = None             # why it was not tested
+    q: float | None = None  # Cochran's Q (for the record)
+    note: str | None = None  # why it was not tested
 
     def to_dict(self) -> dict[str, Any]:
-        return {"candidate": self.candidate, "baseline": self.baseline,
-                "points": [{"labels": dict(p), "ratio": r, "interval": list(i)}
-                           for p, r, i in zip(self.points, self.ratios, self.intervals, strict=True)],
-                "statistic": self.statistic, "df": list(self.df) if self.df else None, "p_value": self.p_value,
-                "cochran_q": self.q, "note": self.note,
-                "method": "Welch's heterogeneity test of the log ratio of geometric means across the grid points"}
+        return {
+            "candidate": self.candidate,
+            "baseline": self.baseline,
+            "points": [
+                {"labels": dict(p), "ratio": r, "interval": list(i)}
+                for p, r, i in zip(self.points, self.ratios, self.intervals, strict=True)
+            ],
+            "statistic": self.statistic,
+            "df": list(self.df) if self.df else None,
+            "p_value": self.p_value,
+            "cochran_q": self.q,
+            "note": self.note,
+            "method": "Welch's heterogeneity test of the log ratio of geometric means across the grid points",
+        }
 
 
 @dataclass
@@ -76,9 +85,15 @@ class Scaling:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"variant": self.variant, "parameter": self.parameter, "exponent": self.exponent,
-                "interval": list(self.interval) if self.interval else None, "n": self.n,
-                "confidence": self.confidence, "notes": list(self.notes)}
+        return {
+            "variant": self.variant,
+            "parameter": self.parameter,
+            "exponent": self.exponent,
+            "interval": list(self.interval) if self.interval else None,
+            "n": self.n,
+            "confidence": self.confidence,
+            "notes": list(self.notes),
+        }
 
 
 def _logs(values: Sequence[float]) -> np.ndarray | None:
@@ -102,8 +117,9 @@ def point_change(baseline: Sequence[float], candidate: Sequence[float]) -> tuple
     return float(c.mean() - b.mean()), v, f
 
 
-def welch_heterogeneity(d: Sequence[float], v: Sequence[float], f: Sequence[float]
-                        ) -> tuple[float, tuple[float, float], float, float]:
+def welch_heterogeneity(
+    d: Sequence[float], v: Sequence[float], f: Sequence[float]
+) -> tuple[float, tuple[float, float], float, float]:
     """Welch's test that the ``d`` (variances ``v``, degrees of freedom ``f``) are equal:
     (F, (df1, df2), p, Cochran's Q)."""
     k = len(d)
@@ -176,8 +192,9 @@ def scaling(grid: Grid, variant: str, parameter: str, confidence: float = 0.95) 
     if len(set(xs)) < 2:
         return None
     levels = sorted(set(groups))
-    design = np.column_stack([np.asarray(xs)] + [np.asarray([g == level for g in groups], dtype=float)
-                                                 for level in levels])
+    design = np.column_stack(
+        [np.asarray(xs)] + [np.asarray([g == level for g in groups], dtype=float) for level in levels]
+    )
     y = np.asarray(ys)
     coef, _, rank, _ = np.linalg.lstsq(design, y, rcond=None)
     result = Scaling(variant, parameter, float(coef[0]), None, len(ys), confidence)
@@ -206,21 +223,32 @@ class GridAnalysis:
 
     parameters: list[str]
     baseline: str
-    interactions: dict[str, list[Interaction]] = field(default_factory=dict)   # metric -> per candidate
-    scalings: dict[str, list[Scaling]] = field(default_factory=dict)           # metric -> per variant, parameter
-    adjusted: dict[tuple[str, str], float] = field(default_factory=dict)       # (metric, candidate) -> Holm p
+    interactions: dict[str, list[Interaction]] = field(default_factory=dict)  # metric -> per candidate
+    scalings: dict[str, list[Scaling]] = field(default_factory=dict)  # metric -> per variant, parameter
+    adjusted: dict[tuple[str, str], float] = field(default_factory=dict)  # (metric, candidate) -> Holm p
     confidence: float = 0.95
 
     def to_dict(self) -> dict[str, Any]:
-        return {"parameters": list(self.parameters), "baseline": self.baseline, "confidence": self.confidence,
-                "adjust": "holm",
-                "interactions": {m: [dict(i.to_dict(), p_adjusted=self.adjusted.get((m, i.candidate)))
-                                     for i in items] for m, items in self.interactions.items()},
-                "scaling": {m: [s.to_dict() for s in items] for m, items in self.scalings.items()}}
+        return {
+            "parameters": list(self.parameters),
+            "baseline": self.baseline,
+            "confidence": self.confidence,
+            "adjust": "holm",
+            "interactions": {
+                m: [dict(i.to_dict(), p_adjusted=self.adjusted.get((m, i.candidate))) for i in items]
+                for m, items in self.interactions.items()
+            },
+            "scaling": {m: [s.to_dict() for s in items] for m, items in self.scalings.items()},
+        }
 
 
-def analyse(grids: Mapping[str, Grid], parameters: Sequence[str], variants: Sequence[str], baseline: str,
-            confidence: float = 0.95) -> GridAnalysis:
+def analyse(
+    grids: Mapping[str, Grid],
+    parameters: Sequence[str],
+    variants: Sequence[str],
+    baseline: str,
+    confidence: float = 0.95,
+) -> GridAnalysis:
     """``grids``: metric -> its grid.  Interaction tests of every candidate (Holm-adjusted over all of
     them), and every variant's scaling exponent in each parameter whose values are positive numbers."""
     result = GridAnalysis(list(parameters), baseline, confidence=confidence)

@@ -25,6 +25,7 @@ reference instead.  At :data:`abstat.stats.permutation_power.JOIN_MAX` values
 or fewer on a side a call also needs Yuen's trimmed t on the logarithms, as
 in ``compare``.
 """
+
 from __future__ import annotations
 
 import math
@@ -106,8 +107,10 @@ class GridPermutationPower:
         if key not in self._uniforms:
             if len(self._uniforms) > 64:
                 self._uniforms.clear()
-            self._uniforms[key] = (uniforms(self.seed, self.simulations * n1, 21).reshape(self.simulations, n1),
-                                   uniforms(self.seed, self.simulations * n2, 23).reshape(self.simulations, n2))
+            self._uniforms[key] = (
+                uniforms(self.seed, self.simulations * n1, 21).reshape(self.simulations, n1),
+                uniforms(self.seed, self.simulations * n2, 23).reshape(self.simulations, n2),
+            )
         return self._uniforms[key]
 
     def _reference(self, pooled: tuple[int, ...], m: int) -> tuple[np.ndarray, np.ndarray] | None:

@@ -29,16 +29,17 @@ freedom, as for the smooth case.  When a normal latent fits the levels' shares
 the permutation distribution, discrete on a grid:
 :mod:`abstat.comparison.grid_permutation` simulates that test.
 """
+
 from __future__ import annotations
 
 import math
 from typing import Any
 
-MAX_LEVELS = 16      # more distinct values than this: not a grid (the smooth sizing applies)
-MIN_PER_LEVEL = 3    # values per level on average, at least
-EXTRA = 4            # empty levels added on each side, for the mass a change moves out
-POINTS = 64          # points per cell for the baseline's spread values
-STEPS = 48           # latent changes tabled on each side
+MAX_LEVELS = 16  # more distinct values than this: not a grid (the smooth sizing applies)
+MIN_PER_LEVEL = 3  # values per level on average, at least
+EXTRA = 4  # empty levels added on each side, for the mass a change moves out
+POINTS = 64  # points per cell for the baseline's spread values
+STEPS = 48  # latent changes tabled on each side
 
 
 def grid_levels(x: Any, y: Any) -> Any | None:
@@ -103,8 +104,9 @@ class GridModel:
 
         pooled = np.concatenate([x, y])
         left, right = levels[1] - levels[0], levels[-1] - levels[-2]
-        self.levels = np.concatenate([levels[0] - left * np.arange(EXTRA, 0, -1), levels,
-                                      levels[-1] + right * np.arange(1, EXTRA + 1)])
+        self.levels = np.concatenate(
+            [levels[0] - left * np.arange(EXTRA, 0, -1), levels, levels[-1] + right * np.arange(1, EXTRA + 1)]
+        )
         keep = self.levels > 0
         self.levels = self.levels[keep]
         mids = (self.levels[1:] + self.levels[:-1]) / 2.0
@@ -153,11 +155,11 @@ class GridModel:
         from abstat.stats.distributions import brentq
 
         p_x, p_y = self.shares, self.shares_at(factor)
-        below_y = np.cumsum(p_y) - p_y / 2.0    # mid-rank F_Y at each level
+        below_y = np.cumsum(p_y) - p_y / 2.0  # mid-rank F_Y at each level
         below_x = np.cumsum(p_x) - p_x / 2.0
-        p = float(np.sum(p_y * below_x))       # P(X < Y) + P(X = Y) / 2
-        ux = float(np.sum(p_x * below_y ** 2) - np.sum(p_x * below_y) ** 2)
-        uy = float(np.sum(p_y * below_x ** 2) - np.sum(p_y * below_x) ** 2)
+        p = float(np.sum(p_y * below_x))  # P(X < Y) + P(X = Y) / 2
+        ux = float(np.sum(p_x * below_y**2) - np.sum(p_x * below_y) ** 2)
+        uy = float(np.sum(p_y * below_x**2) - np.sum(p_y * below_x) ** 2)
         # the median of log Y' - log X', X' and Y' uniform over the cells with these shares
         where = (np.arange(POINTS) + 0.5) / POINTS
         cells = self.bounds[:-1, None] + np.diff(self.bounds)[:, None] * where[None, :]
@@ -185,7 +187,7 @@ class GridModel:
         d = math.log1p(pct / 100.0)
         rows = self.table[+1 if d >= 0 else -1]
         deltas = np.array([abs(r[0]) for r in rows])
-        pick = (lambda column: float(np.interp(abs(d), deltas, [r[column] for r in rows])))
+        pick = lambda column: float(np.interp(abs(d), deltas, [r[column] for r in rows]))
         p, ux, uy = pick(1), pick(2), pick(3)
         a1, a2 = ux / n1, uy / n2
         if not a1 + a2 > 0:

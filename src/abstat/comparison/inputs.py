@@ -1,5 +1,6 @@
 """Input shapes of ``abstat.compare``: samples, runs of samples, summaries;
 and the exact power-of-two rescaling that keeps extreme data in range."""
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,10 @@ class VariantSamples:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) or (
-        hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        or (hasattr(value, "dtype") and getattr(value, "ndim", 1) == 0)
     )
 
 
@@ -51,8 +54,7 @@ def as_variant(data: Any, name: str) -> VariantSamples:
         if not (isinstance(data.n, int) and data.n >= 2):
             raise InputError(f"summary: n must be an integer of at least 2, not {data.n!r}", path=name)
         if not (math.isfinite(data.mean) and math.isfinite(data.stddev) and data.stddev >= 0):
-            raise InputError("summary: the mean and standard deviation must be finite, the deviation >= 0",
-                             path=name)
+            raise InputError("summary: the mean and standard deviation must be finite, the deviation >= 0", path=name)
         return VariantSamples(name, None, data)
     if isinstance(data, (str, bytes)) or not isinstance(data, (Sequence, np.ndarray)):
         raise UsageError(f"{name}: expected a sequence of numbers, of runs, or a Summary, not {type(data).__name__}")
@@ -67,8 +69,9 @@ def as_variant(data: Any, name: str) -> VariantSamples:
         if equal_runs is not None:
             bad = np.argwhere(~np.isfinite(equal_runs))
             if bad.size:
-                raise InputError(f"value {int(bad[0][1]) + 1} of run {int(bad[0][0]) + 1} is not a finite number",
-                                 path=name)
+                raise InputError(
+                    f"value {int(bad[0][1]) + 1} of run {int(bad[0][0]) + 1} is not a finite number", path=name
+                )
             return VariantSamples(name, list(equal_runs), None)
     runs = []
     for index, group in enumerate(groups, start=1):

@@ -1,5 +1,6 @@
 """The result values of a comparison; their attributes are the JSON fields
 (``docs/json.md``)."""
+
 from __future__ import annotations
 
 import math

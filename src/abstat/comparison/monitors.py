@@ -12,6 +12,7 @@ on both sides is not tested.  Each row gives the two medians and the two
 means: a counter that fires in a few runs only moves its mean, not its
 median.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -84,8 +85,12 @@ def _p_value(base: np.ndarray, cand: np.ndarray) -> float | None:
     return float(mannwhitneyu(cand, base, alternative="two-sided", method="asymptotic").pvalue)
 
 
-def other_changes(samples: Mapping[str, Mapping[str, Sequence[float]]], baseline: str,
-                  units: Mapping[str, str | None] | None = None, fdr: float = 0.05) -> OtherChanges:
+def other_changes(
+    samples: Mapping[str, Mapping[str, Sequence[float]]],
+    baseline: str,
+    units: Mapping[str, str | None] | None = None,
+    fdr: float = 0.05,
+) -> OtherChanges:
     """``samples``: monitor metric -> variant -> its values (one per run).  Every candidate's counter is
     tested against the baseline's; those whose q-value is at most ``fdr`` are returned, largest move first
     (by q-value, then by name)."""
@@ -106,8 +111,21 @@ def other_changes(samples: Mapping[str, Mapping[str, Sequence[float]]], baseline
             if p is not None:
                 tested.append((metric, candidate, base, cand, p))
     q_values = benjamini_hochberg([item[4] for item in tested])
-    moved = [MovedCounter(metric, candidate, baseline, units.get(metric), float(np.median(base)),
-                          float(np.median(cand)), float(base.mean()), float(cand.mean()), p, q)
-             for (metric, candidate, base, cand, p), q in zip(tested, q_values, strict=True) if q <= fdr]
+    moved = [
+        MovedCounter(
+            metric,
+            candidate,
+            baseline,
+            units.get(metric),
+            float(np.median(base)),
+            float(np.median(cand)),
+            float(base.mean()),
+            float(cand.mean()),
+            p,
+            q,
+        )
+        for (metric, candidate, base, cand, p), q in zip(tested, q_values, strict=True)
+        if q <= fdr
+    ]
     moved.sort(key=lambda row: (row.q_value, row.metric, row.candidate))
     return OtherChanges(len(tested), fdr, tuple(moved))

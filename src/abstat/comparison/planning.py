@@ -8,6 +8,7 @@ summary statistics (``n:mean:stddev``) only allow the ratio of means
 runs x samples allocation from the variance components of
 :func:`abstat.stats.nested.variance_components`.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,8 +19,7 @@ from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, NESTED_NOTE, A
 from abstat.stats.power import plan_nested, power_two_sample, samples_per_side
 
 
-def _pilot_of(name: str, data: object, outliers: str = "none"
-              ) -> tuple[VariantPilot, list[list[float]] | None, Any]:
+def _pilot_of(name: str, data: object, outliers: str = "none") -> tuple[VariantPilot, list[list[float]] | None, Any]:
     """(summary, runs or None, the flat values as a numpy array or None for
     summary statistics) of one variant's pilot data, after dropping outliers
     by ``outliers`` (per run, as ``abstat compare`` does)."""
@@ -41,8 +41,9 @@ def _pilot_of(name: str, data: object, outliers: str = "none"
     runs = [a.tolist() for a in arrays if a.size]
     flat = np.concatenate(arrays) if arrays else np.empty(0)
     if flat.size < 2:
-        raise ValueError(f"{name}: a pilot needs at least 2 values" + (" after dropping outliers"
-                                                                        if outliers != "none" else ""))
+        raise ValueError(
+            f"{name}: a pilot needs at least 2 values" + (" after dropping outliers" if outliers != "none" else "")
+        )
     mean, stddev = _mean_sd(flat.tolist())
     if len(runs) > 1:
         return VariantPilot(name, int(flat.size), mean, stddev, runs=len(runs)), runs, flat
@@ -63,8 +64,15 @@ def _mean_sd(values: list[float]) -> tuple[float, float]:
 
 
 def plan(
-    variants: Mapping[str, object], *, detect: float, relative: bool = True, power: float = 0.8,
-    confidence: float = 95.0, cost_ratio: float | None = None, center: str = "auto", outliers: str = "none",
+    variants: Mapping[str, object],
+    *,
+    detect: float,
+    relative: bool = True,
+    power: float = 0.8,
+    confidence: float = 95.0,
+    cost_ratio: float | None = None,
+    center: str = "auto",
+    outliers: str = "none",
 ) -> Plan:
     """Samples per variant needed to detect a change of ``detect``.
 
@@ -87,9 +95,18 @@ def plan(
     delta, delta_pct = _mean_delta(pilots[0], detect, relative)
     pairs, notes = _mean_pairs(pilots, delta, alpha, power)
     result = Plan(
-        baseline=pilots[0].name, detect=delta, detect_pct=delta_pct, power=power, confidence=confidence,
-        method="nested" if nested else "flat", variants=pilots, samples_per_variant=_largest(pairs),
-        pairs=pairs, notes=notes, estimand="mean_ratio", center="mean" if not nested else center,
+        baseline=pilots[0].name,
+        detect=delta,
+        detect_pct=delta_pct,
+        power=power,
+        confidence=confidence,
+        method="nested" if nested else "flat",
+        variants=pilots,
+        samples_per_variant=_largest(pairs),
+        pairs=pairs,
+        notes=notes,
+        estimand="mean_ratio",
+        center="mean" if not nested else center,
         estimand_label="ratio of means" + (" of the run means" if nested else ""),
     )
     if nested:  # summary statistics n:mean:stddev allow only the ratio of means, as in abstat compare
@@ -111,8 +128,9 @@ def _checked_settings(variants: Mapping[str, object], detect: float, power: floa
     return confidence
 
 
-def _pilots(variants: Mapping[str, object], outliers: str
-            ) -> tuple[list[VariantPilot], dict[str, list[list[float]]], list[Any]]:
+def _pilots(
+    variants: Mapping[str, object], outliers: str
+) -> tuple[list[VariantPilot], dict[str, list[list[float]]], list[Any]]:
     """Each variant's pilot summary, the runs of the nested ones, and the flat values (None for summaries)."""
     pilots: list[VariantPilot] = []
     nested: dict[str, list[list[float]]] = {}
@@ -135,8 +153,9 @@ def _mean_delta(base: VariantPilot, detect: float, relative: bool) -> tuple[floa
     return detect, (detect * 100.0 / abs(base.mean) if base.mean else None)
 
 
-def _mean_pairs(pilots: list[VariantPilot], delta: float, alpha: float, power: float
-                ) -> tuple[list[dict[str, object]], list[str]]:
+def _mean_pairs(
+    pilots: list[VariantPilot], delta: float, alpha: float, power: float
+) -> tuple[list[dict[str, object]], list[str]]:
     """Welch's samples per variant for the baseline and each candidate (the pilot's power set on the pilots)."""
     base = pilots[0]
     others = pilots[1:] or [VariantPilot(base.name + " (same spread)", base.n, base.mean, base.stddev)]
@@ -197,12 +216,14 @@ def _add_nested(result: Plan, nested: dict[str, list[list[float]]], alpha: float
     run_lengths = [len(run) for runs in nested.values() for run in runs]
     ratios = [(cost_ratio, False)] if cost_ratio is not None else [(r, True) for r in DEFAULT_COST_RATIOS]
     for ratio, assumed in ratios:
-        result.allocations.append(_allocation(result, ratio, assumed, round(sum(run_lengths) / len(run_lengths)),
-                                              alpha))
+        result.allocations.append(
+            _allocation(result, ratio, assumed, round(sum(run_lengths) / len(run_lengths)), alpha)
+        )
 
 
-def _run_mean_powers(pilots: list[VariantPilot], nested: dict[str, list[list[float]]], delta: float,
-                     alpha: float) -> None:
+def _run_mean_powers(
+    pilots: list[VariantPilot], nested: dict[str, list[list[float]]], delta: float, alpha: float
+) -> None:
     """The power of the pilot itself, with the run as the unit (run means)."""
     run_summaries = {}
     for name, runs in nested.items():
@@ -227,23 +248,37 @@ def _allocation(result: Plan, ratio: float, assumed: bool, pilot_length: int, al
     """One runs x samples allocation at cost ratio ``ratio`` (its notes join the plan's)."""
     assert result.within is not None and result.between is not None
     nested_plan = plan_nested(
-        result.within, result.between, result.detect, cost_ratio=ratio, pilot_run_length=pilot_length,
-        alpha=alpha, power=result.power,
+        result.within,
+        result.between,
+        result.detect,
+        cost_ratio=ratio,
+        pilot_run_length=pilot_length,
+        alpha=alpha,
+        power=result.power,
     )
     for note in nested_plan.notes:
         if note not in result.notes:
             result.notes.append(note)
     runs_needed = nested_plan.runs_per_variant
     return Allocation(
-        cost_ratio=ratio, assumed=assumed, samples_per_run=nested_plan.samples_per_run,
+        cost_ratio=ratio,
+        assumed=assumed,
+        samples_per_run=nested_plan.samples_per_run,
         runs_per_variant=runs_needed,
         samples_per_variant=None if runs_needed is None else runs_needed * nested_plan.samples_per_run,
         relative_cost=nested_plan.relative_cost,
     )
 
 
-def _flat_plan(pilots: list[VariantPilot], flats: list[Any], detect: float, relative: bool, power: float,
-               confidence: float, center: str) -> Plan:
+def _flat_plan(
+    pilots: list[VariantPilot],
+    flats: list[Any],
+    detect: float,
+    relative: bool,
+    power: float,
+    confidence: float,
+    center: str,
+) -> Plan:
     """Independent samples: sized for the comparison ``compare`` would make
     (:func:`abstat.comparison.sizing.sizing`) of the baseline with each candidate."""
     alpha = 1.0 - confidence / 100.0
@@ -259,11 +294,25 @@ def _flat_plan(pilots: list[VariantPilot], flats: list[Any], detect: float, rela
     chosen = sizes[0].at(flat_needed or 10**7, flat_needed or 10**7)
     estimands = {p["estimand"] for p in pairs}
     if len(estimands) > 1:
-        notes.append("the comparisons need different sizes and so different estimands: "
-                     + ", ".join(f"{p['candidate']}: {p['estimand']}" for p in pairs))
-    return Plan(baseline=pilots[0].name, detect=delta, detect_pct=detect_pct, power=power, confidence=confidence,
-                method="flat", variants=pilots, samples_per_variant=flat_needed, pairs=pairs, notes=notes,
-                estimand=chosen.estimand, estimand_label=chosen.label, center=center)
+        notes.append(
+            "the comparisons need different sizes and so different estimands: "
+            + ", ".join(f"{p['candidate']}: {p['estimand']}" for p in pairs)
+        )
+    return Plan(
+        baseline=pilots[0].name,
+        detect=delta,
+        detect_pct=detect_pct,
+        power=power,
+        confidence=confidence,
+        method="flat",
+        variants=pilots,
+        samples_per_variant=flat_needed,
+        pairs=pairs,
+        notes=notes,
+        estimand=chosen.estimand,
+        estimand_label=chosen.label,
+        center=center,
+    )
 
 
 def _centre_delta(x: Any, center: str, detect: float, relative: bool) -> tuple[float, float]:
@@ -278,9 +327,17 @@ def _centre_delta(x: Any, center: str, detect: float, relative: bool) -> tuple[f
     return 100.0 * detect / abs(centre), detect
 
 
-def _sized_pairs(pilots: list[VariantPilot], x: Any, others: list[tuple[VariantPilot, Any]], center: str,
-                 confidence: float, detect_pct: float, alpha: float, power: float, notes: list[str]
-                 ) -> tuple[list[dict[str, object]], list[Any]]:
+def _sized_pairs(
+    pilots: list[VariantPilot],
+    x: Any,
+    others: list[tuple[VariantPilot, Any]],
+    center: str,
+    confidence: float,
+    detect_pct: float,
+    alpha: float,
+    power: float,
+    notes: list[str],
+) -> tuple[list[dict[str, object]], list[Any]]:
     """The samples each comparison of the baseline with a candidate needs, and their sizings (the pilots'
     power set on the pilots; why a comparison cannot be sized joins ``notes``)."""
     from abstat.comparison.sizing import sizing
@@ -293,8 +350,14 @@ def _sized_pairs(pilots: list[VariantPilot], x: Any, others: list[tuple[VariantP
         sizes.append(size)
         needed = size.needed(detect_pct, alpha, power)
         at_needed = size.at(needed or 10**7, needed or 10**7)
-        pairs.append({"baseline": base.name, "candidate": other.name, "samples_per_variant": needed,
-                      "estimand": at_needed.estimand})
+        pairs.append(
+            {
+                "baseline": base.name,
+                "candidate": other.name,
+                "samples_per_variant": needed,
+                "estimand": at_needed.estimand,
+            }
+        )
         if len(pilots) > 1:
             p = size.power(detect_pct, x.size, y.size, alpha)
             other.current_power = None if p != p else p

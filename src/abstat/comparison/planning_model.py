@@ -1,5 +1,6 @@
 """What ``abstat plan`` answers: the pilots' summaries, runs x samples allocations and the plan
 (:func:`abstat.comparison.planning.plan` computes it)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,8 +19,12 @@ class VariantPilot:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "name": self.name, "n": self.n, "mean": self.mean, "stddev": self.stddev,
-            "runs": self.runs, "current_power": self.current_power,
+            "name": self.name,
+            "n": self.n,
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "runs": self.runs,
+            "current_power": self.current_power,
         }
 
 
@@ -36,8 +41,10 @@ class Allocation:
         return dict(self.__dict__)
 
 
-NESTED_NOTE = ("runs x samples: Kalibera & Jones' allocation from the variance components of the samples, "
-               "for the ratio of the means of the run means (Welch's t on run means)")
+NESTED_NOTE = (
+    "runs x samples: Kalibera & Jones' allocation from the variance components of the samples, "
+    "for the ratio of the means of the run means (Welch's t on run means)"
+)
 
 
 @dataclass
@@ -63,11 +70,19 @@ class Plan:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "baseline": self.baseline, "detect": self.detect, "detect_pct": self.detect_pct,
-            "power": self.power, "confidence": self.confidence, "method": self.method, "estimand": self.estimand,
-            "estimand_label": self.estimand_label, "center": self.center,
+            "baseline": self.baseline,
+            "detect": self.detect,
+            "detect_pct": self.detect_pct,
+            "power": self.power,
+            "confidence": self.confidence,
+            "method": self.method,
+            "estimand": self.estimand,
+            "estimand_label": self.estimand_label,
+            "center": self.center,
             "variants": [v.to_dict() for v in self.variants],
-            "samples_per_variant": self.samples_per_variant, "pairs": self.pairs,
+            "samples_per_variant": self.samples_per_variant,
+            "pairs": self.pairs,
             "variance_components": None if self.within is None else {"within": self.within, "between": self.between},
-            "allocations": [a.to_dict() for a in self.allocations], "notes": self.notes,
+            "allocations": [a.to_dict() for a in self.allocations],
+            "notes": self.notes,
         }

@@ -2,6 +2,7 @@
 centres compared (split from :mod:`abstat.comparison.analyses`, whose
 estimand families it uses, beside :mod:`abstat.comparison.estimands`, whose
 default rule it applies to the run medians)."""
+
 from __future__ import annotations
 
 import math
@@ -12,8 +13,9 @@ from abstat.comparison.analyses import UNBOUNDED, Result, _cannot, _clamped, _co
 from abstat.stats.warnings import StatWarning
 
 
-def run_centres(bx: list, by: list, center: str, confidence: float, found: list[StatWarning],
-                names: tuple[str, str]) -> Result:
+def run_centres(
+    bx: list, by: list, center: str, confidence: float, found: list[StatWarning], names: tuple[str, str]
+) -> Result:
     """Runs as the unit: each run reduced to its median (its mean with
     ``--center mean``), the run centres compared.  ``mean``: the ratio of the
     means of the run means (Welch, Fieller: pyperf's ratio); ``median``: the
@@ -31,28 +33,47 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
     unit_text = f"runs are the independent unit: {kx} vs {ky}"
     for name, k in zip(names, (kx, ky)):
         if k < 3:
-            found.append(StatWarning(
-                "too-few-samples",
-                f"{name}: {k} run{'s' if k != 1 else ''}; the run-to-run variation is poorly known "
-                "with fewer than 3 runs per variant (5 or more are better)", name))
+            found.append(
+                StatWarning(
+                    "too-few-samples",
+                    f"{name}: {k} run{'s' if k != 1 else ''}; the run-to-run variation is poorly known "
+                    "with fewer than 3 runs per variant (5 or more are better)",
+                    name,
+                )
+            )
     constant = all(np.ptp(r) == 0 for r in (*bx, *by))
     positive = bool(np.all(cx > 0) and np.all(cy > 0))
     if center == "mean":
         many = cx if kx > 1 else cy
-        sd = [float(c.std(ddof=1)) if c.size > 1 else float(many.std(ddof=1)) if many.size > 1 else 0.0
-              for c in (cx, cy)]
-        r = means(kx, float(cx.mean()), sd[0], ky, float(cy.mean()), sd[1], confidence,
-                  f"Welch t on the per-run means, Fieller interval ({unit_text})", "runs",
-                  nonnegative=bool(np.all(cx >= 0) and np.all(cy >= 0)),
-                  constant=constant and np.ptp(cx) == 0 and np.ptp(cy) == 0)
+        sd = [
+            float(c.std(ddof=1)) if c.size > 1 else float(many.std(ddof=1)) if many.size > 1 else 0.0 for c in (cx, cy)
+        ]
+        r = means(
+            kx,
+            float(cx.mean()),
+            sd[0],
+            ky,
+            float(cy.mean()),
+            sd[1],
+            confidence,
+            f"Welch t on the per-run means, Fieller interval ({unit_text})",
+            "runs",
+            nonnegative=bool(np.all(cx >= 0) and np.all(cy >= 0)),
+            constant=constant and np.ptp(cx) == 0 and np.ptp(cy) == 0,
+        )
         r.center, r.center_kind = "mean", "mean of run means"
         return r
     if positive:
         if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and not constant:
-            return _cannot("geomean_ratio", f"Welch t on the logarithms of the run medians ({unit_text})", center,
-                           "runs", "the per-run medians do not vary, so the run-to-run variation cannot be "
-                           "estimated (quantized data: the run medians move in whole steps; --center mean can "
-                           "resolve smaller changes)")
+            return _cannot(
+                "geomean_ratio",
+                f"Welch t on the logarithms of the run medians ({unit_text})",
+                center,
+                "runs",
+                "the per-run medians do not vary, so the run-to-run variation cannot be "
+                "estimated (quantized data: the run medians move in whole steps; --center mean can "
+                "resolve smaller changes)",
+            )
         if center == "auto":
             r = estimands.default_change(cx, cy, confidence, unit="runs", of="run medians")
         else:
@@ -63,8 +84,7 @@ def run_centres(bx: list, by: list, center: str, confidence: float, found: list[
     return _run_differences(cx, cy, bx, by, center, confidence, unit_text)
 
 
-def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confidence: float,
-                     unit_text: str) -> Result:
+def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confidence: float, unit_text: str) -> Result:
     """``mean_difference``: Welch's t on run medians of which some are <= 0,
     relative to the baseline's mean run median (Fieller's interval)."""
     import numpy as np
@@ -87,26 +107,40 @@ def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confiden
         df = many.size - 1
         a1, a2 = float(many.var(ddof=1)) / kx, float(many.var(ddof=1)) / ky
         se = math.sqrt(a1 + a2)
-        method = (f"t on per-run {label}, run-to-run variance from the variant with several runs "
-                  f"({unit_text})")
+        method = f"t on per-run {label}, run-to-run variance from the variant with several runs ({unit_text})"
     reference = float(cx.mean())
     centres = (reference, float(cy.mean()))
     if reference == 0.0:
-        return _cannot(estimand, method, center, "runs",
-                       f"the baseline's run {label} average 0, so a relative change is undefined")
+        return _cannot(
+            estimand, method, center, "runs", f"the baseline's run {label} average 0, so a relative change is undefined"
+        )
     if not se > 0.0:
         if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
             # every sample of each variant is one value: the change is exact (no interval)
             r = _constant(estimand, center, "runs", cx, cy, reference, "linear", unit_text)
             r.centres, r.center_kind = centres, "mean of run medians"
             return r
-        return _cannot(estimand, method, center, "runs",
-                       f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated")
+        return _cannot(
+            estimand,
+            method,
+            center,
+            "runs",
+            f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated",
+        )
     q = stdtrit(df, 0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
     relative = relative_interval(reference, float(cy.mean()), math.sqrt(a1), math.sqrt(a2), q)
     if relative is None:
         return _cannot(estimand, method, center, "runs", UNBOUNDED.format(what=f"runs' {label}"))
     nonnegative = bool(np.all(cx >= 0) and np.all(cy >= 0))
-    return Result(estimand, to_pct(est, "linear", reference), _clamped(relative, nonnegative), p, method, center,
-                  "runs", centres=centres, center_kind="mean of run medians")
+    return Result(
+        estimand,
+        to_pct(est, "linear", reference),
+        _clamped(relative, nonnegative),
+        p,
+        method,
+        center,
+        "runs",
+        centres=centres,
+        center_kind="mean of run medians",
+    )

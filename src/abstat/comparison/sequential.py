@@ -25,6 +25,7 @@ n_a)``) is skipped: it could settle nothing, and the permutation reference
 at such a level would cost tens of millions of draws.  ``benchmarks/sequential.py`` measures all of it through
 :meth:`SequentialDesign.decide`, the code ``abstat run`` calls.
 """
+
 from __future__ import annotations
 
 import math
@@ -97,8 +98,15 @@ class SequentialDesign:
         previous = looks[looks.index(runs) - 1] if looks.index(runs) else 0
         return (self.spent(runs) - (self.spent(previous) if previous else 0.0)) / max(1, candidates)
 
-    def decide(self, samples: Mapping[str, Sequence[float]], baseline: str, runs: int,
-               state: SequentialState | None = None, *, higher_is_better: bool = False) -> SequentialState:
+    def decide(
+        self,
+        samples: Mapping[str, Sequence[float]],
+        baseline: str,
+        runs: int,
+        state: SequentialState | None = None,
+        *,
+        higher_is_better: bool = False,
+    ) -> SequentialState:
         """Judge the look at ``runs`` per variant: ``samples`` maps each variant to its values so far.  Returns
         ``state`` (new when None) with the candidates settled at this look added, and ``stop_reason`` set
         when every candidate is settled or this is the last look."""
@@ -114,19 +122,21 @@ class SequentialDesign:
             if settled is not None:
                 state.settled[name] = settled
         if len(state.settled) == len(candidates):
-            state.stop_reason = (f"stopped early at {runs} of at most {self.max_runs} runs per variant: "
-                                 + "; ".join(_said(s) for s in state.settled.values()))
+            state.stop_reason = f"stopped early at {runs} of at most {self.max_runs} runs per variant: " + "; ".join(
+                _said(s) for s in state.settled.values()
+            )
             if runs == self.max_runs:
                 state.stop_reason = state.stop_reason.replace("stopped early at", "settled at")
         elif runs >= self.max_runs:
             open_ones = [name for name in candidates if name not in state.settled]
-            state.stop_reason = (f"undecided at the maximum of {self.max_runs} runs per variant: "
-                                 f"{', '.join(open_ones)} (neither a difference nor equivalence within "
-                                 f"+-{self.threshold_pct:g}% at the spent error rate)")
+            state.stop_reason = (
+                f"undecided at the maximum of {self.max_runs} runs per variant: "
+                f"{', '.join(open_ones)} (neither a difference nor equivalence within "
+                f"+-{self.threshold_pct:g}% at the spent error rate)"
+            )
         return state
 
-    def _judge(self, compare, base, cand, name: str, runs: int, level: float,
-               higher_is_better: bool) -> Settled | None:
+    def _judge(self, compare, base, cand, name: str, runs: int, level: float, higher_is_better: bool) -> Settled | None:
         tost = compare(base, cand, confidence=1 - 2 * level, higher_is_better=higher_is_better)
         if tost.ci_pct is not None and -self.threshold_pct < tost.ci_pct[0] and tost.ci_pct[1] < self.threshold_pct:
             return Settled(name, "equivalent", runs, tost.delta_pct, (tost.ci_pct[0], tost.ci_pct[1]), 2 * level)
@@ -145,5 +155,7 @@ def smallest_p(n_a: int, n_b: int) -> float:
 
 def _said(settled: Settled) -> str:
     low, high = settled.ci_pct
-    return (f"{settled.candidate} {settled.verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}] "
-            f"at level {settled.level:.2g})")
+    return (
+        f"{settled.candidate} {settled.verdict} ({settled.delta_pct:+.3g}% [{low:+.3g}, {high:+.3g}] "
+        f"at level {settled.level:.2g})"
+    )

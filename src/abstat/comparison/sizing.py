@@ -31,6 +31,7 @@ Power is ``P(|T| > q)`` for a noncentral t with the Welch-Satterthwaite
 degrees of freedom; ``calibration.py`` checks the detectable change against
 the simulated power of ``compare`` itself.
 """
+
 from __future__ import annotations
 
 import math
@@ -122,6 +123,7 @@ class Sizing:
 
     def needed(self, pct: float, alpha: float, power: float) -> int | None:
         """Values per variant (equal sizes) that detect ``pct`` percent with ``power``; None beyond 10^7."""
+
         def enough(n: int) -> bool:
             p = self.power(pct, n, n, alpha)
             return not math.isnan(p) and p >= power
@@ -187,17 +189,25 @@ def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
     from abstat.stats.permutation_power import SmallPower
 
     if np.ptp(lx) == 0.0 and np.ptp(ly) == 0.0:
-        return Sizing("hl_ratio", center, (0.0, 0.0),
-                      "neither variant varies at this resolution: no noise to size a comparison by")
+        return Sizing(
+            "hl_ratio",
+            center,
+            (0.0, 0.0),
+            "neither variant varies at this resolution: no noise to size a comparison by",
+        )
     result = hodges_lehmann(lx, ly, confidence, centres=False)
     sx, sy = spread_ties(np.sort(lx)), spread_ties(np.sort(ly))
     here = bm_statistic(sx, sy, result.estimate)
     width = result.high - result.low
     if not (math.isfinite(width) and width > 0 and here.se > 0):
-        return Sizing("hl_ratio", center, (math.nan, math.nan),
-                      "the pilot is too small for an interval of the Hodges-Lehmann ratio")
+        return Sizing(
+            "hl_ratio",
+            center,
+            (math.nan, math.nan),
+            "the pilot is too small for an interval of the Hodges-Lehmann ratio",
+        )
     slope = 2.0 * t_quantile(here.df, 0.5 + confidence / 2.0) * here.se / width  # density of the log ratios
-    size = Sizing("hl_ratio", center, (here.unit_x / slope ** 2, here.unit_y / slope ** 2))
+    size = Sizing("hl_ratio", center, (here.unit_x / slope**2, here.unit_y / slope**2))
     small = SmallPower(lx, ly - result.estimate)  # the candidate recentred at the baseline
     size.simulated = small if small.usable else None
     return size
@@ -213,13 +223,22 @@ def _median_sizing(lx: Any, ly: Any) -> Sizing:
         if why == "discrete":
             step = min(median_step(sx), median_step(sy))
             pct = 100.0 * math.expm1(step) if math.isfinite(step) else None
-            return Sizing("median_ratio", "median", (math.nan, math.nan),
-                          "the medians move in whole steps of the values" +
-                          (f" ({pct:.2g}%)" if pct is not None else "") +
-                          ": a smaller change cannot show in them at any n (the default comparison "
-                          "resolves it)", step_pct=pct)
+            return Sizing(
+                "median_ratio",
+                "median",
+                (math.nan, math.nan),
+                "the medians move in whole steps of the values"
+                + (f" ({pct:.2g}%)" if pct is not None else "")
+                + ": a smaller change cannot show in them at any n (the default comparison "
+                "resolves it)",
+                step_pct=pct,
+            )
         if why:
-            return Sizing("median_ratio", "median", (math.nan, math.nan),
-                          "a median lies between two modes, where no normal interval describes it at any n "
-                          "(the default comparison does not depend on the density at the median)")
+            return Sizing(
+                "median_ratio",
+                "median",
+                (math.nan, math.nan),
+                "a median lies between two modes, where no normal interval describes it at any n "
+                "(the default comparison does not depend on the density at the median)",
+            )
     return Sizing("median_ratio", "median", (median_se(sx) ** 2 * sx.size, median_se(sy) ** 2 * sy.size))

@@ -1,4 +1,5 @@
 """Per-variant summaries and diagnostics (after outlier exclusion)."""
+
 from __future__ import annotations
 
 import math
@@ -31,11 +32,16 @@ def quantized_fences_note(*variants: VariantSamples) -> str:
         if not found:
             continue
         grids = sorted({f.step for f in found})
-        clauses.append((v.name, (
-            f"the data are quantized (grid {'/'.join(f'{g:g}' for g in grids)}) and the fences lie "
-            f"{steps([f.fence_steps for f in found])} steps outside the quartiles: values "
-            f"{steps([f.nearest_steps for f in found])} steps beyond them were dropped"
-        )))
+        clauses.append(
+            (
+                v.name,
+                (
+                    f"the data are quantized (grid {'/'.join(f'{g:g}' for g in grids)}) and the fences lie "
+                    f"{steps([f.fence_steps for f in found])} steps outside the quartiles: values "
+                    f"{steps([f.nearest_steps for f in found])} steps beyond them were dropped"
+                ),
+            )
+        )
     if not clauses:
         return ""
     if len(clauses) == len(variants) and len({text for _, text in clauses}) == 1:
@@ -68,8 +74,7 @@ def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
     n = int(values.size)
     mean = float(np.mean(scaled)) / factor
     stddev = float(np.std(scaled, ddof=1)) / factor if n > 1 else math.nan
-    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)),
-                            float(median(values)))
+    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)), float(median(values)))
 
 
 def summarise(
@@ -94,8 +99,7 @@ def summarise(
     mild, severe, dropped, kept_runs = outliers.classify_runs(list(v.runs), outlier_rule)
     everything = np.concatenate(kept_runs)
     if everything.size == 0:
-        raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare",
-                         path=v.name)
+        raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
     d = describe_array(everything, factor)
     ci = median_ci(everything, confidence)
     if ci is None and medians:

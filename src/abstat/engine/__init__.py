@@ -18,6 +18,7 @@ itself (``abstat bisect``) the engine's process control.
 ``abstat run``, ``abstat demo``, ``abstat noise``, ``abstat bisect`` and the
 public API (``abstat.run``) all run experiments through this class.
 """
+
 from __future__ import annotations
 
 import random
@@ -27,12 +28,27 @@ from typing import Any
 from abstat.engine.events import Event, EventSink, ignore
 from abstat.engine.record import ExperimentResult
 from abstat.engine.session import LocalSession
-from abstat.engine.spec import (Analysis, ExperimentSpec, Hooks, Host, Lab, SpecError, Variant)
+from abstat.engine.spec import Analysis, ExperimentSpec, Hooks, Host, Lab, SpecError, Variant
 from abstat.engine.stored import StoredExperiment, stored_experiment
 from abstat.errors import UsageError
 
-__all__ = ["Analysis", "Engine", "Event", "EventSink", "ExperimentResult", "ExperimentSpec", "Hooks", "Host", "Lab",
-           "LocalSession", "SpecError", "StoredExperiment", "Variant", "resolve", "stored_experiment"]
+__all__ = [
+    "Analysis",
+    "Engine",
+    "Event",
+    "EventSink",
+    "ExperimentResult",
+    "ExperimentSpec",
+    "Hooks",
+    "Host",
+    "Lab",
+    "LocalSession",
+    "SpecError",
+    "StoredExperiment",
+    "Variant",
+    "resolve",
+    "stored_experiment",
+]
 
 
 def resolve(spec: ExperimentSpec) -> ExperimentSpec:
@@ -60,15 +76,26 @@ class Engine:
     on the boxes).
     """
 
-    def __init__(self, *, on_event: EventSink = ignore, argv: Sequence[str] = ("abstat.run",),
-                 caller: dict[str, Any] | None = None, host_hooks: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        on_event: EventSink = ignore,
+        argv: Sequence[str] = ("abstat.run",),
+        caller: dict[str, Any] | None = None,
+        host_hooks: Any = None,
+    ) -> None:
         self.on_event = on_event
         self.argv = list(argv)
         self.caller = dict(caller or {})
         self.host_hooks = host_hooks
 
-    def run(self, spec: ExperimentSpec, *, resuming: bool = False,
-            before_close: Callable[[Any, ExperimentResult], None] | None = None) -> ExperimentResult:
+    def run(
+        self,
+        spec: ExperimentSpec,
+        *,
+        resuming: bool = False,
+        before_close: Callable[[Any, ExperimentResult], None] | None = None,
+    ) -> ExperimentResult:
         """Run ``spec`` to its end (or Ctrl-C, SIGTERM, SIGHUP: status ``interrupted``).
 
         Bad input (a command that does not exist, a bad baseline) raises
@@ -89,19 +116,30 @@ class Engine:
             from abstat.engine.hosts import run_hosts
 
             if spec.analysis.baseline is not None and spec.analysis.baseline not in spec.names:
-                raise UsageError(f"{{baseline}} {spec.analysis.baseline!r} is not one of the variants",
-                                 fields=["baseline"])
-            return run_hosts(spec, store_path, argv=self.argv, on_event=self.on_event, resuming=resuming,
-                             host_hooks=self.host_hooks, caller=self.caller, before_close=before_close)
+                raise UsageError(
+                    f"{{baseline}} {spec.analysis.baseline!r} is not one of the variants", fields=["baseline"]
+                )
+            return run_hosts(
+                spec,
+                store_path,
+                argv=self.argv,
+                on_event=self.on_event,
+                resuming=resuming,
+                host_hooks=self.host_hooks,
+                caller=self.caller,
+                before_close=before_close,
+            )
         if resuming:
             raise SpecError("lab", "only a lab experiment (run on hosts) can be resumed")
         from abstat.engine.local import run_local
 
-        return run_local(spec, store_path, argv=self.argv, on_event=self.on_event, caller=self.caller,
-                         before_close=before_close)
+        return run_local(
+            spec, store_path, argv=self.argv, on_event=self.on_event, caller=self.caller, before_close=before_close
+        )
 
-    def resume(self, experiment: str, *, store: str | None = None, boot_timeout: float | None = None,
-               approved: Any = None) -> ExperimentResult:
+    def resume(
+        self, experiment: str, *, store: str | None = None, boot_timeout: float | None = None, approved: Any = None
+    ) -> ExperimentResult:
         """Continue the lab experiment ``experiment`` from the specification stored with it,
         without repeating the boots stored complete (``boot_timeout`` may change); ``approved``: the
         stored commands as checked (:func:`abstat.engine.stored.stored_commands`), else nothing runs."""

@@ -13,6 +13,7 @@ it, replays the journal into the store (``supervisor.py``): what completed
 is kept.  Without a supervisor, or when the journal cannot be written,
 every run is committed as it completes.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -53,10 +54,19 @@ class RunBuffer:
 
     def add(self, run: RunDone) -> None:
         """Keep ``run``: journaled and pending, or committed now (InputError: a field the store refuses)."""
-        checked = check_run(variant=run.variant, command=self.commands[run.variant], iteration=run.iteration,
-                            position=run.position, status=run.status, exit_code=run.exit_code,
-                            started_at=run.started_at, wall=run.wall, values=run.values, units=run.units,
-                            notes=list(run.notes))
+        checked = check_run(
+            variant=run.variant,
+            command=self.commands[run.variant],
+            iteration=run.iteration,
+            position=run.position,
+            status=run.status,
+            exit_code=run.exit_code,
+            started_at=run.started_at,
+            wall=run.wall,
+            values=run.values,
+            units=run.units,
+            notes=list(run.notes),
+        )
         now = time.monotonic()
         if (now - self._last >= COMMIT_EVERY_S and not self.pending) or not self._journal(checked):
             self.pending.append(checked)
@@ -74,8 +84,10 @@ class RunBuffer:
             except InputError as err:
                 if self.path is not None and self._journaled:  # those runs are safe there: say how to add them
                     self.guard.watch_journal(None)  # the supervisor must not remove it
-                    raise InputError(f"{err}; the last {self._journaled} run(s) are in {self.path}: "
-                                     f"`abstat import {self.path} --store {self.store.display}` adds them") from None
+                    raise InputError(
+                        f"{err}; the last {self._journaled} run(s) are in {self.path}: "
+                        f"`abstat import {self.path} --store {self.store.display}` adds them"
+                    ) from None
                 raise
             self.pending.clear()
             self._journaled = 0

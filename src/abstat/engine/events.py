@@ -11,6 +11,7 @@ Local run:  experiment_started, note*, (run_started, run_done)*, experiment_done
 Lab:        experiment_started, (host_state | boot_started | run_done | boot_done
             | boot_refused | host_lost | host_done | note | tick)*, experiment_done.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -14,6 +14,7 @@ Placeholders are checked when the specification is built: a ``{NAME}``
 that is not a parameter (outside ``${NAME}``, the shell's) and a parameter
 used nowhere are refused, one line naming them.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -35,11 +36,11 @@ _PLACEHOLDER = re.compile(r"(?<!\$)\{([A-Za-z0-9_.+-]+)\}")
 class Entry:
     """One variant at one grid point: a variant of the runner's schedule."""
 
-    name: str                   # the runner's name for it: ``before [size=10]``
-    variant: str                # the variant's own name (what is stored)
-    point: int                  # the grid point's index in :func:`grid_points`
-    command: str                # the variant's command with the point's values
-    hooks: dict[str, str]       # kind -> the hook's command with the point's values
+    name: str  # the runner's name for it: ``before [size=10]``
+    variant: str  # the variant's own name (what is stored)
+    point: int  # the grid point's index in :func:`grid_points`
+    command: str  # the variant's command with the point's values
+    hooks: dict[str, str]  # kind -> the hook's command with the point's values
 
 
 def grid_size(parameters: Mapping[str, tuple[str, ...]]) -> int:
@@ -73,8 +74,11 @@ def check_placeholders(spec: ExperimentSpec) -> None:
     for where, text in texts:
         for name in _PLACEHOLDER.findall(text):
             if name not in spec.parameters:
-                raise SpecError(where, f"{{{name}}} is not a parameter (parameters: {', '.join(spec.parameters)}); "
-                                       f"write ${{{name}}} for the shell's variable")
+                raise SpecError(
+                    where,
+                    f"{{{name}}} is not a parameter (parameters: {', '.join(spec.parameters)}); "
+                    f"write ${{{name}}} for the shell's variable",
+                )
             used.add(name)
     unused = [name for name in spec.parameters if name not in used]
     if unused:
@@ -94,6 +98,13 @@ def schedule_entries(spec: ExperimentSpec) -> list[Entry]:
             if name in taken:  # values holding ',' or '=' can spell another point
                 name = f"{variant.name} [point {index + 1}]"
             taken.add(name)
-            entries.append(Entry(name, variant.name, index, substitute(variant.command, point),
-                                 {kind: substitute(text, point) for kind, text in hooks.items() if kind in HOOKS}))
+            entries.append(
+                Entry(
+                    name,
+                    variant.name,
+                    index,
+                    substitute(variant.command, point),
+                    {kind: substitute(text, point) for kind, text in hooks.items() if kind in HOOKS},
+                )
+            )
     return entries

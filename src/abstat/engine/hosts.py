@@ -8,6 +8,7 @@ that boot) and turns the workers' events into the engine's
 (:mod:`abstat.engine.events`).  A resume skips every boot already stored
 as complete under the same seed.
 """
+
 from __future__ import annotations
 
 import queue
@@ -41,17 +42,31 @@ def lab_plan(spec: ExperimentSpec) -> LabPlan:
     assert spec.lab is not None and spec.seed is not None and spec.experiment is not None
     entries = schedule_entries(spec)  # a grid: every variant at every point, one variant of the schedule each
     remote = {
-        "shell": spec.shell, "timeout": spec.timeout, "hooks": spec.hooks.items(), "background": list(spec.background),
-        "sources": [source.to_json() for source in spec.metrics], "ignore_failure": spec.ignore_failure,
-        "cpus": list(spec.cpus), "isolate": spec.isolate,
+        "shell": spec.shell,
+        "timeout": spec.timeout,
+        "hooks": spec.hooks.items(),
+        "background": list(spec.background),
+        "sources": [source.to_json() for source in spec.metrics],
+        "ignore_failure": spec.ignore_failure,
+        "cpus": list(spec.cpus),
+        "isolate": spec.isolate,
         **({"decide": True} if spec.sequential is not None else {}),  # the runner asks at each block's end
         **({"variant_hooks": {e.name: e.hooks for e in entries}} if spec.parameters else {}),  # {NAME} replaced
     }
     return LabPlan(
-        experiment=spec.experiment, hosts=list(spec.lab.hosts), variants={e.name: e.command for e in entries},
-        runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, boot=dict(spec.lab.boot),
-        check=dict(spec.lab.check), boots=spec.lab.boots, boot_timeout=spec.lab.boot_timeout,
-        labels=dict(spec.labels), remote=remote,
+        experiment=spec.experiment,
+        hosts=list(spec.lab.hosts),
+        variants={e.name: e.command for e in entries},
+        runs=spec.runs,
+        warmup=spec.warmup,
+        order=spec.order,
+        seed=spec.seed,
+        boot=dict(spec.lab.boot),
+        check=dict(spec.lab.check),
+        boots=spec.lab.boots,
+        boot_timeout=spec.lab.boot_timeout,
+        labels=dict(spec.labels),
+        remote=remote,
     )
 
 
@@ -107,10 +122,17 @@ def stored_schedule(store: Any, experiment: str, seed: int) -> int:
     return SCHEDULE_VERSION
 
 
-def run_hosts(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: ev.EventSink,
-              resuming: bool = False, host_hooks: HostHooksFactory | None = None,
-              caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
-              ) -> ExperimentResult:
+def run_hosts(
+    spec: ExperimentSpec,
+    store_path: str,
+    *,
+    argv: Sequence[str],
+    on_event: ev.EventSink,
+    resuming: bool = False,
+    host_hooks: HostHooksFactory | None = None,
+    caller: dict[str, Any] | None = None,
+    before_close: Callable[[Any, Any], None] | None = None,
+) -> ExperimentResult:
     """Run ``spec`` (seed fixed, ``lab`` set) on its hosts; see :meth:`abstat.engine.Engine.run`."""
     from abstat.store import open_store
 
@@ -127,8 +149,15 @@ def run_hosts(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
 
 
 class _Controller:
-    def __init__(self, spec: ExperimentSpec, store: Any, argv: list[str], on_event: ev.EventSink,
-                 host_hooks: HostHooksFactory | None, caller: dict[str, Any] | None) -> None:
+    def __init__(
+        self,
+        spec: ExperimentSpec,
+        store: Any,
+        argv: list[str],
+        on_event: ev.EventSink,
+        host_hooks: HostHooksFactory | None,
+        caller: dict[str, Any] | None,
+    ) -> None:
         self.spec = spec
         self.plan = lab_plan(spec)
         self.store = store
@@ -147,22 +176,51 @@ class _Controller:
 
     def _settings(self, host: Any, index: int, variant: str, boot_id: str, point: int) -> dict[str, Any]:
         plan = self.plan
-        return {**self.settings[point], "lab": {
-            "seed": plan.seed, "schedule": plan.schedule, "host": host.label, "destination": host.destination, "boot": index,
-            "boots": len(plan.boot_schedule(host.label)), "boot_variant": variant or None,
-            "boot_command": plan.boot.get(variant), "check": plan.check.get(variant), "boot_id": boot_id,
-        }}
+        return {
+            **self.settings[point],
+            "lab": {
+                "seed": plan.seed,
+                "schedule": plan.schedule,
+                "host": host.label,
+                "destination": host.destination,
+                "boot": index,
+                "boots": len(plan.boot_schedule(host.label)),
+                "boot_variant": variant or None,
+                "boot_command": plan.boot.get(variant),
+                "check": plan.check.get(variant),
+                "boot_id": boot_id,
+            },
+        }
 
     def run(self, resuming: bool) -> ExperimentResult:
         """Run every host's boots (on a resume: those not stored complete)."""
         plan, result = self.plan, self.result
         control_dir = control_directory()
         todo = self._todo(resuming)
-        self.on_event(ev.ExperimentStarted(plan.experiment, self.spec, self.store.display, todo={
-            h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label])) for h in plan.hosts}))
-        workers = [HostWorker(plan, host, SshHost(host.label, host.destination, control_dir), todo[host.label],
-                              self.events, self.stopping, self.host_hooks(host), decider=host_decider(self.spec))
-                   for host in plan.hosts]
+        self.on_event(
+            ev.ExperimentStarted(
+                plan.experiment,
+                self.spec,
+                self.store.display,
+                todo={
+                    h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label]))
+                    for h in plan.hosts
+                },
+            )
+        )
+        workers = [
+            HostWorker(
+                plan,
+                host,
+                SshHost(host.label, host.destination, control_dir),
+                todo[host.label],
+                self.events,
+                self.stopping,
+                self.host_hooks(host),
+                decider=host_decider(self.spec),
+            )
+            for host in plan.hosts
+        ]
         previous = signals.interrupt_on_termination()  # SIGTERM, SIGHUP (timeout, CI): as Ctrl-C
         try:
             self._serve(workers)
@@ -181,8 +239,17 @@ class _Controller:
             result.status = "failed"
             result.error = f"{len(result.hosts_failed)} of {len(plan.hosts)} host(s) stopped"
         total = sum(len(todo[h.label]) for h in plan.hosts) * plan.runs * (1 if plan.reboots else len(plan.variants))
-        self.on_event(ev.ExperimentDone(plan.experiment, result.status, len(result.runs), total,
-                                        len(result.failed_runs), result.error, tuple(result.notes)))
+        self.on_event(
+            ev.ExperimentDone(
+                plan.experiment,
+                result.status,
+                len(result.runs),
+                total,
+                len(result.failed_runs),
+                result.error,
+                tuple(result.notes),
+            )
+        )
         return result
 
     def _todo(self, resuming: bool) -> dict[str, list[int]]:
@@ -190,9 +257,14 @@ class _Controller:
         plan, store = self.plan, self.store
         if resuming:  # the boots and blocks still to run keep the order the stored ones were planned in
             plan.schedule = stored_schedule(store, plan.experiment, plan.seed)
-        return {h.label: [i for i in range(len(plan.boot_schedule(h.label)))
-                          if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)]
-                for h in plan.hosts}
+        return {
+            h.label: [
+                i
+                for i in range(len(plan.boot_schedule(h.label)))
+                if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)
+            ]
+            for h in plan.hosts
+        }
 
     def _serve(self, workers: list[HostWorker]) -> None:
         """Start the hosts and store what they send until every one has ended."""
@@ -255,7 +327,9 @@ class _Controller:
         variant = plan.boot_schedule(host.label)[event.boot]
         for index, point in enumerate(self.points):  # one invocation per grid point, labelled as a local one
             self.invocations[(event.host, event.boot, index)] = self.store.start_invocation(
-                plan.experiment, data["machine"], argv=self.argv,
+                plan.experiment,
+                data["machine"],
+                argv=self.argv,
                 settings=self._settings(host, event.boot, variant, data["boot_id"], index),
                 labels={**plan.labels, **point, "host": host.label},
                 variants=list(self.spec.names),  # -v order: the baseline first
@@ -269,10 +343,21 @@ class _Controller:
     def _on_run(self, event: HostEvent) -> None:
         r = event.data["result"]
         entry = self.entries[r["variant"]]  # the runner sends only the plan's names
-        run = ev.RunDone(entry.variant, r["iteration"], r["position"], r["status"], r["wall"], r["exit_code"],
-                         r["started_at"], r["values"], r["units"],
-                         tuple(run_notes(r.get("notes") or [], r.get("stderr_tail") or "")),
-                         boot=event.boot, host=event.host, point=self.points[entry.point])
+        run = ev.RunDone(
+            entry.variant,
+            r["iteration"],
+            r["position"],
+            r["status"],
+            r["wall"],
+            r["exit_code"],
+            r["started_at"],
+            r["values"],
+            r["units"],
+            tuple(run_notes(r.get("notes") or [], r.get("stderr_tail") or "")),
+            boot=event.boot,
+            host=event.host,
+            point=self.points[entry.point],
+        )
         add_run(self.store, self.invocations[(event.host, event.boot, entry.point)], run, entry.command)
         self.result.runs.append(run)
         self.on_event(run)

@@ -9,6 +9,7 @@ signals held back (stored whole or not at all) as soon as it completes, and
 the invocation is finished whatever happens (``complete``, ``interrupted``,
 ``failed``), never left ``running``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -24,9 +25,15 @@ from abstat.errors import UsageError
 from abstat.box.runner import signals
 
 
-def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_event: EventSink,
-              caller: dict[str, Any] | None = None, before_close: Callable[[Any, Any], None] | None = None,
-              ) -> ExperimentResult:
+def run_local(
+    spec: ExperimentSpec,
+    store_path: str,
+    *,
+    argv: Sequence[str],
+    on_event: EventSink,
+    caller: dict[str, Any] | None = None,
+    before_close: Callable[[Any, Any], None] | None = None,
+) -> ExperimentResult:
     """Run ``spec`` (its seed fixed, ``lab`` None) here; see :meth:`abstat.engine.Engine.run`."""
     from abstat.store import open_store
 
@@ -43,19 +50,44 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
         spec = spec.replace(experiment=experiment)
         points = grid_points(spec)  # [{}] without parameters: one invocation, as always
         entries = {entry.name: entry for entry in schedule_entries(spec)}
-        start_all(store, invocations, spec, points, record, argv=list(argv),
-                  settings=lambda point: settings_of(spec, perf.supported if perf else [], caller, point=point))
+        start_all(
+            store,
+            invocations,
+            spec,
+            points,
+            record,
+            argv=list(argv),
+            settings=lambda point: settings_of(spec, perf.supported if perf else [], caller, point=point),
+        )
         result = ExperimentResult(spec, experiment, store.display)
-        on_event(ExperimentStarted(experiment, spec, store.display, tuple(notes), tuple(doctor_warnings),
-                                   perf_in_times=perf is not None and perf.usable))
+        on_event(
+            ExperimentStarted(
+                experiment,
+                spec,
+                store.display,
+                tuple(notes),
+                tuple(doctor_warnings),
+                perf_in_times=perf is not None and perf.usable,
+            )
+        )
         session = LocalSession(spec, on_event=on_event, perf=perf)
         buffers = point_buffers(store, invocations, list(entries.values()), session.executor.containment)
 
         def persist(outcome: Any) -> None:
             m, entry = outcome.measurement, entries[outcome.variant]
-            run = RunDone(entry.variant, outcome.iteration, outcome.position, m.status, m.wall_s, m.exit_code,
-                          outcome.started_at, m.values, m.units, tuple(run_notes(m.notes, m.stderr_tail)),
-                          point=points[entry.point])
+            run = RunDone(
+                entry.variant,
+                outcome.iteration,
+                outcome.position,
+                m.status,
+                m.wall_s,
+                m.exit_code,
+                outcome.started_at,
+                m.values,
+                m.units,
+                tuple(run_notes(m.notes, m.stderr_tail)),
+                point=points[entry.point],
+            )
             with signals.deferred():  # Ctrl-C lands after the journal line or the commit, never inside
                 buffers[entry.point].add(run)
                 result.runs.append(run)  # counted once kept, before a held signal is delivered
@@ -64,14 +96,29 @@ def run_local(spec: ExperimentSpec, store_path: str, *, argv: Sequence[str], on_
         _run_session(session, persist, buffers, store, invocations, result, notes)
         finished = True
         cut_off = store.db.stopped()
-        on_event(ExperimentDone(experiment, result.status, len(result.runs), len(entries) * spec.runs,
-                                len(result.failed_runs), result.error, tuple(result.notes), report=not cut_off))
+        on_event(
+            ExperimentDone(
+                experiment,
+                result.status,
+                len(result.runs),
+                len(entries) * spec.runs,
+                len(result.failed_runs),
+                result.error,
+                tuple(result.notes),
+                report=not cut_off,
+            )
+        )
         _report(before_close, store, result, cut_off)
     except BaseException as err:
         if not finished:  # never leave one "running"
             with signals.deferred(deliver=False):
-                finish_all(store, invocations, "interrupted" if isinstance(err, KeyboardInterrupt) else "failed",
-                           [*notes, f"abstat stopped: {err!r}"], quietly=True)
+                finish_all(
+                    store,
+                    invocations,
+                    "interrupted" if isinstance(err, KeyboardInterrupt) else "failed",
+                    [*notes, f"abstat stopped: {err!r}"],
+                    quietly=True,
+                )
         raise
     finally:
         store.close()
@@ -105,12 +152,21 @@ def _preflight(spec: ExperimentSpec) -> tuple[Any, list[str], dict[str, Any], li
 
 def _check_baseline(baseline: str | None, spec: ExperimentSpec, store: Any, experiment: str) -> None:
     if baseline is not None and baseline not in set(spec.names) | set(store.variant_names(experiment)):
-        raise UsageError(f"{{baseline}} {baseline!r} is neither one of the variants nor stored in "
-                         f"experiment {experiment!r}", fields=["baseline"])
+        raise UsageError(
+            f"{{baseline}} {baseline!r} is neither one of the variants nor stored in experiment {experiment!r}",
+            fields=["baseline"],
+        )
 
 
-def _run_session(session: LocalSession, persist: Callable[[Any], None], buffers: list[RunBuffer], store: Any,
-                 invocations: list[Any], result: ExperimentResult, notes: list[str]) -> None:
+def _run_session(
+    session: LocalSession,
+    persist: Callable[[Any], None],
+    buffers: list[RunBuffer],
+    store: Any,
+    invocations: list[Any],
+    result: ExperimentResult,
+    notes: list[str],
+) -> None:
     """Run the schedule, then close the buffers and the session and finish the invocations, whatever
     happens (a teardown no signal abandons); the result's status, error and notes set."""
     previous = signals.interrupt_on_termination()
@@ -129,12 +185,12 @@ def _run_session(session: LocalSession, persist: Callable[[Any], None], buffers:
         session.close()
         signals.restore_handlers(previous)
         interrupted = outcome.interrupted or bool(held.received)
-        result.status = "complete" if outcome.error is None and not interrupted else (
-            "interrupted" if interrupted else "failed")
+        result.status = (
+            "complete" if outcome.error is None and not interrupted else ("interrupted" if interrupted else "failed")
+        )
         result.error = outcome.error
         result.notes = list(outcome.notes) + session.notes
-        finish_all(store, invocations, result.status,
-                   notes + result.notes + ([outcome.error] if outcome.error else []))
+        finish_all(store, invocations, result.status, notes + result.notes + ([outcome.error] if outcome.error else []))
 
 
 def _report(before_close: Callable[[Any, Any], None] | None, store: Any, result: Any, cut_off: bool) -> None:
@@ -175,13 +231,29 @@ def finish_all(store: Any, invocations: list[Any], status: str, notes: list[str]
                 raise
 
 
-def start_all(store: Any, invocations: list[Any], spec: ExperimentSpec, points: list[dict[str, str]], record: Any,
-              *, argv: list[str], settings: Callable[[dict[str, str]], dict[str, Any]]) -> None:
+def start_all(
+    store: Any,
+    invocations: list[Any],
+    spec: ExperimentSpec,
+    points: list[dict[str, str]],
+    record: Any,
+    *,
+    argv: list[str],
+    settings: Callable[[dict[str, str]], dict[str, Any]],
+) -> None:
     """Start an invocation per grid point (labelled with its values, as a lab's hosts are), each
     appended to ``invocations`` as it starts (whatever fails next, those are finished)."""
     for point in points:
-        invocations.append(store.start_invocation(spec.experiment, record, argv=argv, variants=spec.names,
-                                                  labels={**spec.labels, **point}, settings=settings(point)))
+        invocations.append(
+            store.start_invocation(
+                spec.experiment,
+                record,
+                argv=argv,
+                variants=spec.names,
+                labels={**spec.labels, **point},
+                settings=settings(point),
+            )
+        )
 
 
 def point_buffers(store: Any, invocations: list[Any], entries: list[Any], guard: Any) -> list[RunBuffer]:
@@ -190,5 +262,7 @@ def point_buffers(store: Any, invocations: list[Any], entries: list[Any], guard:
     outright); a grid's runs go to several invocations, each run committed as it completes (the
     journal holds one invocation's)."""
     guard = guard if len(invocations) == 1 else None
-    return [RunBuffer(store, invocation, {e.variant: e.command for e in entries if e.point == index}, guard=guard)
-            for index, invocation in enumerate(invocations)]
+    return [
+        RunBuffer(store, invocation, {e.variant: e.command for e in entries if e.point == index}, guard=guard)
+        for index, invocation in enumerate(invocations)
+    ]

@@ -5,6 +5,7 @@
 names): a bad value raises :class:`SpecError`, one line naming the field.
 :class:`abstat.engine.spec.ExperimentSpec` holds them.
 """
+
 from __future__ import annotations
 
 import math
@@ -15,7 +16,7 @@ from typing import Any
 from abstat.errors import InputError
 
 SPEC_VERSION = 2  # 2: cpus, sequential, parameters
-MAX_RUNS = 1_000_000          # per variant: the schedule is built in memory
+MAX_RUNS = 1_000_000  # per variant: the schedule is built in memory
 MAX_VARIANTS = 1000
 MAX_HOSTS = 1000
 MAX_BOOTS = 10_000
@@ -26,7 +27,7 @@ MAX_VALUE_CHARS = 4096
 MAX_BACKGROUND = 100
 MAX_METRICS = 200
 MAX_SEED = 2**63
-MAX_PARAMETERS = 10      # -L NAME VALUES: the grid's dimensions
+MAX_PARAMETERS = 10  # -L NAME VALUES: the grid's dimensions
 MAX_CPU = 65_535  # a CPU number (Linux's NR_CPUS is at most 8192)
 ORDERS = ("interleaved", "sequential", "random")
 FAILURE_POLICIES = ("stop", "continue")
@@ -48,6 +49,7 @@ class SpecError(InputError):
 
 # --------------------------------------------------------------------------
 # checks shared by the parts
+
 
 def _text(where: str, value: Any, limit: int = MAX_COMMAND_CHARS, *, empty: bool = False) -> str:
     if not isinstance(value, str):
@@ -131,6 +133,7 @@ def _choice(where: str, value: Any, choices: tuple[str, ...]) -> str:
 # --------------------------------------------------------------------------
 # the parts
 
+
 @dataclass(frozen=True)
 class Variant:
     """One thing to measure: a name and its command; ``labels`` go on its runs only."""
@@ -192,8 +195,9 @@ class Lab:
     boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "hosts", _unique("lab.hosts", self.hosts, Host, "host", MAX_HOSTS, "label",
-                                                  "host label"))
+        object.__setattr__(
+            self, "hosts", _unique("lab.hosts", self.hosts, Host, "host", MAX_HOSTS, "label", "host label")
+        )
         for kind in ("boot", "check"):
             object.__setattr__(self, kind, _variant_commands(f"lab.{kind}", getattr(self, kind)))
         _integer("lab.boots", self.boots, 1, MAX_BOOTS)
@@ -226,14 +230,18 @@ class Analysis:
     def __post_init__(self) -> None:
         if self.baseline is not None:
             _name("analysis.baseline", self.baseline)
-        if isinstance(self.confidence, bool) or not isinstance(self.confidence, (int, float)) \
-                or not 0 < self.confidence < 100:
+        if (
+            isinstance(self.confidence, bool)
+            or not isinstance(self.confidence, (int, float))
+            or not 0 < self.confidence < 100
+        ):
             raise SpecError("analysis.confidence", f"must be a percentage between 0 and 100 (got {self.confidence!r})")
         items = self.higher_is_better
         if not isinstance(items, (list, tuple)) or len(items) > MAX_METRICS:
             raise SpecError("analysis.higher_is_better", f"must be a list of at most {MAX_METRICS} metric names")
-        object.__setattr__(self, "higher_is_better",
-                           tuple(_text("analysis.higher_is_better", item, MAX_VALUE_CHARS) for item in items))
+        object.__setattr__(
+            self, "higher_is_better", tuple(_text("analysis.higher_is_better", item, MAX_VALUE_CHARS) for item in items)
+        )
 
 
 def _cpus(where: str, value: Any) -> tuple[int, ...]:
@@ -257,8 +265,11 @@ class Sequential:
 
     def __post_init__(self) -> None:
         _integer("sequential.min_runs", self.min_runs, 2, MAX_RUNS)
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, (int, float)) \
-                or not (0 < self.threshold < 100 and math.isfinite(self.threshold)):
+        if (
+            isinstance(self.threshold, bool)
+            or not isinstance(self.threshold, (int, float))
+            or not (0 < self.threshold < 100 and math.isfinite(self.threshold))
+        ):
             raise SpecError("sequential.threshold", f"must be a percentage between 0 and 100 (got {self.threshold!r})")
         if self.metric is not None:
             _text("sequential.metric", self.metric, MAX_NAME_CHARS)

@@ -6,6 +6,7 @@ and older readers know), ``spec``, the specification as run, in its JSON
 form (what ``abstat run --resume`` reloads), and ``caller``, what the caller
 asked to keep with it.
 """
+
 from __future__ import annotations
 
 import time
@@ -18,8 +19,12 @@ from abstat.box.runner.schedule import SCHEDULE_VERSION
 from abstat.box.runner.sources import JsonLines, RegexMetric
 
 
-def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, Any] | None = None,
-                point: dict[str, str] | None = None) -> dict[str, Any]:
+def settings_of(
+    spec: ExperimentSpec,
+    perf_events: list[str],
+    caller: dict[str, Any] | None = None,
+    point: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The ``settings`` of an invocation of ``spec`` (``perf_events``: those counted here; ``caller``:
     what the caller keeps with it, see :class:`abstat.engine.Engine`; ``point``: a parameter scan's grid
     point this invocation holds, whose values its ``variants`` commands have)."""
@@ -27,10 +32,16 @@ def settings_of(spec: ExperimentSpec, perf_events: list[str], caller: dict[str, 
     from abstat.engine.grid import substitute
 
     settings = {
-        "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
+        "runs": spec.runs,
+        "warmup": spec.warmup,
+        "order": spec.order,
+        "seed": spec.seed,
         "schedule": SCHEDULE_VERSION,  # how the seed's schedule is planned (abstat.box.runner.schedule)
-        "timeout": spec.timeout, "shell": spec.shell, "ignore_failure": spec.ignore_failure,
-        "hooks": spec.hooks.items(), "background": list(spec.background),
+        "timeout": spec.timeout,
+        "shell": spec.shell,
+        "ignore_failure": spec.ignore_failure,
+        "hooks": spec.hooks.items(),
+        "background": list(spec.background),
         "metrics": [source.text for source in spec.metrics if isinstance(source, RegexMetric)],
         "json_lines": any(isinstance(source, JsonLines) for source in spec.metrics),
         "perf_events": list(perf_events),
@@ -64,9 +75,18 @@ def run_notes(notes: list[str], stderr_tail: str) -> list[str]:
 
 def add_run(store: Any, invocation: Any, run: RunDone, command: str) -> None:
     store.add_run(
-        invocation, variant=run.variant, command=command, iteration=run.iteration, position=run.position,
-        status=run.status, exit_code=run.exit_code, started_at=run.started_at, wall=run.wall,
-        values=run.values, units=run.units, notes=list(run.notes),
+        invocation,
+        variant=run.variant,
+        command=command,
+        iteration=run.iteration,
+        position=run.position,
+        status=run.status,
+        exit_code=run.exit_code,
+        started_at=run.started_at,
+        wall=run.wall,
+        values=run.values,
+        units=run.units,
+        notes=list(run.notes),
     )
 
 
@@ -97,9 +117,17 @@ class ExperimentResult:
     def failed_runs(self) -> list[RunDone]:
         return [run for run in self.runs if not run.ok]
 
-    def values(self, variant: str, metric: str = "wall", host: str | None = None,
-               point: dict[str, str] | None = None) -> list[float]:
+    def values(
+        self, variant: str, metric: str = "wall", host: str | None = None, point: dict[str, str] | None = None
+    ) -> list[float]:
         """Every value of ``metric`` from the successful runs of ``variant`` (of ``host``; at a parameter
         scan's grid ``point``, e.g. ``{"size": "10"}``; None: every point), in run order."""
-        return [value for run in self.runs if run.ok and run.variant == variant and (host is None or run.host == host)
-                and (point is None or run.point == point) for value in run.values.get(metric, [])]
+        return [
+            value
+            for run in self.runs
+            if run.ok
+            and run.variant == variant
+            and (host is None or run.host == host)
+            and (point is None or run.point == point)
+            for value in run.values.get(metric, [])
+        ]

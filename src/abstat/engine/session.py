@@ -11,6 +11,7 @@ the :class:`~abstat.box.runner.model.Executor` interface).
 On hosts, the lab's :class:`abstat.lab.host.HostWorker` plays this part
 over ssh (:mod:`abstat.engine.hosts`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -74,8 +75,15 @@ class LocalSession:
     metric sources said when the session closed.
     """
 
-    def __init__(self, spec: ExperimentSpec, *, on_event: EventSink = ignore, perf: Any = None,
-                 subreaper: bool = True, cgroups: bool = True) -> None:
+    def __init__(
+        self,
+        spec: ExperimentSpec,
+        *,
+        on_event: EventSink = ignore,
+        perf: Any = None,
+        subreaper: bool = True,
+        cgroups: bool = True,
+    ) -> None:
         from abstat.box.runner import ProcessExecutor  # the package's name for it (a test may replace it)
         from abstat.box.runner.sources import executor_options
 
@@ -84,9 +92,16 @@ class LocalSession:
         self.notes: list[str] = []
         options = executor_options(spec.metrics)
         self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
-        self.executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=self.perf,
-                                        collectors=options.collectors, subreaper=subreaper, cgroups=cgroups,
-                                        cpus=spec.cpus, isolate=spec.isolate)
+        self.executor = ProcessExecutor(
+            patterns=options.patterns,
+            json_lines=options.json_lines,
+            perf=self.perf,
+            collectors=options.collectors,
+            subreaper=subreaper,
+            cgroups=cgroups,
+            cpus=spec.cpus,
+            isolate=spec.isolate,
+        )
 
     # -- the Executor interface, for callers that choose each run -------------
 
@@ -112,8 +127,9 @@ class LocalSession:
         def slot(slot: Any, position: int, total: int) -> None:  # shown with its grid point, if any
             sink(RunStarted(slot.variant, slot.iteration, slot.warmup, position, total))
 
-        return run_experiment(plan, self.executor, on_result=on_result, on_slot=slot,
-                              should_stop=stop_when_decided(self.spec))
+        return run_experiment(
+            plan, self.executor, on_result=on_result, on_slot=slot, should_stop=stop_when_decided(self.spec)
+        )
 
     def close(self) -> None:
         """End every process the session started (idempotent)."""
@@ -138,13 +154,22 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
     assert spec.seed is not None, "the engine fixes the seed before running"
     hooks = {kind: Command(text, spec.shell) for kind, text in spec.hooks.items().items()}
     entries = schedule_entries(spec)  # a grid: every variant at every point, one variant of the schedule each
-    own_hooks = {e.name: {kind: Command(text, spec.shell) for kind, text in e.hooks.items()}
-                 for e in entries} if spec.parameters else {}
+    own_hooks = (
+        {e.name: {kind: Command(text, spec.shell) for kind, text in e.hooks.items()} for e in entries}
+        if spec.parameters
+        else {}
+    )
     return ExperimentPlan(
         variants=[VariantCommand(e.name, Command(e.command, spec.shell)) for e in entries],
-        runs=spec.runs, warmup=spec.warmup, order=spec.order, seed=spec.seed, timeout=spec.timeout,
-        background=[Command(text, spec.shell) for text in spec.background], ignore_failure=spec.ignore_failure,
-        variant_hooks=own_hooks, **hooks,
+        runs=spec.runs,
+        warmup=spec.warmup,
+        order=spec.order,
+        seed=spec.seed,
+        timeout=spec.timeout,
+        background=[Command(text, spec.shell) for text in spec.background],
+        ignore_failure=spec.ignore_failure,
+        variant_hooks=own_hooks,
+        **hooks,
     )
 
 
@@ -170,8 +195,9 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
         return None
     from abstat.comparison.sequential import SequentialDesign
 
-    design = SequentialDesign(spec.sequential.min_runs, spec.runs, spec.sequential.threshold,
-                              alpha=1 - spec.analysis.confidence / 100)
+    design = SequentialDesign(
+        spec.sequential.min_runs, spec.runs, spec.sequential.threshold, alpha=1 - spec.analysis.confidence / 100
+    )
     looks, metric = set(design.looks()), decided_metric(spec)
     baseline = spec.analysis.baseline or spec.names[0]
     higher = metric in spec.analysis.higher_is_better or "all" in spec.analysis.higher_is_better

@@ -35,6 +35,7 @@ version: a document of a newer version is refused; a version's meaning
 never changes (a new field is a new version, and this decoder keeps reading
 the old ones).
 """
+
 from __future__ import annotations
 
 import json
@@ -42,17 +43,62 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from abstat.engine.parts import (DEFAULT_BOOT_TIMEOUT_S, FAILURE_POLICIES, HOOKS, MAX_BACKGROUND, MAX_COMMAND_CHARS,
-                                 MAX_METRICS, MAX_NAME_CHARS, MAX_RUNS, MAX_SEED, MAX_VALUE_CHARS, MAX_VARIANTS,
-                                 NAME_CHARS, ORDERS, RESERVED_LABELS, SPEC_VERSION, Analysis, Hooks, Host, Lab,
-                                 Sequential, SpecError, Variant, _choice, _cpus, _flag, _integer, _labels, _parameters,
-                                 _seconds, _text, _unique)
+from abstat.engine.parts import (
+    DEFAULT_BOOT_TIMEOUT_S,
+    FAILURE_POLICIES,
+    HOOKS,
+    MAX_BACKGROUND,
+    MAX_COMMAND_CHARS,
+    MAX_METRICS,
+    MAX_NAME_CHARS,
+    MAX_RUNS,
+    MAX_SEED,
+    MAX_VALUE_CHARS,
+    MAX_VARIANTS,
+    NAME_CHARS,
+    ORDERS,
+    RESERVED_LABELS,
+    SPEC_VERSION,
+    Analysis,
+    Hooks,
+    Host,
+    Lab,
+    Sequential,
+    SpecError,
+    Variant,
+    _choice,
+    _cpus,
+    _flag,
+    _integer,
+    _labels,
+    _parameters,
+    _seconds,
+    _text,
+    _unique,
+)
 from abstat.box.runner.sources import SOURCES, JsonLines
 from abstat.engine.spec_json import encode, json_object, spec_arguments
 
-__all__ = ["Analysis", "DEFAULT_BOOT_TIMEOUT_S", "ExperimentSpec", "HOOKS", "Hooks", "Host", "Lab", "MAX_COMMAND_CHARS",
-           "MAX_RUNS", "NAME_CHARS", "SPEC_VERSION", "Sequential", "SpecError", "Variant", "decode", "dumps", "encode",
-           "loads"]
+__all__ = [
+    "Analysis",
+    "DEFAULT_BOOT_TIMEOUT_S",
+    "ExperimentSpec",
+    "HOOKS",
+    "Hooks",
+    "Host",
+    "Lab",
+    "MAX_COMMAND_CHARS",
+    "MAX_RUNS",
+    "NAME_CHARS",
+    "SPEC_VERSION",
+    "Sequential",
+    "SpecError",
+    "Variant",
+    "decode",
+    "dumps",
+    "encode",
+    "loads",
+]
 
 
 @dataclass(frozen=True)
@@ -243,9 +289,30 @@ def _check_source(where: str, source: Any, seen: set[str]) -> None:
 # the JSON form
 
 MAX_DOCUMENT_BYTES = 4 << 20
-_TOP = ("abstat_spec", "experiment", "variants", "runs", "warmup", "order", "seed", "shell", "timeout", "on_failure",
-        "hooks", "background", "metrics", "labels", "rev", "lab", "analysis", "store", "cpus",
-        "isolate", "sequential", "parameters")
+_TOP = (
+    "abstat_spec",
+    "experiment",
+    "variants",
+    "runs",
+    "warmup",
+    "order",
+    "seed",
+    "shell",
+    "timeout",
+    "on_failure",
+    "hooks",
+    "background",
+    "metrics",
+    "labels",
+    "rev",
+    "lab",
+    "analysis",
+    "store",
+    "cpus",
+    "isolate",
+    "sequential",
+    "parameters",
+)
 
 
 def dumps(spec: ExperimentSpec) -> str:
@@ -282,8 +349,11 @@ def _version(version: Any, source: str | None) -> int:
     if isinstance(version, bool) or not isinstance(version, int):
         raise SpecError("abstat_spec", "missing or not a version number: not an abstat specification", source)
     if version > SPEC_VERSION:
-        raise SpecError("abstat_spec", f"version {version} was written by a newer abstat "
-                        f"(this one reads up to {SPEC_VERSION})", source)
+        raise SpecError(
+            "abstat_spec",
+            f"version {version} was written by a newer abstat (this one reads up to {SPEC_VERSION})",
+            source,
+        )
     if version < 1:
         raise SpecError("abstat_spec", f"no version {version}", source)
     return version

@@ -2,6 +2,7 @@
 ``decode`` whose parts are here: each object and list checked for its shape and its known keys, and decoded into
 the specification's parts, every problem a :class:`~abstat.engine.parts.SpecError` naming the field).
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
@@ -22,15 +23,24 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
         "abstat_spec": 2 if spec.cpus or spec.sequential or spec.parameters else 1,
         "experiment": spec.experiment,
         "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
-        "runs": spec.runs, "warmup": spec.warmup, "order": spec.order, "seed": spec.seed,
-        "shell": spec.shell, "timeout": spec.timeout, "on_failure": spec.on_failure,
+        "runs": spec.runs,
+        "warmup": spec.warmup,
+        "order": spec.order,
+        "seed": spec.seed,
+        "shell": spec.shell,
+        "timeout": spec.timeout,
+        "on_failure": spec.on_failure,
         "hooks": {kind: getattr(spec.hooks, kind) for kind in ("setup", "cleanup", "prepare", "conclude")},
         "background": list(spec.background),
         "metrics": [source.to_json() for source in spec.metrics],
-        "labels": dict(spec.labels), "rev": spec.rev,
+        "labels": dict(spec.labels),
+        "rev": spec.rev,
         "lab": None if lab is None else _lab_json(lab),
-        "analysis": {"baseline": spec.analysis.baseline, "confidence": spec.analysis.confidence,
-                     "higher_is_better": list(spec.analysis.higher_is_better)},
+        "analysis": {
+            "baseline": spec.analysis.baseline,
+            "confidence": spec.analysis.confidence,
+            "higher_is_better": list(spec.analysis.higher_is_better),
+        },
         "store": spec.store,
         **_version_2_json(spec),
     }
@@ -39,7 +49,10 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
 def _lab_json(lab: Lab) -> dict[str, Any]:
     return {
         "hosts": [{"label": h.label, "destination": h.destination} for h in lab.hosts],
-        "boot": dict(lab.boot), "check": dict(lab.check), "boots": lab.boots, "boot_timeout": lab.boot_timeout,
+        "boot": dict(lab.boot),
+        "check": dict(lab.check),
+        "boots": lab.boots,
+        "boot_timeout": lab.boot_timeout,
     }
 
 
@@ -48,10 +61,18 @@ def _version_2_json(spec: ExperimentSpec) -> dict[str, Any]:
     return {
         **({"cpus": list(spec.cpus)} if spec.cpus else {}),
         **({"isolate": True} if spec.isolate else {}),
-        **({"sequential": {"min_runs": spec.sequential.min_runs, "threshold": spec.sequential.threshold,
-                           "metric": spec.sequential.metric}} if spec.sequential else {}),
-        **({"parameters": {name: list(values) for name, values in spec.parameters.items()}}
-           if spec.parameters else {}),
+        **(
+            {
+                "sequential": {
+                    "min_runs": spec.sequential.min_runs,
+                    "threshold": spec.sequential.threshold,
+                    "metric": spec.sequential.metric,
+                }
+            }
+            if spec.sequential
+            else {}
+        ),
+        **({"parameters": {name: list(values) for name, values in spec.parameters.items()}} if spec.parameters else {}),
     }
 
 
@@ -72,7 +93,8 @@ def json_list(where: str, value: Any, source: str | None) -> list[Any]:
 
 def _kind(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a string", bool: "true/false", type(None): "null"}.get(
-        type(value), type(value).__name__)
+        type(value), type(value).__name__
+    )
 
 
 def _decode_metrics(items: Any, source: str | None) -> tuple[Any, ...]:
@@ -104,8 +126,20 @@ def spec_arguments(doc: dict[str, Any], source: str | None, version: int = SPEC_
     """The keyword arguments of :class:`~abstat.engine.spec.ExperimentSpec` a document gives (each part decoded and
     its shape checked here; the specification checks the values)."""
     args: dict[str, Any] = {"variants": _decode_variants(doc.get("variants"), source)}
-    for key in ("runs", "warmup", "order", "seed", "shell", "timeout", "on_failure", "experiment", "labels", "rev",
-                "store", "isolate"):
+    for key in (
+        "runs",
+        "warmup",
+        "order",
+        "seed",
+        "shell",
+        "timeout",
+        "on_failure",
+        "experiment",
+        "labels",
+        "rev",
+        "store",
+        "isolate",
+    ):
         if key in doc:
             args[key] = doc[key]
     if doc.get("hooks") is not None:
@@ -138,8 +172,9 @@ def _decode_version_2(doc: dict[str, Any], version: int, source: str | None) -> 
     if "cpus" in doc:
         args["cpus"] = tuple(json_list("cpus", doc["cpus"], source))
     if doc.get("sequential") is not None:
-        args["sequential"] = Sequential(**json_object("sequential", doc["sequential"],
-                                                      ("min_runs", "threshold", "metric"), source))
+        args["sequential"] = Sequential(
+            **json_object("sequential", doc["sequential"], ("min_runs", "threshold", "metric"), source)
+        )
     args.update(_decode_parameters(doc, source))
     return args
 
@@ -147,8 +182,10 @@ def _decode_version_2(doc: dict[str, Any], version: int, source: str | None) -> 
 def _decode_analysis(value: Any, source: str | None) -> Analysis:
     analysis = json_object("analysis", value, ("baseline", "confidence", "higher_is_better"), source)
     if "higher_is_better" in analysis:
-        analysis = dict(analysis, higher_is_better=tuple(json_list("analysis.higher_is_better",
-                                                               analysis["higher_is_better"], source)))
+        analysis = dict(
+            analysis,
+            higher_is_better=tuple(json_list("analysis.higher_is_better", analysis["higher_is_better"], source)),
+        )
     return Analysis(**analysis)
 
 
@@ -159,5 +196,8 @@ def _decode_parameters(doc: dict[str, Any], source: str | None) -> dict[str, Any
         return {}
     value = doc["parameters"]
     parameters = json_object("parameters", value, tuple(value) if isinstance(value, dict) else (), source)
-    return {"parameters": {name: tuple(json_list(f"parameters[{name!r}]", values, source))
-                           for name, values in parameters.items()}}
+    return {
+        "parameters": {
+            name: tuple(json_list(f"parameters[{name!r}]", values, source)) for name, values in parameters.items()
+        }
+    }

@@ -14,6 +14,7 @@ to convert it into a specification (``abstat run --resume`` does, and
 validates the result), so :meth:`StoredExperiment.resumable` refuses it
 here in one line.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -29,35 +30,42 @@ MAX_LEGACY_ARGS = 10_000
 @dataclass(frozen=True)
 class StoredExperiment:
     experiment: str
-    store: str                          # the store's display name
-    invocation: int                     # the invocation read
+    store: str  # the store's display name
+    invocation: int  # the invocation read
     spec: ExperimentSpec | None = None  # stored by this abstat
-    legacy_argv: tuple[str, ...] = ()   # stored by an abstat from before the engine: `abstat run` arguments
+    legacy_argv: tuple[str, ...] = ()  # stored by an abstat from before the engine: `abstat run` arguments
     legacy_seed: int | None = None
     caller: dict[str, Any] = field(default_factory=dict)  # what the caller kept (untrusted: check each value)
 
-    def resumable(self, store: str, *, boot_timeout: float | None = None,
-                  approved: Sequence[str] | None = None) -> ExperimentSpec:
+    def resumable(
+        self, store: str, *, boot_timeout: float | None = None, approved: Sequence[str] | None = None
+    ) -> ExperimentSpec:
         """The specification to resume with, writing to ``store`` (the one it was read from, whatever
         the stored specification says), with ``boot_timeout`` when given.  A store may have been imported
         or shared, so nothing read from it runs unseen: ``approved`` must be the lines of
         :func:`stored_commands` the caller has shown and checked, else :class:`UsageError` names them."""
         if self.spec is None:
-            raise InputError(f"{{resume}} {self.experiment!r}: stored by an older abstat, as a command line; "
-                             f"resume it once with `abstat run --resume {self.experiment}`, which converts it",
-                             path=self.store, fields=["resume"])
+            raise InputError(
+                f"{{resume}} {self.experiment!r}: stored by an older abstat, as a command line; "
+                f"resume it once with `abstat run --resume {self.experiment}`, which converts it",
+                path=self.store,
+                fields=["resume"],
+            )
         shown = stored_commands(self.spec)
         if approved is None or list(approved) != shown:
             listed = "; ".join(line.strip() for line in shown)
-            raise UsageError(f"resume {self.experiment!r} runs the stored commands ({listed}); check them, then "
-                             "pass them as approved= (abstat.stored_commands lists them)")
+            raise UsageError(
+                f"resume {self.experiment!r} runs the stored commands ({listed}); check them, then "
+                "pass them as approved= (abstat.stored_commands lists them)"
+            )
         return with_resume_options(self.spec, boot_timeout=boot_timeout, store=store)
 
 
 def stored_commands(spec: ExperimentSpec) -> list[str]:
     """What a resume of ``spec`` would run and where, one line each (the caller escapes them)."""
-    where = (", ".join(f"{h.label} ({h.destination})" for h in spec.lab.hosts) if spec.lab is not None
-             else "this machine")
+    where = (
+        ", ".join(f"{h.label} ({h.destination})" for h in spec.lab.hosts) if spec.lab is not None else "this machine"
+    )
     lines = [f"on {where}{' (in a shell)' if spec.shell else ''}:"]
     lines += [f"  -v {v.name}={v.command}" for v in spec.variants]
     lines += [f"  --{kind} {command}" for kind, command in spec.hooks.items().items()]
@@ -84,8 +92,11 @@ def stored_experiment(store_path: str, experiment: str) -> StoredExperiment:
             raise InputError(f"{{resume}} {experiment!r}: no such experiment", path=store.path, fields=["resume"])
         stored = [i for i in store.invocations(experiment) if isinstance(i["settings"].get("lab"), dict)]
         if not stored:
-            raise InputError(f"{{resume}} {experiment!r}: not run with {{host}}, nothing to resume", path=store.path,
-                             fields=["resume", "host"])
+            raise InputError(
+                f"{{resume}} {experiment!r}: not run with {{host}}, nothing to resume",
+                path=store.path,
+                fields=["resume", "host"],
+            )
         last = stored[-1]
         settings, display = last["settings"], store.display
     where = f"{{resume}} {experiment!r}: the stored specification (invocation {last['id']})"
@@ -97,16 +108,24 @@ def stored_experiment(store_path: str, experiment: str) -> StoredExperiment:
         if spec.lab is None:
             raise InputError(f"{where} is not valid: lab: not a lab experiment", path=display, fields=["resume"])
         caller = settings.get("caller")
-        return StoredExperiment(experiment, display, last["id"], spec=spec.replace(experiment=experiment),
-                                caller=caller if isinstance(caller, dict) else {})
+        return StoredExperiment(
+            experiment,
+            display,
+            last["id"],
+            spec=spec.replace(experiment=experiment),
+            caller=caller if isinstance(caller, dict) else {},
+        )
     return _legacy(experiment, display, last["id"], settings["lab"])
 
 
 def _legacy(experiment: str, display: str, invocation: int, lab: dict[str, Any]) -> StoredExperiment:
     argv, seed = lab.get("argv"), lab.get("seed")
     where = f"{{resume}} {experiment!r}: the stored options (invocation {invocation})"
-    if not isinstance(argv, list) or len(argv) > MAX_LEGACY_ARGS or not all(
-            isinstance(a, str) and len(a) <= MAX_COMMAND_CHARS for a in argv):
+    if (
+        not isinstance(argv, list)
+        or len(argv) > MAX_LEGACY_ARGS
+        or not all(isinstance(a, str) and len(a) <= MAX_COMMAND_CHARS for a in argv)
+    ):
         raise InputError(f"{where} are not a list of arguments", path=display, fields=["resume"])
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
         raise InputError(f"{where}: the seed {seed!r} is not a seed", path=display, fields=["resume"])

@@ -8,6 +8,7 @@ Prints the checksum, then one JSON line with the nanoseconds the read loop
 took (``loop_ns``), which ``abstat run`` records as a metric next to
 wall/user/sys time.
 """
+
 from __future__ import annotations
 
 import json

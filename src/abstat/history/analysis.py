@@ -1,4 +1,5 @@
 """Change points for every series of a history, with their stability against earlier reports."""
+
 from __future__ import annotations
 
 import math
@@ -24,11 +25,11 @@ from abstat.stats.warnings import StatWarning
 @dataclass
 class Settings:
     max_pvalue: float = DEFAULT_MAX_PVALUE
-    min_magnitude: float = 0.0      # fraction of the level before the change
+    min_magnitude: float = 0.0  # fraction of the level before the change
     min_segment: int = DEFAULT_MIN_SEGMENT
     window: int = DEFAULT_WINDOW
     confidence: float = 0.95
-    drift: bool = True              # a ramp is a line, not steps
+    drift: bool = True  # a ramp is a line, not steps
     penalty: float = DEFAULT_PENALTY  # candidates: splits that gain more than penalty * log(n)
     min_change: float = DEFAULT_MIN_CHANGE  # practical floor (fraction of the level): smaller ones are "small"
 
@@ -37,8 +38,8 @@ class Settings:
 class SeriesResult:
     series: Series
     detection: Detection
-    status: dict[int, str] = field(default_factory=dict)   # change point index -> new / kept / moved from
-    notes: list[StatWarning] = field(default_factory=list)   # stability and why candidates fell
+    status: dict[int, str] = field(default_factory=dict)  # change point index -> new / kept / moved from
+    notes: list[StatWarning] = field(default_factory=list)  # stability and why candidates fell
 
     @property
     def revisions(self) -> list[str]:
@@ -48,14 +49,24 @@ class SeriesResult:
         relative = change.relative
         interval = change.relative_interval()
         return {
-            "rev": self.revisions[change.index], "previous_rev": self.revisions[change.index - 1],
-            "index": change.index, "before": change.before, "after": change.after, "shift": change.shift,
-            "shift_low": change.low, "shift_high": change.high,
-            "relative": relative, "relative_low": interval[0] if interval else None,
+            "rev": self.revisions[change.index],
+            "previous_rev": self.revisions[change.index - 1],
+            "index": change.index,
+            "before": change.before,
+            "after": change.after,
+            "shift": change.shift,
+            "shift_low": change.low,
+            "shift_high": change.high,
+            "relative": relative,
+            "relative_low": interval[0] if interval else None,
             "relative_high": interval[1] if interval else None,
-            "p_value": change.p_value, "points_before": change.left_n, "points_after": change.right_n,
-            "provisional": change.provisional, "points_to_settle": change.points_to_settle,
-            "samples_before": change.samples_before, "samples_after": change.samples_after,
+            "p_value": change.p_value,
+            "points_before": change.left_n,
+            "points_after": change.right_n,
+            "provisional": change.provisional,
+            "points_to_settle": change.points_to_settle,
+            "samples_before": change.samples_before,
+            "samples_after": change.samples_after,
             "status": self.status.get(change.index, "new"),
         }
 
@@ -63,29 +74,48 @@ class SeriesResult:
 def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -> list[StatWarning]:
     """One note per reason a candidate fell, naming the option that would report it."""
     notes: list[StatWarning] = []
-    close = [(i, p) for i, why, p in detection.dropped if why == "pvalue"
-             and p <= max(10 * settings.max_pvalue, 0.01)]
+    close = [(i, p) for i, why, p in detection.dropped if why == "pvalue" and p <= max(10 * settings.max_pvalue, 0.01)]
     if close:
         i, p = min(close, key=lambda item: item[1])
-        notes.append(StatWarning("above-max-pvalue", f"{len(close)} possible change(s) above --max-pvalue "
-                                 f"{settings.max_pvalue:g} (the closest at {order[i][:12]}, p = {p:.2g}): "
-                                 "raise --max-pvalue to report them"))
+        notes.append(
+            StatWarning(
+                "above-max-pvalue",
+                f"{len(close)} possible change(s) above --max-pvalue "
+                f"{settings.max_pvalue:g} (the closest at {order[i][:12]}, p = {p:.2g}): "
+                "raise --max-pvalue to report them",
+            )
+        )
     drift = [i for i, why, _ in detection.dropped if why == "drift"]
     if drift:
-        notes.append(StatWarning("read-as-drift", f"{len(drift)} possible change(s) read as part of a drift, a line "
-                                 f"fitting them better (first at {order[drift[0]][:12]}): --no-drift-check reports "
-                                 "them as steps"))
+        notes.append(
+            StatWarning(
+                "read-as-drift",
+                f"{len(drift)} possible change(s) read as part of a drift, a line "
+                f"fitting them better (first at {order[drift[0]][:12]}): --no-drift-check reports "
+                "them as steps",
+            )
+        )
     small = [(i, r) for i, why, r in detection.dropped if why == "magnitude"]
     if small:
         i, r = max(small, key=lambda item: item[1])
-        notes.append(StatWarning("below-min-magnitude", f"{len(small)} change(s) smaller than --min-magnitude "
-                                 f"{settings.min_magnitude * 100:g}% (the largest at {order[i][:12]}, "
-                                 f"{r * 100:.2g}%): lower --min-magnitude to report them"))
+        notes.append(
+            StatWarning(
+                "below-min-magnitude",
+                f"{len(small)} change(s) smaller than --min-magnitude "
+                f"{settings.min_magnitude * 100:g}% (the largest at {order[i][:12]}, "
+                f"{r * 100:.2g}%): lower --min-magnitude to report them",
+            )
+        )
     if detection.small:
         largest = max(detection.small, key=lambda c: abs(c.relative or 0.0))
-        notes.append(StatWarning("below-min-change", f"{len(detection.small)} change(s) below --min-change "
-                                 f"{settings.min_change * 100:g}% listed as small, not alerted (the largest at "
-                                 f"{order[largest.index][:12]}, {(largest.relative or 0.0) * 100:+.2g}%)"))
+        notes.append(
+            StatWarning(
+                "below-min-change",
+                f"{len(detection.small)} change(s) below --min-change "
+                f"{settings.min_change * 100:g}% listed as small, not alerted (the largest at "
+                f"{order[largest.index][:12]}, {(largest.relative or 0.0) * 100:+.2g}%)",
+            )
+        )
     return notes
 
 
@@ -95,22 +125,29 @@ class HistoryReport:
     ordering: str
     settings: Settings
     subjects: dict[str, str] = field(default_factory=dict)
-    warnings: list[StatWarning] = field(default_factory=list)   # about the inputs and their order
+    warnings: list[StatWarning] = field(default_factory=list)  # about the inputs and their order
 
 
-def analyse(history: History, settings: Settings, previous: Mapping[str, list[dict[str, Any]]] | None = None
-            ) -> tuple[HistoryReport, dict[str, list[dict[str, Any]]]]:
+def analyse(
+    history: History, settings: Settings, previous: Mapping[str, list[dict[str, Any]]] | None = None
+) -> tuple[HistoryReport, dict[str, list[dict[str, Any]]]]:
     """Detect change points in each series; compare with ``previous`` (sidecar contents).
 
     Returns the report and the updated sidecar contents."""
     state = dict(previous or {})
     results: list[SeriesResult] = []
     for series in history.series:
-        detection = detect([p.measurements for p in series.points], max_pvalue=settings.max_pvalue,
-                           min_magnitude=settings.min_magnitude, min_segment=settings.min_segment,
-                           window=settings.window, drift=settings.drift,
-                           penalty=settings.penalty * math.log(max(len(series.points), 3)),
-                           confidence=settings.confidence, min_change=settings.min_change)
+        detection = detect(
+            [p.measurements for p in series.points],
+            max_pvalue=settings.max_pvalue,
+            min_magnitude=settings.min_magnitude,
+            min_segment=settings.min_segment,
+            window=settings.window,
+            drift=settings.drift,
+            penalty=settings.penalty * math.log(max(len(series.points), 3)),
+            confidence=settings.confidence,
+            min_change=settings.min_change,
+        )
         result = SeriesResult(series, detection)
         order = result.revisions
         current = [order[c.index] for c in detection.change_points]

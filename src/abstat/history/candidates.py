@@ -10,13 +10,14 @@ Every interval's best split whose gain exceeds the penalty is a candidate; the s
 those closer than ``min_segment`` to each other is kept (the confirmation that follows prunes
 the rest).  Each level is one vectorized pass (O(n) memory and time), O(n log n) in all.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from abstat.history.segment import Sums, binary_segmentation
 
-DECAY = 0.5          # each level's intervals are this much shorter than the last's
+DECAY = 0.5  # each level's intervals are this much shorter than the last's
 MAX_CELLS = 1 << 22  # gains computed at once per chunk of a level (bounded memory)
 
 
@@ -26,7 +27,7 @@ def _level_best(sums: Sums, starts: np.ndarray, length: int, m: int) -> tuple[np
     best_k, best_gain = [], []
     rows = max(1, MAX_CELLS // max(offsets.size, 1))
     for lo in range(0, starts.size, rows):
-        s = starts[lo:lo + rows]
+        s = starts[lo : lo + rows]
         total = sums.cum[s + length] - sums.cum[s]
         left = sums.cum[s[:, None] + offsets[None, :]] - sums.cum[s][:, None, :]
         wl, sl = left[..., 0], left[..., 1]

@@ -37,6 +37,7 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
    ``Detection.small``, not reported.  One that fails is dropped and its neighbours re-judged, except
    a revert's edge in a series without serial correlation (``NUISANCE``): it stays in their models.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -56,18 +57,18 @@ if TYPE_CHECKING:
 DEFAULT_MAX_PVALUE = 0.001
 DEFAULT_MIN_SEGMENT = 5
 DEFAULT_WINDOW = 100
-SIZE_WINDOW = 100              # revisions on each side for the decision's model (at most --window)
-DEFAULT_MIN_MAGNITUDE = 0.0    # relative |shift| / |level before|
-DEFAULT_MIN_CHANGE = 0.0       # practical floor: smaller changes are listed as small, not alerted
-DEFAULT_PENALTY = 2.0          # candidates: splits that gain more than this times log n (BIC)
-SERIAL_GATE = 5.0              # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
-CURVE_LINE = True              # with serially correlated residuals a step must also stand beyond a local line
-AR1_TEST = True                # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
+SIZE_WINDOW = 100  # revisions on each side for the decision's model (at most --window)
+DEFAULT_MIN_MAGNITUDE = 0.0  # relative |shift| / |level before|
+DEFAULT_MIN_CHANGE = 0.0  # practical floor: smaller changes are listed as small, not alerted
+DEFAULT_PENALTY = 2.0  # candidates: splits that gain more than this times log n (BIC)
+SERIAL_GATE = 5.0  # a confirmation test sees serially correlated residuals when their lag-1 r > this / sqrt(n)
+CURVE_LINE = True  # with serially correlated residuals a step must also stand beyond a local line
+AR1_TEST = True  # ... then the step is tested by GLS under AR(1) errors (:mod:`.wander`); False: the
 #                                t divided by sqrt((1 + r) / (1 - r)) and the local line (CURVE_LINE), the rule before
-AR1_REACH = 2                  # ... at the best location within this many revisions (Bonferroni over them)
-NUISANCE = True                # a confirmed change the decision does not report stays in its neighbours' models
-AR1_RAMPS = True               # ... and also as a ramp of each width of decide.RAMPS
-GUARD = 3                      # the confirmation leaves out this many revisions next to a neighbouring change
+AR1_REACH = 2  # ... at the best location within this many revisions (Bonferroni over them)
+NUISANCE = True  # a confirmed change the decision does not report stays in its neighbours' models
+AR1_RAMPS = True  # ... and also as a ramp of each width of decide.RAMPS
+GUARD = 3  # the confirmation leaves out this many revisions next to a neighbouring change
 
 
 def _failing(ratio: float) -> float:
@@ -106,7 +107,7 @@ class _Search(DriftCheck):
     penalty: float
     confidence: float
     reasons: dict[int, tuple[str, float]] = field(default_factory=dict)
-    plain: dict[int, bool] = field(default_factory=dict)   # its last decision's residuals not serially correlated
+    plain: dict[int, bool] = field(default_factory=dict)  # its last decision's residuals not serially correlated
 
     def neighbours(self, position: int, kept: list[int]) -> tuple[int, int]:
         i = kept.index(position)
@@ -239,8 +240,9 @@ class _Search(DriftCheck):
 
         reach = min(self.window, SIZE_WINDOW)
         sa, sb = self.spans(position, kept, reach)
-        return judge(self.sums, sa, position, sb, self.min_segment, self.confidence,
-                     self.widened(position, kept, reach))
+        return judge(
+            self.sums, sa, position, sb, self.min_segment, self.confidence, self.widened(position, kept, reach)
+        )
 
     def undecided(self, position: int, kept: list[int]) -> float:
         """The decision rule: the weakness of the window's test, then the one model's p and interval."""
@@ -262,12 +264,19 @@ class _Search(DriftCheck):
         before = left[1] / left[0]
         after_count, data = self.n - position, self.data
         return ChangePoint(
-            index=position, p_value=verdict.p_value, shift=data.shift(verdict.diff),
-            low=data.shift(verdict.low), high=data.shift(verdict.high),
-            before=data.value(before), after=data.value(before + verdict.diff),
-            left_n=position - a, right_n=b - position,
-            provisional=after_count < settle, points_to_settle=max(0, settle - after_count),
-            samples_before=int(data.counts[a:position].sum()), samples_after=int(data.counts[position:b].sum()),
+            index=position,
+            p_value=verdict.p_value,
+            shift=data.shift(verdict.diff),
+            low=data.shift(verdict.low),
+            high=data.shift(verdict.high),
+            before=data.value(before),
+            after=data.value(before + verdict.diff),
+            left_n=position - a,
+            right_n=b - position,
+            provisional=after_count < settle,
+            points_to_settle=max(0, settle - after_count),
+            samples_before=int(data.counts[a:position].sum()),
+            samples_after=int(data.counts[position:b].sum()),
         )
 
     def decided(self, kept: list[int]) -> tuple[list[int], list[int]]:
@@ -281,7 +290,12 @@ class _Search(DriftCheck):
         def weakness(position: int, points: list[int]) -> float:
             value = self.undecided(position, points)
             failing[position] = bool(value)
-            retained = NUISANCE and self.plain.get(position) and not self.sums.rho_floor and self.reverted(position, points, self.window)
+            retained = (
+                NUISANCE
+                and self.plain.get(position)
+                and not self.sums.rho_floor
+                and self.reverted(position, points, self.window)
+            )
             return 0.0 if value and retained else value
 
         model = _prune(kept, weakness)
@@ -301,18 +315,31 @@ class _Search(DriftCheck):
             relative = change.relative
             (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
         bounds = [0, *kept, self.n]
-        segments = [(lo, hi, self.data.value(float(np.median(self.data.centre[lo:hi]))))
-                    for lo, hi in itertools.pairwise(bounds)]
-        dropped = sorted((p, why, value) for p, (why, value) in self.reasons.items()  # not a reported one, moved
-                         if all(abs(p - k) >= self.min_segment for k in kept))
+        segments = [
+            (lo, hi, self.data.value(float(np.median(self.data.centre[lo:hi]))))
+            for lo, hi in itertools.pairwise(bounds)
+        ]
+        dropped = sorted(
+            (p, why, value)
+            for p, (why, value) in self.reasons.items()  # not a reported one, moved
+            if all(abs(p - k) >= self.min_segment for k in kept)
+        )
         return Detection(found, segments, [], dropped, small)
 
 
-def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
-           min_magnitude: float = DEFAULT_MIN_MAGNITUDE, min_segment: int = DEFAULT_MIN_SEGMENT,
-           window: int = DEFAULT_WINDOW, drift: bool = True,
-           penalty: float | None = None, settle: int | None = None, confidence: float = 0.95,
-           min_change: float = DEFAULT_MIN_CHANGE) -> Detection:
+def detect(
+    points: Sequence[object],
+    *,
+    max_pvalue: float = DEFAULT_MAX_PVALUE,
+    min_magnitude: float = DEFAULT_MIN_MAGNITUDE,
+    min_segment: int = DEFAULT_MIN_SEGMENT,
+    window: int = DEFAULT_WINDOW,
+    drift: bool = True,
+    penalty: float | None = None,
+    settle: int | None = None,
+    confidence: float = 0.95,
+    min_change: float = DEFAULT_MIN_CHANGE,
+) -> Detection:
     """Change points of ``points`` (in order): each a number, or one revision's samples, or a
     list of its runs (lists of samples).  ``settle`` (default ``2 * min_segment``, at least 10):
     a change point with fewer revisions after it is provisional.  ``penalty``: the gain a
@@ -326,11 +353,20 @@ def detect(points: Sequence[object], *, max_pvalue: float = DEFAULT_MAX_PVALUE,
     settle = settle if settle is not None else max(2 * min_segment, 10)
     if n < 2 * min_segment:
         return too_short(points, min_segment)
-    data = segment.prepare(points)                                   # step 1
-    search = _Search(data, segment.Sums(data.clipped, data.weight, series_rho(data.clipped)), n, max_pvalue, min_magnitude, min_segment,
-                     window, drift, penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
-                     confidence)
+    data = segment.prepare(points)  # step 1
+    search = _Search(
+        data,
+        segment.Sums(data.clipped, data.weight, series_rho(data.clipped)),
+        n,
+        max_pvalue,
+        min_magnitude,
+        min_segment,
+        window,
+        drift,
+        penalty if penalty is not None else DEFAULT_PENALTY * math.log(max(n, 3)),
+        confidence,
+    )
     candidates = propose(search.sums, n, min_segment, search.penalty)  # step 2
-    confirmed = search.confirmed(candidates)                         # steps 3-5
-    reported, model = search.decided(confirmed)                      # step 6
+    confirmed = search.confirmed(candidates)  # steps 3-5
+    reported, model = search.decided(confirmed)  # step 6
     return search.detection(reported, settle, min_change, model)

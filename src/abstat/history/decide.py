@@ -18,6 +18,7 @@ A change is reported only when the p-value is at most ``max_pvalue`` and the int
 0, so a reported change's interval never includes 0.  Below the practical floor (``min_change``,
 a fraction of the level before) it is listed as small, not alerted.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,14 +29,14 @@ import numpy as np
 from abstat.history.segment import Sums, plausible_locations
 from abstat.history.wander import RHO_CAP, chosen_rho, whiten
 
-SIZE_SLOPE_SIDE = 10    # the model has a common slope when both sides have this many revisions
-LOCATION_LEVEL = 3.84   # the interval spans the locations whose gain is within this of the best's
-WANDER_GATE = 2.0       # residual lag-1 r above this / sqrt(m) widens the step's variance
-AR1_FIT = True          # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
+SIZE_SLOPE_SIDE = 10  # the model has a common slope when both sides have this many revisions
+LOCATION_LEVEL = 3.84  # the interval spans the locations whose gain is within this of the best's
+WANDER_GATE = 2.0  # residual lag-1 r above this / sqrt(m) widens the step's variance
+AR1_FIT = True  # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
 #                         widened by (1 + r) / (1 - r), the rule before; lost run_log's steps, docs/history.md)
-RAMPS = (1, 4)          # under AR(1) errors the step may be a ramp of these widths (revisions; (1,): a step)
-RAMP_RHO = 0.5          # ... when the AR(1) fit's rho is at least this (the series' floor or the window's r)
-SLOPE_T = 0.0           # the slope is in the model when its t exceeds this (0: always).  0.5 (in ~60% of flat
+RAMPS = (1, 4)  # under AR(1) errors the step may be a ramp of these widths (revisions; (1,): a step)
+RAMP_RHO = 0.5  # ... when the AR(1) fit's rho is at least this (the series' floor or the window's r)
+SLOPE_T = 0.0  # the slope is in the model when its t exceeds this (0: always).  0.5 (in ~60% of flat
 #                         windows) found 0.06-0.15 more recall but cut the interval's coverage to 0.80-0.91:
 #                         `python benchmarks/changepoints.py --series 100 --seed 2 --set decide.SLOPE_T=0.5
 #                         --set decide.SIZE_SLOPE_SIDE=20` (docs/history.md).  Coverage was kept.
@@ -43,8 +44,8 @@ SLOPE_T = 0.0           # the slope is in the model when its t exceeds this (0: 
 
 @dataclass
 class Judgement:
-    diff: float          # the step, working scale
-    low: float           # its interval
+    diff: float  # the step, working scale
+    low: float  # its interval
     high: float
     p_value: float
     wander: bool = False  # fitted under AR(1) errors (serially correlated residuals)
@@ -58,12 +59,13 @@ def _lag1(r: np.ndarray, k: int) -> float:
     bottom = float(np.dot(r, r))
     if bottom <= 0 or r.size < 4:
         return 0.0
-    top = float(np.dot(r[1:k], r[:k - 1]) + np.dot(r[k + 1:], r[k:-1]))
+    top = float(np.dot(r[1:k], r[: k - 1]) + np.dot(r[k + 1 :], r[k:-1]))
     return top / bottom
 
 
-def _design(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
-            others: tuple[int, ...], width: int = 1) -> tuple[np.ndarray, np.ndarray]:
+def _design(
+    x: np.ndarray, w: np.ndarray, k: int, slope: bool, others: tuple[int, ...], width: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
     """The weighted rows of a level (a slope), steps at ``others`` and a step at ``k`` (last; with
     ``width``, a ramp from ``k`` reaching its full size ``width`` revisions on), and of ``x``."""
     n = x.size
@@ -75,8 +77,9 @@ def _design(x: np.ndarray, w: np.ndarray, k: int, slope: bool,
     return np.column_stack(columns) * root[:, None], x * root
 
 
-def _fit(x: np.ndarray, w: np.ndarray, k: int, slope: bool, others: tuple[int, ...] = (), rho: float = 0.0,
-         width: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+def _fit(
+    x: np.ndarray, w: np.ndarray, k: int, slope: bool, others: tuple[int, ...] = (), rho: float = 0.0, width: int = 1
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     """Weighted least squares of a level (a slope), steps at ``others`` and a step at ``k`` (the last
     coefficient): (coef, inverse, residuals, df); with ``rho``, generalised least squares under AR(1)
     errors of that lag-1 correlation (Prais-Winsten; one more parameter in df)."""
@@ -97,8 +100,9 @@ def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -
     return diff, se, df
 
 
-def step_model(sums: Sums, a: int, k: int, b: int,
-               others: tuple[int, ...] = ()) -> tuple[float, float, int, float | None]:
+def step_model(
+    sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()
+) -> tuple[float, float, int, float | None]:
     """:func:`step_fit` and, when the fit is under AR(1) errors, its -2 log profile likelihood (else None)."""
     x, w = sums.x[a:b], sums.weight[a:b]
     n, at = b - a, k - a
@@ -133,8 +137,9 @@ def ramps(rho: float) -> tuple[int, ...]:
     return RAMPS if rho >= RAMP_RHO else (1,)
 
 
-def _ar1_step(x: np.ndarray, w: np.ndarray, at: int, slope: bool, inner: tuple[int, ...],
-              rho: float) -> tuple[float, float, int, float | None]:
+def _ar1_step(
+    x: np.ndarray, w: np.ndarray, at: int, slope: bool, inner: tuple[int, ...], rho: float
+) -> tuple[float, float, int, float | None]:
     """The same model refitted by generalised least squares under AR(1) errors, their lag-1 correlation
     at least ``rho`` (:func:`abstat.history.wander.chosen_rho`): (step, its standard error, df, -2 log
     profile likelihood).  With ``RAMPS``, the step may be a ramp of each of those widths (the widest
@@ -166,8 +171,9 @@ def _bonferroni_se(diff: float, se: float, df: int, tried: int) -> float:
     return abs(diff) / t if t > 0 else math.inf
 
 
-def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
-          wide: tuple[int, int, tuple[int, ...]] | None = None) -> Judgement:
+def judge(
+    sums: Sums, a: int, k: int, b: int, m: int, confidence: float, wide: tuple[int, int, tuple[int, ...]] | None = None
+) -> Judgement:
     """The change at ``k`` judged on [a, b) (see the module's text); with ``wide`` = (wa, wb,
     others), the model is fitted on [wa, wb) with steps at ``others`` too (a short side extended
     past its neighbouring change), the locations still those [a, b) does not rule out."""
@@ -193,4 +199,3 @@ def judge(sums: Sums, a: int, k: int, b: int, m: int, confidence: float,
             if score is None or o_score is None or o_score - score <= LOCATION_LEVEL:
                 low, high = min(low, o_low), max(high, o_high)
     return Judgement(diff, low, high, p_value, score is not None)
-

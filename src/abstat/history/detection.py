@@ -1,4 +1,5 @@
 """What :func:`abstat.history.changepoints.detect` returns: change points and a detection."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -13,16 +14,16 @@ class ChangePoint:
 
     index: int
     p_value: float
-    shift: float               # Hodges-Lehmann shift, right segment minus left
-    low: float                 # its confidence interval
+    shift: float  # Hodges-Lehmann shift, right segment minus left
+    low: float  # its confidence interval
     high: float
-    before: float              # median of the left segment
-    after: float               # median of the right segment
+    before: float  # median of the left segment
+    after: float  # median of the right segment
     left_n: int
     right_n: int
     provisional: bool = False
     points_to_settle: int = 0  # more points after it before it is considered settled
-    samples_before: int = 0    # samples (or runs) of the revisions tested on each side
+    samples_before: int = 0  # samples (or runs) of the revisions tested on each side
     samples_after: int = 0
 
     @property
@@ -38,8 +39,8 @@ class ChangePoint:
 @dataclass
 class Detection:
     change_points: list[ChangePoint]
-    segment_medians: list[tuple[int, int, float]]   # (start, end exclusive, median)
-    warnings: list[StatWarning] = field(default_factory=list)   # values the renderers draw
+    segment_medians: list[tuple[int, int, float]]  # (start, end exclusive, median)
+    warnings: list[StatWarning] = field(default_factory=list)  # values the renderers draw
     # candidates that did not stand: (index, reason, value) with reason "pvalue" (value: its p),
     # "drift" (the p of its step beyond a line) or "magnitude" (its relative size)
     dropped: list[tuple[int, str, float]] = field(default_factory=list)
@@ -56,6 +57,13 @@ def too_short(points: Sequence[object], min_segment: int) -> Detection:
     if not (n := len(points)):
         return Detection([], [], [])
     centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
-    return Detection([], [(0, n, centre)], [StatWarning(
-        "too-few-revisions", f"{n} revisions: too few to find a change (at least {2 * min_segment}; "
-                             "or lower --min-segment)")])
+    return Detection(
+        [],
+        [(0, n, centre)],
+        [
+            StatWarning(
+                "too-few-revisions",
+                f"{n} revisions: too few to find a change (at least {2 * min_segment}; or lower --min-segment)",
+            )
+        ],
+    )

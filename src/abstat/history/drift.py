@@ -9,6 +9,7 @@ that ends closer than ``BUMP_SIDE`` to it (a short bump's other edge) is extende
 the edge a step of both explanations.  Then the same comparison over the whole series and all its
 steps with a curve of degree ``WHOLE_CURVE``.
 """
+
 from __future__ import annotations
 
 import math
@@ -18,17 +19,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from abstat.history.segment import Sums
 
-BUMP_SIDE = 45                 # a decision window's side shorter than this is extended past its neighbour
+BUMP_SIDE = 45  # a decision window's side shorter than this is extended past its neighbour
 #                                (0: never; 30 before: reverts 0.892 -> 0.903, normal 0.439 -> 0.454, docs/history.md)
-REVERT_Z = 2.0                 # a revert's edge: the levels outside its pair within this many SEs (NUISANCE)
-DRIFT_DEGREE = 3               # drifts: lines, or curves up to cubics
-STEP_PARAMS = 2.0              # a step's parameters in the drift check's BIC: its level and its position
-WHOLE_CURVE = 2                # then a curve of this degree over the whole series against all its steps (0: none)
-CURVE_PIECES = 1               # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
+REVERT_Z = 2.0  # a revert's edge: the levels outside its pair within this many SEs (NUISANCE)
+DRIFT_DEGREE = 3  # drifts: lines, or curves up to cubics
+STEP_PARAMS = 2.0  # a step's parameters in the drift check's BIC: its level and its position
+WHOLE_CURVE = 2  # then a curve of this degree over the whole series against all its steps (0: none)
+CURVE_PIECES = 1  # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
 
 
 def _two_sided_p(t: float, df: int) -> float:
     from abstat.stats.distributions import stdtr
+
     return 0.0 if math.isinf(t) else min(1.0, 2.0 * stdtr(df, -abs(t)))
 
 
@@ -65,11 +67,9 @@ class DriftCheck:
         a, b = self.spans(position, kept, reach)
         sign = self.direction(position, kept)
         others: list[int] = []
-        if 0 < position - a < BUMP_SIDE and i > 0 and a == kept[i - 1] and \
-                self.direction(a, kept) != sign:
+        if 0 < position - a < BUMP_SIDE and i > 0 and a == kept[i - 1] and self.direction(a, kept) != sign:
             a, others = max(kept[i - 2] if i > 1 else 0, position - reach), [kept[i - 1]]
-        if 0 < b - position < BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and \
-                self.direction(b, kept) != sign:
+        if 0 < b - position < BUMP_SIDE and i + 1 < len(kept) and b == kept[i + 1] and self.direction(b, kept) != sign:
             b = min(kept[i + 2] if i + 2 < len(kept) else self.n, position + reach)
             others.append(kept[i + 1])
         return (a, b, tuple(others)) if others else None
@@ -79,13 +79,12 @@ class DriftCheck:
         closer than ``BUMP_SIDE``, the levels on the two outer sides of the pair (at most ``reach``
         long) within ``REVERT_Z`` standard errors of each other (the level returns)."""
         i = kept.index(position)
-        bounds = [0, *kept, self.n]   # kept[i] = bounds[i + 1]
+        bounds = [0, *kept, self.n]  # kept[i] = bounds[i + 1]
         sign = self.direction(position, kept)
         for j in (i - 1, i + 1):
-            if not 0 <= j < len(kept) or abs(kept[j] - position) >= BUMP_SIDE or \
-                    self.direction(kept[j], kept) == sign:
+            if not 0 <= j < len(kept) or abs(kept[j] - position) >= BUMP_SIDE or self.direction(kept[j], kept) == sign:
                 continue
-            first, last = min(i, j), max(i, j)   # the bump: bounds[first + 1] to bounds[last + 1]
+            first, last = min(i, j), max(i, j)  # the bump: bounds[first + 1] to bounds[last + 1]
             before = self.sums.window(max(bounds[first], bounds[first + 1] - reach), bounds[first + 1])
             after = self.sums.window(bounds[last + 1], min(bounds[last + 2], bounds[last + 1] + reach))
             z = (after[1] / after[0] - before[1] / before[0]) / math.sqrt(1.0 / after[0] + 1.0 / before[0])
@@ -99,15 +98,16 @@ class DriftCheck:
         survivors = list(run)
         while survivors:
             _, ts, df = self.sums.fit(a, b, [*survivors, *fixed], degree)
-            ps = [_two_sided_p(t, df) if df > 0 else 1.0 for t in ts[:len(survivors)]]
+            ps = [_two_sided_p(t, df) if df > 0 else 1.0 for t in ts[: len(survivors)]]
             worst = max(range(len(ps)), key=ps.__getitem__)
             if ps[worst] <= self.max_pvalue:
                 break
             del survivors[worst]
         return survivors
 
-    def run_choice(self, a: int, b: int, run: list[int], degrees: range | None = None,
-                   fixed: tuple[int, ...] = ()) -> list[int]:
+    def run_choice(
+        self, a: int, b: int, run: list[int], degrees: range | None = None, fixed: tuple[int, ...] = ()
+    ) -> list[int]:
         """The steps of one run on [a, b) that its lowest-BIC explanation keeps: all of them, or
         those that stand beyond a line or curve (each step costs its level and its position);
         steps at ``fixed`` are in both explanations."""
@@ -155,7 +155,7 @@ class DriftCheck:
             end = start
             while end + 1 < len(kept) and signs[end + 1] == signs[start]:
                 end += 1
-            run = kept[start:end + 1]
+            run = kept[start : end + 1]
             a, b, fixed = self.run_span(kept, start, end)
             start = end + 1
             chosen = self.run_choice(a, b, run, None, fixed)
@@ -169,4 +169,3 @@ class DriftCheck:
                 self.reasons[position] = ("drift", 0.0)
             result = chosen
         return result
-

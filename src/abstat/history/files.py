@@ -10,6 +10,7 @@ series' labels are the ``--label-column`` ones, else the columns that are not nu
 Other numeric columns are left out, never turned into labels.  An empty cell is a
 missing sample (counted in a note), never a refused file.
 """
+
 from __future__ import annotations
 
 import csv
@@ -24,13 +25,16 @@ from abstat.errors import InputError, UsageError
 from abstat.history.revision import TIME_LABEL
 from abstat.report.sampleset import SampleSet
 
-REV_COLUMNS = ("commit",)                 # Otava's name, after --rev-label
-TIME_COLUMNS = (TIME_LABEL, "time")       # abstat's, Otava's
+REV_COLUMNS = ("commit",)  # Otava's name, after --rev-label
+TIME_COLUMNS = (TIME_LABEL, "time")  # abstat's, Otava's
 PYPERF_REV_KEYS = ("commit_id", "revision", "commit", "rev")  # pyperformance writes commit_id
 PYPERF_TIME_KEYS = ("commit_date", "date")
 
-_DATE = re.compile(r"^(\d{4})[-./](\d{1,2})[-./](\d{1,2})(?:[T ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
-                   r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?$", re.IGNORECASE)
+_DATE = re.compile(
+    r"^(\d{4})[-./](\d{1,2})[-./](\d{1,2})(?:[T ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+    r"\s*(Z|UTC|GMT|[+-]\d{2}:?\d{2})?$",
+    re.IGNORECASE,
+)
 
 
 def parse_time(text: str) -> float | None:
@@ -51,8 +55,16 @@ def parse_time(text: str) -> float | None:
         digits = zone[1:].replace(":", "")
         offset = sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
     try:
-        moment = datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0), int(second or 0),
-                          int((fraction or "0")[:6].ljust(6, "0")), tzinfo=timezone(offset))
+        moment = datetime(
+            int(year),
+            int(month),
+            int(day),
+            int(hour or 0),
+            int(minute or 0),
+            int(second or 0),
+            int((fraction or "0")[:6].ljust(6, "0")),
+            tzinfo=timezone(offset),
+        )
     except ValueError:
         return None
     return moment.timestamp()
@@ -99,19 +111,26 @@ def _position_columns(path: str, header: list[str], rev_label: str) -> tuple[str
     rev_column = next((c for c in (rev_label, *REV_COLUMNS) if c in header), None)
     time_column = next((c for c in TIME_COLUMNS if c in header), None)
     if rev_column is None and time_column is None:
-        raise InputError(f"no {rev_label!r}, 'commit' or 'time' column to order the rows by "
-                         "(--rev-label names the revision's column)", path=path)
+        raise InputError(
+            f"no {rev_label!r}, 'commit' or 'time' column to order the rows by "
+            "(--rev-label names the revision's column)",
+            path=path,
+        )
     return rev_column, time_column
 
 
 def _numeric_columns(header: list[str], body: list[list[str]], position: set[str | None]) -> set[str]:
     """The columns (not the revision's or time's) whose cells are all numbers or empty, not all empty."""
-    return {h for i, h in enumerate(header)
-            if h not in position and all(_is_number(r[i]) or r[i] == "" for r in body) and any(r[i] for r in body)}
+    return {
+        h
+        for i, h in enumerate(header)
+        if h not in position and all(_is_number(r[i]) or r[i] == "" for r in body) and any(r[i] for r in body)
+    }
 
 
-def _label_columns(header: list[str], numeric: set[str], position: set[str | None],
-                   label_columns: Sequence[str] | None) -> list[str]:
+def _label_columns(
+    header: list[str], numeric: set[str], position: set[str | None], label_columns: Sequence[str] | None
+) -> list[str]:
     """The series' label columns: ``label_columns``, else those neither numbers nor the revision's or time's."""
     if label_columns is not None:
         return list(label_columns)
@@ -121,8 +140,14 @@ def _label_columns(header: list[str], numeric: set[str], position: set[str | Non
 _Columns = tuple[str | None, str | None, list[str], list[str]]
 
 
-def _csv_columns(path: str, header: list[str], body: list[list[str]], metrics: Sequence[str] | None,
-                 label_columns: Sequence[str] | None, rev_label: str) -> _Columns:
+def _csv_columns(
+    path: str,
+    header: list[str],
+    body: list[list[str]],
+    metrics: Sequence[str] | None,
+    label_columns: Sequence[str] | None,
+    rev_label: str,
+) -> _Columns:
     """(the revision's column, the time's, the metric columns, the label columns); no metric
     columns when ``metrics`` names none of this file's (another file may hold them)."""
     rev_column, time_column = _position_columns(path, header, rev_label)
@@ -149,13 +174,23 @@ def _row_time(path: str, row: list[str], index: dict[str, int], time_column: str
         return None
     when = parse_time(row[index[time_column]])
     if when is None:
-        raise InputError(f"column {time_column!r}: not a time (Unix seconds or a date): "
-                         f"{row[index[time_column]][:40]!r}", path=path, line=number)
+        raise InputError(
+            f"column {time_column!r}: not a time (Unix seconds or a date): {row[index[time_column]][:40]!r}",
+            path=path,
+            line=number,
+        )
     return when
 
 
-def _add_row(path: str, sets: dict[tuple, _CsvSet], base: dict[str, str], row: list[str], index: dict[str, int],
-             chosen: list[str], number: int) -> int:
+def _add_row(
+    path: str,
+    sets: dict[tuple, _CsvSet],
+    base: dict[str, str],
+    row: list[str],
+    index: dict[str, int],
+    chosen: list[str],
+    number: int,
+) -> int:
     """The row's metric cells added to their sets; the number of empty cells."""
     missing = 0
     for metric in chosen:
@@ -173,8 +208,9 @@ def _add_row(path: str, sets: dict[tuple, _CsvSet], base: dict[str, str], row: l
     return missing
 
 
-def read_history_csv(path: str, text: str, *, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
-                     rev_label: str) -> tuple[list[Any], list[str]]:
+def read_history_csv(
+    path: str, text: str, *, metrics: Sequence[str] | None, label_columns: Sequence[str] | None, rev_label: str
+) -> tuple[list[Any], list[str]]:
     """The CSV's samples as sets (``labels``, ``runs``, ``unit``, ``source``) labelled with their
     revision (and time); with notes."""
     header, body = _csv_rows(path, text)

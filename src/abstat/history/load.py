@@ -1,4 +1,5 @@
 """Where a history comes from: the store, CSV files, peers' result files."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -11,8 +12,9 @@ from abstat.readers.bulk import drained, gc_paused
 from abstat.stats.warnings import StatWarning
 
 
-def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
-                where: Mapping[str, Any], notes: list[Any]) -> tuple[list[Any], dict[int, int]]:
+def _store_sets(
+    store_path: str, experiment: str, metrics: Sequence[str] | None, where: Mapping[str, Any], notes: list[Any]
+) -> tuple[list[Any], dict[int, int]]:
     from abstat.store import open_store
 
     with open_store(store_path, create=False) as store:
@@ -28,15 +30,17 @@ def _store_sets(store_path: str, experiment: str, metrics: Sequence[str] | None,
     return sets, first_seen
 
 
-def _chosen(experiment: str, available: Sequence[str], metrics: Sequence[str] | None, store_path: str,
-            notes: list[Any]) -> list[str]:
+def _chosen(
+    experiment: str, available: Sequence[str], metrics: Sequence[str] | None, store_path: str, notes: list[Any]
+) -> list[str]:
     """The metrics to analyse: those asked for, else every metric the benchmark reported (``wall`` when it
     reported none); the others named in a note."""
     if metrics:
         missing = [m for m in metrics if m not in available]
         if missing:
-            raise UsageError(f"experiment {experiment!r} has no metric {missing[0]!r} "
-                             f"(it has: {', '.join(available) or 'none'})")
+            raise UsageError(
+                f"experiment {experiment!r} has no metric {missing[0]!r} (it has: {', '.join(available) or 'none'})"
+            )
         return list(metrics)
     from abstat.box.runner.model import BUILTIN_METRICS
 
@@ -49,8 +53,7 @@ def _chosen(experiment: str, available: Sequence[str], metrics: Sequence[str] | 
     return chosen
 
 
-def _load_advice(store: Any, experiment: str, sets: Sequence[Any], available: Sequence[str],
-                 notes: list[Any]) -> None:
+def _load_advice(store: Any, experiment: str, sets: Sequence[Any], available: Sequence[str], notes: list[Any]) -> None:
     """The CPU-time advice when the doctor warned about load in the latest invocations of ``wall``."""
     from abstat.history.load_advice import LATEST, from_records
 
@@ -76,8 +79,9 @@ def _json_document(text: str) -> Any:
         return None
 
 
-def _read_file(path: str, metrics: Sequence[str] | None, label_columns: Sequence[str] | None,
-               rev_label: str) -> tuple[list[Any], list[str]]:
+def _read_file(
+    path: str, metrics: Sequence[str] | None, label_columns: Sequence[str] | None, rev_label: str
+) -> tuple[list[Any], list[str]]:
     """One input's sample sets and notes: asv results (a directory or file), CSV, or a peer's file."""
     import os
 
@@ -92,8 +96,7 @@ def _read_file(path: str, metrics: Sequence[str] | None, label_columns: Sequence
     document = _json_document(text)
     if is_asv_results(document):
         return read_asv(path)
-    if fmt == "csv" or (fmt is None and document is None and any(
-            d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
+    if fmt == "csv" or (fmt is None and document is None and any(d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
         return read_history_csv(path, text, metrics=metrics, label_columns=label_columns, rev_label=rev_label)
     if fmt is None:
         raise InputError("not a CSV, asv, hyperfine, pyperf or Go benchmark file", path=path)
@@ -101,8 +104,14 @@ def _read_file(path: str, metrics: Sequence[str] | None, label_columns: Sequence
     return found, [note for s in found for note in s.notes]
 
 
-def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mapping[str, Any],
-               label_columns: Sequence[str] | None, rev_label: str, notes: list[str]) -> list[Any]:
+def _file_sets(
+    paths: Sequence[str],
+    metrics: Sequence[str] | None,
+    where: Mapping[str, Any],
+    label_columns: Sequence[str] | None,
+    rev_label: str,
+    notes: list[str],
+) -> list[Any]:
     sets: list[Any] = []
     for path in paths:
         found, read_notes = _read_file(path, metrics, label_columns, rev_label)
@@ -116,16 +125,31 @@ def _file_sets(paths: Sequence[str], metrics: Sequence[str] | None, where: Mappi
     return sets
 
 
-def load_history(*, store_path: str | None, experiment: str | None, inputs: Sequence[str] = (),
-                 metrics: Sequence[str] | None = None, where: Mapping[str, Any] | None = None,
-                 repo: str | None = ".", rev_label: str = REV_LABEL,
-                 label_columns: Sequence[str] | None = None) -> History:
+def load_history(
+    *,
+    store_path: str | None,
+    experiment: str | None,
+    inputs: Sequence[str] = (),
+    metrics: Sequence[str] | None = None,
+    where: Mapping[str, Any] | None = None,
+    repo: str | None = ".",
+    rev_label: str = REV_LABEL,
+    label_columns: Sequence[str] | None = None,
+) -> History:
     with gc_paused():  # a point per revision, none in a cycle (see readers.bulk)
         return _load(store_path, experiment, inputs, metrics, dict(where or {}), repo, rev_label, label_columns)
 
 
-def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str], metrics: Sequence[str] | None,
-          where: dict[str, Any], repo: str | None, rev_label: str, label_columns: Sequence[str] | None) -> History:
+def _load(
+    store_path: str | None,
+    experiment: str | None,
+    inputs: Sequence[str],
+    metrics: Sequence[str] | None,
+    where: dict[str, Any],
+    repo: str | None,
+    rev_label: str,
+    label_columns: Sequence[str] | None,
+) -> History:
     sets: list[Any] = []
     first_seen: dict[int, int] = {}
     store_notes: list[Any] = []
@@ -141,8 +165,13 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
         _nothing_found(store_path, experiment, inputs, metrics, where, rev_label)
     warnings = _input_warnings([*store_notes, *file_notes])
     if skipped:
-        warnings.append(StatWarning("no-revision-label", f"{skipped} sample set(s) without a {rev_label!r} label left "
-                                    f"out (record revisions with abstat run --rev or --label {rev_label}=...)"))
+        warnings.append(
+            StatWarning(
+                "no-revision-label",
+                f"{skipped} sample set(s) without a {rev_label!r} label left "
+                f"out (record revisions with abstat run --rev or --label {rev_label}=...)",
+            )
+        )
     how, order_warnings, full = order_revisions(series, repo)
     subjects: dict[str, str] = {}
     if full and repo is not None:
@@ -152,17 +181,29 @@ def _load(store_path: str | None, experiment: str | None, inputs: Sequence[str],
     return History(series, how, subjects, warnings + order_warnings)
 
 
-def _nothing_found(store_path: str | None, experiment: str | None, inputs: Sequence[str],
-                   metrics: Sequence[str] | None, where: dict[str, Any], rev_label: str) -> NoReturn:
+def _nothing_found(
+    store_path: str | None,
+    experiment: str | None,
+    inputs: Sequence[str],
+    metrics: Sequence[str] | None,
+    where: dict[str, Any],
+    rev_label: str,
+) -> NoReturn:
     """No series: the one-line error naming what held nothing to analyse."""
     if experiment is None:  # only files, and nothing in them to analyse: bad input
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
-        raise InputError(f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
-                         "or 'time' column; --rev-label names another)", path=", ".join(inputs))
+        raise InputError(
+            f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
+            "or 'time' column; --rev-label names another)",
+            path=", ".join(inputs),
+        )
     matching = " matching --where" if where else ""  # a stored experiment that was never given revisions
-    raise InputError(f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
-                     f"(record revisions with abstat run --rev or --label {rev_label}=...; "
-                     "--rev-label names another)", path=_shown(store_path))
+    raise InputError(
+        f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
+        f"(record revisions with abstat run --rev or --label {rev_label}=...; "
+        "--rev-label names another)",
+        path=_shown(store_path),
+    )
 
 
 def _input_warnings(notes: Sequence[Any]) -> list[StatWarning]:

@@ -6,6 +6,7 @@ its own.  On a loaded machine a regression that wall time hides shows in them, s
 (``bisect``) -- and the metric analysed is ``wall``, the output says which metric would resist it, as
 ``abstat run`` does.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
@@ -13,7 +14,7 @@ from typing import Any
 
 from abstat.stats.warnings import StatWarning
 
-LATEST = 50   # the invocations whose machine records are read: the latest ones, a bounded number
+LATEST = 50  # the invocations whose machine records are read: the latest ones, a bounded number
 RESIST = "wall time includes waiting for other work; user and sys CPU time resist it"
 
 
@@ -31,8 +32,11 @@ def from_records(records: Iterable[Mapping[str, Any]], available: Iterable[str])
     others = [m for m in ("user", "sys") if m in set(available)]
     if not loaded or not others:
         return None
-    return StatWarning("load", f"abstat doctor warned about load in {loaded} of the {len(records)} latest "
-                               f"invocation(s): {RESIST} (--metric {','.join(others)})")
+    return StatWarning(
+        "load",
+        f"abstat doctor warned about load in {loaded} of the {len(records)} latest "
+        f"invocation(s): {RESIST} (--metric {','.join(others)})",
+    )
 
 
 def now(metric: str, root: str = "") -> StatWarning | None:

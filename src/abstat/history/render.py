@@ -1,4 +1,5 @@
 """``abstat history`` output: text, Markdown, JSON and HTML (one plot per series)."""
+
 from __future__ import annotations
 
 import json
@@ -37,16 +38,23 @@ def _rows(result: SeriesResult, report: HistoryReport) -> list[list[str]]:
     rows = []
     for change in (result.describe(c) for c in result.detection.change_points):
         subject = report.subjects.get(change["rev"], "")
-        rows.append([
-            change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
-            format_value(change["before"], unit), format_value(change["after"], unit),
-            _change(change), format_p(change["p_value"]),
-            f"{change['points_before']}/{change['points_after']}" + (
-                f" ({change['samples_before']}/{change['samples_after']} samples)"
-                if (change["samples_before"], change["samples_after"]) != (change["points_before"],
-                                                                           change["points_after"]) else ""),
-            _status(change),
-        ])
+        rows.append(
+            [
+                change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
+                format_value(change["before"], unit),
+                format_value(change["after"], unit),
+                _change(change),
+                format_p(change["p_value"]),
+                f"{change['points_before']}/{change['points_after']}"
+                + (
+                    f" ({change['samples_before']}/{change['samples_after']} samples)"
+                    if (change["samples_before"], change["samples_after"])
+                    != (change["points_before"], change["points_after"])
+                    else ""
+                ),
+                _status(change),
+            ]
+        )
     return rows
 
 
@@ -56,14 +64,16 @@ _HEADER = ["revision", "before", "after", "change [CI]", "p", "points", "status"
 def _settings_line(report: HistoryReport) -> str:
     s = report.settings
     drift = "a drift check (a line or curve instead of steps, by BIC)" if s.drift else "no drift check"
-    return (f"revisions in {report.ordering}; change points: binary segmentation and seeded intervals "
-            f"(penalty {s.penalty:g} log n) confirmed by a weighted t test p <= {s.max_pvalue:g} on {s.window} "
-            f"revisions each side, then reported when a level, slope and step on {min(s.window, SIZE_WINDOW)} "
-            f"each side (allowing for a wandering level) gives p <= {s.max_pvalue:g} and an interval without 0; "
-            f"{drift}, segments >= {s.min_segment} revisions, min magnitude {s.min_magnitude * 100:g}%, "
-            f"changes below {s.min_change * 100:g}% listed as small, {s.confidence * 100:g}% intervals; "
-            "every sample counts, weighted by the revision-to-revision noise; "
-            "the p-value is the model's at the chosen split (optimistic: the split was chosen)")
+    return (
+        f"revisions in {report.ordering}; change points: binary segmentation and seeded intervals "
+        f"(penalty {s.penalty:g} log n) confirmed by a weighted t test p <= {s.max_pvalue:g} on {s.window} "
+        f"revisions each side, then reported when a level, slope and step on {min(s.window, SIZE_WINDOW)} "
+        f"each side (allowing for a wandering level) gives p <= {s.max_pvalue:g} and an interval without 0; "
+        f"{drift}, segments >= {s.min_segment} revisions, min magnitude {s.min_magnitude * 100:g}%, "
+        f"changes below {s.min_change * 100:g}% listed as small, {s.confidence * 100:g}% intervals; "
+        "every sample counts, weighted by the revision-to-revision noise; "
+        "the p-value is the model's at the chosen split (optimistic: the split was chosen)"
+    )
 
 
 def _table_lines(rows: list[list[str]], markdown: bool) -> list[str]:
@@ -71,12 +81,18 @@ def _table_lines(rows: list[list[str]], markdown: bool) -> list[str]:
     if not rows:
         return ["no change point found"]
     if markdown:
-        return ["", "| " + " | ".join(_HEADER) + " |", "|" + "|".join("---" for _ in _HEADER) + "|",
-                *("| " + " | ".join(row) + " |" for row in rows),
-                ""]  # the next line would be read as one more row of the table
+        return [
+            "",
+            "| " + " | ".join(_HEADER) + " |",
+            "|" + "|".join("---" for _ in _HEADER) + "|",
+            *("| " + " | ".join(row) + " |" for row in rows),
+            "",
+        ]  # the next line would be read as one more row of the table
     widths = [max(columns(h), *(columns(r[i]) for r in rows)) for i, h in enumerate(_HEADER)]
-    return ["  " + "  ".join(ljust(h, w) for h, w in zip(_HEADER, widths)).rstrip(),
-            *("  " + "  ".join(ljust(c, w) for c, w in zip(row, widths)).rstrip() for row in rows)]
+    return [
+        "  " + "  ".join(ljust(h, w) for h, w in zip(_HEADER, widths)).rstrip(),
+        *("  " + "  ".join(ljust(c, w) for c, w in zip(row, widths)).rstrip() for row in rows),
+    ]
 
 
 def _series_text(result: SeriesResult, report: HistoryReport, markdown: bool, esc: Callable[[str], str]) -> list[str]:
@@ -85,12 +101,16 @@ def _series_text(result: SeriesResult, report: HistoryReport, markdown: bool, es
     heading = f"{series.title}" + (f" ({series.unit})" if series.unit else "")
     lines = [("## " if markdown else "") + esc(heading)]
     count = len(series.points)
-    lines.append(f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
-                 + (f", {esc(series.points[0].rev[:12])} .. {esc(series.points[-1].rev[:12])}" if count else ""))
+    lines.append(
+        f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
+        + (f", {esc(series.points[0].rev[:12])} .. {esc(series.points[-1].rev[:12])}" if count else "")
+    )
     lines.extend(_table_lines([[esc(c) for c in row] for row in _rows(result, report)], markdown))
     if result.detection.segment_medians and len(result.detection.segment_medians) > 1:
-        parts = [f"{esc(series.points[a].rev[:12])}..{esc(series.points[b - 1].rev[:12])}: "
-                 f"{format_value(m, series.unit)}" for a, b, m in result.detection.segment_medians]
+        parts = [
+            f"{esc(series.points[a].rev[:12])}..{esc(series.points[b - 1].rev[:12])}: {format_value(m, series.unit)}"
+            for a, b, m in result.detection.segment_medians
+        ]
         lines.append("segments (median): " + ", ".join(parts))
     for note in result.notes + result.detection.warnings:
         lines.append(("- " if markdown else "note: ") + esc(note.message))
@@ -122,20 +142,38 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
     s = report.settings
     return {
         "ordering": report.ordering,
-        "settings": {"max_pvalue": s.max_pvalue, "min_magnitude": s.min_magnitude,
-                     "min_segment": s.min_segment, "window": s.window, "confidence": s.confidence,
-                     "drift_check": s.drift, "penalty": s.penalty, "min_change": s.min_change},
+        "settings": {
+            "max_pvalue": s.max_pvalue,
+            "min_magnitude": s.min_magnitude,
+            "min_segment": s.min_segment,
+            "window": s.window,
+            "confidence": s.confidence,
+            "drift_check": s.drift,
+            "penalty": s.penalty,
+            "min_change": s.min_change,
+        },
         "warnings": [w.to_dict() for w in report.warnings],
         "series": [
             {
-                "labels": r.series.labels, "metric": r.series.metric, "unit": r.series.unit,
-                "points": [{"rev": p.rev, "commit_time": p.commit_time, "n": len(p.values), "centre": p.centre,
-                            "subject": report.subjects.get(p.rev)} for p in r.series.points],
-                "change_points": [{k: _finite(v) for k, v in r.describe(c).items()}
-                                  for c in r.detection.change_points],
+                "labels": r.series.labels,
+                "metric": r.series.metric,
+                "unit": r.series.unit,
+                "points": [
+                    {
+                        "rev": p.rev,
+                        "commit_time": p.commit_time,
+                        "n": len(p.values),
+                        "centre": p.centre,
+                        "subject": report.subjects.get(p.rev),
+                    }
+                    for p in r.series.points
+                ],
+                "change_points": [{k: _finite(v) for k, v in r.describe(c).items()} for c in r.detection.change_points],
                 "small_changes": [{k: _finite(v) for k, v in r.describe(c).items()} for c in r.detection.small],
-                "segments": [{"first_rev": r.series.points[a].rev, "last_rev": r.series.points[b - 1].rev,
-                              "median": m} for a, b, m in r.detection.segment_medians],
+                "segments": [
+                    {"first_rev": r.series.points[a].rev, "last_rev": r.series.points[b - 1].rev, "median": m}
+                    for a, b, m in r.detection.segment_medians
+                ],
                 "notes": [n.to_dict() for n in r.notes + r.detection.warnings],
             }
             for r in report.results
@@ -153,22 +191,29 @@ def _plot(result: SeriesResult, salt: str = "") -> str:
 
     points = result.series.points
     figure = history_figure(
-        [terminal_safe(p.rev) for p in points], [p.values for p in points], [p.centre for p in points],
+        [terminal_safe(p.rev) for p in points],
+        [p.values for p in points],
+        [p.centre for p in points],
         result.detection.segment_medians,
         [(c.index, c.before, c.after, c.provisional) for c in result.detection.change_points],
-        unit=result.series.unit, metric=result.series.metric, title=result.series.title)
+        unit=result.series.unit,
+        metric=result.series.metric,
+        title=result.series.title,
+    )
     note = f'<p class="caption">{escape(figure.note)}</p>' if figure.note else ""
     return figure.svg + note
 
 
 def render_html(report: HistoryReport) -> str:
-    parts = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
-             '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-             'style-src \'unsafe-inline\'; img-src data:">',
-             "<title>abstat history</title><style>body{font-family:system-ui,sans-serif;max-width:72em;"
-             "margin:2em auto;padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
-             "padding:.2em .6em}th{background:#eef1f5}svg{max-width:100%;height:auto}</style></head><body>",
-             "<h1>abstat history</h1>"]
+    parts = [
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; img-src data:\">",
+        "<title>abstat history</title><style>body{font-family:system-ui,sans-serif;max-width:72em;"
+        "margin:2em auto;padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;"
+        "padding:.2em .6em}th{background:#eef1f5}svg{max-width:100%;height:auto}</style></head><body>",
+        "<h1>abstat history</h1>",
+    ]
     for index, result in enumerate(report.results):
         series = result.series
         parts.append(f"<section><h2>{escape(series.title)}</h2>")
@@ -182,8 +227,11 @@ def render_html(report: HistoryReport) -> str:
         else:
             parts.append("<p>no change point found</p>")
         if result.notes or result.detection.warnings:
-            parts.append("<ul>" + "".join(f"<li>{escape(n.message)}</li>"
-                                          for n in result.notes + result.detection.warnings) + "</ul>")
+            parts.append(
+                "<ul>"
+                + "".join(f"<li>{escape(n.message)}</li>" for n in result.notes + result.detection.warnings)
+                + "</ul>"
+            )
         parts.append("</section>")
     if not report.results:
         parts.append("<p>no series with a revision label found</p>")

@@ -3,6 +3,7 @@
 Standard library only (subprocess + git).  Every git call has a timeout and
 its failure is an :class:`InputError` naming the repository.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,12 +17,20 @@ TIME_LABEL = "commit_time"
 GIT_TIMEOUT_S = 120
 
 
-def git(args: Sequence[str], cwd: str, *, check: bool = True, timeout: float = GIT_TIMEOUT_S,
-        stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def git(
+    args: Sequence[str], cwd: str, *, check: bool = True, timeout: float = GIT_TIMEOUT_S, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run ``git ARGS`` in ``cwd``; InputError when it fails and ``check``."""
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              input=stdin, env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            input=stdin,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+        )
     except (FileNotFoundError, NotADirectoryError):
         if not os.path.isdir(cwd):
             raise InputError("no such directory", path=cwd) from None
@@ -38,8 +47,9 @@ def head_labels(cwd: str = ".") -> dict[str, str]:
     """``{"rev": <full sha of HEAD>, "commit_time": <committer time, Unix seconds>}``."""
     done = git(["log", "-1", "--format=%H %ct", "HEAD"], cwd, check=False)
     if done.returncode != 0:
-        raise InputError("--rev: not a git repository with a commit (use --label rev=... instead)",
-                         path=os.path.abspath(cwd))
+        raise InputError(
+            "--rev: not a git repository with a commit (use --label rev=... instead)", path=os.path.abspath(cwd)
+        )
     sha, _, when = done.stdout.strip().partition(" ")
     return {REV_LABEL: sha, TIME_LABEL: when}
 

@@ -15,6 +15,7 @@ All tests are weighted least squares on these centres: a window's two-sample t
 (``Sums.step_test``) and the gain of a split (``Sums.gains``) from cumulative sums in
 O(1) per position, and fits of a level, steps and a line on a span (``Sums.fit``).
 """
+
 from __future__ import annotations
 
 import math
@@ -23,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-CLIP = 2.5                   # spikes pulled back to this many SDs from a running median of 5
-TRIM = 0.2                   # each revision's centre: its trimmed mean, this share cut from each end
+CLIP = 2.5  # spikes pulled back to this many SDs from a running median of 5
+TRIM = 0.2  # each revision's centre: its trimmed mean, this share cut from each end
 
 
 def _mad_sd(values: np.ndarray) -> float:
@@ -74,7 +75,7 @@ def trimmed_centre(samples: np.ndarray) -> tuple[float, float, int]:
         return mean, float(((samples - mean) ** 2).sum()), n - 1
     ordered = np.sort(samples)
     kept = n - 2 * g
-    centre = float(ordered[g:n - g].mean())
+    centre = float(ordered[g : n - g].mean())
     winsorized = np.clip(ordered, ordered[g], ordered[n - g - 1])
     squares = float(((winsorized - winsorized.mean()) ** 2).sum())
     # Yuen: var(trimmed mean) = squares / (kept (kept - 1)); as s^2 / n with kept - 1 df
@@ -93,15 +94,15 @@ def _diff_scale(d: np.ndarray) -> float:
 
 @dataclass
 class Prepared:
-    centre: np.ndarray         # per revision, on the working scale (see ``scale``)
-    clipped: np.ndarray        # centres with spikes pulled back
-    weight: np.ndarray         # 1 / v_i on the working scale
-    counts: np.ndarray         # samples (or runs) per revision
-    offset: float              # working value = (value - offset) / scale
+    centre: np.ndarray  # per revision, on the working scale (see ``scale``)
+    clipped: np.ndarray  # centres with spikes pulled back
+    weight: np.ndarray  # 1 / v_i on the working scale
+    counts: np.ndarray  # samples (or runs) per revision
+    offset: float  # working value = (value - offset) / scale
     scale: float
-    tau2: float                # between-revision variance, working scale
-    within2: float             # within-revision variance of one sample, working scale
-    exponent: int = 0          # values were first multiplied by 2**-exponent (exact; no overflow)
+    tau2: float  # between-revision variance, working scale
+    within2: float  # within-revision variance of one sample, working scale
+    exponent: int = 0  # values were first multiplied by 2**-exponent (exact; no overflow)
 
     def value(self, working: float) -> float:
         """A working-scale level back in the input's units."""
@@ -167,8 +168,17 @@ def prepare(points: Sequence[object]) -> Prepared:
     scale, variance = _working_scale(centre, tau2 + within2 * inv_n)
     working = (centre - offset) / scale
     weight = (scale * scale) / np.maximum(variance, 1e-300)
-    return Prepared(working, clip_spikes(working, weight), weight, counts, offset, scale,
-                    tau2 / (scale * scale), within2 / (scale * scale), exponent)
+    return Prepared(
+        working,
+        clip_spikes(working, weight),
+        weight,
+        counts,
+        offset,
+        scale,
+        tau2 / (scale * scale),
+        within2 / (scale * scale),
+        exponent,
+    )
 
 
 def running_median(x: np.ndarray, half: int = 2) -> np.ndarray:
@@ -193,7 +203,7 @@ class Sums:
 
     def __init__(self, x: np.ndarray, weight: np.ndarray, rho_floor: float = 0.0):
         self.x, self.weight = x, weight
-        self.rho_floor = rho_floor   # an AR(1) fit's lag-1 correlation is at least this (wander.series_rho)
+        self.rho_floor = rho_floor  # an AR(1) fit's lag-1 correlation is at least this (wander.series_rho)
         columns = [weight, weight * x, weight * x * x]
         self.cum = np.vstack([np.zeros(3), np.cumsum(np.column_stack(columns), axis=0)])
 
@@ -224,7 +234,10 @@ class Sums:
         for lo, hi in ((0, k - a), (k - a, b - a)):
             r[lo:hi] -= np.average(x[lo:hi], weights=w[lo:hi])
         r *= np.sqrt(w)
-        top, bottom = float(np.dot(r[1:k - a], r[:k - a - 1]) + np.dot(r[k - a + 1:], r[k - a:-1])), float(np.dot(r, r))
+        top, bottom = (
+            float(np.dot(r[1 : k - a], r[: k - a - 1]) + np.dot(r[k - a + 1 :], r[k - a : -1])),
+            float(np.dot(r, r)),
+        )
         rho = top / bottom if bottom > 0 else 0.0
         return min(rho, 1.0 - 1e-12) if rho > gate / math.sqrt(b - a) else 0.0
 
@@ -241,7 +254,7 @@ class Sums:
         from abstat.history.wander import chosen_rho, whiten
 
         n = b - a
-        df = n - 3   # a level, the step, rho
+        df = n - 3  # a level, the step, rho
         if df <= 0:
             return 0.0, 0
         root = np.sqrt(self.weight[a:b])
@@ -282,7 +295,7 @@ class Sums:
         columns = [np.ones(n)]
         if degree:
             t = index / max(n - 1, 1) * 2.0 - 1.0
-            columns += [t ** d for d in range(1, degree + 1)]
+            columns += [t**d for d in range(1, degree + 1)]
         columns += [(index >= s - a).astype(float) for s in steps]
         df = n - len(columns)
         root = np.sqrt(w)
@@ -324,7 +337,7 @@ def step_size(sums: Sums, a: int, k: int, b: int, slope: bool) -> tuple[float, f
     design = np.column_stack(columns) * root[:, None]
     y = x * root
     if df <= 0:
-        return float(x[k - a:].mean() - x[:k - a].mean()) if 0 < k - a < n else 0.0, math.inf, max(df, 0)
+        return float(x[k - a :].mean() - x[: k - a].mean()) if 0 < k - a < n else 0.0, math.inf, max(df, 0)
     try:
         inverse = np.linalg.inv(design.T @ design)
     except np.linalg.LinAlgError:

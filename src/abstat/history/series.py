@@ -1,4 +1,5 @@
 """Series of per-revision values, from the store or from files, in revision order."""
+
 from __future__ import annotations
 
 import math
@@ -61,7 +62,7 @@ class Series:
 @dataclass
 class History:
     series: list[Series]
-    ordering: str                   # how revisions were ordered
+    ordering: str  # how revisions were ordered
     subjects: dict[str, str] = field(default_factory=dict)  # rev -> commit subject (git)
     warnings: list[StatWarning] = field(default_factory=list)
 
@@ -73,8 +74,9 @@ def _float(text: str | None) -> float | None:
         return None
 
 
-def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen: Mapping[int, int] | None = None
-                 ) -> tuple[list[Series], int]:
+def build_series(
+    sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen: Mapping[int, int] | None = None
+) -> tuple[list[Series], int]:
     """Group sample sets (``.labels``, ``.runs``, ``.unit``) into series by their labels
     other than the revision's.  Returns (series, number of sets without a revision)."""
     by_key: dict[tuple, Series] = {}
@@ -112,8 +114,9 @@ def build_series(sets: Iterable[Any], *, rev_label: str = REV_LABEL, first_seen:
     return list(by_key.values()), skipped
 
 
-def _git_rank(revs: list[str], repo: str | None,
-              warnings: list[StatWarning]) -> tuple[dict[str, tuple], dict[str, str]]:
+def _git_rank(
+    revs: list[str], repo: str | None, warnings: list[StatWarning]
+) -> tuple[dict[str, tuple], dict[str, str]]:
     """Each revision's place in git's topological order and its full sha, when ``repo`` is a
     repository that knows every revision; else nothing (with a warning when some are unknown)."""
     if repo is None or not revs or not is_repository(repo):
@@ -121,14 +124,17 @@ def _git_rank(revs: list[str], repo: str | None,
     resolved = resolve(revs, repo)
     unknown = [rev for rev, sha in resolved.items() if sha is None]
     if unknown:
-        warnings.append(StatWarning(
-            "unknown-revisions", f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
-                                 f"(e.g. {unknown[0][:40]}): ordered by commit time instead"))
+        warnings.append(
+            StatWarning(
+                "unknown-revisions",
+                f"{len(unknown)} revision(s) unknown to the git repository {os.path.abspath(repo)} "
+                f"(e.g. {unknown[0][:40]}): ordered by commit time instead",
+            )
+        )
         return {}, {}
     order = topological_order([resolved[r] or "" for r in revs], repo)
     position = {sha: i for i, sha in enumerate(order)}
-    return ({rev: (position[resolved[rev] or ""],) for rev in revs},
-            {rev: resolved[rev] or rev for rev in revs})
+    return ({rev: (position[resolved[rev] or ""],) for rev in revs}, {rev: resolved[rev] or rev for rev in revs})
 
 
 def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, list[StatWarning], dict[str, str]]:
@@ -146,6 +152,9 @@ def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, li
         else:
             s.points.sort(key=lambda p: (p.commit_time is None, p.commit_time or 0.0, p.first_seen))
     if not rank and any(p.commit_time is None for s in series for p in s.points):
-        warnings.append(StatWarning(
-            "no-commit-time", "some revisions have no commit time: they follow the others in the order first seen"))
+        warnings.append(
+            StatWarning(
+                "no-commit-time", "some revisions have no commit time: they follow the others in the order first seen"
+            )
+        )
     return how, warnings, full

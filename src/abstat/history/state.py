@@ -5,6 +5,7 @@ the revisions of the change points last reported for it.  Comparing a new
 analysis with it gives, per change point, ``new``, ``kept`` or
 ``moved from REV``, and per old one that is gone, ``withdrawn``.
 """
+
 from __future__ import annotations
 
 import json
@@ -61,14 +62,20 @@ def load(path: str) -> dict[str, list[dict[str, Any]]]:
     except (ValueError, RecursionError) as err:
         why = "nested too deeply" if isinstance(err, RecursionError) else str(err)[:200]
         raise InputError(f"cannot read the change-point record: {why}", path=path) from None
-    if not isinstance(document, dict) or type(document.get("version")) is not int or document["version"] != VERSION \
-            or not isinstance(document.get("series"), dict):
+    if (
+        not isinstance(document, dict)
+        or type(document.get("version")) is not int
+        or document["version"] != VERSION
+        or not isinstance(document.get("series"), dict)
+    ):
         raise InputError("not an abstat change-point record", path=path)
     for key, entries in document["series"].items():
         problem = _damage(entries)
         if problem:
-            raise InputError(f"damaged change-point record: series {key[:200]!r}: {problem} (remove the file to"
-                             " start a new record)", path=path)
+            raise InputError(
+                f"damaged change-point record: series {key[:200]!r}: {problem} (remove the file to start a new record)",
+                path=path,
+            )
     return document["series"]
 
 
@@ -109,8 +116,9 @@ def keep(path: str, series: Mapping[str, list[dict[str, Any]]]) -> None:
         raise InputError(f"cannot record the change points: {err.strerror or err}", path=path) from None
 
 
-def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str], order: Sequence[str],
-              near: int) -> tuple[dict[str, str], list[StatWarning]]:
+def reconcile(
+    previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str], order: Sequence[str], near: int
+) -> tuple[dict[str, str], list[StatWarning]]:
     """Status of each current change point (rev -> "new" | "kept" | "moved from REV") and
     notes on old ones that are gone.  ``order`` is the series' revisions in order; an old change
     point within ``near`` positions of a new one has moved there."""
@@ -130,11 +138,17 @@ def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str]
             target = min(candidates, key=lambda rev: abs(position[rev] - position[old]))
             unmatched.remove(target)
             status[target] = f"moved from {old[:12]}"
-            notes.append(StatWarning("change-point-moved",
-                                     f"change point moved: reported at {old[:12]} before, now at {target[:12]}"))
+            notes.append(
+                StatWarning(
+                    "change-point-moved", f"change point moved: reported at {old[:12]} before, now at {target[:12]}"
+                )
+            )
         else:
-            notes.append(StatWarning("change-point-withdrawn",
-                                     f"change point withdrawn: reported at {old[:12]} before, no longer found"))
+            notes.append(
+                StatWarning(
+                    "change-point-withdrawn", f"change point withdrawn: reported at {old[:12]} before, no longer found"
+                )
+            )
     for rev in unmatched:
         status[rev] = "new"
     return status, notes
@@ -142,5 +156,13 @@ def reconcile(previous: Sequence[Mapping[str, Any]], current_revs: Sequence[str]
 
 def record(change_points: Sequence[Any], order: Sequence[str]) -> list[dict[str, Any]]:
     now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    return [{"rev": order[c.index], "shift": c.shift, "p_value": c.p_value, "provisional": c.provisional,
-             "recorded_at": now} for c in change_points]
+    return [
+        {
+            "rev": order[c.index],
+            "shift": c.shift,
+            "p_value": c.p_value,
+            "provisional": c.provisional,
+            "recorded_at": now,
+        }
+        for c in change_points
+    ]

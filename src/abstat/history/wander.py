@@ -8,13 +8,14 @@ were lost).  Under AR(1) errors the best linear unbiased estimate of a step is t
 least-squares one: after whitening (``e_t - rho e_(t-1)``, the first row scaled by
 ``sqrt(1 - rho^2)``) a step is judged by how abrupt it is against the wander's own moves.
 """
+
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-RHO_CAP = 0.95   # the lag-1 correlation used is at most this (a walk is not a stationary wander)
+RHO_CAP = 0.95  # the lag-1 correlation used is at most this (a walk is not a stationary wander)
 
 
 def whiten(z: np.ndarray, rho: float) -> np.ndarray:
@@ -26,7 +27,7 @@ def whiten(z: np.ndarray, rho: float) -> np.ndarray:
     return out
 
 
-ML_RHO = True   # rho by the profile likelihood on RHO_GRID (at least the residuals' lag-1 r); False: that r
+ML_RHO = True  # rho by the profile likelihood on RHO_GRID (at least the residuals' lag-1 r); False: that r
 RHO_GRID = (0.0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95)
 
 
@@ -48,7 +49,7 @@ def chosen_rho(design: np.ndarray, y: np.ndarray, floor: float) -> float:
     return chosen
 
 
-SERIES_RHO = True   # every AR(1) fit's rho at least the series' own (series_rho); False: the window's alone
+SERIES_RHO = True  # every AR(1) fit's rho at least the series' own (series_rho); False: the window's alone
 
 
 def series_rho(x: np.ndarray) -> float:

@@ -11,6 +11,7 @@ reports events (:mod:`abstat.lab.conversation`: a block's runner session);
 --host``).  The engine (:mod:`abstat.engine.hosts`) drives all of it from an
 experiment's specification and writes every run to the store.
 """
+
 from __future__ import annotations
 
 from abstat.lab.config import HostSpec, LabPlan, block_slots, boot_order

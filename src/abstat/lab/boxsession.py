@@ -7,6 +7,7 @@ nothing grows without bound; every wait on it has a timeout.  Before the hello a
 after it, at most :data:`MAX_JUNK_LINES` lines that are not JSON objects.  The messages are checked by
 :mod:`abstat.lab.protocol`'s ``decode_*``.
 """
+
 from __future__ import annotations
 
 import collections
@@ -20,11 +21,11 @@ from typing import Any
 
 from abstat.lab.protocol import MAX_TEXT, Hello, NoAnswer, ProtocolError, decode_hello
 
-MAX_LINE = 4 << 20            # bytes of one line (a result of ~200,000 values)
-MAX_BANNER_LINES = 200        # lines before the hello (a login script's greeting)
+MAX_LINE = 4 << 20  # bytes of one line (a result of ~200,000 values)
+MAX_BANNER_LINES = 200  # lines before the hello (a login script's greeting)
 MAX_BANNER_BYTES = 1 << 20
-MAX_JUNK_LINES = 1000         # lines that are not JSON objects, after the hello
-STDERR_LINES = 20             # standard error lines kept (the last ones)
+MAX_JUNK_LINES = 1000  # lines that are not JSON objects, after the hello
+STDERR_LINES = 20  # standard error lines kept (the last ones)
 
 
 class BoxSession:
@@ -40,8 +41,10 @@ class BoxSession:
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
         self._junk = 0
         self._closed = threading.Event()
-        self._threads = [threading.Thread(target=self._read_stdout, daemon=True, name="abstat-box-stdout"),
-                         threading.Thread(target=self._read_stderr, daemon=True, name="abstat-box-stderr")]
+        self._threads = [
+            threading.Thread(target=self._read_stdout, daemon=True, name="abstat-box-stdout"),
+            threading.Thread(target=self._read_stderr, daemon=True, name="abstat-box-stderr"),
+        ]
         for thread in self._threads:
             thread.start()
 
@@ -115,8 +118,10 @@ class BoxSession:
             skipped += 1
             size += len(line)
             if skipped > MAX_BANNER_LINES or size > MAX_BANNER_BYTES:
-                raise ProtocolError(f"more than {MAX_BANNER_LINES} lines or {MAX_BANNER_BYTES} bytes before "
-                                    "the runner's hello (a login script that prints too much?)")
+                raise ProtocolError(
+                    f"more than {MAX_BANNER_LINES} lines or {MAX_BANNER_BYTES} bytes before "
+                    "the runner's hello (a login script that prints too much?)"
+                )
 
     def message(self, timeout: float = math.inf) -> dict[str, Any] | None:
         """The next JSON object the runner sent (None: the session ended)."""

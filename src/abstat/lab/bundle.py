@@ -8,6 +8,7 @@ The zip holds ``abstat/box/runner/*.py``, ``abstat/box/machine.py`` and the chec
 and bytes from standard input, imports the runner from it, deletes the file
 and serves the rest of standard input (:mod:`abstat.box.runner.remote`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -156,13 +157,21 @@ def runner_zip() -> bytes:
     box_dir = os.path.dirname(runner_dir)
     doctor_dir = os.path.dirname(abstat.box.doctor.__file__)
     files = [("abstat/box/__init__.py", os.path.join(box_dir, "__init__.py"))]
-    files += [(f"abstat/box/runner/{name}", os.path.join(runner_dir, name))
-              for name in sorted(os.listdir(runner_dir)) if name.endswith(".py")]
-    files += [("abstat/box/machine.py", abstat.box.machine.__file__),
-              ("abstat/box/isolate.py", os.path.join(box_dir, "isolate.py")),
-              ("abstat/box/partition.py", os.path.join(box_dir, "partition.py"))]
-    files += [(f"abstat/box/doctor/{name}", os.path.join(doctor_dir, name)) for name in sorted(os.listdir(doctor_dir))
-              if name.endswith(".py") and name not in _CONTROLLER_ONLY]
+    files += [
+        (f"abstat/box/runner/{name}", os.path.join(runner_dir, name))
+        for name in sorted(os.listdir(runner_dir))
+        if name.endswith(".py")
+    ]
+    files += [
+        ("abstat/box/machine.py", abstat.box.machine.__file__),
+        ("abstat/box/isolate.py", os.path.join(box_dir, "isolate.py")),
+        ("abstat/box/partition.py", os.path.join(box_dir, "partition.py")),
+    ]
+    files += [
+        (f"abstat/box/doctor/{name}", os.path.join(doctor_dir, name))
+        for name in sorted(os.listdir(doctor_dir))
+        if name.endswith(".py") and name not in _CONTROLLER_ONLY
+    ]
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         _add(archive, "abstat/__init__.py", PACKAGE_INIT.encode())

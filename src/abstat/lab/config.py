@@ -6,6 +6,7 @@ Nothing here runs anything: a :class:`LabPlan` is what the host workers
 :func:`block_slots` are the seeded schedules (which boot comes when on each
 host, which run when in a boot).
 """
+
 from __future__ import annotations
 
 import random
@@ -47,18 +48,18 @@ class LabPlan:
 
     experiment: str
     hosts: Sequence[HostSpec]
-    variants: dict[str, str]                   # name -> measured command
+    variants: dict[str, str]  # name -> measured command
     runs: int
     warmup: int
     order: str
     seed: int
-    boot: dict[str, str] = field(default_factory=dict)   # variant -> boot command
+    boot: dict[str, str] = field(default_factory=dict)  # variant -> boot command
     check: dict[str, str] = field(default_factory=dict)  # variant -> check command
     boots: int = 1
     boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
     labels: dict[str, str] = field(default_factory=dict)
     remote: dict[str, Any] = field(default_factory=dict)  # the runner's settings (shell, hooks, metrics...)
-    schedule: int = SCHEDULE_VERSION           # the schedule version (box.runner.schedule); 1 resumes an older one
+    schedule: int = SCHEDULE_VERSION  # the schedule version (box.runner.schedule); 1 resumes an older one
 
     @property
     def reboots(self) -> bool:
@@ -97,8 +98,9 @@ def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, versio
     return order
 
 
-def block_slots(names: Sequence[str], runs: int, warmup: int, order: str, seed: str,
-                version: int = SCHEDULE_VERSION) -> list[list[Any]]:
+def block_slots(
+    names: Sequence[str], runs: int, warmup: int, order: str, seed: str, version: int = SCHEDULE_VERSION
+) -> list[list[Any]]:
     """``[variant, iteration, warmup, position]`` for every run of one block."""
     from abstat.box.runner.schedule import build_schedule
 

@@ -5,6 +5,7 @@
 sends the block's plan, and turns each message (result, look, error, done) into a
 :class:`~abstat.lab.host.HostEvent` or a :class:`HostFailed`.
 """
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,8 @@ from abstat.lab.boxsession import BoxSession
 from abstat.lab.protocol import NoAnswer, ProtocolError, decode_done, decode_error, decode_result
 from abstat.lab.ssh import SshHost
 
-HELLO_TIMEOUT_S = 120.0   # from the session's start to the runner's hello (Python starting, the machine record)
-SESSION_END_S = 10.0      # a session that ended its output is killed after this long
+HELLO_TIMEOUT_S = 120.0  # from the session's start to the runner's hello (Python starting, the machine record)
+SESSION_END_S = 10.0  # a session that ended its output is killed after this long
 
 
 class HostFailed(Exception):
@@ -50,8 +51,9 @@ class Conversation:
                 return self._converse(session, index, pending, started)
             except ProtocolError as err:
                 session.kill()  # a box that breaks the protocol is not listened to any longer
-                raise HostFailed(f"the host sent an invalid {err.args[1] if len(err.args) > 1 else 'message'}: "
-                                 f"{err.args[0]}") from None
+                raise HostFailed(
+                    f"the host sent an invalid {err.args[1] if len(err.args) > 1 else 'message'}: {err.args[0]}"
+                ) from None
         finally:
             self.ssh.close_session(session)
 
@@ -66,8 +68,14 @@ class Conversation:
         if hello.boot_id != boot_id:
             return "lost-started" if started else "lost"
         if not started:
-            self.emit("boot", index, machine=hello.machine, boot_id=boot_id,
-                      slots=sum(1 for slot in pending.values() if not slot[2]), doctor_warnings=hello.doctor_warnings)
+            self.emit(
+                "boot",
+                index,
+                machine=hello.machine,
+                boot_id=boot_id,
+                slots=sum(1 for slot in pending.values() if not slot[2]),
+                doctor_warnings=hello.doctor_warnings,
+            )
             started = True
         self.state("running", index)
         plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(), key=lambda s: s[3]))
@@ -116,8 +124,7 @@ class Conversation:
         except (OSError, ValueError):
             pass  # the session ended: told when its messages stop
 
-    def _answer(self, session: BoxSession, index: int, pending: dict[int, list[Any]],
-                message: dict[str, Any]) -> bool:
+    def _answer(self, session: BoxSession, index: int, pending: dict[int, list[Any]], message: dict[str, Any]) -> bool:
         """One message of the runner during the block; True once the block is done."""
         if "result" in message:
             try:

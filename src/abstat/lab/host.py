@@ -14,6 +14,7 @@ received, else the host rebooted without being asked: the block's runs so
 far are kept, the boot is made again, and a second unasked reboot stops
 the host (boot-loop guard).
 """
+
 from __future__ import annotations
 
 import queue
@@ -31,13 +32,20 @@ BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
 POLL_INTERVAL_S = 0.5
 BOOT_COMMAND_TIMEOUT_S = 120.0
 CHECK_TIMEOUT_S = 120.0
-BOOT_ATTEMPTS = 2          # a boot refused by --check is tried once more
-UNASKED_REBOOTS = 1        # more than this many reboots nobody asked for: boot loop
+BOOT_ATTEMPTS = 2  # a boot refused by --check is tried once more
+UNASKED_REBOOTS = 1  # more than this many reboots nobody asked for: boot loop
 RECONNECTS_PER_BLOCK = 3
-PERMANENT_SSH_ERRORS = ("Could not resolve hostname", "Host key verification failed", "Permission denied",
-                        "Bad configuration option", "Bad owner or permissions", "Too many authentication failures",
-                        "command-line line", "Unsupported option")  # errors waiting cannot mend
-FIRST_CONTACT_S = 30.0     # a host abstat did not reboot: a wrong name should not wait --boot-timeout
+PERMANENT_SSH_ERRORS = (
+    "Could not resolve hostname",
+    "Host key verification failed",
+    "Permission denied",
+    "Bad configuration option",
+    "Bad owner or permissions",
+    "Too many authentication failures",
+    "command-line line",
+    "Unsupported option",
+)  # errors waiting cannot mend
+FIRST_CONTACT_S = 30.0  # a host abstat did not reboot: a wrong name should not wait --boot-timeout
 
 
 def _last(text: str, limit: int = 500) -> str:
@@ -57,9 +65,9 @@ def _raise_if_gone(destination: str, failure: str) -> None:
 
 @dataclass
 class HostEvent:
-    kind: str                 # state | boot | run | end | refused | failed | finished
+    kind: str  # state | boot | run | end | refused | failed | finished
     host: str
-    boot: int = 0             # index in the host's boot schedule
+    boot: int = 0  # index in the host's boot schedule
     data: dict[str, Any] = field(default_factory=dict)
 
 
@@ -85,9 +93,17 @@ class HostHooks:
 
 
 class HostWorker(Conversation, threading.Thread):
-    def __init__(self, plan: LabPlan, host: HostSpec, ssh: SshHost, boots: list[int],
-                 events: queue.Queue[HostEvent], stopping: threading.Event, hooks: HostHooks | None = None,
-                 decider: Decider | None = None) -> None:
+    def __init__(
+        self,
+        plan: LabPlan,
+        host: HostSpec,
+        ssh: SshHost,
+        boots: list[int],
+        events: queue.Queue[HostEvent],
+        stopping: threading.Event,
+        hooks: HostHooks | None = None,
+        decider: Decider | None = None,
+    ) -> None:
         """``decider``: ``--until-decided``, asked at each look the runner makes (the end of a block of runs)."""
         super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
         self.decider = decider
@@ -189,8 +205,13 @@ class HostWorker(Conversation, threading.Thread):
                 boot_id = boot_id_from(out) if code == 0 else None
                 if boot_id and boot_id != unlike:
                     return boot_id
-                reason = ("still the old boot" if boot_id else "no boot id in its answer" if code == 0
-                          else _last(err) or f"exit status {code}")
+                reason = (
+                    "still the old boot"
+                    if boot_id
+                    else "no boot id in its answer"
+                    if code == 0
+                    else _last(err) or f"exit status {code}"
+                )
             except SshError as err:
                 reason = str(err)
                 _raise_if_gone(self.ssh.destination, failure)
@@ -198,16 +219,20 @@ class HostWorker(Conversation, threading.Thread):
 
     def _reboot(self, index: int, variant: str, where: str) -> str:
         self.state("booting", index, variant=variant)
-        old = self._boot_id(min(self.plan.boot_timeout, FIRST_CONTACT_S),
-                            f"{where}cannot reach the host before booting")
+        old = self._boot_id(
+            min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host before booting"
+        )
         self.hooks.hold(self)  # never reboot a box another experiment measures on
         code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
-            raise HostFailed(f"{where}--boot command for {variant!r} failed with exit status {code}"
-                             + (f": {_last(err)}" if _last(err) else ""))
+            raise HostFailed(
+                f"{where}--boot command for {variant!r} failed with exit status {code}"
+                + (f": {_last(err)}" if _last(err) else "")
+            )
         self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
-        return self._boot_id(self.plan.boot_timeout, f"{where}the host did not come back after booting "
-                             f"{variant!r}", unlike=old)
+        return self._boot_id(
+            self.plan.boot_timeout, f"{where}the host did not come back after booting {variant!r}", unlike=old
+        )
 
     def _checked(self, index: int, variant: str, where: str, attempts: int) -> bool:
         command = self.plan.check.get(variant)
@@ -224,8 +249,10 @@ class HostWorker(Conversation, threading.Thread):
         reason = f"exit status {code}" + (f": {detail}" if detail else "")
         self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
         if attempts >= BOOT_ATTEMPTS:
-            raise HostFailed(f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
-                             f"({reason}); nothing from these boots is recorded")
+            raise HostFailed(
+                f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
+                f"({reason}); nothing from these boots is recorded"
+            )
         return False
 
     # -- one block -----------------------------------------------------
@@ -247,18 +274,26 @@ class HostWorker(Conversation, threading.Thread):
             started = started or outcome == "lost-started"
             self.state("reconnecting", index)
             reconnects += 1
-            current = self._boot_id(self.plan.boot_timeout, f"{where}the connection dropped and the host "
-                                    "did not answer again")
+            current = self._boot_id(
+                self.plan.boot_timeout, f"{where}the connection dropped and the host did not answer again"
+            )
             if boot_id is not None and current != boot_id:
                 self.unasked_reboots += 1
                 if started:
-                    self.emit("end", index, status="interrupted",
-                              note="the host rebooted in the middle of the block (runs before it kept)")
+                    self.emit(
+                        "end",
+                        index,
+                        status="interrupted",
+                        note="the host rebooted in the middle of the block (runs before it kept)",
+                    )
                 if self.unasked_reboots > UNASKED_REBOOTS or not self.plan.reboots:
-                    raise HostFailed(f"{where}the host rebooted {self.unasked_reboots} time(s) without being "
-                                     "asked (boot loop?); stopping this host")
+                    raise HostFailed(
+                        f"{where}the host rebooted {self.unasked_reboots} time(s) without being "
+                        "asked (boot loop?); stopping this host"
+                    )
                 return False
             if reconnects > RECONNECTS_PER_BLOCK:
-                raise HostFailed(f"{where}the connection dropped {reconnects} times in one block; stopping"
-                                 + (f" (last: {self.last_loss})" if self.last_loss else ""))
-
+                raise HostFailed(
+                    f"{where}the connection dropped {reconnects} times in one block; stopping"
+                    + (f" (last: {self.last_loss})" if self.last_loss else "")
+                )

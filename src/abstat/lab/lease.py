@@ -18,6 +18,7 @@ measures on it, while another experiment holds it; another experiment may
 use the box between our reboot and our block (the block's boot id check
 then notices a box that was rebooted meanwhile).
 """
+
 from __future__ import annotations
 
 import getpass
@@ -32,8 +33,8 @@ from abstat.lab.boxsession import BoxSession
 from abstat.lab.protocol import NoAnswer, ProtocolError
 
 LEASE_TIMEOUT_S = 60.0  # for the box to answer whether the lease is free
-MAX_ANSWER = 65536      # bytes of one answer of the lease program
-LINE_PATIENCE_S = 2.0   # for an answer begun to end (it is written at once)
+MAX_ANSWER = 65536  # bytes of one answer of the lease program
+LINE_PATIENCE_S = 2.0  # for an answer begun to end (it is written at once)
 
 # Runs on the box (python3 -c SCRIPT HOLDER WAIT); standard library only, Python 3.8.
 SCRIPT = r"""
@@ -116,8 +117,8 @@ class _LeaseSession(BoxSession):
             while stream is not None and not self._closed.is_set() and (chunk := stream.read1(65536)):
                 pending += chunk
                 while (end := pending.find(b"\n")) >= 0:
-                    self._put(bytes(pending[:end + 1]))
-                    del pending[:end + 1]
+                    self._put(bytes(pending[: end + 1]))
+                    del pending[: end + 1]
                 if len(pending) > MAX_ANSWER:
                     self._put(ProtocolError(f"a line longer than {MAX_ANSWER} bytes"))
                     self.process.kill()
@@ -146,8 +147,10 @@ def holder_text(experiment: str) -> str:
         user = getpass.getuser()
     except (KeyError, OSError):
         user = str(os.getuid())
-    return (f"experiment {experiment!r} of {user}@{socket.gethostname()} (pid {os.getpid()}, since "
-            f"{time.strftime('%Y-%m-%d %H:%M:%S')})")
+    return (
+        f"experiment {experiment!r} of {user}@{socket.gethostname()} (pid {os.getpid()}, since "
+        f"{time.strftime('%Y-%m-%d %H:%M:%S')})"
+    )
 
 
 class BoxLease(HostHooks):
@@ -166,8 +169,10 @@ class BoxLease(HostHooks):
             return  # still held (no reboot since)
         self._end(worker)
         # -I -S: standard library only; Python starts faster without site (a boot's every lease starts one)
-        command = (f"python3 -I -S -c {shlex.quote(SCRIPT)} {shlex.quote(holder_text(worker.plan.experiment))} "
-                   f"{'wait' if self.wait else 'no-wait'}")
+        command = (
+            f"python3 -I -S -c {shlex.quote(SCRIPT)} {shlex.quote(holder_text(worker.plan.experiment))} "
+            f"{'wait' if self.wait else 'no-wait'}"
+        )
         try:
             # every answer of the lease is one short line written at once: one that does not end is refused
             self.session = _LeaseSession(worker.ssh.open(command))
@@ -196,8 +201,9 @@ class BoxLease(HostHooks):
             self._waiting = False
             return True
         if "held" in message:
-            raise HostFailed(f"the box is leased to {str(message['held'])[:300]}"
-                             + (" (--no-wait)" if not self.wait else ""))
+            raise HostFailed(
+                f"the box is leased to {str(message['held'])[:300]}" + (" (--no-wait)" if not self.wait else "")
+            )
         if "waiting" in message and not self._waiting:
             self._waiting = True
             worker.state("waiting for the lease")

@@ -16,6 +16,7 @@ here.  The box is not trusted (anyone with root on it, or a broken
   (``FIELD: problem``) on the first violation.  What they return is safe
   to store; what is printed of it still goes through ``render/escape``.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,12 +25,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-MAX_VALUES = 200_000          # values in one result, over all its metrics (~60 MiB to store)
+MAX_VALUES = 200_000  # values in one result, over all its metrics (~60 MiB to store)
 MAX_METRICS = 1000
-MAX_TEXT = 65536              # characters of one text (a note, the stderr tail, a warning)
-MAX_NAME = 200                # characters of a metric or unit name
+MAX_TEXT = 65536  # characters of one text (a note, the stderr tail, a warning)
+MAX_NAME = 200  # characters of a metric or unit name
 MAX_NOTES = 1000
-MAX_MACHINE_BYTES = 1 << 20   # the machine record, as JSON
+MAX_MACHINE_BYTES = 1 << 20  # the machine record, as JSON
 STATUSES = ("ok", "failed", "timeout")
 UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -74,7 +75,9 @@ def _texts(value: Any, name: str, limit: int = MAX_NOTES) -> list[str]:
     return [str(_text(item, f"{name}[{index}]")) for index, item in enumerate(value)]
 
 
-def _integer(value: Any, name: str, low: int = -(2**63), high: int = 2**63 - 1, *, optional: bool = False) -> int | None:
+def _integer(
+    value: Any, name: str, low: int = -(2**63), high: int = 2**63 - 1, *, optional: bool = False
+) -> int | None:
     if value is None and optional:
         return None
     if not isinstance(value, int) or isinstance(value, bool):
@@ -105,7 +108,8 @@ def _name(value: Any, name: str) -> str:
 
 def _kind(value: Any) -> str:
     return {dict: "an object", list: "a list", str: "a text", bool: "true/false", type(None): "null"}.get(
-        type(value), "a number")
+        type(value), "a number"
+    )
 
 
 def decode_hello(body: Any) -> Hello:
@@ -124,8 +128,12 @@ def decode_hello(body: Any) -> Hello:
     boot_id = body.get("boot_id")
     if boot_id is not None and not (isinstance(boot_id, str) and UUID.fullmatch(boot_id)):
         raise ProtocolError(f"boot_id: not a boot id ({_kind(boot_id)})")
-    return Hello(machine, boot_id.lower() if boot_id else None, _texts(body.get("doctor_warnings"), "doctor_warnings"),
-                 str(_text(body.get("python", ""), "python", MAX_NAME)))
+    return Hello(
+        machine,
+        boot_id.lower() if boot_id else None,
+        _texts(body.get("doctor_warnings"), "doctor_warnings"),
+        str(_text(body.get("python", ""), "python", MAX_NAME)),
+    )
 
 
 def decode_result(body: Any, pending: dict[int, list[Any]]) -> dict[str, Any]:
@@ -138,11 +146,13 @@ def decode_result(body: Any, pending: dict[int, list[Any]]) -> dict[str, Any]:
     if slot is None or slot[2]:
         raise ProtocolError(f"position: {position} is not a run the plan asks for (or it was received already)")
     if body.get("variant") != slot[0]:
-        raise ProtocolError(f"variant: {str(body.get('variant'))[:MAX_NAME]!r} is not the variant of run "
-                            f"{position} ({slot[0]!r})")
+        raise ProtocolError(
+            f"variant: {str(body.get('variant'))[:MAX_NAME]!r} is not the variant of run {position} ({slot[0]!r})"
+        )
     if body.get("iteration") != slot[1] or isinstance(body.get("iteration"), bool):
-        raise ProtocolError(f"iteration: {str(body.get('iteration'))[:MAX_NAME]!r} is not the iteration of run "
-                            f"{position} ({slot[1]})")
+        raise ProtocolError(
+            f"iteration: {str(body.get('iteration'))[:MAX_NAME]!r} is not the iteration of run {position} ({slot[1]})"
+        )
     status = body.get("status")
     if status not in STATUSES:
         raise ProtocolError(f"status: {str(status)[:MAX_NAME]!r} is not one of {', '.join(STATUSES)}")
@@ -172,10 +182,15 @@ def decode_result(body: Any, pending: dict[int, list[Any]]) -> dict[str, Any]:
         _name(metric, "units")
         _text(unit, f"units[{metric!r}]", MAX_NAME)
     return {
-        "variant": slot[0], "iteration": slot[1], "position": position, "status": status,
+        "variant": slot[0],
+        "iteration": slot[1],
+        "position": position,
+        "status": status,
         "exit_code": _integer(body.get("exit_code"), "exit_code", optional=True),
         "started_at": _number(body.get("started_at"), "started_at", low=0),
-        "wall": _number(body.get("wall"), "wall", low=0), "values": decoded, "units": dict(units),
+        "wall": _number(body.get("wall"), "wall", low=0),
+        "values": decoded,
+        "units": dict(units),
         "notes": _texts(body.get("notes"), "notes"),
         "stderr_tail": _text(body.get("stderr_tail"), "stderr_tail", optional=True) or "",
     }
@@ -188,8 +203,11 @@ def decode_done(body: Any) -> dict[str, Any]:
     interrupted = body.get("interrupted", False)
     if not isinstance(interrupted, bool):
         raise ProtocolError(f"done.interrupted: not true/false ({_kind(interrupted)})")
-    return {"error": _text(body.get("error"), "done.error", optional=True) or None, "interrupted": interrupted,
-            "notes": _texts(body.get("notes"), "done.notes")}
+    return {
+        "error": _text(body.get("error"), "done.error", optional=True) or None,
+        "interrupted": interrupted,
+        "notes": _texts(body.get("notes"), "done.notes"),
+    }
 
 
 def decode_error(body: Any) -> str:
@@ -206,11 +224,17 @@ def decode_findings(body: Any, statuses: tuple[str, ...]) -> list[dict[str, str]
         if not isinstance(item, dict):
             raise ProtocolError(f"doctor[{index}]: not a finding ({_kind(item)})")
         if item.get("status") not in statuses:
-            raise ProtocolError(f"doctor[{index}].status: {str(item.get('status'))[:MAX_NAME]!r} is not one of "
-                                f"{', '.join(statuses)}")
-        found.append({"name": _name(item.get("name"), f"doctor[{index}].name"), "status": item["status"],
-                      "evidence": str(_text(item.get("evidence") or "", f"doctor[{index}].evidence")),
-                      "fix": str(_text(item.get("fix") or "", f"doctor[{index}].fix"))})
+            raise ProtocolError(
+                f"doctor[{index}].status: {str(item.get('status'))[:MAX_NAME]!r} is not one of {', '.join(statuses)}"
+            )
+        found.append(
+            {
+                "name": _name(item.get("name"), f"doctor[{index}].name"),
+                "status": item["status"],
+                "evidence": str(_text(item.get("evidence") or "", f"doctor[{index}].evidence")),
+                "fix": str(_text(item.get("fix") or "", f"doctor[{index}].fix")),
+            }
+        )
     return found
 
 

@@ -5,6 +5,7 @@ the bundle, read the runner's hello, send one request line, read the one
 answer.  A host that cannot be reached, or does not answer within the
 timeout, gets its one-line reason instead; the other hosts are unaffected.
 """
+
 from __future__ import annotations
 
 import json
@@ -28,8 +29,8 @@ MAX_TIMEOUT_S = 86400.0
 @dataclass
 class HostAnswer:
     host: HostSpec
-    answer: Any = None                 # the value of the reply's key, when it came
-    error: str | None = None           # why not, in one line
+    answer: Any = None  # the value of the reply's key, when it came
+    error: str | None = None  # why not, in one line
     hello: dict[str, Any] = field(default_factory=dict)
 
 
@@ -82,8 +83,10 @@ def ask_hosts(hosts: Sequence[HostSpec], request: dict[str, Any], *, timeout: fl
     results = [HostAnswer(host) for host in hosts]
     control_dir = control_directory()
     connections = [SshHost(host.label, host.destination, control_dir) for host in hosts]
-    threads = [threading.Thread(target=_ask, args=(ssh, request, key, timeout, result), daemon=True)
-               for ssh, result in zip(connections, results)]
+    threads = [
+        threading.Thread(target=_ask, args=(ssh, request, key, timeout, result), daemon=True)
+        for ssh, result in zip(connections, results)
+    ]
     try:
         for thread in threads:
             thread.start()

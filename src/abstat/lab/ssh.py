@@ -11,6 +11,7 @@ command and runner session multiplexes over it (``ControlPath``), so a run
 costs no new TCP or key exchange.  When the master is gone (the host
 rebooted) the next :meth:`SshHost.connect` starts a new one.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,7 +46,7 @@ def _keep_tail(stream: Any, buffer: bytearray) -> None:
                 return
             buffer.extend(chunk)
             if len(buffer) > OUTPUT_KEPT:
-                del buffer[:len(buffer) - OUTPUT_KEPT]
+                del buffer[: len(buffer) - OUTPUT_KEPT]
     except (OSError, ValueError):
         return
     finally:
@@ -95,8 +96,14 @@ class SshHost:
     def _argv(self, *options: str) -> list[str]:
         from abstat.lab.testbox.paths import ssh_options  # a test box that is up: its own ssh configuration
 
-        return [*ssh_command(), *ssh_options(self.destination), *_COMMON_OPTIONS,
-                "-o", f"ControlPath={self.control_path}", *options]
+        return [
+            *ssh_command(),
+            *ssh_options(self.destination),
+            *_COMMON_OPTIONS,
+            "-o",
+            f"ControlPath={self.control_path}",
+            *options,
+        ]
 
     def command_argv(self, remote_command: str) -> list[str]:
         """``ssh`` running ``remote_command`` over the master (or directly when there is none)."""
@@ -124,9 +131,14 @@ class SshHost:
             raise SshError(f"cannot write {self._master_log}: {err.strerror}") from None
         with log:
             master = subprocess.Popen(
-                [*self._argv("-M", "-N", "-o", "ControlPersist=no", "-o", f"ConnectTimeout={seconds}"),
-                 "--", self.destination],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log,
+                [
+                    *self._argv("-M", "-N", "-o", "ControlPersist=no", "-o", f"ConnectTimeout={seconds}"),
+                    "--",
+                    self.destination,
+                ],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
             )
         self._master = master
         deadline = time.monotonic() + timeout + 5
@@ -165,8 +177,10 @@ class SshHost:
         except OSError as error:
             raise SshError(f"cannot run ssh: {error}") from None
         kept: list[bytearray] = [bytearray(), bytearray()]
-        readers = [threading.Thread(target=_keep_tail, args=(stream, buffer), daemon=True)
-                   for stream, buffer in zip((process.stdout, process.stderr), kept)]
+        readers = [
+            threading.Thread(target=_keep_tail, args=(stream, buffer), daemon=True)
+            for stream, buffer in zip((process.stdout, process.stderr), kept)
+        ]
         for reader in readers:
             reader.start()
         code: int | None
@@ -187,8 +201,9 @@ class SshHost:
 
     def open(self, remote_command: str, *, stdin: int = subprocess.PIPE) -> subprocess.Popen:
         """A running ``ssh`` session with pipes (the caller waits for it)."""
-        process = subprocess.Popen(self.command_argv(remote_command), stdin=stdin,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen(
+            self.command_argv(remote_command), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         with self._lock:
             self._sessions.append(process)
         return process

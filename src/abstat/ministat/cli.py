@@ -46,8 +46,7 @@ _USAGE_BODY = (
 )
 _Q_LINE = "\t-q : suppress printing summary-statistics headers and data-set names\n"
 _ABSTAT_NOTE = (
-    "abstat: --dialect classic|freebsd (first argument) or {env}=freebsd selects the dialect;"
-    " default classic.\n"
+    "abstat: --dialect classic|freebsd (first argument) or {env}=freebsd selects the dialect; default classic.\n"
 )
 
 

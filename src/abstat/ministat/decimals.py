@@ -21,6 +21,7 @@ or empty (what ``strtod`` consumes entirely), at most ``MAX_LINE`` bytes,
 with no negative zero (where it lands in a sort depends on qsort).  Any
 other block returns None and the exact general reader decides.
 """
+
 from __future__ import annotations
 
 import warnings
@@ -37,8 +38,14 @@ _ZEROS = np.uint64(0x3030303030303030)
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
 _HIGH = np.uint64(0x8080808080808080)
 _DOTS = np.uint64(0x1E1E1E1E1E1E1E1E)  # "." ^ "0" in every byte
-_COMBINE = tuple((np.uint64(shift), np.uint64(factor), np.uint64(mask)) for shift, factor, mask in (
-    (8, 10, 0x00FF00FF00FF00FF), (16, 100, 0x0000FFFF0000FFFF), (32, 10000, 0x00000000FFFFFFFF)))
+_COMBINE = tuple(
+    (np.uint64(shift), np.uint64(factor), np.uint64(mask))
+    for shift, factor, mask in (
+        (8, 10, 0x00FF00FF00FF00FF),
+        (16, 100, 0x0000FFFF0000FFFF),
+        (32, 10000, 0x00000000FFFFFFFF),
+    )
+)
 
 
 def parse_decimal_block(block: bytes) -> np.ndarray | None:
@@ -53,7 +60,7 @@ def parse_decimal_block(block: bytes) -> np.ndarray | None:
             end = block.rfind(b"\n", start, start + PIECE)
             if end < start:
                 return None  # a line longer than a piece
-        values = _parse(block[start:end + 1])
+        values = _parse(block[start : end + 1])
         if values is None:
             return None
         parts.append(values)
@@ -104,8 +111,14 @@ def _value_lines(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return ends, lengths
 
 
-def _any_values(block: bytes, raw: np.ndarray, lines: tuple[np.ndarray, np.ndarray], width: int, dots: int,
-                negative: np.ndarray | None) -> np.ndarray | None:
+def _any_values(
+    block: bytes,
+    raw: np.ndarray,
+    lines: tuple[np.ndarray, np.ndarray],
+    width: int,
+    dots: int,
+    negative: np.ndarray | None,
+) -> np.ndarray | None:
     """The values of lines of at most 16 characters, the dot anywhere (None: not all read); the general
     reader's when a mantissa is too large to be exact; ``negative``: the lines with a "-", if any."""
     ends, kept = lines
@@ -122,8 +135,9 @@ def _any_values(block: bytes, raw: np.ndarray, lines: tuple[np.ndarray, np.ndarr
     return values
 
 
-def _fixed_values(raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, fixed: int,
-                  negative: np.ndarray | None) -> np.ndarray | None:
+def _fixed_values(
+    raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, fixed: int, negative: np.ndarray | None
+) -> np.ndarray | None:
     """The values of lines of at most 8 characters with ``fixed`` digits after the dot on every line (None:
     a line without a digit); ``negative``: the lines with a "-", if any."""
     if bool(np.any(kept < 2)):
@@ -161,8 +175,9 @@ def _fixed_fraction(block: bytes, raw: np.ndarray, ends: np.ndarray, lengths: np
     return fraction
 
 
-def _any_fraction(raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, width: int,
-                  dots: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _any_fraction(
+    raw: np.ndarray, ends: np.ndarray, kept: np.ndarray, width: int, dots: int
+) -> tuple[np.ndarray, np.ndarray] | None:
     """(mantissas, digits after the dot) of lines with their dots anywhere, or None."""
     if width > 8:  # two words, the left one first
         words = [_word(raw, ends, kept - 8, 8), _word(raw, ends, kept)]

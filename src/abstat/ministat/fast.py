@@ -18,6 +18,7 @@ below 2**53 the sums are exact and integer arithmetic gives the same
 doubles faster.  Memory: values are kept once, as int32 when they fit,
 the file is read in 1 MiB blocks.
 """
+
 from __future__ import annotations
 
 import warnings

@@ -22,6 +22,8 @@ from abstat.stats.student import CONFIDENCE_LEVELS, pooled_t
 SYMBOLS = " x+*%#@O"
 MAX_DATASETS = 7
 DIALECTS = ("classic", "freebsd")
+
+
 def format_g(value: float, spec: str = "%g", signed_nan: bool = True) -> str:
     """printf-style ``%g`` formatting.  NaN is spelled as the C library does:
     glibc writes ``-nan`` when the sign bit is set (*signed_nan*), FreeBSD's
@@ -53,9 +55,7 @@ def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dial
     level = "%.1f" % result.confidence
     if not result.significant:
         return f"No difference proven at {level}% confidence\n"
-    relative_half = (
-        result.relative_half_width_pct_freebsd if dialect == "freebsd" else result.relative_half_width_pct
-    )
+    relative_half = result.relative_half_width_pct_freebsd if dialect == "freebsd" else result.relative_half_width_pct
     signed = dialect != "freebsd"
     return (
         f"Difference at {level}% confidence\n"
@@ -67,6 +67,7 @@ def _relative(candidate: SampleSet, baseline: SampleSet, confidence: float, dial
 
 class PlotError(ValueError):
     """A plot ministat cannot draw (it crashes): width 1, overflowing data."""
+
 
 _OVERFLOW = "cannot draw the plot: the values or their sums overflow a double (ministat crashes here); use -A"
 
@@ -92,8 +93,9 @@ def plot_lines(samples: list[SampleSet], width: int, separate_bars: bool = False
     return _dump(body, bars, width)
 
 
-def _plot_grid(samples: list[SampleSet], width: int, x0: float, dx: float,
-               separate_bars: bool) -> tuple[list[tuple[str, int]], list[bytearray | None]]:
+def _plot_grid(
+    samples: list[SampleSet], width: int, x0: float, dx: float, separate_bars: bool
+) -> tuple[list[tuple[str, int]], list[bytearray | None]]:
     """ministat's PlotSet for every set: the grid's rows and the bars (one, or one per set)."""
     bars: list[bytearray | None] = [None] * len(samples)
     # Each run of points is an entry [column, symbol bit, top row]: rows 1..top
@@ -305,8 +307,17 @@ def _check_choices(dialect: str, confidence: float) -> None:
         raise ValueError(f"no support for confidence level {confidence}")
 
 
-def iter_report(samples, names, confidence=95.0, width=74, plot=True, stats=True, dialect="classic",
-                separate_bars=False, quiet=False):
+def iter_report(
+    samples,
+    names,
+    confidence=95.0,
+    width=74,
+    plot=True,
+    stats=True,
+    dialect="classic",
+    separate_bars=False,
+    quiet=False,
+):
     """:func:`render_report` as an iterator of text pieces, for streaming a
     very tall plot.  *samples* must be :class:`SampleSet` objects; errors are
     raised before the first piece."""

@@ -8,6 +8,7 @@ steps and autocorrelation along the run order, the between-invocation
 share, and the rate at which A/A comparisons of disjoint blocks call a
 difference.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,12 +19,22 @@ VARIANTS = ("a", "b")
 # Counts of context switches are recorded by every run but are not performance.
 SKIPPED_METRICS = frozenset({"vcsw", "ivcsw"})
 
-__all__ = ["VARIANTS", "MetricNoise", "RunValue", "analyse_experiment", "analyse_metric", "detectable_change",
-           "runs_by_metric"]
+__all__ = [
+    "VARIANTS",
+    "MetricNoise",
+    "RunValue",
+    "analyse_experiment",
+    "analyse_metric",
+    "detectable_change",
+    "runs_by_metric",
+]
 
 
-def runs_by_metric(store: Any, experiment: str, labels: dict[str, str] | None = None,
-                   ) -> tuple[dict[str, list[RunValue]], dict[str, str | None]]:
+def runs_by_metric(
+    store: Any,
+    experiment: str,
+    labels: dict[str, str] | None = None,
+) -> tuple[dict[str, list[RunValue]], dict[str, str | None]]:
     """Each metric's runs in run order (one value per run: the mean of its samples), and units;
     only runs whose invocation carries every one of ``labels`` (e.g. ``host=NAME``)."""
     collected: dict[str, dict[int, list[Any]]] = {}
@@ -47,9 +58,17 @@ def runs_by_metric(store: Any, experiment: str, labels: dict[str, str] | None = 
     return series, units
 
 
-def analyse_experiment(store: Any, experiment: str, *, variants: tuple[str, str] = VARIANTS,
-                       metrics: list[str] | None = None, confidence: float = 0.95, blocks: int | None = None,
-                       seed: int = 0, labels: dict[str, str] | None = None) -> list[MetricNoise]:
+def analyse_experiment(
+    store: Any,
+    experiment: str,
+    *,
+    variants: tuple[str, str] = VARIANTS,
+    metrics: list[str] | None = None,
+    confidence: float = 0.95,
+    blocks: int | None = None,
+    seed: int = 0,
+    labels: dict[str, str] | None = None,
+) -> list[MetricNoise]:
     """The noise report of every metric (or those named) of a stored A/A experiment
     (of its runs labelled ``labels``, when given: one host's)."""
     series, units = runs_by_metric(store, experiment, labels)
@@ -59,6 +78,9 @@ def analyse_experiment(store: Any, experiment: str, *, variants: tuple[str, str]
         runs = [r for r in series.get(metric, []) if r.variant in variants]
         if len(runs) < 4:
             continue
-        results.append(analyse_metric(metric, units.get(metric), runs, variants=variants, confidence=confidence,
-                                      blocks=blocks, seed=seed))
+        results.append(
+            analyse_metric(
+                metric, units.get(metric), runs, variants=variants, confidence=confidence, blocks=blocks, seed=seed
+            )
+        )
     return results

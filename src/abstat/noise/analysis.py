@@ -1,4 +1,5 @@
 """Per-metric noise of an A/A experiment: spread, detectable change, stability."""
+
 from __future__ import annotations
 
 import math
@@ -61,26 +62,31 @@ class MetricNoise:
             return "too few runs to judge stability (at least 6 are needed; 16 for the A/A blocks)"
         parts = []
         if self.blocks is not None:
-            rate = (f"A/A comparisons of disjoint blocks called a difference in {self.blocks.calls} of"
-                    f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
+            rate = (
+                f"A/A comparisons of disjoint blocks called a difference in {self.blocks.calls} of"
+                f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)"
+            )
         else:
             rate = "too few runs for A/A blocks"
         parts.append(self._stable_text(rate) if self.stable else self._unstable_text(self.stability, rate, alpha))
         if self.between_share is not None and self.between_p is not None and self.between_p < alpha:
-            parts.append(f"{self.between_share:.0%} of the variance lies between invocations: repeat the"
-                         " experiment in several invocations (or boots) and compare run groups.")
+            parts.append(
+                f"{self.between_share:.0%} of the variance lies between invocations: repeat the"
+                " experiment in several invocations (or boots) and compare run groups."
+            )
         if self.aa_significant:
-            parts.append("The two identical variants differ significantly: a sign of instability or of"
-                         " order effects.")
+            parts.append("The two identical variants differ significantly: a sign of instability or of order effects.")
         return " ".join(parts)
 
     def _stable_text(self, rate: str) -> str:
         """A stable series: the A/A rate, and the smallest change this n detects (or why none is resolvable)."""
         text = f"stable: no drift, step or autocorrelation along the {sum(self.runs.values())} runs; {rate}."
         if self.detectable_pct is not None:
-            text += (f" At this n, changes of {self.detectable_pct:.2g}% or more (of the {self.estimand_label},"
-                     f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
-                     " claims need more runs.")
+            text += (
+                f" At this n, changes of {self.detectable_pct:.2g}% or more (of the {self.estimand_label},"
+                f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
+                " claims need more runs."
+            )
         elif self.unresolvable:
             text += f" No number of runs resolves a change here: {self.unresolvable}."
         return text
@@ -89,33 +95,52 @@ class MetricNoise:
         """An unstable series: why (the stability tests', the A/A blocks'), and what to do."""
         reasons = list(stability.reasons)
         if self.blocks is not None and self.blocks.clearly_high:
-            reasons.append(f"disjoint blocks of runs differ (Kruskal-Wallis p = {self.blocks.p_value:.2g}):"
-                           f" A/A comparisons of them called a difference in {self.blocks.calls} of"
-                           f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)")
+            reasons.append(
+                f"disjoint blocks of runs differ (Kruskal-Wallis p = {self.blocks.p_value:.2g}):"
+                f" A/A comparisons of them called a difference in {self.blocks.calls} of"
+                f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)"
+            )
         elif self.blocks is not None:
             reasons.append(rate)
-        return ("UNSTABLE: " + "; ".join(reasons) + ". Runs made at different times differ more than"
-                " their spread says: results measured apart are not comparable, and the detectable"
-                " change is optimistic. Interleave variants (abstat run does) and fix what abstat doctor"
-                " reports.")
+        return (
+            "UNSTABLE: " + "; ".join(reasons) + ". Runs made at different times differ more than"
+            " their spread says: results measured apart are not comparable, and the detectable"
+            " change is optimistic. Interleave variants (abstat run does) and fix what abstat doctor"
+            " reports."
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "metric": self.metric, "unit": self.unit, "runs": self.runs, "mean": self.mean,
-            "stddev": self.stddev, "cv_pct": self.cv_pct, "robust_cv_pct": self.robust_cv_pct,
-            "detectable_change_pct": self.detectable_pct, "power": POWER, "confidence": self.confidence * 100,
-            "estimand": self.estimand or None, "estimand_label": self.estimand_label or None,
+            "metric": self.metric,
+            "unit": self.unit,
+            "runs": self.runs,
+            "mean": self.mean,
+            "stddev": self.stddev,
+            "cv_pct": self.cv_pct,
+            "robust_cv_pct": self.robust_cv_pct,
+            "detectable_change_pct": self.detectable_pct,
+            "power": POWER,
+            "confidence": self.confidence * 100,
+            "estimand": self.estimand or None,
+            "estimand_label": self.estimand_label or None,
             "unresolvable": self.unresolvable or None,
             "runs_needed_per_variant": self.samples_needed,
             "trend": self.stability.trend.to_dict() if self.stability else None,
             "autocorrelation": self.stability.autocorrelation.to_dict() if self.stability else None,
             "step": self.stability.step.to_dict() if self.stability else None,
             "aa_blocks": self.blocks.to_dict() if self.blocks else None,
-            "invocations": self.invocations, "boots": self.boots,
-            "between_share": self.between_share, "between_p": self.between_p,
-            "aa_compare": {"delta_pct": self.aa_delta_pct, "ci_pct": self.aa_ci_pct,
-                           "significant": self.aa_significant},
-            "stable": self.stable, "verdict": self.verdict(), "notes": list(self.notes),
+            "invocations": self.invocations,
+            "boots": self.boots,
+            "between_share": self.between_share,
+            "between_p": self.between_p,
+            "aa_compare": {
+                "delta_pct": self.aa_delta_pct,
+                "ci_pct": self.aa_ci_pct,
+                "significant": self.aa_significant,
+            },
+            "stable": self.stable,
+            "verdict": self.verdict(),
+            "notes": list(self.notes),
         }
 
 
@@ -127,8 +152,9 @@ def _robust_cv(values: list[float]) -> float | None:
     return 100.0 * 1.4826 * mad / abs(median)
 
 
-def detectable_change(a: list[float], b: list[float], *, confidence: float, power: float = POWER,
-                      center: str = "auto") -> tuple[float | None, dict[str, int | None], Any]:
+def detectable_change(
+    a: list[float], b: list[float], *, confidence: float, power: float = POWER, center: str = "auto"
+) -> tuple[float | None, dict[str, int | None], Any]:
     """(smallest change in % detected with ``power`` at these n, runs per
     variant needed for 1, 2 and 5 %, the sizing), for the estimand ``abstat
     compare`` would use on these runs (:mod:`abstat.comparison.sizing`, as
@@ -147,8 +173,16 @@ def detectable_change(a: list[float], b: list[float], *, confidence: float, powe
     return smallest, needed, size.at(x.size, y.size)
 
 
-def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, variants: tuple[str, str],
-                   confidence: float = 0.95, blocks: int | None = None, seed: int = 0) -> MetricNoise:
+def analyse_metric(
+    metric: str,
+    unit: str | None,
+    runs: list[RunValue],
+    *,
+    variants: tuple[str, str],
+    confidence: float = 0.95,
+    blocks: int | None = None,
+    seed: int = 0,
+) -> MetricNoise:
     """The noise report of one metric from its runs in run order."""
     values = [r.value for r in runs]
     by_variant = {name: [r.value for r in runs if r.variant == name] for name in variants}
@@ -156,8 +190,9 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
     mean = statistics.fmean(values)
     stddev = statistics.stdev(values) if len(values) > 1 else 0.0
     ns = tuple(len(v) for v in by_variant.values())
-    detectable, needed, size = detectable_change(by_variant[variants[0]], by_variant[variants[1]],
-                                                 confidence=confidence)
+    detectable, needed, size = detectable_change(
+        by_variant[variants[0]], by_variant[variants[1]], confidence=confidence
+    )
     stable = stability(values, 1.0 - confidence) if len(values) >= 6 else None
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
     groups = _by_invocation(runs)
@@ -167,13 +202,29 @@ def analyse_metric(metric: str, unit: str | None, runs: list[RunValue], *, varia
         notes.append("every run gave the same value: no noise to measure at this resolution")
     estimand, label, reason = (size.estimand, size.label, size.reason) if size is not None else ("", "", "")
     return MetricNoise(
-        metric=metric, unit=unit, runs=dict(zip(variants, ns, strict=False)), mean=mean, stddev=stddev,
-        cv_pct=100.0 * stddev / abs(mean) if mean else None, robust_cv_pct=_robust_cv(values),
+        metric=metric,
+        unit=unit,
+        runs=dict(zip(variants, ns, strict=False)),
+        mean=mean,
+        stddev=stddev,
+        cv_pct=100.0 * stddev / abs(mean) if mean else None,
+        robust_cv_pct=_robust_cv(values),
         detectable_pct=detectable if detectable is None or math.isfinite(detectable) else None,
-        samples_needed=needed, stability=stable, blocks=calls, invocations=len(groups),
-        boots=len({r.boot for r in runs}), between_share=share, between_p=share_p, aa_delta_pct=aa_delta,
-        aa_ci_pct=aa_ci, aa_significant=aa_significant, confidence=confidence, notes=notes,
-        estimand=estimand, estimand_label=label, unresolvable=reason,
+        samples_needed=needed,
+        stability=stable,
+        blocks=calls,
+        invocations=len(groups),
+        boots=len({r.boot for r in runs}),
+        between_share=share,
+        between_p=share_p,
+        aa_delta_pct=aa_delta,
+        aa_ci_pct=aa_ci,
+        aa_significant=aa_significant,
+        confidence=confidence,
+        notes=notes,
+        estimand=estimand,
+        estimand_label=label,
+        unresolvable=reason,
     )
 
 
@@ -189,8 +240,10 @@ def _between_share(groups: dict[int, list[float]], notes: list[str]) -> tuple[fl
     """The share of the variance between invocations and its p-value (None, None with one invocation:
     then a note says how to get several)."""
     if len(groups) <= 1:
-        notes.append("one invocation: the between-run share needs runs from several invocations or boots"
-                     " (run abstat noise again with the same --experiment, after a reboot)")
+        notes.append(
+            "one invocation: the between-run share needs runs from several invocations or boots"
+            " (run abstat noise again with the same --experiment, after a reboot)"
+        )
         return None, None
     import numpy as np
 
@@ -202,8 +255,9 @@ def _between_share(groups: dict[int, list[float]], notes: list[str]) -> tuple[fl
     return components.share_between, components.p_value
 
 
-def _aa_comparison(by_variant: dict[str, list[float]], variants: tuple[str, str], values: list[float],
-                   confidence: float, seed: int) -> tuple[float | None, list[float] | None, bool | None]:
+def _aa_comparison(
+    by_variant: dict[str, list[float]], variants: tuple[str, str], values: list[float], confidence: float, seed: int
+) -> tuple[float | None, list[float] | None, bool | None]:
     """The A/A comparison of the two variants: change, interval and whether it was called significant
     (None without 3 runs each or without any variation)."""
     from abstat.comparison import compare

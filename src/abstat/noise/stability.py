@@ -15,6 +15,7 @@ Ranks make them indifferent to the noise's distribution (skewed, heavy
 tails, quantized).  The series is unstable when one of the four p-values is
 below alpha / 4 (Bonferroni).
 """
+
 from __future__ import annotations
 
 import math
@@ -98,13 +99,17 @@ class Stability:
         found = []
         if self.trend.p_value < limit:
             direction = "upward" if self.trend.statistic > 0 else "downward"
-            found.append(f"{direction} drift along the run order (Spearman rho {self.trend.statistic:+.2f},"
-                         f" p = {self.trend.p_value:.2g})")
+            found.append(
+                f"{direction} drift along the run order (Spearman rho {self.trend.statistic:+.2f},"
+                f" p = {self.trend.p_value:.2g})"
+            )
         if self.step.p_value < limit:
             found.append(f"a step after run {self.step.position} (Pettitt p = {self.step.p_value:.2g})")
         if self.autocorrelation.p_value < limit:
-            found.append(f"autocorrelated runs (lag-1 r = {self.autocorrelation.statistic:+.2f},"
-                         f" p = {self.autocorrelation.p_value:.2g})")
+            found.append(
+                f"autocorrelated runs (lag-1 r = {self.autocorrelation.statistic:+.2f},"
+                f" p = {self.autocorrelation.p_value:.2g})"
+            )
         return found
 
     @property
@@ -135,16 +140,24 @@ class BlockCalls:
         return self.p_value < self.alpha / TESTS
 
     def to_dict(self) -> dict[str, Any]:
-        return {"blocks": self.blocks, "block_size": self.block_size, "comparisons": self.comparisons,
-                "calls": self.calls, "rate": self.rate, "alpha": self.alpha,
-                "kruskal_wallis_p": self.p_value}
+        return {
+            "blocks": self.blocks,
+            "block_size": self.block_size,
+            "comparisons": self.comparisons,
+            "calls": self.calls,
+            "rate": self.rate,
+            "alpha": self.alpha,
+            "kruskal_wallis_p": self.p_value,
+        }
 
 
 MIN_BLOCK = 8
 MAX_BLOCKS = 6
 
 
-def block_calls(values: list[float], confidence: float, *, blocks: int | None = None, seed: int = 0) -> BlockCalls | None:
+def block_calls(
+    values: list[float], confidence: float, *, blocks: int | None = None, seed: int = 0
+) -> BlockCalls | None:
     """A/A: ``abstat compare`` of every pair of disjoint consecutive blocks of
     the runs; how many call a difference.  None when there are fewer than
     two blocks of MIN_BLOCK runs."""
@@ -154,7 +167,7 @@ def block_calls(values: list[float], confidence: float, *, blocks: int | None = 
     if count < 2 or len(values) // count < 3:
         return None
     size = len(values) // count
-    parts = [values[i * size:(i + 1) * size] for i in range(count)]
+    parts = [values[i * size : (i + 1) * size] for i in range(count)]
     calls = comparisons = 0
     for i in range(count):
         for j in range(i + 1, count):

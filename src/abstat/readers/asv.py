@@ -20,6 +20,7 @@ in a note; in a results directory, files that are not results (malformed JSON) a
 skipped with a note, as asv skips them.  Units come from ``benchmarks.json`` when it is there (asv's ``seconds`` is
 ``s``).
 """
+
 from __future__ import annotations
 
 import math
@@ -44,16 +45,21 @@ def result_files(path: str) -> list[str]:
     found = []
     for directory, subdirectories, files in os.walk(path):
         subdirectories.sort()
-        found += [os.path.join(directory, f) for f in sorted(files)
-                  if f.endswith(".json") and f not in ("machine.json", "benchmarks.json")]
+        found += [
+            os.path.join(directory, f)
+            for f in sorted(files)
+            if f.endswith(".json") and f not in ("machine.json", "benchmarks.json")
+        ]
     return found
 
 
 def _units(path: str) -> dict[str, str]:
     """Benchmark name -> unit, from the ``benchmarks.json`` of the results directory above."""
     directory = os.path.dirname(os.path.abspath(path))
-    for candidate in (os.path.join(directory, "benchmarks.json"), os.path.join(os.path.dirname(directory),
-                                                                                "benchmarks.json")):
+    for candidate in (
+        os.path.join(directory, "benchmarks.json"),
+        os.path.join(os.path.dirname(directory), "benchmarks.json"),
+    ):
         if not os.path.exists(candidate):
             continue
         try:
@@ -67,8 +73,9 @@ def _units(path: str) -> dict[str, str]:
 
 def _declared_units(document: dict[str, Any]) -> dict[str, str]:
     """The unit ``benchmarks.json`` declares for each benchmark that declares one."""
-    return {name: str(info.get("unit")) for name, info in document.items()
-            if isinstance(info, dict) and info.get("unit")}
+    return {
+        name: str(info.get("unit")) for name, info in document.items() if isinstance(info, dict) and info.get("unit")
+    }
 
 
 def _result_numbers(result: Any, samples: list[Any], index: int) -> list[float]:
@@ -88,7 +95,7 @@ def _result_labels(base: dict[str, str], name: str, params: list[list[Any]], ind
 
 def _env_from_name(path: str) -> str:
     """``HASH8-ENV.json`` -> ``ENV`` (format 1 files name their environment only there)."""
-    name = os.path.basename(path)[:-len(".json")] if path.endswith(".json") else os.path.basename(path)
+    name = os.path.basename(path)[: -len(".json")] if path.endswith(".json") else os.path.basename(path)
     return name.partition("-")[2] or name
 
 
@@ -150,8 +157,9 @@ def read_asv(path: str) -> tuple[list[SampleSet], list[str]]:
             failed += _read_document(file_path, document, sets)
     notes = [f"{path}: {failed} failed or missing asv result(s) left out"] if failed else []
     if skipped:
-        notes.append(f"{path}: {len(skipped)} file(s) that are not asv results skipped, as asv does "
-                     f"(e.g. {skipped[0]})")
+        notes.append(
+            f"{path}: {len(skipped)} file(s) that are not asv results skipped, as asv does (e.g. {skipped[0]})"
+        )
     return sets, notes
 
 
@@ -164,8 +172,9 @@ def _document(path: str, file_path: str, skipped: list[str]) -> dict[str, Any] |
         if file_path != path:  # in a results directory asv skips it too
             skipped.append(os.path.relpath(file_path, path))
             return None
-        raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=file_path,
-                         line=getattr(err, "lineno", None)) from None
+        raise InputError(
+            f"bad JSON: {getattr(err, 'msg', err)}", path=file_path, line=getattr(err, "lineno", None)
+        ) from None
     if not is_asv_results(document):
         if file_path != path:
             skipped.append(os.path.relpath(file_path, path))
@@ -176,8 +185,11 @@ def _document(path: str, file_path: str, skipped: list[str]) -> dict[str, Any] |
 
 def _file_labels(file_path: str, document: dict[str, Any], machine: dict[str, Any]) -> dict[str, str]:
     """The labels every result of the file has: revision, machine, environment (and commit time)."""
-    base = {"rev": str(document["commit_hash"]), "machine": str(machine.get("machine", "")),
-            "env": str(document.get("env_name") or _env_from_name(file_path))}
+    base = {
+        "rev": str(document["commit_hash"]),
+        "machine": str(machine.get("machine", "")),
+        "env": str(document.get("env_name") or _env_from_name(file_path)),
+    }
     date = _number(document.get("date"))
     if date is not None:
         base["commit_time"] = repr(date / 1000.0)
@@ -198,6 +210,13 @@ def _read_document(file_path: str, document: dict[str, Any], sets: list[SampleSe
                 continue
             labels = _result_labels(base, name, params, i)
             unit = units.get(name)
-            sets.append(SampleSet(labels=labels, runs=[numbers], source=file_path,
-                                  unit=_UNITS.get(unit, unit) if unit else None, machine=dict(machine)))
+            sets.append(
+                SampleSet(
+                    labels=labels,
+                    runs=[numbers],
+                    source=file_path,
+                    unit=_UNITS.get(unit, unit) if unit else None,
+                    machine=dict(machine),
+                )
+            )
     return failed

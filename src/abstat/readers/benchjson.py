@@ -24,6 +24,7 @@
     "upper_value": ..}}}``; one value per benchmark and measure (label ``metric``).
     One value cannot show a spread: comparisons of it cannot be judged, and a note says so.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -33,10 +34,28 @@ from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
 
 _GBENCH_KNOWN = {
-    "name", "run_name", "run_type", "repetitions", "repetition_index", "threads", "iterations",
-    "real_time", "cpu_time", "time_unit", "family_index", "per_family_instance_index",
-    "aggregate_name", "aggregate_unit", "label", "error_occurred", "error_message", "skipped",
-    "skip_message", "big_o", "rms", "complexity_n",
+    "name",
+    "run_name",
+    "run_type",
+    "repetitions",
+    "repetition_index",
+    "threads",
+    "iterations",
+    "real_time",
+    "cpu_time",
+    "time_unit",
+    "family_index",
+    "per_family_instance_index",
+    "aggregate_name",
+    "aggregate_unit",
+    "label",
+    "error_occurred",
+    "error_message",
+    "skipped",
+    "skip_message",
+    "big_o",
+    "rms",
+    "complexity_n",
 }
 _COUNTER_UNITS = {"bytes_per_second": "B/s", "items_per_second": "items/s"}
 _TO_S = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
@@ -59,22 +78,27 @@ def is_gbench(doc: Any) -> bool:
 def _gbench_entries(benchmarks: list[Any]) -> bool:
     """Entries with Google Benchmark's times or run types, and none of pyperf's runs or pytest-benchmark's stats."""
     entries = [b for b in benchmarks if isinstance(b, dict)]
-    return bool(entries) and all("runs" not in b and "stats" not in b for b in entries) and any(
-        k in b for b in entries for k in ("real_time", "cpu_time", "time_unit", "run_type"))
+    return (
+        bool(entries)
+        and all("runs" not in b and "stats" not in b for b in entries)
+        and any(k in b for b in entries for k in ("real_time", "cpu_time", "time_unit", "run_type"))
+    )
 
 
 def _gbench_context(context: Any) -> bool:
     """A context that describes Google Benchmark's build and machine."""
-    return isinstance(context, dict) and any(k in context for k in ("library_build_type", "num_cpus",
-                                                                     "mhz_per_cpu", "json_schema_version"))
+    return isinstance(context, dict) and any(
+        k in context for k in ("library_build_type", "num_cpus", "mhz_per_cpu", "json_schema_version")
+    )
 
 
 def is_pytest_benchmark(doc: Any) -> bool:
     if not isinstance(doc, dict) or not isinstance(doc.get("benchmarks"), list):
         return False
     entries = doc["benchmarks"]
-    return "machine_info" in doc or (bool(entries) and all(isinstance(b, dict) and isinstance(b.get("stats"), dict)
-                                                           for b in entries))
+    return "machine_info" in doc or (
+        bool(entries) and all(isinstance(b, dict) and isinstance(b.get("stats"), dict) for b in entries)
+    )
 
 
 def is_bmf(doc: Any) -> bool:
@@ -85,8 +109,11 @@ def is_bmf(doc: Any) -> bool:
 
 def _bmf_measures(measures: Any) -> bool:
     """A benchmark's measures in BMF: each an object with a finite ``value``, one at least."""
-    return isinstance(measures, dict) and bool(measures) and all(
-        isinstance(m, dict) and "value" in m and _num(m["value"]) is not None for m in measures.values())
+    return (
+        isinstance(measures, dict)
+        and bool(measures)
+        and all(isinstance(m, dict) and "value" in m and _num(m["value"]) is not None for m in measures.values())
+    )
 
 
 def read_gbench(path: str, doc: Any) -> list[SampleSet]:
@@ -100,8 +127,9 @@ def read_gbench(path: str, doc: Any) -> list[SampleSet]:
         _read_entry(path, index, entry, machine, found, aggregates, failed)
     notes = _read_aggregates(path, aggregates, machine, found)
     if failed:
-        notes.append(f"{path}: {len(failed)} benchmark(s) reported an error or were skipped: "
-                     f"left out (e.g. {failed[0]})")
+        notes.append(
+            f"{path}: {len(failed)} benchmark(s) reported an error or were skipped: left out (e.g. {failed[0]})"
+        )
     sets = list(found.values())
     if not sets:
         raise InputError("Google Benchmark file holds no readable result", path=path)
@@ -115,8 +143,15 @@ def _machine(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in context.items() if isinstance(v, (str, int, float, bool))}
 
 
-def _read_entry(path: str, index: int, entry: Any, machine: dict[str, Any], found: dict[tuple[str, str], SampleSet],
-                aggregates: dict[str, dict[str, dict[str, Any]]], failed: list[str]) -> None:
+def _read_entry(
+    path: str,
+    index: int,
+    entry: Any,
+    machine: dict[str, Any],
+    found: dict[tuple[str, str], SampleSet],
+    aggregates: dict[str, dict[str, dict[str, Any]]],
+    failed: list[str],
+) -> None:
     """Read ``benchmarks[index]``: a failed or skipped run (to ``failed``), an aggregate (to
     ``aggregates``), else a repetition (to ``found``)."""
     if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -130,8 +165,9 @@ def _read_entry(path: str, index: int, entry: Any, machine: dict[str, Any], foun
         _read_repetition(path, entry, name, machine, found)
 
 
-def _read_repetition(path: str, entry: dict[str, Any], name: str, machine: dict[str, Any],
-                     found: dict[tuple[str, str], SampleSet]) -> None:
+def _read_repetition(
+    path: str, entry: dict[str, Any], name: str, machine: dict[str, Any], found: dict[tuple[str, str], SampleSet]
+) -> None:
     """Add the times and counters of one run (a repetition) of benchmark ``name`` to ``found``."""
     unit = str(entry.get("time_unit", "ns"))
     if unit not in _TO_S:
@@ -145,8 +181,13 @@ def _read_repetition(path: str, entry: dict[str, Any], name: str, machine: dict[
         number, metric_unit = measured
         slot = found.get((name, key))
         if slot is None:
-            slot = found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[[]],
-                                                  source=path, unit=metric_unit, machine=dict(machine))
+            slot = found[(name, key)] = SampleSet(
+                labels={"benchmark": name, "metric": key},
+                runs=[[]],
+                source=path,
+                unit=metric_unit,
+                machine=dict(machine),
+            )
         slot.runs[0].append(number)
 
 
@@ -166,8 +207,12 @@ def _gbench_value(path: str, entry_name: str, key: str, value: Any, unit: str) -
     return number * _TO_S[unit], "s"
 
 
-def _read_aggregates(path: str, aggregates: dict[str, dict[str, dict[str, Any]]], machine: dict[str, Any],
-                     found: dict[tuple[str, str], SampleSet]) -> list[str]:
+def _read_aggregates(
+    path: str,
+    aggregates: dict[str, dict[str, dict[str, Any]]],
+    machine: dict[str, Any],
+    found: dict[tuple[str, str], SampleSet],
+) -> list[str]:
     """Add the benchmarks known only by their aggregates (mean, stddev, repetitions) to ``found``, as
     summaries; the notes on those that cannot be read."""
     notes = []
@@ -176,8 +221,9 @@ def _read_aggregates(path: str, aggregates: dict[str, dict[str, dict[str, Any]]]
             continue  # the repetitions are read; their aggregates are not read again
         n = _repetitions(named)
         if n is None:
-            notes.append(f"{path}: {name}: aggregates without their repetitions (need mean, stddev and "
-                         "'repetitions'): left out")
+            notes.append(
+                f"{path}: {name}: aggregates without their repetitions (need mean, stddev and 'repetitions'): left out"
+            )
             continue
         _add_summaries(path, name, named, n, machine, found)
     return notes
@@ -192,8 +238,14 @@ def _repetitions(named: dict[str, dict[str, Any]]) -> int | None:
     return n
 
 
-def _add_summaries(path: str, name: str, named: dict[str, dict[str, Any]], n: int, machine: dict[str, Any],
-                   found: dict[tuple[str, str], SampleSet]) -> None:
+def _add_summaries(
+    path: str,
+    name: str,
+    named: dict[str, dict[str, Any]],
+    n: int,
+    machine: dict[str, Any],
+    found: dict[tuple[str, str], SampleSet],
+) -> None:
     """Each time (real, CPU) whose mean and stddev are finite, in seconds: a summary of ``n`` repetitions."""
     mean, stddev = named["mean"], named["stddev"]
     for key in ("real_time", "cpu_time"):
@@ -201,8 +253,14 @@ def _add_summaries(path: str, name: str, named: dict[str, dict[str, Any]], n: in
         scale = _TO_S.get(str(mean.get("time_unit", "ns")))
         if m is None or s is None or scale is None:
             continue
-        found[(name, key)] = SampleSet(labels={"benchmark": name, "metric": key}, runs=[], source=path,
-                                       unit="s", machine=dict(machine), summary=Summary(n, m * scale, s * scale))
+        found[(name, key)] = SampleSet(
+            labels={"benchmark": name, "metric": key},
+            runs=[],
+            source=path,
+            unit="s",
+            machine=dict(machine),
+            summary=Summary(n, m * scale, s * scale),
+        )
 
 
 def read_pytest_benchmark(path: str, doc: Any) -> list[SampleSet]:
@@ -232,8 +290,10 @@ def _pytest_values(path: str, name: str, stats: dict[str, Any]) -> tuple[list[fl
     if not (isinstance(data, list) and data):
         return [], []
     if stats.get("rounds") not in (None, len(data)):
-        return [], [f"{path}: {name}: stats.data holds {len(data)} values but {stats.get('rounds')!r} "
-                    "rounds ran: read as its stats (rounds, mean, stddev), as pytest-benchmark reports it"]
+        return [], [
+            f"{path}: {name}: stats.data holds {len(data)} values but {stats.get('rounds')!r} "
+            "rounds ran: read as its stats (rounds, mean, stddev), as pytest-benchmark reports it"
+        ]
     values = [_num(v) for v in data]
     finite = [v for v in values if v is not None]
     if len(finite) != len(values):
@@ -251,8 +311,15 @@ def _pytest_set(path: str, index: int, bench: Any, machine: dict[str, Any], comm
     values, notes = _pytest_values(path, name, stats)
     if values:
         return SampleSet(labels=labels, runs=[values], source=path, unit="s", machine=dict(machine))
-    return SampleSet(labels=labels, runs=[], source=path, unit="s", machine=dict(machine),
-                     summary=_pytest_summary(path, name, stats), notes=notes)
+    return SampleSet(
+        labels=labels,
+        runs=[],
+        source=path,
+        unit="s",
+        machine=dict(machine),
+        summary=_pytest_summary(path, name, stats),
+        notes=notes,
+    )
 
 
 def _pytest_summary(path: str, name: str, stats: dict[str, Any]) -> Summary:
@@ -265,10 +332,13 @@ def _pytest_summary(path: str, name: str, stats: dict[str, Any]) -> Summary:
 
 def read_bmf(path: str, doc: Any) -> list[SampleSet]:
     if not is_bmf(doc):
-        raise InputError("not a bencher metric format (BMF) file: {BENCHMARK: {MEASURE: {\"value\": x}}}",
-                         path=path)
-    sets = [SampleSet(labels={"benchmark": str(name), "metric": str(measure)}, runs=[[float(m["value"])]],
-                      source=path) for name, measures in doc.items() for measure, m in measures.items()]
-    sets[0].notes.append(f"{path}: BMF holds one value per benchmark and measure (no spread): "
-                         "its comparisons cannot be judged")
+        raise InputError('not a bencher metric format (BMF) file: {BENCHMARK: {MEASURE: {"value": x}}}', path=path)
+    sets = [
+        SampleSet(labels={"benchmark": str(name), "metric": str(measure)}, runs=[[float(m["value"])]], source=path)
+        for name, measures in doc.items()
+        for measure, m in measures.items()
+    ]
+    sets[0].notes.append(
+        f"{path}: BMF holds one value per benchmark and measure (no spread): its comparisons cannot be judged"
+    )
     return sets

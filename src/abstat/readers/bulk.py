@@ -6,6 +6,7 @@
 - :func:`drained`: a list's items in order, each let go of once handed out (when what is made of
   each copies what it needs, a bulk read holds one of the two at a time).
 """
+
 from __future__ import annotations
 
 import gc

@@ -24,6 +24,7 @@ so ``abstat report target/criterion`` compares ``base`` with ``new`` and any sav
 baseline.  A directory is searched for every ``sample.json`` (``report`` directories,
 criterion's HTML, are skipped).
 """
+
 from __future__ import annotations
 
 import csv
@@ -42,27 +43,34 @@ RAW_COLUMNS = ("group", "function", "value", "iteration_count")
 def is_sample_json(doc: Any) -> bool:
     if isinstance(doc, dict):
         return isinstance(doc.get("iters"), list) and isinstance(doc.get("times"), list)
-    return (isinstance(doc, list) and len(doc) == 2 and all(isinstance(x, list) for x in doc)
-            and len(doc[0]) == len(doc[1]) > 0)
+    return (
+        isinstance(doc, list)
+        and len(doc) == 2
+        and all(isinstance(x, list) for x in doc)
+        and len(doc[0]) == len(doc[1]) > 0
+    )
 
 
 def is_estimates(doc: Any) -> bool:
-    return isinstance(doc, dict) and all(isinstance(doc.get(k), dict) and "point_estimate" in doc[k]
-                                         for k in ("Mean", "Median"))
+    return isinstance(doc, dict) and all(
+        isinstance(doc.get(k), dict) and "point_estimate" in doc[k] for k in ("Mean", "Median")
+    )
 
 
 def is_raw_csv(header: list[str]) -> bool:
     fields = [h.strip() for h in header]
     return all(c in fields for c in RAW_COLUMNS) and (
-        "sample_measured_value" in fields or "sample_time_nanos" in fields)
+        "sample_measured_value" in fields or "sample_time_nanos" in fields
+    )
 
 
 def _load(path: str) -> Any:
     try:
         return loads_json(read_named(path), path)
     except ValueError as err:
-        raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path,
-                         line=getattr(err, "lineno", None)) from None
+        raise InputError(
+            f"bad JSON: {getattr(err, 'msg', err)}", path=path, line=getattr(err, "lineno", None)
+        ) from None
 
 
 def _per_iteration(path: str, doc: Any) -> list[float]:
@@ -79,8 +87,15 @@ def _per_iteration(path: str, doc: Any) -> list[float]:
 
 def _count_and_time(n: Any, t: Any) -> bool:
     """A positive count of iterations and a finite time (neither a bool)."""
-    return not (isinstance(n, bool) or isinstance(t, bool) or not isinstance(n, (int, float))
-                or not isinstance(t, (int, float)) or not math.isfinite(n) or not math.isfinite(t) or n <= 0)
+    return not (
+        isinstance(n, bool)
+        or isinstance(t, bool)
+        or not isinstance(n, (int, float))
+        or not isinstance(t, (int, float))
+        or not math.isfinite(n)
+        or not math.isfinite(t)
+        or n <= 0
+    )
 
 
 def _benchmark_id(directory: str, root: str) -> str:
@@ -114,8 +129,9 @@ def _estimates_notes(directory: str, values: list[float]) -> list[str]:
     point = est.get("Mean", {}).get("point_estimate") if is_estimates(est) else None
     mean = sum(values) / len(values)
     if isinstance(point, (int, float)) and not math.isclose(point, mean, rel_tol=1e-9):
-        return [f"{estimates}: criterion's Mean {point!r} is not the mean of sample.json's "
-                f"times per iteration ({mean!r})"]
+        return [
+            f"{estimates}: criterion's Mean {point!r} is not the mean of sample.json's times per iteration ({mean!r})"
+        ]
     return []
 
 
@@ -126,8 +142,9 @@ def read_criterion(path: str, doc: Any | None = None) -> list[SampleSet]:
     if doc is not None and is_estimates(doc):
         beside = os.path.join(os.path.dirname(os.path.abspath(path)), "sample.json")
         if not os.path.exists(beside):
-            raise InputError("criterion's estimates.json holds estimates, not samples, and no "
-                             "sample.json is beside it", path=path)
+            raise InputError(
+                "criterion's estimates.json holds estimates, not samples, and no sample.json is beside it", path=path
+            )
         return [_set(beside, "")]
     return [_set(path, "", doc)]
 
@@ -150,8 +167,9 @@ def read_raw_csv(path: str, text: str) -> list[SampleSet]:
     found: dict[tuple[str, str], SampleSet] = {}
     try:
         if not is_raw_csv(list(reader.fieldnames or [])):
-            raise InputError("not a criterion raw.csv (header group,function,value,...,iteration_count)",
-                             path=path, line=1)
+            raise InputError(
+                "not a criterion raw.csv (header group,function,value,...,iteration_count)", path=path, line=1
+            )
     except csv.Error as err:
         raise InputError(f"bad CSV: {err}", path=path, line=reader.line_num) from None
     column = "sample_measured_value" if "sample_measured_value" in (reader.fieldnames or []) else "sample_time_nanos"
@@ -189,8 +207,11 @@ def _measured_and_count(path: str, row: dict[str, str], column: str, line: int) 
     try:
         measured, count = float(row[column]), float(row["iteration_count"])
     except (TypeError, ValueError):
-        raise InputError(f"{column} {row.get(column)!r}, iteration_count {row.get('iteration_count')!r}: "
-                         "not numbers", path=path, line=line) from None
+        raise InputError(
+            f"{column} {row.get(column)!r}, iteration_count {row.get('iteration_count')!r}: not numbers",
+            path=path,
+            line=line,
+        ) from None
     if not (math.isfinite(measured) and math.isfinite(count) and count > 0):
         raise InputError("not a finite time and a positive iteration count", path=path, line=line)
     return measured, count

@@ -1,5 +1,6 @@
 """CSV with a header: numeric columns are metrics (one sample per row), the others labels;
 ``value_columns``/``label_columns`` choose."""
+
 from __future__ import annotations
 
 import csv
@@ -13,35 +14,43 @@ from abstat.readers.values import is_number, looks_numeric, shown
 Body = list[tuple[int, list[str]]]  # (line number, fields) of each data row
 
 
-def read_csv(path: str, text: str | None = None, *,
-             value_columns: list[str] | None = None,
-             label_columns: list[str] | None = None) -> list[SampleSet]:
+def read_csv(
+    path: str,
+    text: str | None = None,
+    *,
+    value_columns: list[str] | None = None,
+    label_columns: list[str] | None = None,
+) -> list[SampleSet]:
     """CSV with a header; numeric columns are metrics, the others labels."""
     if text is None:
         text = read_text(path)
     header_line, header, body = _table(path, _rows(path, text))
     labels_cols, metrics = _columns(path, header, body, value_columns, label_columns)
     if not metrics:
-        raise InputError("CSV file has no numeric column to use as values "
-                         "(choose one with --csv-value)", path=path, line=header_line)
+        raise InputError(
+            "CSV file has no numeric column to use as values (choose one with --csv-value)", path=path, line=header_line
+        )
     return _sets(path, header, body, labels_cols, metrics)
 
 
-def _columns(path: str, header: list[str], body: Body, value_columns: list[str] | None,
-             label_columns: list[str] | None) -> tuple[list[str], list[str]]:
+def _columns(
+    path: str, header: list[str], body: Body, value_columns: list[str] | None, label_columns: list[str] | None
+) -> tuple[list[str], list[str]]:
     """The label columns and the value columns: those chosen, else the columns of numbers are
     values and the others labels."""
     _check_chosen(path, header, (value_columns or []) + (label_columns or []))
     labels_cols = list(label_columns) if label_columns is not None else _text_columns(header, body, value_columns)
-    metrics = list(value_columns) if value_columns is not None else [
-        h for h in header if h not in labels_cols]
+    metrics = list(value_columns) if value_columns is not None else [h for h in header if h not in labels_cols]
     return labels_cols, metrics
 
 
 def _text_columns(header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
     """The columns not chosen as values that are not all numbers."""
-    return [h for i, h in enumerate(header) if h not in (value_columns or ())
-            and not all(looks_numeric(r[i]) for _, r in body)]
+    return [
+        h
+        for i, h in enumerate(header)
+        if h not in (value_columns or ()) and not all(looks_numeric(r[i]) for _, r in body)
+    ]
 
 
 def _check_chosen(path: str, header: list[str], chosen: list[str]) -> None:
@@ -81,8 +90,7 @@ def _check_widths(path: str, header: list[str], body: Body) -> None:
     """Every row has as many fields as the header."""
     for lineno, row in body:
         if len(row) != len(header):
-            raise InputError(f"{len(row)} fields, header has {len(header)}", path=path,
-                             line=lineno)
+            raise InputError(f"{len(row)} fields, header has {len(header)}", path=path, line=lineno)
 
 
 def _content(row: list[str]) -> bool:
@@ -100,8 +108,7 @@ def _header(path: str, line: int, fields: list[str]) -> list[str]:
     return header
 
 
-def _sets(path: str, header: list[str], body: Body, labels_cols: list[str],
-          metrics: list[str]) -> list[SampleSet]:
+def _sets(path: str, header: list[str], body: Body, labels_cols: list[str], metrics: list[str]) -> list[SampleSet]:
     """One set per metric and combination of the label columns' values, in the order first seen."""
     found: dict[tuple[tuple[str, str], ...], SampleSet] = {}
     label_index = [(h, header.index(h)) for h in labels_cols]
@@ -110,8 +117,7 @@ def _sets(path: str, header: list[str], body: Body, labels_cols: list[str],
         for metric in metrics:
             cell = row[header.index(metric)].strip()
             if not is_number(cell):
-                raise InputError(f"column {metric!r}: not a finite number: {shown(cell)}",
-                                 path=path, line=lineno)
+                raise InputError(f"column {metric!r}: not a finite number: {shown(cell)}", path=path, line=lineno)
             set_labels = _set_labels(labels, metric, len(metrics))
             key = tuple(sorted(set_labels.items()))
             if key not in found:

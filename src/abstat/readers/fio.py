@@ -10,6 +10,7 @@ One file is one run (one value per metric); give several files (a glob) for
 several runs.  The per-interval figures (fio's ``bw_mean``, iperf3's
 ``intervals``) are a time series within the run and are not read as runs.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,13 @@ from typing import Any
 from abstat.errors import InputError
 from abstat.readers.sampleset import SampleSet
 
-FIO_PERCENTILES = (("50.000000", "p50"), ("90.000000", "p90"), ("95.000000", "p95"), ("99.000000", "p99"),
-                   ("99.900000", "p99.9"))
+FIO_PERCENTILES = (
+    ("50.000000", "p50"),
+    ("90.000000", "p90"),
+    ("95.000000", "p95"),
+    ("99.000000", "p99"),
+    ("99.900000", "p99.9"),
+)
 DIRECTIONS = ("read", "write", "trim")
 
 
@@ -57,8 +63,11 @@ def _decoded(decoder: json.JSONDecoder, path: str, text: str, position: int) -> 
     try:
         return decoder.raw_decode(text, position)
     except ValueError as err:
-        raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path,
-                         line=text.count("\n", 0, getattr(err, "pos", position)) + 1) from None
+        raise InputError(
+            f"bad JSON: {getattr(err, 'msg', err)}",
+            path=path,
+            line=text.count("\n", 0, getattr(err, "pos", position)) + 1,
+        ) from None
     except RecursionError:
         raise InputError("bad JSON: nested too deeply", path=path) from None
 
@@ -80,8 +89,12 @@ def is_fio(doc: Any) -> bool:
 
 
 def is_iperf3(doc: Any) -> bool:
-    return isinstance(doc, dict) and isinstance(doc.get("start"), dict) and isinstance(doc.get("end"), dict) \
+    return (
+        isinstance(doc, dict)
+        and isinstance(doc.get("start"), dict)
+        and isinstance(doc.get("end"), dict)
         and "intervals" in doc
+    )
 
 
 def _fio_direction(data: dict[str, Any]) -> dict[str, tuple[float, str]]:
@@ -165,8 +178,15 @@ def _job_sets(path: str, name: str, job: dict[str, Any]) -> list[SampleSet]:
         if not isinstance(data, dict) or not (_number(data.get("total_ios")) or _number(data.get("iops"))):
             continue  # no I/O in this direction
         for metric, (value, unit) in _fio_direction(data).items():
-            sets.append(SampleSet(labels={"job": name, "metric": f"{direction}.{metric}"}, runs=[[value]],
-                                  source=path, unit=unit, extra={"format": "fio"}))
+            sets.append(
+                SampleSet(
+                    labels={"job": name, "metric": f"{direction}.{metric}"},
+                    runs=[[value]],
+                    source=path,
+                    unit=unit,
+                    extra={"format": "fio"},
+                )
+            )
     return sets
 
 
@@ -180,8 +200,7 @@ def _read_iperf3_doc(path: str, doc: Any) -> list[SampleSet]:
             continue
         sets.extend(_total_sets(path, part, side, fields))
     if not sets:
-        raise InputError("iperf3 JSON holds no end totals (end.sum_sent, end.sum_received or end.sum)",
-                         path=path)
+        raise InputError("iperf3 JSON holds no end totals (end.sum_sent, end.sum_received or end.sum)", path=path)
     return sets
 
 
@@ -193,9 +212,11 @@ def _check_iperf3(path: str, doc: Any) -> None:
         raise InputError("not iperf3 JSON output (no 'start', 'intervals' and 'end')", path=path)
 
 
-_IPERF3_TOTALS = (("sum_sent", "sender", ("bits_per_second", "retransmits")),
-                  ("sum_received", "receiver", ("bits_per_second",)),
-                  ("sum", None, ("bits_per_second", "jitter_ms", "lost_percent")))
+_IPERF3_TOTALS = (
+    ("sum_sent", "sender", ("bits_per_second", "retransmits")),
+    ("sum_received", "receiver", ("bits_per_second",)),
+    ("sum", None, ("bits_per_second", "jitter_ms", "lost_percent")),
+)
 _IPERF3_UNITS = {"bits_per_second": "bit/s", "jitter_ms": "ms", "lost_percent": "%", "retransmits": None}
 
 
@@ -206,16 +227,24 @@ def _total_sets(path: str, part: dict[str, Any], side: str | None, fields: tuple
         value = _number(part.get(field))
         if value is not None:
             metric = f"{side}.{field}" if side else field
-            sets.append(SampleSet(labels={"metric": metric}, runs=[[value]], source=path,
-                                  unit=_IPERF3_UNITS[field], extra={"format": "iperf3"}))
+            sets.append(
+                SampleSet(
+                    labels={"metric": metric},
+                    runs=[[value]],
+                    source=path,
+                    unit=_IPERF3_UNITS[field],
+                    extra={"format": "iperf3"},
+                )
+            )
     return sets
 
 
 def detect_doc(doc: Any) -> str | None:
     if is_fio(doc):
         return "fio"
-    if is_iperf3(doc) or (isinstance(doc, dict) and isinstance(doc.get("start"), dict)
-                          and isinstance(doc.get("error"), str)):
+    if is_iperf3(doc) or (
+        isinstance(doc, dict) and isinstance(doc.get("start"), dict) and isinstance(doc.get("error"), str)
+    ):
         return "iperf3"
     return None
 

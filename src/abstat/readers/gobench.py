@@ -26,6 +26,7 @@ clashes with a configuration key or with one of abstat's own labels
 kept as ``/key``, as benchstat names it, so that it neither merges
 different benchmarks nor overwrites the configuration.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,7 +45,8 @@ _INT = re.compile(r"[+-]?[0-9]+\Z")
 _FLOAT = re.compile(
     r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
     r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
-    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])\Z")
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN])\Z"
+)
 _PROCS = re.compile(r"-(\d+)\Z")
 _INT64_MAX = 2**63 - 1
 
@@ -134,11 +136,15 @@ def _notes(path: str, problems: list[tuple[int, str]], indented: int) -> list[st
     if problems:
         shown = "; ".join(f"line {lineno}: {problem}" for lineno, problem in problems[:3])
         shown += f"; and {len(problems) - 3} more" if len(problems) > 3 else ""
-        notes.append(f"{path}: {len(problems)} malformed line{'s' if len(problems) > 1 else ''} skipped, "
-                     f"as benchstat skips them: {shown}")
+        notes.append(
+            f"{path}: {len(problems)} malformed line{'s' if len(problems) > 1 else ''} skipped, "
+            f"as benchstat skips them: {shown}"
+        )
     if indented:
-        notes.append(f"{path}: {indented} indented Benchmark line{'s' if indented > 1 else ''} ignored "
-                     "(Go's benchfmt reads only lines that start with 'Benchmark')")
+        notes.append(
+            f"{path}: {indented} indented Benchmark line{'s' if indented > 1 else ''} ignored "
+            "(Go's benchfmt reads only lines that start with 'Benchmark')"
+        )
     return notes
 
 
@@ -148,7 +154,7 @@ def _fields(text: str) -> list[str]:
 
 def _result(line: str) -> tuple[str, list[tuple[float, str]]]:
     """``(name, [(value, unit), ...])`` of a result line; _Skip otherwise."""
-    rest = line[len("Benchmark"):]
+    rest = line[len("Benchmark") :]
     fields = _fields(rest)
     if len(fields) <= 1 and rest == rest.rstrip() and not rest[:1].isspace():
         raise _Skip(None)  # "BenchmarkName" alone: go test -v prints it before the result
@@ -221,7 +227,7 @@ def _config_line(line: str) -> tuple[str, str] | None:
     key = _config_key(line)
     if key is None:
         return None
-    value = line[len(key) + 1:]
+    value = line[len(key) + 1 :]
     if not value:
         return key, ""
     stripped = value.lstrip(" \t")
@@ -272,4 +278,5 @@ def _apply_unit_metadata(sample_set: SampleSet, metadata: dict[str, Any]) -> Non
         if min(values) != max(values):
             sample_set.notes.append(
                 f"{sample_set.labels.get('benchmark', '?')} ({sample_set.unit}): exact values expected "
-                f"(Unit {sample_set.unit} assume=exact), but they range from {min(values):g} to {max(values):g}")
+                f"(Unit {sample_set.unit} assume=exact), but they range from {min(values):g} to {max(values):g}"
+            )

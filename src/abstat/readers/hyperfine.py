@@ -1,6 +1,7 @@
 """``hyperfine --export-json`` files: ``results[].command`` (label ``command``), ``times`` (seconds),
 ``exit_codes``, ``parameters`` (labels, from ``-L``/``--parameter-scan``), ``user`` and ``system``
 (kept for the export)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -40,8 +41,7 @@ def _times(path: str, where: str, result: dict[str, Any]) -> list[float]:
     """The command's times, each a finite number."""
     times = result.get("times")
     if not isinstance(times, list) or not times:
-        raise InputError(f"{where} ({result['command']}): no 'times' (export made by "
-                         "an old hyperfine?)", path=path)
+        raise InputError(f"{where} ({result['command']}): no 'times' (export made by an old hyperfine?)", path=path)
     return [finite(v, path, f"{where}.times") for v in times]
 
 
@@ -66,5 +66,7 @@ def _exit_code_notes(path: str, result: dict[str, Any], n: int, extra: dict[str,
     failed = sum(1 for c in codes if c not in (0, None))
     if not failed:
         return []
-    return [f"{path}: {result['command']}: {failed} of {len(codes)} "
-            "runs exited non-zero (hyperfine -i); their times are included"]
+    return [
+        f"{path}: {result['command']}: {failed} of {len(codes)} "
+        "runs exited non-zero (hyperfine -i); their times are included"
+    ]

@@ -13,6 +13,7 @@ after another, as LKP and shell loops keep them):
                   ``transactions: N (X per sec.)``, ``MiB/sec``.
 ``will-it-scale`` its CSV (``tasks,processes,...``): label ``tasks``.
 """
+
 from __future__ import annotations
 
 import math
@@ -37,8 +38,10 @@ PERF_BENCH_LINES = (
 )
 KERNBENCH_AVG = re.compile(r"^Average (.*?) Run \(std deviation\):\s*$")
 KERNBENCH_RUN = re.compile(r"^(.*?) run number (\d+)\.\.\.\s*$")
-KERNBENCH_ROW = re.compile(rf"^(Elapsed Time|User Time|System Time|Percent CPU|Context Switches|Sleeps)\s+"
-                           rf"({_NUM})(?:\s*\(({_NUM})\))?\s*$")
+KERNBENCH_ROW = re.compile(
+    rf"^(Elapsed Time|User Time|System Time|Percent CPU|Context Switches|Sleeps)\s+"
+    rf"({_NUM})(?:\s*\(({_NUM})\))?\s*$"
+)
 SYSBENCH_HEAD = re.compile(r"^sysbench \d+\.\d+")
 SYSBENCH_LINES = (
     (re.compile(rf"^\s*events per second:\s*({_NUM})"), "events-per-second", "events/s"),
@@ -62,13 +65,25 @@ def _float(text: str) -> float:
     return value
 
 
-def _sets(path: str, found: dict[tuple[str, ...], list[float]], units: dict[str, str | None], fmt: str,
-          keys: tuple[str, ...] = ("metric",)) -> list[SampleSet]:
+def _sets(
+    path: str,
+    found: dict[tuple[str, ...], list[float]],
+    units: dict[str, str | None],
+    fmt: str,
+    keys: tuple[str, ...] = ("metric",),
+) -> list[SampleSet]:
     if not found:
         raise InputError(f"{fmt}: no result lines found", path=path)
-    return [SampleSet(labels=dict(zip(keys, key, strict=False)), runs=[values], source=path, unit=units.get(key[-1]),
-                      extra={"format": fmt})
-            for key, values in found.items()]
+    return [
+        SampleSet(
+            labels=dict(zip(keys, key, strict=False)),
+            runs=[values],
+            source=path,
+            unit=units.get(key[-1]),
+            extra={"format": fmt},
+        )
+        for key, values in found.items()
+    ]
 
 
 def read_hackbench(path: str, text: str) -> list[SampleSet]:
@@ -133,10 +148,19 @@ def _kernbench_set(path: str, load: str, n: int, row: re.Match[str]) -> SampleSe
     labels = {"load": load, "metric": metric}
     if row.group(3) is not None and n >= 2:
         sd = _float(row.group(3))
-        note = (f"{path}: {load}: {metric}: the mean and standard deviation of {n} runs "
-                "(kernbench prints the sample standard deviation)")
-        return SampleSet(labels=labels, runs=[], source=path, unit=unit, summary=Summary(n, mean, sd),
-                         notes=[note], extra={"format": "kernbench"})
+        note = (
+            f"{path}: {load}: {metric}: the mean and standard deviation of {n} runs "
+            "(kernbench prints the sample standard deviation)"
+        )
+        return SampleSet(
+            labels=labels,
+            runs=[],
+            source=path,
+            unit=unit,
+            summary=Summary(n, mean, sd),
+            notes=[note],
+            extra={"format": "kernbench"},
+        )
     return SampleSet(labels=labels, runs=[[mean]], source=path, unit=unit, extra={"format": "kernbench"})
 
 
@@ -194,7 +218,7 @@ def _wis_numbers(path: str, number: int, fields: list[str]) -> list[float]:
 
 
 def detect(text: str) -> str | None:
-    head = text[:1 << 16]
+    head = text[: 1 << 16]
     lines = head.splitlines()
     if any(PERF_BENCH_HEAD.match(line) for line in lines):
         return "perf-bench"
@@ -214,5 +238,10 @@ def _is_hackbench(lines: list[str]) -> bool:
     return any(HACKBENCH_HEAD.match(line) for line in lines) and any(HACKBENCH_TIME.match(ln.strip()) for ln in lines)
 
 
-READERS = {"hackbench": read_hackbench, "perf-bench": read_perf_bench, "kernbench": read_kernbench,
-           "sysbench": read_sysbench, "will-it-scale": read_will_it_scale}
+READERS = {
+    "hackbench": read_hackbench,
+    "perf-bench": read_perf_bench,
+    "kernbench": read_kernbench,
+    "sysbench": read_sysbench,
+    "will-it-scale": read_will_it_scale,
+}

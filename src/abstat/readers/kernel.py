@@ -4,6 +4,7 @@ Detected by content before the general CSV reader (a ``perf stat -x,`` file
 has no header: its first row is data).  See docs/peers.md for the table of
 tools, what is read and how a pasted result is audited.
 """
+
 from __future__ import annotations
 
 from abstat.readers import fio, kbench, perfstat, stressng

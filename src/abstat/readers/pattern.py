@@ -8,6 +8,7 @@ variant=before``.  A pattern that contains
 ``/`` is matched against as many trailing path components as it has.
 A file that does not match is an error naming it.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,9 +44,7 @@ class FilePattern:
             match = self.regex.fullmatch(candidate)
             if match:
                 return {key: match.group(f"f{i}") for i, key in enumerate(self.keys)}
-        raise InputError(
-            f"file name does not match --pattern {self.text!r}", path=path
-        )
+        raise InputError(f"file name does not match --pattern {self.text!r}", path=path)
 
 
 def compile_pattern(text: str) -> FilePattern:

@@ -23,6 +23,7 @@ The readers are in their own modules (:mod:`abstat.readers.hyperfine`, :mod:`abs
 :mod:`abstat.readers.csvtable`, ...), re-exported here.  Every function returns ``list[SampleSet]`` and raises
 :class:`abstat.errors.InputError` naming the file (and line) on bad input.
 """
+
 from __future__ import annotations
 
 import csv
@@ -41,12 +42,34 @@ from abstat.readers.sampleset import SampleSet
 from abstat.readers.source import read_text
 from abstat.readers.values import is_number, load_json
 
-__all__ = ["FORMATS", "detect_format", "detect_json", "load_json", "read_csv", "read_directory",
-           "read_gobench", "read_hyperfine", "read_peer", "read_pyperf", "read_text"]
+__all__ = [
+    "FORMATS",
+    "detect_format",
+    "detect_json",
+    "load_json",
+    "read_csv",
+    "read_directory",
+    "read_gobench",
+    "read_hyperfine",
+    "read_peer",
+    "read_pyperf",
+    "read_text",
+]
 
 
-FORMATS = ("hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
-           "criterion-csv", "asv", *KERNEL_FORMATS)
+FORMATS = (
+    "hyperfine",
+    "pyperf",
+    "go",
+    "csv",
+    "gbench",
+    "pytest-benchmark",
+    "bmf",
+    "criterion",
+    "criterion-csv",
+    "asv",
+    *KERNEL_FORMATS,
+)
 
 
 def detect_json(doc: Any) -> str | None:
@@ -80,6 +103,7 @@ def _detect_object(doc: dict[str, Any]) -> str | None:
     if benchjson.is_bmf(doc):
         return "bmf"
     return None
+
 
 _CSV_SNIFF = re.compile(r"[A-Za-z_]")
 
@@ -141,9 +165,14 @@ def _names_columns(fields: list[str]) -> bool:
     return len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
 
 
-def read_peer(path: str, fmt: str, *, text: str | None = None,
-              value_columns: list[str] | None = None,
-              label_columns: list[str] | None = None) -> list[SampleSet]:
+def read_peer(
+    path: str,
+    fmt: str,
+    *,
+    text: str | None = None,
+    value_columns: list[str] | None = None,
+    label_columns: list[str] | None = None,
+) -> list[SampleSet]:
     """Read ``path`` in peer format ``fmt`` (one of FORMATS)."""
     if text is None:
         text = read_text(path)
@@ -174,16 +203,23 @@ def _read_more(path: str, fmt: str, text: str) -> list[SampleSet]:
 
         sets, notes = read_asv(path)
         if not sets:
-            raise InputError("a directory, and no asv or criterion results in it (abstat reads a results directory "
-                             "of those, or files)" if os.path.isdir(path) else "asv results file holds no result",
-                             path=path)
+            raise InputError(
+                "a directory, and no asv or criterion results in it (abstat reads a results directory "
+                "of those, or files)"
+                if os.path.isdir(path)
+                else "asv results file holds no result",
+                path=path,
+            )
         sets[0].notes.extend(notes)
         return sets
     doc = load_json(path, text)
     if fmt == "criterion":
         return criterion.read_criterion(path, doc)
-    reader = {"gbench": benchjson.read_gbench, "pytest-benchmark": benchjson.read_pytest_benchmark,
-              "bmf": benchjson.read_bmf}[fmt]
+    reader = {
+        "gbench": benchjson.read_gbench,
+        "pytest-benchmark": benchjson.read_pytest_benchmark,
+        "bmf": benchjson.read_bmf,
+    }[fmt]
     return reader(path, doc)
 
 
@@ -197,6 +233,9 @@ def read_directory(path: str) -> list[SampleSet]:
             return criterion.read_criterion(path)
         estimates = estimates or "estimates.json" in files
     if estimates:  # criterion's summaries without its samples: not an asv directory
-        raise InputError("a criterion directory without sample.json: criterion's samples are not there "
-                         "(estimates.json holds only its summary)", path=path)
+        raise InputError(
+            "a criterion directory without sample.json: criterion's samples are not there "
+            "(estimates.json holds only its summary)",
+            path=path,
+        )
     return _read_more(path, "asv", "")

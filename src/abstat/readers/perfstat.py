@@ -21,6 +21,7 @@ An event counted only part of the time (``pcnt-running`` below 100: the
 counters were multiplexed and perf scaled the count) keeps that percentage
 as a note, and says so as a warning.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,7 +41,8 @@ COUNTER = re.compile(
     rf"^\s*(?:(?P<ts>\d+\.\d+)\s+)?(?P<value>{_NUM}|<not counted>|<not supported>)\s+"
     r"(?:(?P<unit>msec|usec|nsec|sec|Joules|MiB|Watts|ms|ns|us|s)\s+)?"
     r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)"
-    r"(?P<rest>.*)$")
+    r"(?P<rest>.*)$"
+)
 NOISE = re.compile(r"\(\s*\+-\s*(?P<pct>[\d.]+)%\s*\)")
 RUNNING = re.compile(r"(?:\((?P<pct>[\d.]+)%\)|\[\s*(?P<old>[\d.]+)%\s*\])\s*$")  # old perf: [ 50.01%]
 ELAPSED = re.compile(rf"^\s*(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed|user|sys)")
@@ -72,8 +74,9 @@ class _Collect:
         self.units.setdefault(event, unit or None)
         self.running.setdefault(event, []).append(running)
         if running is not None and running < 100.0:
-            note = (f"{self.path}: {event}: counted {running:g}% of the time (multiplexed counters): "
-                    "perf scaled the count")
+            note = (
+                f"{self.path}: {event}: counted {running:g}% of the time (multiplexed counters): perf scaled the count"
+            )
             kept = self.notes.setdefault(event, [])
             if note not in kept:
                 kept.append(note)
@@ -85,15 +88,23 @@ class _Collect:
 
     def sets(self, fmt: str) -> list[SampleSet]:
         if not self.values:
-            what = (f"; not counted: {', '.join(dict.fromkeys(self.missing))}" if self.missing else "")
+            what = f"; not counted: {', '.join(dict.fromkeys(self.missing))}" if self.missing else ""
             raise InputError(f"perf stat {fmt}: no counter values{what}", path=self.path)
         found = []
         for event, values in self.values.items():
             notes = list(self.notes.get(event, []))
             summary = self.summaries.get(event)
-            found.append(SampleSet(labels={"metric": event}, runs=[] if summary else [values], source=self.path,
-                                   unit=self.units.get(event), notes=notes, summary=summary,
-                                   extra={"format": f"perf-stat-{fmt}", "pcnt_running": self.running[event]}))
+            found.append(
+                SampleSet(
+                    labels={"metric": event},
+                    runs=[] if summary else [values],
+                    source=self.path,
+                    unit=self.units.get(event),
+                    notes=notes,
+                    summary=summary,
+                    extra={"format": f"perf-stat-{fmt}", "pcnt_running": self.running[event]},
+                )
+            )
         if self.missing:
             found[0].notes.append(f"{self.path}: not counted: {', '.join(dict.fromkeys(self.missing))}")
         return found
@@ -101,6 +112,7 @@ class _Collect:
 
 # --------------------------------------------------------------------------
 # text
+
 
 def parse_counter_line(line: str) -> tuple[str, float | None, str | None, float | None, float | None] | None:
     """``(event, value or None when not counted, unit, relative SE %, running %)`` of a counter line."""
@@ -116,8 +128,13 @@ def parse_counter_line(line: str) -> tuple[str, float | None, str | None, float 
         return None
     noise = NOISE.search(rest)
     running = RUNNING.search(rest.split("#", 1)[-1] if "#" in rest else rest)
-    return (match.group("event"), value, match.group("unit"), float(noise.group("pct")) if noise else None,
-            float(running.group("pct") or running.group("old")) if running else None)
+    return (
+        match.group("event"),
+        value,
+        match.group("unit"),
+        float(noise.group("pct")) if noise else None,
+        float(running.group("pct") or running.group("old")) if running else None,
+    )
 
 
 def read_text_blocks(text: str) -> list[dict[str, Any]]:
@@ -129,8 +146,13 @@ def read_text_blocks(text: str) -> list[dict[str, Any]]:
         header = HEADER.match(line)
         if header:
             runs = int(header.group("runs")) if header.group("runs") else 1
-            current = {"what": header.group("what").strip(), "runs": runs, "counters": [], "elapsed": [],
-                       "line": number}
+            current = {
+                "what": header.group("what").strip(),
+                "runs": runs,
+                "counters": [],
+                "elapsed": [],
+                "line": number,
+            }
             blocks.append(current)
             continue
         if current is None:
@@ -185,8 +207,11 @@ def _summaries(got: _Collect, block: dict[str, Any]) -> None:
             continue
         sd = abs(value) * (pct or 0.0) / 100.0 * math.sqrt(n)
         got.summaries[event] = Summary(n, value, sd)
-        got.note(event, f"{got.path}: {event}: mean of {n} runs; perf's ± {pct or 0:g}% is the standard error "
-                        f"of the mean, so the standard deviation is ± x sqrt({n}) = {sd:.6g}")
+        got.note(
+            event,
+            f"{got.path}: {event}: mean of {n} runs; perf's ± {pct or 0:g}% is the standard error "
+            f"of the mean, so the standard deviation is ± x sqrt({n}) = {sd:.6g}",
+        )
     for what, value, se, _line in block["elapsed"]:
         if value is not None and se is not None:
             event = f"seconds-{what.replace(' ', '-')}"
@@ -195,6 +220,7 @@ def _summaries(got: _Collect, block: dict[str, Any]) -> None:
 
 # --------------------------------------------------------------------------
 # -x, CSV
+
 
 def _csv_row(fields: list[str]) -> tuple[int, bool] | None:
     """``(offset of the value field, has a variance field)`` when ``fields`` is a perf stat CSV row."""
@@ -214,8 +240,11 @@ def _csv_row(fields: list[str]) -> tuple[int, bool] | None:
 
 
 def _csv_lines(text: str) -> list[tuple[int, list[str]]]:
-    return [(n, line.split(",")) for n, line in enumerate(text.splitlines(), start=1)
-            if line.strip() and not line.lstrip().startswith("#")]
+    return [
+        (n, line.split(","))
+        for n, line in enumerate(text.splitlines(), start=1)
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
 
 
 def is_csv(text: str) -> bool:
@@ -239,12 +268,15 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
         if raw in _NOT_COUNTED:
             got.missing.append(name)
             continue
-        rest = fields[offset + 3 + int(variance):]
+        rest = fields[offset + 3 + int(variance) :]
         running = _number(rest[1]) if len(rest) > 1 and rest[1].strip() else None
         got.add(name, float(_number(raw) or 0.0), unit or None, running)
         if variance:
-            got.note(name, f"{path}: {name}: a perf stat -r mean (± {fields[offset + 3].strip()} standard error); "
-                           "the number of runs is not in the file")
+            got.note(
+                name,
+                f"{path}: {name}: a perf stat -r mean (± {fields[offset + 3].strip()} standard error); "
+                "the number of runs is not in the file",
+            )
     if intervals:
         _note_intervals(got)
     return got.sets("csv")
@@ -268,6 +300,7 @@ def _note_intervals(got: _Collect) -> None:
 # --------------------------------------------------------------------------
 # -j JSON lines
 
+
 def _json_lines(text: str) -> list[tuple[int, Any]]:
     found = []
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -287,9 +320,14 @@ def is_perf_json_object(obj: Any) -> bool:
 
 def is_json(text: str) -> bool:
     lines = _json_lines("\n".join(text.splitlines()[:200]))
-    return bool(lines) and all(is_perf_json_object(obj) or (isinstance(obj, dict) and "event" not in obj
-                                                            and "metric-value" in obj) for _, obj in lines) \
+    return (
+        bool(lines)
+        and all(
+            is_perf_json_object(obj) or (isinstance(obj, dict) and "event" not in obj and "metric-value" in obj)
+            for _, obj in lines
+        )
         and any(is_perf_json_object(obj) for _, obj in lines)
+    )
 
 
 _AGGREGATES = ("cpu", "core", "die", "socket", "node", "thread", "cgroup")
@@ -305,8 +343,7 @@ def _json_value(path: str, number: int, obj: dict[str, Any]) -> float | None:
     else:
         value = None
     if value is None and not (isinstance(raw, str) and raw.strip() in _NOT_COUNTED):
-        raise InputError(f"{obj['event']}: counter-value is not a number: {str(raw)[:40]!r}", path=path,
-                         line=number)
+        raise InputError(f"{obj['event']}: counter-value is not a number: {str(raw)[:40]!r}", path=path, line=number)
     return value
 
 
@@ -327,8 +364,11 @@ def read_json(path: str, text: str) -> list[SampleSet]:
         intervals = intervals or "interval" in obj
         got.add(name, value, obj["unit"] if isinstance(obj.get("unit"), str) else None, _json_running(obj))
         if "variance" in obj:
-            got.note(name, f"{path}: {name}: a perf stat -r mean (± {obj['variance']}% standard error); "
-                           "the number of runs is not in the file")
+            got.note(
+                name,
+                f"{path}: {name}: a perf stat -r mean (± {obj['variance']}% standard error); "
+                "the number of runs is not in the file",
+            )
     if intervals:
         _note_intervals(got)
     return got.sets("json")

@@ -1,6 +1,7 @@
 """pyperf JSON (``.json`` or ``.json.gz``): ``benchmarks[].runs[].values``, one run per pyperf worker
 process; warmups and calibration runs (runs without ``values``) are skipped.  Label ``benchmark`` is
 the benchmark's name; the common metadata becomes the machine record."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -11,9 +12,20 @@ from abstat.readers.source import read_text
 from abstat.readers.values import finite, load_json
 
 _PYPERF_MACHINE_KEYS = (
-    "hostname", "platform", "cpu_model_name", "cpu_count", "cpu_freq", "cpu_config",
-    "cpu_affinity", "boot_time", "aslr", "python_implementation", "python_version",
-    "python_compiler", "perf_version", "timer",
+    "hostname",
+    "platform",
+    "cpu_model_name",
+    "cpu_count",
+    "cpu_freq",
+    "cpu_config",
+    "cpu_affinity",
+    "boot_time",
+    "aslr",
+    "python_implementation",
+    "python_version",
+    "python_compiler",
+    "perf_version",
+    "timer",
 )
 
 
@@ -60,8 +72,14 @@ def _benchmark_set(path: str, index: int, bench: Any, common: dict[str, Any]) ->
     labels = _labels(name, metadata)
     machine = {k: metadata[k] for k in _PYPERF_MACHINE_KEYS if k in metadata}
     unit = str(metadata.get("unit", "second"))
-    return SampleSet(labels=labels, runs=runs, source=path, unit="s" if unit == "second" else unit,
-                     machine=machine, extra={"pyperf_metadata": metadata})
+    return SampleSet(
+        labels=labels,
+        runs=runs,
+        source=path,
+        unit="s" if unit == "second" else unit,
+        machine=machine,
+        extra={"pyperf_metadata": metadata},
+    )
 
 
 def _labels(name: str, metadata: dict[str, Any]) -> dict[str, str]:

@@ -1,4 +1,5 @@
 """The unit the readers produce and a report is built from: one labelled set of samples."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -79,16 +80,25 @@ def from_store_set(obj: Any, *, own: bool = False) -> SampleSet:
     labels = {str(k): str(v) for k, v in dict(obj.labels).items()}
     runs = [[float(v) for v in run] for run in obj.runs]
     machine = getattr(obj, "machine", None) or {}
-    return SampleSet(labels=labels, runs=runs, source=getattr(obj, "source", None), unit=getattr(obj, "unit", None),
-                     machine=machine, extra=dict(getattr(obj, "extra", None) or {}),
-                     notes=list(getattr(obj, "notes", None) or []), summary=getattr(obj, "summary", None),
-                     invocations=list(getattr(obj, "invocations", None) or []))
+    return SampleSet(
+        labels=labels,
+        runs=runs,
+        source=getattr(obj, "source", None),
+        unit=getattr(obj, "unit", None),
+        machine=machine,
+        extra=dict(getattr(obj, "extra", None) or {}),
+        notes=list(getattr(obj, "notes", None) or []),
+        summary=getattr(obj, "summary", None),
+        invocations=list(getattr(obj, "invocations", None) or []),
+    )
 
 
 def _kept(sample_set: SampleSet) -> SampleSet:
     """``sample_set`` itself, its labels made strings and its values floats where they are not."""
     if not all(type(k) is str and type(v) is str for k, v in sample_set.labels.items()):
         sample_set.labels = {str(k): str(v) for k, v in sample_set.labels.items()}
-    sample_set.runs = [run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
-                       for run in sample_set.runs]
+    sample_set.runs = [
+        run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
+        for run in sample_set.runs
+    ]
     return sample_set

@@ -8,6 +8,7 @@ a peer's result file, and what its gzip expands to, at most
 file -- a FIFO is refused, never waited on -- and JSON nested too deeply is
 one line, not an internal error.
 """
+
 from __future__ import annotations
 
 import json
@@ -48,8 +49,7 @@ def gunzip(raw: bytes, name: str, limit: int = MAX_RESULT_BYTES) -> bytes:
                 out += inflater.decompress(pending, 1 << 20)
                 pending = inflater.unconsumed_tail
                 if len(out) > limit:
-                    raise InputError(f"gzip data that expands to more than {limit >> 20} MiB: not read",
-                                     path=name)
+                    raise InputError(f"gzip data that expands to more than {limit >> 20} MiB: not read", path=name)
             if not inflater.eof:
                 raise InputError("bad gzip data: the stream ends early", path=name)
             left = inflater.unused_data.lstrip(b"\0")  # members may be padded

@@ -13,6 +13,7 @@ Each argument names one variant:
 
 The first variant is the baseline; every other one is compared with it.
 """
+
 from __future__ import annotations
 
 import glob
@@ -65,7 +66,9 @@ def _read(path: str, column: int, delimiters: str | None) -> list[float]:
     return read_samples(path, column=column, delimiters=delimiters)
 
 
-def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None) -> list[list[float]] | None:
+def _stored(
+    ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None
+) -> list[list[float]] | None:
     if not _STORE_REF.match(ref) or os.path.exists(ref):
         return None
     try:
@@ -79,8 +82,9 @@ def _stored(ref: str, store: str | None, metric: str, where: Mapping[str, Any] |
     return runs or None
 
 
-def _from_store(name: str, ref: str, runs: list[list[float]], store: str | None, metric: str,
-                where: Mapping[str, Any] | None) -> VariantData:
+def _from_store(
+    name: str, ref: str, runs: list[list[float]], store: str | None, metric: str, where: Mapping[str, Any] | None
+) -> VariantData:
     from abstat.store import resolve_store_path, resolved_unit, stored_variant_warnings
 
     unit = resolved_unit(ref, resolve_store_path(store), metric=metric, where=where)
@@ -143,8 +147,15 @@ def _name_and_value(arg: str) -> tuple[str, str]:
     return arg, arg
 
 
-def _from_pattern(name: str, value: str, column: int, delimiters: str | None, store: str | None, metric: str,
-                  where: Mapping[str, Any] | None) -> VariantData:
+def _from_pattern(
+    name: str,
+    value: str,
+    column: int,
+    delimiters: str | None,
+    store: str | None,
+    metric: str,
+    where: Mapping[str, Any] | None,
+) -> VariantData:
     """The files a glob pattern matches, one run each; else a stored experiment named like a pattern."""
     paths = sorted(glob.glob(value))
     if not paths:
@@ -173,9 +184,7 @@ def parse_variant_specs(
     if sum(1 for arg in args if arg == "-" or arg.endswith("=-")) > 1:
         raise UsageError("standard input ('-') can be read only once")
     for arg in args:
-        variant = parse_variant_spec(
-            arg, column=column, delimiters=delimiters, store=store, metric=metric, where=where
-        )
+        variant = parse_variant_spec(arg, column=column, delimiters=delimiters, store=store, metric=metric, where=where)
         if variant.name in variants:
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant
@@ -201,12 +210,26 @@ def _baseline_machines(variants: dict[str, VariantData], store: str | None) -> N
 
 def _stored_refs(variants: dict[str, VariantData]) -> dict[str, str]:
     """The stored reference of each variant read from the store (one source, ``store:REF``)."""
-    return {name: v.sources[0][len("store:"):] for name, v in variants.items()
-            if len(v.sources) == 1 and v.sources[0].startswith("store:")}
+    return {
+        name: v.sources[0][len("store:") :]
+        for name, v in variants.items()
+        if len(v.sources) == 1 and v.sources[0].startswith("store:")
+    }
 
 
-PEER_FORMATS = ("go", "hyperfine", "pyperf", "csv", "gbench", "pytest-benchmark", "bmf", "criterion",
-                "criterion-csv", "asv", *KERNEL_FORMATS)
+PEER_FORMATS = (
+    "go",
+    "hyperfine",
+    "pyperf",
+    "csv",
+    "gbench",
+    "pytest-benchmark",
+    "bmf",
+    "criterion",
+    "criterion-csv",
+    "asv",
+    *KERNEL_FORMATS,
+)
 
 
 def peer_files(args: list[str]) -> list[tuple[str | None, str]]:

@@ -9,6 +9,7 @@
 
 A file of several runs (one output after another) gives one value per run.
 """
+
 from __future__ import annotations
 
 import math
@@ -21,12 +22,29 @@ _NUM = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backt
 STRESS_PREFIX = re.compile(r"^stress-ng: (?:info|metrc):\s+\[\d+\]\s+")
 STRESS_HEADER = re.compile(r"stressor\s+bogo ops\s+real time")
 STRESS_ROW = re.compile(rf"^([\w.-]+)\s+((?:{_NUM}\s+){{5,7}}{_NUM})\s*$")
-STRESS_MISC = re.compile(rf"^([\w.-]+)\s+({_NUM})\s+(.+?)\s*\((?:average|geometric mean|harmonic mean)"
-                         r"[^)]*\)\s*$")
-STRESS_COLUMNS = ("bogo-ops", "real-time", "usr-time", "sys-time", "bogo-ops-per-sec-real-time",
-                  "bogo-ops-per-sec-usr-sys-time", "cpu-used-per-instance", "rss-max")
-STRESS_UNITS = {"real-time": "s", "usr-time": "s", "sys-time": "s", "bogo-ops-per-sec-real-time": "ops/s",
-                "bogo-ops-per-sec-usr-sys-time": "ops/s", "cpu-used-per-instance": "%", "rss-max": "KB"}
+STRESS_MISC = re.compile(
+    rf"^([\w.-]+)\s+({_NUM})\s+(.+?)\s*\((?:average|geometric mean|harmonic mean)"
+    r"[^)]*\)\s*$"
+)
+STRESS_COLUMNS = (
+    "bogo-ops",
+    "real-time",
+    "usr-time",
+    "sys-time",
+    "bogo-ops-per-sec-real-time",
+    "bogo-ops-per-sec-usr-sys-time",
+    "cpu-used-per-instance",
+    "rss-max",
+)
+STRESS_UNITS = {
+    "real-time": "s",
+    "usr-time": "s",
+    "sys-time": "s",
+    "bogo-ops-per-sec-real-time": "ops/s",
+    "bogo-ops-per-sec-usr-sys-time": "ops/s",
+    "cpu-used-per-instance": "%",
+    "rss-max": "KB",
+}
 SCHBENCH_HEAD = re.compile(r"^(Wakeup Latencies|Request Latencies|RPS) percentiles \((\w+)\)")
 SCHBENCH_ROW = re.compile(rf"^\s*\*?\s*({_NUM})th:\s*({_NUM})\b")
 SCHBENCH_END = re.compile(rf"^average rps:\s*({_NUM})")
@@ -43,12 +61,21 @@ def _add(found: dict[tuple[str, str], list[float]], key: tuple[str, str], value:
     found.setdefault(key, []).append(value)
 
 
-def _sets(path: str, found: dict[tuple[str, str], list[float]], units: dict[str, str | None], fmt: str,
-          keys: tuple[str, str]) -> list[SampleSet]:
+def _sets(
+    path: str, found: dict[tuple[str, str], list[float]], units: dict[str, str | None], fmt: str, keys: tuple[str, str]
+) -> list[SampleSet]:
     if not found:
         raise InputError(f"{fmt}: no result lines found", path=path)
-    return [SampleSet(labels=dict(zip(keys, key, strict=False)), runs=[values], source=path, unit=units.get(key[1]),
-                      extra={"format": fmt}) for key, values in found.items()]
+    return [
+        SampleSet(
+            labels=dict(zip(keys, key, strict=False)),
+            runs=[values],
+            source=path,
+            unit=units.get(key[1]),
+            extra={"format": fmt},
+        )
+        for key, values in found.items()
+    ]
 
 
 def read_stress_ng(path: str, text: str) -> list[SampleSet]:
@@ -59,7 +86,7 @@ def read_stress_ng(path: str, text: str) -> list[SampleSet]:
         prefix = STRESS_PREFIX.match(line)
         if not prefix:
             continue
-        body = line[prefix.end():].strip()
+        body = line[prefix.end() :].strip()
         if STRESS_HEADER.search(body):
             in_table = True
             continue
@@ -102,9 +129,15 @@ def read_stress_ng_yaml(path: str, text: str) -> list[SampleSet]:
             _add(found, (stressor, key), _float(value))
         except ValueError:
             continue  # a text field
-    units = {"wall-clock-time": "s", "user-time": "s", "system-time": "s", "max-rss": "KB",
-             "bogo-ops-per-second-real-time": "ops/s", "bogo-ops-per-second-usr-sys-time": "ops/s",
-             "cpu-usage-per-instance": "%"}
+    units = {
+        "wall-clock-time": "s",
+        "user-time": "s",
+        "system-time": "s",
+        "max-rss": "KB",
+        "bogo-ops-per-second-real-time": "ops/s",
+        "bogo-ops-per-second-usr-sys-time": "ops/s",
+        "cpu-usage-per-instance": "%",
+    }
     return _sets(path, found, dict(units), "stress-ng-yaml", ("stressor", "metric"))
 
 
@@ -157,7 +190,7 @@ def _add_schbench_run(found: dict[tuple[str, str], list[float]], last: dict[str,
 
 
 def detect(text: str) -> str | None:
-    head = text[:1 << 16]
+    head = text[: 1 << 16]
     lines = head.splitlines()
     if any(line.strip() == "metrics:" for line in lines) and "stress-ng-version:" in head:
         return "stress-ng-yaml"

@@ -6,6 +6,7 @@ stands in for a sample file wherever abstat accepts one, e.g.
 three numbers (Welch's t on means) run on them; the rest say that they need
 raw samples.
 """
+
 from __future__ import annotations
 
 import math

@@ -160,8 +160,7 @@ def _delimiter_table(delimiters: str | bytes, column: int, name: str) -> tuple[b
     return delims, bytes.maketrans(delims[1:], delims[:1] * (len(delims) - 1))
 
 
-def _ministat_values(data: bytes, name: str, column: int, first: bytes, table: bytes | None,
-                     chunk: int) -> list[float]:
+def _ministat_values(data: bytes, name: str, column: int, first: bytes, table: bytes | None, chunk: int) -> list[float]:
     """The general reader: ``fgets``, ``strtok`` and ``strtod`` as ministat does, line by line."""
     values: list[float] = []
     append = values.append
@@ -290,8 +289,11 @@ def _refuse_unicode_space(line: str, name: str, number: int) -> None:
     otherwise silently split one value in two."""
     for char in line:
         if not char.isascii() and (char.isspace() or char in "\u200b\u2060\ufeff"):
-            raise InputError(f"non-ASCII space U+{ord(char):04X} in the line: separate values with ASCII "
-                             "spaces, tabs or commas", path=name, line=number)
+            raise InputError(
+                f"non-ASCII space U+{ord(char):04X} in the line: separate values with ASCII spaces, tabs or commas",
+                path=name,
+                line=number,
+            )
 
 
 _DECIMAL_BYTES = b"0123456789+-.eE\n\r"

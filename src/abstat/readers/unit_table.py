@@ -5,16 +5,42 @@ conversion to the finer of two units multiplies by a whole number.  A unit with 
 ``MiB/s``) converts only to a unit with the same tail.  Anything else (cycles, counts, ops, a unit
 not listed) never converts: a metric stored in two such units stays two.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 # unit as spelled -> nanoseconds
-TIME_NS = {"s": 10**9, "sec": 10**9, "secs": 10**9, "second": 10**9, "seconds": 10**9, "ms": 10**6,
-           "msec": 10**6, "us": 10**3, "µs": 10**3, "μs": 10**3, "usec": 10**3, "ns": 1, "nsec": 1}
+TIME_NS = {
+    "s": 10**9,
+    "sec": 10**9,
+    "secs": 10**9,
+    "second": 10**9,
+    "seconds": 10**9,
+    "ms": 10**6,
+    "msec": 10**6,
+    "us": 10**3,
+    "µs": 10**3,
+    "μs": 10**3,
+    "usec": 10**3,
+    "ns": 1,
+    "nsec": 1,
+}
 # unit as spelled -> bytes
-SIZE_B = {"B": 1, "byte": 1, "bytes": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4,
-          "kB": 10**3, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12}
+SIZE_B = {
+    "B": 1,
+    "byte": 1,
+    "bytes": 1,
+    "KiB": 1024,
+    "MiB": 1024**2,
+    "GiB": 1024**3,
+    "TiB": 1024**4,
+    "kB": 10**3,
+    "KB": 10**3,
+    "MB": 10**6,
+    "GB": 10**9,
+    "TB": 10**12,
+}
 _TAILS = {"time": ("", "/op", "/call", "/iter"), "bytes": ("", "/s", "/op")}
 
 
@@ -59,8 +85,9 @@ def converted(values: list[float], unit: str, target: str) -> list[float]:
 def conversion_note(metric: str, units: Iterable[str], target: str) -> str:
     """The note a metric converted to one unit carries (every output that shows it says so)."""
     listed = ", ".join(sorted(units, key=lambda u: (_size(u), u)))
-    return f"{metric}: stored in {listed}; all shown in {target} (converted; the store keeps each sample in its " \
-           "own unit)"
+    return (
+        f"{metric}: stored in {listed}; all shown in {target} (converted; the store keeps each sample in its own unit)"
+    )
 
 
 def _size(unit: str) -> int:

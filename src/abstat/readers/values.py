@@ -1,5 +1,6 @@
 """Checks on the values read from peers' files, shared by their readers: numbers, finite numbers,
 a value shown in an error message, a JSON document whose errors name the line."""
+
 from __future__ import annotations
 
 import json

@@ -17,6 +17,7 @@
     issue per comparison proven worse beyond its threshold, one ``minor`` per
     worse verdict not proven beyond it; ``[]`` when there is none.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -29,8 +30,8 @@ from abstat.render import escape
 
 @dataclass
 class Finding:
-    level: str        # "error" (proven worse beyond the threshold) or "warning"
-    title: str        # "candidate vs baseline" or the report cell's place
+    level: str  # "error" (proven worse beyond the threshold) or "warning"
+    title: str  # "candidate vs baseline" or the report cell's place
     message: str
     source: str | None
 
@@ -43,18 +44,27 @@ def _property(text: object) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def findings(comparisons: Sequence[Any], names: Sequence[str] | None = None,
-             p_adjusted: Sequence[float | None] | None = None, sources: Sequence[str | None] | None = None,
-             confidence: float = 0.95) -> list[Finding]:
+def findings(
+    comparisons: Sequence[Any],
+    names: Sequence[str] | None = None,
+    p_adjusted: Sequence[float | None] | None = None,
+    sources: Sequence[str | None] | None = None,
+    confidence: float = 0.95,
+) -> list[Finding]:
     """What a CI system should flag among ``comparisons``, in order."""
     from abstat.report.gate import evaluate
 
     out = []
     for index, comp in enumerate(comparisons):
         name = names[index] if names else f"{comp.candidate} vs {comp.baseline}"
-        gate = evaluate([comp], "slower", comp.threshold, names=[name],
-                        p_adjusted=[p_adjusted[index]] if p_adjusted is not None else None,
-                        confidence=confidence)
+        gate = evaluate(
+            [comp],
+            "slower",
+            comp.threshold,
+            names=[name],
+            p_adjusted=[p_adjusted[index]] if p_adjusted is not None else None,
+            confidence=confidence,
+        )
         finding = _finding(comp, name, gate, sources[index] if sources else None)
         if finding is not None:
             out.append(finding)
@@ -66,11 +76,11 @@ def _finding(comp: Any, name: str, gate: Any, source: str | None) -> Finding | N
     is worse but not proven beyond the threshold; None otherwise."""
     limit = f"{comp.threshold:g}%" if comp.threshold is not None else "0%"
     ci = comp.ci_pct
-    change = (f"{comp.delta_pct:+.2f}% [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci is not None
-              else f"{comp.delta_pct:+.2f}%")
+    change = f"{comp.delta_pct:+.2f}% [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci is not None else f"{comp.delta_pct:+.2f}%"
     if gate.failed:
-        return Finding("error", name, f"{gate.hits[0].direction}: {change}, proven beyond the threshold {limit}",
-                       source)
+        return Finding(
+            "error", name, f"{gate.hits[0].direction}: {change}, proven beyond the threshold {limit}", source
+        )
     if comp.verdict == "cannot judge" or gate.unjudged:
         return Finding("warning", name, f"cannot judge: {change}", source)
     if _worse(comp):
@@ -95,12 +105,17 @@ def github_commands(found: Sequence[Finding]) -> str:
 def github_summary(markdown_table: str, found: Sequence[Finding], title: str = "abstat") -> str:
     errors = sum(1 for f in found if f.level == "error")
     warnings = len(found) - errors
-    verdict = (f"**{errors} regression(s) proven beyond the threshold**" if errors
-               else "No regression proven beyond the threshold")
+    verdict = (
+        f"**{errors} regression(s) proven beyond the threshold**"
+        if errors
+        else "No regression proven beyond the threshold"
+    )
     lines = [f"### {escape.markdown(title)}", "", verdict + (f"; {warnings} warning(s)." if warnings else "."), ""]
     for item in found:
-        lines.append(f"- {'**error**' if item.level == 'error' else 'warning'}: "
-                     f"{escape.markdown(item.title)}: {escape.markdown(item.message)}")
+        lines.append(
+            f"- {'**error**' if item.level == 'error' else 'warning'}: "
+            f"{escape.markdown(item.title)}: {escape.markdown(item.message)}"
+        )
     if found:
         lines.append("")
     return "\n".join(lines) + "\n" + markdown_table
@@ -110,18 +125,21 @@ def gitlab_code_quality(found: Sequence[Finding]) -> str:
     issues = []
     for item in found:
         digest = hashlib.sha256(f"abstat\0{item.title}\0{item.level}".encode("utf-8", "surrogatepass"))
-        issues.append({
-            "description": escape.terminal(f"{item.title}: {item.message}"),
-            "check_name": "abstat-regression" if item.level == "error" else "abstat-warning",
-            "fingerprint": digest.hexdigest(),
-            "severity": "major" if item.level == "error" else "minor",
-            "location": {"path": escape.terminal(item.source or "abstat"), "lines": {"begin": 1}},
-        })
+        issues.append(
+            {
+                "description": escape.terminal(f"{item.title}: {item.message}"),
+                "check_name": "abstat-regression" if item.level == "error" else "abstat-warning",
+                "fingerprint": digest.hexdigest(),
+                "severity": "major" if item.level == "error" else "minor",
+                "location": {"path": escape.terminal(item.source or "abstat"), "lines": {"begin": 1}},
+            }
+        )
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_comparisons(comparisons: Sequence[Any], fmt: str, *, unit: str | None = None,
-                       metric: str | None = None, split: bool = False) -> Any:
+def render_comparisons(
+    comparisons: Sequence[Any], fmt: str, *, unit: str | None = None, metric: str | None = None, split: bool = False
+) -> Any:
     """``github`` or ``gitlab`` for compare's comparisons; ``split``: github as
     (commands, summary) for the command that writes ``$GITHUB_STEP_SUMMARY``."""
     found = findings(comparisons)
@@ -136,11 +154,13 @@ def render_comparisons(comparisons: Sequence[Any], fmt: str, *, unit: str | None
 def render_report(report: Any, fmt: str, split: bool = False) -> Any:
     """``github`` or ``gitlab`` for a report's cells, judged on their adjusted p-values."""
     cells = report.comparisons
-    found = findings([c.comparison for c in cells],
-                     names=["/".join(v for v in (*c.row, c.column) if v) for c in cells],
-                     p_adjusted=[c.p_adjusted if c.p_adjusted is not None else (0.0 if c.significant else 1.0)
-                                 for c in cells],
-                     sources=[c.sample_set.source for c in cells], confidence=report.confidence)
+    found = findings(
+        [c.comparison for c in cells],
+        names=["/".join(v for v in (*c.row, c.column) if v) for c in cells],
+        p_adjusted=[c.p_adjusted if c.p_adjusted is not None else (0.0 if c.significant else 1.0) for c in cells],
+        sources=[c.sample_set.source for c in cells],
+        confidence=report.confidence,
+    )
     if fmt == "gitlab":
         return gitlab_code_quality(found)
     from abstat.render.matrix import render_markdown

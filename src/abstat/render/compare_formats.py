@@ -7,6 +7,7 @@ warning (:mod:`abstat.report.notes`), listing the variants it concerns.  Numbers
 :mod:`abstat.render.units`, cells through the table writers of :mod:`abstat.render.tables`
 (which escape them for the target).
 """
+
 from __future__ import annotations
 
 import io
@@ -62,8 +63,9 @@ def _p(value: float) -> str:
     return format_p(value)
 
 
-def _footnotes(comparisons: Sequence[Any], notes: Footnotes | None = None,
-               prefix: str = "") -> tuple[Footnotes, list[list[int]]]:
+def _footnotes(
+    comparisons: Sequence[Any], notes: Footnotes | None = None, prefix: str = ""
+) -> tuple[Footnotes, list[list[int]]]:
     """Footnotes by kind (warnings, then notes) and, per comparison, their numbers;
     ``prefix`` (a metric) is the place of each subject."""
     notes = notes if notes is not None else Footnotes()
@@ -84,11 +86,11 @@ def _warning_numbers(comparisons: Sequence[Any], notes: Footnotes) -> set[int]:
     return {i for i, n in enumerate(notes.items, 1) if (n.head, n.advice) in keys}
 
 
-def _variant_rows(comparisons: Sequence[Any], unit: str | None = None,
-                  metric: str | None = None) -> list[list[str]]:
+def _variant_rows(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None) -> list[list[str]]:
     summaries = _distinct_summaries(comparisons)
-    scale = common_scale([v for s in summaries for v in (s.min, s.max, s.median, s.mean) if v is not None],
-                         unit, metric)
+    scale = common_scale(
+        [v for s in summaries for v in (s.min, s.max, s.median, s.mean) if v is not None], unit, metric
+    )
 
     def value(v: float | None) -> str:
         return "-" if v is None else scale(v)
@@ -105,8 +107,20 @@ def _variant_rows(comparisons: Sequence[Any], unit: str | None = None,
             rows.append([s.name, f"{s.n:,}", "-", "-", "-", "-", value(s.mean), spread(s.stddev), "-", "summary"])
             continue
         ci = f"[{value(s.median_ci[0])}, {value(s.median_ci[1])}]" if s.median_ci else "n/a"
-        rows.append([s.name, f"{s.n:,}", value(s.min), value(s.max), value(s.median), ci, value(s.mean),
-                     spread(s.stddev), _outlier_cell(s), _runs_cell(s)])
+        rows.append(
+            [
+                s.name,
+                f"{s.n:,}",
+                value(s.min),
+                value(s.max),
+                value(s.median),
+                ci,
+                value(s.mean),
+                spread(s.stddev),
+                _outlier_cell(s),
+                _runs_cell(s),
+            ]
+        )
     return rows
 
 
@@ -166,13 +180,24 @@ COMPARE_HEADER = ["candidate", "baseline", "center", "change", "CI", "p", "verdi
 COMPARE_ALIGN = ["l", "l", "l", "r", "l", "r", "l", "l"]
 
 
-def _compare_rows(comparisons: Sequence[Any], refs: list[list[int]], unit: str | None = None,
-                  metric: str | None = None) -> list[list[str]]:
+def _compare_rows(
+    comparisons: Sequence[Any], refs: list[list[int]], unit: str | None = None, metric: str | None = None
+) -> list[list[str]]:
     rows = []
     for comp, mine in zip(comparisons, refs):
         word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
-        rows.append([comp.candidate, comp.baseline, _centre_label(comp), _change(comp), _ci(comp), _p(comp.p_value),
-                     word, " ".join(f"[{i}]" for i in mine)])
+        rows.append(
+            [
+                comp.candidate,
+                comp.baseline,
+                _centre_label(comp),
+                _change(comp),
+                _ci(comp),
+                _p(comp.p_value),
+                word,
+                " ".join(f"[{i}]" for i in mine),
+            ]
+        )
     return rows
 
 
@@ -200,8 +225,9 @@ def _method_lines(comparisons: Sequence[Any]) -> list[str]:
     return lines
 
 
-def _footnote_lines(comparisons: Sequence[Any], notes: Footnotes, *, md: bool = False,
-                    advice: bool = True) -> list[str]:
+def _footnote_lines(
+    comparisons: Sequence[Any], notes: Footnotes, *, md: bool = False, advice: bool = True
+) -> list[str]:
     """The numbered footnotes; without ``advice``, one line per finding (the text summary's)."""
     warn = _warning_numbers(comparisons, notes)
     lines = []
@@ -213,16 +239,16 @@ def _footnote_lines(comparisons: Sequence[Any], notes: Footnotes, *, md: bool = 
     return lines
 
 
-def _text(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None,
-          footnotes: bool = True) -> str:
+def _text(
+    comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None, footnotes: bool = True
+) -> str:
     notes, refs = _footnotes(comparisons)
     if not footnotes:
         notes, refs = Footnotes(), [[] for _ in refs]
     lines = tables.plain(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN, rule=False)
     lines += map(escape.terminal, _run_lines(comparisons, unit, metric))
     lines.append("")
-    lines += tables.plain(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN,
-                          rule=False)
+    lines += tables.plain(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN, rule=False)
     lines.append("")
     lines += map(escape.terminal, _method_lines(comparisons))
     if notes.items:
@@ -234,12 +260,20 @@ def _text(comparisons: Sequence[Any], unit: str | None = None, metric: str | Non
 def _console(buffer: io.StringIO, width: int = 160) -> Any:
     from rich.console import Console
 
-    return Console(file=buffer, force_terminal=True, color_system="standard", width=width,
-                   highlight=False, emoji=False, markup=False)
+    return Console(
+        file=buffer,
+        force_terminal=True,
+        color_system="standard",
+        width=width,
+        highlight=False,
+        emoji=False,
+        markup=False,
+    )
 
 
-def _rich(comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None,
-          footnotes: bool = True) -> str:
+def _rich(
+    comparisons: Sequence[Any], unit: str | None = None, metric: str | None = None, footnotes: bool = True
+) -> str:
     from rich.text import Text
 
     notes, refs = _footnotes(comparisons)
@@ -248,8 +282,7 @@ def _rich(comparisons: Sequence[Any], unit: str | None = None, metric: str | Non
     buffer = io.StringIO()
     console = _console(buffer)
     options: dict[str, Any] = {"box": None, "header_style": "bold", "pad_edge": False}
-    console.print(tables.rich_table(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN,
-                                    **options))
+    console.print(tables.rich_table(VARIANT_HEADER, _variant_rows(comparisons, unit, metric), VARIANT_ALIGN, **options))
     for line in _run_lines(comparisons, unit, metric):
         console.print(Text(escape.terminal(line)))
     console.print()
@@ -275,8 +308,7 @@ def _markdown(comparisons: Sequence[Any], unit: str | None = None, metric: str |
         lines.append("")
         lines += [f"- {escape.markdown(line)}" for line in runs]
     lines.append("")
-    lines += tables.markdown(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN,
-                             bold=(6,))
+    lines += tables.markdown(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN, bold=(6,))
     lines.append("")
     lines += [f"- {escape.markdown(line)}" for line in _method_lines(comparisons)]
     if notes.items:
@@ -296,8 +328,21 @@ def _json(comparisons: Sequence[Any]) -> str:
 
 
 CSV_HEADER = [
-    "baseline", "candidate", "n_baseline", "n_candidate", "unit", "center", "delta_pct",
-    "ci_low_pct", "ci_high_pct", "confidence", "p_value", "significant", "verdict", "method", "warnings",
+    "baseline",
+    "candidate",
+    "n_baseline",
+    "n_candidate",
+    "unit",
+    "center",
+    "delta_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "confidence",
+    "p_value",
+    "significant",
+    "verdict",
+    "method",
+    "warnings",
 ]
 
 
@@ -308,11 +353,19 @@ def _csv(comparisons: Sequence[Any]) -> str:
 def _csv_row(d: dict[str, Any]) -> list[Any]:
     """One comparison's CSV row (of its JSON form: every digit, empty where unknown)."""
     return [
-        d["baseline"], d["candidate"], d["n"][0], d["n"][1], d["unit"], d["center"],
+        d["baseline"],
+        d["candidate"],
+        d["n"][0],
+        d["n"][1],
+        d["unit"],
+        d["center"],
         "" if d["delta_pct"] is None else repr(d["delta_pct"]),
         "" if d["ci_pct"] is None or d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
         "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
-        d["confidence"], "" if d["p_value"] is None else repr(d["p_value"]),
-        "yes" if d["significant"] else "no", d["verdict"], d["method"],
+        d["confidence"],
+        "" if d["p_value"] is None else repr(d["p_value"]),
+        "yes" if d["significant"] else "no",
+        d["verdict"],
+        d["method"],
         ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),
     ]

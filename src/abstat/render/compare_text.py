@@ -8,6 +8,7 @@ candidate,
 
     wall  12.31 ms -> 10.02 ms  -18.6% [-19.4, -17.8]  faster
 """
+
 from __future__ import annotations
 
 import io
@@ -15,15 +16,33 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.render import escape, tables, terminal
-from abstat.render.compare_formats import (ARROW, CSV_HEADER, FORMATS, _console, _footnote_lines, _footnotes, _style,
-                                           estimand_text, to_json_document)
+from abstat.render.compare_formats import (
+    ARROW,
+    CSV_HEADER,
+    FORMATS,
+    _console,
+    _footnote_lines,
+    _footnotes,
+    _style,
+    estimand_text,
+    to_json_document,
+)
 from abstat.render.units import common_scale, format_change, verdict_word
 from abstat.report.adjust import family_caption
 from abstat.report.centres import has_shape_warning, row_words
 from abstat.report.notes import Footnotes
 
-__all__ = ["ARROW", "CSV_HEADER", "FORMATS", "estimand_text", "render", "render_table", "summary_block",
-           "table_comparisons", "to_json_document"]
+__all__ = [
+    "ARROW",
+    "CSV_HEADER",
+    "FORMATS",
+    "estimand_text",
+    "render",
+    "render_table",
+    "summary_block",
+    "table_comparisons",
+    "to_json_document",
+]
 
 
 def _centre(comp: Any, name: str) -> float | None:
@@ -43,8 +62,13 @@ def _centre_label(comp: Any) -> str:
     return getattr(comp, "center_kind", "") or comp.center
 
 
-def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], *,
-                  color: bool = False, notes: Footnotes | None = None, advice: bool = False) -> str:
+def summary_block(
+    sections: Sequence[tuple[str | None, str | None, Sequence[Any]]],
+    *,
+    color: bool = False,
+    notes: Footnotes | None = None,
+    advice: bool = False,
+) -> str:
     """``(metric, unit, comparisons)`` per metric -> one line per candidate,
     then the footnotes (one line per kind of warning) they refer to; ``advice`` (``--verbose``):
     each with what to do about it."""
@@ -60,16 +84,19 @@ def summary_block(sections: Sequence[tuple[str | None, str | None, Sequence[Any]
         return ""
     every = [comp for _, _, comps in sections for comp in comps]
     align = ["l"] * (len(body[0]) - 4) + ["r", "l", "l", "l"]
-    out = [escape.terminal(_caption(sections, every, several)),
-           *tables.plain([""] * len(body[0]), body, align, rule=False)[1:]]
+    out = [
+        escape.terminal(_caption(sections, every, several)),
+        *tables.plain([""] * len(body[0]), body, align, rule=False)[1:],
+    ]
     if notes.items:
         out.append("")
         out += _footnote_lines(every, notes, advice=advice)
     return _coloured(out, words) if color else "\n".join(out) + "\n"
 
 
-def _summary_lines(metric: str | None, unit: str | None, comps: Sequence[Any], notes: Footnotes,
-                   several: bool) -> list[tuple[list[str], str]]:
+def _summary_lines(
+    metric: str | None, unit: str | None, comps: Sequence[Any], notes: Footnotes, several: bool
+) -> list[tuple[list[str], str]]:
     """One metric's lines (cells, verdict word), their footnotes numbered in ``notes``."""
     _, refs = _footnotes(comps, notes, prefix=metric or "")
     scale = _centres_scale(comps, unit, metric)
@@ -79,15 +106,28 @@ def _summary_lines(metric: str | None, unit: str | None, comps: Sequence[Any], n
         word = verdict_word(comp.verdict, comp.delta_pct, unit, metric, comp.higher_is_better)
         head = [metric or _centre_label(comp)] + ([f"{comp.candidate} vs {comp.baseline}"] if several else [])
         shape = [row_words(comp)] if has_shape_warning(comp) else []  # the row says it, not only a footnote
-        lines.append(([*head, pair, format_change(comp.delta_pct, comp.ci_pct), word,
-                       " ".join([*shape, *(f"[{i}]" for i in mine)])], word))
+        lines.append(
+            (
+                [
+                    *head,
+                    pair,
+                    format_change(comp.delta_pct, comp.ci_pct),
+                    word,
+                    " ".join([*shape, *(f"[{i}]" for i in mine)]),
+                ],
+                word,
+            )
+        )
     return lines
 
 
 def _centres_scale(comps: Sequence[Any], unit: str | None, metric: str | None) -> Any:
     """One scale per metric: the baseline's centre reads alike on every line of it."""
-    return common_scale([v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate))
-                         if v is not None], unit, metric)
+    return common_scale(
+        [v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate)) if v is not None],
+        unit,
+        metric,
+    )
 
 
 def _centre_pair(comp: Any, scale: Any) -> str:
@@ -96,12 +136,11 @@ def _centre_pair(comp: Any, scale: Any) -> str:
     return f"{scale(before) if before is not None else '?'} {ARROW} {scale(after) if after is not None else '?'}"
 
 
-def _caption(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], every: list[Any],
-             several: bool) -> str:
+def _caption(sections: Sequence[tuple[str | None, str | None, Sequence[Any]]], every: list[Any], several: bool) -> str:
     """What the lines compare (per kind of centre when they differ), their level and the family's rule."""
     first = every[0]
     by_estimand: dict[str, list[str]] = {}
-    for (metric, _, comps) in sections:
+    for metric, _, comps in sections:
         for comp in comps:
             names = by_estimand.setdefault(estimand_text(comp), [])
             if (metric or _centre_label(comp)) not in names:
@@ -129,13 +168,20 @@ def _coloured(out: list[str], words: list[str]) -> str:
         if at >= 0:
             text.stylize(_style(word), at, at + len(word))
         console.print(text)
-    for line in out[1 + len(words):]:
+    for line in out[1 + len(words) :]:
         console.print(Text(line, style="dim"))
     return buffer.getvalue()
 
 
-def render(comparisons: Sequence[Any], fmt: str = "text", color: bool = False, *,
-           unit: str | None = None, metric: str | None = None, footnotes: bool = True) -> str:
+def render(
+    comparisons: Sequence[Any],
+    fmt: str = "text",
+    color: bool = False,
+    *,
+    unit: str | None = None,
+    metric: str | None = None,
+    footnotes: bool = True,
+) -> str:
     """The comparisons (in ``unit``, of ``metric`` when known) as text in one of :data:`FORMATS`;
     ``footnotes=False``: the text tables without them (a summary block follows with them)."""
     from abstat.render.registry import render_comparisons
@@ -148,8 +194,15 @@ def table_comparisons(report: Any) -> list[Any]:
     return [cell.comparison for cell in report.comparisons]
 
 
-def render_table(report: Any, fmt: str = "text", *, color: bool = False, verbose: bool = False,
-                 unit: str | None = None, metric: str | None = None) -> str:
+def render_table(
+    report: Any,
+    fmt: str = "text",
+    *,
+    color: bool = False,
+    verbose: bool = False,
+    unit: str | None = None,
+    metric: str | None = None,
+) -> str:
     """``abstat compare``'s one-row table (:func:`abstat.report.matrix.one_row_report`) in ``fmt``: text is the
     summary lines (``verbose``: the per-variant and per-comparison tables first); the other formats as
     :func:`render` writes them."""

@@ -11,6 +11,7 @@ given as summary statistics (``NAME=n:mean:stddev``) has no samples, so
 ministat's Min, Max and Median are unknown: its block is a line saying so,
 not invented numbers.
 """
+
 from __future__ import annotations
 
 import os
@@ -39,9 +40,9 @@ def ministat_command(names: list[str]) -> str:
 def _brace_form(first: str, second: str) -> str | None:
     """``PREFIX{A,B}SUFFIX`` for two names with a common prefix, or None."""
     prefix = os.path.commonprefix([first, second])
-    suffix = os.path.commonprefix([first[len(prefix):][::-1], second[len(prefix):][::-1]])[::-1]
-    a = first[len(prefix): len(first) - len(suffix)]
-    b = second[len(prefix): len(second) - len(suffix)]
+    suffix = os.path.commonprefix([first[len(prefix) :][::-1], second[len(prefix) :][::-1]])[::-1]
+    a = first[len(prefix) : len(first) - len(suffix)]
+    b = second[len(prefix) : len(second) - len(suffix)]
     if prefix and a and b and "," not in a + b:
         return f"{prefix}{{{a},{b}}}{suffix}"
     return None
@@ -74,28 +75,50 @@ def _disagreement_lines(ministat_text: str, cell: Cell) -> str:
     disagreement = block_disagreement(ministat_text, cell)
     if not disagreement:
         return ""
-    return "\n" + "\n".join(textwrap.wrap(disagreement, EMAIL_WIDTH, initial_indent=INDENT + "! ",
-                                           subsequent_indent=INDENT + "! ", break_on_hyphens=False))
+    return "\n" + "\n".join(
+        textwrap.wrap(
+            disagreement,
+            EMAIL_WIDTH,
+            initial_indent=INDENT + "! ",
+            subsequent_indent=INDENT + "! ",
+            break_on_hyphens=False,
+        )
+    )
 
 
 def _no_block_for_summaries(names: list[str], summaries: list[Cell]) -> str:
     """Why a cell given as summary statistics has no block (ministat needs the samples)."""
     what = escape.terminal(" and ".join(c.name for c in summaries))
     verb = "are" if len(summaries) > 1 else "is"
-    text = (f"(no ministat -A block for {names[1]} vs {names[0]}: {what} {verb} summary "
-            "statistics n:mean:stddev only; ministat needs the samples for Min, Max and Median)")
-    return "\n".join(textwrap.wrap(text, EMAIL_WIDTH, initial_indent=INDENT,
-                                   subsequent_indent=INDENT + " ", break_on_hyphens=False,
-                                   break_long_words=False))
+    text = (
+        f"(no ministat -A block for {names[1]} vs {names[0]}: {what} {verb} summary "
+        "statistics n:mean:stddev only; ministat needs the samples for Min, Max and Median)"
+    )
+    return "\n".join(
+        textwrap.wrap(
+            text,
+            EMAIL_WIDTH,
+            initial_indent=INDENT,
+            subsequent_indent=INDENT + " ",
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+    )
 
 
 def _no_block_for_few(names: list[str], small: list[Cell]) -> str:
     """The command, and why there is no block: ministat(1) refuses a file of fewer than 3 values (no invented
     block)."""
-    return "\n".join([
-        f"{INDENT}$ {ministat_command(names)}",
-        *(f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
-          "ministat needs at least 3)" for c in small)])
+    return "\n".join(
+        [
+            f"{INDENT}$ {ministat_command(names)}",
+            *(
+                f"{INDENT}(no block: {escape.terminal(c.name)} has {c.n} data point{'s' if c.n != 1 else ''}; "
+                "ministat needs at least 3)"
+                for c in small
+            ),
+        ]
+    )
 
 
 def kept_values(cell: Cell, outliers: str) -> list[float]:
@@ -114,16 +137,20 @@ def block_disagreement(ministat_text: str, cell: Cell) -> str:
         return ""
     said = "a difference" if found else "no difference"
     what = "significant" if table else "not significant"
-    return (f"ministat (t-test of means, unadjusted) finds {said}; the table's "
-            f"{cell.comparison.estimand_label.split(' (')[0]}, after the family's rule, is {what}.")
+    return (
+        f"ministat (t-test of means, unadjusted) finds {said}; the table's "
+        f"{cell.comparison.estimand_label.split(' (')[0]}, after the family's rule, is {what}."
+    )
 
 
 def render_email(report: Report, *, ministat: bool = False) -> str:
     """The cover letter's text (see the module); ``ministat``: with the ``ministat -A`` blocks."""
     level = round(report.confidence * 100, 6)
     if ministat and level not in CONFIDENCE_LEVELS:
-        raise UsageError(f"--ministat: ministat -A blocks need a confidence of "
-                         f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})")
+        raise UsageError(
+            f"--ministat: ministat -A blocks need a confidence of "
+            f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})"
+        )
     text = _letter(report)
     pairs = report.pairs()
     if not ministat or not pairs:
@@ -138,9 +165,13 @@ def _median_note(pairs: list[tuple[Cell, Cell]]) -> str:
     with_samples = [c for pair in pairs if all(c.sample_set.summary is None for c in pair) for c in pair]
     if not any(cell.n % 2 == 0 for cell in with_samples):
         return ""
-    return "\n" + "\n".join(textwrap.wrap(
-        "ministat's Median is the upper middle value when N is even; the table's is the lower one "
-        "(integer data) or their mean.", EMAIL_WIDTH))
+    return "\n" + "\n".join(
+        textwrap.wrap(
+            "ministat's Median is the upper middle value when N is even; the table's is the lower one "
+            "(integer data) or their mean.",
+            EMAIL_WIDTH,
+        )
+    )
 
 
 def _letter(report: Report) -> str:
@@ -157,6 +188,7 @@ def _letter(report: Report) -> str:
     for text in report.short_footer():
         lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
     for number, text in enumerate(report.short_footnotes, 1):  # a finding longer than a line is wrapped, not cut
-        lines += textwrap.wrap(f"[{number}] {escape.terminal(text)}", EMAIL_WIDTH, break_on_hyphens=False,
-                               subsequent_indent="    ")
+        lines += textwrap.wrap(
+            f"[{number}] {escape.terminal(text)}", EMAIL_WIDTH, break_on_hyphens=False, subsequent_indent="    "
+        )
     return "\n".join(lines)

@@ -23,6 +23,7 @@ where a data string meets their output.
 * :func:`html`: :func:`html.escape` with quotes, after replacing lone
   surrogates and control characters.
 """
+
 from __future__ import annotations
 
 import html as _html

@@ -10,6 +10,7 @@ parameters.  Text, Markdown and JSON carry the analysis (and ``report``'s
 HTML its figures, :mod:`abstat.render.grid_html`); CSV has the per-point
 rows only.  Everything printed from data is escaped.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -44,49 +45,69 @@ def _point_text(point: Mapping[str, str]) -> str:
 
 
 def _values(groups: Mapping[str, Mapping[str, list[list[float]]]]) -> dict[str, dict[str, list[float]]]:
-    return {metric: {variant: [x for group in runs for x in group] for variant, runs in by_variant.items()}
-            for metric, by_variant in groups.items()}
+    return {
+        metric: {variant: [x for group in runs for x in group] for variant, runs in by_variant.items()}
+        for metric, by_variant in groups.items()
+    }
 
 
-def grid_report(store: Any, experiment: str, *, labels: dict[str, str], fmt: str = "text",
-                **options: Any) -> str:
+def grid_report(store: Any, experiment: str, *, labels: dict[str, str], fmt: str = "text", **options: Any) -> str:
     """Every grid point's comparison, then the grid's analysis (``options``: ``comparison_report``'s)."""
     from abstat.comparison.grid import analyse
     from abstat.render.run_report import comparison_report
 
     parameters = stored_parameters(store, experiment)
     points = [dict(zip(parameters, values, strict=True)) for values in itertools.product(*parameters.values())]
-    reports = [comparison_report(store, experiment, fmt=fmt, labels={**labels, **point}, **options)
-               for point in points]
+    reports = [comparison_report(store, experiment, fmt=fmt, labels={**labels, **point}, **options) for point in points]
     grids = _stored_grids(store, experiment, labels, points)
-    variants = [v for v in store.variant_names(experiment) if any(v in samples for g in grids.values()
-                                                                  for _, samples in g)]
+    variants = [
+        v for v in store.variant_names(experiment) if any(v in samples for g in grids.values() for _, samples in g)
+    ]
     baseline = options.get("baseline") or (variants[0] if variants else None)
-    analysis = None if baseline is None or fmt == "csv" else analyse(
-        grids, list(parameters), variants, baseline, options.get("confidence", 95.0) / 100)
+    analysis = (
+        None
+        if baseline is None or fmt == "csv"
+        else analyse(grids, list(parameters), variants, baseline, options.get("confidence", 95.0) / 100)
+    )
     return _render(fmt, experiment, list(parameters), points, reports, analysis)
 
 
-def _render(fmt: str, experiment: str, parameters: list[str], points: list[dict[str, str]], reports: list[str],
-            analysis: GridAnalysis | None) -> str:
+def _render(
+    fmt: str,
+    experiment: str,
+    parameters: list[str],
+    points: list[dict[str, str]],
+    reports: list[str],
+    analysis: GridAnalysis | None,
+) -> str:
     if fmt == "json":
-        documents = [{"labels": point, "report": json.loads(report) if report.strip() else None}
-                     for point, report in zip(points, reports, strict=True)]
-        document = {"experiment": experiment, "points": documents,
-                    "grid": analysis.to_dict() if analysis is not None else None}
+        documents = [
+            {"labels": point, "report": json.loads(report) if report.strip() else None}
+            for point, report in zip(points, reports, strict=True)
+        ]
+        document = {
+            "experiment": experiment,
+            "points": documents,
+            "grid": analysis.to_dict() if analysis is not None else None,
+        }
         return json.dumps(document, indent=2) + "\n"
     if fmt == "csv":
         return _csv(parameters, points, reports)
     clean = escape.markdown if fmt == "markdown" else escape.terminal
-    out = [(f"# {clean(_point_text(point))}" if fmt == "markdown" else f"== {clean(_point_text(point))} ==")
-           + "\n" + report for point, report in zip(points, reports, strict=True)]
+    out = [
+        (f"# {clean(_point_text(point))}" if fmt == "markdown" else f"== {clean(_point_text(point))} ==")
+        + "\n"
+        + report
+        for point, report in zip(points, reports, strict=True)
+    ]
     if analysis is not None:
         out.append("\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt)))
     return "".join(out)
 
 
-def _stored_grids(store: Any, experiment: str, labels: dict[str, str], points: list[dict[str, str]]
-                  ) -> dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]]:
+def _stored_grids(
+    store: Any, experiment: str, labels: dict[str, str], points: list[dict[str, str]]
+) -> dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]]:
     """metric -> (point, variant -> values) of the latest invocations of each point (as the comparisons)."""
     from abstat.render.run_report import recent_invocations
 
@@ -128,15 +149,31 @@ def analysis_lines(analysis: GridAnalysis, fmt: str = "text") -> list[str]:
     sections = []
     found = _interaction_lines(analysis)
     if found:
-        sections.append([heading + clean(
-            f"grid: does the change depend on {', '.join(analysis.parameters)}? Welch's test of the log ratio of "
-            f"geometric means across the points, Holm-adjusted over {tests} test(s), at "
-            f"{1 - analysis.confidence:.3g}"), *gap, *(bullet + clean(line) for line in found)])
+        sections.append(
+            [
+                heading
+                + clean(
+                    f"grid: does the change depend on {', '.join(analysis.parameters)}? Welch's test of the log "
+                    f"ratio of geometric means across the points, Holm-adjusted over {tests} test(s), at "
+                    f"{1 - analysis.confidence:.3g}"
+                ),
+                *gap,
+                *(bullet + clean(line) for line in found),
+            ]
+        )
     found = _scaling_lines(analysis)
     if found:
-        sections.append([heading + clean(
-            f"scaling exponent: slope of log(metric) on log(parameter), {analysis.confidence * 100:.3g}% interval "
-            "(HC3)"), *gap, *(bullet + clean(line) for line in found)])
+        sections.append(
+            [
+                heading
+                + clean(
+                    f"scaling exponent: slope of log(metric) on log(parameter), {analysis.confidence * 100:.3g}% "
+                    "interval (HC3)"
+                ),
+                *gap,
+                *(bullet + clean(line) for line in found),
+            ]
+        )
     return [line for index, section in enumerate(sections) for line in (gap if index else []) + section]
 
 
@@ -155,8 +192,9 @@ def _interaction_lines(analysis: GridAnalysis) -> list[str]:
     lines = []
     for metric, items in analysis.interactions.items():
         for test in (t for t in items if t.points):  # none: no point with values of both, nothing to say
-            shown = " ".join(f"{r:.3f} ({_point_text(p)})" for p, r in
-                             zip(test.points[:MAX_SHOWN_POINTS], test.ratios, strict=False))
+            shown = " ".join(
+                f"{r:.3f} ({_point_text(p)})" for p, r in zip(test.points[:MAX_SHOWN_POINTS], test.ratios, strict=False)
+            )
             if len(test.points) > MAX_SHOWN_POINTS:
                 shown += f" ... ({len(test.points)} points)"
             if test.p_value is None or test.df is None:
@@ -164,8 +202,10 @@ def _interaction_lines(analysis: GridAnalysis) -> list[str]:
             else:
                 adjusted = analysis.adjusted.get((metric, test.candidate), test.p_value)
                 call = "depends on the grid point" if adjusted < level else "no evidence that it depends on the point"
-                verdict = (f"F={test.statistic:.3g} ({test.df[0]:g}, {test.df[1]:.1f} df), p={_shown(test.p_value)}"
-                           f" (adjusted {_shown(adjusted)}): {call}")
+                verdict = (
+                    f"F={test.statistic:.3g} ({test.df[0]:g}, {test.df[1]:.1f} df), p={_shown(test.p_value)}"
+                    f" (adjusted {_shown(adjusted)}): {call}"
+                )
             lines.append(f"{metric}: {test.candidate}/{test.baseline} {shown}: {verdict}")
     return lines
 
@@ -195,8 +235,9 @@ def with_grid(text: str, report: Any, store_path: str | None, fmt: str) -> str:
     return text.rstrip("\n") + "\n\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
 
 
-def _report_grids(report: Any, keys: list[str], parameters: dict[str, list[str]]
-                  ) -> dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]]:
+def _report_grids(
+    report: Any, keys: list[str], parameters: dict[str, list[str]]
+) -> dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]]:
     """metric -> (point, column -> values) of the report's rows."""
     grids: dict[str, list[tuple[dict[str, str], dict[str, list[float]]]]] = {}
     for row in report.rows:

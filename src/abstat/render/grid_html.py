@@ -5,6 +5,7 @@ series per variant, and per combination of the other parameters), and for a grid
 parameter each candidate's change against it (:func:`abstat.render.svg_grid.change_figure`);
 then the lines of :func:`abstat.render.grid.analysis_lines`.  Strings from the data are escaped.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -39,8 +40,9 @@ def _figure(drawn: Figure) -> str:
     return f'<div class="plot">{drawn.svg}</div>' + note
 
 
-def grid_section(analysis: GridAnalysis, grids: Mapping[str, Grid], units: Mapping[str, str | None],
-                 lines: Sequence[str]) -> str:
+def grid_section(
+    analysis: GridAnalysis, grids: Mapping[str, Grid], units: Mapping[str, str | None], lines: Sequence[str]
+) -> str:
     variants = [analysis.baseline] + [t.candidate for items in analysis.interactions.values() for t in items]
     variants = list(dict.fromkeys(variants))
     parts = ['<section class="grid">', "<h2>Parameter scan</h2>"]
@@ -48,8 +50,17 @@ def grid_section(analysis: GridAnalysis, grids: Mapping[str, Grid], units: Mappi
         for parameter in analysis.parameters:
             values = _values(grid, parameter)
             parts.append(f"<h3>{escape.html(metric)} against {escape.html(parameter)}</h3>")
-            parts.append(_figure(metric_figure(parameter, values, _series(grid, parameter, variants),
-                                               unit=units.get(metric), metric=metric or None)))
+            parts.append(
+                _figure(
+                    metric_figure(
+                        parameter,
+                        values,
+                        _series(grid, parameter, variants),
+                        unit=units.get(metric),
+                        metric=metric or None,
+                    )
+                )
+            )
             tests = [t for t in analysis.interactions.get(metric, []) if t.points]
             if len(analysis.parameters) == 1 and tests:
                 parts.append(_figure(change_figure(parameter, values, tests)))

@@ -13,6 +13,7 @@ and a Content-Security-Policy that forbids them.  Every string that comes
 from the user (labels, file names, machine records) goes through
 :func:`abstat.render.escape.html`, inside the plots too.
 """
+
 from __future__ import annotations
 
 import math
@@ -114,43 +115,67 @@ def _stats_table(report: Report, cells: list[Cell], names: list[str]) -> str:
     out = [_stats_header(in_unit, report.outliers if rule else None)]
     for cell, name in zip(cells, names, strict=True):
         row = _stats_row(cell, name, kept.get(id(cell)), described.get(id(cell)), scales)
-        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row[:None if rule else -1]) + "</tr>")
+        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in row[: None if rule else -1]) + "</tr>")
     out.append("</table>")
     return "\n".join(out)
 
 
 def _stats_header(in_unit: str, outliers: str | None) -> str:
     """The statistics table's opening and header row (a ``dropped`` column with an outlier rule)."""
-    return ('<table class="stats"><tr><th>set</th><th>N</th>'
-            + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
-            + "<th>runs</th>" + (f"<th>dropped ({_e(outliers)})</th>" if outliers is not None else "") + "</tr>")
+    return (
+        '<table class="stats"><tr><th>set</th><th>N</th>'
+        + "".join(f"<th>{name}{_e(in_unit)}</th>" for name in ("Min", "Max", "Median", "Avg", "Stddev"))
+        + "<th>runs</th>"
+        + (f"<th>dropped ({_e(outliers)})</th>" if outliers is not None else "")
+        + "</tr>"
+    )
 
 
-def _stats_scales(described: list[Any], summaries: list[Any], unit: str | None,
-                  metric: str | None) -> tuple[Any, Any, Any]:
+def _stats_scales(
+    described: list[Any], summaries: list[Any], unit: str | None, metric: str | None
+) -> tuple[Any, Any, Any]:
     """One unit for the stats table: Min/Max/Median set it (integers stay integers: counts, cycles),
     Avg and Stddev keep it with the digits they need."""
-    scale = common_scale([v for d, median in described for v in (d.min, d.max, median)]
-                         or [s.mean for s in summaries], unit, metric)
+    scale = common_scale(
+        [v for d, median in described for v in (d.min, d.max, median)] or [s.mean for s in summaries], unit, metric
+    )
     average = in_unit_of(scale, [d.mean for d, _ in described] + [s.mean for s in summaries])
     spread = in_unit_of(scale, [d.stddev for d, _ in described if d.n > 1] + [s.stddev for s in summaries])
     return scale, average, spread
 
 
-def _stats_row(cell: Cell, name: str, kept: tuple[list[float], int] | None, described: Any,
-               scales: tuple[Any, Any, Any]) -> list[Any]:
+def _stats_row(
+    cell: Cell, name: str, kept: tuple[list[float], int] | None, described: Any, scales: tuple[Any, Any, Any]
+) -> list[Any]:
     """One set's row of the stats table, the values dropped by the outlier rule last."""
     scale, average, spread = scales
     summary = cell.sample_set.summary
     if summary is not None:
-        return [name, f"{summary.n:,}", "unknown", "unknown", "unknown", average.number(summary.mean),
-                spread.number(summary.stddev), "summary", "-"]
+        return [
+            name,
+            f"{summary.n:,}",
+            "unknown",
+            "unknown",
+            "unknown",
+            average.number(summary.mean),
+            spread.number(summary.stddev),
+            "summary",
+            "-",
+        ]
     if kept is None or described is None:  # the rule dropped every value
         return [name, "0", "-", "-", "-", "-", "-", 0, f"{cell.sample_set.n:,}"]
     (values, runs), (d, median) = kept, described
-    return [name, f"{d.n:,}", scale.number(d.min), scale.number(d.max), scale.number(median),
-            average.number(d.mean), spread.number(d.stddev) if d.n > 1 else "-", runs,
-            f"{cell.sample_set.n - len(values):,}"]
+    return [
+        name,
+        f"{d.n:,}",
+        scale.number(d.min),
+        scale.number(d.max),
+        scale.number(median),
+        average.number(d.mean),
+        spread.number(d.stddev) if d.n > 1 else "-",
+        runs,
+        f"{cell.sample_set.n - len(values):,}",
+    ]
 
 
 def heading(report: Report, base: Cell, cell: Cell) -> str:
@@ -171,8 +196,9 @@ def _constant(report: Report, base: Cell, cell: Cell) -> str | None:
     sets = [(shown_name(report, c), set(kept_values(report, c)[0])) for c in (base, cell)]
     if not all(len(values) == 1 for _, values in sets):
         return None
-    scale = common_scale([v for _, values in sets for v in values], cell.sample_set.unit,
-                         cell.sample_set.labels.get("metric"))
+    scale = common_scale(
+        [v for _, values in sets for v in values], cell.sample_set.unit, cell.sample_set.labels.get("metric")
+    )
     said = [f"every sample of {name} is {scale(next(iter(values)))}" for name, values in sets]
     return f"No plot: {' and '.join(said)}; there is no distribution to draw."
 
@@ -186,8 +212,10 @@ def _comparison_line(cell: Cell) -> str:
     what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
     parts = [f"{what}change {change_text(cell)} \N{EM DASH} {word}", str(cmp.method or "")]
     if judged:
-        parts.append(f"p {_p_relation(cmp.p_value)}" + (
-            f", adjusted p {_p_relation(cell.p_adjusted)}" if cell.p_adjusted is not None else ""))
+        parts.append(
+            f"p {_p_relation(cmp.p_value)}"
+            + (f", adjusted p {_p_relation(cell.p_adjusted)}" if cell.p_adjusted is not None else "")
+        )
     else:
         parts.append("no p-value (nothing to tell the sides apart)")
     return "<p>" + _e("; ".join(p for p in parts if p)) + "</p>"
@@ -195,8 +223,9 @@ def _comparison_line(cell: Cell) -> str:
 
 def here(text: str) -> str:
     """A warning as this page says it: the distributions are below, not another command away."""
-    return text.replace("look at the distributions (abstat report --format html)",
-                        "look at the distributions (the figures below)")
+    return text.replace(
+        "look at the distributions (abstat report --format html)", "look at the distributions (the figures below)"
+    )
 
 
 def _figure(report: Report, base: Cell, cell: Cell, title_text: str, plot: bool) -> str:
@@ -204,23 +233,30 @@ def _figure(report: Report, base: Cell, cell: Cell, title_text: str, plot: bool)
     summaries = [c.name for c in (base, cell) if c.sample_set.summary is not None]
     if summaries:
         verb = "are" if len(summaries) > 1 else "is"
-        return (f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
-                "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
-                "distribution need the samples.</p>")
+        return (
+            f'<p class="note">No distribution plot: {_e(" and ".join(summaries))} {verb} '
+            "summary statistics (n, mean, stddev) only; Min, Max, Median and the "
+            "distribution need the samples.</p>"
+        )
     constant = _constant(report, base, cell)
     if constant:
         return f'<p class="note">{_e(constant)}</p>'
     if not plot:
         return ""
-    drawn = comparison_figure([(shown_name(report, c), kept_values(report, c)[0]) for c in (base, cell)],
-                              unit=cell.sample_set.unit, metric=cell.sample_set.labels.get("metric"),
-                              title=title_text)
+    drawn = comparison_figure(
+        [(shown_name(report, c), kept_values(report, c)[0]) for c in (base, cell)],
+        unit=cell.sample_set.unit,
+        metric=cell.sample_set.labels.get("metric"),
+        title=title_text,
+    )
     figure = f'<div class="plot">{drawn.svg}</div>'
     if drawn.note:
         figure += f'<p class="caption axis-note">{_e(drawn.note)}</p>'
     if report.outliers != "none":
-        figure += (f'<p class="caption">The figure draws the values kept after the outlier rule '
-                   f'({_e(report.outliers)}), as the table and the summaries above use them.</p>')
+        figure += (
+            f'<p class="caption">The figure draws the values kept after the outlier rule '
+            f"({_e(report.outliers)}), as the table and the summaries above use them.</p>"
+        )
     return figure
 
 
@@ -232,15 +268,16 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: b
     if cell.comparison is not None:
         parts.append(_comparison_line(cell))
     if cell.messages:
-        parts.append('<ul class="cell-notes">' + "".join(
-            f"<li>{_e(here(m['message']))}</li>" for m in cell.messages) + "</ul>")
+        parts.append(
+            '<ul class="cell-notes">' + "".join(f"<li>{_e(here(m['message']))}</li>" for m in cell.messages) + "</ul>"
+        )
     parts += [_stats_table(report, [base, cell], [shown_name(report, c) for c in (base, cell)]), figure, "</section>"]
     return "\n".join(parts)
 
 
 PLOT_CHOICES = ("auto", "all", "significant", "none")
-AUTO_ALL = 200       # --plots auto: every cell up to this many comparisons, else the significant ones
-AUTO_MOST = 200      # ... and at most this many of them, the largest changes first
+AUTO_ALL = 200  # --plots auto: every cell up to this many comparisons, else the significant ones
+AUTO_MOST = 200  # ... and at most this many of them, the largest changes first
 
 
 def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], str]:
@@ -258,8 +295,12 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
         chosen = _largest_changes(chosen, AUTO_MOST)
         limit = f"significant, the {AUTO_MOST} largest changes"
     left = len(pairs) - len(chosen)
-    return chosen, (f"{len(chosen)} of {len(pairs)} compared cells drawn ({limit}); the other {left} are "
-                    "in the table above only (--plots all draws every cell)." if left else "")
+    return chosen, (
+        f"{len(chosen)} of {len(pairs)} compared cells drawn ({limit}); the other {left} are "
+        "in the table above only (--plots all draws every cell)."
+        if left
+        else ""
+    )
 
 
 def _largest_changes(pairs: list[tuple[int, Cell, Cell]], most: int) -> list[tuple[int, Cell, Cell]]:
@@ -275,8 +316,7 @@ def render_body(report: Report, plots: str = "auto") -> str:
     body += [f'<p class="footer">{_e(line)}</p>' for line in report.footer()]
     if report.footnotes:
         body.append('<h2 id="warnings">Warnings</h2>')
-        body.append('<ol class="notes">' + "".join(f"<li>{_e(here(t))}</li>" for t in report.footnotes)
-                    + "</ol>")
+        body.append('<ol class="notes">' + "".join(f"<li>{_e(here(t))}</li>" for t in report.footnotes) + "</ol>")
     chosen, left_out = plotted(report, plots)
     sections = [_cell_section(report, index, base, cell) for index, base, cell in chosen]
     if sections or left_out:
@@ -298,11 +338,10 @@ def render_html(report: Report, plots: str = "auto") -> str:
 def page(head: str, body: str, style: str = "") -> str:
     """A self-contained page: no scripts, nothing fetched (the Content-Security-Policy forbids it)."""
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(head)}</title>\n<style>{_STYLE}{style}</style>\n</head>\n<body>\n"
-        + body + "\n</body>\n</html>\n"
+        f"<title>{_e(head)}</title>\n<style>{_STYLE}{style}</style>\n</head>\n<body>\n" + body + "\n</body>\n</html>\n"
     )
 
 

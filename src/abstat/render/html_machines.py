@@ -8,6 +8,7 @@ Values longer than ``LONG`` characters (a kernel command line) show their start 
 open to the whole text.  A ``hypervisor_type`` the CPU flag alone could not name is
 shown as the doctor named it (``KVM (kvm-clock)``), so the two rows do not contradict.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -17,8 +18,18 @@ from abstat.render import escape
 
 _e = escape.html
 LONG = 160
-KEY_FIELDS = ("hostname", "cpu_model", "cpus", "smt", "microcode", "kernel_release", "hypervisor_type",
-              "governor", "boost", "vulnerabilities")
+KEY_FIELDS = (
+    "hostname",
+    "cpu_model",
+    "cpus",
+    "smt",
+    "microcode",
+    "kernel_release",
+    "hypervisor_type",
+    "governor",
+    "boost",
+    "vulnerabilities",
+)
 
 
 def machine_value(key: str, value: Any) -> str | None:
@@ -28,8 +39,11 @@ def machine_value(key: str, value: Any) -> str | None:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return _vulnerabilities(value) if key == "vulnerabilities" else "; ".join(
-            f"{k}={machine_value(k, v) or '-'}" for k, v in value.items())
+        return (
+            _vulnerabilities(value)
+            if key == "vulnerabilities"
+            else "; ".join(f"{k}={machine_value(k, v) or '-'}" for k, v in value.items())
+        )
     if isinstance(value, (list, tuple)):
         return " ".join(str(v) for v in value)
     return str(value)
@@ -62,7 +76,7 @@ def _doctor_hypervisor(doctor: Any) -> str | None:
     evidence = str(finding.get("evidence", "")) if isinstance(finding, Mapping) else ""
     prefix = "running under a hypervisor: "
     if evidence.startswith(prefix):
-        kind = evidence[len(prefix):].split(";")[0].split(":")[0].strip()
+        kind = evidence[len(prefix) :].split(";")[0].split(":")[0].strip()
         return kind if kind and not kind.startswith("unknown") else None
     return None
 
@@ -89,12 +103,15 @@ def _cell(value: str | None) -> str:
         return '<td class="missing">not recorded</td>'
     if len(value) <= LONG:
         return f"<td>{_e(value)}</td>"
-    return (f"<td><details><summary>{_e(value[:LONG - 40])}… ({len(value):,} characters)</summary>"
-            f"{_e(value)}</details></td>")
+    return (
+        f"<td><details><summary>{_e(value[: LONG - 40])}… ({len(value):,} characters)</summary>"
+        f"{_e(value)}</details></td>"
+    )
 
 
-def _rows(keys: list[str], hosts: list[str], records: dict[str, dict[str, str | None]],
-          differing: set[str]) -> list[str]:
+def _rows(
+    keys: list[str], hosts: list[str], records: dict[str, dict[str, str | None]], differing: set[str]
+) -> list[str]:
     out = []
     for key in keys:
         cls = ' class="differs"' if key in differing else ""
@@ -111,16 +128,25 @@ def machines_html(machines: Mapping[str, Mapping[str, Any]]) -> str:
     keys, differing = _recorded_fields(hosts, records)
     shown = [k for k in keys if k in differing or k in KEY_FIELDS]
     rest = [k for k in keys if k not in shown]
-    head = ('<table class="machine"><thead><tr><th>field</th>'
-            + "".join(f"<th>{_e(h)}</th>" for h in hosts) + "</tr></thead><tbody>")
+    head = (
+        '<table class="machine"><thead><tr><th>field</th>'
+        + "".join(f"<th>{_e(h)}</th>" for h in hosts)
+        + "</tr></thead><tbody>"
+    )
     out = ['<h2 id="machines">Machines</h2>']
     if len(hosts) > 1:
-        out.append(f'<p class="caption">{len(differing)} of {len(keys)} recorded fields differ between '
-                   "the machines (highlighted); fields no machine recorded are left out.</p>")
+        out.append(
+            f'<p class="caption">{len(differing)} of {len(keys)} recorded fields differ between '
+            "the machines (highlighted); fields no machine recorded are left out.</p>"
+        )
     out += [head, *_rows(shown, hosts, records, differing), "</tbody></table>"]
     if rest:
-        out += [f'<details class="machine-rest"><summary>{_e(_rest_summary(rest, hosts, records))}</summary>',
-                head, *_rows(rest, hosts, records, differing), "</tbody></table></details>"]
+        out += [
+            f'<details class="machine-rest"><summary>{_e(_rest_summary(rest, hosts, records))}</summary>',
+            head,
+            *_rows(rest, hosts, records, differing),
+            "</tbody></table></details>",
+        ]
     return "\n".join(out)
 
 
@@ -135,8 +161,13 @@ def _recorded_fields(hosts: list[str], records: dict[str, dict[str, str | None]]
 def _rest_summary(rest: list[str], hosts: list[str], records: dict[str, dict[str, str | None]]) -> str:
     """What the folded part holds: how many more fields and doctor checks (with their warnings)."""
     doctor = sum(1 for k in rest if k.startswith("doctor: "))
-    warnings = sum(1 for h in hosts for k, v in records[h].items()
-                   if k.startswith("doctor: ") and v is not None and v.startswith("warn"))
-    what = f"{len(rest) - doctor} more fields" + (f" and {doctor} doctor checks ({warnings} warnings)"
-                                                   if doctor else "")
+    warnings = sum(
+        1
+        for h in hosts
+        for k, v in records[h].items()
+        if k.startswith("doctor: ") and v is not None and v.startswith("warn")
+    )
+    what = f"{len(rest) - doctor} more fields" + (
+        f" and {doctor} doctor checks ({warnings} warnings)" if doctor else ""
+    )
     return what + (" (the same on every machine)" if len(hosts) > 1 else "")

@@ -6,6 +6,7 @@ running median wall time of each variant.  On a terminal this is a live
 table (rich); otherwise one plain line per change.  Refused boots and
 failed hosts are always written, even with the display off.
 """
+
 from __future__ import annotations
 
 import statistics
@@ -25,10 +26,10 @@ def _eta(seconds: float | None) -> str:
 
 @dataclass
 class HostLine:
-    boots: int                 # boots this invocation makes (1 without --boot)
+    boots: int  # boots this invocation makes (1 without --boot)
     runs_per_boot: int
     state: str = "waiting"
-    boot: int | None = None    # index in the host's schedule
+    boot: int | None = None  # index in the host's schedule
     boots_started: int = 0
     variant: str | None = None
     done_in_boot: int = 0
@@ -50,8 +51,11 @@ class HostLine:
     def medians(self, variants: list[str]) -> str:
         from abstat.render.units import format_value
 
-        parts = [f"{name} {format_value(statistics.median(self.walls[name]), 's')}"
-                 for name in variants if self.walls.get(name)]
+        parts = [
+            f"{name} {format_value(statistics.median(self.walls[name]), 's')}"
+            for name in variants
+            if self.walls.get(name)
+        ]
         return ", ".join(parts)
 
     def status(self) -> str:
@@ -61,8 +65,7 @@ class HostLine:
 
 
 class LabProgress:
-    def __init__(self, hosts: dict[str, tuple[int, int]], variants: list[str], stream: TextIO,
-                 enabled: bool) -> None:
+    def __init__(self, hosts: dict[str, tuple[int, int]], variants: list[str], stream: TextIO, enabled: bool) -> None:
         self.lines = {label: HostLine(boots, runs) for label, (boots, runs) in hosts.items()}
         self.variants = variants
         self.stream = stream
@@ -75,8 +78,7 @@ class LabProgress:
             except ImportError:
                 self._live = None
             else:
-                self._live = Live(self._table(), console=Console(file=stream), refresh_per_second=4,
-                                  transient=False)
+                self._live = Live(self._table(), console=Console(file=stream), refresh_per_second=4, transient=False)
                 self._live.start()
 
     # -- rendering -----------------------------------------------------
@@ -96,8 +98,13 @@ class LabProgress:
             table.add_column(name)
         styles = {"failed": "bold red", "done": "green"}
         for label, line in self.lines.items():
-            table.add_row(Text(label), Text(line.status(), style=styles.get(line.state, "")),
-                          Text(self._boot_text(line)), _eta(line.eta()), Text(line.medians(self.variants)))
+            table.add_row(
+                Text(label),
+                Text(line.status(), style=styles.get(line.state, "")),
+                Text(self._boot_text(line)),
+                _eta(line.eta()),
+                Text(line.medians(self.variants)),
+            )
         return table
 
     def _line(self, label: str) -> None:

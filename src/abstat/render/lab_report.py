@@ -4,6 +4,7 @@ Text and Markdown: a heading per host, then :func:`abstat.render.run_report.comp
 of that host's runs; JSON: ``{"experiment", "hosts": {HOST: document}}``;
 CSV: one table with a ``host`` column first.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ def _csv_field(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\n\r') else text
 
 
-def lab_report(store: Any, experiment: str, hosts: Sequence[str], *, labels: dict[str, str], fmt: str = "text",
-               **options: Any) -> str:
+def lab_report(
+    store: Any, experiment: str, hosts: Sequence[str], *, labels: dict[str, str], fmt: str = "text", **options: Any
+) -> str:
     """Every host's comparison (``options``: those of ``comparison_report``: baseline, confidence...)."""
     from abstat.render.run_report import comparison_report
 

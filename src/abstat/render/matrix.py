@@ -1,6 +1,7 @@
 """The report's summary table as text: plain (72 columns for e-mail), rich
 (terminal), Markdown, CSV and JSON.  Renderers return strings; they never print.
 """
+
 from __future__ import annotations
 
 import io
@@ -19,6 +20,7 @@ EMAIL_WIDTH = 72
 
 # --------------------------------------------------------------------------
 # cell text
+
 
 def _metric(cell: Cell) -> str | None:
     return cell.sample_set.labels.get("metric")
@@ -58,8 +60,9 @@ def change_text(cell: Cell) -> str:
     return (text + " " + _notes(cell)).rstrip()
 
 
-def center_text(cell: Cell, *, with_notes: bool,
-                scales: dict[tuple[str | None, str | None], Scaler] | None = None) -> str:
+def center_text(
+    cell: Cell, *, with_notes: bool, scales: dict[tuple[str | None, str | None], Scaler] | None = None
+) -> str:
     text = format_cell_value(cell, scales)
     if cell.sample_set.summary is not None and cell.center_kind != cell.report_center:  # the mean, not the median
         text += f" ({cell.center_kind})"
@@ -76,6 +79,7 @@ def summary_text(summary: Summary) -> str:
 
 # --------------------------------------------------------------------------
 # the grid every text format shares
+
 
 def table_grid(report: Report) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, body rows and alignments ('l'/'r') of the summary table."""
@@ -154,8 +158,9 @@ def long_table(report: Report) -> str:
     T = escape.terminal
     scales = scalers(report)
     width = max(terminal.columns(T(c)) for c in report.columns)
-    value_width = max(len(center_text(c, with_notes=False, scales=scales))
-                      for row in report.rows for c in row.cells.values())
+    value_width = max(
+        len(center_text(c, with_notes=False, scales=scales)) for row in report.rows for c in row.cells.values()
+    )
     for row in report.rows:
         head = " ".join(f"{k}={row.labels.get(k, '')}" for k in report.row_keys) or "all"
         lines.append(T(head))
@@ -183,9 +188,14 @@ def footer_lines(report: Report, width: int | None = None) -> list[str]:
         lines += textwrap.wrap(text, width) if width else [text]
     for number, text in enumerate(map(escape.terminal, report.findings or report.footnotes), 1):
         if width:
-            lines += textwrap.wrap(text, width, initial_indent=f"[{number}] ",
-                                   subsequent_indent=" " * (len(str(number)) + 3),
-                                   break_on_hyphens=False, break_long_words=False)
+            lines += textwrap.wrap(
+                text,
+                width,
+                initial_indent=f"[{number}] ",
+                subsequent_indent=" " * (len(str(number)) + 3),
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
         else:
             lines.append(f"[{number}] {text}")
     return lines
@@ -223,13 +233,29 @@ def render_rich(report: Report, *, width: int = 100, color: bool = True, ascii_o
                 row_styles.append(_rich_style(row.cells.get(column) if row is not None else None))
         styles.append(row_styles)
     # Text objects throughout (tables.rich_table): labels are shown as typed, never as rich markup.
-    table = tables.rich_table(headers, body, align, styles, title=Text(escape.terminal(title(report))),
-                              title_justify="left", no_wrap=True, box=box.ASCII if ascii_only else box.HEAVY_HEAD)
+    table = tables.rich_table(
+        headers,
+        body,
+        align,
+        styles,
+        title=Text(escape.terminal(title(report))),
+        title_justify="left",
+        no_wrap=True,
+        box=box.ASCII if ascii_only else box.HEAVY_HEAD,
+    )
     if len(body) > n_rows and n_rows:
         table.rows[n_rows - 1].end_section = True
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width, force_terminal=color, color_system="standard" if color else None,
-                      highlight=False, emoji=False, markup=False, no_color=not color)
+    console = Console(
+        file=buffer,
+        width=width,
+        force_terminal=color,
+        color_system="standard" if color else None,
+        highlight=False,
+        emoji=False,
+        markup=False,
+        no_color=not color,
+    )
     console.print(table)
     for text in footer_lines(report, width):
         console.print(Text(text))
@@ -251,7 +277,7 @@ def _rich_style(cell: Cell | None) -> str:
 # --------------------------------------------------------------------------
 # Markdown
 
-md_escape = escape.markdown   # the name other modules and tests know
+md_escape = escape.markdown  # the name other modules and tests know
 
 
 def render_markdown(report: Report) -> str:

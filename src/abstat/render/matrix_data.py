@@ -1,6 +1,7 @@
 """The report's summary table as JSON and CSV (split from :mod:`abstat.render.matrix`,
 which re-exports both renderers).  Renderers return strings; they never print.
 """
+
 from __future__ import annotations
 
 import csv
@@ -16,7 +17,7 @@ from abstat.report.matrix import Cell, Report, Summary
 def _json_default(value: Any) -> Any:
     if hasattr(value, "to_dict"):
         return value.to_dict()
-    if hasattr(value, "item"):   # numpy scalars
+    if hasattr(value, "item"):  # numpy scalars
         return value.item()
     if isinstance(value, (set, tuple)):
         return list(value)
@@ -39,10 +40,28 @@ def render_json(report: Report) -> str:
     return json.dumps(_finite_or_none(doc), indent=2, allow_nan=False) + "\n"
 
 
-CSV_FIELDS = ["kind", "by", "column", "baseline", "n", "center", "baseline_center",
-              "delta_pct", "ci_low_pct", "ci_high_pct", "p_value", "p_adjusted",
-              "significant", "verdict", "method", "unit", "source", "notes",
-              "center_kind", "data"]
+CSV_FIELDS = [
+    "kind",
+    "by",
+    "column",
+    "baseline",
+    "n",
+    "center",
+    "baseline_center",
+    "delta_pct",
+    "ci_low_pct",
+    "ci_high_pct",
+    "p_value",
+    "p_adjusted",
+    "significant",
+    "verdict",
+    "method",
+    "unit",
+    "source",
+    "notes",
+    "center_kind",
+    "data",
+]
 
 
 def render_csv(report: Report) -> str:
@@ -54,8 +73,9 @@ def render_csv(report: Report) -> str:
         for column in report.columns:
             cell = row.cells.get(column)
             if cell is not None:
-                tables.csv_row(writer, [row.labels.get(k, "") for k in report.row_keys]
-                               + _csv_cell(report, column, cell, base))
+                tables.csv_row(
+                    writer, [row.labels.get(k, "") for k in report.row_keys] + _csv_cell(report, column, cell, base)
+                )
     for summary in report.summaries:
         tables.csv_row(writer, _csv_summary(report, summary))
     return buffer.getvalue()
@@ -65,13 +85,27 @@ def _csv_cell(report: Report, column: str, cell: Cell, base: Cell | None) -> lis
     """The CSV fields of one cell (after its row's labels)."""
     delta, low, high, p_value, verdict, method = _csv_comparison(cell.comparison)
     return [
-        "cell", report.by, column, report.baseline, cell.n, repr(cell.center),
-        repr(base.center) if base is not None else "", delta, low, high, p_value,
+        "cell",
+        report.by,
+        column,
+        report.baseline,
+        cell.n,
+        repr(cell.center),
+        repr(base.center) if base is not None else "",
+        delta,
+        low,
+        high,
+        p_value,
         repr(cell.p_adjusted) if cell.p_adjusted is not None else "",
-        "" if cell.significant is None else str(cell.significant).lower(), verdict, method,
-        cell.sample_set.unit or "", cell.sample_set.source or "",
-        ";".join(dict.fromkeys(m["code"] for m in cell.messages)), cell.center_kind,
-        "summary" if cell.sample_set.summary is not None else "samples"]
+        "" if cell.significant is None else str(cell.significant).lower(),
+        verdict,
+        method,
+        cell.sample_set.unit or "",
+        cell.sample_set.source or "",
+        ";".join(dict.fromkeys(m["code"] for m in cell.messages)),
+        cell.center_kind,
+        "summary" if cell.sample_set.summary is not None else "samples",
+    ]
 
 
 def _csv_comparison(cmp: Any) -> tuple[str, str, str, str, str, str]:
@@ -79,8 +113,14 @@ def _csv_comparison(cmp: Any) -> tuple[str, str, str, str, str, str]:
     if not cmp:
         return "", "", "", "", "", ""
     ci = cmp.ci_pct
-    return (repr(cmp.delta_pct), repr(ci[0]) if ci else "", repr(ci[1]) if ci else "",
-            repr(cmp.p_value) if cmp.p_value is not None else "", cmp.verdict, cmp.method)
+    return (
+        repr(cmp.delta_pct),
+        repr(ci[0]) if ci else "",
+        repr(ci[1]) if ci else "",
+        repr(cmp.p_value) if cmp.p_value is not None else "",
+        cmp.verdict,
+        cmp.method,
+    )
 
 
 def _csv_summary(report: Report, summary: Summary) -> list[Any]:
@@ -89,8 +129,24 @@ def _csv_summary(report: Report, summary: Summary) -> list[Any]:
     if "metric" in report.row_keys and summary.metric is not None:
         labels[report.row_keys.index("metric")] = summary.metric
     return labels + [
-        "geomean", report.by, summary.column, report.baseline, summary.cells, "", "",
+        "geomean",
+        report.by,
+        summary.column,
+        report.baseline,
+        summary.cells,
+        "",
+        "",
         repr((summary.ratio - 1) * 100),
         repr((summary.ci[0] - 1) * 100) if summary.ci else "",
         repr((summary.ci[1] - 1) * 100) if summary.ci else "",
-        "", "", "", "", "geometric mean of ratios", "", "", "", "", ""]
+        "",
+        "",
+        "",
+        "",
+        "geometric mean of ratios",
+        "",
+        "",
+        "",
+        "",
+        "",
+    ]

@@ -8,6 +8,7 @@ the family and its rule::
       monitor.interrupts.TLB  two vs one  4 → 19,968   3.5 → 19,986    1.7e-07
       monitor.interrupts.CAL  two vs one  1 → 5        1.4 → 5         4e-06
 """
+
 from __future__ import annotations
 
 import json
@@ -34,14 +35,21 @@ def lines(changes: OtherChanges, *, markdown: bool = False) -> list[str]:
         return []
     body = []
     for row in changes.moved:
+
         def number(value: float, unit: str | None = row.unit) -> str:
             if unit:
                 return format_value(value, unit)
             return f"{int(value):,}" if float(value).is_integer() else f"{value:,.5g}"
 
-        body.append([row.metric, f"{row.candidate} vs {row.baseline}",
-                     f"{number(row.baseline_median)} → {number(row.candidate_median)}",
-                     f"{number(row.baseline_mean)} → {number(row.candidate_mean)}", format_p(row.q_value)])
+        body.append(
+            [
+                row.metric,
+                f"{row.candidate} vs {row.baseline}",
+                f"{number(row.baseline_median)} → {number(row.candidate_median)}",
+                f"{number(row.baseline_mean)} → {number(row.candidate_mean)}",
+                format_p(row.q_value),
+            ]
+        )
     out = [caption(changes)]
     headers, align = ["counter", "pair", "median", "mean", "q"], ["l", "l", "l", "l", "r"]
     if body and markdown:
@@ -52,12 +60,27 @@ def lines(changes: OtherChanges, *, markdown: bool = False) -> list[str]:
 
 
 def as_json(changes: OtherChanges) -> dict[str, Any]:
-    return {"tested": changes.tested, "fdr": changes.fdr, "adjustment": "benjamini-hochberg",
-            "moved": [{"metric": r.metric, "candidate": r.candidate, "baseline": r.baseline, "unit": r.unit,
-                       "baseline_median": r.baseline_median, "candidate_median": r.candidate_median,
-                       "baseline_mean": r.baseline_mean, "candidate_mean": r.candidate_mean,
-                       "p_value": r.p_value, "q_value": r.q_value, "direction": r.direction}
-                      for r in changes.moved]}
+    return {
+        "tested": changes.tested,
+        "fdr": changes.fdr,
+        "adjustment": "benjamini-hochberg",
+        "moved": [
+            {
+                "metric": r.metric,
+                "candidate": r.candidate,
+                "baseline": r.baseline,
+                "unit": r.unit,
+                "baseline_median": r.baseline_median,
+                "candidate_median": r.candidate_median,
+                "baseline_mean": r.baseline_mean,
+                "candidate_mean": r.candidate_mean,
+                "p_value": r.p_value,
+                "q_value": r.q_value,
+                "direction": r.direction,
+            }
+            for r in changes.moved
+        ],
+    }
 
 
 def split_monitors(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -65,12 +88,18 @@ def split_monitors(metrics: Sequence[str]) -> tuple[list[str], list[str]]:
     return [m for m in metrics if not is_monitor(m)], [m for m in metrics if is_monitor(m)]
 
 
-def from_groups(groups: Mapping[str, Mapping[str, Sequence[Sequence[float]]]], names: Sequence[str],
-                baseline: str, units: Mapping[str, str | None]) -> OtherChanges:
+def from_groups(
+    groups: Mapping[str, Mapping[str, Sequence[Sequence[float]]]],
+    names: Sequence[str],
+    baseline: str,
+    units: Mapping[str, str | None],
+) -> OtherChanges:
     """What else changed among the monitor counters ``names`` of a store's groups (metric -> variant -> the
     values of each run), every run's values pooled per variant."""
-    samples = {name: {variant: [value for run in runs for value in run]
-                      for variant, runs in groups.get(name, {}).items()} for name in names}
+    samples = {
+        name: {variant: [value for run in runs for value in run] for variant, runs in groups.get(name, {}).items()}
+        for name in names
+    }
     return other_changes(samples, baseline, units)
 
 
@@ -78,8 +107,10 @@ def split_sets(sets: Sequence[Any], metrics: Sequence[str] | None) -> tuple[list
     """(the sample sets of the main table, those of ``--monitor`` counters) unless ``metrics`` names them."""
     if metrics:
         return list(sets), []
-    return ([s for s in sets if not is_monitor(s.labels.get("metric", ""))],
-            [s for s in sets if is_monitor(s.labels.get("metric", ""))])
+    return (
+        [s for s in sets if not is_monitor(s.labels.get("metric", ""))],
+        [s for s in sets if is_monitor(s.labels.get("metric", ""))],
+    )
 
 
 def from_sets(sets: Sequence[Any], by: str, baseline: str) -> OtherChanges:

@@ -15,6 +15,7 @@ centre, so a cover letter keeps one narrow table:
 The cells, changes, marks and footnotes are the report's (the same numbers as
 every other layout); only where they sit changes.
 """
+
 from __future__ import annotations
 
 from abstat.errors import UsageError
@@ -76,7 +77,8 @@ def pivot_lines(report: Report, label: str) -> list[str]:
     across = list(dict.fromkeys(row.labels.get(label, "") for row in report.rows))
     groups = list(dict.fromkeys(tuple(row.labels.get(k, "") for k in keys) for row in report.rows))
     found: dict[tuple[tuple[str, ...], str], Row] = {
-        (tuple(row.labels.get(k, "") for k in keys), row.labels.get(label, "")): row for row in report.rows}
+        (tuple(row.labels.get(k, "") for k in keys), row.labels.get(label, "")): row for row in report.rows
+    }
     body: list[list[str]] = []
     for group in groups:
         rows = [found.get((group, value)) for value in across]

@@ -1,4 +1,5 @@
 """``abstat plan``'s result as text and JSON (:class:`abstat.comparison.planning.Plan`)."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,7 @@ def render_text(result: Any) -> str:
     out = [
         f"plan: detect a change of {change} from {result.baseline} with {result.power:.0%} power "
         f"at {result.confidence:g}% confidence (two-sided)",
-        f"sizes and power are for the {result.estimand_label}: what abstat compare{center} compares on data "
-        "like these",
+        f"sizes and power are for the {result.estimand_label}: what abstat compare{center} compares on data like these",
         "",
         "pilot:",
         *map(_pilot_line, result.variants),
@@ -50,8 +50,10 @@ def _count(needed: int | None) -> str:
 
 def _flat_lines(result: Any) -> list[str]:
     """Samples per variant for each comparison (and for all of them, with several)."""
-    out = [f"samples per variant ({pair['candidate']} vs {pair['baseline']}): {_count(pair['samples_per_variant'])}"
-           for pair in result.pairs]
+    out = [
+        f"samples per variant ({pair['candidate']} vs {pair['baseline']}): {_count(pair['samples_per_variant'])}"
+        for pair in result.pairs
+    ]
     if len(result.pairs) > 1:
         out.append(f"samples per variant for all comparisons: {_count(result.samples_per_variant)}")
     return out
@@ -68,8 +70,9 @@ def _nested_lines(result: Any) -> list[str]:
     for a in result.allocations:
         cost = "" if a.relative_cost is None else f", cost {a.relative_cost:.6g} sample-times per variant"
         label = f"run costs {a.cost_ratio:g} samples" + (" (assumed)" if a.assumed else "")
-        out.append(f"  {label}: {_count(a.runs_per_variant)} runs x {a.samples_per_run} samples per run per variant"
-                   f"{cost}")
+        out.append(
+            f"  {label}: {_count(a.runs_per_variant)} runs x {a.samples_per_run} samples per run per variant{cost}"
+        )
     return out
 
 

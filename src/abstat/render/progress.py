@@ -4,6 +4,7 @@ Each variant's running median of wall time, the failures so far and an ETA;
 wall times through :func:`abstat.render.units.format_value`, names escaped
 for the terminal.
 """
+
 from __future__ import annotations
 
 import bisect
@@ -55,9 +56,14 @@ class Progress:
                 # Drawn between runs only, at most every REDRAW_S: rich's own refresh thread would wake
                 # and draw while a measured command runs.
                 self._rich = RichProgress(
-                    TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), TextColumn("{task.fields[medians]}"),
-                    console=Console(file=stream, no_color=bool(os.environ.get("NO_COLOR"))), transient=False,
+                    TextColumn("[bold]{task.description}"),
+                    BarColumn(),
+                    MofNCompleteColumn(),
+                    TextColumn("ETA"),
+                    TimeRemainingColumn(),
+                    TextColumn("{task.fields[medians]}"),
+                    console=Console(file=stream, no_color=bool(os.environ.get("NO_COLOR"))),
+                    transient=False,
                     auto_refresh=False,
                 )
                 self._rich.start()
@@ -68,8 +74,11 @@ class Progress:
         for name in self.variants:
             values = self.walls[name]
             middle = len(values) // 2
-            text = (format_value(values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2, "s")
-                    if values else "-")
+            text = (
+                format_value(values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2, "s")
+                if values
+                else "-"
+            )
             if self.failed[name]:
                 text += f" ({self.failed[name]} failed)"
             parts.append(f"{escape.terminal(name)} {text}")
@@ -96,24 +105,35 @@ class Progress:
         elapsed = time.monotonic() - self.started
         eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
         outcome = format_value(run.wall, "s") if run.ok else run.status.upper()
-        self.stream.write(fits(self.stream,
-            f"[{self.done}/{self.total}] {escape.terminal(run.variant)} run {run.iteration + 1}: {outcome}"
-            f"  {self.medians_text()}  ETA {_format_eta(eta)}\n"
-        ))
+        self.stream.write(
+            fits(
+                self.stream,
+                f"[{self.done}/{self.total}] {escape.terminal(run.variant)} run {run.iteration + 1}: {outcome}"
+                f"  {self.medians_text()}  ETA {_format_eta(eta)}\n",
+            )
+        )
         self.stream.flush()
 
     def _draw(self, now: bool = False) -> None:
         """Draw the rich display if REDRAW_S has passed since it last was (or ``now``)."""
         clock = time.monotonic()
         if now or clock - self._drawn >= REDRAW_S:
-            self._rich.update(self._task, completed=self.done, description=escape.terminal(self._label),
-                              medians=fits(self.stream, self.medians_text()))
+            self._rich.update(
+                self._task,
+                completed=self.done,
+                description=escape.terminal(self._label),
+                medians=fits(self.stream, self.medians_text()),
+            )
             self._rich.refresh()
             self._drawn = clock
 
     def stop(self) -> None:
         if self._rich is not None:
-            self._rich.update(self._task, completed=self.done, description=escape.terminal(self._label),
-                              medians=fits(self.stream, self.medians_text()))
+            self._rich.update(
+                self._task,
+                completed=self.done,
+                description=escape.terminal(self._label),
+                medians=fits(self.stream, self.medians_text()),
+            )
             self._rich.stop()
             self._rich = None

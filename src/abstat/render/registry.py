@@ -10,6 +10,7 @@ the formats it does have.
     render_report(report, "markdown")
     render_comparisons(comparisons, "csv")
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,8 +24,8 @@ from abstat.render import escape
 class Renderer:
     name: str
     escape: Callable[[Any], Any]
-    report: Callable[..., str] | None = None        # (report, color=, width=, ascii_only=) -> text
-    comparisons: Callable[..., str] | None = None   # (comparisons, color=, unit=, metric=, footnotes=) -> text
+    report: Callable[..., str] | None = None  # (report, color=, width=, ascii_only=) -> text
+    comparisons: Callable[..., str] | None = None  # (comparisons, color=, unit=, metric=, footnotes=) -> text
 
 
 def _matrix(function: str) -> Callable[..., str]:
@@ -34,6 +35,7 @@ def _matrix(function: str) -> Callable[..., str]:
         if function == "render_rich":
             return matrix.render_rich(report, width=width, color=color, ascii_only=ascii_only)
         return getattr(matrix, function)(report)
+
     return call
 
 
@@ -56,8 +58,14 @@ def _html(report: Any, *, plots: str = "auto", **_: Any) -> str:
 
 
 def _compare(function: str) -> Callable[..., str]:
-    def call(comparisons: Sequence[Any], *, color: bool = False, unit: str | None = None,
-             metric: str | None = None, footnotes: bool = True) -> str:
+    def call(
+        comparisons: Sequence[Any],
+        *,
+        color: bool = False,
+        unit: str | None = None,
+        metric: str | None = None,
+        footnotes: bool = True,
+    ) -> str:
         from abstat.render import compare_formats
 
         if function == "text":
@@ -65,6 +73,7 @@ def _compare(function: str) -> Callable[..., str]:
         if function == "markdown":
             return compare_formats._markdown(comparisons, unit, metric)
         return getattr(compare_formats, f"_{function}")(comparisons)
+
     return call
 
 
@@ -75,20 +84,24 @@ def _ci(fmt: str, comparisons: bool = False) -> Callable[..., str]:
         if comparisons:
             return ci_formats.render_comparisons(data, fmt, unit=unit, metric=metric)
         return ci_formats.render_report(data, fmt)
+
     return call
 
 
-RENDERERS: dict[str, Renderer] = {r.name: r for r in (
-    Renderer("table", escape.terminal, report=_matrix("render_rich")),
-    Renderer("text", escape.terminal, report=_text, comparisons=_compare("text")),
-    Renderer("markdown", escape.markdown, report=_matrix("render_markdown"), comparisons=_compare("markdown")),
-    Renderer("email", escape.plain, report=_email),
-    Renderer("json", lambda cell: cell, report=_matrix("render_json"), comparisons=_compare("json")),
-    Renderer("csv", escape.csv_cell, report=_matrix("render_csv"), comparisons=_compare("csv")),
-    Renderer("html", escape.html, report=_html),
-    Renderer("github", escape.markdown, report=_ci("github"), comparisons=_ci("github", comparisons=True)),
-    Renderer("gitlab", escape.terminal, report=_ci("gitlab"), comparisons=_ci("gitlab", comparisons=True)),
-)}
+RENDERERS: dict[str, Renderer] = {
+    r.name: r
+    for r in (
+        Renderer("table", escape.terminal, report=_matrix("render_rich")),
+        Renderer("text", escape.terminal, report=_text, comparisons=_compare("text")),
+        Renderer("markdown", escape.markdown, report=_matrix("render_markdown"), comparisons=_compare("markdown")),
+        Renderer("email", escape.plain, report=_email),
+        Renderer("json", lambda cell: cell, report=_matrix("render_json"), comparisons=_compare("json")),
+        Renderer("csv", escape.csv_cell, report=_matrix("render_csv"), comparisons=_compare("csv")),
+        Renderer("html", escape.html, report=_html),
+        Renderer("github", escape.markdown, report=_ci("github"), comparisons=_ci("github", comparisons=True)),
+        Renderer("gitlab", escape.terminal, report=_ci("gitlab"), comparisons=_ci("gitlab", comparisons=True)),
+    )
+}
 
 REPORT_FORMATS = tuple(name for name, r in RENDERERS.items() if r.report is not None)
 COMPARISON_FORMATS = tuple(name for name, r in RENDERERS.items() if r.comparisons is not None)

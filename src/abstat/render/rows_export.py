@@ -9,6 +9,7 @@ written per sample it made a 145 MB CSV of 10^4 runs.  Both join on
 (:func:`abstat.render.escape.csv_cell`); cells that repeat (a run's, a
 metric's) are escaped once.
 """
+
 from __future__ import annotations
 
 import csv
@@ -18,8 +19,23 @@ from typing import Any, TextIO
 
 from abstat.render.escape import csv_cell
 
-COLUMNS = ("experiment", "variant", "metric", "value", "unit", "run", "iteration", "index", "invocation",
-           "boot_id", "host", "started_at", "command", "labels", "notes")
+COLUMNS = (
+    "experiment",
+    "variant",
+    "metric",
+    "value",
+    "unit",
+    "run",
+    "iteration",
+    "index",
+    "invocation",
+    "boot_id",
+    "host",
+    "started_at",
+    "command",
+    "labels",
+    "notes",
+)
 MACHINE_COLUMNS = ("experiment", "invocation", "host", "boot_id", "started_at")
 
 
@@ -80,10 +96,21 @@ def write_csv(values: Iterable[tuple[dict[str, Any], str, float, Any, int]], out
             current = run
             head = f"{field(run['experiment'])},{field(run['variant'])},"
             middle = f",{_field(run['run'])},{_field(run['iteration'])},"
-            tail = ",".join(["", _field(run["invocation"]), field(run["boot_id"]), field(run["host"]),
-                             _field(run["started_at"]), field(run["command"]),
-                             field(" ".join(f"{k}={v}" for k, v in run["labels"].items())),
-                             field("; ".join(run["notes"] or []))]) + "\n"
+            tail = (
+                ",".join(
+                    [
+                        "",
+                        _field(run["invocation"]),
+                        field(run["boot_id"]),
+                        field(run["host"]),
+                        _field(run["started_at"]),
+                        field(run["command"]),
+                        field(" ".join(f"{k}={v}" for k, v in run["labels"].items())),
+                        field("; ".join(run["notes"] or [])),
+                    ]
+                )
+                + "\n"
+            )
         lines.append(f"{head}{get(metric) or field(metric)},{value!r},{get(unit) or field(unit)}{middle}{index}{tail}")
         count += 1
         if len(lines) >= 256:

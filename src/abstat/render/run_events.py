@@ -6,6 +6,7 @@ run here, one line per host (:mod:`abstat.render.lab_progress`) for a lab
 run.  Everything it prints from data is escaped for the terminal.  Use it as
 a context manager, so that the live display stops whatever happens.
 """
+
 from __future__ import annotations
 
 import math
@@ -17,8 +18,10 @@ from abstat.render.units import fits
 
 # When the doctor warned about load: CPU time (user, sys) counts only this process's own work, so a change
 # that wall-clock time hides under other work shows in it (issue 35's loaded-machine regression).
-LOAD_ADVICE = ("note: under load, wall time includes waiting for other work; user and sys CPU time resist it: "
-               "compare them (abstat show EXPERIMENT --metric user,sys)")
+LOAD_ADVICE = (
+    "note: under load, wall time includes waiting for other work; user and sys CPU time resist it: "
+    "compare them (abstat show EXPERIMENT --metric user,sys)"
+)
 
 
 class RunDisplay:
@@ -57,8 +60,10 @@ class RunDisplay:
 
         points = math.prod(len(values) for values in spec.parameters.values())  # a parameter scan's grid
         grid = f" at {points} grid point(s)" if spec.parameters else ""
-        self._line(f"abstat run: experiment {event.experiment!r}, {len(spec.variants)} variant(s){grid} x {spec.runs} "
-                   f"runs (+{spec.warmup} warm-up), order {spec.order}, seed {spec.seed}, store {event.store}")
+        self._line(
+            f"abstat run: experiment {event.experiment!r}, {len(spec.variants)} variant(s){grid} x {spec.runs} "
+            f"runs (+{spec.warmup} warm-up), order {spec.order}, seed {spec.seed}, store {event.store}"
+        )
         for note in event.notes:
             self._line(f"note: {note}")
         for warning in event.doctor_warnings:
@@ -94,12 +99,18 @@ class RunDisplay:
         for note in event.notes:
             self._line(f"note: {note}")
         if event.failed_runs:
-            self.stream.write(f"note: {event.failed_runs} failed run(s) recorded as failed, not used in the "
-                              "comparison\n")
+            self.stream.write(
+                f"note: {event.failed_runs} failed run(s) recorded as failed, not used in the comparison\n"
+            )
         if event.status == "interrupted":
-            then = "partial report follows" if getattr(event, "report", True) else (
-                "no report: the store is not read back after the signal cut a wait on its server (the runs are"
-                " kept as said above)")
+            then = (
+                "partial report follows"
+                if getattr(event, "report", True)
+                else (
+                    "no report: the store is not read back after the signal cut a wait on its server (the runs are"
+                    " kept as said above)"
+                )
+            )
             self.stream.write(f"abstat run: interrupted: {event.runs} of {event.total} runs done; {then}\n")
         self.stream.flush()
 
@@ -110,19 +121,32 @@ class RunDisplay:
 
         spec, lab = event.spec, event.spec.lab
         count = len(spec.variants)
-        boots = (f"{count} variant(s) x {lab.boots} boot(s) x {spec.runs} runs per boot" if lab.reboots
-                 else f"{count} variant(s) x {spec.runs} runs")
-        self.stream.write(escape.terminal(f"abstat run: experiment {event.experiment!r} on {len(lab.hosts)} host(s), "
-                                          f"{boots}, seed {spec.seed}, store {event.store}") + "\n")
+        boots = (
+            f"{count} variant(s) x {lab.boots} boot(s) x {spec.runs} runs per boot"
+            if lab.reboots
+            else f"{count} variant(s) x {spec.runs} runs"
+        )
+        self.stream.write(
+            escape.terminal(
+                f"abstat run: experiment {event.experiment!r} on {len(lab.hosts)} host(s), "
+                f"{boots}, seed {spec.seed}, store {event.store}"
+            )
+            + "\n"
+        )
         for host in lab.hosts:
             todo, stored = event.todo.get(host.label, (0, 0))
             if stored:
-                self.stream.write(escape.terminal(f"abstat run: {host.label}: {stored} boot(s) already stored, "
-                                                  f"{todo} to go") + "\n")
+                self.stream.write(
+                    escape.terminal(f"abstat run: {host.label}: {stored} boot(s) already stored, {todo} to go") + "\n"
+                )
         self.stream.flush()
         per_boot = spec.runs * (1 if lab.reboots else count)
-        self.lab = LabProgress({h.label: (event.todo.get(h.label, (0, 0))[0], per_boot) for h in lab.hosts},
-                               spec.names, self.stream, enabled=self.enabled)
+        self.lab = LabProgress(
+            {h.label: (event.todo.get(h.label, (0, 0))[0], per_boot) for h in lab.hosts},
+            spec.names,
+            self.stream,
+            enabled=self.enabled,
+        )
 
     def _host_state(self, event: Any) -> None:
         self.lab.state(event.host, event.state, event.boot, event.variant)
@@ -131,8 +155,11 @@ class RunDisplay:
         self.lab.boot(event.host, event.boot, event.variant or "", event.runs)
 
     def _boot_refused(self, event: Any) -> None:
-        self.lab.message(event.host, f"boot {event.boot + 1} refused by --check for {event.variant!r} "
-                                     f"({event.reason}); nothing from it is recorded")
+        self.lab.message(
+            event.host,
+            f"boot {event.boot + 1} refused by --check for {event.variant!r} "
+            f"({event.reason}); nothing from it is recorded",
+        )
 
     def _host_lost(self, event: Any) -> None:
         self.lab.failed(event.host, event.message)

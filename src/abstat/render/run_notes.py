@@ -1,5 +1,6 @@
 """The notes the runs of a stored experiment left, as ``abstat run``/``show`` print them: each once
 with its count, notes that differ only in their figures merged into ranges, the CSV ``notes`` cell."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,9 @@ from typing import Any
 from abstat.render import escape
 
 
-def run_notes(store: Any, experiment: str, invocations: Sequence[int] | None = None,
-              variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def run_notes(
+    store: Any, experiment: str, invocations: Sequence[int] | None = None, variants: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """The notes the runs left (``{"note", "runs"}``), each once with its count;
     only those of ``variants`` when given."""
     getter = getattr(store, "run_notes", None)

@@ -6,6 +6,7 @@ per metric and candidate with the grouped footnotes and the notes the runs
 left (e.g. why peak RSS was not recorded); ``verbose`` puts the per-metric
 tables first.  Markdown, JSON and CSV carry the details.
 """
+
 from __future__ import annotations
 
 import csv
@@ -58,9 +59,19 @@ def comparison_report(
         invocations = recent_invocations(store, matching) or [-1]
         if len(invocations) < len(matching):
             window = (len(invocations), len(matching))
-    text = _report(store, experiment, baseline=baseline, fmt=fmt, confidence=confidence,
-                   higher_is_better=higher_is_better, metrics=metrics, seed=seed, color=color,
-                   invocations=invocations, verbose=verbose)
+    text = _report(
+        store,
+        experiment,
+        baseline=baseline,
+        fmt=fmt,
+        confidence=confidence,
+        higher_is_better=higher_is_better,
+        metrics=metrics,
+        seed=seed,
+        color=color,
+        invocations=invocations,
+        verbose=verbose,
+    )
     return _with_window(text, window, experiment, fmt)
 
 
@@ -94,14 +105,32 @@ def _with_window(text: str, window: tuple[int, int] | None, experiment: str, fmt
         document = json.loads(text)
         document["invocations"] = {"compared": compared, "stored": stored}
         return json.dumps(document, indent=2) + "\n"
-    line = (f"note: compared the latest {compared:,} of the {stored:,} invocations with these labels"
-            f" (at most {RECENT_RUNS:,} runs at the end of a run); abstat show {experiment} compares every one")
-    return text.rstrip("\n") + "\n\n" + (f"- {escape.markdown(line)}" if fmt == "markdown" else escape.terminal(line)) + "\n"
+    line = (
+        f"note: compared the latest {compared:,} of the {stored:,} invocations with these labels"
+        f" (at most {RECENT_RUNS:,} runs at the end of a run); abstat show {experiment} compares every one"
+    )
+    return (
+        text.rstrip("\n")
+        + "\n\n"
+        + (f"- {escape.markdown(line)}" if fmt == "markdown" else escape.terminal(line))
+        + "\n"
+    )
 
 
-def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, confidence: float,
-            higher_is_better: Sequence[str], metrics: Sequence[str] | None, seed: int, color: bool,
-            invocations: Sequence[int] | None, verbose: bool) -> str:
+def _report(
+    store: Any,
+    experiment: str,
+    *,
+    baseline: str | None,
+    fmt: str,
+    confidence: float,
+    higher_is_better: Sequence[str],
+    metrics: Sequence[str] | None,
+    seed: int,
+    color: bool,
+    invocations: Sequence[int] | None,
+    verbose: bool,
+) -> str:
     stored = read_rows(store, experiment, invocations, baseline)
     if stored is None:
         return f"experiment {experiment}: no successful runs stored\n" if fmt == "text" else ""
@@ -109,15 +138,17 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
     from abstat.comparison.commands import command_warnings
     from abstat.render import monitors
 
-    others = monitors.from_groups(stored.groups(), monitor_names, stored.baseline,
-                                  {m: stored.unit(m) for m in monitor_names})
+    others = monitors.from_groups(
+        stored.groups(), monitor_names, stored.baseline, {m: stored.unit(m) for m in monitor_names}
+    )
     machine_notes = machine_differences(store, experiment, stored.variants, stored.baseline, invocations)
     command_notes = command_warnings(store, experiment, invocations)
     sections = compared_rows(stored, names)
     if len(stored.variants) < 2 or not sections:
         return _nothing_compared(stored, names, fmt, command_notes)
-    rendered, not_compared = _compare_sections(sections, stored.baseline, confidence, higher_is_better, seed,
-                                               machine_notes, command_notes)
+    rendered, not_compared = _compare_sections(
+        sections, stored.baseline, confidence, higher_is_better, seed, machine_notes, command_notes
+    )
     if fmt == "json":
         return _json(stored, rendered, not_compared, machine_notes, command_notes, others)
     if fmt == "csv":
@@ -125,9 +156,17 @@ def _report(store: Any, experiment: str, *, baseline: str | None, fmt: str, conf
     return _text(stored, rendered, not_compared, machine_notes, command_notes, others, fmt, color, verbose)
 
 
-def _text(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
-          not_compared: Sequence[tuple[str, str]], machine_notes: dict[str, str], command_notes: dict[str, Any],
-          others: Any, fmt: str, color: bool, verbose: bool) -> str:
+def _text(
+    stored: Stored,
+    rendered: Sequence[tuple[str, str | None, list[Any]]],
+    not_compared: Sequence[tuple[str, str]],
+    machine_notes: dict[str, str],
+    command_notes: dict[str, Any],
+    others: Any,
+    fmt: str,
+    color: bool,
+    verbose: bool,
+) -> str:
     """Text or Markdown: the tables, the rows not compared, the warnings no table shows, what else changed and
     the notes of the runs."""
     from abstat.render import monitors
@@ -153,10 +192,15 @@ def _nothing_compared(stored: Stored, names: Sequence[str], fmt: str, command_no
     return text
 
 
-def _compare_sections(sections: Sequence[tuple[str, str | None, dict[str, Any], str]], baseline: str,
-                      confidence: float, chosen: Sequence[str], seed: int, machine_notes: dict[str, str],
-                      command_notes: dict[str, Any]) -> tuple[list[tuple[str, str | None, list[Any]]],
-                                                              list[tuple[str, str]]]:
+def _compare_sections(
+    sections: Sequence[tuple[str, str | None, dict[str, Any], str]],
+    baseline: str,
+    confidence: float,
+    chosen: Sequence[str],
+    seed: int,
+    machine_notes: dict[str, str],
+    command_notes: dict[str, Any],
+) -> tuple[list[tuple[str, str | None, list[Any]]], list[tuple[str, str]]]:
     """Each row compared (its warnings attached), Holm over every row x candidate shown; the rows
     that could not be compared, with why."""
     from abstat.errors import AbstatError
@@ -169,8 +213,14 @@ def _compare_sections(sections: Sequence[tuple[str, str | None, dict[str, Any], 
     not_compared: list[tuple[str, str]] = []
     for name, unit, data, metric in sections:
         try:
-            comparisons = analyse(data, baseline=baseline, adjust=None, confidence=confidence / 100.0,
-                                  higher_is_better=higher_is_better(metric, unit, chosen), seed=seed)
+            comparisons = analyse(
+                data,
+                baseline=baseline,
+                adjust=None,
+                confidence=confidence / 100.0,
+                higher_is_better=higher_is_better(metric, unit, chosen),
+                seed=seed,
+            )
         except AbstatError as err:
             not_compared.append((name, str(err)))
             continue
@@ -185,18 +235,28 @@ def _compare_sections(sections: Sequence[tuple[str, str | None, dict[str, Any], 
     return adjust_sections(rendered), not_compared  # one family: every row x candidate shown (Holm)
 
 
-def _json(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]],
-          not_compared: Sequence[tuple[str, str]], machine_notes: dict[str, str],
-          command_notes: dict[str, Any], others: Any) -> str:
+def _json(
+    stored: Stored,
+    rendered: Sequence[tuple[str, str | None, list[Any]]],
+    not_compared: Sequence[tuple[str, str]],
+    machine_notes: dict[str, str],
+    command_notes: dict[str, Any],
+    others: Any,
+) -> str:
     from abstat.render import monitors
     from abstat.render.compare_text import render
 
     document = {
         "experiment": stored.experiment,
         "baseline": stored.baseline,
-        "metrics": {name: {"metric": stored.rows[name][0], "unit": unit,
-                           "comparisons": json.loads(render(comparisons, fmt="json"))}
-                    for name, unit, comparisons in rendered},
+        "metrics": {
+            name: {
+                "metric": stored.rows[name][0],
+                "unit": unit,
+                "comparisons": json.loads(render(comparisons, fmt="json")),
+            }
+            for name, unit, comparisons in rendered
+        },
         "machine_warnings": list(machine_notes.values()),
         "command_warnings": [w.message for w in command_notes.values()],
         "run_notes": stored.notes(),
@@ -223,19 +283,28 @@ def _csv(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]) 
             if pair not in cells:
                 cells[pair] = notes_cell(stored.store, stored.experiment, stored.invocations, pair)
             converted = [n for n in stored.unit_notes if n.startswith(f"{stored.rows[name][0]}: ")]  # its units
-            body.append([stored.rows[name][0], *row, unit or "", "; ".join([*converted, cells[pair]] if cells[pair]
-                                                                            else converted)])
+            body.append(
+                [
+                    stored.rows[name][0],
+                    *row,
+                    unit or "",
+                    "; ".join([*converted, cells[pair]] if cells[pair] else converted),
+                ]
+            )
     return tables.csv_text(header, body) if header else ""
 
 
-def _tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool,
-            verbose: bool) -> list[str]:
+def _tables(
+    stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool, verbose: bool
+) -> list[str]:
     """Text: one summary line per row and candidate; ``--verbose``, Markdown: each row's table."""
     from abstat.render.compare_text import summary_block
 
     if fmt == "text" and not verbose:
-        return [escape.terminal(f"experiment {stored.experiment}, baseline {stored.baseline}"),
-                summary_block(rendered, color=color).rstrip("\n")]
+        return [
+            escape.terminal(f"experiment {stored.experiment}, baseline {stored.baseline}"),
+            summary_block(rendered, color=color).rstrip("\n"),
+        ]
     parts = _row_tables(stored, rendered, fmt, color)
     if fmt == "text":  # --verbose: each footnote with what to do about it
         parts.append(summary_block(rendered, color=color, advice=True).rstrip("\n"))
@@ -249,8 +318,9 @@ def _tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]
     return parts
 
 
-def _row_tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str,
-                color: bool) -> list[str]:
+def _row_tables(
+    stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]], fmt: str, color: bool
+) -> list[str]:
     """Each row's heading and table (its footnotes under it in Markdown)."""
     from abstat.render.compare_text import render
 
@@ -259,8 +329,11 @@ def _row_tables(stored: Stored, rendered: Sequence[tuple[str, str | None, list[A
     clean = escape.markdown if fmt == "markdown" else escape.terminal
     for name, unit, comparisons in rendered:
         parts.append(heading + clean(f"{stored.experiment}: {name}" + (f" ({unit})" if unit else "")))
-        parts.append(render(comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=name,
-                            footnotes=fmt != "text").rstrip("\n"))
+        parts.append(
+            render(
+                comparisons, fmt=fmt, color=color and fmt == "text", unit=unit, metric=name, footnotes=fmt != "text"
+            ).rstrip("\n")
+        )
         parts.append("")
     return parts
 

@@ -2,6 +2,7 @@
 row per metric and unit, its variants and baseline, which rows the report compares, and the variants measured under
 another machine record than the baseline.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -12,8 +13,9 @@ from abstat.errors import UsageError
 from abstat.render.run_notes import run_notes
 
 
-def machine_differences(store: Any, experiment: str, variants: list[str], baseline: str,
-                        invocations: Sequence[int] | None = None) -> dict[str, str]:
+def machine_differences(
+    store: Any, experiment: str, variants: list[str], baseline: str, invocations: Sequence[int] | None = None
+) -> dict[str, str]:
     """Variant -> warning text, for variants measured under another machine record than the baseline
     (only the records of ``invocations`` when given).  Linear in the invocations: each record is
     read once, and each field compared through its distinct values (not every pair of records)."""
@@ -27,9 +29,7 @@ def machine_differences(store: Any, experiment: str, variants: list[str], baseli
             continue
         fields = differing_fields_between(base_records, records.get(name, []))
         if fields:
-            warnings[name] = (
-                f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
-            )
+            warnings[name] = f"{baseline} and {name} were measured under different machine records: {', '.join(fields)}"
     return warnings
 
 
@@ -53,8 +53,9 @@ class Stored:
         return self.rows[name][1] if name in self.rows else self.store.unit(self.experiment, name)
 
     def notes(self) -> list[dict[str, Any]]:
-        return [{"note": note, "runs": 0} for note in self.unit_notes] + run_notes(self.store, self.experiment,
-                                                                                  self.invocations)
+        return [{"note": note, "runs": 0} for note in self.unit_notes] + run_notes(
+            self.store, self.experiment, self.invocations
+        )
 
 
 def read_rows(store: Any, experiment: str, invocations: Sequence[int] | None, baseline: str | None) -> Stored | None:
@@ -67,8 +68,7 @@ def read_rows(store: Any, experiment: str, invocations: Sequence[int] | None, ba
     variants = [v for v in store.variant_names(experiment) if any(v in runs for _, _, runs in rows.values())]
     if not variants:
         return None
-    return Stored(store, experiment, invocations, rows, variants, _baseline(baseline, variants, experiment),
-                  unit_notes)
+    return Stored(store, experiment, invocations, rows, variants, _baseline(baseline, variants, experiment), unit_notes)
 
 
 def _named_rows(found: dict[tuple[str, str | None], Any]) -> dict[str, tuple[str, str | None, Any]]:
@@ -76,8 +76,10 @@ def _named_rows(found: dict[tuple[str, str | None], Any]) -> dict[str, tuple[str
     count: dict[str, int] = {}
     for metric, _ in found:
         count[metric] = count.get(metric, 0) + 1
-    return {metric if count[metric] == 1 else f"{metric} [{unit or 'no unit'}]": (metric, unit, runs)
-            for (metric, unit), runs in found.items()}
+    return {
+        metric if count[metric] == 1 else f"{metric} [{unit or 'no unit'}]": (metric, unit, runs)
+        for (metric, unit), runs in found.items()
+    }
 
 
 def _baseline(baseline: str | None, variants: list[str], experiment: str) -> str:
@@ -85,8 +87,10 @@ def _baseline(baseline: str | None, variants: list[str], experiment: str) -> str
     if baseline is None:
         return variants[0]
     if baseline not in variants:
-        raise UsageError(f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
-                         f"(variants: {', '.join(variants)})")
+        raise UsageError(
+            f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
+            f"(variants: {', '.join(variants)})"
+        )
     return baseline
 
 

@@ -1,5 +1,6 @@
 """What ``abstat show`` prints around the comparison: invocations, machine records, failed runs,
 and one comparison block per label configuration."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -7,9 +8,17 @@ from typing import Any
 from abstat.render import escape, tables
 
 _MACHINE_FIELDS = (
-    ("hostname", "host"), ("cpu_model", "CPU"), ("microcode", "microcode"), ("cpus", "CPUs"),
-    ("smt", "SMT"), ("kernel_release", "kernel"), ("hypervisor_type", "hypervisor"),
-    ("governor", "governor"), ("boost", "boost"), ("boot_id", "boot"), ("loadavg", "load average"),
+    ("hostname", "host"),
+    ("cpu_model", "CPU"),
+    ("microcode", "microcode"),
+    ("cpus", "CPUs"),
+    ("smt", "SMT"),
+    ("kernel_release", "kernel"),
+    ("hypervisor_type", "hypervisor"),
+    ("governor", "governor"),
+    ("boost", "boost"),
+    ("boot_id", "boot"),
+    ("loadavg", "load average"),
 )
 
 
@@ -22,8 +31,10 @@ def _machine_lines(record: dict[str, Any]) -> list[str]:
         lines.append(f"    {label + ':':<14}{value if value is not None else '(missing)'}")
     vulns = record.get("vulnerabilities") or {}
     affected = sorted(k for k, v in vulns.items() if not str(v).startswith("Not affected"))
-    lines.append(f"    {'mitigations:':<14}" + (", ".join(affected) + " (affected)" if affected else "(none affected)"
-                                                  if vulns else "(missing)"))
+    lines.append(
+        f"    {'mitigations:':<14}"
+        + (", ".join(affected) + " (affected)" if affected else "(none affected)" if vulns else "(missing)")
+    )
     return lines
 
 
@@ -82,19 +93,24 @@ def _combined_csv(done: list[tuple[dict[str, str], str | None, str | None]]) -> 
     return tables.csv_text(header, rows) if header else "\n"
 
 
-def invocation_lines(experiment: str, store: str, invocations: list[dict[str, Any]],
-                     failures: list[dict[str, Any]]) -> list[str]:
+def invocation_lines(
+    experiment: str, store: str, invocations: list[dict[str, Any]], failures: list[dict[str, Any]]
+) -> list[str]:
     """The invocations (times, status, labels, settings, runs, machine record, notes) and failed runs,
     as lines (not escaped yet: every one comes from the store)."""
     out = [f"experiment {experiment}  (store {store})", ""]
     for inv in invocations:
         labels = " ".join(f"{k}={v}" for k, v in inv["labels"].items())
-        out.append(f"invocation {inv['id']}: {inv['started_at']} .. {inv['ended_at'] or '?'}  {inv['status']}"
-                   + (f"  [{labels}]" if labels else ""))
+        out.append(
+            f"invocation {inv['id']}: {inv['started_at']} .. {inv['ended_at'] or '?'}  {inv['status']}"
+            + (f"  [{labels}]" if labels else "")
+        )
         settings = inv["settings"]
         if settings:
-            out.append(f"    runs {settings.get('runs')} + {settings.get('warmup')} warm-up, order "
-                       f"{settings.get('order')}, seed {settings.get('seed')}")
+            out.append(
+                f"    runs {settings.get('runs')} + {settings.get('warmup')} warm-up, order "
+                f"{settings.get('order')}, seed {settings.get('seed')}"
+            )
         for entry in inv["runs"]:
             out.append(f"    {entry['variant']}: {entry['count']} {entry['status']}  ({entry['command']})")
         out.extend(_machine_lines(inv["machine"]))
@@ -104,7 +120,8 @@ def invocation_lines(experiment: str, store: str, invocations: list[dict[str, An
     if failures:
         out.append("failed runs (not used):")
         for f in failures:
-            out.append(f"    invocation {f['invocation']} {f['variant']} run {f['run']}: {f['status']}"
-                       f" {'; '.join(f['notes'])}")
+            out.append(
+                f"    invocation {f['invocation']} {f['variant']} run {f['run']}: {f['status']} {'; '.join(f['notes'])}"
+            )
         out.append("")
     return out

@@ -12,6 +12,7 @@
 Tick labels go through :mod:`abstat.render.units` (one prefix per axis, the unit written once in
 the axis title) with as few decimals as tell the ticks apart.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,8 +21,8 @@ from typing import Callable, Sequence
 
 from abstat.render.units import Scaler, common_scale, format_value
 
-LOG_BULK_FACTOR = 4.0      # bulk spanning more than this factor (and data > 0): log axis
-CLIP_GAIN = 1.5            # clip when the whole range is this many times the bulk's
+LOG_BULK_FACTOR = 4.0  # bulk spanning more than this factor (and data > 0): log axis
+CLIP_GAIN = 1.5  # clip when the whole range is this many times the bulk's
 
 
 def quantile(ordered: Sequence[float], q: float) -> float:
@@ -35,7 +36,7 @@ def quantile(ordered: Sequence[float], q: float) -> float:
 def whiskers(ordered: Sequence[float]) -> tuple[float, float]:
     """The most extreme samples within 1.5 IQR of the quartiles (Tukey's whiskers)."""
     q1, q3 = quantile(ordered, 0.25), quantile(ordered, 0.75)
-    iqr = q3 / 2 - q1 / 2     # half, against overflow
+    iqr = q3 / 2 - q1 / 2  # half, against overflow
     low_fence, high_fence = q1 - 3 * iqr, q3 + 3 * iqr
     low = next((v for v in ordered if v >= low_fence), ordered[0])
     high = next((v for v in reversed(ordered) if v <= high_fence), ordered[-1])
@@ -53,15 +54,15 @@ def bulk(ordered: Sequence[float]) -> tuple[float, float]:
 class Axis:
     """Maps data values to pixels (clamped to the axis) without overflowing on extreme data."""
 
-    kind: str                   # linear, clipped or log
+    kind: str  # linear, clipped or log
     low: float
     high: float
     start: float
     end: float
     data_low: float = 0.0
     data_high: float = 0.0
-    beyond: list[tuple[int, int]] = field(default_factory=list)   # per series: (below, above)
-    extremes: list[tuple[float, float]] = field(default_factory=list)   # per series: (min, max)
+    beyond: list[tuple[int, int]] = field(default_factory=list)  # per series: (below, above)
+    extremes: list[tuple[float, float]] = field(default_factory=list)  # per series: (min, max)
     bulk: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self) -> None:
@@ -71,15 +72,15 @@ class Axis:
         if not high > low:
             pad = abs(low) * 0.05 or 1.0
             low, high = low - pad, high + pad
-            if not high > low:          # pad lost to rounding (|low| near the float limit)
+            if not high > low:  # pad lost to rounding (|low| near the float limit)
                 low, high = low * (1 - 1e-9 * math.copysign(1, low)), high * (1 + 1e-9 * math.copysign(1, high))
-        pad = (high / 2 - low / 2) * 0.06     # 3% of the span on each side
+        pad = (high / 2 - low / 2) * 0.06  # 3% of the span on each side
         if math.isfinite(low - pad) and math.isfinite(high + pad):
             low, high = low - pad, high + pad
         self._low, self._high = low, high
         self._half_span = high / 2 - low / 2
         if self.kind == "log":
-            self.low, self.high = 10 ** low, 10 ** high
+            self.low, self.high = 10**low, 10**high
         else:
             self.low, self.high = low, high
 
@@ -113,17 +114,22 @@ class Axis:
 
     def clip_note(self, names: Sequence[str], unit: str | None, metric: str | None) -> str:
         """What the axis leaves out, in words ('' when nothing)."""
+
         def say(value: float) -> str:
             return format_value(value, unit, metric)
 
         if self.kind == "log":
-            return (f"logarithmic axis: the samples span {say(self.data_low)} to {say(self.data_high)}, "
-                    "their bulk more than a factor of four")
+            return (
+                f"logarithmic axis: the samples span {say(self.data_low)} to {say(self.data_high)}, "
+                "their bulk more than a factor of four"
+            )
         if self.kind != "clipped":
             return ""
         parts = _beyond_parts(names, self.beyond, self.extremes, say)
-        return (f"the axis shows the bulk of the samples ({say(self.bulk[0])} to {say(self.bulk[1])}); "
-                "the samples beyond it are drawn at its edges and counted: " + "; ".join(parts))
+        return (
+            f"the axis shows the bulk of the samples ({say(self.bulk[0])} to {say(self.bulk[1])}); "
+            "the samples beyond it are drawn at its edges and counted: " + "; ".join(parts)
+        )
 
 
 def _tick_step(half_span: float, count: int) -> float | None:
@@ -136,13 +142,19 @@ def _tick_step(half_span: float, count: int) -> float | None:
     return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
 
 
-def _beyond_parts(names: Sequence[str], beyond: Sequence[tuple[int, int]], extremes: Sequence[tuple[float, float]],
-                  say: Callable[[float], str]) -> list[str]:
+def _beyond_parts(
+    names: Sequence[str],
+    beyond: Sequence[tuple[int, int]],
+    extremes: Sequence[tuple[float, float]],
+    say: Callable[[float], str],
+) -> list[str]:
     """Per series with samples beyond a clipped axis: how many below and above, down and up to where."""
     parts = []
     for name, (below, above), (lowest, highest) in zip(names, beyond, extremes):
-        said = [f"{below} below (down to {say(lowest)})" if below else "",
-                f"{above} above (up to {say(highest)})" if above else ""]
+        said = [
+            f"{below} below (down to {say(lowest)})" if below else "",
+            f"{above} above (up to {say(highest)})" if above else "",
+        ]
         if below or above:
             parts.append(f"{name} {' and '.join(s for s in said if s)}")
     return parts
@@ -160,8 +172,7 @@ def choose_axis(series: Sequence[Sequence[float]], start: float, end: float) -> 
     return axis
 
 
-def _kind_and_range(series: Sequence[Sequence[float]], data_low: float, data_high: float
-                    ) -> tuple[str, float, float]:
+def _kind_and_range(series: Sequence[Sequence[float]], data_low: float, data_high: float) -> tuple[str, float, float]:
     """Log when the bulk spans more than ``LOG_BULK_FACTOR``; clipped to the bulk when the whole data
     would squeeze it by more than ``CLIP_GAIN``; else linear over all the data."""
     bulks = [bulk(s) for s in series]
@@ -203,8 +214,8 @@ def _exact_decimals(scaled: Sequence[float]) -> int:
 def _log_ticks(low: float, high: float) -> list[float]:
     first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
     for mantissas in ((1,), (1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9)):
-        ticks = [m * 10.0 ** k for k in range(first, last + 1) for m in mantissas]
+        ticks = [m * 10.0**k for k in range(first, last + 1) for m in mantissas]
         ticks = [t for t in ticks if low <= t <= high]
         if len(ticks) >= 3:
-            return ticks if len(ticks) <= 12 else ticks[::math.ceil(len(ticks) / 12)]
+            return ticks if len(ticks) <= 12 else ticks[:: math.ceil(len(ticks) / 12)]
     return [low, high]

@@ -9,6 +9,7 @@ numbers spanning more than a factor of two, else the values in order, evenly
 spaced; the y axis is :func:`abstat.render.svg_axes.choose_axis`'s.  Every
 string from the data goes through :func:`abstat.render.escape.html`.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,7 @@ from abstat.render.svg_axes import Axis, choose_axis
 from abstat.render.svg_plots import COLORS, Figure, axis_title, text
 
 WIDTH, HEIGHT = 960, 340
-BOX = (84, 28, 900, 250)     # left, top, right, bottom
+BOX = (84, 28, 900, 250)  # left, top, right, bottom
 MAX_DOTS = 60
 MAX_SERIES = len(COLORS) * 2
 MAX_X_LABELS = 16
@@ -40,8 +41,15 @@ def _x_positions(values: Sequence[str]) -> tuple[Callable[[int], float], bool]:
     return (lambda index: left + (index + 0.5) / len(values) * (right - left)), False
 
 
-def _frame(out: list[str], parameter: str, values: Sequence[str], y: Axis, unit: str | None, metric: str | None,
-           y_title: str | None = None) -> Callable[[int], float]:
+def _frame(
+    out: list[str],
+    parameter: str,
+    values: Sequence[str],
+    y: Axis,
+    unit: str | None,
+    metric: str | None,
+    y_title: str | None = None,
+) -> Callable[[int], float]:
     left, top, right, bottom = BOX
     x, log_x = _x_positions(values)
     out.append(f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" fill="none" stroke="#888"/>')
@@ -66,19 +74,28 @@ def _legend(out: list[str], names: Sequence[str], what: str) -> None:
     for k, name in enumerate(names[:MAX_SERIES]):
         px = left + k * 150
         color = COLORS[k % len(COLORS)]
-        out.append(f'<line x1="{px}" y1="{HEIGHT - 12}" x2="{px + 18}" y2="{HEIGHT - 12}" stroke="{color}" '
-                   'stroke-width="2"/>')
+        out.append(
+            f'<line x1="{px}" y1="{HEIGHT - 12}" x2="{px + 18}" y2="{HEIGHT - 12}" stroke="{color}" stroke-width="2"/>'
+        )
         out.append(text(px + 22, HEIGHT - 8, name[:20], anchor="start", size=11))
     out.append(text(BOX[2], HEIGHT - 8, what, anchor="end", size=11))
 
 
 def _svg(title: str) -> list[str]:
-    return [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-            f'font-family="sans-serif"><title>{escape.html(title)}</title>']
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'font-family="sans-serif"><title>{escape.html(title)}</title>'
+    ]
 
 
-def metric_figure(parameter: str, values: Sequence[str], series: Mapping[str, Sequence[Sequence[float]]], *,
-                  unit: str | None, metric: str | None) -> Figure:
+def metric_figure(
+    parameter: str,
+    values: Sequence[str],
+    series: Mapping[str, Sequence[Sequence[float]]],
+    *,
+    unit: str | None,
+    metric: str | None,
+) -> Figure:
     """``series``: name -> the samples at each of ``values`` (in order)."""
     out = _svg(f"{metric or 'value'} against {parameter}")
     names = list(series)[:MAX_SERIES]
@@ -94,8 +111,9 @@ def metric_figure(parameter: str, values: Sequence[str], series: Mapping[str, Se
     return Figure("".join(out) + "</svg>", y.clip_note(["samples"], unit, metric) if y.kind != "linear" else "")
 
 
-def _series_paths(samples_at: Sequence[Sequence[float]], x: Callable[[int], float], y: Axis, color: str,
-                  offset: float) -> list[str]:
+def _series_paths(
+    samples_at: Sequence[Sequence[float]], x: Callable[[int], float], y: Axis, color: str, offset: float
+) -> list[str]:
     """One series' dots (thinned to ``MAX_DOTS`` per value) and the line through its geometric means."""
     dots: list[str] = []
     line: list[str] = []
@@ -107,9 +125,11 @@ def _series_paths(samples_at: Sequence[Sequence[float]], x: Callable[[int], floa
         if positive:
             centre = math.exp(sum(math.log(v) for v in positive) / len(positive))
             line.append(f"{'L' if line else 'M'}{_f(x(index))} {_f(y(centre))}")
-    return [f'<path class="dots" d="{"".join(dots)}" stroke="{color}" stroke-opacity="0.45" stroke-width="3" '
-            'stroke-linecap="round"/>',
-            f'<path class="data" d="{"".join(line)}" fill="none" stroke="{color}" stroke-width="1.5"/>']
+    return [
+        f'<path class="dots" d="{"".join(dots)}" stroke="{color}" stroke-opacity="0.45" stroke-width="3" '
+        'stroke-linecap="round"/>',
+        f'<path class="data" d="{"".join(line)}" fill="none" stroke="{color}" stroke-width="1.5"/>',
+    ]
 
 
 def change_figure(parameter: str, values: Sequence[str], tests: Sequence[Interaction]) -> Figure:
@@ -118,8 +138,9 @@ def change_figure(parameter: str, values: Sequence[str], tests: Sequence[Interac
     bounds = sorted({1.0, *(b for t in tests for i in t.intervals for b in i if math.isfinite(b) and b > 0)})
     y = choose_axis([bounds], BOX[3], BOX[1])
     x = _frame(out, parameter, values, y, None, None, y_title="candidate / baseline")
-    out.append(f'<line x1="{BOX[0]}" y1="{_f(y(1.0))}" x2="{BOX[2]}" y2="{_f(y(1.0))}" stroke="#888" '
-               'stroke-dasharray="4 3"/>')
+    out.append(
+        f'<line x1="{BOX[0]}" y1="{_f(y(1.0))}" x2="{BOX[2]}" y2="{_f(y(1.0))}" stroke="#888" stroke-dasharray="4 3"/>'
+    )
     for k, test in enumerate(tests[:MAX_SERIES]):
         color = COLORS[k % len(COLORS)]
         offset = (k - (len(tests) - 1) / 2) * 8
@@ -131,7 +152,9 @@ def change_figure(parameter: str, values: Sequence[str], tests: Sequence[Interac
             px = x(index) + offset
             out.append(f'<line x1="{_f(px)}" y1="{_f(y(low))}" x2="{_f(px)}" y2="{_f(y(high))}" stroke="{color}"/>')
             line.append(f"{'L' if line else 'M'}{_f(px)} {_f(y(ratio))}")
-        out.append(f'<path class="data" d="{"".join(line)}" fill="none" stroke="{color}" stroke-width="1.5" '
-                   'marker-mid="none"/>')
+        out.append(
+            f'<path class="data" d="{"".join(line)}" fill="none" stroke="{color}" stroke-width="1.5" '
+            'marker-mid="none"/>'
+        )
     _legend(out, [f"{t.candidate}/{t.baseline}" for t in tests], "bars: intervals of the ratio")
     return Figure("".join(out) + "</svg>", "")

@@ -8,6 +8,7 @@ its step in percent; segment medians are green; the median per revision is a blu
 Revision labels on the x axis are thinned to at most ``MAX_TICKS``.  Strings from the data go
 through :func:`abstat.render.escape.html`.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,7 +20,7 @@ from abstat.render.svg_axes import choose_axis
 from abstat.render.svg_plots import Figure, axis_title, text
 
 WIDTH, HEIGHT = 960, 360
-BOX = (84, 30, 940, 250)      # left, top, right, bottom
+BOX = (84, 30, 940, 250)  # left, top, right, bottom
 MAX_TICKS = 14
 MAX_DOTS_PER_REV = 60
 
@@ -28,13 +29,22 @@ def _f(value: float) -> str:
     return f"{value:.1f}"
 
 
-def history_figure(revs: Sequence[str], values: Sequence[Sequence[float]], centres: Sequence[float],
-                   segments: Sequence[tuple[int, int, float]], changes: Sequence[tuple[int, float, float, bool]],
-                   *, unit: str | None, metric: str | None, title: str = "") -> Figure:
+def history_figure(
+    revs: Sequence[str],
+    values: Sequence[Sequence[float]],
+    centres: Sequence[float],
+    segments: Sequence[tuple[int, int, float]],
+    changes: Sequence[tuple[int, float, float, bool]],
+    *,
+    unit: str | None,
+    metric: str | None,
+    title: str = "",
+) -> Figure:
     """``changes``: (index of the first revision after, level before, level after, provisional)."""
     left, top, right, bottom = BOX
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-           'font-family="sans-serif">']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" font-family="sans-serif">'
+    ]
     if title:
         out.append(f"<title>{escape.html(title)}</title>")
     finite = sorted(v for vs in values for v in vs if math.isfinite(v))
@@ -52,11 +62,21 @@ def history_figure(revs: Sequence[str], values: Sequence[Sequence[float]], centr
     out += _x_axis(revs, x)
     out += _samples(values, centres, x, y, n)
     for start, end, median in segments:
-        out.append(f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
-                   f'y2="{_f(y(median))}" stroke="#2ca02c" stroke-width="2.5"/>')
+        out.append(
+            f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
+            f'y2="{_f(y(median))}" stroke="#2ca02c" stroke-width="2.5"/>'
+        )
     out += _changes(changes, x)
-    out.append(text(left, HEIGHT - 8, "dots: samples; blue: median per revision; green: segment medians; "
-                    "red: change points (dashed: provisional)", anchor="start", size=11))
+    out.append(
+        text(
+            left,
+            HEIGHT - 8,
+            "dots: samples; blue: median per revision; green: segment medians; "
+            "red: change points (dashed: provisional)",
+            anchor="start",
+            size=11,
+        )
+    )
     note = y.clip_note(["samples"], unit, metric) if y.kind != "linear" else ""
     if y.kind == "clipped":
         note = note.replace("samples 0 below", "").strip()
@@ -88,14 +108,23 @@ def _x_axis(revs: Sequence[str], x: Callable[[float], float]) -> list[str]:
     for index in range(0, n, step):
         px = x(index)
         out.append(f'<line x1="{_f(px)}" y1="{bottom}" x2="{_f(px)}" y2="{bottom + 4}" stroke="#888"/>')
-        out.append(text(px, bottom + 14, revs[index][:10], anchor="end", size=10,
-                        extra=f' transform="rotate(-40 {_f(px)} {bottom + 14})"'))
+        out.append(
+            text(
+                px,
+                bottom + 14,
+                revs[index][:10],
+                anchor="end",
+                size=10,
+                extra=f' transform="rotate(-40 {_f(px)} {bottom + 14})"',
+            )
+        )
     out.append(text((left + right) / 2, bottom + 84, "revision", size=12))
     return out
 
 
-def _samples(values: Sequence[Sequence[float]], centres: Sequence[float], x: Callable[[float], float],
-             y: Any, n: int) -> list[str]:
+def _samples(
+    values: Sequence[Sequence[float]], centres: Sequence[float], x: Callable[[float], float], y: Any, n: int
+) -> list[str]:
     """The samples as jittered dots (at most ``MAX_DOTS_PER_REV`` per revision) and the line of medians."""
     left, _, right, _ = BOX
     dots = []
@@ -106,8 +135,10 @@ def _samples(values: Sequence[Sequence[float]], centres: Sequence[float], x: Cal
                 continue
             jitter = ((k * 0.6180339887) % 1.0 - 0.5) * min(12.0, (right - left) / n * 0.5)
             dots.append(f"M{_f(x(index) + jitter)} {_f(y(value))}h0")
-    out = [f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
-           'stroke-linecap="round"/>']
+    out = [
+        f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
+        'stroke-linecap="round"/>'
+    ]
     line = [f"{'M' if i == 0 else 'L'}{_f(x(i))} {_f(y(c))}" for i, c in enumerate(centres) if math.isfinite(c)]
     if line:
         out.append(f'<path class="data" d="{"".join(line)}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
@@ -121,9 +152,19 @@ def _changes(changes: Sequence[tuple[int, float, float, bool]], x: Callable[[flo
     for index, before, after, provisional in changes:
         px = x(index - 0.5)
         dash = ' stroke-dasharray="5 3"' if provisional else ""
-        out.append(f'<line class="change" x1="{_f(px)}" y1="{top}" x2="{_f(px)}" y2="{bottom}" stroke="#d62728" '
-                   f'stroke-width="1.5"{dash}/>')
+        out.append(
+            f'<line class="change" x1="{_f(px)}" y1="{top}" x2="{_f(px)}" y2="{bottom}" stroke="#d62728" '
+            f'stroke-width="1.5"{dash}/>'
+        )
         if before and math.isfinite(after / before):
-            out.append(text(px + 3, top - 6, f"{(after / before - 1) * 100:+.1f}%", anchor="start", size=11,
-                            extra=' fill="#d62728"'))
+            out.append(
+                text(
+                    px + 3,
+                    top - 6,
+                    f"{(after / before - 1) * 100:+.1f}%",
+                    anchor="start",
+                    size=11,
+                    extra=' fill="#d62728"',
+                )
+            )
     return out

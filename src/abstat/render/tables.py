@@ -5,6 +5,7 @@ Every cell passes through the target's escape (:mod:`abstat.render.escape`)
 in this module and nowhere else, whether it holds a label from the data or
 a number abstat wrote.
 """
+
 from __future__ import annotations
 
 import csv
@@ -20,8 +21,9 @@ def _pad(cells: Sequence[str], widths: Sequence[int], align: Sequence[str]) -> s
     return "  ".join(parts).rstrip()
 
 
-def plain(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
-          *, rule: bool = True) -> list[str]:
+def plain(
+    headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str], *, rule: bool = True
+) -> list[str]:
     """Space-padded columns (terminal, e-mail, text file), control characters escaped; widths in terminal
     columns (a CJK character takes two, a combining mark none)."""
     rows = [[escape.terminal(c) for c in row] for row in [headers, *body]]
@@ -33,15 +35,19 @@ def plain(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence
     return lines
 
 
-def markdown(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
-             *, bold: Sequence[int] = ()) -> list[str]:
+def markdown(
+    headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str], *, bold: Sequence[int] = ()
+) -> list[str]:
     """A GitHub-flavoured Markdown table; ``bold``: column indexes set in bold."""
+
     def cell(index: int, text: str) -> str:
         escaped = escape.markdown(text)
         return f"**{escaped}**" if index in bold and escaped else escaped
 
-    lines = ["| " + " | ".join(escape.markdown(h) for h in headers) + " |",
-             "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|"]
+    lines = [
+        "| " + " | ".join(escape.markdown(h) for h in headers) + " |",
+        "|" + "|".join("---:" if a == "r" else ":---" for a in align) + "|",
+    ]
     lines += ["| " + " | ".join(cell(i, c) for i, c in enumerate(row)) + " |" for row in body]
     return lines
 
@@ -61,17 +67,22 @@ def csv_row(writer: Any, row: Sequence[Any]) -> None:
     writer.writerow([escape.csv_cell(c) for c in row])
 
 
-def rich_table(headers: Sequence[str], body: Sequence[Sequence[str]], align: Sequence[str],
-               styles: Sequence[Sequence[str]] | None = None, *, no_wrap: bool = False,
-               **options: Any) -> Any:
+def rich_table(
+    headers: Sequence[str],
+    body: Sequence[Sequence[str]],
+    align: Sequence[str],
+    styles: Sequence[Sequence[str]] | None = None,
+    *,
+    no_wrap: bool = False,
+    **options: Any,
+) -> Any:
     """A rich ``Table`` of ``Text`` cells (never markup), control characters escaped."""
     from rich.table import Table
     from rich.text import Text
 
     table = Table(**options)
     for header, a in zip(headers, align):
-        table.add_column(Text(escape.terminal(header)), justify="right" if a == "r" else "left",
-                         no_wrap=no_wrap)
+        table.add_column(Text(escape.terminal(header)), justify="right" if a == "r" else "left", no_wrap=no_wrap)
     for index, row in enumerate(body):
         row_styles = styles[index] if styles else [""] * len(row)
         table.add_row(*(Text(escape.terminal(c), style=s) for c, s in zip(row, row_styles)))

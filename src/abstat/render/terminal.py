@@ -7,6 +7,7 @@ only when the stream is a terminal.  :func:`write` folds our non-ASCII marks
 (µ, →, box lines) to ASCII for a stream that cannot encode them
 (``PYTHONIOENCODING=ascii``, a C locale).
 """
+
 from __future__ import annotations
 
 import os

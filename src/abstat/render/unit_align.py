@@ -10,6 +10,7 @@
   apart, the comparison gets a ``scales-differ`` warning (different units,
   or a different benchmark?) and ``--unit`` names the unit.
 """
+
 from __future__ import annotations
 
 import math
@@ -60,8 +61,9 @@ def _convert(side: Side, to: Side, metric: str | None) -> None:
     """``side``'s values and unit in ``to``'s unit (UsageError when they do not convert)."""
     factor = conversion(side.unit, to.unit, metric)
     if factor is None:
-        raise UsageError(f"{side.name} is in {side.unit}, {to.name} in {to.unit}: units that do not "
-                         "convert cannot be compared")
+        raise UsageError(
+            f"{side.name} is in {side.unit}, {to.name} in {to.unit}: units that do not convert cannot be compared"
+        )
     if factor != 1.0 and side.runs is not None:
         side.runs[:] = [[value * factor for value in run] for run in side.runs]
     side.unit = to.unit
@@ -82,14 +84,18 @@ def _scale_warnings(sides: Sequence[Side]) -> list[StatWarning]:
             continue
         ratio = centre / base
         if ratio >= SCALE_WARNING or ratio <= 1.0 / SCALE_WARNING:
-            found.append(StatWarning(
-                "scales-differ", f"{side.name}: its values are {ratio:.3g}x {sides[0].name}'s: different units? "
-                                 "(--unit names a plain file's unit)", side.name))
+            found.append(
+                StatWarning(
+                    "scales-differ",
+                    f"{side.name}: its values are {ratio:.3g}x {sides[0].name}'s: different units? "
+                    "(--unit names a plain file's unit)",
+                    side.name,
+                )
+            )
     return found
 
 
-def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg: str | None,
-                  metric: str) -> list[Side]:
+def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg: str | None, metric: str) -> list[Side]:
     """The :class:`Side` of each of ``compare``'s variants (:class:`abstat.readers.specs.VariantData`,
     whose runs are converted in place): a stored variant's unit is its metric's in the store, a file's
     what ``--unit`` says (``UNIT`` for every file, ``NAME=UNIT`` for one)."""
@@ -99,7 +105,7 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
         raise UsageError(f"--unit {unknown[0]}=...: no input is named {unknown[0]!r} (inputs: {', '.join(variants)})")
     sides = []
     for name, variant in variants.items():
-        stored = [s[len("store:"):] for s in variant.sources if s.startswith("store:")]
+        stored = [s[len("store:") :] for s in variant.sources if s.startswith("store:")]
         unit = named.get(name) or (_stored_unit(variant, store_arg, metric, stored[0]) if stored else default)
         sides.append(Side(name, variant.runs, unit))
     return sides

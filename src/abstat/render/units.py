@@ -16,6 +16,7 @@ Everything here returns ASCII except the ``µ`` prefix; :func:`ascii_text`
 folds that (and the few other non-ASCII marks renderers use) for a stream
 that cannot encode it.
 """
+
 from __future__ import annotations
 
 import math
@@ -34,21 +35,21 @@ CLOCK_UNITS = ("cycles", "cycle", "tsc", "ticks", "clocks")
 
 _PREFIXES = {
     "time": ((1.0, ""), (1e-3, "m"), (1e-6, "µ"), (1e-9, "n")),
-    "bytes": ((1024.0 ** 4, "Ti"), (1024.0 ** 3, "Gi"), (1024.0 ** 2, "Mi"), (1024.0, "Ki"), (1.0, "")),
+    "bytes": ((1024.0**4, "Ti"), (1024.0**3, "Gi"), (1024.0**2, "Mi"), (1024.0, "Ki"), (1.0, "")),
 }
 SIGNIFICANT = 4
 _MAX_DECIMALS = 6
-_EXACT_LIMIT = 1e15   # beyond it, digits of a grouped integer are noise: use an exponent
+_EXACT_LIMIT = 1e15  # beyond it, digits of a grouped integer are noise: use an exponent
 
 
 @dataclass(frozen=True)
 class Tidy:
     """A unit reduced to its base: ``value * factor`` is in ``base``."""
 
-    base: str          # "s", "B", "s/op", "B/s", "" (a count) or the unit as given
+    base: str  # "s", "B", "s/op", "B/s", "" (a count) or the unit as given
     factor: float
-    kind: str          # "time", "bytes" or "count"
-    prefix_at: int     # where the prefix goes in ``base`` (0: in front; -1: no prefix)
+    kind: str  # "time", "bytes" or "count"
+    prefix_at: int  # where the prefix goes in ``base`` (0: in front; -1: no prefix)
 
 
 def tidy(unit: str | None, metric: str | None = None) -> Tidy:
@@ -73,8 +74,9 @@ def _unit_of_metric(metric: str | None) -> str:
     if not metric:
         return ""
     suffix = metric.replace("-", "_").rpartition("_")[2]
-    if "_" in metric.replace("-", "_") and (suffix in _TIME or suffix in _BYTES) \
-            and suffix not in ("B", "s"):   # ops_s may be a rate
+    if (
+        "_" in metric.replace("-", "_") and (suffix in _TIME or suffix in _BYTES) and suffix not in ("B", "s")
+    ):  # ops_s may be a rate
         return suffix
     return ""
 
@@ -92,9 +94,9 @@ def is_time(unit: str | None, metric: str | None = None) -> bool:
 class Scaler:
     """Formats values of one group: ``value`` (in the input unit) -> text."""
 
-    factor: float       # input unit -> displayed unit
+    factor: float  # input unit -> displayed unit
     decimals: int
-    unit: str           # displayed unit, "" for a bare count
+    unit: str  # displayed unit, "" for a bare count
     group: bool = True  # thousands separators
 
     def number(self, value: float) -> str:
@@ -149,8 +151,7 @@ def _magnitudes(values: Iterable[float | None], factor: float) -> list[float]:
     return [v for v in finite if math.isfinite(v) and v != 0]
 
 
-def common_scale(values: Iterable[float | None], unit: str | None = None,
-                 metric: str | None = None) -> Scaler:
+def common_scale(values: Iterable[float | None], unit: str | None = None, metric: str | None = None) -> Scaler:
     """One scaler for all ``values`` (in ``unit``): the prefix that puts the
     non-zero value nearest zero at 1 or more, and enough decimals for it."""
     info = tidy(unit, metric)
@@ -182,7 +183,7 @@ def _decimals_at(scaled: float, any_values: bool) -> int:
     """The decimals a value printed as ``scaled`` needs; -1 (an exponent) far below the smallest prefix."""
     decimals = _decimals_for(scaled) if any_values else 0
     if scaled < 10 ** (SIGNIFICANT - 1 - _MAX_DECIMALS):
-        decimals = -1   # far below the smallest prefix: an exponent, not 0.000000
+        decimals = -1  # far below the smallest prefix: an exponent, not 0.000000
     return decimals
 
 
@@ -213,7 +214,7 @@ def format_pct(value: float, decimals: int) -> str:
         return "n/a" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
     text = f"{value:+.{decimals}f}"
     if float(text) == 0:
-        text = f"{0.0:.{decimals}f}"   # no "-0.0" nor "+0.0"
+        text = f"{0.0:.{decimals}f}"  # no "-0.0" nor "+0.0"
         text = "+" + text if value > 0 else ("-" + text if value < 0 else text)
     return text
 
@@ -247,12 +248,13 @@ def format_change(delta: float, ci: Sequence[float] | None) -> str:
 # verdict words that fit the metric
 
 
-def verdict_word(verdict: str, delta_pct: float, unit: str | None = None, metric: str | None = None,
-                 higher_is_better: bool = False) -> str:
+def verdict_word(
+    verdict: str, delta_pct: float, unit: str | None = None, metric: str | None = None, higher_is_better: bool = False
+) -> str:
     """``faster``/``slower`` for times; ``lower``/``higher`` with ``(better)`` or
     ``(worse)`` for counts, sizes and throughputs; other verdicts unchanged."""
     if verdict not in ("faster", "slower") or (unit is None and metric is None):
-        return verdict   # unknown unit: the statistical verdict as it is
+        return verdict  # unknown unit: the statistical verdict as it is
     info = tidy(unit, metric)
     if (info.kind == "time" and "/" not in info.base or _is_clock(unit, metric)) and not higher_is_better:
         return verdict
@@ -268,8 +270,21 @@ def _is_clock(unit: str | None, metric: str | None) -> bool:
 # --------------------------------------------------------------------------
 # streams that cannot encode everything
 
-_ASCII_FOLD = str.maketrans({"µ": "u", "μ": "u", "→": "->", "−": "-", "±": "+-", "…": "...",
-                             "≤": "<=", "≥": ">=", "×": "x", "—": "--", "–": "-"})
+_ASCII_FOLD = str.maketrans(
+    {
+        "µ": "u",
+        "μ": "u",
+        "→": "->",
+        "−": "-",
+        "±": "+-",
+        "…": "...",
+        "≤": "<=",
+        "≥": ">=",
+        "×": "x",
+        "—": "--",
+        "–": "-",
+    }
+)
 
 
 def ascii_text(text: str) -> str:
@@ -295,5 +310,9 @@ def in_unit_of(scale: Scaler, values: Iterable[float | None]) -> Scaler:
     finite = _magnitudes(values, scale.factor)
     if not finite or scale.decimals < 0:
         return scale
-    return Scaler(scale.factor, max(scale.decimals, _decimals_for(float(f"{min(finite):.{SIGNIFICANT}g}"))),
-                  scale.unit, scale.group)
+    return Scaler(
+        scale.factor,
+        max(scale.decimals, _decimals_for(float(f"{min(finite):.{SIGNIFICANT}g}"))),
+        scale.unit,
+        scale.group,
+    )

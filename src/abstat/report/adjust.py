@@ -6,6 +6,7 @@
 expected share of false marks among the marked cells).
 ``none``: every cell judged on its own p-value.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -67,8 +68,9 @@ def adjust_family(comparisons: Sequence[Any], method: str = "holm") -> list[Any]
     return done
 
 
-def adjust_sections(sections: Sequence[tuple[Any, Any, Sequence[Any]]], method: str = "holm"
-                    ) -> list[tuple[Any, Any, list[Any]]]:
+def adjust_sections(
+    sections: Sequence[tuple[Any, Any, Sequence[Any]]], method: str = "holm"
+) -> list[tuple[Any, Any, list[Any]]]:
     """``(metric, unit, comparisons)`` sections adjusted as one family (:func:`adjust_family`)."""
     flat = iter(adjust_family([c for _, _, comps in sections for c in comps], method))
     return [(metric, unit, [next(flat) for _ in comps]) for metric, unit, comps in sections]
@@ -92,6 +94,7 @@ def follow_adjusted(comparison: Any, significant: bool) -> Any:
 
     if comparison.verdict == "cannot judge":
         return comparison
-    verdict = decide(comparison.delta_pct, comparison.ci_pct, significant, comparison.threshold,
-                     comparison.higher_is_better)
+    verdict = decide(
+        comparison.delta_pct, comparison.ci_pct, significant, comparison.threshold, comparison.higher_is_better
+    )
     return dataclasses.replace(comparison, significant=significant, verdict=verdict)

@@ -9,6 +9,7 @@
 2. :func:`abstat.report.adjust.adjust_family`: the family's rule (Holm) over every comparison shown
    together.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -27,8 +28,9 @@ def compare_pair(baseline: Any, candidate: Any, *, names: tuple[str, str], **opt
     return agree(compare(baseline, candidate, names=names, **options), baseline, candidate)
 
 
-def analyse(data: Mapping[str, Any], *, baseline: str | None = None, adjust: str | None = "holm",
-            **options: Any) -> list[Any]:
+def analyse(
+    data: Mapping[str, Any], *, baseline: str | None = None, adjust: str | None = "holm", **options: Any
+) -> list[Any]:
     """Every variant of ``data`` (name -> samples, runs or Summary) compared with ``baseline`` (the first
     by default), centres agreed, and adjusted as one family (``adjust=None``: not yet; the caller adjusts
     a larger family with :func:`abstat.report.adjust.adjust_sections`)."""
@@ -38,6 +40,7 @@ def analyse(data: Mapping[str, Any], *, baseline: str | None = None, adjust: str
     base = names[0] if baseline is None else baseline
     if base not in data:
         raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
-    comparisons = [compare_pair(data[base], data[name], names=(base, name), **options)
-                   for name in names if name != base]
+    comparisons = [
+        compare_pair(data[base], data[name], names=(base, name), **options) for name in names if name != base
+    ]
     return adjust_family(comparisons, adjust) if adjust else comparisons

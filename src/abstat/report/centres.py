@@ -17,6 +17,7 @@ distributions differ in shape (or in step) more than in location, no pair of
 centres can agree with the change, and the comparison carries a
 ``medians-disagree`` warning: every format says so on the row.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -26,7 +27,7 @@ from typing import Any
 
 from abstat.stats.warnings import StatWarning
 
-SHAPE_WORDS = "shapes differ"   # on a summary line; a table's cell says SHAPE_MARK, its footnote the words
+SHAPE_WORDS = "shapes differ"  # on a summary line; a table's cell says SHAPE_MARK, its footnote the words
 SHAPE_MARK = "(shape)"
 STEP_WORDS = "medians in grid steps"  # integer data one step of their grid from agreeing
 STEP_MARK = "(step)"
@@ -84,8 +85,9 @@ def agree(comparison: Any, baseline: Any, candidate: Any) -> Any:
     centres, kind = comparison.centers, comparison.center_kind
     if comparison.estimand in _MEDIAN_ESTIMANDS or not centres:
         centres, kind = [shown_median(values) for values in flat], "median"
-    changed = dataclasses.replace(comparison, centers=list(centres), center_kind=kind,
-                                  warnings=list(comparison.warnings))
+    changed = dataclasses.replace(
+        comparison, centers=list(centres), center_kind=kind, warnings=list(comparison.warnings)
+    )
     warning = _disagreement_warning(comparison, centres, kind, flat if integer else None)
     if warning is not None:
         changed.warnings.append(warning)
@@ -101,8 +103,9 @@ def within_step(before: float, after: float, step: float, ci_pct: Sequence[float
     return low <= after + step and after - step <= high
 
 
-def _disagreement_warning(comparison: Any, centres: Sequence[float], kind: str,
-                          integer_sides: Sequence[Any] | None) -> StatWarning | None:
+def _disagreement_warning(
+    comparison: Any, centres: Sequence[float], kind: str, integer_sides: Sequence[Any] | None
+) -> StatWarning | None:
     """The warning of a printed pair that cannot agree with the change: ``medians-step`` when integer
     data are one step of their grid from agreeing, else ``medians-disagree`` (None when they agree)."""
     problem = disagreement(centres[0], centres[1], comparison.delta_pct, comparison.ci_pct)
@@ -110,10 +113,16 @@ def _disagreement_warning(comparison: Any, centres: Sequence[float], kind: str,
         return None
     step = grid_step(integer_sides) if integer_sides is not None else 0.0
     if step and within_step(centres[0], centres[1], step, comparison.ci_pct):
-        return StatWarning("medians-step", f"{comparison.candidate}: {kind}s {problem}; on a grid of {step:g} they "
-                                           "move in whole steps", comparison.candidate)
-    return StatWarning("medians-disagree", f"{comparison.candidate}: {kind}s {problem}; the distributions differ "
-                                           "in shape more than in location", comparison.candidate)
+        return StatWarning(
+            "medians-step",
+            f"{comparison.candidate}: {kind}s {problem}; on a grid of {step:g} they move in whole steps",
+            comparison.candidate,
+        )
+    return StatWarning(
+        "medians-disagree",
+        f"{comparison.candidate}: {kind}s {problem}; the distributions differ in shape more than in location",
+        comparison.candidate,
+    )
 
 
 def grid_step(sides: Sequence[Any]) -> float:

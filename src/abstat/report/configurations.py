@@ -1,4 +1,5 @@
 """A stored experiment's label configurations and the invocations ``--where`` selects (``abstat show``)."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -23,7 +24,8 @@ def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> l
     found: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], list[int]]] = {}
     for invocation in store.invocations(experiment):
         if not selected(invocation, where) or not any(
-                entry["status"] == "ok" and entry["count"] for entry in invocation["runs"]):
+            entry["status"] == "ok" and entry["count"] for entry in invocation["runs"]
+        ):
             continue
         labels = dict(invocation["labels"])
         if invocation.get("hostname") is not None:
@@ -45,14 +47,17 @@ def check_experiment(store: Any, experiment: str, metrics: Sequence[str] | None 
     """An error naming ``experiment`` when it is not stored, or a metric of ``metrics`` it does not hold."""
     if not store.has_experiment(experiment):
         names = store.experiment_names()
-        raise InputError(f"no experiment {experiment!r}" + (f" (experiments: {', '.join(names)})" if names else ""),
-                         path=store.display)
+        raise InputError(
+            f"no experiment {experiment!r}" + (f" (experiments: {', '.join(names)})" if names else ""),
+            path=store.display,
+        )
     if metrics:
         known = store.metrics(experiment)
         for metric in metrics:
             if metric not in known:
-                raise UsageError(f"{{metrics}} {metric!r}: experiment has {', '.join(known) or 'no metrics'}",
-                                 fields=["metrics"])
+                raise UsageError(
+                    f"{{metrics}} {metric!r}: experiment has {', '.join(known) or 'no metrics'}", fields=["metrics"]
+                )
 
 
 def shown(store: Any, experiment: str, where: dict[str, set[str]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:

@@ -6,6 +6,7 @@ exactly (its AssumeExact: the mode as the summary, every difference
 significant, a warning when the values vary); abstat does the same instead
 of asking for more samples.
 """
+
 from __future__ import annotations
 
 import math
@@ -29,13 +30,27 @@ def mode(values: Sequence[float]) -> float:
 
 
 def _summary(name: str, values: Sequence[float]) -> VariantSummary:
-    return VariantSummary(name=name, kind="samples", n=len(values), mean=statistics.fmean(values),
-                          stddev=statistics.stdev(values) if len(values) > 1 else 0.0,
-                          min=min(values), max=max(values), median=statistics.median(values))
+    return VariantSummary(
+        name=name,
+        kind="samples",
+        n=len(values),
+        mean=statistics.fmean(values),
+        stddev=statistics.stdev(values) if len(values) > 1 else 0.0,
+        min=min(values),
+        max=max(values),
+        median=statistics.median(values),
+    )
 
 
-def exact_comparison(baseline: SampleSet, candidate: SampleSet, *, names: tuple[str, str],
-                     confidence: float, higher_is_better: bool, seed: int = 0) -> Comparison:
+def exact_comparison(
+    baseline: SampleSet,
+    candidate: SampleSet,
+    *,
+    names: tuple[str, str],
+    confidence: float,
+    higher_is_better: bool,
+    seed: int = 0,
+) -> Comparison:
     """The candidate's exact change from the baseline (modes), p 0 when they differ."""
     base, new = mode(baseline.values), mode(candidate.values)
     if base != 0:
@@ -44,10 +59,23 @@ def exact_comparison(baseline: SampleSet, candidate: SampleSet, *, names: tuple[
         delta = 0.0 if new == 0 else math.copysign(math.inf, new)
     differ = new != base
     return Comparison(
-        baseline=names[0], candidate=names[1], n=[baseline.n, candidate.n], center="exact",
-        delta_pct=delta, ci_pct=[delta, delta], p_value=0.0 if differ else 1.0, significant=differ,
-        verdict=decide(delta, [delta, delta], differ, None, higher_is_better), method="exact",
-        warnings=[], confidence=confidence, threshold=None, higher_is_better=higher_is_better,
-        unit="samples", runs=None, outlier_rule="none", seed=seed,
+        baseline=names[0],
+        candidate=names[1],
+        n=[baseline.n, candidate.n],
+        center="exact",
+        delta_pct=delta,
+        ci_pct=[delta, delta],
+        p_value=0.0 if differ else 1.0,
+        significant=differ,
+        verdict=decide(delta, [delta, delta], differ, None, higher_is_better),
+        method="exact",
+        warnings=[],
+        confidence=confidence,
+        threshold=None,
+        higher_is_better=higher_is_better,
+        unit="samples",
+        runs=None,
+        outlier_rule="none",
+        seed=seed,
         summaries=[_summary(names[0], baseline.values), _summary(names[1], candidate.values)],
     )

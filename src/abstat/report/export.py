@@ -24,6 +24,7 @@ welch_ttest.py, plot_*.py) and ``abstat report`` read it.
   of the export read), and only where hyperfine wrote them.  abstat's labels
   are not parameters.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,8 +35,18 @@ from abstat.errors import UsageError
 from abstat.report.sampleset import SampleSet, label_keys
 from abstat.stats.descriptive import describe
 
-_TO_SECONDS = {"s": 1.0, "second": 1.0, "seconds": 1.0, "sec": 1.0, "ms": 1e-3,
-               "us": 1e-6, "µs": 1e-6, "ns": 1e-9, "ns/op": 1e-9, "sec/op": 1.0}
+_TO_SECONDS = {
+    "s": 1.0,
+    "second": 1.0,
+    "seconds": 1.0,
+    "sec": 1.0,
+    "ms": 1e-3,
+    "us": 1e-6,
+    "µs": 1e-6,
+    "ns": 1e-9,
+    "ns/op": 1e-9,
+    "sec/op": 1.0,
+}
 _TIME_METRICS = ("wall", "time", "elapsed")
 _USER_METRICS = ("user",)
 _SYSTEM_METRICS = ("sys", "system")
@@ -49,10 +60,13 @@ def seconds_factor(sample_set: SampleSet) -> float:
     unit = sample_set.unit
     what = sample_set.source or ",".join(f"{k}={v}" for k, v in sample_set.labels.items())
     if unit is None and "metric" not in sample_set.labels:
-        raise UsageError(f"--format hyperfine: {what}: unknown unit; if the values are seconds, "
-                         "say so with --label metric=wall")
-    raise UsageError(f"--format hyperfine: {what}: values in {unit or sample_set.labels.get('metric')!r} "
-                     "are not times (hyperfine JSON holds seconds)")
+        raise UsageError(
+            f"--format hyperfine: {what}: unknown unit; if the values are seconds, say so with --label metric=wall"
+        )
+    raise UsageError(
+        f"--format hyperfine: {what}: values in {unit or sample_set.labels.get('metric')!r} "
+        "are not times (hyperfine JSON holds seconds)"
+    )
 
 
 def _factor(sample_set: SampleSet) -> float | None:
@@ -69,20 +83,29 @@ def wall_metric(sets: Sequence[SampleSet]) -> str | None:
     for name in _TIME_METRICS:
         if name in metrics:
             return name
-    timed = [m for m in metrics if m is not None and any(
-        s.labels.get("metric") == m and s.unit in ("ns/op", "sec/op") for s in sets)]
+    timed = [
+        m
+        for m in metrics
+        if m is not None and any(s.labels.get("metric") == m and s.unit in ("ns/op", "sec/op") for s in sets)
+    ]
     if len(timed) == 1:
         return timed[0]
-    raise UsageError("--format hyperfine: the sets hold several metrics and none is the wall time "
-                     f"({', '.join(str(m) for m in metrics)}); choose one with --metric")
+    raise UsageError(
+        "--format hyperfine: the sets hold several metrics and none is the wall time "
+        f"({', '.join(str(m) for m in metrics)}); choose one with --metric"
+    )
 
 
 def _sibling_mean(sample_set: SampleSet, sets: Sequence[SampleSet], names: Sequence[str]) -> float | None:
     """The mean, in seconds, of the set of metric ``names`` with the same other labels."""
     others = {k: v for k, v in sample_set.labels.items() if k != "metric"}
     for candidate in sets:
-        if candidate.labels.get("metric") in names and candidate.summary is None and candidate.values \
-                and {k: v for k, v in candidate.labels.items() if k != "metric"} == others:
+        if (
+            candidate.labels.get("metric") in names
+            and candidate.summary is None
+            and candidate.values
+            and {k: v for k, v in candidate.labels.items() if k != "metric"} == others
+        ):
             factor = _factor(candidate)
             if factor is not None:
                 values = candidate.values
@@ -92,8 +115,7 @@ def _sibling_mean(sample_set: SampleSet, sets: Sequence[SampleSet], names: Seque
 
 def _commands(chosen: Sequence[SampleSet]) -> list[str]:
     """Each set's command; sets that would share one get the varying labels that tell them apart."""
-    varying = [k for k in label_keys(chosen) if k != "metric"
-               and len({s.labels.get(k) for s in chosen}) > 1]
+    varying = [k for k in label_keys(chosen) if k != "metric" and len({s.labels.get(k) for s in chosen}) > 1]
     commands = [_command(sample_set, varying) for sample_set in chosen]
     repeated = {text for text in commands if commands.count(text) > 1}
     for index, text in enumerate(commands):
@@ -109,15 +131,22 @@ def _command(sample_set: SampleSet, varying: list[str]) -> str:
     text = sample_set.extra.get("command") or sample_set.labels.get("command")
     if isinstance(text, str) and text:
         return text
-    return " ".join(sample_set.labels[k] for k in varying if k in sample_set.labels) \
-        or sample_set.labels.get("variant") or sample_set.source or "?"
+    return (
+        " ".join(sample_set.labels[k] for k in varying if k in sample_set.labels)
+        or sample_set.labels.get("variant")
+        or sample_set.source
+        or "?"
+    )
 
 
 def _telling_labels(sample_set: SampleSet, varying: list[str]) -> list[str]:
     """``key=value`` of the set's varying labels other than the command and its hyperfine parameters."""
     parameters = sample_set.extra.get("parameters") or {}
-    return [f"{k}={sample_set.labels[k]}" for k in varying
-            if k in sample_set.labels and k != "command" and k not in parameters]
+    return [
+        f"{k}={sample_set.labels[k]}"
+        for k in varying
+        if k in sample_set.labels and k != "command" and k not in parameters
+    ]
 
 
 def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
@@ -134,8 +163,10 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
 def _result(sample_set: SampleSet, command: str, sets: Sequence[SampleSet]) -> dict[str, Any]:
     """One result of the document, hyperfine's keys in hyperfine's order."""
     if sample_set.summary is not None:
-        raise UsageError(f"--format hyperfine: {sample_set.source}: summary statistics hold no "
-                         "samples to export (hyperfine JSON needs the times)")
+        raise UsageError(
+            f"--format hyperfine: {sample_set.source}: summary statistics hold no "
+            "samples to export (hyperfine JSON needs the times)"
+        )
     factor = seconds_factor(sample_set)
     codes = sample_set.extra.get("exit_codes")
     values = sample_set.extra.get("all_values", sample_set.values)  # a store's failed runs too

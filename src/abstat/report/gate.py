@@ -14,6 +14,7 @@ A change whose estimate is beyond the threshold but whose interval reaches back 
 it is *not* proven beyond it and does not fail the gate; neither does a comparison that
 cannot be judged.  This module only decides; commands print and exit.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,8 @@ FAIL_ON = ("slower", "faster", "change")
 class GateHit:
     """One comparison that fails the gate."""
 
-    name: str            # "candidate vs baseline" (or a report cell's place)
-    direction: str       # "slower" or "faster" (worse/better)
+    name: str  # "candidate vs baseline" (or a report cell's place)
+    direction: str  # "slower" or "faster" (worse/better)
     delta_pct: float
     ci_pct: tuple[float, float]
     p_adjusted: float
@@ -39,8 +40,8 @@ class GateResult:
     fail_on: str
     threshold: float
     hits: list[GateHit] = field(default_factory=list)
-    judged: int = 0      # comparisons the gate looked at
-    unjudged: int = 0    # comparisons that could not be judged (no interval)
+    judged: int = 0  # comparisons the gate looked at
+    unjudged: int = 0  # comparisons that could not be judged (no interval)
 
     @property
     def failed(self) -> bool:
@@ -52,15 +53,19 @@ class GateResult:
 
     def lines(self) -> list[str]:
         """One line per hit, then the verdict of the gate: for standard error."""
-        out = [f"gate: {hit.name}: {hit.direction} {hit.delta_pct:+.2f}% "
-               f"[{hit.ci_pct[0]:+.2f}, {hit.ci_pct[1]:+.2f}], beyond {self.threshold:g}% "
-               f"(adjusted p {hit.p_adjusted:.3g})" for hit in self.hits]
+        out = [
+            f"gate: {hit.name}: {hit.direction} {hit.delta_pct:+.2f}% "
+            f"[{hit.ci_pct[0]:+.2f}, {hit.ci_pct[1]:+.2f}], beyond {self.threshold:g}% "
+            f"(adjusted p {hit.p_adjusted:.3g})"
+            for hit in self.hits
+        ]
         if self.hits:
-            out.append(f"gate: FAIL: {len(self.hits)} of {self.judged} comparison(s) proven "
-                       f"{self.fail_on} beyond {self.threshold:g}%")
+            out.append(
+                f"gate: FAIL: {len(self.hits)} of {self.judged} comparison(s) proven "
+                f"{self.fail_on} beyond {self.threshold:g}%"
+            )
         else:
-            out.append(f"gate: pass: no comparison of {self.judged} proven {self.fail_on} "
-                       f"beyond {self.threshold:g}%")
+            out.append(f"gate: pass: no comparison of {self.judged} proven {self.fail_on} beyond {self.threshold:g}%")
         if self.unjudged:
             out.append(f"gate: {self.unjudged} comparison(s) could not be judged (no interval)")
         return out
@@ -77,9 +82,16 @@ def _direction(comparison: Any, lo: float, hi: float, threshold: float) -> str |
     return up
 
 
-def evaluate(comparisons: Sequence[Any], fail_on: str, threshold: float | None, *,
-             names: Sequence[str] | None = None, p_adjusted: Sequence[float | None] | None = None,
-             confidence: float = 0.95, adjust: str = "holm") -> GateResult:
+def evaluate(
+    comparisons: Sequence[Any],
+    fail_on: str,
+    threshold: float | None,
+    *,
+    names: Sequence[str] | None = None,
+    p_adjusted: Sequence[float | None] | None = None,
+    confidence: float = 0.95,
+    adjust: str = "holm",
+) -> GateResult:
     """Gate ``comparisons`` (:class:`abstat.comparison.Comparison`).  ``p_adjusted``:
     p-values already adjusted over the family (a report's); else they are adjusted
     here with ``adjust``.  ``names``: how each comparison is named in the lines."""
@@ -105,24 +117,33 @@ def evaluate(comparisons: Sequence[Any], fail_on: str, threshold: float | None, 
         if direction is None or p >= alpha or (fail_on != "change" and direction != fail_on):
             continue
         name = names[index] if names else f"{comparison.candidate} vs {comparison.baseline}"
-        result.hits.append(GateHit(name, direction, float(comparison.delta_pct),
-                                   (float(ci[0]), float(ci[1])), float(p)))
+        result.hits.append(
+            GateHit(name, direction, float(comparison.delta_pct), (float(ci[0]), float(ci[1])), float(p))
+        )
     return result
 
 
 def _judgeable(comparison: Any, p: float | None) -> bool:
     """Whether the comparison has an interval, a verdict and a p-value to gate on."""
     ci = comparison.ci_pct
-    return not (ci is None or any(math.isnan(x) for x in ci) or comparison.verdict == "cannot judge"
-                or p is None or math.isnan(p))
+    return not (
+        ci is None
+        or any(math.isnan(x) for x in ci)
+        or comparison.verdict == "cannot judge"
+        or p is None
+        or math.isnan(p)
+    )
 
 
 def gate_report(report: Any, fail_on: str, threshold: float | None) -> GateResult:
     """Gate the cells of a report (:class:`abstat.report.table.Report`) on their
     adjusted p-values (the report's ``--adjust``)."""
     cells = report.comparisons
-    return evaluate([c.comparison for c in cells], fail_on, threshold,
-                    names=[f"{'/'.join(v for v in (*c.row, c.column) if v)}" for c in cells],
-                    p_adjusted=[c.p_adjusted if c.p_adjusted is not None
-                                else (0.0 if c.significant else 1.0) for c in cells],
-                    confidence=report.confidence)
+    return evaluate(
+        [c.comparison for c in cells],
+        fail_on,
+        threshold,
+        names=[f"{'/'.join(v for v in (*c.row, c.column) if v)}" for c in cells],
+        p_adjusted=[c.p_adjusted if c.p_adjusted is not None else (0.0 if c.significant else 1.0) for c in cells],
+        confidence=report.confidence,
+    )

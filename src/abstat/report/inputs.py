@@ -10,6 +10,7 @@ as ministat prints N, Avg and Stddev) is a set without samples: NAME gives
 ``variant=NAME``, or, with ``--pattern``, the labels the pattern reads from
 NAME as if it were a file name.
 """
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,21 @@ from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.pattern import FilePattern
 from abstat.report.sampleset import SampleSet, from_store_set
 
-INPUT_FORMATS = ("auto", "samples", "hyperfine", "pyperf", "go", "csv", "gbench", "pytest-benchmark", "bmf",
-                 "criterion", "criterion-csv", "asv", *KERNEL_FORMATS)
+INPUT_FORMATS = (
+    "auto",
+    "samples",
+    "hyperfine",
+    "pyperf",
+    "go",
+    "csv",
+    "gbench",
+    "pytest-benchmark",
+    "bmf",
+    "criterion",
+    "criterion-csv",
+    "asv",
+    *KERNEL_FORMATS,
+)
 
 
 def _key_value(item: str, option: str, form: str) -> tuple[str, str]:
@@ -52,8 +66,7 @@ def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str]
     throughput).  ``chosen=True`` is ``all``."""
     if chosen is True:
         return True
-    named = set() if chosen is False else {
-        name.strip() for item in chosen for name in item.split(",") if name.strip()}
+    named = set() if chosen is False else {name.strip() for item in chosen for name in item.split(",") if name.strip()}
     if "all" in named or (metric is not None and metric in named):
         return True
     return bool(unit and unit.endswith("/s"))
@@ -77,11 +90,17 @@ def _stem(path: str) -> str:
     return base
 
 
-def load_files(paths: list[str], *, pattern: FilePattern | None = None,
-               labels: dict[str, str] | None = None, input_format: str = "auto",
-               column: int = 1, delimiters: str | None = None,
-               csv_values: list[str] | None = None,
-               csv_labels: list[str] | None = None) -> list[SampleSet]:
+def load_files(
+    paths: list[str],
+    *,
+    pattern: FilePattern | None = None,
+    labels: dict[str, str] | None = None,
+    input_format: str = "auto",
+    column: int = 1,
+    delimiters: str | None = None,
+    csv_values: list[str] | None = None,
+    csv_labels: list[str] | None = None,
+) -> list[SampleSet]:
     """Read every file in ``paths`` into labelled sample sets."""
     if input_format not in INPUT_FORMATS:
         raise UsageError(f"--input-format {input_format!r}: choose from {', '.join(INPUT_FORMATS)}")
@@ -116,13 +135,23 @@ def _format_of(path: str, input_format: str) -> tuple[str, str | None]:
     fmt = peers.detect_format(path, text) or "samples"
     if fmt == "samples" and text.lstrip().startswith(("{", "[")):
         peers.load_json(path, text)  # names the line of broken JSON
-        raise InputError("JSON in no format abstat knows (hyperfine, pyperf, Google Benchmark, "
-                         "pytest-benchmark, criterion, asv, BMF); choose one with --input-format", path=path)
+        raise InputError(
+            "JSON in no format abstat knows (hyperfine, pyperf, Google Benchmark, "
+            "pytest-benchmark, criterion, asv, BMF); choose one with --input-format",
+            path=path,
+        )
     return fmt, text
 
 
-def _read_sets(path: str, fmt: str, text: str | None, column: int, delimiters: str | None,
-               csv_values: list[str] | None, csv_labels: list[str] | None) -> list[SampleSet]:
+def _read_sets(
+    path: str,
+    fmt: str,
+    text: str | None,
+    column: int,
+    delimiters: str | None,
+    csv_values: list[str] | None,
+    csv_labels: list[str] | None,
+) -> list[SampleSet]:
     """The sample sets of ``path`` read in format ``fmt``."""
     from abstat.readers import peers
 
@@ -133,12 +162,18 @@ def _read_sets(path: str, fmt: str, text: str | None, column: int, delimiters: s
 
         values = read_samples(path, column=column, delimiters=delimiters)
         return [SampleSet(labels={}, runs=[list(values)], source=path)]
-    return peers.read_peer("<stdin>" if path == "-" else path, fmt, text=text, value_columns=csv_values,
-                           label_columns=csv_labels)
+    return peers.read_peer(
+        "<stdin>" if path == "-" else path, fmt, text=text, value_columns=csv_values, label_columns=csv_labels
+    )
 
 
-def _label(sample_set: SampleSet, path: str, pattern: FilePattern | None, file_labels: dict[str, str],
-           labels: dict[str, str] | None) -> None:
+def _label(
+    sample_set: SampleSet,
+    path: str,
+    pattern: FilePattern | None,
+    file_labels: dict[str, str],
+    labels: dict[str, str] | None,
+) -> None:
     """The set's labels, later sources winning: the file's name (without ``--pattern``), what the file says,
     the pattern's fields, ``--label``; every label and the source made displayable."""
     from abstat.readers import display_text
@@ -153,8 +188,7 @@ def _label(sample_set: SampleSet, path: str, pattern: FilePattern | None, file_l
     sample_set.source = display_text(sample_set.source) if sample_set.source else sample_set.source
 
 
-def _summary_set(arg: str, pattern: FilePattern | None,
-                 labels: dict[str, str] | None) -> SampleSet | None:
+def _summary_set(arg: str, pattern: FilePattern | None, labels: dict[str, str] | None) -> SampleSet | None:
     """``NAME=n:mean:stddev`` (not an existing file) as a set; None otherwise."""
     from abstat.readers.summary import looks_like_summary, parse_summary
 
@@ -177,14 +211,18 @@ def _summary_set(arg: str, pattern: FilePattern | None,
         try:
             merged = pattern.labels(name)
         except InputError:
-            raise InputError(f"summary name {name!r} does not match --pattern {pattern.text!r}",
-                             path=arg) from None
+            raise InputError(f"summary name {name!r} does not match --pattern {pattern.text!r}", path=arg) from None
     merged.update(labels or {})
     return SampleSet(labels=merged, runs=[], source=arg, summary=summary)
 
 
-def load_store(store_path: str, where: dict[str, set[str]] | None = None,
-               labels: dict[str, str] | None = None, *, exit_codes: bool = False) -> list[SampleSet]:
+def load_store(
+    store_path: str,
+    where: dict[str, set[str]] | None = None,
+    labels: dict[str, str] | None = None,
+    *,
+    exit_codes: bool = False,
+) -> list[SampleSet]:
     """Every sample set in the store at ``store_path`` (``abstat run`` results);
     ``exit_codes``: with their runs' exit codes, failed runs included (see
     :mod:`abstat.report.stored_runs`), for the hyperfine export."""
@@ -193,8 +231,7 @@ def load_store(store_path: str, where: dict[str, set[str]] | None = None,
     except ImportError:
         raise UsageError("this abstat has no store support (abstat.store.iter_sample_sets)") from None
     if not store_exists(store_path):  # a postgresql:// URL is opened, not looked for
-        raise InputError("no such store (run `abstat run` first, or name input files)",
-                         path=display_name(store_path))
+        raise InputError("no such store (run `abstat run` first, or name input files)", path=display_name(store_path))
     from abstat.report.stored_runs import add_run_details
 
     pairs = []
@@ -224,8 +261,10 @@ def beside_peers(sets: list[SampleSet], metric: str | None, unit: str | None = N
     varying = sorted(keys - set(shared))
     if varying:
         name = plain[0].source or plain[0].labels.get("variant")
-        raise UsageError(f"{name}: a plain file beside files whose sets differ in {', '.join(varying)}: which "
-                         "one it compares with is unknown (choose with --where, or --metric)")
+        raise UsageError(
+            f"{name}: a plain file beside files whose sets differ in {', '.join(varying)}: which "
+            "one it compares with is unknown (choose with --where, or --metric)"
+        )
     for sample_set in plain:
         sample_set.labels.update(shared)
         sample_set.unit = sample_set.unit or unit

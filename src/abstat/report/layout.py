@@ -9,6 +9,7 @@
 The cells are then compared (:mod:`abstat.report.analysis`), adjusted as one family and put in the table
 (:mod:`abstat.report.table`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
@@ -20,8 +21,20 @@ from abstat.report.table import Row
 
 # Column values taken as the baseline when --baseline is not given (else the
 # first value seen).
-BASELINE_NAMES = ("before", "baseline", "base", "old", "orig", "original", "reference",
-                  "ref", "unpatched", "vanilla", "master", "main")
+BASELINE_NAMES = (
+    "before",
+    "baseline",
+    "base",
+    "old",
+    "orig",
+    "original",
+    "reference",
+    "ref",
+    "unpatched",
+    "vanilla",
+    "master",
+    "main",
+)
 
 Grid = dict[tuple[str, ...], dict[str, SampleSet]]
 
@@ -33,15 +46,16 @@ class Layout:
     by: str
     baseline: str
     chosen: list[SampleSet]
-    values_of: dict[str, list[str]]     # every label key -> its values, in the order first seen
+    values_of: dict[str, list[str]]  # every label key -> its values, in the order first seen
     columns: list[str]
     row_keys: list[str]
     column_labels: dict[str, dict[str, str]]
     common: dict[str, str]
 
 
-def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
-                metrics: Sequence[str] | None) -> list[SampleSet]:
+def filter_sets(
+    sets: Sequence[SampleSet], where: dict[str, set[str]] | None, metrics: Sequence[str] | None
+) -> list[SampleSet]:
     """The sets whose labels satisfy every ``where`` key and ``metrics``."""
     chosen = []
     for sample_set in sets:
@@ -54,8 +68,15 @@ def filter_sets(sets: Sequence[SampleSet], where: dict[str, set[str]] | None,
     return chosen
 
 
-def lay_out(sets: Sequence[SampleSet], *, by: str, baseline: str | None, rows: Sequence[str] | None,
-            metrics: Sequence[str] | None, where: dict[str, set[str]] | None) -> Layout:
+def lay_out(
+    sets: Sequence[SampleSet],
+    *,
+    by: str,
+    baseline: str | None,
+    rows: Sequence[str] | None,
+    metrics: Sequence[str] | None,
+    where: dict[str, set[str]] | None,
+) -> Layout:
     """The layout of ``sets`` (the arguments of :func:`abstat.report.matrix.build_report`); a UsageError
     naming the flag when they cannot be laid out."""
     chosen = _chosen(list(sets), by, metrics, where)
@@ -66,19 +87,32 @@ def lay_out(sets: Sequence[SampleSet], *, by: str, baseline: str | None, rows: S
     # A label that takes one value per column (``note: before`` in a Go file
     # named old.txt) describes the column, not a row.
     column_keys = [k for k in varying if _follows_column(chosen, by, k) and k not in (rows or [])]
-    row_keys = _default_rows(chosen, by, varying, column_keys) if rows is None \
+    row_keys = (
+        _default_rows(chosen, by, varying, column_keys)
+        if rows is None
         else _asked_rows(rows, by, keys, varying, column_keys, values_of)
+    )
     placed = {by, *varying, *row_keys}
     common = {k: values_of[k][0] for k in keys if k not in placed and values_of[k][0] != ""}
-    return Layout(by=by, baseline=columns[0], chosen=chosen, values_of=values_of, columns=columns,
-                  row_keys=row_keys, column_labels=_column_labels(chosen, by, columns, column_keys), common=common)
+    return Layout(
+        by=by,
+        baseline=columns[0],
+        chosen=chosen,
+        values_of=values_of,
+        columns=columns,
+        row_keys=row_keys,
+        column_labels=_column_labels(chosen, by, columns, column_keys),
+        common=common,
+    )
 
 
-def _column_labels(chosen: list[SampleSet], by: str, columns: list[str],
-                   column_keys: list[str]) -> dict[str, dict[str, str]]:
+def _column_labels(
+    chosen: list[SampleSet], by: str, columns: list[str], column_keys: list[str]
+) -> dict[str, dict[str, str]]:
     """The labels that describe each column (one value per column), for the columns that have some."""
-    labels = {c: {k: next(s.labels.get(k, "") for s in chosen if s.labels[by] == c) for k in column_keys}
-              for c in columns}
+    labels = {
+        c: {k: next(s.labels.get(k, "") for s in chosen if s.labels[by] == c) for k in column_keys} for c in columns
+    }
     return {c: v for c, v in labels.items() if v}
 
 
@@ -105,9 +139,16 @@ def fill_grid(layout: Layout) -> Grid:
 
 def _copy(sample_set: SampleSet) -> SampleSet:
     """A copy of ``sample_set`` that pooling may change (the machine record shared: nothing changes it)."""
-    return SampleSet(labels=dict(sample_set.labels), runs=[list(r) for r in sample_set.runs], source=sample_set.source,
-                     unit=sample_set.unit, machine=sample_set.machine, extra=dict(sample_set.extra),
-                     notes=list(sample_set.notes), summary=sample_set.summary)
+    return SampleSet(
+        labels=dict(sample_set.labels),
+        runs=[list(r) for r in sample_set.runs],
+        source=sample_set.source,
+        unit=sample_set.unit,
+        machine=sample_set.machine,
+        extra=dict(sample_set.extra),
+        notes=list(sample_set.notes),
+        summary=sample_set.summary,
+    )
 
 
 def row_order(layout: Layout, metrics: Sequence[str] | None) -> Callable[[Row], tuple[int, ...]]:
@@ -120,6 +161,7 @@ def row_order(layout: Layout, metrics: Sequence[str] | None) -> Callable[[Row], 
 
     def key(row: Row) -> tuple[int, ...]:
         return tuple(rank[k].get(row.labels.get(k, ""), len(rank[k])) for k in row_keys)
+
     return key
 
 
@@ -128,8 +170,9 @@ def row_text(keys: Sequence[str], values: Sequence[str]) -> str:
     return " ".join(f"{k}={v}" for k, v in zip(keys, values, strict=False)) or "the table"
 
 
-def _chosen(sets: list[SampleSet], by: str, metrics: Sequence[str] | None,
-            where: dict[str, set[str]] | None) -> list[SampleSet]:
+def _chosen(
+    sets: list[SampleSet], by: str, metrics: Sequence[str] | None, where: dict[str, set[str]] | None
+) -> list[SampleSet]:
     if metrics and not any("metric" in s.labels for s in sets):
         raise UsageError("--metric: the inputs carry no 'metric' label")
     chosen = filter_sets(sets, where, metrics)
@@ -138,8 +181,7 @@ def _chosen(sets: list[SampleSet], by: str, metrics: Sequence[str] | None,
     for sample_set in chosen:
         if by not in sample_set.labels:
             what = sample_set.source or _labels_text(sample_set.labels)
-            raise UsageError(f"--by {by}: {what} has no label {by!r} "
-                             "(name it with --pattern or --label)")
+            raise UsageError(f"--by {by}: {what} has no label {by!r} (name it with --pattern or --label)")
     return chosen
 
 
@@ -149,29 +191,35 @@ def _columns(values: list[str], by: str, baseline: str | None) -> list[str]:
         conventional = [c for c in values if c.lower() in BASELINE_NAMES]
         baseline = conventional[0] if conventional else values[0]
     elif baseline not in values:
-        raise UsageError(f"--baseline {baseline!r}: no sample set has {by}={baseline} "
-                         f"(values: {', '.join(values)})")
+        raise UsageError(f"--baseline {baseline!r}: no sample set has {by}={baseline} (values: {', '.join(values)})")
     return [baseline] + [c for c in values if c != baseline]
 
 
-def _asked_rows(rows: Sequence[str], by: str, keys: list[str], varying: list[str], column_keys: list[str],
-                values_of: dict[str, list[str]]) -> list[str]:
+def _asked_rows(
+    rows: Sequence[str],
+    by: str,
+    keys: list[str],
+    varying: list[str],
+    column_keys: list[str],
+    values_of: dict[str, list[str]],
+) -> list[str]:
     """``--rows``, with ``metric`` added when several metrics vary; every label that varies placed."""
     row_keys = list(rows)
     if by != "metric" and "metric" in varying and "metric" not in row_keys and "metric" not in column_keys:
         row_keys.append("metric")  # several metrics: one row each (the metric column says so)
     for key in row_keys:
         if key not in keys:
-            raise UsageError(f"--rows: no sample set has a label {key!r} "
-                             f"(labels: {', '.join(keys)})")
+            raise UsageError(f"--rows: no sample set has a label {key!r} (labels: {', '.join(keys)})")
         if key == by:
             raise UsageError(f"--rows {key}: it is already the --by key")
     stray = [k for k in varying if k not in row_keys and k not in column_keys]
     if stray:
         key = stray[0]
-        raise UsageError(f"label {key!r} takes several values "
-                         f"({', '.join(values_of[key][:6])}) but is not in --rows; "
-                         f"add it to --rows or choose one with --where {key}=...")
+        raise UsageError(
+            f"label {key!r} takes several values "
+            f"({', '.join(values_of[key][:6])}) but is not in --rows; "
+            f"add it to --rows or choose one with --where {key}=..."
+        )
     return row_keys
 
 
@@ -187,10 +235,14 @@ def _default_rows(chosen: list[SampleSet], by: str, varying: list[str], column_k
 def _derived(sets: Sequence[SampleSet], key: str, others: Sequence[str]) -> bool:
     """Whether ``key``'s value is fixed by the ``others`` (with ``by`` among them) but not by
     the rows' labels alone: it then splits every row by column, and says nothing the others do not."""
+
     def function_of(keys: Sequence[str]) -> bool:
         seen: dict[tuple[str, ...], str] = {}
-        return all(seen.setdefault(tuple(s.labels.get(k, "") for k in keys), s.labels.get(key, ""))
-                   == s.labels.get(key, "") for s in sets)
+        return all(
+            seen.setdefault(tuple(s.labels.get(k, "") for k in keys), s.labels.get(key, "")) == s.labels.get(key, "")
+            for s in sets
+        )
+
     return function_of(others) and not function_of(others[1:])
 
 
@@ -215,14 +267,20 @@ def _labels_text(labels: dict[str, str]) -> str:
 def _merge(first: SampleSet, second: SampleSet) -> SampleSet:
     """Two sets with the same labels: one set with both sets' runs."""
     if first.summary is not None or second.summary is not None:
-        raise UsageError(f"{_labels_text(first.labels)}: given twice ({first.source or 'store'} and "
-                         f"{second.source or 'store'}); summary statistics cannot be pooled with "
-                         "other data; add a label to tell the sets apart")
-    note = (f"{_labels_text(first.labels)}: {first.source or 'store'} and "
-            f"{second.source or 'store'} pooled as separate runs")
+        raise UsageError(
+            f"{_labels_text(first.labels)}: given twice ({first.source or 'store'} and "
+            f"{second.source or 'store'}); summary statistics cannot be pooled with "
+            "other data; add a label to tell the sets apart"
+        )
+    note = (
+        f"{_labels_text(first.labels)}: {first.source or 'store'} and "
+        f"{second.source or 'store'} pooled as separate runs"
+    )
     if first.unit != second.unit:
-        raise UsageError(f"{_labels_text(first.labels)}: units differ ({first.unit} vs "
-                         f"{second.unit}); add a label to tell the sets apart")
+        raise UsageError(
+            f"{_labels_text(first.labels)}: units differ ({first.unit} vs "
+            f"{second.unit}); add a label to tell the sets apart"
+        )
     first.runs.extend(list(r) for r in second.runs)
     first.notes.extend(second.notes)
     first.notes.append(note)

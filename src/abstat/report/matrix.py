@@ -14,6 +14,7 @@ grid (:func:`abstat.report.layout.fill_grid`) -> compare the cells (:func:`compa
 :func:`abstat.report.analysis.compare_pair`) -> adjust (:func:`adjust_cells`) -> table.
 ``abstat compare A B`` is the one-row table of the same steps.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -32,8 +33,18 @@ from abstat.report.sampleset import SampleSet
 from abstat.report.table import Cell, Report, Row, Summary
 from abstat.stats.warnings import StatWarning
 
-__all__ = ["BASELINE_NAMES", "Cell", "Options", "Report", "Row", "Summary", "adjust_cells", "build_report",
-           "compare_cells", "filter_sets"]
+__all__ = [
+    "BASELINE_NAMES",
+    "Cell",
+    "Options",
+    "Report",
+    "Row",
+    "Summary",
+    "adjust_cells",
+    "build_report",
+    "compare_cells",
+    "filter_sets",
+]
 
 
 @dataclass(frozen=True)
@@ -55,18 +66,35 @@ def _higher_is_better(sample_set: SampleSet, chosen: bool | Sequence[str]) -> bo
     return higher_is_better(metric, sample_set.unit or metric, chosen)
 
 
-def build_report(sets: Sequence[SampleSet], *, by: str = "variant", baseline: str | None = None,
-                 rows: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
-                 where: dict[str, set[str]] | None = None, adjust: str = "holm",
-                 confidence: float = 0.95, center: str = "auto",
-                 higher_is_better: bool | Sequence[str] = False, seed: int = 0,
-                 threshold: float | None = None, outliers: str = "none", strict: bool = False) -> Report:
+def build_report(
+    sets: Sequence[SampleSet],
+    *,
+    by: str = "variant",
+    baseline: str | None = None,
+    rows: Sequence[str] | None = None,
+    metrics: Sequence[str] | None = None,
+    where: dict[str, set[str]] | None = None,
+    adjust: str = "holm",
+    confidence: float = 0.95,
+    center: str = "auto",
+    higher_is_better: bool | Sequence[str] = False,
+    seed: int = 0,
+    threshold: float | None = None,
+    outliers: str = "none",
+    strict: bool = False,
+) -> Report:
     """Arrange ``sets`` in the matrix and compare each cell to its baseline
     (``threshold``, ``outliers``: as :func:`abstat.compare` takes them).  ``strict``: a pair that
     cannot be compared raises its error (``abstat compare``) instead of becoming the cell's note."""
     _check(adjust, confidence, center)
-    options = Options(confidence=confidence, center=center, threshold=threshold, outliers=outliers,
-                      higher_is_better=higher_is_better, seed=seed)
+    options = Options(
+        confidence=confidence,
+        center=center,
+        threshold=threshold,
+        outliers=outliers,
+        higher_is_better=higher_is_better,
+        seed=seed,
+    )
     layout = lay_out(sets, by=by, baseline=baseline, rows=rows, metrics=metrics, where=where)
     notes = Footnotes()
     report_rows = compare_cells(fill_grid(layout), layout, options, notes, strict=strict)
@@ -84,45 +112,67 @@ def _check(adjust: str, confidence: float, center: str) -> None:
         raise UsageError(f"center {center!r}: choose auto, median or mean")
 
 
-def compare_cells(grid: Grid, layout: Layout, options: Options, notes: Footnotes, *,
-                  strict: bool = False) -> list[Row]:
+def compare_cells(grid: Grid, layout: Layout, options: Options, notes: Footnotes, *, strict: bool = False) -> list[Row]:
     """The grid's rows: a cell per set, each off the baseline column compared with its row's baseline."""
     per_source = Counter(s.source for slot in grid.values() for s in slot.values())
     report_rows: list[Row] = []
     for row_id, slot in grid.items():
-        cells = {column: _cell(row_id, column, slot[column], per_source[slot[column].source] > 1, options, notes)
-                 for column in layout.columns if column in slot}
+        cells = {
+            column: _cell(row_id, column, slot[column], per_source[slot[column].source] > 1, options, notes)
+            for column in layout.columns
+            if column in slot
+        }
         base = cells.get(layout.baseline)
         for column, cell in cells.items():
             if column == layout.baseline:
                 continue
             if base is None:
-                cell.notes.append(notes.add(f"no baseline ({layout.by}={layout.baseline}) to compare with",
-                                            row_text(layout.row_keys, row_id)))
+                cell.notes.append(
+                    notes.add(
+                        f"no baseline ({layout.by}={layout.baseline}) to compare with",
+                        row_text(layout.row_keys, row_id),
+                    )
+                )
                 continue
             _compare_cell(base, cell, options, notes, strict)
-        report_rows.append(Row(labels=dict(zip(layout.row_keys, row_id, strict=True)), cells=cells,
-                               metric=slot[next(iter(slot))].labels.get("metric")))
+        report_rows.append(
+            Row(
+                labels=dict(zip(layout.row_keys, row_id, strict=True)),
+                cells=cells,
+                metric=slot[next(iter(slot))].labels.get("metric"),
+            )
+        )
     return report_rows
 
 
-def _cell(row_id: tuple[str, ...], column: str, sample_set: SampleSet, shared: bool, options: Options,
-          notes: Footnotes) -> Cell:
+def _cell(
+    row_id: tuple[str, ...], column: str, sample_set: SampleSet, shared: bool, options: Options, notes: Footnotes
+) -> Cell:
     """A sample set's cell before any comparison: its centre and n (after the outlier rule), its notes."""
     summary = sample_set.summary
-    cell = Cell(row=row_id, column=column, sample_set=sample_set, center=summary.mean if summary else 0.0,
-                n=sample_set.n, shared_source=shared, report_center=options.center)
+    cell = Cell(
+        row=row_id,
+        column=column,
+        sample_set=sample_set,
+        center=summary.mean if summary else 0.0,
+        n=sample_set.n,
+        shared_source=shared,
+        report_center=options.center,
+    )
     if summary is None:
-        cell.center, cell.shown_kind, cell.n, cell.dropped = _center(sample_set.runs, options.center,
-                                                                     options.outliers)
+        cell.center, cell.shown_kind, cell.n, cell.dropped = _center(sample_set.runs, options.center, options.outliers)
     for note in sample_set.notes:
         cell.notes.append(notes.add(note))
         cell.messages.append({"code": "input", "message": note, "variant": cell.name})
     if summary is not None:
         cell.notes.append(notes.add_warning(StatWarning("summary-only", "summary statistics only"), cell.place))
-        cell.messages.append({"code": "summary-only", "variant": cell.name, "message":
-                              f"summary statistics only (n={summary.n}, mean {summary.mean!r}, "
-                              f"stddev {summary.stddev!r})"})
+        cell.messages.append(
+            {
+                "code": "summary-only",
+                "variant": cell.name,
+                "message": f"summary statistics only (n={summary.n}, mean {summary.mean!r}, stddev {summary.stddev!r})",
+            }
+        )
     return cell
 
 
@@ -154,14 +204,29 @@ def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
     higher = _higher_is_better(cell.sample_set, options.higher_is_better)
     names = (base.name, cell.name)
     if is_exact(base.sample_set, cell.sample_set):
-        return exact_comparison(base.sample_set, cell.sample_set, names=names, confidence=options.confidence,
-                                higher_is_better=higher, seed=options.seed)
-    comparison = compare_pair(base.sample_set.comparison_data(), cell.sample_set.comparison_data(), names=names,
-                              confidence=options.confidence, center=options.center, threshold=options.threshold,
-                              outliers=options.outliers, higher_is_better=higher, seed=options.seed)
+        return exact_comparison(
+            base.sample_set,
+            cell.sample_set,
+            names=names,
+            confidence=options.confidence,
+            higher_is_better=higher,
+            seed=options.seed,
+        )
+    comparison = compare_pair(
+        base.sample_set.comparison_data(),
+        cell.sample_set.comparison_data(),
+        names=names,
+        confidence=options.confidence,
+        center=options.center,
+        threshold=options.threshold,
+        outliers=options.outliers,
+        higher_is_better=higher,
+        seed=options.seed,
+    )
     if comparison.centers and len(comparison.centers) == 2:  # beside summary statistics: both means
-        for side, centre, summary in zip((base, cell), comparison.centers, comparison.summaries or [None, None],
-                                         strict=True):
+        for side, centre, summary in zip(
+            (base, cell), comparison.centers, comparison.summaries or [None, None], strict=True
+        ):
             side.center, side.shown_kind = float(centre), comparison.center_kind
             if summary is not None and comparison.unit == "samples":
                 side.n, side.dropped = summary.n, summary.dropped
@@ -178,12 +243,20 @@ def adjust_cells(report_rows: list[Row], adjust: str, confidence: float, notes: 
         cell.comparison = comparison
         if comparison.p_value is None:
             cell.significant = bool(comparison.significant)
-            cell.notes.append(notes.add(f"method {comparison.method} gives no p-value", cell.place,
-                                        "its mark is not adjusted for multiple comparisons"))
+            cell.notes.append(
+                notes.add(
+                    f"method {comparison.method} gives no p-value",
+                    cell.place,
+                    "its mark is not adjusted for multiple comparisons",
+                )
+            )
             continue
         # a family of one (or --adjust none): the p-value itself (a comparison that cannot judge: 1)
-        cell.p_adjusted = comparison.p_adjusted if comparison.p_adjusted is not None \
+        cell.p_adjusted = (
+            comparison.p_adjusted
+            if comparison.p_adjusted is not None
             else adjust_p_values([float(comparison.p_value)], adjust)[0]
+        )
         cell.significant = cell.p_adjusted < alpha
     for cell in (c for r in report_rows for c in r.cells.values()):
         if len(cell.notes) > 1:  # (most cells have none: no new list each)
@@ -197,11 +270,24 @@ def _table(layout: Layout, report_rows: list[Row], notes: Footnotes, adjust: str
         if sample_set.machine:
             host = sample_set.labels.get("host") or str(sample_set.machine.get("hostname", "?"))
             machines.setdefault(host, sample_set.machine)
-    return Report(by=layout.by, baseline=layout.baseline, columns=layout.columns, row_keys=layout.row_keys,
-                  rows=report_rows, summaries=_summaries(report_rows, layout.columns[1:], options.confidence),
-                  common=layout.common, footnotes=notes.texts, adjust=adjust, confidence=options.confidence,
-                  center=options.center, machines=machines, column_labels=layout.column_labels,
-                  outliers=options.outliers, short_footnotes=notes.short_texts(72), findings=notes.findings)
+    return Report(
+        by=layout.by,
+        baseline=layout.baseline,
+        columns=layout.columns,
+        row_keys=layout.row_keys,
+        rows=report_rows,
+        summaries=_summaries(report_rows, layout.columns[1:], options.confidence),
+        common=layout.common,
+        footnotes=notes.texts,
+        adjust=adjust,
+        confidence=options.confidence,
+        center=options.center,
+        machines=machines,
+        column_labels=layout.column_labels,
+        outliers=options.outliers,
+        short_footnotes=notes.short_texts(72),
+        findings=notes.findings,
+    )
 
 
 def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tuple[float, str, int, int]:
@@ -227,8 +313,11 @@ def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[S
     summaries = []
     for metric in dict.fromkeys(r.metric for r in rows):
         for column in columns:
-            cells = [row.cells[column] for row in rows
-                     if row.metric == metric and column in row.cells and row.cells[column].comparison is not None]
+            cells = [
+                row.cells[column]
+                for row in rows
+                if row.metric == metric and column in row.cells and row.cells[column].comparison is not None
+            ]
             summary = geomean([c.comparison for c in cells], confidence)
             if summary is not None:
                 summaries.append(dataclasses.replace(summary, column=column, metric=metric))
@@ -249,8 +338,15 @@ def geomean(comparisons: Sequence[Any], confidence: float) -> Summary | None:
         return None
     logs = [math.log(r) for r in ratios]
     mean = math.fsum(logs) / len(logs)
-    return Summary(column="", metric=None, ratio=math.exp(mean), ci=_log_interval(judged, mean, z),
-                   cells=len(logs), rows=len(comparisons), confidence=confidence)
+    return Summary(
+        column="",
+        metric=None,
+        ratio=math.exp(mean),
+        ci=_log_interval(judged, mean, z),
+        cells=len(logs),
+        rows=len(comparisons),
+        confidence=confidence,
+    )
 
 
 def _log_interval(judged: Sequence[Any], mean: float, z: float) -> tuple[float, float] | None:
@@ -263,8 +359,14 @@ def _log_interval(judged: Sequence[Any], mean: float, z: float) -> tuple[float, 
     return math.exp(mean - z * se), math.exp(mean + z * se)
 
 
-def one_row_report(variants: Any, *, baseline: str | None = None, adjust: str = "holm",
-                   warnings: Sequence[StatWarning] = (), **options: Any) -> Report:
+def one_row_report(
+    variants: Any,
+    *,
+    baseline: str | None = None,
+    adjust: str = "holm",
+    warnings: Sequence[StatWarning] = (),
+    **options: Any,
+) -> Report:
     """``abstat compare``'s table: the variants (name -> :class:`abstat.readers.specs.VariantData`, in their
     order) as the columns of one row, each compared with ``baseline`` (the first by default) by the
     report's steps; a pair that cannot be compared raises.  The readers' warnings about a variant's data
@@ -275,8 +377,10 @@ def one_row_report(variants: Any, *, baseline: str | None = None, adjust: str = 
     base = names[0] if baseline is None else baseline
     if base not in variants:
         raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
-    sets = [SampleSet(labels={"variant": name}, runs=[list(run) for run in variant.runs or []],
-                      summary=variant.summary) for name, variant in variants.items()]
+    sets = [
+        SampleSet(labels={"variant": name}, runs=[list(run) for run in variant.runs or []], summary=variant.summary)
+        for name, variant in variants.items()
+    ]
     report = build_report(sets, by="variant", baseline=base, adjust=adjust, strict=True, **options)
     for cell in report.comparisons:
         comparison = cell.comparison

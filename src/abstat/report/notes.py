@@ -10,6 +10,7 @@ do about it:
     [1] heavily tied/quantized data (grid 20): milan/pv64, milan/pv32 (before);
         medians move in whole steps ...
 """
+
 from __future__ import annotations
 
 import re
@@ -18,44 +19,69 @@ from typing import Any
 
 # code -> (what was found, what to do)
 KINDS: dict[str, tuple[str, str]] = {
-    "ties": ("heavily tied/quantized data",
-             "medians move in whole steps (the default comparison reads tied values as spread over "
-             "their step); a finer clock or more work per sample resolves smaller changes"),
-    "unequal-spread": ("the spreads of the two sides differ",
-                       "the change may be in shape, not only in location; look at the distributions "
-                       "(abstat report --format html)"),
-    "bimodal": ("several modes in the distribution",
-                "a single centre summarises it poorly; look at the distributions (abstat report --format html)"),
-    "drift": ("trend or autocorrelation along the sample order",
-              "samples are not independent (warm-up, throttling, background load?); measure several "
-              "independent runs"),
-    "autocorrelation": ("samples resemble their neighbours in sample order",
-                        "the interval is widened for it (the AR(1) variance factor of the ranks' lag-1 "
-                        "autocorrelation); interleaved or several independent runs avoid it"),
-    "runs-disagree": ("the runs differ more than their own noise explains",
-                      "runs, not samples, are compared; more runs narrow the interval"),
-    "far-out-share": ("far-out values are more frequent on one side",
-                      "the change is also in how often they occur; look at the distributions"),
-    "too-few-samples": ("too few samples for a useful interval",
-                        "collect more (abstat plan says how many)"),
+    "ties": (
+        "heavily tied/quantized data",
+        "medians move in whole steps (the default comparison reads tied values as spread over "
+        "their step); a finer clock or more work per sample resolves smaller changes",
+    ),
+    "unequal-spread": (
+        "the spreads of the two sides differ",
+        "the change may be in shape, not only in location; look at the distributions (abstat report --format html)",
+    ),
+    "bimodal": (
+        "several modes in the distribution",
+        "a single centre summarises it poorly; look at the distributions (abstat report --format html)",
+    ),
+    "drift": (
+        "trend or autocorrelation along the sample order",
+        "samples are not independent (warm-up, throttling, background load?); measure several independent runs",
+    ),
+    "autocorrelation": (
+        "samples resemble their neighbours in sample order",
+        "the interval is widened for it (the AR(1) variance factor of the ranks' lag-1 "
+        "autocorrelation); interleaved or several independent runs avoid it",
+    ),
+    "runs-disagree": (
+        "the runs differ more than their own noise explains",
+        "runs, not samples, are compared; more runs narrow the interval",
+    ),
+    "far-out-share": (
+        "far-out values are more frequent on one side",
+        "the change is also in how often they occur; look at the distributions",
+    ),
+    "too-few-samples": ("too few samples for a useful interval", "collect more (abstat plan says how many)"),
     "outliers": ("outliers beyond Tukey's fences, kept", "--outliers tukey or mad drops them"),
-    "summary-only": ("summary statistics only (n, mean, stddev)",
-                     "the cells show the mean, and changes compare means (Welch's t); medians, outliers, "
-                     "ties and drift need the raw samples"),
-    "zero-baseline": ("the baseline centre is 0",
-                      "a relative change is undefined; the p-value still tests for a difference"),
+    "summary-only": (
+        "summary statistics only (n, mean, stddev)",
+        "the cells show the mean, and changes compare means (Welch's t); medians, outliers, "
+        "ties and drift need the raw samples",
+    ),
+    "zero-baseline": (
+        "the baseline centre is 0",
+        "a relative change is undefined; the p-value still tests for a difference",
+    ),
     "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
-    "medians-disagree": ("shapes differ: the medians do not move as the change",
-                         "no pair of centres summarises the change; see the distributions (--format html)"),
-    "medians-step": ("medians in grid steps: one step from agreeing with the change",
-                     "integer data move in whole steps of their grid; the change is between them"),
-    "scales-differ": ("values 100x or more apart from the baseline's",
-                      "different units? --unit names a plain file's unit"),
-    "machine-differs": ("measured under different machine records",
-                        "measure on one machine and boot, or say why the difference does not matter"),
-    "command-differs": ("runs of one variant ran different commands",
-                        "they are pooled as one variant; if that was not meant, measure under a new --experiment "
-                        "name, or --label the invocations and choose with --where"),
+    "medians-disagree": (
+        "shapes differ: the medians do not move as the change",
+        "no pair of centres summarises the change; see the distributions (--format html)",
+    ),
+    "medians-step": (
+        "medians in grid steps: one step from agreeing with the change",
+        "integer data move in whole steps of their grid; the change is between them",
+    ),
+    "scales-differ": (
+        "values 100x or more apart from the baseline's",
+        "different units? --unit names a plain file's unit",
+    ),
+    "machine-differs": (
+        "measured under different machine records",
+        "measure on one machine and boot, or say why the difference does not matter",
+    ),
+    "command-differs": (
+        "runs of one variant ran different commands",
+        "they are pooled as one variant; if that was not meant, measure under a new --experiment "
+        "name, or --label the invocations and choose with --where",
+    ),
 }
 _ZERO_BASELINE = re.compile(r"the baseline(?:'s run \w+ average| \w+ is) 0, so a relative change is undefined")
 _GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
@@ -73,7 +99,7 @@ def kind_of(warning: Any) -> tuple[str, str]:
     if code not in KINDS or (code == "summary-only" and not message.startswith("summary statistics only")):
         variant = getattr(warning, "variant", None)
         if variant and message.startswith(f"{variant}: "):
-            message = message[len(variant) + 2:]
+            message = message[len(variant) + 2 :]
         return message, ""
     head, advice = KINDS[code]
     grid = _GRID.search(message) if code == "ties" else None
@@ -117,7 +143,7 @@ class Footnote:
         return self.head  # the finding whole, longer than the line: the e-mail wraps it
 
 
-Subject = tuple[str, str]   # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")
+Subject = tuple[str, str]  # (place, side): ("milan/pv64", "before"), ("wall", "after vs before")
 
 
 def compact(subjects: list[Subject]) -> list[str]:

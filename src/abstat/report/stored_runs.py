@@ -15,6 +15,7 @@
   hyperfine and is left out.  Written only when every successful run gave
   exactly one value of the set's metric, so codes and values line up.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
     from abstat.comparison.commands import command_warnings
     from abstat.store import open_store
     from abstat.store.read_runs import CommandRows
+
     experiments = list(dict.fromkeys(stored.labels.get("experiment") for stored, _ in pairs))
     with open_store(store_path, create=False) as store:
         for experiment in experiments:
@@ -69,11 +71,15 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                     _add_exit_codes(stored, sample_set, outcomes, configurations)
 
 
-def _add_exit_codes(stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]],
-                    configurations: dict[int, dict[str, str]]) -> None:
+def _add_exit_codes(
+    stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]], configurations: dict[int, dict[str, str]]
+) -> None:
     configuration = _configuration(stored.labels)
-    runs = [o for o in outcomes if o["variant"] == stored.labels.get("variant")
-            and configurations.get(o["invocation"]) == configuration]
+    runs = [
+        o
+        for o in outcomes
+        if o["variant"] == stored.labels.get("variant") and configurations.get(o["invocation"]) == configuration
+    ]
     groups = dict(zip(stored.invocations, stored.runs))
     ok_counts: dict[int, int] = {}
     for outcome in runs:

@@ -4,6 +4,7 @@
 (:mod:`abstat.render.matrix`, ``html``, ``email``) and the JSON contract
 (:meth:`Report.to_dict`) read it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,15 +23,15 @@ class Cell:
     sample_set: SampleSet
     center: float
     n: int
-    comparison: Any = None          # abstat.comparison.Comparison or None
+    comparison: Any = None  # abstat.comparison.Comparison or None
     p_adjusted: float | None = None
     significant: bool | None = None
-    notes: list[int] = field(default_factory=list)   # footnote numbers
+    notes: list[int] = field(default_factory=list)  # footnote numbers
     messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
-    shared_source: bool = False     # the source file holds other cells too
-    report_center: str = "auto"     # the report's --center (auto, median or mean)
-    shown_kind: str | None = None   # what ``center`` is, when the report chose it (report/centres.py)
-    dropped: int = 0                # values the outlier rule dropped; n, centre and change use the rest
+    shared_source: bool = False  # the source file holds other cells too
+    report_center: str = "auto"  # the report's --center (auto, median or mean)
+    shown_kind: str | None = None  # what ``center`` is, when the report chose it (report/centres.py)
+    dropped: int = 0  # values the outlier rule dropped; n, centre and change use the rest
 
     @property
     def center_kind(self) -> str:
@@ -65,8 +66,8 @@ class Cell:
 
 @dataclass(slots=True)
 class Row:
-    labels: dict[str, str]           # the row keys' values
-    cells: dict[str, Cell]           # column value -> cell
+    labels: dict[str, str]  # the row keys' values
+    cells: dict[str, Cell]  # column value -> cell
     metric: str | None = None
 
 
@@ -100,7 +101,7 @@ class Report:
     center: str
     machines: dict[str, dict[str, Any]]
     column_labels: dict[str, dict[str, str]] = field(default_factory=dict)
-    outliers: str = "none"          # the outlier rule every number of every cell was computed after
+    outliers: str = "none"  # the outlier rule every number of every cell was computed after
     short_footnotes: list[str] = field(default_factory=list)  # one line each, <= 72 columns (e-mail)
     columns_label: str | None = None  # text and e-mail: this row label's values across the top (render/pivot.py)
     findings: list[str] = field(default_factory=list)  # the footnotes without their advice (text formats)
@@ -112,10 +113,12 @@ class Report:
         kinds = list(dict.fromkeys(c.center_kind for row in self.rows for c in row.cells.values()))
         labels = sorted({c.comparison.estimand_label.split(" (")[0] for c in self.comparisons})
         change = " or ".join(labels) if labels else f"change of the {self.center}"
-        lines = [f"Cells: {' or '.join(kinds) or self.center}; change: the {change}, {level}% interval.",
-                 f"* = significant at {_pct_text(100 - self.confidence * 100)}% after "
-                 + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
-                 + f" over the {len(self.comparisons)} comparisons."]
+        lines = [
+            f"Cells: {' or '.join(kinds) or self.center}; change: the {change}, {level}% interval.",
+            f"* = significant at {_pct_text(100 - self.confidence * 100)}% after "
+            + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
+            + f" over the {len(self.comparisons)} comparisons.",
+        ]
         if self.outlier_line():
             lines.append(self.outlier_line())
         if self.summary_cells:
@@ -128,28 +131,39 @@ class Report:
         """What the geomean row is, as :func:`abstat.report.matrix.geomean` computes it: over the rows
         that judged a change (how many, when some could not), its interval unadjusted and unmarked."""
         level = _pct_text(self.confidence * 100)
-        partial = [f"{s.metric + ' ' if s.metric and 'metric' in self.row_keys else ''}{s.column} "
-                   f"{s.cells} of {s.rows}" for s in self.summaries if s.cells < s.rows]
+        partial = [
+            f"{s.metric + ' ' if s.metric and 'metric' in self.row_keys else ''}{s.column} {s.cells} of {s.rows}"
+            for s in self.summaries
+            if s.cells < s.rows
+        ]
         if short:
-            return (f"geomean: geometric mean of the rows' ratios{' (' + ', '.join(partial) + ')' if partial else ''}; "
-                    f"its {level}% interval is not adjusted, and it has no mark.")
+            return (
+                f"geomean: geometric mean of the rows' ratios{' (' + ', '.join(partial) + ')' if partial else ''}; "
+                f"its {level}% interval is not adjusted, and it has no mark."
+            )
         over = f" (rows that cannot judge have no ratio: {', '.join(partial)})" if partial else ""
-        return (f"geomean = geometric mean of candidate/baseline ratios over the rows{over}; its {level}% interval "
-                "reads each cell's interval as a normal one on the log scale, assuming independent cells; like "
-                "the cells' intervals it is not adjusted, and it has no mark (it is not one of the "
-                f"{len(self.comparisons)} comparisons).")
+        return (
+            f"geomean = geometric mean of candidate/baseline ratios over the rows{over}; its {level}% interval "
+            "reads each cell's interval as a normal one on the log scale, assuming independent cells; like "
+            "the cells' intervals it is not adjusted, and it has no mark (it is not one of the "
+            f"{len(self.comparisons)} comparisons)."
+        )
 
     def outlier_line(self) -> str:
         """The rule and what it dropped per cell, for every format (empty without a rule)."""
         if self.outliers == "none":
             return ""
-        rule = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}.get(self.outliers,
-                                                                                          self.outliers)
+        rule = {"tukey": "Tukey's fences (1.5 IQR)", "mad": "|modified z| > 3.5 (MAD)"}.get(
+            self.outliers, self.outliers
+        )
         cells = [c for row in self.rows for c in row.cells.values() if c.sample_set.summary is None]
         dropped = [f"{'/'.join(v for v in (*c.row, c.column) if v)} {c.dropped}" for c in cells if c.dropped]
         counts = ", ".join(dropped[:12]) + (f" and {len(dropped) - 12} more" if len(dropped) > 12 else "")
-        return (f"Outliers: {rule} dropped " + (counts if dropped else "nothing")
-                + "; n, centres and changes use the values kept.")
+        return (
+            f"Outliers: {rule} dropped "
+            + (counts if dropped else "nothing")
+            + "; n, centres and changes use the values kept."
+        )
 
     @property
     def summary_cells(self) -> list[Cell]:
@@ -158,9 +172,13 @@ class Report:
 
     def pairs(self) -> list[tuple[Cell, Cell]]:
         """(baseline cell, candidate cell) of each row, in table order."""
-        return [(row.cells[self.baseline], row.cells[column])
-                for row in self.rows if self.baseline in row.cells
-                for column in self.columns[1:] if column in row.cells]
+        return [
+            (row.cells[self.baseline], row.cells[column])
+            for row in self.rows
+            if self.baseline in row.cells
+            for column in self.columns[1:]
+            if column in row.cells
+        ]
 
     @property
     def comparisons(self) -> list[Cell]:
@@ -177,8 +195,10 @@ class Report:
         kinds = list(dict.fromkeys(c.center_kind for c in cells))
         cells_are = f"{' or '.join(kinds) if kinds else center} of each sample set"
         if not self.comparisons:  # one variant, or no row holding the baseline and another: no change, no test
-            lines = [f"Cells: {cells_are}; no change is computed: no row has both the baseline "
-                     f"{self.by}={self.baseline} and another {self.by}."]
+            lines = [
+                f"Cells: {cells_are}; no change is computed: no row has both the baseline "
+                f"{self.by}={self.baseline} and another {self.by}."
+            ]
             return lines + self._notes()
         lines = [
             f"Cells: {cells_are}; change = {what} "
@@ -221,9 +241,12 @@ class Report:
             place = "/".join(v for v in cell.row if v) or cell.column
             if label and place not in where.setdefault(label, []):
                 where[label].append(place)
-        return "; ".join(f"the {label} ({', '.join(where[label][:6])}"
-                         + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "") + ")"
-                         for label in labels)
+        return "; ".join(
+            f"the {label} ({', '.join(where[label][:6])}"
+            + (f" and {len(where[label]) - 6} more" if len(where[label]) > 6 else "")
+            + ")"
+            for label in labels
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON contract of ``abstat report --format json``."""
@@ -272,9 +295,16 @@ class Report:
             "outliers": self.outliers,
             "rows": rows,
             "geomean": [
-                {"column": s.column, "metric": s.metric, "ratio": s.ratio,
-                 "ci": list(s.ci) if s.ci else None, "cells": s.cells, "rows": s.rows,
-                 "confidence": s.confidence, "adjustment": None}
+                {
+                    "column": s.column,
+                    "metric": s.metric,
+                    "ratio": s.ratio,
+                    "ci": list(s.ci) if s.ci else None,
+                    "cells": s.cells,
+                    "rows": s.rows,
+                    "confidence": s.confidence,
+                    "adjustment": None,
+                }
                 for s in self.summaries
             ],
             "footnotes": list(self.footnotes),

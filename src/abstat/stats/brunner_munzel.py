@@ -3,6 +3,7 @@ spread over their cells (the test that :mod:`abstat.stats.hodges_lehmann`
 inverts; split from it, which re-exports these names; the spreading of ties
 is described there).
 """
+
 from __future__ import annotations
 
 import math
@@ -68,8 +69,7 @@ def spread_ties(sorted_values: np.ndarray) -> Spread:
     offsets = np.cumsum(points) - points
     position = (np.arange(int(points.sum())) - offsets[groups] + 0.5) / points[groups]  # in (0, 1)
     values = levels[groups] + half[groups] * (2.0 * position - 1.0)
-    weights = None if points.size == counts.size and np.array_equal(points, counts) else \
-        (counts / points)[groups]
+    weights = None if points.size == counts.size and np.array_equal(points, counts) else (counts / points)[groups]
     return Spread(values, n, groups, counts, weights)
 
 

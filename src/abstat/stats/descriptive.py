@@ -76,7 +76,9 @@ class Description:
         return {name: getattr(self, name) for name in ("n", "min", "max", "median", "mean", "stddev")}
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in ("n", "min", "max", "median", "mean", "stddev"))
+        fields = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in ("n", "min", "max", "median", "mean", "stddev")
+        )
         return f"Description({fields})"
 
     def __eq__(self, other: object) -> bool:
@@ -117,7 +119,9 @@ def two_pass_variance(sorted_values, mean: float) -> float:
     return acc / (len(sorted_values) - 1.0)
 
 
-def describe(values: "list[float] | tuple[float, ...]", *, method: str = "standard", presorted: bool = False) -> Description:
+def describe(
+    values: "list[float] | tuple[float, ...]", *, method: str = "standard", presorted: bool = False
+) -> Description:
     """Summarise *values* (any iterable of numbers, at least one).
 
     *method* is ``"standard"`` (= ``"freebsd"``) or ``"classic"``, see the

@@ -14,6 +14,7 @@ values; nothing is printed.  Codes (stable, see ``docs/json.md``):
 ``runs-disagree``    the runs of a variant differ more than their own noise
                      explains (one-way ANOVA), i.e. run-to-run variation.
 """
+
 from __future__ import annotations
 
 import math
@@ -103,12 +104,14 @@ def grids_differ(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> list
     gx, gy = quantization_step(x), quantization_step(y)
     if gx is None or gy is None or gx == gy:
         return []
-    return [StatWarning(
-        "grids-differ",
-        f"{name_x} is on a grid of {gx:g}, {name_y} on a grid of {gy:g} (different machines or clock ratios?): "
-        "the values are not comparable step by step; each is read as spread over its own grid's cell, so the "
-        "change is that of the spread values",
-    )]
+    return [
+        StatWarning(
+            "grids-differ",
+            f"{name_x} is on a grid of {gx:g}, {name_y} on a grid of {gy:g} (different machines or clock ratios?): "
+            "the values are not comparable step by step; each is read as spread over its own grid's cell, so the "
+            "change is that of the spread values",
+        )
+    ]
 
 
 def brown_forsythe(x: np.ndarray, y: np.ndarray) -> float:
@@ -129,9 +132,7 @@ def brown_forsythe(x: np.ndarray, y: np.ndarray) -> float:
     return fdtrc(1, n1 + n2 - 2, float(f))
 
 
-def unequal_spread(
-    name_x: str, x: np.ndarray, name_y: str, y: np.ndarray
-) -> list[StatWarning]:
+def unequal_spread(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> list[StatWarning]:
     if x.size < 3 or y.size < 3:
         return []
     sx, sy = float(np.std(x, ddof=1)), float(np.std(y, ddof=1))
@@ -248,8 +249,9 @@ def rank_correlations(values: np.ndarray) -> tuple[float, float] | None:
     return rho, float(np.sum(centred[1:] * centred[:-1])) / spread
 
 
-def drift(name: str, values: np.ndarray, level: float = 0.01,
-          correlations: tuple[float, float] | None = None) -> list[StatWarning]:
+def drift(
+    name: str, values: np.ndarray, level: float = 0.01, correlations: tuple[float, float] | None = None
+) -> list[StatWarning]:
     """Trend (Spearman rank correlation with the sample index) and lag-1
     autocorrelation of the ranks, each tested at ``level`` (1%);
     ``correlations``: :func:`rank_correlations` of ``values``, if known."""

@@ -16,6 +16,7 @@ guess costs counts, never correctness.  Each count is one pass over the
 rows (``O(n log n)``); a good bracket saves two to four of them per order
 statistic.
 """
+
 from __future__ import annotations
 
 import math
@@ -93,8 +94,15 @@ class Guided(SortedSums):
     a second beyond the rank by what that count missed by (and a margin), so
     that two counts usually bracket it closely."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, wa: np.ndarray | None, wb: np.ndarray | None,
-                 walsh: bool, margin: float | None = None) -> None:
+    def __init__(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        wa: np.ndarray | None,
+        wb: np.ndarray | None,
+        walsh: bool,
+        margin: float | None = None,
+    ) -> None:
         super().__init__(a, b, wa, wb, walsh)
         self.binned = Binned(self)
         # entries beyond the rank the second count aims at: by default a twentieth of what is gathered at once
@@ -120,8 +128,13 @@ class Guided(SortedSums):
             margin *= 2.0
 
 
-def guided_differences(x: np.ndarray, y: np.ndarray, wx: np.ndarray | None = None,
-                       wy: np.ndarray | None = None, margin: float | None = None) -> Guided:
+def guided_differences(
+    x: np.ndarray,
+    y: np.ndarray,
+    wx: np.ndarray | None = None,
+    wy: np.ndarray | None = None,
+    margin: float | None = None,
+) -> Guided:
     """The ``y_j - x_i`` of all pairs (``x``, ``y`` ascending), as :func:`abstat.stats.pairwise.differences`."""
     return Guided(-x[::-1], y, None if wx is None else wx[::-1], wy, False, margin)
 

@@ -35,6 +35,7 @@ from the full set's by less than 1/POINTS of the cell: a relative change
 below 1e-6 of the result); that keeps 10^6 TSC samples on a few grid
 levels as cheap as 10^4.
 """
+
 from __future__ import annotations
 
 import math
@@ -81,8 +82,9 @@ def _bound(s: BMStat, level: float, fixed: float | None) -> float:
     return math.inf if fixed == math.inf else _quantile(s.df, level, fixed) * s.se
 
 
-def _large(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float],
-           fixed: float | None = None) -> tuple[float, float, float]:
+def _large(
+    x: Spread, y: Spread, confidence: float, inflate: tuple[float, float], fixed: float | None = None
+) -> tuple[float, float, float]:
     """Estimate and interval without forming the differences.  The share of
     differences above a shift is ``p(d)``, so the lower end is the difference
     of rank ``N (1/2 - q se)``, the upper of rank ``N (1/2 + q se)``, with
@@ -136,8 +138,9 @@ def _pairs(x: Spread, y: Spread) -> SortedSums:
     return differences(x.values, y.values, x.weights, y.weights)
 
 
-def _small(x: Spread, y: Spread, confidence: float, inflate: tuple[float, float],
-           fixed: float | None = None) -> tuple[float, float, float]:
+def _small(
+    x: Spread, y: Spread, confidence: float, inflate: tuple[float, float], fixed: float | None = None
+) -> tuple[float, float, float]:
     """Estimate and interval from the sorted distinct differences ``U``
     (``C_k`` of them up to ``U_k``).  Between ``U_k`` and ``U_(k+1)`` the
     share of differences above the shift is ``1 - C_k / N``, so the lower end
@@ -220,9 +223,15 @@ def _estimate(x: Spread, y: Spread) -> float:
 PERMUTE_MAX = 50  # up to this many values in the smaller sample, the permutation reference
 
 
-def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
-                   inflate: tuple[float, float] = (1.0, 1.0), centres: bool = True, seed: int = 0,
-                   permute: bool | None = None) -> HLResult:
+def hodges_lehmann(
+    x: np.ndarray,
+    y: np.ndarray,
+    confidence: float,
+    inflate: tuple[float, float] = (1.0, 1.0),
+    centres: bool = True,
+    seed: int = 0,
+    permute: bool | None = None,
+) -> HLResult:
     """Hodges-Lehmann shift of ``y`` against ``x`` (analysis scale, e.g.
     logarithms), the inverted Brunner-Munzel interval and the p-value at 0;
     ties spread over their cells (module documentation).  With at most
@@ -242,8 +251,11 @@ def hodges_lehmann(x: np.ndarray, y: np.ndarray, confidence: float,
 
         p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
         # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)
-        fixed = interval_critical(x, y - _estimate(sx, sy), alpha, seed) \
-            if separated_p(x.size, y.size) < alpha else math.inf  # else no shift can be rejected
+        fixed = (
+            interval_critical(x, y - _estimate(sx, sy), alpha, seed)
+            if separated_p(x.size, y.size) < alpha
+            else math.inf
+        )  # else no shift can be rejected
     else:
         p = bm_p_value(at_zero, x.size, y.size)
     if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:

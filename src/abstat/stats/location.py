@@ -6,6 +6,7 @@ its coverage is at least ``confidence`` for any continuous distribution
 (Conover, *Practical Nonparametric Statistics*, 3rd ed., section 3.2;
 the same interval as ``scipy.stats.quantile_test(...).confidence_interval``).
 """
+
 from __future__ import annotations
 
 import math

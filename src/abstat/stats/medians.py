@@ -24,6 +24,7 @@ half the gap to the neighbouring value (half a grid step) instead: such a
 median is known to within a step, not exactly, and a change smaller than a
 step cannot show in it.
 """
+
 from __future__ import annotations
 
 import math
@@ -112,13 +113,18 @@ def median_step(sorted_values: np.ndarray) -> float:
     statistics look; on continuous data the gap is negligible."""
     n = int(sorted_values.size)
     c = _depth(n)
-    gaps = np.diff(sorted_values[max(0, c - 2):min(n, n - c + 2)])  # sorted: no np.unique (imports numpy.ma)
+    gaps = np.diff(sorted_values[max(0, c - 2) : min(n, n - c + 2)])  # sorted: no np.unique (imports numpy.ma)
     steps = gaps[gaps > 0]
     return float(steps.min()) if steps.size else math.inf
 
 
-def median_shift(x: np.ndarray, y: np.ndarray, confidence: float, estimate: float | None = None,
-                 inflate: tuple[float, float] = (1.0, 1.0)) -> MedianShift:
+def median_shift(
+    x: np.ndarray,
+    y: np.ndarray,
+    confidence: float,
+    estimate: float | None = None,
+    inflate: tuple[float, float] = (1.0, 1.0),
+) -> MedianShift:
     """Bonett-Price comparison of the medians of ``y`` (candidate) and ``x``.
 
     When the order statistics around a median are all one value (quantized
@@ -218,7 +224,7 @@ def unreliable(sorted_values: np.ndarray) -> str:
     if se == 0.0 or median_step(sorted_values) / 2.0 > se:
         return "discrete"
     c = _depth(n)
-    window = sorted_values[c - 1:n - c + 1]
+    window = sorted_values[c - 1 : n - c + 1]
     width = float(window[-1] - window[0])
     if width > 0 and float(np.max(np.diff(window))) > GAP_SHARE * width:
         return "between modes"
@@ -270,8 +276,9 @@ def _normal_interval(sorted_values: np.ndarray, miss: float) -> tuple[float, flo
     return m - q * se, m + q * se
 
 
-def exact_medians(sx: np.ndarray, sy: np.ndarray, confidence: float,
-                  exact: tuple[bool, bool] = (True, True)) -> ExactMedians:
+def exact_medians(
+    sx: np.ndarray, sy: np.ndarray, confidence: float, exact: tuple[bool, bool] = (True, True)
+) -> ExactMedians:
     """The order-statistic intervals of both medians (Conover 1999, 3.2), valid
     for any distribution, discrete or between modes, each at ``sqrt(confidence)``,
     and the p-value of "equal medians" from the same construction: ``1 - (1 -

@@ -10,6 +10,7 @@ The between-run share of the variance is the one-way random-effects ANOVA
 estimate (method of moments; Searle, Casella & McCulloch, *Variance
 Components*, 1992, ch. 3) with the unbalanced-design ``n0``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

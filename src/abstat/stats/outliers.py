@@ -15,6 +15,7 @@ between distinct values (one quantization step).  The rule is kept as
 documented, but :func:`quantized_fences` tells when it drops values only a
 few grid steps from the quartiles, so that the report can say so.
 """
+
 from __future__ import annotations
 
 import math

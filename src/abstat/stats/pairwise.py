@@ -17,6 +17,7 @@ Points may carry weights (a weight ``w`` stands for ``w`` equal points; the
 entry ``a_i + b_j`` then stands for ``w_i w_j`` entries): large groups of tied
 values are represented so (:func:`abstat.stats.hodges_lehmann.spread_ties`).
 """
+
 from __future__ import annotations
 
 import math
@@ -41,8 +42,14 @@ class SortedSums:
     """The entries ``a_i + b_j`` (``a``, ``b`` ascending; with ``walsh``, only
     ``i <= j`` of ``a = b``), the points weighted by ``wa``, ``wb`` (None: 1)."""
 
-    def __init__(self, a: np.ndarray, b: np.ndarray, wa: np.ndarray | None = None, wb: np.ndarray | None = None,
-                 walsh: bool = False) -> None:
+    def __init__(
+        self,
+        a: np.ndarray,
+        b: np.ndarray,
+        wa: np.ndarray | None = None,
+        wb: np.ndarray | None = None,
+        walsh: bool = False,
+    ) -> None:
         self.a, self.b, self.wa, self.wb, self.walsh = a, b, wa, wb, walsh
         self._ca = _cumulative(wa, a.size)
         self._rb = b[::-1]  # queries p - b ascend when b is reversed: cache-friendly searches
@@ -204,7 +211,9 @@ class SortedSums:
             low, high = max(0, int((q - spread) * s)), min(s - 1, int(math.ceil((q + spread) * s)))
             part = np.partition(values, [low, high])
             return float(part[low]), float(part[high])
-        weights = (np.ones(s) if self.wa is None else self.wa[cols]) * (np.ones(s) if self.wb is None else self.wb[rows])
+        weights = (np.ones(s) if self.wa is None else self.wa[cols]) * (
+            np.ones(s) if self.wb is None else self.wb[rows]
+        )
         if self.walsh:
             weights = weights * (rows + 1)  # rows are drawn evenly, entries are not
         order = np.argsort(values)
@@ -215,8 +224,7 @@ class SortedSums:
         return float(values[max(0, low - 1)]), float(values[min(s - 1, high)])
 
 
-def differences(x: np.ndarray, y: np.ndarray, wx: np.ndarray | None = None,
-                wy: np.ndarray | None = None) -> SortedSums:
+def differences(x: np.ndarray, y: np.ndarray, wx: np.ndarray | None = None, wy: np.ndarray | None = None) -> SortedSums:
     """The ``y_j - x_i`` of all pairs (``x``, ``y`` ascending)."""
     return SortedSums(-x[::-1], y, None if wx is None else wx[::-1], wy)
 
@@ -235,8 +243,11 @@ def median_of(matrix: SortedSums) -> float:
     up_to = matrix.last_count
     if up_to != up_to:  # unknown: count
         up_to = matrix.count(low)
-    following = low if up_to > n // 2 else (matrix.last_next if matrix.last_next == matrix.last_next
-                                            and up_to == up_to else matrix.next_above(low))
+    following = (
+        low
+        if up_to > n // 2
+        else (matrix.last_next if matrix.last_next == matrix.last_next and up_to == up_to else matrix.next_above(low))
+    )
     middle = (low + following) / 2.0
     return middle if math.isfinite(middle) else low / 2.0 + following / 2.0
 

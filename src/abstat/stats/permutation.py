@@ -24,6 +24,7 @@ the smaller variant's placements ``P_i = C_k - A_i + (c_k - a_k) / 2``
 variant's sum of squared placements level by level and gap by gap.  Tied
 values take mid-ranks, as in ``scipy.stats.brunnermunzel``.
 """
+
 from __future__ import annotations
 
 import math
@@ -107,8 +108,7 @@ def _runs(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return start, end
 
 
-def statistics(pooled: Pooled, positions: np.ndarray,
-               inflate: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
+def statistics(pooled: Pooled, positions: np.ndarray, inflate: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """Brunner-Munzel's ``T`` for ``P(G < H) = 1/2``, ``G`` the values at the
     sorted pooled ``positions`` of each row (ascending), ``H`` the rest;
     ``inflate``: factors on the variance components of ``G`` and ``H``."""
@@ -166,8 +166,9 @@ def draws_for(alpha: float) -> tuple[int, int]:
     return first, max(DRAWS, int(math.ceil(10.0 / alpha)), first)  # a small alpha's first batch is the most
 
 
-def bm_permutation(x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0,
-                   inflate: tuple[float, float] = (1.0, 1.0)) -> PermutationTest:
+def bm_permutation(
+    x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0, inflate: tuple[float, float] = (1.0, 1.0)
+) -> PermutationTest:
     """The studentized permutation Brunner-Munzel test of ``x`` against ``y``
     (two-sided).  The observed statistic takes the serial-correlation factors
     ``inflate``; the arrangements, which are independent by construction, do

@@ -24,6 +24,7 @@ counter-based generator (no ``numpy.random``); the same draws serve every
 change, so the power is monotone in the change and ``brentq`` finds the
 detectable change on it.
 """
+
 from __future__ import annotations
 
 import math
@@ -91,7 +92,7 @@ def smoothed(pilot: np.ndarray, draws: int, size: int, seed: int, stream: int) -
     centre, sd = float(pilot.mean()), float(pilot.std(ddof=0))
     q75, q25 = np.quantile(pilot, [0.75, 0.25])
     spread = min(sd, float(q75 - q25) / 1.34) or sd
-    h = 0.9 * spread * n ** -0.2
+    h = 0.9 * spread * n**-0.2
     pick = np.minimum((uniforms(seed, draws * size, stream) * n).astype(np.int64), n - 1)
     noisy = pilot[pick] + h * _normals(seed, draws * size, stream + 1)
     shrink = 1.0 / math.sqrt(1.0 + h * h / (sd * sd)) if sd > 0 else 1.0
@@ -119,8 +120,10 @@ class SmallPower:
         if key not in self._cache:
             if len(self._cache) > 64:
                 self._cache.clear()
-            self._cache[key] = (smoothed(self.x, self.simulations, n1, self.seed, 11),
-                                smoothed(self.y, self.simulations, n2, self.seed, 13))
+            self._cache[key] = (
+                smoothed(self.x, self.simulations, n1, self.seed, 11),
+                smoothed(self.y, self.simulations, n2, self.seed, 13),
+            )
         return self._cache[key]
 
     def power(self, shift: float, n1: int, n2: int, alpha: float) -> float:
@@ -150,7 +153,7 @@ def _trimmed(v: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     g = int(math.floor(TRIM * n))
     h = n - 2 * g
     w = np.clip(s, s[:, [g]], s[:, [n - g - 1]])
-    return s[:, g:n - g].mean(axis=1), (n - 1) * w.var(axis=1, ddof=1) / (h * (h - 1)), h
+    return s[:, g : n - g].mean(axis=1), (n - 1) * w.var(axis=1, ddof=1) / (h * (h - 1)), h
 
 
 def trimmed_rejects(xs: np.ndarray, ys: np.ndarray, alpha: float) -> np.ndarray:

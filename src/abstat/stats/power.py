@@ -17,6 +17,7 @@ freedom replace the pooled ones.  The distribution functions are those of
 :mod:`abstat.stats.distributions` (no scipy: ``plan`` and ``audit`` start as
 fast as ``compare``).
 """
+
 from __future__ import annotations
 
 import math
@@ -52,9 +53,7 @@ def power_from_noncentrality(noncentrality: float, df: float, alpha: float) -> f
     return (1.0 - nctdtr(df, nc, crit)) + nctdtr(df, nc, -crit)
 
 
-def power_two_sample(
-    delta: float, sd1: float, n1: int, sd2: float, n2: int, *, alpha: float = 0.05
-) -> float:
+def power_two_sample(delta: float, sd1: float, n1: int, sd2: float, n2: int, *, alpha: float = 0.05) -> float:
     """Power to detect a true difference of means ``delta`` (two-sided).
 
     Equal spreads give the classic pooled t power (statsmodels'
@@ -76,8 +75,14 @@ def power_two_sample(
 
 
 def samples_per_side(
-    delta: float, sd1: float, sd2: float | None = None, *, alpha: float = 0.05,
-    power: float = 0.8, minimum: int = 2, maximum: int = MAX_SAMPLES,
+    delta: float,
+    sd1: float,
+    sd2: float | None = None,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    minimum: int = 2,
+    maximum: int = MAX_SAMPLES,
 ) -> int | None:
     """Smallest equal sample size per side that detects ``delta`` with ``power``.
 
@@ -189,8 +194,15 @@ class NestedPlan:
 
 
 def plan_nested(
-    within: float, between: float, delta: float, *, cost_ratio: float, pilot_run_length: int,
-    alpha: float = 0.05, power: float = 0.8, minimum_runs: int = 2,
+    within: float,
+    between: float,
+    delta: float,
+    *,
+    cost_ratio: float,
+    pilot_run_length: int,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    minimum_runs: int = 2,
 ) -> NestedPlan:
     """Allocate runs and samples per run from pilot variance components.
 
@@ -202,15 +214,20 @@ def plan_nested(
     notes: list[str] = []
     per_run = optimal_samples_per_run(within, between, cost_ratio)
     if per_run is None:
-        return _few_long_runs(within, delta, cost_ratio=cost_ratio, pilot_run_length=pilot_run_length,
-                              alpha=alpha, power=power)
+        return _few_long_runs(
+            within, delta, cost_ratio=cost_ratio, pilot_run_length=pilot_run_length, alpha=alpha, power=power
+        )
     run_var = between + within / per_run
     run_sd = math.sqrt(run_var)
     runs = samples_per_side(delta, run_sd, run_sd, alpha=alpha, power=power, minimum=minimum_runs)
     cost = None if runs is None else runs * (cost_ratio + per_run)
     return NestedPlan(
-        cost_ratio=cost_ratio, samples_per_run=per_run, runs_per_variant=runs,
-        run_mean_sd=run_sd, relative_cost=cost, notes=notes,
+        cost_ratio=cost_ratio,
+        samples_per_run=per_run,
+        runs_per_variant=runs,
+        run_mean_sd=run_sd,
+        relative_cost=cost,
+        notes=notes,
     )
 
 
@@ -218,8 +235,9 @@ FEW_RUNS = 3  # the fewest runs per variant abstat compare judges without a warn
 MAX_FEW_RUNS = 60
 
 
-def _few_long_runs(within: float, delta: float, *, cost_ratio: float, pilot_run_length: int,
-                   alpha: float, power: float) -> NestedPlan:
+def _few_long_runs(
+    within: float, delta: float, *, cost_ratio: float, pilot_run_length: int, alpha: float, power: float
+) -> NestedPlan:
     """No run-to-run variance in the pilot: a run's mean has variance
     ``within / samples_per_run``, so few long runs are cheapest.  For each run
     count from 3 up, the shortest run (at least the pilot's) that reaches the
@@ -238,9 +256,12 @@ def _few_long_runs(within: float, delta: float, *, cost_ratio: float, pilot_run_
         cost = runs * (cost_ratio + lo)
         if best is None or cost < (best.relative_cost or math.inf):
             best = NestedPlan(cost_ratio, lo, runs, math.sqrt(within / lo), cost)
-    note = ("the pilot shows no run-to-run variance beyond the samples' own noise, so few long runs are "
-            "cheapest: the allocation uses at least 3 runs per variant and runs as long as needed")
+    note = (
+        "the pilot shows no run-to-run variance beyond the samples' own noise, so few long runs are "
+        "cheapest: the allocation uses at least 3 runs per variant and runs as long as needed"
+    )
     if best is None:
         return NestedPlan(cost_ratio, max(2, pilot_run_length), None, math.sqrt(within), None, [note])
-    return NestedPlan(best.cost_ratio, best.samples_per_run, best.runs_per_variant, best.run_mean_sd,
-                      best.relative_cost, [note])
+    return NestedPlan(
+        best.cost_ratio, best.samples_per_run, best.runs_per_variant, best.run_mean_sd, best.relative_cost, [note]
+    )

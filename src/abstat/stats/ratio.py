@@ -12,6 +12,7 @@ the p-value is below ``1 - confidence``.  Unlike ``difference / baseline``
 when the baseline mean itself is not significantly different from zero the
 interval is unbounded and reported as such.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,9 +45,7 @@ def welch_df(n1: int, a1: float, n2: int, a2: float) -> float:
     return 1.0 / denominator if denominator > 0.0 else math.inf
 
 
-def welch_ratio(
-    n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float, confidence: float
-) -> RatioTest:
+def welch_ratio(n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float, confidence: float) -> RatioTest:
     """Welch's test of equal means and Fieller's interval for ``mean2 / mean1``.
 
     Everything is computed relative to the larger standard deviation and the

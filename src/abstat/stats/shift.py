@@ -18,6 +18,7 @@ itself compares medians (:mod:`abstat.stats.medians`) or means
   there are no ties, as ``scipy.stats.mannwhitneyu(method="auto")``; normal
   approximation with tie and continuity correction otherwise).
 """
+
 from __future__ import annotations
 
 import math

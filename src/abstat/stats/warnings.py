@@ -5,6 +5,7 @@ A :class:`StatWarning` has a stable machine-readable ``code`` (documented in
 variant, that variant's name.  ``Warning`` is an alias kept for the agreed
 interface (``abstat.stats.warnings.Warning``).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -9,6 +9,7 @@ Public functions used by other areas:
 - :func:`iter_sample_sets` -- every stored sample set with its labels, for
   ``abstat report``.
 """
+
 from __future__ import annotations
 
 import os
@@ -23,9 +24,21 @@ from abstat.store.schema import SCHEMA_VERSION
 from abstat.store.write import check_experiment_name
 
 __all__ = [
-    "DEFAULT_STORE", "ExperimentSummary", "Invocation", "SCHEMA_VERSION", "SampleSet", "Store",
-    "check_experiment_name", "display_name", "is_url", "iter_sample_sets", "open_store", "resolve_variant",
-    "resolve_store_path", "store_exists", "stored_variant_warnings",
+    "DEFAULT_STORE",
+    "ExperimentSummary",
+    "Invocation",
+    "SCHEMA_VERSION",
+    "SampleSet",
+    "Store",
+    "check_experiment_name",
+    "display_name",
+    "is_url",
+    "iter_sample_sets",
+    "open_store",
+    "resolve_variant",
+    "resolve_store_path",
+    "store_exists",
+    "stored_variant_warnings",
 ]
 
 
@@ -80,8 +93,7 @@ def _check_metric(store: Store, ref: str, experiment: str, variant: str, metric:
     raise InputError(f"stored variant {ref!r} has no successful run", path=store.display)
 
 
-def _check_one_configuration(sets: list[SampleSet], ref: str, store_path: str,
-                             where: Mapping[str, Any] | None) -> None:
+def _check_one_configuration(sets: list[SampleSet], ref: str, store_path: str, where: Mapping[str, Any] | None) -> None:
     """InputError when no set matches ``where``, or the sets differ in labels (configurations)."""
     if not sets:
         choice = ", ".join(
@@ -90,12 +102,9 @@ def _check_one_configuration(sets: list[SampleSet], ref: str, store_path: str,
         raise InputError(f"stored variant {ref!r} has no runs with {choice}", path=display_name(store_path))
     if len(sets) > 1:
         differing = sorted(
-            key for key in {k for s in sets for k in s.labels}
-            if len({s.labels.get(key) for s in sets}) > 1
+            key for key in {k for s in sets for k in s.labels} if len({s.labels.get(key) for s in sets}) > 1
         )
-        choices = "; ".join(
-            f"{key}={'|'.join(sorted({str(s.labels.get(key)) for s in sets}))}" for key in differing
-        )
+        choices = "; ".join(f"{key}={'|'.join(sorted({str(s.labels.get(key)) for s in sets}))}" for key in differing)
         raise InputError(
             f"stored variant {ref!r} mixes runs with different labels ({choices}); "
             "choose one configuration with --where KEY=VALUE",
@@ -112,8 +121,9 @@ def _key(ref: str, store_path: str, metric: str, where: Mapping[str, Any] | None
     return (ref, store_path, metric, repr(sorted((k, repr(v)) for k, v in (where or {}).items())))
 
 
-def resolved_unit(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
-                  where: Mapping[str, Any] | None = None) -> str | None:
+def resolved_unit(
+    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None
+) -> str | None:
     """The unit of the samples :func:`resolve_variant` just returned for ``ref`` (None: no unit, or
     not one set): a metric whose unit changed between runs resolves to one unit's runs."""
     sets = _resolved.get(_key(ref, store_path, metric, where))
@@ -122,13 +132,21 @@ def resolved_unit(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall
         if not sep or not store_exists(store_path):
             return None
         with open_store(store_path, create=False) as store:
-            sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
-                                           "metric": metric}, machines=False))
+            sets = list(
+                store.sample_sets(
+                    {**(where or {}), "experiment": experiment, "variant": variant, "metric": metric}, machines=False
+                )
+            )
     return sets[0].unit if len(sets) == 1 else None
 
 
-def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall",
-                            where: Mapping[str, Any] | None = None, name: str | None = None) -> list[Any]:
+def stored_variant_warnings(
+    ref: str,
+    store_path: str = DEFAULT_STORE,
+    metric: str = "wall",
+    where: Mapping[str, Any] | None = None,
+    name: str | None = None,
+) -> list[Any]:
     """What :func:`resolve_variant` returns for ``ref`` warrants saying: the
     ``command-differs`` warning (:mod:`abstat.comparison.commands`) when its
     runs ran different commands, calling the variant ``name`` (default ``ref``).
@@ -141,8 +159,9 @@ def stored_variant_warnings(ref: str, store_path: str = DEFAULT_STORE, metric: s
     with open_store(store_path, create=False) as store:
         sets = _resolved.pop(_key(ref, store_path, metric, where), None)
         if sets is None:
-            sets = list(store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant,
-                                           "metric": metric}))
+            sets = list(
+                store.sample_sets({**(where or {}), "experiment": experiment, "variant": variant, "metric": metric})
+            )
         if len(sets) != 1:
             return []
         found = command_warnings(store, experiment, sets[0].invocations, name=name or ref).get(variant)
@@ -166,6 +185,7 @@ def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | No
         if not sets:
             damage = store.check_damage()
             if damage:
-                raise InputError(f"damaged store, no readable samples match: {'; '.join(damage[:3])}",
-                                 path=store.display)
+                raise InputError(
+                    f"damaged store, no readable samples match: {'; '.join(damage[:3])}", path=store.display
+                )
     return iter(sets)

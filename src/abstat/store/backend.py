@@ -10,6 +10,7 @@ two writers never deadlock on an upgrade), ``BEGIN`` on PostgreSQL.
 A store is named by a path (SQLite) or a ``postgresql://`` URL.  The URL's
 password, if any, never appears in a message: :func:`display_name` masks it.
 """
+
 from __future__ import annotations
 
 import os
@@ -48,7 +49,7 @@ def display_name(text: str) -> str:
 def _secret(name: str) -> str | None:
     found = _URL_PASSWORD.search(name)
     if found:
-        return name[found.end(1):found.end() - 1]
+        return name[found.end(1) : found.end() - 1]
     found = _PARAM_PASSWORD.search(name)
     return found.group(2).strip("'") or None if found else None
 
@@ -96,12 +97,12 @@ class Connection:
         start = int(self.execute(f"SELECT COALESCE(MAX(id), 0) FROM {table}").fetchone()[0])
         return list(range(start + 1, start + 1 + count))
 
-    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                    types: Sequence[str] = ()) -> None:
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], types: Sequence[str] = ()
+    ) -> None:
         """Bulk insert (``abstat import``): one statement for many rows (PostgreSQL: COPY;
         ``types``, PostgreSQL's names of the columns' types, for its binary form)."""
-        self.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-                         rows)
+        self.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
 
     def insert(self, text: str, params: Sequence[Any]) -> int:
         """Run an INSERT and return the new row's ``id``."""
@@ -202,8 +203,10 @@ class Connection:
     def is_damage(self, err: BaseException) -> bool:
         """A damaged file (as opposed to a lock, a full disk...): reading around it may save the rest."""
         return isinstance(err, sqlite3.DatabaseError) and (  # a damaged page may read as text that is not UTF-8
-            not isinstance(err, sqlite3.OperationalError) or "malformed" in str(err)
-            or "Could not decode to UTF-8" in str(err))
+            not isinstance(err, sqlite3.OperationalError)
+            or "malformed" in str(err)
+            or "Could not decode to UTF-8" in str(err)
+        )
 
     def error(self, err: BaseException) -> InputError:
         text = scrub(str(err), self.name)
@@ -211,8 +214,9 @@ class Connection:
             return InputError(f"store error: {text}", path=self.display)
         if isinstance(err, sqlite3.IntegrityError):  # a write that conflicts with what is stored: no damage
             return InputError(f"store error: {text} (a row conflicts with one the store holds)", path=self.display)
-        return InputError(f"damaged store ({text}); `sqlite3 {self.display} .recover` may save its contents",
-                          path=self.display)
+        return InputError(
+            f"damaged store ({text}); `sqlite3 {self.display} .recover` may save its contents", path=self.display
+        )
 
     def close(self) -> None:
         self.raw.close()
@@ -235,6 +239,7 @@ class Connection:
 
 
 # -- opening (connect, in abstat.store.connect, picks the back end) -----------
+
 
 def connect_sqlite(path: str, create: bool, read_only: bool = False) -> Connection:
     mode, read_only = _sqlite_mode(path, create, read_only)
@@ -259,25 +264,26 @@ def _sqlite_mode(path: str, create: bool, read_only: bool) -> tuple[str, bool]:
     directory = os.path.dirname(os.path.abspath(path))
     if exists:
         if os.path.getsize(path) == 0 and not create:  # a store has its header page even in WAL mode
-            raise InputError("empty file, not a store (run `abstat run` first, or give --store PATH)",
-                             path=display_name(path))
+            raise InputError(
+                "empty file, not a store (run `abstat run` first, or give --store PATH)", path=display_name(path)
+            )
         read_only = read_only or (not create and not (os.access(path, os.W_OK) and os.access(directory, os.W_OK)))
         return ("ro" if read_only else "rw"), read_only
     if not create:
-        raise InputError("no such store (run `abstat run` first, or give --store PATH)",
-                         path=display_name(path))
+        raise InputError("no such store (run `abstat run` first, or give --store PATH)", path=display_name(path))
     if not os.path.isdir(directory):
         raise InputError("the store's directory does not exist", path=display_name(path))
     if not os.access(directory, os.W_OK):
-        raise InputError("cannot create the store: its directory is read-only (a read-only file system, "
-                         "or no write permission)", path=display_name(path))
+        raise InputError(
+            "cannot create the store: its directory is read-only (a read-only file system, or no write permission)",
+            path=display_name(path),
+        )
     return "rwc", read_only
 
 
 def _open_sqlite(uri: str, read_only: bool) -> tuple[sqlite3.Connection, bool]:
     """The SQLite connection, and whether it had to be opened as an immutable file."""
-    raw = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
-                          check_same_thread=False)
+    raw = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     raw.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     if read_only:
         try:
@@ -286,8 +292,7 @@ def _open_sqlite(uri: str, read_only: bool) -> tuple[sqlite3.Connection, bool]:
             # A WAL store in a read-only directory without its -shm file:
             # SQLite can read it only as an immutable file.
             raw.close()
-            raw = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None,
-                                  check_same_thread=False)
+            raw = sqlite3.connect(uri + "&immutable=1", uri=True, isolation_level=None, check_same_thread=False)
             return raw, True
     return raw, False
 
@@ -312,5 +317,6 @@ _URI_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 def _quote(path: str) -> str:
     """``path`` percent-encoded for a SQLite URI, as urllib.parse.quote does (without importing
     urllib and ipaddress at every start-up); bytes that are not UTF-8 (surrogateescape) too."""
-    return "".join(chr(byte) if byte in _URI_SAFE else f"%{byte:02X}"
-                   for byte in path.encode("utf-8", "surrogateescape"))
+    return "".join(
+        chr(byte) if byte in _URI_SAFE else f"%{byte:02X}" for byte in path.encode("utf-8", "surrogateescape")
+    )

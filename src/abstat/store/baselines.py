@@ -11,6 +11,7 @@ several invocations.  The schema is unchanged (one logical schema, one set of mi
 
 ``compare baseline:NAME[:VARIANT] EXPERIMENT:VARIANT`` reads it (:func:`baseline_ref`).
 """
+
 from __future__ import annotations
 
 import re
@@ -34,7 +35,7 @@ def experiment_of(name: str) -> str:
 @dataclass
 class SavedBaseline:
     name: str
-    experiment: str          # the experiment copied
+    experiment: str  # the experiment copied
     invocations: int
     runs: int
     variants: list[str]
@@ -57,27 +58,56 @@ def save_baseline(store_path: str, name: str, experiment: str) -> SavedBaseline:
             target_id = store._ensure_experiment(target)
             invocations = db.execute(
                 "SELECT id, started_at, ended_at, status, hostname, boot_id, machine, argv, settings, notes"
-                " FROM invocations WHERE experiment_id = ? ORDER BY id", (source,)).fetchall()
+                " FROM invocations WHERE experiment_id = ? ORDER BY id",
+                (source,),
+            ).fetchall()
             runs = 0
             names: dict[str, int] = {}
             for inv in invocations:
                 labels = dict(db.execute("SELECT key, value FROM labels WHERE invocation_id = ?", (inv[0],)).fetchall())
-                new_inv = store._insert_invocation(target_id, {
-                    "uid": new_uid(), "started_at": inv[1], "ended_at": inv[2], "status": inv[3],
-                    "hostname": inv[4], "boot_id": inv[5], "machine": inv[6], "argv": inv[7], "settings": inv[8],
-                    "notes": inv[9], "labels": labels})
+                new_inv = store._insert_invocation(
+                    target_id,
+                    {
+                        "uid": new_uid(),
+                        "started_at": inv[1],
+                        "ended_at": inv[2],
+                        "status": inv[3],
+                        "hostname": inv[4],
+                        "boot_id": inv[5],
+                        "machine": inv[6],
+                        "argv": inv[7],
+                        "settings": inv[8],
+                        "notes": inv[9],
+                        "labels": labels,
+                    },
+                )
                 for run in db.execute(
-                        "SELECT r.id, v.name, r.command, r.iteration, r.position, r.status, r.exit_code, r.started_at,"
-                        " r.wall, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
-                        " WHERE r.invocation_id = ? ORDER BY r.id", (inv[0],)).fetchall():
+                    "SELECT r.id, v.name, r.command, r.iteration, r.position, r.status, r.exit_code, r.started_at,"
+                    " r.wall, r.notes FROM runs r JOIN variants v ON v.id = r.variant_id"
+                    " WHERE r.invocation_id = ? ORDER BY r.id",
+                    (inv[0],),
+                ).fetchall():
                     if run[1] not in names:
                         names[run[1]] = store._ensure_variant(target_id, run[1])
-                    samples = db.execute("SELECT metric, idx, value, unit FROM samples WHERE run_id = ?"
-                                         " ORDER BY metric, idx", (run[0],)).fetchall()
-                    store._insert_run(new_inv, names[run[1]], {
-                        "uid": new_uid(), "command": run[2], "iteration": run[3], "position": run[4],
-                        "status": run[5], "exit_code": run[6], "started_at": run[7], "wall": run[8],
-                        "notes": run[9]}, [tuple(s) for s in samples])
+                    samples = db.execute(
+                        "SELECT metric, idx, value, unit FROM samples WHERE run_id = ? ORDER BY metric, idx", (run[0],)
+                    ).fetchall()
+                    store._insert_run(
+                        new_inv,
+                        names[run[1]],
+                        {
+                            "uid": new_uid(),
+                            "command": run[2],
+                            "iteration": run[3],
+                            "position": run[4],
+                            "status": run[5],
+                            "exit_code": run[6],
+                            "started_at": run[7],
+                            "wall": run[8],
+                            "notes": run[9],
+                        },
+                        [tuple(s) for s in samples],
+                    )
                     runs += 1
     if not runs:
         raise InputError(f"experiment {experiment!r} holds no runs to save", path=store_path)
@@ -106,9 +136,11 @@ def list_baselines(store_path: str) -> list[tuple[str, str, int]]:
         rows = store.db.execute(
             "SELECT e.name, e.created_at, COUNT(r.id) FROM experiments e JOIN invocations i ON i.experiment_id = e.id"
             " LEFT JOIN runs r ON r.invocation_id = i.id WHERE e.name LIKE ? GROUP BY e.name, e.created_at"
-            " ORDER BY e.name", (PREFIX + "%",)).fetchall()
+            " ORDER BY e.name",
+            (PREFIX + "%",),
+        ).fetchall()
     # LIKE ignores case: BASELINE@X is not a baseline compare can find
-    return [(name[len(PREFIX):], created, int(count)) for name, created, count in rows if name.startswith(PREFIX)]
+    return [(name[len(PREFIX) :], created, int(count)) for name, created, count in rows if name.startswith(PREFIX)]
 
 
 def baseline_ref(spec: str, store_path: str) -> str | None:
@@ -116,7 +148,7 @@ def baseline_ref(spec: str, store_path: str) -> str | None:
     baseline's only one); None when ``spec`` is not such a reference."""
     if not spec.startswith("baseline:"):
         return None
-    name, _, variant = spec[len("baseline:"):].partition(":")
+    name, _, variant = spec[len("baseline:") :].partition(":")
     experiment = experiment_of(name)
     from abstat.store.db import open_store
 
@@ -126,12 +158,12 @@ def baseline_ref(spec: str, store_path: str) -> str | None:
     except InputError:
         known = None
     if known is None:
-        raise InputError(f"no saved baseline {name!r} (save one: abstat baseline save {name} EXPERIMENT)",
-                         path=spec)
+        raise InputError(f"no saved baseline {name!r} (save one: abstat baseline save {name} EXPERIMENT)", path=spec)
     if not variant:
         if len(known) != 1:
-            raise UsageError(f"{spec}: baseline {name!r} holds variants {', '.join(known)}; "
-                             f"name one: baseline:{name}:VARIANT")
+            raise UsageError(
+                f"{spec}: baseline {name!r} holds variants {', '.join(known)}; name one: baseline:{name}:VARIANT"
+            )
         variant = known[0]
     elif variant not in known:
         raise InputError(f"baseline {name!r} has no variant {variant!r} (has: {', '.join(known)})", path=spec)
@@ -154,5 +186,7 @@ def machine_note(store_path: str, baseline_ref_: str, other_refs: list[str]) -> 
     fields = differing_fields_between(base, others)
     if not fields:
         return None
-    return (f"the baseline {baseline_ref_[len(PREFIX):]} was measured on another machine configuration than "
-            f"the candidate: {', '.join(fields)} differ")
+    return (
+        f"the baseline {baseline_ref_[len(PREFIX) :]} was measured on another machine configuration than "
+        f"the candidate: {', '.join(fields)} differ"
+    )

@@ -1,5 +1,6 @@
 """Opening a store's connection: a path is a SQLite file, a ``postgresql://`` URL
 a PostgreSQL database (:mod:`abstat.store.postgres`, imported only then)."""
+
 from __future__ import annotations
 
 from abstat.store.backend import Connection, connect_sqlite, is_url

@@ -7,6 +7,7 @@ writers on many machines.  Connections and the SQL dialect live in
 ``backend``, the schema and its migrations in ``schema``, the queries in
 ``read`` and ``write``.
 """
+
 from __future__ import annotations
 
 import functools
@@ -105,8 +106,9 @@ def open_store(path: str = DEFAULT_STORE, *, create: bool = True, read_only: boo
             connection.close()
             if connection.kind == "sqlite":
                 if not connection.read_only and not _writable(path):  # a store, on a read-only disk
-                    raise InputError(f"cannot write to the store ({err}): {_READ_ONLY}",
-                                     path=connection.display) from None
+                    raise InputError(
+                        f"cannot write to the store ({err}): {_READ_ONLY}", path=connection.display
+                    ) from None
                 if _foreign(err):
                     raise InputError(f"not an abstat store ({err})", path=connection.display) from None
                 raise InputError(f"cannot open the store ({err})", path=connection.display) from None  # disk full...
@@ -153,8 +155,10 @@ def _check_then_wal(connection: Connection) -> None:
 # into an InputError naming the store, so no command shows it as an internal
 # error; runs already committed stay.
 
+
 def _guarded(method: Any) -> Any:
     if inspect.isgeneratorfunction(method):
+
         @functools.wraps(method)
         def generator(self: Store, *args: Any, **kwargs: Any) -> Any:
             try:
@@ -177,8 +181,10 @@ def _guarded(method: Any) -> Any:
 def _error(store: Store, err: BaseException) -> InputError:
     error = store.db.error(err)
     if store.spool is not None:
-        return InputError(f"{error}; this run's results since then are in {store.spool.display}"
-                          f" (abstat import {store.spool.display} --store {store.display})")
+        return InputError(
+            f"{error}; this run's results since then are in {store.spool.display}"
+            f" (abstat import {store.spool.display} --store {store.display})"
+        )
     return error
 
 

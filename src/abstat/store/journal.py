@@ -13,6 +13,7 @@ Replaying twice adds nothing: a run whose ``uid`` is in the store is
 skipped.  By hand, should the supervisor have died too: ``abstat import
 JOURNAL --store STORE``.
 """
+
 from __future__ import annotations
 
 import errno
@@ -77,8 +78,11 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]], l
         raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
     lines = data.split(b"\n")[:-1]  # what follows the last newline was never whole
     head = _document(lines[0]) if lines else None
-    if (not isinstance(head, dict) or head.get("abstat_journal") != FORMAT
-            or not isinstance(head.get("invocation"), str)):
+    if (
+        not isinstance(head, dict)
+        or head.get("abstat_journal") != FORMAT
+        or not isinstance(head.get("invocation"), str)
+    ):
         raise InputError("not an abstat run journal", path=path)
     runs, damaged = [], []
     for number, line in enumerate(lines[1:], start=2):
@@ -105,11 +109,13 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
     from abstat.store.write import check_run
 
     head, runs, damaged = read(path)
-    found = store.db.execute("SELECT id, experiment_id FROM invocations WHERE uid = ?",
-                             (head["invocation"],)).fetchone()
+    found = store.db.execute(
+        "SELECT id, experiment_id FROM invocations WHERE uid = ?", (head["invocation"],)
+    ).fetchone()
     if found is None:
-        raise InputError(f"the store {store.display} has no invocation {head['invocation']} (another store?)",
-                         path=path)
+        raise InputError(
+            f"the store {store.display} has no invocation {head['invocation']} (another store?)", path=path
+        )
     invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
     wanted, seen = [], set()
     for line, run in runs:
@@ -163,8 +169,11 @@ def left_behind(store: Any, directory: str | None = None) -> list[tuple[str, str
         except OSError:
             continue
         if isinstance(head, dict) and head.get("abstat_journal") == FORMAT and isinstance(head.get("invocation"), str):
-            row = store.db.execute("SELECT e.name, i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
-                                   " WHERE i.uid = ? AND i.status = 'running'", (head["invocation"],)).fetchone()
+            row = store.db.execute(
+                "SELECT e.name, i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
+                " WHERE i.uid = ? AND i.status = 'running'",
+                (head["invocation"],),
+            ).fetchone()
             if row is not None and _missing_runs(path, store, row[1]):
                 found.append((path, str(row[0])))
     return found
@@ -184,7 +193,8 @@ def left_behind_notes(store: Any) -> list[str]:
     """One line per journal :func:`left_behind` finds, naming the command that adds its runs."""
     import shlex
 
-    return [f"note: experiment {experiment!r} is still shown running: its last runs wait in the run journal "
-            f"{path}; add them with: abstat import {shlex.quote(path)} --store {shlex.quote(store.display)}"
-            for path, experiment in left_behind(store)]
-
+    return [
+        f"note: experiment {experiment!r} is still shown running: its last runs wait in the run journal "
+        f"{path}; add them with: abstat import {shlex.quote(path)} --store {shlex.quote(store.display)}"
+        for path, experiment in left_behind(store)
+    ]

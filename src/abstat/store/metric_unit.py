@@ -1,4 +1,5 @@
 """The stored unit of a metric, for variants named ``EXP:VARIANT`` on a command line."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -9,7 +10,7 @@ from abstat.errors import InputError
 def stored_metric(store_arg: str | None, metric: str, variants: Any) -> tuple[str | None, str | None]:
     """The metric and its unit when the variants come from the store (``EXP:VARIANT``): the
     lines then say ``wall  1.842 ms -> ...``, as ``run`` and ``show`` do; (None, None) for files."""
-    refs = [source[len("store:"):] for v in variants for source in v.sources if source.startswith("store:")]
+    refs = [source[len("store:") :] for v in variants for source in v.sources if source.startswith("store:")]
     if not refs:
         return None, None
     read = {getattr(v, "unit", None) for v in variants if any(s.startswith("store:") for s in v.sources)}

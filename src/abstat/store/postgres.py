@@ -1,5 +1,6 @@
 """The PostgreSQL back end: a :class:`~abstat.store.backend.Connection` over psycopg 3
 (``pip install 'abstat[postgres]'``), imported only for a ``postgresql://`` store."""
+
 from __future__ import annotations
 
 import os
@@ -28,7 +29,6 @@ class PostgresConnection(Connection):
         if converted is None:
             converted = self._sql[text] = text.replace("%", "%%").replace("?", "%s")
         return converted
-
 
     def execute(self, text: str, params: Sequence[Any] = ()) -> Any:
         # Binary results: numbers arrive without text parsing (~15% faster reads).
@@ -65,8 +65,9 @@ class PostgresConnection(Connection):
     def schema_state(self) -> tuple[Any, bool]:
         # pg_tables lists every table, also those this role may not read (information_schema
         # hides them: a reader without privileges would take a full store for an empty one)
-        tables = self.raw.execute("SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
-                                  ).fetchall()
+        tables = self.raw.execute(
+            "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
+        ).fetchall()
         names = {row[0] for row in tables}
         if "abstat_schema" not in names:
             return 0, bool(names)
@@ -97,12 +98,14 @@ class PostgresConnection(Connection):
 
     def reserve_ids(self, table: str, count: int) -> list[int]:
         # from the identity's sequence, as concurrent writers draw theirs
-        found = self.raw.execute("SELECT array_agg(nextval(pg_get_serial_sequence(%s, 'id')))"
-                                 " FROM generate_series(1, %s)", (table, count)).fetchone()[0]
+        found = self.raw.execute(
+            "SELECT array_agg(nextval(pg_get_serial_sequence(%s, 'id'))) FROM generate_series(1, %s)", (table, count)
+        ).fetchone()[0]
         return [int(key) for key in found or ()]
 
-    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                    types: Sequence[str] = ()) -> None:
+    def insert_rows(
+        self, table: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], types: Sequence[str] = ()
+    ) -> None:
         """COPY in binary when the column ``types`` are given (psycopg writes such rows in C,
         4x faster than as text); in text when a value does not fit its type (a damaged source)."""
         if not rows:
@@ -122,7 +125,7 @@ class PostgresConnection(Connection):
                 return
         with self.raw.cursor() as cursor, cursor.copy(target) as copy:
             for start in range(0, len(rows), 50_000):
-                copy.write(_copy_text(rows[start:start + 50_000]))
+                copy.write(_copy_text(rows[start : start + 50_000]))
 
     def is_busy(self, err: BaseException) -> bool:
         return False
@@ -199,7 +202,8 @@ def connect_postgres(url: str) -> Connection:
         # Credentials come from the URL, PGPASSFILE / ~/.pgpass or the PG* environment, as for psql.
         # A default bound on the wait, unless the user chose one (URL or PGCONNECT_TIMEOUT).
         bound: dict[str, Any] = (
-            {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10})
+            {} if "connect_timeout" in url or os.environ.get("PGCONNECT_TIMEOUT") else {"connect_timeout": 10}
+        )
         raw = _bounded_class(psycopg).connect(url, autocommit=True, **bound)
     except psycopg.Error as err:
         raise InputError(f"cannot connect to the store: {scrub(str(err), url)}", path=display_name(url)) from None
@@ -208,14 +212,13 @@ def connect_postgres(url: str) -> Connection:
     return PostgresConnection(url, raw, psycopg)
 
 
-
-
 _BOUNDED: list[Any] = []
 
 
 def _bounded_class(psycopg: Any) -> Any:
     """psycopg's Connection whose every wait on the server is watched (:mod:`abstat.store.watchdog`)."""
     if not _BOUNDED:
+
         class BoundedConnection(psycopg.Connection):
             def wait(self, gen: Any, *args: Any, **kwargs: Any) -> Any:
                 with watchdog.watched(id(self), self.pgconn.socket):

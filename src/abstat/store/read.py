@@ -5,6 +5,7 @@ that is not a number) does not stop a reader: it is left out or read as
 empty, and :attr:`StoreReader.damage` says what was damaged, so commands can
 use what is readable and name the rest.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -104,9 +105,15 @@ class StoreReader(RowReader, RunReader, SetReader):
             count, boots, last = invocations.get(exp_id, (0, 0, None))
             summaries.append(
                 ExperimentSummary(
-                    name=name, created_at=created, last_run_at=last, invocations=int(count),
-                    boots=int(boots), hosts=hosts.get(exp_id, []), variants=variants.get(exp_id, []),
-                    runs_ok=counts.get((exp_id, True), 0), runs_failed=counts.get((exp_id, False), 0),
+                    name=name,
+                    created_at=created,
+                    last_run_at=last,
+                    invocations=int(count),
+                    boots=int(boots),
+                    hosts=hosts.get(exp_id, []),
+                    variants=variants.get(exp_id, []),
+                    runs_ok=counts.get((exp_id, True), 0),
+                    runs_failed=counts.get((exp_id, False), 0),
                 )
             )
         return summaries
@@ -135,10 +142,15 @@ class StoreReader(RowReader, RunReader, SetReader):
     def has_metric(self, experiment: str, variant: str, metric: str) -> bool:
         """Whether a successful run of ``experiment``'s ``variant`` has a sample of ``metric``
         (stops at the first: cheaper than :meth:`metrics` on a large experiment)."""
-        return self.db.execute(
-            "SELECT 1 FROM samples s JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
-            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND v.name = ? AND s.metric = ?"
-            " AND r.status = 'ok' LIMIT 1", (experiment, variant, metric)).fetchone() is not None
+        return (
+            self.db.execute(
+                "SELECT 1 FROM samples s JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
+                " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND v.name = ? AND s.metric = ?"
+                " AND r.status = 'ok' LIMIT 1",
+                (experiment, variant, metric),
+            ).fetchone()
+            is not None
+        )
 
     def unit(self, experiment: str, metric: str) -> str | None:
         """The unit ``metric`` was stored in (one of them when it changed: :meth:`unit_groups` keeps
@@ -153,9 +165,13 @@ class StoreReader(RowReader, RunReader, SetReader):
 
     def _variant_ids(self, experiment: str) -> dict[int, str]:
         """Variant id -> name, for ``experiment``'s variants (in the order they were declared)."""
-        return dict(self.db.execute(
-            "SELECT v.id, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ?"
-            " ORDER BY v.id", (experiment,)).fetchall())
+        return dict(
+            self.db.execute(
+                "SELECT v.id, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ?"
+                " ORDER BY v.id",
+                (experiment,),
+            ).fetchall()
+        )
 
     def groups_by_metric(
         self, experiment: str, *, invocations: Sequence[int] | None = None
@@ -166,8 +182,10 @@ class StoreReader(RowReader, RunReader, SetReader):
         units: dict[str, int] = {}
         for metric, _ in found:
             units[metric] = units.get(metric, 0) + 1
-        return {metric if units[metric] == 1 else f"{metric} [{unit or 'no unit'}]": by_variant
-                for (metric, unit), by_variant in found.items()}
+        return {
+            metric if units[metric] == 1 else f"{metric} [{unit or 'no unit'}]": by_variant
+            for (metric, unit), by_variant in found.items()
+        }
 
     def unit_groups(
         self, experiment: str, *, invocations: Sequence[int] | None = None, notes: list[str] | None = None
@@ -182,13 +200,17 @@ class StoreReader(RowReader, RunReader, SetReader):
         if not variants:
             return {}
         params: list[Any] = []
-        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
-              " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        sql = (
+            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s"
+            " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        )
         if invocations is None:  # else the invocations alone drive the query (see RunReader._runs_of)
             sql = and_in(sql, params, "r.variant_id", list(variants)) + BY_VARIANT
         else:
-            sql = and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations),
-                         self.db) + BY_INVOCATION
+            sql = (
+                and_in(sql, params, "r.invocation_id", self._own_invocations(experiment, invocations), self.db)
+                + BY_INVOCATION
+            )
         found: dict[tuple[str, str | None], dict[int, dict[int, list[float]]]] = {}
         groups = _run_groups(self.db.execute(sql, params), units=True)
         for (variant_id, metric, invocation_id, unit), values in sorted(groups.items(), key=_filing_order):
@@ -203,8 +225,9 @@ class StoreReader(RowReader, RunReader, SetReader):
             for key in sorted(found, key=lambda key: (key[0], key[1] or ""))
         }
 
-    def machine_records_by_variant(self, experiment: str, *, invocations: Sequence[int] | None = None
-                                   ) -> dict[str, list[dict[str, Any]]]:
+    def machine_records_by_variant(
+        self, experiment: str, *, invocations: Sequence[int] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
         """Variant -> the machine records of the invocations with successful runs of it
         (oldest first), only those of ``invocations`` when given; each record is read once."""
         variants = self._variant_ids(experiment)
@@ -218,9 +241,10 @@ class StoreReader(RowReader, RunReader, SetReader):
         wanted = sorted({invocation for _, invocation in pairs})
         records: dict[int, dict[str, Any]] = {}
         for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
+            chunk = wanted[start : start + 500]
             for key, text in self.db.execute(
-                    f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            ):
                 records[key] = self._load(text, {}, f"machine record of invocation {key}")
         found: dict[str, list[dict[str, Any]]] = {name: [] for name in variants.values()}
         for variant_id, invocation in sorted(pairs, key=lambda pair: pair[1]):
@@ -238,7 +262,9 @@ class StoreReader(RowReader, RunReader, SetReader):
         hostname unless a label names it (as :meth:`sample_sets` labels them)."""
         rows = self.db.execute(
             "SELECT i.id, i.hostname, l.key, l.value FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
-            " LEFT JOIN labels l ON l.invocation_id = i.id WHERE e.name = ? ORDER BY i.id, l.key", (experiment,))
+            " LEFT JOIN labels l ON l.invocation_id = i.id WHERE e.name = ? ORDER BY i.id, l.key",
+            (experiment,),
+        )
         found: dict[int, dict[str, str]] = {}
         hosts: dict[int, str | None] = {}
         for invocation_id, hostname, key, value in rows:
@@ -258,7 +284,9 @@ class StoreReader(RowReader, RunReader, SetReader):
         10^5 revisions is 10^5 records; a grid's parameters are in the latest settings)."""
         cursor = self.db.execute(
             "SELECT i.id, i.settings FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
-            " WHERE e.name = ? ORDER BY i.id DESC", (experiment,))
+            " WHERE e.name = ? ORDER BY i.id DESC",
+            (experiment,),
+        )
         for invocation_id, text in cursor:
             yield self._load(text, {}, f"settings of invocation {invocation_id}")
 
@@ -290,8 +318,12 @@ class StoreReader(RowReader, RunReader, SetReader):
         for row in rows:
             result.append(
                 {
-                    "id": row[0], "started_at": row[1], "ended_at": row[2], "status": row[3],
-                    "hostname": row[4], "boot_id": row[5],
+                    "id": row[0],
+                    "started_at": row[1],
+                    "ended_at": row[2],
+                    "status": row[3],
+                    "hostname": row[4],
+                    "boot_id": row[5],
                     "argv": self._load(row[6], [], f"argv of invocation {row[0]}"),
                     "settings": self._load(row[7], {}, f"settings of invocation {row[0]}"),
                     "notes": self._load(row[8], [], f"notes of invocation {row[0]}"),

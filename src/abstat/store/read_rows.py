@@ -2,6 +2,7 @@
 one row per stored sample with its run, and one row per invocation with its
 machine record.  The machine record (~4 KB) goes out once per invocation,
 never with every sample."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -23,8 +24,9 @@ class RowReader:
         """key -> every value stored under it, for ``keys`` (labels of every experiment)."""
         marks = ", ".join("?" for _ in keys)
         found: dict[str, set[str]] = {}
-        for key, value in self.db.execute(f"SELECT DISTINCT key, value FROM labels WHERE key IN ({marks})",
-                                          tuple(keys)).fetchall():
+        for key, value in self.db.execute(
+            f"SELECT DISTINCT key, value FROM labels WHERE key IN ({marks})", tuple(keys)
+        ).fetchall():
             found.setdefault(key, set()).add(value)
         return found
 
@@ -33,11 +35,23 @@ class RowReader:
         index, invocation, boot_id, host, started_at, command, labels, notes (as
         :meth:`sample_values`, one dict per sample)."""
         for run, metric, value, unit, index in self.sample_values(experiment):
-            yield {"experiment": run["experiment"], "variant": run["variant"], "metric": metric, "value": value,
-                   "unit": unit, "run": run["run"], "iteration": run["iteration"], "index": index,
-                   "invocation": run["invocation"], "boot_id": run["boot_id"], "host": run["host"],
-                   "started_at": run["started_at"], "command": run["command"], "labels": run["labels"],
-                   "notes": run["notes"]}
+            yield {
+                "experiment": run["experiment"],
+                "variant": run["variant"],
+                "metric": metric,
+                "value": value,
+                "unit": unit,
+                "run": run["run"],
+                "iteration": run["iteration"],
+                "index": index,
+                "invocation": run["invocation"],
+                "boot_id": run["boot_id"],
+                "host": run["host"],
+                "started_at": run["started_at"],
+                "command": run["command"],
+                "labels": run["labels"],
+                "notes": run["notes"],
+            }
 
     def sample_values(self, experiment: str | None = None) -> Iterator[tuple[dict[str, Any], str, float, Any, int]]:
         """``(run, metric, value, unit, index)`` per stored sample; ``run`` is one dict per run
@@ -65,14 +79,24 @@ class RowReader:
         """One row per invocation: experiment, invocation, host, boot_id, started_at and its
         machine record (``machine``), in the order of ``sample_rows``."""
         params: list[Any] = []
-        sql = and_in("SELECT e.name, i.id, i.hostname, i.boot_id, i.started_at, i.machine FROM invocations i"
-                     " JOIN experiments e ON e.id = i.experiment_id WHERE 1 = 1", params, "e.name",
-                     None if experiment is None else [experiment])
-        for name, invocation_id, host, boot_id, started_at, machine in self.db.execute(sql + " ORDER BY e.id, i.id",
-                                                                                       params):
-            yield {"experiment": name, "invocation": invocation_id, "host": host, "boot_id": boot_id,
-                   "started_at": started_at,
-                   "machine": self._load(machine, {}, f"machine record of invocation {invocation_id}")}
+        sql = and_in(
+            "SELECT e.name, i.id, i.hostname, i.boot_id, i.started_at, i.machine FROM invocations i"
+            " JOIN experiments e ON e.id = i.experiment_id WHERE 1 = 1",
+            params,
+            "e.name",
+            None if experiment is None else [experiment],
+        )
+        for name, invocation_id, host, boot_id, started_at, machine in self.db.execute(
+            sql + " ORDER BY e.id, i.id", params
+        ):
+            yield {
+                "experiment": name,
+                "invocation": invocation_id,
+                "host": host,
+                "boot_id": boot_id,
+                "started_at": started_at,
+                "machine": self._load(machine, {}, f"machine record of invocation {invocation_id}"),
+            }
 
     def _salvaged_rows(self, experiment: str | None, done: set[int]) -> Iterator[tuple[Any, ...]]:
         run_ids: list[int] = []
@@ -96,8 +120,9 @@ class RowReader:
 
     def _sample_values(self, experiment: str | None = None, run_id: int | None = None) -> Iterator[tuple[Any, ...]]:
         params: list[Any] = []
-        sql = and_in("SELECT id, name FROM experiments WHERE 1 = 1", params, "name",
-                     None if experiment is None else [experiment])
+        sql = and_in(
+            "SELECT id, name FROM experiments WHERE 1 = 1", params, "name", None if experiment is None else [experiment]
+        )
         experiments = self.db.execute(sql + " ORDER BY id", params).fetchall()
         labels = self._all_labels()
         notes_read: dict[Any, list[str]] = {}  # runs mostly leave the same notes: decoded once
@@ -105,10 +130,14 @@ class RowReader:
             # The samples move six columns each; their runs' columns are read once per
             # run, one invocation at a time (memory stays flat in the number of runs).
             params = [experiment_id]
-            sql = and_in("SELECT s.run_id, s.metric, s.value, s.unit, s.idx, r.invocation_id FROM samples s"
-                         " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
-                         " AND r.invocation_id IN (SELECT id FROM invocations WHERE experiment_id = ?)",
-                         params, "r.id", None if run_id is None else [run_id])
+            sql = and_in(
+                "SELECT s.run_id, s.metric, s.value, s.unit, s.idx, r.invocation_id FROM samples s"
+                " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+                " AND r.invocation_id IN (SELECT id FROM invocations WHERE experiment_id = ?)",
+                params,
+                "r.id",
+                None if run_id is None else [run_id],
+            )
             variants: dict[int, str] = {}
             runs: dict[int, tuple[Any, ...]] = {}
             current: Any = None
@@ -123,8 +152,9 @@ class RowReader:
                             continue
                         self._look_up(experiment_id, runs[key][2], variants, invocation_id, labels)
                     current = key
-                    run = self._run_record(name, key, runs[key], invocation_id, variants[runs[key][2]],
-                                           labels[invocation_id], notes_read)
+                    run = self._run_record(
+                        name, key, runs[key], invocation_id, variants[runs[key][2]], labels[invocation_id], notes_read
+                    )
                 if value.__class__ is not float:
                     value = self._number(value, metric, invocation_id)
                     if value is None:
@@ -135,26 +165,49 @@ class RowReader:
             if orphans:
                 self._damaged(f"{orphans} sample row(s) of experiment {name!r} name no run: left out")
 
-    def _look_up(self, experiment_id: int, variant_id: int, variants: dict[int, str], invocation_id: int,
-                 labels: dict[int, dict[str, str]]) -> None:
+    def _look_up(
+        self,
+        experiment_id: int,
+        variant_id: int,
+        variants: dict[int, str],
+        invocation_id: int,
+        labels: dict[int, dict[str, str]],
+    ) -> None:
         """Read the variants' names and the invocation's labels when not read yet."""
         if variant_id not in variants:
             variants.update(self.db.execute("SELECT id, name FROM variants WHERE experiment_id = ?", (experiment_id,)))
         if invocation_id not in labels:
-            labels[invocation_id] = dict(self.db.execute(
-                "SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key", (invocation_id,)))
+            labels[invocation_id] = dict(
+                self.db.execute("SELECT key, value FROM labels WHERE invocation_id = ? ORDER BY key", (invocation_id,))
+            )
 
-    def _run_record(self, name: str, key: int, columns: tuple[Any, ...], invocation_id: int, variant: str,
-                    labels: dict[str, str], notes_read: dict[Any, list[str]]) -> dict[str, Any]:
+    def _run_record(
+        self,
+        name: str,
+        key: int,
+        columns: tuple[Any, ...],
+        invocation_id: int,
+        variant: str,
+        labels: dict[str, str],
+        notes_read: dict[Any, list[str]],
+    ) -> dict[str, Any]:
         """The dict :meth:`sample_values` gives with each sample of run ``key``."""
         boot_id, host, _variant_id, iteration, started_at, command, notes = columns
         if iteration.__class__ is not int:  # a row an older abstat let a box write
             iteration = self._optional(iteration, int, f"iteration of run {key}")
-        return {"experiment": name, "variant": variant, "run": key,
-                "iteration": None if iteration is None else iteration + 1, "invocation": invocation_id,
-                "boot_id": boot_id, "host": host,
-                "started_at": started_at, "command": command, "labels": labels,
-                "notes": notes_read.get(notes) or self._notes(notes, key, notes_read)}
+        return {
+            "experiment": name,
+            "variant": variant,
+            "run": key,
+            "iteration": None if iteration is None else iteration + 1,
+            "invocation": invocation_id,
+            "boot_id": boot_id,
+            "host": host,
+            "started_at": started_at,
+            "command": command,
+            "labels": labels,
+            "notes": notes_read.get(notes) or self._notes(notes, key, notes_read),
+        }
 
     def _notes(self, text: Any, run_id: int, found: dict[Any, list[str]]) -> list[str]:
         notes = self._load(text, [], f"notes of run {run_id}")
@@ -166,6 +219,11 @@ class RowReader:
 
     def _invocation_runs(self, invocation_id: int) -> dict[int, tuple[Any, ...]]:
         """Run id -> (boot id, host, variant id, iteration, started_at, command, notes) of one invocation."""
-        return {row[0]: row[1:] for row in self.db.execute(
-            "SELECT r.id, i.boot_id, i.hostname, r.variant_id, r.iteration, r.started_at, r.command, r.notes"
-            " FROM runs r JOIN invocations i ON i.id = r.invocation_id WHERE r.invocation_id = ?", (invocation_id,))}
+        return {
+            row[0]: row[1:]
+            for row in self.db.execute(
+                "SELECT r.id, i.boot_id, i.hostname, r.variant_id, r.iteration, r.started_at, r.command, r.notes"
+                " FROM runs r JOIN invocations i ON i.id = r.invocation_id WHERE r.invocation_id = ?",
+                (invocation_id,),
+            )
+        }

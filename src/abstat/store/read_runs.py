@@ -2,6 +2,7 @@
 time), the failed runs, the notes runs left; and the decoding every reader
 shares: a value the store cannot decode is read as missing and named in
 ``damage``, never raised."""
+
 from __future__ import annotations
 
 import json
@@ -42,24 +43,37 @@ class RunReader:
         of the experiment to keep the few of 20 invocations of 10^4."""
         if invocations is None:
             params.append(experiment)
-            return (" FROM runs r JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
-                    " WHERE e.name = ?")
-        return and_in(" FROM runs r JOIN variants v ON v.id = r.variant_id WHERE 1 = 1", params, "r.invocation_id",
-                      self._own_invocations(experiment, invocations), self.db)
+            return (
+                " FROM runs r JOIN variants v ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id"
+                " WHERE e.name = ?"
+            )
+        return and_in(
+            " FROM runs r JOIN variants v ON v.id = r.variant_id WHERE 1 = 1",
+            params,
+            "r.invocation_id",
+            self._own_invocations(experiment, invocations),
+            self.db,
+        )
 
     def _own_invocations(self, experiment: str, invocations: Sequence[int]) -> list[int]:
         """Those of ``invocations`` that are ``experiment``'s, in their order."""
         params: list[Any] = [experiment]
-        sql = and_in("SELECT i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
-                     params, "i.id", list(invocations), self.db)
+        sql = and_in(
+            "SELECT i.id FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name = ?",
+            params,
+            "i.id",
+            list(invocations),
+            self.db,
+        )
         own = {row[0] for row in self.db.execute(sql, params)}
         return [invocation for invocation in invocations if invocation in own]
 
     def run_counts(self, invocations: Sequence[int]) -> dict[int, int]:
         """Invocation id -> how many runs it stored (failed ones too)."""
         params: list[Any] = []
-        sql = and_in("SELECT invocation_id, COUNT(*) FROM runs WHERE 1 = 1", params, "invocation_id",
-                     list(invocations), self.db)
+        sql = and_in(
+            "SELECT invocation_id, COUNT(*) FROM runs WHERE 1 = 1", params, "invocation_id", list(invocations), self.db
+        )
         return dict(self.db.execute(sql + " GROUP BY invocation_id", params).fetchall())
 
     def failed_runs(self, experiment: str) -> list[dict[str, Any]]:
@@ -70,9 +84,14 @@ class RunReader:
             (experiment,),
         ).fetchall()
         return [
-            {"invocation": r[0], "variant": r[1], "run": _plus_one(self._optional(r[2], int, f"iteration of run {r[6]}")), "status": r[3],
-             "exit_code": self._optional(r[4], int, f"exit code of run {r[6]}"),
-             "notes": self._load(r[5], [], f"notes of run {r[6]}")}
+            {
+                "invocation": r[0],
+                "variant": r[1],
+                "run": _plus_one(self._optional(r[2], int, f"iteration of run {r[6]}")),
+                "status": r[3],
+                "exit_code": self._optional(r[4], int, f"exit code of run {r[6]}"),
+                "notes": self._load(r[5], [], f"notes of run {r[6]}"),
+            }
             for r in rows
         ]
 
@@ -93,21 +112,27 @@ class RunReader:
             (experiment,),
         ).fetchall()
         return [
-            {"run": r[0], "invocation": r[1], "variant": r[2], "iteration": _plus_one(self._optional(r[3], int, f"iteration of run {r[0]}")),
-             "position": self._optional(r[4], int, f"position of run {r[0]}"),
-             "status": r[5], "exit_code": self._optional(r[6], int, f"exit code of run {r[0]}"),
-             "wall": self._optional(r[7], float, f"wall time of run {r[0]}")}
+            {
+                "run": r[0],
+                "invocation": r[1],
+                "variant": r[2],
+                "iteration": _plus_one(self._optional(r[3], int, f"iteration of run {r[0]}")),
+                "position": self._optional(r[4], int, f"position of run {r[0]}"),
+                "status": r[5],
+                "exit_code": self._optional(r[6], int, f"exit code of run {r[0]}"),
+                "wall": self._optional(r[7], float, f"wall time of run {r[0]}"),
+            }
             for r in rows
         ]
 
-    def variant_commands(self, experiment: str, invocations: Sequence[int] | None = None
-                         ) -> dict[str, list[str]]:
+    def variant_commands(self, experiment: str, invocations: Sequence[int] | None = None) -> dict[str, list[str]]:
         """Variant (in the order they were declared) -> the distinct commands of its
         successful runs (first run first), only those of ``invocations`` when given."""
         params: list[Any] = []
         sql = "SELECT v.id, v.name, r.command, MIN(r.id)" + self._runs_of(experiment, invocations, params)
-        return commands_of(self.db.execute(sql + " AND r.status = 'ok' GROUP BY v.id, v.name, r.command",
-                                           params).fetchall())
+        return commands_of(
+            self.db.execute(sql + " AND r.status = 'ok' GROUP BY v.id, v.name, r.command", params).fetchall()
+        )
 
     def command_rows(self, experiment: str) -> list[tuple[int, int, str, str, int]]:
         """(invocation, variant id, variant, command, its first run) for the successful runs of
@@ -116,7 +141,9 @@ class RunReader:
         return self.db.execute(
             "SELECT r.invocation_id, v.id, v.name, r.command, MIN(r.id) FROM runs r JOIN variants v"
             " ON v.id = r.variant_id JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND r.status = 'ok'"
-            " GROUP BY r.invocation_id, v.id, v.name, r.command", (experiment,)).fetchall()
+            " GROUP BY r.invocation_id, v.id, v.name, r.command",
+            (experiment,),
+        ).fetchall()
 
     def _optional(self, value: Any, kind: type, what: str) -> Any:
         """``value`` as ``kind`` (int or float); None (and a damage note) when it is none."""
@@ -131,8 +158,9 @@ class RunReader:
             self._damaged(f"{what} is not a number ({value!r:.40})")
             return None
 
-    def run_notes(self, experiment: str, invocations: Sequence[int] | None = None,
-                  variants: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    def run_notes(
+        self, experiment: str, invocations: Sequence[int] | None = None, variants: Sequence[str] | None = None
+    ) -> list[dict[str, Any]]:
         """Distinct notes of the experiment's successful runs (``{"note", "runs"}``, first seen first),
         only those of ``invocations`` and of ``variants`` when given.  Runs mostly leave the same
         notes: each distinct list of notes is read and decoded once, with its count."""
@@ -181,8 +209,9 @@ class CommandRows:
         if invocations is None:
             chosen: Iterable[tuple[Any, ...]] = self.rows
         else:
-            chosen = (row for invocation in dict.fromkeys(invocations)
-                      for row in self.by_invocation.get(invocation, ()))
+            chosen = (
+                row for invocation in dict.fromkeys(invocations) for row in self.by_invocation.get(invocation, ())
+            )
         first: dict[tuple[int, str, str], int] = {}
         for _invocation, variant_id, variant, command, run_id in chosen:
             key = (variant_id, variant, command)
@@ -205,8 +234,10 @@ def shared(new: Any, old: Any, depth: int = 3) -> Any:
     if new == old and type(new) is type(old):
         return old
     if depth and type(new) is dict and type(old) is dict:  # keys interned: each decode makes its own
-        return {intern(key) if type(key) is str else key: shared(value, old.get(key), depth - 1)
-                for key, value in new.items()}
+        return {
+            intern(key) if type(key) is str else key: shared(value, old.get(key), depth - 1)
+            for key, value in new.items()
+        }
     return new
 
 

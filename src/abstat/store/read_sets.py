@@ -1,5 +1,6 @@
 """The store's sample sets (:meth:`SetReader.sample_sets`): every sample grouped by its labels, runs by
 invocation, for the report, history and the API; a mixin of :class:`abstat.store.read.StoreReader`."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -35,14 +36,19 @@ class SetReader:
         names = self._names()
         # Experiment and variant are columns of small tables: choose the variants here, and let
         # the database skip the other rows (the big query moves four columns, two of them numbers).
-        chosen = [key for key, (_, experiment, variant) in names.items()
-                  if experiment in accepted.get("experiment", (experiment,))
-                  and variant in accepted.get("variant", (variant,))]
+        chosen = [
+            key
+            for key, (_, experiment, variant) in names.items()
+            if experiment in accepted.get("experiment", (experiment,))
+            and variant in accepted.get("variant", (variant,))
+        ]
         if not chosen:
             return []
         params: list[Any] = []
-        sql = "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s" \
-              " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        sql = (
+            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s"
+            " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+        )
         order = BY_RUN
         if len(chosen) < len(names):
             sql = and_in(sql, params, "r.variant_id", chosen)
@@ -51,13 +57,24 @@ class SetReader:
         groups = _run_groups(self.db.execute(sql + order, params), units=True)
         entries = _named_units(_kept_entries(self._fill_sets(groups, names, accepted)))
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
-        return [SampleSet(labels=entry["labels"], runs=[entry["groups"][i] for i in entry["invocations"]],
-                          machine=records.get(entry["invocations"][-1], {}), unit=entry["unit"],
-                          invocations=entry["invocations"], notes=entry.get("notes", []))
-                for entry in drained(entries)]
+        return [
+            SampleSet(
+                labels=entry["labels"],
+                runs=[entry["groups"][i] for i in entry["invocations"]],
+                machine=records.get(entry["invocations"][-1], {}),
+                unit=entry["unit"],
+                invocations=entry["invocations"],
+                notes=entry.get("notes", []),
+            )
+            for entry in drained(entries)
+        ]
 
-    def _fill_sets(self, groups: dict[tuple[Any, ...], list[Any]], names: dict[int, tuple[int, str, str]],
-                   accepted: Mapping[str, set[str]]) -> dict[tuple, dict[str, Any]]:
+    def _fill_sets(
+        self,
+        groups: dict[tuple[Any, ...], list[Any]],
+        names: dict[int, tuple[int, str, str]],
+        accepted: Mapping[str, set[str]],
+    ) -> dict[tuple, dict[str, Any]]:
         """The sets (as entries: labels, run groups by invocation, unit, order) the run groups go to,
         each group's values moved to its set's, by invocation, variant, metric: the order sets and
         their run groups are made in."""
@@ -70,10 +87,22 @@ class SetReader:
                 names.update(self._names())
                 hosts.update(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
             if invocation_id not in label_cache:  # no labels, or started after they were read
-                label_cache[invocation_id] = dict(self.db.execute(
-                    "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)).fetchall())
-            entry = _set_entry(sets, variant_id, names[variant_id], metric, invocation_id, label_cache[invocation_id],
-                               hosts[invocation_id], unit, accepted)
+                label_cache[invocation_id] = dict(
+                    self.db.execute(
+                        "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)
+                    ).fetchall()
+                )
+            entry = _set_entry(
+                sets,
+                variant_id,
+                names[variant_id],
+                metric,
+                invocation_id,
+                label_cache[invocation_id],
+                hosts[invocation_id],
+                unit,
+                accepted,
+            )
             values = groups.pop(key)  # each value held once: the group's list becomes the set's run group
             if entry is not None:
                 group = entry["groups"].get(invocation_id)
@@ -89,9 +118,10 @@ class SetReader:
         records: dict[int, dict[str, Any]] = {}
         previous: Any = None
         for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
+            chunk = ids[start : start + 500]
             for key, text in self.db.execute(
-                    f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+                f"SELECT id, machine FROM invocations WHERE id IN ({','.join('?' * len(chunk))})", chunk
+            ):
                 record = self._load(text, {}, f"machine record of invocation {key}")
                 records[key] = previous = shared(record, previous)
         return records
@@ -99,7 +129,8 @@ class SetReader:
     def _names(self) -> dict[int, tuple[int, str, str]]:
         """Variant id -> (experiment id, experiment name, variant name)."""
         rows = self.db.execute(
-            "SELECT v.id, e.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id")
+            "SELECT v.id, e.id, e.name, v.name FROM variants v JOIN experiments e ON e.id = v.experiment_id"
+        )
         return {key: (experiment_id, experiment, variant) for key, experiment_id, experiment, variant in rows}
 
 
@@ -140,10 +171,17 @@ def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
     return [entry for _, entry in kept]
 
 
-def _set_entry(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[int, str, str], metric: str,
-               invocation_id: int,
-               labels: Mapping[str, str], host: str | None, unit: str | None,
-               accepted: Mapping[str, set[str]]) -> dict[str, Any] | None:
+def _set_entry(
+    sets: dict[tuple, dict[str, Any]],
+    variant_id: int,
+    name: tuple[int, str, str],
+    metric: str,
+    invocation_id: int,
+    labels: Mapping[str, str],
+    host: str | None,
+    unit: str | None,
+    accepted: Mapping[str, set[str]],
+) -> dict[str, Any] | None:
     """The entry of the set the values of one invocation's (variant, metric) go to, as its labels
     make it; None when the labels do not match ``accepted``."""
     experiment_id, experiment, variant = name
@@ -156,8 +194,13 @@ def _set_entry(sets: dict[tuple, dict[str, Any]], variant_id: int, name: tuple[i
     key = (tuple(sorted(full.items())), unit)  # one unit per set: a set never mixes units
     entry = sets.get(key)
     if entry is None:
-        entry = sets[key] = {"labels": full, "groups": {}, "invocations": [], "unit": unit,
-                             "order": (experiment_id, variant_id, metric, invocation_id)}
+        entry = sets[key] = {
+            "labels": full,
+            "groups": {},
+            "invocations": [],
+            "unit": unit,
+            "order": (experiment_id, variant_id, metric, invocation_id),
+        }
     return entry
 
 
@@ -199,8 +242,9 @@ def _converted(group: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for invocation in entry["invocations"]:
                 groups.setdefault(invocation, []).extend(converted(entry["groups"][invocation], entry["unit"], target))
         metric = into["labels"].get("metric", "")
-        into.update(groups=groups, invocations=sorted(groups), unit=target,
-                    notes=[conversion_note(metric, units, target)])
+        into.update(
+            groups=groups, invocations=sorted(groups), unit=target, notes=[conversion_note(metric, units, target)]
+        )
         gone = {id(entry) for entry in merged if entry is not into}
         group = [entry for entry in group if id(entry) not in gone]
     return group

@@ -1,4 +1,5 @@
 """What the store hands out: plain records, no database handles."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

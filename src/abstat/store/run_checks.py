@@ -1,5 +1,6 @@
 """The checks on a run before it is stored (:func:`abstat.store.write.check_run`): every field's type,
 finite numbers; InputError, one line, naming the field."""
+
 from __future__ import annotations
 
 import math
@@ -42,7 +43,8 @@ def _plain(values: Any, units: Any, notes: Any) -> bool:
     if not all(_plain_numbers(metric, numbers) for metric, numbers in values.items()):
         return False
     return all(type(k) is str and type(u) is str for k, u in (units or {}).items()) and all(
-        type(note) is str for note in notes)
+        type(note) is str for note in notes
+    )
 
 
 def _plain_numbers(metric: Any, numbers: Any) -> bool:
@@ -51,26 +53,56 @@ def _plain_numbers(metric: Any, numbers: Any) -> bool:
     return all(type(value) is float and value - value == 0.0 for value in numbers)  # inf - inf, nan - nan: nan
 
 
-def _checked_run(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any,
-                 started_at: Any, wall: Any, values: Any, units: Any, notes: Any) -> dict[str, Any]:
+def _checked_run(
+    variant: Any,
+    command: Any,
+    iteration: Any,
+    position: Any,
+    status: Any,
+    exit_code: Any,
+    started_at: Any,
+    wall: Any,
+    values: Any,
+    units: Any,
+    notes: Any,
+) -> dict[str, Any]:
     """The arguments of :meth:`StoreWriter.add_run`, each checked for its type (what a store holds is
     read back by every command, so nothing malformed goes in: InputError, one line)."""
     _check_run_fields(variant, command, iteration, position, status, exit_code)
     started_at, wall = _number(started_at, "started_at"), _finite(wall, "wall", optional=True)
     if _plain(values, units, notes):
-        return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
-                    exit_code=exit_code, started_at=started_at, wall=wall,
-                    values={metric: list(numbers) for metric, numbers in values.items()}, units=dict(units or {}),
-                    notes=list(notes))
+        return dict(
+            variant=variant,
+            command=command,
+            iteration=iteration,
+            position=position,
+            status=status,
+            exit_code=exit_code,
+            started_at=started_at,
+            wall=wall,
+            values={metric: list(numbers) for metric, numbers in values.items()},
+            units=dict(units or {}),
+            notes=list(notes),
+        )
     checked = _checked_values(values)
     units = units or {}
     if not isinstance(units, Mapping) or not all(isinstance(k, str) and isinstance(u, str) for k, u in units.items()):
         raise _bad("units", "not a mapping of metric names to unit texts")
     if isinstance(notes, (str, bytes)) or not isinstance(notes, Sequence) or not all(isinstance(n, str) for n in notes):
         raise _bad("notes", "not a list of texts")
-    return dict(variant=variant, command=command, iteration=iteration, position=position, status=status,
-                exit_code=exit_code, started_at=started_at, wall=wall, values=checked, units=dict(units),
-                notes=list(notes))
+    return dict(
+        variant=variant,
+        command=command,
+        iteration=iteration,
+        position=position,
+        status=status,
+        exit_code=exit_code,
+        started_at=started_at,
+        wall=wall,
+        values=checked,
+        units=dict(units),
+        notes=list(notes),
+    )
 
 
 def _check_run_fields(variant: Any, command: Any, iteration: Any, position: Any, status: Any, exit_code: Any) -> None:

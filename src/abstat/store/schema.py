@@ -8,6 +8,7 @@ at the end, never an edit of an old one.  A step is a DDL script or a tuple
 of scripts and Python functions (for backfills).  A store from a newer
 abstat is refused and left untouched.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,13 +59,14 @@ def _backfill_uids(db: Any) -> None:
         " ORDER BY i.id"
     ).fetchall():
         invocation_uids[row[0]] = invocation_uid(experiment, tuple(row))
-    db.executemany("UPDATE invocations SET uid = ? WHERE id = ?",
-                   [(uid, key) for key, uid in invocation_uids.items()])
+    db.executemany("UPDATE invocations SET uid = ? WHERE id = ?", [(uid, key) for key, uid in invocation_uids.items()])
     runs = db.execute(
         f"SELECT r.invocation_id, {RUN_IDENTITY} FROM runs r JOIN variants v ON v.id = r.variant_id ORDER BY r.id"
     ).fetchall()
-    db.executemany("UPDATE runs SET uid = ? WHERE id = ?",
-                   [(run_uid(invocation_uids[row[0]], tuple(row[1:])), row[1]) for row in runs])
+    db.executemany(
+        "UPDATE runs SET uid = ? WHERE id = ?",
+        [(run_uid(invocation_uids[row[0]], tuple(row[1:])), row[1]) for row in runs],
+    )
 
 
 def _create_views(db: Any) -> None:
@@ -73,10 +75,17 @@ def _create_views(db: Any) -> None:
     label list differ between SQLite and PostgreSQL."""
     postgres = db.kind == "postgresql"
     time = "to_timestamp(r.started_at)" if postgres else "datetime(r.started_at, 'unixepoch')"
-    labels = ("(SELECT string_agg(l.key || '=' || l.value, ',' ORDER BY l.key) FROM labels l"
-              " WHERE l.invocation_id = r.invocation_id)") if postgres else \
-        ("(SELECT group_concat(kv, ',') FROM (SELECT l.key || '=' || l.value AS kv FROM labels l"
-         " WHERE l.invocation_id = r.invocation_id ORDER BY l.key))")
+    labels = (
+        (
+            "(SELECT string_agg(l.key || '=' || l.value, ',' ORDER BY l.key) FROM labels l"
+            " WHERE l.invocation_id = r.invocation_id)"
+        )
+        if postgres
+        else (
+            "(SELECT group_concat(kv, ',') FROM (SELECT l.key || '=' || l.value AS kv FROM labels l"
+            " WHERE l.invocation_id = r.invocation_id ORDER BY l.key))"
+        )
+    )
     db.execute(f"""
         CREATE VIEW abstat_runs AS
         SELECT e.name AS experiment, v.name AS variant, r.invocation_id, r.id AS run_id, r.iteration,
@@ -199,15 +208,17 @@ def check_version(version: Any, has_tables: bool, display: str) -> int:
         try:
             version = int(str(version).strip())
         except ValueError:
-            raise InputError(f"damaged store: its schema version {str(version)[:40]!r} is not a number;"
-                             " it is left untouched", path=display) from None
+            raise InputError(
+                f"damaged store: its schema version {str(version)[:40]!r} is not a number; it is left untouched",
+                path=display,
+            ) from None
     if version < 0:
-        raise InputError(f"damaged store: its schema version {version} is negative; it is left untouched",
-                         path=display)
+        raise InputError(f"damaged store: its schema version {version} is negative; it is left untouched", path=display)
     if version > SCHEMA_VERSION:
         raise InputError(
             f"store has schema version {version}, newer than this abstat understands ({SCHEMA_VERSION});"
-            " it is left untouched: use a newer abstat", path=display
+            " it is left untouched: use a newer abstat",
+            path=display,
         )
     if version == 0 and has_tables:
         raise InputError("not an abstat store (it has tables but no abstat schema version)", path=display)
@@ -245,9 +256,14 @@ def migrate(db: Any) -> int:
         if not db.is_permission(err):
             raise
         if version == 0 and not has_tables:
-            raise InputError("the store is empty, and read-only for this role: it may not create abstat's tables"
-                             " (run `abstat run` or `abstat import` as a role that may, once)", path=db.display) from None
-        raise InputError(f"the store has schema version {version}, older than this abstat's {SCHEMA_VERSION},"
-                         " and is read-only for this role: it may not upgrade it (open it once as a role that may)",
-                         path=db.display) from None
+            raise InputError(
+                "the store is empty, and read-only for this role: it may not create abstat's tables"
+                " (run `abstat run` or `abstat import` as a role that may, once)",
+                path=db.display,
+            ) from None
+        raise InputError(
+            f"the store has schema version {version}, older than this abstat's {SCHEMA_VERSION},"
+            " and is read-only for this role: it may not upgrade it (open it once as a role that may)",
+            path=db.display,
+        ) from None
     return SCHEMA_VERSION

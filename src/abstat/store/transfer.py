@@ -17,6 +17,7 @@ SQLite: the write lock), so two imports of one file at once add everything
 once and neither fails on the other's rows.  The source is only read
 (opened read-only; an old one is not migrated).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -29,8 +30,19 @@ from abstat.store.schema import INVOCATION_IDENTITY, RUN_IDENTITY, invocation_ui
 from abstat.store.transfer_sqlite import attach, copy_batch, detach
 
 BATCH_RUNS = 20_000
-RUN_COLUMNS = ("uid", "invocation_id", "variant_id", "command", "iteration", "position", "status", "exit_code",
-               "started_at", "wall", "notes")
+RUN_COLUMNS = (
+    "uid",
+    "invocation_id",
+    "variant_id",
+    "command",
+    "iteration",
+    "position",
+    "status",
+    "exit_code",
+    "started_at",
+    "wall",
+    "notes",
+)
 RUN_TYPES = ("int8", "text", "int8", "int8", "text", "int8", "int8", "text", "int8", "float8", "float8", "text")
 SAMPLE_TYPES = ("int8", "text", "int8", "float8", "text")
 
@@ -67,17 +79,28 @@ def _import(source: Any, target: Any, result: ImportResult, attached: bool, chos
     for experiment_id, experiment, created_at in experiments:
         if chosen is not None and experiment not in chosen:
             continue
-        variants = [row[0] for row in source.db.execute(
-            "SELECT name FROM variants WHERE experiment_id = ? ORDER BY id", (experiment_id,))]
+        variants = [
+            row[0]
+            for row in source.db.execute(
+                "SELECT name FROM variants WHERE experiment_id = ? ORDER BY id", (experiment_id,)
+            )
+        ]
         uid_column = "i.uid" if has_uids else "NULL"
         invocations = [
             (uid or invocation_uid(experiment, tuple(identity)), ended_at, status, notes, *identity)
             for uid, ended_at, status, notes, *identity in source.db.execute(
                 f"SELECT {uid_column}, i.ended_at, i.status, i.notes, {INVOCATION_IDENTITY} FROM invocations i"
-                " WHERE i.experiment_id = ? ORDER BY i.id", (experiment_id,)).fetchall()]
-        counts = dict(source.db.execute(
-            "SELECT r.invocation_id, COUNT(*) FROM runs r JOIN invocations i ON i.id = r.invocation_id"
-            " WHERE i.experiment_id = ? GROUP BY r.invocation_id", (experiment_id,)).fetchall())
+                " WHERE i.experiment_id = ? ORDER BY i.id",
+                (experiment_id,),
+            ).fetchall()
+        ]
+        counts = dict(
+            source.db.execute(
+                "SELECT r.invocation_id, COUNT(*) FROM runs r JOIN invocations i ON i.id = r.invocation_id"
+                " WHERE i.experiment_id = ? GROUP BY r.invocation_id",
+                (experiment_id,),
+            ).fetchall()
+        )
         _refuse_collisions(target, experiment, [row[0] for row in invocations], source.display)
         with target.db.transaction():  # the experiment and its variants, in the source's order
             target_experiment = target._ensure_experiment(experiment, created_at)
@@ -96,12 +119,20 @@ def _refuse_collisions(target: Any, experiment: str, uids: list[str], source: st
     from abstat.errors import InputError
 
     params: list[Any] = [experiment]
-    sql = and_in("SELECT i.uid, e.name FROM invocations i JOIN experiments e ON e.id = i.experiment_id"
-                 " WHERE e.name != ?", params, "i.uid", uids, target.db)
+    sql = and_in(
+        "SELECT i.uid, e.name FROM invocations i JOIN experiments e ON e.id = i.experiment_id WHERE e.name != ?",
+        params,
+        "i.uid",
+        uids,
+        target.db,
+    )
     clash = target.db.execute(sql + " LIMIT 1", params).fetchone()
     if clash is not None:
-        raise InputError(f"invocation {clash[0]} of experiment {experiment!r} is already in the target as one of "
-                         f"experiment {clash[1]!r}: not imported (a forged or copied store?)", path=source)
+        raise InputError(
+            f"invocation {clash[0]} of experiment {experiment!r} is already in the target as one of "
+            f"experiment {clash[1]!r}: not imported (a forged or copied store?)",
+            path=source,
+        )
 
 
 def _batches(invocations: list[tuple[Any, ...]], counts: dict[int, int]) -> Iterator[list[tuple[Any, ...]]]:
@@ -123,8 +154,16 @@ Row = tuple[Any, ...]
 class _Batch:
     """One transaction's worth of whole invocations."""
 
-    def __init__(self, source: Any, target: Any, experiment: str, target_experiment: int,
-                 variant_ids: dict[str, int], has_uids: bool, result: ImportResult) -> None:
+    def __init__(
+        self,
+        source: Any,
+        target: Any,
+        experiment: str,
+        target_experiment: int,
+        variant_ids: dict[str, int],
+        has_uids: bool,
+        result: ImportResult,
+    ) -> None:
         self.source, self.target, self.experiment = source, target, experiment
         self.target_experiment, self.variant_ids = target_experiment, variant_ids
         self.has_uids, self.result = has_uids, result
@@ -136,8 +175,11 @@ class _Batch:
         runs = _runs(source, keys, {row[4]: row[0] for row in batch}, self.has_uids)
         # Read before the write transaction what the target seems to lack (checked again inside).
         present, present_runs = self._present(batch)
-        wanted = [row[4] for row in batch
-                  if row[0] not in present or any(run["uid"] not in present_runs for run in runs.get(row[4], []))]
+        wanted = [
+            row[4]
+            for row in batch
+            if row[0] not in present or any(run["uid"] not in present_runs for run in runs.get(row[4], []))
+        ]
         samples = _samples(source, wanted)
         self.read = set(wanted)
         new_invocations, finished, missing = self._write(batch, runs, samples)
@@ -146,8 +188,9 @@ class _Batch:
         self.result.runs_added += len(missing)
         self.result.runs_present += sum(len(runs.get(row[4], [])) for row in batch) - len(missing)
 
-    def _write(self, batch: list[tuple[Any, ...]], runs: dict[Any, list[dict[str, Any]]],
-               samples: list[tuple[Any, ...]]) -> tuple[list[Row], list[Row], list[tuple[int, dict[str, Any]]]]:
+    def _write(
+        self, batch: list[tuple[Any, ...]], runs: dict[Any, list[dict[str, Any]]], samples: list[tuple[Any, ...]]
+    ) -> tuple[list[Row], list[Row], list[tuple[int, dict[str, Any]]]]:
         """In one transaction, what the target lacks: the new invocations, the end of those it has as
         running, the missing runs (with their samples); returns them."""
         target = self.target
@@ -156,11 +199,15 @@ class _Batch:
             present, present_runs = self._present(batch)
             new_invocations = [row for row in batch if row[0] not in present]
             ids = self._insert_invocations(new_invocations, present)
-            finished = [(row[1], row[2], row[3], present[row[0]][0]) for row in batch
-                        if row[0] in present and present[row[0]][1] == "running" and row[2] != "running"]
+            finished = [
+                (row[1], row[2], row[3], present[row[0]][0])
+                for row in batch
+                if row[0] in present and present[row[0]][1] == "running" and row[2] != "running"
+            ]
             target.db.executemany("UPDATE invocations SET ended_at = ?, status = ?, notes = ? WHERE id = ?", finished)
-            missing = [(ids[row[0]], run) for row in batch for run in runs.get(row[4], [])
-                       if run["uid"] not in present_runs]
+            missing = [
+                (ids[row[0]], run) for row in batch for run in runs.get(row[4], []) if run["uid"] not in present_runs
+            ]
             self._insert_runs(missing, samples)
         return new_invocations, finished, missing
 
@@ -168,8 +215,9 @@ class _Batch:
         """The batch's invocations the target has (uid -> (id, status)), and their runs' uids."""
         db = self.target.db
         params: list[Any] = []
-        sql = and_in("SELECT uid, id, status FROM invocations WHERE 1 = 1", params, "uid",
-                     [row[0] for row in batch], db)
+        sql = and_in(
+            "SELECT uid, id, status FROM invocations WHERE 1 = 1", params, "uid", [row[0] for row in batch], db
+        )
         present = {uid: (key, status) for uid, key, status in db.execute(sql, params).fetchall()}
         if not present:
             return present, set()
@@ -186,15 +234,31 @@ class _Batch:
         db.executemany(
             "INSERT INTO invocations (uid, experiment_id, started_at, ended_at, status, hostname, boot_id, machine,"
             " argv, settings, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING",
-            [(uid, self.target_experiment, started_at, ended_at, status, hostname, boot_id, machine, argv, settings,
-              notes) for uid, ended_at, status, notes, _key, started_at, hostname, boot_id, machine, argv, settings
-             in rows])
+            [
+                (
+                    uid,
+                    self.target_experiment,
+                    started_at,
+                    ended_at,
+                    status,
+                    hostname,
+                    boot_id,
+                    machine,
+                    argv,
+                    settings,
+                    notes,
+                )
+                for uid, ended_at, status, notes, _key, started_at, hostname, boot_id, machine, argv, settings in rows
+            ],
+        )
         params: list[Any] = []
         sql = and_in("SELECT uid, id FROM invocations WHERE 1 = 1", params, "uid", [row[0] for row in rows], db)
         ids.update(db.execute(sql, params).fetchall())
         labels = _labels(self.source, [row[4] for row in rows])
-        db.executemany("INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)",
-                       [(ids[row[0]], key, value) for row in rows for key, value in labels.get(row[4], [])])
+        db.executemany(
+            "INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)",
+            [(ids[row[0]], key, value) for row in rows for key, value in labels.get(row[4], [])],
+        )
         return ids
 
     def _insert_runs(self, missing: list[tuple[int, dict[str, Any]]], samples: list[tuple[Any, ...]]) -> None:
@@ -205,50 +269,94 @@ class _Batch:
             if run["variant"] not in self.variant_ids:
                 self.variant_ids[run["variant"]] = self.target._ensure_variant(self.target_experiment, run["variant"])
         ids = db.reserve_ids("runs", len(missing))  # the samples name their runs without reading them back
-        db.insert_rows("runs", ("id", *RUN_COLUMNS), [
-            (key, run["uid"], invocation, self.variant_ids[run["variant"]], run["command"], run["iteration"],
-             run["position"], run["status"], run["exit_code"], run["started_at"], run["wall"], run["notes"])
-            for key, (invocation, run) in zip(ids, missing)], RUN_TYPES)
+        db.insert_rows(
+            "runs",
+            ("id", *RUN_COLUMNS),
+            [
+                (
+                    key,
+                    run["uid"],
+                    invocation,
+                    self.variant_ids[run["variant"]],
+                    run["command"],
+                    run["iteration"],
+                    run["position"],
+                    run["status"],
+                    run["exit_code"],
+                    run["started_at"],
+                    run["wall"],
+                    run["notes"],
+                )
+                for key, (invocation, run) in zip(ids, missing)
+            ],
+            RUN_TYPES,
+        )
         target_of = {run["id"]: key for key, (_, run) in zip(ids, missing)}  # source run id -> target run id
         unread = sorted({run["invocation"] for _, run in missing} - self.read)  # stored in the source meanwhile
         if unread:
             samples = samples + _samples(self.source, unread)
-        rows = [(target_of[run_id], metric, index, value, unit) for run_id, metric, index, value, unit, _ in samples
-                if run_id in target_of]
+        rows = [
+            (target_of[run_id], metric, index, value, unit)
+            for run_id, metric, index, value, unit, _ in samples
+            if run_id in target_of
+        ]
         if not set(map(type, map(itemgetter(3), rows))) <= {float}:  # a damaged source
-            rows = [(run_id, metric, index, number, unit) for (run_id, metric, index, value, unit), (*_, invocation)
-                    in zip(rows, (sample for sample in samples if sample[0] in target_of))
-                    if (number := self.source._number(value, metric, invocation)) is not None]
+            rows = [
+                (run_id, metric, index, number, unit)
+                for (run_id, metric, index, value, unit), (*_, invocation) in zip(
+                    rows, (sample for sample in samples if sample[0] in target_of)
+                )
+                if (number := self.source._number(value, metric, invocation)) is not None
+            ]
         db.insert_rows("samples", ("run_id", "metric", "idx", "value", "unit"), rows, SAMPLE_TYPES)
 
 
 def _labels(store: Any, invocations: Sequence[int]) -> dict[int, list[tuple[str, str]]]:
     params: list[Any] = []
-    sql = and_in("SELECT invocation_id, key, value FROM labels WHERE 1 = 1", params, "invocation_id",
-                 list(invocations), store.db)
+    sql = and_in(
+        "SELECT invocation_id, key, value FROM labels WHERE 1 = 1", params, "invocation_id", list(invocations), store.db
+    )
     found: dict[int, list[tuple[str, str]]] = {}
     for invocation, key, value in store.db.execute(sql + " ORDER BY invocation_id, key", params).fetchall():
         found.setdefault(invocation, []).append((key, value))
     return found
 
 
-def _runs(source: Any, invocations: Sequence[int], uids: dict[int, str], has_uids: bool
-          ) -> dict[int, list[dict[str, Any]]]:
+def _runs(
+    source: Any, invocations: Sequence[int], uids: dict[int, str], has_uids: bool
+) -> dict[int, list[dict[str, Any]]]:
     """Source invocation id -> its runs, in the order they were stored."""
     uid_column = "r.uid" if has_uids else "NULL"
     params: list[Any] = []
-    sql = and_in(f"SELECT r.invocation_id, {uid_column}, r.command, r.status, r.exit_code, r.wall, r.notes,"
-                 f" {RUN_IDENTITY} FROM runs r JOIN variants v ON v.id = r.variant_id WHERE 1 = 1", params,
-                 "r.invocation_id", list(invocations), source.db)
+    sql = and_in(
+        f"SELECT r.invocation_id, {uid_column}, r.command, r.status, r.exit_code, r.wall, r.notes,"
+        f" {RUN_IDENTITY} FROM runs r JOIN variants v ON v.id = r.variant_id WHERE 1 = 1",
+        params,
+        "r.invocation_id",
+        list(invocations),
+        source.db,
+    )
     found: dict[int, list[dict[str, Any]]] = {}
     for invocation, uid, command, status, exit_code, wall, notes, *identity in source.db.execute(
-            sql + " ORDER BY r.id", params).fetchall():
+        sql + " ORDER BY r.id", params
+    ).fetchall():
         key, variant, iteration, position, started_at = identity
-        found.setdefault(invocation, []).append({
-            "uid": uid or run_uid(uids[invocation], tuple(identity)), "id": key, "invocation": invocation,
-            "variant": variant, "command": command, "iteration": iteration, "position": position, "status": status,
-            "exit_code": exit_code, "started_at": started_at, "wall": wall, "notes": notes,
-        })
+        found.setdefault(invocation, []).append(
+            {
+                "uid": uid or run_uid(uids[invocation], tuple(identity)),
+                "id": key,
+                "invocation": invocation,
+                "variant": variant,
+                "command": command,
+                "iteration": iteration,
+                "position": position,
+                "status": status,
+                "exit_code": exit_code,
+                "started_at": started_at,
+                "wall": wall,
+                "notes": notes,
+            }
+        )
     return found
 
 
@@ -258,7 +366,12 @@ def _samples(source: Any, invocations: Sequence[int]) -> list[tuple[Any, ...]]:
     if not invocations:
         return []
     params: list[Any] = []
-    sql = and_in("SELECT s.run_id, s.metric, s.idx, s.value, s.unit, r.invocation_id FROM samples s"
-                 " JOIN runs r ON r.id = s.run_id WHERE 1 = 1", params, "r.invocation_id", list(invocations),
-                 source.db)
+    sql = and_in(
+        "SELECT s.run_id, s.metric, s.idx, s.value, s.unit, r.invocation_id FROM samples s"
+        " JOIN runs r ON r.id = s.run_id WHERE 1 = 1",
+        params,
+        "r.invocation_id",
+        list(invocations),
+        source.db,
+    )
     return source.db.execute(sql + " ORDER BY s.run_id, s.metric, s.idx", params).fetchall()

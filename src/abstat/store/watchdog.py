@@ -23,6 +23,7 @@ The watchdog is one daemon thread, woken only when a wait begins while it
 sleeps, and it leaves the stop signals unblocked, so that one arriving while
 the main thread holds them is still noticed.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -125,8 +126,11 @@ class Watchdog:
     def _check(self) -> None:
         now = time.monotonic()
         with self.lock:
-            due = [(key, watch) for key, watch in self.watches.items()
-                   if (watch.deadline and now >= watch.deadline) or now - watch.probed >= STALL_S]
+            due = [
+                (key, watch)
+                for key, watch in self.watches.items()
+                if (watch.deadline and now >= watch.deadline) or now - watch.probed >= STALL_S
+            ]
         for key, watch in due:
             if watch.deadline and now >= watch.deadline:
                 self._shut(key, watch, watch.why, True)
@@ -135,8 +139,13 @@ class Watchdog:
             if _answers(watch.fd):
                 watch.probed = time.monotonic()
             else:
-                self._shut(key, watch, f"the store server did not answer for {waited:.0f} s (nor a new"
-                                       f" connection to it within {PROBE_S:.0f} s)", False)
+                self._shut(
+                    key,
+                    watch,
+                    f"the store server did not answer for {waited:.0f} s (nor a new"
+                    f" connection to it within {PROBE_S:.0f} s)",
+                    False,
+                )
 
     def _shut(self, key: int, watch: _Watch, why: str, by_signal: bool) -> None:
         with self.lock:

@@ -11,6 +11,7 @@ On PostgreSQL a server that goes away can be survived: after
 :meth:`StoreWriter.spool_on_disconnect`, the invocation in progress moves to
 a local SQLite file (same identities) that ``abstat import`` merges later.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,38 +51,75 @@ class StoreWriter:
     # -- rows shared by writing and importing ------------------------------
 
     def _ensure_experiment(self, name: str, created_at: str | None = None) -> int:
-        self.db.execute("INSERT INTO experiments (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                        (name, created_at or now()))
+        self.db.execute(
+            "INSERT INTO experiments (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+            (name, created_at or now()),
+        )
         return int(self.db.execute("SELECT id FROM experiments WHERE name = ?", (name,)).fetchone()[0])
 
     def _ensure_variant(self, experiment_id: int, name: str) -> int:
-        self.db.execute("INSERT INTO variants (experiment_id, name) VALUES (?, ?)"
-                        " ON CONFLICT (experiment_id, name) DO NOTHING", (experiment_id, name))
-        return int(self.db.execute("SELECT id FROM variants WHERE experiment_id = ? AND name = ?",
-                                   (experiment_id, name)).fetchone()[0])
+        self.db.execute(
+            "INSERT INTO variants (experiment_id, name) VALUES (?, ?) ON CONFLICT (experiment_id, name) DO NOTHING",
+            (experiment_id, name),
+        )
+        return int(
+            self.db.execute(
+                "SELECT id FROM variants WHERE experiment_id = ? AND name = ?", (experiment_id, name)
+            ).fetchone()[0]
+        )
 
     def _insert_invocation(self, experiment_id: int, row: Mapping[str, Any]) -> int:
         invocation_id = self.db.insert(
             "INSERT INTO invocations (uid, experiment_id, started_at, ended_at, status, hostname, boot_id, machine,"
             " argv, settings, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row["uid"], experiment_id, row["started_at"], row.get("ended_at"), row.get("status", "running"),
-             row.get("hostname"), row.get("boot_id"), row["machine"], row.get("argv"), row.get("settings"),
-             row.get("notes")),
+            (
+                row["uid"],
+                experiment_id,
+                row["started_at"],
+                row.get("ended_at"),
+                row.get("status", "running"),
+                row.get("hostname"),
+                row.get("boot_id"),
+                row["machine"],
+                row.get("argv"),
+                row.get("settings"),
+                row.get("notes"),
+            ),
         )
-        self.db.executemany("INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)",
-                            [(invocation_id, key, value) for key, value in row.get("labels", {}).items()])
+        self.db.executemany(
+            "INSERT INTO labels (invocation_id, key, value) VALUES (?, ?, ?)",
+            [(invocation_id, key, value) for key, value in row.get("labels", {}).items()],
+        )
         return invocation_id
 
-    def _insert_run(self, invocation_id: int, variant_id: int, row: Mapping[str, Any],
-                    samples: Sequence[tuple[str, int, float, str | None]]) -> int:
+    def _insert_run(
+        self,
+        invocation_id: int,
+        variant_id: int,
+        row: Mapping[str, Any],
+        samples: Sequence[tuple[str, int, float, str | None]],
+    ) -> int:
         run_id = self.db.insert(
             "INSERT INTO runs (uid, invocation_id, variant_id, command, iteration, position, status, exit_code,"
             " started_at, wall, notes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (row["uid"], invocation_id, variant_id, row["command"], row["iteration"], row["position"],
-             row["status"], row.get("exit_code"), row["started_at"], row.get("wall"), row.get("notes")),
+            (
+                row["uid"],
+                invocation_id,
+                variant_id,
+                row["command"],
+                row["iteration"],
+                row["position"],
+                row["status"],
+                row.get("exit_code"),
+                row["started_at"],
+                row.get("wall"),
+                row.get("notes"),
+            ),
         )
-        self.db.executemany("INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)",
-                            [(run_id, *sample) for sample in samples])
+        self.db.executemany(
+            "INSERT INTO samples (run_id, metric, idx, value, unit) VALUES (?, ?, ?, ?, ?)",
+            [(run_id, *sample) for sample in samples],
+        )
         return run_id
 
     # -- one `abstat run` ----------------------------------------------------
@@ -102,15 +140,23 @@ class StoreWriter:
         _check_invocation(experiment, machine, labels)
         uid = uid or new_uid()
         row = {
-            "uid": uid, "started_at": started_at or now(),
-            "hostname": machine.get("hostname"), "boot_id": machine.get("boot_id"),
+            "uid": uid,
+            "started_at": started_at or now(),
+            "hostname": machine.get("hostname"),
+            "boot_id": machine.get("boot_id"),
             "machine": json.dumps(dict(machine), sort_keys=True),
             "argv": json.dumps([display_name(str(item)) for item in argv]),  # no password in the store
-            "settings": json.dumps(dict(settings or {}), sort_keys=True), "labels": dict(labels or {}),
+            "settings": json.dumps(dict(settings or {}), sort_keys=True),
+            "labels": dict(labels or {}),
         }
         begun = {
-            "experiment": experiment, "machine": dict(machine), "argv": list(argv), "settings": dict(settings or {}),
-            "labels": dict(labels or {}), "variants": list(variants), "uid": row["uid"],
+            "experiment": experiment,
+            "machine": dict(machine),
+            "argv": list(argv),
+            "settings": dict(settings or {}),
+            "labels": dict(labels or {}),
+            "variants": list(variants),
+            "uid": row["uid"],
             "started_at": row["started_at"],
         }
         try:
@@ -150,9 +196,20 @@ class StoreWriter:
         """Commit one completed run and, if it succeeded, its samples (InputError, nothing stored, when
         a field has the wrong type: a number that is not finite, a text for a list...).  ``uid``: the
         run's identity (a new one when None)."""
-        arguments = check_run(variant=variant, command=command, iteration=iteration, position=position,
-                              status=status, exit_code=exit_code, started_at=started_at, wall=wall, values=values,
-                              units=units, notes=notes, uid=uid)
+        arguments = check_run(
+            variant=variant,
+            command=command,
+            iteration=iteration,
+            position=position,
+            status=status,
+            exit_code=exit_code,
+            started_at=started_at,
+            wall=wall,
+            values=values,
+            units=units,
+            notes=notes,
+            uid=uid,
+        )
         return self.add_checked_runs(invocation, [arguments])[0]
 
     def add_checked_runs(self, invocation: Invocation, runs: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -188,8 +245,10 @@ class StoreWriter:
             stored = dict(self.db.execute(f"SELECT uid, invocation_id FROM runs WHERE {clause}", params).fetchall())
             for run in runs:
                 if stored.get(run["uid"], invocation.id) != invocation.id:
-                    raise InputError(f"run {run['uid']} has the identity of a run another invocation of the store"
-                                     " holds: refused, nothing added")
+                    raise InputError(
+                        f"run {run['uid']} has the identity of a run another invocation of the store"
+                        " holds: refused, nothing added"
+                    )
             wanted = [run for run in runs if run["uid"] not in stored]
             variants: dict[str, int] = {}
             for run in wanted:
@@ -205,8 +264,10 @@ class StoreWriter:
             return
         try:
             with self.db.transaction():
-                self.db.execute("UPDATE invocations SET ended_at = ?, status = ?, notes = ? WHERE id = ?",
-                                (now(), status, _dumps_list(notes), invocation.id))
+                self.db.execute(
+                    "UPDATE invocations SET ended_at = ?, status = ?, notes = ? WHERE id = ?",
+                    (now(), status, _dumps_list(notes), invocation.id),
+                )
         except self.db.errors as err:
             if not self._fail_over(invocation, err):
                 raise
@@ -232,12 +293,19 @@ class StoreWriter:
             if self.spool is None:
                 self.spool = self._open_spool(path)
             self._spooled[invocation.id] = self.spool.start_invocation(
-                begun["experiment"], begun["machine"], argv=begun["argv"], settings=begun["settings"],
-                labels=begun["labels"], variants=begun["variants"], uid=begun["uid"], started_at=begun["started_at"],
+                begun["experiment"],
+                begun["machine"],
+                argv=begun["argv"],
+                settings=begun["settings"],
+                labels=begun["labels"],
+                variants=begun["variants"],
+                uid=begun["uid"],
+                started_at=begun["started_at"],
             )
         except (InputError, OSError, sqlite3.Error) as spool_error:  # a full disk, a read-only directory: say both
-            raise InputError(f"{reason}; {kept}; the next runs cannot go to a spool file either"
-                             f" ({spool_error})") from None
+            raise InputError(
+                f"{reason}; {kept}; the next runs cannot go to a spool file either ({spool_error})"
+            ) from None
         self._spool_notify(
             f"abstat run: {reason}; {kept}; the next runs go to {self.spool.display}: `abstat import"
             f" {self.spool.display} --store {self.display}` once the server is back"

@@ -5,6 +5,7 @@ The measured command writes its results to ``/dev/kmsg`` as a kernel module
 run (by ``--prepare``) must not count.  Writing and reading the log needs
 root; elsewhere those tests are skipped with the reason.
 """
+
 from __future__ import annotations
 
 import functools
@@ -33,8 +34,13 @@ def _why_not() -> str | None:
 needs_kmsg = pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
 
 # the five results of the ipi_benchmark module, as its pr_err("%-15s %18llu, %18llu ns\n") prints them
-IPI_LINES = [("Dry-run", "dry_run"), ("Self-IPI", "self_ipi"), ("Normal IPI", "normal_ipi"),
-             ("Broadcast IPI", "broadcast_ipi"), ("Broadcast lock", "broadcast_lock")]
+IPI_LINES = [
+    ("Dry-run", "dry_run"),
+    ("Self-IPI", "self_ipi"),
+    ("Normal IPI", "normal_ipi"),
+    ("Broadcast IPI", "broadcast_ipi"),
+    ("Broadcast lock", "broadcast_lock"),
+]
 IPI_SCRIPT = """#!/bin/sh
 i=$ABSTAT_ITERATION
 n=0
@@ -59,18 +65,19 @@ def ipi_metrics() -> list[str]:
 
 def test_a_record_s_text_is_its_message_with_escapes_decoded():
     assert kmsg.record_text(b"6,1234,5678901,-;Dry-run:  0,   495181 ns\n") == "Dry-run:  0,   495181 ns"
-    assert kmsg.record_text(b"4,99,1,c;tab\\x09and \\x5c\n SUBSYSTEM=pci\n DEVICE=+pci:0000:00:01.0\n") \
-        == "tab\tand \\"
+    assert kmsg.record_text(b"4,99,1,c;tab\\x09and \\x5c\n SUBSYSTEM=pci\n DEVICE=+pci:0000:00:01.0\n") == "tab\tand \\"
     assert kmsg.record_text(b"no separator") == ""
 
 
 def test_the_source_is_data_and_a_forged_one_is_refused():
     source = Kmsg((RegexMetric.parse(r"dry_run=Dry-run:\s+\d+,\s+(\d+) ns:ns"),))
     assert decode_source(source.to_json()) == source
-    for forged in ({"source": "kmsg", "metrics": []},
-                   {"source": "kmsg", "metrics": [{"name": "wall", "pattern": "(x)"}]},
-                   {"source": "kmsg", "metrics": [{"name": "x", "pattern": "no group"}]},
-                   {"source": "kmsg", "metrics": [{"name": "x", "pattern": "(x)"}], "path": "/etc/shadow"}):
+    for forged in (
+        {"source": "kmsg", "metrics": []},
+        {"source": "kmsg", "metrics": [{"name": "wall", "pattern": "(x)"}]},
+        {"source": "kmsg", "metrics": [{"name": "x", "pattern": "no group"}]},
+        {"source": "kmsg", "metrics": [{"name": "x", "pattern": "(x)"}], "path": "/etc/shadow"},
+    ):
         with pytest.raises(ValueError):
             decode_source(forged)
 
@@ -87,8 +94,9 @@ def test_an_unreadable_log_is_one_line_naming_it(tmp_path):
 def test_kmsg_without_a_metric_is_a_usage_error(tmp_path):
     done = abstat("run", "-n", "1", "-v", "a=true", "--metric-source", "kmsg", cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == ["abstat run: --metric-source kmsg: give the numbers to read with "
-                                        "--metric NAME=REGEX[:UNIT]"]
+    assert done.stderr.splitlines() == [
+        "abstat run: --metric-source kmsg: give the numbers to read with --metric NAME=REGEX[:UNIT]"
+    ]
     assert not (tmp_path / "abstat.db").exists()
 
 
@@ -98,8 +106,22 @@ def test_each_run_gets_exactly_its_own_five_kernel_log_metrics(tmp_path):
     script.write_text(IPI_SCRIPT)
     script.chmod(0o755)
     decoy = "sh -c 'printf \"Dry-run:  1, 7 ns\\nSelf-IPI:  1, 7 ns\\n\" > /dev/kmsg'"
-    done = abstat("run", "-n", "20", "--experiment", "ipi", "--metric-source", "kmsg", *ipi_metrics(),
-                  "--prepare", decoy, "--no-json-lines", "-v", f"a={script}", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "20",
+        "--experiment",
+        "ipi",
+        "--metric-source",
+        "kmsg",
+        *ipi_metrics(),
+        "--prepare",
+        decoy,
+        "--no-json-lines",
+        "-v",
+        f"a={script}",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     exported = abstat("export", "--experiment", "ipi", "--format", "json", cwd=tmp_path)
     rows = [row for row in json.loads(exported.stdout) if row["metric"] in dict(map(reversed, IPI_LINES))]
@@ -133,10 +155,10 @@ def test_only_kernel_records_stamped_within_the_run_are_accepted(tmp_path):
         collector.wrap([], None)  # type: ignore[arg-type]
         start = collector._start_us
         end = start + 10_000_000
-        assert collector._accept(b"3,1,%d,-;Dry-run: 0, 5 ns\n" % (start + 100), end)       # the kernel's, in the run
+        assert collector._accept(b"3,1,%d,-;Dry-run: 0, 5 ns\n" % (start + 100), end)  # the kernel's, in the run
         assert not collector._accept(b"11,2,%d,-;Dry-run: 0, 99 ns\n" % (start + 100), end)  # user space (<0> too)
         assert not collector._accept(b"3,3,%d,-;Dry-run: 0, 99 ns\n" % (start - 10**6), end)  # before the run
-        assert not collector._accept(b"3,4,%d,-;Dry-run: 0, 99 ns\n" % (end + 1), end)       # after it
+        assert not collector._accept(b"3,4,%d,-;Dry-run: 0, 99 ns\n" % (end + 1), end)  # after it
         assert not collector._accept(b"garbage;Dry-run: 0, 99 ns\n", end)
         collector._user_lines = True
         assert collector._accept(b"11,2,%d,-;Dry-run: 0, 99 ns\n" % (start + 100), end)
@@ -147,10 +169,32 @@ def test_only_kernel_records_stamped_within_the_run_are_accepted(tmp_path):
 @needs_kmsg
 def test_lines_user_space_writes_during_a_run_are_not_metrics(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("ABSTAT_STORE", "ABSTAT_DEBUG", "ABSTAT_KMSG_USER_LINES")}
-    done = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "3", "--experiment", "forged",
-                           "--metric-source", "kmsg", "--metric", r"cycles=abstat-forged cycles: (\d+)",
-                           "--shell", "-v", "a=echo 'abstat-forged cycles: 99' > /dev/kmsg", "--format", "json"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**env, "NO_COLOR": "1"})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "3",
+            "--experiment",
+            "forged",
+            "--metric-source",
+            "kmsg",
+            "--metric",
+            r"cycles=abstat-forged cycles: (\d+)",
+            "--shell",
+            "-v",
+            "a=echo 'abstat-forged cycles: 99' > /dev/kmsg",
+            "--format",
+            "json",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "NO_COLOR": "1"},
+    )
     assert "Traceback" not in done.stderr and done.returncode != 0
     assert "kernel log: 1 record(s) not written by the kernel during this run ignored" in done.stderr, done.stderr
     assert "metric cycles: pattern 'abstat-forged cycles: " in done.stderr and "matched nothing" in done.stderr

@@ -5,6 +5,7 @@ of a run, and by ``doctor --reset`` after a run killed outright.
 What each process may run on is read from the kernel (``Cpus_allowed_list`` in /proc/PID/status), by
 the benchmark itself, by its background load and by an unrelated process started before the run.
 """
+
 from __future__ import annotations
 
 import glob
@@ -23,14 +24,17 @@ from support import paths
 SRC = paths.SRC
 MOUNT = cpuset_mount()
 
+
 def _text(path: str) -> str:
     with open(path) as handle:
         return handle.read().strip()
 
 
 ONLINE = sorted(parse_cpus(_text(os.path.join(MOUNT, "cpuset.cpus")))) if MOUNT else []
-needs_cpuset = pytest.mark.skipif(os.geteuid() != 0 or MOUNT is None or len(ONLINE) < 2,
-                                  reason="--isolate needs root, the cgroup v1 cpuset hierarchy and 2 CPUs")
+needs_cpuset = pytest.mark.skipif(
+    os.geteuid() != 0 or MOUNT is None or len(ONLINE) < 2,
+    reason="--isolate needs root, the cgroup v1 cpuset hierarchy and 2 CPUs",
+)
 pytestmark = pytest.mark.alone  # it moves every task of the machine
 
 
@@ -50,8 +54,14 @@ def _irqs() -> dict[str, str]:
 
 
 def _abstat(*args: str, env: dict[str, str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "abstat", *args], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": SRC, **env}, timeout=300, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "abstat", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC, **env},
+        timeout=300,
+        **kw,
+    )
 
 
 def _sets() -> list[str]:
@@ -66,23 +76,42 @@ def test_the_measured_commands_have_their_cpu_alone_and_everything_is_restored(t
     try:
         before_other = _allowed(other.pid)
         bench = tmp_path / "bench.sh"
-        bench.write_text(f"grep Cpus_allowed_list /proc/self/status >> {tmp_path}/bench.txt\n"
-                         f"grep Cpus_allowed_list /proc/{other.pid}/status >> {tmp_path}/other.txt\n"
-                         f"echo \"held: $(ls {MOUNT} | grep -c abstat.isolated)\"\n")
-        load = (f"while :; do grep Cpus_allowed_list /proc/self/status > {tmp_path}/load.tmp; "
-                f"mv {tmp_path}/load.tmp {tmp_path}/load.txt; sleep 0.05; done")  # never read half-written
-        done = _abstat("run", "-n", "3", "--cpus", str(measured), "--isolate", "--store", str(tmp_path / "s.db"),
-                       "--metric", "held=^held: (\\d+)", "--background", f"sh -c '{load}'",
-                       "-v", f"a=sh {bench}", "-v", f"b=sh {bench}",
-                       env={"ABSTAT_ISOLATION_STATE": str(tmp_path / "state")})
+        bench.write_text(
+            f"grep Cpus_allowed_list /proc/self/status >> {tmp_path}/bench.txt\n"
+            f"grep Cpus_allowed_list /proc/{other.pid}/status >> {tmp_path}/other.txt\n"
+            f'echo "held: $(ls {MOUNT} | grep -c abstat.isolated)"\n'
+        )
+        load = (
+            f"while :; do grep Cpus_allowed_list /proc/self/status > {tmp_path}/load.tmp; "
+            f"mv {tmp_path}/load.tmp {tmp_path}/load.txt; sleep 0.05; done"
+        )  # never read half-written
+        done = _abstat(
+            "run",
+            "-n",
+            "3",
+            "--cpus",
+            str(measured),
+            "--isolate",
+            "--store",
+            str(tmp_path / "s.db"),
+            "--metric",
+            "held=^held: (\\d+)",
+            "--background",
+            f"sh -c '{load}'",
+            "-v",
+            f"a=sh {bench}",
+            "-v",
+            f"b=sh {bench}",
+            env={"ABSTAT_ISOLATION_STATE": str(tmp_path / "state")},
+        )
         assert done.returncode == 0, done.stderr
         bench_seen = set((tmp_path / "bench.txt").read_text().split()) - {"Cpus_allowed_list:"}
         other_seen = set((tmp_path / "other.txt").read_text().split()) - {"Cpus_allowed_list:"}
         load_seen = (tmp_path / "load.txt").read_text().split()[1]
-        assert bench_seen == {str(measured)}                        # the benchmark: its CPU
-        assert all(measured not in parse_cpus(text) for text in other_seen)   # the rest of the system: not it
+        assert bench_seen == {str(measured)}  # the benchmark: its CPU
+        assert all(measured not in parse_cpus(text) for text in other_seen)  # the rest of the system: not it
         assert other_seen and parse_cpus(next(iter(other_seen))) <= set(rest)
-        assert measured not in parse_cpus(load_seen)                # the background load: off it
+        assert measured not in parse_cpus(load_seen)  # the background load: off it
         assert "--isolate: CPUs" in done.stderr and "IRQs moved" in done.stderr
         # restored: the other process runs anywhere again, no cpuset or record is left, IRQs as they were
         assert _allowed(other.pid) == before_other
@@ -100,10 +129,29 @@ def test_a_killed_run_is_restored_by_doctor_reset_and_a_forged_record_is_refused
     before_irqs = _irqs()
     state = tmp_path / "state"
     env = {"ABSTAT_ISOLATION_STATE": str(state), "ABSTAT_DOCTOR_STATE": str(tmp_path / "doctor" / "tune.json")}
-    proc = subprocess.Popen([sys.executable, "-m", "abstat", "run", "-n", "1", "--cpus", str(measured), "--isolate",
-                             "--store", str(tmp_path / "s.db"), "-v", "a=sleep 60", "-v", "b=sleep 60"],
-                            env={**os.environ, "PYTHONPATH": SRC, **env}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "1",
+            "--cpus",
+            str(measured),
+            "--isolate",
+            "--store",
+            str(tmp_path / "s.db"),
+            "-v",
+            "a=sleep 60",
+            "-v",
+            "b=sleep 60",
+        ],
+        env={**os.environ, "PYTHONPATH": SRC, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while not (_sets() and glob.glob(f"{state}/isolation-*.json") and _irqs() != before_irqs):
@@ -112,7 +160,7 @@ def test_a_killed_run_is_restored_by_doctor_reset_and_a_forged_record_is_refused
         time.sleep(0.5)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        assert _sets() and _irqs() != before_irqs                   # left as the kill found them
+        assert _sets() and _irqs() != before_irqs  # left as the kill found them
         # a forged record beside it: refused whole, nothing undone, one line naming it, exit 2
         forged = state / "isolation-999999.json"
         forged.write_text(json.dumps({"pid": 999999, "mount": MOUNT, "sets": [], "irqs": {"/etc/passwd": "x"}}))
@@ -157,13 +205,31 @@ def test_a_box_isolates_its_own_cpus_through_the_shipped_runner(tmp_path):
     measured = ONLINE[-1]
     before_irqs = _irqs()
     bench = tmp_path / "bench.sh"
-    bench.write_text(f"grep Cpus_allowed_list /proc/self/status >> {tmp_path}/bench.txt\n"
-                     f"grep Cpus_allowed_list /proc/1/status >> {tmp_path}/init.txt\necho 't: 1'\n")
+    bench.write_text(
+        f"grep Cpus_allowed_list /proc/self/status >> {tmp_path}/bench.txt\n"
+        f"grep Cpus_allowed_list /proc/1/status >> {tmp_path}/init.txt\necho 't: 1'\n"
+    )
     shim = f"{sys.executable} {paths.SUPPORT / 'local_ssh.py'}"
-    done = _abstat("run", "-n", "2", "--experiment", "lab", "--host", "box=box1", "--cpus", str(measured),
-                   "--isolate", "--store", str(tmp_path / "s.db"), "-v", f"a=sh {bench}", "-v", f"b=sh {bench}",
-                   env={"ABSTAT_SSH_COMMAND": shim, "ABSTAT_ISOLATION_STATE": str(tmp_path / "state")},
-                   cwd=str(tmp_path))
+    done = _abstat(
+        "run",
+        "-n",
+        "2",
+        "--experiment",
+        "lab",
+        "--host",
+        "box=box1",
+        "--cpus",
+        str(measured),
+        "--isolate",
+        "--store",
+        str(tmp_path / "s.db"),
+        "-v",
+        f"a=sh {bench}",
+        "-v",
+        f"b=sh {bench}",
+        env={"ABSTAT_SSH_COMMAND": shim, "ABSTAT_ISOLATION_STATE": str(tmp_path / "state")},
+        cwd=str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     assert set((tmp_path / "bench.txt").read_text().split()) - {"Cpus_allowed_list:"} == {str(measured)}
     init_seen = set((tmp_path / "init.txt").read_text().split()) - {"Cpus_allowed_list:"}
@@ -194,8 +260,10 @@ def test_cpusets_of_ended_runs_without_a_record_are_cleared(tmp_path):
 
         problem = isolation_problem([ONLINE[-1]])
         assert not os.path.exists(empty) and problem is not None and f"abstat.isolated-{dead.pid}" in problem
-        env = {"ABSTAT_ISOLATION_STATE": str(tmp_path / "state"),
-               "ABSTAT_DOCTOR_STATE": str(tmp_path / "doctor" / "tune.json")}
+        env = {
+            "ABSTAT_ISOLATION_STATE": str(tmp_path / "state"),
+            "ABSTAT_DOCTOR_STATE": str(tmp_path / "doctor" / "tune.json"),
+        }
         reset = _abstat("doctor", "--reset", env=env)
         assert reset.returncode == 0 and f"cpuset {holding} of an ended run removed" in reset.stdout
         assert not os.path.exists(holding) and parse_cpus(_allowed(other.pid)) == set(ONLINE)

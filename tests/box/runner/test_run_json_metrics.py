@@ -3,6 +3,7 @@ and ``--metric [NAME=]json:PATH`` (one value per run from the JSON document a to
 
 References: perf's -j output, fio's and iperf3's JSON made on this machine (tests/data/kernel),
 read again here with json.loads."""
+
 from __future__ import annotations
 
 import json
@@ -39,9 +40,11 @@ def test_perf_stat_json_lines_are_one_metric_per_event_not_pooled():
 
 def test_perf_stat_json_units_and_multiplexing_note():
     scanner = MetricScanner(json_lines=True)
-    scanner.feed('{"counter-value" : "1000.5", "unit" : "msec", "event" : "task-clock", "pcnt-running" : 100.00}\n'
-                 '{"counter-value" : "77", "unit" : "", "event" : "cycles", "pcnt-running" : 50.00}\n'
-                 '{"counter-value" : "<not supported>", "unit" : "", "event" : "instructions"}\n')
+    scanner.feed(
+        '{"counter-value" : "1000.5", "unit" : "msec", "event" : "task-clock", "pcnt-running" : 100.00}\n'
+        '{"counter-value" : "77", "unit" : "", "event" : "cycles", "pcnt-running" : 50.00}\n'
+        '{"counter-value" : "<not supported>", "unit" : "", "event" : "instructions"}\n'
+    )
     scanner.finish()
     assert scanner.json_values == {"task-clock": [1000.5], "cycles": [77.0]}
     assert scanner.json_units == {"task-clock": "msec"}
@@ -50,13 +53,20 @@ def test_perf_stat_json_units_and_multiplexing_note():
     assert any("instructions not counted" in n for n in notes)
 
 
-@pytest.mark.parametrize("spec, name, path, unit", [
-    ("json:jobs[0].read.iops", "jobs.0.read.iops", ("jobs", 0, "read", "iops"), None),
-    ("iops=json:jobs[0].read.iops:IO/s", "iops", ("jobs", 0, "read", "iops"), "IO/s"),
-    ("p99=json:jobs[0].read.clat_ns.percentile['99.000000']:ns", "p99",
-     ("jobs", 0, "read", "clat_ns", "percentile", "99.000000"), "ns"),
-    ('bps=json:end.sum_received.bits_per_second', "bps", ("end", "sum_received", "bits_per_second"), None),
-])
+@pytest.mark.parametrize(
+    "spec, name, path, unit",
+    [
+        ("json:jobs[0].read.iops", "jobs.0.read.iops", ("jobs", 0, "read", "iops"), None),
+        ("iops=json:jobs[0].read.iops:IO/s", "iops", ("jobs", 0, "read", "iops"), "IO/s"),
+        (
+            "p99=json:jobs[0].read.clat_ns.percentile['99.000000']:ns",
+            "p99",
+            ("jobs", 0, "read", "clat_ns", "percentile", "99.000000"),
+            "ns",
+        ),
+        ("bps=json:end.sum_received.bits_per_second", "bps", ("end", "sum_received", "bits_per_second"), None),
+    ],
+)
 def test_json_metric_forms(spec, name, path, unit):
     parsed = parse_json_metric(spec)
     assert (parsed.name, parsed.path, parsed.unit) == (name, path, unit)
@@ -65,12 +75,15 @@ def test_json_metric_forms(spec, name, path, unit):
     assert RegexMetric.parse(source.text).compiled() == parsed
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("json:", "empty JSON path"),
-    ("json:[0].x", "name the metric"),
-    ("x=json:a[b", "bad JSON path"),
-    ("x=json:a.b:no unit!", "bad unit"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("json:", "empty JSON path"),
+        ("json:[0].x", "name the metric"),
+        ("x=json:a[b", "bad JSON path"),
+        ("x=json:a.b:no unit!", "bad unit"),
+    ],
+)
 def test_bad_json_metrics_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         RegexMetric.parse(spec)
@@ -80,7 +93,7 @@ def _scan(text: str, *specs: str, block: int | None = None):
     scanner = MetricScanner([RegexMetric.parse(spec).compiled() for spec in specs])
     step = block or len(text) or 1
     for start in range(0, len(text), step):
-        scanner.feed(text[start:start + step])
+        scanner.feed(text[start : start + step])
     scanner.finish()
     return scanner.regex_values, scanner.regex_notes(), scanner.json_notes()
 
@@ -89,10 +102,16 @@ def _scan(text: str, *specs: str, block: int | None = None):
 def test_fio_and_iperf3_values_one_per_run(block):
     fio = _text("fio_randread.json")
     doc = json.loads(fio)
-    values, notes, _ = _scan("fio: a warning printed first\n" + fio, "json:jobs[0].read.iops",
-                             "p99=json:jobs[0].read.clat_ns.percentile['99.000000']", block=block)
-    assert values == {"jobs.0.read.iops": [doc["jobs"][0]["read"]["iops"]],
-                      "p99": [doc["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]]}
+    values, notes, _ = _scan(
+        "fio: a warning printed first\n" + fio,
+        "json:jobs[0].read.iops",
+        "p99=json:jobs[0].read.clat_ns.percentile['99.000000']",
+        block=block,
+    )
+    assert values == {
+        "jobs.0.read.iops": [doc["jobs"][0]["read"]["iops"]],
+        "p99": [doc["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"]],
+    }
     assert notes == []
     iperf = json.loads(_text("iperf3_loopback.json"))
     values, notes, _ = _scan(_text("iperf3_loopback.json"), "bps=json:end.sum_received.bits_per_second")
@@ -112,16 +131,42 @@ def test_a_missing_path_fails_the_run_and_strings_are_numbers():
 
 def test_run_cli_json_metric_records_one_value_per_run(tmp_path):
     bench = tmp_path / "bench.py"
-    bench.write_text("import json, os\nprint('starting')\n"
-                     "iops = 1000 + len(os.environ.get('X', ''))\n"
-                     "print(json.dumps({'jobs': [{'read': {'iops': iops}}]}, indent=2))\n")
+    bench.write_text(
+        "import json, os\nprint('starting')\n"
+        "iops = 1000 + len(os.environ.get('X', ''))\n"
+        "print(json.dumps({'jobs': [{'read': {'iops': iops}}]}, indent=2))\n"
+    )
     store = tmp_path / "store"
-    out = subprocess.run([sys.executable, "-m", "abstat", "run", "-n", "3", "--no-progress", "--store", str(store),
-                          "--format", "json", "--metric", "iops=json:jobs[0].read.iops:IO/s",
-                          "-v", f"a={sys.executable} {bench}", "-v", f"b=env X=abc {sys.executable} {bench}"],
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "run",
+            "-n",
+            "3",
+            "--no-progress",
+            "--store",
+            str(store),
+            "--format",
+            "json",
+            "--metric",
+            "iops=json:jobs[0].read.iops:IO/s",
+            "-v",
+            f"a={sys.executable} {bench}",
+            "-v",
+            f"b=env X=abc {sys.executable} {bench}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
-    shown = subprocess.run([sys.executable, "-m", "abstat", "report", "--store", str(store), "--metric", "iops",
-                            "--format", "json"], capture_output=True, text=True, timeout=120)
+    shown = subprocess.run(
+        [sys.executable, "-m", "abstat", "report", "--store", str(store), "--metric", "iops", "--format", "json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 0, shown.stderr
     assert "1003" in shown.stdout and "1000" in shown.stdout

@@ -1,4 +1,5 @@
 """--metric NAME=REGEX[:UNIT] parsing and extraction, JSON lines, perf CSV."""
+
 from __future__ import annotations
 
 import pytest
@@ -30,8 +31,11 @@ def test_the_five_ipi_benchmark_metrics_are_captured():
     values, notes = extract_regex_metrics(IPI_OUTPUT, patterns)
     assert notes == []
     assert values == {
-        "dry_run": [495181.0], "self_ipi": [21549999.0], "normal_ipi": [575433727.0],
-        "broadcast_ipi": [1700692010.0], "broadcast_lock": [1663001374.0],
+        "dry_run": [495181.0],
+        "self_ipi": [21549999.0],
+        "normal_ipi": [575433727.0],
+        "broadcast_ipi": [1700692010.0],
+        "broadcast_lock": [1663001374.0],
     }
     assert {p.unit for p in patterns} == {"ns"}
 
@@ -45,13 +49,16 @@ def test_unit_suffix_is_optional_and_colons_inside_the_regex_survive():
     assert values == {"cycles": [440.0, 436.0]}  # every match is one value
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("cycles", "expected NAME=REGEX"),
-    ("cycles=(\\d+", "bad regular expression"),
-    ("cycles=\\d+", "no capture group"),
-    ("wall=(\\d+)", "built-in metric"),
-    ("1x=(\\d+)", "bad metric name"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("cycles", "expected NAME=REGEX"),
+        ("cycles=(\\d+", "bad regular expression"),
+        ("cycles=\\d+", "no capture group"),
+        ("wall=(\\d+)", "built-in metric"),
+        ("1x=(\\d+)", "bad metric name"),
+    ],
+)
 def test_bad_metric_specs_are_refused(spec, message):
     with pytest.raises(ValueError, match=message):
         parse_metric_pattern(spec)
@@ -101,8 +108,8 @@ from abstat.box.runner.metrics import BLOCK_BYTES, MAX_JSON_LINE_CHARS, MetricSc
 # and one JSON line; "µ" is two bytes in UTF-8, so some blocks end inside a character.
 STREAM_TEXT = (
     "warm-up\ntotal:\n  12\nµs per op: 3.5\nx=7\n"
-    "{\"cycles\": 440}\nnoise total:\n\n 99 end\n"
-    "ab x=8 yy\nµs per op:\n4.25\n{\"cycles\": 436}\nx=9"
+    '{"cycles": 440}\nnoise total:\n\n 99 end\n'
+    'ab x=8 yy\nµs per op:\n4.25\n{"cycles": 436}\nx=9'
 )
 STREAM_PATTERNS = [r"total=total:\s+(\d+)", r"x=^x=(\d+)$", r"us=(?<=µs) per op:\s*([\d.]+)", r"word=\bx=(\d+)\b"]
 
@@ -123,8 +130,7 @@ def test_matches_at_and_across_every_block_boundary_are_found(overlap):
     expected = _reference(STREAM_TEXT)
     assert expected["total"] == [12.0, 99.0] and expected["x"] == [7.0, 9.0]  # the text spans lines
     for block_bytes in range(1, len(data) + 2):
-        scanner = MetricScanner([parse_metric_pattern(s) for s in STREAM_PATTERNS], json_lines=True,
-                                overlap=overlap)
+        scanner = MetricScanner([parse_metric_pattern(s) for s in STREAM_PATTERNS], json_lines=True, overlap=overlap)
         kept = scan_output(io.BytesIO(data), scanner, block_bytes=block_bytes)
         assert kept == STREAM_TEXT, block_bytes
         assert scanner.regex_values == expected, block_bytes

@@ -6,6 +6,7 @@ TLB shootdowns (threads of one process on two CPUs, one unmapping pages the othe
 compared with one that does not, and the shootdowns are what else changed.  Benjamini-Hochberg is
 checked against statsmodels, the Mann-Whitney p-values against scipy.
 """
+
 from __future__ import annotations
 
 import functools
@@ -43,6 +44,7 @@ _abstat = functools.partial(run_abstat, timeout=300, extra_env={"NO_COLOR": "1"}
 
 # -- parsing -------------------------------------------------------------------------------------------
 
+
 def test_interrupts_rows_are_summed_over_the_cpus():
     text = _text("interrupts.txt")
     counters = monitor_parse._per_cpu_rows(text)
@@ -77,7 +79,10 @@ def test_vmstat_keeps_the_event_counters_not_the_gauges():
 
 def test_schedstat_sums_run_wait_and_slices():
     assert monitor_parse._schedstat(_text("schedstat.txt")) == {
-        "run": 1186574281920 + 1181139683017, "wait": 96412353472 + 95081012016, "timeslices": 4016395 + 3991237}
+        "run": 1186574281920 + 1181139683017,
+        "wait": 96412353472 + 95081012016,
+        "timeslices": 4016395 + 3991237,
+    }
 
 
 def test_unknown_and_missing_monitors_are_one_line_each(tmp_path):
@@ -94,8 +99,12 @@ def test_the_source_round_trips_and_refuses_bad_json():
     source = Monitor.parse(["interrupts,vmstat", "interrupts"])
     assert source.monitors == ("interrupts", "vmstat")
     assert decode_source(source.to_json()) == source
-    for bad in ({"source": "monitor", "monitors": []}, {"source": "monitor", "monitors": [3]},
-                {"source": "monitor", "monitors": ["nope"]}, {"source": "monitor", "names": ["vmstat"]}):
+    for bad in (
+        {"source": "monitor", "monitors": []},
+        {"source": "monitor", "monitors": [3]},
+        {"source": "monitor", "monitors": ["nope"]},
+        {"source": "monitor", "names": ["vmstat"]},
+    ):
         with pytest.raises(ValueError):
             decode_source(bad)
 
@@ -104,8 +113,7 @@ def test_a_collector_stores_differences_one_value_per_run():
     collector = monitor.MonitorCollector(("interrupts", "softirqs", "vmstat"))
     executor = ProcessExecutor(collectors=[collector], subreaper=False, cgroups=False)
     try:
-        measured = executor.measure(Command(f"{sys.executable} -c pass", False), RunContext("a", 0),
-                                    timeout=60)
+        measured = executor.measure(Command(f"{sys.executable} -c pass", False), RunContext("a", 0), timeout=60)
     finally:
         executor.close()
     names = [m for m in measured.values if is_monitor(m)]
@@ -115,6 +123,7 @@ def test_a_collector_stores_differences_one_value_per_run():
 
 
 # -- what else changed -------------------------------------------------------------------------------
+
 
 def test_benjamini_hochberg_matches_statsmodels():
     from statsmodels.stats.multitest import multipletests
@@ -128,10 +137,12 @@ def test_benjamini_hochberg_matches_statsmodels():
 def test_other_changes_tests_each_counter_with_mann_whitney_and_skips_constants():
     rng = np.random.default_rng(5)
     base, moved = rng.poisson(3, 30), rng.poisson(12, 30)
-    samples = {"monitor.interrupts.TLB": {"a": base, "b": moved},
-               "monitor.interrupts.NMI": {"a": [0] * 30, "b": [0] * 30},
-               "monitor.vmstat.pgfault": {"a": rng.poisson(500, 30), "b": rng.poisson(500, 30)},
-               "wall": {"a": rng.normal(1, 0.1, 30), "b": rng.normal(2, 0.1, 30)}}
+    samples = {
+        "monitor.interrupts.TLB": {"a": base, "b": moved},
+        "monitor.interrupts.NMI": {"a": [0] * 30, "b": [0] * 30},
+        "monitor.vmstat.pgfault": {"a": rng.poisson(500, 30), "b": rng.poisson(500, 30)},
+        "wall": {"a": rng.normal(1, 0.1, 30), "b": rng.normal(2, 0.1, 30)},
+    }
     result = other_changes(samples, "a")
     assert result.tested == 2  # NMI constant, wall not a monitor
     assert [row.metric for row in result.moved] == ["monitor.interrupts.TLB"]
@@ -144,19 +155,26 @@ def test_other_changes_holds_its_false_discovery_rate_on_null_counters():
     rng = np.random.default_rng(11)
     trials, any_listed = 300, 0
     for _ in range(trials):  # 25 counters, none moved: BH at 5% lists one in about 5% of experiments
-        samples = {f"monitor.vmstat.c{i}": {"a": rng.poisson(rng.uniform(0.5, 50), 20),
-                                            "b": rng.poisson(rng.uniform(0.5, 50), 20)} for i in range(0)}
+        samples = {
+            f"monitor.vmstat.c{i}": {
+                "a": rng.poisson(rng.uniform(0.5, 50), 20),
+                "b": rng.poisson(rng.uniform(0.5, 50), 20),
+            }
+            for i in range(0)
+        }
         lam = rng.uniform(0.5, 50, 25)
-        samples = {f"monitor.vmstat.c{i}": {"a": rng.poisson(lam[i], 20), "b": rng.poisson(lam[i], 20)}
-                   for i in range(25)}
+        samples = {
+            f"monitor.vmstat.c{i}": {"a": rng.poisson(lam[i], 20), "b": rng.poisson(lam[i], 20)} for i in range(25)
+        }
         any_listed += bool(other_changes(samples, "a").moved)
     assert any_listed / trials <= 0.08
 
 
 # -- --cpus --------------------------------------------------------------------------------------------
 
-needs_two_cpus = pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0),
-                                    reason="needs CPUs 0 and 1")
+needs_two_cpus = pytest.mark.skipif(
+    len(os.sched_getaffinity(0)) < 2 or not {0, 1} <= os.sched_getaffinity(0), reason="needs CPUs 0 and 1"
+)
 
 AFFINITY = r"""
 import json, subprocess
@@ -173,8 +191,20 @@ def test_the_measured_command_and_its_children_see_only_the_cpus(tmp_path):
     script = tmp_path / "affinity.py"
     script.write_text(AFFINITY % (cpu, cpu))
     store = str(tmp_path / "s.db")
-    result = _abstat("run", "-n", "3", "--store", store, "--cpus", cpu, "--no-progress", "--format", "json",
-                     "-v", f"a={sys.executable} {script}")
+    result = _abstat(
+        "run",
+        "-n",
+        "3",
+        "--store",
+        store,
+        "--cpus",
+        cpu,
+        "--no-progress",
+        "--format",
+        "json",
+        "-v",
+        f"a={sys.executable} {script}",
+    )
     assert result.returncode == 0, result.stderr
     exported = _abstat("export", "--store", store, "--format", "json")
     rows = json.loads(exported.stdout)
@@ -196,8 +226,12 @@ def test_abstat_itself_gets_its_cpus_back_after_each_run():
 
 def test_cpus_are_checked_as_options_and_as_data(tmp_path):
     store = str(tmp_path / "s.db")
-    for bad, words in (("1-0", "expected a CPU list"), ("x", "expected a CPU list"), ("99999", "CPUs 0 to 65535"),
-                       (str(max(os.sched_getaffinity(0)) + 1), "not one this machine lets abstat use")):
+    for bad, words in (
+        ("1-0", "expected a CPU list"),
+        ("x", "expected a CPU list"),
+        ("99999", "CPUs 0 to 65535"),
+        (str(max(os.sched_getaffinity(0)) + 1), "not one this machine lets abstat use"),
+    ):
         result = _abstat("run", "-n", "1", "--store", store, "--cpus", bad, "-v", "a=true")
         assert result.returncode == 2 and words in result.stderr and result.stderr.count("\n") == 1, result.stderr
     spec = ExperimentSpec((Variant("a", "true"),), cpus=(3, 1))
@@ -249,8 +283,22 @@ def test_tlb_shootdowns_are_what_else_changed(tmp_path):
     binary = tmp_path / "shootdown"
     subprocess.run(["cc", "-O2", "-pthread", "-o", str(binary), str(source)], check=True)
     store = str(tmp_path / "s.db")
-    result = _abstat("run", "-n", "8", "--store", store, "--monitor", "interrupts", "--no-progress",
-                     "--experiment", "tlb", "-v", f"one={binary} 1", "-v", f"two={binary} 2")
+    result = _abstat(
+        "run",
+        "-n",
+        "8",
+        "--store",
+        store,
+        "--monitor",
+        "interrupts",
+        "--no-progress",
+        "--experiment",
+        "tlb",
+        "-v",
+        f"one={binary} 1",
+        "-v",
+        f"two={binary} 2",
+    )
     assert result.returncode == 0, result.stderr
     main_table, _, below = result.stdout.partition("what else changed:")
     assert "monitor." not in main_table and "monitor.interrupts.TLB" in below  # never in the main family
@@ -264,8 +312,11 @@ def test_tlb_shootdowns_are_what_else_changed(tmp_path):
         groups = store_handle.groups_by_metric("tlb")
     finally:
         store_handle.close()
-    samples = {metric: {variant: [v for run in runs for v in run] for variant, runs in by.items()}
-               for metric, by in groups.items() if is_monitor(metric)}
+    samples = {
+        metric: {variant: [v for run in runs for v in run] for variant, runs in by.items()}
+        for metric, by in groups.items()
+        if is_monitor(metric)
+    }
     tlb = samples["monitor.interrupts.TLB"]
     assert np.median(tlb["two"]) > 10 * max(1.0, np.median(tlb["one"]))  # 20,000 unmaps while a thread runs on CPU 1
     moved = {row.metric for row in other_changes(samples, "one").moved}
@@ -315,7 +366,7 @@ def test_a_run_counted_in_part_carries_the_note(tmp_path):
     from abstat.box.runner import perf as perf_mod
 
     fake = tmp_path / "perf"  # writes what a multiplexing perf stat writes, then runs the command
-    fake.write_text("#!/bin/sh\nout=\"$4\"\nshift 7\ncat > \"$out\" <<'X'\n" + MULTIPLEXED + "X\nexec \"$@\"\n")
+    fake.write_text('#!/bin/sh\nout="$4"\nshift 7\ncat > "$out" <<\'X\'\n' + MULTIPLEXED + 'X\nexec "$@"\n')
     fake.chmod(0o755)
     support = perf_mod.PerfSupport(str(fake), ["task-clock", "cycles", "instructions", "cache-misses"])
     executor = ProcessExecutor(perf=support, subreaper=False, cgroups=False)
@@ -331,9 +382,11 @@ def test_what_else_changed_is_one_caption_and_a_row_per_counter():
     from abstat.render.monitors import as_json, caption, lines
 
     rng = np.random.default_rng(2)
-    samples = {"monitor.interrupts.TLB": {"one": rng.poisson(3, 20), "two": rng.poisson(20000, 20)},
-               "monitor.vmstat.pg\x1b[31mfault": {"one": rng.poisson(9, 20), "two": rng.poisson(90, 20)},
-               "monitor.softirqs.RCU": {"one": rng.poisson(50, 20), "two": rng.poisson(50, 20)}}
+    samples = {
+        "monitor.interrupts.TLB": {"one": rng.poisson(3, 20), "two": rng.poisson(20000, 20)},
+        "monitor.vmstat.pg\x1b[31mfault": {"one": rng.poisson(9, 20), "two": rng.poisson(90, 20)},
+        "monitor.softirqs.RCU": {"one": rng.poisson(50, 20), "two": rng.poisson(50, 20)},
+    }
     changes = other_changes(samples, "one")
     text = lines(changes)
     assert text[0] == caption(changes)
@@ -342,11 +395,13 @@ def test_what_else_changed_is_one_caption_and_a_row_per_counter():
     assert any("monitor.interrupts.TLB" in line and "two vs one" in line for line in text)
     document = as_json(changes)
     assert document["tested"] == 3 and {row["metric"] for row in document["moved"]} == set(
-        row.metric for row in changes.moved)
+        row.metric for row in changes.moved
+    )
     assert lines(other_changes({}, "one")) == []
     none = other_changes({"monitor.softirqs.RCU": samples["monitor.softirqs.RCU"]}, "one")
-    assert lines(none) == ["what else changed: none of the 1 monitor counter that varied moved "
-                           "(Benjamini-Hochberg, 5% false discoveries)"]
+    assert lines(none) == [
+        "what else changed: none of the 1 monitor counter that varied moved (Benjamini-Hochberg, 5% false discoveries)"
+    ]
 
 
 @pytest.mark.parametrize("name", ["interrupts", "softirqs", "vmstat", "schedstat"])

@@ -4,6 +4,7 @@ The watchdog that ends a run's processes when abstat dies must not be woken
 while commands run: it learns what to end from a file abstat rewrites in one
 pwrite, read only once abstat is gone.
 """
+
 from __future__ import annotations
 
 import os
@@ -65,9 +66,12 @@ def test_a_supervisor_whose_abstat_died_kills_the_groups_of_its_state_file():
     fd = containment._state_file()
     os.pwrite(fd, containment.state_text([f"group {victim.pid}"]), 0)
     read_end, write_end = os.pipe()
-    pid = os.posix_spawn(sys.executable, [sys.executable, "-E", "-s", containment.SUPERVISOR_PATH, "f" * 16,
-                                          "--state-fd-3"], dict(os.environ),
-                         file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_DUP2, fd, 3)])
+    pid = os.posix_spawn(
+        sys.executable,
+        [sys.executable, "-E", "-s", containment.SUPERVISOR_PATH, "f" * 16, "--state-fd-3"],
+        dict(os.environ),
+        file_actions=[(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_DUP2, fd, 3)],
+    )
     os.close(read_end)
     try:
         time.sleep(0.3)

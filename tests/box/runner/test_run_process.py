@@ -1,4 +1,5 @@
 """The real executor with real processes: exit codes, timeouts, process groups, rusage."""
+
 from __future__ import annotations
 
 import os
@@ -77,15 +78,14 @@ def test_timeout_kills_the_whole_process_group(executor, tmp_path):
 
 def test_processes_left_behind_by_a_successful_run_are_killed(executor, tmp_path):
     pids = tmp_path / "pids"
-    m = executor.measure(Command(f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}", shell=True), CTX,
-                         timeout=None)
+    m = executor.measure(Command(f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}", shell=True), CTX, timeout=None)
     assert m.status == "ok"
     assert any("left running" in note for note in m.notes)
     assert wait_gone(read_pids(pids)) == []
 
 
 def test_rusage_is_the_measured_process_not_cumulative_children(executor):
-    burn = f"{PY} -c \"import time\nt=time.process_time()\nwhile time.process_time()-t<0.3: pass\""
+    burn = f'{PY} -c "import time\nt=time.process_time()\nwhile time.process_time()-t<0.3: pass"'
     first = executor.measure(Command(burn, shell=True), CTX, timeout=None)
     second = executor.measure(Command("true"), CTX, timeout=None)
     assert first.values["user"][0] + first.values["sys"][0] >= 0.25
@@ -114,11 +114,15 @@ def test_metric_regex_and_json_lines_from_a_real_benchmark(tmp_path):
         "#!/bin/sh\n"
         "echo 'Dry-run                 0      495181'\n"
         "echo 'Self-IPI         11352737    21549999'\n"
-        "for c in 440 436 452; do echo \"{\\\"cycles\\\": $c}\"; done\n"
+        'for c in 440 436 452; do echo "{\\"cycles\\": $c}"; done\n'
     )
     bench.chmod(0o755)
-    ex = ProcessExecutor(patterns=[parse_metric_pattern(r"dry_run=^Dry-run\s+\d+\s+(\d+)$:ns"),
-                                   parse_metric_pattern(r"self_ipi=^Self-IPI\s+\d+\s+(\d+)$")])
+    ex = ProcessExecutor(
+        patterns=[
+            parse_metric_pattern(r"dry_run=^Dry-run\s+\d+\s+(\d+)$:ns"),
+            parse_metric_pattern(r"self_ipi=^Self-IPI\s+\d+\s+(\d+)$"),
+        ]
+    )
     try:
         m = ex.measure(Command(str(bench)), CTX, timeout=None)
     finally:
@@ -145,15 +149,13 @@ def test_large_output_does_not_deadlock(executor):
 
 
 def test_variant_context_is_exported_to_the_command(executor):
-    m = executor.measure(Command('echo "{\\"it\\": $ABSTAT_ITERATION}"', shell=True), RunContext("x", 7),
-                         timeout=None)
+    m = executor.measure(Command('echo "{\\"it\\": $ABSTAT_ITERATION}"', shell=True), RunContext("x", 7), timeout=None)
     assert m.values["it"] == [7.0]
 
 
 def test_background_group_is_stopped_with_its_children(tmp_path):
     pids = tmp_path / "pids"
-    handle = ProcessBackground(Command(f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}; wait", shell=True),
-                               os.environ)
+    handle = ProcessBackground(Command(f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}; wait", shell=True), os.environ)
     found = read_pids(pids)
     assert all(alive(p) for p in found)
     assert handle.exited() is None

@@ -1,4 +1,5 @@
 """Scheduling, hooks and failure handling with the fake executor (deterministic)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -6,7 +7,14 @@ from collections import Counter
 import pytest
 
 from abstat.box.runner import (
-    Command, ExperimentPlan, FakeExecutor, Measurement, RunContext, VariantCommand, build_schedule, run_experiment,
+    Command,
+    ExperimentPlan,
+    FakeExecutor,
+    Measurement,
+    RunContext,
+    VariantCommand,
+    build_schedule,
+    run_experiment,
 )
 
 
@@ -17,7 +25,7 @@ def variants(*names: str) -> list[VariantCommand]:
 def test_interleaved_blocks_hold_every_variant_once_in_shuffled_order():
     slots = build_schedule(["a", "b", "c"], 20, order="interleaved", seed=7)
     assert len(slots) == 60
-    blocks = [slots[i:i + 3] for i in range(0, 60, 3)]
+    blocks = [slots[i : i + 3] for i in range(0, 60, 3)]
     orders = set()
     for index, block in enumerate(blocks):
         assert sorted(s.variant for s in block) == ["a", "b", "c"]
@@ -40,8 +48,14 @@ def test_warmups_come_first_and_are_marked():
 def test_sequential_runs_each_variant_in_turn():
     slots = build_schedule(["a", "b"], 3, warmup=1, order="sequential")
     assert [(s.variant, s.iteration, s.warmup) for s in slots] == [
-        ("a", 0, True), ("a", 0, False), ("a", 1, False), ("a", 2, False),
-        ("b", 0, True), ("b", 0, False), ("b", 1, False), ("b", 2, False),
+        ("a", 0, True),
+        ("a", 0, False),
+        ("a", 1, False),
+        ("a", 2, False),
+        ("b", 0, True),
+        ("b", 0, False),
+        ("b", 1, False),
+        ("b", 2, False),
     ]
 
 
@@ -51,7 +65,7 @@ def test_random_order_runs_every_variant_n_times_with_consecutive_iterations():
     for name in "abc":
         assert [s.iteration for s in slots if s.variant == name] == list(range(15))
     # not interleaved blocks: some window of 3 lacks a variant
-    assert any(len({s.variant for s in slots[i:i + 3]}) < 3 for i in range(0, 45, 3))
+    assert any(len({s.variant for s in slots[i : i + 3]}) < 3 for i in range(0, 45, 3))
 
 
 def test_unknown_order_is_refused():
@@ -62,9 +76,16 @@ def test_unknown_order_is_refused():
 def test_hooks_and_background_happen_in_order_around_runs():
     fake = FakeExecutor()
     plan = ExperimentPlan(
-        variants=variants("a", "b"), runs=2, warmup=1, order="interleaved", seed=0,
-        setup=Command("make"), cleanup=Command("make clean"), prepare=Command("sync"),
-        conclude=Command("true"), background=[Command("load")],
+        variants=variants("a", "b"),
+        runs=2,
+        warmup=1,
+        order="interleaved",
+        seed=0,
+        setup=Command("make"),
+        cleanup=Command("make clean"),
+        prepare=Command("sync"),
+        conclude=Command("true"),
+        background=[Command("load")],
     )
     reported = []
     outcome = run_experiment(plan, fake, on_result=reported.append)
@@ -77,32 +98,43 @@ def test_hooks_and_background_happen_in_order_around_runs():
     # every run is bracketed by prepare and conclude for the same variant and iteration
     assert len(middle) == 3 * 6
     for i in range(0, len(middle), 3):
-        prepare, run, conclude = middle[i:i + 3]
+        prepare, run, conclude = middle[i : i + 3]
         assert prepare[0] == "prepare" and run[0] == "run" and conclude[0] == "conclude"
         assert prepare[1:] == run[1:3] == conclude[1:]
     # warm-ups are run but not reported
     assert sum(1 for e in middle if e[0] == "run" and e[3]) == 2
-    assert [(r.variant, r.iteration) for r in reported] == [
-        (e[1], e[2]) for e in middle if e[0] == "run" and not e[3]
-    ]
+    assert [(r.variant, r.iteration) for r in reported] == [(e[1], e[2]) for e in middle if e[0] == "run" and not e[3]]
     assert all(not r.warmup for r in outcome.results)
 
 
 def test_sequential_order_brackets_each_variant_with_setup_and_cleanup():
     fake = FakeExecutor()
-    plan = ExperimentPlan(variants=variants("a", "b"), runs=2, order="sequential",
-                          setup=Command("s"), cleanup=Command("c"))
+    plan = ExperimentPlan(
+        variants=variants("a", "b"), runs=2, order="sequential", setup=Command("s"), cleanup=Command("c")
+    )
     run_experiment(plan, fake)
     assert fake.log == [
-        ("setup", "a", -1), ("run", "a", 0, False), ("run", "a", 1, False), ("cleanup", "a", -1),
-        ("setup", "b", -1), ("run", "b", 0, False), ("run", "b", 1, False), ("cleanup", "b", -1),
+        ("setup", "a", -1),
+        ("run", "a", 0, False),
+        ("run", "a", 1, False),
+        ("cleanup", "a", -1),
+        ("setup", "b", -1),
+        ("run", "b", 0, False),
+        ("run", "b", 1, False),
+        ("cleanup", "b", -1),
     ]
 
 
 def test_failing_prepare_hook_stops_with_a_clear_message_and_still_cleans_up():
     fake = FakeExecutor(failing_hooks={"prepare": "b"})
-    plan = ExperimentPlan(variants=variants("a", "b"), runs=5, order="sequential",
-                          prepare=Command("make clean"), cleanup=Command("c"), background=[Command("load")])
+    plan = ExperimentPlan(
+        variants=variants("a", "b"),
+        runs=5,
+        order="sequential",
+        prepare=Command("make clean"),
+        cleanup=Command("c"),
+        background=[Command("load")],
+    )
     outcome = run_experiment(plan, fake)
     assert outcome.error is not None
     assert "--prepare hook 'make clean' failed for variant 'b', run 1" in outcome.error
@@ -154,8 +186,7 @@ def test_ctrl_c_stops_cleanly_stopping_background_and_cleaning_up():
         return 1.0
 
     fake = FakeExecutor(behaviour)
-    plan = ExperimentPlan(variants=variants("a", "b"), runs=10, background=[Command("load")],
-                          cleanup=Command("c"))
+    plan = ExperimentPlan(variants=variants("a", "b"), runs=10, background=[Command("load")], cleanup=Command("c"))
     outcome = run_experiment(plan, fake)
     assert outcome.interrupted and outcome.error is None
     assert len(outcome.results) in (6, 7)  # three full blocks, maybe one run of the fourth

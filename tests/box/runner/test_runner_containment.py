@@ -4,6 +4,7 @@ Every process the tests start carries a marker in its command line (a
 unique ``sleep`` duration); survivors are found by that marker in /proc and
 killed by PID in the test's own clean-up.
 """
+
 from __future__ import annotations
 
 import os
@@ -79,7 +80,10 @@ def _start_run(tmp_path: Path, *args: str, cgroup_home: str | None = None) -> su
     enter = [] if cgroup_home is None else ["sh", "-c", 'echo 0 > "$0/cgroup.procs" && exec "$@"', cgroup_home]
     return subprocess.Popen(
         [*enter, sys.executable, "-m", "abstat", "run", "--no-progress", "--shell", *args],
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -95,8 +99,7 @@ def _finish(proc: subprocess.Popen, timeout: float = 30) -> tuple[int, str, str]
 
 def test_normal_end_leaves_nothing(tmp_path, markers):
     run_marker, bg_escaped, bg_child = markers(), markers(), markers()
-    proc = _start_run(tmp_path, "-n", "2", "-v", f"a=setsid sleep {run_marker} &",
-                      *_background(bg_escaped, bg_child))
+    proc = _start_run(tmp_path, "-n", "2", "-v", f"a=setsid sleep {run_marker} &", *_background(bg_escaped, bg_child))
     code, _, err = _finish(proc)
     assert code == 0, err
     for marker in (run_marker, bg_escaped, bg_child):
@@ -106,8 +109,9 @@ def test_normal_end_leaves_nothing(tmp_path, markers):
 
 def test_failure_leaves_nothing(tmp_path, markers):
     run_marker, bg_escaped, bg_child = markers(), markers(), markers()
-    proc = _start_run(tmp_path, "-n", "3", "-v", f"a=setsid sleep {run_marker} & exit 1",
-                      *_background(bg_escaped, bg_child))
+    proc = _start_run(
+        tmp_path, "-n", "3", "-v", f"a=setsid sleep {run_marker} & exit 1", *_background(bg_escaped, bg_child)
+    )
     code, _, err = _finish(proc)
     assert code == 2 and "failed" in err
     for marker in (run_marker, bg_escaped, bg_child):
@@ -116,8 +120,16 @@ def test_failure_leaves_nothing(tmp_path, markers):
 
 def test_timeout_leaves_nothing(tmp_path, markers):
     run_marker, inner = markers(), markers()
-    proc = _start_run(tmp_path, "-n", "2", "--timeout", "0.5", "--ignore-failure",
-                      "-v", f"a=setsid sleep {run_marker} & sleep {inner}")
+    proc = _start_run(
+        tmp_path,
+        "-n",
+        "2",
+        "--timeout",
+        "0.5",
+        "--ignore-failure",
+        "-v",
+        f"a=setsid sleep {run_marker} & sleep {inner}",
+    )
     code, _, err = _finish(proc)
     assert code == 0, err
     assert _alive_with(run_marker) == [] and _alive_with(inner) == []
@@ -125,8 +137,9 @@ def test_timeout_leaves_nothing(tmp_path, markers):
 
 def _interrupted_run(tmp_path, markers):
     run_marker, inner, bg_escaped, bg_child = markers(), markers(), markers(), markers()
-    proc = _start_run(tmp_path, "-n", "5", "-v", f"a=setsid sleep {run_marker} & sleep {inner}",
-                      *_background(bg_escaped, bg_child))
+    proc = _start_run(
+        tmp_path, "-n", "5", "-v", f"a=setsid sleep {run_marker} & sleep {inner}", *_background(bg_escaped, bg_child)
+    )
     assert _wait_for(lambda: _alive_with(run_marker) and _alive_with(bg_escaped), 20)
     return proc, (run_marker, inner, bg_escaped, bg_child)
 
@@ -168,8 +181,9 @@ def test_a_command_that_leaves_its_group_is_ended_after_each_run(markers):
     executor = ProcessExecutor(json_lines=False)
     try:
         # (the pause lets the child call setsid before the command's group is killed)
-        measurement = executor.measure(Command(f"setsid sleep {marker} & sleep 0.3", shell=True),
-                                       RunContext("a"), timeout=None)
+        measurement = executor.measure(
+            Command(f"setsid sleep {marker} & sleep 0.3", shell=True), RunContext("a"), timeout=None
+        )
         assert measurement.status == "ok"
         assert _alive_with(marker) == []  # before the executor closes
         assert any("outside its process group" in note for note in measurement.notes)
@@ -181,8 +195,9 @@ def test_a_setup_hook_daemon_lives_until_the_executor_closes(markers):
     marker = markers()
     executor = ProcessExecutor(json_lines=False)
     try:
-        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} & sleep 0.3", shell=True),
-                                 RunContext("a"), timeout=None)
+        hook = executor.run_hook(
+            "setup", Command(f"setsid sleep {marker} & sleep 0.3", shell=True), RunContext("a"), timeout=None
+        )
         assert hook.status == "ok" and len(_alive_with(marker)) == 1
     finally:
         executor.close()
@@ -201,8 +216,9 @@ def test_a_daemon_a_hook_starts_as_its_shell_exits_lives_until_the_executor_clos
         executor.measure(Command("true"), RunContext("a"), timeout=None)
         for _ in range(10):
             made.append(markers())
-            hook = executor.run_hook("setup", Command(start.format(made[-1]), shell=True),
-                                     RunContext("a"), timeout=None)
+            hook = executor.run_hook(
+                "setup", Command(start.format(made[-1]), shell=True), RunContext("a"), timeout=None
+            )
             assert hook.status == "ok", hook.notes
             # (the shell's child may not have exec'd sleep yet: wait for it, then it must stay)
             assert _wait_for(lambda m=made[-1]: _alive_with(m), 5), hook.notes
@@ -235,13 +251,16 @@ from abstat.box.runner import cgroup  # noqa: E402
 
 CGROUP_HOME = cgroup.own_directory()
 needs_cgroup = pytest.mark.skipif(
-    CGROUP_HOME is None, reason="cgroup v2 is not writable here (no cgroup2 mount, or abstat's cgroup "
-                                "is not delegated to this user): the token + subreaper fallback applies")
+    CGROUP_HOME is None,
+    reason="cgroup v2 is not writable here (no cgroup2 mount, or abstat's cgroup "
+    "is not delegated to this user): the token + subreaper fallback applies",
+)
 
 
 def _cgroup_of(pid: int) -> str:
-    return next(line[3:].strip() for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-                if line.startswith("0::"))
+    return next(
+        line[3:].strip() for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines() if line.startswith("0::")
+    )
 
 
 def _abstat_cgroups(home: str | None = None) -> list[str]:
@@ -267,10 +286,14 @@ def without_cgroups(monkeypatch):
     monkeypatch.setattr(cgroup, "own_directory", lambda: None)
 
 
-@pytest.mark.parametrize(("mode", "escape"), [
-    ("fallback", "setsid"), ("cgroup", "setsid"),
-    ("cgroup", "env -i setsid"),  # no token, not in the group: only the cgroup holds it
-])
+@pytest.mark.parametrize(
+    ("mode", "escape"),
+    [
+        ("fallback", "setsid"),
+        ("cgroup", "setsid"),
+        ("cgroup", "env -i setsid"),  # no token, not in the group: only the cgroup holds it
+    ],
+)
 def test_each_mode_ends_an_escaped_grandchild_after_each_run(markers, request, mode, escape):
     if mode == "cgroup" and CGROUP_HOME is None:
         pytest.skip("cgroup v2 is not writable here (no cgroup2 mount, or not delegated to this user)")
@@ -279,8 +302,9 @@ def test_each_mode_ends_an_escaped_grandchild_after_each_run(markers, request, m
     marker = markers()
     executor = ProcessExecutor(json_lines=False)
     try:
-        measurement = executor.measure(Command(f"{escape} sleep {marker} & sleep 0.3", shell=True),
-                                       RunContext("a"), timeout=None)
+        measurement = executor.measure(
+            Command(f"{escape} sleep {marker} & sleep 0.3", shell=True), RunContext("a"), timeout=None
+        )
         assert measurement.status == "ok" and _alive_with(marker) == []  # before the executor closes
         assert "killed 1 process(es) the command left running outside its process group" in measurement.notes
         assert (executor.containment.cgroups is not None) == (mode == "cgroup")
@@ -295,8 +319,9 @@ def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
     executor = ProcessExecutor()  # json_lines: keeps the output on the measurement
     try:
         first = executor.measure(Command("cat /proc/self/cgroup"), RunContext("a"), timeout=None)
-        hook = executor.run_hook("setup", Command(f"setsid sleep {marker} &", shell=True),
-                                 RunContext("a"), timeout=None)
+        hook = executor.run_hook(
+            "setup", Command(f"setsid sleep {marker} &", shell=True), RunContext("a"), timeout=None
+        )
         second = executor.measure(Command("cat /proc/self/cgroup"), RunContext("a"), timeout=None)
         run_directory = executor.containment.cgroups.directory
         relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
@@ -315,8 +340,16 @@ def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
 @needs_cgroup
 def test_sigkill_of_abstat_ends_grandchildren_without_token_or_group(tmp_path, markers, cgroup_home):
     run_marker, bg_marker = markers(), markers()
-    proc = _start_run(tmp_path, "-n", "5", "-v", f"a=env -i setsid sleep {run_marker} & sleep 30",
-                      "--background", f"trap '' TERM; env -i setsid sleep {bg_marker} & wait", cgroup_home=cgroup_home)
+    proc = _start_run(
+        tmp_path,
+        "-n",
+        "5",
+        "-v",
+        f"a=env -i setsid sleep {run_marker} & sleep 30",
+        "--background",
+        f"trap '' TERM; env -i setsid sleep {bg_marker} & wait",
+        cgroup_home=cgroup_home,
+    )
     assert _wait_for(lambda: _alive_with(run_marker) and _alive_with(bg_marker), 20)
     before = set(_abstat_cgroups(cgroup_home))
     assert len(before) == 1  # the run's own
@@ -339,8 +372,9 @@ def test_the_next_run_kills_and_removes_a_cgroup_a_dead_run_left(tmp_path, marke
         proc = _start_run(tmp_path, "-n", "1", "-v", "a=true", cgroup_home=cgroup_home)
         code, _, err = _finish(proc)
         assert code == 0, err
-        assert f"an earlier abstat run left cgroup {directory}: killed 1 process(es) (PID {orphan.pid} (sleep))" \
-            in err, err
+        assert (
+            f"an earlier abstat run left cgroup {directory}: killed 1 process(es) (PID {orphan.pid} (sleep))" in err
+        ), err
         assert orphan.wait(5) == -signal.SIGKILL
         assert not os.path.exists(directory)
     finally:
@@ -353,8 +387,12 @@ def test_the_next_run_kills_and_removes_a_cgroup_a_dead_run_left(tmp_path, marke
 
 def _pid_namespaces_work() -> bool:
     try:
-        return subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", "true"],
-                              capture_output=True, timeout=20).returncode == 0
+        return (
+            subprocess.run(
+                ["unshare", "--pid", "--fork", "--mount-proc", "true"], capture_output=True, timeout=20
+            ).returncode
+            == 0
+        )
     except (OSError, subprocess.TimeoutExpired):
         return False
 
@@ -391,14 +429,20 @@ def test_a_run_in_another_pid_namespace_does_not_take_a_live_run_for_a_dead_one(
     home = os.path.join(CGROUP_HOME, f"test-home-{os.getpid()}-{random.randrange(10**6)}")
     os.mkdir(home)
     env = dict(os.environ, PYTHONPATH=SRC)
-    owner = subprocess.Popen([sys.executable, "-c", OWNER, home, marker], env=env, text=True,
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, home, marker], env=env, text=True, stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
     try:
         directory = owner.stdout.readline().strip()
         assert directory.startswith(home + "/" + cgroup.PREFIX)
         assert _wait_for(lambda: _alive_with(marker), 5)
-        cleaner = subprocess.run(["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", CLEANER, home],
-                                 env=env, capture_output=True, text=True, timeout=60)
+        cleaner = subprocess.run(
+            ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", CLEANER, home],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert cleaner.returncode == 0, cleaner.stderr
         assert cleaner.stdout.strip() == "[]"
         assert owner.poll() is None and _alive_with(marker) and os.path.isdir(directory)

@@ -2,6 +2,7 @@
 directory abstat ran in (a planted ``abstat.py`` never runs, and no run is lost); a runner loaded from a
 zip on a test box leaves nothing of abstat's in the box's temporary directory, even though it ends
 with ``os._exit``."""
+
 from __future__ import annotations
 
 import os
@@ -39,12 +40,32 @@ def test_the_replay_after_a_sigkill_ignores_an_abstat_py_planted_where_abstat_ra
     (work / "__main__.py").write_text(planted)
     path, counter = str(tmp_path / "s.db"), str(tmp_path / "counter")
     # abstat as its console script starts it: sys.path[0] is not the current directory
-    code = (f"import sys; sys.path.insert(0, {SRC!r}); import abstat.engine.buffer as b; b.COMMIT_EVERY_S = 60.0\n"
-            "from abstat.cli import main; sys.exit(main(sys.argv[1:]))")
+    code = (
+        f"import sys; sys.path.insert(0, {SRC!r}); import abstat.engine.buffer as b; b.COMMIT_EVERY_S = 60.0\n"
+        "from abstat.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
     env = dict(os.environ, TMPDIR=str(temporary), PYTHONPATH=str(work))  # even a PYTHONPATH naming it
-    proc = subprocess.Popen([sys.executable, "-I", "-c", code, "run", "-n", "100000", "--shell", "--no-progress",
-                             "--store", path, "-v", f"a=echo x >> {counter}"], cwd=str(work),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            code,
+            "run",
+            "-n",
+            "100000",
+            "--shell",
+            "--no-progress",
+            "--store",
+            path,
+            "-v",
+            f"a=echo x >> {counter}",
+        ],
+        cwd=str(work),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (not os.path.exists(counter) or os.path.getsize(counter) < 100):
         time.sleep(0.05)
@@ -83,7 +104,13 @@ def test_a_runner_from_a_deleted_zip_leaves_no_supervisor_directory_behind(tmp_p
         sys.stdout.flush()
         os._exit(0)  # as the bootstrap ends: no atexit handler runs
     """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "TMPDIR": str(temporary)})
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "TMPDIR": str(temporary)},
+    )
     assert done.returncode == 0 and done.stdout.strip() == "supervised", done.stderr
     assert os.listdir(temporary) == []

@@ -2,6 +2,7 @@
 variant at every position of a block equally often (within one when the blocks are not a whole number
 of designs), every ordered pair of variants adjacent equally often over whole designs; reproducible
 from the seed; the order of an experiment stored before (version 1) replayed on a lab resume."""
+
 from __future__ import annotations
 
 import random
@@ -17,7 +18,7 @@ from abstat.box.runner.schedule import SCHEDULE_VERSION, build_schedule
 def _blocks(names, runs, seed, warmup=0):
     slots = [s for s in build_schedule(names, runs, warmup=warmup, seed=seed) if not s.warmup]
     k = len(names)
-    blocks = [slots[i * k:(i + 1) * k] for i in range(runs)]
+    blocks = [slots[i * k : (i + 1) * k] for i in range(runs)]
     for index, block in enumerate(blocks):
         assert sorted(s.variant for s in block) == sorted(names) and {s.iteration for s in block} == {index}
     return [[s.variant for s in block] for block in blocks]
@@ -31,7 +32,7 @@ def _spread(counter, keys):
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 6])
 def test_positions_and_carry_over_are_balanced_for_every_number_of_blocks(k):
     names = [f"v{i}" for i in range(k)]
-    design = k if k % 2 == 0 else 2 * k    # rows of a Williams design: one square (k even), two (k odd)
+    design = k if k % 2 == 0 else 2 * k  # rows of a Williams design: one square (k even), two (k odd)
     cells = [(name, p) for name in names for p in range(k)]
     pairs = [(a, b) for a in names for b in names if a != b]
     for runs in range(1, 41):
@@ -40,10 +41,10 @@ def test_positions_and_carry_over_are_balanced_for_every_number_of_blocks(k):
             positions = Counter((name, p) for block in blocks for p, name in enumerate(block))
             follows = Counter((block[j], block[j + 1]) for block in blocks for j in range(k - 1))
             assert _spread(positions, cells) <= (0 if runs % k == 0 and runs % design == 0 else 1), (runs, seed)
-            if runs % design == 0:       # whole designs: exact balance, carry-over included
+            if runs % design == 0:  # whole designs: exact balance, carry-over included
                 assert set(positions.values()) == {runs // k}
                 assert set(follows.values()) == {runs * (k - 1) // (k * (k - 1))} and len(follows) == len(pairs)
-            else:                        # a partial design: within one at each position, near in carry-over
+            else:  # a partial design: within one at each position, near in carry-over
                 assert _spread(follows, pairs) <= (1 if k % 2 == 0 else 2), (runs, seed)
             # every prefix of whole designs is balanced too (an interrupted run stays near balanced)
             done = (runs // design) * design
@@ -55,17 +56,19 @@ def test_two_variants_lead_half_of_the_blocks_each():
     for runs in range(1, 41):
         for seed in range(20):
             firsts = Counter(block[0] for block in _blocks(["a", "b"], runs, seed, warmup=1))
-            assert sorted(firsts.values()) in ([runs // 2, runs - runs // 2], [runs]) and abs(
-                firsts["a"] - firsts["b"]) == runs % 2
+            assert (
+                sorted(firsts.values()) in ([runs // 2, runs - runs // 2], [runs])
+                and abs(firsts["a"] - firsts["b"]) == runs % 2
+            )
 
 
 def test_the_schedule_is_seeded_and_random():
     names = ["a", "b", "c", "d"]
     assert build_schedule(names, 17, warmup=2, seed=9) == build_schedule(names, 17, warmup=2, seed=9)
     orders = {tuple(map(tuple, _blocks(names, 8, seed))) for seed in range(50)}
-    assert len(orders) > 40          # rows dealt at random, variants assigned to the design at random
+    assert len(orders) > 40  # rows dealt at random, variants assigned to the design at random
     firsts = {tuple(_blocks(names, 4, seed)[0]) for seed in range(200)}
-    assert len(firsts) > 12          # the first block can be any of many orders, not one fixed rotation
+    assert len(firsts) > 12  # the first block can be any of many orders, not one fixed rotation
 
 
 def test_version_1_replays_the_per_block_shuffle_and_other_orders_are_unchanged():
@@ -80,7 +83,8 @@ def test_version_1_replays_the_per_block_shuffle_and_other_orders_are_unchanged(
     assert [(s.variant, s.iteration, s.warmup) for s in old] == expected
     for order in ("sequential", "random"):
         assert build_schedule(names, 9, warmup=1, order=order, seed=3) == build_schedule(
-            names, 9, warmup=1, order=order, seed=3, version=1)
+            names, 9, warmup=1, order=order, seed=3, version=1
+        )
     with pytest.raises(ValueError, match="schedule version"):
         build_schedule(names, 1, version=7)
 
@@ -97,8 +101,18 @@ def test_boots_are_counterbalanced_and_a_version_1_plan_keeps_its_old_order():
         rng.shuffle(round_)
         old += round_
     assert boot_order(["a", "b", "c"], 4, 5, "milan", 1) == old
-    plan = LabPlan("e", [], {"a": "x", "b": "y", "c": "z"}, runs=3, warmup=1, order="interleaved", seed=5,
-                   boot={"a": "k", "b": "k", "c": "k"}, boots=4, schedule=1)
+    plan = LabPlan(
+        "e",
+        [],
+        {"a": "x", "b": "y", "c": "z"},
+        runs=3,
+        warmup=1,
+        order="interleaved",
+        seed=5,
+        boot={"a": "k", "b": "k", "c": "k"},
+        boots=4,
+        schedule=1,
+    )
     assert plan.boot_schedule("milan") == old
     assert plan.slots("milan", 2) == block_slots([old[2]], 3, 1, "interleaved", "5:milan:2", 1)
     plan.boot = {}
@@ -115,7 +129,7 @@ class _Store:
 
 
 def test_a_resume_replays_the_schedule_version_the_boots_were_stored_with():
-    assert stored_schedule(_Store([{"seed": 5, "host": "m", "boot": 0}]), "e", 5) == 1     # stored before versions
+    assert stored_schedule(_Store([{"seed": 5, "host": "m", "boot": 0}]), "e", 5) == 1  # stored before versions
     assert stored_schedule(_Store([{"seed": 5, "schedule": 2, "boot": 0}]), "e", 5) == 2
-    assert stored_schedule(_Store([{"seed": 4, "boot": 0}]), "e", 5) == SCHEDULE_VERSION    # another seed's
+    assert stored_schedule(_Store([{"seed": 4, "boot": 0}]), "e", 5) == SCHEDULE_VERSION  # another seed's
     assert stored_schedule(_Store([]), "e", 5) == SCHEDULE_VERSION

@@ -6,6 +6,7 @@ prints how many reads its loop made, and the kernel's own ``kprobe_events``
 file says whether kprobes can attach here.  Tests that trace need root,
 bpftrace and tracefs; elsewhere they are skipped with the reason.
 """
+
 from __future__ import annotations
 
 import json
@@ -58,8 +59,12 @@ def samples(cwd: Path, experiment: str) -> dict[tuple[str, str], list[float]]:
 
 def strace_reads(command: list[str]) -> int:
     """read(2) calls of ``command`` and its children, counted by strace."""
-    done = subprocess.run(["strace", "-f", "-qq", "-c", "-e", "trace=read", "-o", "/dev/stderr", *command],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        ["strace", "-f", "-qq", "-c", "-e", "trace=read", "-o", "/dev/stderr", *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     match = re.search(r"^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)(?:\s+\d+)?\s+read$", done.stderr, re.MULTILINE)
     assert match, done.stderr
     return int(match.group(1))
@@ -67,21 +72,33 @@ def strace_reads(command: list[str]) -> int:
 
 # -- the grammar, no root needed ------------------------------------------------
 
-@pytest.mark.parametrize("text, name, probe", [
-    ("hyperv_flush_tlb_others", "hyperv_flush_tlb_others", "hyperv_flush_tlb_others"),
-    (READ_PAIR, "read", READ_PAIR),
-    ("tracepoint:irq:softirq_entry,softirq_exit", "softirq_entry", "tracepoint:irq:softirq_entry,softirq_exit"),
-    ("flush=hyperv_flush_tlb_others", "flush", "hyperv_flush_tlb_others"),
-])
+
+@pytest.mark.parametrize(
+    "text, name, probe",
+    [
+        ("hyperv_flush_tlb_others", "hyperv_flush_tlb_others", "hyperv_flush_tlb_others"),
+        (READ_PAIR, "read", READ_PAIR),
+        ("tracepoint:irq:softirq_entry,softirq_exit", "softirq_entry", "tracepoint:irq:softirq_entry,softirq_exit"),
+        ("flush=hyperv_flush_tlb_others", "flush", "hyperv_flush_tlb_others"),
+    ],
+)
 def test_probe_grammar_and_metric_names(text, name, probe):
     assert trace_mod.parse_probe(text) == (name, probe)
     assert trace_mod.metric_names(name) == (f"{name}.calls", f"{name}.ns")
 
 
-@pytest.mark.parametrize("text", [
-    "vfs_read; system(\"touch /tmp/x\")", "kprobe:vfs_read", "tracepoint:syscalls:sys_enter_read",
-    "tracepoint:a:b,c}", "", "1abc", "x y",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        'vfs_read; system("touch /tmp/x")',
+        "kprobe:vfs_read",
+        "tracepoint:syscalls:sys_enter_read",
+        "tracepoint:a:b,c}",
+        "",
+        "1abc",
+        "x y",
+    ],
+)
 def test_a_probe_that_is_not_a_function_or_a_pair_is_refused(text):
     with pytest.raises(ValueError, match="expected FUNC"):
         trace_mod.parse_probe(text)
@@ -94,11 +111,13 @@ def test_the_source_is_data_and_a_forged_one_is_refused():
 
     spec = ExperimentSpec((Variant("a", "true"),), metrics=(source,))
     assert decode(json.loads(json.dumps(encode(spec)))).metrics == (source,)
-    for forged in ({"source": "trace", "probes": [{"name": "x", "probe": "f } END { system(\"id\") "}]},
-                   {"source": "trace", "probes": [{"name": "x", "probe": "f", "extra": 1}]},
-                   {"source": "trace", "probes": []},
-                   {"source": "trace", "probes": [{"name": "a", "probe": "f"}, {"name": "a", "probe": "g"}]},
-                   {"source": "trace", "probes": [{"name": "x", "probe": "f"}], "all_cpus": "yes"}):
+    for forged in (
+        {"source": "trace", "probes": [{"name": "x", "probe": 'f } END { system("id") '}]},
+        {"source": "trace", "probes": [{"name": "x", "probe": "f", "extra": 1}]},
+        {"source": "trace", "probes": []},
+        {"source": "trace", "probes": [{"name": "a", "probe": "f"}, {"name": "a", "probe": "g"}]},
+        {"source": "trace", "probes": [{"name": "x", "probe": "f"}], "all_cpus": "yes"},
+    ):
         with pytest.raises(ValueError):
             decode_source(forged)
     with pytest.raises(Exception, match="expected FUNC"):  # built directly, checked by the spec
@@ -120,12 +139,15 @@ def test_without_bpftrace_the_run_is_one_line_and_nothing_is_stored(tmp_path):
     (empty / "true").symlink_to(shutil.which("true"))
     done = abstat("run", "-n", "1", "-v", "a=true", "--trace", "vfs_read", cwd=tmp_path, env={"PATH": str(empty)})
     assert done.returncode == 2, done.stderr
-    assert done.stderr.splitlines() == ["abstat run: --trace: bpftrace is not installed on this machine "
-                                        "(e.g. apt-get install bpftrace); abstat has no other tracer"]
+    assert done.stderr.splitlines() == [
+        "abstat run: --trace: bpftrace is not installed on this machine "
+        "(e.g. apt-get install bpftrace); abstat has no other tracer"
+    ]
     assert not (tmp_path / "abstat.db").exists()
 
 
 # -- tracing for real -------------------------------------------------------------
+
 
 @needs_tracing
 def test_call_counts_are_exact_and_the_time_per_call_is_plausible(tmp_path):
@@ -133,17 +155,32 @@ def test_call_counts_are_exact_and_the_time_per_call_is_plausible(tmp_path):
         pytest.skip("strace (the reference count) is not installed")
     dd = "dd if=/dev/zero of=/dev/null bs=1 count={}"
     # A background load reading all the time: outside the measured tree, never counted.
-    done = abstat("run", "-n", "2", "--experiment", "x", "--no-json-lines", "--trace", READ_PAIR,
-                  "-v", "small=" + dd.format(200), "-v", "big=" + dd.format(20000),
-                  "--background", "sh -c 'while :; do head -c 100 /dev/zero >/dev/null; done'", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "2",
+        "--experiment",
+        "x",
+        "--no-json-lines",
+        "--trace",
+        READ_PAIR,
+        "-v",
+        "small=" + dd.format(200),
+        "-v",
+        "big=" + dd.format(20000),
+        "--background",
+        "sh -c 'while :; do head -c 100 /dev/zero >/dev/null; done'",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     values = samples(tmp_path, "x")
     reference = {n: strace_reads(dd.format(n).split()) for n in (200, 20000)}
     assert values["small", "read.calls"] == [reference[200]] * 2
     assert values["big", "read.calls"] == [reference[20000]] * 2
     assert reference[20000] - reference[200] == 19800  # strace agrees with dd itself
-    for per_call, calls, sys_s, wall in zip(values["big", "read.ns"], values["big", "read.calls"],
-                                            values["big", "sys"], values["big", "wall"]):
+    for per_call, calls, sys_s, wall in zip(
+        values["big", "read.ns"], values["big", "read.calls"], values["big", "sys"], values["big", "wall"]
+    ):
         assert 0 < per_call * 1e-9 < sys_s  # the time of one call is below the run's system time
         assert per_call * calls * 1e-9 < wall  # and all calls together below its wall time
 
@@ -153,11 +190,27 @@ def test_the_demo_pair_per_call_time_has_the_right_sign_and_equal_counts_stay_eq
     data = tmp_path / "data.bin"
     data.write_bytes(os.urandom(1024 * 1024))
     python = f"{sys.executable} -I -S {READ_CHUNKS} {data}"
-    done = abstat("run", "-n", "2", "--experiment", "demo", "--trace", READ_PAIR, "--baseline", "before",
-                  "--no-json-lines",
-                  "-v", f"before={python} 128", "-v", f"after={python} 262144",
-                  "-v", "dd128=dd if=/dev/zero of=/dev/null bs=128 count=2000",
-                  "-v", "dd256k=dd if=/dev/zero of=/dev/null bs=256k count=2000", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "2",
+        "--experiment",
+        "demo",
+        "--trace",
+        READ_PAIR,
+        "--baseline",
+        "before",
+        "--no-json-lines",
+        "-v",
+        f"before={python} 128",
+        "-v",
+        f"after={python} 262144",
+        "-v",
+        "dd128=dd if=/dev/zero of=/dev/null bs=128 count=2000",
+        "-v",
+        "dd256k=dd if=/dev/zero of=/dev/null bs=256k count=2000",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     values = samples(tmp_path, "demo")
     # read_chunks' loop reads the file in chunks, then once more to see its end; Python's start-up adds a few
@@ -182,8 +235,18 @@ def test_the_demo_pair_per_call_time_has_the_right_sign_and_equal_counts_stay_eq
 def test_a_kernel_function_attaches_or_the_run_says_why_in_one_line(tmp_path):
     stored = abstat("run", "-n", "1", "--experiment", "kept", "-v", "a=true", cwd=tmp_path)
     assert stored.returncode == 0, stored.stderr
-    done = abstat("run", "-n", "2", "--experiment", "kept", "--trace", "vfs_read",
-                  "-v", "a=dd if=/dev/zero of=/dev/null bs=1 count=100", cwd=tmp_path)
+    done = abstat(
+        "run",
+        "-n",
+        "2",
+        "--experiment",
+        "kept",
+        "--trace",
+        "vfs_read",
+        "-v",
+        "a=dd if=/dev/zero of=/dev/null bs=1 count=100",
+        cwd=tmp_path,
+    )
     kprobes = os.path.exists("/sys/kernel/tracing/kprobe_events")
     btf = os.path.exists("/sys/kernel/btf/vmlinux")
     if done.returncode == 2:
@@ -204,11 +267,28 @@ def test_the_box_s_tracer_and_kernel_log_on_a_lab_run(tmp_path):
     """The lab runs for real through tests/support/local_ssh.py: the runner shipped, bpftrace and /dev/kmsg."""
     shim = f"{sys.executable} {ROOT / 'tests' / 'support' / 'local_ssh.py'}"
     line = "abstat-box-test value=%d\\n"
-    done = abstat("run", "-n", "3", "--experiment", "lab", "--host", "box=box1", "--shell", "--no-json-lines",
-                  "--trace", READ_PAIR, "--metric-source", "kmsg", "--metric", r"value=abstat-box-test value=(\d+)",
-                  "-v", f"a=dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null; "
-                        f"printf '{line}' $((ABSTAT_ITERATION + 40)) > /dev/kmsg",
-                  cwd=tmp_path, env={"ABSTAT_SSH_COMMAND": shim, "ABSTAT_KMSG_USER_LINES": "1"})
+    done = abstat(
+        "run",
+        "-n",
+        "3",
+        "--experiment",
+        "lab",
+        "--host",
+        "box=box1",
+        "--shell",
+        "--no-json-lines",
+        "--trace",
+        READ_PAIR,
+        "--metric-source",
+        "kmsg",
+        "--metric",
+        r"value=abstat-box-test value=(\d+)",
+        "-v",
+        f"a=dd if=/dev/zero of=/dev/null bs=1 count=300 2>/dev/null; "
+        f"printf '{line}' $((ABSTAT_ITERATION + 40)) > /dev/kmsg",
+        cwd=tmp_path,
+        env={"ABSTAT_SSH_COMMAND": shim, "ABSTAT_KMSG_USER_LINES": "1"},
+    )
     assert done.returncode == 0, done.stderr
     values = samples(tmp_path, "lab")
     assert values["a", "value"] == [40.0, 41.0, 42.0]
@@ -222,14 +302,33 @@ def test_the_box_s_tracer_and_kernel_log_on_a_lab_run(tmp_path):
 @pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed")
 def test_perf_records_the_software_events_and_compares_them(tmp_path):
     command = "dd if=/dev/zero of=/dev/null bs=64k count=200"
-    direct = subprocess.run(["perf", "stat", "-x,", "-e", "page-faults,task-clock", "--", *command.split()],
-                            capture_output=True, text=True, timeout=60)
+    direct = subprocess.run(
+        ["perf", "stat", "-x,", "-e", "page-faults,task-clock", "--", *command.split()],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if direct.returncode != 0:
         pytest.skip(f"perf stat does not run here: {direct.stderr.strip().splitlines()[-1:]}")
-    reference = {line.split(",")[2]: float(line.split(",")[0]) for line in direct.stderr.splitlines()
-                 if line.count(",") >= 2 and line.split(",")[0].replace(".", "").isdigit()}
-    done = abstat("run", "-n", "3", "--experiment", "p", "--perf", "--no-json-lines",
-                  "-v", f"a={command}", "-v", f"b={command.replace('200', '2000')}", cwd=tmp_path)
+    reference = {
+        line.split(",")[2]: float(line.split(",")[0])
+        for line in direct.stderr.splitlines()
+        if line.count(",") >= 2 and line.split(",")[0].replace(".", "").isdigit()
+    }
+    done = abstat(
+        "run",
+        "-n",
+        "3",
+        "--experiment",
+        "p",
+        "--perf",
+        "--no-json-lines",
+        "-v",
+        f"a={command}",
+        "-v",
+        f"b={command.replace('200', '2000')}",
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr
     exported = json.loads(abstat("export", "--experiment", "p", "--format", "json", cwd=tmp_path).stdout)
     units = {row["metric"]: row["unit"] for row in exported}

@@ -7,6 +7,7 @@ TCG guest that exit takes 1-2 s, and abstat, which sends its stop signal again u
 anything: the run was stored as having made no calls (tests/lab/testbox/test_testbox.py's seed 003,
 twice).  The stand-in below behaves as bpftrace's main does, with no root or kernel needed.
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,8 @@ def _fake_bpftrace(tmp_path, *, exit_takes: float, sigterm_kills: bool = False) 
     SIGINT back to its default action, takes ``exit_takes`` seconds (detaching, END, the drain) and prints
     its maps.  ``sigterm_kills``: SIGTERM has its default action too (a tracer killed mid-way)."""
     path = tmp_path / "bpftrace"
-    path.write_text(textwrap.dedent(f"""\
+    path.write_text(
+        textwrap.dedent(f"""\
         #!{sys.executable}
         import os, signal, sys, time
         stop = []
@@ -41,7 +43,8 @@ def _fake_bpftrace(tmp_path, *, exit_takes: float, sigterm_kills: bool = False) 
         print({MAPS!r}, flush=True)
         os._exit(0)  # not Python's finalisation: it puts SIGTERM back to the default action, and a
                      # SIGTERM sent again meanwhile killed the stand-in (bpftrace's handler stays)
-        """))
+        """)
+    )
     os.chmod(path, 0o755)
     return str(path)
 

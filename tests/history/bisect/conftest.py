@@ -1,5 +1,6 @@
 """The ``slow`` files of tests/history/bisect/ (bisections of real git repositories, on real sshd boxes for some):
 ``-m "not slow"`` leaves them out."""
+
 from support.marks import slow_files
 
 pytest_collection_modifyitems = slow_files(

@@ -3,6 +3,7 @@
 The end-to-end tests build and run a real C benchmark in real worktrees, but (except the one on
 real timing, whose change is tenfold) it prints a measurement made of the commit's work and seeded
 noise (bisect_repos.noise_env): the shared VM's clock rate changes twofold from run to run."""
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,9 @@ from support.cli import run_abstat
 SRC = paths.SRC
 
 
-def abstat(*args: str, cwd: str, timeout: float = 240, env: dict[str, str] | None = None
-           ) -> subprocess.CompletedProcess[str]:
+def abstat(
+    *args: str, cwd: str, timeout: float = 240, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return run_abstat(*args, cwd=cwd, timeout=timeout, extra_env=env)
 
 
@@ -61,10 +63,30 @@ def test_skipped_neighbours_leave_the_candidates_untestable():
 
 def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slow_at=37)
-    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
-                  "--confidence", "99",
-                  "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
+    done = abstat(
+        "bisect",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--build",
+        BUILD,
+        "--run",
+        RUN,
+        "--metric",
+        METRIC,
+        "--store",
+        str(tmp_path / "a.db"),
+        "--artifact",
+        "bench",
+        "--confidence",
+        "99",
+        "--format",
+        "json",
+        "--no-progress",
+        cwd=str(tmp_path / "repo"),
+        env=noisy(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "found" and result["culprit"] == shas[36]
@@ -75,8 +97,19 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
     assert result["graph"]["merges"] == 0 and result["graph"]["commits"] == 63
     listing = subprocess.run(["git", "worktree", "list"], cwd=tmp_path / "repo", capture_output=True, text=True)
     assert len(listing.stdout.splitlines()) == 1  # its worktrees are gone
-    history = abstat("history", result["experiment"], "--store", str(tmp_path / "a.db"), "--metric", "ns",
-                     "--min-segment", "2", "--format", "json", cwd=str(tmp_path / "repo"))
+    history = abstat(
+        "history",
+        result["experiment"],
+        "--store",
+        str(tmp_path / "a.db"),
+        "--metric",
+        "ns",
+        "--min-segment",
+        "2",
+        "--format",
+        "json",
+        cwd=str(tmp_path / "repo"),
+    )
     assert history.returncode == 0, history.stderr
     points = json.loads(history.stdout)["series"][0]["points"]
     revs = [p["rev"] for p in points]
@@ -86,9 +119,27 @@ def test_bisect_names_the_commit_with_a_real_slowdown(tmp_path):
 def test_bisect_on_real_timing_names_a_tenfold_slowdown(tmp_path):
     # no controlled noise: the benchmark's own clock, with a change no clock-rate change can hide
     shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=9, work=400_000, slowdown=9.0)
-    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99",
-                  "--format", "json", "--no-progress", cwd=str(tmp_path / "repo"))
+    done = abstat(
+        "bisect",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--build",
+        BUILD,
+        "--run",
+        RUN,
+        "--metric",
+        METRIC,
+        "--store",
+        str(tmp_path / "a.db"),
+        "--confidence",
+        "99",
+        "--format",
+        "json",
+        "--no-progress",
+        cwd=str(tmp_path / "repo"),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "found" and result["culprit"] == shas[8], done.stdout
@@ -97,10 +148,27 @@ def test_bisect_on_real_timing_names_a_tenfold_slowdown(tmp_path):
 
 def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), commits=24, slow_at=15, runtime_input=True)
-    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--artifact", "bench",
-                  "--confidence", "99",
-                  cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
+    done = abstat(
+        "bisect",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--build",
+        BUILD,
+        "--run",
+        RUN,
+        "--metric",
+        METRIC,
+        "--store",
+        str(tmp_path / "a.db"),
+        "--artifact",
+        "bench",
+        "--confidence",
+        "99",
+        cwd=str(tmp_path / "repo"),
+        env=noisy(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     assert f"culprit: {shas[14]}" in done.stdout
     assert "warning: the culprit's bench is identical to its parent's (build-id:" in done.stdout
@@ -109,9 +177,25 @@ def test_bisect_warns_when_the_culprits_binary_is_its_parents(tmp_path):
 def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
     # the middle two commits do not build: the first commit tested is one of them
     shas = make_repo(str(tmp_path / "repo"), slow_at=45, broken_at=(31, 32))
-    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99",
-                  cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
+    done = abstat(
+        "bisect",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--build",
+        BUILD,
+        "--run",
+        RUN,
+        "--metric",
+        METRIC,
+        "--store",
+        str(tmp_path / "a.db"),
+        "--confidence",
+        "99",
+        cwd=str(tmp_path / "repo"),
+        env=noisy(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     assert "skipped (did not build, or every run failed): " in done.stdout
     skipped = done.stdout.split("skipped (did not build, or every run failed): ")[1].split()[0].split(",")
@@ -127,9 +211,25 @@ def test_bisect_skips_a_commit_that_does_not_build(tmp_path):
 
 def test_bisect_without_a_change_names_no_culprit(tmp_path):
     shas = make_repo(str(tmp_path / "repo"), slowdown=0.0)
-    done = abstat("bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD, "--run", RUN,
-                  "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--budget", "80",
-                  cwd=str(tmp_path / "repo"), env=noisy(tmp_path))
+    done = abstat(
+        "bisect",
+        "--good",
+        shas[0],
+        "--bad",
+        shas[-1],
+        "--build",
+        BUILD,
+        "--run",
+        RUN,
+        "--metric",
+        METRIC,
+        "--store",
+        str(tmp_path / "a.db"),
+        "--budget",
+        "80",
+        cwd=str(tmp_path / "repo"),
+        env=noisy(tmp_path),
+    )
     assert "culprit:" not in done.stdout
     # the exit status a script branches on: 1 no change found, 3 inconclusive (the budget ran out first)
     assert (done.returncode, done.stdout.split(":")[0]) in ((1, "no change found"), (3, "inconclusive")), done.stderr
@@ -141,9 +241,31 @@ def test_bisect_step_inside_git_bisect_run(tmp_path):
     shas = make_repo(repo, commits=16, slow_at=11)
     subprocess.run(["git", "bisect", "start", shas[-1], shas[0]], cwd=repo, check=True, capture_output=True)
     env = {**os.environ, "PYTHONPATH": SRC, **noisy(tmp_path)}
-    done = subprocess.run(["git", "bisect", "run", sys.executable, "-m", "abstat", "bisect", "step",
-                           "--build", BUILD, "--run", RUN, "--metric", METRIC, "--store", str(tmp_path / "a.db")],
-                          cwd=repo, capture_output=True, text=True, env=env, timeout=240)
+    done = subprocess.run(
+        [
+            "git",
+            "bisect",
+            "run",
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "step",
+            "--build",
+            BUILD,
+            "--run",
+            RUN,
+            "--metric",
+            METRIC,
+            "--store",
+            str(tmp_path / "a.db"),
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+    )
     assert f"{shas[10]} is the first bad commit" in done.stdout, done.stdout + done.stderr
 
 
@@ -154,10 +276,13 @@ def test_bisect_step_outside_a_bisection_stops_git(tmp_path):
     assert done.returncode == 128 and "no git bisect in progress" in done.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--good", "nosuchrev", "--bad", "HEAD"], "unknown revision 'nosuchrev'"),
-    (["--good", "HEAD~1", "--bad", "HEAD", "--metric", "ns=nogroup"], "no capture group"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--good", "nosuchrev", "--bad", "HEAD"], "unknown revision 'nosuchrev'"),
+        (["--good", "HEAD~1", "--bad", "HEAD", "--metric", "ns=nogroup"], "no capture group"),
+    ],
+)
 def test_bisect_bad_input_is_one_line(tmp_path, args, message):
     repo = str(tmp_path / "repo")
     make_repo(repo, commits=2)
@@ -198,10 +323,34 @@ def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
     # once `go` exists, the next run of the benchmark says it is running, then runs for a minute
     run = f"{RUN} && if [ -e {go} ]; then touch {inside}; sleep 60; fi"
     env = {**os.environ, "PYTHONPATH": SRC, **noisy(tmp_path)}
-    process = subprocess.Popen([sys.executable, "-m", "abstat", "bisect", "--good", shas[0], "--bad", shas[-1],
-                                "--build", BUILD, "--run", run, "--metric", METRIC, "--no-progress",
-                                "--store", str(tmp_path / "a.db"), "--experiment", "t"],
-                               cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--good",
+            shas[0],
+            "--bad",
+            shas[-1],
+            "--build",
+            BUILD,
+            "--run",
+            run,
+            "--metric",
+            METRIC,
+            "--no-progress",
+            "--store",
+            str(tmp_path / "a.db"),
+            "--experiment",
+            "t",
+        ],
+        cwd=repo,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and process.poll() is None:  # 12 runs first: a test batch began
@@ -223,9 +372,13 @@ def test_bisect_terminated_removes_its_worktrees_and_keeps_the_runs(tmp_path):
     assert process.returncode == 130 and "interrupted" in err, err
     listing = subprocess.run(["git", "worktree", "list"], cwd=repo, capture_output=True, text=True).stdout
     assert len(listing.splitlines()) == 1
-    assert not [p for p in os.listdir(tempfile_dir()) if p.startswith("abstat-bisect-")
-                and os.path.exists(os.path.join(tempfile_dir(), p, "abstat-bisect.lock"))
-                and str(process.pid) in open(os.path.join(tempfile_dir(), p, "abstat-bisect.lock")).read()]
+    assert not [
+        p
+        for p in os.listdir(tempfile_dir())
+        if p.startswith("abstat-bisect-")
+        and os.path.exists(os.path.join(tempfile_dir(), p, "abstat-bisect.lock"))
+        and str(process.pid) in open(os.path.join(tempfile_dir(), p, "abstat-bisect.lock")).read()
+    ]
     with open_store(str(tmp_path / "a.db"), create=False) as store:
         # >= 11, not 12: the run that made the counter 12 may itself be the one that finds `go` (the check
         # follows the benchmark in the same command) and sleeps until SIGTERM: a race the load decided
@@ -250,11 +403,33 @@ def test_a_commit_whose_runs_all_fail_is_skipped_and_the_search_ends():
 
 def test_artifact_outside_the_tree_is_refused_in_one_line(tmp_path):
     for artifact in ("/etc/passwd", "../../x", "build/../../x"):
-        done = subprocess.run([sys.executable, "-m", "abstat", "bisect", "--good", "a", "--bad", "b",
-                               "--build", "true", "--run", "true", "--metric", "x=x: (\\d+)",
-                               "--artifact", artifact, "--store", str(tmp_path / "s.db")],
-                              cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": SRC},
-                              timeout=60)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "abstat",
+                "bisect",
+                "--good",
+                "a",
+                "--bad",
+                "b",
+                "--build",
+                "true",
+                "--run",
+                "true",
+                "--metric",
+                "x=x: (\\d+)",
+                "--artifact",
+                artifact,
+                "--store",
+                str(tmp_path / "s.db"),
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": SRC},
+            timeout=60,
+        )
         assert done.returncode == 2 and "--artifact" in done.stderr and "inside the repository" in done.stderr
         assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
@@ -270,9 +445,11 @@ def test_shell_completion_offers_steps_own_options_after_bisect_step(tmp_path):
 
     def complete(*words: str) -> set[str]:
         line = " ".join(words)
-        code = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
-                f"COMP_POINT=${{#COMP_LINE}}; _shtab_abstat abstat '{words[-1]}' '{words[-2]}'; "
-                "printf '%s\\n' \"${COMPREPLY[@]}\"")
+        code = (
+            f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; COMP_LINE='{line}'; "
+            f"COMP_POINT=${{#COMP_LINE}}; _shtab_abstat abstat '{words[-1]}' '{words[-2]}'; "
+            "printf '%s\\n' \"${COMPREPLY[@]}\""
+        )
         return set(subprocess.run([bash, "-c", code], capture_output=True, text=True, timeout=60).stdout.split())
 
     assert complete("abstat", "bisect", "st") == {"step"}

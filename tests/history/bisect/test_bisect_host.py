@@ -8,6 +8,7 @@ verifies the running "kernel", and the benchmark prints that kernel's cost with
 1% Gaussian noise.  A commit listed as broken never comes back from its boot;
 ``--recover`` (on the workstation) powers the box on again, as a BMC would.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,7 +28,7 @@ REASON = lab_sim.missing_requirements()
 pytestmark = pytest.mark.skipif(REASON is not None, reason=f"lab tests need real sshd boxes: {REASON}")
 
 SRC = paths.SRC
-COSTS = [1000] * 2 + [1300] * 5          # c0 (good) .. c6 (bad): the slowdown is c2; c3 splits c1..c6 in half
+COSTS = [1000] * 2 + [1300] * 5  # c0 (good) .. c6 (bad): the slowdown is c2; c3 splits c1..c6 in half
 
 
 @pytest.fixture
@@ -64,12 +65,18 @@ def lab():
 
 def make_repo(path: str, costs: list[int]) -> list[str]:
     os.makedirs(path)
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
 
     def git(*args: str) -> str:
-        return subprocess.run(["git", *args], cwd=path, env=env, check=True, capture_output=True,
-                              text=True).stdout.strip()
+        return subprocess.run(
+            ["git", *args], cwd=path, env=env, check=True, capture_output=True, text=True
+        ).stdout.strip()
 
     git("init", "-q", "-b", "main")
     shas = []
@@ -88,18 +95,50 @@ def options(lab: lab_sim.Lab, repo: str, store: str) -> list[str]:
     box = lab.box
     bench = os.path.join(lab.root, "bench")
     with open(bench, "w") as handle:
-        handle.write(f"#!/bin/sh\nk=$(cat {box}/current)\n"
-                     f"python3 -c 'import random, sys; print(\"ns\", float(sys.argv[1]) * random.gauss(1, 0.01))'"
-                     f" $(cat {box}/kernels/$k)\n"
-                     f'echo "$ABSTAT_REV $k" >> {box}/run-env\n')
+        handle.write(
+            f"#!/bin/sh\nk=$(cat {box}/current)\n"
+            f"python3 -c 'import random, sys; print(\"ns\", float(sys.argv[1]) * random.gauss(1, 0.01))'"
+            f" $(cat {box}/kernels/$k)\n"
+            f'echo "$ABSTAT_REV $k" >> {box}/run-env\n'
+        )
     os.chmod(bench, 0o755)
-    return ["--repo", repo, "--good", "HEAD~6", "--bad", "HEAD", "--store", store, "--experiment", "bx",
-            "--host", "alpha", "--build", "cp cost kernel.img", "--artifact", "kernel.img",
-            "--install", f'mkdir -p {box}/kernels && cp "$ABSTAT_ARTIFACT" {box}/kernels/$ABSTAT_REV'
-                         f' && echo "$ABSTAT_REV $ABSTAT_ARTIFACT" >> {box}/installed',
-            "--boot", f"{lab.reboot} $ABSTAT_REV", "--check", f'grep -qx "$ABSTAT_REV" {box}/current',
-            "--recover", f"touch {lab.root}/power-on", "--boot-timeout", "4",
-            "--run", bench, "--metric", "ns=^ns ([0-9.]+)", "-n", "2", "--budget", "60"]
+    return [
+        "--repo",
+        repo,
+        "--good",
+        "HEAD~6",
+        "--bad",
+        "HEAD",
+        "--store",
+        store,
+        "--experiment",
+        "bx",
+        "--host",
+        "alpha",
+        "--build",
+        "cp cost kernel.img",
+        "--artifact",
+        "kernel.img",
+        "--install",
+        f'mkdir -p {box}/kernels && cp "$ABSTAT_ARTIFACT" {box}/kernels/$ABSTAT_REV'
+        f' && echo "$ABSTAT_REV $ABSTAT_ARTIFACT" >> {box}/installed',
+        "--boot",
+        f"{lab.reboot} $ABSTAT_REV",
+        "--check",
+        f'grep -qx "$ABSTAT_REV" {box}/current',
+        "--recover",
+        f"touch {lab.root}/power-on",
+        "--boot-timeout",
+        "4",
+        "--run",
+        bench,
+        "--metric",
+        "ns=^ns ([0-9.]+)",
+        "-n",
+        "2",
+        "--budget",
+        "60",
+    ]
 
 
 def abstat(lab: lab_sim.Lab, *args: str, timeout: float = 400) -> subprocess.CompletedProcess:
@@ -165,10 +204,10 @@ def test_bisect_on_a_box_across_reboots_skips_a_broken_kernel_and_resumes_after_
     assert answer["boots"]["replayed"] == len(before) and answer["boots"]["host"] == "alpha"
     boots = stored_boots(store)
     complete = [b for b in boots if b[0] == "complete"]
-    assert complete[:len(before)] == before                      # the stored boots were not made again
+    assert complete[: len(before)] == before  # the stored boots were not made again
     assert len({b[2:4] for b in boots if b[0] != "failed"}) == len([b for b in boots if b[0] != "failed"])
     assert [b[:2] for b in boots if b[0] == "skipped"] == [("skipped", shas[3])]
-    assert answer["runs"] == len(complete) + 1                   # boots spent: measured ones and the broken one
+    assert answer["runs"] == len(complete) + 1  # boots spent: measured ones and the broken one
     # each boot ran in the kernel it booted; every commit installed once, with its own artifact
     installed = [line.split() for line in (box.read("installed") or "").splitlines()]
     assert all(path.endswith(f"/.abstat/artifacts/{rev}/kernel.img") for rev, path in installed)
@@ -188,14 +227,40 @@ def test_bisect_on_a_box_without_reboots_builds_on_the_box(lab, tmp_path):
     shas = make_repo(repo, [1000, 1000, 3000, 3000])
     box = lab.boxes["alpha"]
     clone = os.path.join(lab.box, "src")  # the box's own clone, at the box's path
-    build = (f'test -d {clone} || git clone -q {repo} {clone}; '
-             f'cd {clone} && git checkout -q "$ABSTAT_REV" && cp cost "built-$ABSTAT_REV"')
-    bench = (f"python3 -c 'import random, sys; print(\"ns\", float(open(sys.argv[1]).read()) * random.gauss(1, 0.01))'"
-             f' "{clone}/built-$ABSTAT_REV"')  # each commit's build kept apart: they are measured in any order
+    build = (
+        f"test -d {clone} || git clone -q {repo} {clone}; "
+        f'cd {clone} && git checkout -q "$ABSTAT_REV" && cp cost "built-$ABSTAT_REV"'
+    )
+    bench = (
+        f"python3 -c 'import random, sys; print(\"ns\", float(open(sys.argv[1]).read()) * random.gauss(1, 0.01))'"
+        f' "{clone}/built-$ABSTAT_REV"'
+    )  # each commit's build kept apart: they are measured in any order
     before = box.boots
-    done = abstat(lab, "--repo", repo, "--good", "HEAD~3", "--bad", "HEAD", "--store", str(tmp_path / "b.db"),
-                  "--host", "alpha", "--build-on-host", build, "--run", bench,
-                  "--metric", "ns=^ns ([0-9.]+)", "-n", "2", "--budget", "40", "--format", "json")
+    done = abstat(
+        lab,
+        "--repo",
+        repo,
+        "--good",
+        "HEAD~3",
+        "--bad",
+        "HEAD",
+        "--store",
+        str(tmp_path / "b.db"),
+        "--host",
+        "alpha",
+        "--build-on-host",
+        build,
+        "--run",
+        bench,
+        "--metric",
+        "ns=^ns ([0-9.]+)",
+        "-n",
+        "2",
+        "--budget",
+        "40",
+        "--format",
+        "json",
+    )
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)
     assert answer["culprit"] == shas[2] and answer["boots"]["runs_per_boot"] == 2
@@ -218,11 +283,12 @@ def test_bisect_on_a_box_whose_install_writes_one_slot_boots_the_kernel_of_each_
     # the image knows its own revision (as uname -r does); the box boots whatever the slot holds
     args[args.index("--build") + 1] = 'cp cost kernel.img && echo "$ABSTAT_REV" >> kernel.img'
     args[args.index("--install") + 1] = f'cp "$ABSTAT_ARTIFACT" {slot} && echo "$ABSTAT_REV" >> {lab.box}/installed'
-    args[args.index("--boot") + 1] = (f'r=$(tail -n 1 {slot}) && mkdir -p {lab.box}/kernels && '
-                                      f'cp {slot} {lab.box}/kernels/$r && {lab.reboot} $r')
+    args[args.index("--boot") + 1] = (
+        f"r=$(tail -n 1 {slot}) && mkdir -p {lab.box}/kernels && cp {slot} {lab.box}/kernels/$r && {lab.reboot} $r"
+    )
     if not check:
         at = args.index("--check")
-        del args[at:at + 2]
+        del args[at : at + 2]
     done = abstat(lab, *args, "--format", "json")
     assert done.returncode == 0, done.stderr
     assert "refused" not in done.stderr

@@ -1,6 +1,7 @@
 """abstat bisect when its model does not fit (issue 34 item 5): bimodal benchmarks, two changes, a change
 partly undone.  The search in simulation against brute-force truth, the checks against scipy, and one
 bisection end to end on a real git repository with two changes."""
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,12 @@ SRC = paths.SRC
 def history(steps: dict[int, float], rng: np.random.Generator, bimodal: float = 0.0):
     """A benchmark at 1e5 with 2% noise; commit c is 1 + the sum of the steps at or before it; with
     ``bimodal``, half the runs take a path that much slower."""
+
     def measure(commit: int) -> float:
         level = 1.0 + sum(size for at, size in steps.items() if commit >= at)
         value = 1e5 * level * (1 + 0.02 * rng.normal())
         return value * (1 + bimodal) if bimodal and rng.random() < 0.5 else value
+
     return measure
 
 
@@ -49,7 +52,7 @@ def test_an_intermediate_level_is_one_unlike_both_ends_by_intervals_checked_by_b
     good, bad = list(rng.normal(100, 2, 40)), list(rng.normal(104, 2, 40))
     middle, like_bad = list(rng.normal(102, 2, 30)), list(rng.normal(104, 2, 30))
     assert levels.intermediate(middle, good, bad) and not levels.intermediate(like_bad, good, bad)
-    assert not levels.intermediate(middle[:levels.LEVEL_MIN_RUNS - 1], good, bad)  # too few runs to judge
+    assert not levels.intermediate(middle[: levels.LEVEL_MIN_RUNS - 1], good, bad)  # too few runs to judge
     # the interval is the Hodges-Lehmann one: every pairwise difference, by brute force
     low = levels.shift(good, middle, levels.LEVEL_CONFIDENCE)[1]
     differences = np.sort(np.subtract.outer(np.asarray(middle), np.asarray(good)).ravel())
@@ -97,13 +100,13 @@ def test_bimodal_histories_where_the_search_once_named_a_wrong_commit(trial):
 
 
 def test_a_change_partly_undone_is_two_steps_with_their_signs():
-    rng = np.random.default_rng([34, 6, 1])   # [34, 6] before the scored placement: its step up ran out of budget
+    rng = np.random.default_rng([34, 6, 1])  # [34, 6] before the scored placement: its step up ran out of budget
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))
     # the step up is isolated; the step down's part runs out of budget before its culprit is confirmed
     assert outcome.status == "several" and [s.culprit for s in outcome.steps] == [9]
     assert 9 <= outcome.intermediate < 21
-    up, = outcome.steps
-    assert up.shift_low > 0                               # +4%: the step's own size, from its own part
+    (up,) = outcome.steps
+    assert up.shift_low > 0  # +4%: the step's own size, from its own part
     assert 0.025 < up.shift / up.good_level < 0.055
 
 
@@ -139,19 +142,19 @@ def test_a_culprit_is_named_only_when_its_runs_and_its_parents_place_them():
     """The posterior alone may put a commit half way between the ends on the bad side; its own runs do not."""
     rng = np.random.default_rng(8)
     search = Search(4)
-    measure = history({2: 0.02, 3: 0.02}, rng)            # commit 2 is half way
+    measure = history({2: 0.02, 3: 0.02}, rng)  # commit 2 is half way
     search.samples = [(c, measure(c), 0) for c in (0, 4) for _ in range(40)]
     search.samples += [(1, measure(1), 0) for _ in range(30)] + [(2, measure(2), 0) for _ in range(30)]
-    assert not search.attributed(2)                        # as bad as the bad end? no
+    assert not search.attributed(2)  # as bad as the bad end? no
     assert search.attributed(3) is False or measure(3) > 0  # commit 3 has no runs yet: not attributed
     search.samples += [(3, measure(3), 0) for _ in range(30)]
-    assert search.attributed(3) is False                   # its parent 2 is not like the good end
+    assert search.attributed(3) is False  # its parent 2 is not like the good end
 
 
 def test_render_says_more_than_one_change_and_the_steps():
     from abstat.history.bisect.driver import Report
 
-    rng = np.random.default_rng([34, 6, 1])   # [34, 6] before the scored placement: its step up ran out of budget
+    rng = np.random.default_rng([34, 6, 1])  # [34, 6] before the scored placement: its step up ran out of budget
     outcome = simulate(Bisection(32), history({9: 0.04, 21: -0.02}, rng))
     commits = [f"{i:040x}" for i in range(33)]
     report = Report(outcome, commits, {commits[9]: "slower", commits[21]: "faster again"}, experiment="e")
@@ -167,11 +170,36 @@ def test_bisect_on_a_real_repository_with_two_changes_says_so_and_names_no_culpr
     repo = str(tmp_path / "repo")
     shas = make_repo(repo, commits=17, work=200_000, steps={6: 0.04, 13: 0.04})
     env = {**os.environ, "PYTHONPATH": SRC, **noise_env(str(tmp_path / "counter"), 11, 2.0, "o0")}
-    done = subprocess.run([sys.executable, "-m", "abstat", "bisect", "--repo", repo, "--good", shas[0], "--bad",
-                           shas[-1], "--build", BUILD, "--run", RUN, "--metric", METRIC, "--store",
-                           str(tmp_path / "b.db"), "--format", "json", "--no-progress"], capture_output=True,
-                          text=True, env=env, timeout=600)
-    assert done.returncode == 4, done.stderr               # 4: more than one change
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--repo",
+            repo,
+            "--good",
+            shas[0],
+            "--bad",
+            shas[-1],
+            "--build",
+            BUILD,
+            "--run",
+            RUN,
+            "--metric",
+            METRIC,
+            "--store",
+            str(tmp_path / "b.db"),
+            "--format",
+            "json",
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 4, done.stderr  # 4: more than one change
     result = json.loads(done.stdout)
     assert result["status"] == "several" and result["culprit"] is None
     # no commit is named for the two changes; a step is named only once runs taken after the search proposed
@@ -197,7 +225,7 @@ def _yuen_contrast_p(values, near, far, at=0.5):
     contrast = sign * (pieces[0][0] - at * pieces[1][0] - (1 - at) * pieces[2][0])
     weights = (1.0, at * at, (1 - at) ** 2)
     variance = sum(w * d for w, (_, d, _) in zip(weights, pieces, strict=True))
-    df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, pieces, strict=True))
+    df = variance**2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, pieces, strict=True))
     return float(student.sf(contrast / np.sqrt(variance), df))
 
 
@@ -208,9 +236,10 @@ def test_nearer_is_yuens_contrast_of_trimmed_means_checked_with_scipy():
         values = list(rng.normal(level, 2, n))
         for near, far in ((bad, good), (good, bad)):
             assert levels.nearer_p(values, near, far) == pytest.approx(_yuen_contrast_p(values, near, far), rel=1e-9)
-            assert levels.nearer_p(values, near, far, 2.0) == pytest.approx(_yuen_contrast_p(values, near, far, 2.0),
-                                                                             rel=1e-9)
-    assert levels.nearer_p([101.0] * 3, good, bad) == 1.0       # too few runs to judge
+            assert levels.nearer_p(values, near, far, 2.0) == pytest.approx(
+                _yuen_contrast_p(values, near, far, 2.0), rel=1e-9
+            )
+    assert levels.nearer_p([101.0] * 3, good, bad) == 1.0  # too few runs to judge
 
 
 def test_nearer_is_calibrated_half_way_between_the_ends_whatever_the_noise():
@@ -223,12 +252,17 @@ def test_nearer_is_calibrated_half_way_between_the_ends_whatever_the_noise():
         return list(rng.normal(level, 1, n) + (10 * (rng.random(n) < 0.5) if two_paths else 0))
 
     for two_paths in (False, True):
-        passed = [levels.nearer_p(draw(0.5, 40, two_paths), draw(1, 40, two_paths), draw(0, 40, two_paths))
-                  <= levels.NEARER_PVALUE for _ in range(2000)]
+        passed = [
+            levels.nearer_p(draw(0.5, 40, two_paths), draw(1, 40, two_paths), draw(0, 40, two_paths))
+            <= levels.NEARER_PVALUE
+            for _ in range(2000)
+        ]
         alpha = levels.NEARER_PVALUE
         assert abs(np.mean(passed) - alpha) <= 3.5 * np.sqrt(alpha * (1 - alpha) / 2000), (two_paths, np.mean(passed))
-    at_bad = [levels.nearer_p(draw(1, 80, False), draw(1, 80, False), draw(0, 80, False)) <= levels.NEARER_PVALUE
-              for _ in range(200)]
+    at_bad = [
+        levels.nearer_p(draw(1, 80, False), draw(1, 80, False), draw(0, 80, False)) <= levels.NEARER_PVALUE
+        for _ in range(200)
+    ]
     assert np.mean(at_bad) >= 0.8
 
 
@@ -239,15 +273,21 @@ def test_a_commit_beyond_its_end_by_the_whole_change_is_not_placed():
     refuses the commit beyond where its midpoint test alone takes it."""
     rng = np.random.default_rng(35)
     alpha = levels.NEARER_PVALUE
-    mirror = [levels.nearer_p(list(rng.normal(2, 1, 30)), list(rng.normal(1, 1, 60)), list(rng.normal(0, 1, 60)),
-                              2.0) <= alpha for _ in range(2000)]
+    mirror = [
+        levels.nearer_p(list(rng.normal(2, 1, 30)), list(rng.normal(1, 1, 60)), list(rng.normal(0, 1, 60)), 2.0)
+        <= alpha
+        for _ in range(2000)
+    ]
     assert abs(np.mean(mirror) - alpha) <= 3.5 * np.sqrt(alpha * (1 - alpha) / 2000), np.mean(mirror)
-    at_bad = [levels.nearer_p(list(rng.normal(1, 1, 30)), list(rng.normal(1, 1, 60)), list(rng.normal(0, 1, 60)),
-                              2.0) <= alpha for _ in range(400)]
+    at_bad = [
+        levels.nearer_p(list(rng.normal(1, 1, 30)), list(rng.normal(1, 1, 60)), list(rng.normal(0, 1, 60)), 2.0)
+        <= alpha
+        for _ in range(400)
+    ]
     assert np.mean(at_bad) >= 0.7
     good, bad, beyond = list(rng.normal(0, 1, 60)), list(rng.normal(1, 1, 60)), list(rng.normal(2.2, 1, 60))
-    assert levels.nearer_best_p(beyond, bad, good) <= alpha        # nearer the bad end than the good one...
-    assert not levels.placed(beyond, good, bad, "bad")             # ...but as far beyond it as the change
+    assert levels.nearer_best_p(beyond, bad, good) <= alpha  # nearer the bad end than the good one...
+    assert not levels.placed(beyond, good, bad, "bad")  # ...but as far beyond it as the change
     assert levels.placed(list(rng.normal(1, 1, 60)), good, bad, "bad")
 
 
@@ -280,7 +320,7 @@ def test_the_confirmation_stops_measuring_a_commit_once_it_is_placed_and_the_gat
     passed: dict[int, set[str]] = {}
     assert levels.placing(sides, good, bad, {}, passed) == {2}  # the culprit has fewer runs than needed
     assert passed == {2: set(levels.CHECKS), 3: set()}
-    passed[2] = {"mirror"}                                      # one check passed at an earlier look
+    passed[2] = {"mirror"}  # one check passed at an earlier look
     assert levels.placing(sides[:1], good, bad, {}, passed) == {2}
     passed[2] = {"mirror"}
     assert levels.placing([(2, [v * 1.04 for v in parent], good)], good, bad, {}, passed) == set()
@@ -293,18 +333,26 @@ def test_warnings_are_values_with_codes_that_the_renderer_draws():
     from abstat.history.bisect.driver import Report
     from abstat.stats.warnings import StatWarning
 
-    search = Search(32, budget=40)   # the ends do not differ: the budget runs out before any search
+    search = Search(32, budget=40)  # the ends do not differ: the budget runs out before any search
     outcome = simulate(search, history({}, np.random.default_rng([35, 3])))
     assert outcome.status == "inconclusive" and [n.code for n in outcome.notes] == ["ends-not-different"]
     assert all(isinstance(n, StatWarning) for n in outcome.notes)
     commits = [f"{i:040x}" for i in range(33)]
-    report = Report(outcome, commits, {}, experiment="e",
-                    warnings=[StatWarning("merge-culprit", "the culprit \x1b[31mx is a merge")])
+    report = Report(
+        outcome,
+        commits,
+        {},
+        experiment="e",
+        warnings=[StatWarning("merge-culprit", "the culprit \x1b[31mx is a merge")],
+    )
     text = render(report, "text")
     assert "warning: the good and bad revisions do not differ so far (" in text
     assert "\x1b" not in text and "warning: the culprit " in text
     data = json.loads(render(report, "json"))
     assert [w["code"] for w in data["warnings"]] == ["merge-culprit", "ends-not-different"]
-    assert data["warnings"][0] == {"code": "merge-culprit", "message": "the culprit \x1b[31mx is a merge",
-                                   "variant": None}
+    assert data["warnings"][0] == {
+        "code": "merge-culprit",
+        "message": "the culprit \x1b[31mx is a merge",
+        "variant": None,
+    }
     assert data["warnings"][1]["message"] == outcome.notes[0].message

@@ -5,6 +5,7 @@ References: the ancestor closure computed densely (numpy), ``git rev-list`` for 
 first bad commit.  The repositories (bisect_repos.SHAPES): the issue's main m1..m7 with a side
 branch forked before the slowdown and merged; the same with a topic branch merged into the side
 branch first (a nested merge); and a side branch forked before the good end."""
+
 from __future__ import annotations
 
 import json
@@ -16,8 +17,16 @@ import sys
 import numpy as np
 import pytest
 
-from support.bisect_repos import (BASE_WORK, BUILD, METRIC, RUN, SHAPES, git_bisect_run, make_merge_repo,  # noqa: E402
-                          noise_env)
+from support.bisect_repos import (
+    BASE_WORK,
+    BUILD,
+    METRIC,
+    RUN,
+    SHAPES,
+    git_bisect_run,
+    make_merge_repo,  # noqa: E402
+    noise_env,
+)
 
 from abstat.history.bisect.driver import load_history  # noqa: E402
 from abstat.history.bisect.graph import Graph  # noqa: E402
@@ -26,8 +35,15 @@ from support import paths
 
 SRC = paths.SRC
 MERGE = "Merge branch 'side'"
-CASES = [("side", "m4"), ("side", "s3"), ("side", MERGE), ("nested", "t2"), ("nested", "m4"),
-         ("before-good", "s3"), ("before-good", "m4")]
+CASES = [
+    ("side", "m4"),
+    ("side", "s3"),
+    ("side", MERGE),
+    ("nested", "t2"),
+    ("nested", "m4"),
+    ("before-good", "s3"),
+    ("before-good", "m4"),
+]
 
 
 def _closure(parents: list[list[int]]) -> np.ndarray:
@@ -66,16 +82,15 @@ def test_graph_sums_equal_the_dense_ancestor_closure_on_random_dags():
         p, v = rng.random(n), rng.normal(size=n) * (rng.random(n) < 0.3)
         assert np.allclose(graph.bad_mass(p), closure @ p)
         assert np.allclose(graph.descendant_sums(v), closure.T @ v)
-        assert all(graph.is_ancestor(k, i) == closure[i - 1, k - 1]
-                   for k in range(1, n + 1) for i in range(1, n + 1))
+        assert all(graph.is_ancestor(k, i) == closure[i - 1, k - 1] for k in range(1, n + 1) for i in range(1, n + 1))
     assert Graph.linear(5).segments == 1 and Graph.linear(5).merges == 0
 
 
 def test_graph_refuses_what_is_not_a_history_ending_at_the_bad_commit():
     with pytest.raises(ValueError):
-        Graph([[], [2]])          # a parent after its child
+        Graph([[], [2]])  # a parent after its child
     with pytest.raises(ValueError):
-        Graph([[], [1], [1]])     # commit 2 is no ancestor of the bad end 3
+        Graph([[], [1], [1]])  # commit 2 is no ancestor of the bad end 3
 
 
 class Histories:
@@ -116,13 +131,15 @@ def histories(tmp_path_factory) -> Histories:
 def test_the_graph_is_gits_ancestry(histories, shape):
     repo, shas = histories.get(shape, "m4")
     commits, parents, graph = load_history("m1", shas["good"], "m7", shas["bad"], repo)
-    listed = subprocess.run(["git", "rev-list", shas["bad"], "--not", shas["good"]], cwd=repo,
-                            capture_output=True, text=True, check=True).stdout.split()
+    listed = subprocess.run(
+        ["git", "rev-list", shas["bad"], "--not", shas["good"]], cwd=repo, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert sorted(commits[1:]) == sorted(listed) and commits[-1] == shas["bad"]  # what git bisect considers
     index = {sha: i for i, sha in enumerate(commits)}
     for i, sha in enumerate(commits[1:], start=1):
-        ancestors = subprocess.run(["git", "rev-list", sha, "--not", shas["good"]], cwd=repo,
-                                   capture_output=True, text=True, check=True).stdout.split()
+        ancestors = subprocess.run(
+            ["git", "rev-list", sha, "--not", shas["good"]], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout.split()
         assert {index[a] for a in ancestors} == {k for k in range(1, len(commits)) if graph.is_ancestor(k, i)}
     assert graph.merges == {"side": 1, "nested": 2, "before-good": 1}[shape]
 
@@ -156,11 +173,35 @@ def test_search_on_the_real_graph_names_gits_first_bad_commit_in_every_seeded_tr
 
 def _bisect(repo: str, shas: dict[str, str], counter: str, seed: int) -> dict:
     done = subprocess.run(
-        [sys.executable, "-m", "abstat", "bisect", "--good", "m1", "--bad", "m7", "--build", BUILD, "--run", RUN,
-         "--metric", METRIC, "--store", os.path.join(os.path.dirname(repo), f"s{seed}.db"), "--confidence", "99",
-         "--format", "json", "--no-progress"],
-        cwd=repo, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": SRC, **noise_env(counter, seed)})
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--good",
+            "m1",
+            "--bad",
+            "m7",
+            "--build",
+            BUILD,
+            "--run",
+            RUN,
+            "--metric",
+            METRIC,
+            "--store",
+            os.path.join(os.path.dirname(repo), f"s{seed}.db"),
+            "--confidence",
+            "99",
+            "--format",
+            "json",
+            "--no-progress",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": SRC, **noise_env(counter, seed)},
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -176,8 +217,9 @@ def test_bisect_on_merged_histories_agrees_with_git_bisect_run(histories, tmp_pa
         assert result["status"] == "found" and result["culprit"] == truth, (seed, result)
         assert result["graph"]["merges"] == SHAPES_MERGES[shape] and "ancestors" in result["graph"]["model"]
         assert result["probability"] >= 0.99
-        merge_warning = [w for w in result["warnings"]
-                         if w["code"] == "merge-culprit" and "is a merge whose parents" in w["message"]]
+        merge_warning = [
+            w for w in result["warnings"] if w["code"] == "merge-culprit" and "is a merge whose parents" in w["message"]
+        ]
         assert bool(merge_warning) == (culprit == MERGE), result["warnings"]
 
 
@@ -188,10 +230,32 @@ TWICE = {("side", "m4"), ("nested", "t2")}  # two seeded trials; one for the oth
 def test_the_text_output_says_the_history_was_searched_as_a_graph(histories, tmp_path):
     repo, shas = histories.copy("nested", "t2", tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "abstat", "bisect", "--good", "m1", "--bad", "m7", "--build", BUILD, "--run", RUN,
-         "--metric", METRIC, "--store", str(tmp_path / "a.db"), "--confidence", "99"],
-        cwd=repo, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": SRC, **noise_env(str(tmp_path / "counter"), 5)})
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--good",
+            "m1",
+            "--bad",
+            "m7",
+            "--build",
+            BUILD,
+            "--run",
+            RUN,
+            "--metric",
+            METRIC,
+            "--store",
+            str(tmp_path / "a.db"),
+            "--confidence",
+            "99",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": SRC, **noise_env(str(tmp_path / "counter"), 5)},
+    )
     assert done.returncode == 0, done.stderr
     assert f"culprit: {shas['t2']} t2 slower loop" in done.stdout
     assert "2 merge(s): searched the commit graph" in done.stdout
@@ -201,9 +265,28 @@ def test_the_text_output_says_the_history_was_searched_as_a_graph(histories, tmp
 def test_a_good_end_that_is_no_ancestor_of_the_bad_end_is_refused_naming_the_merge_base(histories, tmp_path):
     repo, shas = histories.copy("side", "m4", tmp_path)
     done = subprocess.run(
-        [sys.executable, "-m", "abstat", "bisect", "--good", "s3", "--bad", "m6", "--run", RUN,
-         "--metric", METRIC, "--store", str(tmp_path / "a.db")],
-        cwd=repo, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": SRC})
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--good",
+            "s3",
+            "--bad",
+            "m6",
+            "--run",
+            RUN,
+            "--metric",
+            METRIC,
+            "--store",
+            str(tmp_path / "a.db"),
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "--good s3 is not an ancestor of --bad m6" in done.stderr
     assert f"merge base is {shas['m2'][:12]}" in done.stderr and len(done.stderr.splitlines()) == 1

@@ -2,6 +2,7 @@
 p-value against the exact permutation distribution enumerated by brute force, its level half way
 between the ends on normal, two-path and outlier noise (seeded draws), and its power where trimmed
 means have little."""
+
 from __future__ import annotations
 
 import itertools
@@ -26,7 +27,7 @@ def test_the_p_value_is_the_permutation_distributions_checked_by_enumerating_eve
         p = scoretest.shift_p(sample, others)
         assert p == scoretest.shift_p(sample, others)
         assert abs(p - exact) <= 4 * np.sqrt(exact * (1 - exact) / scoretest.PERMUTATIONS) + 1 / scoretest.PERMUTATIONS
-    assert scoretest.shift_p([1.0, 2.0, 3.0], [0.0] * 10) == 1.0      # too few to judge
+    assert scoretest.shift_p([1.0, 2.0, 3.0], [0.0] * 10) == 1.0  # too few to judge
 
 
 def _draw(rng, level, n, shape):
@@ -45,8 +46,11 @@ def test_a_commit_half_way_between_the_ends_passes_at_most_at_the_level(shape):
     the ends 60 each.  400 seeded draws per shape: passes at NEARER_PVALUE in at most 0.025 + 3.5 standard
     errors (the counts are fixed by the seed)."""
     rng = np.random.default_rng([34, 11, len(shape)])
-    passed = [levels.nearer_score_p(_draw(rng, 0.5, 30, shape), _draw(rng, 1, 60, shape), _draw(rng, 0, 60, shape))
-              <= levels.NEARER_PVALUE for _ in range(400)]
+    passed = [
+        levels.nearer_score_p(_draw(rng, 0.5, 30, shape), _draw(rng, 1, 60, shape), _draw(rng, 0, 60, shape))
+        <= levels.NEARER_PVALUE
+        for _ in range(400)
+    ]
     alpha = levels.NEARER_PVALUE
     assert np.mean(passed) <= alpha + 3.5 * np.sqrt(alpha * (1 - alpha) / 400), np.mean(passed)
 

@@ -7,6 +7,7 @@ A throwaway cluster of the test's own (tests/support/store_pg.py's start_cluster
 The server is stopped at a chosen moment: the benchmark, at its first run of the second commit
 under test, asks the test to stop it and waits until it has.  The first store write after that is
 the start of that commit's invocation, the case the spool must cover besides an interrupted run."""
+
 from __future__ import annotations
 
 import json
@@ -65,13 +66,22 @@ def cluster():
         pg_ctl = store_pg._tool("pg_ctl")
 
         def ctl(*args: str) -> None:
-            done = subprocess.run([pg_ctl, "-D", data, "-w", "-t", "60", *args], capture_output=True, text=True,
-                                  timeout=120, cwd=os.path.dirname(data), env={**os.environ, "LC_ALL": "C"},
-                                  **as_user)
+            done = subprocess.run(
+                [pg_ctl, "-D", data, "-w", "-t", "60", *args],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                cwd=os.path.dirname(data),
+                env={**os.environ, "LC_ALL": "C"},
+                **as_user,
+            )
             assert done.returncode == 0, done.stdout + done.stderr
 
-        yield (admin.rsplit("/", 1)[0] + "/bisect", lambda: ctl("-m", "immediate", "stop"),
-               lambda: ctl("-l", os.path.join(os.path.dirname(data), "log"), "restart"))  # with its last options
+        yield (
+            admin.rsplit("/", 1)[0] + "/bisect",
+            lambda: ctl("-m", "immediate", "stop"),
+            lambda: ctl("-l", os.path.join(os.path.dirname(data), "log"), "restart"),
+        )  # with its last options
     finally:
         remove()
 
@@ -97,11 +107,38 @@ def test_bisect_goes_on_when_the_store_server_stops_and_keeps_every_run(tmp_path
     wrapper.chmod(0o755)
     counter = tmp_path / "counter"
     process = subprocess.Popen(
-        [sys.executable, "-m", "abstat", "bisect", "--good", shas[0], "--bad", shas[-1], "--build", BUILD,
-         "--run", f"{wrapper} {control}", "--metric", METRIC, "--store", url, "--confidence", "99",
-         "--format", "json", "--experiment", "gone", "--repo", repo],
-        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": SRC, **noise_env(str(counter), 7)})
+        [
+            sys.executable,
+            "-m",
+            "abstat",
+            "bisect",
+            "--good",
+            shas[0],
+            "--bad",
+            shas[-1],
+            "--build",
+            BUILD,
+            "--run",
+            f"{wrapper} {control}",
+            "--metric",
+            METRIC,
+            "--store",
+            url,
+            "--confidence",
+            "99",
+            "--format",
+            "json",
+            "--experiment",
+            "gone",
+            "--repo",
+            repo,
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC, **noise_env(str(counter), 7)},
+    )
     events: dict[str, int] = {}
 
     def server() -> None:  # stop when the benchmark asks; start again 8 runs later (server-back)
@@ -145,12 +182,19 @@ def test_bisect_goes_on_when_the_store_server_stops_and_keeps_every_run(tmp_path
         assert events.get("started") and len([line for line in err.splitlines() if "answers again" in line]) == 1
         assert any(w["code"] == "store" and "answers again" in w["message"] for w in result["warnings"])
     else:  # the answer says where the runs are; `abstat import` brings them
-        assert any(w["code"] == "store" and "abstat import" in w["message"] and spools[0].name in w["message"]
-                   for w in result["warnings"]), result["warnings"]
+        assert any(
+            w["code"] == "store" and "abstat import" in w["message"] and spools[0].name in w["message"]
+            for w in result["warnings"]
+        ), result["warnings"]
         start()
         assert _runs_in(url)[0] < result["runs"]
-        done = subprocess.run([sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
-                              capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": SRC})
+        done = subprocess.run(
+            [sys.executable, "-m", "abstat", "import", str(spools[0]), "--store", url],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONPATH": SRC},
+        )
         assert done.returncode == 0, done.stderr
     count, distinct, statuses = _runs_in(url)
     assert count == distinct == result["runs"] == int(counter.read_text())  # every run once, none lost

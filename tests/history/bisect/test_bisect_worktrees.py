@@ -3,6 +3,7 @@ worktrees are pruned by the next one (only those, never the user's other worktre
 
 Real git, real builds and real processes (SIGKILL, SIGTERM); the benchmark prints seeded noise
 (bisect_repos.noise_env) so that the bisections end the same way on a loaded machine."""
+
 from __future__ import annotations
 
 import json
@@ -23,8 +24,26 @@ def _env(tmp_path, **extra: str) -> dict[str, str]:
 
 
 def _bisect(repo: str, good: str, bad: str, store: str, **options: str) -> list[str]:
-    argv = [sys.executable, "-m", "abstat", "bisect", "--good", good, "--bad", bad, "--build", BUILD,
-            "--run", options.pop("run", RUN), "--metric", METRIC, "--store", store, "--confidence", "99"]
+    argv = [
+        sys.executable,
+        "-m",
+        "abstat",
+        "bisect",
+        "--good",
+        good,
+        "--bad",
+        bad,
+        "--build",
+        BUILD,
+        "--run",
+        options.pop("run", RUN),
+        "--metric",
+        METRIC,
+        "--store",
+        store,
+        "--confidence",
+        "99",
+    ]
     return argv + [item for key, value in options.items() for item in (f"--{key.replace('_', '-')}", value)]
 
 
@@ -41,7 +60,7 @@ def _worktrees(repo: str) -> dict[str, dict[str, str]]:
 def test_a_benchmark_that_deletes_git_with_tmpdir_inside_the_repository_leaves_the_users_work_alone(tmp_path):
     repo = str(tmp_path / "repo")
     shas = make_repo(repo, commits=24, slow_at=13)
-    inside = os.path.join(repo, "tmp")   # $TMPDIR inside the repository, as on many CI runners
+    inside = os.path.join(repo, "tmp")  # $TMPDIR inside the repository, as on many CI runners
     os.makedirs(inside)
     with open(os.path.join(repo, "NOTES"), "a") as out:  # uncommitted work: a change, a staged file, a new file
         out.write("work in progress\n")
@@ -50,13 +69,20 @@ def test_a_benchmark_that_deletes_git_with_tmpdir_inside_the_repository_leaves_t
     git(repo, "add", "staged.txt")
     with open(os.path.join(repo, "untracked.txt"), "w") as out:
         out.write("mine\n")
-    before = {name: open(os.path.join(repo, name)).read() for name in ("NOTES", "staged.txt", "untracked.txt",
-                                                                         "work.h")}
+    before = {
+        name: open(os.path.join(repo, name)).read() for name in ("NOTES", "staged.txt", "untracked.txt", "work.h")
+    }
     status = git(repo, "status", "--porcelain", "--untracked-files=all", "--", ".", ":!tmp")
     # the benchmark removes its tree's .git file, then checks that git finds no repository above the tree
     run = f"rm -f .git && {RUN} && ! git rev-parse --git-dir >/dev/null 2>&1"
-    done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "a.db"), run=run, format="json"),
-                          cwd=repo, capture_output=True, text=True, timeout=300, env=_env(tmp_path, TMPDIR=inside))
+    done = subprocess.run(
+        _bisect(repo, shas[0], shas[-1], str(tmp_path / "a.db"), run=run, format="json"),
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=_env(tmp_path, TMPDIR=inside),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["status"] == "found" and result["culprit"] == shas[12], done.stdout
@@ -81,8 +107,11 @@ def _wait_for(predicate, what: str, timeout: float = 120) -> None:
 
 
 def _ours(repo: str) -> dict[str, dict[str, str]]:
-    return {path: fields for path, fields in _worktrees(repo).items()
-            if fields.get("locked", "").startswith("abstat bisect")}
+    return {
+        path: fields
+        for path, fields in _worktrees(repo).items()
+        if fields.get("locked", "").startswith("abstat bisect")
+    }
 
 
 def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(tmp_path):
@@ -94,8 +123,9 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
     # the user's own worktrees: an ordinary one, a locked one, one whose directory is gone (prunable),
     # and one in a directory named like abstat's but not made by it
     git(repo, "worktree", "add", "-q", "--detach", str(tmp_path / "mine"), shas[3])
-    git(repo, "worktree", "add", "-q", "--detach", "--lock", "--reason", "on a USB disk", str(tmp_path / "usb"),
-        shas[4])
+    git(
+        repo, "worktree", "add", "-q", "--detach", "--lock", "--reason", "on a USB disk", str(tmp_path / "usb"), shas[4]
+    )
     git(repo, "worktree", "add", "-q", "--detach", str(tmp_path / "gone"), shas[5])
     subprocess.run(["rm", "-rf", str(tmp_path / "gone")], check=True)
     lookalike = tmpdir / "abstat-bisect-mine" / "good"
@@ -103,8 +133,13 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
     users = set(_worktrees(repo))
     slow = f"{RUN} && sleep 0.3"
 
-    killed = subprocess.Popen(_bisect(repo, shas[0], shas[-1], str(tmp_path / "k.db"), run=slow), cwd=repo,
-                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    killed = subprocess.Popen(
+        _bisect(repo, shas[0], shas[-1], str(tmp_path / "k.db"), run=slow),
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _wait_for(lambda: len(_ours(repo)) >= 3, "the first bisection's worktrees")  # good, bad, a test slot
     killed.send_signal(signal.SIGKILL)
     killed.wait(timeout=60)
@@ -114,17 +149,31 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
     assert all(os.path.isdir(root) for root in stale_roots)  # SIGKILL: nothing was cleaned up
 
     # the next bisection removes them first; it keeps running while a third one runs to its end
-    live = subprocess.Popen(_bisect(repo, shas[0], shas[-1], str(tmp_path / "l.db"), run=slow), cwd=repo,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    live = subprocess.Popen(
+        _bisect(repo, shas[0], shas[-1], str(tmp_path / "l.db"), run=slow),
+        cwd=repo,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         _wait_for(lambda: not set(_worktrees(repo)) & stale, "the stale worktrees to go")
         # prune_stale removes the worktrees, then their roots: the roots go a moment later
         _wait_for(lambda: not any(os.path.exists(root) for root in stale_roots), "the stale roots to go")
-        _wait_for(lambda: len([p for p in _ours(repo) if str(live.pid) in _ours(repo)[p]["locked"]]) >= 2,
-                  "the live bisection's worktrees")
+        _wait_for(
+            lambda: len([p for p in _ours(repo) if str(live.pid) in _ours(repo)[p]["locked"]]) >= 2,
+            "the live bisection's worktrees",
+        )
         running = {p for p, fields in _ours(repo).items() if str(live.pid) in fields["locked"]}
-        done = subprocess.run(_bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="100"), cwd=repo,
-                              env=env, capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            _bisect(repo, shas[0], shas[-1], str(tmp_path / "n.db"), budget="100"),
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         # it ran to its end: found (0), or inconclusive (3) when two other bisections and a loaded machine
         # leave 100 runs too few (seen once at load 18); which is not what this test is about
         assert done.returncode in (0, 3), done.stderr

@@ -1,5 +1,6 @@
 """The regression loop without boxes: bisect --host's options and --resume as bad input, the box loop's
 replay (what --resume relies on) against a fresh search, and the exit statuses of doctor and noise."""
+
 from __future__ import annotations
 
 import json
@@ -18,16 +19,19 @@ DATA = os.path.join(str(paths.DATA))
 BASE = ["bisect", "--good", "HEAD~1", "--bad", "HEAD", "--run", "true", "--metric", "wall"]
 
 
-@pytest.mark.parametrize("extra, message", [
-    (["--install", "x"], "--install needs --host"),
-    (["--boot", "x", "--runs", "3"], "--boot needs --host"),
-    (["--host", "box", "--build", "make"], "--build with --host needs --artifact"),
-    (["--host", "box", "--check", "true"], "--check needs --boot"),
-    (["--host", "box", "--build", "make", "--build-on-host", "make", "--artifact", "a"], "give one"),
-    (["--host", "b=-oProxyCommand=x"], "expected an ssh destination"),
-    (["--host", "box", "--boot-timeout", "nan"], "--boot-timeout must be a positive"),
-    (["--host", "box", "--runs", "0"], "--runs must be between"),
-])
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--install", "x"], "--install needs --host"),
+        (["--boot", "x", "--runs", "3"], "--boot needs --host"),
+        (["--host", "box", "--build", "make"], "--build with --host needs --artifact"),
+        (["--host", "box", "--check", "true"], "--check needs --boot"),
+        (["--host", "box", "--build", "make", "--build-on-host", "make", "--artifact", "a"], "give one"),
+        (["--host", "b=-oProxyCommand=x"], "expected an ssh destination"),
+        (["--host", "box", "--boot-timeout", "nan"], "--boot-timeout must be a positive"),
+        (["--host", "box", "--runs", "0"], "--runs must be between"),
+    ],
+)
 def test_bad_host_options_are_one_line(tmp_path, extra, message):
     done = abstat(*BASE, *extra, "--store", str(tmp_path / "s.db"), cwd=str(tmp_path))
     assert done.returncode == 2 and message in done.stderr, done.stderr
@@ -43,16 +47,33 @@ def test_resume_of_nothing_and_of_a_forged_store_is_one_line(tmp_path):
     assert nothing.returncode == 2 and "no bisection on a host is stored under that name" in nothing.stderr
     db = sqlite3.connect(store)
     with db:  # a stored bisection whose settings were tampered with
-        settings = {"caller": {"bisect": {"config": {"repo": "/", "good": "1" * 40, "bad": "2" * 40, "budget": 60,
-                                                      "confidence": 0.95, "setup": {"label": "b", "run": ["rm"]}},
-                                           "batch": 0, "slot": 0}}}
+        settings = {
+            "caller": {
+                "bisect": {
+                    "config": {
+                        "repo": "/",
+                        "good": "1" * 40,
+                        "bad": "2" * 40,
+                        "budget": 60,
+                        "confidence": 0.95,
+                        "setup": {"label": "b", "run": ["rm"]},
+                    },
+                    "batch": 0,
+                    "slot": 0,
+                }
+            }
+        }
         db.execute("UPDATE invocations SET settings = ?", (json.dumps(settings),))
     db.close()
     forged = abstat("bisect", "--resume", "bx", "--store", store)
     assert forged.returncode == 2 and "the stored box setting 'run' is not valid" in forged.stderr, forged.stderr
     assert "Traceback" not in forged.stderr and len(forged.stderr.strip().splitlines()) == 1
-    settings["caller"]["bisect"]["config"]["setup"] = {"label": "b", "destination": "-oProxyCommand=x", "run": "x",
-                                                       "metric": "wall"}
+    settings["caller"]["bisect"]["config"]["setup"] = {
+        "label": "b",
+        "destination": "-oProxyCommand=x",
+        "run": "x",
+        "metric": "wall",
+    }
     db = sqlite3.connect(store)
     with db:  # no ssh option from a store
         db.execute("UPDATE invocations SET settings = ?", (json.dumps(settings),))
@@ -79,8 +100,11 @@ class _Box:
         key = (slot["batch"], slot["slot"])
         assert key not in self.refuse, f"boot {key} was stored: a resume must not make it again"
         index = int(sha, 16)
-        value = Failed("does not boot", booted=True) if index == self.broken else \
-            float(self.costs[index] * self.rng.normal(1, 0.02))
+        value = (
+            Failed("does not boot", booted=True)
+            if index == self.broken
+            else float(self.costs[index] * self.rng.normal(1, 0.02))
+        )
         self.boots[key] = (sha, value)
         return value
 
@@ -153,11 +177,29 @@ def test_doctor_and_noise_exit_codes(tmp_path):
     # a machine whose runs step up half-way: unstable
     counter = tmp_path / "n"
     counter.write_text("0")
-    step = (f"n=$(cat {counter}); echo $((n + 1)) > {counter}; "
-            f"if [ $n -lt 12 ]; then echo v $((100 + n % 3)); else echo v $((200 + n % 3)); fi")
+    step = (
+        f"n=$(cat {counter}); echo $((n + 1)) > {counter}; "
+        f"if [ $n -lt 12 ]; then echo v $((100 + n % 3)); else echo v $((200 + n % 3)); fi"
+    )
     store = str(tmp_path / "n.db")
-    unstable = abstat("noise", "-n", "12", "--shell", "--metric", "v=^v (\\d+)", "--report", "v", "--store", store,
-                      "--experiment", "aa", "--no-progress", "--exit-code", "--", step)
+    unstable = abstat(
+        "noise",
+        "-n",
+        "12",
+        "--shell",
+        "--metric",
+        "v=^v (\\d+)",
+        "--report",
+        "v",
+        "--store",
+        store,
+        "--experiment",
+        "aa",
+        "--no-progress",
+        "--exit-code",
+        "--",
+        step,
+    )
     assert unstable.returncode == 1, unstable.stdout + unstable.stderr
     assert "unstable" in unstable.stdout or "drift" in unstable.stdout or "step" in unstable.stdout
     analysed = abstat("noise", "--experiment", "aa", "--store", store, "--report", "v")
@@ -169,10 +211,17 @@ def test_the_answer_of_a_box_bisection_counts_boots():
     from abstat.history.bisect.render import render
     from abstat.history.bisect.search import Outcome
 
-    outcome = Outcome("found", 2, 0.99, [(2, 0.99)], 25, shift=300, shift_low=290, shift_high=310, good_level=1000,
-                      reference_p=1e-5)
-    report = Report(outcome, ["a" * 40, "b" * 40, "c" * 40], {"c" * 40: "slower\x1b[2J"}, skipped=["b" * 40],
-                    experiment="bx", graph={"merges": 0})
+    outcome = Outcome(
+        "found", 2, 0.99, [(2, 0.99)], 25, shift=300, shift_low=290, shift_high=310, good_level=1000, reference_p=1e-5
+    )
+    report = Report(
+        outcome,
+        ["a" * 40, "b" * 40, "c" * 40],
+        {"c" * 40: "slower\x1b[2J"},
+        skipped=["b" * 40],
+        experiment="bx",
+        graph={"merges": 0},
+    )
     report.boots = {"host": "alpha", "runs_per_boot": 2, "boots": 25, "replayed": 5}
     text = render(report, "text")
     assert "25 boots of host alpha (2 run(s) each, the boot as the unit; 5 read back from the store)" in text

@@ -14,6 +14,7 @@ calls, and pti=on costs about twenty times pti=off under TCG), 4 boots a side fo
 the A/A (10 boots), one run per variant for ``--trace``.  Two machines, seed 002's build and
 ``bisect --host --boot`` on boxes are tests/lab/testbox/test_testbox_more.py's (opt-in: ``ABSTAT_TESTBOX_MORE=1``).
 """
+
 from __future__ import annotations
 
 import json
@@ -73,13 +74,33 @@ def test_seed_003_trace_a_real_kernel_function_in_the_guest(box, tmp_path):
     box's first boot, where the second run once read no calls: abstat's repeated SIGINT killed bpftrace before
     it printed its counts (tests/box/runner/test_trace_stop.py)."""
     store = str(tmp_path / "trace.db")
-    run = abstat("run", "--experiment", "trace", "--host", BOX, "--store", store, "--no-progress", "--format", "json",
-                 "-v", "small=/root/getppid_cycles 5 100", "-v", "large=/root/getppid_cycles 10 100", "-n", "1",
-                 "--trace", "__x64_sys_getppid", env=box, timeout=1800)
+    run = abstat(
+        "run",
+        "--experiment",
+        "trace",
+        "--host",
+        BOX,
+        "--store",
+        store,
+        "--no-progress",
+        "--format",
+        "json",
+        "-v",
+        "small=/root/getppid_cycles 5 100",
+        "-v",
+        "large=/root/getppid_cycles 10 100",
+        "-n",
+        "1",
+        "--trace",
+        "__x64_sys_getppid",
+        env=box,
+        timeout=1800,
+    )
     assert run.returncode == 0, run.stderr[-2000:]
     with sqlite3.connect(store) as db:
-        rows = db.execute("select variant, metric, value from abstat_samples where metric like '__x64_sys_getppid.%'"
-                          ).fetchall()
+        rows = db.execute(
+            "select variant, metric, value from abstat_samples where metric like '__x64_sys_getppid.%'"
+        ).fetchall()
     calls = sorted((name, value) for name, metric, value in rows if metric.endswith(".calls"))
     assert calls == [("large", 1000), ("small", 500)]
     assert max(value for name, metric, value in rows if metric.endswith(".ns")) > 0  # once 0.0 under TCG
@@ -142,14 +163,48 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
     assert box_ssh(box, "echo kept > /root/marker && sync").returncode == 0
     store = str(tmp_path / "pti.db")
     mark = "echo abstat-test-boot-requested >/dev/ttyS0; "
-    common = [sys.executable, "-m", "abstat", "run", "--host", BOX, "--store", store, "--no-progress", "-n", "1",
-              "--metric", r"cycles=^(\d+)$:cycles", "--boot-timeout", "1200"]
-    err = _run_losing_the_box(box, [
-        *common, "--experiment", "pti", "--seed", "7",
-        "-v", "off=/root/getppid_cycles 20 200", "-v", "on=/root/getppid_cycles 20 200",
-        "--boot", f"off={mark}{KEXEC.format(args='pti=off')} && {KEXEC_E}",
-        "--boot", f"on={mark}{KEXEC.format(args='pti=on')} && {KEXEC_E}",
-        "--check", f"off=! {PTI_ENABLED}", "--check", f"on={PTI_ENABLED}", "--boots", "4"], store)
+    common = [
+        sys.executable,
+        "-m",
+        "abstat",
+        "run",
+        "--host",
+        BOX,
+        "--store",
+        store,
+        "--no-progress",
+        "-n",
+        "1",
+        "--metric",
+        r"cycles=^(\d+)$:cycles",
+        "--boot-timeout",
+        "1200",
+    ]
+    err = _run_losing_the_box(
+        box,
+        [
+            *common,
+            "--experiment",
+            "pti",
+            "--seed",
+            "7",
+            "-v",
+            "off=/root/getppid_cycles 20 200",
+            "-v",
+            "on=/root/getppid_cycles 20 200",
+            "--boot",
+            f"off={mark}{KEXEC.format(args='pti=off')} && {KEXEC_E}",
+            "--boot",
+            f"on={mark}{KEXEC.format(args='pti=on')} && {KEXEC_E}",
+            "--check",
+            f"off=! {PTI_ENABLED}",
+            "--check",
+            f"on={PTI_ENABLED}",
+            "--boots",
+            "4",
+        ],
+        store,
+    )
     # told at once, not after --boot-timeout: only abstat's check that the box is down says this
     assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
     assert "abstat run --resume pti" in err
@@ -162,10 +217,28 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
     assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
     resumed = abstat("run", "--resume", "pti", "--store", store, "--yes", "--no-progress", env=box, timeout=3000)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    aa = subprocess.run([
-        *common, "--experiment", "aa", "--seed", "8", "-v", "off2=/root/getppid_cycles 20 200",
-        "--boot", "off2=testbox-next-boot pti=off && reboot", "--check", f"off2=! {PTI_ENABLED}", "--boots", "2"],
-        capture_output=True, text=True, env=box, timeout=3000, stdin=subprocess.DEVNULL)
+    aa = subprocess.run(
+        [
+            *common,
+            "--experiment",
+            "aa",
+            "--seed",
+            "8",
+            "-v",
+            "off2=/root/getppid_cycles 20 200",
+            "--boot",
+            "off2=testbox-next-boot pti=off && reboot",
+            "--check",
+            f"off2=! {PTI_ENABLED}",
+            "--boots",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        env=box,
+        timeout=3000,
+        stdin=subprocess.DEVNULL,
+    )
     assert aa.returncode == 0, aa.stderr[-3000:]
     runs = stored(store)
     assert len(runs) == 10 and len({row["boot_id"] for row in runs}) == 10  # 4 + 4 + 2 boots, each its own
@@ -173,14 +246,20 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
     for row in runs:
         check_booted(row)
     # with 4 boots a side the exact permutation p of complete separation is 2/70 = 0.029
-    compared = json.loads(abstat("compare", "--store", store, "--metric", "cycles", "--format", "json",
-                                 "pti:off", "pti:on", env=box).stdout)["comparisons"][0]
+    compared = json.loads(
+        abstat(
+            "compare", "--store", store, "--metric", "cycles", "--format", "json", "pti:off", "pti:on", env=box
+        ).stdout
+    )["comparisons"][0]
     assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0  # pti=on slower
     # A/A, pti=off twice (kexec against a fresh boot): not significant; what can fail is its size: pti=off
     # booted either way costs about the same (under TCG pti=on costs about twenty times pti=off), so the A/A's
     # difference of medians is far below the A/B's, and a variant that ran the other kernel would be as large
-    same = json.loads(abstat("compare", "--store", store, "--metric", "cycles", "--format", "json",
-                             "pti:off", "aa:off2", env=box).stdout)["comparisons"][0]
+    same = json.loads(
+        abstat(
+            "compare", "--store", store, "--metric", "cycles", "--format", "json", "pti:off", "aa:off2", env=box
+        ).stdout
+    )["comparisons"][0]
     assert same["runs"] == [4, 2] and not same["significant"], same
     with sqlite3.connect(store) as db:
         values: dict[str, list[float]] = {}

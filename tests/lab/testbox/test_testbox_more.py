@@ -12,6 +12,7 @@
 Under TCG on the shared two-core machine a kexec boot takes 20 to 60 s and a build of the project
 10 to 25 s: this file takes about as long again as tests/lab/testbox/test_testbox.py, so the suite leaves it out.
 """
+
 from __future__ import annotations
 
 import csv
@@ -41,8 +42,10 @@ from support.testbox import (
 REASON = missing()
 pytestmark = [
     pytest.mark.skipif(REASON is not None, reason=f"test boxes need QEMU and Debian's tools: {REASON}"),
-    pytest.mark.skipif(os.environ.get("ABSTAT_TESTBOX_MORE") != "1",
-                       reason="opt-in, beyond the suite's time budget: ABSTAT_TESTBOX_MORE=1"),
+    pytest.mark.skipif(
+        os.environ.get("ABSTAT_TESTBOX_MORE") != "1",
+        reason="opt-in, beyond the suite's time budget: ABSTAT_TESTBOX_MORE=1",
+    ),
 ]
 FIRST, SECOND = box_name("tbmax"), box_name("tbsky")
 CPUS = {FIRST: ("max", "QEMU TCG CPU"), SECOND: ("Skylake-Client-v4", "Intel Core Processor (Skylake")}
@@ -66,12 +69,41 @@ def test_two_machines_with_different_cpus_in_one_report(boxes, tmp_path):
     compares 4 boots of pti=on against 4 of pti=off, and the machine records tell the CPUs apart."""
     store = str(tmp_path / "two.db")
     run = abstat(
-        "run", "--experiment", "pti2", "--host", FIRST, "--host", SECOND, "--store", store, "--no-progress",
-        "--seed", "11", "-v", "off=/root/getppid_cycles 20 200", "-v", "on=/root/getppid_cycles 20 200", "-n", "1",
-        "--metric", r"cycles=^(\d+)$:cycles", "--boots", "4", "--boot-timeout", "600",
-        "--boot", f"off={KEXEC.format(args='pti=off')} && {KEXEC_E}",
-        "--boot", f"on={KEXEC.format(args='pti=on')} && {KEXEC_E}",
-        "--check", f"off=! {PTI_ENABLED}", "--check", f"on={PTI_ENABLED}", env=boxes, timeout=3600)
+        "run",
+        "--experiment",
+        "pti2",
+        "--host",
+        FIRST,
+        "--host",
+        SECOND,
+        "--store",
+        store,
+        "--no-progress",
+        "--seed",
+        "11",
+        "-v",
+        "off=/root/getppid_cycles 20 200",
+        "-v",
+        "on=/root/getppid_cycles 20 200",
+        "-n",
+        "1",
+        "--metric",
+        r"cycles=^(\d+)$:cycles",
+        "--boots",
+        "4",
+        "--boot-timeout",
+        "600",
+        "--boot",
+        f"off={KEXEC.format(args='pti=off')} && {KEXEC_E}",
+        "--boot",
+        f"on={KEXEC.format(args='pti=on')} && {KEXEC_E}",
+        "--check",
+        f"off=! {PTI_ENABLED}",
+        "--check",
+        f"on={PTI_ENABLED}",
+        env=boxes,
+        timeout=3600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     runs = stored(store)
     for name, (_, model) in CPUS.items():
@@ -79,16 +111,45 @@ def test_two_machines_with_different_cpus_in_one_report(boxes, tmp_path):
         assert len(mine) == 8 and len({row["boot_id"] for row in mine}) == 8
         for row in mine:
             check_booted(row, model)
-    table = abstat("report", "--store", store, "--by", "variant", "--rows", "host", "--metric", "cycles",
-                   "--baseline", "off", "--format", "csv", env=boxes)
+    table = abstat(
+        "report",
+        "--store",
+        store,
+        "--by",
+        "variant",
+        "--rows",
+        "host",
+        "--metric",
+        "cycles",
+        "--baseline",
+        "off",
+        "--format",
+        "csv",
+        env=boxes,
+    )
     assert table.returncode == 0, table.stderr
     rows = csv.DictReader(io.StringIO(table.stdout))
     cells = [row for row in rows if row["kind"] == "cell" and row["column"] == "on"]
     assert sorted(row["host"] for row in cells) == sorted(CPUS), table.stdout
     for row in cells:
         assert "4 vs 4" in row["method"] and float(row["delta_pct"]) > 100, row  # pti=on: many times slower
-    email = abstat("report", "--store", store, "--by", "variant", "--rows", "host", "--metric", "cycles",
-                   "--baseline", "off", "--format", "email", "--ministat", env=boxes)
+    email = abstat(
+        "report",
+        "--store",
+        store,
+        "--by",
+        "variant",
+        "--rows",
+        "host",
+        "--metric",
+        "cycles",
+        "--baseline",
+        "off",
+        "--format",
+        "email",
+        "--ministat",
+        env=boxes,
+    )
     assert email.returncode == 0, email.stderr
     assert all(name in email.stdout for name in CPUS) and email.stdout.count("Difference at") >= 2, email.stdout
 
@@ -101,11 +162,34 @@ def test_seed_002_a_build_under_background_load(box, tmp_path):
     store = str(tmp_path / "build.db")
     make = "make -C /root/build -j 2 CFLAGS={} | grep -c '^CC '; test -d /proc/$(cat /tmp/load.pid) && echo load=1"
     run = abstat(
-        "run", "--experiment", "build", "--host", ONE, "--store", store, "--no-progress", "--seed", "2", "--shell",
-        "-v", f"O0={make.format('-O0')}", "-v", f"O2={make.format('-O2')}", "-n", "4",
-        "--prepare", "make -C /root/build clean",
-        "--background", "sh -c 'echo $$ > /tmp/load.pid; while :; do :; done'",
-        "--metric", r"objects=^(\d+)$", "--metric", r"loaded=^load=(\d)$", env=box, timeout=3600)
+        "run",
+        "--experiment",
+        "build",
+        "--host",
+        ONE,
+        "--store",
+        store,
+        "--no-progress",
+        "--seed",
+        "2",
+        "--shell",
+        "-v",
+        f"O0={make.format('-O0')}",
+        "-v",
+        f"O2={make.format('-O2')}",
+        "-n",
+        "4",
+        "--prepare",
+        "make -C /root/build clean",
+        "--background",
+        "sh -c 'echo $$ > /tmp/load.pid; while :; do :; done'",
+        "--metric",
+        r"objects=^(\d+)$",
+        "--metric",
+        r"loaded=^load=(\d)$",
+        env=box,
+        timeout=3600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     with sqlite3.connect(store) as db:
         values = db.execute("select run_id, variant, metric, value from abstat_samples").fetchall()
@@ -125,14 +209,22 @@ def test_seed_002_a_build_under_background_load(box, tmp_path):
     # -O2 against -O0 (user time): about 19 s against 11 s at a load average of 11 to 17, but under a
     # drifting host load 4 builds against 4 are not enough to tell (+17%, [-46, +139] at a load of 16 to 20);
     # the comparison is made, not asserted
-    compared = json.loads(abstat("compare", "--store", store, "--metric", "user", "--format", "json",
-                                 "build:O0", "build:O2", env=box).stdout)["comparisons"][0]
+    compared = json.loads(
+        abstat(
+            "compare", "--store", store, "--metric", "user", "--format", "json", "build:O0", "build:O2", env=box
+        ).stdout
+    )["comparisons"][0]
     assert compared["n"] == [4, 4]
 
 
 def _git(repo: str, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
     return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
 
 
@@ -159,15 +251,45 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
     slot = "/boot/bisect.cmdline"  # one slot: each install overwrites the one before
     base = f"console=ttyS0 quiet panic=1 testbox.name={ONE}"
     done = abstat(
-        "bisect", "--repo", repo, "--good", f"HEAD~{len(LINES) - 1}", "--bad", "HEAD", "--store", store,
-        "--experiment", "bx",
-        "--host", ONE, "--build", "cp cmdline kernel.cmdline", "--artifact", "kernel.cmdline",
-        "--install", f'{{ tr "\\n" " " < "$ABSTAT_ARTIFACT"; echo "abstat.rev=$ABSTAT_REV"; }} > {slot}',
-        "--boot", f'kexec -i -l /boot/vmlinuz --initrd=/boot/initrd.img --command-line="{base} $(cat {slot})"'
-                  f" && {KEXEC_E}",
-        "--check", 'grep -q "abstat.rev=$ABSTAT_REV" /proc/cmdline', "--boot-timeout", "300",
-        "--run", "/root/getppid_cycles 20 200", "--metric", r"cycles=^(\d+)$", "-n", "1", "--budget", "40",
-        "--format", "json", "--no-progress", env=box, timeout=5400)
+        "bisect",
+        "--repo",
+        repo,
+        "--good",
+        f"HEAD~{len(LINES) - 1}",
+        "--bad",
+        "HEAD",
+        "--store",
+        store,
+        "--experiment",
+        "bx",
+        "--host",
+        ONE,
+        "--build",
+        "cp cmdline kernel.cmdline",
+        "--artifact",
+        "kernel.cmdline",
+        "--install",
+        f'{{ tr "\\n" " " < "$ABSTAT_ARTIFACT"; echo "abstat.rev=$ABSTAT_REV"; }} > {slot}',
+        "--boot",
+        f'kexec -i -l /boot/vmlinuz --initrd=/boot/initrd.img --command-line="{base} $(cat {slot})" && {KEXEC_E}',
+        "--check",
+        'grep -q "abstat.rev=$ABSTAT_REV" /proc/cmdline',
+        "--boot-timeout",
+        "300",
+        "--run",
+        "/root/getppid_cycles 20 200",
+        "--metric",
+        r"cycles=^(\d+)$",
+        "-n",
+        "1",
+        "--budget",
+        "40",
+        "--format",
+        "json",
+        "--no-progress",
+        env=box,
+        timeout=5400,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     answer = json.loads(done.stdout)
     assert answer["status"] == "found" and answer["culprit"] == shas[CULPRIT], done.stdout
@@ -180,4 +302,4 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
     for row in runs:  # every run measured the kernel its revision built, read on the box in that boot
         words = row["machine"]["kernel_cmdline"].split()
         assert f"abstat.rev={row['rev']}" in words, (row["rev"], words)
-        assert words[-1 - len(LINES[shas.index(row["rev"])].split()):-1] == LINES[shas.index(row["rev"])].split()
+        assert words[-1 - len(LINES[shas.index(row["rev"])].split()) : -1] == LINES[shas.index(row["rev"])].split()

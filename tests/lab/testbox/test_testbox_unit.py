@@ -1,5 +1,6 @@
 """``abstat testbox``'s parts that need no QEMU: the initramfs archive (read back by the real
 ``cpio``), what a box may ask at shutdown, QEMU's command line, the lab's ssh hook, bad options."""
+
 from __future__ import annotations
 
 import io
@@ -34,8 +35,13 @@ def test_cpio_archive_reads_back_with_the_real_cpio(tmp_path):
     lines = listing.stdout.decode().splitlines()
     assert [line.split()[-1] for line in lines] == ["bin", "dev/console", "init", "bin/odd", "empty"]
     assert lines[1].startswith("crw-------") and "5," in lines[1]
-    subprocess.run(["cpio", "-i", "-d", "--quiet", "--no-absolute-filenames"], input=out.getvalue(),
-                   cwd=tmp_path, check=True, capture_output=True)
+    subprocess.run(
+        ["cpio", "-i", "-d", "--quiet", "--no-absolute-filenames"],
+        input=out.getvalue(),
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+    )
     for name, data in files.items():
         assert (tmp_path / name).read_bytes() == data
 
@@ -53,8 +59,19 @@ def test_the_next_boot_is_what_the_box_chose_once_and_nothing_else():
 
 
 def _settings(name: str = "tb1") -> Settings:
-    return Settings(name, "/img", "/img/vmlinuz", "/img/initrd.img", "/img/vmlinuz", "/img/initrd.img",
-                    cpu="Skylake-Server", smp=2, memory="2G", port=40022, append="isolcpus=1")
+    return Settings(
+        name,
+        "/img",
+        "/img/vmlinuz",
+        "/img/initrd.img",
+        "/img/vmlinuz",
+        "/img/initrd.img",
+        cpu="Skylake-Server",
+        smp=2,
+        memory="2G",
+        port=40022,
+        append="isolcpus=1",
+    )
 
 
 def test_qemu_listens_on_loopback_only_and_boots_the_chosen_entry():
@@ -98,8 +115,11 @@ def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):
     box = tmp_path / "tb1"
     box.mkdir()
     (box / "ssh_config").write_text("Host tb1\n")
-    for state, reason in (("lost", "its QEMU was killed"), ("stopped", "it powered off"),
-                          ("failed", "its QEMU could not run")):
+    for state, reason in (
+        ("lost", "its QEMU was killed"),
+        ("stopped", "it powered off"),
+        ("failed", "its QEMU could not run"),
+    ):
         (box / "state.json").write_text(json.dumps({"state": state, "boots": 3}))
         assert paths.gone("tb1") == f"the test box tb1 is down ({reason}; abstat testbox up tb1)"
         with pytest.raises(HostFailed, match=rf"^did not come back: the test box tb1 is down \({reason};"):
@@ -115,19 +135,28 @@ def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):
     _raise_if_gone("tb2", "did not come back")
 
 
-@pytest.mark.parametrize("options, message", [
-    (["up", "9bad"], "invalid test box name '9bad'"),
-    (["up", "tb1", "--smp", "0"], "invalid --smp 0"),
-    (["up", "tb1", "--memory", "lots"], "invalid --memory 'lots'"),
-    (["up", "tb1", "--cpu", "max;reboot"], "invalid --cpu 'max;reboot'"),
-    (["up", "tb1", "--kernel", "/nonexistent/bzImage"], "--kernel /nonexistent/bzImage: no such file"),
-    (["down", "nobox"], "no test box 'nobox'"),
-])
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (["up", "9bad"], "invalid test box name '9bad'"),
+        (["up", "tb1", "--smp", "0"], "invalid --smp 0"),
+        (["up", "tb1", "--memory", "lots"], "invalid --memory 'lots'"),
+        (["up", "tb1", "--cpu", "max;reboot"], "invalid --cpu 'max;reboot'"),
+        (["up", "tb1", "--kernel", "/nonexistent/bzImage"], "--kernel /nonexistent/bzImage: no such file"),
+        (["down", "nobox"], "no test box 'nobox'"),
+    ],
+)
 def test_bad_input_is_one_line_and_status_2(tmp_path, options, message):
-    env = {**os.environ, "PYTHONPATH": SRC, paths.BOXES_ENV: str(tmp_path / "boxes"),
-           paths.ROOT_ENV: str(tmp_path / "cache"), "PATH": os.environ.get("PATH", "") or "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "abstat", "testbox", *options], capture_output=True, text=True,
-                          env=env, timeout=120)
+    env = {
+        **os.environ,
+        "PYTHONPATH": SRC,
+        paths.BOXES_ENV: str(tmp_path / "boxes"),
+        paths.ROOT_ENV: str(tmp_path / "cache"),
+        "PATH": os.environ.get("PATH", "") or "/usr/bin:/bin",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "testbox", *options], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
     assert not os.path.exists(tmp_path / "boxes" / "tb1")  # nothing made for a refused box
@@ -135,6 +164,7 @@ def test_bad_input_is_one_line_and_status_2(tmp_path, options, message):
 
 def test_list_without_boxes(tmp_path):
     env = {**os.environ, "PYTHONPATH": SRC, paths.BOXES_ENV: str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "abstat", "testbox", "list"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "abstat", "testbox", "list"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert done.returncode == 0 and done.stdout == "no test boxes\n"

@@ -1,5 +1,6 @@
 """Issue 36, item 5: ``publish`` never follows a link planted in its directory, and removes only pages
 it wrote; its manifest is read bounded; two publishes at once both finish."""
+
 from __future__ import annotations
 
 import json
@@ -18,9 +19,19 @@ def _store(path: str, names: tuple[str, ...] = ("a",)) -> str:
         for name in names:
             invocation = store.start_invocation(name, {"hostname": "h"}, variants=["x"])
             for i in range(3):
-                store.add_run(invocation, variant="x", command="true", iteration=i, position=i, status="ok",
-                              exit_code=0, started_at=1.0 + i, wall=0.01, values={"wall": [0.01 + i / 1000]},
-                              units={"wall": "s"})
+                store.add_run(
+                    invocation,
+                    variant="x",
+                    command="true",
+                    iteration=i,
+                    position=i,
+                    status="ok",
+                    exit_code=0,
+                    started_at=1.0 + i,
+                    wall=0.01,
+                    values={"wall": [0.01 + i / 1000]},
+                    units={"wall": "s"},
+                )
             store.finish_invocation(invocation, "complete")
     return path
 
@@ -58,8 +69,14 @@ def test_a_forged_manifest_removes_only_pages_of_the_site(tmp_path):
     (site / "series").mkdir()
     (site / "series" / "link.html").symlink_to(site / "index.html")
     (site / "experiments" / "notes.txt").write_text("mine\n")
-    names = [str(victim), "../victim.html", "experiments/../../victim.html", "experiments/notes.txt",
-             "series/link.html", "index.html"]
+    names = [
+        str(victim),
+        "../victim.html",
+        "experiments/../../victim.html",
+        "experiments/notes.txt",
+        "series/link.html",
+        "index.html",
+    ]
     forged = {"experiments": {"gone": {"fingerprint": "x", "entry": {}, "pages": names}}}
     (site / MANIFEST).write_text(json.dumps(forged))
     done = publish(store, str(site))

@@ -1,6 +1,7 @@
 """The site names (and uses) the revision order as ``abstat history`` does (issue 35): with ``--repo`` the
 series are in git's topological order on both, and both pages and CLI say "git topological order";
 without a repository both say "commit time, then first seen"."""
+
 from __future__ import annotations
 
 import re
@@ -14,13 +15,22 @@ from abstat.store import open_store
 def _store(path: str, shas: list[str]) -> None:
     with open_store(path) as store:
         for number, sha in enumerate(shas):
-            invocation = store.start_invocation("nightly", {"hostname": "ci"}, labels={"rev": sha},
-                                                variants=["build"])
+            invocation = store.start_invocation("nightly", {"hostname": "ci"}, labels={"rev": sha}, variants=["build"])
             for i in range(3):
                 value = 12.0 * (1.10 if number >= 4 else 1.0) + 0.01 * i
-                store.add_run(invocation, variant="build", command="make", iteration=i, position=i, status="ok",
-                              exit_code=0, started_at=5000.0 + 10 * number + i, wall=value, values={"wall": [value]},
-                              units={"wall": "s"})
+                store.add_run(
+                    invocation,
+                    variant="build",
+                    command="make",
+                    iteration=i,
+                    position=i,
+                    status="ok",
+                    exit_code=0,
+                    started_at=5000.0 + 10 * number + i,
+                    wall=value,
+                    values={"wall": [value]},
+                    units={"wall": "s"},
+                )
             store.finish_invocation(invocation, "complete")
 
 

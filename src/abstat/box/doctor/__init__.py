@@ -5,6 +5,7 @@ or ``not-available`` with the evidence and the fix); :func:`preflight` is
 what ``abstat run`` records in the machine record and warns about.
 Standard library only.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -35,12 +36,39 @@ from abstat.box.doctor.system import (
 )
 
 CHECKS: tuple[type[Check], ...] = (
-    Governor, Turbo, SMT, Isolation, IRQBalance, ASLR, TransparentHugePages, NMIWatchdog, CStates, Swap, Load,
-    Thermal, PerfCounters, Hypervisor,
+    Governor,
+    Turbo,
+    SMT,
+    Isolation,
+    IRQBalance,
+    ASLR,
+    TransparentHugePages,
+    NMIWatchdog,
+    CStates,
+    Swap,
+    Load,
+    Thermal,
+    PerfCounters,
+    Hypervisor,
 )
 
-__all__ = ["CHECKS", "COUNTERS", "NOT_AVAILABLE", "OK", "STATUSES", "TIME", "WARN", "Change", "Check", "Context",
-           "Finding", "on_host", "preflight", "preflight_into", "run_checks"]  # perf's probe: abstat.box.runner.perf
+__all__ = [
+    "CHECKS",
+    "COUNTERS",
+    "NOT_AVAILABLE",
+    "OK",
+    "STATUSES",
+    "TIME",
+    "WARN",
+    "Change",
+    "Check",
+    "Context",
+    "Finding",
+    "on_host",
+    "preflight",
+    "preflight_into",
+    "run_checks",
+]  # perf's probe: abstat.box.runner.perf
 
 
 def run_checks(context: Context | None = None, names: Iterable[str] | None = None) -> list[Finding]:
@@ -59,8 +87,13 @@ def run_checks(context: Context | None = None, names: Iterable[str] | None = Non
     return findings
 
 
-def preflight(kinds: Iterable[str], *, interval: float = 0.05, counters: tuple[bool, str] | None = None,
-              context: Context | None = None) -> tuple[dict[str, Any], list[str]]:
+def preflight(
+    kinds: Iterable[str],
+    *,
+    interval: float = 0.05,
+    counters: tuple[bool, str] | None = None,
+    context: Context | None = None,
+) -> tuple[dict[str, Any], list[str]]:
     """For ``abstat run``: (the findings, for the machine record; warnings for
     the failed checks that matter for these kinds of metric).  ``counters``
     is the run's own perf probe result, when it counts events; ``context`` one
@@ -72,8 +105,11 @@ def preflight(kinds: Iterable[str], *, interval: float = 0.05, counters: tuple[b
     context.probe_counters = probe
     findings = run_checks(context)
     record = {finding.name: {"status": finding.status, "evidence": finding.evidence} for finding in findings}
-    warnings = [f"{finding.name}: {finding.evidence}" for finding in findings
-                if finding.status == WARN and kinds.intersection(finding.matters_for)]
+    warnings = [
+        f"{finding.name}: {finding.evidence}"
+        for finding in findings
+        if finding.status == WARN and kinds.intersection(finding.matters_for)
+    ]
     return record, warnings
 
 
@@ -92,8 +128,9 @@ def on_host(options: dict[str, Any], perf_probe: Any = None) -> list[dict[str, A
     (``perf_probe``: :func:`abstat.box.runner.perf.counters_probe`, which the runner passes)."""
     root = options.get("root") or ""
     probe = None if options.get("no_perf") or root else perf_probe
-    context = Context(root, cpus=options.get("cpus"), interval=float(options.get("interval", 0.5)),
-                      probe_counters=probe)
+    context = Context(
+        root, cpus=options.get("cpus"), interval=float(options.get("interval", 0.5)), probe_counters=probe
+    )
     return [finding.to_dict() for finding in run_checks(context, options.get("only"))]
 
 

@@ -5,6 +5,7 @@ fixture directory in tests) and returns a :class:`Finding`.  A check whose
 source is missing returns ``not-available`` with the reason -- never ``ok``.
 Standard library only: the lab can run the checks on a bare test box.
 """
+
 from __future__ import annotations
 
 import glob
@@ -88,8 +89,14 @@ class Context:
     """Where and how the checks read: the file-system root, the benchmark's
     CPUs, the sampling interval for rates, and a perf-counter probe."""
 
-    def __init__(self, root: str = "", *, cpus: list[int] | None = None, interval: float = 0.5,
-                 probe_counters: Callable[[], tuple[bool, str]] | None = None) -> None:
+    def __init__(
+        self,
+        root: str = "",
+        *,
+        cpus: list[int] | None = None,
+        interval: float = 0.5,
+        probe_counters: Callable[[], tuple[bool, str]] | None = None,
+    ) -> None:
         self.root = root.rstrip("/")
         self.interval = interval
         self.probe_counters = probe_counters
@@ -118,7 +125,7 @@ class Context:
 
     def glob(self, pattern: str) -> list[str]:
         """Matching paths, without the root, in natural (cpu2 before cpu10) order."""
-        found = [p[len(self.root):] for p in glob.glob(self.root + pattern)]
+        found = [p[len(self.root) :] for p in glob.glob(self.root + pattern)]
         return sorted(found, key=lambda p: [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p)])
 
     def online_cpus(self) -> list[int]:

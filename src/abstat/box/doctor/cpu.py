@@ -1,4 +1,5 @@
 """Checks of the CPUs: frequency governor, turbo, SMT, isolation, C-states, throttling."""
+
 from __future__ import annotations
 
 from abstat.box.doctor.base import (
@@ -41,23 +42,31 @@ class Governor(Check):
             if value is not None:
                 governors[cpu] = value
         if not governors:
-            return self.unavailable(f"no {CPU}/cpu*/cpufreq: the kernel exposes no frequency scaling"
-                                    " (usual in a virtual machine; the host decides the frequency)")
+            return self.unavailable(
+                f"no {CPU}/cpu*/cpufreq: the kernel exposes no frequency scaling"
+                " (usual in a virtual machine; the host decides the frequency)"
+            )
         first = min(governors)
         base = f"{CPU}/cpu{first}/cpufreq"
         driver = context.read(f"{base}/scaling_driver")
-        limits = (f"; cpu{first} scaling {_mhz(context.read(f'{base}/scaling_min_freq'))}"
-                  f"-{_mhz(context.read(f'{base}/scaling_max_freq'))} of hardware"
-                  f" {_mhz(context.read(f'{base}/cpuinfo_min_freq'))}-{_mhz(context.read(f'{base}/cpuinfo_max_freq'))}")
+        limits = (
+            f"; cpu{first} scaling {_mhz(context.read(f'{base}/scaling_min_freq'))}"
+            f"-{_mhz(context.read(f'{base}/scaling_max_freq'))} of hardware"
+            f" {_mhz(context.read(f'{base}/cpuinfo_min_freq'))}-{_mhz(context.read(f'{base}/cpuinfo_max_freq'))}"
+        )
         evidence = _grouped(governors) + (f" ({driver})" if driver else "") + limits
         slow = [cpu for cpu, governor in governors.items() if governor != "performance"]
         if not slow:
             return self.finding(OK, evidence)
-        changes = [Change(context.path(f"{CPU}/cpu{cpu}/cpufreq/scaling_governor"), "performance")
-                   for cpu in sorted(governors)]
-        return self.finding(WARN, evidence,
-                            "use the performance governor: cpupower frequency-set -g performance"
-                            " (or abstat doctor --tune)", changes)
+        changes = [
+            Change(context.path(f"{CPU}/cpu{cpu}/cpufreq/scaling_governor"), "performance") for cpu in sorted(governors)
+        ]
+        return self.finding(
+            WARN,
+            evidence,
+            "use the performance governor: cpupower frequency-set -g performance (or abstat doctor --tune)",
+            changes,
+        )
 
 
 class Turbo(Check):
@@ -71,17 +80,21 @@ class Turbo(Check):
         else:
             boost = context.read(f"{CPU}/cpufreq/boost")
             if boost is None:
-                return self.unavailable(f"neither {CPU}/intel_pstate/no_turbo nor {CPU}/cpufreq/boost exists:"
-                                        " turbo cannot be seen from here (a VM, or a driver without boost control)")
+                return self.unavailable(
+                    f"neither {CPU}/intel_pstate/no_turbo nor {CPU}/cpufreq/boost exists:"
+                    " turbo cannot be seen from here (a VM, or a driver without boost control)"
+                )
             path, on, off, source = f"{CPU}/cpufreq/boost", "1", "0", "cpufreq/boost"
             enabled = boost == "1"
         value = on if enabled else off
         if not enabled:
             return self.finding(OK, f"turbo off ({source} = {value})")
-        return self.finding(WARN, f"turbo on ({source} = {value}): the clock follows temperature,"
-                                  " power and the other cores' load",
-                            f"disable it: echo {off} | sudo tee {path} (or abstat doctor --tune)",
-                            [Change(context.path(path), off)])
+        return self.finding(
+            WARN,
+            f"turbo on ({source} = {value}): the clock follows temperature, power and the other cores' load",
+            f"disable it: echo {off} | sudo tee {path} (or abstat doctor --tune)",
+            [Change(context.path(path), off)],
+        )
 
 
 class SMT(Check):
@@ -95,13 +108,15 @@ class SMT(Check):
         siblings = _siblings(context, cpus)
         if control is None and active is None and not siblings:
             return self.unavailable(f"no {CPU}/smt and no topology/thread_siblings_list")
-        if control in ("notsupported", "notimplemented") or active == "0" or (
-                siblings and not any(siblings.values())):
+        if control in ("notsupported", "notimplemented") or active == "0" or (siblings and not any(siblings.values())):
             state = f"smt/control = {control}" if control else "no CPU has a sibling thread"
             return self.finding(OK, f"SMT off ({state}, smt/active = {active})" if active else f"SMT off ({state})")
-        return self.finding(WARN, _smt_evidence(context, cpus, siblings, control, active),
-                            "a busy sibling thread shares the core's caches and pipeline: keep the siblings of the"
-                            " benchmark's CPUs idle (isolcpus), or echo off | sudo tee /sys/devices/system/cpu/smt/control")
+        return self.finding(
+            WARN,
+            _smt_evidence(context, cpus, siblings, control, active),
+            "a busy sibling thread shares the core's caches and pipeline: keep the siblings of the"
+            " benchmark's CPUs idle (isolcpus), or echo off | sudo tee /sys/devices/system/cpu/smt/control",
+        )
 
 
 def _siblings(context: Context, cpus: list[int]) -> dict[int, list[int]]:
@@ -114,8 +129,9 @@ def _siblings(context: Context, cpus: list[int]) -> dict[int, list[int]]:
     return siblings
 
 
-def _smt_evidence(context: Context, cpus: list[int], siblings: dict[int, list[int]], control: str | None,
-                  active: str | None) -> str:
+def _smt_evidence(
+    context: Context, cpus: list[int], siblings: dict[int, list[int]], control: str | None, active: str | None
+) -> str:
     outside = sorted({s for sib in siblings.values() for s in sib if s not in cpus})
     busy = _busy_fraction(context, outside)
     evidence = f"SMT on (smt/control = {control}, smt/active = {active})"
@@ -123,8 +139,11 @@ def _smt_evidence(context: Context, cpus: list[int], siblings: dict[int, list[in
         pairs = ", ".join(f"cpu{cpu}+{format_cpu_list(sib)}" for cpu, sib in siblings.items() if sib)
         evidence += f"; siblings of the benchmark's CPUs: {pairs}"
     if busy:
-        evidence += "; sibling threads busy " + ", ".join(
-            f"cpu{cpu} {share:.0%}" for cpu, share in busy.items()) + f" over {context.interval:g} s"
+        evidence += (
+            "; sibling threads busy "
+            + ", ".join(f"cpu{cpu} {share:.0%}" for cpu, share in busy.items())
+            + f" over {context.interval:g} s"
+        )
     elif outside:
         evidence += f"; siblings outside the benchmark's CPUs: cpu{format_cpu_list(outside)}"
     return evidence
@@ -167,21 +186,27 @@ class Isolation(Check):
         evidence += f"; benchmark CPUs: {format_cpu_list(cpus)}" + _sharing(context, cpus) + _held(context)
         if cpus and set(cpus) <= set(isolated) and set(cpus) <= set(nohz) and set(cpus) <= set(rcu):
             return self.finding(OK, evidence)
-        return self.finding(WARN, evidence,
-                            "boot with isolcpus=LIST nohz_full=LIST rcu_nocbs=LIST and run the benchmark there"
-                            " (taskset -c LIST): the scheduler, timer ticks and RCU callbacks then leave it alone")
+        return self.finding(
+            WARN,
+            evidence,
+            "boot with isolcpus=LIST nohz_full=LIST rcu_nocbs=LIST and run the benchmark there"
+            " (taskset -c LIST): the scheduler, timer ticks and RCU callbacks then leave it alone",
+        )
 
 
-def _isolated_sets(context: Context, cmdline: str | None,
-                   isolated_text: str | None) -> tuple[list[int], list[int], list[int], str]:
+def _isolated_sets(
+    context: Context, cmdline: str | None, isolated_text: str | None
+) -> tuple[list[int], list[int], list[int], str]:
     """The CPUs in isolcpus, nohz_full and rcu_nocbs, and the evidence naming them."""
     parameters = dict(word.partition("=")[::2] for word in (cmdline or "").split())
     isolated = parse_cpu_list(isolated_text) or []
     nohz_text = context.read(f"{CPU}/nohz_full")
     nohz = (parse_cpu_list(nohz_text) if nohz_text and nohz_text != "(null)" else []) or []
     rcu = parse_cpu_list(parameters.get("rcu_nocbs", "")) or []
-    evidence = (f"isolcpus: {format_cpu_list(isolated)}; nohz_full: {format_cpu_list(nohz)}"
-                f"{'' if nohz_text is not None else ' (kernel without NO_HZ_FULL)'}; rcu_nocbs: {format_cpu_list(rcu)}")
+    evidence = (
+        f"isolcpus: {format_cpu_list(isolated)}; nohz_full: {format_cpu_list(nohz)}"
+        f"{'' if nohz_text is not None else ' (kernel without NO_HZ_FULL)'}; rcu_nocbs: {format_cpu_list(rcu)}"
+    )
     return isolated, nohz, rcu, evidence
 
 
@@ -200,7 +225,8 @@ def _held(context: Context) -> str:
     """The CPUs an ``abstat run --isolate`` holds now (its cpusets at the top of the v1 or v2 hierarchy)."""
     held = []
     for path in context.glob("/sys/fs/cgroup/cpuset/abstat.isolated-*") + context.glob(
-            "/sys/fs/cgroup/abstat.isolated-*"):
+        "/sys/fs/cgroup/abstat.isolated-*"
+    ):
         cpus = context.read(f"{path}/cpuset.cpus")
         if cpus:
             held.append(f"{cpus} (run {path.rsplit('-', 1)[-1]})")
@@ -223,9 +249,13 @@ class CStates(Check):
             return self.finding(OK, evidence)
         changes = _disable_deep(context, cpus, deep)
         worst = max(latency for _, _, latency in deep)
-        return self.finding(WARN, evidence + f"; deep states enabled (exit latency up to {worst} us)",
-                            "disable states deeper than 10 us on the benchmark's CPUs (abstat doctor --tune),"
-                            " or boot with intel_idle.max_cstate=1 / processor.max_cstate=1", changes)
+        return self.finding(
+            WARN,
+            evidence + f"; deep states enabled (exit latency up to {worst} us)",
+            "disable states deeper than 10 us on the benchmark's CPUs (abstat doctor --tune),"
+            " or boot with intel_idle.max_cstate=1 / processor.max_cstate=1",
+            changes,
+        )
 
 
 def _idle_states(context: Context, states: list[str]) -> tuple[list[str], list[tuple[str, str, int]]]:
@@ -244,8 +274,12 @@ def _idle_states(context: Context, states: list[str]) -> tuple[list[str], list[t
 
 def _disable_deep(context: Context, cpus: list[int], deep: list[tuple[str, str, int]]) -> list[Change]:
     """Disabling each deep state on each benchmark CPU that exposes it."""
-    return [Change(context.path(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable"), "1")
-            for cpu in cpus for state, _, _ in deep if context.exists(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable")]
+    return [
+        Change(context.path(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable"), "1")
+        for cpu in cpus
+        for state, _, _ in deep
+        if context.exists(f"{CPU}/cpu{cpu}/cpuidle/{state}/disable")
+    ]
 
 
 class Thermal(Check):
@@ -254,8 +288,9 @@ class Thermal(Check):
     def inspect(self, context: Context) -> Finding:
         counters = context.glob(f"{CPU}/cpu[0-9]*/thermal_throttle/*_throttle_count")
         if not counters:
-            return self.unavailable(f"no {CPU}/cpu*/thermal_throttle: the CPU or kernel exposes no throttle"
-                                    " counters (AMD, most VMs)")
+            return self.unavailable(
+                f"no {CPU}/cpu*/thermal_throttle: the CPU or kernel exposes no throttle counters (AMD, most VMs)"
+            )
         counts = {}
         for path in counters:
             value = context.read(path)
@@ -265,5 +300,8 @@ class Thermal(Check):
         if not counts:
             return self.finding(OK, f"no throttling since boot ({len(counters)} counters read)")
         shown = ", ".join(f"{key} {value}" for key, value in list(counts.items())[:6])
-        return self.finding(WARN, f"throttled since boot: {shown}" + (" ..." if len(counts) > 6 else ""),
-                            "improve cooling or lower the load: a throttled CPU runs slower for a while")
+        return self.finding(
+            WARN,
+            f"throttled since boot: {shown}" + (" ..." if len(counts) > 6 else ""),
+            "improve cooling or lower the load: a throttled CPU runs slower for a while",
+        )

@@ -14,6 +14,7 @@ through a link, runs only the undo commands abstat itself knows
 no one else may write; it is written in a private directory through a new
 file (``O_EXCL``) renamed over it.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -65,7 +66,7 @@ def _current_value(path: str) -> str | None:
     """The value to restore: the bracketed choice of a "[a] b c" file."""
     text = _read(path)
     if text is not None and "[" in text and "]" in text:
-        return text[text.index("[") + 1:text.index("]")]
+        return text[text.index("[") + 1 : text.index("]")]
     return text
 
 
@@ -97,17 +98,25 @@ def _load_state(path: str, root: str) -> dict[str, Any]:
     for entry in state["changes"]:
         refused = _checked_entry(entry, root)
         if refused is not None:
-            raise InputError(f"the tuning record holds a change abstat does not make: {refused}; nothing was "
-                             "changed", path=path)
+            raise InputError(
+                f"the tuning record holds a change abstat does not make: {refused}; nothing was changed", path=path
+            )
     return state
 
 
 def _check_owned(info: os.stat_result, path: str) -> None:
     """The record is a regular file of this user's, private, in a directory no one else may write."""
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() \
-            or not _private(os.stat(os.path.dirname(os.path.abspath(path)))) or not _private(info):
-        raise InputError("not a tuning record of this user's: it must be a file owned by this user, in a "
-                         "directory no one else may write, and writable by no one else", path=path)
+    if (
+        not stat.S_ISREG(info.st_mode)
+        or info.st_uid != os.geteuid()
+        or not _private(os.stat(os.path.dirname(os.path.abspath(path))))
+        or not _private(info)
+    ):
+        raise InputError(
+            "not a tuning record of this user's: it must be a file owned by this user, in a "
+            "directory no one else may write, and writable by no one else",
+            path=path,
+        )
 
 
 def _parsed_record(data: bytes, path: str) -> Any:
@@ -126,8 +135,11 @@ def _save_state(path: str, state: dict[str, Any]) -> None:
     try:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not _private(os.stat(directory)):
-            raise InputError("the tuning record's directory may be written by others; give {state} a file in a "
-                             "private directory", path=directory, fields=["state"])
+            raise InputError(
+                "the tuning record's directory may be written by others; give {state} a file in a private directory",
+                path=directory,
+                fields=["state"],
+            )
         descriptor, temporary = tempfile.mkstemp(prefix=".doctor-tune-", suffix=".tmp", dir=directory)
         try:
             with open(descriptor, "w", encoding="utf-8") as handle:
@@ -152,8 +164,11 @@ def _checked_entry(entry: Any, root: str) -> str | None:
     if undo is None:
         return None
     if not isinstance(undo, list) or tuple(undo) not in KNOWN_COMMANDS.values():
-        return f"undo command {undo!r} is not one abstat runs (known: " \
-               + ", ".join(" ".join(c) for c in KNOWN_COMMANDS.values()) + ")"
+        return (
+            f"undo command {undo!r} is not one abstat runs (known: "
+            + ", ".join(" ".join(c) for c in KNOWN_COMMANDS.values())
+            + ")"
+        )
     return None
 
 
@@ -205,8 +220,9 @@ def _key(entry: dict[str, Any]) -> str:
     return entry.get("path") or " ".join(entry.get("command") or [])
 
 
-def tune(findings: list[Finding], *, state_path: str, run_commands: bool = True, dry_run: bool = False,
-         root: str = "") -> TuneResult:
+def tune(
+    findings: list[Finding], *, state_path: str, run_commands: bool = True, dry_run: bool = False, root: str = ""
+) -> TuneResult:
     """Apply the reversible fixes of the failed checks (see the module doc; ``root``: the saved tree
     the checks read, whose files are changed)."""
     result = TuneResult(state_path=state_path)

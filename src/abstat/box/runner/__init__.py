@@ -4,18 +4,32 @@ Standard library only, so ``abstat run`` works on a bare test box.  The names
 below are loaded on first use: reading a store (``abstat show``) needs only
 ``BUILTIN_METRICS``, not the executor and its process machinery.
 """
+
 from __future__ import annotations
 
 import importlib
 from typing import Any
 
 _HOMES = {
-    "FakeExecutor": "fake", "ProcessExecutor": "executor", "RunContext": "model",
-    "Collector": "model", "command_problem": "model", "command_problems": "model",
-    "ExperimentOutcome": "experiment", "ExperimentPlan": "experiment", "run_experiment": "experiment",
-    "BUILTIN_METRICS": "model", "Command": "model", "Measurement": "model", "MetricPattern": "model",
-    "RunResult": "model", "VariantCommand": "model", "parse_metric_pattern": "model",
-    "ORDERS": "schedule", "Slot": "schedule", "build_schedule": "schedule",
+    "FakeExecutor": "fake",
+    "ProcessExecutor": "executor",
+    "RunContext": "model",
+    "Collector": "model",
+    "command_problem": "model",
+    "command_problems": "model",
+    "ExperimentOutcome": "experiment",
+    "ExperimentPlan": "experiment",
+    "run_experiment": "experiment",
+    "BUILTIN_METRICS": "model",
+    "Command": "model",
+    "Measurement": "model",
+    "MetricPattern": "model",
+    "RunResult": "model",
+    "VariantCommand": "model",
+    "parse_metric_pattern": "model",
+    "ORDERS": "schedule",
+    "Slot": "schedule",
+    "build_schedule": "schedule",
 }
 
 __all__ = sorted(_HOMES)

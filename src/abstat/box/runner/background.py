@@ -2,6 +2,7 @@
 
 Standard library only.
 """
+
 from __future__ import annotations
 
 import os
@@ -18,8 +19,9 @@ from abstat.box.runner.process import describe_status, group_alive, kill_group, 
 class ProcessBackground:
     """A background command in its own process group."""
 
-    def __init__(self, command: Command, env: Mapping[str, str], grace: float = 2.0,
-                 containment: Containment | None = None) -> None:
+    def __init__(
+        self, command: Command, env: Mapping[str, str], grace: float = 2.0, containment: Containment | None = None
+    ) -> None:
         self.command = command
         self.grace = grace
         self._containment = containment or Containment(subreaper=False, supervise=False)
@@ -55,7 +57,9 @@ class ProcessBackground:
     def _escaped(self) -> list[int]:
         """Live processes of this load outside its process group (setsid, setpgid)."""
         if self._cgroup is not None:
-            return [pid for pid in cgroup.members(self._cgroup) if pid != self.pid and reaper.outside_group(pid, self.pid)]
+            return [
+                pid for pid in cgroup.members(self._cgroup) if pid != self.pid and reaper.outside_group(pid, self.pid)
+            ]
         return [pid for pid in self._containment._left(self._token) if pid != self.pid]
 
     def stop(self) -> list[str]:
@@ -73,8 +77,11 @@ class ProcessBackground:
             insisted = False
             while time.monotonic() < deadline:
                 self.exited()
-                if self._ended is not None and not self._escaped() and (
-                        not group_alive(self.pid) or not live_group_members(self.pid)):
+                if (
+                    self._ended is not None
+                    and not self._escaped()
+                    and (not group_alive(self.pid) or not live_group_members(self.pid))
+                ):
                     break
                 if signals.wait_for_signal(0.01) is not None:
                     insisted = True
@@ -86,8 +93,10 @@ class ProcessBackground:
             else:
                 self._containment.sweep(self._token)
             if left and insisted:
-                notes.append(f"background command {self.command.text!r}: interrupted again while it was "
-                             "being stopped: sent SIGKILL")
+                notes.append(
+                    f"background command {self.command.text!r}: interrupted again while it was "
+                    "being stopped: sent SIGKILL"
+                )
             elif left:
                 notes.append(
                     f"background command {self.command.text!r} ignored SIGTERM for {self.grace:g} s: sent SIGKILL"

@@ -1,5 +1,6 @@
 """Which kernel functions the kernel's BTF may describe (for ``--trace``'s kfunc probes; part of
 :mod:`abstat.box.runner.trace`, which re-exports it).  Ships to the box: standard library only."""
+
 from __future__ import annotations
 
 import os

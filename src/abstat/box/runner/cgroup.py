@@ -24,6 +24,7 @@ own (abstat moves there for its spawn, and back).  At the end, and in the
 supervisor after a SIGKILL of abstat, ``cgroup.kill`` (Linux >= 5.14) ends
 everything below ``abstat-<run token>``; older kernels get a kill loop.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -62,7 +63,7 @@ def own_directory() -> str | None:
     mount_point, shown = mount
     if path is None or path.endswith(" (deleted)") or not (path + "/").startswith(shown.rstrip("/") + "/"):
         return None
-    directory = os.path.join(mount_point, path[len(shown.rstrip("/")):].lstrip("/"))
+    directory = os.path.join(mount_point, path[len(shown.rstrip("/")) :].lstrip("/"))
     procs = os.path.join(directory, "cgroup.procs")
     if not (os.access(directory, os.W_OK) and os.access(procs, os.W_OK)):
         return None
@@ -217,9 +218,8 @@ def leftover_directories(base: str, live_runs) -> list[str]:
     if not names:
         return []
     live = live_runs()
-    paths = [os.path.join(base, name) for name in names if name[len(PREFIX):] not in live]
-    return [path for path in paths
-            if os.path.isdir(path) and not held(path) and not hides_processes(path)]
+    paths = [os.path.join(base, name) for name in names if name[len(PREFIX) :] not in live]
+    return [path for path in paths if os.path.isdir(path) and not held(path) and not hides_processes(path)]
 
 
 _active: list[str] = []  # run cgroups this process is in: one at a time

@@ -7,6 +7,7 @@ command left behind; :meth:`Containment.close` ends everything the run
 started and stops the supervisor (:mod:`abstat.box.runner.supervisor`), which
 would otherwise do the same when abstat dies.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -139,10 +140,16 @@ class Containment:
         path, private = script
         state = _state_file()
         read_end, write_end = os.pipe()  # not inherited by commands: EOF exactly when abstat is gone
-        argv = [sys.executable, "-E", "-s", path, self.token] + (["--state-fd-3"] if state >= 0 else []) \
+        argv = (
+            [sys.executable, "-E", "-s", path, self.token]
+            + (["--state-fd-3"] if state >= 0 else [])
             + (["--remove-own-directory"] if private else [])
-        actions = [(os.POSIX_SPAWN_DUP2, read_end, 0), (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-                   (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+        )
+        actions = [
+            (os.POSIX_SPAWN_DUP2, read_end, 0),
+            (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+        ]
         if state >= 0:
             actions.append((os.POSIX_SPAWN_DUP2, state, 3))
         try:
@@ -281,8 +288,11 @@ class Containment:
         reaper.reap_zombie_children(self.keep)
 
     def _left(self, token: str) -> list[int]:
-        return [pid for pid in reaper.descendants(os.getpid(), exclude=(self._supervisor or 0,))
-                if reaper.carries(reaper.token_of(pid), token) and not reaper.is_zombie(pid)]
+        return [
+            pid
+            for pid in reaper.descendants(os.getpid(), exclude=(self._supervisor or 0,))
+            if reaper.carries(reaper.token_of(pid), token) and not reaper.is_zombie(pid)
+        ]
 
     def sweep(self, token: str) -> int:
         """SIGKILL every live descendant carrying ``token`` (a command's, or the run's):
@@ -353,8 +363,10 @@ def leftover_notes() -> list[str]:
     for run, pids in sorted(reaper.leftovers().items()):
         shown = ", ".join(reaper.describe(pid) for pid in sorted(pids)[:5])
         more = f" and {len(pids) - 5} more" if len(pids) > 5 else ""
-        notes.append(f"{len(pids)} process(es) left by an earlier abstat run (token {run}) still run: "
-                     f"PID {shown}{more}; they may disturb these measurements")
+        notes.append(
+            f"{len(pids)} process(es) left by an earlier abstat run (token {run}) still run: "
+            f"PID {shown}{more}; they may disturb these measurements"
+        )
     return notes
 
 
@@ -368,8 +380,13 @@ def cleaned_cgroup_notes() -> list[str]:
         shown = [reaper.describe(pid) for pid in sorted(cgroup.members(directory))]
         killed = cgroup.kill(directory)
         gone = cgroup.remove(directory)
-        what = f"killed {len(killed)} process(es) (PID {', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})" \
-            if killed else "no process was left in it"
-        notes.append(f"an earlier abstat run left cgroup {directory}: {what}; "
-                     + ("removed it" if gone else "could not remove it"))
+        what = (
+            f"killed {len(killed)} process(es) (PID {', '.join(shown[:5])}{' …' if len(shown) > 5 else ''})"
+            if killed
+            else "no process was left in it"
+        )
+        notes.append(
+            f"an earlier abstat run left cgroup {directory}: {what}; "
+            + ("removed it" if gone else "could not remove it")
+        )
     return notes

@@ -8,6 +8,7 @@ and failure handling are tested deterministically with
 :class:`~abstat.box.runner.fake.FakeExecutor`.  The process primitives are in
 :mod:`abstat.box.runner.process`, background loads in :mod:`abstat.box.runner.background`.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,10 +28,27 @@ from abstat.box.runner.background import ProcessBackground
 from abstat.box.runner.containment import Containment
 from abstat.box.runner.fake import FakeBackground, FakeExecutor
 from abstat.box.runner.metrics import MetricScanner, scan_output
-from abstat.box.runner.model import (BUILTIN_METRICS, BackgroundHandle, Collector, Command, Executor, Measurement,
-                                 MetricPattern, RunContext)
-from abstat.box.runner.process import (describe_status, group_alive, kill_group, live_group_members, own_peak_rss_kib,
-                                   resolve, spawn, tail, wait)
+from abstat.box.runner.model import (
+    BUILTIN_METRICS,
+    BackgroundHandle,
+    Collector,
+    Command,
+    Executor,
+    Measurement,
+    MetricPattern,
+    RunContext,
+)
+from abstat.box.runner.process import (
+    describe_status,
+    group_alive,
+    kill_group,
+    live_group_members,
+    own_peak_rss_kib,
+    resolve,
+    spawn,
+    tail,
+    wait,
+)
 
 _yield = getattr(os, "sched_yield", lambda: None)
 _CPUS = os.cpu_count() or 1
@@ -84,8 +102,18 @@ def _encode(env: Mapping[str, str]) -> dict[bytes, bytes]:
     code, errors = _FS_ENCODING
     return {key.encode(code, errors): value.encode(code, errors) for key, value in env.items()}
 
-__all__ = ["BackgroundHandle", "Executor", "FakeBackground", "FakeExecutor", "ProcessBackground", "ProcessExecutor",
-           "RunContext", "describe_status", "own_peak_rss_kib"]
+
+__all__ = [
+    "BackgroundHandle",
+    "Executor",
+    "FakeBackground",
+    "FakeExecutor",
+    "ProcessBackground",
+    "ProcessExecutor",
+    "RunContext",
+    "describe_status",
+    "own_peak_rss_kib",
+]
 
 
 class ProcessExecutor:
@@ -352,8 +380,7 @@ class ProcessExecutor:
         return ProcessBackground(command, self._base_env, containment=self.containment)
 
 
-def _waited(pid: int, wait_status: int, timed_out: bool, timeout: float | None,
-            sweep: bool) -> tuple[int, list[str]]:
+def _waited(pid: int, wait_status: int, timed_out: bool, timeout: float | None, sweep: bool) -> tuple[int, list[str]]:
     """The exit code and the notes of a command waited for; what it left in its process group killed."""
     notes: list[str] = []
     if timed_out:

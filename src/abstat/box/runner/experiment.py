@@ -4,6 +4,7 @@ Library code: it never prints.  Progress and persistence go through the
 ``on_result`` callback, called after each run completes (the run goes to the
 store, or to its journal, there: a crash loses at most the run in progress).
 """
+
 from __future__ import annotations
 
 import time
@@ -11,8 +12,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from abstat.box.runner import signals
-from abstat.box.runner.model import (BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult,
-                                     VariantCommand)
+from abstat.box.runner.model import (
+    BackgroundHandle,
+    Command,
+    Executor,
+    Measurement,
+    RunContext,
+    RunResult,
+    VariantCommand,
+)
 from abstat.box.runner.schedule import Slot, build_schedule
 
 
@@ -43,8 +51,8 @@ class ExperimentOutcome:
     """What happened: every measured run, and why it stopped early if it did."""
 
     results: list[RunResult] = field(default_factory=list)
-    error: str | None = None          # why the experiment stopped (hook or run failure)
-    interrupted: bool = False         # Ctrl-C
+    error: str | None = None  # why the experiment stopped (hook or run failure)
+    interrupted: bool = False  # Ctrl-C
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -124,9 +132,14 @@ def run_experiment(
 class _Run:
     """One experiment's steps: start (set-up hooks, background loads), the slots, stop the loads, clean up."""
 
-    def __init__(self, plan: ExperimentPlan, executor: Executor, on_result: Callable[[RunResult], None] | None,
-                 on_slot: Callable[[Slot, int, int], None] | None,
-                 should_stop: Callable[[list[RunResult]], str | None] | None) -> None:
+    def __init__(
+        self,
+        plan: ExperimentPlan,
+        executor: Executor,
+        on_result: Callable[[RunResult], None] | None,
+        on_slot: Callable[[Slot, int, int], None] | None,
+        should_stop: Callable[[list[RunResult]], str | None] | None,
+    ) -> None:
         self.plan, self.executor = plan, executor
         self.on_result, self.on_slot, self.should_stop = on_result, on_slot, should_stop
         self.outcome = ExperimentOutcome()

@@ -1,4 +1,5 @@
 """A fake executor for deterministic tests of scheduling, order, hooks and failures."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping

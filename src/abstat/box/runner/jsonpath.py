@@ -11,6 +11,7 @@ document in it (lines printed before it skipped; then any document that follows)
 leads to a number, or a string spelling one (perf's ``-j`` counter values), gives the value.
 Standard library only: this runs on the test box.
 """
+
 from __future__ import annotations
 
 import json
@@ -74,7 +75,7 @@ def parse_path(text: str) -> tuple[tuple[Segment, ...], str]:
 def parse_json_metric(spec: str) -> JsonPathPattern:
     """``json:PATH[:UNIT]`` or ``NAME=json:PATH[:UNIT]`` (ValueError with the user's message)."""
     named = _NAMED.match(spec)
-    name, body = (named.group(1), named.group(2)) if named else (None, spec[len("json:"):])
+    name, body = (named.group(1), named.group(2)) if named else (None, spec[len("json:") :])
     if len(body) > MAX_PATH_CHARS:
         raise FieldError(f"{{metric}} {spec[:60]!r}...: a JSON path of more than {MAX_PATH_CHARS} characters", "metric")
     path, rest = parse_path(body)
@@ -86,8 +87,9 @@ def parse_json_metric(spec: str) -> JsonPathPattern:
     if name is None:
         name = ".".join(str(segment) for segment in path)
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.\-]*", name):
-            raise FieldError(f"{{metric}} {spec!r}: name the metric: NAME=json:PATH (the path makes no metric name)",
-                             "metric")
+            raise FieldError(
+                f"{{metric}} {spec!r}: name the metric: NAME=json:PATH (the path makes no metric name)", "metric"
+            )
     check_metric_name(name)
     return JsonPathPattern(name, _NEVER, unit, path=path, text=body[: len(body) - len(rest)])
 
@@ -163,11 +165,13 @@ def extract(text: str, patterns: list[JsonPathPattern]) -> tuple[dict[str, list[
             continue
         value = number(found[0])
         if value is None:
-            notes.append(f"metric {pattern.name}: JSON path {pattern.text!r} holds {str(found[0])[:60]!r}, "
-                         "not a finite number")
+            notes.append(
+                f"metric {pattern.name}: JSON path {pattern.text!r} holds {str(found[0])[:60]!r}, not a finite number"
+            )
             continue
         values[pattern.name] = [value]
         if len(found) > 1:
-            remarks.append(f"metric {pattern.name}: JSON path {pattern.text!r} is in {len(found)} documents; "
-                         "the first is taken")
+            remarks.append(
+                f"metric {pattern.name}: JSON path {pattern.text!r} is in {len(found)} documents; the first is taken"
+            )
     return values, notes, remarks

@@ -26,6 +26,7 @@ moved by.  Where the log cannot be written, the offset is taken as 0.
 
 Standard library only: on a lab run this reads the test box's own log.
 """
+
 from __future__ import annotations
 
 import errno
@@ -57,8 +58,9 @@ def open_kmsg(path: str = KMSG_PATH) -> int:
         return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         hint = " (reading the kernel log needs root or CAP_SYSLOG)" if err.errno in (errno.EACCES, errno.EPERM) else ""
-        raise FieldError(f"{{metric_source}} kmsg: cannot read {path}: {err.strerror or err}{hint}",
-                         "metric_source") from None
+        raise FieldError(
+            f"{{metric_source}} kmsg: cannot read {path}: {err.strerror or err}{hint}", "metric_source"
+        ) from None
 
 
 CLOCK_PROBE = b"<15>abstat: kernel log clock reference\n"  # facility user (1 << 3) + debug (7)
@@ -137,8 +139,10 @@ class KmsgCollector:
                 break
             except OSError as err:
                 if err.errno == errno.EPIPE:  # overwritten before it was read: the next read goes on
-                    notes.append("kernel log: records of this run were overwritten before they were read "
-                                 "(the log buffer is too small for what the run wrote)")
+                    notes.append(
+                        "kernel log: records of this run were overwritten before they were read "
+                        "(the log buffer is too small for what the run wrote)"
+                    )
                     continue
                 notes.append(f"kernel log: cannot read {self.path}: {err.strerror or err}")
                 break
@@ -151,8 +155,10 @@ class KmsgCollector:
         else:
             notes.append(f"kernel log: more than {MAX_RECORDS:,} records during this run: the rest not read")
         if ignored:
-            notes.append(f"kernel log: {ignored} record(s) not written by the kernel during this run ignored "
-                         "(from user space, or stamped outside the run)")
+            notes.append(
+                f"kernel log: {ignored} record(s) not written by the kernel during this run ignored "
+                "(from user space, or stamped outside the run)"
+            )
         return lines, notes
 
     def collect(self, measurement: Measurement, context: RunContext) -> None:

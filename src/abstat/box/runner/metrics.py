@@ -16,6 +16,7 @@ much it prints.  Where one block ends does not change what is found:
 * JSON lines: the partial last line is carried into the next block.  A line
   longer than :data:`MAX_JSON_LINE_CHARS` is skipped without being held.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -64,8 +65,14 @@ def _json_number(value: object) -> float | None:
 class MetricScanner:
     """Collects metric values from text fed to it piece by piece; call :meth:`finish` at the end."""
 
-    def __init__(self, patterns: Iterable[MetricPattern] = (), *, json_lines: bool = False,
-                 reserved: Iterable[str] = (), overlap: int = OVERLAP_CHARS) -> None:
+    def __init__(
+        self,
+        patterns: Iterable[MetricPattern] = (),
+        *,
+        json_lines: bool = False,
+        reserved: Iterable[str] = (),
+        overlap: int = OVERLAP_CHARS,
+    ) -> None:
         patterns = tuple(patterns)
         self.json_paths = [p for p in patterns if isinstance(p, jsonpath.JsonPathPattern)]
         self.patterns = tuple(p for p in patterns if not isinstance(p, jsonpath.JsonPathPattern))
@@ -78,12 +85,12 @@ class MetricScanner:
         self.overlap = overlap
         self.regex_values: dict[str, list[float]] = {}
         self.json_values: dict[str, list[float]] = {}
-        self._bad: dict[str, list[str]] = {}        # pattern -> first matches that were not numbers
+        self._bad: dict[str, list[str]] = {}  # pattern -> first matches that were not numbers
         self._bad_count: dict[str, int] = {}
         self._json_notes: list[str] = []
-        self._text = ""                              # unscanned text, after context kept for lookbehind
-        self._resume = [0] * len(self.patterns)      # per pattern: where its next search starts in _text
-        self._line: list[str] = []                   # the JSON line that has not ended yet
+        self._text = ""  # unscanned text, after context kept for lookbehind
+        self._resume = [0] * len(self.patterns)  # per pattern: where its next search starts in _text
+        self._line: list[str] = []  # the JSON line that has not ended yet
         self._line_chars = 0
         self._finished = False
 
@@ -116,8 +123,10 @@ class MetricScanner:
     def _read_paths(self) -> None:
         if self._document_chars < 0:
             limit = jsonpath.MAX_DOCUMENT_CHARS >> 20
-            self._path_notes.extend(f"metric {p.name}: the output is longer than {limit} MiB: its JSON path "
-                                    "is not read" for p in self.json_paths)
+            self._path_notes.extend(
+                f"metric {p.name}: the output is longer than {limit} MiB: its JSON path is not read"
+                for p in self.json_paths
+            )
             return
         values, problems, remarks = jsonpath.extract("".join(self._document), self.json_paths)
         self._document = []
@@ -231,8 +240,9 @@ class MetricScanner:
             self.json_units[name] = str(obj["unit"])
         running = jsonpath.number(obj.get("pcnt-running"))
         if running is not None and running < 100.0:
-            self._json_note(f"perf stat -j: {name} counted {running:g}% of the time (multiplexed counters): "
-                            "perf scaled the count")
+            self._json_note(
+                f"perf stat -j: {name} counted {running:g}% of the time (multiplexed counters): perf scaled the count"
+            )
 
     def _json_note(self, note: str) -> None:
         if note not in self._json_notes:
@@ -278,9 +288,7 @@ def scan_output(handle: BinaryIO, scanner: MetricScanner, block_bytes: int = BLO
     return kept
 
 
-def extract_regex_metrics(
-    text: str, patterns: Iterable[MetricPattern]
-) -> tuple[dict[str, list[float]], list[str]]:
+def extract_regex_metrics(text: str, patterns: Iterable[MetricPattern]) -> tuple[dict[str, list[float]], list[str]]:
     """Every match of each pattern adds one value (its first group).
 
     Returns (values by metric, notes).  A pattern that does not match, or
@@ -292,9 +300,7 @@ def extract_regex_metrics(
     return scanner.regex_values, scanner.regex_notes()
 
 
-def extract_json_metrics(
-    text: str, reserved: Iterable[str] = ()
-) -> tuple[dict[str, list[float]], list[str]]:
+def extract_json_metrics(text: str, reserved: Iterable[str] = ()) -> tuple[dict[str, list[float]], list[str]]:
     """Each line that is a JSON object adds its numeric fields as metrics.
 
     ``{"cycles": 440, "name": "x"}`` gives ``cycles=[440]``; booleans,

@@ -2,6 +2,7 @@
 
 Standard library only: the runner must work on a bare test box.
 """
+
 from __future__ import annotations
 
 import re
@@ -20,6 +21,7 @@ BUILTIN_METRICS: dict[str, str] = {
     "vcsw": "count",
     "ivcsw": "count",
 }
+
 
 class FieldError(ValueError):
     """A ValueError about the fields named ``{FIELD}`` in its message (``metric``, ``trace``...):
@@ -79,9 +81,7 @@ class MetricPattern:
 
 def check_metric_name(name: str) -> str:
     if not _METRIC_NAME.fullmatch(name):
-        raise ValueError(
-            f"bad metric name {name!r}: use letters, digits, '_', '.', '-' (starting with a letter)"
-        )
+        raise ValueError(f"bad metric name {name!r}: use letters, digits, '_', '.', '-' (starting with a letter)")
     return name
 
 
@@ -147,11 +147,11 @@ class RunResult:
     """One measured (or warm-up) run of one variant, in schedule order."""
 
     variant: str
-    iteration: int          # 0-based index of this variant's measured runs
-    position: int           # 0-based position in the whole schedule
+    iteration: int  # 0-based index of this variant's measured runs
+    position: int  # 0-based position in the whole schedule
     warmup: bool
     measurement: Measurement
-    started_at: float       # time.time() when the run started
+    started_at: float  # time.time() when the run started
 
     @property
     def ok(self) -> bool:
@@ -195,8 +195,6 @@ class Executor(Protocol):
     def start_background(self, command: Command) -> BackgroundHandle: ...
 
     def close(self) -> None: ...
-
-
 
 
 class Collector(Protocol):
@@ -255,11 +253,14 @@ def command_problem(what: str, text: str, shell: bool) -> str | None:
         return f"{what}: empty command"
     syntax = None if shell else shell_syntax(text)
     if syntax is not None:
-        return (f"{what}: {syntax!r} is shell syntax, but commands run without a shell unless --shell is given"
-                " (it would reach the program as an argument): add --shell, or quote it to pass it on")
+        return (
+            f"{what}: {syntax!r} is shell syntax, but commands run without a shell unless --shell is given"
+            " (it would reach the program as an argument): add --shell, or quote it to pass it on"
+        )
     if shutil.which(argv[0]) is None:
-        return (f"{what}: command not found or not executable: {argv[0]!r}"
-                + ("" if shell else " (use --shell for shell syntax)"))
+        return f"{what}: command not found or not executable: {argv[0]!r}" + (
+            "" if shell else " (use --shell for shell syntax)"
+        )
     return None
 
 

@@ -25,6 +25,7 @@ The counters are the whole machine's: what any other process does during a
 run is counted too (as ``doctor`` and ``noise`` say of a busy machine).
 Standard library only: on a lab run the box reads its own files.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -35,10 +36,17 @@ from abstat.box.runner.model import FieldError, Measurement, RunContext
 from abstat.box.runner.monitor_parse import parse
 
 MONITORS = ("interrupts", "softirqs", "vmstat", "schedstat", "pressure")
-_FILES = {"interrupts": "/proc/interrupts", "softirqs": "/proc/softirqs", "vmstat": "/proc/vmstat",
-          "schedstat": "/proc/schedstat", "pressure": "/proc/pressure/cpu"}
-_WHY = {"schedstat": " (a kernel built with CONFIG_SCHEDSTATS has it)",
-        "pressure": " (a kernel with CONFIG_PSI, not booted with psi=0, has it)"}
+_FILES = {
+    "interrupts": "/proc/interrupts",
+    "softirqs": "/proc/softirqs",
+    "vmstat": "/proc/vmstat",
+    "schedstat": "/proc/schedstat",
+    "pressure": "/proc/pressure/cpu",
+}
+_WHY = {
+    "schedstat": " (a kernel built with CONFIG_SCHEDSTATS has it)",
+    "pressure": " (a kernel with CONFIG_PSI, not booted with psi=0, has it)",
+}
 MAX_FILE_BYTES = 4 << 20  # /proc/interrupts on a 1000-CPU machine is a few hundred KB
 UNITS = {"schedstat.run": "ns", "schedstat.wait": "ns"}  # pressure's are set per field below
 
@@ -117,8 +125,9 @@ def check(names: tuple[str, ...]) -> None:
         try:
             _read(path)
         except OSError as err:
-            raise FieldError(f"{{monitor}} {name}: cannot read {path}: {err.strerror or err}"
-                             f"{_WHY.get(name, '')}", "monitor") from None
+            raise FieldError(
+                f"{{monitor}} {name}: cannot read {path}: {err.strerror or err}{_WHY.get(name, '')}", "monitor"
+            ) from None
 
 
 class _Reader:
@@ -189,8 +198,9 @@ class MonitorCollector:
             try:
                 after[reader.name] = reader.read()
             except OSError as err:
-                measurement.notes.append(f"--monitor {reader.name}: cannot read {_FILES[reader.name]}: "
-                                         f"{err.strerror or err}")
+                measurement.notes.append(
+                    f"--monitor {reader.name}: cannot read {_FILES[reader.name]}: {err.strerror or err}"
+                )
         if not measurement.ok:
             return
         for name, data in after.items():

@@ -3,6 +3,7 @@
 
 Standard library only: on a lab run the box parses its own files.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -48,16 +49,61 @@ def _per_cpu_rows(text: str) -> Counters:
 
 # /proc/vmstat's event counters that say what a run did to memory (its ``nr_*`` gauges say what state the
 # machine is in, and most of its ~190 counters never move in a benchmark)
-VMSTAT_EVENTS = frozenset({
-    "pgfault", "pgmajfault", "pgfree", "pgactivate", "pgdeactivate", "pglazyfree", "pgrotated", "pgpgin", "pgpgout",
-    "pswpin", "pswpout", "pgalloc_dma", "pgalloc_dma32", "pgalloc_normal", "pgalloc_movable", "pgscan_kswapd",
-    "pgscan_direct", "pgsteal_kswapd", "pgsteal_direct", "allocstall_normal", "allocstall_movable", "compact_stall",
-    "compact_fail", "compact_success", "pgmigrate_success", "pgmigrate_fail", "numa_hit", "numa_miss", "numa_foreign",
-    "numa_local", "numa_other", "numa_hint_faults", "numa_hint_faults_local", "numa_pages_migrated",
-    "numa_pte_updates", "thp_fault_alloc", "thp_fault_fallback", "thp_collapse_alloc", "thp_split_page",
-    "thp_split_pmd", "workingset_refault_anon", "workingset_refault_file", "slabs_scanned", "oom_kill",
-    "nr_tlb_remote_flush", "nr_tlb_remote_flush_received", "nr_tlb_local_flush_all", "nr_tlb_local_flush_one",
-    "unevictable_pgs_mlocked", "drop_pagecache", "drop_slab"})
+VMSTAT_EVENTS = frozenset(
+    {
+        "pgfault",
+        "pgmajfault",
+        "pgfree",
+        "pgactivate",
+        "pgdeactivate",
+        "pglazyfree",
+        "pgrotated",
+        "pgpgin",
+        "pgpgout",
+        "pswpin",
+        "pswpout",
+        "pgalloc_dma",
+        "pgalloc_dma32",
+        "pgalloc_normal",
+        "pgalloc_movable",
+        "pgscan_kswapd",
+        "pgscan_direct",
+        "pgsteal_kswapd",
+        "pgsteal_direct",
+        "allocstall_normal",
+        "allocstall_movable",
+        "compact_stall",
+        "compact_fail",
+        "compact_success",
+        "pgmigrate_success",
+        "pgmigrate_fail",
+        "numa_hit",
+        "numa_miss",
+        "numa_foreign",
+        "numa_local",
+        "numa_other",
+        "numa_hint_faults",
+        "numa_hint_faults_local",
+        "numa_pages_migrated",
+        "numa_pte_updates",
+        "thp_fault_alloc",
+        "thp_fault_fallback",
+        "thp_collapse_alloc",
+        "thp_split_page",
+        "thp_split_pmd",
+        "workingset_refault_anon",
+        "workingset_refault_file",
+        "slabs_scanned",
+        "oom_kill",
+        "nr_tlb_remote_flush",
+        "nr_tlb_remote_flush_received",
+        "nr_tlb_local_flush_all",
+        "nr_tlb_local_flush_one",
+        "unevictable_pgs_mlocked",
+        "drop_pagecache",
+        "drop_slab",
+    }
+)
 
 
 def _vmstat(text: str) -> Counters:
@@ -99,8 +145,12 @@ def _pressure(text: str) -> Counters:
 
 
 _PARSERS: dict[str, Callable[[str], Counters]] = {
-    "interrupts": _per_cpu_rows, "softirqs": _per_cpu_rows, "vmstat": _vmstat, "schedstat": _schedstat,
-    "pressure": _pressure}
+    "interrupts": _per_cpu_rows,
+    "softirqs": _per_cpu_rows,
+    "vmstat": _vmstat,
+    "schedstat": _schedstat,
+    "pressure": _pressure,
+}
 
 
 def parse(name: str, data: bytes) -> Counters:

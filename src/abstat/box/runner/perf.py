@@ -1,4 +1,5 @@
 """Hardware counters through ``perf stat -x,`` where the machine has them."""
+
 from __future__ import annotations
 
 import shutil
@@ -87,7 +88,7 @@ def split_events(text: str) -> list[str]:
 def group_members(event: str) -> list[str]:
     """The events of a group ``{a,b}:u`` (modifiers dropped), or the event itself."""
     if event.startswith("{") and "}" in event:
-        return [e.strip() for e in event[1:event.index("}")].split(",") if e.strip()]
+        return [e.strip() for e in event[1 : event.index("}")].split(",") if e.strip()]
     return [event]
 
 
@@ -97,8 +98,10 @@ def multiplexing_note(running: dict[str, float]) -> str | None:
     if not partial:
         return None
     shown = ", ".join(f"{event} {share:.3g}%" for share, event in partial)
-    return (f"perf: multiplexed: {shown} of the run counted; perf scaled those values up to estimates "
-            "(count fewer events, or group them as {a,b} for exact ratios)")
+    return (
+        f"perf: multiplexed: {shown} of the run counted; perf scaled those values up to estimates "
+        "(count fewer events, or group them as {a,b} for exact ratios)"
+    )
 
 
 def probe(events: tuple[str, ...] | list[str] = DEFAULT_EVENTS) -> PerfSupport:
@@ -143,8 +146,15 @@ def wrap(argv: list[str], support: PerfSupport, output_path: str) -> list[str]:
     """``perf stat`` around ``argv``, writing its CSV to ``output_path``."""
     assert support.perf_path is not None
     return [
-        support.perf_path, "stat", "-x,", "-o", output_path,
-        "-e", ",".join(support.supported), "--", *argv,
+        support.perf_path,
+        "stat",
+        "-x,",
+        "-o",
+        output_path,
+        "-e",
+        ",".join(support.supported),
+        "--",
+        *argv,
     ]
 
 

@@ -4,6 +4,7 @@ Standard library only (the runner ships to a bare test box).  The executor
 (:mod:`abstat.box.runner.executor`) and background loads
 (:mod:`abstat.box.runner.background`) are built on these.
 """
+
 from __future__ import annotations
 
 import os
@@ -101,8 +102,13 @@ def resolve(program: str) -> str:
     return found if found is not None else program
 
 
-def spawn(argv: list[str], env: Mapping[str, str] | Mapping[bytes, bytes], stdout_fd: int, stderr_fd: int,
-          path: str | None = None) -> int:
+def spawn(
+    argv: list[str],
+    env: Mapping[str, str] | Mapping[bytes, bytes],
+    stdout_fd: int,
+    stderr_fd: int,
+    path: str | None = None,
+) -> int:
     """Start ``argv`` in its own process group, stdin from /dev/null.
 
     A new process group (``setpgid``), not a new session: ``setsid`` would
@@ -195,6 +201,8 @@ def cpus_problem(cpus: Sequence[int]) -> str | None:
     allowed = os.sched_getaffinity(0)
     missing = sorted(set(cpus) - allowed)
     if missing:
-        return (f"--cpus {format_cpus(cpus)}: CPU {format_cpus(missing)} is not one this machine lets abstat use "
-                f"(its CPUs: {format_cpus(sorted(allowed))})")
+        return (
+            f"--cpus {format_cpus(cpus)}: CPU {format_cpus(missing)} is not one this machine lets abstat use "
+            f"(its CPUs: {format_cpus(sorted(allowed))})"
+        )
     return None

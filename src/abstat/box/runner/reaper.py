@@ -17,6 +17,7 @@ used together (docs/processes.md says what each guarantees):
 When abstat itself is killed with SIGKILL, :mod:`abstat.box.runner.supervisor`
 (a separate small process) ends everything that carries the run's token.
 """
+
 from __future__ import annotations
 
 import os
@@ -122,7 +123,7 @@ def token_of(pid: int) -> str | None:
         return None
     start = at + 1 + len(prefix)
     end = environ.find(b"\0", start)
-    return environ[start:end if end >= 0 else len(environ)].decode("ascii", "replace")
+    return environ[start : end if end >= 0 else len(environ)].decode("ascii", "replace")
 
 
 def carries(token: str | None, wanted: str) -> bool:

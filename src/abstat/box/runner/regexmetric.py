@@ -3,6 +3,7 @@
 Part of :mod:`abstat.box.runner.sources` (which re-exports :class:`RegexMetric`); ships to the box,
 standard library only.
 """
+
 from __future__ import annotations
 
 import re
@@ -83,8 +84,9 @@ class RegexMetric:
         except re.error as err:
             raise ValueError(f"metric {self.name!r}: bad regular expression {self.pattern!r}: {err}") from None
         if regex.groups < 1:
-            raise ValueError(f"metric {self.name!r}: regular expression {self.pattern!r} has no capture group "
-                             "(the value is group 1)")
+            raise ValueError(
+                f"metric {self.name!r}: regular expression {self.pattern!r} has no capture group (the value is group 1)"
+            )
         return MetricPattern(self.name, regex, self.unit)
 
     @property

@@ -17,6 +17,7 @@ at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
 controller goes away (standard input closes), the run in progress is killed
 with its process group and cleanup hooks run, as on Ctrl-C.
 """
+
 from __future__ import annotations
 
 import json
@@ -97,12 +98,21 @@ def _missing_commands(plan: dict[str, Any]) -> list[str]:
 
 def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
     measurement = result.measurement
-    return {"result": {
-        "variant": result.variant, "iteration": result.iteration, "position": positions[result.position],
-        "started_at": result.started_at, "status": measurement.status, "exit_code": measurement.exit_code,
-        "wall": measurement.wall_s, "values": measurement.values, "units": measurement.units,
-        "notes": measurement.notes, "stderr_tail": measurement.stderr_tail,
-    }}
+    return {
+        "result": {
+            "variant": result.variant,
+            "iteration": result.iteration,
+            "position": positions[result.position],
+            "started_at": result.started_at,
+            "status": measurement.status,
+            "exit_code": measurement.exit_code,
+            "wall": measurement.wall_s,
+            "values": measurement.values,
+            "units": measurement.units,
+            "notes": measurement.notes,
+            "stderr_tail": measurement.stderr_tail,
+        }
+    }
 
 
 def _sources(plan: dict[str, Any]) -> list[Any]:
@@ -134,8 +144,10 @@ def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
 def _hooks(plan: dict[str, Any], shell: bool) -> tuple[dict[str, Command], dict[str, dict[str, Command]]]:
     """The hooks, and each variant's own (a grid point's, ``{NAME}`` replaced: ``abstat run -L``)."""
     hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
-    own = {name: {kind: Command(text, shell) for kind, text in kinds.items() if text}
-           for name, kinds in (plan.get("variant_hooks") or {}).items()}
+    own = {
+        name: {kind: Command(text, shell) for kind, text in kinds.items() if text}
+        for name, kinds in (plan.get("variant_hooks") or {}).items()
+    }
     return hooks, own
 
 
@@ -163,28 +175,43 @@ def run_plan(plan: dict[str, Any], channel: Channel) -> None:
     experiment = SlotPlan(
         slots,
         variants=[VariantCommand(name, Command(text, shell)) for name, text in plan["variants"].items()],
-        runs=0, timeout=plan.get("timeout"), background=[Command(t, shell) for t in plan.get("background") or []],
+        runs=0,
+        timeout=plan.get("timeout"),
+        background=[Command(t, shell) for t in plan.get("background") or []],
         ignore_failure=bool(plan.get("ignore_failure")),
-        setup=hooks.get("setup"), cleanup=hooks.get("cleanup"), prepare=hooks.get("prepare"),
-        conclude=hooks.get("conclude"), variant_hooks=own_hooks,
+        setup=hooks.get("setup"),
+        cleanup=hooks.get("cleanup"),
+        prepare=hooks.get("prepare"),
+        conclude=hooks.get("conclude"),
+        variant_hooks=own_hooks,
     )
     try:
-        executor = ProcessExecutor(patterns=options.patterns, json_lines=options.json_lines, perf=perf_support,
-                                   collectors=options.collectors, cpus=cpus, isolate=plan.get("isolate") is True)
+        executor = ProcessExecutor(
+            patterns=options.patterns,
+            json_lines=options.json_lines,
+            perf=perf_support,
+            collectors=options.collectors,
+            cpus=cpus,
+            isolate=plan.get("isolate") is True,
+        )
     except IsolationError as err:
         channel.send({"error": str(err)})
         return
     try:
         outcome = run_experiment(
-            experiment, executor, on_result=lambda result: channel.send(_result_message(result, positions)),
-            should_stop=channel.look if plan.get("decide") is True else None)
+            experiment,
+            executor,
+            on_result=lambda result: channel.send(_result_message(result, positions)),
+            should_stop=channel.look if plan.get("decide") is True else None,
+        )
     finally:
         executor.close()
         notes.extend(executor.notes)
     channel.finished.set()
     if not channel.lost:
-        channel.send({"done": {"error": outcome.error, "interrupted": outcome.interrupted,
-                               "notes": notes + outcome.notes}})
+        channel.send(
+            {"done": {"error": outcome.error, "interrupted": outcome.interrupted, "notes": notes + outcome.notes}}
+        )
 
 
 def _watch_controller(source: BinaryIO, channel: Channel) -> None:
@@ -212,8 +239,16 @@ def main(source: BinaryIO | None = None, out: TextIO | None = None) -> int:
     try:
         record = machine.collect()
         warnings = doctor.preflight_into(record)
-        channel.send({"hello": {"machine": record, "boot_id": boot_id(), "doctor_warnings": warnings,
-                                "python": ".".join(map(str, sys.version_info[:3]))}})
+        channel.send(
+            {
+                "hello": {
+                    "machine": record,
+                    "boot_id": boot_id(),
+                    "doctor_warnings": warnings,
+                    "python": ".".join(map(str, sys.version_info[:3])),
+                }
+            }
+        )
         line = source.readline()
         if not line:
             return 0

@@ -11,6 +11,7 @@ Version 1 (before abstat recorded a version) shuffled each block on its own,
 so one variant could run first in most blocks by chance; it is kept only to
 replay a stored experiment's schedule (a lab ``--resume``).
 """
+
 from __future__ import annotations
 
 import random
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 ORDERS = ("interleaved", "sequential", "random")
-SCHEDULE_VERSION = 2            # what build_schedule plans by default; 1: each block shuffled on its own
+SCHEDULE_VERSION = 2  # what build_schedule plans by default; 1: each block shuffled on its own
 SCHEDULE_VERSIONS = (1, 2)
 
 
@@ -62,9 +63,9 @@ def balanced_orders(variants: Sequence[str], blocks: int, rng: random.Random) ->
         rows.extend(cycle)
     left = blocks % size
     if left:
-        if size == k:           # one Latin square: any distinct rows hold a position once at most
+        if size == k:  # one Latin square: any distinct rows hold a position once at most
             rest = rng.sample(design, left)
-        else:                   # k odd: the square and its mirror; one of them first, whole
+        else:  # k odd: the square and its mirror; one of them first, whole
             squares = [design[:k], design[k:]]
             if rng.random() < 0.5:
                 squares.reverse()
@@ -76,7 +77,12 @@ def balanced_orders(variants: Sequence[str], blocks: int, rng: random.Random) ->
 
 
 def build_schedule(
-    variants: list[str], runs: int, *, warmup: int = 0, order: str = "interleaved", seed: int = 0,
+    variants: list[str],
+    runs: int,
+    *,
+    warmup: int = 0,
+    order: str = "interleaved",
+    seed: int = 0,
     version: int = SCHEDULE_VERSION,
 ) -> list[Slot]:
     """Plan every warm-up and measured run.

@@ -12,6 +12,7 @@ KeyboardInterrupt right after the section, as does one that
 
 Only the main thread receives signals in Python; elsewhere these are no-ops.
 """
+
 from __future__ import annotations
 
 import signal
@@ -41,8 +42,11 @@ class Deferred:
 
 
 def _can_block() -> bool:
-    return (threading.current_thread() is threading.main_thread() and hasattr(signal, "pthread_sigmask")
-            and hasattr(signal, "sigtimedwait"))  # macOS has no sigtimedwait: signals are then not held
+    return (
+        threading.current_thread() is threading.main_thread()
+        and hasattr(signal, "pthread_sigmask")
+        and hasattr(signal, "sigtimedwait")
+    )  # macOS has no sigtimedwait: signals are then not held
 
 
 @contextmanager

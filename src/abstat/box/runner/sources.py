@@ -31,6 +31,7 @@ A new source is one class here (``kind``, ``from_json``, ``to_json`` and
 wraps and reads each run) registered in :data:`SOURCES`; see
 docs/architecture.md.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -93,8 +94,10 @@ class Kmsg:
         return cls(tuple(RegexMetric.from_json(item) for item in items))
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.kind, "metrics": [{k: v for k, v in m.to_json().items() if k != "source"}
-                                                 for m in self.metrics]}
+        return {
+            "source": self.kind,
+            "metrics": [{k: v for k, v in m.to_json().items() if k != "source"} for m in self.metrics],
+        }
 
     def compiled(self) -> list[MetricPattern]:
         """The checked, compiled patterns (ValueError naming the problem)."""
@@ -144,16 +147,22 @@ class Trace:
             raise ValueError("metric source 'trace': probes must be a list, all_cpus true or false")
         probes = []
         for item in items:
-            if not isinstance(item, dict) or set(item) != {"name", "probe"} or not all(
-                    isinstance(item[k], str) for k in item):
-                raise ValueError("metric source 'trace': each probe is {\"name\": ..., \"probe\": ...}")
+            if (
+                not isinstance(item, dict)
+                or set(item) != {"name", "probe"}
+                or not all(isinstance(item[k], str) for k in item)
+            ):
+                raise ValueError('metric source \'trace\': each probe is {"name": ..., "probe": ...}')
             name, probe = trace_mod.parse_probe(f"{item['name']}={item['probe']}")
             probes.append((name, probe))
         return cls._checked(tuple(probes), all_cpus)
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.kind, "probes": [{"name": n, "probe": p} for n, p in self.probes],
-                "all_cpus": self.all_cpus}
+        return {
+            "source": self.kind,
+            "probes": [{"name": n, "probe": p} for n, p in self.probes],
+            "all_cpus": self.all_cpus,
+        }
 
     def compiled(self) -> Trace:
         """Itself, every probe checked as :meth:`from_json` does (a probe becomes bpftrace code)."""

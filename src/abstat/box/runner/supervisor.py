@@ -22,6 +22,7 @@ abstat had not yet committed, see abstat.store.journal), it then adds them
 to the store with ``abstat import JOURNAL``, and exits.  It ignores SIGINT, SIGTERM and SIGHUP, which are
 meant for abstat.
 """
+
 from __future__ import annotations
 
 import binascii
@@ -52,9 +53,9 @@ def read_state(fd: int) -> list[bytes]:
         return []
     start = 0
     while (at := data.find(b"end ", start)) >= 0:
-        if at == 0 or data[at - 1:at] == b"\n":
-            checksum = data[at + 4:at + 12]
-            if data[at + 12:at + 13] == b"\n" and checksum == b"%08x" % binascii.crc32(data[:at]):
+        if at == 0 or data[at - 1 : at] == b"\n":
+            checksum = data[at + 4 : at + 12]
+            if data[at + 12 : at + 13] == b"\n" and checksum == b"%08x" % binascii.crc32(data[:at]):
                 return data[:at].splitlines()
             return []
         start = at + 1
@@ -93,8 +94,10 @@ REPLAY_WAIT_S = 120.0
 # The replay's program: isolated (-I: no current directory, script directory, PYTHON* variable or user
 # site on sys.path), in "/", abstat taken from the directory abstat itself ran from, never from where it
 # happened to run: an abstat.py planted there must not run (as root), nor make the journal look replayed.
-REPLAY_CODE = ("import os, sys; os.chdir('/'); sys.path.insert(0, sys.argv[1]); "
-               "from abstat.cli import main; sys.exit(main(['import', sys.argv[2]]))")
+REPLAY_CODE = (
+    "import os, sys; os.chdir('/'); sys.path.insert(0, sys.argv[1]); "
+    "from abstat.cli import main; sys.exit(main(['import', sys.argv[2]]))"
+)
 
 
 def replay_journal(encoded: bytes) -> None:
@@ -106,16 +109,21 @@ def replay_journal(encoded: bytes) -> None:
     try:
         document = json.loads(binascii.unhexlify(encoded))
         journal, store, python, path = (document[key] for key in ("journal", "store", "python", "path"))
-        if not all(isinstance(item, str) and os.path.isabs(item) for item in (journal, python, path)) or \
-                not (isinstance(store, str) and store):
+        if not all(isinstance(item, str) and os.path.isabs(item) for item in (journal, python, path)) or not (
+            isinstance(store, str) and store
+        ):
             return
     except (ValueError, KeyError, TypeError, binascii.Error):
         return
     env = dict(os.environ)
     env["ABSTAT_STORE"] = store
     try:
-        pid = os.posix_spawn(python, [python, "-I", "-c", REPLAY_CODE, path, journal], env,
-                             file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)])
+        pid = os.posix_spawn(
+            python,
+            [python, "-I", "-c", REPLAY_CODE, path, journal],
+            env,
+            file_actions=[(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)],
+        )
     except OSError:
         return
     deadline = time.monotonic() + REPLAY_WAIT_S
@@ -136,9 +144,9 @@ def replay_journal(encoded: bytes) -> None:
 def _apply(line: bytes, groups: set[int], directory: str | None, replay: list[bytes] | None = None) -> str | None:
     """One ``cgroup DIR`` / ``group PGID`` / ``ended PGID`` / ``replay HEX`` line; the cgroup directory."""
     if line.startswith(b"cgroup /"):
-        return os.fsdecode(line[len(b"cgroup "):].rstrip(b"\n"))
+        return os.fsdecode(line[len(b"cgroup ") :].rstrip(b"\n"))
     if line.startswith(b"replay ") and replay is not None:
-        replay[0] = line[len(b"replay "):].strip().replace(b"-", b"")
+        replay[0] = line[len(b"replay ") :].strip().replace(b"-", b"")
         return directory
     words = line.split()
     if len(words) == 2 and words[1].isdigit():

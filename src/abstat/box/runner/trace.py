@@ -23,6 +23,7 @@ before any run; a probe that cannot attach is a one-line ``ValueError``
 naming it and bpftrace's reason.  Standard library only: on a lab run the
 box's bpftrace traces the box's kernel.
 """
+
 from __future__ import annotations
 
 import json
@@ -62,15 +63,21 @@ def parse_probe(text: str) -> tuple[str, str]:
     probe = probe.strip()
     match = _TRACEPOINT.fullmatch(probe)
     if match is None and not _SYMBOL.fullmatch(probe):
-        raise FieldError(f"{{trace}} {text!r}: expected FUNC (a kernel function) or "
-                         "tracepoint:GROUP:ENTER,EXIT, optionally NAME=...", "trace")
+        raise FieldError(
+            f"{{trace}} {text!r}: expected FUNC (a kernel function) or "
+            "tracepoint:GROUP:ENTER,EXIT, optionally NAME=...",
+            "trace",
+        )
     if not name:
         if match is None:
             name = probe
         else:
             enter, leave = match.group(2), match.group(3)
-            name = enter[len("sys_enter_"):] if (enter.startswith("sys_enter_") and leave.startswith("sys_exit_")
-                                                  and enter[10:] == leave[9:]) else enter
+            name = (
+                enter[len("sys_enter_") :]
+                if (enter.startswith("sys_enter_") and leave.startswith("sys_exit_") and enter[10:] == leave[9:])
+                else enter
+            )
     check_metric_name(name)
     return name, probe
 
@@ -95,8 +102,7 @@ def script(probes: list[tuple[str, str]], all_cpus: bool) -> str:
         traced, root = " /@root[tid]/", "@root[tid]"
         lines += [
             "tracepoint:sched:sched_process_fork /pid == $1/ { @root[args->child_pid] = args->child_pid; }",
-            "tracepoint:sched:sched_process_fork /pid != $1 && @root[tid]/ "
-            "{ @root[args->child_pid] = @root[tid]; }",
+            "tracepoint:sched:sched_process_fork /pid != $1 && @root[tid]/ { @root[args->child_pid] = @root[tid]; }",
         ]
     for index, (probe, mode) in enumerate(probes):
         enter, leave = _points(probe, mode)
@@ -113,9 +119,14 @@ def script(probes: list[tuple[str, str]], all_cpus: bool) -> str:
 
 
 def _reason(stderr: str, default: str = "bpftrace exited before its probes were attached") -> str:
-    kept = [_WHERE.sub("", line.strip()) for line in stderr.splitlines()
-            if line.strip() and not any(noise in line for noise in _NOISE)
-            and not line.lstrip().startswith("~") and ("ERROR" in line or "open(" in line or "FATAL" in line)]
+    kept = [
+        _WHERE.sub("", line.strip())
+        for line in stderr.splitlines()
+        if line.strip()
+        and not any(noise in line for noise in _NOISE)
+        and not line.lstrip().startswith("~")
+        and ("ERROR" in line or "open(" in line or "FATAL" in line)
+    ]
     text = "; ".join(dict.fromkeys(kept)) or default
     return text if len(text) <= 400 else text[:397] + "..."
 
@@ -152,9 +163,15 @@ class Tracer:
         self._err.seek(0)
         self._err.truncate()
         self.process = subprocess.Popen(
-            [bpftrace, "-f", "json", "-e", self.program, str(self.target)], stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=self._err, env=env, text=True, start_new_session=True,
-            preexec_fn=self._child)
+            [bpftrace, "-f", "json", "-e", self.program, str(self.target)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=self._err,
+            env=env,
+            text=True,
+            start_new_session=True,
+            preexec_fn=self._child,
+        )
         assert self.process.stdout is not None
         # Raw reads, not readline(): a line held in a file object's buffer is invisible to select().
         fd = self.process.stdout.fileno()
@@ -210,8 +227,9 @@ class Tracer:
                 for key, value in item["data"].items():
                     maps[key] = value if isinstance(value, dict) else {"0": value}
         if process.returncode != 0:
-            ended = (f"by signal {-process.returncode}" if process.returncode < 0
-                     else f"with status {process.returncode}")
+            ended = (
+                f"by signal {-process.returncode}" if process.returncode < 0 else f"with status {process.returncode}"
+            )
             reason = _reason(self.stderr(), "its counts may not all be printed")
             raise RuntimeError(f"bpftrace ended {ended}: {reason}")
         return maps
@@ -233,8 +251,11 @@ class Tracer:
 def find_bpftrace() -> str:
     path = shutil.which("bpftrace")
     if path is None:
-        raise FieldError("{trace}: bpftrace is not installed on this machine (e.g. apt-get install bpftrace); "
-                         "abstat has no other tracer", "trace")
+        raise FieldError(
+            "{trace}: bpftrace is not installed on this machine (e.g. apt-get install bpftrace); "
+            "abstat has no other tracer",
+            "trace",
+        )
     return path
 
 

@@ -2,11 +2,17 @@
 meaning and help text everywhere), the parsers' values, and an experiment's own options
 (:mod:`abstat.cli.args.experiment_args`).  The commands (:mod:`abstat.cli.commands`) parse with them.
 """
+
 import argparse
 from typing import Any, NoReturn, Sequence
 
-from abstat.cli.args.values import (confidence_percent, percent, positive_int, power_percent,  # noqa: F401
-                                    threshold_percent)
+from abstat.cli.args.values import (  # noqa: F401
+    confidence_percent,
+    percent,
+    positive_int,
+    power_percent,
+    threshold_percent,
+)
 from abstat.errors import UsageError
 
 # Every output format, in the one order every command lists its choices in.
@@ -45,59 +51,103 @@ def formats(*names: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------
 # the shared options: one definition each
 
+
 def add_store(parser: argparse.ArgumentParser, help: str = STORE_HELP) -> None:
     parser.add_argument("--store", metavar="PATH", default=None, help=help)
 
 
 def add_confidence(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-c", "--confidence", type=confidence_percent, default=95.0, metavar="PCT",
-                        help="confidence level in percent, e.g. 95 or 99.5 (default 95)")
+    parser.add_argument(
+        "-c",
+        "--confidence",
+        type=confidence_percent,
+        default=95.0,
+        metavar="PCT",
+        help="confidence level in percent, e.g. 95 or 99.5 (default 95)",
+    )
 
 
 def add_power(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--power", type=power_percent, default=80.0, metavar="PCT",
-                        help="power in percent, like the confidence: the chance to detect the change "
-                             "if it is there (default 80)")
+    parser.add_argument(
+        "--power",
+        type=power_percent,
+        default=80.0,
+        metavar="PCT",
+        help="power in percent, like the confidence: the chance to detect the change if it is there (default 80)",
+    )
 
 
 def add_higher_is_better(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--higher-is-better", action="append", default=[], metavar="METRIC[,METRIC]",
-                        help="metrics where larger values are better (throughputs); 'all' for every "
-                             "metric; repeatable (default: lower is better, except units ending in /s)")
+    parser.add_argument(
+        "--higher-is-better",
+        action="append",
+        default=[],
+        metavar="METRIC[,METRIC]",
+        help="metrics where larger values are better (throughputs); 'all' for every "
+        "metric; repeatable (default: lower is better, except units ending in /s)",
+    )
 
 
-def add_format(parser: argparse.ArgumentParser, choices: Sequence[str], default: str | None = None,
-               help: str = "output format", default_text: str | None = None) -> None:
-    parser.add_argument("--format", choices=formats(*choices), default=default,
-                        help=f"{help} (default {default_text or default})")
+def add_format(
+    parser: argparse.ArgumentParser,
+    choices: Sequence[str],
+    default: str | None = None,
+    help: str = "output format",
+    default_text: str | None = None,
+) -> None:
+    parser.add_argument(
+        "--format", choices=formats(*choices), default=default, help=f"{help} (default {default_text or default})"
+    )
 
 
 def add_threshold(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--threshold", type=threshold_percent, default=None, metavar="PCT",
-                        help="practical threshold in percent: changes within +-PCT do not matter "
-                             "('equivalent' when the whole interval lies inside)")
+    parser.add_argument(
+        "--threshold",
+        type=threshold_percent,
+        default=None,
+        metavar="PCT",
+        help="practical threshold in percent: changes within +-PCT do not matter "
+        "('equivalent' when the whole interval lies inside)",
+    )
 
 
 def add_fail_on(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--fail-on", choices=("slower", "faster", "change"), default=None,
-                        help="CI gate: exit 1 when a change this way is proven beyond --threshold (significant "
-                             "after Holm, the whole interval beyond it); else 0; 2 on bad input")
-    parser.add_argument("--outliers", choices=("none", "tukey", "mad"), default="none",
-                        help="drop outliers by this rule (default none; they are always counted)")
+    parser.add_argument(
+        "--fail-on",
+        choices=("slower", "faster", "change"),
+        default=None,
+        help="CI gate: exit 1 when a change this way is proven beyond --threshold (significant "
+        "after Holm, the whole interval beyond it); else 0; 2 on bad input",
+    )
+    parser.add_argument(
+        "--outliers",
+        choices=("none", "tukey", "mad"),
+        default="none",
+        help="drop outliers by this rule (default none; they are always counted)",
+    )
 
 
-def add_metric_choice(parser: argparse.ArgumentParser, repeatable: bool = False,
-                      default_text: str = "every metric") -> None:
+def add_metric_choice(
+    parser: argparse.ArgumentParser, repeatable: bool = False, default_text: str = "every metric"
+) -> None:
     if repeatable:
-        parser.add_argument("--metric", action="append", default=[], metavar="METRIC",
-                            help=f"only this metric (repeatable, or comma-separated; default: {default_text})")
+        parser.add_argument(
+            "--metric",
+            action="append",
+            default=[],
+            metavar="METRIC",
+            help=f"only this metric (repeatable, or comma-separated; default: {default_text})",
+        )
     else:
-        parser.add_argument("--metric", default="wall", metavar="METRIC",
-                            help="the metric of stored variants (default wall)")
+        parser.add_argument(
+            "--metric", default="wall", metavar="METRIC", help="the metric of stored variants (default wall)"
+        )
 
 
-def add_where(parser: argparse.ArgumentParser, help: str = "keep only the runs whose labels match; "
-              "KEY=V1,V2 keeps either value (repeatable)") -> None:
+def add_where(
+    parser: argparse.ArgumentParser,
+    help: str = "keep only the runs whose labels match; KEY=V1,V2 keeps either value (repeatable)",
+) -> None:
     parser.add_argument("--where", action="append", default=[], metavar="KEY=VALUE[,VALUE]", help=help)
 
 
@@ -105,34 +155,52 @@ def add_label(parser: argparse.ArgumentParser, help: str = "add this label (repe
     parser.add_argument("--label", action="append", default=[], metavar="KEY=VALUE", help=help)
 
 
-def add_baseline(parser: argparse.ArgumentParser, help: str = "variant the others are compared with "
-                 "(default: the first)") -> None:
+def add_baseline(
+    parser: argparse.ArgumentParser, help: str = "variant the others are compared with (default: the first)"
+) -> None:
     parser.add_argument("--baseline", metavar="NAME", default=None, help=help)
 
 
-def add_seed(parser: argparse.ArgumentParser, default: int | None = 0,
-             help: str = "seed of resampling methods (default 0)") -> None:
+def add_seed(
+    parser: argparse.ArgumentParser, default: int | None = 0, help: str = "seed of resampling methods (default 0)"
+) -> None:
     parser.add_argument("--seed", type=int, default=default, metavar="N", help=help)
 
 
 def add_center(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--center", choices=("auto", "median", "mean"), default="auto",
-                        help="what to compare (default auto: the Hodges-Lehmann ratio, the median of the "
-                             "candidate/baseline ratios, at any size; median: the ratio of medians; mean: the "
-                             "ratio of means)")
+    parser.add_argument(
+        "--center",
+        choices=("auto", "median", "mean"),
+        default="auto",
+        help="what to compare (default auto: the Hodges-Lehmann ratio, the median of the "
+        "candidate/baseline ratios, at any size; median: the ratio of medians; mean: the "
+        "ratio of means)",
+    )
 
 
 def add_columns(parser: argparse.ArgumentParser) -> None:
     """``-C/--column`` and ``-d/--delimiters`` of sample files (as ministat's)."""
-    parser.add_argument("-C", "--column", type=positive_int, default=1, metavar="N",
-                        help="sample files: the column to read, 1-based (default 1)")
-    parser.add_argument("-d", "--delimiters", default=None, metavar="CHARS",
-                        help="sample files: column delimiters (default: white space or commas)")
+    parser.add_argument(
+        "-C",
+        "--column",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="sample files: the column to read, 1-based (default 1)",
+    )
+    parser.add_argument(
+        "-d",
+        "--delimiters",
+        default=None,
+        metavar="CHARS",
+        help="sample files: column delimiters (default: white space or commas)",
+    )
 
 
 def add_output(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("-o", "--output", metavar="FILE", default=None,
-                        help="write to this file instead of standard output")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", default=None, help="write to this file instead of standard output"
+    )
 
 
 class _OldVerbose(argparse.Action):
@@ -143,8 +211,10 @@ class _OldVerbose(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=argparse.SUPPRESS)
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option_string: str | None = None) -> None:
-        raise UsageError(f"-v no longer means more detail: -v is --variant in every abstat command (abstat run -v "
-                         f"NAME=COMMAND); write {parser.prog} --verbose ...")
+        raise UsageError(
+            f"-v no longer means more detail: -v is --variant in every abstat command (abstat run -v "
+            f"NAME=COMMAND); write {parser.prog} --verbose ..."
+        )
 
 
 def add_verbose(parser: argparse.ArgumentParser, help: str, old_short: bool = False) -> None:
@@ -160,13 +230,19 @@ def add_no_progress(parser: argparse.ArgumentParser) -> None:
 
 
 def add_runs(parser: argparse.ArgumentParser, default: int) -> None:
-    parser.add_argument("-n", "--runs", type=int, default=default, metavar="N",
-                        help=f"measured runs per variant (default {default})")
+    parser.add_argument(
+        "-n", "--runs", type=int, default=default, metavar="N", help=f"measured runs per variant (default {default})"
+    )
 
 
 def add_warmup(parser: argparse.ArgumentParser, default: int) -> None:
-    parser.add_argument("--warmup", type=int, default=default, metavar="N",
-                        help=f"warm-up runs per variant, not recorded (default {default})")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=default,
+        metavar="N",
+        help=f"warm-up runs per variant, not recorded (default {default})",
+    )
 
 
 def option_strings(parser: argparse.ArgumentParser) -> dict[str, Any]:

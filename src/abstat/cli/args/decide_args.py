@@ -4,6 +4,7 @@ With it, ``-n`` (or ``--max-runs``) is the most runs per variant; the experiment
 stops at the first of the design's looks where every candidate is settled
 (:mod:`abstat.comparison.sequential`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,16 +21,33 @@ DEFAULT_THRESHOLD_PCT = 2.0
 
 def add_sequential_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("stop when decided")
-    group.add_argument("--until-decided", action="store_true",
-                       help="stop as soon as every candidate is proven faster, slower or equivalent within "
-                            "--threshold (group-sequential, the error rate spent over the looks); -n or "
-                            "--max-runs is the maximum")
-    group.add_argument("--min-runs", type=int, default=None, metavar="N",
-                       help="--until-decided: runs per variant before the first look (default 5)")
-    group.add_argument("--max-runs", type=int, default=None, metavar="N",
-                       help="--until-decided: at most this many runs per variant (default: -n)")
-    group.add_argument("--decide-on", metavar="METRIC", default=None,
-                       help="--until-decided: the metric judged (default: the first --metric, else wall)")
+    group.add_argument(
+        "--until-decided",
+        action="store_true",
+        help="stop as soon as every candidate is proven faster, slower or equivalent within "
+        "--threshold (group-sequential, the error rate spent over the looks); -n or "
+        "--max-runs is the maximum",
+    )
+    group.add_argument(
+        "--min-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--until-decided: runs per variant before the first look (default 5)",
+    )
+    group.add_argument(
+        "--max-runs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--until-decided: at most this many runs per variant (default: -n)",
+    )
+    group.add_argument(
+        "--decide-on",
+        metavar="METRIC",
+        default=None,
+        help="--until-decided: the metric judged (default: the first --metric, else wall)",
+    )
     add_threshold(parser)
 
 
@@ -37,8 +55,9 @@ def sequential_from_args(args: argparse.Namespace) -> Sequential | None:
     """The ``Sequential`` of the options (None without ``--until-decided``); ``--max-runs`` becomes ``-n``."""
     from abstat.engine.parts import Sequential
 
-    given = [name for name in ("min_runs", "max_runs", "decide_on", "threshold")
-             if getattr(args, name, None) is not None]
+    given = [
+        name for name in ("min_runs", "max_runs", "decide_on", "threshold") if getattr(args, name, None) is not None
+    ]
     if not getattr(args, "until_decided", False):
         if given:
             raise UsageError(f"--{given[0].replace('_', '-')} needs --until-decided")

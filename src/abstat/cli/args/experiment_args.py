@@ -6,6 +6,7 @@ option's check and its one-line message live here; the specification then
 checks the whole again as data.  A new option of an experiment (a metric
 source's flag, a lab option) is added here, not in ``run.py``.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,21 +29,36 @@ SOFTWARE_EVENTS = ("task-clock", "context-switches", "cpu-migrations", "page-fau
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     """What is run and how (after -v/--variant, -n and --warmup)."""
-    parser.add_argument("--order", choices=("interleaved", "sequential", "random"), default="interleaved",
-                        help="run order (default interleaved: seeded random blocks)")
+    parser.add_argument(
+        "--order",
+        choices=("interleaved", "sequential", "random"),
+        default="interleaved",
+        help="run order (default interleaved: seeded random blocks)",
+    )
     add_seed(parser, default=None, help="seed of the run order (default: random, stored)")
     parser.add_argument("--shell", action="store_true", help="run commands and hooks through /bin/sh -c")
-    parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="kill a run (its whole process group) after this long; the run counts as failed")
-    parser.add_argument("--ignore-failure", action="store_true",
-                        help="record failed runs and go on instead of stopping")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="kill a run (its whole process group) after this long; the run counts as failed",
+    )
+    parser.add_argument(
+        "--ignore-failure", action="store_true", help="record failed runs and go on instead of stopping"
+    )
     parser.add_argument("--setup", metavar="CMD", help="run once per variant before its runs")
     parser.add_argument("--cleanup", metavar="CMD", help="run once per variant after its runs")
     parser.add_argument("--prepare", metavar="CMD", help="run before every run (e.g. 'make clean')")
     parser.add_argument("--conclude", metavar="CMD", help="run after every run")
-    parser.add_argument("--background", action="append", default=[], metavar="CMD",
-                        help="background load, started before the first run and stopped (whole process "
-                             "group) after the last; repeatable")
+    parser.add_argument(
+        "--background",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="background load, started before the first run and stopped (whole process "
+        "group) after the last; repeatable",
+    )
     add_cpu_options(parser)
     add_metric_options(parser)
     add_sequential_options(parser)
@@ -51,32 +67,61 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 def add_metric_options(parser: argparse.ArgumentParser) -> None:
     """The metric sources' options (a new source's flag goes here, and into :func:`metric_sources`)."""
-    parser.add_argument("--metric", action="append", default=[], metavar="NAME=REGEX[:UNIT]",
-                        help="a number the benchmark prints: every match adds a value (group 1); "
-                        "[NAME=]json:PATH[:UNIT] reads one value per run from the JSON it prints (jobs[0].read.iops); "
-                        "repeatable")
-    parser.add_argument("--metric-source", choices=("output", "kmsg"), default="output",
-                        help="where --metric patterns look: the command's output (default) or the kernel log "
-                             "lines written during each run (kmsg: /dev/kmsg, needs root)")
-    parser.add_argument("--trace", action="append", default=[], metavar="[NAME=]FUNC|tracepoint:G:ENTER,EXIT",
-                        help="a kernel function's calls (NAME.calls) and time per call (NAME.ns) in each run, "
-                             "with bpftrace, in the measured process tree; repeatable")
-    parser.add_argument("--trace-all-cpus", action="store_true",
-                        help="--trace every process on the machine during each run, not only the measured ones")
-    parser.add_argument("--no-json-lines", action="store_true",
-                        help="do not read numeric fields of JSON-object lines the benchmark prints")
-    parser.add_argument("--perf", action="store_true",
-                        help="count events with perf stat where supported: cycles, instructions and the "
-                             "software events task-clock, context-switches, cpu-migrations, page-faults")
+    parser.add_argument(
+        "--metric",
+        action="append",
+        default=[],
+        metavar="NAME=REGEX[:UNIT]",
+        help="a number the benchmark prints: every match adds a value (group 1); "
+        "[NAME=]json:PATH[:UNIT] reads one value per run from the JSON it prints (jobs[0].read.iops); "
+        "repeatable",
+    )
+    parser.add_argument(
+        "--metric-source",
+        choices=("output", "kmsg"),
+        default="output",
+        help="where --metric patterns look: the command's output (default) or the kernel log "
+        "lines written during each run (kmsg: /dev/kmsg, needs root)",
+    )
+    parser.add_argument(
+        "--trace",
+        action="append",
+        default=[],
+        metavar="[NAME=]FUNC|tracepoint:G:ENTER,EXIT",
+        help="a kernel function's calls (NAME.calls) and time per call (NAME.ns) in each run, "
+        "with bpftrace, in the measured process tree; repeatable",
+    )
+    parser.add_argument(
+        "--trace-all-cpus",
+        action="store_true",
+        help="--trace every process on the machine during each run, not only the measured ones",
+    )
+    parser.add_argument(
+        "--no-json-lines",
+        action="store_true",
+        help="do not read numeric fields of JSON-object lines the benchmark prints",
+    )
+    parser.add_argument(
+        "--perf",
+        action="store_true",
+        help="count events with perf stat where supported: cycles, instructions and the "
+        "software events task-clock, context-switches, cpu-migrations, page-faults",
+    )
     parser.add_argument("--perf-events", metavar="LIST", help="events for --perf (comma separated)")
-    parser.add_argument("--monitor", action="append", default=[], metavar="NAME[,NAME]",
-                        help="the kernel's counters before and after each run, stored as monitor.NAME.FIELD: "
-                             "interrupts (IPIs, TLB shootdowns, timer...), softirqs, vmstat, schedstat, pressure; "
-                             "compare and report list what else changed")
+    parser.add_argument(
+        "--monitor",
+        action="append",
+        default=[],
+        metavar="NAME[,NAME]",
+        help="the kernel's counters before and after each run, stored as monitor.NAME.FIELD: "
+        "interrupts (IPIs, TLB shootdowns, timer...), softirqs, vmstat, schedstat, pressure; "
+        "compare and report list what else changed",
+    )
 
 
 # --------------------------------------------------------------------------
 # values
+
 
 def quote_command(argv: Sequence[str]) -> str:
     """A command line that runs ``argv`` as given (without ``--shell``)."""
@@ -186,13 +231,30 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         check_experiment_name(check_utf8(args.experiment, "--experiment"))  # before the store file is created
     labels = parse_labels(args.label)
     lab = lab_from_args(args, [v.name for v in variants], labels)
-    hooks = {kind: check_utf8(getattr(args, kind), f"--{kind}") for kind in ("setup", "cleanup", "prepare", "conclude")
-             if getattr(args, kind)}
+    hooks = {
+        kind: check_utf8(getattr(args, kind), f"--{kind}")
+        for kind in ("setup", "cleanup", "prepare", "conclude")
+        if getattr(args, kind)
+    }
     return ExperimentSpec(
-        variants, runs=args.runs, warmup=args.warmup, order=args.order, seed=args.seed, shell=args.shell,
-        timeout=args.timeout, on_failure="continue" if args.ignore_failure else "stop", hooks=Hooks(**hooks),
+        variants,
+        runs=args.runs,
+        warmup=args.warmup,
+        order=args.order,
+        seed=args.seed,
+        shell=args.shell,
+        timeout=args.timeout,
+        on_failure="continue" if args.ignore_failure else "stop",
+        hooks=Hooks(**hooks),
         background=tuple(check_utf8(text, "--background") for text in args.background),
-        metrics=metric_sources(args), experiment=args.experiment, labels=labels, rev="." if args.rev else None,
-        lab=lab, analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)), store=store,
-        **cpu_fields(args), sequential=sequential, parameters=parameters_from_args(args),
+        metrics=metric_sources(args),
+        experiment=args.experiment,
+        labels=labels,
+        rev="." if args.rev else None,
+        lab=lab,
+        analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)),
+        store=store,
+        **cpu_fields(args),
+        sequential=sequential,
+        parameters=parameters_from_args(args),
     )

@@ -4,6 +4,7 @@
 in its command and the hooks; repeated, ``-L`` makes the grid of every
 combination (:mod:`abstat.engine.grid`).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -14,9 +15,16 @@ from abstat.errors import UsageError
 
 def add_grid_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("parameter scan")
-    group.add_argument("-L", "--parameter-list", nargs=2, action="append", default=[], metavar=("NAME", "VALUES"),
-                       help="run every variant at each of these comma-separated values, {NAME} replaced in its "
-                            "command and the hooks; repeat for a grid (stored as labels NAME=VALUE)")
+    group.add_argument(
+        "-L",
+        "--parameter-list",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUES"),
+        help="run every variant at each of these comma-separated values, {NAME} replaced in its "
+        "command and the hooks; repeat for a grid (stored as labels NAME=VALUE)",
+    )
 
 
 def parameters_from_args(args: argparse.Namespace) -> dict[str, tuple[str, ...]]:

@@ -3,6 +3,7 @@
 A new lab option (a lease on the boxes, say) is added here and to
 :class:`~abstat.engine.spec.Lab`; ``run.py`` does not change.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -18,22 +19,51 @@ OPTIONS = ("host", "boot", "check", "boots", "boot_timeout")
 
 def add_lab_options(parser: argparse.ArgumentParser) -> None:
     lab = parser.add_argument_group("lab: several machines and boots, over ssh (docs/lab.md)")
-    lab.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
-                     help="run on this ssh destination (repeatable; in parallel; runs labelled host=NAME)")
-    lab.add_argument("--boot", action="append", default=[], metavar="VARIANT=COMMAND",
-                     help="the command that boots the host into VARIANT (e.g. grub-reboot X && reboot)")
-    lab.add_argument("--check", action="append", default=[], metavar="VARIANT=COMMAND",
-                     help="must exit 0 on the host once booted into VARIANT, or the boot is refused")
+    lab.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        metavar="NAME|LABEL=DEST",
+        help="run on this ssh destination (repeatable; in parallel; runs labelled host=NAME)",
+    )
+    lab.add_argument(
+        "--boot",
+        action="append",
+        default=[],
+        metavar="VARIANT=COMMAND",
+        help="the command that boots the host into VARIANT (e.g. grub-reboot X && reboot)",
+    )
+    lab.add_argument(
+        "--check",
+        action="append",
+        default=[],
+        metavar="VARIANT=COMMAND",
+        help="must exit 0 on the host once booted into VARIANT, or the boot is refused",
+    )
     lab.add_argument("--boots", type=int, default=None, metavar="K", help="boots per variant (default 1)")
-    lab.add_argument("--boot-timeout", type=float, default=None, metavar="S",
-                     help="wait at most S seconds for a host to come back (default 600)")
-    lab.add_argument("--no-wait", action="store_true",
-                     help="a host leased to another experiment stops at once, naming the holder (default: wait)")
-    lab.add_argument("--resume", metavar="EXPERIMENT",
-                     help="continue a --host experiment where it stopped (stored boots are not repeated); "
-                          "shows the stored commands and runs them only with --yes")
-    lab.add_argument("--yes", action="store_true",
-                     help="with --resume: run the stored commands it shows (a store may come from elsewhere)")
+    lab.add_argument(
+        "--boot-timeout",
+        type=float,
+        default=None,
+        metavar="S",
+        help="wait at most S seconds for a host to come back (default 600)",
+    )
+    lab.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="a host leased to another experiment stops at once, naming the holder (default: wait)",
+    )
+    lab.add_argument(
+        "--resume",
+        metavar="EXPERIMENT",
+        help="continue a --host experiment where it stopped (stored boots are not repeated); "
+        "shows the stored commands and runs them only with --yes",
+    )
+    lab.add_argument(
+        "--yes",
+        action="store_true",
+        help="with --resume: run the stored commands it shows (a store may come from elsewhere)",
+    )
 
 
 def parse_hosts(specs: Sequence[str]) -> tuple[Host, ...]:
@@ -46,8 +76,9 @@ def parse_hosts(specs: Sequence[str]) -> tuple[Host, ...]:
         if not destination or destination.startswith("-") or any(c.isspace() for c in destination):
             raise UsageError(f"--host {spec!r}: expected an ssh destination, NAME or LABEL=DESTINATION")
         if not label or not set(label) <= NAME_CHARS | {"@"} or label.startswith("-"):
-            raise UsageError(f"--host {spec!r}: the label must be letters, digits or '_.+-@' "
-                             "(give one: --host LABEL=DESTINATION)")
+            raise UsageError(
+                f"--host {spec!r}: the label must be letters, digits or '_.+-@' (give one: --host LABEL=DESTINATION)"
+            )
         if any(h.label == label for h in hosts):
             raise UsageError(f"--host {spec!r}: host label {label!r} given twice")
         hosts.append(Host(label, destination))
@@ -73,8 +104,10 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
     hosts = parse_hosts(args.host)
     if not hosts:
         if args.boot or args.check or (args.boots, args.boot_timeout) != (None, None) or getattr(args, "no_wait", 0):
-            raise UsageError("--boot, --check, --boots, --boot-timeout and --no-wait need --host: abstat boots test "
-                             "boxes over ssh, never this machine")
+            raise UsageError(
+                "--boot, --check, --boots, --boot-timeout and --no-wait need --host: abstat boots test "
+                "boxes over ssh, never this machine"
+            )
         return None
     boot = _per_variant(args.boot, "--boot", names)
     check = _per_variant(args.check, "--check", names)
@@ -85,15 +118,18 @@ def lab_from_args(args: argparse.Namespace, names: list[str], labels: dict[str, 
     if args.baseline is not None and args.baseline not in names:
         raise UsageError(f"--baseline {args.baseline!r} is not one of the variants")
     if "host" in labels:
-        raise UsageError("--label host=...: with --host, the host label is the host's name "
-                         "(rename with --host LABEL=DESTINATION)")
+        raise UsageError(
+            "--label host=...: with --host, the host label is the host's name (rename with --host LABEL=DESTINATION)"
+        )
     return Lab(hosts, boot, check, 1 if args.boots is None else args.boots, timeout)
 
 
 def _check_boots(args: argparse.Namespace, names: list[str], boot: dict[str, str], check: dict[str, str]) -> None:
     """--boot for every variant or none, --check and --boots only with --boot."""
     if boot and set(boot) != set(names):
-        raise UsageError(f"with --boot, give one for every variant (missing: {', '.join(v for v in names if v not in boot)})")
+        raise UsageError(
+            f"with --boot, give one for every variant (missing: {', '.join(v for v in names if v not in boot)})"
+        )
     if check and not boot:
         raise UsageError("--check needs --boot (it checks the boot of a variant)")
     if args.boots is not None and not boot:

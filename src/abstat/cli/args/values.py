@@ -1,5 +1,6 @@
 """The values of the shared options: percentages and counts, read as the options' types (one
 message each, one place)."""
+
 import argparse
 
 
@@ -31,8 +32,9 @@ def power_percent(text: str) -> float:
     """``80`` or ``80%`` -> the power in percent, in (1, 100)."""
     value, with_sign = _percent_value(text)
     if 0.0 < value < 1.0 and not with_sign:
-        raise argparse.ArgumentTypeError(f"{text!r}: the power is a percentage, like the confidence: "
-                                         f"{value * 100:g} for {value:g}")
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the power is a percentage, like the confidence: {value * 100:g} for {value:g}"
+        )
     if not 0.0 < value < 100.0:
         raise argparse.ArgumentTypeError(f"{text!r}: the power must lie strictly between 0 and 100 (percent)")
     return value
@@ -64,8 +66,11 @@ def cpus_of(text: str | None) -> tuple[int, ...]:
     if text is None:
         return ()
     numbers = text.replace("-", ",").split(",")
-    cpus = None if len(text) > 4096 or any(n.strip().isdigit() and int(n) > MAX_CPU for n in numbers) else (
-        parse_cpu_list(text))
+    cpus = (
+        None
+        if len(text) > 4096 or any(n.strip().isdigit() and int(n) > MAX_CPU for n in numbers)
+        else (parse_cpu_list(text))
+    )
     if not cpus:
         raise UsageError(f"--cpus {text!r}: expected a CPU list such as 0-3,8 (CPUs 0 to {MAX_CPU})")
     return tuple(sorted(set(cpus)))

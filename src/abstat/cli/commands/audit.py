@@ -3,6 +3,7 @@
 Exit status 0 when every printed comparison is consistent with its printed
 vitals, 1 when one is not (or a report is damaged), 2 on bad input.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,7 +14,8 @@ from abstat.cli.args import ArgumentParser, add_format, add_threshold
 
 def build_parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat audit", examples=("abstat audit thread.eml", "xclip -o | abstat audit -"),
+        prog="abstat audit",
+        examples=("abstat audit thread.eml", "xclip -o | abstat audit -"),
         description="Check ministat reports pasted in e-mails or Markdown: recompute every printed "
         "comparison from the printed vitals, name the ministat dialect, re-judge the claim "
         "(Welch, power, sample sizes) and flag claims made from bare averages.",
@@ -32,7 +34,7 @@ def main(argv: list[str]) -> int:
 
     report = audit_file(args.file, threshold=threshold)
     text = render(report, args.format)
-    if args.format == "text":   # quoted e-mail text may hold ANSI/OSC sequences: shown, not obeyed
+    if args.format == "text":  # quoted e-mail text may hold ANSI/OSC sequences: shown, not obeyed
         from abstat.render import escape, terminal
 
         text = "\n".join("\t".join(map(escape.terminal, line.split("\t"))) for line in text.split("\n"))

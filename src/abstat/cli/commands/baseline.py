@@ -5,6 +5,7 @@ A saved baseline is a frozen copy of an experiment in the store
 (``baseline:NAME:VARIANT`` when it holds several variants).  Saving under a name again
 replaces it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -14,10 +15,15 @@ from abstat.cli.args import ArgumentParser, add_store
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat baseline", examples=(
-        "abstat baseline save v6.8 kernel-6.8-run      # then: abstat compare baseline:v6.8 new=new.txt",
-        "abstat baseline list"), description="Save an experiment as a named baseline "
-                            "(a frozen copy in the store) for abstat compare baseline:NAME ..., or list them.")
+    parser = ArgumentParser(
+        prog="abstat baseline",
+        examples=(
+            "abstat baseline save v6.8 kernel-6.8-run      # then: abstat compare baseline:v6.8 new=new.txt",
+            "abstat baseline list",
+        ),
+        description="Save an experiment as a named baseline "
+        "(a frozen copy in the store) for abstat compare baseline:NAME ..., or list them.",
+    )
     sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION", help="save or list")
     save = sub.add_parser("save", help="save EXPERIMENT (all its runs) as baseline NAME, replacing an older one")
     save.add_argument("name", metavar="NAME")
@@ -37,9 +43,14 @@ def main(argv: list[str]) -> int:
     store = resolve_store_path(args.store)
     if args.action == "save":
         saved = save_baseline(store, args.name, args.experiment)
-        sys.stdout.write(terminal(f"saved baseline {saved.name}: experiment {saved.experiment}, "
-                                  f"{saved.invocations} invocation(s), {saved.runs} run(s), variants "
-                                  f"{', '.join(saved.variants)}") + "\n")
+        sys.stdout.write(
+            terminal(
+                f"saved baseline {saved.name}: experiment {saved.experiment}, "
+                f"{saved.invocations} invocation(s), {saved.runs} run(s), variants "
+                f"{', '.join(saved.variants)}"
+            )
+            + "\n"
+        )
         return 0
     for name, created, runs in list_baselines(store):
         sys.stdout.write(terminal(f"{name}  {created}  {runs} run(s)") + "\n")

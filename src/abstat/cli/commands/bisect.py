@@ -8,6 +8,7 @@
 Exit status: 0 culprit found, 1 no change found, 3 inconclusive, 4 more than one change, 2 bad input,
 130 interrupted.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,18 @@ def _step(argv: list[str]) -> int:
     def step() -> int:
         args = step_parser().parse_args(argv)
         metric, spec = metric_choice(args.metric)
-        config = StepConfig(run=args.run, metric=metric, metric_spec=spec, metric_text=args.metric, build=args.build,
-                            repo=args.repo, timeout=args.timeout, experiment=args.experiment, store=args.store,
-                            max_runs=args.max_runs)
+        config = StepConfig(
+            run=args.run,
+            metric=metric,
+            metric_spec=spec,
+            metric_text=args.metric,
+            build=args.build,
+            repo=args.repo,
+            timeout=args.timeout,
+            experiment=args.experiment,
+            store=args.store,
+            max_runs=args.max_runs,
+        )
         return run_step(config, ["abstat", "bisect", "step", *argv])
 
     return guarded(step)
@@ -44,6 +54,7 @@ def _progress(no_progress: bool):
         if not no_progress:  # what a box or a build says is escaped for the terminal
             sys.stderr.write(f"abstat bisect: {terminal(text)}\n")
             sys.stderr.flush()
+
     return progress
 
 
@@ -67,10 +78,10 @@ def _budget(args: argparse.Namespace) -> int:
     budget = args.budget if args.budget is not None else 150 if args.host else 400
     if budget < 20:
         raise UsageError("--budget must be at least 20 runs")
-    if args.artifact is not None and (os.path.isabs(args.artifact)
-                                      or os.path.normpath(args.artifact).split(os.sep)[0] in ("..", "")):
-        raise UsageError(f"--artifact {args.artifact!r}: give a path inside the repository's tree, "
-                         "relative to its top")
+    if args.artifact is not None and (
+        os.path.isabs(args.artifact) or os.path.normpath(args.artifact).split(os.sep)[0] in ("..", "")
+    ):
+        raise UsageError(f"--artifact {args.artifact!r}: give a path inside the repository's tree, relative to its top")
     if args.timeout is not None and not (args.timeout > 0 and math.isfinite(args.timeout)):
         raise UsageError("--timeout must be a positive number of seconds")
     return budget
@@ -91,9 +102,19 @@ def main(argv: list[str]) -> int:
     budget = _budget(args)
     metric, spec = metric_choice(args.metric)
     box = box_bisect_from_args(args, metric, spec, budget)
-    config = Config(repo=args.repo, good=args.good, bad=args.bad, run=args.run, metric=metric, metric_spec=spec,
-                    build=args.build, budget=budget, confidence=args.confidence / 100.0, artifact=args.artifact,
-                    timeout=args.timeout)
+    config = Config(
+        repo=args.repo,
+        good=args.good,
+        bad=args.bad,
+        run=args.run,
+        metric=metric,
+        metric_spec=spec,
+        build=args.build,
+        budget=budget,
+        confidence=args.confidence / 100.0,
+        artifact=args.artifact,
+        timeout=args.timeout,
+    )
     if args.experiment is not None:
         from abstat.store import check_experiment_name
 

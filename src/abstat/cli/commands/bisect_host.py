@@ -1,4 +1,5 @@
 """``abstat bisect --host``'s options and ``abstat bisect --resume`` (docs/lab.md, "Bisecting a kernel")."""
+
 from __future__ import annotations
 
 import argparse
@@ -27,8 +28,23 @@ def box_bisect_from_args(args: argparse.Namespace, metric: str, spec: str | None
         return None
     (host,) = parse_hosts([args.host])
     timeout, runs = _box_options(args)
-    setup = BoxSetup(host.label, host.destination, args.run, metric, spec, runs, args.build, args.build_on_host,
-                     args.artifact, args.install, args.boot, args.check, args.recover, timeout, args.timeout)
+    setup = BoxSetup(
+        host.label,
+        host.destination,
+        args.run,
+        metric,
+        spec,
+        runs,
+        args.build,
+        args.build_on_host,
+        args.artifact,
+        args.install,
+        args.boot,
+        args.check,
+        args.recover,
+        timeout,
+        args.timeout,
+    )
     return BoxBisect(os.path.abspath(args.repo), args.good, args.bad, setup, budget, args.confidence / 100.0)
 
 
@@ -50,21 +66,31 @@ def _box_options(args: argparse.Namespace) -> tuple[float, int]:
 
 
 def resume_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat bisect --resume", examples=("abstat bisect --resume bisect-1a2b3c-4d5e6f --store lab.db",),
-                            description="Continue a bisection on a test box from its store: the boots stored are "
-                                        "read back, the search goes on from the first one missing.")
+    parser = ArgumentParser(
+        prog="abstat bisect --resume",
+        examples=("abstat bisect --resume bisect-1a2b3c-4d5e6f --store lab.db",),
+        description="Continue a bisection on a test box from its store: the boots stored are "
+        "read back, the search goes on from the first one missing.",
+    )
     parser.add_argument("--resume", required=True, metavar="EXPERIMENT", help="the bisection's experiment")
     parser.add_argument("--boot-timeout", type=float, default=None, metavar="S", help="a new --boot-timeout")
-    parser.add_argument("--yes", action="store_true",
-                        help="run the stored commands (without it they are printed and nothing runs)")
+    parser.add_argument(
+        "--yes", action="store_true", help="run the stored commands (without it they are printed and nothing runs)"
+    )
     add_store(parser)
     add_format(parser, ("text", "json"), default="text")
     add_no_progress(parser)
     return parser
 
 
-def run_on_host(config: Any, store_path: str, experiment: str | None, argv: list[str],
-                progress: Callable[[str], None], resume: bool = False) -> Any:
+def run_on_host(
+    config: Any,
+    store_path: str,
+    experiment: str | None,
+    argv: list[str],
+    progress: Callable[[str], None],
+    resume: bool = False,
+) -> Any:
     from abstat.history.bisect.boxes import run_box_bisect
     from abstat.store import open_store
 
@@ -75,12 +101,17 @@ def run_on_host(config: Any, store_path: str, experiment: str | None, argv: list
 def stored_bisect_commands(config: Any) -> list[str]:
     """What ``bisect --resume`` would run and where, one line each (the caller escapes them)."""
     setup = config.setup
-    lines = [f"bisection of {config.repo} from {config.good} to {config.bad}:",
-             f"  on this machine, in the repository's worktrees: --build {setup.build or '(none)'}",
-             f"  on this machine after a failed boot: --recover {setup.recover or '(none)'}",
-             f"  on {setup.label} ({setup.destination}):"]
-    lines += [f"    --{name.replace('_', '-')} {value}" for name in ("build_on_host", "install", "boot", "check", "run")
-              if (value := getattr(setup, name)) is not None]
+    lines = [
+        f"bisection of {config.repo} from {config.good} to {config.bad}:",
+        f"  on this machine, in the repository's worktrees: --build {setup.build or '(none)'}",
+        f"  on this machine after a failed boot: --recover {setup.recover or '(none)'}",
+        f"  on {setup.label} ({setup.destination}):",
+    ]
+    lines += [
+        f"    --{name.replace('_', '-')} {value}"
+        for name in ("build_on_host", "install", "boot", "check", "run")
+        if (value := getattr(setup, name)) is not None
+    ]
     return lines
 
 
@@ -106,6 +137,7 @@ def resume(argv: list[str], progress_to: Callable[[bool], Callable[[str], None]]
         if not (args.boot_timeout > 0 and math.isfinite(args.boot_timeout)):
             raise UsageError("--boot-timeout must be a positive number of seconds")
         config.setup = dataclasses.replace(config.setup, boot_timeout=args.boot_timeout)
-    report = run_on_host(config, store_path, args.resume, ["abstat", "bisect", *argv],
-                         progress_to(args.no_progress), resume=True)
+    report = run_on_host(
+        config, store_path, args.resume, ["abstat", "bisect", *argv], progress_to(args.no_progress), resume=True
+    )
     return report, args.format

@@ -4,13 +4,14 @@ The first input is the baseline; every other one is compared with it.
 Inputs are described in :mod:`abstat.readers.specs`; statistics in
 ``docs/statistics.md``.
 """
+
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import Any
 
-from abstat.cli.args import (stored_metric)
+from abstat.cli.args import stored_metric
 from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import UsageError
 from abstat.cli.args.compare_parser import build_parser
@@ -37,7 +38,11 @@ def main(argv: list[str]) -> int:
     from abstat.report.inputs import parse_where_args
 
     variants = parse_variant_specs(
-        args.inputs, column=args.column, delimiters=args.delimiters, store=args.store, metric=args.metric,
+        args.inputs,
+        column=args.column,
+        delimiters=args.delimiters,
+        store=args.store,
+        metric=args.metric,
         where=parse_where_args(args.where),
     )
     from abstat.render.unit_align import align, variant_sides
@@ -45,9 +50,15 @@ def main(argv: list[str]) -> int:
 
     unit, unit_notes = align(variant_sides(variants, args.unit, args.store, args.metric), args.metric)
     report = one_row_report(  # a one-row report: the report's steps, Holm over the candidates
-        variants, baseline=args.baseline, warnings=unit_notes, confidence=args.confidence / 100.0,
-        center=args.center, threshold=args.threshold, higher_is_better=_higher_is_better(args, variants.values()),
-        seed=args.seed, outliers=args.outliers,
+        variants,
+        baseline=args.baseline,
+        warnings=unit_notes,
+        confidence=args.confidence / 100.0,
+        center=args.center,
+        threshold=args.threshold,
+        higher_is_better=_higher_is_better(args, variants.values()),
+        seed=args.seed,
+        outliers=args.outliers,
     )
     comparisons = table_comparisons(report)
     metric = stored_metric(args.store, args.metric, variants.values())[0]
@@ -56,8 +67,14 @@ def main(argv: list[str]) -> int:
 
         text = github_output(render_comparisons(comparisons, "github", unit=unit, metric=metric, split=True))
     else:
-        text = render_table(report, args.format, color=terminal.color_wanted(sys.stdout, args.color),
-                            verbose=args.verbose, unit=unit, metric=metric)
+        text = render_table(
+            report,
+            args.format,
+            color=terminal.color_wanted(sys.stdout, args.color),
+            verbose=args.verbose,
+            unit=unit,
+            metric=metric,
+        )
     terminal.write(sys.stdout, text)
     return gate_status(args, comparisons)
 
@@ -114,18 +131,30 @@ def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, 
 
     sets = []
     for name, path in peers:
-        sets.extend(load_files([path], labels={"variant": name} if name else None, column=args.column,
-                               delimiters=args.delimiters))
-    metrics = None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) \
-        else [args.metric]
+        sets.extend(
+            load_files(
+                [path], labels={"variant": name} if name else None, column=args.column, delimiters=args.delimiters
+            )
+        )
+    metrics = (
+        None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) else [args.metric]
+    )
     from abstat.render.unit_align import align_sets, parse_unit_args
     from abstat.report.inputs import beside_peers
 
     align_sets(beside_peers(sets, args.metric, parse_unit_args(args.unit)[0]))  # every input has a cell
-    report = api.build(sets, baseline=args.baseline, metrics=metrics, where=args.where,
-                       confidence=args.confidence / 100.0, center=args.center,
-                       higher_is_better=args.higher_is_better, seed=args.seed,
-                       threshold=args.threshold, outliers=args.outliers)
+    report = api.build(
+        sets,
+        baseline=args.baseline,
+        metrics=metrics,
+        where=args.where,
+        confidence=args.confidence / 100.0,
+        center=args.center,
+        higher_is_better=args.higher_is_better,
+        seed=args.seed,
+        threshold=args.threshold,
+        outliers=args.outliers,
+    )
     if args.format == "github":
         from abstat.render.ci_formats import render_report
 

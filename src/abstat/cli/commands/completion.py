@@ -10,6 +10,7 @@ the line names with ``--store``).  Enable it with, for example::
     abstat completion zsh > "${fpath[1]}/_abstat"
     abstat completion fish > ~/.config/fish/completions/abstat.fish
 """
+
 from __future__ import annotations
 
 import argparse
@@ -62,9 +63,11 @@ end""",
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat completion", examples=(
-                            "abstat completion bash > ~/.local/share/bash-completion/completions/abstat",),
-                            description="Print the completion script for a shell; see the README to enable it.")
+    parser = ArgumentParser(
+        prog="abstat completion",
+        examples=("abstat completion bash > ~/.local/share/bash-completion/completions/abstat",),
+        description="Print the completion script for a shell; see the README to enable it.",
+    )
     parser.add_argument("shell", choices=SHELLS, help="the shell: bash, zsh or fish")
     return parser
 
@@ -73,12 +76,13 @@ def ministat_parser() -> argparse.ArgumentParser:
     """``abstat ministat``'s options, for completion only (ministat parses its
     own arguments, byte-exactly as ministat(1), without argparse)."""
     parser = ArgumentParser(prog="abstat ministat", add_help=False)
-    parser.add_argument("--dialect", choices=("classic", "freebsd"),
-                        help="ministat dialect (first argument only; default classic)")
+    parser.add_argument(
+        "--dialect", choices=("classic", "freebsd"), help="ministat dialect (first argument only; default classic)"
+    )
     parser.add_argument("-A", action="store_true", help="print statistics only, no graph")
     parser.add_argument("-C", metavar="column", help="column number to extract (starts and defaults to 1)")
     parser.add_argument("-c", choices=("80", "90", "95", "98", "99", "99.5"), help="confidence level")
-    parser.add_argument("-d", metavar="delimiters", help="delimiter(s) string, default to \" \\t\"")
+    parser.add_argument("-d", metavar="delimiters", help='delimiter(s) string, default to " \\t"')
     parser.add_argument("-n", action="store_true", help="print summary statistics only, no graph/test")
     parser.add_argument("-q", action="store_true", help="suppress summary-statistics headers (freebsd dialect)")
     parser.add_argument("-s", action="store_true", help="print avg/median/stddev bars on separate lines")
@@ -94,8 +98,9 @@ def root_parser() -> argparse.ArgumentParser:
 
     # typed as argparse's parser: the commands' parsers joined as its parents are argparse's
     root: argparse.ArgumentParser = ArgumentParser(prog="abstat", description="Prove or refute performance claims.")
-    root.add_argument("--version", action="version", version=f"abstat {__version__}",
-                      help="show abstat's version and exit")
+    root.add_argument(
+        "--version", action="version", version=f"abstat {__version__}", help="show abstat's version and exit"
+    )
     commands = root.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, text) in COMMANDS.items():
         if name == "ministat":
@@ -108,7 +113,8 @@ def root_parser() -> argparse.ArgumentParser:
             from abstat.cli.commands.bisect import step_parser
 
             command.add_subparsers(dest="subcommand", metavar="step").add_parser(
-                "step", parents=[step_parser()], add_help=False, help="one commit's verdict for git bisect run")
+                "step", parents=[step_parser()], add_help=False, help="one commit's verdict for git bisect run"
+            )
     return root
 
 

@@ -6,6 +6,7 @@ Both are the shipped script ``abstat/examples/read_chunks.py`` run with
 this Python.  The runs go to a temporary store (or ``--store PATH``), and
 the comparison of every metric is printed, exactly as ``abstat run`` does.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,11 @@ SMALL_CHUNK = 128
 LARGE_CHUNK = 256 * 1024
 
 
-DESCRIPTION = (f"A real, built-in A/B experiment (a few seconds): an 8 MiB file read and checksummed with "
-               f"{SMALL_CHUNK}-byte read(2) calls (before) and {LARGE_CHUNK // 1024} KiB calls (after), "
-               "measured, stored and compared as abstat run does.")
+DESCRIPTION = (
+    f"A real, built-in A/B experiment (a few seconds): an 8 MiB file read and checksummed with "
+    f"{SMALL_CHUNK}-byte read(2) calls (before) and {LARGE_CHUNK // 1024} KiB calls (after), "
+    "measured, stored and compared as abstat run does."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,14 +66,21 @@ def main(argv: list[str]) -> int:
         with resources.as_file(resources.files("abstat") / "examples" / "read_chunks.py") as script:
             python = [sys.executable, "-I", "-S", str(script), data_path]
             spec = ExperimentSpec(
-                (Variant("before", quote_command([*python, str(SMALL_CHUNK)])),
-                 Variant("after", quote_command([*python, str(LARGE_CHUNK)]))),
-                runs=args.runs, warmup=args.warmup, seed=args.seed, experiment="demo",
-                analysis=Analysis(), store=args.store or os.path.join(workdir, "demo.db"),
+                (
+                    Variant("before", quote_command([*python, str(SMALL_CHUNK)])),
+                    Variant("after", quote_command([*python, str(LARGE_CHUNK)])),
+                ),
+                runs=args.runs,
+                warmup=args.warmup,
+                seed=args.seed,
+                experiment="demo",
+                analysis=Analysis(),
+                store=args.store or os.path.join(workdir, "demo.db"),
             )
             sys.stderr.write(
                 f"abstat demo: reading an 8 MiB file with {SMALL_CHUNK}-byte read(2) calls (before) "
                 f"against {LARGE_CHUNK // 1024} KiB calls (after)\n"
             )
-            return execute(spec, fmt=args.format, verbose=False, progress=not args.no_progress,
-                           argv=["abstat", "demo", *argv])[0]
+            return execute(
+                spec, fmt=args.format, verbose=False, progress=not args.no_progress, argv=["abstat", "demo", *argv]
+            )[0]

@@ -10,6 +10,7 @@ restores what was recorded.  ``--host`` (repeatable) runs the checks on
 each test box over ssh instead, as ``abstat run --host`` reaches it: the
 checks travel with the lab's runner bundle, nothing is installed there.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,30 +22,54 @@ from abstat.errors import UsageError
 
 
 def build_parser() -> ArgumentParser:
-    parser = ArgumentParser(prog="abstat doctor", examples=("abstat doctor --cpus 2-3 --only cpu-governor --only turbo",),
-                            description="Check this machine for known sources of benchmark noise, and fix them.")
+    parser = ArgumentParser(
+        prog="abstat doctor",
+        examples=("abstat doctor --cpus 2-3 --only cpu-governor --only turbo",),
+        description="Check this machine for known sources of benchmark noise, and fix them.",
+    )
     add_format(parser, ("text", "json"), default="text")
-    parser.add_argument("--cpus", metavar="LIST", help="the benchmark's CPUs, e.g. 2-3 (default: this process's"
-                                                       " affinity)")
-    parser.add_argument("--interval", type=float, default=0.5, metavar="SECONDS",
-                        help="how long to watch CPU use and swapping (default 0.5)")
+    parser.add_argument(
+        "--cpus", metavar="LIST", help="the benchmark's CPUs, e.g. 2-3 (default: this process's affinity)"
+    )
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="how long to watch CPU use and swapping (default 0.5)",
+    )
     parser.add_argument("--only", action="append", metavar="NAME", help="only this check (repeatable)")
     parser.add_argument("--no-perf", action="store_true", help="do not run perf stat to test the counters")
     action = parser.add_mutually_exclusive_group()
     action.add_argument("--tune", action="store_true", help="apply the reversible fixes and record them")
     action.add_argument("--reset", action="store_true", help="undo what --tune recorded")
     parser.add_argument("--dry-run", action="store_true", help="with --tune: only print the commands")
-    parser.add_argument("--state", metavar="FILE", help="the tuning record (default"
-                        " $ABSTAT_DOCTOR_STATE or ~/.local/state/abstat/doctor-tune.json)")
+    parser.add_argument(
+        "--state",
+        metavar="FILE",
+        help="the tuning record (default $ABSTAT_DOCTOR_STATE or ~/.local/state/abstat/doctor-tune.json)",
+    )
     parser.add_argument("--root", metavar="DIR", default="", help="read proc/ and sys/ under DIR (saved files)")
-    parser.add_argument("--host", action="append", default=[], metavar="NAME|LABEL=DEST",
-                        help="check this ssh destination instead of this machine (repeatable, as abstat run --host)")
-    parser.add_argument("--connect-timeout", type=float, default=30.0, metavar="SECONDS",
-                        help="with --host: give up on a host that does not answer within this (default 30)")
-    parser.add_argument("--exit-code", action="store_true",
-                        help="exit 1 when a check warns (a setting to fix), 0 when none does")
-    parser.epilog = ("Exit status: 0; with --exit-code 1 when a check warns; 2 on bad input or a host that "
-                     "cannot be checked.")
+    parser.add_argument(
+        "--host",
+        action="append",
+        default=[],
+        metavar="NAME|LABEL=DEST",
+        help="check this ssh destination instead of this machine (repeatable, as abstat run --host)",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="with --host: give up on a host that does not answer within this (default 30)",
+    )
+    parser.add_argument(
+        "--exit-code", action="store_true", help="exit 1 when a check warns (a setting to fix), 0 when none does"
+    )
+    parser.epilog = (
+        "Exit status: 0; with --exit-code 1 when a check warns; 2 on bad input or a host that cannot be checked."
+    )
     return parser
 
 
@@ -85,8 +110,7 @@ def main(argv: list[str]) -> int:
     context = Context(args.root, cpus=cpus, interval=args.interval, probe_counters=probe)
     findings = run_checks(context, args.only)
     if args.tune:
-        result = tune(findings, state_path=state_path, run_commands=not args.root, dry_run=args.dry_run,
-                      root=args.root)
+        result = tune(findings, state_path=state_path, run_commands=not args.root, dry_run=args.dry_run, root=args.root)
         sys.stdout.write(render_tuning(result, "tune", args.format))
         return 0
     sys.stdout.write(render_findings(findings, args.format))
@@ -102,14 +126,25 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
     from abstat.cli.args.lab_args import parse_hosts
     from abstat.render.doctor import render_findings, terminal_safe
 
-    for flag, given in (("--tune", args.tune), ("--reset", args.reset), ("--state", args.state),
-                        ("--dry-run", args.dry_run)):
+    for flag, given in (
+        ("--tune", args.tune),
+        ("--reset", args.reset),
+        ("--state", args.state),
+        ("--dry-run", args.dry_run),
+    ):
         if given:
             raise UsageError(f"{flag} changes this machine only; run abstat doctor {flag} on the host itself")
     if not args.connect_timeout > 0:
         raise UsageError("--connect-timeout must be a positive number of seconds")
-    answers = check_hosts(parse_hosts(args.host), only=args.only, cpus=cpus, interval=args.interval,
-                           perf=not args.no_perf, timeout=args.connect_timeout, root=args.root)
+    answers = check_hosts(
+        parse_hosts(args.host),
+        only=args.only,
+        cpus=cpus,
+        interval=args.interval,
+        perf=not args.no_perf,
+        timeout=args.connect_timeout,
+        root=args.root,
+    )
     documents: list[dict[str, Any]] = []
     failed, separator, warned = 0, "", 0
     for answer in answers:
@@ -123,7 +158,9 @@ def _on_hosts(args: argparse.Namespace, cpus: list[int] | None) -> int:
         if args.format == "json":
             documents.append({"host": answer.host, "checks": [f.to_dict() for f in findings]})
         else:
-            sys.stdout.write(f"{separator}== host {terminal_safe(answer.host)} ({terminal_safe(answer.destination)}) ==\n")
+            sys.stdout.write(
+                f"{separator}== host {terminal_safe(answer.host)} ({terminal_safe(answer.destination)}) ==\n"
+            )
             separator = "\n"
             sys.stdout.write(render_findings(findings, "text"))
         sys.stdout.flush()

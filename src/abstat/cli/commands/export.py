@@ -2,6 +2,7 @@
 ``--machines FILE`` the machine record of each invocation, once; or the stored
 runs as hyperfine's JSON (``--format hyperfine``, the exporter of ``abstat
 report --format hyperfine``).  The writers are :mod:`abstat.render.rows_export`."""
+
 from __future__ import annotations
 
 import argparse
@@ -14,17 +15,26 @@ from abstat.errors import InputError, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat export", examples=(
-                                "abstat export --experiment ipi -o ipi.csv --machines machines.csv",),
-                            description="Export stored samples: one row per sample with its run (csv, json), and "
-                                        "the machine records once per invocation (--machines FILE); or the runs as "
-                                        "hyperfine --export-json writes them.")
-    add_format(parser, ("csv", "json", "hyperfine"), default="csv",
-               help="output format; hyperfine: one result per variant and configuration, wall times")
+    parser = ArgumentParser(
+        prog="abstat export",
+        examples=("abstat export --experiment ipi -o ipi.csv --machines machines.csv",),
+        description="Export stored samples: one row per sample with its run (csv, json), and "
+        "the machine records once per invocation (--machines FILE); or the runs as "
+        "hyperfine --export-json writes them.",
+    )
+    add_format(
+        parser,
+        ("csv", "json", "hyperfine"),
+        default="csv",
+        help="output format; hyperfine: one result per variant and configuration, wall times",
+    )
     parser.add_argument("--experiment", metavar="NAME", help="only this experiment (default: every one)")
-    parser.add_argument("--machines", metavar="FILE",
-                        help="also write each invocation's machine record, one row per invocation, to FILE "
-                             "(in the --format; rows join the samples on 'invocation')")
+    parser.add_argument(
+        "--machines",
+        metavar="FILE",
+        help="also write each invocation's machine record, one row per invocation, to FILE "
+        "(in the --format; rows join the samples on 'invocation')",
+    )
     add_store(parser)
     add_output(parser)
     return parser
@@ -63,8 +73,9 @@ def main(argv: list[str]) -> int:
             _write(args.machines, lambda handle: machines(lambda: store.machine_rows(args.experiment), handle))
         damage = list(dict.fromkeys(found[0] + store.check_damage()))
     if damage:  # what was readable is exported; the exit status says it is not everything
-        raise InputError(f"damaged store, exported only the readable samples: {'; '.join(damage[:3])}",
-                         path=store.display)
+        raise InputError(
+            f"damaged store, exported only the readable samples: {'; '.join(damage[:3])}", path=store.display
+        )
     return 0
 
 

@@ -1,9 +1,10 @@
 """``abstat history``: a benchmark across revisions, its change points and their stability.
 
-    abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
-    abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
-    abstat history nightly --confirm --bisect --build 'make' --run ./bench --run-metric 'ns=ns: (\\d+)'
+abstat history EXPERIMENT [--metric M] [--where k=v] [--format text|markdown|json|html]
+abstat history --input asv-results/ --exit-code     # exit 1 when a new change point is found
+abstat history nightly --confirm --bisect --build 'make' --run ./bench --run-metric 'ns=ns: (\\d+)'
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,17 +38,37 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None, r
     def progress(text: str) -> None:
         sys.stderr.write(f"abstat history: {text}\n")
 
-    loop = Loop(repo=args.repo, run=args.run, metric=metric, metric_spec=spec, build=args.build, runs=args.confirm_runs,
-                store=store, confidence=args.confidence / 100.0, timeout=args.timeout, bisect=args.bisect)
+    loop = Loop(
+        repo=args.repo,
+        run=args.run,
+        metric=metric,
+        metric_spec=spec,
+        build=args.build,
+        runs=args.confirm_runs,
+        store=store,
+        confidence=args.confidence / 100.0,
+        timeout=args.timeout,
+        bisect=args.bisect,
+    )
     found = confirm_and_bisect(report, loop, progress)
     if args.format != "email":
         return found, render_confirmations(found, args.format)
     from abstat.history.bisect.confirm import render_email
 
-    common = ["--repo", os.path.abspath(args.repo), *(["--build", args.build] if args.build else []), "--run", args.run,
-              "--metric", metric_text, "--store", store]
-    reproduce = {(i.before, i.after): ["abstat", "bisect", "--good", i.before, "--bad", i.after, *common]
-                 for i in found}
+    common = [
+        "--repo",
+        os.path.abspath(args.repo),
+        *(["--build", args.build] if args.build else []),
+        "--run",
+        args.run,
+        "--metric",
+        metric_text,
+        "--store",
+        store,
+    ]
+    reproduce = {
+        (i.before, i.after): ["abstat", "bisect", "--good", i.before, "--bad", i.after, *common] for i in found
+    }
     return found, render_email(found, render(report, "text"), reproduce)
 
 
@@ -77,21 +98,33 @@ def _analyse(args: argparse.Namespace, store_path: str | None) -> tuple[HistoryR
     from abstat.history.load import load_history
     from abstat.report.inputs import parse_where_args
 
-    history = load_history(store_path=store_path, experiment=args.experiment, inputs=args.input,
-                           metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
-                           where=parse_where_args(resolve_revisions(args.where, args.store)), repo=args.repo,
-                           rev_label=args.rev_label, label_columns=args.label_column or None)
-    settings = Settings(max_pvalue=args.max_pvalue, min_magnitude=args.min_magnitude / 100.0,
-                        min_segment=args.min_segment, window=args.window, confidence=args.confidence / 100.0,
-                        drift=args.drift, penalty=args.penalty, min_change=args.min_change / 100.0)
+    history = load_history(
+        store_path=store_path,
+        experiment=args.experiment,
+        inputs=args.input,
+        metrics=[m.strip() for item in args.metric for m in item.split(",") if m.strip()] or None,
+        where=parse_where_args(resolve_revisions(args.where, args.store)),
+        repo=args.repo,
+        rev_label=args.rev_label,
+        label_columns=args.label_column or None,
+    )
+    settings = Settings(
+        max_pvalue=args.max_pvalue,
+        min_magnitude=args.min_magnitude / 100.0,
+        min_segment=args.min_segment,
+        window=args.window,
+        confidence=args.confidence / 100.0,
+        drift=args.drift,
+        penalty=args.penalty,
+        min_change=args.min_change / 100.0,
+    )
     state_path = None if args.no_state else (args.state or (state_mod.sidecar_path(store_path) if store_path else None))
     previous = state_mod.load(state_path) if state_path else {}
     report, updated = analyse(history, settings, previous)
     return report, updated, state_path
 
 
-def _with_confirmations(args: argparse.Namespace, report: object, store_path: str | None,
-                        render) -> tuple[str, list]:
+def _with_confirmations(args: argparse.Namespace, report: object, store_path: str | None, render) -> tuple[str, list]:
     """The text to write: the history's, with the confirmations' added (or, as a mail, instead)."""
     text = render(report, "text" if args.format == "email" else args.format)
     if not (args.confirm or args.bisect):

@@ -13,6 +13,7 @@ the target already holds unless ``--merge``; saved baselines
 (``baseline@NAME``) are never taken unless named or ``--baselines`` is given,
 so an artifact cannot bring the baseline it is compared with (docs/ci.md).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,20 +27,35 @@ from abstat.errors import InputError, UsageError
 
 def build_parser() -> ArgumentParser:
     parser = ArgumentParser(
-        prog="abstat import", examples=("abstat import --store team.db laptop.db postgresql://bench@db/abstat",),
+        prog="abstat import",
+        examples=("abstat import --store team.db laptop.db postgresql://bench@db/abstat",),
         description="Copy the runs of other stores (files or postgresql:// URLs) into this store, keeping their "
-                    "labels, run groups and machine records. Idempotent: runs already present are skipped.",
+        "labels, run groups and machine records. Idempotent: runs already present are skipped.",
     )
-    parser.add_argument("sources", nargs="+", metavar="OTHER",
-                        help="store to import: a file or a postgresql:// URL (or the run journal of a killed abstat run)")
-    parser.add_argument("--experiment", action="append", metavar="NAME",
-                        help="import only this experiment (repeatable); one the target already holds is refused "
-                             "unless --merge.  Give it for a store someone else wrote (docs/ci.md)")
-    parser.add_argument("--merge", action="store_true",
-                        help="with --experiment: add to an experiment of that name the target already holds")
-    parser.add_argument("--baselines", action="store_true",
-                        help="also import the saved baselines (baseline@NAME) of the stores; without it they "
-                             "are left out unless named with --experiment")
+    parser.add_argument(
+        "sources",
+        nargs="+",
+        metavar="OTHER",
+        help="store to import: a file or a postgresql:// URL (or the run journal of a killed abstat run)",
+    )
+    parser.add_argument(
+        "--experiment",
+        action="append",
+        metavar="NAME",
+        help="import only this experiment (repeatable); one the target already holds is refused "
+        "unless --merge.  Give it for a store someone else wrote (docs/ci.md)",
+    )
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --experiment: add to an experiment of that name the target already holds",
+    )
+    parser.add_argument(
+        "--baselines",
+        action="store_true",
+        help="also import the saved baselines (baseline@NAME) of the stores; without it they "
+        "are left out unless named with --experiment",
+    )
     add_store(parser)  # the store imported into (created if missing)
     return parser
 
@@ -58,11 +74,11 @@ def _chosen(args: Any, source_name: str, target_names: set[str]) -> list[str]:
         raise InputError(f"--experiment {missing[0]!r}: no such experiment in this store", path=source_name)
     present = [name for name in args.experiment if name in target_names]
     if present and not args.merge:
-        raise UsageError(f"--experiment {present[0]!r}: the target store already holds an experiment of that name; "
-                         "import into a fresh store, or give --merge to add to it")
+        raise UsageError(
+            f"--experiment {present[0]!r}: the target store already holds an experiment of that name; "
+            "import into a fresh store, or give --merge to add to it"
+        )
     return list(dict.fromkeys(args.experiment))
-
-
 
 
 def _import_store(target: Any, source_name: str, chosen: list[str]) -> str | None:
@@ -76,8 +92,9 @@ def _import_store(target: Any, source_name: str, chosen: list[str]) -> str | Non
     shown = terminal(display_name(source_name))
     if left:
         names = ", ".join(terminal(name) for name in left[:5]) + (", ..." if len(left) > 5 else "")
-        sys.stdout.write(f"{shown}: not imported: {names} (not named with --experiment, or a saved baseline: "
-                         "--baselines)\n")
+        sys.stdout.write(
+            f"{shown}: not imported: {names} (not named with --experiment, or a saved baseline: --baselines)\n"
+        )
     sys.stdout.write(
         f"{shown}: {result.invocations_added} invocation(s) and {result.runs_added} run(s)"
         f" added, {result.runs_present} run(s) already present"
@@ -104,8 +121,10 @@ def _replay_journal(target: Any, source_name: str) -> str | None:
     from abstat.store import journal
 
     added, present, broken = journal.replay(source_name, target)
-    sys.stdout.write(f"{terminal(source_name)}: {added} run(s) added from a run journal, {present} "
-                     f"already present (into {terminal(target.display)})\n")
+    sys.stdout.write(
+        f"{terminal(source_name)}: {added} run(s) added from a run journal, {present} "
+        f"already present (into {terminal(target.display)})\n"
+    )
     if not broken:
         return None
     # the runs around them are in; the journal is kept (the supervisor keeps it)
@@ -121,8 +140,11 @@ def main(argv: list[str]) -> int:
     damaged = []
     with open_store(target_name) as target:
         existing = set(target.experiment_names())
-        chosen = {name: _chosen(args, name, existing) for name in args.sources
-                  if "://" in name or not journal.is_journal(name)}
+        chosen = {
+            name: _chosen(args, name, existing)
+            for name in args.sources
+            if "://" in name or not journal.is_journal(name)
+        }
         for source_name in args.sources:
             if "://" not in source_name and journal.is_journal(source_name):  # runs abstat had not committed
                 damage = _replay_journal(target, source_name)

@@ -1,4 +1,5 @@
 """``abstat list``: the experiments in the result store."""
+
 from __future__ import annotations
 
 import argparse
@@ -9,8 +10,11 @@ from abstat.cli.args import ArgumentParser, add_format, add_store
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat list", description="List the experiments in the result store.",
-                            examples=("abstat list --store team.db",))
+    parser = ArgumentParser(
+        prog="abstat list",
+        description="List the experiments in the result store.",
+        examples=("abstat list --store team.db",),
+    )
     add_store(parser)
     add_format(parser, ("text", "json"), default="text")
     # for the shells' completion (abstat completion): the names, one a line; nothing, status 0, without a store
@@ -38,9 +42,19 @@ def main(argv: list[str]) -> int:
         return 0
     header = ("EXPERIMENT", "VARIANTS", "RUNS", "FAILED", "INVOCATIONS", "BOOTS", "HOSTS", "LAST RUN")
     rows = [
-        tuple(terminal(cell) for cell in (
-            s.name, ",".join(s.variants), str(s.runs_ok), str(s.runs_failed), str(s.invocations), str(s.boots),
-            ",".join(s.hosts), s.last_run_at or "-"))
+        tuple(
+            terminal(cell)
+            for cell in (
+                s.name,
+                ",".join(s.variants),
+                str(s.runs_ok),
+                str(s.runs_failed),
+                str(s.invocations),
+                str(s.boots),
+                ",".join(s.hosts),
+                s.last_run_at or "-",
+            )
+        )
         for s in summaries
     ]
     from abstat.render.terminal import columns, ljust
@@ -72,4 +86,3 @@ def _tell_journals(store: object) -> None:
     from abstat.store.journal import left_behind_notes
 
     sys.stderr.writelines(terminal(line) + "\n" for line in left_behind_notes(store))
-

@@ -11,6 +11,7 @@ re-analyses stored runs.  ``--host`` runs the A/A experiment on that test box
 through the lab (``abstat run --host``: ssh, the shipped runner, runs
 labelled ``host=NAME``) and analyses that host's runs.
 """
+
 from __future__ import annotations
 
 import shlex
@@ -35,9 +36,17 @@ def _spec(args, command: str, experiment: str, store_path: str, host: Any) -> An
     from abstat.engine import ExperimentSpec, Lab, Variant
 
     return ExperimentSpec(
-        (Variant("a", command), Variant("b", command)), runs=args.runs, warmup=args.warmup, order="interleaved",
-        seed=args.seed, shell=args.shell, timeout=args.timeout, metrics=metric_sources(args), experiment=experiment,
-        lab=Lab((host,)) if host is not None else None, store=store_path,
+        (Variant("a", command), Variant("b", command)),
+        runs=args.runs,
+        warmup=args.warmup,
+        order="interleaved",
+        seed=args.seed,
+        shell=args.shell,
+        timeout=args.timeout,
+        metrics=metric_sources(args),
+        experiment=experiment,
+        lab=Lab((host,)) if host is not None else None,
+        store=store_path,
     )
 
 
@@ -48,11 +57,21 @@ def _run(args, spec: Any, argv: list[str]) -> int:
     from abstat.cli.commands.run import execute
 
     try:
-        return execute(spec, fmt="json", verbose=False, progress=not args.no_progress,
-                       argv=["abstat", "noise", *argv], report=False)[0]
+        return execute(
+            spec,
+            fmt="json",
+            verbose=False,
+            progress=not args.no_progress,
+            argv=["abstat", "noise", *argv],
+            report=False,
+        )[0]
     except InputError as err:  # noise has no --ignore-failure: a noise floor is measured on runs that succeed
-        raise InputError(err.message.replace(IGNORE_FAILURE_ADVICE, " (abstat noise needs every run to succeed)"),
-                         err.path, err.line, fields=err.fields) from None
+        raise InputError(
+            err.message.replace(IGNORE_FAILURE_ADVICE, " (abstat noise needs every run to succeed)"),
+            err.path,
+            err.line,
+            fields=err.fields,
+        ) from None
 
 
 def _check(args) -> None:
@@ -110,12 +129,23 @@ def main(argv: list[str]) -> int:
     store_path = resolve_store_path(args.store)
     experiment, command, status = _measure(args, argv, store_path, host)
     with open_store(store_path, create=False) as store:
-        results, warnings = analyse_stored(store, experiment, metrics=args.report or None,
-                                           confidence=args.confidence / 100.0, blocks=args.blocks,
-                                           seed=args.seed or 0, host=host.label if host is not None else None)
-    header = {"experiment": experiment, "store": display_name(store_path), "command": command,
-              "host": host.label if host is not None else None, "confidence": args.confidence,
-              "warnings": [w.to_dict() for w in warnings]}
+        results, warnings = analyse_stored(
+            store,
+            experiment,
+            metrics=args.report or None,
+            confidence=args.confidence / 100.0,
+            blocks=args.blocks,
+            seed=args.seed or 0,
+            host=host.label if host is not None else None,
+        )
+    header = {
+        "experiment": experiment,
+        "store": display_name(store_path),
+        "command": command,
+        "host": host.label if host is not None else None,
+        "confidence": args.confidence,
+        "warnings": [w.to_dict() for w in warnings],
+    }
     sys.stdout.write(render(header, results, args.format))
     if status == 0 and args.exit_code and any(result.stable is False for result in results):
         return 1

@@ -13,6 +13,7 @@ from NAME); with no INPUTS the report reads the store written by
 Exit status: 0; 1 when ``--fail-on`` finds a cell whose change is proven
 beyond ``--threshold`` (after ``--adjust``, Holm by default); 2 on bad input.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,10 +43,17 @@ def main(argv: list[str]) -> int:
     from abstat.report import api
 
     sets = api.load(
-        args.inputs, pattern=args.pattern, labels=args.label, store=args.store,
-        where=args.where, input_format=args.input_format, column=args.column,
-        delimiters=args.delimiters, csv_values=_split(args.csv_value) or None,
-        csv_labels=_split(args.csv_labels) or None, exit_codes=args.format == "hyperfine",
+        args.inputs,
+        pattern=args.pattern,
+        labels=args.label,
+        store=args.store,
+        where=args.where,
+        input_format=args.input_format,
+        column=args.column,
+        delimiters=args.delimiters,
+        csv_values=_split(args.csv_value) or None,
+        csv_labels=_split(args.csv_labels) or None,
+        exit_codes=args.format == "hyperfine",
     )
     to_terminal = args.output is None and sys.stdout.isatty()
     fmt = _format(args.format, to_terminal)
@@ -85,11 +93,18 @@ def _format(fmt: str | None, to_terminal: bool) -> str:
 def _report_options(args: argparse.Namespace) -> dict[str, Any]:
     """What :func:`abstat.report.api.build` is given."""
     return dict(
-        by=args.by, baseline=args.baseline, rows=_split(args.rows) or None,
-        metrics=_split(args.metric) or None, where=args.where, adjust=args.adjust,
-        confidence=args.confidence / 100, center=args.center,
-        higher_is_better=args.higher_is_better, seed=args.seed,
-        threshold=args.threshold, outliers=args.outliers,
+        by=args.by,
+        baseline=args.baseline,
+        rows=_split(args.rows) or None,
+        metrics=_split(args.metric) or None,
+        where=args.where,
+        adjust=args.adjust,
+        confidence=args.confidence / 100,
+        center=args.center,
+        higher_is_better=args.higher_is_better,
+        seed=args.seed,
+        threshold=args.threshold,
+        outliers=args.outliers,
     )
 
 
@@ -107,10 +122,15 @@ def _rendered(args: argparse.Namespace, sets: Any, fmt: str, to_terminal: bool) 
         raise UsageError("--ministat adds blocks to --format email")
     if args.columns_label:
         _pivot(report, args.columns_label, fmt)
-    text = api.render(report, fmt, width=width, ministat=args.ministat,
-                      color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
-                      ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
-                      plots=args.plots)
+    text = api.render(
+        report,
+        fmt,
+        width=width,
+        ministat=args.ministat,
+        color=to_stdout and fmt == "table" and terminal.color_wanted(sys.stdout),
+        ascii_only=to_stdout and not terminal.can_encode(sys.stdout, "\u2501\u00b5"),
+        plots=args.plots,
+    )
     if not args.inputs:  # a parameter scan's grid in the rows: its analysis under the table
         from abstat.render.grid import with_grid
 

@@ -8,6 +8,7 @@ This command parses its options into an experiment's specification
 (:mod:`abstat.render.run_events`), and renders the comparison the store then
 holds (:mod:`abstat.render.run_report`, one per host for a lab run, per point for a grid).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,17 @@ from abstat.render import escape
 from abstat.render.run_report import comparison_report  # noqa: F401 -- tests take it from here
 
 
-
-def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequence[str], resuming: bool = False,
-            report: bool = True, host_hooks: Any = None) -> tuple[int, Any]:
+def execute(
+    spec: Any,
+    *,
+    fmt: str,
+    verbose: bool,
+    progress: bool,
+    argv: Sequence[str],
+    resuming: bool = False,
+    report: bool = True,
+    host_hooks: Any = None,
+) -> tuple[int, Any]:
     """Run ``spec`` through the engine, showing its events, then print its comparison (unless not
     ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``."""
     from abstat.engine import Engine
@@ -34,22 +43,27 @@ def execute(spec: Any, *, fmt: str, verbose: bool, progress: bool, argv: Sequenc
 
     with RunDisplay(sys.stderr, progress=progress) as display:
         # how the comparison is rendered goes with each invocation: a resume renders it alike
-        engine = Engine(on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}},
-                        host_hooks=host_hooks)
+        engine = Engine(
+            on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}}, host_hooks=host_hooks
+        )
         shown = (lambda store, done: _print_report(store, done, fmt, verbose)) if report else None
         result = engine.run(spec, resuming=resuming, before_close=shown)
     if result.spec.lab is not None:
         if result.hosts_failed:
-            raise InputError(f"{len(result.hosts_failed)} of {len(result.spec.lab.hosts)} host(s) stopped "
-                             f"({', '.join(result.hosts_failed)}); every completed run is stored; continue with: "
-                             f"abstat run --resume {shlex.quote(result.experiment)} --store "
-                             f"{shlex.quote(result.store)}")
+            raise InputError(
+                f"{len(result.hosts_failed)} of {len(result.spec.lab.hosts)} host(s) stopped "
+                f"({', '.join(result.hosts_failed)}); every completed run is stored; continue with: "
+                f"abstat run --resume {shlex.quote(result.experiment)} --store "
+                f"{shlex.quote(result.store)}"
+            )
         if result.interrupted:
-            sys.stderr.write("abstat run: interrupted; continue with: abstat run --resume "
-                             f"{shlex.quote(result.experiment)}\n")
+            sys.stderr.write(
+                f"abstat run: interrupted; continue with: abstat run --resume {shlex.quote(result.experiment)}\n"
+            )
     elif result.error:
-        raise InputError(f"{result.error}; the runs so far are stored in {result.store} "
-                         f"(experiment {result.experiment!r})")
+        raise InputError(
+            f"{result.error}; the runs so far are stored in {result.store} (experiment {result.experiment!r})"
+        )
     return (130 if result.interrupted else 0), result
 
 
@@ -59,15 +73,23 @@ def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
     from abstat.render.lab_report import lab_report
 
     spec, analysis = result.spec, result.spec.analysis
-    options = {"baseline": analysis.baseline, "confidence": analysis.confidence, "fmt": fmt, "seed": spec.seed,
-               "higher_is_better": list(analysis.higher_is_better), "color": terminal.color_wanted(sys.stdout),
-               "verbose": verbose}
+    options = {
+        "baseline": analysis.baseline,
+        "confidence": analysis.confidence,
+        "fmt": fmt,
+        "seed": spec.seed,
+        "higher_is_better": list(analysis.higher_is_better),
+        "color": terminal.color_wanted(sys.stdout),
+        "verbose": verbose,
+    }
     if spec.lab is not None:
-        text = lab_report(store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels),
-                          **options)
+        text = lab_report(
+            store, result.experiment, [h.label for h in spec.lab.hosts], labels=dict(spec.labels), **options
+        )
     else:  # a parameter scan: a comparison per grid point, then the grid's analysis
-        text = (grid_report if spec.parameters else comparison_report)(store, result.experiment,
-                                                                        labels=dict(spec.labels), **options)
+        text = (grid_report if spec.parameters else comparison_report)(
+            store, result.experiment, labels=dict(spec.labels), **options
+        )
     terminal.write(sys.stdout, text)
     sys.stdout.flush()
 
@@ -136,8 +158,15 @@ def main(argv: list[str]) -> int:
     store_path = resolve_store_path(args.store)
     if args.resume is not None:
         spec, fmt, verbose = _resume(args, store_path)
-        return execute(spec, fmt=fmt, verbose=verbose, progress=not args.no_progress,
-                       argv=["abstat", "run", *argv], resuming=True, host_hooks=lease_hooks(args))[0]
+        return execute(
+            spec,
+            fmt=fmt,
+            verbose=verbose,
+            progress=not args.no_progress,
+            argv=["abstat", "run", *argv],
+            resuming=True,
+            host_hooks=lease_hooks(args),
+        )[0]
     if args.command and args.spec is None:  # abstat run -- ./bench: one variant, as hyperfine's positional command
         args.variant = [*args.variant, one_variant(args.command, args.shell, given=bool(args.variant))]
     spec = _from_file(args) if args.spec is not None else spec_from_args(args, store_path)
@@ -147,5 +176,11 @@ def main(argv: list[str]) -> int:
 
         sys.stdout.write(dumps(spec.replace(store=display_name(args.store) if args.store else args.store)))
         return 0
-    return execute(spec, fmt=args.format, verbose=args.verbose, progress=not args.no_progress,
-                   argv=["abstat", "run", *argv], host_hooks=lease_hooks(args))[0]
+    return execute(
+        spec,
+        fmt=args.format,
+        verbose=args.verbose,
+        progress=not args.no_progress,
+        argv=["abstat", "run", *argv],
+        host_hooks=lease_hooks(args),
+    )[0]

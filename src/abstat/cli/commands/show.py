@@ -1,12 +1,20 @@
 """``abstat show EXPERIMENT``: invocations, machines, failures and the comparison."""
+
 from __future__ import annotations
 
 import argparse
 import sys
 from typing import Any
 
-from abstat.cli.args import (ArgumentParser, add_baseline, add_format, add_higher_is_better, add_metric_choice,
-                             add_store, add_where)
+from abstat.cli.args import (
+    ArgumentParser,
+    add_baseline,
+    add_format,
+    add_higher_is_better,
+    add_metric_choice,
+    add_store,
+    add_where,
+)
 from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import InputError, UsageError
 from abstat.render import escape
@@ -14,8 +22,9 @@ from abstat.render.show import combine, invocation_lines
 from abstat.report.configurations import SET_KEYS, check_experiment, configurations, shown
 
 
-def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], list[int]]],
-             **options: Any) -> list[tuple[dict[str, str], str | None, str | None]]:
+def _reports(
+    store: Any, experiment: str, configs: list[tuple[dict[str, str], list[int]]], **options: Any
+) -> list[tuple[dict[str, str], str | None, str | None]]:
     """(labels, report, error) per configuration; an error (no baseline there) is kept, not raised,
     unless every configuration has it."""
     from abstat.render.run_report import comparison_report
@@ -32,16 +41,22 @@ def _reports(store: Any, experiment: str, configs: list[tuple[dict[str, str], li
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="abstat show", examples=("abstat show ipi --metric wall --where host=milan",),
-                            description="Show a stored experiment: runs, machines, comparison.")
+    parser = ArgumentParser(
+        prog="abstat show",
+        examples=("abstat show ipi --metric wall --where host=milan",),
+        description="Show a stored experiment: runs, machines, comparison.",
+    )
     parser.add_argument("experiment", metavar="EXPERIMENT", help="the experiment's name (abstat list shows them)")
     add_store(parser)
     add_baseline(parser)
     add_metric_choice(parser, repeatable=True)
     add_higher_is_better(parser)
     add_format(parser, ("text", "markdown", "json", "csv"), default="text")
-    add_where(parser, help="only the invocations whose labels match (repeatable); invocations with "
-                           "different labels are compared separately, one block per label set")
+    add_where(
+        parser,
+        help="only the invocations whose labels match (repeatable); invocations with "
+        "different labels are compared separately, one block per label set",
+    )
     return parser
 
 
@@ -52,8 +67,10 @@ def _where(given: list[str]) -> dict[str, Any]:
     where = parse_where_args(given)
     for key in where:
         if key in SET_KEYS:
-            raise UsageError(f"--where {key}=...: " + ("use --metric" if key == "metric" else
-                             "use --baseline and the experiment argument"))
+            raise UsageError(
+                f"--where {key}=...: "
+                + ("use --metric" if key == "metric" else "use --baseline and the experiment argument")
+            )
     return where
 
 
@@ -63,8 +80,11 @@ def _report(store: Any, experiment: str, where: dict[str, Any], fmt: str, option
 
     configs = configurations(store, experiment, where)
     if where and not configs:
-        raise InputError(f"experiment {experiment!r} has no successful runs with "
-                         + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()), path=store.display)
+        raise InputError(
+            f"experiment {experiment!r} has no successful runs with "
+            + ", ".join(f"{k}={','.join(sorted(v))}" for k, v in where.items()),
+            path=store.display,
+        )
     if len(configs) > 1:
         return combine(experiment, _reports(store, experiment, configs, **options), fmt)
     return comparison_report(store, experiment, invocations=configs[0][1] if where else None, **options)
@@ -85,8 +105,11 @@ def main(argv: list[str]) -> int:
         _tell_journals(store)
         check_experiment(store, args.experiment, args.metric)
         options: dict[str, Any] = {
-            "baseline": args.baseline, "fmt": args.format, "metrics": args.metric,
-            "higher_is_better": args.higher_is_better, "verbose": True,
+            "baseline": args.baseline,
+            "fmt": args.format,
+            "metrics": args.metric,
+            "higher_is_better": args.higher_is_better,
+            "verbose": True,
             "color": args.format == "text" and terminal.color_wanted(sys.stdout),
         }
         report = _report(store, args.experiment, where, args.format, options)

@@ -7,6 +7,7 @@ value that is the prefix of exactly one stored revision becomes it; a prefix of 
 error naming them (exit status 2); a value that matches nothing is left as given (the command then
 says that no run matches).
 """
+
 from __future__ import annotations
 
 import re
@@ -41,10 +42,13 @@ def _full(key: str, value: str, stored: set[str]) -> str:
         return value
     found = sorted(rev for rev in stored if rev.lower().startswith(value.lower()))
     if len(found) > 1:
-        named = ", ".join(rev[:12] for rev in found[:_SHOWN]) + (f" and {len(found) - _SHOWN} more"
-                                                                  if len(found) > _SHOWN else "")
-        raise UsageError(f"--where {key}={value}: ambiguous revision prefix, {len(found)} stored revisions start "
-                         f"with it ({named}); give more characters")
+        named = ", ".join(rev[:12] for rev in found[:_SHOWN]) + (
+            f" and {len(found) - _SHOWN} more" if len(found) > _SHOWN else ""
+        )
+        raise UsageError(
+            f"--where {key}={value}: ambiguous revision prefix, {len(found)} stored revisions start "
+            f"with it ({named}); give more characters"
+        )
     return found[0] if found else value
 
 

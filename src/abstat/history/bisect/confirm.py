@@ -29,6 +29,7 @@ reproduced" (a spike, a noisy night, a change of the machine).  A change
 that holds can then be bisected between the two revisions (``--bisect``:
 :func:`abstat.history.bisect.driver.run_bisect`).
 """
+
 from __future__ import annotations
 
 import math
@@ -36,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-NAMES = ("old", "new")          # the variants (and worktrees) of before and after: the same length
-WARMUP = 1                      # warm-up blocks
+NAMES = ("old", "new")  # the variants (and worktrees) of before and after: the same length
+WARMUP = 1  # warm-up blocks
 
 
 def leads(schedule: list[Any], names: tuple[str, ...] = NAMES) -> dict[str, int]:
@@ -54,9 +55,9 @@ class Confirmation:
     """One change point re-measured: the detected size, and what the A/B run found."""
 
     series: str
-    before: str                 # the last revision before the change (full hash)
-    after: str                  # the first after it
-    detected: float | None      # relative size history reported (after / before - 1)
+    before: str  # the last revision before the change (full hash)
+    after: str  # the first after it
+    detected: float | None  # relative size history reported (after / before - 1)
     holds: bool = False
     shift: float | None = None  # after - before, Hodges-Lehmann on the A/B runs
     low: float | None = None
@@ -65,16 +66,26 @@ class Confirmation:
     p_value: float | None = None
     runs: int = 0
     experiment: str = ""
-    why: str = ""               # when it could not be measured
-    bisect: Any = None          # the bisection's report (--bisect)
+    why: str = ""  # when it could not be measured
+    bisect: Any = None  # the bisection's report (--bisect)
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        rel = (lambda v: v / abs(self.level) if v is not None and self.level else None)
-        return {"series": self.series, "before": self.before, "after": self.after, "detected": self.detected,
-                "holds": self.holds, "shift": self.shift, "relative": rel(self.shift),
-                "interval": [rel(self.low), rel(self.high)], "p_value": self.p_value, "runs": self.runs,
-                "experiment": self.experiment, "why": self.why or None}
+        rel = lambda v: v / abs(self.level) if v is not None and self.level else None
+        return {
+            "series": self.series,
+            "before": self.before,
+            "after": self.after,
+            "detected": self.detected,
+            "holds": self.holds,
+            "shift": self.shift,
+            "relative": rel(self.shift),
+            "interval": [rel(self.low), rel(self.high)],
+            "p_value": self.p_value,
+            "runs": self.runs,
+            "experiment": self.experiment,
+            "why": self.why or None,
+        }
 
 
 def to_confirm(report: Any, *, provisional: bool = True) -> list[tuple[str, str, str, float | None]]:
@@ -94,10 +105,24 @@ def to_confirm(report: Any, *, provisional: bool = True) -> list[tuple[str, str,
     return found
 
 
-def confirm(series: str, before: str, after: str, detected: float | None, *, repo: str, run: str, metric: str,
-            metric_spec: str | None, build: str | None, runs: int, store: str, experiment: str,
-            confidence: float = 0.95, timeout: float | None = None,
-            progress: Callable[[str], None] = lambda text: None) -> Confirmation:
+def confirm(
+    series: str,
+    before: str,
+    after: str,
+    detected: float | None,
+    *,
+    repo: str,
+    run: str,
+    metric: str,
+    metric_spec: str | None,
+    build: str | None,
+    runs: int,
+    store: str,
+    experiment: str,
+    confidence: float = 0.95,
+    timeout: float | None = None,
+    progress: Callable[[str], None] = lambda text: None,
+) -> Confirmation:
     """Build ``before`` and ``after`` and measure them interleaved, ``runs`` runs each."""
     import numpy as np
     from scipy.stats import mannwhitneyu
@@ -128,9 +153,17 @@ def confirm(series: str, before: str, after: str, detected: float | None, *, rep
                     return result
                 variants.append(Variant(name, in_dir(path, run).text, labels={"rev": sha, "role": role}))
             metrics = (RegexMetric.parse(metric_spec),) if metric_spec else ()
-            spec = ExperimentSpec(tuple(variants), runs=runs, warmup=WARMUP, shell=True,
-                                  timeout=timeout, metrics=metrics, experiment=experiment, store=store,
-                                  on_failure="continue")
+            spec = ExperimentSpec(
+                tuple(variants),
+                runs=runs,
+                warmup=WARMUP,
+                shell=True,
+                timeout=timeout,
+                metrics=metrics,
+                experiment=experiment,
+                store=store,
+                on_failure="continue",
+            )
             done = Engine(argv=["abstat", "history", "--confirm"]).run(spec)
     finally:
         session.close()
@@ -147,8 +180,9 @@ def confirm(series: str, before: str, after: str, detected: float | None, *, rep
     result.level = float(np.median(a))
     result.p_value = float(mannwhitneyu(a, b, alternative="two-sided").pvalue) if len(set(a) | set(b)) > 1 else 1.0
     side = math.copysign(1.0, detected) if detected else 0.0
-    result.holds = bool(side > 0 and shift.low > 0 or side < 0 and shift.high < 0 or not side and
-                        (shift.low > 0 or shift.high < 0))
+    result.holds = bool(
+        side > 0 and shift.low > 0 or side < 0 and shift.high < 0 or not side and (shift.low > 0 or shift.high < 0)
+    )
     return result
 
 
@@ -168,7 +202,7 @@ def render_confirmations(items: list[Confirmation], fmt: str) -> str:
                 doc["bisect"] = json.loads(render(item.bisect, "json"))
             docs.append(doc)
         return json.dumps({"confirmations": docs}, indent=2) + "\n"
-    pct = (lambda v, base: "?" if v is None or not base else f"{v / abs(base) * 100:+.2f}%")
+    pct = lambda v, base: "?" if v is None or not base else f"{v / abs(base) * 100:+.2f}%"
     lines = []
     for item in items:
         head = f"{_t(item.series)}: {item.before[:12]} -> {item.after[:12]}"
@@ -176,16 +210,17 @@ def render_confirmations(items: list[Confirmation], fmt: str) -> str:
         if item.why:
             lines.append(f"{head}: not measured: {_t(item.why)}")
             continue
-        size = (f"{pct(item.shift, item.level)} [{pct(item.low, item.level)}, {pct(item.high, item.level)}] "
-                f"(after - before, Hodges-Lehmann, p={item.p_value:.2g}, {item.runs} interleaved runs, "
-                f"experiment {_t(item.experiment)})")
+        size = (
+            f"{pct(item.shift, item.level)} [{pct(item.low, item.level)}, {pct(item.high, item.level)}] "
+            f"(after - before, Hodges-Lehmann, p={item.p_value:.2g}, {item.runs} interleaved runs, "
+            f"experiment {_t(item.experiment)})"
+        )
         lines.append(f"{head}: {'confirmed' if item.holds else 'not reproduced'}: {size}; {detected}")
         if item.bisect is not None:
             from abstat.history.bisect.render import render
 
             lines.extend("  " + line for line in render(item.bisect, "text").splitlines())
     return "\n".join(lines) + ("\n" if lines else "")
-
 
 
 def render_email(items: list[Confirmation], history_text: str, reproduce: dict[tuple[str, str], list[str]]) -> str:
@@ -197,18 +232,28 @@ def render_email(items: list[Confirmation], history_text: str, reproduce: dict[t
     from abstat.render.escape import terminal as _t
 
     held = [item for item in items if item.holds]
-    culprits = [item.bisect.commits[item.bisect.outcome.culprit][:12] for item in held
-                if item.bisect is not None and item.bisect.outcome.culprit is not None]
+    culprits = [
+        item.bisect.commits[item.bisect.outcome.culprit][:12]
+        for item in held
+        if item.bisect is not None and item.bisect.outcome.culprit is not None
+    ]
     if held:
         subject = f"abstat: {len(held)} change(s) confirmed" + (f", culprit {', '.join(culprits)}" if culprits else "")
     else:
         subject = f"abstat: no change confirmed ({len(items)} checked)"
-    lines = [f"Subject: {_t(subject)}", "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
-             "Content-Transfer-Encoding: 8bit", "", render_confirmations(items, "text").rstrip("\n")]
+    lines = [
+        f"Subject: {_t(subject)}",
+        "MIME-Version: 1.0",
+        "Content-Type: text/plain; charset=utf-8",
+        "Content-Transfer-Encoding: 8bit",
+        "",
+        render_confirmations(items, "text").rstrip("\n"),
+    ]
     for item in items:
         argv = reproduce.get((item.before, item.after))
         if argv:
             lines += ["", f"reproduce {item.before[:12]} -> {item.after[:12]}:", "    " + shlex.join(argv)]
     lines += ["", "the history:", history_text.rstrip("\n")]
-    return "\n".join(_t(line) if not line.startswith(("Subject:", "MIME", "Content")) else line
-                     for line in lines) + "\n"
+    return (
+        "\n".join(_t(line) if not line.startswith(("Subject:", "MIME", "Content")) else line for line in lines) + "\n"
+    )

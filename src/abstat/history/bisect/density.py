@@ -9,6 +9,7 @@ location): a Gaussian kernel density, its bandwidth chosen by leave-one-out like
 fractions of the robust scale, mixed with a small weight of the Student-t (so a run far from every
 residual seen, an outlier, is not impossible under either side).
 """
+
 from __future__ import annotations
 
 import math
@@ -16,16 +17,16 @@ from dataclasses import dataclass
 from typing import Any
 
 T_DF = 4.0
-FLOOR = 0.05                # weight of the Student-t in the mixture
-BANDWIDTHS = (0.08, 0.15, 0.25, 0.4, 0.6)   # candidate bandwidths, fractions of the robust scale
-MAX_POINTS = 400            # residuals kept (the most recent), bounding the cost
+FLOOR = 0.05  # weight of the Student-t in the mixture
+BANDWIDTHS = (0.08, 0.15, 0.25, 0.4, 0.6)  # candidate bandwidths, fractions of the robust scale
+MAX_POINTS = 400  # residuals kept (the most recent), bounding the cost
 
 
 @dataclass
 class Density:
-    points: Any             # numpy array of residuals
+    points: Any  # numpy array of residuals
     bandwidth: float
-    scale: float            # the robust scale of the Student-t floor
+    scale: float  # the robust scale of the Student-t floor
 
     def log_pdf(self, z):
         """log density of the noise at ``z`` (numpy array)."""

@@ -1,4 +1,5 @@
 """``abstat bisect``: drive git, the runner and the store with :class:`abstat.history.bisect.search.Search`."""
+
 from __future__ import annotations
 
 import os
@@ -37,18 +38,23 @@ class Config:
 @dataclass
 class Report:
     outcome: Outcome
-    commits: list[str]                       # index -> sha (0 = good)
+    commits: list[str]  # index -> sha (0 = good)
     subjects: dict[str, str]
     skipped: list[str] = field(default_factory=list)
-    warnings: list[StatWarning] = field(default_factory=list)   # codes: see :func:`_culprit_warnings`, store
+    warnings: list[StatWarning] = field(default_factory=list)  # codes: see :func:`_culprit_warnings`, store
     experiment: str = ""
     confidence: float = 0.95
-    graph: dict[str, Any] = field(default_factory=dict)   # commits, merges, segments, model
-    boots: dict[str, Any] = field(default_factory=dict)   # on a host: host, runs_per_boot, boots, replayed
+    graph: dict[str, Any] = field(default_factory=dict)  # commits, merges, segments, model
+    boots: dict[str, Any] = field(default_factory=dict)  # on a host: host, runs_per_boot, boots, replayed
 
 
-def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequence[str],
-               progress: Callable[[str], None] = lambda text: None) -> Report:
+def run_bisect(
+    config: Config,
+    store: Any,
+    experiment: str | None,
+    argv: Sequence[str],
+    progress: Callable[[str], None] = lambda text: None,
+) -> Report:
     """Bisect between ``config.good`` and ``config.bad``, recording every run under ``experiment``
     (default ``bisect-GOOD-BAD`` with both as 12-digit hashes)."""
     from abstat.history.bisect.measure import measurement_session
@@ -58,39 +64,57 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
     search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget)
     executor = measurement_session(config.run, config.metric_spec, config.timeout)
-    settings = {"bisect": {"good": commits[0], "bad": commits[-1], "build": config.build, "run": config.run,
-                           "metric": config.metric_spec or config.metric, "budget": config.budget,
-                           "confidence": config.confidence}}
-    report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {}, experiment=experiment,
-                    confidence=config.confidence,
-                    graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL})
+    settings = {
+        "bisect": {
+            "good": commits[0],
+            "bad": commits[-1],
+            "build": config.build,
+            "run": config.run,
+            "metric": config.metric_spec or config.metric,
+            "budget": config.budget,
+            "confidence": config.confidence,
+        }
+    }
+    report = Report(
+        Outcome("inconclusive", None, 0.0, [], 0),
+        commits,
+        {},
+        experiment=experiment,
+        confidence=config.confidence,
+        graph={"commits": n, "merges": graph.merges, "segments": graph.segments, "model": MODEL},
+    )
     store_notes: list[StatWarning] = []
     _load_advice(config, report, progress)
 
     def spooled(line: str) -> None:  # the store's own one-line messages when its server goes away
         text = line.split(": ", 1)[1] if line.startswith("abstat run: ") else line
         # its count of runs kept is one revision's: say "the runs", the bisection's
-        text = re.sub(r"the \d+ run\(s\) already committed there are kept", "the runs already committed there "
-                      "are kept", text)
+        text = re.sub(
+            r"the \d+ run\(s\) already committed there are kept", "the runs already committed there are kept", text
+        )
         if ("answers again" in text and ": 0 spooled run(s)" not in text) or not store_notes:
             store_notes[:] = [StatWarning("store", text)]
             progress(text)
 
     recorder = Recorder(store, experiment, config.repo, argv, settings, spool=spooled)
-    progress(f"{n} commit(s) between {commits[0][:12]} (good) and {commits[-1][:12]} (bad)"
-             + (f", {graph.merges} merge(s): searching the commit graph ({MODEL})" if graph.merges else ""))
+    progress(
+        f"{n} commit(s) between {commits[0][:12]} (good) and {commits[-1][:12]} (bad)"
+        + (f", {graph.merges} merge(s): searching the commit graph ({MODEL})" if graph.merges else "")
+    )
     status = "failed"
     try:
         with Worktrees(config.repo) as trees:
             if trees.pruned:
-                progress(f"removed {len(trees.pruned)} worktree(s) of a bisection that was killed: "
-                         + ", ".join(trees.pruned))
+                progress(
+                    f"removed {len(trees.pruned)} worktree(s) of a bisection that was killed: "
+                    + ", ".join(trees.pruned)
+                )
             paths = {0: trees.checkout("good", commits[0]), n: trees.checkout("bad", commits[-1])}
             for index, role in ((0, "good"), (n, "bad")):
                 failure = build(executor, config.build, paths[index], role, config.timeout)
                 if failure is not None:
                     raise InputError(f"the {role} revision {commits[index][:12]} does not build: {failure}")
-            built: dict[int, str] = {}   # test commit -> worktree holding its build (two slots)
+            built: dict[int, str] = {}  # test commit -> worktree holding its build (two slots)
             while True:
                 step = search.plan()
                 if isinstance(step, Outcome):
@@ -111,8 +135,9 @@ def run_bisect(config: Config, store: Any, experiment: str | None, argv: Sequenc
                 _check_references(search, step, commits, recorder)
                 progress(progress_line(search, step, commits))
             if report.outcome.culprit is not None:
-                report.warnings += _culprit_warnings(report.outcome.culprit, commits, parent_shas,
-                                                     {**built, **paths}, trees, executor, config)
+                report.warnings += _culprit_warnings(
+                    report.outcome.culprit, commits, parent_shas, {**built, **paths}, trees, executor, config
+                )
         status = "complete"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -152,17 +177,23 @@ def resolve_range(good: str, bad: str, repo: str) -> tuple[list[str], list[tuple
     return load_history(good, shas[good] or "", bad, shas[bad] or "", repo)
 
 
-def load_history(good_name: str, good: str, bad_name: str, bad: str,
-                 repo: str) -> tuple[list[str], list[tuple[str, ...]], Graph]:
+def load_history(
+    good_name: str, good: str, bad_name: str, bad: str, repo: str
+) -> tuple[list[str], list[tuple[str, ...]], Graph]:
     """The commits git bisect would consider (reachable from ``bad``, not from ``good``), good
     first, then parents before children (``git rev-list --topo-order --reverse --parents``);
     each one's parents (shas); and their graph."""
     if git(["merge-base", "--is-ancestor", good, bad], repo, check=False).returncode != 0:
         base = git(["merge-base", good, bad], repo, check=False).stdout.strip()
-        hint = (f"; their merge base is {base[:12]}: bisect from it ({{good}} {base[:12]}) once it measures like "
-                f"{good_name}, as git bisect tests a merge base first" if base else "")
-        raise InputError(f"{{good}} {good_name} is not an ancestor of {{bad}} {bad_name}{hint}", path=repo,
-                         fields=["good", "bad"])
+        hint = (
+            f"; their merge base is {base[:12]}: bisect from it ({{good}} {base[:12]}) once it measures like "
+            f"{good_name}, as git bisect tests a merge base first"
+            if base
+            else ""
+        )
+        raise InputError(
+            f"{{good}} {good_name} is not an ancestor of {{bad}} {bad_name}{hint}", path=repo, fields=["good", "bad"]
+        )
     lines = git(["rev-list", "--topo-order", "--reverse", "--parents", bad, "--not", good], repo).stdout.splitlines()
     if not lines:
         raise InputError(f"no commits between {good_name} and {bad_name}", path=repo)
@@ -177,8 +208,9 @@ def load_history(good_name: str, good: str, bad_name: str, bad: str,
     return commits, parents, graph
 
 
-def progress_line(search: Bisection, step: Batch, commits: list[str], verb: str = "measured",
-                  unit: str = "runs") -> str:
+def progress_line(
+    search: Bisection, step: Batch, commits: list[str], verb: str = "measured", unit: str = "runs"
+) -> str:
     n = len(commits) - 1
     counts = Counter(step.commits)
     names = {0: f"good {commits[0][:12]}", n: f"bad {commits[n][:12]}"}
@@ -194,8 +226,9 @@ def progress_line(search: Bisection, step: Batch, commits: list[str], verb: str 
 SLOTS = ("test-a", "test-b")  # worktrees for commits under test; a merge's verification batch adds one per parent
 
 
-def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], trees: Worktrees, executor: Any,
-                 config: Config) -> tuple[int, str] | None:
+def _build_tests(
+    needed: list[int], built: dict[int, str], commits: list[str], trees: Worktrees, executor: Any, config: Config
+) -> tuple[int, str] | None:
     """Check out and build the batch's test commits in the test slots (two, more for a merge and
     its parents); keeps builds already there.  Returns (commit, why) for the first that does not build."""
     keep = {c: path for c, path in built.items() if c in needed}
@@ -214,15 +247,24 @@ def _build_tests(needed: list[int], built: dict[int, str], commits: list[str], t
     return None
 
 
-def _run_batch(search: Bisection, step: Batch, commits: list[str], paths: dict[int, str],
-               recorder: Recorder, executor: Any, config: Config, n: int) -> list[int]:
+def _run_batch(
+    search: Bisection,
+    step: Batch,
+    commits: list[str],
+    paths: dict[int, str],
+    recorder: Recorder,
+    executor: Any,
+    config: Config,
+    n: int,
+) -> list[int]:
     """Run the batch; the commits under test skipped because every run failed."""
     values: list[float | None] = []
     for index in step.commits:
         role = "good" if index == 0 else "bad" if index == n else "test"
         path = paths[index]
-        values.append(measure(executor, recorder, commits[index], role, path, config.run, config.metric,
-                              config.timeout))
+        values.append(
+            measure(executor, recorder, commits[index], role, path, config.run, config.metric, config.timeout)
+        )
     return search.record(step, values)
 
 
@@ -236,8 +278,15 @@ def _check_references(search: Bisection, step: Batch, commits: list[str], record
             raise InputError(f"every run of the benchmark failed at the {role} revision {commits[index][:12]}: {why}")
 
 
-def _culprit_warnings(culprit: int, commits: list[str], parent_shas: list[tuple[str, ...]], paths: dict[int, str],
-                      trees: Worktrees, executor: Any, config: Config) -> list[StatWarning]:
+def _culprit_warnings(
+    culprit: int,
+    commits: list[str],
+    parent_shas: list[tuple[str, ...]],
+    paths: dict[int, str],
+    trees: Worktrees,
+    executor: Any,
+    config: Config,
+) -> list[StatWarning]:
     """What the culprit's artifact and parents say about it (codes ``artifact-not-compared``,
     ``artifact-identical``, ``merge-culprit``)."""
     warnings = []
@@ -245,15 +294,21 @@ def _culprit_warnings(culprit: int, commits: list[str], parent_shas: list[tuple[
         known = {commits[i]: path for i, path in paths.items()}
         warnings += _artifact_check(commits[culprit], parent_shas[culprit], known, trees, executor, config)
     if len(parent_shas[culprit]) > 1:
-        warnings.append(StatWarning(
-            "merge-culprit", f"the culprit {commits[culprit][:12]} is a merge whose parents ("
-            + ", ".join(p[:12] for p in parent_shas[culprit]) + ") measure like the good end: the change comes from "
-            "combining them (its conflict resolution, or changes that only together make the difference)"))
+        warnings.append(
+            StatWarning(
+                "merge-culprit",
+                f"the culprit {commits[culprit][:12]} is a merge whose parents ("
+                + ", ".join(p[:12] for p in parent_shas[culprit])
+                + ") measure like the good end: the change comes from "
+                "combining them (its conflict resolution, or changes that only together make the difference)",
+            )
+        )
     return warnings
 
 
-def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str], trees: Worktrees,
-                    executor: Any, config: Config) -> list[StatWarning]:
+def _artifact_check(
+    culprit: str, parents: Sequence[str], paths: dict[str, str], trees: Worktrees, executor: Any, config: Config
+) -> list[StatWarning]:
     """Compare the culprit's built ``--artifact`` with each parent's."""
     digests = {}
     for sha in (culprit, *parents):
@@ -261,17 +316,28 @@ def _artifact_check(culprit: str, parents: Sequence[str], paths: dict[str, str],
         if path is None or trees.at.get(os.path.basename(path)) != sha:
             path = trees.checkout(SLOTS[0], sha)
             if build(executor, config.build, path, "artifact", config.timeout) is not None:
-                return [StatWarning("artifact-not-compared", f"--artifact: {sha[:12]} did not build again; "
-                                    "artifacts not compared")]
+                return [
+                    StatWarning(
+                        "artifact-not-compared", f"--artifact: {sha[:12]} did not build again; artifacts not compared"
+                    )
+                ]
         digest = artifact_digest(os.path.join(path, config.artifact or ""))
         if digest is None:
-            return [StatWarning("artifact-not-compared", f"--artifact {config.artifact}: no such file after "
-                                f"building {sha[:12]}")]
+            return [
+                StatWarning(
+                    "artifact-not-compared", f"--artifact {config.artifact}: no such file after building {sha[:12]}"
+                )
+            ]
         digests[sha] = digest
     same = [sha for sha in parents if digests[sha] == digests[culprit]]
     if same:
         whose = "its parent's" if len(parents) == 1 else f"its parent {same[0][:12]}'s"
-        return [StatWarning("artifact-identical", f"the culprit's {config.artifact} is identical to {whose} "
-                            f"({digests[culprit][:40]}): the change in the measurements may not come from this "
-                            "commit (noise, or a build input outside the repository)")]
+        return [
+            StatWarning(
+                "artifact-identical",
+                f"the culprit's {config.artifact} is identical to {whose} "
+                f"({digests[culprit][:40]}): the change in the measurements may not come from this "
+                "commit (noise, or a build input outside the repository)",
+            )
+        ]
     return []

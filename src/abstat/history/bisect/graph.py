@@ -27,6 +27,7 @@ one forward pass, and the sums over descendants the same pass backwards.  A
 linear history is one segment; a kernel release (about 14,000 commits,
 1,000 merges) a few thousand, each merge's extra a topic branch's few.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -53,7 +54,7 @@ class Graph:
         if int(np.count_nonzero(children[1:n] == 0)):
             raise ValueError("every commit but the last must be an ancestor of the last (the bad end)")
         self.n = n
-        self.parents = inside                     # parents[i - 1], in the range only
+        self.parents = inside  # parents[i - 1], in the range only
         self.merges = sum(1 for own in inside if len(own) > 1)
         segment = np.zeros(n + 1, dtype=np.int64)  # commit -> its segment
         heads: list[int] = []
@@ -66,13 +67,13 @@ class Graph:
         self.segments = len(heads)
         self.segment = segment[1:]
         # commits ordered by segment, then along it: cumulative sums within a segment are slices
-        self.order = np.argsort(self.segment, kind="stable")   # stable: topological within a segment
+        self.order = np.argsort(self.segment, kind="stable")  # stable: topological within a segment
         counts = np.bincount(self.segment, minlength=self.segments)
         self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
         # below[s]: the segments wholly among the ancestors of segment s (bits of an int)
         below: list[int] = []
-        self._main: list[int] = []          # segment -> its main parent segment (-1: none in the range)
-        self._extra: list[list[int]] = []   # segment -> the whole segments its other parents add
+        self._main: list[int] = []  # segment -> its main parent segment (-1: none in the range)
+        self._extra: list[list[int]] = []  # segment -> the whole segments its other parents add
         for head in heads:
             listed = [int(segment[p]) for p in inside[head - 1]]
             if not listed:

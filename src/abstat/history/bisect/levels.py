@@ -25,29 +25,30 @@ exchangeable:
   and each does not differ from its end (Hodges-Lehmann interval at ``SIDE_CONFIDENCE``), with at
   least ``runs_needed`` runs of each and ``ENDS_FACTOR`` times as many of each end.
 """
+
 from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
 
-LEVEL_CONFIDENCE = 0.999    # intervals that must both exclude 0 to call a level intermediate
-LEVEL_MIN_RUNS = 6          # runs of a commit before its level is judged
-SIDE_CONFIDENCE = 0.99     # the interval of culprit to bad, and of parent to good, must hold 0
-SIDE_MIN_RUNS = 4          # runs of the culprit and of its parents asked for at least (a change many
-                           # times the noise: boots are dear)
-SIDE_MAX_RUNS = 30         # runs of the culprit and of its parents asked for at most
-NEED_CONFIDENCE = 0.6       # interval of the ends' shift whose bound nearer 0 sizes the runs asked for
-ENDS_FACTOR = 2             # runs of each end before a culprit is judged, in units of the commits' runs_needed (1 saved
-                           # 48 runs a bisection but named a commit between two changes in 2 of 21: docs/history.md)
-DRIFT_MIN_REFERENCES = 12   # reference runs before drift is estimated
-DRIFT_PVALUE = 0.01         # Kendall trend test of the references over time
-MAX_POINTS = 400            # most recent runs of a reference used by these checks (bounded cost)
-TRIM = 0.2                  # Yuen's trimming, each side
-NEARER_PVALUE = 0.025       # one-sided: a culprit nearer the bad end than the good one, a parent nearer the good
-                           # end (strict because the check is repeated as runs are added)
-MIRROR_PVALUE = 0.1         # one-sided: nor beyond its end by the whole change (a second guard beside the 99%
-                           # interval against its end; at 0.025 clean bisections in simulation were right in 29
-                           # of 39, at 0.1 in 35 of 40)
+LEVEL_CONFIDENCE = 0.999  # intervals that must both exclude 0 to call a level intermediate
+LEVEL_MIN_RUNS = 6  # runs of a commit before its level is judged
+SIDE_CONFIDENCE = 0.99  # the interval of culprit to bad, and of parent to good, must hold 0
+SIDE_MIN_RUNS = 4  # runs of the culprit and of its parents asked for at least (a change many
+# times the noise: boots are dear)
+SIDE_MAX_RUNS = 30  # runs of the culprit and of its parents asked for at most
+NEED_CONFIDENCE = 0.6  # interval of the ends' shift whose bound nearer 0 sizes the runs asked for
+ENDS_FACTOR = 2  # runs of each end before a culprit is judged, in units of the commits' runs_needed (1 saved
+# 48 runs a bisection but named a commit between two changes in 2 of 21: docs/history.md)
+DRIFT_MIN_REFERENCES = 12  # reference runs before drift is estimated
+DRIFT_PVALUE = 0.01  # Kendall trend test of the references over time
+MAX_POINTS = 400  # most recent runs of a reference used by these checks (bounded cost)
+TRIM = 0.2  # Yuen's trimming, each side
+NEARER_PVALUE = 0.025  # one-sided: a culprit nearer the bad end than the good one, a parent nearer the good
+# end (strict because the check is repeated as runs are added)
+MIRROR_PVALUE = 0.1  # one-sided: nor beyond its end by the whole change (a second guard beside the 99%
+# interval against its end; at 0.025 clean bisections in simulation were right in 29
+# of 39, at 0.1 in 35 of 40)
 
 
 def ends_differ_p(good: Sequence[float], bad: Sequence[float]) -> float:
@@ -71,8 +72,7 @@ def shift(x: Sequence[float], y: Sequence[float], confidence: float) -> tuple[fl
 
     from abstat.stats.shift import hodges_lehmann
 
-    s = hodges_lehmann(np.asarray(x[-MAX_POINTS:], dtype=float), np.asarray(y[-MAX_POINTS:], dtype=float),
-                       confidence)
+    s = hodges_lehmann(np.asarray(x[-MAX_POINTS:], dtype=float), np.asarray(y[-MAX_POINTS:], dtype=float), confidence)
     return s.estimate, s.low, s.high
 
 
@@ -131,7 +131,7 @@ def _trimmed(values: Sequence[float]) -> tuple[float, float, int]:
     g = int(TRIM * n)
     h = n - 2 * g
     w = np.clip(x, x[g], x[n - 1 - g])
-    return float(np.mean(x[g:n - g])), float(np.var(w, ddof=1)) * (n - 1) / (h * (h - 1)), h
+    return float(np.mean(x[g : n - g])), float(np.var(w, ddof=1)) * (n - 1) / (h * (h - 1)), h
 
 
 def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float], at: float = 0.5) -> float:
@@ -149,14 +149,14 @@ def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float
     if min(len(values), len(near), len(far)) < 4:
         return 1.0
     parts = [_trimmed(values[-MAX_POINTS:]), _trimmed(near[-MAX_POINTS:]), _trimmed(far[-MAX_POINTS:])]
-    weights = (1.0, at * at, (1 - at) ** 2)     # squared contrast coefficients 1, -at, -(1 - at)
+    weights = (1.0, at * at, (1 - at) ** 2)  # squared contrast coefficients 1, -at, -(1 - at)
     contrast = parts[0][0] - at * parts[1][0] - (1 - at) * parts[2][0]
     if (parts[1][0] < parts[2][0]) != (at > 1):
         contrast = -contrast
     variance = sum(w * d for w, (_, d, _) in zip(weights, parts, strict=True))
     if not variance > 0:
         return 0.0 if contrast > 0 else 1.0
-    df = variance ** 2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, parts, strict=True))
+    df = variance**2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, parts, strict=True))
     p = float(student.sf(contrast / _math.sqrt(variance), df))
     return p if _math.isfinite(p) else 1.0
 
@@ -192,16 +192,17 @@ def nearer_best_p(values: Sequence[float], near: Sequence[float], far: Sequence[
     from abstat.history.bisect import scoretest
 
     yuen = nearer_p(values, near, far, at)
-    if not scoretest.multimodal(far[-scoretest.MAX_POINTS // 2:], near[-scoretest.MAX_POINTS // 2:]):
+    if not scoretest.multimodal(far[-scoretest.MAX_POINTS // 2 :], near[-scoretest.MAX_POINTS // 2 :]):
         return yuen
     return min(1.0, 2 * min(yuen, nearer_score_p(values, near, far, at)))
 
 
-CHECKS = frozenset({"nearer", "mirror"})     # the placement's checks (:func:`placed_checks`)
+CHECKS = frozenset({"nearer", "mirror"})  # the placement's checks (:func:`placed_checks`)
 
 
-def placed_checks(values: Sequence[float], good: Sequence[float], bad: Sequence[float], side: str,
-                  done: Collection[str] = ()) -> set[str]:
+def placed_checks(
+    values: Sequence[float], good: Sequence[float], bad: Sequence[float], side: str, done: Collection[str] = ()
+) -> set[str]:
     """Which of the placement's checks not in ``done`` a commit's runs pass now.  "nearer": they measure
     nearer the ``side`` end ("good" or "bad") than the other, :func:`nearer_best_p` at ``NEARER_PVALUE`` (a
     level half way between the ends, two equal changes and the commit between them, passes with probability
@@ -235,8 +236,13 @@ def ends_ready(good: Sequence[float], bad: Sequence[float]) -> bool:
     return min(len(good), len(bad)) >= ENDS_FACTOR * runs_needed(good, bad)
 
 
-def placing(sides: Sequence[tuple[int, Sequence[float], Sequence[float]]], good: Sequence[float],
-            bad: Sequence[float], strikes: dict[int, int], passed: dict[int, set[str]]) -> set[int]:
+def placing(
+    sides: Sequence[tuple[int, Sequence[float], Sequence[float]]],
+    good: Sequence[float],
+    bad: Sequence[float],
+    strikes: dict[int, int],
+    passed: dict[int, set[str]],
+) -> set[int]:
     """The commits of ``sides`` (commit, its runs, the end it should measure like: the culprit with the bad end,
     its parents with the good end) that have passed every check of :func:`placed_checks`, each check at the
     first look it passed (``passed``: commit -> those checks, updated; a commit's checks are only looked at

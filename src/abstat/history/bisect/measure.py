@@ -8,6 +8,7 @@ measurement (``measure``, ``run_hook``) with the runner's containment.  A
 bisection on test boxes would give the same calls a session on the host
 (docs/architecture.md).
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -29,6 +29,7 @@ then ``--recover`` runs and the box must answer again.  A box that cannot be
 reached before a boot, or after ``--recover``, raises :class:`BoxLost`: the
 bisection stops with everything stored, to be resumed.
 """
+
 from __future__ import annotations
 
 import os
@@ -45,9 +46,9 @@ from typing import Any
 from abstat.errors import InputError
 
 VARIANT = "bench"
-ARTIFACT_DIR = ".abstat/artifacts"          # on the box, under the login directory
-LONG_S = 24 * 3600.0                         # a build or install without --timeout
-UNREACHABLE = "cannot reach the host"        # how the lab's worker words a box it cannot reach
+ARTIFACT_DIR = ".abstat/artifacts"  # on the box, under the login directory
+LONG_S = 24 * 3600.0  # a build or install without --timeout
+UNREACHABLE = "cannot reach the host"  # how the lab's worker words a box it cannot reach
 
 
 class BoxLost(InputError):
@@ -59,7 +60,7 @@ class Failed:
     """A commit that gave no value on the box (skipped by the search), and why."""
 
     reason: str
-    booted: bool = False        # it failed in or after its boot (then --recover runs), not in its build
+    booted: bool = False  # it failed in or after its boot (then --recover runs), not in its build
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,11 @@ class BoxSetup:
             raise InputError(f"{where}: the stored box settings are not valid")
         for key, value in data.items():
             number = key in ("runs", "boot_timeout", "timeout")
-            ok = (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0) if number \
+            ok = (
+                (isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0)
+                if number
                 else isinstance(value, str) and 0 < len(value) <= 100_000
+            )
             if not ok and not (value is None and key not in ("label", "destination", "run", "metric", "runs")):
                 raise InputError(f"{where}: the stored box setting {key!r} is not valid")
         from abstat.engine import Host, SpecError
@@ -115,8 +119,18 @@ def _artifact_name(artifact: str) -> str:
 class Box:
     """One test box during a bisection (close it when done)."""
 
-    def __init__(self, setup: BoxSetup, *, repo: str, experiment: str, store: str, argv: list[str],
-                 session: Any, trees: Any, caller: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        setup: BoxSetup,
+        *,
+        repo: str,
+        experiment: str,
+        store: str,
+        argv: list[str],
+        session: Any,
+        trees: Any,
+        caller: dict[str, Any],
+    ) -> None:
         from abstat.lab.ssh import SshHost
 
         self.setup = setup
@@ -124,12 +138,12 @@ class Box:
         self.experiment = experiment
         self.store = store
         self.argv = argv
-        self.session = session          # this machine's process control (builds, --recover)
-        self.trees = trees              # the bisection's worktrees (--build)
-        self.caller = caller            # stored with every boot: the bisection's settings
-        self.built: set[str] = set()       # commits built here and copied to the box
+        self.session = session  # this machine's process control (builds, --recover)
+        self.trees = trees  # the bisection's worktrees (--build)
+        self.caller = caller  # stored with every boot: the bisection's settings
+        self.built: set[str] = set()  # commits built here and copied to the box
         self.installed: str | None = None  # the commit whose --build-on-host/--install ran last on the box
-        self.failed: dict[str, str] = {}   # commits that did not build or install: why
+        self.failed: dict[str, str] = {}  # commits that did not build or install: why
         self.work = tempfile.mkdtemp(prefix="abstat-bisect-box-")
         self.ssh = SshHost(setup.label, setup.destination, self.work)
 
@@ -191,8 +205,10 @@ class Box:
         finally:
             self.ssh.close_session(process)
         if process.returncode != 0:
-            raise BoxLost(f"host {self.setup.label}: copying the artifact failed (exit status "
-                          f"{process.returncode}): {stderr.decode(errors='replace').strip()[-200:]}")
+            raise BoxLost(
+                f"host {self.setup.label}: copying the artifact failed (exit status "
+                f"{process.returncode}): {stderr.decode(errors='replace').strip()[-200:]}"
+            )
 
     def prepare(self, sha: str) -> Failed | None:
         """Make ``sha`` the kernel the next boot starts: build and copy it once (``--build``), then run the
@@ -205,7 +221,7 @@ class Box:
         setup = self.setup
         why = self._build_here(sha) if setup.build is not None and sha not in self.built else None
         if why is None and self.installed != sha:
-            self.installed = None   # a box step that fails half way leaves no commit known installed
+            self.installed = None  # a box step that fails half way leaves no commit known installed
             if setup.build_on_host is not None:
                 code, detail = self._remote("build", self.env(sha) + setup.build_on_host, setup.timeout or LONG_S)
                 why = f"--build-on-host failed: {detail}" if code else None
@@ -243,14 +259,26 @@ class Box:
         from abstat.box.runner.sources import RegexMetric
 
         setup, env = self.setup, self.env(sha)
-        lab = Lab(hosts=(Host(setup.label, setup.destination),),
-                  boot={VARIANT: env + setup.boot} if setup.boot else {},
-                  check={VARIANT: env + setup.check} if setup.check else {}, boot_timeout=setup.boot_timeout)
+        lab = Lab(
+            hosts=(Host(setup.label, setup.destination),),
+            boot={VARIANT: env + setup.boot} if setup.boot else {},
+            check={VARIANT: env + setup.check} if setup.check else {},
+            boot_timeout=setup.boot_timeout,
+        )
         metrics = (RegexMetric.parse(setup.metric_spec),) if setup.metric_spec else ()
-        return ExperimentSpec((Variant(VARIANT, env + setup.run),), runs=setup.runs, shell=True,
-                              timeout=setup.timeout, on_failure="continue", metrics=metrics,
-                              experiment=self.experiment, seed=seed, lab=lab, store=self.store,
-                              labels={"rev": sha, "role": role, "commit_time": commit_time(sha, self.repo)})
+        return ExperimentSpec(
+            (Variant(VARIANT, env + setup.run),),
+            runs=setup.runs,
+            shell=True,
+            timeout=setup.timeout,
+            on_failure="continue",
+            metrics=metrics,
+            experiment=self.experiment,
+            seed=seed,
+            lab=lab,
+            store=self.store,
+            labels={"rev": sha, "role": role, "commit_time": commit_time(sha, self.repo)},
+        )
 
     def measure(self, sha: str, role: str, slot: dict[str, int]) -> float | Failed:
         """Boot ``sha`` once and measure it: the median of the boot's runs, or why there is none."""
@@ -284,12 +312,19 @@ class Box:
         setup = self.setup
         if setup.recover is None:
             return
-        env = {"ABSTAT_REV": sha, "ABSTAT_ARTIFACT": self.artifact_on_box(sha), "ABSTAT_HOST": setup.label,
-               "ABSTAT_DESTINATION": setup.destination}
+        env = {
+            "ABSTAT_REV": sha,
+            "ABSTAT_ARTIFACT": self.artifact_on_box(sha),
+            "ABSTAT_HOST": setup.label,
+            "ABSTAT_DESTINATION": setup.destination,
+        }
         prefix = " ".join(f"{key}={shlex.quote(value)}" for key, value in env.items())
-        measurement = self.session.run_hook("recover", Command(f"{prefix}; export {' '.join(env)}; {setup.recover}",
-                                                                shell=True), RunContext("recover"),
-                                            timeout=setup.boot_timeout)
+        measurement = self.session.run_hook(
+            "recover",
+            Command(f"{prefix}; export {' '.join(env)}; {setup.recover}", shell=True),
+            RunContext("recover"),
+            timeout=setup.boot_timeout,
+        )
         if not measurement.ok:
             raise BoxLost(f"host {setup.label}: {{recover}} failed: {failure_reason(measurement)}", fields=["recover"])
         self.ssh.disconnect()
@@ -303,6 +338,8 @@ class Box:
             except SshError:
                 pass
             if time.monotonic() >= deadline:
-                raise BoxLost(f"host {setup.label}: did not answer within {setup.boot_timeout:g} s after {{recover}}",
-                              fields=["recover"])
+                raise BoxLost(
+                    f"host {setup.label}: did not answer within {setup.boot_timeout:g} s after {{recover}}",
+                    fields=["recover"],
+                )
             time.sleep(0.5)

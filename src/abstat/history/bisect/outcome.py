@@ -2,6 +2,7 @@
 
 :class:`Batch`: runs to do; :class:`Outcome`: the answer (:mod:`abstat.history.bisect.search` produces both).
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -15,24 +16,24 @@ class Batch:
     """Runs to do, in this order: commit indices (0 = good reference, N = bad reference)."""
 
     commits: list[int]
-    test: int | None            # the commit under test (None for a reference-only batch)
+    test: int | None  # the commit under test (None for a reference-only batch)
 
 
 @dataclass
 class Outcome:
-    status: str                 # found | inconclusive | no-change | untestable
+    status: str  # found | inconclusive | no-change | untestable
     culprit: int | None
     probability: float
-    candidates: list[tuple[int, float]]     # most probable first
+    candidates: list[tuple[int, float]]  # most probable first
     runs: int
     shift: float | None = None  # bad - good (Hodges-Lehmann on the references)
     shift_low: float | None = None
     shift_high: float | None = None
     good_level: float | None = None
     reference_p: float | None = None
-    notes: list[StatWarning] = field(default_factory=list)   # codes: ends-not-different, untestable
-    intermediate: int | None = None     # status "several": a tested commit measuring unlike both ends
-    steps: list[Outcome] = field(default_factory=list)   # status "several": the steps isolated
+    notes: list[StatWarning] = field(default_factory=list)  # codes: ends-not-different, untestable
+    intermediate: int | None = None  # status "several": a tested commit measuring unlike both ends
+    steps: list[Outcome] = field(default_factory=list)  # status "several": the steps isolated
 
 
 def conclude(search: Any, status: str) -> Outcome:
@@ -45,8 +46,9 @@ def conclude(search: Any, status: str) -> Outcome:
     posterior = search.posterior() if good and bad else np.full(search.n, 1.0 / search.n)
     order = np.argsort(-posterior)
     candidates = [(int(i) + 1, float(posterior[i])) for i in order[:8] if posterior[i] > 0.001]
-    result = Outcome(status=status, culprit=None, probability=float(posterior[order[0]]),
-                     candidates=candidates, runs=search.runs)
+    result = Outcome(
+        status=status, culprit=None, probability=float(posterior[order[0]]), candidates=candidates, runs=search.runs
+    )
     if status == "found":
         result.culprit = int(order[0]) + 1
     if status == "several":
@@ -58,10 +60,15 @@ def conclude(search: Any, status: str) -> Outcome:
         result.reference_p = search.reference_p()
     if status == "inconclusive" and result.reference_p is not None and not search.gated:
         result.candidates = []
-        result.notes.append(StatWarning(
-            "ends-not-different", f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} "
-            f"runs, Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search could start"))
+        result.notes.append(
+            StatWarning(
+                "ends-not-different",
+                f"the good and bad revisions do not differ so far ({len(good)} and {len(bad)} "
+                f"runs, Brunner-Munzel p={result.reference_p:.2g}): the budget ran out before a search could start",
+            )
+        )
     if status == "untestable":
-        result.notes.append(StatWarning("untestable", "the remaining candidates cannot be told apart: their "
-                                        "neighbours did not build"))
+        result.notes.append(
+            StatWarning("untestable", "the remaining candidates cannot be told apart: their neighbours did not build")
+        )
     return result

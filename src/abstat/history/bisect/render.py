@@ -1,5 +1,6 @@
 """What ``abstat bisect`` ends with: the culprit (or why none), the change, the runs; text or JSON
 (as :mod:`abstat.history.render` renders a history)."""
+
 from __future__ import annotations
 
 import json
@@ -17,28 +18,46 @@ def _pct(value: float | None, base: float | None) -> str:
 def render(report: Any, fmt: str) -> str:
     outcome = report.outcome
     commits = report.commits
-    candidates = [{"rev": commits[i], "probability": p, "subject": report.subjects.get(commits[i], "")}
-                  for i, p in outcome.candidates]
-    steps = [{"rev": commits[o.culprit], "probability": o.probability, "shift": o.shift, "low": o.shift_low,
-              "high": o.shift_high, "good_level": o.good_level, "subject": report.subjects.get(commits[o.culprit], "")}
-             for o in outcome.steps if o.culprit is not None]
+    candidates = [
+        {"rev": commits[i], "probability": p, "subject": report.subjects.get(commits[i], "")}
+        for i, p in outcome.candidates
+    ]
+    steps = [
+        {
+            "rev": commits[o.culprit],
+            "probability": o.probability,
+            "shift": o.shift,
+            "low": o.shift_low,
+            "high": o.shift_high,
+            "good_level": o.good_level,
+            "subject": report.subjects.get(commits[o.culprit], ""),
+        }
+        for o in outcome.steps
+        if o.culprit is not None
+    ]
     if fmt == "json":
         return _json(report, candidates, steps)
     from abstat.render.escape import terminal as _t
 
     lines = []
-    size = (f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "
-            f"{_pct(outcome.shift_high, outcome.good_level)}] (bad - good, Hodges-Lehmann on the references, "
-            f"p={outcome.reference_p:.2g})" if outcome.shift is not None and outcome.reference_p is not None else "")
+    size = (
+        f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "
+        f"{_pct(outcome.shift_high, outcome.good_level)}] (bad - good, Hodges-Lehmann on the references, "
+        f"p={outcome.reference_p:.2g})"
+        if outcome.shift is not None and outcome.reference_p is not None
+        else ""
+    )
     if outcome.status == "found":
         sha = commits[outcome.culprit]
         lines.append(f"culprit: {sha} {_t(report.subjects.get(sha, ''))}")
         lines.append(f"  probability {outcome.probability:.3f}; {size}")
     elif outcome.status == "no-change":
-        lines.append("no change found: the good and bad revisions do not differ clearly "
-                     f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, and the density-scored permutation "
-                     f"test's p, above the {GATE_PVALUE:g} a search needs); "
-                     "no culprit named")
+        lines.append(
+            "no change found: the good and bad revisions do not differ clearly "
+            f"(Brunner-Munzel p={outcome.reference_p:.2g} between them, and the density-scored permutation "
+            f"test's p, above the {GATE_PVALUE:g} a search needs); "
+            "no culprit named"
+        )
     elif outcome.status == "several":
         lines += _several(outcome, commits, steps, size)
     else:
@@ -54,13 +73,18 @@ def _several(outcome: Any, commits: list[str], steps: list[dict[str, Any]], size
     from abstat.render.escape import terminal as _t
 
     where = commits[outcome.intermediate][:12] if outcome.intermediate is not None else "?"
-    lines = [f"more than one change: {where} measures unlike both the good and the bad revision; no single commit "
-             "made the whole change", f"  whole range: {size}" if size else ""]
+    lines = [
+        f"more than one change: {where} measures unlike both the good and the bad revision; no single commit "
+        "made the whole change",
+        f"  whole range: {size}" if size else "",
+    ]
     for step in steps:
         lines.append(f"  step: {step['rev']} {_t(step['subject'])}")
-        lines.append(f"    probability {step['probability']:.3f}; change {_pct(step['shift'], step['good_level'])} "
-                     f"[{_pct(step['low'], step['good_level'])}, {_pct(step['high'], step['good_level'])}] "
-                     "(between the levels on either side of it)")
+        lines.append(
+            f"    probability {step['probability']:.3f}; change {_pct(step['shift'], step['good_level'])} "
+            f"[{_pct(step['low'], step['good_level'])}, {_pct(step['high'], step['good_level'])}] "
+            "(between the levels on either side of it)"
+        )
     if not steps:
         lines.append("  no step isolated within the budget" if not outcome.notes else "  no step isolated")
     return [line for line in lines if line]
@@ -68,16 +92,35 @@ def _several(outcome: Any, commits: list[str], steps: list[dict[str, Any]], size
 
 def _json(report: Any, candidates: list[dict[str, Any]], steps: list[dict[str, Any]]) -> str:
     outcome, commits = report.outcome, report.commits
-    return json.dumps({
-        "status": outcome.status, "culprit": commits[outcome.culprit] if outcome.culprit else None,
-        "probability": outcome.probability if outcome.culprit else None, "candidates": candidates,
-        "runs": outcome.runs, "commits": len(commits) - 1,
-        "change": {"shift": outcome.shift, "low": outcome.shift_low, "high": outcome.shift_high,
-                   "good_level": outcome.good_level, "references_p": outcome.reference_p},
-        "skipped": report.skipped, "warnings": [w.to_dict() for w in report.warnings + outcome.notes], "experiment": report.experiment,
-        "graph": report.graph, "boots": report.boots or None, "steps": steps,
-        "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
-    }, indent=2) + "\n"
+    return (
+        json.dumps(
+            {
+                "status": outcome.status,
+                "culprit": commits[outcome.culprit] if outcome.culprit else None,
+                "probability": outcome.probability if outcome.culprit else None,
+                "candidates": candidates,
+                "runs": outcome.runs,
+                "commits": len(commits) - 1,
+                "change": {
+                    "shift": outcome.shift,
+                    "low": outcome.shift_low,
+                    "high": outcome.shift_high,
+                    "good_level": outcome.good_level,
+                    "references_p": outcome.reference_p,
+                },
+                "skipped": report.skipped,
+                "warnings": [w.to_dict() for w in report.warnings + outcome.notes],
+                "experiment": report.experiment,
+                "graph": report.graph,
+                "boots": report.boots or None,
+                "steps": steps,
+                "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+
 
 def _spent(report: Any) -> str:
     from abstat.render.escape import terminal as _t
@@ -85,13 +128,22 @@ def _spent(report: Any) -> str:
     outcome, commits = report.outcome, report.commits
     merges = report.graph.get("merges", 0)
     boots = report.boots
-    spent = (f"{outcome.runs} boots of host {_t(boots['host'])} ({boots['runs_per_boot']} run(s) each, the boot as "
-             f"the unit{'; ' + str(boots['replayed']) + ' read back from the store' if boots['replayed'] else ''})"
-             if boots else f"{outcome.runs} benchmark runs")
-    return (f"  {spent} over {len(commits) - 1} commits"
-            + (f" ({merges} merge(s): searched the commit graph; {report.graph['model']})" if merges else "")
-            + (f"; {len(report.skipped)} skipped (did not build{', install or boot' if boots else ''}, or every run "
-               "failed): " + ", ".join(s[:12] for s in report.skipped) if report.skipped else ""))
+    spent = (
+        f"{outcome.runs} boots of host {_t(boots['host'])} ({boots['runs_per_boot']} run(s) each, the boot as "
+        f"the unit{'; ' + str(boots['replayed']) + ' read back from the store' if boots['replayed'] else ''})"
+        if boots
+        else f"{outcome.runs} benchmark runs"
+    )
+    return (
+        f"  {spent} over {len(commits) - 1} commits"
+        + (f" ({merges} merge(s): searched the commit graph; {report.graph['model']})" if merges else "")
+        + (
+            f"; {len(report.skipped)} skipped (did not build{', install or boot' if boots else ''}, or every run "
+            "failed): " + ", ".join(s[:12] for s in report.skipped)
+            if report.skipped
+            else ""
+        )
+    )
 
 
 def _inconclusive(status: str, confidence: float, size: str, candidates: list[dict[str, Any]]) -> list[str]:

@@ -9,6 +9,7 @@ function of the pool and the permutation test is exact whenever the pooled value
 (no shift): its p-value is ``(1 + #{permuted >= observed}) / (1 + PERMUTATIONS)`` over random
 relabellings drawn from a fixed seed (deterministic; valid for any number of them).
 """
+
 from __future__ import annotations
 
 import math
@@ -16,11 +17,11 @@ from collections.abc import Sequence
 
 PERMUTATIONS = 4000
 SEED = 20240534
-MULTIMODAL = 3.5            # Fisher information of the fitted density times the squared robust scale above which
-                           # the noise has humps (a normal's is 1; 20-100 ends' runs of one-path noise, normal or
-                           # with 5% outliers, stayed below 3.2 in 60 draws, of a two-path benchmark's were 4-16)
-MAX_POINTS = 200            # most recent values of each group used (bounded cost; the density is fitted to
-                           # at most 400 values: the whole pool)
+MULTIMODAL = 3.5  # Fisher information of the fitted density times the squared robust scale above which
+# the noise has humps (a normal's is 1; 20-100 ends' runs of one-path noise, normal or
+# with 5% outliers, stayed below 3.2 in 60 draws, of a two-path benchmark's were 4-16)
+MAX_POINTS = 200  # most recent values of each group used (bounded cost; the density is fitted to
+# at most 400 values: the whole pool)
 
 
 def scores(pooled) -> object:
@@ -31,10 +32,9 @@ def scores(pooled) -> object:
 
     z = np.asarray(pooled, dtype=float)
     centre = float(np.median(z))
-    spread = max(1.4826 * float(np.median(np.abs(z - centre))),
-                 float(np.subtract(*np.percentile(z, [75, 25]))) / 1.349)
+    spread = max(1.4826 * float(np.median(np.abs(z - centre))), float(np.subtract(*np.percentile(z, [75, 25]))) / 1.349)
     steps = np.diff(np.unique(z))
-    if steps.size:      # quantized data: the grid step is part of the spread (Sheppard)
+    if steps.size:  # quantized data: the grid step is part of the spread (Sheppard)
         spread = math.sqrt(spread * spread + float(np.min(steps)) ** 2 / 12.0)
     shape = density.fit(z - centre, spread) if spread > 0 else None
     return z - centre if shape is None else density_score(shape, z - centre)
@@ -105,11 +105,11 @@ def shift_p(sample: Sequence[float], others: Sequence[float]) -> float:
     if not np.all(np.isfinite(s)) or float(np.ptp(s)) == 0.0:
         return 1.0
     s = s - s.mean()
-    observed = float(s[:a.size].sum())
+    observed = float(s[: a.size].sum())
     rng = np.random.default_rng(SEED)
     count = 0
     for _ in range(PERMUTATIONS // 500):
-        picks = np.argsort(rng.random((500, s.size)), axis=1)[:, :a.size]
+        picks = np.argsort(rng.random((500, s.size)), axis=1)[:, : a.size]
         count += int(np.sum(s[picks].sum(axis=1) >= observed - 1e-9 * (1 + abs(observed))))
     return (1 + count) / (1 + PERMUTATIONS)
 

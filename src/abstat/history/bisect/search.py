@@ -38,6 +38,7 @@ is updated with every sample:
   :mod:`abstat.history.bisect.segments` bisects each part); or the budget is spent (inconclusive), or the
   references do not differ by Brunner-Munzel's test nor :mod:`abstat.history.bisect.scoretest`'s (no change).
 """
+
 from __future__ import annotations
 
 import math
@@ -50,11 +51,11 @@ from abstat.history.bisect.outcome import Batch, Outcome, conclude
 __all__ = ["Batch", "Outcome", "Search", "simulate"]
 
 CLIP = 3.0
-TEMPER = 0.75               # the model is estimated, not known: every sample counts three quarters
+TEMPER = 0.75  # the model is estimated, not known: every sample counts three quarters
 T_DF = 4.0
-INITIAL_REFERENCES = 5      # runs of each reference before the search starts
-GATE_PVALUE = 0.001          # good and bad references must differ this clearly
-SIDE_CERTAINTY = 0.99       # a test commit this surely on one side also estimates that side's level
+INITIAL_REFERENCES = 5  # runs of each reference before the search starts
+GATE_PVALUE = 0.001  # good and bad references must differ this clearly
+SIDE_CERTAINTY = 0.99  # a test commit this surely on one side also estimates that side's level
 
 
 def _entropy(p: float) -> float:
@@ -64,8 +65,16 @@ def _entropy(p: float) -> float:
 
 
 class Search:
-    def __init__(self, n: int, *, graph: Graph | None = None, confidence: float = 0.95, budget: int = 400,
-                 batch_max: int = 24, initial_references: int = INITIAL_REFERENCES) -> None:
+    def __init__(
+        self,
+        n: int,
+        *,
+        graph: Graph | None = None,
+        confidence: float = 0.95,
+        budget: int = 400,
+        batch_max: int = 24,
+        initial_references: int = INITIAL_REFERENCES,
+    ) -> None:
         """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``)."""
         if n < 1:
             raise ValueError("need at least one commit after the good one")
@@ -78,17 +87,17 @@ class Search:
         self.batch_max = batch_max
         self.initial = initial_references
         self.skipped: set[int] = set()
-        self.samples: list[tuple[int, float, int]] = []   # (commit, value, batch number)
+        self.samples: list[tuple[int, float, int]] = []  # (commit, value, batch number)
         self.batches = 0
         self.attempts = 0
-        self.next_reference = 0     # 0: good next, else bad
-        self.max_reference_runs = max(30, budget // 3)   # a bimodal change needs ~110 a side to pass the gate
-        self._sides: dict[int, int] = {}   # test commit -> 0 good / 1 bad, once nearly certain
+        self.next_reference = 0  # 0: good next, else bad
+        self.max_reference_runs = max(30, budget // 3)  # a bimodal change needs ~110 a side to pass the gate
+        self._sides: dict[int, int] = {}  # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
-        self._fresh: dict[int, int] = {}   # culprit -> the batch from which its and its parents' runs confirm it
+        self._fresh: dict[int, int] = {}  # culprit -> the batch from which its and its parents' runs confirm it
         self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
         self._passed: dict[int, dict[int, set[str]]] = {}  # culprit -> commit -> placement checks passed
-        self.gated = False          # the ends have differed (:meth:`ends_differ`) at some look
+        self.gated = False  # the ends have differed (:meth:`ends_differ`) at some look
         self._memos: dict[tuple, object] = {}
 
     # -- recording ---------------------------------------------------------
@@ -147,11 +156,13 @@ class Search:
         if self._sides:
             good = good + [v for c, v, _ in self.samples if self._sides.get(c) == 0]
             bad = bad + [v for c, v, _ in self.samples if self._sides.get(c) == 1]
-        g = float(np.median(good))   # the shift by Hodges-Lehmann: a median falls between two paths' humps
+        g = float(np.median(good))  # the shift by Hodges-Lehmann: a median falls between two paths' humps
         b = g + float(np.median(np.subtract.outer(np.asarray(bad[-400:]), np.asarray(good[-400:]))))
         residuals = np.concatenate([np.asarray(good) - g, np.asarray(bad) - b])
-        scale = max(1.4826 * float(np.median(np.abs(residuals))),
-                    float(np.subtract(*np.percentile(residuals, [75, 25]))) / 1.349)
+        scale = max(
+            1.4826 * float(np.median(np.abs(residuals))),
+            float(np.subtract(*np.percentile(residuals, [75, 25]))) / 1.349,
+        )
         levels = np.unique(np.concatenate([good, bad]))
         if levels.size > 1:  # quantized data: add Sheppard's correction of the grid step
             step = float(np.min(np.diff(levels)))
@@ -177,8 +188,10 @@ class Search:
 
     def ends_differ(self) -> bool:
         """Brunner-Munzel, or the permutation test scored by the noise's density (two paths: two humps), at the gate."""
-        return self.reference_p() <= GATE_PVALUE or self._memo("score_p", lambda: scoretest.differ_p(
-            *self._references())) <= GATE_PVALUE
+        return (
+            self.reference_p() <= GATE_PVALUE
+            or self._memo("score_p", lambda: scoretest.differ_p(*self._references())) <= GATE_PVALUE
+        )
 
     def values_of(self, commit: int) -> list[float]:
         return [v for c, v, _ in self.samples if c == commit]
@@ -209,8 +222,9 @@ class Search:
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
         """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""
-        points = [(batch, value - (g if commit == 0 else b)) for commit, value, batch in self.samples
-                  if commit in (0, self.n)]
+        points = [
+            (batch, value - (g if commit == 0 else b)) for commit, value, batch in self.samples if commit in (0, self.n)
+        ]
         return levels.drift(points, self.batches)
 
     def log_posterior(self):  # -> numpy array over k = 1..N
@@ -246,7 +260,7 @@ class Search:
     def _update_sides(self, posterior) -> None:
         import numpy as np
 
-        bad = self.graph.bad_mass(posterior)   # bad[i - 1] = P(commit i is bad)
+        bad = self.graph.bad_mass(posterior)  # bad[i - 1] = P(commit i is bad)
         self._sides = {}
         for commit in {c for c, _, _ in self.samples if 0 < c < self.n}:
             p_bad = float(bad[commit - 1])
@@ -271,7 +285,7 @@ class Search:
         from scipy.stats import norm
 
         error = float(norm.cdf(-math.sqrt(m) * min(self.effect(), 6.0) / 2.0))
-        p_bad = self.graph.bad_mass(posterior)[:-1]     # commits 1..N-1: P(commit i is bad)
+        p_bad = self.graph.bad_mass(posterior)[:-1]  # commits 1..N-1: P(commit i is bad)
         seen = np.clip(p_bad * (1 - error) + (1 - p_bad) * error, 1e-300, 1 - 1e-16)
         gain = -(seen * np.log(seen) + (1 - seen) * np.log1p(-seen)) - _entropy(error)
         gain[(p_bad <= 0) | (p_bad >= 1)] = 0.0
@@ -299,7 +313,7 @@ class Search:
             if min(len(good), len(bad)) >= self.max_reference_runs:
                 return self.outcome("no-change")
             return self._reference_batch(2)
-        self.gated = True       # once the ends differ the search goes on (p wanders as references are added)
+        self.gated = True  # once the ends differ the search goes on (p wanders as references are added)
         posterior = self.posterior()
         self._update_sides(posterior)
         posterior = self.posterior()
@@ -346,7 +360,7 @@ class Search:
         for round_number in range(half):
             ends = [0, self.n] * (1 + (behind > 2 * round_number)) if short > round_number else []
             # once the ends have their runs, one of them every other round (interleaved against drift)
-            rounds += [*tests, *(ends or [0 if self.next_reference == 0 else self.n][:1 - round_number % 2])]
+            rounds += [*tests, *(ends or [0 if self.next_reference == 0 else self.n][: 1 - round_number % 2])]
             self.next_reference ^= 1 - round_number % 2
         return Batch(rounds, tests[-1])
 

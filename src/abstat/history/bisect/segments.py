@@ -13,6 +13,7 @@ part isolated, with its size, and never one commit for the whole change.
 On a history with merges the range is not cut: the answer says that more
 than one change is in it and names none.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,15 +29,16 @@ MIN_PART_BUDGET = 40
 
 @dataclass
 class Part:
-    low: int                    # its good end (index in the whole range)
-    high: int                   # its bad end
+    low: int  # its good end (index in the whole range)
+    high: int  # its bad end
     search: Search
     outcome: Outcome | None = None
 
 
 class Bisection:
-    def __init__(self, n: int, *, graph: Graph | None = None, confidence: float = 0.95, budget: int = 400,
-                 batch_max: int = 24) -> None:
+    def __init__(
+        self, n: int, *, graph: Graph | None = None, confidence: float = 0.95, budget: int = 400, batch_max: int = 24
+    ) -> None:
         self.root = Search(n, graph=graph, confidence=confidence, budget=budget, batch_max=batch_max)
         self.n, self.graph = n, self.root.graph
         self.confidence, self.budget, self.batch_max = confidence, budget, batch_max
@@ -75,7 +77,7 @@ class Bisection:
 
         part = self._current
         full = np.zeros(self.n)
-        full[part.low:part.high] = part.search.posterior()
+        full[part.low : part.high] = part.search.posterior()
         return full
 
     def plan(self) -> Batch | Outcome:
@@ -108,7 +110,7 @@ class Bisection:
             search.skipped = {c - low for c in self.skipped if low < c < high}
             halves.append(Part(low, high, search))
         where = self.parts.index(part)
-        self.parts[where:where + 1] = halves
+        self.parts[where : where + 1] = halves
         self._current = halves[0]
 
     def _combine(self) -> Outcome:

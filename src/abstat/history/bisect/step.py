@@ -11,6 +11,7 @@ evidence reaches +-``THRESHOLD`` (odds 99:1) or ``--max-runs``.
 Every error exits with status 128, which makes ``git bisect run`` stop:
 status 2 would mark the commit bad.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,7 @@ class StepConfig:
     run: str
     metric: str
     metric_spec: str | None
-    metric_text: str            # --metric as given (recorded)
+    metric_text: str  # --metric as given (recorded)
     build: str | None = None
     repo: str = "."
     timeout: float | None = None
@@ -109,8 +110,9 @@ def _reference(args: StepConfig, store, recorder, executor, experiment: str, rol
     return found
 
 
-def _measure_head(args: StepConfig, recorder, executor, head: str,
-                  references: dict[str, list[float]]) -> tuple[list[float], float]:
+def _measure_head(
+    args: StepConfig, recorder, executor, head: str, references: dict[str, list[float]]
+) -> tuple[list[float], float]:
     """Runs of the checked-out commit in batches until the evidence reaches +-``THRESHOLD`` or ``max_runs``
     (failed runs count too: a commit whose every run fails is skipped, not run forever)."""
     from abstat.history.bisect.workspace import measure
@@ -144,11 +146,18 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
     store_path = resolve_store_path(args.store)
     try:
         with open_store(store_path) as store:
-            recorder = Recorder(store, experiment, args.repo, ["abstat", "bisect", "step", *argv],
-                                {"bisect_step": {"run": args.run, "build": args.build, "metric": args.metric_text}})
+            recorder = Recorder(
+                store,
+                experiment,
+                args.repo,
+                ["abstat", "bisect", "step", *argv],
+                {"bisect_step": {"run": args.run, "build": args.build, "metric": args.metric_text}},
+            )
             try:
-                references = {role: _reference(args, store, recorder, executor, experiment, role, shas)
-                              for role, shas in (("good", goods), ("bad", [bad_ref]))}
+                references = {
+                    role: _reference(args, store, recorder, executor, experiment, role, shas)
+                    for role, shas in (("good", goods), ("bad", [bad_ref]))
+                }
                 failure = build(executor, args.build, args.repo, "test", args.timeout) if args.build else None
                 if failure is not None:
                     sys.stderr.write(f"abstat bisect step: {head[:12]}: build failed, skip ({failure[:200]})\n")
@@ -162,12 +171,19 @@ def run_step(args: StepConfig, argv: list[str]) -> int:
                 recorder.close("complete")
     finally:
         executor.close()
-    verdict = 1 if evidence >= THRESHOLD else 0 if evidence <= -THRESHOLD else (
-        1 if evidence > 1.0 else 0 if evidence < -1.0 else UNDECIDED)
+    verdict = (
+        1
+        if evidence >= THRESHOLD
+        else 0
+        if evidence <= -THRESHOLD
+        else (1 if evidence > 1.0 else 0 if evidence < -1.0 else UNDECIDED)
+    )
     word = {0: "good", 1: "bad", UNDECIDED: "undecided (skip)"}[verdict]
-    sys.stderr.write(f"abstat bisect step: {head[:12]}: {word}; log-likelihood ratio {evidence:+.2f} "
-                     f"after {len(values)} runs (references: {len(references['good'])} good, "
-                     f"{len(references['bad'])} bad; experiment {experiment})\n")
+    sys.stderr.write(
+        f"abstat bisect step: {head[:12]}: {word}; log-likelihood ratio {evidence:+.2f} "
+        f"after {len(values)} runs (references: {len(references['good'])} good, "
+        f"{len(references['bad'])} bad; experiment {experiment})\n"
+    )
     return verdict
 
 

@@ -1,4 +1,5 @@
 """Git worktrees for a bisection, builds and measurements through the runner, records in the store."""
+
 from __future__ import annotations
 
 import hashlib
@@ -57,11 +58,11 @@ def artifact_digest(path: str) -> str | None:
         return None
     marker = data.find(b"GNU\x00") if data[:4] == b"\x7fELF" else -1
     while marker >= 12:  # ELF notes: namesz 4, descsz, type, "GNU\0", desc (little-endian files)
-        namesz = int.from_bytes(data[marker - 12:marker - 8], "little")
-        size = int.from_bytes(data[marker - 8:marker - 4], "little")
-        kind = int.from_bytes(data[marker - 4:marker], "little")
+        namesz = int.from_bytes(data[marker - 12 : marker - 8], "little")
+        size = int.from_bytes(data[marker - 8 : marker - 4], "little")
+        kind = int.from_bytes(data[marker - 4 : marker], "little")
         if namesz == 4 and kind == 3 and 8 <= size <= 64:  # NT_GNU_BUILD_ID
-            return "build-id:" + data[marker + 4:marker + 4 + size].hex()
+            return "build-id:" + data[marker + 4 : marker + 4 + size].hex()
         marker = data.find(b"GNU\x00", marker + 4)
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
@@ -78,8 +79,15 @@ class Recorder:
     invocation begun on the server (every batch has one: the reference run), or the end, makes the
     store spool.  Any other store error stops the bisection, as before."""
 
-    def __init__(self, store: Any, experiment: str, repo: str, argv: Sequence[str], settings: dict[str, Any],
-                 spool: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: Any,
+        experiment: str,
+        repo: str,
+        argv: Sequence[str],
+        settings: dict[str, Any],
+        spool: Callable[[str], None] | None = None,
+    ) -> None:
         from abstat.box import machine
 
         self.store = store
@@ -89,9 +97,9 @@ class Recorder:
         self.settings = settings
         self.machine = machine.collect()
         self.invocations: dict[tuple[str, str], Any] = {}
-        self.where: dict[tuple[str, str], Any] = {}    # key -> the store holding its invocation (or its spool)
+        self.where: dict[tuple[str, str], Any] = {}  # key -> the store holding its invocation (or its spool)
         self.waiting: dict[tuple[str, str], list[dict[str, Any]]] = {}  # runs whose invocation is not begun yet
-        self.ends: dict[tuple[str, str], tuple[str, list[str]]] = {}    # ... and how to finish it
+        self.ends: dict[tuple[str, str], tuple[str, list[str]]] = {}  # ... and how to finish it
         self.counts: dict[tuple[str, str], int] = {}
         self.failures: dict[tuple[str, str], str] = {}  # (sha, role) -> why its last failed run failed
         self.position = 0
@@ -155,9 +163,16 @@ class Recorder:
         key = (sha, role)
         count = self.counts.setdefault(key, 0)
         arguments = dict(
-            variant=VARIANT, command=command, iteration=count, position=self.position,
-            status=measurement.status, exit_code=measurement.exit_code, started_at=started,
-            wall=measurement.wall_s, values=measurement.values, units=measurement.units,
+            variant=VARIANT,
+            command=command,
+            iteration=count,
+            position=self.position,
+            status=measurement.status,
+            exit_code=measurement.exit_code,
+            started_at=started,
+            wall=measurement.wall_s,
+            values=measurement.values,
+            units=measurement.units,
             notes=measurement.notes + ([f"stderr: {measurement.stderr_tail}"] if measurement.stderr_tail else []),
         )
         self.counts[key] = count + 1
@@ -184,12 +199,22 @@ class Recorder:
             if self.waiting:
                 lost = sum(len(runs) for runs in self.waiting.values())
                 self.waiting.clear()
-                raise InputError(f"the store took no invocation for {lost} run(s) after its server went away",
-                                 path=self.store.display)
+                raise InputError(
+                    f"the store took no invocation for {lost} run(s) after its server went away",
+                    path=self.store.display,
+                )
 
 
-def measure(executor: Any, recorder: Recorder | None, sha: str, role: str, path: str, run: str,
-            metric: str, timeout: float | None) -> float | None:
+def measure(
+    executor: Any,
+    recorder: Recorder | None,
+    sha: str,
+    role: str,
+    path: str,
+    run: str,
+    metric: str,
+    timeout: float | None,
+) -> float | None:
     """One run of the benchmark in ``path``; its value of ``metric`` (None when it failed)."""
     from abstat.box.runner import RunContext
 
@@ -199,6 +224,8 @@ def measure(executor: Any, recorder: Recorder | None, sha: str, role: str, path:
         recorder.add(sha, role, run, started, measurement)
     value = metric_value(measurement, metric)
     if value is None and measurement.ok:
-        raise InputError(f"the benchmark's output has no value of metric {metric!r} "
-                         f"({'; '.join(measurement.notes) or 'no match'}) at {sha[:12]}")
+        raise InputError(
+            f"the benchmark's output has no value of metric {metric!r} "
+            f"({'; '.join(measurement.notes) or 'no match'}) at {sha[:12]}"
+        )
     return value

@@ -23,6 +23,7 @@
   never runs ``git worktree prune``, which would also drop the user's
   worktrees on an unmounted disk.
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -40,21 +41,38 @@ LOCK_FILE = "abstat-bisect.lock"
 REASON = "abstat bisect"
 GIT_TIMEOUT_S = 300
 # Variables that tell git where a repository, its index or its objects are: never inherited.
-_LOCATING = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY",
-             "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX", "GIT_CEILING_DIRECTORIES",
-             "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_QUARANTINE_PATH")
+_LOCATING = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_COMMON_DIR",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_PREFIX",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+    "GIT_QUARANTINE_PATH",
+)
 
 
-def pinned_git(args: Sequence[str], *, git_dir: str, ceiling: str, work_tree: str | None = None,
-               check: bool = True) -> subprocess.CompletedProcess[str]:
+def pinned_git(
+    args: Sequence[str], *, git_dir: str, ceiling: str, work_tree: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     """``git ARGS`` on exactly ``git_dir`` (and ``work_tree``), never a repository git finds itself."""
     env = {key: value for key, value in os.environ.items() if key not in _LOCATING}
     env.update(GIT_DIR=git_dir, GIT_CEILING_DIRECTORIES=ceiling, GIT_TERMINAL_PROMPT="0", LC_ALL="C")
     if work_tree is not None:
         env["GIT_WORK_TREE"] = work_tree
     try:
-        done = subprocess.run(["git", *args], cwd=work_tree if work_tree and os.path.isdir(work_tree) else ceiling,
-                              env=env, capture_output=True, text=True, timeout=GIT_TIMEOUT_S)
+        done = subprocess.run(
+            ["git", *args],
+            cwd=work_tree if work_tree and os.path.isdir(work_tree) else ceiling,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=GIT_TIMEOUT_S,
+        )
     except FileNotFoundError:
         raise InputError("git is not installed", path=git_dir) from None
     except subprocess.TimeoutExpired:
@@ -84,14 +102,14 @@ class Worktrees:
     def __init__(self, repo: str) -> None:
         self.repo = repo
         self.common = common_dir(repo)
-        self.pruned = prune_stale(self.common)   # paths of a killed bisection's worktrees, removed
+        self.pruned = prune_stale(self.common)  # paths of a killed bisection's worktrees, removed
         self.root = os.path.realpath(tempfile.mkdtemp(prefix=PREFIX))
         self._lock = open(os.path.join(self.root, LOCK_FILE), "w")
         fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         self._lock.write(f"pid {os.getpid()}\nrepository {self.common}\n")
         self._lock.flush()
         self.paths: dict[str, str] = {}
-        self.gitdirs: dict[str, str] = {}   # name -> the worktree's own git directory
+        self.gitdirs: dict[str, str] = {}  # name -> the worktree's own git directory
         self.at: dict[str, str] = {}
 
     def checkout(self, name: str, sha: str) -> str:
@@ -99,16 +117,23 @@ class Worktrees:
         if path is None:
             path = os.path.join(self.root, name)
             pinned_git(["worktree", "add", "--detach", "--force", path, sha], git_dir=self.common, ceiling=self.root)
-            pinned_git(["worktree", "lock", "--reason", f"{REASON} (pid {os.getpid()})", path],
-                       git_dir=self.common, ceiling=self.root)
+            pinned_git(
+                ["worktree", "lock", "--reason", f"{REASON} (pid {os.getpid()})", path],
+                git_dir=self.common,
+                ceiling=self.root,
+            )
             self.paths[name] = path
             self.gitdirs[name] = _read_gitfile(path) or _admin_dir(self.common, path) or ""
             if not self.gitdirs[name]:
                 raise InputError("git worktree add made no worktree directory", path=path)
         elif self.at.get(name) != sha:
             _restore_gitfile(path, self.gitdirs[name])
-            pinned_git(["checkout", "--quiet", "--force", "--detach", sha], git_dir=self.gitdirs[name],
-                       work_tree=path, ceiling=self.root)
+            pinned_git(
+                ["checkout", "--quiet", "--force", "--detach", sha],
+                git_dir=self.gitdirs[name],
+                work_tree=path,
+                ceiling=self.root,
+            )
         self.at[name] = sha
         return path
 
@@ -134,7 +159,7 @@ def _read_gitfile(path: str) -> str | None:
         return None
     if not text.startswith("gitdir:"):
         return None
-    return os.path.normpath(os.path.join(path, text[len("gitdir:"):].strip()))  # relative since git 2.48's option
+    return os.path.normpath(os.path.join(path, text[len("gitdir:") :].strip()))  # relative since git 2.48's option
 
 
 def _restore_gitfile(path: str, gitdir: str) -> None:
@@ -175,8 +200,9 @@ def _remove(common: str, path: str, gitdir: str | None, ceiling: str) -> None:
     gitdir = gitdir or _admin_dir(common, path)
     if os.path.isdir(path) and gitdir:
         _restore_gitfile(path, gitdir)
-        done = pinned_git(["worktree", "remove", "--force", "--force", path], git_dir=common, ceiling=ceiling,
-                          check=False)
+        done = pinned_git(
+            ["worktree", "remove", "--force", "--force", path], git_dir=common, ceiling=ceiling, check=False
+        )
         if done.returncode == 0:
             return
     if gitdir and os.path.dirname(os.path.realpath(gitdir)) == os.path.join(common, "worktrees"):

@@ -5,6 +5,7 @@ A box is a directory (:func:`abstat.lab.testbox.paths.box_dir`, mode 0700) holdi
 ``known_hosts``, and while it is up the supervisor's pid.  ``up`` of a box that exists and is not
 running (stopped, lost) starts it again with its disk as it was.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,7 @@ SUPERVISOR_MODULE = "abstat.lab.testbox.supervisor"
 @dataclass
 class BoxInfo:
     name: str
-    state: str            # running, booting, stopped, lost, failed
+    state: str  # running, booting, stopped, lost, failed
     port: int
     cpu: str
     smp: int
@@ -44,11 +45,13 @@ def _quote(path: str) -> str:
 
 def write_ssh_config(directory: str, settings: Settings) -> None:
     alias = f"abstat-testbox-{settings.name}"
-    text = (f"Host {settings.name}\n  HostName 127.0.0.1\n  Port {settings.port}\n  User root\n"
-            f"  IdentityFile {_quote(os.path.join(directory, 'id_ed25519'))}\n  IdentitiesOnly yes\n"
-            f"  UserKnownHostsFile {_quote(os.path.join(directory, 'known_hosts'))}\n"
-            f"  GlobalKnownHostsFile /dev/null\n  HostKeyAlias {alias}\n  StrictHostKeyChecking yes\n"
-            f"  CheckHostIP no\n  LogLevel ERROR\n")
+    text = (
+        f"Host {settings.name}\n  HostName 127.0.0.1\n  Port {settings.port}\n  User root\n"
+        f"  IdentityFile {_quote(os.path.join(directory, 'id_ed25519'))}\n  IdentitiesOnly yes\n"
+        f"  UserKnownHostsFile {_quote(os.path.join(directory, 'known_hosts'))}\n"
+        f"  GlobalKnownHostsFile /dev/null\n  HostKeyAlias {alias}\n  StrictHostKeyChecking yes\n"
+        f"  CheckHostIP no\n  LogLevel ERROR\n"
+    )
     path = os.path.join(directory, "ssh_config")
     with open(path + ".tmp", "w") as out:
         out.write(text)
@@ -88,10 +91,22 @@ def info(name: str) -> BoxInfo:
         raise TestboxError(f"no test box {name!r} (abstat testbox up {name})") from None
     state = _read_state(directory)
     running = supervisor_pid(directory) is not None
-    status = str(state.get("state", "stopped")) if running else (
-        str(state.get("state")) if state.get("state") in ("lost", "failed") else "stopped")
-    return BoxInfo(name, status, settings.port, settings.cpu, settings.smp, settings.memory, settings.accel,
-                   int(state.get("boots", 0) or 0), str(state.get("cmdline", "")) if running else "")
+    status = (
+        str(state.get("state", "stopped"))
+        if running
+        else (str(state.get("state")) if state.get("state") in ("lost", "failed") else "stopped")
+    )
+    return BoxInfo(
+        name,
+        status,
+        settings.port,
+        settings.cpu,
+        settings.smp,
+        settings.memory,
+        settings.accel,
+        int(state.get("boots", 0) or 0),
+        str(state.get("cmdline", "")) if running else "",
+    )
 
 
 def list_boxes() -> list[BoxInfo]:
@@ -112,8 +127,23 @@ def list_boxes() -> list[BoxInfo]:
 def _create(directory: str, settings: Settings, image) -> None:
     private_dir(directory)
     try:
-        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-b", image.disk, "-F", "raw",
-                        os.path.join(directory, "disk.qcow2")], check=True, capture_output=True, text=True)
+        subprocess.run(
+            [
+                "qemu-img",
+                "create",
+                "-q",
+                "-f",
+                "qcow2",
+                "-b",
+                image.disk,
+                "-F",
+                "raw",
+                os.path.join(directory, "disk.qcow2"),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
     except subprocess.CalledProcessError as err:
         shutil.rmtree(directory, ignore_errors=True)
         raise TestboxError(f"qemu-img cannot make the box's disk: {err.stderr.strip()}") from None
@@ -128,9 +158,19 @@ def _create(directory: str, settings: Settings, image) -> None:
     write_ssh_config(directory, settings)
 
 
-def up(name: str, *, kernel: str | None = None, initrd: str | None = None, cpu: str = "max", smp: int = 1,
-       memory: str = "1024M", accel: str = "tcg", append: str = "", timeout: float = 300,
-       progress=None) -> BoxInfo:
+def up(
+    name: str,
+    *,
+    kernel: str | None = None,
+    initrd: str | None = None,
+    cpu: str = "max",
+    smp: int = 1,
+    memory: str = "1024M",
+    accel: str = "tcg",
+    append: str = "",
+    timeout: float = 300,
+    progress=None,
+) -> BoxInfo:
     """Start the box (made first when it does not exist) and wait until ssh reaches it."""
     from abstat.lab.testbox.image import ensure_image, missing_tools
 
@@ -141,17 +181,32 @@ def up(name: str, *, kernel: str | None = None, initrd: str | None = None, cpu: 
         _check_options(cpu, smp, memory, kernel, initrd)
     missing = missing_tools()
     if missing:
-        raise TestboxError(f"test boxes need {', '.join(missing)} (apt-get install qemu-system-x86 qemu-utils "
-                           "openssh-client e2fsprogs)")
+        raise TestboxError(
+            f"test boxes need {', '.join(missing)} (apt-get install qemu-system-x86 qemu-utils "
+            "openssh-client e2fsprogs)"
+        )
     if not os.path.exists(os.path.join(directory, "box.json")):
         image = ensure_image(progress)
-        settings = Settings(name, image.path, os.path.abspath(kernel) if kernel else image.kernel,
-                            os.path.abspath(initrd) if initrd else ("" if kernel else image.initrd),
-                            image.kernel, image.initrd, cpu, smp, memory, accel, append, free_port())
+        settings = Settings(
+            name,
+            image.path,
+            os.path.abspath(kernel) if kernel else image.kernel,
+            os.path.abspath(initrd) if initrd else ("" if kernel else image.initrd),
+            image.kernel,
+            image.initrd,
+            cpu,
+            smp,
+            memory,
+            accel,
+            append,
+            free_port(),
+        )
         _create(directory, settings, image)
     elif kernel or initrd:
-        raise TestboxError(f"test box {name!r} exists: {{kernel}} and {{initrd}} are for a new box (down it first)",
-                           fields=["kernel", "initrd"])
+        raise TestboxError(
+            f"test box {name!r} exists: {{kernel}} and {{initrd}} are for a new box (down it first)",
+            fields=["kernel", "initrd"],
+        )
     _spawn(directory)
     wait_for_ssh(name, timeout)
     return info(name)
@@ -159,13 +214,15 @@ def up(name: str, *, kernel: str | None = None, initrd: str | None = None, cpu: 
 
 def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: str | None) -> None:
     if not CPU_PATTERN.fullmatch(cpu):
-        raise TestboxError(f"invalid {{cpu}} {cpu!r}: a QEMU CPU model such as max, qemu64, EPYC, Skylake-Server",
-                           fields=["cpu"])
+        raise TestboxError(
+            f"invalid {{cpu}} {cpu!r}: a QEMU CPU model such as max, qemu64, EPYC, Skylake-Server", fields=["cpu"]
+        )
     if not 1 <= smp <= 64:
         raise TestboxError(f"invalid {{smp}} {smp}: 1 to 64", fields=["smp"])
     if not MEMORY_PATTERN.fullmatch(memory):
-        raise TestboxError(f"invalid {{memory}} {memory!r}: a size in MiB, or with M or G (1024M, 2G)",
-                           fields=["memory"])
+        raise TestboxError(
+            f"invalid {{memory}} {memory!r}: a size in MiB, or with M or G (1024M, 2G)", fields=["memory"]
+        )
     for flag, path in (("kernel", kernel), ("initrd", initrd)):
         if path is not None and not os.path.isfile(path):
             raise TestboxError(f"{{{flag}}} {path}: no such file", fields=[flag])
@@ -175,11 +232,24 @@ def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: 
 
 def _spawn(directory: str) -> None:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), env.get("PYTHONPATH", "")] if p)
+    env["PYTHONPATH"] = os.pathsep.join(
+        p
+        for p in [
+            os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+            env.get("PYTHONPATH", ""),
+        ]
+        if p
+    )
     with open(os.path.join(directory, "supervisor.log"), "ab") as log:
-        process = subprocess.Popen([sys.executable, "-m", SUPERVISOR_MODULE, directory], stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=log, start_new_session=True, env=env, cwd="/")
+        process = subprocess.Popen(
+            [sys.executable, "-m", SUPERVISOR_MODULE, directory],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+            env=env,
+            cwd="/",
+        )
     with open(os.path.join(directory, "supervisor.pid.tmp"), "w") as out:
         out.write(f"{process.pid}\n")
     os.replace(os.path.join(directory, "supervisor.pid.tmp"), os.path.join(directory, "supervisor.pid"))
@@ -202,8 +272,9 @@ def wait_for_ssh(name: str, timeout: float) -> None:
     while time.monotonic() < deadline:
         if supervisor_pid(directory) is None and _gone_for_a_second(directory):
             state = _read_state(directory).get("state", "stopped")
-            raise TestboxError(f"test box {name!r} stopped while booting ({state}); see {directory}/console.log "
-                               "and supervisor.log")
+            raise TestboxError(
+                f"test box {name!r} stopped while booting ({state}); see {directory}/console.log and supervisor.log"
+            )
         try:
             done = subprocess.run(ssh_argv(name, "true"), capture_output=True, timeout=15)
             if done.returncode == 0:
@@ -211,8 +282,7 @@ def wait_for_ssh(name: str, timeout: float) -> None:
         except subprocess.TimeoutExpired:
             pass
         time.sleep(0.5)
-    raise TestboxError(f"test box {name!r} did not answer over ssh within {timeout:g} s; "
-                       f"see {directory}/console.log")
+    raise TestboxError(f"test box {name!r} did not answer over ssh within {timeout:g} s; see {directory}/console.log")
 
 
 def _running(pid: int) -> bool:

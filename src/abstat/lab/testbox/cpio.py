@@ -1,4 +1,5 @@
 """A ``newc`` cpio writer: the format the kernel unpacks an initramfs from (no compression)."""
+
 from __future__ import annotations
 
 import stat

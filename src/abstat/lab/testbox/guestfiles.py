@@ -7,6 +7,7 @@ then BusyBox's ``init`` runs :data:`RC_START` and keeps ``sshd`` running.  ``reb
 the supervisor on this machine (over the second serial port, ``/dev/ttyS1``) what was asked and
 the next boot chosen in ``/boot/next-boot`` (read once, then removed, as ``grub-reboot``'s entry).
 """
+
 from __future__ import annotations
 
 # the modules the initramfs loads, with their dependencies (Debian's cloud kernel builds them as modules)

@@ -10,6 +10,7 @@ The image's directory is named by a hash of every package's version (and :data:`
 a new version of any package is a new image; an image is never changed once built (boxes boot
 copy-on-write overlays of it).  Builds take a lock, so two at once build one image.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -27,10 +28,28 @@ from abstat.lab.testbox import guestfiles
 from abstat.lab.testbox.paths import TestboxError, images_dir, private_dir
 
 IMAGE_FORMAT = "2"
-PACKAGES = ("linux-image-cloud-amd64", "busybox-static", "python3-minimal", "libpython3.11-stdlib",
-            "openssh-server", "kexec-tools", "bpftrace", "base-files", "bash", "dash", "procps",
-            "grep", "sed", "mawk", "findutils", "util-linux", "hostname",
-            "gcc", "libc6-dev", "make")  # a build on the box (seed 002: make -j 2 of a small C project)
+PACKAGES = (
+    "linux-image-cloud-amd64",
+    "busybox-static",
+    "python3-minimal",
+    "libpython3.11-stdlib",
+    "openssh-server",
+    "kexec-tools",
+    "bpftrace",
+    "base-files",
+    "bash",
+    "dash",
+    "procps",
+    "grep",
+    "sed",
+    "mawk",
+    "findutils",
+    "util-linux",
+    "hostname",
+    "gcc",
+    "libc6-dev",
+    "make",
+)  # a build on the box (seed 002: make -j 2 of a small C project)
 REQUIRED_TOOLS = ("apt-get", "dpkg-deb", "mke2fs", "ssh-keygen", "qemu-system-x86_64", "qemu-img")
 _INST = re.compile(r"^Inst (\S+) \(([^ )]+)")
 _SAFE_PACKAGE = re.compile(r"[a-z0-9][a-z0-9+.-]*")
@@ -75,8 +94,9 @@ def missing_tools() -> list[str]:
 
 def _run(argv: list[str], what: str, cwd: str | None = None, timeout: float = 900) -> str:
     try:
-        done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, "LC_ALL": "C"})
+        done = subprocess.run(
+            argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env={**os.environ, "LC_ALL": "C"}
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         raise TestboxError(f"{what}: {err}") from None
     if done.returncode != 0:
@@ -90,8 +110,20 @@ def resolve(packages: tuple[str, ...] = PACKAGES) -> list[tuple[str, str]]:
     with tempfile.TemporaryDirectory(prefix="abstat-testbox-") as scratch:
         status = os.path.join(scratch, "status")
         open(status, "w").close()
-        out = _run(["apt-get", "install", "-s", "-qq", "-o", f"Dir::State::Status={status}",
-                    "-o", "APT::Install-Recommends=false", *packages], "resolving the image's Debian packages")
+        out = _run(
+            [
+                "apt-get",
+                "install",
+                "-s",
+                "-qq",
+                "-o",
+                f"Dir::State::Status={status}",
+                "-o",
+                "APT::Install-Recommends=false",
+                *packages,
+            ],
+            "resolving the image's Debian packages",
+        )
     found = []
     for line in out.splitlines():
         match = _INST.match(line)
@@ -132,8 +164,11 @@ def _build(image: Image, packages: list[tuple[str, str]]) -> None:
         root = os.path.join(work, "root")
         os.makedirs(debs)
         os.makedirs(root)
-        _run(["apt-get", "download", "-qq", *[f"{name}={version}" for name, version in packages]],
-             "downloading the image's Debian packages", cwd=debs)
+        _run(
+            ["apt-get", "download", "-qq", *[f"{name}={version}" for name, version in packages]],
+            "downloading the image's Debian packages",
+            cwd=debs,
+        )
         for deb in sorted(os.listdir(debs)):
             _run(["dpkg-deb", "-x", os.path.join(debs, deb), root], f"unpacking {deb}")
         shutil.rmtree(debs)
@@ -155,8 +190,9 @@ def _build(image: Image, packages: list[tuple[str, str]]) -> None:
 
 
 def _kernel_release(root: str) -> str:
-    kernels = sorted(name[len("vmlinuz-"):] for name in os.listdir(os.path.join(root, "boot"))
-                     if name.startswith("vmlinuz-"))
+    kernels = sorted(
+        name[len("vmlinuz-") :] for name in os.listdir(os.path.join(root, "boot")) if name.startswith("vmlinuz-")
+    )
     if not kernels:
         raise TestboxError("the kernel package holds no /boot/vmlinuz-*")
     return kernels[-1]
@@ -164,12 +200,16 @@ def _kernel_release(root: str) -> str:
 
 def _keys(work: str, root: str) -> None:
     """A client key (abstat's, kept in the image's directory) and the box's host key."""
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "abstat-testbox", "-f",
-          os.path.join(work, "id_ed25519")], "making the test box's ssh key")
+    _run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "abstat-testbox", "-f", os.path.join(work, "id_ed25519")],
+        "making the test box's ssh key",
+    )
     host_key = os.path.join(root, "etc", "ssh", "ssh_host_ed25519_key")
     os.makedirs(os.path.dirname(host_key), exist_ok=True)
-    _run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "abstat-testbox-host", "-f", host_key],
-         "making the test box's host key")
+    _run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "abstat-testbox-host", "-f", host_key],
+        "making the test box's host key",
+    )
     shutil.copyfile(host_key + ".pub", os.path.join(work, "ssh_host_ed25519_key.pub"))
     os.makedirs(os.path.join(root, "root", ".ssh"), mode=0o700, exist_ok=True)
     shutil.copyfile(os.path.join(work, "id_ed25519.pub"), os.path.join(root, "root", ".ssh", "authorized_keys"))
@@ -194,14 +234,22 @@ def _link(root: str, path: str, target: str) -> None:
 
 
 def _configure(root: str, release: str) -> None:
-    files = {"/etc/inittab": guestfiles.INITTAB, "/etc/ssh/sshd_config": guestfiles.SSHD_CONFIG,
-             "/etc/passwd": guestfiles.PASSWD, "/etc/group": guestfiles.GROUP, "/etc/hosts": guestfiles.HOSTS,
-             "/etc/profile": guestfiles.PROFILE}
+    files = {
+        "/etc/inittab": guestfiles.INITTAB,
+        "/etc/ssh/sshd_config": guestfiles.SSHD_CONFIG,
+        "/etc/passwd": guestfiles.PASSWD,
+        "/etc/group": guestfiles.GROUP,
+        "/etc/hosts": guestfiles.HOSTS,
+        "/etc/profile": guestfiles.PROFILE,
+    }
     for path, text in files.items():
         _write(root, path, text)
     _write(root, "/etc/shadow", guestfiles.SHADOW, 0o600)
-    scripts = {"/etc/init.d/rcS": guestfiles.RC_START, "/etc/init.d/rcK": guestfiles.RC_STOP,
-               "/usr/local/sbin/testbox-next-boot": guestfiles.NEXT_BOOT}
+    scripts = {
+        "/etc/init.d/rcS": guestfiles.RC_START,
+        "/etc/init.d/rcK": guestfiles.RC_STOP,
+        "/usr/local/sbin/testbox-next-boot": guestfiles.NEXT_BOOT,
+    }
     for action in ("reboot", "poweroff", "halt"):
         scripts[f"/sbin/{action}"] = guestfiles.ACTION_WRAPPER.format(action=action)
     for path, text in scripts.items():
@@ -240,7 +288,7 @@ def _load_order(modules: dict[str, str], names: tuple[str, ...]) -> list[str]:
             return
         with open(modules[name], "rb") as module:
             match = _DEPENDS.search(module.read())
-        for dependency in (match.group(1).decode().split(",") if match and match.group(1) else []):
+        for dependency in match.group(1).decode().split(",") if match and match.group(1) else []:
             visit(dependency.replace("-", "_"), (*path, name))
         order.append(name)
 
@@ -277,5 +325,21 @@ def _make_disk(root: str, path: str) -> None:
             with contextlib.suppress(OSError):
                 used += os.lstat(os.path.join(directory, name)).st_size
     size_mb = used // 2**20 + 1024  # a gigabyte free for what users copy there
-    _run([tool("mke2fs") or "mke2fs", "-q", "-F", "-t", "ext4", "-L", "abstat-root", "-E", "root_owner=0:0", "-d", root,
-          path, f"{size_mb}M"], "making the test box's disk")
+    _run(
+        [
+            tool("mke2fs") or "mke2fs",
+            "-q",
+            "-F",
+            "-t",
+            "ext4",
+            "-L",
+            "abstat-root",
+            "-E",
+            "root_owner=0:0",
+            "-d",
+            root,
+            path,
+            f"{size_mb}M",
+        ],
+        "making the test box's disk",
+    )

@@ -6,6 +6,7 @@ boxes under ``boxes/NAME`` (each private, mode 0700: its disk, its ssh configura
 console log).  ``$ABSTAT_TESTBOX_BOXES`` puts the boxes elsewhere (the test suite does, sharing the
 images' cache).
 """
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ development VM's KVM does).  The probe boots the image's kernel with a one-line 
 that writes a line to the serial console and powers off, within a time limit; the answer is kept
 per image, host kernel and QEMU version (``kvm-probe.json`` in the image's directory).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,8 +23,9 @@ PROBE_INIT = f"#!/bin/busybox sh\necho {MARKER} >/dev/console\n/bin/busybox powe
 
 def _qemu_version() -> str:
     try:
-        return subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True, text=True,
-                              timeout=30).stdout.splitlines()[0]
+        return subprocess.run(
+            ["qemu-system-x86_64", "--version"], capture_output=True, text=True, timeout=30
+        ).stdout.splitlines()[0]
     except (OSError, IndexError, subprocess.TimeoutExpired):
         return ""
 
@@ -66,9 +68,30 @@ def _boot(image, timeout: float) -> tuple[bool, str]:
             archive.file("bin/busybox", _busybox(image), 0o755)
             archive.close()
         console = os.path.join(scratch, "console")
-        command = ["qemu-system-x86_64", "-nodefaults", "-no-user-config", "-accel", "kvm", "-cpu", "host",
-                   "-m", "512M", "-display", "none", "-monitor", "none", "-no-reboot", "-kernel", image.kernel,
-                   "-initrd", initrd, "-append", "console=ttyS0 panic=-1", "-serial", f"file:{console}"]
+        command = [
+            "qemu-system-x86_64",
+            "-nodefaults",
+            "-no-user-config",
+            "-accel",
+            "kvm",
+            "-cpu",
+            "host",
+            "-m",
+            "512M",
+            "-display",
+            "none",
+            "-monitor",
+            "none",
+            "-no-reboot",
+            "-kernel",
+            image.kernel,
+            "-initrd",
+            initrd,
+            "-append",
+            "console=ttyS0 panic=-1",
+            "-serial",
+            f"file:{console}",
+        ]
         try:
             done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -85,13 +108,13 @@ def _busybox(image) -> bytes:
     with open(image.initrd, "rb") as source:
         data = source.read()
     offset = 0
-    while data[offset:offset + 6] == b"070701":
-        fields = [int(data[offset + 6 + 8 * i: offset + 14 + 8 * i], 16) for i in range(13)]
+    while data[offset : offset + 6] == b"070701":
+        fields = [int(data[offset + 6 + 8 * i : offset + 14 + 8 * i], 16) for i in range(13)]
         size, name_size = fields[6], fields[11]
         name_end = offset + 110 + name_size
         body = name_end + (-name_end % 4)
-        name = data[offset + 110:name_end - 1].decode(errors="replace")
+        name = data[offset + 110 : name_end - 1].decode(errors="replace")
         if name == "bin/busybox":
-            return data[body:body + size]
+            return data[body : body + size]
         offset = body + size + (-(body + size) % 4)
     raise OSError("no bin/busybox in the image's initramfs")

@@ -7,6 +7,7 @@ forward, ``127.0.0.1:PORT`` to the box's port 22; ``restrict=on`` keeps the box 
 anything else.  QEMU runs with ``-no-reboot``: a reboot in the box ends QEMU, and the supervisor
 (:mod:`abstat.lab.testbox.supervisor`) starts it again with the entry the box chose.
 """
+
 from __future__ import annotations
 
 import json
@@ -70,24 +71,55 @@ def cmdline(settings: Settings, entry: Entry) -> str:
 
 
 def argv(settings: Settings, directory: str, entry: Entry) -> list[str]:
-    kernel, initrd = ((settings.debian_kernel, settings.debian_initrd) if entry.kernel == "debian"
-                      else (settings.kernel, settings.initrd))
+    kernel, initrd = (
+        (settings.debian_kernel, settings.debian_initrd)
+        if entry.kernel == "debian"
+        else (settings.kernel, settings.initrd)
+    )
     command = [
-        "qemu-system-x86_64", "-name", f"abstat-testbox-{settings.name}", "-nodefaults", "-no-user-config",
-        "-accel", settings.accel, "-cpu", settings.cpu, "-smp", str(settings.smp), "-m", settings.memory,
-        "-display", "none", "-monitor", "none", "-no-reboot",
-        "-kernel", kernel, "-append", cmdline(settings, entry),
-        "-drive", f"file={_option(os.path.join(directory, 'disk.qcow2'))},if=virtio,format=qcow2",
-        "-netdev", f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{settings.port}-:22",
-        "-device", "virtio-net-pci,netdev=net0", "-device", "virtio-rng-pci",
-        "-chardev", f"file,id=console,path={_option(os.path.join(directory, 'console.log'))}",
-        "-serial", "chardev:console",
-        "-chardev", f"file,id=control,path={_option(os.path.join(directory, 'control.log'))}",
-        "-device", "isa-serial,chardev=control",
-        "-pidfile", os.path.join(directory, "qemu.pid"),
+        "qemu-system-x86_64",
+        "-name",
+        f"abstat-testbox-{settings.name}",
+        "-nodefaults",
+        "-no-user-config",
+        "-accel",
+        settings.accel,
+        "-cpu",
+        settings.cpu,
+        "-smp",
+        str(settings.smp),
+        "-m",
+        settings.memory,
+        "-display",
+        "none",
+        "-monitor",
+        "none",
+        "-no-reboot",
+        "-kernel",
+        kernel,
+        "-append",
+        cmdline(settings, entry),
+        "-drive",
+        f"file={_option(os.path.join(directory, 'disk.qcow2'))},if=virtio,format=qcow2",
+        "-netdev",
+        f"user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:{settings.port}-:22",
+        "-device",
+        "virtio-net-pci,netdev=net0",
+        "-device",
+        "virtio-rng-pci",
+        "-chardev",
+        f"file,id=console,path={_option(os.path.join(directory, 'console.log'))}",
+        "-serial",
+        "chardev:console",
+        "-chardev",
+        f"file,id=control,path={_option(os.path.join(directory, 'control.log'))}",
+        "-device",
+        "isa-serial,chardev=control",
+        "-pidfile",
+        os.path.join(directory, "qemu.pid"),
     ]
     if initrd:
-        command[command.index("-append"):command.index("-append")] = ["-initrd", initrd]
+        command[command.index("-append") : command.index("-append")] = ["-initrd", initrd]
     return command
 
 

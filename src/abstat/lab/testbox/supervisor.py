@@ -13,6 +13,7 @@ own) runs QEMU, and when QEMU ends:
 QEMU dies with the supervisor (``PR_SET_PDEATHSIG``).  ``state.json`` says what the box is doing
 (state, boots made, the running command line); ``supervisor.log`` what went wrong.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -54,8 +55,13 @@ def _start(settings: Settings, directory: str, entry: Entry) -> subprocess.Popen
         control = os.path.join(directory, "control.log")
         open(control, "w").close()
         with open(os.path.join(directory, "qemu.log"), "wb") as log:
-            qemu = subprocess.Popen(argv(settings, directory, entry), stdin=subprocess.DEVNULL,
-                                    stdout=log, stderr=log, preexec_fn=_die_with_parent)  # noqa: PLW1509 -- no threads here
+            qemu = subprocess.Popen(
+                argv(settings, directory, entry),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                preexec_fn=_die_with_parent,  # noqa: PLW1509 -- no threads here
+            )
         try:
             qemu.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
@@ -91,8 +97,14 @@ def supervise(directory: str) -> int:
             write_state(directory, state="booting", boots=boots, cmdline=cmdline(settings, entry), kernel=entry.kernel)
             current[0] = qemu = _start(settings, directory, entry)
             boots += 1
-            write_state(directory, state="running", boots=boots, cmdline=cmdline(settings, entry),
-                        kernel=entry.kernel, qemu=qemu.pid)
+            write_state(
+                directory,
+                state="running",
+                boots=boots,
+                cmdline=cmdline(settings, entry),
+                kernel=entry.kernel,
+                qemu=qemu.pid,
+            )
             code = qemu.wait()
             if _stopping:
                 break

@@ -13,6 +13,7 @@ of its runs (invocations, runs, last run) and of ``plots``, and what the index n
 fingerprint did not change keeps its pages.  The file is read as untrusted input: anything
 malformed in it only makes every page be rewritten.
 """
+
 from __future__ import annotations
 
 from abstat.render.site.site import Published, publish

@@ -1,4 +1,5 @@
 """Build the site: one experiment at a time, only where its runs changed (see the package docstring)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -15,15 +16,15 @@ from abstat.errors import AbstatError, InputError
 from abstat.render.site.pages import change_links, index_page, regressions_page, wrap
 
 MANIFEST = ".abstat-publish.json"
-SITE_VERSION = 2      # bump when pages change shape: every page is rewritten once
+SITE_VERSION = 2  # bump when pages change shape: every page is rewritten once
 
 
 @dataclass
 class Published:
     directory: str
-    written: list[str] = field(default_factory=list)     # pages written (relative paths)
-    unchanged: list[str] = field(default_factory=list)   # experiments whose pages were kept
-    removed: list[str] = field(default_factory=list)     # pages of experiments no longer in the store
+    written: list[str] = field(default_factory=list)  # pages written (relative paths)
+    unchanged: list[str] = field(default_factory=list)  # experiments whose pages were kept
+    removed: list[str] = field(default_factory=list)  # pages of experiments no longer in the store
     warnings: list[str] = field(default_factory=list)
 
 
@@ -36,8 +37,18 @@ def slug(name: str) -> str:
 def _fingerprint(summary: Any, plots: str, related: str = "") -> str:
     """What an experiment's pages depend on; ``related``: the confirmations and bisections in the store,
     for an experiment with history series (its change points link to them)."""
-    parts = [SITE_VERSION, plots, summary.invocations, summary.boots, summary.runs_ok, summary.runs_failed,
-             summary.last_run_at, list(summary.variants), list(summary.hosts), related]
+    parts = [
+        SITE_VERSION,
+        plots,
+        summary.invocations,
+        summary.boots,
+        summary.runs_ok,
+        summary.runs_failed,
+        summary.last_run_at,
+        list(summary.variants),
+        list(summary.hosts),
+        related,
+    ]
     return hashlib.sha1(json.dumps(parts, default=str).encode()).hexdigest()
 
 
@@ -76,8 +87,14 @@ def _read_manifest(directory: str) -> dict[str, Any]:
     entries = data.get("experiments") if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         return {}
-    return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, dict)
-            and isinstance(v.get("fingerprint"), str) and isinstance(v.get("entry"), dict)}
+    return {
+        k: v
+        for k, v in entries.items()
+        if isinstance(k, str)
+        and isinstance(v, dict)
+        and isinstance(v.get("fingerprint"), str)
+        and isinstance(v.get("entry"), dict)
+    }
 
 
 def _own_directory(directory: str, relative: str) -> str:
@@ -93,8 +110,9 @@ def _own_directory(directory: str, relative: str) -> str:
     except OSError as err:
         raise InputError(f"cannot write the site: {err.strerror}", path=parent) from None
     if not stat.S_ISDIR(os.lstat(parent).st_mode):
-        raise InputError("not a directory of the site's (a link, or a file): publish follows no link; "
-                         "remove it", path=parent)
+        raise InputError(
+            "not a directory of the site's (a link, or a file): publish follows no link; remove it", path=parent
+        )
     return parent
 
 
@@ -133,20 +151,33 @@ def _verdict(report: Any) -> tuple[str, str]:
     slower, faster = verdicts.count("slower"), verdicts.count("faster")
     other = len(verdicts) - slower - faster
     said = [f"{n} {w}" for n, w in ((slower, "slower"), (faster, "faster"), (other, "changed")) if n]
-    words = (", ".join(said) + f" of {len(compared)} compared") if said else \
-        f"no difference proven ({len(compared)} compared)"
+    words = (
+        (", ".join(said) + f" of {len(compared)} compared")
+        if said
+        else f"no difference proven ({len(compared)} compared)"
+    )
     return ("slower" if slower else "faster" if faster else "same"), words
 
 
-def _experiment(store_path: str, summary: Any, plots: str, related: dict[str, Any] | None = None,
-                repo: str | None = None) -> tuple[dict[str, str], dict[str, Any]]:
+def _experiment(
+    store_path: str, summary: Any, plots: str, related: dict[str, Any] | None = None, repo: str | None = None
+) -> tuple[dict[str, str], dict[str, Any]]:
     """The experiment's pages (relative path -> HTML) and its index entry; ``repo`` orders its history
     series as ``abstat history --repo`` does."""
     name = summary.name
     page = f"experiments/{slug(name)}.html"
-    entry: dict[str, Any] = {"name": name, "page": page, "variants": list(summary.variants),
-                             "hosts": list(summary.hosts), "runs": summary.runs_ok, "failed": summary.runs_failed,
-                             "last_run": summary.last_run_at, "verdict": "same", "words": "", "series": []}
+    entry: dict[str, Any] = {
+        "name": name,
+        "page": page,
+        "variants": list(summary.variants),
+        "hosts": list(summary.hosts),
+        "runs": summary.runs_ok,
+        "failed": summary.runs_failed,
+        "last_run": summary.last_run_at,
+        "verdict": "same",
+        "words": "",
+        "series": [],
+    }
     pages: dict[str, str] = {}
     body, history = _report_body(store_path, name, plots, entry)
     if not body:
@@ -179,8 +210,9 @@ def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) 
     return body, any("rev" in s.labels for s in sets)
 
 
-def _history(store_path: str, name: str, related: dict[str, Any],
-             repo: str | None = None) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def _history(
+    store_path: str, name: str, related: dict[str, Any], repo: str | None = None
+) -> tuple[dict[str, str], list[dict[str, Any]]]:
     from abstat.history.analysis import Settings, analyse
     from abstat.history.load import load_history
     from abstat.history.render import render_html
@@ -198,7 +230,7 @@ def _history(store_path: str, name: str, related: dict[str, Any],
         series = result.series
         page = f"series/{slug(name + chr(0) + series.title)}.html"
         text = render_html(replace(report, results=[result], warnings=[]))
-        body = text[text.index("<body>") + len("<body>"):text.rindex("</body>")]
+        body = text[text.index("<body>") + len("<body>") : text.rindex("</body>")]
         back = f'<p>experiment: <a href="../experiments/{slug(name)}.html">{_esc(name)}</a></p>'
         higher_better = bool(series.unit and series.unit.endswith("/s"))
         changes = []
@@ -206,12 +238,31 @@ def _history(store_path: str, name: str, related: dict[str, Any],
             pct = (change.after / change.before - 1) * 100 if change.before else None
             worse = pct is not None and (pct < 0 if higher_better else pct > 0)
             rev, previous = series.points[change.index].rev, series.points[max(change.index - 1, 0)].rev
-            changes.append({"rev": rev, "previous": previous, "pct": pct, "p": change.p_value,
-                            "before": change.before, "after": change.after, "worse": worse,
-                            "provisional": change.provisional, "links": _follow_ups(previous, rev, related)})
+            changes.append(
+                {
+                    "rev": rev,
+                    "previous": previous,
+                    "pct": pct,
+                    "p": change.p_value,
+                    "before": change.before,
+                    "after": change.after,
+                    "worse": worse,
+                    "provisional": change.provisional,
+                    "links": _follow_ups(previous, rev, related),
+                }
+            )
         pages[page] = wrap(f"history {series.title}", back + body + change_links(name, changes), depth=1)
-        entries.append({"title": series.title, "page": page, "metric": series.metric, "unit": series.unit,
-                        "revisions": len(series.points), "changes": changes, "experiment": name})
+        entries.append(
+            {
+                "title": series.title,
+                "page": page,
+                "metric": series.metric,
+                "unit": series.unit,
+                "revisions": len(series.points),
+                "changes": changes,
+                "experiment": name,
+            }
+        )
     return pages, entries
 
 
@@ -221,8 +272,15 @@ def _follow_ups(before: str, after: str, related: dict[str, Any]) -> list[dict[s
     for kind, prefix in FOLLOW_UPS:
         name = f"{prefix}{before[:12]}-{after[:12]}"
         if name in related:
-            found.append({"kind": kind, "experiment": name, "page": f"experiments/{slug(name)}.html",
-                          "runs": related[name].runs_ok, "last_run": related[name].last_run_at})
+            found.append(
+                {
+                    "kind": kind,
+                    "experiment": name,
+                    "page": f"experiments/{slug(name)}.html",
+                    "runs": related[name].runs_ok,
+                    "last_run": related[name].last_run_at,
+                }
+            )
     return found
 
 
@@ -232,8 +290,9 @@ def _esc(text: str) -> str:
     return html(text)
 
 
-def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool = False,
-            repo: str | None = None) -> Published:
+def publish(
+    store_path: str, directory: str, *, plots: str = "auto", full: bool = False, repo: str | None = None
+) -> Published:
     """Write (or bring up to date) the site for ``store_path`` in ``directory``; ``repo`` (a git
     repository) orders the history series in its topological order, as ``abstat history`` does, and the
     pages name the order as the CLI does (without it: commit time, then first seen)."""
@@ -248,8 +307,9 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     related = _related(summaries)
     related_key = _related_key(related)
     for summary in summaries:
-        entries[summary.name] = _publish_experiment(store_path, directory, summary, plots, previous.get(summary.name),
-                                                    related, related_key, done, repo)
+        entries[summary.name] = _publish_experiment(
+            store_path, directory, summary, plots, previous.get(summary.name), related, related_key, done, repo
+        )
     for name, known in previous.items():
         if name not in entries:
             _remove(directory, {p for p in known.get("pages", []) if isinstance(p, str)}, done)
@@ -257,21 +317,34 @@ def publish(store_path: str, directory: str, *, plots: str = "auto", full: bool 
     for relative, text in (("index.html", index_page(listed)), ("regressions.html", regressions_page(listed))):
         _write(directory, relative, text)
         done.written.append(relative)
-    _write(directory, MANIFEST, json.dumps({"abstat_publish": SITE_VERSION, "experiments": entries},
-                                           indent=1, default=str))
+    _write(
+        directory, MANIFEST, json.dumps({"abstat_publish": SITE_VERSION, "experiments": entries}, indent=1, default=str)
+    )
     return done
 
 
-def _publish_experiment(store_path: str, directory: str, summary: Any, plots: str, known: Any,
-                        related: dict[str, Any], related_key: str, done: Published, repo: str | None = None) -> Any:
+def _publish_experiment(
+    store_path: str,
+    directory: str,
+    summary: Any,
+    plots: str,
+    known: Any,
+    related: dict[str, Any],
+    related_key: str,
+    done: Published,
+    repo: str | None = None,
+) -> Any:
     """The manifest entry of one experiment: the one ``known`` when its pages are up to date, else its
     pages written (the stale ones removed) and a new entry."""
     with_series = bool(known and known["entry"].get("series"))
     depends = plots + ("\0" + os.path.abspath(repo) if repo else "")  # another order: other series pages
     fingerprint = _fingerprint(summary, depends, related_key if with_series else "")
     pages_known = known.get("pages", []) if known else []
-    if known and known["fingerprint"] == fingerprint and all(
-            isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known):
+    if (
+        known
+        and known["fingerprint"] == fingerprint
+        and all(isinstance(p, str) and os.path.exists(os.path.join(directory, p)) for p in pages_known)
+    ):
         done.unchanged.append(summary.name)
         return known
     pages, entry = _experiment(store_path, summary, plots, related, repo)
