@@ -29,7 +29,6 @@ import re
 import stat
 import tempfile
 import threading
-import time
 from typing import Any
 
 from abstat.box import partition
@@ -352,18 +351,7 @@ def remove_set(directory: str, mount: str, patience: float = 5.0) -> str | None:
     moved there), so the set first gets every CPU back, and the moves go on until it is empty."""
     with contextlib.suppress(OSError):
         _write(os.path.join(directory, "cpuset.cpus"), _read(os.path.join(mount, "cpuset.cpus")))
-    deadline = time.monotonic() + patience
-    while True:
-        _move_tasks(directory, mount, passes=3)
-        try:
-            os.rmdir(directory)
-            return None
-        except FileNotFoundError:
-            return None
-        except OSError as err:
-            if time.monotonic() > deadline:
-                return f"{directory}: {err.strerror} (its tasks run on every CPU)"
-        time.sleep(0.01)
+    return partition.remove_emptied(directory, lambda: _move_tasks(directory, mount, passes=3), "tasks", patience)
 
 
 def is_private(info: os.stat_result) -> bool:

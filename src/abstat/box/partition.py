@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 PARTITION_STATE = "root"  # a partition of its own, load-balanced within (``isolated`` would not balance)
 
@@ -148,11 +148,21 @@ def remove(directory: str, root: str, patience: float = 5.0) -> str | None:
     be, or None."""
     with contextlib.suppress(OSError):
         write_value(os.path.join(directory, "cpuset.cpus.partition"), "member")
-    deadline = time.monotonic() + patience
-    while True:
+
+    def give_back() -> None:
         for pid in members(directory):
             with contextlib.suppress(OSError):
                 write_value(os.path.join(root, "cgroup.procs"), pid)
+
+    return remove_emptied(directory, give_back, "processes", patience)
+
+
+def remove_emptied(directory: str, empty: Callable[[], object], what: str, patience: float) -> str | None:
+    """``empty()`` the cgroup (its members go elsewhere) and remove it, again until it goes or ``patience``
+    seconds pass (a member may fork meanwhile); why it could not be removed, or None."""
+    deadline = time.monotonic() + patience
+    while True:
+        empty()
         try:
             os.rmdir(directory)
             return None
@@ -160,7 +170,7 @@ def remove(directory: str, root: str, patience: float = 5.0) -> str | None:
             return None
         except OSError as err:
             if time.monotonic() > deadline:
-                return f"{directory}: {err.strerror} (its processes run on every CPU)"
+                return f"{directory}: {err.strerror} (its {what} run on every CPU)"
         time.sleep(0.01)
 
 
