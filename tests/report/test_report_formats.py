@@ -536,3 +536,43 @@ def test_an_email_footnote_longer_than_a_line_is_wrapped_whole():
     number = len(report.short_footnotes)
     start = letter.index(f"[{number}] ")
     assert " ".join(letter[start:].split()) == f"[{number}] {head}"
+
+
+@pytest.mark.parametrize("n, said", [(5, True), (8, False)])
+def test_a_table_whose_cells_cannot_be_significant_says_so(tmp_path, capsys, n, said):
+    # a newcomer's 5-run, 10-metric table had no star even at -21% [-23.5, -18.2], and said nothing: a rank
+    # test's p-value is at least 2 / C(10, 5) = 0.0079 (scipy's comb below), and Holm over 10 needs 0.005
+    from scipy.special import comb
+
+    import numpy as np
+
+    rng = np.random.default_rng(34)
+    files = []
+    for metric in range(10):
+        for variant, shift in (("without", 0.0), ("with", 20.0)):
+            path = tmp_path / f"{variant}-m{metric}"
+            path.write_text("".join(f"{100 + shift + x:.4f}\n" for x in rng.normal(0, 1, n)))
+            files.append(str(path))
+    code, out, _ = run_cli(
+        [
+            "--by",
+            "variant",
+            "--baseline",
+            "without",
+            "--rows",
+            "m",
+            "--pattern",
+            f"{tmp_path}/{{variant}}-{{m}}",
+            *files,
+        ],
+        capsys,
+    )
+    assert code == 0
+    floor = 2 / comb(2 * n, n)
+    line = [x for x in out.splitlines() if x.startswith("No cell can be significant")]
+    assert bool(line) == said == (10 * floor > 0.05)
+    if said:
+        assert f"the smallest p-value the rank test can give is {floor:.2g}" in line[0]
+        assert "*" not in out.split("\n\n")[1]
+    else:
+        assert out.split("\n\n")[1].count("*") == 10  # a 20-sd change in every row, now significant

@@ -98,3 +98,31 @@ def follow_adjusted(comparison: Any, significant: bool) -> Any:
         comparison.delta_pct, comparison.ci_pct, significant, comparison.threshold, comparison.higher_is_better
     )
     return dataclasses.replace(comparison, significant=significant, verdict=verdict)
+
+
+def unreachable(comparisons: Sequence[Any], method: str, alpha: float) -> str | None:
+    """Why no comparison of the family can be significant, whatever the data (one sentence), or None.
+
+    A rank test on a permutation reference cannot give a p-value below ``2 / C(n_a + n_b, n_a)`` (ties
+    only raise it); Holm needs ``m`` times the smallest p below ``alpha``, Benjamini-Hochberg and no
+    adjustment the smallest p itself.  Said only when every comparison of the family has such a floor."""
+    from abstat.comparison.sequential import smallest_p
+
+    family = [c for c in comparisons if c.p_value is not None]
+    if not family or any("permutation" not in c.method for c in family):
+        return None
+    sizes = [tuple(c.runs if c.unit == "runs" and c.runs else c.n) for c in family]
+    floor, (n_a, n_b) = min((smallest_p(a, b), (a, b)) for a, b in sizes)
+    m = len(family) if method == "holm" else 1
+    if m * floor <= alpha:
+        return None
+    unit = family[0].unit if len({c.unit for c in family}) == 1 else "values"
+    rule = (
+        f"Holm over {len(family)} comparisons needs one below {alpha / m:.2g}"
+        if m > 1
+        else f"it must be below {alpha:.2g}"
+    )
+    return (
+        f"No cell can be significant: with {n_a} {unit} against {n_b} the smallest p-value the rank test can give "
+        f"is {floor:.2g}, and {rule}; more runs (abstat plan says how many) or fewer comparisons (--metric) can."
+    )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.report.adjust import DESCRIPTIONS
+from abstat.report.adjust import DESCRIPTIONS, unreachable
 from abstat.report.sampleset import SampleSet
 
 
@@ -209,7 +209,8 @@ class Report:
             f"{DESCRIPTIONS[self.adjust]} over the table's {len(self.comparisons)} comparisons; "
             "intervals are not adjusted.",
         ]
-        return lines + self._notes()
+        floor = unreachable([c.comparison for c in self.comparisons], self.adjust, alpha)
+        return lines + ([floor] if floor else []) + self._notes()
 
     def _notes(self) -> list[str]:
         """The footer's lines after the method's: outlier rule, summary cells, column labels, geomeans."""
