@@ -27,7 +27,7 @@ from support.cli import run_abstat
 
 ROOT = paths.ROOT
 READ_PAIR = "tracepoint:syscalls:sys_enter_read,sys_exit_read"
-READ_CHUNKS = ROOT / "src" / "abstat" / "examples" / "read_chunks.py"
+READ_CHUNKS = ROOT / "src" / "abstat" / "cli" / "examples" / "read_chunks.py"
 
 
 def _why_not_traceable() -> str | None:

@@ -2,7 +2,7 @@
 
 Two variants of the same job -- read an 8 MiB file and checksum it -- one
 with 128-byte read(2) calls (system-call bound), one with 256 KiB calls.
-Both are the shipped script ``abstat/examples/read_chunks.py`` run with
+Both are the shipped script ``abstat/cli/examples/read_chunks.py`` run with
 this Python.  The runs go to a temporary store (or ``--store PATH``), and
 the comparison of every metric is printed, exactly as ``abstat run`` does.
 """
@@ -63,7 +63,7 @@ def main(argv: list[str]) -> int:
         data_path = os.path.join(workdir, "data.bin")
         with open(data_path, "wb") as handle:
             handle.write(os.urandom(FILE_BYTES))
-        with resources.as_file(resources.files("abstat") / "examples" / "read_chunks.py") as script:
+        with resources.as_file(resources.files("abstat") / "cli" / "examples" / "read_chunks.py") as script:
             python = [sys.executable, "-I", "-S", str(script), data_path]
             spec = ExperimentSpec(
                 (
