@@ -65,7 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="pilot data: FILE, name=FILE, 'name=runs/*.txt', name=n:mean:stddev, EXPERIMENT:VARIANT",
     )
     parser.add_argument(
-        "--detect", default="1%", help="change to detect: 1%% of the baseline mean or an absolute value (default 1%%)"
+        "--detect",
+        default="1%",
+        help="change to detect: a percentage of the baseline's centre (the pseudo-median compare compares by default; "
+        "the mean with --center mean, summary statistics or runs) or an absolute value (default 1%%)",
     )
     add_power(parser)
     add_confidence(parser)
