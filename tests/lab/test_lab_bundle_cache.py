@@ -63,10 +63,21 @@ def _cache(home) -> str:
     return os.path.join(str(home), ".cache", "abstat", "runner")
 
 
-def _plant(home) -> str:
+def _plant(home, python: str = sys.executable) -> str:
+    """The cached ``remote.py``'s compiled bytecode replaced by that of a changed source, with the header
+    of the shipped source (its mtime and size), as someone able to write the cache could: the sources
+    still hold the zip's bytes, so only the checks of who may change the cache keep it from running."""
     remote = os.path.join(_cache(home), bundle.digest(), "abstat", "box", "runner", "remote.py")
-    with open(remote, "a") as target:
-        target.write(PLANTED)
+    script = (
+        "import importlib._bootstrap_external as b, importlib.util, os, sys\n"
+        "source, planted = sys.argv[1], sys.argv[2]\n"
+        "text = open(source).read() + planted\n"
+        "info = os.stat(source)\n"
+        "code = compile(text, source, 'exec')\n"
+        "data = b._code_to_timestamp_pyc(code, int(info.st_mtime), info.st_size)\n"
+        "open(importlib.util.cache_from_source(source), 'wb').write(data)\n"
+    )
+    subprocess.run([python, "-I", "-c", script, remote, PLANTED], check=True)
     return os.path.join(str(home), "planted-ran")
 
 
@@ -126,7 +137,31 @@ def test_a_payload_that_is_not_the_one_its_digest_names_is_not_cached(tmp_path):
     other = hashlib.sha256(b"another runner").hexdigest()
     command = bundle.remote_command().replace(bundle.digest(), other).replace("python3", sys.executable, 1)
     _session(tmp_path, command=command)
-    assert os.listdir(_cache(tmp_path)) == []
+    assert not os.path.exists(_cache(tmp_path)) or os.listdir(_cache(tmp_path)) == []
+
+
+@pytest.mark.parametrize("damage", ["files emptied", "a file missing", "a file cut short"])
+def test_an_entry_damaged_by_a_lost_box_is_unpacked_again(tmp_path, damage):
+    """A box whose QEMU was killed kept the renamed entry but not its files' contents (seen in CI: the
+    resumed run's runner had a ``remote.py`` without ``main``); the next session notices and unpacks it
+    again, and the runner runs."""
+    _session(tmp_path)
+    entry = os.path.join(_cache(tmp_path), bundle.digest())
+    remote = os.path.join(entry, "abstat", "box", "runner", "remote.py")
+    if damage == "files emptied":
+        for top, _, names in os.walk(entry):
+            for name in names:
+                open(os.path.join(top, name), "w").close()
+    elif damage == "a file missing":
+        os.unlink(remote)
+    else:
+        with open(remote, "r+b") as target:
+            target.truncate(os.path.getsize(remote) // 2)
+    hello, _ = _session(tmp_path)
+    assert hello["boot_id"]
+    with open(remote, "rb") as repaired:
+        assert b"def main(" in repaired.read()
+    assert os.listdir(_cache(tmp_path)) == [bundle.digest()]
 
 
 def test_sessions_starting_together_share_one_entry(tmp_path):

@@ -27,8 +27,11 @@ MIN_PYTHON = (3, 8)
 # directory above it, is a directory (no link) of this user's or root's that no one else may change
 # (a sticky directory above, such as /tmp, is fine): a cache another user of the box could write is
 # never executed.  The bytes are checked against the digest before they are unpacked; a directory is
-# added whole (renamed into place) or not at all.  Otherwise the runner loads from a temporary zip, as
-# before the cache.  Entries not used for 30 days go when a new one is added.
+# added whole (its files synced to disk, then renamed into place) or not at all, and it is used only
+# while every file in it still holds the bytes the zip holds: a box whose power went (QEMU killed)
+# may keep a renamed directory whose files are empty, and such an entry is removed and unpacked again.
+# A runner that still fails to import from the cache is loaded from the zip.  Otherwise the runner
+# loads from a temporary zip, as before the cache.  Entries not used for 30 days go when a new one is added.
 BOOTSTRAP = f"""\
 import os, sys
 if sys.version_info < {MIN_PYTHON!r}:
@@ -52,13 +55,23 @@ def unchangeable(path, leaf):
             return True
         path, leaf = parent, False
 def unpack(base):
-    import hashlib, io, shutil, tempfile, time, zipfile
-    if hashlib.sha256(data).hexdigest() != digest:
-        return
+    import io, shutil, tempfile, time, zipfile
     new = tempfile.mkdtemp(prefix=".new-", dir=base)
     try:
         zipfile.ZipFile(io.BytesIO(data)).extractall(new)
+        for top, _, names in os.walk(new, topdown=False):
+            for name in names + ["."]:
+                fd = os.open(os.path.join(top, name), os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
         os.rename(new, os.path.join(base, digest))
+        fd = os.open(base, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
     except OSError:
         shutil.rmtree(new, ignore_errors=True)
         return
@@ -66,8 +79,20 @@ def unpack(base):
         other = os.path.join(base, name)
         if name != digest and os.lstat(other).st_mtime < time.time() - 30 * 86400:
             shutil.rmtree(other, ignore_errors=True)
+def intact(path):
+    import io, zipfile
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for info in archive.infolist():
+            try:
+                with open(os.path.join(path, info.filename), "rb") as stored:
+                    if stored.read(info.file_size + 1) != archive.read(info):
+                        return False
+            except OSError:
+                return False
+    return True
 def cached():
-    if len(digest) != 64 or digest.strip("0123456789abcdef"):
+    import hashlib
+    if len(digest) != 64 or hashlib.sha256(data).hexdigest() != digest:
         return None
     try:
         base = os.path.expanduser("~")
@@ -79,19 +104,30 @@ def cached():
         if not unchangeable(base, True):
             return None
         path = os.path.join(base, digest)
+        if os.path.lexists(path) and unchangeable(path, True) and not intact(path):
+            import shutil
+            shutil.rmtree(path, ignore_errors=True)
         if not os.path.lexists(path):
             unpack(base)
-        if not unchangeable(path, True):
+        if not unchangeable(path, True) or not intact(path):
             return None
         os.utime(path)
         return path
     except (OSError, ValueError, ImportError):
         return None
 path = cached()
+remote = None
 if path is not None:
     sys.path.insert(0, path)
-    from abstat.box.runner import remote
-else:
+    try:
+        from abstat.box.runner import remote
+        remote.main
+    except Exception:
+        remote = None
+        del sys.path[0]
+        for name in [name for name in sys.modules if name == "abstat" or name.startswith("abstat.")]:
+            del sys.modules[name]
+if remote is None:
     import tempfile
     fd, path = tempfile.mkstemp(prefix="abstat-runner-", suffix=".zip")
     try:
