@@ -115,7 +115,7 @@ class SetReader:
                 if group is None:  # a new list: the group's, made among short-lived objects, is let go
                     group = entry["groups"][invocation_id] = []
                     entry["invocations"].append(invocation_id)
-                kept, sizes = numbers_by_run(values, starts.pop(key), lambda v: self._numbers(v, metric, invocation_id))
+                kept, sizes = numbers_by_run(values, starts.pop(key), self._numbers, metric, invocation_id)
                 group.extend(kept)
                 entry["sizes"].setdefault(invocation_id, []).extend(sizes)
         return sets

@@ -46,17 +46,17 @@ def run_groups(
 
 
 def numbers_by_run(
-    values: list[Any], starts: list[int], numbers: Callable[[list[Any]], list[float]]
+    values: list[Any], starts: list[int], numbers: Callable[..., list[float]], *args: Any
 ) -> tuple[list[float], list[int]]:
-    """``values`` as ``numbers`` keeps them (those that are not numbers left out) and the number kept of
+    """``values`` as ``numbers(run, *args)`` keeps them (those that are not numbers left out) and the number kept of
     each run (``starts``: where each run starts in ``values``); a run left with none is no run."""
     if set(map(type, values)) <= {float}:  # the common case: nothing dropped, the runs as stored
         ends = starts[1:] + [len(values)]
-        return values, [end - start for start, end in zip(starts, ends)]
+        return values, [end - start for start, end in zip(starts, ends, strict=True)]
     kept: list[float] = []
     sizes: list[int] = []
-    for start, end in zip(starts, starts[1:] + [len(values)]):
-        run = numbers(values[start:end])
+    for start, end in zip(starts, starts[1:] + [len(values)], strict=True):
+        run = numbers(values[start:end], *args)
         if run:
             kept.extend(run)
             sizes.append(len(run))
