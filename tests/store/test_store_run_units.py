@@ -160,3 +160,21 @@ def test_values_that_are_not_numbers_keep_the_run_boundaries(tmp_path):
         assert store.damage  # named, not raised
     assert found["a"] == [[2.0, 3.0], [6.0, 7.0, 8.0]]
     assert found["b"] == runs["b"]
+
+
+def test_noise_show_and_compare_see_the_same_runs(aa):
+    """``abstat noise``'s A/A and sizing, ``show``'s table and ``compare`` judge one sample model: the
+    same 20 run centres per variant, so the same change and interval."""
+    from abstat.noise import analyse_experiment
+
+    path, _ = aa
+    compared = _compare(path)
+    with open_store(path, create=False) as store:
+        (noise,) = analyse_experiment(store, "nz", metrics=["cycles"])
+    assert noise.runs == {"a": 20, "b": 20}
+    assert noise.aa_delta_pct == pytest.approx(compared["delta_pct"], rel=1e-9)
+    assert noise.aa_ci_pct == pytest.approx(compared["ci_pct"], rel=1e-9)
+    shown = abstat("show", "nz", "--store", path, "--format", "json")
+    assert shown.returncode == 0, shown.stderr
+    (table,) = json.loads(shown.stdout)["metrics"]["cycles"]["comparisons"]["comparisons"]
+    assert table["unit"] == "runs" and table["delta_pct"] == pytest.approx(compared["delta_pct"], rel=1e-9)

@@ -16,7 +16,7 @@ TARGETS_PCT = (1.0, 2.0, 5.0)
 
 @dataclass
 class RunValue:
-    """One run's value of a metric (the mean of its samples), in run order."""
+    """One run's value of a metric (its centre as ``abstat compare`` reduces a run), in run order."""
 
     variant: str
     invocation: int
