@@ -34,7 +34,13 @@ COMMAND_LAYER = ("abstat.cli.commands", "abstat.cli.args", "abstat.cli", "abstat
 # The layers, lowest first; a module is in the layer of the longest prefix listed for it.  An import may go
 # down or stay in its layer, never up (docs/architecture.md draws these).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("abstat", "abstat.errors", "abstat.cli.outfile", "abstat.cli.registry"),  # leaves (the root: version, lazy names)
+    (
+        "abstat",
+        "abstat.errors",
+        "abstat.cli.outfile",
+        "abstat.cli.registry",
+        "abstat.cli.flags",
+    ),  # leaves (the root: version, lazy names)
     ("abstat.box.machine", "abstat.box.isolate", "abstat.box.isolate_record"),
     ("abstat.box.doctor",),
     ("abstat.box.runner",),  # ships to the box with machine and doctor
