@@ -218,10 +218,11 @@ class StoreReader(RowReader, RunReader, SetReader):
         groups, starts = run_groups(self.db.execute(sql, params))
         for key, values in sorted(groups.items(), key=_filing_order):
             variant_id, metric, invocation_id, unit = key
-            group, counts = numbers_by_run(values, starts[key], self._numbers, metric, invocation_id)
+            group, counts = numbers_by_run(values, starts.get(key), self._numbers, metric, invocation_id)
             if group:
                 found.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = group
-                sizes.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = counts
+                if counts is not None:  # runs of several samples
+                    sizes.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = counts
         converted = _converted_units(found)
         if notes is not None:
             notes.extend(converted)

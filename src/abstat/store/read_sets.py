@@ -71,7 +71,7 @@ class SetReader:
             )
             for entry in drained(entries)
             # the replicated unit: invocations, else process runs (:mod:`abstat.store.run_groups`)
-            for runs, invocations in [replicates(entry["groups"], entry["sizes"], entry["invocations"])]
+            for runs, invocations in [replicates(entry["groups"], entry.get("sizes", {}), entry["invocations"])]
         ]
 
     def _fill_sets(
@@ -115,9 +115,11 @@ class SetReader:
                 if group is None:  # a new list: the group's, made among short-lived objects, is let go
                     group = entry["groups"][invocation_id] = []
                     entry["invocations"].append(invocation_id)
-                kept, sizes = numbers_by_run(values, starts.pop(key), self._numbers, metric, invocation_id)
+                kept, sizes = numbers_by_run(values, starts.pop(key, None), self._numbers, metric, invocation_id)
                 group.extend(kept)
-                entry["sizes"].setdefault(invocation_id, []).extend(sizes)
+                if sizes is not None:  # runs of several samples: their sizes (else no object per set)
+                    # invocation -> how many samples each of its process runs kept
+                    entry.setdefault("sizes", {}).setdefault(invocation_id, []).extend(sizes)
         return sets
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
@@ -205,7 +207,6 @@ def _set_entry(
         entry = sets[key] = {
             "labels": full,
             "groups": {},
-            "sizes": {},  # invocation -> how many samples each of its process runs kept
             "invocations": [],
             "unit": unit,
             "order": (experiment_id, variant_id, metric, invocation_id),
@@ -251,7 +252,7 @@ def _converted(group: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for entry in sorted(merged, key=lambda e: e["order"]):
             for invocation in entry["invocations"]:
                 groups.setdefault(invocation, []).extend(converted(entry["groups"][invocation], entry["unit"], target))
-                sizes.setdefault(invocation, []).extend(entry["sizes"].get(invocation, []))
+                sizes.setdefault(invocation, []).extend(entry.get("sizes", {}).get(invocation, []))
         metric = into["labels"].get("metric", "")
         into.update(
             groups=groups,

@@ -25,37 +25,53 @@ from typing import Any
 def run_groups(
     rows: Iterable[tuple[Any, ...]],
 ) -> tuple[dict[tuple[Any, ...], list[Any]], dict[tuple[Any, ...], list[int]]]:
-    """(variant id, metric, invocation id, unit) -> values, in the order of ``rows``, and the same key ->
-    the offset in those values at which each of its process runs starts.  Rows are ``(variant id, metric,
-    invocation id, value, unit, run id)``, a run's samples of one metric together (the store's orders)."""
+    """(variant id, metric, invocation id, unit) -> values, in the order of ``rows``, and, for the keys
+    some run of which held several samples, the offset in those values at which each of its process
+    runs starts (a key absent: every run held one sample, run i is value i: most stores, which then
+    carry no object more per key).  Rows are ``(variant id, metric, invocation id, value, unit, run
+    id)``, a run's samples of one metric together (the store's orders)."""
     groups: dict[tuple[Any, ...], list[Any]] = {}
     starts: dict[tuple[Any, ...], list[int]] = {}
-    previous: list[Any] | None = None
-    previous_run: Any = None
-    for row in rows:
-        key = (row[0], row[1], row[2], row[4])
-        values = groups.get(key)
-        if values is None:
-            values = groups[key] = []
-            starts[key] = []
-        if values is not previous or row[5] != previous_run:  # a new run of this key
-            starts[key].append(len(values))
-            previous, previous_run = values, row[5]
-        values.append(row[3])
+    values: list[Any] = []
+    key: tuple[Any, ...] = ()
+    several = False  # the current run of ``key`` has held more than one sample
+    last_run = last_metric = last_unit = None  # of the row before
+    for variant, metric, invocation, value, unit, run in rows:
+        if run == last_run and metric == last_metric and unit == last_unit:  # the same run's next sample
+            if not several:
+                several = True
+                if key not in starts:  # runs of one sample each so far: run i starts at i
+                    starts[key] = list(range(len(values)))
+            values.append(value)
+            continue
+        last_run, last_metric, last_unit, several = run, metric, unit, False
+        key = (variant, metric, invocation, unit)
+        found = groups.get(key)
+        if found is None:
+            groups[key] = values = [value]
+            continue
+        values = found
+        begun = starts.get(key)
+        if begun is not None:
+            begun.append(len(values))
+        values.append(value)
     return groups, starts
 
 
 def numbers_by_run(
-    values: list[Any], starts: list[int], numbers: Callable[..., list[float]], *args: Any
-) -> tuple[list[float], list[int]]:
-    """``values`` as ``numbers(run, *args)`` keeps them (those that are not numbers left out) and the number kept of
-    each run (``starts``: where each run starts in ``values``); a run left with none is no run."""
+    values: list[Any], starts: list[int] | None, numbers: Callable[..., list[float]], *args: Any
+) -> tuple[list[float], list[int] | None]:
+    """``values`` as ``numbers(run, *args)`` keeps them (those that are not numbers left out) and the
+    number kept of each run (``starts``: :func:`run_groups`' entry); a run left with none is no run.
+    None for the numbers when every run held one sample (``starts`` None): no run groups to make."""
+    if starts is None:
+        return numbers(values, *args), None
+    ends = starts[1:] + [len(values)]
     if set(map(type, values)) <= {float}:  # the common case: nothing dropped, the runs as stored
-        ends = starts[1:] + [len(values)]
         return values, [end - start for start, end in zip(starts, ends, strict=True)]
     kept: list[float] = []
     sizes: list[int] = []
-    for start, end in zip(starts, starts[1:] + [len(values)], strict=True):
+    for start, end in zip(starts, ends, strict=True):
         run = numbers(values[start:end], *args)
         if run:
             kept.extend(run)
