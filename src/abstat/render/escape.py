@@ -26,7 +26,6 @@ where a data string meets their output.
 
 from __future__ import annotations
 
-import html as _html
 import re
 
 # C0 controls, DEL, C1 controls, U+2028/2029, bidi embeddings/overrides/isolates, lone surrogates
@@ -85,6 +84,8 @@ def _no_surrogates(text: str) -> str:
 
 def html(text: object) -> str:
     """``text`` as HTML text or attribute value."""
+    import html as _html  # here: a terminal's or a CSV's output does not load html's tables
+
     return _html.escape(terminal(text), quote=True)
 
 
