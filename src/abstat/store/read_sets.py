@@ -81,7 +81,6 @@ class SetReader:
         hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
-        alike: list[Any] = [None, None]  # (invocation, variant) -> its sets' labels but the metric, sorted
         for key in sorted(groups, key=_INVOCATION_FIRST):
             variant_id, metric, invocation_id, unit = key
             if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
@@ -103,7 +102,6 @@ class SetReader:
                 hosts[invocation_id],
                 unit,
                 accepted,
-                alike,
             )
             values = groups.pop(key)  # each value held once: the group's list becomes the set's run group
             if entry is not None:
@@ -183,13 +181,9 @@ def _set_entry(
     host: str | None,
     unit: str | None,
     accepted: Mapping[str, set[str]],
-    alike: list[Any],
 ) -> dict[str, Any] | None:
     """The entry of the set the values of one invocation's (variant, metric) go to, as its labels
-    make it; None when the labels do not match ``accepted``.  ``alike``: the last (invocation,
-    variant) asked for and its labels but the metric, as a sorted tuple (the sets' key: one tuple for
-    an invocation's metrics, not one per set, which at 10^5 revisions held 0.2 GB until the sets
-    were made)."""
+    make it; None when the labels do not match ``accepted``."""
     experiment_id, experiment, variant = name
     full = dict(labels)
     full.update({"experiment": experiment, "variant": variant, "metric": metric})
@@ -197,11 +191,7 @@ def _set_entry(
         full.setdefault("host", host)  # a --label host=NAME names the machine
     if not _matches(full if "unit" not in accepted or "unit" in full else {**full, "unit": unit or ""}, accepted):
         return None
-    if alike[0] != (invocation_id, variant_id):
-        alike[0] = (invocation_id, variant_id)
-        alike[1] = tuple(sorted(item for item in full.items() if item[0] != "metric"))
-    # (the labels but the metric, the metric): as equal as the whole labels; one unit per set: a set never mixes units
-    key = ((alike[1], metric), unit)
+    key = (tuple(sorted(full.items())), unit)  # one unit per set: a set never mixes units
     entry = sets.get(key)
     if entry is None:
         entry = sets[key] = {
