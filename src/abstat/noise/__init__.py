@@ -66,7 +66,9 @@ def _run_values(runs: list[list[Any]]) -> list[RunValue]:
     if not runs:
         return []
     centres = run_centres([np.asarray(run[3], dtype=float) for run in runs], "median")
-    return [RunValue(v, i, b, float(c)) for (v, i, b, _), c in zip(runs, centres.tolist(), strict=True)]
+    return [
+        RunValue(v, i, b, float(c), len(samples)) for (v, i, b, samples), c in zip(runs, centres.tolist(), strict=True)
+    ]
 
 
 def analyse_experiment(
