@@ -30,6 +30,7 @@ from abstat.lab.ssh import SshError, SshHost
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
 POLL_INTERVAL_S = 0.5
+ANNOUNCE_POLL_S = 0.1  # a test box's control port is a local file: read it often
 BOOT_COMMAND_TIMEOUT_S = 120.0
 CHECK_TIMEOUT_S = 120.0
 BOOT_ATTEMPTS = 2  # a boot refused by --check is tried once more
@@ -61,6 +62,20 @@ def _raise_if_gone(destination: str, failure: str) -> None:
     why = gone(destination)
     if why:
         raise HostFailed(f"{failure}: {why}")
+
+
+def _still_booting(destination: str, unlike: str | None) -> bool:
+    """A local test box that has not yet said its sshd listens in a boot other than ``unlike``: no ssh
+    attempt yet (one into a booting box hangs in QEMU's user network until its connect timeout)."""
+    from abstat.lab.testbox.paths import announced
+
+    return announced(destination, unlike) is False
+
+
+def _patience() -> float:
+    from abstat.lab.testbox.paths import ANNOUNCE_PATIENCE_S
+
+    return time.monotonic() + ANNOUNCE_PATIENCE_S
 
 
 @dataclass
@@ -193,12 +208,18 @@ class HostWorker(Conversation, threading.Thread):
     def _boot_id(self, timeout: float, failure: str, *, unlike: str | None = None) -> str:
         """The host's boot id, waiting up to ``timeout`` for it to answer (and differ from ``unlike``)."""
         deadline = time.monotonic() + timeout
+        patience = _patience()
         reason = "no answer"
         while True:
             self._check_stop()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise HostFailed(f"{failure} within {timeout:g} s (last: {reason})")
+            if time.monotonic() < patience and _still_booting(self.ssh.destination, unlike):
+                _raise_if_gone(self.ssh.destination, failure)
+                reason = "still booting (no new boot announced on the test box's control port)"
+                time.sleep(min(ANNOUNCE_POLL_S, left))
+                continue
             try:
                 self.ssh.connect(min(left, 10))
                 code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))

@@ -78,11 +78,14 @@ def test_qemu_listens_on_loopback_only_and_boots_the_chosen_entry():
     command = argv(_settings(), "/boxes/a,b", Entry("default", "pti=on"))
     netdev = command[command.index("-netdev") + 1]
     assert netdev == "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:40022-:22"
-    assert command[command.index("-append") + 1] == "console=ttyS0 quiet panic=1 testbox.name=tb1 isolcpus=1 pti=on"
+    assert (
+        command[command.index("-append") + 1]
+        == "console=ttyS0 quiet panic=1 cryptomgr.notests testbox.name=tb1 isolcpus=1 pti=on"
+    )
     assert command[command.index("-drive") + 1].startswith("file=/boxes/a,,b/disk.qcow2,")  # commas doubled
     assert command[command.index("-cpu") + 1] == "Skylake-Server" and command[command.index("-smp") + 1] == "2"
     assert "-no-reboot" in command and command[command.index("-accel") + 1] == "tcg"
-    assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 testbox.name=tb1 isolcpus=1"
+    assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 cryptomgr.notests testbox.name=tb1 isolcpus=1"
 
 
 def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):

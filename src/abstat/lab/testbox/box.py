@@ -17,7 +17,15 @@ import sys
 import time
 from dataclasses import dataclass
 
-from abstat.lab.testbox.paths import TestboxError, box_dir, boxes_dir, private_dir, valid_name
+from abstat.lab.testbox.paths import (
+    ANNOUNCE_PATIENCE_S,
+    TestboxError,
+    announced,
+    box_dir,
+    boxes_dir,
+    private_dir,
+    valid_name,
+)
 from abstat.lab.testbox.qemu import CPU_PATTERN, MEMORY_PATTERN, Settings, free_port
 
 SUPERVISOR_MODULE = "abstat.lab.testbox.supervisor"
@@ -269,12 +277,16 @@ def _gone_for_a_second(directory: str) -> bool:
 def wait_for_ssh(name: str, timeout: float) -> None:
     directory = box_dir(name)
     deadline = time.monotonic() + timeout
+    patience = time.monotonic() + ANNOUNCE_PATIENCE_S
     while time.monotonic() < deadline:
         if supervisor_pid(directory) is None and _gone_for_a_second(directory):
             state = _read_state(directory).get("state", "stopped")
             raise TestboxError(
                 f"test box {name!r} stopped while booting ({state}); see {directory}/console.log and supervisor.log"
             )
+        if time.monotonic() < patience and announced(name, None) is False:
+            time.sleep(0.1)  # not booted yet: an ssh attempt would hang until its connect timeout
+            continue
         try:
             done = subprocess.run(ssh_argv(name, "true"), capture_output=True, timeout=15)
             if done.returncode == 0:
