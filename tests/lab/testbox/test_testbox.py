@@ -1,7 +1,8 @@
 """``abstat testbox`` end to end: a QEMU guest booting Debian's kernel, rebooted for real.
 
-One box for the module (``abstat testbox up``; its image is cached between runs under
-``~/.cache/abstat/testbox``, the boxes in a temporary directory).  Seed 000's experiment runs on
+One box for the module, with two CPUs (``abstat testbox up --smp 2``; its image is cached between runs under
+``~/.cache/abstat/testbox``, the boxes in a temporary directory): ``doctor``, ``--trace`` and ``--isolate`` (a
+cgroup v2 cpuset partition) run in its first boot, then seed 000 reboots it.  Seed 000's experiment runs on
 it as a user would: a syscall's cost in raw TSC cycles (tests/data/testbox/getppid_cycles.c,
 built here and copied to the box), pti=on against pti=off, each boot made by ``kexec`` with
 ``--reuse-cmdline --append``, and an A/A variant booted GRUB-like (``testbox-next-boot pti=off &&
@@ -52,7 +53,7 @@ def box_ssh(env: dict, command: str, **kwargs) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def box():
-    with boxes_up(pytest, {BOX: []}) as env:
+    with boxes_up(pytest, {BOX: ["--smp", "2"]}) as env:  # two CPUs: the isolation test's partition
         yield env
 
 
@@ -104,6 +105,82 @@ def test_seed_003_trace_a_real_kernel_function_in_the_guest(box, tmp_path):
     calls = sorted((name, value) for name, metric, value in rows if metric.endswith(".calls"))
     assert calls == [("large", 1000), ("small", 500)]
     assert max(value for name, metric, value in rows if metric.endswith(".ns")) > 0  # once 0.0 under TCG
+
+
+STATE = (
+    "cat /sys/fs/cgroup/cgroup.subtree_control; ls -d /sys/fs/cgroup/abstat.isolated-* 2>/dev/null; "
+    "cat /proc/irq/*/smp_affinity_list /proc/irq/default_smp_affinity 2>/dev/null; "
+    "grep Cpus_allowed_list /proc/1/status"
+)
+BENCH = """#!/bin/sh
+grep Cpus_allowed_list /proc/self/status >> /tmp/iso/bench.txt
+grep Cpus_allowed_list /proc/$(cat /tmp/iso/other.pid)/status >> /tmp/iso/other.txt
+cat /sys/fs/cgroup/abstat.isolated-*/cpuset.cpus.partition >> /tmp/iso/partition.txt
+echo "t: 1"
+"""
+LOAD = (
+    "while :; do grep Cpus_allowed_list /proc/self/status > /tmp/iso/load.tmp; "
+    "mv /tmp/iso/load.tmp /tmp/iso/load.txt; sleep 0.05; done"
+)
+
+
+def _seen(env: dict, name: str) -> set[str]:
+    text = box_ssh(env, f"cat /tmp/iso/{name}").stdout.decode()
+    return set(text.split()) - {"Cpus_allowed_list:"}
+
+
+def test_the_measured_cpu_is_a_cgroup_v2_partition_and_everything_is_restored(box, tmp_path):
+    """``run --cpus 1 --isolate`` on the box once its init mounted the unified cgroup v2 hierarchy (as systemd
+    does on current distributions): the measured CPU becomes a cgroup v2 cpuset partition (abstat.box.partition).
+    This machine's own kernel binds the cpuset controller to its v1 hierarchy, so only a guest can show it.  What
+    each process may run on is read from the guest's kernel (``Cpus_allowed_list``): the benchmark's own, an
+    unrelated process started before the run, the run's background load; after the run every cgroup, CPU list
+    and IRQ affinity is as before.  (Seed 000's boots after it start without the mount.)"""
+    mounted = box_ssh(box, "busybox mount -t cgroup2 cgroup2 /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.controllers")
+    assert mounted.returncode == 0 and b"cpuset" in mounted.stdout, mounted.stderr
+    setup = box_ssh(
+        box,
+        "rm -rf /tmp/iso && mkdir /tmp/iso && cat > /tmp/iso/bench.sh && "
+        "chmod +x /tmp/iso/bench.sh && (setsid sleep 600 </dev/null >/dev/null 2>&1 & "
+        "echo $! > /tmp/iso/other.pid)",
+        input=BENCH.encode(),
+    )
+    assert setup.returncode == 0, setup.stderr
+    before = box_ssh(box, STATE).stdout.decode()
+    done = abstat(
+        "run",
+        "--experiment",
+        "iso",
+        "--host",
+        BOX,
+        "--store",
+        str(tmp_path / "s.db"),
+        "-n",
+        "2",
+        "--cpus",
+        "1",
+        "--isolate",
+        "--background",
+        f"sh -c '{LOAD}'",
+        "--no-progress",
+        "-v",
+        "a=/tmp/iso/bench.sh",
+        "-v",
+        "b=/tmp/iso/bench.sh",
+        env=box,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _seen(box, "bench.txt") == {"1"}  # the benchmark: the measured CPU alone
+    assert _seen(box, "other.txt") == {"0"}  # a process started before the run: off it
+    assert _seen(box, "load.txt") == {"0"}  # the run's background load: off it
+    assert _seen(box, "partition.txt") == {"root"}  # a partition the kernel accepted
+    shown = abstat("show", "iso", "--store", str(tmp_path / "s.db"), env=box)
+    assert "cgroup v2 cpuset partition" in shown.stdout + shown.stderr  # the box's note, stored with its boot
+    after = box_ssh(box, STATE + "; grep Cpus_allowed_list /proc/$(cat /tmp/iso/other.pid)/status").stdout
+    assert after.decode().startswith(before)  # no cgroup left, controllers and IRQs as before
+    assert after.decode()[len(before) :].split() == ["Cpus_allowed_list:", "0-1"]
+    box_ssh(box, "kill $(cat /tmp/iso/other.pid)")
 
 
 def _wait_for(predicate, timeout: float, what: str) -> None:

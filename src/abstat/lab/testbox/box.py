@@ -239,6 +239,7 @@ def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: 
 
 
 def _spawn(directory: str) -> None:
+    open(os.path.join(directory, "control.log"), "w").close()  # no ready line of a boot before this one
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p
