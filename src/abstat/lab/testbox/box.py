@@ -264,9 +264,9 @@ def _spawn(directory: str) -> None:
     os.replace(os.path.join(directory, "supervisor.pid.tmp"), os.path.join(directory, "supervisor.pid"))
 
 
-def ssh_argv(name: str, command: str) -> list[str]:
+def ssh_argv(name: str, command: str, connect_timeout: int = 5) -> list[str]:
     config = os.path.join(box_dir(name), "ssh_config")
-    return ["ssh", "-F", config, "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", name, command]
+    return ["ssh", "-F", config, "-o", "BatchMode=yes", "-o", f"ConnectTimeout={connect_timeout}", name, command]
 
 
 def _gone_for_a_second(directory: str) -> bool:
@@ -285,11 +285,12 @@ def wait_for_ssh(name: str, timeout: float) -> None:
             raise TestboxError(
                 f"test box {name!r} stopped while booting ({state}); see {directory}/console.log and supervisor.log"
             )
-        if time.monotonic() < patience and announced(name, None) is False:
+        up = announced(name, None)
+        if up is False and time.monotonic() < patience:
             time.sleep(0.1)  # not booted yet: an ssh attempt would hang until its connect timeout
             continue
-        try:
-            done = subprocess.run(ssh_argv(name, "true"), capture_output=True, timeout=15)
+        try:  # once its sshd listens, the first handshake of a loaded TCG guest may take more than 5 s
+            done = subprocess.run(ssh_argv(name, "true", 30 if up else 5), capture_output=True, timeout=45)
             if done.returncode == 0:
                 return
         except subprocess.TimeoutExpired:
