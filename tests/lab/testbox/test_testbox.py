@@ -4,10 +4,10 @@ One box for the module, with two CPUs (``abstat testbox up --smp 2``; its image 
 ``~/.cache/abstat/testbox``, the boxes in a temporary directory): ``doctor``, ``--trace`` and ``--isolate`` (a
 cgroup v2 cpuset partition) run in its first boot, then seed 000 reboots it.  Seed 000's experiment runs on
 it as a user would: a syscall's cost in raw TSC cycles (tests/data/testbox/getppid_cycles.c,
-built here and copied to the box), pti=on against pti=off, each boot made by ``kexec`` with
-``--reuse-cmdline --append``, and an A/A variant booted GRUB-like (``testbox-next-boot pti=off &&
-reboot``: QEMU boots the entry the box chose).  What each run measured is checked through the
-machine record read on the box in that boot (``/proc/cmdline``, the boot id).  The A/B's experiment
+built here and copied to the box), pti=on against pti=off, each boot made GRUB-like (``testbox-next-boot
+pti=on && reboot``: QEMU boots the entry the box chose; under TCG here the faster reboot), and an A/A
+variant booted by ``kexec`` with ``--reuse-cmdline --append``.  What each run measured is checked through
+the machine record read on the box in that boot (``/proc/cmdline``, the boot id).  The A/A's experiment
 loses the box (QEMU killed during a boot), brings it back and resumes.
 
 Sized for the suite's budget: one run per boot (boots are the unit; a run is 20 minima of 200
@@ -230,13 +230,14 @@ def _median(values: list[float]) -> float:
     return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
 
 
-def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp_path):
-    """pti=on against pti=off, 4 boots each by kexec (experiment ``pti``), during which QEMU is killed as
-    the box makes its next boot once one is stored: that boot "did not come back" (at once: abstat sees the
-    box is down, it does not wait --boot-timeout), the box comes back with its disk (``testbox up``) and
-    ``run --resume`` makes the remaining boots.  Then an A/A: pti=off booted GRUB-like in 2 boots of its
-    own (experiment ``aa``).  10 boots in all (boots are the unit: 4 a side is the fewest whose interval
-    can exclude 0; the A/A's 2 are compared by size, not by significance)."""
+def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp_path):
+    """pti=on against pti=off, 4 boots each booted GRUB-like (experiment ``pti``: ``testbox-next-boot
+    pti=on && reboot``, QEMU boots the box's choice; the faster reboot of the two here).  Then an A/A: pti=off
+    booted by kexec in 2 boots of its own (experiment ``aa``), during which QEMU is killed as the box makes its
+    next boot once one is stored: that boot "did not come back" (at once: abstat sees the box is down, it does
+    not wait --boot-timeout), the box comes back with its disk (``testbox up``) and ``run --resume`` makes the
+    remaining boot.  10 boots in all (boots are the unit: 4 a side is the fewest whose interval can exclude 0;
+    the A/A's 2 are compared by size, not by significance)."""
     assert box_ssh(box, "echo kept > /root/marker && sync").returncode == 0
     store = str(tmp_path / "pti.db")
     mark = "echo abstat-test-boot-requested >/dev/ttyS0; "
@@ -257,8 +258,7 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
         "--boot-timeout",
         "1200",
     ]
-    err = _run_losing_the_box(
-        box,
+    ab = subprocess.run(
         [
             *common,
             "--experiment",
@@ -270,9 +270,9 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
             "-v",
             "on=/root/getppid_cycles 20 200",
             "--boot",
-            f"off={mark}{KEXEC.format(args='pti=off')} && {KEXEC_E}",
+            "off=testbox-next-boot pti=off && reboot",
             "--boot",
-            f"on={mark}{KEXEC.format(args='pti=on')} && {KEXEC_E}",
+            "on=testbox-next-boot pti=on && reboot",
             "--check",
             f"off=! {PTI_ENABLED}",
             "--check",
@@ -280,21 +280,15 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
             "--boots",
             "4",
         ],
-        store,
+        capture_output=True,
+        text=True,
+        env=box,
+        timeout=3000,
+        stdin=subprocess.DEVNULL,
     )
-    # told at once, not after --boot-timeout: only abstat's check that the box is down says this
-    assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
-    assert "abstat run --resume pti" in err
-    before = {row["boot_id"] for row in stored(store)}
-    assert 1 <= len(before) < 8
-    listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
-    assert listed[0]["state"] == "lost" and box_processes(box, BOX) == []
-    again = abstat("testbox", "up", BOX, "--timeout", "600", env=box, timeout=900)
-    assert again.returncode == 0, again.stderr
-    assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
-    resumed = abstat("run", "--resume", "pti", "--store", store, "--yes", "--no-progress", env=box, timeout=3000)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    aa = subprocess.run(
+    assert ab.returncode == 0, ab.stderr[-3000:]
+    err = _run_losing_the_box(
+        box,
         [
             *common,
             "--experiment",
@@ -304,24 +298,31 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
             "-v",
             "off2=/root/getppid_cycles 20 200",
             "--boot",
-            "off2=testbox-next-boot pti=off && reboot",
+            f"off2={mark}{KEXEC.format(args='pti=off')} && {KEXEC_E}",
             "--check",
             f"off2=! {PTI_ENABLED}",
             "--boots",
             "2",
         ],
-        capture_output=True,
-        text=True,
-        env=box,
-        timeout=3000,
-        stdin=subprocess.DEVNULL,
+        store,
     )
-    assert aa.returncode == 0, aa.stderr[-3000:]
+    # told at once, not after --boot-timeout: only abstat's check that the box is down says this
+    assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
+    assert "abstat run --resume aa" in err
+    before = {row["boot_id"] for row in stored(store)}
+    assert len(before) == 9  # the A/B's 8 boots and the A/A's first
+    listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
+    assert listed[0]["state"] == "lost" and box_processes(box, BOX) == []
+    again = abstat("testbox", "up", BOX, "--timeout", "600", env=box, timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
+    resumed = abstat("run", "--resume", "aa", "--store", store, "--yes", "--no-progress", env=box, timeout=3000)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
     runs = stored(store)
     assert len(runs) == 10 and len({row["boot_id"] for row in runs}) == 10  # 4 + 4 + 2 boots, each its own
     assert before <= {row["boot_id"] for row in runs}  # the boots stored before the box was lost, kept
     for row in runs:
-        check_booted(row)
+        check_booted(row, fresh=("off", "on"))
     # with 4 boots a side the exact permutation p of complete separation is 2/70 = 0.029
     compared = json.loads(
         abstat(
@@ -329,7 +330,7 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
         ).stdout
     )["comparisons"][0]
     assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0  # pti=on slower
-    # A/A, pti=off twice (kexec against a fresh boot): not significant; what can fail is its size: pti=off
+    # A/A, pti=off twice (a fresh boot against kexec): not significant; what can fail is its size: pti=off
     # booted either way costs about the same (under TCG pti=on costs about twenty times pti=off), so the A/A's
     # difference of medians is far below the A/B's, and a variant that ran the other kernel would be as large
     same = json.loads(
