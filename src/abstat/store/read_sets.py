@@ -4,7 +4,7 @@ invocation, for the report, history and the API; a mixin of :class:`abstat.store
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -145,22 +145,6 @@ class SetReader:
 
 
 _INVOCATION_FIRST = itemgetter(2, 0, 1)
-
-
-def _run_groups(rows: Iterable[tuple[Any, ...]], *, units: bool = False) -> dict[tuple[Any, ...], list[Any]]:
-    """(variant id, metric, invocation id, unit) -> values, in the order of ``rows`` (samples in run
-    order: each group's values as measured).  Rows have five columns, the unit last; without
-    ``units`` (rows of four) the key's unit is None.  Samples of one metric stored in several
-    units (a ``--metric`` whose unit changed between runs) are never one group."""
-    groups: dict[tuple[Any, ...], list[Any]] = {}
-    for row in rows:
-        key = (row[0], row[1], row[2], row[4] if units else None)
-        values = groups.get(key)
-        if values is None:
-            groups[key] = [row[3]]
-        else:
-            values.append(row[3])
-    return groups
 
 
 def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
