@@ -54,6 +54,7 @@ CLIP = 3.0
 TEMPER = 0.75  # the model is estimated, not known: every sample counts three quarters
 T_DF = 4.0
 INITIAL_REFERENCES = 5  # runs of each reference before the search starts
+DEAR_REFERENCES = 2  # the same when the unit is dear (boots): then one more a side at a time, Student's t at the gate
 GATE_PVALUE = 0.001  # good and bad references must differ this clearly
 SIDE_CERTAINTY = 0.99  # a test commit this surely on one side also estimates that side's level
 
@@ -73,9 +74,11 @@ class Search:
         confidence: float = 0.95,
         budget: int = 400,
         batch_max: int = 24,
-        initial_references: int = INITIAL_REFERENCES,
+        initial_references: int | None = None,
+        dear: bool = False,
     ) -> None:
-        """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``)."""
+        """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``); ``dear``: each run
+        is dear (a boot): fewer first runs of the ends and of the commits when the ends are many spreads apart."""
         if n < 1:
             raise ValueError("need at least one commit after the good one")
         self.graph = graph if graph is not None else Graph.linear(n)
@@ -85,7 +88,8 @@ class Search:
         self.confidence = confidence
         self.budget = budget
         self.batch_max = batch_max
-        self.initial = initial_references
+        self.initial = initial_references or (DEAR_REFERENCES if dear else INITIAL_REFERENCES)
+        self.dear, self.least = dear, levels.DEAR_MIN_RUNS if dear else levels.SIDE_MIN_RUNS
         self.skipped: set[int] = set()
         self.samples: list[tuple[int, float, int]] = []  # (commit, value, batch number)
         self.batches = 0
@@ -187,7 +191,10 @@ class Search:
         return levels.ends_differ_p(*self._references())
 
     def ends_differ(self) -> bool:
-        """Brunner-Munzel, or the permutation test scored by the noise's density (two paths: two humps), at the gate."""
+        """Brunner-Munzel, or the permutation test scored by the noise's density (two paths: two humps), at the gate;
+        Student's t while a dear search's ends have fewer than ``INITIAL_REFERENCES`` runs."""
+        if min(map(len, self._references())) < INITIAL_REFERENCES:
+            return levels.ends_apart_p(*self._references()) <= GATE_PVALUE
         return (
             self.reference_p() <= GATE_PVALUE
             or self._memo("score_p", lambda: scoretest.differ_p(*self._references())) <= GATE_PVALUE
@@ -217,8 +224,8 @@ class Search:
         sides = [(p, self.fresh_values(p, start), good) for p in self.graph.parents_of(culprit) if p != 0]
         if culprit != self.n:
             sides.append((culprit, self.fresh_values(culprit, start), bad))
-        settled = levels.placing(sides, good, bad, self._strikes, self._passed.setdefault(culprit, {}))
-        return levels.ends_ready(good, bad) and len(settled) == len(sides)
+        settled = levels.placing(sides, good, bad, self._strikes, self._passed.setdefault(culprit, {}), self.least)
+        return levels.ends_ready(good, bad, self.least) and len(settled) == len(sides)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
         """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""
@@ -312,7 +319,7 @@ class Search:
         if not self.gated and not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:
                 return self.outcome("no-change")
-            return self._reference_batch(2)
+            return self._reference_batch(1 if min(len(good), len(bad)) < INITIAL_REFERENCES else 2)
         self.gated = True  # once the ends differ the search goes on (p wanders as references are added)
         posterior = self.posterior()
         self._update_sides(posterior)
@@ -327,10 +334,12 @@ class Search:
         test = self._choose(posterior, m)
         if test is None:
             return self.outcome("untestable")
-        reference = 0 if self.next_reference == 0 else self.n
-        self.next_reference ^= 1
+        # a reference in every batch (against drift); a dear search's only while the ends lack runs (a boot each)
+        ends = [] if self.dear and min(map(len, (good, bad))) >= levels.ends_target(good, bad, self.least) else [0]
+        reference = [0 if self.next_reference == 0 else self.n for _ in ends]
+        self.next_reference ^= len(ends)
         half = m // 2
-        return Batch([test] * half + [reference] + [test] * (m - half), test)
+        return Batch([test] * half + reference + [test] * (m - half), test)
 
     def _verify(self, culprit: int, m: int) -> Batch | Outcome:
         """Found, once a culprit above the threshold stays there for one more batch of it and its parents
@@ -351,10 +360,10 @@ class Search:
         # alternating, so that a burst of load on the machine hits the culprit, its parents and the ends
         # alike instead of confirming a crossing that is not there
         good, bad = self._references()
-        need = levels.runs_needed(good, bad)
+        need = levels.runs_needed(good, bad, self.least)
         # runs the ends still miss, and the tests': both ends in every round while they miss some, twice while
         # they miss more than the tests (so that neither waits for the other)
-        short = levels.ENDS_FACTOR * need - min(len(good), len(bad))
+        short = levels.ends_target(good, bad, self.least) - min(len(good), len(bad))
         behind = short - max(0, need - min(len(self.fresh_values(c, self._fresh[culprit])) for c in tests))
         rounds = []
         for round_number in range(half):
