@@ -337,6 +337,7 @@ def main() -> int:
     )
     parser.add_argument("--merges", action="store_true", help="histories with merges (see the module)")
     parser.add_argument("--boots", action="store_true", help="the boot-level case (benchmarks/bisection_boots.py)")
+    parser.add_argument("--boot-effect", type=float, default=0.04, help="--boots: the culprit's relative change")
     parser.add_argument(
         "--scale", action="store_true", help="time of the graph search against the linear one, 150 to 15,000 commits"
     )
@@ -368,7 +369,7 @@ def main() -> int:
 
         warnings.simplefilter("ignore")
         sizes = [32] if args.sizes == "100,1000" else [int(x) for x in args.sizes.split(",")]
-        table(args.trials if "--trials" in sys.argv else 10, sizes, args.seed, args.markdown)
+        table(args.trials if "--trials" in sys.argv else 10, sizes, args.seed, args.markdown, args.boot_effect)
         return 0
     if args.scale:
         scale(args.seed)

@@ -4,7 +4,8 @@
 
 Each candidate is measured by booting it: a boot's runs share a boot offset
 (kernel layout, firmware: ``N(0, boot_sd)`` relative) and each run adds 2%
-Gaussian noise; one culprit makes every later commit 4% slower.  Per boot
+Gaussian noise; one culprit makes every later commit 4% slower (``--boot-effect``: e.g. 21.3, getppid's
+2,130% under TCG with pti=on, docs/lab.md).  Per boot
 the box does ``--runs`` = 5 runs.  A commit among the first half of the
 candidates may be broken (does not boot: skipped).
 
@@ -34,8 +35,8 @@ EFFECT = 0.04
 class Boxes:
     """The simulated history and box: ``boot(commit)`` gives the runs of one boot of it."""
 
-    def __init__(self, n: int, boot_sd: float, broken: bool, rng: np.random.Generator) -> None:
-        self.n, self.boot_sd, self.rng = n, boot_sd, rng
+    def __init__(self, n: int, boot_sd: float, broken: bool, rng: np.random.Generator, effect: float = EFFECT) -> None:
+        self.n, self.boot_sd, self.rng, self.effect = n, boot_sd, rng, effect
         self.culprit = int(rng.integers(1, n + 1))
         self.broken = int(rng.integers(1, max(2, self.culprit))) if broken and self.culprit > 2 else None
         self.boots = 0
@@ -44,7 +45,7 @@ class Boxes:
         self.boots += 1
         if commit == self.broken:
             return None
-        level = 1000.0 * (1 + EFFECT if commit >= self.culprit else 1.0) * (1 + self.rng.normal(0, self.boot_sd))
+        level = 1000.0 * (1 + self.effect if commit >= self.culprit else 1.0) * (1 + self.rng.normal(0, self.boot_sd))
         return level * (1 + self.rng.normal(0, RUN_SD, RUNS_PER_BOOT))
 
 
@@ -81,12 +82,13 @@ class _NoStore:
 def run_abstat(boxes: Boxes) -> int | None:
     from abstat.history.bisect.boxes import BATCH_MAX, _search
     from abstat.history.bisect.driver import Report
-    from abstat.history.bisect.search import Outcome, Search
+    from abstat.history.bisect.search import Outcome
+    from abstat.history.bisect.segments import Bisection
 
     commits = [f"{i:040x}" for i in range(boxes.n + 1)]
     report = Report(Outcome("inconclusive", None, 0.0, [], 0), commits, {})
     report.boots = {"boots": 0, "replayed": 0}
-    search = Search(boxes.n, confidence=0.95, budget=400, batch_max=BATCH_MAX)
+    search = Bisection(boxes.n, confidence=0.95, budget=400, batch_max=BATCH_MAX, dear=True)  # as run_box_bisect
     outcome = _search(search, commits, {}, _FakeBox(boxes, commits), _NoStore(), report, lambda text: None)
     return outcome.culprit
 
@@ -145,7 +147,7 @@ METHODS = {"abstat": run_abstat, "pinpoint-boots": run_pinpoint_boots, "pinpoint
 CASES = [(0.0, False), (0.0, True), (0.01, False), (0.01, True)]  # (boot_sd, a broken commit)
 
 
-def table(trials: int, sizes: list[int], seed: int, markdown: bool) -> None:
+def table(trials: int, sizes: list[int], seed: int, markdown: bool, effect: float = EFFECT) -> None:
     header = ["N", "boot SD", "broken", *[f"{m} acc / boots (p95) / runs" for m in METHODS]]
     rows = []
     for n in sizes:
@@ -155,7 +157,7 @@ def table(trials: int, sizes: list[int], seed: int, markdown: bool) -> None:
                 rng = np.random.default_rng([seed, n, int(boot_sd * 1000), int(broken), index])
                 correct, spent = 0, []
                 for _ in range(trials):
-                    boxes = Boxes(n, boot_sd, broken, rng)
+                    boxes = Boxes(n, boot_sd, broken, rng, effect)
                     correct += method(boxes) == boxes.culprit
                     spent.append(boxes.boots)
                 cells.append(
@@ -171,6 +173,6 @@ def table(trials: int, sizes: list[int], seed: int, markdown: bool) -> None:
         for row in rows:
             print("| " + " | ".join(row) + " |")
     print(
-        f"\n{trials} trials per cell, seed {seed}; a {EFFECT:.0%} culprit, {RUN_SD:.0%} run noise, "
+        f"\n{trials} trials per cell, seed {seed}; a {effect:.0%} culprit, {RUN_SD:.0%} run noise, "
         f"{RUNS_PER_BOOT} runs per boot; correct/trials / mean boots (95th percentile) / mean runs"
     )
