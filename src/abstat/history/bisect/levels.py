@@ -38,6 +38,8 @@ SIDE_MIN_RUNS = 4  # runs of the culprit and of its parents asked for at least (
 # times the noise: boots are dear)
 DEAR_MIN_RUNS = 2  # the same when the unit is dear (a boot: ``Search(dear=True)``); with fewer than 4 runs a
 # commit is placed by Student's t (:func:`nearer_small_p`)
+FEW_SPREAD_BOUND = 0.5  # the ends' spread that sizes a dear unit's runs: sqrt(SS / chi2 quantile), here its median
+# (the robust spread of a few runs is often a fraction of the true one; a 0.9 bound cost boots and no wrong answer less)
 SIDE_MAX_RUNS = 30  # runs of the culprit and of its parents asked for at most
 NEED_CONFIDENCE = 0.6  # interval of the ends' shift whose bound nearer 0 sizes the runs asked for
 ENDS_FACTOR = 2  # runs of each end before a culprit is judged, in units of the commits' runs_needed (1 saved
@@ -109,17 +111,46 @@ def runs_needed(good: Sequence[float], bad: Sequence[float], least: int = SIDE_M
             return SIDE_MAX_RUNS
     if spread <= 0 or half <= 0:
         return least
+    if least < SIDE_MIN_RUNS:  # a dear unit's few runs, judged by Student's t (:func:`like`): its quantiles
+        return _few_runs_needed(half, good, bad, least)
     # (half / spread) / sqrt(1/n + 1/n_end) >= z_{0.975} + z_{0.995}, with n_end the smaller end
     room = (half / spread / 4.54) ** 2 - 1.0 / max(2, min(len(good), len(bad)))
     need = SIDE_MAX_RUNS if room <= 0 else math.ceil(1.0 / room)
     return int(min(SIDE_MAX_RUNS, max(least, need)))
 
 
+def _few_runs_needed(half: float, good: Sequence[float], bad: Sequence[float], least: int) -> int:
+    """:func:`runs_needed` for a dear unit: the fewest runs ``n`` from ``least`` with
+    ``half / (s sqrt(1/n + 1/n_end)) >= t_{0.995}(n + n_end - 2) + z_{0.975}``, Student's quantile for the check's,
+    and ``s`` the ends' pooled spread at ``FEW_SPREAD_BOUND`` of its distribution (with the ends' robust spread, a
+    fraction of the true one from a few runs, two changes of 4 SD were named as one after 2 boots of a commit)."""
+    import numpy as np
+    from scipy.stats import chi2, norm
+    from scipy.stats import t as student
+
+    g, b = np.asarray(good[-MAX_POINTS:], dtype=float), np.asarray(bad[-MAX_POINTS:], dtype=float)
+    df = g.size + b.size - 2
+    pooled = float(np.sum((g - g.mean()) ** 2) + np.sum((b - b.mean()) ** 2)) / max(1, df)
+    spread = math.sqrt(pooled * df / float(chi2.ppf(1 - FEW_SPREAD_BOUND, df))) if df > 0 else 0.0
+    n_end = max(2, min(g.size, b.size))
+    for n in range(least, SIDE_MAX_RUNS):
+        quantile = float(student.ppf(1 - (1 - SIDE_CONFIDENCE) / 2, n + n_end - 2)) + float(norm.ppf(0.975))
+        if spread > 0 and half / (spread * math.sqrt(1 / n + 1 / n_end)) >= quantile:
+            return n
+    return SIDE_MAX_RUNS
+
+
 def like(values: Sequence[float], end: Sequence[float], need: int) -> bool | None:
     """Whether a commit's runs do not differ from an end's (its interval of the shift at
-    ``SIDE_CONFIDENCE`` holds 0); None until it has ``need`` runs."""
+    ``SIDE_CONFIDENCE`` holds 0); None until it has ``need`` runs.  With so few runs that the rank interval could
+    never exclude 0 (fewer than 400 ways to split them: a dear unit's boots), Student's t (:func:`_student`)."""
     if len(values) < need:
         return None
+    if math.comb(len(values) + len(end[-MAX_POINTS:]), len(values)) < 400:
+        from scipy.stats import t as student
+
+        t, df = _student([values, end], (1.0, -1.0))
+        return df == 0 or abs(t) <= float(student.ppf(1 - (1 - SIDE_CONFIDENCE) / 2, df))
     _, low, high = shift(values, end, SIDE_CONFIDENCE)
     return low <= 0 <= high
 
