@@ -111,12 +111,12 @@ def runs_needed(good: Sequence[float], bad: Sequence[float], least: int = SIDE_M
             return SIDE_MAX_RUNS
     if spread <= 0 or half <= 0:
         return least
-    if least < SIDE_MIN_RUNS:  # a dear unit's few runs, judged by Student's t (:func:`like`): its quantiles
-        return _few_runs_needed(half, good, bad, least)
     # (half / spread) / sqrt(1/n + 1/n_end) >= z_{0.975} + z_{0.995}, with n_end the smaller end
     room = (half / spread / 4.54) ** 2 - 1.0 / max(2, min(len(good), len(bad)))
-    need = SIDE_MAX_RUNS if room <= 0 else math.ceil(1.0 / room)
-    return int(min(SIDE_MAX_RUNS, max(least, need)))
+    need = int(min(SIDE_MAX_RUNS, max(least, SIDE_MAX_RUNS if room <= 0 else math.ceil(1.0 / room))))
+    if need < SIDE_MIN_RUNS:  # a dear unit's fewer runs, judged by Student's t (:func:`like`): sized by its quantiles
+        need = min(SIDE_MIN_RUNS, max(need, _few_runs_needed(half, good, bad, least)))
+    return need
 
 
 def _few_runs_needed(half: float, good: Sequence[float], bad: Sequence[float], least: int) -> int:
