@@ -176,3 +176,58 @@ def table(trials: int, sizes: list[int], seed: int, markdown: bool, effect: floa
         f"\n{trials} trials per cell, seed {seed}; a {effect:.0%} culprit, {RUN_SD:.0%} run noise, "
         f"{RUNS_PER_BOOT} runs per boot; correct/trials / mean boots (95th percentile) / mean runs"
     )
+
+
+def grid_trial(n: int, d: float, noise: str, seed: int, dear: bool, two: bool = False) -> tuple[str, int]:
+    """One bisection of the validity grid (``--boots --grid``): ``n`` commits, one change (or two) of ``d`` boot SDs,
+    normal boot noise or 5% boots 5-20 SD slow, 30% of one-change histories with a commit that does not boot;
+    ``Bisection`` with ``dear`` or the runs' rules, budget 150 boots.  (right | wrong | several | none, boots)."""
+    from abstat.history.bisect.outcome import Batch, Outcome
+    from abstat.history.bisect.segments import Bisection
+
+    rng = np.random.default_rng([seed, n, int(d * 10), noise == "outliers", two])
+    changes = sorted(int(c) for c in rng.choice(np.arange(1, n + 1), size=2 if two else 1, replace=False))
+    broken = ({int(rng.integers(1, n))} if n > 3 and rng.random() < 0.3 and not two else set()) - set(changes)
+    noise_rng = np.random.default_rng([seed, 7])
+    search = Bisection(n, budget=150, batch_max=8, dear=dear)
+    while not isinstance(step := search.plan(), Outcome):
+        made: list[int] = []
+        values: list[float | None] = []
+        for c in step.commits:
+            if c in broken and c in made:
+                continue
+            made.append(c)
+            if c in broken:
+                values.append(None)
+                continue
+            value = 100.0 + d * sum(c >= a for a in changes) + noise_rng.normal()
+            if noise == "outliers" and noise_rng.random() < 0.05:
+                value += noise_rng.uniform(5, 20)
+            values.append(value)
+        search.record(Batch(made, step.test), values)
+        for c in broken & set(made):
+            search.skip(c)
+    if step.status == "found":
+        return ("right" if d > 0 and not two and step.culprit == changes[0] else "wrong"), search.runs
+    return ("several" if step.status == "several" else "none"), search.runs
+
+
+def grid(trials: int, effects: list[float]) -> None:
+    """Wrong found and boots of the dear rules against the runs' rules on the same histories."""
+    print("| N | change (boot SDs) | noise | changes | dear: right / wrong / several / none, boots | runs' rules |")
+    print("|---|---|---|---|---|---|")
+    for two in (False, True):
+        for n in (4, 16):
+            for d in effects:
+                for noise in ("normal", "outliers"):
+                    if two and (d == 0 or noise == "outliers"):
+                        continue
+                    cells = []
+                    for dear in (True, False):
+                        found = [grid_trial(n, d, noise, seed, dear, two) for seed in range(trials)]
+                        kinds = [k for k, _ in found]
+                        counts = " / ".join(str(kinds.count(k)) for k in ("right", "wrong", "several", "none"))
+                        cells.append(f"{counts}, {np.mean([b for _, b in found]):.0f}")
+                    print(
+                        f"| {n} | {d:g} | {noise} | {'two' if two else 'one'} | {cells[0]} | {cells[1]} |", flush=True
+                    )
