@@ -375,7 +375,9 @@ def main() -> int:
         if args.grid:
             from bisection_boots import grid
 
-            effects = [0, 2, 4, 8, 16, 45] if args.effects == "0.5,1,2" else [float(x) for x in args.effects.split(",")]
+            effects = (
+                [0.0, 2, 4, 8, 16, 45] if args.effects == "0.5,1,2" else [float(x) for x in args.effects.split(",")]
+            )
             grid(args.trials if "--trials" in sys.argv else 50, effects)
             return 0
         table(args.trials if "--trials" in sys.argv else 10, sizes, args.seed, args.markdown, args.boot_effect)

@@ -178,6 +178,22 @@ def table(trials: int, sizes: list[int], seed: int, markdown: bool, effect: floa
     )
 
 
+def _grid_history(n: int, d: float, noise: str, seed: int, two: bool):
+    """(changes, the commit that does not boot or none, boot(commit) -> value) of one history of the grid."""
+    rng = np.random.default_rng([seed, n, int(d * 10), noise == "outliers", two])
+    changes = sorted(int(c) for c in rng.choice(np.arange(1, n + 1), size=2 if two else 1, replace=False))
+    broken = ({int(rng.integers(1, n))} if n > 3 and rng.random() < 0.3 and not two else set()) - set(changes)
+    noise_rng = np.random.default_rng([seed, 7])
+
+    def boot(commit: int) -> float:
+        value = 100.0 + d * sum(commit >= a for a in changes) + noise_rng.normal()
+        if noise == "outliers" and noise_rng.random() < 0.05:
+            value += noise_rng.uniform(5, 20)
+        return value
+
+    return changes, broken, boot
+
+
 def grid_trial(n: int, d: float, noise: str, seed: int, dear: bool, two: bool = False) -> tuple[str, int]:
     """One bisection of the validity grid (``--boots --grid``): ``n`` commits, one change (or two) of ``d`` boot SDs,
     normal boot noise or 5% boots 5-20 SD slow, 30% of one-change histories with a commit that does not boot;
@@ -185,26 +201,14 @@ def grid_trial(n: int, d: float, noise: str, seed: int, dear: bool, two: bool = 
     from abstat.history.bisect.outcome import Batch, Outcome
     from abstat.history.bisect.segments import Bisection
 
-    rng = np.random.default_rng([seed, n, int(d * 10), noise == "outliers", two])
-    changes = sorted(int(c) for c in rng.choice(np.arange(1, n + 1), size=2 if two else 1, replace=False))
-    broken = ({int(rng.integers(1, n))} if n > 3 and rng.random() < 0.3 and not two else set()) - set(changes)
-    noise_rng = np.random.default_rng([seed, 7])
+    changes, broken, boot = _grid_history(n, d, noise, seed, two)
     search = Bisection(n, budget=150, batch_max=8, dear=dear)
     while not isinstance(step := search.plan(), Outcome):
-        made: list[int] = []
-        values: list[float | None] = []
+        made: list[int] = []  # as boxes._search: a commit's other boots of the batch are not made once one failed
         for c in step.commits:
-            if c in broken and c in made:
-                continue
-            made.append(c)
-            if c in broken:
-                values.append(None)
-                continue
-            value = 100.0 + d * sum(c >= a for a in changes) + noise_rng.normal()
-            if noise == "outliers" and noise_rng.random() < 0.05:
-                value += noise_rng.uniform(5, 20)
-            values.append(value)
-        search.record(Batch(made, step.test), values)
+            if not (c in broken and c in made):
+                made.append(c)
+        search.record(Batch(made, step.test), [None if c in broken else boot(c) for c in made])
         for c in broken & set(made):
             search.skip(c)
     if step.status == "found":
