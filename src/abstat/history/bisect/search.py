@@ -37,6 +37,9 @@ is updated with every sample:
   they do) (found); or a tested commit measures unlike both ends (several: more than one change,
   :mod:`abstat.history.bisect.segments` bisects each part); or the budget is spent (inconclusive), or the
   references do not differ by Brunner-Munzel's test nor :mod:`abstat.history.bisect.scoretest`'s (no change).
+- **Dear runs** (``dear``: each a boot): the ends start at 2 a side and open the gate by Student's t; a commit
+  needs 2 runs where the ends are so far apart that a half-way level would show in them; no reference in a
+  search batch once the ends have their runs (docs/history.md, "Boots: a dear unit").
 """
 
 from __future__ import annotations
