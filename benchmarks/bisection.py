@@ -337,6 +337,10 @@ def main() -> int:
     )
     parser.add_argument("--merges", action="store_true", help="histories with merges (see the module)")
     parser.add_argument("--boots", action="store_true", help="the boot-level case (benchmarks/bisection_boots.py)")
+    parser.add_argument("--boot-effect", type=float, default=0.04, help="--boots: the culprit's relative change")
+    parser.add_argument(
+        "--grid", action="store_true", help="--boots: wrong found of the dear rules against the runs' (validity)"
+    )
     parser.add_argument(
         "--scale", action="store_true", help="time of the graph search against the linear one, 150 to 15,000 commits"
     )
@@ -368,7 +372,15 @@ def main() -> int:
 
         warnings.simplefilter("ignore")
         sizes = [32] if args.sizes == "100,1000" else [int(x) for x in args.sizes.split(",")]
-        table(args.trials if "--trials" in sys.argv else 10, sizes, args.seed, args.markdown)
+        if args.grid:
+            from bisection_boots import grid
+
+            effects = (
+                [0.0, 2, 4, 8, 16, 45] if args.effects == "0.5,1,2" else [float(x) for x in args.effects.split(",")]
+            )
+            grid(args.trials if "--trials" in sys.argv else 50, effects)
+            return 0
+        table(args.trials if "--trials" in sys.argv else 10, sizes, args.seed, args.markdown, args.boot_effect)
         return 0
     if args.scale:
         scale(args.seed)

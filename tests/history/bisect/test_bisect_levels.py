@@ -356,3 +356,20 @@ def test_warnings_are_values_with_codes_that_the_renderer_draws():
         "variant": None,
     }
     assert data["warnings"][1]["message"] == outcome.notes[0].message
+
+
+@pytest.mark.parametrize("seed", [1011, 1035])
+def test_a_clean_change_is_confirmed_within_the_default_budget(seed):
+    """benchmarks/bisection.py --repos's clean scenario as simulated in docs/history.md (one +2% change among 32
+    commits, 2% noise, rounded as the C benchmark prints them; seeds whose bisections ran out of the 400
+    runs while the posterior counted each sample three quarters): the culprit is found within the budget."""
+    rng = np.random.default_rng([seed, 0])
+    culprit = int(rng.choice(np.arange(1, 33), size=1, replace=False)[0])
+
+    def measure(commit: int) -> float:
+        value = round(100000 * (1.02 if commit >= culprit else 1.0) * (1 + 0.02 * rng.normal()))
+        rng.random()  # the simulation's draw of an outlier (none in this scenario), kept for its stream
+        return value
+
+    outcome = simulate(Bisection(32, budget=400), measure)
+    assert (outcome.status, outcome.culprit) == ("found", culprit) and outcome.runs < 400, outcome.runs

@@ -147,7 +147,9 @@ def run_box_bisect(
             path=store.display,
             fields=["resume", "experiment"],
         )
-    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX)
+    search = Bisection(
+        n, graph=graph, confidence=config.confidence, budget=config.budget, batch_max=BATCH_MAX, dear=True
+    )
     report = Report(
         Outcome("inconclusive", None, 0.0, [], 0),
         commits,

@@ -36,6 +36,10 @@ LEVEL_MIN_RUNS = 6  # runs of a commit before its level is judged
 SIDE_CONFIDENCE = 0.99  # the interval of culprit to bad, and of parent to good, must hold 0
 SIDE_MIN_RUNS = 4  # runs of the culprit and of its parents asked for at least (a change many
 # times the noise: boots are dear)
+DEAR_MIN_RUNS = 2  # the same when the unit is dear (a boot: ``Search(dear=True)``); with fewer than 4 runs a
+# commit is placed by Student's t (:func:`nearer_small_p`)
+FEW_SPREAD_BOUND = 0.5  # the ends' spread that sizes a dear unit's runs: sqrt(SS / chi2 quantile), here its median
+# (the robust spread of a few runs is often a fraction of the true one; a 0.9 bound cost boots and no wrong answer less)
 SIDE_MAX_RUNS = 30  # runs of the culprit and of its parents asked for at most
 NEED_CONFIDENCE = 0.6  # interval of the ends' shift whose bound nearer 0 sizes the runs asked for
 ENDS_FACTOR = 2  # runs of each end before a culprit is judged, in units of the commits' runs_needed (1 saved
@@ -87,11 +91,11 @@ def intermediate(values: Sequence[float], good: Sequence[float], bad: Sequence[f
     return not low <= 0 <= high
 
 
-def runs_needed(good: Sequence[float], bad: Sequence[float]) -> int:
+def runs_needed(good: Sequence[float], bad: Sequence[float], least: int = SIDE_MIN_RUNS) -> int:
     """Runs of a commit such that a level half way between the ends would differ from the end it is
     compared with at ``SIDE_CONFIDENCE`` in 99.5% of bisections (normal approximation with the ends'
-    robust spread), between ``SIDE_MIN_RUNS`` and ``SIDE_MAX_RUNS``.  The ends' shift is taken at the bound of
-    its ``NEED_CONFIDENCE`` Hodges-Lehmann interval nearer 0: the gate opened when the ends' runs looked far
+    robust spread), between ``least`` (``SIDE_MIN_RUNS``) and ``SIDE_MAX_RUNS``.  The ends' shift is taken at the
+    bound of its ``NEED_CONFIDENCE`` Hodges-Lehmann interval nearer 0: the gate opened when the ends' runs looked far
     apart, so with few of them their shift is overestimated (a 2% change in 2% noise read as 3.9% from 12 runs
     each asked for 10 runs where 30 are due)."""
     import numpy as np
@@ -106,18 +110,47 @@ def runs_needed(good: Sequence[float], bad: Sequence[float]) -> int:
         if half <= 0:
             return SIDE_MAX_RUNS
     if spread <= 0 or half <= 0:
-        return SIDE_MIN_RUNS
+        return least
     # (half / spread) / sqrt(1/n + 1/n_end) >= z_{0.975} + z_{0.995}, with n_end the smaller end
     room = (half / spread / 4.54) ** 2 - 1.0 / max(2, min(len(good), len(bad)))
-    need = SIDE_MAX_RUNS if room <= 0 else math.ceil(1.0 / room)
-    return int(min(SIDE_MAX_RUNS, max(SIDE_MIN_RUNS, need)))
+    need = int(min(SIDE_MAX_RUNS, max(least, SIDE_MAX_RUNS if room <= 0 else math.ceil(1.0 / room))))
+    if need < SIDE_MIN_RUNS:  # a dear unit's fewer runs, judged by Student's t (:func:`like`): sized by its quantiles
+        need = min(SIDE_MIN_RUNS, max(need, _few_runs_needed(half, good, bad, least)))
+    return need
+
+
+def _few_runs_needed(half: float, good: Sequence[float], bad: Sequence[float], least: int) -> int:
+    """:func:`runs_needed` for a dear unit: the fewest runs ``n`` from ``least`` with
+    ``half / (s sqrt(1/n + 1/n_end)) >= t_{0.995}(n + n_end - 2) + z_{0.975}``, Student's quantile for the check's,
+    and ``s`` the ends' pooled spread at ``FEW_SPREAD_BOUND`` of its distribution (with the ends' robust spread, a
+    fraction of the true one from a few runs, two changes of 4 SD were named as one after 2 boots of a commit)."""
+    import numpy as np
+    from scipy.stats import chi2, norm
+    from scipy.stats import t as student
+
+    g, b = np.asarray(good[-MAX_POINTS:], dtype=float), np.asarray(bad[-MAX_POINTS:], dtype=float)
+    df = g.size + b.size - 2
+    pooled = float(np.sum((g - g.mean()) ** 2) + np.sum((b - b.mean()) ** 2)) / max(1, df)
+    spread = math.sqrt(pooled * df / float(chi2.ppf(1 - FEW_SPREAD_BOUND, df))) if df > 0 else 0.0
+    n_end = max(2, min(g.size, b.size))
+    for n in range(least, SIDE_MAX_RUNS):
+        quantile = float(student.ppf(1 - (1 - SIDE_CONFIDENCE) / 2, n + n_end - 2)) + float(norm.ppf(0.975))
+        if spread > 0 and half / (spread * math.sqrt(1 / n + 1 / n_end)) >= quantile:
+            return n
+    return SIDE_MAX_RUNS
 
 
 def like(values: Sequence[float], end: Sequence[float], need: int) -> bool | None:
     """Whether a commit's runs do not differ from an end's (its interval of the shift at
-    ``SIDE_CONFIDENCE`` holds 0); None until it has ``need`` runs."""
+    ``SIDE_CONFIDENCE`` holds 0); None until it has ``need`` runs.  With so few runs that the rank interval could
+    never exclude 0 (fewer than 400 ways to split them: a dear unit's boots), Student's t (:func:`_student`)."""
     if len(values) < need:
         return None
+    if math.comb(len(values) + len(end[-MAX_POINTS:]), len(values)) < 400:
+        from scipy.stats import t as student
+
+        t, df = _student([values, end], (1.0, -1.0))
+        return df == 0 or abs(t) <= float(student.ppf(1 - (1 - SIDE_CONFIDENCE) / 2, df))
     _, low, high = shift(values, end, SIDE_CONFIDENCE)
     return low <= 0 <= high
 
@@ -197,6 +230,48 @@ def nearer_best_p(values: Sequence[float], near: Sequence[float], far: Sequence[
     return min(1.0, 2 * min(yuen, nearer_score_p(values, near, far, at)))
 
 
+def _student(groups: Sequence[Sequence[float]], weights: Sequence[float]) -> tuple[float, int]:
+    """(t, degrees of freedom) of the contrast ``sum(weights * means)``, its spread pooled over the groups (each about
+    its own mean; on a grid at least Sheppard's step^2 / 12, so that equal runs are no certainty); t is 0 without a
+    degree of freedom."""
+    import numpy as np
+
+    arrays = [np.asarray(x[-MAX_POINTS:], dtype=float) for x in groups]
+    df = sum(x.size for x in arrays) - len(arrays)
+    if df < 1 or min(x.size for x in arrays) < 1:
+        return 0.0, 0
+    means = [float(x.mean()) for x in arrays]
+    pooled = sum(float(np.sum((x - m) ** 2)) for x, m in zip(arrays, means, strict=True)) / df
+    steps = np.diff(np.unique(np.concatenate(arrays)))
+    pooled = max(pooled, float(steps.min()) ** 2 / 12 if steps.size else 0.0)
+    error = math.sqrt(pooled * sum(w * w / x.size for w, x in zip(weights, arrays, strict=True)))
+    contrast = sum(w * m for w, m in zip(weights, means, strict=True))
+    return (contrast / error if error > 0 else 0.0), df
+
+
+def nearer_small_p(values: Sequence[float], near: Sequence[float], far: Sequence[float], at: float = 0.5) -> float:
+    """:func:`nearer_p`'s one-sided p-value for few runs (a commit booted twice): the contrast
+    ``commit - at near - (1 - at) far`` by Student's t (:func:`_student`), in the direction of ``near``; exact
+    for normal noise of one spread at every level (1.0 with no degree of freedom)."""
+    from scipy.stats import t as student
+
+    sign = -1.0 if (sum(near) / max(1, len(near)) < sum(far) / max(1, len(far))) != (at > 1) else 1.0
+    t, df = _student([values, near, far], (sign, -sign * at, -sign * (1 - at)))
+    return float(student.sf(t, df)) if df else 1.0
+
+
+def ends_apart_p(good: Sequence[float], bad: Sequence[float]) -> float:
+    """Two-sided p-value of Student's t between the ends (:func:`_student`; 1.0 with fewer than 2 of either): the
+    gate's test on a dear unit's first boots, which, unlike a rank test, can pass on 2 a side when the ends are
+    many spreads apart."""
+    from scipy.stats import t as student
+
+    if min(len(good), len(bad)) < 2:
+        return 1.0
+    t, df = _student([good, bad], (1.0, -1.0))
+    return float(2 * student.sf(abs(t), df))
+
+
 CHECKS = frozenset({"nearer", "mirror"})  # the placement's checks (:func:`placed_checks`)
 
 
@@ -215,6 +290,11 @@ def placed_checks(
     from abstat.history.bisect import scoretest
 
     end, other = (bad, good) if side == "bad" else (good, bad)
+    if min(len(values), len(end), len(other)) < 4:  # a dear unit's few runs (boots): Student's t, pooled spread
+        checks = (("nearer", 0.5, NEARER_PVALUE), ("mirror", 2.0, MIRROR_PVALUE))
+        return {
+            name for name, at, level in checks if name not in done and nearer_small_p(values, end, other, at) <= level
+        }
     passed = set()
     if "nearer" not in done and nearer_best_p(values, end, other) <= NEARER_PVALUE:
         passed.add("nearer")
@@ -230,10 +310,19 @@ def placed(values: Sequence[float], good: Sequence[float], bad: Sequence[float],
     return placed_checks(values, good, bad, side) == CHECKS
 
 
-def ends_ready(good: Sequence[float], bad: Sequence[float]) -> bool:
-    """Whether the ends have ``ENDS_FACTOR`` times the runs a commit needs (:func:`runs_needed`): their levels also
-    steered the search, and with more runs a chance deviation of theirs fades."""
-    return min(len(good), len(bad)) >= ENDS_FACTOR * runs_needed(good, bad)
+def ends_target(good: Sequence[float], bad: Sequence[float], least: int = SIDE_MIN_RUNS) -> int:
+    """Runs of each end before a culprit is judged: ``ENDS_FACTOR`` times a commit's (:func:`runs_needed`); one
+    more than a commit's when those are ``least`` below ``SIDE_MIN_RUNS`` (a dear unit, the ends so many spreads
+    apart that a commit needs the fewest runs: a chance deviation of the ends' levels is then a small part of
+    the change, and every check's test counts the ends' runs)."""
+    need = runs_needed(good, bad, least)
+    return need + 1 if need == least < SIDE_MIN_RUNS else ENDS_FACTOR * need
+
+
+def ends_ready(good: Sequence[float], bad: Sequence[float], least: int = SIDE_MIN_RUNS) -> bool:
+    """Whether the ends have their runs (:func:`ends_target`): their levels also steered the search, and with
+    more runs a chance deviation of theirs fades."""
+    return min(len(good), len(bad)) >= ends_target(good, bad, least)
 
 
 def placing(
@@ -242,6 +331,7 @@ def placing(
     bad: Sequence[float],
     strikes: dict[int, int],
     passed: dict[int, set[str]],
+    least: int = SIDE_MIN_RUNS,
 ) -> set[int]:
     """The commits of ``sides`` (commit, its runs, the end it should measure like: the culprit with the bad end,
     its parents with the good end) that have passed every check of :func:`placed_checks`, each check at the
@@ -250,9 +340,9 @@ def placing(
     differed in 99.5% of bisections, up to ``SIDE_MAX_RUNS``).  None until the ends are ready
     (:func:`ends_ready`).  A commit that once differed (``strikes``, updated) needs that many runs again for
     each time it did, so that looking again and again is no way through."""
-    if not ends_ready(good, bad):
+    if not ends_ready(good, bad, least):
         return set()
-    need = runs_needed(good, bad)
+    need = runs_needed(good, bad, least)
     for commit, values, end in sides:
         checks = passed.setdefault(commit, set())
         if checks == CHECKS:

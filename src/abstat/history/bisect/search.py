@@ -15,8 +15,8 @@ is updated with every sample:
   pooled residuals (:mod:`abstat.history.bisect.density`: a kernel density, so two paths
   are two humps, with 5% of a Student-t of the robust scale; a Student-t alone below 10).
   Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
-  few wild samples cannot carry the decision, and weighted by ``TEMPER``
-  because the model is estimated, not known.  All samples are re-scored
+  few wild samples cannot carry the decision (``TEMPER`` weighs it; the
+  answer itself rests on the checks of fresh runs below).  All samples are re-scored
   whenever the references grow.
 - **Drift.** Every batch interleaves one reference run (good and bad in
   turn) with the runs of the commit under test.  When the references'
@@ -37,6 +37,9 @@ is updated with every sample:
   they do) (found); or a tested commit measures unlike both ends (several: more than one change,
   :mod:`abstat.history.bisect.segments` bisects each part); or the budget is spent (inconclusive), or the
   references do not differ by Brunner-Munzel's test nor :mod:`abstat.history.bisect.scoretest`'s (no change).
+- **Dear runs** (``dear``: each a boot): the ends start at 2 a side and open the gate by Student's t; a commit
+  needs 2 runs where the ends are so far apart that a half-way level would show in them; no reference in a
+  search batch once the ends have their runs (docs/history.md, "Boots: a dear unit").
 """
 
 from __future__ import annotations
@@ -51,9 +54,13 @@ from abstat.history.bisect.outcome import Batch, Outcome, conclude
 __all__ = ["Batch", "Outcome", "Search", "simulate"]
 
 CLIP = 3.0
-TEMPER = 0.75  # the model is estimated, not known: every sample counts three quarters
+TEMPER = 1.0  # weight of a sample's log-likelihood ratio: the posterior only steers the search and says when to
+# confirm; the answer rests on fresh runs and shape-free checks (levels.py), so samples count in full (at 0.75, 35
+# of 40 simulated clean 32-commit bisections were right within 400 runs, at 1.0 39; docs/history.md)
+STEP_TEMPER = 0.75  # ``abstat bisect step``'s sequential test, whose verdict rests on its likelihood alone
 T_DF = 4.0
 INITIAL_REFERENCES = 5  # runs of each reference before the search starts
+DEAR_REFERENCES = 2  # the same when the unit is dear (boots): then one more a side at a time, Student's t at the gate
 GATE_PVALUE = 0.001  # good and bad references must differ this clearly
 SIDE_CERTAINTY = 0.99  # a test commit this surely on one side also estimates that side's level
 
@@ -73,9 +80,11 @@ class Search:
         confidence: float = 0.95,
         budget: int = 400,
         batch_max: int = 24,
-        initial_references: int = INITIAL_REFERENCES,
+        initial_references: int | None = None,
+        dear: bool = False,
     ) -> None:
-        """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``)."""
+        """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``); ``dear``: each run
+        is dear (a boot): fewer first runs of the ends and of the commits when the ends are many spreads apart."""
         if n < 1:
             raise ValueError("need at least one commit after the good one")
         self.graph = graph if graph is not None else Graph.linear(n)
@@ -85,7 +94,8 @@ class Search:
         self.confidence = confidence
         self.budget = budget
         self.batch_max = batch_max
-        self.initial = initial_references
+        self.initial = initial_references or (DEAR_REFERENCES if dear else INITIAL_REFERENCES)
+        self.dear, self.least = dear, levels.DEAR_MIN_RUNS if dear else levels.SIDE_MIN_RUNS
         self.skipped: set[int] = set()
         self.samples: list[tuple[int, float, int]] = []  # (commit, value, batch number)
         self.batches = 0
@@ -187,7 +197,10 @@ class Search:
         return levels.ends_differ_p(*self._references())
 
     def ends_differ(self) -> bool:
-        """Brunner-Munzel, or the permutation test scored by the noise's density (two paths: two humps), at the gate."""
+        """Brunner-Munzel, or the permutation test scored by the noise's density (two paths: two humps), at the gate;
+        Student's t while a dear search's ends have fewer than ``INITIAL_REFERENCES`` runs."""
+        if min(map(len, self._references())) < INITIAL_REFERENCES:
+            return levels.ends_apart_p(*self._references()) <= GATE_PVALUE
         return (
             self.reference_p() <= GATE_PVALUE
             or self._memo("score_p", lambda: scoretest.differ_p(*self._references())) <= GATE_PVALUE
@@ -217,8 +230,8 @@ class Search:
         sides = [(p, self.fresh_values(p, start), good) for p in self.graph.parents_of(culprit) if p != 0]
         if culprit != self.n:
             sides.append((culprit, self.fresh_values(culprit, start), bad))
-        settled = levels.placing(sides, good, bad, self._strikes, self._passed.setdefault(culprit, {}))
-        return levels.ends_ready(good, bad) and len(settled) == len(sides)
+        settled = levels.placing(sides, good, bad, self._strikes, self._passed.setdefault(culprit, {}), self.least)
+        return levels.ends_ready(good, bad, self.least) and len(settled) == len(sides)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
         """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""
@@ -312,7 +325,7 @@ class Search:
         if not self.gated and not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:
                 return self.outcome("no-change")
-            return self._reference_batch(2)
+            return self._reference_batch(1 if min(len(good), len(bad)) < INITIAL_REFERENCES else 2)
         self.gated = True  # once the ends differ the search goes on (p wanders as references are added)
         posterior = self.posterior()
         self._update_sides(posterior)
@@ -327,10 +340,12 @@ class Search:
         test = self._choose(posterior, m)
         if test is None:
             return self.outcome("untestable")
-        reference = 0 if self.next_reference == 0 else self.n
-        self.next_reference ^= 1
+        # a reference in every batch (against drift); a dear search's only while the ends lack runs (a boot each)
+        ends = [] if self.dear and min(map(len, (good, bad))) >= levels.ends_target(good, bad, self.least) else [0]
+        reference = [0 if self.next_reference == 0 else self.n for _ in ends]
+        self.next_reference ^= len(ends)
         half = m // 2
-        return Batch([test] * half + [reference] + [test] * (m - half), test)
+        return Batch([test] * half + reference + [test] * (m - half), test)
 
     def _verify(self, culprit: int, m: int) -> Batch | Outcome:
         """Found, once a culprit above the threshold stays there for one more batch of it and its parents
@@ -351,10 +366,10 @@ class Search:
         # alternating, so that a burst of load on the machine hits the culprit, its parents and the ends
         # alike instead of confirming a crossing that is not there
         good, bad = self._references()
-        need = levels.runs_needed(good, bad)
+        need = levels.runs_needed(good, bad, self.least)
         # runs the ends still miss, and the tests': both ends in every round while they miss some, twice while
         # they miss more than the tests (so that neither waits for the other)
-        short = levels.ENDS_FACTOR * need - min(len(good), len(bad))
+        short = levels.ends_target(good, bad, self.least) - min(len(good), len(bad))
         behind = short - max(0, need - min(len(self.fresh_values(c, self._fresh[culprit])) for c in tests))
         rounds = []
         for round_number in range(half):

@@ -37,9 +37,17 @@ class Part:
 
 class Bisection:
     def __init__(
-        self, n: int, *, graph: Graph | None = None, confidence: float = 0.95, budget: int = 400, batch_max: int = 24
+        self,
+        n: int,
+        *,
+        graph: Graph | None = None,
+        confidence: float = 0.95,
+        budget: int = 400,
+        batch_max: int = 24,
+        dear: bool = False,
     ) -> None:
-        self.root = Search(n, graph=graph, confidence=confidence, budget=budget, batch_max=batch_max)
+        self.dear = dear  # each run a boot (:class:`abstat.history.bisect.search.Search`)
+        self.root = Search(n, graph=graph, confidence=confidence, budget=budget, batch_max=batch_max, dear=dear)
         self.n, self.graph = n, self.root.graph
         self.confidence, self.budget, self.batch_max = confidence, budget, batch_max
         self.parts = [Part(0, n, self.root)]
@@ -104,7 +112,9 @@ class Bisection:
         remaining = max(MIN_PART_BUDGET, (self.budget - self.attempts) // 2)
         halves = []
         for low, high in ((part.low, at), (at, part.high)):
-            search = Search(high - low, confidence=self.confidence, budget=remaining, batch_max=self.batch_max)
+            search = Search(
+                high - low, confidence=self.confidence, budget=remaining, batch_max=self.batch_max, dear=self.dear
+            )
             search.samples = [(c - low, v, b) for c, v, b in self.samples if low <= c <= high]
             search.batches = self.batches
             search.skipped = {c - low for c in self.skipped if low < c < high}

@@ -59,7 +59,7 @@ def _references(store, experiment: str, metric: str, shas: list[str]) -> list[fl
 
 def llr(values: list[float], good: list[float], bad: list[float]) -> float:
     """Sum of the clipped, tempered Student-t log-likelihood ratios (bad over good)."""
-    from abstat.history.bisect.search import CLIP, TEMPER, Search
+    from abstat.history.bisect.search import CLIP, STEP_TEMPER, Search
 
     search = Search(1)
     search.samples = [(0, v, 0) for v in good] + [(1, v, 0) for v in bad]
@@ -69,7 +69,7 @@ def llr(values: list[float], good: list[float], bad: list[float]) -> float:
     for x in values:
         zg, zb = (x - g) / scale, (x - b) / scale
         one = -(4.0 + 1) / 2 * (math.log1p(zb * zb / 4.0) - math.log1p(zg * zg / 4.0))
-        total += TEMPER * max(-CLIP, min(CLIP, one))
+        total += STEP_TEMPER * max(-CLIP, min(CLIP, one))
     return total
 
 

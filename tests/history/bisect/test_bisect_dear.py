@@ -1,0 +1,111 @@
+"""A dear unit (``abstat bisect --host``: each run a boot, issue 38): fewer boots of the ends and of the culprit
+when the ends are many spreads apart, the same search otherwise.  Its tests against statsmodels and scipy, their
+level by simulation, and the boot count of tests/lab/testbox/test_testbox_more.py's history in the search's own
+simulation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.formula.api as smf
+from scipy.stats import t as student
+from scipy.stats import ttest_ind
+
+from abstat.history.bisect import levels
+from abstat.history.bisect.outcome import Batch, Outcome
+from abstat.history.bisect.segments import Bisection
+
+
+def test_the_small_sample_placement_is_the_contrast_of_a_linear_model():
+    """Student's t of ``commit - at near - (1 - at) far`` with the spread pooled over the three groups: statsmodels'
+    OLS on group dummies and its t-test of the same contrast (one-sided)."""
+    rng = np.random.default_rng(3)
+    for n_commit, n_end, at in ((1, 2, 0.5), (2, 3, 0.5), (2, 3, 2.0), (3, 5, 0.5), (6, 9, 2.0)):
+        values, near, far = (list(rng.normal(mu, 1, n)) for mu, n in ((3.0, n_commit), (4.0, n_end), (0.0, n_end)))
+        y = values + near + far
+        group = ["c"] * n_commit + ["n"] * n_end + ["f"] * n_end
+        fit = smf.ols("y ~ 0 + C(g)", pd.DataFrame({"y": y, "g": group})).fit()
+        contrast = fit.t_test(f"C(g)[c] - {at} * C(g)[n] - {1 - at} * C(g)[f] = 0")
+        t = float(np.asarray(contrast.tvalue).ravel()[0]) * (-1.0 if at > 1 else 1.0)  # toward near (4 > 0)
+        assert levels.nearer_small_p(values, near, far, at) == pytest.approx(student.sf(t, fit.df_resid), rel=1e-9)
+    assert levels.nearer_small_p([3.0], [4.0], [0.0]) == 1.0  # no degree of freedom
+
+
+def test_the_dear_gate_is_students_t_and_equal_runs_are_no_certainty_on_a_grid():
+    rng = np.random.default_rng(4)
+    for n in (2, 3, 4):
+        good, bad = list(rng.normal(0, 1, n)), list(rng.normal(3, 2, n + 1))
+        assert levels.ends_apart_p(good, bad) == pytest.approx(ttest_ind(good, bad).pvalue, rel=1e-9)
+    # two boots a side, one grid step apart and no spread within: Sheppard's step^2 / 12 stands for the spread
+    expected = 2 * student.sf(20 / (20 / 12**0.5), 2)  # t = step / sqrt(step^2 / 12 (1/2 + 1/2)), 2 df
+    assert levels.ends_apart_p([440.0, 440.0], [460.0, 460.0]) == pytest.approx(expected, rel=1e-9)
+    assert expected > 0.05
+    assert levels.ends_apart_p([1.0], [2.0, 3.0]) == 1.0
+
+
+def test_the_small_sample_placement_holds_its_level_on_the_boundary():
+    """A commit half way between the ends (two equal changes), 2 boots of it, 3 of each end, normal noise: the
+    'nearer' check passes at its level (2.5%); 20,000 seeded draws, within 4 standard errors."""
+    rng = np.random.default_rng(5)
+    draws = 20_000
+    passed = sum(
+        levels.nearer_small_p(list(rng.normal(0.5, 1, 2)), list(rng.normal(1, 1, 3)), list(rng.normal(0, 1, 3)))
+        <= levels.NEARER_PVALUE
+        for _ in range(draws)
+    )
+    error = (levels.NEARER_PVALUE * (1 - levels.NEARER_PVALUE) / draws) ** 0.5
+    assert abs(passed / draws - levels.NEARER_PVALUE) < 4 * error
+
+
+def boots(levels_of: list[float], broken: set[int], seed: int, dear: bool, spread: float = 0.03) -> tuple[Outcome, int]:
+    """One bisection as ``abstat bisect --host`` runs it (tests the search's boots: a commit's other boots in a batch
+    are not made once one failed), each boot's value its level times 1 + ``spread`` N(0, 1)."""
+    rng = np.random.default_rng(seed)
+    search = Bisection(len(levels_of) - 1, budget=40, batch_max=8, dear=dear)
+    while True:
+        step = search.plan()
+        if isinstance(step, Outcome):
+            return step, search.runs
+        made: list[int] = []
+        values: list[float | None] = []
+        for commit in step.commits:
+            if commit in broken and commit in made:
+                continue
+            made.append(commit)
+            values.append(None if commit in broken else levels_of[commit] * (1 + spread * rng.normal()))
+        search.record(Batch(made, step.test), values)
+
+
+# tests/lab/testbox/test_testbox_more.py's history: pti=off, the culprit pti=on, a line that does not boot, two
+# more pti=on; getppid in TSC cycles under TCG (docs/lab.md: about 1,120 against 25,000)
+PTI = [1120.0, 25000.0, 25000.0, 25000.0, 25000.0]
+
+
+def test_a_change_many_spreads_wide_is_bisected_in_twelve_boots_on_a_dear_unit():
+    """Issue 38's target: the culprit in <= 12 boots (the search took 24 before: 5 boots of each end first, 4 of the
+    culprit after it was proposed, twice as many of each end)."""
+    for seed in range(20):
+        outcome, spent = boots(PTI, {2}, seed, dear=True)
+        assert (outcome.status, outcome.culprit, spent <= 12) == ("found", 1, True), (seed, spent)
+    outcome, spent = boots(PTI, {2}, 0, dear=False)
+    assert outcome.culprit == 1 and spent >= 20  # the runs' own rules, for a cheap unit
+
+
+@pytest.mark.parametrize("shift", [0.0, 0.02, 0.2])
+def test_a_dear_unit_falls_back_to_the_runs_rules_when_the_ends_are_not_far_apart(shift):
+    """No change or a change of one or ten spreads: Student's t does not open the gate on 2 boots a side, the ends
+    get the runs' 5 first boots, and no wrong commit is named (seeded draws)."""
+    for seed in range(3):
+        outcome, spent = boots([100.0, *[100.0 * (1 + shift)] * 4], set(), seed, dear=True, spread=0.02)
+        assert outcome.status != "found" or (shift > 0 and outcome.culprit == 1), (seed, outcome.status)
+
+
+def test_two_changes_of_a_few_spreads_are_not_named_as_one_on_a_dear_unit():
+    """+4 SD at commit 1 and again at 10 of 16 (the ends 8 SD apart): no commit is named `found`.  Sized from the
+    ends' robust spread and judged by a rank interval that 2 boots can never make exclude 0, the first dear rules
+    named commit 1 after 2 boots of it (seed 47 here; 7 of 50 such histories in benchmarks' simulation)."""
+    steps = [100.0] + [104.0] * 9 + [108.0] * 7
+    for seed in range(40, 50):
+        outcome, _ = boots(steps, set(), seed, dear=True, spread=0.01)
+        assert outcome.status != "found", (seed, outcome.culprit)
