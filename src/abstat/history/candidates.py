@@ -22,7 +22,8 @@ MAX_CELLS = 1 << 22  # gains computed at once per chunk of a level (bounded memo
 AROUND = 64  # then the best split of the intervals of lengths 2 m, 4 m, ... up to this that end or start
 #              at a candidate (a short bump's other edge; 0: none) ...
 AROUND_GAIN = 1.5  # ... whose gain exceeds this times the penalty (at 0: 0.34 false alarms per 1000 stationary
-#                    points, not 0.14: 5-revision noise bumps next to weak candidates; docs/history.md)
+#                    points, not 0.14: 5-revision noise bumps next to weak candidates; docs/history.md), in a
+#                    series without serial correlation (wander.series_rho 0: else they are a wander's pieces)
 
 
 def _level_best(sums: Sums, starts: np.ndarray, length: int, m: int) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +70,8 @@ def propose(sums: Sums, n: int, m: int, penalty: float) -> list[int]:
         over = gains > penalty
         for k, g in zip(ks[over].tolist(), gains[over].tolist(), strict=True):
             found[k] = max(found.get(k, 0.0), g)
-    strong = sorted(k for k, g in found.items() if np.isfinite(g) and g > AROUND_GAIN * penalty)
-    for k, g in _around(sums, n, m, penalty, strong).items():
+    strong = [k for k, g in found.items() if np.isfinite(g) and g > AROUND_GAIN * penalty and not sums.rho_floor]
+    for k, g in _around(sums, n, m, penalty, sorted(strong)).items():
         found[k] = max(found.get(k, 0.0), g)
     kept: list[int] = []
     for k in sorted(found, key=lambda key: -found[key]):
