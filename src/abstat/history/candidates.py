@@ -21,9 +21,9 @@ DECAY = 0.5  # each level's intervals are this much shorter than the last's
 MAX_CELLS = 1 << 22  # gains computed at once per chunk of a level (bounded memory)
 AROUND = 64  # then the best split of the intervals of lengths 2 m, 4 m, ... up to this that end or start
 #              at a candidate (a short bump's other edge; 0: none) ...
-AROUND_GAIN = 1.5  # ... whose gain exceeds this times the penalty (at 0: 0.34 false alarms per 1000 stationary
-#                    points, not 0.14: 5-revision noise bumps next to weak candidates; docs/history.md), in a
-#                    series without serial correlation (wander.series_rho 0: else they are a wander's pieces)
+AROUND_GAIN = 2.0  # ... whose gain exceeds this times the penalty (at 0: 0.34 false alarms per 1000 stationary
+#                    points, not 0.14: noise bumps next to weak candidates; at 1.5 the normal shape's precision
+#                    0.897 -> 0.876; docs/history.md), in a series without serial correlation (else a wander's pieces)
 
 
 def _level_best(sums: Sums, starts: np.ndarray, length: int, m: int) -> tuple[np.ndarray, np.ndarray]:
