@@ -9,7 +9,8 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
 2. **Candidates** (:mod:`abstat.history.candidates`): binary segmentation of the weighted
    least-squares cost (a split's gain: the squared z of its difference of means) while the gain
    exceeds the BIC penalty ``2 log n``, plus the best split of every seeded interval (lengths n,
-   n/2, ...) over it, so short bumps are proposed: O(n log n).
+   n/2, ...) over it, so short bumps are proposed, and of the short intervals that end or start at a
+   strong candidate (``candidates.AROUND``: a bump's other edge): O(n log n).
 3. **Confirmation**: every candidate must pass a weighted two-sample t test between its
    neighbouring segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
    ``min_segment`` revisions on each side and a relative size of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
