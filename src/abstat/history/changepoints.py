@@ -9,7 +9,8 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
 2. **Candidates** (:mod:`abstat.history.candidates`): binary segmentation of the weighted
    least-squares cost (a split's gain: the squared z of its difference of means) while the gain
    exceeds the BIC penalty ``2 log n``, plus the best split of every seeded interval (lengths n,
-   n/2, ...) over it, so short bumps are proposed: O(n log n).
+   n/2, ...) over it, so short bumps are proposed, and of the short intervals that end or start at a
+   strong candidate (``candidates.AROUND``: a bump's other edge): O(n log n).
 3. **Confirmation**: every candidate must pass a weighted two-sample t test between its
    neighbouring segments, each clipped to ``window`` revisions, at ``max_pvalue``, with at least
    ``min_segment`` revisions on each side and a relative size of at least ``min_magnitude``.  Serially correlated residuals (a smooth curve rather
@@ -68,6 +69,7 @@ AR1_TEST = True  # ... then the step is tested by GLS under AR(1) errors (:mod:`
 AR1_REACH = 2  # ... at the best location within this many revisions (Bonferroni over them)
 NUISANCE = True  # a confirmed change the decision does not report stays in its neighbours' models
 AR1_RAMPS = True  # ... and also as a ramp of each width of decide.RAMPS
+REVERT_FLAT = True  # a revert's edge (drift.DriftCheck.reverted, no serial correlation) is judged without the slope
 GUARD = 3  # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -240,9 +242,11 @@ class _Search(DriftCheck):
 
         reach = min(self.window, SIZE_WINDOW)
         sa, sb = self.spans(position, kept, reach)
-        return judge(
-            self.sums, sa, position, sb, self.min_segment, self.confidence, self.widened(position, kept, reach)
+        wide = self.widened(position, kept, reach)
+        flat = (
+            REVERT_FLAT and wide is not None and not self.sums.rho_floor and self.reverted(position, kept, self.window)
         )
+        return judge(self.sums, sa, position, sb, self.min_segment, self.confidence, wide, not flat)
 
     def undecided(self, position: int, kept: list[int]) -> float:
         """The decision rule: the weakness of the window's test, then the one model's p and interval."""

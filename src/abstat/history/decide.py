@@ -101,7 +101,7 @@ def step_fit(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()) -
 
 
 def step_model(
-    sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = ()
+    sums: Sums, a: int, k: int, b: int, others: tuple[int, ...] = (), slope: bool = True
 ) -> tuple[float, float, int, float | None]:
     """:func:`step_fit` and, when the fit is under AR(1) errors, its -2 log profile likelihood (else None)."""
     x, w = sums.x[a:b], sums.weight[a:b]
@@ -111,7 +111,7 @@ def step_model(
         return (float(x[at:].mean() - x[:at].mean()) if 0 < at < n else 0.0), math.inf, 0, None
     try:
         coef, inverse, residual, df = _fit(x, w, at, False, inner)
-        if min(at, n - at) >= SIZE_SLOPE_SIDE and n > 3 + len(inner):
+        if slope and min(at, n - at) >= SIZE_SLOPE_SIDE and n > 3 + len(inner):
             c2, i2, r2, df2 = _fit(x, w, at, True, inner)
             sse2 = float(r2 @ r2)
             if df2 > 0 and sse2 > 0 and abs(c2[1]) > SLOPE_T * math.sqrt(sse2 / df2 * float(i2[1, 1])):
@@ -172,7 +172,14 @@ def _bonferroni_se(diff: float, se: float, df: int, tried: int) -> float:
 
 
 def judge(
-    sums: Sums, a: int, k: int, b: int, m: int, confidence: float, wide: tuple[int, int, tuple[int, ...]] | None = None
+    sums: Sums,
+    a: int,
+    k: int,
+    b: int,
+    m: int,
+    confidence: float,
+    wide: tuple[int, int, tuple[int, ...]] | None = None,
+    slope: bool = True,
 ) -> Judgement:
     """The change at ``k`` judged on [a, b) (see the module's text); with ``wide`` = (wa, wb,
     others), the model is fitted on [wa, wb) with steps at ``others`` too (a short side extended
@@ -182,7 +189,7 @@ def judge(
     fa, fb, others = wide if wide is not None else (a, b, ())
 
     def one(position: int) -> tuple[float, float, float, float, float | None]:
-        diff, se, df, score = step_model(sums, fa, position, fb, others)
+        diff, se, df, score = step_model(sums, fa, position, fb, others, slope)
         if df <= 0 or not math.isfinite(se):
             return diff, -math.inf, math.inf, 1.0, score
         if se <= 1e-12 * (abs(diff) + 1e-300):

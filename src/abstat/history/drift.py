@@ -26,6 +26,7 @@ DRIFT_DEGREE = 3  # drifts: lines, or curves up to cubics
 STEP_PARAMS = 2.0  # a step's parameters in the drift check's BIC: its level and its position
 WHOLE_CURVE = 2  # then a curve of this degree over the whole series against all its steps (0: none)
 CURVE_PIECES = 1  # a curve of degree d needs d + CURVE_PIECES pieces in its run (a line: 1)
+DRIFT_REVERTS = True  # per run, a revert's edge (the level returns) is a step of both explanations (False: before)
 
 
 def _two_sided_p(t: float, df: int) -> float:
@@ -143,26 +144,35 @@ class DriftCheck:
             b = kept[end + 2] if end + 2 < len(kept) else self.n
         return a, b, tuple(fixed)
 
+    def held(self, kept: list[int]) -> set[int]:
+        """With ``DRIFT_REVERTS``, in a series without serial correlation: the changes that are a revert's
+        edge (:meth:`reverted`: the level returns), steps of both explanations (a drift does not return)."""
+        if not DRIFT_REVERTS or self.sums.rho_floor:
+            return set()
+        return {p for p in kept if self.reverted(p, kept, self.window)}
+
     def drift_selection(self, kept: list[int]) -> list[int]:
         """Per run of changes of one direction, between the changes of the other direction
-        around it: steps, or a line plus the steps that stand beyond it (``run_choice``)."""
+        around it: steps, or a line plus the steps that stand beyond it (``run_choice``); a revert's
+        edge (:meth:`held`) is a step of both.  Then the whole series' curve (``WHOLE_CURVE``) against
+        all the steps left (a held edge too: a quadratic drift's turn reads as a revert)."""
         if not self.drift or not kept:
             return kept
         signs = [self.direction(p, kept) for p in kept]
+        held = self.held(kept)
         result = list(kept)
         start = 0
         while start < len(kept):
             end = start
             while end + 1 < len(kept) and signs[end + 1] == signs[start]:
                 end += 1
-            run = kept[start : end + 1]
             a, b, fixed = self.run_span(kept, start, end)
+            run = [p for p in kept[start : end + 1] if p not in held]
+            fixed = tuple(sorted({*fixed, *held.intersection(kept[start : end + 1])}))
             start = end + 1
-            chosen = self.run_choice(a, b, run, None, fixed)
-            for position in run:
-                if position not in chosen:
-                    result.remove(position)
-                    self.reasons[position] = ("drift", 0.0)
+            for position in set(run) - set(self.run_choice(a, b, run, None, fixed) if run else run):
+                result.remove(position)
+                self.reasons[position] = ("drift", 0.0)
         if WHOLE_CURVE and result:
             chosen = self.run_choice(0, self.n, result, range(WHOLE_CURVE, WHOLE_CURVE + 1))
             for position in set(result) - set(chosen):
