@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,9 +68,16 @@ def _convert(side: Side, to: Side, metric: str | None) -> None:
     side.unit = to.unit
 
 
+def _median(values: list[float]) -> float:
+    """``statistics.median``, without importing statistics (and random, fractions, decimal) at start-up."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def _centre(side: Side) -> float | None:
     values = [abs(v) for run in side.runs or [] for v in run]
-    centre = statistics.median(values) if values else 0.0
+    centre = _median(values) if values else 0.0
     return centre if centre > 0 and math.isfinite(centre) else None
 
 
@@ -102,7 +108,10 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
     default, named = parse_unit_args(unit_args)
     unknown = sorted(set(named) - set(variants))
     if unknown:
-        raise UsageError(f"--unit {unknown[0]}=...: no input is named {unknown[0]!r} (inputs: {', '.join(variants)})")
+        raise UsageError(
+            f"{{unit}} {unknown[0]}=...: no input is named {unknown[0]!r} (inputs: {', '.join(variants)})",
+            fields=["unit"],
+        )
     sides = []
     for name, variant in variants.items():
         stored = [s[len("store:") :] for s in variant.sources if s.startswith("store:")]
@@ -148,7 +157,7 @@ def parse_unit_args(items: Sequence[str]) -> tuple[str | None, dict[str, str]]:
         name, eq, unit = item.partition("=")
         if eq:
             if not name.strip() or not unit.strip():
-                raise UsageError(f"--unit {item!r}: expected UNIT or NAME=UNIT")
+                raise UsageError(f"{{unit}} {item!r}: expected UNIT or NAME=UNIT", fields=["unit"])
             named[name.strip()] = unit.strip()
         elif item.strip():
             default = item.strip()
