@@ -99,14 +99,17 @@ def test_positive_quantities_never_fall_by_more_than_100_percent():
                 assert c.ci_pct is None and c.to_dict()["ci_pct"] is None
 
 
-def test_zero_width_interval_only_for_equal_constant_variants():
+def test_no_zero_width_interval_even_for_equal_constant_variants():
     # Issue 9.3: 5 vs 5 runs gave -13.64% [-13.64%, -13.64%] p<1e-16.
     runs_x = [[440.0, 440.0, 460.0, 440.0, 420.0]] * 5
     runs_y = [[380.0, 380.0, 400.0, 380.0, 360.0]] * 5
     c = compare(runs_x, runs_y)
     assert c.verdict == "cannot judge" and c.to_dict()["ci_pct"] is None
-    same = compare([5.0] * 6, [5.0] * 6)
-    assert same.ci_pct == [0.0, 0.0] and same.verdict == "no difference proven"
+    # Issue 34 (wave 9): equal constants got [0, 0] "no difference proven" beside a "too few samples" footnote
+    for n, center in ((2, "auto"), (6, "auto"), (6, "mean"), (6, "median")):
+        same = compare([5.0] * n, [5.0] * n, center=center)
+        assert same.verdict == "cannot judge" and same.ci_pct is None and same.delta_pct == 0.0
+        assert any(w.code == "cannot-judge" and "constant" in w.message for w in same.warnings)
     rng = np.random.default_rng(9)
     for _ in range(100):
         x = 20 * np.round(rng.normal(440, 7, 30) / 20)
@@ -115,6 +118,30 @@ def test_zero_width_interval_only_for_equal_constant_variants():
             c = compare(x, y, outliers=outliers)
             if c.verdict != "cannot judge":
                 assert c.ci_pct[0] < c.ci_pct[1]
+
+
+def test_constant_and_near_constant_samples_never_get_a_verdict_without_an_interval():
+    """Issue 34: "cannot judge" with the reason whenever no interval can be given, and an interval of positive
+    width beside every other verdict (but a ratio of medians both pinned to a grid point).  Every sample
+    here is 440s with 0-2 values off it per side (+-1 or +-20), 2-12 values a side, three centres."""
+    shapes = [[], [441.0], [460.0], [420.0], [460.0, 420.0]]
+    for n in (2, 3, 5, 12):
+        for ox in shapes:
+            for oy in shapes:
+                if len(ox) >= n or len(oy) >= n:
+                    continue
+                x, y = [440.0] * (n - len(ox)) + ox, [440.0] * (n - len(oy)) + oy
+                for center in ("auto", "mean", "median"):
+                    c = compare(x, y, center=center)
+                    if c.ci_pct is None:
+                        assert c.verdict == "cannot judge" and not c.significant and math.isnan(c.p_value)
+                        assert any(w.code == "cannot-judge" for w in c.warnings)
+                    else:
+                        # medians on one grid point: the order-statistic interval of each median is that
+                        # point (a distribution-free interval, zero-width when 11 of 12 values sit there)
+                        width = c.ci_pct[1] - c.ci_pct[0]
+                        assert c.verdict != "cannot judge" and (width > 0 or center == "median"), (x, y, center)
+                        assert not c.significant or not c.ci_pct[0] <= 0.0 <= c.ci_pct[1]
 
 
 def test_constant_unequal_variants_cannot_be_judged_and_keep_the_exact_change():

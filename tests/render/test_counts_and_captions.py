@@ -90,3 +90,18 @@ def test_the_variant_table_prints_its_stddev_in_the_tables_unit():
     table = text[: text.index("candidate")]
     units = set(re.findall(r"\d (µs|ms|ns|s)\b", table))
     assert units == {"µs"}, table
+
+
+def test_count_means_print_the_digits_their_change_is_computed_from():
+    # Newcomer (wave 8, 17): a count row showed "2 2 -8%" where the change is the ratio of means 2.4 and 2.2
+    sets = _sets("ivcsw", "count", [2, 3, 2, 3, 2] * 6, [2, 2, 3, 2, 2] * 6)
+    report = api.build(sets, center="mean")
+    (cell,) = report.comparisons
+    comparison = cell.comparison
+    assert comparison.estimand == "mean_ratio" and comparison.centers == pytest.approx([2.4, 2.2])
+    for fmt in ("text", "markdown"):
+        (row,) = [line for line in api.render(report, fmt).splitlines() if re.search(r"-8%", line)]
+        before, after = (float(v) for v in re.findall(r"(?<![\[+\-\w.])\d+\.\d+", row)[:2])
+        assert (before, after) == (2.4, 2.2), row  # the printed centres give the change: 2.2 / 2.4 - 1 = -8.3%
+    scale = common_scale([18.5, 7.0], "count", means=True)  # means of counts keep their digits
+    assert [scale(v) for v in (18.5, 7.0)] == ["18.500", "7.000"]  # one scale: the smallest value decides

@@ -36,11 +36,6 @@ def _cannot(estimand: str, method: str, center: str, unit: str, why: str) -> Res
     return Result(estimand, NAN, (NAN, NAN), NAN, method, center, unit, why)
 
 
-def _unchanged(estimand: str, method: str, center: str, unit: str) -> Result:
-    """Both variants constant and equal: the one zero-width interval."""
-    return Result(estimand, 0.0, (0.0, 0.0), 1.0, method, center, unit)
-
-
 def to_pct(d: float, scale: str, reference: float) -> float:
     """A shift on the analysis scale as a change in percent."""
     if scale == "log":
@@ -90,18 +85,18 @@ def _clamped(ci: tuple[float, float], nonnegative: bool) -> tuple[float, float]:
 def _constant(
     estimand: str, center: str, unit: str, x: Any, y: Any, reference: float, scale: str, unit_text: str = ""
 ) -> Result:
-    """Both variants constant.  Equal: no change, the one zero-width interval.
-    Different: the change is exact for these samples, but with no variation
-    there is no noise to judge it by, so no interval (``cannot judge``, the
-    change kept for information, no p-value: never a verdict without an
-    interval).  O(1): no combinatorics of the sizes."""
+    """Both variants constant, equal or not: the change is exact for these
+    samples (0 when equal), but with no variation there is no noise to judge
+    it by, so no interval (``cannot judge``, the change kept for information,
+    no p-value: never a verdict without an interval).  Until wave 9 equal
+    constants got the zero-width interval ``[0, 0]`` and "no difference
+    proven", beside a "too few samples" footnote at 2 values: a certainty
+    the data cannot give (issue 34).  O(1): no combinatorics of the sizes."""
     c0, c1 = float(x[0]), float(y[0])
     method = "both variants constant" + (f" ({unit_text})" if unit_text else "")
     if scale == "linear" and reference == 0.0:
         return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
-    if c0 == c1:
-        return _unchanged(estimand, method, center, unit)
-    delta = 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
+    delta = 0.0 if c0 == c1 else 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
     why = (
         f"both variants are constant ({c0:.6g} against {c1:.6g}, {x.size} and {y.size} values): the change "
         f"({delta:+.3g}%) is exact for these samples, but with no variation there is no noise estimate to give "

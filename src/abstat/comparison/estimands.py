@@ -164,7 +164,8 @@ def trimmed_logs(
     x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1.0, 1.0)
 ) -> tuple[float, tuple[float, float]]:
     """Yuen's :data:`TRIM`-trimmed t on the logarithms (Welch's t on trimmed
-    means with winsorized variances, as ``scipy.stats.ttest_ind(trim=0.1)``):
+    means with winsorized variances, as ``scipy.stats.ttest_ind(trim=0.1)``, its
+    degrees of freedom capped by :func:`abstat.stats.permutation_power.partner_df`):
     the p-value and the interval of the change in percent (NaN when neither
     side varies)."""
     import numpy as np
@@ -183,7 +184,9 @@ def trimmed_logs(
     se = math.sqrt(dx + dy)
     if not se > 0.0:
         return NAN, (NAN, NAN)
-    df = (dx + dy) ** 2 / (dx * dx / (hx - 1) + dy * dy / (hy - 1))
+    from abstat.stats.permutation_power import partner_df
+
+    df = float(partner_df((dx + dy) ** 2 / (dx * dx / (hx - 1) + dy * dy / (hy - 1)), hx, hy))
     est, q = my - mx, t_quantile(df, 0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
     return p, (to_pct(est - q * se, "log", 1.0), to_pct(est + q * se, "log", 1.0))
@@ -207,6 +210,8 @@ def _join_trimmed(result: Result, x: Any, y: Any, confidence: float, inflate: tu
     Welch (until wave 7): 3% interrupts in a big baseline raise its mean of
     logarithms by as much as a 1% slowdown of the few new runs, and Welch's t
     then called 2% of such slowdowns at 3 against 500 (15% trimmed)."""
+    from abstat.stats.permutation_power import partner_df
+
     p, ci = trimmed_logs(x, y, confidence, inflate)
     if not (math.isfinite(p) and all(math.isfinite(v) for v in ci)):
         return
@@ -214,9 +219,11 @@ def _join_trimmed(result: Result, x: Any, y: Any, confidence: float, inflate: tu
     result.ci = (min(result.ci[0], ci[0]), max(result.ci[1], ci[1]))
     if result.p_value < 1.0 - confidence and result.ci[0] <= 0.0 <= result.ci[1]:
         result.p_value = 1.0 - confidence  # the two tests call opposite directions: the hull decides
+    m = min(x.size, y.size)
     result.method += (
-        f"; with {min(x.size, y.size)} values on a side, called only when Yuen's 10%-trimmed t on the "
-        "logarithms agrees (p-value the larger of the two, interval the hull of both)"
+        f"; with {m} values on a side, called only when Yuen's 10%-trimmed t on the logarithms agrees (degrees of "
+        f"freedom Welch-Satterthwaite's, at most {float(partner_df(math.inf, m, m)):g}; p-value the larger of the "
+        "two, interval the hull of both)"
     )
 
 

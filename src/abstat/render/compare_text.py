@@ -127,6 +127,7 @@ def _centres_scale(comps: Sequence[Any], unit: str | None, metric: str | None) -
         [v for comp in comps for v in (_centre(comp, comp.baseline), _centre(comp, comp.candidate)) if v is not None],
         unit,
         metric,
+        means=any("mean" in _centre_label(comp) for comp in comps),
     )
 
 

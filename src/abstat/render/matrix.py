@@ -30,15 +30,22 @@ def scalers(report: Report) -> dict[tuple[str | None, str | None], Scaler]:
     """One scale per (unit, metric): every centre of a metric, in every
     column, gets the same prefix and decimals."""
     groups: dict[tuple[str | None, str | None], list[float]] = {}
+    means: set[tuple[str | None, str | None]] = set()  # groups with a mean among their centres: counts get decimals
     for row in report.rows:
         for cell in row.cells.values():
             groups.setdefault((cell.sample_set.unit, _metric(cell)), []).append(cell.center)
-    return {key: common_scale(values, *key) for key, values in groups.items()}
+            if "mean" in (cell.center_kind or ""):
+                means.add((cell.sample_set.unit, _metric(cell)))
+    return {key: common_scale(values, *key, means=key in means) for key, values in groups.items()}
 
 
 def format_cell_value(cell: Cell, scales: dict[tuple[str | None, str | None], Scaler] | None = None) -> str:
     key = (cell.sample_set.unit, _metric(cell))
-    scaler = scales[key] if scales and key in scales else common_scale([cell.center], *key)
+    scaler = (
+        scales[key]
+        if scales and key in scales
+        else common_scale([cell.center], *key, means="mean" in (cell.center_kind or ""))
+    )
     return scaler(cell.center)
 
 

@@ -151,15 +151,20 @@ def _magnitudes(values: Iterable[float | None], factor: float) -> list[float]:
     return [v for v in finite if math.isfinite(v) and v != 0]
 
 
-def common_scale(values: Iterable[float | None], unit: str | None = None, metric: str | None = None) -> Scaler:
+def common_scale(
+    values: Iterable[float | None], unit: str | None = None, metric: str | None = None, *, means: bool = False
+) -> Scaler:
     """One scaler for all ``values`` (in ``unit``): the prefix that puts the
-    non-zero value nearest zero at 1 or more, and enough decimals for it."""
+    non-zero value nearest zero at 1 or more, and enough decimals for it.
+    ``means``: some values are means (a change computed from them), so counts
+    get decimals too: 2.4 and 2.2 context switches are not both "2" beside -8%."""
     info = tidy(unit, metric)
     finite = _magnitudes(values, info.factor)
     # rounded as it will print, so 999.96 ms is "1.000 s", not "1,000 ms"
     smallest = float(f"{min(finite):.{SIGNIFICANT}g}") if finite else 1.0
     prefix, scale = _prefix(info.kind, smallest)
-    if info.kind == "count" and (all(float(v).is_integer() for v in finite) or is_counted(unit)):
+    integral = all(float(v).is_integer() for v in finite)
+    if info.kind == "count" and (integral or (is_counted(unit) and not means)):
         # counts are exact: 1,982 cycles, not 1,982.0; and a median between two counts (18.5 context
         # switches) prints as a count too (18), every value of the table alike
         decimals = 0
