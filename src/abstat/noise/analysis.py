@@ -7,7 +7,8 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.noise.stability import BlockCalls, Stability, block_calls, stability
+from abstat.noise.stability import TESTS, BlockCalls, Stability, block_calls, stability
+from abstat.render.units import format_p, format_size_pct
 
 POWER = 0.8
 TARGETS_PCT = (1.0, 2.0, 5.0)
@@ -48,6 +49,7 @@ class MetricNoise:
     estimand: str = ""  # the comparison the sizes are for (abstat compare's default on these runs)
     estimand_label: str = ""
     unresolvable: str = ""  # why no number of runs resolves a change ("" if some does)
+    aa_cannot: str = ""  # why compare cannot judge the A/A pair ("" when it can)
 
     @property
     def stable(self) -> bool | None:
@@ -64,7 +66,9 @@ class MetricNoise:
         if self.blocks is not None:
             rate = (
                 f"A/A comparisons of disjoint blocks called a difference in {self.blocks.calls} of"
-                f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; about {alpha:.0%} is chance)"
+                f" {self.blocks.comparisons} ({self.blocks.rate:.0%}; a pair calls one {alpha:.0%} of the time by"
+                " chance, and pairs that share a block call together: the Kruskal-Wallis test across all"
+                f" blocks, p {format_p(self.blocks.p_value)}, judges them)"
             )
         else:
             rate = "too few runs for A/A blocks"
@@ -80,16 +84,42 @@ class MetricNoise:
 
     def _stable_text(self, rate: str) -> str:
         """A stable series: the A/A rate, and the smallest change this n detects (or why none is resolvable)."""
-        text = f"stable: no drift, step or autocorrelation along the {sum(self.runs.values())} runs; {rate}."
+        level = self.stability.alpha / TESTS if self.stability is not None else 0.0
+        text = (
+            f"stable: no drift, step, autocorrelation or difference between blocks beyond chance along the"
+            f" {sum(self.runs.values())} runs (each of the four tests flags below p {format_p(level, 3)}); {rate}."
+        )
+        text += self._borderline(level)
         if self.detectable_pct is not None:
             text += (
-                f" At this n, changes of {self.detectable_pct:.2g}% or more (of the {self.estimand_label},"
+                f" At this n, changes of {format_size_pct(self.detectable_pct)} or more (of the {self.estimand_label},"
                 f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
                 " claims need more runs."
             )
         elif self.unresolvable:
             text += f" No number of runs resolves a change here: {self.unresolvable}."
         return text
+
+    def _borderline(self, level: float) -> str:
+        """A stable series whose tests' own p-values fall below alpha, though not below the level each
+        test has when four share alpha: say so, in the tests' words."""
+        if self.stability is None:
+            return ""
+        alpha = self.stability.alpha
+        tests = [
+            ("the trend's", self.stability.trend.p_value),
+            ("the autocorrelation's", self.stability.autocorrelation.p_value),
+            ("the step's", self.stability.step.p_value),
+        ]
+        if self.blocks is not None:
+            tests.append(("the blocks' Kruskal-Wallis", self.blocks.p_value))
+        low = [f"{name} p {format_p(p)}" for name, p in tests if level <= p < alpha]
+        if not low:
+            return ""
+        return (
+            f" Borderline: {' and '.join(low)} {'is' if len(low) == 1 else 'are'} below {alpha:.0%} on"
+            f" {'its' if len(low) == 1 else 'their'} own, not below {format_p(level, 3)}; more runs will tell."
+        )
 
     def _unstable_text(self, stability: Stability, rate: str, alpha: float) -> str:
         """An unstable series: why (the stability tests', the A/A blocks'), and what to do."""
@@ -137,6 +167,7 @@ class MetricNoise:
                 "delta_pct": self.aa_delta_pct,
                 "ci_pct": self.aa_ci_pct,
                 "significant": self.aa_significant,
+                "cannot_judge": self.aa_cannot or None,
             },
             "stable": self.stable,
             "verdict": self.verdict(),
@@ -197,7 +228,7 @@ def analyse_metric(
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
     groups = _by_invocation(runs)
     share, share_p = _between_share(groups, notes)
-    aa_delta, aa_ci, aa_significant = _aa_comparison(by_variant, variants, values, confidence, seed)
+    aa_delta, aa_ci, aa_significant, aa_cannot = _aa_comparison(by_variant, variants, values, confidence, seed)
     if len(set(values)) == 1:
         notes.append("every run gave the same value: no noise to measure at this resolution")
     estimand, label, reason = (size.estimand, size.label, size.reason) if size is not None else ("", "", "")
@@ -220,6 +251,7 @@ def analyse_metric(
         aa_delta_pct=aa_delta,
         aa_ci_pct=aa_ci,
         aa_significant=aa_significant,
+        aa_cannot=aa_cannot,
         confidence=confidence,
         notes=notes,
         estimand=estimand,
@@ -257,13 +289,16 @@ def _between_share(groups: dict[int, list[float]], notes: list[str]) -> tuple[fl
 
 def _aa_comparison(
     by_variant: dict[str, list[float]], variants: tuple[str, str], values: list[float], confidence: float, seed: int
-) -> tuple[float | None, list[float] | None, bool | None]:
-    """The A/A comparison of the two variants: change, interval and whether it was called significant
-    (None without 3 runs each or without any variation)."""
+) -> tuple[float | None, list[float] | None, bool | None, str]:
+    """The A/A comparison of the two variants: change, interval, whether it was called significant (None
+    without 3 runs each or without any variation) and, when compare cannot judge, its reason."""
     from abstat.comparison import compare
 
     if min(len(v) for v in by_variant.values()) < 3 or len(set(values)) <= 1:
-        return None, None, None
+        return None, None, None, ""
     result = compare(by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, seed=seed)
+    if result.verdict == "cannot judge":
+        why = next((w.message for w in result.warnings if w.code == "cannot-judge"), "no interval can be given")
+        return None, None, None, why
     ci = list(result.ci_pct) if result.ci_pct is not None else None
-    return result.delta_pct, ci, bool(result.significant)
+    return result.delta_pct, ci, bool(result.significant), ""

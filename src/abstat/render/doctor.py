@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from abstat.render.escape import terminal as terminal_safe
+from abstat.render.escape import json_text, terminal as terminal_safe
 
 _MARK = {"ok": "ok", "warn": "WARN", "not-available": "n/a"}
 
 
 def render_findings(findings: list[Any], fmt: str = "text") -> str:
     if fmt == "json":
-        return json.dumps([finding.to_dict() for finding in findings], indent=2) + "\n"
+        return json_text([finding.to_dict() for finding in findings])
     width = max((len(terminal_safe(finding.name)) for finding in findings), default=0)
     lines = []
     for finding in findings:  # a box's findings too: every text escaped

@@ -22,12 +22,19 @@ where a data string meets their output.
   :func:`terminal`.
 * :func:`html`: :func:`html.escape` with quotes, after replacing lone
   surrogates and control characters.
+* :func:`json_text`: a document as strict JSON (RFC 8259 has no NaN or
+  infinities: such numbers become null, so ``jq`` and every strict parser
+  read what abstat writes).
 """
 
 from __future__ import annotations
 
 import html as _html
+import json
+import math
 import re
+from collections.abc import Callable
+from typing import Any
 
 # C0 controls, DEL, C1 controls, U+2028/2029, bidi embeddings/overrides/isolates, lone surrogates
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
@@ -91,3 +98,21 @@ def html(text: object) -> str:
 def plain(text: object) -> str:
     """Plain text for a file or an e-mail: as :func:`terminal`."""
     return terminal(text)
+
+
+def finite_or_none(value: Any) -> Any:
+    """``value`` with every NaN or infinite float (in dicts, lists and tuples too) replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_or_none(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(item) for item in value]
+    return value
+
+
+def json_text(document: Any, *, indent: int | None = 2, default: Callable[[Any], Any] | None = None) -> str:
+    """``document`` as strict JSON text ending with a newline; NaN and infinities become null."""
+    if default is not None:
+        document = json.loads(json.dumps(document, default=default))
+    return json.dumps(finite_or_none(document), indent=indent, allow_nan=False) + "\n"

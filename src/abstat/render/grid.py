@@ -90,7 +90,7 @@ def _render(
             "points": documents,
             "grid": analysis.to_dict() if analysis is not None else None,
         }
-        return json.dumps(document, indent=2) + "\n"
+        return escape.json_text(document)
     if fmt == "csv":
         return _csv(parameters, points, reports)
     clean = escape.markdown if fmt == "markdown" else escape.terminal
@@ -231,7 +231,7 @@ def with_grid(text: str, report: Any, store_path: str | None, fmt: str) -> str:
     if fmt == "json":
         document = json.loads(text)
         document["grid"] = analysis.to_dict()
-        return json.dumps(document, indent=2) + "\n"
+        return escape.json_text(document)
     return text.rstrip("\n") + "\n\n" + "".join(line + "\n" for line in analysis_lines(analysis, fmt))
 
 

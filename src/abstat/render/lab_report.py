@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from abstat.render.escape import json_text
 from abstat.render import escape
 
 
@@ -44,5 +45,5 @@ def lab_report(
             out.append(f"{heading}host {shown}{'' if heading == '# ' else ' =='}\n")
             out.append(report)
     if fmt == "json":
-        out.append(json.dumps({"experiment": experiment, "hosts": documents}, indent=2) + "\n")
+        out.append(json_text({"experiment": experiment, "hosts": documents}))
     return "".join(out)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import math
 from typing import Any
 
 from abstat.render import tables
+from abstat.render.escape import json_text
 from abstat.report.matrix import Cell, Report, Summary
 
 
@@ -24,20 +23,8 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"cannot write {type(value).__name__} as JSON")
 
 
-def _finite_or_none(value: Any) -> Any:
-    """JSON has no NaN/Infinity: such numbers become null."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite_or_none(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite_or_none(v) for v in value]
-    return value
-
-
 def render_json(report: Report) -> str:
-    doc = json.loads(json.dumps(report.to_dict(), default=_json_default))
-    return json.dumps(_finite_or_none(doc), indent=2, allow_nan=False) + "\n"
+    return json_text(report.to_dict(), default=_json_default)
 
 
 CSV_FIELDS = [

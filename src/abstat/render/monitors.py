@@ -15,6 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from abstat.render.escape import json_text
 from abstat.comparison.monitors import OtherChanges, is_monitor, other_changes
 from abstat.render import tables
 from abstat.render.units import format_p, format_value
@@ -137,7 +138,7 @@ def with_other_changes(text: str, changes: OtherChanges, fmt: str) -> str:
         document = json.loads(text)
         if isinstance(document, dict):
             document["what_else_changed"] = as_json(changes)
-            return json.dumps(document, indent=2) + "\n"
+            return json_text(document)
         return text
     if fmt not in ("text", "table", "markdown", "email"):
         return text

@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from abstat.render.escape import json_text
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
-from abstat.render.units import format_change, format_p, format_value
-
-
-def _pct(value: float | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.2g}%" if abs(value) < 100 else f"{value:.0f}%"
+from abstat.render.units import format_change, format_p, format_size_pct, format_value
 
 
 def _needed(metric: Any) -> str:
-    return ", ".join(f"{target}: {'>10^7' if n is None else n}" for target, n in metric.samples_needed.items())
+    return ", ".join(f"{target}: {'>10^7' if n is None else f'{n:,}'}" for target, n in metric.samples_needed.items())
 
 
-def _p(value: float) -> str:
-    return format_p(value)
+def _p(value: float, digits: int = 2) -> str:
+    return format_p(value, digits)
 
 
 def _stability_line(metric: Any) -> str:
@@ -50,11 +44,14 @@ def _blocks(metric: Any) -> str:
         return "too few runs (2 blocks of 8 needed)"
     return (
         f"{b.calls} of {b.comparisons} pairs of {b.blocks} blocks x {b.block_size} runs called a difference"
-        f" ({b.rate:.0%}; {b.alpha:.0%} expected by chance)"
+        f" ({b.rate:.0%}; {b.alpha:.0%} per pair expected by chance);"
+        f" Kruskal-Wallis across the blocks p {_p(b.p_value)}"
     )
 
 
 def _aa(metric: Any) -> str:
+    if getattr(metric, "aa_cannot", ""):
+        return f"cannot judge ({terminal_safe(metric.aa_cannot)})"
     if metric.aa_delta_pct is None:
         return "n/a"
     return format_change(metric.aa_delta_pct, metric.aa_ci_pct) + (
@@ -68,17 +65,18 @@ def render_text(header: dict[str, Any], metrics: list[Any]) -> str:
         lines.append(
             f"{terminal_safe(m.metric)}"
             + (f" ({terminal_safe(m.unit)})" if m.unit else "")
-            + f": mean {format_value(m.mean, m.unit)}, spread {_pct(m.cv_pct)} (CV),"
-            f" {_pct(m.robust_cv_pct)} (MAD/median)"
+            + f": mean {format_value(m.mean, m.unit)}, spread {format_size_pct(m.cv_pct)} (CV),"
+            f" {format_size_pct(m.robust_cv_pct)} (MAD/median)"
         )
         n = "/".join(str(v) for v in m.runs.values())
         of = f" of the {m.estimand_label}" if getattr(m, "estimand_label", "") else ""
         lines.append(
             f"  detectable change{of} at n = {n} runs, 80% power, {m.confidence:.0%} confidence:"
-            f" {_pct(m.detectable_pct)}" + (f" ({m.unresolvable})" if getattr(m, "unresolvable", "") else "")
+            f" {format_size_pct(m.detectable_pct)}" + (f" ({m.unresolvable})" if getattr(m, "unresolvable", "") else "")
         )
         lines.append(f"  runs per variant needed for {_needed(m)}")
-        lines.append(f"  along the run order: {_stability_line(m)}")
+        level = f" (each test flags below p {_p(m.stability.alpha / 4, 3)})" if m.stability is not None else ""
+        lines.append(f"  along the run order{level}: {_stability_line(m)}")
         lines.append(f"  between invocations: {_between(m)}")
         lines.append(f"  A/A: a vs b {_aa(m)}; disjoint blocks: {_blocks(m)}")
         lines.append(f"  verdict: {m.verdict()}")
@@ -102,8 +100,8 @@ def render_markdown(header: dict[str, Any], metrics: list[Any]) -> str:
         calls = f"{m.blocks.calls}/{m.blocks.comparisons} ({m.blocks.rate:.0%})" if m.blocks else "n/a"
         stable = {True: "yes", False: "**no**", None: "n/a"}[m.stable]
         lines.append(
-            f"| {md_escape(m.metric)} | {md_escape(format_value(m.mean, m.unit))} | {_pct(m.cv_pct)} |"
-            f" {_pct(m.detectable_pct)} | {needed} | {md_escape(_stability_line(m))} |"
+            f"| {md_escape(m.metric)} | {md_escape(format_value(m.mean, m.unit))} | {format_size_pct(m.cv_pct)} |"
+            f" {format_size_pct(m.detectable_pct)} | {needed} | {md_escape(_stability_line(m))} |"
             f" {md_escape(_between(m))} | {calls} | {stable} |"
         )
     lines.append("")
@@ -113,7 +111,7 @@ def render_markdown(header: dict[str, Any], metrics: list[Any]) -> str:
 
 
 def render_json(header: dict[str, Any], metrics: list[Any]) -> str:
-    return json.dumps(dict(header, metrics=[m.to_dict() for m in metrics]), indent=2) + "\n"
+    return json_text(dict(header, metrics=[m.to_dict() for m in metrics]))
 
 
 def _warnings(header: dict[str, Any]) -> list[str]:

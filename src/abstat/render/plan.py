@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
-
-def _finite(value: Any) -> Any:
-    """JSON has no infinities or NaN: they become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
+from abstat.render.escape import json_text
 
 
 def render_text(result: Any) -> str:
@@ -78,4 +68,4 @@ def _nested_lines(result: Any) -> list[str]:
 
 def plan_json(result: Any) -> str:
     """The plan as JSON (infinities and NaN as null)."""
-    return json.dumps(_finite(result.to_dict()), indent=2, allow_nan=False) + "\n"
+    return json_text(result.to_dict())

@@ -4,10 +4,10 @@ two): each row's per-variant count, median, minimum and maximum, as text, JSON o
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+from abstat.render.escape import json_text
 from abstat.render import escape, tables
 from abstat.render.run_notes import notes_cell
 from abstat.render.run_rows import Stored
@@ -20,7 +20,7 @@ def medians_report(stored: Stored, names: Sequence[str], fmt: str) -> str:
     variants = stored.variants
     if fmt == "json":
         # "note" stays in the document's shape (it is always null now that the comparison always exists)
-        return json.dumps({"experiment": stored.experiment, "summary": rows, "note": None}, indent=2) + "\n"
+        return json_text({"experiment": stored.experiment, "summary": rows, "note": None})
     if fmt == "csv":
         return _summary_csv(stored, rows)
     head = f"experiment {stored.experiment}" + (" (one variant: nothing to compare)" if len(variants) < 2 else "")

@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from abstat.render.escape import json_text
 from abstat.render import escape, tables
 from abstat.render.run_medians import medians_report
 from abstat.render.run_rows import Stored, compared_rows, machine_differences, read_rows, row_names
@@ -104,7 +105,7 @@ def _with_window(text: str, window: tuple[int, int] | None, experiment: str, fmt
     if fmt == "json":
         document = json.loads(text)
         document["invocations"] = {"compared": compared, "stored": stored}
-        return json.dumps(document, indent=2) + "\n"
+        return json_text(document)
     line = (
         f"note: compared the latest {compared:,} of the {stored:,} invocations with these labels"
         f" (at most {RECENT_RUNS:,} runs at the end of a run); abstat show {experiment} compares every one"
@@ -263,7 +264,7 @@ def _json(
         "not_compared": dict(not_compared),
         **({"what_else_changed": monitors.as_json(others)} if others.tested else {}),
     }
-    return json.dumps(document, indent=2) + "\n"
+    return json_text(document)
 
 
 def _csv(stored: Stored, rendered: Sequence[tuple[str, str | None, list[Any]]]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from abstat.render.escape import json_text
 from abstat.render import escape, tables
 
 _MACHINE_FIELDS = (
@@ -73,7 +74,7 @@ def _combined_json(experiment: str, done: list[tuple[dict[str, str], str | None,
         else:
             block["error"] = error
         blocks.append(block)
-    return json.dumps({"experiment": experiment, "configurations": blocks}, indent=2) + "\n"
+    return json_text({"experiment": experiment, "configurations": blocks})
 
 
 def _combined_csv(done: list[tuple[dict[str, str], str | None, str | None]]) -> str:

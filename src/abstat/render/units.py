@@ -219,6 +219,19 @@ def format_pct(value: float, decimals: int) -> str:
     return text
 
 
+def format_size_pct(value: float | None) -> str:
+    """A size in percent (a spread, a detectable change), one format at every magnitude: two significant
+    digits below 10 (``3.6%``, ``0.052%``), whole percents from 10 on (``52%``, ``2,205%``); ``n/a``
+    for None or NaN."""
+    if value is None or math.isnan(value):
+        return "n/a"
+    if math.isinf(value):
+        return "unbounded"
+    if abs(value) < 9.95:
+        return f"{value:.2g}%"
+    return f"{value:,.0f}%"
+
+
 def format_p(value: float | None, digits: int = 2) -> str:
     """A p-value as a reader can use it: below 1e-16 (double precision's
     resolution near 1, and far past any sampling model's accuracy) it is
