@@ -10,8 +10,8 @@ import threading
 import pytest
 
 from abstat.engine.events import RunDone
-from abstat.render import progress as progress_mod
-from abstat.render.progress import Progress
+from abstat.cli.progress import local as progress_mod
+from abstat.cli.progress.local import Progress
 
 
 class Terminal(io.StringIO):

@@ -207,7 +207,7 @@ def test_a_session_measures_single_runs_through_the_spec_s_metric_sources():
 
 
 def test_the_display_draws_a_local_run_as_abstat_run_always_has():
-    from abstat.render.run_events import RunDisplay
+    from abstat.cli.progress.display import RunDisplay
 
     spec = ExperimentSpec((Variant("a", "true"), Variant("b", "true")), runs=1, seed=5)
     stream = io.StringIO()
@@ -236,7 +236,7 @@ def test_the_display_draws_a_local_run_as_abstat_run_always_has():
 
 
 def test_the_display_escapes_what_a_box_says():
-    from abstat.render.run_events import RunDisplay
+    from abstat.cli.progress.display import RunDisplay
 
     spec = ExperimentSpec((Variant("a", "true"),), seed=1, lab=Lab((Host("m", "m"),)))
     stream = io.StringIO()

@@ -9,7 +9,7 @@ import pytest
 
 from abstat.engine import ExperimentSpec, Variant
 from abstat.engine.events import ExperimentStarted
-from abstat.render.run_events import LOAD_ADVICE, RunDisplay
+from abstat.cli.progress.display import LOAD_ADVICE, RunDisplay
 
 
 @pytest.mark.parametrize(

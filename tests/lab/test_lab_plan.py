@@ -208,7 +208,7 @@ def test_too_old_python_on_the_box_is_one_line():
 def test_progress_lines_per_host():
     import io
 
-    from abstat.render.lab_progress import LabProgress
+    from abstat.cli.progress.lab import LabProgress
 
     stream = io.StringIO()
     progress = LabProgress({"milan": (2, 2), "naples": (2, 2)}, ["before", "after"], stream, enabled=True)
@@ -230,7 +230,7 @@ def test_progress_lines_per_host():
 def test_progress_on_a_terminal_is_a_live_table():
     import io
 
-    from abstat.render.lab_progress import LabProgress
+    from abstat.cli.progress.lab import LabProgress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
@@ -250,7 +250,7 @@ def test_progress_on_a_terminal_is_a_live_table():
 def test_progress_off_still_reports_failures():
     import io
 
-    from abstat.render.lab_progress import LabProgress
+    from abstat.cli.progress.lab import LabProgress
 
     stream = io.StringIO()
     progress = LabProgress({"milan": (1, 3)}, ["a"], stream, enabled=False)

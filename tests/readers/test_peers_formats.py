@@ -310,7 +310,9 @@ def test_csv_roundtrip_of_a_time_column(tmp_path):
 
 
 def test_export_refuses_values_of_unknown_unit(tmp_path):
+    from abstat.cli.flags import namer
     from abstat.report.sampleset import SampleSet
 
-    with pytest.raises(UsageError, match="--label metric=wall"):
+    with pytest.raises(UsageError, match="say so with label metric=wall") as raised:
         to_hyperfine([SampleSet(labels={"variant": "x"}, runs=[[1.0]], source="cycles.txt")])
+    assert "say so with --label metric=wall" in raised.value.named(namer("report"))  # the library names the field

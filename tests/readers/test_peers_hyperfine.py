@@ -200,12 +200,14 @@ def test_go_export_picks_the_time_unit():
 
 
 def test_no_wall_time_among_several_metrics_is_a_usage_error(tmp_path):
+    from abstat.cli.flags import namer
     from abstat.errors import UsageError
     from abstat.report.sampleset import SampleSet
 
     sets = [SampleSet(labels={"metric": m}, runs=[[1.0]], unit="count") for m in ("cycles", "instructions")]
-    with pytest.raises(UsageError, match="--metric"):
+    with pytest.raises(UsageError, match="choose one with metrics") as raised:
         to_hyperfine(sets)
+    assert raised.value.named(namer("report")).endswith("choose one with --metric")  # the library names the field
 
 
 def test_hyperfine_reader_keeps_user_system_and_parameters():

@@ -2,7 +2,7 @@
 
 The engine never prints.  It calls the ``on_event`` callback it was given
 with one of these, in order, from the thread that called
-:meth:`abstat.engine.Engine.run`; :mod:`abstat.render.run_events` draws them
+:meth:`abstat.engine.Engine.run`; :mod:`abstat.cli.progress.display` draws them
 (progress bars, host lines, notes) and a script may collect or ignore them.
 Every event has ``kind`` (its name in snake case) and ``host`` (None for a
 local run).

@@ -113,8 +113,9 @@ def _position_columns(path: str, header: list[str], rev_label: str) -> tuple[str
     if rev_column is None and time_column is None:
         raise InputError(
             f"no {rev_label!r}, 'commit' or 'time' column to order the rows by "
-            "(--rev-label names the revision's column)",
+            "({rev_label} names the revision's column)",
             path=path,
+            fields=["rev_label"],
         )
     return rev_column, time_column
 
@@ -164,7 +165,9 @@ def _csv_columns(
         chosen = [h for h in header if h in numeric and h not in (label_columns or ())]
     labels = _label_columns(header, numeric, position, label_columns)
     if not chosen:
-        raise InputError("CSV file has no column of numbers to follow (--metric names one)", path=path)
+        raise InputError(
+            "CSV file has no column of numbers to follow ({metrics} names one)", path=path, fields=["metrics"]
+        )
     return rev_column, time_column, chosen, labels
 
 

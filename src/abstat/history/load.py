@@ -194,15 +194,17 @@ def _nothing_found(
         wanted = f" of metric {', '.join(metrics)}" if metrics else ""
         raise InputError(
             f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
-            "or 'time' column; --rev-label names another)",
+            "or 'time' column; {rev_label} names another)",
             path=", ".join(inputs),
+            fields=["rev_label"],
         )
-    matching = " matching --where" if where else ""  # a stored experiment that was never given revisions
+    matching = " matching {where}" if where else ""  # a stored experiment that was never given revisions
     raise InputError(
         f"experiment {experiment!r} has no runs{matching} with a {rev_label!r} label "
         f"(record revisions with abstat run --rev or --label {rev_label}=...; "
-        "--rev-label names another)",
+        "{rev_label} names another)",
         path=_shown(store_path),
+        fields=["where", "rev_label"],
     )
 
 

@@ -48,7 +48,9 @@ def head_labels(cwd: str = ".") -> dict[str, str]:
     done = git(["log", "-1", "--format=%H %ct", "HEAD"], cwd, check=False)
     if done.returncode != 0:
         raise InputError(
-            "--rev: not a git repository with a commit (use --label rev=... instead)", path=os.path.abspath(cwd)
+            "{rev}: not a git repository with a commit (use {label} rev=... instead)",
+            path=os.path.abspath(cwd),
+            fields=["rev", "label"],
         )
     sha, _, when = done.stdout.strip().partition(" ")
     return {REV_LABEL: sha, TIME_LABEL: when}

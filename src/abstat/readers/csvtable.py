@@ -28,7 +28,10 @@ def read_csv(
     labels_cols, metrics = _columns(path, header, body, value_columns, label_columns)
     if not metrics:
         raise InputError(
-            "CSV file has no numeric column to use as values (choose one with --csv-value)", path=path, line=header_line
+            "CSV file has no numeric column to use as values (choose one with {csv_value})",
+            path=path,
+            line=header_line,
+            fields=["csv_value"],
         )
     return _sets(path, header, body, labels_cols, metrics)
 

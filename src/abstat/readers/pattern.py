@@ -44,13 +44,13 @@ class FilePattern:
             match = self.regex.fullmatch(candidate)
             if match:
                 return {key: match.group(f"f{i}") for i, key in enumerate(self.keys)}
-        raise InputError(f"file name does not match --pattern {self.text!r}", path=path)
+        raise InputError(f"file name does not match {{pattern}} {self.text!r}", path=path, fields=["pattern"])
 
 
 def compile_pattern(text: str) -> FilePattern:
     """Compile ``text`` (literal text and ``{key}`` fields) into a FilePattern."""
     if not text:
-        raise UsageError("--pattern: empty pattern")
+        raise UsageError("{pattern}: empty pattern", fields=["pattern"])
     pieces: list[str] = []
     keys: list[str] = []
     pos = 0
@@ -65,20 +65,20 @@ def compile_pattern(text: str) -> FilePattern:
         pos = match.end()
     pieces.append(_literal(text, text[pos:]))
     if not keys:
-        raise UsageError(f"--pattern {text!r}: no {{key}} field")
+        raise UsageError(f"{{pattern}} {text!r}: no {{key}} field", fields=["pattern"])
     return FilePattern(text=text, keys=tuple(keys), regex=re.compile("".join(pieces)))
 
 
 def _literal(text: str, literal: str) -> str:
     """The literal text between fields, escaped; a brace in it is one left unbalanced."""
     if "{" in literal or "}" in literal:
-        raise UsageError(f"--pattern {text!r}: unbalanced brace")
+        raise UsageError(f"{{pattern}} {text!r}: unbalanced brace", fields=["pattern"])
     return re.escape(literal)
 
 
 def _check_key(text: str, key: str, keys: list[str]) -> None:
     """A field's name: a valid name, not taken by an earlier field."""
     if not _KEY.match(key):
-        raise UsageError(f"--pattern {text!r}: bad field name {{{key}}}")
+        raise UsageError(f"{{pattern}} {text!r}: bad field name {{{key}}}", fields=["pattern"])
     if key in keys:
-        raise UsageError(f"--pattern {text!r}: field {{{key}}} appears twice")
+        raise UsageError(f"{{pattern}} {text!r}: field {{{key}}} appears twice", fields=["pattern"])

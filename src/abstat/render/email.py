@@ -148,8 +148,9 @@ def render_email(report: Report, *, ministat: bool = False) -> str:
     level = round(report.confidence * 100, 6)
     if ministat and level not in CONFIDENCE_LEVELS:
         raise UsageError(
-            f"--ministat: ministat -A blocks need a confidence of "
-            f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})"
+            f"{{ministat}}: ministat -A blocks need a confidence of "
+            f"{', '.join(f'{x:g}' for x in CONFIDENCE_LEVELS)} (got {level:g})",
+            fields=["ministat"],
         )
     text = _letter(report)
     pairs = report.pairs()

@@ -284,7 +284,7 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
     """The (index, base, cell) pairs that get a section, and a sentence on those left out."""
     pairs = [(i, b, c) for i, (b, c) in enumerate(report.pairs(), 1)]
     if plots not in PLOT_CHOICES:
-        raise UsageError(f"--plots {plots!r}: choose from {', '.join(PLOT_CHOICES)}")
+        raise UsageError(f"{{plots}} {plots!r}: choose from {', '.join(PLOT_CHOICES)}", fields=["plots"])
     if plots == "all" or (plots == "auto" and len(pairs) <= AUTO_ALL):
         return pairs, ""
     if plots == "none":

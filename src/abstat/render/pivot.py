@@ -29,8 +29,10 @@ from abstat.report.table import Cell, Report, Row
 def check_columns(report: Report, label: str) -> None:
     """UsageError (one line) when ``label`` cannot go across the top of ``report``."""
     if label not in report.row_keys:
-        hint = "it is --by" if label == report.by else f"the rows are {', '.join(report.row_keys) or 'one'}"
-        raise UsageError(f"--columns {label}: the table has no row label {label!r} ({hint})")
+        hint = "it is {by}" if label == report.by else f"the rows are {', '.join(report.row_keys) or 'one'}"
+        raise UsageError(
+            f"{{columns}} {label}: the table has no row label {label!r} ({hint})", fields=["columns", "by"]
+        )
 
 
 def change_cell(cell: Cell) -> str:

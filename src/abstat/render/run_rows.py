@@ -88,8 +88,9 @@ def _baseline(baseline: str | None, variants: list[str], experiment: str) -> str
         return variants[0]
     if baseline not in variants:
         raise UsageError(
-            f"--baseline {baseline!r}: experiment {experiment!r} has no successful runs of it "
-            f"(variants: {', '.join(variants)})"
+            f"{{baseline}} {baseline!r}: experiment {experiment!r} has no successful runs of it "
+            f"(variants: {', '.join(variants)})",
+            fields=["baseline"],
         )
     return baseline
 

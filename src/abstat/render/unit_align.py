@@ -102,7 +102,10 @@ def variant_sides(variants: dict[str, Any], unit_args: Sequence[str], store_arg:
     default, named = parse_unit_args(unit_args)
     unknown = sorted(set(named) - set(variants))
     if unknown:
-        raise UsageError(f"--unit {unknown[0]}=...: no input is named {unknown[0]!r} (inputs: {', '.join(variants)})")
+        raise UsageError(
+            f"{{unit}} {unknown[0]}=...: no input is named {unknown[0]!r} (inputs: {', '.join(variants)})",
+            fields=["unit"],
+        )
     sides = []
     for name, variant in variants.items():
         stored = [s[len("store:") :] for s in variant.sources if s.startswith("store:")]
@@ -148,7 +151,7 @@ def parse_unit_args(items: Sequence[str]) -> tuple[str | None, dict[str, str]]:
         name, eq, unit = item.partition("=")
         if eq:
             if not name.strip() or not unit.strip():
-                raise UsageError(f"--unit {item!r}: expected UNIT or NAME=UNIT")
+                raise UsageError(f"{{unit}} {item!r}: expected UNIT or NAME=UNIT", fields=["unit"])
             named[name.strip()] = unit.strip()
         elif item.strip():
             default = item.strip()

@@ -45,10 +45,10 @@ def load(
     """Sample sets from files (``inputs``, which may also be summary statistics
     ``NAME=n:mean:stddev``) or, when there are none, the store (``exit_codes``:
     with the stored runs' exit codes, for ``render_sets``)."""
-    extra = labels if isinstance(labels, dict) else parse_label_args(labels or [], "--label")
+    extra = labels if isinstance(labels, dict) else parse_label_args(labels or [], "label")
     if inputs:
         if store:
-            raise UsageError("give either INPUT files or --store, not both")
+            raise UsageError("give either INPUT files or {store}, not both", fields=["store"])
         compiled = compile_pattern(pattern) if pattern else None
         return load_files(
             list(inputs),
@@ -61,7 +61,7 @@ def load(
             csv_labels=csv_labels,
         )
     if pattern:
-        raise UsageError("--pattern names labels from file names; give INPUT files")
+        raise UsageError("{pattern} names labels from file names; give INPUT files", fields=["pattern"])
     from abstat.store import resolve_store_path
 
     return load_store(resolve_store_path(store), _where(where), extra, exit_codes=exit_codes)
@@ -144,5 +144,5 @@ def render_sets(
         raise UsageError(f"unknown export format {fmt!r}")
     chosen = filter_sets(list(sets), _where(where), metrics)
     if not chosen:
-        raise UsageError("no sample set matches --where/--metric")
+        raise UsageError("no sample set matches {where}/{metrics}", fields=["where", "metrics"])
     return render_hyperfine(chosen)

@@ -61,11 +61,13 @@ def seconds_factor(sample_set: SampleSet) -> float:
     what = sample_set.source or ",".join(f"{k}={v}" for k, v in sample_set.labels.items())
     if unit is None and "metric" not in sample_set.labels:
         raise UsageError(
-            f"--format hyperfine: {what}: unknown unit; if the values are seconds, say so with --label metric=wall"
+            f"{{format}} hyperfine: {what}: unknown unit; if the values are seconds, say so with {{label}} metric=wall",
+            fields=["format", "label"],
         )
     raise UsageError(
-        f"--format hyperfine: {what}: values in {unit or sample_set.labels.get('metric')!r} "
-        "are not times (hyperfine JSON holds seconds)"
+        f"{{format}} hyperfine: {what}: values in {unit or sample_set.labels.get('metric')!r} "
+        "are not times (hyperfine JSON holds seconds)",
+        fields=["format"],
     )
 
 
@@ -91,8 +93,9 @@ def wall_metric(sets: Sequence[SampleSet]) -> str | None:
     if len(timed) == 1:
         return timed[0]
     raise UsageError(
-        "--format hyperfine: the sets hold several metrics and none is the wall time "
-        f"({', '.join(str(m) for m in metrics)}); choose one with --metric"
+        "{format} hyperfine: the sets hold several metrics and none is the wall time "
+        f"({', '.join(str(m) for m in metrics)}); choose one with {{metrics}}",
+        fields=["format", "metrics"],
     )
 
 
@@ -153,7 +156,7 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
     """The hyperfine JSON document for ``sets``: one result per set of the
     wall-time metric."""
     if not sets:
-        raise UsageError("--format hyperfine: nothing to export")
+        raise UsageError("{format} hyperfine: nothing to export", fields=["format"])
     metric = wall_metric(sets)
     chosen = [s for s in sets if s.labels.get("metric") == metric]
     pairs = zip(chosen, _commands(chosen), strict=True)
@@ -164,8 +167,9 @@ def _result(sample_set: SampleSet, command: str, sets: Sequence[SampleSet]) -> d
     """One result of the document, hyperfine's keys in hyperfine's order."""
     if sample_set.summary is not None:
         raise UsageError(
-            f"--format hyperfine: {sample_set.source}: summary statistics hold no "
-            "samples to export (hyperfine JSON needs the times)"
+            f"{{format}} hyperfine: {sample_set.source}: summary statistics hold no "
+            "samples to export (hyperfine JSON needs the times)",
+            fields=["format"],
         )
     factor = seconds_factor(sample_set)
     codes = sample_set.extra.get("exit_codes")

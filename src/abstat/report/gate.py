@@ -99,7 +99,7 @@ def evaluate(
     from abstat.report.adjust import adjust_p_values
 
     if fail_on not in FAIL_ON:
-        raise UsageError(f"--fail-on {fail_on!r}: choose from {', '.join(FAIL_ON)}")
+        raise UsageError(f"{{fail_on}} {fail_on!r}: choose from {', '.join(FAIL_ON)}", fields=["fail_on"])
     limit = float(threshold or 0.0)
     if p_adjusted is None:
         raw = [float("nan") if c.p_value is None else float(c.p_value) for c in comparisons]

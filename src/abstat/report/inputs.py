@@ -38,24 +38,24 @@ INPUT_FORMATS = (
 )
 
 
-def _key_value(item: str, option: str, form: str) -> tuple[str, str]:
+def _key_value(item: str, field: str, form: str) -> tuple[str, str]:
     key, eq, value = item.partition("=")
     key = key.strip()
     if not eq or not key:
-        raise UsageError(f"{option} {item!r}: expected {form}")
+        raise UsageError(f"{{{field}}} {item!r}: expected {form}", fields=[field])
     return key, value
 
 
-def parse_label_args(items: Iterable[str], option: str) -> dict[str, str]:
-    """``['host=milan', 'mode=pv64']`` -> dict; UsageError on ``foo``."""
-    return dict(_key_value(item, option, "KEY=VALUE") for item in items)
+def parse_label_args(items: Iterable[str], field: str) -> dict[str, str]:
+    """``['host=milan', 'mode=pv64']`` -> dict; UsageError on ``foo`` (naming ``field``)."""
+    return dict(_key_value(item, field, "KEY=VALUE") for item in items)
 
 
 def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
     """``--where host=milan --where host=rome,naples`` -> {host: {...}}."""
     where: dict[str, set[str]] = {}
     for item in items:
-        key, value = _key_value(item, "--where", "KEY=VALUE[,VALUE...]")
+        key, value = _key_value(item, "where", "KEY=VALUE[,VALUE...]")
         where.setdefault(key, set()).update(value.split(","))
     return where
 
@@ -103,7 +103,9 @@ def load_files(
 ) -> list[SampleSet]:
     """Read every file in ``paths`` into labelled sample sets."""
     if input_format not in INPUT_FORMATS:
-        raise UsageError(f"--input-format {input_format!r}: choose from {', '.join(INPUT_FORMATS)}")
+        raise UsageError(
+            f"{{input_format}} {input_format!r}: choose from {', '.join(INPUT_FORMATS)}", fields=["input_format"]
+        )
     sets: list[SampleSet] = []
     for path in paths:
         summary_set = _summary_set(path, pattern, labels)
@@ -137,8 +139,9 @@ def _format_of(path: str, input_format: str) -> tuple[str, str | None]:
         peers.load_json(path, text)  # names the line of broken JSON
         raise InputError(
             "JSON in no format abstat knows (hyperfine, pyperf, Google Benchmark, "
-            "pytest-benchmark, criterion, asv, BMF); choose one with --input-format",
+            "pytest-benchmark, criterion, asv, BMF); choose one with {input_format}",
             path=path,
+            fields=["input_format"],
         )
     return fmt, text
 
@@ -211,7 +214,9 @@ def _summary_set(arg: str, pattern: FilePattern | None, labels: dict[str, str] |
         try:
             merged = pattern.labels(name)
         except InputError:
-            raise InputError(f"summary name {name!r} does not match --pattern {pattern.text!r}", path=arg) from None
+            raise InputError(
+                f"summary name {name!r} does not match {{pattern}} {pattern.text!r}", path=arg, fields=["pattern"]
+            ) from None
     merged.update(labels or {})
     return SampleSet(labels=merged, runs=[], source=arg, summary=summary)
 
@@ -263,7 +268,8 @@ def beside_peers(sets: list[SampleSet], metric: str | None, unit: str | None = N
         name = plain[0].source or plain[0].labels.get("variant")
         raise UsageError(
             f"{name}: a plain file beside files whose sets differ in {', '.join(varying)}: which "
-            "one it compares with is unknown (choose with --where, or --metric)"
+            "one it compares with is unknown (choose with {where}, or {metrics})",
+            fields=["where", "metrics"],
         )
     for sample_set in plain:
         sample_set.labels.update(shared)

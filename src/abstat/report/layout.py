@@ -174,14 +174,17 @@ def _chosen(
     sets: list[SampleSet], by: str, metrics: Sequence[str] | None, where: dict[str, set[str]] | None
 ) -> list[SampleSet]:
     if metrics and not any("metric" in s.labels for s in sets):
-        raise UsageError("--metric: the inputs carry no 'metric' label")
+        raise UsageError("{metrics}: the inputs carry no 'metric' label", fields=["metrics"])
     chosen = filter_sets(sets, where, metrics)
     if not chosen:
-        raise UsageError("no sample set matches --where/--metric")
+        raise UsageError("no sample set matches {where}/{metrics}", fields=["where", "metrics"])
     for sample_set in chosen:
         if by not in sample_set.labels:
             what = sample_set.source or _labels_text(sample_set.labels)
-            raise UsageError(f"--by {by}: {what} has no label {by!r} (name it with --pattern or --label)")
+            raise UsageError(
+                f"{{by}} {by}: {what} has no label {by!r} (name it with {{pattern}} or {{label}})",
+                fields=["by", "pattern", "label"],
+            )
     return chosen
 
 
@@ -191,7 +194,10 @@ def _columns(values: list[str], by: str, baseline: str | None) -> list[str]:
         conventional = [c for c in values if c.lower() in BASELINE_NAMES]
         baseline = conventional[0] if conventional else values[0]
     elif baseline not in values:
-        raise UsageError(f"--baseline {baseline!r}: no sample set has {by}={baseline} (values: {', '.join(values)})")
+        raise UsageError(
+            f"{{baseline}} {baseline!r}: no sample set has {by}={baseline} (values: {', '.join(values)})",
+            fields=["baseline"],
+        )
     return [baseline] + [c for c in values if c != baseline]
 
 
@@ -209,16 +215,19 @@ def _asked_rows(
         row_keys.append("metric")  # several metrics: one row each (the metric column says so)
     for key in row_keys:
         if key not in keys:
-            raise UsageError(f"--rows: no sample set has a label {key!r} (labels: {', '.join(keys)})")
+            raise UsageError(
+                f"{{rows}}: no sample set has a label {key!r} (labels: {', '.join(keys)})", fields=["rows"]
+            )
         if key == by:
-            raise UsageError(f"--rows {key}: it is already the --by key")
+            raise UsageError(f"{{rows}} {key}: it is already the {{by}} key", fields=["rows", "by"])
     stray = [k for k in varying if k not in row_keys and k not in column_keys]
     if stray:
         key = stray[0]
         raise UsageError(
             f"label {key!r} takes several values "
-            f"({', '.join(values_of[key][:6])}) but is not in --rows; "
-            f"add it to --rows or choose one with --where {key}=..."
+            f"({', '.join(values_of[key][:6])}) but is not in {{rows}}; "
+            f"add it to {{rows}} or choose one with {{where}} {key}=...",
+            fields=["rows", "where"],
         )
     return row_keys
 

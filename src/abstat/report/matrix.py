@@ -105,7 +105,7 @@ def build_report(
 
 def _check(adjust: str, confidence: float, center: str) -> None:
     if adjust not in METHODS:
-        raise UsageError(f"--adjust {adjust!r}: choose from {', '.join(METHODS)}")
+        raise UsageError(f"{{adjust}} {adjust!r}: choose from {', '.join(METHODS)}", fields=["adjust"])
     if not 0 < confidence < 1:
         raise UsageError(f"confidence {confidence!r} must be between 0 and 1")
     if center not in ("auto", "median", "mean"):

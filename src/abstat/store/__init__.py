@@ -107,8 +107,9 @@ def _check_one_configuration(sets: list[SampleSet], ref: str, store_path: str, w
         choices = "; ".join(f"{key}={'|'.join(sorted({str(s.labels.get(key)) for s in sets}))}" for key in differing)
         raise InputError(
             f"stored variant {ref!r} mixes runs with different labels ({choices}); "
-            "choose one configuration with --where KEY=VALUE",
+            "choose one configuration with {where} KEY=VALUE",
             path=display_name(store_path),
+            fields=["where"],
         )
 
 

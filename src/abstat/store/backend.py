@@ -265,12 +265,16 @@ def _sqlite_mode(path: str, create: bool, read_only: bool) -> tuple[str, bool]:
     if exists:
         if os.path.getsize(path) == 0 and not create:  # a store has its header page even in WAL mode
             raise InputError(
-                "empty file, not a store (run `abstat run` first, or give --store PATH)", path=display_name(path)
+                "empty file, not a store (run `abstat run` first, or give {store} PATH)",
+                path=display_name(path),
+                fields=["store"],
             )
         read_only = read_only or (not create and not (os.access(path, os.W_OK) and os.access(directory, os.W_OK)))
         return ("ro" if read_only else "rw"), read_only
     if not create:
-        raise InputError("no such store (run `abstat run` first, or give --store PATH)", path=display_name(path))
+        raise InputError(
+            "no such store (run `abstat run` first, or give {store} PATH)", path=display_name(path), fields=["store"]
+        )
     if not os.path.isdir(directory):
         raise InputError("the store's directory does not exist", path=display_name(path))
     if not os.access(directory, os.W_OK):

@@ -126,7 +126,7 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
         except TypeError:
             raise InputError("not a run of the journal: unknown or missing fields", path=path, line=line) from None
         except InputError as err:
-            raise InputError(err.message, path=path, line=line) from None
+            raise InputError(err.message, path=path, line=line, fields=err.fields) from None
         except (ValueError, OverflowError) as err:
             raise InputError(f"not a run of the journal: {err}", path=path, line=line) from None
         seen.add(run["uid"])
@@ -137,7 +137,7 @@ def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
     except OverflowError as err:
         raise InputError(f"a run of the journal cannot be stored: {err}", path=path) from None
     except InputError as err:
-        raise InputError(err.message, path=path) from None
+        raise InputError(err.message, path=path, fields=err.fields) from None
     return added, present + len(runs) - len(wanted), damaged
 
 

@@ -66,7 +66,9 @@ def test_resume_of_nothing_and_of_a_forged_store_is_one_line(tmp_path):
         db.execute("UPDATE invocations SET settings = ?", (json.dumps(settings),))
     db.close()
     forged = abstat("bisect", "--resume", "bx", "--store", store)
-    assert forged.returncode == 2 and "the stored box setting 'run' is not valid" in forged.stderr, forged.stderr
+    assert forged.returncode == 2 and "--resume 'bx': the stored box setting 'run' is not valid" in forged.stderr, (
+        forged.stderr
+    )
     assert "Traceback" not in forged.stderr and len(forged.stderr.strip().splitlines()) == 1
     settings["caller"]["bisect"]["config"]["setup"] = {
         "label": "b",

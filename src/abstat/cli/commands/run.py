@@ -5,7 +5,7 @@
 This command parses its options into an experiment's specification
 (:mod:`abstat.cli.args.experiment_args`), hands it to the engine
 (:mod:`abstat.engine`) with a display of its events
-(:mod:`abstat.render.run_events`), and renders the comparison the store then
+(:mod:`abstat.cli.progress.display`), and renders the comparison the store then
 holds (:mod:`abstat.render.run_report`, one per host for a lab run, per point for a grid).
 """
 
@@ -39,7 +39,7 @@ def execute(
     """Run ``spec`` through the engine, showing its events, then print its comparison (unless not
     ``report``); (exit status, the engine's result).  Shared with ``demo`` and ``noise``."""
     from abstat.engine import Engine
-    from abstat.render.run_events import RunDisplay
+    from abstat.cli.progress.display import RunDisplay
 
     with RunDisplay(sys.stderr, progress=progress) as display:
         # how the comparison is rendered goes with each invocation: a resume renders it alike

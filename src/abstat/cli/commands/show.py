@@ -27,6 +27,7 @@ def _reports(
 ) -> list[tuple[dict[str, str], str | None, str | None]]:
     """(labels, report, error) per configuration; an error (no baseline there) is kept, not raised,
     unless every configuration has it."""
+    from abstat.cli.flags import namer
     from abstat.render.run_report import comparison_report
 
     done: list[tuple[dict[str, str], str | None, str | None]] = []
@@ -34,7 +35,7 @@ def _reports(
         try:
             done.append((labels, comparison_report(store, experiment, invocations=ids, **options), None))
         except UsageError as err:
-            done.append((labels, None, str(err)))
+            done.append((labels, None, err.named(namer("show"))))
     if all(report is None for _, report, _ in done):
         raise UsageError(done[0][2] or "nothing to compare")
     return done

@@ -65,7 +65,7 @@ class BoxBisect:
             or not all(isinstance(data.get(k), str) for k in ("repo", "good", "bad"))
             or not (SHA.fullmatch(data["good"]) and SHA.fullmatch(data["bad"]))
         ):
-            raise InputError(f"{where}: the stored bisection is not valid")
+            raise InputError(f"{where}: the stored bisection is not valid", fields=["resume"])
         budget, confidence = data.get("budget"), data.get("confidence")
         if not (
             isinstance(budget, int)
@@ -73,7 +73,7 @@ class BoxBisect:
             and isinstance(confidence, float)
             and 0.5 <= confidence < 1
         ):
-            raise InputError(f"{where}: the stored bisection's budget or confidence is not valid")
+            raise InputError(f"{where}: the stored bisection's budget or confidence is not valid", fields=["resume"])
         return cls(
             data["repo"], data["good"], data["bad"], BoxSetup.from_json(data.get("setup"), where), budget, confidence
         )
@@ -90,7 +90,7 @@ def stored_bisection(store: Any, experiment: str) -> BoxBisect:
         )
     caller = _caller(found[-1])
     assert caller is not None  # found holds only the invocations that have one
-    return BoxBisect.from_json(caller.get("config"), f"--resume {experiment!r}")
+    return BoxBisect.from_json(caller.get("config"), f"{{resume}} {experiment!r}")
 
 
 def _caller(invocation: dict[str, Any]) -> dict[str, Any] | None:

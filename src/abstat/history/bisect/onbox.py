@@ -90,7 +90,7 @@ class BoxSetup:
     def from_json(cls, data: Any, where: str) -> BoxSetup:
         """From the stored form, checked (the store is untrusted): one-line InputError naming it."""
         if not isinstance(data, dict) or set(data) - {f.name for f in fields(cls)}:
-            raise InputError(f"{where}: the stored box settings are not valid")
+            raise InputError(f"{where}: the stored box settings are not valid", fields=["resume"])
         for key, value in data.items():
             number = key in ("runs", "boot_timeout", "timeout")
             ok = (
@@ -99,7 +99,7 @@ class BoxSetup:
                 else isinstance(value, str) and 0 < len(value) <= 100_000
             )
             if not ok and not (value is None and key not in ("label", "destination", "run", "metric", "runs")):
-                raise InputError(f"{where}: the stored box setting {key!r} is not valid")
+                raise InputError(f"{where}: the stored box setting {key!r} is not valid", fields=["resume"])
         from abstat.engine import Host, SpecError
 
         try:
@@ -107,9 +107,9 @@ class BoxSetup:
             Host(data.get("label"), data.get("destination"))  # type: ignore[arg-type]
             return cls(**data)
         except TypeError:
-            raise InputError(f"{where}: the stored box settings are incomplete") from None
+            raise InputError(f"{where}: the stored box settings are incomplete", fields=["resume"]) from None
         except SpecError as err:
-            raise InputError(f"{where}: the stored box is not valid: {err}") from None
+            raise InputError(f"{where}: the stored box is not valid: {err}", fields=["resume"]) from None
 
 
 def _artifact_name(artifact: str) -> str:

@@ -1,8 +1,8 @@
 """Drawing the engine's events on standard error: banner, notes, progress, the end.
 
 :class:`RunDisplay` is the ``on_event`` of ``abstat run``, ``demo`` and
-``noise``: the local progress display (:mod:`abstat.render.progress`) for a
-run here, one line per host (:mod:`abstat.render.lab_progress`) for a lab
+``noise``: the local progress display (:mod:`abstat.cli.progress.local`) for a
+run here, one line per host (:mod:`abstat.cli.progress.lab`) for a lab
 run.  Everything it prints from data is escaped for the terminal.  Use it as
 a context manager, so that the live display stops whatever happens.
 """
@@ -56,7 +56,7 @@ class RunDisplay:
         spec = event.spec
         if spec.lab is not None:
             return self._lab_started(event)
-        from abstat.render.progress import Progress
+        from abstat.cli.progress.local import Progress
 
         points = math.prod(len(values) for values in spec.parameters.values())  # a parameter scan's grid
         grid = f" at {points} grid point(s)" if spec.parameters else ""
@@ -117,7 +117,7 @@ class RunDisplay:
     # -- the lab -----------------------------------------------------------
 
     def _lab_started(self, event: Any) -> None:
-        from abstat.render.lab_progress import LabProgress
+        from abstat.cli.progress.lab import LabProgress
 
         spec, lab = event.spec, event.spec.lab
         count = len(spec.variants)

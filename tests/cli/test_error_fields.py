@@ -1,0 +1,209 @@
+"""Library errors name fields; the command line names the flag that set each one.
+
+The brief: "library code ... its errors name fields, the CLI maps them to flags".  An error about a
+field writes ``{field}`` and lists it (:class:`abstat.errors.AbstatError`); ``str(err)`` names the
+field, ``abstat COMMAND`` prints it with the flag ``abstat.cli.flags.namer(COMMAND)`` maps it to.
+These tests read the library's source with ``ast`` (as tests/test_architecture.py does): no error the
+library raises names a flag, and every field it names is a flag of some command, the one the table
+says.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import importlib
+import os
+import re
+
+import pytest
+
+from abstat.cli.flags import namer
+from abstat.cli.registry import COMMANDS
+from abstat.errors import UsageError
+
+SRC = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "src", "abstat")
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
+# A whole command line the user may run (`abstat import J --store S`, abstat run --rev) names that
+# command's flags: kept (up to a backquote, or a ; : or parenthesis where the sentence goes on).
+COMMAND_LINE = re.compile(r"`[^`]*`|\babstat [a-z]+[^`;:()]*")
+# Not the library's: the command line (cli/), ministat(1)'s own getopt-style front end, and the box's
+# code (standard library only: its messages travel to the controller as text, without fields).
+NOT_LIBRARY = ("cli", os.path.join("ministat", "cli.py"), "box")
+
+
+def _sources() -> list[tuple[str, ast.Module]]:
+    found = []
+    for directory, _, files in os.walk(SRC):
+        for file in sorted(files):
+            path = os.path.join(directory, file)
+            relative = os.path.relpath(path, SRC)
+            if file.endswith(".py") and not any(relative == p or relative.startswith(p + os.sep) for p in NOT_LIBRARY):
+                with open(path, encoding="utf-8") as handle:
+                    found.append((relative, ast.parse(handle.read(), path)))
+    return found
+
+
+SOURCES = _sources()
+
+
+def _error_classes(sources: list[tuple[str, ast.Module]]) -> set[str]:
+    """The names of abstat's error classes: AbstatError and every class deriving from one of them."""
+    names = {"AbstatError", "InputError", "UsageError"}
+    classes = [node for _, tree in sources for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
+    grown = True
+    while grown:
+        grown = False
+        for node in classes:
+            bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+            if node.name not in names and bases & names:
+                names.add(node.name)
+                grown = True
+    return names
+
+
+def _text(node: ast.AST) -> str:
+    """The literal text of a message expression: its strings, each formatted value as ``{}``."""
+    parts = []
+    for child in ast.walk(node):
+        if isinstance(child, ast.Constant) and isinstance(child.value, str):
+            parts.append(child.value)
+        elif isinstance(child, ast.FormattedValue):
+            parts.append("{}")
+    return "".join(parts)
+
+
+def flags_in_errors(sources: list[tuple[str, ast.Module]]) -> list[str]:
+    """``path:line: --flag`` for each flag an error the library builds names (outside a whole command line)."""
+    classes = _error_classes(sources)
+    found = []
+    for path, tree in sources:
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if name not in classes or not node.args:
+                continue
+            message = COMMAND_LINE.sub("", _text(node.args[0]))
+            found += [f"{path}:{node.lineno}: {flag}" for flag in FLAG.findall(message)]
+    return found
+
+
+def test_no_error_of_the_library_names_a_flag():
+    found = flags_in_errors(SOURCES)
+    assert not found, "name the field ({field}, fields=[...]) instead: " + "; ".join(found)
+
+
+def test_the_check_finds_a_flag_in_an_error_however_its_message_is_written():
+    tree = ast.parse(
+        "class LostError(UsageError): pass\n"
+        "raise UsageError('--pattern: empty')\n"
+        "raise InputError(f'{x!r} does not match ' '--where ' f'{y}', path=p)\n"
+        "raise LostError(('many ' 'lines, see --store'))\n"
+        "raise InputError('run `abstat import J --store S` to add them')\n"  # a command line: kept
+        "raise InputError('(record them with abstat run --rev; --where chooses)')\n"
+        "raise UsageError('{pattern}: empty', fields=['pattern'])\n"  # a field: kept
+        "raise ValueError('--not-ours')\n"  # not an abstat error
+    )
+    assert flags_in_errors([("x.py", tree)]) == [
+        "x.py:2: --pattern",
+        "x.py:3: --where",
+        "x.py:4: --store",
+        "x.py:6: --where",
+    ]
+
+
+def _fields_named() -> set[str]:
+    """Every field the library lists in an error's ``fields=[...]``."""
+    fields = set()
+    for _, tree in SOURCES:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.keyword) and node.arg == "fields" and isinstance(node.value, (ast.List, ast.Tuple)):
+                fields.update(e.value for e in node.value.elts if isinstance(e, ast.Constant))
+    return fields
+
+
+def _options(command: str) -> set[str]:
+    """Every option string of ``abstat COMMAND``'s parser (its sub-commands' too)."""
+    module = importlib.import_module(COMMANDS[command][0])
+    parsers, options = [module.build_parser()], set()
+    while parsers:
+        parser = parsers.pop()
+        for action in parser._actions:
+            options.update(action.option_strings)
+            if isinstance(action, argparse._SubParsersAction):
+                parsers += list(action.choices.values())
+    return options
+
+
+PARSED = [name for name, (module, _) in COMMANDS.items() if hasattr(importlib.import_module(module), "build_parser")]
+
+
+def test_every_field_the_library_names_is_a_flag_of_some_command():
+    # positional arguments and values a command passes itself are fields without a flag of their own
+    positional = {"good", "bad", "experiment", "state"}
+    flags = {command: _options(command) for command in PARSED}
+    missing = sorted(
+        field
+        for field in _fields_named() - positional
+        if not any(namer(command)(field) in flags[command] for command in PARSED)
+    )
+    assert not missing, f"fields no command has a flag for: {missing}"
+
+
+# (command, field, flag): what the user typed; the flag must be one of that command's options.
+MAPPED = [
+    ("report", "pattern", "--pattern"),
+    ("report", "input_format", "--input-format"),
+    ("report", "fail_on", "--fail-on"),
+    ("report", "metrics", "--metric"),
+    ("report", "where", "--where"),
+    ("report", "by", "--by"),
+    ("report", "rows", "--rows"),
+    ("report", "columns", "--columns"),
+    ("report", "adjust", "--adjust"),
+    ("report", "plots", "--plots"),
+    ("report", "ministat", "--ministat"),
+    ("report", "csv_value", "--csv-value"),
+    ("report", "label", "--label"),
+    ("report", "format", "--format"),
+    ("report", "store", "--store"),
+    ("report", "baseline", "--baseline"),
+    ("compare", "unit", "--unit"),
+    ("compare", "fail_on", "--fail-on"),
+    ("show", "baseline", "--baseline"),
+    ("show", "where", "--where"),
+    ("history", "rev_label", "--rev-label"),
+    ("history", "metrics", "--metric"),
+    ("run", "rev", "--rev"),
+    ("run", "label", "--label"),
+    ("run", "runs", "-n"),
+    ("run", "variants", "-v"),
+    ("run", "resume", "--resume"),
+    ("noise", "metrics", "--report"),
+    ("publish", "plots", "--plots"),
+]
+
+
+@pytest.mark.parametrize(("command", "field", "flag"), MAPPED)
+def test_the_cli_maps_each_field_to_the_command_s_flag(command, field, flag):
+    assert namer(command)(field) == flag
+    assert flag in _options(command)
+
+
+def test_the_library_names_the_field_and_the_cli_the_flag():
+    from abstat.readers.pattern import compile_pattern
+    from abstat.report import api
+
+    with pytest.raises(UsageError) as raised:
+        compile_pattern("{host")
+    assert str(raised.value) == "pattern '{host': unbalanced brace"
+    assert raised.value.named(namer("report")) == "--pattern '{host': unbalanced brace"
+    with pytest.raises(UsageError) as raised:
+        api.load(["a.txt"], store="s.db")
+    assert str(raised.value) == "give either INPUT files or store, not both"
+    assert raised.value.named(namer("report")) == "give either INPUT files or --store, not both"
+    with pytest.raises(UsageError) as raised:
+        api.load(["a.txt"], labels=["host"])
+    assert str(raised.value) == "label 'host': expected KEY=VALUE"
+    assert raised.value.named(namer("report")) == "--label 'host': expected KEY=VALUE"
