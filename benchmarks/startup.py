@@ -37,6 +37,11 @@ COMPARE_FORBIDDEN = (
     "abstat.store",
     "abstat.readers.peers",
     "abstat.readers.kernel",
+    "shutil",  # argparse's formatter asks it for the width (and it imports bz2, lzma)
+    "statistics",  # imports random, fractions, decimal
+    "glob",
+    "csv",
+    "html",
 )
 MINISTAT_FORBIDDEN = ("numpy", *COMPARE_FORBIDDEN)
 

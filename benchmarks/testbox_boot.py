@@ -8,7 +8,10 @@ built: it is built first, and not timed), then ``--reboots`` rounds of a ``kexec
 (no purgatory SHA-256 of the loaded kernel, as the tests boot) and a GRUB-like one
 (``testbox-next-boot ARGS && reboot``: QEMU starts again), each timed from the command to the
 first ssh answer with a new boot id.  Prints the medians and each reboot's ratio to the cold boot
-measured in the same run (the anchor).  Boxes live in a temporary directory and are removed.
+measured in the same run (the anchor), and where a reboot's time goes: until the new kernel starts
+(the command, the shutdown, QEMU's restart or kexec, the decompressor), until its sshd listens (the
+guest's uptime then, which the box writes on its control port), until ssh answers.  Boxes live in a
+temporary directory and are removed.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
-from abstat.lab.testbox import box  # noqa: E402
+from abstat.lab.testbox import box, paths  # noqa: E402
 from abstat.lab.testbox.image import ensure_image  # noqa: E402
 from abstat.lab.testbox.paths import BOXES_ENV  # noqa: E402
 from abstat.lab.testbox.probe import kvm_boots  # noqa: E402
@@ -46,16 +49,36 @@ def boot_id(name: str) -> str | None:
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-def reboot(name: str, command: str, timeout: float = 600) -> float:
+def ready_uptime(name: str) -> float:
+    """The guest's uptime when its sshd began to listen: the last line testbox-ready wrote on the control port."""
+    with open(os.path.join(os.environ[BOXES_ENV], name, "control.log"), errors="replace") as control:
+        lines = [line for line in control.read().splitlines() if line.startswith("ready=")]
+    return float(lines[-1].split()[-1]) if lines else float("nan")
+
+
+def reboot(name: str, command: str, timeout: float = 600) -> tuple[float, float, float]:
+    """(command to the first ssh answer of the new boot, command to its sshd listening, the guest's uptime then)."""
     old = boot_id(name)
     start = time.monotonic()
     subprocess.run(box.ssh_argv(name, command), capture_output=True, timeout=60, check=True)
+    while paths.announced(name, old) is False and time.monotonic() - start < timeout:
+        time.sleep(0.05)
+    ready = time.monotonic() - start
     while time.monotonic() - start < timeout:
         now = boot_id(name)
         if now and now != old:
-            return time.monotonic() - start
-        time.sleep(0.2)
+            return time.monotonic() - start, ready, ready_uptime(name)
+        time.sleep(0.05)
     raise SystemExit(f"{name} did not come back within {timeout:g} s")
+
+
+def _line(kind: str, times: list[tuple[float, float, float]], cold: float) -> str:
+    total, ready, uptime = (statistics.median(part) for part in zip(*times, strict=True))
+    return (
+        f"{kind} reboot median {total:.1f} s ({total / cold:.2f} x cold; {', '.join(f'{t[0]:.1f}' for t in times)}): "
+        f"{ready - uptime:.1f} s to the new kernel's start, {uptime:.1f} s to sshd listening, "
+        f"{total - ready:.1f} s to the first ssh answer"
+    )
 
 
 def measure(accel: str, reboots: int) -> None:
@@ -63,21 +86,21 @@ def measure(accel: str, reboots: int) -> None:
     start = time.monotonic()
     box.up(name, accel=accel, timeout=600)
     cold = time.monotonic() - start
+    load = [os.getloadavg()[0]]
     try:
-        kinds: dict[str, list[float]] = {"kexec": [], "kexec -i": [], "GRUB-like": []}
+        kinds: dict[str, list[tuple[float, float, float]]] = {"kexec": [], "kexec -i": [], "GRUB-like": []}
+        cold_uptime = ready_uptime(name)
         for i in range(reboots):  # interleaved: a change of the host's load hits every kind alike
             kinds["kexec"].append(reboot(name, KEXEC.format(checks="", n=i)))
             kinds["kexec -i"].append(reboot(name, KEXEC.format(checks="-i ", n=i)))
             kinds["GRUB-like"].append(reboot(name, GRUB.format(n=i)))
+            load.append(os.getloadavg()[0])
     finally:
         box.down(name)
     print(
-        f"{accel}: cold boot {cold:.1f} s; "
-        + "; ".join(
-            f"{kind} reboot median {statistics.median(times):.1f} s ({statistics.median(times) / cold:.2f} x cold; "
-            f"{', '.join(f'{x:.1f}' for x in times)})"
-            for kind, times in kinds.items()
-        )
+        f"{accel} (load average {min(load):.1f} to {max(load):.1f}): cold boot {cold:.1f} s "
+        f"(its sshd listening at uptime {cold_uptime:.1f} s); "
+        + "; ".join(_line(kind, times, cold) for kind, times in kinds.items())
     )
 
 

@@ -13,7 +13,9 @@ the flag that set it, prints :meth:`AbstatError.named` with the flag's name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up, issue 42)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 
 def _same(field: str) -> str:

@@ -267,3 +267,44 @@ def test_completion_needs_a_known_shell(capsys):
 def test_root_parser_holds_every_command():
     sub = next(a for a in root_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert list(sub.choices) == list(COMMANDS)
+
+
+def test_compare_start_up_imports_only_what_it_uses(tmp_path):
+    """``abstat compare A B`` (text output, plain files) does not import what only help, CSV, HTML, glob
+    patterns or an exact unit need: argparse's formatter asked shutil for the width (bz2, lzma), the
+    report's geometric mean and exact units imported statistics (random, fractions, decimal) (issue 42)."""
+    for name, centre in (("a.txt", 100), ("b.txt", 101)):
+        (tmp_path / name).write_text("".join(f"{centre + (i % 7) * 0.5}\n" for i in range(30)))
+    unused = ("shutil", "statistics", "random", "glob", "csv", "html", "bz2", "lzma")
+    code = (
+        "import sys, io; from abstat.cli import main; sys.stdout = io.StringIO(); "
+        "status = main(['compare', 'a.txt', 'b.txt']); "
+        f"sys.stderr.write(repr((status, [m for m in {unused!r} if m in sys.modules])))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": SRC},
+        timeout=120,
+    )
+    assert done.stderr.strip().splitlines()[-1] == "(0, [])"
+
+
+@pytest.mark.parametrize("columns", [None, "57", "0", "-3", "x", "200"])
+def test_help_width_is_shutils(columns, monkeypatch):
+    """The parsers' help is wrapped at the width argparse itself takes from shutil.get_terminal_size
+    (COLUMNS when a positive integer, else the terminal's, else 80), now found without importing shutil."""
+    from abstat.cli.args import terminal_columns
+    from abstat.cli.args.compare_parser import build_parser
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert terminal_columns() == shutil.get_terminal_size().columns
+    parser = build_parser()
+    ours = parser.format_help()
+    parser._get_formatter = lambda: parser.formatter_class(prog=parser.prog)
+    assert ours == parser.format_help()

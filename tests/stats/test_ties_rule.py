@@ -105,3 +105,35 @@ def test_continuous_two_decimal_data_rarely_warn_and_coarse_grids_do():
     fine = np.mean([heavily_tied(np.round(rng.normal(100, 2, 20), 2)) for _ in range(400)])
     coarse = np.mean([heavily_tied(20 * np.round(rng.normal(440, 40, 20) / 20)) for _ in range(400)])
     assert fine < 0.02 and coarse == 1.0
+
+
+def _heavily_tied_reference(values):
+    """The rule of heavily_tied, from np.unique's counts (the reference for its one-sort form)."""
+    n = values.size
+    counts = np.unique(values, return_counts=True)[1]
+    if counts.size < 0.3 * n or counts.max() >= max(3, 0.1 * n):
+        return True
+    half = int(np.ceil(np.sqrt(n)))
+    low, high = max(0, (n - 1) // 2 - half), min(n, n // 2 + half + 1)
+    window = np.unique(np.sort(values)[low:high], return_counts=True)[1]
+    return bool(window.size <= min(5, (high - low) // 2) or window.max() > (high - low) / 2)
+
+
+def test_heavily_tied_agrees_with_its_rule_from_unique_counts():
+    """One sort serves the counts and the window around the median (issue 42): the same answer as the
+    rule computed from np.unique, on continuous, rounded, gridded, mixed and constant data of many sizes."""
+    rng = np.random.default_rng(42)
+    answers = []
+    for n in (3, 7, 20, 101, 1000, 5000):
+        for values in (
+            rng.normal(100, 5, n),
+            np.round(rng.normal(100, 2, n), 1),
+            20.0 * np.round(rng.normal(440, 40, n) / 20),
+            np.r_[rng.normal(0, 1, n), np.full(n // 4 + 1, 0.5)][rng.permutation(n + n // 4 + 1)],
+            np.r_[np.round(rng.normal(0, 3, n)), rng.normal(0, 3, n)],
+            np.full(n, 7.0),
+        ):
+            expected = _heavily_tied_reference(values)
+            assert heavily_tied(values) == expected
+            answers.append(expected)
+    assert any(answers) and not all(answers)  # both answers exercised

@@ -106,7 +106,7 @@ def plan(
         pairs=pairs,
         notes=notes,
         estimand="mean_ratio",
-        center="mean" if not nested else center,
+        center="mean",  # nested: sized on the run means, as abstat compare --center mean compares them
         estimand_label="ratio of means" + (" of the run means" if nested else ""),
     )
     if nested:  # summary statistics n:mean:stddev allow only the ratio of means, as in abstat compare

@@ -32,6 +32,8 @@ from abstat.lab.ssh import SshError, SshHost
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
 POLL_INTERVAL_S = 0.5
+ANNOUNCE_POLL_S = 0.1  # a test box's control port is a local file: read it often
+ANNOUNCED_CONNECT_S = 30.0
 BOOT_COMMAND_TIMEOUT_S = 120.0
 CHECK_TIMEOUT_S = 120.0
 BOOT_ATTEMPTS = 2  # a boot refused by --check is tried once more
@@ -63,6 +65,21 @@ def _raise_if_gone(destination: str, failure: str) -> None:
     why = gone(destination)
     if why:
         raise HostFailed(f"{failure}: {why}")
+
+
+def _announced(destination: str, unlike: str | None) -> bool | None:
+    """False: a local test box that has not yet said its sshd listens in a boot other than ``unlike`` (no ssh
+    attempt yet: one into a booting box hangs in QEMU's user network until its connect timeout); True: it
+    said so; None: any other host (only ssh can tell)."""
+    from abstat.lab.testbox.paths import announced
+
+    return announced(destination, unlike)
+
+
+def _patience() -> float:
+    from abstat.lab.testbox.paths import ANNOUNCE_PATIENCE_S
+
+    return time.monotonic() + ANNOUNCE_PATIENCE_S
 
 
 @dataclass
@@ -204,14 +221,21 @@ class HostWorker(Conversation, threading.Thread):
     def _boot_id(self, timeout: float, failure: str, *, unlike: str | None = None) -> str:
         """The host's boot id, waiting up to ``timeout`` for it to answer (and differ from ``unlike``)."""
         deadline = time.monotonic() + timeout
+        patience = _patience()
         reason = "no answer"
         while True:
             self._check_stop()
             left = deadline - time.monotonic()
             if left <= 0:
                 raise HostFailed(f"{failure} within {timeout:g} s (last: {reason})")
-            try:
-                self.ssh.connect(min(left, 10))
+            up = _announced(self.ssh.destination, unlike)
+            if up is False and time.monotonic() < patience:
+                _raise_if_gone(self.ssh.destination, failure)
+                reason = "still booting (no new boot announced on the test box's control port)"
+                time.sleep(min(ANNOUNCE_POLL_S, left))
+                continue
+            try:  # a box whose sshd listens: its first handshake may be slow, not hanging (a loaded TCG guest)
+                self.ssh.connect(min(left, ANNOUNCED_CONNECT_S if up else 10))
                 code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))
                 boot_id = boot_id_from(out) if code == 0 else None
                 if boot_id and boot_id != unlike:

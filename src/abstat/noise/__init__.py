@@ -35,8 +35,10 @@ def runs_by_metric(
     experiment: str,
     labels: dict[str, str] | None = None,
 ) -> tuple[dict[str, list[RunValue]], dict[str, str | None]]:
-    """Each metric's runs in run order (one value per run: the mean of its samples), and units;
-    only runs whose invocation carries every one of ``labels`` (e.g. ``host=NAME``)."""
+    """Each metric's runs in run order (one value per run: its centre as ``abstat compare`` reduces a
+    run, :func:`abstat.stats.nested.run_centres`: the median, ties read as spread over the grid step;
+    a run of one sample, that sample), and units; only runs whose invocation carries every one of
+    ``labels`` (e.g. ``host=NAME``)."""
     collected: dict[str, dict[int, list[Any]]] = {}
     units: dict[str, str | None] = {}
     wanted = set((labels or {}).items())
@@ -51,11 +53,22 @@ def runs_by_metric(
             runs[row["run"]] = [row["variant"], row["invocation"], row["boot_id"], [row["value"]]]
         else:
             entry[3].append(row["value"])
-    series = {
-        metric: [RunValue(v, i, b, sum(values) / len(values)) for v, i, b, values in runs.values()]
-        for metric, runs in collected.items()
-    }
-    return series, units
+    return {metric: _run_values(list(runs.values())) for metric, runs in collected.items()}, units
+
+
+def _run_values(runs: list[list[Any]]) -> list[RunValue]:
+    """``[variant, invocation, boot, samples]`` of each run -> its RunValue (the run centres of one
+    metric together: its grid step is all its runs')."""
+    import numpy as np
+
+    from abstat.stats.nested import run_centres
+
+    if not runs:
+        return []
+    centres = run_centres([np.asarray(run[3], dtype=float) for run in runs], "median")
+    return [
+        RunValue(v, i, b, float(c), len(samples)) for (v, i, b, samples), c in zip(runs, centres.tolist(), strict=True)
+    ]
 
 
 def analyse_experiment(

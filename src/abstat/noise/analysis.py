@@ -16,12 +16,13 @@ TARGETS_PCT = (1.0, 2.0, 5.0)
 
 @dataclass
 class RunValue:
-    """One run's value of a metric (the mean of its samples), in run order."""
+    """One run's value of a metric (its centre as ``abstat compare`` reduces a run), in run order."""
 
     variant: str
     invocation: int
     boot: str | None
     value: float
+    samples: int = 1  # how many samples the run held (several: compare takes the runs as its unit)
 
 
 @dataclass
@@ -228,7 +229,8 @@ def analyse_metric(
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
     groups = _by_invocation(runs)
     share, share_p = _between_share(groups, notes)
-    aa_delta, aa_ci, aa_significant, aa_cannot = _aa_comparison(by_variant, variants, values, confidence, seed)
+    nested = any(r.samples > 1 for r in runs)  # compare's unit is then the run: its centres as runs
+    aa_delta, aa_ci, aa_significant, aa_cannot = _aa_comparison(by_variant, variants, values, confidence, seed, nested)
     if len(set(values)) == 1:
         notes.append("every run gave the same value: no noise to measure at this resolution")
     estimand, label, reason = (size.estimand, size.label, size.reason) if size is not None else ("", "", "")
@@ -288,15 +290,25 @@ def _between_share(groups: dict[int, list[float]], notes: list[str]) -> tuple[fl
 
 
 def _aa_comparison(
-    by_variant: dict[str, list[float]], variants: tuple[str, str], values: list[float], confidence: float, seed: int
+    by_variant: dict[str, list[float]],
+    variants: tuple[str, str],
+    values: list[float],
+    confidence: float,
+    seed: int,
+    nested: bool = False,
 ) -> tuple[float | None, list[float] | None, bool | None, str]:
     """The A/A comparison of the two variants: change, interval, whether it was called significant (None
-    without 3 runs each or without any variation) and, when compare cannot judge, its reason."""
+    without 3 runs each or without any variation) and, when compare cannot judge, its reason.  ``nested``:
+    the runs held several samples each, so compare judges them as runs (as ``abstat compare`` of them)."""
     from abstat.comparison import compare
 
     if min(len(v) for v in by_variant.values()) < 3 or len(set(values)) <= 1:
         return None, None, None, ""
-    result = compare(by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, seed=seed)
+    a, b = (by_variant[name] for name in variants)
+    if nested:
+        result = compare([[v] for v in a], [[v] for v in b], confidence=confidence, seed=seed)
+    else:
+        result = compare(a, b, confidence=confidence, seed=seed)
     if result.verdict == "cannot judge":
         why = next((w.message for w in result.warnings if w.code == "cannot-judge"), "no interval can be given")
         return None, None, None, why

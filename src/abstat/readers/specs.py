@@ -16,7 +16,6 @@ The first variant is the baseline; every other one is compared with it.
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 from collections.abc import Mapping
@@ -157,6 +156,8 @@ def _from_pattern(
     where: Mapping[str, Any] | None,
 ) -> VariantData:
     """The files a glob pattern matches, one run each; else a stored experiment named like a pattern."""
+    import glob  # here: plain file names, the usual case, do not need it (start-up)
+
     paths = sorted(glob.glob(value))
     if not paths:
         runs = _stored(value, store, metric, where)  # an experiment named like a pattern: 'bench[v2]:a'

@@ -29,7 +29,6 @@ where a data string meets their output.
 
 from __future__ import annotations
 
-import html as _html
 import json
 import math
 import re
@@ -92,6 +91,8 @@ def _no_surrogates(text: str) -> str:
 
 def html(text: object) -> str:
     """``text`` as HTML text or attribute value."""
+    import html as _html  # here: a terminal's or a CSV's output does not load html's tables
+
     return _html.escape(terminal(text), quote=True)
 
 

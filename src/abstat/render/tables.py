@@ -8,7 +8,6 @@ a number abstat wrote.
 
 from __future__ import annotations
 
-import csv
 import io
 from typing import Any, Sequence
 
@@ -54,6 +53,8 @@ def markdown(
 
 def csv_text(headers: Sequence[str], body: Sequence[Sequence[Any]]) -> str:
     """CSV with formula-looking text cells neutralised (numbers kept)."""
+    import csv  # here: only CSV output needs it (start-up)
+
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([escape.csv_cell(h) for h in headers])

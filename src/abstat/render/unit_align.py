@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -69,9 +68,16 @@ def _convert(side: Side, to: Side, metric: str | None) -> None:
     side.unit = to.unit
 
 
+def _median(values: list[float]) -> float:
+    """``statistics.median``, without importing statistics (and random, fractions, decimal) at start-up."""
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def _centre(side: Side) -> float | None:
     values = [abs(v) for run in side.runs or [] for v in run]
-    centre = statistics.median(values) if values else 0.0
+    centre = _median(values) if values else 0.0
     return centre if centre > 0 and math.isfinite(centre) else None
 
 

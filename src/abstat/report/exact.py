@@ -10,7 +10,6 @@ of asking for more samples.
 from __future__ import annotations
 
 import math
-import statistics
 from collections import Counter
 from collections.abc import Sequence
 
@@ -30,6 +29,8 @@ def mode(values: Sequence[float]) -> float:
 
 
 def _summary(name: str, values: Sequence[float]) -> VariantSummary:
+    import statistics  # here: it imports random, fractions and decimal, which a noisy unit never needs
+
     return VariantSummary(
         name=name,
         kind="samples",

@@ -22,7 +22,6 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from statistics import NormalDist
 from typing import Any
 
 from abstat.errors import AbstatError, UsageError
@@ -331,11 +330,13 @@ def geomean(comparisons: Sequence[Any], confidence: float) -> Summary | None:
     / 2z) and takes the comparisons as independent: mean of the logs +- z sqrt(sum se^2) / k.  Like the
     cells' intervals it is not adjusted for multiple comparisons; it is no comparison of the family (no
     p-value, no mark).  None when fewer than two ratios (a geometric mean of one says nothing new)."""
-    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     judged = [c for c in comparisons if c.verdict != "cannot judge" and math.isfinite(c.delta_pct)]
     ratios = [1 + c.delta_pct / 100 for c in judged]
     if len(ratios) < 2 or min(ratios) <= 0:
         return None
+    from statistics import NormalDist  # here: statistics imports random, fractions, decimal (start-up)
+
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     logs = [math.log(r) for r in ratios]
     mean = math.fsum(logs) / len(logs)
     return Summary(

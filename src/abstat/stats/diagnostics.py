@@ -55,7 +55,11 @@ def quantization_step(values: np.ndarray) -> float | None:
 
 def tie_counts(values: np.ndarray) -> np.ndarray:
     """Sizes of the groups of equal values (in ascending order of value)."""
-    ordered = np.sort(values)
+    return _sorted_tie_counts(np.sort(values))
+
+
+def _sorted_tie_counts(ordered: np.ndarray) -> np.ndarray:
+    """:func:`tie_counts` of values already in ascending order."""
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     return np.diff(np.r_[starts, ordered.size])
 
@@ -68,13 +72,14 @@ def heavily_tied(values: np.ndarray) -> bool:
     distinct values or are mostly one value: the median then moves in whole
     steps.  A single pair of equal values among continuous data is none of
     these (a pair is 10% of 20 values, which alone used to count)."""
-    counts = tie_counts(values)
+    ordered = np.sort(values)  # once: the counts and the window around the median both read it
+    counts = _sorted_tie_counts(ordered)
     n = values.size
     if counts.size < 0.3 * n or counts.max() >= max(3, 0.1 * n):
         return True
     half = math.ceil(math.sqrt(n))
     low, high = max(0, (n - 1) // 2 - half), min(n, n // 2 + half + 1)
-    window = tie_counts(np.sort(values)[low:high])
+    window = _sorted_tie_counts(ordered[low:high])
     return bool(window.size <= min(5, (high - low) // 2) or window.max() > (high - low) / 2)
 
 
@@ -222,8 +227,11 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     ordered = values[order]
     n = values.size
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
-    counts = np.diff(np.r_[starts, n])
-    average = np.repeat(starts + (counts + 1) / 2.0, counts)  # 1-based mean rank of each tie group
+    if starts.size == n:  # no ties (continuous data): the ranks are 1..n, as the general case gives them
+        average = np.arange(1.0, n + 1.0)
+    else:
+        counts = np.diff(np.r_[starts, n])
+        average = np.repeat(starts + (counts + 1) / 2.0, counts)  # 1-based mean rank of each tie group
     ranks = np.empty(n)
     ranks[order] = average
     return ranks

@@ -85,6 +85,10 @@ def variance_components(runs: list[np.ndarray], stats: RunStats | None = None) -
 
 
 def run_centres(runs: list[np.ndarray], center: str) -> np.ndarray:
-    """One value per run: its median (``center="median"``) or mean."""
-    stats = run_stats(runs)
-    return stats.means if center == "mean" else stats.medians
+    """One value per run: its median (``center="median"``; ties at it read as spread over their grid
+    cell, :mod:`abstat.stats.run_medians`) or mean."""
+    if center == "mean":
+        return run_stats(runs).means
+    from abstat.stats.run_medians import spread_medians
+
+    return spread_medians(runs)

@@ -52,8 +52,10 @@ def resolve_variant(
 ) -> list[list[float]] | None:
     """Samples of a stored variant ``EXPERIMENT:VARIANT``, grouped by run group.
 
-    Returns one list of values per ``abstat run`` invocation (so each boot is
-    its own group) or ``None`` when the store, the experiment or the variant
+    Returns one list of values per replicated unit (:mod:`abstat.store.run_groups`):
+    per ``abstat run`` invocation (so each boot is its own group) when there
+    are several, else per process run when runs hold several samples of
+    ``metric``, else one list; or ``None`` when the store, the experiment or the variant
     does not exist.  Raises InputError when the variant exists but has no
     successful sample of ``metric`` (the message lists the metrics it has),
     and when ``store_path`` exists but is not a readable store (a garbage or

@@ -13,7 +13,8 @@ from typing import Any
 
 from abstat.store.read_rows import RowReader
 from abstat.store.read_runs import BY_INVOCATION, BY_VARIANT, RunReader, and_in
-from abstat.store.read_sets import SetReader, _run_groups
+from abstat.store.read_sets import SetReader
+from abstat.store.run_groups import numbers_by_run, replicates, run_groups
 from abstat.store.records import ExperimentSummary
 
 
@@ -190,18 +191,19 @@ class StoreReader(RowReader, RunReader, SetReader):
     def unit_groups(
         self, experiment: str, *, invocations: Sequence[int] | None = None, notes: list[str] | None = None
     ) -> dict[tuple[str, str | None], dict[str, list[list[float]]]]:
-        """Values of successful runs: (metric, unit) -> variant -> one list per invocation (run group),
-        only those of ``invocations`` when given.  A metric whose unit changed between runs is one
-        entry in the finest of its units when they convert (ns and µs: :mod:`abstat.readers.unit_table`;
-        what was converted is said in ``notes``), else one entry per unit.  Metrics by name (then unit),
-        variants in their declared order, run groups by invocation, values in the order they were
-        measured."""
+        """Values of successful runs: (metric, unit) -> variant -> one list per run group (per invocation,
+        or per process run for a variant of one invocation whose runs hold several samples:
+        :mod:`abstat.store.run_groups`), only those of ``invocations`` when given.  A metric whose unit
+        changed between runs is one entry in the finest of its units when they convert (ns and µs:
+        :mod:`abstat.readers.unit_table`; what was converted is said in ``notes``), else one entry per
+        unit.  Metrics by name (then unit), variants in their declared order, run groups in the order
+        they ran, values in the order they were measured."""
         variants = self._variant_ids(experiment)
         if not variants:
             return {}
         params: list[Any] = []
         sql = (
-            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s"
+            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit, s.run_id FROM samples s"
             " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
         )
         if invocations is None:  # else the invocations alone drive the query (see RunReader._runs_of)
@@ -212,16 +214,24 @@ class StoreReader(RowReader, RunReader, SetReader):
                 + BY_INVOCATION
             )
         found: dict[tuple[str, str | None], dict[int, dict[int, list[float]]]] = {}
-        groups = _run_groups(self.db.execute(sql, params), units=True)
-        for (variant_id, metric, invocation_id, unit), values in sorted(groups.items(), key=_filing_order):
-            group = self._numbers(values, metric, invocation_id)
+        sizes: dict[tuple[str, str | None], dict[int, dict[int, list[int]]]] = {}  # each process run's count
+        groups, starts = run_groups(self.db.execute(sql, params))
+        for key, values in sorted(groups.items(), key=_filing_order):
+            variant_id, metric, invocation_id, unit = key
+            group, counts = numbers_by_run(values, starts.get(key), self._numbers, metric, invocation_id)
             if group:
                 found.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = group
+                if counts is not None:  # runs of several samples
+                    sizes.setdefault((metric, unit), {}).setdefault(variant_id, {})[invocation_id] = counts
         converted = _converted_units(found)
         if notes is not None:
             notes.extend(converted)
         return {
-            key: {variants[v]: list(found[key][v].values()) for v in variants if v in found[key]}
+            key: {
+                variants[v]: replicates(found[key][v], sizes.get(key, {}).get(v, {}), list(found[key][v]))[0]
+                for v in variants
+                if v in found[key]
+            }
             for key in sorted(found, key=lambda key: (key[0], key[1] or ""))
         }
 

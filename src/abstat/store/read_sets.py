@@ -10,6 +10,7 @@ from typing import Any
 
 from abstat.store.read_runs import BY_RUN, BY_VARIANT, and_in, drained, gc_paused, shared
 from abstat.store.records import SampleSet
+from abstat.store.run_groups import numbers_by_run, replicates, run_groups
 
 
 class SetReader:
@@ -19,10 +20,12 @@ class SetReader:
     _load: Any
 
     def sample_sets(self, where: Mapping[str, Any] | None = None, *, machines: bool = True) -> Iterator[SampleSet]:
-        """Group samples by (experiment, variant, metric, host, labels); runs by invocation.
+        """Group samples by (experiment, variant, metric, host, labels); run groups by the replicated unit:
+        by invocation, or by process run when the set has one invocation whose runs hold several samples
+        each (:mod:`abstat.store.run_groups`; ``invocations`` then names each run's invocation).
 
         Sets come in the order of their experiment, variant, metric and first
-        invocation; each set's runs by invocation, values as measured.  Each set's
+        invocation; each set's run groups in the order they ran, values as measured.  Each set's
         ``machine`` is its last invocation's record (``{}`` without ``machines``: a
         history never reads them), decoded once per invocation: the sets of one
         invocation share it, and what it shares with the record decoded before it
@@ -46,7 +49,7 @@ class SetReader:
             return []
         params: list[Any] = []
         sql = (
-            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit FROM samples s"
+            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit, s.run_id FROM samples s"
             " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
         )
         order = BY_RUN
@@ -54,24 +57,27 @@ class SetReader:
             sql = and_in(sql, params, "r.variant_id", chosen)
             order = BY_VARIANT
         sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
-        groups = _run_groups(self.db.execute(sql + order, params), units=True)
-        entries = _named_units(_kept_entries(self._fill_sets(groups, names, accepted)))
+        groups, starts = run_groups(self.db.execute(sql + order, params))  # and where each process run starts
+        entries = _named_units(_kept_entries(self._fill_sets(groups, starts, names, accepted)))
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
         return [
             SampleSet(
                 labels=entry["labels"],
-                runs=[entry["groups"][i] for i in entry["invocations"]],
+                runs=runs,
                 machine=records.get(entry["invocations"][-1], {}),
                 unit=entry["unit"],
-                invocations=entry["invocations"],
+                invocations=invocations,
                 notes=entry.get("notes", []),
             )
             for entry in drained(entries)
+            # the replicated unit: invocations, else process runs (:mod:`abstat.store.run_groups`)
+            for runs, invocations in [replicates(entry["groups"], entry.get("sizes", {}), entry["invocations"])]
         ]
 
     def _fill_sets(
         self,
         groups: dict[tuple[Any, ...], list[Any]],
+        starts: dict[tuple[Any, ...], list[int]],
         names: dict[int, tuple[int, str, str]],
         accepted: Mapping[str, set[str]],
     ) -> dict[tuple, dict[str, Any]]:
@@ -109,7 +115,11 @@ class SetReader:
                 if group is None:  # a new list: the group's, made among short-lived objects, is let go
                     group = entry["groups"][invocation_id] = []
                     entry["invocations"].append(invocation_id)
-                group.extend(self._numbers(values, metric, invocation_id))
+                kept, sizes = numbers_by_run(values, starts.pop(key, None), self._numbers, metric, invocation_id)
+                group.extend(kept)
+                if sizes is not None:  # runs of several samples: their sizes (else no object per set)
+                    # invocation -> how many samples each of its process runs kept
+                    entry.setdefault("sizes", {}).setdefault(invocation_id, []).extend(sizes)
         return sets
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
@@ -238,12 +248,18 @@ def _converted(group: list[dict[str, Any]]) -> list[dict[str, Any]]:
         merged = [entry for entry in group if entry["unit"] in units]
         into = min(merged, key=lambda e: e["order"])
         groups: dict[int, list[Any]] = {}
+        sizes: dict[int, list[int]] = {}
         for entry in sorted(merged, key=lambda e: e["order"]):
             for invocation in entry["invocations"]:
                 groups.setdefault(invocation, []).extend(converted(entry["groups"][invocation], entry["unit"], target))
+                sizes.setdefault(invocation, []).extend(entry.get("sizes", {}).get(invocation, []))
         metric = into["labels"].get("metric", "")
         into.update(
-            groups=groups, invocations=sorted(groups), unit=target, notes=[conversion_note(metric, units, target)]
+            groups=groups,
+            sizes=sizes,
+            invocations=sorted(groups),
+            unit=target,
+            notes=[conversion_note(metric, units, target)],
         )
         gone = {id(entry) for entry in merged if entry is not into}
         group = [entry for entry in group if id(entry) not in gone]

@@ -1,12 +1,13 @@
 """``abstat testbox`` end to end: a QEMU guest booting Debian's kernel, rebooted for real.
 
-One box for the module (``abstat testbox up``; its image is cached between runs under
-``~/.cache/abstat/testbox``, the boxes in a temporary directory).  Seed 000's experiment runs on
+One box for the module, with two CPUs (``abstat testbox up --smp 2``; its image is cached between runs under
+``~/.cache/abstat/testbox``, the boxes in a temporary directory): ``doctor``, ``--trace`` and ``--isolate`` (a
+cgroup v2 cpuset partition) run in its first boot, then seed 000 reboots it.  Seed 000's experiment runs on
 it as a user would: a syscall's cost in raw TSC cycles (tests/data/testbox/getppid_cycles.c,
-built here and copied to the box), pti=on against pti=off, each boot made by ``kexec`` with
-``--reuse-cmdline --append``, and an A/A variant booted GRUB-like (``testbox-next-boot pti=off &&
-reboot``: QEMU boots the entry the box chose).  What each run measured is checked through the
-machine record read on the box in that boot (``/proc/cmdline``, the boot id).  The A/B's experiment
+built here and copied to the box), pti=on against pti=off, each boot made GRUB-like (``testbox-next-boot
+pti=on && reboot``: QEMU boots the entry the box chose; under TCG here the faster reboot), and an A/A
+variant booted by ``kexec`` with ``--reuse-cmdline --append``.  What each run measured is checked through
+the machine record read on the box in that boot (``/proc/cmdline``, the boot id).  The A/A's experiment
 loses the box (QEMU killed during a boot), brings it back and resumes.
 
 Sized for the suite's budget: one run per boot (boots are the unit; a run is 20 minima of 200
@@ -52,7 +53,7 @@ def box_ssh(env: dict, command: str, **kwargs) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def box():
-    with boxes_up(pytest, {BOX: []}) as env:
+    with boxes_up(pytest, {BOX: ["--smp", "2"]}) as env:  # two CPUs: the isolation test's partition
         yield env
 
 
@@ -106,6 +107,82 @@ def test_seed_003_trace_a_real_kernel_function_in_the_guest(box, tmp_path):
     assert max(value for name, metric, value in rows if metric.endswith(".ns")) > 0  # once 0.0 under TCG
 
 
+STATE = (
+    "cat /sys/fs/cgroup/cgroup.subtree_control; ls -d /sys/fs/cgroup/abstat.isolated-* 2>/dev/null; "
+    "cat /proc/irq/*/smp_affinity_list /proc/irq/default_smp_affinity 2>/dev/null; "
+    "grep Cpus_allowed_list /proc/1/status"
+)
+BENCH = """#!/bin/sh
+grep Cpus_allowed_list /proc/self/status >> /tmp/iso/bench.txt
+grep Cpus_allowed_list /proc/$(cat /tmp/iso/other.pid)/status >> /tmp/iso/other.txt
+cat /sys/fs/cgroup/abstat.isolated-*/cpuset.cpus.partition >> /tmp/iso/partition.txt
+echo "t: 1"
+"""
+LOAD = (
+    "while :; do grep Cpus_allowed_list /proc/self/status > /tmp/iso/load.tmp; "
+    "mv /tmp/iso/load.tmp /tmp/iso/load.txt; sleep 0.05; done"
+)
+
+
+def _seen(env: dict, name: str) -> set[str]:
+    text = box_ssh(env, f"cat /tmp/iso/{name}").stdout.decode()
+    return set(text.split()) - {"Cpus_allowed_list:"}
+
+
+def test_the_measured_cpu_is_a_cgroup_v2_partition_and_everything_is_restored(box, tmp_path):
+    """``run --cpus 1 --isolate`` on the box once its init mounted the unified cgroup v2 hierarchy (as systemd
+    does on current distributions): the measured CPU becomes a cgroup v2 cpuset partition (abstat.box.partition).
+    This machine's own kernel binds the cpuset controller to its v1 hierarchy, so only a guest can show it.  What
+    each process may run on is read from the guest's kernel (``Cpus_allowed_list``): the benchmark's own, an
+    unrelated process started before the run, the run's background load; after the run every cgroup, CPU list
+    and IRQ affinity is as before.  (Seed 000's boots after it start without the mount.)"""
+    mounted = box_ssh(box, "busybox mount -t cgroup2 cgroup2 /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.controllers")
+    assert mounted.returncode == 0 and b"cpuset" in mounted.stdout, mounted.stderr
+    setup = box_ssh(
+        box,
+        "rm -rf /tmp/iso && mkdir /tmp/iso && cat > /tmp/iso/bench.sh && "
+        "chmod +x /tmp/iso/bench.sh && (setsid sleep 600 </dev/null >/dev/null 2>&1 & "
+        "echo $! > /tmp/iso/other.pid)",
+        input=BENCH.encode(),
+    )
+    assert setup.returncode == 0, setup.stderr
+    before = box_ssh(box, STATE).stdout.decode()
+    done = abstat(
+        "run",
+        "--experiment",
+        "iso",
+        "--host",
+        BOX,
+        "--store",
+        str(tmp_path / "s.db"),
+        "-n",
+        "2",
+        "--cpus",
+        "1",
+        "--isolate",
+        "--background",
+        f"sh -c '{LOAD}'",
+        "--no-progress",
+        "-v",
+        "a=/tmp/iso/bench.sh",
+        "-v",
+        "b=/tmp/iso/bench.sh",
+        env=box,
+        timeout=1200,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _seen(box, "bench.txt") == {"1"}  # the benchmark: the measured CPU alone
+    assert _seen(box, "other.txt") == {"0"}  # a process started before the run: off it
+    assert _seen(box, "load.txt") == {"0"}  # the run's background load: off it
+    assert _seen(box, "partition.txt") == {"root"}  # a partition the kernel accepted
+    shown = abstat("show", "iso", "--store", str(tmp_path / "s.db"), env=box)
+    assert "cgroup v2 cpuset partition" in shown.stdout + shown.stderr  # the box's note, stored with its boot
+    after = box_ssh(box, STATE + "; grep Cpus_allowed_list /proc/$(cat /tmp/iso/other.pid)/status").stdout
+    assert after.decode().startswith(before)  # no cgroup left, controllers and IRQs as before
+    assert after.decode()[len(before) :].split() == ["Cpus_allowed_list:", "0-1"]
+    box_ssh(box, "kill $(cat /tmp/iso/other.pid)")
+
+
 def _wait_for(predicate, timeout: float, what: str) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -153,13 +230,14 @@ def _median(values: list[float]) -> float:
     return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
 
 
-def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp_path):
-    """pti=on against pti=off, 4 boots each by kexec (experiment ``pti``), during which QEMU is killed as
-    the box makes its next boot once one is stored: that boot "did not come back" (at once: abstat sees the
-    box is down, it does not wait --boot-timeout), the box comes back with its disk (``testbox up``) and
-    ``run --resume`` makes the remaining boots.  Then an A/A: pti=off booted GRUB-like in 2 boots of its
-    own (experiment ``aa``).  10 boots in all (boots are the unit: 4 a side is the fewest whose interval
-    can exclude 0; the A/A's 2 are compared by size, not by significance)."""
+def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp_path):
+    """pti=on against pti=off, 4 boots each booted GRUB-like (experiment ``pti``: ``testbox-next-boot
+    pti=on && reboot``, QEMU boots the box's choice; the faster reboot of the two here).  Then an A/A: pti=off
+    booted by kexec in 2 boots of its own (experiment ``aa``), during which QEMU is killed as the box makes its
+    next boot once one is stored: that boot "did not come back" (at once: abstat sees the box is down, it does
+    not wait --boot-timeout), the box comes back with its disk (``testbox up``) and ``run --resume`` makes the
+    remaining boot.  10 boots in all (boots are the unit: 4 a side is the fewest whose interval can exclude 0;
+    the A/A's 2 are compared by size, not by significance)."""
     assert box_ssh(box, "echo kept > /root/marker && sync").returncode == 0
     store = str(tmp_path / "pti.db")
     mark = "echo abstat-test-boot-requested >/dev/ttyS0; "
@@ -180,8 +258,7 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
         "--boot-timeout",
         "1200",
     ]
-    err = _run_losing_the_box(
-        box,
+    ab = subprocess.run(
         [
             *common,
             "--experiment",
@@ -193,9 +270,9 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
             "-v",
             "on=/root/getppid_cycles 20 200",
             "--boot",
-            f"off={mark}{KEXEC.format(args='pti=off')} && {KEXEC_E}",
+            "off=testbox-next-boot pti=off && reboot",
             "--boot",
-            f"on={mark}{KEXEC.format(args='pti=on')} && {KEXEC_E}",
+            "on=testbox-next-boot pti=on && reboot",
             "--check",
             f"off=! {PTI_ENABLED}",
             "--check",
@@ -203,21 +280,15 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
             "--boots",
             "4",
         ],
-        store,
+        capture_output=True,
+        text=True,
+        env=box,
+        timeout=3000,
+        stdin=subprocess.DEVNULL,
     )
-    # told at once, not after --boot-timeout: only abstat's check that the box is down says this
-    assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
-    assert "abstat run --resume pti" in err
-    before = {row["boot_id"] for row in stored(store)}
-    assert 1 <= len(before) < 8
-    listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
-    assert listed[0]["state"] == "lost" and box_processes(box, BOX) == []
-    again = abstat("testbox", "up", BOX, "--timeout", "600", env=box, timeout=900)
-    assert again.returncode == 0, again.stderr
-    assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
-    resumed = abstat("run", "--resume", "pti", "--store", store, "--yes", "--no-progress", env=box, timeout=3000)
-    assert resumed.returncode == 0, resumed.stderr[-3000:]
-    aa = subprocess.run(
+    assert ab.returncode == 0, ab.stderr[-3000:]
+    err = _run_losing_the_box(
+        box,
         [
             *common,
             "--experiment",
@@ -227,24 +298,31 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
             "-v",
             "off2=/root/getppid_cycles 20 200",
             "--boot",
-            "off2=testbox-next-boot pti=off && reboot",
+            f"off2={mark}{KEXEC.format(args='pti=off')} && {KEXEC_E}",
             "--check",
             f"off2=! {PTI_ENABLED}",
             "--boots",
             "2",
         ],
-        capture_output=True,
-        text=True,
-        env=box,
-        timeout=3000,
-        stdin=subprocess.DEVNULL,
+        store,
     )
-    assert aa.returncode == 0, aa.stderr[-3000:]
+    # told at once, not after --boot-timeout: only abstat's check that the box is down says this
+    assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
+    assert "abstat run --resume aa" in err
+    before = {row["boot_id"] for row in stored(store)}
+    assert len(before) == 9  # the A/B's 8 boots and the A/A's first
+    listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
+    assert listed[0]["state"] == "lost" and box_processes(box, BOX) == []
+    again = abstat("testbox", "up", BOX, "--timeout", "600", env=box, timeout=900)
+    assert again.returncode == 0, again.stderr
+    assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
+    resumed = abstat("run", "--resume", "aa", "--store", store, "--yes", "--no-progress", env=box, timeout=3000)
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
     runs = stored(store)
     assert len(runs) == 10 and len({row["boot_id"] for row in runs}) == 10  # 4 + 4 + 2 boots, each its own
     assert before <= {row["boot_id"] for row in runs}  # the boots stored before the box was lost, kept
     for row in runs:
-        check_booted(row)
+        check_booted(row, fresh=("off", "on"))
     # with 4 boots a side the exact permutation p of complete separation is 2/70 = 0.029
     compared = json.loads(
         abstat(
@@ -252,7 +330,7 @@ def test_seed_000_pti_across_kexec_and_grub_like_reboots_and_a_lost_box(box, tmp
         ).stdout
     )["comparisons"][0]
     assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0  # pti=on slower
-    # A/A, pti=off twice (kexec against a fresh boot): not significant; what can fail is its size: pti=off
+    # A/A, pti=off twice (a fresh boot against kexec): not significant; what can fail is its size: pti=off
     # booted either way costs about the same (under TCG pti=on costs about twenty times pti=off), so the A/A's
     # difference of medians is far below the A/B's, and a variant that ran the other kernel would be as large
     same = json.loads(

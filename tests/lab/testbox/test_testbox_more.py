@@ -24,6 +24,7 @@ import subprocess
 from collections import Counter
 
 import pytest
+from abstat.lab.testbox.qemu import BASE_CMDLINE
 from support.testbox import (
     BUILD,
     KEXEC,
@@ -249,7 +250,7 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
         shas.append(_git(repo, "rev-parse", "HEAD"))
     store = str(tmp_path / "bisect.db")
     slot = "/boot/bisect.cmdline"  # one slot: each install overwrites the one before
-    base = f"console=ttyS0 quiet panic=1 testbox.name={ONE}"
+    base = f"{BASE_CMDLINE} testbox.name={ONE}"
     done = abstat(
         "bisect",
         "--repo",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import stat
@@ -78,11 +79,14 @@ def test_qemu_listens_on_loopback_only_and_boots_the_chosen_entry():
     command = argv(_settings(), "/boxes/a,b", Entry("default", "pti=on"))
     netdev = command[command.index("-netdev") + 1]
     assert netdev == "user,id=net0,restrict=on,hostfwd=tcp:127.0.0.1:40022-:22"
-    assert command[command.index("-append") + 1] == "console=ttyS0 quiet panic=1 testbox.name=tb1 isolcpus=1 pti=on"
+    assert (
+        command[command.index("-append") + 1]
+        == "console=ttyS0 quiet panic=1 cryptomgr.notests testbox.name=tb1 isolcpus=1 pti=on"
+    )
     assert command[command.index("-drive") + 1].startswith("file=/boxes/a,,b/disk.qcow2,")  # commas doubled
     assert command[command.index("-cpu") + 1] == "Skylake-Server" and command[command.index("-smp") + 1] == "2"
     assert "-no-reboot" in command and command[command.index("-accel") + 1] == "tcg"
-    assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 testbox.name=tb1 isolcpus=1"
+    assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 cryptomgr.notests testbox.name=tb1 isolcpus=1"
 
 
 def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):
@@ -102,6 +106,35 @@ def test_the_lab_reaches_a_box_only_when_it_is_one(tmp_path, monkeypatch):
     host = SshHost("tb1", "tb1", str(tmp_path))
     assert host.command_argv("true")[1:3] == ["-F", str(tmp_path / "tb1" / "ssh_config")]
     assert "-F" not in SshHost("other", "other", str(tmp_path)).command_argv("true")
+
+
+def test_the_lab_waits_for_a_box_to_announce_a_new_boot_only_when_its_image_announces(tmp_path, monkeypatch):
+    """``paths.announced``: the last ``ready=`` line of the box's control port names a boot other than the one
+    the lab saw before its reboot; None (ssh decides, as for any host) for a box of an image that does not
+    write the line, for a destination that is no box of this user's, and for a box without a control log."""
+    monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
+    image = tmp_path / "image"
+    image.mkdir()
+    box = tmp_path / "tb1"
+    box.mkdir()
+    (box / "ssh_config").write_text("Host tb1\n")
+    (box / "box.json").write_text(json.dumps({"image": str(image)}))
+    old, new = "0f3a57c6-1b0e-4b7e-9a59-a0a4c1e2d3f4", "8d2c1f00-5a6b-4c3d-8e9f-0123456789ab"
+    (box / "control.log").write_text(f"ready={old} 9.41\naction=reboot\nend\n")
+    assert paths.announced("tb1", old) is None  # an image without the ready line: only ssh can tell
+    (image / paths.READY_MARK).write_text("")
+    assert paths.announced("tb1", old) is False  # still the boot before the reboot
+    assert paths.announced("tb1", None) is True
+    (box / "control.log").write_text("")  # QEMU started again: nothing said yet
+    assert paths.announced("tb1", None) is False
+    # a kexec boot appends to the log: its last line counts, after far more than the bytes read back
+    (box / "control.log").write_text(f"ready={old} 9.41\n" * 1000 + f"ready={new} 12.5\n")
+    assert paths.announced("tb1", old) is True and paths.announced("tb1", new) is False
+    (box / "control.log").write_text(f"ready={new}\x1b[2J 1\nready=../../etc 2\n")  # not a boot id line
+    assert paths.announced("tb1", old) is False
+    assert paths.announced("root@tb1", old) is None and paths.announced("tb2", old) is None
+    (box / "control.log").unlink()
+    assert paths.announced("tb1", old) is None
 
 
 def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):

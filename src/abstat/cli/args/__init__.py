@@ -4,6 +4,8 @@ meaning and help text everywhere), the parsers' values, and an experiment's own 
 """
 
 import argparse
+import os
+import sys
 from typing import Any, NoReturn, Sequence
 
 from abstat.cli.args.values import (  # noqa: F401
@@ -32,12 +34,32 @@ class ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse makes a formatter for every add_argument, and without a width it imports shutil (and
+        # with it bz2, lzma, fnmatch...) to ask for one: on every command's start-up (issue 42).
+        return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)  # type: ignore[call-arg]
+
     def format_help(self) -> str:
         text = super().format_help()
         if not self.examples:
             return text
         title = "example:" if len(self.examples) == 1 else "examples:"
         return text.rstrip("\n") + f"\n\n{title}\n" + "".join(f"  {line}\n" for line in self.examples)
+
+
+def terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` (COLUMNS when a positive integer, else standard output's
+    terminal, else 80), without importing shutil."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no standard output (AttributeError on None), not a terminal
+        return 80
 
 
 def formats(*names: str) -> tuple[str, ...]:

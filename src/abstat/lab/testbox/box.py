@@ -17,7 +17,15 @@ import sys
 import time
 from dataclasses import dataclass
 
-from abstat.lab.testbox.paths import TestboxError, box_dir, boxes_dir, private_dir, valid_name
+from abstat.lab.testbox.paths import (
+    ANNOUNCE_PATIENCE_S,
+    TestboxError,
+    announced,
+    box_dir,
+    boxes_dir,
+    private_dir,
+    valid_name,
+)
 from abstat.lab.testbox.qemu import CPU_PATTERN, MEMORY_PATTERN, Settings, free_port
 
 SUPERVISOR_MODULE = "abstat.lab.testbox.supervisor"
@@ -231,6 +239,7 @@ def _check_options(cpu: str, smp: int, memory: str, kernel: str | None, initrd: 
 
 
 def _spawn(directory: str) -> None:
+    open(os.path.join(directory, "control.log"), "w").close()  # no ready line of a boot before this one
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p
@@ -255,9 +264,9 @@ def _spawn(directory: str) -> None:
     os.replace(os.path.join(directory, "supervisor.pid.tmp"), os.path.join(directory, "supervisor.pid"))
 
 
-def ssh_argv(name: str, command: str) -> list[str]:
+def ssh_argv(name: str, command: str, connect_timeout: int = 5) -> list[str]:
     config = os.path.join(box_dir(name), "ssh_config")
-    return ["ssh", "-F", config, "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", name, command]
+    return ["ssh", "-F", config, "-o", "BatchMode=yes", "-o", f"ConnectTimeout={connect_timeout}", name, command]
 
 
 def _gone_for_a_second(directory: str) -> bool:
@@ -269,14 +278,19 @@ def _gone_for_a_second(directory: str) -> bool:
 def wait_for_ssh(name: str, timeout: float) -> None:
     directory = box_dir(name)
     deadline = time.monotonic() + timeout
+    patience = time.monotonic() + ANNOUNCE_PATIENCE_S
     while time.monotonic() < deadline:
         if supervisor_pid(directory) is None and _gone_for_a_second(directory):
             state = _read_state(directory).get("state", "stopped")
             raise TestboxError(
                 f"test box {name!r} stopped while booting ({state}); see {directory}/console.log and supervisor.log"
             )
-        try:
-            done = subprocess.run(ssh_argv(name, "true"), capture_output=True, timeout=15)
+        up = announced(name, None)
+        if up is False and time.monotonic() < patience:
+            time.sleep(0.1)  # not booted yet: an ssh attempt would hang until its connect timeout
+            continue
+        try:  # once its sshd listens, the first handshake of a loaded TCG guest may take more than 5 s
+            done = subprocess.run(ssh_argv(name, "true", 30 if up else 5), capture_output=True, timeout=45)
             if done.returncode == 0:
                 return
         except subprocess.TimeoutExpired:

@@ -32,15 +32,30 @@ exec /bin/busybox switch_root /newroot /sbin/init
 """
 
 INITTAB = """::sysinit:/etc/init.d/rcS
+::once:/usr/local/sbin/testbox-ready
 ::respawn:/usr/sbin/sshd -D -e
 ::shutdown:/etc/init.d/rcK
+"""
+
+# Once sshd listens (port 22, state LISTEN in /proc/net/tcp), the box says so on its control port with its
+# boot id and uptime: the host waits for this line instead of ssh attempts into a box that is still booting
+# (each one hangs in QEMU's user network until its connect timeout).  BusyBox and shell builtins only.
+READY = """#!/bin/sh
+tries=0
+while ! busybox grep -q "^ *[0-9]*: 00000000:0016 00000000:0000 0A " /proc/net/tcp && [ "$tries" -lt 6000 ]; do
+    busybox usleep 20000
+    tries=$((tries + 1))
+done
+read -r boot </proc/sys/kernel/random/boot_id
+read -r uptime _ </proc/uptime
+echo "ready=$boot $uptime" >/dev/ttyS1
 """
 
 RC_START = """#!/bin/sh
 busybox mount -t proc proc /proc
 busybox mount -t sysfs sysfs /sys
 busybox mount -t devtmpfs devtmpfs /dev 2>/dev/null
-mkdir -p /dev/pts /dev/shm
+busybox mkdir -p /dev/pts /dev/shm
 busybox mount -t devpts devpts /dev/pts
 busybox mount -t tmpfs tmpfs /run
 busybox mount -t tmpfs tmpfs /tmp
@@ -50,7 +65,8 @@ busybox mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 busybox mount -t bpf bpf /sys/fs/bpf 2>/dev/null
 busybox mount -o remount,rw,commit=1 /
 name=testbox
-for word in $(cat /proc/cmdline); do
+read -r cmdline </proc/cmdline
+for word in $cmdline; do
     case "$word" in testbox.name=*) name="${word#testbox.name=}" ;; esac
 done
 busybox hostname "$name"
@@ -58,8 +74,7 @@ busybox ip link set lo up
 busybox ip link set eth0 up
 busybox ip addr add 10.0.2.15/24 dev eth0
 busybox ip route add default via 10.0.2.2
-mkdir -p /run/sshd
-chmod 0755 /run/sshd
+busybox mkdir -p -m 0755 /run/sshd
 """
 
 RC_STOP = """#!/bin/sh
@@ -75,8 +90,15 @@ busybox mount -o remount,ro / 2>/dev/null
 sync
 """
 
+# reboot, poweroff, halt: the shutdown script, then at once (-f): BusyBox's init would run the same script and
+# then wait two seconds (one after SIGTERM to every process, one "for the console").  With -f (the machine
+# goes down without its shutdown: a reset) or other options, BusyBox's own.
 ACTION_WRAPPER = """#!/bin/sh
 echo {action} >/run/abstat-action
+if [ "$#" -eq 0 ]; then
+    /etc/init.d/rcK
+    exec /bin/busybox {action} -f
+fi
 exec /bin/busybox {action} "$@"
 """
 

@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass
 
 from abstat.lab.testbox import guestfiles
-from abstat.lab.testbox.paths import TestboxError, images_dir, private_dir
+from abstat.lab.testbox.paths import READY_MARK, TestboxError, images_dir, private_dir
 
 IMAGE_FORMAT = "2"
 PACKAGES = (
@@ -182,6 +182,7 @@ def _build(image: Image, packages: list[tuple[str, str]]) -> None:
         shutil.rmtree(root)
         with open(os.path.join(work, "packages.txt"), "w") as out:
             out.write("".join(f"{name}={version}\n" for name, version in packages))
+        open(os.path.join(work, READY_MARK), "w").close()  # its boxes say when sshd listens (paths.announced)
         open(os.path.join(work, "complete"), "w").close()
         os.rename(work, image.path)
     except BaseException:
@@ -249,6 +250,7 @@ def _configure(root: str, release: str) -> None:
         "/etc/init.d/rcS": guestfiles.RC_START,
         "/etc/init.d/rcK": guestfiles.RC_STOP,
         "/usr/local/sbin/testbox-next-boot": guestfiles.NEXT_BOOT,
+        "/usr/local/sbin/testbox-ready": guestfiles.READY,
     }
     for action in ("reboot", "poweroff", "halt"):
         scripts[f"/sbin/{action}"] = guestfiles.ACTION_WRAPPER.format(action=action)

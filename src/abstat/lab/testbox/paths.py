@@ -16,6 +16,10 @@ import re
 from abstat.errors import AbstatError
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
+READY_MARK = "announces-ready"  # in an image's directory: its boxes write READY lines on their control port
+ANNOUNCE_PATIENCE_S = 120.0  # then ssh is tried anyway (a kernel of the user's without a second serial port)
+READY_TAIL = 4096  # bytes of the control port's log read for its last line
+_READY_LINE = re.compile(r"ready=([0-9a-f-]{36}) [0-9.]+")
 ROOT_ENV = "ABSTAT_TESTBOX_DIR"
 BOXES_ENV = "ABSTAT_TESTBOX_BOXES"
 
@@ -95,3 +99,25 @@ def gone(destination: str) -> str | None:
     named = state.get("state") if isinstance(state, dict) else None
     reason = what.get(named) if isinstance(named, str) else None
     return f"the test box {destination} is down ({reason}; abstat testbox up {destination})" if reason else None
+
+
+def announced(destination: str, unlike: str | None) -> bool | None:
+    """For a local test box whose image says when its sshd listens (guestfiles.READY, a line on its control
+    port): whether its last such line names a boot other than ``unlike`` (its guest is up: ssh will answer);
+    None for any other destination, or a box of an older image (then only ssh can tell).  The lab asks this
+    before each ssh attempt while a box boots: an attempt into a booting box hangs until its connect timeout."""
+    if not ssh_options(destination):
+        return None
+    directory = os.path.join(boxes_dir(), destination)
+    try:
+        with open(os.path.join(directory, "box.json")) as source:
+            image = json.load(source).get("image")
+        if not isinstance(image, str) or not os.path.exists(os.path.join(image, READY_MARK)):
+            return None
+        with open(os.path.join(directory, "control.log"), "rb") as control:
+            control.seek(max(0, os.fstat(control.fileno()).st_size - READY_TAIL))
+            text = control.read(READY_TAIL).decode("ascii", errors="replace")
+    except (OSError, ValueError, AttributeError):
+        return None
+    boots = _READY_LINE.findall(text)
+    return bool(boots) and boots[-1] != unlike

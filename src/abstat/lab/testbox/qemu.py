@@ -16,7 +16,8 @@ import re
 import socket
 from dataclasses import asdict, dataclass, field
 
-BASE_CMDLINE = "console=ttyS0 quiet panic=1"
+# cryptomgr.notests: no self-test of every crypto algorithm at boot (0.8-1.3 s of each boot under TCG)
+BASE_CMDLINE = "console=ttyS0 quiet panic=1 cryptomgr.notests"
 CPU_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.,=+-]{0,199}")
 MEMORY_PATTERN = re.compile(r"[1-9][0-9]{0,6}[MG]?")
 _CMDLINE_TEXT = re.compile(r"[\x20-\x7e]{0,1024}")

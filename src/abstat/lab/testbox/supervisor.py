@@ -112,8 +112,9 @@ def supervise(directory: str) -> int:
                 state = "lost"
                 _log(directory, f"qemu was killed by signal {-code}: the box is lost")
                 break
-            with open(os.path.join(directory, "control.log"), errors="replace") as control:
-                action, chosen = parse_control(control.read(65536))
+            with open(os.path.join(directory, "control.log"), "rb") as control:  # its end: kexec boots append
+                control.seek(max(0, os.fstat(control.fileno()).st_size - 65536))
+                action, chosen = parse_control(control.read(65536).decode(errors="replace"))
             if action in ("poweroff", "halt"):
                 _log(directory, f"the box ran {action}")
                 break

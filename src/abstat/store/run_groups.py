@@ -1,0 +1,99 @@
+"""The replicated unit of a stored sample set: what its run groups are.
+
+The store keeps every sample with its process run, and every run with its ``abstat run``
+invocation.  A set's run groups are the highest level with at least two replicates:
+
+- its invocations (boots), when it has several: one group per invocation, as always;
+- else its process runs, when some run holds several samples of the metric (a benchmark
+  printing 49 TSC samples per run): one group per run, so that 20 runs x 49 samples are 20
+  replicates of a per-process effect (address-space layout, page placement), not 980
+  independent samples;
+- else (one sample per run) the one invocation's samples: one group, as always.
+
+Readers gather the samples of each (variant, metric, invocation, unit) key with
+:func:`run_groups`, which also marks where each process run starts in the key's list; the
+values the store cannot read as numbers are dropped run by run (:func:`numbers_by_run`), so
+the marks stay on the runs' boundaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+
+def run_groups(
+    rows: Iterable[tuple[Any, ...]],
+) -> tuple[dict[tuple[Any, ...], list[Any]], dict[tuple[Any, ...], list[int]]]:
+    """(variant id, metric, invocation id, unit) -> values, in the order of ``rows``, and, for the keys
+    some run of which held several samples, the offset in those values at which each of its process
+    runs starts (a key absent: every run held one sample, run i is value i: most stores, which then
+    carry no object more per key).  Rows are ``(variant id, metric, invocation id, value, unit, run
+    id)``, a run's samples of one metric together (the store's orders)."""
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    starts: dict[tuple[Any, ...], list[int]] = {}
+    values: list[Any] = []
+    key: tuple[Any, ...] = ()
+    several = False  # the current run of ``key`` has held more than one sample
+    last_run = last_metric = last_unit = None  # of the row before
+    for variant, metric, invocation, value, unit, run in rows:
+        if run == last_run and metric == last_metric and unit == last_unit:  # the same run's next sample
+            if not several:
+                several = True
+                if key not in starts:  # runs of one sample each so far: run i starts at i
+                    starts[key] = list(range(len(values)))
+            values.append(value)
+            continue
+        last_run, last_metric, last_unit, several = run, metric, unit, False
+        key = (variant, metric, invocation, unit)
+        found = groups.get(key)
+        if found is None:
+            groups[key] = values = [value]
+            continue
+        values = found
+        begun = starts.get(key)
+        if begun is not None:
+            begun.append(len(values))
+        values.append(value)
+    return groups, starts
+
+
+def numbers_by_run(
+    values: list[Any], starts: list[int] | None, numbers: Callable[..., list[float]], *args: Any
+) -> tuple[list[float], list[int] | None]:
+    """``values`` as ``numbers(run, *args)`` keeps them (those that are not numbers left out) and the
+    number kept of each run (``starts``: :func:`run_groups`' entry); a run left with none is no run.
+    None for the numbers when every run held one sample (``starts`` None): no run groups to make."""
+    if starts is None:
+        return numbers(values, *args), None
+    ends = starts[1:] + [len(values)]
+    if set(map(type, values)) <= {float}:  # the common case: nothing dropped, the runs as stored
+        return values, [end - start for start, end in zip(starts, ends, strict=True)]
+    kept: list[float] = []
+    sizes: list[int] = []
+    for start, end in zip(starts, ends, strict=True):
+        run = numbers(values[start:end], *args)
+        if run:
+            kept.extend(run)
+            sizes.append(len(run))
+    return kept, sizes
+
+
+def replicates(
+    groups: dict[int, list[float]], sizes: dict[int, list[int]], invocations: list[int]
+) -> tuple[list[list[float]], list[int]]:
+    """A set's run groups and the invocation of each: one per invocation when it has several; one per
+    process run when it has one invocation whose runs (two or more) hold several samples of the
+    metric in some run; else the invocation's samples as one group."""
+    if len(invocations) != 1:
+        return [groups[i] for i in invocations], list(invocations)
+    invocation = invocations[0]
+    values, run_sizes = groups[invocation], sizes.get(invocation, [])
+    if len(run_sizes) < 2 or max(run_sizes) < 2 or sum(run_sizes) != len(values):
+        return [values], [invocation]
+    runs = []
+    start = 0
+    for size in run_sizes:
+        runs.append(values[start : start + size])
+        start += size
+    return runs, [invocation] * len(runs)
