@@ -56,7 +56,7 @@ def test_a_collector_wraps_reads_and_closes_around_every_measured_run():
 
 
 def test_the_shipped_runner_reads_metric_sources_from_the_plan():
-    from abstat.box.runner.remote import _sources
+    from abstat.box.runner.plan import _sources
     from abstat.box.runner.sources import JsonLines, Perf, RegexMetric
 
     plan = {
@@ -81,7 +81,7 @@ class _Ssh:
 
 def test_host_hooks_run_around_a_host_s_part_and_can_stop_it_alone():
     from abstat.engine import ExperimentSpec, Host, Lab, Variant
-    from abstat.engine.hosts import lab_plan
+    from abstat.engine.session import experiment_plan
     from abstat.lab.host import HostFailed, HostHooks, HostWorker
 
     calls: list[str] = []
@@ -95,10 +95,12 @@ def test_host_hooks_run_around_a_host_s_part_and_can_stop_it_alone():
             calls.append(f"release {worker.host.label}")
 
     spec = ExperimentSpec((Variant("a", "true"),), seed=1, experiment="e", lab=Lab((Host("milan", "milan"),)))
-    plan = lab_plan(spec)
+    assert spec.lab is not None
     events: queue.Queue = queue.Queue()
     ssh = _Ssh()
-    worker = HostWorker(plan, plan.hosts[0], ssh, [0], events, threading.Event(), Lease())
+    worker = HostWorker(
+        experiment_plan(spec), spec.lab, spec.lab.hosts[0], ssh, [0], events, threading.Event(), Lease()
+    )
     worker.run()  # in this thread
     (event,) = [events.get_nowait() for _ in range(events.qsize())]
     assert (event.kind, event.host, event.data) == (

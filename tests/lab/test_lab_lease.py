@@ -122,7 +122,7 @@ def test_an_answer_that_does_not_end_is_refused_at_once(answer):
 
     worker = types.SimpleNamespace(
         ssh=Ssh(),
-        plan=types.SimpleNamespace(experiment="e"),
+        experiment="e",
         _check_stop=lambda: None,
         state=lambda text: None,
         emit=lambda *a, **k: None,
@@ -152,7 +152,7 @@ def test_held_names_no_wait_only_when_it_was_given():
 
     worker = types.SimpleNamespace(
         ssh=Ssh(),
-        plan=types.SimpleNamespace(experiment="e"),
+        experiment="e",
         _check_stop=lambda: None,
         state=lambda text: None,
         emit=lambda *a, **k: None,

@@ -23,11 +23,13 @@ from abstat.engine import events as ev
 from abstat.engine.grid import grid_points, schedule_entries
 from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
 from abstat.engine.spec import ExperimentSpec
-from abstat.lab.config import LabPlan
+from abstat.engine.session import experiment_plan
+from abstat.lab.config import boot_schedule
 from abstat.lab.host import HostEvent, HostHooks, HostWorker
 from abstat.lab.lease import BoxLease
 from abstat.lab.ssh import SshHost, control_directory
 from abstat.box.runner import signals
+from abstat.box.runner.schedule import SCHEDULE_VERSION
 from abstat.box.runner.sources import Perf
 
 JOIN_TIMEOUT_S = 30.0
@@ -35,39 +37,6 @@ TICK_S = 0.25
 
 # A factory of the hooks around each host's part (None: no hooks); see HostHooks.
 HostHooksFactory = Callable[[Any], Optional[HostHooks]]
-
-
-def lab_plan(spec: ExperimentSpec) -> LabPlan:
-    """What the host workers need of ``spec`` (its seed and experiment fixed, ``lab`` set)."""
-    assert spec.lab is not None and spec.seed is not None and spec.experiment is not None
-    entries = schedule_entries(spec)  # a grid: every variant at every point, one variant of the schedule each
-    remote = {
-        "shell": spec.shell,
-        "timeout": spec.timeout,
-        "hooks": spec.hooks.items(),
-        "background": list(spec.background),
-        "sources": [source.to_json() for source in spec.metrics],
-        "ignore_failure": spec.ignore_failure,
-        "cpus": list(spec.cpus),
-        "isolate": spec.isolate,
-        **({"decide": True} if spec.sequential is not None else {}),  # the runner asks at each block's end
-        **({"variant_hooks": {e.name: e.hooks for e in entries}} if spec.parameters else {}),  # {NAME} replaced
-    }
-    return LabPlan(
-        experiment=spec.experiment,
-        hosts=list(spec.lab.hosts),
-        variants={e.name: e.command for e in entries},
-        runs=spec.runs,
-        warmup=spec.warmup,
-        order=spec.order,
-        seed=spec.seed,
-        boot=dict(spec.lab.boot),
-        check=dict(spec.lab.check),
-        boots=spec.lab.boots,
-        boot_timeout=spec.lab.boot_timeout,
-        labels=dict(spec.labels),
-        remote=remote,
-    )
 
 
 class _Decider:
@@ -113,8 +82,6 @@ def done_boots(store: Any, experiment: str, host: str, seed: int) -> set[int]:
 def stored_schedule(store: Any, experiment: str, seed: int) -> int:
     """The schedule version ``experiment``'s boots were stored with under ``seed`` (1: stored before
     abstat recorded one; the current version when none is stored), so that a resume replays it."""
-    from abstat.box.runner.schedule import SCHEDULE_VERSION
-
     for invocation in store.invocations(experiment):
         lab = invocation["settings"].get("lab") or {}
         if lab.get("seed") == seed:
@@ -158,8 +125,10 @@ class _Controller:
         host_hooks: HostHooksFactory | None,
         caller: dict[str, Any] | None,
     ) -> None:
-        self.spec = spec
-        self.plan = lab_plan(spec)
+        assert spec.lab is not None and spec.seed is not None and spec.experiment is not None
+        self.spec, self.lab, self.experiment, self.seed = spec, spec.lab, spec.experiment, spec.seed
+        self.plan = experiment_plan(spec)  # what every box's runner gets, as a local run runs it
+        self.schedule_version = SCHEDULE_VERSION  # on a resume: the one the stored boots were planned with
         self.store = store
         self.argv = argv
         self.on_event = on_event
@@ -174,43 +143,47 @@ class _Controller:
         self.entries = {entry.name: entry for entry in schedule_entries(spec)}
         self.settings = [settings_of(spec, list(perf), caller, point=point) for point in self.points]
 
+    def boot_schedule(self, host: str) -> list[str]:
+        """The variant of each boot on ``host`` (``[""]`` without boot commands)."""
+        return boot_schedule(self.plan, self.lab, host, self.schedule_version)
+
     def _settings(self, host: Any, index: int, variant: str, boot_id: str, point: int) -> dict[str, Any]:
-        plan = self.plan
         return {
             **self.settings[point],
             "lab": {
-                "seed": plan.seed,
-                "schedule": plan.schedule,
+                "seed": self.seed,
+                "schedule": self.schedule_version,
                 "host": host.label,
                 "destination": host.destination,
                 "boot": index,
-                "boots": len(plan.boot_schedule(host.label)),
+                "boots": len(self.boot_schedule(host.label)),
                 "boot_variant": variant or None,
-                "boot_command": plan.boot.get(variant),
-                "check": plan.check.get(variant),
+                "boot_command": self.lab.boot.get(variant),
+                "check": self.lab.check.get(variant),
                 "boot_id": boot_id,
             },
         }
 
     def run(self, resuming: bool) -> ExperimentResult:
         """Run every host's boots (on a resume: those not stored complete)."""
-        plan, result = self.plan, self.result
+        lab, result = self.lab, self.result
         control_dir = control_directory()
         todo = self._todo(resuming)
         self.on_event(
             ev.ExperimentStarted(
-                plan.experiment,
+                self.experiment,
                 self.spec,
                 self.store.display,
                 todo={
-                    h.label: (len(todo[h.label]), len(plan.boot_schedule(h.label)) - len(todo[h.label]))
-                    for h in plan.hosts
+                    h.label: (len(todo[h.label]), len(self.boot_schedule(h.label)) - len(todo[h.label]))
+                    for h in lab.hosts
                 },
             )
         )
         workers = [
             HostWorker(
-                plan,
+                self.plan,
+                lab,
                 host,
                 SshHost(host.label, host.destination, control_dir),
                 todo[host.label],
@@ -218,8 +191,10 @@ class _Controller:
                 self.stopping,
                 self.host_hooks(host),
                 decider=host_decider(self.spec),
+                experiment=self.experiment,
+                schedule_version=self.schedule_version,
             )
-            for host in plan.hosts
+            for host in lab.hosts
         ]
         previous = signals.interrupt_on_termination()  # SIGTERM, SIGHUP (timeout, CI): as Ctrl-C
         try:
@@ -237,11 +212,15 @@ class _Controller:
                 self._teardown(workers, control_dir, previous)
         if result.hosts_failed and result.status == "complete":
             result.status = "failed"
-            result.error = f"{len(result.hosts_failed)} of {len(plan.hosts)} host(s) stopped"
-        total = sum(len(todo[h.label]) for h in plan.hosts) * plan.runs * (1 if plan.reboots else len(plan.variants))
+            result.error = f"{len(result.hosts_failed)} of {len(lab.hosts)} host(s) stopped"
+        total = (
+            sum(len(todo[h.label]) for h in lab.hosts)
+            * self.plan.runs
+            * (1 if lab.reboots else len(self.plan.variants))
+        )
         self.on_event(
             ev.ExperimentDone(
-                plan.experiment,
+                self.experiment,
                 result.status,
                 len(result.runs),
                 total,
@@ -254,16 +233,16 @@ class _Controller:
 
     def _todo(self, resuming: bool) -> dict[str, list[int]]:
         """Each host's boots to run: all, or on a resume those not stored complete."""
-        plan, store = self.plan, self.store
+        store = self.store
         if resuming:  # the boots and blocks still to run keep the order the stored ones were planned in
-            plan.schedule = stored_schedule(store, plan.experiment, plan.seed)
+            self.schedule_version = stored_schedule(store, self.experiment, self.seed)
         return {
             h.label: [
                 i
-                for i in range(len(plan.boot_schedule(h.label)))
-                if not resuming or i not in done_boots(store, plan.experiment, h.label, plan.seed)
+                for i in range(len(self.boot_schedule(h.label)))
+                if not resuming or i not in done_boots(store, self.experiment, h.label, self.seed)
             ]
-            for h in plan.hosts
+            for h in self.lab.hosts
         }
 
     def _serve(self, workers: list[HostWorker]) -> None:
@@ -304,7 +283,7 @@ class _Controller:
 
     def _handle(self, event: HostEvent) -> None:
         sink, data = self.on_event, event.data
-        host = next(h for h in self.plan.hosts if h.label == event.host)
+        host = next(h for h in self.lab.hosts if h.label == event.host)
         if event.kind == "boot":
             self._on_boot(event, host)
         elif event.kind == "run":
@@ -323,15 +302,15 @@ class _Controller:
             sink(ev.HostDone(bool(data.get("interrupted")), host=event.host))
 
     def _on_boot(self, event: HostEvent, host: Any) -> None:
-        plan, data, sink = self.plan, event.data, self.on_event
-        variant = plan.boot_schedule(host.label)[event.boot]
+        data, sink = event.data, self.on_event
+        variant = self.boot_schedule(host.label)[event.boot]
         for index, point in enumerate(self.points):  # one invocation per grid point, labelled as a local one
             self.invocations[(event.host, event.boot, index)] = self.store.start_invocation(
-                plan.experiment,
+                self.experiment,
                 data["machine"],
                 argv=self.argv,
                 settings=self._settings(host, event.boot, variant, data["boot_id"], index),
-                labels={**plan.labels, **point, "host": host.label},
+                labels={**self.spec.labels, **point, "host": host.label},
                 variants=list(self.spec.names),  # -v order: the baseline first
             )
         sink(ev.BootStarted(event.boot, variant or None, data["slots"], data["boot_id"], host=event.host))

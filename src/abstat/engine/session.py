@@ -15,12 +15,15 @@ over ssh (:mod:`abstat.engine.hosts`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abstat.engine.events import EventSink, RunStarted, ignore
 from abstat.engine.spec import ExperimentSpec
 from abstat.errors import UsageError, usage_error
 from abstat.box.runner.model import Command, Measurement, RunContext, RunResult, command_problem
+
+if TYPE_CHECKING:
+    from abstat.box.runner.plan import ExperimentPlan
 
 
 def commands_of(spec: ExperimentSpec) -> list[tuple[str, str]]:
@@ -144,10 +147,11 @@ class LocalSession:
         self.close()
 
 
-def experiment_plan(spec: ExperimentSpec) -> Any:
-    """The runner's plan of a local spec (its seed must be fixed)."""
-    from abstat.box.runner.experiment import ExperimentPlan
+def experiment_plan(spec: ExperimentSpec) -> ExperimentPlan:
+    """The runner's plan of a spec (its seed must be fixed): what runs here, and what a test box gets
+    (:meth:`~abstat.box.runner.plan.ExperimentPlan.to_json`)."""
     from abstat.box.runner.model import VariantCommand
+    from abstat.box.runner.plan import ExperimentPlan
 
     from abstat.engine.grid import schedule_entries
 
@@ -169,7 +173,14 @@ def experiment_plan(spec: ExperimentSpec) -> Any:
         background=[Command(text, spec.shell) for text in spec.background],
         ignore_failure=spec.ignore_failure,
         variant_hooks=own_hooks,
-        **hooks,
+        sources=list(spec.metrics),
+        cpus=spec.cpus,
+        isolate=spec.isolate,
+        decide=spec.sequential is not None,  # on a box, the runner asks at each block's end
+        setup=hooks.get("setup"),
+        cleanup=hooks.get("cleanup"),
+        prepare=hooks.get("prepare"),
+        conclude=hooks.get("conclude"),
     )
 
 

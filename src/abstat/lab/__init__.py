@@ -14,6 +14,6 @@ experiment's specification and writes every run to the store.
 
 from __future__ import annotations
 
-from abstat.lab.config import HostSpec, LabPlan, block_slots, boot_order
+from abstat.lab.config import HostSpec, LabSpec, block_slots, boot_order, boot_schedule, boot_slots
 
-__all__ = ["HostSpec", "LabPlan", "block_slots", "boot_order"]
+__all__ = ["HostSpec", "LabSpec", "block_slots", "boot_order", "boot_schedule", "boot_slots"]

@@ -1,22 +1,23 @@
-"""The lab's view of an experiment, and its schedules.
+"""What the lab needs of an experiment, and its schedules.
 
-Nothing here runs anything: a :class:`LabPlan` is what the host workers
-(:mod:`abstat.lab.host`) need of a specification (the engine builds it:
-:func:`abstat.engine.hosts.lab_plan`); :func:`boot_order` and
-:func:`block_slots` are the seeded schedules (which boot comes when on each
-host, which run when in a boot).
+Nothing here runs anything.  The host workers (:mod:`abstat.lab.host`) run
+the engine's :class:`~abstat.box.runner.plan.ExperimentPlan` of a
+specification (the one a local run runs; its JSON form is what the runner on
+a box gets) and read the specification's lab (:class:`LabSpec`: hosts, boot
+and check commands, boots, boot timeout) as it is: no copy of either.
+:func:`boot_schedule` and :func:`boot_slots` are the seeded schedules (which
+boot comes when on each host, which run when in a boot), from
+:func:`boot_order` and :func:`block_slots`.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from abstat.box.runner.plan import ExperimentPlan
 from abstat.box.runner.schedule import SCHEDULE_VERSION
-
-DEFAULT_BOOT_TIMEOUT_S = 600.0
 
 
 class HostSpec(Protocol):
@@ -30,6 +31,29 @@ class HostSpec(Protocol):
     def destination(self) -> str: ...
 
 
+class LabSpec(Protocol):
+    """A specification's lab (:class:`abstat.engine.spec.Lab`, read-only): its hosts, ``boot`` and
+    ``check`` (variant -> command), ``boots`` of each variant per host, ``boot_timeout`` in seconds."""
+
+    @property
+    def hosts(self) -> Sequence[HostSpec]: ...
+
+    @property
+    def boot(self) -> Mapping[str, str]: ...
+
+    @property
+    def check(self) -> Mapping[str, str]: ...
+
+    @property
+    def boots(self) -> int: ...
+
+    @property
+    def boot_timeout(self) -> float: ...
+
+    @property
+    def reboots(self) -> bool: ...
+
+
 class Decider(Protocol):
     """``--until-decided`` on a host: told every measured run the host sends (a decoded result), asked at each
     look of its runner whether to stop (the reason, a note of the boot) or go on (None)."""
@@ -39,43 +63,20 @@ class Decider(Protocol):
     def decide(self) -> str | None: ...
 
 
-@dataclass
-class LabPlan:
-    """Everything a host worker needs to run (and resume) its part of one experiment.
+def boot_schedule(plan: ExperimentPlan, lab: LabSpec, host: str, version: int = SCHEDULE_VERSION) -> list[str]:
+    """Variant of each boot on ``host`` (one entry, ``""``, without boot commands)."""
+    if not lab.reboots:
+        return [""]
+    return boot_order(plan.names, lab.boots, plan.seed, host, version)
 
-    ``remote`` is the request the shipped runner gets besides the variants and
-    slots (shell, timeout, hooks, background, metric sources, failure policy)."""
 
-    experiment: str
-    hosts: Sequence[HostSpec]
-    variants: dict[str, str]  # name -> measured command
-    runs: int
-    warmup: int
-    order: str
-    seed: int
-    boot: dict[str, str] = field(default_factory=dict)  # variant -> boot command
-    check: dict[str, str] = field(default_factory=dict)  # variant -> check command
-    boots: int = 1
-    boot_timeout: float = DEFAULT_BOOT_TIMEOUT_S
-    labels: dict[str, str] = field(default_factory=dict)
-    remote: dict[str, Any] = field(default_factory=dict)  # the runner's settings (shell, hooks, metrics...)
-    schedule: int = SCHEDULE_VERSION  # the schedule version (box.runner.schedule); 1 resumes an older one
-
-    @property
-    def reboots(self) -> bool:
-        return bool(self.boot)
-
-    def boot_schedule(self, host: str) -> list[str]:
-        """Variant of each boot on ``host`` (one entry, ``""``, without --boot)."""
-        if not self.reboots:
-            return [""]
-        return boot_order(list(self.variants), self.boots, self.seed, host, self.schedule)
-
-    def slots(self, host: str, boot_index: int) -> list[list[Any]]:
-        """The runs of one boot: all variants interleaved, or the booted variant's."""
-        variant = self.boot_schedule(host)[boot_index]
-        names = [variant] if variant else list(self.variants)
-        return block_slots(names, self.runs, self.warmup, self.order, f"{self.seed}:{host}:{boot_index}", self.schedule)
+def boot_slots(
+    plan: ExperimentPlan, lab: LabSpec, host: str, boot_index: int, version: int = SCHEDULE_VERSION
+) -> list[list[Any]]:
+    """The runs of one boot: all variants interleaved, or the booted variant's."""
+    variant = boot_schedule(plan, lab, host, version)[boot_index]
+    names = [variant] if variant else plan.names
+    return block_slots(names, plan.runs, plan.warmup, plan.order, f"{plan.seed}:{host}:{boot_index}", version)
 
 
 def boot_order(variants: Sequence[str], boots: int, seed: int, host: str, version: int = SCHEDULE_VERSION) -> list[str]:

@@ -2,7 +2,8 @@
 
 :class:`Conversation` is the part of :class:`abstat.lab.host.HostWorker` that speaks the lab protocol
 (:mod:`abstat.lab.protocol`) over one ssh session: it sends the bundle, waits for the runner's hello,
-sends the block's plan, and turns each message (result, look, error, done) into a
+sends the experiment's plan (:meth:`abstat.box.runner.plan.ExperimentPlan.to_json`) with the block's
+runs left, and turns each message (result, look, error, done) into a
 :class:`~abstat.lab.host.HostEvent` or a :class:`HostFailed`.
 """
 
@@ -12,7 +13,8 @@ import json
 from typing import Any
 
 from abstat.lab import bundle
-from abstat.lab.config import Decider, LabPlan
+from abstat.box.runner.plan import ExperimentPlan
+from abstat.lab.config import Decider
 from abstat.lab.boxsession import BoxSession
 from abstat.lab.protocol import NoAnswer, ProtocolError, decode_done, decode_error, decode_result
 from abstat.lab.ssh import SshHost
@@ -28,7 +30,7 @@ class HostFailed(Exception):
 class Conversation:
     """The runner session of a block (mixed into :class:`abstat.lab.host.HostWorker`, which sets these)."""
 
-    plan: LabPlan
+    plan: ExperimentPlan
     ssh: SshHost
     decider: Decider | None
     block_boot_id: str | None
@@ -78,10 +80,10 @@ class Conversation:
             )
             started = True
         self.state("running", index)
-        plan = dict(self.plan.remote, variants=self.plan.variants, slots=sorted(pending.values(), key=lambda s: s[3]))
+        request = {**self.plan.to_json(), "slots": sorted(pending.values(), key=lambda s: s[3])}  # the runs left
         try:
             assert process.stdin is not None
-            process.stdin.write((json.dumps({"run": plan}) + "\n").encode())
+            process.stdin.write((json.dumps({"run": request}) + "\n").encode())
             process.stdin.flush()
         except (OSError, ValueError):
             return "lost-started"

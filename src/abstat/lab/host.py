@@ -23,7 +23,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from abstat.lab.config import Decider, HostSpec, LabPlan
+from abstat.box.runner.plan import ExperimentPlan
+from abstat.box.runner.schedule import SCHEDULE_VERSION
+from abstat.lab.config import Decider, HostSpec, LabSpec, boot_schedule, boot_slots
 from abstat.lab.conversation import Conversation, HostFailed
 from abstat.lab.protocol import boot_id_from
 from abstat.lab.ssh import SshError, SshHost
@@ -112,7 +114,8 @@ class HostHooks:
 class HostWorker(Conversation, threading.Thread):
     def __init__(
         self,
-        plan: LabPlan,
+        plan: ExperimentPlan,
+        lab: LabSpec,
         host: HostSpec,
         ssh: SshHost,
         boots: list[int],
@@ -120,18 +123,26 @@ class HostWorker(Conversation, threading.Thread):
         stopping: threading.Event,
         hooks: HostHooks | None = None,
         decider: Decider | None = None,
+        *,
+        experiment: str = "",
+        schedule_version: int = SCHEDULE_VERSION,
     ) -> None:
-        """``decider``: ``--until-decided``, asked at each look the runner makes (the end of a block of runs)."""
+        """Run ``boots`` (indexes in the host's boot schedule) of ``plan`` (the runner's plan of the
+        experiment named ``experiment``) on ``host`` of ``lab``, with the schedules of ``schedule_version``.
+        ``decider``: ``--until-decided``, asked at each look the runner makes (the end of a block of runs)."""
         super().__init__(name=f"abstat-lab-{host.label}", daemon=True)
         self.decider = decider
         self.hooks = hooks or HostHooks()
         self.plan = plan
+        self.lab = lab
+        self.experiment = experiment
+        self.schedule_version = schedule_version
         self.host = host
         self.ssh = ssh
         self.todo = boots
         self.events = events
         self.stopping = stopping
-        self.schedule = plan.boot_schedule(host.label)
+        self.schedule = boot_schedule(plan, lab, host.label, schedule_version)
         self.unasked_reboots = 0
         self.block_boot_id: str | None = None
         self.last_loss = ""  # the last line ssh or the runner wrote when a session ended early
@@ -174,9 +185,9 @@ class HostWorker(Conversation, threading.Thread):
         attempts = 0
         while True:
             self._check_stop()
-            if not self.plan.reboots:
+            if not self.lab.reboots:
                 self.state("connecting", index)
-                self._reach(min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host")
+                self._reach(min(self.lab.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host")
                 boot_id = None  # this boot, whichever it is: the runner's hello tells
             else:
                 attempts += 1
@@ -243,11 +254,9 @@ class HostWorker(Conversation, threading.Thread):
 
     def _reboot(self, index: int, variant: str, where: str) -> str:
         self.state("booting", index, variant=variant)
-        old = self._boot_id(
-            min(self.plan.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host before booting"
-        )
+        old = self._boot_id(min(self.lab.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host before booting")
         self.hooks.hold(self)  # never reboot a box another experiment measures on
-        code, _, err = self.ssh.run(self.plan.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
+        code, _, err = self.ssh.run(self.lab.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
             raise HostFailed(
                 f"{where}--boot command for {variant!r} failed with exit status {code}"
@@ -255,11 +264,11 @@ class HostWorker(Conversation, threading.Thread):
             )
         self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
         return self._boot_id(
-            self.plan.boot_timeout, f"{where}the host did not come back after booting {variant!r}", unlike=old
+            self.lab.boot_timeout, f"{where}the host did not come back after booting {variant!r}", unlike=old
         )
 
     def _checked(self, index: int, variant: str, where: str, attempts: int) -> bool:
-        command = self.plan.check.get(variant)
+        command = self.lab.check.get(variant)
         if command is None:
             return True
         self.state("checking", index, variant=variant)
@@ -286,7 +295,9 @@ class HostWorker(Conversation, threading.Thread):
 
         ``boot_id`` None: the boot the host is in (known from the runner's hello)."""
         self.block_boot_id = boot_id
-        pending = {slot[3]: slot for slot in self.plan.slots(self.host.label, index)}
+        pending = {
+            slot[3]: slot for slot in boot_slots(self.plan, self.lab, self.host.label, index, self.schedule_version)
+        }
         started = False
         reconnects = 0
         while True:
@@ -299,7 +310,7 @@ class HostWorker(Conversation, threading.Thread):
             self.state("reconnecting", index)
             reconnects += 1
             current = self._boot_id(
-                self.plan.boot_timeout, f"{where}the connection dropped and the host did not answer again"
+                self.lab.boot_timeout, f"{where}the connection dropped and the host did not answer again"
             )
             if boot_id is not None and current != boot_id:
                 self.unasked_reboots += 1
@@ -310,7 +321,7 @@ class HostWorker(Conversation, threading.Thread):
                         status="interrupted",
                         note="the host rebooted in the middle of the block (runs before it kept)",
                     )
-                if self.unasked_reboots > UNASKED_REBOOTS or not self.plan.reboots:
+                if self.unasked_reboots > UNASKED_REBOOTS or not self.lab.reboots:
                     raise HostFailed(
                         f"{where}the host rebooted {self.unasked_reboots} time(s) without being "
                         "asked (boot loop?); stopping this host"

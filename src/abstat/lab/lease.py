@@ -170,7 +170,7 @@ class BoxLease(HostHooks):
         self._end(worker)
         # -I -S: standard library only; Python starts faster without site (a boot's every lease starts one)
         command = (
-            f"python3 -I -S -c {shlex.quote(SCRIPT)} {shlex.quote(holder_text(worker.plan.experiment))} "
+            f"python3 -I -S -c {shlex.quote(SCRIPT)} {shlex.quote(holder_text(worker.experiment))} "
             f"{'wait' if self.wait else 'no-wait'}"
         )
         try:

@@ -10,8 +10,11 @@ from collections import Counter
 
 import pytest
 
+from abstat.box.runner.model import Command, VariantCommand
+from abstat.box.runner.plan import ExperimentPlan
 from abstat.engine.hosts import stored_schedule
-from abstat.lab.config import LabPlan, block_slots, boot_order
+from abstat.engine.parts import Host, Lab
+from abstat.lab.config import block_slots, boot_order, boot_schedule, boot_slots
 from abstat.box.runner.schedule import SCHEDULE_VERSION, build_schedule
 
 
@@ -101,23 +104,20 @@ def test_boots_are_counterbalanced_and_a_version_1_plan_keeps_its_old_order():
         rng.shuffle(round_)
         old += round_
     assert boot_order(["a", "b", "c"], 4, 5, "milan", 1) == old
-    plan = LabPlan(
-        "e",
-        [],
-        {"a": "x", "b": "y", "c": "z"},
+    plan = ExperimentPlan(
+        [VariantCommand(name, Command(text)) for name, text in (("a", "x"), ("b", "y"), ("c", "z"))],
         runs=3,
         warmup=1,
         order="interleaved",
         seed=5,
-        boot={"a": "k", "b": "k", "c": "k"},
-        boots=4,
-        schedule=1,
     )
-    assert plan.boot_schedule("milan") == old
-    assert plan.slots("milan", 2) == block_slots([old[2]], 3, 1, "interleaved", "5:milan:2", 1)
-    plan.boot = {}
-    assert plan.slots("milan", 0) == block_slots(["a", "b", "c"], 3, 1, "interleaved", "5:milan:0", 1)
-    assert plan.slots("milan", 0) != block_slots(["a", "b", "c"], 3, 1, "interleaved", "5:milan:0", 2)
+    hosts = (Host("milan", "milan"),)
+    lab = Lab(hosts, boot={"a": "k", "b": "k", "c": "k"}, boots=4)
+    assert boot_schedule(plan, lab, "milan", 1) == old
+    assert boot_slots(plan, lab, "milan", 2, 1) == block_slots([old[2]], 3, 1, "interleaved", "5:milan:2", 1)
+    lab = Lab(hosts)
+    assert boot_slots(plan, lab, "milan", 0, 1) == block_slots(["a", "b", "c"], 3, 1, "interleaved", "5:milan:0", 1)
+    assert boot_slots(plan, lab, "milan", 0, 1) != block_slots(["a", "b", "c"], 3, 1, "interleaved", "5:milan:0", 2)
 
 
 class _Store:

@@ -18,7 +18,7 @@ _HOMES = {
     "command_problem": "model",
     "command_problems": "model",
     "ExperimentOutcome": "experiment",
-    "ExperimentPlan": "experiment",
+    "ExperimentPlan": "plan",
     "run_experiment": "experiment",
     "BUILTIN_METRICS": "model",
     "Command": "model",

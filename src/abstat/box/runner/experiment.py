@@ -12,38 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from abstat.box.runner import signals
-from abstat.box.runner.model import (
-    BackgroundHandle,
-    Command,
-    Executor,
-    Measurement,
-    RunContext,
-    RunResult,
-    VariantCommand,
-)
-from abstat.box.runner.schedule import Slot, build_schedule
+from abstat.box.runner.model import BackgroundHandle, Command, Executor, Measurement, RunContext, RunResult
+from abstat.box.runner.plan import ExperimentPlan
+from abstat.box.runner.schedule import Slot
 
-
-@dataclass
-class ExperimentPlan:
-    variants: list[VariantCommand]
-    runs: int
-    warmup: int = 0
-    order: str = "interleaved"
-    seed: int = 0
-    timeout: float | None = None
-    setup: Command | None = None
-    cleanup: Command | None = None
-    prepare: Command | None = None
-    conclude: Command | None = None
-    background: list[Command] = field(default_factory=list)
-    ignore_failure: bool = False
-    variant_hooks: dict[str, dict[str, Command]] = field(default_factory=dict)  # variant -> kind -> its own hook
-
-    def schedule(self) -> list[Slot]:
-        return build_schedule(
-            [v.name for v in self.variants], self.runs, warmup=self.warmup, order=self.order, seed=self.seed
-        )
+__all__ = ["ExperimentOutcome", "ExperimentPlan", "run_experiment"]
 
 
 @dataclass

@@ -8,9 +8,9 @@ library only; on Python 3.8 with the shims of the shipped
 
 Protocol: one JSON object per line.  This side first writes
 ``{"hello": {...}}`` (the machine record of this boot, the boot id), then
-reads one request: ``{"run": PLAN}`` (``PLAN``: variants, slots, shell,
-timeout, hooks, background, ``sources``: the metric sources of
-:mod:`abstat.box.runner.sources` in their JSON form, ignore_failure), ``{"doctor": OPTIONS}`` (answered with
+reads one request: ``{"run": PLAN}`` (``PLAN``: the JSON form of the
+experiment's :class:`~abstat.box.runner.plan.ExperimentPlan`, as the engine
+runs it locally, and ``slots``: the runs of the block left to run), ``{"doctor": OPTIONS}`` (answered with
 ``{"doctor": FINDINGS}``) or ``{"exit": true}``.  For a plan it
 writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
 at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
@@ -32,24 +32,13 @@ from abstat.box import doctor, machine  # imported now: the shipped zip is delet
 from abstat.box.runner import perf as perf_mod
 from abstat.box.runner.executor import ProcessExecutor
 from abstat.box.runner.experiment import ExperimentPlan, run_experiment
-from abstat.box.runner.model import Command, RunResult, VariantCommand, command_problems
+from abstat.box.runner.model import RunResult, command_problems
 from abstat.box.isolate import IsolationError, isolation_problem
 from abstat.box.runner.process import cpus_problem
 from abstat.box.runner.schedule import Slot
-from abstat.box.runner.sources import JsonLines, Perf, RegexMetric, decode_source, executor_options
+from abstat.box.runner.sources import executor_options
 
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
-
-
-class SlotPlan(ExperimentPlan):
-    """A plan whose schedule is given (the rest of a boot's block)."""
-
-    def __init__(self, slots: list[Slot], **fields: Any) -> None:
-        super().__init__(**fields)
-        self.slots = slots
-
-    def schedule(self) -> list[Slot]:
-        return list(self.slots)
 
 
 def boot_id() -> str | None:
@@ -88,12 +77,12 @@ class Channel:
                 raise KeyboardInterrupt from None
 
 
-def _missing_commands(plan: dict[str, Any]) -> list[str]:
+def _missing_commands(plan: ExperimentPlan) -> list[str]:
     """Commands of the plan that cannot be executed on this box."""
-    texts = [(f"variant {name!r}", text) for name, text in plan["variants"].items()]
-    texts += [(f"--{kind}", text) for kind, text in (plan.get("hooks") or {}).items()]
-    texts += [("--background", text) for text in plan.get("background") or []]
-    return command_problems(texts, bool(plan.get("shell")))
+    texts = [(f"variant {v.name!r}", v.command.text) for v in plan.variants]
+    texts += [(f"--{kind}", command.text) for kind, command in plan.hooks().items()]
+    texts += [("--background", command.text) for command in plan.background]
+    return command_problems(texts, plan.shell)
 
 
 def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
@@ -115,94 +104,60 @@ def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
     }
 
 
-def _sources(plan: dict[str, Any]) -> list[Any]:
-    """The plan's metric sources: ``sources`` (JSON forms), else the first protocol's keys
-    ``metrics`` (``NAME=REGEX[:UNIT]`` texts), ``json_lines`` (default on) and ``perf_events``."""
-    if "sources" in plan:
-        return [decode_source(item) for item in plan["sources"] or []]
-    found: list[Any] = [RegexMetric.parse(text) for text in plan.get("metrics") or []]
-    if plan.get("json_lines", True):
-        found.append(JsonLines())
-    if plan.get("perf_events"):
-        found.append(Perf(tuple(plan["perf_events"])))
-    return found
+def _cpus_problem(plan: ExperimentPlan) -> str | None:
+    """Why the plan's ``cpus`` (and ``isolate``) cannot work on this box (None: they can)."""
+    problem = cpus_problem(plan.cpus)
+    if problem is None and plan.isolate:
+        problem = isolation_problem(plan.cpus)
+    return problem
 
 
-def _cpus(plan: dict[str, Any]) -> tuple[int, ...]:
-    """The plan's ``cpus`` (absent from older controllers' plans), checked against this box's CPUs."""
-    cpus = plan.get("cpus") or []
-    if not isinstance(cpus, list) or not all(isinstance(c, int) and not isinstance(c, bool) for c in cpus):
-        raise ValueError("the plan's cpus must be a list of CPU numbers")
-    problem = cpus_problem(cpus)
-    if problem is None and plan.get("isolate") is True:
-        problem = isolation_problem(cpus)
-    if problem is not None:
-        raise ValueError(problem)
-    return tuple(cpus)
-
-
-def _hooks(plan: dict[str, Any], shell: bool) -> tuple[dict[str, Command], dict[str, dict[str, Command]]]:
-    """The hooks, and each variant's own (a grid point's, ``{NAME}`` replaced: ``abstat run -L``)."""
-    hooks = {kind: Command(text, shell) for kind, text in (plan.get("hooks") or {}).items() if text}
-    own = {
-        name: {kind: Command(text, shell) for kind, text in kinds.items() if text}
-        for name, kinds in (plan.get("variant_hooks") or {}).items()
-    }
-    return hooks, own
-
-
-def run_plan(plan: dict[str, Any], channel: Channel) -> None:
+def run_plan(request: dict[str, Any], channel: Channel) -> None:
+    """Run a request: the plan's JSON form (:meth:`ExperimentPlan.from_json`) and the block's ``slots``
+    (``[variant, iteration, warmup, position]``: the runs left, each sent back with its position)."""
+    try:
+        plan = ExperimentPlan.from_json(request)
+    except ValueError as err:
+        channel.send({"error": str(err)})
+        return
     problems = _missing_commands(plan)
     if problems:
         channel.send({"error": "; ".join(problems)})
         return
     try:
-        options = executor_options(_sources(plan))
-        cpus = _cpus(plan)
+        options = executor_options(plan.sources)
+        problem = _cpus_problem(plan)
+        if problem is not None:
+            raise ValueError(problem)
     except ValueError as err:
         channel.send({"error": str(err)})
         return
-    shell = bool(plan.get("shell"))
-    hooks, own_hooks = _hooks(plan, shell)
-    slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in plan["slots"]]
-    positions = [position for *_, position in plan["slots"]]
+    plan.slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in request["slots"]]
+    positions = [position for *_, position in request["slots"]]
     perf_support = None
     notes: list[str] = []
     if options.perf_events:
         perf_support = perf_mod.probe(options.perf_events)
         if perf_support.note:
             notes.append(perf_support.note)
-    experiment = SlotPlan(
-        slots,
-        variants=[VariantCommand(name, Command(text, shell)) for name, text in plan["variants"].items()],
-        runs=0,
-        timeout=plan.get("timeout"),
-        background=[Command(t, shell) for t in plan.get("background") or []],
-        ignore_failure=bool(plan.get("ignore_failure")),
-        setup=hooks.get("setup"),
-        cleanup=hooks.get("cleanup"),
-        prepare=hooks.get("prepare"),
-        conclude=hooks.get("conclude"),
-        variant_hooks=own_hooks,
-    )
     try:
         executor = ProcessExecutor(
             patterns=options.patterns,
             json_lines=options.json_lines,
             perf=perf_support,
             collectors=options.collectors,
-            cpus=cpus,
-            isolate=plan.get("isolate") is True,
+            cpus=plan.cpus,
+            isolate=plan.isolate,
         )
     except IsolationError as err:
         channel.send({"error": str(err)})
         return
     try:
         outcome = run_experiment(
-            experiment,
+            plan,
             executor,
             on_result=lambda result: channel.send(_result_message(result, positions)),
-            should_stop=channel.look if plan.get("decide") is True else None,
+            should_stop=channel.look if plan.decide else None,
         )
     finally:
         executor.close()
