@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable
 from typing import Any
@@ -182,7 +181,9 @@ def to_document(report: HistoryReport) -> dict[str, Any]:
 
 
 def render_json(report: HistoryReport) -> str:
-    return json.dumps(to_document(report), indent=2) + "\n"
+    from abstat.render.escape import json_text
+
+    return json_text(to_document(report))
 
 
 def _plot(result: SeriesResult, salt: str = "") -> str:

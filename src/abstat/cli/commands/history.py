@@ -135,7 +135,9 @@ def _with_confirmations(args: argparse.Namespace, report: object, store_path: st
     if args.format == "json":
         import json
 
-        return json.dumps({**json.loads(text), **json.loads(more)}, indent=2) + "\n", confirmed
+        from abstat.render.escape import json_text
+
+        return json_text({**json.loads(text), **json.loads(more)}), confirmed
     return text + "\n" + (more or "no change point to confirm\n"), confirmed
 
 

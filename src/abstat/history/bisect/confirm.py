@@ -201,7 +201,9 @@ def render_confirmations(items: list[Confirmation], fmt: str) -> str:
 
                 doc["bisect"] = json.loads(render(item.bisect, "json"))
             docs.append(doc)
-        return json.dumps({"confirmations": docs}, indent=2) + "\n"
+        from abstat.render.escape import json_text
+
+        return json_text({"confirmations": docs})
     pct = lambda v, base: "?" if v is None or not base else f"{v / abs(base) * 100:+.2f}%"
     lines = []
     for item in items:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from abstat.history.bisect.search import GATE_PVALUE
@@ -92,33 +91,31 @@ def _several(outcome: Any, commits: list[str], steps: list[dict[str, Any]], size
 
 def _json(report: Any, candidates: list[dict[str, Any]], steps: list[dict[str, Any]]) -> str:
     outcome, commits = report.outcome, report.commits
-    return (
-        json.dumps(
-            {
-                "status": outcome.status,
-                "culprit": commits[outcome.culprit] if outcome.culprit else None,
-                "probability": outcome.probability if outcome.culprit else None,
-                "candidates": candidates,
-                "runs": outcome.runs,
-                "commits": len(commits) - 1,
-                "change": {
-                    "shift": outcome.shift,
-                    "low": outcome.shift_low,
-                    "high": outcome.shift_high,
-                    "good_level": outcome.good_level,
-                    "references_p": outcome.reference_p,
-                },
-                "skipped": report.skipped,
-                "warnings": [w.to_dict() for w in report.warnings + outcome.notes],
-                "experiment": report.experiment,
-                "graph": report.graph,
-                "boots": report.boots or None,
-                "steps": steps,
-                "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
+    from abstat.render.escape import json_text
+
+    return json_text(
+        {
+            "status": outcome.status,
+            "culprit": commits[outcome.culprit] if outcome.culprit else None,
+            "probability": outcome.probability if outcome.culprit else None,
+            "candidates": candidates,
+            "runs": outcome.runs,
+            "commits": len(commits) - 1,
+            "change": {
+                "shift": outcome.shift,
+                "low": outcome.shift_low,
+                "high": outcome.shift_high,
+                "good_level": outcome.good_level,
+                "references_p": outcome.reference_p,
             },
-            indent=2,
-        )
-        + "\n"
+            "skipped": report.skipped,
+            "warnings": [w.to_dict() for w in report.warnings + outcome.notes],
+            "experiment": report.experiment,
+            "graph": report.graph,
+            "boots": report.boots or None,
+            "steps": steps,
+            "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
+        }
     )
 
 
