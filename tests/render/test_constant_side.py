@@ -10,6 +10,7 @@ import json
 from support.cli import run_abstat as abstat
 
 from abstat.store import open_store
+from support.store_runs import add_ok_run
 
 VARYING = [10.0, 11.0, 12.0, 10.5, 11.5, 13.0, 9.5]
 
@@ -40,19 +41,7 @@ def test_all_zeros_cannot_be_judged_in_every_command(tmp_path):
         invocation = writer.start_invocation("e", machine={"hostname": "h"}, variants=["a", "b"])
         for i, value in enumerate(VARYING):
             for variant, user in (("a", value), ("b", 0.0)):
-                writer.add_run(
-                    invocation,
-                    variant=variant,
-                    command="true",
-                    iteration=i,
-                    position=0,
-                    status="ok",
-                    exit_code=0,
-                    started_at=1.0,
-                    wall=0.01,
-                    values={"user": [user]},
-                    units={"user": "ms"},
-                )
+                add_ok_run(writer, invocation, variant, i, {"user": [user]}, {"user": "ms"})
         writer.finish_invocation(invocation, "ok")
     shown = json.loads(abstat("show", "e", "--store", store, "--format", "json").stdout)
     stored = shown["metrics"]["user"]["comparisons"]["comparisons"][0]

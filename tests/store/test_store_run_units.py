@@ -19,6 +19,7 @@ import pytest
 from support.cli import run_abstat as abstat
 
 from abstat.store import open_store
+from support.store_runs import add_ok_run
 
 
 def _hcall(rng: random.Random) -> list[float]:
@@ -39,18 +40,8 @@ def _write(path: str, runs: dict[str, list[list[float]]], invocations: int = 1) 
             invocation = store.start_invocation("nz", machine={"hostname": "h"}, argv=["x"], variants=list(runs))
             for i in range(part * count // invocations, (part + 1) * count // invocations):
                 for variant, values in runs.items():
-                    store.add_run(
-                        invocation,
-                        variant=variant,
-                        command="python3 hcall.py",
-                        iteration=i,
-                        position=0,
-                        status="ok",
-                        exit_code=0,
-                        started_at=1.0,
-                        wall=0.01,
-                        values={"cycles": values[i]},
-                        units={"cycles": "cycles"},
+                    add_ok_run(
+                        store, invocation, variant, i, {"cycles": values[i]}, {"cycles": "cycles"}, "python3 hcall.py"
                     )
             store.finish_invocation(invocation, "ok")
 

@@ -20,6 +20,7 @@ from support.cli import run_abstat as abstat
 from support.hl_oracle import hl_ratio_pct, pseudo_median
 
 from abstat.store import open_store
+from support.store_runs import add_ok_run
 
 # invocation -> (unit of t, factor from ns, unit of c): t is a +4% change measured in ns, then in µs twice
 INVOCATIONS = [("ns", 1.0, "ops"), ("us", 1e-3, "ops"), ("us", 1e-3, "ns")]
@@ -32,18 +33,13 @@ def _write(path: str, invocations=INVOCATIONS) -> None:
             invocation = store.start_invocation("e", machine={"hostname": "h"}, argv=["x"], variants=["a", "b"])
             for i in range(10):
                 for variant, centre in (("a", 12000.0), ("b", 12500.0)):
-                    store.add_run(
+                    add_ok_run(
+                        store,
                         invocation,
-                        variant=variant,
-                        command="true",
-                        iteration=i,
-                        position=0,
-                        status="ok",
-                        exit_code=0,
-                        started_at=1.0,
-                        wall=0.01,
-                        values={"t": [rng.gauss(centre, 100) * scale], "c": [rng.gauss(centre, 100)]},
-                        units={"t": unit, "c": c_unit},
+                        variant,
+                        i,
+                        {"t": [rng.gauss(centre, 100) * scale], "c": [rng.gauss(centre, 100)]},
+                        {"t": unit, "c": c_unit},
                     )
             store.finish_invocation(invocation, "ok")
 
