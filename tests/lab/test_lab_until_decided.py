@@ -39,7 +39,7 @@ def _runs(store: str) -> list[tuple[str, float]]:
         db.close()
 
 
-def test_a_3x_difference_on_a_host_stops_early_where_the_design_says(lab, tmp_path):
+def test_a_10x_difference_on_a_host_stops_early_where_the_design_says(lab, tmp_path):
     store = str(tmp_path / "s.db")
     result = abstat(
         lab,
@@ -55,9 +55,9 @@ def test_a_3x_difference_on_a_host_stops_early_where_the_design_says(lab, tmp_pa
         "--seed",
         "3",
         "-v",
-        "a=sleep 0.01",
+        "a=sleep 0.02",
         "-v",
-        "b=sleep 0.03",
+        "b=sleep 0.2",
     )
     assert result.returncode == 0, result.stderr
     line = next(line for line in result.stderr.splitlines() if "--until-decided on wall" in line)
@@ -70,7 +70,7 @@ def test_a_3x_difference_on_a_host_stops_early_where_the_design_says(lab, tmp_pa
     stored = _runs(store)
     assert len(stored) == 2 * runs  # nothing run after the look that decided
     spec = ExperimentSpec(
-        (Variant("a", "sleep 0.01"), Variant("b", "sleep 0.03")), runs=60, sequential=Sequential(5, 2.0)
+        (Variant("a", "sleep 0.02"), Variant("b", "sleep 0.2")), runs=60, sequential=Sequential(5, 2.0)
     )
     should_stop = stop_when_decided(spec)
     assert should_stop is not None
