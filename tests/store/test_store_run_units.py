@@ -131,7 +131,10 @@ def test_one_sample_per_run_and_several_invocations_are_unchanged(tmp_path):
 
 
 def test_values_that_are_not_numbers_keep_the_run_boundaries(tmp_path):
-    runs = {"a": [[1.0, 2.0, 3.0], [4.0, 5.0], [6.0, 7.0, 8.0]], "b": [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0]]}
+    runs = {
+        "a": [[1.0, 2.0, 3.0], [4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0]],
+        "b": [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]],
+    }
     path = str(tmp_path / "damaged.db")
     _write(path, runs)
     db = sqlite3.connect(path)
@@ -149,7 +152,7 @@ def test_values_that_are_not_numbers_keep_the_run_boundaries(tmp_path):
     with open_store(path, create=False) as store:
         found = {s.labels["variant"]: s.runs for s in store.sample_sets({"metric": "cycles"})}
         assert store.damage  # named, not raised
-    assert found["a"] == [[2.0, 3.0], [6.0, 7.0, 8.0]]
+    assert found["a"] == [[2.0, 3.0], [6.0, 7.0, 8.0], [9.0, 10.0]]
     assert found["b"] == runs["b"]
 
 
@@ -185,3 +188,14 @@ def test_noise_judges_runs_as_compare_does_when_run_order_drifts(tmp_path):
     with open_store(path, create=False) as store:
         (noise,) = analyse_experiment(store, "nz", metrics=["cycles"])
     assert noise.aa_ci_pct == pytest.approx(compared["ci_pct"], rel=1e-9)
+
+
+def test_two_runs_of_several_samples_stay_pooled(tmp_path):
+    """Two process runs cannot estimate the run-to-run variation (two run centres: compare could never show a
+    change with them), so a one-invocation set of two runs keeps its samples as one group, as before."""
+    runs = {"a": [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "b": [[2.0, 3.0, 4.0], [5.0, 6.0, 7.0]]}
+    path = str(tmp_path / "two.db")
+    _write(path, runs)
+    with open_store(path, create=False) as store:
+        found = {s.labels["variant"]: s.runs for s in store.sample_sets({"metric": "cycles"})}
+    assert found == {variant: [values[0] + values[1]] for variant, values in runs.items()}

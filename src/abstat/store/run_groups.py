@@ -1,14 +1,16 @@
 """The replicated unit of a stored sample set: what its run groups are.
 
 The store keeps every sample with its process run, and every run with its ``abstat run``
-invocation.  A set's run groups are the highest level with at least two replicates:
+invocation.  A set's run groups are the highest level that is replicated:
 
 - its invocations (boots), when it has several: one group per invocation, as always;
-- else its process runs, when some run holds several samples of the metric (a benchmark
-  printing 49 TSC samples per run): one group per run, so that 20 runs x 49 samples are 20
-  replicates of a per-process effect (address-space layout, page placement), not 980
-  independent samples;
-- else (one sample per run) the one invocation's samples: one group, as always.
+- else its process runs, when it has at least MIN_RUNS of them and some run holds several
+  samples of the metric (a benchmark printing 49 TSC samples per run): one group per run, so
+  that 20 runs x 49 samples are 20 replicates of a per-process effect (address-space layout,
+  page placement), not 980 independent samples;
+- else the one invocation's samples: one group, as always (one sample per run; or two runs,
+  whose run-to-run variation cannot be estimated: compared as runs they could never show a
+  change, so their samples are pooled, as before, and docs/statistics.md says what that assumes).
 
 Readers gather the samples of each (variant, metric, invocation, unit) key with
 :func:`run_groups`, which also marks where each process run starts in the key's list; the
@@ -79,17 +81,20 @@ def numbers_by_run(
     return kept, sizes
 
 
+MIN_RUNS = 3  # process runs that make runs the unit (compare warns below 3 runs: their variation unknown)
+
+
 def replicates(
     groups: dict[int, list[float]], sizes: dict[int, list[int]], invocations: list[int]
 ) -> tuple[list[list[float]], list[int]]:
     """A set's run groups and the invocation of each: one per invocation when it has several; one per
-    process run when it has one invocation whose runs (two or more) hold several samples of the
-    metric in some run; else the invocation's samples as one group."""
+    process run when it has one invocation whose runs (MIN_RUNS or more) hold several samples of
+    the metric in some run; else the invocation's samples as one group."""
     if len(invocations) != 1:
         return [groups[i] for i in invocations], list(invocations)
     invocation = invocations[0]
     values, run_sizes = groups[invocation], sizes.get(invocation, [])
-    if len(run_sizes) < 2 or max(run_sizes) < 2 or sum(run_sizes) != len(values):
+    if len(run_sizes) < MIN_RUNS or max(run_sizes) < 2 or sum(run_sizes) != len(values):
         return [values], [invocation]
     runs = []
     start = 0
