@@ -49,7 +49,8 @@ loop against Pinpoint's rule, boots and runs spent (default N = 32, 10 trials).
 ``--repos``: ``abstat bisect`` end to end on real git repositories of 32 commits
 (benchmarks/bisection_repos.py): clean, 5% outlier, bimodal, two-change and
 partly-undone histories; right answers, wrong ``found`` and the probability it
-stated (default 40 trials per scenario).
+stated (default 40 trials per scenario); ``--simulate``: the same through the
+library (no git); ``--budget N``: a hard limit (default: abstat's own).
 
 ``--scale``: the graph search's cost against the linear search's (the anchor,
 same run) on merge histories of 150, 1,500 and 15,000 commits.
@@ -350,7 +351,12 @@ def main() -> int:
         help="abstat bisect on real git repositories: clean, outliers, bimodal, two-change and "
         "partly-undone histories (benchmarks/bisection_repos.py)",
     )
-    parser.add_argument("--budget", type=int, default=400, help="--repos: abstat bisect's --budget")
+    parser.add_argument(
+        "--budget", type=int, default=None, help="--repos: abstat bisect's --budget (default: none given, its default)"
+    )
+    parser.add_argument(
+        "--simulate", action="store_true", help="--repos: the scenarios through the library, no git (fast)"
+    )
     parser.add_argument("--scenarios", default=None, help="--repos: a comma-separated subset")
     parser.add_argument("--log", default=None, help="--repos: append every trial as a JSON line to this file")
     args = parser.parse_args()
@@ -362,7 +368,8 @@ def main() -> int:
         from bisection_repos import table as repos_table
 
         chosen = args.scenarios.split(",") if args.scenarios else list(SCENARIOS)
-        repos_table(args.trials if "--trials" in sys.argv else 40, args.seed, args.budget, chosen, args.log)
+        trials = args.trials if "--trials" in sys.argv else 40
+        repos_table(trials, args.seed, args.budget, chosen, args.log, args.simulate)
         return 0
     if args.boots:
         import os

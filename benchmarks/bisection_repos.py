@@ -1,6 +1,6 @@
 """``abstat bisect`` on real git repositories where its model may not fit: calibration of ``found``.
 
-    python benchmarks/bisection.py --repos [--trials 40] [--seed 1] [--budget 400] [--scenarios a,b]
+    python benchmarks/bisection.py --repos [--trials 40] [--seed 1] [--budget N] [--scenarios a,b] [--simulate]
 
 Each trial builds a linear history of 32 commits after the good end (tests/support/bisect_repos.py: a C
 benchmark whose loop is the commit's work, ``git fast-import``), and runs ``python -m abstat bisect``
@@ -24,6 +24,11 @@ or not it could name a step within the budget (``abstat bisect`` names each step
 or with one commit when there are two (the whole change attributed to it).  **wrong several**: ``several``
 with a false claim.  **no answer**: anything else (inconclusive, no change).
 The stated probability is the mean (and minimum) that ``found`` stated.
+
+``--budget``: abstat bisect's ``--budget`` (a hard limit); by default none is given, so abstat's default applies (400
+runs, up to 600 to finish confirming a culprit).  ``--simulate``: the same scenarios through the library
+(:class:`abstat.history.bisect.segments.Bisection`, no git, no build), the same commits changed as the real trial of
+that number and the same noise model drawn from its generator; trial ``i`` of seed ``s`` is history ``1000 s + i``.
 """
 
 from __future__ import annotations
@@ -54,7 +59,42 @@ SCENARIOS = {  # name: (changes, relative size of each, noise shape)
 }
 
 
-def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
+def simulate_trial(scenario: str, seed: int, budget: int | None) -> dict:
+    """One trial through the library (``--simulate``), scored as :func:`trial`."""
+    from abstat.history.bisect.search import OVERRUN
+    from abstat.history.bisect.segments import Bisection, simulate
+
+    count, sizes, shape = SCENARIOS[scenario]
+    rng = np.random.default_rng([seed, list(SCENARIOS).index(scenario)])
+    at = sorted(int(c) for c in rng.choice(np.arange(1, COMMITS + 1), size=count, replace=False))
+
+    def measure(commit: int) -> float:
+        level = float(np.prod([1 + s for a, s in zip(at, sizes, strict=True) if commit >= a]))
+        value = 100_000 * level * (1 + 0.02 * rng.normal())
+        if shape[0] == "b":  # half of the runs on a path 10% slower
+            value *= 1.10 if rng.random() < 0.5 else 1.0
+        elif rng.random() < float(shape[1:]) / 100:  # outliers 10-30% slow
+            value *= 1.10 + 0.2 * rng.random()
+        return round(value)
+
+    search = Bisection(COMMITS, budget=budget or 400, overrun=OVERRUN if budget is None else 0.0)
+    out = simulate(search, measure)
+    named = [step.culprit for step in out.steps]
+    kind = score(out.status, out.culprit, out.intermediate if out.intermediate is not None else -1, named, at)
+    return {
+        "kind": kind,
+        "status": out.status,
+        "probability": out.probability,
+        "runs": out.runs,
+        "both": out.status == "several" and set(named) == set(at),
+        "truth": at,
+        "culprit": out.culprit,
+        "named": named,
+        "intermediate": out.intermediate,
+    }
+
+
+def trial(scenario: str, seed: int, budget: int | None, root: str) -> dict:
     count, sizes, shape = SCENARIOS[scenario]
     rng = np.random.default_rng([seed, list(SCENARIOS).index(scenario)])
     at = sorted(int(c) for c in rng.choice(np.arange(1, COMMITS + 1), size=count, replace=False))
@@ -83,8 +123,7 @@ def trial(scenario: str, seed: int, budget: int, root: str) -> dict:
             METRIC,
             "--store",
             os.path.join(root, "b.db"),
-            "--budget",
-            str(budget),
+            *(["--budget", str(budget)] if budget is not None else []),
             "--format",
             "json",
             "--no-progress",
@@ -131,7 +170,9 @@ def score(status: str, culprit: int | None, intermediate: int, named: list[int],
     return "right" if between and set(named) <= set(truth) else "wrong-several"
 
 
-def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | None) -> None:
+def table(
+    trials: int, seed: int, budget: int | None, scenarios: list[str], log: str | None, simulated: bool = False
+) -> None:
     print(
         "| scenario | trials | right | wrong found | wrong several | no answer | a step named | both steps named "
         "| stated probability of found (mean, min) | runs (mean) |"
@@ -142,7 +183,10 @@ def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | 
         for scenario in scenarios:
             results = []
             for number in range(trials):
-                result = trial(scenario, seed * 100_000 + number, budget, root)
+                if simulated:
+                    result = simulate_trial(scenario, seed * 1000 + number, budget)
+                else:
+                    result = trial(scenario, seed * 100_000 + number, budget, root)
                 results.append(result)
                 if log:
                     with open(log, "a") as out:
@@ -161,4 +205,6 @@ def table(trials: int, seed: int, budget: int, scenarios: list[str], log: str | 
             )
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(f"\n{trials} trials per scenario, seed {seed}, --budget {budget}; 32 commits, 2% noise")
+    spent = f"--budget {budget}" if budget is not None else "abstat's default budget"
+    how = "simulated (the library)" if simulated else "real repositories"
+    print(f"\n{trials} trials per scenario, seed {seed}, {spent}, {how}; 32 commits, 2% noise")

@@ -27,7 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         metavar="N",
-        help="most benchmark runs (default 400); with --host, most boots (default 150)",
+        help="most benchmark runs (default 400, and up to 600 to finish confirming a culprit; a number given is a "
+        "hard limit); with --host, most boots (default 150)",
     )
     add_confidence(parser)  # here: the posterior probability (in percent) that ends the search
     parser.add_argument(

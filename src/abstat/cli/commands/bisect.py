@@ -96,6 +96,7 @@ def main(argv: list[str]) -> int:
     if any(arg == "--resume" or arg.startswith("--resume=") for arg in argv):
         return _resume(argv)
     from abstat.history.bisect.driver import Config, run_bisect
+    from abstat.history.bisect.search import OVERRUN
     from abstat.store import open_store, resolve_store_path
 
     args = build_parser().parse_args(argv)
@@ -111,6 +112,7 @@ def main(argv: list[str]) -> int:
         metric_spec=spec,
         build=args.build,
         budget=budget,
+        overrun=OVERRUN if args.budget is None else 0.0,  # a budget given is a hard limit
         confidence=args.confidence / 100.0,
         artifact=args.artifact,
         timeout=args.timeout,

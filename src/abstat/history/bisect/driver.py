@@ -30,6 +30,7 @@ class Config:
     metric_spec: str | None
     build: str | None = None
     budget: int = 400
+    overrun: float = 0.0  # share of the budget that may be spent beyond it to finish confirming a culprit
     confidence: float = 0.95
     artifact: str | None = None
     timeout: float | None = None
@@ -62,7 +63,7 @@ def run_bisect(
     commits, parent_shas, graph = resolve_range(config.good, config.bad, config.repo)
     n = len(commits) - 1
     experiment = experiment or f"bisect-{commits[0][:12]}-{commits[-1][:12]}"
-    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget)
+    search = Bisection(n, graph=graph, confidence=config.confidence, budget=config.budget, overrun=config.overrun)
     executor = measurement_session(config.run, config.metric_spec, config.timeout)
     settings = {
         "bisect": {

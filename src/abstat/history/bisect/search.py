@@ -62,6 +62,7 @@ T_DF = 4.0
 INITIAL_REFERENCES = 5  # runs of each reference before the search starts
 DEAR_REFERENCES = 2  # the same when the unit is dear (boots): then one more a side at a time, Student's t at the gate
 GATE_PVALUE = 0.001  # good and bad references must differ this clearly
+OVERRUN = 0.5  # abstat bisect's default (no --budget): half the budget more to finish a confirmation (docs/history.md)
 SIDE_CERTAINTY = 0.99  # a test commit this surely on one side also estimates that side's level
 
 
@@ -82,9 +83,11 @@ class Search:
         batch_max: int = 24,
         initial_references: int | None = None,
         dear: bool = False,
+        overrun: float = 0.0,
     ) -> None:
         """``n`` commits after the good end; ``graph``: their parents (default: a line, ``i - 1``); ``dear``: each run
-        is dear (a boot): fewer first runs of the ends and of the commits when the ends are many spreads apart."""
+        is dear (a boot): fewer first runs of the ends and of the commits when the ends are many spreads apart;
+        ``overrun``: the budget's share the search may spend beyond it to finish confirming a culprit."""
         if n < 1:
             raise ValueError("need at least one commit after the good one")
         self.graph = graph if graph is not None else Graph.linear(n)
@@ -92,7 +95,7 @@ class Search:
             raise ValueError(f"the graph has {self.graph.n} commits, not {n}")
         self.n = n
         self.confidence = confidence
-        self.budget = budget
+        self.budget, self.overrun = budget, overrun
         self.batch_max = batch_max
         self.initial = initial_references or (DEAR_REFERENCES if dear else INITIAL_REFERENCES)
         self.dear, self.least = dear, levels.DEAR_MIN_RUNS if dear else levels.SIDE_MIN_RUNS
@@ -131,6 +134,11 @@ class Search:
 
     def skip(self, commit: int) -> None:
         self.skipped.add(commit)
+
+    @property
+    def confirming(self) -> bool:
+        """Whether a culprit is being confirmed (it topped the posterior at ``confidence`` at the last look)."""
+        return self._verified is not None
 
     @property
     def runs(self) -> int:
@@ -320,7 +328,7 @@ class Search:
         good, bad = self._references()
         if len(good) < self.initial or len(bad) < self.initial:
             return self._reference_batch(self.initial - min(len(good), len(bad)))
-        if self.runs >= self.budget:
+        if self.runs >= (math.ceil(self.budget * (1 + self.overrun)) if self.confirming else self.budget):
             return self.outcome("inconclusive")
         if not self.gated and not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:

@@ -45,9 +45,13 @@ class Bisection:
         budget: int = 400,
         batch_max: int = 24,
         dear: bool = False,
+        overrun: float = 0.0,
     ) -> None:
         self.dear = dear  # each run a boot (:class:`abstat.history.bisect.search.Search`)
-        self.root = Search(n, graph=graph, confidence=confidence, budget=budget, batch_max=batch_max, dear=dear)
+        self.overrun = overrun  # runs beyond the budget to finish confirming a culprit (the same)
+        self.root = Search(
+            n, graph=graph, confidence=confidence, budget=budget, batch_max=batch_max, dear=dear, overrun=overrun
+        )
         self.n, self.graph = n, self.root.graph
         self.confidence, self.budget, self.batch_max = confidence, budget, batch_max
         self.parts = [Part(0, n, self.root)]
@@ -93,10 +97,13 @@ class Bisection:
             open_parts = [p for p in self.parts if p.outcome is None]
             if not open_parts:
                 return self._combine()
-            if self.attempts >= self.budget:
+            if self.attempts >= self.budget:  # spent: only a part confirming a culprit goes on, up to the overrun
                 for part in open_parts:
-                    part.outcome = part.search.outcome("inconclusive")
-                continue
+                    if not part.search.confirming or self.attempts >= math.ceil(self.budget * (1 + self.overrun)):
+                        part.outcome = part.search.outcome("inconclusive")
+                open_parts = [p for p in open_parts if p.outcome is None]
+                if not open_parts:
+                    continue
             part = min(open_parts, key=lambda p: p.search.runs)
             step = part.search.plan()
             if isinstance(step, Batch):
@@ -113,7 +120,12 @@ class Bisection:
         halves = []
         for low, high in ((part.low, at), (at, part.high)):
             search = Search(
-                high - low, confidence=self.confidence, budget=remaining, batch_max=self.batch_max, dear=self.dear
+                high - low,
+                confidence=self.confidence,
+                budget=remaining,
+                batch_max=self.batch_max,
+                dear=self.dear,
+                overrun=self.overrun,
             )
             search.samples = [(c - low, v, b) for c, v, b in self.samples if low <= c <= high]
             search.batches = self.batches
