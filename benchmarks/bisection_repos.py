@@ -79,7 +79,7 @@ def simulate_trial(scenario: str, seed: int, budget: int | None) -> dict:
 
     search = Bisection(COMMITS, budget=budget or 400, overrun=OVERRUN if budget is None else 0.0)
     out = simulate(search, measure)
-    named = [step.culprit for step in out.steps]
+    named = [step.culprit if step.culprit is not None else -1 for step in out.steps]
     kind = score(out.status, out.culprit, out.intermediate if out.intermediate is not None else -1, named, at)
     return {
         "kind": kind,
@@ -170,6 +170,12 @@ def score(status: str, culprit: int | None, intermediate: int, named: list[int],
     return "right" if between and set(named) <= set(truth) else "wrong-several"
 
 
+def footer(trials: int, seed: int, budget: int | None, simulated: bool) -> str:
+    spent = f"--budget {budget}" if budget is not None else "abstat's default budget"
+    how = "simulated (the library)" if simulated else "real repositories"
+    return f"\n{trials} trials per scenario, seed {seed}, {spent}, {how}; 32 commits, 2% noise"
+
+
 def table(
     trials: int, seed: int, budget: int | None, scenarios: list[str], log: str | None, simulated: bool = False
 ) -> None:
@@ -183,10 +189,11 @@ def table(
         for scenario in scenarios:
             results = []
             for number in range(trials):
-                if simulated:
-                    result = simulate_trial(scenario, seed * 1000 + number, budget)
-                else:
-                    result = trial(scenario, seed * 100_000 + number, budget, root)
+                result = (
+                    simulate_trial(scenario, seed * 1000 + number, budget)
+                    if simulated
+                    else trial(scenario, seed * 100_000 + number, budget, root)
+                )
                 results.append(result)
                 if log:
                     with open(log, "a") as out:
@@ -205,6 +212,4 @@ def table(
             )
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    spent = f"--budget {budget}" if budget is not None else "abstat's default budget"
-    how = "simulated (the library)" if simulated else "real repositories"
-    print(f"\n{trials} trials per scenario, seed {seed}, {spent}, {how}; 32 commits, 2% noise")
+    print(footer(trials, seed, budget, simulated))

@@ -135,10 +135,9 @@ class Search:
     def skip(self, commit: int) -> None:
         self.skipped.add(commit)
 
-    @property
-    def confirming(self) -> bool:
-        """Whether a culprit is being confirmed (it topped the posterior at ``confidence`` at the last look)."""
-        return self._verified is not None
+    def limit(self) -> int:
+        """Runs at which the search ends: the budget, and ``overrun`` times more while it confirms a culprit."""
+        return math.ceil(self.budget * (1 + self.overrun)) if self._verified is not None else self.budget
 
     @property
     def runs(self) -> int:
@@ -328,7 +327,7 @@ class Search:
         good, bad = self._references()
         if len(good) < self.initial or len(bad) < self.initial:
             return self._reference_batch(self.initial - min(len(good), len(bad)))
-        if self.runs >= (math.ceil(self.budget * (1 + self.overrun)) if self.confirming else self.budget):
+        if self.runs >= self.limit():
             return self.outcome("inconclusive")
         if not self.gated and not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:

@@ -97,13 +97,9 @@ class Bisection:
             open_parts = [p for p in self.parts if p.outcome is None]
             if not open_parts:
                 return self._combine()
-            if self.attempts >= self.budget:  # spent: only a part confirming a culprit goes on, up to the overrun
-                for part in open_parts:
-                    if not part.search.confirming or self.attempts >= math.ceil(self.budget * (1 + self.overrun)):
-                        part.outcome = part.search.outcome("inconclusive")
-                open_parts = [p for p in open_parts if p.outcome is None]
-                if not open_parts:
-                    continue
+            open_parts = self._within_budget(open_parts)
+            if not open_parts:
+                continue
             part = min(open_parts, key=lambda p: p.search.runs)
             step = part.search.plan()
             if isinstance(step, Batch):
@@ -113,6 +109,17 @@ class Bisection:
                 self._split(part, part.low + step.intermediate)
             else:
                 part.outcome = step
+
+    def _within_budget(self, open_parts: list[Part]) -> list[Part]:
+        """The parts that may go on: all while the budget lasts; once it is spent, those confirming a culprit, up to
+        ``overrun`` times more (the others end inconclusive)."""
+        if self.attempts < self.budget:
+            return open_parts
+        for part in open_parts:
+            confirming = part.search.limit() > part.search.budget
+            if not confirming or self.attempts >= math.ceil(self.budget * (1 + self.overrun)):
+                part.outcome = part.search.outcome("inconclusive")
+        return [p for p in open_parts if p.outcome is None]
 
     def _split(self, part: Part, at: int) -> None:
         self.intermediates.append(at)
