@@ -101,3 +101,36 @@ def _add_exit_codes(
             codes.append(hyperfine_exit_code(code))
     sample_set.extra["exit_codes"] = codes
     sample_set.extra["all_values"] = values
+
+
+def add_machines(
+    store_path: str, sets: Sequence[SampleSet], where: dict[str, set[str]] | None, metrics: Sequence[str] | None
+) -> None:
+    """Read with ``machines=False`` (:func:`abstat.report.inputs.load_store`), ``sets`` get the machine
+    records a report of them shows: each host's on the first set the report chooses (``where``,
+    ``metrics``: :func:`abstat.report.layout.filter_sets`) that has one, the record the report's
+    machines table takes (:func:`abstat.report.matrix.build_report`); a set without a ``host`` label
+    (named by its record) gets its own.  The other sets keep ``{}``: a history experiment's 10^5
+    revisions' records were a third of its report's memory."""
+    from abstat.report.layout import filter_sets
+    from abstat.store import open_store
+
+    unread = [s for s in filter_sets(sets, where, metrics) if s.invocations and not s.machine]
+    done: set[str] = set()
+    with open_store(store_path, create=False) as store:
+        while unread:
+            wanted: dict[str, SampleSet] = {}  # host -> its first set still without a record
+            nameless = []
+            for sample_set in unread:
+                host = sample_set.labels.get("host")
+                if not host:
+                    nameless.append(sample_set)
+                elif host not in done:
+                    wanted.setdefault(host, sample_set)
+            asked = nameless + list(wanted.values())
+            records = store.machine_records([s.invocations[-1] for s in asked])
+            for sample_set in asked:
+                sample_set.machine = records.get(sample_set.invocations[-1], {})
+            done.update(host for host, sample_set in wanted.items() if sample_set.machine)
+            seen = {id(s) for s in asked}
+            unread = [s for s in unread if id(s) not in seen and s.labels.get("host") not in done]

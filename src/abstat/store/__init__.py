@@ -174,8 +174,11 @@ def stored_variant_warnings(
     return ([found] if found else []) + converted
 
 
-def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:
-    """Every stored sample set whose labels match ``where``.
+def iter_sample_sets(
+    store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None, *, machines: bool = True
+) -> Iterator[SampleSet]:
+    """Every stored sample set whose labels match ``where`` (``machines`` False: each with ``machine``
+    ``{}``, its record left unread: :func:`abstat.report.stored_runs.add_machines` reads those a report shows).
 
     Labels: ``experiment``, ``variant``, ``metric``, ``host`` and every
     ``--label k=v`` given to ``abstat run``.  ``where`` maps a label to a
@@ -184,7 +187,7 @@ def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | No
     store is damaged, the InputError says what is damaged.
     """
     with open_store(store_path, create=False) as store:
-        sets = list(store.sample_sets(where))
+        sets = list(store.sample_sets(where, machines=machines))
         if not sets:
             damage = store.check_damage()
             if damage:

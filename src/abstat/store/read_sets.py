@@ -122,6 +122,10 @@ class SetReader:
                     entry.setdefault("sizes", {}).setdefault(invocation_id, []).extend(sizes)
         return sets
 
+    def machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Invocation id -> its decoded machine record (``{}`` when damaged), for ``ids``."""
+        return self._machine_records(sorted(set(ids)))
+
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Invocation id -> its decoded machine record (``{}`` and a damage note when damaged),
         each sharing with the one decoded before it what did not change."""
