@@ -295,9 +295,12 @@ def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tupl
     or with several runs or ``--center mean`` the centre its comparisons compare (``centre_of``).
     A comparison then replaces them with the centres it agreed (:func:`_agree`)."""
     from abstat.comparison.estimands import centre_of
-    from abstat.report.centres import kept_runs, shown_median
+    from abstat.report.centres import kept_runs, shown_median, small_median
 
     groups = [list(run) for run in runs if len(run)]
+    quick = small_median(groups, center, outliers)
+    if quick is not None:
+        return quick, "median", len(groups[0]), 0
     kept = kept_runs(groups[0] if len(groups) == 1 else groups, outliers) or []
     n = sum(len(run) for run in kept)
     dropped = sum(len(run) for run in groups) - n
