@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from abstat.lab.testbox import guestfiles
 from abstat.lab.testbox.paths import READY_MARK, TestboxError, images_dir, private_dir
 
-IMAGE_FORMAT = "2"
+IMAGE_FORMAT = "3"
 PACKAGES = (
     "linux-image-cloud-amd64",
     "busybox-static",
@@ -178,6 +178,7 @@ def _build(image: Image, packages: list[tuple[str, str]]) -> None:
         _write_initrd(os.path.join(work, "initrd.img"), root, release)
         shutil.copyfile(os.path.join(work, "initrd.img"), os.path.join(root, "boot", f"initrd.img-{release}"))
         shutil.copyfile(os.path.join(root, "boot", f"vmlinuz-{release}"), os.path.join(work, "vmlinuz"))
+        _compile_python(root)
         _make_disk(root, os.path.join(work, "root.img"))
         shutil.rmtree(root)
         with open(os.path.join(work, "packages.txt"), "w") as out:
@@ -236,7 +237,7 @@ def _link(root: str, path: str, target: str) -> None:
 
 def _configure(root: str, release: str) -> None:
     files = {
-        "/etc/inittab": guestfiles.INITTAB,
+        "/etc/inittab": guestfiles.INITTAB.format(sshd_flags=_sshd_flags(root)),
         "/etc/ssh/sshd_config": guestfiles.SSHD_CONFIG,
         "/etc/passwd": guestfiles.PASSWD,
         "/etc/group": guestfiles.GROUP,
@@ -267,6 +268,40 @@ def _configure(root: str, release: str) -> None:
     for directory in ("proc", "sys", "dev", "run", "tmp", "root"):
         os.makedirs(os.path.join(root, directory), exist_ok=True)
     os.chmod(os.path.join(root, "tmp"), 0o1777)
+
+
+def _sshd_flags(root: str) -> str:
+    """``-r`` for an sshd that re-executes itself per connection (OpenSSH < 9.8; 9.8 split off sshd-session)."""
+    return "" if os.path.lexists(os.path.join(root, "usr", "lib", "openssh", "sshd-session")) else "-r "
+
+
+def _compile_python(root: str) -> None:
+    """The standard library's bytecode, compiled by the image's own Python in the unpacked tree (as Debian's
+    postinst would; ``dpkg-deb -x`` runs none): without it every new box compiles what its first Python
+    programs import (the lease, the runner: about 10 s of a loaded TCG guest).  Only where ``chroot`` works
+    (root); elsewhere the boxes compile it on first use, as before."""
+    chroot = tool("chroot")
+    libs = sorted(name for name in os.listdir(os.path.join(root, "usr", "lib")) if re.fullmatch(r"python3\.\d+", name))
+    if chroot is None or os.geteuid() != 0 or not libs:
+        return
+    for name in libs:
+        with contextlib.suppress(TestboxError):
+            _run(
+                [
+                    chroot,
+                    root,
+                    f"/usr/bin/{name}",
+                    "-I",
+                    "-S",
+                    "-m",
+                    "compileall",
+                    "-q",
+                    "-x",
+                    "/test/",
+                    f"/usr/lib/{name}",
+                ],
+                "compiling the image's Python standard library",
+            )
 
 
 def _find_modules(root: str, release: str) -> dict[str, str]:
