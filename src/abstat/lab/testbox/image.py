@@ -24,7 +24,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from abstat.lab.testbox import guestfiles
+from abstat.lab.testbox import guestfiles, resolved
 from abstat.lab.testbox.paths import READY_MARK, TestboxError, images_dir, private_dir
 
 IMAGE_FORMAT = "3"
@@ -106,7 +106,12 @@ def _run(argv: list[str], what: str, cwd: str | None = None, timeout: float = 90
 
 
 def resolve(packages: tuple[str, ...] = PACKAGES) -> list[tuple[str, str]]:
-    """Every package the image holds, with its version: ``apt-get -s install`` from nothing."""
+    """Every package the image holds, with its version: ``apt-get -s install`` from nothing (kept while apt's
+    state is unchanged: :mod:`abstat.lab.testbox.resolved`)."""
+    key = resolved.fingerprint(packages)
+    kept = resolved.load(private_dir(images_dir()), key, _SAFE_PACKAGE, _SAFE_VERSION)
+    if kept is not None and any(name == "linux-image-cloud-amd64" for name, _ in kept):
+        return kept
     with tempfile.TemporaryDirectory(prefix="abstat-testbox-") as scratch:
         status = os.path.join(scratch, "status")
         open(status, "w").close()
@@ -131,6 +136,7 @@ def resolve(packages: tuple[str, ...] = PACKAGES) -> list[tuple[str, str]]:
             found.append((match.group(1), match.group(2)))
     if not any(name == "linux-image-cloud-amd64" for name, _ in found):
         raise TestboxError("apt-get did not resolve linux-image-cloud-amd64 (is a Debian amd64 archive configured?)")
+    resolved.store(images_dir(), key, sorted(found))
     return sorted(found)
 
 
