@@ -4,6 +4,7 @@ an answer that is a line without end is refused at once, not after the 60 s leas
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -187,7 +188,8 @@ def test_a_lease_started_ahead_is_waited_for_once_and_kept_until_its_session_end
             return opened[-1]
 
         def close_session(self, session) -> None:
-            os.killpg(session.process.pid, 9)
+            with contextlib.suppress(ProcessLookupError):  # one the test ended already
+                os.killpg(session.process.pid, 9)
             session.process.wait()
 
     worker = types.SimpleNamespace(
