@@ -28,6 +28,7 @@ from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
 BINS = 8192  # bins over each range (from 20,000 points; a quarter below, four times from 200,000)
 TAIL = 0.001  # the share of the points at either end outside the central range
 WIDEN = 2.0  # the range: the central one and this many times its width on either side (beyond: clipped)
+WALK_ROWS = 2.0  # a count this many entries a row from the last one walks there (SortedSums.walk)
 
 
 class Binned:
@@ -115,16 +116,19 @@ class Guided(SortedSums):
             super()._start(k, near, br)
             return
         p, density = found
-        margin, sides = self.margin, set()
+        margin, sides, step = self.margin, set(), math.inf
         for _ in range(4):  # at most: each miss aims twice as far past the rank
             if not br.lo < p < br.hi:
                 break
-            rows = self.positions(p)
+            # a few entries a row from the last count: walk from there (else a binary search per row)
+            walk = abs(step) <= WALK_ROWS * self.b.size
+            rows = self.walk(p, br.r_lo, br.r_hi, step > 0) if walk else self.positions(p)
             count = self.weight_of(rows)
             sides.add(br.move(p, count, rows, k))
             if len(sides) == 2:  # counted on both sides of the rank
                 break
-            p += (k + 0.5 - count + (margin if count <= k else -margin)) / density
+            step = k + 0.5 - count + (margin if count <= k else -margin)  # entries from this count to the next
+            p += step / density
             margin *= 2.0
 
 
