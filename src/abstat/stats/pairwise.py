@@ -111,19 +111,20 @@ class SortedSums:
             return self.positions(p)
         keys = p - self.b  # (p - self._rb)[::-1], element by element
         idx = (start if up else stop).copy()
-        active = np.flatnonzero(idx < stop) if up else np.flatnonzero(idx > start)
+        last = self.a.size - 1
+        if up:  # the first step on every row at once (most rows do not move), then on those that do
+            active = np.flatnonzero((self.a.take(np.minimum(idx, last)) <= keys) & (idx < stop))
+        else:
+            active = np.flatnonzero((self.a.take(np.maximum(idx - 1, 0)) > keys) & (idx > start))
         for _ in range(WALK):
             if active.size == 0:
                 return idx
-            at = idx[active]
+            idx[active] += 1 if up else -1
+            at, limit = idx.take(active), (stop if up else start).take(active)
             if up:
-                active = active[self.a[at] <= keys[active]]
-                idx[active] += 1
-                active = active[idx[active] < stop[active]]
+                active = active[(at < limit) & (self.a.take(np.minimum(at, last)) <= keys.take(active))]
             else:
-                active = active[self.a[at - 1] > keys[active]]
-                idx[active] -= 1
-                active = active[idx[active] > start[active]]
+                active = active[(at > limit) & (self.a.take(np.maximum(at - 1, 0)) > keys.take(active))]
         if active.size:
             found = np.searchsorted(self.a, keys[active], side="right")
             idx[active] = np.clip(found, start[active], stop[active])  # (a Walsh row is capped at j + 1)
