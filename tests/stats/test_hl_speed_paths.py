@@ -80,3 +80,37 @@ def test_an_order_statistic_among_the_last_gathered_entries_costs_no_count(shape
         for beyond in (int(kept[1]), int(kept[0]) - 1, every.size - 1 - k):  # not among them: counted again
             if 0 <= beyond < every.size:
                 assert matrix.kth(float(beyond)) == every[beyond], (shape, beyond)
+
+
+def test_the_grid_step_is_the_gcd_of_the_gaps_between_the_sorted_distinct_values():
+    from math import gcd
+
+    from abstat.stats.diagnostics import quantization_step
+
+    rng = np.random.default_rng(3)
+    cases = [
+        20.0 * np.round(rng.normal(440, 7, 5000) / 20),  # TSC-like ticks of 20
+        20.0 * np.round(rng.normal(4.4e8, 7e3, 5000) / 20) + 6.0,  # large values, offset from the grid's 0
+        np.round(rng.normal(1000, 30, 3000)),  # step 1: None
+        np.full(1000, 440.0),  # one value: None
+        np.array([-30.0, 12.0, 12.0, 54.0]),  # negative values, step 42
+        rng.integers(-5, 5, 200).astype(float) * 6.0,
+        np.r_[rng.normal(0, 1, 10), 3.0],  # not integers: None
+    ]
+    for values in cases:
+        expected = None
+        if np.all(values == np.round(values)):
+            distinct = sorted({int(v) for v in values})
+            step = 0
+            for low, high in zip(distinct[:-1], distinct[1:], strict=True):
+                step = gcd(step, high - low)
+            expected = float(step) if step > 1 else None
+        assert quantization_step(values) == expected
+
+
+def test_a_constant_sample_has_no_rank_correlations():
+    from abstat.stats.diagnostics import DRIFT_MIN_N, rank_correlations
+
+    assert rank_correlations(np.full(DRIFT_MIN_N + 50, 7.25)) is None
+    varied = np.r_[np.full(DRIFT_MIN_N + 50, 7.25), 7.5]
+    assert rank_correlations(varied) is not None
