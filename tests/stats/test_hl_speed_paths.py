@@ -114,3 +114,19 @@ def test_a_constant_sample_has_no_rank_correlations():
     assert rank_correlations(np.full(DRIFT_MIN_N + 50, 7.25)) is None
     varied = np.r_[np.full(DRIFT_MIN_N + 50, 7.25), 7.5]
     assert rank_correlations(varied) is not None
+
+
+@pytest.mark.parametrize("nan", [False, True])
+def test_the_ties_warning_counts_the_distinct_values_as_numpy_unique(nan):
+    from abstat.stats.diagnostics import ties
+
+    rng = np.random.default_rng(4)
+    values = 20.0 * np.round(rng.normal(440, 7, 3000) / 20)
+    values[:5] = [-0.0, 0.0, 0.0, -0.0, 20.0]  # signed zeros are one value
+    if nan:
+        values[5:9] = np.nan
+    uniq, counts = np.unique(values, return_counts=True)
+    (warning,) = ties("a", values)
+    grid = "" if nan else ", on a grid of 20"  # (NaN is no integer: no grid)
+    assert f"({uniq.size} distinct values in {values.size}{grid};" in warning.message
+    assert f"the most common value holds {counts.max() / values.size:.0%})" in warning.message

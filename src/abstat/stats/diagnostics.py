@@ -84,14 +84,15 @@ def heavily_tied(values: np.ndarray) -> bool:
 def ties(name: str, values: np.ndarray) -> list[StatWarning]:
     if not heavily_tied(values):
         return []
-    uniq, counts = np.unique(values, return_counts=True)
-    top = int(counts.max())
+    # the groups of equal values (np.unique's, which also counts NaNs as one value: then it)
+    counts = np.unique(values, return_counts=True)[1] if np.isnan(values).any() else tie_counts(values)
+    top, distinct = int(counts.max()), counts.size
     step = quantization_step(values)
     grid = f", on a grid of {step:g}" if step else ""
     return [
         StatWarning(
             "ties",
-            f"{name}: heavily tied/quantized data ({uniq.size} distinct value{'s' if uniq.size != 1 else ''} in "
+            f"{name}: heavily tied/quantized data ({distinct} distinct value{'s' if distinct != 1 else ''} in "
             f"{values.size}{grid}; the most common value holds {top / values.size:.0%}): "
             "medians move in whole steps",
             name,
