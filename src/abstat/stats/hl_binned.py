@@ -37,14 +37,17 @@ class Binned:
     def __init__(self, m: SortedSums) -> None:
         size = max(m.a.size, m.b.size)  # finer bins for more points: counts cost more
         bins = BINS // 4 if size < 20_000 else BINS if size < 200_000 else 4 * BINS
-        ranges = (_range(m.a), _range(m.b))
+        same = m.a is m.b and m.wa is m.wb  # (the Walsh sums: one histogram, one transform)
+        ranges = (_range(m.a),) * 2 if same else (_range(m.a), _range(m.b))
         self.usable = all(hi > lo and math.isfinite(hi - lo) for lo, hi in ranges)
         if not self.usable:
             return
         h = max(hi - lo for lo, hi in ranges) / bins
-        ha, hb = _histogram(m.a, m.wa, ranges[0][0], h, bins), _histogram(m.b, m.wb, ranges[1][0], h, bins)
+        ha = _histogram(m.a, m.wa, ranges[0][0], h, bins)
+        hb = ha if same else _histogram(m.b, m.wb, ranges[1][0], h, bins)
         size_fft = 1 << int(2 * bins - 1).bit_length()
-        conv = np.fft.irfft(np.fft.rfft(ha, size_fft) * np.fft.rfft(hb, size_fft), size_fft)[: 2 * bins - 1]
+        fa = np.fft.rfft(ha, size_fft)
+        conv = np.fft.irfft(fa * (fa if same else np.fft.rfft(hb, size_fft)), size_fft)[: 2 * bins - 1]
         if m.walsh:  # i <= j: the ordered pairs once, and the diagonal (bin 2i) once more, halved
             conv[::2] += ha
             conv /= 2.0
