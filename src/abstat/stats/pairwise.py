@@ -191,7 +191,8 @@ class SortedSums:
         # gather when few entries are left: a count costs about one pass over the rows
         limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
         slow = 0  # steps in a row that did not halve the bracket's entries (a secant stalled at a gap): bisect
-        while int(np.sum(br.r_hi - br.r_lo)) > limit:
+        unweighted = self.wa is None and self.wb is None  # then the counts are the entries: no pass over the rows
+        while (br.c_hi - br.c_lo if unweighted else int(np.sum(br.r_hi - br.r_lo))) > limit:
             if not br.hi - br.lo > 1e-15 * self.scale:
                 return False
             before = br.c_hi - br.c_lo
