@@ -195,7 +195,7 @@ def _small(
                 while k < centre and not accepted(k + 1):
                     k += 1
                 k += 1
-            ends.append(-math.inf if k < 0 else float(u[k]))
+            ends.append(-math.inf if k < 0 else float(u[k]) if k < m else estimate)  # none accepted: the estimate
         else:  # the last accepted gap from above
             if accepted(k):
                 while k < m - 1 and accepted(k + 1):
