@@ -30,13 +30,12 @@ from typing import Any, BinaryIO, TextIO
 
 from abstat.box import doctor, machine  # imported now: the shipped zip is deleted once the runner is loaded
 from abstat.box.runner import perf as perf_mod
-from abstat.box.runner.executor import ProcessExecutor
+from abstat.box.runner.build import build_executor
 from abstat.box.runner.experiment import ExperimentPlan, run_experiment
 from abstat.box.runner.model import RunResult, command_problems
 from abstat.box.isolate import IsolationError, isolation_problem
 from abstat.box.runner.process import cpus_problem
 from abstat.box.runner.schedule import Slot
-from abstat.box.runner.sources import executor_options
 
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
@@ -124,34 +123,18 @@ def run_plan(request: dict[str, Any], channel: Channel) -> None:
     if problems:
         channel.send({"error": "; ".join(problems)})
         return
-    try:
-        options = executor_options(plan.sources)
-        problem = _cpus_problem(plan)
-        if problem is not None:
-            raise ValueError(problem)
-    except ValueError as err:
-        channel.send({"error": str(err)})
+    problem = _cpus_problem(plan)
+    if problem is not None:
+        channel.send({"error": problem})
         return
     plan.slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in request["slots"]]
     positions = [position for *_, position in request["slots"]]
-    perf_support = None
-    notes: list[str] = []
-    if options.perf_events:
-        perf_support = perf_mod.probe(options.perf_events)
-        if perf_support.note:
-            notes.append(perf_support.note)
     try:
-        executor = ProcessExecutor(
-            patterns=options.patterns,
-            json_lines=options.json_lines,
-            perf=perf_support,
-            collectors=options.collectors,
-            cpus=plan.cpus,
-            isolate=plan.isolate,
-        )
-    except IsolationError as err:
+        executor, perf_support = build_executor(plan)  # as a local run builds it (abstat.engine.session)
+    except (ValueError, IsolationError) as err:
         channel.send({"error": str(err)})
         return
+    notes = [perf_support.note] if perf_support is not None and perf_support.note else []
     try:
         outcome = run_experiment(
             plan,
