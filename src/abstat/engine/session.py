@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from abstat.engine.events import EventSink, RunStarted, ignore
 from abstat.engine.spec import ExperimentSpec
-from abstat.errors import UsageError, usage_error
+from abstat.errors import UsageError, named, usage_error
 from abstat.box.runner.model import Command, Measurement, RunContext, RunResult, command_problem
 
 if TYPE_CHECKING:
@@ -176,6 +176,9 @@ def experiment_plan(spec: ExperimentSpec) -> ExperimentPlan:
     )
 
 
+UNTIL = ("until_decided",)  # the field a note of --until-decided names (abstat.errors.named)
+
+
 def decided_metric(spec: ExperimentSpec) -> str:
     """The metric ``--until-decided`` judges: the one it names, else the first the spec defines, else wall."""
     from abstat.box.runner.sources import Kmsg, RegexMetric
@@ -215,9 +218,13 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
             if result.measurement.ok:
                 samples[result.variant].extend(result.measurement.values.get(metric, ()))
         if any(len(values) < 2 for values in samples.values()):
-            return None if runs < spec.runs else f"--until-decided: fewer than 2 values of {metric!r} per variant"
+            return (
+                None
+                if runs < spec.runs
+                else named(f"{{until_decided}}: fewer than 2 values of {metric!r} per variant", *UNTIL)
+            )
         state[0] = design.decide(samples, baseline, runs, state[0], higher_is_better=higher)
         reason = state[0].stop_reason
-        return None if reason is None else f"--until-decided on {metric}: {reason}"
+        return None if reason is None else named(f"{{until_decided}} on {metric}: {reason}", *UNTIL)
 
     return should_stop
