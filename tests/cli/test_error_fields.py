@@ -29,7 +29,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 # command's flags: kept (up to a backquote, or a ; : or parenthesis where the sentence goes on).
 COMMAND_LINE = re.compile(r"`[^`]*`|\babstat [a-z]+[^`;:()]*")
 # Not the library's: the command line (cli/), ministat(1)'s own getopt-style front end, and the box's
-# code (standard library only: its messages travel to the controller as text, without fields).
+# code (standard library only: its messages travel to the controller as text; an error that names an
+# option sends its fields along, tests/lab/test_box_error_fields.py).
 NOT_LIBRARY = ("cli", os.path.join("ministat", "cli.py"), "box")
 
 

@@ -13,7 +13,9 @@ experiment's :class:`~abstat.box.runner.plan.ExperimentPlan`, as the engine
 runs it locally, and ``slots``: the runs of the block left to run), ``{"doctor": OPTIONS}`` (answered with
 ``{"doctor": FINDINGS}``) or ``{"exit": true}``.  For a plan it
 writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
-at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
+at the end, or ``{"error": TEXT}`` when the plan cannot start (with
+``"fields": [FIELD, ...]`` when TEXT names options as ``{FIELD}``: the
+controller's command line names their flags).  When the
 controller goes away (standard input closes), the run in progress is killed
 with its process group and cleanup hooks run, as on Ctrl-C.
 """
@@ -103,6 +105,15 @@ def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
     }
 
 
+def error_message(err: Exception) -> dict[str, Any]:
+    """``{"error": TEXT}`` of an error; one that names fields (FieldError, IsolationError) sends its message
+    with each field still ``{FIELD}``, and ``"fields"``."""
+    fields = [field for field in getattr(err, "fields", ()) if isinstance(field, str)]
+    if not fields:
+        return {"error": str(err)}
+    return {"error": str(getattr(err, "message", err)), "fields": fields}
+
+
 def _cpus_problem(plan: ExperimentPlan) -> str | None:
     """Why the plan's ``cpus`` (and ``isolate``) cannot work on this box (None: they can)."""
     problem = cpus_problem(plan.cpus)
@@ -117,7 +128,7 @@ def run_plan(request: dict[str, Any], channel: Channel) -> None:
     try:
         plan = ExperimentPlan.from_json(request)
     except ValueError as err:
-        channel.send({"error": str(err)})
+        channel.send(error_message(err))
         return
     problems = _missing_commands(plan)
     if problems:
@@ -132,7 +143,7 @@ def run_plan(request: dict[str, Any], channel: Channel) -> None:
     try:
         executor, perf_support = build_executor(plan)  # as a local run builds it (abstat.engine.session)
     except (ValueError, IsolationError) as err:
-        channel.send({"error": str(err)})
+        channel.send(error_message(err))
         return
     notes = [perf_support.note] if perf_support is not None and perf_support.note else []
     try:
