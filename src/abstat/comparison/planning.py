@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, NESTED_NOTE, Allocation, Plan, VariantPilot
+from abstat.errors import named
 from abstat.stats.power import plan_nested, power_two_sample, samples_per_side
 
 
@@ -210,8 +211,12 @@ def _add_nested(result: Plan, nested: dict[str, list[list[float]]], alpha: float
     )
     if cost_ratio is None:
         notes.append(
-            "run and sample costs not given (--run-cost, --sample-cost): allocations shown for a new run "
-            "costing 1, 10 and 100 samples"
+            named(
+                "run and sample costs not given ({run_cost}, {sample_cost}): allocations shown for a new run "
+                "costing 1, 10 and 100 samples",
+                "run_cost",
+                "sample_cost",
+            )
         )
     run_lengths = [len(run) for runs in nested.values() for run in runs]
     ratios = [(cost_ratio, False)] if cost_ratio is not None else [(r, True) for r in DEFAULT_COST_RATIOS]

@@ -16,8 +16,9 @@ from abstat.lab import bundle
 from abstat.box.runner.plan import ExperimentPlan
 from abstat.lab.config import Decider
 from abstat.lab.boxsession import BoxSession
-from abstat.lab.protocol import NoAnswer, ProtocolError, decode_done, decode_error, decode_result
+from abstat.lab.protocol import NoAnswer, ProtocolError, decode_done, decode_error, decode_fields, decode_result
 from abstat.lab.ssh import SshHost
+from abstat.errors import named
 
 HELLO_TIMEOUT_S = 120.0  # from the session's start to the runner's hello (Python starting, the machine record)
 SESSION_END_S = 10.0  # a session that ended its output is killed after this long
@@ -162,7 +163,7 @@ class Conversation:
             self._look(session, message["look"])
             return False
         if "error" in message:
-            error = decode_error(message["error"])
+            error = named(decode_error(message["error"]), *decode_fields(message.get("fields")))
             self.emit("end", index, status="failed", note=error)
             raise HostFailed(f"on the host: {error}")
         if "done" not in message:

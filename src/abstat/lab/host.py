@@ -29,6 +29,7 @@ from abstat.lab.config import Decider, HostSpec, LabSpec, boot_schedule, boot_sl
 from abstat.lab.conversation import Conversation, HostFailed
 from abstat.lab.protocol import boot_id_from
 from abstat.lab.ssh import SshError, SshHost
+from abstat.errors import named
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
 POLL_INTERVAL_S = 0.5
@@ -272,7 +273,7 @@ class HostWorker(Conversation, threading.Thread):
         code, _, err = self.ssh.run(self.lab.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
             raise HostFailed(
-                f"{where}--boot command for {variant!r} failed with exit status {code}"
+                named(f"{where}{{boot}} command for {variant!r} failed with exit status {code}", "boot")
                 + (f": {_last(err)}" if _last(err) else "")
             )
         self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
@@ -288,7 +289,7 @@ class HostWorker(Conversation, threading.Thread):
         try:
             code, out, err = self.ssh.run(command, timeout=CHECK_TIMEOUT_S)
         except SshError as failure:
-            raise HostFailed(f"{where}cannot run --check: {failure}") from None
+            raise HostFailed(named(f"{where}cannot run {{check}}: {failure}", "check")) from None
         if code == 0:
             return True
         detail = _last(err) or _last(out)
@@ -296,8 +297,11 @@ class HostWorker(Conversation, threading.Thread):
         self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
         if attempts >= BOOT_ATTEMPTS:
             raise HostFailed(
-                f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
-                f"({reason}); nothing from these boots is recorded"
+                named(
+                    f"{where}booted {attempts} times, and {{check}} for {variant!r} refused every boot "
+                    f"({reason}); nothing from these boots is recorded",
+                    "check",
+                )
             )
         return False
 

@@ -31,6 +31,7 @@ from typing import Any
 from abstat.lab.host import HostFailed, HostHooks
 from abstat.lab.boxsession import BoxSession
 from abstat.lab.protocol import NoAnswer, ProtocolError
+from abstat.errors import named
 
 LEASE_TIMEOUT_S = 60.0  # for the box to answer whether the lease is free
 MAX_ANSWER = 65536  # bytes of one answer of the lease program
@@ -216,7 +217,8 @@ class BoxLease(HostHooks):
             return True
         if "held" in message:
             raise HostFailed(
-                f"the box is leased to {str(message['held'])[:300]}" + (" (--no-wait)" if not self.wait else "")
+                f"the box is leased to {str(message['held'])[:300]}"
+                + (named(" ({no_wait})", "no_wait") if not self.wait else "")
             )
         if "waiting" in message and not self._waiting:
             self._waiting = True
