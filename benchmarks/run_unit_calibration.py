@@ -189,6 +189,12 @@ def run_row(row: Row, reps: int, seed: int) -> None:
             if m in truth and math.isfinite(ci[0]):
                 ab[m][1] += ci[0] <= truth[m] <= ci[1]
                 ab[m][2] += 1
+    report(row, reps, truth, aa, ab, paired)
+
+
+def report(
+    row: Row, reps: int, truth: dict[str, float], aa: dict[str, list], ab: dict[str, list], paired: dict[str, list]
+) -> None:
     print(f"\n## {row.name}: {reps} A/A and {reps} A/B draws, change {100 * row.delta:+.2f}%")
     print("truths (%): " + ", ".join(f"{k} {v:+.3f}" for k, v in truth.items()))
     print(f"| method | A/A FPR | cannot judge | coverage | power at {100 * row.delta:+.2f}% |")
@@ -202,7 +208,7 @@ def run_row(row: Row, reps: int, seed: int) -> None:
     if row.delta:
         print(
             "paired power difference, default (spread medians) minus: "
-            + "; ".join(f"{LABELS[m]} {gap(*paired[m], reps)}" for m in REFERENCES)
+            + "; ".join(f"{LABELS[m]} {gap(paired[m][0], paired[m][1], reps)}" for m in REFERENCES)
         )
     sys.stdout.flush()
 
