@@ -1,7 +1,7 @@
 """``abstat plan`` on nested pilots (runs of ~49 samples with per-run offsets) against compare's power.
 
 For each shape a pilot of ``--pilot-runs`` runs x 49 samples per side (the same population, per-run
-offsets) is planned for a change of ``detect`` percent (a change the shape's runs resolve in
+offsets; large, so that the rows measure the sizing and not the pilot's luck) is planned for a change of ``detect`` percent (a change the shape's runs resolve in
 ~10 runs), and the plan's advice is checked: ``--reps`` experiments of the advised size are drawn
 with that true change (the population scaled: on the grid, the latent values before rounding) and
 judged by ``abstat.compare``'s default on the runs (the Hodges-Lehmann ratio of the spread run
@@ -85,7 +85,7 @@ def advice(result, ratio: float) -> tuple[int | None, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--pilot-runs", type=int, default=40)
+    parser.add_argument("--pilot-runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--only", default="")
     args = parser.parse_args()
