@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from abstat.comparison.model import estimand_label
 from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, Allocation, Plan, VariantPilot
@@ -139,6 +139,64 @@ def _few_long_runs(sizer: RunSizer, ratio: float, assumed: bool, pct: float, alp
     return Allocation(ratio, assumed, per_run, runs, runs * per_run, cost)
 
 
+def _pooled_components(arrays: dict[str, list[Any]], notes: list[str]) -> tuple[float, float, float] | None:
+    """(B, W, L) averaged over the variants whose run medians' variance splits (why not: ``notes``)."""
+    parts = {name: median_components(runs) for name, runs in arrays.items()}
+    notes.extend(
+        f"{name}: too few runs or samples per run to split a run median's variance"
+        for name, found in parts.items()
+        if found is None
+    )
+    usable = [p for p in parts.values() if p is not None]
+    if not usable:
+        return None
+    between, within, length = (sum(p[i] for p in usable) / len(usable) for i in range(3))
+    return between, within, length
+
+
+def _pair_sizes(
+    result: Plan,
+    centres: dict[str, Any],
+    flats: list[Any],
+    parts: tuple[float, float, float],
+    center: str,
+    alpha: float,
+) -> list[RunSizer]:
+    """Each comparison's runs at the pilot's run length (and the samples if each were its own run) into
+    ``result.pairs``, the pilots' power at their runs; the sizers, one per pair."""
+    from abstat.comparison.sizing import sizing
+
+    pilots, (between, within, length) = result.variants, parts
+    base, pct = pilots[0], float(result.detect_pct or 0.0)
+    others = list(enumerate(pilots))[1:]
+    if not others:
+        result.notes.append("one variant given: the other is assumed to be like it")
+        others = [(0, VariantPilot(base.name + " (the same)", base.n, base.mean, base.stddev, runs=base.runs))]
+    sizers = []
+    for index, other in others:
+        cx, cy = centres[base.name], centres[pilots[index].name]
+        sizer = RunSizer(cx, cy, between, within, length, center, 1.0 - alpha)
+        sizers.append(sizer)
+        result.pairs.append(
+            {
+                "baseline": base.name,
+                "candidate": other.name,
+                "samples_per_variant": sizing(flats[0], flats[index], center, 1.0 - alpha).needed(
+                    pct, alpha, result.power
+                ),
+                "runs_per_variant": sizer.runs(length, pct, alpha, result.power),
+                "samples_per_run": round(length),
+                "estimand": sizer.pilot.estimand,
+            }
+        )
+        if index:
+            p = sizer.pilot.power(pct, cx.size, cy.size, alpha)
+            other.current_power = None if p != p else p
+    powers = [o.current_power for o in pilots[1:] if o.current_power is not None]
+    base.current_power = min(powers) if powers else None
+    return sizers
+
+
 def add_median_plan(
     result: Plan,
     nested: dict[str, list[list[float]]],
@@ -151,59 +209,23 @@ def add_median_plan(
     pair's runs per variant at the pilot's run length, the pilots' power, the allocations."""
     import numpy as np
 
-    from abstat.comparison.sizing import sizing
-
-    pilots = result.variants
-    arrays = {name: [np.asarray(run, dtype=float) for run in runs] for name, runs in nested.items()}
-    parts = {name: median_components(runs) for name, runs in arrays.items()}
-    for name, found in parts.items():
-        if found is None:
-            result.notes.append(f"{name}: too few runs or samples per run to split a run median's variance")
-    usable = [p for p in parts.values() if p is not None]
-    if not usable:
-        result.method = "flat"
-        return
-    between = sum(p[0] for p in usable) / len(usable)
-    within = sum(p[1] for p in usable) / len(usable)
-    length = sum(p[2] for p in usable) / len(usable)
-    result.within, result.between = within, between
-    result.notes.append(MEDIAN_NOTE)
     from abstat.stats.nested import run_centres
 
+    arrays = {name: [np.asarray(run, dtype=float) for run in runs] for name, runs in nested.items()}
+    parts = _pooled_components(arrays, result.notes)
+    if parts is None:
+        result.method = "flat"
+        return
+    result.between, result.within, length = parts
+    result.notes.append(MEDIAN_NOTE)
     centres = {name: run_centres(runs, "median") for name, runs in arrays.items()}
-    base = pilots[0]
-    others = list(enumerate(pilots))[1:]
-    if not others:
-        result.notes.append("one variant given: the other is assumed to be like it")
-        others = [(0, VariantPilot(base.name + " (the same)", base.n, base.mean, base.stddev, runs=base.runs))]
-    pct = float(result.detect_pct or 0.0)
-    sizers = []
-    for index, other in others:
-        cy = centres[pilots[index].name]
-        sizer = RunSizer(centres[base.name], cy, between, within, length, center, 1.0 - alpha)
-        sizers.append(sizer)
-        runs = sizer.runs(length, pct, alpha, result.power)
-        flat = sizing(flats[0], flats[index], center, 1.0 - alpha)
-        result.pairs.append(
-            {
-                "baseline": base.name,
-                "candidate": other.name,
-                "samples_per_variant": flat.needed(pct, alpha, result.power),
-                "runs_per_variant": runs,
-                "samples_per_run": round(length),
-                "estimand": sizer.pilot.estimand,
-            }
-        )
-        if index:
-            p = sizer.pilot.power(pct, centres[base.name].size, cy.size, alpha)
-            other.current_power = None if p != p else p
-    powers = [o.current_power for o in pilots[1:] if o.current_power is not None]
-    base.current_power = min(powers) if powers else None
+    sizers = _pair_sizes(result, centres, flats, parts, center, alpha)
     counts = [p["samples_per_variant"] for p in result.pairs]
-    result.samples_per_variant = None if any(c is None for c in counts) else max(counts)  # type: ignore[type-var]
+    result.samples_per_variant = None if None in counts else max(cast(int, c) for c in counts)
     result.estimand = sizers[0].pilot.estimand
     result.estimand_label = estimand_label(result.estimand, center, "runs")
     result.center = center
+    pct = float(result.detect_pct or 0.0)
     ratios = [(cost_ratio, False)] if cost_ratio is not None else [(r, True) for r in DEFAULT_COST_RATIOS]
     worst = max(sizers, key=lambda s: s.runs(length, pct, alpha, result.power) or 10**8)
     for ratio, assumed in ratios:
