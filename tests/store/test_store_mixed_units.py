@@ -107,3 +107,25 @@ def test_report_show_and_plan_use_the_same_unit(mixed):
         groups = store.unit_groups("mx", notes=notes)[("cycles", "cycles")]
     assert len(groups["a"]) == BOOTS and len(groups["b"]) == 1
     assert any(note.startswith("b: one invocation against 10 invocations") for note in notes)
+
+
+def test_plan_and_noise_size_the_same_runs(tmp_path):
+    """One invocation of 20 runs x 49 per variant: noise's runs needed for 1% and plan's runs per variant
+    at the pilot's run length are one sizing of compare's run medians (before: plan sized the run means)."""
+    from abstat.noise import analyse_experiment
+
+    rng = random.Random(5)
+    path = str(tmp_path / "aa.db")
+    with open_store(path, create=True) as store:
+        invocation = store.start_invocation("nz", machine={"hostname": "h"}, argv=["x"], variants=["a", "b"])
+        for i in range(20):
+            for variant in ("a", "b"):
+                (values,) = _boot(rng, 0.0)[:1]
+                add_ok_run(store, invocation, variant, i, {"cycles": values}, {"cycles": "cycles"}, "bench")
+        store.finish_invocation(invocation, "ok")
+    with open_store(path, create=False) as store:
+        (noise,) = analyse_experiment(store, "nz", metrics=["cycles"])
+    planned = _json("plan", "--store", path, "nz:a", "nz:b", "--metric", "cycles", "--detect", "1%")
+    (pair,) = planned["pairs"]
+    assert planned["estimand"] == noise.estimand == "hl_ratio"
+    assert pair["samples_per_run"] == 49 and pair["runs_per_variant"] == noise.samples_needed["1%"]
