@@ -52,9 +52,21 @@ def test_step_found_with_scipy_t_test_and_spike_ignored():
     r = fitted.resid
     assert np.dot(r[1:70], r[:69]) + np.dot(r[71:], r[70:-1]) < 2.0 / np.sqrt(140) * np.dot(r, r)
     assert abs(change.p_value - fitted.pvalues[2]) <= 1e-6 * fitted.pvalues[2]
-    low, high = fitted.conf_int(0.05)[2]
     assert abs(change.shift - fitted.params[2]) < 1e-9
-    assert abs(change.low - low) < 1e-9 and abs(change.high - high) < 1e-9
+    # the interval: the projection of the joint 95% likelihood-ratio region of location and size
+    # (scipy's F(2, df)): each split whose gain is within 2 F of the best's, its step +- se sqrt(2 F - deficit)
+    from scipy.stats import f as f_dist
+
+    bound = 2 * f_dist.ppf(0.95, 2, 137)
+    gain = {k: (x[k:140].mean() - x[:k].mean()) ** 2 / (sd * sd * (1 / k + 1 / (140 - k))) for k in range(5, 136)}
+    lows, highs = [], []
+    for k, g in gain.items():
+        if max(gain.values()) - g <= bound:
+            at_k = sm.OLS(x, np.column_stack([np.ones(140), j, (j >= k).astype(float)])).fit()
+            half = at_k.bse[2] * np.sqrt(bound - (max(gain.values()) - g if k != 70 else 0.0))
+            lows.append(at_k.params[2] - half)
+            highs.append(at_k.params[2] + half)
+    assert abs(change.low - min(lows)) < 1e-9 and abs(change.high - max(highs)) < 1e-9
     assert change.low < 4.0 < change.high and not change.provisional
     values[20] = 140.0  # a single spike: neither a change nor a moved one
     assert [c.index for c in detect(values).change_points] == [70]

@@ -32,7 +32,7 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
    level, a common slope (when both sides have ``SIZE_SLOPE_SIDE`` revisions and its t exceeds
    ``SLOPE_T``) and a step fitted over at most ``SIZE_WINDOW`` revisions each side, gives
    p <= ``max_pvalue`` and a confidence interval of the step (the union over the locations a
-   likelihood-ratio test keeps) that excludes 0; serially correlated residuals (a wandering
+   joint likelihood-ratio region of location and size keeps) that excludes 0; serially correlated residuals (a wandering
    level) widen it.  The reported p-value and interval are that model's (the p-value at the
    chosen split: optimistic).  A change below ``min_change`` of the level before is listed in
    ``Detection.small``, not reported.  One that fails is dropped and its neighbours re-judged, except

@@ -12,8 +12,13 @@ serially correlated and the plain standard error is too small (day-to-day levels
 autocorrelation r exceeds ``WANDER_GATE / sqrt(m)`` (m revisions), the step's variance is
 multiplied by ``(1 + r) / (1 - r)``, the variance of a mean under an AR(1) wander.
 
-From that one fit come the p-value (its t test) and the interval (its t interval, widened to
-the union over the locations a likelihood-ratio test keeps: the location is chosen, not known).
+From that one fit come the p-value (its t test) and the interval: the location is chosen, not
+known, so the interval is the projection of the joint likelihood-ratio region of location and size
+(``JOINT``): every location whose deficit ``g`` (the best split's gain minus its own) is within the
+bound ``2 F(2, df)`` at the confidence level (5.99 at 95% for large df) contributes its estimate
++- ``se sqrt(bound - g)``.  The union of 95% t intervals over the locations a 95% test keeps
+(``JOINT = False``, the rule before) covered 0.89-0.91 on quantized and spiky series: it spends
+95% on the location and 95% on the size, and the chosen split's own estimate is selected.
 A change is reported only when the p-value is at most ``max_pvalue`` and the interval excludes
 0, so a reported change's interval never includes 0.  Below the practical floor (``min_change``,
 a fraction of the level before) it is listed as small, not alerted.
@@ -26,11 +31,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from abstat.history.segment import Sums, plausible_locations
+from abstat.history.segment import Sums, location_deficits
 from abstat.history.wander import RHO_CAP, chosen_rho, whiten
 
 SIZE_SLOPE_SIDE = 10  # the model has a common slope when both sides have this many revisions
-LOCATION_LEVEL = 3.84  # the interval spans the locations whose gain is within this of the best's
+JOINT = True  # the interval is the projection of the joint likelihood-ratio region of location and size
+LOCATION_LEVEL = 3.84  # (JOINT False) the interval spans the locations whose gain is within this of the best's
 WANDER_GATE = 2.0  # residual lag-1 r above this / sqrt(m) widens the step's variance
 AR1_FIT = True  # a wandering level: the model refitted by GLS under AR(1) errors (False: its variance
 #                         widened by (1 + r) / (1 - r), the rule before; lost run_log's steps, docs/history.md)
@@ -188,21 +194,41 @@ def judge(
 
     fa, fb, others = wide if wide is not None else (a, b, ())
 
-    def one(position: int) -> tuple[float, float, float, float, float | None]:
-        diff, se, df, score = step_model(sums, fa, position, fb, others, slope)
-        if df <= 0 or not math.isfinite(se):
-            return diff, -math.inf, math.inf, 1.0, score
-        if se <= 1e-12 * (abs(diff) + 1e-300):
-            return diff, diff, diff, (0.0 if diff else 1.0), score
-        half = se * stdtrit(df, 0.5 + confidence / 2.0)
-        return diff, diff - half, diff + half, min(1.0, 2.0 * stdtr(df, -abs(diff) / se)), score
+    def one(position: int) -> tuple[float, float, int, float | None]:
+        return step_model(sums, fa, position, fb, tuple(o for o in others if o != position), slope)
 
-    diff, low, high, p_value, score = one(k)
-    if LOCATION_LEVEL:
-        for other in plausible_locations(sums, a, k, b, m, LOCATION_LEVEL):
-            _, o_low, o_high, _, o_score = one(other)
-            # under AR(1) errors a location is ruled out by the fit's own likelihood ratio (the gains
-            # assume independent errors: with a wandering level they keep locations the abrupt move rules out)
-            if score is None or o_score is None or o_score - score <= LOCATION_LEVEL:
-                low, high = min(low, o_low), max(high, o_high)
-    return Judgement(diff, low, high, p_value, score is not None)
+    def bounds(diff: float, se: float, df: int, deficit: float) -> tuple[float, float]:
+        if df <= 0 or not math.isfinite(se):
+            return -math.inf, math.inf
+        if JOINT:  # the joint region's slice at this location: its deficit leaves less for the size
+            half = se * math.sqrt(max(joint_level(df, confidence) - deficit, 0.0))
+        else:
+            half = se * stdtrit(df, 0.5 + confidence / 2.0)
+        return diff - half, diff + half
+
+    diff, se, df, score = one(k)
+    if df <= 0 or not math.isfinite(se):
+        return Judgement(diff, -math.inf, math.inf, 1.0, score is not None)
+    if se <= 1e-12 * (abs(diff) + 1e-300):
+        return Judgement(diff, diff, diff, 0.0 if diff else 1.0, score is not None)
+    low, high = bounds(diff, se, df, 0.0)
+    level = joint_level(max(fb - fa - 3, 1), confidence) if JOINT else LOCATION_LEVEL
+    for other, gain_deficit in location_deficits(sums, a, k, b, m, level) if level else ():
+        o_diff, o_se, o_df, o_score = one(other)
+        deficit = gain_deficit
+        # under AR(1) errors a location is ruled out by the fit's own likelihood ratio (the gains
+        # assume independent errors: with a wandering level they keep locations the abrupt move rules out)
+        if score is not None and o_score is not None:
+            if o_score - score > level:
+                continue
+            deficit = max(o_score - score, 0.0)
+        o_low, o_high = bounds(o_diff, o_se, o_df, deficit)
+        low, high = min(low, o_low), max(high, o_high)
+    return Judgement(diff, low, high, min(1.0, 2.0 * stdtr(df, -abs(diff) / se)), score is not None)
+
+
+def joint_level(df: int, confidence: float) -> float:
+    """The likelihood-ratio bound of a joint ``confidence`` region for a step's location and size, in
+    units of the residual variance: 2 F(2, df) at ``confidence``, ``df (alpha^(-2/df) - 1)`` (chi-square
+    with 2 degrees of freedom, 5.99 at 95%, when ``df`` is large)."""
+    return df * ((1.0 - confidence) ** (-2.0 / max(df, 1)) - 1.0)

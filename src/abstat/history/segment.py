@@ -350,11 +350,16 @@ def step_size(sums: Sums, a: int, k: int, b: int, slope: bool) -> tuple[float, f
 def plausible_locations(sums: Sums, a: int, k: int, b: int, m: int, level: float) -> list[int]:
     """Split positions of [a, b) other than ``k`` (at least ``m`` from both ends) whose gain is within
     ``level`` of the largest: the locations a likelihood-ratio test at that level keeps."""
+    return [i for i, _ in location_deficits(sums, a, k, b, m, level)]
+
+
+def location_deficits(sums: Sums, a: int, k: int, b: int, m: int, level: float) -> list[tuple[int, float]]:
+    """:func:`plausible_locations` with each one's deficit: the largest gain minus its own."""
     ks, gain = sums.gains(a, b, min(m, k - a, b - k))
     if ks.size == 0:
         return []
-    keep = gain >= float(np.max(gain)) - level
-    return [int(i) for i in ks[keep] if i != k]
+    deficit = float(np.max(gain)) - gain
+    return [(int(i), float(d)) for i, d in zip(ks, deficit, strict=True) if d <= level and i != k]
 
 
 def binary_segmentation(sums: Sums, n: int, m: int, penalty: float) -> list[int]:
