@@ -35,6 +35,7 @@ class Conversation:
     decider: Decider | None
     block_boot_id: str | None
     last_loss: str
+    _early: BoxSession | None = None  # the next block's runner session, opened ahead (_open_early)
 
     def emit(self, kind: str, boot: int = 0, **data: Any) -> None:
         raise NotImplementedError
@@ -42,10 +43,29 @@ class Conversation:
     def state(self, state: str, boot: int = 0, **data: Any) -> None:
         raise NotImplementedError
 
+    def _open_early(self) -> None:
+        """The block's runner session opened ahead (its Python starts and waits for the bundle on standard
+        input: nothing runs on the box until :meth:`_hello` sends it, after the lease is held)."""
+        self._drop_early()
+        try:
+            self._early = BoxSession(self.ssh.open(bundle.remote_command()))
+        except OSError:
+            self._early = None  # opened again, and its error told, by _session
+
+    def _drop_early(self) -> None:
+        early, self._early = self._early, None
+        if early is not None:
+            early.kill()
+            self.ssh.close_session(early)
+
     def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
         """One runner session; None when the block is done, else why it ended early."""
+        session, self._early = self._early, None
+        if session is not None and session.process.poll() is not None:
+            self.ssh.close_session(session)  # it ended before the bundle came (the connection dropped)
+            session = None
         try:
-            session = BoxSession(self.ssh.open(bundle.remote_command()))
+            session = session or BoxSession(self.ssh.open(bundle.remote_command()))
         except OSError as err:
             raise HostFailed(f"cannot run ssh: {err}") from None
         try:

@@ -103,6 +103,10 @@ class HostHooks:
     def acquire(self, worker: HostWorker) -> None:
         """Before the host's first boot."""
 
+    def start(self, worker: HostWorker) -> None:
+        """Once the host answers in the boot a block will run in, before its ``--check``: a lease may
+        begin to be taken here, and :meth:`hold` then waits for it (the lease's start overlaps the check's)."""
+
     def hold(self, worker: HostWorker) -> None:
         """Before the host is booted and before each block's runs (connected): a lease lost with a
         reboot is taken again."""
@@ -189,9 +193,11 @@ class HostWorker(Conversation, threading.Thread):
                 self.state("connecting", index)
                 self._reach(min(self.lab.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host")
                 boot_id = None  # this boot, whichever it is: the runner's hello tells
+                self._prestart()
             else:
                 attempts += 1
                 boot_id = self._reboot(index, variant, where)
+                self._prestart()
                 if not self._checked(index, variant, where, attempts):
                     continue
             self.hooks.hold(self)
@@ -252,7 +258,14 @@ class HostWorker(Conversation, threading.Thread):
                 _raise_if_gone(self.ssh.destination, failure)
             time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
+    def _prestart(self) -> None:
+        """The lease's and the runner's Python start at once, and while ``--check`` runs: the runner's
+        session waits for the bundle, sent only once the lease is held (:meth:`Conversation._hello`)."""
+        self.hooks.start(self)
+        self._open_early()
+
     def _reboot(self, index: int, variant: str, where: str) -> str:
+        self._drop_early()  # a session of the boot --check refused
         self.state("booting", index, variant=variant)
         old = self._boot_id(min(self.lab.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host before booting")
         self.hooks.hold(self)  # never reboot a box another experiment measures on
