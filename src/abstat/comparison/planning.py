@@ -89,9 +89,33 @@ def plan(
     absolute one is taken relative to the baseline's centre of it).
     """
     confidence = _checked_settings(variants, detect, power, confidence)
+    from abstat.comparison.planning_nested import common_units
+
+    variants, mismatch = common_units(variants)
+    result = _plan(variants, detect, relative, power, confidence, cost_ratio, center, outliers)
+    result.notes.extend(mismatch)
+    return result
+
+
+def _plan(
+    variants: Mapping[str, object],
+    detect: float,
+    relative: bool,
+    power: float,
+    confidence: float,
+    cost_ratio: float | None,
+    center: str,
+    outliers: str,
+) -> Plan:
     pilots, nested, flats = _pilots(variants, outliers)
     if not nested and all(f is not None for f in flats):
         return _flat_plan(pilots, flats, detect, relative, power, confidence, center)
+    if center != "mean" and len(nested) == len(pilots):  # compare compares the run medians
+        from abstat.comparison.planning_nested import median_plan
+
+        medians = median_plan(pilots, nested, flats, detect, relative, power, confidence, cost_ratio, center)
+        if medians.method == "nested":
+            return medians
     alpha = 1.0 - confidence / 100.0
     delta, delta_pct = _mean_delta(pilots[0], detect, relative)
     pairs, notes = _mean_pairs(pilots, delta, alpha, power)

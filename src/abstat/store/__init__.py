@@ -143,6 +143,16 @@ def resolved_unit(
     return sets[0].unit if len(sets) == 1 else None
 
 
+def resolved_invocations(
+    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None
+) -> list[int]:
+    """The invocation of each run group :func:`resolve_variant` just returned for ``ref`` (empty when it
+    did not resolve to one set): what a comparison needs to put both sides at one replicated unit
+    (:func:`abstat.store.run_groups.common_unit`)."""
+    sets = _resolved.get(_key(ref, store_path, metric, where))
+    return list(sets[0].invocations) if sets is not None and len(sets) == 1 else []
+
+
 def stored_variant_warnings(
     ref: str,
     store_path: str = DEFAULT_STORE,
