@@ -9,6 +9,12 @@ An error about a field (a parameter of a library function, a field of a
 specification) names it as ``{field}`` in its message and lists it in
 ``fields``: ``str(err)`` names the field itself, and the CLI, which knows
 the flag that set it, prints :meth:`AbstatError.named` with the flag's name.
+
+A warning or a note the library returns names its fields the same way
+(:class:`abstat.stats.warnings.StatWarning` ``fields``, :func:`named` for a
+note's text); they are read while the command runs, so they are called as
+the command running names them (:class:`naming`, set by the CLI), else by
+each field's usual flag.
 """
 
 from __future__ import annotations
@@ -27,6 +33,38 @@ def fill(message: str, fields: Sequence[str], name: Callable[[str], str] = _same
     for field in fields:
         message = message.replace("{" + field + "}", name(field))
     return message
+
+
+_NAMING: list[Callable[[str], str]] = []  # the command line's naming of fields, innermost last
+
+
+class naming:  # noqa: N801 - used as a function: ``with naming(flag): ...``
+    """Within ``with naming(flag):``, the fields warnings and notes name are called ``flag(field)``
+    (the CLI: :func:`abstat.cli.flags.namer` of the command it runs)."""
+
+    def __init__(self, name: Callable[[str], str]) -> None:
+        self.name = name
+
+    def __enter__(self) -> None:
+        _NAMING.append(self.name)
+
+    def __exit__(self, *exc: object) -> None:
+        _NAMING.pop()
+
+
+def field_name(field: str) -> str:
+    """What a warning or a note calls ``field``: the flag of the command running (:class:`naming`), else
+    the field's usual flag (``--FIELD``, as :mod:`abstat.cli.flags` names it for every command)."""
+    if _NAMING:
+        return _NAMING[-1](field)
+    from abstat.cli.flags import namer
+
+    return namer("")(field)
+
+
+def named(message: str, *fields: str) -> str:
+    """A note's ``message`` with each ``{field}`` of ``fields`` called by :func:`field_name`."""
+    return fill(message, fields, field_name)
 
 
 class AbstatError(Exception):

@@ -5,7 +5,8 @@ field writes ``{field}`` and lists it (:class:`abstat.errors.AbstatError`); ``st
 field, ``abstat COMMAND`` prints it with the flag ``abstat.cli.flags.namer(COMMAND)`` maps it to.
 These tests read the library's source with ``ast`` (as tests/test_architecture.py does): no error the
 library raises names a flag, and every field it names is a flag of some command, the one the table
-says.
+says.  Warnings and notes the library returns name fields the same way (StatWarning's ``fields``,
+:func:`abstat.errors.named`): the command that shows them names its flag.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9-]*")
 # command's flags: kept (up to a backquote, or a ; : or parenthesis where the sentence goes on).
 COMMAND_LINE = re.compile(r"`[^`]*`|\babstat [a-z]+[^`;:()]*")
 # Not the library's: the command line (cli/), ministat(1)'s own getopt-style front end, and the box's
-# code (standard library only: its messages travel to the controller as text, without fields).
+# code (standard library only: its messages travel to the controller as text; an error that names an
+# option sends its fields along, tests/lab/test_box_error_fields.py).
 NOT_LIBRARY = ("cli", os.path.join("ministat", "cli.py"), "box")
 
 
@@ -113,14 +115,98 @@ def test_the_check_finds_a_flag_in_an_error_however_its_message_is_written():
     ]
 
 
+# Warnings and notes are values the library returns: they name fields as its errors do (StatWarning's
+# ``fields=[...]``, abstat.errors.named for a note's text), and the command that shows them names its flag.
+WARNINGS = {"StatWarning", "Warning"}  # the message is the second argument
+NOTE_LISTS = ("notes", "warnings")  # NAME.append(TEXT), .extend, .insert: a note the library returns
+
+
+def _warning_message(node: ast.Call) -> ast.AST | None:
+    """The message of a warning the call builds, or of a note it adds to a list of notes (None: neither)."""
+    func = node.func
+    if isinstance(func, ast.Name) and func.id in WARNINGS:
+        given = [k.value for k in node.keywords if k.arg == "message"]
+        return node.args[1] if len(node.args) > 1 else (given[0] if given else None)
+    if isinstance(func, ast.Attribute) and func.attr in ("append", "extend", "insert") and node.args:
+        owner = func.value.id if isinstance(func.value, ast.Name) else getattr(func.value, "attr", "")
+        if owner.endswith(NOTE_LISTS):
+            return node.args[-1]
+    return None
+
+
+def flags_in_warnings(sources: list[tuple[str, ast.Module]]) -> list[str]:
+    """``path:line: --flag`` for each flag a warning or a note of the library names (outside a command line)."""
+    found = []
+    for path, tree in sources:
+        for node in ast.walk(tree):
+            message = _warning_message(node) if isinstance(node, ast.Call) else None
+            if message is not None:
+                text = COMMAND_LINE.sub("", _text(message))
+                found += [f"{path}:{node.lineno}: {flag}" for flag in FLAG.findall(text)]
+    return found
+
+
+def test_no_warning_or_note_of_the_library_names_a_flag():
+    found = flags_in_warnings(SOURCES)
+    assert not found, "name the field ({field}, fields=[...] or abstat.errors.named) instead: " + "; ".join(found)
+
+
+def test_the_check_finds_a_flag_in_a_warning_or_a_note_however_it_is_written():
+    tree = ast.parse(
+        "w = StatWarning('outliers', f'{n} outliers, kept (--outliers tukey drops them)', name)\n"
+        "w = Warning(code='x', message='see --plots')\n"
+        "notes.append('costs not given (--run-cost)')\n"
+        "self.notes.extend(f'{x}: see ' '--where' for x in xs)\n"
+        "result.warnings.insert(0, 'run `abstat import J --store S` to add them')\n"  # a command line: kept
+        "notes.append(named('raise {max_pvalue} to report them', 'max_pvalue'))\n"  # a field: kept
+        "StatWarning('x', '{center} mean resolves it', fields=['center'])\n"
+        "lines.append('--not-a-note')\n"  # not a list of notes
+    )
+    assert flags_in_warnings([("x.py", tree)]) == [
+        "x.py:1: --outliers",
+        "x.py:2: --plots",
+        "x.py:3: --run-cost",
+        "x.py:4: --where",
+    ]
+
+
+def test_the_advice_of_the_report_s_footnotes_names_fields():
+    from abstat.report.notes import ADVICE_FIELDS, KINDS, TEMPLATES
+
+    templates = TEMPLATES
+    for head, advice in templates.values():
+        assert not FLAG.findall(COMMAND_LINE.sub("", head + advice)), (head, advice)
+    named = {field for _, advice in templates.values() for field in re.findall(r"\{(\w+)\}", advice)}
+    assert named == set(ADVICE_FIELDS)
+    assert KINDS["outliers"][1] == "--outliers tukey or mad drops them"  # the flag, as a command shows it
+
+
+def test_a_warning_names_the_flag_of_the_command_that_shows_it():
+    from abstat.errors import named, naming
+    from abstat.stats.warnings import StatWarning
+
+    warning = StatWarning("load", "loaded ({metrics} user or {metrics} sys)", fields=["metrics"])
+    assert warning.named(str) == "loaded (metrics user or metrics sys)"
+    assert warning.message == "loaded (--metric user or --metric sys)"  # outside a command: the usual flag
+    with naming(namer("noise")):  # abstat noise chooses the metrics it reports with --report
+        assert warning.message == "loaded (--report user or --report sys)"
+        assert warning.to_dict()["message"] == "loaded (--report user or --report sys)"
+        assert named("costs not given ({run_cost})", "run_cost") == "costs not given (--run-cost)"
+    assert warning.message == "loaded (--metric user or --metric sys)"
+
+
 def _fields_named() -> set[str]:
-    """Every field the library lists in an error's ``fields=[...]``."""
+    """Every field the library lists in an error's or a warning's ``fields=[...]``, or names in a note."""
     fields = set()
     for _, tree in SOURCES:
         for node in ast.walk(tree):
             if isinstance(node, ast.keyword) and node.arg == "fields" and isinstance(node.value, (ast.List, ast.Tuple)):
                 fields.update(e.value for e in node.value.elts if isinstance(e, ast.Constant))
-    return fields
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "named":
+                fields.update(e.value for e in node.args[1:] if isinstance(e, ast.Constant))
+    from abstat.report.notes import ADVICE_FIELDS
+
+    return fields | set(ADVICE_FIELDS)
 
 
 def _options(command: str) -> set[str]:

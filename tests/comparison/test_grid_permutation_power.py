@@ -94,5 +94,5 @@ def test_on_a_clock_grid_the_power_promised_at_40_values_is_the_permutation_test
         / trials
     )
     assert abs(promised - reached) < 0.06, (promised, reached)
-    # no change: the promise is the permutation test's own (conservative) level
-    assert size.power(0.0, 40, 40, 0.05) < 0.05
+    # no change: the promise is the permutation test's own level (its mid-p-value on tied data: about alpha)
+    assert 0.03 < size.power(0.0, 40, 40, 0.05) < 0.06

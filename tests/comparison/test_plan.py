@@ -86,7 +86,8 @@ def test_nested_plan_uses_variance_components_and_statsmodels_runs() -> None:
         "before": _nested(rng, 40, 20, 100.0, between=1.0, within=4.0),
         "after": _nested(rng, 40, 20, 99.0, between=1.0, within=4.0),
     }
-    result = pilot.plan(data, detect=1.0, cost_ratio=10.0)
+    # --center mean: Welch's t on the run means, as compare --center mean (the default sizes the run medians)
+    result = pilot.plan(data, detect=1.0, cost_ratio=10.0, center="mean")
     assert result.method == "nested"
     assert result.within == pytest.approx(4.0, rel=0.15)
     assert result.between == pytest.approx(1.0, rel=0.4)

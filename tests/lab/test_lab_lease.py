@@ -4,6 +4,7 @@ an answer that is a line without end is refused at once, not after the 60 s leas
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import subprocess
@@ -163,3 +164,51 @@ def test_held_names_no_wait_only_when_it_was_given():
             lease.hold(worker)
         assert str(caught.value) == said
         lease.release(worker)
+
+
+def test_a_lease_started_ahead_is_waited_for_once_and_kept_until_its_session_ends(tmp_path):
+    """``start`` (once the box is back, before ``--check``) runs the lease program without waiting for it;
+    ``hold`` then waits for its answer instead of starting a second one, and keeps it while its session
+    lives; a session that ended (the box rebooted) is started again.  The program answers only once a file
+    exists, so ``start`` cannot have read an answer: the lease is not held until ``hold``."""
+    go = tmp_path / "go"
+    opened: list[subprocess.Popen[bytes]] = []
+
+    class Ssh:
+        def open(self, command: str) -> subprocess.Popen[bytes]:
+            opened.append(
+                subprocess.Popen(
+                    ["sh", "-c", f'while [ ! -e {go} ]; do sleep 0.02; done; echo \'{{"leased": "x"}}\'; cat'],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
+            )
+            return opened[-1]
+
+        def close_session(self, session) -> None:
+            with contextlib.suppress(ProcessLookupError):  # one the test ended already
+                os.killpg(session.process.pid, 9)
+            session.process.wait()
+
+    worker = types.SimpleNamespace(
+        ssh=Ssh(), experiment="e", _check_stop=lambda: None, state=lambda text: None, emit=lambda *a, **k: None
+    )
+    lease = BoxLease()
+    try:
+        lease.start(worker)
+        assert len(opened) == 1 and opened[0].poll() is None and not lease._leased  # started, not waited for
+        lease.start(worker)  # a second start while the first still runs: the same session
+        go.touch()
+        lease.hold(worker)
+        assert len(opened) == 1 and lease._leased
+        lease.hold(worker)  # held: nothing started again
+        assert len(opened) == 1
+        os.killpg(opened[0].pid, 9)  # the box rebooted: the session ended
+        opened[0].wait()
+        lease.hold(worker)
+        assert len(opened) == 2 and lease._leased
+    finally:
+        lease.release(worker)
+    assert all(process.poll() is not None for process in opened)

@@ -107,3 +107,19 @@ def test_the_interval_is_the_same_with_and_without_the_binned_guide(shape, monke
     guided = hl.hodges_lehmann(x, y, 0.95, centres=False, permute=False)
     assert used
     assert guided == plain
+
+
+def test_constant_samples_give_the_one_difference_and_an_interval_that_agrees_with_p() -> None:
+    """Every pairwise difference of two constant samples is -20: the estimate is it, the
+    interval holds it, and holds 0 exactly when the test's p is above 5% (the 2 x 2 and
+    3 x 3 exact p's are 1/3 and 1/10). ``permute=False`` once raised IndexError here."""
+    import numpy as np
+
+    from abstat.stats.hodges_lehmann import hodges_lehmann
+
+    for n, m in ((2, 2), (3, 3), (5, 8), (12, 12), (40, 40)):
+        r = hodges_lehmann(np.full(n, 440.0), np.full(m, 420.0), 0.95, permute=False)
+        assert r.estimate == -20.0 and r.low <= -20.0 <= r.high, (n, m, r)
+        assert (r.low <= 0.0 <= r.high) == (r.p_value > 0.05), (n, m, r)
+        if n >= 5:
+            assert (r.low, r.high) == (-20.0, -20.0)

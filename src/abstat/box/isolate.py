@@ -29,6 +29,7 @@ import re
 import stat
 import tempfile
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from abstat.box import partition
@@ -46,7 +47,18 @@ SET_NAME = re.compile(r"abstat\.(isolated|rest)-(\d{1,10})\Z")
 
 
 class IsolationError(Exception):
-    """Why the CPUs cannot be isolated here (one line)."""
+    """Why the CPUs cannot be isolated here (one line); ``{FIELD}`` in ``message`` names an option of ``fields``:
+    ``str()`` by its usual flag, :meth:`named` as the caller says (a box sends both: the controller names it)."""
+
+    def __init__(self, message: str, *fields: str) -> None:
+        self.message, self.fields = message, fields
+        super().__init__(self.named(lambda field: "--" + field.replace("_", "-")))
+
+    def named(self, name: Callable[[str], str]) -> str:
+        text = self.message
+        for field in self.fields:
+            text = text.replace("{" + field + "}", name(field))
+        return text
 
 
 def _hex_mask(cpus: set[int]) -> str:
@@ -234,7 +246,9 @@ class Isolation:
                 _write(os.path.join(directory, "cpuset.mems"), mems)
                 _write(os.path.join(directory, "cpuset.cpus"), format_cpus(cpus))
             except OSError as err:
-                raise IsolationError(f"--isolate: cannot make cpuset {directory}: {err.strerror}") from None
+                raise IsolationError(
+                    f"{{isolate}}: cannot make cpuset {directory}: {err.strerror}", "isolate"
+                ) from None
         with contextlib.suppress(OSError):  # another top-level cpuset overlaps: the top one's tasks still move
             _write(os.path.join(self.isolated_dir, "cpuset.cpu_exclusive"), "1")
         self.moved, self.unmoved = _move_tasks(self.mount, self.rest_dir)
@@ -249,11 +263,12 @@ class Isolation:
                 partition.enable_cpuset(self.mount)
             except OSError as err:
                 raise IsolationError(
-                    f"--isolate: cannot enable the cpuset controller for {self.mount}'s children: {err.strerror}"
+                    f"{{isolate}}: cannot enable the cpuset controller for {self.mount}'s children: {err.strerror}",
+                    "isolate",
                 ) from None
         problem = partition.make(self.mount, self.isolated_dir, self.cpus | self.idle)
         if problem is not None:
-            raise IsolationError(f"--isolate: {problem}")
+            raise IsolationError(f"{{isolate}}: {problem}", "isolate")
         self._move_irqs()
 
     def _move_irqs(self) -> None:
@@ -363,7 +378,7 @@ def _save_record(path: str, state: dict[str, Any]) -> None:
     directory = os.path.dirname(path)
     os.makedirs(directory, mode=0o700, exist_ok=True)
     if not is_private(os.stat(directory)):
-        raise IsolationError(f"--isolate: {directory} may be written by others: no record is kept there")
+        raise IsolationError(f"{{isolate}}: {directory} may be written by others: no record is kept there", "isolate")
     descriptor, temporary = tempfile.mkstemp(prefix=".isolation-", suffix=".tmp", dir=directory)
     try:
         with open(descriptor, "w", encoding="utf-8") as handle:

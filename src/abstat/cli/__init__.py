@@ -69,16 +69,17 @@ def _prepare(name: str) -> None:
 
 
 def _run(name: str, module_name: str, rest: list[str]) -> int:
-    from abstat.errors import AbstatError
+    from abstat.cli.flags import namer
+    from abstat.errors import AbstatError, naming
 
     try:
         module = __import__(module_name, fromlist=["main"])
-        status = int(module.main(rest) or 0)
+        with naming(namer(name, advice=True)):  # the warnings and notes it shows name its flags
+            status = int(module.main(rest) or 0)
         sys.stdout.flush()  # a full disk shows here, as one line, not at interpreter exit
         return status
     except AbstatError as err:
         _flush_quietly()
-        from abstat.cli.flags import namer
         from abstat.render.escape import terminal
 
         # one line, whatever a file name holds; no escape sequence from a name in the store reaches the terminal

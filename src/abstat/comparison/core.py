@@ -252,8 +252,9 @@ def _outlier_notes(sx: VariantSummary, sy: VariantSummary, outliers: str, quanti
         StatWarning(
             "outliers",
             f"{s.name}: {s.outliers_mild} mild and {s.outliers_severe} severe outliers (Tukey), "
-            "kept (--outliers tukey|mad drops them)",
+            "kept ({outliers} tukey|mad drops them)",
             s.name,
+            fields=["outliers"],
         )
         for s in (sx, sy)
         if s.outliers_mild or s.outliers_severe

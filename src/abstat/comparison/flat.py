@@ -90,7 +90,8 @@ def flat_change(
             StatWarning(
                 "median-resolution",
                 "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
-                "them; the default comparison (--center auto) or --center mean can resolve it",
+                "them; the default comparison ({center} auto) or {center} mean can resolve it",
+                fields=["center"],
             )
         )
     return result
@@ -169,6 +170,7 @@ def means_differ(
             "means-differ",
             f"the means differ although the default's estimand did not move beyond its noise: ratio of means "
             f"{means.delta_pct:+.3g}% [{lo:+.3g}, {hi:+.3g}], Welch's t p {means.p_value:.2g}; the tail or the "
-            "share of slow values changed (--center mean compares the means; the verdict above is the default's)",
+            "share of slow values changed ({center} mean compares the means; the verdict above is the default's)",
+            fields=["center"],
         )
     ]

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, NESTED_NOTE, Allocation, Plan, VariantPilot
+from abstat.errors import named
 from abstat.stats.power import plan_nested, power_two_sample, samples_per_side
 
 
@@ -88,9 +89,33 @@ def plan(
     absolute one is taken relative to the baseline's centre of it).
     """
     confidence = _checked_settings(variants, detect, power, confidence)
+    from abstat.comparison.planning_nested import common_units
+
+    variants, mismatch = common_units(variants)
+    result = _plan(variants, detect, relative, power, confidence, cost_ratio, center, outliers)
+    result.notes.extend(mismatch)
+    return result
+
+
+def _plan(
+    variants: Mapping[str, object],
+    detect: float,
+    relative: bool,
+    power: float,
+    confidence: float,
+    cost_ratio: float | None,
+    center: str,
+    outliers: str,
+) -> Plan:
     pilots, nested, flats = _pilots(variants, outliers)
     if not nested and all(f is not None for f in flats):
         return _flat_plan(pilots, flats, detect, relative, power, confidence, center)
+    if center != "mean" and len(nested) == len(pilots):  # compare compares the run medians
+        from abstat.comparison.planning_nested import median_plan
+
+        medians = median_plan(pilots, nested, flats, detect, relative, power, confidence, cost_ratio, center)
+        if medians.method == "nested":
+            return medians
     alpha = 1.0 - confidence / 100.0
     delta, delta_pct = _mean_delta(pilots[0], detect, relative)
     pairs, notes = _mean_pairs(pilots, delta, alpha, power)
@@ -210,8 +235,12 @@ def _add_nested(result: Plan, nested: dict[str, list[list[float]]], alpha: float
     )
     if cost_ratio is None:
         notes.append(
-            "run and sample costs not given (--run-cost, --sample-cost): allocations shown for a new run "
-            "costing 1, 10 and 100 samples"
+            named(
+                "run and sample costs not given ({run_cost}, {sample_cost}): allocations shown for a new run "
+                "costing 1, 10 and 100 samples",
+                "run_cost",
+                "sample_cost",
+            )
         )
     run_lengths = [len(run) for runs in nested.values() for run in runs]
     ratios = [(cost_ratio, False)] if cost_ratio is not None else [(r, True) for r in DEFAULT_COST_RATIOS]

@@ -10,6 +10,7 @@ from typing import Any
 
 from abstat.comparison import estimands
 from abstat.comparison.analyses import UNBOUNDED, Result, _cannot, _clamped, _constant, means, relative_interval, to_pct
+from abstat.errors import named
 from abstat.stats.warnings import StatWarning
 
 
@@ -70,9 +71,12 @@ def run_centres(
                 f"Welch t on the logarithms of the run medians ({unit_text})",
                 center,
                 "runs",
-                "the per-run medians do not vary, so the run-to-run variation cannot be "
-                "estimated (quantized data: the run medians move in whole steps; --center mean can "
-                "resolve smaller changes)",
+                named(
+                    "the per-run medians do not vary, so the run-to-run variation cannot be "
+                    "estimated (quantized data: the run medians move in whole steps; {center} mean can "
+                    "resolve smaller changes)",
+                    "center",
+                ),
             )
         if center == "auto":
             r = estimands.default_change(cx, cy, confidence, unit="runs", of="run medians")

@@ -87,7 +87,7 @@ def summarise(
     interval is worth a warning."""
     import numpy as np
 
-    from abstat.stats import diagnostics, nested, outliers
+    from abstat.stats import diagnostics, outliers
     from abstat.stats.location import median_ci, min_n_for_median_ci
 
     found: list[StatWarning] = []
@@ -132,6 +132,8 @@ def summarise(
     if not tied:
         found += diagnostics.bimodal(v.name, scaled)
     if len(kept_runs) > 1:
+        from abstat.stats import nested
+
         scaled_runs = [run * factor for run in kept_runs] if factor != 1.0 else kept_runs
         per_run = nested.run_stats(scaled_runs)
         summary.runs = [

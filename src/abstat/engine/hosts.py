@@ -23,7 +23,8 @@ from abstat.engine import events as ev
 from abstat.engine.grid import grid_points, schedule_entries
 from abstat.engine.record import ExperimentResult, add_run, default_name, run_notes, settings_of
 from abstat.engine.spec import ExperimentSpec
-from abstat.engine.session import experiment_plan
+from abstat.errors import named
+from abstat.engine.session import UNTIL, experiment_plan
 from abstat.lab.config import boot_schedule
 from abstat.lab.host import HostEvent, HostHooks, HostWorker
 from abstat.lab.lease import BoxLease
@@ -349,7 +350,7 @@ class _Controller:
             if invocation is not None:
                 self.store.finish_invocation(invocation, data["status"], notes)
         for note in notes:  # why the boot's runs stopped early: told as a local run tells it
-            if isinstance(note, str) and note.startswith("--until-decided"):
+            if isinstance(note, str) and note.startswith(named("{until_decided}", *UNTIL)):
                 self.on_event(ev.Note(note, host=event.host))
         self.on_event(ev.BootDone(event.boot, data["status"], tuple(notes), host=event.host))
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from abstat.engine.events import EventSink, RunStarted, ignore
 from abstat.engine.spec import ExperimentSpec
-from abstat.errors import UsageError, usage_error
+from abstat.errors import UsageError, named, usage_error
 from abstat.box.runner.model import Command, Measurement, RunContext, RunResult, command_problem
 
 if TYPE_CHECKING:
@@ -88,22 +88,15 @@ class LocalSession:
         cgroups: bool = True,
     ) -> None:
         from abstat.box.runner import ProcessExecutor  # the package's name for it (a test may replace it)
-        from abstat.box.runner.sources import executor_options
+        from abstat.box.runner.build import build_executor
 
         self.spec = spec
         self.on_event = on_event
         self.notes: list[str] = []
-        options = executor_options(spec.metrics)
-        self.perf = perf if perf is not None or not options.perf_events else probe_perf(spec)
-        self.executor = ProcessExecutor(
-            patterns=options.patterns,
-            json_lines=options.json_lines,
-            perf=self.perf,
-            collectors=options.collectors,
-            subreaper=subreaper,
-            cgroups=cgroups,
-            cpus=spec.cpus,
-            isolate=spec.isolate,
+        # A caller that chooses each run (abstat bisect) leaves the seed open: it draws no schedule.
+        self.plan = experiment_plan(spec if spec.seed is not None else spec.replace(seed=0))
+        self.executor, self.perf = build_executor(
+            self.plan, perf=perf, subreaper=subreaper, cgroups=cgroups, make=ProcessExecutor
         )
 
     # -- the Executor interface, for callers that choose each run -------------
@@ -124,14 +117,14 @@ class LocalSession:
         Returns the runner's :class:`~abstat.box.runner.experiment.ExperimentOutcome`."""
         from abstat.box.runner.experiment import run_experiment
 
-        plan = experiment_plan(self.spec)
+        assert self.spec.seed is not None, "the engine fixes the seed before running"
         sink = self.on_event
 
         def slot(slot: Any, position: int, total: int) -> None:  # shown with its grid point, if any
             sink(RunStarted(slot.variant, slot.iteration, slot.warmup, position, total))
 
         return run_experiment(
-            plan, self.executor, on_result=on_result, on_slot=slot, should_stop=stop_when_decided(self.spec)
+            self.plan, self.executor, on_result=on_result, on_slot=slot, should_stop=stop_when_decided(self.spec)
         )
 
     def close(self) -> None:
@@ -152,7 +145,6 @@ def experiment_plan(spec: ExperimentSpec) -> ExperimentPlan:
     (:meth:`~abstat.box.runner.plan.ExperimentPlan.to_json`)."""
     from abstat.box.runner.model import VariantCommand
     from abstat.box.runner.plan import ExperimentPlan
-
     from abstat.engine.grid import schedule_entries
 
     assert spec.seed is not None, "the engine fixes the seed before running"
@@ -182,6 +174,9 @@ def experiment_plan(spec: ExperimentSpec) -> ExperimentPlan:
         prepare=hooks.get("prepare"),
         conclude=hooks.get("conclude"),
     )
+
+
+UNTIL = ("until_decided",)  # the field a note of --until-decided names (abstat.errors.named)
 
 
 def decided_metric(spec: ExperimentSpec) -> str:
@@ -223,9 +218,13 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
             if result.measurement.ok:
                 samples[result.variant].extend(result.measurement.values.get(metric, ()))
         if any(len(values) < 2 for values in samples.values()):
-            return None if runs < spec.runs else f"--until-decided: fewer than 2 values of {metric!r} per variant"
+            return (
+                None
+                if runs < spec.runs
+                else named(f"{{until_decided}}: fewer than 2 values of {metric!r} per variant", *UNTIL)
+            )
         state[0] = design.decide(samples, baseline, runs, state[0], higher_is_better=higher)
         reason = state[0].stop_reason
-        return None if reason is None else f"--until-decided on {metric}: {reason}"
+        return None if reason is None else named(f"{{until_decided}} on {metric}: {reason}", *UNTIL)
 
     return should_stop

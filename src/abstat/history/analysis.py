@@ -80,9 +80,10 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
         notes.append(
             StatWarning(
                 "above-max-pvalue",
-                f"{len(close)} possible change(s) above --max-pvalue "
+                f"{len(close)} possible change(s) above {{max_pvalue}} "
                 f"{settings.max_pvalue:g} (the closest at {order[i][:12]}, p = {p:.2g}): "
-                "raise --max-pvalue to report them",
+                "raise {max_pvalue} to report them",
+                fields=["max_pvalue"],
             )
         )
     drift = [i for i, why, _ in detection.dropped if why == "drift"]
@@ -91,8 +92,9 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
             StatWarning(
                 "read-as-drift",
                 f"{len(drift)} possible change(s) read as part of a drift, a line "
-                f"fitting them better (first at {order[drift[0]][:12]}): --no-drift-check reports "
+                f"fitting them better (first at {order[drift[0]][:12]}): {{no_drift_check}} reports "
                 "them as steps",
+                fields=["no_drift_check"],
             )
         )
     small = [(i, r) for i, why, r in detection.dropped if why == "magnitude"]
@@ -101,9 +103,10 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
         notes.append(
             StatWarning(
                 "below-min-magnitude",
-                f"{len(small)} change(s) smaller than --min-magnitude "
+                f"{len(small)} change(s) smaller than {{min_magnitude}} "
                 f"{settings.min_magnitude * 100:g}% (the largest at {order[i][:12]}, "
-                f"{r * 100:.2g}%): lower --min-magnitude to report them",
+                f"{r * 100:.2g}%): lower {{min_magnitude}} to report them",
+                fields=["min_magnitude"],
             )
         )
     if detection.small:
@@ -111,9 +114,10 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
         notes.append(
             StatWarning(
                 "below-min-change",
-                f"{len(detection.small)} change(s) below --min-change "
+                f"{len(detection.small)} change(s) below {{min_change}} "
                 f"{settings.min_change * 100:g}% listed as small, not alerted (the largest at "
                 f"{order[largest.index][:12]}, {(largest.relative or 0.0) * 100:+.2g}%)",
+                fields=["min_change"],
             )
         )
     return notes

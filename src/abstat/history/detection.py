@@ -63,7 +63,8 @@ def too_short(points: Sequence[object], min_segment: int) -> Detection:
         [
             StatWarning(
                 "too-few-revisions",
-                f"{n} revisions: too few to find a change (at least {2 * min_segment}; or lower --min-segment)",
+                f"{n} revisions: too few to find a change (at least {2 * min_segment}; or lower {{min_segment}})",
+                fields=["min_segment"],
             )
         ],
     )

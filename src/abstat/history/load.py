@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NoReturn
 
-from abstat.errors import InputError, UsageError
+from abstat.errors import InputError, UsageError, named
 from abstat.history.revision import REV_LABEL, commit_subject
 from abstat.history.series import History, build_series, order_revisions
 from abstat.readers.bulk import drained, gc_paused
@@ -49,7 +49,7 @@ def _chosen(
         raise InputError(f"experiment {experiment!r} has no successful runs", path=_shown(store_path))
     skipped = [m for m in available if m not in chosen]
     if skipped:
-        notes.append(f"not analysed: {', '.join(skipped)} (--metric names any metric)")
+        notes.append(named(f"not analysed: {', '.join(skipped)} ({{metrics}} names any metric)", "metrics"))
     return chosen
 
 

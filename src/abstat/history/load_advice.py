@@ -35,7 +35,8 @@ def from_records(records: Iterable[Mapping[str, Any]], available: Iterable[str])
     return StatWarning(
         "load",
         f"abstat doctor warned about load in {loaded} of the {len(records)} latest "
-        f"invocation(s): {RESIST} (--metric {','.join(others)})",
+        f"invocation(s): {RESIST} ({{metrics}} {','.join(others)})",
+        fields=["metrics"],
     )
 
 
@@ -50,4 +51,8 @@ def now(metric: str, root: str = "") -> StatWarning | None:
     finding = Load().inspect(Context(root))
     if finding.status != WARN:
         return None
-    return StatWarning("load", f"abstat doctor warns: {finding.evidence}; {RESIST} (--metric user or --metric sys)")
+    return StatWarning(
+        "load",
+        f"abstat doctor warns: {finding.evidence}; {RESIST} ({{metrics}} user or {{metrics}} sys)",
+        fields=["metrics"],
+    )

@@ -16,8 +16,9 @@ from abstat.lab import bundle
 from abstat.box.runner.plan import ExperimentPlan
 from abstat.lab.config import Decider
 from abstat.lab.boxsession import BoxSession
-from abstat.lab.protocol import NoAnswer, ProtocolError, decode_done, decode_error, decode_result
+from abstat.lab.protocol import NoAnswer, ProtocolError, decode_done, decode_error, decode_fields, decode_result
 from abstat.lab.ssh import SshHost
+from abstat.errors import named
 
 HELLO_TIMEOUT_S = 120.0  # from the session's start to the runner's hello (Python starting, the machine record)
 SESSION_END_S = 10.0  # a session that ended its output is killed after this long
@@ -35,6 +36,7 @@ class Conversation:
     decider: Decider | None
     block_boot_id: str | None
     last_loss: str
+    _early: BoxSession | None = None  # the next block's runner session, opened ahead (_open_early)
 
     def emit(self, kind: str, boot: int = 0, **data: Any) -> None:
         raise NotImplementedError
@@ -42,10 +44,29 @@ class Conversation:
     def state(self, state: str, boot: int = 0, **data: Any) -> None:
         raise NotImplementedError
 
+    def _open_early(self) -> None:
+        """The block's runner session opened ahead (its Python starts and waits for the bundle on standard
+        input: nothing runs on the box until :meth:`_hello` sends it, after the lease is held)."""
+        self._drop_early()
+        try:
+            self._early = BoxSession(self.ssh.open(bundle.remote_command()))
+        except OSError:
+            self._early = None  # opened again, and its error told, by _session
+
+    def _drop_early(self) -> None:
+        early, self._early = self._early, None
+        if early is not None:
+            early.kill()
+            self.ssh.close_session(early)
+
     def _session(self, index: int, pending: dict[int, list[Any]], started: bool) -> str | None:
         """One runner session; None when the block is done, else why it ended early."""
+        session, self._early = self._early, None
+        if session is not None and session.process.poll() is not None:
+            self.ssh.close_session(session)  # it ended before the bundle came (the connection dropped)
+            session = None
         try:
-            session = BoxSession(self.ssh.open(bundle.remote_command()))
+            session = session or BoxSession(self.ssh.open(bundle.remote_command()))
         except OSError as err:
             raise HostFailed(f"cannot run ssh: {err}") from None
         try:
@@ -142,7 +163,7 @@ class Conversation:
             self._look(session, message["look"])
             return False
         if "error" in message:
-            error = decode_error(message["error"])
+            error = named(decode_error(message["error"]), *decode_fields(message.get("fields")))
             self.emit("end", index, status="failed", note=error)
             raise HostFailed(f"on the host: {error}")
         if "done" not in message:

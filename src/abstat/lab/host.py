@@ -29,6 +29,7 @@ from abstat.lab.config import Decider, HostSpec, LabSpec, boot_schedule, boot_sl
 from abstat.lab.conversation import Conversation, HostFailed
 from abstat.lab.protocol import boot_id_from
 from abstat.lab.ssh import SshError, SshHost
+from abstat.errors import named
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
 POLL_INTERVAL_S = 0.5
@@ -102,6 +103,10 @@ class HostHooks:
 
     def acquire(self, worker: HostWorker) -> None:
         """Before the host's first boot."""
+
+    def start(self, worker: HostWorker) -> None:
+        """Once the host answers in the boot a block will run in, before its ``--check``: a lease may
+        begin to be taken here, and :meth:`hold` then waits for it (the lease's start overlaps the check's)."""
 
     def hold(self, worker: HostWorker) -> None:
         """Before the host is booted and before each block's runs (connected): a lease lost with a
@@ -189,9 +194,11 @@ class HostWorker(Conversation, threading.Thread):
                 self.state("connecting", index)
                 self._reach(min(self.lab.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host")
                 boot_id = None  # this boot, whichever it is: the runner's hello tells
+                self._prestart()
             else:
                 attempts += 1
                 boot_id = self._reboot(index, variant, where)
+                self._prestart()
                 if not self._checked(index, variant, where, attempts):
                     continue
             self.hooks.hold(self)
@@ -252,14 +259,21 @@ class HostWorker(Conversation, threading.Thread):
                 _raise_if_gone(self.ssh.destination, failure)
             time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
+    def _prestart(self) -> None:
+        """The lease's and the runner's Python start at once, and while ``--check`` runs: the runner's
+        session waits for the bundle, sent only once the lease is held (:meth:`Conversation._hello`)."""
+        self.hooks.start(self)
+        self._open_early()
+
     def _reboot(self, index: int, variant: str, where: str) -> str:
+        self._drop_early()  # a session of the boot --check refused
         self.state("booting", index, variant=variant)
         old = self._boot_id(min(self.lab.boot_timeout, FIRST_CONTACT_S), f"{where}cannot reach the host before booting")
         self.hooks.hold(self)  # never reboot a box another experiment measures on
         code, _, err = self.ssh.run(self.lab.boot[variant], timeout=BOOT_COMMAND_TIMEOUT_S)
         if code not in (0, 255, -1):  # 255: the connection dropped (kexec -e); -1: it hung up, no answer
             raise HostFailed(
-                f"{where}--boot command for {variant!r} failed with exit status {code}"
+                named(f"{where}{{boot}} command for {variant!r} failed with exit status {code}", "boot")
                 + (f": {_last(err)}" if _last(err) else "")
             )
         self.ssh.disconnect()  # the old connection cannot survive the reboot; do not wait for keep-alives
@@ -275,7 +289,7 @@ class HostWorker(Conversation, threading.Thread):
         try:
             code, out, err = self.ssh.run(command, timeout=CHECK_TIMEOUT_S)
         except SshError as failure:
-            raise HostFailed(f"{where}cannot run --check: {failure}") from None
+            raise HostFailed(named(f"{where}cannot run {{check}}: {failure}", "check")) from None
         if code == 0:
             return True
         detail = _last(err) or _last(out)
@@ -283,8 +297,11 @@ class HostWorker(Conversation, threading.Thread):
         self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
         if attempts >= BOOT_ATTEMPTS:
             raise HostFailed(
-                f"{where}booted {attempts} times, and --check for {variant!r} refused every boot "
-                f"({reason}); nothing from these boots is recorded"
+                named(
+                    f"{where}booted {attempts} times, and {{check}} for {variant!r} refused every boot "
+                    f"({reason}); nothing from these boots is recorded",
+                    "check",
+                )
             )
         return False
 

@@ -31,6 +31,7 @@ from typing import Any
 from abstat.lab.host import HostFailed, HostHooks
 from abstat.lab.boxsession import BoxSession
 from abstat.lab.protocol import NoAnswer, ProtocolError
+from abstat.errors import named
 
 LEASE_TIMEOUT_S = 60.0  # for the box to answer whether the lease is free
 MAX_ANSWER = 65536  # bytes of one answer of the lease program
@@ -159,14 +160,18 @@ class BoxLease(HostHooks):
     def __init__(self, wait: bool = True) -> None:
         self.wait = wait
         self.session: BoxSession | None = None
+        self._leased = False  # the session's program answered that it holds the lease
         self._waiting = False
 
     def acquire(self, worker: Any) -> None:
         """Nothing yet: the lease is taken before each boot and block (:meth:`hold`)."""
 
-    def hold(self, worker: Any) -> None:
-        if self.session is not None and self.session.process.poll() is None:
-            return  # still held (no reboot since)
+    def start(self, worker: Any) -> None:
+        """The lease program started in the box's new boot; :meth:`hold` waits for its answer."""
+        if self.session is None or self.session.process.poll() is not None:
+            self._open(worker)
+
+    def _open(self, worker: Any) -> None:
         self._end(worker)
         # -I -S: standard library only; Python starts faster without site (a boot's every lease starts one)
         command = (
@@ -178,6 +183,15 @@ class BoxLease(HostHooks):
             self.session = _LeaseSession(worker.ssh.open(command))
         except OSError as err:
             raise HostFailed(f"cannot run ssh: {err}") from None
+
+    def hold(self, worker: Any) -> None:
+        alive = self.session is not None and self.session.process.poll() is None
+        if alive and self._leased:
+            return  # still held (no reboot since)
+        if not alive:
+            self._open(worker)
+        assert self.session is not None
+        self._leased = False
         deadline = time.monotonic() + LEASE_TIMEOUT_S
         while True:
             try:
@@ -193,6 +207,7 @@ class BoxLease(HostHooks):
                 _, reason = self.session.end(5)
                 raise HostFailed(f"cannot take the lease of the box: {reason or 'the session ended'}")
             if self._answer(worker, message):
+                self._leased = True
                 return
 
     def _answer(self, worker: Any, message: dict[str, Any]) -> bool:
@@ -202,7 +217,8 @@ class BoxLease(HostHooks):
             return True
         if "held" in message:
             raise HostFailed(
-                f"the box is leased to {str(message['held'])[:300]}" + (" (--no-wait)" if not self.wait else "")
+                f"the box is leased to {str(message['held'])[:300]}"
+                + (named(" ({no_wait})", "no_wait") if not self.wait else "")
             )
         if "waiting" in message and not self._waiting:
             self._waiting = True
@@ -217,5 +233,6 @@ class BoxLease(HostHooks):
 
     def _end(self, worker: Any) -> None:
         session, self.session = self.session, None
+        self._leased = False
         if session is not None:
             worker.ssh.close_session(session)

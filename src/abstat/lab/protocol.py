@@ -215,6 +215,18 @@ def decode_error(body: Any) -> str:
     return str(_text(body, "error"))
 
 
+FIELD = re.compile(r"[a-z][a-z_]{0,39}\Z")
+
+
+def decode_fields(body: Any) -> list[str]:
+    """The fields an error of the runner names as ``{FIELD}`` (absent: none); the controller names their flags."""
+    if body is None:
+        return []
+    if not isinstance(body, list) or len(body) > 8 or not all(isinstance(f, str) and FIELD.match(f) for f in body):
+        raise ProtocolError(f"fields: not a list of up to 8 field names ({_kind(body)})")
+    return body
+
+
 def decode_findings(body: Any, statuses: tuple[str, ...]) -> list[dict[str, str]]:
     """``abstat doctor``'s findings from a box: a list of ``{name, status, evidence, fix}``."""
     if not isinstance(body, list) or len(body) > MAX_NOTES:

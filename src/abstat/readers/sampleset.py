@@ -97,8 +97,9 @@ def _kept(sample_set: SampleSet) -> SampleSet:
     """``sample_set`` itself, its labels made strings and its values floats where they are not."""
     if not all(type(k) is str and type(v) is str for k, v in sample_set.labels.items()):
         sample_set.labels = {str(k): str(v) for k, v in sample_set.labels.items()}
-    sample_set.runs = [
-        run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run]
-        for run in sample_set.runs
-    ]
+    runs = sample_set.runs
+    if type(runs) is not list or not all(type(run) is list and all(type(v) is float for v in run) for run in runs):
+        sample_set.runs = [
+            run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run] for run in runs
+        ]  # (the store's lists kept as they are: no new list per set)
     return sample_set

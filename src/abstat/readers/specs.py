@@ -45,6 +45,7 @@ class VariantData:
     sources: list[str] = field(default_factory=list)
     warnings: list[Any] = field(default_factory=list)  # about the data (a stored variant's mixed commands)
     unit: str | None = None  # a stored variant's (its metric's unit in the store)
+    invocations: list[int] = field(default_factory=list)  # a stored variant's: the invocation of each run
 
     @property
     def nested(self) -> bool:
@@ -84,11 +85,14 @@ def _stored(
 def _from_store(
     name: str, ref: str, runs: list[list[float]], store: str | None, metric: str, where: Mapping[str, Any] | None
 ) -> VariantData:
-    from abstat.store import resolve_store_path, resolved_unit, stored_variant_warnings
+    from abstat.store import resolve_store_path, resolved_invocations, resolved_unit, stored_variant_warnings
 
     unit = resolved_unit(ref, resolve_store_path(store), metric=metric, where=where)
+    invocations = resolved_invocations(ref, resolve_store_path(store), metric=metric, where=where)
     warnings = stored_variant_warnings(ref, resolve_store_path(store), metric=metric, where=where, name=name)
-    return VariantData(name, runs=runs, sources=[f"store:{ref}"], warnings=warnings, unit=unit)
+    if len(invocations) != len(runs):  # a group held nothing that reads as a number
+        invocations = []
+    return VariantData(name, runs=runs, sources=[f"store:{ref}"], warnings=warnings, unit=unit, invocations=invocations)
 
 
 def parse_variant_spec(

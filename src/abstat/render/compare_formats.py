@@ -11,7 +11,6 @@ warning (:mod:`abstat.report.notes`), listing the variants it concerns.  Numbers
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -324,6 +323,8 @@ def to_json_document(comparisons: Sequence[Any]) -> dict[str, Any]:
 
 
 def _json(comparisons: Sequence[Any]) -> str:
+    import json  # (off the start-up path of text output)
+
     return json.dumps(to_json_document(comparisons), indent=2, allow_nan=False) + "\n"
 
 

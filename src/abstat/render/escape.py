@@ -29,7 +29,6 @@ where a data string meets their output.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Callable
@@ -114,6 +113,8 @@ def finite_or_none(value: Any) -> Any:
 
 def json_text(document: Any, *, indent: int | None = 2, default: Callable[[Any], Any] | None = None) -> str:
     """``document`` as strict JSON text ending with a newline; NaN and infinities become null."""
+    import json  # (off the start-up path of text output)
+
     if default is not None:
         document = json.loads(json.dumps(document, default=default))
     return json.dumps(finite_or_none(document), indent=indent, allow_nan=False) + "\n"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from abstat.errors import UsageError
+from abstat.errors import UsageError, named
 from abstat.render import escape
 from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
 from abstat.render.html_machines import machines_html
@@ -288,7 +288,7 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
     if plots == "all" or (plots == "auto" and len(pairs) <= AUTO_ALL):
         return pairs, ""
     if plots == "none":
-        return [], f"{len(pairs)} compared cells; no distributions drawn (--plots none)."
+        return [], named(f"{len(pairs)} compared cells; no distributions drawn ({{plots}} none).", "plots")
     chosen = [p for p in pairs if p[2].significant]
     limit = "significant"
     if plots == "auto" and len(chosen) > AUTO_MOST:
@@ -296,8 +296,11 @@ def plotted(report: Report, plots: str) -> tuple[list[tuple[int, Cell, Cell]], s
         limit = f"significant, the {AUTO_MOST} largest changes"
     left = len(pairs) - len(chosen)
     return chosen, (
-        f"{len(chosen)} of {len(pairs)} compared cells drawn ({limit}); the other {left} are "
-        "in the table above only (--plots all draws every cell)."
+        named(
+            f"{len(chosen)} of {len(pairs)} compared cells drawn ({limit}); the other {left} are "
+            "in the table above only ({plots} all draws every cell).",
+            "plots",
+        )
         if left
         else ""
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from abstat.errors import named
 from abstat.render.escape import json_text
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
@@ -116,7 +117,11 @@ def render_json(header: dict[str, Any], metrics: list[Any]) -> str:
 
 def _warnings(header: dict[str, Any]) -> list[str]:
     """The header's warnings (``command-differs``: the stored runs ran different commands), with advice."""
-    advice = {"command-differs": "; the analysis pools them; if that was not meant, use a new --experiment name"}
+    advice = {
+        "command-differs": named(
+            "; the analysis pools them; if that was not meant, use a new {experiment} name", "experiment"
+        )
+    }
     return [f"warning: {w['message']}{advice.get(w['code'], '')}" for w in header.get("warnings") or []]
 
 

@@ -52,8 +52,15 @@ def _flat_lines(result: Any) -> list[str]:
 def _nested_lines(result: Any) -> list[str]:
     """The flat count, the variance components and the runs x samples allocation per cost ratio."""
     out = [
+        f"runs per variant at {pair['samples_per_run']} samples per run ({pair['candidate']} vs "
+        f"{pair['baseline']}): {_count(pair['runs_per_variant'])}"
+        for pair in result.pairs
+        if "runs_per_variant" in pair
+    ]
+    of = " of a run median" if result.center != "mean" else ""
+    out += [
         f"if every sample were its own run: {_count(result.samples_per_variant)} samples per variant",
-        f"variance components: within a run {math.sqrt(result.within):.6g} (sd), "
+        f"variance components{of}: within a run {math.sqrt(result.within):.6g} (sd), "
         f"between runs {math.sqrt(max(result.between, 0.0)):.6g} (sd)",
         "allocation (Kalibera & Jones 2013): samples per run = ceil(sqrt(cost ratio x within / between))",
     ]

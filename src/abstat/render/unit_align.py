@@ -94,8 +94,9 @@ def _scale_warnings(sides: Sequence[Side]) -> list[StatWarning]:
                 StatWarning(
                     "scales-differ",
                     f"{side.name}: its values are {ratio:.3g}x {sides[0].name}'s: different units? "
-                    "(--unit names a plain file's unit)",
+                    "({unit} names a plain file's unit)",
                     side.name,
+                    fields=["unit"],
                 )
             )
     return found

@@ -14,6 +14,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from abstat.errors import named
+
 METHODS = ("holm", "bh", "none")
 
 DESCRIPTIONS = {
@@ -122,7 +124,8 @@ def unreachable(comparisons: Sequence[Any], method: str, alpha: float) -> str | 
         if m > 1
         else f"it must be below {alpha:.2g}"
     )
-    return (
+    return named(
         f"No cell can be significant: with {n_a} {unit} against {n_b} the smallest p-value the rank test can give "
-        f"is {floor:.2g}, and {rule}; more runs (abstat plan says how many) or fewer comparisons (--metric) can."
+        f"is {floor:.2g}, and {rule}; more runs (abstat plan says how many) or fewer comparisons ({{metrics}}) can.",
+        "metrics",
     )

@@ -44,3 +44,20 @@ def analyse(
         compare_pair(data[base], data[name], names=(base, name), **options) for name in names if name != base
     ]
     return adjust_family(comparisons, adjust) if adjust else comparisons
+
+
+def common_unit_data(x: Any, y: Any, names: tuple[str, str]) -> tuple[list[Any], list[Any]]:
+    """What compare takes of a pair of sample sets, both sides at one replicated unit when the store says
+    what their run groups are (boots against one invocation's runs: :func:`abstat.store.run_groups.common_unit`),
+    and the warnings that say so."""
+    data = [x.comparison_data(), y.comparison_data()]
+    if not (x.invocations and y.invocations) or x.summary is not None or y.summary is not None:
+        return data, []
+    from abstat.stats.warnings import StatWarning
+    from abstat.store.run_groups import common_unit
+
+    groups, notes = common_unit([(name, s.runs, s.invocations) for name, s in zip(names, (x, y), strict=True)])
+    if not notes:
+        return data, []
+    data = [runs[0] if len(runs) == 1 else runs for runs in groups]
+    return data, [StatWarning("unit-mismatch", text, name) for name, text in notes]

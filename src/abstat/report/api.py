@@ -41,10 +41,12 @@ def load(
     csv_values: list[str] | None = None,
     csv_labels: list[str] | None = None,
     exit_codes: bool = False,
+    machines: bool = True,
 ) -> list[SampleSet]:
     """Sample sets from files (``inputs``, which may also be summary statistics
     ``NAME=n:mean:stddev``) or, when there are none, the store (``exit_codes``:
-    with the stored runs' exit codes, for ``render_sets``)."""
+    with the stored runs' exit codes, for ``render_sets``; ``machines`` False: without their
+    machine records, :func:`add_machines` then reads those a report shows)."""
     extra = labels if isinstance(labels, dict) else parse_label_args(labels or [], "label")
     if inputs:
         if store:
@@ -64,7 +66,22 @@ def load(
         raise UsageError("{pattern} names labels from file names; give INPUT files", fields=["pattern"])
     from abstat.store import resolve_store_path
 
-    return load_store(resolve_store_path(store), _where(where), extra, exit_codes=exit_codes)
+    return load_store(resolve_store_path(store), _where(where), extra, exit_codes=exit_codes, machines=machines)
+
+
+def add_machines(
+    sets: Sequence[SampleSet],
+    store: str | None = None,
+    *,
+    where: Sequence[str] | dict[str, set[str]] | None = None,
+    metrics: Sequence[str] | None = None,
+) -> None:
+    """Sets loaded from ``store`` with ``machines=False`` given the machine records that
+    ``build(sets, where=where, metrics=metrics)`` shows (:func:`abstat.report.stored_runs.add_machines`)."""
+    from abstat.report.stored_runs import add_machines as add
+    from abstat.store import resolve_store_path
+
+    add(resolve_store_path(store), sets, _where(where), metrics)
 
 
 def _where(where: Sequence[str] | dict[str, set[str]] | None) -> dict[str, set[str]]:

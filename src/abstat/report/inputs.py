@@ -227,10 +227,12 @@ def load_store(
     labels: dict[str, str] | None = None,
     *,
     exit_codes: bool = False,
+    machines: bool = True,
 ) -> list[SampleSet]:
     """Every sample set in the store at ``store_path`` (``abstat run`` results);
     ``exit_codes``: with their runs' exit codes, failed runs included (see
-    :mod:`abstat.report.stored_runs`), for the hyperfine export."""
+    :mod:`abstat.report.stored_runs`), for the hyperfine export; ``machines`` False: without
+    their machine records (:func:`abstat.report.stored_runs.add_machines` adds a report's)."""
     try:
         from abstat.store import display_name, iter_sample_sets, store_exists
     except ImportError:
@@ -240,7 +242,8 @@ def load_store(
     from abstat.report.stored_runs import add_run_details
 
     pairs = []
-    for stored in iter_sample_sets(store_path, {k: sorted(v) for k, v in (where or {}).items()} or None):
+    chosen = {k: sorted(v) for k, v in (where or {}).items()} or None
+    for stored in iter_sample_sets(store_path, chosen, machines=machines):
         sample_set = from_store_set(stored, own=True)  # the store's fresh set: kept, not copied
         if labels:  # a new dict: the run details below read the stored labels
             sample_set.labels = {**sample_set.labels, **labels}

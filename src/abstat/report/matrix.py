@@ -197,7 +197,7 @@ def _compare_cell(base: Cell, cell: Cell, options: Options, notes: Footnotes, st
 def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
     """The comparison of the pair (:func:`abstat.report.analysis.compare_pair`, or exact for Go's
     "Unit ... assume=exact"); both cells then show its centres and the counts of the samples compared."""
-    from abstat.report.analysis import compare_pair
+    from abstat.report.analysis import common_unit_data, compare_pair
     from abstat.report.exact import exact_comparison, is_exact
 
     higher = _higher_is_better(cell.sample_set, options.higher_is_better)
@@ -211,9 +211,9 @@ def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
             higher_is_better=higher,
             seed=options.seed,
         )
+    data, mismatch = common_unit_data(base.sample_set, cell.sample_set, names)
     comparison = compare_pair(
-        base.sample_set.comparison_data(),
-        cell.sample_set.comparison_data(),
+        *data,
         names=names,
         confidence=options.confidence,
         center=options.center,
@@ -222,6 +222,7 @@ def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
         higher_is_better=higher,
         seed=options.seed,
     )
+    comparison.warnings.extend(mismatch)
     if comparison.centers and len(comparison.centers) == 2:  # beside summary statistics: both means
         for side, centre, summary in zip(
             (base, cell), comparison.centers, comparison.summaries or [None, None], strict=True
@@ -295,9 +296,12 @@ def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tupl
     or with several runs or ``--center mean`` the centre its comparisons compare (``centre_of``).
     A comparison then replaces them with the centres it agreed (:func:`_agree`)."""
     from abstat.comparison.estimands import centre_of
-    from abstat.report.centres import kept_runs, shown_median
+    from abstat.report.centres import kept_runs, shown_median, small_median
 
     groups = [list(run) for run in runs if len(run)]
+    quick = small_median(groups, center, outliers)
+    if quick is not None:
+        return quick, "median", len(groups[0]), 0
     kept = kept_runs(groups[0] if len(groups) == 1 else groups, outliers) or []
     n = sum(len(run) for run in kept)
     dropped = sum(len(run) for run in groups) - n
@@ -379,7 +383,12 @@ def one_row_report(
     if base not in variants:
         raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
     sets = [
-        SampleSet(labels={"variant": name}, runs=[list(run) for run in variant.runs or []], summary=variant.summary)
+        SampleSet(
+            labels={"variant": name},
+            runs=[list(run) for run in variant.runs or []],
+            summary=variant.summary,
+            invocations=list(getattr(variant, "invocations", None) or []),
+        )
         for name, variant in variants.items()
     ]
     report = build_report(sets, by="variant", baseline=base, adjust=adjust, strict=True, **options)

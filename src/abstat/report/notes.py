@@ -14,11 +14,14 @@ do about it:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-# code -> (what was found, what to do)
-KINDS: dict[str, tuple[str, str]] = {
+from abstat.errors import named
+
+# code -> (what was found, what to do), each field the advice names as {FIELD} (ADVICE_FIELDS)
+TEMPLATES: dict[str, tuple[str, str]] = {
     "ties": (
         "heavily tied/quantized data",
         "medians move in whole steps (the default comparison reads tied values as spread over "
@@ -50,7 +53,7 @@ KINDS: dict[str, tuple[str, str]] = {
         "the change is also in how often they occur; look at the distributions",
     ),
     "too-few-samples": ("too few samples for a useful interval", "collect more (abstat plan says how many)"),
-    "outliers": ("outliers beyond Tukey's fences, kept", "--outliers tukey or mad drops them"),
+    "outliers": ("outliers beyond Tukey's fences, kept", "{outliers} tukey or mad drops them"),
     "summary-only": (
         "summary statistics only (n, mean, stddev)",
         "the cells show the mean, and changes compare means (Welch's t); medians, outliers, "
@@ -63,7 +66,7 @@ KINDS: dict[str, tuple[str, str]] = {
     "zero-baseline-judged": ("the baseline centre is 0, so a relative change is undefined", ""),
     "medians-disagree": (
         "shapes differ: the medians do not move as the change",
-        "no pair of centres summarises the change; see the distributions (--format html)",
+        "no pair of centres summarises the change; see the distributions ({format} html)",
     ),
     "medians-step": (
         "medians in grid steps: one step from agreeing with the change",
@@ -71,7 +74,7 @@ KINDS: dict[str, tuple[str, str]] = {
     ),
     "scales-differ": (
         "values 100x or more apart from the baseline's",
-        "different units? --unit names a plain file's unit",
+        "different units? {unit} names a plain file's unit",
     ),
     "machine-differs": (
         "measured under different machine records",
@@ -79,10 +82,29 @@ KINDS: dict[str, tuple[str, str]] = {
     ),
     "command-differs": (
         "runs of one variant ran different commands",
-        "they are pooled as one variant; if that was not meant, measure under a new --experiment "
-        "name, or --label the invocations and choose with --where",
+        "they are pooled as one variant; if that was not meant, measure under a new {experiment} "
+        "name, or {label} the invocations and choose with {where}",
     ),
 }
+ADVICE_FIELDS = ("outliers", "format", "unit", "experiment", "label", "where")
+
+
+class _Kinds(Mapping[str, tuple[str, str]]):
+    """:data:`TEMPLATES`, each field the advice names called as the command running names it
+    (:func:`abstat.errors.named`: its flag)."""
+
+    def __getitem__(self, code: str) -> tuple[str, str]:
+        head, advice = TEMPLATES[code]
+        return head, named(advice, *ADVICE_FIELDS)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TEMPLATES)
+
+    def __len__(self) -> int:
+        return len(TEMPLATES)
+
+
+KINDS: Mapping[str, tuple[str, str]] = _Kinds()  # code -> (what was found, what to do)
 _ZERO_BASELINE = re.compile(r"the baseline(?:'s run \w+ average| \w+ is) 0, so a relative change is undefined")
 _GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
 _FIELDS = re.compile(r"machine records: (.+)$")

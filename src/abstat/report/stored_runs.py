@@ -52,7 +52,9 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                 continue
             rows = store.command_rows(experiment)
             commands: dict[str, set[str]] = {}
+            ran: dict[str, set[str]] = {}  # every command, none and "" too: a set of one cannot differ
             for _invocation, _variant_id, variant, command, _first in rows:
+                ran.setdefault(variant, set()).add(command)
                 if command:
                     commands.setdefault(variant, set()).add(command)
             answers = CommandRows(rows)
@@ -64,7 +66,10 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                 found = commands.get(stored.labels.get("variant", ""))
                 if found and len(found) == 1:
                     sample_set.extra["command"] = next(iter(found))
-                mixed = command_warnings(answers, experiment, stored.invocations, name=f"{experiment}:{{variant}}")
+                if len(ran.get(stored.labels.get("variant", ""), ())) < 2:
+                    mixed = {}
+                else:
+                    mixed = command_warnings(answers, experiment, stored.invocations, name=f"{experiment}:{{variant}}")
                 if stored.labels.get("variant") in mixed:
                     sample_set.notes.append(f"{mixed[stored.labels['variant']].message}; {KINDS['command-differs'][1]}")
                 if outcomes is not None:
@@ -101,3 +106,42 @@ def _add_exit_codes(
             codes.append(hyperfine_exit_code(code))
     sample_set.extra["exit_codes"] = codes
     sample_set.extra["all_values"] = values
+
+
+def add_machines(
+    store_path: str, sets: Sequence[SampleSet], where: dict[str, set[str]] | None, metrics: Sequence[str] | None
+) -> None:
+    """Read with ``machines=False`` (:func:`abstat.report.inputs.load_store`), ``sets`` get the machine
+    records a report of them shows: each host's on the first set the report chooses (``where``,
+    ``metrics``: :func:`abstat.report.layout.filter_sets`) that has one, the record the report's
+    machines table takes (:func:`abstat.report.matrix.build_report`); a set without a ``host`` label
+    (named by its record) gets its own.  The other sets keep ``{}``: a history experiment's 10^5
+    revisions' records were a third of its report's memory."""
+    from abstat.report.layout import filter_sets
+    from abstat.store import open_store
+
+    unread = [s for s in filter_sets(sets, where, metrics) if s.invocations and not s.machine]
+    done: set[str] = set()
+    with open_store(store_path, create=False) as store:
+        while unread:
+            asked, wanted = _next_asked(unread, done)
+            records = store.machine_records([s.invocations[-1] for s in asked])
+            for sample_set in asked:
+                sample_set.machine = records.get(sample_set.invocations[-1], {})
+            done.update(host for host, sample_set in wanted.items() if sample_set.machine)
+            seen = {id(s) for s in asked}
+            unread = [s for s in unread if id(s) not in seen and s.labels.get("host") not in done]
+
+
+def _next_asked(unread: list[SampleSet], done: set[str]) -> tuple[list[SampleSet], dict[str, SampleSet]]:
+    """(the sets whose records to read next: those without a host label, and each host's first set
+    while its record is not found; host -> that set)."""
+    wanted: dict[str, SampleSet] = {}
+    nameless = []
+    for sample_set in unread:
+        host = sample_set.labels.get("host")
+        if not host:
+            nameless.append(sample_set)
+        elif host not in done:
+            wanted.setdefault(host, sample_set)
+    return nameless + list(wanted.values()), wanted

@@ -40,7 +40,7 @@ class Spread:
             return 0.0
         if self.weights is None:
             centred = per_value - per_value.mean()
-            return float(np.sum(centred * centred)) / (self.n - 1)
+            return float(np.sum(np.multiply(centred, centred, out=centred))) / (self.n - 1)
         mean = float(np.sum(self.weights * per_value)) / self.n
         centred = per_value - mean
         return float(np.sum(self.weights * centred * centred)) / (self.n - 1)
@@ -89,8 +89,8 @@ class BMStat:
 
 
 def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
-    """``sum of weights_i over i with positions_i <= j`` for ``j < size``."""
-    return np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1))[:size]
+    """``sum of weights_i over i with positions_i <= j`` for ``j < size`` (as floats; counts exactly)."""
+    return np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1)[:size], dtype=float)
 
 
 def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0)) -> BMStat:
@@ -100,17 +100,16 @@ def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float
     nx, ny = x.n, y.n
     target = xs + delta
     left = np.searchsorted(ys, target, side="left")  # y_j - delta < x_i
-    at = ys.take(left, mode="clip")
-    equal = at == target
-    equal &= left < ys.size
+    equal = ys.take(left, mode="clip") == target
     right = left
-    if equal.any():
+    if equal.any():  # (a value clipped from beyond the end is no tie)
+        equal &= left < ys.size
         right = left.copy()
         right[equal] = np.searchsorted(ys, target[equal], side="right")
     cy = None if y.weights is None else np.append(0.0, np.cumsum(y.weights))
     if right is left:
         placements_x = (left if cy is None else cy[left]).astype(float)
-        placements_y = _below(ys.size, left, x.weights).astype(float)
+        placements_y = _below(ys.size, left, x.weights)
     else:
         placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
         placements_y = (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5

@@ -46,10 +46,8 @@ def quantization_step(values: np.ndarray) -> float | None:
     """The grid step of integer-valued data (gcd of the gaps), else None."""
     if not np.all(values == np.round(values)) or np.max(np.abs(values)) > 2**52:
         return None
-    u = np.unique(values.astype(np.int64))
-    if u.size < 2:
-        return None
-    step = int(np.gcd.reduce(np.diff(u)))
+    whole = values.astype(np.int64)  # the gcd of the gaps between the distinct values, without sorting them:
+    step = int(np.gcd.reduce(whole - whole.min()))  # that of every value's distance to the least (0: one value)
     return float(step) if step > 1 else None
 
 
@@ -86,14 +84,15 @@ def heavily_tied(values: np.ndarray) -> bool:
 def ties(name: str, values: np.ndarray) -> list[StatWarning]:
     if not heavily_tied(values):
         return []
-    uniq, counts = np.unique(values, return_counts=True)
-    top = int(counts.max())
+    # the groups of equal values (np.unique's, which also counts NaNs as one value: then it)
+    counts = np.unique(values, return_counts=True)[1] if np.isnan(values).any() else tie_counts(values)
+    top, distinct = int(counts.max()), counts.size
     step = quantization_step(values)
     grid = f", on a grid of {step:g}" if step else ""
     return [
         StatWarning(
             "ties",
-            f"{name}: heavily tied/quantized data ({uniq.size} distinct value{'s' if uniq.size != 1 else ''} in "
+            f"{name}: heavily tied/quantized data ({distinct} distinct value{'s' if distinct != 1 else ''} in "
             f"{values.size}{grid}; the most common value holds {top / values.size:.0%}): "
             "medians move in whole steps",
             name,
@@ -242,7 +241,7 @@ def rank_correlations(values: np.ndarray) -> tuple[float, float] | None:
     the lag-1 autocorrelation of their ranks; None for fewer than
     :data:`DRIFT_MIN_N` values or a constant sample."""
     n = values.size
-    if n < DRIFT_MIN_N:
+    if n < DRIFT_MIN_N or values.min() == values.max():  # (constant: the ranks' spread below is 0)
         return None
     ranks = average_ranks(values)
     centred = ranks - ranks.mean()

@@ -28,6 +28,7 @@ from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
 BINS = 8192  # bins over each range (from 20,000 points; a quarter below, four times from 200,000)
 TAIL = 0.001  # the share of the points at either end outside the central range
 WIDEN = 2.0  # the range: the central one and this many times its width on either side (beyond: clipped)
+WALK_ROWS = 2.0  # a count this many entries a row from the last one walks there (SortedSums.walk)
 
 
 class Binned:
@@ -36,14 +37,17 @@ class Binned:
     def __init__(self, m: SortedSums) -> None:
         size = max(m.a.size, m.b.size)  # finer bins for more points: counts cost more
         bins = BINS // 4 if size < 20_000 else BINS if size < 200_000 else 4 * BINS
-        ranges = (_range(m.a), _range(m.b))
+        same = m.a is m.b and m.wa is m.wb  # (the Walsh sums: one histogram, one transform)
+        ranges = (_range(m.a),) * 2 if same else (_range(m.a), _range(m.b))
         self.usable = all(hi > lo and math.isfinite(hi - lo) for lo, hi in ranges)
         if not self.usable:
             return
         h = max(hi - lo for lo, hi in ranges) / bins
-        ha, hb = _histogram(m.a, m.wa, ranges[0][0], h, bins), _histogram(m.b, m.wb, ranges[1][0], h, bins)
+        ha = _histogram(m.a, m.wa, ranges[0][0], h, bins)
+        hb = ha if same else _histogram(m.b, m.wb, ranges[1][0], h, bins)
         size_fft = 1 << int(2 * bins - 1).bit_length()
-        conv = np.fft.irfft(np.fft.rfft(ha, size_fft) * np.fft.rfft(hb, size_fft), size_fft)[: 2 * bins - 1]
+        fa = np.fft.rfft(ha, size_fft)
+        conv = np.fft.irfft(fa * (fa if same else np.fft.rfft(hb, size_fft)), size_fft)[: 2 * bins - 1]
         if m.walsh:  # i <= j: the ordered pairs once, and the diagonal (bin 2i) once more, halved
             conv[::2] += ha
             conv /= 2.0
@@ -115,16 +119,19 @@ class Guided(SortedSums):
             super()._start(k, near, br)
             return
         p, density = found
-        margin, sides = self.margin, set()
+        margin, sides, step = self.margin, set(), math.inf
         for _ in range(4):  # at most: each miss aims twice as far past the rank
             if not br.lo < p < br.hi:
                 break
-            rows = self.positions(p)
+            # a few entries a row from the last count: walk from there (else a binary search per row)
+            walk = abs(step) <= WALK_ROWS * self.b.size
+            rows = self.walk(p, br.r_lo, br.r_hi, step > 0) if walk else self.positions(p)
             count = self.weight_of(rows)
             sides.add(br.move(p, count, rows, k))
             if len(sides) == 2:  # counted on both sides of the rank
                 break
-            p += (k + 0.5 - count + (margin if count <= k else -margin)) / density
+            step = k + 0.5 - count + (margin if count <= k else -margin)  # entries from this count to the next
+            p += step / density
             margin *= 2.0
 
 

@@ -195,7 +195,7 @@ def _small(
                 while k < centre and not accepted(k + 1):
                     k += 1
                 k += 1
-            ends.append(-math.inf if k < 0 else float(u[k]))
+            ends.append(-math.inf if k < 0 else float(u[k]) if k < m else estimate)  # none accepted: the estimate
         else:  # the last accepted gap from above
             if accepted(k):
                 while k < m - 1 and accepted(k + 1):
@@ -286,8 +286,6 @@ def _pseudo_median(sample: Spread) -> float:
     CENTRE_POINTS`` values (off by less than their spacing; measured within
     5e-6 of a standard deviation on normal, log-normal and grid data of
     10^4-10^5 values)."""
-    from abstat.stats.pairwise import pseudo_median
-
     v, w = sample.values, sample.weights
     n = v.size
     if w is None and n * (n + 1) // 2 <= SMALL:
@@ -305,4 +303,6 @@ def _pseudo_median(sample: Spread) -> float:
         from abstat.stats.pairwise import median_of
 
         return median_of(guided_walsh(v, w)) / 2.0
+    from abstat.stats.pairwise import pseudo_median
+
     return pseudo_median(v, w)

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 from abstat.stats.distributions import binom_half_cdf, ndtri
 
 
+@lru_cache(maxsize=256)  # (both variants of a comparison, every cell of a report: the same few sizes)
 def median_ci_ranks(n: int, confidence: float) -> tuple[int, int] | None:
     """1-based ranks ``(k, n - k + 1)`` of the interval, or None if n is too small."""
     alpha = 1.0 - confidence

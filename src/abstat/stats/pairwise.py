@@ -26,6 +26,7 @@ from typing import Literal
 import numpy as np
 
 GATHER = 200_000  # gather the entries of a bracket holding at most this many
+WALK = 8  # steps of :meth:`SortedSums.walk` before the rows still moving are searched
 
 
 def _cumulative(weights: np.ndarray | None, n: int) -> np.ndarray | None:
@@ -63,6 +64,7 @@ class SortedSums:
         self.density = math.nan  # entries per unit of value about the last order statistic found
         self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
+        self._kept: tuple[float, float, np.ndarray, np.ndarray | None] | None = None  # the last gathered bracket
 
     def positions(self, p: float, side: Literal["left", "right"] = "right") -> np.ndarray:
         """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
@@ -99,12 +101,43 @@ class SortedSums:
             return -math.inf
         return float(np.max(self.a[stop[ok] - 1] + self.b[ok]))
 
+    def walk(self, p: float, start: np.ndarray, stop: np.ndarray, up: bool) -> np.ndarray:
+        """:meth:`positions` at ``p`` (``side="right"``) when they are known to lie between ``start``
+        and ``stop`` row by row (the positions at a value below ``p`` and at one above it): a step at a
+        time from ``start`` (``up``) or from ``stop``, vectorised over the rows still moving, for when
+        few entries lie between (then cheaper than a binary search per row); rows still moving after
+        :data:`WALK` steps are searched.  The same positions as :meth:`positions` (``a_i <= p - b_j``)."""
+        if not (math.isfinite(p) and math.isfinite(self.scale)):  # (no NaN keys: searched as numpy orders them)
+            return self.positions(p)
+        keys = p - self.b  # (p - self._rb)[::-1], element by element
+        idx = (start if up else stop).copy()
+        last = self.a.size - 1
+        if up:  # the first step on every row at once (most rows do not move), then on those that do
+            active = np.flatnonzero((self.a.take(np.minimum(idx, last)) <= keys) & (idx < stop))
+        else:
+            active = np.flatnonzero((self.a.take(np.maximum(idx - 1, 0)) > keys) & (idx > start))
+        for _ in range(WALK):
+            if active.size == 0:
+                return idx
+            idx[active] += 1 if up else -1
+            at, limit = idx.take(active), (stop if up else start).take(active)
+            if up:
+                active = active[(at < limit) & (self.a.take(np.minimum(at, last)) <= keys.take(active))]
+            else:
+                active = active[(at > limit) & (self.a.take(np.maximum(at - 1, 0)) > keys.take(active))]
+        if active.size:
+            found = np.searchsorted(self.a, keys[active], side="right")
+            idx[active] = np.clip(found, start[active], stop[active])  # (a Walsh row is capped at j + 1)
+        return idx
+
     def _gather(self, start: np.ndarray, stop: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The entries with ``start_j <= i < stop_j`` and their weights."""
         sizes = stop - start
+        nonempty = np.flatnonzero(sizes)  # (most rows hold none: work on those that do)
+        sizes = sizes[nonempty]
         total = int(sizes.sum())
-        rows = np.repeat(self._rows, sizes)
-        cols = np.repeat(start - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
+        rows = np.repeat(nonempty, sizes)
+        cols = np.repeat(start[nonempty] - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
         values = self.a[cols] + self.b[rows]
         if self.wa is None and self.wb is None:  # unweighted (a diagonal Walsh entry counts 1 x 2 / 2 = 1)
             return values, None
@@ -122,6 +155,9 @@ class SortedSums:
         half-width)`` of where it lies, to start the search."""
         if not 0 <= k < self.size:
             raise IndexError(k)
+        kept = self._kept
+        if kept is not None and kept[0] <= k < kept[1]:  # among the entries gathered last: no count
+            return self._pick(k, *kept)
         lo = float(self.a[0] + self.b[0])
         lo -= abs(lo) * 1e-12 + 1.0  # below every entry: count 0
         hi = float(self.a[-1] + self.b[-1])
@@ -155,7 +191,8 @@ class SortedSums:
         # gather when few entries are left: a count costs about one pass over the rows
         limit = min(GATHER if self.wa is None and self.wb is None else GATHER // 10, max(8 * self.b.size, 4096))
         slow = 0  # steps in a row that did not halve the bracket's entries (a secant stalled at a gap): bisect
-        while int(np.sum(br.r_hi - br.r_lo)) > limit:
+        unweighted = self.wa is None and self.wb is None  # then the counts are the entries: no pass over the rows
+        while (br.c_hi - br.c_lo if unweighted else int(np.sum(br.r_hi - br.r_lo))) > limit:
             if not br.hi - br.lo > 1e-15 * self.scale:
                 return False
             before = br.c_hi - br.c_lo
@@ -174,7 +211,12 @@ class SortedSums:
         if values.size == 0:
             self.last_count = math.nan
             return self.next_above(br.lo, br.r_lo)
-        rank = k - br.c_lo
+        self._kept = (br.c_lo, br.c_hi, values, weights)  # the next order statistic may lie among them
+        return self._pick(k, br.c_lo, br.c_hi, values, weights)
+
+    def _pick(self, k: float, c_lo: float, c_hi: float, values: np.ndarray, weights: np.ndarray | None) -> float:
+        """The k-th entry, from the entries ``values`` of a bracket holding the ranks ``c_lo`` to ``c_hi``."""
+        rank = k - c_lo
         if weights is None:
             value = float(np.partition(values, int(rank))[int(rank)])
             inside = float(np.count_nonzero(values <= value))
@@ -184,7 +226,7 @@ class SortedSums:
             at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
             value = float(values[order[at]])
             inside = float(running[np.searchsorted(values[order], value, side="right") - 1])
-        self.last_count = br.c_lo + inside  # the weight of the entries up to the value
+        self.last_count = c_lo + inside  # the weight of the entries up to the value
         above = values[values > value]
         self.last_next = float(above.min()) if above.size else math.nan  # the next entry, when gathered
         return value

@@ -143,6 +143,16 @@ def resolved_unit(
     return sets[0].unit if len(sets) == 1 else None
 
 
+def resolved_invocations(
+    ref: str, store_path: str = DEFAULT_STORE, metric: str = "wall", where: Mapping[str, Any] | None = None
+) -> list[int]:
+    """The invocation of each run group :func:`resolve_variant` just returned for ``ref`` (empty when it
+    did not resolve to one set): what a comparison needs to put both sides at one replicated unit
+    (:func:`abstat.store.run_groups.common_unit`)."""
+    sets = _resolved.get(_key(ref, store_path, metric, where))
+    return list(sets[0].invocations) if sets is not None and len(sets) == 1 else []
+
+
 def stored_variant_warnings(
     ref: str,
     store_path: str = DEFAULT_STORE,
@@ -174,8 +184,11 @@ def stored_variant_warnings(
     return ([found] if found else []) + converted
 
 
-def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None) -> Iterator[SampleSet]:
-    """Every stored sample set whose labels match ``where``.
+def iter_sample_sets(
+    store_path: str = DEFAULT_STORE, where: dict[str, Any] | None = None, *, machines: bool = True
+) -> Iterator[SampleSet]:
+    """Every stored sample set whose labels match ``where`` (``machines`` False: each with ``machine``
+    ``{}``, its record left unread: :func:`abstat.report.stored_runs.add_machines` reads those a report shows).
 
     Labels: ``experiment``, ``variant``, ``metric``, ``host`` and every
     ``--label k=v`` given to ``abstat run``.  ``where`` maps a label to a
@@ -184,7 +197,7 @@ def iter_sample_sets(store_path: str = DEFAULT_STORE, where: dict[str, Any] | No
     store is damaged, the InputError says what is damaged.
     """
     with open_store(store_path, create=False) as store:
-        sets = list(store.sample_sets(where))
+        sets = list(store.sample_sets(where, machines=machines))
         if not sets:
             damage = store.check_damage()
             if damage:

@@ -14,7 +14,7 @@ from typing import Any
 from abstat.store.read_rows import RowReader
 from abstat.store.read_runs import BY_INVOCATION, BY_VARIANT, RunReader, and_in
 from abstat.store.read_sets import SetReader
-from abstat.store.run_groups import numbers_by_run, replicates, run_groups
+from abstat.store.run_groups import common_unit, numbers_by_run, replicates, run_groups
 from abstat.store.records import ExperimentSummary
 
 
@@ -227,11 +227,14 @@ class StoreReader(RowReader, RunReader, SetReader):
         if notes is not None:
             notes.extend(converted)
         return {
-            key: {
-                variants[v]: replicates(found[key][v], sizes.get(key, {}).get(v, {}), list(found[key][v]))[0]
-                for v in variants
-                if v in found[key]
-            }
+            key: _one_unit(
+                {
+                    variants[v]: replicates(found[key][v], sizes.get(key, {}).get(v, {}), list(found[key][v]))
+                    for v in variants
+                    if v in found[key]
+                },
+                notes,
+            )
             for key in sorted(found, key=lambda key: (key[0], key[1] or ""))
         }
 
@@ -353,3 +356,15 @@ def ordered_metrics(names: Iterable[str]) -> list[str]:
 
     found = set(names)
     return [m for m in BUILTIN_METRICS if m in found] + sorted(m for m in found if m not in BUILTIN_METRICS)
+
+
+def _one_unit(
+    by_variant: dict[str, tuple[list[list[float]], list[int]]], notes: list[str] | None
+) -> dict[str, list[list[float]]]:
+    """Each variant's run groups, all at one replicated unit (:func:`abstat.store.run_groups.common_unit`:
+    a variant of one invocation's process runs beside variants of several invocations is that one
+    invocation), what was changed said in ``notes``."""
+    groups, changed = common_unit([(name, runs, invocations) for name, (runs, invocations) in by_variant.items()])
+    if notes is not None:
+        notes.extend(text for _, text in changed if text not in notes)
+    return dict(zip(by_variant, groups, strict=True))

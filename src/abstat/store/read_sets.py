@@ -87,6 +87,8 @@ class SetReader:
         hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
         label_cache = self._all_labels()
         sets: dict[tuple, dict[str, Any]] = {}
+        canons: dict[int, tuple] = {}  # invocation -> its labels' part of its sets' keys (equal ones shared)
+        interned: dict[tuple, tuple] = {}
         for key in sorted(groups, key=_INVOCATION_FIRST):
             variant_id, metric, invocation_id, unit = key
             if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
@@ -98,13 +100,16 @@ class SetReader:
                         "SELECT key, value FROM labels WHERE invocation_id = ?", (invocation_id,)
                     ).fetchall()
                 )
+            canon = canons.get(invocation_id)
+            if canon is None:
+                canon = canons[invocation_id] = _canon(label_cache[invocation_id], interned)
             entry = _set_entry(
                 sets,
                 variant_id,
                 names[variant_id],
                 metric,
                 invocation_id,
-                label_cache[invocation_id],
+                (label_cache[invocation_id], canon),
                 hosts[invocation_id],
                 unit,
                 accepted,
@@ -121,6 +126,10 @@ class SetReader:
                     # invocation -> how many samples each of its process runs kept
                     entry.setdefault("sizes", {}).setdefault(invocation_id, []).extend(sizes)
         return sets
+
+    def machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
+        """Invocation id -> its decoded machine record (``{}`` when damaged), for ``ids``."""
+        return self._machine_records(sorted(set(ids)))
 
     def _machine_records(self, ids: Sequence[int]) -> dict[int, dict[str, Any]]:
         """Invocation id -> its decoded machine record (``{}`` and a damage note when damaged),
@@ -171,31 +180,45 @@ def _set_entry(
     name: tuple[int, str, str],
     metric: str,
     invocation_id: int,
-    labels: Mapping[str, str],
+    labelled: tuple[Mapping[str, str], tuple],
     host: str | None,
     unit: str | None,
     accepted: Mapping[str, set[str]],
 ) -> dict[str, Any] | None:
     """The entry of the set the values of one invocation's (variant, metric) go to, as its labels
-    make it; None when the labels do not match ``accepted``."""
+    (and their :func:`_canon`) make it; None when the labels do not match ``accepted``."""
     experiment_id, experiment, variant = name
+    labels, canon = labelled
+    # the set's labels as a key (what the dict of its labels is equal to; one unit per set: a set never
+    # mixes units), of a few objects: the labels' part shared by the invocation's sets
+    key = ((canon, experiment, variant, metric, labels.get("host", host)), unit)
+    entry = sets.get(key)
+    if entry is not None:  # (matched when made)
+        return entry
     full = dict(labels)
     full.update({"experiment": experiment, "variant": variant, "metric": metric})
     if host is not None:
         full.setdefault("host", host)  # a --label host=NAME names the machine
     if not _matches(full if "unit" not in accepted or "unit" in full else {**full, "unit": unit or ""}, accepted):
         return None
-    key = (tuple(sorted(full.items())), unit)  # one unit per set: a set never mixes units
-    entry = sets.get(key)
-    if entry is None:
-        entry = sets[key] = {
-            "labels": full,
-            "groups": {},
-            "invocations": [],
-            "unit": unit,
-            "order": (experiment_id, variant_id, metric, invocation_id),
-        }
+    entry = sets[key] = {
+        "labels": full,
+        "groups": {},
+        "invocations": [],
+        "unit": unit,
+        "order": (experiment_id, variant_id, metric, invocation_id),
+    }
     return entry
+
+
+_SET_LABELS = frozenset(("experiment", "variant", "metric", "host"))  # in a set's key apart
+
+
+def _canon(labels: Mapping[str, str], interned: dict[tuple, tuple]) -> tuple:
+    """An invocation's labels other than those of :data:`_SET_LABELS`, sorted, as a tuple (one object
+    for all the invocations whose labels are alike)."""
+    canon = tuple(sorted(item for item in labels.items() if item[0] not in _SET_LABELS))
+    return interned.setdefault(canon, canon)
 
 
 def _named_units(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ the marks stay on the runs' boundaries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 
@@ -102,3 +102,46 @@ def replicates(
         runs.append(values[start : start + size])
         start += size
     return runs, [invocation] * len(runs)
+
+
+def level(groups: Sequence[Sequence[float]], invocations: Sequence[int]) -> str:
+    """The replicated unit of a set's run groups, from the invocation of each: ``invocations`` (several),
+    ``runs`` (one invocation's process runs), ``one`` (one group); ``unknown`` without invocations (files)."""
+    if not invocations or len(invocations) != len(groups):
+        return "unknown"
+    if len(set(invocations)) > 1:
+        return "invocations"
+    return "runs" if len(groups) > 1 else "one"
+
+
+def common_unit(
+    sides: Sequence[tuple[str, list[list[float]], list[int]]],
+) -> tuple[list[list[list[float]]], list[tuple[str, str]]]:
+    """The run groups of sets compared with each other (``(name, groups, invocation of each group)``,
+    the baseline first), at one replicated unit, and what was changed or cannot be helped: (name, sentence)
+    per side concerned.  When some set's groups are invocations (boots), a set of one invocation is
+    compared as that one invocation: its process runs share the invocation's offset, so they cannot
+    stand for boots (compared as runs against boots, a boot-to-boot difference would read as a
+    change); its runs are merged into one group, whose spread the comparison takes from the sets of
+    several invocations.  Sets of files (no invocations) and sets alike in level are left as they are."""
+    levels = [level(groups, invocations) for _, groups, invocations in sides]
+    found = [list(groups) for _, groups, _ in sides]
+    if "invocations" not in levels:
+        return found, []
+    boots = max(len(set(inv)) for (_, _, inv), lv in zip(sides, levels, strict=True) if lv == "invocations")
+    notes = []
+    for index, ((name, groups, _), lv) in enumerate(zip(sides, levels, strict=True)):
+        if lv not in ("runs", "one"):
+            continue
+        merged = "" if lv == "one" else f" (its {len(groups)} process runs as one group)"
+        if lv == "runs":
+            found[index] = [[v for group in groups for v in group]]
+        notes.append(
+            (
+                name,
+                f"{name}: one invocation against {boots} invocations: compared as one invocation{merged}, since a "
+                "boot's runs share its offset and cannot stand for boots; its boot-to-boot spread is taken "
+                f"from the other side: run {name} in several invocations (boots) to judge it by its own",
+            )
+        )
+    return found, notes

@@ -124,8 +124,11 @@ LOAD = (
 )
 
 
-def _seen(env: dict, name: str) -> set[str]:
-    text = box_ssh(env, f"cat /tmp/iso/{name}").stdout.decode()
+SEEN = ("bench.txt", "other.txt", "load.txt", "partition.txt")
+SPLIT = "----abstat-test----"  # between the parts of one ssh command's output (one ssh connection for several reads)
+
+
+def _seen(text: str) -> set[str]:
     return set(text.split()) - {"Cpus_allowed_list:"}
 
 
@@ -136,17 +139,17 @@ def test_the_measured_cpu_is_a_cgroup_v2_partition_and_everything_is_restored(bo
     each process may run on is read from the guest's kernel (``Cpus_allowed_list``): the benchmark's own, an
     unrelated process started before the run, the run's background load; after the run every cgroup, CPU list
     and IRQ affinity is as before.  (Seed 000's boots after it start without the mount.)"""
-    mounted = box_ssh(box, "busybox mount -t cgroup2 cgroup2 /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.controllers")
-    assert mounted.returncode == 0 and b"cpuset" in mounted.stdout, mounted.stderr
     setup = box_ssh(
         box,
+        "busybox mount -t cgroup2 cgroup2 /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.controllers && "
         "rm -rf /tmp/iso && mkdir /tmp/iso && cat > /tmp/iso/bench.sh && "
         "chmod +x /tmp/iso/bench.sh && (setsid sleep 600 </dev/null >/dev/null 2>&1 & "
-        "echo $! > /tmp/iso/other.pid)",
+        f"echo $! > /tmp/iso/other.pid) && echo {SPLIT} && {{ {STATE}; }}",
         input=BENCH.encode(),
     )
     assert setup.returncode == 0, setup.stderr
-    before = box_ssh(box, STATE).stdout.decode()
+    controllers, before = setup.stdout.decode().split(SPLIT + "\n")
+    assert "cpuset" in controllers.split(), controllers
     done = abstat(
         "run",
         "--experiment",
@@ -171,16 +174,22 @@ def test_the_measured_cpu_is_a_cgroup_v2_partition_and_everything_is_restored(bo
         timeout=1200,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    assert _seen(box, "bench.txt") == {"1"}  # the benchmark: the measured CPU alone
-    assert _seen(box, "other.txt") == {"0"}  # a process started before the run: off it
-    assert _seen(box, "load.txt") == {"0"}  # the run's background load: off it
-    assert _seen(box, "partition.txt") == {"root"}  # a partition the kernel accepted
+    reads = "".join(f"cat /tmp/iso/{name}; echo {SPLIT}; " for name in SEEN)
+    after_run = box_ssh(
+        box,
+        f"{reads}{STATE}; grep Cpus_allowed_list /proc/$(cat /tmp/iso/other.pid)/status; "
+        "kill $(cat /tmp/iso/other.pid)",
+    ).stdout.decode()
+    *parts, after = after_run.split(SPLIT + "\n")
+    seen = dict(zip(SEEN, map(_seen, parts), strict=True))
+    assert seen["bench.txt"] == {"1"}  # the benchmark: the measured CPU alone
+    assert seen["other.txt"] == {"0"}  # a process started before the run: off it
+    assert seen["load.txt"] == {"0"}  # the run's background load: off it
+    assert seen["partition.txt"] == {"root"}  # a partition the kernel accepted
     shown = abstat("show", "iso", "--store", str(tmp_path / "s.db"), env=box)
     assert "cgroup v2 cpuset partition" in shown.stdout + shown.stderr  # the box's note, stored with its boot
-    after = box_ssh(box, STATE + "; grep Cpus_allowed_list /proc/$(cat /tmp/iso/other.pid)/status").stdout
-    assert after.decode().startswith(before)  # no cgroup left, controllers and IRQs as before
-    assert after.decode()[len(before) :].split() == ["Cpus_allowed_list:", "0-1"]
-    box_ssh(box, "kill $(cat /tmp/iso/other.pid)")
+    assert after.startswith(before)  # no cgroup left, controllers and IRQs as before
+    assert after[len(before) :].split() == ["Cpus_allowed_list:", "0-1"]
 
 
 def _wait_for(predicate, timeout: float, what: str) -> None:

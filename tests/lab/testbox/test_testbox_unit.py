@@ -201,3 +201,34 @@ def test_list_without_boxes(tmp_path):
         [sys.executable, "-m", "abstat", "testbox", "list"], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0 and done.stdout == "no test boxes\n"
+
+
+def test_a_kept_resolution_is_used_only_while_apt_state_is_unchanged(tmp_path):
+    """The image's packages as apt-get resolved them are kept under a key of apt's state: a file of it that
+    changes (an ``apt-get update`` rewrites a list), or another set of packages asked for, is another key;
+    a kept answer that is not a list of safe names and versions is not used."""
+    import re
+    import time
+
+    from abstat.lab.testbox import resolved
+
+    lists = tmp_path / "lists"
+    lists.mkdir()
+    (lists / "deb.debian.org_Packages").write_text("Package: a\n")
+    roots = (str(lists),)
+    key = resolved.fingerprint(("a",), roots)
+    assert resolved.fingerprint(("a",), roots) == key and resolved.fingerprint(("a", "b"), roots) != key
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    name, version = re.compile(r"[a-z0-9][a-z0-9+.-]*"), re.compile(r"[A-Za-z0-9.+~:-]+")
+    assert resolved.load(str(cache), key, name, version) is None
+    resolved.store(str(cache), key, [("a", "1.0-1"), ("linux-image-cloud-amd64", "6.1.1-1")])
+    assert resolved.load(str(cache), key, name, version) == [("a", "1.0-1"), ("linux-image-cloud-amd64", "6.1.1-1")]
+    later = time.time() + 5
+    (lists / "deb.debian.org_Packages").write_text("Package: a\nVersion: 1.0-2\n")
+    os.utime(lists / "deb.debian.org_Packages", (later, later))
+    assert resolved.fingerprint(("a",), roots) != key  # the list changed: resolved again
+    for kept in ({"key": key, "packages": [["a; rm -rf /", "1"]]}, {"key": key, "packages": "a"}, [key]):
+        (cache / resolved.FILE).write_text(json.dumps(kept))
+        assert resolved.load(str(cache), key, name, version) is None
+    assert not [entry for entry in os.listdir(cache) if entry.startswith(".resolved-")]  # no temporary file left

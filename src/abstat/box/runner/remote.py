@@ -13,7 +13,9 @@ experiment's :class:`~abstat.box.runner.plan.ExperimentPlan`, as the engine
 runs it locally, and ``slots``: the runs of the block left to run), ``{"doctor": OPTIONS}`` (answered with
 ``{"doctor": FINDINGS}``) or ``{"exit": true}``.  For a plan it
 writes ``{"result": RUN}`` as each run completes and ``{"done": OUTCOME}``
-at the end, or ``{"error": TEXT}`` when the plan cannot start.  When the
+at the end, or ``{"error": TEXT}`` when the plan cannot start (with
+``"fields": [FIELD, ...]`` when TEXT names options as ``{FIELD}``: the
+controller's command line names their flags).  When the
 controller goes away (standard input closes), the run in progress is killed
 with its process group and cleanup hooks run, as on Ctrl-C.
 """
@@ -30,13 +32,12 @@ from typing import Any, BinaryIO, TextIO
 
 from abstat.box import doctor, machine  # imported now: the shipped zip is deleted once the runner is loaded
 from abstat.box.runner import perf as perf_mod
-from abstat.box.runner.executor import ProcessExecutor
+from abstat.box.runner.build import build_executor
 from abstat.box.runner.experiment import ExperimentPlan, run_experiment
 from abstat.box.runner.model import RunResult, command_problems
 from abstat.box.isolate import IsolationError, isolation_problem
 from abstat.box.runner.process import cpus_problem
 from abstat.box.runner.schedule import Slot
-from abstat.box.runner.sources import executor_options
 
 BOOT_ID_PATH = "/proc/sys/kernel/random/boot_id"
 
@@ -104,6 +105,15 @@ def _result_message(result: RunResult, positions: list[int]) -> dict[str, Any]:
     }
 
 
+def error_message(err: Exception) -> dict[str, Any]:
+    """``{"error": TEXT}`` of an error; one that names fields (FieldError, IsolationError) sends its message
+    with each field still ``{FIELD}``, and ``"fields"``."""
+    fields = [field for field in getattr(err, "fields", ()) if isinstance(field, str)]
+    if not fields:
+        return {"error": str(err)}
+    return {"error": str(getattr(err, "message", err)), "fields": fields}
+
+
 def _cpus_problem(plan: ExperimentPlan) -> str | None:
     """Why the plan's ``cpus`` (and ``isolate``) cannot work on this box (None: they can)."""
     problem = cpus_problem(plan.cpus)
@@ -118,40 +128,24 @@ def run_plan(request: dict[str, Any], channel: Channel) -> None:
     try:
         plan = ExperimentPlan.from_json(request)
     except ValueError as err:
-        channel.send({"error": str(err)})
+        channel.send(error_message(err))
         return
     problems = _missing_commands(plan)
     if problems:
         channel.send({"error": "; ".join(problems)})
         return
-    try:
-        options = executor_options(plan.sources)
-        problem = _cpus_problem(plan)
-        if problem is not None:
-            raise ValueError(problem)
-    except ValueError as err:
-        channel.send({"error": str(err)})
+    problem = _cpus_problem(plan)
+    if problem is not None:
+        channel.send({"error": problem})
         return
     plan.slots = [Slot(name, iteration, bool(warmup)) for name, iteration, warmup, _ in request["slots"]]
     positions = [position for *_, position in request["slots"]]
-    perf_support = None
-    notes: list[str] = []
-    if options.perf_events:
-        perf_support = perf_mod.probe(options.perf_events)
-        if perf_support.note:
-            notes.append(perf_support.note)
     try:
-        executor = ProcessExecutor(
-            patterns=options.patterns,
-            json_lines=options.json_lines,
-            perf=perf_support,
-            collectors=options.collectors,
-            cpus=plan.cpus,
-            isolate=plan.isolate,
-        )
-    except IsolationError as err:
-        channel.send({"error": str(err)})
+        executor, perf_support = build_executor(plan)  # as a local run builds it (abstat.engine.session)
+    except (ValueError, IsolationError) as err:
+        channel.send(error_message(err))
         return
+    notes = [perf_support.note] if perf_support is not None and perf_support.note else []
     try:
         outcome = run_experiment(
             plan,

@@ -54,6 +54,7 @@ def main(argv: list[str]) -> int:
         csv_values=_split(args.csv_value) or None,
         csv_labels=_split(args.csv_labels) or None,
         exit_codes=args.format == "hyperfine",
+        machines=False,  # the report's own read below (add_machines): not every set's record
     )
     to_terminal = args.output is None and sys.stdout.isatty()
     fmt = _format(args.format, to_terminal)
@@ -66,7 +67,9 @@ def main(argv: list[str]) -> int:
         from abstat.cli.commands.compare import github_output
         from abstat.render.ci_formats import render_report
 
-        report = api.build(sets, **_report_options(args))
+        options = _report_options(args)
+        _add_machines(args, sets, options)
+        report = api.build(sets, **options)
         text = github_output(render_report(report, "github", split=True))
     else:
         report, text = _rendered(args, sets, fmt, to_terminal)
@@ -108,6 +111,14 @@ def _report_options(args: argparse.Namespace) -> dict[str, Any]:
     )
 
 
+def _add_machines(args: argparse.Namespace, sets: Any, options: dict[str, Any]) -> None:
+    """The stored sets the report chooses given the machine records it shows."""
+    if not args.inputs:
+        from abstat.report import api
+
+        api.add_machines(sets, args.store, where=options["where"], metrics=options["metrics"])
+
+
 def _rendered(args: argparse.Namespace, sets: Any, fmt: str, to_terminal: bool) -> tuple[Any, str]:
     """The report of ``sets`` and its text in ``fmt`` (a grid's analysis and monitors' changes under it)."""
     from abstat.render import monitors, terminal
@@ -115,6 +126,7 @@ def _rendered(args: argparse.Namespace, sets: Any, fmt: str, to_terminal: bool) 
 
     options = _report_options(args)
     sets, monitor_sets = monitors.split_sets(sets, options["metrics"])  # --monitor counters: below
+    _add_machines(args, sets, options)
     report = api.build(sets, **options)
     width = args.width or (os.get_terminal_size().columns if to_terminal else 100)
     to_stdout = args.output is None

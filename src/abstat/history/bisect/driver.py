@@ -319,14 +319,18 @@ def _artifact_check(
             if build(executor, config.build, path, "artifact", config.timeout) is not None:
                 return [
                     StatWarning(
-                        "artifact-not-compared", f"--artifact: {sha[:12]} did not build again; artifacts not compared"
+                        "artifact-not-compared",
+                        f"{{artifact}}: {sha[:12]} did not build again; artifacts not compared",
+                        fields=["artifact"],
                     )
                 ]
         digest = artifact_digest(os.path.join(path, config.artifact or ""))
         if digest is None:
             return [
                 StatWarning(
-                    "artifact-not-compared", f"--artifact {config.artifact}: no such file after building {sha[:12]}"
+                    "artifact-not-compared",
+                    f"{{artifact}} {config.artifact}: no such file after building {sha[:12]}",
+                    fields=["artifact"],
                 )
             ]
         digests[sha] = digest

@@ -43,7 +43,7 @@ import time
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from abstat.errors import InputError
+from abstat.errors import InputError, named
 
 VARIANT = "bench"
 ARTIFACT_DIR = ".abstat/artifacts"  # on the box, under the login directory
@@ -224,10 +224,10 @@ class Box:
             self.installed = None  # a box step that fails half way leaves no commit known installed
             if setup.build_on_host is not None:
                 code, detail = self._remote("build", self.env(sha) + setup.build_on_host, setup.timeout or LONG_S)
-                why = f"--build-on-host failed: {detail}" if code else None
+                why = named(f"{{build_on_host}} failed: {detail}", "build_on_host") if code else None
             if why is None and setup.install is not None:
                 code, detail = self._remote("install", self.env(sha) + setup.install, setup.timeout or LONG_S)
-                why = f"--install failed: {detail}" if code else None
+                why = named(f"{{install}} failed: {detail}", "install") if code else None
         if why is not None:
             self.failed[sha] = why
             return Failed(why)

@@ -24,10 +24,10 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from abstat.lab.testbox import guestfiles
+from abstat.lab.testbox import guestfiles, resolved
 from abstat.lab.testbox.paths import READY_MARK, TestboxError, images_dir, private_dir
 
-IMAGE_FORMAT = "2"
+IMAGE_FORMAT = "3"
 PACKAGES = (
     "linux-image-cloud-amd64",
     "busybox-static",
@@ -106,7 +106,12 @@ def _run(argv: list[str], what: str, cwd: str | None = None, timeout: float = 90
 
 
 def resolve(packages: tuple[str, ...] = PACKAGES) -> list[tuple[str, str]]:
-    """Every package the image holds, with its version: ``apt-get -s install`` from nothing."""
+    """Every package the image holds, with its version: ``apt-get -s install`` from nothing (kept while apt's
+    state is unchanged: :mod:`abstat.lab.testbox.resolved`)."""
+    key = resolved.fingerprint(packages)
+    kept = resolved.load(private_dir(images_dir()), key, _SAFE_PACKAGE, _SAFE_VERSION)
+    if kept is not None and any(name == "linux-image-cloud-amd64" for name, _ in kept):
+        return kept
     with tempfile.TemporaryDirectory(prefix="abstat-testbox-") as scratch:
         status = os.path.join(scratch, "status")
         open(status, "w").close()
@@ -131,6 +136,7 @@ def resolve(packages: tuple[str, ...] = PACKAGES) -> list[tuple[str, str]]:
             found.append((match.group(1), match.group(2)))
     if not any(name == "linux-image-cloud-amd64" for name, _ in found):
         raise TestboxError("apt-get did not resolve linux-image-cloud-amd64 (is a Debian amd64 archive configured?)")
+    resolved.store(images_dir(), key, sorted(found))
     return sorted(found)
 
 
@@ -178,6 +184,7 @@ def _build(image: Image, packages: list[tuple[str, str]]) -> None:
         _write_initrd(os.path.join(work, "initrd.img"), root, release)
         shutil.copyfile(os.path.join(work, "initrd.img"), os.path.join(root, "boot", f"initrd.img-{release}"))
         shutil.copyfile(os.path.join(root, "boot", f"vmlinuz-{release}"), os.path.join(work, "vmlinuz"))
+        _compile_python(root)
         _make_disk(root, os.path.join(work, "root.img"))
         shutil.rmtree(root)
         with open(os.path.join(work, "packages.txt"), "w") as out:
@@ -236,7 +243,7 @@ def _link(root: str, path: str, target: str) -> None:
 
 def _configure(root: str, release: str) -> None:
     files = {
-        "/etc/inittab": guestfiles.INITTAB,
+        "/etc/inittab": guestfiles.INITTAB.format(sshd_flags=_sshd_flags(root)),
         "/etc/ssh/sshd_config": guestfiles.SSHD_CONFIG,
         "/etc/passwd": guestfiles.PASSWD,
         "/etc/group": guestfiles.GROUP,
@@ -267,6 +274,40 @@ def _configure(root: str, release: str) -> None:
     for directory in ("proc", "sys", "dev", "run", "tmp", "root"):
         os.makedirs(os.path.join(root, directory), exist_ok=True)
     os.chmod(os.path.join(root, "tmp"), 0o1777)
+
+
+def _sshd_flags(root: str) -> str:
+    """``-r`` for an sshd that re-executes itself per connection (OpenSSH < 9.8; 9.8 split off sshd-session)."""
+    return "" if os.path.lexists(os.path.join(root, "usr", "lib", "openssh", "sshd-session")) else "-r "
+
+
+def _compile_python(root: str) -> None:
+    """The standard library's bytecode, compiled by the image's own Python in the unpacked tree (as Debian's
+    postinst would; ``dpkg-deb -x`` runs none): without it every new box compiles what its first Python
+    programs import (the lease, the runner: about 10 s of a loaded TCG guest).  Only where ``chroot`` works
+    (root); elsewhere the boxes compile it on first use, as before."""
+    chroot = tool("chroot")
+    libs = sorted(name for name in os.listdir(os.path.join(root, "usr", "lib")) if re.fullmatch(r"python3\.\d+", name))
+    if chroot is None or os.geteuid() != 0 or not libs:
+        return
+    for name in libs:
+        with contextlib.suppress(TestboxError):
+            _run(
+                [
+                    chroot,
+                    root,
+                    f"/usr/bin/{name}",
+                    "-I",
+                    "-S",
+                    "-m",
+                    "compileall",
+                    "-q",
+                    "-x",
+                    "/test/",
+                    f"/usr/lib/{name}",
+                ],
+                "compiling the image's Python standard library",
+            )
 
 
 def _find_modules(root: str, release: str) -> dict[str, str]:

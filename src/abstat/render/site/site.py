@@ -196,7 +196,8 @@ def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) 
     from abstat.report import api
 
     try:
-        sets = api.load([], store=store_path, where={"experiment": {name}})
+        sets = api.load([], store=store_path, where={"experiment": {name}}, machines=False)
+        api.add_machines(sets, store_path)  # the records the page shows, not every revision's
     except AbstatError as err:
         sets, entry["words"] = [], f"not read: {err}"
     body = ""
