@@ -15,7 +15,14 @@ import math
 from collections.abc import Mapping
 from typing import Any, cast
 
-from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, NESTED_NOTE, Allocation, Plan, VariantPilot
+from abstat.comparison.planning_model import (
+    DEFAULT_COST_RATIOS,
+    NESTED_NOTE,
+    Allocation,
+    Plan,
+    VariantPilot,
+    change_to_detect,
+)
 from abstat.errors import named
 from abstat.stats.power import plan_nested, power_two_sample, samples_per_side
 
@@ -311,7 +318,9 @@ def _flat_plan(
     """Independent samples: sized for the comparison ``compare`` would make
     (:func:`abstat.comparison.sizing.sizing`) of the baseline with each candidate."""
     alpha = 1.0 - confidence / 100.0
-    detect_pct, delta = _centre_delta(flats[0], center, detect, relative)
+    from abstat.comparison.estimands import centre_of
+
+    detect_pct, delta = change_to_detect(centre_of([flats[0]], center)[0], detect, relative)
     notes: list[str] = []
     others = list(zip(pilots[1:], flats[1:], strict=True))
     if not others:
@@ -342,18 +351,6 @@ def _flat_plan(
         estimand_label=chosen.label,
         center=center,
     )
-
-
-def _centre_delta(x: Any, center: str, detect: float, relative: bool) -> tuple[float, float]:
-    """The change to detect in percent and absolute, of the baseline's centre."""
-    from abstat.comparison.estimands import centre_of
-
-    centre, _ = centre_of([x], center)
-    if relative:
-        return detect, abs(centre) * detect / 100.0
-    if not centre:
-        raise ValueError("an absolute change needs a baseline centre other than 0")
-    return 100.0 * detect / abs(centre), detect
 
 
 def _sized_pairs(

@@ -86,3 +86,12 @@ class Plan:
             "allocations": [a.to_dict() for a in self.allocations],
             "notes": self.notes,
         }
+
+
+def change_to_detect(centre: float, detect: float, relative: bool) -> tuple[float, float]:
+    """The change to detect in percent and absolute, of a baseline centre ``centre``."""
+    if relative:
+        return detect, abs(centre) * detect / 100.0
+    if not centre:
+        raise ValueError("an absolute change needs a baseline centre other than 0")
+    return 100.0 * detect / abs(centre), detect

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from abstat.comparison.model import estimand_label
-from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, Allocation, Plan, VariantPilot
+from abstat.comparison.planning_model import DEFAULT_COST_RATIOS, Allocation, Plan, VariantPilot, change_to_detect
 
 #: Fewest samples per run whose halves can estimate the within-run share of a run median.
 MIN_SPLIT = 4
@@ -248,12 +248,7 @@ def median_plan(
     from abstat.comparison.estimands import centre_of
 
     centre, _ = centre_of(nested[pilots[0].name], center)
-    if relative:
-        detect_pct, delta = detect, abs(centre) * detect / 100.0
-    else:
-        if not centre:
-            raise ValueError("an absolute change needs a baseline centre other than 0")
-        detect_pct, delta = 100.0 * detect / abs(centre), detect
+    detect_pct, delta = change_to_detect(centre, detect, relative)
     result = Plan(
         baseline=pilots[0].name,
         detect=delta,
