@@ -32,38 +32,11 @@ def run_centres(
     cy = nested.run_centres(by, per_run)
     kx, ky = cx.size, cy.size
     unit_text = f"runs are the independent unit: {kx} vs {ky}"
-    for name, k in zip(names, (kx, ky)):
-        if k < 3:
-            found.append(
-                StatWarning(
-                    "too-few-samples",
-                    f"{name}: {k} run{'s' if k != 1 else ''}; the run-to-run variation is poorly known "
-                    "with fewer than 3 runs per variant (5 or more are better)",
-                    name,
-                )
-            )
+    found.extend(_few_runs(names, (kx, ky)))
     constant = all(np.ptp(r) == 0 for r in (*bx, *by))
     positive = bool(np.all(cx > 0) and np.all(cy > 0))
     if center == "mean":
-        many = cx if kx > 1 else cy
-        sd = [
-            float(c.std(ddof=1)) if c.size > 1 else float(many.std(ddof=1)) if many.size > 1 else 0.0 for c in (cx, cy)
-        ]
-        r = means(
-            kx,
-            float(cx.mean()),
-            sd[0],
-            ky,
-            float(cy.mean()),
-            sd[1],
-            confidence,
-            f"Welch t on the per-run means, Fieller interval ({unit_text})",
-            "runs",
-            nonnegative=bool(np.all(cx >= 0) and np.all(cy >= 0)),
-            constant=constant and np.ptp(cx) == 0 and np.ptp(cy) == 0,
-        )
-        r.center, r.center_kind = "mean", "mean of run means"
-        return r
+        return _run_means(cx, cy, confidence, unit_text, constant)
     if positive:
         if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and not constant:
             return _cannot(
@@ -86,6 +59,44 @@ def run_centres(
         r.method += f" ({unit_text})"
         return r
     return _run_differences(cx, cy, bx, by, center, confidence, unit_text)
+
+
+def _few_runs(names: tuple[str, str], counts: tuple[int, int]) -> list[StatWarning]:
+    """A warning for each variant with fewer than 3 runs."""
+    return [
+        StatWarning(
+            "too-few-samples",
+            f"{name}: {k} run{'s' if k != 1 else ''}; the run-to-run variation is poorly known "
+            "with fewer than 3 runs per variant (5 or more are better)",
+            name,
+        )
+        for name, k in zip(names, counts)
+        if k < 3
+    ]
+
+
+def _run_means(cx: Any, cy: Any, confidence: float, unit_text: str, constant: bool) -> Result:
+    """``--center mean`` on runs: the ratio of the means of the run means (Welch, Fieller); a side
+    with one run borrows the other side's run-to-run spread."""
+    import numpy as np
+
+    many = cx if cx.size > 1 else cy
+    sd = [float(c.std(ddof=1)) if c.size > 1 else float(many.std(ddof=1)) if many.size > 1 else 0.0 for c in (cx, cy)]
+    r = means(
+        cx.size,
+        float(cx.mean()),
+        sd[0],
+        cy.size,
+        float(cy.mean()),
+        sd[1],
+        confidence,
+        f"Welch t on the per-run means, Fieller interval ({unit_text})",
+        "runs",
+        nonnegative=bool(np.all(cx >= 0) and np.all(cy >= 0)),
+        constant=constant and np.ptp(cx) == 0 and np.ptp(cy) == 0,
+    )
+    r.center, r.center_kind = "mean", "mean of run means"
+    return r
 
 
 def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confidence: float, unit_text: str) -> Result:

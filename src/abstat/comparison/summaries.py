@@ -20,33 +20,34 @@ def quantized_fences_note(*variants: VariantSamples) -> str:
     applied), naming the variant unless both say the same; else ``""``."""
     from abstat.stats.outliers import quantized_fences
 
-    def steps(values: list[float]) -> str:
-        low, high = min(values), max(values)
-        return f"{low:.3g}" if f"{low:.3g}" == f"{high:.3g}" else f"{low:.3g} to {high:.3g}"
-
     clauses: list[tuple[str, str]] = []
     for v in variants:
         if v.runs is None:
             continue
         found = [f for f in (quantized_fences(run) for run in v.runs) if f is not None]
-        if not found:
-            continue
-        grids = sorted({f.step for f in found})
-        clauses.append(
-            (
-                v.name,
-                (
-                    f"the data are quantized (grid {'/'.join(f'{g:g}' for g in grids)}) and the fences lie "
-                    f"{steps([f.fence_steps for f in found])} steps outside the quartiles: values "
-                    f"{steps([f.nearest_steps for f in found])} steps beyond them were dropped"
-                ),
-            )
-        )
+        if found:
+            clauses.append((v.name, _fences_clause(found)))
     if not clauses:
         return ""
     if len(clauses) == len(variants) and len({text for _, text in clauses}) == 1:
         return "; " + clauses[0][1]
     return "".join(f"; {name}: {text}" for name, text in clauses)
+
+
+def _steps(values: list[float]) -> str:
+    """``1.5`` or ``1.5 to 2`` (three significant digits)."""
+    low, high = f"{min(values):.3g}", f"{max(values):.3g}"
+    return low if low == high else f"{low} to {high}"
+
+
+def _fences_clause(found: list[Any]) -> str:
+    """One variant's clause of :func:`quantized_fences_note` from its runs' findings."""
+    grids = sorted({f.step for f in found})
+    return (
+        f"the data are quantized (grid {'/'.join(f'{g:g}' for g in grids)}) and the fences lie "
+        f"{_steps([f.fence_steps for f in found])} steps outside the quartiles: values "
+        f"{_steps([f.nearest_steps for f in found])} steps beyond them were dropped"
+    )
 
 
 @dataclass(frozen=True)

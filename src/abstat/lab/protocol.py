@@ -156,7 +156,25 @@ def decode_result(body: Any, pending: dict[int, list[Any]]) -> dict[str, Any]:
     status = body.get("status")
     if status not in STATUSES:
         raise ProtocolError(f"status: {str(status)[:MAX_NAME]!r} is not one of {', '.join(STATUSES)}")
-    values = body.get("values")
+    decoded = _result_values(body.get("values"))
+    units = _result_units(body.get("units"))
+    return {
+        "variant": slot[0],
+        "iteration": slot[1],
+        "position": position,
+        "status": status,
+        "exit_code": _integer(body.get("exit_code"), "exit_code", optional=True),
+        "started_at": _number(body.get("started_at"), "started_at", low=0),
+        "wall": _number(body.get("wall"), "wall", low=0),
+        "values": decoded,
+        "units": dict(units),
+        "notes": _texts(body.get("notes"), "notes"),
+        "stderr_tail": _text(body.get("stderr_tail"), "stderr_tail", optional=True) or "",
+    }
+
+
+def _result_values(values: Any) -> dict[str, list[float]]:
+    """A result's ``values``: metric -> list of numbers, bounded in metrics and values."""
     if not isinstance(values, dict):
         raise ProtocolError(f"values: not an object of metrics ({_kind(values)})")
     if len(values) > MAX_METRICS:
@@ -171,9 +189,13 @@ def decode_result(body: Any, pending: dict[int, list[Any]]) -> dict[str, Any]:
         if count > MAX_VALUES:
             raise ProtocolError(f"values: more than {MAX_VALUES} values in one run")
         decoded[metric] = [_number(v, f"values[{metric!r}][{i}]") for i, v in enumerate(numbers)]
-    units = body.get("units")
+    return decoded
+
+
+def _result_units(units: Any) -> dict[str, Any]:
+    """A result's ``units`` (absent: none): metric -> a short text."""
     if units is None:
-        units = {}
+        return {}
     if not isinstance(units, dict):
         raise ProtocolError(f"units: not an object ({_kind(units)})")
     if len(units) > MAX_METRICS:
@@ -181,19 +203,7 @@ def decode_result(body: Any, pending: dict[int, list[Any]]) -> dict[str, Any]:
     for metric, unit in units.items():
         _name(metric, "units")
         _text(unit, f"units[{metric!r}]", MAX_NAME)
-    return {
-        "variant": slot[0],
-        "iteration": slot[1],
-        "position": position,
-        "status": status,
-        "exit_code": _integer(body.get("exit_code"), "exit_code", optional=True),
-        "started_at": _number(body.get("started_at"), "started_at", low=0),
-        "wall": _number(body.get("wall"), "wall", low=0),
-        "values": decoded,
-        "units": dict(units),
-        "notes": _texts(body.get("notes"), "notes"),
-        "stderr_tail": _text(body.get("stderr_tail"), "stderr_tail", optional=True) or "",
-    }
+    return units
 
 
 def decode_done(body: Any) -> dict[str, Any]:
