@@ -159,7 +159,10 @@ def _compare(
         runs = [len(vx.runs), len(vy.runs)]
     else:
         assert vx.runs is not None and vy.runs is not None
-        result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed)
+        # each sample's ties warning is there when it is heavily tied (flat: one run, the one summarised;
+        # rescaled, a value may underflow into another's: then counted again)
+        tied = (_has("ties", wx), _has("ties", wy)) if factor == 1.0 else None
+        result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed, tied)
     result = _constant_side(result, sx, sy)
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))
@@ -195,6 +198,10 @@ def _compare(
         centers=centers,
         center_kind=result.center_kind or result.center,
     )
+
+
+def _has(code: str, found: list[StatWarning]) -> bool:
+    return any(w.code == code for w in found)
 
 
 def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSummary) -> analyses.Result:

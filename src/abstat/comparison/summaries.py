@@ -89,7 +89,7 @@ def summarise(
     import numpy as np
 
     from abstat.stats import diagnostics, outliers
-    from abstat.stats.location import median_ci, min_n_for_median_ci
+    from abstat.stats.location import median_ci_of_sorted, min_n_for_median_ci
 
     found: list[StatWarning] = []
     if v.summary is not None:
@@ -102,7 +102,8 @@ def summarise(
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
     d = describe_array(everything, factor)
-    ci = median_ci(everything, confidence)
+    ordered = np.sort(everything)  # once: the median's interval, the ties, the modes and the ranks read it
+    ci = median_ci_of_sorted(ordered, confidence)
     if ci is None and medians:
         need = min_n_for_median_ci(confidence)
         found.append(
@@ -128,10 +129,10 @@ def summarise(
         dropped,
     )
     scaled = everything * factor
-    tied = diagnostics.ties(v.name, everything)
+    tied = diagnostics.ties(v.name, everything, ordered)
     found += tied
-    if not tied:
-        found += diagnostics.bimodal(v.name, scaled)
+    if not tied:  # (the product by a power of two keeps the order: the scaled values sorted)
+        found += diagnostics.bimodal(v.name, scaled, ordered * factor if factor != 1.0 else ordered)
     if len(kept_runs) > 1:
         from abstat.stats import nested
 
@@ -157,18 +158,19 @@ def summarise(
                 )
             )
     else:
-        summary.lag1, drifting_found = _order(v.name, everything)
+        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered))
         found += drifting_found
     return VariantSamples(v.name, kept_runs, None), summary, found
 
 
-def _order(name: str, values: Any) -> tuple[float, list[StatWarning]]:
+def _order(name: str, values: Any, distinct: int | None = None) -> tuple[float, list[StatWarning]]:
     """One sample's lag-1 rank autocorrelation and drift warnings; none for a
-    sorted sample (a sorted file: its order is the sort's, not time)."""
+    sorted sample (a sorted file: its order is the sort's, not time); ``distinct``: how many
+    distinct values it has, if known."""
     from abstat.stats import diagnostics
 
     if is_sorted(values):
         return 0.0, []
-    correlations = diagnostics.rank_correlations(values)
+    correlations = diagnostics.rank_correlations(values, distinct)
     lag1 = correlations[1] if correlations is not None else 0.0
     return lag1, diagnostics.drift(name, values, correlations=correlations)

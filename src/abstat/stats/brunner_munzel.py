@@ -14,6 +14,7 @@ import numpy as np
 from abstat.stats.distributions import stdtr
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points
+FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,13 @@ def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float
     if right is left:
         placements_x = (left if cy is None else cy[left]).astype(float)
         placements_y = _below(ys.size, left, x.weights)
+    elif x.weights is None and np.count_nonzero(equal) <= FEW_TIES:
+        placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
+        # the counts below ``right`` fall short of those below ``left`` by the ties only, on
+        # [left_i, right_i): whole and half numbers, so the same as the general form, exactly
+        placements_y = _below(ys.size, left, None)
+        for i in np.flatnonzero(equal).tolist():
+            placements_y[left[i] : right[i]] -= 0.5
     else:
         placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
         placements_y = (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
