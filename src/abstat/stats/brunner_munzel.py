@@ -94,13 +94,38 @@ def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.n
     return np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1)[:size], dtype=float)
 
 
-def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0)) -> BMStat:
+def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(t, ys, side="right")`` (both ascending, finite) from a ``guess`` of it: the
+    guesses that the neighbouring values confirm are kept, the others searched."""
+    n = t.size
+    guess = np.clip(guess, 0, n)
+    wrong = ((guess > 0) & (t.take(np.maximum(guess - 1, 0)) > ys)) | ((guess < n) & (t.take(guess, mode="clip") <= ys))
+    bad = np.flatnonzero(wrong)
+    if bad.size:
+        guess[bad] = np.searchsorted(t, ys[bad], side="right")
+    return guess
+
+
+def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+    """``np.searchsorted(ys, target, side="left")`` (``y_j < target_i``), from ``rows``: a guess of how many
+    ``x_i`` lie below ``y_j - delta`` (the differences' positions at ``delta``, :meth:`~abstat.stats.pairwise.
+    SortedSums.rows_near`): ``y_j < target_i`` exactly when ``target`` has at most ``i`` values ``<= y_j``."""
+    if rows is None or not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
+        return np.searchsorted(ys, target, side="left")
+    at_most = _counts_at_most(target, ys, target.size - rows)
+    return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size])
+
+
+def bm_statistic(
+    x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0), rows: np.ndarray | None = None
+) -> BMStat:
     """Brunner-Munzel at shift ``delta`` (``inflate``: factors on each
-    variance component, for serial correlation; 1 for independent samples)."""
+    variance component, for serial correlation; 1 for independent samples;
+    ``rows``: the positions of the differences ``y - x`` near ``delta``, if known, to start from)."""
     xs, ys = x.values, y.values
     nx, ny = x.n, y.n
     target = xs + delta
-    left = np.searchsorted(ys, target, side="left")  # y_j - delta < x_i
+    left = _left(ys, target, rows)  # y_j - delta < x_i
     equal = ys.take(left, mode="clip") == target
     right = left
     if equal.any():  # (a value clipped from beyond the end is no tie)
