@@ -60,22 +60,27 @@ class ArrayDescription:
     median: float
 
 
-def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
+def describe_array(values: Any, factor: float = 1.0, ordered: Any = None) -> ArrayDescription:
     """n, mean, standard deviation, min, max and median of a numpy array.
 
     The mean and standard deviation are computed on the values times
     ``factor`` (a power of two bringing the largest magnitude near 1), so that
     sums of values near 1e308 do not overflow and squares of 1e-320 do not
-    underflow; then scaled back (exact)."""
+    underflow; then scaled back (exact).  ``ordered``: the values sorted, if
+    known (the median then read from it: the same order statistics)."""
     import numpy as np
 
-    from abstat.stats.medians import median
+    from abstat.stats.medians import median, sorted_median
 
     scaled = values * factor if factor != 1.0 else values
     n = int(values.size)
     mean = float(np.mean(scaled)) / factor
     stddev = float(np.std(scaled, ddof=1)) / factor if n > 1 else math.nan
-    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)), float(median(values)))
+    if ordered is not None and n and not (ordered[(n - 1) // 2] == 0.0 or ordered[n // 2] == 0.0):
+        middle = sorted_median(ordered)  # (a zero's sign is whichever the partition leaves there: not read so)
+    else:
+        middle = median(values)
+    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)), float(middle))
 
 
 def summarise(
@@ -101,8 +106,8 @@ def summarise(
     everything = np.concatenate(kept_runs)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
-    d = describe_array(everything, factor)
-    ordered = np.sort(everything)  # once: the median's interval, the ties, the modes and the ranks read it
+    ordered = np.sort(everything)  # once: the median, its interval, the ties, the modes and the ranks read it
+    d = describe_array(everything, factor, ordered)
     ci = median_ci_of_sorted(ordered, confidence)
     if ci is None and medians:
         need = min_n_for_median_ci(confidence)
