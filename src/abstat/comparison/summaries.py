@@ -101,12 +101,17 @@ def summarise(
         s = v.summary
         return v, VariantSummary(v.name, "summary", s.n, s.mean, s.stddev), found
     assert v.runs is not None
-    # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
-    mild, severe, dropped, kept_runs = outliers.classify_runs(list(v.runs), outlier_rule)
+    ordered = np.sort(v.runs[0]) if len(v.runs) == 1 and outlier_rule == "none" else None
+    if ordered is not None and ordered.size and np.isfinite(ordered[0]) and np.isfinite(ordered[-1]):
+        (mild, severe), dropped, kept_runs = outliers.sorted_run_counts(ordered), 0, list(v.runs)
+    else:  # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
+        mild, severe, dropped, kept_runs = outliers.classify_runs(list(v.runs), outlier_rule)
+        ordered = None
     everything = np.concatenate(kept_runs)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
-    ordered = np.sort(everything)  # once: the median, its interval, the ties, the modes and the ranks read it
+    if ordered is None:  # once: the outliers, the median, its interval, the ties, the modes and the ranks read it
+        ordered = np.sort(everything)
     d = describe_array(everything, factor, ordered)
     ci = median_ci_of_sorted(ordered, confidence)
     if ci is None and medians:
