@@ -130,3 +130,15 @@ def test_a_median_read_from_the_sort_is_the_partitioned_one():
     for values in cases:
         plain, shared = describe_array(values), describe_array(values, 1.0, np.sort(values))
         assert repr(plain) == repr(shared)  # (repr: NaN fields compare, and a zero's sign shows)
+
+
+def test_the_grids_differ_warning_reads_the_ties_warnings_of_the_summaries():
+    import abstat
+
+    rng = np.random.default_rng(17)
+    on_20, on_21 = 20.0 * np.round(rng.normal(440, 7, 3000) / 20), 21.0 * np.round(rng.normal(444, 7, 3000) / 21)
+    smooth = rng.normal(444, 7, 3000)
+    for x, y, expected in ((on_20, on_21, True), (on_20, smooth, False), (on_20, on_20 + 20.0, False)):
+        codes = [w.code for w in abstat.compare(x, y).warnings]
+        assert ("grids-differ" in codes) is expected
+        assert bool(diagnostics.grids_differ("a", x, "b", y)) is expected
