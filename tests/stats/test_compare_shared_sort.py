@@ -46,8 +46,10 @@ def test_counts_from_any_guess_are_the_binary_searches(shape):
         ]
         for guess in guesses:
             assert np.array_equal(bm._counts_at_most(t, ys, guess.copy()), exact), (shape, delta)
-            left = bm._left(ys, t, t.size - guess)  # rows: the guess seen from the differences
+            left, at_most = bm._left(ys, t, t.size - guess)  # rows: the guess seen from the differences
             assert np.array_equal(left, np.searchsorted(ys, t, side="left")), (shape, delta)
+            assert np.array_equal(at_most, exact)
+            assert np.array_equal(bm._below(ys.size, left, None), exact)  # what the statistic reads from it
 
 
 @pytest.mark.parametrize("shape", SHAPES)

@@ -106,14 +106,15 @@ def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndar
     return guess
 
 
-def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> np.ndarray:
+def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
     """``np.searchsorted(ys, target, side="left")`` (``y_j < target_i``), from ``rows``: a guess of how many
     ``x_i`` lie below ``y_j - delta`` (the differences' positions at ``delta``, :meth:`~abstat.stats.pairwise.
-    SortedSums.rows_near`): ``y_j < target_i`` exactly when ``target`` has at most ``i`` values ``<= y_j``."""
+    SortedSums.rows_near`): ``y_j < target_i`` exactly when ``target`` has at most ``i`` values ``<= y_j``.
+    With ``rows``, also how many ``target`` values are ``<= y_j`` (what :func:`_below` gives unweighted)."""
     if rows is None or not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
-        return np.searchsorted(ys, target, side="left")
+        return np.searchsorted(ys, target, side="left"), None
     at_most = _counts_at_most(target, ys, target.size - rows)
-    return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size])
+    return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size]), at_most
 
 
 def bm_statistic(
@@ -125,7 +126,9 @@ def bm_statistic(
     xs, ys = x.values, y.values
     nx, ny = x.n, y.n
     target = xs + delta
-    left = _left(ys, target, rows)  # y_j - delta < x_i
+    left, at_most = _left(ys, target, rows)  # y_j - delta < x_i
+    if x.weights is not None:
+        at_most = None  # (then weighted counts)
     equal = ys.take(left, mode="clip") == target
     right = left
     if equal.any():  # (a value clipped from beyond the end is no tie)
@@ -135,12 +138,12 @@ def bm_statistic(
     cy = None if y.weights is None else np.append(0.0, np.cumsum(y.weights))
     if right is left:
         placements_x = (left if cy is None else cy[left]).astype(float)
-        placements_y = _below(ys.size, left, x.weights)
+        placements_y = _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
     elif x.weights is None and np.count_nonzero(equal) <= FEW_TIES:
         placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
         # the counts below ``right`` fall short of those below ``left`` by the ties only, on
         # [left_i, right_i): whole and half numbers, so the same as the general form, exactly
-        placements_y = _below(ys.size, left, None)
+        placements_y = _below(ys.size, left, None) if at_most is None else at_most.astype(float)
         for i in np.flatnonzero(equal).tolist():
             placements_y[left[i] : right[i]] -= 0.5
     else:
