@@ -144,3 +144,12 @@ def test_the_grids_differ_warning_reads_the_ties_warnings_of_the_summaries():
         codes = [w.code for w in abstat.compare(x, y).warnings]
         assert ("grids-differ" in codes) is expected
         assert bool(diagnostics.grids_differ("a", x, "b", y)) is expected
+
+
+def test_the_joined_test_lies_within_the_permutation_sizes():
+    """The default comparison imports the permutation code only up to PERMUTE_MAX values on a side
+    (start-up), so the trimmed t's join must apply below it."""
+    from abstat.stats.hodges_lehmann import PERMUTE_MAX
+    from abstat.stats.permutation_power import JOIN_MAX
+
+    assert JOIN_MAX <= PERMUTE_MAX
