@@ -91,9 +91,8 @@ def summarise(
     (when a rule other than ``none`` is asked for).  ``medians``: the
     comparison compares medians, so a median without a distribution-free
     interval is worth a warning."""
-    import numpy as np
 
-    from abstat.stats import diagnostics, outliers
+    from abstat.stats import diagnostics
     from abstat.stats.location import median_ci_of_sorted, min_n_for_median_ci
 
     found: list[StatWarning] = []
@@ -101,17 +100,11 @@ def summarise(
         s = v.summary
         return v, VariantSummary(v.name, "summary", s.n, s.mean, s.stddev), found
     assert v.runs is not None
-    ordered = np.sort(v.runs[0]) if len(v.runs) == 1 and outlier_rule == "none" else None
-    if ordered is not None and ordered.size and np.isfinite(ordered[0]) and np.isfinite(ordered[-1]):
-        (mild, severe), dropped, kept_runs = outliers.sorted_run_counts(ordered), 0, list(v.runs)
-    else:  # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
-        mild, severe, dropped, kept_runs = outliers.classify_runs(list(v.runs), outlier_rule)
-        ordered = None
-    everything = np.concatenate(kept_runs)
+    # ordered: the one sort of the sample, which the outliers, the median, its interval, the ties,
+    # the modes and the ranks read
+    mild, severe, dropped, kept_runs, everything, ordered = _outliers(v.runs, outlier_rule)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
-    if ordered is None:  # once: the outliers, the median, its interval, the ties, the modes and the ranks read it
-        ordered = np.sort(everything)
     d = describe_array(everything, factor, ordered)
     ci = median_ci_of_sorted(ordered, confidence)
     if ci is None and medians:
@@ -141,8 +134,8 @@ def summarise(
     scaled = everything * factor
     tied = diagnostics.ties(v.name, everything, ordered)
     found += tied
-    if not tied:  # (the product by a power of two keeps the order: the scaled values sorted)
-        found += diagnostics.bimodal(v.name, scaled, ordered * factor if factor != 1.0 else ordered)
+    if not tied:  # (the product by a power of two keeps the order: ``ordered * factor`` is ``scaled`` sorted)
+        found += diagnostics.bimodal(v.name, scaled, ordered * factor)
     if len(kept_runs) > 1:
         from abstat.stats import nested
 
@@ -171,6 +164,23 @@ def summarise(
         summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered))
         found += drifting_found
     return VariantSamples(v.name, kept_runs, None), summary, found
+
+
+def _outliers(runs: list[Any], rule: str) -> tuple[int, int, int, list[Any], Any, Any]:
+    """(mild, severe, dropped, the runs after ``rule``, their values, those sorted); one run kept
+    whole counts its Tukey outliers from the sorted values."""
+    import numpy as np
+
+    from abstat.stats import outliers
+
+    ordered = np.sort(runs[0]) if len(runs) == 1 and rule == "none" else None
+    if ordered is not None and ordered.size and np.isfinite(ordered[0]) and np.isfinite(ordered[-1]):
+        mild, severe = outliers.sorted_run_counts(ordered)
+        return mild, severe, 0, list(runs), np.concatenate(runs), ordered
+    # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
+    mild, severe, dropped, kept = outliers.classify_runs(list(runs), rule)
+    everything = np.concatenate(kept)
+    return mild, severe, dropped, kept, everything, np.sort(everything)
 
 
 def _order(name: str, values: Any, distinct: int | None = None) -> tuple[float, list[StatWarning]]:

@@ -117,14 +117,10 @@ def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[
     return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size]), at_most
 
 
-def bm_statistic(
-    x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0), rows: np.ndarray | None = None
-) -> BMStat:
-    """Brunner-Munzel at shift ``delta`` (``inflate``: factors on each
-    variance component, for serial correlation; 1 for independent samples;
-    ``rows``: the positions of the differences ``y - x`` near ``delta``, if known, to start from)."""
+def _placements(x: Spread, y: Spread, delta: float, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each ``x_i``'s placement among ``y - delta`` (how many are below, ties counting half) and each
+    ``y_j``'s among ``x + delta``, weighted by the other sample's weights."""
     xs, ys = x.values, y.values
-    nx, ny = x.n, y.n
     target = xs + delta
     left, at_most = _left(ys, target, rows)  # y_j - delta < x_i
     if x.weights is not None:
@@ -138,17 +134,26 @@ def bm_statistic(
     cy = None if y.weights is None else np.append(0.0, np.cumsum(y.weights))
     if right is left:
         placements_x = (left if cy is None else cy[left]).astype(float)
-        placements_y = _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
-    elif x.weights is None and np.count_nonzero(equal) <= FEW_TIES:
-        placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
+        return placements_x, _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
+    placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
+    if x.weights is None and np.count_nonzero(equal) <= FEW_TIES:
         # the counts below ``right`` fall short of those below ``left`` by the ties only, on
         # [left_i, right_i): whole and half numbers, so the same as the general form, exactly
         placements_y = _below(ys.size, left, None) if at_most is None else at_most.astype(float)
         for i in np.flatnonzero(equal).tolist():
             placements_y[left[i] : right[i]] -= 0.5
-    else:
-        placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
-        placements_y = (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+        return placements_x, placements_y
+    return placements_x, (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+
+
+def bm_statistic(
+    x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0), rows: np.ndarray | None = None
+) -> BMStat:
+    """Brunner-Munzel at shift ``delta`` (``inflate``: factors on each
+    variance component, for serial correlation; 1 for independent samples;
+    ``rows``: the positions of the differences ``y - x`` near ``delta``, if known, to start from)."""
+    nx, ny = x.n, y.n
+    placements_x, placements_y = _placements(x, y, delta, rows)
     total = placements_y.sum() if y.weights is None else float(np.dot(placements_y, y.weights))
     p_hat = float(total) / (nx * ny)
     vx = x.variance(x.group_means(placements_x)) * inflate[0]
