@@ -16,7 +16,7 @@ import subprocess
 import sys
 import tempfile
 
-from support import paths
+from support import paths, reaper
 
 TESTS = str(paths.TESTS)
 SRC = paths.SRC
@@ -97,7 +97,9 @@ def copy_tree(env: dict, name: str, local: str, remote: str) -> None:
 def boxes_up(pytest, boxes: dict[str, list[str]]):
     """The boxes (name -> ``testbox up`` options) started at once, the benchmark copied to each; yields
     the environment.  Every box is downed on the way out, also when starting one failed."""
+    reaper.ensure()  # the boxes' supervisors and QEMU (sessions of their own) end with this process, even killed
     directory = tempfile.mkdtemp(prefix="abstat-tb-")
+    reaper.remove_on_death(directory)
     env = {
         **os.environ,
         "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", ""),
