@@ -65,7 +65,8 @@ def ensure() -> str:
 
 def _tell(message: dict) -> None:
     ensure()
-    os.write(int(str(_state["pipe"])), (json.dumps(message) + "\n").encode())
+    with contextlib.suppress(OSError):  # a watchdog killed from outside: the test goes on without it
+        os.write(int(str(_state["pipe"])), (json.dumps(message) + "\n").encode())
 
 
 def kill_on_death(pid: int) -> None:
