@@ -44,7 +44,7 @@ def _scipy_critical(x: np.ndarray, y: np.ndarray, seed: int = 0) -> float:
 def _near_the_boundary(count: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """Seeded untied 20 v 20 normal samples whose Brunner-Munzel ``|T|`` (scipy) is near the 5% critical value."""
     rng = np.random.default_rng(20261205)
-    found = []
+    found: list[tuple[np.ndarray, np.ndarray]] = []
     while len(found) < count:
         x, y = rng.normal(0.0, 1.0, 20), rng.normal(0.65, 1.0, 20)
         if 2.0 <= float(_abs_bm(x, y)) <= 2.3:
