@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from scipy import stats
 
-from abstat.stats.hodges_lehmann import hodges_lehmann
+from abstat.stats.hodges_lehmann import OPEN, hodges_lehmann
 from abstat.stats.permutation import bm_permutation, draws_for, random_subsets
 
 ALPHA = 0.05
@@ -75,3 +75,30 @@ def test_the_interval_ends_are_where_scipys_statistic_crosses_the_critical_value
             step = min(abs(float(d[i + inward]) - end), abs(end - float(d[i - inward]))) / 2.0
             assert _abs_bm(x, y - (end + inward * step)) <= c * (1 + 1e-9)  # accepted just inside
             assert _abs_bm(x, y - (end - inward * step)) > c * (1 + 1e-9)  # rejected just outside
+
+
+def _shared_value_cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Seeded 20 v 20 samples sharing one value (a pairwise difference of exactly 0, as equal run medians
+    on both sides give) whose interval ends at 0: draws 35, 301 and 833 of this generator (found by search)."""
+    rng = np.random.default_rng(7)
+    cases: list[tuple[np.ndarray, np.ndarray]] = []
+    for s in range(834):
+        x, y = rng.normal(0.0, 1.0, 20), rng.normal(0.65, 1.0, 20)
+        if s in (35, 301, 833):
+            i, j = np.unravel_index(np.argmin(np.abs(np.subtract.outer(y, x))), (20, 20))
+            y[i] = x[j]
+            cases.append((x, y))
+    return cases
+
+
+def test_an_end_at_a_difference_of_exactly_0_that_the_test_rejects_is_open():
+    for x, y in _shared_value_cases():
+        test = bm_permutation(x, y, ALPHA)
+        h = hodges_lehmann(x, y, 1.0 - ALPHA, permute=True)
+        assert test.p_value < ALPHA and h.p_value == test.p_value  # the test decides, p is not raised
+        assert h.low == OPEN and not h.low <= 0.0 <= h.high  # the verdict and the interval agree
+        c = _scipy_critical(x, y - h.estimate)  # the aligned samples are untied
+        d = np.unique(np.subtract.outer(y, x))
+        above = float(d[np.searchsorted(d, 0.0) + 1]) / 2.0  # a shift inside the gap above 0
+        assert _abs_bm(x, y) > c * (1 + 1e-9)  # 0 itself (mid-ranks at the shared value) is rejected
+        assert _abs_bm(x, y - above) <= c * (1 + 1e-9)  # the shifts just above it are accepted
