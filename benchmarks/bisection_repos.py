@@ -30,16 +30,15 @@ runs, up to 600 to finish confirming a culprit).  ``--simulate``: the same scena
 (:class:`abstat.history.bisect.segments.Bisection`, no git, no build), the same commits changed as the real trial of
 that number and the same noise model drawn from its generator; trial ``i`` of seed ``s`` is history ``1000 s + i``.
 ``--replay``: the real trials themselves, in-process: the benchmark's noise (splitmix64 of the seed and the run's
-number, :func:`bench_noise`) computed in Python for the runs in the order ``abstat bisect`` takes them, so each
-trial spends the same runs and gives the same answer as its real repository (checked: every real trial logged
-agrees, runs and stated probability included), at a fraction of the cost; the git, build and store path is not
+number, ``bench_value`` of tests/support/bisect_repos.py) computed in Python for the runs in the order ``abstat
+bisect`` takes them, so each trial spends the same runs and gives the same answer as its real repository
+(tests/history/bisect/test_bisect_replay.py), at a fraction of the cost; the git, build and store path is not
 exercised.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -52,7 +51,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
-from bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
+from bisect_repos import BUILD, METRIC, RUN, bench_value, make_repo, noise_env, work_of  # noqa: E402
 
 COMMITS = 32
 WORK = 200_000
@@ -65,34 +64,6 @@ SCENARIOS = {  # name: (changes, relative size of each, noise shape)
 }
 
 
-_MASK = (1 << 64) - 1
-
-
-def _mix(x: int) -> int:
-    """bench.c's splitmix64 (tests/support/bisect_repos.py)."""
-    x = (x + 0x9E3779B97F4A7C15) & _MASK
-    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
-    return x ^ (x >> 31)
-
-
-def _uniform(x: int) -> float:
-    return ((_mix(x & _MASK) >> 11) + 0.5) / 9007199254740992.0
-
-
-def bench_noise(seed: int, number: int, work: int, sd: float, shape: str) -> float:
-    """What bench.c prints as ``ns`` for its run ``number`` under ``BENCH_NOISE=COUNTER:seed:sd:shape``."""
-    key = _mix(seed) ^ ((number * 0x2545F4914F6CDD1D) & _MASK)
-    z = math.sqrt(-2.0 * math.log(_uniform(key))) * math.cos(6.283185307179586 * _uniform(key + 1))
-    value = work * 0.5 * (1.0 + sd / 100.0 * z)
-    if shape[0] == "b":
-        if _uniform(key + 2) < 0.5:
-            value *= 1.0 + float(shape[1:]) / 100.0
-    elif _uniform(key + 2) < float(shape[1:]) / 100.0:
-        value *= 1.10 + 0.20 * _uniform(key + 3)
-    return float(round(value))
-
-
 def replay_trial(scenario: str, seed: int, budget: int | None) -> dict:
     """The real trial ``seed`` of ``scenario`` (:func:`trial`) in-process (``--replay``), scored as it is."""
     from abstat.history.bisect.search import OVERRUN
@@ -103,14 +74,13 @@ def replay_trial(scenario: str, seed: int, budget: int | None) -> dict:
     at = sorted(int(c) for c in rng.choice(np.arange(1, COMMITS + 1), size=count, replace=False))
     noise_seed = int(rng.integers(1, 2**62))
     # make_repo's work per commit: index i is commit number i + 1, the steps at numbers a + 1
-    works = [
-        WORK + int(round(WORK * sum(s for a, s in zip(at, sizes, strict=True) if i >= a))) for i in range(COMMITS + 1)
-    ]
+    steps = {a + 1: s for a, s in zip(at, sizes, strict=True)}
+    works = [work_of(i + 1, WORK, steps) for i in range(COMMITS + 1)]
     taken = [0]
 
     def measure(commit: int) -> float:
         taken[0] += 1
-        return bench_noise(noise_seed, taken[0] - 1, works[commit], 2.0, shape)
+        return bench_value(noise_seed, taken[0] - 1, works[commit], 2.0, shape)
 
     search = Bisection(COMMITS, budget=budget or 400, overrun=OVERRUN if budget is None else 0.0)
     return _scored(simulate(search, measure), at)
