@@ -46,9 +46,6 @@ SLOPE_T = 0.0  # the slope is in the model when its t exceeds this (0: always). 
 #                         windows) found 0.06-0.15 more recall but cut the interval's coverage to 0.80-0.91:
 #                         `python benchmarks/changepoints.py --series 100 --seed 2 --set decide.SLOPE_T=0.5
 #                         --set decide.SIZE_SLOPE_SIDE=20` (docs/history.md).  Coverage was kept.
-FLAT_SLOPE_T = 2.0  # a revert's edge judged without the slope gets it back when the slope's |t| in the
-#                         widened model exceeds this (None: never): a drift under an up-down pair biased the
-#                         flat step (drift coverage 0.89, seed 1007920322)
 
 
 @dataclass
@@ -196,8 +193,6 @@ def judge(
     from abstat.stats.distributions import stdtr, stdtrit
 
     fa, fb, others = wide if wide is not None else (a, b, ())
-    if not slope and FLAT_SLOPE_T is not None:
-        slope = slope_t(sums, fa, k, fb, others) > FLAT_SLOPE_T
 
     def one(position: int) -> tuple[float, float, int, float | None]:
         return step_model(sums, fa, position, fb, tuple(o for o in others if o != position), slope)
@@ -230,18 +225,6 @@ def judge(
         o_low, o_high = bounds(o_diff, o_se, o_df, deficit)
         low, high = min(low, o_low), max(high, o_high)
     return Judgement(diff, low, high, min(1.0, 2.0 * stdtr(df, -abs(diff) / se)), score is not None)
-
-
-def slope_t(sums: Sums, a: int, k: int, b: int, others: tuple[int, ...]) -> float:
-    """The |t| of the common slope in the weighted least-squares fit on [a, b) of a level, a slope and
-    steps at ``k`` and ``others`` (0 when the fit has no degrees of freedom)."""
-    inner = tuple(o - a for o in others if o != k)
-    try:
-        coef, inverse, residual, df = _fit(sums.x[a:b], sums.weight[a:b], k - a, True, inner)
-    except np.linalg.LinAlgError:
-        return 0.0
-    variance = float(residual @ residual) / df * float(inverse[1, 1]) if df > 0 else 0.0
-    return abs(float(coef[1])) / math.sqrt(variance) if variance > 0 else 0.0
 
 
 def joint_level(df: int, confidence: float) -> float:
