@@ -10,7 +10,6 @@ import sys
 import numpy as np
 import pytest
 
-import abstat.history.changepoints as changepoints
 from abstat.history.changepoints import DEFAULT_MAX_PVALUE, detect
 from support import paths
 
@@ -105,8 +104,7 @@ def test_a_revert_edge_the_decision_rejects_does_not_take_its_partner_with_it():
     # (changepoints.NUISANCE), not reported: abstat found 14 of these 80 edges before, then 30 (PELT-L2 57:
     # its BIC penalty asks less than p 0.001).  A revert's edge is now also judged without the slope
     # (changepoints.REVERT_FLAT): 59 edges; 5 other points (2 before, PELT-L2 15), three of them an edge
-    # placed 3 revisions off (18, 24, 24).  REVERT_FLAT is off since issue 40 round 8 (a drift under the
-    # pair biased the flat size: drift coverage 0.926-0.948): 30 edges, 2 other points; with it, >= 50
+    # placed 3 revisions off (18, 24, 24)
     edges = false = 0
     for seed in range(40):
         values = np.random.default_rng(seed).normal(100.0, 1.0, 45)
@@ -115,7 +113,7 @@ def test_a_revert_edge_the_decision_rejects_does_not_take_its_partner_with_it():
         assert all((c.low > 0 or c.high < 0) and c.p_value <= DEFAULT_MAX_PVALUE for c in found)
         edges += sum(any(abs(c.index - t) <= 2 for c in found) for t in (15, 27))
         false += sum(all(abs(c.index - t) > 2 for t in (15, 27)) for c in found)
-    assert edges >= (50 if changepoints.REVERT_FLAT else 28)
+    assert edges >= 50
     assert false <= 6
 
 

@@ -69,8 +69,7 @@ AR1_TEST = True  # ... then the step is tested by GLS under AR(1) errors (:mod:`
 AR1_REACH = 2  # ... at the best location within this many revisions (Bonferroni over them)
 NUISANCE = True  # a confirmed change the decision does not report stays in its neighbours' models
 AR1_RAMPS = True  # ... and also as a ramp of each width of decide.RAMPS
-REVERT_FLAT = False  # a revert's edge (drift.DriftCheck.reverted, no serial correlation) is judged without the
-#                       slope (True: the rule before; drift coverage 0.926-0.948 on 6 seeds, docs/history.md)
+REVERT_FLAT = True  # a revert's edge (drift.DriftCheck.reverted, no serial correlation) is judged without the slope
 GUARD = 3  # the confirmation leaves out this many revisions next to a neighbouring change
 
 
