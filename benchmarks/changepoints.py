@@ -294,6 +294,7 @@ def evaluate(shape: str, series: list, name: str, detector) -> dict[str, float]:
         "spikes": spikes_hit,
         "alarmed": alarmed / len(series),
         "coverage": covered / tp if tp else math.nan,
+        "matched": tp,
         "errors": errors,
         "cpu": time.process_time() - started,
         "kinds": (kinds[0] / kinds[1] if kinds[1] else math.nan, kinds[2] / kinds[3] if kinds[3] else math.nan),
@@ -566,7 +567,7 @@ def main() -> int:
                     f"{r['fa']:.2f}",
                     str(r["spikes"]) if shape == "spikes" else "-",
                     f"{100 * r['alarmed']:.0f}%" if not steps else "-",
-                    f"{r['coverage']:.2f}" if name == "abstat" and steps else "-",
+                    f"{r['coverage']:.3f} of {r['matched']}" if name == "abstat" and steps else "-",
                     str(r["errors"]),
                     f"{r['cpu']:.1f}",
                 ]
