@@ -309,6 +309,21 @@ def test_export_of_a_store_with_damaged_pages_exports_what_is_readable(tmp_path)
         assert done.returncode in (0, 2) and (done.returncode == 0 or "damaged store" in done.stderr)
 
 
+def test_a_sample_whose_metric_the_store_cannot_read_is_a_damaged_store_not_an_internal_error(tmp_path):
+    """A damaged page can hand out a metric of another type (a blob); sorting the sets' keys met it as
+    ``TypeError: '<' not supported`` (an internal error from report and show)."""
+    path = str(tmp_path / "s.db")
+    done = abstat("run", "-n", "3", "-v", "a=true", "-v", "b=true", "--experiment", "d", "--store", path)
+    assert done.returncode == 0, done.stderr
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE samples SET metric = X'DEAD' WHERE metric = 'wall' AND run_id = (SELECT min(id) FROM runs)")
+    for command in (["report"], ["show", "d"]):
+        refused = abstat(*command, "--store", path)
+        clean(refused)
+        assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1, refused.stderr
+        assert "damaged store (unreadable run, variant or metric in 1 of " in refused.stderr
+
+
 @pytest.mark.parametrize(
     "url",
     [

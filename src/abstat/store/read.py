@@ -14,7 +14,7 @@ from typing import Any
 from abstat.store.read_rows import RowReader
 from abstat.store.read_runs import BY_INVOCATION, BY_VARIANT, RunReader, and_in
 from abstat.store.read_sets import SetReader
-from abstat.store.run_groups import common_unit, numbers_by_run, replicates, run_groups
+from abstat.store.run_groups import common_unit, numbers_by_run, refuse_unreadable_keys, replicates, run_groups
 from abstat.store.records import ExperimentSummary
 
 
@@ -216,6 +216,7 @@ class StoreReader(RowReader, RunReader, SetReader):
         found: dict[tuple[str, str | None], dict[int, dict[int, list[float]]]] = {}
         sizes: dict[tuple[str, str | None], dict[int, dict[int, list[int]]]] = {}  # each process run's count
         groups, starts = run_groups(self.db.execute(sql, params))
+        refuse_unreadable_keys(self, groups)
         for key, values in sorted(groups.items(), key=_filing_order):
             variant_id, metric, invocation_id, unit = key
             group, counts = numbers_by_run(values, starts.get(key), self._numbers, metric, invocation_id)

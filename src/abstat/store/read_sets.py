@@ -10,7 +10,7 @@ from typing import Any
 
 from abstat.store.read_runs import BY_RUN, BY_VARIANT, and_in, drained, gc_paused, shared
 from abstat.store.records import SampleSet
-from abstat.store.run_groups import numbers_by_run, replicates, run_groups
+from abstat.store.run_groups import numbers_by_run, refuse_unreadable_keys, replicates, run_groups
 
 
 class SetReader:
@@ -89,6 +89,7 @@ class SetReader:
         sets: dict[tuple, dict[str, Any]] = {}
         canons: dict[int, tuple] = {}  # invocation -> its labels' part of its sets' keys (equal ones shared)
         interned: dict[tuple, tuple] = {}
+        refuse_unreadable_keys(self, groups)
         for key in sorted(groups, key=_INVOCATION_FIRST):
             variant_id, metric, invocation_id, unit = key
             if variant_id not in names or invocation_id not in hosts:  # created after the lookups were read
@@ -154,6 +155,8 @@ class SetReader:
 
 
 _INVOCATION_FIRST = itemgetter(2, 0, 1)
+
+
 NO_RECORD: dict[str, Any] = {}  # the record of every set read without one: one object, as records are
 # shared (an invocation's sets share its record; nothing changes a set's record), not 10^5 empty dicts
 

@@ -20,8 +20,28 @@ the marks stay on the runs' boundaries.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
+
+
+def refuse_unreadable_keys(store: Any, groups: Mapping[tuple[Any, ...], Any]) -> None:
+    """A sample whose run, variant or metric the store cannot read (a damaged page hands out NULLs or
+    other types) belongs to no set: the store is damaged, and a report of the rest would silently
+    leave samples out (``abstat export`` exports the readable ones and says what it left)."""
+    bad = sum(
+        1
+        for variant, metric, invocation, _ in groups
+        if not isinstance(metric, str) or not isinstance(variant, int) or not isinstance(invocation, int)
+    )
+    if bad:
+        from abstat.errors import InputError
+
+        damage = store.check_damage() if hasattr(store, "check_damage") else []
+        found = "; ".join(damage[:3]) or f"unreadable run, variant or metric in {bad} of {len(groups)} sample groups"
+        raise InputError(
+            f"damaged store ({found}); `abstat export` writes the readable samples",
+            path=getattr(store, "display", None),
+        )
 
 
 def run_groups(
