@@ -263,11 +263,31 @@ def hodges_lehmann(
     else:
         estimate, low, high = _large(sx, sy, confidence, inflate, fixed)
     if p < alpha and low <= 0.0 <= high:
-        p = alpha  # the accepted shifts straddle 0 after all: the interval decides
+        low, high, p = _straddling(estimate, low, high, p, alpha, sx.groups is not None or sy.groups is not None)
     elif not p < alpha and not low <= 0.0 <= high:
         low, high = min(low, 0.0), max(high, 0.0)  # 0 is accepted: it belongs in the interval
     mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
     return HLResult(estimate, low, high, p, at_zero.df, mid, sx.groups is not None or sy.groups is not None)
+
+
+OPEN_END = 1e-9  # an interval's open end at 0, as this share of the estimate
+
+
+def _straddling(
+    estimate: float, low: float, high: float, p: float, alpha: float, tied: bool
+) -> tuple[float, float, float]:
+    """The test rejects no change but the inverted interval holds 0.  Untied data: the interval decides
+    (``p`` raised to ``alpha``).  Tied data: the test decides, and the interval keeps the accepted shifts
+    on the estimate's side of 0 (``(0, high]`` or ``[low, 0)``; its end at 0 is open, held as
+    :data:`OPEN_END` of the estimate).  There the two statistics differ at 0 itself: the test compares the
+    tied values as ties, exactly (the permutation law of the observed table), the interval the values
+    spread over their cells, whose placements vary more, so at 0 it is the weaker of the two; calling
+    only what both call cost a grid sub-step change 1.6 points of power (docs/statistics.md, wave 11).
+    Coverage loses only draws whose true shift lies on the other side of 0 from a significant estimate."""
+    if not tied or estimate == 0.0:
+        return low, high, alpha
+    edge = OPEN_END * estimate  # (same sign as the estimate)
+    return (edge, high, p) if estimate > 0.0 else (low, edge, p)
 
 
 def centre(values: np.ndarray) -> float:
