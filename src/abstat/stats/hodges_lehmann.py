@@ -279,10 +279,11 @@ def _straddling(
     """The test rejects no change but the inverted interval holds 0.  Untied data: the interval decides
     (``p`` raised to ``alpha``).  Tied data: the test decides, and the interval keeps the accepted shifts
     on the estimate's side of 0 (``(0, high]`` or ``[low, 0)``; its end at 0 is open, held as
-    :data:`OPEN_END` of the estimate).  There the two statistics differ at 0 itself: the test compares the
-    tied values as ties, exactly (the permutation law of the observed table), the interval the values
-    spread over their cells, whose placements vary more, so at 0 it is the weaker of the two; calling
-    only what both call cost a grid sub-step change 1.6 points of power (docs/statistics.md, wave 11).
+    :data:`OPEN_END` of the estimate).  At 0 both use the same statistic (Brunner-Munzel's with
+    mid-ranks), but the test refers it to the permutation law of the observed table of counts per level
+    (exact for no change, mid-p), the interval to that of the samples aligned at the estimate, off the
+    grid (about twice the levels), whose critical value is larger; calling only what both call cost a
+    grid sub-step change 1.6 points of power (docs/statistics.md, wave 11).
     Coverage loses only draws whose true shift lies on the other side of 0 from a significant estimate."""
     if not tied or estimate == 0.0:
         return low, high, alpha
