@@ -66,3 +66,18 @@ def test_on_grid_data_the_verdict_and_the_interval_always_agree():
         assert (h.p_value < 0.05) == (not h.low <= 0.0 <= h.high)
         assert h.low <= h.estimate <= h.high
     assert called >= 10  # (the check above is not vacuous)
+
+
+def test_samples_on_different_grids_keep_the_interval_s_word():
+    # grid 20 against grid 21, one latent N(440, 7): the raw values are not comparable step by step (441 is
+    # always above 440), so a raw test calls almost every such pair; the spread interval decides there
+    rng = np.random.default_rng(7)
+    raw_calls = calls = 0
+    for _ in range(40):
+        x = 20.0 * np.round(rng.normal(440, 7, 50) / 20)
+        y = 21.0 * np.round(rng.normal(440, 7, 50) / 21)
+        h = hodges_lehmann(np.log(x), np.log(y), 0.95, seed=1)
+        raw_calls += stats.brunnermunzel(x, y).pvalue < 0.05
+        calls += h.p_value < 0.05
+        assert (h.p_value < 0.05) == (not h.low <= 0.0 <= h.high)
+    assert raw_calls >= 36 and calls <= 8  # (measured: 40 and 3 of 40; the new rule alone gave 40)
