@@ -159,7 +159,8 @@ def _compare(
         runs = [len(vx.runs), len(vy.runs)]
     else:
         assert vx.runs is not None and vy.runs is not None
-        result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed)
+        tied = _tied(wx, wy, factor)
+        result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed, tied)
     result = _constant_side(result, sx, sy)
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))
@@ -195,6 +196,14 @@ def _compare(
         centers=centers,
         center_kind=result.center_kind or result.center,
     )
+
+
+def _tied(found_x: list[StatWarning], found_y: list[StatWarning], factor: float) -> tuple[bool, bool] | None:
+    """Whether each flat sample is heavily tied: its summary's ties warning says so (one run, the
+    one summarised); None when rescaled (a value may underflow into another's: then counted again)."""
+    if factor != 1.0:
+        return None
+    return any(w.code == "ties" for w in found_x), any(w.code == "ties" for w in found_y)
 
 
 def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSummary) -> analyses.Result:

@@ -150,10 +150,11 @@ def hodges_lehmann_ratio(
         centres=centres,
         center_kind=kind,
     )
-    from abstat.stats.permutation_power import JOIN_MAX
+    if min(lx.size, ly.size) <= PERMUTE_MAX:  # (JOIN_MAX is below it: larger samples import no permutation code)
+        from abstat.stats.permutation_power import JOIN_MAX
 
-    if min(lx.size, ly.size) <= JOIN_MAX:
-        _join_trimmed(result, x, y, confidence, inflate)
+        if min(lx.size, ly.size) <= JOIN_MAX:
+            _join_trimmed(result, x, y, confidence, inflate)
     return result
 
 

@@ -22,8 +22,10 @@ def flat_change(
     notes: list[StatWarning],
     lag1: tuple[float | None, float | None] = (None, None),
     seed: int = 0,
+    tied: tuple[bool, bool] | None = None,
 ) -> analyses.Result:
-    """Independent samples: the default rule, medians or means."""
+    """Independent samples: the default rule, medians or means (``tied``: whether each is heavily
+    tied, :func:`abstat.stats.diagnostics.heavily_tied`, if known)."""
     import numpy as np
 
     from abstat.comparison import estimands
@@ -33,7 +35,7 @@ def flat_change(
     x, y = vx.runs[0], vy.runs[0]
     positive = bool(np.all(x > 0) and np.all(y > 0))
     warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
-    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y)
+    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied)
     inflate = serial_factors_noted(vx.name, x, vy.name, y, notes, lag1)
     if center == "auto":
         result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed)

@@ -60,22 +60,27 @@ class ArrayDescription:
     median: float
 
 
-def describe_array(values: Any, factor: float = 1.0) -> ArrayDescription:
+def describe_array(values: Any, factor: float = 1.0, ordered: Any = None) -> ArrayDescription:
     """n, mean, standard deviation, min, max and median of a numpy array.
 
     The mean and standard deviation are computed on the values times
     ``factor`` (a power of two bringing the largest magnitude near 1), so that
     sums of values near 1e308 do not overflow and squares of 1e-320 do not
-    underflow; then scaled back (exact)."""
+    underflow; then scaled back (exact).  ``ordered``: the values sorted, if
+    known (the median then read from it: the same order statistics)."""
     import numpy as np
 
-    from abstat.stats.medians import median
+    from abstat.stats.medians import median, sorted_median
 
     scaled = values * factor if factor != 1.0 else values
     n = int(values.size)
     mean = float(np.mean(scaled)) / factor
     stddev = float(np.std(scaled, ddof=1)) / factor if n > 1 else math.nan
-    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)), float(median(values)))
+    if ordered is not None and n and not (ordered[(n - 1) // 2] == 0.0 or ordered[n // 2] == 0.0):
+        middle = sorted_median(ordered)  # (a zero's sign is whichever the partition leaves there: not read so)
+    else:
+        middle = median(values)
+    return ArrayDescription(n, mean, stddev, float(np.min(values)), float(np.max(values)), float(middle))
 
 
 def summarise(
@@ -86,23 +91,22 @@ def summarise(
     (when a rule other than ``none`` is asked for).  ``medians``: the
     comparison compares medians, so a median without a distribution-free
     interval is worth a warning."""
-    import numpy as np
 
-    from abstat.stats import diagnostics, outliers
-    from abstat.stats.location import median_ci, min_n_for_median_ci
+    from abstat.stats import diagnostics
+    from abstat.stats.location import median_ci_of_sorted, min_n_for_median_ci
 
     found: list[StatWarning] = []
     if v.summary is not None:
         s = v.summary
         return v, VariantSummary(v.name, "summary", s.n, s.mean, s.stddev), found
     assert v.runs is not None
-    # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
-    mild, severe, dropped, kept_runs = outliers.classify_runs(list(v.runs), outlier_rule)
-    everything = np.concatenate(kept_runs)
+    # ordered: the one sort of the sample, which the outliers, the median, its interval, the ties,
+    # the modes and the ranks read
+    mild, severe, dropped, kept_runs, everything, ordered = _outliers(v.runs, outlier_rule)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
-    d = describe_array(everything, factor)
-    ci = median_ci(everything, confidence)
+    d = describe_array(everything, factor, ordered)
+    ci = median_ci_of_sorted(ordered, confidence)
     if ci is None and medians:
         need = min_n_for_median_ci(confidence)
         found.append(
@@ -128,10 +132,10 @@ def summarise(
         dropped,
     )
     scaled = everything * factor
-    tied = diagnostics.ties(v.name, everything)
+    tied = diagnostics.ties(v.name, everything, ordered)
     found += tied
-    if not tied:
-        found += diagnostics.bimodal(v.name, scaled)
+    if not tied:  # (the product by a power of two keeps the order: ``ordered * factor`` is ``scaled`` sorted)
+        found += diagnostics.bimodal(v.name, scaled, ordered * factor)
     if len(kept_runs) > 1:
         from abstat.stats import nested
 
@@ -157,18 +161,36 @@ def summarise(
                 )
             )
     else:
-        summary.lag1, drifting_found = _order(v.name, everything)
+        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered))
         found += drifting_found
     return VariantSamples(v.name, kept_runs, None), summary, found
 
 
-def _order(name: str, values: Any) -> tuple[float, list[StatWarning]]:
+def _outliers(runs: list[Any], rule: str) -> tuple[int, int, int, list[Any], Any, Any]:
+    """(mild, severe, dropped, the runs after ``rule``, their values, those sorted); one run kept
+    whole counts its Tukey outliers from the sorted values."""
+    import numpy as np
+
+    from abstat.stats import outliers
+
+    ordered = np.sort(runs[0]) if len(runs) == 1 and rule == "none" else None
+    if ordered is not None and ordered.size and np.isfinite(ordered[0]) and np.isfinite(ordered[-1]):
+        mild, severe = outliers.sorted_run_counts(ordered)
+        return mild, severe, 0, list(runs), np.concatenate(runs), ordered
+    # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
+    mild, severe, dropped, kept = outliers.classify_runs(list(runs), rule)
+    everything = np.concatenate(kept)
+    return mild, severe, dropped, kept, everything, np.sort(everything)
+
+
+def _order(name: str, values: Any, distinct: int | None = None) -> tuple[float, list[StatWarning]]:
     """One sample's lag-1 rank autocorrelation and drift warnings; none for a
-    sorted sample (a sorted file: its order is the sort's, not time)."""
+    sorted sample (a sorted file: its order is the sort's, not time); ``distinct``: how many
+    distinct values it has, if known."""
     from abstat.stats import diagnostics
 
     if is_sorted(values):
         return 0.0, []
-    correlations = diagnostics.rank_correlations(values)
+    correlations = diagnostics.rank_correlations(values, distinct)
     lag1 = correlations[1] if correlations is not None else 0.0
     return lag1, diagnostics.drift(name, values, correlations=correlations)

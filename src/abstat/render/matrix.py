@@ -156,7 +156,7 @@ def title(report: Report) -> str:
 
 def plain_table(report: Report) -> str:
     headers, body, align = table_grid(report)
-    return "\n".join(tables.plain(headers, body, align))
+    return tables.plain_text(headers, body, align)
 
 
 def long_table(report: Report) -> str:

@@ -200,3 +200,23 @@ def _concatenate(runs: list[Any]) -> Any:
     import numpy as np
 
     return np.concatenate([np.asarray(run, dtype=float) for run in runs]) if runs else np.asarray([], dtype=float)
+
+
+def cell_centre(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tuple[float, str, int, int]:
+    """(centre, its kind, n, values dropped by the outlier rule) of a cell before any comparison: the
+    median of the samples kept (on the data's grid for integer data: :mod:`abstat.report.centres`),
+    or with several runs or ``--center mean`` the centre its comparisons compare (``centre_of``).
+    A comparison then replaces them with the centres it agreed (:func:`abstat.report.matrix._agree`)."""
+    from abstat.comparison.estimands import centre_of
+
+    groups = [list(run) for run in runs if len(run)]
+    quick = small_median(groups, center, outliers)
+    if quick is not None:
+        return quick, "median", len(groups[0]), 0
+    kept = kept_runs(groups[0] if len(groups) == 1 else groups, outliers) or []
+    n = sum(len(run) for run in kept)
+    dropped = sum(len(run) for run in groups) - n
+    if len(groups) == 1 and center != "mean" and n:
+        return shown_median(kept[0]), "median", n, dropped
+    value, kind = centre_of([list(map(float, run)) for run in kept] or groups, center)
+    return value, kind, n, dropped

@@ -112,10 +112,12 @@ def _check(adjust: str, confidence: float, center: str) -> None:
 
 
 def compare_cells(grid: Grid, layout: Layout, options: Options, notes: Footnotes, *, strict: bool = False) -> list[Row]:
-    """The grid's rows: a cell per set, each off the baseline column compared with its row's baseline."""
+    """The grid's rows: a cell per set, each off the baseline column compared with its row's baseline; the
+    grid consumed (each slot let go once its row is made: not 10^5 revisions x metrics slots held)."""
     per_source = Counter(s.source for slot in grid.values() for s in slot.values())
     report_rows: list[Row] = []
-    for row_id, slot in grid.items():
+    for row_id in list(grid):
+        slot = grid.pop(row_id)
         cells = {
             column: _cell(row_id, column, slot[column], per_source[slot[column].source] > 1, options, notes)
             for column in layout.columns
@@ -126,7 +128,7 @@ def compare_cells(grid: Grid, layout: Layout, options: Options, notes: Footnotes
             if column == layout.baseline:
                 continue
             if base is None:
-                cell.notes.append(
+                cell.add_note(
                     notes.add(
                         f"no baseline ({layout.by}={layout.baseline}) to compare with",
                         row_text(layout.row_keys, row_id),
@@ -157,20 +159,25 @@ def _cell(
         n=sample_set.n,
         shared_source=shared,
         report_center=options.center,
+        notes=(),  # (lists made with a first note: cell.add_note)
+        messages=(),
     )
     if summary is None:
-        cell.center, cell.shown_kind, cell.n, cell.dropped = _center(sample_set.runs, options.center, options.outliers)
+        from abstat.report.centres import cell_centre
+
+        cell.center, cell.shown_kind, cell.n, cell.dropped = cell_centre(
+            sample_set.runs, options.center, options.outliers
+        )
     for note in sample_set.notes:
-        cell.notes.append(notes.add(note))
-        cell.messages.append({"code": "input", "message": note, "variant": cell.name})
+        cell.add_note(notes.add(note), {"code": "input", "message": note, "variant": cell.name})
     if summary is not None:
-        cell.notes.append(notes.add_warning(StatWarning("summary-only", "summary statistics only"), cell.place))
-        cell.messages.append(
+        cell.add_note(
+            notes.add_warning(StatWarning("summary-only", "summary statistics only"), cell.place),
             {
                 "code": "summary-only",
                 "variant": cell.name,
                 "message": f"summary statistics only (n={summary.n}, mean {summary.mean!r}, stddev {summary.stddev!r})",
-            }
+            },
         )
     return cell
 
@@ -183,15 +190,16 @@ def _compare_cell(base: Cell, cell: Cell, options: Options, notes: Footnotes, st
     except AbstatError as err:
         if strict:
             raise
-        cell.notes.append(notes.add(f"not compared: {err}", cell.place))
-        cell.messages.append({"code": "not-compared", "message": str(err), "variant": None})
+        cell.add_note(
+            notes.add(f"not compared: {err}", cell.place),
+            {"code": "not-compared", "message": str(err), "variant": None},
+        )
         return
     for warning in cell.comparison.warnings:
         # one footnote per kind of warning, listing the cells (the side
         # a warning about one variant concerns, else the row)
         side = base if warning.variant is not None and warning.variant == base.name else cell
-        cell.notes.append(notes.add_warning(warning, side.place))
-        cell.messages.append(warning.to_dict())
+        cell.add_note(notes.add_warning(warning, side.place), warning.to_dict())
 
 
 def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
@@ -243,7 +251,7 @@ def adjust_cells(report_rows: list[Row], adjust: str, confidence: float, notes: 
         cell.comparison = comparison
         if comparison.p_value is None:
             cell.significant = bool(comparison.significant)
-            cell.notes.append(
+            cell.add_note(
                 notes.add(
                     f"method {comparison.method} gives no p-value",
                     cell.place,
@@ -288,27 +296,6 @@ def _table(layout: Layout, report_rows: list[Row], notes: Footnotes, adjust: str
         short_footnotes=notes.short_texts(72),
         findings=notes.findings,
     )
-
-
-def _center(runs: Sequence[Sequence[float]], center: str, outliers: str) -> tuple[float, str, int, int]:
-    """(centre, its kind, n, values dropped by the outlier rule) of a cell before any comparison: the
-    median of the samples kept (on the data's grid for integer data: :mod:`abstat.report.centres`),
-    or with several runs or ``--center mean`` the centre its comparisons compare (``centre_of``).
-    A comparison then replaces them with the centres it agreed (:func:`_agree`)."""
-    from abstat.comparison.estimands import centre_of
-    from abstat.report.centres import kept_runs, shown_median, small_median
-
-    groups = [list(run) for run in runs if len(run)]
-    quick = small_median(groups, center, outliers)
-    if quick is not None:
-        return quick, "median", len(groups[0]), 0
-    kept = kept_runs(groups[0] if len(groups) == 1 else groups, outliers) or []
-    n = sum(len(run) for run in kept)
-    dropped = sum(len(run) for run in groups) - n
-    if len(groups) == 1 and center != "mean" and n:
-        return shown_median(kept[0]), "median", n, dropped
-    value, kind = centre_of([list(map(float, run)) for run in kept] or groups, center)
-    return value, kind, n, dropped
 
 
 def _summaries(rows: list[Row], columns: list[str], confidence: float) -> list[Summary]:

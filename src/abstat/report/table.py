@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,12 +27,19 @@ class Cell:
     comparison: Any = None  # abstat.comparison.Comparison or None
     p_adjusted: float | None = None
     significant: bool | None = None
-    notes: list[int] = field(default_factory=list)  # footnote numbers
-    messages: list[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
+    notes: Sequence[int] = field(default_factory=list)  # footnote numbers (:meth:`add_note` adds)
+    messages: Sequence[dict[str, Any]] = field(default_factory=list)  # the notes in full (JSON, HTML)
     shared_source: bool = False  # the source file holds other cells too
     report_center: str = "auto"  # the report's --center (auto, median or mean)
     shown_kind: str | None = None  # what ``center`` is, when the report chose it (report/centres.py)
     dropped: int = 0  # values the outlier rule dropped; n, centre and change use the rest
+
+    def add_note(self, number: int, message: dict[str, Any] | None = None) -> None:
+        """A footnote number (and its message in full) for the cell; its lists are made with its first
+        note (a report builds its cells with none: 10^5 revisions x metrics cells, mostly note-less)."""
+        self.notes = [*self.notes, number]
+        if message is not None:
+            self.messages = [*self.messages, message]
 
     @property
     def center_kind(self) -> str:

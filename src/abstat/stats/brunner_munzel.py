@@ -14,6 +14,7 @@ import numpy as np
 from abstat.stats.distributions import stdtr
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points
+FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
 
 
 @dataclass(frozen=True)
@@ -93,13 +94,37 @@ def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.n
     return np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1)[:size], dtype=float)
 
 
-def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0)) -> BMStat:
-    """Brunner-Munzel at shift ``delta`` (``inflate``: factors on each
-    variance component, for serial correlation; 1 for independent samples)."""
+def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
+    """``np.searchsorted(t, ys, side="right")`` (both ascending, finite) from a ``guess`` of it: the
+    guesses that the neighbouring values confirm are kept, the others searched."""
+    n = t.size
+    guess = np.clip(guess, 0, n)
+    wrong = ((guess > 0) & (t.take(np.maximum(guess - 1, 0)) > ys)) | ((guess < n) & (t.take(guess, mode="clip") <= ys))
+    bad = np.flatnonzero(wrong)
+    if bad.size:
+        guess[bad] = np.searchsorted(t, ys[bad], side="right")
+    return guess
+
+
+def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """``np.searchsorted(ys, target, side="left")`` (``y_j < target_i``), from ``rows``: a guess of how many
+    ``x_i`` lie below ``y_j - delta`` (the differences' positions at ``delta``, :meth:`~abstat.stats.pairwise.
+    SortedSums.rows_near`): ``y_j < target_i`` exactly when ``target`` has at most ``i`` values ``<= y_j``.
+    With ``rows``, also how many ``target`` values are ``<= y_j`` (what :func:`_below` gives unweighted)."""
+    if rows is None or not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
+        return np.searchsorted(ys, target, side="left"), None
+    at_most = _counts_at_most(target, ys, target.size - rows)
+    return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size]), at_most
+
+
+def _placements(x: Spread, y: Spread, delta: float, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Each ``x_i``'s placement among ``y - delta`` (how many are below, ties counting half) and each
+    ``y_j``'s among ``x + delta``, weighted by the other sample's weights."""
     xs, ys = x.values, y.values
-    nx, ny = x.n, y.n
     target = xs + delta
-    left = np.searchsorted(ys, target, side="left")  # y_j - delta < x_i
+    left, at_most = _left(ys, target, rows)  # y_j - delta < x_i
+    if x.weights is not None:
+        at_most = None  # (then weighted counts)
     equal = ys.take(left, mode="clip") == target
     right = left
     if equal.any():  # (a value clipped from beyond the end is no tie)
@@ -109,10 +134,26 @@ def bm_statistic(x: Spread, y: Spread, delta: float, inflate: tuple[float, float
     cy = None if y.weights is None else np.append(0.0, np.cumsum(y.weights))
     if right is left:
         placements_x = (left if cy is None else cy[left]).astype(float)
-        placements_y = _below(ys.size, left, x.weights)
-    else:
-        placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
-        placements_y = (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+        return placements_x, _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
+    placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
+    if x.weights is None and np.count_nonzero(equal) <= FEW_TIES:
+        # the counts below ``right`` fall short of those below ``left`` by the ties only, on
+        # [left_i, right_i): whole and half numbers, so the same as the general form, exactly
+        placements_y = _below(ys.size, left, None) if at_most is None else at_most.astype(float)
+        for i in np.flatnonzero(equal).tolist():
+            placements_y[left[i] : right[i]] -= 0.5
+        return placements_x, placements_y
+    return placements_x, (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+
+
+def bm_statistic(
+    x: Spread, y: Spread, delta: float, inflate: tuple[float, float] = (1.0, 1.0), rows: np.ndarray | None = None
+) -> BMStat:
+    """Brunner-Munzel at shift ``delta`` (``inflate``: factors on each
+    variance component, for serial correlation; 1 for independent samples;
+    ``rows``: the positions of the differences ``y - x`` near ``delta``, if known, to start from)."""
+    nx, ny = x.n, y.n
+    placements_x, placements_y = _placements(x, y, delta, rows)
     total = placements_y.sum() if y.weights is None else float(np.dot(placements_y, y.weights))
     p_hat = float(total) / (nx * ny)
     vx = x.variance(x.group_means(placements_x)) * inflate[0]

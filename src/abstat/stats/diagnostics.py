@@ -56,24 +56,31 @@ def tie_counts(values: np.ndarray) -> np.ndarray:
     return _sorted_tie_counts(np.sort(values))
 
 
+def distinct_count(ordered: np.ndarray) -> int:
+    """How many groups of equal values the sorted ``ordered`` has (a NaN is a group of its own)."""
+    return int(np.count_nonzero(ordered[1:] != ordered[:-1])) + 1 if ordered.size else 0
+
+
 def _sorted_tie_counts(ordered: np.ndarray) -> np.ndarray:
     """:func:`tie_counts` of values already in ascending order."""
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     return np.diff(np.r_[starts, ordered.size])
 
 
-def heavily_tied(values: np.ndarray) -> bool:
+def heavily_tied(values: np.ndarray, ordered: np.ndarray | None = None) -> bool:
     """True when the data are quantized: < 30% of the values are distinct, or
     one value holds >= 10% of the sample (and at least 3 values), or the
     order statistics around the median (ranks n/2 +- ceil(sqrt(n)), about its
     confidence interval's span) take at most min(5, half their count)
     distinct values or are mostly one value: the median then moves in whole
     steps.  A single pair of equal values among continuous data is none of
-    these (a pair is 10% of 20 values, which alone used to count)."""
-    ordered = np.sort(values)  # once: the counts and the window around the median both read it
-    counts = _sorted_tie_counts(ordered)
+    these (a pair is 10% of 20 values, which alone used to count).  ``ordered``:
+    the values sorted, if known."""
+    if ordered is None:
+        ordered = np.sort(values)  # once: the counts and the window around the median both read it
     n = values.size
-    if counts.size < 0.3 * n or counts.max() >= max(3, 0.1 * n):
+    distinct = distinct_count(ordered)
+    if distinct < 0.3 * n or (distinct < n and _sorted_tie_counts(ordered).max() >= max(3, 0.1 * n)):
         return True
     half = math.ceil(math.sqrt(n))
     low, high = max(0, (n - 1) // 2 - half), min(n, n // 2 + half + 1)
@@ -81,11 +88,15 @@ def heavily_tied(values: np.ndarray) -> bool:
     return bool(window.size <= min(5, (high - low) // 2) or window.max() > (high - low) / 2)
 
 
-def ties(name: str, values: np.ndarray) -> list[StatWarning]:
-    if not heavily_tied(values):
+def ties(name: str, values: np.ndarray, ordered: np.ndarray | None = None) -> list[StatWarning]:
+    """The ``ties`` warning when the values are :func:`heavily_tied` (``ordered``: them sorted, if known)."""
+    if not heavily_tied(values, ordered):
         return []
     # the groups of equal values (np.unique's, which also counts NaNs as one value: then it)
-    counts = np.unique(values, return_counts=True)[1] if np.isnan(values).any() else tie_counts(values)
+    if np.isnan(values).any():
+        counts = np.unique(values, return_counts=True)[1]
+    else:
+        counts = tie_counts(values) if ordered is None else _sorted_tie_counts(ordered)
     top, distinct = int(counts.max()), counts.size
     step = quantization_step(values)
     grid = f", on a grid of {step:g}" if step else ""
@@ -100,10 +111,13 @@ def ties(name: str, values: np.ndarray) -> list[StatWarning]:
     ]
 
 
-def grids_differ(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> list[StatWarning]:
+def grids_differ(
+    name_x: str, x: np.ndarray, name_y: str, y: np.ndarray, tied: tuple[bool, bool] | None = None
+) -> list[StatWarning]:
     """Both variants quantized, on different grids (20 against 21 cycles:
-    two machines' TSC ratios): their values are not comparable step by step."""
-    if not (heavily_tied(x) and heavily_tied(y)):
+    two machines' TSC ratios): their values are not comparable step by step
+    (``tied``: whether each is :func:`heavily_tied`, if known)."""
+    if not (all(tied) if tied is not None else heavily_tied(x) and heavily_tied(y)):
         return []
     gx, gy = quantization_step(x), quantization_step(y)
     if gx is None or gy is None or gx == gy:
@@ -158,12 +172,14 @@ def unequal_spread(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> li
     ]
 
 
-def mode_count(values: np.ndarray) -> int:
+def mode_count(values: np.ndarray, ordered: np.ndarray | None = None) -> int:
     """Modes holding >= 10% of the mass in a Gaussian kernel density estimate.
 
     Silverman's normal-reference bandwidth ``1.06 sd n^(-1/5)`` deliberately
     over-smooths, so that only pronounced modes count; a valley must go below
-    70% of the lower of the two peaks to separate them.
+    70% of the lower of the two peaks to separate them.  ``ordered``: the
+    values sorted, if known (the histogram then comes from the edges' places
+    among them: the same counts).
     """
     n = values.size
     sd = float(np.std(values))
@@ -172,7 +188,7 @@ def mode_count(values: np.ndarray) -> int:
     bw = 1.06 * sd * n ** (-0.2)
     lo, hi = float(values.min()) - 3 * bw, float(values.max()) + 3 * bw
     bins = 512
-    counts, edges = np.histogram(values, bins=bins, range=(lo, hi))
+    counts, edges = _histogram(values, bins, lo, hi, ordered)
     width = edges[1] - edges[0]
     half = int(math.ceil(4 * bw / width))
     kx = np.arange(-half, half + 1) * width
@@ -205,8 +221,20 @@ def mode_count(values: np.ndarray) -> int:
     return sum(1 for seg in merged if seg[1] >= BIMODAL_MIN_MASS)
 
 
-def bimodal(name: str, values: np.ndarray) -> list[StatWarning]:
-    modes = mode_count(values)
+def _histogram(
+    values: np.ndarray, bins: int, lo: float, hi: float, ordered: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``np.histogram(values, bins, (lo, hi))`` for ``lo`` below and ``hi`` above every value; from
+    the sorted values, the counts between its edges (the bins it would find: ``edge_i <= v < edge_i+1``)."""
+    if ordered is None or not (math.isfinite(lo) and math.isfinite(hi)) or not lo < ordered[0] <= ordered[-1] < hi:
+        return np.histogram(values, bins=bins, range=(lo, hi))
+    edges = np.linspace(lo, hi, bins + 1, endpoint=True)  # (np.histogram's edges)
+    return np.diff(np.searchsorted(ordered, edges, side="left")), edges
+
+
+def bimodal(name: str, values: np.ndarray, ordered: np.ndarray | None = None) -> list[StatWarning]:
+    """The ``bimodal`` warning when :func:`mode_count` finds two or more modes."""
+    modes = mode_count(values, ordered)
     if modes < 2:
         return []
     return [
@@ -219,12 +247,16 @@ def bimodal(name: str, values: np.ndarray) -> list[StatWarning]:
     ]
 
 
-def average_ranks(values: np.ndarray) -> np.ndarray:
+def average_ranks(values: np.ndarray, distinct: int | None = None) -> np.ndarray:
     """Ranks 1..n, ties sharing their average rank (as scipy.stats.rankdata),
-    from one argsort."""
+    from one argsort (``distinct``: :func:`distinct_count` of the values, if known)."""
     order = np.argsort(values)
-    ordered = values[order]
     n = values.size
+    if distinct == n:  # no ties: the ranks are 1..n
+        ranks = np.empty(n)
+        ranks[order] = np.arange(1.0, n + 1.0)
+        return ranks
+    ordered = values[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     if starts.size == n:  # no ties (continuous data): the ranks are 1..n, as the general case gives them
         average = np.arange(1.0, n + 1.0)
@@ -236,14 +268,14 @@ def average_ranks(values: np.ndarray) -> np.ndarray:
     return ranks
 
 
-def rank_correlations(values: np.ndarray) -> tuple[float, float] | None:
+def rank_correlations(values: np.ndarray, distinct: int | None = None) -> tuple[float, float] | None:
     """Spearman's correlation of the values with their order (a trend) and
     the lag-1 autocorrelation of their ranks; None for fewer than
     :data:`DRIFT_MIN_N` values or a constant sample."""
     n = values.size
     if n < DRIFT_MIN_N or values.min() == values.max():  # (constant: the ranks' spread below is 0)
         return None
-    ranks = average_ranks(values)
+    ranks = average_ranks(values, distinct)
     centred = ranks - ranks.mean()
     # Plain products and sums: np.dot hands these to BLAS threads, which cost
     # more CPU than the arithmetic itself.

@@ -99,7 +99,7 @@ def _large(
     n = pairs.size
     estimate = median_of(pairs)
     level = 0.5 + confidence / 2.0
-    here = bm_statistic(x, y, estimate, inflate)
+    here = bm_statistic(x, y, estimate, inflate, pairs.rows_near(estimate))
     ends = []
     density = pairs.density  # entries per unit about the estimate: where the ends should lie
     for sign in (-1, 1):
@@ -118,7 +118,7 @@ def _large(
                 break
             end = pairs.kth(rank, guess)
             guess = None if guided else (end, max(abs(end - estimate) * 1e-3, 1e-12 * pairs.scale))
-            s = bm_statistic(x, y, end, inflate)
+            s = bm_statistic(x, y, end, inflate, pairs.rows_near(end))
         ends.append(end)
     return estimate, min(ends[0], estimate), max(ends[1], estimate)
 

@@ -41,7 +41,11 @@ def median_ci_ranks(n: int, confidence: float) -> tuple[int, int] | None:
 
 def median_ci(values: Sequence[float] | np.ndarray, confidence: float) -> tuple[float, float] | None:
     """Distribution-free interval for the median, None when ``n`` is too small."""
-    s = np.sort(np.asarray(values, dtype=float))
+    return median_ci_of_sorted(np.sort(np.asarray(values, dtype=float)), confidence)
+
+
+def median_ci_of_sorted(s: np.ndarray, confidence: float) -> tuple[float, float] | None:
+    """:func:`median_ci` of values already in ascending order (float64)."""
     ranks = median_ci_ranks(s.size, confidence)
     if ranks is None:
         return None

@@ -149,6 +149,32 @@ def _by_size(runs: list[np.ndarray], minimum: int) -> dict[int, list[int]]:
     return sizes
 
 
+def sorted_run_counts(ordered: np.ndarray) -> tuple[int, int]:
+    """(mild, severe) of one run of finite values, given sorted: :func:`classify_runs`'s fences
+    (the same arithmetic) and its counts, each from two binary searches instead of a pass."""
+    size = ordered.size
+    if size < 4:
+        return 0, 0
+    bounds = []
+    for q in (0.25, 0.75):
+        pos = q * (size - 1)
+        lo = int(math.floor(pos))
+        hi = min(lo + 1, size - 1)
+        bounds.append(ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo))
+    q1, q3 = bounds
+    iqr = q3 - q1
+    if iqr == 0.0:  # one quantization step, as there
+        gaps = np.diff(ordered)
+        gaps = gaps[gaps > 0.0]
+        iqr = gaps.min() if gaps.size else 0.0
+        iqr = 0.0 if math.isinf(iqr) else iqr
+    lo3, lo15, hi15, hi3 = q1 - 3.0 * iqr, q1 - 1.5 * iqr, q3 + 1.5 * iqr, q3 + 3.0 * iqr
+    below = np.searchsorted(ordered, [lo3, lo15], side="left")  # values < each
+    above = size - np.searchsorted(ordered, [hi15, hi3], side="right")  # values > each
+    severe = int(below[0] + above[1])
+    return int(below[1] + above[0]) - severe, severe  # (the outer fences lie beyond the inner ones)
+
+
 def classify_runs(runs: list[np.ndarray], rule: str) -> tuple[int, int, int, list[np.ndarray]]:
     """(mild, severe, dropped, the runs after ``rule``) summed over ``runs``: :func:`classify` and
     :func:`keep_mask` of each run, computed row-wise on the runs of equal size (one numpy call per

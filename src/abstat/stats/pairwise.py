@@ -65,6 +65,7 @@ class SortedSums:
         self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
         self._kept: tuple[float, float, np.ndarray, np.ndarray | None] | None = None  # the last gathered bracket
+        self._rows_kept: tuple[float, float, np.ndarray, np.ndarray] | None = None  # its ends, positions, entries' rows
 
     def positions(self, p: float, side: Literal["left", "right"] = "right") -> np.ndarray:
         """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
@@ -100,6 +101,14 @@ class SortedSums:
         if not ok.any():
             return -math.inf
         return float(np.max(self.a[stop[ok] - 1] + self.b[ok]))
+
+    def rows_near(self, p: float) -> np.ndarray | None:
+        """About :meth:`positions` at ``p`` (a guess, off by rounding at most), when ``p`` lies in the
+        last gathered bracket: its low end's positions and the gathered entries up to ``p``; else None."""
+        kept, rows = self._kept, self._rows_kept
+        if kept is None or rows is None or not rows[0] <= p <= rows[1]:
+            return None
+        return rows[2] + np.bincount(rows[3][kept[2] <= p], minlength=self.b.size)
 
     def walk(self, p: float, start: np.ndarray, stop: np.ndarray, up: bool) -> np.ndarray:
         """:meth:`positions` at ``p`` (``side="right"``) when they are known to lie between ``start``
@@ -139,6 +148,7 @@ class SortedSums:
         rows = np.repeat(nonempty, sizes)
         cols = np.repeat(start[nonempty] - (np.cumsum(sizes) - sizes), sizes) + np.arange(total)
         values = self.a[cols] + self.b[rows]
+        self._gathered_rows = rows
         if self.wa is None and self.wb is None:  # unweighted (a diagonal Walsh entry counts 1 x 2 / 2 = 1)
             return values, None
         wa = np.ones(total) if self.wa is None else self.wa[cols]
@@ -212,6 +222,7 @@ class SortedSums:
             self.last_count = math.nan
             return self.next_above(br.lo, br.r_lo)
         self._kept = (br.c_lo, br.c_hi, values, weights)  # the next order statistic may lie among them
+        self._rows_kept = (br.lo, br.hi, br.r_lo, self._gathered_rows)
         return self._pick(k, br.c_lo, br.c_hi, values, weights)
 
     def _pick(self, k: float, c_lo: float, c_hi: float, values: np.ndarray, weights: np.ndarray | None) -> float:

@@ -64,7 +64,7 @@ class SetReader:
             SampleSet(
                 labels=entry["labels"],
                 runs=runs,
-                machine=records.get(entry["invocations"][-1], {}),
+                machine=records.get(entry["invocations"][-1], NO_RECORD),
                 unit=entry["unit"],
                 invocations=invocations,
                 notes=entry.get("notes", []),
@@ -154,6 +154,8 @@ class SetReader:
 
 
 _INVOCATION_FIRST = itemgetter(2, 0, 1)
+NO_RECORD: dict[str, Any] = {}  # the record of every set read without one: one object, as records are
+# shared (an invocation's sets share its record; nothing changes a set's record), not 10^5 empty dicts
 
 
 def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
