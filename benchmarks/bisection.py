@@ -50,7 +50,10 @@ loop against Pinpoint's rule, boots and runs spent (default N = 32, 10 trials).
 (benchmarks/bisection_repos.py): clean, 5% outlier, bimodal, two-change and
 partly-undone histories; right answers, wrong ``found`` and the probability it
 stated (default 40 trials per scenario); ``--simulate``: the same through the
-library (no git); ``--budget N``: a hard limit (default: abstat's own).
+library (no git); ``--replay``: the real trials themselves in-process (the
+benchmark's own noise generator, the same answers at a fraction of the cost);
+``--first K``: trials from number K; ``--budget N``: a hard limit (default:
+abstat's own).
 
 ``--scale``: the graph search's cost against the linear search's (the anchor,
 same run) on merge histories of 150, 1,500 and 15,000 commits.
@@ -357,6 +360,12 @@ def main() -> int:
     parser.add_argument(
         "--simulate", action="store_true", help="--repos: the scenarios through the library, no git (fast)"
     )
+    parser.add_argument(
+        "--replay",
+        action="store_true",
+        help="--repos: the real trials replayed in-process (the benchmark's own noise, no git): the same answers",
+    )
+    parser.add_argument("--first", type=int, default=0, help="--repos: the first trial's number (split a long run)")
     parser.add_argument("--scenarios", default=None, help="--repos: a comma-separated subset")
     parser.add_argument("--log", default=None, help="--repos: append every trial as a JSON line to this file")
     args = parser.parse_args()
@@ -369,7 +378,8 @@ def main() -> int:
 
         chosen = args.scenarios.split(",") if args.scenarios else list(SCENARIOS)
         trials = args.trials if "--trials" in sys.argv else 40
-        repos_table(trials, args.seed, args.budget, chosen, args.log, args.simulate)
+        mode = "replay" if args.replay else "simulate" if args.simulate else "real"
+        repos_table(trials, args.seed, args.budget, chosen, args.log, mode, args.first)
         return 0
     if args.boots:
         import os

@@ -29,6 +29,11 @@ The stated probability is the mean (and minimum) that ``found`` stated.
 runs, up to 600 to finish confirming a culprit).  ``--simulate``: the same scenarios through the library
 (:class:`abstat.history.bisect.segments.Bisection`, no git, no build), the same commits changed as the real trial of
 that number and the same noise model drawn from its generator; trial ``i`` of seed ``s`` is history ``1000 s + i``.
+``--replay``: the real trials themselves, in-process: the benchmark's noise (splitmix64 of the seed and the run's
+number, ``bench_value`` of tests/support/bisect_repos.py) computed in Python for the runs in the order ``abstat
+bisect`` takes them, so each trial spends the same runs and gives the same answer as its real repository
+(tests/history/bisect/test_bisect_replay.py), at a fraction of the cost; the git, build and store path is not
+exercised.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
-from bisect_repos import BUILD, METRIC, RUN, make_repo, noise_env  # noqa: E402
+from bisect_repos import BUILD, METRIC, RUN, bench_value, make_repo, noise_env, work_of  # noqa: E402
 
 COMMITS = 32
 WORK = 200_000
@@ -57,6 +62,44 @@ SCENARIOS = {  # name: (changes, relative size of each, noise shape)
     "two-change": (2, (0.02, 0.02), "o0"),
     "partly-undone": (2, (0.04, -0.02), "o0"),
 }
+
+
+def replay_trial(scenario: str, seed: int, budget: int | None) -> dict:
+    """The real trial ``seed`` of ``scenario`` (:func:`trial`) in-process (``--replay``), scored as it is."""
+    from abstat.history.bisect.search import OVERRUN
+    from abstat.history.bisect.segments import Bisection, simulate
+
+    count, sizes, shape = SCENARIOS[scenario]
+    rng = np.random.default_rng([seed, list(SCENARIOS).index(scenario)])
+    at = sorted(int(c) for c in rng.choice(np.arange(1, COMMITS + 1), size=count, replace=False))
+    noise_seed = int(rng.integers(1, 2**62))
+    # make_repo's work per commit: index i is commit number i + 1, the steps at numbers a + 1
+    steps = {a + 1: s for a, s in zip(at, sizes, strict=True)}
+    works = [work_of(i + 1, WORK, steps) for i in range(COMMITS + 1)]
+    taken = [0]
+
+    def measure(commit: int) -> float:
+        taken[0] += 1
+        return bench_value(noise_seed, taken[0] - 1, works[commit], 2.0, shape)
+
+    search = Bisection(COMMITS, budget=budget or 400, overrun=OVERRUN if budget is None else 0.0)
+    return _scored(simulate(search, measure), at)
+
+
+def _scored(out, at: list[int]) -> dict:
+    named = [step.culprit if step.culprit is not None else -1 for step in out.steps]
+    kind = score(out.status, out.culprit, out.intermediate if out.intermediate is not None else -1, named, at)
+    return {
+        "kind": kind,
+        "status": out.status,
+        "probability": out.probability if out.status == "found" else None,
+        "runs": out.runs,
+        "both": out.status == "several" and set(named) == set(at),
+        "truth": at,
+        "culprit": out.culprit,
+        "named": named,
+        "intermediate": out.intermediate,
+    }
 
 
 def simulate_trial(scenario: str, seed: int, budget: int | None) -> dict:
@@ -78,20 +121,7 @@ def simulate_trial(scenario: str, seed: int, budget: int | None) -> dict:
         return round(value)
 
     search = Bisection(COMMITS, budget=budget or 400, overrun=OVERRUN if budget is None else 0.0)
-    out = simulate(search, measure)
-    named = [step.culprit if step.culprit is not None else -1 for step in out.steps]
-    kind = score(out.status, out.culprit, out.intermediate if out.intermediate is not None else -1, named, at)
-    return {
-        "kind": kind,
-        "status": out.status,
-        "probability": out.probability,
-        "runs": out.runs,
-        "both": out.status == "several" and set(named) == set(at),
-        "truth": at,
-        "culprit": out.culprit,
-        "named": named,
-        "intermediate": out.intermediate,
-    }
+    return _scored(simulate(search, measure), at)
 
 
 def trial(scenario: str, seed: int, budget: int | None, root: str) -> dict:
@@ -170,30 +200,56 @@ def score(status: str, culprit: int | None, intermediate: int, named: list[int],
     return "right" if between and set(named) <= set(truth) else "wrong-several"
 
 
-def footer(trials: int, seed: int, budget: int | None, simulated: bool) -> str:
+def footer(trials: int, seed: int, budget: int | None, mode: str, first: int = 0) -> str:
     spent = f"--budget {budget}" if budget is not None else "abstat's default budget"
-    how = "simulated (the library)" if simulated else "real repositories"
-    return f"\n{trials} trials per scenario, seed {seed}, {spent}, {how}; 32 commits, 2% noise"
+    how = {
+        "simulate": "simulated (the library)",
+        "replay": "the real trials replayed in-process",
+        "real": "real repositories",
+    }[mode]
+    numbers = f" (numbers {first}-{first + trials - 1})" if first else ""
+    return f"\n{trials} trials per scenario{numbers}, seed {seed}, {spent}, {how}; 32 commits, 2% noise"
+
+
+def _run(mode: str, scenario: str, seed: int, number: int, budget: int | None, root: str) -> dict:
+    if mode == "simulate":
+        return simulate_trial(scenario, seed * 1000 + number, budget)
+    if mode == "replay":
+        return replay_trial(scenario, seed * 100_000 + number, budget)
+    return trial(scenario, seed * 100_000 + number, budget, root)
+
+
+def _interval(count: int, trials: int) -> str:
+    """``count`` of ``trials`` in percent with its exact (Clopper-Pearson) 95% interval."""
+    from scipy.stats import binomtest
+
+    if not trials:
+        return "-"
+    ci = binomtest(count, trials).proportion_ci(0.95, method="exact")
+    return f"{count} ({100 * count / trials:.1f}% [{100 * ci.low:.1f}, {100 * ci.high:.1f}])"
 
 
 def table(
-    trials: int, seed: int, budget: int | None, scenarios: list[str], log: str | None, simulated: bool = False
+    trials: int,
+    seed: int,
+    budget: int | None,
+    scenarios: list[str],
+    log: str | None,
+    mode: str = "real",
+    first: int = 0,
 ) -> None:
+    """The table of ``trials`` trials per scenario from number ``first``; ``mode``: real | simulate | replay."""
     print(
-        "| scenario | trials | right | wrong found | wrong several | no answer | a step named | both steps named "
-        "| stated probability of found (mean, min) | runs (mean) |"
+        "| scenario | trials | right (95% interval) | wrong found (95% interval) | wrong several | no answer "
+        "| a step named | both steps named | stated probability of found (mean, min) | runs (mean) |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
     root = tempfile.mkdtemp(prefix="abstat-bisection-repos-")
     try:
         for scenario in scenarios:
             results = []
-            for number in range(trials):
-                result = (
-                    simulate_trial(scenario, seed * 1000 + number, budget)
-                    if simulated
-                    else trial(scenario, seed * 100_000 + number, budget, root)
-                )
+            for number in range(first, first + trials):
+                result = _run(mode, scenario, seed, number, budget, root)
                 results.append(result)
                 if log:
                     with open(log, "a") as out:
@@ -205,11 +261,12 @@ def table(
             stepped = sum(r["kind"] == "right" and bool(r.get("named")) for r in results)
             errors = kinds.count("error")
             print(
-                f"| {scenario} | {trials} | {kinds.count('right')} | {kinds.count('wrong')} | "
-                f"{kinds.count('wrong-several')} | {kinds.count('none') + errors} | {stepped} | {both} | {prob} | "
+                f"| {scenario} | {trials} | {_interval(kinds.count('right'), trials)} | "
+                f"{_interval(kinds.count('wrong'), trials)} | {kinds.count('wrong-several')} | "
+                f"{kinds.count('none') + errors} | {stepped} | {both} | {prob} | "
                 f"{np.mean([r.get('runs', 0) for r in results]):.0f} |" + (f" ({errors} errors)" if errors else ""),
                 flush=True,
             )
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print(footer(trials, seed, budget, simulated))
+    print(footer(trials, seed, budget, mode, first))

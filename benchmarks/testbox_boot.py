@@ -1,17 +1,20 @@
-"""Boot and reboot times of an ``abstat testbox``: TCG, and KVM where it boots a guest kernel here.
+"""Boot and reboot times of an ``abstat testbox``: TCG (one thread, and one per CPU), and KVM where it boots one.
 
     python benchmarks/testbox_boot.py [--reboots 3]
 
-For each accelerator: ``abstat testbox up`` until ssh answers (the cold boot, the image already
-built: it is built first, and not timed), then ``--reboots`` rounds of a ``kexec`` reboot
+For each accelerator (TCG with one host thread for every guest CPU, the default; TCG with a thread per guest
+CPU, QEMU's own default; KVM where it boots a guest kernel here): ``abstat testbox up`` until ssh answers (the
+cold boot, the image already built: it is built first, and not timed), then ``--reboots`` rounds of a ``kexec`` reboot
 (``kexec -l /boot/vmlinuz ... --reuse-cmdline --append=... && kexec -e``), the same with ``kexec -i``
 (no purgatory SHA-256 of the loaded kernel, as the tests boot) and a GRUB-like one
 (``testbox-next-boot ARGS && reboot``: QEMU starts again), each timed from the command to the
 first ssh answer with a new boot id.  Prints the medians and each reboot's ratio to the cold boot
 measured in the same run (the anchor), and where a reboot's time goes: until the new kernel starts
 (the command, the shutdown, QEMU's restart or kexec, the decompressor), until its sshd listens (the
-guest's uptime then, which the box writes on its control port), until ssh answers.  Boxes live in a
-temporary directory and are removed.
+guest's uptime then, which the box writes on its control port), until ssh answers; and the CPU time QEMU
+spent (its processes are the box supervisor's children: what the supervisor waited for, plus the running
+QEMU's own), which a loaded host does not inflate as it does wall time.  Boxes live in a temporary directory
+and are removed.
 """
 
 from __future__ import annotations
@@ -56,9 +59,26 @@ def ready_uptime(name: str) -> float:
     return float(lines[-1].split()[-1]) if lines else float("nan")
 
 
-def reboot(name: str, command: str, timeout: float = 600) -> tuple[float, float, float]:
-    """(command to the first ssh answer of the new boot, command to its sshd listening, the guest's uptime then)."""
+def qemu_cpu(name: str) -> float:
+    """CPU seconds of the box's QEMU processes so far: the ended ones (waited for by the supervisor) and the running."""
+    directory = os.path.join(os.environ[BOXES_ENV], name)
+    total = 0.0
+    for pid_file, fields in (("supervisor.pid", slice(13, 15)), ("qemu.pid", slice(11, 13))):
+        try:
+            with open(os.path.join(directory, pid_file)) as source, open(f"/proc/{source.read().strip()}/stat") as stat:
+                numbers = stat.read().rsplit(")", 1)[1].split()
+        except (OSError, ValueError):
+            continue
+        # utime, stime are fields 14-15 of /proc/PID/stat, cutime, cstime 16-17 (after the command: 11-14)
+        total += sum(int(value) for value in numbers[fields]) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def reboot(name: str, command: str, timeout: float = 600) -> tuple[float, float, float, float]:
+    """(command to the first ssh answer of the new boot, command to its sshd listening, the guest's uptime then,
+    QEMU's CPU time from the command to the first ssh answer)."""
     old = boot_id(name)
+    cpu = qemu_cpu(name)
     start = time.monotonic()
     subprocess.run(box.ssh_argv(name, command), capture_output=True, timeout=60, check=True)
     while paths.announced(name, old) is False and time.monotonic() - start < timeout:
@@ -67,17 +87,17 @@ def reboot(name: str, command: str, timeout: float = 600) -> tuple[float, float,
     while time.monotonic() - start < timeout:
         now = boot_id(name)
         if now and now != old:
-            return time.monotonic() - start, ready, ready_uptime(name)
+            return time.monotonic() - start, ready, ready_uptime(name), qemu_cpu(name) - cpu
         time.sleep(0.05)
     raise SystemExit(f"{name} did not come back within {timeout:g} s")
 
 
-def _line(kind: str, times: list[tuple[float, float, float]], cold: float) -> str:
-    total, ready, uptime = (statistics.median(part) for part in zip(*times, strict=True))
+def _line(kind: str, times: list[tuple[float, float, float, float]], cold: float) -> str:
+    total, ready, uptime, cpu = (statistics.median(part) for part in zip(*times, strict=True))
     return (
         f"{kind} reboot median {total:.1f} s ({total / cold:.2f} x cold; {', '.join(f'{t[0]:.1f}' for t in times)}): "
         f"{ready - uptime:.1f} s to the new kernel's start, {uptime:.1f} s to sshd listening, "
-        f"{total - ready:.1f} s to the first ssh answer"
+        f"{total - ready:.1f} s to the first ssh answer; QEMU CPU {cpu:.2f} s"
     )
 
 
@@ -86,9 +106,10 @@ def measure(accel: str, reboots: int) -> None:
     start = time.monotonic()
     box.up(name, accel=accel, timeout=600)
     cold = time.monotonic() - start
+    cold_cpu = qemu_cpu(name)
     load = [os.getloadavg()[0]]
     try:
-        kinds: dict[str, list[tuple[float, float, float]]] = {"kexec": [], "kexec -i": [], "GRUB-like": []}
+        kinds: dict[str, list[tuple[float, float, float, float]]] = {"kexec": [], "kexec -i": [], "GRUB-like": []}
         cold_uptime = ready_uptime(name)
         for i in range(reboots):  # interleaved: a change of the host's load hits every kind alike
             kinds["kexec"].append(reboot(name, KEXEC.format(checks="", n=i)))
@@ -99,7 +120,7 @@ def measure(accel: str, reboots: int) -> None:
         box.down(name)
     print(
         f"{accel} (load average {min(load):.1f} to {max(load):.1f}): cold boot {cold:.1f} s "
-        f"(its sshd listening at uptime {cold_uptime:.1f} s); "
+        f"(its sshd listening at uptime {cold_uptime:.1f} s; QEMU CPU {cold_cpu:.2f} s); "
         + "; ".join(_line(kind, times, cold) for kind, times in kinds.items())
     )
 
@@ -112,6 +133,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="abstat-tb-bench-") as boxes:
         os.environ[BOXES_ENV] = boxes
         measure("tcg", args.reboots)
+        measure("mttcg", args.reboots)
         usable, reason = kvm_boots()
         if usable:
             measure("kvm", args.reboots)

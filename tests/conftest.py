@@ -34,6 +34,7 @@ import signal
 import tempfile
 
 import pytest
+from support import reaper
 from support.cli import abstat_cli  # noqa: F401  (the fixture)
 
 
@@ -44,6 +45,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # terminal.
     if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    reaper.ensure()  # what this process's tests start ends with it, also when it is killed (tests/support/reaper.py)
     config.addinivalue_line("markers", "slow: real boxes, reboots, bisections, browsers or tracers (minutes)")
     config.addinivalue_line("markers", "xdist_group(name): run in one pytest-xdist worker with the group's others")
     config.addinivalue_line("markers", "alone: runs while no other test runs (it changes what the whole machine does)")

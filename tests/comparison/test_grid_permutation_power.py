@@ -16,7 +16,7 @@ from scipy import stats
 
 from abstat.comparison.grid_permutation import (
     GridPermutationPower,
-    configurations,
+    _Law,
     count_configurations,
     statistic,
 )
@@ -35,13 +35,25 @@ def _counts(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (np.array([np.count_nonzero(x == v) for v in levels]), np.array([np.count_nonzero(y == v) for v in levels]))
 
 
-def test_configurations_are_every_bounded_composition() -> None:
-    counts = np.array([3, 0, 5, 2, 4])
-    for m in (1, 4, 7, 13, 14):
-        brute = sorted(a for a in itertools.product(*(range(c + 1) for c in counts)) if sum(a) == m)
-        got = sorted(tuple(int(v) for v in row) for row in configurations(counts, m))
-        assert got == brute
-        assert count_configurations(counts, m) == len(brute)
+def test_the_law_is_every_bounded_composition_with_its_hypergeometric_weight() -> None:
+    # the enumeration (level by level, running sums, a batch of pooled vectors at once) against brute force
+    counts = np.array([[3, 0, 5, 2, 4], [0, 6, 1, 0, 7], [2, 2, 2, 2, 6]])
+    for m in (1, 4, 7, 13):
+        law = _Law(counts, m)
+        for row, c in enumerate(counts):
+            brute = [a for a in itertools.product(*(range(k + 1) for k in c)) if sum(a) == m]
+            assert count_configurations(c, m) == len(brute)
+            weights = [
+                math.prod(math.comb(int(k), j) for k, j in zip(c, a, strict=True)) / math.comb(int(c.sum()), m)
+                for a in brute
+            ]
+            t = statistic(np.array(brute), c)
+            got_t, got_w = law.t[law.start[row] : law.start[row + 1]], law.w[law.start[row] : law.start[row + 1]]
+            assert got_t.size == len(brute) and got_w.sum() == pytest.approx(1.0, rel=1e-12)
+            for level in np.unique(t):  # the same probability at every value of |T|
+                same = np.isclose(t, level, rtol=1e-9, atol=0) | (t == level)
+                here = np.isclose(got_t, level, rtol=1e-9, atol=0) | (got_t == level)
+                assert got_w[here].sum() == pytest.approx(np.sum(np.array(weights)[same]), rel=1e-9)
 
 
 def test_statistic_and_exact_p_value_are_brunner_munzel_and_its_permutation_test() -> None:
@@ -53,7 +65,7 @@ def test_statistic_and_exact_p_value_are_brunner_munzel_and_its_permutation_test
         t = statistic(small[None, :], cx + cy)[0]
         assert t == pytest.approx(abs(stats.brunnermunzel(x, y).statistic), rel=1e-9)
         assert math.comb(n1 + n2, min(n1, n2)) <= 20_000  # bm_permutation enumerates: the p-values agree exactly
-        p = GridPermutationPower(None)._p_value(cx, cy)
+        p = GridPermutationPower(None).p_value(cx, cy)
         assert p == pytest.approx(bm_permutation(x, y, 0.05).p_value, rel=1e-9)
 
 

@@ -11,12 +11,16 @@ The benchmark (bench.c) really runs a loop whose length is the commit's work (``
   flock).  A seed gives the same noise to the same sequence of runs, so a trial is reproducible,
   and a different seed is a different trial.
 
+:func:`bench_value` computes in Python what the benchmark prints under ``BENCH_NOISE`` for a run's number, so
+a bisection's runs can be replayed in-process (benchmarks/bisection.py --repos --replay).
+
 ``./bench --work`` prints the work alone: the deterministic verdict that ``git bisect run``
 scripts use as the reference.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 
@@ -80,6 +84,40 @@ RUN = "./bench"
 METRIC = r"ns=^ns (\d+)"
 # git bisect run's deterministic verdict: bad when the commit's work is above the good end's
 STEP_SCRIPT = 'cc -O1 -o bench bench.c -lm || exit 125\ntest "$(./bench --work)" -le {work}\n'
+
+
+_MASK = (1 << 64) - 1
+
+
+def _mix(x: int) -> int:
+    """bench.c's splitmix64."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK
+    return x ^ (x >> 31)
+
+
+def _uniform(x: int) -> float:
+    return ((_mix(x & _MASK) >> 11) + 0.5) / 9007199254740992.0
+
+
+def bench_value(seed: int, number: int, work: int, sd: float = 1.0, shape: str = "o3") -> float:
+    """What bench.c prints as ``ns`` for its run ``number`` (0, 1, ... as the counter hands them out) of ``work``
+    under ``noise_env(counter, seed, sd, shape)``: the same arithmetic in the same order, so the same value."""
+    key = _mix(seed) ^ ((number * 0x2545F4914F6CDD1D) & _MASK)
+    z = math.sqrt(-2.0 * math.log(_uniform(key))) * math.cos(6.283185307179586 * _uniform(key + 1))
+    value = work * 0.5 * (1.0 + sd / 100.0 * z)
+    if shape[0] == "b":
+        if _uniform(key + 2) < 0.5:
+            value *= 1.0 + float(shape[1:]) / 100.0
+    elif _uniform(key + 2) < float(shape[1:]) / 100.0:
+        value *= 1.10 + 0.20 * _uniform(key + 3)
+    return float(round(value))
+
+
+def work_of(number: int, work: int, steps: dict[int, float]) -> int:
+    """The loop's work of commit ``number`` (1-based) of :func:`make_repo` ``(work=work, steps=steps)``."""
+    return work + int(round(work * sum(change for at, change in steps.items() if number >= at)))
 
 
 def git(path: str, *args: str, env: dict[str, str] | None = None) -> str:

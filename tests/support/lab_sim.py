@@ -31,6 +31,8 @@ import time
 import uuid
 from collections.abc import Iterator
 
+from support import reaper
+
 # the boxes' login directory is this user's (sshd takes it from the password database)
 HOME_ABSTAT = os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".abstat")
 SSHD = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
@@ -167,7 +169,9 @@ class Lab:
     def __init__(self, names: list[str], reboot_delay: float = 0.8, greeting: str = "") -> None:
         """``greeting``: what every session prints first on standard output, as a ``.bashrc`` that
         echoes a welcome (through sshd's ForceCommand)."""
+        reaper.ensure()  # the boxes (sessions of their own) end with this process, also when it is killed
         self.root = tempfile.mkdtemp(prefix="abstat-lab-test-")
+        reaper.remove_on_death(self.root)
         self.greeting = greeting
         self.greeter = os.path.join(self.root, "greeter")
         try:

@@ -22,10 +22,12 @@ import subprocess
 import tempfile
 
 import pytest
+from support import reaper
 
 USER, PASSWORD = "abstat", "s3cret-pw"
 _server: dict[str, str] = {}
 _counter = itertools.count()
+clusters: list[str] = []  # the directories of the clusters start_cluster started (the latest last)
 
 
 def _tool(name: str) -> str | None:
@@ -47,7 +49,10 @@ def start_cluster() -> tuple[str, object]:
     initdb, pg_ctl = _tool("initdb"), _tool("pg_ctl")
     if not initdb or not pg_ctl:
         raise RuntimeError("initdb/pg_ctl not found (apt-get install postgresql)")
+    reaper.ensure()  # the server (pg_ctl starts it in a session of its own) ends with this process, even killed
     base = tempfile.mkdtemp(prefix="abstat-pg-")
+    reaper.remove_on_death(base)
+    clusters.append(base)
     as_user: dict[str, object] = {}
     if os.getuid() == 0:  # PostgreSQL refuses to run as root
         import pwd
@@ -80,6 +85,8 @@ def start_cluster() -> tuple[str, object]:
         log = open(os.path.join(base, "log")).read()[-300:] if os.path.exists(os.path.join(base, "log")) else ""
         shutil.rmtree(base, ignore_errors=True)
         raise RuntimeError(f"pg_ctl start failed: {done.stderr.strip()[-200:]} {log}")
+    with open(os.path.join(data, "postmaster.pid")) as handle:  # the postmaster, by pid too: see support/reaper.py
+        reaper.kill_on_death(int(handle.readline()))
 
     def stop() -> None:
         subprocess.run([pg_ctl, "-D", data, "-m", "immediate", "-w", "-t", "30", "stop"], **run)

@@ -28,6 +28,7 @@ welch_ttest.py, plot_*.py) and ``abstat report`` read it.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from typing import Any
 from collections.abc import Sequence
 
@@ -50,6 +51,7 @@ _TO_SECONDS = {
 _TIME_METRICS = ("wall", "time", "elapsed")
 _USER_METRICS = ("user",)
 _SYSTEM_METRICS = ("sys", "system")
+_SIBLING_METRICS = (*_USER_METRICS, *_SYSTEM_METRICS)
 
 
 def seconds_factor(sample_set: SampleSet) -> float:
@@ -99,16 +101,10 @@ def wall_metric(sets: Sequence[SampleSet]) -> str | None:
     )
 
 
-def _sibling_mean(sample_set: SampleSet, sets: Sequence[SampleSet], names: Sequence[str]) -> float | None:
+def _sibling_mean(sample_set: SampleSet, siblings: _Siblings, names: Sequence[str]) -> float | None:
     """The mean, in seconds, of the set of metric ``names`` with the same other labels."""
-    others = {k: v for k, v in sample_set.labels.items() if k != "metric"}
-    for candidate in sets:
-        if (
-            candidate.labels.get("metric") in names
-            and candidate.summary is None
-            and candidate.values
-            and {k: v for k, v in candidate.labels.items() if k != "metric"} == others
-        ):
+    for candidate in siblings.of(sample_set):
+        if candidate.labels.get("metric") in names and candidate.summary is None and candidate.values:
             factor = _factor(candidate)
             if factor is not None:
                 values = candidate.values
@@ -116,11 +112,30 @@ def _sibling_mean(sample_set: SampleSet, sets: Sequence[SampleSet], names: Seque
     return None
 
 
+class _Siblings:
+    """The sets of the user and system metrics, by their other labels: looked up once per result (a
+    scan of every set per result made a history experiment's export quadratic)."""
+
+    def __init__(self, sets: Sequence[SampleSet]) -> None:
+        self.by_labels: dict[Any, list[SampleSet]] = {}
+        for candidate in sets:
+            if candidate.labels.get("metric") in _SIBLING_METRICS:
+                self.by_labels.setdefault(_other_labels(candidate), []).append(candidate)
+
+    def of(self, sample_set: SampleSet) -> list[SampleSet]:
+        return self.by_labels.get(_other_labels(sample_set), [])
+
+
+def _other_labels(sample_set: SampleSet) -> Any:
+    """A key equal for two sets exactly when their labels other than the metric are equal."""
+    return frozenset((k, v) for k, v in sample_set.labels.items() if k != "metric")
+
+
 def _commands(chosen: Sequence[SampleSet]) -> list[str]:
     """Each set's command; sets that would share one get the varying labels that tell them apart."""
     varying = [k for k in label_keys(chosen) if k != "metric" and len({s.labels.get(k) for s in chosen}) > 1]
     commands = [_command(sample_set, varying) for sample_set in chosen]
-    repeated = {text for text in commands if commands.count(text) > 1}
+    repeated = {text for text, count in Counter(commands).items() if count > 1}
     for index, text in enumerate(commands):
         if text in repeated:
             tell = _telling_labels(chosen[index], varying)
@@ -160,10 +175,11 @@ def to_hyperfine(sets: Sequence[SampleSet]) -> dict[str, Any]:
     metric = wall_metric(sets)
     chosen = [s for s in sets if s.labels.get("metric") == metric]
     pairs = zip(chosen, _commands(chosen), strict=True)
-    return {"results": [_result(sample_set, command, sets) for sample_set, command in pairs]}
+    siblings = _Siblings(sets)
+    return {"results": [_result(sample_set, command, siblings) for sample_set, command in pairs]}
 
 
-def _result(sample_set: SampleSet, command: str, sets: Sequence[SampleSet]) -> dict[str, Any]:
+def _result(sample_set: SampleSet, command: str, siblings: _Siblings) -> dict[str, Any]:
     """One result of the document, hyperfine's keys in hyperfine's order."""
     if sample_set.summary is not None:
         raise UsageError(
@@ -185,9 +201,9 @@ def _result(sample_set: SampleSet, command: str, sets: Sequence[SampleSet]) -> d
     user = sample_set.extra.get("user")
     system = sample_set.extra.get("system")
     if user is None:
-        user = _sibling_mean(sample_set, sets, _USER_METRICS)
+        user = _sibling_mean(sample_set, siblings, _USER_METRICS)
     if system is None:
-        system = _sibling_mean(sample_set, sets, _SYSTEM_METRICS)
+        system = _sibling_mean(sample_set, siblings, _SYSTEM_METRICS)
     if user is not None and system is not None:  # hyperfine writes both
         result["user"] = float(user)
         result["system"] = float(system)

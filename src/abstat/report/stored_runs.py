@@ -60,7 +60,7 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
             answers = CommandRows(rows)
             shared: dict[str, dict[str, Any]] = {}  # command -> the ``extra`` the sets that ran it share
             configurations = store.invocation_labels(experiment) if exit_codes else {}
-            outcomes = store.run_outcomes(experiment) if exit_codes else None
+            outcomes = _by_configuration(store.run_outcomes(experiment), configurations) if exit_codes else None
             for stored, sample_set in pairs:
                 if stored.labels.get("experiment") != experiment:
                     continue
@@ -74,18 +74,30 @@ def add_run_details(store_path: str, pairs: Sequence[tuple[Any, SampleSet]], *, 
                 if stored.labels.get("variant") in mixed:
                     sample_set.notes.append(f"{mixed[stored.labels['variant']].message}; {KINDS['command-differs'][1]}")
                 if outcomes is not None:
-                    _add_exit_codes(stored, sample_set, outcomes, configurations)
+                    key = (stored.labels.get("variant"), _key(_configuration(stored.labels)))
+                    _add_exit_codes(stored, sample_set, outcomes.get(key, []))
 
 
-def _add_exit_codes(
-    stored: Any, sample_set: SampleSet, outcomes: Sequence[dict[str, Any]], configurations: dict[int, dict[str, str]]
-) -> None:
-    configuration = _configuration(stored.labels)
-    runs = [
-        o
-        for o in outcomes
-        if o["variant"] == stored.labels.get("variant") and configurations.get(o["invocation"]) == configuration
-    ]
+def _key(configuration: dict[str, str] | None) -> tuple[tuple[str, str], ...] | None:
+    return None if configuration is None else tuple(sorted(configuration.items()))
+
+
+def _by_configuration(
+    outcomes: Sequence[dict[str, Any]], configurations: dict[int, dict[str, str]]
+) -> dict[tuple[Any, Any], list[dict[str, Any]]]:
+    """The runs of each (variant, configuration), in the store's order: grouped once for all the sets
+    (a scan per set made ``--format hyperfine`` quadratic on history experiments)."""
+    keys: dict[int, Any] = {}
+    grouped: dict[tuple[Any, Any], list[dict[str, Any]]] = {}
+    for outcome in outcomes:
+        invocation = outcome["invocation"]
+        if invocation not in keys:
+            keys[invocation] = _key(configurations.get(invocation))
+        grouped.setdefault((outcome["variant"], keys[invocation]), []).append(outcome)
+    return grouped
+
+
+def _add_exit_codes(stored: Any, sample_set: SampleSet, runs: Sequence[dict[str, Any]]) -> None:
     groups = dict(zip(stored.invocations, stored.runs))
     ok_counts: dict[int, int] = {}
     for outcome in runs:

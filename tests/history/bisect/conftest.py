@@ -8,6 +8,7 @@ pytest_collection_modifyitems = slow_files(
     "test_bisect.py",
     "test_bisect_host.py",
     "test_bisect_merges.py",
+    "test_bisect_replay.py",
     "test_bisect_store.py",
     "test_bisect_worktrees.py",
 )

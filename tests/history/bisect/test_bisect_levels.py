@@ -161,9 +161,15 @@ def test_render_says_more_than_one_change_and_the_steps():
     text = render(report, "text")
     assert text.startswith(f"more than one change: {commits[outcome.intermediate][:12]} measures unlike both")
     assert f"step: {commits[9]} slower" in text and commits[21] not in text
+    # the other change, in the part from the intermediate commit on, is said to be there, not named
+    where = commits[outcome.intermediate][:12]
+    assert f"  a change after {where} up to {commits[32][:12]}: no step isolated within the budget\n" in text
     data = json.loads(render(report, "json"))
     assert data["status"] == "several" and data["culprit"] is None
     assert [s["rev"] for s in data["steps"]] == [commits[9]]
+    assert data["unresolved"] == [
+        {"after": commits[outcome.intermediate], "through": commits[32], "status": "inconclusive"}
+    ]
 
 
 def test_bisect_on_a_real_repository_with_two_changes_says_so_and_names_no_culprit(tmp_path):

@@ -7,4 +7,5 @@ pytest_collection_modifyitems = slow_files(
     __file__,
     "test_testbox.py",
     "test_testbox_more.py",
+    "test_testbox_killed.py",
 )

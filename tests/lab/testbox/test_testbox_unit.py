@@ -85,7 +85,11 @@ def test_qemu_listens_on_loopback_only_and_boots_the_chosen_entry():
     )
     assert command[command.index("-drive") + 1].startswith("file=/boxes/a,,b/disk.qcow2,")  # commas doubled
     assert command[command.index("-cpu") + 1] == "Skylake-Server" and command[command.index("-smp") + 1] == "2"
-    assert "-no-reboot" in command and command[command.index("-accel") + 1] == "tcg"
+    assert "-no-reboot" in command and command[command.index("-accel") + 1] == "tcg,thread=single"
+    for accel, option in (("mttcg", "tcg,thread=multi"), ("kvm", "kvm")):  # as QEMU spells them
+        settings = _settings()
+        settings.accel = accel
+        assert argv(settings, "/boxes/a,b", Entry())[command.index("-accel") + 1] == option
     assert cmdline(_settings(), Entry()) == "console=ttyS0 quiet panic=1 cryptomgr.notests testbox.name=tb1 isolcpus=1"
 
 

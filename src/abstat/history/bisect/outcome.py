@@ -34,6 +34,8 @@ class Outcome:
     notes: list[StatWarning] = field(default_factory=list)  # codes: ends-not-different, untestable
     intermediate: int | None = None  # status "several": a tested commit measuring unlike both ends
     steps: list[Outcome] = field(default_factory=list)  # status "several": the steps isolated
+    # status "several": the parts (good end, bad end) in which a change lies that no step names, with how they ended
+    unresolved: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 def conclude(search: Any, status: str) -> Outcome:

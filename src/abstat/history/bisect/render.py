@@ -84,9 +84,18 @@ def _several(outcome: Any, commits: list[str], steps: list[dict[str, Any]], size
             f"[{_pct(step['low'], step['good_level'])}, {_pct(step['high'], step['good_level'])}] "
             "(between the levels on either side of it)"
         )
-    if not steps:
+    lines += [_unresolved(commits[low][:12], commits[high][:12], status) for low, high, status in outcome.unresolved]
+    if not steps and not outcome.unresolved:
         lines.append("  no step isolated within the budget" if not outcome.notes else "  no step isolated")
     return [line for line in lines if line]
+
+
+def _unresolved(low: str, high: str, status: str) -> str:
+    """A part of a ``several`` answer that names no step: its good end ``low`` (excluded) to its bad end ``high``."""
+    if status == "no-change":
+        return f"  between {low} and {high}: no change found (these two do not differ clearly)"
+    why = "(its commits' neighbours did not build)" if status == "untestable" else "within the budget"
+    return f"  a change after {low} up to {high}: no step isolated {why}"
 
 
 def _json(report: Any, candidates: list[dict[str, Any]], steps: list[dict[str, Any]]) -> str:
@@ -115,6 +124,10 @@ def _json(report: Any, candidates: list[dict[str, Any]], steps: list[dict[str, A
             "boots": report.boots or None,
             "steps": steps,
             "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
+            "unresolved": [
+                {"after": commits[low], "through": commits[high], "status": status}
+                for low, high, status in outcome.unresolved
+            ],
         }
     )
 

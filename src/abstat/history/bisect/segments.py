@@ -156,6 +156,8 @@ class Bisection:
                 outcome.culprit += part.low
                 outcome.candidates = [(c + part.low, p) for c, p in outcome.candidates]
                 result.steps.append(outcome)
+            else:  # its ends are cut points that measure unlike each other: a change lies in it, not isolated
+                result.unresolved.append((part.low, part.high, outcome.status if outcome else "inconclusive"))
         result.notes = [n for n in result.notes if n.code != "ends-not-different"]
         return result
 

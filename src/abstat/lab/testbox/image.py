@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from abstat.lab.testbox import guestfiles, resolved
 from abstat.lab.testbox.paths import READY_MARK, TestboxError, images_dir, private_dir
 
-IMAGE_FORMAT = "3"
+IMAGE_FORMAT = "4"
 PACKAGES = (
     "linux-image-cloud-amd64",
     "busybox-static",
@@ -243,7 +243,7 @@ def _link(root: str, path: str, target: str) -> None:
 
 def _configure(root: str, release: str) -> None:
     files = {
-        "/etc/inittab": guestfiles.INITTAB.format(sshd_flags=_sshd_flags(root)),
+        "/etc/inittab": guestfiles.INITTAB,
         "/etc/ssh/sshd_config": guestfiles.SSHD_CONFIG,
         "/etc/passwd": guestfiles.PASSWD,
         "/etc/group": guestfiles.GROUP,
@@ -258,6 +258,7 @@ def _configure(root: str, release: str) -> None:
         "/etc/init.d/rcK": guestfiles.RC_STOP,
         "/usr/local/sbin/testbox-next-boot": guestfiles.NEXT_BOOT,
         "/usr/local/sbin/testbox-ready": guestfiles.READY,
+        "/usr/local/sbin/testbox-sshd": guestfiles.SSHD_RUN.format(sshd_flags=_sshd_flags(root)),
     }
     for action in ("reboot", "poweroff", "halt"):
         scripts[f"/sbin/{action}"] = guestfiles.ACTION_WRAPPER.format(action=action)

@@ -1,0 +1,104 @@
+"""The permutation interval of the Hodges-Lehmann shift agrees with the permutation test (issue 34, wave 11).
+
+At 20 against 20 untied values ``T`` depends on the ranks alone, so the interval's reference (the samples
+aligned at the estimate) is the test's own when both use the same arrangements.  Until wave 11 the
+interval drew 1000 arrangements of its own, whose critical value (2.12 at seed 0) lay above the test's
+(2.09, 10,000 draws; the distribution's 2.05): the test rejected, the interval held 0, the p-value was
+raised to alpha, and 20 against 20 runs lost 4-5 points of power.  The references here are scipy's
+``brunnermunzel`` statistic over the same arrangements (brute force) and scipy's t-based test."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from scipy import stats
+
+from abstat.stats.hodges_lehmann import OPEN, hodges_lehmann
+from abstat.stats.permutation import bm_permutation, draws_for, random_subsets
+
+ALPHA = 0.05
+
+
+def _abs_bm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return np.abs(stats.brunnermunzel(a, b, axis=-1).statistic)
+
+
+def _scipy_critical(x: np.ndarray, y: np.ndarray, seed: int = 0) -> float:
+    """The largest ``|T|`` accepted at ALPHA: scipy's statistic over the arrangements the test draws
+    (both batches of ``bm_permutation``), ranked by the Monte Carlo rule ``(1 + hits) / (B + 1) < alpha``."""
+    first, most = draws_for(ALPHA)
+    rows = np.concatenate([random_subsets(40, 20, first, seed, 1), random_subsets(40, 20, most - first, seed, 2)])
+    pooled = np.sort(np.concatenate((x, y)))
+    chosen = np.zeros((rows.shape[0], pooled.size), dtype=bool)
+    chosen[np.arange(rows.shape[0])[:, None], rows] = True
+    every = np.broadcast_to(pooled, chosen.shape)
+    t = np.sort(_abs_bm(every[chosen].reshape(-1, 20), every[~chosen].reshape(-1, 20)))[::-1]
+    k = math.ceil(ALPHA * (t.size + 1) - 1e-9) - 1
+    return float(t[k - 1])
+
+
+def _near_the_boundary(count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Seeded untied 20 v 20 normal samples whose Brunner-Munzel ``|T|`` (scipy) is near the 5% critical value."""
+    rng = np.random.default_rng(20261205)
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    while len(found) < count:
+        x, y = rng.normal(0.0, 1.0, 20), rng.normal(0.65, 1.0, 20)
+        if 2.0 <= float(_abs_bm(x, y)) <= 2.3:
+            found.append((x, y))
+    return found
+
+
+def test_the_test_decides_and_the_interval_agrees_at_20_v_20():
+    raised = 0
+    for x, y in _near_the_boundary(60):
+        test = bm_permutation(x, y, ALPHA)
+        h = hodges_lehmann(x, y, 1.0 - ALPHA, permute=True)
+        assert h.p_value == test.p_value  # never raised to alpha: the interval's reference is the test's
+        assert (test.p_value < ALPHA) == (not h.low <= 0.0 <= h.high)
+        raised += test.p_value < ALPHA and h.p_value >= ALPHA
+    assert raised == 0
+
+
+def test_the_interval_ends_are_where_scipys_statistic_crosses_the_critical_value():
+    for x, y in _near_the_boundary(3):
+        h = hodges_lehmann(x, y, 1.0 - ALPHA, permute=True)
+        c = _scipy_critical(x, y - h.estimate)  # untied: the same reference as the observed samples'
+        assert c == _scipy_critical(x, y)
+        d = np.unique(np.subtract.outer(y, x))  # the interval's ends are pairwise differences
+        for end, inward in ((h.low, 1), (h.high, -1)):
+            i = int(np.searchsorted(d, end))
+            assert d[i] == end
+            step = min(abs(float(d[i + inward]) - end), abs(end - float(d[i - inward]))) / 2.0
+            assert _abs_bm(x, y - (end + inward * step)) <= c * (1 + 1e-9)  # accepted just inside
+            assert _abs_bm(x, y - (end - inward * step)) > c * (1 + 1e-9)  # rejected just outside
+
+
+def _shared_value_cases() -> list[tuple[np.ndarray, np.ndarray]]:
+    """Seeded 20 v 20 samples sharing one value (a pairwise difference of exactly 0, as equal run medians
+    on both sides give) whose interval ends at 0: draws 35, 301 and 833 of this generator (found by search)."""
+    rng = np.random.default_rng(7)
+    cases: list[tuple[np.ndarray, np.ndarray]] = []
+    for s in range(834):
+        x, y = rng.normal(0.0, 1.0, 20), rng.normal(0.65, 1.0, 20)
+        if s in (35, 301, 833):
+            i, j = np.unravel_index(np.argmin(np.abs(np.subtract.outer(y, x))), (20, 20))
+            y[i] = x[j]
+            cases.append((x, y))
+    return cases
+
+
+def test_an_end_at_a_difference_of_exactly_0_that_the_test_rejects_is_open():
+    for x, y in _shared_value_cases():
+        test = bm_permutation(x, y, ALPHA)
+        h = hodges_lehmann(x, y, 1.0 - ALPHA, permute=True)
+        assert test.p_value < ALPHA and h.p_value == test.p_value  # the test decides, p is not raised
+        assert h.low == OPEN and not h.low <= 0.0 <= h.high  # the verdict and the interval agree
+        c = _scipy_critical(x, y - h.estimate)  # the aligned samples are untied
+        d = np.unique(np.subtract.outer(y, x))
+        above = float(d[np.searchsorted(d, 0.0) + 1]) / 2.0  # a shift inside the gap above 0
+        assert _abs_bm(x, y) > c * (1 + 1e-9)  # 0 itself (mid-ranks at the shared value) is rejected
+        assert _abs_bm(x, y - above) <= c * (1 + 1e-9)  # the shifts just above it are accepted
