@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -48,14 +49,14 @@ def _g(value: float | None, digits: int = 6) -> str:
 
 
 def _change(comp: Any) -> str:
-    return format_change(comp.delta_pct, comp.ci_pct).split(" [")[0]
+    return re.split(r" [\[(]", format_change(comp.delta_pct, comp.ci_pct), maxsplit=1)[0]
 
 
 def _ci(comp: Any) -> str:
     if comp.ci_pct is None or any(math.isnan(x) for x in comp.ci_pct):
         return "none"  # cannot judge: no bounds at all, not fake infinite ones
-    text = format_change(comp.delta_pct, comp.ci_pct)
-    return "[" + text.split(" [", 1)[1] if " [" in text else "n/a"
+    parts = re.split(r" (?=[\[(])", format_change(comp.delta_pct, comp.ci_pct), maxsplit=1)
+    return parts[1] if len(parts) == 2 else "n/a"
 
 
 def _p(value: float) -> str:

@@ -248,14 +248,21 @@ def format_p(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}g}"
 
 
+OPEN_AT_ZERO = 1e-200  # an interval end closer to 0 than this is 0 excluded (abstat.stats.hodges_lehmann.OPEN)
+
+
 def format_change(delta: float, ci: Sequence[float] | None) -> str:
-    """``-13.6% [-14.2, -13.1]``: decimals as the interval supports."""
+    """``-13.6% [-14.2, -13.1]``: decimals as the interval supports; an end open at 0 is written so,
+    ``+1.0% (0, +2.3]``: the accepted changes come as close to 0 as one likes, but 0 is rejected."""
     if not math.isfinite(delta):
         return "n/a"
     d = change_decimals(delta, ci)
     text = f"{format_pct(delta, d)}%"
     if ci is not None and len(ci) == 2 and not any(math.isnan(x) for x in ci):  # NaN: no interval at all
-        if all(math.isfinite(x) for x in ci):
+        if any(0.0 < abs(x) < OPEN_AT_ZERO for x in ci):  # an end open at 0 (the test rejects 0 itself)
+            low, high = (("0" if 0.0 < abs(x) < OPEN_AT_ZERO else format_pct(x, d)) for x in ci)
+            text += f" {'(' if low == '0' else '['}{low}, {high}{')' if high == '0' else ']'}"
+        elif all(math.isfinite(x) for x in ci):
             text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}]"
         else:
             text += f" [{format_pct(ci[0], d)}, {format_pct(ci[1], d)}] (unbounded)"
