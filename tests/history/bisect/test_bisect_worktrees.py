@@ -174,9 +174,10 @@ def test_the_next_bisect_prunes_a_sigkilled_bisects_worktrees_and_nothing_else(t
             text=True,
             timeout=300,
         )
-        # it ran to its end: found (0), or inconclusive (3) when two other bisections and a loaded machine
-        # leave 100 runs too few (seen once at load 18); which is not what this test is about
-        assert done.returncode in (0, 3), done.stderr
+        # it ran to its end: found (0), or inconclusive (3) or several changes (4) when two other
+        # bisections and a loaded machine leave 100 runs too few or make the timed benchmark's commits
+        # measure apart (seen at load 18 and in a parallel run); which is not what this test is about
+        assert done.returncode in (0, 3, 4), done.stderr
         assert "of a bisection that was killed" not in done.stderr  # nothing stale was left
         left = set(_worktrees(repo))
         assert users <= left  # the user's four, the prunable one included
