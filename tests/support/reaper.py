@@ -108,19 +108,12 @@ def _start_time(pid: int) -> int | None:
 
 
 def _marked(entry: bytes) -> list[int]:
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as handle:
-                if entry not in handle.read().split(b"\0"):
-                    continue
-        except OSError:
-            continue
-        if _start_time(int(name)) is not None:
-            found.append(int(name))
-    return found
+    """The live processes whose environment holds ``entry`` (:func:`support.processes.with_environ`)."""
+    try:
+        from support.processes import with_environ
+    except ImportError:  # run as the watchdog script: this folder is the first on the path
+        from processes import with_environ
+    return [pid for pid, _ in with_environ(entry.decode())]
 
 
 def _kill_all(entry: bytes, named: list[dict]) -> None:
