@@ -87,7 +87,6 @@ def _run(name: str, module_name: str, rest: list[str]) -> int:
         sys.stderr.write(f"abstat {name}: {message}\n")
         return err.exit_status
     except KeyboardInterrupt:
-        _ignore_further_interrupts()
         _flush_quietly()
         sys.stderr.write(f"abstat {name}: interrupted\n")
         return 130
@@ -131,19 +130,6 @@ def _discard_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):
         pass
-
-
-def _ignore_further_interrupts() -> None:
-    """What was interrupted is stopped and cleaned up: a second Ctrl-C or SIGTERM (a benchmark's process
-    group signalled, a supervisor's second try) arriving while the interpreter exits would otherwise end
-    it by that signal (status -2 or -15) instead of 130 after "interrupted" was already said."""
-    import signal
-
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        try:
-            signal.signal(signum, signal.SIG_IGN)
-        except (OSError, ValueError):  # not the main thread
-            pass
 
 
 def _flush_quietly() -> None:
