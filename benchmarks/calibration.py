@@ -522,7 +522,7 @@ def table(header: list[str], rows: list[list[str]], markdown: bool) -> str:
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         lines += ["| " + " | ".join(r) + " |" for r in rows]
         return "\n".join(lines)
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    widths = [max(len(h), *(len(r[i]) for r in rows if i < len(r))) for i, h in enumerate(header)]  # short rows
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in [header, *rows])
 
 
