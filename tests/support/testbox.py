@@ -1,5 +1,5 @@
-"""Shared by tests/lab/testbox/test_testbox.py and test_testbox_more.py: boxes up for a module, abstat and
-ssh against them, what a run stored.
+"""Shared by tests/lab/testbox/test_testbox.py and test_testbox_more.py: the two boxes both files use (one
+session's, tests/lab/testbox/conftest.py), abstat and ssh against them, what a run stored.
 
 Box names carry the test process's id and the boxes live in a temporary directory (the images'
 cache is shared): two pytest-xdist workers, or two suites, never see each other's boxes.
@@ -45,6 +45,15 @@ def missing() -> str | None:
 
 def box_name(stem: str) -> str:
     return f"{stem}{os.getpid()}"
+
+
+# The session's two guests (tests/lab/testbox/conftest.py), both files' machines: BOX, QEMU's -cpu max with
+# two CPUs (the isolation test's partition); SKY, -cpu Skylake-Client-v4 with one (seed 002's build shares
+# it with its load).  Seed 000's A/B runs on both at once: two machines in one report.
+BOX, SKY = box_name("seedbox"), box_name("tbsky")
+GUESTS = {BOX: ["--smp", "2"], SKY: ["--cpu", "Skylake-Client-v4"]}
+CPU_MODEL = {BOX: "QEMU TCG CPU", SKY: "Intel Core Processor (Skylake"}
+GROUP = "testbox-guests"  # both files in one pytest-xdist worker: the session's boxes are booted once
 
 
 def abstat(*args: str, env: dict, timeout: float = 900) -> subprocess.CompletedProcess:

@@ -1,23 +1,27 @@
-"""``abstat testbox`` end to end: a QEMU guest booting Debian's kernel, rebooted for real.
+"""``abstat testbox`` end to end: QEMU guests booting Debian's kernel, rebooted for real.
 
-One box for the module, with two CPUs (``abstat testbox up --smp 2``; its image is cached between runs under
-``~/.cache/abstat/testbox``, the boxes in a temporary directory): ``doctor``, ``--trace`` and ``--isolate`` (a
-cgroup v2 cpuset partition) run in its first boot, then seed 000 reboots it.  Seed 000's experiment runs on
-it as a user would: a syscall's cost in raw TSC cycles (tests/data/testbox/getppid_cycles.c,
-built here and copied to the box), pti=on against pti=off, each boot made GRUB-like (``testbox-next-boot
-pti=on && reboot``: QEMU boots the entry the box chose; under TCG here the faster reboot), and an A/A
-variant booted by ``kexec`` with ``--reuse-cmdline --append``.  What each run measured is checked through
-the machine record read on the box in that boot (``/proc/cmdline``, the boot id).  The A/A's experiment
-loses the box (QEMU killed during a boot), brings it back and resumes.
+Two boxes for the session (tests/lab/testbox/conftest.py, shared with test_testbox_more.py; their image is
+cached between runs under ``~/.cache/abstat/testbox``, the boxes in a temporary directory): ``BOX``
+(``--smp 2``, ``-cpu max``) and ``SKY`` (``-cpu Skylake-Client-v4``).  ``doctor``, ``--trace`` and
+``--isolate`` (a cgroup v2 cpuset partition) run in BOX's first boot, then seed 000 reboots both.  Seed 000's
+experiment runs as a user would: a syscall's cost in raw TSC cycles (tests/data/testbox/getppid_cycles.c,
+built here and copied to the boxes), pti=on against pti=off on the two machines at once (``--host BOX --host
+SKY``: one report, a row per machine), each boot made GRUB-like (``testbox-next-boot pti=on && reboot``:
+QEMU boots the entry the box chose; under TCG here the faster reboot), and an A/A variant on BOX booted by
+``kexec`` with ``--reuse-cmdline --append``.  What each run measured is checked through the machine record
+read on the box in that boot (``/proc/cmdline``, the boot id, the CPU model).  The A/A's experiment loses
+the box (QEMU killed during a boot), brings it back and resumes.
 
-Sized for the suite's budget: one run per boot (boots are the unit; a run is 20 minima of 200
-calls, and pti=on costs about twenty times pti=off under TCG), 4 boots a side for the A/B and 2 for
-the A/A (10 boots), one run per variant for ``--trace``.  Two machines, seed 002's build and
-``bisect --host --boot`` on boxes are tests/lab/testbox/test_testbox_more.py's (opt-in: ``ABSTAT_TESTBOX_MORE=1``).
+Sized for the suite's budget: one run per boot (boots are the unit; a run is 20 minima of 200 calls, and
+pti=on costs about twenty times pti=off under TCG), 4 boots a side on each machine for the A/B (in parallel)
+and 2 for the A/A, one run per variant for ``--trace``.  Seed 002's build and ``bisect --host --boot`` are
+test_testbox_more.py's, on the same boxes.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import signal
@@ -28,22 +32,26 @@ import time
 
 import pytest
 from support.testbox import (
+    BOX,
+    CPU_MODEL,
+    GROUP,
     KEXEC,
     KEXEC_E,
     PTI_ENABLED,
     PTI_OFF,
+    SKY,
     abstat,
-    box_name,
     box_processes,
-    boxes_up,
     check_booted,
     missing,
     stored,
 )
 
 REASON = missing()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"test boxes need QEMU and Debian's tools: {REASON}")
-BOX = box_name("seedbox")
+pytestmark = [
+    pytest.mark.skipif(REASON is not None, reason=f"test boxes need QEMU and Debian's tools: {REASON}"),
+    pytest.mark.xdist_group(GROUP),
+]
 
 
 def box_ssh(env: dict, command: str, **kwargs) -> subprocess.CompletedProcess:
@@ -52,16 +60,17 @@ def box_ssh(env: dict, command: str, **kwargs) -> subprocess.CompletedProcess:
     return ssh(env, BOX, command, **kwargs)
 
 
-@pytest.fixture(scope="module")
-def box():
-    with boxes_up(pytest, {BOX: ["--smp", "2"]}) as env:  # two CPUs: the isolation test's partition
-        yield env
+@pytest.fixture
+def box(guests):
+    return guests
 
 
 def test_list_and_doctor_read_the_real_machine(box):
     listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
-    assert [(item["name"], item["state"], item["accel"]) for item in listed] == [(BOX, "running", "tcg")]
-    assert 1024 <= listed[0]["port"] <= 65535
+    assert sorted((item["name"], item["state"], item["accel"]) for item in listed) == sorted(
+        [(BOX, "running", "tcg"), (SKY, "running", "tcg")]
+    )
+    assert all(1024 <= item["port"] <= 65535 for item in listed)
     doctor = abstat("doctor", "--host", BOX, "--format", "json", "--connect-timeout", "300", env=box, timeout=600)
     assert doctor.returncode in (0, 1), doctor.stderr
     checks = {check["name"]: check for check in json.loads(doctor.stdout)[0]["checks"]}
@@ -240,14 +249,46 @@ def _median(values: list[float]) -> float:
     return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
 
 
-def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp_path):
-    """pti=on against pti=off, 4 boots each booted GRUB-like (experiment ``pti``: ``testbox-next-boot
-    pti=on && reboot``, QEMU boots the box's choice; the faster reboot of the two here).  Then an A/A: pti=off
-    booted by kexec in 2 boots of its own (experiment ``aa``), during which QEMU is killed as the box makes its
-    next boot once one is stored: that boot "did not come back" (at once: abstat sees the box is down, it does
-    not wait --boot-timeout), the box comes back with its disk (``testbox up``) and ``run --resume`` makes the
-    remaining boot.  10 boots in all (boots are the unit: 4 a side is the fewest whose interval can exclude 0;
-    the A/A's 2 are compared by size, not by significance)."""
+def _report(store: str, env: dict, fmt: str, *more: str) -> subprocess.CompletedProcess:
+    argv = ["report", "--store", store, "--by", "variant", "--rows", "host", "--metric", "cycles"]
+    return abstat(*argv, "--baseline", "off", "--format", fmt, *more, env=env)
+
+
+def _check_two_machines(store: str, env: dict) -> None:
+    """One report, a row per machine: each compares its own 4 boots of pti=on against its 4 of pti=off
+    (``ministat -A`` blocks in the email); every run's record names its box's CPU model."""
+    runs = stored(store)
+    for name, model in CPU_MODEL.items():
+        mine = [row for row in runs if row["host"] == name]
+        assert len(mine) == 8 and len({row["boot_id"] for row in mine}) == 8, (name, len(mine))
+        for row in mine:
+            check_booted(row, model, fresh=("off", "on"))
+    table = _report(store, env, "csv")
+    assert table.returncode == 0, table.stderr
+    cells = [
+        row for row in csv.DictReader(io.StringIO(table.stdout)) if row["kind"] == "cell" and row["column"] == "on"
+    ]
+    assert sorted(row["host"] for row in cells) == sorted(CPU_MODEL), table.stdout
+    for row in cells:
+        assert "4 vs 4" in row["method"] and float(row["delta_pct"]) > 100, row  # pti=on: many times slower
+    email = _report(store, env, "email", "--ministat")
+    assert email.returncode == 0, email.stderr
+    assert all(name in email.stdout for name in CPU_MODEL) and email.stdout.count("Difference at") >= 2, email.stdout
+
+
+def _compare(store: str, env: dict, host: str, *variants: str) -> dict:
+    argv = ["compare", "--store", store, "--metric", "cycles", "--format", "json", "--where", f"host={host}"]
+    return json.loads(abstat(*argv, *variants, env=env).stdout)["comparisons"][0]
+
+
+def test_seed_000_pti_on_two_machines_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp_path):
+    """pti=on against pti=off on both machines at once, 4 boots each a side booted GRUB-like (experiment
+    ``pti``: ``testbox-next-boot pti=on && reboot``, QEMU boots the box's choice; the faster reboot of the two
+    here).  Then an A/A on BOX: pti=off booted by kexec in 2 boots of its own (experiment ``aa``), during which
+    QEMU is killed as the box makes its next boot once one is stored: that boot "did not come back" (at once:
+    abstat sees the box is down, it does not wait --boot-timeout), the box comes back with its disk (``testbox
+    up``) and ``run --resume`` makes the remaining boot.  BOX's 10 boots and SKY's 8 (boots are the unit: 4 a
+    side is the fewest whose interval can exclude 0; the A/A's 2 are compared by size, not by significance)."""
     assert box_ssh(box, "echo kept > /root/marker && sync").returncode == 0
     store = str(tmp_path / "pti.db")
     mark = "echo abstat-test-boot-requested >/dev/ttyS0; "
@@ -256,8 +297,6 @@ def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp
         "-m",
         "abstat",
         "run",
-        "--host",
-        BOX,
         "--store",
         store,
         "--no-progress",
@@ -271,6 +310,10 @@ def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp
     ab = subprocess.run(
         [
             *common,
+            "--host",
+            BOX,
+            "--host",
+            SKY,
             "--experiment",
             "pti",
             "--seed",
@@ -297,10 +340,13 @@ def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp
         stdin=subprocess.DEVNULL,
     )
     assert ab.returncode == 0, ab.stderr[-3000:]
+    _check_two_machines(store, box)
     err = _run_losing_the_box(
         box,
         [
             *common,
+            "--host",
+            BOX,
             "--experiment",
             "aa",
             "--seed",
@@ -320,48 +366,34 @@ def test_seed_000_pti_across_grub_like_and_kexec_reboots_and_a_lost_box(box, tmp
     assert "did not come back after booting" in err and "is down (its QEMU was killed" in err, err[-3000:]
     assert "abstat run --resume aa" in err
     before = {row["boot_id"] for row in stored(store)}
-    assert len(before) == 9  # the A/B's 8 boots and the A/A's first
+    assert len(before) == 17  # the A/B's 8 boots on each machine and the A/A's first
     listed = json.loads(abstat("testbox", "list", "--format", "json", env=box).stdout)
-    assert listed[0]["state"] == "lost" and box_processes(box, BOX) == []
+    assert [item["state"] for item in listed if item["name"] == BOX] == ["lost"] and box_processes(box, BOX) == []
     again = abstat("testbox", "up", BOX, "--timeout", "600", env=box, timeout=900)
     assert again.returncode == 0, again.stderr
     assert box_ssh(box, "cat /root/marker").stdout == b"kept\n"
     resumed = abstat("run", "--resume", "aa", "--store", store, "--yes", "--no-progress", env=box, timeout=3000)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    runs = stored(store)
-    assert len(runs) == 10 and len({row["boot_id"] for row in runs}) == 10  # 4 + 4 + 2 boots, each its own
-    assert before <= {row["boot_id"] for row in runs}  # the boots stored before the box was lost, kept
+    every = stored(store)
+    assert len(every) == 18 and len({row["boot_id"] for row in every}) == 18  # each run a boot of its own
+    assert before <= {row["boot_id"] for row in every}  # the boots stored before the box was lost, kept
+    runs = [row for row in every if row["host"] == BOX]
+    assert len(runs) == 10  # 4 + 4 + 2 boots
     for row in runs:
         check_booted(row, fresh=("off", "on"))
     # with 4 boots a side the exact permutation p of complete separation is 2/70 = 0.029
-    compared = json.loads(
-        abstat(
-            "compare", "--store", store, "--metric", "cycles", "--format", "json", "pti:off", "pti:on", env=box
-        ).stdout
-    )["comparisons"][0]
-    assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0  # pti=on slower
+    for host in (BOX, SKY):
+        compared = _compare(store, box, host, "pti:off", "pti:on")
+        assert compared["runs"] == [4, 4] and compared["significant"] and compared["ci_pct"][0] > 0, (host, compared)
     # A/A, pti=off twice (a fresh boot against kexec): not significant; what can fail is its size: pti=off
     # booted either way costs about the same (under TCG pti=on costs about twenty times pti=off), so the A/A's
     # difference of medians is far below the A/B's, and a variant that ran the other kernel would be as large
-    same = json.loads(
-        abstat(
-            "compare", "--store", store, "--metric", "cycles", "--format", "json", "pti:off", "aa:off2", env=box
-        ).stdout
-    )["comparisons"][0]
+    same = _compare(store, box, BOX, "pti:off", "aa:off2")
     assert same["runs"] == [4, 2] and not same["significant"], same
     with sqlite3.connect(store) as db:
         values: dict[str, list[float]] = {}
-        for variant, value in db.execute("select variant, value from abstat_samples where metric = 'cycles'"):
+        query = "select variant, value from abstat_samples where metric = 'cycles' and host = ?"
+        for variant, value in db.execute(query, (BOX,)):
             values.setdefault(variant, []).append(value)
     off, on, off2 = (_median(values[name]) for name in ("off", "on", "off2"))
     assert on > 5 * off and abs(off2 - off) < 0.1 * (on - off), (off, on, off2)
-
-
-def test_down_leaves_nothing(box):
-    directory = os.path.join(box["ABSTAT_TESTBOX_BOXES"], BOX)
-    assert box_processes(box, BOX)
-    done = abstat("testbox", "down", BOX, env=box, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert not os.path.exists(directory) and box_processes(box, BOX) == []
-    again = abstat("testbox", "down", BOX, env=box)
-    assert again.returncode == 2 and again.stderr.count("\n") == 1 and f"no test box '{BOX}'" in again.stderr

@@ -1,22 +1,16 @@
-"""More of the seeds on ``abstat testbox`` guests: opt-in (``ABSTAT_TESTBOX_MORE=1``), beyond the suite's budget.
+"""More of the seeds on the session's ``abstat testbox`` guests (tests/lab/testbox/conftest.py), after
+test_testbox.py (one pytest-xdist group):
 
-- two machines (two guests, QEMU ``-cpu max`` and ``-cpu Skylake-Client-v4``) in one seed-000
-  experiment, ``--host A --host B`` in parallel, and one ``report --rows host`` (email, with
-  ``ministat -A`` blocks);
-- seed 002: ``make -j 2`` of a small C project (tests/data/testbox/build) in the guest, ``-O0``
-  against ``-O2``, ``--prepare`` cleaning between runs and ``--background`` load in the guest;
-- ``bisect --host --boot`` on a box: a git history whose commits are kernel command lines (the
-  culprit turns ``pti=on``; one commit's line does not boot), installed in one slot and booted
-  with ``kexec`` each step; every run's ``/proc/cmdline`` says which revision it measured.
-
-Under TCG on the shared two-core machine a kexec boot takes 20 to 60 s and a build of the project
-10 to 25 s: this file takes about as long again as tests/lab/testbox/test_testbox.py, so the suite leaves it out.
+- seed 002: ``make -j 2`` of a small C project (tests/data/testbox/build) in the one-CPU guest (``SKY``),
+  ``-O0`` against ``-O2``, ``--prepare`` cleaning between runs and ``--background`` load in the guest;
+- ``bisect --host --boot`` on it: a git history whose commits are kernel command lines (the culprit turns
+  ``pti=on``; one commit's line does not boot), installed in one slot and booted with ``kexec`` each step;
+  every run's ``/proc/cmdline`` says which revision it measured;
+- ``testbox down`` of both boxes leaves nothing behind (last: the boxes are the session's).
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import sqlite3
@@ -26,16 +20,14 @@ from collections import Counter
 import pytest
 from abstat.lab.testbox.qemu import BASE_CMDLINE
 from support.testbox import (
+    BOX,
     BUILD,
-    KEXEC,
+    GROUP,
     KEXEC_E,
-    PTI_ENABLED,
-    PTI_OFF,
+    SKY,
     abstat,
-    box_name,
+    box_processes,
     box_ssh,
-    boxes_up,
-    check_booted,
     copy_tree,
     missing,
     stored,
@@ -44,116 +36,14 @@ from support.testbox import (
 REASON = missing()
 pytestmark = [
     pytest.mark.skipif(REASON is not None, reason=f"test boxes need QEMU and Debian's tools: {REASON}"),
-    pytest.mark.skipif(
-        os.environ.get("ABSTAT_TESTBOX_MORE") != "1",
-        reason="opt-in, beyond the suite's time budget: ABSTAT_TESTBOX_MORE=1",
-    ),
+    pytest.mark.xdist_group(GROUP),
 ]
-FIRST, SECOND = box_name("tbmax"), box_name("tbsky")
-CPUS = {FIRST: ("max", "QEMU TCG CPU"), SECOND: ("Skylake-Client-v4", "Intel Core Processor (Skylake")}
-ONE = box_name("tbone")  # the tests on one box boot only it (-k seed_002 runs one guest, not two)
+ONE = SKY  # one CPU: the build shares it with its load
 
 
-@pytest.fixture(scope="module")
-def boxes():
-    with boxes_up(pytest, {name: ["--cpu", cpu] for name, (cpu, _) in CPUS.items()}) as env:
-        yield env
-
-
-@pytest.fixture(scope="module")
-def box():
-    with boxes_up(pytest, {ONE: []}) as env:
-        yield env
-
-
-def test_two_machines_with_different_cpus_in_one_report(boxes, tmp_path):
-    """Seed 000 on two guests at once: each host's boots are its own unit, each host's row of the report
-    compares 4 boots of pti=on against 4 of pti=off, and the machine records tell the CPUs apart."""
-    store = str(tmp_path / "two.db")
-    run = abstat(
-        "run",
-        "--experiment",
-        "pti2",
-        "--host",
-        FIRST,
-        "--host",
-        SECOND,
-        "--store",
-        store,
-        "--no-progress",
-        "--seed",
-        "11",
-        "-v",
-        "off=/root/getppid_cycles 20 200",
-        "-v",
-        "on=/root/getppid_cycles 20 200",
-        "-n",
-        "1",
-        "--metric",
-        r"cycles=^(\d+)$:cycles",
-        "--boots",
-        "4",
-        "--boot-timeout",
-        "600",
-        "--boot",
-        f"off={KEXEC.format(args='pti=off')} && {KEXEC_E}",
-        "--boot",
-        f"on={KEXEC.format(args='pti=on')} && {KEXEC_E}",
-        "--check",
-        f"off={PTI_OFF}",
-        "--check",
-        f"on={PTI_ENABLED}",
-        env=boxes,
-        timeout=3600,
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
-    runs = stored(store)
-    for name, (_, model) in CPUS.items():
-        mine = [row for row in runs if row["host"] == name]
-        assert len(mine) == 8 and len({row["boot_id"] for row in mine}) == 8
-        for row in mine:
-            check_booted(row, model)
-    table = abstat(
-        "report",
-        "--store",
-        store,
-        "--by",
-        "variant",
-        "--rows",
-        "host",
-        "--metric",
-        "cycles",
-        "--baseline",
-        "off",
-        "--format",
-        "csv",
-        env=boxes,
-    )
-    assert table.returncode == 0, table.stderr
-    rows = csv.DictReader(io.StringIO(table.stdout))
-    cells = [row for row in rows if row["kind"] == "cell" and row["column"] == "on"]
-    assert sorted(row["host"] for row in cells) == sorted(CPUS), table.stdout
-    for row in cells:
-        assert "4 vs 4" in row["method"] and float(row["delta_pct"]) > 100, row  # pti=on: many times slower
-    email = abstat(
-        "report",
-        "--store",
-        store,
-        "--by",
-        "variant",
-        "--rows",
-        "host",
-        "--metric",
-        "cycles",
-        "--baseline",
-        "off",
-        "--format",
-        "email",
-        "--ministat",
-        env=boxes,
-    )
-    assert email.returncode == 0, email.stderr
-    assert all(name in email.stdout for name in CPUS) and email.stdout.count("Difference at") >= 2, email.stdout
+@pytest.fixture
+def box(guests):
+    return guests
 
 
 def test_seed_002_a_build_under_background_load(box, tmp_path):
@@ -306,3 +196,14 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
         words = row["machine"]["kernel_cmdline"].split()
         assert f"abstat.rev={row['rev']}" in words, (row["rev"], words)
         assert words[-1 - len(LINES[shas.index(row["rev"])].split()) : -1] == LINES[shas.index(row["rev"])].split()
+
+
+def test_down_leaves_nothing(box):
+    for name in (BOX, SKY):
+        directory = os.path.join(box["ABSTAT_TESTBOX_BOXES"], name)
+        assert box_processes(box, name)
+        done = abstat("testbox", "down", name, env=box, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert not os.path.exists(directory) and box_processes(box, name) == []
+        again = abstat("testbox", "down", name, env=box)
+        assert again.returncode == 2 and again.stderr.count("\n") == 1 and f"no test box '{name}'" in again.stderr
