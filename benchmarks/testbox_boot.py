@@ -15,11 +15,17 @@ guest's uptime then, which the box writes on its control port), until ssh answer
 spent (its processes are the box supervisor's children: what the supervisor waited for, plus the running
 QEMU's own), which a loaded host does not inflate as it does wall time.  Boxes live in a temporary directory
 and are removed.
+
+``--engine-boots N`` (default 4; 0: not measured): then N boots of ``abstat run --boots`` on the TCG box as the
+tests make them (GRUB-like, a ``--check``, one run of a trivial benchmark per boot), counted per boot: the ssh
+processes abstat started (through ``$ABSTAT_SSH_COMMAND``, a wrapper that tallies them: master connections, and
+sessions whose remote command starts Python on the box: the lease's and the runner's), and QEMU's CPU time.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import statistics
 import subprocess
@@ -92,6 +98,42 @@ def reboot(name: str, command: str, timeout: float = 600) -> tuple[float, float,
     raise SystemExit(f"{name} did not come back within {timeout:g} s")
 
 
+TALLY = """#!/bin/sh
+case "$*" in
+*" -M "*) echo master ;;
+*python3*) echo python ;;
+*) echo command ;;
+esac >>"$0.log"
+exec ssh "$@"
+"""
+
+
+def engine_boots(name: str, boots: int) -> str:
+    """``abstat run`` making ``boots`` GRUB-like boots (two variants) on the box: per boot, the ssh processes it
+    started (masters, sessions starting Python on the box, other commands) and QEMU's CPU time."""
+    wrapper = os.path.join(os.environ[BOXES_ENV], "ssh-tally")
+    with open(wrapper, "w") as out:
+        out.write(TALLY)
+    os.chmod(wrapper, 0o700)
+    argv = [sys.executable, "-m", "abstat", "run", "--host", name, "--experiment", "engine", "--no-progress"]
+    argv += ["--store", os.path.join(os.environ[BOXES_ENV], "engine.db"), "-n", "1", "--boots", str(boots // 2)]
+    for variant in ("a", "b"):
+        argv += ["-v", f"{variant}=true", "--boot", f"{variant}=testbox-next-boot {variant}=1 && reboot"]
+        argv += ["--check", f"{variant}=grep -qw {variant}=1 /proc/cmdline"]
+    env = {**os.environ, "ABSTAT_SSH_COMMAND": wrapper, "PYTHONPATH": os.path.join(ROOT, "src")}
+    cpu, start = qemu_cpu(name), time.monotonic()
+    subprocess.run(argv, env=env, check=True, capture_output=True, timeout=3600)
+    wall, cpu = time.monotonic() - start, qemu_cpu(name) - cpu
+    with open(wrapper + ".log") as log:
+        kinds = collections.Counter(log.read().split())
+    per = boots // 2 * 2
+    return (
+        f"engine: {per} boots of abstat run, per boot: {sum(kinds.values()) / per:.2f} ssh processes "
+        f"({kinds['master'] / per:.2f} masters, {kinds['python'] / per:.2f} starting Python on the box, "
+        f"{kinds['command'] / per:.2f} other commands), QEMU CPU {cpu / per:.2f} s, wall {wall / per:.1f} s"
+    )
+
+
 def _line(kind: str, times: list[tuple[float, float, float, float]], cold: float) -> str:
     total, ready, uptime, cpu = (statistics.median(part) for part in zip(*times, strict=True))
     return (
@@ -101,7 +143,7 @@ def _line(kind: str, times: list[tuple[float, float, float, float]], cold: float
     )
 
 
-def measure(accel: str, reboots: int) -> None:
+def measure(accel: str, reboots: int, engine: int = 0) -> None:
     name = f"bench-{accel}"
     start = time.monotonic()
     box.up(name, accel=accel, timeout=600)
@@ -116,6 +158,9 @@ def measure(accel: str, reboots: int) -> None:
             kinds["kexec -i"].append(reboot(name, KEXEC.format(checks="-i ", n=i)))
             kinds["GRUB-like"].append(reboot(name, GRUB.format(n=i)))
             load.append(os.getloadavg()[0])
+        if engine >= 2:
+            print(engine_boots(name, engine))
+            load.append(os.getloadavg()[0])
     finally:
         box.down(name)
     print(
@@ -128,11 +173,12 @@ def measure(accel: str, reboots: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reboots", type=int, default=3)
+    parser.add_argument("--engine-boots", type=int, default=4)
     args = parser.parse_args()
     ensure_image(lambda text: print(text, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="abstat-tb-bench-") as boxes:
         os.environ[BOXES_ENV] = boxes
-        measure("tcg", args.reboots)
+        measure("tcg", args.reboots, args.engine_boots)
         measure("mttcg", args.reboots)
         usable, reason = kvm_boots()
         if usable:
