@@ -70,7 +70,7 @@ def test_seed_002_a_build_under_background_load(box, tmp_path):
         "-v",
         f"O2={make.format('-O2')}",
         "-n",
-        "4",
+        "2",
         "--prepare",
         "make -C /root/build clean",
         "--background",
@@ -86,27 +86,28 @@ def test_seed_002_a_build_under_background_load(box, tmp_path):
     with sqlite3.connect(store) as db:
         values = db.execute("select run_id, variant, metric, value from abstat_samples").fetchall()
     by = Counter((variant, metric, value) for _, variant, metric, value in values if metric in ("objects", "loaded"))
-    assert by == {("O0", "objects", 5): 4, ("O2", "objects", 5): 4, ("O0", "loaded", 1): 4, ("O2", "loaded", 1): 4}
+    assert by == {("O0", "objects", 5): 2, ("O2", "objects", 5): 2, ("O0", "loaded", 1): 2, ("O2", "loaded", 1): 2}
     left = box_ssh(box, ONE, "test -d /proc/$(cat /tmp/load.pid) && echo running || echo gone").stdout
     assert left == b"gone\n"
     # elapsed, user and system of every build; one CPU: the build's CPU time is at most its elapsed time, and
-    # the busy loop took its share of that CPU (about a third to a half with two compilers running)
+    # the busy loop took its share of that CPU: the build's CPU time was 0.59 to 0.60 of its elapsed time in all 8
+    # builds of one run (two compilers and the loop on one CPU: about two thirds), never near 0.9
     times: dict[int, dict[str, float]] = {}
     for run_id, _, metric, value in values:
         if metric in ("wall", "user", "sys"):
             times.setdefault(run_id, {})[metric] = value
-    assert len(times) == 8 and all(len(run) == 3 for run in times.values()), times
+    assert len(times) == 4 and all(len(run) == 3 for run in times.values()), times
     shares = sorted((run["user"] + run["sys"]) / run["wall"] for run in times.values())
-    assert shares[-1] <= 1.02 and shares[4] < 0.9, shares
+    assert shares[-1] < 0.9, shares
     # -O2 against -O0 (user time): about 19 s against 11 s at a load average of 11 to 17, but under a
-    # drifting host load 4 builds against 4 are not enough to tell (+17%, [-46, +139] at a load of 16 to 20);
-    # the comparison is made, not asserted
+    # drifting host load even 4 builds against 4 were not enough to tell (+17%, [-46, +139] at a load of 16 to
+    # 20); the comparison is made, not asserted: 2 builds a side (builds are this test's cost)
     compared = json.loads(
         abstat(
             "compare", "--store", store, "--metric", "user", "--format", "json", "build:O0", "build:O2", env=box
         ).stdout
     )["comparisons"][0]
-    assert compared["n"] == [4, 4]
+    assert compared["n"] == [2, 2]
 
 
 def _git(repo: str, *args: str) -> str:
