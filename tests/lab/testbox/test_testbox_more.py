@@ -167,8 +167,8 @@ def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
         f'kexec -i -l /boot/vmlinuz --initrd=/boot/initrd.img --command-line="{base} $(cat {slot})" && {KEXEC_E}',
         "--check",
         'grep -q "abstat.rev=$ABSTAT_REV" /proc/cmdline',
-        "--boot-timeout",
-        "300",
+        "--boot-timeout",  # as seed 000's: main's 300 s ran out at a load average of 30 (a kexec boot, ~12 s of CPU)
+        "1200",
         "--run",
         "/root/getppid_cycles 20 200",
         "--metric",
