@@ -29,13 +29,16 @@ def _help() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """``abstat ARGS``; without ``argv`` (sys.argv's), as the program itself: then how its exit ends
+    after an interruption is watched too (:mod:`abstat.cli.exiting`)."""
     args = sys.argv[1:] if argv is None else list(argv)
     status = _top_level(args)
     if status is not None:
         return status
     name, rest = args[0], args[1:]
     _prepare(name)
-    exiting.watch()  # before the command registers exit functions of its own: it runs after them
+    if argv is None:  # the program (abstat/__main__.py, scripts/abstat), not a caller's or a test's process
+        exiting.watch()  # before the command registers exit functions of its own: it runs after them
     status = _run(name, COMMANDS[name][0], rest)
     exiting.forget_caught_interrupts()  # else `python -m abstat` may end by SIGINT, not with the status
     return status

@@ -28,19 +28,25 @@ import sys
 # ``signal`` (and the enum module it loads) and ``contextlib`` are imported only when needed:
 # ``abstat ministat`` starts as fast as Python itself.
 
-_state: dict[str, object] = {"armed": False, "line": b"", "ending": False}
+_state: dict[str, object] = {"watching": False, "armed": False, "line": b"", "ending": False}
 
 
 def watch() -> None:
-    """Register the exit function that runs after all others (exit functions run last-registered first)."""
+    """This process is ``abstat`` (not a program or a test calling :func:`abstat.cli.main`): register
+    the exit function that runs after all others (exit functions run last-registered first)."""
     import atexit
 
-    atexit.register(_after_the_exit_functions)
+    if not _state["watching"]:
+        _state["watching"] = True
+        atexit.register(_after_the_exit_functions)
 
 
 def arm(line: str = "") -> None:
     """From now on SIGINT, SIGTERM and SIGHUP end the process with status 130, after writing ``line``
-    (the one line saying it was interrupted) if :func:`said` has not been called yet."""
+    (the one line saying it was interrupted) if :func:`said` has not been called yet.  Only in a
+    process whose exit is watched (:func:`watch`): another program's signals are its own."""
+    if not _state["watching"]:
+        return
     _state["line"] = line.encode("utf-8", "replace")
     _state["armed"] = True
     _handle_stop_signals(_end_now)
