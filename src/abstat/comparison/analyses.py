@@ -11,7 +11,7 @@ to the one-line reason and no numbers.  Methods and references:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 from typing import Any
 
 NAN = math.nan

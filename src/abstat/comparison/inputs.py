@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 from typing import Any
 
 from abstat.errors import InputError, UsageError

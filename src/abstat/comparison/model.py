@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from abstat.fastdataclass import dataclass, field
 from typing import Any
 
 from abstat.stats.warnings import StatWarning

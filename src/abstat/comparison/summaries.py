@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 from typing import Any
 
 from abstat.comparison.inputs import VariantSamples

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 
 from abstat.errors import InputError, UsageError
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from abstat.fastdataclass import dataclass, field
 from typing import Any
 
 from abstat.errors import InputError, UsageError

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 
 from abstat.errors import InputError
 

@@ -20,7 +20,7 @@ that cannot encode it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 from typing import Iterable, Sequence
 
 from abstat.readers.unit_table import SIZE_B, TIME_NS

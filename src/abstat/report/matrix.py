@@ -21,7 +21,7 @@ import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 from typing import Any
 
 from abstat.errors import AbstatError, UsageError

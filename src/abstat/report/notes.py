@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from abstat.fastdataclass import dataclass, field
 from typing import Any
 
 from abstat.errors import named

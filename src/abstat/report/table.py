@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from abstat.fastdataclass import dataclass, field
 from typing import Any
 
 from abstat.report.adjust import DESCRIPTIONS, unreachable

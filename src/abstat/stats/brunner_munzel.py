@@ -7,7 +7,7 @@ is described there).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 
 import numpy as np
 

@@ -39,7 +39,7 @@ levels as cheap as 10^4.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np

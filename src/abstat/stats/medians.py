@@ -28,7 +28,7 @@ step cannot show in it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 
 import numpy as np
 

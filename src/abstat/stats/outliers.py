@@ -19,7 +19,7 @@ few grid steps from the quartiles, so that the report can say so.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass
 
 import numpy as np
 from abstat.stats.medians import median
