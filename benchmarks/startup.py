@@ -13,7 +13,10 @@ Forbidden imports: on the compare path numpy.random, numpy.ma, scipy, sqlite3 an
 file comparison reads no store); on ministat's, numpy too (the ministat path is the standard
 library's).  The load average is printed with each figure: quote the ratios.
 
-    python benchmarks/startup.py [--reps 21]
+    python benchmarks/startup.py [--reps 21] [--against OTHER/src]
+
+``--against`` times another tree's abstat (``git archive main src | tar -x -C /tmp/main``) in the same
+alternation and prints its CPU ratio to the anchor beside this tree's.
 """
 
 from __future__ import annotations
@@ -63,9 +66,11 @@ def imported(argv: list[str], env: dict[str, str]) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=21)
+    parser.add_argument("--against", metavar="SRC", help="another tree's src/, timed in the same alternation")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=SRC)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    other_env = dict(env, PYTHONPATH=os.path.abspath(args.against)) if args.against else None
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         rng = random.Random(1)
@@ -89,10 +94,14 @@ def main() -> int:
         )
         for name, argv, anchor, forbidden, target in cases:
             timed(argv, env), timed(anchor, env)  # bytecode, page cache
-            ours, theirs = [], []
+            if other_env:
+                timed(argv, other_env)
+            ours, theirs, others = [], [], []
             for _ in range(args.reps):
                 ours.append(timed(argv, env))
                 theirs.append(timed(anchor, env))
+                if other_env:
+                    others.append(timed(argv, other_env))
             wall, cpu = (statistics.median(x[i] for x in ours) for i in (0, 1))
             anchor_wall, anchor_cpu = (statistics.median(x[i] for x in theirs) for i in (0, 1))
             ratio = wall / anchor_wall
@@ -101,6 +110,9 @@ def main() -> int:
                 f" {anchor_cpu * 1e3:>7.1f} {cpu / anchor_cpu:>6.2f}  {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
+            if others:
+                other_cpu = statistics.median(x[1] for x in others)
+                print(f"{'':<16} --against: CPU {other_cpu * 1e3:.1f} ms, {other_cpu / anchor_cpu:.2f}x the anchor's")
             if target is not None and ratio > target:
                 failed.append(f"{name}: {ratio:.2f}x the anchor's wall time (target <= {target})")
             if target is None:

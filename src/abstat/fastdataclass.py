@@ -7,8 +7,8 @@ decorator lets the standard library make ``__init__`` (and a frozen class's
 ``__setattr__``/``__delattr__``) and the class's bookkeeping (``__dataclass_fields__``,
 ``__match_args__``, slots, the doc string), and gives the class ``__repr__``,
 ``__eq__`` and ``__hash__`` built without compiling, with the standard library's
-behaviour on Python 3.10-3.12: the same text, equality when the classes are the same
-and the compared fields' tuples are equal, ``__hash__`` set as its hash table says.
+behaviour: the same text, equality when the classes are the same and the compared fields
+are equal (as tuples before Python 3.13, field by field since), ``__hash__`` set as its hash table says.
 Options it does not speed up (``order``, ``unsafe_hash``) go to the standard library whole.
 ``tests/test_fastdataclass.py`` holds the two side by side.
 """
@@ -16,6 +16,7 @@ Options it does not speed up (``order``, ``unsafe_hash``) go to the standard lib
 from __future__ import annotations
 
 import dataclasses
+import sys
 from dataclasses import field
 from _thread import get_ident
 from collections.abc import Callable
@@ -52,8 +53,25 @@ def _repr_fn(names: tuple[str, ...]) -> Callable[[Any], str]:
     return __repr__
 
 
-def _eq_fn(values: Callable[[Any], tuple[Any, ...]]) -> Callable[[Any, Any], Any]:
-    def __eq__(self: Any, other: Any) -> Any:
+def _eq_fn(names: tuple[str, ...]) -> Callable[[Any, Any], Any]:
+    if sys.version_info >= (3, 13):  # field by field, as ``a == b and c == d`` (3.13: an object equals itself first)
+
+        def __eq__(self: Any, other: Any) -> Any:
+            if self is other:
+                return True
+            if other.__class__ is not self.__class__:
+                return NotImplemented
+            result: Any = True
+            for name in names:
+                result = getattr(self, name) == getattr(other, name)
+                if not result:
+                    return result
+            return result
+
+        return __eq__
+    values = _values(names)
+
+    def __eq__(self: Any, other: Any) -> Any:  # the tuples' comparison (3.10-3.12)
         if other.__class__ is self.__class__:
             return values(self) == values(other)
         return NotImplemented
@@ -88,7 +106,7 @@ def _process(cls: type, options: dict[str, Any]) -> type:
     if want_repr:
         _set_new(cls, "__repr__", _repr_fn(tuple(f.name for f in fields if f.repr)))
     if want_eq:
-        _set_new(cls, "__eq__", _eq_fn(_values(tuple(f.name for f in fields if f.compare))))
+        _set_new(cls, "__eq__", _eq_fn(tuple(f.name for f in fields if f.compare)))
         if not explicit_hash and options.get("frozen"):
             hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
             _set_new_hash(cls, _hash_fn(_values(hashed)))
