@@ -102,22 +102,25 @@ def _process(cls: type, options: dict[str, Any]) -> type:
     class_hash = cls.__dict__.get("__hash__", dataclasses.MISSING)
     explicit_hash = not (class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in cls.__dict__))
     cls = dataclasses.dataclass(cls, repr=False, eq=False, **options)
-    fields = [f for f in dataclasses.fields(cls)]
+    fields = dataclasses.fields(cls)
     if want_repr:
         _set_new(cls, "__repr__", _repr_fn(tuple(f.name for f in fields if f.repr)))
     if want_eq:
         _set_new(cls, "__eq__", _eq_fn(tuple(f.name for f in fields if f.compare)))
-        if not explicit_hash and options.get("frozen"):
-            hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-            _set_new_hash(cls, _hash_fn(_values(hashed)))
-        elif not explicit_hash:
-            cls.__hash__ = None  # type: ignore[assignment]  # mutable and compared by value: unhashable
+        if not explicit_hash:
+            _set_hash(cls, fields, bool(options.get("frozen")))
     return cls
 
 
-def _set_new_hash(cls: type, function: Callable[[Any], int]) -> None:
+def _set_hash(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> None:
+    """The standard library's hash table without ``unsafe_hash`` nor a ``__hash__`` of the class's own: a
+    frozen class hashes its hashed fields, a mutable one compared by value is unhashable."""
+    if not frozen:
+        cls.__hash__ = None  # type: ignore[assignment]
+        return
+    function = _hash_fn(_values(tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))))
     function.__qualname__ = f"{cls.__qualname__}.__hash__"
-    cls.__hash__ = function  # type: ignore[assignment]  # the standard library overwrites an implicit None
+    cls.__hash__ = function  # type: ignore[assignment]
 
 
 if TYPE_CHECKING:
