@@ -74,6 +74,7 @@ NUISANCE = True  # a confirmed change the decision does not report stays in its 
 AR1_RAMPS = True  # ... and also as a ramp of each width of decide.RAMPS
 REVERT_FLAT = True  # a revert's edge (drift.DriftCheck.reverted, no serial correlation) is judged without the slope
 REVERT_UNION = True  # ... its interval the union of those with and without the slope (docs/history.md)
+FLAT_P = False  # ... and so is every change (no serial correlation), with the union; measured, off (docs/history.md)
 GUARD = 3  # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -247,8 +248,8 @@ class _Search(DriftCheck):
         reach = min(self.window, SIZE_WINDOW)
         sa, sb = self.spans(position, kept, reach)
         wide = self.widened(position, kept, reach)
-        flat = (
-            REVERT_FLAT and wide is not None and not self.sums.rho_floor and self.reverted(position, kept, self.window)
+        flat = not self.sums.rho_floor and (
+            FLAT_P or (REVERT_FLAT and wide is not None and self.reverted(position, kept, self.window))
         )
         verdict = judge(self.sums, sa, position, sb, self.min_segment, self.confidence, wide, not flat)
         if flat and REVERT_UNION:
