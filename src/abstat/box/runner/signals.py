@@ -67,13 +67,14 @@ def deferred(deliver: bool = True) -> Iterator[Deferred]:
     try:
         yield state
     finally:
-        _active.remove(state)
         if previous_mask is not None:
             if not deliver:
                 while (got := _take(0)) is not None:
                     state.received.append(got)
             for signum, handler in previous_handlers.items():
                 _raw.signal(signum, handler)
+        _active.remove(state)  # after the handlers: a signal _record takes until then is this section's
+        if previous_mask is not None:
             _raw.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
             if deliver and state.received:
                 signal.raise_signal(state.received[0])  # consumed while waiting: act on it now
@@ -92,6 +93,16 @@ def _record(signum: int, frame: object) -> None:
         if state.blocking:
             state.received.append(signum)
             return
+    # No section holds it: Python ran this handler late, after its section had ended (a signal taken by
+    # another thread) or a caller restored it out of order.  It is never dropped: the handler in place
+    # now acts on it, and where that is this one, it stops what runs like Ctrl-C.
+    handler = signal.getsignal(signum)
+    if handler is _record or handler is None:
+        raise KeyboardInterrupt
+    if callable(handler):
+        handler(signum, frame)
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)
 
 
 def _take(timeout: float) -> int | None:
