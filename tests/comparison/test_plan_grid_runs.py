@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from abstat.comparison.planning_grid import real_change, spread_median_change
-from abstat.comparison.planning_nested import RunSizer, median_components
+from abstat.comparison.planning_nested import RunSizer, _common_spread, median_components
 from abstat.stats.nested import run_centres
 from abstat.stats.run_medians import spread_medians
 
@@ -48,7 +48,7 @@ def test_grid_runs_are_sized_for_the_real_change() -> None:
     between, within, length = (sum(p[i] for p in parts if p is not None) / 2 for i in range(3))
     cx, cy = (run_centres(r, "median") for r in runs.values())
     pooled = np.concatenate([np.concatenate(r) for r in runs.values()])
-    plain = RunSizer(cx, cy, between, within, length, "auto", 0.95)
+    plain = RunSizer(*_common_spread(cx, cy), between, within, length, "auto", 0.95)
     real = RunSizer(cx, cy, between, within, length, "auto", 0.95, pooled)
     assert plain.change is None and real.change is not None
     shrink = real.change(1.0)
@@ -56,5 +56,9 @@ def test_grid_runs_are_sized_for_the_real_change() -> None:
     # a real 1% needs what a 1% change of the spread medians times the shrink needs
     assert real.runs(length, 1.0, 0.05, 0.8) == plain.runs(length, shrink, 0.05, 0.8)
     assert real.runs(length, 1.0, 0.05, 0.8) > plain.runs(length, 1.0, 0.05, 0.8)
+    # both variants' run medians at their pooled variance
+    pooled_var = (np.var(cx, ddof=1) + np.var(cy, ddof=1)) / 2
+    for c in (real.cx, real.cy):
+        assert np.var(c, ddof=1) == pytest.approx(pooled_var, rel=1e-12)
     found = real.detectable(length, 20, 20, 0.05, 0.8)
     assert found is not None and real.change(found) == pytest.approx(plain.detectable(length, 20, 20, 0.05, 0.8))
