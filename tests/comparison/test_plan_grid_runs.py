@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from abstat.comparison.planning_grid import real_change, spread_median_change
-from abstat.comparison.planning_nested import RunSizer, _common_spread, median_components
+from abstat.comparison.planning_nested import RunSizer, common_spread, median_components
 from abstat.stats.nested import run_centres
 from abstat.stats.run_medians import spread_medians
 
@@ -48,7 +48,7 @@ def test_grid_runs_are_sized_for_the_real_change() -> None:
     between, within, length = (sum(p[i] for p in parts if p is not None) / 2 for i in range(3))
     cx, cy = (run_centres(r, "median") for r in runs.values())
     pooled = np.concatenate([np.concatenate(r) for r in runs.values()])
-    plain = RunSizer(*_common_spread(cx, cy), between, within, length, "auto", 0.95)
+    plain = RunSizer(*common_spread(cx, cy), between, within, length, "auto", 0.95)
     real = RunSizer(cx, cy, between, within, length, "auto", 0.95, pooled)
     assert plain.change is None and real.change is not None
     shrink = real.change(1.0)
