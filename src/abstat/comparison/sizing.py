@@ -195,8 +195,8 @@ class Sizing:
 
 def _bracket(gap: Any, start: float | None, se: float) -> tuple[float, float] | None:
     """``(lo, hi)`` with ``gap(lo) < 0 <= gap(hi)`` for ``gap`` increasing in a change ``k`` (standard
-    errors): from ``start`` (or 1) by steps of 1.25x, growing, down to 0 and up to a million-fold change;
-    None if no change up to that reaches it."""
+    errors): from ``start`` (or 1) by steps of 1.25x (2x from 1), each step squared, down to 0 and up to
+    a million-fold change; None if no change up to that reaches it."""
     k = 1.0 if start is None or not start > 0 else start
     if gap(k) >= 0:
         hi = k
@@ -204,7 +204,7 @@ def _bracket(gap: Any, start: float | None, se: float) -> tuple[float, float] | 
             hi /= 1.25
         lo = hi / 1.25 if hi > 1e-3 * k else 0.0
         return (lo, hi) if gap(lo) < 0 else (0.0, 0.0)
-    lo, step = k, 1.25
+    lo, step = k, 1.25 if start is not None and start > 0 else 2.0  # near the t answer, or from afar
     while gap(lo * step) < 0:
         lo *= step
         step *= step
