@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import FrameType
 
 try:  # the C functions behind ``signal``'s wrappers, which convert every result to enums (17 µs a call,
     # against 0.5-1 µs: a section is entered several times per run, between runs)
@@ -32,6 +33,7 @@ STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 _active: list[Deferred] = []
 _listeners: list[Callable[[int], None]] = []  # told of every stop signal a section holds (the store's watchdog)
+_stopped: list[int] = []  # stop signals turned into KeyboardInterrupt since interrupt_on_termination()
 
 
 @dataclass
@@ -86,7 +88,7 @@ def add_listener(listener: Callable[[int], None]) -> None:
     _listeners.append(listener)
 
 
-def _record(signum: int, frame: object) -> None:
+def _record(signum: int, frame: FrameType | None) -> None:
     for listener in _listeners:
         listener(signum)
     for state in reversed(_active):
@@ -142,7 +144,17 @@ def interrupted() -> bool:
 def _raise_interrupt(signum: int, frame: object) -> None:
     for listener in _listeners:
         listener(signum)
+    _stopped.append(signum)
     raise KeyboardInterrupt
+
+
+def raise_if_stopped() -> None:
+    """Raise KeyboardInterrupt again if a stop signal was turned into one since
+    :func:`interrupt_on_termination` and the program goes on: something swallowed it (an extension
+    module whose import the signal cut raises ImportError, which an optional import catches).  Called
+    where a long command starts its next step."""
+    if _stopped:
+        raise KeyboardInterrupt
 
 
 def interrupt_on_termination() -> dict[int, object]:
@@ -152,6 +164,7 @@ def interrupt_on_termination() -> dict[int, object]:
     previous: dict[int, object] = {}
     if threading.current_thread() is not threading.main_thread():
         return previous
+    _stopped.clear()
     interrupt = [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
     for signum in (*interrupt, signal.SIGTERM, signal.SIGHUP):
         try:
