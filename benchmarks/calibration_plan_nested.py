@@ -98,8 +98,10 @@ def now_pct(pilot: dict[str, list[list[float]]], runs: int, per_run: int) -> flo
     arrays = {k: [np.asarray(r) for r in v] for k, v in pilot.items()}
     parts = [median_components(a) for a in arrays.values()]
     between, within, length = (sum(p[i] for p in parts) / len(parts) for i in range(3))
-    sizer = RunSizer(*(run_centres(a, "median") for a in arrays.values()), between, within, length, "auto", 0.95)
-    return sizer.sizing(per_run).detectable(runs, runs, ALPHA, POWER)
+    pooled = np.concatenate([np.concatenate(a) for a in arrays.values()])
+    cx, cy = (run_centres(a, "median") for a in arrays.values())
+    sizer = RunSizer(cx, cy, between, within, length, "auto", 0.95, pooled)
+    return sizer.detectable(per_run, runs, runs, ALPHA, POWER)
 
 
 def main() -> int:
@@ -108,6 +110,7 @@ def main() -> int:
     parser.add_argument("--pilot-runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--only", default="")
+    parser.add_argument("--now-only", action="store_true", help="skip the experiments at the before model's change")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     print(f"{args.reps} experiments per row, pilots of {args.pilot_runs} runs x {PER_RUN} per side, seed {args.seed}")
@@ -121,6 +124,9 @@ def main() -> int:
         for runs, per_run in DESIGNS:
             cells = []
             for model in (before_pct, now_pct):
+                if args.now_only and model is before_pct:
+                    cells.append("not run")
+                    continue
                 pct = model(pilot, runs, per_run)
                 if pct is None:
                     cells.append("none")

@@ -104,7 +104,8 @@ def test_a_revert_edge_the_decision_rejects_does_not_take_its_partner_with_it():
     # (changepoints.NUISANCE), not reported: abstat found 14 of these 80 edges before, then 30 (PELT-L2 57:
     # its BIC penalty asks less than p 0.001).  A revert's edge is now also judged without the slope
     # (changepoints.REVERT_FLAT): 59 edges; 5 other points (2 before, PELT-L2 15), three of them an edge
-    # placed 3 revisions off (18, 24, 24)
+    # placed 3 revisions off (18, 24, 24).  Its interval, now the union of those with and without the slope
+    # (changepoints.REVERT_UNION), must exclude 0 too: 57 edges, 3 other points
     edges = false = 0
     for seed in range(40):
         values = np.random.default_rng(seed).normal(100.0, 1.0, 45)

@@ -98,7 +98,12 @@ class Sizing:
         return self.analytic_power(pct, n1, n2, alpha)
 
     def detectable(self, n1: int, n2: int, alpha: float, power: float) -> float | None:
-        """The smallest change (percent, an increase) detected with ``power`` at these sizes."""
+        """The smallest change (percent, an increase) detected with ``power`` at these sizes.
+
+        The root is searched from where the noncentral-t model (:meth:`analytic_power`) puts it, each power
+        computed once, to a relative 1e-4 when the power is simulated (its steps are 1/2000 apart): the
+        6-7-level grid pilot of ``benchmarks/grid_power_speed.py`` took 12 simulated powers (13 s) from a
+        bracket doubled from 1 standard error."""
         from abstat.stats.distributions import brentq
 
         if self.at(n1, n2).reason or min(n1, n2) < 2:
@@ -106,13 +111,42 @@ class Sizing:
         se = self.se(n1, n2)
         if not se > 0:
             return 0.0
-        hi = 1.0
-        while self.power(100.0 * math.expm1(hi * se), n1, n2, alpha) < power:
-            hi *= 2.0
-            if hi > 1e6 or hi * se > _MAX_LOG_CHANGE:  # no change up to a million-fold is detected so
-                return None
-        d = brentq(lambda k: self.power(100.0 * math.expm1(k * se), n1, n2, alpha) - power, 0.0, hi, xtol=1e-9)
+        seen: dict[float, float] = {}
+
+        def gap(k: float) -> float:
+            if k not in seen:
+                seen[k] = self.power(100.0 * math.expm1(k * se), n1, n2, alpha) - power
+            return seen[k]
+
+        bracket = _bracket(gap, self._analytic_multiple(n1, n2, alpha, power, se), se)
+        if bracket is None:
+            return None
+        lo, hi = bracket
+        if hi == 0.0:  # detected that often without any change
+            return 0.0
+        d = brentq(gap, lo, hi, xtol=1e-4 * hi if self._simulated(n1, n2) else 1e-9)
         return 100.0 * math.expm1(d * se)
+
+    def _simulated(self, n1: int, n2: int) -> bool:
+        from abstat.stats.hodges_lehmann import PERMUTE_MAX
+
+        here = self.at(n1, n2)
+        return min(n1, n2) <= PERMUTE_MAX and (here.grid is not None or here.simulated is not None)
+
+    def _analytic_multiple(self, n1: int, n2: int, alpha: float, power: float, se: float) -> float | None:
+        """The change (in standard errors) the noncentral-t model detects with ``power``; None if none."""
+        from abstat.stats.distributions import brentq
+
+        def gap(k: float) -> float:
+            p = self.analytic_power(100.0 * math.expm1(k * se), n1, n2, alpha)
+            return -1.0 if math.isnan(p) else p - power
+
+        hi = 1.0
+        while gap(hi) < 0:
+            hi *= 2.0
+            if hi > 1e6 or hi * se > _MAX_LOG_CHANGE:
+                return None
+        return brentq(gap, 0.0, hi, xtol=1e-6 * hi) if gap(0.0) < 0 else hi
 
     def needed(self, pct: float, alpha: float, power: float) -> int | None:
         """Values per variant (equal sizes) that detect ``pct`` percent with ``power``; None beyond 10^7.
@@ -157,6 +191,26 @@ class Sizing:
         if not se > 0:
             return 1.0 if delta else alpha
         return power_from_noncentrality(delta / se, max(self.df(n1, n2), 1.0), alpha)
+
+
+def _bracket(gap: Any, start: float | None, se: float) -> tuple[float, float] | None:
+    """``(lo, hi)`` with ``gap(lo) < 0 <= gap(hi)`` for ``gap`` increasing in a change ``k`` (standard
+    errors): from ``start`` (or 1) by steps of 1.25x (2x from 1), each step squared, down to 0 and up to
+    a million-fold change; None if no change up to that reaches it."""
+    k = 1.0 if start is None or not start > 0 else start
+    if gap(k) >= 0:
+        hi = k
+        while hi > 1e-3 * k and gap(hi / 1.25) >= 0:
+            hi /= 1.25
+        lo = hi / 1.25 if hi > 1e-3 * k else 0.0
+        return (lo, hi) if gap(lo) < 0 else (0.0, 0.0)
+    lo, step = k, 1.25 if start is not None and start > 0 else 2.0  # near the t answer, or from afar
+    while gap(lo * step) < 0:
+        lo *= step
+        step *= step
+        if lo * step * se > _MAX_LOG_CHANGE or lo * step > 1e6 * k:
+            return None
+    return lo, lo * step
 
 
 def _first(enough: Any, lo: int, start: int) -> int | None:

@@ -37,6 +37,9 @@ Detector (chosen by ``benchmarks/changepoints.py``, see docs/history.md; numbers
    chosen split: optimistic).  A change below ``min_change`` of the level before is listed in
    ``Detection.small``, not reported.  One that fails is dropped and its neighbours re-judged, except
    a revert's edge in a series without serial correlation (``NUISANCE``): it stays in their models.
+   Such an edge (the level returns: ``drift.DriftCheck.reverted``) is judged without the slope
+   (``REVERT_FLAT``: on a short bump a slope and a step are one), its interval the union of the
+   intervals with and without it (``REVERT_UNION``): valid also where a drift is under the pair.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from abstat.history.detection import ChangePoint, Detection, too_short
@@ -70,6 +73,8 @@ AR1_REACH = 2  # ... at the best location within this many revisions (Bonferroni
 NUISANCE = True  # a confirmed change the decision does not report stays in its neighbours' models
 AR1_RAMPS = True  # ... and also as a ramp of each width of decide.RAMPS
 REVERT_FLAT = True  # a revert's edge (drift.DriftCheck.reverted, no serial correlation) is judged without the slope
+REVERT_UNION = True  # ... its interval the union of those with and without the slope (docs/history.md)
+FLAT_P = False  # ... and so is every change (no serial correlation), with the union; measured, off (docs/history.md)
 GUARD = 3  # the confirmation leaves out this many revisions next to a neighbouring change
 
 
@@ -243,10 +248,14 @@ class _Search(DriftCheck):
         reach = min(self.window, SIZE_WINDOW)
         sa, sb = self.spans(position, kept, reach)
         wide = self.widened(position, kept, reach)
-        flat = (
-            REVERT_FLAT and wide is not None and not self.sums.rho_floor and self.reverted(position, kept, self.window)
+        flat = not self.sums.rho_floor and (
+            FLAT_P or (REVERT_FLAT and wide is not None and self.reverted(position, kept, self.window))
         )
-        return judge(self.sums, sa, position, sb, self.min_segment, self.confidence, wide, not flat)
+        verdict = judge(self.sums, sa, position, sb, self.min_segment, self.confidence, wide, not flat)
+        if flat and REVERT_UNION:
+            sloped = judge(self.sums, sa, position, sb, self.min_segment, self.confidence, wide, True)
+            verdict = replace(verdict, low=min(verdict.low, sloped.low), high=max(verdict.high, sloped.high))
+        return verdict
 
     def undecided(self, position: int, kept: list[int]) -> float:
         """The decision rule: the weakness of the window's test, then the one model's p and interval."""

@@ -39,6 +39,14 @@ def runs_by_metric(
     run, :func:`abstat.stats.nested.run_centres`: the median, ties read as spread over the grid step;
     a run of one sample, that sample), and units; only runs whose invocation carries every one of
     ``labels`` (e.g. ``host=NAME``)."""
+    collected, units = _collect(store, experiment, labels)
+    return {metric: _run_values(list(runs.values())) for metric, runs in collected.items()}, units
+
+
+def _collect(
+    store: Any, experiment: str, labels: dict[str, str] | None
+) -> tuple[dict[str, dict[int, list[Any]]], dict[str, str | None]]:
+    """Each metric's runs (``[variant, invocation, boot, samples]`` by run id) and units."""
     collected: dict[str, dict[int, list[Any]]] = {}
     units: dict[str, str | None] = {}
     wanted = set((labels or {}).items())
@@ -53,7 +61,7 @@ def runs_by_metric(
             runs[row["run"]] = [row["variant"], row["invocation"], row["boot_id"], [row["value"]]]
         else:
             entry[3].append(row["value"])
-    return {metric: _run_values(list(runs.values())) for metric, runs in collected.items()}, units
+    return collected, units
 
 
 def _run_values(runs: list[list[Any]]) -> list[RunValue]:
@@ -84,16 +92,28 @@ def analyse_experiment(
 ) -> list[MetricNoise]:
     """The noise report of every metric (or those named) of a stored A/A experiment
     (of its runs labelled ``labels``, when given: one host's)."""
-    series, units = runs_by_metric(store, experiment, labels)
-    names = metrics or [m for m in series if m not in SKIPPED_METRICS]
+    import numpy as np
+
+    collected, units = _collect(store, experiment, labels)
+    names = metrics or [m for m in collected if m not in SKIPPED_METRICS]
     results = []
     for metric in names:
-        runs = [r for r in series.get(metric, []) if r.variant in variants]
+        every = list(collected.get(metric, {}).values())
+        runs = [r for r in _run_values(every) if r.variant in variants]
+        chosen = [run for run in every if run[0] in variants]
         if len(runs) < 4:
             continue
+        samples = np.concatenate([np.asarray(run[3], dtype=float) for run in chosen])
         results.append(
             analyse_metric(
-                metric, units.get(metric), runs, variants=variants, confidence=confidence, blocks=blocks, seed=seed
+                metric,
+                units.get(metric),
+                runs,
+                variants=variants,
+                confidence=confidence,
+                blocks=blocks,
+                seed=seed,
+                samples=samples,
             )
         )
     return results

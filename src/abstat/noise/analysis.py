@@ -51,6 +51,7 @@ class MetricNoise:
     estimand_label: str = ""
     unresolvable: str = ""  # why no number of runs resolves a change ("" if some does)
     aa_cannot: str = ""  # why compare cannot judge the A/A pair ("" when it can)
+    real_changes: bool = False  # runs on a grid: the sizes are for real changes of the values
 
     @property
     def stable(self) -> bool | None:
@@ -93,13 +94,17 @@ class MetricNoise:
         text += self._borderline(level)
         if self.detectable_pct is not None:
             text += (
-                f" At this n, changes of {format_size_pct(self.detectable_pct)} or more (of the {self.estimand_label},"
-                f" what abstat compare compares here) are detected {POWER:.0%} of the time; smaller"
-                " claims need more runs."
+                f" At this n, changes of {format_size_pct(self.detectable_pct)} or more ({self._of_what()}) are"
+                f" detected {POWER:.0%} of the time; smaller claims need more runs."
             )
         elif self.unresolvable:
             text += f" No number of runs resolves a change here: {self.unresolvable}."
         return text
+
+    def _of_what(self) -> str:
+        if self.real_changes:
+            return f"real changes of the values; abstat compare compares the {self.estimand_label} here"
+        return f"of the {self.estimand_label}, what abstat compare compares here"
 
     def _borderline(self, level: float) -> str:
         """A stable series whose tests' own p-values fall below alpha, though not below the level each
@@ -154,6 +159,7 @@ class MetricNoise:
             "confidence": self.confidence * 100,
             "estimand": self.estimand or None,
             "estimand_label": self.estimand_label or None,
+            "real_changes": self.real_changes,
             "unresolvable": self.unresolvable or None,
             "runs_needed_per_variant": self.samples_needed,
             "trend": self.stability.trend.to_dict() if self.stability else None,
@@ -185,23 +191,37 @@ def _robust_cv(values: list[float]) -> float | None:
 
 
 def detectable_change(
-    a: list[float], b: list[float], *, confidence: float, power: float = POWER, center: str = "auto"
+    a: list[float],
+    b: list[float],
+    *,
+    confidence: float,
+    power: float = POWER,
+    center: str = "auto",
+    change: Any = None,
 ) -> tuple[float | None, dict[str, int | None], Any]:
     """(smallest change in % detected with ``power`` at these n, runs per
     variant needed for 1, 2 and 5 %, the sizing), for the estimand ``abstat
     compare`` would use on these runs (:mod:`abstat.comparison.sizing`, as
-    ``abstat plan``)."""
+    ``abstat plan``).  ``change``: runs of grid values, the change of their spread medians that a real
+    change makes (:func:`abstat.comparison.planning_grid.spread_median_change`); the changes are then real
+    changes of the values, and both variants' runs are sized at their pooled spread, as plan does."""
     import numpy as np
 
+    from abstat.comparison.planning_grid import real_change
+    from abstat.comparison.planning_nested import common_spread
     from abstat.comparison.sizing import sizing
 
     alpha = 1.0 - confidence
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if min(x.size, y.size) < 2:
         return None, {f"{p:g}%": None for p in TARGETS_PCT}, None
+    if change is not None:
+        x, y = common_spread(x, y)
     size = sizing(x, y, center, confidence)
     smallest = size.detectable(x.size, y.size, alpha, power)
-    needed = {f"{p:g}%": size.needed(p, alpha, power) for p in TARGETS_PCT}
+    if change is not None and smallest is not None:
+        smallest = real_change(change, smallest)
+    needed = {f"{p:g}%": size.needed(p if change is None else change(p), alpha, power) for p in TARGETS_PCT}
     return smallest, needed, size.at(x.size, y.size)
 
 
@@ -214,22 +234,25 @@ def analyse_metric(
     confidence: float = 0.95,
     blocks: int | None = None,
     seed: int = 0,
+    samples: Any = None,
 ) -> MetricNoise:
-    """The noise report of one metric from its runs in run order."""
+    """The noise report of one metric from its runs in run order (``samples``: the runs' samples pooled,
+    for runs of several samples on a grid, whose sizes are then for real changes)."""
     values = [r.value for r in runs]
     by_variant = {name: [r.value for r in runs if r.variant == name] for name in variants}
     notes: list[str] = []
     mean = statistics.fmean(values)
     stddev = statistics.stdev(values) if len(values) > 1 else 0.0
     ns = tuple(len(v) for v in by_variant.values())
+    nested = any(r.samples > 1 for r in runs)  # compare's unit is then the run: its centres as runs
+    change = _grid_change(samples, nested, notes)
     detectable, needed, size = detectable_change(
-        by_variant[variants[0]], by_variant[variants[1]], confidence=confidence
+        by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, change=change
     )
     stable = stability(values, 1.0 - confidence) if len(values) >= 6 else None
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
     groups = _by_invocation(runs)
     share, share_p = _between_share(groups, notes)
-    nested = any(r.samples > 1 for r in runs)  # compare's unit is then the run: its centres as runs
     aa_delta, aa_ci, aa_significant, aa_cannot = _aa_comparison(by_variant, variants, values, confidence, seed, nested)
     if len(set(values)) == 1:
         notes.append("every run gave the same value: no noise to measure at this resolution")
@@ -259,7 +282,23 @@ def analyse_metric(
         estimand=estimand,
         estimand_label=label,
         unresolvable=reason,
+        real_changes=change is not None,
     )
+
+
+def _grid_change(samples: Any, nested: bool, notes: list[str]) -> Any:
+    """For runs of several samples on a grid (``samples`` pooled), the change of the spread run medians
+    a real change makes (:func:`abstat.comparison.planning_grid.spread_median_change`), and a note that
+    says so; otherwise None."""
+    from abstat.comparison.planning_grid import spread_median_change
+
+    change = spread_median_change(samples) if nested and samples is not None else None
+    if change is not None:
+        notes.append(
+            "values on a grid: the changes sized are real changes of the values (a real 1% moves the spread run"
+            f" medians by about {change(1.0):.2g}%: a normal latent fitted to the levels)"
+        )
+    return change
 
 
 def _by_invocation(runs: list[RunValue]) -> dict[int, list[float]]:

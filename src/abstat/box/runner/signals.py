@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import FrameType
 
 try:  # the C functions behind ``signal``'s wrappers, which convert every result to enums (17 µs a call,
     # against 0.5-1 µs: a section is entered several times per run, between runs)
@@ -32,6 +33,7 @@ STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM, signal.SIGHUP})
 
 _active: list[Deferred] = []
 _listeners: list[Callable[[int], None]] = []  # told of every stop signal a section holds (the store's watchdog)
+_stopped: list[int] = []  # stop signals turned into KeyboardInterrupt since interrupt_on_termination()
 
 
 @dataclass
@@ -67,13 +69,14 @@ def deferred(deliver: bool = True) -> Iterator[Deferred]:
     try:
         yield state
     finally:
-        _active.remove(state)
         if previous_mask is not None:
             if not deliver:
                 while (got := _take(0)) is not None:
                     state.received.append(got)
             for signum, handler in previous_handlers.items():
                 _raw.signal(signum, handler)
+        _active.remove(state)  # after the handlers: a signal _record takes until then is this section's
+        if previous_mask is not None:
             _raw.pthread_sigmask(signal.SIG_SETMASK, previous_mask)
             if deliver and state.received:
                 signal.raise_signal(state.received[0])  # consumed while waiting: act on it now
@@ -85,13 +88,23 @@ def add_listener(listener: Callable[[int], None]) -> None:
     _listeners.append(listener)
 
 
-def _record(signum: int, frame: object) -> None:
+def _record(signum: int, frame: FrameType | None) -> None:
     for listener in _listeners:
         listener(signum)
     for state in reversed(_active):
         if state.blocking:
             state.received.append(signum)
             return
+    # No section holds it: Python ran this handler late, after its section had ended (a signal taken by
+    # another thread) or a caller restored it out of order.  It is never dropped: the handler in place
+    # now acts on it, and where that is this one, it stops what runs like Ctrl-C.
+    handler = signal.getsignal(signum)
+    if handler is _record or handler is None:
+        raise KeyboardInterrupt
+    if callable(handler):
+        handler(signum, frame)
+    elif handler == signal.SIG_DFL:
+        signal.raise_signal(signum)
 
 
 def _take(timeout: float) -> int | None:
@@ -131,7 +144,17 @@ def interrupted() -> bool:
 def _raise_interrupt(signum: int, frame: object) -> None:
     for listener in _listeners:
         listener(signum)
+    _stopped.append(signum)
     raise KeyboardInterrupt
+
+
+def raise_if_stopped() -> None:
+    """Raise KeyboardInterrupt again if a stop signal was turned into one since
+    :func:`interrupt_on_termination` and the program goes on: something swallowed it (an extension
+    module whose import the signal cut raises ImportError, which an optional import catches).  Called
+    where a long command starts its next step."""
+    if _stopped:
+        raise KeyboardInterrupt
 
 
 def interrupt_on_termination() -> dict[int, object]:
@@ -141,6 +164,7 @@ def interrupt_on_termination() -> dict[int, object]:
     previous: dict[int, object] = {}
     if threading.current_thread() is not threading.main_thread():
         return previous
+    _stopped.clear()
     interrupt = [signal.SIGINT] if signal.getsignal(signal.SIGINT) is signal.default_int_handler else []
     for signum in (*interrupt, signal.SIGTERM, signal.SIGHUP):
         try:

@@ -216,8 +216,9 @@ def measure(
     timeout: float | None,
 ) -> float | None:
     """One run of the benchmark in ``path``; its value of ``metric`` (None when it failed)."""
-    from abstat.box.runner import RunContext
+    from abstat.box.runner import RunContext, signals
 
+    signals.raise_if_stopped()  # a SIGTERM that an import swallowed stops the bisection here
     started = time.time()
     measurement = executor.measure(in_dir(path, run), RunContext(role), timeout=timeout)
     if recorder is not None:
