@@ -232,7 +232,9 @@ class SortedSums:
             value = float(np.partition(values, int(rank))[int(rank)])
             inside = float(np.count_nonzero(values <= value))
         else:
-            order = np.argsort(values, kind="stable")
+            # (any order of equal values: the running weight at the end of their run is the same sum,
+            # exact when the weights are multiples of a power of two small enough, as spread ties' are)
+            order = np.argsort(values)
             running = np.cumsum(weights[order])
             at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
             value = float(values[order[at]])
