@@ -14,7 +14,7 @@ import numpy as np
 from abstat.stats.distributions import stdtr
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points
-MERGE_FROM = 1000  # from this many values in the smaller sample (and at most 8 times as many in the other),
+MERGE_FROM = 20_000  # from this many values in the smaller sample (and at most 8 times as many in the other),
 # the placements at a shift with no guess of them come from one merge of the samples (faster than a search)
 FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
 

@@ -1,0 +1,150 @@
+"""The second round of shortcuts of the default comparison (issue 42) against plain computations and
+scipy: Brunner-Munzel's placements at a shift from one merge of the samples, the integer running
+counts, one argsort per sample serving its sort and its ranks, and the weighted pick of an order
+statistic through an unstable argsort.  Seeded data: normal, tied integers, a grid, constant and
+two-valued samples, and samples of unequal sizes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from abstat.comparison import summaries
+from abstat.stats import brunner_munzel as bm
+from abstat.stats import diagnostics
+from abstat.stats.pairwise import differences, walsh_sums
+
+
+def _samples(shape: str, nx: int, ny: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    if shape == "normal":
+        return rng.normal(0.0, 1.0, nx), rng.normal(0.2, 1.5, ny)
+    if shape == "tied":
+        return rng.integers(0, 6, nx).astype(float), rng.integers(1, 7, ny).astype(float)
+    if shape == "grid":
+        return 20.0 * np.round(rng.normal(440, 7, nx) / 20), 20.0 * np.round(rng.normal(444, 7, ny) / 20)
+    if shape == "constant":
+        return np.full(nx, 3.0), np.full(ny, 3.0)
+    return rng.choice([1.0, 2.0], nx), rng.choice([1.0, 2.0], ny, p=[0.3, 0.7])  # two values
+
+
+SHAPES = ["normal", "tied", "grid", "constant", "two-valued"]
+SIZES = [(1, 1), (2, 3), (40, 40), (300, 2400), (2400, 300), (1500, 1700)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_the_merge_counts_what_the_binary_searches_count(shape):
+    rng = np.random.default_rng(sum(map(ord, shape)) + 21)
+    for nx, ny in SIZES:
+        x, y = _samples(shape, nx, ny, rng)
+        xs, ys = np.sort(x), np.sort(y)
+        for delta in (0.0, 1.0, -20.0, float(ys[-1] - xs[0])):
+            target = xs + delta
+            left, at_most = bm._merged(ys, target)
+            assert np.array_equal(left, np.searchsorted(ys, target, side="left")), (shape, nx, ny, delta)
+            assert np.array_equal(at_most, np.searchsorted(target, ys, side="right")), (shape, nx, ny, delta)
+            # brute force, pair by pair
+            assert np.array_equal(left, (ys[None, :] < target[:, None]).sum(axis=1))
+            assert np.array_equal(at_most, (target[None, :] <= ys[:, None]).sum(axis=1))
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_brunner_munzel_through_the_merge_is_the_searched_one(shape, monkeypatch):
+    rng = np.random.default_rng(sum(map(ord, shape)) + 22)
+    cases = [_samples(shape, nx, ny, rng) for nx, ny in ((300, 2400), (1500, 1700), (6000, 7000))]
+    spread = [(bm.spread_ties(np.sort(x)), bm.spread_ties(np.sort(y))) for x, y in cases]
+    shifts = (0.0, 0.5, -20.0)
+    searched = [bm.bm_statistic(sx, sy, d, (1.2, 0.8)) for sx, sy in spread for d in shifts]
+    monkeypatch.setattr(bm, "MERGE_FROM", 1)
+    assert [bm.bm_statistic(sx, sy, d, (1.2, 0.8)) for sx, sy in spread for d in shifts] == searched
+
+
+@pytest.mark.parametrize("shape", ["normal", "tied", "grid", "two-valued"])
+def test_brunner_munzel_at_zero_through_the_merge_is_scipys(shape, monkeypatch):
+    """At shift 0, on one grid, the statistic is Brunner-Munzel's with mid-ranks (the module's rule)."""
+    monkeypatch.setattr(bm, "MERGE_FROM", 1)
+    rng = np.random.default_rng(sum(map(ord, shape)) + 23)
+    for nx, ny in ((40, 40), (300, 2400), (1500, 1700)):
+        x, y = _samples(shape, nx, ny, rng)
+        s = bm.bm_statistic(bm.spread_ties(np.sort(x)), bm.spread_ties(np.sort(y)), 0.0)
+        ref = stats.brunnermunzel(x, y, distribution="t")
+        assert s.t == pytest.approx(ref.statistic, rel=1e-9), (shape, nx, ny)
+        assert bm.bm_p_value(s, nx, ny) == pytest.approx(ref.pvalue, rel=1e-7, abs=1e-300), (shape, nx, ny)
+
+
+def test_running_counts_are_the_brute_force_counts():
+    rng = np.random.default_rng(24)
+    for size, m in ((1, 5), (10, 0), (50, 200), (2000, 1500)):
+        positions = rng.integers(0, size + 1, m)
+        got = bm._below(size, positions, None)
+        assert got.dtype == np.float64
+        assert np.array_equal(got, (positions[None, :] <= np.arange(size)[:, None]).sum(axis=1).astype(float))
+        w = rng.integers(1, 5, m) / 8.0
+        weighted = bm._below(size, positions, w)
+        assert np.array_equal(weighted, ((positions[None, :] <= np.arange(size)[:, None]) * w).sum(axis=1))
+
+
+def _run_cases(rng: np.random.Generator) -> list[np.ndarray]:
+    return [
+        rng.normal(0, 1, 3000),
+        rng.integers(0, 5, 2000).astype(float),  # ties
+        20.0 * np.round(rng.normal(440, 7, 2500) / 20),  # a grid
+        rng.choice([1.0, 2.0], 500),
+        np.full(300, 2.5),  # constant: no ranks wanted
+        np.sort(rng.normal(0, 1, 400)),  # sorted: no ranks wanted
+        np.r_[np.zeros(30), -np.zeros(30), rng.normal(0, 1, 40)][rng.permutation(100)],  # signed zeros
+        np.array([3.0, 1.0, 2.0]),  # too few for ranks
+    ]
+
+
+def test_one_argsort_gives_numpys_sort_and_the_ranks():
+    for values in _run_cases(np.random.default_rng(25)):
+        ordered, order = summaries._sorted(values)
+        expected = np.sort(values)
+        assert ordered.tobytes() == expected.tobytes()  # bit for bit: the signs of zeros too
+        if order is None:
+            continue
+        assert np.array_equal(values[order], expected)
+        assert np.array_equal(diagnostics.average_ranks(values, None, order), stats.rankdata(values))
+        distinct = diagnostics.distinct_count(ordered)
+        assert diagnostics.rank_correlations(values, distinct, order) == diagnostics.rank_correlations(values)
+
+
+def test_the_summaries_read_through_one_argsort_are_the_plain_ones(monkeypatch):
+    from abstat.comparison.inputs import VariantSamples
+
+    cases = _run_cases(np.random.default_rng(26))
+    runs = [summaries.summarise(VariantSamples("v", [v], None), 0.95, "none") for v in cases]
+    monkeypatch.setattr(summaries, "_sorted", lambda values: (np.sort(values), None))
+    for values, (_, shared, warnings) in zip(cases, runs, strict=True):
+        _, plain, plain_warnings = summaries.summarise(VariantSamples("v", [values], None), 0.95, "none")
+        assert repr(shared) == repr(plain)
+        assert [repr(w) for w in warnings] == [repr(w) for w in plain_warnings]
+
+
+def _brute_kth(a: np.ndarray, b: np.ndarray, wa: np.ndarray, wb: np.ndarray, walsh: bool, k: float) -> float:
+    values, weights = np.add.outer(b, a).ravel(), np.multiply.outer(wb, wa).ravel()
+    if walsh:  # i <= j, the diagonal counting w (w + 1) / 2
+        j, i = np.divmod(np.arange(values.size), a.size)
+        keep = i <= j
+        weights = np.where(i == j, wb[j] * (wb[j] + 1.0) / 2.0, weights)
+        values, weights = values[keep], weights[keep]
+    order = np.argsort(values, kind="stable")
+    running = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(running, k, side="right")])
+
+
+@pytest.mark.parametrize("shape", ["grid", "tied", "two-valued"])
+def test_weighted_order_statistics_are_the_brute_force_ones(shape, monkeypatch):
+    monkeypatch.setattr(bm, "POINTS", 8)  # levels of more than 8 values: weighted points
+    rng = np.random.default_rng(sum(map(ord, shape)) + 27)
+    x, y = _samples(shape, 120, 150, rng)
+    sx, sy = bm.spread_ties(np.sort(x)), bm.spread_ties(np.sort(y))
+    assert sx.weights is not None and sy.weights is not None
+    a, wa = -sx.values[::-1], sx.weights[::-1]
+    matrix = differences(sx.values, sy.values, sx.weights, sy.weights)
+    for k in (0.0, 1.5, matrix.size / 3, matrix.size / 2, matrix.size - 1.0):
+        assert matrix.kth(k) == _brute_kth(a, sy.values, wa, sy.weights, False, k), (shape, k)
+    walsh = walsh_sums(sx.values, sx.weights)
+    for k in (0.0, walsh.size / 2, walsh.size - 1.0):
+        assert walsh.kth(k) == _brute_kth(sx.values, sx.values, sx.weights, sx.weights, True, k), (shape, k)
