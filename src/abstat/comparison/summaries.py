@@ -102,7 +102,7 @@ def summarise(
     assert v.runs is not None
     # ordered: the one sort of the sample, which the outliers, the median, its interval, the ties,
     # the modes and the ranks read
-    mild, severe, dropped, kept_runs, everything, ordered, order = _outliers(v.runs, outlier_rule)
+    mild, severe, dropped, kept_runs, everything, ordered = _outliers(v.runs, outlier_rule)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
     d = describe_array(everything, factor, ordered)
@@ -161,55 +161,36 @@ def summarise(
                 )
             )
     else:
-        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered), order)
+        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered))
         found += drifting_found
     return VariantSamples(v.name, kept_runs, None), summary, found
 
 
-def _outliers(runs: list[Any], rule: str) -> tuple[int, int, int, list[Any], Any, Any, Any]:
-    """(mild, severe, dropped, the runs after ``rule``, their values, those sorted, and the order that
-    sorts them or None); one run kept whole counts its Tukey outliers from the sorted values."""
+def _outliers(runs: list[Any], rule: str) -> tuple[int, int, int, list[Any], Any, Any]:
+    """(mild, severe, dropped, the runs after ``rule``, their values, those sorted); one run kept
+    whole counts its Tukey outliers from the sorted values."""
     import numpy as np
 
     from abstat.stats import outliers
 
-    ordered, order = _sorted(runs[0]) if len(runs) == 1 and rule == "none" else (None, None)
+    ordered = np.sort(runs[0]) if len(runs) == 1 and rule == "none" else None
     if ordered is not None and ordered.size and np.isfinite(ordered[0]) and np.isfinite(ordered[-1]):
         mild, severe = outliers.sorted_run_counts(ordered)
-        return mild, severe, 0, list(runs), np.concatenate(runs), ordered, order
+        return mild, severe, 0, list(runs), np.concatenate(runs), ordered
     # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
     mild, severe, dropped, kept = outliers.classify_runs(list(runs), rule)
     everything = np.concatenate(kept)
-    return mild, severe, dropped, kept, everything, np.sort(everything), None
+    return mild, severe, dropped, kept, everything, np.sort(everything)
 
 
-def _sorted(values: Any) -> tuple[Any, Any]:
-    """One run's values sorted, and the order that sorts them when the ranks in time order will be
-    wanted (:func:`_order`: an unsorted, non-constant sample of :data:`~abstat.stats.diagnostics.DRIFT_MIN_N`
-    or more values), else None: one argsort then serves the sort and the ranks.  The values read through the order
-    are ``np.sort``'s, bit for bit, but for the signs of zeros among equal values: with a zero, sorted again."""
-    import numpy as np
-
-    from abstat.stats.diagnostics import DRIFT_MIN_N
-
-    if values.size < DRIFT_MIN_N or is_sorted(values) or values.min() == values.max():  # (no ranks wanted)
-        return np.sort(values), None
-    order = np.argsort(values)
-    ordered = values[order]
-    at = int(np.searchsorted(ordered, 0.0))
-    if at < ordered.size and ordered[at] == 0.0:
-        ordered = np.sort(values)
-    return ordered, order
-
-
-def _order(name: str, values: Any, distinct: int | None = None, order: Any = None) -> tuple[float, list[StatWarning]]:
+def _order(name: str, values: Any, distinct: int | None = None) -> tuple[float, list[StatWarning]]:
     """One sample's lag-1 rank autocorrelation and drift warnings; none for a
     sorted sample (a sorted file: its order is the sort's, not time); ``distinct``: how many
-    distinct values it has, if known; ``order``: ``np.argsort(values)``, if known."""
+    distinct values it has, if known."""
     from abstat.stats import diagnostics
 
     if is_sorted(values):
         return 0.0, []
-    correlations = diagnostics.rank_correlations(values, distinct, order)
+    correlations = diagnostics.rank_correlations(values, distinct)
     lag1 = correlations[1] if correlations is not None else 0.0
     return lag1, diagnostics.drift(name, values, correlations=correlations)

@@ -247,11 +247,10 @@ def bimodal(name: str, values: np.ndarray, ordered: np.ndarray | None = None) ->
     ]
 
 
-def average_ranks(values: np.ndarray, distinct: int | None = None, order: np.ndarray | None = None) -> np.ndarray:
+def average_ranks(values: np.ndarray, distinct: int | None = None) -> np.ndarray:
     """Ranks 1..n, ties sharing their average rank (as scipy.stats.rankdata),
-    from one argsort (``distinct``: :func:`distinct_count` of the values, if known; ``order``:
-    an argsort of the values, if known)."""
-    order = np.argsort(values) if order is None else order
+    from one argsort (``distinct``: :func:`distinct_count` of the values, if known)."""
+    order = np.argsort(values)
     n = values.size
     if distinct == n:  # no ties: the ranks are 1..n
         ranks = np.empty(n)
@@ -269,16 +268,14 @@ def average_ranks(values: np.ndarray, distinct: int | None = None, order: np.nda
     return ranks
 
 
-def rank_correlations(
-    values: np.ndarray, distinct: int | None = None, order: np.ndarray | None = None
-) -> tuple[float, float] | None:
+def rank_correlations(values: np.ndarray, distinct: int | None = None) -> tuple[float, float] | None:
     """Spearman's correlation of the values with their order (a trend) and
     the lag-1 autocorrelation of their ranks; None for fewer than
-    :data:`DRIFT_MIN_N` values or a constant sample (``order``: an argsort of the values, if known)."""
+    :data:`DRIFT_MIN_N` values or a constant sample."""
     n = values.size
     if n < DRIFT_MIN_N or values.min() == values.max():  # (constant: the ranks' spread below is 0)
         return None
-    ranks = average_ranks(values, distinct, order)
+    ranks = average_ranks(values, distinct)
     centred = ranks - ranks.mean()
     # Plain products and sums: np.dot hands these to BLAS threads, which cost
     # more CPU than the arithmetic itself.

@@ -85,11 +85,16 @@ def _range(v: np.ndarray) -> tuple[float, float]:
 
 def _histogram(v: np.ndarray, w: np.ndarray | None, lo: float, h: float, bins: int) -> np.ndarray:
     """The weight of the sorted points ``v`` in each bin; those beyond the range in its end bins."""
-    edges = np.searchsorted(v, lo + h * np.arange(1, bins))  # points below each inner edge
+    edges = np.empty(bins + 1, dtype=np.int64)  # points below each edge, the outer ones holding all
+    edges[0], edges[-1] = 0, v.size
+    edges[1:-1] = np.searchsorted(v, lo + h * np.arange(1, bins))  # (the inner edges)
     if w is None:
-        return np.diff(edges, prepend=0, append=v.size).astype(float)
-    running = np.concatenate(([0.0], np.cumsum(w)))
-    return np.diff(running[edges], prepend=0.0, append=running[-1])
+        return (edges[1:] - edges[:-1]).astype(float)
+    running = np.empty(v.size + 1)
+    running[0] = 0.0
+    np.cumsum(w, out=running[1:])
+    at = running[edges]
+    return at[1:] - at[:-1]
 
 
 class Guided(SortedSums):

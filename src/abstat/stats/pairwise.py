@@ -60,7 +60,8 @@ class SortedSums:
             self.size = float(np.sum(w * (w + 1.0) / 2.0) + np.sum(w * (np.cumsum(w) - w)))
         else:
             self.size = float(a.size if self._ca is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
-        self.scale = float(np.max(np.abs(a))) + float(np.max(np.abs(b)))
+        # the largest magnitudes lie at the ends of ascending points (NaN too: sorted last)
+        self.scale = float(np.max(np.abs(a[[0, -1]]))) + float(np.max(np.abs(b[[0, -1]])))
         self.density = math.nan  # entries per unit of value about the last order statistic found
         self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
