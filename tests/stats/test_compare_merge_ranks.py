@@ -1,7 +1,7 @@
 """The second round of shortcuts of the default comparison (issue 42) against plain computations and
 scipy: Brunner-Munzel's placements at a shift from one merge of the samples, the integer running
-counts, and the weighted pick of an order statistic through an unstable argsort.  Seeded data: normal, tied integers, a grid, constant and
-two-valued samples, and samples of unequal sizes."""
+counts, and the weighted pick of an order statistic through an unstable argsort.  Seeded data:
+normal, tied integers, a grid, constant and two-valued samples, and samples of unequal sizes."""
 
 from __future__ import annotations
 
