@@ -1,6 +1,7 @@
 """The second round of shortcuts of the default comparison (issue 42) against plain computations and
 scipy: Brunner-Munzel's placements at a shift from one merge of the samples, the integer running
-counts, and the weighted pick of an order statistic through an unstable argsort.  Seeded data:
+counts, the weighted pick of an order statistic through an unstable argsort, closed-form sums of
+squared ranks and the early answer of is_sorted.  Seeded data:
 normal, tied integers, a grid, constant and two-valued samples, and samples of unequal sizes."""
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import pytest
 from scipy import stats
 
 from abstat.stats import brunner_munzel as bm
+from abstat.stats import diagnostics
+from abstat.stats.dependence import is_sorted
 from abstat.stats.pairwise import differences, walsh_sums
 
 
@@ -107,3 +110,34 @@ def test_weighted_order_statistics_are_the_brute_force_ones(shape, monkeypatch):
     walsh = walsh_sums(sx.values, sx.weights)
     for k in (0.0, walsh.size / 2, walsh.size - 1.0):
         assert walsh.kth(k) == _brute_kth(sx.values, sx.values, sx.weights, sx.weights, True, k), (shape, k)
+
+
+def _plain_rank_correlations(values: np.ndarray) -> tuple[float, float]:
+    ranks = stats.rankdata(values)
+    centred = ranks - ranks.mean()
+    idx = np.arange(values.size, dtype=float)
+    idx -= idx.mean()
+    spread = float(np.sum(centred * centred))
+    rho = float(np.sum(idx * centred)) / np.sqrt(float(np.sum(idx * idx)) * spread)
+    return rho, float(np.sum(centred[1:] * centred[:-1])) / spread
+
+
+@pytest.mark.parametrize("n", [10, 11, 997, 4096, 30_001, 200_000, 200_001])
+def test_rank_correlations_with_closed_form_sums_are_the_summed_ones(n):
+    rng = np.random.default_rng(n)
+    for values in (rng.normal(0, 1, n), rng.integers(0, 7, n).astype(float), np.cumsum(rng.normal(0, 1, n))):
+        distinct = diagnostics.distinct_count(np.sort(values))
+        got = diagnostics.rank_correlations(values, distinct)
+        assert got == _plain_rank_correlations(values), n  # bit for bit
+        assert got is not None and got[0] == pytest.approx(stats.spearmanr(np.arange(n), values)[0], abs=1e-12)
+
+
+def test_a_sorted_sample_is_told_from_a_shuffled_one_as_by_all_its_steps():
+    rng = np.random.default_rng(28)
+    cases = [rng.normal(0, 1, 500), np.sort(rng.normal(0, 1, 500)), -np.sort(rng.normal(0, 1, 500))]
+    cases += [np.r_[np.sort(rng.normal(0, 1, 100)), 0.0], np.r_[np.arange(70.0), 3.0], np.full(100, 2.0)]
+    cases += [np.r_[1.0, np.nan, np.arange(200.0)], np.array([3.0, 2.0, 1.0]), np.r_[np.arange(64.0), 70.0, -1.0]]
+    for values in cases:
+        steps = np.diff(values)
+        expected = bool(np.any(steps != 0) and (np.all(steps >= 0) or np.all(steps <= 0)))
+        assert is_sorted(values) is expected, values[:5]
