@@ -103,7 +103,11 @@ def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndar
     guesses that the neighbouring values confirm are kept, the others searched."""
     n = t.size
     guess = np.clip(guess, 0, n)
-    wrong = ((guess > 0) & (t.take(np.maximum(guess - 1, 0)) > ys)) | ((guess < n) & (t.take(guess, mode="clip") <= ys))
+    padded = np.empty(n + 2)  # t between -inf and inf: no test of the guesses at the ends (ys are finite)
+    padded[0], padded[-1] = -math.inf, math.inf
+    padded[1:-1] = t
+    # a guess g is right when t[g - 1] <= y < t[g], that is padded[g] <= y < padded[g + 1]
+    wrong = (padded.take(guess) > ys) | (padded[1:].take(guess) <= ys)
     bad = np.flatnonzero(wrong)
     if bad.size:
         guess[bad] = np.searchsorted(t, ys[bad], side="right")
