@@ -25,7 +25,10 @@ import numpy as np
 
 from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
 
-BINS = 8192  # bins over each range (from 20,000 points; a quarter below, four times from 200,000)
+BINS = (
+    8192  # bins over each range (from 20,000 points; a quarter below, a sixteenth below FEW, four times from 200,000)
+)
+FEW = 5_000  # below this many points, a sixteenth of the bins (the pseudo-medians' 4096 quantiles)
 TAIL = 0.001  # the share of the points at either end outside the central range
 WIDEN = 2.0  # the range: the central one and this many times its width on either side (beyond: clipped)
 WALK_ROWS = 2.0  # a count this many entries a row from the last one walks there (SortedSums.walk)
@@ -36,7 +39,7 @@ class Binned:
 
     def __init__(self, m: SortedSums) -> None:
         size = max(m.a.size, m.b.size)  # finer bins for more points: counts cost more
-        bins = BINS // 4 if size < 20_000 else BINS if size < 200_000 else 4 * BINS
+        bins = BINS // 16 if size < FEW else BINS // 4 if size < 20_000 else BINS if size < 200_000 else 4 * BINS
         same = m.a is m.b and m.wa is m.wb  # (the Walsh sums: one histogram, one transform)
         ranges = (_range(m.a),) * 2 if same else (_range(m.a), _range(m.b))
         self.usable = all(hi > lo and math.isfinite(hi - lo) for lo, hi in ranges)
