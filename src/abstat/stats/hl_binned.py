@@ -25,9 +25,7 @@ import numpy as np
 
 from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
 
-BINS = (
-    8192  # bins over each range (from 20,000 points; a quarter below, a sixteenth below FEW, four times from 200,000)
-)
+BINS = 8192  # bins over each range from 20,000 points (a quarter below, a sixteenth below FEW; 4x from 200,000)
 FEW = 5_000  # below this many points, a sixteenth of the bins (the pseudo-medians' 4096 quantiles)
 TAIL = 0.001  # the share of the points at either end outside the central range
 WIDEN = 2.0  # the range: the central one and this many times its width on either side (beyond: clipped)
