@@ -13,7 +13,10 @@ Forbidden imports: on the compare path numpy.random, numpy.ma, scipy, sqlite3 an
 file comparison reads no store); on ministat's, numpy too (the ministat path is the standard
 library's).  The load average is printed with each figure: quote the ratios.
 
-    python benchmarks/startup.py [--reps 21]
+    python benchmarks/startup.py [--reps 21] [--against OTHER/src]
+
+``--against`` times another tree's abstat (``git archive main src | tar -x -C /tmp/main``) in the same
+alternation and prints its CPU ratio to the anchor beside this tree's.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 TARGET = 1.2
@@ -60,20 +64,61 @@ def imported(argv: list[str], env: dict[str, str]) -> list[str]:
     return [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
 
 
+def alternate(argv: list[str], anchor: list[str], envs: list[dict[str, str]], reps: int) -> list[list[Any]]:
+    """(wall, CPU) of ``argv`` under each environment and of the anchor (last), run in turn ``reps`` times."""
+    for env in envs:
+        timed(argv, env)  # bytecode, page cache
+    timed(anchor, envs[0])
+    runs: list[list[Any]] = [[] for _ in range(len(envs) + 1)]
+    for _ in range(reps):
+        for env, times in zip(envs, runs[:-1], strict=True):
+            times.append(timed(argv, env))
+        runs[-1].append(timed(anchor, envs[0]))
+    return runs
+
+
+def sample_files(tmp: str) -> list[str]:
+    rng = random.Random(1)
+    files = []
+    for name, shift in (("a", 0.0), ("b", 1.0)):
+        files.append(os.path.join(tmp, name))
+        with open(files[-1], "w") as handle:
+            handle.write("".join(f"{rng.gauss(100 + shift, 5)!r}\n" for _ in range(100)))
+    return files
+
+
+def report(name: str, anchor: list[str], target: float | None, runs: list[list[Any]]) -> list[str]:
+    """One row (the first tree against the anchor, other trees' CPU ratios below); the targets missed."""
+    *ours, theirs = runs
+    wall, cpu = (statistics.median(x[i] for x in ours[0]) for i in (0, 1))
+    anchor_wall, anchor_cpu = (statistics.median(x[i] for x in theirs) for i in (0, 1))
+    ratio = wall / anchor_wall
+    print(
+        f"{name:<16} {wall * 1e3:>8.1f} {anchor_wall * 1e3:>9.1f} {ratio:>6.2f} {cpu * 1e3:>7.1f}"
+        f" {anchor_cpu * 1e3:>7.1f} {cpu / anchor_cpu:>6.2f}  {os.getloadavg()[0]:.1f}",
+        flush=True,
+    )
+    for other in ours[1:]:
+        other_cpu = statistics.median(x[1] for x in other)
+        print(f"{'':<16} --against: CPU {other_cpu * 1e3:.1f} ms, {other_cpu / anchor_cpu:.2f}x the anchor's")
+    if target is None:
+        more = f"{(wall - anchor_wall) * 1e3:.1f} ms more wall, {(cpu - anchor_cpu) * 1e3:.1f} ms more CPU"
+        print(f"{'':<16} {more} than {' '.join(anchor[1:])}")
+        return []
+    return [f"{name}: {ratio:.2f}x the anchor's wall time (target <= {target})"] if ratio > target else []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=21)
+    parser.add_argument("--against", metavar="SRC", help="another tree's src/, timed in the same alternation")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=SRC)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    envs = [env, dict(env, PYTHONPATH=os.path.abspath(args.against))] if args.against else [env]
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
-        rng = random.Random(1)
-        files = []
-        for name, shift in (("a", 0.0), ("b", 1.0)):
-            files.append(os.path.join(tmp, name))
-            with open(files[-1], "w") as handle:
-                handle.write("".join(f"{rng.gauss(100 + shift, 5)!r}\n" for _ in range(100)))
+        files = sample_files(tmp)
         abstat = [sys.executable, "-m", "abstat"]
         numpy = [sys.executable, "-c", "import numpy"]
         bare = [sys.executable, "-I", "-S", "-c", "pass"]
@@ -88,23 +133,7 @@ def main() -> int:
             "  load"
         )
         for name, argv, anchor, forbidden, target in cases:
-            timed(argv, env), timed(anchor, env)  # bytecode, page cache
-            ours, theirs = [], []
-            for _ in range(args.reps):
-                ours.append(timed(argv, env))
-                theirs.append(timed(anchor, env))
-            wall, cpu = (statistics.median(x[i] for x in ours) for i in (0, 1))
-            anchor_wall, anchor_cpu = (statistics.median(x[i] for x in theirs) for i in (0, 1))
-            ratio = wall / anchor_wall
-            print(
-                f"{name:<16} {wall * 1e3:>8.1f} {anchor_wall * 1e3:>9.1f} {ratio:>6.2f} {cpu * 1e3:>7.1f}"
-                f" {anchor_cpu * 1e3:>7.1f} {cpu / anchor_cpu:>6.2f}  {os.getloadavg()[0]:.1f}",
-                flush=True,
-            )
-            if target is not None and ratio > target:
-                failed.append(f"{name}: {ratio:.2f}x the anchor's wall time (target <= {target})")
-            if target is None:
-                print(f"{'':<16} {(wall - anchor_wall) * 1e3:.1f} ms more than {' '.join(anchor[1:])}")
+            failed += report(name, anchor, target, alternate(argv, anchor, envs, args.reps))
             bad = [m for m in imported(argv, env) if any(m == f or m.startswith(f + ".") for f in forbidden)]
             if bad:
                 failed.append(f"{name} imports {', '.join(sorted(set(bad))[:8])}")

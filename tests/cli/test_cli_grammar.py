@@ -276,6 +276,7 @@ def test_compare_start_up_imports_only_what_it_uses(tmp_path):
     for name, centre in (("a.txt", 100), ("b.txt", 101)):
         (tmp_path / name).write_text("".join(f"{centre + (i % 7) * 0.5}\n" for i in range(30)))
     unused = ("shutil", "statistics", "random", "glob", "csv", "html", "bz2", "lzma")
+    unused += ("scipy", "sqlite3", "rich", "numpy.random", "abstat.store", "abstat.readers.pattern")
     code = (
         "import sys, io; from abstat.cli import main; sys.stdout = io.StringIO(); "
         "status = main(['compare', 'a.txt', 'b.txt']); "

@@ -68,6 +68,21 @@ def test_terminal_escape(text, shown):
     assert escape.terminal(text) == shown
 
 
+def test_terminal_escape_of_every_code_point():
+    """Every code point shows as the one regular expression of the control characters, bidi controls and
+    lone surrogates says (escape.terminal skips the search on printable text), one at a time and among text."""
+    unsafe = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+    def visible(match):
+        code = ord(match.group())
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+    every = [chr(code) for code in range(0x110000)]
+    assert [escape.terminal(c) for c in every] == [unsafe.sub(visible, c) for c in every]
+    text = "".join(every)
+    assert escape.terminal(text) == unsafe.sub(visible, text) and "\\x1b" in escape.terminal(text)
+
+
 def test_markdown_escape_kills_html_and_links():
     assert escape.markdown(IMG) == "&lt;img src=x onerror=alert(1)&gt;"
     assert escape.markdown(LINK) == "\\[l\\](javascript:alert(1))"

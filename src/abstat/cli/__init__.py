@@ -8,6 +8,7 @@ as Python itself (no numpy on that path).
 import os
 import sys
 
+from abstat.cli import exiting
 from abstat.cli.registry import COMMANDS  # name -> (module, one-line help)
 
 USAGE = "usage: abstat COMMAND [ARGS...]   (abstat --help lists the commands)"
@@ -27,14 +28,30 @@ def _help() -> str:
     return "\n".join(lines)
 
 
+# The collector's youngest generation is collected after this many new container objects instead of 700:
+# start-up (numpy's and abstat's modules: ~50,000 objects that live as long as the process) then costs
+# about one collection instead of ~70 and their older-generation passes; cyclic garbage waiting for a
+# collection stays bounded by it.
+GC_YOUNG_THRESHOLD = 50_000
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``abstat ARGS``; without ``argv`` (sys.argv's), as the program itself: then how its exit ends
+    after an interruption is watched too (:mod:`abstat.cli.exiting`)."""
+    import gc
+
+    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     args = sys.argv[1:] if argv is None else list(argv)
     status = _top_level(args)
     if status is not None:
         return status
     name, rest = args[0], args[1:]
     _prepare(name)
-    return _run(name, COMMANDS[name][0], rest)
+    if argv is None:  # the program (abstat/__main__.py, scripts/abstat), not a caller's or a test's process
+        exiting.watch()  # before the command registers exit functions of its own: it runs after them
+    status = _run(name, COMMANDS[name][0], rest)
+    exiting.forget_caught_interrupts()  # else `python -m abstat` may end by SIGINT, not with the status
+    return status
 
 
 def _top_level(args: list[str]) -> int | None:
@@ -76,6 +93,8 @@ def _run(name: str, module_name: str, rest: list[str]) -> int:
         module = __import__(module_name, fromlist=["main"])
         with naming(namer(name, advice=True)):  # the warnings and notes it shows name its flags
             status = int(module.main(rest) or 0)
+        if status == 130:  # interrupted, and it said so: a second signal while exiting ends it with 130
+            exiting.arm()
         sys.stdout.flush()  # a full disk shows here, as one line, not at interpreter exit
         return status
     except AbstatError as err:
@@ -87,9 +106,7 @@ def _run(name: str, module_name: str, rest: list[str]) -> int:
         sys.stderr.write(f"abstat {name}: {message}\n")
         return err.exit_status
     except KeyboardInterrupt:
-        _flush_quietly()
-        sys.stderr.write(f"abstat {name}: interrupted\n")
-        return 130
+        return _interrupted(name)
     except BrokenPipeError:
         # The reader went away (abstat ... | head): not an error of ours.
         _discard_stdout()
@@ -97,7 +114,18 @@ def _run(name: str, module_name: str, rest: list[str]) -> int:
     except OSError as err:  # the output cannot be written (disk full...), or a file error not named earlier
         return _os_error(name, err)
     except Exception as err:  # never a traceback for the user
+        if exiting.caused_by_interrupt(err):  # e.g. an extension module's import cut by Ctrl-C
+            return _interrupted(name)
         return _internal_error(name, err)
+
+
+def _interrupted(name: str) -> int:
+    line = f"abstat {name}: interrupted\n"
+    exiting.arm(line)  # from here a second Ctrl-C or SIGTERM ends abstat at once, with 130
+    _flush_quietly()
+    sys.stderr.write(line)
+    exiting.said()
+    return 130
 
 
 def _os_error(name: str, err: OSError) -> int:

@@ -11,8 +11,9 @@ to the one-line reason and no numbers.  Methods and references:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
+
+from abstat.fastdataclass import dataclass
 
 NAN = math.nan
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from abstat.errors import InputError, UsageError
+from abstat.fastdataclass import dataclass
 from abstat.readers.summary import Summary
 
 

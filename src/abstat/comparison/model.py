@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
+from abstat.fastdataclass import dataclass, field
 from abstat.stats.warnings import StatWarning
 
 CENTERS = ("auto", "median", "mean")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from abstat.comparison.inputs import VariantSamples
 from abstat.comparison.model import RunSummary, VariantSummary
 from abstat.errors import InputError
+from abstat.fastdataclass import dataclass
 from abstat.stats.dependence import is_sorted
 from abstat.stats.warnings import StatWarning
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack
+from itertools import chain
 from typing import Any, NoReturn
 
 from abstat.errors import InputError, UsageError, named
@@ -13,21 +15,61 @@ from abstat.stats.warnings import StatWarning
 
 
 def _store_sets(
-    store_path: str, experiment: str, metrics: Sequence[str] | None, where: Mapping[str, Any], notes: list[Any]
-) -> tuple[list[Any], dict[int, int]]:
+    stack: ExitStack,
+    store_path: str,
+    experiment: str,
+    metrics: Sequence[str] | None,
+    where: Mapping[str, Any],
+    notes: list[Any],
+) -> tuple[Iterator[Any], Mapping[int, int], Callable[[], None]]:
+    """The experiment's sets, each made as build_series takes it (the store stays open in ``stack``
+    while they are taken; read before this returns: a damaged store fails here), the first-seen order
+    of their invocations (filled as they are taken), and what adds the load advice once they are."""
+    from abstat.history.load_advice import LATEST
     from abstat.store import open_store
 
-    with open_store(store_path, create=False) as store:
-        if not store.has_experiment(experiment):
-            known = ", ".join(store.experiment_names()[-10:]) or "none"
-            raise InputError(f"no experiment {experiment!r} (recent: {known})", path=_shown(store_path))
-        available = store.metrics(experiment)
-        chosen = _chosen(experiment, available, metrics, store_path, notes)
-        sets = list(store.sample_sets({**where, "experiment": experiment, "metric": chosen}, machines=False))
+    store = stack.enter_context(open_store(store_path, create=False))
+    if not store.has_experiment(experiment):
+        known = ", ".join(store.experiment_names()[-10:]) or "none"
+        raise InputError(f"no experiment {experiment!r} (recent: {known})", path=_shown(store_path))
+    available = store.metrics(experiment)
+    chosen = _chosen(experiment, available, metrics, store_path, notes)
+    walls: set[int] = set()  # the latest invocations of the sets of ``wall`` (a bounded number)
+
+    def taken(found: Iterator[Any]) -> Iterator[Any]:
+        for sample_set in found:
+            if sample_set.labels.get("metric") == "wall":
+                walls.update(sample_set.invocations)
+                if len(walls) > 4 * LATEST:
+                    walls.difference_update(sorted(walls)[:-LATEST])
+            yield sample_set
+
+    found = store.light_sets({**where, "experiment": experiment, "metric": chosen})
+    first = next(found, None)  # the whole read: its errors before any file's
+    sets = taken(chain(() if first is None else (first,), found))
+
+    def advice() -> None:
         if "wall" in chosen:
-            _load_advice(store, experiment, sets, available, notes)
-    first_seen = {i: i for s in sets for i in s.invocations}  # invocation ids grow with time
-    return sets, first_seen
+            _load_advice(store, experiment, sorted(walls), available, notes)
+
+    return sets, _FIRST_SEEN, advice
+
+
+class _InvocationOrder(Mapping[int, int]):
+    """build_series' first-seen order of the store's sets: their invocations' ids (which grow with
+    time; the sets of files have no invocations), without a dict of every invocation."""
+
+    def __getitem__(self, invocation: int) -> int:
+        return invocation
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_FIRST_SEEN = _InvocationOrder()
 
 
 def _chosen(
@@ -53,11 +95,12 @@ def _chosen(
     return chosen
 
 
-def _load_advice(store: Any, experiment: str, sets: Sequence[Any], available: Sequence[str], notes: list[Any]) -> None:
-    """The CPU-time advice when the doctor warned about load in the latest invocations of ``wall``."""
+def _load_advice(store: Any, experiment: str, walls: Sequence[int], available: Sequence[str], notes: list[Any]) -> None:
+    """The CPU-time advice when the doctor warned about load in the latest invocations of ``wall``
+    (``walls``: the invocations of its sets, in order)."""
     from abstat.history.load_advice import LATEST, from_records
 
-    latest = sorted({i for s in sets if s.labels.get("metric") == "wall" for i in s.invocations})[-LATEST:]
+    latest = list(walls[-LATEST:])
     if not latest:
         return
     by_variant = store.machine_records_by_variant(experiment, invocations=latest)
@@ -150,17 +193,20 @@ def _load(
     rev_label: str,
     label_columns: Sequence[str] | None,
 ) -> History:
-    sets: list[Any] = []
-    first_seen: dict[int, int] = {}
     store_notes: list[Any] = []
     file_notes: list[str] = []
-    if experiment is not None:
-        assert store_path is not None
-        sets, first_seen = _store_sets(store_path, experiment, metrics, where, store_notes)
-    file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
-    pending = [*sets, *file_sets]
-    del sets, file_sets
-    series, skipped = build_series(drained(pending), rev_label=rev_label, first_seen=first_seen or None)
+    with ExitStack() as stack:
+        sets: Iterator[Any] = iter(())
+        first_seen: Mapping[int, int] | None = None
+        advice = None
+        if experiment is not None:
+            assert store_path is not None
+            sets, first_seen, advice = _store_sets(stack, store_path, experiment, metrics, where, store_notes)
+        file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
+        series, skipped = build_series(chain(sets, drained(file_sets)), rev_label=rev_label, first_seen=first_seen)
+        del file_sets
+        if advice is not None:
+            advice()
     if not series:
         _nothing_found(store_path, experiment, inputs, metrics, where, rev_label)
     warnings = _input_warnings([*store_notes, *file_notes])

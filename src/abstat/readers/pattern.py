@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from abstat.errors import InputError, UsageError
+from abstat.fastdataclass import dataclass
 
 _FIELD = re.compile(r"\{([^{}]*)\}")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")

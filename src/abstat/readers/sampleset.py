@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
+from abstat.fastdataclass import dataclass, field
 from abstat.readers.summary import Summary
 
 

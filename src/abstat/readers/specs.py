@@ -19,10 +19,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.errors import InputError, UsageError
+from abstat.fastdataclass import dataclass, field
 from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.summary import Summary, looks_like_summary, parse_summary
 

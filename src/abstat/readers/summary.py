@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 from abstat.errors import InputError
+from abstat.fastdataclass import dataclass
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 SUMMARY_RE = re.compile(rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z", re.ASCII)

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from abstat.errors import UsageError
+from abstat.fastdataclass import dataclass
 from abstat.render.units import tidy
 from abstat.stats.warnings import StatWarning
 

@@ -20,9 +20,9 @@ that cannot encode it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
+from abstat.fastdataclass import dataclass
 from abstat.readers.unit_table import SIZE_B, TIME_NS
 
 # unit as spelled -> factor to its base unit (s, B): the table of abstat.readers.unit_table

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from abstat.errors import InputError, UsageError
 from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
-from abstat.readers.pattern import FilePattern
 from abstat.report.sampleset import SampleSet, from_store_set
+
+if TYPE_CHECKING:  # a type only: abstat compare does not read patterns
+    from abstat.readers.pattern import FilePattern
 
 INPUT_FORMATS = (
     "auto",

@@ -13,9 +13,9 @@ The cells are then compared (:mod:`abstat.report.analysis`), adjusted as one fam
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from abstat.errors import UsageError
+from abstat.fastdataclass import dataclass
 from abstat.report.sampleset import SampleSet, label_keys
 from abstat.report.table import Row
 

@@ -21,10 +21,10 @@ import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from abstat.errors import AbstatError, UsageError
+from abstat.fastdataclass import dataclass
 from abstat.report.adjust import METHODS, adjust_family, adjust_p_values
 from abstat.report.layout import BASELINE_NAMES, Grid, Layout, fill_grid, filter_sets, lay_out, row_order, row_text
 from abstat.report.notes import Footnotes

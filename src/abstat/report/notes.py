@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from abstat.errors import named
+from abstat.fastdataclass import dataclass, field
 
 # code -> (what was found, what to do), each field the advice names as {FIELD} (ADVICE_FIELDS)
 TEMPLATES: dict[str, tuple[str, str]] = {

@@ -8,9 +8,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from abstat.fastdataclass import dataclass, field
 from abstat.report.adjust import DESCRIPTIONS, unreachable
 from abstat.report.sampleset import SampleSet
 

@@ -7,10 +7,10 @@ is described there).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
+from abstat.fastdataclass import dataclass
 from abstat.stats.distributions import stdtr
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points

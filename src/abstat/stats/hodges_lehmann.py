@@ -39,11 +39,11 @@ levels as cheap as 10^4.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from abstat.fastdataclass import dataclass
 from abstat.stats.brunner_munzel import (  # noqa: F401 (re-exported: the comparison's sizing)
     POINTS,
     BMStat,

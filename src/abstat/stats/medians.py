@@ -28,10 +28,10 @@ step cannot show in it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
+from abstat.fastdataclass import dataclass
 from abstat.stats.distributions import binom_half_cdf, ndtr, ndtri, stdtr, stdtrit
 from abstat.stats.ratio import welch_df
 

@@ -19,9 +19,9 @@ few grid steps from the quartiles, so that the report can say so.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
+from abstat.fastdataclass import dataclass
 from abstat.stats.medians import median
 
 RULES = ("none", "tukey", "mad")

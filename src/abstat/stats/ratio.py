@@ -16,8 +16,8 @@ interval is unbounded and reported as such.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+from abstat.fastdataclass import dataclass
 from abstat.stats.distributions import stdtr, stdtrit
 
 

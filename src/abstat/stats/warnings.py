@@ -14,9 +14,9 @@ calls it by the flag of the command running (:func:`abstat.errors.field_name`),
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from abstat.errors import field_name, fill
+from abstat.fastdataclass import dataclass
 
 
 @dataclass(frozen=True, init=False)

@@ -13,6 +13,7 @@ Public functions used by other areas:
 from __future__ import annotations
 
 import os
+from itertools import chain
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -197,11 +198,15 @@ def iter_sample_sets(
     store is damaged, the InputError says what is damaged.
     """
     with open_store(store_path, create=False) as store:
-        sets = list(store.sample_sets(where, machines=machines))
-        if not sets:
+        # without records, the sets read as columns, each made as the caller takes it (the read is done
+        # here: its errors too); the same sets as the rows make (store/read_columns.py)
+        found = store.light_sets(where) if not machines else store.sample_sets(where, machines=True)
+        first = next(found, None)
+        if first is None:
             damage = store.check_damage()
             if damage:
                 raise InputError(
                     f"damaged store, no readable samples match: {'; '.join(damage[:3])}", path=store.display
                 )
-    return iter(sets)
+            return iter(())
+    return chain((first,), found)

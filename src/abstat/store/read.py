@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from abstat.store.read_columns import ColumnReader
 from abstat.store.read_rows import RowReader
 from abstat.store.read_runs import BY_INVOCATION, BY_VARIANT, RunReader, and_in
 from abstat.store.read_sets import SetReader
@@ -47,7 +48,7 @@ def _converted_units(found: dict[tuple[str, str | None], dict[int, dict[int, lis
     return notes
 
 
-class StoreReader(RowReader, RunReader, SetReader):
+class StoreReader(RowReader, RunReader, SetReader, ColumnReader):
     def _number(self, value: Any, metric: str, invocation_id: int) -> float | None:
         if isinstance(value, float):
             return value
