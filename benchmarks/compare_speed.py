@@ -18,6 +18,10 @@ The script exits 1 when a ratio misses its target.
 
     python benchmarks/compare_speed.py                 # the README table
     python benchmarks/compare_speed.py --max-n 100000  # quicker
+    python benchmarks/compare_speed.py --min-n 10000 --reps 7  # the targets' sizes only
+
+CPU times are the best of ``--reps`` calls (half as many at 10^6), abstat's and
+scipy's calls alternating.
 """
 
 from __future__ import annotations
@@ -63,14 +67,17 @@ def scipy_anchor(x: np.ndarray, y: np.ndarray) -> None:
     stats.ttest_ind(x, y, equal_var=False)
 
 
-def cpu(fn, reps: int) -> float:
-    fn()  # warm up: lazy imports
-    best = float("inf")
+def cpu_pair(ours, theirs, reps: int) -> tuple[float, float]:
+    """Best CPU time of each of two calls over ``reps`` rounds, the two alternating within a round (so
+    that a change in the machine's load falls on both alike)."""
+    ours(), theirs()  # warm up: lazy imports
+    best = [float("inf"), float("inf")]
     for _ in range(reps):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
+        for i, fn in enumerate((ours, theirs)):
+            start = time.process_time()
+            fn()
+            best[i] = min(best[i], time.process_time() - start)
+    return best[0], best[1]
 
 
 def peak(fn) -> int:
@@ -103,6 +110,7 @@ def interleaved(ours: list[str], anchor: list[str], reps: int, env: dict[str, st
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--min-n", type=int, default=1000)
     parser.add_argument("--max-n", type=int, default=10**6)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cli-reps", type=int, default=15)
@@ -111,14 +119,13 @@ def main() -> int:
     failed = []
     print("| data | n per side | abstat.compare CPU | scipy CPU | ratio | abstat memory | scipy memory | ratio |")
     print("|---|---|---|---|---|---|---|---|")
-    n = 1000
+    n = args.min_n
     times: dict[str, dict[int, float]] = {}
     while n <= args.max_n:
         for shape in ("normal", "log-normal", "quantized", "constant"):
             x, y = data(shape, n, rng)
-            reps = args.reps if n <= 10**5 else 1
-            ours = cpu(lambda: abstat.compare(x, y), reps)
-            theirs = cpu(lambda: scipy_anchor(x, y), reps)
+            reps = args.reps if n <= 10**5 else max(1, args.reps // 2)
+            ours, theirs = cpu_pair(lambda: abstat.compare(x, y), lambda: scipy_anchor(x, y), reps)
             mem_ours, mem_theirs = peak(lambda: abstat.compare(x, y)), peak(lambda: scipy_anchor(x, y))
             ratio, mem_ratio = ours / theirs, mem_ours / mem_theirs
             times.setdefault(shape, {})[n] = ours

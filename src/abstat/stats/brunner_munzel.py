@@ -14,6 +14,8 @@ from abstat.fastdataclass import dataclass
 from abstat.stats.distributions import stdtr
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points
+MERGE_FROM = 20_000  # from this many values in the smaller sample (and at most 8 times as many in the other),
+# the placements at a shift with no guess of them come from one merge of the samples (faster than a search)
 FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
 
 
@@ -91,7 +93,9 @@ class BMStat:
 
 def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     """``sum of weights_i over i with positions_i <= j`` for ``j < size`` (as floats; counts exactly)."""
-    return np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1)[:size], dtype=float)
+    running = np.cumsum(np.bincount(positions, weights=weights, minlength=size + 1)[:size])
+    # (integer counts summed as integers, then converted: exact, and 2-3x faster than a cumsum cast to float)
+    return running if weights is not None else running.astype(float)
 
 
 def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
@@ -99,20 +103,43 @@ def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndar
     guesses that the neighbouring values confirm are kept, the others searched."""
     n = t.size
     guess = np.clip(guess, 0, n)
-    wrong = ((guess > 0) & (t.take(np.maximum(guess - 1, 0)) > ys)) | ((guess < n) & (t.take(guess, mode="clip") <= ys))
+    padded = np.empty(n + 2)  # t between -inf and inf: no test of the guesses at the ends (ys are finite)
+    padded[0], padded[-1] = -math.inf, math.inf
+    padded[1:-1] = t
+    # a guess g is right when t[g - 1] <= y < t[g], that is padded[g] <= y < padded[g + 1]
+    wrong = (padded.take(guess) > ys) | (padded[1:].take(guess) <= ys)
     bad = np.flatnonzero(wrong)
     if bad.size:
         guess[bad] = np.searchsorted(t, ys[bad], side="right")
     return guess
 
 
+def _merged(ys: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.searchsorted(ys, target, side="left")`` and ``np.searchsorted(target, ys, side="right")`` (both
+    ascending) from one stable merge of the two: in it a ``target`` value comes before the equal ``ys``
+    values, so each value's place less its own index counts the other sample's values before it."""
+    order = np.argsort(np.concatenate((target, ys)), kind="stable")  # (two sorted runs: a merge, O(n))
+    is_target = order < target.size
+    left = np.flatnonzero(is_target)
+    at_most = np.flatnonzero(~is_target)
+    left -= np.arange(target.size)
+    at_most -= np.arange(ys.size)
+    return left, at_most
+
+
 def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
     """``np.searchsorted(ys, target, side="left")`` (``y_j < target_i``), from ``rows``: a guess of how many
     ``x_i`` lie below ``y_j - delta`` (the differences' positions at ``delta``, :meth:`~abstat.stats.pairwise.
-    SortedSums.rows_near`): ``y_j < target_i`` exactly when ``target`` has at most ``i`` values ``<= y_j``.
-    With ``rows``, also how many ``target`` values are ``<= y_j`` (what :func:`_below` gives unweighted)."""
-    if rows is None or not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
+    SortedSums.rows_near`): ``y_j < target_i`` exactly when ``target`` has at most ``i`` values ``<= y_j``;
+    without ``rows``, from a merge (:func:`_merged`) for large samples of similar sizes.  From ``rows`` or a
+    merge, also how many ``target`` values are ``<= y_j`` (what :func:`_below` gives unweighted)."""
+    small, large = sorted((ys.size, target.size))
+    if rows is None and not (small >= MERGE_FROM and large <= 8 * small):  # a binary search per value is cheaper
         return np.searchsorted(ys, target, side="left"), None
+    if not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
+        return np.searchsorted(ys, target, side="left"), None
+    if rows is None:
+        return _merged(ys, target)
     at_most = _counts_at_most(target, ys, target.size - rows)
     return np.cumsum(np.bincount(at_most, minlength=target.size + 1)[: target.size]), at_most
 

@@ -27,6 +27,7 @@ from abstat.stats.medians import median
 BIMODAL_MIN_MASS = 0.10
 SPREAD_RATIO = 2.0
 DRIFT_MIN_N = 10
+EXACT_SUMS = 200_000  # up to this many values, sums of squared centred ranks are exact (rank_correlations)
 
 
 def min_n_rank_test(confidence: float) -> int:
@@ -276,15 +277,21 @@ def rank_correlations(values: np.ndarray, distinct: int | None = None) -> tuple[
     if n < DRIFT_MIN_N or values.min() == values.max():  # (constant: the ranks' spread below is 0)
         return None
     ranks = average_ranks(values, distinct)
-    centred = ranks - ranks.mean()
+    # Up to EXACT_SUMS values, the sums of squares of 1..n less their mean are exact in doubles, whatever
+    # the order of the additions (multiples of 1/4 below 2^51): n (n^2 - 1) / 12, for the index and,
+    # without ties, for the ranks (then a permutation of 1..n; their mean (n + 1) / 2 is exact too).
+    closed = n <= EXACT_SUMS
+    untied = closed and distinct == n
+    centred = ranks - ((n + 1) / 2 if untied else ranks.mean())
     # Plain products and sums: np.dot hands these to BLAS threads, which cost
     # more CPU than the arithmetic itself.
-    spread = float(np.sum(centred * centred))
+    spread = n * (n * n - 1) / 12 if untied else float(np.sum(centred * centred))
     if spread == 0.0:
         return None
     idx = np.arange(n, dtype=float)
-    idx -= idx.mean()
-    rho = float(np.sum(idx * centred)) / math.sqrt(float(np.sum(idx * idx)) * spread)
+    idx -= (n - 1) / 2 if closed else idx.mean()
+    squares = n * (n * n - 1) / 12 if closed else float(np.sum(idx * idx))
+    rho = float(np.sum(idx * centred)) / math.sqrt(squares * spread)
     return rho, float(np.sum(centred[1:] * centred[:-1])) / spread
 
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
 
-BINS = 8192  # bins over each range (from 20,000 points; a quarter below, four times from 200,000)
+BINS = 8192  # bins over each range from 20,000 points (a quarter below, a sixteenth below FEW; 4x from 200,000)
+FEW = 5_000  # below this many points, a sixteenth of the bins (the pseudo-medians' 4096 quantiles)
 TAIL = 0.001  # the share of the points at either end outside the central range
 WIDEN = 2.0  # the range: the central one and this many times its width on either side (beyond: clipped)
 WALK_ROWS = 2.0  # a count this many entries a row from the last one walks there (SortedSums.walk)
@@ -36,7 +37,7 @@ class Binned:
 
     def __init__(self, m: SortedSums) -> None:
         size = max(m.a.size, m.b.size)  # finer bins for more points: counts cost more
-        bins = BINS // 4 if size < 20_000 else BINS if size < 200_000 else 4 * BINS
+        bins = BINS // 16 if size < FEW else BINS // 4 if size < 20_000 else BINS if size < 200_000 else 4 * BINS
         same = m.a is m.b and m.wa is m.wb  # (the Walsh sums: one histogram, one transform)
         ranges = (_range(m.a),) * 2 if same else (_range(m.a), _range(m.b))
         self.usable = all(hi > lo and math.isfinite(hi - lo) for lo, hi in ranges)
@@ -85,11 +86,16 @@ def _range(v: np.ndarray) -> tuple[float, float]:
 
 def _histogram(v: np.ndarray, w: np.ndarray | None, lo: float, h: float, bins: int) -> np.ndarray:
     """The weight of the sorted points ``v`` in each bin; those beyond the range in its end bins."""
-    edges = np.searchsorted(v, lo + h * np.arange(1, bins))  # points below each inner edge
+    edges = np.empty(bins + 1, dtype=np.int64)  # points below each edge, the outer ones holding all
+    edges[0], edges[-1] = 0, v.size
+    edges[1:-1] = np.searchsorted(v, lo + h * np.arange(1, bins))  # (the inner edges)
     if w is None:
-        return np.diff(edges, prepend=0, append=v.size).astype(float)
-    running = np.concatenate(([0.0], np.cumsum(w)))
-    return np.diff(running[edges], prepend=0.0, append=running[-1])
+        return (edges[1:] - edges[:-1]).astype(float)
+    running = np.empty(v.size + 1)
+    running[0] = 0.0
+    np.cumsum(w, out=running[1:])
+    at = running[edges]
+    return at[1:] - at[:-1]
 
 
 class Guided(SortedSums):

@@ -60,7 +60,8 @@ class SortedSums:
             self.size = float(np.sum(w * (w + 1.0) / 2.0) + np.sum(w * (np.cumsum(w) - w)))
         else:
             self.size = float(a.size if self._ca is None else self._ca[-1]) * float(b.size if wb is None else wb.sum())
-        self.scale = float(np.max(np.abs(a))) + float(np.max(np.abs(b)))
+        # the largest magnitudes lie at the ends of ascending points (NaN too: sorted last)
+        self.scale = float(np.max(np.abs(a[[0, -1]]))) + float(np.max(np.abs(b[[0, -1]])))
         self.density = math.nan  # entries per unit of value about the last order statistic found
         self.last_count = math.nan  # the weight of the entries up to it (NaN: unknown)
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
@@ -232,7 +233,9 @@ class SortedSums:
             value = float(np.partition(values, int(rank))[int(rank)])
             inside = float(np.count_nonzero(values <= value))
         else:
-            order = np.argsort(values, kind="stable")
+            # (any order of equal values: the running weight at the end of their run is the same sum,
+            # exact when the weights are multiples of a power of two small enough, as spread ties' are)
+            order = np.argsort(values)
             running = np.cumsum(weights[order])
             at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
             value = float(values[order[at]])
