@@ -15,7 +15,7 @@ from support.store_runs import add_ok_run
 from abstat.history.load import load_history
 from abstat.history.series import build_series
 from abstat.store import open_store
-from abstat.store.read_columns import grouped
+from abstat.store.columns import grouped
 
 WHERE = [
     {},
