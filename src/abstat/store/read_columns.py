@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from abstat.store.read_runs import BY_RUN, BY_VARIANT, and_in, gc_paused
-from abstat.store.read_sets import _accepted
+from abstat.store.read_runs import gc_paused
+from abstat.store.read_sets import _accepted, chosen_variants, samples_query
 from abstat.store.records import SampleSet
 
 if TYPE_CHECKING:
@@ -39,12 +39,7 @@ class ColumnReader:
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
         with gc_paused():
             names = self._names()
-            chosen = [
-                key
-                for key, (_, experiment, variant) in names.items()
-                if experiment in accepted.get("experiment", (experiment,))
-                and variant in accepted.get("variant", (variant,))
-            ]
+            chosen = chosen_variants(names, accepted)
             if not chosen:
                 return
             from abstat.store.columns import _known, _sets
@@ -58,16 +53,7 @@ class ColumnReader:
         yield from found
 
     def _columns(self, chosen: list[int], some: bool, accepted: Mapping[str, set[str]]) -> Columns | None:
-        params: list[Any] = []
-        sql = (
-            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit, s.run_id FROM samples s"
-            " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
-        )
-        order = BY_RUN
-        if some:
-            sql = and_in(sql, params, "r.variant_id", chosen)
-            order = BY_VARIANT
-        sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
         from abstat.store.columns import grouped
 
-        return grouped(self.db.execute(sql + order, params))
+        sql, params = samples_query(chosen, some, accepted)
+        return grouped(self.db.execute(sql, params))

@@ -37,27 +37,11 @@ class SetReader:
     def _sample_sets(self, where: Mapping[str, Any] | None, machines: bool) -> list[SampleSet]:
         accepted = {key: _accepted(wanted) for key, wanted in (where or {}).items()}
         names = self._names()
-        # Experiment and variant are columns of small tables: choose the variants here, and let
-        # the database skip the other rows (the big query moves four columns, two of them numbers).
-        chosen = [
-            key
-            for key, (_, experiment, variant) in names.items()
-            if experiment in accepted.get("experiment", (experiment,))
-            and variant in accepted.get("variant", (variant,))
-        ]
+        chosen = chosen_variants(names, accepted)
         if not chosen:
             return []
-        params: list[Any] = []
-        sql = (
-            "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit, s.run_id FROM samples s"
-            " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
-        )
-        order = BY_RUN
-        if len(chosen) < len(names):
-            sql = and_in(sql, params, "r.variant_id", chosen)
-            order = BY_VARIANT
-        sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
-        groups, starts = run_groups(self.db.execute(sql + order, params))  # and where each process run starts
+        sql, params = samples_query(chosen, len(chosen) < len(names), accepted)
+        groups, starts = run_groups(self.db.execute(sql, params))  # and where each process run starts
         entries = _named_units(_kept_entries(self._fill_sets(groups, starts, names, accepted)))
         records = self._machine_records(sorted({entry["invocations"][-1] for entry in entries})) if machines else {}
         return [
@@ -159,6 +143,33 @@ _INVOCATION_FIRST = itemgetter(2, 0, 1)
 
 NO_RECORD: dict[str, Any] = {}  # the record of every set read without one: one object, as records are
 # shared (an invocation's sets share its record; nothing changes a set's record), not 10^5 empty dicts
+
+
+def chosen_variants(names: Mapping[int, Any], accepted: Mapping[str, Any]) -> list[int]:
+    """The variant ids ``accepted`` keeps.  Experiment and variant are columns of small tables: the
+    variants are chosen here, and the database skips the other rows (the big query moves four
+    columns, two of them numbers)."""
+    return [
+        key
+        for key, (_, experiment, variant) in names.items()
+        if experiment in accepted.get("experiment", (experiment,)) and variant in accepted.get("variant", (variant,))
+    ]
+
+
+def samples_query(chosen: list[int], some: bool, accepted: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """The query of every measured sample of the ``chosen`` variants (``some``: not all of them) and
+    accepted metrics, in run order; (SQL, parameters)."""
+    params: list[Any] = []
+    sql = (
+        "SELECT r.variant_id, s.metric, r.invocation_id, s.value, s.unit, s.run_id FROM samples s"
+        " JOIN runs r ON r.id = s.run_id WHERE r.status = 'ok'"
+    )
+    order = BY_RUN
+    if some:
+        sql = and_in(sql, params, "r.variant_id", chosen)
+        order = BY_VARIANT
+    sql = and_in(sql, params, "s.metric", sorted(accepted["metric"]) if "metric" in accepted else None)
+    return sql + order, params
 
 
 def _kept_entries(sets: dict[tuple, dict[str, Any]]) -> list[dict[str, Any]]:
