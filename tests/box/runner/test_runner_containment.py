@@ -326,8 +326,11 @@ def test_commands_are_born_in_the_runs_cgroup_and_hooks_in_their_own(markers):
         run_directory = executor.containment.cgroups.directory
         relative = "/" + os.path.relpath(run_directory, CGROUP_HOME)
         assert _cgroup_of(os.getpid()).endswith(relative + "/run")  # abstat, for the whole run
-        assert _wait_for(lambda: _alive_with(marker), 5)  # the hook's shell may exit before its child execs
-        [daemon] = _alive_with(marker)
+        # the hook's shell may exit before its child execs; the daemon's PID is taken from the same scan
+        # that saw it (while setsid execs sleep, /proc/PID/cmdline reads empty for a moment)
+        seen: list[list[int]] = []
+        assert _wait_for(lambda: seen.append(_alive_with(marker)) or seen[-1], 5)
+        [daemon] = seen[-1]
         assert hook.status == "ok" and _cgroup_of(daemon).endswith(relative + "/2")
     finally:
         executor.close()
