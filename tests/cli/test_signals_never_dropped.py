@@ -75,3 +75,32 @@ def test_a_sigterm_that_an_import_swallowed_stops_the_bisections_next_run():
         signals.raise_if_stopped()
     finally:
         signals.restore_handlers(again)
+
+
+def test_a_sigterm_that_an_import_swallowed_stops_abstat_runs_next_run():
+    """The same at the runner's loop (``abstat run``, a box's runner): the run after the swallowed signal
+    is not measured, the experiment ends interrupted and its clean-up hook still runs."""
+    from abstat.box.runner import Command, ExperimentPlan, FakeExecutor, VariantCommand, run_experiment
+
+    fake = FakeExecutor()
+    plan = ExperimentPlan(
+        variants=[VariantCommand(name, Command(f"./bench-{name}")) for name in "ab"],
+        runs=3,
+        seed=0,
+        setup=Command("make"),
+        cleanup=Command("make clean"),
+    )
+    previous = signals.interrupt_on_termination()
+    try:
+        try:
+            try:
+                signal.getsignal(signal.SIGTERM)(signal.SIGTERM, None)
+            except KeyboardInterrupt as err:
+                raise ImportError("initialization failed") from err
+        except ImportError:
+            pass
+        outcome = run_experiment(plan, fake)
+    finally:
+        signals.restore_handlers(previous)
+    assert outcome.interrupted and outcome.results == []
+    assert [entry[0] for entry in fake.log] == ["setup", "setup", "cleanup", "cleanup"], fake.log

@@ -180,6 +180,7 @@ class _Run:
 
     def one(self, slot: Slot, position: int) -> bool:
         """One run with its prepare and conclude hooks; True when ``should_stop`` ends the runs here."""
+        signals.raise_if_stopped()  # a stop signal that something swallowed (an import's ImportError) ends the runs
         context = RunContext(slot.variant, slot.iteration, slot.warmup)
         self.hook("prepare", self.plan.prepare, context)
         started = time.time()
