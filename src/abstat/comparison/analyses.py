@@ -100,7 +100,7 @@ def _constant(
     delta = 0.0 if c0 == c1 else 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
     why = (
         f"both variants are constant ({c0:.6g} against {c1:.6g}, {x.size} and {y.size} values): the change "
-        f"({delta:+.3g}%) is exact for these samples, but with no variation there is no noise estimate to give "
+        "shown is exact for these samples, but with no variation there is no noise estimate to give "
         "an interval or a p-value by"
     )
     return Result(estimand, delta, (NAN, NAN), NAN, method, center, unit, why)
