@@ -1,6 +1,6 @@
 """Boot and reboot times of an ``abstat testbox``: TCG (one thread, and one per CPU), and KVM where it boots one.
 
-    python benchmarks/testbox_boot.py [--reboots 3]
+    python benchmarks/testbox_boot.py [--reboots 3] [--engine-boots 4] [--accels tcg,mttcg,kvm]
 
 For each accelerator (TCG with one host thread for every guest CPU, the default; TCG with a thread per guest
 CPU, QEMU's own default; KVM where it boots a guest kernel here): ``abstat testbox up`` until ssh answers (the
@@ -166,7 +166,7 @@ def measure(accel: str, reboots: int, engine: int = 0) -> None:
     print(
         f"{accel} (load average {min(load):.1f} to {max(load):.1f}): cold boot {cold:.1f} s "
         f"(its sshd listening at uptime {cold_uptime:.1f} s; QEMU CPU {cold_cpu:.2f} s); "
-        + "; ".join(_line(kind, times, cold) for kind, times in kinds.items())
+        + "; ".join(_line(kind, times, cold) for kind, times in kinds.items() if times)
     )
 
 
@@ -174,13 +174,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reboots", type=int, default=3)
     parser.add_argument("--engine-boots", type=int, default=4)
+    parser.add_argument("--accels", default="tcg,mttcg,kvm", help="which to measure (default: tcg,mttcg,kvm)")
     args = parser.parse_args()
+    accels = args.accels.split(",")
     ensure_image(lambda text: print(text, file=sys.stderr))
     with tempfile.TemporaryDirectory(prefix="abstat-tb-bench-") as boxes:
         os.environ[BOXES_ENV] = boxes
-        measure("tcg", args.reboots, args.engine_boots)
-        measure("mttcg", args.reboots)
-        usable, reason = kvm_boots()
+        if "tcg" in accels:
+            measure("tcg", args.reboots, args.engine_boots)
+        if "mttcg" in accels:
+            measure("mttcg", args.reboots)
+        usable, reason = kvm_boots() if "kvm" in accels else (False, "not asked for")
         if usable:
             measure("kvm", args.reboots)
         else:

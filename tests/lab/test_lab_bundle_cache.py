@@ -199,3 +199,25 @@ def test_the_cache_is_made_private_under_a_group_writable_umask(tmp_path):
     planted = _plant(tmp_path)
     _session(tmp_path, command=command)
     assert os.path.exists(planted)
+
+
+@pytest.mark.parametrize("python", [sys.executable, _python_3_8()])
+def test_the_shipped_runner_starts_without_typing(tmp_path, python):
+    """Issue 38: importing the runner is most of its start in a TCG guest, and ``typing`` was a tenth of that:
+    the shipped runner, unpacked, imports neither ``typing`` nor what only it needs, on this Python and on 3.8;
+    and its metric sources' ``kind`` is a class attribute, not a dataclass field (dataclasses tell a
+    ``ClassVar`` only when typing is loaded)."""
+    if python is None:
+        pytest.skip("no Python 3.8 here")
+    import io
+    import zipfile
+
+    zipfile.ZipFile(io.BytesIO(bundle.runner_zip())).extractall(tmp_path)
+    code = (
+        f"import sys, dataclasses; sys.path.insert(0, {str(tmp_path)!r}); from abstat.box.runner import remote;"
+        "from abstat.box.runner import sources; import json;"
+        "print(json.dumps(['typing' in sys.modules, sorted({f.name for c in sources.SOURCES.values()"
+        " for f in dataclasses.fields(c)} & {'kind'}), sorted(sources.SOURCES)]))"
+    )
+    done = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [False, [], ["json-lines", "kmsg", "monitor", "perf", "regex", "trace"]]

@@ -5,6 +5,8 @@ an answer that is a line without end is refused at once, not after the 60 s leas
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 import os
 import stat
 import subprocess
@@ -212,3 +214,32 @@ def test_a_lease_started_ahead_is_waited_for_once_and_kept_until_its_session_end
     finally:
         lease.release(worker)
     assert all(process.poll() is not None for process in opened)
+
+
+@pytest.mark.parametrize(
+    "holder", ["experiment 'x' of a@b", 'q"uote\\back\tnl\n\x00\x7f', "é \u2603 \U0001f600 \udcff"]
+)
+def test_the_lease_program_answers_json_without_importing_it(tmp_path, holder):
+    """The lease program writes its answers without ``json`` (its import is most of a TCG guest's start of the
+    program): what it holds the lease under, read back from the lease file and its answer, is what ``json``
+    decodes its answer to, for quotes, controls and characters beyond the BMP; and it did not import ``json``."""
+    path = str(tmp_path / "lease")
+    code = SCRIPT.replace("print('{", "import sys as _s; assert 'json' not in _s.modules; print('{", 1)
+    process = subprocess.Popen(
+        [sys.executable, "-I", "-S", "-c", code, "unused", "no-wait"],
+        env=dict(os.environ, ABSTAT_LEASE=path, PYTHONIOENCODING="utf-8:surrogateescape"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    answer = json.loads(process.stdout.readline())
+    process.stdin.close()
+    process.wait(10)
+    assert answer == {"leased": path}, process.stderr.read() if process.stderr else ""
+    ns: dict = {}
+    exec(SCRIPT.split("uid = os.geteuid()")[0], ns)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        ns["say"]("held", holder)
+    assert json.loads(out.getvalue()) == {"held": holder}

@@ -1,23 +1,20 @@
 """``run --isolate``: the measured CPUs to the measured commands alone, restored however the run ends.
 
-Standard library only (it runs on test boxes too).  Where the kernel mounts the cgroup v1 cpuset
-hierarchy (``cset shield``'s method):
+Standard library only (it runs on test boxes too).  Where the kernel mounts the cgroup v1 cpuset hierarchy:
 
-- two cpusets are made at its top: ``abstat.isolated-PID`` (the measured CPUs, ``cpu_exclusive``) and
-  ``abstat.rest-PID`` (every other CPU but the measured CPUs' SMT siblings, which are left idle);
+- (``cset shield``'s method) two cpusets are made at its top: ``abstat.isolated-PID`` (the measured CPUs,
+  ``cpu_exclusive``) and ``abstat.rest-PID`` (every other CPU but the measured CPUs' SMT siblings, left idle);
 - every task of the top cpuset (abstat itself, its background load, the rest of the system) moves to
   the rest; kernel threads bound to a CPU cannot move and are counted;
-- every IRQ the kernel lets move (``/proc/irq/N/smp_affinity_list``, and the default affinity of new
-  ones) is pointed at the rest;
-- the measured commands are born in the isolated set: the spawning thread joins it for the spawn
-  and the wait (:meth:`Isolation.enter`, :meth:`Isolation.leave`), as ``--cpus`` pins it.
+- every IRQ the kernel lets move (``/proc/irq/N/smp_affinity_list``, the default of new ones) goes to the rest;
+- the measured commands are born in the isolated set: the spawning thread joins it for the spawn and the wait
+  (:meth:`Isolation.enter`, :meth:`Isolation.leave`), as ``--cpus`` pins it.
 
-Before the first change a record (the old IRQ affinities, the two cpusets) is written to a private
-file; :meth:`Isolation.close` restores everything and removes it.  After a run killed outright, the
-record is left and ``abstat doctor --reset`` restores from it (:mod:`abstat.box.isolate_record`,
-which reads it as untrusted input).
-Where no v1 cpuset hierarchy is mounted, the cgroup v2 cpuset controller makes the measured CPUs (and
-their SMT siblings) a partition (:mod:`abstat.box.partition`); IRQs, records and restoring as above.
+Before the first change a record (the old IRQ affinities, the two cpusets) is written to a private file;
+:meth:`Isolation.close` restores everything and removes it.  After a run killed outright, the record is left
+and ``abstat doctor --reset`` restores from it (:mod:`abstat.box.isolate_record`, which reads it as untrusted
+input).  Where no v1 cpuset hierarchy is mounted, the cgroup v2 cpuset controller makes the measured CPUs
+(and their SMT siblings) a partition (:mod:`abstat.box.partition`); IRQs, records and restoring as above.
 """
 
 from __future__ import annotations
@@ -30,12 +27,15 @@ import stat
 import tempfile
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from abstat.box import partition
 from abstat.box.partition import format_cpus, parse_cpus
 from abstat.box.partition import read_value as _read
 from abstat.box.partition import write_value as _write
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Any
 
 CPU_SYS = "/sys/devices/system/cpu"
 IRQ_DIR = "/proc/irq"

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import stat
-from typing import Any
 
 from abstat.box import partition
 from abstat.box.isolate import (
@@ -24,6 +23,10 @@ from abstat.box.isolate import (
     remove_set,
     restore,
 )
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Any
 
 _IRQ_PATH = re.compile(r"/proc/irq/(\d{1,6}/smp_affinity_list|default_smp_affinity)\Z")
 _CPU_LIST = re.compile(r"[0-9,-]{1,4096}\Z")

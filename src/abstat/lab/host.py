@@ -77,6 +77,13 @@ def _announced(destination: str, unlike: str | None) -> bool | None:
     return announced(destination, unlike)
 
 
+def _announced_boot(destination: str) -> str | None:
+    """The boot a local test box last said its sshd listens in (None: any other host, or not said)."""
+    from abstat.lab.testbox.paths import announced_boot
+
+    return announced_boot(destination) or None
+
+
 def _patience() -> float:
     from abstat.lab.testbox.paths import ANNOUNCE_PATIENCE_S
 
@@ -243,6 +250,11 @@ class HostWorker(Conversation, threading.Thread):
                 continue
             try:  # a box whose sshd listens: its first handshake may be slow, not hanging (a loaded TCG guest)
                 self.ssh.connect(min(left, ANNOUNCED_CONNECT_S if up else 10))
+                # a new boot a test box announced (its sshd listens: the master just reached it) needs no ssh
+                # session to name it; the runner's hello names the boot it measures in (Conversation._converse)
+                announced = _announced_boot(self.ssh.destination) if up and unlike else None
+                if announced and announced != unlike:
+                    return announced
                 code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))
                 boot_id = boot_id_from(out) if code == 0 else None
                 if boot_id and boot_id != unlike:

@@ -39,14 +39,19 @@ LINE_PATIENCE_S = 2.0  # for an answer begun to end (it is written at once)
 
 # Runs on the box (python3 -c SCRIPT HOLDER WAIT); standard library only, Python 3.8.
 SCRIPT = r"""
-import fcntl, json, os, select, stat, sys, time
+import fcntl, os, select, stat, sys, time
+def say(key, text):  # one JSON object: without json, whose import (re, enum) is most of this program's start
+    units = text.encode("utf-16-be", "surrogatepass")
+    codes = (units[i] << 8 | units[i + 1] for i in range(0, len(units), 2))
+    quoted = "".join(chr(c) if 32 <= c < 127 and c not in (34, 92) else "\\u%04x" % c for c in codes)
+    print('{"%s": "%s"}' % (key, quoted), flush=True)
 uid = os.geteuid()
 default = "/run/abstat.lease" if uid == 0 else os.path.join(
     os.environ.get("XDG_RUNTIME_DIR") or "/tmp", "abstat-%d.lease" % uid)
 path = os.environ.get("ABSTAT_LEASE") or default
 holder, wait = sys.argv[1], sys.argv[2] == "wait"
 def refuse(why):
-    print(json.dumps({"error": "%s: %s" % (path, why)}), flush=True)
+    say("error", "%s: %s" % (path, why))
     sys.exit(2)
 try:
     where = os.lstat(os.path.dirname(os.path.abspath(path)))
@@ -78,10 +83,10 @@ while True:
         break
     except OSError:
         if not wait:
-            print(json.dumps({"held": held_by()}), flush=True)
+            say("held", held_by())
             sys.exit(75)
         if not told:
-            print(json.dumps({"waiting": held_by()}), flush=True)
+            say("waiting", held_by())
             told = True
         if gone():
             sys.exit(0)
@@ -97,7 +102,7 @@ try:
     os.pwrite(fd, holder.encode(), 0)
 except OSError:
     pass
-print(json.dumps({"leased": path}), flush=True)
+say("leased", path)
 while os.read(sys.stdin.fileno(), 4096):
     pass
 """

@@ -134,11 +134,13 @@ def test_the_lab_waits_for_a_box_to_announce_a_new_boot_only_when_its_image_anno
     # a kexec boot appends to the log: its last line counts, after far more than the bytes read back
     (box / "control.log").write_text(f"ready={old} 9.41\n" * 1000 + f"ready={new} 12.5\n")
     assert paths.announced("tb1", old) is True and paths.announced("tb1", new) is False
+    assert paths.announced_boot("tb1") == new  # the lab takes it as the new boot's id (no ssh session for it)
     (box / "control.log").write_text(f"ready={new}\x1b[2J 1\nready=../../etc 2\n")  # not a boot id line
     assert paths.announced("tb1", old) is False
     assert paths.announced("root@tb1", old) is None and paths.announced("tb2", old) is None
+    assert paths.announced_boot("tb1") == ""
     (box / "control.log").unlink()
-    assert paths.announced("tb1", old) is None
+    assert paths.announced("tb1", old) is None and paths.announced_boot("tb1") is None
 
 
 def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):

@@ -9,7 +9,6 @@ Standard library only.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from abstat.box.doctor.base import (
     COUNTERS,
@@ -34,6 +33,10 @@ from abstat.box.doctor.system import (
     Swap,
     TransparentHugePages,
 )
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Any
 
 CHECKS: tuple[type[Check], ...] = (
     Governor,

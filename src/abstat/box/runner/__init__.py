@@ -8,7 +8,10 @@ below are loaded on first use: reading a store (``abstat show``) needs only
 from __future__ import annotations
 
 import importlib
-from typing import Any
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HOMES = {
     "FakeExecutor": "fake",

@@ -11,11 +11,12 @@ Standard library only: this ships to the box.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from abstat.box.runner import perf as perf_mod
 from abstat.box.runner.executor import ProcessExecutor  # imported now: on a box, the shipped zip is deleted once loaded
 from abstat.box.runner.sources import executor_options
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
 
 if TYPE_CHECKING:
     from abstat.box.runner.plan import ExperimentPlan

@@ -16,10 +16,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    import resource
 
 from abstat.box.isolate import Isolation
 from abstat.box.runner import perf as perf_mod
@@ -49,6 +45,10 @@ from abstat.box.runner.process import (
     tail,
     wait,
 )
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    import resource
 
 _yield = getattr(os, "sched_yield", lambda: None)
 _CPUS = os.cpu_count() or 1

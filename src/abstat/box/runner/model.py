@@ -10,7 +10,12 @@ import shlex
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Protocol
+else:
+    Protocol = object
 
 # Metrics every measured run gets from the operating system, with units.
 BUILTIN_METRICS: dict[str, str] = {

@@ -30,10 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from typing import TYPE_CHECKING
 
 from abstat.box.runner.model import FieldError, Measurement, RunContext
 from abstat.box.runner.monitor_parse import parse
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
 
 MONITORS = ("interrupts", "softirqs", "vmstat", "schedstat", "pressure")
 _FILES = {

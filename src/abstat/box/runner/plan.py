@@ -24,11 +24,14 @@ Only ``variants`` is required; ``sources`` absent, the first protocol's
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from abstat.box.runner.model import Command, VariantCommand
 from abstat.box.runner.schedule import Slot, build_schedule
 from abstat.box.runner.sources import JsonLines, Perf, RegexMetric, decode_source
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Any
 
 HOOK_KINDS = ("setup", "cleanup", "prepare", "conclude")
 

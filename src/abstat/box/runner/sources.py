@@ -35,13 +35,16 @@ docs/architecture.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from abstat.box.runner import kmsg as kmsg_mod
 from abstat.box.runner import monitor as monitor_mod
 from abstat.box.runner import trace as trace_mod
 from abstat.box.runner.model import BUILTIN_METRICS, Collector, FieldError, MetricPattern
 from abstat.box.runner.regexmetric import _EVENT, MAX_EVENTS, RegexMetric, _items, _keys
+
+TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
+if TYPE_CHECKING:
+    from typing import Any
 
 # kmsg and trace are imported here, not in the functions that use them: on a test box the runner's
 # zip is gone once the runner is imported.
@@ -51,7 +54,7 @@ from abstat.box.runner.regexmetric import _EVENT, MAX_EVENTS, RegexMetric, _item
 class JsonLines:
     """Every numeric field of each JSON-object line the benchmark prints."""
 
-    kind: ClassVar[str] = "json-lines"
+    kind = "json-lines"
 
     @classmethod
     def from_json(cls, data: Any) -> JsonLines:
@@ -66,7 +69,7 @@ class JsonLines:
 class Perf:
     """Counters with ``perf stat``: hardware and software events (those this machine supports)."""
 
-    kind: ClassVar[str] = "perf"
+    kind = "perf"
     events: tuple[str, ...]
 
     @classmethod
@@ -85,7 +88,7 @@ class Perf:
 class Kmsg:
     """``--metric-source kmsg``: the patterns read the kernel log lines each run wrote."""
 
-    kind: ClassVar[str] = "kmsg"
+    kind = "kmsg"
     metrics: tuple[RegexMetric, ...]
 
     @classmethod
@@ -117,7 +120,7 @@ class Kmsg:
 class Trace:
     """``--trace [NAME=]PROBE``: calls (``NAME.calls``) and time per call (``NAME.ns``) during each run."""
 
-    kind: ClassVar[str] = "trace"
+    kind = "trace"
     probes: tuple[tuple[str, str], ...]  # (metric name prefix, probe)
     all_cpus: bool = False
 
@@ -181,7 +184,7 @@ class Trace:
 class Monitor:
     """``--monitor NAME[,NAME]``: the kernel's counters before and after each run (``monitor.NAME.FIELD``)."""
 
-    kind: ClassVar[str] = "monitor"
+    kind = "monitor"
     monitors: tuple[str, ...]
 
     @classmethod
@@ -214,7 +217,8 @@ class Monitor:
         return monitor_mod.MonitorCollector(self.monitors)
 
 
-MetricSource = Any  # one of the classes in SOURCES (a Union would need updating with every new source)
+if TYPE_CHECKING:
+    MetricSource = Any  # one of the classes in SOURCES (a Union would need updating with every new source)
 
 SOURCES: dict[str, Any] = {cls.kind: cls for cls in (RegexMetric, JsonLines, Perf, Kmsg, Trace, Monitor)}
 

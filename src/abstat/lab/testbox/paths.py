@@ -101,11 +101,9 @@ def gone(destination: str) -> str | None:
     return f"the test box {destination} is down ({reason}; abstat testbox up {destination})" if reason else None
 
 
-def announced(destination: str, unlike: str | None) -> bool | None:
-    """For a local test box whose image says when its sshd listens (guestfiles.READY, a line on its control
-    port): whether its last such line names a boot other than ``unlike`` (its guest is up: ssh will answer);
-    None for any other destination, or a box of an older image (then only ssh can tell).  The lab asks this
-    before each ssh attempt while a box boots: an attempt into a booting box hangs until its connect timeout."""
+def announced_boot(destination: str) -> str | None:
+    """The boot id in the last line a local test box wrote on its control port when its sshd began to
+    listen (guestfiles.READY); None for any other destination, a box of an older image, or no such line yet."""
     if not ssh_options(destination):
         return None
     directory = os.path.join(boxes_dir(), destination)
@@ -120,4 +118,13 @@ def announced(destination: str, unlike: str | None) -> bool | None:
     except (OSError, ValueError, AttributeError):
         return None
     boots = _READY_LINE.findall(text)
-    return bool(boots) and boots[-1] != unlike
+    return boots[-1] if boots else ""
+
+
+def announced(destination: str, unlike: str | None) -> bool | None:
+    """For a local test box whose image says when its sshd listens (guestfiles.READY, a line on its control
+    port): whether its last such line names a boot other than ``unlike`` (its guest is up: ssh will answer);
+    None for any other destination, or a box of an older image (then only ssh can tell).  The lab asks this
+    before each ssh attempt while a box boots: an attempt into a booting box hangs until its connect timeout."""
+    boot = announced_boot(destination)
+    return None if boot is None else bool(boot) and boot != unlike
