@@ -175,5 +175,7 @@ def interrupt_on_termination() -> dict[int, object]:
 
 
 def restore_handlers(previous: dict[int, object]) -> None:
+    """Put back the handlers :func:`interrupt_on_termination` replaced; the stops it recorded end with it."""
+    _stopped.clear()
     for signum, handler in previous.items():
         signal.signal(signum, handler)  # type: ignore[arg-type]
