@@ -140,9 +140,11 @@ def analyse(
     Returns the report and the updated sidecar contents."""
     state = dict(previous or {})
     results: list[SeriesResult] = []
+    from abstat.history.centres import from_points
+
     for series in history.series:
         detection = detect(
-            [p.measurements for p in series.points],
+            from_points(series.points) or [p.measurements for p in series.points],
             max_pvalue=settings.max_pvalue,
             min_magnitude=settings.min_magnitude,
             min_segment=settings.min_segment,

@@ -55,6 +55,7 @@ from abstat.history.drift import DriftCheck, _two_sided_p
 from abstat.history.wander import RHO_CAP, series_rho
 
 if TYPE_CHECKING:
+    from abstat.history.centres import Measured
     from abstat.history.decide import Judgement
     from abstat.history.segment import Prepared, Sums
 
@@ -341,7 +342,7 @@ class _Search(DriftCheck):
 
 
 def detect(
-    points: Sequence[object],
+    points: Sequence[object] | Measured,
     *,
     max_pvalue: float = DEFAULT_MAX_PVALUE,
     min_magnitude: float = DEFAULT_MIN_MAGNITUDE,

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from abstat.stats.warnings import StatWarning
+
+if TYPE_CHECKING:
+    from abstat.history.centres import Measured
 
 
 @dataclass
@@ -48,15 +53,20 @@ class Detection:
     small: list[ChangePoint] = field(default_factory=list)
 
 
-def too_short(points: Sequence[object], min_segment: int) -> Detection:
+def too_short(points: Sequence[object] | Measured, min_segment: int) -> Detection:
     """No change can be found in fewer than ``2 * min_segment`` revisions: one segment, a warning."""
     import numpy as np
 
+    from abstat.history.centres import Measured, unit_samples
     from abstat.history.segment import revision_samples
 
     if not (n := len(points)):
         return Detection([], [], [])
-    centre = float(np.median(np.concatenate([revision_samples(p) for p in points])))
+    samples = unit_samples(points)
+    if samples is None:
+        assert not isinstance(points, Measured)  # (those are taken)
+        samples = np.concatenate([revision_samples(p) for p in points])
+    centre = float(np.median(samples))
     return Detection(
         [],
         [(0, n, centre)],

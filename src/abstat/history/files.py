@@ -70,11 +70,17 @@ def parse_time(text: str) -> float | None:
     return moment.timestamp()
 
 
-def _is_number(cell: str) -> bool:
+def _number(cell: str) -> float | None:
+    """The cell's value when it is a finite number, else None."""
     try:
-        return math.isfinite(float(cell))
+        value = float(cell)
     except ValueError:
-        return False
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _is_number(cell: str) -> bool:
+    return _number(cell) is not None
 
 
 def _delimiter(header_line: str) -> str:
@@ -201,13 +207,14 @@ def _add_row(
         if cell == "":
             missing += 1
             continue
-        if not _is_number(cell):
+        value = _number(cell)
+        if value is None:
             raise InputError(f"column {metric!r}: not a finite number: {cell[:40]!r}", path=path, line=number)
         key = (*base.values(), metric)  # the labels' keys are the same on every row
         found = sets.get(key)
         if found is None:
             found = sets[key] = _CsvSet({**base, "metric": metric}, [[]], path)
-        found.runs[0].append(float(cell))
+        found.runs[0].append(value)
     return missing
 
 

@@ -159,6 +159,9 @@ def _file_sets(
     for path in paths:
         found, read_notes = _read_file(path, metrics, label_columns, rev_label)
         notes += read_notes
+        if not metrics and not where:
+            sets.extend(found)
+            continue
         for sample_set in found:
             labels = sample_set.labels
             if metrics and labels.get("metric") not in metrics:

@@ -18,11 +18,16 @@ O(1) per position, and fits of a level, steps and a line on a span (``Sums.fit``
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from abstat.history.centres import Measured
 
 CLIP = 2.5  # spikes pulled back to this many SDs from a running median of 5
 TRIM = 0.2  # each revision's centre: its trimmed mean, this share cut from each end
@@ -145,24 +150,36 @@ def _working_scale(centre: np.ndarray, variance: np.ndarray) -> tuple[float, np.
     return scale, variance
 
 
-def _scaled_samples(points: Sequence[object]) -> tuple[list[np.ndarray], int]:
-    """Each revision's samples times a power of two that brings the largest to [0.5, 1) (exact, and
-    neither values near the largest double nor subnormal ones overflow or vanish on the way),
-    winsorized; and that power's exponent."""
+def _revision_centres(points: Sequence[object] | Measured) -> tuple[np.ndarray, ...]:
+    """(centres, Yuen sums of squares, dfs, sample counts, exponent) of every revision at once
+    (:mod:`abstat.history.centres`), else one by one: its samples times a power of two that brings the
+    largest to [0.5, 1) (exact; values near the largest double or subnormal ones neither overflow nor
+    vanish on the way), winsorized, their trimmed mean."""
+    from abstat.history.centres import Measured, revision_centres
+
+    found = revision_centres(points)
+    if found is not None:
+        return found
+    assert not isinstance(points, Measured)  # (those are taken)
     raw = [revision_samples(p) for p in points]
     peak = max((float(np.max(np.abs(r))) for r in raw if r.size), default=0.0)
     exponent = math.frexp(peak)[1] if peak > 0 and math.isfinite(peak) else 0
-    return [_winsorized(np.ldexp(r, -exponent)) for r in raw], exponent
+    trimmed = [trimmed_centre(_winsorized(np.ldexp(r, -exponent))) for r in raw]
+    return (
+        np.asarray([c for c, _, _ in trimmed]),
+        np.asarray([q for _, q, _ in trimmed], dtype=float),
+        np.asarray([df for _, _, df in trimmed], dtype=np.int64),
+        np.asarray([r.size for r in raw], dtype=float),
+        np.asarray(exponent),
+    )
 
 
-def prepare(points: Sequence[object]) -> Prepared:
-    samples, exponent = _scaled_samples(points)
-    counts = np.asarray([s.size for s in samples], dtype=float)
-    trimmed = [trimmed_centre(s) for s in samples]
-    centre = np.asarray([c for c, _, _ in trimmed])
+def prepare(points: Sequence[object] | Measured) -> Prepared:
+    centre, squares, df, counts, power = _revision_centres(points)
+    exponent = int(power)
     offset = float(np.median(centre)) if centre.size else 0.0
-    dfs = sum(df for _, _, df in trimmed if df > 0)
-    within2 = sum(q for _, q, df in trimmed if df > 0) / dfs if dfs else 0.0
+    dfs = int(df[df > 0].sum())
+    within2 = sum(squares[df > 0].tolist()) / dfs if dfs else 0.0
     inv_n = 1.0 / counts
     tau2 = _between_variance(np.diff(centre), within2, inv_n)
     scale, variance = _working_scale(centre, tau2 + within2 * inv_n)

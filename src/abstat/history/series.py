@@ -21,8 +21,8 @@ class Point:
     values: list[float]
     commit_time: float | None = None
     first_seen: int = 0
-    roles: set[str] = field(default_factory=set)
-    runs: list[list[float]] = field(default_factory=list)  # the samples again, one list per run
+    roles: frozenset[str] = frozenset()
+    runs: list[list[float]] = field(default_factory=list)  # the samples again, one list per run, when several
 
     @property
     def measurements(self) -> list[float] | list[list[float]]:
@@ -83,35 +83,46 @@ def build_series(
     points: dict[tuple, dict[str, Point]] = {}
     skipped = 0
     for order, sample_set in enumerate(sets):
-        labels = dict(sample_set.labels)
+        labels = sample_set.labels
         rev = labels.get(rev_label)
         runs = [[float(v) for v in run] for run in sample_set.runs if len(run)]
-        values = [v for run in runs for v in run]
-        if not rev or not values:
+        if not rev or not runs:
             skipped += 1 if not rev else 0
             continue
-        metric = labels.get("metric", "value")
-        kept = {k: v for k, v in labels.items() if k not in POSITION_LABELS and k != rev_label}
-        key = tuple(sorted(kept.items()))
+        kept = [(k, v) for k, v in labels.items() if k not in POSITION_LABELS and k != rev_label]
+        key = tuple(sorted(kept))
         if key not in by_key:
-            by_key[key] = Series(kept, metric, sample_set.unit, [])
+            by_key[key] = Series(dict(kept), labels.get("metric", "value"), sample_set.unit, [])
             points[key] = {}
-        seen = order
-        invocations = getattr(sample_set, "invocations", None)
-        if first_seen is not None and invocations:
-            seen = min(first_seen.get(i, order) for i in invocations)
+        seen = _seen(sample_set, order, first_seen)
         point = points[key].get(rev)
-        if point is None:
-            point = points[key][rev] = Point(rev, [], _float(labels.get(TIME_LABEL)), seen)
+        if point is None:  # one run: its list is the values (no copy), and no runs
+            values = runs[0] if len(runs) == 1 else [v for run in runs for v in run]
+            point = points[key][rev] = Point(rev, values, _float(labels.get(TIME_LABEL)), seen)
+            point.runs = runs if len(runs) > 1 else point.runs
             by_key[key].points.append(point)
-        point.values.extend(values)
-        point.runs.extend(runs)
-        point.first_seen = min(point.first_seen, seen)
+        else:
+            _merge(point, runs, labels, seen)
         if labels.get("role"):
-            point.roles.add(labels["role"])
-        if point.commit_time is None:
-            point.commit_time = _float(labels.get(TIME_LABEL))
+            point.roles = point.roles | {labels["role"]}
     return list(by_key.values()), skipped
+
+
+def _seen(sample_set: Any, order: int, first_seen: Mapping[int, int] | None) -> int:
+    """When a set was first seen: its earliest invocation's place in ``first_seen``, else ``order``."""
+    invocations = getattr(sample_set, "invocations", None)
+    if first_seen is not None and invocations:
+        return min(first_seen.get(i, order) for i in invocations)
+    return order
+
+
+def _merge(point: Point, runs: list[list[float]], labels: Mapping[str, str], seen: int) -> None:
+    """Another set's runs of ``point``'s revision added to it (new lists: a run may be its values)."""
+    point.runs = (point.runs or [point.values]) + runs
+    point.values = point.values + [v for run in runs for v in run]
+    point.first_seen = min(point.first_seen, seen)
+    if point.commit_time is None:
+        point.commit_time = _float(labels.get(TIME_LABEL))
 
 
 def _git_rank(
