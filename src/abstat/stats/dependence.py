@@ -10,21 +10,28 @@ true null in 14-16% of A/A draws of 50-200 samples (``benchmarks/calibration.py`
 
 :func:`serial_factors` estimates ``phi`` from the ranks in sample order
 (robust to outliers and ties), for both variants together (they share the
-machine and the session), and applies the variance factor when the estimate
+machine and the session), and applies a variance factor when the estimate
 is clearly positive (above 1.28 of its standard error ``1 / sqrt(n1 +
 n2)``, a one-sided 10% pre-test); otherwise none.  The estimate is
-corrected for its downward bias at small n (``(1 + 3 phi) / n``, Kendall
-1954; under independence its expected value is ``-1/n``) and, since the
-pre-test misses some dependent series, raised by half its standard error.
-With the factor, AR(1) series with ``phi = 0.3`` gave 6.6% false positives
-at n = 50 and 4.8% at n = 200 (from 16.7% and 15.9%; 1000 draws each), at a
-cost of 1.7-2 points of power on independent data.  Samples of fewer than
-:data:`MIN_N` values are too few to estimate it.  Down to 10 values the
-estimate is rough but still worth having (issue 34: AR(1) ``phi = 0.6``, 15
-values per side, 300 A/A draws: 9.3% false positives with it, 29% without;
-re-run on the current statistics, 600 draws: 11.3% ±1.3, over the 6% target:
-the pre-test fires on about 87% of such pairs at n = 15; independent data
-lose about 4 points of power); the note says so.
+corrected for its downward bias at small n (``E r = phi - (1 + 4 phi) / n``,
+Kendall 1954; under independence ``-1/n``) and raised by half its
+standard error and by ``60 / n^2`` (the estimate is noisy and the factor
+convex in it; the pre-test misses some dependent series).  The factor is
+the AR(1) variance of the mean over the sample variance's expectation at
+that ``n`` (:func:`variance_factor`; ``(1 + phi) / (1 - phi)`` for large
+n), times the squared ratio of t quantiles at the effective and the
+nominal degrees of freedom (:func:`df_factor`: 15 values at ``phi = 0.6``
+are worth about 3.5 independent ones).  AR(1) ``phi = 0.3``: 6.6% false
+positives at n = 50 and 4.8% at n = 200 with the asymptotic factor alone
+(16.7% and 15.9% without; 1000 draws each).  Issue 34, AR(1) ``phi =
+0.6`` at 15 values a side: 11.3% ±1.3 false positives, coverage 89.2%
+with the asymptotic factor and the pre-test alone; 5.3% ±0.7, 94.3% ±0.7
+with these terms (4000 draws; independent data lose 1.1 points of power
+at n = 15 against the former rule, none at n = 50 and 200;
+docs/statistics.md).  Samples of fewer than :data:`MIN_N` values are too
+few to estimate it; below :data:`ROUGH_N` the estimate is rough (``phi =
+0.6`` at 10-12 values: 9-13% false positives; ``phi = 0.2-0.3`` at 15:
+about 8%, as before); the note says so.
 """
 
 from __future__ import annotations
@@ -37,6 +44,9 @@ MIN_N = 10
 ROUGH_N = 20  # below this many values the estimate of phi is rough (said in the note)
 PRETEST_Z = 1.28
 MAX_PHI = 0.9
+SMALL_N_SHIFT = 60.0  # over n^2, added to the estimate with half its error (the estimate's noise, a convex factor)
+MIN_SHARE = 0.25  # the least share of the variance a sample's own spread is taken to show
+MIN_DF = 2.0  # the fewest effective degrees of freedom the critical value is taken at
 
 
 def is_sorted(values: np.ndarray) -> bool:
@@ -63,10 +73,37 @@ def lag1_rank_autocorrelation(values: np.ndarray) -> float:
     return float(np.dot(centred[1:], centred[:-1])) / spread
 
 
+def variance_factor(phi: float, n: int) -> float:
+    """How much AR(1) serial correlation ``phi`` widens the variance of the
+    mean of ``n`` values as a variance estimated from them sees it: the
+    variance of the mean, ``(1 + 2 sum_k (1 - k/n) phi^k) sigma^2 / n``, over
+    the sample variance's expectation, ``(1 - 2 sum_k (1 - k/n) phi^k /
+    (n - 1)) sigma^2`` (which positive ``phi`` biases down); ``(1 + phi) /
+    (1 - phi)`` for large ``n``."""
+    k = np.arange(1, n)
+    s = float(np.dot(1.0 - k / n, phi**k))
+    return (1.0 + 2.0 * s) / max(1.0 - 2.0 * s / (n - 1), MIN_SHARE)
+
+
+def df_factor(sizes: tuple[int, int], factors: tuple[float, float], confidence: float) -> float:
+    """The squared ratio of the t quantiles at the effective degrees of
+    freedom of dependent samples (``n / factor`` values' worth per side,
+    at least :data:`MIN_DF`) and at those of independent ones: a variance
+    estimated from few effective values is itself rough, so its critical
+    value is a t's of few degrees of freedom (15 values at ``phi = 0.6``:
+    about 3.5 values' worth per side)."""
+    from abstat.stats.distributions import stdtrit
+
+    q = 0.5 + confidence / 2.0
+    dependent = max(MIN_DF, sum(n / f for n, f in zip(sizes, factors)) - 2.0)
+    return (stdtrit(dependent, q) / stdtrit(max(MIN_DF, sum(sizes) - 2.0), q)) ** 2
+
+
 def serial_factors(
     x: np.ndarray,
     y: np.ndarray,
     lag1: tuple[float | None, float | None] = (None, None),
+    confidence: float = 0.95,
 ) -> tuple[float, float, float]:
     """``(factor_x, factor_y, phi)``: the variance factors for two samples'
     centres and the lag-1 autocorrelation they come from (1, 1, 0 when none
@@ -74,7 +111,8 @@ def serial_factors(
     session, so the evidence of both is averaged (a variant with fewer than
     :data:`MIN_N` values gives none and keeps factor 1); ``lag1``: each
     sample's lag-1 rank autocorrelation, when already known.  A sorted
-    sample (:func:`is_sorted`) gives no evidence: its order is not time."""
+    sample (:func:`is_sorted`) gives no evidence: its order is not time.
+    ``confidence``: the level whose critical value :func:`df_factor` moves."""
     timed = [v.size >= MIN_N and not is_sorted(v) for v in (x, y)]
     used = [
         (v.size, (lag1_rank_autocorrelation(v) if r is None else r) + 1.0 / v.size)
@@ -85,9 +123,12 @@ def serial_factors(
         return 1.0, 1.0, 0.0
     total = sum(n for n, _ in used)
     raw = sum(n * r for n, r in used) / total
-    se = 1.0 / math.sqrt(total)
-    if not raw > PRETEST_Z * se:
+    if not raw > PRETEST_Z / math.sqrt(total):
         return 1.0, 1.0, 0.0
-    phi = min(MAX_PHI, raw + (1.0 + 3.0 * raw) * len(used) / total + 0.5 * se)
-    factor = (1.0 + phi) / (1.0 - phi)
-    return (factor if timed[0] else 1.0), (factor if timed[1] else 1.0), phi
+    size = total / len(used)  # Kendall's bias, -(1 + 4 phi) / n, with raw holding the 1 / n
+    phi = min(MAX_PHI, raw / (1.0 - 4.0 / size))
+    shifted = min(MAX_PHI, phi + 0.5 / math.sqrt(total) + SMALL_N_SHIFT / size**2)
+    sizes = (x.size, y.size)
+    own = [variance_factor(shifted, n) if ok else 1.0 for n, ok in zip(sizes, timed)]
+    rough = df_factor(sizes, (own[0], own[1]), confidence)
+    return (own[0] * rough if timed[0] else 1.0), (own[1] * rough if timed[1] else 1.0), phi
