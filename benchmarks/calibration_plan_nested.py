@@ -19,7 +19,7 @@ row's experiments have generators of their own (seeded by ``--seed``, the shape 
 models' experiments draw the same values), so that a row reads the same under ``--only`` and
 ``--designs`` and two versions of the code are compared on the same draws.
 
-    python benchmarks/calibration_plan_nested.py --reps 600 --pilot-runs 1000 --now-only
+    python benchmarks/calibration_plan_nested.py --reps 600 --now-only
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def now_pct(pilot: dict[str, list[list[float]]], runs: int, per_run: int) -> flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--pilot-runs", type=int, default=200)
+    parser.add_argument("--pilot-runs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--only", default="")
     parser.add_argument("--designs", default="", help="runs x samples to run, e.g. 5x49,10x10 (default: all)")
