@@ -14,9 +14,12 @@ before rounding), and ``--reps`` experiments of that design are judged by ``abst
 on the runs (the Hodges-Lehmann ratio of the spread run medians, Brunner-Munzel): the achieved power,
 target 80% ± 5 (as benchmarks/calibration_plan.py does for flat data; a change rather than a count of
 runs, so that the whole runs of an advice do not blur the comparison).  Designs: 5, 10 and 20 runs of
-49 samples, and 10 runs of 10 samples (an allocation at a cheap run).
+49 samples, and 10 runs of 10 samples (an allocation at a cheap run).  Each shape's pilot and each
+row's experiments have generators of their own (seeded by ``--seed``, the shape and the design; both
+models' experiments draw the same values), so that a row reads the same under ``--only`` and
+``--designs`` and two versions of the code are compared on the same draws.
 
-    nice -n 10 python benchmarks/calibration_plan_nested.py --reps 400
+    python benchmarks/calibration_plan_nested.py --reps 600 --now-only
 """
 
 from __future__ import annotations
@@ -107,23 +110,26 @@ def now_pct(pilot: dict[str, list[list[float]]], runs: int, per_run: int) -> flo
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reps", type=int, default=400)
-    parser.add_argument("--pilot-runs", type=int, default=200)
+    parser.add_argument("--pilot-runs", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=20261205)
     parser.add_argument("--only", default="")
+    parser.add_argument("--designs", default="", help="runs x samples to run, e.g. 5x49,10x10 (default: all)")
     parser.add_argument("--now-only", action="store_true", help="skip the experiments at the before model's change")
     args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
     print(f"{args.reps} experiments per row, pilots of {args.pilot_runs} runs x {PER_RUN} per side, seed {args.seed}")
     print("| shape | runs x samples | before: change, compare's power | now: change, compare's power |")
     print("|---|---|---|---|")
     failures = 0
-    for shape in SHAPES:
+    designs = [d for d in DESIGNS if not args.designs or f"{d[0]}x{d[1]}" in args.designs.split(",")]
+    for index, shape in enumerate(SHAPES):
         if args.only and args.only not in shape.name:
             continue
+        rng = np.random.default_rng([args.seed, index])  # each row's draws its own: code versions compared alike
         pilot = {"a": shape.draw(rng, args.pilot_runs, PER_RUN), "b": shape.draw(rng, args.pilot_runs, PER_RUN)}
-        for runs, per_run in DESIGNS:
+        for runs, per_run in designs:
             cells = []
             for model in (before_pct, now_pct):
+                rng = np.random.default_rng([args.seed, index, runs, per_run])  # the same draws for both models
                 if args.now_only and model is before_pct:
                     cells.append("not run")
                     continue

@@ -50,9 +50,10 @@ def test_grid_runs_are_sized_for_the_real_change() -> None:
     pooled = np.concatenate([np.concatenate(r) for r in runs.values()])
     plain = RunSizer(*common_spread(cx, cy), between, within, length, "auto", 0.95)
     real = RunSizer(cx, cy, between, within, length, "auto", 0.95, pooled)
-    assert plain.change is None and real.change is not None
+    assert plain.change is None and real.change is not None and real.model is not None
     shrink = real.change(1.0)
     assert 0.6 < shrink < 0.95
+    real.model = None  # the change of the centre alone: the candidate's run medians as spread as the baseline's
     # a real 1% needs what a 1% change of the spread medians times the shrink needs
     assert real.runs(length, 1.0, 0.05, 0.8) == plain.runs(length, shrink, 0.05, 0.8)
     assert real.runs(length, 1.0, 0.05, 0.8) > plain.runs(length, 1.0, 0.05, 0.8)
@@ -62,3 +63,48 @@ def test_grid_runs_are_sized_for_the_real_change() -> None:
         assert np.var(c, ddof=1) == pytest.approx(pooled_var, rel=1e-12)
     found = real.detectable(length, 20, 20, 0.05, 0.8)
     assert found is not None and real.change(found) == pytest.approx(plain.detectable(length, 20, 20, 0.05, 0.8))
+
+
+def _draw(rng: np.random.Generator, runs: int, sd: float, factor: float = 1.0) -> list[np.ndarray]:
+    """``runs`` runs of 49 cycle counts on a 20-cycle grid: latent N(440 + offset, sd), offsets sd 4."""
+    latent = (440.0 + rng.normal(0.0, 4.0, (runs, 1)) + rng.normal(0.0, sd, (runs, 49))) * factor
+    return list(grid(latent))
+
+
+def _sizer(rng: np.random.Generator, sd: float) -> RunSizer:
+    runs = {v: _draw(rng, 100, sd) for v in "ab"}
+    parts = [median_components(r) for r in runs.values()]
+    between, within, length = (sum(p[i] for p in parts if p is not None) / 2 for i in range(3))
+    cx, cy = (run_centres(r, "median") for r in runs.values())
+    pooled = np.concatenate([np.concatenate(r) for r in runs.values()])
+    return RunSizer(cx, cy, between, within, length, "auto", 0.95, pooled)
+
+
+def test_a_change_to_a_cell_boundary_widens_the_run_medians() -> None:
+    # reference: compare's spread medians of 4000 runs drawn at the change; a real +2.2% moves the latent
+    # centre from 440 to a cell boundary (450), where the run medians' interquartile range doubles
+    sizer = _sizer(np.random.default_rng(5), 10.0)
+    assert sizer.model is not None
+    truth = spread_medians(_draw(np.random.default_rng(6), 4000, 10.0, 1.022))
+    iqr = float(np.subtract(*np.quantile(truth, [0.75, 0.25])))
+    reshaped = sizer.model.reshaped(sizer.cy, 49, 2.2)
+    assert float(np.subtract(*np.quantile(reshaped, [0.75, 0.25]))) == pytest.approx(iqr, rel=0.15)
+    assert float(np.subtract(*np.quantile(sizer.cy, [0.75, 0.25]))) < 0.7 * iqr  # the pilot's, unreshaped
+    assert float(np.median(reshaped) - np.median(sizer.cy)) == pytest.approx(np.median(truth) - 440.3, abs=1.5)
+
+
+def test_five_runs_sized_on_a_grid_reach_the_power() -> None:
+    # 5 runs x 49 a side, latent sd 8: the change plan calls detectable 80% of the time, judged by compare
+    # on 300 fresh experiments (Monte Carlo sd 2.3 points).  Sized with the candidate's run medians as
+    # spread as the baseline's (before), the change was 2.02% and compare reached 67%: the run medians
+    # vary more once the latent centre nears the cell boundary at 450.
+    import abstat
+
+    sizer = _sizer(np.random.default_rng(20261205), 8.0)
+    pct = sizer.detectable(49, 5, 5, 0.05, 0.8)
+    assert pct is not None
+    rng = np.random.default_rng(1)
+    hits = sum(
+        bool(abstat.compare(_draw(rng, 5, 8.0), _draw(rng, 5, 8.0, 1 + pct / 100)).significant) for _ in range(300)
+    )
+    assert 0.73 <= hits / 300 <= 0.89, (pct, hits / 300)

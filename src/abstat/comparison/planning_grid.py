@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 MIN_VALUES = 40  # pooled samples needed to fit the latent
@@ -55,13 +56,25 @@ def _block(levels: Any, counts: Any) -> tuple[int, int, float] | None:
     return first, last, step
 
 
-def spread_median_change(values: Any) -> Callable[[float], float] | None:
-    """A function from a real change (percent, of every value) to the change (percent) of the spread
-    median of the pilot's distribution (module documentation), or None when the values are not on a
-    few grid levels that a normal latent fits."""
+@dataclass(frozen=True)
+class Latent:
+    """A normal latent ``N(mu, sd)`` rounded to cells of width ``step`` (``bounds``: the block's cell
+    bounds, ``centres`` its levels), with shares ``below`` and ``above`` of far values kept fixed."""
+
+    mu: float
+    sd: float
+    step: float
+    centres: Any
+    bounds: Any
+    below: float
+    above: float
+
+
+def fit_latent(values: Any) -> Latent | None:
+    """The latent model of values on a few grid levels (module documentation), None if they are not."""
     import numpy as np
 
-    from abstat.comparison.grid_sizing import _normal_cdf, _normal_fit
+    from abstat.comparison.grid_sizing import _normal_fit
 
     v = np.asarray(values, dtype=float)
     v = v[np.isfinite(v)]
@@ -81,8 +94,23 @@ def spread_median_change(values: Any) -> Callable[[float], float] | None:
     fit = _normal_fit(shares, bounds, float(body.sum()))
     if fit is None or bounds[0] <= 0:
         return None
-    mu, sd = fit
-    below, weight = float(counts[:first].sum()) / v.size, float(body.sum()) / v.size
+    below = float(counts[:first].sum()) / v.size
+    return Latent(fit[0], fit[1], step, centres, bounds, below, 1.0 - below - float(body.sum()) / v.size)
+
+
+def spread_median_change(values: Any) -> Callable[[float], float] | None:
+    """A function from a real change (percent, of every value) to the change (percent) of the spread
+    median of the pilot's distribution (module documentation), or None when the values are not on a
+    few grid levels that a normal latent fits."""
+    import numpy as np
+
+    from abstat.comparison.grid_sizing import _normal_cdf
+
+    latent = fit_latent(values)
+    if latent is None:
+        return None
+    mu, sd, centres, bounds, step = latent.mu, latent.sd, latent.centres, latent.bounds, latent.step
+    below, weight = latent.below, 1.0 - latent.below - latent.above
 
     def median(factor: float) -> float:
         cdf = below + weight * _normal_cdf((bounds / factor - mu) / sd)

@@ -15,6 +15,11 @@ variance.  A plan at ``r`` samples per run sizes the pilot's run medians with th
 their centre scaled by ``sqrt(V(r) / V(L))``; ``r`` is ``ceil(sqrt(cost ratio x W / B))``, and with
 no offsets seen (``B = 0``) few long runs, the cheapest that reach the power.
 
+On a grid a real change is sized as what it does to the run medians (:mod:`abstat.comparison.planning_grid`):
+it moves their centre by less than itself, and it reshapes them, wider where the latent centre comes to a
+cell boundary (:mod:`abstat.comparison.planning_grid_runs`: the candidate's run medians moved by the
+simulated runs' shift function, the change by their Hodges-Lehmann ratio).
+
 ``--center mean`` keeps the allocation for Welch's t on the run means
 (:func:`abstat.stats.power.plan_nested`), which is what ``compare --center mean`` does.
 """
@@ -82,7 +87,8 @@ def common_spread(cx: Any, cy: Any) -> tuple[Any, Any]:
 class RunSizer:
     """The runs per variant compare's comparison of run medians needs, at any samples per run.  On a grid
     the changes asked about are real changes of the values, sized as the change of the spread run medians
-    they make (:mod:`abstat.comparison.planning_grid`; ``samples``: the pilots' samples pooled)."""
+    they make (:mod:`abstat.comparison.planning_grid`; ``samples``: the pilots' samples pooled), with the
+    candidate's run medians reshaped as that change reshapes them (:mod:`abstat.comparison.planning_grid_runs`)."""
 
     def __init__(
         self,
@@ -96,45 +102,87 @@ class RunSizer:
         samples: Any = None,
     ):
         from abstat.comparison.planning_grid import spread_median_change
+        from abstat.comparison.planning_grid_runs import grid_runs
 
         self.change = None if samples is None or center == "mean" else spread_median_change(samples)
+        self.model = None
         if self.change is not None:  # one latent model for both variants: their run medians' spread pooled
             cx, cy = common_spread(cx, cy)
+            self.model = grid_runs(samples, length, between + within / length)
         self.cx, self.cy, self.center, self.confidence = cx, cy, center, confidence
         self.between, self.within, self.length = between, within, length
+        self._sizes: dict[tuple[float, float], Any] = {}
         self.pilot = self.sizing(length)
 
     def estimand_pct(self, pct: float) -> float:
         """The change of the spread run medians a real change of ``pct`` percent makes."""
         return pct if self.change is None else float(self.change(pct))
 
+    def at(self, per_run: float, pct: float) -> Any:
+        """The sizing for a real change of ``pct`` at ``per_run`` samples a run (the pilot's without a
+        grid model: a change then only moves the run medians)."""
+        if self.model is None or not pct:
+            return self.pilot if per_run == self.length else self.sizing(per_run)
+        key = (per_run, pct)
+        if key not in self._sizes:
+            self._sizes = self._sizes if len(self._sizes) < 64 else {}
+            self._sizes[key] = self.sizing(per_run, pct)
+        return self._sizes[key]
+
+    def shift_pct(self, per_run: float, pct: float) -> float:
+        """The change of compare's estimand a real change of ``pct`` makes at ``per_run`` samples a run."""
+        return self.estimand_pct(pct) if self.model is None else self.model.change_pct(round(per_run), pct)
+
     def power(self, per_run: float, pct: float, n1: int, n2: int, alpha: float) -> float:
-        size = self.pilot if per_run == self.length else self.sizing(per_run)
-        return float(size.power(self.estimand_pct(pct), n1, n2, alpha))
+        return float(self.at(per_run, pct).power(self.shift_pct(per_run, pct), n1, n2, alpha))
 
     def detectable(self, per_run: float, n1: int, n2: int, alpha: float, power: float) -> float | None:
         """The smallest real change (percent) detected with ``power`` at ``n1``/``n2`` runs of ``per_run``."""
         from abstat.comparison.planning_grid import real_change
+        from abstat.stats.distributions import brentq
 
         size = self.pilot if per_run == self.length else self.sizing(per_run)
         found = size.detectable(n1, n2, alpha, power)
-        return found if found is None or self.change is None else real_change(self.change, found)
+        if found is None or self.change is None:
+            return found
+        start = real_change(self.change, found)
+        if self.model is None or start is None or not start > 0:
+            return start
 
-    def sizing(self, per_run: float) -> Any:
+        def gap(pct: float) -> float:
+            p = self.power(per_run, pct, n1, n2, alpha)
+            return -1.0 if p != p else p - power
+
+        lo, hi = start, start
+        if gap(start) < 0:  # the reshaped run medians need a larger change, rarely a smaller one
+            while gap(hi) < 0:
+                lo, hi = hi, hi * 1.25
+                if hi > 100.0 * start:
+                    return None
+        else:
+            while gap(lo) >= 0:
+                lo, hi = lo / 1.25, lo
+                if lo < 1e-3 * start:
+                    return hi
+        return brentq(gap, lo, hi, xtol=1e-3 * hi)
+
+    def sizing(self, per_run: float, pct: float = 0.0) -> Any:
         from abstat.comparison.sizing import sizing
 
         now = self.between + self.within / self.length
         then = self.between + self.within / per_run
         factor = math.sqrt(then / now) if now > 0 else 1.0
-        size = sizing(_scaled(self.cx, factor), _scaled(self.cy, factor), "auto", self.confidence)
+        cy = _scaled(self.cy, factor)
+        if self.model is not None and pct:
+            cy = self.model.reshaped(cy, round(per_run), pct)
+        size = sizing(_scaled(self.cx, factor), cy, "auto", self.confidence)
         if self.center == "median" and size.small is not None:  # compare: geometric means of the run medians
             size = size.small
             size.center = "median"
         return size
 
     def runs(self, per_run: float, pct: float, alpha: float, power: float) -> int | None:
-        size = self.pilot if per_run == self.length else self.sizing(per_run)
-        needed = size.needed(self.estimand_pct(pct), alpha, power)
+        needed = self.at(per_run, pct).needed(self.shift_pct(per_run, pct), alpha, power)
         return None if needed is None else max(needed, 2)
 
 
