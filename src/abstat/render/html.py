@@ -21,7 +21,7 @@ from typing import Any
 
 from abstat.errors import UsageError, named
 from abstat.render import escape
-from abstat.render.matrix import change_text, label_columns, marked_verdict, table_grid, title
+from abstat.render.matrix import change_text, grid_headers, grid_rows, label_columns, marked_verdict, title
 from abstat.render.html_machines import machines_html
 from abstat.render.svg_plots import comparison_figure
 from abstat.render.units import common_scale, format_p, in_unit_of, verdict_word
@@ -61,22 +61,23 @@ details.machine-rest { margin-top: 0.8em; } details.machine-rest summary { curso
 _e = escape.html
 
 
-def _table(report: Report) -> str:
-    headers, body, align = table_grid(report)
+def _table(report: Report) -> list[str]:
+    """The summary table as parts to join with newlines: its rows made one at a time and joined 4096
+    at a time (10^5 rows' parts, the grid's strings and the joined table at once were most of a
+    history page's memory)."""
+    headers, _ = grid_headers(report)
     out = ['<table class="matrix" id="summary">', "<thead><tr>"]
     out += [f"<th>{_e(h)}</th>" for h in headers]
     out.append("</tr></thead><tbody>")
-    block: list[str] = []  # rows joined 4096 at a time, each grid row let go once made (10^5 rows' parts
-    # and the grid's strings at once were most of a history page's memory): the same text
-    for index in range(len(body)):
-        block.append(_table_row(report, index, body[index]))
-        body[index] = []
+    block: list[str] = []
+    for index, line in enumerate(grid_rows(report)):
+        block.append(_table_row(report, index, line))
         if len(block) == _BLOCK:
             out.append("\n".join(block))
             block = []
     out += ["\n".join(block)] if block else []
     out.append("</tbody></table>")
-    return "\n".join(out)
+    return out
 
 
 _BLOCK = 4096
@@ -330,7 +331,12 @@ def _largest_changes(pairs: list[tuple[int, Cell, Cell]], most: int) -> list[tup
 
 def render_body(report: Report, plots: str = "auto") -> str:
     """The page's body: table, footer and warnings, distributions, machines."""
-    body = [f"<h1>{_e(title(report))}</h1>", _table(report)]
+    return "\n".join(body_parts(report, plots))
+
+
+def body_parts(report: Report, plots: str = "auto") -> list[str]:
+    """:func:`render_body` as parts to join with newlines (``publish`` writes them one after another)."""
+    body = [f"<h1>{_e(title(report))}</h1>", *_table(report)]
     body += [f'<p class="footer">{_e(line)}</p>' for line in report.footer()]
     if report.footnotes:
         body.append('<h2 id="warnings">Warnings</h2>')
@@ -345,7 +351,7 @@ def render_body(report: Report, plots: str = "auto") -> str:
     machines = machines_html(report.machines)
     if machines:
         body.append(machines)
-    return "\n".join(body)
+    return body
 
 
 def render_html(report: Report, plots: str = "auto") -> str:
@@ -355,11 +361,18 @@ def render_html(report: Report, plots: str = "auto") -> str:
 
 def page(head: str, body: str, style: str = "") -> str:
     """A self-contained page: no scripts, nothing fetched (the Content-Security-Policy forbids it)."""
+    start, end = page_ends(head, style)
+    return start + body + end
+
+
+def page_ends(head: str, style: str = "") -> tuple[str, str]:
+    """What :func:`page` puts before and after the body."""
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{_CSP}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{_e(head)}</title>\n<style>{_STYLE}{style}</style>\n</head>\n<body>\n" + body + "\n</body>\n</html>\n"
+        f"<title>{_e(head)}</title>\n<style>{_STYLE}{style}</style>\n</head>\n<body>\n",
+        "\n</body>\n</html>\n",
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import textwrap
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from abstat.render import escape, tables, terminal
@@ -90,14 +91,21 @@ def summary_text(summary: Summary) -> str:
 
 def table_grid(report: Report) -> tuple[list[str], list[list[str]], list[str]]:
     """Headers, body rows and alignments ('l'/'r') of the summary table."""
-    headers, align = _grid_headers(report)
+    headers, align = grid_headers(report)
+    return headers, list(grid_rows(report)), align
+
+
+def grid_rows(report: Report) -> Iterator[list[str]]:
+    """:func:`table_grid`'s body rows one at a time (the HTML table writes each as it comes: a report of
+    10^5 revisions x metrics rows need not hold them all)."""
     scales = scalers(report)
-    body = [_grid_row(report, row, scales) for row in report.rows]
-    body += [_geomean_row(report, metric) for metric in _summary_metrics(report)]
-    return headers, body, align
+    for row in report.rows:
+        yield _grid_row(report, row, scales)
+    for metric in _summary_metrics(report):
+        yield _geomean_row(report, metric)
 
 
-def _grid_headers(report: Report) -> tuple[list[str], list[str]]:
+def grid_headers(report: Report) -> tuple[list[str], list[str]]:
     """The labels' headers, then each column's (with its change column beside a candidate's), and the alignments."""
     candidates = report.columns[1:]
     headers = list(report.row_keys) or [""] * label_columns(report)
@@ -113,7 +121,7 @@ def _grid_headers(report: Report) -> tuple[list[str], list[str]]:
 
 def _grid_row(report: Report, row: Row, scales: dict[tuple[str | None, str | None], Scaler]) -> list[str]:
     """One row of the table: its labels, then each column's centre (and change, beside a candidate's)."""
-    line = [row.labels.get(k, "") for k in report.row_keys] or [""] * label_columns(report)
+    line = _row_labels(report, row)
     for column in report.columns:
         cell = row.cells.get(column)
         if cell is None:
@@ -125,6 +133,11 @@ def _grid_row(report: Report, row: Row, scales: dict[tuple[str | None, str | Non
         if column != report.baseline:
             line.append(change_text(cell))
     return line
+
+
+def _row_labels(report: Report, row: Row) -> list[str]:
+    """A row's label cells: its values of the row keys (empty cells when there are none)."""
+    return [row.labels.get(k, "") for k in report.row_keys] or [""] * label_columns(report)
 
 
 def _geomean_row(report: Report, metric: Any) -> list[str]:
@@ -155,8 +168,42 @@ def title(report: Report) -> str:
 
 
 def plain_table(report: Report) -> str:
-    headers, body, align = table_grid(report)
-    return tables.plain_text(headers, body, align)
+    """The space-padded table: :func:`abstat.render.tables.plain` of :func:`table_grid`, joined."""
+    return "\n".join(plain_parts(report))
+
+
+def plain_parts(report: Report) -> list[str]:
+    """:func:`plain_table` as parts to join with newlines, made in two passes over the rows: the first
+    measures the widths and keeps each report row's cells after its labels (one flat list: a list per
+    row of a report of 10^5 revisions x metrics rows was most of the text render's memory), the second
+    takes the labels from the rows again and pads, a block of rows at a time."""
+    headers, align = grid_headers(report)
+    keys, n_rows = label_columns(report), len(report.rows)
+    head = tables.escaped(headers)
+    widths = [terminal.columns(c) for c in head]
+    own: list[str] = []  # each report row's cells after its labels, escaped
+    summaries: list[Sequence[str]] = []  # the geometric-mean rows, whole
+    for index, line in enumerate(grid_rows(report)):
+        cells = tables.escaped(line)
+        widths = [max(w, terminal.columns(c)) for w, c in zip(widths, cells, strict=False)]
+        if index < n_rows:
+            own += cells[keys:]
+        else:
+            summaries.append(cells)
+    step = len(headers) - keys
+    parts = [tables.pad(head, widths, align), tables.pad(["-" * w for w in widths], widths, align)]
+    for start in range(0, n_rows, BLOCK):
+        block = []
+        for index in range(start, min(start + BLOCK, n_rows)):
+            labels = tables.escaped(_row_labels(report, report.rows[index]))
+            block.append(tables.pad([*labels, *own[index * step : (index + 1) * step]], widths, align))
+        own[start * step : (start + len(block)) * step] = [""] * (len(block) * step)
+        parts.append("\n".join(block))
+    parts += [tables.pad(cells, widths, align) for cells in summaries]
+    return parts
+
+
+BLOCK = 4096  # rows padded and joined at a time
 
 
 def long_table(report: Report) -> str:
@@ -211,14 +258,14 @@ def footer_lines(report: Report, width: int | None = None) -> list[str]:
 def render_text(report: Report, *, width: int | None = None, table: str | None = None) -> str:
     """Plain text: title, table (``table``, else the plain one; the long layout if wider than
     ``width``), footer."""
-    table = plain_table(report) if table is None else table
-    if width and max(terminal.columns(line) for line in table.splitlines()) > width:
-        table = long_table(report)
+    tables_parts = plain_parts(report) if table is None else [table]
+    if width and max((terminal.columns(x) for part in tables_parts for x in part.splitlines()), default=0) > width:
+        tables_parts = [long_table(report)]
     heading = escape.terminal(title(report))
     headings = textwrap.wrap(heading, width, break_on_hyphens=False) if width else [heading]
-    parts = [*headings, "", table, ""]
-    parts += footer_lines(report, width)
-    return "\n".join(parts) + "\n"
+    parts = [*headings, "", *tables_parts, ""]  # the table's parts joined once, with the rest
+    parts += [*footer_lines(report, width), ""]  # (the last newline: not a copy of the whole text)
+    return "\n".join(parts)
 
 
 def render_rich(report: Report, *, width: int = 100, color: bool = True, ascii_only: bool = False) -> str:

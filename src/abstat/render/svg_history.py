@@ -127,14 +127,14 @@ def _samples(
 ) -> list[str]:
     """The samples as jittered dots (at most ``MAX_DOTS_PER_REV`` per revision) and the line of medians."""
     left, _, right, _ = BOX
+    spread = min(12.0, (right - left) / n * 0.5)
+    jitters = [((k * 0.6180339887) % 1.0 - 0.5) * spread for k in range(MAX_DOTS_PER_REV + 1)]
     dots = []
+    isfinite = math.isfinite
     for index, vs in enumerate(values):
         shown_values = vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)]
-        for k, value in enumerate(shown_values):
-            if not math.isfinite(value):
-                continue
-            jitter = ((k * 0.6180339887) % 1.0 - 0.5) * min(12.0, (right - left) / n * 0.5)
-            dots.append(f"M{_f(x(index) + jitter)} {_f(y(value))}h0")
+        px = x(index)  # (the jitter of the k-th dot and the revision's x: once, not per dot)
+        dots += [f"M{px + jitters[k]:.1f} {y(value):.1f}h0" for k, value in enumerate(shown_values) if isfinite(value)]
     out = [
         f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
         'stroke-linecap="round"/>'

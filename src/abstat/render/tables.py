@@ -15,12 +15,12 @@ from abstat.render import escape
 from abstat.render.terminal import columns, ljust, rjust
 
 
-def _pad(cells: Sequence[str], widths: Sequence[int], align: Sequence[str]) -> str:
+def pad(cells: Sequence[str], widths: Sequence[int], align: Sequence[str]) -> str:
     parts = [rjust(c, w) if a == "r" else ljust(c, w) for c, w, a in zip(cells, widths, align)]
     return "  ".join(parts).rstrip()
 
 
-def _escaped(row: Sequence[str]) -> Sequence[str]:
+def escaped(row: Sequence[str]) -> Sequence[str]:
     """``row`` with control characters escaped: ``row`` itself when none of its cells had any (a report of
     10^5 revisions x metrics rows held a copy of every row while padding)."""
     cells = [escape.terminal(c) for c in row]
@@ -32,33 +32,13 @@ def plain(
 ) -> list[str]:
     """Space-padded columns (terminal, e-mail, text file), control characters escaped; widths in terminal
     columns (a CJK character takes two, a combining mark none)."""
-    rows = [_escaped(row) for row in [headers, *body]]
+    rows = [escaped(row) for row in [headers, *body]]
     widths = [max(columns(r[i]) for r in rows) for i in range(len(headers))]
-    lines = [_pad(rows[0], widths, align)]
+    lines = [pad(rows[0], widths, align)]
     if rule:
-        lines.append(_pad(["-" * w for w in widths], widths, align))
-    lines += [_pad(r, widths, align) for r in rows[1:]]
+        lines.append(pad(["-" * w for w in widths], widths, align))
+    lines += [pad(r, widths, align) for r in rows[1:]]
     return lines
-
-
-def plain_text(headers: Sequence[str], body: list[list[str]], align: Sequence[str]) -> str:
-    """:func:`plain`'s lines joined, ``body`` consumed (each row let go once written): a report of
-    10^5 revisions x metrics rows held every row's cells and every padded line at once."""
-    rows = [_escaped(headers)]
-    for index, row in enumerate(body):
-        rows.append(_escaped(row))
-        body[index] = _GONE
-    widths = [max(columns(r[i]) for r in rows) for i in range(len(headers))]
-    parts = [_pad(rows[0], widths, align), _pad(["-" * w for w in widths], widths, align)]
-    for start in range(1, len(rows), _BLOCK):  # a block of lines at a time, joined
-        block = [_pad(r, widths, align) for r in rows[start : start + _BLOCK]]
-        rows[start : start + _BLOCK] = [()] * len(block)
-        parts.append("\n".join(block))
-    return "\n".join(parts)
-
-
-_BLOCK = 4096
-_GONE: list[str] = []  # a row written (one object for them all)
 
 
 def markdown(

@@ -8,7 +8,7 @@ import math
 from typing import Any, Sequence
 
 from abstat.render import escape
-from abstat.render.html import page
+from abstat.render.html import page, page_ends
 
 _e = escape.html
 FILTERS = (
@@ -52,6 +52,17 @@ def _nav(depth: int) -> str:
 def wrap(head: str, body: str, *, depth: int = 0) -> str:
     """A page of the site: navigation, then ``body``."""
     return page(head, _nav(depth) + "\n" + body, SITE_STYLE)
+
+
+def wrap_parts(head: str, parts: Sequence[str], *, depth: int = 0) -> list[str]:
+    """:func:`wrap` of ``parts`` joined with newlines, as pieces to write one after another (an
+    experiment of 10^5 revisions: its page is never one string, let alone two)."""
+    start, end = page_ends(head, SITE_STYLE)
+    pieces = [start + _nav(depth)]
+    for part in parts:
+        pieces += ("\n", part)
+    pieces.append(end)
+    return pieces
 
 
 def _pct(value: Any) -> str:

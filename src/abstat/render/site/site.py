@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from abstat.errors import AbstatError, InputError
-from abstat.render.site.pages import change_links, index_page, regressions_page, wrap
+from abstat.render.site.pages import change_links, index_page, regressions_page, wrap, wrap_parts
 
 MANIFEST = ".abstat-publish.json"
 SITE_VERSION = 2  # bump when pages change shape: every page is rewritten once
@@ -116,7 +116,7 @@ def _own_directory(directory: str, relative: str) -> str:
     return parent
 
 
-def _write(directory: str, relative: str, text: str) -> None:
+def _write(directory: str, relative: str, text: str | list[str]) -> None:
     """Write a page through a new file in the same directory (``mkstemp``: no name to plant a link at,
     and two publishes at once do not share one) renamed over it: a link at the page is replaced, not
     followed."""
@@ -128,7 +128,8 @@ def _write(directory: str, relative: str, text: str) -> None:
     try:
         with open(fd, "w", encoding="utf-8") as handle:
             os.fchmod(handle.fileno(), 0o666 & ~_umask())  # readable as a page written by open() would be
-            handle.write(text)
+            for piece in [text] if isinstance(text, str) else text:
+                handle.write(piece)
         os.replace(temporary, os.path.join(directory, relative))
     except OSError as err:
         with contextlib.suppress(OSError):
@@ -161,8 +162,9 @@ def _verdict(report: Any) -> tuple[str, str]:
 
 def _experiment(
     store_path: str, summary: Any, plots: str, related: dict[str, Any] | None = None, repo: str | None = None
-) -> tuple[dict[str, str], dict[str, Any]]:
-    """The experiment's pages (relative path -> HTML) and its index entry; ``repo`` orders its history
+) -> tuple[dict[str, str | list[str]], dict[str, Any]]:
+    """The experiment's pages (relative path -> HTML, or pieces of it to write in turn) and its index
+    entry; ``repo`` orders its history
     series as ``abstat history --repo`` does."""
     name = summary.name
     page = f"experiments/{slug(name)}.html"
@@ -178,21 +180,22 @@ def _experiment(
         "words": "",
         "series": [],
     }
-    pages: dict[str, str] = {}
+    pages: dict[str, str | list[str]] = {}
     body, history = _report_body(store_path, name, plots, entry)
     if not body:
-        body = f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"
-    pages[page] = wrap(f"experiment {name}", body, depth=1)
+        body = [f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"]
+    pages[page] = wrap_parts(f"experiment {name}", body, depth=1)
     if history:
         series_pages, entry["series"] = _history(store_path, name, related or {}, repo)
         pages.update(series_pages)
     return pages, entry
 
 
-def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[str, bool]:
-    """(the experiment's report as HTML, whether it has revisions); the verdict into ``entry``.  Its
+def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[list[str], bool]:
+    """(the experiment's report as HTML, parts to join with newlines; whether it has revisions); the
+    verdict into ``entry``.  Its
     sets and report are let go of before the history series are read (not both in memory at once)."""
-    from abstat.render.html import render_body
+    from abstat.render.html import body_parts
     from abstat.report import api
 
     try:
@@ -200,11 +203,11 @@ def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) 
         api.add_machines(sets, store_path)  # the records the page shows, not every revision's
     except AbstatError as err:
         sets, entry["words"] = [], f"not read: {err}"
-    body = ""
+    body: list[str] = []
     if sets:
         try:
             report = api.build(sets)
-            body = render_body(report, plots)
+            body = body_parts(report, plots)
             entry["verdict"], entry["words"] = _verdict(report)
         except AbstatError as err:
             entry["words"] = f"not compared: {err}"
