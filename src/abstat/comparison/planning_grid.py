@@ -17,6 +17,9 @@ most common one, which must hold most values: interrupts and other far values ar
 shares below and above it) and gives, for a real relative change of the values, the change of the
 spread median of that distribution: what plan sizes instead of the change itself.  No grid (too many
 levels in the block, too few values, or no normal that fits the levels' shares): None.
+
+The same latent serves flat pilots on a grid whose far levels keep a normal from fitting all the
+levels (:class:`BlockGridModel`, docs/statistics.md).
 """
 
 from __future__ import annotations
@@ -26,8 +29,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from abstat.comparison.grid_sizing import GridModel
+
 MIN_VALUES = 40  # pooled samples needed to fit the latent
 BODY_SHARE = 0.8  # the block of adjacent levels around the mode holds at least this share of the values
+QUANTILES = 4000  # baseline quantiles the Hodges-Lehmann ratio of the spread levels is computed on
 EXTRA = 4  # empty cells added on each side of the block, for the mass a change moves out
 
 
@@ -148,3 +154,70 @@ def attenuation_note(change: Callable[[float], float] | None, pct: float) -> str
         f"values on a grid: a real {pct:.3g}% change moves the spread run medians by about "
         f"{change(pct):.3g}% (a normal latent fitted to the levels), which the runs are sized for"
     )
+
+
+class BlockGridModel(GridModel):
+    """:class:`abstat.comparison.grid_sizing.GridModel` (flat pilots) whose latent, when no normal fits all
+    the levels (far values such as interrupts sit on levels of their own), is the normal of
+    :func:`fit_latent` on the block around the most common level, the far values' shares kept fixed.
+
+    The frequency polygon it replaces spreads each level's density over its cell, and the cell of the
+    block's top level reaches halfway to the first far level: on a 20-tick grid (latent N(440, 6.7),
+    2% interrupts) a latent change moved 0.7-1% of the values to the far level 580 (0.1% in 400,000
+    population draws), left the level below the mode empty (0.7% in the population) and put 25% on the
+    level above it (28%): the model needed a larger latent change for the same change of the estimand, and
+    plan promised 80% power where compare reached 97% and 90.5% (10 and 20 values a side)."""
+
+    def __init__(self, x: Any, y: Any, levels: Any, latent: Latent) -> None:
+        self.latent = latent
+        super().__init__(x, y, levels)
+
+    def _polygon_cdf(self, t: Any) -> Any:
+        from abstat.comparison.grid_sizing import _normal_cdf
+
+        if self.normal is not None:
+            return super()._polygon_cdf(t)
+        weight = 1.0 - self.latent.below - self.latent.above  # the far shares do not move
+        return weight * _normal_cdf((t - self.latent.mu) / self.latent.sd)
+
+    def _spread(self, p: Any) -> tuple[Any, Any]:
+        """The knots and values of the distribution function of values on the levels with shares ``p``,
+        each level's spread as ``compare`` spreads ties (:func:`abstat.stats.brunner_munzel.spread_ties`):
+        evenly over half the gap to the nearest other level on each side."""
+        import numpy as np
+
+        gaps = np.diff(self.levels)
+        half = np.minimum(np.append(gaps[0], gaps), np.append(gaps, gaps[-1])) / 2.0
+        knots = np.column_stack([self.levels - half, self.levels + half]).ravel()
+        cum = np.concatenate([[0.0], np.cumsum(p)])
+        return knots, np.column_stack([cum[:-1], cum[1:]]).ravel()
+
+    def _row(self, factor: float) -> tuple[float, float, float, float]:
+        """:meth:`GridModel._row` with the levels spread as ``compare`` spreads them, not over the cells
+        between the midpoints (the same on adjacent levels; on the far levels' gaps the cell of the block's
+        top level reached halfway to the first far level)."""
+        import numpy as np
+
+        from abstat.stats.distributions import brentq
+
+        delta, p, ux, uy = super()._row(factor)
+        if self.normal is not None:
+            return delta, p, ux, uy
+        xk, xc = self._spread(self.shares)
+        yk, yc = self._spread(self.shares_at(factor))
+        xs = np.interp((np.arange(QUANTILES) + 0.5) / QUANTILES, xc, xk)  # the baseline's quantiles
+
+        def above(d: float) -> float:
+            return float(np.mean(1.0 - np.interp(xs * math.exp(d), yk, yc))) - 0.5
+
+        span = math.log(self.bounds[-1] / self.bounds[0])
+        return brentq(above, -span, span, xtol=1e-12), p, ux, uy
+
+
+def grid_model(x: Any, y: Any, levels: Any) -> GridModel:
+    """The flat pilot's grid model: :class:`BlockGridModel` when :func:`fit_latent` fits the pooled
+    values, else :class:`abstat.comparison.grid_sizing.GridModel`."""
+    import numpy as np
+
+    latent = fit_latent(np.concatenate([x, y]))
+    return GridModel(x, y, levels) if latent is None else BlockGridModel(x, y, levels, latent)

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from abstat.comparison.estimands import HL_MIN_N, default_estimand
-from abstat.comparison.grid_sizing import GridModel, grid_levels
+from abstat.comparison.grid_sizing import grid_levels
+from abstat.comparison.planning_grid import grid_model
 from abstat.comparison.model import estimand_label
 
 MAX_N = 10_000_000
@@ -258,7 +259,7 @@ def sizing(x: Any, y: Any | None = None, center: str = "auto", confidence: float
     hl = _hl_sizing(lx, ly, confidence, center)
     levels = None if hl.reason else grid_levels(x, y)
     if levels is not None:
-        hl.grid = GridModel(x, y, levels)
+        hl.grid = grid_model(x, y, levels)
     if default_estimand(x.size, y.size) != "hl_ratio" and min(x.size, y.size) < 3:
         hl.reason = hl.reason or "too few pilot values to estimate the Hodges-Lehmann ratio's spread"
     hl.small = geo
