@@ -44,6 +44,7 @@ MIN_N = 10
 ROUGH_N = 20  # below this many values the estimate of phi is rough (said in the note)
 PRETEST_Z = 1.28
 MAX_PHI = 0.9
+MAX_LAG = 400  # MAX_PHI ** 400 < 1e-18: lags beyond add nothing to a factor
 SMALL_N_SHIFT = 60.0  # over n^2, added to the estimate with half its error (the estimate's noise, a convex factor)
 MIN_SHARE = 0.25  # the least share of the variance a sample's own spread is taken to show
 MIN_DF = 2.0  # the fewest effective degrees of freedom the critical value is taken at
@@ -80,7 +81,7 @@ def variance_factor(phi: float, n: int) -> float:
     the sample variance's expectation, ``(1 - 2 sum_k (1 - k/n) phi^k /
     (n - 1)) sigma^2`` (which positive ``phi`` biases down); ``(1 + phi) /
     (1 - phi)`` for large ``n``."""
-    k = np.arange(1, n)
+    k = np.arange(1, min(n, MAX_LAG))  # phi <= MAX_PHI: the terms beyond are below 1e-18
     s = float(np.dot(1.0 - k / n, phi**k))
     return (1.0 + 2.0 * s) / max(1.0 - 2.0 * s / (n - 1), MIN_SHARE)
 
