@@ -198,13 +198,18 @@ def detectable_change(
     power: float = POWER,
     center: str = "auto",
     change: Any = None,
+    samples: Any = None,
+    length: float = 0.0,
 ) -> tuple[float | None, dict[str, int | None], Any]:
     """(smallest change in % detected with ``power`` at these n, runs per
     variant needed for 1, 2 and 5 %, the sizing), for the estimand ``abstat
     compare`` would use on these runs (:mod:`abstat.comparison.sizing`, as
     ``abstat plan``).  ``change``: runs of grid values, the change of their spread medians that a real
     change makes (:func:`abstat.comparison.planning_grid.spread_median_change`); the changes are then real
-    changes of the values, and both variants' runs are sized at their pooled spread, as plan does."""
+    changes of the values, and both variants' runs are sized at their pooled spread, as plan does; with
+    ``samples`` (the runs' samples pooled) and ``length`` (samples a run), by plan's own sizer of run
+    medians (:class:`abstat.comparison.planning_nested.RunSizer`: the candidate's run medians reshaped
+    as a real change reshapes them), so that noise and plan give one answer."""
     import numpy as np
 
     from abstat.comparison.planning_grid import real_change
@@ -215,6 +220,8 @@ def detectable_change(
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if min(x.size, y.size) < 2:
         return None, {f"{p:g}%": None for p in TARGETS_PCT}, None
+    if change is not None and samples is not None and length > 1:
+        return _run_sizing(x, y, samples, length, center, confidence, power)
     if change is not None:
         x, y = common_spread(x, y)
     size = sizing(x, y, center, confidence)
@@ -223,6 +230,23 @@ def detectable_change(
         smallest = real_change(change, smallest)
     needed = {f"{p:g}%": size.needed(p if change is None else change(p), alpha, power) for p in TARGETS_PCT}
     return smallest, needed, size.at(x.size, y.size)
+
+
+def _run_sizing(
+    x: Any, y: Any, samples: Any, length: float, center: str, confidence: float, power: float
+) -> tuple[float | None, dict[str, int | None], Any]:
+    """:func:`detectable_change` for runs of ``length`` grid samples, by plan's sizer: the run medians'
+    variance is the variants' own, averaged (plan's between-run plus within-run parts at the pilot's length)."""
+    import numpy as np
+
+    from abstat.comparison.planning_nested import RunSizer
+
+    alpha = 1.0 - confidence
+    spread = (float(np.var(x, ddof=1)) + float(np.var(y, ddof=1))) / 2.0
+    sizer = RunSizer(x, y, spread, 0.0, length, center, confidence, samples)
+    smallest = sizer.detectable(length, x.size, y.size, alpha, power)
+    needed = {f"{p:g}%": sizer.runs(length, p, alpha, power) for p in TARGETS_PCT}
+    return smallest, needed, sizer.pilot.at(x.size, y.size)
 
 
 def analyse_metric(
@@ -246,8 +270,14 @@ def analyse_metric(
     ns = tuple(len(v) for v in by_variant.values())
     nested = any(r.samples > 1 for r in runs)  # compare's unit is then the run: its centres as runs
     change = _grid_change(samples, nested, notes)
+    length = statistics.fmean(r.samples for r in runs) if nested else 0.0
     detectable, needed, size = detectable_change(
-        by_variant[variants[0]], by_variant[variants[1]], confidence=confidence, change=change
+        by_variant[variants[0]],
+        by_variant[variants[1]],
+        confidence=confidence,
+        change=change,
+        samples=samples,
+        length=length,
     )
     stable = stability(values, 1.0 - confidence) if len(values) >= 6 else None
     calls = block_calls(values, confidence, blocks=blocks, seed=seed)
