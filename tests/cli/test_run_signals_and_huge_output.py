@@ -222,3 +222,33 @@ def test_a_signal_landing_on_another_thread_is_held_too():
     finally:
         stop.set()
         other.join()
+
+
+def test_a_second_signal_during_the_partial_report_still_says_where_the_runs_are(tmp_path, monkeypatch, capsys):
+    """Ctrl-C stops the runs; a second one while the partial report prints cuts the report, not the advice."""
+    from abstat.cli.commands import run as run_command
+
+    original_add_run = Store.add_checked_runs
+
+    def add_run_then_ctrl_c(self, *args, **kwargs):
+        done = original_add_run(self, *args, **kwargs)
+        os.kill(os.getpid(), signal.SIGINT)
+        return done
+
+    reports = []
+
+    def second_signal(*args, **kwargs):
+        reports.append(args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Store, "add_checked_runs", add_run_then_ctrl_c)
+    monkeypatch.setattr("abstat.engine.buffer.COMMIT_EVERY_S", 0.0)  # each run its own commit
+    monkeypatch.setattr(run_command, "_print_report", second_signal)
+    store = str(tmp_path / "s t.db")
+    code = cli.main(["run", "-n", "3", "--no-progress", "--experiment", "cut", "--store", store, "-v", "a=true"])
+    err = capsys.readouterr().err
+    assert code == 130 and reports, err
+    assert f"the partial report was cut; its runs are stored: abstat show cut --store '{store}'\n" in err
+    assert err.endswith("abstat run: interrupted\n")
+    with open_store(store) as s:
+        assert s.invocations("cut")[0]["status"] == "interrupted"

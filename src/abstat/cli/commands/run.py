@@ -46,7 +46,7 @@ def execute(
         engine = Engine(
             on_event=display, argv=argv, caller={"report": {"format": fmt, "verbose": verbose}}, host_hooks=host_hooks
         )
-        shown = (lambda store, done: _print_report(store, done, fmt, verbose)) if report else None
+        shown = (lambda store, done: _report_or_say_where(store, done, fmt, verbose)) if report else None
         result = engine.run(spec, resuming=resuming, before_close=shown)
     if result.spec.lab is not None:
         if result.hosts_failed:
@@ -65,6 +65,18 @@ def execute(
             f"{result.error}; the runs so far are stored in {result.store} (experiment {result.experiment!r})"
         )
     return (130 if result.interrupted else 0), result
+
+
+def _report_or_say_where(store: Any, result: Any, fmt: str, verbose: bool) -> None:
+    """The report; a second signal while an interrupted run prints its partial report cuts the report
+    short, not the advice: the line says where the runs are and how to see them."""
+    try:
+        _print_report(store, result, fmt, verbose)
+    except KeyboardInterrupt:
+        if result.interrupted:
+            how = f"abstat show {shlex.quote(result.experiment)} --store {shlex.quote(str(result.store))}"
+            sys.stderr.write(f"abstat run: the partial report was cut; its runs are stored: {escape.terminal(how)}\n")
+        raise
 
 
 def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
