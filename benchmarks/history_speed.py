@@ -14,7 +14,9 @@
 4. Loading (issue 42): ``abstat history --input`` on a CSV of each of ``--input-sizes``
    revisions (one sample each) against the detector alone on the same values (a child that
    reads the column with ``numpy.loadtxt`` and calls ``detect``): CPU and peak RSS of each
-   process, their ratios (target <= 2x at 10^6) and the growth of the command's CPU.
+   process, their ratios (target <= 2x at 10^6) and the growth of the command's CPU, the
+   detector's and their peak RSS; with ``--base-src DIR`` (another tree's ``src``, e.g. main's from
+   ``git archive``) that tree's command too, in the same run.
 """
 
 from __future__ import annotations
@@ -89,10 +91,10 @@ def child_cpu(command: list[str], repeat: int) -> tuple[float, float, str]:
     return best_wall, best_cpu, out
 
 
-def child_usage(command: list[str]) -> tuple[float, int]:
-    """(CPU seconds, peak RSS in KiB) of one process."""
+def child_usage(command: list[str], src: str = SRC) -> tuple[float, int]:
+    """(CPU seconds, peak RSS in KiB) of one process, importing abstat from ``src``."""
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": SRC}
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": src}
     )
     _, status, usage = os.wait4(process.pid, 0)
     if os.waitstatus_to_exitcode(status) not in (0, 1):
@@ -100,13 +102,14 @@ def child_usage(command: list[str]) -> tuple[float, int]:
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss
 
 
-def loading(sizes: list[int]) -> list[str]:
+def loading(sizes: list[int], base_src: str | None = None) -> list[str]:
     """Part 4; what missed its target."""
     detector = (
         "import sys, numpy; from abstat.history.changepoints import detect; "
         "detect(numpy.loadtxt(sys.argv[1], delimiter=',', skiprows=1, usecols=2))"
     )
-    failed, times = [], []
+    failed: list[str] = []
+    usage: dict[str, list[tuple[float, int]]] = {"abstat": [], "detector": [], "base": []}
     print("history --input against the detector alone on the same values (CPU s, peak MiB):")
     with tempfile.TemporaryDirectory() as directory:
         for n in sizes:
@@ -114,17 +117,25 @@ def loading(sizes: list[int]) -> list[str]:
             with open(path, "w") as out:
                 out.write("rev,commit_time,ns\n")
                 out.writelines(f"r{i:07d},{1000 + i},{v:.4f}\n" for i, v in enumerate(series(n)))
-            cpu_ours, rss_ours = child_usage(
-                [sys.executable, "-m", "abstat", "history", "--input", path, "--repo", directory, "--no-state"]
-            )
+            command = [sys.executable, "-m", "abstat", "history", "--input", path, "--repo", directory, "--no-state"]
+            cpu_ours, rss_ours = child_usage(command)
             cpu_detector, rss_detector = child_usage([sys.executable, "-c", detector, path])
-            times.append(cpu_ours)
+            usage["abstat"].append((cpu_ours, rss_ours))
+            usage["detector"].append((cpu_detector, rss_detector))
             print(
                 f"  n = {n:>8}: abstat {cpu_ours:7.2f} s {rss_ours / 1024:6.0f} MiB; detector {cpu_detector:7.2f} s"
                 f" {rss_detector / 1024:6.0f} MiB; ratios {cpu_ours / cpu_detector:.2f} CPU,"
                 f" {rss_ours / rss_detector:.2f} memory; load {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
+            if base_src:
+                cpu_base, rss_base = child_usage(command, base_src)
+                usage["base"].append((cpu_base, rss_base))
+                print(
+                    f"  {'':>12}base tree {cpu_base:7.2f} s {rss_base / 1024:6.0f} MiB; ratios to the detector"
+                    f" {cpu_base / cpu_detector:.2f} CPU, {rss_base / rss_detector:.2f} memory",
+                    flush=True,
+                )
             if n == max(sizes) and n >= 10**6:
                 failed += [
                     f"history --input at {n}: {what} {ratio:.2f}x the detector's"
@@ -132,7 +143,14 @@ def loading(sizes: list[int]) -> list[str]:
                     if ratio > 2
                 ]
     if len(sizes) > 1:
-        print(f"  growth of the command's CPU: n^{math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0]):.2f}")
+        span = math.log(sizes[-1] / sizes[0])
+        for name, found in usage.items():
+            if found:
+                cpu_growth = math.log(found[-1][0] / found[0][0]) / span
+                rss_growth = math.log(found[-1][1] / found[0][1]) / span
+                print(
+                    f"  growth over {sizes[-1] / sizes[0]:g}x, {name}: CPU n^{cpu_growth:.2f}, RSS n^{rss_growth:.2f}"
+                )
     return failed
 
 
@@ -142,9 +160,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--input-sizes", default="10000,1000000", help="part 4's CSV sizes (empty: skip it)")
     parser.add_argument("--only-loading", action="store_true", help="part 4 only")
+    parser.add_argument("--base-src", help="part 4: also run the command from this tree's src (e.g. main's)")
     args = parser.parse_args()
     if args.only_loading:
-        return _verdict(loading([int(s) for s in args.input_sizes.split(",")]))
+        return _verdict(loading([int(s) for s in args.input_sizes.split(",")], args.base_src))
     sizes = [int(s) for s in args.sizes.split(",")]
     values = series(10_000)
     ours, found = cpu(lambda: detect_abstat(values), args.repeat)
@@ -187,7 +206,7 @@ def main() -> int:
         f"{used / anchor_cpu:.2f} CPU"
     )
     print("  " + next((line for line in out.splitlines() if line.startswith("IMPORTED")), "IMPORTED ?"))
-    return _verdict(loading([int(s) for s in args.input_sizes.split(",")]) if args.input_sizes else [])
+    return _verdict(loading([int(s) for s in args.input_sizes.split(",")], args.base_src) if args.input_sizes else [])
 
 
 def _verdict(failed: list[str]) -> int:

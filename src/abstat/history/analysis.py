@@ -43,7 +43,7 @@ class SeriesResult:
 
     @property
     def revisions(self) -> list[str]:
-        return [p.rev for p in self.series.points]
+        return self.series.revisions()
 
     def describe(self, change: ChangePoint) -> dict[str, Any]:
         relative = change.relative
@@ -143,8 +143,11 @@ def analyse(
     from abstat.history.centres import from_points
 
     for series in history.series:
+        points = series.points
         detection = detect(
-            from_points(series.points) or [p.measurements for p in series.points],
+            (from_points(points) or [p.measurements for p in points])
+            if isinstance(points, list)
+            else points.measured(),
             max_pvalue=settings.max_pvalue,
             min_magnitude=settings.min_magnitude,
             min_segment=settings.min_segment,

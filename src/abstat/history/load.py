@@ -9,7 +9,7 @@ from typing import Any, NoReturn
 
 from abstat.errors import InputError, UsageError, named
 from abstat.history.revision import REV_LABEL, commit_subject
-from abstat.history.series import History, build_series, order_revisions
+from abstat.history.series import POSITION_LABELS, History, Series, build_series, order_revisions
 from abstat.readers.bulk import drained, gc_paused
 from abstat.stats.warnings import StatWarning
 
@@ -147,6 +147,33 @@ def _read_file(
     return found, [note for s in found for note in s.notes]
 
 
+def _columnar(
+    inputs: Sequence[str], metrics: Sequence[str] | None, label_columns: Sequence[str] | None, rev_label: str
+) -> tuple[list[Series], list[str]] | None:
+    """One CSV's series as arrays (``history.columnar``), with its note; None when it is not one CSV that
+    ``history.columns`` reads (the sets' path then reads it, and names what is wrong with it)."""
+    import os
+
+    from abstat.history.columnar import grouped
+    from abstat.history.columns import looks_csv, read_columns
+    from abstat.readers.peers import read_text
+
+    if len(inputs) != 1 or os.path.isdir(inputs[0]):
+        return None
+    text = read_text(inputs[0])
+    first = text.lstrip().partition("\n")[0]
+    fmt = None if first.startswith("{") else looks_csv(inputs[0], text)  # JSON: maybe asv's
+    if fmt != "csv" and not (fmt is None and not first.startswith("{") and any(d in first for d in ",;\t")):
+        return None
+    reserved = POSITION_LABELS | {"metric"}
+    table = read_columns(text, metrics=metrics, label_columns=label_columns, rev_label=rev_label, reserved=reserved)
+    del text
+    if table is None:
+        return None
+    series, missing = grouped(table)
+    return series, [f"{inputs[0]}: {missing} empty cell(s) left out"] if missing else []
+
+
 def _file_sets(
     paths: Sequence[str],
     metrics: Sequence[str] | None,
@@ -205,9 +232,14 @@ def _load(
         if experiment is not None:
             assert store_path is not None
             sets, first_seen, advice = _store_sets(stack, store_path, experiment, metrics, where, store_notes)
-        file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
-        series, skipped = build_series(chain(sets, drained(file_sets)), rev_label=rev_label, first_seen=first_seen)
-        del file_sets
+        columnar = None if experiment is not None or where else _columnar(inputs, metrics, label_columns, rev_label)
+        if columnar is not None:
+            series, skipped = columnar[0], 0
+            file_notes += columnar[1]
+        else:
+            file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
+            series, skipped = build_series(chain(sets, drained(file_sets)), rev_label=rev_label, first_seen=first_seen)
+            del file_sets
         if advice is not None:
             advice()
     if not series:

@@ -101,7 +101,7 @@ def _series_text(result: SeriesResult, report: HistoryReport, markdown: bool, es
     lines = [("## " if markdown else "") + esc(heading)]
     count = len(series.points)
     lines.append(
-        f"{count} revision(s), {sum(len(p.values) for p in series.points)} sample(s)"
+        f"{count} revision(s), {series.samples()} sample(s)"
         + (f", {esc(series.points[0].rev[:12])} .. {esc(series.points[-1].rev[:12])}" if count else "")
     )
     lines.extend(_table_lines([[esc(c) for c in row] for row in _rows(result, report)], markdown))

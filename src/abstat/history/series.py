@@ -6,10 +6,15 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from abstat.history.revision import REV_LABEL, TIME_LABEL, is_repository, resolve, topological_order
 from abstat.stats.warnings import StatWarning
+
+if TYPE_CHECKING:
+    from abstat.history.columnar import ColumnPoints
 
 # Labels that say where a point sits in the history (or its role in a bisection), not which series it is.
 POSITION_LABELS = frozenset({REV_LABEL, TIME_LABEL, "role"})
@@ -45,7 +50,15 @@ class Series:
     labels: dict[str, str]
     metric: str
     unit: str | None
-    points: list[Point]
+    points: list[Point] | ColumnPoints  # arrays for a CSV (history.columnar): Points made when asked for
+
+    def revisions(self) -> list[str]:
+        """The points' revisions, in order."""
+        return self.points.revs if not isinstance(self.points, list) else [p.rev for p in self.points]
+
+    def samples(self) -> int:
+        """The points' number of samples."""
+        return self.points.samples() if not isinstance(self.points, list) else sum(len(p.values) for p in self.points)
 
     @property
     def key(self) -> str:
@@ -100,7 +113,7 @@ def build_series(
             values = runs[0] if len(runs) == 1 else [v for run in runs for v in run]
             point = points[key][rev] = Point(rev, values, _float(labels.get(TIME_LABEL)), seen)
             point.runs = runs if len(runs) > 1 else point.runs
-            by_key[key].points.append(point)
+            by_key[key].points.append(point)  # type: ignore[union-attr]
         else:
             _merge(point, runs, labels, seen)
         if labels.get("role"):
@@ -130,7 +143,7 @@ def _git_rank(
 ) -> tuple[dict[str, tuple], dict[str, str]]:
     """Each revision's place in git's topological order and its full sha, when ``repo`` is a
     repository that knows every revision; else nothing (with a warning when some are unknown)."""
-    if repo is None or not revs or not is_repository(repo):
+    if repo is None or not revs:  # revs: only when repo is a repository
         return {}, {}
     resolved = resolve(revs, repo)
     unknown = [rev for rev, sha in resolved.items() if sha is None]
@@ -153,19 +166,39 @@ def order_revisions(series: Sequence[Series], repo: str | None) -> tuple[str, li
 
     In a git repository knowing every revision: git's topological order.
     Otherwise: by recorded commit time, then by first-seen order."""
-    revs = list(dict.fromkeys(p.rev for s in series for p in s.points))
+    known = repo is not None and is_repository(repo)  # else no revision list to make
+    revs = list(dict.fromkeys(rev for s in series for rev in s.revisions())) if known else []
     warnings: list[StatWarning] = []
     rank, full = _git_rank(revs, repo, warnings)
     how = "git topological order" if rank else "commit time, then first seen"
     for s in series:
-        if rank:
+        if not isinstance(s.points, list):
+            _reorder(s.points, rank)
+        elif rank:
             s.points.sort(key=lambda p: rank[p.rev])
         else:
             s.points.sort(key=lambda p: (p.commit_time is None, p.commit_time or 0.0, p.first_seen))
-    if not rank and any(p.commit_time is None for s in series for p in s.points):
+    if not rank and any(_untimed(s) for s in series):
         warnings.append(
             StatWarning(
                 "no-commit-time", "some revisions have no commit time: they follow the others in the order first seen"
             )
         )
     return how, warnings, full
+
+
+def _reorder(points: ColumnPoints, rank: Mapping[str, tuple]) -> None:
+    """``order_revisions``' sort of columnar points: the same keys (unique in a series), with numpy."""
+    if rank:
+        order = np.argsort(np.fromiter((rank[rev][0] for rev in points.revs), np.int64, len(points)), kind="stable")
+    else:
+        untimed = np.isnan(points.times)
+        order = np.lexsort((points.first_seen, np.where(untimed, 0.0, points.times), untimed))
+    points.reorder(order)
+
+
+def _untimed(series: Series) -> bool:
+    """Whether a point of the series has no commit time."""
+    if not isinstance(series.points, list):
+        return bool(np.isnan(series.points.times).any())
+    return any(p.commit_time is None for p in series.points)

@@ -122,7 +122,8 @@ def reconcile(
     """Status of each current change point (rev -> "new" | "kept" | "moved from REV") and
     notes on old ones that are gone.  ``order`` is the series' revisions in order; an old change
     point within ``near`` positions of a new one has moved there."""
-    position = {rev: i for i, rev in enumerate(order)}
+    wanted = {entry.get("rev") for entry in previous} | set(current_revs)
+    position = {rev: i for i, rev in enumerate(order) if rev in wanted} if previous else {}
     old_revs = [str(entry["rev"]) for entry in previous if entry.get("rev") in position]
     status: dict[str, str] = {}
     unmatched = [rev for rev in current_revs if rev not in old_revs]
