@@ -17,7 +17,6 @@ the host (boot-loop guard).
 
 from __future__ import annotations
 
-import itertools
 import queue
 import threading
 import time
@@ -34,7 +33,6 @@ from abstat.errors import named
 
 BOOT_ID_COMMAND = "cat /proc/sys/kernel/random/boot_id"
 POLL_INTERVAL_S = 0.5
-FIRST_POLL_S = 0.05  # the first retry; each next one waits twice as long, up to POLL_INTERVAL_S
 ANNOUNCE_POLL_S = 0.1  # a test box's control port is a local file: read it often
 ANNOUNCED_CONNECT_S = 30.0
 BOOT_COMMAND_TIMEOUT_S = 120.0
@@ -90,13 +88,6 @@ def _patience() -> float:
     from abstat.lab.testbox.paths import ANNOUNCE_PATIENCE_S
 
     return time.monotonic() + ANNOUNCE_PATIENCE_S
-
-
-def _pause(deadline: float, tries: int) -> None:
-    """Before the next attempt to reach a host: FIRST_POLL_S after the first, twice as long after each next,
-    at most POLL_INTERVAL_S (a box that reboots in a second is seen then; one that takes minutes costs no
-    more attempts than before), never past ``deadline``."""
-    time.sleep(min(FIRST_POLL_S * 2 ** min(tries, 8), POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
 
 @dataclass
@@ -228,7 +219,7 @@ class HostWorker(Conversation, threading.Thread):
         """Connect, retrying for up to ``timeout`` seconds (at once failing on errors that waiting
         cannot mend: a name that does not resolve, a changed host key)."""
         deadline = time.monotonic() + timeout
-        for tries in itertools.count():
+        while True:
             self._check_stop()
             left = deadline - time.monotonic()
             try:
@@ -239,14 +230,13 @@ class HostWorker(Conversation, threading.Thread):
                     raise HostFailed(f"{failure}: {err}") from None  # waiting cannot mend it
                 if deadline - time.monotonic() <= 0:
                     raise HostFailed(f"{failure} within {timeout:g} s (last: {err})") from None
-            _pause(deadline, tries)
+            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
     def _boot_id(self, timeout: float, failure: str, *, unlike: str | None = None) -> str:
         """The host's boot id, waiting up to ``timeout`` for it to answer (and differ from ``unlike``)."""
         deadline = time.monotonic() + timeout
         patience = _patience()
         reason = "no answer"
-        tries = 0
         while True:
             self._check_stop()
             left = deadline - time.monotonic()
@@ -279,8 +269,7 @@ class HostWorker(Conversation, threading.Thread):
             except SshError as err:
                 reason = str(err)
                 _raise_if_gone(self.ssh.destination, failure)
-            _pause(deadline, tries)
-            tries += 1
+            time.sleep(min(POLL_INTERVAL_S, max(0.0, deadline - time.monotonic())))
 
     def _prestart(self) -> None:
         """The lease's and the runner's Python start at once, and while ``--check`` runs: the runner's
