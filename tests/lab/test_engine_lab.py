@@ -93,8 +93,19 @@ def _as_stored_before_the_engine(store: str, argv: list[str]) -> None:
     db.close()
 
 
-@pytest.mark.parametrize("stored_as", ["specification", "command line"])
-def test_a_stopped_lab_experiment_resumes_without_repeating_its_boots(lab, tmp_path, stored_as):
+def _copy(store: str, path: str) -> str:
+    source, copy = sqlite3.connect(store), sqlite3.connect(path)
+    try:
+        source.backup(copy)
+    finally:
+        source.close()
+        copy.close()
+    return path
+
+
+def test_a_stopped_lab_experiment_resumes_without_repeating_its_boots(lab, tmp_path):
+    """One experiment stopped (its box does not come back), then resumed twice from copies of its store: as
+    the engine stored it (a specification), and as an abstat from before the engine stored it (a command line)."""
     store = str(tmp_path / "lab.db")
     box = lab.boxes["alpha"]
     box.down_after = box.boots + 2  # two of its four boots, then it does not come back
@@ -103,23 +114,29 @@ def test_a_stopped_lab_experiment_resumes_without_repeating_its_boots(lab, tmp_p
     assert first.returncode == 2 and "1 of 1 host(s) stopped (alpha)" in first.stderr, first.stderr
     done = _boots(store)
     assert len(done) == 2
-    if stored_as == "command line":
-        _as_stored_before_the_engine(store, options)
     box.down_after = None
     box.power_on()
+    for stored_as in ("specification", "command line"):
+        copy = _copy(store, str(tmp_path / f"{stored_as.replace(' ', '-')}.db"))
+        if stored_as == "command line":
+            _as_stored_before_the_engine(copy, options)
+        _resumes(lab, copy, done, stored_as)
+
+
+def _resumes(lab: lab_sim.Lab, store: str, done: list, stored_as: str) -> None:
     resumed = abstat(lab, "run", "--resume", "x", "--yes", "--store", store, "--no-progress", "--format", "json")
-    assert resumed.returncode == 0, resumed.stderr
-    assert "alpha: 2 boot(s) already stored, 2 to go" in resumed.stderr
+    assert resumed.returncode == 0, (stored_as, resumed.stderr)
+    assert "alpha: 2 boot(s) already stored, 2 to go" in resumed.stderr, stored_as
     assert "seed 5" in resumed.stderr.splitlines()[0]
     boots = _boots(store)
-    assert [b[0] for b in boots] == [0, 1, 2, 3] and boots[:2] == done  # nothing repeated
+    assert [b[0] for b in boots] == [0, 1, 2, 3] and boots[:2] == done, stored_as  # nothing repeated
     assert sorted(b[1] for b in boots) == ["after", "after", "before", "before"]
     # the boots left run in the order planned for the stored ones: by the schedule version they were stored
     # with (an older abstat's: version 1), so that no variant is booted once too often or too rarely
     from abstat.lab.config import boot_order
 
     version = 1 if stored_as == "command line" else 2
-    assert [b[1] for b in boots[2:]] == boot_order(["before", "after"], 2, 5, "alpha", version)[2:]
+    assert [b[1] for b in boots[2:]] == boot_order(["before", "after"], 2, 5, "alpha", version)[2:], stored_as
     assert boot_order(["before", "after"], 2, 5, "alpha", 1) != boot_order(["before", "after"], 2, 5, "alpha", 2)
     for _, variant, kernels in boots:  # each boot ran in the kernel it booted
         assert kernels == [1.0 if variant == "before" else 2.0] * 2

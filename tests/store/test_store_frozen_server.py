@@ -174,21 +174,32 @@ def test_a_stop_signal_ends_a_run_whose_store_server_froze(cluster, tmp_path, si
 
 def test_a_frozen_server_without_a_signal_is_given_up_with_one_line(cluster, tmp_path):
     """No Ctrl-C: the wait is cut once a new connection to the server gets no answer either; the run
-    goes on into its spool file and the line at the end names it (exit status 2)."""
+    goes on into its spool file and the line at the end names it (exit status 2).  A read waiting on the
+    same frozen server at the same time (its database's own, in another process) is bounded too: both
+    wait out the watchdog's time at once."""
     admin, freeze = cluster
     url = _database(admin, "frozen_alone")
+    read_url = _database(admin, "frozen_read_0")
     proc = _start_run(url, tmp_path, 12)
+    reader = _reader(read_url)
     try:
+        assert reader.stdout.readline() == "ready\n"
         _wait_for_runs(url, proc, 3)
         freeze(True)
         try:
+            reader.stdin.write("go\n")
+            reader.stdin.flush()
             out, err = proc.communicate(timeout=120)
+            read_out, read_err = reader.communicate(timeout=60)
         finally:
             freeze(False)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        for process in (proc, reader):
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+    assert read_err == ""  # psycopg's warnings of a cancel that the frozen server never answered are gone too
+    assert reader.returncode == 2 and "the store server did not answer for" in read_out, read_out + read_err
     assert proc.returncode == 2, err
     assert "Traceback" not in err and "internal error" not in err
     last = err.strip().splitlines()[-1]
@@ -223,31 +234,34 @@ except KeyboardInterrupt:
 """
 
 
-@pytest.mark.parametrize("interrupt", [True, False], ids=["ctrl-c", "no-signal"])
-def test_a_read_from_a_frozen_server_is_bounded(cluster, tmp_path, interrupt):
-    admin, freeze = cluster
-    url = _database(admin, f"frozen_read_{int(interrupt)}")
+def _reader(url: str) -> subprocess.Popen:
+    """A process that opens the store at ``url`` (two runs stored first), says ``ready``, and reads it once told."""
     subprocess.run(
         [sys.executable, "-m", "abstat", "run", "-n", "2", "-v", "a=true", "--store", url, "--no-progress"],
         capture_output=True,
         timeout=120,
         check=True,
     )
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-c", _READ_AFTER_FREEZE, url],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_a_read_from_a_frozen_server_is_bounded_and_ctrl_c_ends_it(cluster, tmp_path):
+    """Ctrl-C during a read from the frozen server (without a signal: the test above)."""
+    admin, freeze = cluster
+    proc = _reader(_database(admin, "frozen_read_1"))
     try:
         assert proc.stdout.readline() == "ready\n"
         freeze(True)
         proc.stdin.write("go\n")
         proc.stdin.flush()
-        if interrupt:
-            time.sleep(0.5)
-            proc.send_signal(signal.SIGINT)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
         try:
             out, err = proc.communicate(timeout=60)
         finally:
@@ -257,10 +271,7 @@ def test_a_read_from_a_frozen_server_is_bounded(cluster, tmp_path, interrupt):
             proc.kill()
             proc.communicate()
     assert err == ""  # psycopg's warnings of a cancel that the frozen server never answered are gone too
-    if interrupt:
-        assert (proc.returncode, out) == (130, "KeyboardInterrupt\n"), err
-    else:
-        assert proc.returncode == 2 and "the store server did not answer for" in out, out + err
+    assert (proc.returncode, out) == (130, "KeyboardInterrupt\n"), err
 
 
 @pytest.fixture
