@@ -101,14 +101,16 @@ def hodges_lehmann_ratio(
     inflate: tuple[float, float] = (1.0, 1.0),
     of: str = "",
     seed: int = 0,
+    logs: tuple[Any, Any] | None = None,
 ) -> Result:
     """``hl_ratio``: the median of the pairwise log ratios, the inverted
-    Brunner-Munzel interval, the Brunner-Munzel p-value at ratio 1."""
+    Brunner-Munzel interval, the Brunner-Munzel p-value at ratio 1 (``logs``: those of ``x`` and ``y``, if
+    known)."""
     import numpy as np
 
     from abstat.stats.hodges_lehmann import PERMUTE_MAX, hodges_lehmann
 
-    lx, ly = np.log(x), np.log(y)
+    lx, ly = (np.log(x), np.log(y)) if logs is None else logs
     kind = "pseudo-median" + (f" of {of}" if of else "")
     if lx.min() == lx.max() and ly.min() == ly.max():
         r = _constant("hl_ratio", center, unit, x, y, float(x[0]), "log")
@@ -237,15 +239,17 @@ def default_change(
     inflate: tuple[float, float] = (1.0, 1.0),
     of: str = "",
     seed: int = 0,
+    logs: tuple[Any, Any] | None = None,
 ) -> Result:
     """The default comparison of two samples (numpy arrays of values, or of
-    run centres with ``unit="runs"``; ``of`` names them, e.g. ``run medians``)."""
+    run centres with ``unit="runs"``; ``of`` names them, e.g. ``run medians``; ``logs``: their
+    logarithms, if known)."""
     import numpy as np
 
     positive = bool(np.all(x > 0) and np.all(y > 0))
     estimand = default_estimand(x.size, y.size, positive)
     if estimand == "hl_ratio":
-        return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of, seed=seed)
+        return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of, seed=seed, logs=logs)
     if estimand == "geomean_ratio":
         return geomeans(x, y, confidence, unit, inflate=inflate, of=of)
     sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else 0.0 for v, k in zip((x, y), inflate)]

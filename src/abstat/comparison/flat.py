@@ -34,11 +34,12 @@ def flat_change(
     assert vx.runs is not None and vy.runs is not None
     x, y = vx.runs[0], vy.runs[0]
     positive = bool(np.all(x > 0) and np.all(y > 0))
-    warnings += diagnostics.unequal_spread(vx.name, np.log(x) if positive else x, vy.name, np.log(y) if positive else y)
+    logs = (np.log(x), np.log(y)) if positive else None  # (the default's analysis scale: taken once)
+    warnings += diagnostics.unequal_spread(vx.name, logs[0] if logs else x, vy.name, logs[1] if logs else y)
     warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied)
     inflate = serial_factors_noted(vx.name, x, vy.name, y, notes, lag1, confidence)
     if center == "auto":
-        result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed)
+        result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed, logs=logs)
         notes += means_differ(x, y, result, confidence, inflate)
         if min(x.size, y.size) < MEDIAN_MIN_N:
             warnings.append(

@@ -100,6 +100,7 @@ def _large(
     estimate = median_of(pairs)
     level = 0.5 + confidence / 2.0
     here = bm_statistic(x, y, estimate, inflate, pairs.rows_near(estimate))
+    known = {estimate: here}  # the statistic at each shift evaluated (a step often selects the same end again)
     ends = []
     density = pairs.density  # entries per unit about the estimate: where the ends should lie
     for sign in (-1, 1):
@@ -118,23 +119,27 @@ def _large(
                 break
             end = pairs.kth(rank, guess)
             guess = None if guided else (end, max(abs(end - estimate) * 1e-3, 1e-12 * pairs.scale))
-            s = bm_statistic(x, y, end, inflate, pairs.rows_near(end))
+            if end not in known:
+                known[end] = bm_statistic(x, y, end, inflate, pairs.rows_near(end))
+            s = known[end]
         ends.append(end)
     return estimate, min(ends[0], estimate), max(ends[1], estimate)
 
 
-GUIDE_FROM = 2_000  # from this many candidate points (unweighted), brackets from the binned differences
+GUIDE_FROM = 2_000  # from this many candidate points, brackets from the binned differences
 
 
 def _pairs(x: Spread, y: Spread) -> SortedSums:
     """The pairwise differences, guided by :class:`~abstat.stats.hl_binned.Binned` brackets for
-    large unweighted samples (a count costs a search per candidate value; the baseline's
-    values make the histogram)."""
+    large samples (a count costs a search per candidate value; the baseline's values make the
+    histogram).  Weighted points (spread ties) too since wave 14: the order statistics are the same
+    whatever brackets the search starts from; on grid data the binned ones save about a third of
+    :func:`_large` (4.0 -> 2.6 ms at 10^4 a side) against sampled ones."""
     from abstat.stats.hl_binned import guided_differences
     from abstat.stats.pairwise import differences
 
-    if x.weights is None and y.weights is None and y.values.size >= GUIDE_FROM <= 10 * x.values.size:
-        return guided_differences(x.values, y.values)
+    if y.values.size >= GUIDE_FROM <= 10 * x.values.size:
+        return guided_differences(x.values, y.values, x.weights, y.weights)
     return differences(x.values, y.values, x.weights, y.weights)
 
 

@@ -67,6 +67,7 @@ class SortedSums:
         self.last_next = math.nan  # the smallest entry above it, if it was among those gathered
         self._kept: tuple[float, float, np.ndarray, np.ndarray | None] | None = None  # the last gathered bracket
         self._rows_kept: tuple[float, float, np.ndarray, np.ndarray] | None = None  # its ends, positions, entries' rows
+        self._sorted: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # weighted entries gathered, sorted
 
     def positions(self, p: float, side: Literal["left", "right"] = "right") -> np.ndarray:
         """Per row ``j``: how many ``a_i`` have ``a_i + b_j <= p`` (``< p`` for ``side="left"``), capped at ``j + 1``."""
@@ -229,21 +230,30 @@ class SortedSums:
     def _pick(self, k: float, c_lo: float, c_hi: float, values: np.ndarray, weights: np.ndarray | None) -> float:
         """The k-th entry, from the entries ``values`` of a bracket holding the ranks ``c_lo`` to ``c_hi``."""
         rank = k - c_lo
-        if weights is None:
-            value = float(np.partition(values, int(rank))[int(rank)])
-            inside = float(np.count_nonzero(values <= value))
-        else:
-            # (any order of equal values: the running weight at the end of their run is the same sum,
-            # exact when the weights are multiples of a power of two small enough, as spread ties' are)
-            order = np.argsort(values)
-            running = np.cumsum(weights[order])
-            at = min(int(np.searchsorted(running, rank, side="right")), values.size - 1)
-            value = float(values[order[at]])
-            inside = float(running[np.searchsorted(values[order], value, side="right") - 1])
-        self.last_count = c_lo + inside  # the weight of the entries up to the value
+        if weights is not None:
+            ordered, running = self._ordered(values, weights)
+            value = float(ordered[min(int(np.searchsorted(running, rank, side="right")), values.size - 1)])
+            end = int(np.searchsorted(ordered, value, side="right"))
+            self.last_count = c_lo + float(running[end - 1])  # the weight of the entries up to the value
+            self.last_next = float(ordered[end]) if end < values.size else math.nan  # the next entry, gathered
+            return value
+        value = float(np.partition(values, int(rank))[int(rank)])
+        self.last_count = c_lo + float(np.count_nonzero(values <= value))
         above = values[values > value]
         self.last_next = float(above.min()) if above.size else math.nan  # the next entry, when gathered
         return value
+
+    def _ordered(self, values: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gathered weighted entries sorted, with their running weight; sorted once per gather (the
+        interval's second pick at an end reads the entries gathered for its first).  Any order of equal
+        values: the running weight at the end of their run is the same sum, exact when the weights are
+        multiples of a power of two small enough, as spread ties' are."""
+        if self._sorted is not None and self._sorted[0] is values:
+            return self._sorted[1], self._sorted[2]
+        order = np.argsort(values)
+        ordered, running = values[order], np.cumsum(weights[order])
+        self._sorted = (values, ordered, running)
+        return ordered, running
 
     def _guess(self, k: float) -> tuple[float, float] | None:
         """A bracket of the k-th entry from a sample of entries (checked by

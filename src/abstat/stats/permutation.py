@@ -38,10 +38,21 @@ DRAWS = 10_000  # else draw at least this many (more for small alpha)
 _MASK = (1 << 64) - 1
 
 
+def _mix(z: int) -> int:
+    """SplitMix64's finaliser of a 64-bit integer."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
 def uniforms(seed: int, count: int, stream: int = 0) -> np.ndarray:
     """``count`` uniforms in [0, 1) from SplitMix64 over a counter (Steele,
-    Lea & Flood 2014): reproducible, vectorised, no ``numpy.random``."""
-    base = ((seed & _MASK) * 0x9E3779B97F4A7C15 + (stream & _MASK) * 0xD1B54A32D192ED03) & _MASK
+    Lea & Flood 2014): reproducible, vectorised, no ``numpy.random``.  A seed
+    starts the counter at its hash (SplitMix64's finaliser, which keeps 0 at 0:
+    seed 0's draws are those of before wave 14), so that the draws of seeds ``s``
+    and ``s + 1`` are unrelated; until wave 14 the counter started at the seed
+    itself, and seed ``s + 1`` drew the uniforms of seed ``s`` shifted by one."""
+    base = (_mix(seed & _MASK) * 0x9E3779B97F4A7C15 + (stream & _MASK) * 0xD1B54A32D192ED03) & _MASK
     with np.errstate(over="ignore"):
         z = np.arange(1, count + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(base)
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
