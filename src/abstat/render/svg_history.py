@@ -129,19 +129,25 @@ def _samples(
     left, _, right, _ = BOX
     spread = min(12.0, (right - left) / n * 0.5)
     jitters = [((k * 0.6180339887) % 1.0 - 0.5) * spread for k in range(MAX_DOTS_PER_REV + 1)]
-    dots = []
+    xs: list[float] = []  # each dot's x and value: the y axis maps them all at once (Axis.positions)
+    shown: list[float] = []
     isfinite = math.isfinite
     for index, vs in enumerate(values):
         shown_values = vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)]
         px = x(index)  # (the jitter of the k-th dot and the revision's x: once, not per dot)
-        dots += [f"M{px + jitters[k]:.1f} {y(value):.1f}h0" for k, value in enumerate(shown_values) if isfinite(value)]
+        for k, value in enumerate(shown_values):
+            if isfinite(value):
+                xs.append(px + jitters[k])
+                shown.append(value)
+    dots = "".join(map("M{:.1f} {:.1f}h0".format, xs, y.positions(shown)))
     out = [
-        f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
-        'stroke-linecap="round"/>'
+        f'<path class="dots" d="{dots}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" stroke-linecap="round"/>'
     ]
-    line = [f"{'M' if i == 0 else 'L'}{_f(x(i))} {_f(y(c))}" for i, c in enumerate(centres) if math.isfinite(c)]
+    kept = [i for i, c in enumerate(centres) if isfinite(c)]
+    ys = y.positions([centres[i] for i in kept])
+    line = "".join(map("{}{:.1f} {:.1f}".format, ("M" if i == 0 else "L" for i in kept), map(x, kept), ys))
     if line:
-        out.append(f'<path class="data" d="{"".join(line)}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
+        out.append(f'<path class="data" d="{line}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
     return out
 
 
