@@ -93,6 +93,17 @@ class Axis:
         value = min(max(value, self._low), self._high)
         return self.start + (value / 2 - self._low / 2) / self._half_span * (self.end - self.start)
 
+    def positions(self, values: Sequence[float]) -> list[float]:
+        """``[self(v) for v in values]`` of finite values, at once: numpy's elementwise arithmetic, in
+        the same order, is Python's float arithmetic (the same floats); a log axis value by value
+        (numpy's log10 may differ from math's in the last place)."""
+        if self.kind == "log" or not values:
+            return [self(v) for v in values]
+        import numpy
+
+        clamped = numpy.minimum(numpy.maximum(numpy.asarray(values, dtype=float), self._low), self._high)
+        return (self.start + (clamped / 2 - self._low / 2) / self._half_span * (self.end - self.start)).tolist()
+
     def ticks(self, count: int = 5) -> list[float]:
         if self.kind == "log":
             return _log_ticks(self.low, self.high)

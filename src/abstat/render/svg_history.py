@@ -12,6 +12,7 @@ through :func:`abstat.render.escape.html`.
 from __future__ import annotations
 
 import math
+from itertools import chain
 from typing import Any
 from collections.abc import Callable, Sequence
 
@@ -129,20 +130,38 @@ def _samples(
     left, _, right, _ = BOX
     spread = min(12.0, (right - left) / n * 0.5)
     jitters = [((k * 0.6180339887) % 1.0 - 0.5) * spread for k in range(MAX_DOTS_PER_REV + 1)]
-    dots = []
-    isfinite = math.isfinite
-    for index, vs in enumerate(values):
-        shown_values = vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)]
-        px = x(index)  # (the jitter of the k-th dot and the revision's x: once, not per dot)
-        dots += [f"M{px + jitters[k]:.1f} {y(value):.1f}h0" for k, value in enumerate(shown_values) if isfinite(value)]
+    dots = "".join(map("M{:.1f} {:.1f}h0".format, *_dots(values, jitters, x, y, n)))
     out = [
-        f'<path class="dots" d="{"".join(dots)}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" '
-        'stroke-linecap="round"/>'
+        f'<path class="dots" d="{dots}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" stroke-linecap="round"/>'
     ]
-    line = [f"{'M' if i == 0 else 'L'}{_f(x(i))} {_f(y(c))}" for i, c in enumerate(centres) if math.isfinite(c)]
+    kept = [i for i, c in enumerate(centres) if math.isfinite(c)]
+    ys = y.positions([centres[i] for i in kept])
+    line = "".join(map("{}{:.1f} {:.1f}".format, ("M" if i == 0 else "L" for i in kept), map(x, kept), ys))
     if line:
-        out.append(f'<path class="data" d="{"".join(line)}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
+        out.append(f'<path class="data" d="{line}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
     return out
+
+
+def _dots(
+    values: Sequence[Sequence[float]], jitters: list[float], x: Callable[[float], float], y: Any, n: int
+) -> tuple[list[float], list[float]]:
+    """Each finite dot's x (its revision's, plus the jitter of its place k among the revision's dots)
+    and y, computed with numpy at once: the same operations on the same floats, in the same order, as
+    ``x(index) + jitters[k]`` and ``y(value)`` (a revision of more than ``MAX_DOTS_PER_REV`` samples
+    shows every ``ceil(len / MAX_DOTS_PER_REV)``-th of them, sorted)."""
+    import numpy as np
+
+    shown = [
+        vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)] for vs in values
+    ]
+    counts = np.fromiter(map(len, shown), dtype=np.int64, count=n)
+    flat = np.fromiter(chain.from_iterable(shown), dtype=float, count=int(counts.sum()))
+    revision = np.repeat(np.arange(n), counts)
+    place = np.arange(flat.size) - np.repeat(np.cumsum(counts) - counts, counts)
+    at = np.fromiter(map(x, range(n)), dtype=float, count=n)
+    finite = np.isfinite(flat)
+    xs = at[revision[finite]] + np.asarray(jitters)[place[finite]]
+    return xs.tolist(), y.positions(flat[finite].tolist())
 
 
 def _changes(changes: Sequence[tuple[int, float, float, bool]], x: Callable[[float], float]) -> list[str]:

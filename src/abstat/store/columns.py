@@ -121,17 +121,14 @@ def _sets(
     order = np.lexsort((columns.invocation[first], metric_rank, variant, experiment))
     by_set = np.argsort(belongs, kind="stable")  # each set's groups together, in invocation order
     bounds = np.searchsorted(belongs[by_set], np.arange(first.size + 1))
-    starts = np.concatenate(([0], columns.ends[:-1]))
     heads, uses = np.unique(columns.invocation[first], return_counts=True)
     left = dict(zip(heads.tolist(), uses.tolist(), strict=True))  # sets yet to make of each invocation's labels
     own = {invocation: labels[invocation] for invocation in left if invocation in labels}
     del labels  # (the caller's copy: the invocations' labels go as their last set is made)
-    for index in order.tolist():
-        groups = by_set[bounds[index] : bounds[index + 1]]
-        head = int(groups[0])
-        invocation = int(columns.invocation[head])
-        metric, unit = columns.pairs[int(columns.pair[head])]
-        _, experiment_name, variant_name = names[int(columns.variant[head])]
+    for invocations, pair, variant_id, runs in _groups(columns, order, by_set, bounds):
+        invocation = invocations[0]
+        metric, unit = columns.pairs[pair]
+        _, experiment_name, variant_name = names[variant_id]
         left[invocation] -= 1
         full = dict(own.get(invocation, {}) if left[invocation] else own.pop(invocation, {}))
         full.update({"experiment": experiment_name, "variant": variant_name, "metric": metric})
@@ -141,9 +138,43 @@ def _sets(
             continue
         yield SampleSet(
             labels=full,
-            runs=[columns.values[starts[g] : columns.ends[g]].tolist() for g in groups.tolist()],
+            runs=runs,
             machine=NO_RECORD,
             unit=unit,
-            invocations=columns.invocation[groups].tolist(),
+            invocations=invocations,
             notes=[],
         )
+
+
+SETS_AT_ONCE = 4096  # sets whose groups' indexes are made Python lists at a time (bounded memory)
+
+
+def _groups(
+    columns: Columns, order: np.ndarray, by_set: np.ndarray, bounds: np.ndarray
+) -> Iterator[tuple[list[int], int, int, list[list[float]]]]:
+    """Each set in ``order``: its groups' invocations, its (metric, unit) pair and variant (its first
+    group's), and its runs (each group's values).  The indexes are read as Python lists a block of
+    sets at a time: a list item is read faster than a numpy scalar (10^5 revisions: 5 x 10^5 sets)."""
+    starts = np.concatenate(([0], columns.ends[:-1]))
+    values = columns.values
+    for block in range(0, order.size, SETS_AT_ONCE):
+        chosen = order[block : block + SETS_AT_ONCE]
+        low, sizes = bounds[chosen], bounds[chosen + 1] - bounds[chosen]
+        counts = sizes.tolist()
+        offsets = np.cumsum(sizes) - sizes  # where each set's groups start among the block's
+        groups = by_set[np.repeat(low - offsets, sizes) + np.arange(int(sizes.sum()))]
+        invocation, start, end = (
+            columns.invocation[groups].tolist(),
+            starts[groups].tolist(),
+            columns.ends[groups].tolist(),
+        )
+        pair, variant = columns.pair[groups].tolist(), columns.variant[groups].tolist()
+        at = 0
+        for count in counts:
+            yield (
+                invocation[at : at + count],
+                pair[at],
+                variant[at],
+                [values[start[g] : end[g]].tolist() for g in range(at, at + count)],
+            )
+            at += count

@@ -181,20 +181,20 @@ def _experiment(
         "series": [],
     }
     pages: dict[str, str | list[str]] = {}
-    body, history = _report_body(store_path, name, plots, entry)
+    body, sets = _report_body(store_path, name, plots, entry)
     if not body:
         body = [f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"]
     pages[page] = wrap_parts(f"experiment {name}", body, depth=1)
-    if history:
-        series_pages, entry["series"] = _history(store_path, name, related or {}, repo)
+    if sets:
+        series_pages, entry["series"] = _history(store_path, name, sets, related or {}, repo)
         pages.update(series_pages)
     return pages, entry
 
 
-def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[list[str], bool]:
-    """(the experiment's report as HTML, parts to join with newlines; whether it has revisions); the
-    verdict into ``entry``.  Its
-    sets and report are let go of before the history series are read (not both in memory at once)."""
+def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[list[str], list[Any]]:
+    """(the experiment's report as HTML, parts to join with newlines; its sets when they have
+    revisions, else none); the verdict into ``entry``.  The report is let go of before the history
+    series are made (from the same sets: :mod:`abstat.render.site.series`)."""
     from abstat.render.html import body_parts
     from abstat.report import api
 
@@ -211,22 +211,24 @@ def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) 
             entry["verdict"], entry["words"] = _verdict(report)
         except AbstatError as err:
             entry["words"] = f"not compared: {err}"
-    return body, any("rev" in s.labels for s in sets)
+    return body, sets if any("rev" in s.labels for s in sets) else []
 
 
 def _history(
-    store_path: str, name: str, related: dict[str, Any], repo: str | None = None
+    store_path: str, name: str, sets: list[Any], related: dict[str, Any], repo: str | None = None
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
+    """The series pages and their index entries of every metric of the experiment (a regression
+    found on `user` must reach the regressions page), from its sets (emptied: let go of)."""
     from abstat.history.analysis import Settings, analyse
-    from abstat.history.load import load_history
     from abstat.history.render import render_html
-    from abstat.store import open_store
+    from abstat.render.site.series import history_from_sets
 
-    try:  # every metric of the experiment: a regression found on `user` must reach the regressions page
-        with open_store(store_path, create=False, read_only=True) as store:
-            metrics = store.metrics(name)
-        history = load_history(store_path=store_path, experiment=name, repo=repo, metrics=metrics or None)
+    try:
+        history = history_from_sets(sets, store_path, name, repo)
     except AbstatError:
+        history = None
+    sets.clear()
+    if history is None:
         return {}, []
     report, _ = analyse(history, Settings())
     pages, entries = {}, []
