@@ -68,16 +68,16 @@ def _convert(side: Side, to: Side, metric: str | None) -> None:
     side.unit = to.unit
 
 
-def _median(values: list[float]) -> float:
-    """``statistics.median``, without importing statistics (and random, fractions, decimal) at start-up."""
-    ordered = sorted(values)
-    middle = len(ordered) // 2
-    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-
-
 def _centre(side: Side) -> float | None:
-    values = [abs(v) for run in side.runs or [] for v in run]
-    centre = _median(values) if values else 0.0
+    """The median of the side's absolute values (None: none, 0 or not finite), by numpy's selection: a
+    sort of 10^6 Python floats a side took as long as the comparison itself."""
+    import numpy as np
+
+    runs = [run for run in side.runs or [] if len(run)]
+    if not runs:
+        return None
+    with np.errstate(all="ignore"):  # two middle values near the float maximum: an infinite centre, no warning
+        centre = float(np.median(np.abs(np.concatenate([np.asarray(run, dtype=float) for run in runs]))))
     return centre if centre > 0 and math.isfinite(centre) else None
 
 
