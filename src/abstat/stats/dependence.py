@@ -12,11 +12,16 @@ true null in 14-16% of A/A draws of 50-200 samples (``benchmarks/calibration.py`
 (robust to outliers and ties), for both variants together (they share the
 machine and the session), and applies a variance factor when the estimate
 is clearly positive (above 1.28 of its standard error ``1 / sqrt(n1 +
-n2)``, a one-sided 10% pre-test); otherwise none.  The estimate is
+n2)``, a one-sided 10% pre-test; below :data:`ROUGH_N` values a side above
+1.0, a 16% one, where the former missed ``phi = 0.2-0.3`` and a third of
+``phi = 0.6`` pairs); otherwise none.  The estimate is
 corrected for its downward bias at small n (``E r = phi - (1 + 4 phi) / n``,
 Kendall 1954; under independence ``-1/n``) and raised by half its
 standard error and by ``60 / n^2`` (the estimate is noisy and the factor
-convex in it; the pre-test misses some dependent series).  The factor is
+convex in it; the pre-test misses some dependent series); below
+:data:`ROUGH_N` values a side only by a share of that, growing from 0 at
+z 1.0 to all of it at :data:`FULL_RAISE_Z` (the weakest evidence gets the
+estimate's own factor, not one that ends every call).  The factor is
 the AR(1) variance of the mean over the sample variance's expectation at
 that ``n`` (:func:`variance_factor`; ``(1 + phi) / (1 - phi)`` for large
 n), times the squared ratio of t quantiles at the effective and the
@@ -43,6 +48,8 @@ import numpy as np
 MIN_N = 10
 ROUGH_N = 20  # below this many values the estimate of phi is rough (said in the note)
 PRETEST_Z = 1.28
+SMALL_PRETEST_Z = 1.0  # below ROUGH_N values a side: the pre-test's threshold, the raise growing up to FULL_RAISE_Z
+FULL_RAISE_Z = 1.6
 MAX_PHI = 0.9
 MAX_LAG = 400  # MAX_PHI ** 400 < 1e-18: lags beyond add nothing to a factor
 SMALL_N_SHIFT = 60.0  # over n^2, added to the estimate with half its error (the estimate's noise, a convex factor)
@@ -124,11 +131,13 @@ def serial_factors(
         return 1.0, 1.0, 0.0
     total = sum(n for n, _ in used)
     raw = sum(n * r for n, r in used) / total
-    if not raw > PRETEST_Z / math.sqrt(total):
+    size = total / len(used)
+    z = raw * math.sqrt(total)
+    if not z > (PRETEST_Z if size >= ROUGH_N else SMALL_PRETEST_Z):
         return 1.0, 1.0, 0.0
-    size = total / len(used)  # Kendall's bias, -(1 + 4 phi) / n, with raw holding the 1 / n
-    phi = min(MAX_PHI, raw / (1.0 - 4.0 / size))
-    shifted = min(MAX_PHI, phi + 0.5 / math.sqrt(total) + SMALL_N_SHIFT / size**2)
+    phi = min(MAX_PHI, raw / (1.0 - 4.0 / size))  # Kendall's bias, -(1 + 4 phi) / n, with raw holding the 1 / n
+    raise_share = 1.0 if size >= ROUGH_N else min(1.0, (z - SMALL_PRETEST_Z) / (FULL_RAISE_Z - SMALL_PRETEST_Z))
+    shifted = min(MAX_PHI, phi + raise_share * (0.5 / math.sqrt(total) + SMALL_N_SHIFT / size**2))
     sizes = (x.size, y.size)
     own = [variance_factor(shifted, n) if ok else 1.0 for n, ok in zip(sizes, timed)]
     rough = df_factor(sizes, (own[0], own[1]), confidence)
