@@ -126,7 +126,8 @@ def test_independent_samples_lose_little_power(n: int, shift: float, least: floa
 def test_ar1_phi_06_at_15_values_holds_its_level() -> None:
     # issue 34's row "AR(1) phi 0.6, +1%, n 15": 11.3% +-1.3 false positives and coverage 89.2% with the
     # pre-test's factor (1 + phi) / (1 - phi); 300 seeded A/A and A/B draws of the default comparison.
-    # The former rule called 28 of these A/A draws (9.3%) and covered 275 (91.7%); this one 16 and 283.
+    # The rule before session 10 called 28 of these A/A draws (9.3%) and covered 275 (91.7%); session 10's
+    # 16 and 283; this one (small-n pre-test at z 1.0, graded raise) 11 and 286.
     rng = np.random.default_rng(34)
     calls = covered = 0
     for i in range(300):
