@@ -1,7 +1,8 @@
-"""The serial-correlation rule at small n (issue 34): this tree's rule against the former one on the same draws.
+"""The serial-correlation rule at small n (issue 34): a candidate against the committed rule on the same draws.
 
-The former rule is this module's constants set back (``dependence.SMALL_PRETEST_Z = PRETEST_Z``: one z 1.28
-pre-test and the whole raise at every n).  Cells: AR(1) A/A draws (false positives) and +1% draws
+The candidate sets ``dependence.SMALL_PRETEST_Z, FULL_RAISE_Z`` (below 20 values a side: the pre-test's z and
+the z from which the whole raise applies) to :data:`NEW`; "former" in the output is the committed rule.
+Cells: AR(1) A/A draws (false positives) and +1% draws
 (coverage) at phi 0.2-0.6 and n 10-50 a side, as ``calibration_workflows.py`` draws them; independent
 normal N(1000, 10) and grid data (N(440, 7) rounded to multiples of 20) at n 10, 15, 20, 50 a side: false
 positives and power for a shift, beside Welch's t and a permutation test of means (200 draws) on the same
@@ -37,8 +38,8 @@ from calibration_workflows import AR1, permutation_means  # noqa: E402
 import abstat  # noqa: E402
 from abstat.stats import dependence  # noqa: E402
 
-NEW = (dependence.SMALL_PRETEST_Z, dependence.FULL_RAISE_Z)
-OLD = (dependence.PRETEST_Z, dependence.PRETEST_Z + 1e-12)
+NEW = (1.0, 1.6)  # the candidate (SMALL_PRETEST_Z, FULL_RAISE_Z) measured in session 11, not adopted
+OLD = (dependence.SMALL_PRETEST_Z, dependence.FULL_RAISE_Z)  # the rule as committed (z 1.28, the whole raise)
 
 
 class Independent:
@@ -67,7 +68,7 @@ def rule(which: tuple[float, float]) -> None:
 
 
 def both(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[abstat.Comparison, abstat.Comparison]:
-    """compare(x, y) under this tree's rule and the former one."""
+    """compare(x, y) under the candidate and the committed rule."""
     rule(OLD)
     old_factors = dependence.serial_factors(x, y)[:2]
     old = abstat.compare(x, y, seed=seed)
