@@ -3,7 +3,7 @@
 Rows: few new runs against a big stored baseline (5 vs 500, 500 vs 5) with
 interrupts and skew; n = 3, 4, 5, 7 against 30 and 500; grids that differ
 (20 against 21 cycles); an interrupt-rate and a mixture-weight change;
-sorted files; AR(1) at n = 15.  For each row ``reps`` A/A draws (the
+sorted files; AR(1) at n = 10-15.  For each row ``reps`` A/A draws (the
 baseline population on both sides, the row's sizes) and A/B draws:
 
 - FPR: A/A draws called significant (target <= 6%);
@@ -108,6 +108,8 @@ def rows() -> list[tuple[str, object, object, int, int, float | None]]:
     out.append(("mixture weight 80/20 -> 70/30, n 50", MIXA, MIXB, 50, 50, None))
     out.append(("sorted files, normal, +0.5%, n 50", Sorted(N), Sorted(N.scaled(1.005)), 50, 50, 0.5))
     out.append(("AR(1) phi 0.6, +1%, n 15", AR1(0.6), AR1(0.6, 1.01), 15, 15, 1.0))
+    for phi, n in ((0.2, 15), (0.3, 15), (0.6, 10), (0.6, 12)):  # after it: its draws stay as they were
+        out.append((f"AR(1) phi {phi}, +1%, n {n}", AR1(phi), AR1(phi, 1.01), n, n, 1.0))
     return out
 
 
