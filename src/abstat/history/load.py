@@ -244,7 +244,13 @@ def _load(
             advice()
     if not series:
         _nothing_found(store_path, experiment, inputs, metrics, where, rev_label)
-    warnings = _input_warnings([*store_notes, *file_notes])
+    return finish_history(series, skipped, [*store_notes, *file_notes], rev_label, repo)
+
+
+def finish_history(series: Any, skipped: int, notes: Sequence[Any], rev_label: str, repo: str | None) -> History:
+    """The History of ``series``: the input's ``notes`` and the ``skipped`` sets without ``rev_label`` as
+    warnings, the revisions in ``repo``'s order (or their own), the commits' subjects (2000 at most)."""
+    warnings = _input_warnings(list(notes))
     if skipped:
         warnings.append(
             StatWarning(

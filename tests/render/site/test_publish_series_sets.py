@@ -11,6 +11,7 @@ from abstat.history.load import load_history
 from abstat.render.site.series import history_from_sets
 from abstat.report import api
 from abstat.store import open_store
+from support.store_runs import add_ok_run
 
 
 def _store(path: str, *, without_rev: bool, times: bool) -> None:
@@ -64,18 +65,6 @@ def test_no_series_without_revisions(tmp_path):
     path = str(tmp_path / "s.db")
     with open_store(path) as store:
         invocation = store.start_invocation("h", {"hostname": "m"}, labels={}, variants=["a"])
-        store.add_run(
-            invocation,
-            variant="a",
-            command="x",
-            iteration=0,
-            position=0,
-            status="ok",
-            exit_code=0,
-            started_at=1.0,
-            wall=1.0,
-            values={"wall": [1.0]},
-            units={"wall": "s"},
-        )
+        add_ok_run(store, invocation, "a", 0, {"wall": [1.0]}, {"wall": "s"}, command="x")
         store.finish_invocation(invocation, "complete")
     assert history_from_sets(api.load([], store=path, machines=False), path, "h", None) is None

@@ -15,16 +15,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abstat.history.revision import REV_LABEL, commit_subject
-from abstat.history.series import History, build_series, order_revisions
+from abstat.history.revision import REV_LABEL
+from abstat.history.series import History, build_series
 from abstat.readers.bulk import gc_paused
-from abstat.stats.warnings import StatWarning
 
 
 def history_from_sets(sets: Sequence[Any], store_path: str, experiment: str, repo: str | None) -> History | None:
     """The History ``load_history`` makes of ``experiment`` (every metric, ``repo``) from ``sets``, the
     experiment's every set as the store hands them out; None when it would find no series."""
-    from abstat.history.load import _FIRST_SEEN, _input_warnings, _load_advice
+    from abstat.history.load import _FIRST_SEEN, _load_advice, finish_history
     from abstat.store import open_store
 
     with gc_paused():  # a point per revision, none in a cycle (as load_history)
@@ -36,19 +35,4 @@ def history_from_sets(sets: Sequence[Any], store_path: str, experiment: str, rep
     if walls:
         with open_store(store_path, create=False) as store:
             _load_advice(store, experiment, walls, store.metrics(experiment), notes)
-    warnings = _input_warnings(notes)
-    if skipped:
-        warnings.append(
-            StatWarning(
-                "no-revision-label",
-                f"{skipped} sample set(s) without a {REV_LABEL!r} label left "
-                f"out (record revisions with abstat run --rev or --label {REV_LABEL}=...)",
-            )
-        )
-    how, order_warnings, full = order_revisions(series, repo)
-    subjects: dict[str, str] = {}
-    if full and repo is not None:
-        revs = {p.rev for s in series for p in s.points}
-        if len(revs) <= 2000:
-            subjects = {rev: commit_subject(full[rev], repo) for rev in revs}
-    return History(series, how, subjects, warnings + order_warnings)
+    return finish_history(series, skipped, notes, REV_LABEL, repo)
