@@ -99,15 +99,16 @@ def _no_surrogates(text: str) -> str:
 
 def html(text: object) -> str:
     """``text`` as HTML text or attribute value."""
-    if type(text) is str and text.isprintable() and not _HTML_OR_CI(text):
+    if type(text) is str and text.isprintable() and _HTML_OR_CI.isdisjoint(text):
         return text  # (the common cell: what terminal() and html.escape() leave as it is, found at once)
     import html as _html  # here: a terminal's or a CSV's output does not load html's tables
 
     return _html.escape(terminal(text), quote=True)
 
 
-# the characters html.escape replaces, and those a CI command starts with (terminal() escapes it)
-_HTML_OR_CI = re.compile("[&<>\"':#]").search
+# the characters html.escape replaces, and those a CI command starts with (terminal() escapes it); a set,
+# not a pattern: no regular expression compiled at start-up
+_HTML_OR_CI = frozenset("&<>\"':#")
 
 
 def plain(text: object) -> str:
