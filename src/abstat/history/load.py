@@ -50,9 +50,9 @@ def _store_sets(
 
     def advice() -> None:
         if "wall" in chosen:
-            _load_advice(store, experiment, sorted(walls), available, notes)
+            add_load_advice(store, experiment, sorted(walls), available, notes)
 
-    return sets, _FIRST_SEEN, advice
+    return sets, INVOCATION_ORDER, advice
 
 
 class _InvocationOrder(Mapping[int, int]):
@@ -69,7 +69,7 @@ class _InvocationOrder(Mapping[int, int]):
         return 0
 
 
-_FIRST_SEEN = _InvocationOrder()
+INVOCATION_ORDER = _InvocationOrder()
 
 
 def _chosen(
@@ -95,7 +95,9 @@ def _chosen(
     return chosen
 
 
-def _load_advice(store: Any, experiment: str, walls: Sequence[int], available: Sequence[str], notes: list[Any]) -> None:
+def add_load_advice(
+    store: Any, experiment: str, walls: Sequence[int], available: Sequence[str], notes: list[Any]
+) -> None:
     """The CPU-time advice when the doctor warned about load in the latest invocations of ``wall``
     (``walls``: the invocations of its sets, in order)."""
     from abstat.history.load_advice import LATEST, from_records

@@ -23,16 +23,16 @@ from abstat.readers.bulk import gc_paused
 def history_from_sets(sets: Sequence[Any], store_path: str, experiment: str, repo: str | None) -> History | None:
     """The History ``load_history`` makes of ``experiment`` (every metric, ``repo``) from ``sets``, the
     experiment's every set as the store hands them out; None when it would find no series."""
-    from abstat.history.load import _FIRST_SEEN, _load_advice, finish_history
+    from abstat.history.load import INVOCATION_ORDER, add_load_advice, finish_history
     from abstat.store import open_store
 
     with gc_paused():  # a point per revision, none in a cycle (as load_history)
-        series, skipped = build_series(sets, rev_label=REV_LABEL, first_seen=_FIRST_SEEN)
+        series, skipped = build_series(sets, rev_label=REV_LABEL, first_seen=INVOCATION_ORDER)
     if not series:
         return None
     notes: list[Any] = []
     walls = sorted({i for s in sets if s.labels.get("metric") == "wall" for i in s.invocations})
     if walls:
         with open_store(store_path, create=False) as store:
-            _load_advice(store, experiment, walls, store.metrics(experiment), notes)
+            add_load_advice(store, experiment, walls, store.metrics(experiment), notes)
     return finish_history(series, skipped, notes, REV_LABEL, repo)
