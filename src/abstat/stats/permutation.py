@@ -16,13 +16,18 @@ the comparison's ``seed`` by a counter-based SplitMix64, so that the
 compare path never imports ``numpy.random``); the Monte Carlo p-value is
 ``(1 + #{|T*| >= |T|}) / (B + 1)``, valid at any ``B``.
 
-Each arrangement costs O(m) for the smaller variant's size ``m``, whatever
-the larger's: the pooled sample is sorted once into tie levels (``C_k``
-values below level ``k``, ``c_k`` on it); a drawn subset of positions gives
-the smaller variant's placements ``P_i = C_k - A_i + (c_k - a_k) / 2``
-(``A_i`` of its own values below, ``a_k`` on the level) and the larger
-variant's sum of squared placements level by level and gap by gap.  Tied
-values take mid-ranks, as in ``scipy.stats.brunnermunzel``.
+Each arrangement costs O(m + levels) for the smaller variant's size ``m``:
+the pooled sample is sorted once into tie levels (``C_k`` values below level
+``k``, ``c_k`` on it); a drawn subset of positions gives the smaller
+variant's counts per level ``a_k`` and its placements ``P_k = C_k - A_k +
+(c_k - a_k) / 2`` (``A_k`` of its own values below), and the larger
+variant's sum of squared placements level by level.  Tied values take
+mid-ranks, as in ``scipy.stats.brunnermunzel``.  The drawn positions depend
+on the sizes and the seed alone and are kept (the test and the interval of
+one comparison draw the same ones), as are the statistics of untied samples
+(a function of the ranks alone).  The statistics are those of the
+value-by-value computation before wave 15 bit for bit
+(``tests/stats/test_permutation_bits.py``).
 """
 
 from __future__ import annotations
@@ -63,17 +68,20 @@ def uniforms(seed: int, count: int, stream: int = 0) -> np.ndarray:
 
 def random_subsets(total: int, m: int, draws: int, seed: int, stream: int = 1) -> np.ndarray:
     """``draws`` uniformly random ``m``-subsets of ``range(total)`` (rows,
-    ascending): Floyd's algorithm, vectorised over the rows."""
-    chosen = np.empty((draws, m), dtype=np.int64)
-    u = uniforms(seed, draws * m, stream).reshape(m, draws)
-    for col, j in enumerate(range(total - m, total)):
-        t = np.minimum((u[col] * (j + 1)).astype(np.int64), j)
-        if col:
-            taken = (chosen[:, :col] == t[:, None]).any(axis=1)
-            t[taken] = j
-        chosen[:, col] = t
-    chosen.sort(axis=1)
-    return chosen
+    ascending): Floyd's algorithm, vectorised over the rows (each row's
+    chosen positions held as a mask, read out in ascending order)."""
+    top = np.arange(total - m, total)
+    picks = (uniforms(seed, draws * m, stream).reshape(m, draws) * (top + 1.0)[:, None]).astype(np.int64)
+    np.minimum(picks, top[:, None], out=picks)
+    base = np.arange(draws) * total
+    picks += base
+    chosen = np.zeros(draws * total, dtype=bool)
+    for col, j in enumerate(top):
+        t = picks[col]
+        taken = chosen[t]
+        t[taken] = base[taken] + j  # Floyd: a position already chosen is replaced by j itself
+        chosen[t] = True
+    return (np.flatnonzero(chosen) % total).reshape(draws, m)
 
 
 def all_subsets(total: int, m: int) -> np.ndarray:
@@ -83,6 +91,16 @@ def all_subsets(total: int, m: int) -> np.ndarray:
     count = math.comb(total, m)
     flat = np.fromiter(chain.from_iterable(combinations(range(total), m)), dtype=np.int64, count=count * m)
     return flat.reshape(count, m)
+
+
+@lru_cache(maxsize=8)
+def _arrangements(total: int, m: int, draws: int, seed: int, stream: int) -> np.ndarray:
+    """The arrangements' positions (every one when ``draws`` is 0), which depend on the sizes and the
+    seed alone: the test and the interval of one comparison, and comparisons of equal sizes, share them."""
+    positions = all_subsets(total, m) if draws == 0 else random_subsets(total, m, draws, seed, stream)
+    positions = positions.astype(np.int32)  # (half the memory kept)
+    positions.flags.writeable = False
+    return positions
 
 
 @dataclass(frozen=True)
@@ -106,42 +124,26 @@ def pooled_levels(x: np.ndarray, y: np.ndarray) -> Pooled:
     return Pooled(np.cumsum(new) - 1, np.append(starts, z.size), count, z.size)
 
 
-def _runs(g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per entry of each (ascending) row: the index of the first and of the
-    last entry equal to it."""
-    b, m = g.shape
-    cols = np.broadcast_to(np.arange(m), (b, m))
-    first = np.ones((b, m), dtype=bool)
-    first[:, 1:] = g[:, 1:] != g[:, :-1]
-    start = np.maximum.accumulate(np.where(first, cols, 0), axis=1)
-    last = np.ones((b, m), dtype=bool)
-    last[:, :-1] = first[:, 1:]
-    end = np.minimum.accumulate(np.where(last, cols, m)[:, ::-1], axis=1)[:, ::-1]
-    return start, end
+CHUNK = 1024  # arrangements per block of :func:`statistics` (its temporaries stay in the cache)
 
 
 def statistics(pooled: Pooled, positions: np.ndarray, inflate: tuple[float, float] = (1.0, 1.0)) -> np.ndarray:
     """Brunner-Munzel's ``T`` for ``P(G < H) = 1/2``, ``G`` the values at the
     sorted pooled ``positions`` of each row (ascending), ``H`` the rest;
-    ``inflate``: factors on the variance components of ``G`` and ``H``."""
-    n_total = pooled.total
+    ``inflate``: factors on the variance components of ``G`` and ``H``.
+    Level by level: ``a_k`` of a row's ``G`` values on level ``k``, ``A_k``
+    below it; each takes the placement ``P_k = C_k - A_k + (c_k - a_k) / 2``
+    and the ``c_k - a_k`` values of ``H`` there ``A_k + a_k / 2``.  The
+    placements and their sums are multiples of 1/4, exact in floating point
+    (the same numbers whatever the order of the sums); only ``G``'s variance
+    is summed value by value, in the order of before (tests/stats/test_permutation_bits.py)."""
+    if positions.shape[0] > CHUNK:
+        blocks = [statistics(pooled, positions[i : i + CHUNK], inflate) for i in range(0, positions.shape[0], CHUNK)]
+        return np.concatenate(blocks)
     m = positions.shape[1]
-    n = n_total - m
-    g = pooled.level[positions]
-    start, end = _runs(g)
-    a = (end - start + 1).astype(float)
-    below, count = pooled.below[g].astype(float), pooled.count[g].astype(float)
-    p = below - start + (count - a) / 2.0  # each G value's placement among H
-    sum_p = p.sum(axis=1)
-    var_g = ((p - (sum_p / m)[:, None]) ** 2).sum(axis=1) / (m - 1)
-    is_last = end == np.arange(m)
-    next_level = np.empty_like(g)
-    next_level[:, :-1] = g[:, 1:]
-    next_level[:, -1] = pooled.count.size
-    gap = pooled.below[next_level] - below - count  # H values strictly between this level and the next
-    q_on = start + a / 2.0
-    cells = (count - a) * q_on * q_on + gap * (end + 1.0) ** 2
-    sum_q2 = np.where(is_last, cells, 0.0).sum(axis=1)
+    n = pooled.total - m
+    untied = pooled.count.size == pooled.total
+    sum_p, var_g, sum_q2 = _untied_moments(positions, pooled.total) if untied else _moments(pooled, positions)
     sum_q = m * float(n) - sum_p
     var_h = (sum_q2 - sum_q * sum_q / n) / (n - 1)
     var_h = np.maximum(var_h, 0.0)
@@ -151,6 +153,51 @@ def statistics(pooled: Pooled, positions: np.ndarray, inflate: tuple[float, floa
         t = (p_hat - 0.5) / se
     t[se == 0.0] = np.where(p_hat[se == 0.0] == 0.5, 0.0, np.inf)
     return t
+
+
+def _moments(pooled: Pooled, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the sum of ``G``'s placements, their variance, the sum of ``H``'s squared placements."""
+    rows, m = positions.shape
+    levels = pooled.count.size
+    cell = pooled.level[positions]  # each G value's level, then its (row, level) cell
+    cell += (np.arange(rows) * levels)[:, None]
+    a = np.bincount(cell.ravel(), minlength=rows * levels).reshape(rows, levels)
+    twice_below = 2 * (np.cumsum(a, axis=1) - a)  # 2 A_k
+    h = pooled.count - a
+    twice_p = 2 * pooled.below[:-1] - twice_below + h  # 2 P_k
+    sum_p = (a * twice_p).sum(axis=1) * 0.5
+    deviation = (twice_p * 0.5 - (sum_p / m)[:, None]) ** 2  # per level; summed per G value below
+    var_g = deviation.ravel()[cell].sum(axis=1) / (m - 1)
+    q = twice_below + a  # 2 (A_k + a_k / 2): H's placements on level k, doubled
+    return sum_p, var_g, (h * q * q).sum(axis=1) * 0.25
+
+
+def _untied_moments(positions: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_moments` without ties: the ``i``-th ``G`` value has ``positions[i] - i`` of ``H`` below
+    it, and the ``H`` values between it and the next ``G`` value ``i + 1`` of ``G`` below them."""
+    m = positions.shape[1]
+    rank = np.arange(m)
+    p = positions - rank
+    sum_p = p.sum(axis=1).astype(np.float64)
+    var_g = ((p - (sum_p / m)[:, None]) ** 2).sum(axis=1) / (m - 1)
+    gaps = np.diff(positions, axis=1, append=total) - 1
+    return sum_p, var_g, (gaps * (rank + 1) ** 2).sum(axis=1).astype(np.float64)
+
+
+def _reference(pooled: Pooled, m: int, draws: int, seed: int, stream: int) -> np.ndarray:
+    """``|T|`` of the arrangements of :func:`_arrangements` (read-only); untied samples' depend on the
+    sizes alone (``T`` is a function of the ranks) and are kept."""
+    if pooled.count.size == pooled.total:
+        return _untied_reference(pooled.total, m, draws, seed, stream)
+    return np.abs(statistics(pooled, _arrangements(pooled.total, m, draws, seed, stream)))
+
+
+@lru_cache(maxsize=32)
+def _untied_reference(total: int, m: int, draws: int, seed: int, stream: int) -> np.ndarray:
+    untied = Pooled(np.arange(total), np.arange(total + 1), np.ones(total, dtype=np.int64), total)
+    reference = np.abs(statistics(untied, _arrangements(total, m, draws, seed, stream)))
+    reference.flags.writeable = False
+    return reference
 
 
 @dataclass(frozen=True)
@@ -200,17 +247,17 @@ def bm_permutation(
     threshold = observed * (1.0 - 1e-9)
     tied = pooled.count.size < total  # the data have ties: the arrangements' T fall on few values
     if math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1) <= math.log(EXACT) + 1e-9:
-        reference = np.abs(statistics(pooled, all_subsets(total, m)))
+        reference = _reference(pooled, m, 0, 0, 0)
         hits = int(np.count_nonzero(reference >= threshold))
         p = (hits - _half_at(reference, observed, tied)) / reference.size
         return PermutationTest(observed, min(1.0, p), np.sort(reference)[::-1], True)
     first, most = draws_for(alpha)
-    reference = np.abs(statistics(pooled, random_subsets(total, m, first, seed, stream=1)))
+    reference = _reference(pooled, m, first, seed, 1)
     hits = int(np.count_nonzero(reference >= threshold))
     if hits >= 2.0 * alpha * first:
         p = (hits - _half_at(reference, observed, tied)) / first
     else:
-        more = np.abs(statistics(pooled, random_subsets(total, m, most - first, seed, stream=2)))
+        more = _reference(pooled, m, most - first, seed, 2)
         reference = np.concatenate((reference, more))
         hits += int(np.count_nonzero(more >= threshold))
         # (the observed arrangement is one of the draws: with ties, half of it too)
@@ -294,11 +341,10 @@ def _untied_critical(total: int, m: int, alpha: float, seed: int) -> float:
 
 
 def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:
-    total = pooled.total
-    if _log_arrangements(total, m) <= math.log(EXACT) + 1e-9:
-        reference, exact = np.abs(statistics(pooled, all_subsets(total, m))), True
+    if _log_arrangements(pooled.total, m) <= math.log(EXACT) + 1e-9:
+        reference, exact = _reference(pooled, m, 0, 0, 0), True
     else:
         first, most = draws_for(alpha)
-        drawn = [random_subsets(total, m, count, seed, stream) for count, stream in ((first, 1), (most - first, 2))]
-        reference, exact = np.abs(statistics(pooled, np.concatenate(drawn))), False
+        drawn = [_reference(pooled, m, count, seed, stream) for count, stream in ((first, 1), (most - first, 2))]
+        reference, exact = np.concatenate(drawn), False
     return PermutationTest(math.nan, math.nan, np.sort(reference)[::-1], exact).critical(alpha)
