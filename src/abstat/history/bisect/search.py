@@ -25,7 +25,7 @@ is updated with every sample:
   the machine cancels; without a trend nothing is corrected (a per-batch
   correction from one or two references adds more noise than it removes).
 - **Next commit.** The one maximising the expected information gain of a
-  batch, ``H(Y) - H(Y | side)`` with ``P(side = bad)`` the posterior mass of
+  batch (:mod:`abstat.history.bisect.choose`), ``H(Y) - H(Y | side)`` with ``P(side = bad)`` the posterior mass of
   the commit's ancestors, treating the batch as a binary channel whose
   error is the Bayes error of ``m`` samples at the estimated effect size
   (Waeber, Frazier & Henderson 2013: on a line with a symmetric channel this
@@ -34,7 +34,8 @@ is updated with every sample:
   its parents (all of a merge's parents in the range: git bisect's rule that a merge is the culprit only
   when its parents are good), and the runs of the culprit and of its parents taken from then on place
   them on their sides (:mod:`abstat.history.bisect.levels`; more batches of them and of the ends until
-  they do) (found); or a tested commit measures unlike both ends (several: more than one change,
+  they do) (found); or a tested commit measures unlike both ends, also on fresh runs of it and of the ends
+  interleaved (:mod:`abstat.history.bisect.several`) (several: more than one change,
   :mod:`abstat.history.bisect.segments` bisects each part); or the budget is spent (inconclusive), or the
   references do not differ by Brunner-Munzel's test nor :mod:`abstat.history.bisect.scoretest`'s (no change).
 - **Dear runs** (``dear``: each a boot): the ends start at 2 a side and open the gate by Student's t; a commit
@@ -47,7 +48,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from abstat.history.bisect import density, levels, scoretest
+from abstat.history.bisect import choose, density, levels, scoretest, several
 from abstat.history.bisect.graph import Graph
 from abstat.history.bisect.outcome import Batch, Outcome, conclude
 
@@ -64,12 +65,6 @@ DEAR_REFERENCES = 2  # the same when the unit is dear (boots): then one more a s
 GATE_PVALUE = 0.001  # good and bad references must differ this clearly
 OVERRUN = 0.5  # abstat bisect's default (no --budget): half the budget more to finish a confirmation (docs/history.md)
 SIDE_CERTAINTY = 0.99  # a test commit this surely on one side also estimates that side's level
-
-
-def _entropy(p: float) -> float:
-    if p <= 0 or p >= 1:
-        return 0.0
-    return -(p * math.log(p) + (1 - p) * math.log(1 - p))
 
 
 class Search:
@@ -111,6 +106,8 @@ class Search:
         self._strikes: dict[int, int] = {}  # commits whose runs differed from the side they were put on
         self._passed: dict[int, dict[int, set[str]]] = {}  # culprit -> commit -> placement checks passed
         self.gated = False  # the ends have differed (:meth:`ends_differ`) at some look
+        self.several_from: dict[int, int] = {}  # commit measuring unlike both ends -> the batch its fresh runs start
+        self.cleared: set[int] = set()  # such commits whose fresh runs measured like an end (:mod:`.several`)
         self._memos: dict[tuple, object] = {}
 
     # -- recording ---------------------------------------------------------
@@ -226,7 +223,9 @@ class Search:
 
     def _compute_intermediate(self) -> int | None:
         good, bad = self._references()
-        tested = sorted({c for c, _, _ in self.samples if 0 < c < self.n}, key=lambda c: -len(self.values_of(c)))
+        tested = sorted(
+            {c for c, _, _ in self.samples if 0 < c < self.n} - self.cleared, key=lambda c: -len(self.values_of(c))
+        )
         return next((c for c in tested if levels.intermediate(self.values_of(c), good, bad)), None)
 
     def attributed(self, culprit: int) -> bool:
@@ -301,23 +300,10 @@ class Search:
         return int(min(self.batch_max, max(2, math.ceil(4.0 / (d * d)))))
 
     def _choose(self, posterior, m: int) -> int | None:
-        import numpy as np
         from scipy.stats import norm
 
         error = float(norm.cdf(-math.sqrt(m) * min(self.effect(), 6.0) / 2.0))
-        p_bad = self.graph.bad_mass(posterior)[:-1]  # commits 1..N-1: P(commit i is bad)
-        seen = np.clip(p_bad * (1 - error) + (1 - p_bad) * error, 1e-300, 1 - 1e-16)
-        gain = -(seen * np.log(seen) + (1 - seen) * np.log1p(-seen)) - _entropy(error)
-        gain[(p_bad <= 0) | (p_bad >= 1)] = 0.0
-        for i in self.skipped:
-            if 0 < i < self.n:
-                gain[i - 1] = 0.0
-        if not gain.size:
-            return None
-        # Two commits that split the posterior alike (culprits 1..5 equally likely: commits 2 and 3) give the
-        # same gain but for rounding, which the measured effect moves: the earlier one, whatever the noise.
-        best = int(np.flatnonzero(gain >= gain.max() - 1e-12)[0])
-        return best + 1 if gain[best] > 1e-9 else None
+        return choose.most_informative(self.graph.bad_mass(posterior)[:-1], error, self.skipped, self.n)
 
     def _reference_batch(self, each: int) -> Batch:
         return Batch([c for _ in range(each) for c in (0, self.n)], None)
@@ -327,8 +313,9 @@ class Search:
         good, bad = self._references()
         if len(good) < self.initial or len(bad) < self.initial:
             return self._reference_batch(self.initial - min(len(good), len(bad)))
-        if self.runs >= self.limit():
-            return self.outcome("inconclusive")
+        if self.runs >= self.limit():  # a commit unlike both ends still being confirmed: the claim from all runs
+            pending = self.intermediate() is not None and any(c not in self.cleared for c in self.several_from)
+            return self.outcome("several" if pending else "inconclusive")
         if not self.gated and not self.ends_differ():
             if min(len(good), len(bad)) >= self.max_reference_runs:
                 return self.outcome("no-change")
@@ -337,8 +324,9 @@ class Search:
         posterior = self.posterior()
         self._update_sides(posterior)
         posterior = self.posterior()
-        if self.intermediate() is not None:
-            return self.outcome("several")
+        confirming = self._several()
+        if confirming is not None:
+            return confirming
         top = int(posterior.argmax())
         m = self._batch_size()
         if posterior[top] >= self.confidence:
@@ -353,6 +341,19 @@ class Search:
         self.next_reference ^= len(ends)
         half = m // 2
         return Batch([test] * half + reference + [test] * (m - half), test)
+
+    def _several(self) -> Batch | Outcome | None:
+        """While a tested commit measures unlike both ends: the fresh runs confirming it, or ``several``
+        (:mod:`abstat.history.bisect.several`; a dear search's claim rests on all runs); None without one."""
+        while (commit := self.intermediate()) is not None:
+            step = True if self.dear else several.confirm(self, commit)
+            if not isinstance(step, bool):
+                return step
+            if step:
+                return self.outcome("several")
+            self.cleared.add(commit)
+            self._memos.clear()
+        return None
 
     def _verify(self, culprit: int, m: int) -> Batch | Outcome:
         """Found, once a culprit above the threshold stays there for one more batch of it and its parents
