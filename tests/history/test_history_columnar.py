@@ -163,3 +163,22 @@ def test_numbers_the_c_reader_refuses_are_read_by_float() -> None:
 )
 def test_looks_csv_is_detect_format(text: str) -> None:
     assert looks_csv("f.csv", text) == detect_format("f.csv", text)
+
+
+def test_standard_input_left_to_the_sets_path_is_read_once(tmp_path) -> None:
+    """A CSV the columnar reader leaves (quoted cells) given as ``--input -``: the sets' path reads the text
+    already read, not standard input a second time (which held nothing then: "not a CSV")."""
+    import json
+
+    from support.cli import run_abstat
+
+    rows = "".join(f'"r{i:02d}",{10 + (i >= 12) * 5 + k}\n' for i in range(24) for k in range(3))
+    text = "rev,ns\n" + rows
+    assert read_columns(text, metrics=None, label_columns=None, rev_label="rev", reserved=set()) is None
+    (tmp_path / "h.csv").write_text(text)
+    piped = run_abstat("history", "--input", "-", "--format", "json", stdin=text, cwd=tmp_path)
+    named = run_abstat("history", "--input", "h.csv", "--format", "json", cwd=tmp_path)
+    assert piped.returncode == named.returncode == 0, piped.stderr
+    series = json.loads(piped.stdout)["series"][0]
+    assert [p["rev"] for p in series["points"]] == [f"r{i:02d}" for i in range(24)]
+    assert series["points"] == json.loads(named.stdout)["series"][0]["points"]

@@ -125,9 +125,10 @@ def _json_document(text: str) -> Any:
 
 
 def _read_file(
-    path: str, metrics: Sequence[str] | None, label_columns: Sequence[str] | None, rev_label: str
+    path: str, metrics: Sequence[str] | None, label_columns: Sequence[str] | None, rev_label: str, text: str | None
 ) -> tuple[list[Any], list[str]]:
-    """One input's sample sets and notes: asv results (a directory or file), CSV, or a peer's file."""
+    """One input's sample sets and notes: asv results (a directory or file), CSV, or a peer's file (``text``: its
+    text when already read)."""
     import os
 
     from abstat.history.files import read_history_csv, revision_from_metadata
@@ -136,7 +137,7 @@ def _read_file(
 
     if os.path.isdir(path):
         return read_asv(path)
-    text = read_text(path)
+    text = read_text(path) if text is None else text
     fmt = detect_format(path, text)
     document = _json_document(text)
     if is_asv_results(document):
@@ -150,10 +151,15 @@ def _read_file(
 
 
 def _columnar(
-    inputs: Sequence[str], metrics: Sequence[str] | None, label_columns: Sequence[str] | None, rev_label: str
+    inputs: Sequence[str],
+    metrics: Sequence[str] | None,
+    label_columns: Sequence[str] | None,
+    rev_label: str,
+    texts: dict[str, str],
 ) -> tuple[list[Series], list[str]] | None:
     """One CSV's series as arrays (``history.columnar``), with its note; None when it is not one CSV that
-    ``history.columns`` reads (the sets' path then reads it, and names what is wrong with it)."""
+    ``history.columns`` reads (the sets' path then reads it, and names what is wrong with it: from ``texts``,
+    where the text read here is left)."""
     import os
 
     from abstat.history.columnar import grouped
@@ -166,12 +172,14 @@ def _columnar(
     first = text.lstrip().partition("\n")[0]
     fmt = None if first.startswith("{") else looks_csv(inputs[0], text)  # JSON: maybe asv's
     if fmt != "csv" and not (fmt is None and not first.startswith("{") and any(d in first for d in ",;\t")):
+        texts[inputs[0]] = text
         return None
     reserved = POSITION_LABELS | {"metric"}
     table = read_columns(text, metrics=metrics, label_columns=label_columns, rev_label=rev_label, reserved=reserved)
-    del text
     if table is None:
+        texts[inputs[0]] = text
         return None
+    del text
     series, missing = grouped(table)
     return series, [f"{inputs[0]}: {missing} empty cell(s) left out"] if missing else []
 
@@ -183,10 +191,11 @@ def _file_sets(
     label_columns: Sequence[str] | None,
     rev_label: str,
     notes: list[str],
+    texts: dict[str, str],
 ) -> list[Any]:
     sets: list[Any] = []
     for path in paths:
-        found, read_notes = _read_file(path, metrics, label_columns, rev_label)
+        found, read_notes = _read_file(path, metrics, label_columns, rev_label, texts.pop(path, None))
         notes += read_notes
         if not metrics and not where:
             sets.extend(found)
@@ -234,12 +243,15 @@ def _load(
         if experiment is not None:
             assert store_path is not None
             sets, first_seen, advice = _store_sets(stack, store_path, experiment, metrics, where, store_notes)
-        columnar = None if experiment is not None or where else _columnar(inputs, metrics, label_columns, rev_label)
+        texts: dict[str, str] = {}  # an input's text read by the columnar path, which did not take it
+        columnar = (
+            None if experiment is not None or where else _columnar(inputs, metrics, label_columns, rev_label, texts)
+        )
         if columnar is not None:
             series, skipped = columnar[0], 0
             file_notes += columnar[1]
         else:
-            file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes)
+            file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes, texts)
             series, skipped = build_series(chain(sets, drained(file_sets)), rev_label=rev_label, first_seen=first_seen)
             del file_sets
         if advice is not None:
