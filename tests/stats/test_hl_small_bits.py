@@ -27,6 +27,7 @@ SIZES = ((15, 15), (20, 20), (8, 6), (10, 25), (50, 50), (30, 12), (5, 40), (3, 
 SETTINGS = (  # (fixed critical |T| or None for Student's t, inflate)
     (None, (1.0, 1.0)),
     (None, (4.0, 4.0)),
+    (2.1, (105.8, 105.8)),  # (as serial correlation's factors at 15 a side: the search walks nearly every gap)
     (2.1, (1.0, 1.0)),
     (2.6, (1.3, 1.1)),
     (math.inf, (1.0, 1.0)),
@@ -77,7 +78,7 @@ def test_the_results_are_the_old_implementation_s_bit_for_bit(index):
 
 def test_the_stored_cases_cover_open_ends_narrow_and_wide_intervals():
     ends = [[float.fromhex(v) for v in row] for case in _stored() for row in case["small"]]
-    assert len(ends) == 360
+    assert len(ends) == 420
     assert sum(math.isinf(e[1]) or math.isinf(e[2]) for e in ends) >= 60  # every shift accepted
     assert sum(e[1] < e[0] < e[2] for e in ends) >= 200  # finite intervals about the estimate
     assert sum(e[1] > 0 or e[2] < 0 for e in ends) >= 30  # intervals that exclude 0
@@ -124,6 +125,21 @@ def test_the_interval_is_the_brute_force_inversion(kind, n1, n2, fixed, inflate)
     x, y = sample(kind, n1, 0.0, rng), sample(kind, n2, 0.7, rng)
     got = hl._small(spread_ties(np.sort(x)), spread_ties(np.sort(y)), 0.95, inflate, fixed)
     assert got == brute_force(x, y, fixed, inflate)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(("n1", "n2"), [(1, 4), (2, 2), (7, 30), (50, 48)])
+def test_the_batched_statistics_are_bm_statistic_s_bit_for_bit(kind, n1, n2):
+    from abstat.stats.hl_gaps import statistics  # (not in the old tree, which writes the stored outputs)
+
+    rng = np.random.default_rng(n1 + 7 * n2)
+    sx, sy = (spread_ties(np.sort(sample(kind, n, 0.3, rng))) for n in (n1, n2))
+    d = np.subtract.outer(sy.values, sx.values).ravel()
+    shifts = np.concatenate((d[:20], rng.normal(np.median(d), 2 * d.std() + 1e-3, 20), [d.min() - 1, d.max() + 1]))
+    for inflate in ((1.0, 1.0), (3.7, 105.8)):
+        batched = statistics(sx, sy, shifts, inflate)
+        assert batched == [bm_statistic(sx, sy, float(v), inflate) for v in shifts]
+    assert len({s.p_hat for s in batched}) >= 3  # (the shifts fall in different gaps)
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
