@@ -2,10 +2,12 @@
 speed work, bit for bit: ``tests/data/stats/hl_small_bits.json`` holds, for 60 grid, normal and tied inputs
 of 3 to 50 values a side, that implementation's outputs (written by ``python tests/stats/test_hl_small_bits.py
 --write`` with the old ``src`` first on ``PYTHONPATH``): ``_small``'s estimate and ends under Student's t
-(``fixed`` None), three fixed critical values (one that accepts every shift) and two variance inflations, and
-``hodges_lehmann``'s estimate, ends and p-value, each as ``float.hex``.  The intervals are also checked
-against a brute-force inversion written out here: Brunner-Munzel's test at one shift inside every gap between
-the sorted pairwise differences, and the run of accepted gaps about the estimate."""
+(``fixed`` None), three fixed critical values (one that accepts every shift) and three variance inflations
+(about 100x, as serial correlation's factors at 15 values a side, makes the search walk nearly every gap),
+and ``hodges_lehmann``'s estimate, ends and p-value, each as ``float.hex``.  The batched statistics the walk
+uses are checked against ``bm_statistic``'s (equal dataclasses: bit for bit), and the intervals against a
+brute-force inversion written out here: Brunner-Munzel's test at one shift inside every gap between the sorted
+pairwise differences, and the run of accepted gaps about the estimate."""
 
 from __future__ import annotations
 
