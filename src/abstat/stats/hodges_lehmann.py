@@ -152,7 +152,10 @@ def _small(
     is about where ``C_k = N (1/2 - q se)``, the upper where ``C_k = N (1/2 + q
     se)``, ``se`` (and ``q``) the test's there: a fixed point, reached in a
     few steps; then the gaps next to it are tested until the test's verdict
-    changes, which places the end exactly."""
+    changes, which places the end exactly (the gaps a walk reaches evaluated
+    in batches: :class:`~abstat.stats.hl_gaps.Gaps`)."""
+    from abstat.stats.hl_gaps import Gaps
+
     d = np.sort(np.subtract.outer(y.values, x.values).ravel())
     n = d.size
     estimate = float(d[n // 2]) if n % 2 else (float(d[n // 2 - 1]) + float(d[n // 2])) / 2.0
@@ -160,23 +163,10 @@ def _small(
     u, below = d[last], last + 1  # distinct differences, and how many are <= each
     m = u.size
     level = 0.5 + confidence / 2.0
+    gaps = Gaps(x, y, u, inflate)
 
-    def gap_point(k: int) -> float:  # a shift inside gap k, between u[k] and u[k+1]
-        if k < 0:
-            return float(u[0]) - 1.0 - abs(float(u[0]))
-        if k >= m - 1:
-            return float(u[-1]) + 1.0 + abs(float(u[-1]))
-        return (float(u[k]) + float(u[k + 1])) / 2.0
-
-    memo: dict[int, BMStat] = {}
-
-    def at_gap(k: int) -> BMStat:
-        if k not in memo:
-            memo[k] = bm_statistic(x, y, gap_point(k), inflate)
-        return memo[k]
-
-    def accepted(k: int) -> bool:
-        s = at_gap(k)
+    def accepted(k: int, step: int) -> bool:  # (step: the direction of the walk that tests gap k)
+        s = gaps.at(k, step)
         return abs(s.p_hat - 0.5) <= _bound(s, level, fixed)
 
     centre = int(np.searchsorted(u, estimate, side="right")) - 1  # the gap holding the estimate
@@ -191,22 +181,22 @@ def _small(
             if k_new == k:
                 break
             k = k_new
-            s = at_gap(k)
+            s = gaps.at(k)
         if sign < 0:  # the first accepted gap from below
-            if accepted(k):
-                while k >= 0 and accepted(k - 1):
+            if accepted(k, 0):
+                while k >= 0 and accepted(k - 1, -1):
                     k -= 1
             else:
-                while k < centre and not accepted(k + 1):
+                while k < centre and not accepted(k + 1, 1):
                     k += 1
                 k += 1
             ends.append(-math.inf if k < 0 else float(u[k]) if k < m else estimate)  # none accepted: the estimate
         else:  # the last accepted gap from above
-            if accepted(k):
-                while k < m - 1 and accepted(k + 1):
+            if accepted(k, 0):
+                while k < m - 1 and accepted(k + 1, 1):
                     k += 1
             else:
-                while k > centre and not accepted(k - 1):
+                while k > centre and not accepted(k - 1, -1):
                     k -= 1
                 k -= 1
             ends.append(math.inf if k >= m - 1 else float(u[k + 1]))
