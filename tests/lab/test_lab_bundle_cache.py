@@ -29,8 +29,11 @@ def _python_3_8() -> str | None:
     return found[0] if found else None
 
 
-def _session(home, python: str = sys.executable, command: str | None = None) -> tuple[dict, list[dict]]:
-    """One runner session with ``PLAN``: its hello and its later messages (it must end well)."""
+def _session(
+    home, python: str = sys.executable, command: str | None = None, errors: list[str] | None = None
+) -> tuple[dict, list[dict]]:
+    """One runner session with ``PLAN``: its hello and its later messages (it must end well); its standard
+    error appended to ``errors``."""
     command = command or bundle.remote_command(python)
     process = subprocess.Popen(
         ["sh", "-c", command],
@@ -51,7 +54,10 @@ def _session(home, python: str = sys.executable, command: str | None = None) -> 
     finally:
         process.stdin.close()
         process.wait(timeout=120)
-    stderr = process.stderr.read().decode()[-2000:]
+    everything = process.stderr.read().decode()
+    if errors is not None:
+        errors.append(everything)
+    stderr = everything[-2000:]
     assert process.returncode == 0, stderr
     hello, *messages = lines
     assert [m["result"]["status"] for m in messages if "result" in m] == ["ok"], stderr
@@ -202,6 +208,27 @@ def test_the_cache_is_made_private_under_a_group_writable_umask(tmp_path):
 
 
 @pytest.mark.parametrize("python", [sys.executable, _python_3_8()])
+def test_a_cached_session_neither_imports_zipfile_nor_loads_openssl(tmp_path, python):
+    """Issue 38: a session that finds its runner in the cache checks the entry against the zip without zipfile
+    (whose imports, pathlib, shutil, bz2, lzma..., were a tenth of a cached session's instructions) and the
+    payload against its digest without hashlib (which loads OpenSSL's library); the first session, which
+    unpacks, may use both.  What each session imported: ``python -X importtime``."""
+    if python is None:
+        pytest.skip("no Python 3.8 here")
+    command = bundle.remote_command(f"{python} -X importtime")
+    imported: list[set[str]] = []
+    for _ in range(2):
+        errors: list[str] = []
+        hello, _ = _session(tmp_path, command=command, errors=errors)
+        assert hello["boot_id"]
+        imported.append({line.split("|")[-1].strip() for line in errors[0].splitlines() if "|" in line})
+    first, cached = imported
+    assert {"zipfile", "abstat.box.runner.remote"} <= first
+    assert "abstat.box.runner.remote" in cached and not {"zipfile", "hashlib", "_hashlib"} & cached, sorted(cached)
+    assert os.listdir(_cache(tmp_path)) == [bundle.digest()]
+
+
+@pytest.mark.parametrize("python", [sys.executable, _python_3_8()])
 def test_the_shipped_runner_starts_without_typing(tmp_path, python):
     """Issue 38: importing the runner is most of its start in a TCG guest, and ``typing`` was a tenth of that:
     the shipped runner, unpacked, imports neither ``typing`` nor what only it needs, on this Python and on 3.8;
@@ -221,3 +248,27 @@ def test_the_shipped_runner_starts_without_typing(tmp_path, python):
     )
     done = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
     assert json.loads(done.stdout) == [False, [], ["json-lines", "kmsg", "monitor", "perf", "regex", "trace"]]
+
+
+@pytest.mark.parametrize("python", [sys.executable, _python_3_8()])
+def test_the_shipped_runner_starts_without_inspect_which_loads_when_first_used(tmp_path, python):
+    """Issue 38: dataclasses imports inspect, with ast, dis and tokenize (a sixth of the runner's import in a TCG
+    guest), only for the docstring of a class that has none.  Importing the shipped runner and its sources,
+    doctor and trace leaves them unimported; a dataclass without a docstring then still gets the one dataclasses
+    writes (through the stand-in, the real inspect), and ``from inspect import`` works."""
+    if python is None:
+        pytest.skip("no Python 3.8 here")
+    import io
+    import zipfile
+
+    zipfile.ZipFile(io.BytesIO(bundle.runner_zip())).extractall(tmp_path)
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(tmp_path)!r}); from abstat.box.runner import remote;"
+        "import dataclasses, abstat.box.runner.sources, abstat.box.runner.trace, abstat.box.doctor.base;"
+        "before = sorted(m for m in ('ast', 'dis', 'tokenize') if m in sys.modules);"
+        "Point = dataclasses.make_dataclass('Point', [('x', int)]);"
+        "from inspect import isclass;"
+        "print(json.dumps([before, Point.__doc__, isclass(Point), sys.modules['inspect'].signature.__name__]))"
+    )
+    done = subprocess.run([python, "-I", "-S", "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [[], "Point(x: int)", True, "signature"]

@@ -49,6 +49,8 @@ class Change:
 
 @dataclass
 class Finding:
+    """One check's verdict: its status, what it saw, and how to fix it (the changes ``--fix`` would make)."""
+
     name: str
     status: str
     evidence: str

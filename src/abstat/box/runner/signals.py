@@ -38,6 +38,8 @@ _stopped: list[int] = []  # stop signals turned into KeyboardInterrupt since int
 
 @dataclass
 class Deferred:
+    """Signals received while deferred (``blocking``: blocked with the signal mask, else caught)."""
+
     blocking: bool
     received: list[int] = field(default_factory=list)
     reported: int = 0  # how many of ``received`` wait_for_signal has returned
