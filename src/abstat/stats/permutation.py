@@ -93,11 +93,15 @@ def all_subsets(total: int, m: int) -> np.ndarray:
     return flat.reshape(count, m)
 
 
+EVERY = -1  # draws: every arrangement (exact)
+
+
 @lru_cache(maxsize=8)
 def _arrangements(total: int, m: int, draws: int, seed: int, stream: int) -> np.ndarray:
-    """The arrangements' positions (every one when ``draws`` is 0), which depend on the sizes and the
-    seed alone: the test and the interval of one comparison, and comparisons of equal sizes, share them."""
-    positions = all_subsets(total, m) if draws == 0 else random_subsets(total, m, draws, seed, stream)
+    """The arrangements' positions (every one when ``draws`` is ``EVERY``; none when it is 0: a second batch of
+    no draws), which depend on the sizes and the seed alone: the test and the interval of one comparison, and
+    comparisons of equal sizes, share them."""
+    positions = all_subsets(total, m) if draws == EVERY else random_subsets(total, m, draws, seed, stream)
     positions = positions.astype(np.int32)  # (half the memory kept)
     positions.flags.writeable = False
     return positions
@@ -247,7 +251,7 @@ def bm_permutation(
     threshold = observed * (1.0 - 1e-9)
     tied = pooled.count.size < total  # the data have ties: the arrangements' T fall on few values
     if math.lgamma(total + 1) - math.lgamma(m + 1) - math.lgamma(total - m + 1) <= math.log(EXACT) + 1e-9:
-        reference = _reference(pooled, m, 0, 0, 0)
+        reference = _reference(pooled, m, EVERY, 0, 0)
         hits = int(np.count_nonzero(reference >= threshold))
         p = (hits - _half_at(reference, observed, tied)) / reference.size
         return PermutationTest(observed, min(1.0, p), np.sort(reference)[::-1], True)
@@ -342,7 +346,7 @@ def _untied_critical(total: int, m: int, alpha: float, seed: int) -> float:
 
 def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:
     if _log_arrangements(pooled.total, m) <= math.log(EXACT) + 1e-9:
-        reference, exact = _reference(pooled, m, 0, 0, 0), True
+        reference, exact = _reference(pooled, m, EVERY, 0, 0), True
     else:
         first, most = draws_for(alpha)
         drawn = [_reference(pooled, m, count, seed, stream) for count, stream in ((first, 1), (most - first, 2))]
