@@ -31,7 +31,7 @@ def measure_levels(steps: dict[int, float], rng: np.random.Generator):
 
 def test_a_commit_measured_in_a_slow_spell_is_cleared_by_fresh_runs_and_the_culprit_found():
     found = 0
-    for trial in range(10):
+    for trial in range(6):
         rng = np.random.default_rng([7, trial])
         search = spelled(23, 9, 1.4, rng)
         outcome = simulate(search, measure_levels({9: 9.0}, rng))
@@ -39,7 +39,7 @@ def test_a_commit_measured_in_a_slow_spell_is_cleared_by_fresh_runs_and_the_culp
         assert outcome.status != "several" and 21 in search.several_from
         assert len(search.fresh_values(21, search.several_from[21])) >= several.FRESH_MIN_RUNS
         found += outcome.status == "found" and outcome.culprit == 9
-    assert found == 10
+    assert found == 6
 
 
 def test_without_the_fresh_runs_the_slow_spell_was_called_a_second_change():
@@ -53,7 +53,7 @@ def test_without_the_fresh_runs_the_slow_spell_was_called_a_second_change():
 
 def test_a_true_second_level_is_confirmed_on_fresh_interleaved_runs():
     named = 0
-    for trial in range(6):
+    for trial in range(4):
         rng = np.random.default_rng([8, trial])
         bisection = Bisection(32, confidence=0.95, budget=400, overrun=0.5)
         outcome = simulate(bisection, measure_levels({6: 0.04, 22: 0.04}, rng))
@@ -64,7 +64,7 @@ def test_a_true_second_level_is_confirmed_on_fresh_interleaved_runs():
         fresh = [root.fresh_values(c, start) for c in (0, outcome.intermediate, 32)]
         assert min(map(len, fresh)) >= several.FRESH_MIN_RUNS and several.judge(*fresh) is not False
         named += any(step.culprit in (6, 22) for step in outcome.steps)
-    assert named >= 3
+    assert named >= 2
 
 
 def test_the_fresh_batch_interleaves_the_commit_with_both_ends():
