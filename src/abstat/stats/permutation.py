@@ -38,6 +38,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
+
 EXACT = 20_000  # enumerate the arrangements up to this many
 DRAWS = 10_000  # else draw at least this many (more for small alpha)
 _MASK = (1 << 64) - 1
@@ -210,9 +212,12 @@ class PermutationTest:
     p_value: float
     reference: np.ndarray  # |T*| of the arrangements, descending
     exact: bool
+    weights: np.ndarray | None = None  # the tables' probabilities, when ``reference`` is per table of counts
 
     def critical(self, alpha: float) -> float:
-        """The largest ``|T|`` still accepted at level ``alpha`` (inf: every value is)."""
+        """The largest ``|T|`` still accepted at level ``alpha`` (inf: every value is); arrangements only."""
+        if self.weights is not None:
+            raise ValueError("the critical value of a law of tables is not defined here")
         size = self.reference.size
         k = math.ceil(alpha * (size + (0 if self.exact else 1)) - 1e-9) - (0 if self.exact else 1)
         if k <= 0:
@@ -238,7 +243,10 @@ def bm_permutation(
     not.  Drawn arrangements come in two batches: when the first puts the
     p-value at ``2 alpha`` or above (no level up to ``alpha``, Holm's
     included, can reject then) the second is not drawn (Besag & Clifford's
-    sequential p-value, ``hits / draws``)."""
+    sequential p-value, ``hits / draws``).  Tied data with more arrangements
+    than :data:`EXACT` but at most :data:`~abstat.stats.permutation_tables.TABLES_MAX`
+    tables of counts per level take the exact law of the tables instead
+    (:mod:`abstat.stats.permutation_tables`; issue 34, session 12)."""
     pooled = pooled_levels(x, y)
     small = np.sort(x if x.size <= y.size else y)
     factors = inflate if x.size <= y.size else (inflate[1], inflate[0])
@@ -255,6 +263,13 @@ def bm_permutation(
         hits = int(np.count_nonzero(reference >= threshold))
         p = (hits - _half_at(reference, observed, tied)) / reference.size
         return PermutationTest(observed, min(1.0, p), np.sort(reference)[::-1], True)
+    if tied and count_tables(pooled.count, m) <= TABLES_MAX:  # few tables of counts per level: their exact law
+        positions, weights = tables(pooled.count, pooled.below, m)
+        reference = np.abs(statistics(pooled, positions))
+        order = np.argsort(reference, kind="stable")[::-1]
+        floor = math.exp(math.log(2.0) - _log_arrangements(total, m))  # as the drawn tail's (:func:`beyond`)
+        p = max(mid_p(reference, weights, observed), floor)
+        return PermutationTest(observed, p, reference[order], True, weights[order])
     first, most = draws_for(alpha)
     reference = _reference(pooled, m, first, seed, 1)
     hits = int(np.count_nonzero(reference >= threshold))
