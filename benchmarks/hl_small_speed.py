@@ -23,9 +23,9 @@ import argparse
 import math
 import os
 import sys
-import time
 
 import numpy as np
+from permutation_speed import cpu_per_call, grid_pair  # benchmarks/: the same grid data and CPU clock
 
 TARGET = 5.0
 SHAPES = (("ar1", (100.0, 100.0), 2.1), ("normal", (1.0, 1.0), 2.1), ("grid", (1.0, 1.0), 2.1), ("t", (1.0, 1.0), None))
@@ -34,15 +34,7 @@ SHAPES = (("ar1", (100.0, 100.0), 2.1), ("normal", (1.0, 1.0), 2.1), ("grid", (1
 def pair(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     if shape != "grid":
         return rng.normal(1000.0, 10.0, n), rng.normal(1003.0, 10.0, n)
-    x, y = (20.0 * np.round(rng.normal(c, 15.0, n) / 20.0) for c in (450.0, 455.0))
-    return x + 2000.0 * (rng.random(n) < 0.05), y + 2000.0 * (rng.random(n) < 0.05)
-
-
-def cpu_per_call(calls: list) -> float:
-    start = time.process_time()
-    for call in calls:
-        call()
-    return (time.process_time() - start) / len(calls)
+    return grid_pair(n, rng)
 
 
 def main() -> int:

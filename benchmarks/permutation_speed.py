@@ -30,11 +30,16 @@ import numpy as np
 TARGET = 20.0
 
 
+def grid_pair(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """TSC-like values on a grid of 20 around 450 and 455 cycles, 5% of them interrupted (+2000)."""
+    x, y = (20.0 * np.round(rng.normal(c, 15.0, n) / 20.0) for c in (450.0, 455.0))
+    return x + 2000.0 * (rng.random(n) < 0.05), y + 2000.0 * (rng.random(n) < 0.05)
+
+
 def pair(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     if shape == "normal":
         return rng.normal(1000.0, 10.0, n), rng.normal(1005.0, 10.0, n)
-    x, y = (20.0 * np.round(rng.normal(c, 15.0, n) / 20.0) for c in (450.0, 455.0))
-    return x + 2000.0 * (rng.random(n) < 0.05), y + 2000.0 * (rng.random(n) < 0.05)
+    return grid_pair(n, rng)
 
 
 def cpu_per_call(calls: list) -> float:
