@@ -20,12 +20,11 @@ Target (ar1, 15 against 15): <= 5x the anchor (before the wave-15 speed work: 9-
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 
 import numpy as np
-from permutation_speed import cpu_per_call, grid_pair  # benchmarks/: the same grid data and CPU clock
+from permutation_speed import cpu_per_call, grid_pair, print_growth  # benchmarks/: the same grid data and CPU clock
 
 TARGET = 5.0
 SHAPES = (("ar1", (100.0, 100.0), 2.1), ("normal", (1.0, 1.0), 2.1), ("grid", (1.0, 1.0), 2.1), ("t", (1.0, 1.0), None))
@@ -65,9 +64,7 @@ def main() -> int:
             growth.setdefault(shape, []).append(ours)
             if shape == "ar1" and n == 15:
                 worst = ours / anchor
-    for shape, times in growth.items():
-        exponent = math.log(times[-1] / times[0]) / math.log(sizes[-1] / sizes[0])
-        print(f"growth exponent {shape}, n {sizes[0]} to {sizes[-1]}: {exponent:.2f}")
+    print_growth(growth, sizes)
     if 15 in sizes:
         print(f"ar1 15 v 15: {worst:.1f}x the anchor (target <= {TARGET:.0f}x)")
         return 0 if worst <= TARGET else 1
