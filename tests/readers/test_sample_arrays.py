@@ -6,6 +6,7 @@ between numpy's parser and the exact reader, and through the command line."""
 from __future__ import annotations
 
 import gzip
+import os
 import random
 
 import numpy as np
@@ -13,6 +14,7 @@ import pytest
 from support.cli import run_abstat as abstat
 
 from abstat.errors import InputError
+from abstat.readers import decimals
 from abstat.readers.decimals import plain_array, read_sample_array
 from abstat.readers.text import read_samples
 
@@ -71,19 +73,24 @@ def _random_file(rng: random.Random) -> bytes:
     return (text + end if rng.random() < 0.8 else text).encode()
 
 
-def test_random_files_read_bit_for_bit_as_read_samples(tmp_path) -> None:
+def test_random_files_read_bit_for_bit_as_read_samples(tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(decimals, "LOADTXT_FROM", 0)  # loadtxt's path for small files too
     rng = random.Random(42)
     path = tmp_path / "s.txt"
-    numpy_read = 0
+    numpy_read = loaded = 0
     for _ in range(600):
         data = _random_file(rng)
         path.write_bytes(data)
         fast = read_sample_array(str(path))
         assert isinstance(fast, np.ndarray) and fast.dtype == np.float64
+        loaded += decimals._loaded(str(path), data, os.stat(path)) is not None
         outcome = _outcome(read_samples, path)
-        assert ("values", _bits(fast)) == outcome, data[:200]
-        numpy_read += plain_array(data) is not None
-    assert numpy_read > 400  # numpy's parser was exercised, not only declined ("1e-400" and "+0.0" keep it)
+        assert ("values", _bits(fast)) == outcome, data[:200]  # a file: numpy.loadtxt's reader
+        parsed = plain_array(data)  # its bytes (standard input): numpy.fromstring
+        if parsed is not None:
+            numpy_read += 1
+            assert ("values", _bits(parsed)) == outcome, data[:200]
+    assert loaded > 400 and numpy_read > 400  # both numpy parsers were exercised, not only declined
 
 
 @pytest.mark.parametrize("width", [1, 2, 5, 10, 14, 15, 16, 19])
