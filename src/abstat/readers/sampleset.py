@@ -56,7 +56,7 @@ class SampleSet:
         for one run, nested for several)."""
         if self.summary is not None:
             return self.summary
-        runs = [list(run) for run in self.runs if run]
+        runs = [run if hasattr(run, "dtype") else list(run) for run in self.runs if len(run)]  # arrays stay
         return runs[0] if len(runs) == 1 else runs
 
 

@@ -40,7 +40,7 @@ class VariantData:
     """
 
     name: str
-    runs: list[list[float]] | None = None
+    runs: list[Any] | None = None  # runs of floats: lists, or float64 arrays (parse_variant_spec's arrays)
     summary: Summary | None = None
     sources: list[str] = field(default_factory=list)
     warnings: list[Any] = field(default_factory=list)  # about the data (a stored variant's mixed commands)
@@ -60,7 +60,11 @@ class VariantData:
         return self.runs if self.nested else self.runs[0]
 
 
-def _read(path: str, column: int, delimiters: str | None) -> list[float]:
+def _read(path: str, column: int, delimiters: str | None, arrays: bool = False) -> Any:
+    if arrays:  # the values read_samples gives, as a float64 array (numpy's parser where it agrees)
+        from abstat.readers.decimals import read_sample_array
+
+        return read_sample_array(path, column=column, delimiters=delimiters)
     from abstat.readers.text import read_samples
 
     return read_samples(path, column=column, delimiters=delimiters)
@@ -103,7 +107,9 @@ def parse_variant_spec(
     store: str | None = None,
     metric: str = "wall",
     where: Mapping[str, Any] | None = None,
+    arrays: bool = False,
 ) -> VariantData:
+    """One input; with ``arrays``, a plain file's values come as a float64 array."""
     name, value = _name_and_value(arg)
     if looks_like_summary(value) and not os.path.exists(value):
         return VariantData(name, summary=parse_summary(value, source=arg), sources=[value])
@@ -114,7 +120,7 @@ def parse_variant_spec(
     if runs is not None:
         return _from_store(name, value, runs, store, metric, where)
     _refuse_missing_reference(value, store)
-    return VariantData(name, runs=[_read(value, column, delimiters)], sources=[value])
+    return VariantData(name, runs=[_read(value, column, delimiters, arrays)], sources=[value])
 
 
 def _saved_baseline(value: str, store: str | None) -> str:
@@ -180,6 +186,7 @@ def parse_variant_specs(
     store: str | None = None,
     metric: str = "wall",
     where: Mapping[str, Any] | None = None,
+    arrays: bool = False,
 ) -> dict[str, VariantData]:
     """Parse every argument; the order is kept (the first is the baseline).
 
@@ -189,7 +196,9 @@ def parse_variant_specs(
     if sum(1 for arg in args if arg == "-" or arg.endswith("=-")) > 1:
         raise UsageError("standard input ('-') can be read only once")
     for arg in args:
-        variant = parse_variant_spec(arg, column=column, delimiters=delimiters, store=store, metric=metric, where=where)
+        variant = parse_variant_spec(
+            arg, column=column, delimiters=delimiters, store=store, metric=metric, where=where, arrays=arrays
+        )
         if variant.name in variants:
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant

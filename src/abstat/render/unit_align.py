@@ -76,8 +76,14 @@ def _centre(side: Side) -> float | None:
     runs = [run for run in side.runs or [] if len(run)]
     if not runs:
         return None
-    with np.errstate(all="ignore"):  # two middle values near the float maximum: an infinite centre, no warning
-        centre = float(np.median(np.abs(np.concatenate([np.asarray(run, dtype=float) for run in runs]))))
+    values = np.abs(np.concatenate([np.asarray(run, dtype=float) for run in runs]))
+    half = values.size // 2  # np.median's value by partition: np.median imports numpy.ma (7 ms of start-up)
+    if values.size % 2:
+        centre = float(np.partition(values, half)[half])
+    else:
+        part = np.partition(values, [half - 1, half])
+        with np.errstate(all="ignore"):  # two middle values near the float maximum: an infinite centre, no warning
+            centre = float((part[half - 1] + part[half]) / 2)
     return centre if centre > 0 and math.isfinite(centre) else None
 
 

@@ -209,7 +209,7 @@ def cell_centre(runs: Sequence[Sequence[float]], center: str, outliers: str) -> 
     A comparison then replaces them with the centres it agreed (:func:`abstat.report.matrix._agree`)."""
     from abstat.comparison.estimands import centre_of
 
-    groups = [list(run) for run in runs if len(run)]
+    groups = [run if hasattr(run, "dtype") else list(run) for run in runs if len(run)]  # arrays stay arrays
     quick = small_median(groups, center, outliers)
     if quick is not None:
         return quick, "median", len(groups[0]), 0

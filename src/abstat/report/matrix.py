@@ -372,7 +372,7 @@ def one_row_report(
     sets = [
         SampleSet(
             labels={"variant": name},
-            runs=[list(run) for run in variant.runs or []],
+            runs=[run if hasattr(run, "dtype") else list(run) for run in variant.runs or []],  # arrays stay
             summary=variant.summary,
             invocations=list(getattr(variant, "invocations", None) or []),
         )

@@ -44,6 +44,7 @@ def main(argv: list[str]) -> int:
         store=args.store,
         metric=args.metric,
         where=parse_where_args(args.where),
+        arrays=True,  # plain files as float64 arrays: no list of 10^6 floats converted again and again (issue 42)
     )
     from abstat.render.unit_align import align, variant_sides
     from abstat.report.matrix import one_row_report
