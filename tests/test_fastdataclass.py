@@ -245,18 +245,27 @@ def made(classes: dict[str, Any], name: str, args: tuple[Any, ...], kwargs: dict
     return (repr(value), dataclasses.astuple(value))
 
 
-def test_init_as_the_standard_library_s():
-    """Signatures, annotations, errors and values of ``__init__`` as the standard library's, however it is
-    first reached (an instance, ``inspect.signature``, ``cls.__init__``, a subclass's ``super().__init__``)."""
+@pytest.mark.parametrize("interpreted", [16, 0], ids=["interpreted", "compiled"])
+def test_init_as_the_standard_library_s(interpreted, monkeypatch):
+    """Signatures, annotations, defaults, errors and values of ``__init__`` as the standard library's, interpreted
+    (a class's first instances) or compiled (after them, or when ``cls.__init__`` is looked up)."""
     import inspect
+
+    monkeypatch.setattr(fastdataclass, "INTERPRETED_CALLS", interpreted)
 
     seen = []
     for decorate in (OURS, STDLIB):
         classes = {k: v for part in shapes(decorate) for k, v in part.items()}
-        signatures = {name: str(inspect.signature(cls)) for name, cls in classes.items() if name != "Frozen"}
         calls = [made(classes, *call) for call in CALLS]
-        init = classes["Frozen"].__init__
-        signatures["Frozen"] = (init.__qualname__, str(inspect.signature(init)), init.__annotations__)
+        held = {name: vars(cls)["__init__"] for name, cls in classes.items()}
+        if decorate is OURS and fastdataclass._DEFER:  # the interpreted ones made those instances
+            assert all(isinstance(h, fastdataclass._LazyInit) == (interpreted > 0) for h in held.values())
+        inits = {name: getattr(h, "interpreted", h) for name, h in held.items()}
+        signatures = {
+            name: (f.__qualname__, str(inspect.signature(f)), f.__annotations__, f.__defaults__, f.__kwdefaults__)
+            for name, f in inits.items()
+        }
+        signatures["classes"] = {name: str(inspect.signature(cls)) for name, cls in classes.items()}
         params = {name: repr(cls.__dataclass_params__) for name, cls in classes.items()}
         seen.append((signatures, calls, params))
     assert seen[0] == seen[1]
@@ -264,7 +273,9 @@ def test_init_as_the_standard_library_s():
     assert seen[0][1][11][1] == (3, 15)
 
 
-def test_frozen_as_the_standard_library_s():
+@pytest.mark.parametrize("calls", [16, 0], ids=["interpreted", "compiled"])
+def test_frozen_as_the_standard_library_s(calls, monkeypatch):
+    monkeypatch.setattr(fastdataclass, "INTERPRETED_CALLS", calls)
     seen = []
     for decorate in (OURS, STDLIB):
         frozen = shapes(decorate)[0]["Frozen"]
@@ -291,9 +302,11 @@ def test_frozen_as_the_standard_library_s():
     assert seen[0][0] == "FrozenInstanceError: cannot assign to field 'a'"
 
 
-def test_inheritance_of_init_and_frozen():
+@pytest.mark.parametrize("calls", [16, 0], ids=["interpreted", "compiled"])
+def test_inheritance_of_init_and_frozen(calls, monkeypatch):
     """Subclasses (dataclasses or not) of a class whose ``__init__`` was not yet looked up, and the
     standard library's errors on mixing frozen and mutable dataclasses, at definition."""
+    monkeypatch.setattr(fastdataclass, "INTERPRETED_CALLS", calls)
     seen = []
     for decorate in (OURS, STDLIB):
         outcomes: list[Any] = []
@@ -345,11 +358,12 @@ def test_inheritance_of_init_and_frozen():
 
 @pytest.mark.skipif(not fastdataclass._DEFER, reason="Python 3.13 compiles a class's methods in one go")
 def test_a_class_defined_compiles_nothing_until_made():
-    """The start-up saving itself: defining a frozen and a plain class compiles no source; the first
-    instance compiles its ``__init__`` once (audit events, in a fresh interpreter)."""
+    """The start-up saving itself: defining a frozen and a plain class compiles no source, nor do their first
+    instances; the one after ``INTERPRETED_CALLS`` compiles its ``__init__`` (audit events, in a fresh
+    interpreter)."""
     code = """if True:
         import sys
-        from abstat.fastdataclass import dataclass
+        from abstat.fastdataclass import INTERPRETED_CALLS, dataclass
         seen = []
         sys.addaudithook(lambda event, args: seen.append(event) if event == "compile" else None)
         @dataclass(frozen=True)
@@ -360,8 +374,10 @@ def test_a_class_defined_compiles_nothing_until_made():
         class B:
             a: int
         defined = len(seen)
-        A(1), A(2), B(3)
-        print(defined, len(seen))
+        values = [A(n) for n in range(INTERPRETED_CALLS)] + [B(3)]
+        made = len(seen)
+        A(-1)
+        print(defined, made, len(seen), values[-2] == A(INTERPRETED_CALLS - 1))
     """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["0", "2"]
+    assert done.stdout.split() == ["0", "0", "1", "True"]

@@ -27,6 +27,7 @@ import dataclasses
 import sys
 from dataclasses import field
 from _thread import get_ident
+from types import FunctionType
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -181,11 +182,16 @@ def _frozen_delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str
     return __delattr__
 
 
-class _LazyInit:
-    """A dataclass's ``__init__`` until it is first looked up: then the standard library's, compiled by
-    its own code from what it would have been given at the class's definition, and set on the class."""
+# A class's first instances are made by an __init__ that is not compiled (below); then the standard library's
+INTERPRETED_CALLS = 16
 
-    __slots__ = ("cls", "arguments")
+
+class _LazyInit:
+    """A dataclass's ``__init__`` until it is compiled: the standard library's, compiled by its own code from
+    what it would have been given at the class's definition, once the class has made ``INTERPRETED_CALLS``
+    instances or ``cls.__init__`` is looked up (``inspect.signature``); until then :func:`_interpreted`'s."""
+
+    __slots__ = ("cls", "arguments", "interpreted", "calls")
 
     def __init__(self, cls: type, frozen: bool, slots: bool) -> None:
         fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
@@ -195,15 +201,102 @@ class _LazyInit:
         _check_order(std)  # the standard library's error at the class's definition, not at its first instance
         module = sys.modules.get(cls.__module__)
         self_name = "__dataclass_self__" if "self" in fields else "self"
-        self.cls = cls
+        self.cls, self.calls = cls, 0
+        self.interpreted: Any = None
+        if any(f._field_type is dataclasses._FIELD_INITVAR and not f.init for f in in_init):  # type: ignore[attr-defined]
+            self.calls = INTERPRETED_CALLS  # its __post_init__ call names a variable the parameters lack: compiled
         post_init = hasattr(cls, "__post_init__")
         self.arguments = (in_init, std, kw_only, frozen, post_init, self_name, vars(module) if module else {}, slots)
 
     def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        self.calls += 1
+        if obj is not None and self.calls <= INTERPRETED_CALLS:
+            if self.interpreted is None:
+                self.interpreted = _interpreted(self.cls, *self.arguments)
+            return self.interpreted.__get__(obj, owner)
         init = dataclasses._init_fn(*self.arguments)  # type: ignore[attr-defined]
         init.__qualname__ = f"{self.cls.__qualname__}.__init__"
         self.cls.__init__ = init  # type: ignore[misc]
         return init.__get__(obj, owner)
+
+
+def _template(self: Any) -> None:
+    _assign(self, locals())  # type: ignore[name-defined] # noqa: F821 -- the function's own globals
+
+
+def _interpreted(
+    cls: type,
+    fields: list[Any],
+    std: tuple[Any, ...],
+    kw_only: tuple[Any, ...],
+    frozen: bool,
+    post_init: bool,
+    self_name: str,
+    module: dict[str, Any],
+    slots: bool,
+) -> Any:
+    """An ``__init__`` with the standard library's parameters (names, defaults, annotations: the same
+    signature and the same errors for a wrong call, which Python words from the code object) whose body
+    runs the assignments its would, in its order, without compiling: ``_template``'s code renamed."""
+    names = tuple(f.name for f in (*std, *kw_only))
+    code = _template.__code__.replace(
+        co_argcount=1 + len(std),
+        co_kwonlyargcount=len(kw_only),
+        co_nlocals=1 + len(names),
+        co_varnames=(self_name, *names),
+        co_name="__init__",
+    )
+    steps, setter = _steps(fields, slots), object.__setattr__ if frozen else setattr
+    init_vars = tuple(f.name for f in fields if f._field_type is dataclasses._FIELD_INITVAR)  # type: ignore[attr-defined]
+
+    def _assign(self: Any, values: dict[str, Any]) -> None:
+        for name, kind, extra in steps:
+            value = values[name] if kind <= _ARGUMENT_OR_FACTORY else extra
+            if kind == _FACTORY or (kind == _ARGUMENT_OR_FACTORY and value is dataclasses._HAS_DEFAULT_FACTORY):  # type: ignore[attr-defined]
+                value = extra()
+            setter(self, name, value)
+        if post_init:
+            self.__post_init__(*[values[name] for name in init_vars])
+
+    globals_ = {"__name__": module.get("__name__"), "__builtins__": __builtins__, "_assign": _assign}
+    function = FunctionType(code, globals_, "__init__", _defaults(std))
+    function.__kwdefaults__ = {f.name: _default(f) for f in kw_only if _default(f) is not _NONE} or None
+    function.__annotations__ = {**{f.name: f.type for f in (*std, *kw_only)}, "return": None}
+    function.__qualname__ = f"{cls.__qualname__}.__init__"
+    return function
+
+
+_ARGUMENT, _ARGUMENT_OR_FACTORY, _FACTORY, _VALUE = range(4)
+_NONE = object()
+
+
+def _steps(fields: list[Any], slots: bool) -> list[tuple[str, int, Any]]:
+    """(field, how its value is had, the factory or value) for each assignment of the standard library's
+    ``__init__`` (``dataclasses._field_init``), in its order."""
+    steps = []
+    for f in fields:
+        if f.default_factory is not dataclasses.MISSING:
+            step = (f.name, _ARGUMENT_OR_FACTORY if f.init else _FACTORY, f.default_factory)
+        elif f.init:
+            step = (f.name, _ARGUMENT, None)
+        elif slots and f.default is not dataclasses.MISSING:
+            step = (f.name, _VALUE, f.default)
+        else:
+            continue
+        if f._field_type is not dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]
+            steps.append(step)
+    return steps
+
+
+def _default(f: Any) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return dataclasses._HAS_DEFAULT_FACTORY if f.default_factory is not dataclasses.MISSING else _NONE  # type: ignore[attr-defined]
+
+
+def _defaults(std: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    defaults = tuple(d for d in map(_default, std) if d is not _NONE)  # trailing: the order was checked
+    return defaults or None
 
 
 def _check_order(std: tuple[dataclasses.Field[Any], ...]) -> None:
