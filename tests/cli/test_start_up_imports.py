@@ -5,6 +5,7 @@ regress silently otherwise."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -88,3 +89,32 @@ def test_compare_compiles_only_the_dataclasses_it_makes(tmp_path):
     status, made, methods, classes, lazy = run.stdout.splitlines()[-1].split(" ", 4)[:5]
     assert status == "0" and methods in ("[]", "['__init__']"), run.stdout
     assert int(made) + int(lazy) <= int(classes) and int(lazy) >= 20, run.stdout
+
+
+NO_CATALOGUES = not os.path.isdir(os.path.join(sys.base_prefix, "share", "locale"))
+
+
+@pytest.mark.skipif(not NO_CATALOGUES, reason="gettext's default folder exists: argparse gets gettext itself")
+def test_compare_imports_no_gettext_nor_locale(tmp_path):
+    assert _under(_imported(tmp_path, "compare", "a", "b"), ("gettext", "locale")) == []
+
+
+@pytest.mark.skipif(not NO_CATALOGUES, reason="gettext's default folder exists: argparse gets gettext itself")
+def test_argparse_s_translations_are_gettext_s():
+    """Without gettext imported the stub returns the message (gettext's answer without a catalogue) and
+    ngettext's plural rule; once gettext is imported (catalogues could then be bound) it is gettext's."""
+    code = """if True:
+        import sys
+        from abstat import cli
+        cli._argparse_without_gettext()
+        import argparse
+        alone = (argparse._("usage: "), argparse.ngettext("a", "as", 1), argparse.ngettext("a", "as", 2))
+        stubbed = argparse._ is cli._gettext, "gettext" in sys.modules
+        import gettext
+        gettext.gettext = lambda message: "T:" + message
+        gettext.ngettext = lambda singular, plural, n: f"T{n}:" + singular
+        print(alone, stubbed, argparse._("usage: "), argparse.ngettext("a", "as", 2))
+    """
+    run = subprocess.run([sys.executable, "-c", code], env=environment(), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "('usage: ', 'a', 'as') (True, False) T:usage:  T2:a"
