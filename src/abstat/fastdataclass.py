@@ -12,12 +12,14 @@ are equal (as tuples before Python 3.13, field by field since), ``__hash__`` set
 One difference: a class without a doc string keeps none (the standard library writes its
 signature there, which ``help()`` shows anyway).  Options it does not speed up (``order``,
 ``unsafe_hash``) go to the standard library whole.
-On Python 3.10-3.12 (whose ``dataclasses`` compile each method apart) two more compilations are
-spared: a frozen class's ``__setattr__``/``__delattr__`` are closures with the standard library's
+On Python 3.10-3.12 (whose ``dataclasses`` compile each method apart) nothing is compiled at
+definition: a frozen class's ``__setattr__``/``__delattr__`` are closures with the standard library's
 behaviour (a class without slots nor dataclass bases; the others go to the standard library as
-frozen), and ``__init__`` is compiled by the standard library's own code the first time it is looked up
-(an instance made, ``inspect.signature``, ``cls.__init__``): a class never made on a path costs no
-compilation there.  Until then ``cls.__dict__["__init__"]`` holds the object that compiles it.
+frozen), and ``__init__`` makes a class's first ``INTERPRETED_CALLS`` instances without compiling (a
+code object of the standard library's parameters: the same signature, defaults, annotations and errors
+for a wrong call; the same assignments, factories and ``__post_init__`` call in its order), then is
+compiled by the standard library's own code (``dataclasses._init_fn``), as it is when ``cls.__init__``
+is looked up.  Until then ``cls.__dict__["__init__"]`` holds the object that does this.
 ``tests/test_fastdataclass.py`` holds the two side by side.
 """
 
