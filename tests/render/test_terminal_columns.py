@@ -22,7 +22,9 @@ SRC = paths.SRC
 NAMES = ["plain", "測試", "ベンチマーク-ipi", "cafe\u0301-x", "ｆｕｌｌ", "e\u0301\u0301\u0301", "Ünïcödé"]
 
 
-@pytest.mark.parametrize("text", NAMES + ["", "中文 and ascii", "\u00ad", "\u200b", "".join(sorted(ONE_COLUMN)), "1 µs → 2 µs"])
+@pytest.mark.parametrize(
+    "text", NAMES + ["", "中文 and ascii", "\u00ad", "\u200b", "".join(sorted(ONE_COLUMN)), "1 µs → 2 µs"]
+)
 def test_columns_agree_with_richs_cell_table(text):
     assert columns(text) == cell_len(text)
     assert cell_len(ljust(text, 20)) == 20 and cell_len(rjust(text, 20)) == 20
