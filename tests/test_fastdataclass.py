@@ -210,7 +210,9 @@ def shapes(decorate: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     class Empty:
         pass
 
-    return {"Frozen": Frozen, "KeywordOnly": KeywordOnly, "Mixed": Mixed, "PostInit": PostInit}, {
+    wide = {f"f{i}": i for i in range(15, 30)}  # 30 fields, the last 15 with defaults
+    Wide = decorate(type("Wide", (), {"__annotations__": {f"f{i}": "int" for i in range(30)}, **wide}))
+    return {"Frozen": Frozen, "KeywordOnly": KeywordOnly, "Mixed": Mixed, "PostInit": PostInit, "Wide": Wide}, {
         "Slotted": Slotted,
         "Empty": Empty,
     }
@@ -234,6 +236,9 @@ CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("Slotted", (), {"self": 7}),
     ("Empty", (), {}),
     ("Empty", (1,), {}),
+    ("Wide", tuple(range(100, 115)), {}),
+    ("Wide", tuple(range(100, 131)), {}),
+    ("Wide", tuple(range(100, 120)), {"f29": -1, "f25": -2}),
 ]
 
 
