@@ -10,8 +10,9 @@ ratio to the anchor, and the modules of ``-X importtime`` the command must not i
     abstat --help                         anchor python -I -S -c pass       printed (imports no numpy)
 
 Forbidden imports: on the compare path numpy.random, numpy.ma, scipy, sqlite3 and the store (a
-file comparison reads no store); on ministat's, numpy too (the ministat path is the standard
-library's).  The load average is printed with each figure: quote the ratios.
+file comparison reads no store), and the modules of options not given (--where, --fail-on, CI
+formats); on ministat's, numpy, argparse and dataclasses too (the ministat path is the standard
+library's, its grammar its own).  The load average is printed with each figure: quote the ratios.
 
     python benchmarks/startup.py [--reps 21] [--against OTHER/src]
 
@@ -46,8 +47,11 @@ COMPARE_FORBIDDEN = (
     "glob",
     "csv",
     "html",
+    "abstat.cli.commands.where",  # --where only
+    "abstat.report.gate",  # --fail-on only
+    "abstat.render.ci_formats",  # --format github/gitlab only
 )
-MINISTAT_FORBIDDEN = ("numpy", *COMPARE_FORBIDDEN)
+MINISTAT_FORBIDDEN = ("numpy", "argparse", "dataclasses", *COMPARE_FORBIDDEN)
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:

@@ -12,6 +12,14 @@ are equal (as tuples before Python 3.13, field by field since), ``__hash__`` set
 One difference: a class without a doc string keeps none (the standard library writes its
 signature there, which ``help()`` shows anyway).  Options it does not speed up (``order``,
 ``unsafe_hash``) go to the standard library whole.
+On Python 3.10-3.12 (whose ``dataclasses`` compile each method apart) nothing is compiled at
+definition: a frozen class's ``__setattr__``/``__delattr__`` are closures with the standard library's
+behaviour (a class without slots nor dataclass bases; the others go to the standard library as
+frozen), and ``__init__`` makes a class's first ``INTERPRETED_CALLS`` instances without compiling (a
+code object of the standard library's parameters: the same signature, defaults, annotations and errors
+for a wrong call; the same assignments, factories and ``__post_init__`` call in its order), then is
+compiled by the standard library's own code (``dataclasses._init_fn``), as it is when ``cls.__init__``
+is looked up.  Until then ``cls.__dict__["__init__"]`` holds the object that does this.
 ``tests/test_fastdataclass.py`` holds the two side by side.
 """
 
@@ -21,10 +29,15 @@ import dataclasses
 import sys
 from dataclasses import field
 from _thread import get_ident
+from types import FunctionType
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 __all__ = ["dataclass", "field"]
+
+# dataclasses._init_fn(fields, std_fields, kw_only_fields, frozen, has_post_init, self_name, globals, slots):
+# this signature and one compilation per method from 3.10 to 3.12 (3.13 compiles a class's methods at once)
+_DEFER = (3, 10) <= sys.version_info < (3, 13) and hasattr(dataclasses, "_init_fn")
 
 
 def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -106,10 +119,15 @@ def _process(cls: type, options: dict[str, Any]) -> type:
     undocumented = not cls.__doc__
     if undocumented:  # else the standard library writes the signature there (inspect.signature: 0.05-0.2 ms)
         cls.__doc__ = "-"
-    cls = dataclasses.dataclass(cls, repr=False, eq=False, **options)
+    deferred = _deferred(cls, options)
+    cls = dataclasses.dataclass(cls, repr=False, eq=False, **{**options, **deferred})
     if undocumented:
         cls.__doc__ = None
     fields = dataclasses.fields(cls)
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    params.repr, params.eq = want_repr, want_eq  # as given, though this decorator makes those methods
+    if deferred:
+        _finish_deferred(cls, fields, deferred, bool(options.get("slots")))
     if want_repr:
         _set_new(cls, "__repr__", _repr_fn(tuple(f.name for f in fields if f.repr)))
     if want_eq:
@@ -117,6 +135,179 @@ def _process(cls: type, options: dict[str, Any]) -> type:
         if not explicit_hash:
             _set_hash(cls, fields, bool(options.get("frozen")))
     return cls
+
+
+def _deferred(cls: type, options: dict[str, Any]) -> dict[str, bool]:
+    """The options this decorator does itself instead of the standard library (``init``, ``frozen``:
+    given as False to it), as given."""
+    if not _DEFER:
+        return {}
+    deferred = {}
+    if options.get("init", True) and "__init__" not in cls.__dict__:
+        deferred["init"] = False
+    own_methods = "__setattr__" in cls.__dict__ or "__delattr__" in cls.__dict__  # the standard library refuses
+    dataclass_bases = any("__dataclass_fields__" in base.__dict__ for base in cls.__mro__[1:])
+    if options.get("frozen") and not (options.get("slots") or own_methods or dataclass_bases):
+        deferred["frozen"] = False  # its checks of frozen bases are void without dataclass bases
+    return deferred
+
+
+def _finish_deferred(
+    cls: type, fields: tuple[dataclasses.Field[Any], ...], deferred: dict[str, bool], slots: bool
+) -> None:
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    if "frozen" in deferred:
+        params.frozen = True
+        names = frozenset(f.name for f in fields)
+        _set_new(cls, "__setattr__", _frozen_setattr(cls, names))
+        _set_new(cls, "__delattr__", _frozen_delattr(cls, names))
+    if "init" in deferred:
+        params.init = True
+        cls.__init__ = _LazyInit(cls, params.frozen, slots)  # type: ignore[misc]
+
+
+def _frozen_setattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str, Any], None]:
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    return __setattr__
+
+
+def _frozen_delattr(cls: type[Any], names: frozenset[str]) -> Callable[[Any, str], None]:
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is cls or name in names:
+            raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    return __delattr__
+
+
+# A class's first instances are made by an __init__ that is not compiled (below); then the standard library's
+INTERPRETED_CALLS = 16
+
+
+class _LazyInit:
+    """A dataclass's ``__init__`` until it is compiled: the standard library's, compiled by its own code from
+    what it would have been given at the class's definition, once the class has made ``INTERPRETED_CALLS``
+    instances or ``cls.__init__`` is looked up (``inspect.signature``); until then :func:`_interpreted`'s."""
+
+    __slots__ = ("cls", "arguments", "interpreted", "calls")
+
+    def __init__(self, cls: type, frozen: bool, slots: bool) -> None:
+        fields = cls.__dataclass_fields__  # type: ignore[attr-defined]
+        kinds = (dataclasses._FIELD, dataclasses._FIELD_INITVAR)  # type: ignore[attr-defined]
+        in_init = [f for f in fields.values() if f._field_type in kinds]
+        std, kw_only = dataclasses._fields_in_init_order(in_init)  # type: ignore[attr-defined]
+        _check_order(std)  # the standard library's error at the class's definition, not at its first instance
+        module = sys.modules.get(cls.__module__)
+        self_name = "__dataclass_self__" if "self" in fields else "self"
+        self.cls, self.calls = cls, 0
+        self.interpreted: Any = None
+        if any(f._field_type is dataclasses._FIELD_INITVAR and not f.init for f in in_init):  # type: ignore[attr-defined]
+            self.calls = INTERPRETED_CALLS  # its __post_init__ call names a variable the parameters lack: compiled
+        post_init = hasattr(cls, "__post_init__")
+        self.arguments = (in_init, std, kw_only, frozen, post_init, self_name, vars(module) if module else {}, slots)
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        self.calls += 1
+        if obj is not None and self.calls <= INTERPRETED_CALLS:
+            if self.interpreted is None:
+                self.interpreted = _interpreted(self.cls, *self.arguments)
+            return self.interpreted.__get__(obj, owner)
+        init = dataclasses._init_fn(*self.arguments)  # type: ignore[attr-defined]
+        init.__qualname__ = f"{self.cls.__qualname__}.__init__"
+        self.cls.__init__ = init  # type: ignore[misc]
+        return init.__get__(obj, owner)
+
+
+def _template(self: Any) -> None:
+    _assign(self, locals())  # type: ignore[name-defined] # noqa: F821 -- the function's own globals
+
+
+def _interpreted(
+    cls: type,
+    fields: list[Any],
+    std: tuple[Any, ...],
+    kw_only: tuple[Any, ...],
+    frozen: bool,
+    post_init: bool,
+    self_name: str,
+    module: dict[str, Any],
+    slots: bool,
+) -> Any:
+    """An ``__init__`` with the standard library's parameters (names, defaults, annotations: the same
+    signature and the same errors for a wrong call, which Python words from the code object) whose body
+    runs the assignments its would, in its order, without compiling: ``_template``'s code renamed."""
+    names = tuple(f.name for f in (*std, *kw_only))
+    code = _template.__code__.replace(
+        co_argcount=1 + len(std),
+        co_kwonlyargcount=len(kw_only),
+        co_nlocals=1 + len(names),
+        co_varnames=(self_name, *names),
+        co_name="__init__",
+    )
+    steps, setter = _steps(fields, slots), object.__setattr__ if frozen else setattr
+    init_vars = tuple(f.name for f in fields if f._field_type is dataclasses._FIELD_INITVAR)  # type: ignore[attr-defined]
+
+    def _assign(self: Any, values: dict[str, Any]) -> None:
+        for name, kind, extra in steps:
+            value = values[name] if kind <= _ARGUMENT_OR_FACTORY else extra
+            if kind == _FACTORY or (kind == _ARGUMENT_OR_FACTORY and value is dataclasses._HAS_DEFAULT_FACTORY):  # type: ignore[attr-defined]
+                value = extra()
+            setter(self, name, value)
+        if post_init:
+            self.__post_init__(*[values[name] for name in init_vars])
+
+    globals_ = {"__name__": module.get("__name__"), "__builtins__": __builtins__, "_assign": _assign}
+    function = FunctionType(code, globals_, "__init__", _defaults(std))
+    function.__kwdefaults__ = {f.name: _default(f) for f in kw_only if _default(f) is not _NONE} or None
+    function.__annotations__ = {**{f.name: f.type for f in (*std, *kw_only)}, "return": None}
+    function.__qualname__ = f"{cls.__qualname__}.__init__"
+    return function
+
+
+_ARGUMENT, _ARGUMENT_OR_FACTORY, _FACTORY, _VALUE = range(4)
+_NONE = object()
+
+
+def _steps(fields: list[Any], slots: bool) -> list[tuple[str, int, Any]]:
+    """(field, how its value is had, the factory or value) for each assignment of the standard library's
+    ``__init__`` (``dataclasses._field_init``), in its order."""
+    steps = []
+    for f in fields:
+        if f.default_factory is not dataclasses.MISSING:
+            step = (f.name, _ARGUMENT_OR_FACTORY if f.init else _FACTORY, f.default_factory)
+        elif f.init:
+            step = (f.name, _ARGUMENT, None)
+        elif slots and f.default is not dataclasses.MISSING:
+            step = (f.name, _VALUE, f.default)
+        else:
+            continue
+        if f._field_type is not dataclasses._FIELD_INITVAR:  # type: ignore[attr-defined]
+            steps.append(step)
+    return steps
+
+
+def _default(f: Any) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return dataclasses._HAS_DEFAULT_FACTORY if f.default_factory is not dataclasses.MISSING else _NONE  # type: ignore[attr-defined]
+
+
+def _defaults(std: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    defaults = tuple(d for d in map(_default, std) if d is not _NONE)  # trailing: the order was checked
+    return defaults or None
+
+
+def _check_order(std: tuple[dataclasses.Field[Any], ...]) -> None:
+    seen_default = False
+    for f in std:
+        if f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"non-default argument {f.name!r} follows default argument")
 
 
 def _set_hash(cls: type, fields: tuple[dataclasses.Field[Any], ...], frozen: bool) -> None:

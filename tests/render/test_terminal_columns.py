@@ -15,14 +15,16 @@ from rich.cells import cell_len
 
 from abstat.cli import main as cli_main
 from abstat.render import tables
-from abstat.render.terminal import columns, ljust, rjust
+from abstat.render.terminal import ONE_COLUMN, columns, ljust, rjust
 from support import paths
 
 SRC = paths.SRC
 NAMES = ["plain", "測試", "ベンチマーク-ipi", "cafe\u0301-x", "ｆｕｌｌ", "e\u0301\u0301\u0301", "Ünïcödé"]
 
 
-@pytest.mark.parametrize("text", NAMES + ["", "中文 and ascii", "\u00ad", "\u200b"])
+@pytest.mark.parametrize(
+    "text", NAMES + ["", "中文 and ascii", "\u00ad", "\u200b", "".join(sorted(ONE_COLUMN)), "1 µs → 2 µs"]
+)
 def test_columns_agree_with_richs_cell_table(text):
     assert columns(text) == cell_len(text)
     assert cell_len(ljust(text, 20)) == 20 and cell_len(rjust(text, 20)) == 20

@@ -26,10 +26,11 @@ from abstat.fastdataclass import dataclass, field
 from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.summary import Summary, looks_like_summary, parse_summary
 
-_LABEL = re.compile(r"\A[^=/\\]+\Z")
-_GLOB_CHARS = re.compile(r"[*?\[]")
+# Patterns compiled on first use (re's cache): a plain file that exists needs none of them (start-up)
+_LABEL = r"\A[^=/\\]+\Z"
+_GLOB_CHARS = r"[*?\[]"
 # EXPERIMENT:VARIANT, with an experiment name as abstat run accepts it (anything but ':'; spaces, brackets...)
-_STORE_REF = re.compile(r"\A[^:]+:[A-Za-z0-9_.+@-]+\Z")
+_STORE_REF = r"\A[^:]+:[A-Za-z0-9_.+@-]+\Z"
 
 
 @dataclass
@@ -73,7 +74,7 @@ def _read(path: str, column: int, delimiters: str | None, arrays: bool = False) 
 def _stored(
     ref: str, store: str | None, metric: str, where: Mapping[str, Any] | None = None
 ) -> list[list[float]] | None:
-    if not _STORE_REF.match(ref) or os.path.exists(ref):
+    if not re.match(_STORE_REF, ref) or os.path.exists(ref):
         return None
     try:
         from abstat.store import resolve_store_path, resolve_variant
@@ -113,7 +114,7 @@ def parse_variant_spec(
     name, value = _name_and_value(arg)
     if looks_like_summary(value) and not os.path.exists(value):
         return VariantData(name, summary=parse_summary(value, source=arg), sources=[value])
-    if value != "-" and not os.path.exists(value) and _GLOB_CHARS.search(value):
+    if value != "-" and not os.path.exists(value) and re.search(_GLOB_CHARS, value):
         return _from_pattern(name, value, column, delimiters, store, metric, where)
     value = _saved_baseline(value, store)
     runs = _stored(value, store, metric, where)
@@ -135,7 +136,7 @@ def _saved_baseline(value: str, store: str | None) -> str:
 
 def _refuse_missing_reference(value: str, store: str | None) -> None:
     """InputError for what is neither a file nor a stored variant, though it is shaped like a reference."""
-    if value == "-" or os.path.exists(value) or not _STORE_REF.match(value):
+    if value == "-" or os.path.exists(value) or not re.match(_STORE_REF, value):
         return
     from abstat.store import display_name, resolve_store_path
 
@@ -149,7 +150,7 @@ def _name_and_value(arg: str) -> tuple[str, str]:
     """``NAME=VALUE`` split (when ``arg`` is not a file's name), else ``arg`` as both."""
     if not os.path.exists(arg) and "=" in arg:
         label, _, rest = arg.partition("=")
-        if _LABEL.match(label) and rest:
+        if re.match(_LABEL, label) and rest:
             return label, rest
         if not rest:
             raise UsageError(f"{arg!r}: nothing after '='")
@@ -266,7 +267,7 @@ def _named_file(arg: str) -> tuple[str | None, str]:
     """``NAME=FILE`` split (when ``arg`` is not a file's name), else no name and ``arg``."""
     if not os.path.exists(arg) and "=" in arg:
         label, _, rest = arg.partition("=")
-        if _LABEL.match(label) and rest:
+        if re.match(_LABEL, label) and rest:
             return label, rest
     return None, arg
 

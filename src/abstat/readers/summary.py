@@ -16,7 +16,7 @@ from abstat.errors import InputError
 from abstat.fastdataclass import dataclass
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
-SUMMARY_RE = re.compile(rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z", re.ASCII)
+_SUMMARY = rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z"  # compiled for the first summary parsed
 MAX_N_DIGITS = 15  # beyond this a sample count is a typo, and int() of thousands of digits raises
 # Three colon-separated fields and no path separator: meant as a summary,
 # even when a field is malformed (then parse_summary says which).
@@ -43,7 +43,7 @@ def looks_like_summary(text: str) -> bool:
 def parse_summary(text: str, *, source: str | None = None) -> Summary:
     """Parse ``n:mean:stddev``; InputError naming ``source`` when invalid."""
     where = source if source is not None else text
-    match = SUMMARY_RE.match(text)
+    match = re.match(_SUMMARY, text, re.ASCII)
     if match is None:
         raise InputError(f"not a summary n:mean:stddev ({_what_is_wrong(text)}): {text!r}", path=where)
     if len(match.group(1).lstrip("0")) > MAX_N_DIGITS:

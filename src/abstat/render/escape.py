@@ -49,8 +49,11 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
-# GitHub Actions reads a line starting (after blanks) with ``::`` or ``##[`` as a workflow command
-_CI_COMMAND = re.compile(r"\A(\s*)([:#])(?=:[A-Za-z-]|#\[)")
+@functools.cache
+def _ci_command() -> re.Pattern[str]:
+    """GitHub Actions reads a line starting (after blanks) with ``::`` or ``##[`` as a workflow command;
+    compiled for the first text that starts (after blanks) with ``:`` or ``#``."""
+    return re.compile(r"\A(\s*)([:#])(?=:[A-Za-z-]|#\[)")
 
 
 def terminal(text: object) -> str:
@@ -60,7 +63,9 @@ def terminal(text: object) -> str:
     shown = str(text)
     if not shown.isprintable():
         shown = _unsafe().sub(_visible, shown)
-    return _CI_COMMAND.sub(_ci_visible, shown)
+    if shown.lstrip()[:1] not in (":", "#"):  # lstrip's white space is the pattern's \s (str.isspace)
+        return shown
+    return _ci_command().sub(_ci_visible, shown)
 
 
 def _ci_visible(match: re.Match[str]) -> str:

@@ -11,10 +11,13 @@ only when the stream is a terminal.  :func:`write` folds our non-ASCII marks
 from __future__ import annotations
 
 import os
-import unicodedata
 from typing import TextIO
 
 from abstat.render.units import fits
+
+# abstat's own marks (→ µ ± ...): one column each, neither wide nor combining, so text holding no other
+# non-ASCII character needs no look-up in unicodedata (start-up: a compare's output has arrows)
+ONE_COLUMN = frozenset("→←µ±×–—…≈≤≥·°")
 
 
 def is_terminal(stream: object) -> bool:
@@ -42,8 +45,10 @@ def columns(text: str) -> int:
     """The terminal columns ``text`` takes: wide and full-width characters (CJK, East Asian Width W/F) take
     two, combining marks and zero-width format characters (ZWJ, ZWSP...) none, others one (the soft hyphen
     too: terminals draw it)."""
-    if text.isascii():
+    if text.isascii() or all(char < "\x80" or char in ONE_COLUMN for char in text):
         return len(text)
+    import unicodedata  # here: abstat's own text does not need it (start-up)
+
     total = 0
     for char in text:
         if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf") and char != "\xad":

@@ -33,7 +33,7 @@ value-by-value computation before wave 15 bit for bit
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from abstat.fastdataclass import dataclass  # start-up: its methods compiled only when used (issue 42)
 from functools import lru_cache
 
 import numpy as np

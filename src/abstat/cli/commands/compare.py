@@ -12,14 +12,16 @@ import sys
 from typing import Any
 
 from abstat.cli.args import stored_metric
-from abstat.cli.commands.where import resolve_revisions
 from abstat.errors import UsageError
 from abstat.cli.args.compare_parser import build_parser
 
 
 def main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
+    if args.where:
+        from abstat.cli.commands.where import resolve_revisions
+
+        args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     if len(args.inputs) < 2:
         hint = "; --higher-is-better takes a metric name (or all) before the inputs" if args.higher_is_better else ""
         raise UsageError(f"need at least two inputs: a baseline and a candidate{hint}")

@@ -1,0 +1,120 @@
+"""What ``abstat compare A B`` and ``abstat ministat`` import and compile at start-up (issue 42): none of the
+modules made lazy for them, none of the heavy ones, and no dataclass method compiled but the ``__init__``
+of a class the command makes.  Timing is ``benchmarks/startup.py``'s; this holds the imports, which
+regress silently otherwise."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+from support.cli import environment
+
+from abstat import fastdataclass
+
+# Modules a file comparison never needs: the store and its drivers, peers' and the kernel's readers, and
+# standard modules that only other branches use (shutil: argparse's width; statistics, glob, csv, html).
+HEAVY: tuple[str, ...] = ("numpy.random", "numpy.ma", "scipy", "sqlite3", "abstat.store", "abstat.readers.peers")
+HEAVY += ("abstat.readers.kernel", "shutil", "statistics", "glob", "csv", "html")
+# Imported on first use only, on the branch that needs them.
+LAZY = (
+    "abstat.cli.commands.where",  # --where
+    "unicodedata",  # text other than ASCII and abstat's own marks (render.terminal.columns)
+    "abstat.report.gate",  # --fail-on
+    "abstat.render.ci_formats",  # --format github / gitlab
+)
+VALUES = {"a": "100.5\n101.25\n99.75\n100\n102\n", "b": "103\n104.5\n102.25\n103.75\n105\n"}
+
+
+def _imported(tmp_path, *words: str) -> set[str]:
+    for name, text in VALUES.items():
+        (tmp_path / name).write_text(text)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "abstat", *words],
+        cwd=tmp_path,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    return {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+
+
+def _under(imported: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(m for m in imported if any(m == n or m.startswith(n + ".") for n in names))
+
+
+def test_compare_of_two_files_imports_only_what_it_uses(tmp_path):
+    imported = _imported(tmp_path, "compare", "a", "b")
+    assert {"numpy", "abstat.cli.commands.compare", "abstat.report.matrix"} <= imported  # the log was read
+    assert _under(imported, HEAVY + LAZY) == []
+
+
+@pytest.mark.parametrize("words", [("ministat", "a", "b"), ("ministat", "-A", "a", "b"), ("--help",)])
+def test_ministat_and_help_import_no_numpy(tmp_path, words):
+    imported = _imported(tmp_path, *words)
+    assert "abstat.cli" in imported
+    assert _under(imported, ("numpy", "dataclasses", "argparse", *HEAVY, *LAZY)) == []
+
+
+@pytest.mark.skipif(not fastdataclass._DEFER, reason="Python 3.13 compiles a dataclass's methods at once")
+def test_compare_compiles_only_the_dataclasses_it_makes(tmp_path):
+    """Every dataclass method compiled during ``compare A B`` is an ``__init__`` (frozen classes' methods are
+    closures), and the classes it makes (each fewer than ``INTERPRETED_CALLS`` times) or never makes keep
+    theirs uncompiled."""
+    for name, text in VALUES.items():
+        (tmp_path / name).write_text(text)
+    code = """if True:
+        import sys
+        compiled = []
+        sys.addaudithook(lambda event, args: compiled.append(args[0]) if event == "compile" else None)
+        from abstat.cli import main
+        from abstat.fastdataclass import _LazyInit
+        status = main(["compare", "a", "b"])
+        made = [s for s in compiled if isinstance(s, bytes) and s.startswith(b"def __create_fn__")]
+        methods = sorted({s.split(b" def ")[1].split(b"(")[0].decode() for s in made})
+        classes = [c for m in list(sys.modules.values()) if m and m.__name__.startswith("abstat.")
+                   for c in vars(m).values() if isinstance(c, type) and "__dataclass_fields__" in vars(c)]
+        lazy = {c.__qualname__ for c in classes if isinstance(vars(c).get("__init__"), _LazyInit)}
+        print(status, len(made), methods, len(set(classes)), len(lazy))
+    """
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=environment(), capture_output=True, text=True, timeout=120
+    )
+    assert run.returncode == 0, run.stderr
+    status, made, methods, classes, lazy = run.stdout.splitlines()[-1].split(" ", 4)[:5]
+    assert status == "0" and methods in ("[]", "['__init__']"), run.stdout
+    assert int(made) + int(lazy) <= int(classes) and int(lazy) >= 20, run.stdout
+
+
+NO_CATALOGUES = not os.path.isdir(os.path.join(sys.base_prefix, "share", "locale"))
+
+
+@pytest.mark.skipif(not NO_CATALOGUES, reason="gettext's default folder exists: argparse gets gettext itself")
+def test_compare_imports_no_gettext_nor_locale(tmp_path):
+    assert _under(_imported(tmp_path, "compare", "a", "b"), ("gettext", "locale")) == []
+
+
+@pytest.mark.skipif(not NO_CATALOGUES, reason="gettext's default folder exists: argparse gets gettext itself")
+def test_argparse_s_translations_are_gettext_s():
+    """Without gettext imported the stub returns the message (gettext's answer without a catalogue) and
+    ngettext's plural rule; once gettext is imported (catalogues could then be bound) it is gettext's."""
+    code = """if True:
+        import sys
+        from abstat import cli
+        cli._argparse_without_gettext()
+        import argparse
+        alone = (argparse._("usage: "), argparse.ngettext("a", "as", 1), argparse.ngettext("a", "as", 2))
+        stubbed = argparse._ is cli._gettext, "gettext" in sys.modules
+        import gettext
+        gettext.gettext = lambda message: "T:" + message
+        gettext.ngettext = lambda singular, plural, n: f"T{n}:" + singular
+        print(alone, stubbed, argparse._("usage: "), argparse.ngettext("a", "as", 2))
+    """
+    run = subprocess.run([sys.executable, "-c", code], env=environment(), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "('usage: ', 'a', 'as') (True, False) T:usage:  T2:a"
