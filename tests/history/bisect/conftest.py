@@ -6,6 +6,7 @@ from support.marks import slow_files
 pytest_collection_modifyitems = slow_files(
     __file__,
     "test_bisect.py",
+    "test_bisect_failing_ends.py",
     "test_bisect_host.py",
     "test_bisect_merges.py",
     "test_bisect_replay.py",

@@ -379,3 +379,24 @@ def test_a_clean_change_is_confirmed_within_the_default_budget(seed):
 
     outcome = simulate(Bisection(32, budget=400), measure)
     assert (outcome.status, outcome.culprit) == ("found", culprit) and outcome.runs < 400, outcome.runs
+
+
+@pytest.mark.parametrize("power", [-300, -270, 0, 270, 400])
+def test_nearer_is_the_same_test_whatever_the_unit(power):
+    """Yuen's p-value of values scaled by 2**power (exact: only the exponent changes) is that of the values at 1
+    (scipy's reference as above): values near 1e-80 or 1e80 once squared the variance out of range
+    (ZeroDivisionError at 1e-80 .. 1e-140, OverflowError at 1e80 .. 1e150: abstat bisect's internal error)."""
+    rng = np.random.default_rng(5)
+    good, bad, values = (list(rng.normal(level, 2, n)) for level, n in ((100, 20), (102, 20), (101.5, 12)))
+    unit = 2.0**power
+    scaled = [[v * unit for v in x] for x in (values, bad, good)]
+    assert levels.nearer_p(*scaled) == pytest.approx(_yuen_contrast_p(values, bad, good), rel=1e-9)
+
+
+@pytest.mark.parametrize("unit", [1e-100, 1e100])
+def test_a_clean_change_is_found_in_any_unit(unit):
+    """A +10% change among 8 commits with 1% noise, the values in a tiny or a huge unit: found as at 1 (before:
+    ZeroDivisionError, OverflowError from the check that places the culprit's parent)."""
+    rng = np.random.default_rng(3)
+    outcome = simulate(Bisection(8), lambda c: unit * (1.1 if c >= 4 else 1.0) * (1 + 0.01 * rng.normal()))
+    assert (outcome.status, outcome.culprit) == ("found", 4)

@@ -135,6 +135,7 @@ def run_bisect(
                     progress(f"skip {commits[index][:12]}: every run of the benchmark failed")
                 _check_references(search, step, commits, recorder)
                 progress(progress_line(search, step, commits))
+            report.warnings += _failed_references(recorder, commits)
             if report.outcome.culprit is not None:
                 report.warnings += _culprit_warnings(
                     report.outcome.culprit, commits, parent_shas, {**built, **paths}, trees, executor, config
@@ -267,6 +268,23 @@ def _run_batch(
             measure(executor, recorder, commits[index], role, path, config.run, config.metric, config.timeout)
         )
     return search.record(step, values)
+
+
+def _failed_references(recorder: Recorder, commits: list[str]) -> list[StatWarning]:
+    """The ends' failed runs, said: a search whose bad end's runs fail from some point on spends its budget on
+    them and ends inconclusive (or no change), which without this would not say why."""
+    notes = []
+    for sha, role in ((commits[0], "good"), (commits[-1], "bad")):
+        failed = recorder.failed.get((sha, role), 0)
+        if failed:
+            notes.append(
+                StatWarning(
+                    "reference-failures",
+                    f"{failed} of {recorder.counts[(sha, role)]} runs of the benchmark failed at the {role} "
+                    f"revision {sha[:12]} (the last: {recorder.failures[(sha, role)]})",
+                )
+            )
+    return notes
 
 
 def _check_references(search: Bisection, step: Batch, commits: list[str], recorder: Recorder) -> None:

@@ -189,7 +189,9 @@ def nearer_p(values: Sequence[float], near: Sequence[float], far: Sequence[float
     variance = sum(w * d for w, (_, d, _) in zip(weights, parts, strict=True))
     if not variance > 0:
         return 0.0 if contrast > 0 else 1.0
-    df = variance**2 / sum((w * d) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, parts, strict=True))
+    # Welch-Satterthwaite's df from each part's share of the variance: its squares neither overflow (values of
+    # 1e80) nor vanish (1e-80), as the squared variances did (OverflowError, ZeroDivisionError)
+    df = 1.0 / sum((w * d / variance) ** 2 / (h - 1) for w, (_, d, h) in zip(weights, parts, strict=True))
     p = float(student.sf(contrast / _math.sqrt(variance), df))
     return p if _math.isfinite(p) else 1.0
 

@@ -102,6 +102,7 @@ class Recorder:
         self.ends: dict[tuple[str, str], tuple[str, list[str]]] = {}  # ... and how to finish it
         self.counts: dict[tuple[str, str], int] = {}
         self.failures: dict[tuple[str, str], str] = {}  # (sha, role) -> why its last failed run failed
+        self.failed: dict[tuple[str, str], int] = {}  # (sha, role) -> how many of its runs failed
         self.position = 0
         self.spooling = spool is not None
         if spool is not None:
@@ -179,6 +180,7 @@ class Recorder:
         self.position += 1
         if not measurement.ok:
             self.failures[key] = failure_reason(measurement)
+            self.failed[key] = self.failed.get(key, 0) + 1
         self._write(key, arguments, None)
 
     def skipped(self, sha: str, reason: str) -> None:
