@@ -7,6 +7,7 @@ is described there).
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
@@ -98,6 +99,51 @@ def _below(size: int, positions: np.ndarray, weights: np.ndarray | None) -> np.n
     return running if weights is not None else running.astype(float)
 
 
+_ONE_TO_N = [np.arange(1.0, 4097.0)]  # 1.0, 2.0, ...: the interpolation's counts (the largest made so far)
+CHUNK = 8192  # keys interpolated at a time (np.interp given more keys than points makes an array of slopes)
+
+
+def padded(t: np.ndarray) -> np.ndarray:
+    """``t`` between -inf and inf (what :func:`sorted_search` checks its guesses against)."""
+    out = np.empty(t.size + 2)
+    out[0], out[-1] = -math.inf, math.inf
+    out[1:-1] = t
+    return out
+
+
+def sorted_search(
+    t: np.ndarray, keys: np.ndarray, side: Literal["left", "right"] = "right", bounds: np.ndarray | None = None
+) -> np.ndarray:
+    """``np.searchsorted(t, keys, side=side)`` for ascending ``t`` and ``keys``: guessed by ``np.interp``
+    on the counts 1..n (its search starts from the previous key's place: a step or two for keys as dense
+    as ``t``, against a binary search per key), each guess checked against its neighbours and the wrong
+    ones searched, so the same counts exactly (non-finite ends: searched); ``bounds``: :func:`padded` of
+    ``t``, if made."""
+    n = t.size
+    if (
+        n < 2
+        or keys.size == 0
+        or not (math.isfinite(t[0]) and math.isfinite(t[-1]) and math.isfinite(keys[0]) and math.isfinite(keys[-1]))
+    ):
+        return np.searchsorted(t, keys, side=side)
+    if _ONE_TO_N[0].size < n:
+        _ONE_TO_N[0] = np.arange(1.0, n + 1.0)
+    ones = _ONE_TO_N[0][:n]
+    guess = np.empty(keys.size, dtype=np.intp)  # in 0..n: the values <= each key, about
+    for i in range(0, keys.size, CHUNK):
+        guess[i : i + CHUNK] = np.interp(keys[i : i + CHUNK], t, ones, left=0.0)
+    pad = padded(t) if bounds is None else bounds
+    # a count c is right when pad[c] <= key < pad[c + 1] (side "left": pad[c] < key <= pad[c + 1])
+    if side == "right":
+        wrong = (pad.take(guess) > keys) | (pad[1:].take(guess) <= keys)
+    else:
+        wrong = (pad.take(guess) >= keys) | (pad[1:].take(guess) < keys)
+    bad = np.flatnonzero(wrong)
+    if bad.size:
+        guess[bad] = np.searchsorted(t, keys[bad], side=side)
+    return guess
+
+
 def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
     """``np.searchsorted(t, ys, side="right")`` (both ascending, finite) from a ``guess`` of it: the
     guesses that the neighbouring values confirm are kept, the others searched."""
@@ -134,8 +180,8 @@ def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[
     without ``rows``, from a merge (:func:`_merged`) for large samples of similar sizes.  From ``rows`` or a
     merge, also how many ``target`` values are ``<= y_j`` (what :func:`_below` gives unweighted)."""
     small, large = sorted((ys.size, target.size))
-    if rows is None and not (small >= MERGE_FROM and large <= 8 * small):  # a binary search per value is cheaper
-        return np.searchsorted(ys, target, side="left"), None
+    if rows is None and not (small >= MERGE_FROM and large <= 8 * small):  # a search per value is cheaper
+        return sorted_search(ys, target, "left"), None
     if not (np.isfinite(target[0]) and np.isfinite(target[-1]) and np.isfinite(ys).all()):
         return np.searchsorted(ys, target, side="left"), None
     if rows is None:

@@ -20,9 +20,11 @@ statistic.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 import numpy as np
 
+from abstat.stats.brunner_munzel import padded, sorted_search
 from abstat.stats.pairwise import GATHER, SortedSums, _Bracket
 
 BINS = 8192  # bins over each range from 20,000 points (a quarter below, a sixteenth below FEW; 4x from 200,000)
@@ -118,6 +120,14 @@ class Guided(SortedSums):
         # entries beyond the rank the second count aims at: by default a twentieth of what is gathered at once
         limit = min(GATHER if wa is None and wb is None else GATHER // 10, max(8 * b.size, 4096))
         self.margin = 0.05 * limit if margin is None else margin
+        self._bounds: np.ndarray | None = None  # the points a between -inf and inf (made at the first count)
+
+    def positions(self, p: float, side: Literal["left", "right"] = "right") -> np.ndarray:
+        """As :meth:`SortedSums.positions`, by :func:`~abstat.stats.brunner_munzel.sorted_search`."""
+        if self._bounds is None:
+            self._bounds = padded(self.a)
+        found = sorted_search(self.a, p - self._rb, side, self._bounds)[::-1]
+        return np.minimum(found, self._rows + 1) if self.walsh else found
 
     def _start(self, k: float, near: tuple[float, float] | None, br: _Bracket) -> None:
         found = None if near is not None else self.binned.locate(k)
