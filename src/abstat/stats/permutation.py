@@ -38,6 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from abstat.stats.permutation_moments import dense_moments, sparse_moments, untied_moments
 from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
 
 EXACT = 20_000  # enumerate the arrangements up to this many
@@ -75,6 +76,8 @@ def random_subsets(total: int, m: int, draws: int, seed: int, stream: int = 1) -
     top = np.arange(total - m, total)
     picks = (uniforms(seed, draws * m, stream).reshape(m, draws) * (top + 1.0)[:, None]).astype(np.int64)
     np.minimum(picks, top[:, None], out=picks)
+    if draws * total > MASK_MAX:  # the same subsets, each row's chosen positions searched instead of a mask
+        return _floyd_searched(picks, top)
     base = np.arange(draws) * total
     picks += base
     chosen = np.zeros(draws * total, dtype=bool)
@@ -84,6 +87,20 @@ def random_subsets(total: int, m: int, draws: int, seed: int, stream: int = 1) -
         t[taken] = base[taken] + j  # Floyd: a position already chosen is replaced by j itself
         chosen[t] = True
     return (np.flatnonzero(chosen) % total).reshape(draws, m)
+
+
+MASK_MAX = 1 << 24  # bytes of :func:`random_subsets`' mask (draws x total); beyond it the rows are searched
+
+
+def _floyd_searched(picks: np.ndarray, top: np.ndarray) -> np.ndarray:
+    """:func:`random_subsets`' subsets from its picks without a mask (O(draws m^2), memory O(draws m)): a
+    pick already chosen in its row is replaced by ``j`` itself, which no earlier step can have chosen."""
+    chosen = np.empty((picks.shape[1], top.size), dtype=np.int64)
+    for col, j in enumerate(top):
+        t = picks[col]
+        chosen[:, col] = np.where((chosen[:, :col] == t[:, None]).any(axis=1), j, t)
+    chosen.sort(axis=1)
+    return chosen
 
 
 def all_subsets(total: int, m: int) -> np.ndarray:
@@ -148,8 +165,12 @@ def statistics(pooled: Pooled, positions: np.ndarray, inflate: tuple[float, floa
         return np.concatenate(blocks)
     m = positions.shape[1]
     n = pooled.total - m
-    untied = pooled.count.size == pooled.total
-    sum_p, var_g, sum_q2 = _untied_moments(positions, pooled.total) if untied else _moments(pooled, positions)
+    if pooled.count.size == pooled.total:
+        sum_p, var_g, sum_q2 = untied_moments(positions, pooled.total)
+    elif pooled.count.size > 4 * m:  # many more levels than G values: per G value (the same sums, less work)
+        sum_p, var_g, sum_q2 = sparse_moments(pooled, positions)
+    else:
+        sum_p, var_g, sum_q2 = dense_moments(pooled, positions)
     sum_q = m * float(n) - sum_p
     var_h = (sum_q2 - sum_q * sum_q / n) / (n - 1)
     var_h = np.maximum(var_h, 0.0)
@@ -159,35 +180,6 @@ def statistics(pooled: Pooled, positions: np.ndarray, inflate: tuple[float, floa
         t = (p_hat - 0.5) / se
     t[se == 0.0] = np.where(p_hat[se == 0.0] == 0.5, 0.0, np.inf)
     return t
-
-
-def _moments(pooled: Pooled, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per row: the sum of ``G``'s placements, their variance, the sum of ``H``'s squared placements."""
-    rows, m = positions.shape
-    levels = pooled.count.size
-    cell = pooled.level[positions]  # each G value's level, then its (row, level) cell
-    cell += (np.arange(rows) * levels)[:, None]
-    a = np.bincount(cell.ravel(), minlength=rows * levels).reshape(rows, levels)
-    twice_below = 2 * (np.cumsum(a, axis=1) - a)  # 2 A_k
-    h = pooled.count - a
-    twice_p = 2 * pooled.below[:-1] - twice_below + h  # 2 P_k
-    sum_p = (a * twice_p).sum(axis=1) * 0.5
-    deviation = (twice_p * 0.5 - (sum_p / m)[:, None]) ** 2  # per level; summed per G value below
-    var_g = deviation.ravel()[cell].sum(axis=1) / (m - 1)
-    q = twice_below + a  # 2 (A_k + a_k / 2): H's placements on level k, doubled
-    return sum_p, var_g, (h * q * q).sum(axis=1) * 0.25
-
-
-def _untied_moments(positions: np.ndarray, total: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`_moments` without ties: the ``i``-th ``G`` value has ``positions[i] - i`` of ``H`` below
-    it, and the ``H`` values between it and the next ``G`` value ``i + 1`` of ``G`` below them."""
-    m = positions.shape[1]
-    rank = np.arange(m)
-    p = positions - rank
-    sum_p = p.sum(axis=1).astype(np.float64)
-    var_g = ((p - (sum_p / m)[:, None]) ** 2).sum(axis=1) / (m - 1)
-    gaps = np.diff(positions, axis=1, append=total) - 1
-    return sum_p, var_g, (gaps * (rank + 1) ** 2).sum(axis=1).astype(np.float64)
 
 
 def _reference(pooled: Pooled, m: int, draws: int, seed: int, stream: int) -> np.ndarray:

@@ -31,6 +31,8 @@ def count_tables(counts: np.ndarray, m: int, cap: int = TABLES_MAX) -> int:
             running += ways[j] - (ways[j - c - 1] if j - c - 1 >= 0 else 0)
             out.append(min(running, cap + 1))
         ways = out
+        if ways[m] > cap:  # more levels only add tables (each may hold none)
+            break
     return min(ways[m], cap + 1)
 
 
