@@ -83,10 +83,13 @@ def column_series(sets: Sequence[Any], first_seen: Mapping[int, int] | None) -> 
     """``build_series(sets, first_seen=first_seen)``'s series (the same labels, metrics, units, and the
     same points in the same order) with :class:`ColumnPoints`; None when the arrays do not hold the
     sets as they are (module docstring)."""
+    from abstat.history.load import INVOCATION_ORDER
+
     found: dict[tuple, int] = {}
     series: list[Series] = []
     points = _Points()
     skipped = 0
+    ids = first_seen is INVOCATION_ORDER  # a set's place: its earliest invocation's id (_seen's, at once)
     for order, sample_set in enumerate(sets):
         labels = sample_set.labels
         rev = labels.get(REV_LABEL)
@@ -102,7 +105,8 @@ def column_series(sets: Sequence[Any], first_seen: Mapping[int, int] | None) -> 
         at = found.setdefault(key, len(series))
         if at == len(series):
             series.append(Series(dict(kept), labels.get("metric", "value"), sample_set.unit, []))
-        points.add(at, rev, when, _seen(sample_set, order, first_seen), runs)
+        invocations = getattr(sample_set, "invocations", None) if ids else None
+        points.add(at, rev, when, min(invocations) if invocations else _seen(sample_set, order, first_seen), runs)
     if not series:
         return series, skipped
     values = np.array(points.values, dtype=float)
