@@ -40,7 +40,9 @@ anchor's at each, the exponent of its growth, and what each revision (run) adds,
     python benchmarks/store_scale.py [--sizes 10000,100000,1000000] [--reps 1] [--keep DIR]
     python benchmarks/store_scale.py --history [--sizes 1000,10000,100000] [--keep DIR]
 
-``--keep DIR`` keeps the built stores there for the next run.
+``--keep DIR`` keeps the built stores there for the next run.  ``--base-src DIR`` (another tree's
+``src``, e.g. main's from ``git archive``) also times each command from that tree, as ``NAME@base``,
+right after the same command from this one (the same anchor; no target applies to it).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ CSV_TARGET = 2.0
 HISTORY_TARGET = 2.0  # history against its anchor, CPU and peak RSS
 HISTORY_GROWTH = 1.1
 REPORT_MEMORY = 2**20  # KiB: 1 GiB
+BASE = "@base"  # a command run from --base-src
 
 
 def timed(argv: list[str], env: dict[str, str], timeout: float) -> tuple[float, float, int]:
@@ -134,6 +137,8 @@ def samples_only_csv(store: str, path: str) -> int:
 
 
 def _missed(name: str, size: int, sizes: list[int], ratio: float, rss: int, anchor_rss: int) -> list[str]:
+    if name.endswith(BASE):
+        return []
     """The targets ``name`` missed at ``size`` (checked at the largest size)."""
     if name.endswith("anchor") or size != max(sizes):
         return []
@@ -175,6 +180,18 @@ def _commands(abstat: list[str], path: str, out: str, machines: str, history: bo
     return commands
 
 
+def _with_base(commands: dict[str, list[str]], base_src: str | None) -> dict[str, list[str]]:
+    """``commands`` with, after each but the anchors, the same command as ``NAME@base`` (``--base-src``)."""
+    if not base_src:
+        return commands
+    both: dict[str, list[str]] = {}
+    for name, argv in commands.items():
+        both[name] = argv
+        if not name.endswith("anchor"):
+            both[name + BASE] = argv
+    return both
+
+
 def _growth(cpu: dict[str, dict[int, float]], low: int, high: int, history: bool) -> list[str]:
     """Print each command's CPU growth exponent from ``low`` to ``high``; the targets it missed."""
     failed = []
@@ -184,7 +201,7 @@ def _growth(cpu: dict[str, dict[int, float]], low: int, high: int, history: bool
         if low in by_size and high in by_size and not math.isinf(by_size[high]):
             exponent = math.log(by_size[high] / by_size[low]) / math.log(high / low)
             print(f"  {name:<14} {exponent:.2f}")
-            if history and name != "anchor" and exponent > HISTORY_GROWTH:
+            if history and name != "anchor" and not name.endswith(BASE) and exponent > HISTORY_GROWTH:
                 failed.append(f"{name} grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
         else:
             print(f"  {name:<8} (timed out)")
@@ -212,7 +229,7 @@ def _memory_growth(peaks: dict[str, dict[int, int]], low: int, high: int, histor
             f"{by_size[high] / 1024:.0f} MiB | {by_size[high] / anchor[high]:.2f} | {exponent:.2f} | "
             f"{per_unit:.2f} |"
         )
-        if history and not name.endswith("anchor") and exponent > HISTORY_GROWTH:
+        if history and not name.endswith(("anchor", BASE)) and exponent > HISTORY_GROWTH:
             failed.append(f"{name}'s peak RSS grows as size^{exponent:.2f} (target <= {HISTORY_GROWTH})")
     return failed
 
@@ -270,6 +287,7 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds before a command counts as > that")
     parser.add_argument("--keep", help="directory to keep (and reuse) the built stores in")
     parser.add_argument("--history", action="store_true", help="history experiments; --sizes in revisions")
+    parser.add_argument("--base-src", help="also time each command from this tree's src (NAME@base)")
     args = parser.parse_args()
     if args.history and args.sizes == parser.get_default("sizes"):
         args.sizes = "1000,10000,100000"
@@ -297,12 +315,13 @@ def main() -> int:
                 )
             out = os.path.join(work, "export.csv")
             machines = os.path.join(work, "machines.csv")
-            commands = _commands(abstat, path, out, machines, args.history, args.only)
+            commands = _with_base(_commands(abstat, path, out, machines, args.history, args.only), args.base_src)
             timed(commands["anchor"], env, args.timeout)  # bytecode, page cache
             results: dict[str, list[tuple[float, float, int]]] = {name: [] for name in commands}
             for _ in range(args.reps):
                 for name, argv in commands.items():
-                    results[name].append(timed(argv, env, args.timeout))
+                    chosen = dict(env, PYTHONPATH=args.base_src) if name.endswith(BASE) else env
+                    results[name].append(timed(argv, chosen, args.timeout))
             failed += _print_size(size, sizes, results, cpu, peaks, args.timeout)
             if "export" in commands and os.path.exists(out):
                 failed += _export_size(size, path, out, machines, work)

@@ -80,6 +80,27 @@ class ColumnPoints(Sequence[Any]):
         ends = self.run_ends[self.point_runs - 1]
         return np.diff(ends, prepend=0)
 
+    def centres(self) -> list[float]:
+        """Each point's ``Point.centre`` (the median of its samples), at once: the same middle values
+        (sorted within each point, stably), halved and added as ``centre`` does; a point holding a NaN
+        (which ``sorted`` places where the comparisons fall) or no sample is made and asked."""
+        sizes = self.sizes()
+        point = np.repeat(np.arange(sizes.size), sizes)
+        ordered = self.values[np.lexsort((self.values, point))]
+        if not ordered.size:
+            return [self._point(index).centre for index in range(sizes.size)]
+        starts = np.cumsum(sizes) - sizes
+        low = ordered[np.clip(starts + (sizes - 1) // 2, 0, ordered.size - 1)]
+        high = ordered[np.clip(starts + sizes // 2, 0, ordered.size - 1)]
+        with np.errstate(over="ignore", invalid="ignore"):
+            middle = (low + high) / 2.0
+            middle = np.where(np.isfinite(middle), middle, low / 2.0 + high / 2.0)
+        centres = np.where(sizes % 2 == 1, high, middle).tolist()
+        odd = (sizes == 0) | (np.bincount(point[np.isnan(self.values)], minlength=sizes.size) > 0)
+        for index in np.flatnonzero(odd).tolist():
+            centres[index] = self._point(index).centre
+        return centres
+
     def measured(self) -> Measured:
         """What the detector takes (``centres.from_points`` of the points)."""
         runs = np.diff(self.point_runs, prepend=0)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from abstat.history.analysis import HistoryReport, SeriesResult
@@ -186,15 +186,34 @@ def render_json(report: HistoryReport) -> str:
     return json_text(to_document(report))
 
 
+class _Shown(Sequence[str]):
+    """Revisions as the figure prints them (``terminal_safe``), each made when read (the figure reads
+    those of its labelled ticks)."""
+
+    def __init__(self, revs: Sequence[str]) -> None:
+        self.revs = revs
+
+    def __len__(self) -> int:
+        return len(self.revs)
+
+    def __getitem__(self, index: Any) -> Any:
+        return terminal_safe(self.revs[index])
+
+
 def _plot(result: SeriesResult, salt: str = "") -> str:
     """The series as inline SVG (abstat.render.svg_history), with what its axis clips."""
-    from abstat.render.svg_history import history_figure
+    from abstat.render.svg_history import Samples, history_figure
 
     points = result.series.points
+    values: list[list[float]] | Samples
+    if isinstance(points, list):
+        revs, values, centres = [p.rev for p in points], [p.values for p in points], [p.centre for p in points]
+    else:  # arrays (history.columnar): no Point made
+        revs, values, centres = points.revs, Samples(points.values, points.sizes()), points.centres()
     figure = history_figure(
-        [terminal_safe(p.rev) for p in points],
-        [p.values for p in points],
-        [p.centre for p in points],
+        _Shown(revs),
+        values,
+        centres,
         result.detection.segment_medians,
         [(c.index, c.before, c.after, c.provisional) for c in result.detection.change_points],
         unit=result.series.unit,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from abstat.render.units import Scaler, common_scale, format_value
 
@@ -99,10 +99,16 @@ class Axis:
         (numpy's log10 may differ from math's in the last place)."""
         if self.kind == "log" or not values:
             return [self(v) for v in values]
+        return self.position_array(values).tolist()
+
+    def position_array(self, values: Any) -> Any:
+        """:meth:`positions` of finite values (a sequence or an array) as a numpy array."""
         import numpy
 
+        if self.kind == "log":
+            return numpy.array([self(v) for v in numpy.asarray(values, dtype=float).tolist()], dtype=float)
         clamped = numpy.minimum(numpy.maximum(numpy.asarray(values, dtype=float), self._low), self._high)
-        return (self.start + (clamped / 2 - self._low / 2) / self._half_span * (self.end - self.start)).tolist()
+        return self.start + (clamped / 2 - self._low / 2) / self._half_span * (self.end - self.start)
 
     def ticks(self, count: int = 5) -> list[float]:
         if self.kind == "log":

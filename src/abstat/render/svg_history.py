@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import math
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 from collections.abc import Callable, Sequence
+
+import numpy as np
 
 from abstat.render import escape
 from abstat.render.svg_axes import choose_axis
@@ -30,9 +32,24 @@ def _f(value: float) -> str:
     return f"{value:.1f}"
 
 
+class Samples(NamedTuple):
+    """Every revision's samples, one revision after another (``flat``), and each one's number (``counts``)."""
+
+    flat: np.ndarray
+    counts: np.ndarray
+
+
+def as_samples(values: Sequence[Sequence[float]] | Samples) -> Samples:
+    """``values`` (a list of samples per revision) as :class:`Samples`."""
+    if isinstance(values, Samples):
+        return values
+    counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    return Samples(np.fromiter(chain.from_iterable(values), dtype=float, count=int(counts.sum())), counts)
+
+
 def history_figure(
     revs: Sequence[str],
-    values: Sequence[Sequence[float]],
+    values: Sequence[Sequence[float]] | Samples,
     centres: Sequence[float],
     segments: Sequence[tuple[int, int, float]],
     changes: Sequence[tuple[int, float, float, bool]],
@@ -41,14 +58,17 @@ def history_figure(
     metric: str | None,
     title: str = "",
 ) -> Figure:
-    """``changes``: (index of the first revision after, level before, level after, provisional)."""
+    """``changes``: (index of the first revision after, level before, level after, provisional);
+    ``values``: each revision's samples (or :class:`Samples`); ``revs`` is read at the labelled ticks
+    only."""
     left, top, right, bottom = BOX
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" font-family="sans-serif">'
     ]
     if title:
         out.append(f"<title>{escape.html(title)}</title>")
-    finite = sorted(v for vs in values for v in vs if math.isfinite(v))
+    samples = as_samples(values)
+    finite = np.sort(samples.flat[np.isfinite(samples.flat)], kind="stable").tolist()  # sorted()'s order
     if not finite:
         out.append(text(WIDTH / 2, HEIGHT / 2, "no finite values to plot"))
         return Figure("".join(out) + "</svg>", "")
@@ -61,7 +81,7 @@ def history_figure(
     out.append(f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" fill="none" stroke="#888"/>')
     out += _y_axis(y, unit, metric)
     out += _x_axis(revs, x)
-    out += _samples(values, centres, x, y, n)
+    out += _samples(samples, centres, x, y, n)
     for start, end, median in segments:
         out.append(
             f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
@@ -124,44 +144,92 @@ def _x_axis(revs: Sequence[str], x: Callable[[float], float]) -> list[str]:
 
 
 def _samples(
-    values: Sequence[Sequence[float]], centres: Sequence[float], x: Callable[[float], float], y: Any, n: int
+    values: Sequence[Sequence[float]] | Samples, centres: Sequence[float], x: Callable[[float], float], y: Any, n: int
 ) -> list[str]:
     """The samples as jittered dots (at most ``MAX_DOTS_PER_REV`` per revision) and the line of medians."""
     left, _, right, _ = BOX
     spread = min(12.0, (right - left) / n * 0.5)
-    jitters = [((k * 0.6180339887) % 1.0 - 0.5) * spread for k in range(MAX_DOTS_PER_REV + 1)]
-    dots = "".join(map("M{:.1f} {:.1f}h0".format, *_dots(values, jitters, x, y, n)))
+    jitters = np.array([((k * 0.6180339887) % 1.0 - 0.5) * spread for k in range(MAX_DOTS_PER_REV + 1)])
+    at = np.fromiter(map(x, range(n)), dtype=float, count=n)
+    dots = path_text("M", *_dots(as_samples(values), jitters, at, y), "h0")
     out = [
         f'<path class="dots" d="{dots}" stroke="#8fa3b8" stroke-opacity="0.6" stroke-width="3" stroke-linecap="round"/>'
     ]
-    kept = [i for i, c in enumerate(centres) if math.isfinite(c)]
-    ys = y.positions([centres[i] for i in kept])
-    line = "".join(map("{}{:.1f} {:.1f}".format, ("M" if i == 0 else "L" for i in kept), map(x, kept), ys))
-    if line:
+    middles = np.asarray(centres, dtype=float)
+    kept = np.flatnonzero(np.isfinite(middles))
+    if kept.size:
+        xs, ys = at[kept], y.position_array(middles[kept])
+        line = path_text("M" if kept[0] == 0 else "L", xs[:1], ys[:1], "") + path_text("L", xs[1:], ys[1:], "")
         out.append(f'<path class="data" d="{line}" fill="none" stroke="#1f77b4" stroke-width="1.2"/>')
     return out
 
 
-def _dots(
-    values: Sequence[Sequence[float]], jitters: list[float], x: Callable[[float], float], y: Any, n: int
-) -> tuple[list[float], list[float]]:
-    """Each finite dot's x (its revision's, plus the jitter of its place k among the revision's dots)
-    and y, computed with numpy at once: the same operations on the same floats, in the same order, as
-    ``x(index) + jitters[k]`` and ``y(value)`` (a revision of more than ``MAX_DOTS_PER_REV`` samples
+def _dots(samples: Samples, jitters: np.ndarray, at: np.ndarray, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Each finite dot's x (its revision's ``at``, plus the jitter of its place k among the revision's
+    dots) and y, computed with numpy at once: the same operations on the same floats, in the same order,
+    as ``x(index) + jitters[k]`` and ``y(value)`` (a revision of more than ``MAX_DOTS_PER_REV`` samples
     shows every ``ceil(len / MAX_DOTS_PER_REV)``-th of them, sorted)."""
-    import numpy as np
-
-    shown = [
-        vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)] for vs in values
-    ]
-    counts = np.fromiter(map(len, shown), dtype=np.int64, count=n)
-    flat = np.fromiter(chain.from_iterable(shown), dtype=float, count=int(counts.sum()))
-    revision = np.repeat(np.arange(n), counts)
+    flat, counts = samples
+    if counts.size and counts.max() > MAX_DOTS_PER_REV:
+        ends = np.cumsum(counts).tolist()
+        shown = [flat[a:b].tolist() for a, b in zip([0, *ends], ends, strict=False)]
+        flat, counts = as_samples(
+            [
+                vs if len(vs) <= MAX_DOTS_PER_REV else sorted(vs)[:: math.ceil(len(vs) / MAX_DOTS_PER_REV)]
+                for vs in shown
+            ]
+        )
+    revision = np.repeat(np.arange(counts.size), counts)
     place = np.arange(flat.size) - np.repeat(np.cumsum(counts) - counts, counts)
-    at = np.fromiter(map(x, range(n)), dtype=float, count=n)
     finite = np.isfinite(flat)
-    xs = at[revision[finite]] + np.asarray(jitters)[place[finite]]
-    return xs.tolist(), y.positions(flat[finite].tolist())
+    return at[revision[finite]] + jitters[place[finite]], y.position_array(flat[finite])
+
+
+def _tenths(values: np.ndarray) -> np.ndarray | None:
+    """Each value's ``f"{v:.1f}"`` as an integer number of tenths (the correctly rounded one: numpy's
+    rounding of ``10 v`` where no tie is near, Python's where one is); None when some value is not
+    finite, is negative (or -0.0) or is 10^6 or more."""
+    if values.size and not (np.isfinite(values).all() and not np.signbit(values).any() and values.max() < 1e6):
+        return None
+    scaled = values * 10.0
+    tenths = np.rint(scaled).astype(np.int64)
+    for index in np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6).tolist():
+        tenths[index] = int(f"{values[index]:.1f}".replace(".", ""))
+    return tenths
+
+
+_POWERS = 10 ** np.arange(5, -1, -1, dtype=np.int64)  # the six digits of a number below 10^6
+
+
+def _number(tenths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each number of tenths as ``DDDDDD.D`` (ASCII codes) and which of those characters it prints."""
+    whole, tenth = np.divmod(tenths, 10)
+    chars = np.empty((tenths.size, 8), dtype=np.uint8)
+    chars[:, :6] = (whole[:, None] // _POWERS) % 10 + 48
+    chars[:, 6], chars[:, 7] = ord("."), tenth + 48
+    shown = np.ones((tenths.size, 8), dtype=bool)
+    shown[:, :5] = whole[:, None] >= _POWERS[:5]
+    return chars, shown
+
+
+def path_text(prefix: str, xs: np.ndarray, ys: np.ndarray, suffix: str) -> str:
+    """``"".join(f"{prefix}{x:.1f} {y:.1f}{suffix}" for x, y in zip(xs, ys))``, the numbers written with
+    numpy at once (ASCII ``prefix`` and ``suffix``); by ``format`` when some value is not one
+    :func:`_tenths` takes."""
+    xs, ys = np.asarray(xs, dtype=float), np.asarray(ys, dtype=float)
+    tx, ty = _tenths(xs), _tenths(ys)
+    if tx is None or ty is None:
+        return "".join(map(f"{prefix}{{:.1f}} {{:.1f}}{suffix}".format, xs.tolist(), ys.tolist()))
+    (cx, sx), (cy, sy) = _number(tx), _number(ty)
+
+    def literal(text: str) -> tuple[np.ndarray, np.ndarray]:
+        codes = np.frombuffer(text.encode("ascii"), dtype=np.uint8)
+        return np.broadcast_to(codes, (xs.size, codes.size)), np.ones((xs.size, codes.size), dtype=bool)
+
+    parts = [literal(prefix), (cx, sx), literal(" "), (cy, sy), literal(suffix)]
+    chars = np.concatenate([c for c, _ in parts], axis=1)
+    shown = np.concatenate([m for _, m in parts], axis=1)
+    return chars[shown].tobytes().decode("ascii")
 
 
 def _changes(changes: Sequence[tuple[int, float, float, bool]], x: Callable[[float], float]) -> list[str]:
