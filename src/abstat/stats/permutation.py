@@ -38,7 +38,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
+from abstat.stats.permutation_tables import TABLES_MAX, count_tables, law_critical, mid_p, tables
 
 EXACT = 20_000  # enumerate the arrangements up to this many
 DRAWS = 10_000  # else draw at least this many (more for small alpha)
@@ -362,6 +362,8 @@ def _untied_critical(total: int, m: int, alpha: float, seed: int) -> float:
 def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:
     if _log_arrangements(pooled.total, m) <= math.log(EXACT) + 1e-9:
         reference, exact = _reference(pooled, m, EVERY, 0, 0), True
+    elif pooled.count.size < pooled.total and count_tables(pooled.count, m) <= TABLES_MAX:
+        return law_critical(tuple(pooled.count.tolist()), m, alpha)  # the test's law (:func:`bm_permutation`)
     else:
         first, most = draws_for(alpha)
         drawn = [_reference(pooled, m, count, seed, stream) for count, stream in ((first, 1), (most - first, 2))]
