@@ -23,8 +23,9 @@ from scipy import stats
 
 from abstat.stats import hodges_lehmann as hl
 from abstat.stats.brunner_munzel import bm_statistic, spread_ties
-from abstat.stats.permutation import bm_permutation, interval_critical
-from abstat.stats.permutation_tables import law_critical, mid_p, shift_critical
+from abstat.stats.hl_gaps import shift_critical
+from abstat.stats.permutation import bm_permutation, interval_critical, law_critical
+from abstat.stats.permutation_tables import mid_p
 
 ALPHA = 0.05
 

@@ -161,7 +161,7 @@ def _small(
     few steps; then the gaps next to it are tested until the test's verdict
     changes, which places the end exactly (the gaps a walk reaches evaluated
     in batches: :class:`~abstat.stats.hl_gaps.Gaps`).  ``law``: the critical value at each shift tested,
-    where it moves with the shift (:func:`~abstat.stats.permutation_tables.shift_critical`)."""
+    where it moves with the shift (:func:`~abstat.stats.hl_gaps.shift_critical`)."""
     from abstat.stats.hl_gaps import Gaps
 
     d = np.sort(np.subtract.outer(y.values, x.values).ravel())
@@ -252,7 +252,7 @@ def hodges_lehmann(
     fixed, law = None, None
     if permute if permute is not None else min(x.size, y.size) <= PERMUTE_MAX:
         from abstat.stats.permutation import bm_permutation, interval_critical
-        from abstat.stats.permutation_tables import shift_critical
+        from abstat.stats.hl_gaps import shift_critical
 
         p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
         # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)

@@ -38,7 +38,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from abstat.stats.permutation_tables import TABLES_MAX, count_tables, law_critical, mid_p, tables
+from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
+from abstat.stats.permutation_tables import critical as tables_critical
 
 EXACT = 20_000  # enumerate the arrangements up to this many
 DRAWS = 10_000  # else draw at least this many (more for small alpha)
@@ -369,3 +370,16 @@ def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:
         drawn = [_reference(pooled, m, count, seed, stream) for count, stream in ((first, 1), (most - first, 2))]
         reference, exact = np.concatenate(drawn), False
     return PermutationTest(math.nan, math.nan, np.sort(reference)[::-1], exact).critical(alpha)
+
+
+@lru_cache(maxsize=256)
+def law_critical(counts: tuple[int, ...], m: int, alpha: float) -> float:
+    """The critical ``|T|`` of the exact law of tables with these counts per level (the test's mid-p-value,
+    floored as in :func:`bm_permutation`); kept per table shape (a search meets few)."""
+    count = np.array(counts, dtype=np.int64)
+    below = np.append(0, np.cumsum(count))
+    pooled = Pooled(np.repeat(np.arange(count.size), count), below, count, int(below[-1]))
+    positions, weights = tables(count, below, m)
+    reference = np.abs(statistics(pooled, positions))
+    order = np.argsort(reference, kind="stable")[::-1]
+    return tables_critical(reference[order], weights[order], alpha, 2.0 / math.comb(pooled.total, m))

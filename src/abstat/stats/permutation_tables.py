@@ -17,10 +17,6 @@ the two extreme tables' probability, below what the test reported before (Holm's
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from functools import lru_cache
-
 import numpy as np
 
 TABLES_MAX = 20_000  # enumerate at most this many tables (as many as the arrangements enumerated)
@@ -91,42 +87,3 @@ def critical(reference: np.ndarray, weights: np.ndarray, alpha: float, floor: fl
     if j > 0 and above[j] >= alpha:
         return float(atoms[j - 1]) * (1.0 - 2e-9)
     return float(atoms[j]) * (1.0 + 1e-9)
-
-
-@lru_cache(maxsize=256)
-def law_critical(counts: tuple[int, ...], m: int, alpha: float) -> float:
-    """The critical ``|T|`` of the exact law of tables with these counts per level (the test's mid-p-value,
-    floored as in :func:`~abstat.stats.permutation.bm_permutation`); kept per table shape (a search meets few)."""
-    from abstat.stats.permutation import Pooled, statistics
-
-    count = np.array(counts, dtype=np.int64)
-    below = np.append(0, np.cumsum(count))
-    pooled = Pooled(np.repeat(np.arange(count.size), count), below, count, int(below[-1]))
-    positions, weights = tables(count, below, m)
-    reference = np.abs(statistics(pooled, positions))
-    order = np.argsort(reference, kind="stable")[::-1]
-    return critical(reference[order], weights[order], alpha, 2.0 / math.comb(pooled.total, m))
-
-
-def shift_critical(x: np.ndarray, y: np.ndarray, alpha: float, fallback: float) -> Callable[[float], float] | None:
-    """The interval's critical ``|T|`` at each candidate shift ``d``: that of the law
-    :func:`~abstat.stats.permutation.bm_permutation` takes for ``x`` against ``y - d`` where that is the
-    exact law of tables (tied data, more than :data:`~abstat.stats.permutation.EXACT` arrangements, at most
-    :data:`TABLES_MAX` tables of counts per level of ``x`` and ``y - d`` pooled), else ``fallback`` (the
-    samples aligned at the estimate's); None when no shift takes that law (untied samples, few arrangements:
-    their reference does not move with ``d``).  Each shift's pooled levels are its own: off the grid ``x``'s
-    and ``y - d``'s levels interleave, on it they merge, and the law moves with them (issue 34, session 13)."""
-    from abstat.stats.permutation import EXACT, _log_arrangements, pooled_levels
-
-    m = min(x.size, y.size)
-    untied = np.unique(x).size == x.size and np.unique(y).size == y.size
-    if untied or _log_arrangements(x.size + y.size, m) <= math.log(EXACT) + 1e-9:
-        return None
-
-    def at(d: float) -> float:
-        pooled = pooled_levels(x, y - d)
-        if count_tables(pooled.count, m) > TABLES_MAX:
-            return fallback
-        return law_critical(tuple(pooled.count.tolist()), m, alpha)
-
-    return at
