@@ -9,19 +9,15 @@ statistics per search at 15 values a side in ``tests/stats/test_dependence.py``)
 The results are that function's bit for bit: the placements are whole and half counts (exact in any
 order), the per-row mean and sum of squares are numpy's pairwise sums over each contiguous row, as for
 one sample, and the rest is the same scalar arithmetic (``tests/stats/test_hl_small_bits.py``).
-:func:`shift_critical` gives the critical value each tested shift takes on tied data (the test's own law).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
 from abstat.stats.brunner_munzel import BMStat, Spread, bm_statistic
-from abstat.stats.permutation import EXACT, _log_arrangements, law_critical, pooled_levels
-from abstat.stats.permutation_tables import TABLES_MAX, count_tables
 
 ONE_BY_ONE = 4  # the first gaps a walk in each direction reaches are evaluated one by one (most end there) ...
 BATCH = 4  # ... then batches of this many gaps, each further batch twice the last, up to MOST_ROWS gaps
@@ -113,26 +109,3 @@ class Gaps:
         shifts = np.array([self.point(j) for j in ks])
         self.memo.update(zip(ks, statistics(self.x, self.y, shifts, self.inflate), strict=True))
         return self.memo[k]
-
-
-def shift_critical(x: np.ndarray, y: np.ndarray, alpha: float, fallback: float) -> Callable[[float], float] | None:
-    """The interval's critical ``|T|`` at each candidate shift ``d``: that of the law
-    :func:`~abstat.stats.permutation.bm_permutation` takes for ``x`` against ``y - d`` where that is the
-    exact law of tables (tied data, more than :data:`~abstat.stats.permutation.EXACT` arrangements, at most
-    :data:`~abstat.stats.permutation_tables.TABLES_MAX` tables of counts per level of ``x`` and ``y - d``
-    pooled), else ``fallback`` (the samples aligned at the estimate's); None when no shift takes that law
-    (untied samples, few arrangements: their reference does not move with ``d``).  Each shift's pooled
-    levels are its own: off the grid ``x``'s and ``y - d``'s levels interleave, on it they merge, and the
-    law moves with them (issue 34, session 13; per table shape: :func:`~abstat.stats.permutation.law_critical`)."""
-    m = min(x.size, y.size)
-    untied = np.unique(x).size == x.size and np.unique(y).size == y.size
-    if untied or _log_arrangements(x.size + y.size, m) <= math.log(EXACT) + 1e-9:
-        return None
-
-    def at(d: float) -> float:
-        pooled = pooled_levels(x, y - d)
-        if count_tables(pooled.count, m) > TABLES_MAX:
-            return fallback
-        return law_critical(tuple(pooled.count.tolist()), m, alpha)
-
-    return at

@@ -56,8 +56,6 @@ from abstat.stats.brunner_munzel import (  # noqa: F401 (re-exported: the compar
 from abstat.stats.distributions import t_quantile
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from abstat.stats.pairwise import SortedSums
 
 SMALL = 200_000  # up to this many pairs, the differences are formed and sorted
@@ -146,12 +144,7 @@ def _pairs(x: Spread, y: Spread) -> SortedSums:
 
 
 def _small(
-    x: Spread,
-    y: Spread,
-    confidence: float,
-    inflate: tuple[float, float],
-    fixed: float | None = None,
-    law: Callable[[float], float] | None = None,
+    x: Spread, y: Spread, confidence: float, inflate: tuple[float, float], fixed: float | None = None
 ) -> tuple[float, float, float]:
     """Estimate and interval from the sorted distinct differences ``U``
     (``C_k`` of them up to ``U_k``).  Between ``U_k`` and ``U_(k+1)`` the
@@ -160,8 +153,7 @@ def _small(
     se)``, ``se`` (and ``q``) the test's there: a fixed point, reached in a
     few steps; then the gaps next to it are tested until the test's verdict
     changes, which places the end exactly (the gaps a walk reaches evaluated
-    in batches: :class:`~abstat.stats.hl_gaps.Gaps`).  ``law``: the critical value at each shift tested,
-    where it moves with the shift (:func:`~abstat.stats.hl_gaps.shift_critical`)."""
+    in batches: :class:`~abstat.stats.hl_gaps.Gaps`)."""
     from abstat.stats.hl_gaps import Gaps
 
     d = np.sort(np.subtract.outer(y.values, x.values).ravel())
@@ -175,7 +167,7 @@ def _small(
 
     def accepted(k: int, step: int) -> bool:  # (step: the direction of the walk that tests gap k)
         s = gaps.at(k, step)
-        return abs(s.p_hat - 0.5) <= _bound(s, level, fixed if law is None else law(gaps.point(k)))
+        return abs(s.p_hat - 0.5) <= _bound(s, level, fixed)
 
     centre = int(np.searchsorted(u, estimate, side="right")) - 1  # the gap holding the estimate
     stat = bm_statistic(x, y, estimate, inflate)
@@ -249,10 +241,9 @@ def hodges_lehmann(
     sx, sy = spread_ties(np.sort(x)), spread_ties(np.sort(y))
     at_zero = bm_statistic(sx, sy, 0.0, inflate)
     alpha = 1.0 - confidence
-    fixed, law = None, None
+    fixed = None
     if permute if permute is not None else min(x.size, y.size) <= PERMUTE_MAX:
         from abstat.stats.permutation import bm_permutation, interval_critical
-        from abstat.stats.hl_gaps import shift_critical
 
         p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
         # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)
@@ -261,11 +252,10 @@ def hodges_lehmann(
             if separated_p(x.size, y.size) < alpha
             else math.inf
         )  # else no shift can be rejected
-        law = shift_critical(x, y, alpha, fixed) if math.isfinite(fixed) else None  # each shift's own law
     else:
         p = bm_p_value(at_zero, x.size, y.size)
     if sx.values.size * sy.values.size <= SMALL and sx.weights is None and sy.weights is None:
-        estimate, low, high = _small(sx, sy, confidence, inflate, fixed, law)
+        estimate, low, high = _small(sx, sy, confidence, inflate, fixed)
     else:
         estimate, low, high = _large(sx, sy, confidence, inflate, fixed)
     tied = (sx, sy), (x, y)

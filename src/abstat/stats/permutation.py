@@ -374,12 +374,12 @@ def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:
 
 @lru_cache(maxsize=256)
 def law_critical(counts: tuple[int, ...], m: int, alpha: float) -> float:
-    """The critical ``|T|`` of the exact law of tables with these counts per level (the test's mid-p-value,
-    floored as in :func:`bm_permutation`); kept per table shape (a search meets few)."""
+    """The interval's critical ``|T|`` under the exact law of tables with these counts per level, the law
+    :func:`bm_permutation` takes for such data (issue 34, session 13); kept per table shape."""
     count = np.array(counts, dtype=np.int64)
     below = np.append(0, np.cumsum(count))
     pooled = Pooled(np.repeat(np.arange(count.size), count), below, count, int(below[-1]))
     positions, weights = tables(count, below, m)
     reference = np.abs(statistics(pooled, positions))
     order = np.argsort(reference, kind="stable")[::-1]
-    return tables_critical(reference[order], weights[order], alpha, 2.0 / math.comb(pooled.total, m))
+    return tables_critical(reference[order], weights[order], alpha)

@@ -69,21 +69,15 @@ def mid_p(reference: np.ndarray, weights: np.ndarray, observed: float) -> float:
     return min(1.0, max(0.0, at_least - 0.5 * atom))
 
 
-def critical(reference: np.ndarray, weights: np.ndarray, alpha: float, floor: float = 0.0) -> float:
-    """The largest ``|T|`` the test accepts at level ``alpha`` under the law of tables (``reference``
-    descending, ``weights`` its tables' probabilities): where ``max(mid_p, floor) >= alpha``, inf when
-    every statistic is accepted.  Between two atoms the mid-p-value is the weight of the atoms above;
-    at an atom, half of its own weight more: the largest atom accepted bounds the accepted statistics,
-    unless the open stretch above it is accepted too (then just below the next atom up)."""
-    if floor >= alpha:
-        return np.inf
-    start = np.flatnonzero(np.append(True, reference[1:] < reference[:-1] * (1.0 - 1e-9)))
-    atoms, mass = reference[start], np.add.reduceat(weights, start)  # distinct |T| (to 1e-9), their weights
-    above = np.cumsum(mass) - mass  # the weight of the atoms above each
-    accepted = np.flatnonzero(above + 0.5 * mass >= alpha)
-    if accepted.size == 0:
-        return -1.0  # (no statistic accepted)
-    j = int(accepted[0])
-    if j > 0 and above[j] >= alpha:
-        return float(atoms[j - 1]) * (1.0 - 2e-9)
-    return float(atoms[j]) * (1.0 + 1e-9)
+
+def critical(reference: np.ndarray, weights: np.ndarray, alpha: float) -> float:
+    """The critical ``|T|`` at level ``alpha`` of the law of tables (``reference`` descending, ``weights``
+    its tables' probabilities), by the rule of :meth:`abstat.stats.permutation.PermutationTest.critical`
+    for enumerated arrangements: the ``|T|`` where the weight of the statistics at or above it first
+    reaches ``alpha`` (inf when ``alpha`` is not positive).  As every arrangement of one table has the
+    table's ``|T|``, this is that rule applied to every arrangement, without enumerating them."""
+    if alpha <= 0.0:
+        return float("inf")
+    reached = np.flatnonzero(np.cumsum(weights) >= alpha * (1.0 - 1e-12))
+    j = int(reached[0]) if reached.size else reference.size - 1
+    return float(reference[j]) * (1.0 + 1e-9)
