@@ -69,7 +69,6 @@ def mid_p(reference: np.ndarray, weights: np.ndarray, observed: float) -> float:
     return min(1.0, max(0.0, at_least - 0.5 * atom))
 
 
-
 def critical(reference: np.ndarray, weights: np.ndarray, alpha: float) -> float:
     """The critical ``|T|`` at level ``alpha`` of the law of tables (``reference`` descending, ``weights``
     its tables' probabilities), by the rule of :meth:`abstat.stats.permutation.PermutationTest.critical`
