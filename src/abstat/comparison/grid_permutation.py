@@ -19,7 +19,8 @@ hypergeometric law ``prod C(c_k, a_k) / C(N, m)``; the p-value is the
 weight of the configurations whose ``|T|`` exceeds the observed one plus half
 the weight of those equal to it (``compare``'s mid-p-value on tied data,
 wave 10; ``compare`` computes the same law, by its tables, when there are more than 20,000
-arrangements but at most 20,000 tables: :mod:`abstat.stats.permutation_tables`).  The laws
+arrangements but at most 20,000 tables: :mod:`abstat.stats.permutation_tables`; its interval's
+reference too, the samples aligned at the estimate, since issue 34's session 13).  The laws
 of a power's data sets are enumerated together, a batch of pooled count vectors at a time,
 level by level, carrying only the running sums ``T`` needs (:class:`_Law`); each data set's p-value is kept
 (on a 6-level pilot of 12 runs ``abstat noise`` took 35 s of CPU enumerating

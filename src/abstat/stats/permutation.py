@@ -40,6 +40,7 @@ import numpy as np
 
 from abstat.stats.permutation_moments import dense_moments, sparse_moments, untied_moments
 from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
+from abstat.stats.permutation_tables import critical as tables_critical
 
 EXACT = 20_000  # enumerate the arrangements up to this many
 DRAWS = 10_000  # else draw at least this many (more for small alpha)
@@ -354,8 +355,23 @@ def _untied_critical(total: int, m: int, alpha: float, seed: int) -> float:
 def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:
     if _log_arrangements(pooled.total, m) <= math.log(EXACT) + 1e-9:
         reference, exact = _reference(pooled, m, EVERY, 0, 0), True
+    elif pooled.count.size < pooled.total and count_tables(pooled.count, m) <= TABLES_MAX:
+        return law_critical(tuple(pooled.count.tolist()), m, alpha)  # the test's law (:func:`bm_permutation`)
     else:
         first, most = draws_for(alpha)
         drawn = [_reference(pooled, m, count, seed, stream) for count, stream in ((first, 1), (most - first, 2))]
         reference, exact = np.concatenate(drawn), False
     return PermutationTest(math.nan, math.nan, np.sort(reference)[::-1], exact).critical(alpha)
+
+
+@lru_cache(maxsize=256)
+def law_critical(counts: tuple[int, ...], m: int, alpha: float) -> float:
+    """The interval's critical ``|T|`` under the exact law of tables with these counts per level, the law
+    :func:`bm_permutation` takes for such data (issue 34, session 13); kept per table shape."""
+    count = np.array(counts, dtype=np.int64)
+    below = np.append(0, np.cumsum(count))
+    pooled = Pooled(np.repeat(np.arange(count.size), count), below, count, int(below[-1]))
+    positions, weights = tables(count, below, m)
+    reference = np.abs(statistics(pooled, positions))
+    order = np.argsort(reference, kind="stable")[::-1]
+    return tables_critical(reference[order], weights[order], alpha)

@@ -69,3 +69,16 @@ def mid_p(reference: np.ndarray, weights: np.ndarray, observed: float) -> float:
     at_least = float(weights[reference >= low].sum())
     atom = float(weights[(reference >= low) & (reference <= high)].sum())
     return min(1.0, max(0.0, at_least - 0.5 * atom))
+
+
+def critical(reference: np.ndarray, weights: np.ndarray, alpha: float) -> float:
+    """The critical ``|T|`` at level ``alpha`` of the law of tables (``reference`` descending, ``weights``
+    its tables' probabilities), by the rule of :meth:`abstat.stats.permutation.PermutationTest.critical`
+    for enumerated arrangements: the ``|T|`` where the weight of the statistics at or above it first
+    reaches ``alpha`` (inf when ``alpha`` is not positive).  As every arrangement of one table has the
+    table's ``|T|``, this is that rule applied to every arrangement, without enumerating them."""
+    if alpha <= 0.0:
+        return float("inf")
+    reached = np.flatnonzero(np.cumsum(weights) >= alpha * (1.0 - 1e-12))
+    j = int(reached[0]) if reached.size else reference.size - 1
+    return float(reference[j]) * (1.0 + 1e-9)
