@@ -3,10 +3,6 @@ test_testbox.py (one pytest-xdist group):
 
 - seed 002: ``make -j 2`` of a small C project (tests/data/testbox/build) in the one-CPU guest (``SKY``),
   ``-O0`` against ``-O2``, ``--prepare`` cleaning between runs and ``--background`` load in the guest;
-- ``bisect --host --boot`` on it (opt-in: ``ABSTAT_TESTBOX_MORE=1``; 11 measured boots and 2 refused ones,
-  about as long as every other test of both files together): a git history whose commits are kernel command
-  lines (the culprit turns ``pti=on``; one commit's line does not boot), installed in one slot and booted with
-  ``kexec`` each step; every run's ``/proc/cmdline`` says which revision it measured;
 - ``testbox down`` of both boxes leaves nothing behind (last: the boxes are the session's).
 """
 
@@ -15,23 +11,19 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 from collections import Counter
 
 import pytest
-from abstat.lab.testbox.qemu import BASE_CMDLINE
 from support.testbox import (
     BOX,
     BUILD,
     GROUP,
-    KEXEC_E,
     SKY,
     abstat,
     box_processes,
     box_ssh,
     copy_tree,
     missing,
-    stored,
 )
 
 REASON = missing()
@@ -109,100 +101,6 @@ def test_seed_002_a_build_under_background_load(box, tmp_path):
         ).stdout
     )["comparisons"][0]
     assert compared["n"] == [2, 2]
-
-
-def _git(repo: str, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.org",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.org",
-    }
-    return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout.strip()
-
-
-# c0 .. c4: the kernel command line each commit builds; c1 turns pti on (the culprit); c2's line does
-# not boot (no init in the initramfs: the kernel panics, QEMU restarts the box's default entry).  Five
-# commits, not seven: the search's first candidate is then c2, so the commit that does not boot is tried
-# (and skipped), and the bisection takes 12 boots in the engine's own simulate() (before boots were a dear unit: 26)
-LINES = ["pti=off", "pti=on", "pti=on rdinit=/abstat-no-such-init", "pti=on nokaslr", "pti=on"]
-CULPRIT, BROKEN = 1, 2
-
-
-@pytest.mark.skipif(
-    os.environ.get("ABSTAT_TESTBOX_MORE") != "1",
-    reason="opt-in, beyond the suite's time budget (about as long as every other real-kernel test together): "
-    "ABSTAT_TESTBOX_MORE=1",
-)
-def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
-    repo = str(tmp_path / "repo")
-    os.makedirs(repo)
-    _git(repo, "init", "-q", "-b", "main")
-    shas = []
-    for i, line in enumerate(LINES):
-        with open(os.path.join(repo, "cmdline"), "w") as out:
-            out.write(line + "\n")
-        _git(repo, "add", "cmdline")
-        _git(repo, "commit", "-q", "-m", f"c{i}")
-        shas.append(_git(repo, "rev-parse", "HEAD"))
-    store = str(tmp_path / "bisect.db")
-    slot = "/boot/bisect.cmdline"  # one slot: each install overwrites the one before
-    base = f"{BASE_CMDLINE} testbox.name={ONE}"
-    done = abstat(
-        "bisect",
-        "--repo",
-        repo,
-        "--good",
-        f"HEAD~{len(LINES) - 1}",
-        "--bad",
-        "HEAD",
-        "--store",
-        store,
-        "--experiment",
-        "bx",
-        "--host",
-        ONE,
-        "--build",
-        "cp cmdline kernel.cmdline",
-        "--artifact",
-        "kernel.cmdline",
-        "--install",
-        f'{{ tr "\\n" " " < "$ABSTAT_ARTIFACT"; echo "abstat.rev=$ABSTAT_REV"; }} > {slot}',
-        "--boot",
-        f'kexec -i -l /boot/vmlinuz --initrd=/boot/initrd.img --command-line="{base} $(cat {slot})" && {KEXEC_E}',
-        "--check",
-        'grep -q "abstat.rev=$ABSTAT_REV" /proc/cmdline',
-        "--boot-timeout",  # as seed 000's: main's 300 s ran out at a load average of 30 (a kexec boot, ~12 s of CPU)
-        "1200",
-        "--run",
-        "/root/getppid_cycles 20 200",
-        "--metric",
-        r"cycles=^(\d+)$",
-        "-n",
-        "1",
-        "--budget",
-        "40",
-        "--format",
-        "json",
-        "--no-progress",
-        env=box,
-        timeout=5400,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    answer = json.loads(done.stdout)
-    assert answer["status"] == "found" and answer["culprit"] == shas[CULPRIT], done.stdout
-    assert answer["skipped"] == [shas[BROKEN]], done.stdout
-    # issue 38: <= 12 boots.  Boots are a dear unit (history/bisect/search.py): 2 boots of each end open the gate
-    # when Student's t says they are many spreads apart, then 2 boots of a commit place it (in the search's own
-    # simulation 12 boots at 1% to 5% spread between boots: tests/history/bisect/test_bisect_dear.py)
-    assert answer["runs"] <= 12, answer["runs"]
-    runs = stored(store)
-    assert runs and {row["rev"] for row in runs} <= set(shas) - {shas[BROKEN]}
-    for row in runs:  # every run measured the kernel its revision built, read on the box in that boot
-        words = row["machine"]["kernel_cmdline"].split()
-        assert f"abstat.rev={row['rev']}" in words, (row["rev"], words)
-        assert words[-1 - len(LINES[shas.index(row["rev"])].split()) : -1] == LINES[shas.index(row["rev"])].split()
 
 
 def test_down_leaves_nothing(box):
