@@ -36,6 +36,7 @@ import tempfile
 import pytest
 from support import reaper
 from support.cli import abstat_cli  # noqa: F401  (the fixture)
+from support.xdist import groups_in_ids
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -74,6 +75,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("xdist_group") is None:  # one unit of work per file
             item.add_marker(pytest.mark.xdist_group(os.path.relpath(str(item.fspath), root)))
+    if getattr(config.option, "loadgroup", False):  # a worker of --dist loadgroup: where pytest 9 reads the group
+        groups_in_ids(items)
 
 
 class _SlowFirst:

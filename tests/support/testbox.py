@@ -38,27 +38,6 @@ PTI_ENABLED = 'dmesg | grep -q "page tables isolation: enabled"'
 PTI_OFF = f"grep -qw pti=off /proc/cmdline && ! {PTI_ENABLED}"
 
 
-def xdist_groups(items: list, conftest: str) -> None:
-    """The ``xdist_group`` of each test in ``conftest``'s folder made part of its id as pytest 9 reads it
-    (``item._id``; pytest-xdist 3.8 writes ``item._nodeid``, which pytest 9 no longer reads): then
-    ``--dist loadgroup`` gives a group's tests to one worker.  A no-op where the suffix is there already."""
-    folder = os.path.dirname(os.path.abspath(conftest))
-    try:
-        from _pytest.nodeid import NodeId
-    except ImportError:  # pytest before 9: pytest-xdist's own suffix works
-        return
-    for item in items:
-        names = sorted(
-            {
-                str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
-                for mark in item.iter_markers("xdist_group")
-            }
-        )
-        inside = os.path.dirname(os.path.abspath(str(item.fspath))) == folder
-        if inside and names and "@" not in item.nodeid:
-            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")
-
-
 def missing() -> str | None:
     absent = missing_tools() + [tool for tool in ("gcc", "ssh") if shutil.which(tool) is None]
     return f"missing {', '.join(absent)}" if absent else None

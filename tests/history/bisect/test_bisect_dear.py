@@ -1,6 +1,6 @@
 """A dear unit (``abstat bisect --host``: each run a boot, issue 38): fewer boots of the ends and of the culprit
 when the ends are many spreads apart, the same search otherwise.  Its tests against statsmodels and scipy, their
-level by simulation, and the boot count of tests/lab/testbox/test_testbox_more.py's history in the search's own
+level by simulation, and the boot count of tests/lab/testbox/test_testbox_bisect.py's history in the search's own
 simulation."""
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ def boots(levels_of: list[float], broken: set[int], seed: int, dear: bool, sprea
         search.record(Batch(made, step.test), values)
 
 
-# tests/lab/testbox/test_testbox_more.py's history: pti=off, the culprit pti=on, a line that does not boot, two
+# tests/lab/testbox/test_testbox_bisect.py's history: pti=off, the culprit pti=on, a line that does not boot, two
 # more pti=on; getppid in TSC cycles under TCG (docs/lab.md: about 1,120 against 25,000)
 PTI = [1120.0, 25000.0, 25000.0, 25000.0, 25000.0]
 

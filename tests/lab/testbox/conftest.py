@@ -7,27 +7,20 @@ beside them).
 The group is put where pytest reads it: pytest 9 keeps a test's id in ``item._id`` (a NodeId), and pytest-xdist
 (3.8) still writes its ``@group`` suffix to ``item._nodeid``, which nothing reads any longer: every test was a unit
 of its own, the two workers each took tests of both files and each booted the two boxes (four QEMUs, and the
-bisection's fifth, on two cores).  ``xdist_groups`` below does it for this folder's tests (the suite's own
-conftest does not yet; see tests/support/testbox.py)."""
+bisection's fifth, on two cores).  tests/conftest.py puts it there for the whole suite
+(tests/support/xdist.py)."""
 
 import pytest
 from support.marks import slow_files
-from support.testbox import GUESTS, boxes_up, xdist_groups
+from support.testbox import GUESTS, boxes_up
 
-_slow = slow_files(
+pytest_collection_modifyitems = slow_files(
     __file__,
     "test_testbox.py",
     "test_testbox_more.py",
     "test_testbox_bisect.py",
     "test_testbox_killed.py",
 )
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    _slow(items)
-    if getattr(config.option, "loadgroup", False):  # a pytest-xdist worker of --dist loadgroup
-        xdist_groups(items, __file__)
 
 
 @pytest.fixture(scope="session")
