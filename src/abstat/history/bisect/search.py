@@ -109,6 +109,7 @@ class Search:
         self.several_from: dict[int, int] = {}  # commit measuring unlike both ends -> the batch its fresh runs start
         self.cleared: set[int] = set()  # such commits whose fresh runs measured like an end (:mod:`.several`)
         self._memos: dict[tuple, object] = {}
+        self.unit: float | None = None  # the samples are the values divided by it (:func:`levels.unit_of`)
 
     # -- recording ---------------------------------------------------------
 
@@ -117,7 +118,8 @@ class Search:
         against the budget).  A commit under test none of whose runs in the batch succeeded is
         skipped from then on, like one that does not build; returns those commits."""
         succeeded: dict[int, int] = {}
-        for commit, value in zip(batch.commits, values):
+        self.unit = self.unit or levels.unit_of(values)
+        for commit, value in zip(batch.commits, levels.rescaled(values, self.unit)):
             self.attempts += 1
             succeeded.setdefault(commit, 0)
             if value is not None and math.isfinite(value):
