@@ -96,9 +96,7 @@ class Search:
         self.dear, self.least = dear, levels.DEAR_MIN_RUNS if dear else levels.SIDE_MIN_RUNS
         self.skipped: set[int] = set()
         self.samples: list[tuple[int, float, int]] = []  # (commit, value, batch number)
-        self.batches = 0
-        self.attempts = 0
-        self.next_reference = 0  # 0: good next, else bad
+        self.batches, self.attempts, self.next_reference = 0, 0, 0  # next_reference 0: good next, else bad
         self.max_reference_runs = max(30, budget // 3)  # a bimodal change needs ~110 a side to pass the gate
         self._sides: dict[int, int] = {}  # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
