@@ -116,7 +116,7 @@ class Search:
         against the budget).  A commit under test none of whose runs in the batch succeeded is
         skipped from then on, like one that does not build; returns those commits."""
         succeeded: dict[int, int] = {}
-        self.unit = self.unit or levels.unit_of(values)
+        self.unit = self.unit or (None if self.samples else levels.unit_of(values))  # samples given raw: none
         for commit, value in zip(batch.commits, levels.rescaled(values, self.unit)):
             self.attempts += 1
             succeeded.setdefault(commit, 0)

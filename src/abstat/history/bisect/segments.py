@@ -70,7 +70,7 @@ class Bisection:
 
     def record(self, batch: Batch, values: Sequence[float | None]) -> list[int]:
         part = self._current
-        if self.unit is None:
+        if self.unit is None and not self.samples:
             self.unit = levels.unit_of(values)
             for each in self.parts:
                 each.search.unit = self.unit
