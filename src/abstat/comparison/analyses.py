@@ -37,6 +37,14 @@ def _cannot(estimand: str, method: str, center: str, unit: str, why: str) -> Res
     return Result(estimand, NAN, (NAN, NAN), NAN, method, center, unit, why)
 
 
+def negative_baseline(what: str, reference: float) -> str:
+    """Why a change relative to a baseline centre of 0 or below is not given: undefined at 0, and below it
+    a percentage would change meaning with the sign."""
+    if reference == 0.0:
+        return f"the baseline {what} is 0, so a relative change is undefined"
+    return f"the baseline {what} is negative ({reference:.6g}), so a relative change is undefined"
+
+
 def to_pct(d: float, scale: str, reference: float) -> float:
     """A shift on the analysis scale as a change in percent."""
     if scale == "log":
@@ -95,8 +103,8 @@ def _constant(
     the data cannot give (issue 34).  O(1): no combinatorics of the sizes."""
     c0, c1 = float(x[0]), float(y[0])
     method = "both variants constant" + (f" ({unit_text})" if unit_text else "")
-    if scale == "linear" and reference == 0.0:
-        return _cannot(estimand, method, center, unit, "the baseline centre is 0, so a relative change is undefined")
+    if scale == "linear" and reference <= 0.0:
+        return _cannot(estimand, method, center, unit, negative_baseline("centre", reference))
     delta = 0.0 if c0 == c1 else 100.0 * (c1 / c0 - 1.0) if scale == "log" else 100.0 * (c1 - c0) / abs(reference)
     why = (
         f"both variants are constant ({c0:.6g} against {c1:.6g}, {x.size} and {y.size} values): the change "
@@ -120,9 +128,46 @@ def means(
     nonnegative: bool = False,
     constant: bool = False,
 ) -> Result:
-    """``mean_ratio``: Welch's t and Fieller's interval."""
+    """``mean_ratio``: Welch's t and Fieller's interval; the centres are the means whatever the outcome
+    (a row names what it shows)."""
+    r = _mean_ratio(n1, m1, s1, n2, m2, s2, confidence, method, unit, nonnegative=nonnegative, constant=constant)
+    r.centres, r.center_kind = (m1, m2), "mean"
+    return r
+
+
+def mean_difference(n1: int, m1: float, s1: float, n2: int, m2: float, s2: float, confidence: float) -> str:
+    """The difference of the means with its Welch interval, as words ("" without an estimate of the noise)."""
+    from abstat.stats.distributions import t_quantile
+    from abstat.stats.ratio import welch_df
+
+    a1, a2 = (s * s / n if n > 1 else math.nan for s, n in ((s1, n1), (s2, n2)))
+    se = math.sqrt(a1 + a2)
+    if not (math.isfinite(se) and se > 0.0):
+        return ""
+    q = t_quantile(welch_df(n1, a1, n2, a2), 0.5 + confidence / 2.0)
+    d = m2 - m1
+    return f"; the difference of the means is {d:+.4g} [{d - q * se:+.4g}, {d + q * se:+.4g}] ({confidence:.0%}, Welch's t)"
+
+
+def _mean_ratio(
+    n1: int,
+    m1: float,
+    s1: float,
+    n2: int,
+    m2: float,
+    s2: float,
+    confidence: float,
+    method: str,
+    unit: str,
+    *,
+    nonnegative: bool = False,
+    constant: bool = False,
+) -> Result:
     from abstat.stats.ratio import welch_ratio
 
+    if m1 < 0.0:
+        why = negative_baseline("mean", m1) + mean_difference(n1, m1, s1, n2, m2, s2, confidence)
+        return _cannot("mean_ratio", method, "mean", unit, why)
     if m1 == 0.0:
         return _cannot("mean_ratio", method, "mean", unit, "the baseline mean is 0, so a relative change is undefined")
     if s1 == 0.0 and s2 == 0.0:
@@ -185,10 +230,8 @@ def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1
         r = _constant(estimand, "median", "samples", x, y, reference, scale="log" if positive else "linear")
         r.centres, r.center_kind = centres, "median"
         return r
-    if not positive and reference == 0.0:
-        return _cannot(
-            estimand, method, "median", "samples", "the baseline median is 0, so a relative change is undefined"
-        )
+    if not positive and reference <= 0.0:
+        return _cannot(estimand, method, "median", "samples", negative_baseline("median", reference))
     sx, sy = np.sort(ax), np.sort(ay)
     why = {name: unreliable(s) for name, s in (("baseline", sx), ("candidate", sy))}
     if any(why.values()):

@@ -9,7 +9,17 @@ import math
 from typing import Any
 
 from abstat.comparison import estimands
-from abstat.comparison.analyses import UNBOUNDED, Result, _cannot, _clamped, _constant, means, relative_interval, to_pct
+from abstat.comparison.analyses import (
+    UNBOUNDED,
+    Result,
+    _cannot,
+    _clamped,
+    _constant,
+    means,
+    negative_baseline,
+    relative_interval,
+    to_pct,
+)
 from abstat.errors import named
 from abstat.stats.warnings import StatWarning
 
@@ -129,6 +139,8 @@ def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confiden
         return _cannot(
             estimand, method, center, "runs", f"the baseline's run {label} average 0, so a relative change is undefined"
         )
+    if reference < 0.0:
+        return _cannot(estimand, method, center, "runs", negative_baseline(f"run {label}' average", reference))
     if not se > 0.0:
         if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
             # every sample of each variant is one value: the change is exact (no interval)

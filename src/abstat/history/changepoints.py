@@ -284,7 +284,7 @@ class _Search(DriftCheck):
             low=data.shift(verdict.low),
             high=data.shift(verdict.high),
             before=data.value(before),
-            after=data.value(before + verdict.diff),
+            after=_short(data.value(before + verdict.diff)),
             left_n=position - a,
             right_n=b - position,
             provisional=after_count < settle,
@@ -384,3 +384,11 @@ def detect(
     confirmed = search.confirmed(candidates)  # steps 3-5
     reported, model = search.decided(confirmed)  # step 6
     return search.detection(reported, settle, min_change, model)
+
+
+def _short(value: float) -> float:
+    """``value`` without the float error the model's arithmetic leaves (``6.000000000001`` for a level of 6
+    that printed ``6.000`` beside the data's ``6``): the number of 10 significant digits it is within 1e-12 of,
+    else ``value`` itself."""
+    short = float(f"{value:.10g}")
+    return short if abs(short - value) <= 1e-12 * abs(value) else value

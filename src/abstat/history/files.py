@@ -135,6 +135,25 @@ def _numeric_columns(header: list[str], body: list[list[str]], position: set[str
     }
 
 
+def _no_numbers(header: list[str], body: list[list[str]], position: set[str | None]) -> str:
+    """Why no column is followed: none holds numbers, or one holds only numbers none of which is finite."""
+    for i, h in enumerate(header):
+        if h not in position and any(r[i] for r in body) and all(r[i] == "" or _is_float(r[i]) for r in body):
+            return (
+                f"CSV column {h!r} has no finite values (only nan, inf or numbers beyond double precision): "
+                "no column of numbers to follow ({metrics} names one)"
+            )
+    return "CSV file has no column of numbers to follow ({metrics} names one)"
+
+
+def _is_float(cell: str) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
 def _label_columns(
     header: list[str], numeric: set[str], position: set[str | None], label_columns: Sequence[str] | None
 ) -> list[str]:
@@ -171,9 +190,7 @@ def _csv_columns(
         chosen = [h for h in header if h in numeric and h not in (label_columns or ())]
     labels = _label_columns(header, numeric, position, label_columns)
     if not chosen:
-        raise InputError(
-            "CSV file has no column of numbers to follow ({metrics} names one)", path=path, fields=["metrics"]
-        )
+        raise InputError(_no_numbers(header, body, position), path=path, fields=["metrics"])
     return rev_column, time_column, chosen, labels
 
 

@@ -134,18 +134,20 @@ def _read_file(
     from abstat.history.files import read_history_csv, revision_from_metadata
     from abstat.readers.asv import is_asv_results, read_asv
     from abstat.readers.peers import detect_format, read_peer, read_text
+    from abstat.readers.text import STDIN_NAME
 
     if os.path.isdir(path):
         return read_asv(path)
     text = read_text(path) if text is None else text
+    name = STDIN_NAME if path == "-" else path
     fmt = detect_format(path, text)
     document = _json_document(text)
     if is_asv_results(document):
         return read_asv(path)
     if fmt == "csv" or (fmt is None and document is None and any(d in text.lstrip().split("\n", 1)[0] for d in ",;\t")):
-        return read_history_csv(path, text, metrics=metrics, label_columns=label_columns, rev_label=rev_label)
+        return read_history_csv(name, text, metrics=metrics, label_columns=label_columns, rev_label=rev_label)
     if fmt is None:
-        raise InputError("not a CSV, asv, hyperfine, pyperf or Go benchmark file", path=path)
+        raise InputError("not a CSV, asv, hyperfine, pyperf or Go benchmark file" if text else "empty input", path=name)
     found = [revision_from_metadata(s, rev_label) for s in read_peer(path, fmt, text=text)]
     return found, [note for s in found for note in s.notes]
 
@@ -234,6 +236,8 @@ def _load(
     rev_label: str,
     label_columns: Sequence[str] | None,
 ) -> History:
+    if list(inputs).count("-") > 1:
+        raise UsageError("standard input ({input} -) can be given once", fields=["input"])
     store_notes: list[Any] = []
     file_notes: list[str] = []
     with ExitStack() as stack:

@@ -400,3 +400,33 @@ def test_a_clean_change_is_found_in_any_unit(unit):
     rng = np.random.default_rng(3)
     outcome = simulate(Bisection(8), lambda c: unit * (1.1 if c >= 4 else 1.0) * (1 + 0.01 * rng.normal()))
     assert (outcome.status, outcome.culprit) == ("found", 4)
+
+
+def _clean_change(unit: float, seed: int = 3):
+    rng = np.random.default_rng(seed)
+    return simulate(Bisection(8), lambda c: unit * (1.1 if c >= 4 else 1.0) * (1 + 0.01 * rng.normal()))
+
+
+@pytest.mark.parametrize("power", [-996, -700, -300, 500, 660, 996])
+def test_a_clean_change_in_a_power_of_two_unit_is_the_same_bisection(power):
+    """The search runs on values rescaled by a power of two (exact), so one in a unit 2**power from 2**-996 to 2**996
+    (1e-300 .. 1e300) asks for the same runs and ends as at 1, its shift scaled by the unit (attack16 C: at 1e200 the
+    variance and scale * scale overflowed and a clean +10% change ended inconclusive after 402 runs)."""
+    at_one, scaled = _clean_change(1.0), _clean_change(2.0**power)
+    assert (
+        (scaled.status, scaled.culprit, scaled.runs)
+        == (at_one.status, at_one.culprit, at_one.runs)
+        == ("found", 4, at_one.runs)
+    )
+    assert scaled.probability == at_one.probability
+    assert [scaled.shift, scaled.shift_low, scaled.shift_high, scaled.good_level] == [
+        v * 2.0**power for v in (at_one.shift, at_one.shift_low, at_one.shift_high, at_one.good_level)
+    ]
+
+
+@pytest.mark.parametrize("unit", [1e-300, 1e-200, 1e200, 1e300])
+def test_a_clean_change_is_found_in_a_decimal_unit_beyond_1e154(unit):
+    """The same in decimal units (rescaled inexactly by the data, exactly by the search): found at commit 4."""
+    outcome = _clean_change(unit)
+    assert (outcome.status, outcome.culprit) == ("found", 4) and outcome.runs < 400
+    assert outcome.shift / unit == pytest.approx(0.1, rel=0.2)

@@ -55,6 +55,19 @@ MIRROR_PVALUE = 0.1  # one-sided: nor beyond its end by the whole change (a seco
 # of 39, at 0.1 in 35 of 40)
 
 
+def unit_of(values: Sequence[float | None]) -> float | None:
+    """The power of two nearest above the first finite value other than 0 (None: no such value yet): the
+    search divides every value by it, exactly, so that squares and variances of values from 1e-300 to 1e300
+    stay in range (zeros stay zeros whatever the unit chosen later)."""
+    first = next((v for v in values if v is not None and math.isfinite(v) and v != 0.0), None)
+    return None if first is None else math.ldexp(1.0, math.frexp(first)[1])
+
+
+def rescaled(values: Sequence[float | None], unit: float | None) -> list[float | None]:
+    """``values`` in ``unit`` (None kept)."""
+    return list(values) if unit is None else [None if v is None else v / unit for v in values]
+
+
 def ends_differ_p(good: Sequence[float], bad: Sequence[float]) -> float:
     """Two-sided Brunner-Munzel p-value between the ends (1.0 when it cannot be computed)."""
     import warnings

@@ -56,9 +56,9 @@ def conclude(search: Any, status: str) -> Outcome:
     if status == "several":
         result.intermediate = search.intermediate()
     if len(good) >= 2 and len(bad) >= 2:
-        shift = hodges_lehmann(np.asarray(good), np.asarray(bad), search.confidence)
-        result.shift, result.shift_low, result.shift_high = shift.estimate, shift.low, shift.high
-        result.good_level = float(np.median(good))
+        shift, unit = hodges_lehmann(np.asarray(good), np.asarray(bad), search.confidence), search.unit or 1.0
+        result.shift, result.shift_low, result.shift_high = shift.estimate * unit, shift.low * unit, shift.high * unit
+        result.good_level = float(np.median(good)) * unit  # the samples are in the search's unit
         result.reference_p = search.reference_p()
     if status == "inconclusive" and result.reference_p is not None and not search.gated:
         result.candidates = []

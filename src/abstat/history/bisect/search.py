@@ -96,9 +96,7 @@ class Search:
         self.dear, self.least = dear, levels.DEAR_MIN_RUNS if dear else levels.SIDE_MIN_RUNS
         self.skipped: set[int] = set()
         self.samples: list[tuple[int, float, int]] = []  # (commit, value, batch number)
-        self.batches = 0
-        self.attempts = 0
-        self.next_reference = 0  # 0: good next, else bad
+        self.batches, self.attempts, self.next_reference = 0, 0, 0  # next_reference 0: good next, else bad
         self.max_reference_runs = max(30, budget // 3)  # a bimodal change needs ~110 a side to pass the gate
         self._sides: dict[int, int] = {}  # test commit -> 0 good / 1 bad, once nearly certain
         self._verified: int | None = None  # culprit above the threshold, given one more batch
@@ -109,6 +107,7 @@ class Search:
         self.several_from: dict[int, int] = {}  # commit measuring unlike both ends -> the batch its fresh runs start
         self.cleared: set[int] = set()  # such commits whose fresh runs measured like an end (:mod:`.several`)
         self._memos: dict[tuple, object] = {}
+        self.unit: float | None = None  # the samples are the values divided by it (:func:`levels.unit_of`)
 
     # -- recording ---------------------------------------------------------
 
@@ -117,7 +116,8 @@ class Search:
         against the budget).  A commit under test none of whose runs in the batch succeeded is
         skipped from then on, like one that does not build; returns those commits."""
         succeeded: dict[int, int] = {}
-        for commit, value in zip(batch.commits, values):
+        self.unit = self.unit or (None if self.samples else levels.unit_of(values))  # samples given raw: none
+        for commit, value in zip(batch.commits, levels.rescaled(values, self.unit)):
             self.attempts += 1
             succeeded.setdefault(commit, 0)
             if value is not None and math.isfinite(value):

@@ -20,6 +20,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from abstat.history.bisect import levels
 from abstat.history.bisect.graph import Graph
 from abstat.history.bisect.outcome import Batch, Outcome
 from abstat.history.bisect.search import Search
@@ -61,6 +62,7 @@ class Bisection:
         self.batches = 0
         self.intermediates: list[int] = []
         self._current = self.parts[0]
+        self.unit: float | None = None  # every search's samples are the values divided by it
 
     @property
     def runs(self) -> int:
@@ -68,9 +70,13 @@ class Bisection:
 
     def record(self, batch: Batch, values: Sequence[float | None]) -> list[int]:
         part = self._current
+        if self.unit is None and not self.samples:
+            self.unit = levels.unit_of(values)
+            for each in self.parts:
+                each.search.unit = self.unit
         local = Batch([c - part.low for c in batch.commits], None if batch.test is None else batch.test - part.low)
         failing = [c + part.low for c in part.search.record(local, values)]
-        for commit, value in zip(batch.commits, values, strict=False):
+        for commit, value in zip(batch.commits, levels.rescaled(values, self.unit), strict=False):
             self.attempts += 1
             if value is not None and math.isfinite(value):
                 self.samples.append((commit, float(value), self.batches))
@@ -135,6 +141,7 @@ class Bisection:
                 overrun=self.overrun,
             )
             search.samples = [(c - low, v, b) for c, v, b in self.samples if low <= c <= high]
+            search.unit = self.unit
             search.batches = self.batches
             search.skipped = {c - low for c in self.skipped if low < c < high}
             halves.append(Part(low, high, search))
@@ -146,7 +153,7 @@ class Bisection:
         if len(self.parts) == 1:
             return self.parts[0].outcome or self.root.outcome("inconclusive")
         whole = Search(self.n, confidence=self.confidence)
-        whole.samples = self.samples
+        whole.samples, whole.unit = self.samples, self.unit
         result = whole.outcome("inconclusive")
         result.status, result.candidates, result.probability, result.runs = "several", [], 0.0, self.attempts
         result.intermediate = self.intermediates[0]

@@ -59,15 +59,17 @@ def _references(store, experiment: str, metric: str, shas: list[str]) -> list[fl
 
 def llr(values: list[float], good: list[float], bad: list[float]) -> float:
     """Sum of the clipped, tempered Student-t log-likelihood ratios (bad over good)."""
+    from abstat.history.bisect import levels
     from abstat.history.bisect.search import CLIP, STEP_TEMPER, Search
 
     search = Search(1)
-    search.samples = [(0, v, 0) for v in good] + [(1, v, 0) for v in bad]
+    unit = levels.unit_of(good + bad) or 1.0  # exact: squares of values beyond 1e154 stay in range
+    search.samples = [(0, v / unit, 0) for v in good] + [(1, v / unit, 0) for v in bad]
     search.batches = 1
     g, b, scale = search._model()
     total = 0.0
     for x in values:
-        zg, zb = (x - g) / scale, (x - b) / scale
+        zg, zb = (x / unit - g) / scale, (x / unit - b) / scale
         one = -(4.0 + 1) / 2 * (math.log1p(zb * zb / 4.0) - math.log1p(zg * zg / 4.0))
         total += STEP_TEMPER * max(-CLIP, min(CLIP, one))
     return total
