@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 
 import pytest
 
@@ -256,3 +257,31 @@ def test_classic_nan_stddev_checks_what_it_can_and_names_the_dialect() -> None:
     assert data["half_width"] is None and data["percent_half_width"] == {"classic": None, "freebsd": None}
     # A wrong difference is still caught.
     assert audit_text(NAN_REPORT.replace("-6.24575", "-6.24585")).exit_status == 1
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("-25.1e9993489", -math.inf),  # CI's hypothesis draw, session 13: decimal.InvalidOperation in scaleb
+        ("7e400", math.inf),
+        ("1e-9993489", 0.0),
+        ("-3e-400", -0.0),
+    ],
+)
+def test_printed_numbers_beyond_a_double_are_the_double_they_read_as(text: str, value: float) -> None:
+    got = printed(text, 6)
+    assert got.value == value == got.low == got.high and math.copysign(1, got.value) == math.copysign(1, value)
+    assert float(text) == value  # Python's own reading of the text
+
+
+def test_a_reply_quoting_a_mangled_exponent_is_audited_not_crashed() -> None:
+    text = (
+        ">\tx  98          1260          1470          1260     1276.2857     42.913483\n"
+        ">\t+  95          1218          1470          1239     1250.9368     52.491298\n"
+        ">\tDifference at 95.0% confidence\n"
+        "> -25.1e9993489 +/- 13.5082\n"
+        "> -1.98614% +/- 1.0584%\n"
+        "> (Student's t, pooled s = 47.8673)\n"
+    )
+    header = ">\tx naples-before\n>\t+ naples-after\n>\tN           Min           Max        Median           Avg        Stddev\n"
+    audit_text(header + text, source="mail")  # no exception: the line's number is judged, not crashed on

@@ -15,6 +15,7 @@ from decimal import Decimal, InvalidOperation
 
 VITALS_DIGITS = 8  # %13.8g
 LINE_DIGITS = 6  # %g
+DOUBLE_DECADES = 400  # beyond 10^308 and below 10^-324 (and their digits) a double is inf or 0
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,10 @@ def printed(text: str, digits: int) -> Printed:
     if number == 0:
         return Printed(stripped, 0.0, 0.0, 0.0)
     exponent = number.adjusted()  # position of the leading digit
+    if not math.isfinite(value) or abs(exponent) > DOUBLE_DECADES:
+        # beyond a double's range no double prints as this text: the double it reads as (inf or 0), alone
+        # (the decimal context cannot scale such an exponent: '-25.1e9993489' was an internal error)
+        return Printed(stripped, value, value, value)
     half = Decimal(5).scaleb(exponent - digits)  # half a unit in the last digit
     magnitude = abs(number)
     # A power of ten may be the rounded-up image of numbers one decade below,
