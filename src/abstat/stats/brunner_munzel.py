@@ -132,7 +132,14 @@ def sorted_search(
     guess = np.empty(keys.size, dtype=np.intp)  # in 0..n: the values <= each key, about
     for i in range(0, keys.size, CHUNK):
         guess[i : i + CHUNK] = np.interp(keys[i : i + CHUNK], t, ones, left=0.0)
-    pad = padded(t) if bounds is None else bounds
+    return _checked(t, keys, guess, side, padded(t) if bounds is None else bounds)
+
+
+def _checked(
+    t: np.ndarray, keys: np.ndarray, guess: np.ndarray, side: Literal["left", "right"], pad: np.ndarray
+) -> np.ndarray:
+    """``guess`` (counts in 0..n) made ``np.searchsorted(t, keys, side=side)``: the guesses that the
+    neighbouring values in ``pad`` (:func:`padded` of ``t``) confirm are kept, the others searched."""
     # a count c is right when pad[c] <= key < pad[c + 1] (side "left": pad[c] < key <= pad[c + 1])
     if side == "right":
         wrong = (pad.take(guess) > keys) | (pad[1:].take(guess) <= keys)
@@ -145,19 +152,8 @@ def sorted_search(
 
 
 def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
-    """``np.searchsorted(t, ys, side="right")`` (both ascending, finite) from a ``guess`` of it: the
-    guesses that the neighbouring values confirm are kept, the others searched."""
-    n = t.size
-    guess = np.clip(guess, 0, n)
-    padded = np.empty(n + 2)  # t between -inf and inf: no test of the guesses at the ends (ys are finite)
-    padded[0], padded[-1] = -math.inf, math.inf
-    padded[1:-1] = t
-    # a guess g is right when t[g - 1] <= y < t[g], that is padded[g] <= y < padded[g + 1]
-    wrong = (padded.take(guess) > ys) | (padded[1:].take(guess) <= ys)
-    bad = np.flatnonzero(wrong)
-    if bad.size:
-        guess[bad] = np.searchsorted(t, ys[bad], side="right")
-    return guess
+    """``np.searchsorted(t, ys, side="right")`` (both ascending, finite) from a ``guess`` of it."""
+    return _checked(t, ys, np.clip(guess, 0, t.size), "right", padded(t))
 
 
 def _merged(ys: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
