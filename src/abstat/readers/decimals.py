@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from abstat.readers.decimal_lines import parse_lines
 from abstat.readers.text import STDIN_NAME, parse_samples, read_bytes
 
 _PLAIN = b"0123456789+-.eE\r\n"  # what numpy's path takes; anything else goes to read_samples
@@ -36,6 +37,10 @@ def read_sample_array(path: str, *, column: int = 1, delimiters: str | None = No
     data = read_bytes(path)
     if column == 1 and delimiters is None and not data.translate(None, _PLAIN):
         values = _fixed_width_integers(data)
+        if values is None:
+            values = parse_lines(data)
+            if values is not None and not np.isfinite(values).all():
+                values = None
         if values is None:
             values = plain_array(data)
         if values is not None:
