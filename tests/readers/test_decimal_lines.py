@@ -168,3 +168,25 @@ def test_without_extended_precision(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(decimal_lines, "_EXTENDED", False)
     rng = np.random.default_rng(13)
     _check([f"{float(v):.18e}" for v in rng.normal(1000, 10, 5000)] + [repr(float(v)) for v in _doubles(rng, 5000)])
+
+
+def test_large_files_read_through_it(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_sample_array gives a large file's values by parse_lines (float()'s), and a bad line still the
+    general reader's error naming file and line."""
+    from abstat.errors import InputError
+    from abstat.readers import decimals
+
+    calls = []
+    real = decimal_lines.parse_lines
+    monkeypatch.setattr(decimal_lines, "parse_lines", lambda data: calls.append(1) or real(data))
+    rng = np.random.default_rng(21)
+    lines = [repr(float(v)) for v in rng.lognormal(0, 2, 20000)]
+    path = tmp_path / "x.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert len(path.read_bytes()) >= decimals.LINES_FROM
+    found = decimals.read_sample_array(str(path))
+    assert calls and found.view(np.int64).tolist() == _reference(lines).view(np.int64).tolist()
+    lines[12345] = "1.5e"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"x\.txt.*12346.*1\.5e"):
+        decimals.read_sample_array(str(path))

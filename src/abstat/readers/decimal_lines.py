@@ -44,6 +44,7 @@ _EXTENDED = np.finfo(np.longdouble).nmant == 63 and np.dtype(np.longdouble).item
 _POW10_EXTENDED = np.array([10**k for k in range(28)], dtype=np.longdouble)  # exact: 5**27 < 2**64
 _ZEROS = _U64(0x3030303030303030)
 _HIGH = _U64(0x8080808080808080)
+_BYTE_MASKS = np.array([(1 << 8 * k) - 1 for k in range(9)], dtype=np.uint64)
 _LOW_NIBBLES = _U64(0x0F0F0F0F0F0F0F0F)
 _COMBINE = (  # 10 * 2**8 + 1 ...: each step adds ten (100, 10**4) times the left neighbour to each digit group
     (_U64(2561), _U64(8), _U64(0x00FF00FF00FF00FF)),
@@ -95,11 +96,6 @@ class _Rows(NamedTuple):
         """The lines as the rows of a matrix (a view), with ``extra`` bytes after each."""
         return np.ndarray((self.size, self.length + extra), "u1", self.base, self.offset, (self.stride, 1))
 
-    def subset(self, rows: np.ndarray) -> _Rows:
-        """The lines ``rows``, gathered (8 bytes more a line)."""
-        gathered = self.matrix(8)[rows].ravel()
-        return _Rows(gathered, 0, self.length + 8, len(rows), self.length, self.ends[rows])
-
 
 def parse_lines(data: bytes) -> np.ndarray | None:
     """The values of the lines of ``data`` that are not empty, each ``float(line)``, or None (see the module)."""
@@ -115,7 +111,7 @@ def parse_lines(data: bytes) -> np.ndarray | None:
         pattern = data.translate(_PATTERN)  # every line as long: lines of one layout read in place
         if pattern.count(pattern[: width + 1]) == count:
             return _one_layout(data, width, count, pattern[:width].decode())
-    return _lines_of_any_length(data, np.frombuffer(data + b"0" * 8, dtype=np.uint8))
+    return _lines_of_any_length(data)
 
 
 def _one_layout(data: bytes, width: int, count: int, layout: str) -> np.ndarray | None:
@@ -138,7 +134,10 @@ def _one_layout(data: bytes, width: int, count: int, layout: str) -> np.ndarray 
 _PATTERN = bytes.maketrans(b"0123456789+-eE", b"DDDDDDDDDDssee")
 
 
-def _lines_of_any_length(data: bytes, base: np.ndarray) -> np.ndarray | None:
+def _lines_of_any_length(data: bytes) -> np.ndarray | None:
+    """The values of lines of any lengths: grouped by length and non-digit bytes (hashed to 16 bits to be
+    sorted by radix, then compared exactly), each group gathered into the rows of a matrix."""
+    base = np.frombuffer(data + b"0" * (MAX_LINE + 8), dtype=np.uint8)
     ends = np.flatnonzero(base[: len(data)] == 10)
     lengths = np.diff(ends, prepend=-1) - 1
     if int(lengths.min()) == 0:
@@ -146,60 +145,44 @@ def _lines_of_any_length(data: bytes, base: np.ndarray) -> np.ndarray | None:
         ends, lengths = ends[keep], lengths[keep]
     if not len(ends) or int(lengths.max()) > MAX_LINE:
         return None
-    values = np.empty(len(ends))
-    order = np.argsort(lengths.astype(np.uint8), kind="stable")
-    counts = np.bincount(lengths)
-    start = 0
-    for length in np.flatnonzero(counts).tolist():
-        rows = order[start : start + counts[length]]
-        start += counts[length]
-        windows = np.lib.stride_tricks.as_strided(base, shape=(len(base) - length - 7, length + 8), strides=(1, 1))
-        lines = _Rows(windows[ends[rows] - length].ravel(), 0, length + 8, len(rows), length, ends[rows])
-        if not _parse_length(data, lines, values, rows):
-            return None
-    return values
-
-
-def _parse_length(data: bytes, lines: _Rows, values: np.ndarray, rows: np.ndarray) -> bool:
-    """Parse lines of one length into ``values[rows]``, grouped by their non-digit bytes (hashed to 16 bits
-    to be sorted by radix, then compared exactly); False: a line is no number."""
-    words = _non_digits(lines)
-    mixed = words[0].copy()
-    for word in words[1:]:
+    starts = ends - lengths
+    words = _non_digits(base, starts, lengths)
+    mixed = lengths.astype(np.uint64)
+    for word in words:
         mixed *= _U64(0x9E3779B97F4A7C15)
         mixed += word
     mixed *= _U64(0xBF58476D1CE4E5B9)
     keys = (mixed >> _U64(48)).astype(np.uint16)
-    if keys.min() == keys.max():
-        groups = [np.arange(lines.size)]
-    else:
-        order = np.argsort(keys, kind="stable")
-        groups = np.split(order, np.flatnonzero(np.diff(keys[order])) + 1)
-    for mine in groups:
-        whole = len(mine) == lines.size
-        if not all(bool((word[mine] == word[mine[0]]).all()) for word in words):
-            return False  # two layouts with one key: left to the general reader
-        group = lines if whole else lines.subset(mine)
-        layout = group.matrix()[0].tobytes().translate(_PATTERN).decode()
-        found = _parse_layout(data, group, layout)
+    order = np.argsort(keys, kind="stable")
+    values = np.empty(len(ends))
+    for mine in np.split(order, np.flatnonzero(np.diff(keys[order])) + 1):
+        first, length = mine[0], int(lengths[mine[0]])
+        if not all(bool((word[mine] == word[first]).all()) for word in [lengths, *words]):
+            return None  # two layouts with one key: left to the general reader
+        windows = np.lib.stride_tricks.as_strided(base, shape=(len(base) - length - 7, length + 8), strides=(1, 1))
+        lines = _Rows(windows[starts[mine]].ravel(), 0, length + 8, len(mine), length, ends[mine])
+        found = _parse_layout(data, lines, lines.matrix()[0].tobytes().translate(_PATTERN).decode())
         if found is None:
-            return False
-        values[rows if whole else rows[mine]] = found
-    return True
+            return None
+        values[mine] = found
+    return values
 
 
-def _non_digits(lines: _Rows) -> list[np.ndarray]:
-    """Each line's bytes 8 at a time (uint64), digits made 0 (SIMD within a register)."""
+def _non_digits(base: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:
+    """Each line's bytes 8 at a time (uint64, the first the lowest), digits and bytes past its end made 0
+    (SIMD within a register)."""
+    windows = np.ndarray((len(base) - 7,), "<u8", base, 0, (1,))
     words = []
-    for start in range(0, lines.length, 8):
-        word = lines.column(start, "<u8") ^ _ZEROS  # digits 0..9, the other bytes above 9
+    shortest = int(lengths.min())
+    for start in range(0, int(lengths.max()), 8):
+        word = windows[starts + start] ^ _ZEROS  # digits 0..9, the other bytes above 9
         other = word + _U64(0x7676767676767676)  # no carry: no byte above 0x75 here
         other &= _HIGH
         other >>= _U64(7)
         other *= _U64(0xFF)
         word &= other
-        if lines.length - start < 8:
-            word &= _U64((1 << 8 * (lines.length - start)) - 1)  # the line's bytes only
+        if start + 8 > shortest:
+            word &= _BYTE_MASKS[np.clip(lengths - start, 0, 8)]  # the line's bytes only
         words.append(word)
     return words
 
