@@ -37,15 +37,15 @@ def read_sample_array(path: str, *, column: int = 1, delimiters: str | None = No
     """:func:`abstat.readers.text.read_samples`' values of *path* as a float64 array."""
     name = STDIN_NAME if path == "-" else path
     data = read_bytes(path)
-    if column == 1 and delimiters is None and not data.translate(None, _PLAIN):
+    if column == 1 and delimiters is None:
         values = _fixed_width_integers(data)
         if values is None and len(data) >= LINES_FROM:
             from abstat.readers.decimal_lines import parse_lines  # (its tables: not on start-up's path)
 
-            values = parse_lines(data)
+            values = parse_lines(data)  # (None for any other byte: no need to look for them first)
             if values is not None and not np.isfinite(values).all():
                 values = None
-        if values is None:
+        if values is None and not data.translate(None, _PLAIN):
             values = plain_array(data)
         if values is not None:
             return values
