@@ -13,6 +13,9 @@ against ``python -c "import numpy"``, measured in the same run (issue 14).
    anchor), against ``python -c "import
    numpy"``, with abstat's bytecode cached as in an installed package.
    Target: <= 1.5x.
+3. ``abstat compare a.txt b.txt`` at ``--file-n`` values per side (10^6; 0 skips it), files written by
+   ``np.savetxt`` (``%.18e``) and by ``repr``: CPU (user + system, median of ``--file-reps`` runs).
+   Target (issue 42): <= 1 s.
 
 The script exits 1 when a ratio misses its target.
 
@@ -48,6 +51,7 @@ GROWTH_TARGET = 1.1
 TARGET_FROM = 10**4
 MEMORY_TARGET = 2.0
 CLI_TARGET = 1.5
+FILE_TARGET = 1.0  # seconds of CPU for `compare a.txt b.txt` at 10^6 values a side
 
 
 def data(shape: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -108,12 +112,43 @@ def interleaved(ours: list[str], anchor: list[str], reps: int, env: dict[str, st
     return tuple(statistics.median(r[i] for r in runs[k]) for k in ("ours", "anchor") for i in (0, 1))
 
 
+def large_files(n: int, reps: int, rng: np.random.Generator) -> list[str]:
+    """``abstat compare a.txt b.txt`` at ``n`` values a side: CPU of the whole command, two file formats."""
+    print()
+    print(f"| `abstat compare a.txt b.txt`, {n:,} values a side | wall (median) | CPU (median) | target |")
+    print("|---|---|---|---|")
+    failed = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(os.environ, PYTHONPATH=SRC, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        for kind in ("savetxt", "repr"):
+            files = []
+            for name, values in zip("ab", data("normal", n, rng), strict=True):
+                path = os.path.join(tmp, f"{name}.txt")
+                if kind == "savetxt":
+                    np.savetxt(path, values)
+                else:
+                    with open(path, "w") as handle:
+                        handle.write("\n".join(map(repr, values.tolist())) + "\n")
+                files.append(path)
+            command = [sys.executable, "-m", "abstat", "compare", *files]
+            run_timed(command, env)  # bytecode
+            runs = [run_timed(command, env) for _ in range(reps)]
+            wall, cpu = statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+            print(f"| {kind} files | {wall:.2f} s | {cpu:.2f} s | <= {FILE_TARGET:g} s CPU |")
+            if cpu > FILE_TARGET:
+                failed.append(f"compare FILE FILE ({kind}) at {n:,}")
+    return failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--min-n", type=int, default=1000)
     parser.add_argument("--max-n", type=int, default=10**6)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--cli-reps", type=int, default=15)
+    parser.add_argument("--file-n", type=int, default=10**6)
+    parser.add_argument("--file-reps", type=int, default=3)
     args = parser.parse_args()
     rng = np.random.default_rng(1)
     failed = []
@@ -176,6 +211,8 @@ def main() -> int:
     )
     if ratio > CLI_TARGET:
         failed.append("CLI")
+    if args.file_n:
+        failed += large_files(args.file_n, args.file_reps, rng)
     for what in failed:
         print(f"MISSED TARGET: {what}")
     return 1 if failed else 0
