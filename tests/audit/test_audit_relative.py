@@ -88,3 +88,51 @@ def test_audit_of_ministats_block_with_a_negative_baseline(tmp_path):
     assert "the baseline mean is negative" in line and not re.search(r"[-+][\d.]+%", line), line
     document = json.loads(run_abstat("audit", "--format", "json", "r.txt", cwd=tmp_path).stdout)
     assert '"ci_pct": null' in json.dumps(document) and '"percent": null' in json.dumps(document)
+
+
+# attack17 7: ministat's own output on values whose sums overflow or whose squares underflow is what ministat
+# prints for them: the audit names the cause and calls nothing inconsistent that real arithmetic gives.
+def _audit_ministat(tmp_path, first, second, *options):
+    for name, values in (("a", first), ("b", second)):
+        (tmp_path / name).write_text("".join(f"{v!r}\n" for v in values))
+    report = run_abstat("ministat", *options, "a", "b", cwd=tmp_path, check=True).stdout
+    (tmp_path / "r.txt").write_text(report)
+    return report, run_abstat("audit", "r.txt", cwd=tmp_path).stdout
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ([1e308, 1.1e308, 1.2e308, 1.3e308], [1.4e308, 1.5e308, 1.6e308, 1.7e308]),  # the sum overflows
+        ([1e200, 1.1e200, 1.2e200, 1.3e200], [1.4e200, 1.5e200, 1.6e200, 1.7e200]),  # the squares overflow
+    ],
+)
+def test_an_overflowed_stddev_is_blamed_on_the_overflow(tmp_path, first, second):
+    with np.errstate(over="ignore"):
+        assert np.isinf(np.sum(np.square(np.asarray(first))))  # numpy: ministat's sum of squares is inf
+    report, text = _audit_ministat(tmp_path, first, second, "-A")
+    assert "nan" in report
+    assert "one-pass variance came out negative" not in text
+    assert "its sums overflowed double precision" in text, text
+
+
+def test_subnormal_values_stddev_0_is_rounding_not_constant(tmp_path):
+    first, second = [1e-320, 2e-320, 3e-320, 4e-320], [5e-320, 6e-320, 7e-320, 9e-320]
+    assert np.square(np.asarray(first)).max() == 0.0 and np.std(first) == 0.0  # numpy too: the squares underflow
+    report, text = _audit_ministat(tmp_path, first, second)
+    assert "below the smallest possible" not in text and "INCONSISTENT" not in text, text
+    assert "values are constant" not in text
+    assert "both stddevs print as 0 though Min is below Max: the spread was lost to rounding" in text
+
+
+def test_overflowing_vitals_are_not_checkable_not_inconsistent(tmp_path):
+    (tmp_path / "r.txt").write_text(
+        "x ma\n+ mb\n"
+        "    N           Min           Max        Median           Avg        Stddev\n"
+        "x   4        1e+308        1e+308        1e+308        1e+308 1.7976931e+308\n"
+        "+   4 1.7976931e+308 1.7976931e+308 1.7976931e+308 1.7976931e+308 1.7976931e+308\n"
+        "Difference at 95.0% confidence\n\tinf +/- inf\n\tinf% +/- inf%\n\t(Student's t, pooled s = inf)\n"
+    )
+    text = run_abstat("audit", "r.txt", cwd=tmp_path).stdout
+    assert "1 not checkable" in text and "would print" not in text and "[nan" not in text, text
+    assert "the vitals overflow double precision" in text

@@ -100,8 +100,10 @@ def judge(
     confidence: float = 95.0,
     printed_difference: bool | None = None,
     threshold_pct: float | None = None,
+    varied: bool = False,
 ) -> Judgement:
-    """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb)."""
+    """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb); ``varied``: a side's values are known to
+    differ (its printed Min below its Max), so stddevs of 0 are rounding, not constant values."""
     alpha = 1.0 - confidence / 100.0
     d = ac - ab
     percent = d * 100.0 / ab if ab > 0.0 else None  # relative to a baseline at or below 0: undefined
@@ -110,13 +112,7 @@ def judge(
         return result
     se_welch, sp, se_pooled = _standard_errors(nb, sb, nc, sc)
     if se_welch == 0.0:
-        result.findings.append(
-            Finding(
-                "no_spread",
-                "info",
-                "both stddevs are 0: the values are constant, any difference is exact and no test applies",
-            )
-        )
+        result.findings.append(_no_spread(varied))
         return result
     half = _t_tests(result, nb, ab, sb, nc, ac, sc, alpha, se_pooled, sp)
     _welch_disagreement(result.findings, printed_difference, abs(d) > half, confidence)
@@ -145,6 +141,20 @@ def _undefined(ab: float) -> str:
     if ab <= 0.0:
         return negative_baseline("mean", ab)
     return f"the baseline mean ({ab:.6g}) is not clearly away from 0, so the interval of a relative change is unbounded"
+
+
+def _no_spread(varied: bool) -> Finding:
+    """Both stddevs 0: constant values, or (``varied``) a spread lost to rounding."""
+    if varied:
+        return Finding(
+            "no_spread",
+            "warning",
+            "both stddevs print as 0 though Min is below Max: the spread was lost to rounding (squares of values "
+            "below 1.5e-154 underflow double precision), so nothing can be re-judged",
+        )
+    return Finding(
+        "no_spread", "info", "both stddevs are 0: the values are constant, any difference is exact and no test applies"
+    )
 
 
 def _standard_errors(nb: int, sb: float, nc: int, sc: float) -> tuple[float, float, float]:
