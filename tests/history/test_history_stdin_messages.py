@@ -37,3 +37,15 @@ def test_a_change_level_prints_as_the_data_values():
     )
     found = data["series"][0]["change_points"][0]
     assert (found["before"], found["after"]) == (5.0, 6.0)
+
+
+def test_stdin_without_revision_labels_is_named_stdin():
+    """attack17 8: the one message left that named standard input ``-``."""
+    done = run_abstat("history", "--input", "-", "--no-state", stdin="rev,wall\n,1\n,2\n")
+    assert done.returncode == 2
+    assert done.stderr.startswith("abstat history: <stdin>: no values with a 'rev' label"), done.stderr
+
+
+def test_stdin_empty_cells_note_names_stdin():
+    done = run_abstat("history", "--input", "-", "--no-state", stdin="rev,wall\na,1\nb,\nc,3\n")
+    assert "warning: <stdin>: 1 empty cell(s) left out" in done.stdout, done.stdout

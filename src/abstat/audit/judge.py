@@ -23,7 +23,7 @@ import math
 from dataclasses import dataclass, field
 
 from abstat.audit.findings import Finding
-from abstat.comparison.analyses import relative_interval
+from abstat.comparison.analyses import negative_baseline, relative_interval
 from abstat.stats import power as power_mod
 
 POWER = 0.8
@@ -100,23 +100,19 @@ def judge(
     confidence: float = 95.0,
     printed_difference: bool | None = None,
     threshold_pct: float | None = None,
+    varied: bool = False,
 ) -> Judgement:
-    """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb)."""
+    """Re-judge candidate (nc, ac, sc) against baseline (nb, ab, sb); ``varied``: a side's values are known to
+    differ (its printed Min below its Max), so stddevs of 0 are rounding, not constant values."""
     alpha = 1.0 - confidence / 100.0
     d = ac - ab
-    percent = d * 100.0 / ab if ab != 0.0 else None
+    percent = d * 100.0 / ab if ab > 0.0 else None  # relative to a baseline at or below 0: undefined
     result = Judgement(confidence=confidence, difference=d, percent=percent, threshold_pct=threshold_pct)
     if not _judgeable(result.findings, nb, ab, sb, nc, ac, sc):
         return result
     se_welch, sp, se_pooled = _standard_errors(nb, sb, nc, sc)
     if se_welch == 0.0:
-        result.findings.append(
-            Finding(
-                "no_spread",
-                "info",
-                "both stddevs are 0: the values are constant, any difference is exact and no test applies",
-            )
-        )
+        result.findings.append(_no_spread(varied))
         return result
     half = _t_tests(result, nb, ab, sb, nc, ac, sc, alpha, se_pooled, sp)
     _welch_disagreement(result.findings, printed_difference, abs(d) > half, confidence)
@@ -127,7 +123,38 @@ def judge(
     ci_pct = result.welch.get("ci_pct")
     if threshold_pct is not None and isinstance(ci_pct, list) and ci_pct:
         _threshold(result, ci_pct, threshold_pct)
+    elif threshold_pct is not None:
+        result.findings.append(
+            Finding(
+                "threshold_undefined",
+                "warning",
+                f"no verdict on the threshold of +/-{abs(threshold_pct):g}%: it is relative to the baseline mean, "
+                "and a change relative to it is undefined here",
+            )
+        )
     return result
+
+
+def _undefined(ab: float) -> str:
+    """Why a change relative to the baseline mean ``ab`` is not given, as compare says it (a mean above 0 whose
+    relative interval is unbounded: not clearly away from 0)."""
+    if ab <= 0.0:
+        return negative_baseline("mean", ab)
+    return f"the baseline mean ({ab:.6g}) is not clearly away from 0, so the interval of a relative change is unbounded"
+
+
+def _no_spread(varied: bool) -> Finding:
+    """Both stddevs 0: constant values, or (``varied``) a spread lost to rounding."""
+    if varied:
+        return Finding(
+            "no_spread",
+            "warning",
+            "both stddevs print as 0 though Min is below Max: the spread was lost to rounding (squares of values "
+            "below 1.5e-154 underflow double precision), so nothing can be re-judged",
+        )
+    return Finding(
+        "no_spread", "info", "both stddevs are 0: the values are constant, any difference is exact and no test applies"
+    )
 
 
 def _standard_errors(nb: int, sb: float, nc: int, sc: float) -> tuple[float, float, float]:
@@ -183,7 +210,7 @@ def _t_tests(
     the half width of Welch's interval of the difference."""
     from abstat.stats.distributions import stdtr, stdtrit
 
-    d, percent, confidence = result.difference, result.percent, result.confidence
+    d, percent, confidence = result.difference, result.percent, result.confidence  # percent: None at ab <= 0
     vb, vc = sb * sb, sc * sc
     se_welch = math.sqrt(vb / nb + vc / nc)
     df_pooled = nb + nc - 2
@@ -191,17 +218,21 @@ def _t_tests(
     t_welch = d / se_welch
     half = stdtrit(df_welch, 1.0 - alpha / 2.0) * se_welch
     p_welch = _two_sided(stdtr, df_welch, t_welch)
-    ci_pct = _relative_ci(ab, sb, nb, ac, sc, nc, half / se_welch)
+    ci_pct = _relative_ci(ab, sb, nb, ac, sc, nc, half / se_welch) if percent is not None else None
+    why = ""
+    if percent is not None and ci_pct is not None:
+        shown = f"{_pct(percent)}, {confidence:g}% interval {_pct(ci_pct[0])} .. {_pct(ci_pct[1])}"
+    else:  # the estimate and its interval both the difference of the means, and why
+        result.percent, why = None, f": {_undefined(ab)}"
+        shown = f"the difference of the means is {d:+.6g}, {confidence:g}% interval {d - half:+.6g} .. {d + half:+.6g}"
     result.welch = {"t": t_welch, "df": df_welch, "p": p_welch, "ci": [d - half, d + half], "ci_pct": ci_pct}
     t_pooled = d / se_pooled if se_pooled > 0.0 else math.copysign(math.inf, d) if d else math.nan
     result.pooled = {"t": t_pooled, "df": float(df_pooled), "p": _two_sided(stdtr, float(df_pooled), t_pooled), "s": sp}
-    ci_text = f"{_pct(ci_pct[0])} .. {_pct(ci_pct[1])}" if ci_pct else f"{d - half:.6g} .. {d + half:.6g}"
     result.findings.append(
         Finding(
             "welch",
             "info",
-            f"Welch's t: {_pct(percent) if percent is not None else f'{d:.6g}'}, {confidence:g}% interval "
-            f"{ci_text}, p {_pval(p_welch)} (df {df_welch:.1f}); of the means, all that N, Avg and "
+            f"Welch's t: {shown}, p {_pval(p_welch)} (df {df_welch:.1f}){why}; of the means, all that N, Avg and "
             "Stddev allow (abstat compare on the samples compares the Hodges-Lehmann ratio, which outliers and "
             "quantization sway less, so its verdict may differ)",
         )
@@ -268,7 +299,7 @@ def _power(result: Judgement, nb: int, ab: float, sb: float, nc: int, sc: float,
     confidence, out = result.confidence, result.findings
     mde = power_mod.detectable_difference(sb, nb, sc, nc, alpha=alpha, power=POWER)
     result.detectable_change = mde
-    result.detectable_change_pct = mde * 100.0 / abs(ab) if ab != 0.0 else None
+    result.detectable_change_pct = mde * 100.0 / ab if result.percent is not None else None
     mde_text = f"{result.detectable_change_pct:.3g}%" if result.detectable_change_pct is not None else f"{mde:.6g}"
     out.append(
         Finding(

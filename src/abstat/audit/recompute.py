@@ -86,6 +86,7 @@ class Recomputation:
     consistent: bool | None = None
     reasons: list[str] = field(default_factory=list)
     spread_known: bool = True  # False: a printed stddev is nan
+    overflow: bool = False  # the difference, half-width or pooled s is not finite: nothing recomputed
 
     def to_dict(self) -> dict[str, object]:
         central = self.central
@@ -176,8 +177,16 @@ def check(base: DataSet, cand: DataSet, comparison: PrintedComparison) -> Recomp
     """Check every printed line of ``comparison`` against the recomputation."""
     result = recompute(base, cand, comparison.confidence)
     nan_spread = math.isnan(base.stddev.value) or math.isnan(cand.stddev.value)
+    overflow = not all(math.isfinite(result.central[key]) for key in ("difference", "half_width", "pooled_s"))
     if nan_spread:
-        _note_nan_spread(result)
+        _note_nan_spread(result, any(_squares_overflow(side) for side in (base, cand)))
+    if overflow:  # nothing to check a printed line against (an inf or nan is no range): not checkable
+        result.spread_known, result.overflow = False, True
+        result.reasons.append(
+            "the vitals overflow double precision (the difference, half-width or pooled s is not finite): "
+            "the comparison's lines cannot be recomputed"
+        )
+        return result
     if base.avg.low <= 0.0 <= base.avg.high:
         result.reasons.append("the baseline average is 0: no relative interval")
     _check_verdict(result, comparison, nan_spread)
@@ -196,7 +205,13 @@ def _check_difference(result: Recomputation, comparison: PrintedComparison, nan_
         _check_relative(result, comparison, relative)
 
 
-def _note_nan_spread(result: Recomputation) -> None:
+def _squares_overflow(ds: DataSet) -> bool:
+    """Whether ministat's sums overflow on this data set: an Avg of inf, or values whose squares exceed the
+    largest double (beyond 1.34e154)."""
+    return math.isinf(ds.avg.value) or max(abs(ds.min.value), abs(ds.max.value)) > 1.34e154
+
+
+def _note_nan_spread(result: Recomputation, overflow: bool) -> None:
     """A stddev printed as nan: only the lines that depend on the averages alone can be checked."""
     result.spread_known = False
     # Classic ministat's one-pass variance of (nearly) constant data can
@@ -204,9 +219,14 @@ def _note_nan_spread(result: Recomputation) -> None:
     # the comparison goes on with the negative variance.  Only the lines
     # that depend on the averages alone can be checked; the nan itself
     # is a fingerprint of the classic dialect (FreeBSD uses two passes).
+    # Values whose sum overflows (an Avg of inf) give inf - inf there: nan too.
+    why = (
+        "its sums overflowed double precision: an Avg of inf, or squares of values beyond 1.34e154"
+        if overflow
+        else "classic ministat's one-pass variance came out negative"
+    )
     result.reasons.append(
-        "a printed stddev is nan (classic ministat's one-pass variance came out negative): "
-        "the half-width, relative half-width and pooled s cannot be recomputed"
+        f"a printed stddev is nan ({why}): the half-width, relative half-width and pooled s cannot be recomputed"
     )
     result.dialects.append("classic")
 

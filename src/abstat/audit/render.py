@@ -192,7 +192,9 @@ def _difference_lines(printed: PrintedComparison, result: Recomputation) -> list
         f"{show(printed.percent)}% +/- {show(printed.percent_half_width)}%, pooled s = {show(printed.pooled_s)}"
     ]
     r = result.ranges
-    if "percent" in r and not result.spread_known:
+    if result.overflow:
+        out.append("      recomputed: nothing (the vitals overflow double precision)")
+    elif "percent" in r and not result.spread_known:
         out.append(
             f"      recomputed: {_span(r['difference'])} +/- ?, {_span(r['percent'])}% +/- ?%, pooled s = ? "
             "(a stddev is nan)"

@@ -16,7 +16,7 @@ from abstat.audit.averages_audit import audit_averages
 from abstat.audit.blocks import PrintedComparison
 from abstat.audit.findings import Finding
 from abstat.audit.judge import judge
-from abstat.audit.printed import format_g
+from abstat.audit.printed import Printed, format_g
 from abstat.audit.recompute import check, recompute
 from abstat.audit.records import BlockAudit, ComparisonAudit
 from abstat.audit.scan import Block, DataSet, find_blocks
@@ -122,7 +122,9 @@ def _location_findings(ds: DataSet, who: str) -> list[Finding]:
     """Median and Avg inside Min..Max; a Max far above the Median."""
     out: list[Finding] = []
     for name, value in (("Median", ds.median), ("Avg", ds.avg)):
-        if value.high < ds.min.low or value.low > ds.max.high:
+        if name == "Avg" and math.isinf(value.value) and math.isfinite(ds.max.value - ds.min.value):
+            out.append(_overflowed_sum(who, value))
+        elif value.high < ds.min.low or value.low > ds.max.high:
             out.append(Finding("implausible_vitals", "error", f"{who}: {name} {value.text} lies outside Min..Max"))
     if ds.median.value > 0 and ds.max.value >= FAR_OUT * ds.median.value:  # interrupts in the timed window
         out.append(
@@ -135,6 +137,16 @@ def _location_findings(ds: DataSet, who: str) -> list[Finding]:
             )
         )
     return out
+
+
+def _overflowed_sum(who: str, avg: Printed) -> Finding:
+    """An Avg of inf between finite Min and Max: ministat's sum of the values overflowed (what it prints then)."""
+    return Finding(
+        "overflow",
+        "warning",
+        f"{who}: Avg {avg.text}: the sum of the values overflowed double precision (ministat adds them before "
+        "dividing), so the average and the stddev are not the data's",
+    )
 
 
 def _spread_findings(ds: DataSet, who: str) -> list[Finding]:
@@ -153,6 +165,9 @@ def _spread_findings(ds: DataSet, who: str) -> list[Finding]:
     # about |x| * sqrt(n * eps) in the stddev (constant data can print a
     # stddev of 1e-6): allow for it before calling a stddev impossible.
     one_pass_error = 8.0 * max(abs(ds.min.value), abs(ds.max.value)) * math.sqrt(ds.n * 2.2e-16)
+    # ... and squares below double precision's normal range (values below 1.5e-154) keep an absolute error
+    # of half the smallest subnormal each: values of 1e-320 give a stddev of 0 in both dialects
+    one_pass_error += 4.0 * math.sqrt(ds.n * 5e-324)
     if ds.stddev.low > upper * (1 + 1e-9) + one_pass_error:
         out.append(
             Finding(
@@ -351,6 +366,7 @@ def _rejudge(
             confidence=confidence,
             printed_difference=None if printed is None else printed.difference_proven,
             threshold_pct=threshold,
+            varied=any(side.min.value < side.max.value for side in (base, cand)),
         )
     except (ValueError, ArithmeticError) as err:  # extreme values: say so, never crash
         comparison.findings.append(Finding("not_judged", "warning", f"could not re-judge: {err}"))

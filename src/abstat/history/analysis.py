@@ -123,6 +123,22 @@ def _dropped_notes(detection: Detection, order: list[str], settings: Settings) -
     return notes
 
 
+def _undefined_notes(detection: Detection, order: list[str], settings: Settings, unit: str | None) -> list[StatWarning]:
+    """One note per change whose size relative to the level before is undefined (that level 0, negative or not
+    clearly away from 0: ``ChangePoint.baseline_issue``): why, and the difference of the levels with its interval in
+    the data's unit instead, as compare says of a baseline centre."""
+    shown = f" {unit}" if unit else ""
+    return [
+        StatWarning(
+            "relative-undefined",
+            f"{order[c.index][:12]}: {issue}, so a relative change is undefined; the difference of the levels is "
+            f"{c.shift:+.4g} [{c.low:+.4g}, {c.high:+.4g}]{shown} ({settings.confidence * 100:g}%)",
+        )
+        for c in detection.change_points
+        if (issue := c.baseline_issue())
+    ]
+
+
 @dataclass
 class HistoryReport:
     results: list[SeriesResult]
@@ -163,7 +179,11 @@ def analyse(
         status, notes = reconcile(state.get(series.key, []), current, order, near=settings.min_segment)
         by_rev = {order[c.index]: c.index for c in detection.change_points}
         result.status = {by_rev[rev]: text for rev, text in status.items()}
-        result.notes = notes + _dropped_notes(detection, order, settings)
+        result.notes = (
+            notes
+            + _undefined_notes(detection, order, settings, series.unit)
+            + _dropped_notes(detection, order, settings)
+        )
         state[series.key] = record(detection.change_points, order)
         results.append(result)
     report = HistoryReport(results, history.ordering, settings, history.subjects, list(history.warnings))

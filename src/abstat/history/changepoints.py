@@ -157,8 +157,9 @@ class _Search(DriftCheck):
             return None
         left, right = self.sums.window(a, k), self.sums.window(k, b)
         before = self.data.value(left[1] / left[0])
-        after = self.data.value(right[1] / right[0])
-        relative = abs(after - before) / abs(before) if before else math.inf
+        if before <= 0:  # a size relative to it is undefined (ChangePoint.baseline_issue)
+            return None
+        relative = abs(self.data.value(right[1] / right[0]) - before) / before
         return relative if relative < self.min_magnitude else None
 
     def curve_t(self, position: int, kept: list[int], t: float, df: int) -> tuple[float, int]:
@@ -271,11 +272,14 @@ class _Search(DriftCheck):
         return max(verdict.p_value / self.max_pvalue, 1.0 + 1e-9)
 
     def change_point(self, position: int, kept: list[int], settle: int) -> ChangePoint:
+        from abstat.history.decide import level_interval
+
         a, b = self.spans(position, kept, self.window)
         verdict = self.judged(position, kept)
-        sa, _ = self.spans(position, kept, min(self.window, SIZE_WINDOW))
+        sa, sb = self.spans(position, kept, min(self.window, SIZE_WINDOW))
         left = self.sums.window(sa, position)
         before = left[1] / left[0]
+        level_low, level_high = level_interval(self.sums, sa, position, sb, self.confidence)
         after_count, data = self.n - position, self.data
         return ChangePoint(
             index=position,
@@ -291,6 +295,7 @@ class _Search(DriftCheck):
             points_to_settle=max(0, settle - after_count),
             samples_before=int(data.counts[a:position].sum()),
             samples_after=int(data.counts[position:b].sum()),
+            before_interval=(data.value(level_low), data.value(level_high)),
         )
 
     def decided(self, kept: list[int]) -> tuple[list[int], list[int]]:
@@ -327,7 +332,7 @@ class _Search(DriftCheck):
         for position in kept:
             change = self.change_point(position, model, settle)
             relative = change.relative
-            (small if min_change > 0 and (relative is None or abs(relative) < min_change) else found).append(change)
+            (small if min_change > 0 and relative is not None and abs(relative) < min_change else found).append(change)
         bounds = [0, *kept, self.n]
         segments = [
             (lo, hi, self.data.value(float(np.median(self.data.centre[lo:hi]))))

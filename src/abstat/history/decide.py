@@ -232,3 +232,21 @@ def joint_level(df: int, confidence: float) -> float:
     units of the residual variance: 2 F(2, df) at ``confidence``, ``df (alpha^(-2/df) - 1)`` (chi-square
     with 2 degrees of freedom, 5.99 at 95%, when ``df`` is large)."""
     return df * ((1.0 - confidence) ** (-2.0 / max(df, 1)) - 1.0)
+
+
+def level_interval(sums: Sums, a: int, k: int, b: int, confidence: float) -> tuple[float, float]:
+    """The ``confidence`` interval of the level before a change at ``k`` (working scale): the weighted mean of
+    [a, k), a t interval from its residuals, its variance times ``(1 + r) / (1 - r)`` when the residuals about the
+    two levels of [a, b) are serially correlated (a wandering level; r at least the series' floor, at most
+    ``RHO_CAP``).  A change relative to a level this interval does not keep clear of 0 is undefined (Fieller's
+    interval of a ratio is unbounded then: ``comparison.analyses.relative_interval``)."""
+    from abstat.stats.distributions import stdtrit
+
+    weight, total, squares = (float(v) for v in sums.window(a, k))
+    level, df = total / weight, k - a - 1
+    if df <= 0:
+        return -math.inf, math.inf
+    rho = min(max(sums.serial_rho(a, k, b, WANDER_GATE), sums.rho_floor), RHO_CAP)
+    variance = max(0.0, squares - total * level) / df / weight * (1.0 + rho) / (1.0 - rho)
+    half = math.sqrt(variance) * stdtrit(df, 0.5 + confidence / 2.0)
+    return level - half, level + half

@@ -19,26 +19,43 @@ class ChangePoint:
 
     index: int
     p_value: float
-    shift: float  # Hodges-Lehmann shift, right segment minus left
+    shift: float  # the step, level after minus level before (the decision's model)
     low: float  # its confidence interval
     high: float
-    before: float  # median of the left segment
-    after: float  # median of the right segment
+    before: float  # level of the left segment (its revisions' weighted mean)
+    after: float  # level after it (before + shift)
     left_n: int
     right_n: int
     provisional: bool = False
     points_to_settle: int = 0  # more points after it before it is considered settled
     samples_before: int = 0  # samples (or runs) of the revisions tested on each side
     samples_after: int = 0
+    before_interval: tuple[float, float] | None = None  # the level before's confidence interval
+
+    def baseline_issue(self) -> str:
+        """Why a change relative to the level before is undefined ("" when it is defined): that level is 0 or
+        negative (a percentage would change meaning with its sign), or its interval does not keep clear of 0
+        (the relative change's interval is then unbounded), as compare says of a baseline centre."""
+        if self.before == 0.0:
+            return "the level before is 0"
+        if self.before < 0.0:
+            return f"the level before is negative ({self.before:.6g})"
+        if self.before_interval is not None and not self.before_interval[0] > 0.0:
+            low, high = self.before_interval
+            return (
+                f"the level before ({self.before:.6g}) is not clearly away from 0 "
+                f"(its interval {low:.4g} .. {high:.4g})"
+            )
+        return ""
 
     @property
     def relative(self) -> float | None:
-        return self.shift / abs(self.before) if self.before else None
+        return None if self.baseline_issue() else self.shift / self.before
 
     def relative_interval(self) -> tuple[float, float] | None:
-        if not self.before:
+        if self.baseline_issue():
             return None
-        return self.low / abs(self.before), self.high / abs(self.before)
+        return self.low / self.before, self.high / self.before
 
 
 @dataclass

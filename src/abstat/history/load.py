@@ -134,12 +134,11 @@ def _read_file(
     from abstat.history.files import read_history_csv, revision_from_metadata
     from abstat.readers.asv import is_asv_results, read_asv
     from abstat.readers.peers import detect_format, read_peer, read_text
-    from abstat.readers.text import STDIN_NAME
 
     if os.path.isdir(path):
         return read_asv(path)
     text = read_text(path) if text is None else text
-    name = STDIN_NAME if path == "-" else path
+    name = _named(path)
     fmt = detect_format(path, text)
     document = _json_document(text)
     if is_asv_results(document):
@@ -183,7 +182,7 @@ def _columnar(
         return None
     del text
     series, missing = grouped(table)
-    return series, [f"{inputs[0]}: {missing} empty cell(s) left out"] if missing else []
+    return series, [f"{_named(inputs[0])}: {missing} empty cell(s) left out"] if missing else []
 
 
 def _file_sets(
@@ -300,7 +299,7 @@ def _nothing_found(
         raise InputError(
             f"no values{wanted} with a {rev_label!r} label (a CSV needs a {rev_label!r}, 'commit' "
             "or 'time' column; {rev_label} names another)",
-            path=", ".join(inputs),
+            path=", ".join(_named(p) for p in inputs),
             fields=["rev_label"],
         )
     matching = " matching {where}" if where else ""  # a stored experiment that was never given revisions
@@ -316,6 +315,13 @@ def _nothing_found(
 def _input_warnings(notes: Sequence[Any]) -> list[StatWarning]:
     """The readers' and the store's notes on the inputs, as warning values (those that are one already kept)."""
     return [note if isinstance(note, StatWarning) else StatWarning("input", note) for note in notes]
+
+
+def _named(path: str) -> str:
+    """An input as messages name it: standard input ``<stdin>``."""
+    from abstat.readers.text import STDIN_NAME
+
+    return STDIN_NAME if path == "-" else path
 
 
 def _shown(store_path: str | None) -> str | None:

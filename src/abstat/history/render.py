@@ -12,17 +12,32 @@ from abstat.render.escape import html as escape
 from abstat.render.escape import markdown as md_escape
 from abstat.render.escape import terminal as terminal_safe
 from abstat.render.terminal import columns, ljust
-from abstat.render.units import format_change, format_p, format_value
+from abstat.render.units import common_scale, format_change, format_p, format_value
 
 
-def _change(change: dict[str, Any]) -> str:
-    """``+4.10% [+3.81, +4.42]`` with the decimals the interval supports (render.units)."""
+def _change(change: dict[str, Any], unit: str | None) -> str:
+    """``+4.10% [+3.81, +4.42]`` with the decimals the interval supports (render.units); where a change relative
+    to the level before is undefined (a note says why), the difference of the levels in the data's unit."""
     relative = change["relative"]
-    if relative is None or not math.isfinite(relative):
+    if relative is None:
+        return _difference(change["shift"], change["shift_low"], change["shift_high"], unit)
+    if not math.isfinite(relative):
         return "?"
     low, high = change["relative_low"], change["relative_high"]
     interval = None if low is None or high is None else (low * 100.0, high * 100.0)
     return format_change(relative * 100.0, interval)
+
+
+def _difference(shift: float, low: float, high: float, unit: str | None) -> str:
+    """``+1.046 [+0.9971, +1.095] ms (difference)``: one scale for the three, each signed."""
+    scale = common_scale([shift, low, high], unit, means=True)
+
+    def signed(value: float) -> str:
+        text = scale.number(value)
+        return text if text[:1] in "-+" or not math.isfinite(value) else "+" + text
+
+    shown = f" {scale.unit}" if scale.unit else ""
+    return f"{signed(shift)} [{signed(low)}, {signed(high)}]{shown} (difference)"
 
 
 def _status(change: dict[str, Any]) -> str:
@@ -42,7 +57,7 @@ def _rows(result: SeriesResult, report: HistoryReport) -> list[list[str]]:
                 change["rev"][:12] + (f" {subject[:50]}" if subject else ""),
                 format_value(change["before"], unit),
                 format_value(change["after"], unit),
-                _change(change),
+                _change(change, unit),
                 format_p(change["p_value"]),
                 f"{change['points_before']}/{change['points_after']}"
                 + (
@@ -204,7 +219,7 @@ def _plot(result: SeriesResult, salt: str = "") -> str:
     """The series as inline SVG (abstat.render.svg_history), with what its axis clips."""
     from abstat.render.svg_history import Samples, history_figure
 
-    points = result.series.points
+    points, changes = result.series.points, result.detection.change_points
     values: list[list[float]] | Samples
     if isinstance(points, list):
         revs, values, centres = [p.rev for p in points], [p.values for p in points], [p.centre for p in points]
@@ -215,7 +230,8 @@ def _plot(result: SeriesResult, salt: str = "") -> str:
         values,
         centres,
         result.detection.segment_medians,
-        [(c.index, c.before, c.after, c.provisional) for c in result.detection.change_points],
+        # no percent label where a relative change is undefined (a level at or near 0: the table says why)
+        [(c.index, math.nan if c.baseline_issue() else c.before, c.after, c.provisional) for c in changes],
         unit=result.series.unit,
         metric=result.series.metric,
         title=result.series.title,
