@@ -135,30 +135,28 @@ def _run_differences(cx: Any, cy: Any, bx: list, by: list, center: str, confiden
         method = f"t on per-run {label}, run-to-run variance from the variant with several runs ({unit_text})"
     reference = float(cx.mean())
     centres = (reference, float(cy.mean()))
+
+    def cannot(reason: str) -> Result:  # (labelled with the centres its reason names: attack17 #4)
+        r = _cannot(estimand, method, center, "runs", reason)
+        r.centres, r.center_kind = centres, "mean of run medians"
+        return r
+
     if reference == 0.0:
-        return _cannot(
-            estimand, method, center, "runs", f"the baseline's run {label} average 0, so a relative change is undefined"
-        )
+        return cannot(f"the baseline's run {label} average 0, so a relative change is undefined")
     if reference < 0.0:
-        return _cannot(estimand, method, center, "runs", negative_baseline(f"run {label}' average", reference))
+        return cannot(negative_baseline(f"run {label}' average", reference))
     if not se > 0.0:
         if np.ptp(cx) == 0.0 and np.ptp(cy) == 0.0 and all(np.ptp(r) == 0 for r in (*bx, *by)):
             # every sample of each variant is one value: the change is exact (no interval)
             r = _constant(estimand, center, "runs", cx, cy, reference, "linear", unit_text)
             r.centres, r.center_kind = centres, "mean of run medians"
             return r
-        return _cannot(
-            estimand,
-            method,
-            center,
-            "runs",
-            f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated",
-        )
+        return cannot(f"the per-run {label} do not vary, so the run-to-run variation cannot be estimated")
     q = stdtrit(df, 0.5 + confidence / 2.0)
     p = min(1.0, 2.0 * stdtr(df, -abs(est / se)))
     relative = relative_interval(reference, float(cy.mean()), math.sqrt(a1), math.sqrt(a2), q)
     if relative is None:
-        return _cannot(estimand, method, center, "runs", UNBOUNDED.format(what=f"runs' {label}"))
+        return cannot(UNBOUNDED.format(what=f"runs' {label}"))
     nonnegative = bool(np.all(cx >= 0) and np.all(cy >= 0))
     return Result(
         estimand,

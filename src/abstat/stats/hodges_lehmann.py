@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from abstat.stats.pairwise import SortedSums
 
 SMALL = 200_000  # up to this many pairs, the differences are formed and sorted
+EXACT_STEPS = 8  # an interval walk's first gaps are tested one by one, the rest swept (hl_sweep.Sweep)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ def _large(
     select again until ``q se`` settles (to 1e-3 of itself, which moves the
     end by less than 1e-3 of the interval's half-width)."""
     from abstat.stats.hl_binned import Guided
+    from abstat.stats.hl_sweep import outermost
     from abstat.stats.pairwise import median_of
 
     pairs = _pairs(x, y)
@@ -101,6 +103,12 @@ def _large(
     level = 0.5 + confidence / 2.0
     here = bm_statistic(x, y, estimate, inflate, pairs.rows_near(estimate))
     known = {estimate: here}  # the statistic at each shift evaluated (a step often selects the same end again)
+
+    def accepted(d: float) -> bool:
+        if d not in known:
+            known[d] = bm_statistic(x, y, d, inflate, pairs.rows_near(d))
+        return abs(known[d].p_hat - 0.5) <= _bound(known[d], level, fixed)
+
     ends = []
     density = pairs.density  # entries per unit about the estimate: where the ends should lie
     for sign in (-1, 1):
@@ -114,14 +122,16 @@ def _large(
                 break
             half = bound
             rank = n * (0.5 + sign * half)
-            if rank < 0 or rank >= n:
-                end = sign * math.inf
+            if rank < 0 or rank >= n:  # (the bound at the last shift is beyond every difference)
+                end = outermost(pairs, sign, accepted)
                 break
             end = pairs.kth(rank, guess)
             guess = None if guided else (end, max(abs(end - estimate) * 1e-3, 1e-12 * pairs.scale))
             if end not in known:
                 known[end] = bm_statistic(x, y, end, inflate, pairs.rows_near(end))
             s = known[end]
+        else:  # no fixed point (the bound swings between ends far apart): the verdict's change, bisected
+            end = outermost(pairs, sign, accepted)
         ends.append(end)
     return estimate, min(ends[0], estimate), max(ends[1], estimate)
 
@@ -155,6 +165,7 @@ def _small(
     changes, which places the end exactly (the gaps a walk reaches evaluated
     in batches: :class:`~abstat.stats.hl_gaps.Gaps`)."""
     from abstat.stats.hl_gaps import Gaps
+    from abstat.stats.hl_sweep import Sweep
 
     d = np.sort(np.subtract.outer(y.values, x.values).ravel())
     n = d.size
@@ -168,6 +179,20 @@ def _small(
     def accepted(k: int, step: int) -> bool:  # (step: the direction of the walk that tests gap k)
         s = gaps.at(k, step)
         return abs(s.p_hat - 0.5) <= _bound(s, level, fixed)
+
+    sweep: list[Sweep] = []
+
+    def walk(span: tuple[int, int, int], target: bool) -> int | None:  # the first gap of range(*span) so judged
+        start, stop, step = span
+        for k in range(start, stop, step)[:EXACT_STEPS]:  # (most walks end here)
+            if accepted(k, step) == target:
+                return k
+        start += step * EXACT_STEPS
+        if (stop - start) * step <= 0:
+            return None
+        if not sweep:
+            sweep.append(Sweep(x, y, below, inflate))
+        return sweep[0].first((start, stop, step), target, lambda k: accepted(k, step), (level, fixed))
 
     centre = int(np.searchsorted(u, estimate, side="right")) - 1  # the gap holding the estimate
     stat = bm_statistic(x, y, estimate, inflate)
@@ -184,21 +209,19 @@ def _small(
             s = gaps.at(k)
         if sign < 0:  # the first accepted gap from below
             if accepted(k, 0):
-                while k >= 0 and accepted(k - 1, -1):
-                    k -= 1
+                j = walk((k - 1, -2, -1), False)
+                k = -1 if j is None else j + 1
             else:
-                while k < centre and not accepted(k + 1, 1):
-                    k += 1
-                k += 1
+                j = walk((k + 1, centre + 1, 1), True)
+                k = max(k, centre) + 1 if j is None else j
             ends.append(-math.inf if k < 0 else float(u[k]) if k < m else estimate)  # none accepted: the estimate
         else:  # the last accepted gap from above
             if accepted(k, 0):
-                while k < m - 1 and accepted(k + 1, 1):
-                    k += 1
+                j = walk((k + 1, m, 1), False)
+                k = m - 1 if j is None else j - 1
             else:
-                while k > centre and not accepted(k - 1, -1):
-                    k -= 1
-                k -= 1
+                j = walk((k - 1, centre - 1, -1), True)
+                k = min(k, centre) - 1 if j is None else j
             ends.append(math.inf if k >= m - 1 else float(u[k + 1]))
     low, high = min(ends[0], estimate), max(ends[1], estimate)
     return estimate, low, high

@@ -91,12 +91,31 @@ def _read_state(directory: str) -> dict:
         return {}
 
 
+def _boots(name: str, directory: str, state: dict) -> int:
+    """The state's count of boots (0 when not written yet); a count that is not one names the file."""
+    boots = state.get("boots", 0) or 0
+    if not isinstance(boots, int) or isinstance(boots, bool) or boots < 0:
+        path = os.path.join(directory, "state.json")
+        raise DamagedBox(f"damaged test box {name!r}: {path}: 'boots' is not a count ({boots!r:.40})")
+    return boots
+
+
+class DamagedBox(TestboxError):
+    """A box whose record (``box.json``, ``state.json``) cannot be read as one: the text names the file."""
+
+
+def _settings(name: str, directory: str) -> Settings:
+    try:
+        return Settings.load(directory)
+    except OSError:
+        raise TestboxError(f"no test box {name!r} (abstat testbox up {name})") from None
+    except ValueError as err:
+        raise DamagedBox(f"damaged test box {name!r}: {err}") from None
+
+
 def info(name: str) -> BoxInfo:
     directory = box_dir(name)
-    try:
-        settings = Settings.load(directory)
-    except (OSError, ValueError, TypeError, KeyError):
-        raise TestboxError(f"no test box {name!r} (abstat testbox up {name})") from None
+    settings = _settings(name, directory)
     state = _read_state(directory)
     running = supervisor_pid(directory) is not None
     status = (
@@ -112,12 +131,14 @@ def info(name: str) -> BoxInfo:
         settings.smp,
         settings.memory,
         settings.accel,
-        int(state.get("boots", 0) or 0),
+        _boots(name, directory, state),
         str(state.get("cmdline", "")) if running else "",
     )
 
 
 def list_boxes() -> list[BoxInfo]:
+    """Every box; one whose record is damaged is listed with state ``damaged`` and, in place of its
+    command line, the error naming the file (the others are listed all the same)."""
     try:
         names = sorted(os.listdir(boxes_dir()))
     except FileNotFoundError:
@@ -127,6 +148,8 @@ def list_boxes() -> list[BoxInfo]:
         if valid_name(name) and os.path.exists(os.path.join(boxes_dir(), name, "box.json")):
             try:
                 found.append(info(name))
+            except DamagedBox as err:
+                found.append(BoxInfo(name, "damaged", 0, "", 0, "", "", 0, str(err)))
             except TestboxError:
                 continue
     return found
@@ -210,7 +233,7 @@ def up(
             free_port(),
         )
         _create(directory, settings, image)
-    elif kernel or initrd:
+    elif _settings(name, directory) and (kernel or initrd):  # (a damaged record named here, not in the log)
         raise TestboxError(
             f"test box {name!r} exists: {{kernel}} and {{initrd}} are for a new box (down it first)",
             fields=["kernel", "initrd"],
@@ -312,6 +335,8 @@ def _running(pid: int) -> bool:
 def down(name: str) -> None:
     """Stop the box (its QEMU and supervisor) and remove its directory."""
     directory = box_dir(name)
+    if os.path.islink(directory):  # (rmtree refuses it too, but said "write error" and named no path)
+        raise TestboxError(f"{directory} is a symbolic link, not a test box's directory: not removed")
     if not os.path.isdir(directory):
         raise TestboxError(f"no test box {name!r}")
     pid = supervisor_pid(directory)
@@ -330,4 +355,7 @@ def down(name: str) -> None:
             break
         os.kill(qemu, signal.SIGKILL)
         time.sleep(0.05)
-    shutil.rmtree(directory)
+    try:
+        shutil.rmtree(directory)
+    except OSError as err:
+        raise TestboxError(f"cannot remove {err.filename or directory}: {err.strerror or err}") from None

@@ -27,6 +27,9 @@ MEMORY_PATTERN = re.compile(r"[1-9][0-9]{0,6}[MG]?")
 _CMDLINE_TEXT = re.compile(r"[\x20-\x7e]{0,1024}")
 
 
+_KINDS = {"str": (str, "a string"), "int": (int, "a whole number"), "dict": (dict, "a JSON object")}
+
+
 @dataclass
 class Settings:
     name: str
@@ -51,8 +54,23 @@ class Settings:
 
     @classmethod
     def load(cls, directory: str) -> Settings:
-        with open(os.path.join(directory, "box.json")) as source:
-            data = json.load(source)
+        """The box's settings; OSError when ``box.json`` cannot be opened, ValueError naming the file and
+        the field when it is not a record of this class (attack17 #5: a ``cpu`` of ``{...}`` or a ``port``
+        of ``"22"`` passed through to the listing's formatting)."""
+        path = os.path.join(directory, "box.json")
+        with open(path) as source:
+            try:
+                data = json.load(source)
+            except ValueError as err:
+                raise ValueError(f"{path}: not a box record ({err})") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{path}: not a box record (a JSON object)")
+        for key, spec in cls.__dataclass_fields__.items():
+            kind, what = _KINDS[str(spec.type)]
+            if key in data and (not isinstance(data[key], kind) or isinstance(data[key], bool)):
+                raise ValueError(f"{path}: {key!r} is not {what}")
+            if key not in data and key in ("name", "image", "kernel", "initrd", "debian_kernel", "debian_initrd"):
+                raise ValueError(f"{path}: no {key!r}")
         return cls(**{key: data[key] for key in cls.__dataclass_fields__ if key in data})
 
 
