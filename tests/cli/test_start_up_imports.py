@@ -98,6 +98,14 @@ def test_ministat_and_help_import_no_numpy(tmp_path, words):
     assert _under(imported, ("numpy", "dataclasses", "argparse", *HEAVY, *LAZY)) == []
 
 
+def test_help_imports_only_the_table_of_commands(tmp_path):
+    """``abstat --help``: abstat, abstat.cli, its exit watch and the table of commands; not even ``__future__``
+    (whose import a ``from __future__`` statement makes) nor ``gc`` (the collector is tuned for commands)."""
+    imported = _imported(tmp_path, "--help")
+    assert _under(imported, ("abstat",)) == ["abstat", "abstat.cli", "abstat.cli.exiting", "abstat.cli.registry"]
+    assert _under(imported, ("__future__", "gc")) == []
+
+
 @pytest.mark.skipif(not fastdataclass._DEFER, reason="Python 3.13 compiles a dataclass's methods at once")
 def test_compare_compiles_only_the_dataclasses_it_makes(tmp_path):
     """Every dataclass method compiled during ``compare A B`` is an ``__init__`` (frozen classes' methods are

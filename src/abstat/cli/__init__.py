@@ -38,14 +38,14 @@ GC_YOUNG_THRESHOLD = 50_000
 def main(argv: list[str] | None = None) -> int:
     """``abstat ARGS``; without ``argv`` (sys.argv's), as the program itself: then how its exit ends
     after an interruption is watched too (:mod:`abstat.cli.exiting`)."""
-    if argv is None:  # the program's own process: a caller's (a test's) collector is left as it is
-        import gc
-
-        gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     args = sys.argv[1:] if argv is None else list(argv)
     status = _top_level(args)
     if status is not None:
         return status
+    if argv is None:  # the program's own process: a caller's (a test's) collector is left as it is
+        import gc
+
+        gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     name, rest = args[0], args[1:]
     _prepare(name)
     if argv is None:  # the program (abstat/__main__.py, scripts/abstat), not a caller's or a test's process
