@@ -10,14 +10,18 @@ ratio to the anchor, and the modules of ``-X importtime`` the command must not i
     abstat --help                         anchor python -I -S -c pass       printed (imports no numpy)
 
 Forbidden imports: on the compare path numpy.random, numpy.ma, scipy, sqlite3 and the store (a
-file comparison reads no store), and the modules of options not given (--where, --fail-on, CI
-formats); on ministat's, numpy, argparse and dataclasses too (the ministat path is the standard
+file comparison reads no store), argparse (inputs only), and the modules of options not given (--where,
+--fail-on, CI formats); on ministat's, numpy and dataclasses too (the ministat path is the standard
 library's, its grammar its own).  The load average is printed with each figure: quote the ratios.
 
-    python benchmarks/startup.py [--reps 21] [--against OTHER/src]
+    python benchmarks/startup.py [--reps 21] [--against OTHER/src] [--module]
 
+abstat is started as the installed ``abstat`` command is: ``python scripts/abstat`` (the plain script pip
+installs, which imports only ``sys`` before :mod:`abstat.cli`); ``--module`` starts ``python -m abstat``
+instead, which also pays for runpy (it imports ``importlib.util``, ``contextlib``, ``collections``,
+``functools``...: ~4-5 ms of CPU on this VM, all of it beyond ``ministat -A``'s own).
 ``--against`` times another tree's abstat (``git archive main src | tar -x -C /tmp/main``) in the same
-alternation and prints its CPU ratio to the anchor beside this tree's.
+alternation and prints its wall and CPU ratios to the anchor, and this tree's CPU time over its.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ import tempfile
 import time
 from typing import Any
 
-SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SRC = os.path.join(ROOT, "src")
+SCRIPT = os.path.join(ROOT, "scripts", "abstat")
 TARGET = 1.2
 COMPARE_FORBIDDEN = (
     "numpy.random",
@@ -50,8 +56,10 @@ COMPARE_FORBIDDEN = (
     "abstat.cli.commands.where",  # --where only
     "abstat.report.gate",  # --fail-on only
     "abstat.render.ci_formats",  # --format github/gitlab only
+    "argparse",  # inputs only: compare.DEFAULTS is the parser's namespace
+    "abstat.cli.commands.compare_extra",  # --fail-on, --format github, peers' files
 )
-MINISTAT_FORBIDDEN = ("numpy", "argparse", "dataclasses", *COMPARE_FORBIDDEN)
+MINISTAT_FORBIDDEN = ("numpy", "dataclasses", *COMPARE_FORBIDDEN)
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -103,8 +111,12 @@ def report(name: str, anchor: list[str], target: float | None, runs: list[list[A
         flush=True,
     )
     for other in ours[1:]:
-        other_cpu = statistics.median(x[1] for x in other)
-        print(f"{'':<16} --against: CPU {other_cpu * 1e3:.1f} ms, {other_cpu / anchor_cpu:.2f}x the anchor's")
+        other_wall, other_cpu = (statistics.median(x[i] for x in other) for i in (0, 1))
+        print(
+            f"{'':<16} --against: wall {other_wall * 1e3:.1f} ms {other_wall / anchor_wall:.2f}x, CPU"
+            f" {other_cpu * 1e3:.1f} ms {other_cpu / anchor_cpu:.2f}x the anchor's; this tree's CPU"
+            f" {(cpu - other_cpu) * 1e3:+.1f} ms"
+        )
     if target is None:
         more = f"{(wall - anchor_wall) * 1e3:.1f} ms more wall, {(cpu - anchor_cpu) * 1e3:.1f} ms more CPU"
         print(f"{'':<16} {more} than {' '.join(anchor[1:])}")
@@ -116,6 +128,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--reps", type=int, default=21)
     parser.add_argument("--against", metavar="SRC", help="another tree's src/, timed in the same alternation")
+    parser.add_argument("--module", action="store_true", help="start python -m abstat, not the abstat script")
     args = parser.parse_args()
     env = dict(os.environ, PYTHONPATH=SRC)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -123,7 +136,7 @@ def main() -> int:
     failed = []
     with tempfile.TemporaryDirectory() as tmp:
         files = sample_files(tmp)
-        abstat = [sys.executable, "-m", "abstat"]
+        abstat = [sys.executable, "-m", "abstat"] if args.module else [sys.executable, SCRIPT]
         numpy = [sys.executable, "-c", "import numpy"]
         bare = [sys.executable, "-I", "-S", "-c", "pass"]
         cases = [
@@ -132,6 +145,7 @@ def main() -> int:
             ("ministat -A A B", [*abstat, "ministat", "-A", *files], bare, MINISTAT_FORBIDDEN, None),
             ("--help", [*abstat, "--help"], bare, MINISTAT_FORBIDDEN, None),
         ]
+        print(f"abstat started as: {' '.join(abstat)}")
         print(
             f"{'command':<16} {'wall ms':>8} {'anchor ms':>9} {'ratio':>6} {'CPU ms':>7} {'anchor':>7} {'ratio':>6}"
             "  load"

@@ -1,35 +1,28 @@
 """``dataclass`` as the standard library's, cheaper to define (start-up, issue 42).
 
-The standard library compiles every method it generates from source text: three
-compilations for a plain class (``__init__``, ``__repr__``, ``__eq__``), five for a frozen
-one, ~0.4 ms a class on Python 3.11; ``abstat compare`` defines about thirty.  This
-decorator lets the standard library make ``__init__`` (and a frozen class's
-``__setattr__``/``__delattr__``) and the class's bookkeeping (``__dataclass_fields__``,
-``__match_args__``, slots, the doc string), and gives the class ``__repr__``,
-``__eq__`` and ``__hash__`` built without compiling, with the standard library's
-behaviour: the same text, equality when the classes are the same and the compared fields
-are equal (as tuples before Python 3.13, field by field since), ``__hash__`` set as its hash table says.
-One difference: a class without a doc string keeps none (the standard library writes its
-signature there, which ``help()`` shows anyway).  Options it does not speed up (``order``,
-``unsafe_hash``) go to the standard library whole.
-On Python 3.10-3.12 (whose ``dataclasses`` compile each method apart) nothing is compiled at
-definition: a frozen class's ``__setattr__``/``__delattr__`` are closures with the standard library's
-behaviour (a class without slots nor dataclass bases; the others go to the standard library as
-frozen), and ``__init__`` makes a class's first ``INTERPRETED_CALLS`` instances without compiling (a
-code object of the standard library's parameters: the same signature, defaults, annotations and errors
-for a wrong call; the same assignments, factories and ``__post_init__`` call in its order), then is
-compiled by the standard library's own code (``dataclasses._init_fn``), as it is when ``cls.__init__``
-is looked up.  Until then ``cls.__dict__["__init__"]`` holds the object that does this.
-``tests/test_fastdataclass.py`` holds the two side by side.
+The standard library compiles each method it makes from source text (~0.4 ms a class on Python 3.11;
+``abstat compare`` defines about thirty) and classifies each annotation three times.  This decorator
+makes ``__repr__``, ``__eq__`` and ``__hash__`` without compiling, with the standard library's behaviour
+(the same text; equality of the same classes' compared fields, as tuples before 3.13, field by field
+since; ``__hash__`` as its hash table says); a class without a doc string keeps none (the standard library
+writes its signature there).  ``order`` and ``unsafe_hash`` go to the standard library whole.  On 3.10-3.12
+a frozen class's ``__setattr__``/``__delattr__`` are closures (no slots nor dataclass bases), and
+``__init__`` makes a class's first ``INTERPRETED_CALLS`` instances uncompiled (a code object of the standard
+library's parameters: the same signature, defaults, annotations and call errors; the same assignments,
+factories and ``__post_init__`` call), then is compiled by ``dataclasses._init_fn`` (also when
+``cls.__init__`` is looked up).  On 3.10 and 3.11 a class of plain fields (:func:`_plain_fields`) gets its
+``__dataclass_fields__`` (``dataclasses.Field``), ``__dataclass_params__`` and ``__match_args__`` here.
+``tests/test_fastdataclass*.py`` hold the two side by side.
 """
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import sys
 from dataclasses import field
 from _thread import get_ident
-from types import FunctionType
+from types import FunctionType, MemberDescriptorType
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +31,8 @@ __all__ = ["dataclass", "field"]
 # dataclasses._init_fn(fields, std_fields, kw_only_fields, frozen, has_post_init, self_name, globals, slots):
 # this signature and one compilation per method from 3.10 to 3.12 (3.13 compiles a class's methods at once)
 _DEFER = (3, 10) <= sys.version_info < (3, 13) and hasattr(dataclasses, "_init_fn")
+# _collected: _DataclassParams(init, repr, eq, order, unsafe_hash, frozen) as on 3.10 and 3.11
+_OWN_FIELDS = _DEFER and sys.version_info < (3, 12) and hasattr(dataclasses, "_MODULE_IDENTIFIER_RE")
 
 
 def _values(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
@@ -120,7 +115,8 @@ def _process(cls: type, options: dict[str, Any]) -> type:
     if undocumented:  # else the standard library writes the signature there (inspect.signature: 0.05-0.2 ms)
         cls.__doc__ = "-"
     deferred = _deferred(cls, options)
-    cls = dataclasses.dataclass(cls, repr=False, eq=False, **{**options, **deferred})
+    if not _collected(cls, options, deferred):
+        cls = dataclasses.dataclass(cls, repr=False, eq=False, **{**options, **deferred})
     if undocumented:
         cls.__doc__ = None
     fields = dataclasses.fields(cls)
@@ -137,6 +133,89 @@ def _process(cls: type, options: dict[str, Any]) -> type:
     return cls
 
 
+def _collected(cls: type, options: dict[str, Any], deferred: dict[str, bool]) -> bool:
+    """The standard library's ``_process_class`` for a class of plain fields (:func:`_plain_fields`), done
+    without classifying each annotation three times (~2/3 of its time); False (nothing done) for others."""
+    fields = _plain_fields(cls, options, deferred)
+    if fields is None:
+        return False
+    for f in fields.values():  # a field(...) as class attribute: its default, or none
+        if isinstance(getattr(cls, f.name, None), dataclasses.Field):
+            if f.default is dataclasses.MISSING:
+                delattr(cls, f.name)
+            else:
+                setattr(cls, f.name, f.default)
+    init, frozen = options.get("init", True), options.get("frozen", False)  # repr, eq: set by _process
+    cls.__dataclass_params__ = dataclasses._DataclassParams(init, True, True, False, False, frozen)  # type: ignore[attr-defined]
+    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+    if "__match_args__" not in cls.__dict__:
+        cls.__match_args__ = tuple(name for name, f in fields.items() if f.init)  # type: ignore[attr-defined,misc]
+    abc.update_abstractmethods(cls)
+    return True
+
+
+def _plain_fields(cls: type, options: dict[str, Any], deferred: dict[str, bool]) -> dict[str, Any] | None:
+    """The fields ``dataclasses._get_field`` makes of a class whose options are ``init`` and ``frozen`` (done
+    by this decorator: ``deferred``) and that has no dataclass bases, slots, ``ClassVar``, ``InitVar``,
+    ``KW_ONLY``, keyword-only field nor mutable default; None for any other class."""
+    module, annotations = sys.modules.get(cls.__module__), cls.__dict__.get("__annotations__", {})
+    if not _OWN_FIELDS or module is None or "__slots__" in cls.__dict__ or _dataclass_bases(cls):
+        return None
+    wanted = {k for k in ("init", "frozen") if options.get(k, k == "init")}  # as deferred: no own __init__...
+    if (
+        set(options) - {"init", "frozen"}
+        or wanted - set(deferred)
+        or not all(_plain(a, vars(module)) for a in annotations.values())
+    ):
+        return None
+    fields = {name: _field(cls, name, a) for name, a in annotations.items()}
+    unannotated = any(isinstance(v, dataclasses.Field) and n not in annotations for n, v in cls.__dict__.items())
+    return None if unannotated or None in fields.values() else fields
+
+
+def _dataclass_bases(cls: type) -> bool:
+    return any(getattr(base, "__dataclass_fields__", None) is not None for base in cls.__mro__[1:])
+
+
+def _plain(annotation: Any, module: dict[str, Any]) -> bool:
+    """Whether the standard library can take ``annotation`` for nothing but a field's type: not (naming, as
+    a string, in the class's module) ``ClassVar``, ``InitVar`` or ``KW_ONLY``, by its rules (``_is_type``)."""
+    if isinstance(annotation, str):
+        match = dataclasses._MODULE_IDENTIFIER_RE.match(annotation)  # type: ignore[attr-defined]
+        if not match:
+            return True
+        qualifier, name = match.groups()
+        if qualifier:  # typing.ClassVar, dataclasses.InitVar: looked up in the module named
+            module = module.get(qualifier)  # type: ignore[assignment]
+            if module not in (sys.modules.get("typing"), dataclasses):
+                return True
+            module = vars(module)
+        annotation = module.get(name)
+    class_var = getattr(sys.modules.get("typing"), "ClassVar", _NONE)  # none without typing imported
+    if annotation is class_var or getattr(annotation, "__origin__", None) is class_var:
+        return False
+    special = (dataclasses.InitVar, dataclasses.KW_ONLY)
+    return type(annotation) is not dataclasses.InitVar and all(annotation is not x for x in special)
+
+
+def _field(cls: type, name: str, annotation: Any) -> dataclasses.Field[Any] | None:
+    """``dataclasses._get_field``'s field of a plain annotation; None where it would raise (a mutable default)
+    or the field is keyword-only."""
+    default: Any = getattr(cls, name, dataclasses.MISSING)
+    if isinstance(default, dataclasses.Field):
+        f = default
+        if f.kw_only is True:
+            return None
+    elif isinstance(default, MemberDescriptorType):
+        return None
+    else:
+        f = dataclasses.field(default=default)
+    if f.default.__class__.__hash__ is None or isinstance(f.default, (list, dict, set)):
+        return None
+    f.name, f.type, f._field_type, f.kw_only = name, annotation, dataclasses._FIELD, False  # type: ignore[attr-defined]
+    return f
+
+
 def _deferred(cls: type, options: dict[str, Any]) -> dict[str, bool]:
     """The options this decorator does itself instead of the standard library (``init``, ``frozen``:
     given as False to it), as given."""
@@ -146,15 +225,12 @@ def _deferred(cls: type, options: dict[str, Any]) -> dict[str, bool]:
     if options.get("init", True) and "__init__" not in cls.__dict__:
         deferred["init"] = False
     own_methods = "__setattr__" in cls.__dict__ or "__delattr__" in cls.__dict__  # the standard library refuses
-    dataclass_bases = any("__dataclass_fields__" in base.__dict__ for base in cls.__mro__[1:])
-    if options.get("frozen") and not (options.get("slots") or own_methods or dataclass_bases):
+    if options.get("frozen") and not (options.get("slots") or own_methods or _dataclass_bases(cls)):
         deferred["frozen"] = False  # its checks of frozen bases are void without dataclass bases
     return deferred
 
 
-def _finish_deferred(
-    cls: type, fields: tuple[dataclasses.Field[Any], ...], deferred: dict[str, bool], slots: bool
-) -> None:
+def _finish_deferred(cls: type, fields: tuple[Any, ...], deferred: dict[str, bool], slots: bool) -> None:
     params = cls.__dataclass_params__  # type: ignore[attr-defined]
     if "frozen" in deferred:
         params.frozen = True
@@ -214,7 +290,7 @@ class _LazyInit:
         self.calls += 1
         if obj is not None and self.calls <= INTERPRETED_CALLS:
             if self.interpreted is None:
-                self.interpreted = _interpreted(self.cls, *self.arguments)
+                self.interpreted = _interpreted(self.cls, self.arguments)
             return self.interpreted.__get__(obj, owner)
         init = dataclasses._init_fn(*self.arguments)  # type: ignore[attr-defined]
         init.__qualname__ = f"{self.cls.__qualname__}.__init__"
@@ -226,20 +302,12 @@ def _template(self: Any) -> None:
     _assign(self, locals())  # type: ignore[name-defined] # noqa: F821 -- the function's own globals
 
 
-def _interpreted(
-    cls: type,
-    fields: list[Any],
-    std: tuple[Any, ...],
-    kw_only: tuple[Any, ...],
-    frozen: bool,
-    post_init: bool,
-    self_name: str,
-    module: dict[str, Any],
-    slots: bool,
-) -> Any:
+def _interpreted(cls: type, arguments: tuple[Any, ...]) -> Any:
     """An ``__init__`` with the standard library's parameters (names, defaults, annotations: the same
     signature and the same errors for a wrong call, which Python words from the code object) whose body
-    runs the assignments its would, in its order, without compiling: ``_template``'s code renamed."""
+    runs the assignments its would, in its order, without compiling: ``_template``'s code renamed.
+    ``arguments``: ``dataclasses._init_fn``'s."""
+    fields, std, kw_only, frozen, post_init, self_name, module, slots = arguments
     names = tuple(f.name for f in (*std, *kw_only))
     code = _template.__code__.replace(
         co_argcount=1 + len(std),

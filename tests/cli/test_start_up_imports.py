@@ -25,6 +25,7 @@ LAZY = (
     "abstat.report.gate",  # --fail-on
     "abstat.render.ci_formats",  # --format github / gitlab
 )
+NO_CATALOGUES = not os.path.isdir(os.path.join(sys.base_prefix, "share", "locale"))
 VALUES = {"a": "100.5\n101.25\n99.75\n100\n102\n", "b": "103\n104.5\n102.25\n103.75\n105\n"}
 
 
@@ -51,7 +52,43 @@ def _under(imported: set[str], names: tuple[str, ...]) -> list[str]:
 def test_compare_of_two_files_imports_only_what_it_uses(tmp_path):
     imported = _imported(tmp_path, "compare", "a", "b")
     assert {"numpy", "abstat.cli.commands.compare", "abstat.report.matrix"} <= imported  # the log was read
-    assert _under(imported, HEAVY + LAZY) == []
+    # inputs only: the parser's namespace without argparse; the branches of --fail-on, github, peers' files
+    assert _under(imported, (*HEAVY, *LAZY, "argparse", "abstat.cli.args", "abstat.cli.commands.compare_extra")) == []
+
+
+def test_compare_with_an_option_parses_with_argparse(tmp_path):
+    imported = _imported(tmp_path, "compare", "a", "b", "--verbose")
+    assert {"argparse", "abstat.cli.args.compare_parser"} <= imported
+    assert _under(imported, (*HEAVY, *LAZY, "gettext", "locale") if NO_CATALOGUES else (*HEAVY, *LAZY)) == []
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["a", "b"], ["a"], ["old=runs/*.txt", "new=n:10:2.5", "", "with space", "exp:variant", "baseline:x"]],
+)
+def test_compare_s_namespace_without_the_parser_is_the_parser_s(argv):
+    """A command line of inputs only gets the namespace the parser would give, value for value."""
+    from abstat.cli.commands import compare
+
+    fast, parsed = vars(compare.parse_args(argv)), vars(compare.build_parser().parse_args(argv))
+    assert list(fast) == list(parsed) and fast == parsed
+    assert all(type(fast[k]) is type(parsed[k]) for k in fast)
+    assert fast["higher_is_better"] is not compare.DEFAULTS["higher_is_better"]  # a list of its own
+
+
+@pytest.mark.parametrize("argv", [[], ["a", "-"], ["--", "a", "b"], ["a", "b", "--verbose"], ["-c", "99", "a", "b"]])
+def test_compare_s_options_go_to_the_parser(argv, monkeypatch):
+    from abstat.cli.commands import compare
+
+    parsed = []
+    monkeypatch.setattr(compare, "build_parser", lambda: parsed.append(argv) or _Parser())
+    compare.parse_args(argv)
+    assert parsed == [argv]
+
+
+class _Parser:
+    def parse_args(self, argv: list[str]) -> None:
+        return None
 
 
 @pytest.mark.parametrize("words", [("ministat", "a", "b"), ("ministat", "-A", "a", "b"), ("--help",)])
@@ -59,6 +96,14 @@ def test_ministat_and_help_import_no_numpy(tmp_path, words):
     imported = _imported(tmp_path, *words)
     assert "abstat.cli" in imported
     assert _under(imported, ("numpy", "dataclasses", "argparse", *HEAVY, *LAZY)) == []
+
+
+def test_help_imports_only_the_table_of_commands(tmp_path):
+    """``abstat --help``: abstat, abstat.cli, its exit watch and the table of commands; not even ``__future__``
+    (whose import a ``from __future__`` statement makes) nor ``gc`` (the collector is tuned for commands)."""
+    imported = _imported(tmp_path, "--help")
+    assert _under(imported, ("abstat",)) == ["abstat", "abstat.cli", "abstat.cli.exiting", "abstat.cli.registry"]
+    assert _under(imported, ("__future__", "gc")) == []
 
 
 @pytest.mark.skipif(not fastdataclass._DEFER, reason="Python 3.13 compiles a dataclass's methods at once")
@@ -91,9 +136,6 @@ def test_compare_compiles_only_the_dataclasses_it_makes(tmp_path):
     assert int(made) + int(lazy) <= int(classes) and int(lazy) >= 20, run.stdout
 
 
-NO_CATALOGUES = not os.path.isdir(os.path.join(sys.base_prefix, "share", "locale"))
-
-
 @pytest.mark.skipif(not NO_CATALOGUES, reason="gettext's default folder exists: argparse gets gettext itself")
 def test_compare_imports_no_gettext_nor_locale(tmp_path):
     assert _under(_imported(tmp_path, "compare", "a", "b"), ("gettext", "locale")) == []
@@ -105,8 +147,7 @@ def test_argparse_s_translations_are_gettext_s():
     ngettext's plural rule; once gettext is imported (catalogues could then be bound) it is gettext's."""
     code = """if True:
         import sys
-        from abstat import cli
-        cli._argparse_without_gettext()
+        from abstat.cli import args as cli
         import argparse
         alone = (argparse._("usage: "), argparse.ngettext("a", "as", 1), argparse.ngettext("a", "as", 2))
         stubbed = argparse._ is cli._gettext, "gettext" in sys.modules

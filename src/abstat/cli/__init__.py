@@ -38,14 +38,14 @@ GC_YOUNG_THRESHOLD = 50_000
 def main(argv: list[str] | None = None) -> int:
     """``abstat ARGS``; without ``argv`` (sys.argv's), as the program itself: then how its exit ends
     after an interruption is watched too (:mod:`abstat.cli.exiting`)."""
-    if argv is None:  # the program's own process: a caller's (a test's) collector is left as it is
-        import gc
-
-        gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     args = sys.argv[1:] if argv is None else list(argv)
     status = _top_level(args)
     if status is not None:
         return status
+    if argv is None:  # the program's own process: a caller's (a test's) collector is left as it is
+        import gc
+
+        gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     name, rest = args[0], args[1:]
     _prepare(name)
     if argv is None:  # the program (abstat/__main__.py, scripts/abstat), not a caller's or a test's process
@@ -71,9 +71,13 @@ def _top_level(args: list[str]) -> int | None:
     return None
 
 
+# Commands that import argparse themselves when they need it (abstat.cli.args): not on every start-up
+ARGPARSE_WHEN_NEEDED = ("ministat", "compare")
+
+
 def _prepare(name: str) -> None:
-    if name != "ministat":
-        _argparse_without_gettext()
+    if name not in ARGPARSE_WHEN_NEEDED:
+        import abstat.cli.args  # noqa: F401 -- argparse, without gettext when it would find no catalogue
     if name != "ministat" and not os.environ.get("ABSTAT_DEBUG"):
         # numpy's floating-point RuntimeWarnings (overflow in extreme data)
         # would print two lines of source code; results carry their own
@@ -86,37 +90,6 @@ def _prepare(name: str) -> None:
         sys.stdout = open(os.devnull, "w")
     if sys.stderr is None:  # closed (2>&-): messages go nowhere, but errors still exit 2 and runs still count
         sys.stderr = open(os.devnull, "w")
-
-
-def _argparse_without_gettext() -> None:
-    """Import argparse with :func:`_gettext` and :func:`_ngettext` as its translations when no catalogue can be
-    found: gettext (and the locale module it imports to expand the language names) is then not imported.
-    Without a catalogue gettext returns the message as given; it finds catalogues only in the standard
-    library's locale folder unless told of others, which needs gettext imported (then these defer to it)."""
-    if "argparse" in sys.modules or "gettext" in sys.modules:
-        return
-    if os.path.isdir(os.path.join(sys.base_prefix, "share", "locale")):  # gettext's default folder
-        return
-    stub = type(sys)("gettext")
-    stub.gettext, stub.ngettext = _gettext, _ngettext  # type: ignore[attr-defined]
-    sys.modules["gettext"] = stub
-    try:
-        import argparse  # noqa: F401 -- its `from gettext import gettext as _, ngettext` takes the stub's
-    finally:
-        if sys.modules.get("gettext") is stub:
-            del sys.modules["gettext"]
-
-
-def _gettext(message: str) -> str:
-    real = sys.modules.get("gettext")
-    return message if real is None else real.gettext(message)
-
-
-def _ngettext(singular: str, plural: str, n: int) -> str:
-    real = sys.modules.get("gettext")
-    if real is None:
-        return singular if n == 1 else plural
-    return real.ngettext(singular, plural, n)
 
 
 def _run(name: str, module_name: str, rest: list[str]) -> int:

@@ -20,13 +20,13 @@ status -2, or -15):
 :func:`watch` registers that last exit function; it must run before any other is registered.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 
 # ``signal`` (and the enum module it loads) and ``contextlib`` are imported only when needed:
-# ``abstat ministat`` starts as fast as Python itself.
+# ``abstat ministat`` starts as fast as Python itself.  No ``from __future__ import annotations`` (the
+# annotations here hold at run time): that statement imports the ``__future__`` module, which
+# ``abstat --help`` otherwise does not.
 
 _state: dict[str, object] = {"watching": False, "armed": False, "line": b"", "ending": False}
 

@@ -3,19 +3,54 @@ meaning and help text everywhere), the parsers' values, and an experiment's own 
 (:mod:`abstat.cli.args.experiment_args`).  The commands (:mod:`abstat.cli.commands`) parse with them.
 """
 
-import argparse
 import os
 import sys
-from typing import Any, NoReturn, Sequence
 
-from abstat.cli.args.values import (  # noqa: F401
+
+def import_argparse() -> None:
+    """Import argparse with :func:`_gettext` and :func:`_ngettext` as its translations when no catalogue can be
+    found: gettext (and the locale module it imports to expand the language names) is then not imported.
+    Without a catalogue gettext returns the message as given; it finds catalogues only in the standard
+    library's locale folder unless told of others, which needs gettext imported (then these defer to it)."""
+    if "argparse" in sys.modules or "gettext" in sys.modules:
+        return
+    if os.path.isdir(os.path.join(sys.base_prefix, "share", "locale")):  # gettext's default folder
+        return
+    stub = type(sys)("gettext")
+    stub.gettext, stub.ngettext = _gettext, _ngettext  # type: ignore[attr-defined]
+    sys.modules["gettext"] = stub
+    try:
+        import argparse  # noqa: F401 -- its `from gettext import gettext as _, ngettext` takes the stub's
+    finally:
+        if sys.modules.get("gettext") is stub:
+            del sys.modules["gettext"]
+
+
+def _gettext(message: str) -> str:
+    real = sys.modules.get("gettext")
+    return message if real is None else real.gettext(message)
+
+
+def _ngettext(singular: str, plural: str, n: int) -> str:
+    real = sys.modules.get("gettext")
+    if real is None:
+        return singular if n == 1 else plural
+    return real.ngettext(singular, plural, n)
+
+
+import_argparse()  # before argparse is imported below (by this package, first: abstat.cli imports it)
+
+import argparse  # noqa: E402
+from typing import Any, NoReturn, Sequence  # noqa: E402
+
+from abstat.cli.args.values import (  # noqa: E402, F401
     confidence_percent,
     percent,
     positive_int,
     power_percent,
     threshold_percent,
 )
-from abstat.errors import UsageError
+from abstat.errors import UsageError  # noqa: E402
 
 # Every output format, in the one order every command lists its choices in.
 FORMATS = ("table", "text", "markdown", "email", "json", "csv", "html", "github", "gitlab", "hyperfine")

@@ -7,17 +7,58 @@ Inputs are described in :mod:`abstat.readers.specs`; statistics in
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import Any
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any
 
-from abstat.cli.args import stored_metric
 from abstat.errors import UsageError
-from abstat.cli.args.compare_parser import build_parser
+
+if TYPE_CHECKING:
+    import argparse
+
+# What the parser (abstat.cli.args.compare_parser) gives every option not on the command line;
+# tests/cli/test_start_up_imports.py holds the two side by side.
+DEFAULTS: dict[str, Any] = {
+    "confidence": 95.0,
+    "center": "auto",
+    "threshold": None,
+    "higher_is_better": [],
+    "fail_on": None,
+    "outliers": "none",
+    "seed": 0,
+    "format": "text",
+    "color": "auto",
+    "verbose": False,
+    "column": 1,
+    "delimiters": None,
+    "store": None,
+    "metric": "wall",
+    "where": [],
+    "baseline": None,
+    "unit": [],
+}
+
+
+def parse_args(argv: list[str]) -> Any:
+    """The parser's namespace; a command line of inputs only (no argument starting with a dash, which is
+    all argparse would then look at) without building the parser or importing argparse (~3.5 ms of
+    ``abstat compare A B``'s start-up, issue 42)."""
+    if argv and not any(arg.startswith("-") for arg in argv):
+        return SimpleNamespace(
+            inputs=list(argv), **{k: list(v) if isinstance(v, list) else v for k, v in DEFAULTS.items()}
+        )
+    return build_parser().parse_args(argv)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command's parser (:mod:`abstat.cli.args.compare_parser`; :mod:`abstat.cli.args` imports argparse)."""
+    from abstat.cli.args.compare_parser import build_parser as build
+
+    return build()
 
 
 def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     if args.where:
         from abstat.cli.commands.where import resolve_revisions
 
@@ -34,7 +75,9 @@ def main(argv: list[str]) -> int:
 
     peers = peer_files(args.inputs)
     if peers:  # peers' files: a table of their benchmarks, as abstat report makes
-        return _compare_peer_files(args, peers)
+        from abstat.cli.commands.compare_extra import compare_peer_files
+
+        return compare_peer_files(args, peers)
     from abstat.render import terminal
     from abstat.render.compare_text import render_table, table_comparisons
     from abstat.report.inputs import parse_where_args
@@ -64,8 +107,9 @@ def main(argv: list[str]) -> int:
         outliers=args.outliers,
     )
     comparisons = table_comparisons(report)
-    metric = stored_metric(args.store, args.metric, variants.values())[0]
+    metric = _stored_metric(args, variants.values())
     if args.format == "github":
+        from abstat.cli.commands.compare_extra import github_output
         from abstat.render.ci_formats import render_comparisons
 
         text = github_output(render_comparisons(comparisons, "github", unit=unit, metric=metric, split=True))
@@ -79,41 +123,20 @@ def main(argv: list[str]) -> int:
             metric=metric,
         )
     terminal.write(sys.stdout, text)
+    if args.fail_on is None:
+        return 0
+    from abstat.cli.commands.compare_extra import gate_status
+
     return gate_status(args, comparisons)
 
 
-def gate_status(args: argparse.Namespace, comparisons: Any = None, report: Any = None) -> int:
-    """The exit status of ``--fail-on`` (0 without it); its lines go to standard error."""
-    if args.fail_on is None:
-        return 0
-    from abstat.report.gate import evaluate, gate_report
+def _stored_metric(args: Any, variants: Any) -> str | None:
+    """The stored metric's name, for stored variants (:func:`abstat.cli.args.stored_metric`; files: None)."""
+    if not any(source.startswith("store:") for variant in variants for source in variant.sources):
+        return None
+    from abstat.cli.args import stored_metric
 
-    if report is not None:
-        result = gate_report(report, args.fail_on, args.threshold)
-    else:
-        result = evaluate(comparisons, args.fail_on, args.threshold, confidence=args.confidence / 100.0)
-    sys.stdout.flush()
-    sys.stderr.write("".join(line + "\n" for line in result.lines()))
-    return result.exit_status
-
-
-def github_output(parts: tuple[str, str]) -> str:
-    """The workflow commands to print; the summary appended to ``$GITHUB_STEP_SUMMARY``
-    when it is set (else printed after the commands)."""
-    import os
-
-    commands, summary = parts
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if not path:
-        return commands + summary
-    from abstat.errors import InputError
-
-    try:
-        with open(path, "a", encoding="utf-8") as handle:
-            handle.write(summary + "\n")
-    except OSError as err:
-        raise InputError(f"cannot append the step summary: {err.strerror or err}", path=path) from None
-    return commands
+    return stored_metric(args.store, args.metric, variants)[0]
 
 
 def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
@@ -124,44 +147,3 @@ def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
     if any(source.startswith("store:") for variant in variants for source in variant.sources):
         return higher_is_better(args.metric, None, args.higher_is_better)
     return bool(args.higher_is_better)
-
-
-def _compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, str]]) -> int:
-    """Files of peer tools hold many labelled sample sets (benchmarks, units,
-    commands): compare them as ``abstat report FILE...`` does, one column per file."""
-    from abstat.report import api
-    from abstat.report.inputs import load_files
-
-    sets = []
-    for name, path in peers:
-        sets.extend(
-            load_files(
-                [path], labels={"variant": name} if name else None, column=args.column, delimiters=args.delimiters
-            )
-        )
-    metrics = (
-        None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) else [args.metric]
-    )
-    from abstat.render.unit_align import align_sets, parse_unit_args
-    from abstat.report.inputs import beside_peers
-
-    align_sets(beside_peers(sets, args.metric, parse_unit_args(args.unit)[0]))  # every input has a cell
-    report = api.build(
-        sets,
-        baseline=args.baseline,
-        metrics=metrics,
-        where=args.where,
-        confidence=args.confidence / 100.0,
-        center=args.center,
-        higher_is_better=args.higher_is_better,
-        seed=args.seed,
-        threshold=args.threshold,
-        outliers=args.outliers,
-    )
-    if args.format == "github":
-        from abstat.render.ci_formats import render_report
-
-        sys.stdout.write(github_output(render_report(report, "github", split=True)))
-    else:
-        sys.stdout.write(api.render(report, args.format))
-    return gate_status(args, report=report)

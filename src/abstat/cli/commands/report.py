@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
             raise UsageError("--fail-on judges comparisons; --format hyperfine exports samples")
         text = api.render_sets(sets, fmt, where=args.where, metrics=_split(args.metric) or None)
     elif fmt == "github" and args.output is None:
-        from abstat.cli.commands.compare import github_output
+        from abstat.cli.commands.compare_extra import github_output
         from abstat.render.ci_formats import render_report
 
         options = _report_options(args)
@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
         write_output(args.output, lambda handle: handle.write(text))
     else:
         terminal.write(sys.stdout, text)
-    from abstat.cli.commands.compare import gate_status
+    from abstat.cli.commands.compare_extra import gate_status
 
     return gate_status(args, report=report) if report is not None else 0
 
