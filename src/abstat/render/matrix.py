@@ -182,21 +182,28 @@ def plain_parts(report: Report) -> list[str]:
     head = tables.escaped(headers)
     widths = [terminal.columns(c) for c in head]
     own: list[str] = []  # each report row's cells after its labels, escaped
+    narrow = bytearray(n_rows)  # rows of one-column characters (padded by a format)
     summaries: list[Sequence[str]] = []  # the geometric-mean rows, whole
     for index, line in enumerate(grid_rows(report)):
-        cells = tables.escaped(line)
-        widths = [max(w, terminal.columns(c)) for w, c in zip(widths, cells, strict=False)]
+        cells, sizes, one_column = tables.measured(line)
+        widths = list(map(max, widths, sizes))
         if index < n_rows:
             own += cells[keys:]
+            narrow[index] = one_column
         else:
             summaries.append(cells)
     step = len(headers) - keys
     parts = [tables.pad(head, widths, align), tables.pad(["-" * w for w in widths], widths, align)]
+    fast = tables.narrow_format(widths, align).format
     for start in range(0, n_rows, BLOCK):
         block = []
         for index in range(start, min(start + BLOCK, n_rows)):
-            labels = tables.escaped(_row_labels(report, report.rows[index]))
-            block.append(tables.pad([*labels, *own[index * step : (index + 1) * step]], widths, align))
+            labels = _row_labels(report, report.rows[index])
+            rest = own[index * step : (index + 1) * step]
+            if narrow[index]:  # (its labels need no escape either)
+                block.append(fast(*labels, *rest).rstrip())
+            else:
+                block.append(tables.pad([*tables.escaped(labels), *rest], widths, align))
         own[start * step : (start + len(block)) * step] = [""] * (len(block) * step)
         parts.append("\n".join(block))
     parts += [tables.pad(cells, widths, align) for cells in summaries]

@@ -26,6 +26,7 @@ from typing import Any
 from abstat.errors import AbstatError, UsageError
 from abstat.fastdataclass import dataclass
 from abstat.report.adjust import METHODS, adjust_family, adjust_p_values
+from abstat.report.centres import cell_centre
 from abstat.report.layout import BASELINE_NAMES, Grid, Layout, fill_grid, filter_sets, lay_out, row_order, row_text
 from abstat.report.notes import Footnotes
 from abstat.report.sampleset import SampleSet
@@ -156,15 +157,13 @@ def _cell(
         column=column,
         sample_set=sample_set,
         center=summary.mean if summary else 0.0,
-        n=sample_set.n,
+        n=summary.n if summary else 0,
         shared_source=shared,
         report_center=options.center,
         notes=(),  # (lists made with a first note: cell.add_note)
         messages=(),
     )
     if summary is None:
-        from abstat.report.centres import cell_centre
-
         cell.center, cell.shown_kind, cell.n, cell.dropped = cell_centre(
             sample_set.runs, options.center, options.outliers
         )
