@@ -1,6 +1,6 @@
 """The HTML summary table's rows written by one format when no cell needs escaping
-(``html._as_is``, ``html._row_format``, ``html._row_fields``) against the row-by-row writer
-(``html._table_row``: each cell through ``escape.html``, each change cell's class from its verdict),
+(``html_table.as_is``, ``row_format``, ``row_fields``) against the row-by-row writer
+(``html_table.table_row``: each cell through ``escape.html``, each change cell's class from its verdict),
 on reports of random labels (markup, quotes, CI commands, control and wide characters), one to three
 columns (verdict classes), and geometric-mean rows."""
 
@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from abstat.render import html
+from abstat.render import html, html_table
 from abstat.render.matrix import grid_headers, grid_rows
 from abstat.report import api
 from abstat.report.sampleset import SampleSet
@@ -33,7 +33,7 @@ def _sets(count: int, variants: list[str], seed: int) -> list[SampleSet]:
 
 def _reference(report) -> list[str]:
     headers, _ = grid_headers(report)
-    rows = [html._table_row(report, index, line) for index, line in enumerate(grid_rows(report))]
+    rows = [html_table.table_row(report, index, line) for index, line in enumerate(grid_rows(report))]
     head = ['<table class="matrix" id="summary">', "<thead><tr>", *[f"<th>{html._e(h)}</th>" for h in headers]]
     return [*head, "</tr></thead><tbody>", "\n".join(rows), "</tbody></table>"]
 
@@ -41,9 +41,9 @@ def _reference(report) -> list[str]:
 @pytest.mark.parametrize(("count", "variants"), [(40, ["a"]), (25, ["a", "b"]), (15, ["base", "x<y>", "c"])])
 def test_table_is_the_row_by_row_table(count: int, variants: list[str]) -> None:
     report = api.build(_sets(count, variants, seed=count), baseline=variants[0])
-    table = html._table(report)
+    table = html_table.table(report)
     assert "\n".join(table) == "\n".join(_reference(report))
-    quick = sum(html._as_is(line) for line in grid_rows(report))
+    quick = sum(html_table.as_is(line) for line in grid_rows(report))
     assert 0 < quick < len(report.rows)  # both paths taken
     if len(variants) > 1:
         assert 'class="change faster"' in "\n".join(table) or 'class="change slower"' in "\n".join(table)

@@ -43,10 +43,9 @@ def _reference(rows):
 
 
 def _rows(rng: random.Random) -> list[tuple]:
-    rows, run = [], 0
+    rows = []
     several = rng.random() < 0.4
-    for _ in range(rng.randint(0, 60)):
-        run += 1
+    for run in range(1, rng.randint(1, 61)):
         variant, invocation = rng.randint(1, 2), rng.randint(1, 3)
         for metric in rng.sample(["wall", "user", "sys"], rng.randint(1, 3)):
             unit = rng.choice([None, "s"])
