@@ -21,8 +21,6 @@ the marks stay on the runs' boundaries.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import islice
-from operator import eq
 from typing import Any
 
 
@@ -53,74 +51,33 @@ def run_groups(
     some run of which held several samples, the offset in those values at which each of its process
     runs starts (a key absent: every run held one sample, run i is value i: most stores, which then
     carry no object more per key).  Rows are ``(variant id, metric, invocation id, value, unit, run
-    id)``, a run's samples of one metric together (the store's orders).  Read a block of rows at a
-    time: a block in which no row is its run's second sample of a metric (most stores: one sample
-    per run and metric), while no key has several, is filed by one loop over its keys and values
-    (a store of 10^6 runs x 5 metrics: 5 x 10^6 rows); any other block row by row."""
+    id)``, a run's samples of one metric together (the store's orders)."""
     groups: dict[tuple[Any, ...], list[Any]] = {}
     starts: dict[tuple[Any, ...], list[int]] = {}
-    state = _State()
-    iterator = iter(rows)
-    while block := list(islice(iterator, BLOCK)):
-        variant, metric, invocation, value, unit, run = zip(*block, strict=True)
-        samples = list(zip(run, metric, unit, strict=True))
-        if starts or samples[0] == state.last or any(map(eq, samples, islice(samples, 1, None))):
-            state.file(block, groups, starts)
-            continue
-        for key, number in zip(zip(variant, metric, invocation, unit, strict=True), value, strict=True):
-            groups.setdefault(key, []).append(number)
-        state.after(samples[-1], block[-1], groups)
-    return groups, starts
-
-
-BLOCK = 1 << 14  # rows read at a time
-
-
-class _State:
-    """Where the row-by-row filing stands: the row before's (run, metric, unit) and key, its values,
-    and whether its run has held several samples."""
-
-    def __init__(self) -> None:
-        self.last: tuple[Any, ...] = (None, None, None)  # (as the first row's: a row of None is its "next")
-        self.key: tuple[Any, ...] = ()
-        self.values: list[Any] = []
-        self.several = False
-
-    def after(self, sample: tuple[Any, ...], row: tuple[Any, ...], groups: dict[tuple[Any, ...], list[Any]]) -> None:
-        """The state after a block filed at once, whose last row is ``row``."""
-        self.last, self.several = sample, False
-        self.key = (row[0], row[1], row[2], row[4])
-        self.values = groups[self.key]
-
-    def file(
-        self,
-        rows: Iterable[tuple[Any, ...]],
-        groups: dict[tuple[Any, ...], list[Any]],
-        starts: dict[tuple[Any, ...], list[int]],
-    ) -> None:
-        """``rows`` filed one by one (a run's next sample of a metric marks where its runs start)."""
-        key, values, several = self.key, self.values, self.several
-        last_run, last_metric, last_unit = self.last
-        for variant, metric, invocation, value, unit, run in rows:
-            if run == last_run and metric == last_metric and unit == last_unit:  # the same run's next sample
-                if not several:
-                    several = True
-                    if key not in starts:  # runs of one sample each so far: run i starts at i
-                        starts[key] = list(range(len(values)))
-                values.append(value)
-                continue
-            last_run, last_metric, last_unit, several = run, metric, unit, False
-            key = (variant, metric, invocation, unit)
-            found = groups.get(key)
-            if found is None:
-                groups[key] = values = [value]
-                continue
-            values = found
-            begun = starts.get(key)
-            if begun is not None:
-                begun.append(len(values))
+    values: list[Any] = []
+    key: tuple[Any, ...] = ()
+    several = False  # the current run of ``key`` has held more than one sample
+    last_run = last_metric = last_unit = None  # of the row before
+    for variant, metric, invocation, value, unit, run in rows:
+        if run == last_run and metric == last_metric and unit == last_unit:  # the same run's next sample
+            if not several:
+                several = True
+                if key not in starts:  # runs of one sample each so far: run i starts at i
+                    starts[key] = list(range(len(values)))
             values.append(value)
-        self.last, self.key, self.values, self.several = (last_run, last_metric, last_unit), key, values, several
+            continue
+        last_run, last_metric, last_unit, several = run, metric, unit, False
+        key = (variant, metric, invocation, unit)
+        found = groups.get(key)
+        if found is None:
+            groups[key] = values = [value]
+            continue
+        values = found
+        begun = starts.get(key)
+        if begun is not None:
+            begun.append(len(values))
+        values.append(value)
+    return groups, starts
 
 
 def numbers_by_run(
