@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import chain
+from operator import attrgetter
 from typing import Any
 
 from abstat.fastdataclass import dataclass, field
@@ -62,7 +64,7 @@ class SampleSet:
 
 def label_keys(sets: Iterable[SampleSet]) -> list[str]:
     """Every label key of ``sets``, in the order first seen."""
-    return list(dict.fromkeys(key for sample_set in sets for key in sample_set.labels))
+    return list(dict.fromkeys(chain.from_iterable(map(_LABELS, sets))))
 
 
 def from_store_set(obj: Any, *, own: bool = False) -> SampleSet:
@@ -94,12 +96,18 @@ def from_store_set(obj: Any, *, own: bool = False) -> SampleSet:
 
 
 def _kept(sample_set: SampleSet) -> SampleSet:
-    """``sample_set`` itself, its labels made strings and its values floats where they are not."""
-    if not all(type(k) is str and type(v) is str for k, v in sample_set.labels.items()):
-        sample_set.labels = {str(k): str(v) for k, v in sample_set.labels.items()}
+    """``sample_set`` itself, its labels made strings and its values floats where they are not (the
+    types of a set's keys, values and samples asked at once: a store's 10^5 revisions x metrics sets)."""
+    labels = sample_set.labels
+    if not (_STR.issuperset(map(type, labels)) and _STR.issuperset(map(type, labels.values()))):
+        sample_set.labels = {str(k): str(v) for k, v in labels.items()}
     runs = sample_set.runs
-    if type(runs) is not list or not all(type(run) is list and all(type(v) is float for v in run) for run in runs):
+    if type(runs) is not list or not (_LIST.issuperset(map(type, runs)) and _FLOAT.issuperset(map(type, chain(*runs)))):
         sample_set.runs = [
             run if type(run) is list and all(type(v) is float for v in run) else [float(v) for v in run] for run in runs
         ]  # (the store's lists kept as they are: no new list per set)
     return sample_set
+
+
+_LABELS = attrgetter("labels")
+_STR, _LIST, _FLOAT = frozenset((str,)), frozenset((list,)), frozenset((float,))

@@ -21,7 +21,8 @@ from typing import Any
 
 from abstat.errors import UsageError, named
 from abstat.render import escape
-from abstat.render.matrix import change_text, grid_headers, grid_rows, label_columns, marked_verdict, title
+from abstat.render.html_table import table as _table
+from abstat.render.matrix import change_text, title
 from abstat.render.html_machines import machines_html
 from abstat.render.svg_plots import comparison_figure
 from abstat.render.units import common_scale, format_p, in_unit_of, verdict_word
@@ -59,48 +60,6 @@ details.machine-rest { margin-top: 0.8em; } details.machine-rest summary { curso
 
 
 _e = escape.html
-
-
-def _table(report: Report) -> list[str]:
-    """The summary table as parts to join with newlines: its rows made one at a time and joined 4096
-    at a time (10^5 rows' parts, the grid's strings and the joined table at once were most of a
-    history page's memory)."""
-    headers, _ = grid_headers(report)
-    out = ['<table class="matrix" id="summary">', "<thead><tr>"]
-    out += [f"<th>{_e(h)}</th>" for h in headers]
-    out.append("</tr></thead><tbody>")
-    block: list[str] = []
-    for index, line in enumerate(grid_rows(report)):
-        block.append(_table_row(report, index, line))
-        if len(block) == _BLOCK:
-            out.append("\n".join(block))
-            block = []
-    out += ["\n".join(block)] if block else []
-    out.append("</tbody></table>")
-    return out
-
-
-_BLOCK = 4096
-
-
-def _table_row(report: Report, index: int, line: list[str]) -> str:
-    """One row of the summary table, its lines joined."""
-    row = report.rows[index] if index < len(report.rows) else None
-    out = ['<tr class="summary">' if row is None else "<tr>"]
-    position = label_columns(report)
-    out += [f"<td>{_e(x)}</td>" for x in line[:position]]
-    for column in report.columns:
-        out.append(f'<td class="num">{_e(line[position])}</td>')
-        position += 1
-        if column != report.baseline:
-            cls = "change"
-            verdict = marked_verdict(row.cells.get(column) if row is not None else None)
-            if verdict in ("faster", "slower"):
-                cls += " " + verdict
-            out.append(f'<td class="{cls}">{_e(line[position])}</td>')
-            position += 1
-    out.append("</tr>")
-    return "\n".join(out)
 
 
 def kept_values(report: Report, cell: Cell) -> tuple[list[float], int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import textwrap
 from collections.abc import Iterator, Sequence
+from itertools import repeat
 from typing import Any
 
 from abstat.render import escape, tables, terminal
@@ -23,10 +24,6 @@ EMAIL_WIDTH = 72
 # cell text
 
 
-def _metric(cell: Cell) -> str | None:
-    return cell.sample_set.labels.get("metric")
-
-
 def scalers(report: Report) -> dict[tuple[str | None, str | None], Scaler]:
     """One scale per (unit, metric): every centre of a metric, in every
     column, gets the same prefix and decimals."""
@@ -34,14 +31,15 @@ def scalers(report: Report) -> dict[tuple[str | None, str | None], Scaler]:
     means: set[tuple[str | None, str | None]] = set()  # groups with a mean among their centres: counts get decimals
     for row in report.rows:
         for cell in row.cells.values():
-            groups.setdefault((cell.sample_set.unit, _metric(cell)), []).append(cell.center)
+            key = (cell.sample_set.unit, cell.sample_set.labels.get("metric"))
+            groups.setdefault(key, []).append(cell.center)
             if "mean" in (cell.center_kind or ""):
-                means.add((cell.sample_set.unit, _metric(cell)))
+                means.add(key)
     return {key: common_scale(values, *key, means=key in means) for key, values in groups.items()}
 
 
 def format_cell_value(cell: Cell, scales: dict[tuple[str | None, str | None], Scaler] | None = None) -> str:
-    key = (cell.sample_set.unit, _metric(cell))
+    key = (cell.sample_set.unit, cell.sample_set.labels.get("metric"))
     scaler = (
         scales[key]
         if scales and key in scales
@@ -137,7 +135,7 @@ def _grid_row(report: Report, row: Row, scales: dict[tuple[str | None, str | Non
 
 def _row_labels(report: Report, row: Row) -> list[str]:
     """A row's label cells: its values of the row keys (empty cells when there are none)."""
-    return [row.labels.get(k, "") for k in report.row_keys] or [""] * label_columns(report)
+    return list(map(row.labels.get, report.row_keys, repeat(""))) or [""] * label_columns(report)
 
 
 def _geomean_row(report: Report, metric: Any) -> list[str]:
@@ -182,21 +180,28 @@ def plain_parts(report: Report) -> list[str]:
     head = tables.escaped(headers)
     widths = [terminal.columns(c) for c in head]
     own: list[str] = []  # each report row's cells after its labels, escaped
+    narrow = bytearray(n_rows)  # rows of one-column characters (padded by a format)
     summaries: list[Sequence[str]] = []  # the geometric-mean rows, whole
     for index, line in enumerate(grid_rows(report)):
-        cells = tables.escaped(line)
-        widths = [max(w, terminal.columns(c)) for w, c in zip(widths, cells, strict=False)]
+        cells, sizes, one_column = tables.measured(line)
+        widths = list(map(max, widths, sizes))
         if index < n_rows:
             own += cells[keys:]
+            narrow[index] = one_column
         else:
             summaries.append(cells)
     step = len(headers) - keys
     parts = [tables.pad(head, widths, align), tables.pad(["-" * w for w in widths], widths, align)]
+    fast = tables.narrow_format(widths, align).format
     for start in range(0, n_rows, BLOCK):
         block = []
         for index in range(start, min(start + BLOCK, n_rows)):
-            labels = tables.escaped(_row_labels(report, report.rows[index]))
-            block.append(tables.pad([*labels, *own[index * step : (index + 1) * step]], widths, align))
+            labels = _row_labels(report, report.rows[index])
+            rest = own[index * step : (index + 1) * step]
+            if narrow[index]:  # (its labels need no escape either)
+                block.append(fast(*labels, *rest).rstrip())
+            else:
+                block.append(tables.pad([*tables.escaped(labels), *rest], widths, align))
         own[start * step : (start + len(block)) * step] = [""] * (len(block) * step)
         parts.append("\n".join(block))
     parts += [tables.pad(cells, widths, align) for cells in summaries]

@@ -80,13 +80,15 @@ def small_median(groups: Sequence[Any], center: str, rule: str) -> float | None:
     if len(groups) != 1 or center == "mean" or rule != "none":
         return None
     values = groups[0]
-    if len(values) > 32 or not all(type(v) is float and math.isfinite(v) for v in values) or 0.0 in values:
+    if len(values) > 32 or not _FLOAT.issuperset(map(type, values)) or not all(map(math.isfinite, values)):
+        return None  # (types first: math.isfinite takes floats)
+    if 0.0 in values:
         return None
     ordered = sorted(values)
     size = len(ordered)
     if not size:
         return None
-    if all(v.is_integer() for v in ordered):
+    if all(map(float.is_integer, ordered)):
         return ordered[(size - 1) // 2]
     half = size // 2
     if size % 2:
@@ -94,6 +96,9 @@ def small_median(groups: Sequence[Any], center: str, rule: str) -> float | None:
     low, high = ordered[half - 1], ordered[half]
     middle = (low + high) / 2.0  # as stats.medians.sorted_median takes it
     return middle if math.isfinite(middle) else low / 2.0 + high / 2.0
+
+
+_FLOAT = frozenset((float,))
 
 
 def agree(comparison: Any, baseline: Any, candidate: Any) -> Any:
@@ -207,6 +212,10 @@ def cell_centre(runs: Sequence[Sequence[float]], center: str, outliers: str) -> 
     median of the samples kept (on the data's grid for integer data: :mod:`abstat.report.centres`),
     or with several runs or ``--center mean`` the centre its comparisons compare (``centre_of``).
     A comparison then replaces them with the centres it agreed (:func:`abstat.report.matrix._agree`)."""
+    if len(runs) == 1 and type(runs[0]) is list:  # one run of a list: the quick median reads it as it is
+        quick = small_median(runs, center, outliers)
+        if quick is not None:
+            return quick, "median", len(runs[0]), 0
     from abstat.comparison.estimands import centre_of
 
     groups = [run if hasattr(run, "dtype") else list(run) for run in runs if len(run)]  # arrays stay arrays

@@ -244,13 +244,16 @@ def load_store(
         raise InputError("no such store (run `abstat run` first, or name input files)", path=display_name(store_path))
     from abstat.report.stored_runs import add_run_details
 
+    from abstat.readers.bulk import gc_paused
+
     pairs = []
     chosen = {k: sorted(v) for k, v in (where or {}).items()} or None
-    for stored in iter_sample_sets(store_path, chosen, machines=machines):
-        sample_set = from_store_set(stored, own=True)  # the store's fresh set: kept, not copied
-        if labels:  # a new dict: the run details below read the stored labels
-            sample_set.labels = {**sample_set.labels, **labels}
-        pairs.append((stored, sample_set))
+    with gc_paused():  # a set per revision and metric, none in a cycle (see readers.bulk)
+        for stored in iter_sample_sets(store_path, chosen, machines=machines):
+            sample_set = from_store_set(stored, own=True)  # the store's fresh set: kept, not copied
+            if labels:  # a new dict: the run details below read the stored labels
+                sample_set.labels = {**sample_set.labels, **labels}
+            pairs.append((stored, sample_set))
     if not pairs:
         raise InputError("the store holds no matching samples", path=display_name(store_path))
     add_run_details(store_path, pairs, exit_codes=exit_codes)

@@ -12,7 +12,8 @@ The cells are then compared (:mod:`abstat.report.analysis`), adjusted as one fam
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import repeat
 
 from abstat.errors import UsageError
 from abstat.fastdataclass import dataclass
@@ -81,7 +82,10 @@ def lay_out(
     naming the flag when they cannot be laid out."""
     chosen = _chosen(list(sets), by, metrics, where)
     keys = label_keys(chosen)
-    values_of = {k: _ordered(s.labels.get(k, "") for s in chosen) for k in keys}
+    every = [s.labels for s in chosen]
+    get = dict.get if set(map(type, every)) <= {dict} else _get  # (a caller's sets may hold other mappings)
+    values_of = {k: _ordered(map(get, every, repeat(k), repeat(""))) for k in keys}  # "" when it has none
+    del every
     columns = _columns(values_of[by], by, baseline)
     varying = [k for k in keys if k != by and len(values_of[k]) > 1]
     # A label that takes one value per column (``note: before`` in a Go file
@@ -122,9 +126,10 @@ def fill_grid(layout: Layout) -> Grid:
     history report has 10^5 revisions x metrics cells, and nothing changes a cell's set."""
     grid: Grid = {}
     pooled: set[int] = set()  # the copies made to pool into
+    keys, blanks, by = layout.row_keys, [""] * len(layout.row_keys), layout.by
     for sample_set in layout.chosen:
-        row_id = tuple(sample_set.labels.get(k, "") for k in layout.row_keys)
-        column = sample_set.labels[layout.by]
+        row_id = tuple(map(sample_set.labels.get, keys, blanks))  # each key's value, "" without it
+        column = sample_set.labels[by]
         slot = grid.setdefault(row_id, {})
         if column in slot:
             first = slot[column]
@@ -159,8 +164,11 @@ def row_order(layout: Layout, metrics: Sequence[str] | None) -> Callable[[Row], 
     if metrics and "metric" in rank:
         rank["metric"] = {m: i for i, m in enumerate(dict.fromkeys(metrics))}
 
-    def key(row: Row) -> tuple[int, ...]:
-        return tuple(rank[k].get(row.labels.get(k, ""), len(rank[k])) for k in row_keys)
+    ranks = [rank[k] for k in row_keys]
+    unknown, blanks = [len(r) for r in ranks], [""] * len(row_keys)
+
+    def key(row: Row) -> tuple[int, ...]:  # each key's rank of the row's value (after the known ones if unknown)
+        return tuple(map(dict.get, ranks, map(row.labels.get, row_keys, blanks), unknown))
 
     return key
 
@@ -262,6 +270,10 @@ def _follows_column(sets: Sequence[SampleSet], by: str, key: str) -> bool:
         if seen.setdefault(sample_set.labels[by], value) != value:
             return False
     return True
+
+
+def _get(labels: Mapping[str, str], key: str, default: str) -> str:
+    return labels.get(key, default)
 
 
 def _ordered(values: Iterable[str]) -> list[str]:

@@ -25,7 +25,9 @@ from typing import Any
 
 from abstat.errors import AbstatError, UsageError
 from abstat.fastdataclass import dataclass
+from abstat.readers.bulk import gc_paused
 from abstat.report.adjust import METHODS, adjust_family, adjust_p_values
+from abstat.report.centres import cell_centre
 from abstat.report.layout import BASELINE_NAMES, Grid, Layout, fill_grid, filter_sets, lay_out, row_order, row_text
 from abstat.report.notes import Footnotes
 from abstat.report.sampleset import SampleSet
@@ -96,7 +98,8 @@ def build_report(
     )
     layout = lay_out(sets, by=by, baseline=baseline, rows=rows, metrics=metrics, where=where)
     notes = Footnotes()
-    report_rows = compare_cells(fill_grid(layout), layout, options, notes, strict=strict)
+    with gc_paused():  # a cell and a row per set, none in a cycle: the collector's passes would find nothing
+        report_rows = compare_cells(fill_grid(layout), layout, options, notes, strict=strict)
     report_rows.sort(key=row_order(layout, metrics))
     adjust_cells(report_rows, adjust, confidence, notes)
     return _table(layout, report_rows, notes, adjust, options)
@@ -156,15 +159,13 @@ def _cell(
         column=column,
         sample_set=sample_set,
         center=summary.mean if summary else 0.0,
-        n=sample_set.n,
+        n=summary.n if summary else 0,
         shared_source=shared,
         report_center=options.center,
         notes=(),  # (lists made with a first note: cell.add_note)
         messages=(),
     )
     if summary is None:
-        from abstat.report.centres import cell_centre
-
         cell.center, cell.shown_kind, cell.n, cell.dropped = cell_centre(
             sample_set.runs, options.center, options.outliers
         )

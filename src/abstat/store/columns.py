@@ -130,11 +130,14 @@ def _sets(
         metric, unit = columns.pairs[pair]
         _, experiment_name, variant_name = names[variant_id]
         left[invocation] -= 1
-        full = dict(own.get(invocation, {}) if left[invocation] else own.pop(invocation, {}))
-        full.update({"experiment": experiment_name, "variant": variant_name, "metric": metric})
-        if hosts[invocation] is not None:
-            full.setdefault("host", hosts[invocation])  # a --label host=NAME names the machine
-        if not _matches(full if "unit" not in accepted or "unit" in full else {**full, "unit": unit or ""}, accepted):
+        base = own.get(invocation, NO_LABELS) if left[invocation] else own.pop(invocation, NO_LABELS)
+        full = {**base, "experiment": experiment_name, "variant": variant_name, "metric": metric}
+        host = hosts[invocation]
+        if host is not None and "host" not in full:  # a --label host=NAME names the machine
+            full["host"] = host
+        if accepted and not _matches(
+            full if "unit" not in accepted or "unit" in full else {**full, "unit": unit or ""}, accepted
+        ):
             continue
         yield SampleSet(
             labels=full,
@@ -146,6 +149,7 @@ def _sets(
         )
 
 
+NO_LABELS: Mapping[str, str] = {}  # (an invocation without labels of its own: never changed)
 SETS_AT_ONCE = 4096  # sets whose groups' indexes are made Python lists at a time (bounded memory)
 
 
@@ -161,20 +165,23 @@ def _groups(
         chosen = order[block : block + SETS_AT_ONCE]
         low, sizes = bounds[chosen], bounds[chosen + 1] - bounds[chosen]
         counts = sizes.tolist()
-        offsets = np.cumsum(sizes) - sizes  # where each set's groups start among the block's
-        groups = by_set[np.repeat(low - offsets, sizes) + np.arange(int(sizes.sum()))]
-        invocation, start, end = (
-            columns.invocation[groups].tolist(),
-            starts[groups].tolist(),
-            columns.ends[groups].tolist(),
-        )
+        groups = by_set[_ranges(low, sizes)]
+        invocation = columns.invocation[groups].tolist()
         pair, variant = columns.pair[groups].tolist(), columns.variant[groups].tolist()
+        lengths = columns.ends[groups] - starts[groups]  # the block's values as one Python list, group by group
+        numbers = values[_ranges(starts[groups], lengths)].tolist()
+        edges = np.concatenate(([0], np.cumsum(lengths))).tolist()
         at = 0
         for count in counts:
             yield (
                 invocation[at : at + count],
                 pair[at],
                 variant[at],
-                [values[start[g] : end[g]].tolist() for g in range(at, at + count)],
+                [numbers[edges[g] : edges[g + 1]] for g in range(at, at + count)],
             )
             at += count
+
+
+def _ranges(first: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The indexes ``first[i], ..., first[i] + lengths[i] - 1`` of every ``i``, in order."""
+    return np.repeat(first - (np.cumsum(lengths) - lengths), lengths) + np.arange(int(lengths.sum()))
