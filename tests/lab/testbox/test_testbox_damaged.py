@@ -59,7 +59,9 @@ def boxes(tmp_path, monkeypatch):
 
 def test_list_shows_the_healthy_boxes_and_names_each_damaged_record(boxes):
     done = abstat("testbox", "list", extra_env={paths.BOXES_ENV: str(boxes)})
-    assert done.returncode == 0 and "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and "internal error" not in done.stderr and "Traceback" not in done.stderr
+    assert sorted(line.split()[5].strip("':") for line in done.stderr.splitlines()) == sorted(DAMAGED)
+    assert all(line.startswith("abstat testbox: damaged test box '") for line in done.stderr.splitlines())
     rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
     assert sorted(rows) == ["tb1", *DAMAGED]
     assert rows["tb1"].split()[:5] == ["tb1", "lost", "40022", "tcg", "max"] and rows["tb1"].split()[7] == "3"

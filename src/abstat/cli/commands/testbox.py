@@ -63,7 +63,12 @@ def main(argv: list[str]) -> int:
     if args.action is None:
         raise UsageError("give an action: up, down or list")
     if args.action == "list":
-        return _list(args, box.list_boxes(), terminal)
+        boxes = box.list_boxes()
+        _list(args, boxes, terminal)
+        damaged = [item for item in boxes if item.state == "damaged"]
+        for item in damaged:
+            print(f"abstat testbox: {terminal(item.cmdline)}", file=sys.stderr)
+        return 2 if damaged else 0
     if args.action == "down":
         box.down(args.name)
         print(f"test box {args.name} is down")
