@@ -241,7 +241,7 @@ def _history(
         higher_better = bool(series.unit and series.unit.endswith("/s"))
         changes = []
         for change in result.detection.change_points:
-            pct = (change.after / change.before - 1) * 100 if change.before else None
+            pct = None if change.baseline_issue() else (change.after / change.before - 1) * 100
             worse = pct is not None and (pct < 0 if higher_better else pct > 0)
             rev, previous = series.points[change.index].rev, series.points[max(change.index - 1, 0)].rev
             changes.append(
