@@ -44,6 +44,20 @@ def test_the_dear_gate_is_students_t_and_equal_runs_are_no_certainty_on_a_grid()
     assert levels.ends_apart_p([1.0], [2.0, 3.0]) == 1.0
 
 
+def test_positive_values_are_judged_on_their_logarithms():
+    """Boots' cycles spread in proportion to their level (pti=on: 25,000 to 31,000, pti=off about 1,100): the dear
+    tests take the logarithms of positive values, scipy's t-test of the logarithms; a value of 0 or below keeps the
+    raw scale."""
+    rng = np.random.default_rng(6)
+    for n in (2, 3, 4):
+        good, bad = list(1120 * np.exp(rng.normal(0, 0.05, n))), list(25000 * np.exp(rng.normal(0, 0.12, n + 1)))
+        assert levels.ends_apart_p(good, bad) == pytest.approx(ttest_ind(np.log(good), np.log(bad)).pvalue, rel=1e-9)
+        raw = [*good[:-1], 0.0]
+        assert levels.ends_apart_p(raw, bad) == pytest.approx(ttest_ind(raw, bad).pvalue, rel=1e-9)
+    good, bad = [1100.0, 1150.0], [25000.0, 28000.0]  # on the raw scale the pti=on spread, pooled, hid 20 times
+    assert levels.ends_apart_p(good, bad) < 0.001 < ttest_ind(good, bad).pvalue
+
+
 def test_the_small_sample_placement_holds_its_level_on_the_boundary():
     """A commit half way between the ends (two equal changes), 2 boots of it, 3 of each end, normal noise: the
     'nearer' check passes at its level (2.5%); 20,000 seeded draws, within 4 standard errors."""
@@ -56,11 +70,21 @@ def test_the_small_sample_placement_holds_its_level_on_the_boundary():
     )
     error = (levels.NEARER_PVALUE * (1 - levels.NEARER_PVALUE) / draws) ** 0.5
     assert abs(passed / draws - levels.NEARER_PVALUE) < 4 * error
+    # positive values: the boundary is the ends' geometric midpoint (log-normal noise, ends 20 times apart)
+    passed = sum(
+        levels.nearer_small_p(*(list(np.exp(rng.normal(mu, 0.1, n))) for mu, n in ((1.5, 2), (3.0, 3), (0.0, 3))))
+        <= levels.NEARER_PVALUE
+        for _ in range(draws)
+    )
+    assert abs(passed / draws - levels.NEARER_PVALUE) < 4 * error
 
 
-def boots(levels_of: list[float], broken: set[int], seed: int, dear: bool, spread: float = 0.03) -> tuple[Outcome, int]:
+def boots(
+    levels_of: list[float], broken: set[int], seed: int, dear: bool, spread: float = 0.03, high: float | None = None
+) -> tuple[Outcome, int]:
     """One bisection as ``abstat bisect --host`` runs it (tests the search's boots: a commit's other boots in a batch
-    are not made once one failed), each boot's value its level times 1 + ``spread`` N(0, 1)."""
+    are not made once one failed), each boot's value its level times 1 + ``spread`` N(0, 1) (``high`` in place of
+    ``spread`` above the first commit's level)."""
     rng = np.random.default_rng(seed)
     search = Bisection(len(levels_of) - 1, budget=40, batch_max=8, dear=dear)
     while True:
@@ -73,7 +97,8 @@ def boots(levels_of: list[float], broken: set[int], seed: int, dear: bool, sprea
             if commit in broken and commit in made:
                 continue
             made.append(commit)
-            values.append(None if commit in broken else levels_of[commit] * (1 + spread * rng.normal()))
+            sd = spread if high is None or levels_of[commit] <= levels_of[0] else high
+            values.append(None if commit in broken else levels_of[commit] * (1 + sd * rng.normal()))
         search.record(Batch(made, step.test), values)
 
 
@@ -90,6 +115,36 @@ def test_a_change_many_spreads_wide_is_bisected_in_twelve_boots_on_a_dear_unit()
         assert (outcome.status, outcome.culprit, spent <= 12) == ("found", 1, True), (seed, spent)
     outcome, spent = boots(PTI, {2}, 0, dear=False)
     assert outcome.culprit == 1 and spent >= 20  # the runs' own rules, for a cheap unit
+
+
+# the boots of one real run of that test (11:30-11:41, load 8-10): pti=off in two modes (1,450 and 2,200-2,300
+# TSC cycles), pti=on from 23,900 to 37,200 (the search on the raw scale took 14 boots there, 23 in 2 of 3 before)
+REAL_OFF = [1469.0, 2327.0, 1454.0, 1444.0, 2186.0]
+REAL_ON = [34686.0, 37223.0, 24721.0, 36907.0, 23920.0, 25153.0, 24157.0, 25476.0]
+
+
+def test_the_testbox_history_with_a_real_boxs_boots_takes_fewer_boots():
+    """Each boot a draw of the real box's boots at its level, times 1 + 2% N(0, 1): the culprit in every one of 20
+    seeded histories, 14 boots on average or fewer and never more than 20 (on the raw scale, main before issue 38's
+    second session: 20.1 on average, up to 27, 23 in 11 of 20: the pti=on end's spread, pooled, asked 6 to 8 boots
+    of each end).  Not 12: the two modes of each level make Student's t wide (the gate at 3 boots a side, a strike
+    when a fresh boot falls in the other mode)."""
+    found = []
+    for seed in range(20):
+        rng = np.random.default_rng([seed, 38])
+        search = Bisection(4, budget=40, batch_max=8, dear=True)
+        while not isinstance(step := search.plan(), Outcome):
+            made = [c for i, c in enumerate(step.commits) if c != 2 or 2 not in step.commits[:i]]
+            pools = [REAL_OFF if c == 0 else REAL_ON for c in made]
+            values = [
+                None if c == 2 else float(rng.choice(p)) * (1 + 0.02 * rng.normal())
+                for c, p in zip(made, pools, strict=True)
+            ]
+            search.record(Batch(made, step.test), values)
+        found.append((step.status, step.culprit, search.runs))
+    assert all(status == "found" and culprit == 1 for status, culprit, _ in found), found
+    spent = [runs for _, _, runs in found]
+    assert np.mean(spent) <= 14 and max(spent) <= 20, spent
 
 
 @pytest.mark.parametrize("shift", [0.0, 0.02, 0.2])

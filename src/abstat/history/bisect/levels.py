@@ -113,6 +113,8 @@ def runs_needed(good: Sequence[float], bad: Sequence[float], least: int = SIDE_M
     each asked for 10 runs where 30 are due)."""
     import numpy as np
 
+    if least < SIDE_MIN_RUNS:  # a dear unit: sized on the scale its Student's t judges on (:func:`_student`)
+        good, bad = _logs([good, bad])
     g, b = np.asarray(good, dtype=float), np.asarray(bad, dtype=float)
     residuals = np.concatenate([g - np.median(g), b - np.median(b)])
     spread = 1.4826 * float(np.median(np.abs(residuals)))
@@ -251,7 +253,7 @@ def _student(groups: Sequence[Sequence[float]], weights: Sequence[float]) -> tup
     degree of freedom."""
     import numpy as np
 
-    arrays = [np.asarray(x[-MAX_POINTS:], dtype=float) for x in groups]
+    arrays = [np.asarray(x[-MAX_POINTS:], dtype=float) for x in _logs(groups)]
     df = sum(x.size for x in arrays) - len(arrays)
     if df < 1 or min(x.size for x in arrays) < 1:
         return 0.0, 0
@@ -262,6 +264,16 @@ def _student(groups: Sequence[Sequence[float]], weights: Sequence[float]) -> tup
     error = math.sqrt(pooled * sum(w * w / x.size for w, x in zip(weights, arrays, strict=True)))
     contrast = sum(w * m for w, m in zip(weights, means, strict=True))
     return (contrast / error if error > 0 else 0.0), df
+
+
+def _logs(groups: Sequence[Sequence[float]]) -> list[Sequence[float]]:
+    """The groups' logarithms when every value is positive (boots' cycles: a level 20 times higher spreads 20 times
+    wider, so on the raw scale the higher end's spread, pooled, hid a change of 30 of its spreads), else as given."""
+    import numpy as np
+
+    if all(len(x) and float(np.min(x)) > 0 for x in groups):
+        return [np.log(np.asarray(x, dtype=float)) for x in groups]
+    return list(groups)
 
 
 def nearer_small_p(values: Sequence[float], near: Sequence[float], far: Sequence[float], at: float = 0.5) -> float:
@@ -326,12 +338,13 @@ def placed(values: Sequence[float], good: Sequence[float], bad: Sequence[float],
 
 
 def ends_target(good: Sequence[float], bad: Sequence[float], least: int = SIDE_MIN_RUNS) -> int:
-    """Runs of each end before a culprit is judged: ``ENDS_FACTOR`` times a commit's (:func:`runs_needed`); one
-    more than a commit's when those are ``least`` below ``SIDE_MIN_RUNS`` (a dear unit, the ends so many spreads
-    apart that a commit needs the fewest runs: a chance deviation of the ends' levels is then a small part of
-    the change, and every check's test counts the ends' runs)."""
+    """Runs of each end before a culprit is judged: ``ENDS_FACTOR`` times a commit's (:func:`runs_needed`); as many
+    as a commit's when those are ``least`` below ``SIDE_MIN_RUNS`` (a dear unit, the ends so many spreads apart that
+    a commit needs the fewest runs: a chance deviation of the ends' levels is then a small part of the change, and
+    every check's Student's t counts the ends' runs; one more each cost 2 boots a bisection, issue 38; as many also
+    at 3 named one commit for two changes of 4 SD: test_bisect_dear.py)."""
     need = runs_needed(good, bad, least)
-    return need + 1 if need == least < SIDE_MIN_RUNS else ENDS_FACTOR * need
+    return need if need == least < SIDE_MIN_RUNS else ENDS_FACTOR * need
 
 
 def ends_ready(good: Sequence[float], bad: Sequence[float], least: int = SIDE_MIN_RUNS) -> bool:

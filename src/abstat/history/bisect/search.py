@@ -14,10 +14,9 @@ is updated with every sample:
   posterior places on one side with probability >= 0.99), ``f`` the density of the ends'
   pooled residuals (:mod:`abstat.history.bisect.density`: a kernel density, so two paths
   are two humps, with 5% of a Student-t of the robust scale; a Student-t alone below 10).
-  Each sample's log-likelihood ratio is clipped to +-``CLIP`` so a
-  few wild samples cannot carry the decision (``TEMPER`` weighs it; the
-  answer itself rests on the checks of fresh runs below).  All samples are re-scored
-  whenever the references grow.
+  Each sample's log-likelihood ratio is clipped to +-``CLIP`` (a dear search's ``DEAR_CLIP``) so a few wild samples
+  cannot carry the decision (``TEMPER`` weighs it; the answer itself rests on the checks of fresh runs below).  All
+  samples are re-scored whenever the references grow.
 - **Drift.** Every batch interleaves one reference run (good and bad in
   turn) with the runs of the commit under test.  When the references'
   deviations from the model trend over time (Kendall, p < 0.01), test
@@ -38,9 +37,9 @@ is updated with every sample:
   interleaved (:mod:`abstat.history.bisect.several`) (several: more than one change,
   :mod:`abstat.history.bisect.segments` bisects each part); or the budget is spent (inconclusive), or the
   references do not differ by Brunner-Munzel's test nor :mod:`abstat.history.bisect.scoretest`'s (no change).
-- **Dear runs** (``dear``: each a boot): the ends start at 2 a side and open the gate by Student's t; a commit
-  needs 2 runs where the ends are so far apart that a half-way level would show in them; no reference in a
-  search batch once the ends have their runs (docs/history.md, "Boots: a dear unit").
+- **Dear runs** (``dear``: each a boot): the ends start at 2 a side and open the gate by Student's t (on logarithms:
+  positive values); a search batch may be 1 boot; a confirmed commit needs 2 fresh boots, and the ends as many, where
+  a half-way level would show in them; no reference in a search batch once the ends have theirs (docs/history.md).
 """
 
 from __future__ import annotations
@@ -55,6 +54,7 @@ from abstat.history.bisect.outcome import Batch, Outcome, conclude
 __all__ = ["Batch", "Outcome", "Search", "simulate"]
 
 CLIP = 3.0
+DEAR_CLIP = 5.0  # a dear search's: one boot of a commit at a large change places it past ``confidence`` (4 commits)
 TEMPER = 1.0  # weight of a sample's log-likelihood ratio: the posterior only steers the search and says when to
 # confirm; the answer rests on fresh runs and shape-free checks (levels.py), so samples count in full (at 0.75, 35
 # of 40 simulated clean 32-commit bisections were right within 400 runs, at 1.0 39; docs/history.md)
@@ -259,13 +259,13 @@ class Search:
         if tests:
             commits = np.array([c for c, _, _ in tests])
             x = np.array([v - offsets.get(batch, 0.0) for _, v, batch in tests])
-            shape = self._density()
-            if shape is not None:
+            shape, llr = self._density(), density.log_llr(x, *self._references()) if self.dear else None  # boots: logs
+            if llr is None and shape is not None:
                 llr = shape.log_pdf(x - b) - shape.log_pdf(x - g)
-            else:
+            elif llr is None:
                 zg, zb = (x - g) / scale, (x - b) / scale
                 llr = -(T_DF + 1) / 2 * (np.log1p(zb * zb / T_DF) - np.log1p(zg * zg / T_DF))
-            np.add.at(per_commit, commits, TEMPER * np.clip(llr, -CLIP, CLIP))
+            np.add.at(per_commit, commits, TEMPER * np.clip(llr, -(c := DEAR_CLIP if self.dear else CLIP), c))
         # log P(k) = sum of LLR_i over the measured i that are bad if k is the culprit: k's descendants
         return self.graph.descendant_sums(per_commit[1:])
 
@@ -297,7 +297,7 @@ class Search:
 
     def _batch_size(self) -> int:
         d = max(self.effect(), 0.05)
-        return int(min(self.batch_max, max(2, math.ceil(4.0 / (d * d)))))
+        return int(min(self.batch_max, max(1 if self.dear else 2, math.ceil(4.0 / (d * d)))))
 
     def _choose(self, posterior, m: int) -> int | None:
         from scipy.stats import norm
@@ -364,25 +364,25 @@ class Search:
         # confirmed by runs taken from now on: the runs that led the search here are chosen by it (a parent
         # whose runs happened to look good is why a commit tops the posterior), so they cannot also confirm it
         self._fresh.setdefault(culprit, self.batches)
-        half = max(2, m // 2)
         tests = [c for c in (*self.graph.parents_of(culprit), culprit) if 0 < c < self.n and c not in self.skipped]
         if not tests:
             return self.outcome("found")
         # a commit whose runs placed it is settled: the rounds go to the others (all of them for the last batch)
         passed = self._passed.get(culprit, {})
         tests = [c for c in tests if passed.get(c) != levels.CHECKS] or tests
-        # alternating, so that a burst of load on the machine hits the culprit, its parents and the ends
-        # alike instead of confirming a crossing that is not there
         good, bad = self._references()
         need = levels.runs_needed(good, bad, self.least)
-        # runs the ends still miss, and the tests': both ends in every round while they miss some, twice while
-        # they miss more than the tests (so that neither waits for the other)
+        fresh = [len(self.fresh_values(c, self._fresh[culprit])) for c in tests]
+        missing = max(need * (1 + self._strikes.get(c, 0)) - k for c, k in zip(tests, fresh, strict=True))
+        # alternating (a burst of load hits them and the ends alike); dear: no more rounds than the checks miss
+        half = max(1, min(missing, max(2, m // 2))) if self.dear else max(2, m // 2)
+        # runs the ends still miss, and the tests': both ends each round while they miss some, twice while more
         short = levels.ends_target(good, bad, self.least) - min(len(good), len(bad))
-        behind = short - max(0, need - min(len(self.fresh_values(c, self._fresh[culprit])) for c in tests))
-        rounds = []
+        behind, rounds = short - max(0, need - min(fresh)), []
         for round_number in range(half):
             ends = [0, self.n] * (1 + (behind > 2 * round_number)) if short > round_number else []
-            # once the ends have their runs, one of them every other round (interleaved against drift)
+            # once the ends have their runs, one of them every other round (interleaved against drift; dear too:
+            # without, two changes of 4 SD were named as one, tests/history/bisect/test_bisect_dear.py)
             rounds += [*tests, *(ends or [0 if self.next_reference == 0 else self.n][: 1 - round_number % 2])]
             self.next_reference ^= 1 - round_number % 2
         return Batch(rounds, tests[-1])
