@@ -165,11 +165,9 @@ def _mean_ratio(
 ) -> Result:
     from abstat.stats.ratio import welch_ratio
 
-    if m1 < 0.0:
+    if m1 <= 0.0:
         why = negative_baseline("mean", m1) + mean_difference(n1, m1, s1, n2, m2, s2, confidence)
         return _cannot("mean_ratio", method, "mean", unit, why)
-    if m1 == 0.0:
-        return _cannot("mean_ratio", method, "mean", unit, "the baseline mean is 0, so a relative change is undefined")
     if s1 == 0.0 and s2 == 0.0:
         if constant:
             import numpy as np

@@ -104,10 +104,13 @@ def _large(
     here = bm_statistic(x, y, estimate, inflate, pairs.rows_near(estimate))
     known = {estimate: here}  # the statistic at each shift evaluated (a step often selects the same end again)
 
-    def accepted(d: float) -> bool:
+    def at(d: float) -> BMStat:
         if d not in known:
             known[d] = bm_statistic(x, y, d, inflate, pairs.rows_near(d))
-        return abs(known[d].p_hat - 0.5) <= _bound(known[d], level, fixed)
+        return known[d]
+
+    def accepted(d: float) -> bool:
+        return abs(at(d).p_hat - 0.5) <= _bound(at(d), level, fixed)
 
     ends = []
     density = pairs.density  # entries per unit about the estimate: where the ends should lie
@@ -127,9 +130,7 @@ def _large(
                 break
             end = pairs.kth(rank, guess)
             guess = None if guided else (end, max(abs(end - estimate) * 1e-3, 1e-12 * pairs.scale))
-            if end not in known:
-                known[end] = bm_statistic(x, y, end, inflate, pairs.rows_near(end))
-            s = known[end]
+            s = at(end)
         else:  # no fixed point (the bound swings between ends far apart): the verdict's change, bisected
             end = outermost(pairs, sign, accepted)
         ends.append(end)

@@ -13,6 +13,7 @@ import os
 import pytest
 
 from abstat.lab.testbox import box, paths
+
 from abstat.lab.testbox.qemu import Settings
 from support.cli import run_abstat as abstat
 
@@ -105,3 +106,18 @@ def test_down_refuses_a_symbolic_link_naming_it(boxes, tmp_path):
         done.stderr == f"abstat testbox: {boxes / 'tb7'} is a symbolic link, not a test box's directory: not removed\n"
     )
     assert (target / "keep").read_text() == "data" and os.path.islink(boxes / "tb7")
+
+
+def test_a_record_that_is_a_device_link_or_too_large_is_named_not_read(boxes):
+    """A box's records are read as untrusted: box.json linked to /dev/zero (read to the end before, without
+    bound) and a state.json beyond the size limit are each one error naming the file."""
+    (boxes / "tb2" / "box.json").unlink()
+    os.symlink("/dev/zero", boxes / "tb2" / "box.json")
+    (boxes / "tb4" / "state.json").write_text(" " * (paths.MAX_RECORD_BYTES + 1) + "{}")
+    done = abstat("testbox", "list", extra_env={paths.BOXES_ENV: str(boxes)}, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    rows = {line.split()[0]: line for line in done.stdout.splitlines()[1:]}
+    assert rows["tb2"].split()[1] == rows["tb4"].split()[1] == "damaged"
+    assert f"{boxes / 'tb4' / 'state.json'}: larger than {paths.MAX_RECORD_BYTES} bytes" in rows["tb4"]
+    with pytest.raises(box.DamagedBox, match="box.json"):
+        box.info("tb2")

@@ -8,7 +8,6 @@ running (stopped, lost) starts it again with its disk as it was.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -24,6 +23,7 @@ from abstat.lab.testbox.paths import (
     box_dir,
     boxes_dir,
     private_dir,
+    read_record,
     valid_name,
 )
 from abstat.lab.testbox.qemu import CPU_PATTERN, MEMORY_PATTERN, Settings, free_port
@@ -82,13 +82,18 @@ def supervisor_pid(directory: str) -> int | None:
     return _pid_alive(directory, "supervisor.pid", f"{SUPERVISOR_MODULE}\0{directory}")
 
 
-def _read_state(directory: str) -> dict:
+def _read_state(directory: str, name: str | None = None) -> dict:
+    """The box's state record ({} when there is none yet); one that cannot be read as a record names the file
+    (:class:`DamagedBox`) when the box's ``name`` is given, else is taken as none."""
     try:
-        with open(os.path.join(directory, "state.json")) as source:
-            state = json.load(source)
-        return state if isinstance(state, dict) else {}
-    except (OSError, ValueError):
+        state = read_record(os.path.join(directory, "state.json"))
+    except OSError:
         return {}
+    except ValueError as err:
+        if name is None:
+            return {}
+        raise DamagedBox(f"damaged test box {name!r}: {err}") from None
+    return state if isinstance(state, dict) else {}
 
 
 def _boots(name: str, directory: str, state: dict) -> int:
@@ -116,7 +121,7 @@ def _settings(name: str, directory: str) -> Settings:
 def info(name: str) -> BoxInfo:
     directory = box_dir(name)
     settings = _settings(name, directory)
-    state = _read_state(directory)
+    state = _read_state(directory, name)
     running = supervisor_pid(directory) is not None
     status = (
         str(state.get("state", "stopped"))

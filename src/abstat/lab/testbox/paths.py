@@ -9,11 +9,37 @@ images' cache).
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
+import stat
 
 from abstat.errors import AbstatError
+
+MAX_RECORD_BYTES = 1 << 20  # a box's records are a few hundred bytes
+
+
+def read_record(path: str) -> object:
+    """A box record's JSON, read as untrusted: a regular file (no link, FIFO or device followed), at most
+    ``MAX_RECORD_BYTES``; OSError when it cannot be opened, ValueError naming it otherwise."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as err:
+        if err.errno != errno.ELOOP:
+            raise
+        raise ValueError(f"{path}: a symbolic link, not followed") from None
+    with open(fd, "rb") as source:
+        if not stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+            raise ValueError(f"{path}: not a regular file")
+        raw = source.read(MAX_RECORD_BYTES + 1)
+    if len(raw) > MAX_RECORD_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_RECORD_BYTES} bytes")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as err:
+        raise ValueError(f"{path}: not a box record ({err})") from None
+
 
 NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,31}")
 READY_MARK = "announces-ready"  # in an image's directory: its boxes write READY lines on their control port
@@ -91,8 +117,7 @@ def gone(destination: str) -> str | None:
     if os.path.lexists(os.path.join(directory, "supervisor.pid")):  # removed by the supervisor as it ends
         return None
     try:
-        with open(os.path.join(directory, "state.json")) as source:
-            state = json.load(source)
+        state = read_record(os.path.join(directory, "state.json"))
     except (OSError, ValueError):
         return None
     what = {"lost": "its QEMU was killed", "stopped": "it powered off", "failed": "its QEMU could not run"}
@@ -108,8 +133,7 @@ def announced_boot(destination: str) -> str | None:
         return None
     directory = os.path.join(boxes_dir(), destination)
     try:
-        with open(os.path.join(directory, "box.json")) as source:
-            image = json.load(source).get("image")
+        image = read_record(os.path.join(directory, "box.json")).get("image")  # type: ignore[attr-defined]
         if not isinstance(image, str) or not os.path.exists(os.path.join(image, READY_MARK)):
             return None
         with open(os.path.join(directory, "control.log"), "rb") as control:

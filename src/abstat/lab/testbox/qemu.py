@@ -16,6 +16,8 @@ import re
 import socket
 from dataclasses import asdict, dataclass, field
 
+from abstat.lab.testbox.paths import read_record
+
 # cryptomgr.notests: no self-test of every crypto algorithm at boot (0.8-1.3 s of each boot under TCG)
 BASE_CMDLINE = "console=ttyS0 quiet panic=1 cryptomgr.notests"
 # tcg: one host thread runs every guest CPU in turn (QEMU's thread=single).  QEMU's default for x86 is a thread
@@ -58,11 +60,7 @@ class Settings:
         the field when it is not a record of this class (attack17 #5: a ``cpu`` of ``{...}`` or a ``port``
         of ``"22"`` passed through to the listing's formatting)."""
         path = os.path.join(directory, "box.json")
-        with open(path) as source:
-            try:
-                data = json.load(source)
-            except ValueError as err:
-                raise ValueError(f"{path}: not a box record ({err})") from None
+        data = read_record(path)
         if not isinstance(data, dict):
             raise ValueError(f"{path}: not a box record (a JSON object)")
         for key, spec in cls.__dataclass_fields__.items():
