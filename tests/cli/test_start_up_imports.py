@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from support.cli import environment
+from support.cli import environment, imported_modules
 
 from abstat import fastdataclass
 
@@ -32,17 +32,7 @@ VALUES = {"a": "100.5\n101.25\n99.75\n100\n102\n", "b": "103\n104.5\n102.25\n103
 def _imported(tmp_path, *words: str) -> set[str]:
     for name, text in VALUES.items():
         (tmp_path / name).write_text(text)
-    run = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "abstat", *words],
-        cwd=tmp_path,
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    lines = run.stderr.splitlines()
-    return {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}
+    return imported_modules(tmp_path, *words)[0]
 
 
 def _under(imported: set[str], names: tuple[str, ...]) -> list[str]:

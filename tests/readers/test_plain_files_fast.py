@@ -5,12 +5,10 @@ tests/data still goes to its reader, and ``compare A B`` of plain files imports 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 
 import pytest
 from support import paths
-from support.cli import environment
+from support.cli import imported_modules
 from support.cli import run_abstat as abstat
 
 from abstat.readers.peers import detect_format
@@ -47,16 +45,7 @@ def test_every_peer_file_still_goes_to_its_reader():
 def test_compare_of_plain_files_imports_no_peer_reader(tmp_path):
     for name, values in (("a.txt", "10\n11\n12\n13\n"), ("b.txt", "11\n12\n13\n14\n")):
         (tmp_path / name).write_text(values)
-    run = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "abstat", "compare", "a.txt", "b.txt"],
-        cwd=tmp_path,
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert run.returncode == 0, run.stderr
-    imported = {line.rsplit("|", 1)[-1].strip() for line in run.stderr.splitlines() if line.startswith("import time:")}
+    imported, stdout = imported_modules(tmp_path, "compare", "a.txt", "b.txt")
     assert "abstat.readers.specs" in imported  # the import log was read
     assert not imported & {"abstat.readers.peers", "abstat.readers.kernel", "abstat.readers.fio"}
-    assert run.stdout == abstat("compare", "a.txt", "b.txt", cwd=tmp_path).stdout
+    assert stdout == abstat("compare", "a.txt", "b.txt", cwd=tmp_path).stdout

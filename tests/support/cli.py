@@ -64,6 +64,22 @@ def run_abstat(
     )
 
 
+def imported_modules(cwd: str | os.PathLike, *words: str) -> tuple[set[str], str]:
+    """The modules ``python -X importtime -m abstat WORDS`` imports (run in ``cwd``; it must succeed), and its
+    standard output."""
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "abstat", *words],
+        cwd=cwd,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    lines = run.stderr.splitlines()
+    return {line.rsplit("|", 1)[-1].strip() for line in lines if line.startswith("import time:")}, run.stdout
+
+
 @pytest.fixture
 def abstat_cli(tmp_path: Path):
     """``abstat_cli("compare", "a.txt", "b.txt")``: ``run_abstat`` in ``tmp_path`` (by default)."""
