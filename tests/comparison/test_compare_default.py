@@ -219,7 +219,10 @@ def test_footnotes_say_what_the_method_does(tmp_path):
     assert "tie-corrected" not in out and "heavily tied/quantized data (grid 20): a.txt, b.txt" in out
     verbose = abstat("compare", "--verbose", "a.txt", "b.txt", cwd=tmp_path).stdout  # the advice: --verbose
     assert "tie-corrected" not in verbose and "spread over their step" in verbose
-    assert out.startswith("b.txt vs a.txt: Hodges-Lehmann ratio (median of the candidate/baseline ratios)")
+    assert out.startswith(
+        "b.txt vs a.txt: Hodges-Lehmann ratio (median of the candidate/baseline ratios after spreading tied values "
+        "over their grid cells)"
+    )
 
 
 def test_email_ministat_blocks_flag_their_own_disagreement_with_the_table(tmp_path):

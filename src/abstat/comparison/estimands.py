@@ -28,6 +28,7 @@ import math
 from typing import Any
 
 from abstat.comparison.analyses import NAN, Result, _cannot, _constant, means, to_pct
+from abstat.comparison.model import TIES_SPREAD_METHOD
 
 HL_MIN_N = 2  # the Hodges-Lehmann ratio at any size (10 before issue 34, with geometric means below)
 
@@ -122,9 +123,9 @@ def hodges_lehmann_ratio(
         f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
         f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}"
         + (
-            "; tied values read as spread evenly over their grid cells, so the ratio is the median ratio "
-            "of those spread values, not of the raw values (which moves only in whole steps)"
-            if h.spread
+            f"; {TIES_SPREAD_METHOD}, so the ratio is the median ratio of those spread values, not of the raw "
+            "values (which moves only in whole steps)"
+            if h.spread and _spread_moved(lx, ly)
             else ""
         )
     )
@@ -158,6 +159,18 @@ def hodges_lehmann_ratio(
         if min(lx.size, ly.size) <= JOIN_MAX:
             _join_trimmed(result, x, y, confidence, inflate)
     return result
+
+
+def _spread_moved(lx: Any, ly: Any) -> bool:
+    """Whether spreading the ties moved a value: not when the only tied variant is constant (its one
+    level has no neighbour, so no cell to spread over) and the other has no ties."""
+    import numpy as np
+
+    constant = [v.min() == v.max() for v in (lx, ly)]
+    if not any(constant):
+        return True
+    other = ly if constant[0] else lx
+    return bool(np.unique(other).size < other.size)
 
 
 TRIM = 0.1  # the share trimmed from each end by the small-sample partner test (floor(TRIM n) values)

@@ -25,16 +25,26 @@ ESTIMANDS = {
     "mean_difference": "difference of the means{of}, relative to the baseline's",
 }
 
+#: ``hl_ratio`` when either variant has ties: they were spread over their grid cells before the ratios were
+#: taken (stats/hodges_lehmann.py), so the number is not the median of the raw values' ratios (issue 34).
+TIES_SPREAD_LABEL = (
+    "Hodges-Lehmann ratio (median of the candidate/baseline ratios{of} after spreading tied values over their grid "
+    "cells)"
+)
+#: what the method of such a comparison says (comparison/estimands.py writes it; the label is chosen by it)
+TIES_SPREAD_METHOD = "tied values read as spread evenly over their grid cells"
+
 RUN_CENTRES = {"mean": "run means", "median": "run medians", "auto": "run medians"}
 
 
-def estimand_label(estimand: str, center: str, unit: str = "samples") -> str:
+def estimand_label(estimand: str, center: str, unit: str = "samples", ties_spread: bool = False) -> str:
     """The caption text of an estimand (``ratio of medians``...); with runs
     as the unit, of what per-run centres (``ratio of geometric means of the
-    run medians``)."""
+    run medians``); ``ties_spread``: the Hodges-Lehmann ratio was computed
+    with tied values spread over their grid cells."""
     of = f" of the {RUN_CENTRES.get(center, 'run medians')}" if unit == "runs" else ""
-    if estimand == "hl_ratio" and of:
-        of = f" of the {RUN_CENTRES.get(center, 'run medians')}"
+    if estimand == "hl_ratio" and ties_spread:
+        return TIES_SPREAD_LABEL.format(of=of)
     return ESTIMANDS[estimand].format(of=of)
 
 
@@ -130,7 +140,8 @@ class Comparison:
 
     @property
     def estimand_label(self) -> str:
-        return estimand_label(self.estimand, self.center, self.unit)
+        """The caption every format prints (and the JSON's ``estimand_label``): what was computed."""
+        return estimand_label(self.estimand, self.center, self.unit, TIES_SPREAD_METHOD in self.method)
 
     def to_dict(self) -> dict[str, Any]:
         return {
