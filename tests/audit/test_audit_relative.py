@@ -136,3 +136,64 @@ def test_overflowing_vitals_are_not_checkable_not_inconsistent(tmp_path):
     text = run_abstat("audit", "r.txt", cwd=tmp_path).stdout
     assert "1 not checkable" in text and "would print" not in text and "[nan" not in text, text
     assert "the vitals overflow double precision" in text
+
+
+# wave 19 (issue 34): the tables of bare averages and the kernel tools' mean (sd) tables say the same
+
+
+AVERAGES = (
+    "I measured the clock offset and took the average of 5 runs:\n\n"
+    "           offset  drift  time\n"
+    "baseline:  -9.12   0.00   66.51\n"
+    "patched:  -10.92   0.35   63.39\n"
+)
+
+
+def _averages(metric):
+    from abstat.audit import audit_text
+
+    (block,) = audit_text(AVERAGES).blocks
+    assert block.kind == "averages"
+    return next(c for c in block.comparisons if c.metric == metric)
+
+
+@pytest.mark.parametrize(
+    "metric, base, cand, why",
+    [
+        ("offset", -9.12, -10.92, "the baseline average is negative (-9.12), so a relative change is undefined"),
+        ("drift", 0.0, 0.35, "the baseline average is 0, so a relative change is undefined"),
+    ],
+)
+def test_bare_averages_against_a_baseline_at_or_below_0_give_the_difference(metric, base, cand, why):
+    from statsmodels.stats.power import TTestIndPower
+
+    comparison = _averages(metric)
+    assert comparison.recomputed_values == {"difference": pytest.approx(cand - base, rel=1e-12), "percent": None}
+    spread, bound = (f.message for f in comparison.findings)
+    assert f"the difference of the averages is {cand - base:+.6g} ({why})" in spread
+    assert not re.search(r"[-+][\d.]+%", spread + bound)  # (was "+19.7%" for -9.12 -> -10.92: the wrong sign)
+    effect = TTestIndPower().solve_power(effect_size=None, nobs1=5, alpha=0.05, power=0.8, ratio=1.0)
+    assert bound.endswith(f"only if the run-to-run stddev is below {abs(cand - base) / effect:.2g}")
+
+
+def test_bare_averages_against_a_positive_baseline_keep_the_percentage():
+    comparison = _averages("time")
+    assert comparison.recomputed_values["percent"] == pytest.approx((63.39 - 66.51) / 66.51 * 100, rel=1e-12)
+    assert comparison.findings[0].message == (
+        f"patched vs baseline (time): {(63.39 - 66.51) / 66.51 * 100:+.3g}% -- significance cannot be judged "
+        "without a spread"
+    )
+
+
+def test_a_kernel_mean_sd_table_with_a_negative_baseline_shows_the_difference_beside_welchs_line(tmp_path):
+    (tmp_path / "k.txt").write_text(
+        "clock offset results, the mean (standard deviation) of 10 runs:\n\n"
+        "              base             patched\n"
+        "offset        -9.12 (0.74)     -10.92 (0.77)\n"
+        "cycles      1351.76 (12.3)    1400.10 (10.9)\n"
+    )
+    out = run_abstat("audit", "k.txt", cwd=tmp_path).stdout
+    low, high, _ = _welch(10, -9.12, 0.74, 10, -10.92, 0.77)
+    assert "  offset: patched vs base: -9.12 -> -10.92 (-1.8)\n" in out  # (was "(+19.7%)")
+    assert f"the difference of the means is -1.8, 95% interval {low:+.6g} .. {high:+.6g}" in out
+    assert f"  cycles: patched vs base: 1351.76 -> 1400.1 ({(1400.10 / 1351.76 - 1) * 100:+.3g}%)\n" in out

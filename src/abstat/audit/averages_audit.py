@@ -7,6 +7,7 @@ from __future__ import annotations
 from abstat.audit.averages import AveragesClaim
 from abstat.audit.findings import Finding
 from abstat.audit.records import BlockAudit, ComparisonAudit
+from abstat.comparison.analyses import negative_baseline
 from abstat.stats import power as power_mod
 
 
@@ -67,23 +68,25 @@ def _averages_comparisons(claim: AveragesClaim) -> list[ComparisonAudit]:
     return comparisons
 
 
-def _noise_bound(what: str, runs: int | None, change_text: str, noise: float) -> Finding:
+def _noise_bound(what: str, runs: int | None, change_text: str, noise: str) -> Finding:
     """How small the run-to-run noise must be for the change to be detectable with this many runs."""
     return Finding(
         "noise_bound",
         "info",
         f"{what}: with {runs} runs per variant, {change_text} is detectable (80% power, 95% confidence) "
-        f"only if the run-to-run stddev is below {noise:.2g}% of the mean",
+        f"only if the run-to-run stddev is below {noise}",
     )
 
 
 def _average_change(
     claim: AveragesClaim, labels: tuple[str, str], column: str, averages: tuple[float, float], detectable: float | None
 ) -> ComparisonAudit:
-    """One column of a row against the baseline's: the change, with no spread to judge it by."""
+    """One column of a row against the baseline's: the change, with no spread to judge it by; relative to a
+    baseline average above 0, else the difference in the data's unit with why (as compare and the Welch
+    line of :mod:`abstat.audit.judge` say it)."""
     (base_label, label), (base_value, value) = labels, averages
     change = value - base_value
-    percent = change * 100.0 / base_value if base_value else None
+    percent = change * 100.0 / base_value if base_value > 0.0 else None
     comparison = ComparisonAudit(
         baseline=base_label,
         candidate=label,
@@ -96,12 +99,19 @@ def _average_change(
         metric=column if len(claim.columns) > 1 else None,
     )
     what = f"{label} vs {base_label}" + (f" ({column})" if len(claim.columns) > 1 else "")
-    change_text = f"{percent:+.3g}%" if percent is not None else f"{change:+.6g}"
+    unit = f" {claim.unit}" if claim.unit else ""
+    if percent is not None:
+        change_text = said = f"{percent:+.3g}%"
+    else:
+        change_text = f"{change:+.6g}{unit}"
+        said = f"the difference of the averages is {change_text} ({negative_baseline('average', base_value)})"
     comparison.findings.append(
-        Finding("no_spread", "warning", f"{what}: {change_text} -- significance cannot be judged without a spread")
+        Finding("no_spread", "warning", f"{what}: {said} -- significance cannot be judged without a spread")
     )
-    if detectable is not None and percent is not None and percent != 0.0:
-        comparison.findings.append(_noise_bound(what, claim.runs, change_text, abs(percent) / detectable))
+    if detectable is not None and change != 0.0:
+        noise = f"{abs(percent) / detectable:.2g}% of the mean" if percent is not None else ""
+        noise = noise or f"{abs(change) / detectable:.2g}{unit}"
+        comparison.findings.append(_noise_bound(what, claim.runs, change_text, noise))
     comparison.printed_values = {"baseline_avg": base_value, "candidate_avg": value}
     comparison.recomputed_values = {"difference": change, "percent": percent}
     return comparison

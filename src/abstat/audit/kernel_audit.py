@@ -108,7 +108,8 @@ def _compare(
         judgement=None,
         metric=row.metric,
     )
-    percent = (cand.mean - base.mean) * 100.0 / base.mean if base.mean else None
+    # relative to a baseline mean above 0 only (else the difference, as judge's Welch line says why)
+    percent = (cand.mean - base.mean) * 100.0 / base.mean if base.mean > 0.0 else None
     comparison.printed_values = {
         "baseline_avg": base.mean,
         "candidate_avg": cand.mean,
