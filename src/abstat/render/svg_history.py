@@ -4,7 +4,8 @@ The y axis is :func:`abstat.render.svg_axes.choose_axis` over every sample of th
 far outlier no longer flattens a real +10% step into two pixels: it is drawn at the edge and
 counted in the figure's note.  Tick labels are in one unit (the axis title names it once: no
 ``ns (ns)``, no offset).  Each change point is a red line (dashed: provisional) labelled with
-its step in percent; segment medians are green; the median per revision is a blue line.
+its step in percent (relative to a level at or below 0: its difference in the data's unit);
+segment medians are green; the median per revision is a blue line.
 Revision labels on the x axis are thinned to at most ``MAX_TICKS``.  Strings from the data go
 through :func:`abstat.render.escape.html`.
 """
@@ -21,6 +22,7 @@ import numpy as np
 from abstat.render import escape
 from abstat.render.svg_axes import choose_axis
 from abstat.render.svg_plots import Figure, axis_title, text
+from abstat.render.units import common_scale
 
 WIDTH, HEIGHT = 960, 360
 BOX = (84, 30, 940, 250)  # left, top, right, bottom
@@ -30,6 +32,10 @@ MAX_DOTS_PER_REV = 60
 
 def _f(value: float) -> str:
     return f"{value:.1f}"
+
+
+#: a change point: (index of the first revision after, level before, level after, provisional[, difference])
+Change = tuple[int, float, float, bool] | tuple[int, float, float, bool, float]
 
 
 class Samples(NamedTuple):
@@ -52,13 +58,15 @@ def history_figure(
     values: Sequence[Sequence[float]] | Samples,
     centres: Sequence[float],
     segments: Sequence[tuple[int, int, float]],
-    changes: Sequence[tuple[int, float, float, bool]],
+    changes: Sequence[Change],
     *,
     unit: str | None,
     metric: str | None,
     title: str = "",
 ) -> Figure:
-    """``changes``: (index of the first revision after, level before, level after, provisional);
+    """``changes``: (index of the first revision after, level before, level after, provisional), and, where a
+    change relative to the level before is undefined, its difference in the data's unit (the label then says
+    it, not a percentage: :func:`_step_label`);
     ``values``: each revision's samples (or :class:`Samples`); ``revs`` is read at the labelled ticks
     only."""
     left, top, right, bottom = BOX
@@ -87,7 +95,7 @@ def history_figure(
             f'<line x1="{_f(x(start - 0.4))}" y1="{_f(y(median))}" x2="{_f(x(end - 0.6))}" '
             f'y2="{_f(y(median))}" stroke="#2ca02c" stroke-width="2.5"/>'
         )
-    out += _changes(changes, x)
+    out += _changes(changes, x, unit, metric)
     out.append(
         text(
             left,
@@ -232,26 +240,38 @@ def path_text(prefix: str, xs: np.ndarray, ys: np.ndarray, suffix: str) -> str:
     return chars[shown].tobytes().decode("ascii")
 
 
-def _changes(changes: Sequence[tuple[int, float, float, bool]], x: Callable[[float], float]) -> list[str]:
-    """A red line per change point (dashed: provisional), labelled with its step in percent."""
+def _changes(changes: Sequence[Change], x: Callable[[float], float], unit: str | None, metric: str | None) -> list[str]:
+    """A red line per change point (dashed: provisional), labelled with its step (:func:`_step_label`)."""
     _, top, _, bottom = BOX
     out = []
-    for index, before, after, provisional in changes:
+    for change in changes:
+        index, provisional = change[0], change[3]
         px = x(index - 0.5)
         dash = ' stroke-dasharray="5 3"' if provisional else ""
         out.append(
             f'<line class="change" x1="{_f(px)}" y1="{top}" x2="{_f(px)}" y2="{bottom}" stroke="#d62728" '
             f'stroke-width="1.5"{dash}/>'
         )
-        if before and math.isfinite(after / before):
-            out.append(
-                text(
-                    px + 3,
-                    top - 6,
-                    f"{(after / before - 1) * 100:+.1f}%",
-                    anchor="start",
-                    size=11,
-                    extra=' fill="#d62728"',
-                )
-            )
+        label = _step_label(change, unit, metric)
+        if label:
+            out.append(text(px + 3, top - 6, label, anchor="start", size=11, extra=' fill="#d62728"'))
     return out
+
+
+def _step_label(change: Change, unit: str | None, metric: str | None) -> str:
+    """``+9.9%`` relative to a level before above 0; else the difference in the data's unit, ``-1.930 ms
+    (difference)`` (the change's own when given, else the levels'): a percentage of a level at or below 0 is
+    undefined (and flips sign below it), as history's table says; nothing when neither is known (a level
+    before given as NaN)."""
+    before, after = change[1], change[2]
+    difference = change[4] if len(change) > 4 else math.nan
+    if not math.isfinite(difference) and math.isfinite(before) and before <= 0.0:
+        difference = after - before
+    if math.isfinite(difference):
+        scale = common_scale([difference], unit, metric, means=True)
+        number = scale.number(difference)
+        shown = f" {scale.unit}" if scale.unit else ""
+        return f"{'' if number[:1] in '-+' else '+'}{number}{shown} (difference)"
+    if before > 0.0 and math.isfinite(after / before):
+        return f"{(after / before - 1) * 100:+.1f}%"
+    return ""
