@@ -17,6 +17,7 @@ here in one line.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -25,6 +26,7 @@ from abstat.engine.spec import MAX_COMMAND_CHARS, ExperimentSpec, SpecError, dec
 from abstat.errors import InputError, UsageError
 
 MAX_LEGACY_ARGS = 10_000
+MAX_LISTED = 20  # stored commands named in the error of an approval that does not match
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,8 @@ class StoredExperiment:
             )
         shown = stored_commands(self.spec)
         if approved is None or list(approved) != shown:
-            listed = "; ".join(line.strip() for line in shown)
+            listed = "; ".join(line.strip() for line in shown[:MAX_LISTED])
+            listed += f"; ... {len(shown) - MAX_LISTED} more" if len(shown) > MAX_LISTED else ""
             raise UsageError(
                 f"resume {self.experiment!r} runs the stored commands ({listed}); check them, then "
                 "pass them as approved= (abstat.stored_commands lists them)"
@@ -62,7 +65,14 @@ class StoredExperiment:
 
 
 def stored_commands(spec: ExperimentSpec) -> list[str]:
-    """What a resume of ``spec`` would run and where, one line each (the caller escapes them)."""
+    """What a resume of ``spec`` would run and where, one line each (the caller escapes them).
+
+    Every field that becomes a command, a program's argument, a path followed or a change to the box
+    is listed: the hosts, the shell, the commands, hooks, background, boots and checks, a parameter
+    scan's values and each command as it runs with them put in, the metric sources that start a program
+    or read the kernel (perf events, trace probes...), the CPUs and their isolation, ``rev``'s directory.
+    The rest (runs, order, seed, timeout, labels, the analysis) runs nothing; tests/engine/
+    test_resume_shows_every_field.py fails when a new field of the specification is neither."""
     where = (
         ", ".join(f"{h.label} ({h.destination})" for h in spec.lab.hosts) if spec.lab is not None else "this machine"
     )
@@ -73,6 +83,44 @@ def stored_commands(spec: ExperimentSpec) -> list[str]:
     if spec.lab is not None:
         lines += [f"  --boot {variant}={command}" for variant, command in spec.lab.boot.items()]
         lines += [f"  --check {variant}={command}" for variant, command in spec.lab.check.items()]
+    return lines + _box_lines(spec) + _grid_lines(spec)
+
+
+def _quoted(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _box_lines(spec: ExperimentSpec) -> list[str]:
+    """The metric sources that do more than read the output, the CPUs, and a directory git reads."""
+    from abstat.box.runner.sources import JsonLines, RegexMetric
+
+    lines = [
+        f"  --metric-source {_quoted(source.kind)} {json.dumps(source.to_json(), ensure_ascii=False)}"
+        for source in spec.metrics
+        if not isinstance(source, (JsonLines, RegexMetric))
+    ]
+    if spec.cpus:
+        lines.append(f"  --cpus {','.join(map(str, spec.cpus))}{' --isolate' if spec.isolate else ''}")
+    if spec.rev is not None:
+        lines.append(f"  --rev {_quoted(spec.rev)} (git reads this directory here)")
+    return lines
+
+
+def _grid_lines(spec: ExperimentSpec) -> list[str]:
+    """A parameter scan: each parameter's values, then every command and hook as it runs at each point."""
+    if not spec.parameters:
+        return []
+    from abstat.engine.grid import grid_points, schedule_entries
+
+    lines = [f"  -L {name} {' '.join(map(_quoted, values))}" for name, values in spec.parameters.items()]
+    lines.append("  as run, the values put in:")
+    points, templates, shown = grid_points(spec), spec.hooks.items(), set()
+    for entry in schedule_entries(spec):
+        at = ", ".join(f"{name}={_quoted(value)}" for name, value in points[entry.point].items())
+        lines.append(f"    at {at}: -v {entry.variant}={entry.command}")
+        if entry.point not in shown:  # the hooks are the same for every variant of a point
+            shown.add(entry.point)
+            lines += [f"    at {at}: --{k} {text}" for k, text in entry.hooks.items() if text != templates[k]]
     return lines
 
 

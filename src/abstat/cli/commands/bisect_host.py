@@ -105,6 +105,8 @@ def stored_bisect_commands(config: Any) -> list[str]:
         f"bisection of {config.repo} from {config.good} to {config.bad}:",
         f"  on this machine, in the repository's worktrees: --build {setup.build or '(none)'}",
         f"  on this machine after a failed boot: --recover {setup.recover or '(none)'}",
+        f"  {'copied from the worktree to the box' if setup.build else 'on the box'}, as ABSTAT_ARTIFACT: "
+        f"--artifact {setup.artifact or '(none)'}",
         f"  on {setup.label} ({setup.destination}):",
     ]
     lines += [

@@ -20,6 +20,7 @@ one missing -- after the box was lost, or this machine restarted.
 from __future__ import annotations
 
 import math
+import os
 import re
 import statistics
 from collections.abc import Callable
@@ -66,6 +67,8 @@ class BoxBisect:
             or not (SHA.fullmatch(data["good"]) and SHA.fullmatch(data["bad"]))
         ):
             raise InputError(f"{where}: the stored bisection is not valid", fields=["resume"])
+        if not os.path.isabs(data["repo"]) or os.path.normpath(data["repo"]) != data["repo"]:  # as the CLI stores it
+            raise InputError(f"{where}: the stored 'repo' {data['repo']!r} is not an absolute path", fields=["resume"])
         budget, confidence = data.get("budget"), data.get("confidence")
         if not (
             isinstance(budget, int)

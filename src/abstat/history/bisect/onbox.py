@@ -102,6 +102,7 @@ class BoxSetup:
                 raise InputError(f"{where}: the stored box setting {key!r} is not valid", fields=["resume"])
         from abstat.engine import Host, SpecError
 
+        _check_stored(data, where)
         try:
             # no ssh option from a store; Host refuses what is not a name (None too)
             Host(data.get("label"), data.get("destination"))  # type: ignore[arg-type]
@@ -110,6 +111,26 @@ class BoxSetup:
             raise InputError(f"{where}: the stored box settings are incomplete", fields=["resume"]) from None
         except SpecError as err:
             raise InputError(f"{where}: the stored box is not valid: {err}", fields=["resume"]) from None
+
+
+def _check_stored(data: dict[str, Any], where: str) -> None:
+    """What the command line checks of --artifact, --metric and --runs, checked of the stored settings too."""
+    from abstat.history.bisect.workspace import relative_inside
+    from abstat.box.runner.sources import RegexMetric
+
+    artifact, spec, runs = data.get("artifact"), data.get("metric_spec"), data.get("runs", 5)
+    why = None
+    if artifact is not None and not relative_inside(artifact):  # a store is no wider than --artifact
+        why = f"'artifact' {artifact!r} is not a path inside the repository's tree (relative, without '..')"
+    elif not isinstance(runs, int) or not 1 <= runs <= 100_000:
+        why = f"'runs' {runs!r} is not a number of runs from 1 to 100000"
+    else:
+        try:
+            RegexMetric.parse(spec) if spec is not None else None
+        except ValueError as err:
+            why = f"'metric_spec' is not valid: {err}"
+    if why is not None:
+        raise InputError(f"{where}: the stored box setting {why}", fields=["resume"])
 
 
 def _artifact_name(artifact: str) -> str:
@@ -237,7 +258,7 @@ class Box:
 
     def _build_here(self, sha: str) -> str | None:
         """``--build`` in the box's worktree here, and the artifact copied to the box; why not, or None."""
-        from abstat.history.bisect.workspace import build
+        from abstat.history.bisect.workspace import build, file_in_tree
 
         setup = self.setup
         path = self.trees.checkout("box", sha)
@@ -245,7 +266,7 @@ class Box:
         if why:
             return f"build failed: {why}"
         if setup.artifact is not None:
-            local = os.path.join(path, setup.artifact)
+            local = file_in_tree(path, setup.artifact)  # a link to a file outside is refused, not copied
             if not os.path.isfile(local):
                 return f"build made no {setup.artifact}"
             self._copy(sha, local)

@@ -35,6 +35,23 @@ def build(executor: Any, command: str | None, path: str, label: str, timeout: fl
     return None if measurement.ok else failure_reason(measurement)
 
 
+def relative_inside(path: str) -> bool:
+    """Whether ``path`` names something inside a tree: relative, not leaving it with ``..``."""
+    parts = os.path.normpath(path).split(os.sep)
+    return bool(path) and not os.path.isabs(path) and parts[0] not in ("..", "") and "\x00" not in path
+
+
+def file_in_tree(tree: str, path: str) -> str:
+    """``path`` (relative) in ``tree``, every link followed, confined to the tree: its real path; else an
+    InputError naming ``{artifact}`` (a file of the commit that links outside is refused, not followed)."""
+    root = os.path.realpath(tree)
+    real = os.path.realpath(os.path.join(root, path)) if relative_inside(path) else None
+    if real is None or os.path.commonpath([root, real]) != root:
+        where = f"leads outside the tree (to {real})" if real else "is not a path inside the tree"
+        raise InputError(f"{{artifact}} {path!r} {where}: nothing is copied", fields=["artifact"])
+    return real
+
+
 def failure_reason(measurement: Any) -> str:
     """Why a build or a run failed: its notes (exit status...) and the end of its stderr."""
     reason = "; ".join(measurement.notes) or measurement.status
