@@ -68,6 +68,13 @@ def outputs(x: np.ndarray, y: np.ndarray) -> dict[str, list[list[str]]]:
     return {"small": small, "hl": [_hex((h.estimate, h.low, h.high, h.p_value))]}
 
 
+@pytest.fixture(autouse=True)
+def _cells_unlimited(monkeypatch):
+    """The old implementation spread every tied level over its cell: the machinery is compared with the
+    cell limit of wave 19 off (its effect: tests/stats/test_tie_cells.py)."""
+    monkeypatch.setattr("abstat.stats.tie_cells.STEPS", math.inf)
+
+
 def _stored() -> list[dict[str, list[list[str]]]]:
     return json.loads(DATA.read_text())
 

@@ -29,6 +29,7 @@ class Spread:
     groups: np.ndarray | None = None  # index of each value's tie group (None: no ties)
     counts: np.ndarray | None = None  # the size of each tie group
     weights: np.ndarray | None = None  # how many values each point stands for (None: 1 each)
+    spread: bool = False  # some tied level was spread over a cell (else its points are its value)
 
     def group_means(self, per_value: np.ndarray) -> np.ndarray:
         """``per_value`` averaged within each tie group (as it is when there are none)."""
@@ -50,9 +51,10 @@ class Spread:
         return float(np.sum(self.weights * centred * centred)) / (self.n - 1)
 
 
-def spread_ties(sorted_values: np.ndarray) -> Spread:
+def spread_ties(sorted_values: np.ndarray, limit: float = math.inf) -> Spread:
     """The tied values of each level spread evenly over ``[v - h, v + h]``,
-    ``h`` half the gap to the nearest other level (no spread for a constant sample)."""
+    ``h`` half the gap to the nearest other level (no spread for a constant sample,
+    nor for a level whose ``h`` exceeds ``limit``: :mod:`abstat.stats.tie_cells`)."""
     s = sorted_values
     n = s.size
     new = np.empty(n, dtype=bool)
@@ -68,13 +70,14 @@ def spread_ties(sorted_values: np.ndarray) -> Spread:
     else:
         gaps = np.diff(levels)
         half = np.minimum(np.append(np.inf, gaps), np.append(gaps, np.inf)) / 2.0
+        half[half > limit] = 0.0
     points = np.minimum(counts, POINTS)  # points per level
     groups = np.repeat(np.arange(starts.size), points)
     offsets = np.cumsum(points) - points
     position = (np.arange(int(points.sum())) - offsets[groups] + 0.5) / points[groups]  # in (0, 1)
     values = levels[groups] + half[groups] * (2.0 * position - 1.0)
     weights = None if points.size == counts.size and np.array_equal(points, counts) else (counts / points)[groups]
-    return Spread(values, n, groups, counts, weights)
+    return Spread(values, n, groups, counts, weights, bool(np.any(half[counts > 1] > 0.0)))
 
 
 @dataclass(frozen=True)

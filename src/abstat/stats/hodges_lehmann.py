@@ -54,6 +54,7 @@ from abstat.stats.brunner_munzel import (  # noqa: F401 (re-exported: the compar
     spread_ties,
 )
 from abstat.stats.distributions import t_quantile
+from abstat.stats.tie_cells import cell_limit
 
 if TYPE_CHECKING:
     from abstat.stats.pairwise import SortedSums
@@ -262,7 +263,9 @@ def hodges_lehmann(
     exchangeable), the samples aligned at the estimate for the interval
     (exact coverage under a pure shift); the two are reconciled below as
     for the t reference.  Else Student's t."""
-    sx, sy = spread_ties(np.sort(x)), spread_ties(np.sort(y))
+    xs, ys = np.sort(x), np.sort(y)
+    limit = cell_limit(xs, ys)
+    sx, sy = spread_ties(xs, limit), spread_ties(ys, limit)
     at_zero = bm_statistic(sx, sy, 0.0, inflate)
     alpha = 1.0 - confidence
     fixed = None
@@ -285,7 +288,7 @@ def hodges_lehmann(
     tied = (sx, sy), (x, y)
     p, low, high = _reconcile(p, low, high, at_zero, confidence, fixed, (estimate, tied))
     mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
-    return HLResult(estimate, low, high, p, at_zero.df, mid, sx.groups is not None or sy.groups is not None)
+    return HLResult(estimate, low, high, p, at_zero.df, mid, sx.spread or sy.spread)
 
 
 def _reconcile(
