@@ -125,7 +125,7 @@ def hodges_lehmann_ratio(
         + (
             f"; {TIES_SPREAD_METHOD}, so the ratio is the median ratio of those spread values, not of the raw "
             "values (which moves only in whole steps)"
-            if h.spread and _spread_moved(lx, ly)
+            if h.spread
             else ""
         )
     )
@@ -159,18 +159,6 @@ def hodges_lehmann_ratio(
         if min(lx.size, ly.size) <= JOIN_MAX:
             _join_trimmed(result, x, y, confidence, inflate)
     return result
-
-
-def _spread_moved(lx: Any, ly: Any) -> bool:
-    """Whether spreading the ties moved a value: not when the only tied variant is constant (its one
-    level has no neighbour, so no cell to spread over) and the other has no ties."""
-    import numpy as np
-
-    constant = [v.min() == v.max() for v in (lx, ly)]
-    if not any(constant):
-        return True
-    other = ly if constant[0] else lx
-    return bool(np.unique(other).size < other.size)
 
 
 TRIM = 0.1  # the share trimmed from each end by the small-sample partner test (floor(TRIM n) values)
