@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from abstat.comparison import Comparison, VariantSummary, decide
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 
 
 def is_exact(*sets: SampleSet) -> bool:

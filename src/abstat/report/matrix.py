@@ -30,7 +30,7 @@ from abstat.report.adjust import METHODS, adjust_family, adjust_p_values
 from abstat.report.centres import cell_centre
 from abstat.report.layout import BASELINE_NAMES, Grid, Layout, fill_grid, filter_sets, lay_out, row_order, row_text
 from abstat.report.notes import Footnotes
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 from abstat.report.table import Cell, Report, Row, Summary
 from abstat.stats.warnings import StatWarning
 
