@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from abstat.errors import InputError, UsageError
+from abstat.report.analysis import higher_is_better  # noqa: F401 -- its old place (render/run_report.py)
 from abstat.readers.sampleset import SampleSet, from_store_set
 
 if TYPE_CHECKING:  # a type only: abstat compare does not read patterns
@@ -68,18 +69,6 @@ def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
         key, value = _key_value(item, "where", "KEY=VALUE[,VALUE...]")
         where.setdefault(key, set()).update(value.split(","))
     return where
-
-
-def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str] | bool) -> bool:
-    """Whether larger values are better for ``metric``: named (or ``all``) in
-    ``--higher-is-better METRIC[,METRIC]``, else a unit ending in ``/s`` (a
-    throughput).  ``chosen=True`` is ``all``."""
-    if chosen is True:
-        return True
-    named = set() if chosen is False else {name.strip() for item in chosen for name in item.split(",") if name.strip()}
-    if "all" in named or (metric is not None and metric in named):
-        return True
-    return bool(unit and unit.endswith("/s"))
 
 
 def default_by(sets: Iterable[SampleSet]) -> str:

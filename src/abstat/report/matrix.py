@@ -61,7 +61,7 @@ class Options:
 
 
 def _higher_is_better(sample_set: SampleSet, chosen: bool | Sequence[str]) -> bool:
-    from abstat.report.inputs import higher_is_better
+    from abstat.report.analysis import higher_is_better
 
     metric = sample_set.labels.get("metric")
     return higher_is_better(metric, sample_set.unit or metric, chosen)

@@ -151,7 +151,7 @@ def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
     """``--higher-is-better`` for the one metric compared: stored variants'
     is ``--metric``; files hold one unnamed metric, which any name given names."""
     if any(source.startswith("store:") for variant in variants for source in variant.sources):
-        from abstat.report.inputs import higher_is_better
+        from abstat.report.analysis import higher_is_better
 
         return higher_is_better(args.metric, None, args.higher_is_better)
     return bool(args.higher_is_better)
