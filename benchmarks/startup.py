@@ -64,6 +64,7 @@ COMPARE_FORBIDDEN = (
     "abstat.readers.kernel_formats",  # a peer's file, --input-format's choices
     "abstat.report.sampleset",  # SampleSet's old name (report/* import readers.sampleset)
     "abstat.report.inputs",  # --where, stored variants
+    "abstat.report.exact",  # units declared exact (Go's assume=exact)
 )
 MINISTAT_FORBIDDEN = ("numpy", "dataclasses", *COMPARE_FORBIDDEN)
 

@@ -27,6 +27,7 @@ LAZY = (
     "abstat.readers.kernel_formats",  # a peer's file (readers.specs), --input-format's choices (report.inputs)
     "abstat.report.sampleset",  # report/* import SampleSet from readers.sampleset; this is its old name only
     "abstat.report.inputs",  # --where, stored variants (higher_is_better is report.analysis')
+    "abstat.report.exact",  # units declared exact (Go's assume=exact; is_exact is report.analysis')
 )
 NO_CATALOGUES = not os.path.isdir(os.path.join(sys.base_prefix, "share", "locale"))
 VALUES = {"a": "100.5\n101.25\n99.75\n100\n102\n", "b": "103\n104.5\n102.25\n103.75\n105\n"}

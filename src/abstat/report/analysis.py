@@ -73,3 +73,9 @@ def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str]
     if "all" in named or (metric is not None and metric in named):
         return True
     return bool(unit and unit.endswith("/s"))
+
+
+def is_exact(*sets: Any) -> bool:
+    """Whether every sample set is of a unit declared exact (and holds samples): then
+    :func:`abstat.report.exact.exact_comparison` compares them."""
+    return all(s.extra.get("assume") == "exact" and s.summary is None and s.values for s in sets)

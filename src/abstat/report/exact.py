@@ -17,11 +17,6 @@ from abstat.comparison import Comparison, VariantSummary, decide
 from abstat.readers.sampleset import SampleSet
 
 
-def is_exact(*sets: SampleSet) -> bool:
-    """Whether every set is of a unit declared exact (and holds samples)."""
-    return all(s.extra.get("assume") == "exact" and s.summary is None and s.values for s in sets)
-
-
 def mode(values: Sequence[float]) -> float:
     """The most frequent value (the smallest among equally frequent ones)."""
     counts = Counter(values)

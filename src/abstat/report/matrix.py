@@ -206,12 +206,13 @@ def _compare_cell(base: Cell, cell: Cell, options: Options, notes: Footnotes, st
 def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
     """The comparison of the pair (:func:`abstat.report.analysis.compare_pair`, or exact for Go's
     "Unit ... assume=exact"); both cells then show its centres and the counts of the samples compared."""
-    from abstat.report.analysis import common_unit_data, compare_pair
-    from abstat.report.exact import exact_comparison, is_exact
+    from abstat.report.analysis import common_unit_data, compare_pair, is_exact
 
     higher = _higher_is_better(cell.sample_set, options.higher_is_better)
     names = (base.name, cell.name)
     if is_exact(base.sample_set, cell.sample_set):
+        from abstat.report.exact import exact_comparison
+
         return exact_comparison(
             base.sample_set,
             cell.sample_set,
