@@ -13,6 +13,9 @@ Forbidden imports: on the compare path numpy.random, numpy.ma, scipy, sqlite3 an
 file comparison reads no store), argparse (inputs only), and the modules of options not given (--where,
 --fail-on, CI formats); on ministat's, numpy and dataclasses too (the ministat path is the standard
 library's, its grammar its own).  The load average is printed with each figure: quote the ratios.
+Times are the whole process's, its exit included: after compare and ministat abstat's process freezes its
+objects (``gc.freeze``, :data:`abstat.cli.FROZEN_AT_EXIT`) and its exit skips the collector's work on them,
+which the anchor's exit (numpy's ~17,000 tracked objects) does.
 
     python benchmarks/startup.py [--reps 21] [--against OTHER/src] [--module]
 
@@ -58,6 +61,10 @@ COMPARE_FORBIDDEN = (
     "abstat.render.ci_formats",  # --format github/gitlab only
     "argparse",  # inputs only: compare.DEFAULTS is the parser's namespace
     "abstat.cli.commands.compare_extra",  # --fail-on, --format github, peers' files
+    "abstat.readers.kernel_formats",  # a peer's file, --input-format's choices
+    "abstat.report.sampleset",  # SampleSet's old name (report/* import readers.sampleset)
+    "abstat.report.inputs",  # --where, stored variants
+    "abstat.report.exact",  # units declared exact (Go's assume=exact)
 )
 MINISTAT_FORBIDDEN = ("numpy", "dataclasses", *COMPARE_FORBIDDEN)
 

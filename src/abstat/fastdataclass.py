@@ -162,10 +162,11 @@ def _plain_fields(cls: type, options: dict[str, Any], deferred: dict[str, bool])
     if not _OWN_FIELDS or module is None or "__slots__" in cls.__dict__ or _dataclass_bases(cls):
         return None
     wanted = {k for k in ("init", "frozen") if options.get(k, k == "init")}  # as deferred: no own __init__...
+    class_var = getattr(sys.modules.get("typing"), "ClassVar", _NONE)  # none without typing imported
     if (
         set(options) - {"init", "frozen"}
         or wanted - set(deferred)
-        or not all(_plain(a, vars(module)) for a in annotations.values())
+        or not all(_plain(a, vars(module), class_var) for a in annotations.values())
     ):
         return None
     fields = {name: _field(cls, name, a) for name, a in annotations.items()}
@@ -177,7 +178,7 @@ def _dataclass_bases(cls: type) -> bool:
     return any(getattr(base, "__dataclass_fields__", None) is not None for base in cls.__mro__[1:])
 
 
-def _plain(annotation: Any, module: dict[str, Any]) -> bool:
+def _plain(annotation: Any, module: dict[str, Any], class_var: Any) -> bool:
     """Whether the standard library can take ``annotation`` for nothing but a field's type: not (naming, as
     a string, in the class's module) ``ClassVar``, ``InitVar`` or ``KW_ONLY``, by its rules (``_is_type``)."""
     if isinstance(annotation, str):
@@ -191,11 +192,10 @@ def _plain(annotation: Any, module: dict[str, Any]) -> bool:
                 return True
             module = vars(module)
         annotation = module.get(name)
-    class_var = getattr(sys.modules.get("typing"), "ClassVar", _NONE)  # none without typing imported
     if annotation is class_var or getattr(annotation, "__origin__", None) is class_var:
         return False
-    special = (dataclasses.InitVar, dataclasses.KW_ONLY)
-    return type(annotation) is not dataclasses.InitVar and all(annotation is not x for x in special)
+    init_var = dataclasses.InitVar
+    return type(annotation) is not init_var and annotation is not init_var and annotation is not dataclasses.KW_ONLY
 
 
 def _field(cls: type, name: str, annotation: Any) -> dataclasses.Field[Any] | None:

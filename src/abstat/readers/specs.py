@@ -19,12 +19,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abstat.errors import InputError, UsageError
 from abstat.fastdataclass import dataclass, field
-from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
-from abstat.readers.summary import Summary, looks_like_summary, parse_summary
+
+if TYPE_CHECKING:  # readers.summary is imported for an input shaped like one (a plain file's name is not)
+    from abstat.readers.summary import Summary
 
 # Patterns compiled on first use (re's cache): a plain file that exists needs none of them (start-up)
 _LABEL = r"\A[^=/\\]+\Z"
@@ -112,8 +113,9 @@ def parse_variant_spec(
 ) -> VariantData:
     """One input; with ``arrays``, a plain file's values come as a float64 array."""
     name, value = _name_and_value(arg)
-    if looks_like_summary(value) and not os.path.exists(value):
-        return VariantData(name, summary=parse_summary(value, source=arg), sources=[value])
+    summary = _summary(value, arg) if value.count(":") == 2 else None  # readers.summary.looks_like_summary's
+    if summary is not None:
+        return VariantData(name, summary=summary, sources=[value])
     if value != "-" and not os.path.exists(value) and re.search(_GLOB_CHARS, value):
         return _from_pattern(name, value, column, delimiters, store, metric, where)
     value = _saved_baseline(value, store)
@@ -122,6 +124,15 @@ def parse_variant_spec(
         return _from_store(name, value, runs, store, metric, where)
     _refuse_missing_reference(value, store)
     return VariantData(name, runs=[_read(value, column, delimiters, arrays)], sources=[value])
+
+
+def _summary(value: str, arg: str) -> Summary | None:
+    """The summary ``n:mean:stddev`` of an input shaped like one that is not a file's name, else None."""
+    from abstat.readers.summary import looks_like_summary, parse_summary
+
+    if not looks_like_summary(value) or os.path.exists(value):
+        return None
+    return parse_summary(value, source=arg)
 
 
 def _saved_baseline(value: str, store: str | None) -> str:
@@ -232,6 +243,8 @@ def _stored_refs(variants: dict[str, VariantData]) -> dict[str, str]:
     }
 
 
+# Peers' formats but the kernel tools' (readers.kernel_formats: imported with the peers' readers, only for a
+# file that is not numbers alone)
 PEER_FORMATS = (
     "go",
     "hyperfine",
@@ -243,7 +256,6 @@ PEER_FORMATS = (
     "criterion",
     "criterion-csv",
     "asv",
-    *KERNEL_FORMATS,
 )
 
 
@@ -259,8 +271,16 @@ def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
         if path != "-" and os.path.isdir(path):
             any_peer = True  # criterion's or asv's results directory
         elif path != "-" and os.path.isfile(path) and not any_peer:
-            any_peer = _peer_format(path) in PEER_FORMATS
+            any_peer = _is_peer_format(_peer_format(path))
     return named if any_peer else []
+
+
+def _is_peer_format(name: str | None) -> bool:
+    if name is None:
+        return False
+    from abstat.readers.kernel_formats import FORMATS
+
+    return name in PEER_FORMATS or name in FORMATS
 
 
 def _named_file(arg: str) -> tuple[str | None, str]:

@@ -18,9 +18,6 @@ from abstat.fastdataclass import dataclass
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _SUMMARY = rf"\A\s*(\d+)\s*:\s*({_NUMBER})\s*:\s*({_NUMBER})\s*\Z"  # compiled for the first summary parsed
 MAX_N_DIGITS = 15  # beyond this a sample count is a typo, and int() of thousands of digits raises
-# Three colon-separated fields and no path separator: meant as a summary,
-# even when a field is malformed (then parse_summary says which).
-_SUMMARY_SHAPE = re.compile(r"\A[^/:]*:[^/:]*:[^/:]*\Z")
 
 
 @dataclass(frozen=True)
@@ -36,8 +33,9 @@ class Summary:
 
 
 def looks_like_summary(text: str) -> bool:
-    """True for ``n:mean:stddev``, well-formed or not (three fields)."""
-    return _SUMMARY_SHAPE.match(text) is not None
+    """True for ``n:mean:stddev``, well-formed or not: three colon-separated fields and no path separator
+    (meant as a summary even when a field is malformed: then parse_summary says which)."""
+    return text.count(":") == 2 and "/" not in text
 
 
 def parse_summary(text: str, *, source: str | None = None) -> Summary:

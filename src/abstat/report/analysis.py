@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from abstat.errors import UsageError
@@ -61,3 +61,21 @@ def common_unit_data(x: Any, y: Any, names: tuple[str, str]) -> tuple[list[Any],
         return data, []
     data = [runs[0] if len(runs) == 1 else runs for runs in groups]
     return data, [StatWarning("unit-mismatch", text, name) for name, text in notes]
+
+
+def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str] | bool) -> bool:
+    """Whether larger values are better for ``metric``: named (or ``all``) in
+    ``--higher-is-better METRIC[,METRIC]``, else a unit ending in ``/s`` (a
+    throughput).  ``chosen=True`` is ``all``."""
+    if chosen is True:
+        return True
+    named = set() if chosen is False else {name.strip() for item in chosen for name in item.split(",") if name.strip()}
+    if "all" in named or (metric is not None and metric in named):
+        return True
+    return bool(unit and unit.endswith("/s"))
+
+
+def is_exact(*sets: Any) -> bool:
+    """Whether every sample set is of a unit declared exact (and holds samples): then
+    :func:`abstat.report.exact.exact_comparison` compares them."""
+    return all(s.extra.get("assume") == "exact" and s.summary is None and s.values for s in sets)

@@ -13,7 +13,7 @@ from abstat.errors import UsageError
 from abstat.readers.pattern import compile_pattern
 from abstat.report.inputs import default_by, load_files, load_store, parse_label_args, parse_where_args
 from abstat.report.matrix import Report, build_report, filter_sets
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 
 RENDER_FORMATS = (
     "table",

@@ -14,12 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from abstat.comparison import Comparison, VariantSummary, decide
-from abstat.report.sampleset import SampleSet
-
-
-def is_exact(*sets: SampleSet) -> bool:
-    """Whether every set is of a unit declared exact (and holds samples)."""
-    return all(s.extra.get("assume") == "exact" and s.summary is None and s.values for s in sets)
+from abstat.readers.sampleset import SampleSet
 
 
 def mode(values: Sequence[float]) -> float:

@@ -33,7 +33,7 @@ from typing import Any
 from collections.abc import Sequence
 
 from abstat.errors import UsageError
-from abstat.report.sampleset import SampleSet, label_keys
+from abstat.readers.sampleset import SampleSet, label_keys
 from abstat.stats.descriptive import describe
 
 _TO_SECONDS = {

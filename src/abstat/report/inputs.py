@@ -18,13 +18,15 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from abstat.errors import InputError, UsageError
-from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
-from abstat.report.sampleset import SampleSet, from_store_set
+from abstat.report.analysis import higher_is_better  # noqa: F401 -- its old place (render/run_report.py)
+from abstat.readers.sampleset import SampleSet, from_store_set
 
 if TYPE_CHECKING:  # a type only: abstat compare does not read patterns
     from abstat.readers.pattern import FilePattern
 
-INPUT_FORMATS = (
+# --input-format's choices: these and the kernel tools' (input_formats(); abstat compare, which comes here for
+# higher_is_better, needs neither)
+_FORMATS = (
     "auto",
     "samples",
     "hyperfine",
@@ -37,8 +39,14 @@ INPUT_FORMATS = (
     "criterion",
     "criterion-csv",
     "asv",
-    *KERNEL_FORMATS,
 )
+
+
+def input_formats() -> tuple[str, ...]:
+    """``--input-format``'s choices: abstat's, peers' and the kernel tools' formats."""
+    from abstat.readers.kernel_formats import FORMATS
+
+    return (*_FORMATS, *FORMATS)
 
 
 def _key_value(item: str, field: str, form: str) -> tuple[str, str]:
@@ -61,18 +69,6 @@ def parse_where_args(items: Iterable[str]) -> dict[str, set[str]]:
         key, value = _key_value(item, "where", "KEY=VALUE[,VALUE...]")
         where.setdefault(key, set()).update(value.split(","))
     return where
-
-
-def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str] | bool) -> bool:
-    """Whether larger values are better for ``metric``: named (or ``all``) in
-    ``--higher-is-better METRIC[,METRIC]``, else a unit ending in ``/s`` (a
-    throughput).  ``chosen=True`` is ``all``."""
-    if chosen is True:
-        return True
-    named = set() if chosen is False else {name.strip() for item in chosen for name in item.split(",") if name.strip()}
-    if "all" in named or (metric is not None and metric in named):
-        return True
-    return bool(unit and unit.endswith("/s"))
 
 
 def default_by(sets: Iterable[SampleSet]) -> str:
@@ -105,9 +101,9 @@ def load_files(
     csv_labels: list[str] | None = None,
 ) -> list[SampleSet]:
     """Read every file in ``paths`` into labelled sample sets."""
-    if input_format not in INPUT_FORMATS:
+    if input_format not in input_formats():
         raise UsageError(
-            f"{{input_format}} {input_format!r}: choose from {', '.join(INPUT_FORMATS)}", fields=["input_format"]
+            f"{{input_format}} {input_format!r}: choose from {', '.join(input_formats())}", fields=["input_format"]
         )
     sets: list[SampleSet] = []
     for path in paths:

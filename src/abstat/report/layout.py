@@ -17,7 +17,7 @@ from itertools import repeat
 
 from abstat.errors import UsageError
 from abstat.fastdataclass import dataclass
-from abstat.report.sampleset import SampleSet, label_keys
+from abstat.readers.sampleset import SampleSet, label_keys
 from abstat.report.table import Row
 
 # Column values taken as the baseline when --baseline is not given (else the

@@ -30,7 +30,7 @@ from abstat.report.adjust import METHODS, adjust_family, adjust_p_values
 from abstat.report.centres import cell_centre
 from abstat.report.layout import BASELINE_NAMES, Grid, Layout, fill_grid, filter_sets, lay_out, row_order, row_text
 from abstat.report.notes import Footnotes
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 from abstat.report.table import Cell, Report, Row, Summary
 from abstat.stats.warnings import StatWarning
 
@@ -61,7 +61,7 @@ class Options:
 
 
 def _higher_is_better(sample_set: SampleSet, chosen: bool | Sequence[str]) -> bool:
-    from abstat.report.inputs import higher_is_better
+    from abstat.report.analysis import higher_is_better
 
     metric = sample_set.labels.get("metric")
     return higher_is_better(metric, sample_set.unit or metric, chosen)
@@ -206,12 +206,13 @@ def _compare_cell(base: Cell, cell: Cell, options: Options, notes: Footnotes, st
 def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
     """The comparison of the pair (:func:`abstat.report.analysis.compare_pair`, or exact for Go's
     "Unit ... assume=exact"); both cells then show its centres and the counts of the samples compared."""
-    from abstat.report.analysis import common_unit_data, compare_pair
-    from abstat.report.exact import exact_comparison, is_exact
+    from abstat.report.analysis import common_unit_data, compare_pair, is_exact
 
     higher = _higher_is_better(cell.sample_set, options.higher_is_better)
     names = (base.name, cell.name)
     if is_exact(base.sample_set, cell.sample_set):
+        from abstat.report.exact import exact_comparison
+
         return exact_comparison(
             base.sample_set,
             cell.sample_set,

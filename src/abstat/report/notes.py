@@ -105,10 +105,12 @@ class _Kinds(Mapping[str, tuple[str, str]]):
 
 
 KINDS: Mapping[str, tuple[str, str]] = _Kinds()  # code -> (what was found, what to do)
-_ZERO_BASELINE = re.compile(r"the baseline(?:'s run \w+ average| \w+ is) 0, so a relative change is undefined")
-_GRID = re.compile(r"grid (?:of )?([0-9.e+\-/]+)")
-_FIELDS = re.compile(r"machine records: (.+)$")
-_COMMANDS = re.compile(r"ran different commands: (.+)$")
+# Patterns compiled on first use (re's cache), by the kind of warning that needs them: a comparison without
+# those warnings compiles none (start-up, issue 42)
+_ZERO_BASELINE = r"the baseline(?:'s run \w+ average| \w+ is) 0, so a relative change is undefined"
+_GRID = r"grid (?:of )?([0-9.e+\-/]+)"
+_FIELDS = r"machine records: (.+)$"
+_COMMANDS = r"ran different commands: (.+)$"
 MAX_SUBJECTS = 8
 
 
@@ -116,7 +118,7 @@ def kind_of(warning: Any) -> tuple[str, str]:
     """(head, advice) of a warning: its kind, worded without names."""
     code = getattr(warning, "code", "note")
     message = str(getattr(warning, "message", warning))
-    if code == "cannot-judge" and _ZERO_BASELINE.match(message):  # median, mean, runs' centres alike
+    if code == "cannot-judge" and re.match(_ZERO_BASELINE, message):  # median, mean, runs' centres alike
         code = "zero-baseline-judged"
     if code not in KINDS or (code == "summary-only" and not message.startswith("summary statistics only")):
         variant = getattr(warning, "variant", None)
@@ -124,13 +126,13 @@ def kind_of(warning: Any) -> tuple[str, str]:
             message = message[len(variant) + 2 :]
         return message, ""
     head, advice = KINDS[code]
-    grid = _GRID.search(message) if code == "ties" else None
+    grid = re.search(_GRID, message) if code == "ties" else None
     if grid:
         head += f" (grid {grid.group(1)})"
-    fields = _FIELDS.search(message) if code == "machine-differs" else None
+    fields = re.search(_FIELDS, message) if code == "machine-differs" else None
     if fields:
         head += f" ({fields.group(1)})"
-    commands = _COMMANDS.search(message) if code == "command-differs" else None
+    commands = re.search(_COMMANDS, message) if code == "command-differs" else None
     if commands:
         head += f" ({commands.group(1)})"
     return head, advice

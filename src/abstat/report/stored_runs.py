@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from abstat.report.notes import KINDS
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 
 _SET_KEYS = ("experiment", "variant", "metric")
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from abstat.fastdataclass import dataclass, field
 from abstat.report.adjust import DESCRIPTIONS, unreachable
-from abstat.report.sampleset import SampleSet
+from abstat.readers.sampleset import SampleSet
 
 
 @dataclass(slots=True)

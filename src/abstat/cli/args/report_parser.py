@@ -26,7 +26,7 @@ from abstat.cli.args import (
 def build_parser() -> argparse.ArgumentParser:
     from abstat.report.adjust import METHODS
     from abstat.report.api import RENDER_FORMATS
-    from abstat.report.inputs import INPUT_FORMATS
+    from abstat.report.inputs import input_formats
 
     parser = ArgumentParser(
         prog="abstat report",
@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--input-format",
         default="auto",
-        choices=INPUT_FORMATS,
+        choices=input_formats(),
         help="format of the INPUT files (default auto: recognised by content)",
     )
     parser.add_argument("--csv-value", metavar="COLUMN[,COLUMN]", help="CSV: comma-separated value (metric) columns")

@@ -80,7 +80,6 @@ def main(argv: list[str]) -> int:
         return compare_peer_files(args, peers)
     from abstat.render import terminal
     from abstat.render.compare_text import render_table, table_comparisons
-    from abstat.report.inputs import parse_where_args
 
     variants = parse_variant_specs(
         args.inputs,
@@ -88,7 +87,7 @@ def main(argv: list[str]) -> int:
         delimiters=args.delimiters,
         store=args.store,
         metric=args.metric,
-        where=parse_where_args(args.where),
+        where=_where(args.where),
         arrays=True,  # plain files as float64 arrays: no list of 10^6 floats converted again and again (issue 42)
     )
     from abstat.render.unit_align import align, variant_sides
@@ -130,6 +129,15 @@ def main(argv: list[str]) -> int:
     return gate_status(args, comparisons)
 
 
+def _where(items: list[str]) -> dict[str, set[str]]:
+    """``--where`` as the store takes it (:func:`abstat.report.inputs.parse_where_args`; imported when given)."""
+    if not items:
+        return {}
+    from abstat.report.inputs import parse_where_args
+
+    return parse_where_args(items)
+
+
 def _stored_metric(args: Any, variants: Any) -> str | None:
     """The stored metric's name, for stored variants (:func:`abstat.cli.args.stored_metric`; files: None)."""
     if not any(source.startswith("store:") for variant in variants for source in variant.sources):
@@ -142,8 +150,8 @@ def _stored_metric(args: Any, variants: Any) -> str | None:
 def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
     """``--higher-is-better`` for the one metric compared: stored variants'
     is ``--metric``; files hold one unnamed metric, which any name given names."""
-    from abstat.report.inputs import higher_is_better
-
     if any(source.startswith("store:") for variant in variants for source in variant.sources):
+        from abstat.report.analysis import higher_is_better
+
         return higher_is_better(args.metric, None, args.higher_is_better)
     return bool(args.higher_is_better)
