@@ -16,13 +16,16 @@ import sys
 
 from abstat.errors import AbstatError, InputError
 from abstat.ministat.cargs import _Usage, c_atoi, c_strtol, getopt
-from abstat.readers.text import STDIN_NAME, parse_c_double, parse_ministat, read_bytes
+from abstat.readers.text import FGETS_CHUNK, STDIN_NAME, parse_c_double, parse_ministat, read_bytes
 
 ENV_DIALECT = "ABSTAT_MINISTAT_DIALECT"
 DEFAULT_WIDTH = 74
 MIN_POINTS = 3
 # Files at least this big are tried with the numpy reader for integers and decimals.
 FAST_PATH_BYTES = 1 << 20
+# Classic data sets of plain files of these sizes are counted by their distinct lines (issue 42); from
+# FAST_PATH_BYTES only integers of at most QUANTIZED distinct values a line (numpy's reader: faster, larger).
+COUNTED_FROM, COUNTED_BELOW, QUANTIZED = 1 << 17, 8 << 20, 1 / 64
 # Data sets at least this big, read by the general reader, get their statistics from numpy
 # (below, numpy's import costs more than the list's sort).
 LARGE_SET = 1_000_000
@@ -31,6 +34,7 @@ _OPTIONS = {
     "classic": {"A": False, "C": True, "c": True, "d": True, "s": False, "n": False, "w": True},
     "freebsd": {"A": False, "C": True, "c": True, "d": True, "s": False, "n": False, "q": False, "w": True},
 }
+_PLAIN_BYTES = frozenset(b"0123456789-.\n")  # a delimiter among them: not a plain file
 _LEVELS = (80.0, 90.0, 95.0, 98.0, 99.0, 99.5)
 
 _USAGE_HEAD = "Usage: ministat [-C column] [-c confidence] [-d delimiter(s)] [-{flags}] [-w width] [file [file ...]]\n"
@@ -167,6 +171,9 @@ def _load(data: bytes, name: str, options: _Options, dialect: str, *, tried: boo
     """One data set from the bytes of its file (*tried*: the numpy reader already declined it)."""
     from abstat.ministat.dataset import sample_set
 
+    sample = None if tried else _counted(data, options, dialect, len(data))
+    if sample is not None:
+        return sample
     if len(data) >= FAST_PATH_BYTES and not tried:
         sample = _fast(data, name, options, dialect)
         if sample is not None:
@@ -206,6 +213,17 @@ def _fast(source, name: str, options: _Options, dialect: str):
     return integer_sample_set(source, dialect=dialect, column=options.column, delimiters=options.delimiters)
 
 
+def _counted(source, options: _Options, dialect: str, size: int):
+    """A classic data set of a plain file of *size* bytes counted by its distinct lines, or None."""
+    fits = dialect == "classic" and options.column == 1 and not _PLAIN_BYTES.intersection(options.delimiters)
+    if not fits or not COUNTED_FROM <= size < COUNTED_BELOW:
+        return None
+    from abstat.ministat.counted import counted_sample_set
+
+    small = size < FAST_PATH_BYTES
+    return counted_sample_set(source, FGETS_CHUNK, in_order=small, share=None if small else QUANTIZED)
+
+
 def _check_count(count: int, name: str) -> None:
     if count < MIN_POINTS:
         raise InputError(f"must contain at least {MIN_POINTS} data points (has {count})", path=name)
@@ -230,8 +248,11 @@ def _read_file(path: str, name: str, options: _Options, dialect: str, handle=Non
             except OSError:
                 size = 0
             tried = size >= FAST_PATH_BYTES
-            if tried:  # read in blocks; the file is read again only when the numpy reader declines it
-                sample = _fast(handle, name, options, dialect)
+            if tried:  # read in blocks; the file is read again only when both readers decline it
+                sample = _counted(handle, options, dialect, size)
+                if sample is None:
+                    handle.seek(0)
+                    sample = _fast(handle, name, options, dialect)
                 if sample is not None:
                     return sample
                 handle.seek(0)

@@ -66,15 +66,19 @@ def _read_limited(stream: "Any", name: str, limit: int) -> bytes:
     size = 0
     try:
         while chunk := stream.read(min(_CHUNK, limit + 1 - size)):
-            if not chunks and len(chunk) == _CHUNK and not chunk.strip(b"\0"):
-                raise InputError("binary data (NUL bytes only), not a text file", path=name)
+            if not chunks and len(chunk) == _CHUNK:
+                if not chunk.strip(b"\0"):
+                    raise InputError("binary data (NUL bytes only), not a text file", path=name)
+                from abstat.readers.bulk import whole_file  # (files above a chunk only: not on start-up's path)
+
+                chunk = whole_file(stream, limit, _CHUNK) or chunk
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
                 raise InputError(f"larger than {limit >> 20} MiB: not read", path=name)
     except OSError as err:
         raise InputError(f"cannot read: {err.strerror or err}", path=name) from None
-    return b"".join(chunks)
+    return b"".join(chunks)  # (one chunk: itself, not a copy)
 
 
 def _describe_token(token: bytes) -> str:
@@ -121,11 +125,11 @@ def _plain_numbers(data: bytes, chunk: int) -> list[float] | None:
     """
     if data.translate(None, b"0123456789-.\n"):
         return None
-    lines = data.split(b"\n")
-    if max(map(len, lines), default=0) >= chunk:
+    tokens = data.split()  # the lines that are not empty (no other white space here)
+    if len(data) >= chunk and max(map(len, tokens), default=0) >= chunk:
         return None  # fgets would cut a line in two
     try:
-        return [float(token) for token in lines if token]
+        return list(map(float, tokens))
     except ValueError:
         return None
 
