@@ -430,3 +430,14 @@ def test_small_inputs_do_not_import_heavy_modules(files):
     )
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, cwd=files, text=True)
     assert result.stderr.strip().splitlines()[-1] == "(0, [])"
+
+
+@pytest.mark.parametrize("name", ["nosuch\x1b[2J", "bad\rname", "x\u202ey"])
+def test_error_messages_show_a_file_name_s_controls_escaped(tmp_path, name):
+    # attack18 L4: every other command shows them as \x1b; ministat wrote them raw to the terminal
+    out, err, status = run_in_process([str(tmp_path / name)])
+    assert status == 1 and out == b""
+    assert err.count("\n") == 1 and err.startswith("abstat ministat: ")
+    assert err[:-1].isprintable()
+    shown = {"\x1b": "\\x1b", "\r": "\\x0d", "\u202e": "\\u202e"}
+    assert "cannot open" in err and any(name.replace(c, e) in err for c, e in shown.items() if c in name)

@@ -21,13 +21,11 @@ from abstat.readers.text import FGETS_CHUNK, STDIN_NAME, parse_c_double, parse_m
 ENV_DIALECT = "ABSTAT_MINISTAT_DIALECT"
 DEFAULT_WIDTH = 74
 MIN_POINTS = 3
-# Files at least this big are tried with the numpy reader for integers and decimals.
-FAST_PATH_BYTES = 1 << 20
+FAST_PATH_BYTES = 1 << 20  # files at least this big are tried with the numpy reader for integers and decimals
 # Classic data sets of plain files of these sizes are counted by their distinct lines (issue 42); from
 # FAST_PATH_BYTES only integers of at most QUANTIZED distinct values a line (numpy's reader: faster, larger).
 COUNTED_FROM, COUNTED_BELOW, QUANTIZED = 1 << 17, 8 << 20, 1 / 64
-# Data sets at least this big, read by the general reader, get their statistics from numpy
-# (below, numpy's import costs more than the list's sort).
+# Sets this big, read by the general reader, get numpy's statistics (below, its import costs more).
 LARGE_SET = 1_000_000
 
 _OPTIONS = {
@@ -326,7 +324,9 @@ def _write(pieces) -> None:
 
 
 def _error(message: str) -> None:
-    sys.stderr.write(f"abstat ministat: {message}\n")
+    from abstat.render.escape import terminal  # a file name's controls shown escaped (standard library only)
+
+    sys.stderr.write(f"abstat ministat: {terminal(message)}\n")
     sys.stderr.flush()
 
 
