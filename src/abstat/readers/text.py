@@ -356,11 +356,30 @@ def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) ->
     if not raw.isascii():
         _refuse_unicode_space(raw, name, number)
     if delimiters is None:
+        if "," in raw:
+            _refuse_ambiguous_comma(raw, name, number)
         return raw.replace(",", " ").split()
     fields = [raw]
     for delim in delimiters:
         fields = [piece for field in fields for piece in field.split(delim)]
     return [field.strip() for field in fields if field.strip()]
+
+
+def _refuse_ambiguous_comma(raw: str, name: str, number: int) -> None:
+    """A comma between an integer and a digit (``12,5``, ``1,234``) under the default delimiters: a decimal
+    comma, a thousands separator or two columns?  Read as columns it gave 12 and 1 (attack18 M1): refused.
+    ``1.5,2.3`` (a decimal point before it) and ``12, 5`` are columns; ``-d ','`` says so for any line."""
+    import re
+
+    found = re.search(r"(?:^|[\s,])([+-]?\d+,\d[\d,.]*)", raw)
+    if found:
+        shown = found.group(1) if len(found.group(1)) <= 40 else found.group(1)[:37] + "..."
+        raise InputError(
+            f"{shown!r}: a decimal comma, a thousands separator or two columns? Write decimals with '.', "
+            "or give -d ',' to read comma-separated columns",
+            path=name,
+            line=number,
+        )
 
 
 def _column_value(fields: list[str], column: int, name: str, number: int) -> float:
