@@ -60,10 +60,11 @@ class Sizing:
     small: "Sizing | None" = None  # the sizing below HL_MIN_N values (geometric means), for the default
     grid: Any = None  # values on a few grid levels: the power of compare there (comparison/grid_sizing.py)
     simulated: Any = None  # the permutation test's power by simulation (stats/permutation_power.py)
+    ties_spread: bool = False  # the pilot's tied values are spread over their cells, as compare will spread them
 
     @property
     def label(self) -> str:
-        return estimand_label(self.estimand, self.center)
+        return estimand_label(self.estimand, self.center, ties_spread=self.ties_spread)
 
     def at(self, n1: int, n2: int) -> "Sizing":
         """The sizing that applies at these sizes (the default compares
@@ -302,6 +303,7 @@ def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
     size = Sizing("hl_ratio", center, (here.unit_x / slope**2, here.unit_y / slope**2))
     small = SmallPower(lx, ly - result.estimate)  # the candidate recentred at the baseline
     size.simulated = small if small.usable else None
+    size.ties_spread = sx.spread or sy.spread
     return size
 
 
