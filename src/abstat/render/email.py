@@ -186,10 +186,36 @@ def _letter(report: Report) -> str:
     if max(terminal.columns(line) for line in table.splitlines()) > EMAIL_WIDTH:
         table = long_table(report)
     lines = [*textwrap.wrap(escape.terminal(title(report)), EMAIL_WIDTH, break_on_hyphens=False), "", table, ""]
-    for text in report.short_footer():
+    footer = report.short_footer()
+    for text in [*footer[:1], *estimand_lines(report), *footer[1:]]:
         lines += textwrap.wrap(escape.terminal(text), EMAIL_WIDTH, break_on_hyphens=False)
     for number, text in enumerate(report.short_footnotes, 1):  # a finding longer than a line is wrapped, not cut
         lines += textwrap.wrap(
             f"[{number}] {escape.terminal(text)}", EMAIL_WIDTH, break_on_hyphens=False, subsequent_indent="    "
         )
     return "\n".join(lines)
+
+
+def estimand_lines(report: Report) -> list[str]:
+    """What each change the short footer names computes, as the other formats' captions say it: one line
+    per name whose caption explains it (``Hodges-Lehmann ratio: median of the candidate/baseline ratios
+    after spreading tied values over their grid cells.``), with the cells of each reading when a name has
+    several (tied cells and untied ones), as the text footer lists them."""
+    where: dict[str, list[str]] = {}  # full caption -> its cells
+    for cell in report.comparisons:
+        caption = cell.comparison.estimand_label
+        place = "/".join(v for v in cell.row if v) or cell.column
+        if " (" in caption and place not in where.setdefault(caption, []):
+            where[caption].append(place)
+    readings: dict[str, list[tuple[str, str]]] = {}  # short name -> (what it computes, in which cells)
+    for caption in sorted(where):
+        name, _, reading = caption[:-1].partition(" (")
+        readings.setdefault(name, []).append((reading, _places(where[caption])))
+    return [
+        f"{name}: " + "; ".join(r + (f" ({cells})" if len(said) > 1 else "") for r, cells in said) + "."
+        for name, said in readings.items()
+    ]
+
+
+def _places(cells: list[str]) -> str:
+    return ", ".join(cells[:6]) + (f" and {len(cells) - 6} more" if len(cells) > 6 else "")

@@ -15,7 +15,12 @@ where a data string meets their output.
 * :func:`markdown`: :func:`terminal`, then GitHub-flavoured Markdown's
   specials (``\\ ` * _ [ ] | # ~``) backslash-escaped and ``< > &`` as
   entities: no raw HTML (``<img onerror>``), no link (``[l](javascript:)``),
-  no autolink.
+  no autolink; and a zero-width space (``&#8203;``) after every ``@``, between
+  ``:`` and ``//`` and between ``www`` and ``.``: GitHub links mentions
+  (``@name``) and GFM's extended autolinks (``https://``, ``www.``,
+  ``a@b.c``) in the rendered text, where a backslash or an entity
+  (``\\@``, ``&#64;``) is gone already, so only a character that stays
+  breaks them.
 * :func:`csv_cell`: OWASP's rule against formula injection: a text cell
   starting with ``= + - @``, tab or carriage return gets a leading ``'``;
   numbers (``-15.2``, ``-1e-05``) stay numbers; control characters as
@@ -75,9 +80,20 @@ def _ci_visible(match: re.Match[str]) -> str:
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|#~"} | {"<": "&lt;", ">": "&gt;", "&": "&amp;"})
 
 
+@functools.cache
+def _gfm_link() -> re.Pattern[str]:
+    """Where a zero-width space goes: after ``@`` (a mention, an e-mail or ``mailto:`` autolink), between
+    ``:`` and ``//`` (``https://``, ``ftp://``) and between ``www`` and ``.`` (in any case, as GitHub reads
+    it); compiled for the first text holding ``@``, ``://`` or ``w.``."""
+    return re.compile(r"(@)|(?<=:)(?=//)|(?<=[wW]{3})(?=\.)")
+
+
 def markdown(text: object) -> str:
-    """``text`` safe inside a Markdown table cell, list item or heading."""
-    return terminal(text).translate(_MD_SPECIAL)
+    """``text`` safe inside a Markdown table cell, list item or heading: no markup, no mention, no link."""
+    shown = terminal(text).translate(_MD_SPECIAL)
+    if "@" in shown or "://" in shown or "w." in shown or "W." in shown:
+        shown = _gfm_link().sub("\\1&#8203;", shown)
+    return shown
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")

@@ -181,19 +181,32 @@ def _constant(report: Report, base: Cell, cell: Cell) -> str | None:
 def _comparison_line(cell: Cell) -> str:
     cmp = cell.comparison
     unit, metric = cell.sample_set.unit, cell.sample_set.labels.get("metric")
-    judged = cmp.p_value is not None and not math.isnan(cmp.p_value)  # cannot judge: no p at all
     word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
     estimand = getattr(cmp, "estimand_label", None) or getattr(cmp, "estimand", None)
     what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
     parts = [f"{what}change {change_text(cell)} \N{EM DASH} {word}", str(cmp.method or "")]
-    if judged:
+    if _judged(cmp):
         parts.append(
             f"p {_p_relation(cmp.p_value)}"
             + (f", adjusted p {_p_relation(cell.p_adjusted)}" if cell.p_adjusted is not None else "")
         )
-    else:
-        parts.append("no p-value (nothing to tell the sides apart)")
+    elif cmp.verdict != "cannot judge":
+        parts.append("no p-value (the method gives none)")
+    else:  # why, in the words of the table's footnote and the JSON (a baseline at or below 0: the difference)
+        parts.append(f"no p-value: {here(_why_not(cell))}" if _why_not(cell) else "no p-value")
     return "<p>" + _e("; ".join(p for p in parts if p)) + "</p>"
+
+
+def _judged(cmp: Any) -> bool:
+    return cmp.p_value is not None and not math.isnan(cmp.p_value)  # cannot judge: no p at all
+
+
+def _why_not(cell: Cell) -> str:
+    """Why the cell's comparison cannot judge (its ``cannot-judge`` message), when its line says it: "" when
+    it judged."""
+    if cell.comparison is None or _judged(cell.comparison) or cell.comparison.verdict != "cannot judge":
+        return ""
+    return next((m["message"] for m in cell.messages if m.get("code") == "cannot-judge"), "")
 
 
 def here(text: str) -> str:
@@ -242,10 +255,10 @@ def _cell_section(report: Report, index: int, base: Cell, cell: Cell, *, plot: b
     parts = [f'<section class="cell" id="cell-{index}">', f"<h3>{_e(title_text)}</h3>", f"<p>{_e(labels)}</p>"]
     if cell.comparison is not None:
         parts.append(_comparison_line(cell))
-    if cell.messages:
-        parts.append(
-            '<ul class="cell-notes">' + "".join(f"<li>{_e(here(m['message']))}</li>" for m in cell.messages) + "</ul>"
-        )
+    said = _why_not(cell)  # the comparison's line says it
+    notes = [m["message"] for m in cell.messages if not (said and m["message"] == said)]
+    if notes:
+        parts.append('<ul class="cell-notes">' + "".join(f"<li>{_e(here(m))}</li>" for m in notes) + "</ul>")
     parts += [_stats_table(report, [base, cell], [shown_name(report, c) for c in (base, cell)]), figure, "</section>"]
     return "\n".join(parts)
 
