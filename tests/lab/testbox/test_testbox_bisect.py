@@ -55,7 +55,8 @@ CULPRIT, BROKEN = 1, 2
 # TSC is the host's, and the host's other work slows the guest by 1.5 to 1.9 times for seconds at a time, at random
 # (one boot, pti=on, every 1.6 s for 100 s at a load average of 13: medians of 20 lines 24,000-26,000 or 32,000-
 # 43,600, switching within and across runs; not `nokaslr` nor `norandmaps`: 8 boots a level each, as wide); the
-# least of a longer run is the fast level more often (docs/history.md, "wave 19").
+# least of a longer run is the fast level more often (docs/history.md, "wave 19"; pti=off also has slow boots of
+# its own, system calls about 1.3 times dearer in 2 boots of 8, which no minimum removes).
 RUN = "/root/getppid_cycles 200 200 | sort -n | head -1"
 
 
