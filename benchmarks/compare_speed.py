@@ -12,7 +12,7 @@ against ``python -c "import numpy"``, measured in the same run (issue 14).
    wall and CPU time (medians of ``--cli-reps`` runs, alternating with the
    anchor), against ``python -c "import
    numpy"``, with abstat's bytecode cached as in an installed package.
-   Target: <= 1.5x.
+   Target: <= 1.5x.  ``--cli-reps 0`` skips it.
 3. ``abstat compare a.txt b.txt`` at ``--file-n`` values per side (10^6; 0 skips it), files written by
    ``np.savetxt`` (``%.18e``) and by ``repr``: CPU (user + system, median of ``--file-reps`` runs).
    Target (issue 42): <= 1 s.
@@ -141,6 +141,37 @@ def large_files(n: int, reps: int, rng: np.random.Generator) -> list[str]:
     return failed
 
 
+def small_cli(reps: int, rng: np.random.Generator) -> list[str]:
+    """``abstat compare a.txt b.txt`` (2 x 100 samples) against ``python -c "import numpy"``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        # Bytecode cached as for an installed package (pip compiles it);
+        # PYTHONDONTWRITEBYTECODE would otherwise recompile every module.
+        env = dict(os.environ, PYTHONPATH=SRC, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        files = []
+        for name, values in zip("ab", data("normal", 100, rng)):
+            path = os.path.join(tmp, f"{name}.txt")
+            np.savetxt(path, values)
+            files.append(path)
+        command = [sys.executable, "-m", "abstat", "compare", *files]
+        run_timed(command, env)  # writes the bytecode
+        wall_ours, cpu_ours, wall_anchor, cpu_anchor = interleaved(
+            command, [sys.executable, "-c", "import numpy"], reps, env
+        )
+    ratio = wall_ours / wall_anchor
+    print()
+    print(
+        '| command | wall (median) | CPU (median) | anchor `python -c "import numpy"` wall, CPU '
+        "| wall ratio | CPU ratio |"
+    )
+    print("|---|---|---|---|---|---|")
+    print(
+        f"| `abstat compare a b`, 2 x 100 samples | {wall_ours * 1e3:.0f} ms | {cpu_ours * 1e3:.0f} ms | "
+        f"{wall_anchor * 1e3:.0f} ms, {cpu_anchor * 1e3:.0f} ms | {ratio:.2f} | {cpu_ours / cpu_anchor:.2f} |"
+    )
+    return ["CLI"] if ratio > CLI_TARGET else []
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--min-n", type=int, default=1000)
@@ -183,34 +214,8 @@ def main() -> int:
         print(f"| {shape} | {exponent:.2f} |")
         if exponent > GROWTH_TARGET:
             failed.append(f"{shape} growth exponent {exponent:.2f}")
-    with tempfile.TemporaryDirectory() as tmp:
-        # Bytecode cached as for an installed package (pip compiles it);
-        # PYTHONDONTWRITEBYTECODE would otherwise recompile every module.
-        env = dict(os.environ, PYTHONPATH=SRC, PYTHONPYCACHEPREFIX=os.path.join(tmp, "pycache"))
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        files = []
-        for name, values in zip("ab", data("normal", 100, rng)):
-            path = os.path.join(tmp, f"{name}.txt")
-            np.savetxt(path, values)
-            files.append(path)
-        command = [sys.executable, "-m", "abstat", "compare", *files]
-        run_timed(command, env)  # writes the bytecode
-        wall_ours, cpu_ours, wall_anchor, cpu_anchor = interleaved(
-            command, [sys.executable, "-c", "import numpy"], args.cli_reps, env
-        )
-    ratio = wall_ours / wall_anchor
-    print()
-    print(
-        '| command | wall (median) | CPU (median) | anchor `python -c "import numpy"` wall, CPU '
-        "| wall ratio | CPU ratio |"
-    )
-    print("|---|---|---|---|---|---|")
-    print(
-        f"| `abstat compare a b`, 2 x 100 samples | {wall_ours * 1e3:.0f} ms | {cpu_ours * 1e3:.0f} ms | "
-        f"{wall_anchor * 1e3:.0f} ms, {cpu_anchor * 1e3:.0f} ms | {ratio:.2f} | {cpu_ours / cpu_anchor:.2f} |"
-    )
-    if ratio > CLI_TARGET:
-        failed.append("CLI")
+    if args.cli_reps > 0:  # (0 skips it)
+        failed += small_cli(args.cli_reps, rng)
     if args.file_n:
         failed += large_files(args.file_n, args.file_reps, rng)
     for what in failed:

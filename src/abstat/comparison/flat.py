@@ -163,9 +163,12 @@ def means_differ(
     sd = [float(v.std(ddof=1)) * math.sqrt(k) for v, k in zip((x, y), inflate, strict=True)]
     if not (sd[0] > 0 or sd[1] > 0):
         return []
-    means = analyses.means(
-        x.size, float(x.mean()), sd[0], y.size, float(y.mean()), sd[1], confidence, "Welch t", "samples"
-    )
+    from abstat.stats.ratio import welch_p
+
+    mx, my = float(x.mean()), float(y.mean())
+    if not welch_p(x.size, mx, sd[0], y.size, my, sd[1])[0] < 1.0 - confidence:
+        return []  # (the p-value of analyses.means below: no note, and no t quantile for its interval)
+    means = analyses.means(x.size, mx, sd[0], y.size, my, sd[1], confidence, "Welch t", "samples")
     if means.cannot or not means.p_value < 1.0 - confidence:
         return []
     lo, hi = means.ci

@@ -131,11 +131,11 @@ def summarise(
         severe,
         dropped,
     )
-    scaled = everything * factor
     tied = diagnostics.ties(v.name, everything, ordered)
     found += tied
     if not tied:  # (the product by a power of two keeps the order: ``ordered * factor`` is ``scaled`` sorted)
-        found += diagnostics.bimodal(v.name, scaled, ordered * factor)
+        scaled = (everything * factor, ordered * factor) if factor != 1.0 else (everything, ordered)
+        found += diagnostics.bimodal(v.name, *scaled)
     if len(kept_runs) > 1:
         from abstat.stats import nested
 
@@ -161,7 +161,7 @@ def summarise(
                 )
             )
     else:
-        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered))
+        summary.lag1, drifting_found = _order(v.name, everything, diagnostics.distinct_count(ordered), ordered)
         found += drifting_found
     return VariantSamples(v.name, kept_runs, None), summary, found
 
@@ -176,21 +176,22 @@ def _outliers(runs: list[Any], rule: str) -> tuple[int, int, int, list[Any], Any
     ordered = np.sort(runs[0]) if len(runs) == 1 and rule == "none" else None
     if ordered is not None and ordered.size and np.isfinite(ordered[0]) and np.isfinite(ordered[-1]):
         mild, severe = outliers.sorted_run_counts(ordered)
-        return mild, severe, 0, list(runs), np.concatenate(runs), ordered
+        whole = runs[0] if runs[0].flags.c_contiguous else np.concatenate(runs)  # (read only: no copy needed)
+        return mild, severe, 0, list(runs), whole, ordered
     # Run by run in effect (outliers.classify and keep_mask), row-wise on runs of equal size.
     mild, severe, dropped, kept = outliers.classify_runs(list(runs), rule)
     everything = np.concatenate(kept)
     return mild, severe, dropped, kept, everything, np.sort(everything)
 
 
-def _order(name: str, values: Any, distinct: int | None = None) -> tuple[float, list[StatWarning]]:
+def _order(name: str, values: Any, distinct: int | None = None, ordered: Any = None) -> tuple[float, list[StatWarning]]:
     """One sample's lag-1 rank autocorrelation and drift warnings; none for a
     sorted sample (a sorted file: its order is the sort's, not time); ``distinct``: how many
-    distinct values it has, if known."""
+    distinct values it has, ``ordered``: them sorted, if known."""
     from abstat.stats import diagnostics
 
     if is_sorted(values):
         return 0.0, []
-    correlations = diagnostics.rank_correlations(values, distinct)
+    correlations = diagnostics.rank_correlations(values, distinct, ordered)
     lag1 = correlations[1] if correlations is not None else 0.0
     return lag1, diagnostics.drift(name, values, correlations=correlations)

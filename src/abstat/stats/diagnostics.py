@@ -23,8 +23,8 @@ import numpy as np
 
 from abstat.stats.warnings import StatWarning
 from abstat.stats.medians import median
+from abstat.stats.modes import BIMODAL_MIN_MASS, _histogram, bimodal, mode_count  # noqa: F401 (re-exported)
 
-BIMODAL_MIN_MASS = 0.10
 SPREAD_RATIO = 2.0
 DRIFT_MIN_N = 10
 EXACT_SUMS = 200_000  # up to this many values, sums of squared centred ranks are exact (rank_correlations)
@@ -176,91 +176,17 @@ def unequal_spread(name_x: str, x: np.ndarray, name_y: str, y: np.ndarray) -> li
     ]
 
 
-def mode_count(values: np.ndarray, ordered: np.ndarray | None = None) -> int:
-    """Modes holding >= 10% of the mass in a Gaussian kernel density estimate.
-
-    Silverman's normal-reference bandwidth ``1.06 sd n^(-1/5)`` deliberately
-    over-smooths, so that only pronounced modes count; a valley must go below
-    70% of the lower of the two peaks to separate them.  ``ordered``: the
-    values sorted, if known (the histogram then comes from the edges' places
-    among them: the same counts).
-    """
-    n = values.size
-    sd = float(np.std(values))
-    if n < 10 or sd == 0.0:
-        return 1
-    bw = 1.06 * sd * n ** (-0.2)
-    lo, hi = float(values.min()) - 3 * bw, float(values.max()) + 3 * bw
-    bins = 512
-    counts, edges = _histogram(values, bins, lo, hi, ordered)
-    width = edges[1] - edges[0]
-    half = int(math.ceil(4 * bw / width))
-    kx = np.arange(-half, half + 1) * width
-    kernel = np.exp(-0.5 * (kx / bw) ** 2)
-    dens = np.convolve(counts.astype(float), kernel, mode="same")
-    dens /= dens.sum()
-    # Split at local minima, then merge shallow neighbours.
-    d = np.diff(dens)
-    peaks = (np.flatnonzero((d[:-1] > 0) & (d[1:] <= 0)) + 1).tolist()
-    if len(peaks) < 2:
-        return 1
-    segments = []  # (peak height, mass)
-    bounds = [0]
-    for a, b in zip(peaks, peaks[1:]):
-        bounds.append(a + int(np.argmin(dens[a : b + 1])))
-    bounds.append(bins)
-    for i, p in enumerate(peaks):
-        segments.append([float(dens[p]), float(dens[bounds[i] : bounds[i + 1]].sum()), p])
-    merged = [segments[0]]
-    for seg in segments[1:]:
-        prev = merged[-1]
-        valley = float(dens[prev[2] : seg[2] + 1].min())
-        if valley > 0.7 * min(prev[0], seg[0]) or prev[1] < BIMODAL_MIN_MASS or seg[1] < BIMODAL_MIN_MASS:
-            # shallow valley or a small bump: one mode (keep the taller peak)
-            if seg[0] > prev[0]:
-                prev[0], prev[2] = seg[0], seg[2]
-            prev[1] += seg[1]
-        else:
-            merged.append(seg)
-    return sum(1 for seg in merged if seg[1] >= BIMODAL_MIN_MASS)
-
-
-def _histogram(
-    values: np.ndarray, bins: int, lo: float, hi: float, ordered: np.ndarray | None
-) -> tuple[np.ndarray, np.ndarray]:
-    """``np.histogram(values, bins, (lo, hi))`` for ``lo`` below and ``hi`` above every value; from
-    the sorted values, the counts between its edges (the bins it would find: ``edge_i <= v < edge_i+1``)."""
-    if ordered is None or not (math.isfinite(lo) and math.isfinite(hi)) or not lo < ordered[0] <= ordered[-1] < hi:
-        return np.histogram(values, bins=bins, range=(lo, hi))
-    edges = np.linspace(lo, hi, bins + 1, endpoint=True)  # (np.histogram's edges)
-    return np.diff(np.searchsorted(ordered, edges, side="left")), edges
-
-
-def bimodal(name: str, values: np.ndarray, ordered: np.ndarray | None = None) -> list[StatWarning]:
-    """The ``bimodal`` warning when :func:`mode_count` finds two or more modes."""
-    modes = mode_count(values, ordered)
-    if modes < 2:
-        return []
-    return [
-        StatWarning(
-            "bimodal",
-            f"{name}: {modes} modes in the distribution (each >= 10% of the samples): "
-            "a single centre summarises it poorly; look at the distribution",
-            name,
-        )
-    ]
-
-
 FEW_LEVELS = 8  # up to this many distinct values, :func:`average_ranks` compares with each level
 
 
-def average_ranks(values: np.ndarray, distinct: int | None = None) -> np.ndarray:
+def average_ranks(values: np.ndarray, distinct: int | None = None, ordered: np.ndarray | None = None) -> np.ndarray:
     """Ranks 1..n, ties sharing their average rank (as scipy.stats.rankdata),
     from one argsort (``distinct``: :func:`distinct_count` of the values, if known); with at most
     :data:`FEW_LEVELS` distinct values, from a sort and one comparison per level instead (an argsort of
-    heavily tied data costs 4-5x as much: TSC-grid data, 10^4-10^5 values)."""
+    heavily tied data costs 4-5x as much: TSC-grid data, 10^4-10^5 values; ``ordered``: that sort, if made)."""
     n = values.size
-    ordered = np.sort(values) if distinct is not None and 1 < distinct <= FEW_LEVELS else None
+    few = distinct is not None and 1 < distinct <= FEW_LEVELS
+    ordered = (np.sort(values) if ordered is None else ordered) if few else None
     if ordered is not None and ordered[-1] == ordered[-1]:  # (NaN, sorted last, is no level: argsorted below)
         starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
         average = starts + (np.diff(np.r_[starts, n]) + 1) / 2.0  # (the same numbers as below: whole and halves)
@@ -285,14 +211,16 @@ def average_ranks(values: np.ndarray, distinct: int | None = None) -> np.ndarray
     return ranks
 
 
-def rank_correlations(values: np.ndarray, distinct: int | None = None) -> tuple[float, float] | None:
+def rank_correlations(
+    values: np.ndarray, distinct: int | None = None, ordered: np.ndarray | None = None
+) -> tuple[float, float] | None:
     """Spearman's correlation of the values with their order (a trend) and
     the lag-1 autocorrelation of their ranks; None for fewer than
-    :data:`DRIFT_MIN_N` values or a constant sample."""
+    :data:`DRIFT_MIN_N` values or a constant sample (``ordered``: the values sorted, if known)."""
     n = values.size
     if n < DRIFT_MIN_N or values.min() == values.max():  # (constant: the ranks' spread below is 0)
         return None
-    ranks = average_ranks(values, distinct)
+    ranks = average_ranks(values, distinct, ordered)
     # Up to EXACT_SUMS values, the sums of squares of 1..n less their mean are exact in doubles, whatever
     # the order of the additions (multiples of 1/4 below 2^51): n (n^2 - 1) / 12, for the index and,
     # without ties, for the ranks (then a permutation of 1..n; their mean (n + 1) / 2 is exact too).

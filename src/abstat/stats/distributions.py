@@ -87,23 +87,29 @@ def _ndtri_lower(p: float) -> float:
 
 
 def _beta_fraction(a: float, b: float, x: float) -> float:
-    """Continued fraction of I_x(a, b) (without its prefactor), modified Lentz."""
+    """Continued fraction of I_x(a, b) (without its prefactor), modified Lentz (the two terms of each
+    step written out: the same operations as a loop over them, without its tuple)."""
+    tiny = _TINY
     c = 1.0
     d = 1.0 - (a + b) * x / (a + 1.0)
-    d = 1.0 / (d if abs(d) > _TINY else _TINY)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
     h = d
+    both = a + b
     for m in range(1, _MAX_TERMS):
-        two_m = 2.0 * m
-        for numerator in (
-            m * (b - m) * x / ((a + two_m - 1.0) * (a + two_m)),
-            -(a + m) * (a + b + m) * x / ((a + two_m) * (a + two_m + 1.0)),
-        ):
-            d = 1.0 + numerator * d
-            d = 1.0 / (d if abs(d) > _TINY else _TINY)
-            c = 1.0 + numerator / c
-            c = c if abs(c) > _TINY else _TINY
-            step = c * d
-            h *= step
+        top = a + 2.0 * m  # a + 2m
+        odd = m * (b - m) * x / ((top - 1.0) * top)
+        even = -(a + m) * (both + m) * x / (top * (top + 1.0))
+        d = 1.0 + odd * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + odd / c
+        c = c if abs(c) > tiny else tiny
+        h *= c * d
+        d = 1.0 + even * d
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = 1.0 + even / c
+        c = c if abs(c) > tiny else tiny
+        step = c * d
+        h *= step
         if abs(step - 1.0) < _EPS:
             break
     return h

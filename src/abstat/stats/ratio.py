@@ -45,6 +45,19 @@ def welch_df(n1: int, a1: float, n2: int, a2: float) -> float:
     return 1.0 / denominator if denominator > 0.0 else math.inf
 
 
+def welch_p(n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float) -> tuple[float, float]:
+    """Welch's two-sided p-value of equal means and its degrees of freedom (:func:`welch_ratio`'s: a
+    caller that needs only the p-value is spared the t quantile of the interval)."""
+    spread = max(sd1, sd2)
+    if spread == 0.0:
+        return 1.0 if mean1 == mean2 else 0.0, math.inf
+    a1 = _square(sd1 / spread) / n1
+    a2 = _square(sd2 / spread) / n2
+    df = welch_df(n1, a1, n2, a2)
+    t = (mean2 / spread - mean1 / spread) / math.sqrt(a1 + a2)
+    return (min(1.0, 2.0 * stdtr(df, -abs(t))) if not math.isnan(t) else 1.0), df
+
+
 def welch_ratio(n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float, confidence: float) -> RatioTest:
     """Welch's test of equal means and Fieller's interval for ``mean2 / mean1``.
 
@@ -52,14 +65,9 @@ def welch_ratio(n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: f
     baseline mean, so that data near the limits of double precision
     (1e-320 or 1e308) neither underflow nor overflow."""
     ratio = mean2 / mean1 if mean1 else math.nan
-    spread = max(sd1, sd2)
-    if spread == 0.0:
-        return RatioTest(ratio, ratio, ratio, 1.0 if mean1 == mean2 else 0.0, math.inf)
-    a1 = _square(sd1 / spread) / n1
-    a2 = _square(sd2 / spread) / n2
-    df = welch_df(n1, a1, n2, a2)
-    t = (mean2 / spread - mean1 / spread) / math.sqrt(a1 + a2)
-    p = min(1.0, 2.0 * stdtr(df, -abs(t))) if not math.isnan(t) else 1.0
+    p, df = welch_p(n1, mean1, sd1, n2, mean2, sd2)
+    if max(sd1, sd2) == 0.0:
+        return RatioTest(ratio, ratio, ratio, p, df)
     if not mean1:
         return RatioTest(ratio, -math.inf, math.inf, p, df)
     q = stdtrit(df, 0.5 + confidence / 2.0)
