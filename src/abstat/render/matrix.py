@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import io
+import math
 import textwrap
 from collections.abc import Iterator, Sequence
 from itertools import repeat
@@ -59,8 +60,8 @@ def change_text(cell: Cell) -> str:
     cmp = cell.comparison
     text = format_change(cmp.delta_pct, cmp.ci_pct)
     text += " *" if cell.significant else "  "
-    if cmp.verdict == "cannot judge":
-        text = "cannot judge"
+    if cmp.verdict == "cannot judge":  # its change where one is exact (constant sides), as compare shows it
+        text = f"{format_change(cmp.delta_pct, None)} cannot judge" if math.isfinite(cmp.delta_pct) else "cannot judge"
     elif has_shape_warning(cmp):  # the printed centres cannot agree with the change: the row says so
         text += " " + row_words(cmp, short=True)
     return (text + " " + _notes(cell)).rstrip()

@@ -18,6 +18,8 @@ every other layout); only where they sit changes.
 
 from __future__ import annotations
 
+import math
+
 from abstat.errors import UsageError
 from abstat.render import escape, tables
 from abstat.render.matrix import format_cell_value, scalers, summary_text
@@ -40,8 +42,9 @@ def change_cell(cell: Cell) -> str:
     comparison = cell.comparison
     if comparison is None:
         return "not compared"
-    if comparison.verdict == "cannot judge":
-        text = "cannot judge"
+    if comparison.verdict == "cannot judge":  # its change where one is exact (constant sides), as compare shows it
+        exact = math.isfinite(comparison.delta_pct)
+        text = f"{format_change(comparison.delta_pct, None)} cannot judge" if exact else "cannot judge"
     else:
         text = format_change(comparison.delta_pct, comparison.ci_pct).replace(", ", ",")
         text += "*" if cell.significant else ""
