@@ -130,8 +130,8 @@ def grids_differ(
         StatWarning(
             "grids-differ",
             f"{name_x} is on a grid of {gx:g}, {name_y} on a grid of {gy:g} (different machines or clock ratios?): "
-            "the values are not comparable step by step; each is read as spread over its own grid's cell, so the "
-            "change is that of the spread values",
+            "the values are not comparable step by step; tied values are read as spread over their own grid's "
+            "cells (a level far from its neighbours keeps its value), so the change is that of the spread values",
         )
     ]
 
