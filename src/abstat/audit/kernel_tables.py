@@ -17,10 +17,10 @@ import re
 import statistics
 
 from abstat.audit.findings import Finding
-from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
+from abstat.audit.kernel_blocks import TABLE_NUMBER, Claim, PrintedChange, Row, Side, number, runs_in_prose
 from abstat.audit.scan_lines import strip_quote
 
-_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+_NUM = TABLE_NUMBER  # a comma only between three-digit groups: a decimal comma is no number
 MM_STATS = r"Amean|Hmean|Gmean|Stddev|CoeffVar|Min|Max|B[AH]mean-\d+"
 MM_ROW = re.compile(rf"^(?P<stat>{MM_STATS})\s+(?P<metric>\S+)\s+(?P<rest>{_NUM}.*)$")
 MM_CELL = re.compile(rf"({_NUM})\s*(?:\(\s*([-+]?[\d.]+|nan|-?inf)%\)|\*\s*([-+]?[\d.]+|nan|-?inf)%\*)")
