@@ -26,11 +26,13 @@ MM_ROW = re.compile(rf"^(?P<stat>{MM_STATS})\s+(?P<metric>\S+)\s+(?P<rest>{_NUM}
 MM_CELL = re.compile(rf"({_NUM})\s*(?:\(\s*([-+]?[\d.]+|nan|-?inf)%\)|\*\s*([-+]?[\d.]+|nan|-?inf)%\*)")
 _SD_CELL = rf"({_NUM})\s*(?:\(\s*({_NUM})\s*\)(?!\s*%)|(?:±|\+/-|\+-)\s*({_NUM})(?![\d.]*\s*%))"
 SD_CELL = re.compile(_SD_CELL)
-SD_LABEL = re.compile(r"(?P<label>[A-Za-z][^\s:]*(?:[ \t]+[A-Za-z(][^\s:]*)*?):?\s+(?=[-+.\d])")
+# a label of 16 words at most: bounded matching on a one-line paste of megabytes (attack18 M5)
+SD_LABEL = re.compile(r"(?P<label>[A-Za-z][^\s:]*(?:[ \t]+[A-Za-z(][^\s:]*){0,15}?):?\s+(?=[-+.\d])")
 TRAILING_PCT = re.compile(r"\s*[-+]?\d+(?:\.\d+)?%")
 RUN_INDEX = re.compile(r"^(?:run\s*|#)?(\d{1,4})[:.)]?$", re.IGNORECASE)
 SUMMARY_WORDS = re.compile(r"^(avg|average|mean|amean)[:]?$", re.IGNORECASE)
 KERNBENCH_RUN = re.compile(r"run number (\d+)")
+MAX_COLUMNS = 64  # a table of runs wider than this is no table a developer pastes
 
 
 def _cells(text: str) -> list[str]:
@@ -329,8 +331,8 @@ def _indexed(first: str) -> bool:
 
 
 def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim, int] | None:
-    header = strip_quote(lines[index]).split()
-    if not _per_run_header(header, index + 1 in covered):
+    header = strip_quote(lines[index]).split(maxsplit=MAX_COLUMNS)  # bounded: a one-line paste of MBs
+    if len(header) > MAX_COLUMNS or not _per_run_header(header, index + 1 in covered):
         return None
     width = len(header) - 1 if _indexed(header[0]) else len(header)
     runs = _per_run_rows(lines, index, width) if width >= 2 else []
