@@ -108,7 +108,7 @@ def _compare(
         judgement=None,
         metric=row.metric,
     )
-    percent = (cand.mean - base.mean) * 100.0 / base.mean if base.mean else None
+    percent = (cand.mean - base.mean) * 100.0 / base.mean if base.mean > 0 else None  # else undefined (judge.py)
     comparison.printed_values = {
         "baseline_avg": base.mean,
         "candidate_avg": cand.mean,
