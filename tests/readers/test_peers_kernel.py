@@ -143,8 +143,8 @@ def test_perf_multiplexed_counts_are_noted_and_not_supported_events_named(tmp_pa
 def test_perf_interval_and_per_cpu_prefixes(tmp_path):
     path = tmp_path / "interval.csv"
     path.write_text(
-        "1.001,CPU0,10,,page-faults,1000,100.00,1.0,K/sec\n1.001,CPU1,12,,page-faults,1000,100.00,,\n"
-        "2.002,CPU0,11,,page-faults,1000,100.00,,\n"
+        "1.001000000,CPU0,10,,page-faults,1000,100.00,1.0,K/sec\n1.001000000,CPU1,12,,page-faults,1000,100.00,,\n"
+        "2.002000000,CPU0,11,,page-faults,1000,100.00,,\n"
     )
     sets = by_metric(read(str(path))[1])
     assert sets["page-faults.CPU0"].runs == [[10.0, 11.0]] and sets["page-faults.CPU1"].runs == [[12.0]]

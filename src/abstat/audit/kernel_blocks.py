@@ -19,15 +19,18 @@ from dataclasses import dataclass, field
 
 from abstat.audit.findings import Finding
 from abstat.audit.scan_lines import strip_quote
+from abstat.errors import InputError
+from abstat.readers.perf_numbers import NUMBER, marks_of, to_number
 
-_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+# a comma only between three-digit groups (C-locale tables); perf's blocks are read in their own locale
+TABLE_NUMBER = r"(?<![\w.,])(?:[-+]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?![\d,]))(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
 PERF_HEADER = re.compile(r"Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
 PERF_COUNTER = re.compile(
-    rf"^(?P<value>{_NUM}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"
+    rf"^(?P<value>{NUMBER}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"
     r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)(?P<rest>(?:\s.*)?)$"
 )
-PERF_NOISE = re.compile(r"\(\s*\+-\s*(?P<pct>[\d.]+)\s*%\s*\)")
-PERF_ELAPSED = re.compile(rf"^(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed)")
+PERF_NOISE = re.compile(rf"\(\s*\+-\s*(?P<pct>{NUMBER})\s*%\s*\)")
+PERF_ELAPSED = re.compile(rf"^(?P<value>{NUMBER})\s*(?:\+-\s*(?P<se>{NUMBER})\s*)?seconds (?P<what>time elapsed)")
 RUNS_PROSE = re.compile(
     r"\b(\d{1,4})\s+(?:runs|iterations|repetitions|samples|times|trials|boots)\b"
     r"|\b(?:repeated|averaged over|average of|mean of)\s+(\d{1,4})\b",
@@ -87,6 +90,9 @@ class Claim:
 
 
 def number(text: str) -> float:
+    """A table's number: a comma only between three-digit groups (``1,234,567.5``), else a ValueError."""
+    if re.fullmatch(TABLE_NUMBER, text) is None:
+        raise ValueError(f"not a number with '.' as the decimal mark: {text!r}")
     return float(text.replace(",", ""))
 
 
@@ -129,7 +135,23 @@ def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
     counters: list[tuple[str, float, float | None, str, int, str | None]] = block["counters"]  # type: ignore[assignment]
     position = _read_counters(lines, index + 1, counters)
     block["end"] = position
+    try:
+        block["counters"] = _in_locale(lines, index + 1, position, counters)
+    except InputError as err:  # perf's layout does not tell the decimal mark, or a number is not one
+        block["counters"], block["unreadable"] = [], [f"line {err.line}: {err.message}"]
     return block, position
+
+
+def _in_locale(lines: list[str], start: int, end: int, counters: list) -> list:
+    """The counters' numbers read in the block's locale (perf prints in the user's: de_DE's ``1.224.637``)."""
+    decimal = marks_of([(n + 1, strip_quote(lines[n])) for n in range(start, end)]).decimal("")
+    read = []
+    for name, raw, pct, unit, line, form in counters:
+        values = [None if text is None else to_number(text, decimal) for text in (raw, pct)]
+        if values[0] is None or (pct is not None and values[1] is None):
+            raise InputError(f"{name}: {raw} is not a number with {decimal!r} as the decimal mark", line=line)
+        read.append((name, values[0], values[1], unit, line, form))
+    return read
 
 
 def _read_counters(lines: list[str], position: int, counters: list) -> int:
@@ -158,23 +180,20 @@ def _perf_line(text: str, number_: int, counters: list) -> bool:
     if elapsed:
         counters.append(_elapsed_counter(elapsed, number_))
         return True
-    if re.match(rf"^{_NUM}\s+seconds (?:user|sys)\b", text):
+    if re.match(rf"^{NUMBER}\s+seconds (?:user|sys)\b", text):
         return True
     match = PERF_COUNTER.match(text)
     if match is None or match.group("value").startswith("<"):
         return match is not None
     noise = PERF_NOISE.search(match.group("rest"))
-    pct = float(noise.group("pct")) if noise else None
-    counters.append(
-        (match.group("event"), number(match.group("value")), pct, match.group("unit") or "", number_, "pct")
-    )
+    pct = noise.group("pct") if noise else None
+    counters.append((match.group("event"), match.group("value"), pct, match.group("unit") or "", number_, "pct"))
     return True
 
 
 def _elapsed_counter(elapsed: re.Match[str], number_: int) -> tuple:
     """``m +- s seconds time elapsed`` as a counter: the mean and its standard error, in seconds."""
-    se = number(elapsed.group("se")) if elapsed.group("se") else None
-    return ("seconds-time-elapsed", number(elapsed.group("value")), se, "s", number_, "abs")
+    return ("seconds-time-elapsed", elapsed.group("value"), elapsed.group("se"), "s", number_, "abs")
 
 
 def _label_before(lines: list[str], index: int, floor: int) -> str | None:
@@ -241,8 +260,8 @@ def _unreadable_blocks(claim: Claim, blocks: list[dict[str, object]]) -> None:
                 Finding(
                     "unreadable",
                     "warning",
-                    f"line {block['line']}: a perf stat block "
-                    "whose counter lines cannot be read (cut or rewrapped?): not compared",
+                    f"line {block['line']}: a perf stat block whose counter lines cannot be read "
+                    f"({'; '.join(block['unreadable']) or 'cut or rewrapped?'}): not compared",  # type: ignore[arg-type]
                 )
             )
 

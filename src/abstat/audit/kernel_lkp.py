@@ -32,10 +32,10 @@ import re
 import statistics
 
 from abstat.audit.findings import Finding
-from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
+from abstat.audit.kernel_blocks import TABLE_NUMBER, Claim, PrintedChange, Row, Side, number, runs_in_prose
 from abstat.audit.scan_lines import strip_quote
 
-_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+_NUM = TABLE_NUMBER  # a comma only between three-digit groups: a decimal comma is no number
 LKP_HEAD = re.compile(r"^%stddev\s+%change\s+%stddev$")
 LKP_ROW = re.compile(
     rf"^(?P<base>{_NUM})(?:\s*±\s*(?P<bsd>\d+(?:\.\d+)?)%)?\s+(?P<change>[-+]?\d+(?:\.\d+)?%?)\s+"

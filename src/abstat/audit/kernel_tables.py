@@ -17,20 +17,22 @@ import re
 import statistics
 
 from abstat.audit.findings import Finding
-from abstat.audit.kernel_blocks import Claim, PrintedChange, Row, Side, number, runs_in_prose
+from abstat.audit.kernel_blocks import TABLE_NUMBER, Claim, PrintedChange, Row, Side, number, runs_in_prose
 from abstat.audit.scan_lines import strip_quote
 
-_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+_NUM = TABLE_NUMBER  # a comma only between three-digit groups: a decimal comma is no number
 MM_STATS = r"Amean|Hmean|Gmean|Stddev|CoeffVar|Min|Max|B[AH]mean-\d+"
 MM_ROW = re.compile(rf"^(?P<stat>{MM_STATS})\s+(?P<metric>\S+)\s+(?P<rest>{_NUM}.*)$")
 MM_CELL = re.compile(rf"({_NUM})\s*(?:\(\s*([-+]?[\d.]+|nan|-?inf)%\)|\*\s*([-+]?[\d.]+|nan|-?inf)%\*)")
 _SD_CELL = rf"({_NUM})\s*(?:\(\s*({_NUM})\s*\)(?!\s*%)|(?:±|\+/-|\+-)\s*({_NUM})(?![\d.]*\s*%))"
 SD_CELL = re.compile(_SD_CELL)
-SD_LABEL = re.compile(r"(?P<label>[A-Za-z][^\s:]*(?:[ \t]+[A-Za-z(][^\s:]*)*?):?\s+(?=[-+.\d])")
+# a label of 16 words at most: bounded matching on a one-line paste of megabytes (attack18 M5)
+SD_LABEL = re.compile(r"(?P<label>[A-Za-z][^\s:]*(?:[ \t]+[A-Za-z(][^\s:]*){0,15}?):?\s+(?=[-+.\d])")
 TRAILING_PCT = re.compile(r"\s*[-+]?\d+(?:\.\d+)?%")
 RUN_INDEX = re.compile(r"^(?:run\s*|#)?(\d{1,4})[:.)]?$", re.IGNORECASE)
 SUMMARY_WORDS = re.compile(r"^(avg|average|mean|amean)[:]?$", re.IGNORECASE)
 KERNBENCH_RUN = re.compile(r"run number (\d+)")
+MAX_COLUMNS = 64  # a table of runs wider than this is no table a developer pastes
 
 
 def _cells(text: str) -> list[str]:
@@ -329,8 +331,8 @@ def _indexed(first: str) -> bool:
 
 
 def _per_run_at(lines: list[str], index: int, covered: set[int]) -> tuple[Claim, int] | None:
-    header = strip_quote(lines[index]).split()
-    if not _per_run_header(header, index + 1 in covered):
+    header = strip_quote(lines[index]).split(maxsplit=MAX_COLUMNS)  # bounded: a one-line paste of MBs
+    if len(header) > MAX_COLUMNS or not _per_run_header(header, index + 1 in covered):
         return None
     width = len(header) - 1 if _indexed(header[0]) else len(header)
     runs = _per_run_rows(lines, index, width) if width >= 2 else []

@@ -15,6 +15,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, cast
 
+from abstat.comparison.analyses import negative_baseline
 from abstat.comparison.planning_model import (
     DEFAULT_COST_RATIOS,
     NESTED_NOTE,
@@ -178,11 +179,11 @@ def _pilots(
 
 def _mean_delta(base: VariantPilot, detect: float, relative: bool) -> tuple[float, float | None]:
     """The absolute change to detect and it in percent of the baseline mean."""
+    if base.mean <= 0.0:  # as compare says it: it judges no change against a mean at or below 0
+        raise ValueError(negative_baseline("mean", base.mean))
     if relative:
-        if base.mean == 0.0:
-            raise ValueError("a relative change needs a baseline mean other than 0")
-        return abs(base.mean) * detect / 100.0, detect
-    return detect, (detect * 100.0 / abs(base.mean) if base.mean else None)
+        return base.mean * detect / 100.0, detect
+    return detect, detect * 100.0 / base.mean
 
 
 def _mean_pairs(

@@ -90,8 +90,10 @@ class Plan:
 
 def change_to_detect(centre: float, detect: float, relative: bool) -> tuple[float, float]:
     """The change to detect in percent and absolute, of a baseline centre ``centre``."""
+    if centre <= 0:  # as compare says it: no relative change against a centre at or below 0
+        from abstat.comparison.analyses import negative_baseline
+
+        raise ValueError(negative_baseline("centre", centre))
     if relative:
-        return detect, abs(centre) * detect / 100.0
-    if not centre:
-        raise ValueError("an absolute change needs a baseline centre other than 0")
-    return 100.0 * detect / abs(centre), detect
+        return detect, centre * detect / 100.0
+    return 100.0 * detect / centre, detect

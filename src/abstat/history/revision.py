@@ -60,10 +60,16 @@ def resolve(revs: Sequence[str], cwd: str) -> dict[str, str | None]:
     """Each revision name -> full commit sha, or None when the repository does not know it."""
     if not revs:
         return {}
+    for rev in revs:  # git cat-file --batch-check reads one name a line: a newline would shift the answers
+        if any(ord(c) < 32 or ord(c) == 127 for c in rev):
+            raise InputError(f"revision {rev!r} holds a control character (a newline?): not a revision name", path=cwd)
     text = "".join(f"{rev}^{{commit}}\n" for rev in revs)
     done = git(["cat-file", "--batch-check=%(objectname) %(objecttype)"], cwd, stdin=text)
+    answers = done.stdout.splitlines()
+    if len(answers) != len(revs):
+        raise InputError(f"git cat-file answered {len(answers)} lines for {len(revs)} revisions", path=cwd)
     found: dict[str, str | None] = {}
-    for rev, line in zip(revs, done.stdout.splitlines()):
+    for rev, line in zip(revs, answers, strict=True):
         parts = line.split()
         found[rev] = parts[0] if len(parts) == 2 and parts[1] == "commit" else None
     return found

@@ -1,25 +1,21 @@
 """``perf stat`` output: the text perf prints, ``-x,`` CSV and ``-j`` JSON lines.
 
-Every event is a metric (label ``metric``: the event name) with perf's unit
-(``msec`` for task-clock, none for counts).  A file holding several runs
-(``perf stat --append -o``, or one invocation's output after another) gives
-one value per occurrence of each event; ``-I`` interval lines are values of
-a time series (noted).
+Every event is a metric (label ``metric``: the event name) with perf's unit (``msec`` for task-clock,
+none for counts).  A file holding several runs (``perf stat --append -o``, or one output after another)
+gives one value per occurrence of each event; ``-I`` interval lines are a time series (noted).  Text
+numbers are read in the locale perf printed them in (:mod:`abstat.readers.perf_numbers`: de_DE's
+``1.224.637`` and ``0,41``), refused when perf's layout does not tell it.
 
-* Text with ``(N runs)`` (``perf stat -r N``) holds the mean of the N runs and
-  ``( +- x% )``: the standard error of the mean relative to it (perf's
-  ``rel_stddev_stats``), so the standard deviation of the runs is
-  ``x/100 * mean * sqrt(N)``.  Such a block becomes summary statistics
-  (N, mean, that standard deviation); ``m +- s seconds time elapsed`` gives
-  the standard error ``s`` directly.
+* Text with ``(N runs)`` (``perf stat -r N``) holds the mean of the N runs and ``( +- x% )``: the
+  standard error of the mean relative to it (perf's ``rel_stddev_stats``), so the standard deviation
+  of the runs is ``x/100 * mean * sqrt(N)``: such a block becomes summary statistics (N, mean, that
+  sd); ``m +- s seconds time elapsed`` gives the standard error ``s`` directly.
 * ``-x,`` CSV rows are ``[prefix,]value,unit,event[,variance%],run-time,pcnt-running,metric,unit``
-  (prefix: the ``-I`` time stamp, the ``-A``/``--per-core`` CPU...); the
-  first row is data, never a header.
+  (prefix: the ``-I`` time stamp, the ``-A``/``--per-core`` CPU...); the first row is data.
 * ``-j`` lines hold ``counter-value`` as a string.
 
-An event counted only part of the time (``pcnt-running`` below 100: the
-counters were multiplexed and perf scaled the count) keeps that percentage
-as a note, and says so as a warning.
+An event counted only part of the time (``pcnt-running`` below 100: multiplexed counters, the count
+scaled by perf) keeps that percentage as a note, and says so as a warning.
 """
 
 from __future__ import annotations
@@ -30,11 +26,13 @@ import re
 from typing import Any
 
 from abstat.errors import InputError
+from abstat.readers.perf_collect import Collect
+from abstat.readers.perf_numbers import NUMBER, json_number, marks_of, to_number
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
 
 _NOT_COUNTED = ("<not counted>", "<not supported>")
-_NUM = r"[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+_NUM = NUMBER  # perf prints in the user's locale (readers/perf_numbers.py)
 HEADER = re.compile(r"^\s*Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
 # "     0.68 msec task-clock   # 0.501 CPUs utilized   ( +-  6.77% )  (50.00%)"
 COUNTER = re.compile(
@@ -43,10 +41,11 @@ COUNTER = re.compile(
     r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)"
     r"(?P<rest>.*)$"
 )
-NOISE = re.compile(r"\(\s*\+-\s*(?P<pct>[\d.]+)%\s*\)")
-RUNNING = re.compile(r"(?:\((?P<pct>[\d.]+)%\)|\[\s*(?P<old>[\d.]+)%\s*\])\s*$")  # old perf: [ 50.01%]
+NOISE = re.compile(rf"\(\s*\+-\s*(?P<pct>{_NUM})%\s*\)")
+RUNNING = re.compile(rf"(?:\((?P<pct>{_NUM})%\)|\[\s*(?P<old>{_NUM})%\s*\])\s*$")  # old perf: [ 50.01%]
 ELAPSED = re.compile(rf"^\s*(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed|user|sys)")
 _CSV_FIELDS_MIN = 3
+_STAMP = re.compile(r"\d+\.\d{9}")  # perf's -I time stamp, %lu.%09lu in every locale
 
 
 def _number(text: str) -> float | None:
@@ -57,65 +56,15 @@ def _number(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
-class _Collect:
-    """Values, units and notes per metric name, in the order first seen."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.values: dict[str, list[float]] = {}
-        self.units: dict[str, str | None] = {}
-        self.notes: dict[str, list[str]] = {}
-        self.summaries: dict[str, Summary] = {}
-        self.missing: list[str] = []
-        self.running: dict[str, list[float | None]] = {}
-
-    def add(self, event: str, value: float, unit: str | None, running: float | None = None) -> None:
-        self.values.setdefault(event, []).append(value)
-        self.units.setdefault(event, unit or None)
-        self.running.setdefault(event, []).append(running)
-        if running is not None and running < 100.0:
-            note = (
-                f"{self.path}: {event}: counted {running:g}% of the time (multiplexed counters): perf scaled the count"
-            )
-            kept = self.notes.setdefault(event, [])
-            if note not in kept:
-                kept.append(note)
-
-    def note(self, event: str, text: str) -> None:
-        kept = self.notes.setdefault(event, [])
-        if text not in kept:
-            kept.append(text)
-
-    def sets(self, fmt: str) -> list[SampleSet]:
-        if not self.values:
-            what = f"; not counted: {', '.join(dict.fromkeys(self.missing))}" if self.missing else ""
-            raise InputError(f"perf stat {fmt}: no counter values{what}", path=self.path)
-        found = []
-        for event, values in self.values.items():
-            notes = list(self.notes.get(event, []))
-            summary = self.summaries.get(event)
-            found.append(
-                SampleSet(
-                    labels={"metric": event},
-                    runs=[] if summary else [values],
-                    source=self.path,
-                    unit=self.units.get(event),
-                    notes=notes,
-                    summary=summary,
-                    extra={"format": f"perf-stat-{fmt}", "pcnt_running": self.running[event]},
-                )
-            )
-        if self.missing:
-            found[0].notes.append(f"{self.path}: not counted: {', '.join(dict.fromkeys(self.missing))}")
-        return found
-
-
 # --------------------------------------------------------------------------
 # text
 
 
-def parse_counter_line(line: str) -> tuple[str, float | None, str | None, float | None, float | None] | None:
-    """``(event, value or None when not counted, unit, relative SE %, running %)`` of a counter line."""
+def parse_counter_line(
+    line: str, decimal: str = "."
+) -> tuple[str, float | None, str | None, float | None, float | None] | None:
+    """``(event, value or None when not counted, unit, relative SE %, running %)`` of a counter line
+    (``decimal``: the file's decimal mark); a ValueError when its value is not a number in that locale."""
     match = COUNTER.match(line)
     if match is None or match.group("event") in ("seconds",):
         return None
@@ -123,26 +72,29 @@ def parse_counter_line(line: str) -> tuple[str, float | None, str | None, float 
     if rest and not rest[:1].isspace():
         return None
     raw = match.group("value")
-    value = None if raw in _NOT_COUNTED else _number(raw)
+    value = None if raw in _NOT_COUNTED else to_number(raw, decimal)
     if value is None and raw not in _NOT_COUNTED:
-        return None
+        raise ValueError(f"{match.group('event')}: {raw!r} is not a number with {decimal!r} as the decimal mark")
     noise = NOISE.search(rest)
     running = RUNNING.search(rest.split("#", 1)[-1] if "#" in rest else rest)
     return (
         match.group("event"),
         value,
         match.group("unit"),
-        float(noise.group("pct")) if noise else None,
-        float(running.group("pct") or running.group("old")) if running else None,
+        to_number(noise.group("pct"), decimal) if noise else None,
+        to_number(running.group("pct") or running.group("old"), decimal) if running else None,
     )
 
 
-def read_text_blocks(text: str) -> list[dict[str, Any]]:
+def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
     """Each ``Performance counter stats for ...`` block: ``what``, ``runs``, ``counters``
-    (``[(event, value, unit, rel_se_pct, running_pct, line)]``) and ``elapsed`` lines."""
+    (``[(event, value, unit, rel_se_pct, running_pct, line)]``) and ``elapsed`` lines; numbers read in the
+    file's locale (an InputError naming the line when perf's layout does not tell it)."""
     blocks: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
-    for number, line in enumerate(text.splitlines(), start=1):
+    lines = list(enumerate(text.splitlines(), start=1))
+    decimal = marks_of(lines).decimal(path)
+    for number, line in lines:
         header = HEADER.match(line)
         if header:
             runs = int(header.group("runs")) if header.group("runs") else 1
@@ -159,10 +111,13 @@ def read_text_blocks(text: str) -> list[dict[str, Any]]:
             continue
         elapsed = ELAPSED.match(line)
         if elapsed:
-            se = _number(elapsed.group("se")) if elapsed.group("se") else None
-            current["elapsed"].append((elapsed.group("what"), _number(elapsed.group("value")), se, number))
+            se = to_number(elapsed.group("se"), decimal) if elapsed.group("se") else None
+            current["elapsed"].append((elapsed.group("what"), to_number(elapsed.group("value"), decimal), se, number))
             continue
-        counter = parse_counter_line(line)
+        try:
+            counter = parse_counter_line(line, decimal)
+        except ValueError as err:
+            raise InputError(f"perf stat text: {err}", path=path, line=number) from None
         if counter is not None:
             current["counters"].append((*counter, number))
     return blocks
@@ -173,10 +128,10 @@ def is_text(text: str) -> bool:
 
 
 def read_text(path: str, text: str) -> list[SampleSet]:
-    blocks = [b for b in read_text_blocks(text) if b["counters"] or b["elapsed"]]
+    blocks = [b for b in read_text_blocks(text, path) if b["counters"] or b["elapsed"]]
     if not blocks:
         raise InputError("perf stat text: no counter lines after 'Performance counter stats for'", path=path)
-    got = _Collect(path)
+    got = Collect(path)
     for block in blocks:
         _add_block(got, block)
     if len(blocks) == 1 and blocks[0]["runs"] > 1:
@@ -187,7 +142,7 @@ def read_text(path: str, text: str) -> list[SampleSet]:
     return got.sets("text")
 
 
-def _add_block(got: _Collect, block: dict[str, Any]) -> None:
+def _add_block(got: Collect, block: dict[str, Any]) -> None:
     """A block's counters (those not counted listed as missing) and its elapsed times, as ``seconds-...``."""
     for event, value, unit, _pct, running, _line in block["counters"]:
         if value is None:
@@ -199,7 +154,7 @@ def _add_block(got: _Collect, block: dict[str, Any]) -> None:
             got.add(f"seconds-{what.replace(' ', '-')}", value, "s")
 
 
-def _summaries(got: _Collect, block: dict[str, Any]) -> None:
+def _summaries(got: Collect, block: dict[str, Any]) -> None:
     """A ``-r N`` block: (N, mean, sd) per event, the sd from perf's standard error of the mean."""
     n = block["runs"]
     for event, value, _unit, pct, _running, _line in block["counters"]:
@@ -255,13 +210,20 @@ def is_csv(text: str) -> bool:
 
 
 def read_csv(path: str, text: str) -> list[SampleSet]:
-    got = _Collect(path)
+    got = Collect(path)
     intervals = False
     for number, fields in _csv_lines(text):
         shape = _csv_row(fields)
         if shape is None:
             raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
         offset, variance = shape
+        if offset and _number(fields[0]) is not None and not _STAMP.fullmatch(fields[0].strip()):
+            raise InputError(
+                f"{','.join(fields[: offset + 1])!r}: a decimal comma? (perf stat -x, in a locale such as de_DE; "
+                "its -I time stamp is %lu.%09lu): run perf with LC_ALL=C",
+                path=path,
+                line=number,
+            )
         raw, unit, event = fields[offset].strip(), fields[offset + 1].strip(), fields[offset + 2].strip()
         name, interval = _csv_name(fields[:offset], event)
         intervals = intervals or interval
@@ -292,7 +254,7 @@ def _csv_name(prefix_fields: list[str], event: str) -> tuple[str, bool]:
     return (f"{event}.{'.'.join(prefix)}" if prefix else event), interval
 
 
-def _note_intervals(got: _Collect) -> None:
+def _note_intervals(got: Collect) -> None:
     for name in got.values:
         got.note(name, f"{got.path}: {name}: perf stat -I interval counts: a time series, not independent runs")
 
@@ -337,7 +299,7 @@ def _json_value(path: str, number: int, obj: dict[str, Any]) -> float | None:
     """The counter value of a ``-j`` line (a string in perf's JSON); None when not counted."""
     raw = obj["counter-value"]
     if isinstance(raw, str):
-        value = _number(raw)
+        value = json_number(raw)
     elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
         value = float(raw) if math.isfinite(raw) else None
     else:
@@ -348,7 +310,7 @@ def _json_value(path: str, number: int, obj: dict[str, Any]) -> float | None:
 
 
 def read_json(path: str, text: str) -> list[SampleSet]:
-    got = _Collect(path)
+    got = Collect(path)
     lines = _json_lines(text)
     if not lines:
         raise InputError("perf stat -j: not JSON lines", path=path)
