@@ -21,10 +21,13 @@ def _store_sets(
     metrics: Sequence[str] | None,
     where: Mapping[str, Any],
     notes: list[Any],
-) -> tuple[Iterator[Any], Mapping[int, int], Callable[[], None]]:
+    columns: str | None,
+) -> tuple[Iterator[Any], Mapping[int, int], Callable[[], None], Any]:
     """The experiment's sets, each made as build_series takes it (the store stays open in ``stack``
     while they are taken; read before this returns: a damaged store fails here), the first-seen order
-    of their invocations (filled as they are taken), and what adds the load advice once they are."""
+    of their invocations (filled as they are taken), what adds the load advice once they are, and
+    (``columns``: the revision label, when the store is the only input) the series made of the store's
+    columns (:mod:`abstat.history.stored`; then no set: None when they are made of sets)."""
     from abstat.history.load_advice import LATEST
     from abstat.store import open_store
 
@@ -32,9 +35,24 @@ def _store_sets(
     if not store.has_experiment(experiment):
         known = ", ".join(store.experiment_names()[-10:]) or "none"
         raise InputError(f"no experiment {experiment!r} (recent: {known})", path=_shown(store_path))
-    available = store.metrics(experiment)
+    available = _available(store, experiment, metrics)
     chosen = _chosen(experiment, available, metrics, store_path, notes)
     walls: set[int] = set()  # the latest invocations of the sets of ``wall`` (a bounded number)
+
+    def advice() -> None:
+        if "wall" in chosen:
+            add_load_advice(store, experiment, sorted(walls), available, notes)
+
+    wanted = {**where, "experiment": experiment, "metric": chosen}
+    read = store.column_read(wanted) if columns is not None else None
+    if read is not None and columns is not None:
+        from abstat.history.stored import latest_walls, stored_series
+
+        made = stored_series(read, columns)
+        if made is not None:
+            walls.update(latest_walls(read, LATEST))
+            return iter(()), INVOCATION_ORDER, advice, made
+    del read
 
     def taken(found: Iterator[Any]) -> Iterator[Any]:
         for sample_set in found:
@@ -44,15 +62,19 @@ def _store_sets(
                     walls.difference_update(sorted(walls)[:-LATEST])
             yield sample_set
 
-    found = store.light_sets({**where, "experiment": experiment, "metric": chosen})
+    found = store.light_sets(wanted)
     first = next(found, None)  # the whole read: its errors before any file's
     sets = taken(chain(() if first is None else (first,), found))
+    return sets, INVOCATION_ORDER, advice, None
 
-    def advice() -> None:
-        if "wall" in chosen:
-            add_load_advice(store, experiment, sorted(walls), available, notes)
 
-    return sets, INVOCATION_ORDER, advice
+def _available(store: Any, experiment: str, metrics: Sequence[str] | None) -> list[str]:
+    """The experiment's metrics as :func:`_chosen` and the load advice ask for them: every one
+    (``store.metrics``, which reads every sample) unless the metrics asked for are all stored, then
+    those and the CPU times stored (a lookup each)."""
+    if not metrics or not all(store.lists_metric(experiment, m) for m in metrics):
+        return list(store.metrics(experiment))
+    return [*metrics, *(m for m in ("user", "sys") if m not in metrics and store.lists_metric(experiment, m))]
 
 
 class _InvocationOrder(Mapping[int, int]):
@@ -242,10 +264,12 @@ def _load(
     with ExitStack() as stack:
         sets: Iterator[Any] = iter(())
         first_seen: Mapping[int, int] | None = None
-        advice = None
+        advice, stored = None, None
         if experiment is not None:
             assert store_path is not None
-            sets, first_seen, advice = _store_sets(stack, store_path, experiment, metrics, where, store_notes)
+            sets, first_seen, advice, stored = _store_sets(
+                stack, store_path, experiment, metrics, where, store_notes, None if inputs else rev_label
+            )
         texts: dict[str, str] = {}  # an input's text read by the columnar path, which did not take it
         columnar = (
             None if experiment is not None or where else _columnar(inputs, metrics, label_columns, rev_label, texts)
@@ -253,6 +277,8 @@ def _load(
         if columnar is not None:
             series, skipped = columnar[0], 0
             file_notes += columnar[1]
+        elif stored is not None:
+            series, skipped = stored
         else:
             file_sets = _file_sets(inputs, metrics, where, label_columns, rev_label, file_notes, texts)
             series, skipped = build_series(chain(sets, drained(file_sets)), rev_label=rev_label, first_seen=first_seen)

@@ -46,7 +46,9 @@ def _arrays(rows: Iterable[tuple[Any, ...]]) -> tuple[list[np.ndarray], list[tup
         keys = _typed(variant, int) and _typed(invocation, int) and _typed(run, int) and _typed(metric, str)
         if not (keys and _typed(value, float) and _typed(unit, str, type(None))):
             return None
-        pair = [codes.setdefault(item, len(codes)) for item in zip(metric, unit, strict=True)]
+        for item in dict.fromkeys(zip(metric, unit, strict=True)):  # the chunk's pairs, in the order first seen
+            codes.setdefault(item, len(codes))
+        pair = list(map(codes.__getitem__, zip(metric, unit, strict=True)))
         for into, column in zip(parts, (variant, invocation, value, run, pair), strict=True):
             into.append(np.asarray(column, dtype=float if column is value else np.int64))
     empty = np.zeros(0, dtype=np.int64)
@@ -102,6 +104,26 @@ def _set_index(columns: Columns, hosts: Mapping[int, Any], labels: Mapping[int, 
     return np.unique(keys, axis=0, return_inverse=True)[1].reshape(-1)
 
 
+def set_order(
+    columns: Columns,
+    names: Mapping[int, tuple[int, str, str]],
+    hosts: Mapping[int, Any],
+    labels: Mapping[int, Mapping[str, str]],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The sets of the groups: ``order`` (the sets in the row path's order: experiment, variant, metric,
+    first invocation), ``first`` (each set's first group: its first invocation's), ``by_set`` (the
+    groups, each set's together in invocation order) and ``bounds`` (where each set's are in it)."""
+    belongs = _set_index(columns, hosts, labels)
+    _, first = np.unique(belongs, return_index=True)
+    variant = columns.variant[first]
+    experiment = np.asarray([names[v][0] for v in variant.tolist()], dtype=np.int64)
+    metric_rank = metric_ranks(columns.pairs)[columns.pair[first]]
+    order = np.lexsort((columns.invocation[first], metric_rank, variant, experiment))
+    by_set = np.argsort(belongs, kind="stable")
+    bounds = np.searchsorted(belongs[by_set], np.arange(first.size + 1))
+    return order, first, by_set, bounds
+
+
 def _sets(
     columns: Columns,
     names: Mapping[int, tuple[int, str, str]],
@@ -113,14 +135,7 @@ def _sets(
     as it is handed out; those whose labels ``accepted`` refuses left out."""
     if not columns.ends.size:
         return
-    belongs = _set_index(columns, hosts, labels)
-    _, first = np.unique(belongs, return_index=True)  # each set's first group: its first invocation
-    variant = columns.variant[first]
-    experiment = np.asarray([names[v][0] for v in variant.tolist()], dtype=np.int64)
-    metric_rank = metric_ranks(columns.pairs)[columns.pair[first]]
-    order = np.lexsort((columns.invocation[first], metric_rank, variant, experiment))
-    by_set = np.argsort(belongs, kind="stable")  # each set's groups together, in invocation order
-    bounds = np.searchsorted(belongs[by_set], np.arange(first.size + 1))
+    order, first, by_set, bounds = set_order(columns, names, hosts, labels)
     heads, uses = np.unique(columns.invocation[first], return_counts=True)
     left = dict(zip(heads.tolist(), uses.tolist(), strict=True))  # sets yet to make of each invocation's labels
     own = {invocation: labels[invocation] for invocation in left if invocation in labels}

@@ -141,6 +141,15 @@ class StoreReader(RowReader, RunReader, SetReader, ColumnReader):
         sql = and_in(sql, params, "v.name", None if variant is None else [variant])
         return ordered_metrics(row[0] for row in self.db.execute(sql, params))
 
+    def lists_metric(self, experiment: str, metric: str) -> bool:
+        """Whether :meth:`metrics` of ``experiment`` lists ``metric`` (stops at the first sample: at 10^5
+        runs of five metrics, a lookup per run at most instead of reading every sample)."""
+        sql = (
+            "SELECT 1 FROM samples s JOIN runs r ON r.id = s.run_id JOIN variants v ON v.id = r.variant_id"
+            " JOIN experiments e ON e.id = v.experiment_id WHERE e.name = ? AND s.metric = ? LIMIT 1"
+        )
+        return self.db.execute(sql, (experiment, metric)).fetchone() is not None
+
     def has_metric(self, experiment: str, variant: str, metric: str) -> bool:
         """Whether a successful run of ``experiment``'s ``variant`` has a sample of ``metric``
         (stops at the first: cheaper than :meth:`metrics` on a large experiment)."""

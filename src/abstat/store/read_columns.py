@@ -52,6 +52,27 @@ class ColumnReader:
                 found = _sets(columns, names, hosts, self._all_labels(), accepted)
         yield from found
 
+    def column_read(self, where: Mapping[str, Any]) -> tuple[Columns, Any, Any, Any] | None:
+        """What :meth:`light_sets` makes its sets of (the columns, the variants' names, the invocations'
+        hosts and labels), for a reader that makes no set (``abstat history``); None when its sets are
+        not made of columns (no variant chosen, or read row by row) or ``where`` names labels other than
+        the experiment, the variant and the metric (which the query itself chooses)."""
+        accepted = {key: _accepted(wanted) for key, wanted in where.items()}
+        if not set(accepted) <= {"experiment", "variant", "metric"}:
+            return None
+        with gc_paused():
+            names = self._names()
+            chosen = chosen_variants(names, accepted)
+            if not chosen:
+                return None
+            from abstat.store.columns import _known
+
+            columns = self._columns(chosen, len(chosen) < len(names), accepted)
+            hosts = dict(self.db.execute("SELECT id, hostname FROM invocations").fetchall())
+            if columns is None or not _known(columns, names, hosts):
+                return None
+            return columns, names, hosts, self._all_labels()
+
     def _columns(self, chosen: list[int], some: bool, accepted: Mapping[str, set[str]]) -> Columns | None:
         from abstat.store.columns import grouped
 

@@ -58,6 +58,8 @@ def run_groups(
     key: tuple[Any, ...] = ()
     several = False  # the current run of ``key`` has held more than one sample
     last_run = last_metric = last_unit = None  # of the row before
+    at: tuple[Any, Any] = (None, None)  # the (variant, invocation) of ``current``
+    current: dict[Any, tuple[Any, list[Any], tuple[Any, ...]]] = {}  # metric -> (unit, values, key) in ``at``
     for variant, metric, invocation, value, unit, run in rows:
         if run == last_run and metric == last_metric and unit == last_unit:  # the same run's next sample
             if not several:
@@ -67,15 +69,19 @@ def run_groups(
             values.append(value)
             continue
         last_run, last_metric, last_unit, several = run, metric, unit, False
-        key = (variant, metric, invocation, unit)
-        found = groups.get(key)
-        if found is None:
-            groups[key] = values = [value]
-            continue
-        values = found
-        begun = starts.get(key)
-        if begun is not None:
-            begun.append(len(values))
+        if variant != at[0] or invocation != at[1]:  # (a dict of the few metrics: no key made per row)
+            at, current = (variant, invocation), {}
+        found = current.get(metric)
+        if found is not None and found[0] == unit:
+            _, values, key = found
+        else:
+            key = (variant, metric, invocation, unit)
+            values = groups.setdefault(key, [])
+            current[metric] = (unit, values, key)
+        if starts:
+            begun = starts.get(key)
+            if begun is not None:
+                begun.append(len(values))
         values.append(value)
     return groups, starts
 

@@ -45,7 +45,8 @@ def history_from_sets(sets: Sequence[Any], store_path: str, experiment: str, rep
     walls = sorted({i for s in sets if s.labels.get("metric") == "wall" for i in s.invocations})
     if walls:
         with open_store(store_path, create=False) as store:
-            add_load_advice(store, experiment, walls, store.metrics(experiment), notes)
+            cpu = [m for m in ("user", "sys") if store.lists_metric(experiment, m)]  # what the advice asks of them
+            add_load_advice(store, experiment, walls, cpu, notes)
     return finish_history(series, skipped, notes, REV_LABEL, repo)
 
 
