@@ -31,9 +31,11 @@ observation is the mean over its cell), so that at shift 0, on one grid, the
 statistic is exactly Brunner-Munzel's with mid-ranks.  Untied data are left
 as they are.  A level holding more than :data:`POINTS` values is represented
 by that many evenly spaced points, each weighted (their positions differ
-from the full set's by less than 1/POINTS of the cell: a relative change
-below 1e-6 of the result); that keeps 10^6 TSC samples on a few grid
-levels as cheap as 10^4.
+from the full set's by less than 1/POINTS of the cell, so the estimate and
+the interval's ends move by about ``h / POINTS`` at most on the analysis
+scale: 1.1e-5 (0.001%) on a 20-cycle grid at 440, 4.5e-5 for counts of 5
+and 6, attack18 L3); that keeps 10^6 TSC samples on a few grid levels as
+cheap as 10^4.
 """
 
 from __future__ import annotations
