@@ -32,3 +32,12 @@ def test_compare_shows_the_same_change(go_files: Path) -> None:
     result = run_abstat("compare", "old.txt", "new.txt", cwd=go_files)
     row = next(line for line in result.stdout.splitlines() if "64.00 B/op" in line)
     assert "0.0% cannot judge" in row
+
+
+def test_the_html_line_says_cannot_judge_once(go_files: Path) -> None:
+    # fix18c's left-over: "change cannot judge [1,2] — cannot judge"
+    result = run_abstat("report", "old.txt", "new.txt", "--format", "html", "-o", "r.html", cwd=go_files)
+    assert result.returncode == 0, result.stderr
+    page = (go_files / "r.html").read_text()
+    lines = [part for part in page.split("<p>") if "change 0.0% cannot judge" in part]
+    assert len(lines) == 2 and all(line.count("cannot judge") == 1 for line in lines)

@@ -184,7 +184,8 @@ def _comparison_line(cell: Cell) -> str:
     word = verdict_word(cmp.verdict, cmp.delta_pct, unit, metric, cmp.higher_is_better)
     estimand = getattr(cmp, "estimand_label", None) or getattr(cmp, "estimand", None)
     what = f"{str(estimand).replace('_', ' ')}: " if estimand else ""
-    parts = [f"{what}change {change_text(cell)} \N{EM DASH} {word}", str(cmp.method or "")]
+    said = "" if cmp.verdict == "cannot judge" else f" \N{EM DASH} {word}"  # (the change text says it then)
+    parts = [f"{what}change {change_text(cell)}{said}", str(cmp.method or "")]
     if _judged(cmp):
         parts.append(
             f"p {_p_relation(cmp.p_value)}"
