@@ -324,7 +324,7 @@ def _write(pieces) -> None:
 
 
 def _error(message: str) -> None:
-    from abstat.render.escape import terminal  # a file name's controls shown escaped (standard library only)
+    from abstat.terminal_text import terminal  # a file name's controls shown escaped (standard library only)
 
     sys.stderr.write(f"abstat ministat: {terminal(message)}\n")
     sys.stderr.flush()

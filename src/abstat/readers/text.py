@@ -288,18 +288,6 @@ def _ascii_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _refuse_unicode_space(line: str, name: str, number: int) -> None:
-    """Fields are separated by ASCII spaces, tabs and commas: a no-break space inside ``1 234`` would
-    otherwise silently split one value in two."""
-    for char in line:
-        if not char.isascii() and (char.isspace() or char in "\u200b\u2060\ufeff"):
-            raise InputError(
-                f"non-ASCII space U+{ord(char):04X} in the line: separate values with ASCII spaces, tabs or commas",
-                path=name,
-                line=number,
-            )
-
-
 _DECIMAL_BYTES = b"0123456789+-.eE\n\r"
 _BLANKS = b" \t\x0b\x0c"  # ASCII white space within a line
 
@@ -354,32 +342,19 @@ def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) ->
     if hash_at >= 0:
         raw = raw[:hash_at]
     if not raw.isascii():
-        _refuse_unicode_space(raw, name, number)
+        from abstat.readers.line_checks import refuse_unicode_space
+
+        refuse_unicode_space(raw, name, number)
     if delimiters is None:
         if "," in raw:
-            _refuse_ambiguous_comma(raw, name, number)
+            from abstat.readers.line_checks import refuse_ambiguous_comma
+
+            refuse_ambiguous_comma(raw, name, number)
         return raw.replace(",", " ").split()
     fields = [raw]
     for delim in delimiters:
         fields = [piece for field in fields for piece in field.split(delim)]
     return [field.strip() for field in fields if field.strip()]
-
-
-def _refuse_ambiguous_comma(raw: str, name: str, number: int) -> None:
-    """A comma between an integer and a digit (``12,5``, ``1,234``) under the default delimiters: a decimal
-    comma, a thousands separator or two columns?  Read as columns it gave 12 and 1 (attack18 M1): refused.
-    ``1.5,2.3`` (a decimal point before it) and ``12, 5`` are columns; ``-d ','`` says so for any line."""
-    import re
-
-    found = re.search(r"(?:^|[\s,])([+-]?\d+,\d[\d,.]*)", raw)
-    if found:
-        shown = found.group(1) if len(found.group(1)) <= 40 else found.group(1)[:37] + "..."
-        raise InputError(
-            f"{shown!r}: a decimal comma, a thousands separator or two columns? Write decimals with '.', "
-            "or give -d ',' to read comma-separated columns",
-            path=name,
-            line=number,
-        )
 
 
 def _column_value(fields: list[str], column: int, name: str, number: int) -> float:

@@ -1,0 +1,45 @@
+"""Text from data made safe for a terminal or a CI log (:func:`terminal`; the other targets' escapes are
+in :mod:`abstat.render.escape`, which re-exports this one).  A leaf module of the standard library only,
+so that any layer may show a file name in an error (``abstat ministat``'s too) as every command does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+
+@functools.cache
+def _unsafe() -> re.Pattern[str]:
+    """C0 controls, DEL, C1 controls, U+2028/2029, bidi embeddings/overrides/isolates, lone surrogates:
+    all outside ``str.isprintable``, so text that is printable needs no search (and start-up compiles
+    no 64K-character set, ~0.4 ms)."""
+    return re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+def visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+@functools.cache
+def _ci_command() -> re.Pattern[str]:
+    """GitHub Actions reads a line starting (after blanks) with ``::`` or ``##[`` as a workflow command;
+    compiled for the first text that starts (after blanks) with ``:`` or ``#``."""
+    return re.compile(r"\A(\s*)([:#])(?=:[A-Za-z-]|#\[)")
+
+
+def terminal(text: object) -> str:
+    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``), and a workflow
+    command's opening (``::``, ``##[``) at its start escaped too (``\\x3a:``): data that starts a line
+    of a CI log never speaks to the CI system."""
+    shown = str(text)
+    if not shown.isprintable():
+        shown = _unsafe().sub(visible, shown)
+    if shown.lstrip()[:1] not in (":", "#"):  # lstrip's white space is the pattern's \s (str.isspace)
+        return shown
+    return _ci_command().sub(_ci_visible, shown)
+
+
+def _ci_visible(match: re.Match[str]) -> str:
+    return match.group(1) + f"\\x{ord(match.group(2)):02x}"
