@@ -9,9 +9,8 @@ import os
 import pytest
 
 from abstat.engine import ExperimentSpec, Host, Lab, Variant
-from abstat.engine.spec import encode
 from abstat.store import open_store
-from support import paths
+from support import forged, paths
 from support.cli import run_abstat as _abstat
 
 SRC = paths.SRC
@@ -40,16 +39,7 @@ def _forged_bisection(path: str, marker: str) -> None:
         "confidence": 0.95,
         "setup": setup,
     }
-    with open_store(path) as store:
-        invocation = store.start_invocation(
-            "bx",
-            {"hostname": "m"},
-            argv=["abstat", "bisect"],
-            settings={"caller": {"bisect": {"config": config}}},
-            labels={"host": "box"},
-            variants=["a"],
-        )
-        store.finish_invocation(invocation, "failed", [])
+    forged.bisect_store(path, config)
 
 
 def test_bisect_resume_prints_the_stored_commands_and_runs_nothing_without_yes(tmp_path):
@@ -85,17 +75,7 @@ def test_bisect_resume_prints_the_stored_commands_and_runs_nothing_without_yes(t
 
 
 def _lab_store(path: str, command: str) -> None:
-    spec = ExperimentSpec((Variant("a", command),), seed=1, lab=Lab((Host("m", "m"),)))
-    with open_store(path) as store:
-        invocation = store.start_invocation(
-            "x",
-            {"hostname": "m"},
-            argv=["abstat", "run"],
-            settings={"spec": encode(spec), "lab": {}},
-            labels={"host": "m"},
-            variants=["a"],
-        )
-        store.finish_invocation(invocation, "failed", [])
+    forged.run_store(path, ExperimentSpec((Variant("a", command),), seed=1, lab=Lab((Host("m", "m"),))))
 
 
 def test_the_api_resume_runs_nothing_unless_the_listed_commands_are_approved(tmp_path):

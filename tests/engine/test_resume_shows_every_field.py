@@ -18,23 +18,13 @@ from abstat.engine import ExperimentSpec, Hooks, Host, Lab, Variant
 from abstat.engine.spec import _TOP, encode
 from abstat.engine.stored import stored_commands
 from abstat.store import open_store
-from support import paths
+from support import forged, paths
 from support.cli import run_abstat
 
 SHIM = os.path.join(str(paths.ROOT), "tests", "support", "local_ssh.py")
 
 
-def _store(path: str, spec: ExperimentSpec) -> None:
-    with open_store(path) as store:
-        invocation = store.start_invocation(
-            "x",
-            {"hostname": "m"},
-            argv=["abstat", "run"],
-            settings={"spec": encode(spec), "lab": {}},
-            labels={"host": "m"},
-            variants=[v.name for v in spec.variants],
-        )
-        store.finish_invocation(invocation, "failed", [])
+_store = forged.run_store
 
 
 def _forged(tmp_path) -> tuple[str, str]:

@@ -14,6 +14,7 @@ from abstat.history.columnar import ColumnPoints
 from abstat.history.load import INVOCATION_ORDER, load_history
 from abstat.history.series import History, build_series
 from abstat.store import open_store
+from support.store_runs import add_revision_run
 
 
 def _store(path: str, seed: int, role: bool = False) -> None:
@@ -36,19 +37,8 @@ def _store(path: str, seed: int, role: bool = False) -> None:
                 for i in range(rng.randint(1, 3)):
                     value = 10.0 + rng.gauss(0, 1)
                     ok = rng.random() > 0.05
-                    store.add_run(
-                        invocation,
-                        variant=variant,
-                        command="make",
-                        iteration=i,
-                        position=i,
-                        status="ok" if ok else "failed",
-                        exit_code=0 if ok else 1,
-                        started_at=100.0 * r + i,
-                        wall=value + 1,
-                        values={"wall": [value + 1], "user": [value] if rng.random() < 0.7 else []},
-                        units={"wall": "s", "user": "s"},
-                    )
+                    values = {"wall": [value + 1], "user": [value] if rng.random() < 0.7 else []}
+                    add_revision_run(store, invocation, variant, i, r, values, {"wall": "s", "user": "s"}, ok)
             store.finish_invocation(invocation, "complete")
 
 

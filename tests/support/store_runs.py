@@ -29,3 +29,30 @@ def add_ok_run(
         values=values,
         units=units,
     )
+
+
+def add_revision_run(
+    store: Any,
+    invocation: Any,
+    variant: str,
+    iteration: int,
+    revision: int,
+    values: Mapping[str, Sequence[float]],
+    units: Mapping[str, str],
+    ok: bool = True,
+) -> int:
+    """Run ``iteration`` of ``make`` at revision ``revision`` of a history (started at ``100 r + i``, its wall
+    time the first ``wall`` value), failed (exit 1) unless ``ok``."""
+    return store.add_run(
+        invocation,
+        variant=variant,
+        command="make",
+        iteration=iteration,
+        position=iteration,
+        status="ok" if ok else "failed",
+        exit_code=0 if ok else 1,
+        started_at=100.0 * revision + iteration,
+        wall=values["wall"][0],
+        values=values,
+        units=units,
+    )

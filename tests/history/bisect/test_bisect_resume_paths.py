@@ -13,8 +13,7 @@ import os
 import subprocess
 import sys
 
-from abstat.store import open_store
-from support import paths
+from support import forged, paths
 from support.cli import run_abstat
 
 SECRET = "TOP SECRET: the workstation's key\n"
@@ -74,16 +73,7 @@ def _forged(store: str, repo: str, shas: list[str], artifact: str) -> None:
         "boot_timeout": 5.0,
     }
     config = {"repo": repo, "good": shas[0], "bad": shas[-1], "budget": 20, "confidence": 0.95, "setup": setup}
-    with open_store(store) as opened:
-        invocation = opened.start_invocation(
-            "bx",
-            {"hostname": "m"},
-            argv=["abstat", "bisect"],
-            settings={"caller": {"bisect": {"config": config}}},
-            labels={"host": "box"},
-            variants=["a"],
-        )
-        opened.finish_invocation(invocation, "failed", [])
+    forged.bisect_store(store, config)
 
 
 def _copied(tmp_path) -> str:

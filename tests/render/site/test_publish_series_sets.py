@@ -14,7 +14,7 @@ from abstat.history.series import History
 from abstat.render.site.series import history_from_sets
 from abstat.report import api
 from abstat.store import open_store
-from support.store_runs import add_ok_run
+from support.store_runs import add_ok_run, add_revision_run
 
 
 def _store(path: str, *, without_rev: bool, times: bool) -> None:
@@ -30,18 +30,9 @@ def _store(path: str, *, without_rev: bool, times: bool) -> None:
                 for i in range(1 + r % 3):
                     user = 10.0 * (1.1 if r >= 15 else 1.0) * (1 + rng.gauss(0, 0.01))
                     ok = not (r == 9 and i == 1)
-                    store.add_run(
-                        invocation,
-                        variant=variant,
-                        command="make",
-                        iteration=i,
-                        position=i,
-                        status="ok" if ok else "failed",
-                        exit_code=0 if ok else 1,
-                        started_at=100.0 * r + i,
-                        wall=user + 1,
-                        values={"wall": [user + 1], "user": [user], "bytes": [float(r)] if r % 2 else []},
-                        units={"wall": "s", "user": "s", "bytes": "B"},
+                    values = {"wall": [user + 1], "user": [user], "bytes": [float(r)] if r % 2 else []}
+                    add_revision_run(
+                        store, invocation, variant, i, r, values, {"wall": "s", "user": "s", "bytes": "B"}, ok
                     )
             store.finish_invocation(invocation, "complete")
 
