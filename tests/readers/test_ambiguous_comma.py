@@ -48,6 +48,11 @@ def test_delimiters_given_read_commas_as_columns() -> None:
     assert parse_samples(DC_A, "f.txt", delimiters=",") == [12.0, 12.0, 12.0, 13.0, 12.0, 12.0]
 
 
+def test_a_column_beyond_the_first_reads_commas_as_columns() -> None:
+    # asking for column 2 says the file has columns: '2,20' is 2 and 20 (tests/ministat's lenient reader too)
+    assert parse_samples(b"1, 10\n2,20\n3 30\n", "f.txt", column=2) == [10.0, 20.0, 30.0]
+
+
 def test_compare_exits_2_naming_the_file_and_line(tmp_path, capsys) -> None:
     a, b = tmp_path / "dc_a.txt", tmp_path / "dc_b.txt"
     a.write_bytes(DC_A)

@@ -326,7 +326,7 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
         raise InputError("empty delimiter string", path=name)
     values: list[float] = []
     for number, raw in enumerate(_ascii_lines(text), start=1):
-        fields = _lenient_fields(raw, delimiters, name, number)
+        fields = _lenient_fields(raw, delimiters, name, number, columns=column > 1)
         if not fields:
             continue
         values.append(_column_value(fields, column, name, number))
@@ -335,9 +335,10 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
     return values
 
 
-def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) -> list[str]:
+def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int, columns: bool = False) -> list[str]:
     """The fields of a line, a ``#`` comment cut off: separated by white space and commas, or by
-    any of ``delimiters``."""
+    any of ``delimiters``; ``columns``: a column beyond the first was asked for, so a comma between
+    digits separates columns (else it may be a decimal comma: refused)."""
     hash_at = raw.find("#")
     if hash_at >= 0:
         raw = raw[:hash_at]
@@ -346,7 +347,7 @@ def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int) ->
 
         refuse_unicode_space(raw, name, number)
     if delimiters is None:
-        if "," in raw:
+        if "," in raw and not columns:
             from abstat.readers.line_checks import refuse_ambiguous_comma
 
             refuse_ambiguous_comma(raw, name, number)
