@@ -116,9 +116,31 @@ def _marked(entry: bytes) -> list[int]:
     return [pid for pid, _ in with_environ(entry.decode())]
 
 
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _children(parents: set[int]) -> list[dict]:
+    """The live children of ``parents`` (pid and start time): a postmaster's backends, which a test may have
+    stopped (SIGSTOP, tests/store/test_store_frozen_server.py) and which then never see it die."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit() and _parent_of(int(name)) in parents:
+            found.append({"pid": int(name), "start": _start_time(int(name))})
+    return found
+
+
 def _kill_all(entry: bytes, named: list[dict]) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
+        live = {
+            item["pid"] for item in named if item.get("start") is not None and _start_time(item["pid"]) == item["start"]
+        }
+        named = named + [child for child in _children(live) if child not in named]  # before their parent dies
         victims = _marked(entry) + [
             item["pid"] for item in named if item.get("start") is not None and _start_time(item["pid"]) == item["start"]
         ]
