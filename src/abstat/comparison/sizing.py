@@ -275,9 +275,8 @@ def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
     import numpy as np
 
     from abstat.stats.distributions import t_quantile
-    from abstat.stats.hodges_lehmann import bm_statistic, hodges_lehmann, spread_ties
+    from abstat.stats.hodges_lehmann import bm_statistic, hodges_lehmann, spread_pair
     from abstat.stats.permutation_power import SmallPower
-    from abstat.stats.tie_cells import cell_limit
 
     if np.ptp(lx) == 0.0 and np.ptp(ly) == 0.0:
         return Sizing(
@@ -287,9 +286,7 @@ def _hl_sizing(lx: Any, ly: Any, confidence: float, center: str) -> Sizing:
             "neither variant varies at this resolution: no noise to size a comparison by",
         )
     result = hodges_lehmann(lx, ly, confidence, centres=False)
-    xs, ys = np.sort(lx), np.sort(ly)
-    limit = cell_limit(xs, ys)  # the cells compare spreads ties over (abstat.stats.tie_cells)
-    sx, sy = spread_ties(xs, limit), spread_ties(ys, limit)
+    sx, sy = spread_pair(lx, ly)  # the cells compare spreads ties over
     here = bm_statistic(sx, sy, result.estimate)
     width = result.high - result.low
     if not (math.isfinite(width) and width > 0 and here.se > 0):

@@ -60,11 +60,16 @@ def change_text(cell: Cell) -> str:
     cmp = cell.comparison
     text = format_change(cmp.delta_pct, cmp.ci_pct)
     text += " *" if cell.significant else "  "
-    if cmp.verdict == "cannot judge":  # its change where one is exact (constant sides), as compare shows it
-        text = f"{format_change(cmp.delta_pct, None)} cannot judge" if math.isfinite(cmp.delta_pct) else "cannot judge"
+    if cmp.verdict == "cannot judge":
+        text = unjudged_text(cmp)
     elif has_shape_warning(cmp):  # the printed centres cannot agree with the change: the row says so
         text += " " + row_words(cmp, short=True)
     return (text + " " + _notes(cell)).rstrip()
+
+
+def unjudged_text(cmp: Any) -> str:
+    """A cell that cannot judge: its change too where one is exact (constant sides), as compare shows it."""
+    return f"{format_change(cmp.delta_pct, None)} cannot judge" if math.isfinite(cmp.delta_pct) else "cannot judge"
 
 
 def center_text(

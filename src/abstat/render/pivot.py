@@ -18,11 +18,9 @@ every other layout); only where they sit changes.
 
 from __future__ import annotations
 
-import math
-
 from abstat.errors import UsageError
 from abstat.render import escape, tables
-from abstat.render.matrix import format_cell_value, scalers, summary_text
+from abstat.render.matrix import format_cell_value, scalers, summary_text, unjudged_text
 from abstat.render.units import format_change
 from abstat.report.centres import row_words
 from abstat.report.table import Cell, Report, Row
@@ -42,9 +40,8 @@ def change_cell(cell: Cell) -> str:
     comparison = cell.comparison
     if comparison is None:
         return "not compared"
-    if comparison.verdict == "cannot judge":  # its change where one is exact (constant sides), as compare shows it
-        exact = math.isfinite(comparison.delta_pct)
-        text = f"{format_change(comparison.delta_pct, None)} cannot judge" if exact else "cannot judge"
+    if comparison.verdict == "cannot judge":
+        text = unjudged_text(comparison)
     else:
         text = format_change(comparison.delta_pct, comparison.ci_pct).replace(", ", ",")
         text += "*" if cell.significant else ""

@@ -265,9 +265,7 @@ def hodges_lehmann(
     exchangeable), the samples aligned at the estimate for the interval
     (exact coverage under a pure shift); the two are reconciled below as
     for the t reference.  Else Student's t."""
-    xs, ys = np.sort(x), np.sort(y)
-    limit = cell_limit(xs, ys)
-    sx, sy = spread_ties(xs, limit), spread_ties(ys, limit)
+    sx, sy = spread_pair(x, y)
     at_zero = bm_statistic(sx, sy, 0.0, inflate)
     alpha = 1.0 - confidence
     fixed = None
@@ -291,6 +289,14 @@ def hodges_lehmann(
     p, low, high = _reconcile(p, low, high, at_zero, confidence, fixed, (estimate, tied))
     mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
     return HLResult(estimate, low, high, p, at_zero.df, mid, sx.spread or sy.spread)
+
+
+def spread_pair(x: np.ndarray, y: np.ndarray) -> tuple[Spread, Spread]:
+    """Both samples sorted, their ties spread over cells no wider than either's resolution allows
+    (:mod:`abstat.stats.tie_cells`): what the comparison and ``plan``'s sizing read."""
+    xs, ys = np.sort(x), np.sort(y)
+    limit = cell_limit(xs, ys)
+    return spread_ties(xs, limit), spread_ties(ys, limit)
 
 
 def _reconcile(
