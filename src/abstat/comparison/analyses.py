@@ -209,6 +209,13 @@ def _mean_ratio(
     )
 
 
+def _log_ratio(a: float, b: float) -> float:
+    """``log(a / b)`` of positive values, also where ``a / b`` under- or overflows (a subnormal median against
+    1e11: the quotient is 0, its logarithm a domain error) as ``log a - log b``."""
+    ratio = a / b
+    return math.log(ratio) if 0.0 < ratio < math.inf else math.log(a) - math.log(b)
+
+
 def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1.0, 1.0)) -> Result:
     """``median_ratio`` (positive data, on logarithms) or ``median_difference``:
     the Bonett-Price test of the medians (:mod:`abstat.stats.medians`); when
@@ -234,7 +241,7 @@ def medians(x: Any, y: Any, confidence: float, inflate: tuple[float, float] = (1
     why = {name: unreliable(s) for name, s in (("baseline", sx), ("candidate", sy))}
     if any(why.values()):
         return _exact_medians(x, y, sx, sy, confidence, estimand, positive, why, centres)
-    shift = median_shift(ax, ay, confidence, math.log(centres[1] / reference) if positive else None, inflate)
+    shift = median_shift(ax, ay, confidence, _log_ratio(centres[1], reference) if positive else None, inflate)
     if not shift.se > 0.0:
         return _cannot(
             estimand,
@@ -310,7 +317,7 @@ def _exact_medians(
     reference, other = centres
     if positive:  # on logarithms
         lo, hi = to_pct(yl - xh, "log", 1.0), to_pct(yh - xl, "log", 1.0)
-        delta = to_pct(math.log(other / reference), "log", 1.0)
+        delta = to_pct(_log_ratio(other, reference), "log", 1.0)
     else:
         if xl <= 0.0 <= xh:
             return _cannot(estimand, method, "median", "samples", UNBOUNDED.format(what="median"))
