@@ -20,13 +20,14 @@ from dataclasses import dataclass, field
 from abstat.audit.findings import Finding
 from abstat.audit.scan_lines import strip_quote
 from abstat.errors import InputError
-from abstat.readers.perf_numbers import NUMBER, marks_of, to_number
+from abstat.readers.perf_numbers import AGGR, NUMBER, counter_name, marks_of, to_number, ungroup
 
 # a comma only between three-digit groups (C-locale tables); perf's blocks are read in their own locale
 TABLE_NUMBER = r"(?<![\w.,])(?:[-+]?(?:\d{1,3}(?:,\d{3})+(?![\d,])|\d+(?![\d,]))(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+)"
 PERF_HEADER = re.compile(r"Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
 PERF_COUNTER = re.compile(
-    rf"^(?P<value>{NUMBER}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"
+    rf"^(?:(?P<aggr>{AGGR})\s+(?:(?P<nr>\d+)\s+(?=[\d<]))?)?"
+    rf"(?P<value>{NUMBER}|<not counted>|<not supported>)\s+(?:(?P<unit>msec|usec|nsec|sec|ms|us|ns|s)\s+)?"
     r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)(?P<rest>(?:\s.*)?)$"
 )
 PERF_NOISE = re.compile(rf"\(\s*\+-\s*(?P<pct>{NUMBER})\s*%\s*\)")
@@ -144,7 +145,7 @@ def _perf_block(lines: list[str], index: int) -> tuple[dict[str, object], int]:
 
 def _in_locale(lines: list[str], start: int, end: int, counters: list) -> list:
     """The counters' numbers read in the block's locale (perf prints in the user's: de_DE's ``1.224.637``)."""
-    decimal = marks_of([(n + 1, strip_quote(lines[n])) for n in range(start, end)]).decimal("")
+    decimal = marks_of([(n + 1, ungroup(strip_quote(lines[n]))) for n in range(start, end)]).decimal("")
     read = []
     for name, raw, pct, unit, line, form in counters:
         values = [None if text is None else to_number(text, decimal) for text in (raw, pct)]
@@ -159,7 +160,7 @@ def _read_counters(lines: list[str], position: int, counters: list) -> int:
     line that is none of the block's; the index after them."""
     blanks = 0
     while position < len(lines) and blanks < 2:
-        text = strip_quote(lines[position]).strip()
+        text = ungroup(strip_quote(lines[position])).strip()
         if PERF_HEADER.search(text):
             break
         blanks = blanks + 1 if not text else 0
@@ -187,7 +188,8 @@ def _perf_line(text: str, number_: int, counters: list) -> bool:
         return match is not None
     noise = PERF_NOISE.search(match.group("rest"))
     pct = noise.group("pct") if noise else None
-    counters.append((match.group("event"), match.group("value"), pct, match.group("unit") or "", number_, "pct"))
+    name = counter_name(match.group("event"), match.group("aggr"), match.group("nr"), match.group("rest"))
+    counters.append((name, match.group("value"), pct, match.group("unit") or "", number_, "pct"))
     return True
 
 

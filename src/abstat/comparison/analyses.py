@@ -37,6 +37,13 @@ def _cannot(estimand: str, method: str, center: str, unit: str, why: str) -> Res
     return Result(estimand, NAN, (NAN, NAN), NAN, method, center, unit, why)
 
 
+def withheld(result: Result, why: str) -> Result:
+    """``result`` with no estimate, interval or p-value: ``why`` says what kept them (its centres stay)."""
+    found = _cannot(result.estimand, result.method, result.center, result.unit, why)
+    found.centres, found.center_kind = result.centres, result.center_kind
+    return found
+
+
 def negative_baseline(what: str, reference: float) -> str:
     """Why a change relative to a baseline centre of 0 or below is not given: undefined at 0, and below it
     a percentage would change meaning with the sign."""

@@ -69,6 +69,11 @@ def flat_change(
             nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
             constant=bool(x.min() == x.max() and y.min() == y.max()),
         )
+        from abstat.comparison.mean_tails import unrepresented_tail
+
+        tail = unrepresented_tail(x, y) if result.p_value == result.p_value else ""
+        if tail:
+            result = analyses.withheld(result, tail)
         if min(x.size, y.size) < MEDIAN_MIN_N and max(x.size, y.size) >= 4 * min(x.size, y.size):
             warnings.append(
                 StatWarning(

@@ -7,7 +7,7 @@ import re
 
 from abstat.errors import InputError
 
-_AMBIGUOUS_COMMA = re.compile(r"(?:^|[\s,])([+-]?\d+,\d[\d,.]*)")
+_AMBIGUOUS_COMMA = re.compile(r"(?:^|[^\d.eE])([+-]?\d+,\d[\d,.]*)")
 
 
 def refuse_unicode_space(line: str, name: str, number: int) -> None:
@@ -24,8 +24,9 @@ def refuse_unicode_space(line: str, name: str, number: int) -> None:
 
 def refuse_ambiguous_comma(raw: str, name: str, number: int) -> None:
     """A comma between an integer and a digit (``12,5``, ``1,234``) under the default delimiters: a decimal
-    comma, a thousands separator or two columns?  Read as columns it gave 12 and 1 (attack18 M1): refused.
-    ``1.5,2.3`` (a decimal point before it) and ``12, 5`` are columns; ``-d ','`` says so for any line."""
+    comma, a thousands separator or two columns?  Read as columns it gave 12 and 1 (attack18 M1): refused,
+    also after text (``x=12,5``, ``time: 12,5``).  ``1.5,2.3`` (a decimal point before it) and ``12, 5`` are
+    columns; ``-d ','`` says so for any line."""
     found = _AMBIGUOUS_COMMA.search(raw)
     if found:
         shown = found.group(1) if len(found.group(1)) <= 40 else found.group(1)[:37] + "..."

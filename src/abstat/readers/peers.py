@@ -161,8 +161,14 @@ def _detect_csv(content: list[str]) -> str | None:
 
 
 def _names_columns(fields: list[str]) -> bool:
-    """Two fields at least, one of them a name (a letter in it, not a number): a header, not data."""
-    return len(fields) >= 2 and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
+    """Two fields at least, one of them a name (a letter in it, not a number), and no decimal comma split in
+    two (``time: 12,5``, ``12,5 ms``: a field ending in a digit beside one starting with one, either of them
+    not a number, is a number with text around it, which the plain reader refuses): a header, not data."""
+    glued = any(
+        left[-1:].isdigit() and right[:1].isdigit() and not (is_number(left) and is_number(right))
+        for left, right in zip(fields, fields[1:], strict=False)
+    )
+    return len(fields) >= 2 and not glued and any(_CSV_SNIFF.search(f) and not is_number(f) for f in fields)
 
 
 def read_peer(

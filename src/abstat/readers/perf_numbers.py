@@ -19,12 +19,17 @@ import re
 from abstat.errors import InputError
 
 NUMBER = r"[-+]?(?:\d[\d,.]*|[.,]\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
+# an aggregation printed before a count (stat-display.c aggr_printout): -A "CPU%-4d", --per-core "S%d-D%d-C%-8d",
+# --per-die, --per-socket, --per-node, --per-cache and --per-thread's "comm-pid"
+AGGR = r"CPU\d+|S\d+(?:-D\d+)?(?:-C\d+|-L\d+-ID\d+)?|N\d+|[^\s\d#(<+-][^\s]*-\d+"
+# thousands grouped by a space-like mark or an apostrophe (fr_FR, sv_SE, ru_RU: U+202F or U+00A0; de_CH: ' or U+2019)
+_GROUPING = re.compile("(?<=\\d)[\u00a0\u202f\u2009'\u2019](?=\\d{3}(?!\\d))")
 _UNGROUPED = (
     re.compile(rf"^\s*({NUMBER})\s*(?:\+-\s*({NUMBER})\s*)?seconds (?:time elapsed|user|sys)"),
     re.compile(rf"\(\s*\+-\s*({NUMBER})\s*%\s*\)"),
     re.compile(rf"\(({NUMBER})%\)\s*$"),
 )
-_COUNT = re.compile(rf"^\s*(?:\d+\.\d{{9}}\s+)?({NUMBER})\s+[A-Za-z_]")
+_COUNT = re.compile(rf"^\s*(?:\d+\.\d{{9}}\s+)?(?:(?:{AGGR})\s+(?:\d+\s+(?=\d))?)?({NUMBER})\s+[A-Za-z_]")
 _SHAPES = {
     mark: re.compile(
         rf"[-+]?(?:\d{{1,3}}(?:{re.escape(group)}\d{{3}})+|\d+)(?:{re.escape(mark)}\d*)?(?:[eE][-+]?\d+)?"
@@ -120,3 +125,19 @@ def to_number(token: str, decimal: str) -> float | None:
 def json_number(token: str) -> float | None:
     """A ``-j`` counter value (``%f``: no grouping, so a separator is the decimal mark)."""
     return to_number(token.strip(), _ungrouped_mark(token) or ".")
+
+
+def ungroup(line: str) -> str:
+    """``line`` with the thousands grouping perf's ``%'`` prints in locales that group by a space-like mark
+    or an apostrophe (``1\u202f224\u202f637``, ``1'224'637``) taken out; other lines as they are."""
+    if line.isascii() and "'" not in line:
+        return line
+    return _GROUPING.sub("", line)
+
+
+def counter_name(event: str, aggr: str | None, nr: str | None, rest: str) -> str:
+    """A text counter's name: the event, then the aggregation printed before the value (``cycles.CPU0``,
+    ``cycles.S0-D0-C0.2``: as the ``-x,`` reader names it) and the cgroup ``-G`` prints after the event."""
+    words = rest.split(None, 1)
+    cgroup = words[0] if words and words[0][:1] not in "#([" else None
+    return ".".join(part for part in (event, aggr, nr, cgroup) if part)

@@ -27,20 +27,25 @@ from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.perf_collect import Collect
-from abstat.readers.perf_numbers import NUMBER, json_number, marks_of, to_number
+from abstat.readers.perf_numbers import AGGR, NUMBER, counter_name, json_number, marks_of, to_number, ungroup
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
 
 _NOT_COUNTED = ("<not counted>", "<not supported>")
 _NUM = NUMBER  # perf prints in the user's locale (readers/perf_numbers.py)
 HEADER = re.compile(r"^\s*Performance counter stats for (?P<what>.+?)(?:\s*\((?P<runs>\d+) runs\))?:\s*$")
-# "     0.68 msec task-clock   # 0.501 CPUs utilized   ( +-  6.77% )  (50.00%)"
+# "     0.68 msec task-clock   # 0.501 CPUs utilized   ( +-  6.77% )  (50.00%)"; with an aggregation in front
+# (stat-display.c aggr_printout: -A "CPU%-4d", --per-core "S%d-D%d-C%-8d %4d", --per-die/-socket/-node, and
+# --per-thread "comm-pid") and a cgroup after the event (-G: print_cgroup), the event's name gains them.
 COUNTER = re.compile(
-    rf"^\s*(?:(?P<ts>\d+\.\d+)\s+)?(?P<value>{_NUM}|<not counted>|<not supported>)\s+"
+    rf"^\s*(?:(?P<ts>\d+\.\d+)\s+)?(?:(?P<aggr>{AGGR})\s+(?:(?P<nr>\d+)\s+(?=[\d<]))?)?"
+    rf"(?P<value>{_NUM}|<not counted>|<not supported>)\s+"
     r"(?:(?P<unit>msec|usec|nsec|sec|Joules|MiB|Watts|ms|ns|us|s)\s+)?"
     r"(?P<event>[A-Za-z_][\w.:/=,@\-\[\]{}]*)"
     r"(?P<rest>.*)$"
 )
+# what looks like a counter (a number, or an aggregation and a number, then a word) but is not read: refused
+UNREAD = re.compile(rf"^\s*(?:\d+\.\d+\s+)?(?:(?:{AGGR})\s+)?(?:\d\S*|<not \w+>)(?:\s+\d\S*)*\s+[A-Za-z_]")
 NOISE = re.compile(rf"\(\s*\+-\s*(?P<pct>{_NUM})%\s*\)")
 RUNNING = re.compile(rf"(?:\((?P<pct>{_NUM})%\)|\[\s*(?P<old>{_NUM})%\s*\])\s*$")  # old perf: [ 50.01%]
 ELAPSED = re.compile(rf"^\s*(?P<value>{_NUM})\s*(?:\+-\s*(?P<se>{_NUM})\s*)?seconds (?P<what>time elapsed|user|sys)")
@@ -71,14 +76,15 @@ def parse_counter_line(
     rest = match.group("rest")
     if rest and not rest[:1].isspace():
         return None
+    name = counter_name(match.group("event"), match.group("aggr"), match.group("nr"), rest)
     raw = match.group("value")
     value = None if raw in _NOT_COUNTED else to_number(raw, decimal)
     if value is None and raw not in _NOT_COUNTED:
-        raise ValueError(f"{match.group('event')}: {raw!r} is not a number with {decimal!r} as the decimal mark")
+        raise ValueError(f"{name}: {raw!r} is not a number with {decimal!r} as the decimal mark")
     noise = NOISE.search(rest)
     running = RUNNING.search(rest.split("#", 1)[-1] if "#" in rest else rest)
     return (
-        match.group("event"),
+        name,
         value,
         match.group("unit"),
         to_number(noise.group("pct"), decimal) if noise else None,
@@ -92,7 +98,7 @@ def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
     file's locale (an InputError naming the line when perf's layout does not tell it)."""
     blocks: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
-    lines = list(enumerate(text.splitlines(), start=1))
+    lines = [(number, ungroup(line)) for number, line in enumerate(text.splitlines(), start=1)]
     decimal = marks_of(lines).decimal(path)
     for number, line in lines:
         header = HEADER.match(line)
@@ -120,6 +126,11 @@ def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
             raise InputError(f"perf stat text: {err}", path=path, line=number) from None
         if counter is not None:
             current["counters"].append((*counter, number))
+        elif UNREAD.match(line):
+            shown = line.strip() if len(line.strip()) <= 60 else line.strip()[:57] + "..."
+            raise InputError(
+                f"perf stat text: a counter line in a layout abstat cannot read: {shown!r}", path=path, line=number
+            )
     return blocks
 
 
@@ -194,9 +205,24 @@ def _csv_row(fields: list[str]) -> tuple[int, bool] | None:
     return None
 
 
+_OPEN_EVENT = re.compile(r"[A-Za-z_][\w.\-]*/[^/]*")  # a PMU event's name cut at a comma: cpu/event=0x3c
+
+
+def _csv_fields(line: str) -> list[str]:
+    """A ``-x,`` row's fields, a PMU event's terms joined again: perf prints the event as given, its commas
+    too (``cpu/event=0x3c,umask=0x1/``), where the event can stand (after up to three prefix fields)."""
+    fields = line.split(",")
+    for start in range(2, min(6, len(fields))):
+        if _OPEN_EVENT.fullmatch(fields[start].strip()):
+            end = next((i for i in range(start + 1, len(fields)) if "/" in fields[i]), None)
+            if end is not None:
+                return fields[:start] + [",".join(fields[start : end + 1])] + fields[end + 1 :]
+    return fields
+
+
 def _csv_lines(text: str) -> list[tuple[int, list[str]]]:
     return [
-        (n, line.split(","))
+        (n, _csv_fields(line))
         for n, line in enumerate(text.splitlines(), start=1)
         if line.strip() and not line.lstrip().startswith("#")
     ]
@@ -217,7 +243,7 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
         if shape is None:
             raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
         offset, variance = shape
-        if offset and _number(fields[0]) is not None and not _STAMP.fullmatch(fields[0].strip()):
+        if offset and not _prefix_explained(fields[:offset]):
             raise InputError(
                 f"{','.join(fields[: offset + 1])!r}: a decimal comma? (perf stat -x, in a locale such as de_DE; "
                 "its -I time stamp is %lu.%09lu): run perf with LC_ALL=C",
@@ -242,6 +268,21 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
     if intervals:
         _note_intervals(got)
     return got.sets("csv")
+
+
+_COUNTED_AGGR = re.compile(r"S\d+(?:-D\d+)?(?:-C\d+|-L\d+-ID\d+)?|N\d+")  # aggregations perf follows by a count
+
+
+def _prefix_explained(prefix: list[str]) -> bool:
+    """Whether each number in front of the value is one perf prints there: the ``-I`` time stamp first, or
+    the count after a socket, die, core, cache or node (``S0,4,``); ``CPU0,0,41,msec`` is a decimal comma."""
+    for index, raw in enumerate(prefix):
+        field = raw.strip()
+        if _number(field) is None or (index == 0 and _STAMP.fullmatch(field)):
+            continue
+        if index == 0 or not _COUNTED_AGGR.fullmatch(prefix[index - 1].strip()):
+            return False
+    return True
 
 
 def _csv_name(prefix_fields: list[str], event: str) -> tuple[str, bool]:

@@ -123,7 +123,30 @@ def parse_variant_spec(
     if runs is not None:
         return _from_store(name, value, runs, store, metric, where)
     _refuse_missing_reference(value, store)
-    return VariantData(name, runs=[_read(value, column, delimiters, arrays)], sources=[value])
+    values = _read(value, column, delimiters, arrays)
+    return VariantData(name, runs=[values], sources=[value], warnings=_index_column(name, value, values, column))
+
+
+def _index_column(name: str, path: str, values: Any, column: int) -> list[Any]:
+    """A warning when the column read holds 1, 2, ..., n (or 0, 1, ...) and the lines have another column:
+    a run number, most likely, read as the samples (ministat's default column 1 is compare's too)."""
+    n = len(values)
+    if column != 1 or n < 3 or path == "-" or values[0] not in (0, 1) or values[-1] != values[0] + n - 1:
+        return []
+    if any(float(v) != values[0] + i for i, v in enumerate(values)):
+        return []
+    try:
+        _read(path, 2, None)
+    except InputError:
+        return []
+    from abstat.stats.warnings import StatWarning
+
+    first = int(values[0])
+    message = (
+        f"{name}: column 1 of the file holds {first}, {first + 1}, ..., {first + n - 1}: a run number? "
+        "{column} 2 reads the next column"
+    )
+    return [StatWarning("index-column", message, name, fields=("column",))]
 
 
 def _summary(value: str, arg: str) -> Summary | None:

@@ -338,7 +338,7 @@ def parse_samples(data: bytes, name: str, *, column: int = 1, delimiters: str | 
 def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int, columns: bool = False) -> list[str]:
     """The fields of a line, a ``#`` comment cut off: separated by white space and commas, or by
     any of ``delimiters``; ``columns``: a column beyond the first was asked for, so a comma between
-    digits separates columns (else it may be a decimal comma: refused)."""
+    digits separates columns, unless white space already does (else it may be a decimal comma: refused)."""
     hash_at = raw.find("#")
     if hash_at >= 0:
         raw = raw[:hash_at]
@@ -347,7 +347,7 @@ def _lenient_fields(raw: str, delimiters: str | None, name: str, number: int, co
 
         refuse_unicode_space(raw, name, number)
     if delimiters is None:
-        if "," in raw and not columns:
+        if "," in raw and (not columns or len(raw.split()) > 1):  # "1 12,5": white space makes the columns
             from abstat.readers.line_checks import refuse_ambiguous_comma
 
             refuse_ambiguous_comma(raw, name, number)
