@@ -22,9 +22,9 @@ ENV_DIALECT = "ABSTAT_MINISTAT_DIALECT"
 DEFAULT_WIDTH = 74
 MIN_POINTS = 3
 FAST_PATH_BYTES = 1 << 20  # files at least this big are tried with the numpy reader for integers and decimals
-# Classic data sets of plain files of these sizes are counted by their distinct lines (issue 42); from
-# FAST_PATH_BYTES only integers of at most QUANTIZED distinct values a line (numpy's reader: faster, larger).
-COUNTED_FROM, COUNTED_BELOW, QUANTIZED = 1 << 17, 8 << 20, 1 / 64
+# Classic data sets of plain files of these sizes are counted by their distinct lines (issue 42: memory below
+# Debian's, whose values alone outgrow numpy's import from about 16 MiB of text, where numpy's reader is faster).
+COUNTED_FROM, COUNTED_BELOW = 1 << 17, 16 << 20
 # Sets this big, read by the general reader, get numpy's statistics (below, its import costs more).
 LARGE_SET = 1_000_000
 
@@ -218,8 +218,7 @@ def _counted(source, options: _Options, dialect: str, size: int):
         return None
     from abstat.ministat.counted import counted_sample_set
 
-    small = size < FAST_PATH_BYTES
-    return counted_sample_set(source, FGETS_CHUNK, in_order=small, share=None if small else QUANTIZED)
+    return counted_sample_set(source, FGETS_CHUNK, share=1.0 if size >= FAST_PATH_BYTES else None)
 
 
 def _check_count(count: int, name: str) -> None:
