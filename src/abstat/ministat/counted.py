@@ -42,6 +42,7 @@ except ImportError:  # pragma: no cover -- another Python implementation
 BLOCK, FIRST_BLOCK = 1 << 16, 1 << 14  # bytes read and split at a time
 # more distinct lines than this, or than this share of the lines read: the list and its sort are cheaper
 MAX_DISTINCT, DISTINCT_SHARE = 1 << 16, 0.5
+SHARE_FROM = 1 << 16  # the share is of this many lines at least (distinct lines grow fastest at the start)
 # decimals: more distinct lines than this, and a list of floats (or numpy's reader) is faster than looking
 # each line's value up in a dictionary grown out of the processor's caches (perf-stat's "%.2f" of ~N(1234, 60))
 MAX_DISTINCT_DECIMALS = 1 << 12
@@ -115,7 +116,7 @@ def _blocks(source):
 
 
 def counted_sample_set(
-    source, chunk: int, *, in_order: bool = True, share: float | None = None
+    source, chunk: int, *, in_order: bool = True, share: float | None = None, most: int | None = None
 ) -> "CountedSampleSet | None":
     """The classic data set of *source* (bytes, or a binary file at its start: read again from its start
     when its integers' sums are too large to be exact), or None (see the module); *chunk*: fgets' buffer.
@@ -124,16 +125,16 @@ def counted_sample_set(
     converted once and its value and square looked up per line; integers are counted as their lines,
     converted once per distinct line.  Without *in_order*, data whose sums need every value in order
     (decimals, integers too large for exact sums) gives None; more distinct lines than *share*
-    (``DISTINCT_SHARE``) of those read too."""
+    (``DISTINCT_SHARE``) of those read (at least ``SHARE_FROM``), or than *most* (``MAX_DISTINCT``) too."""
     counts: dict = {}
     value_of: dict | None = None  # line -> value, when the values are summed as read (decimals)
     sums = 0.0, 0.0
     minus = False
     read = 0  # values counted so far
     limit = DISTINCT_SHARE if share is None else share
-    cap = MAX_DISTINCT
+    cap = most or MAX_DISTINCT
     for block in _blocks(source):
-        lines = 0 if value_of is not None else _count_few(block, counts)
+        lines = _count_few(block, counts, value_of is None)
         if lines:
             read += lines
             continue
@@ -144,7 +145,7 @@ def counted_sample_set(
         if value_of is None and not counts and b"." in block:
             if not in_order:
                 return None
-            value_of, cap = {}, MAX_DISTINCT_DECIMALS
+            value_of, cap = {}, min(cap, MAX_DISTINCT_DECIMALS)
         _count_elements(counts, tokens)
         if value_of is not None:
             summed = _summed(tokens, counts, value_of, sums)
@@ -152,7 +153,7 @@ def counted_sample_set(
                 return None
             sums = summed
         read += len(tokens)
-        if len(counts) > cap or len(counts) > limit * read:
+        if len(counts) > cap or len(counts) > limit * max(read, SHARE_FROM):
             return None  # (mostly distinct values: sorting them is faster)
     found = _integers(source, counts, in_order) if value_of is None else _decimals(counts, minus, value_of, sums)
     if found is None or sum(found[1]) < 3:
@@ -173,14 +174,15 @@ def _summed(tokens: list, counts: dict, value_of: dict, sums: tuple[float, float
     return _running_sums(tokens, *sums, value_of)
 
 
-def _count_few(block: bytes, counts: dict) -> int:
+def _count_few(block: bytes, counts: dict, integers: bool = True) -> int:
     """Count the lines of *block* when there are few distinct lines so far (``FEW``, all of one length, as
     TSC counts are) and every line of *block* is one of them: the number of lines, else 0 (nothing counted).
 
     ``block.count`` of a line preceded by a newline finds each line that starts with it; a line found is
     credited its length and newline, a line not found nothing, so the credits add up to the block's length
-    only when every line is one of them, no longer, none blank."""
-    if not 0 < len(counts) <= FEW or not block.endswith(b"\n"):
+    only when every line is one of them, no longer, none blank.  Not for decimals (*integers* false), whose
+    sums are taken line by line."""
+    if not (integers and 0 < len(counts) <= FEW and block.endswith(b"\n")):
         return 0
     known = list(counts)
     width = len(known[0]) + 1
