@@ -18,6 +18,10 @@ Targets (issue 42): 10^6 and 5*10^6 per file: time <= 0.5x, memory <= 1x;
 10^4-10^5: time <= 1x (issue 14's were 4x at 10^5, 1x at 10^6).
 
     python benchmarks/ministat_scale.py [--sizes 100000,1000000,5000000] [--shapes distinct,tsc,time,perf-stat] [--runs 3]
+        [--against TREE]
+
+``--against TREE`` also runs another tree's abstat (``TREE/scripts/abstat`` with ``TREE/src``, e.g. main's
+from ``git archive``) interleaved with the others and prints its ratios to Debian's on the line below.
 """
 
 from __future__ import annotations
@@ -96,38 +100,52 @@ def _median(values: list[float]) -> float:
     return ordered[len(ordered) // 2]
 
 
-def run_case(work: str, reference: str, size: int, shape: str, runs: int) -> bool:
+def _abstat(tree: str, work: str, files: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The command line and environment that run *tree*'s abstat as installed, byte code cached."""
+    env = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(work, "pycache", os.path.basename(tree) or "tree"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPATH"] = os.path.join(tree, "src")
+    return [sys.executable, os.path.join(tree, "scripts", "abstat"), "ministat", "-A", *files], env
+
+
+def run_case(work: str, reference: str, size: int, shape: str, runs: int, against: str | None = None) -> bool:
     files = [os.path.join(work, f"{shape}-{size}-{side}.txt") for side in ("a", "b")]
     for seed, path in enumerate(files, start=1):
         write_samples(path, size, shape, seed)
-    commands = {
-        "ministat": [reference, "-A", *files],
-        "abstat": [sys.executable, os.path.join(ROOT, "scripts", "abstat"), "ministat", "-A", *files],
-    }
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=os.path.join(work, "pycache"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.setdefault("PYTHONPATH", os.path.join(ROOT, "src"))
+    commands = {"ministat": ([reference, "-A", *files], None), "abstat": _abstat(ROOT, work, files)}
+    if against:
+        commands["against"] = _abstat(os.path.abspath(against), work, files)
     outputs = {name: os.path.join(work, f"{name}.out") for name in commands}
-    for command in commands.values():  # warm the page cache and byte code
+    for command, env in commands.values():  # warm the page cache and byte code
         subprocess.run(command, stdout=subprocess.DEVNULL, check=False, env=env)
     results: dict[str, list[tuple[float, float, int, int]]] = {name: [] for name in commands}
     for _ in range(runs):
-        for name, command in commands.items():
+        for name, (command, env) in commands.items():
             results[name].append(measure(command, outputs[name], env))
     for name in commands:
         statuses = {status for _, _, _, status in results[name]}
         if statuses != {0}:
             print(f"{name} failed with exit status {statuses}", file=sys.stderr)
             return False
-    with open(outputs["ministat"], "rb") as ref, open(outputs["abstat"], "rb") as ours:
+    ok = _print_row(size, shape, results, outputs, "abstat")
+    if against:
+        _print_row(size, shape, results, outputs, "against")
+    for path in files:
+        os.unlink(path)
+    return ok
+
+
+def _print_row(size: int, shape: str, results: dict, outputs: dict[str, str], name: str) -> bool:
+    """Print one program's line against Debian's; whether it met the targets with identical output."""
+    with open(outputs["ministat"], "rb") as ref, open(outputs[name], "rb") as ours:
         identical = ref.read() == ours.read()
     time_ref = _median([elapsed for elapsed, _, _, _ in results["ministat"]])
-    time_ours = _median([elapsed for elapsed, _, _, _ in results["abstat"]])
-    cpu_ratio = _median([cpu for _, cpu, _, _ in results["abstat"]]) / max(
+    time_ours = _median([elapsed for elapsed, _, _, _ in results[name]])
+    cpu_ratio = _median([cpu for _, cpu, _, _ in results[name]]) / max(
         _median([cpu for _, cpu, _, _ in results["ministat"]]), 1e-3
     )
     rss_ref = max(rss for _, _, rss, _ in results["ministat"])
-    rss_ours = max(rss for _, _, rss, _ in results["abstat"])
+    rss_ours = max(rss for _, _, rss, _ in results[name])
     time_target, memory_target = _target(size)
     time_ratio = time_ours / time_ref
     memory_ratio = rss_ours / rss_ref
@@ -139,9 +157,8 @@ def run_case(work: str, reference: str, size: int, shape: str, runs: int) -> boo
         f" {rss_ref / 1024:7.1f} {rss_ours / 1024:7.1f} MiB {memory_ratio:5.2f}x"
         f" {'<=' + format(memory_target, '.1f') if memory_target else '':>6}"
         f"  {'identical' if identical else 'OUTPUT DIFFERS'}  {'ok' if ok else 'MISSED'}"
+        f"{'  (--against tree)' if name == 'against' else ''}"
     )
-    for path in files:
-        os.unlink(path)
     return ok
 
 
@@ -152,6 +169,7 @@ def main() -> int:
         "--shapes", default="distinct,tsc,time,perf-stat", help="distinct, tsc, time, perf-stat (comma-separated)"
     )
     parser.add_argument("--runs", type=int, default=3, help="runs of each program per case (default 3)")
+    parser.add_argument("--against", help="another tree (with src/ and scripts/) run in the same cases")
     options = parser.parse_args()
     reference = shutil.which("ministat") or ("/usr/bin/ministat" if os.path.exists("/usr/bin/ministat") else None)
     if reference is None:
@@ -160,11 +178,14 @@ def main() -> int:
     sizes = [int(size) for size in options.sizes.split(",")]
     shapes = options.shapes.split(",")
     work = tempfile.mkdtemp(prefix="abstat-ministat-scale-")
-    print(HEADER.format(runs=options.runs))
+    print(HEADER.format(runs=options.runs), f"(load {os.getloadavg()[0]:.1f})")
     try:
-        results = [run_case(work, reference, size, shape, options.runs) for size in sizes for shape in shapes]
+        results = [
+            run_case(work, reference, size, shape, options.runs, options.against) for size in sizes for shape in shapes
+        ]
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    print(f"load at the end: {os.getloadavg()[0]:.1f}")
     return 0 if all(results) else 1
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from abstat.ministat import cli
+from abstat.ministat import cli, reading
 from test_ministat_conformance import run_in_process  # same directory (pytest prepends it)
 
 REFERENCE = shutil.which("ministat")
@@ -301,7 +301,7 @@ def test_fast_path_equals_exact_path(tmp_path, monkeypatch, dialect, extra):
     _integer_file(tmp_path / "a.txt", rng, 230_000, 500)
     _integer_file(tmp_path / "b.txt", rng, 80_000, 10**13, negative=True)  # sums are not exact
     args = ["--dialect", dialect, *extra, "a.txt", "b.txt"]
-    assert (tmp_path / "a.txt").stat().st_size >= cli.FAST_PATH_BYTES
+    assert (tmp_path / "a.txt").stat().st_size >= reading.FAST_PATH_BYTES
     fast = run(args, tmp_path)
     import abstat.ministat.fast as fast_module
 
@@ -310,7 +310,7 @@ def test_fast_path_equals_exact_path(tmp_path, monkeypatch, dialect, extra):
     monkeypatch.setattr(fast_module, "integer_sample_set", lambda *a, **k: calls.append(1) or original(*a, **k))
     assert run(args, tmp_path) == fast
     assert calls, "the numpy reader was not used"
-    monkeypatch.setattr(cli, "FAST_PATH_BYTES", 1 << 62)
+    monkeypatch.setattr(reading, "FAST_PATH_BYTES", 1 << 62)
     exact = run(args, tmp_path)
     assert fast == exact
     assert fast[2] == 0
@@ -324,7 +324,7 @@ def test_fast_path_falls_back_on_anything_unusual(tmp_path, monkeypatch, odd_lin
     lines[1234] = odd_line
     (tmp_path / "a.txt").write_text("\n".join(lines) + "\n")
     fast = run(["--dialect", "freebsd", "a.txt"], tmp_path)
-    monkeypatch.setattr(cli, "FAST_PATH_BYTES", 1 << 62)
+    monkeypatch.setattr(reading, "FAST_PATH_BYTES", 1 << 62)
     assert run(["--dialect", "freebsd", "a.txt"], tmp_path) == fast
 
 
@@ -335,7 +335,7 @@ def test_fast_path_from_stdin(tmp_path, monkeypatch):
     fast = run(["-A", "-", "-"], tmp_path, stdin=data)  # second "-" reads nothing: error
     assert fast[2] == 2
     fast = run([], tmp_path, stdin=data)
-    monkeypatch.setattr(cli, "FAST_PATH_BYTES", 1 << 62)
+    monkeypatch.setattr(reading, "FAST_PATH_BYTES", 1 << 62)
     assert run([], tmp_path, stdin=data) == fast
 
 

@@ -83,6 +83,7 @@ def test_counted_equals_the_list_path(seed: int, monkeypatch: pytest.MonkeyPatch
     data = _file(rng, lines)
     monkeypatch.setattr(counted, "BLOCK", rng.choice([64, 1000, 1 << 18]))  # lines split across reads
     monkeypatch.setattr(counted, "DISTINCT_SHARE", 1.0)  # (mostly distinct lines counted too)
+    monkeypatch.setattr(counted, "MAX_DISTINCT_DECIMALS", counted.MAX_DISTINCT)
     expected = _reference(data)
     for source in (data, io.BytesIO(data)):
         found = counted.counted_sample_set(source, FGETS_CHUNK)
@@ -147,12 +148,19 @@ def test_decimals_after_integers_and_many_distinct_lines_give_none(monkeypatch: 
     monkeypatch.setattr(counted, "BLOCK", 16)
     assert counted.counted_sample_set(io.BytesIO(b"1\n1\n1\n1\n1\n1\n1\n1\n1\n"), FGETS_CHUNK) is not None
     assert counted.counted_sample_set(io.BytesIO(b"1\n1\n1\n1\n1\n1\n1\n1\n1\n1.5\n"), FGETS_CHUNK) is None
+    monkeypatch.setattr(counted, "BLOCK", 1 << 18)  # (one block: the share of distinct lines is the file's)
     monkeypatch.setattr(counted, "MAX_DISTINCT", 5)
     assert counted.counted_sample_set(b"1\n2\n3\n4\n5\n6\n" * 3, FGETS_CHUNK) is None
     assert counted.counted_sample_set(b"1\n2\n3\n4\n5\n5\n" * 3, FGETS_CHUNK) is not None
     monkeypatch.setattr(counted, "MAX_DISTINCT", 1000)
+    assert counted.counted_sample_set(b"1\n2\n3\n4\n5\n6\n7\n", FGETS_CHUNK) is not None  # (few lines read)
+    monkeypatch.setattr(counted, "SHARE_FROM", 1)
     assert counted.counted_sample_set(b"1\n2\n3\n4\n5\n6\n7\n", FGETS_CHUNK) is None  # mostly distinct
     assert counted.counted_sample_set(b"1\n2\n3\n1\n2\n3\n1\n", FGETS_CHUNK) is not None
+    monkeypatch.setattr(counted, "MAX_DISTINCT_DECIMALS", 5)  # decimals: a lower bound (a dictionary's cost)
+    assert counted.counted_sample_set(b"1.5\n2\n3\n4\n5\n6\n" * 3, FGETS_CHUNK) is None
+    assert counted.counted_sample_set(b"1.5\n2\n3\n4\n5\n5\n" * 3, FGETS_CHUNK) is not None
+    assert counted.counted_sample_set(b"1\n2\n3\n4\n5\n6\n" * 3, FGETS_CHUNK) is not None  # (integers)
 
 
 def test_without_in_order_only_exact_integers_are_counted() -> None:
@@ -199,16 +207,20 @@ def test_against_debian_ministat(tmp_path, options: list[str]) -> None:
 
 
 def test_which_files_the_command_counts(tmp_path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    """From 128 KiB: below 1 MiB any plain file; above, only integers of few distinct values (TSC-like)."""
-    from abstat.ministat import cli
+    """From 128 KiB any plain file, unless more than half its lines (of at least SHARE_FROM) are distinct
+    below 1 MiB, or more than MAX_DISTINCT above; from 16 MiB (made smaller here) only those of at most FEW
+    distinct lines (TSC counts): the others go to numpy's reader."""
+    from abstat.ministat import cli, reading
 
     rng = random.Random(3)
     shapes = {
         "small": ([str(rng.randint(0, 99)) for _ in range(1000)], False),  # 4 KB: the list's sort
         "decimals": ([f"{rng.gauss(1.05, 0.05):.3f}" for _ in range(40_000)], True),  # 240 KB
+        "mostly-distinct": ([str(rng.randint(0, 10**9)) for _ in range(60_000)], False),  # 600 KB
         "tsc": ([str(20 * round(rng.gauss(460, 7) / 20)) for _ in range(300_000)], True),  # 1.2 MB
-        "distinct": ([str(round(rng.gauss(52000, 3000))) for _ in range(200_000)], False),  # 1.2 MB
-        "large-decimals": ([f"{rng.gauss(1.05, 0.05):.3f}" for _ in range(200_000)], False),
+        "distinct": ([str(round(rng.gauss(52000, 3000))) for _ in range(200_000)], True),  # 1.2 MB
+        "large-decimals": ([f"{rng.gauss(1.05, 0.05):.3f}" for _ in range(200_000)], True),
+        "large-distinct": ([str(rng.randint(0, 10**9)) for _ in range(120_000)], False),  # > MAX_DISTINCT
     }
     made = []
     original = counted.CountedSampleSet.__init__
@@ -223,5 +235,11 @@ def test_which_files_the_command_counts(tmp_path, monkeypatch: pytest.MonkeyPatc
         path.write_text("\n".join(lines) + "\n")
         made.clear()
         assert cli.main(["-A", str(path), str(path)]) == 0
+        assert bool(made) == expected, name
+        assert capsys.readouterr().out.count("No difference proven") == 1
+    monkeypatch.setattr(reading, "FEW_ONLY_FROM", 1 << 20)
+    for name, expected in (("tsc", True), ("distinct", False), ("large-decimals", False)):
+        made.clear()
+        assert cli.main(["-A", str(tmp_path / f"{name}.txt"), str(tmp_path / f"{name}.txt")]) == 0
         assert bool(made) == expected, name
         assert capsys.readouterr().out.count("No difference proven") == 1

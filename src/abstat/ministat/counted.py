@@ -21,8 +21,10 @@ values, its errors).  Standard library only: this is on ministat's start-up path
 
 import sys
 from _bisect import bisect_right  # (the C halves of bisect, operator, collections: built in, no import cost)
-from _operator import mul
-from itertools import accumulate
+from _functools import reduce
+from _io import BytesIO
+from _operator import add, mul
+from itertools import accumulate, islice
 
 from abstat.ministat.dataset import SampleSet, c_int
 from abstat.stats.descriptive import c_div, c_sqrt, one_pass_variance
@@ -37,27 +39,31 @@ except ImportError:  # pragma: no cover -- another Python implementation
             mapping[item] = get(item, 0) + 1
 
 
-BLOCK = 1 << 18  # bytes read and split at a time
+BLOCK, FIRST_BLOCK = 1 << 16, 1 << 14  # bytes read and split at a time
 # more distinct lines than this, or than this share of the lines read: the list and its sort are cheaper
 MAX_DISTINCT, DISTINCT_SHARE = 1 << 16, 0.5
+SHARE_FROM = 1 << 16  # the share is of this many lines at least (distinct lines grow fastest at the start)
+# decimals: more distinct lines than this, and a list of floats (or numpy's reader) is faster than looking
+# each line's value up in a dictionary grown out of the processor's caches (perf-stat's "%.2f" of ~N(1234, 60))
+MAX_DISTINCT_DECIMALS = 1 << 12
+FEW = 8  # up to this many distinct lines of one length (TSC counts), a block's lines are counted by searches
 _EXACT = 2**53
 _INF = float("inf")
 _PLAIN = b"0123456789-.\n"
 
 if sys.version_info < (3, 12):
+    _add_up = sum  # the builtin sum of floats adds them in order in a double before Python 3.12
+else:  # pragma: no cover -- sum() compensates its rounding from 3.12; reduce adds as C does
 
-    def _running_sums(values: list, total: float, squares: float) -> tuple[float, float]:
-        """Continue ``Σx`` and ``Σx²`` over ``values`` left to right in doubles (the builtin ``sum`` of
-        floats adds them in order in a double before Python 3.12)."""
-        return sum(values, total), sum(map(mul, values, values), squares)
+    def _add_up(values, start: float) -> float:
+        return reduce(add, values, start)
 
-else:  # pragma: no cover -- sum() compensates its rounding from 3.12
 
-    def _running_sums(values: list, total: float, squares: float) -> tuple[float, float]:
-        for value in values:
-            total += value
-            squares += value * value
-        return total, squares
+def _running_sums(tokens: list, total: float, squares: float, value_of: dict) -> tuple[float, float]:
+    """Continue ``Σx`` and ``Σx²`` over the values of ``tokens`` (each looked up in *value_of*) left to
+    right in doubles."""
+    values = list(map(value_of.__getitem__, tokens))
+    return _add_up(values, total), _add_up(map(mul, values, values), squares)
 
 
 class CountedSampleSet(SampleSet):
@@ -92,12 +98,13 @@ class CountedSampleSet(SampleSet):
 
 
 def _blocks(source):
-    """Blocks of whole lines (the last may lack its newline) of bytes or of a binary file at its start."""
-    if isinstance(source, bytes):
-        yield source
-        return
+    """Blocks of whole lines (the last may lack its newline) of bytes or of a binary file at its start: a
+    small one first (a few distinct lines found in it, the next are counted by searching)."""
+    read = BytesIO(source).read if isinstance(source, bytes) else source.read
     tail = b""
-    while chunk := source.read(BLOCK):
+    size = min(FIRST_BLOCK, BLOCK)
+    while chunk := read(size):
+        size = BLOCK
         cut = chunk.rfind(b"\n") + 1
         if cut:
             yield tail + chunk[:cut]
@@ -109,45 +116,86 @@ def _blocks(source):
 
 
 def counted_sample_set(
-    source, chunk: int, *, in_order: bool = True, share: float | None = None
+    source, chunk: int, *, in_order: bool = True, share: float | None = None, most: int | None = None
 ) -> "CountedSampleSet | None":
     """The classic data set of *source* (bytes, or a binary file at its start: read again from its start
     when its integers' sums are too large to be exact), or None (see the module); *chunk*: fgets' buffer.
 
-    Decimals (a dot in the first block) are converted and summed in input order as they are read, and
-    their values counted; integers are counted as their lines, converted once per distinct line.  Without
-    *in_order*, data whose sums need every value converted in order (decimals, integers too large for
-    exact sums) gives None; more distinct lines than *share* (``DISTINCT_SHARE``) of those read too: at a
-    megabyte and more numpy's reader is faster there."""
+    Decimals (a dot in the first block) are summed in input order as they are read, each distinct line
+    converted once and its value and square looked up per line; integers are counted as their lines,
+    converted once per distinct line.  Without *in_order*, data whose sums need every value in order
+    (decimals, integers too large for exact sums) gives None; more distinct lines than *share*
+    (``DISTINCT_SHARE``) of those read (at least ``SHARE_FROM``), or than *most* (``MAX_DISTINCT``) too."""
     counts: dict = {}
-    sums = None  # (Σx, Σx²) so far, in doubles, when the values are converted as read
+    value_of: dict | None = None  # line -> value, when the values are summed as read (decimals)
+    sums = 0.0, 0.0
     minus = False
     read = 0  # values counted so far
+    limit = DISTINCT_SHARE if share is None else share
+    cap = most or MAX_DISTINCT
     for block in _blocks(source):
-        tokens = _tokens(block, chunk, decimals_now=bool(counts) and sums is None)
+        lines = _count_few(block, counts, value_of is None)
+        if lines:
+            read += lines
+            continue
+        tokens = _tokens(block, chunk, decimals_now=bool(counts) and value_of is None)
         if tokens is None:
             return None
         minus = minus or b"-" in block
-        if sums is None and not counts and b"." in block:
+        if value_of is None and not counts and b"." in block:
             if not in_order:
                 return None
-            sums = 0.0, 0.0
-        counted: list = tokens  # lines, or the values of lines with dots
-        if sums is not None:
-            try:
-                counted = list(map(float, tokens))
-            except ValueError:
-                return None  # "-", "5-3", "1.2.3", "."
-            sums = _running_sums(counted, *sums)
-        _count_elements(counts, counted)
+            value_of, cap = {}, min(cap, MAX_DISTINCT_DECIMALS)
+        _count_elements(counts, tokens)
+        if value_of is not None:
+            summed = _summed(tokens, counts, value_of, sums)
+            if summed is None:
+                return None
+            sums = summed
         read += len(tokens)
-        if len(counts) > MAX_DISTINCT or len(counts) > (DISTINCT_SHARE if share is None else share) * read:
+        if len(counts) > cap or len(counts) > limit * max(read, SHARE_FROM):
             return None  # (mostly distinct values: sorting them is faster)
-    found = _integers(source, counts, in_order) if sums is None else _decimals(counts, minus, sums)
+    found = _integers(source, counts, in_order) if value_of is None else _decimals(counts, minus, value_of, sums)
     if found is None or sum(found[1]) < 3:
         return None  # (fewer than 3 values: the general reader's message)
     values, times, (total, squares) = found
     return CountedSampleSet(values, times, total, squares)
+
+
+def _summed(tokens: list, counts: dict, value_of: dict, sums: tuple[float, float]) -> "tuple[float, float] | None":
+    """``(Σx, Σx²)`` continued over the lines *tokens*, just counted in *counts*: the lines counted since the
+    last call (the end of *counts*, in insertion order) are converted and added to *value_of*; None for a
+    line that is not a number."""
+    try:
+        for token in islice(counts, len(value_of), None):
+            value_of[token] = float(token)
+    except ValueError:
+        return None  # "-", "5-3", "1.2.3", "."
+    return _running_sums(tokens, *sums, value_of)
+
+
+def _count_few(block: bytes, counts: dict, integers: bool = True) -> int:
+    """Count the lines of *block* when there are few distinct lines so far (``FEW``, all of one length, as
+    TSC counts are) and every line of *block* is one of them: the number of lines, else 0 (nothing counted).
+
+    ``block.count`` of a line preceded by a newline finds each line that starts with it; a line found is
+    credited its length and newline, a line not found nothing, so the credits add up to the block's length
+    only when every line is one of them, no longer, none blank.  Not for decimals (*integers* false), whose
+    sums are taken line by line."""
+    if not (integers and 0 < len(counts) <= FEW and block.endswith(b"\n")):
+        return 0
+    known = list(counts)
+    width = len(known[0]) + 1
+    if any(len(token) + 1 != width for token in known):
+        return 0
+    lined = b"\n" + block
+    found = [lined.count(b"\n" + token) for token in known]
+    lines = sum(found)
+    if lines * width != len(block):
+        return 0
+    for token, times in zip(known, found, strict=True):
+        counts[token] += times
+    return lines
 
 
 def _tokens(block: bytes, chunk: int, *, decimals_now: bool) -> "list[bytes] | None":
@@ -170,14 +218,26 @@ def _long_line(block: bytes, tokens: list, chunk: int) -> bool:
     return bool(tokens) and max(map(len, tokens)) >= chunk
 
 
-def _decimals(counts: dict, minus: bool, sums: tuple) -> "tuple[list, list, tuple] | None":
+def _decimals(counts: dict, minus: bool, value_of: dict, sums: tuple) -> "tuple[list, list, tuple] | None":
     """(the distinct values ascending, how often each occurs, (Σx, Σx²)) of values counted, or None."""
-    values = sorted(counts)
+    values, times = _merged(list(map(value_of.__getitem__, counts)), counts)
     if not values or values[0] == -_INF or values[-1] == _INF:
         return None  # (an overflowing number: the general reader's error)
-    if minus and 0.0 in counts:
+    if minus and 0.0 in value_of.values():
         return None  # a zero, perhaps a negative one
-    return values, list(map(counts.__getitem__, values)), sums
+    return values, times, sums
+
+
+def _merged(numbers: list, counts: dict) -> tuple[list, list]:
+    """The distinct values of *numbers* (one per line counted, in the order of *counts*) ascending, and
+    how often each occurs ("7" and "007", "1.5" and "1.50" are one value)."""
+    merged = dict(zip(numbers, counts.values(), strict=True))
+    if len(merged) < len(numbers):
+        merged = {}
+        for number, times in zip(numbers, counts.values(), strict=True):
+            merged[number] = merged.get(number, 0) + times
+    ordered = sorted(merged)
+    return ordered, list(map(merged.__getitem__, ordered))
 
 
 def _integers(source, counts: dict, in_order: bool) -> "tuple[list, list, tuple] | None":
@@ -191,13 +251,7 @@ def _integers(source, counts: dict, in_order: bool) -> "tuple[list, list, tuple]
         token.startswith(b"-") for token, number in zip(counts, numbers, strict=True) if not number
     ):
         return None  # -0: a negative zero
-    merged = dict(zip(numbers, counts.values(), strict=True))
-    if len(merged) < len(numbers):  # "7" and "007" are one value
-        merged = {}
-        for number, times in zip(numbers, counts.values(), strict=True):
-            merged[number] = merged.get(number, 0) + times
-    numbers = sorted(merged)
-    times = list(map(merged.__getitem__, numbers))
+    numbers, times = _merged(numbers, counts)
     absolute = sum(map(mul, map(abs, numbers), times))
     squares = sum(map(mul, map(mul, numbers, numbers), times))
     if absolute <= _EXACT and squares <= _EXACT:
@@ -205,12 +259,12 @@ def _integers(source, counts: dict, in_order: bool) -> "tuple[list, list, tuple]
     if not in_order:
         return None
     try:
-        values = list(map(float, numbers))  # (large: rounded as strtod rounds)
+        value_of = dict(zip(counts, map(float, map(int, counts)), strict=True))  # (large: rounded as strtod rounds)
     except OverflowError:
         return None  # beyond the doubles: the general reader's error
     if not isinstance(source, bytes):
         source.seek(0)
     sums = 0.0, 0.0
     for block in _blocks(source):
-        sums = _running_sums(list(map(float, block.split())), *sums)
-    return values, times, sums
+        sums = _running_sums(block.split(), *sums, value_of)
+    return list(map(float, numbers)), times, sums
