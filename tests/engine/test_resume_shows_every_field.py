@@ -140,6 +140,12 @@ def test_every_metric_source_that_starts_a_program_or_reads_the_kernel_is_shown(
     assert any('"probe": "vfs_read"' in line for line in lines), lines
 
 
+def test_a_stored_regex_metric_is_shown_as_typed():
+    """It decides what is recorded, and matching it is work the box does (attack19 F9): shown with the commands."""
+    lines = stored_commands(BASE.replace(metrics=(RegexMetric.parse(r"x=^wall (\d+)$:ns"),)))
+    assert "  --metric x=^wall (\\d+)$:ns" in lines, lines
+
+
 def test_hooks_with_values_are_shown_once_per_point_as_they_run():
     spec = ExperimentSpec(
         (Variant("a", "bench {n}"), Variant("b", "bench2 {n}")),

@@ -90,6 +90,7 @@ def test_confirm_holds_the_step_rejects_the_spike_and_bisect_names_the_commit(tm
             "--min-segment",
             "3",
             "--confirm",
+            "--yes",
             "--bisect",
             "--run",
             BENCH,

@@ -91,13 +91,16 @@ def _quoted(value: str) -> str:
 
 
 def _box_lines(spec: ExperimentSpec) -> list[str]:
-    """The metric sources that do more than read the output, the CPUs, and a directory git reads."""
+    """The metric sources (a regex as typed: it decides what is recorded, and the box matches it; not the JSON
+    lines, which has no setting), the CPUs, and a directory git reads."""
     from abstat.box.runner.sources import JsonLines, RegexMetric
 
     lines = [
-        f"  --metric-source {_quoted(source.kind)} {json.dumps(source.to_json(), ensure_ascii=False)}"
+        f"  --metric {source.text}"
+        if isinstance(source, RegexMetric)
+        else f"  --metric-source {_quoted(source.kind)} {json.dumps(source.to_json(), ensure_ascii=False)}"
         for source in spec.metrics
-        if not isinstance(source, (JsonLines, RegexMetric))
+        if not isinstance(source, JsonLines)
     ]
     if spec.cpus:
         lines.append(f"  --cpus {','.join(map(str, spec.cpus))}{' --isolate' if spec.isolate else ''}")

@@ -115,3 +115,20 @@ def commit_subject(sha: str, cwd: str) -> str:
 
 def commit_time(sha: str, cwd: str) -> str:
     return git(["log", "-1", "--format=%ct", sha], cwd, check=False).stdout.strip()
+
+
+def checkout_listing(revs: Sequence[str], cwd: str, ref: str = "HEAD") -> list[str]:
+    """What checking out ``revs`` (names read from data) means, one line each, for the user to approve:
+    the commit's full sha, the name as the data gave it (quoted as JSON), and whether ``ref`` reaches it
+    (a commit on no branch of the user's, a fetched pull request's say, runs its own scripts when built)."""
+    import json
+
+    lines = []
+    for rev, sha in resolve(list(dict.fromkeys(revs)), cwd).items():
+        if sha is None:
+            lines.append(f"  {json.dumps(rev, ensure_ascii=False)}: not a commit of the repository")
+            continue
+        reached = git(["merge-base", "--is-ancestor", sha, ref], cwd, check=False).returncode == 0
+        where = f"reachable from {ref}" if reached else f"not reachable from {ref}"
+        lines.append(f"  {sha} ({json.dumps(rev, ensure_ascii=False)}): {where}")
+    return lines

@@ -166,10 +166,14 @@ class Connection:
     # -- schema version ----------------------------------------------------
 
     def schema_state(self) -> tuple[int, bool]:
-        """(recorded schema version, whether the database holds any table)."""
+        """(recorded schema version, whether the database holds any table); InputError when a schema object
+        abstat uses is not abstat's table (:func:`abstat.store.schema.check_objects`)."""
+        from abstat.store.schema import check_objects
+
         version = self.raw.execute("PRAGMA user_version").fetchone()[0]
-        tables = self.raw.execute("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'").fetchone()[0]
-        return int(version), bool(tables)
+        objects = self.raw.execute("SELECT type, name, sql FROM sqlite_master").fetchall()
+        check_objects(objects, self.display)
+        return int(version), any(kind == "table" for kind, _, _ in objects)
 
     def set_version(self, version: int) -> None:
         self.raw.execute(f"PRAGMA user_version = {int(version)}")

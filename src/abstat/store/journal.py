@@ -20,7 +20,7 @@ import errno
 import json
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from abstat.errors import InputError
@@ -69,29 +69,48 @@ def read(path: str) -> tuple[dict[str, Any], list[tuple[int, dict[str, Any]]], l
     line cut short by a crash is left out.  A damaged line in the middle (not JSON, nested too deeply,
     a number of thousands of digits, a run without its identity) is named, and the runs after it are
     still read.  InputError naming the file when it is not a journal."""
+    with _open_journal(path) as handle:
+        head = _header(handle, path)
+        lines = list(_lines(handle, path))
+    runs = [(number, run) for number, run in lines if run is not None]
+    return head, runs, [number for number, run in lines if run is None]
+
+
+def _open_journal(path: str) -> Any:
     try:
-        with _open_regular(path) as handle:
-            data = handle.read(MAX_JOURNAL_BYTES + 1)
+        handle = _open_regular(path)
     except OSError as err:
         raise InputError(f"cannot read the journal: {err.strerror or err}", path=path) from None
-    if len(data) > MAX_JOURNAL_BYTES:
+    if os.fstat(handle.fileno()).st_size > MAX_JOURNAL_BYTES:
+        handle.close()
         raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
-    lines = data.split(b"\n")[:-1]  # what follows the last newline was never whole
-    head = _document(lines[0]) if lines else None
+    return handle
+
+
+def _header(handle: Any, path: str) -> dict[str, Any]:
+    line = handle.readline(1 << 20)
+    head = _document(line) if line.endswith(b"\n") else None
     if (
         not isinstance(head, dict)
         or head.get("abstat_journal") != FORMAT
         or not isinstance(head.get("invocation"), str)
     ):
         raise InputError("not an abstat run journal", path=path)
-    runs, damaged = [], []
-    for number, line in enumerate(lines[1:], start=2):
+    return head
+
+
+def _lines(handle: Any, path: str) -> Iterator[tuple[int, dict[str, Any] | None]]:
+    """(line number, the run, or None for a damaged line) of each whole line after the header, one at a time
+    (a journal is read as it is checked: a bad run stops the reading at its line)."""
+    total = 0
+    for number, line in enumerate(handle, start=2):
+        total += len(line)
+        if total > MAX_JOURNAL_BYTES:  # it grew since it was opened
+            raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
+        if not line.endswith(b"\n"):
+            return  # what follows the last newline was never whole
         run = _document(line)
-        if isinstance(run, dict) and isinstance(run.get("uid"), str):
-            runs.append((number, run))
-        else:
-            damaged.append(number)
-    return head, runs, damaged
+        yield number, (run if isinstance(run, dict) and isinstance(run.get("uid"), str) else None)
 
 
 def _document(line: bytes) -> Any:
@@ -101,44 +120,54 @@ def _document(line: bytes) -> Any:
         return None
 
 
+def _checked(run: dict[str, Any], path: str, line: int) -> dict[str, Any]:
+    from abstat.store.write import check_run
+
+    try:
+        return check_run(**run)
+    except TypeError:
+        raise InputError("not a run of the journal: unknown or missing fields", path=path, line=line) from None
+    except InputError as err:
+        raise InputError(err.message, path=path, line=line, fields=err.fields) from None
+    except (ValueError, OverflowError) as err:
+        raise InputError(f"not a run of the journal: {err}", path=path, line=line) from None
+
+
 def replay(path: str, store: Any) -> tuple[int, int, list[int]]:
     """Add the journal's runs that ``store`` lacks to their invocation; (added, already present, the
     numbers of its damaged lines, left out).  InputError when the journal or its invocation cannot be
-    found, or a run cannot be stored (nothing added)."""
+    found, or a run cannot be stored (nothing added).  The journal is read a line at a time, each run
+    checked as read: a bad one stops the reading, at its line."""
     from abstat.store.records import Invocation
-    from abstat.store.write import check_run
 
-    head, runs, damaged = read(path)
-    found = store.db.execute(
-        "SELECT id, experiment_id FROM invocations WHERE uid = ?", (head["invocation"],)
-    ).fetchone()
-    if found is None:
-        raise InputError(
-            f"the store {store.display} has no invocation {head['invocation']} (another store?)", path=path
-        )
-    invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
-    wanted, seen = [], set()
-    for line, run in runs:
-        if run["uid"] in seen:
-            continue
-        try:
-            wanted.append(check_run(**run))
-        except TypeError:
-            raise InputError("not a run of the journal: unknown or missing fields", path=path, line=line) from None
-        except InputError as err:
-            raise InputError(err.message, path=path, line=line, fields=err.fields) from None
-        except (ValueError, OverflowError) as err:
-            raise InputError(f"not a run of the journal: {err}", path=path, line=line) from None
-        seen.add(run["uid"])
+    with _open_journal(path) as handle:
+        head = _header(handle, path)
+        found = store.db.execute(
+            "SELECT id, experiment_id FROM invocations WHERE uid = ?", (head["invocation"],)
+        ).fetchone()
+        if found is None:
+            raise InputError(
+                f"the store {store.display} has no invocation {head['invocation']} (another store?)", path=path
+            )
+        wanted, seen, damaged, repeated = [], set(), [], 0
+        for line, run in _lines(handle, path):
+            if run is None:
+                damaged.append(line)
+            elif run["uid"] in seen:
+                repeated += 1
+            else:
+                wanted.append(_checked(run, path, line))
+                seen.add(run["uid"])
     if not wanted:
         return 0, 0, damaged
+    invocation = Invocation(int(found[0]), int(found[1]), str(head.get("experiment", "")), head["invocation"])
     try:  # the store's uniqueness decides, in one transaction: concurrent replays add each run once
         added, present = store.add_missing_runs(invocation, wanted)
     except OverflowError as err:
         raise InputError(f"a run of the journal cannot be stored: {err}", path=path) from None
     except InputError as err:
         raise InputError(err.message, path=path, fields=err.fields) from None
-    return added, present + len(runs) - len(wanted), damaged
+    return added, present + repeated, damaged
 
 
 def left_behind(store: Any, directory: str | None = None) -> list[tuple[str, str]]:

@@ -201,6 +201,24 @@ MIGRATIONS: tuple[Union[str, tuple[Step, ...]], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
+OWN_TABLES = frozenset({"experiments", "invocations", "labels", "variants", "runs", "samples"})
+
+
+def check_objects(objects: list[tuple[Any, ...]], display: str) -> None:
+    """Refuse a store whose schema objects (SQLite's ``(type, name, sql)`` rows) abstat reads or writes through
+    are not the plain tables abstat made: a view named ``samples`` (over an endless recursive CTE, it hung
+    ``show``), a virtual table, or any trigger (abstat makes none; it would run inside abstat's writes)."""
+    from abstat.terminal_text import terminal
+
+    for kind, name, sql in objects:
+        shown = terminal(str(name)[:80])
+        if kind == "trigger":
+            raise InputError(f"not an abstat store: {shown} is a trigger (abstat makes none)", path=display)
+        if name in OWN_TABLES and (kind != "table" or str(sql or "").lstrip()[:12].upper() != "CREATE TABLE"):
+            what = f"is a {terminal(str(kind)[:20])}" if kind != "table" else "is not a table abstat made"
+            raise InputError(f"not an abstat store: {shown} {what}", path=display)
+
+
 def check_version(version: Any, has_tables: bool, display: str) -> int:
     """The store's schema version as a number; InputError when this abstat must not use it
     (newer, damaged, or someone else's tables)."""

@@ -11,6 +11,8 @@ import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from abstat.box.runner.backtracking import MESSAGE as BACKTRACKING, exponential
+
 TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
 if TYPE_CHECKING:
     from typing import Protocol
@@ -118,6 +120,9 @@ def parse_metric_pattern(spec: str) -> MetricPattern:
             continue
         if regex.groups < 1:
             last_error = f"regular expression {text!r} has no capture group (the value is group 1)"
+            continue
+        if exponential(text, re.MULTILINE):
+            last_error = f"regular expression {text!r}: {BACKTRACKING}"
             continue
         return MetricPattern(name, regex, unit)
     raise FieldError(f"{{metric}} {spec!r}: {last_error}", "metric")

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from abstat.box.runner import jsonpath
+from abstat.box.runner.backtracking import MESSAGE as BACKTRACKING, exponential
 from abstat.box.runner.model import BUILTIN_METRICS, MetricPattern, check_metric_name, parse_metric_pattern
 
 TYPE_CHECKING = False  # not typing's: its import is a tenth of the runner's start in a TCG guest (issue 38)
@@ -90,6 +91,8 @@ class RegexMetric:
             raise ValueError(
                 f"metric {self.name!r}: regular expression {self.pattern!r} has no capture group (the value is group 1)"
             )
+        if exponential(self.pattern, re.MULTILINE):
+            raise ValueError(f"metric {self.name!r}: regular expression {self.pattern!r}: {BACKTRACKING}")
         return MetricPattern(self.name, regex, self.unit)
 
     @property

@@ -143,4 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     loop.add_argument("--confirm-runs", type=int, default=20, metavar="N", help="runs of each side (default 20)")
     loop.add_argument("--timeout", type=float, default=None, metavar="SECONDS", help="per build and run")
+    loop.add_argument(
+        "--yes",
+        action="store_true",
+        help="build and run the revisions the data names (without it they are listed and nothing runs)",
+    )
     return parser

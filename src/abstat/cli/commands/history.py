@@ -34,6 +34,7 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None, r
     metric_text = args.run_metric or next((m.strip() for m in ",".join(args.metric).split(",") if m.strip()), "wall")
     metric, spec = metric_choice(metric_text)
     store = store_path or resolve_store_path(args.store)
+    _approved(args, report)
 
     def progress(text: str) -> None:
         sys.stderr.write(f"abstat history: {text}\n")
@@ -70,6 +71,21 @@ def _confirm(args: argparse.Namespace, report: object, store_path: str | None, r
         (i.before, i.after): ["abstat", "bisect", "--good", i.before, "--bad", i.after, *common] for i in found
     }
     return found, render_email(found, render(report, "text"), reproduce)
+
+
+def _approved(args: argparse.Namespace, report: object) -> None:
+    """The revisions to build are named by the data (a CSV, a store's labels): shown, and built only with --yes."""
+    from abstat.history.bisect.confirm import to_confirm
+    from abstat.history.revision import checkout_listing
+    from abstat.render import escape
+
+    revs = [rev for _, before, after, _ in to_confirm(report) for rev in (before, after)]
+    if not revs or args.yes:
+        return
+    between = " and the commits between each pair (--bisect)" if args.bisect else ""
+    sys.stderr.write(f"abstat history: --confirm checks out and builds these revisions{between}:\n")
+    sys.stderr.writelines(escape.terminal(line) + "\n" for line in checkout_listing(revs, args.repo))
+    raise UsageError("--confirm builds and runs the revisions above, named by the data; check them, then add --yes")
 
 
 def _check(args: argparse.Namespace) -> None:
