@@ -22,6 +22,11 @@ def visible(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def _escaped(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 @functools.cache
 def _ci_command() -> re.Pattern[str]:
     """GitHub Actions reads a line starting (after blanks) with ``::`` or ``##[`` as a workflow command;
@@ -30,12 +35,16 @@ def _ci_command() -> re.Pattern[str]:
 
 
 def terminal(text: object) -> str:
-    """``text`` with every control character shown as an escape (``\\x1b``, ``\\n``), and a workflow
+    """``text`` with every control character and every other character Python does not print (format
+    characters such as U+200B, U+200E, U+FEFF and the tags, spaces other than ASCII's) shown as an escape
+    (``\\x1b``, ``\\n``, ``\\u200e``), and a workflow
     command's opening (``::``, ``##[``) at its start escaped too (``\\x3a:``): data that starts a line
     of a CI log never speaks to the CI system."""
     shown = str(text)
     if not shown.isprintable():
         shown = _unsafe().sub(visible, shown)
+        if not shown.isprintable():  # invisible format characters (U+200B, LRM, U+FEFF, tags), odd spaces
+            shown = "".join(c if c.isprintable() or c == " " else _escaped(c) for c in shown)
     if shown.lstrip()[:1] not in (":", "#"):  # lstrip's white space is the pattern's \s (str.isspace)
         return shown
     return _ci_command().sub(_ci_visible, shown)

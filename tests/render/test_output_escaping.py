@@ -70,17 +70,32 @@ def test_terminal_escape(text, shown):
 
 def test_terminal_escape_of_every_code_point():
     """Every code point shows as the one regular expression of the control characters, bidi controls and
-    lone surrogates says (escape.terminal skips the search on printable text), one at a time and among text."""
+    lone surrogates says, and every other character Python does not print but the ASCII space (format
+    characters, other spaces, unassigned code points: attack19 L1) as its escape too (escape.terminal skips
+    the search on printable text), one at a time and among text."""
     unsafe = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
     def visible(match):
         code = ord(match.group())
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
+    def reference(text):
+        out = []
+        for c in text:
+            code = ord(c)
+            if unsafe.fullmatch(c) or not (c.isprintable() or c == " "):
+                out.append(
+                    f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+                )
+            else:
+                out.append(c)
+        return "".join(out)
+
     every = [chr(code) for code in range(0x110000)]
-    assert [escape.terminal(c) for c in every] == [unsafe.sub(visible, c) for c in every]
+    assert [escape.terminal(c) for c in every] == [reference(c) for c in every]
+    assert escape.terminal("\u200e") == "\\u200e" and unsafe.sub(visible, "\u200e") == "\u200e"
     text = "".join(every)
-    assert escape.terminal(text) == unsafe.sub(visible, text) and "\\x1b" in escape.terminal(text)
+    assert escape.terminal(text) == reference(text) and "\\x1b" in escape.terminal(text)
 
 
 def test_markdown_escape_kills_html_and_links():
