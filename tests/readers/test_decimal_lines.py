@@ -190,3 +190,25 @@ def test_large_files_read_through_it(tmp_path, monkeypatch: pytest.MonkeyPatch) 
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(InputError, match=r"x\.txt.*12346.*1\.5e"):
         decimals.read_sample_array(str(path))
+
+
+def test_tiled_says_what_counting_the_first_line_says() -> None:
+    """``_tiled`` (a period of uint64 words at a time) against ``bytes.count`` of the first line: one byte
+    changed anywhere (the first period, the words, the tail after the last whole period), and lines that
+    alternate so that every period is the same but not every line."""
+    import random
+
+    rnd = random.Random(7)
+    for stride in (1, 3, 4, 5, 8, 12, 25, 41):
+        row = bytes(rnd.choice(b"Ds.e") for _ in range(stride - 1)) + b"\n"
+        for rows in (1, 2, 3, 33, 130, 1000):
+            tiled = row * rows
+            assert decimal_lines._tiled(tiled, stride)
+            for at in [*range(0, len(tiled), max(1, len(tiled) // 60)), len(tiled) - 1]:
+                changed = bytearray(tiled)
+                changed[at] = ord("D") if tiled[at] != ord("D") else ord(".")
+                expected = changed.count(changed[:stride]) == rows
+                assert decimal_lines._tiled(bytes(changed), stride) == expected, (stride, rows, at)
+        if stride > 1:  # (period 8 at stride 4, 24 at 12: two lines, every period alike)
+            other = (b"D" if row[0] != ord("D") else b".") + row[1:]
+            assert not decimal_lines._tiled((row + other) * 500, stride)

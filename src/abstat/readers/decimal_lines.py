@@ -25,6 +25,7 @@ Lines of more than ``MAX_LINE`` bytes, a lone CR, or a layout ``float`` refuses 
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from typing import Any, NamedTuple
@@ -110,11 +111,27 @@ def parse_lines(data: bytes) -> np.ndarray | None:
     count = len(data) // (width + 1)
     if 0 < width <= MAX_LINE and count * (width + 1) == len(data):
         pattern = data.translate(_PATTERN)  # lines of one length and layout tile the data: read in place
-        if pattern.count(pattern[: width + 1]) == count:
+        if _tiled(pattern, width + 1):
             return None if b"?" in pattern[:width] else _one_layout(data, width, count, pattern[:width].decode())
     if data.translate(None, b"0123456789+-.eE\n"):
         return None
     return _lines_of_any_length(data)
+
+
+def _tiled(pattern: bytes, stride: int) -> bool:
+    """Every ``stride`` bytes of ``pattern`` (its length a multiple of it) the same as its first (what
+    ``pattern.count(first) == len(pattern) // stride`` says): its first ``lcm(stride, 8)`` bytes tiled by
+    them, and the rest compared with those as uint64 words, a period a row (the bytes after the last whole
+    period with the period's start)."""
+    first = pattern[:stride]
+    period = math.lcm(stride, 8)
+    if len(pattern) < 4 * period:
+        return pattern == first * (len(pattern) // stride)
+    whole = len(pattern) // period * period
+    if pattern[:period] != first * (period // stride) or pattern[whole:] != pattern[: len(pattern) - whole]:
+        return False
+    words = np.frombuffer(pattern, np.uint64, whole // 8).reshape(-1, period // 8)
+    return bool((words == words[0]).all())
 
 
 def _one_layout(data: bytes, width: int, count: int, layout: str) -> np.ndarray | None:
