@@ -21,6 +21,8 @@ from typing import Any, Callable, Sequence
 
 from abstat.render.units import Scaler, common_scale, format_value
 
+_LOG10_MAX = 308.25  # log10 of a finite float: 10**308.25 < sys.float_info.max
+
 LOG_BULK_FACTOR = 4.0  # bulk spanning more than this factor (and data > 0): log axis
 CLIP_GAIN = 1.5  # clip when the whole range is this many times the bulk's
 
@@ -79,8 +81,8 @@ class Axis:
             low, high = low - pad, high + pad
         self._low, self._high = low, high
         self._half_span = high / 2 - low / 2
-        if self.kind == "log":
-            self.low, self.high = 10**low, 10**high
+        if self.kind == "log":  # the padded ends of data near the float limit stay finite (attack19 L7: 1e300)
+            self.low, self.high = 10 ** min(low, _LOG10_MAX), 10 ** min(high, _LOG10_MAX)
         else:
             self.low, self.high = low, high
 
@@ -229,7 +231,7 @@ def _exact_decimals(scaled: Sequence[float]) -> int:
 
 
 def _log_ticks(low: float, high: float) -> list[float]:
-    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    first, last = math.floor(math.log10(low)), min(math.ceil(math.log10(high)), 308)  # 10.0**309 overflows
     for mantissas in ((1,), (1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9)):
         ticks = [m * 10.0**k for k in range(first, last + 1) for m in mantissas]
         ticks = [t for t in ticks if low <= t <= high]

@@ -217,6 +217,8 @@ def change_decimals(delta: float, ci: Sequence[float] | None) -> int:
 def format_pct(value: float, decimals: int) -> str:
     if not math.isfinite(value):
         return "n/a" if math.isnan(value) else ("+inf" if value > 0 else "-inf")
+    if abs(value) >= 1e6:  # a change of 10^4-fold or more: three significant digits, not 200 (attack19 L7)
+        return f"{value:+.3g}"
     text = f"{value:+.{decimals}f}"
     if float(text) == 0:
         text = f"{0.0:.{decimals}f}"  # no "-0.0" nor "+0.0"
