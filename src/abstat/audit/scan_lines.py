@@ -56,6 +56,11 @@ class Line:
         return self.match
 
 
+MAX_LINE = (
+    4096  # characters: longer lines are "other" (a ministat report's lines are below 100 and a legend's file name)
+)
+
+
 def strip_quote(raw: str) -> str:
     """``raw`` without mail/Markdown quote marks and indentation in front, nor white space behind."""
     return _QUOTE.sub("", raw, count=1).rstrip() if raw else ""  # _QUOTE matches at 0, maybe empty
@@ -68,6 +73,8 @@ def classify(number: int, raw: str) -> Line:
     line = Line(number, raw, body, text, "other")
     if not text:
         line.kind = "blank"
+        return line
+    if len(text) > MAX_LINE:  # no line of a ministat report; re's repeats would hold ~800 bytes a word (F7)
         return line
     for kind, pattern in (
         ("vitals", VITALS),
