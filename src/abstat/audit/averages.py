@@ -11,6 +11,7 @@ would have to be for the claimed change to be detectable.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from abstat.audit.scan_lines import strip_quote
@@ -41,48 +42,58 @@ _LABEL = re.compile(r"[A-Za-z][\w .,'()/+-]*")
 _NUMBER = re.compile(_NUM)
 _NUMBER_UNIT = re.compile(rf"({_NUM})({_UNITS})")
 _UNIT = re.compile(_UNITS)
+_WORD = re.compile(r"\S+")
+
+
+MAX_VALUES = 1000  # numbers in a row of averages: a longer run of numbers is data, not a table's row
 
 
 def _row(text: str) -> tuple[str, str, str | None] | None:
     """(label, numbers, unit) of a row ``LABEL[:] NUM NUM ... [UNIT]``, or None; the label is the
-    shortest one that leaves only numbers (and a unit) after it."""
-    spans = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    if not spans:
+    shortest one that leaves only numbers (and a unit) after it.  The words are read from the end and
+    only while they are numbers, at most ``MAX_VALUES`` of them: memory stays a few times the line's."""
+    words = _words_back(text)
+    last, unit = _take_unit(text, next(words, None), words)
+    if last is None:
         return None
-    row, unit = _take_unit(text, spans)
-    if not row or not spans or not _NUMBER.fullmatch(text, *spans[-1]):
-        return None
-    found = _label_before(text, spans[_numbers_start(text, spans) :])
-    return None if found is None else (found[0], text[found[1] : spans[-1][1]], unit)
+    starts = [last[0]]  # where the trailing numbers start, the last number's first
+    for start, end in words:
+        if not _NUMBER.fullmatch(text, start, end):
+            break
+        if len(starts) == MAX_VALUES:
+            return None
+        starts.append(start)
+    found = _label_before(text, starts[:-3:-1])
+    return None if found is None else (found[0], text[found[1] : last[1]], unit)
 
 
-def _numbers_start(text: str, spans: list[tuple[int, int]]) -> int:
-    """The index of the first word of the numbers that end the row."""
-    first = len(spans) - 1
-    while first > 0 and _NUMBER.fullmatch(text, *spans[first - 1]):
-        first -= 1
-    return first
+def _words_back(text: str) -> Iterator[tuple[int, int]]:
+    """The (start, end) of the words of ``text``, from the last."""
+    size = len(text)
+    for match in _WORD.finditer(text[::-1]):
+        yield size - match.end(), size - match.start()
 
 
-def _take_unit(text: str, spans: list[tuple[int, int]]) -> tuple[bool, str | None]:
-    """Take the unit off the last word (``ms``, or ``12ms`` cut to ``12``): (whether the last word is a unit
-    or ends in a number, the unit)."""
-    if _UNIT.fullmatch(text, *spans[-1]):
-        return True, text[slice(*spans.pop())]
-    if _NUMBER.fullmatch(text, *spans[-1]):
-        return True, None
-    glued = _NUMBER_UNIT.fullmatch(text, *spans[-1])
-    if glued is None:
-        return False, None
-    spans[-1] = (spans[-1][0], glued.end(1))
-    return True, glued.group(2)
+def _take_unit(
+    text: str, last: tuple[int, int] | None, words: Iterator[tuple[int, int]]
+) -> tuple[tuple[int, int] | None, str | None]:
+    """The last number of the row (``last``, or the word before a unit, or ``12`` of ``12ms``) and the unit;
+    (None, None) when the row does not end in a number."""
+    if last is None or _NUMBER.fullmatch(text, *last):
+        return last, None
+    if _UNIT.fullmatch(text, *last):
+        number = next(words, None)
+        return (number, text[slice(*last)]) if number and _NUMBER.fullmatch(text, *number) else (None, None)
+    glued = _NUMBER_UNIT.fullmatch(text, *last)
+    return ((last[0], glued.end(1)), glued.group(2)) if glued else (None, None)
 
 
-def _label_before(text: str, numbers: list[tuple[int, int]]) -> tuple[str, int] | None:
-    """The shortest label that leaves only the trailing numbers after it, and where its numbers start."""
+def _label_before(text: str, starts: list[int]) -> tuple[str, int] | None:
+    """The shortest label that leaves only the trailing numbers after it, and where its numbers start
+    (``starts``: the first two numbers' starts; a label before the second holds the first number)."""
     label_match = _LABEL.match(text)
     label_end = label_match.end() if label_match else 0
-    for start, _ in numbers:
+    for start in starts:
         label = text[:start].rstrip()
         if label.endswith(":"):
             label = label[:-1].rstrip()

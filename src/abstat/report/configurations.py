@@ -10,8 +10,11 @@ from abstat.errors import InputError, UsageError
 SET_KEYS = ("experiment", "variant", "metric")  # what a configuration's sample sets differ in
 
 
-def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> list[tuple[dict[str, str], list[int]]]:
-    """(labels, invocation ids) of each label configuration of ``experiment``.
+def configurations(
+    store: Any, experiment: str, where: dict[str, set[str]], invocations: list[dict[str, Any]] | None = None
+) -> list[tuple[dict[str, str], list[int]]]:
+    """(labels, invocation ids) of each label configuration of ``experiment``, from its ``invocations``
+    (``Store.invocations``, read here when not given).
 
     Invocations recorded with different labels (``--label host=milan`` and
     ``host=naples``) are different configurations, not repeated runs of one;
@@ -22,7 +25,7 @@ def configurations(store: Any, experiment: str, where: dict[str, set[str]]) -> l
     # From the invocations (their labels and host, as Store.sample_sets labels its sets), not
     # from the samples: reading every sample only to learn the labels cost most of `show`.
     found: dict[tuple[tuple[str, str], ...], tuple[dict[str, str], list[int]]] = {}
-    for invocation in store.invocations(experiment):
+    for invocation in store.invocations(experiment) if invocations is None else invocations:
         if not selected(invocation, where) or not any(
             entry["status"] == "ok" and entry["count"] for entry in invocation["runs"]
         ):
@@ -60,8 +63,12 @@ def check_experiment(store: Any, experiment: str, metrics: Sequence[str] | None 
                 )
 
 
-def shown(store: Any, experiment: str, where: dict[str, set[str]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The invocations ``where`` selects, and their failed runs."""
-    invocations = [inv for inv in store.invocations(experiment) if selected(inv, where)]
-    ids = {inv["id"] for inv in invocations}
-    return invocations, [f for f in store.failed_runs(experiment) if f["invocation"] in ids]
+def shown(
+    store: Any, experiment: str, where: dict[str, set[str]], invocations: list[dict[str, Any]] | None = None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The invocations ``where`` selects (of ``invocations``, read when not given), and their failed runs."""
+    chosen = [
+        inv for inv in (store.invocations(experiment) if invocations is None else invocations) if selected(inv, where)
+    ]
+    ids = {inv["id"] for inv in chosen}
+    return chosen, [f for f in store.failed_runs(experiment) if f["invocation"] in ids]
