@@ -382,7 +382,9 @@ def test_the_options_printed_as_a_specification_run_as_a_file(tmp_path):
     assert spec.runs == 3 and spec.seed == 9 and spec.labels == {"k": "v"} and spec.store is None
     assert spec.metrics == (RegexMetric("x", "x=(\\d+)"),)
     (tmp_path / "job.json").write_text(printed.stdout.replace('"true"', '"echo x=5"'))
-    ran = abstat("run", "--spec", "job.json", "--store", "s.db", "--format", "json", "--no-progress", cwd=str(tmp_path))
+    ran = abstat(
+        "run", "--spec", "job.json", "--yes", "--store", "s.db", "--format", "json", "--no-progress", cwd=str(tmp_path)
+    )
     assert ran.returncode == 0, ran.stderr
     assert "seed 9" in ran.stderr.splitlines()[0]
     with open_store(str(tmp_path / "s.db")) as store:

@@ -138,3 +138,27 @@ def test_no_command_names_the_store_with_its_password(tmp_path):
             assert secret not in done.stdout + done.stderr, (args, store, done.stderr)
             assert "internal error" not in done.stderr, (args, done.stderr)
     env.pop("ABSTAT_STORE")
+
+
+def test_json_nested_too_deeply_in_a_stored_field_is_named_as_damage_not_an_internal_error(tmp_path):
+    """attack19 F16: 100,000 nested ``[`` in a JSON column gave "internal error: RecursionError"."""
+    store = str(tmp_path / "d.db")
+    env = dict(os.environ, PYTHONPATH=SRC)
+
+    def abstat(*args: str) -> subprocess.CompletedProcess:
+        argv = [sys.executable, "-m", "abstat", *args, "--store", store]
+        return subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+    assert abstat("run", "--experiment", "e", "-v", "a=true", "-v", "b=true", "-n", "2").returncode == 0
+    deep = "[" * 100_000 + "]" * 100_000
+    db = sqlite3.connect(store)
+    db.execute("UPDATE runs SET notes = ? WHERE id = 1", (deep,))
+    db.execute("UPDATE invocations SET settings = ?, machine = ?", (deep, '{"hostname": ' + deep + "}"))
+    db.commit()
+    db.close()
+    exported = abstat("export", "--format", "json")
+    assert exported.returncode == 2 and "notes of run 1 is not valid JSON" in exported.stderr, exported.stderr
+    assert exported.stderr.startswith(f"abstat export: {store}: damaged store"), exported.stderr
+    for args in (("show", "e"), ("history", "e"), ("run", "--resume", "e")):
+        result = abstat(*args)
+        assert "internal error" not in result.stderr and "Traceback" not in result.stderr, (args, result.stderr)

@@ -19,6 +19,7 @@ from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.sampleset import SampleSet
+from abstat.readers.values import DECODER, json_error_line
 
 FIO_PERCENTILES = (
     ("50.000000", "p50"),
@@ -37,7 +38,7 @@ def load_documents(path: str, text: str, limit: int = MAX_DOCUMENTS, *, first: b
     """The JSON documents in ``text`` one after another (one per run), after any lines a tool printed
     before the first (fio's warnings); more than ``limit`` of them refused (``first``: the first only)."""
     start = _first_document(path, text)
-    decoder = json.JSONDecoder()
+    decoder = DECODER
     docs: list[Any] = []
     position = start
     while position < len(text) and len(docs) < limit:
@@ -66,9 +67,7 @@ def _decoded(decoder: json.JSONDecoder, path: str, text: str, position: int) -> 
         return decoder.raw_decode(text, position)
     except ValueError as err:
         raise InputError(
-            f"bad JSON: {getattr(err, 'msg', err)}",
-            path=path,
-            line=text.count("\n", 0, getattr(err, "pos", position)) + 1,
+            f"bad JSON: {getattr(err, 'msg', err)}", path=path, line=json_error_line(err, text, position)
         ) from None
     except RecursionError:
         raise InputError("bad JSON: nested too deeply", path=path) from None

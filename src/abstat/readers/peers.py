@@ -27,7 +27,6 @@ The readers are in their own modules (:mod:`abstat.readers.hyperfine`, :mod:`abs
 from __future__ import annotations
 
 import csv
-import json
 import os
 import re
 from typing import Any
@@ -40,7 +39,7 @@ from abstat.readers.kernel_formats import FORMATS as KERNEL_FORMATS
 from abstat.readers.pyperf import read_pyperf
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.source import read_text
-from abstat.readers.values import is_number, load_json
+from abstat.readers.values import decode_json, is_number, load_json
 
 __all__ = [
     "FORMATS",
@@ -124,8 +123,8 @@ def detect_format(path: str, text: str) -> str | None:
 
 def _detect_json_text(text: str) -> str | None:
     try:
-        doc = json.loads(text)
-    except (ValueError, RecursionError):
+        doc = decode_json(text)
+    except ValueError:
         return None
     return detect_json(doc)
 

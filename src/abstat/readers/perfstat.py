@@ -20,7 +20,6 @@ scaled by perf) keeps that percentage as a note, and says so as a warning.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
@@ -30,6 +29,7 @@ from abstat.readers.perf_collect import Collect
 from abstat.readers.perf_numbers import AGGR, NUMBER, counter_name, json_number, marks_of, to_number, ungroup
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
+from abstat.readers.values import decode_json
 
 _NOT_COUNTED = ("<not counted>", "<not supported>")
 _NUM = NUMBER  # perf prints in the user's locale (readers/perf_numbers.py)
@@ -311,8 +311,8 @@ def _json_lines(text: str) -> list[tuple[int, Any]]:
         if not line or line.startswith("#"):
             continue
         try:
-            found.append((number, json.loads(line)))
-        except (ValueError, RecursionError):
+            found.append((number, decode_json(line)))
+        except ValueError:
             return []
     return found
 

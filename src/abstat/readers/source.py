@@ -78,8 +78,10 @@ def read_named(path: str, limit: int = MAX_RESULT_BYTES) -> bytes:
 
 
 def loads_json(data: bytes | str, path: str) -> Any:
-    """JSON from ``data``: ValueError for bad JSON (nested too deeply included, as a ValueError)."""
-    try:
-        return json.loads(data)
-    except RecursionError:
-        raise ValueError("nested too deeply") from None
+    """JSON from ``data``: ValueError for bad JSON (nested too deeply and an integer beyond a double's
+    range included, as a ValueError)."""
+    from abstat.readers.values import decode_json
+
+    if isinstance(data, bytes):  # as json.loads decodes bytes
+        data = data.decode(json.detect_encoding(data), "surrogatepass")
+    return decode_json(data)

@@ -39,18 +39,58 @@ def finite(value: Any, path: str, what: str, line: int | None = None) -> float:
     """``value`` as a float; InputError naming ``what`` when it is not a finite number."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(f"{what}: not a number: {shown(value)}", path=path, line=line)
-    value = float(value)
+    try:
+        value = float(value)
+    except OverflowError:  # an integer of hundreds of digits
+        raise InputError(f"{what}: not a finite number: {shown(value)}", path=path, line=line) from None
     if not math.isfinite(value):
         raise InputError(f"{what}: not a finite number: {value!r}", path=path, line=line)
     return value
 
 
+class HugeInteger(ValueError):
+    """A JSON integer beyond a double's range: no value abstat reads can be one."""
+
+    def __init__(self, digits: str) -> None:
+        super().__init__(f"an integer of {len(digits)} digits, beyond a double's range")
+        self.digits = digits
+
+
+def _json_int(digits: str) -> int:
+    number = int(digits)
+    if len(digits) > 300:
+        try:
+            float(number)
+        except OverflowError:
+            raise HugeInteger(digits) from None
+    return number
+
+
+#: The JSON decoder of every reader: refuses an integer no double can hold (HugeInteger, a ValueError).
+DECODER = json.JSONDecoder(parse_int=_json_int)
+
+
+def decode_json(text: str) -> Any:
+    """The JSON document in ``text``; ValueError for bad JSON, an integer beyond a double's range,
+    or nesting too deep to decode."""
+    try:
+        return DECODER.decode(text)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def json_error_line(err: ValueError, text: str, start: int = 0) -> int:
+    """The line of ``text`` that ``err`` (from the JSON decoder) is about."""
+    if isinstance(err, HugeInteger):
+        found = text.find(err.digits, start)
+        return text.count("\n", 0, found if found >= 0 else start) + 1
+    return text.count("\n", 0, getattr(err, "pos", start)) + 1
+
+
 def load_json(path: str, text: str) -> Any:
     """The JSON document in ``text``; InputError naming ``path`` and the line."""
     try:
-        return json.loads(text)
+        return decode_json(text)
     except ValueError as err:
-        line = getattr(err, "lineno", None)
+        line = json_error_line(err, text) if hasattr(err, "pos") or isinstance(err, HugeInteger) else None
         raise InputError(f"bad JSON: {getattr(err, 'msg', err)}", path=path, line=line) from None
-    except RecursionError:
-        raise InputError("bad JSON: nested too deeply", path=path) from None

@@ -24,7 +24,7 @@ class RunReader:
             return default
         try:
             value = json.loads(text)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):  # RecursionError: nested too deeply to decode
             self._damaged(f"{what} is not valid JSON")
             return default
         if not isinstance(value, type(default)):

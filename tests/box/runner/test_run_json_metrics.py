@@ -170,3 +170,27 @@ def test_run_cli_json_metric_records_one_value_per_run(tmp_path):
     )
     assert shown.returncode == 0, shown.stderr
     assert "1003" in shown.stdout and "1000" in shown.stdout
+
+
+def test_a_json_line_nested_too_deeply_is_the_runs_error_not_a_crash(tmp_path):
+    """attack19 F15: a benchmark printing 200,000 nested ``[`` on a line gave "internal error:
+    RecursionError" and lost the run; now that run fails with its reason, as a metric that does not parse."""
+    deep = '{"x": ' + "[" * 200_000 + "]" * 200_000 + "}\n"
+    scanner = MetricScanner(json_lines=True)
+    scanner.feed('{"ok": 1}\n' + deep)
+    scanner.finish()
+    assert scanner.json_values == {"ok": [1.0]}
+    assert scanner.json_errors() == ["1 JSON output line(s) nested too deeply to read: the run's values are not known"]
+    bench = tmp_path / "deep.py"
+    bench.write_text(f"import sys\nsys.stdout.write({deep!r})\n")
+    store = tmp_path / "s.db"
+    argv = [sys.executable, "-m", "abstat", "run", "-n", "2", "--no-progress", "--store", str(store)]
+    argv += ["--experiment", "e", "-v", f"a={sys.executable} {bench}", "-v", "b=true"]
+    out = subprocess.run(argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and "internal error" not in out.stderr, out.stderr
+    assert "run 1 of variant 'a' failed: 1 JSON output line(s) nested too deeply" in out.stderr.splitlines()[-1]
+    listed = subprocess.run(
+        [sys.executable, "-m", "abstat", "list", "--store", str(store)], capture_output=True, text=True
+    )
+    row = listed.stdout.split("\n")[1].split()
+    assert row[:2] == ["e", "a,b"] and row[3] == "1", listed.stdout  # the failed run is recorded

@@ -352,18 +352,16 @@ class ProcessExecutor:
                 values.setdefault(name, []).extend(numbers)
             for name, unit in scanner.json_units.items():  # perf stat -j lines: msec for task-clock
                 measurement.units.setdefault(name, unit)
-            if self.patterns:
-                regex_notes = scanner.regex_notes()
-                for pattern in self.patterns:
-                    if pattern.unit:
-                        measurement.units[pattern.name] = pattern.unit
-                for name, numbers in scanner.regex_values.items():
-                    values[name] = numbers
-                if regex_notes:
-                    # A benchmark that did not print its result did not succeed.
-                    measurement.status = "failed"
-                    measurement.stderr_tail = self._stderr_tail()
-                notes.extend(regex_notes)
+            for pattern in self.patterns:
+                if pattern.unit:
+                    measurement.units[pattern.name] = pattern.unit
+            values.update(scanner.regex_values)
+            # A benchmark that did not print its result (or printed JSON too deep to read) did not succeed.
+            failures = scanner.json_errors() + (scanner.regex_notes() if self.patterns else [])
+            if failures:
+                measurement.status = "failed"
+                measurement.stderr_tail = self._stderr_tail()
+            notes.extend(failures)
 
     def run_hook(self, kind: str, command: Command, context: RunContext, *, timeout: float | None) -> Measurement:
         env = context.env()

@@ -91,6 +91,7 @@ class MetricScanner:
         self._bad: dict[str, list[str]] = {}  # pattern -> first matches that were not numbers
         self._bad_count: dict[str, int] = {}
         self._json_notes: list[str] = []
+        self._unreadable = 0  # JSON lines nested too deeply to decode
         self._text = ""  # unscanned text, after context kept for lookbehind
         self._resume = [0] * len(self.patterns)  # per pattern: where its next search starts in _text
         self._line: list[str] = []  # the JSON line that has not ended yet
@@ -203,6 +204,9 @@ class MetricScanner:
                 obj = json.loads(line)
             except ValueError:  # not JSON, or an integer beyond Python's digit limit
                 continue
+            except RecursionError:  # JSON nested deeper than Python decodes: the run's output is unreadable
+                self._unreadable += 1
+                continue
             if not isinstance(obj, dict):
                 continue
             if isinstance(obj.get("event"), str) and "counter-value" in obj:
@@ -265,6 +269,12 @@ class MetricScanner:
 
     def json_notes(self) -> list[str]:
         return list(self._json_notes)
+
+    def json_errors(self) -> list[str]:
+        """What makes the run's output unreadable: its JSON lines nested too deeply to decode."""
+        if not self._unreadable:
+            return []
+        return [f"{self._unreadable} JSON output line(s) nested too deeply to read: the run's values are not known"]
 
 
 def iter_blocks(handle: BinaryIO, block_bytes: int = BLOCK_BYTES) -> Iterator[str]:

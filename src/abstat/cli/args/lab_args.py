@@ -62,7 +62,7 @@ def add_lab_options(parser: argparse.ArgumentParser) -> None:
     lab.add_argument(
         "--yes",
         action="store_true",
-        help="with --resume: run the stored commands it shows (a store may come from elsewhere)",
+        help="with --resume or --spec: run the commands it shows (a store or a file may come from elsewhere)",
     )
 
 

@@ -129,20 +129,11 @@ def _resume(args: argparse.Namespace, store_path: str) -> tuple[Any, str, bool]:
 
 
 def _from_file(args: argparse.Namespace) -> Any:
-    """The specification in ``--spec FILE``, read as untrusted input; ``--store`` wins over its store."""
-    from abstat.engine.spec import loads
-    from abstat.store import resolve_store_path
+    """The specification in ``--spec FILE``: untrusted, shown first and run only with ``--yes``."""
+    from abstat.cli.args.spec_file import read_spec_file
 
-    alone(args, "spec", "the experiment from its file", ("print_spec", *OUTPUT_OPTIONS))
-    from abstat.readers.text import read_bytes
-
-    try:  # bounded: --spec /dev/zero is one line
-        text = read_bytes(args.spec, limit=16 << 20).decode("utf-8")
-    except (InputError, UnicodeDecodeError) as err:
-        why = err.message.removeprefix("cannot open: ") if isinstance(err, InputError) else err
-        raise InputError(f"cannot read the specification: {why}", path=args.spec) from None
-    spec = loads(text, source=args.spec)
-    return spec.replace(store=resolve_store_path(args.store or spec.store))
+    alone(args, "spec", "the experiment from its file", ("print_spec", "yes", *OUTPUT_OPTIONS))
+    return read_spec_file(args)
 
 
 def _from_legacy(stored: Any, store_path: str) -> tuple[Any, dict[str, Any]]:
