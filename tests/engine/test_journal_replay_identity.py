@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 from abstat.store import journal, open_store
-from abstat.store.write import check_run
+from support.store_runs import journal_run
 from support import paths
 
 SRC = paths.SRC
@@ -31,23 +31,6 @@ def _abstat(*args: str, cwd: str) -> subprocess.Popen[str]:
     )
 
 
-def _run(index: int, uid: str | None = None) -> dict:
-    return check_run(
-        variant="a",
-        command="./bench",
-        iteration=index,
-        position=index,
-        status="ok",
-        exit_code=0,
-        started_at=1.7e9 + index,
-        wall=0.01,
-        values={"t": [1.0 + index]},
-        units={"t": "s"},
-        notes=[],
-        uid=uid,
-    )
-
-
 def _journal(path, invocation, runs) -> str:
     with open(path, "wb") as handle:
         handle.write(journal.header(invocation.uid, invocation.experiment))
@@ -60,11 +43,11 @@ def test_a_journal_run_with_another_invocations_identity_is_refused_in_one_line(
     store_path = str(tmp_path / "s.db")
     with open_store(store_path) as store:
         done = store.start_invocation("e", MACHINE, variants=["a"])
-        (taken,) = [store.add_run(done, **{k: v for k, v in _run(0).items()})]
+        (taken,) = [store.add_run(done, **{k: v for k, v in journal_run(0).items()})]
         uid = store.db.execute("SELECT uid FROM runs WHERE id = ?", (taken,)).fetchone()[0]
         store.finish_invocation(done, "complete")
         running = store.start_invocation("e", MACHINE, variants=["a"])
-    path = _journal(tmp_path / "j.jsonl", running, [_run(1), _run(2, uid=uid)])
+    path = _journal(tmp_path / "j.jsonl", running, [journal_run(1), journal_run(2, uid=uid)])
     proc = _abstat("import", path, "--store", store_path, cwd=str(tmp_path))
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 2, err
@@ -79,7 +62,7 @@ def test_replays_of_one_journal_at_once_add_each_run_once(tmp_path):
     store_path = str(tmp_path / "s.db")
     with open_store(store_path) as store:
         running = store.start_invocation("e", MACHINE, variants=["a"])
-    path = _journal(tmp_path / "j.jsonl", running, [_run(i) for i in range(400)])
+    path = _journal(tmp_path / "j.jsonl", running, [journal_run(i) for i in range(400)])
     procs = [_abstat("import", path, "--store", store_path, cwd=str(tmp_path)) for _ in range(6)]
     results = [(proc.communicate(timeout=300), proc.returncode) for proc in procs]
     for (_, err), code in results:

@@ -13,25 +13,9 @@ import pytest
 
 from abstat.errors import InputError
 from abstat.store import journal, open_store
-from abstat.store.write import check_run
+from support.store_runs import journal_run
 
 MACHINE = {"hostname": "h", "boot_id": "b"}
-
-
-def _run(index: int) -> dict:
-    return check_run(
-        variant="a",
-        command="./bench",
-        iteration=index,
-        position=index,
-        status="ok",
-        exit_code=0,
-        started_at=1.7e9 + index,
-        wall=0.01,
-        values={"t": [1.0 + index]},
-        units={"t": "s"},
-        notes=[],
-    )
 
 
 def test_a_bad_run_is_found_at_its_line_with_the_memory_of_a_line(tmp_path):
@@ -42,7 +26,7 @@ def test_a_bad_run_is_found_at_its_line_with_the_memory_of_a_line(tmp_path):
         running = store.start_invocation("e", MACHINE, variants=["a"])
         with open(path, "wb") as handle:
             handle.write(journal.header(running.uid, running.experiment))
-            handle.write(journal.run_line(_run(0)))
+            handle.write(journal.run_line(journal_run(0)))
             handle.write(bad * ((8 << 20) // len(bad)))  # 8 MiB of runs with unknown fields
         tracemalloc.start()
         try:
@@ -62,9 +46,9 @@ def test_a_good_journal_with_a_damaged_line_and_a_cut_last_line_still_goes_in(tm
         running = store.start_invocation("e", MACHINE, variants=["a"])
         with open(path, "wb") as handle:
             handle.write(journal.header(running.uid, running.experiment))
-            handle.write(journal.run_line(_run(0)))
+            handle.write(journal.run_line(journal_run(0)))
             handle.write(b"{not json\n")
-            handle.write(journal.run_line(_run(1)) * 2)  # the same run twice: added once
-            handle.write(journal.run_line(_run(2))[:-5])  # cut by a crash
+            handle.write(journal.run_line(journal_run(1)) * 2)  # the same run twice: added once
+            handle.write(journal.run_line(journal_run(2))[:-5])  # cut by a crash
         assert journal.replay(str(path), store) == (2, 1, [3])
         assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2

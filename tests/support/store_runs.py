@@ -56,3 +56,23 @@ def add_revision_run(
         values=values,
         units=units,
     )
+
+
+def journal_run(index: int, uid: str | None = None) -> dict:
+    """A checked run of variant ``a`` (``./bench``, one value ``t`` = 1 + ``index`` seconds), as a journal holds it."""
+    from abstat.store.write import check_run
+
+    return check_run(
+        variant="a",
+        command="./bench",
+        iteration=index,
+        position=index,
+        status="ok",
+        exit_code=0,
+        started_at=1.7e9 + index,
+        wall=0.01,
+        values={"t": [1.0 + index]},
+        units={"t": "s"},
+        notes=[],
+        uid=uid,
+    )
