@@ -25,10 +25,11 @@ its calibration: ``docs/statistics.md``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from abstat.comparison.analyses import NAN, Result, _cannot, _constant, means, to_pct
-from abstat.comparison.model import TIES_SPREAD_METHOD
+from abstat.comparison.model import TIES_SOME_METHOD, TIES_SPREAD_METHOD
 
 HL_MIN_N = 2  # the Hodges-Lehmann ratio at any size (10 before issue 34, with geometric means below)
 
@@ -123,7 +124,8 @@ def hodges_lehmann_ratio(
         f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
         f"Brunner-Munzel test{' (studentized permutation)' if reference == 'permutation' else ''}"
         + (
-            f"; {TIES_SPREAD_METHOD}, so the ratio is the median ratio of those spread values, not of the raw "
+            f"; {TIES_SOME_METHOD if h.some else TIES_SPREAD_METHOD}, so the ratio is the median ratio of those "
+            "spread values, not of the raw "
             "values (which moves only in whole steps)"
             if h.spread
             else ""
@@ -274,26 +276,21 @@ def default_change(
     return r
 
 
-def centre_of(runs: list[Any], center: str = "auto") -> tuple[float, str]:
+def centre_of(runs: list[Any], center: str = "auto", others: Sequence[list[Any]] = ()) -> tuple[float, str]:
     """A sample set's centre as a comparison with ``center`` compares it, and
     its kind (``pseudo-median``, ``geometric mean of run medians``...): one
     run or flat samples, or several runs reduced to their medians (means).
-    The default rule is applied to the set's own size."""
+    The default rule is applied to the set's own size.  A pseudo-median's ties are spread as a comparison
+    with ``others`` (the runs of the variants shown with it, reduced alike) spreads them
+    (:func:`abstat.stats.hl_centre.centre`: alone, at its own finest gap)."""
     import numpy as np
 
-    from abstat.stats.hodges_lehmann import centre
+    from abstat.stats.hl_centre import centre
     from abstat.stats.medians import median
-    from abstat.stats.nested import run_centres
 
-    runs = [np.asarray(run, dtype=float) for run in runs if len(run)]
-    if not runs:
+    values, of = _compared(runs, center)
+    if values is None:
         return math.nan, center
-    of = ""
-    if len(runs) > 1:
-        of = "run means" if center == "mean" else "run medians"
-        values = run_centres(runs, "mean" if center == "mean" else "median")
-    else:
-        values = runs[0]
     suffix = f" of {of}" if of else ""
     positive = bool(np.all(values > 0))
     if center == "mean" or not positive:
@@ -301,5 +298,21 @@ def centre_of(runs: list[Any], center: str = "auto") -> tuple[float, str]:
     if center == "median" and not of:
         return median(values), "median"
     if center == "auto" and values.size >= HL_MIN_N:
-        return math.exp(centre(np.log(values))), "pseudo-median" + suffix
+        beside = [v for v in (_compared(other, center)[0] for other in others) if v is not None and np.all(v > 0)]
+        return math.exp(centre(np.log(values), [np.log(v) for v in beside])), "pseudo-median" + suffix
     return math.exp(float(np.log(values).mean())), "geometric mean" + suffix
+
+
+def _compared(runs: list[Any], center: str) -> tuple[Any, str]:
+    """The values a comparison reads of a variant's ``runs`` (None for none), and what they are of
+    (``run medians``, ``run means``, or "" for one run's values)."""
+    import numpy as np
+
+    from abstat.stats.nested import run_centres
+
+    arrays = [np.asarray(run, dtype=float) for run in runs if len(run)]
+    if len(arrays) > 1:
+        return run_centres(arrays, "mean" if center == "mean" else "median"), (
+            "run means" if center == "mean" else "run medians"
+        )
+    return (arrays[0], "") if arrays else (None, "")

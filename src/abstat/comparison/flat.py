@@ -36,7 +36,7 @@ def flat_change(
     positive = bool(np.all(x > 0) and np.all(y > 0))
     logs = (np.log(x), np.log(y)) if positive else None  # (the default's analysis scale: taken once)
     warnings += diagnostics.unequal_spread(vx.name, logs[0] if logs else x, vy.name, logs[1] if logs else y)
-    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied)
+    warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied, logs if center == "auto" else None)
     inflate = serial_factors_noted(vx.name, x, vy.name, y, notes, lag1, confidence)
     if center == "auto":
         result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed, logs=logs)

@@ -33,18 +33,22 @@ TIES_SPREAD_LABEL = (
 )
 #: what the method of such a comparison says (comparison/estimands.py writes it; the label is chosen by it)
 TIES_SPREAD_METHOD = "tied values read as spread evenly over their grid cells"
+#: what it says when only some tied levels were spread: the others are further from their neighbours than the
+#: tie-cell limit allows (stats/tie_cells.py) and keep their values (wave 20: the label said all were spread)
+TIES_SOME_METHOD = "only some " + TIES_SPREAD_METHOD + " (levels further apart keep their values)"
 
 RUN_CENTRES = {"mean": "run means", "median": "run medians", "auto": "run medians"}
 
 
-def estimand_label(estimand: str, center: str, unit: str = "samples", ties_spread: bool = False) -> str:
+def estimand_label(estimand: str, center: str, unit: str = "samples", ties_spread: bool | str = False) -> str:
     """The caption text of an estimand (``ratio of medians``...); with runs
     as the unit, of what per-run centres (``ratio of geometric means of the
     run medians``); ``ties_spread``: the Hodges-Lehmann ratio was computed
-    with tied values spread over their grid cells."""
+    with tied values spread over their grid cells (``"some"``: some of them)."""
     of = f" of the {RUN_CENTRES.get(center, 'run medians')}" if unit == "runs" else ""
     if estimand == "hl_ratio" and ties_spread:
-        return TIES_SPREAD_LABEL.format(of=of)
+        label = TIES_SPREAD_LABEL.format(of=of)
+        return label.replace("spreading tied", "spreading some tied") if ties_spread == "some" else label
     return ESTIMANDS[estimand].format(of=of)
 
 
@@ -141,7 +145,8 @@ class Comparison:
     @property
     def estimand_label(self) -> str:
         """The caption every format prints (and the JSON's ``estimand_label``): what was computed."""
-        return estimand_label(self.estimand, self.center, self.unit, TIES_SPREAD_METHOD in self.method)
+        spread = "some" if TIES_SOME_METHOD in self.method else TIES_SPREAD_METHOD in self.method
+        return estimand_label(self.estimand, self.center, self.unit, spread)
 
     def to_dict(self) -> dict[str, Any]:
         return {

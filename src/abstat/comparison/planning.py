@@ -321,7 +321,7 @@ def _flat_plan(
     alpha = 1.0 - confidence / 100.0
     from abstat.comparison.estimands import centre_of
 
-    detect_pct, delta = change_to_detect(centre_of([flats[0]], center)[0], detect, relative)
+    detect_pct, delta = change_to_detect(centre_of([flats[0]], center, [[f] for f in flats[1:]])[0], detect, relative)
     notes: list[str] = []
     others = list(zip(pilots[1:], flats[1:], strict=True))
     if not others:

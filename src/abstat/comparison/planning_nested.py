@@ -348,7 +348,7 @@ def median_plan(
     (:mod:`abstat.comparison.planning_nested`); ``method`` "flat" when no run median's variance splits."""
     from abstat.comparison.estimands import centre_of
 
-    centre, _ = centre_of(nested[pilots[0].name], center)
+    centre, _ = centre_of(nested[pilots[0].name], center, [nested[p.name] for p in pilots[1:] if p.name in nested])
     detect_pct, delta = change_to_detect(centre, detect, relative)
     result = Plan(
         baseline=pilots[0].name,

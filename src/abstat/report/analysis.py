@@ -40,9 +40,11 @@ def analyse(
     base = names[0] if baseline is None else baseline
     if base not in data:
         raise UsageError(f"no variant named {base!r} (have: {', '.join(names)})")
-    comparisons = [
-        compare_pair(data[base], data[name], names=(base, name), **options) for name in names if name != base
-    ]
+    from abstat.stats.tie_cells import shown_together
+
+    comparisons = shown_together(  # (the baseline's ties read one way in every comparison: its centre is one)
+        lambda: [compare_pair(data[base], data[name], names=(base, name), **options) for name in names if name != base]
+    )
     return adjust_family(comparisons, adjust) if adjust else comparisons
 
 

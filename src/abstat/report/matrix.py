@@ -127,18 +127,12 @@ def compare_cells(grid: Grid, layout: Layout, options: Options, notes: Footnotes
             if column in slot
         }
         base = cells.get(layout.baseline)
-        for column, cell in cells.items():
-            if column == layout.baseline:
-                continue
-            if base is None:
-                cell.add_note(
-                    notes.add(
-                        f"no baseline ({layout.by}={layout.baseline}) to compare with",
-                        row_text(layout.row_keys, row_id),
-                    )
-                )
-                continue
-            _compare_cell(base, cell, options, notes, strict)
+        others = [cell for column, cell in cells.items() if column != layout.baseline]
+        if base is not None:
+            _compare_row(base, others, options, notes, strict)
+        for cell in others if base is None else ():
+            missing = f"no baseline ({layout.by}={layout.baseline}) to compare with"
+            cell.add_note(notes.add(missing, row_text(layout.row_keys, row_id)))
         report_rows.append(
             Row(
                 labels=dict(zip(layout.row_keys, row_id, strict=True)),
@@ -183,20 +177,33 @@ def _cell(
     return cell
 
 
-def _compare_cell(base: Cell, cell: Cell, options: Options, notes: Footnotes, strict: bool) -> None:
-    """The cell compared with its row's baseline; its warnings as footnotes (or what kept it from
-    being compared)."""
-    try:
-        cell.comparison = _comparison(base, cell, options)
-    except AbstatError as err:
-        if strict:
-            raise
+def _compare_row(base: Cell, cells: list[Cell], options: Options, notes: Footnotes, strict: bool) -> None:
+    """The row's cells compared with its baseline, whose ties every comparison reads one way
+    (:func:`abstat.stats.tie_cells.shown_together`: its centre is one number in all of them)."""
+    from abstat.stats.tie_cells import shown_together
+
+    def attempt(cell: Cell) -> Any:  # the comparison, or the error that kept it from being made
+        try:
+            return _comparison(base, cell, options)
+        except AbstatError as err:
+            if strict:
+                raise
+            return err
+
+    for cell, result in zip(cells, shown_together(lambda: [attempt(each) for each in cells]), strict=True):
+        _note_comparison(cell, base, result, notes)
+
+
+def _note_comparison(cell: Cell, base: Cell, result: Any, notes: Footnotes) -> None:
+    """The cell's comparison and its warnings as footnotes (or what kept it from being compared)."""
+    if isinstance(result, AbstatError):
         cell.add_note(
-            notes.add(f"not compared: {err}", cell.place),
-            {"code": "not-compared", "message": str(err), "variant": None},
+            notes.add(f"not compared: {result}", cell.place),
+            {"code": "not-compared", "message": str(result), "variant": None},
         )
         return
-    for warning in cell.comparison.warnings:
+    cell.comparison = result
+    for warning in result.warnings:
         # one footnote per kind of warning, listing the cells (the side
         # a warning about one variant concerns, else the row)
         side = base if warning.variant is not None and warning.variant == base.name else cell

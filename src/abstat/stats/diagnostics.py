@@ -116,24 +116,52 @@ def ties(name: str, values: np.ndarray, ordered: np.ndarray | None = None) -> li
 
 
 def grids_differ(
-    name_x: str, x: np.ndarray, name_y: str, y: np.ndarray, tied: tuple[bool, bool] | None = None
+    name_x: str,
+    x: np.ndarray,
+    name_y: str,
+    y: np.ndarray,
+    tied: tuple[bool, bool] | None = None,
+    logs: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> list[StatWarning]:
     """Both variants quantized, on different grids (20 against 21 cycles:
     two machines' TSC ratios): their values are not comparable step by step
-    (``tied``: whether each is :func:`heavily_tied`, if known)."""
+    (``tied``: whether each is :func:`heavily_tied`, if known; ``logs``: the logarithms the default
+    comparison reads, when it is the comparison made: the warning then says whose tied values it spreads)."""
     if not (all(tied) if tied is not None else heavily_tied(x) and heavily_tied(y)):
         return []
     gx, gy = quantization_step(x), quantization_step(y)
     if gx is None or gy is None or gx == gy:
         return []
+    spread = f"; {_spread_words(name_x, name_y, logs)}" if logs is not None else ""
     return [
         StatWarning(
             "grids-differ",
             f"{name_x} is on a grid of {gx:g}, {name_y} on a grid of {gy:g} (different machines or clock ratios?): "
-            "the values are not comparable step by step; tied values are read as spread over their own grid's "
-            "cells (a level far from its neighbours keeps its value), so the change is that of the spread values",
+            f"the values are not comparable step by step{spread}",
         )
     ]
+
+
+def _spread_words(name_x: str, name_y: str, logs: tuple[np.ndarray, np.ndarray]) -> str:
+    """Whose tied values the default comparison reads as spread over the gaps between their levels
+    (:func:`abstat.stats.hodges_lehmann.spread_pair`; a level further from its neighbours than the tie-cell
+    limit keeps its value), as it computes it."""
+    from abstat.stats.hodges_lehmann import spread_pair
+    from abstat.stats.tie_cells import spread_levels
+
+    parts, spread = [], False
+    for name, sample in zip((name_x, name_y), spread_pair(*logs), strict=True):
+        tied, wide = spread_levels(sample)
+        spread = spread or wide > 0
+        if wide and wide == tied:
+            parts.append(f"{name}'s tied values are read as spread over the gaps between its levels")
+        elif wide:
+            parts.append(f"{wide} of {name}'s {tied} tied levels are read as spread, the others keep their values")
+        elif tied:
+            parts.append(f"{name}'s tied values keep their values (its levels are too far apart to be spread)")
+    if not parts:
+        return ""
+    return "; ".join(parts) + (", so the change is that of the spread values" if spread else "")
 
 
 def brown_forsythe(x: np.ndarray, y: np.ndarray) -> float:

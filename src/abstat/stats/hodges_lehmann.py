@@ -55,8 +55,9 @@ from abstat.stats.brunner_munzel import (  # noqa: F401 (re-exported: the compar
     separated_p,
     spread_ties,
 )
+from abstat.stats.constant_side import sign_floor
 from abstat.stats.distributions import t_quantile
-from abstat.stats.tie_cells import cell_limit
+from abstat.stats.tie_cells import cell_limit, seen, spread_levels
 
 if TYPE_CHECKING:
     from abstat.stats.pairwise import SortedSums
@@ -74,6 +75,7 @@ class HLResult:
     df: float
     centres: tuple[float, float]  # each sample's pseudo-median (analysis scale)
     spread: bool = False  # tied values were spread over their cells (the estimand is of the spread values)
+    some: bool = False  # only some tied levels were spread (the others, further apart than the limit, as they are)
 
 
 def _quantile(df: float, level: float, fixed: float | None) -> float:
@@ -285,10 +287,20 @@ def hodges_lehmann(
         estimate, low, high = _small(sx, sy, confidence, inflate, fixed)
     else:
         estimate, low, high = _large(sx, sy, confidence, inflate, fixed)
+    floor = sign_floor(x, y, alpha)  # one side constant: the sign test's p-value and interval at least
+    if floor is not None:
+        p, low, high = max(p, floor[0]), min(low, floor[1]), max(high, floor[2])
     tied = (sx, sy), (x, y)
     p, low, high = _reconcile(p, low, high, at_zero, confidence, fixed, (estimate, tied))
-    mid = (_pseudo_median(sx), _pseudo_median(sy)) if centres else (math.nan, math.nan)
-    return HLResult(estimate, low, high, p, at_zero.df, mid, sx.spread or sy.spread)
+    if centres:  # each sample's pseudo-median as the pair spreads it (hl_centre.centre: one computation)
+        from abstat.stats.hl_centre import pseudo_median
+
+        mid = (pseudo_median(sx), pseudo_median(sy))
+    else:
+        mid = (math.nan, math.nan)
+    spread = sx.spread or sy.spread
+    some = spread and any(tied > wide for tied, wide in map(spread_levels, (sx, sy)))
+    return HLResult(estimate, low, high, p, at_zero.df, mid, spread, some)
 
 
 def spread_pair(x: np.ndarray, y: np.ndarray) -> tuple[Spread, Spread]:
@@ -296,7 +308,9 @@ def spread_pair(x: np.ndarray, y: np.ndarray) -> tuple[Spread, Spread]:
     (:mod:`abstat.stats.tie_cells`): what the comparison and ``plan``'s sizing read."""
     xs, ys = np.sort(x), np.sort(y)
     limit = cell_limit(xs, ys)
-    return spread_ties(xs, limit), spread_ties(ys, limit)
+    sx = spread_ties(xs, limit)
+    seen(limit, sx)
+    return sx, spread_ties(ys, limit)
 
 
 def _reconcile(
@@ -360,41 +374,3 @@ def _one_grid(x: np.ndarray, y: np.ndarray) -> bool:
     inner = min((float(np.diff(v).min()) for v in levels if v.size > 1), default=math.inf)
     pooled = np.unique(np.concatenate(levels))
     return pooled.size < 2 or float(np.diff(pooled).min()) >= 0.5 * inner
-
-
-def centre(values: np.ndarray) -> float:
-    """A sample's Hodges-Lehmann centre as the default comparison computes it:
-    the pseudo-median of its (tie-spread) values, on the analysis scale."""
-    return _pseudo_median(spread_ties(np.sort(values)))
-
-
-CENTRE_POINTS = 4096  # a larger sample's pseudo-median is taken on this many of its quantiles
-
-
-def _pseudo_median(sample: Spread) -> float:
-    """The pseudo-median (a centre to print beside the change, not the
-    change itself): exact up to :data:`CENTRE_POINTS` points; for larger
-    samples, of that many evenly spaced quantiles, each standing for ``n /
-    CENTRE_POINTS`` values (off by less than their spacing; measured within
-    5e-6 of a standard deviation on normal, log-normal and grid data of
-    10^4-10^5 values)."""
-    v, w = sample.values, sample.weights
-    n = v.size
-    if w is None and n * (n + 1) // 2 <= SMALL:
-        from abstat.stats.medians import median  # np.median's value without importing numpy.ma
-
-        walsh = np.add.outer(v, v)[np.triu_indices(n)]
-        return median(walsh) / 2.0
-    if n > CENTRE_POINTS:
-        running = np.cumsum(w) if w is not None else np.arange(1.0, n + 1.0)
-        targets = (np.arange(CENTRE_POINTS) + 0.5) * (running[-1] / CENTRE_POINTS)
-        v = v[np.minimum(np.searchsorted(running, targets), n - 1)]
-        w = np.full(CENTRE_POINTS, running[-1] / CENTRE_POINTS)
-    if v.size >= GUIDE_FROM:  # (the same order statistic, from a binned bracket)
-        from abstat.stats.hl_binned import guided_walsh
-        from abstat.stats.pairwise import median_of
-
-        return median_of(guided_walsh(v, w)) / 2.0
-    from abstat.stats.pairwise import pseudo_median
-
-    return pseudo_median(v, w)
