@@ -23,8 +23,8 @@ Methods, each given the good and bad ends:
 
 Printed: accuracy (named commit is the changed one) and benchmark runs
 spent (mean, 95th percentile), references included.  ``--coverage`` prints
-instead how often abstat's 95% interval of the change's size (Hodges-Lehmann,
-bad minus good references) holds the true shift.
+instead how often abstat's 95% interval of the change's size (``abstat compare``'s
+of the bad against the good references: the Hodges-Lehmann ratio) holds the true ratio of the levels.
 
 ``--merges``: histories with merges, shaped like a kernel merge window: a
 mainline of direct commits (30%) and merges of topic branches of 1-7 commits
@@ -148,9 +148,10 @@ def run_abstat(history: History) -> int | None:
 
     search = Search(history.n, confidence=0.95, budget=2000)
     outcome = simulate(search, lambda c: float(history.measure(c)[0]))
-    if outcome.shift_low is not None and outcome.shift_high is not None:
-        true_shift = history.d * (2.0 if history.shape == "quantized" else 1.0)
-        COVERED.append(outcome.shift_low <= true_shift <= outcome.shift_high)
+    change = outcome.change  # abstat compare's of the ends' runs: a ratio of levels, in percent
+    if change is not None and change.ci_pct is not None:
+        level, step = (440.0, 2.0) if history.shape == "quantized" else (100.0, 1.0)
+        COVERED.append(change.ci_pct[0] <= 100.0 * history.d * step / level <= change.ci_pct[1])
     return outcome.culprit
 
 
@@ -412,7 +413,7 @@ def main() -> int:
                     for _ in range(args.trials):
                         run_abstat(History(n, d, shape, rng))
                     print(
-                        f"N={n} d={d:g} {shape}: interval of the change covers the true shift in "
+                        f"N={n} d={d:g} {shape}: interval of the change covers the true ratio in "
                         f"{sum(COVERED)}/{len(COVERED)} = {sum(COVERED) / max(1, len(COVERED)):.3f}",
                         flush=True,
                     )

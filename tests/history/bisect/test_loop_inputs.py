@@ -211,11 +211,11 @@ def test_doctor_and_noise_exit_codes(tmp_path):
 def test_the_answer_of_a_box_bisection_counts_boots():
     from abstat.history.bisect.driver import Report
     from abstat.history.bisect.render import render
+    from abstat.comparison.core import compare
     from abstat.history.bisect.search import Outcome
 
-    outcome = Outcome(
-        "found", 2, 0.99, [(2, 0.99)], 25, shift=300, shift_low=290, shift_high=310, good_level=1000, reference_p=1e-5
-    )
+    change = compare([1000, 1010, 990, 1005], [1300, 1310, 1290, 1305])
+    outcome = Outcome("found", 2, 0.99, [(2, 0.99)], 25, change=change, reference_p=1e-5)
     report = Report(
         outcome,
         ["a" * 40, "b" * 40, "c" * 40],

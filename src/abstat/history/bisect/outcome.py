@@ -6,9 +6,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from abstat.stats.warnings import StatWarning
+
+if TYPE_CHECKING:
+    from abstat.comparison.model import Comparison
 
 
 @dataclass
@@ -26,11 +29,9 @@ class Outcome:
     probability: float
     candidates: list[tuple[int, float]]  # most probable first
     runs: int
-    shift: float | None = None  # bad - good (Hodges-Lehmann on the references)
-    shift_low: float | None = None
-    shift_high: float | None = None
-    good_level: float | None = None
-    reference_p: float | None = None
+    # bad against good as ``abstat compare GOOD BAD`` gives it on the references' runs (:func:`change`)
+    change: Comparison | None = None
+    reference_p: float | None = None  # the search's gate: Brunner-Munzel between the references
     notes: list[StatWarning] = field(default_factory=list)  # codes: ends-not-different, untestable
     intermediate: int | None = None  # status "several": a tested commit measuring unlike both ends
     steps: list[Outcome] = field(default_factory=list)  # status "several": the steps isolated
@@ -41,8 +42,6 @@ class Outcome:
 def conclude(search: Any, status: str) -> Outcome:
     """The outcome of ``search`` (a :class:`abstat.history.bisect.search.Search`) ending with ``status``."""
     import numpy as np
-
-    from abstat.stats.shift import hodges_lehmann
 
     good, bad = search._references()
     posterior = search.posterior() if good and bad else np.full(search.n, 1.0 / search.n)
@@ -56,9 +55,7 @@ def conclude(search: Any, status: str) -> Outcome:
     if status == "several":
         result.intermediate = search.intermediate()
     if len(good) >= 2 and len(bad) >= 2:
-        shift, unit = hodges_lehmann(np.asarray(good), np.asarray(bad), search.confidence), search.unit or 1.0
-        result.shift, result.shift_low, result.shift_high = shift.estimate * unit, shift.low * unit, shift.high * unit
-        result.good_level = float(np.median(good)) * unit  # the samples are in the search's unit
+        result.change = change(good, bad, search.unit, search.confidence)
         result.reference_p = search.reference_p()
     if status == "inconclusive" and result.reference_p is not None and not search.gated:
         result.candidates = []
@@ -74,3 +71,13 @@ def conclude(search: Any, status: str) -> Outcome:
             StatWarning("untestable", "the remaining candidates cannot be told apart: their neighbours did not build")
         )
     return result
+
+
+def change(good: list[float], bad: list[float], unit: float | None, confidence: float) -> Comparison:
+    """The change from the ``good`` runs to the ``bad`` ones (in the search's ``unit``) as ``abstat compare GOOD BAD
+    -c CONFIDENCE`` gives it: the library's one comparison (:func:`abstat.comparison.core.compare`, its estimand,
+    interval, p-value and label) of the runs' values, restored exactly (the unit is a power of two)."""
+    from abstat.comparison.core import compare
+
+    scale = unit or 1.0
+    return compare([v * scale for v in good], [v * scale for v in bad], confidence=confidence, names=("good", "bad"))

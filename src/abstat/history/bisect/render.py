@@ -8,10 +8,26 @@ from typing import Any
 from abstat.history.bisect.search import GATE_PVALUE
 
 
-def _pct(value: float | None, base: float | None) -> str:
-    if value is None or not base:
-        return "?"
-    return f"{value / abs(base) * 100:+.2f}%"
+def change_text(change: Any, sides: str = "bad vs good") -> str:
+    """A change (a :class:`abstat.comparison.model.Comparison` of bad against good) in the words and digits of
+    ``abstat compare``: the change and its interval, the estimand's label, the p-value."""
+    from abstat.render.units import format_change, format_p
+
+    return (
+        f"{format_change(change.delta_pct, change.ci_pct)} ({sides}: {change.estimand_label} with its "
+        f"{change.confidence * 100:g}% confidence interval, p={format_p(change.p_value)})"
+    )
+
+
+def change_doc(change: Any, reference_p: float | None = None) -> dict[str, Any] | None:
+    """The JSON of a change: the fields ``abstat compare --format json`` gives it."""
+    if change is None:
+        return None
+    doc = {k: v for k, v in change.to_dict().items() if k in CHANGE_FIELDS}
+    return doc if reference_p is None else {**doc, "references_p": reference_p}
+
+
+CHANGE_FIELDS = ("n", "estimand", "estimand_label", "delta_pct", "ci_pct", "confidence", "p_value", "method")
 
 
 def render(report: Any, fmt: str) -> str:
@@ -25,10 +41,7 @@ def render(report: Any, fmt: str) -> str:
         {
             "rev": commits[o.culprit],
             "probability": o.probability,
-            "shift": o.shift,
-            "low": o.shift_low,
-            "high": o.shift_high,
-            "good_level": o.good_level,
+            "change": o.change,
             "subject": report.subjects.get(commits[o.culprit], ""),
         }
         for o in outcome.steps
@@ -39,13 +52,7 @@ def render(report: Any, fmt: str) -> str:
     from abstat.render.escape import terminal as _t
 
     lines = []
-    size = (
-        f"change {_pct(outcome.shift, outcome.good_level)} [{_pct(outcome.shift_low, outcome.good_level)}, "
-        f"{_pct(outcome.shift_high, outcome.good_level)}] (bad - good, Hodges-Lehmann on the references, "
-        f"p={outcome.reference_p:.2g})"
-        if outcome.shift is not None and outcome.reference_p is not None
-        else ""
-    )
+    size = f"change {change_text(outcome.change)}" if outcome.change is not None else ""
     if outcome.status == "found":
         sha = commits[outcome.culprit]
         lines.append(f"culprit: {sha} {_t(report.subjects.get(sha, ''))}")
@@ -79,11 +86,8 @@ def _several(outcome: Any, commits: list[str], steps: list[dict[str, Any]], size
     ]
     for step in steps:
         lines.append(f"  step: {step['rev']} {_t(step['subject'])}")
-        lines.append(
-            f"    probability {step['probability']:.3f}; change {_pct(step['shift'], step['good_level'])} "
-            f"[{_pct(step['low'], step['good_level'])}, {_pct(step['high'], step['good_level'])}] "
-            "(between the levels on either side of it)"
-        )
+        text = f"change {change_text(step['change'])}" if step["change"] is not None else "change ?"
+        lines.append(f"    probability {step['probability']:.3f}; {text}, between the levels on either side of it")
     lines += [_unresolved(commits[low][:12], commits[high][:12], status) for low, high, status in outcome.unresolved]
     if not steps and not outcome.unresolved:
         lines.append("  no step isolated within the budget" if not outcome.notes else "  no step isolated")
@@ -110,19 +114,13 @@ def _json(report: Any, candidates: list[dict[str, Any]], steps: list[dict[str, A
             "candidates": candidates,
             "runs": outcome.runs,
             "commits": len(commits) - 1,
-            "change": {
-                "shift": outcome.shift,
-                "low": outcome.shift_low,
-                "high": outcome.shift_high,
-                "good_level": outcome.good_level,
-                "references_p": outcome.reference_p,
-            },
+            "change": change_doc(outcome.change, outcome.reference_p),
             "skipped": report.skipped,
             "warnings": [w.to_dict() for w in report.warnings + outcome.notes],
             "experiment": report.experiment,
             "graph": report.graph,
             "boots": report.boots or None,
-            "steps": steps,
+            "steps": [{**step, "change": change_doc(step["change"])} for step in steps],
             "intermediate": commits[outcome.intermediate] if outcome.intermediate is not None else None,
             "unresolved": [
                 {"after": commits[low], "through": commits[high], "status": status}

@@ -144,9 +144,7 @@ class Search:
     # -- the model ---------------------------------------------------------
 
     def _references(self) -> tuple[list[float], list[float]]:
-        good = [v for c, v, _ in self.samples if c == 0]
-        bad = [v for c, v, _ in self.samples if c == self.n]
-        return good, bad
+        return [v for c, v, _ in self.samples if c == 0], [v for c, v, _ in self.samples if c == self.n]
 
     def _memo(self, name: str, compute):
         """``compute()``, kept until the samples, the batches or the sides change (samples are only
@@ -229,15 +227,17 @@ class Search:
         return next((c for c in tested if levels.intermediate(self.values_of(c), good, bad)), None)
 
     def attributed(self, culprit: int) -> bool:
-        """The culprit's own runs and its parents' fresh runs confirm it, each commit once
-        (:func:`abstat.history.bisect.levels.placing`)."""
+        """The culprit's own runs and its parents' fresh runs confirm it, each commit once (:func:`levels.placing`); a
+        dear search's, all their runs as well (2-3 fresh boots can all fall in one mode of two-mode noise)."""
         start = self._fresh.get(culprit, 0)
         good, bad = self._references()
         sides = [(p, self.fresh_values(p, start), good) for p in self.graph.parents_of(culprit) if p != 0]
         if culprit != self.n:
             sides.append((culprit, self.fresh_values(culprit, start), bad))
         settled = levels.placing(sides, good, bad, self._strikes, self._passed.setdefault(culprit, {}), self.least)
-        return levels.ends_ready(good, bad, self.least) and len(settled) == len(sides)
+        done = levels.ends_ready(good, bad, self.least) and len(settled) == len(sides)
+        every = [(self.values_of(c), "bad" if end is bad else "good") for c, _, end in sides] if self.dear else []
+        return done and all(levels.placed(values, good, bad, side) for values, side in every)
 
     def _offsets(self, g: float, b: float) -> dict[int, float]:
         """Batch number -> drift offset (:func:`abstat.history.bisect.levels.drift`)."""

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from abstat.history.bisect import levels
 from abstat.history.bisect.graph import Graph
-from abstat.history.bisect.outcome import Batch, Outcome
+from abstat.history.bisect.outcome import Batch, Outcome, change
 from abstat.history.bisect.search import Search
 
 MIN_PART_BUDGET = 40
@@ -160,6 +160,9 @@ class Bisection:
         for part in self.parts:
             outcome = part.outcome
             if outcome is not None and outcome.status == "found" and outcome.culprit is not None:
+                # its change on all runs of the part's ends (the next part measured one of them further)
+                ends = self._values(part.low), self._values(part.high)
+                outcome.change = change(ends[0], ends[1], self.unit, self.confidence)
                 outcome.culprit += part.low
                 outcome.candidates = [(c + part.low, p) for c, p in outcome.candidates]
                 result.steps.append(outcome)
@@ -167,6 +170,9 @@ class Bisection:
                 result.unresolved.append((part.low, part.high, outcome.status if outcome else "inconclusive"))
         result.notes = [n for n in result.notes if n.code != "ends-not-different"]
         return result
+
+    def _values(self, commit: int) -> list[float]:
+        return [v for c, v, _ in self.samples if c == commit]
 
 
 def simulate(search: Bisection | Search, measure) -> Outcome:
