@@ -52,37 +52,7 @@ def flat_change(
             )
         return result
     if center == "mean":
-        sd = [
-            float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan
-            for v, k in zip((x, y), inflate, strict=True)
-        ]
-        result = analyses.means(
-            x.size,
-            float(x.mean()),
-            sd[0],
-            y.size,
-            float(y.mean()),
-            sd[1],
-            confidence,
-            "Welch t on means, Fieller interval",
-            "samples",
-            nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
-            constant=bool(x.min() == x.max() and y.min() == y.max()),
-        )
-        from abstat.comparison.mean_tails import unrepresented_tail
-
-        tail = unrepresented_tail(x, y) if result.p_value == result.p_value else ""
-        if tail:
-            result = analyses.withheld(result, tail)
-        if min(x.size, y.size) < MEDIAN_MIN_N and max(x.size, y.size) >= 4 * min(x.size, y.size):
-            warnings.append(
-                StatWarning(
-                    "too-few-samples",
-                    f"{min(x.size, y.size)} samples against {max(x.size, y.size)}: Welch's t is liberal when one "
-                    "variant has so few (a 95% interval covers about 92% of the time at 3 vs 30)",
-                )
-            )
-        return result
+        return _means_change(x, y, confidence, inflate, warnings)
     result = analyses.medians(x, y, confidence, inflate)
     if min(x.size, y.size) < MEDIAN_MIN_N:
         warnings.append(
@@ -100,6 +70,43 @@ def flat_change(
                 "quantized data: medians move in whole steps, so a change smaller than a step cannot show in "
                 "them; the default comparison ({center} auto) or {center} mean can resolve it",
                 fields=["center"],
+            )
+        )
+    return result
+
+
+def _means_change(
+    x: Any, y: Any, confidence: float, inflate: tuple[float, float], warnings: list[StatWarning]
+) -> analyses.Result:
+    """``--center mean``: Welch's t and Fieller's interval, withheld when the smaller variant cannot hold the
+    larger's far tail (:mod:`abstat.comparison.mean_tails`)."""
+    import numpy as np
+
+    sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan for v, k in zip((x, y), inflate, strict=True)]
+    result = analyses.means(
+        x.size,
+        float(x.mean()),
+        sd[0],
+        y.size,
+        float(y.mean()),
+        sd[1],
+        confidence,
+        "Welch t on means, Fieller interval",
+        "samples",
+        nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
+        constant=bool(x.min() == x.max() and y.min() == y.max()),
+    )
+    from abstat.comparison.mean_tails import unrepresented_tail
+
+    tail = unrepresented_tail(x, y) if result.p_value == result.p_value else ""
+    if tail:
+        result = analyses.withheld(result, tail)
+    if min(x.size, y.size) < MEDIAN_MIN_N and max(x.size, y.size) >= 4 * min(x.size, y.size):
+        warnings.append(
+            StatWarning(
+                "too-few-samples",
+                f"{min(x.size, y.size)} samples against {max(x.size, y.size)}: Welch's t is liberal when one "
+                "variant has so few (a 95% interval covers about 92% of the time at 3 vs 30)",
             )
         )
     return result
