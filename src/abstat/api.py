@@ -14,7 +14,7 @@ Results are typed: :class:`abstat.history.analysis.HistoryReport`,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -58,7 +58,7 @@ def compare_many(
     from abstat.comparison import compare_many as compare_all
 
     return compare_all(
-        {name: _data(data) for name, data in variants.items()},
+        _named(variants, "compare_many"),
         baseline=baseline,
         confidence=_fraction(confidence, "confidence"),
         **options,
@@ -74,12 +74,20 @@ def plan(
     from abstat.comparison.planning import plan as plan_sizes
 
     return plan_sizes(
-        {name: _data(data) for name, data in variants.items()},
+        _named(variants, "plan"),
         detect=detect,
         power=_fraction(power, "power", 0.0),
         confidence=_fraction(confidence, "confidence") * 100.0,
         **options,
     )
+
+
+def _named(variants: Any, function: str) -> dict[str, Any]:
+    """``variants`` (name -> data) with each one's data as the comparison takes it; a list (no names to
+    compare by) is refused in one line naming the argument."""
+    if not isinstance(variants, Mapping):
+        raise TypeError(f"{function}(variants=...) takes a mapping of name -> data, not a {type(variants).__name__}")
+    return {name: _data(data) for name, data in variants.items()}
 
 
 def _data(data: Any) -> Any:

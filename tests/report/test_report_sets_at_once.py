@@ -15,7 +15,8 @@ import numpy as np
 
 from abstat.readers.sampleset import SampleSet, _kept, from_store_set
 from abstat.report import api
-from abstat.report.centres import cell_centre, shown_median
+from abstat.comparison.centres import shown_median
+from abstat.report.centres import cell_centre
 from abstat.render.matrix import plain_table
 from abstat.store.columns import _ranges
 

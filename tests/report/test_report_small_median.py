@@ -9,7 +9,8 @@ import random
 
 import numpy as np
 
-from abstat.report.centres import shown_median, small_median
+from abstat.comparison.centres import shown_median
+from abstat.report.centres import small_median
 
 
 def _cases() -> list[list[float]]:

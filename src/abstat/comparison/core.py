@@ -16,6 +16,7 @@ from typing import Any
 
 from abstat.comparison import analyses
 from abstat.comparison import runs as run_unit
+from abstat.comparison.centres import agree
 from abstat.comparison.flat import flat_change
 from abstat.comparison.inputs import VariantSamples, as_variant, rescaled, scale_factor
 from abstat.comparison.model import CENTERS, OUTLIER_RULES, Comparison, VariantSummary
@@ -95,7 +96,7 @@ def compare(
     import numpy as np
 
     with np.errstate(all="ignore"):  # degenerate data are reported as warnings, not numpy noise
-        return _compare(
+        found = _compare(
             baseline,
             candidate,
             confidence=confidence,
@@ -106,6 +107,7 @@ def compare(
             outliers=outliers,
             names=names,
         )
+        return agree(found, baseline, candidate)  # the centres every format prints, checked against the change
 
 
 def _compare(
@@ -295,7 +297,9 @@ def _summary_warnings(vx: VariantSamples, vy: VariantSamples, center: str, outli
 
 
 def compare_many(variants: Mapping[str, Any], *, baseline: str | None = None, **options: Any) -> list[Comparison]:
-    """Compare every variant with the baseline (the first one by default)."""
+    """Compare every variant with the baseline (the first one by default); ``variants`` maps names to data."""
+    if not isinstance(variants, Mapping):
+        raise TypeError(f"compare_many(variants=...) takes a mapping of name -> data, not a {type(variants).__name__}")
     names = list(variants)
     if len(names) < 2:
         raise UsageError("need at least two variants to compare")

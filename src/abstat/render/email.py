@@ -123,7 +123,7 @@ def _no_block_for_few(names: list[str], small: list[Cell]) -> str:
 
 def kept_values(cell: Cell, outliers: str) -> list[float]:
     """The cell's samples after the report's outlier rule: those its n, centre and change use."""
-    from abstat.report.centres import kept_runs
+    from abstat.comparison.centres import kept_runs
 
     runs = kept_runs(cell.sample_set.comparison_data(), outliers) or []
     return [float(v) for run in runs for v in run]

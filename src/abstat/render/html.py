@@ -65,7 +65,7 @@ _e = escape.html
 def kept_values(report: Report, cell: Cell) -> tuple[list[float], int]:
     """The cell's samples the table's numbers use (after the report's outlier rule), and how many
     runs hold some; a summary-statistics cell has none."""
-    from abstat.report.centres import kept_runs
+    from abstat.comparison.centres import kept_runs
 
     if cell.sample_set.summary is not None:
         return [], 0
@@ -76,8 +76,8 @@ def kept_values(report: Report, cell: Cell) -> tuple[list[float], int]:
 def _stats_table(report: Report, cells: list[Cell], names: list[str]) -> str:
     """N/Min/Max/Median/Avg/Stddev of each set, every value in one unit (one scale for the table), of the
     samples kept after the report's outlier rule (its column says how many it dropped); the median is the
-    one the table prints (on integer data one of the values: :func:`abstat.report.centres.shown_median`)."""
-    from abstat.report.centres import shown_median
+    one the table prints (on integer data one of the values: :func:`abstat.comparison.centres.shown_median`)."""
+    from abstat.comparison.centres import shown_median
     from abstat.stats.descriptive import describe
 
     unit, metric = cells[0].sample_set.unit, cells[0].sample_set.labels.get("metric")

@@ -4,8 +4,9 @@
 ``show`` (metrics x candidates) and ``report`` (cells of a table) all go through it:
 
 1. :func:`compare_pair`: :func:`abstat.comparison.compare` of one candidate with its baseline (the
-   statistics), then :func:`abstat.report.centres.agree`: the centres printed, the medians of exactly
-   the samples compared, checked against the change;
+   statistics, and the centres every format prints: the medians of exactly the samples compared,
+   checked against the change, :func:`abstat.comparison.centres.agree`; ``abstat.compare`` returns
+   the same);
 2. :func:`abstat.report.adjust.adjust_family`: the family's rule (Holm) over every comparison shown
    together.
 """
@@ -17,22 +18,21 @@ from typing import Any
 
 from abstat.errors import UsageError
 from abstat.report.adjust import adjust_family
-from abstat.report.centres import agree
 
 
 def compare_pair(baseline: Any, candidate: Any, *, names: tuple[str, str], **options: Any) -> Any:
-    """``candidate`` compared with ``baseline`` (what :func:`abstat.compare` takes) with the centres every
-    format prints (:func:`abstat.report.centres.agree`)."""
+    """``candidate`` compared with ``baseline`` (what :func:`abstat.compare` takes and gives: with the
+    centres every format prints, :func:`abstat.comparison.centres.agree`)."""
     from abstat.comparison import compare
 
-    return agree(compare(baseline, candidate, names=names, **options), baseline, candidate)
+    return compare(baseline, candidate, names=names, **options)
 
 
 def analyse(
     data: Mapping[str, Any], *, baseline: str | None = None, adjust: str | None = "holm", **options: Any
 ) -> list[Any]:
     """Every variant of ``data`` (name -> samples, runs or Summary) compared with ``baseline`` (the first
-    by default), centres agreed, and adjusted as one family (``adjust=None``: not yet; the caller adjusts
+    by default) and adjusted as one family (``adjust=None``: not yet; the caller adjusts
     a larger family with :func:`abstat.report.adjust.adjust_sections`)."""
     names = list(data)
     if len(names) < 2:
