@@ -11,6 +11,7 @@ to the one-line reason and no numbers.  Methods and references:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 from abstat.fastdataclass import dataclass
@@ -140,6 +141,29 @@ def means(
     r = _mean_ratio(n1, m1, s1, n2, m2, s2, confidence, method, unit, nonnegative=nonnegative, constant=constant)
     r.centres, r.center_kind = (m1, m2), "mean"
     return r
+
+
+def sample_means(
+    x: Any, y: Any, confidence: float, inflate: Sequence[float], method: str, unit: str, single: float = math.nan
+) -> Result:
+    """:func:`means` of two samples, each standard deviation widened by its serial-correlation factor
+    (``single``: the standard deviation of a sample of one value)."""
+    import numpy as np
+
+    sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else single for v, k in zip((x, y), inflate, strict=True)]
+    return means(
+        x.size,
+        float(x.mean()),
+        sd[0],
+        y.size,
+        float(y.mean()),
+        sd[1],
+        confidence,
+        method,
+        unit,
+        nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
+        constant=bool(x.min() == x.max() and y.min() == y.max()),
+    )
 
 
 def mean_difference(n1: int, m1: float, s1: float, n2: int, m2: float, s2: float, confidence: float) -> str:

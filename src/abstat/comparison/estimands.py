@@ -28,7 +28,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from abstat.comparison.analyses import NAN, Result, _cannot, _constant, means, to_pct
+from abstat.comparison.analyses import NAN, Result, _cannot, _constant, sample_means, to_pct
 from abstat.comparison.model import TIES_SOME_METHOD, TIES_SPREAD_METHOD
 
 HL_MIN_N = 2  # the Hodges-Lehmann ratio at any size (10 before issue 34, with geometric means below)
@@ -255,20 +255,15 @@ def default_change(
         return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of, seed=seed, logs=logs)
     if estimand == "geomean_ratio":
         return geomeans(x, y, confidence, unit, inflate=inflate, of=of)
-    sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else 0.0 for v, k in zip((x, y), inflate)]
-    r = means(
-        x.size,
-        float(x.mean()),
-        sd[0],
-        y.size,
-        float(y.mean()),
-        sd[1],
+    r = sample_means(
+        x,
+        y,
         confidence,
+        inflate,
         f"Welch t on means{f' of {of}' if of else ''}, Fieller interval (some values <= 0: a ratio of "
         "pairs is undefined)",
         unit,
-        nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
-        constant=bool(x.min() == x.max() and y.min() == y.max()),
+        single=0.0,
     )
     r.center = "auto"
     if of:

@@ -80,22 +80,7 @@ def _means_change(
 ) -> analyses.Result:
     """``--center mean``: Welch's t and Fieller's interval, withheld when the smaller variant cannot hold the
     larger's far tail (:mod:`abstat.comparison.mean_tails`)."""
-    import numpy as np
-
-    sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else math.nan for v, k in zip((x, y), inflate, strict=True)]
-    result = analyses.means(
-        x.size,
-        float(x.mean()),
-        sd[0],
-        y.size,
-        float(y.mean()),
-        sd[1],
-        confidence,
-        "Welch t on means, Fieller interval",
-        "samples",
-        nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
-        constant=bool(x.min() == x.max() and y.min() == y.max()),
-    )
+    result = analyses.sample_means(x, y, confidence, inflate, "Welch t on means, Fieller interval", "samples")
     from abstat.comparison.mean_tails import unrepresented_tail
 
     tail = unrepresented_tail(x, y) if result.p_value == result.p_value else ""
