@@ -28,3 +28,17 @@ def test_compare_and_report_csv_say_significant_the_same_way(tmp_path):
         words[other.name] = (_column(compared, "significant"), [w for w in _column(reported, "significant") if w])
     assert words["b.txt"] == (["true"], ["true"]), words
     assert words["c.txt"] == (["false"], ["false"]), words
+
+
+def test_a_file_name_that_is_not_utf8_shows_as_its_bytes_in_compare_and_report(tmp_path):
+    """attack19 L3: compare showed b'b\\xff\\xfe.txt' as ``b\\udcff\\udcfe.txt``, report as ``b\\xff\\xfe``."""
+    import os
+
+    folder = os.fsencode(tmp_path)
+    odd, plain = folder + b"/b\xff\xfe.txt", tmp_path / "a.txt"
+    with open(odd, "wb") as handle:
+        handle.write(b"".join(b"%d\n" % (1100 + i % 7) for i in range(20)))
+    plain.write_text("".join(f"{1000 + i % 7}\n" for i in range(20)))
+    for command in ("compare", "report"):
+        shown = run_abstat(command, str(plain), os.fsdecode(odd), check=True).stdout
+        assert "b\\xff\\xfe" in shown and "\\udc" not in shown and "\udcff" not in shown, (command, shown)
