@@ -18,7 +18,12 @@ def _unsafe() -> re.Pattern[str]:
 
 
 def visible(match: re.Match[str]) -> str:
+    """The escape of one unsafe character; a lone surrogate U+DC80-U+DCFF (a byte that was not UTF-8, as
+    ``surrogateescape`` keeps it) shows as that byte, ``\\xff``, as names decoded with ``backslashreplace``
+    show (attack19 L3: one file name was shown two ways)."""
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:
+        code -= 0xDC00
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 

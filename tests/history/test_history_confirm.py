@@ -119,7 +119,11 @@ def test_confirm_holds_the_step_rejects_the_spike_and_bisect_names_the_commit(tm
     # the +8% of three bad nights is not reproduced: the two revisions are identical and each block's
     # sides share their noise, so the shift is exactly 0.  (With a fresh draw per run the "holds" of this
     # A/A pair was a 2.5% coin: it failed a CI run.)
-    assert not spike["holds"] and spike["shift"] == 0 and spike["interval"][0] < 0 < spike["interval"][1], spike
+    assert not spike["holds"] and spike["relative"] == 0, spike
+    assert spike["interval"] is None or spike["interval"][0] <= 0 <= spike["interval"][1], spike
+    # the change is compare's own on the same runs: its estimand, interval and p-value
+    assert step["estimand"].startswith("Hodges-Lehmann ratio") and step["verdict"] == "slower", step
+    assert step["centers"][1] > step["centers"][0] and step["p_value"] < 0.05
     assert step["bisect"]["status"] == "found" and step["bisect"]["culprit"] == shas[STEP_AT]
     assert "bisect" not in spike
 
@@ -134,11 +138,11 @@ def test_the_mail_names_what_holds_and_how_to_reproduce_it_and_escapes_what_it_r
         "b" * 40,
         0.05,
         holds=True,
-        shift=50.0,
-        low=40.0,
-        high=60.0,
-        level=1000.0,
+        relative=0.05,
+        low=0.04,
+        high=0.06,
         p_value=1e-6,
+        estimand="Hodges-Lehmann ratio",
         runs=24,
         experiment="confirm-x",
     )
@@ -148,10 +152,9 @@ def test_the_mail_names_what_holds_and_how_to_reproduce_it_and_escapes_what_it_r
         "d" * 40,
         0.08,
         holds=False,
-        shift=1.0,
-        low=-5.0,
-        high=6.0,
-        level=1000.0,
+        relative=0.001,
+        low=-0.005,
+        high=0.006,
         p_value=0.7,
         runs=24,
         experiment="confirm-y",
@@ -204,7 +207,9 @@ def test_an_a_a_confirmation_of_identical_revisions_is_balanced_and_finds_exactl
         # the same bytes on both sides: before, $PWD and $ABSTAT_VARIANT ("before"/"after") made the
         # "before" side 2 bytes bigger in every run, a change of -0.13% that "held" every time.  (Only
         # $ABSTAT_RUN_TOKEN's counter gains a digit at the 10th and 100th run, in one block: 1 byte.)
-        assert item.shift == 0 and -1 <= item.low <= 0 <= item.high <= 1 and not item.holds, item
+        # (nearly) identical values on both sides: compare's interval holds 0, or it cannot judge; nothing holds
+        assert abs(item.relative) < 1e-3 and not item.holds, item
+        assert item.low is None or item.low <= 0 <= item.high, item
         done = seen[-1]
         measured = sorted(done.runs, key=lambda run: run.position)
         assert [run.position for run in measured] == list(range(2, 2 * runs + 2))  # a warm-up block first

@@ -52,3 +52,28 @@ def test_a_good_journal_with_a_damaged_line_and_a_cut_last_line_still_goes_in(tm
             handle.write(journal.run_line(journal_run(2))[:-5])  # cut by a crash
         assert journal.replay(str(path), store) == (2, 1, [3])
         assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
+
+
+def test_an_overlong_line_is_damaged_and_never_held_whole(tmp_path, monkeypatch):
+    """A line longer than a run can be (journal.MAX_LINE_BYTES, lowered here to 1 MiB) is one damaged line,
+    skipped a chunk at a time: the runs around it go in, and the memory taken is far below the line's size
+    (it was read whole, up to the journal's 1 GiB cap, before being found damaged)."""
+    monkeypatch.setattr(journal, "MAX_LINE_BYTES", 1 << 20)
+    store_path = str(tmp_path / "s.db")
+    path = tmp_path / "j.jsonl"
+    with open_store(store_path) as store:
+        running = store.start_invocation("e", MACHINE, variants=["a"])
+        with open(path, "wb") as handle:
+            handle.write(journal.header(running.uid, running.experiment))
+            handle.write(journal.run_line(journal_run(0)))
+            handle.write(b'{"uid":"' + b"x" * (24 << 20) + b'"}\n')  # 24 MiB in one line
+            handle.write(journal.run_line(journal_run(1)))
+            handle.write(b"y" * (8 << 20))  # and an overlong last line without its newline
+        tracemalloc.start()
+        try:
+            assert journal.replay(str(path), store) == (2, 0, [3])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
+    assert peak < (8 << 20), peak  # a few times the cap; the line is 24 MiB

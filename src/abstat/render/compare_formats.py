@@ -366,7 +366,7 @@ def _csv_row(d: dict[str, Any]) -> list[Any]:
         "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
         d["confidence"],
         "" if d["p_value"] is None else repr(d["p_value"]),
-        "yes" if d["significant"] else "no",
+        "true" if d["significant"] else "false",  # as report's CSV and JSON say it
         d["verdict"],
         d["method"],
         ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),

@@ -30,6 +30,9 @@ _MAGIC = b'{"abstat_journal":'
 
 
 MAX_JOURNAL_BYTES = 1 << 30
+# one run's line: its kernel messages (at most 100,000 records) and outputs stay well below this; a longer
+# line is damaged, and is skipped a chunk at a time rather than held whole
+MAX_LINE_BYTES = 64 << 20
 
 
 def _open_regular(path: str) -> Any:
@@ -101,16 +104,40 @@ def _header(handle: Any, path: str) -> dict[str, Any]:
 
 def _lines(handle: Any, path: str) -> Iterator[tuple[int, dict[str, Any] | None]]:
     """(line number, the run, or None for a damaged line) of each whole line after the header, one at a time
-    (a journal is read as it is checked: a bad run stops the reading at its line)."""
-    total = 0
-    for number, line in enumerate(handle, start=2):
+    (a journal is read as it is checked: a bad run stops the reading at its line); a line longer than
+    MAX_LINE_BYTES is damaged and never held whole."""
+    total, number = 0, 1
+    while True:
+        line = handle.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        number += 1
         total += len(line)
         if total > MAX_JOURNAL_BYTES:  # it grew since it was opened
             raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
+        if len(line) > MAX_LINE_BYTES:
+            whole, total = _skip_line(handle, total, path)
+            if not whole:
+                return
+            yield number, None
+            continue
         if not line.endswith(b"\n"):
             return  # what follows the last newline was never whole
         run = _document(line)
         yield number, (run if isinstance(run, dict) and isinstance(run.get("uid"), str) else None)
+
+
+def _skip_line(handle: Any, total: int, path: str) -> tuple[bool, int]:
+    """Read past the rest of an overlong line; (whether it ended with a newline, bytes read so far)."""
+    while True:
+        chunk = handle.readline(1 << 20)
+        total += len(chunk)
+        if total > MAX_JOURNAL_BYTES:
+            raise InputError(f"larger than {MAX_JOURNAL_BYTES >> 20} MiB: not a journal abstat wrote", path=path)
+        if not chunk:
+            return False, total
+        if chunk.endswith(b"\n"):
+            return True, total
 
 
 def _document(line: bytes) -> Any:

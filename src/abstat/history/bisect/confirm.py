@@ -23,8 +23,9 @@ two sides apart (an A/A of two identical revisions must come out 0):
   in half of the measured blocks (the odd one out when ``runs`` is odd).
 
 The
-change *holds* when the Hodges-Lehmann shift's interval (after - before)
-excludes zero on the side the history saw; otherwise it is "not
+change is the one ``abstat compare BEFORE AFTER`` states on those runs (the
+library's one comparison: its estimand, interval, p-value and label), and it
+*holds* when that interval excludes zero on the side the history saw; otherwise it is "not
 reproduced" (a spike, a noisy night, a change of the machine).  A change
 that holds can then be bisected between the two revisions (``--bisect``:
 :func:`abstat.history.bisect.driver.run_bisect`).
@@ -59,11 +60,13 @@ class Confirmation:
     after: str  # the first after it
     detected: float | None  # relative size history reported (after / before - 1)
     holds: bool = False
-    shift: float | None = None  # after - before, Hodges-Lehmann on the A/B runs
-    low: float | None = None
+    relative: float | None = None  # compare's change of the A/B runs (after / before - 1 of its estimand)
+    low: float | None = None  # its interval, relative; None when compare cannot judge
     high: float | None = None
-    level: float | None = None  # median of "before" in the A/B runs
+    centers: tuple[float, float] | None = None  # the centres compare prints, before and after
     p_value: float | None = None
+    estimand: str = ""  # compare's label of what the change is
+    verdict: str = ""  # compare's word
     runs: int = 0
     experiment: str = ""
     why: str = ""  # when it could not be measured
@@ -71,16 +74,17 @@ class Confirmation:
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        rel = lambda v: v / abs(self.level) if v is not None and self.level else None
         return {
             "series": self.series,
             "before": self.before,
             "after": self.after,
             "detected": self.detected,
             "holds": self.holds,
-            "shift": self.shift,
-            "relative": rel(self.shift),
-            "interval": [rel(self.low), rel(self.high)],
+            "relative": self.relative,
+            "interval": None if self.low is None else [self.low, self.high],
+            "estimand": self.estimand or None,
+            "verdict": self.verdict or None,
+            "centers": None if self.centers is None else list(self.centers),
             "p_value": self.p_value,
             "runs": self.runs,
             "experiment": self.experiment,
@@ -124,16 +128,12 @@ def confirm(
     progress: Callable[[str], None] = lambda text: None,
 ) -> Confirmation:
     """Build ``before`` and ``after`` and measure them interleaved, ``runs`` runs each."""
-    import numpy as np
-    from scipy.stats import mannwhitneyu
-
     from abstat.history.bisect.measure import measurement_session
     from abstat.history.bisect.workspace import build as build_in, in_dir
     from abstat.history.bisect.worktrees import Worktrees
     from abstat.engine import Engine, ExperimentSpec, Variant
     from abstat.history.revision import resolve
     from abstat.box.runner.sources import RegexMetric
-    from abstat.stats.shift import hodges_lehmann
 
     shas = resolve([before, after], repo)
     result = Confirmation(series, shas.get(before) or before, shas.get(after) or after, detected, experiment=experiment)
@@ -169,21 +169,35 @@ def confirm(
         session.close()
     if done.interrupted:
         raise KeyboardInterrupt
-    a = np.asarray(done.values(NAMES[0], metric), dtype=float)
-    b = np.asarray(done.values(NAMES[1], metric), dtype=float)
+    a = [float(v) for v in done.values(NAMES[0], metric)]
+    b = [float(v) for v in done.values(NAMES[1], metric)]
     result.runs = len(done.runs)
-    if a.size < 3 or b.size < 3:
-        result.why = f"too few runs gave a value of {metric} ({a.size} before, {b.size} after)"
+    if len(a) < 3 or len(b) < 3:
+        result.why = f"too few runs gave a value of {metric} ({len(a)} before, {len(b)} after)"
         return result
-    shift = hodges_lehmann(a, b, confidence)
-    result.shift, result.low, result.high = shift.estimate, shift.low, shift.high
-    result.level = float(np.median(a))
-    result.p_value = float(mannwhitneyu(a, b, alternative="two-sided").pvalue) if len(set(a) | set(b)) > 1 else 1.0
+    _judge(result, a, b, detected, confidence)
+    return result
+
+
+def _judge(result: Confirmation, before: list[float], after: list[float], detected: float | None, confidence: float):
+    """Fill ``result`` with compare's change from ``before`` to ``after`` and whether it holds on the side the
+    history saw (either side when it saw none)."""
+    from abstat.history.bisect.outcome import change
+
+    found = change(before, after, None, confidence)
+    result.relative = found.delta_pct / 100
+    result.p_value = None if math.isnan(found.p_value) else found.p_value
+    result.estimand, result.verdict = found.estimand_label, found.verdict
+    if found.centers is not None:
+        result.centers = (float(found.centers[0]), float(found.centers[1]))
+    if found.ci_pct is None:
+        result.holds = False
+        return
+    result.low, result.high = found.ci_pct[0] / 100, found.ci_pct[1] / 100
     side = math.copysign(1.0, detected) if detected else 0.0
     result.holds = bool(
-        side > 0 and shift.low > 0 or side < 0 and shift.high < 0 or not side and (shift.low > 0 or shift.high < 0)
+        side > 0 and result.low > 0 or side < 0 and result.high < 0 or not side and (result.low > 0 or result.high < 0)
     )
-    return result
 
 
 def render_confirmations(items: list[Confirmation], fmt: str) -> str:
@@ -204,7 +218,7 @@ def render_confirmations(items: list[Confirmation], fmt: str) -> str:
         from abstat.render.escape import json_text
 
         return json_text({"confirmations": docs})
-    pct = lambda v, base: "?" if v is None or not base else f"{v / abs(base) * 100:+.2f}%"
+    pct = lambda v: "?" if v is None else f"{v * 100:+.2f}%"
     lines = []
     for item in items:
         head = f"{_t(item.series)}: {item.before[:12]} -> {item.after[:12]}"
@@ -212,10 +226,11 @@ def render_confirmations(items: list[Confirmation], fmt: str) -> str:
         if item.why:
             lines.append(f"{head}: not measured: {_t(item.why)}")
             continue
+        interval = "no interval: cannot judge" if item.low is None else f"[{pct(item.low)}, {pct(item.high)}]"
+        p = "?" if item.p_value is None else f"{item.p_value:.2g}"
         size = (
-            f"{pct(item.shift, item.level)} [{pct(item.low, item.level)}, {pct(item.high, item.level)}] "
-            f"(after - before, Hodges-Lehmann, p={item.p_value:.2g}, {item.runs} interleaved runs, "
-            f"experiment {_t(item.experiment)})"
+            f"{pct(item.relative)} {interval} (after vs before: {_t(item.estimand or 'change')}, p={p}, "
+            f"{item.runs} interleaved runs, experiment {_t(item.experiment)})"
         )
         lines.append(f"{head}: {'confirmed' if item.holds else 'not reproduced'}: {size}; {detected}")
         if item.bisect is not None:
