@@ -40,3 +40,19 @@ def test_with_yes_the_file_runs_and_print_spec_needs_no_yes(tmp_path):
     ran = abstat("run", "--spec", "job.json", "--yes", "--no-progress", cwd=str(tmp_path), stdin="")
     assert ran.returncode == 0, ran.stderr
     assert (tmp_path / "ran").exists() and (tmp_path / "s.db").exists()
+
+
+def test_print_spec_shows_the_store_the_file_names_with_its_password_hidden(tmp_path):
+    """attack20 A12: ``--print-spec`` printed ``"store": null`` for a file naming its store, while the listing
+    said it writes there: the printed specification was not the one that would run."""
+    import json
+
+    _write(tmp_path, store="postgresql://bob:s3cr3t@127.0.0.1:1/x")
+    printed = abstat("run", "--spec", "job.json", "--print-spec", cwd=str(tmp_path), stdin="")
+    assert printed.returncode == 0, printed.stderr
+    assert json.loads(printed.stdout)["store"] == "postgresql://bob:***@127.0.0.1:1/x"
+    assert "s3cr3t" not in printed.stdout
+    chosen = abstat("run", "--spec", "job.json", "--print-spec", "--store", "o.db", cwd=str(tmp_path), stdin="")
+    assert json.loads(chosen.stdout)["store"] == "o.db", chosen.stderr
+    _write(tmp_path)  # a file naming no store: none printed, as for a command line without --store
+    assert json.loads(abstat("run", "--spec", "job.json", "--print-spec", cwd=str(tmp_path)).stdout)["store"] is None

@@ -77,3 +77,32 @@ def test_an_overlong_line_is_damaged_and_never_held_whole(tmp_path, monkeypatch)
             tracemalloc.stop()
         assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
     assert peak < (8 << 20), peak  # a few times the cap; the line is 24 MiB
+
+
+def test_a_line_of_many_small_objects_is_damaged_without_being_parsed(tmp_path, monkeypatch):
+    """attack20 A8: a 30 MB line of ``{},`` took 780 MB when parsed (26 times its size); a run holds a few
+    containers and strings per metric, so a line with more than journal.MAX_ITEMS (lowered here) is damaged
+    and never parsed.  A run line of many numbers is still read."""
+    monkeypatch.setattr(journal, "MAX_ITEMS", 10_000)
+    many = journal_run(2)
+    many["values"] = {"t": [float(i) for i in range(200_000)]}  # 200,000 numbers: a few items
+    peaks = []
+    for name, bad in (("objects", b'{"uid":"u","x":[' + b"{}," * 1_000_000 + b"{}]}\n"), ("numbers", b"")):
+        path = tmp_path / f"{name}.jsonl"
+        with open_store(str(tmp_path / f"{name}.db")) as store:
+            running = store.start_invocation("e", MACHINE, variants=["a"])
+            with open(path, "wb") as handle:
+                handle.write(journal.header(running.uid, running.experiment))
+                handle.write(journal.run_line(journal_run(0)))
+                handle.write(bad or journal.run_line(many))
+            tracemalloc.start()
+            try:
+                replayed = journal.replay(str(path), store)
+                peaks.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+            samples = store.db.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+        if name == "objects":
+            assert replayed == (1, 0, [3]) and peaks[0] < (8 << 20), (replayed, peaks)  # 3 MB line; parsed: ~75 MB
+        else:
+            assert replayed == (2, 0, []) and samples > 200_000, replayed

@@ -113,7 +113,8 @@ def parse_variant_spec(
 ) -> VariantData:
     """One input; with ``arrays``, a plain file's values come as a float64 array."""
     name, value = _name_and_value(arg)
-    summary = _summary(value, arg) if value.count(":") == 2 else None  # readers.summary.looks_like_summary's
+    # readers.summary.looks_like_summary's; baseline:NAME:VARIANT (the form its own error asks for) is no summary
+    summary = _summary(value, arg) if value.count(":") == 2 and not value.startswith("baseline:") else None
     if summary is not None:
         return VariantData(name, summary=summary, sources=[value])
     if value != "-" and not os.path.exists(value) and re.search(_GLOB_CHARS, value):

@@ -30,9 +30,12 @@ _MAGIC = b'{"abstat_journal":'
 
 
 MAX_JOURNAL_BYTES = 1 << 30
-# one run's line: its kernel messages (at most 100,000 records) and outputs stay well below this; a longer
-# line is damaged, and is skipped a chunk at a time rather than held whole
-MAX_LINE_BYTES = 64 << 20
+# one run's line (its values, units and notes) stays well below this; a longer line is damaged, and is skipped a
+# chunk at a time rather than held whole.  Parsed, a line of numbers takes at most ~8 times its size...
+MAX_LINE_BYTES = 32 << 20
+# ... but one of empty objects or strings ('{},' '"",') 20-25 times: a run has a few containers and strings per
+# metric (its name, unit, list), so a line with more than this many is damaged and never parsed (attack20 A8)
+MAX_ITEMS = 1_000_000
 
 
 def _open_regular(path: str) -> Any:
@@ -123,8 +126,13 @@ def _lines(handle: Any, path: str) -> Iterator[tuple[int, dict[str, Any] | None]
             continue
         if not line.endswith(b"\n"):
             return  # what follows the last newline was never whole
-        run = _document(line)
+        run = _document(line) if _items(line) <= MAX_ITEMS else None
         yield number, (run if isinstance(run, dict) and isinstance(run.get("uid"), str) else None)
+
+
+def _items(line: bytes) -> int:
+    """An upper bound of the containers and strings a JSON line holds (what takes memory beyond its numbers)."""
+    return line.count(b"{") + line.count(b"[") + line.count(b'"') // 2
 
 
 def _skip_line(handle: Any, total: int, path: str) -> tuple[bool, int]:

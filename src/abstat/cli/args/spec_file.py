@@ -26,6 +26,7 @@ def read_spec_file(args: argparse.Namespace) -> Any:
         why = err.message.removeprefix("cannot open: ") if isinstance(err, InputError) else err
         raise InputError(f"cannot read the specification: {why}", path=args.spec) from None
     spec = loads(text, source=args.spec)
+    args.named_store = spec.store  # what --print-spec shows when --store does not choose another
     spec = spec.replace(store=resolve_store_path(args.store or spec.store))
     if not (args.yes or args.print_spec):
         sys.stderr.writelines(_listed(spec, args))

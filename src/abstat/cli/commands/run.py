@@ -177,7 +177,8 @@ def main(argv: list[str]) -> int:
         from abstat.engine.spec import dumps
         from abstat.store import display_name  # a password is never printed: it shows as ***
 
-        sys.stdout.write(dumps(spec.replace(store=display_name(args.store) if args.store else args.store)))
+        shown = args.store or getattr(args, "named_store", None)  # --store, else the one --spec FILE names
+        sys.stdout.write(dumps(spec.replace(store=display_name(shown) if shown else None)))
         return 0
     return execute(
         spec,

@@ -1,0 +1,65 @@
+"""Pilots at the ends of double precision, planned as at ordinary sizes (attack20 A7).
+
+Sums of squares of values near 1e-300 underflow to 0 and of values near 1e200 overflow, so ``plan`` printed a
+standard deviation of 0 or inf and sizes that had nothing to do with the data, while ``compare`` judged the same
+files right.  A plan's sizes do not depend on the unit the values are in, so pilots whose largest magnitude is
+beyond 2^±500 are multiplied by a power of two (exact: only the exponent changes) that brings it near 1, planned,
+and the plan's absolute figures (the change to detect, the pilots' means and standard deviations, the variance
+components) divided back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import Any
+
+LIMIT = 2.0**500  # beyond this magnitude (or below its inverse) a square leaves double precision
+
+
+def _numbers(data: object) -> list[float]:
+    """Every finite magnitude a pilot holds (a summary's mean and standard deviation, a sample, runs)."""
+    data = getattr(data, "data", data)
+    if hasattr(data, "n") and hasattr(data, "mean") and hasattr(data, "stddev"):
+        return [abs(float(data.mean)), abs(float(data.stddev))]
+    values = list(data)  # type: ignore[call-overload]
+    if values and hasattr(values[0], "__len__"):
+        return [abs(float(v)) for run in values for v in run]
+    return [abs(float(v)) for v in values]
+
+
+def scale_of(variants: Mapping[str, object]) -> float:
+    """1.0 for ordinary pilots, else the power of two that brings the largest magnitude near 1."""
+    top = max((v for data in variants.values() for v in _numbers(data) if math.isfinite(v)), default=0.0)
+    if top == 0.0 or 1.0 / LIMIT <= top <= LIMIT:
+        return 1.0
+    return math.ldexp(1.0, -math.frexp(top)[1])
+
+
+def _scaled_one(data: object, factor: float) -> object:
+    data = getattr(data, "data", data)
+    if hasattr(data, "n") and hasattr(data, "mean") and hasattr(data, "stddev"):
+        return SimpleNamespace(n=data.n, mean=float(data.mean) * factor, stddev=float(data.stddev) * factor)
+    values = list(data)  # type: ignore[call-overload]
+    if values and hasattr(values[0], "__len__"):
+        return [[float(v) * factor for v in run] for run in values]
+    return [float(v) * factor for v in values]
+
+
+def scaled(variants: Mapping[str, object], factor: float) -> dict[str, object]:
+    """The pilots multiplied by ``factor`` (a power of two)."""
+    return {name: _scaled_one(data, factor) for name, data in variants.items()}
+
+
+def unscale(result: Any, factor: float) -> None:
+    """A plan made on pilots multiplied by ``factor``, in the pilots' own unit again."""
+    if factor == 1.0:
+        return
+    result.detect = result.detect / factor
+    for pilot in result.variants:
+        pilot.mean, pilot.stddev = pilot.mean / factor, pilot.stddev / factor
+    for name in ("within", "between"):  # variances: the factor twice, one at a time (its square may not exist)
+        value = getattr(result, name)
+        if value is not None:
+            setattr(result, name, value / factor / factor)
