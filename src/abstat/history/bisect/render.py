@@ -13,9 +13,14 @@ def change_text(change: Any, sides: str = "bad vs good") -> str:
     ``abstat compare``: the change and its interval, the estimand's label, the p-value."""
     from abstat.render.units import format_change, format_p
 
+    interval = (
+        f" with its {change.confidence * 100:g}% confidence interval"
+        if change.ci_pct is not None
+        else f"; no interval: {change.verdict}"  # (both sides constant, too few values...): none is promised
+    )
     return (
-        f"{format_change(change.delta_pct, change.ci_pct)} ({sides}: {change.estimand_label} with its "
-        f"{change.confidence * 100:g}% confidence interval, p={format_p(change.p_value)})"
+        f"{format_change(change.delta_pct, change.ci_pct)} ({sides}: {change.estimand_label}{interval}, "
+        f"p={format_p(change.p_value)})"
     )
 
 
@@ -158,7 +163,15 @@ def _inconclusive(status: str, confidence: float, size: str, candidates: list[di
     from abstat.render.escape import terminal as _t
 
     word = "inconclusive" if status == "inconclusive" else "inconclusive (untestable commits)"
-    lines = [f"{word}: no commit reached probability {confidence:g}"] + (["  " + size] if size else [])
+    lead = max(candidates, key=lambda c: c["probability"], default=None)
+    if lead is not None and lead["probability"] >= confidence:  # the search put it there; nothing confirmed it
+        why = (
+            f"the budget ran out before {lead['rev'][:12]} (probability {lead['probability']:.3f} from the runs "
+            "that steered the search to it) was confirmed by runs of its own"
+        )
+    else:
+        why = f"no commit reached probability {confidence:g}"
+    lines = [f"{word}: {why}"] + (["  " + size] if size else [])
     if candidates:
         lines.append("  remaining candidates:")
     for c in candidates:
