@@ -59,30 +59,44 @@ def shown_median(values: Any) -> float:
     count is even and the two middle values differ), else the usual median."""
     import numpy as np
 
+    return sorted_shown_median(np.sort(np.asarray(values, dtype=float)))
+
+
+def sorted_shown_median(array: Any, integer: bool | None = None) -> float:
+    """:func:`shown_median` of a sorted float array (``integer``: :func:`on_integer_grid` of it, if
+    known)."""
+    import numpy as np
+
     from abstat.stats.medians import sorted_median
 
-    array = np.sort(np.asarray(values, dtype=float))
-    if on_integer_grid(array):
+    if on_integer_grid(array) if integer is None else integer:
         return float(array[(array.size - 1) // 2])
     if array.size and not np.isnan(array[-1]):  # (sorted: a NaN would be last)
         return sorted_median(array)  # np.median's value, without importing numpy.ma (start-up)
     return float(np.median(array))
 
 
-def agree(comparison: Any, baseline: Any, candidate: Any) -> Any:
+def agree(comparison: Any, baseline: Any, candidate: Any, ordered: Sequence[Any] = ()) -> Any:
     """``comparison`` (of ``baseline`` and ``candidate``, the data it was computed from) with the centres
     every format prints (see the module) and, when they cannot agree with the change, a
-    ``medians-disagree`` warning naming both moves."""
+    ``medians-disagree`` warning naming both moves.  ``ordered``: the values each variant compared
+    after the outlier rule, sorted, if known (``baseline`` and ``candidate`` are then not read again)."""
     if comparison.unit == "runs" or comparison.summaries and any(s.kind == "summary" for s in comparison.summaries):
         return comparison  # centres of run centres, or means of summaries: the estimand's own terms
-    base_runs, candidate_runs = (kept_runs(data, comparison.outlier_rule) for data in (baseline, candidate))
-    if base_runs is None or candidate_runs is None:
-        return comparison
-    flat = [_concatenate(base_runs), _concatenate(candidate_runs)]
-    integer = all(on_integer_grid(values) for values in flat)
+    if len(ordered) == 2:
+        flat = list(ordered)
+    else:
+        import numpy as np
+
+        base_runs, candidate_runs = (kept_runs(data, comparison.outlier_rule) for data in (baseline, candidate))
+        if base_runs is None or candidate_runs is None:
+            return comparison
+        flat = [np.sort(_concatenate(base_runs)), np.sort(_concatenate(candidate_runs))]
+    grids = [on_integer_grid(values) for values in flat]
+    integer = all(grids)
     centres, kind = comparison.centers, comparison.center_kind
     if comparison.estimand in _MEDIAN_ESTIMANDS or not centres:
-        centres, kind = [shown_median(values) for values in flat], "median"
+        centres, kind = [sorted_shown_median(*side) for side in zip(flat, grids, strict=True)], "median"
     changed = dataclasses.replace(
         comparison, centers=list(centres), center_kind=kind, warnings=list(comparison.warnings)
     )

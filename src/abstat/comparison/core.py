@@ -95,6 +95,7 @@ def compare(
     """
     import numpy as np
 
+    kept: list[Any] = []  # each variant's values compared, sorted (when values: not summaries)
     with np.errstate(all="ignore"):  # degenerate data are reported as warnings, not numpy noise
         found = _compare(
             baseline,
@@ -106,8 +107,9 @@ def compare(
             seed=seed,
             outliers=outliers,
             names=names,
+            kept=kept,
         )
-        return agree(found, baseline, candidate)  # the centres every format prints, checked against the change
+        return agree(found, baseline, candidate, kept)  # the centres every format prints, checked against the change
 
 
 def _compare(
@@ -121,6 +123,7 @@ def _compare(
     seed: int,
     outliers: str,
     names: tuple[str, str],
+    kept: list[Any] | None = None,
 ) -> Comparison:
     from abstat.readers.specs import VariantData
 
@@ -132,8 +135,8 @@ def _compare(
     warnings: list[StatWarning] = []
     factor = scale_factor(vx, vy)
     quantized = quantized_fences_note(vx, vy) if outliers == "tukey" else ""
-    vx, sx, wx = summarise(vx, confidence, outliers, factor, medians=center == "median")
-    vy, sy, wy = summarise(vy, confidence, outliers, factor, medians=center == "median")
+    vx, sx, wx = summarise(vx, confidence, outliers, factor, medians=center == "median", kept=kept)
+    vy, sy, wy = summarise(vy, confidence, outliers, factor, medians=center == "median", kept=kept)
     warnings += wx + wy
     for v, s in ((vx, sx), (vy, sy)):
         if s.kind != "summary" and s.n < 2:

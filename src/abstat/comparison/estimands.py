@@ -104,10 +104,11 @@ def hodges_lehmann_ratio(
     of: str = "",
     seed: int = 0,
     logs: tuple[Any, Any] | None = None,
+    pseudo_medians: bool = True,
 ) -> Result:
     """``hl_ratio``: the median of the pairwise log ratios, the inverted
     Brunner-Munzel interval, the Brunner-Munzel p-value at ratio 1 (``logs``: those of ``x`` and ``y``, if
-    known)."""
+    known; ``pseudo_medians``: False leaves the centres out, NaN, for a caller that replaces them)."""
     import numpy as np
 
     from abstat.stats.hodges_lehmann import PERMUTE_MAX, hodges_lehmann
@@ -118,7 +119,7 @@ def hodges_lehmann_ratio(
         r = _constant("hl_ratio", center, unit, x, y, float(x[0]), "log")
         r.centres, r.center_kind = (float(x[0]), float(y[0])), kind
         return r
-    h = hodges_lehmann(lx, ly, confidence, inflate, seed=seed)
+    h = hodges_lehmann(lx, ly, confidence, inflate, centres=pseudo_medians, seed=seed)
     reference = "permutation" if min(lx.size, ly.size) <= PERMUTE_MAX else "t"
     method = (
         f"Hodges-Lehmann ratio{f' of {of}' if of else ''}, interval and p-value from the "
@@ -243,16 +244,19 @@ def default_change(
     of: str = "",
     seed: int = 0,
     logs: tuple[Any, Any] | None = None,
+    pseudo_medians: bool = True,
 ) -> Result:
     """The default comparison of two samples (numpy arrays of values, or of
     run centres with ``unit="runs"``; ``of`` names them, e.g. ``run medians``; ``logs``: their
-    logarithms, if known)."""
+    logarithms, if known; ``pseudo_medians``: as :func:`hodges_lehmann_ratio` takes it)."""
     import numpy as np
 
     positive = bool(np.all(x > 0) and np.all(y > 0))
     estimand = default_estimand(x.size, y.size, positive)
     if estimand == "hl_ratio":
-        return hodges_lehmann_ratio(x, y, confidence, unit, inflate=inflate, of=of, seed=seed, logs=logs)
+        return hodges_lehmann_ratio(
+            x, y, confidence, unit, inflate=inflate, of=of, seed=seed, logs=logs, pseudo_medians=pseudo_medians
+        )
     if estimand == "geomean_ratio":
         return geomeans(x, y, confidence, unit, inflate=inflate, of=of)
     r = sample_means(

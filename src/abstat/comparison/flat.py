@@ -39,7 +39,8 @@ def flat_change(
     warnings += diagnostics.grids_differ(vx.name, x, vy.name, y, tied, logs if center == "auto" else None)
     inflate = serial_factors_noted(vx.name, x, vy.name, y, notes, lag1, confidence)
     if center == "auto":
-        result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed, logs=logs)
+        # (no pseudo-medians: comparison.centres.agree puts the medians of the samples compared in their place)
+        result = estimands.default_change(x, y, confidence, inflate=inflate, seed=seed, logs=logs, pseudo_medians=False)
         notes += means_differ(x, y, result, confidence, inflate)
         if min(x.size, y.size) < MEDIAN_MIN_N:
             warnings.append(

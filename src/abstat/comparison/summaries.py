@@ -84,13 +84,19 @@ def describe_array(values: Any, factor: float = 1.0, ordered: Any = None) -> Arr
 
 
 def summarise(
-    v: VariantSamples, confidence: float, outlier_rule: str, factor: float = 1.0, medians: bool = True
+    v: VariantSamples,
+    confidence: float,
+    outlier_rule: str,
+    factor: float = 1.0,
+    medians: bool = True,
+    kept: list[Any] | None = None,
 ) -> tuple[VariantSamples, VariantSummary, list[StatWarning]]:
     """Summaries (in the data's units) and per-variant diagnostics (on the
     data times ``factor``); returns the variant after outlier exclusion
     (when a rule other than ``none`` is asked for).  ``medians``: the
     comparison compares medians, so a median without a distribution-free
-    interval is worth a warning."""
+    interval is worth a warning.  ``kept``: a list to which the values kept are appended, sorted
+    (:func:`abstat.comparison.centres.agree` reads its medians there)."""
 
     from abstat.stats import diagnostics
     from abstat.stats.location import median_ci_of_sorted, min_n_for_median_ci
@@ -105,6 +111,8 @@ def summarise(
     mild, severe, dropped, kept_runs, everything, ordered = _outliers(v.runs, outlier_rule)
     if everything.size == 0:
         raise InputError(f"the {outlier_rule} outlier rule drops every sample; nothing is left to compare", path=v.name)
+    if kept is not None:
+        kept.append(ordered)
     d = describe_array(everything, factor, ordered)
     ci = median_ci_of_sorted(ordered, confidence)
     if ci is None and medians:

@@ -27,7 +27,7 @@ from abstat.errors import AbstatError, UsageError
 from abstat.fastdataclass import dataclass
 from abstat.readers.bulk import gc_paused
 from abstat.report.adjust import METHODS, adjust_family, adjust_p_values
-from abstat.report.centres import cell_centre
+from abstat.report.centres import settle, start_centre
 from abstat.report.layout import BASELINE_NAMES, Grid, Layout, fill_grid, filter_sets, lay_out, row_order, row_text
 from abstat.report.notes import Footnotes
 from abstat.readers.sampleset import SampleSet
@@ -130,6 +130,8 @@ def compare_cells(grid: Grid, layout: Layout, options: Options, notes: Footnotes
         others = [cell for column, cell in cells.items() if column != layout.baseline]
         if base is not None:
             _compare_row(base, others, options, notes, strict)
+        for cell in cells.values():
+            settle(cell, options.center, options.outliers)
         for cell in others if base is None else ():
             missing = f"no baseline ({layout.by}={layout.baseline}) to compare with"
             cell.add_note(notes.add(missing, row_text(layout.row_keys, row_id)))
@@ -159,10 +161,8 @@ def _cell(
         notes=(),  # (lists made with a first note: cell.add_note)
         messages=(),
     )
-    if summary is None:
-        cell.center, cell.shown_kind, cell.n, cell.dropped = cell_centre(
-            sample_set.runs, options.center, options.outliers
-        )
+    if summary is None:  # (its centre computed when no comparison replaces it: centres.settle)
+        start_centre(cell, options.center, options.outliers)
     for note in sample_set.notes:
         cell.add_note(notes.add(note), {"code": "input", "message": note, "variant": cell.name})
     if summary is not None:
@@ -244,8 +244,10 @@ def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
         for side, centre, summary in zip(
             (base, cell), comparison.centers, comparison.summaries or [None, None], strict=True
         ):
+            whole = summary is not None and comparison.unit == "samples"  # (then all the cell's own centre says)
+            settle(side, options.center, options.outliers, replaced=whole)
             side.center, side.shown_kind = float(centre), comparison.center_kind
-            if summary is not None and comparison.unit == "samples":
+            if whole:
                 side.n, side.dropped = summary.n, summary.dropped
     return comparison
 

@@ -129,7 +129,7 @@ def grids_differ(
     comparison reads, when it is the comparison made: the warning then says whose tied values it spreads)."""
     if not (all(tied) if tied is not None else heavily_tied(x) and heavily_tied(y)):
         return []
-    gx, gy = quantization_step(x), quantization_step(y)
+    gx, gy = quantization_step(x, np.sort(x)), quantization_step(y, np.sort(y))  # (from the levels: cheaper)
     if gx is None or gy is None or gx == gy:
         return []
     spread = f"; {_spread_words(name_x, name_y, logs)}" if logs is not None else ""
