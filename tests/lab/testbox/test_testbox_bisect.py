@@ -71,8 +71,8 @@ RUN = "/root/getppid_cycles 200 200 | sort -n | head -1"
 @pytest.mark.skipif(
     os.environ.get("ABSTAT_TESTBOX_MORE") != "1",
     reason="opt-in (ABSTAT_TESTBOX_MORE=1): under TCG the box's cycles are host time, and a shared host's other "
-    "work makes them come in two speeds (1.5 to 1.9 times); real runs 2026-12-06: 9 runs in 3 of 7 and 11 or 12 in 3 "
-    "(load 1 to 13), 15 or more once (8 to 10); 140 to 352 s (docs/lab.md, 'The bisection test in CI')",
+    "work makes them come in two speeds (1.5 to 1.9 times); real runs 2026-12-06: 9 runs in 4 of 8 and 11 or 12 in 3 "
+    "(load 1 to 13), 15 or more once (8 to 10); 153 to 359 s with setup (docs/lab.md, 'The bisection test in CI')",
 )
 def test_bisect_host_boot_on_a_testbox_names_the_culprit(box, tmp_path):
     repo = str(tmp_path / "repo")
