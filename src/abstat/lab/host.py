@@ -37,7 +37,7 @@ ANNOUNCE_POLL_S = 0.1  # a test box's control port is a local file: read it ofte
 ANNOUNCED_CONNECT_S = 30.0
 BOOT_COMMAND_TIMEOUT_S = 120.0
 CHECK_TIMEOUT_S = 120.0
-BOOT_ATTEMPTS = 2  # a boot refused by --check is tried once more
+BOOT_ATTEMPTS = 2  # a boot refused by --check is tried once more (not a test box's that fell back: see _checked)
 UNASKED_REBOOTS = 1  # more than this many reboots nobody asked for: boot loop
 RECONNECTS_PER_BLOCK = 3
 PERMANENT_SSH_ERRORS = (
@@ -82,6 +82,14 @@ def _announced_boot(destination: str) -> str | None:
     from abstat.lab.testbox.paths import announced_boot
 
     return announced_boot(destination) or None
+
+
+def _fell_back(destination: str) -> str | None:
+    """A local test box whose boot of the entry it was asked for ended in a reset (a panic) and that fell back to
+    its default entry: that entry's command line (the boot is not made again); None for any other host."""
+    from abstat.lab.testbox.paths import fell_back
+
+    return fell_back(destination)
 
 
 def _patience() -> float:
@@ -250,9 +258,10 @@ class HostWorker(Conversation, threading.Thread):
                 continue
             try:  # a box whose sshd listens: its first handshake may be slow, not hanging (a loaded TCG guest)
                 self.ssh.connect(min(left, ANNOUNCED_CONNECT_S if up else 10))
-                # a new boot a test box announced (its sshd listens: the master just reached it) needs no ssh
-                # session to name it; the runner's hello names the boot it measures in (Conversation._converse)
-                announced = _announced_boot(self.ssh.destination) if up and unlike else None
+                # a boot a test box announced (its sshd listens: the master just reached it) needs no ssh session
+                # to name it, the one before a boot nor a new one; the runner's hello names the boot it measures in
+                # (Conversation._converse)
+                announced = _announced_boot(self.ssh.destination) if up else None
                 if announced and announced != unlike:
                     return announced
                 code, out, err = self.ssh.run(BOOT_ID_COMMAND, timeout=min(max(left, 1), 30))
@@ -307,11 +316,14 @@ class HostWorker(Conversation, threading.Thread):
         detail = _last(err) or _last(out)
         reason = f"exit status {code}" + (f": {detail}" if detail else "")
         self.emit("refused", index, variant=variant, reason=reason, attempt=attempts)
-        if attempts >= BOOT_ATTEMPTS:
+        fell_back = _fell_back(self.ssh.destination)
+        if fell_back:  # the kernel it was asked to boot did not come up: booting it again gives the same
+            reason += f"; the entry it was asked to boot ({fell_back!r}) did not come up: it fell back to its default"
+        if attempts >= BOOT_ATTEMPTS or fell_back:
             raise HostFailed(
                 named(
-                    f"{where}booted {attempts} times, and {{check}} for {variant!r} refused every boot "
-                    f"({reason}); nothing from these boots is recorded",
+                    f"{where}booted {'once' if attempts == 1 else f'{attempts} times'}, and {{check}} for "
+                    f"{variant!r} refused every boot ({reason}); nothing from these boots is recorded",
                     "check",
                 )
             )

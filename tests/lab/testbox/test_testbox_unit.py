@@ -143,6 +143,44 @@ def test_the_lab_waits_for_a_box_to_announce_a_new_boot_only_when_its_image_anno
     assert paths.announced("tb1", old) is None and paths.announced_boot("tb1") is None
 
 
+def test_a_chosen_entry_that_did_not_come_up_is_said_and_not_booted_again(tmp_path, monkeypatch):
+    """The supervisor notes a chosen entry (GRUB-like, not the default) whose boot ended in a reset before its sshd
+    listened (a panic), after which the default entry boots; the lab reads it (``paths.fell_back``) while the box
+    is still in that default boot: not after a kexec since (a second ready line), not for a box of an image that
+    does not announce, nor for any other destination."""
+    from abstat.lab.testbox.supervisor import _fell_back
+
+    settings = Settings("tb1", "img", "k", "i", "k", "i")
+    broken = Entry("default", "pti=on rdinit=/none")
+    assert _fell_back(settings, broken, "") == cmdline(settings, broken)  # a panic: it said nothing
+    assert _fell_back(settings, broken, "ready=0f3a57c6-1b0e-4b7e-9a59-a0a4c1e2d3f4 3.1\n") is None  # it came up
+    assert _fell_back(settings, Entry(), "") is None  # the default entry itself: nothing to fall back from
+    assert _fell_back(settings, broken, "action=reboot\nend\n") is None  # a reboot it asked for
+    assert _fell_back(settings, broken, "action=reboot\nappend=pti=off\nend\n") is None
+    monkeypatch.setenv(paths.BOXES_ENV, str(tmp_path))
+    image, box = tmp_path / "image", tmp_path / "tb1"
+    image.mkdir()
+    box.mkdir()
+    (image / paths.READY_MARK).write_text("")
+    (box / "ssh_config").write_text("Host tb1\n")
+    (box / "box.json").write_text(json.dumps({"image": str(image)}))
+    old, new = "0f3a57c6-1b0e-4b7e-9a59-a0a4c1e2d3f4", "8d2c1f00-5a6b-4c3d-8e9f-0123456789ab"
+    line = "console=ttyS0 testbox.name=tb1 pti=on rdinit=/none"
+    (box / "state.json").write_text(json.dumps({"state": "running", "boots": 3, "fell_back": line}))
+    (box / "control.log").write_text(f"ready={old} 8.0\n")
+    assert paths.fell_back("tb1") == line
+    assert paths.fell_back("root@tb1") is None and paths.fell_back("tb2") is None
+    (box / "control.log").write_text(f"ready={old} 8.0\nready={new} 19.5\n")  # kexec'd since: another boot
+    assert paths.fell_back("tb1") is None
+    (box / "control.log").write_text(f"ready={old} 8.0\n")
+    for state in ({"state": "running", "fell_back": None}, {"state": "running"}, {"fell_back": 3}, ["x"]):
+        (box / "state.json").write_text(json.dumps(state))
+        assert paths.fell_back("tb1") is None
+    (box / "state.json").write_text(json.dumps({"state": "running", "fell_back": line}))
+    (image / paths.READY_MARK).unlink()  # an image that does not announce: nothing known of its boots
+    assert paths.fell_back("tb1") is None
+
+
 def test_the_lab_is_told_at_once_when_a_box_is_down(tmp_path, monkeypatch):
     """A box whose supervisor ended with QEMU killed (lost), powered off or failed will not answer again by
     itself: the lab stops waiting; a box between two boots, or not a box, is waited for."""

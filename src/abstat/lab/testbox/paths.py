@@ -129,6 +129,13 @@ def gone(destination: str) -> str | None:
 def announced_boot(destination: str) -> str | None:
     """The boot id in the last line a local test box wrote on its control port when its sshd began to
     listen (guestfiles.READY); None for any other destination, a box of an older image, or no such line yet."""
+    boots = _ready_boots(destination)
+    return None if boots is None else boots[-1] if boots else ""
+
+
+def _ready_boots(destination: str) -> list[str] | None:
+    """The boot ids of the ready lines on a local test box's control port since its QEMU started (kexec boots
+    append theirs; a new QEMU starts the log again), oldest first; None as :func:`announced_boot`."""
     if not ssh_options(destination):
         return None
     directory = os.path.join(boxes_dir(), destination)
@@ -141,8 +148,23 @@ def announced_boot(destination: str) -> str | None:
             text = control.read(READY_TAIL).decode("ascii", errors="replace")
     except (OSError, ValueError, AttributeError):
         return None
-    boots = _READY_LINE.findall(text)
-    return boots[-1] if boots else ""
+    return _READY_LINE.findall(text)
+
+
+def fell_back(destination: str) -> str | None:
+    """The command line of the entry a local test box was asked to boot, when that boot ended in a reset before
+    its sshd listened (a panic: the kernel did not come up) and the box is in the default entry it fell back to,
+    as GRUB's fallback (the supervisor's ``state.json``), in the first boot of that QEMU (no kexec since); else
+    None: any other host, or a box that booted what it was asked.  Booting that entry again gives the same."""
+    boots = _ready_boots(destination)
+    if boots is None or len(boots) > 1:
+        return None
+    try:
+        state = read_record(os.path.join(boxes_dir(), destination, "state.json"))
+    except (OSError, ValueError):
+        return None
+    failed = state.get("fell_back") if isinstance(state, dict) else None
+    return failed if isinstance(failed, str) and failed else None
 
 
 def announced(destination: str, unlike: str | None) -> bool | None:

@@ -4,7 +4,9 @@
 own) runs QEMU, and when QEMU ends:
 
 - the box rebooted (``reboot``, a panic, ``reboot -f``): QEMU starts again, with the entry the box
-  chose in ``/boot/next-boot`` (once), else the default one, as GRUB does after ``grub-reboot``;
+  chose in ``/boot/next-boot`` (once), else the default one, as GRUB does after ``grub-reboot``; when
+  a chosen entry ended in a reset (a panic, with ``panic=1``) the box falls back to the default entry, and
+  ``state.json`` says so (``fell_back``: the chosen entry's command line) for that QEMU's boot;
 - the box powered off: the supervisor ends, the box is ``stopped`` (``abstat testbox up`` starts it);
 - QEMU was killed (by anyone but the supervisor): the box is ``lost``, as a machine that lost its
   power; the supervisor ends, the disk stays, ``abstat testbox up`` starts it again;
@@ -76,10 +78,20 @@ def _start(settings: Settings, directory: str, entry: Entry) -> subprocess.Popen
     raise RuntimeError("qemu could not forward a port of 127.0.0.1 to the box")
 
 
+def _fell_back(settings: Settings, entry: Entry, control: str) -> str | None:
+    """The command line of a chosen entry (not the default) whose boot ended in a reset before its sshd
+    listened (no ``ready=`` line on the control port: a panic, a triple fault), after which the default
+    entry boots, as GRUB's fallback; else None."""
+    action, chosen = parse_control(control)
+    failed = action == "reset" and chosen is None and entry != Entry() and "ready=" not in control
+    return cmdline(settings, entry) if failed else None
+
+
 def supervise(directory: str) -> int:
     settings = Settings.load(directory)
     entry = Entry()
     boots = 0
+    fell_back: str | None = None  # the chosen entry whose boot ended in a reset, while the default runs after it
 
     def stop(signum, frame):
         global _stopping  # noqa: PLW0603 -- the signal handler's flag, read by the boot loop
@@ -94,17 +106,11 @@ def supervise(directory: str) -> int:
     state = "stopped"
     try:
         while not _stopping:
-            write_state(directory, state="booting", boots=boots, cmdline=cmdline(settings, entry), kernel=entry.kernel)
+            now = {"cmdline": cmdline(settings, entry), "kernel": entry.kernel, "fell_back": fell_back}
+            write_state(directory, state="booting", boots=boots, **now)
             current[0] = qemu = _start(settings, directory, entry)
             boots += 1
-            write_state(
-                directory,
-                state="running",
-                boots=boots,
-                cmdline=cmdline(settings, entry),
-                kernel=entry.kernel,
-                qemu=qemu.pid,
-            )
+            write_state(directory, state="running", boots=boots, qemu=qemu.pid, **now)
             code = qemu.wait()
             if _stopping:
                 break
@@ -114,10 +120,12 @@ def supervise(directory: str) -> int:
                 break
             with open(os.path.join(directory, "control.log"), "rb") as control:  # its end: kexec boots append
                 control.seek(max(0, os.fstat(control.fileno()).st_size - 65536))
-                action, chosen = parse_control(control.read(65536).decode(errors="replace"))
+                text = control.read(65536).decode(errors="replace")
+            action, chosen = parse_control(text)
             if action in ("poweroff", "halt"):
                 _log(directory, f"the box ran {action}")
                 break
+            fell_back = _fell_back(settings, entry, text)
             entry = chosen or Entry()
             _log(directory, f"the box rebooted ({action}); next: kernel {entry.kernel}, append {entry.append!r}")
     except (OSError, RuntimeError) as err:
