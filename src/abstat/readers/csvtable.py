@@ -44,20 +44,20 @@ def _columns(
     """The label columns and the value columns: those chosen, else the columns of numbers are
     values and the others labels."""
     _check_chosen(path, header, (value_columns or []) + (label_columns or []))
-    labels_cols = list(label_columns) if label_columns is not None else _text_columns(header, body, value_columns)
-    if label_columns is None:
-        _refuse_comma_numbers(path, header, body, labels_cols)
+    labels_cols = list(label_columns) if label_columns is not None else _text_columns(path, header, body, value_columns)
     metrics = list(value_columns) if value_columns is not None else [h for h in header if h not in labels_cols]
     return labels_cols, metrics
 
 
-def _text_columns(header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
-    """The columns not chosen as values that are not all numbers."""
-    return [
+def _text_columns(path: str, header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
+    """The columns not chosen as values that are not all numbers (nor all numbers with commas: refused)."""
+    found = [
         h
         for i, h in enumerate(header)
         if h not in (value_columns or ()) and not all(looks_numeric(r[i]) for _, r in body)
     ]
+    _refuse_comma_numbers(path, header, body, found)
+    return found
 
 
 def _refuse_comma_numbers(path: str, header: list[str], body: Body, labels_cols: list[str]) -> None:

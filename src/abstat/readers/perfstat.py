@@ -103,14 +103,7 @@ def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
     for number, line in lines:
         header = HEADER.match(line)
         if header:
-            runs = int(header.group("runs")) if header.group("runs") else 1
-            current = {
-                "what": header.group("what").strip(),
-                "runs": runs,
-                "counters": [],
-                "elapsed": [],
-                "line": number,
-            }
+            current = _new_block(header, number)
             blocks.append(current)
             continue
         if current is None:
@@ -132,6 +125,12 @@ def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
                 f"perf stat text: a counter line in a layout abstat cannot read: {shown!r}", path=path, line=number
             )
     return blocks
+
+
+def _new_block(header: re.Match[str], number: int) -> dict[str, Any]:
+    """The block a ``Performance counter stats for ...`` line at line ``number`` starts."""
+    runs = int(header.group("runs")) if header.group("runs") else 1
+    return {"what": header.group("what").strip(), "runs": runs, "counters": [], "elapsed": [], "line": number}
 
 
 def is_text(text: str) -> bool:
@@ -239,17 +238,7 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
     got = Collect(path)
     intervals = False
     for number, fields in _csv_lines(text):
-        shape = _csv_row(fields)
-        if shape is None:
-            raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
-        offset, variance = shape
-        if offset and not _prefix_explained(fields[:offset]):
-            raise InputError(
-                f"{','.join(fields[: offset + 1])!r}: a decimal comma? (perf stat -x, in a locale such as de_DE; "
-                "its -I time stamp is %lu.%09lu): run perf with LC_ALL=C; or a perf layout abstat does not know",
-                path=path,
-                line=number,
-            )
+        offset, variance = _checked_row(path, number, fields)
         raw, unit, event = fields[offset].strip(), fields[offset + 1].strip(), fields[offset + 2].strip()
         name, interval = _csv_name(fields[:offset], event)
         intervals = intervals or interval
@@ -268,6 +257,22 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
     if intervals:
         got.note_intervals()
     return got.sets("csv")
+
+
+def _checked_row(path: str, number: int, fields: list[str]) -> tuple[int, bool]:
+    """:func:`_csv_row`'s shape of a row whose prefix perf prints; an InputError naming the line otherwise."""
+    shape = _csv_row(fields)
+    if shape is None:
+        raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
+    offset = shape[0]
+    if offset and not _prefix_explained(fields[:offset]):
+        raise InputError(
+            f"{','.join(fields[: offset + 1])!r}: a decimal comma? (perf stat -x, in a locale such as de_DE; "
+            "its -I time stamp is %lu.%09lu): run perf with LC_ALL=C; or a perf layout abstat does not know",
+            path=path,
+            line=number,
+        )
+    return shape
 
 
 _COUNTED_AGGR = re.compile(COUNTED_AGGR)  # aggregations perf follows by a count

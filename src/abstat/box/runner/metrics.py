@@ -224,21 +224,23 @@ class MetricScanner:
                 continue
             if isinstance(obj.get("event"), str) and "counter-value" in obj:
                 self._perf_json(obj)
+            else:
+                self._json_fields(obj)
+
+    def _json_fields(self, obj: dict[str, object]) -> None:
+        """A JSON line's numeric fields named as metrics may be, each one value."""
+        for key, value in obj.items():
+            number = _json_number(value)
+            if number is None:
                 continue
-            for key, value in obj.items():
-                number = _json_number(value)
-                if number is None:
-                    continue
-                try:
-                    check_metric_name(key)
-                except ValueError:
-                    continue
-                if key in self.reserved:
-                    note = f"JSON field {key!r} ignored: it is a built-in metric name"
-                    if note not in self._json_notes:
-                        self._json_notes.append(note)
-                    continue
-                self.json_values.setdefault(key, []).append(number)
+            try:
+                check_metric_name(key)
+            except ValueError:
+                continue
+            if key in self.reserved:
+                self._json_note(f"JSON field {key!r} ignored: it is a built-in metric name")
+                continue
+            self.json_values.setdefault(key, []).append(number)
 
     def _perf_json(self, obj: dict[str, object]) -> None:
         """A ``perf stat -j`` line: the event is the metric, ``counter-value`` (a string) its value."""
