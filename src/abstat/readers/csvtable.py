@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 from abstat.errors import InputError, UsageError
 from abstat.readers.sampleset import SampleSet
@@ -12,6 +13,7 @@ from abstat.readers.source import read_text
 from abstat.readers.values import is_number, looks_numeric, shown
 
 Body = list[tuple[int, list[str]]]  # (line number, fields) of each data row
+_COMMA_NUMBER = re.compile(r"[+-]?\d+(?:,\d+)+(?:\.\d+)?")  # 12,5 or 1,234,567.5: quoted, one CSV cell
 
 
 def read_csv(
@@ -42,18 +44,35 @@ def _columns(
     """The label columns and the value columns: those chosen, else the columns of numbers are
     values and the others labels."""
     _check_chosen(path, header, (value_columns or []) + (label_columns or []))
-    labels_cols = list(label_columns) if label_columns is not None else _text_columns(header, body, value_columns)
+    labels_cols = list(label_columns) if label_columns is not None else _text_columns(path, header, body, value_columns)
     metrics = list(value_columns) if value_columns is not None else [h for h in header if h not in labels_cols]
     return labels_cols, metrics
 
 
-def _text_columns(header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
-    """The columns not chosen as values that are not all numbers."""
-    return [
+def _text_columns(path: str, header: list[str], body: Body, value_columns: list[str] | None) -> list[str]:
+    """The columns not chosen as values that are not all numbers (nor all numbers with commas: refused)."""
+    found = [
         h
         for i, h in enumerate(header)
         if h not in (value_columns or ()) and not all(looks_numeric(r[i]) for _, r in body)
     ]
+    _refuse_comma_numbers(path, header, body, found)
+    return found
+
+
+def _refuse_comma_numbers(path: str, header: list[str], body: Body, labels_cols: list[str]) -> None:
+    """A column whose every cell is digits around commas (``"12,5"``, quoted) holds numbers written with a decimal
+    comma or thousands separators: refused as the plain reader refuses ``12,5``, never taken for labels."""
+    for name in labels_cols:
+        index = header.index(name)
+        if all(_COMMA_NUMBER.fullmatch(row[index].strip()) for _, row in body):
+            line, row = body[0]
+            raise InputError(
+                f"column {name!r}: {shown(row[index].strip())}: a decimal comma or a thousands separator? "
+                "Write numbers with '.' as the decimal point and no grouping",
+                path=path,
+                line=line,
+            )
 
 
 def _check_chosen(path: str, header: list[str], chosen: list[str]) -> None:

@@ -36,6 +36,10 @@ class Collect:
         if text not in kept:
             kept.append(text)
 
+    def note_intervals(self) -> None:
+        for name in self.values:
+            self.note(name, f"{self.path}: {name}: perf stat -I interval counts: a time series, not independent runs")
+
     def sets(self, fmt: str) -> list[SampleSet]:
         if not self.values:
             what = f"; not counted: {', '.join(dict.fromkeys(self.missing))}" if self.missing else ""

@@ -19,9 +19,12 @@ import re
 from abstat.errors import InputError
 
 NUMBER = r"[-+]?(?:\d[\d,.]*|[.,]\d+)(?:[eE][-+]?\d+)?"  # unambiguous: no backtracking blow-up
-# an aggregation printed before a count (stat-display.c aggr_printout): -A "CPU%-4d", --per-core "S%d-D%d-C%-8d",
-# --per-die, --per-socket, --per-node, --per-cache and --per-thread's "comm-pid"
-AGGR = r"CPU\d+|S\d+(?:-D\d+)?(?:-C\d+|-L\d+-ID\d+)?|N\d+|[^\s\d#(<+-][^\s]*-\d+"
+# an aggregation printed before a count (stat-display.c aggr_printout): -A "CPU%-4d"; then those perf follows by
+# a count: --per-core "S%d-D%d-C%d", --per-cluster "S%d-D%d-CLS%d", --per-cache "S%d-D%d-L%d-ID%d", --per-die,
+# --per-socket, --per-node; and --per-thread's "%16s-%-8d", comm-pid (a comm is up to 15 characters, spaces too:
+# "Web Content-1234")
+COUNTED_AGGR = r"S\d+(?:-D\d+)?(?:-C\d+|-CLS\d+|-L\d+-ID\d+)?|N\d+"
+AGGR = rf"CPU\d+|{COUNTED_AGGR}|[^\s\d#(<+-][^\t\n]{{0,14}}?-\d+"
 # thousands grouped by a space-like mark or an apostrophe (fr_FR, sv_SE, ru_RU: U+202F or U+00A0; de_CH: ' or U+2019)
 _GROUPING = re.compile("(?<=\\d)[\u00a0\u202f\u2009'\u2019](?=\\d{3}(?!\\d))")
 _UNGROUPED = (

@@ -12,7 +12,7 @@ numbers are read in the locale perf printed them in (:mod:`abstat.readers.perf_n
   sd); ``m +- s seconds time elapsed`` gives the standard error ``s`` directly.
 * ``-x,`` CSV rows are ``[prefix,]value,unit,event[,variance%],run-time,pcnt-running,metric,unit``
   (prefix: the ``-I`` time stamp, the ``-A``/``--per-core`` CPU...); the first row is data.
-* ``-j`` lines hold ``counter-value`` as a string.
+* ``-j`` lines hold ``counter-value`` as a string (:mod:`abstat.readers.perf_json`).
 
 An event counted only part of the time (``pcnt-running`` below 100: multiplexed counters, the count
 scaled by perf) keeps that percentage as a note, and says so as a warning.
@@ -26,10 +26,10 @@ from typing import Any
 
 from abstat.errors import InputError
 from abstat.readers.perf_collect import Collect
-from abstat.readers.perf_numbers import AGGR, NUMBER, counter_name, json_number, marks_of, to_number, ungroup
+from abstat.readers.perf_json import is_json, read_json
+from abstat.readers.perf_numbers import AGGR, COUNTED_AGGR, NUMBER, counter_name, marks_of, to_number, ungroup
 from abstat.readers.sampleset import SampleSet
 from abstat.readers.summary import Summary
-from abstat.readers.values import decode_json
 
 _NOT_COUNTED = ("<not counted>", "<not supported>")
 _NUM = NUMBER  # perf prints in the user's locale (readers/perf_numbers.py)
@@ -103,14 +103,7 @@ def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
     for number, line in lines:
         header = HEADER.match(line)
         if header:
-            runs = int(header.group("runs")) if header.group("runs") else 1
-            current = {
-                "what": header.group("what").strip(),
-                "runs": runs,
-                "counters": [],
-                "elapsed": [],
-                "line": number,
-            }
+            current = _new_block(header, number)
             blocks.append(current)
             continue
         if current is None:
@@ -132,6 +125,12 @@ def read_text_blocks(text: str, path: str = "<text>") -> list[dict[str, Any]]:
                 f"perf stat text: a counter line in a layout abstat cannot read: {shown!r}", path=path, line=number
             )
     return blocks
+
+
+def _new_block(header: re.Match[str], number: int) -> dict[str, Any]:
+    """The block a ``Performance counter stats for ...`` line at line ``number`` starts."""
+    runs = int(header.group("runs")) if header.group("runs") else 1
+    return {"what": header.group("what").strip(), "runs": runs, "counters": [], "elapsed": [], "line": number}
 
 
 def is_text(text: str) -> bool:
@@ -239,17 +238,7 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
     got = Collect(path)
     intervals = False
     for number, fields in _csv_lines(text):
-        shape = _csv_row(fields)
-        if shape is None:
-            raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
-        offset, variance = shape
-        if offset and not _prefix_explained(fields[:offset]):
-            raise InputError(
-                f"{','.join(fields[: offset + 1])!r}: a decimal comma? (perf stat -x, in a locale such as de_DE; "
-                "its -I time stamp is %lu.%09lu): run perf with LC_ALL=C",
-                path=path,
-                line=number,
-            )
+        offset, variance = _checked_row(path, number, fields)
         raw, unit, event = fields[offset].strip(), fields[offset + 1].strip(), fields[offset + 2].strip()
         name, interval = _csv_name(fields[:offset], event)
         intervals = intervals or interval
@@ -266,11 +255,27 @@ def read_csv(path: str, text: str) -> list[SampleSet]:
                 "the number of runs is not in the file",
             )
     if intervals:
-        _note_intervals(got)
+        got.note_intervals()
     return got.sets("csv")
 
 
-_COUNTED_AGGR = re.compile(r"S\d+(?:-D\d+)?(?:-C\d+|-L\d+-ID\d+)?|N\d+")  # aggregations perf follows by a count
+def _checked_row(path: str, number: int, fields: list[str]) -> tuple[int, bool]:
+    """:func:`_csv_row`'s shape of a row whose prefix perf prints; an InputError naming the line otherwise."""
+    shape = _csv_row(fields)
+    if shape is None:
+        raise InputError("not a perf stat -x, row (value,unit,event,...)", path=path, line=number)
+    offset = shape[0]
+    if offset and not _prefix_explained(fields[:offset]):
+        raise InputError(
+            f"{','.join(fields[: offset + 1])!r}: a decimal comma? (perf stat -x, in a locale such as de_DE; "
+            "its -I time stamp is %lu.%09lu): run perf with LC_ALL=C; or a perf layout abstat does not know",
+            path=path,
+            line=number,
+        )
+    return shape
+
+
+_COUNTED_AGGR = re.compile(COUNTED_AGGR)  # aggregations perf follows by a count
 
 
 def _prefix_explained(prefix: list[str]) -> bool:
@@ -295,94 +300,6 @@ def _csv_name(prefix_fields: list[str], event: str) -> tuple[str, bool]:
     return (f"{event}.{'.'.join(prefix)}" if prefix else event), interval
 
 
-def _note_intervals(got: Collect) -> None:
-    for name in got.values:
-        got.note(name, f"{got.path}: {name}: perf stat -I interval counts: a time series, not independent runs")
-
-
-# --------------------------------------------------------------------------
-# -j JSON lines
-
-
-def _json_lines(text: str) -> list[tuple[int, Any]]:
-    found = []
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            found.append((number, decode_json(line)))
-        except ValueError:
-            return []
-    return found
-
-
-def is_perf_json_object(obj: Any) -> bool:
-    return isinstance(obj, dict) and isinstance(obj.get("event"), str) and "counter-value" in obj
-
-
-def is_json(text: str) -> bool:
-    lines = _json_lines("\n".join(text.splitlines()[:200]))
-    return (
-        bool(lines)
-        and all(
-            is_perf_json_object(obj) or (isinstance(obj, dict) and "event" not in obj and "metric-value" in obj)
-            for _, obj in lines
-        )
-        and any(is_perf_json_object(obj) for _, obj in lines)
-    )
-
-
-_AGGREGATES = ("cpu", "core", "die", "socket", "node", "thread", "cgroup")
-
-
-def _json_value(path: str, number: int, obj: dict[str, Any]) -> float | None:
-    """The counter value of a ``-j`` line (a string in perf's JSON); None when not counted."""
-    raw = obj["counter-value"]
-    if isinstance(raw, str):
-        value = json_number(raw)
-    elif isinstance(raw, (int, float)) and not isinstance(raw, bool):
-        value = float(raw) if math.isfinite(raw) else None
-    else:
-        value = None
-    if value is None and not (isinstance(raw, str) and raw.strip() in _NOT_COUNTED):
-        raise InputError(f"{obj['event']}: counter-value is not a number: {str(raw)[:40]!r}", path=path, line=number)
-    return value
-
-
-def read_json(path: str, text: str) -> list[SampleSet]:
-    got = Collect(path)
-    lines = _json_lines(text)
-    if not lines:
-        raise InputError("perf stat -j: not JSON lines", path=path)
-    intervals = False
-    for number, obj in lines:
-        if not is_perf_json_object(obj):
-            continue  # a metric-only line
-        name = ".".join([obj["event"], *(str(obj[k]) for k in _AGGREGATES if k in obj)])
-        value = _json_value(path, number, obj)
-        if value is None:
-            got.missing.append(name)
-            continue
-        intervals = intervals or "interval" in obj
-        got.add(name, value, obj["unit"] if isinstance(obj.get("unit"), str) else None, _json_running(obj))
-        if "variance" in obj:
-            got.note(
-                name,
-                f"{path}: {name}: a perf stat -r mean (± {obj['variance']}% standard error); "
-                "the number of runs is not in the file",
-            )
-    if intervals:
-        _note_intervals(got)
-    return got.sets("json")
-
-
-def _json_running(obj: dict[str, Any]) -> float | None:
-    """The share of the time the counter ran (``pcnt-running``), when it is a number."""
-    running = obj.get("pcnt-running")
-    return float(running) if isinstance(running, (int, float)) and not isinstance(running, bool) else None
-
-
 def detect(text: str) -> str | None:
     """``perf-stat``, ``perf-stat-csv`` or ``perf-stat-json`` when ``text`` is perf stat output."""
     if is_text(text):
@@ -390,7 +307,7 @@ def detect(text: str) -> str | None:
     stripped = text.lstrip()
     if stripped.startswith("{") and is_json(text):
         return "perf-stat-json"
-    if "," in text and is_csv(text):
+    if "," in text and stripped[:1] not in "{[" and is_csv(text):  # a JSON document is never -x, CSV
         return "perf-stat-csv"
     return None
 

@@ -299,6 +299,35 @@ def peer_files(args: list[str]) -> list[tuple[str | None, str]]:
     return named if any_peer else []
 
 
+def inputs_apart(loaded: list[tuple[str | None, str, list[Any]]]) -> list[Any]:
+    """The sets of compare's inputs (``(NAME or None, FILE, sets)`` each), every input its own variant: an unnamed
+    input whose one variant another input holds too (criterion's ``new`` of two checkouts, files named alike in
+    two directories) becomes the variant named by its path as given, as a plain file is; a UsageError when such
+    an input holds several variants (a criterion directory's ``base`` and ``new``)."""
+    from abstat.readers import display_text
+
+    for index in sorted(_sharing(loaded)):
+        name, path, sets = loaded[index]
+        variants = sorted({s.labels.get("variant", "") for s in sets})
+        if name is None and len(variants) > 1:
+            raise UsageError(
+                f"{path}: its variants ({', '.join(variants)}) are another input's too: give one file of each "
+                "variant to compare (NAME=FILE names it)"
+            )
+        for sample_set in sets if name is None else ():
+            sample_set.labels["variant"] = display_text(path)
+    return [sample_set for _, _, sets in loaded for sample_set in sets]
+
+
+def _sharing(loaded: list[tuple[str | None, str, list[Any]]]) -> set[int]:
+    """The inputs that hold a variant another input holds too."""
+    holders: dict[str, set[int]] = {}
+    for index, (_, _, sets) in enumerate(loaded):
+        for sample_set in sets:
+            holders.setdefault(sample_set.labels.get("variant", ""), set()).add(index)
+    return {index for indexes in holders.values() if len(indexes) > 1 for index in indexes}
+
+
 def _is_peer_format(name: str | None) -> bool:
     if name is None:
         return False

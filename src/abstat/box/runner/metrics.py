@@ -22,6 +22,7 @@ from __future__ import annotations
 import codecs
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
 
 from abstat.box.runner import jsonpath
@@ -38,13 +39,25 @@ CONTEXT_CHARS = 4096  # text kept before where a search resumes, for ^, \b and l
 MAX_JSON_LINE_CHARS = 1 << 20  # a longer line is not read as JSON, and never held whole
 _MAX_NOTES_PER_KIND = 3
 _PERF_AGGREGATES = ("cpu", "core", "die", "socket", "node", "thread", "cgroup")
+# Commas that group thousands, told by the number itself: two groups at least (1,234,567) or a decimal point
+# after them (1,234.5).  `1,234` alone may be a decimal comma (de_DE's 1,234 is 1.234): not read, as 0,41 is not.
+_GROUPED = re.compile(r"[+-]?[1-9]\d{0,2}(?:(?:,\d{3}){2,}(?:\.\d+)?|,\d{3}\.\d+)")
+COMMA_NOTE = "a decimal comma or a thousands separator? print numbers with '.' as the decimal point (LC_ALL=C)"
 
 
 def _number(text: str) -> float | None:
-    """The finite number ``text`` spells (decimal, or an integer with a 0x/0o/0b prefix), else None."""
+    """The finite number ``text`` spells (decimal, or an integer with a 0x/0o/0b prefix), else None.
+
+    A comma is read only as a thousands separator between groups of three digits (``1,234,567.5``);
+    ``0,41``, ``12,5``, ``1.234,5`` and ``1,234`` are no number (never 41, 125, 1.2345 or 1234)."""
     if not text.isascii():  # float() takes Arabic-Indic digits and Unicode spaces; a benchmark prints ASCII
         return None
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    cleaned = text.strip()
+    if "," in cleaned:
+        if not _GROUPED.fullmatch(cleaned):
+            return None
+        cleaned = cleaned.replace(",", "")
+    cleaned = cleaned.replace("_", "")
     try:
         value = float(cleaned)
     except ValueError:
@@ -211,21 +224,23 @@ class MetricScanner:
                 continue
             if isinstance(obj.get("event"), str) and "counter-value" in obj:
                 self._perf_json(obj)
+            else:
+                self._json_fields(obj)
+
+    def _json_fields(self, obj: dict[str, object]) -> None:
+        """A JSON line's numeric fields named as metrics may be, each one value."""
+        for key, value in obj.items():
+            number = _json_number(value)
+            if number is None:
                 continue
-            for key, value in obj.items():
-                number = _json_number(value)
-                if number is None:
-                    continue
-                try:
-                    check_metric_name(key)
-                except ValueError:
-                    continue
-                if key in self.reserved:
-                    note = f"JSON field {key!r} ignored: it is a built-in metric name"
-                    if note not in self._json_notes:
-                        self._json_notes.append(note)
-                    continue
-                self.json_values.setdefault(key, []).append(number)
+            try:
+                check_metric_name(key)
+            except ValueError:
+                continue
+            if key in self.reserved:
+                self._json_note(f"JSON field {key!r} ignored: it is a built-in metric name")
+                continue
+            self.json_values.setdefault(key, []).append(number)
 
     def _perf_json(self, obj: dict[str, object]) -> None:
         """A ``perf stat -j`` line: the event is the metric, ``counter-value`` (a string) its value."""
@@ -259,7 +274,8 @@ class MetricScanner:
         notes: list[str] = list(self._path_notes)
         for pattern in self.patterns:
             for raw in self._bad.get(pattern.name, []):
-                notes.append(f"metric {pattern.name}: matched {raw!r}, which is not a finite number")
+                why = COMMA_NOTE if "," in raw else "which is not a finite number"
+                notes.append(f"metric {pattern.name}: matched {raw!r}, {why}")
             extra = self._bad_count.get(pattern.name, 0) - len(self._bad.get(pattern.name, []))
             if extra > 0:
                 notes.append(f"metric {pattern.name}: {extra} more match(es) that are not finite numbers")

@@ -49,13 +49,20 @@ def compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, s
     from abstat.report import api
     from abstat.report.inputs import load_files
 
-    sets = []
-    for name, path in peers:
-        sets.extend(
-            load_files(
-                [path], labels={"variant": name} if name else None, column=args.column, delimiters=args.delimiters
+    from abstat.readers.specs import inputs_apart
+
+    sets = inputs_apart(  # each input its own variant: two criterion files "new" are not pooled into one
+        [
+            (
+                name,
+                path,
+                load_files(
+                    [path], labels={"variant": name} if name else None, column=args.column, delimiters=args.delimiters
+                ),
             )
-        )
+            for name, path in peers
+        ]
+    )
     metrics = (
         None if args.metric == "wall" and not any(s.labels.get("metric") == "wall" for s in sets) else [args.metric]
     )
