@@ -52,3 +52,13 @@ def test_labels_with_commas_among_others_and_chosen_labels_stay_labels() -> None
     assert sorted(s.labels["cpus"] for s in sets) == ["0,1", "all"]
     chosen = csvtable.read_csv("y.csv", 'cpus,t\n"0,1",5\n"2,3",6\n', label_columns=["cpus"])
     assert sorted(s.labels["cpus"] for s in chosen) == ["0,1", "2,3"]
+
+
+def test_a_column_of_cpu_lists_beside_chosen_values_is_a_label() -> None:
+    """With the value columns chosen, a column of CPU lists ("0,1", "2,3": every cell digits around commas) is
+    only a label, as it is when named as one; refused only when abstat must guess which columns hold values."""
+    text = 'cpus,t\n"0,1",5\n"2,3",6\n"0,1",5.5\n'
+    sets = csvtable.read_csv("z.csv", text, value_columns=["t"])
+    assert sorted(s.labels["cpus"] for s in sets) == ["0,1", "2,3"]
+    with pytest.raises(Exception, match="a decimal comma or a thousands separator"):
+        csvtable.read_csv("z.csv", text)

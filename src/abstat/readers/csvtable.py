@@ -56,7 +56,8 @@ def _text_columns(path: str, header: list[str], body: Body, value_columns: list[
         for i, h in enumerate(header)
         if h not in (value_columns or ()) and not all(looks_numeric(r[i]) for _, r in body)
     ]
-    _refuse_comma_numbers(path, header, body, found)
+    if value_columns is None:  # values chosen: a column of CPU lists ("0,1") is only a label
+        _refuse_comma_numbers(path, header, body, found)
     return found
 
 
