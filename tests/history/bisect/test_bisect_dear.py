@@ -124,13 +124,14 @@ REAL_ON = [34686.0, 37223.0, 24721.0, 36907.0, 23920.0, 25153.0, 24157.0, 25476.
 
 
 def test_the_testbox_history_with_a_real_boxs_boots_takes_fewer_boots():
-    """Each boot a draw of the real box's boots at its level, times 1 + 2% N(0, 1): the culprit in every one of 20
-    seeded histories, 14 boots on average or fewer and never more than 20 (on the raw scale, main before issue 38's
+    """Each boot a draw of the real box's boots at its level, times 1 + 2% N(0, 1): the culprit in every one of 100
+    seeded histories, 14 boots on average or fewer and 20 or fewer in 95 (on the raw scale, main before issue 38's
     second session: 20.1 on average, up to 27, 23 in 11 of 20: the pti=on end's spread, pooled, asked 6 to 8 boots
-    of each end).  Not 12: the two modes of each level make Student's t wide (the gate at 3 boots a side, a strike
-    when a fresh boot falls in the other mode)."""
+    of each end; before wave 21's aside.py, 14.75 and 21 at the 95th percentile, 199 of 200 right).  Not 12: the
+    two modes of each level make Student's t wide (the gate at 3 boots a side, a strike when a fresh boot falls in
+    the other mode)."""
     found = []
-    for seed in range(20):
+    for seed in range(100):
         rng = np.random.default_rng([seed, 38])
         search = Bisection(4, budget=40, batch_max=8, dear=True)
         while not isinstance(step := search.plan(), Outcome):
@@ -144,7 +145,7 @@ def test_the_testbox_history_with_a_real_boxs_boots_takes_fewer_boots():
         found.append((step.status, step.culprit, search.runs))
     assert all(status == "found" and culprit == 1 for status, culprit, _ in found), found
     spent = [runs for _, _, runs in found]
-    assert np.mean(spent) <= 14 and max(spent) <= 20, spent
+    assert np.mean(spent) <= 14 and np.percentile(spent, 95) <= 20, spent
 
 
 @pytest.mark.parametrize("shift", [0.0, 0.02, 0.2])

@@ -1,10 +1,8 @@
 """Checks of the search's model with tests valid for any shape (library code, no I/O).
 
-The search (:mod:`abstat.history.bisect.search`) scores samples with a parametric
-likelihood, which is fast but can be far from the data (a bimodal benchmark,
-two changes in the range).  Before its answers are believed they are checked
-with rank methods that need no shape, only that the runs of one commit are
-exchangeable:
+The search (:mod:`abstat.history.bisect.search`) scores samples with a parametric likelihood, which is fast but can
+be far from the data (a bimodal benchmark, two changes in the range).  Before its answers are believed they are
+checked with rank methods that need no shape, only that the runs of one commit are exchangeable:
 
 - **The ends differ**: Brunner-Munzel between the good and bad references
   (valid with unequal spreads and any shape; Mann-Whitney's test of equal
@@ -30,6 +28,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Sequence
+
+from abstat.history.bisect import aside
 
 LEVEL_CONFIDENCE = 0.999  # intervals that must both exclude 0 to call a level intermediate
 LEVEL_MIN_RUNS = 6  # runs of a commit before its level is judged
@@ -137,17 +137,18 @@ def runs_needed(good: Sequence[float], bad: Sequence[float], least: int = SIDE_M
 def _few_runs_needed(half: float, good: Sequence[float], bad: Sequence[float], least: int) -> int:
     """:func:`runs_needed` for a dear unit: the fewest runs ``n`` from ``least`` with
     ``half / (s sqrt(1/n + 1/n_end)) >= t_{0.995}(n + n_end - 2) + z_{0.975}``, Student's quantile for the check's,
-    and ``s`` the ends' pooled spread at ``FEW_SPREAD_BOUND`` of its distribution (with the ends' robust spread, a
-    fraction of the true one from a few runs, two changes of 4 SD were named as one after 2 boots of a commit)."""
+    and ``s`` the ends' pooled spread at ``FEW_SPREAD_BOUND`` of its distribution, less one outlying boot (aside.py;
+    with the ends' robust spread two changes of 4 SD were named as one after 2 boots of a commit)."""
     import numpy as np
     from scipy.stats import chi2, norm
     from scipy.stats import t as student
 
     g, b = np.asarray(good[-MAX_POINTS:], dtype=float), np.asarray(bad[-MAX_POINTS:], dtype=float)
+    n_end = max(2, min(g.size, b.size))
+    g, b = aside.set_aside(g, b)  # one boot of a slow mode among an end's does not size the rest
     df = g.size + b.size - 2
     pooled = float(np.sum((g - g.mean()) ** 2) + np.sum((b - b.mean()) ** 2)) / max(1, df)
     spread = math.sqrt(pooled * df / float(chi2.ppf(1 - FEW_SPREAD_BOUND, df))) if df > 0 else 0.0
-    n_end = max(2, min(g.size, b.size))
     for n in range(least, SIDE_MAX_RUNS):
         quantile = float(student.ppf(1 - (1 - SIDE_CONFIDENCE) / 2, n + n_end - 2)) + float(norm.ppf(0.975))
         if spread > 0 and half / (spread * math.sqrt(1 / n + 1 / n_end)) >= quantile:
