@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -49,9 +50,10 @@ def findings(
     names: Sequence[str] | None = None,
     p_adjusted: Sequence[float | None] | None = None,
     sources: Sequence[str | None] | None = None,
-    confidence: float = 0.95,
 ) -> list[Finding]:
-    """What a CI system should flag among ``comparisons``, in order."""
+    """What a CI system should flag among ``comparisons``, in order: each judged at its confidence on
+    ``p_adjusted`` (by default its own, adjusted over the family shown with it, as its verdict is:
+    :func:`family_p`)."""
     from abstat.report.gate import evaluate
 
     out = []
@@ -62,13 +64,19 @@ def findings(
             "slower",
             comp.threshold,
             names=[name],
-            p_adjusted=[p_adjusted[index]] if p_adjusted is not None else None,
-            confidence=confidence,
+            p_adjusted=[p_adjusted[index] if p_adjusted is not None else family_p(comp)],
+            confidence=comp.confidence,
         )
         finding = _finding(comp, name, gate, sources[index] if sources else None)
         if finding is not None:
             out.append(finding)
     return out
+
+
+def family_p(comp: Any) -> float | None:
+    """The p-value the comparison's verdict follows: adjusted over its family (compare's candidates, run's
+    metrics x candidates) when it has one, else its own."""
+    return comp.p_value if comp.p_adjusted is None else comp.p_adjusted
 
 
 def _finding(comp: Any, name: str, gate: Any, source: str | None) -> Finding | None:
@@ -77,15 +85,26 @@ def _finding(comp: Any, name: str, gate: Any, source: str | None) -> Finding | N
     limit = f"{comp.threshold:g}%" if comp.threshold is not None else "0%"
     ci = comp.ci_pct
     change = f"{comp.delta_pct:+.2f}% [{ci[0]:+.2f}, {ci[1]:+.2f}]" if ci is not None else f"{comp.delta_pct:+.2f}%"
+    change = change if math.isfinite(comp.delta_pct) else "n/a"  # (as the table says it)
     if gate.failed:
-        return Finding(
-            "error", name, f"{gate.hits[0].direction}: {change}, proven beyond the threshold {limit}", source
-        )
+        said = f"{gate.hits[0].direction}: {change}, proven beyond the threshold {limit}{_p_words(comp)}"
+        return Finding("error", name, said, source)
     if comp.verdict == "cannot judge" or gate.unjudged:
         return Finding("warning", name, f"cannot judge: {change}", source)
     if _worse(comp):
-        return Finding("warning", name, f"worse: {change}, not proven beyond the threshold {limit}", source)
+        return Finding(
+            "warning", name, f"worse: {change}, not proven beyond the threshold {limit}{_p_words(comp)}", source
+        )
     return None
+
+
+def _p_words(comp: Any) -> str:
+    """The p-value the verdict follows, naming the family's adjustment (``; Holm-adjusted p 0.012``)."""
+    from abstat.render.units import format_p
+    from abstat.report.adjust import ADJUSTED_NAMES
+
+    name = ADJUSTED_NAMES.get(comp.adjustment, "")
+    return f"; {name + '-adjusted ' if name else ''}p {format_p(family_p(comp))}"
 
 
 def _worse(comp: Any) -> bool:
@@ -159,7 +178,6 @@ def render_report(report: Any, fmt: str, split: bool = False) -> Any:
         names=["/".join(v for v in (*c.row, c.column) if v) for c in cells],
         p_adjusted=[c.p_adjusted if c.p_adjusted is not None else (0.0 if c.significant else 1.0) for c in cells],
         sources=[c.sample_set.source for c in cells],
-        confidence=report.confidence,
     )
     if fmt == "gitlab":
         return gitlab_code_quality(found)

@@ -18,6 +18,7 @@ from typing import Any
 
 from abstat.render import escape, tables
 from abstat.render.units import common_scale, format_change, format_p, in_unit_of, verdict_word
+from abstat.report.adjust import family_rule
 from abstat.report.notes import Footnotes
 
 FORMATS = ("text", "markdown", "json", "csv")
@@ -201,6 +202,19 @@ def _compare_rows(
     return rows
 
 
+def _with_adjusted_p(rule: str, comparisons: Sequence[Any], rows: list[list[str]]) -> tuple[Any, Any, Any]:
+    """Markdown's comparison table (head, rows, alignment): in a family adjusted by ``rule``, the p-values the
+    verdicts follow beside the unadjusted ones, under the rule's name (``p (Holm)``)."""
+    if not rule:
+        return COMPARE_HEADER, rows, COMPARE_ALIGN
+    at, cells = COMPARE_HEADER.index("p") + 1, [format_p(c.p_adjusted) for c in comparisons]  # (no p: 1)
+    return (
+        [*COMPARE_HEADER[:at], f"p ({rule})", *COMPARE_HEADER[at:]],
+        [[*row[:at], cell, *row[at:]] for row, cell in zip(rows, cells, strict=True)],
+        [*COMPARE_ALIGN[:at], "r", *COMPARE_ALIGN[at:]],
+    )
+
+
 def _centre_label(comp: Any) -> str:
     """What the line's two figures are, when no metric names the line."""
     return getattr(comp, "center_kind", "") or comp.center
@@ -308,9 +322,12 @@ def _markdown(comparisons: Sequence[Any], unit: str | None = None, metric: str |
         lines.append("")
         lines += [f"- {escape.markdown(line)}" for line in runs]
     lines.append("")
-    lines += tables.markdown(COMPARE_HEADER, _compare_rows(comparisons, refs, unit, metric), COMPARE_ALIGN, bold=(6,))
-    lines.append("")
+    rule = family_rule(comparisons)  # (this table may be one metric's part of the family: no count)
+    head, rows, align = _with_adjusted_p(rule, comparisons, _compare_rows(comparisons, refs, unit, metric))
+    lines += [*tables.markdown(head, rows, align, bold=(head.index("verdict"),)), ""]
     lines += [f"- {escape.markdown(line)}" for line in _method_lines(comparisons)]
+    if rule:
+        lines.append(f"- p ({rule}): adjusted over every comparison shown together; the verdicts follow it")
     if notes.items:
         lines.append("")
         lines += _footnote_lines(comparisons, notes, md=True)
@@ -345,6 +362,8 @@ CSV_HEADER = [
     "verdict",
     "method",
     "warnings",
+    "p_adjusted",  # (wave 21: added last, the columns before keep their places)
+    "adjustment",
 ]
 
 
@@ -361,13 +380,19 @@ def _csv_row(d: dict[str, Any]) -> list[Any]:
         d["n"][1],
         d["unit"],
         d["center"],
-        "" if d["delta_pct"] is None else repr(d["delta_pct"]),
-        "" if d["ci_pct"] is None or d["ci_pct"][0] is None else repr(d["ci_pct"][0]),
-        "" if d["ci_pct"] is None or d["ci_pct"][1] is None else repr(d["ci_pct"][1]),
+        _digits(d["delta_pct"]),
+        *map(_digits, d["ci_pct"] or (None, None)),
         d["confidence"],
-        "" if d["p_value"] is None else repr(d["p_value"]),
+        _digits(d["p_value"]),
         "true" if d["significant"] else "false",  # as report's CSV and JSON say it
         d["verdict"],
         d["method"],
         ";".join(dict.fromkeys(w["code"] for w in d["warnings"])),
+        _digits(d["p_adjusted"]),
+        d["adjustment"] or "",
     ]
+
+
+def _digits(value: float | None) -> str:
+    """A number with every digit; empty where unknown."""
+    return "" if value is None else repr(value)

@@ -106,12 +106,7 @@ def invocation_lines(
             f"invocation {inv['id']}: {inv['started_at']} .. {inv['ended_at'] or '?'}  {inv['status']}"
             + (f"  [{labels}]" if labels else "")
         )
-        settings = inv["settings"]
-        if settings:
-            out.append(
-                f"    runs {settings.get('runs')} + {settings.get('warmup')} warm-up, order "
-                f"{settings.get('order')}, seed {settings.get('seed')}"
-            )
+        out.extend(f"    {line}" for line in _settings_lines(inv["settings"] or {}))
         for entry in inv["runs"]:
             out.append(f"    {entry['variant']}: {entry['count']} {entry['status']}  ({entry['command']})")
         out.extend(_machine_lines(inv["machine"]))
@@ -126,3 +121,15 @@ def invocation_lines(
             )
         out.append("")
     return out
+
+
+SHOWN = ("good", "bad", "run")  # a bisection's settings the invocation's labels and variant line show
+
+
+def _settings_lines(settings: dict[str, Any]) -> list[str]:
+    """What the invocation's settings say (runs, warm-up, order, seed; a bisection's build, metric, budget and
+    level), each only when stored: a bisection's invocations have no runs or seed of their own."""
+    forms = (("runs", "runs {}"), ("warmup", " + {} warm-up"), ("order", ", order {}"), ("seed", ", seed {}"))
+    run = "".join(form.format(settings[key]) for key, form in forms if settings.get(key) is not None)
+    known = ", ".join(f"{k} {v}" for k, v in dict(settings.get("bisect") or {}).items() if k not in SHOWN and v)
+    return [line for line in (run.lstrip(", +"), known and f"bisect: {known}") if line]

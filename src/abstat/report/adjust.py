@@ -25,6 +25,9 @@ DESCRIPTIONS = {
 }
 
 
+ADJUSTED_NAMES = {"holm": "Holm", "bh": "Benjamini-Hochberg"}  # the rule's name in captions and column heads
+
+
 def adjust_p_values(p_values: Sequence[float], method: str = "holm") -> list[float]:
     """Adjusted p-values, in the order given."""
     if method not in METHODS:
@@ -78,14 +81,16 @@ def adjust_sections(
     return [(metric, unit, [next(flat) for _ in comps]) for metric, unit, comps in sections]
 
 
+def family_rule(comparisons: Sequence[Any]) -> str:
+    """The name of the rule the family's verdicts follow (``Holm``; empty when no adjustment was made)."""
+    method = next((c.adjustment for c in comparisons if getattr(c, "adjustment", None)), "")
+    return ADJUSTED_NAMES.get(method, method)
+
+
 def family_caption(comparisons: Sequence[Any]) -> str:
     """The caption's one mention of the family's rule (empty when no adjustment was made)."""
-    methods = {c.adjustment for c in comparisons if getattr(c, "adjustment", None)}
-    if not methods:
-        return ""
-    method = methods.pop()
-    name = {"holm": "Holm", "bh": "Benjamini-Hochberg"}.get(method, method)
-    return f"verdicts after {name} over the {len(comparisons)} comparisons (intervals unadjusted)"
+    name = family_rule(comparisons)
+    return f"verdicts after {name} over the {len(comparisons)} comparisons (intervals unadjusted)" if name else ""
 
 
 def follow_adjusted(comparison: Any, significant: bool) -> Any:
