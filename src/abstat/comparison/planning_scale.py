@@ -5,7 +5,8 @@ standard deviation of 0 or inf and sizes that had nothing to do with the data, w
 files right.  A plan's sizes do not depend on the unit the values are in, so pilots whose largest magnitude is
 beyond 2^±500 are multiplied by a power of two (exact: only the exponent changes) that brings it near 1, planned,
 and the plan's absolute figures (the change to detect, the pilots' means and standard deviations, the variance
-components) divided back.
+components) divided back; variance components that double precision cannot hold (values beyond ~1e154) are an
+OverflowError, which ``plan`` reports in one line.
 """
 
 from __future__ import annotations
@@ -62,4 +63,7 @@ def unscale(result: Any, factor: float) -> None:
     for name in ("within", "between"):  # variances: the factor twice, one at a time (its square may not exist)
         value = getattr(result, name)
         if value is not None:
-            setattr(result, name, value / factor / factor)
+            back = value / factor / factor
+            if value and not 0.0 < abs(back) < math.inf:  # a variance double precision cannot hold
+                raise OverflowError(f"the variance components' {name} leaves double precision")
+            setattr(result, name, back)
