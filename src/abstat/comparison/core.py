@@ -138,12 +138,11 @@ def _compare(
     vx, sx, wx = summarise(vx, confidence, outliers, factor, medians=center == "median", kept=kept)
     vy, sy, wy = summarise(vy, confidence, outliers, factor, medians=center == "median", kept=kept)
     warnings += wx + wy
-    for v, s in ((vx, sx), (vy, sy)):
-        if s.kind != "summary" and s.n < 2:
-            after = " after outlier exclusion" if outliers != "none" else ""
-            raise InputError(f"{s.n} sample{'s' if s.n != 1 else ''}{after}; at least 2 are needed", path=v.name)
+    _enough(((vx, sx), (vy, sy)), outliers)
     notes = _outlier_notes(sx, sy, outliers, quantized)
     runs = None
+    given = (vx, vy)
+    lost = _lost(given, rescaled(vx, vy, factor))
     vx, vy = rescaled(vx, vy, factor)
     if vx.summary is not None or vy.summary is not None:
         warnings += _summary_warnings(vx, vy, center, outliers)
@@ -166,10 +165,10 @@ def _compare(
         assert vx.runs is not None and vy.runs is not None
         tied = _tied(wx, wy, factor)
         result = flat_change(vx, vy, center, confidence, warnings, notes, (sx.lag1, sy.lag1), seed, tied)
-    result = _constant_side(result, sx, sy)
+    result = _beyond_range(_constant_side(result, sx, sy), lost)
     if result.cannot:
         warnings.append(StatWarning("cannot-judge", result.cannot))
-    centers = _centers(result, sx, sy, factor)
+    centers = _centers(result, sx, sy, factor, given if lost else None)
     alpha = 1.0 - confidence
     significant = bool(result.p_value < alpha) and not result.cannot
     if result.cannot:
@@ -242,8 +241,75 @@ def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSumma
     )
 
 
-def _centers(result: analyses.Result, sx: VariantSummary, sy: VariantSummary, factor: float) -> list[float] | None:
-    """Each variant's centre of the estimand, in the data's units."""
+def _enough(sides: tuple[tuple[VariantSamples, VariantSummary], ...], outliers: str) -> None:
+    """InputError naming a side of samples with fewer than 2 values (after the outlier rule)."""
+    for v, s in sides:
+        if s.kind != "summary" and s.n < 2:
+            after = " after outlier exclusion" if outliers != "none" else ""
+            raise InputError(f"{s.n} sample{'s' if s.n != 1 else ''}{after}; at least 2 are needed", path=v.name)
+
+
+def _lost(given: tuple[VariantSamples, VariantSamples], scaled: tuple[VariantSamples, VariantSamples]) -> bool:
+    """Whether a value that is not 0 became 0 when both sides were rescaled to one scale: the sides span more
+    than double precision holds (1e-300 beside 1e308)."""
+    import numpy as np
+
+    return any(
+        bool(np.any((r == 0.0) & (o != 0.0)))
+        for v, w in zip(given, scaled, strict=True)
+        for o, r in zip(v.runs or (), w.runs or (), strict=True)
+    )
+
+
+def _given_centres(given: tuple[VariantSamples, VariantSamples], center: str) -> list[float]:
+    """Each side's mean (``center`` mean) or median of its own values, unscaled: what the rescaled sides lost."""
+    import numpy as np
+
+    pooled = [
+        np.concatenate(v.runs) if v.runs else np.asarray([v.summary.mean if v.summary else math.nan]) for v in given
+    ]
+    return [float(np.mean(p) if center == "mean" else np.median(p)) for p in pooled]
+
+
+def _beyond_range(result: analyses.Result, lost: bool) -> analyses.Result:
+    """``cannot judge`` when the values span more than double precision holds (1e-300 beside 1e308: the small
+    ones become 0 on the common scale) or the change itself overflows (1.5 against 1.1e308: +7e309%): no verdict
+    word beside a change that cannot be printed or computed (attack20 A13)."""
+    if not lost and (result.cannot or math.isfinite(result.delta_pct)):
+        return result
+    if lost:
+        why = (
+            "the values span more than double precision holds (some vanish beside the others): too far apart to compare"
+        )
+    else:
+        why = "the change is beyond the floating-point range: too large to compare"
+    delta = math.nan if lost else result.delta_pct
+    centres = None if lost else result.centres
+    return analyses.Result(
+        result.estimand,
+        delta,
+        (math.nan, math.nan),
+        math.nan,
+        result.method,
+        result.center,
+        result.unit,
+        why,
+        centres=centres,
+        center_kind=result.center_kind if centres else "",
+    )
+
+
+def _centers(
+    result: analyses.Result,
+    sx: VariantSummary,
+    sy: VariantSummary,
+    factor: float,
+    given: tuple[VariantSamples, VariantSamples] | None = None,
+) -> list[float] | None:
+    """Each variant's centre of the estimand, in the data's units (of the ``given`` values when rescaling them to
+    one scale lost some)."""
+    if given is not None:
+        return _given_centres(given, result.center)
     if result.centres is not None:
         return [result.centres[0] / factor, result.centres[1] / factor]
     kind = result.center_kind or result.center

@@ -25,26 +25,7 @@ def compare_pair(baseline: Any, candidate: Any, *, names: tuple[str, str], **opt
     centres every format prints, :func:`abstat.comparison.centres.agree`)."""
     from abstat.comparison import compare
 
-    return _beyond_range(compare(baseline, candidate, names=names, **options))
-
-
-def _beyond_range(comparison: Any) -> Any:
-    """A comparison whose change overflows the floating-point range (1.5 against 1.1e308: +7e309%) cannot be
-    judged, with the reason: no verdict word beside a change that cannot be printed (attack20 A13)."""
-    import dataclasses
-    import math
-
-    if comparison.verdict == "cannot judge" or math.isfinite(comparison.delta_pct):
-        return comparison
-    from abstat.stats.warnings import StatWarning
-
-    why = "the change is beyond the floating-point range: too large to compare"
-    return dataclasses.replace(
-        comparison,
-        verdict="cannot judge",
-        significant=False,
-        warnings=[*comparison.warnings, StatWarning("cannot-judge", why)],
-    )
+    return compare(baseline, candidate, names=names, **options)  # (beyond the float range: cannot judge, in core)
 
 
 def analyse(
