@@ -100,12 +100,9 @@ def plan(
     from abstat.comparison.planning_nested import common_units
 
     variants, mismatch = common_units(variants)
-    from abstat.comparison.planning_scale import scale_of, scaled, unscale
+    from abstat.comparison.planning_scale import scaled_pilots, unscale
 
-    factor = scale_of(variants)  # a power of two bringing values near 1e±300 to ordinary sizes (exact)
-    if factor != 1.0:
-        variants = scaled(variants, factor)
-        detect = detect if relative else detect * factor
+    variants, detect, factor = scaled_pilots(variants, detect, relative)  # values near 1e±300 at ordinary sizes
     result = _plan(variants, detect, relative, power, confidence, cost_ratio, center, outliers)
     unscale(result, factor)
     result.notes.extend(mismatch)

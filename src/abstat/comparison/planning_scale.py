@@ -53,6 +53,15 @@ def scaled(variants: Mapping[str, object], factor: float) -> dict[str, object]:
     return {name: _scaled_one(data, factor) for name, data in variants.items()}
 
 
+def scaled_pilots(variants: Mapping[str, object], detect: float, relative: bool) -> tuple[Any, float, float]:
+    """(the pilots, the change to detect, the factor): multiplied by :func:`scale_of`'s power of two when their
+    magnitudes leave the safe range (an absolute change with them), else as given with factor 1."""
+    factor = scale_of(variants)
+    if factor == 1.0:
+        return variants, detect, factor
+    return scaled(variants, factor), detect if relative else detect * factor, factor
+
+
 def unscale(result: Any, factor: float) -> None:
     """A plan made on pilots multiplied by ``factor``, in the pilots' own unit again."""
     if factor == 1.0:
