@@ -18,6 +18,14 @@ from support.store_runs import journal_run
 MACHINE = {"hostname": "h", "boot_id": "b"}
 
 
+def _write(path, running, *lines: bytes) -> None:
+    """A journal of ``running``'s header, run 0, then ``lines`` as they are."""
+    with open(path, "wb") as handle:
+        handle.write(journal.header(running.uid, running.experiment))
+        handle.write(journal.run_line(journal_run(0)))
+        handle.writelines(lines)
+
+
 def test_a_bad_run_is_found_at_its_line_with_the_memory_of_a_line(tmp_path):
     store_path = str(tmp_path / "s.db")
     path = tmp_path / "j.jsonl"
@@ -44,12 +52,13 @@ def test_a_good_journal_with_a_damaged_line_and_a_cut_last_line_still_goes_in(tm
     path = tmp_path / "j.jsonl"
     with open_store(store_path) as store:
         running = store.start_invocation("e", MACHINE, variants=["a"])
-        with open(path, "wb") as handle:
-            handle.write(journal.header(running.uid, running.experiment))
-            handle.write(journal.run_line(journal_run(0)))
-            handle.write(b"{not json\n")
-            handle.write(journal.run_line(journal_run(1)) * 2)  # the same run twice: added once
-            handle.write(journal.run_line(journal_run(2))[:-5])  # cut by a crash
+        _write(
+            path,
+            running,
+            b"{not json\n",
+            journal.run_line(journal_run(1)) * 2,  # the same run twice: added once
+            journal.run_line(journal_run(2))[:-5],  # cut by a crash
+        )
         assert journal.replay(str(path), store) == (2, 1, [3])
         assert store.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
 
@@ -63,12 +72,13 @@ def test_an_overlong_line_is_damaged_and_never_held_whole(tmp_path, monkeypatch)
     path = tmp_path / "j.jsonl"
     with open_store(store_path) as store:
         running = store.start_invocation("e", MACHINE, variants=["a"])
-        with open(path, "wb") as handle:
-            handle.write(journal.header(running.uid, running.experiment))
-            handle.write(journal.run_line(journal_run(0)))
-            handle.write(b'{"uid":"' + b"x" * (24 << 20) + b'"}\n')  # 24 MiB in one line
-            handle.write(journal.run_line(journal_run(1)))
-            handle.write(b"y" * (8 << 20))  # and an overlong last line without its newline
+        _write(
+            path,
+            running,
+            b'{"uid":"' + b"x" * (24 << 20) + b'"}\n',  # 24 MiB in one line
+            journal.run_line(journal_run(1)),
+            b"y" * (8 << 20),  # and an overlong last line without its newline
+        )
         tracemalloc.start()
         try:
             assert journal.replay(str(path), store) == (2, 0, [3])
@@ -91,10 +101,7 @@ def test_a_line_of_many_small_objects_is_damaged_without_being_parsed(tmp_path, 
         path = tmp_path / f"{name}.jsonl"
         with open_store(str(tmp_path / f"{name}.db")) as store:
             running = store.start_invocation("e", MACHINE, variants=["a"])
-            with open(path, "wb") as handle:
-                handle.write(journal.header(running.uid, running.experiment))
-                handle.write(journal.run_line(journal_run(0)))
-                handle.write(bad or journal.run_line(many))
+            _write(path, running, bad or journal.run_line(many))
             tracemalloc.start()
             try:
                 replayed = journal.replay(str(path), store)

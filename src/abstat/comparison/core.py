@@ -227,17 +227,24 @@ def _constant_side(result: analyses.Result, sx: VariantSummary, sy: VariantSumma
         f"the {role} is constant (all {side.n:,} values are {value:.6g}): the interval of the change has "
         f"no width ({result.ci[0]:+.3g}%), so no noise bounds the change"
     )
+    return _unjudged(result, why, result.delta_pct, result.centres, result.center_kind)
+
+
+def _unjudged(
+    result: analyses.Result, why: str, delta: float, centres: tuple[float, float] | None, kind: str
+) -> analyses.Result:
+    """``result`` without an interval or p-value, for the reason ``why``."""
     return analyses.Result(
         result.estimand,
-        result.delta_pct,
+        delta,
         (math.nan, math.nan),
         math.nan,
         result.method,
         result.center,
         result.unit,
         why,
-        centres=result.centres,
-        center_kind=result.center_kind,
+        centres=centres,
+        center_kind=kind,
     )
 
 
@@ -283,20 +290,9 @@ def _beyond_range(result: analyses.Result, lost: bool) -> analyses.Result:
         )
     else:
         why = "the change is beyond the floating-point range: too large to compare"
-    delta = math.nan if lost else result.delta_pct
-    centres = None if lost else result.centres
-    return analyses.Result(
-        result.estimand,
-        delta,
-        (math.nan, math.nan),
-        math.nan,
-        result.method,
-        result.center,
-        result.unit,
-        why,
-        centres=centres,
-        center_kind=result.center_kind if centres else "",
-    )
+    if lost:
+        return _unjudged(result, why, math.nan, None, "")
+    return _unjudged(result, why, result.delta_pct, result.centres, result.center_kind)
 
 
 def _centers(
