@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
-import time
 import zlib
 from pathlib import Path
 
@@ -22,8 +20,20 @@ SRC = paths.SRC
 LIMIT_KIB = 512 * 1024
 
 
-def _guard() -> None:  # a failing reader must not take the machine with it
-    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+# Run through a small Python that sets the memory limit, forks, execs abstat and reports its child's peak: the
+# child's ru_maxrss counts the memory of the process it was forked from (Linux keeps the old address space's
+# high-water mark across exec), and a pytest worker may have grown to hundreds of MiB by the time it gets here
+# (CI: every child "peaked" at the worker's 546 MiB).  Forked from this small process, abstat's peak is its own.
+_SPAWN = (
+    "import os, resource, sys\n"
+    "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"  # a failing reader must not take the machine
+    "pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+    "    os.execv(sys.executable, [sys.executable, '-m', 'abstat', *sys.argv[1:]])\n"
+    "_, status, usage = os.wait4(pid, 0)\n"
+    "print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)\n"
+)
 
 
 def abstat_measured(*args: str, cwd: str) -> tuple[int, str, int]:
@@ -31,27 +41,23 @@ def abstat_measured(*args: str, cwd: str) -> tuple[int, str, int]:
     env = {k: v for k, v in os.environ.items() if k != "ABSTAT_STORE"}
     with open(os.path.join(cwd, "stderr"), "w+") as err:
         process = subprocess.Popen(
-            [sys.executable, "-m", "abstat", *args],
+            [sys.executable, "-S", "-c", _SPAWN, *args],
             cwd=cwd,
-            stdout=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=err,
             stdin=subprocess.DEVNULL,
             env=dict(env, PYTHONPATH=SRC),
-            preexec_fn=_guard,  # noqa: PLW1509 -- a memory limit, set before exec
+            start_new_session=True,  # its abstat with it, if it hangs
         )
-        deadline = time.monotonic() + 120
-        while True:  # polled, so that a reader that hangs fails the test instead of hanging it
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                process.kill()
-                os.wait4(process.pid, 0)
-                raise AssertionError(f"abstat {' '.join(args)} hung")
-            time.sleep(0.05)
-        process.returncode = 0
+        try:
+            out, _ = process.communicate(timeout=120)  # a reader that hangs fails the test instead of hanging it
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, 9)
+            process.wait()
+            raise AssertionError(f"abstat {' '.join(args)} hung") from None
         err.seek(0)
-        return os.waitstatus_to_exitcode(status), err.read(), usage.ru_maxrss
+        status, peak = out.split()
+        return int(status), err.read(), int(peak)
 
 
 def _asv_bomb(root: Path) -> str:
