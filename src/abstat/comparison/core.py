@@ -142,8 +142,8 @@ def _compare(
     notes = _outlier_notes(sx, sy, outliers, quantized)
     runs = None
     given = (vx, vy)
-    lost = _lost(given, rescaled(vx, vy, factor))
     vx, vy = rescaled(vx, vy, factor)
+    lost = factor != 1.0 and _lost(given, (vx, vy))  # (at factor 1 nothing can vanish)
     if vx.summary is not None or vy.summary is not None:
         warnings += _summary_warnings(vx, vy, center, outliers)
         result = analyses.means(

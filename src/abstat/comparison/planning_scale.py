@@ -19,20 +19,28 @@ from typing import Any
 LIMIT = 2.0**500  # beyond this magnitude (or below its inverse) a square leaves double precision
 
 
-def _numbers(data: object) -> list[float]:
-    """Every finite magnitude a pilot holds (a summary's mean and standard deviation, a sample, runs)."""
+def _largest(data: object) -> float:
+    """The largest finite magnitude a pilot holds (a summary's mean and standard deviation, a sample, runs)."""
+    import numpy as np
+
     data = getattr(data, "data", data)
     if hasattr(data, "n") and hasattr(data, "mean") and hasattr(data, "stddev"):
-        return [abs(float(data.mean)), abs(float(data.stddev))]
-    values = list(data)  # type: ignore[call-overload]
-    if values and hasattr(values[0], "__len__"):
-        return [abs(float(v)) for run in values for v in run]
-    return [abs(float(v)) for v in values]
+        values = np.abs([float(data.mean), float(data.stddev)])
+    else:
+        runs = list(data)  # type: ignore[call-overload]
+        if not runs:
+            return 0.0  # (no values: plan says so)
+        nested = bool(runs) and hasattr(runs[0], "__len__")
+        values = np.abs(
+            np.concatenate([np.asarray(r, dtype=float) for r in runs]) if nested else np.asarray(runs, dtype=float)
+        )
+    finite = values[np.isfinite(values)]
+    return float(finite.max()) if finite.size else 0.0
 
 
 def scale_of(variants: Mapping[str, object]) -> float:
     """1.0 for ordinary pilots, else the power of two that brings the largest magnitude near 1."""
-    top = max((v for data in variants.values() for v in _numbers(data) if math.isfinite(v)), default=0.0)
+    top = max((_largest(data) for data in variants.values()), default=0.0)
     if top == 0.0 or 1.0 / LIMIT <= top <= LIMIT:
         return 1.0
     return math.ldexp(1.0, -math.frexp(top)[1])
