@@ -206,7 +206,6 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
     )
     looks, metric = set(design.looks()), decided_metric(spec)
     baseline = spec.analysis.baseline or spec.names[0]
-    higher = metric in spec.analysis.higher_is_better or "all" in spec.analysis.higher_is_better
     state: list[Any] = [None]
 
     def should_stop(results: list[RunResult]) -> str | None:
@@ -223,8 +222,18 @@ def stop_when_decided(spec: ExperimentSpec) -> Callable[[list[RunResult]], str |
                 if runs < spec.runs
                 else named(f"{{until_decided}}: fewer than 2 values of {metric!r} per variant", *UNTIL)
             )
+        higher = _higher_is_better(spec, metric, results)
         state[0] = design.decide(samples, baseline, runs, state[0], higher_is_better=higher)
         reason = state[0].stop_reason
         return None if reason is None else named(f"{{until_decided}} on {metric}: {reason}", *UNTIL)
 
     return should_stop
+
+
+def _higher_is_better(spec: ExperimentSpec, metric: str, results: list[RunResult]) -> bool:
+    """The decided metric's direction as the report judges it (:func:`abstat.report.analysis.higher_is_better`
+    of the unit its runs measured it in: a throughput in MB/s is better higher)."""
+    from abstat.report.analysis import higher_is_better
+
+    unit = next((r.measurement.units[metric] for r in results if metric in r.measurement.units), None)
+    return higher_is_better(metric, unit, spec.analysis.higher_is_better)

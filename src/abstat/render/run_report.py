@@ -28,7 +28,7 @@ def comparison_report(
     *,
     baseline: str | None = None,
     fmt: str = "text",
-    confidence: float = 95.0,
+    confidence: float | None = None,
     higher_is_better: Sequence[str] = (),
     metrics: Sequence[str] | None = None,
     seed: int = 0,
@@ -49,8 +49,16 @@ def comparison_report(
     its first; a line says how many were left out (``abstat show``, without
     ``labels``, compares every one).  ``invocations`` (ids, e.g. one
     configuration's from ``Store.sample_sets``) restricts the comparison the
-    same way.  Returns the rendered text.
+    same way.  ``baseline``, ``confidence`` (percent) and ``higher_is_better``
+    default to the analysis the experiment was run with
+    (:func:`abstat.report.analysis.stored_judging`; given ones override it,
+    metrics named higher-is-better are added).  Returns the rendered text.
     """
+    from abstat.report.analysis import stored_judging
+
+    judging = stored_judging(store, [experiment]).over(
+        baseline=baseline, confidence=confidence, higher_is_better=higher_is_better
+    )
     window = None
     if invocations is not None:
         invocations = list(invocations) or [-1]
@@ -63,10 +71,10 @@ def comparison_report(
     text = _report(
         store,
         experiment,
-        baseline=baseline,
+        baseline=judging.baseline,
         fmt=fmt,
-        confidence=confidence,
-        higher_is_better=higher_is_better,
+        confidence=judging.percent,
+        higher_is_better=judging.higher_is_better,
         metrics=metrics,
         seed=seed,
         color=color,

@@ -9,6 +9,12 @@
    the same);
 2. :func:`abstat.report.adjust.adjust_family`: the family's rule (Holm) over every comparison shown
    together.
+
+How they are judged is decided here too, once for every command ("one result, one story"):
+:func:`higher_is_better` is the direction of a metric (named in ``--higher-is-better``, else higher when
+its unit ends in ``/s``), and :func:`stored_judging` the analysis ``abstat run`` stored with an experiment
+(its spec's ``analysis``: baseline, confidence, higher-is-better metrics), which every command that reads
+the experiment from a store judges it by unless its flags say otherwise (:meth:`Judging.over`).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from abstat.errors import UsageError
+from abstat.fastdataclass import dataclass  # start-up: its methods compiled only when used (issue 42)
 from abstat.report.adjust import adjust_family
 
 
@@ -81,3 +88,88 @@ def is_exact(*sets: Any) -> bool:
     """Whether every sample set is of a unit declared exact (and holds samples): then
     :func:`abstat.report.exact.exact_comparison` compares them."""
     return all(s.extra.get("assume") == "exact" and s.summary is None and s.values for s in sets)
+
+
+MAX_STORED_NAMES = 1000  # higher-is-better metrics read from a stored analysis (the spec's own limit is lower)
+MAX_NAME_CHARS = 4096
+NEWEST_READ = 20  # invocations looked at, newest first, for a stored analysis
+
+
+@dataclass(frozen=True)
+class Judging:
+    """How an experiment's comparisons are judged: the baseline variant (None: the first), the confidence in
+    percent (None: 95) and the metrics where higher is better (besides units ending in ``/s``)."""
+
+    baseline: str | None = None
+    confidence: float | None = None
+    higher_is_better: tuple[str, ...] = ()
+
+    def over(
+        self, *, baseline: str | None = None, confidence: float | None = None, higher_is_better: Iterable[str] = ()
+    ) -> Judging:
+        """These settings with the flags given instead (None: not given); the metrics named higher-is-better
+        are added to the stored ones."""
+        return Judging(
+            self.baseline if baseline is None else baseline,
+            self.confidence if confidence is None else confidence,
+            tuple(dict.fromkeys([*self.higher_is_better, *higher_is_better])),
+        )
+
+    @property
+    def percent(self) -> float:
+        """The confidence in percent (95 when neither stored nor given)."""
+        return 95.0 if self.confidence is None else self.confidence
+
+
+def stored_judging(store: Any, experiments: Iterable[str]) -> Judging:
+    """The analysis ``abstat run`` stored with ``experiments`` (the newest invocation's spec that has one):
+    the baseline and confidence where every experiment stored the same, the higher-is-better metrics any
+    named; nothing from an experiment stored without one (imported, or by an older abstat).  Read as
+    untrusted: a field of the wrong type or range is left out."""
+    found = [_stored(store, name) for name in dict.fromkeys(experiments)]
+    baselines = {judging.baseline for judging in found}
+    levels = {judging.confidence for judging in found}
+    return Judging(
+        baselines.pop() if len(baselines) == 1 else None,
+        levels.pop() if len(levels) == 1 else None,
+        tuple(dict.fromkeys(name for judging in found for name in judging.higher_is_better)),
+    )
+
+
+def judging_of_sets(store_path: str | None, sets: Iterable[Any], by: str = "variant") -> Judging:
+    """:func:`stored_judging` of the experiments stored sample sets were read from (their ``experiment``
+    label); its baseline only when the sets are compared by variant and one of them is that variant."""
+    sets = list(sets)
+    experiments = sorted({s.labels["experiment"] for s in sets if "experiment" in s.labels})
+    if not experiments:
+        return Judging()
+    from abstat.store import open_store, resolve_store_path
+
+    with open_store(resolve_store_path(store_path), create=False) as store:
+        found = stored_judging(store, experiments)
+    if by != "variant" or not any(s.labels.get("variant") == found.baseline for s in sets):
+        found = Judging(None, found.confidence, found.higher_is_better)
+    return found
+
+
+def _stored(store: Any, experiment: str) -> Judging:
+    for count, settings in enumerate(store.settings_newest_first(experiment)):
+        spec = settings.get("spec") if isinstance(settings, dict) else None
+        analysis = spec.get("analysis") if isinstance(spec, dict) else None
+        if isinstance(analysis, dict):
+            return _checked(analysis)
+        if count + 1 >= NEWEST_READ:
+            break
+    return Judging()
+
+
+def _checked(analysis: dict[str, Any]) -> Judging:
+    baseline, level, names = analysis.get("baseline"), analysis.get("confidence"), analysis.get("higher_is_better")
+    if not isinstance(baseline, str) or not 0 < len(baseline) <= MAX_NAME_CHARS:
+        baseline = None
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 100:
+        level = None
+    if not isinstance(names, list) or len(names) > MAX_STORED_NAMES:
+        names = []
+    higher = tuple(n for n in names if isinstance(n, str) and 0 < len(n) <= MAX_NAME_CHARS)
+    return Judging(baseline, None if level is None else float(level), higher)

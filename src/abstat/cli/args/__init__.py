@@ -113,14 +113,16 @@ def add_store(parser: argparse.ArgumentParser, help: str = STORE_HELP) -> None:
     parser.add_argument("--store", metavar="PATH", default=None, help=help)
 
 
-def add_confidence(parser: argparse.ArgumentParser) -> None:
+def add_confidence(parser: argparse.ArgumentParser, *, stored: bool = False) -> None:
+    """``-c``; ``stored``: a command that reads experiments from a store, whose default is the confidence
+    ``abstat run`` stored with them (None here: :func:`abstat.report.analysis.stored_judging` decides)."""
     parser.add_argument(
         "-c",
         "--confidence",
         type=confidence_percent,
-        default=95.0,
+        default=None if stored else 95.0,
         metavar="PCT",
-        help="confidence level in percent, e.g. 95 or 99.5 (default 95)",
+        help="confidence level in percent, e.g. 95 or 99.5 (default 95; a stored experiment's: as it was run)",
     )
 
 
@@ -141,7 +143,8 @@ def add_higher_is_better(parser: argparse.ArgumentParser) -> None:
         default=[],
         metavar="METRIC[,METRIC]",
         help="metrics where larger values are better (throughputs); 'all' for every "
-        "metric; repeatable (default: lower is better, except units ending in /s)",
+        "metric; repeatable (default: lower is better, except units ending in /s; a stored "
+        "experiment's metrics: also those it was run with --higher-is-better)",
     )
 
 

@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="baseline first, then the candidates")
-    add_confidence(p)
+    add_confidence(p, stored=True)
     add_center(p)
     add_threshold(p)
     add_higher_is_better(p)

@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="--format email: add a ministat -A block per compared cell, on the table's samples",
     )
-    add_confidence(parser)
+    add_confidence(parser, stored=True)
     add_center(parser)
     parser.add_argument(
         "--adjust", choices=METHODS, default="holm", help="multiple-comparison control over the table (default holm)"

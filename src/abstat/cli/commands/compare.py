@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 # What the parser (abstat.cli.args.compare_parser) gives every option not on the command line;
 # tests/cli/test_start_up_imports.py holds the two side by side.
 DEFAULTS: dict[str, Any] = {
-    "confidence": 95.0,
+    "confidence": None,  # the stored experiment's, else 95 (abstat.report.analysis.Judging)
     "center": "auto",
     "threshold": None,
     "higher_is_better": [],
@@ -75,6 +75,7 @@ def main(argv: list[str]) -> int:
 
     peers = peer_files(args.inputs)
     if peers:  # peers' files: a table of their benchmarks, as abstat report makes
+        args.confidence = 95.0 if args.confidence is None else args.confidence
         from abstat.cli.commands.compare_extra import compare_peer_files
 
         return compare_peer_files(args, peers)
@@ -94,6 +95,8 @@ def main(argv: list[str]) -> int:
     from abstat.report.matrix import one_row_report
 
     unit, unit_notes = align(variant_sides(variants, args.unit, args.store, args.metric), args.metric)
+    judging = _judging(args, variants.values())
+    args.confidence = judging.percent  # (the gate's too)
     report = one_row_report(  # a one-row report: the report's steps, Holm over the candidates
         variants,
         baseline=args.baseline,
@@ -101,7 +104,7 @@ def main(argv: list[str]) -> int:
         confidence=args.confidence / 100.0,
         center=args.center,
         threshold=args.threshold,
-        higher_is_better=_higher_is_better(args, variants.values()),
+        higher_is_better=_higher_is_better(args, variants.values(), unit, judging.higher_is_better),
         seed=args.seed,
         outliers=args.outliers,
     )
@@ -147,11 +150,36 @@ def _stored_metric(args: Any, variants: Any) -> str | None:
     return stored_metric(args.store, args.metric, variants)[0]
 
 
-def _higher_is_better(args: argparse.Namespace, variants: Any) -> bool:
-    """``--higher-is-better`` for the one metric compared: stored variants'
-    is ``--metric``; files hold one unnamed metric, which any name given names."""
-    if any(source.startswith("store:") for variant in variants for source in variant.sources):
-        from abstat.report.analysis import higher_is_better
+def _stored_refs(variants: Any) -> list[str]:
+    """The stored references (``EXPERIMENT:VARIANT``) the variants were read from."""
+    return [
+        source[len("store:") :] for variant in variants for source in variant.sources if source.startswith("store:")
+    ]
 
-        return higher_is_better(args.metric, None, args.higher_is_better)
-    return bool(args.higher_is_better)
+
+def _judging(args: Any, variants: Any) -> Any:
+    """The confidence and higher-is-better metrics compared by: the flags given, else what ``abstat run``
+    stored with the experiments read (:func:`abstat.report.analysis.stored_judging`); the baseline is the
+    first input, as written."""
+    from abstat.report.analysis import Judging, stored_judging
+
+    stored, refs = Judging(), _stored_refs(variants)
+    if refs:
+        from abstat.store import open_store, resolve_store_path, store_exists
+
+        path = resolve_store_path(args.store)
+        if store_exists(path):  # (as abstat.store.resolved_unit: a variant resolved elsewhere has none)
+            with open_store(path, create=False) as store:
+                stored = stored_judging(store, [ref.partition(":")[0] for ref in refs])
+    return stored.over(confidence=args.confidence, higher_is_better=args.higher_is_better)
+
+
+def _higher_is_better(args: Any, variants: Any, unit: str | None, chosen: tuple[str, ...]) -> bool:
+    """Whether higher is better for the one metric compared (:func:`abstat.report.analysis.higher_is_better`
+    of its unit: the store's, or ``--unit``'s, as the values were aligned to): stored variants' metric is
+    ``--metric``; files hold one unnamed metric, which any name given names."""
+    from abstat.report.analysis import higher_is_better
+
+    if _stored_refs(variants):
+        return higher_is_better(args.metric, unit, chosen)
+    return bool(args.higher_is_better) or higher_is_better(None, unit, chosen)

@@ -56,6 +56,7 @@ def main(argv: list[str]) -> int:
         exit_codes=args.format == "hyperfine",
         machines=False,  # the report's own read below (add_machines): not every set's record
     )
+    _judge_as_stored(args, sets)
     to_terminal = args.output is None and sys.stdout.isatty()
     fmt = _format(args.format, to_terminal)
     report = None
@@ -82,6 +83,17 @@ def main(argv: list[str]) -> int:
     from abstat.cli.commands.compare_extra import gate_status
 
     return gate_status(args, report=report) if report is not None else 0
+
+
+def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
+    """Stored sets are judged as ``abstat run`` judged them (its baseline, confidence, higher-is-better
+    metrics: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
+    from abstat.report.analysis import Judging, judging_of_sets
+
+    stored = Judging() if args.inputs else judging_of_sets(args.store, sets, args.by)
+    judging = stored.over(baseline=args.baseline, confidence=args.confidence, higher_is_better=args.higher_is_better)
+    args.baseline, args.confidence = judging.baseline, judging.percent
+    args.higher_is_better = list(judging.higher_is_better)
 
 
 def _format(fmt: str | None, to_terminal: bool) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 from abstat.cli.args import (
     ArgumentParser,
     add_baseline,
+    add_confidence,
     add_format,
     add_higher_is_better,
     add_metric_choice,
@@ -49,9 +50,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("experiment", metavar="EXPERIMENT", help="the experiment's name (abstat list shows them)")
     add_store(parser)
-    add_baseline(parser)
+    add_baseline(parser, help="variant the others are compared with (default: the run's --baseline, else the first)")
     add_metric_choice(parser, repeatable=True)
     add_higher_is_better(parser)
+    add_confidence(parser, stored=True)
     add_format(parser, ("text", "markdown", "json", "csv"), default="text")
     add_where(
         parser,
@@ -118,6 +120,7 @@ def main(argv: list[str]) -> int:
             "baseline": args.baseline,
             "fmt": args.format,
             "metrics": args.metric,
+            "confidence": args.confidence,  # None: as the experiment was run (abstat.report.analysis.stored_judging)
             "higher_is_better": args.higher_is_better,
             "verbose": True,
             "color": args.format == "text" and terminal.color_wanted(sys.stdout),

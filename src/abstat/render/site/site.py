@@ -16,7 +16,7 @@ from abstat.errors import AbstatError, InputError
 from abstat.render.site.pages import change_links, index_page, regressions_page, wrap, wrap_parts
 
 MANIFEST = ".abstat-publish.json"
-SITE_VERSION = 2  # bump when pages change shape: every page is rewritten once
+SITE_VERSION = 3  # bump when pages change shape: every page is rewritten once
 
 
 @dataclass
@@ -181,20 +181,25 @@ def _experiment(
         "series": [],
     }
     pages: dict[str, str | list[str]] = {}
-    body, sets = _report_body(store_path, name, plots, entry)
+    body, sets, higher = _report_body(store_path, name, plots, entry)
     if not body:
         body = [f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"]
     pages[page] = wrap_parts(f"experiment {name}", body, depth=1)
     if sets:
-        series_pages, entry["series"] = _history(store_path, name, sets, related or {}, repo)
+        series_pages, entry["series"] = _history(store_path, name, sets, related or {}, repo, higher)
         pages.update(series_pages)
     return pages, entry
 
 
-def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[list[str], list[Any]]:
+def _report_body(
+    store_path: str, name: str, plots: str, entry: dict[str, Any]
+) -> tuple[list[str], list[Any], tuple[str, ...]]:
     """(the experiment's report as HTML, parts to join with newlines; its sets when they have
-    revisions, else none); the verdict into ``entry``.  The report is let go of before the history
-    series are made (from the same sets: :mod:`abstat.render.site.series`)."""
+    revisions, else none; the metrics it was run with --higher-is-better); the verdict into ``entry``.
+    The report judges as ``abstat run`` did (:func:`abstat.report.analysis.judging_of_sets`) and is let go
+    of before the history series are made (from the same sets: :mod:`abstat.render.site.series`)."""
+    from abstat.report.analysis import Judging, judging_of_sets
+
     from abstat.render.html import body_parts
     from abstat.report import api
 
@@ -204,24 +209,38 @@ def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) 
     except AbstatError as err:
         sets, entry["words"] = [], f"not read: {err}"
     body: list[str] = []
+    judging = Judging()
     if sets:
         try:
-            report = api.build(sets)
+            judging = judging_of_sets(store_path, sets)
+            report = api.build(
+                sets,
+                baseline=judging.baseline,
+                confidence=judging.percent / 100,
+                higher_is_better=judging.higher_is_better,
+            )
             body = body_parts(report, plots)
             entry["verdict"], entry["words"] = _verdict(report)
         except AbstatError as err:
             entry["words"] = f"not compared: {err}"
-    return body, sets if any("rev" in s.labels for s in sets) else []
+    return body, sets if any("rev" in s.labels for s in sets) else [], judging.higher_is_better
 
 
 def _history(
-    store_path: str, name: str, sets: list[Any], related: dict[str, Any], repo: str | None = None
+    store_path: str,
+    name: str,
+    sets: list[Any],
+    related: dict[str, Any],
+    repo: str | None = None,
+    higher: tuple[str, ...] = (),
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The series pages and their index entries of every metric of the experiment (a regression
-    found on `user` must reach the regressions page), from its sets (emptied: let go of)."""
+    found on `user` must reach the regressions page), from its sets (emptied: let go of); a change is
+    worse by :func:`abstat.report.analysis.higher_is_better` (``higher``: the run's --higher-is-better)."""
     from abstat.history.analysis import Settings, analyse
     from abstat.history.render import render_html
     from abstat.render.site.series import history_from_sets
+    from abstat.report.analysis import higher_is_better
 
     try:
         history = history_from_sets(sets, store_path, name, repo)
@@ -238,7 +257,7 @@ def _history(
         text = render_html(replace(report, results=[result], warnings=[]))
         body = text[text.index("<body>") + len("<body>") : text.rindex("</body>")]
         back = f'<p>experiment: <a href="../experiments/{slug(name)}.html">{_esc(name)}</a></p>'
-        higher_better = bool(series.unit and series.unit.endswith("/s"))
+        higher_better = higher_is_better(series.metric, series.unit, higher)
         changes = []
         for change in result.detection.change_points:
             pct = None if change.baseline_issue() else (change.after / change.before - 1) * 100
