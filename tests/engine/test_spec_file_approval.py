@@ -56,3 +56,12 @@ def test_print_spec_shows_the_store_the_file_names_with_its_password_hidden(tmp_
     assert json.loads(chosen.stdout)["store"] == "o.db", chosen.stderr
     _write(tmp_path)  # a file naming no store: none printed, as for a command line without --store
     assert json.loads(abstat("run", "--spec", "job.json", "--print-spec", cwd=str(tmp_path)).stdout)["store"] is None
+
+
+def test_a_file_naming_no_store_is_not_said_to_name_one(tmp_path):
+    """attack21 B9: the listing approved with ``--yes`` said "(named by the file ...)" for a file naming no store."""
+    _write(tmp_path)
+    result = abstat("run", "--spec", "job.json", "--no-progress", cwd=str(tmp_path), stdin="")
+    assert result.returncode == 2, result.stderr
+    line = [x for x in result.stderr.splitlines() if x.startswith("writes to the store")]
+    assert line and "named by the file" not in line[0] and "the file names none" in line[0], result.stderr

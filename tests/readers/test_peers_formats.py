@@ -109,6 +109,22 @@ def test_hyperfine_nonzero_exit_codes_are_noted():
     assert failed.extra["exit_codes"] == [1] * 6
 
 
+def test_hyperfine_runs_killed_by_a_signal_are_failed_runs(tmp_path):
+    """attack21 B8: hyperfine writes ``null`` for a run killed by a signal (``-i``); such runs were counted as
+    good ones without a note, and exit codes of another length than the times were dropped silently."""
+    import json
+
+    doc = json.loads(open(data("hyperfine-exitcodes.json")).read())
+    doc["results"][1]["exit_codes"] = [None, 0, None, 0, 0, 0]
+    (tmp_path / "killed.json").write_text(json.dumps(doc))
+    _, sets = read(str(tmp_path / "killed.json"))
+    assert sets[1].notes and "2 of 6 runs failed (2 killed by a signal)" in sets[1].notes[0]
+    doc["results"][1]["exit_codes"] = [0, 0]
+    (tmp_path / "short.json").write_text(json.dumps(doc))
+    _, sets = read(str(tmp_path / "short.json"))
+    assert sets[1].notes and "2 exit codes for 6 times" in sets[1].notes[0]
+
+
 def test_hyperfine_fixture_roundtrip(tmp_path):
     _, sets = read(data("hyperfine-exitcodes.json"))
     again = roundtrip(sets, tmp_path)

@@ -58,15 +58,20 @@ def _kept_for_export(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def _exit_code_notes(path: str, result: dict[str, Any], n: int, extra: dict[str, Any]) -> list[str]:
-    """Keep the exit codes (one per time) in ``extra``; a note when some runs failed."""
+    """Keep the exit codes (one per time) in ``extra``; a note when some runs failed: a non-zero code, or
+    ``null``, hyperfine's code of a run killed by a signal (a crash, an OOM kill)."""
     codes = result.get("exit_codes")
-    if not (isinstance(codes, list) and len(codes) == n):
+    if codes is None:
         return []
+    if not (isinstance(codes, list) and len(codes) == n):
+        count = f"{len(codes)} exit codes" if isinstance(codes, list) else "exit codes that are not a list"
+        return [f"{path}: {result['command']}: {count} for {n} times; which runs failed is unknown"]
     extra["exit_codes"] = codes
-    failed = sum(1 for c in codes if c not in (0, None))
+    failed = sum(1 for c in codes if c != 0)
     if not failed:
         return []
+    killed = sum(1 for c in codes if c is None)
+    how = f"failed ({killed} killed by a signal)" if killed else "exited non-zero"
     return [
-        f"{path}: {result['command']}: {failed} of {len(codes)} "
-        "runs exited non-zero (hyperfine -i); their times are included"
+        f"{path}: {result['command']}: {failed} of {len(codes)} runs {how} (hyperfine -i); their times are included"
     ]

@@ -59,12 +59,19 @@ def change_text(cell: Cell) -> str:
         return ("not compared " + _notes(cell)).strip()
     cmp = cell.comparison
     text = format_change(cmp.delta_pct, cmp.ci_pct)
-    text += " *" if cell.significant else "  "
+    text += " " + (mark(cell) or " ")
     if cmp.verdict == "cannot judge":
         text = unjudged_text(cmp)
     elif has_shape_warning(cmp):  # the printed centres cannot agree with the change: the row says so
         text += " " + row_words(cmp, short=True)
     return (text + " " + _notes(cell)).rstrip()
+
+
+def mark(cell: Cell) -> str:
+    """A compared cell's mark, as its verdict says: ``*`` faster or slower (significant after the family's
+    rule, and beyond ``--threshold`` when one is given), ``~`` equivalent (inside the threshold), else none."""
+    verdict = cell.comparison.verdict if cell.comparison is not None else None
+    return {"faster": "*", "slower": "*", "equivalent": "~"}.get(verdict or "", "")
 
 
 def unjudged_text(cmp: Any) -> str:
@@ -328,8 +335,8 @@ def render_rich(report: Report, *, width: int = 100, color: bool = True, ascii_o
 
 
 def marked_verdict(cell: Cell | None) -> str | None:
-    """The verdict of a cell marked significant (``*``), else None."""
-    if cell is None or not cell.significant or cell.comparison is None:
+    """The verdict of a cell marked ``*`` (faster or slower), else None."""
+    if cell is None or cell.comparison is None or mark(cell) != "*":
         return None
     return cell.comparison.verdict
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from abstat.errors import UsageError
 from abstat.render import escape, tables
-from abstat.render.matrix import format_cell_value, scalers, summary_text, unjudged_text
+from abstat.render.matrix import format_cell_value, mark, scalers, summary_text, unjudged_text
 from abstat.render.units import format_change
 from abstat.report.centres import row_words
 from abstat.report.table import Cell, Report, Row
@@ -44,7 +44,7 @@ def change_cell(cell: Cell) -> str:
         text = unjudged_text(comparison)
     else:
         text = format_change(comparison.delta_pct, comparison.ci_pct).replace(", ", ",")
-        text += "*" if cell.significant else ""
+        text += mark(cell)
         words = row_words(comparison, short=True)
         text += f" {words}" if words else ""
     return text + (" [" + ",".join(map(str, cell.notes)) + "]" if cell.notes else "")

@@ -127,6 +127,7 @@ class Report:
             + {"holm": "Holm", "bh": "Benjamini-Hochberg", "none": "no adjustment"}.get(self.adjust, self.adjust)
             + f" over the {len(self.comparisons)} comparisons.",
         ]
+        lines += self.threshold_lines()
         if self.outlier_line():
             lines.append(self.outlier_line())
         if self.summary_cells:
@@ -218,7 +219,18 @@ class Report:
             "intervals are not adjusted.",
         ]
         floor = unreachable([c.comparison for c in self.comparisons], self.adjust, alpha)
-        return lines + ([floor] if floor else []) + self._notes()
+        return lines + self.threshold_lines() + ([floor] if floor else []) + self._notes()
+
+    def threshold_lines(self) -> list[str]:
+        """What ``~`` marks, when the comparisons had a threshold (``--threshold``): equivalent cells."""
+        limits = sorted({c.comparison.threshold for c in self.comparisons if c.comparison.threshold is not None})
+        if not limits:
+            return []
+        limit = " or ".join(f"±{t:g}%" for t in limits)
+        return [
+            f"With the threshold {limit}: * only where the change is beyond it; ~ = equivalent, the interval "
+            "lies within it."
+        ]
 
     def _notes(self) -> list[str]:
         """The footer's lines after the method's: outlier rule, summary cells, column labels, geomeans."""

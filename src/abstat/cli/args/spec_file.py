@@ -42,6 +42,11 @@ def _listed(spec: Any, args: argparse.Namespace) -> list[str]:
     from abstat.render import escape
     from abstat.store import display_name
 
-    chosen = "" if args.store else " (named by the file; --store chooses another)"
+    if args.store:
+        chosen = ""
+    elif getattr(args, "named_store", None):
+        chosen = " (named by the file; --store chooses another)"
+    else:
+        chosen = " (the file names none: the default, $ABSTAT_STORE, else ./abstat.db; --store chooses another)"
     lines = [*stored_commands(spec), f"writes to the store {display_name(spec.store)}{chosen}"]
     return [escape.terminal(line) + "\n" for line in lines]
