@@ -327,9 +327,9 @@ def _exact_medians(
     why: dict[str, str],
     centres: tuple[float, float],
 ) -> Result:
-    """Both medians' distribution-free intervals, each at ``sqrt(confidence)``,
-    combined: the change lies between the ratios (or relative differences) of
-    their ends.  Wider than Bonett-Price's, and valid on discrete data and
+    """Both medians' distribution-free intervals, at levels whose product is
+    ``confidence`` (most of the miss to the smaller side), combined: the
+    change lies between the ratios (or relative differences) of their ends.  Wider than Bonett-Price's, and valid on discrete data and
     between modes, where a normal interval is not."""
     from abstat.stats.medians import exact_medians
 
@@ -350,7 +350,8 @@ def _exact_medians(
             method,
             "median",
             "samples",
-            f"too few samples for distribution-free intervals of the medians at {confidence**0.5:.2%} each",
+            "too few samples for distribution-free intervals of the medians at "
+            f"{found.levels[0]:.2%} and {found.levels[1]:.2%} (together {100 * confidence:g}%)",
         )
     (xl, xh), (yl, yh) = found.x, found.y
     reference, other = centres
