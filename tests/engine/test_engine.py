@@ -109,7 +109,8 @@ GOOD = {"abstat_spec": 1, "variants": [{"name": "a", "command": "true"}]}
         ({"lab": {"hosts": [{"label": "m", "destination": "m"}], "boots": 0}}, "lab.boots: must be from 1"),
         ({"lab": {"hosts": [{"label": "m", "destination": "m"}], "boot_timeout": 0}}, "lab.boot_timeout: must be"),
         ({"lab": {"hosts": [{"label": "m", "destination": "m"}]}, "labels": {"host": "x"}}, "labels: 'host' is"),
-        ({"analysis": {"confidence": 100}}, "analysis.confidence: must be a percentage between 0 and 100"),
+        ({"analysis": {"confidence": 100}}, "analysis.confidence: must be a percentage from 50 to 99.99"),
+        ({"analysis": {"confidence": 99.999}}, "analysis.confidence: must be a percentage from 50 to 99.99"),
         ({"something": 1}, "specification: unknown field 'something'"),
     ],
 )

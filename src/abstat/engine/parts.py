@@ -233,9 +233,10 @@ class Analysis:
         if (
             isinstance(self.confidence, bool)
             or not isinstance(self.confidence, (int, float))
-            or not 0 < self.confidence < 100
+            or not 50 <= self.confidence <= 99.99
         ):
-            raise SpecError("analysis.confidence", f"must be a percentage between 0 and 100 (got {self.confidence!r})")
+            # as the command line's -c (cli/args/values.py): beyond 99.99 the permutation draws grow without bound
+            raise SpecError("analysis.confidence", f"must be a percentage from 50 to 99.99 (got {self.confidence!r})")
         items = self.higher_is_better
         if not isinstance(items, (list, tuple)) or len(items) > MAX_METRICS:
             raise SpecError("analysis.higher_is_better", f"must be a list of at most {MAX_METRICS} metric names")

@@ -90,6 +90,7 @@ def is_exact(*sets: Any) -> bool:
     return all(s.extra.get("assume") == "exact" and s.summary is None and s.values for s in sets)
 
 
+MAX_CONFIDENCE = 99.99  # percent, as the command line's -c (cli/args/values.py): a stored level beyond is not used
 MAX_STORED_NAMES = 1000  # higher-is-better metrics read from a stored analysis (the spec's own limit is lower)
 MAX_NAME_CHARS = 4096
 NEWEST_READ = 20  # invocations looked at, newest first, for a stored analysis
@@ -167,7 +168,7 @@ def _checked(analysis: dict[str, Any]) -> Judging:
     baseline, level, names = analysis.get("baseline"), analysis.get("confidence"), analysis.get("higher_is_better")
     if not isinstance(baseline, str) or not 0 < len(baseline) <= MAX_NAME_CHARS:
         baseline = None
-    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 0 < level < 100:
+    if isinstance(level, bool) or not isinstance(level, (int, float)) or not 50 <= level <= MAX_CONFIDENCE:
         level = None
     if not isinstance(names, list) or len(names) > MAX_STORED_NAMES:
         names = []
