@@ -146,16 +146,30 @@ def _checked(
     t: np.ndarray, keys: np.ndarray, guess: np.ndarray, side: Literal["left", "right"], pad: np.ndarray
 ) -> np.ndarray:
     """``guess`` (counts in 0..n) made ``np.searchsorted(t, keys, side=side)``: the guesses that the
-    neighbouring values in ``pad`` (:func:`padded` of ``t``) confirm are kept, the others searched."""
-    # a count c is right when pad[c] <= key < pad[c + 1] (side "left": pad[c] < key <= pad[c + 1])
-    if side == "right":
-        wrong = (pad.take(guess) > keys) | (pad[1:].take(guess) <= keys)
-    else:
-        wrong = (pad.take(guess) >= keys) | (pad[1:].take(guess) < keys)
-    bad = np.flatnonzero(wrong)
+    neighbouring values in ``pad`` (:func:`padded` of ``t``) confirm are kept, the others moved a step
+    (a guess that missed a tie: off by one) and checked again, those still wrong searched."""
+    bad = np.flatnonzero(_wrong(keys, guess, side, pad))
     if bad.size:
-        guess[bad] = np.searchsorted(t, keys[bad], side=side)
+        moved, wanted = guess[bad], keys[bad]
+        if side == "right":
+            moved += pad[1:].take(moved) <= wanted  # (counts stay in 0..n: pad's ends are -inf and inf)
+            moved -= pad.take(moved) > wanted
+        else:
+            moved += pad[1:].take(moved) < wanted
+            moved -= pad.take(moved) >= wanted
+        still = np.flatnonzero(_wrong(wanted, moved, side, pad))
+        if still.size:
+            moved[still] = np.searchsorted(t, wanted[still], side=side)
+        guess[bad] = moved
     return guess
+
+
+def _wrong(keys: np.ndarray, guess: np.ndarray, side: Literal["left", "right"], pad: np.ndarray) -> np.ndarray:
+    """Where a count is not ``np.searchsorted``'s: c is right when pad[c] <= key < pad[c + 1] (side "left":
+    pad[c] < key <= pad[c + 1])."""
+    if side == "right":
+        return (pad.take(guess) > keys) | (pad[1:].take(guess) <= keys)
+    return (pad.take(guess) >= keys) | (pad[1:].take(guess) < keys)
 
 
 def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
