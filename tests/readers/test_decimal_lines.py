@@ -123,6 +123,31 @@ def test_lines_float_refuses(bad: str) -> None:
             _check(lines)
 
 
+def _dotted_keys(data: bytes):
+    base = np.frombuffer(data + b"0" * 48, dtype=np.uint8)
+    ends = np.flatnonzero(base[: len(data)] == 10)
+    return decimal_lines._dotted(data, base, ends - (np.diff(ends, prepend=-1) - 1), ends)
+
+
+def test_lines_of_one_dot_grouped_by_where_it_is() -> None:
+    """``repr`` of timings (digits around one dot, of many lengths, some negative): grouped by length, the
+    dot's place and a leading minus alone, without comparing the lines' bytes; anything else in a line
+    (a second dot, a minus inside, an exponent) leaves the data to the hashed layouts."""
+    rng = np.random.default_rng(5)
+    values = rng.normal(1000, 10, 3000) * rng.choice([1, -1, 1e-3, -1e3], 3000)
+    lines = [repr(v) for v in values.tolist()] + ["-.5", "3.", ".25", "-7.0"]
+    data = ("\n".join(lines) + "\n").encode()
+    keys = _dotted_keys(data)
+    assert keys is not None
+    layouts = [line.translate(str.maketrans("0123456789-", "DDDDDDDDDDs")) for line in lines]
+    assert len(set(zip(keys.tolist(), layouts, strict=True))) == len(set(keys.tolist())) == len(set(layouts))
+    _check(lines)
+    for other in (["1.5", "1-.5"], ["1.5", "-1.5-"], ["1.5.", "5"], ["15", "1..5"], ["1.5", "2.5e3"], ["1.5", "2"]):
+        text = ("\n".join(other) + "\n").encode()
+        assert _dotted_keys(text) is None
+        assert (parse_lines(text) is None) == ("e" not in other[1] and other[1] != "2")
+
+
 def test_lone_cr_and_long_lines_left_to_the_general_reader() -> None:
     assert parse_lines(b"1.5\r2.5\n") is None
     assert parse_lines(b"1" * 41 + b"\n") is None

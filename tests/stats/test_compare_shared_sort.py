@@ -82,6 +82,22 @@ def test_the_few_ties_half_counts_are_the_general_forms(shape, monkeypatch):
     assert few == [bm.bm_statistic(sx, sy, d) for d in shifts]
 
 
+@pytest.mark.parametrize("shape", SHAPES)
+def test_ties_with_distinct_points_are_the_general_forms(shape, monkeypatch):
+    """Points all distinct (``Spread.increasing``): half of each tie's weight taken off at its one point,
+    for any number of ties and weighted baselines, gives the general form's placements exactly."""
+    rng = np.random.default_rng(sum(map(ord, shape)) + 14)
+    x, y = _samples(shape, *((6000, 7000) if shape == "grid" else (400, 500)), rng)
+    sx, sy = bm.spread_ties(np.sort(x)), bm.spread_ties(np.sort(y))
+    assert sy.increasing == (shape != "constant")
+    shifts = [0.0] + [float(sy.values[j] - sx.values[i]) for i, j in ((3, 5), (100, 400), (399, 0))]
+    fast = [bm.bm_statistic(sx, sy, d) for d in shifts]
+    general = bm.Spread(sy.values, sy.n, sy.groups, sy.counts, sy.weights, sy.spread, False, sy.running)
+    monkeypatch.setattr(bm, "FEW_TIES", -1)  # every tie through the general form (searched, two sums)
+    assert fast == [bm.bm_statistic(sx, general, d) for d in shifts]
+    assert fast == [bm.bm_statistic(sx, sy, d) for d in shifts]  # many ties: taken off at their points
+
+
 def _outlier_cases(rng: np.random.Generator) -> list[np.ndarray]:
     spiky = rng.normal(1000, 5, 3000)
     spiky[rng.random(3000) < 0.03] += 5000

@@ -142,7 +142,7 @@ def grid_step(sides: Sequence[Any]) -> float:
     (1 for counts; 0 when there is no difference to measure it by)."""
     import numpy as np
 
-    values = np.unique(np.concatenate([np.asarray(side, dtype=float) for side in sides]))
+    values = np.unique(np.concatenate([_runs_once(np.asarray(side, dtype=float)) for side in sides]))
     if values.size < 2:
         return 0.0
     step = 0
@@ -151,6 +151,14 @@ def grid_step(sides: Sequence[Any]) -> float:
         if step == 1:
             break
     return float(step)
+
+
+def _runs_once(values: Any) -> Any:
+    """``values`` less each value equal to the one before it: every distinct value is still there, and few
+    are left to sort of a sorted, tied side (grid data: a handful of levels)."""
+    import numpy as np
+
+    return values[np.r_[True, values[1:] != values[:-1]]] if values.size else values
 
 
 def disagreement(before: float, after: float, delta_pct: float, ci_pct: Sequence[float] | None) -> str:

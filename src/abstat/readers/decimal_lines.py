@@ -165,7 +165,8 @@ _PATTERN = _pattern_table()
 
 def _lines_of_any_length(data: bytes) -> np.ndarray | None:
     """The values of lines of any lengths: grouped by length and non-digit bytes (hashed to 16 bits to be
-    sorted by radix, then compared exactly), each group gathered into the rows of a matrix."""
+    sorted by radix, then compared exactly; lines of digits around one dot, as ``repr`` writes most floats:
+    by length and the dot's place), each group gathered into the rows of a matrix."""
     base = np.frombuffer(data + b"0" * (MAX_LINE + 8), dtype=np.uint8)
     ends = np.flatnonzero(base[: len(data)] == 10)
     lengths = np.diff(ends, prepend=-1) - 1
@@ -175,18 +176,20 @@ def _lines_of_any_length(data: bytes) -> np.ndarray | None:
     if not len(ends) or int(lengths.max()) > MAX_LINE:
         return None
     starts = ends - lengths
-    words = _non_digits(base, starts, lengths)
-    mixed = lengths.astype(np.uint64)
-    for word in words:
-        mixed *= _U64(0x9E3779B97F4A7C15)
-        mixed += word
-    mixed *= _U64(0xBF58476D1CE4E5B9)
-    keys = (mixed >> _U64(48)).astype(np.uint16)
+    keys = _dotted(data, base, starts, ends)
+    words = [] if keys is not None else _non_digits(base, starts, lengths)  # (keys exact: nothing to compare)
+    if keys is None:
+        mixed = lengths.astype(np.uint64)
+        for word in words:
+            mixed *= _U64(0x9E3779B97F4A7C15)
+            mixed += word
+        mixed *= _U64(0xBF58476D1CE4E5B9)
+        keys = (mixed >> _U64(48)).astype(np.uint16)
     order = np.argsort(keys, kind="stable")
     values = np.empty(len(ends))
     for mine in np.split(order, np.flatnonzero(np.diff(keys[order])) + 1):
         first, length = mine[0], int(lengths[mine[0]])
-        if not all(bool((word[mine] == word[first]).all()) for word in [lengths, *words]):
+        if words and not all(bool((word[mine] == word[first]).all()) for word in [lengths, *words]):
             return None  # two layouts with one key: left to the general reader
         windows = np.lib.stride_tricks.as_strided(base, shape=(len(base) - length - 7, length + 8), strides=(1, 1))
         lines = _Rows(windows[starts[mine]].ravel(), 0, length + 8, len(mine), length, ends[mine])
@@ -195,6 +198,23 @@ def _lines_of_any_length(data: bytes) -> np.ndarray | None:
             return None
         values[mine] = found
     return values
+
+
+def _dotted(data: bytes, base: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """Each line's layout as a number (its length, where its dot is, whether a minus leads it) when every
+    line is digits around one dot, a minus at most before them; else None."""
+    if data.translate(None, b"0123456789.-\n"):
+        return None
+    dots = np.flatnonzero(base[: len(data)] == 46)  # (one a line: the i-th dot in the i-th line)
+    if len(dots) != len(ends) or not (bool((dots < ends).all()) and bool((dots >= starts).all())):
+        return None
+    keys = ((ends - starts) * 128 + (dots - starts) * 2).astype(np.uint16)  # (< 2**13: sorted by radix)
+    if b"-" in data:
+        minus = base[starts] == 45
+        if int(np.count_nonzero(base[: len(data)] == 45)) != int(np.count_nonzero(minus)):
+            return None  # a minus inside a line
+        keys += minus
+    return keys
 
 
 def _non_digits(base: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> list[np.ndarray]:

@@ -15,9 +15,9 @@ from abstat.fastdataclass import dataclass
 from abstat.stats.distributions import stdtr
 
 POINTS = 2048  # a tied level of more values is integrated with this many weighted points
+FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
 MERGE_FROM = 20_000  # from this many values in the smaller sample (and at most 8 times as many in the other),
 # the placements at a shift with no guess of them come from one merge of the samples (faster than a search)
-FEW_TIES = 32  # up to this many values of x tied with one of y - delta, their half counts are set one by one
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,8 @@ class Spread:
     counts: np.ndarray | None = None  # the size of each tie group
     weights: np.ndarray | None = None  # how many values each point stands for (None: 1 each)
     spread: bool = False  # some tied level was spread over a cell (else its points are its value)
+    increasing: bool = True  # no two points equal (then a tie with one of them is with it alone)
+    running: np.ndarray | None = None  # 0, then the weights' running sums (with weights)
 
     def group_means(self, per_value: np.ndarray) -> np.ndarray:
         """``per_value`` averaged within each tie group (as it is when there are none)."""
@@ -77,7 +79,9 @@ def spread_ties(sorted_values: np.ndarray, limit: float = math.inf) -> Spread:
     position = (np.arange(int(points.sum())) - offsets[groups] + 0.5) / points[groups]  # in (0, 1)
     values = levels[groups] + half[groups] * (2.0 * position - 1.0)
     weights = None if points.size == counts.size and np.array_equal(points, counts) else (counts / points)[groups]
-    return Spread(values, n, groups, counts, weights, bool(np.any(half[counts > 1] > 0.0)))
+    running = None if weights is None else np.append(0.0, np.cumsum(weights))
+    increasing = bool(np.all(values[1:] > values[:-1]))
+    return Spread(values, n, groups, counts, weights, bool(np.any(half[counts > 1] > 0.0)), increasing, running)
 
 
 @dataclass(frozen=True)
@@ -142,16 +146,30 @@ def _checked(
     t: np.ndarray, keys: np.ndarray, guess: np.ndarray, side: Literal["left", "right"], pad: np.ndarray
 ) -> np.ndarray:
     """``guess`` (counts in 0..n) made ``np.searchsorted(t, keys, side=side)``: the guesses that the
-    neighbouring values in ``pad`` (:func:`padded` of ``t``) confirm are kept, the others searched."""
-    # a count c is right when pad[c] <= key < pad[c + 1] (side "left": pad[c] < key <= pad[c + 1])
-    if side == "right":
-        wrong = (pad.take(guess) > keys) | (pad[1:].take(guess) <= keys)
-    else:
-        wrong = (pad.take(guess) >= keys) | (pad[1:].take(guess) < keys)
-    bad = np.flatnonzero(wrong)
+    neighbouring values in ``pad`` (:func:`padded` of ``t``) confirm are kept, the others moved a step
+    (a guess that missed a tie: off by one) and checked again, those still wrong searched."""
+    bad = np.flatnonzero(_wrong(keys, guess, side, pad))
     if bad.size:
-        guess[bad] = np.searchsorted(t, keys[bad], side=side)
+        moved, wanted = guess[bad], keys[bad]
+        if side == "right":
+            moved += pad[1:].take(moved) <= wanted  # (counts stay in 0..n: pad's ends are -inf and inf)
+            moved -= pad.take(moved) > wanted
+        else:
+            moved += pad[1:].take(moved) < wanted
+            moved -= pad.take(moved) >= wanted
+        still = np.flatnonzero(_wrong(wanted, moved, side, pad))
+        if still.size:
+            moved[still] = np.searchsorted(t, wanted[still], side=side)
+        guess[bad] = moved
     return guess
+
+
+def _wrong(keys: np.ndarray, guess: np.ndarray, side: Literal["left", "right"], pad: np.ndarray) -> np.ndarray:
+    """Where a count is not ``np.searchsorted``'s: c is right when pad[c] <= key < pad[c + 1] (side "left":
+    pad[c] < key <= pad[c + 1])."""
+    if side == "right":
+        return (pad.take(guess) > keys) | (pad[1:].take(guess) <= keys)
+    return (pad.take(guess) >= keys) | (pad[1:].take(guess) < keys)
 
 
 def _counts_at_most(t: np.ndarray, ys: np.ndarray, guess: np.ndarray) -> np.ndarray:
@@ -191,31 +209,38 @@ def _left(ys: np.ndarray, target: np.ndarray, rows: np.ndarray | None) -> tuple[
 
 def _placements(x: Spread, y: Spread, delta: float, rows: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Each ``x_i``'s placement among ``y - delta`` (how many are below, ties counting half) and each
-    ``y_j``'s among ``x + delta``, weighted by the other sample's weights."""
+    ``y_j``'s among ``x + delta``, weighted by the other sample's weights.  The placements are whole and half
+    multiples of the weights (1 or ``counts / POINTS``, dyadic: sums of them are exact in any order), so
+    ``y``'s are the weights below ``left`` less half the ties' weights, however these are summed."""
     xs, ys = x.values, y.values
     target = xs + delta
     left, at_most = _left(ys, target, rows)  # y_j - delta < x_i
     if x.weights is not None:
         at_most = None  # (then weighted counts)
     equal = ys.take(left, mode="clip") == target
-    right = left
-    if equal.any():  # (a value clipped from beyond the end is no tie)
-        equal &= left < ys.size
+    if not equal.any():  # (a value clipped from beyond the end is no tie)
+        placements_x = (left if y.running is None else y.running[left]).astype(float)
+        return placements_x, _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
+    equal &= left < ys.size
+    if y.increasing:  # a tie is with one point: y_j <= x_i + delta up to one further
+        right = left + equal
+    else:
         right = left.copy()
         right[equal] = np.searchsorted(ys, target[equal], side="right")
-    cy = None if y.weights is None else np.append(0.0, np.cumsum(y.weights))
-    if right is left:
-        placements_x = (left if cy is None else cy[left]).astype(float)
-        return placements_x, _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
+    cy = y.running
     placements_x = ((left + right) * 0.5) if cy is None else (cy[left] + cy[right]) * 0.5
-    if x.weights is None and np.count_nonzero(equal) <= FEW_TIES:
-        # the counts below ``right`` fall short of those below ``left`` by the ties only, on
-        # [left_i, right_i): whole and half numbers, so the same as the general form, exactly
-        placements_y = _below(ys.size, left, None) if at_most is None else at_most.astype(float)
-        for i in np.flatnonzero(equal).tolist():
-            placements_y[left[i] : right[i]] -= 0.5
+    ties = np.count_nonzero(equal)
+    if ties > FEW_TIES and not y.increasing:
+        return placements_x, (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+    # the weights below ``right`` fall short of those below ``left`` by the ties' only, on [left_i, right_i)
+    placements_y = _below(ys.size, left, x.weights) if at_most is None else at_most.astype(float)
+    if ties > FEW_TIES:  # (y increasing: each tie's range is left_i alone)
+        placements_y -= 0.5 * np.bincount(left[equal], None if x.weights is None else x.weights[equal], ys.size)
         return placements_x, placements_y
-    return placements_x, (_below(ys.size, right, x.weights) + _below(ys.size, left, x.weights)) * 0.5
+    weights = x.weights
+    for i in np.flatnonzero(equal).tolist():
+        placements_y[left[i] : right[i]] -= 0.5 if weights is None else 0.5 * float(weights[i])
+    return placements_x, placements_y
 
 
 def bm_statistic(
