@@ -15,12 +15,13 @@ from abstat.readers.summary import Summary, parse_summary
 def test_files_labels_globs_and_summaries(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.txt").write_text("1\n2\n3\n")
+    (tmp_path / "b.txt").write_text("1\n2\n3\n")  # (a.txt in two variants is refused: attack21 B10)
     (tmp_path / "x=y.txt").write_text("4\n5\n")
     runs = tmp_path / "runs"
     runs.mkdir()
     for i in range(3):
         (runs / f"r{i}.txt").write_text(f"{i}\n{i + 1}\n")
-    v = parse_variant_specs(["a.txt", "new=a.txt", "x=y.txt", "many=runs/r*.txt", "s=98:438.97959:6.6564899"])
+    v = parse_variant_specs(["a.txt", "new=b.txt", "x=y.txt", "many=runs/r*.txt", "s=98:438.97959:6.6564899"])
     assert list(v) == ["a.txt", "new", "x=y.txt", "many", "s"]
     assert v["a.txt"].data == [1.0, 2.0, 3.0] and not v["a.txt"].nested
     assert v["x=y.txt"].data == [4.0, 5.0]  # an existing file wins over a label

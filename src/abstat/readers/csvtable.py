@@ -27,7 +27,13 @@ def read_csv(
     if text is None:
         text = read_text(path)
     header_line, header, body = _table(path, _rows(path, text))
+    if value_columns is None and label_columns is None:
+        from abstat.readers.csvexport import is_export, read_export
+
+        if is_export(header):  # abstat export's rows: read back as the store's sets
+            return read_export(path, header, body)
     labels_cols, metrics = _columns(path, header, body, value_columns, label_columns)
+    _refuse_metric_column(path, header_line, labels_cols, metrics)
     if not metrics:
         raise InputError(
             "CSV file has no numeric column to use as values (choose one with {csv_value})",
@@ -74,6 +80,20 @@ def _refuse_comma_numbers(path: str, header: list[str], body: Body, labels_cols:
                 path=path,
                 line=line,
             )
+
+
+def _refuse_metric_column(path: str, line: int, labels_cols: list[str], metrics: list[str]) -> None:
+    """A ``metric`` column beside several columns of values: each row names its metric, so the other
+    numbers are no metrics (run, iteration, a time stamp); which column holds the values is asked,
+    never guessed (read as metrics of their own, rows of different metrics were pooled)."""
+    if "metric" in labels_cols and len(metrics) > 1:
+        raise InputError(
+            f"a 'metric' column names each row's metric, but several columns hold numbers "
+            f"({', '.join(metrics[:6])}): choose the column of values with {{csv_value}}",
+            path=path,
+            line=line,
+            fields=["csv_value"],
+        )
 
 
 def _check_chosen(path: str, header: list[str], chosen: list[str]) -> None:

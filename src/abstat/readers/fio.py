@@ -158,16 +158,47 @@ def _merge(path: str, per_doc: list[list[SampleSet]]) -> list[SampleSet]:
 def _read_fio_doc(path: str, doc: Any) -> list[SampleSet]:
     if not is_fio(doc):
         raise InputError("not fio JSON output (no 'fio version' and 'jobs')", path=path)
-    sets: list[SampleSet] = []
+    by_name: dict[str, list[list[SampleSet]]] = {}
     for index, job in enumerate(doc["jobs"]):
         if not isinstance(job, dict):
             raise InputError(f"jobs[{index}] is not an object", path=path)
         name = str(job.get("jobname", f"job{index}"))
-        sets.extend(_job_sets(path, name, job))
+        by_name.setdefault(name, []).append(_job_sets(path, name, job))
         if isinstance(job.get("error"), int) and job["error"]:
             raise InputError(f"fio job {name!r} ended with error {job['error']}", path=path)
+    sets = [s for name, jobs in by_name.items() for s in (jobs[0] if len(jobs) == 1 else _one_run(path, name, jobs))]
     if not sets:
         raise InputError("fio JSON holds no job with I/O done", path=path)
+    return sets
+
+
+def _one_run(path: str, name: str, jobs: list[list[SampleSet]]) -> list[SampleSet]:
+    """The jobs of one name in one document (``numjobs=N`` without ``group_reporting``) ran at once: one run,
+    never N samples.  Their IO/s and bandwidths summed, their mean latencies weighted by each job's I/Os; their
+    percentiles, which do not combine, kept per job (``job`` NAME#1, NAME#2, ...); a note says so."""
+    by_metric: dict[str, list[SampleSet]] = {}
+    for job in jobs:
+        for sample_set in job:
+            by_metric.setdefault(sample_set.labels["metric"], []).append(sample_set)
+    sets: list[SampleSet] = []
+    for metric, found in by_metric.items():
+        kind = metric.rsplit(".", 1)[-1]
+        if kind in ("iops", "bw"):
+            found[0].runs = [[math.fsum(s.runs[0][0] for s in found)]]
+        elif kind in ("clat_mean", "lat_mean"):
+            weights = [s.extra.get("ios") or 1.0 for s in found]
+            total = math.fsum(w * s.runs[0][0] for w, s in zip(weights, found, strict=True))
+            found[0].runs = [[total / math.fsum(weights)]]
+        else:
+            for number, sample_set in enumerate(found, 1):
+                sample_set.labels["job"] = f"{name}#{number}"
+            sets.extend(found)
+            continue
+        sets.append(found[0])
+    sets[0].notes.append(
+        f"{path}: {len(jobs)} fio jobs named {name!r} in one document (numjobs without group_reporting): one run, "
+        f"their IO/s and bandwidths summed, mean latencies weighted by I/Os, percentiles per job ({name}#1, ...)"
+    )
     return sets
 
 
@@ -178,6 +209,7 @@ def _job_sets(path: str, name: str, job: dict[str, Any]) -> list[SampleSet]:
         data = job.get(direction)
         if not isinstance(data, dict) or not (_number(data.get("total_ios")) or _number(data.get("iops"))):
             continue  # no I/O in this direction
+        ios = _number(data.get("total_ios"))
         for metric, (value, unit) in _fio_direction(data).items():
             sets.append(
                 SampleSet(
@@ -185,7 +217,7 @@ def _job_sets(path: str, name: str, job: dict[str, Any]) -> list[SampleSet]:
                     runs=[[value]],
                     source=path,
                     unit=unit,
-                    extra={"format": "fio"},
+                    extra={"format": "fio", "ios": ios} if ios else {"format": "fio"},
                 )
             )
     return sets

@@ -21,7 +21,23 @@ def read_hyperfine(path: str, text: str | None = None) -> list[SampleSet]:
     sets = [_result_set(path, index, result) for index, result in enumerate(results)]
     if not sets:
         raise InputError("hyperfine export holds no results", path=path)
+    _apart(path, sets)
     return sets
+
+
+def _apart(path: str, sets: list[SampleSet]) -> None:
+    """Results of one command (and parameters) given twice (``hyperfine --prepare P1 cmd --prepare P2 cmd``)
+    are two benchmarks, never pooled: a repeat's command is named ``cmd #N`` (N: hyperfine's benchmark number)."""
+    seen: dict[tuple[tuple[str, str], ...], int] = {}
+    for number, sample_set in enumerate(sets, 1):
+        first = seen.setdefault(tuple(sorted(sample_set.labels.items())), number)
+        if first != number:
+            command = sample_set.labels["command"]
+            sample_set.labels["command"] = f"{command} #{number}"
+            sample_set.notes.append(
+                f"{path}: results[{number - 1}] is the command of results[{first - 1}] ({command}) again "
+                f"(another prepare or setup command?): a benchmark of its own, named '{command} #{number}'"
+            )
 
 
 def _result_set(path: str, index: int, result: Any) -> SampleSet:

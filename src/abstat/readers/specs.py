@@ -238,8 +238,25 @@ def parse_variant_specs(
         if variant.name in variants:
             raise UsageError(f"variant name {variant.name!r} given twice; label them: name=FILE")
         variants[variant.name] = variant
+    _files_once(variants)
     _baseline_machines(variants, store)
     return variants
+
+
+def _files_once(variants: dict[str, VariantData]) -> None:
+    """A UsageError naming a file read into two variants (``old='rr/*.txt' new='rr/new*.txt'``: the old pattern
+    matches the new files too): its runs would count on both sides, hiding the change."""
+    owner: dict[str, tuple[str, str]] = {}
+    for name, variant in variants.items():
+        for source in variant.sources if variant.summary is None else ():
+            if source == "-" or source.startswith("store:") or not os.path.exists(source):
+                continue
+            first = owner.setdefault(os.path.realpath(source), (name, source))
+            if first[0] != name:
+                raise UsageError(
+                    f"{source}: read into two variants, {first[0]} and {name}; "
+                    "give each file to one variant (make the patterns disjoint)"
+                )
 
 
 def _baseline_machines(variants: dict[str, VariantData], store: str | None) -> None:

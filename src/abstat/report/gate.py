@@ -12,7 +12,8 @@
 
 A change whose estimate is beyond the threshold but whose interval reaches back inside
 it is *not* proven beyond it and does not fail the gate; neither does a comparison that
-cannot be judged.  This module only decides; commands print and exit.
+cannot be judged (its lines say how many there were).  Nothing laid side by side at all (one
+variant: no comparison to judge) is refused (exit 2), never passed.  This module only decides; commands print and exit.
 """
 
 from __future__ import annotations
@@ -91,20 +92,29 @@ def evaluate(
     p_adjusted: Sequence[float | None] | None = None,
     confidence: float = 0.95,
     adjust: str = "holm",
+    nothing: str | None = None,
+    uncompared: int = 0,
 ) -> GateResult:
     """Gate ``comparisons`` (:class:`abstat.comparison.Comparison`).  ``p_adjusted``:
     p-values already adjusted over the family (a report's); else they are adjusted
-    here with ``adjust``.  ``names``: how each comparison is named in the lines."""
+    here with ``adjust``.  ``names``: how each comparison is named in the lines.  No comparison at all is a
+    UsageError (exit 2: a gate given nothing to judge never passes), ``nothing`` saying why there is none;
+    ``uncompared``: pairs laid side by side but not compared (a report's cells of one value a side), counted
+    as comparisons that cannot be judged."""
     from abstat.errors import UsageError
     from abstat.report.adjust import adjust_p_values
 
     if fail_on not in FAIL_ON:
         raise UsageError(f"{{fail_on}} {fail_on!r}: choose from {', '.join(FAIL_ON)}", fields=["fail_on"])
+    if not comparisons and not uncompared:
+        raise UsageError(
+            f"{{fail_on}} {fail_on}: nothing to gate: {nothing or 'no comparison was made'}", fields=["fail_on"]
+        )
     limit = float(threshold or 0.0)
     if p_adjusted is None:
         raw = [float("nan") if c.p_value is None else float(c.p_value) for c in comparisons]
         p_adjusted = adjust_p_values(raw, adjust)
-    result = GateResult(fail_on=fail_on, threshold=limit)
+    result = GateResult(fail_on=fail_on, threshold=limit, unjudged=uncompared)
     alpha = 1.0 - confidence
     for index, comparison in enumerate(comparisons):
         ci = comparison.ci_pct
@@ -146,4 +156,7 @@ def gate_report(report: Any, fail_on: str, threshold: float | None) -> GateResul
         names=[f"{'/'.join(v for v in (*c.row, c.column) if v)}" for c in cells],
         p_adjusted=[c.p_adjusted if c.p_adjusted is not None else (0.0 if c.significant else 1.0) for c in cells],
         confidence=report.confidence,
+        uncompared=max(0, len(report.pairs()) - len(cells)),
+        nothing=f"no row has both the baseline {report.by}={report.baseline} and another {report.by}"
+        + (f" (the inputs hold only {report.by}={report.baseline})" if len(report.columns) < 2 else ""),
     )

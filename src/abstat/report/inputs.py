@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from abstat.errors import InputError, UsageError
 from abstat.report.analysis import higher_is_better  # noqa: F401 -- its old place (render/run_report.py)
@@ -106,7 +106,8 @@ def load_files(
             f"{{input_format}} {input_format!r}: choose from {', '.join(input_formats())}", fields=["input_format"]
         )
     sets: list[SampleSet] = []
-    for path in paths:
+    files: list[tuple[str | None, str, list[Any]]] = []  # each file input and its sets
+    for path in _once_each(paths):
         summary_set = _summary_set(path, pattern, labels)
         if summary_set is not None:
             sets.append(summary_set)
@@ -117,7 +118,32 @@ def load_files(
         for sample_set in found:
             _label(sample_set, path, pattern, file_labels, labels)
             sets.append(sample_set)
+        files.append((None, path, found))
+    if pattern is None and "variant" not in (labels or {}) and _one_variant_of_several(sets, files):
+        from abstat.readers.specs import inputs_apart
+
+        inputs_apart(files)  # d1/x.txt d2/x.txt: each file its variant, named by its path (as compare names them)
     return sets
+
+
+def _once_each(paths: list[str]) -> list[str]:
+    """``paths``; a UsageError naming a file given twice (its runs would be pooled with themselves)."""
+    seen: dict[str, str] = {}
+    for path in paths:
+        if path == "-" or not os.path.exists(path):
+            continue
+        first = seen.get(os.path.realpath(path))
+        if first is not None:
+            same = "" if first == path else f" (as {first} and {path})"
+            raise UsageError(f"{path}: given twice{same}; its runs would be counted twice")
+        seen[os.path.realpath(path)] = path
+    return paths
+
+
+def _one_variant_of_several(sets: list[SampleSet], files: list[tuple[str | None, str, list[Any]]]) -> bool:
+    """Whether every set holds one variant though several files were given: pooled, they would leave
+    nothing to compare (two directories' ``x.txt``, criterion's ``new`` of two checkouts)."""
+    return len(files) > 1 and len({s.labels.get("variant") for s in sets}) == 1
 
 
 def _format_of(path: str, input_format: str) -> tuple[str, str | None]:

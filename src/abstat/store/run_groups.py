@@ -23,6 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+# (here before; the reader of abstat export's CSV, readers/csvexport.py, groups alike)
+from abstat.readers.run_units import MIN_RUNS as MIN_RUNS, replicates as replicates
+
 
 def refuse_unreadable_keys(store: Any, groups: Mapping[tuple[Any, ...], Any]) -> None:
     """A sample whose run, variant or metric the store cannot read (a damaged page hands out NULLs or
@@ -105,29 +108,6 @@ def numbers_by_run(
             kept.extend(run)
             sizes.append(len(run))
     return kept, sizes
-
-
-MIN_RUNS = 3  # process runs that make runs the unit (compare warns below 3 runs: their variation unknown)
-
-
-def replicates(
-    groups: dict[int, list[float]], sizes: dict[int, list[int]], invocations: list[int]
-) -> tuple[list[list[float]], list[int]]:
-    """A set's run groups and the invocation of each: one per invocation when it has several; one per
-    process run when it has one invocation whose runs (MIN_RUNS or more) hold several samples of
-    the metric in some run; else the invocation's samples as one group."""
-    if len(invocations) != 1:
-        return [groups[i] for i in invocations], list(invocations)
-    invocation = invocations[0]
-    values, run_sizes = groups[invocation], sizes.get(invocation, [])
-    if len(run_sizes) < MIN_RUNS or max(run_sizes) < 2 or sum(run_sizes) != len(values):
-        return [values], [invocation]
-    runs = []
-    start = 0
-    for size in run_sizes:
-        runs.append(values[start : start + size])
-        start += size
-    return runs, [invocation] * len(runs)
 
 
 def level(groups: Sequence[Sequence[float]], invocations: Sequence[int]) -> str:
