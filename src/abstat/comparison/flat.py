@@ -86,13 +86,14 @@ def _means_change(
     reference's critical value (:mod:`abstat.stats.mean_permutation`; Student's t beyond its budget), withheld
     when the smaller variant cannot hold the pooled sample's far tail (:mod:`abstat.comparison.mean_tails`)."""
     result = analyses.sample_means(x, y, confidence, inflate, "Welch t on means, Fieller interval", "samples")
-    from abstat.comparison.mean_tails import unrepresented_tail
+    from abstat.comparison.mean_tails import tail_shown, unrepresented_tail
     from abstat.stats.mean_permutation import affordable, welch_permutation
 
-    tail = unrepresented_tail(x, y) if result.p_value == result.p_value else ""
+    shown = result.p_value == result.p_value and tail_shown(x, y)
+    tail = unrepresented_tail(x, y) if shown else ""
     if tail:
         result = analyses.withheld(result, tail)
-    elif result.p_value == result.p_value and affordable(x.size, y.size, 1.0 - confidence):
+    elif shown and affordable(x.size, y.size, 1.0 - confidence):
         test = welch_permutation(x, y, 1.0 - confidence, seed, inflate)
         reference = (test.p_value, test.low, test.high)
         result = analyses.sample_means(x, y, confidence, inflate, PERMUTED, "samples", reference=reference)
