@@ -6,9 +6,10 @@ standard deviation are both low, and Student's t reference calls a difference (i
 ``--center mean`` gave were false, after :mod:`abstat.comparison.mean_tails` had withheld the draws where the
 smaller variant cannot hold the tail).  Janssen (*Statist. Probab. Lett.* 36, 1997) refers Welch's ``T``
 instead to its distribution over the arrangements of the pooled sample: exact when both variants come from one
-distribution (the level holds given the pooled values, so a rule that looks only at them, as the tail rule
-does, cannot inflate it), and asymptotically valid for equal means under unequal variances and sizes, because
-``T`` is studentized.
+distribution (the level holds given the pooled values, so a rule that looks only at them cannot inflate it;
+the tail rule reads the pooled share, its gate the larger variant's own), and asymptotically valid for equal
+means under unequal variances and sizes, because ``T`` is studentized (asymptotically only: 20 values at sd 5%
+against 100 at sd 1% gave 12.7% false calls, so ``compare`` takes it only where the tail rule applies).
 
 The arrangements are drawn (:func:`abstat.stats.permutation.uniforms`, reproducibly from the comparison's
 seed); the p-value is ``(1 + #{|T*| >= |T|}) / (B + 1)`` over ``B`` draws, valid at any ``B``.  The interval
