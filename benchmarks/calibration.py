@@ -52,7 +52,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
@@ -580,22 +580,29 @@ HEADER = [
 HEADER_ADJUSTED = [*HEADER[:-1], "gap, size-adjusted", HEADER[-1]]
 
 
+def _only(row: Row, center: str) -> Row:
+    """``row`` with only ``center``'s lines (all when ``center`` is empty); its draws stay the same."""
+    return replace(row, centres=tuple(c for c in row.centres if c == center)) if center else row
+
+
 def compare_rows(
     args: argparse.Namespace, reps: int, rng: np.random.Generator, check_rng: np.random.Generator
 ) -> tuple[list[list[str]], list[str]]:
     """The compare rows selected by ``--only`` (none with ``--noise-only``) and their missed targets."""
     lines, failures = [], []
-    for row in ROWS:
-        if args.noise_only or args.only and args.only not in row.name:
+    for full in ROWS:
+        if args.noise_only or args.only and args.only not in full.name:
             continue
+        row = _only(full, args.center)
         tallies, refs = run_row(row, reps, rng)
         checked = None if row.null or not args.validity_draws else reference_aa(row, args.validity_draws, check_rng)
         got, missed = row_lines(row, tallies, refs, reps, checked, args.validity_draws)
         lines += got
         failures += missed
-    for k, row in enumerate(BALANCED):  # each on generators of its own (issue 34)
-        if args.noise_only or args.only and args.only not in row.name:
+    for k, full in enumerate(BALANCED):  # each on generators of its own (issue 34)
+        if args.noise_only or args.only and args.only not in full.name:
             continue
+        row = _only(full, args.center)
         tallies, refs = run_row(row, reps, np.random.default_rng([args.seed, 34, k]))
         own = np.random.default_rng([args.seed, 35, k])
         checked = None if row.null or not args.validity_draws else reference_aa(row, args.validity_draws, own)
@@ -624,15 +631,23 @@ def main() -> int:
         help="only the noise rows (abstat noise's detectable change), --reps draws per multiple",
     )
     parser.add_argument("--noise-shape", default="", help="only the noise rows whose shape contains this text")
+    parser.add_argument(
+        "--center",
+        default="",
+        help="only this centre's lines (auto, median, mean): every row's draws are still made, so the lines are "
+        "those of a full run with the same seed",
+    )
     args = parser.parse_args()
     reps = 300 if args.quick else args.reps
     rng = np.random.default_rng(args.seed)
     check_rng = np.random.default_rng(args.seed + 1)
     started = time.process_time()
     lines, failures = compare_rows(args, reps, rng, check_rng)
-    equiv, f3 = ([], []) if args.only or args.noise_only else equivalence_rows(reps, rng)
+    equiv, f3 = ([], []) if args.only or args.noise_only or args.center else equivalence_rows(reps, rng)
     noise, f4 = (
-        ([], []) if args.only else noise_rows(reps if args.noise_only else max(200, reps // 2), rng, args.noise_shape)
+        ([], [])
+        if args.only or args.center
+        else noise_rows(reps if args.noise_only else max(200, reps // 2), rng, args.noise_shape)
     )
     failures += f3 + f4
     print(f"{reps} repetitions per row, alpha = {ALPHA}, seed {args.seed}; rates ± one Monte Carlo standard error\n")

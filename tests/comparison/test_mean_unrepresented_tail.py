@@ -117,3 +117,16 @@ def test_the_verdicts_given_at_150_against_500_are_fewer_false_than_the_larger_s
     assert ours[0] >= 150 and old[0] >= 150, (ours, old)
     assert ours[1] / ours[0] < old[1] / old[0] - 0.02, (ours, old)
     assert ours[1] / ours[0] <= 0.09, ours
+
+
+def test_a_smaller_variant_that_is_only_wider_is_judged() -> None:
+    """mean34: read on the pooled values alone, 20 values at sd 5% against 100 at sd 1% put about 3% of the pooled
+    values beyond 5 interquartile ranges and were withheld 91% of the time; the larger variant shows no far
+    value, so the means are judged."""
+    rng = np.random.default_rng(21)
+    judged = sum(
+        abstat.compare(rng.normal(1000.0, 10.0, 100), rng.normal(1000.0, 50.0, 20), center="mean").verdict
+        != "cannot judge"
+        for _ in range(40)
+    )
+    assert judged == 40

@@ -135,19 +135,27 @@ def means(
     *,
     nonnegative: bool = False,
     constant: bool = False,
+    reference: tuple[float, float, float] | None = None,
 ) -> Result:
-    """``mean_ratio``: Welch's t and Fieller's interval; the centres are the means whatever the outcome
-    (a row names what it shows)."""
-    r = _mean_ratio(n1, m1, s1, n2, m2, s2, confidence, method, unit, nonnegative=nonnegative, constant=constant)
+    """``mean_ratio``: Welch's t and Fieller's interval (``reference``: a p-value and Welch's t's critical values
+    below and above 0 in place of Student's t); the centres are the means whatever the outcome."""
+    r = _mean_ratio(n1, m1, s1, n2, m2, s2, confidence, method, unit, nonnegative, constant, reference)
     r.centres, r.center_kind = (m1, m2), "mean"
     return r
 
 
 def sample_means(
-    x: Any, y: Any, confidence: float, inflate: Sequence[float], method: str, unit: str, single: float = math.nan
+    x: Any,
+    y: Any,
+    confidence: float,
+    inflate: Sequence[float],
+    method: str,
+    unit: str,
+    single: float = math.nan,
+    reference: tuple[float, float, float] | None = None,
 ) -> Result:
     """:func:`means` of two samples, each standard deviation widened by its serial-correlation factor
-    (``single``: the standard deviation of a sample of one value)."""
+    (``single``: the standard deviation of a sample of one value; ``reference``: as :func:`means` takes it)."""
     import numpy as np
 
     sd = [float(v.std(ddof=1)) * math.sqrt(k) if v.size > 1 else single for v, k in zip((x, y), inflate, strict=True)]
@@ -163,6 +171,7 @@ def sample_means(
         unit,
         nonnegative=bool(np.all(x >= 0) and np.all(y >= 0)),
         constant=bool(x.min() == x.max() and y.min() == y.max()),
+        reference=reference,
     )
 
 
@@ -190,9 +199,9 @@ def _mean_ratio(
     confidence: float,
     method: str,
     unit: str,
-    *,
     nonnegative: bool = False,
     constant: bool = False,
+    reference: tuple[float, float, float] | None = None,
 ) -> Result:
     from abstat.stats.ratio import welch_ratio
 
@@ -211,7 +220,7 @@ def _mean_ratio(
             unit,
             "neither variant varies, so there is no noise estimate to judge the change by",
         )
-    r = welch_ratio(n1, m1, s1, n2, m2, s2, confidence)
+    r = welch_ratio(n1, m1, s1, n2, m2, s2, confidence, reference)
     if not math.isfinite(r.ratio):
         return _cannot(
             "mean_ratio", method, "mean", unit, "the ratio of the means is beyond the range of double precision"

@@ -53,7 +53,7 @@ def flat_change(
             )
         return result
     if center == "mean":
-        return _means_change(x, y, confidence, inflate, warnings)
+        return _means_change(x, y, confidence, inflate, warnings, seed)
     result = analyses.medians(x, y, confidence, inflate)
     if min(x.size, y.size) < MEDIAN_MIN_N:
         warnings.append(
@@ -76,17 +76,27 @@ def flat_change(
     return result
 
 
-def _means_change(
-    x: Any, y: Any, confidence: float, inflate: tuple[float, float], warnings: list[StatWarning]
-) -> analyses.Result:
-    """``--center mean``: Welch's t and Fieller's interval, withheld when the smaller variant cannot hold the
-    larger's far tail (:mod:`abstat.comparison.mean_tails`)."""
-    result = analyses.sample_means(x, y, confidence, inflate, "Welch t on means, Fieller interval", "samples")
-    from abstat.comparison.mean_tails import unrepresented_tail
+PERMUTED = "Welch t on means, permutation reference (Janssen), Fieller interval at its critical values"
 
-    tail = unrepresented_tail(x, y) if result.p_value == result.p_value else ""
+
+def _means_change(
+    x: Any, y: Any, confidence: float, inflate: tuple[float, float], warnings: list[StatWarning], seed: int = 0
+) -> analyses.Result:
+    """``--center mean``: Welch's t referred to its permutation distribution and Fieller's interval at that
+    reference's critical value (:mod:`abstat.stats.mean_permutation`; Student's t beyond its budget), withheld
+    when the smaller variant cannot hold the pooled sample's far tail (:mod:`abstat.comparison.mean_tails`)."""
+    result = analyses.sample_means(x, y, confidence, inflate, "Welch t on means, Fieller interval", "samples")
+    from abstat.comparison.mean_tails import tail_shown, unrepresented_tail
+    from abstat.stats.mean_permutation import affordable, welch_permutation
+
+    shown = result.p_value == result.p_value and tail_shown(x, y)
+    tail = unrepresented_tail(x, y) if shown else ""
     if tail:
         result = analyses.withheld(result, tail)
+    elif shown and affordable(x.size, y.size, 1.0 - confidence):
+        test = welch_permutation(x, y, 1.0 - confidence, seed, inflate)
+        reference = (test.p_value, test.low, test.high)
+        result = analyses.sample_means(x, y, confidence, inflate, PERMUTED, "samples", reference=reference)
     if min(x.size, y.size) < MEDIAN_MIN_N and max(x.size, y.size) >= 4 * min(x.size, y.size):
         warnings.append(
             StatWarning(

@@ -58,20 +58,39 @@ def welch_p(n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float
     return (min(1.0, 2.0 * stdtr(df, -abs(t))) if not math.isnan(t) else 1.0), df
 
 
-def welch_ratio(n1: int, mean1: float, sd1: float, n2: int, mean2: float, sd2: float, confidence: float) -> RatioTest:
-    """Welch's test of equal means and Fieller's interval for ``mean2 / mean1``.
+def welch_ratio(
+    n1: int,
+    mean1: float,
+    sd1: float,
+    n2: int,
+    mean2: float,
+    sd2: float,
+    confidence: float,
+    reference: tuple[float, float, float] | None = None,
+) -> RatioTest:
+    """Welch's test of equal means and Fieller's interval for ``mean2 / mean1``; ``reference``: a p-value and
+    the critical values of Welch's ``T`` below and above 0 in place of Student's t
+    (:mod:`abstat.stats.mean_permutation`'s): the interval is then the ratios ``r`` whose ``T(r) = (mean2 - r
+    mean1) / se(r)`` lies between them, Fieller's lower end at the upper value and upper end at the lower one.
 
     Everything is computed relative to the larger standard deviation and the
     baseline mean, so that data near the limits of double precision
     (1e-320 or 1e308) neither underflow nor overflow."""
     ratio = mean2 / mean1 if mean1 else math.nan
     p, df = welch_p(n1, mean1, sd1, n2, mean2, sd2)
+    if reference is not None and max(sd1, sd2) > 0.0:
+        p = reference[0]
     if max(sd1, sd2) == 0.0:
         return RatioTest(ratio, ratio, ratio, p, df)
     if not mean1:
         return RatioTest(ratio, -math.inf, math.inf, p, df)
-    q = stdtrit(df, 0.5 + confidence / 2.0)
-    low, high = fieller(ratio, _square(sd1 / mean1) / n1, _square(sd2 / mean1) / n2, q)
+    v1, v2 = _square(sd1 / mean1) / n1, _square(sd2 / mean1) / n2
+    if reference is not None:
+        if not reference[1] < 0.0 < reference[2]:
+            return RatioTest(ratio, -math.inf, math.inf, p, df)
+        low, high = fieller(ratio, v1, v2, reference[2])[0], fieller(ratio, v1, v2, -reference[1])[1]
+        return RatioTest(ratio, low, high, p, df)
+    low, high = fieller(ratio, v1, v2, stdtrit(df, 0.5 + confidence / 2.0))
     return RatioTest(ratio, low, high, p, df)
 
 
