@@ -71,6 +71,26 @@ def test_the_test_decides_and_the_interval_agrees_at_20_v_20():
     assert raised == 0
 
 
+def test_at_15_v_15_the_interval_takes_the_test_s_reference_and_calls_what_it_calls():
+    """15 x 15 pairs: the estimate is a pairwise difference, so the samples aligned at it tie in one pair;
+    until session 21 that sent the interval to the tied path's plain draws (critical |T| 2.138 at seed 0)
+    while the test of the untied samples took the draws weighted to the rank sum's law (2.101), and the
+    interval overruled the test (p raised to alpha) between the two."""
+    rng = np.random.default_rng(1515)
+    between = 0
+    for _ in range(400):
+        x, y = rng.normal(0.0, 1.0, 15), rng.normal(0.8, 1.0, 15)
+        t = float(_abs_bm(x, y))
+        if not 1.9 <= t <= 2.4:
+            continue
+        test = bm_permutation(x, y, ALPHA)
+        h = hodges_lehmann(x, y, 1.0 - ALPHA, permute=True)
+        assert h.p_value == test.p_value  # never raised to alpha
+        assert (test.p_value < ALPHA) == (not h.low <= 0.0 <= h.high)
+        between += 2.11 <= t <= 2.13 and test.p_value < ALPHA
+    assert between >= 1  # called where the plain draws of seed 0 would not
+
+
 def test_the_interval_ends_are_where_scipys_statistic_crosses_the_critical_value():
     for x, y in _near_the_boundary(3):
         h = hodges_lehmann(x, y, 1.0 - ALPHA, permute=True)

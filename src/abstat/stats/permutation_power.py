@@ -11,10 +11,12 @@ where it promised 80% from 4 to 30 values.
 
 For untied data ``T`` depends on the ranks alone, so the permutation
 reference is the same for every data set of the given sizes: the one
-``compare`` draws (seed 0, its two batches, or every arrangement), computed
-once per size pair.  The power is then the share of simulated data sets whose
-``|T|`` the test rejects by that reference with ``compare``'s own rule (the
-first batch stops at ``2 alpha``; ``p = (1 + hits) / (B + 1) < alpha``).
+``compare`` uses (every arrangement, or seed 0's two batches of draws weighted
+to the exact law of the rank sum, :mod:`abstat.stats.permutation_strata`, or
+beyond its size the plain draws), computed once per size pair.  The power is
+then the share of simulated data sets whose ``|T|`` the test rejects by that
+reference with ``compare``'s own rule (plain draws: the first batch stops at
+``2 alpha``; ``p = (1 + hits) / (B + 1) < alpha``).
 The data sets are a smoothed bootstrap of the pilot's (log) values: each
 drawn value plus Gaussian kernel noise (Silverman's bandwidth), rescaled to
 keep the pilot's variance (Efron & Tibshirani 1993, sec. 16.5); the
