@@ -279,7 +279,8 @@ def hodges_lehmann(
         # untied samples take their sizes' law (T is a function of the ranks): aligned at an estimate that is
         # a pairwise difference (m n odd), one pair ties, an artefact that sent 15 v 15 to other draws until
         # session 21 (the plain draws' critical value, not the rank-sum-weighted one of the test)
-        untied = np.unique(np.concatenate((x, y))).size == x.size + y.size
+        pooled = np.sort(np.concatenate((x, y)))  # (np.unique imports numpy.ma: start-up)
+        untied = bool(np.all(pooled[1:] != pooled[:-1]))
         fixed = (
             interval_critical(x, y if untied else y - _estimate(sx, sy), alpha, seed)
             if separated_p(x.size, y.size) < alpha

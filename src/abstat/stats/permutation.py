@@ -270,7 +270,7 @@ def bm_permutation(
     if not tied and stratified(total, m):  # the sizes' drawn reference weighted to the rank sum's exact law
         law = untied_weighted(total, m, *draws_for(alpha), seed)
         p = law.p_value(observed, float(where.sum()) - m * (m - 1) / 2.0)
-        return PermutationTest(observed, p, law.reference, False, np.diff(law.cumulative, prepend=0.0))
+        return PermutationTest(observed, p, law.reference, False, np.diff(np.append(0.0, law.cumulative)))
     first, most = draws_for(alpha)
     reference = _reference(pooled, m, first, seed, 1)
     hits = int(np.count_nonzero(reference >= threshold))
