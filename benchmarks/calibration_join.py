@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 from calibration_workflows import OUT, SKEW, WIDE, N  # noqa: E402
 
-from abstat.stats.permutation_power import rejects, statistic, trimmed_rejects  # noqa: E402
+from abstat.stats.permutation_power import rejects, statistic_and_sum, trimmed_rejects  # noqa: E402
 
 ALPHA = 0.05
 COLUMNS = ["permutation alone", "joined with Welch", "joined with Yuen 10% (compare)", "Welch alone", "Yuen 10% alone"]
@@ -60,7 +60,8 @@ def rows(m: int) -> list[tuple[str, object, object, int, int]]:
 def rates(px, py, nx: int, ny: int, draws: int, rng: np.random.Generator) -> list[float]:
     xs = np.log(np.stack([px.sample(rng, nx) for _ in range(draws)]))
     ys = np.log(np.stack([py.sample(rng, ny) for _ in range(draws)]))
-    perm = rejects(statistic(xs, ys), nx, ny, ALPHA)
+    t, u = statistic_and_sum(xs, ys)
+    perm = rejects(t, nx, ny, ALPHA, u)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         welch = stats.ttest_ind(ys, xs, axis=1, equal_var=False).pvalue < ALPHA

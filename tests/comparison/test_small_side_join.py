@@ -131,16 +131,16 @@ def test_plan_power_at_four_counts_the_join() -> None:
     shift = math.log(1.02)
     joined = small.power(shift, 4, 30, 0.05)
     xs, ys = small._draws(4, 30)
-    from abstat.stats.permutation_power import rejects, statistic
+    from abstat.stats.permutation_power import rejects, statistic_and_sum
 
-    alone = float(np.mean(rejects(statistic(xs, ys + shift), 4, 30, 0.05)))
-    both = float(np.mean(rejects(statistic(xs, ys + shift), 4, 30, 0.05) & trimmed_rejects(xs, ys + shift, 0.05)))
+    t, u = statistic_and_sum(xs, ys + shift)
+    alone = float(np.mean(rejects(t, 4, 30, 0.05, u)))
+    both = float(np.mean(rejects(t, 4, 30, 0.05, u) & trimmed_rejects(xs, ys + shift, 0.05)))
     assert joined == both < alone
     more = JOIN_MAX + 1
     draws = small._draws(more, 30)
-    assert small.power(shift, more, 30, 0.05) == float(
-        np.mean(rejects(statistic(draws[0], draws[1] + shift), more, 30, 0.05))
-    )
+    t, u = statistic_and_sum(draws[0], draws[1] + shift)
+    assert small.power(shift, more, 30, 0.05) == float(np.mean(rejects(t, more, 30, 0.05, u)))
 
 
 def test_interrupts_in_the_big_baseline_do_not_hide_a_slowdown() -> None:

@@ -4,8 +4,11 @@ of 3 to 50 values a side, that implementation's outputs (written by ``python tes
 --write`` with the old ``src`` first on ``PYTHONPATH``): ``_small``'s estimate and ends under Student's t
 (``fixed`` None), three fixed critical values (one that accepts every shift) and three variance inflations
 (about 100x, as serial correlation's factors at 15 values a side, makes the search walk nearly every gap),
-and ``hodges_lehmann``'s estimate, ends and p-value, each as ``float.hex``.  The batched statistics the walk
-uses are checked against ``bm_statistic``'s (equal dataclasses: bit for bit), and the intervals against a
+and ``hodges_lehmann``'s estimate, ends and p-value, each as ``float.hex`` (``hodges_lehmann``'s of the 13
+untied normal cases with drawn arrangements rewritten in session 21 for their draws' weighting to the
+exact law of the rank sum, ``abstat.stats.permutation_strata``, and the 15 v 15 ones' interval for its
+reference, the sizes' law; ``_small``'s unchanged).  The batched statistics the walk uses are checked
+against ``bm_statistic``'s (equal dataclasses: bit for bit), and the intervals against a
 brute-force inversion written out here: Brunner-Munzel's test at one shift inside every gap between the sorted
 pairwise differences, and the run of accepted gaps about the estimate."""
 

@@ -4,7 +4,10 @@ that implementation (written by ``python tests/stats/test_permutation_bits.py --
 ``src`` first on ``PYTHONPATH``): the SHA-256 of the Brunner-Munzel statistics of 10,000 drawn
 arrangements (the observed samples' and the samples aligned at the estimate), the test's statistic and
 p-value, the interval's critical value, the Hodges-Lehmann estimate, ends and p-value, and
-``abstat.compare``'s verdict, interval and p-value, each as ``float.hex``.  The statistics themselves are
+``abstat.compare``'s verdict, interval and p-value, each as ``float.hex``.  The 16 untied normal cases
+with drawn arrangements were rewritten in session 21 (issue 34) for the one intended change, their draws
+weighted to the exact law of the rank sum (``abstat.stats.permutation_strata``): their statistics' digests
+are unchanged, their p-values, critical values and ends moved, no verdict changed.  The statistics themselves are
 checked against scipy's Brunner-Munzel statistic (an independent reference) on drawn arrangements."""
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import abstat
 from abstat.comparison.planning import plan
 from abstat.comparison.sizing import sizing
 from abstat.stats.permutation import bm_permutation
-from abstat.stats.permutation_power import rejects, smoothed, statistic
+from abstat.stats.permutation_power import rejects, smoothed, statistic, statistic_and_sum
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # scipy on completely separated samples
@@ -37,7 +37,8 @@ def test_rejects_as_compares_permutation_test_does(n1: int, n2: int) -> None:
     for _ in range(25):
         x, y = rng.normal(0, 1, n1), rng.normal(rng.choice([0.0, 0.8, 1.6]), 1, n2)
         expected = bm_permutation(x, y, 0.05).p_value < 0.05
-        assert bool(rejects(statistic(x[None], y[None]), n1, n2, 0.05)[0]) == expected
+        t, u = statistic_and_sum(x[None], y[None])
+        assert bool(rejects(t, n1, n2, 0.05, u)[0]) == expected
 
 
 def test_three_per_side_can_never_reject_at_5_percent() -> None:

@@ -79,4 +79,5 @@ def test_untied_samples_keep_the_drawn_reference():
     rng = np.random.default_rng(4)
     x, y = rng.normal(0.0, 1.0, 10), rng.normal(0.5, 1.0, 10)
     test = perm.bm_permutation(x, y, 0.05)
-    assert not test.exact and test.weights is None
+    # (drawn, weighted to the rank sum's law since session 21: test_permutation_strata.py; not tables)
+    assert not test.exact and test.weights is not None and test.reference.size == perm.draws_for(0.05)[1]

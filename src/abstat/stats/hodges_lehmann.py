@@ -275,9 +275,14 @@ def hodges_lehmann(
         from abstat.stats.permutation import bm_permutation, interval_critical
 
         p = bm_permutation(x, y, alpha, seed, inflate).p_value  # the test of no change: exact when exchangeable
-        # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift)
+        # the interval's reference: the samples aligned at the estimate (exact coverage under a pure shift);
+        # untied samples take their sizes' law (T is a function of the ranks): aligned at an estimate that is
+        # a pairwise difference (m n odd), one pair ties, an artefact that sent 15 v 15 to other draws until
+        # session 21 (the plain draws' critical value, not the rank-sum-weighted one of the test)
+        pooled = np.sort(np.concatenate((x, y)))  # (np.unique imports numpy.ma: start-up)
+        untied = bool(np.all(pooled[1:] != pooled[:-1]))
         fixed = (
-            interval_critical(x, y - _estimate(sx, sy), alpha, seed)
+            interval_critical(x, y if untied else y - _estimate(sx, sy), alpha, seed)
             if separated_p(x.size, y.size) < alpha
             else math.inf
         )  # else no shift can be rejected

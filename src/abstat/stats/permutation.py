@@ -14,7 +14,10 @@ The distribution is enumerated when there are at most :data:`EXACT`
 arrangements, else drawn (:data:`DRAWS` or more subsets, reproducibly from
 the comparison's ``seed`` by a counter-based SplitMix64, so that the
 compare path never imports ``numpy.random``); the Monte Carlo p-value is
-``(1 + #{|T*| >= |T|}) / (B + 1)``, valid at any ``B``.
+``(1 + #{|T*| >= |T|}) / (B + 1)``, valid at any ``B``.  Untied samples' draws
+(whose ``T`` depends on the sizes alone) are weighted to the exact law of the
+rank sum instead (:mod:`abstat.stats.permutation_strata`; session 21: seed 0's
+draws held 10 against 10 at 4.47%, the weighted ones at 5.0%).
 
 Each arrangement costs O(m + levels) for the smaller variant's size ``m``:
 the pooled sample is sorted once into tie levels (``C_k`` values below level
@@ -39,6 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from abstat.stats.permutation_moments import dense_moments, sparse_moments, untied_moments
+from abstat.stats.permutation_strata import Weighted, stratified, weighted
 from abstat.stats.permutation_tables import TABLES_MAX, count_tables, mid_p, tables
 from abstat.stats.permutation_tables import critical as tables_critical
 
@@ -263,6 +267,10 @@ def bm_permutation(
         floor = math.exp(math.log(2.0) - _log_arrangements(total, m))  # as the drawn tail's (:func:`beyond`)
         p = max(mid_p(reference, weights, observed), floor)
         return PermutationTest(observed, p, reference[order], True, weights[order])
+    if not tied and stratified(total, m):  # the sizes' drawn reference weighted to the rank sum's exact law
+        law = untied_weighted(total, m, *draws_for(alpha), seed)
+        p = law.p_value(observed, float(where.sum()) - m * (m - 1) / 2.0)
+        return PermutationTest(observed, p, law.reference, False, np.diff(np.append(0.0, law.cumulative)))
     first, most = draws_for(alpha)
     reference = _reference(pooled, m, first, seed, 1)
     hits = int(np.count_nonzero(reference >= threshold))
@@ -347,9 +355,23 @@ def interval_critical(x: np.ndarray, y: np.ndarray, alpha: float, seed: int = 0)
 
 @lru_cache(maxsize=64)
 def _untied_critical(total: int, m: int, alpha: float, seed: int) -> float:
-    """:func:`interval_critical` of untied samples (``T`` depends on the ranks alone)."""
+    """:func:`interval_critical` of untied samples (``T`` depends on the ranks alone): every arrangement, or
+    the test's drawn ones weighted to the exact law of the rank sum (:func:`untied_weighted`)."""
+    if _log_arrangements(total, m) > math.log(EXACT) + 1e-9 and stratified(total, m):
+        return untied_weighted(total, m, *draws_for(alpha), seed).critical(alpha)
     untied = Pooled(np.arange(total), np.arange(total + 1), np.ones(total, dtype=np.int64), total)
     return _critical(untied, m, alpha, seed)
+
+
+@lru_cache(maxsize=32)
+def untied_weighted(total: int, m: int, first: int, most: int, seed: int) -> Weighted:
+    """Untied samples' drawn reference (both batches of :func:`draws_for`: ``first`` of stream 1, ``most -
+    first`` of stream 2), post-stratified on the rank sum (:mod:`abstat.stats.permutation_strata`; issue 34,
+    session 21: at 10 against 10 the draws of seed 0 alone held the test at 4.47%)."""
+    drawn = [(count, stream) for count, stream in ((first, 1), (most - first, 2)) if count]
+    reference = np.concatenate([_untied_reference(total, m, count, seed, stream) for count, stream in drawn])
+    positions = np.concatenate([_arrangements(total, m, count, seed, stream) for count, stream in drawn])
+    return weighted(reference, positions, total - m)
 
 
 def _critical(pooled: Pooled, m: int, alpha: float, seed: int) -> float:

@@ -11,10 +11,12 @@ where it promised 80% from 4 to 30 values.
 
 For untied data ``T`` depends on the ranks alone, so the permutation
 reference is the same for every data set of the given sizes: the one
-``compare`` draws (seed 0, its two batches, or every arrangement), computed
-once per size pair.  The power is then the share of simulated data sets whose
-``|T|`` the test rejects by that reference with ``compare``'s own rule (the
-first batch stops at ``2 alpha``; ``p = (1 + hits) / (B + 1) < alpha``).
+``compare`` uses (every arrangement, or seed 0's two batches of draws weighted
+to the exact law of the rank sum, :mod:`abstat.stats.permutation_strata`, or
+beyond its size the plain draws), computed once per size pair.  The power is
+then the share of simulated data sets whose ``|T|`` the test rejects by that
+reference with ``compare``'s own rule (plain draws: the first batch stops at
+``2 alpha``; ``p = (1 + hits) / (B + 1) < alpha``).
 The data sets are a smoothed bootstrap of the pilot's (log) values: each
 drawn value plus Gaussian kernel noise (Silverman's bandwidth), rescaled to
 keep the pilot's variance (Efron & Tibshirani 1993, sec. 16.5); the
@@ -33,6 +35,8 @@ from functools import lru_cache
 import numpy as np
 
 from abstat.stats.permutation import EXACT, Pooled, all_subsets, draws_for, random_subsets, statistics, uniforms
+from abstat.stats.permutation import untied_weighted
+from abstat.stats.permutation_strata import stratified
 
 SIMULATIONS = 2000  # data sets per power (Monte Carlo error 0.9 points at 80%)
 
@@ -57,9 +61,17 @@ def reference(n1: int, n2: int, alpha: float) -> tuple[np.ndarray, np.ndarray | 
     return one, two, False
 
 
-def rejects(t: np.ndarray, n1: int, n2: int, alpha: float) -> np.ndarray:
+def rejects(t: np.ndarray, n1: int, n2: int, alpha: float, u: np.ndarray | None = None) -> np.ndarray:
     """Whether ``compare``'s permutation test rejects at ``alpha`` for each
-    untied data set of these sizes whose ``|T|`` is ``t``."""
+    untied data set of these sizes whose ``|T|`` is ``t`` and whose smaller variant's sum of placements is
+    ``u`` (:func:`statistic_and_sum`: needed where ``compare`` weights its draws to the law of ``u``,
+    :func:`abstat.stats.permutation.untied_weighted`)."""
+    m, total = min(n1, n2), n1 + n2
+    if math.comb(total, m) > EXACT and stratified(total, m):
+        if u is None:
+            raise ValueError("u: the sums of placements are needed where the draws are weighted")
+        law = untied_weighted(total, m, *draws_for(alpha), 0)
+        return law.p_values(np.abs(t), u) < alpha
     one, two, exact = reference(n1, n2, alpha)
     threshold = np.abs(t) * (1.0 - 1e-9)
 
@@ -70,10 +82,10 @@ def rejects(t: np.ndarray, n1: int, n2: int, alpha: float) -> np.ndarray:
         return hits(one) / one.size < alpha
     first = hits(one)
     assert two is not None
-    total = first + hits(two)
+    total_hits = first + hits(two)
     drawn = one.size + two.size
     # no draw as extreme: abstat extrapolates the tail below 1 / (B + 1), always under alpha here
-    return (first < 2.0 * alpha * one.size) & ((total == 0) | ((1.0 + total) / (drawn + 1.0) < alpha))
+    return (first < 2.0 * alpha * one.size) & ((total_hits == 0) | ((1.0 + total_hits) / (drawn + 1.0) < alpha))
 
 
 def _normals(seed: int, count: int, stream: int) -> np.ndarray:
@@ -133,7 +145,8 @@ class SmallPower:
         if min(n1, n2) < 2:
             return math.nan
         xs, ys = self._draws(n1, n2)
-        called = rejects(statistic(xs, ys + shift), n1, n2, alpha)
+        t, u = statistic_and_sum(xs, ys + shift)
+        called = rejects(t, n1, n2, alpha, u)
         if min(n1, n2) <= JOIN_MAX:  # compare also asks Yuen's trimmed t on the logarithms there
             called &= trimmed_rejects(xs, ys + shift, alpha)
         return float(np.mean(called))
@@ -189,9 +202,14 @@ def trimmed_rejects(xs: np.ndarray, ys: np.ndarray, alpha: float) -> np.ndarray:
 def statistic(xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
     """Brunner-Munzel's ``T`` of each row pair of untied samples, as the
     permutation test computes it (the smaller sample's pooled ranks)."""
+    return statistic_and_sum(xs, ys)[0]
+
+
+def statistic_and_sum(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`statistic` and the smaller sample's sum of placements (its rank sum less ``m (m - 1) / 2``)."""
     small_first = xs.shape[1] <= ys.shape[1]
     z = np.concatenate((xs, ys) if small_first else (ys, xs), axis=1)
     m = min(xs.shape[1], ys.shape[1])
     ranks = np.argsort(np.argsort(z, axis=1, kind="stable"), axis=1, kind="stable")
     positions = np.sort(ranks[:, :m], axis=1)
-    return statistics(_untied(z.shape[1]), positions)
+    return statistics(_untied(z.shape[1]), positions), positions.sum(axis=1) - m * (m - 1) // 2
