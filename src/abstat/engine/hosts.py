@@ -51,7 +51,10 @@ class _Decider:
         self.counts: dict[str, int] = {}
 
     def add(self, result: dict[str, Any]) -> None:
-        measurement = SimpleNamespace(ok=result["status"] == "ok", values=result["values"])
+        units = result.get("units")  # (the box's record: the decided metric's unit gives its direction)
+        measurement = SimpleNamespace(
+            ok=result["status"] == "ok", values=result["values"], units=units if isinstance(units, dict) else {}
+        )
         self.results.append(SimpleNamespace(variant=result["variant"], measurement=measurement))
         self.counts[result["variant"]] = self.counts.get(result["variant"], 0) + 1
 

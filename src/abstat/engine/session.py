@@ -235,5 +235,6 @@ def _higher_is_better(spec: ExperimentSpec, metric: str, results: list[RunResult
     of the unit its runs measured it in: a throughput in MB/s is better higher)."""
     from abstat.report.analysis import higher_is_better
 
-    unit = next((r.measurement.units[metric] for r in results if metric in r.measurement.units), None)
+    units = (getattr(r.measurement, "units", None) or {} for r in results)
+    unit = next((u[metric] for u in units if isinstance(u.get(metric), str)), None)
     return higher_is_better(metric, unit, spec.analysis.higher_is_better)

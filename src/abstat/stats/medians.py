@@ -346,8 +346,8 @@ def exact_medians(
     kinds = [_interval if e else _normal_interval for e in exact]
 
     def intervals(miss: float) -> tuple[tuple[float, float] | None, tuple[float, float] | None]:
-        level = 1.0 - miss
-        return kinds[0](sx, 1.0 - level**w), kinds[1](sy, 1.0 - level ** (1.0 - w))
+        log_level = math.log1p(-miss)  # (1 - miss, then a power, is 1 for a miss below 1e-16: a tiny p lost)
+        return kinds[0](sx, -math.expm1(w * log_level)), kinds[1](sy, -math.expm1((1.0 - w) * log_level))
 
     ix, iy = intervals(1.0 - confidence)
     levels = (confidence**w, confidence ** (1.0 - w))

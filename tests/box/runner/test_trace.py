@@ -181,7 +181,9 @@ def test_call_counts_are_exact_and_the_time_per_call_is_plausible(tmp_path):
     for per_call, calls, sys_s, wall in zip(
         values["big", "read.ns"], values["big", "read.calls"], values["big", "sys"], values["big", "wall"]
     ):
-        assert 0 < per_call * 1e-9 < sys_s  # the time of one call is below the run's system time
+        # the time of one call is below the run's system time; the kernel's tick-sampled CPU time can put a
+        # 20,000-read dd's system time at 0 on a loaded VM (ci48, load 5), so then only its sign
+        assert 0 < per_call * 1e-9 < sys_s or (sys_s == 0.0 and per_call > 0)
         assert per_call * calls * 1e-9 < wall  # and all calls together below its wall time
 
 
