@@ -226,6 +226,7 @@ class Analysis:
     baseline: str | None = None
     confidence: float = 95.0
     higher_is_better: tuple[str, ...] = ()
+    lower_is_better: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.baseline is not None:
@@ -237,12 +238,22 @@ class Analysis:
         ):
             # as the command line's -c (cli/args/values.py): beyond 99.99 the permutation draws grow without bound
             raise SpecError("analysis.confidence", f"must be a percentage from 50 to 99.99 (got {self.confidence!r})")
-        items = self.higher_is_better
-        if not isinstance(items, (list, tuple)) or len(items) > MAX_METRICS:
-            raise SpecError("analysis.higher_is_better", f"must be a list of at most {MAX_METRICS} metric names")
-        object.__setattr__(
-            self, "higher_is_better", tuple(_text("analysis.higher_is_better", item, MAX_VALUE_CHARS) for item in items)
-        )
+        for key in ("higher_is_better", "lower_is_better"):
+            object.__setattr__(self, key, _metric_names(f"analysis.{key}", getattr(self, key)))
+        both = set(_split(self.higher_is_better)) & set(_split(self.lower_is_better))
+        if both:
+            raise SpecError("analysis.lower_is_better", f"names {sorted(both)[0]!r}, also higher-is-better")
+
+
+def _metric_names(where: str, items: Any) -> tuple[str, ...]:
+    if not isinstance(items, (list, tuple)) or len(items) > MAX_METRICS:
+        raise SpecError(where, f"must be a list of at most {MAX_METRICS} metric names")
+    return tuple(_text(where, item, MAX_VALUE_CHARS) for item in items)
+
+
+def _split(items: tuple[str, ...]) -> list[str]:
+    """``METRIC[,METRIC]`` items' names (as the command line's options take them)."""
+    return [name.strip() for item in items for name in item.split(",") if name.strip()]
 
 
 def _cpus(where: str, value: Any) -> tuple[int, ...]:

@@ -237,4 +237,4 @@ def _higher_is_better(spec: ExperimentSpec, metric: str, results: list[RunResult
 
     units = (getattr(r.measurement, "units", None) or {} for r in results)
     unit = next((u[metric] for u in units if isinstance(u.get(metric), str)), None)
-    return higher_is_better(metric, unit, spec.analysis.higher_is_better)
+    return higher_is_better(metric, unit, spec.analysis.higher_is_better, spec.analysis.lower_is_better)

@@ -23,7 +23,7 @@ The JSON form (:func:`encode`, :func:`decode`)::
      "labels": {"mode": "pv64"}, "rev": null,
      "lab": {"hosts": [{"label": "milan", "destination": "milan"}], "boot": {...}, "check": {...},
              "boots": 3, "boot_timeout": 600.0},
-     "analysis": {"baseline": null, "confidence": 95.0, "higher_is_better": []},
+     "analysis": {"baseline": null, "confidence": 95.0, "higher_is_better": [], "lower_is_better": []},
      "store": null}
 
 :func:`decode` takes the document as untrusted input (the store, a file a

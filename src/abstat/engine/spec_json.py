@@ -40,6 +40,7 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
             "baseline": spec.analysis.baseline,
             "confidence": spec.analysis.confidence,
             "higher_is_better": list(spec.analysis.higher_is_better),
+            **({"lower_is_better": list(spec.analysis.lower_is_better)} if spec.analysis.lower_is_better else {}),
         },
         "store": spec.store,
         **_version_2_json(spec),
@@ -180,12 +181,11 @@ def _decode_version_2(doc: dict[str, Any], version: int, source: str | None) -> 
 
 
 def _decode_analysis(value: Any, source: str | None) -> Analysis:
-    analysis = json_object("analysis", value, ("baseline", "confidence", "higher_is_better"), source)
-    if "higher_is_better" in analysis:
-        analysis = dict(
-            analysis,
-            higher_is_better=tuple(json_list("analysis.higher_is_better", analysis["higher_is_better"], source)),
-        )
+    fields = ("higher_is_better", "lower_is_better")
+    analysis = json_object("analysis", value, ("baseline", "confidence", *fields), source)
+    for field in fields:
+        if field in analysis:
+            analysis = dict(analysis, **{field: tuple(json_list(f"analysis.{field}", analysis[field], source))})
     return Analysis(**analysis)
 
 

@@ -30,6 +30,7 @@ def comparison_report(
     fmt: str = "text",
     confidence: float | None = None,
     higher_is_better: Sequence[str] = (),
+    lower_is_better: Sequence[str] = (),
     metrics: Sequence[str] | None = None,
     seed: int = 0,
     color: bool = False,
@@ -49,15 +50,15 @@ def comparison_report(
     its first; a line says how many were left out (``abstat show``, without
     ``labels``, compares every one).  ``invocations`` (ids, e.g. one
     configuration's from ``Store.sample_sets``) restricts the comparison the
-    same way.  ``baseline``, ``confidence`` (percent) and ``higher_is_better``
+    same way.  ``baseline``, ``confidence`` (percent), ``higher_is_better`` and ``lower_is_better``
     default to the analysis the experiment was run with
     (:func:`abstat.report.analysis.stored_judging`; given ones override it,
-    metrics named higher-is-better are added).  Returns the rendered text.
+    a metric named in either takes that direction).  Returns the rendered text.
     """
     from abstat.report.analysis import stored_judging
 
     judging = stored_judging(store, [experiment]).over(
-        baseline=baseline, confidence=confidence, higher_is_better=higher_is_better
+        baseline=baseline, confidence=confidence, higher_is_better=higher_is_better, lower_is_better=lower_is_better
     )
     window = None
     if invocations is not None:
@@ -74,7 +75,7 @@ def comparison_report(
         baseline=judging.baseline,
         fmt=fmt,
         confidence=judging.percent,
-        higher_is_better=judging.higher_is_better,
+        directions=judging,
         metrics=metrics,
         seed=seed,
         color=color,
@@ -133,7 +134,7 @@ def _report(
     baseline: str | None,
     fmt: str,
     confidence: float,
-    higher_is_better: Sequence[str],
+    directions: Any,
     metrics: Sequence[str] | None,
     seed: int,
     color: bool,
@@ -156,7 +157,7 @@ def _report(
     if len(stored.variants) < 2 or not sections:
         return _nothing_compared(stored, names, fmt, command_notes)
     rendered, not_compared = _compare_sections(
-        sections, stored.baseline, confidence, higher_is_better, seed, machine_notes, command_notes
+        sections, stored.baseline, confidence, directions, seed, machine_notes, command_notes
     )
     if fmt == "json":
         return _json(stored, rendered, not_compared, machine_notes, command_notes, others)
@@ -205,7 +206,7 @@ def _compare_sections(
     sections: Sequence[tuple[str, str | None, dict[str, Any], str]],
     baseline: str,
     confidence: float,
-    chosen: Sequence[str],
+    directions: Any,
     seed: int,
     machine_notes: dict[str, str],
     command_notes: dict[str, Any],
@@ -227,7 +228,9 @@ def _compare_sections(
                 baseline=baseline,
                 adjust=None,
                 confidence=confidence / 100.0,
-                higher_is_better=higher_is_better(metric, unit, chosen),
+                higher_is_better=higher_is_better(
+                    metric, unit, directions.higher_is_better, directions.lower_is_better
+                ),
                 seed=seed,
             )
         except AbstatError as err:

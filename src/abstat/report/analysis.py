@@ -72,16 +72,28 @@ def common_unit_data(x: Any, y: Any, names: tuple[str, str]) -> tuple[list[Any],
     return data, [StatWarning("unit-mismatch", text, name) for name, text in notes]
 
 
-def higher_is_better(metric: str | None, unit: str | None, chosen: Iterable[str] | bool) -> bool:
-    """Whether larger values are better for ``metric``: named (or ``all``) in
-    ``--higher-is-better METRIC[,METRIC]``, else a unit ending in ``/s`` (a
+def higher_is_better(
+    metric: str | None, unit: str | None, chosen: Iterable[str] | bool, lower: Iterable[str] = ()
+) -> bool:
+    """Whether larger values are better for ``metric``: not if named (or ``all``) in ``--lower-is-better
+    METRIC[,METRIC]`` (``lower``: an error rate in a unit ending in ``/s``, or a stored --higher-is-better
+    taken back), else if named (or ``all``) in ``--higher-is-better``, else a unit ending in ``/s`` (a
     throughput).  ``chosen=True`` is ``all``."""
-    if chosen is True:
-        return True
-    named = set() if chosen is False else {name.strip() for item in chosen for name in item.split(",") if name.strip()}
-    if "all" in named or (metric is not None and metric in named):
+    if _named(metric, lower):
+        return False
+    if chosen is True or (chosen is not False and _named(metric, chosen)):
         return True
     return bool(unit and unit.endswith("/s"))
+
+
+def metric_names(items: Iterable[str]) -> list[str]:
+    """The metric names of repeatable ``METRIC[,METRIC]`` options, each once, in order."""
+    return list(dict.fromkeys(name.strip() for item in items for name in item.split(",") if name.strip()))
+
+
+def _named(metric: str | None, items: Iterable[str]) -> bool:
+    named = set(metric_names(items))
+    return "all" in named or (metric is not None and metric in named)
 
 
 def is_exact(*sets: Any) -> bool:
@@ -99,21 +111,38 @@ NEWEST_READ = 20  # invocations looked at, newest first, for a stored analysis
 @dataclass(frozen=True)
 class Judging:
     """How an experiment's comparisons are judged: the baseline variant (None: the first), the confidence in
-    percent (None: 95) and the metrics where higher is better (besides units ending in ``/s``)."""
+    percent (None: 95), the metrics where higher is better (besides units ending in ``/s``) and those where
+    lower is better (whatever their unit)."""
 
     baseline: str | None = None
     confidence: float | None = None
     higher_is_better: tuple[str, ...] = ()
+    lower_is_better: tuple[str, ...] = ()
 
     def over(
-        self, *, baseline: str | None = None, confidence: float | None = None, higher_is_better: Iterable[str] = ()
+        self,
+        *,
+        baseline: str | None = None,
+        confidence: float | None = None,
+        higher_is_better: Iterable[str] = (),
+        lower_is_better: Iterable[str] = (),
     ) -> Judging:
-        """These settings with the flags given instead (None: not given); the metrics named higher-is-better
-        are added to the stored ones."""
+        """These settings with the flags given instead (None: not given); a metric a flag names takes that
+        direction, whichever the stored analysis gave it."""
+        higher, lower = metric_names(higher_is_better), metric_names(lower_is_better)
+        both = [name for name in higher if name in lower]
+        if both:
+            from abstat.errors import UsageError
+
+            raise UsageError(
+                f"{{higher_is_better}} and {{lower_is_better}} both name {both[0]!r}",
+                fields=["higher_is_better", "lower_is_better"],
+            )
         return Judging(
             self.baseline if baseline is None else baseline,
             self.confidence if confidence is None else confidence,
-            tuple(dict.fromkeys([*self.higher_is_better, *higher_is_better])),
+            tuple(dict.fromkeys([*(n for n in metric_names(self.higher_is_better) if n not in lower), *higher])),
+            tuple(dict.fromkeys([*(n for n in metric_names(self.lower_is_better) if n not in higher), *lower])),
         )
 
     @property
@@ -134,6 +163,7 @@ def stored_judging(store: Any, experiments: Iterable[str]) -> Judging:
         baselines.pop() if len(baselines) == 1 else None,
         levels.pop() if len(levels) == 1 else None,
         tuple(dict.fromkeys(name for judging in found for name in judging.higher_is_better)),
+        tuple(dict.fromkeys(name for judging in found for name in judging.lower_is_better)),
     )
 
 
@@ -149,7 +179,7 @@ def judging_of_sets(store_path: str | None, sets: Iterable[Any], by: str = "vari
     with open_store(resolve_store_path(store_path), create=False) as store:
         found = stored_judging(store, experiments)
     if by != "variant" or not any(s.labels.get("variant") == found.baseline for s in sets):
-        found = Judging(None, found.confidence, found.higher_is_better)
+        found = Judging(None, found.confidence, found.higher_is_better, found.lower_is_better)
     return found
 
 
@@ -170,7 +200,12 @@ def _checked(analysis: dict[str, Any]) -> Judging:
         baseline = None
     if isinstance(level, bool) or not isinstance(level, (int, float)) or not 50 <= level <= MAX_CONFIDENCE:
         level = None
+    higher, lower = _names(names), _names(analysis.get("lower_is_better"))
+    return Judging(baseline, None if level is None else float(level), higher, lower)
+
+
+def _names(names: Any) -> tuple[str, ...]:
+    """A stored list of metric names, as untrusted data: nothing unless a list, and only its names."""
     if not isinstance(names, list) or len(names) > MAX_STORED_NAMES:
-        names = []
-    higher = tuple(n for n in names if isinstance(n, str) and 0 < len(n) <= MAX_NAME_CHARS)
-    return Judging(baseline, None if level is None else float(level), higher)
+        return ()
+    return tuple(n for n in names if isinstance(n, str) and 0 < len(n) <= MAX_NAME_CHARS)

@@ -105,6 +105,7 @@ def build(
     seed: int = 0,
     threshold: float | None = None,
     outliers: str = "none",
+    lower_is_better: Sequence[str] = (),
 ) -> Report:
     """The matrix report (see :func:`abstat.report.matrix.build_report`);
     ``by`` defaults to :func:`abstat.report.inputs.default_by`."""
@@ -122,6 +123,7 @@ def build(
         seed=seed,
         threshold=threshold,
         outliers=outliers,
+        lower_is_better=lower_is_better,
     )
 
 

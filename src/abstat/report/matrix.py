@@ -57,14 +57,8 @@ class Options:
     threshold: float | None = None
     outliers: str = "none"
     higher_is_better: bool | Sequence[str] = False
+    lower_is_better: Sequence[str] = ()
     seed: int = 0
-
-
-def _higher_is_better(sample_set: SampleSet, chosen: bool | Sequence[str]) -> bool:
-    from abstat.report.analysis import higher_is_better
-
-    metric = sample_set.labels.get("metric")
-    return higher_is_better(metric, sample_set.unit or metric, chosen)
 
 
 def build_report(
@@ -83,10 +77,12 @@ def build_report(
     threshold: float | None = None,
     outliers: str = "none",
     strict: bool = False,
+    lower_is_better: Sequence[str] = (),
 ) -> Report:
     """Arrange ``sets`` in the matrix and compare each cell to its baseline
-    (``threshold``, ``outliers``: as :func:`abstat.compare` takes them).  ``strict``: a pair that
-    cannot be compared raises its error (``abstat compare``) instead of becoming the cell's note."""
+    (``threshold``, ``outliers``: as :func:`abstat.compare` takes them; ``lower_is_better``: metrics better
+    lower whatever their unit).  ``strict``: a pair that cannot be compared raises its error (``abstat
+    compare``) instead of becoming the cell's note."""
     _check(adjust, confidence, center)
     options = Options(
         confidence=confidence,
@@ -94,6 +90,7 @@ def build_report(
         threshold=threshold,
         outliers=outliers,
         higher_is_better=higher_is_better,
+        lower_is_better=lower_is_better,
         seed=seed,
     )
     layout = lay_out(sets, by=by, baseline=baseline, rows=rows, metrics=metrics, where=where)
@@ -213,9 +210,10 @@ def _note_comparison(cell: Cell, base: Cell, result: Any, notes: Footnotes) -> N
 def _comparison(base: Cell, cell: Cell, options: Options) -> Any:
     """The comparison of the pair (:func:`abstat.report.analysis.compare_pair`, or exact for Go's
     "Unit ... assume=exact"); both cells then show its centres and the counts of the samples compared."""
-    from abstat.report.analysis import common_unit_data, compare_pair, is_exact
+    from abstat.report.analysis import common_unit_data, compare_pair, higher_is_better, is_exact
 
-    higher = _higher_is_better(cell.sample_set, options.higher_is_better)
+    metric = cell.sample_set.labels.get("metric")
+    higher = higher_is_better(metric, cell.sample_set.unit or metric, options.higher_is_better, options.lower_is_better)
     names = (base.name, cell.name)
     if is_exact(base.sample_set, cell.sample_set):
         from abstat.report.exact import exact_comparison

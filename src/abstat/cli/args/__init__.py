@@ -146,6 +146,14 @@ def add_higher_is_better(parser: argparse.ArgumentParser) -> None:
         "metric; repeatable (default: lower is better, except units ending in /s; a stored "
         "experiment's metrics: also those it was run with --higher-is-better)",
     )
+    parser.add_argument(
+        "--lower-is-better",
+        action="append",
+        default=[],
+        metavar="METRIC[,METRIC]",
+        help="metrics where smaller values are better whatever their unit (an error rate in a unit ending in "
+        "/s), or a stored --higher-is-better taken back; 'all' for every metric; repeatable",
+    )
 
 
 def add_format(

@@ -252,7 +252,7 @@ def spec_from_args(args: argparse.Namespace, store: str) -> ExperimentSpec:
         labels=labels,
         rev="." if args.rev else None,
         lab=lab,
-        analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better)),
+        analysis=Analysis(args.baseline, args.confidence, tuple(args.higher_is_better), tuple(args.lower_is_better)),
         store=store,
         **cpu_fields(args),
         sequential=sequential,

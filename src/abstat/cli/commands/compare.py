@@ -23,6 +23,7 @@ DEFAULTS: dict[str, Any] = {
     "center": "auto",
     "threshold": None,
     "higher_is_better": [],
+    "lower_is_better": [],
     "fail_on": None,
     "outliers": "none",
     "seed": 0,
@@ -64,7 +65,9 @@ def main(argv: list[str]) -> int:
 
         args.where = resolve_revisions(args.where, args.store)  # --where rev=PREFIX: the stored full revision
     if len(args.inputs) < 2:
-        hint = "; --higher-is-better takes a metric name (or all) before the inputs" if args.higher_is_better else ""
+        hint = ""
+        if args.higher_is_better or args.lower_is_better:
+            hint = "; --higher-is-better and --lower-is-better take a metric name (or all) before the inputs"
         raise UsageError(f"need at least two inputs: a baseline and a candidate{hint}")
     if args.threshold is not None and args.threshold < 0:
         raise UsageError("--threshold must not be negative")
@@ -104,7 +107,7 @@ def main(argv: list[str]) -> int:
         confidence=args.confidence / 100.0,
         center=args.center,
         threshold=args.threshold,
-        higher_is_better=_higher_is_better(args, variants.values(), unit, judging.higher_is_better),
+        higher_is_better=_higher_is_better(args, variants.values(), unit, judging),
         seed=args.seed,
         outliers=args.outliers,
     )
@@ -171,15 +174,20 @@ def _judging(args: Any, variants: Any) -> Any:
         if store_exists(path):  # (as abstat.store.resolved_unit: a variant resolved elsewhere has none)
             with open_store(path, create=False) as store:
                 stored = stored_judging(store, [ref.partition(":")[0] for ref in refs])
-    return stored.over(confidence=args.confidence, higher_is_better=args.higher_is_better)
+    return stored.over(
+        confidence=args.confidence, higher_is_better=args.higher_is_better, lower_is_better=args.lower_is_better
+    )
 
 
-def _higher_is_better(args: Any, variants: Any, unit: str | None, chosen: tuple[str, ...]) -> bool:
+def _higher_is_better(args: Any, variants: Any, unit: str | None, judging: Any) -> bool:
     """Whether higher is better for the one metric compared (:func:`abstat.report.analysis.higher_is_better`
     of its unit: the store's, or ``--unit``'s, as the values were aligned to): stored variants' metric is
-    ``--metric``; files hold one unnamed metric, which any name given names."""
+    ``--metric``; files hold one unnamed metric, which any name given names (--lower-is-better's first)."""
     from abstat.report.analysis import higher_is_better
 
+    chosen, lower = judging.higher_is_better, judging.lower_is_better
     if _stored_refs(variants):
-        return higher_is_better(args.metric, unit, chosen)
-    return bool(args.higher_is_better) or higher_is_better(None, unit, chosen)
+        return higher_is_better(args.metric, unit, chosen, lower)
+    if args.lower_is_better:
+        return False
+    return bool(args.higher_is_better) or higher_is_better(None, unit, chosen, lower)

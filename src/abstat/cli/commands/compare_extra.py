@@ -78,6 +78,7 @@ def compare_peer_files(args: argparse.Namespace, peers: list[tuple[str | None, s
         confidence=args.confidence / 100.0,
         center=args.center,
         higher_is_better=args.higher_is_better,
+        lower_is_better=args.lower_is_better,
         seed=args.seed,
         threshold=args.threshold,
         outliers=args.outliers,

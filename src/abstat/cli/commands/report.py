@@ -91,9 +91,14 @@ def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
     from abstat.report.analysis import Judging, judging_of_sets
 
     stored = Judging() if args.inputs else judging_of_sets(args.store, sets, args.by)
-    judging = stored.over(baseline=args.baseline, confidence=args.confidence, higher_is_better=args.higher_is_better)
+    judging = stored.over(
+        baseline=args.baseline,
+        confidence=args.confidence,
+        higher_is_better=args.higher_is_better,
+        lower_is_better=args.lower_is_better,
+    )
     args.baseline, args.confidence = judging.baseline, judging.percent
-    args.higher_is_better = list(judging.higher_is_better)
+    args.higher_is_better, args.lower_is_better = list(judging.higher_is_better), list(judging.lower_is_better)
 
 
 def _format(fmt: str | None, to_terminal: bool) -> str:
@@ -117,6 +122,7 @@ def _report_options(args: argparse.Namespace) -> dict[str, Any]:
         confidence=args.confidence / 100,
         center=args.center,
         higher_is_better=args.higher_is_better,
+        lower_is_better=args.lower_is_better,
         seed=args.seed,
         threshold=args.threshold,
         outliers=args.outliers,

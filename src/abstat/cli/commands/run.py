@@ -91,6 +91,7 @@ def _print_report(store: Any, result: Any, fmt: str, verbose: bool) -> None:
         "fmt": fmt,
         "seed": spec.seed,
         "higher_is_better": list(analysis.higher_is_better),
+        "lower_is_better": list(analysis.lower_is_better),
         "color": terminal.color_wanted(sys.stdout),
         "verbose": verbose,
     }

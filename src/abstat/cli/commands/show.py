@@ -122,6 +122,7 @@ def main(argv: list[str]) -> int:
             "metrics": args.metric,
             "confidence": args.confidence,  # None: as the experiment was run (abstat.report.analysis.stored_judging)
             "higher_is_better": args.higher_is_better,
+            "lower_is_better": args.lower_is_better,
             "verbose": True,
             "color": args.format == "text" and terminal.color_wanted(sys.stdout),
         }

@@ -181,21 +181,19 @@ def _experiment(
         "series": [],
     }
     pages: dict[str, str | list[str]] = {}
-    body, sets, higher = _report_body(store_path, name, plots, entry)
+    body, sets, judging = _report_body(store_path, name, plots, entry)
     if not body:
         body = [f"<h1>{_esc(name)}</h1><p>{_esc(entry['words'] or 'no runs with samples')}</p>"]
     pages[page] = wrap_parts(f"experiment {name}", body, depth=1)
     if sets:
-        series_pages, entry["series"] = _history(store_path, name, sets, related or {}, repo, higher)
+        series_pages, entry["series"] = _history(store_path, name, sets, related or {}, repo, judging)
         pages.update(series_pages)
     return pages, entry
 
 
-def _report_body(
-    store_path: str, name: str, plots: str, entry: dict[str, Any]
-) -> tuple[list[str], list[Any], tuple[str, ...]]:
+def _report_body(store_path: str, name: str, plots: str, entry: dict[str, Any]) -> tuple[list[str], list[Any], Any]:
     """(the experiment's report as HTML, parts to join with newlines; its sets when they have
-    revisions, else none; the metrics it was run with --higher-is-better); the verdict into ``entry``.
+    revisions, else none; its directions, the run's --higher/--lower-is-better); the verdict into ``entry``.
     The report judges as ``abstat run`` did (:func:`abstat.report.analysis.judging_of_sets`) and is let go
     of before the history series are made (from the same sets: :mod:`abstat.render.site.series`)."""
     from abstat.report.analysis import Judging, judging_of_sets
@@ -218,12 +216,13 @@ def _report_body(
                 baseline=judging.baseline,
                 confidence=judging.percent / 100,
                 higher_is_better=judging.higher_is_better,
+                lower_is_better=judging.lower_is_better,
             )
             body = body_parts(report, plots)
             entry["verdict"], entry["words"] = _verdict(report)
         except AbstatError as err:
             entry["words"] = f"not compared: {err}"
-    return body, sets if any("rev" in s.labels for s in sets) else [], judging.higher_is_better
+    return body, sets if any("rev" in s.labels for s in sets) else [], judging
 
 
 def _history(
@@ -232,15 +231,16 @@ def _history(
     sets: list[Any],
     related: dict[str, Any],
     repo: str | None = None,
-    higher: tuple[str, ...] = (),
+    judging: Any = None,
 ) -> tuple[dict[str, str], list[dict[str, Any]]]:
     """The series pages and their index entries of every metric of the experiment (a regression
     found on `user` must reach the regressions page), from its sets (emptied: let go of); a change is
-    worse by :func:`abstat.report.analysis.higher_is_better` (``higher``: the run's --higher-is-better)."""
+    worse by :func:`abstat.report.analysis.higher_is_better` (``judging``: the run's --higher-is-better and
+    --lower-is-better, a :class:`abstat.report.analysis.Judging`)."""
     from abstat.history.analysis import Settings, analyse
     from abstat.history.render import render_html
     from abstat.render.site.series import history_from_sets
-    from abstat.report.analysis import higher_is_better
+    from abstat.report.analysis import Judging, higher_is_better
 
     try:
         history = history_from_sets(sets, store_path, name, repo)
@@ -250,6 +250,7 @@ def _history(
     if history is None:
         return {}, []
     report, _ = analyse(history, Settings())
+    judged = judging if judging is not None else Judging()
     pages, entries = {}, []
     for result in report.results:
         series = result.series
@@ -257,7 +258,7 @@ def _history(
         text = render_html(replace(report, results=[result], warnings=[]))
         body = text[text.index("<body>") + len("<body>") : text.rindex("</body>")]
         back = f'<p>experiment: <a href="../experiments/{slug(name)}.html">{_esc(name)}</a></p>'
-        higher_better = higher_is_better(series.metric, series.unit, higher)
+        higher_better = higher_is_better(series.metric, series.unit, judged.higher_is_better, judged.lower_is_better)
         changes = []
         for change in result.detection.change_points:
             pct = None if change.baseline_issue() else (change.after / change.before - 1) * 100
