@@ -129,3 +129,20 @@ def test_run_stores_it(abstat_cli, tmp_path):
     assert "higher (worse)" in done.stdout, done.stdout
     shown = abstat_cli("show", "--store", "s.db", "r", "--metric", "errors")
     assert "higher (worse)" in shown.stdout, shown.stdout
+
+
+def test_report_of_a_store_without_by_keeps_the_stored_baseline(abstat_cli, tmp_path):
+    """attack22 A1: without --by the stored baseline was dropped (it was kept only for --by variant), so the
+    layout compared against the first variant and the gate passed what run, show and compare called slower."""
+    rng = random.Random(7)
+    settings = {"spec": {"abstat_spec": 1, "analysis": {"baseline": "B", "confidence": 90.0}}}
+    with open_store(str(tmp_path / "s.db")) as store:
+        invocation = store.start_invocation("e2", {"hostname": "h"}, settings=settings, variants=["A", "B"])
+        for i in range(8):
+            for variant, centre in (("A", 104.0), ("B", 100.0)):
+                add_ok_run(store, invocation, variant, i, {"t": [centre + rng.gauss(0, 1)]}, {"t": "ns"})
+        store.finish_invocation(invocation, "complete")
+    done = abstat_cli("report", "--store", "s.db", "--metric", "t", "--fail-on", "slower", "--format", "csv")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ",A,B," in done.stdout.replace('"', "") or ",slower," in done.stdout, done.stdout
+    assert ",slower," in done.stdout and ",faster," not in done.stdout

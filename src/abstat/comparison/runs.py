@@ -43,6 +43,12 @@ def run_centres(
     kx, ky = cx.size, cy.size
     unit_text = f"runs are the independent unit: {kx} vs {ky}"
     found.extend(_few_runs(names, (kx, ky)))
+    from abstat.comparison.two_runs import reason
+
+    two = reason(bx, by, names)
+    if two:
+        estimand = {"auto": "hl_ratio", "median": "geomean_ratio"}.get(center, "mean_ratio")
+        return _cannot(estimand, f"run {per_run}s compared ({unit_text})", center, "runs", two)
     constant = all(np.ptp(r) == 0 for r in (*bx, *by))
     positive = bool(np.all(cx > 0) and np.all(cy > 0))
     if center == "mean":

@@ -8,9 +8,10 @@ invocation.  A set's run groups are the highest level that is replicated:
   samples of the metric (a benchmark printing 49 TSC samples per run): one group per run, so
   that 20 runs x 49 samples are 20 replicates of a per-process effect (address-space layout,
   page placement), not 980 independent samples;
-- else the one invocation's samples: one group, as always (one sample per run; or two runs,
-  whose run-to-run variation cannot be estimated: compared as runs they could never show a
-  change, so their samples are pooled, as before, and docs/statistics.md says what that assumes).
+- else the one invocation's samples: one group, as always (one sample per run; or two runs that
+  agree, whose run-to-run variation cannot be estimated: compared as runs they could never show a
+  change, so their samples are pooled; two runs that differ stay runs: docs/statistics.md, "Two runs a
+  variant").
 
 Readers gather the samples of each (variant, metric, invocation, unit) key with
 :func:`run_groups`, which also marks where each process run starts in the key's list; the

@@ -90,7 +90,10 @@ def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
     metrics: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
     from abstat.report.analysis import Judging, judging_of_sets
 
-    stored = Judging() if args.inputs else judging_of_sets(args.store, sets, args.by)
+    from abstat.report.inputs import default_by
+
+    # by the layout's own columns: without --by a store's sets are laid out by variant too (attack22 A1)
+    stored = Judging() if args.inputs else judging_of_sets(args.store, sets, args.by or default_by(sets))
     judging = stored.over(
         baseline=args.baseline,
         confidence=args.confidence,
