@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 def encode(spec: ExperimentSpec) -> dict[str, Any]:
     """The document of ``spec`` (every key present, but ``cpus``, ``isolate``, ``sequential`` and ``parameters`` only
-    when set: a document without them is version 1, which older abstats read)."""
+    when set: a document without them is version 1, which older abstats read; ``analysis.threshold`` only when set:
+    version 3)."""
     lab = spec.lab
     return {
-        # the oldest version holding every field used
-        "abstat_spec": 2 if spec.cpus or spec.sequential or spec.parameters else 1,
+        "abstat_spec": _oldest_version(spec),
         "experiment": spec.experiment,
         "variants": [{"name": v.name, "command": v.command, "labels": dict(v.labels)} for v in spec.variants],
         "runs": spec.runs,
@@ -40,10 +40,18 @@ def encode(spec: ExperimentSpec) -> dict[str, Any]:
             "baseline": spec.analysis.baseline,
             "confidence": spec.analysis.confidence,
             "higher_is_better": list(spec.analysis.higher_is_better),
+            **({"threshold": spec.analysis.threshold} if spec.analysis.threshold is not None else {}),
         },
         "store": spec.store,
         **_version_2_json(spec),
     }
+
+
+def _oldest_version(spec: ExperimentSpec) -> int:
+    """The oldest version holding every field ``spec`` uses."""
+    if spec.analysis.threshold is not None:
+        return 3
+    return 2 if spec.cpus or spec.sequential or spec.parameters else 1
 
 
 def _lab_json(lab: Lab) -> dict[str, Any]:
@@ -120,6 +128,9 @@ def _check_version(doc: dict[str, Any], version: int, source: str | None) -> Non
     for key in ("cpus", "isolate", "sequential", "parameters"):
         if key in doc and version < 2:
             raise SpecError(key, "is a field of version 2", source)
+    analysis = doc.get("analysis")
+    if isinstance(analysis, dict) and "threshold" in analysis and version < 3:
+        raise SpecError("analysis.threshold", "is a field of version 3", source)
 
 
 def spec_arguments(doc: dict[str, Any], source: str | None, version: int = SPEC_VERSION) -> dict[str, Any]:
@@ -180,7 +191,7 @@ def _decode_version_2(doc: dict[str, Any], version: int, source: str | None) -> 
 
 
 def _decode_analysis(value: Any, source: str | None) -> Analysis:
-    analysis = json_object("analysis", value, ("baseline", "confidence", "higher_is_better"), source)
+    analysis = json_object("analysis", value, ("baseline", "confidence", "higher_is_better", "threshold"), source)
     if "higher_is_better" in analysis:
         analysis = dict(
             analysis,

@@ -87,12 +87,17 @@ def main(argv: list[str]) -> int:
 
 def _judge_as_stored(args: argparse.Namespace, sets: Any) -> None:
     """Stored sets are judged as ``abstat run`` judged them (its baseline, confidence, higher-is-better
-    metrics: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
+    metrics, threshold: :func:`abstat.report.analysis.judging_of_sets`), the flags given overriding; files at 95%."""
     from abstat.report.analysis import Judging, judging_of_sets
 
     stored = Judging() if args.inputs else judging_of_sets(args.store, sets, args.by)
-    judging = stored.over(baseline=args.baseline, confidence=args.confidence, higher_is_better=args.higher_is_better)
-    args.baseline, args.confidence = judging.baseline, judging.percent
+    judging = stored.over(
+        baseline=args.baseline,
+        confidence=args.confidence,
+        higher_is_better=args.higher_is_better,
+        threshold=args.threshold,
+    )
+    args.baseline, args.confidence, args.threshold = judging.baseline, judging.percent, judging.threshold
     args.higher_is_better = list(judging.higher_is_better)
 
 

@@ -218,6 +218,7 @@ def _report_body(
                 baseline=judging.baseline,
                 confidence=judging.percent / 100,
                 higher_is_better=judging.higher_is_better,
+                threshold=judging.threshold,
             )
             body = body_parts(report, plots)
             entry["verdict"], entry["words"] = _verdict(report)
